@@ -1,0 +1,130 @@
+package autotune
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// SchemaVersion is the version of the stored Entry format and of the
+// bucket layout. Entries of another version are not read.
+const SchemaVersion = 1
+
+// Outcome is what became of one candidate in a tune.
+type Outcome string
+
+const (
+	// Measured candidates were verified and timed.
+	Measured Outcome = "measured"
+	// Dropped candidates were verified, then stopped early because they
+	// were clearly slower than the leader.
+	Dropped Outcome = "dropped"
+	// Failed candidates computed a wrong result or failed to build or run.
+	Failed Outcome = "failed"
+	// Unsupported candidates need a feature the device lacks.
+	Unsupported Outcome = "unsupported"
+	// Compiled candidates were only compiled (compile-only mode).
+	Compiled Outcome = "compiled"
+)
+
+// Stats summarise one candidate's samples. Times are seconds per run of the
+// operation (a sample of k batched runs is divided by k).
+type Stats struct {
+	// Median and its 95% confidence interval [Lo, Hi].
+	Median float64 `json:"median_s"`
+	Lo     float64 `json:"ci_lo_s"`
+	Hi     float64 `json:"ci_hi_s"`
+	Min    float64 `json:"min_s"`
+	Max    float64 `json:"max_s"`
+	// Spread is (Max-Min)/Median.
+	Spread float64 `json:"spread"`
+	// N is the number of samples; Batch the runs per sample.
+	N     int `json:"samples"`
+	Batch int `json:"batch"`
+	// Samples are the per-run times, kept for compare.
+	Samples []float64 `json:"samples_s,omitempty"`
+}
+
+// HalfWidth is the half-width of the interval relative to the median.
+func (s Stats) HalfWidth() float64 {
+	if s.Median <= 0 {
+		return 0
+	}
+	return (s.Hi - s.Lo) / 2 / s.Median
+}
+
+// Result is one candidate's part in a tune.
+type Result struct {
+	Index   int     `json:"index"`
+	Name    string  `json:"name"`
+	Outcome Outcome `json:"outcome"`
+	// Error says why a candidate failed, is unsupported or was dropped.
+	Error string `json:"error,omitempty"`
+	Stats *Stats `json:"stats,omitempty"`
+	// GBps and GFLOPs are the achieved rates at the median.
+	GBps   float64 `json:"gb_per_s,omitempty"`
+	GFLOPs float64 `json:"gflop_per_s,omitempty"`
+	// Flags are warnings about the numbers, e.g. "above-peak-bandwidth".
+	Flags []string `json:"flags,omitempty"`
+}
+
+// Limits are the bounds a tune ran under.
+type Limits struct {
+	// TargetHalfWidth is the relative half-width of the 95% interval at
+	// which sampling stops (0.01 is ±1%).
+	TargetHalfWidth float64 `json:"target_half_width"`
+	// Budget is the most time spent measuring one key.
+	Budget     time.Duration `json:"budget_ns"`
+	MinSamples int           `json:"min_samples"`
+	MaxSamples int           `json:"max_samples"`
+	// MinSampleTime is how long one sample lasts at least (dispatches are
+	// batched to reach it).
+	MinSampleTime time.Duration `json:"min_sample_time_ns"`
+	Seed          uint64        `json:"seed"`
+}
+
+// Entry is what the cache stores for one key: the answer, and everything
+// needed to see why it is the answer and to reproduce it.
+type Entry struct {
+	Schema   int    `json:"schema"`
+	Key      string `json:"key"`
+	Checksum string `json:"checksum"`
+	// Fastest is the index of the winning candidate; FastestName its name.
+	Fastest     int    `json:"fastest"`
+	FastestName string `json:"fastest_name"`
+	// Tie is set when the winner's interval overlaps the runner-up's;
+	// TieRule says how the tie was broken.
+	Tie     bool     `json:"tie,omitempty"`
+	TieRule string   `json:"tie_rule,omitempty"`
+	Results []Result `json:"results"`
+	// Shape is the representative shape that was measured.
+	Shape  string `json:"shape"`
+	Level  string `json:"level"`
+	Mode   string `json:"mode"`
+	Limits Limits `json:"limits"`
+	// Hardware is the table's hardware; Device the device that measured.
+	Hardware string    `json:"hardware"`
+	Device   string    `json:"device"`
+	Version  string    `json:"vkbench_version"`
+	Time     time.Time `json:"time"`
+}
+
+// DecodeEntry decodes a stored entry. A value that is not an entry of this
+// schema is DataLoss; callers treat it as a miss.
+func DecodeEntry(data []byte) (*Entry, error) {
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, status.Wrap(err, status.DataLoss, "autotune: cache value does not decode")
+	}
+	if e.Schema != SchemaVersion {
+		return nil, status.Newf(status.DataLoss, "autotune: cache value has schema %d, want %d", e.Schema, SchemaVersion)
+	}
+	if e.Fastest < 0 || e.Fastest >= len(e.Results) {
+		return nil, status.Newf(status.DataLoss, "autotune: cache value's fastest index %d is outside its %d results", e.Fastest, len(e.Results))
+	}
+	if _, err := ParseKey(e.Key); err != nil {
+		return nil, status.Wrap(err, status.DataLoss, "autotune: cache value has a bad key")
+	}
+	return &e, nil
+}

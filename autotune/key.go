@@ -1,0 +1,174 @@
+package autotune
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// MaxDims is the most dimensions a problem shape has.
+const MaxDims = 4
+
+// Shape is a problem's size: up to MaxDims dimensions, in the operation's
+// order (for GEMM: M, N, K). It is comparable, so keys hash without
+// allocating.
+type Shape struct {
+	n    uint8
+	dims [MaxDims]int64
+}
+
+// ShapeOf makes a Shape. It panics with more than MaxDims dimensions, a
+// programming error.
+func ShapeOf(dims ...int64) Shape {
+	if len(dims) > MaxDims {
+		panic("autotune: shape with more than MaxDims dimensions")
+	}
+	var s Shape
+	s.n = uint8(len(dims))
+	copy(s.dims[:], dims)
+	return s
+}
+
+// Len is the number of dimensions.
+func (s Shape) Len() int { return int(s.n) }
+
+// Dim returns dimension i.
+func (s Shape) Dim(i int) int64 { return s.dims[i] }
+
+// Dims returns the dimensions as a new slice.
+func (s Shape) Dims() []int64 { return append([]int64(nil), s.dims[:s.n]...) }
+
+// String returns the dimensions joined by "x", as "4096x4096x4096".
+func (s Shape) String() string {
+	var b strings.Builder
+	for i := 0; i < int(s.n); i++ {
+		if i > 0 {
+			b.WriteByte('x')
+		}
+		b.WriteString(strconv.FormatInt(s.dims[i], 10))
+	}
+	return b.String()
+}
+
+// ParseShape reads what Shape.String writes.
+func ParseShape(text string) (Shape, error) {
+	parts := strings.Split(text, "x")
+	if len(parts) > MaxDims || text == "" {
+		return Shape{}, status.Newf(status.InvalidArgument, "autotune: bad shape %q: want 1 to %d positive integers joined by x", text, MaxDims)
+	}
+	var s Shape
+	s.n = uint8(len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || v <= 0 {
+			return Shape{}, status.Newf(status.InvalidArgument, "autotune: bad shape %q: dimension %q is not a positive integer", text, p)
+		}
+		s.dims[i] = v
+	}
+	return s, nil
+}
+
+// Key identifies one tuning question: which candidate of an operation is
+// fastest for this element type at this (bucketed) shape.
+type Key struct {
+	Op    string
+	DType string
+	Shape Shape
+}
+
+// String returns "op/dtype/shape", the form stored in the cache and taken
+// by ParseKey.
+func (k Key) String() string { return k.Op + "/" + k.DType + "/" + k.Shape.String() }
+
+// ParseKey reads what Key.String writes.
+func ParseKey(text string) (Key, error) {
+	op, rest, ok1 := strings.Cut(text, "/")
+	dtype, shape, ok2 := strings.Cut(rest, "/")
+	if !ok1 || !ok2 || op == "" || dtype == "" {
+		return Key{}, status.Newf(status.InvalidArgument, "autotune: bad key %q: want operation/dtype/shape, as gemm/f32/4096x4096x4096", text)
+	}
+	s, err := ParseShape(shape)
+	if err != nil {
+		return Key{}, status.Annotatef(err, "in key %q", text)
+	}
+	return Key{Op: op, DType: dtype, Shape: s}, nil
+}
+
+// Level is a tuning level: how coarsely shapes are bucketed, so that one
+// tune serves every shape of its bucket. Coarser levels tune less often.
+type Level uint8
+
+const (
+	// Minimal buckets each dimension to a power of 4.
+	Minimal Level = iota
+	// Balanced buckets each dimension to a power of 2 (the default).
+	Balanced
+	// Extensive buckets each dimension to a power of √2, rounded up to an
+	// integer.
+	Extensive
+	// Full tunes every shape exactly as given.
+	Full
+)
+
+var levelNames = [...]string{"minimal", "balanced", "extensive", "full"}
+
+// String returns the level's name.
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return "level(" + strconv.Itoa(int(l)) + ")"
+}
+
+// ParseLevel reads a level's name.
+func ParseLevel(name string) (Level, error) {
+	for i, n := range levelNames {
+		if n == name {
+			return Level(i), nil
+		}
+	}
+	return 0, status.Newf(status.InvalidArgument, "autotune: unknown tuning level %q (want minimal, balanced, extensive or full)", name)
+}
+
+// Base is the power the level rounds dimensions up to; 1 for Full.
+func (l Level) Base() float64 {
+	switch l {
+	case Minimal:
+		return 4
+	case Balanced:
+		return 2
+	case Extensive:
+		return math.Sqrt2
+	}
+	return 1
+}
+
+// Bucket rounds each dimension of s up to the level's next power of its
+// base. The result is the bucket's representative shape: tuning runs on
+// it, so the answer does not depend on which shape of the bucket came
+// first.
+func (l Level) Bucket(s Shape) Shape {
+	base := l.Base()
+	if base <= 1 {
+		return s
+	}
+	for i := 0; i < int(s.n); i++ {
+		s.dims[i] = bucketDim(s.dims[i], base)
+	}
+	return s
+}
+
+func bucketDim(d int64, base float64) int64 {
+	if d <= 1 {
+		return 1
+	}
+	// Powers are computed by repeated multiplication from 1 and rounded up
+	// at each step, so that the buckets are the same on every machine.
+	p := 1.0
+	for int64(math.Ceil(p)) < d {
+		p *= base
+	}
+	return int64(math.Ceil(p - 1e-9))
+}

@@ -1,0 +1,55 @@
+// Package hal is the backend-neutral, Vulkan-shaped contract that vkbench
+// computes through: drivers, devices, buffers, executables, command
+// buffers, submissions and their fences, GPU timestamps, and the identity
+// of the hardware.
+//
+// # Basics
+//
+// Backends register themselves by name, as database/sql drivers do; the
+// Vulkan backend in package vk registers "vulkan" when it is imported:
+//
+//	import _ "github.com/vkbench/vkbench/vk"
+//
+//	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{})
+//	infos, err := drv.Enumerate()
+//	dev, err := drv.Open(ctx, hal.DefaultDevice(infos), hal.DeviceOptions{})
+//
+// A device creates buffers, executables (a SPIR-V entry point with its
+// bindings, push constants and specialization constants) and command
+// buffers. A recorded command buffer is submitted and returns a Fence;
+// Fence.Wait blocks until the GPU is done and returns the submission's
+// error.
+//
+// # Errors
+//
+// Errors follow IREE's model and are statuses of package status:
+//
+//   - Invalid arguments and failed preconditions are returned by the call
+//     that made them, and that call changes nothing.
+//   - Allocating real memory can fail at once with ResourceExhausted.
+//   - Errors of execution belong to a submission and surface on its fence,
+//     and nowhere finer. A submission that waits on a failed one fails too,
+//     and names the first failure as its cause.
+//   - Device loss is sticky. From the moment it is detected every pending
+//     fence of the device fails with an error matching
+//     errors.Is(err, ErrDeviceLost) (code DataLoss), every later call on the
+//     device or on its objects fails the same way at once, waiting never
+//     hangs, and Release still works. Only opening the device again
+//     recovers; other devices are not affected.
+//   - Fence.Wait honours its context: cancelled or past its deadline, it
+//     returns the context's error (Cancelled or DeadlineExceeded) and the
+//     submission stays in flight, to be waited on again.
+//
+// # Timestamps
+//
+// A command buffer writes GPU timestamps into a TimestampPool. Durations
+// are computed with the device's timestamp period as a float, masked to
+// its valid bits; a timer that did not tick is an error, never a zero or
+// an infinite duration.
+//
+// # Caveats
+//
+// Objects of one device must not be used with another device: that is an
+// InvalidArgument at the call. A command buffer in flight cannot be
+// recorded or submitted again until its fence has signalled.
+package hal

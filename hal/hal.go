@@ -1,0 +1,229 @@
+package hal
+
+import (
+	"context"
+	"time"
+)
+
+// Driver is an opened backend: it lists the devices it can reach and opens
+// them. A Driver is safe for concurrent use.
+type Driver interface {
+	// Name is the name the backend registered under.
+	Name() string
+	// Enumerate lists the devices, in the backend's order. DeviceInfo.Index
+	// is the position in this list and what Open takes.
+	Enumerate() ([]DeviceInfo, error)
+	// Open opens the device at index. Each call opens a new, independent
+	// logical device, even for the same index.
+	Open(ctx context.Context, index int, opts DeviceOptions) (Device, error)
+	// Release releases the driver. Devices opened from it must be released
+	// first.
+	Release() error
+}
+
+// Device is an opened logical device with one compute queue. Its methods
+// are safe for concurrent use; the objects it creates are safe for
+// concurrent use except CommandBuffer, which one goroutine records at a
+// time.
+type Device interface {
+	// Info describes the device.
+	Info() DeviceInfo
+	// CreateBuffer allocates a buffer. Memory that does not fit is
+	// ResourceExhausted.
+	CreateBuffer(desc BufferDesc) (Buffer, error)
+	// CreateExecutable checks desc.SPIRV and builds a compute pipeline.
+	// A malformed module or a missing entry point is InvalidArgument.
+	CreateExecutable(desc ExecutableDesc) (Executable, error)
+	// CreateCommandBuffer creates an empty command buffer.
+	CreateCommandBuffer() (CommandBuffer, error)
+	// CreateTimestampPool creates a pool of count GPU timestamps.
+	CreateTimestampPool(count int) (TimestampPool, error)
+	// Submit queues a recorded (ended) command buffer for execution after
+	// every fence in wait has signalled, and returns the fence of this
+	// submission. Fences in wait must come from this device.
+	Submit(cb CommandBuffer, wait ...Fence) (Fence, error)
+	// Err reports whether the device is still usable: nil, or an error
+	// matching ErrDeviceLost once the device has been lost.
+	Err() error
+	// Release waits for the work in flight (bounded) and releases the
+	// device. Objects it created should be released first; those still
+	// alive are released with it.
+	Release() error
+}
+
+// MemoryKind says where a buffer's memory lives.
+type MemoryKind uint8
+
+const (
+	// DeviceLocal memory is fastest for the GPU; the host reaches it through
+	// Buffer.Write and Buffer.Read, which stage through host memory.
+	DeviceLocal MemoryKind = iota
+	// HostVisible memory is mapped: Write and Read are plain copies, and the
+	// GPU reads it over the bus.
+	HostVisible
+)
+
+// String returns "device-local" or "host-visible".
+func (k MemoryKind) String() string {
+	switch k {
+	case DeviceLocal:
+		return "device-local"
+	case HostVisible:
+		return "host-visible"
+	}
+	return "memory-kind(?)"
+}
+
+// BufferDesc describes a buffer to create. Every buffer can be bound as a
+// storage buffer and be the source and destination of copies and fills.
+type BufferDesc struct {
+	// Size in bytes; must be positive.
+	Size int64
+	// Memory is where it lives.
+	Memory MemoryKind
+	// Label names the buffer in errors and debuggers.
+	Label string
+}
+
+// Buffer is a range of device memory.
+type Buffer interface {
+	// Size is the size in bytes.
+	Size() int64
+	// Memory is where the buffer lives.
+	Memory() MemoryKind
+	// Write copies data into the buffer at offset, and returns when the
+	// bytes are in the buffer. It must not race with GPU work that uses the
+	// buffer.
+	Write(ctx context.Context, offset int64, data []byte) error
+	// Read copies len(dst) bytes at offset out of the buffer.
+	Read(ctx context.Context, offset int64, dst []byte) error
+	// Release frees the buffer. Releasing a buffer that pending GPU work
+	// uses is the caller's error, as in Vulkan.
+	Release() error
+}
+
+// Constant is one specialization constant: the 32-bit value (use
+// math.Float32bits for floats; 0 or 1 for booleans) of constant_id ID.
+type Constant struct {
+	ID    uint32
+	Value uint32
+}
+
+// ExecutableDesc describes a compute pipeline built from SPIR-V.
+type ExecutableDesc struct {
+	// Label names the executable in errors.
+	Label string
+	// SPIRV is the module, as bytes (little-endian words).
+	SPIRV []byte
+	// EntryPoint is the GLCompute entry point's name; "main" if empty.
+	EntryPoint string
+	// Bindings is the number of storage buffers the kernel uses, bound in
+	// descriptor set 0 at bindings 0..Bindings-1.
+	Bindings int
+	// PushConstantSize is the size in bytes of the push-constant block
+	// (a multiple of 4, at most the device's limit).
+	PushConstantSize int
+	// Constants are the specialization constants, the workgroup size among
+	// them when the kernel declares local_size_x_id and friends.
+	Constants []Constant
+}
+
+// Executable is a compute pipeline ready to dispatch.
+type Executable interface {
+	// Label is the label it was created with.
+	Label() string
+	// Release frees it.
+	Release() error
+}
+
+// Binding binds a range of a buffer to a storage-buffer binding. Size 0
+// means to the end of the buffer.
+type Binding struct {
+	Buffer Buffer
+	Offset int64
+	Size   int64
+}
+
+// Dispatch is one compute dispatch to record.
+type Dispatch struct {
+	Executable Executable
+	// Bindings in binding order; len must equal the executable's Bindings.
+	Bindings []Binding
+	// PushConstants are copied at record time; len must equal the
+	// executable's PushConstantSize (or be 0 when that is 0).
+	PushConstants []byte
+	// Groups is the number of workgroups in x, y and z; each at least 1 and
+	// at most the device's limit.
+	Groups [3]uint32
+}
+
+// CommandBuffer records work for one submission. Begin starts a new
+// recording (discarding the previous one), End closes it; only an ended
+// command buffer can be submitted, and only when its previous submission
+// has completed.
+type CommandBuffer interface {
+	Begin() error
+	// Dispatch records a compute dispatch.
+	Dispatch(d Dispatch) error
+	// Copy records a copy of size bytes between buffers.
+	Copy(src Buffer, srcOffset int64, dst Buffer, dstOffset int64, size int64) error
+	// Fill records filling size bytes (a multiple of 4) at offset (a
+	// multiple of 4) with the 32-bit value.
+	Fill(dst Buffer, offset, size int64, value uint32) error
+	// Barrier makes the writes of every command recorded before it visible
+	// to every command recorded after it.
+	Barrier() error
+	// Timestamp records the GPU time, once the commands before it are
+	// done, into slot index of pool.
+	Timestamp(pool TimestampPool, index int) error
+	End() error
+	// Release frees the command buffer; it must not be in flight.
+	Release() error
+}
+
+// Fence is the completion of one submission.
+type Fence interface {
+	// Wait blocks until the submission completes and returns its error, or
+	// until ctx is done and returns ctx's error as a status (the submission
+	// stays in flight and can be waited on again). Once the device is lost
+	// it returns an error matching ErrDeviceLost without blocking.
+	Wait(ctx context.Context) error
+	// Poll reports, without blocking, whether the submission has completed
+	// and, if so, its error.
+	Poll() (done bool, err error)
+	// Release frees the fence. It does not wait for the submission.
+	Release() error
+}
+
+// TimestampPool holds GPU timestamps written by command buffers.
+type TimestampPool interface {
+	// Count is the number of slots.
+	Count() int
+	// Elapsed returns the time between the timestamps in slots start and
+	// end, written by a submission that has completed. A timer that did not
+	// tick (end not after start) is an error, as is an unwritten slot.
+	Elapsed(start, end int) (time.Duration, error)
+	// Ticks returns the raw, masked counter values of slots [first,
+	// first+n), for callers that want sub-nanosecond arithmetic; multiply
+	// differences by DeviceInfo.Limits.TimestampPeriod for nanoseconds.
+	Ticks(first, n int) ([]uint64, error)
+	// Release frees the pool.
+	Release() error
+}
+
+// PipelineCacher is implemented by devices that keep a driver pipeline
+// cache, so that later runs pay no compile time.
+type PipelineCacher interface {
+	// PipelineCacheData returns the cache to store. Its validity is tied to
+	// DeviceInfo.PipelineCacheUUID.
+	PipelineCacheData() ([]byte, error)
+}
+
+// LossMarker is implemented by devices that can be told to turn lost, as
+// if the driver had reported it. Fault injection uses it, so that an
+// injected loss takes the same path as a real one.
+type LossMarker interface {
+	// MarkLost makes the device lost with cause, failing every pending
+	// fence and every later call.
+	MarkLost(cause error)
+}

@@ -1,0 +1,244 @@
+package hal
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DeviceType is the kind of a physical device, as Vulkan names them.
+type DeviceType uint8
+
+const (
+	OtherDevice DeviceType = iota
+	IntegratedGPU
+	DiscreteGPU
+	VirtualGPU
+	CPU
+)
+
+// String returns "discrete", "integrated", "virtual", "cpu" or "other".
+func (t DeviceType) String() string {
+	switch t {
+	case IntegratedGPU:
+		return "integrated"
+	case DiscreteGPU:
+		return "discrete"
+	case VirtualGPU:
+		return "virtual"
+	case CPU:
+		return "cpu"
+	}
+	return "other"
+}
+
+// Well-known PCI vendor IDs, used to decode driver versions.
+const (
+	VendorAMD    uint32 = 0x1002
+	VendorNVIDIA uint32 = 0x10de
+	VendorIntel  uint32 = 0x8086
+	VendorARM    uint32 = 0x13b5
+	VendorQcom   uint32 = 0x5143
+	VendorApple  uint32 = 0x106b
+	VendorMesa   uint32 = 0x10005 // VK_VENDOR_ID_MESA: lavapipe and other software devices
+)
+
+// Version is a Vulkan API version.
+type Version uint32
+
+// Major, Minor and Patch decode a VK_MAKE_API_VERSION value.
+func (v Version) Major() uint32 { return uint32(v>>22) & 0x7f }
+func (v Version) Minor() uint32 { return uint32(v>>12) & 0x3ff }
+func (v Version) Patch() uint32 { return uint32(v) & 0xfff }
+
+// String returns "major.minor.patch".
+func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()) }
+
+// Limits are the device limits that shape kernels and measurements.
+type Limits struct {
+	MaxWorkgroupSize        [3]uint32
+	MaxWorkgroupInvocations uint32
+	MaxWorkgroupCount       [3]uint32
+	MaxSharedMemory         uint32 // bytes of workgroup (shared) memory
+	MaxPushConstantsSize    uint32
+	MaxStorageBufferRange   uint64
+	MinStorageBufferAlign   uint64
+	SubgroupSize            uint32
+	SubgroupOps             SubgroupOps
+	// TimestampPeriod is nanoseconds per timestamp tick.
+	TimestampPeriod float64
+	// TimestampValidBits is how many low bits of a timestamp count; 0 means
+	// the compute queue has no timestamps.
+	TimestampValidBits uint32
+}
+
+// SubgroupOps is the set of subgroup operations supported in compute
+// shaders, bit-compatible with VkSubgroupFeatureFlags.
+type SubgroupOps uint32
+
+const (
+	SubgroupBasic SubgroupOps = 1 << iota
+	SubgroupVote
+	SubgroupArithmetic
+	SubgroupBallot
+	SubgroupShuffle
+	SubgroupShuffleRelative
+	SubgroupClustered
+	SubgroupQuad
+)
+
+// Has reports whether every operation in o is supported.
+func (s SubgroupOps) Has(o SubgroupOps) bool { return s&o == o }
+
+// Features are optional shader capabilities.
+type Features struct {
+	Float16 bool // shaderFloat16 (arithmetic)
+	Float64 bool
+	Int8    bool // shaderInt8 (arithmetic)
+	Int16   bool
+	Int64   bool
+	// Storage16 is 16-bit types in storage buffers.
+	Storage16 bool
+	// Storage8 is 8-bit types in storage buffers.
+	Storage8 bool
+}
+
+// MemoryHeap is one memory heap of the device.
+type MemoryHeap struct {
+	Size        uint64
+	DeviceLocal bool
+}
+
+// DeviceInfo identifies a physical device and describes what it can do.
+type DeviceInfo struct {
+	// Index is the device's position in Driver.Enumerate.
+	Index int
+	// Backend is the registered name of the driver.
+	Backend  string
+	Name     string
+	Type     DeviceType
+	VendorID uint32
+	DeviceID uint32
+	// DriverID is the VkDriverId (e.g. 4 for NVIDIA's proprietary driver,
+	// 10 for Mesa's lavapipe); 0 when unknown.
+	DriverID uint32
+	// DriverName and DriverInfo are what the driver says of itself.
+	DriverName string
+	DriverInfo string
+	// DriverVersion is the raw, vendor-encoded driver version.
+	DriverVersion uint32
+	APIVersion    Version
+	DeviceUUID    [16]byte
+	DriverUUID    [16]byte
+	// PipelineCacheUUID identifies which pipeline caches the driver accepts.
+	PipelineCacheUUID [16]byte
+	Limits            Limits
+	Features          Features
+	MemoryHeaps       []MemoryHeap
+}
+
+// DriverVersionString decodes DriverVersion the way the vendor encodes it.
+func (d DeviceInfo) DriverVersionString() string {
+	return DecodeDriverVersion(d.VendorID, d.DriverID, d.DriverVersion)
+}
+
+// Vulkan driver IDs that change how a driver version is encoded.
+const (
+	driverIDIntelWindows = 5 // VK_DRIVER_ID_INTEL_PROPRIETARY_WINDOWS
+)
+
+// DecodeDriverVersion decodes a vendor-encoded driver version:
+// NVIDIA packs 10.8.8.6 bits, Intel's Windows driver 18.14 bits, and
+// everyone else (AMD, Mesa, Arm, ...) uses VK_MAKE_API_VERSION's layout.
+func DecodeDriverVersion(vendorID, driverID, v uint32) string {
+	switch {
+	case vendorID == VendorNVIDIA:
+		return fmt.Sprintf("%d.%d.%d.%d", v>>22, (v>>14)&0xff, (v>>6)&0xff, v&0x3f)
+	case vendorID == VendorIntel && driverID == driverIDIntelWindows:
+		return fmt.Sprintf("%d.%d", v>>14, v&0x3fff)
+	}
+	return fmt.Sprintf("%d.%d.%d", v>>22, (v>>12)&0x3ff, v&0xfff)
+}
+
+// VendorName returns a short lower-case name for a PCI vendor ID, or the ID
+// in hexadecimal.
+func VendorName(id uint32) string {
+	switch id {
+	case VendorAMD:
+		return "amd"
+	case VendorNVIDIA:
+		return "nvidia"
+	case VendorIntel:
+		return "intel"
+	case VendorARM:
+		return "arm"
+	case VendorQcom:
+		return "qualcomm"
+	case VendorApple:
+		return "apple"
+	case VendorMesa:
+		return "mesa"
+	}
+	return fmt.Sprintf("%04x", id)
+}
+
+// Hardware is a stable, path-safe identity of the device and its driver:
+// vendor, device ID, device name, driver and driver version. Two devices
+// with the same Hardware run the same kernels equally fast, so it names the
+// autotune cache's table. It contains only [a-z0-9._-].
+func (d DeviceInfo) Hardware() string {
+	driver := d.DriverName
+	if driver == "" {
+		driver = fmt.Sprintf("driver%d", d.DriverID)
+	}
+	parts := []string{
+		VendorName(d.VendorID),
+		fmt.Sprintf("%04x", d.DeviceID),
+		d.Name,
+		driver,
+		d.DriverVersionString(),
+	}
+	for i, p := range parts {
+		parts[i] = pathSafe(p)
+	}
+	return strings.Join(parts, "_")
+}
+
+// pathSafe lower-cases s and replaces every run of characters outside
+// [a-z0-9.-] with one '-', trimming them at the ends.
+func pathSafe(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.'
+		if !ok {
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == 0 {
+		return "unknown"
+	}
+	return b.String()
+}
+
+// DefaultDevice returns the index in infos of the device to use when none
+// is named: the first discrete GPU, else the first integrated, virtual,
+// then CPU device, else the first device. It returns -1 for an empty list.
+func DefaultDevice(infos []DeviceInfo) int {
+	for _, t := range []DeviceType{DiscreteGPU, IntegratedGPU, VirtualGPU, CPU} {
+		for i, d := range infos {
+			if d.Type == t {
+				return i
+			}
+		}
+	}
+	if len(infos) > 0 {
+		return 0
+	}
+	return -1
+}

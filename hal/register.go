@@ -1,0 +1,108 @@
+package hal
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// Message is a diagnostic from the driver or a validation layer.
+type Message struct {
+	// Severity is "error", "warning", "info" or "verbose".
+	Severity string
+	// ID names the check that fired, e.g. a validation VUID.
+	ID   string
+	Text string
+}
+
+// DriverOptions configure a driver when it is opened.
+type DriverOptions struct {
+	// Validation turns on the backend's validation (for Vulkan, the Khronos
+	// validation layer). Opening fails if it is asked for and missing.
+	Validation bool
+	// OnMessage receives every validation and driver message at warning
+	// severity or above. It may be called from any goroutine. If nil,
+	// messages are logged through Logger.
+	OnMessage func(Message)
+	// Logger receives the driver's logs; slog.Default() if nil.
+	Logger *slog.Logger
+}
+
+// DeviceOptions configure a device when it is opened.
+type DeviceOptions struct {
+	// PipelineCache is pipeline-cache data from an earlier
+	// PipelineCacher.PipelineCacheData of the same hardware; a cache the
+	// driver does not accept is ignored.
+	PipelineCache []byte
+}
+
+// Opener opens a registered backend.
+type Opener func(opts DriverOptions) (Driver, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Opener{}
+)
+
+// Register makes a backend available by name. It panics if open is nil or
+// the name is already registered; backends call it from init.
+func Register(name string, open Opener) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if open == nil {
+		panic("hal: Register opener is nil")
+	}
+	if _, dup := registry[name]; dup {
+		panic("hal: Register called twice for driver " + name)
+	}
+	registry[name] = open
+}
+
+// Drivers returns the names of the registered backends, sorted.
+func Drivers() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// OpenDriver opens the backend registered as name.
+func OpenDriver(name string, opts DriverOptions) (Driver, error) {
+	registryMu.RLock()
+	open, ok := registry[name]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, status.Newf(status.NotFound, "hal: unknown driver %q (forgotten import?)", name)
+	}
+	return open(opts)
+}
+
+// OpenDefault opens the default device (see DefaultDevice) of the backend
+// registered as name. Releasing the returned device does not release the
+// driver: call release, which releases both.
+func OpenDefault(ctx context.Context, name string, dopts DriverOptions, opts DeviceOptions) (dev Device, release func() error, err error) {
+	drv, err := OpenDriver(name, dopts)
+	if err != nil {
+		return nil, nil, err
+	}
+	infos, err := drv.Enumerate()
+	if err != nil {
+		return nil, nil, status.Join(err, drv.Release())
+	}
+	i := DefaultDevice(infos)
+	if i < 0 {
+		return nil, nil, status.Join(status.Newf(status.NotFound, "hal: driver %q has no devices", name), drv.Release())
+	}
+	dev, err = drv.Open(ctx, i, opts)
+	if err != nil {
+		return nil, nil, status.Join(err, drv.Release())
+	}
+	return dev, func() error { return status.Join(dev.Release(), drv.Release()) }, nil
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Sourced by main.sh and test.sh: makes sure this Debian machine has what
+# vkbench needs, installing only what is missing, then puts Go on PATH.
+#
+# Needs: Debian 12 (apt), root or sudo, Go >= 1.21 (go.mod's toolchain line
+# brings 1.26 through the Go module proxy when the installed Go is older).
+
+# Packages: the Vulkan loader, lavapipe (Mesa's Vulkan driver on the CPU, the
+# device used where there is no GPU), the Khronos validation layer, the
+# shader compiler and the SPIR-V validator, and a C compiler for cgo.
+VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev)
+
+vkbench_setup() {
+	local missing=()
+	for p in "${VKBENCH_PACKAGES[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+			missing+=("$p")
+		fi
+	done
+	if ((${#missing[@]})); then
+		echo "setup: installing ${missing[*]}" >&2
+		local sudo=""
+		if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
+		$sudo apt-get update -qq >&2
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+	fi
+	if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+		export PATH="/usr/local/go/bin:$PATH"
+	fi
+	if ! command -v go >/dev/null 2>&1; then
+		echo "setup: no Go toolchain found; install Go 1.21 or later (https://go.dev/doc/install) and run again" >&2
+		return 1
+	fi
+	export PATH="$(go env GOPATH)/bin:$PATH"
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole test suite: set up, check formatting, vet, lint (staticcheck and
+# errcheck, versions pinned in tools/go.mod), then every test with the race
+# detector on a real Vulkan device (lavapipe where there is no GPU) with the
+# Khronos validation layer on. Tests that need Vulkan fail rather than skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+vkbench_setup
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "Vulkan devices"
+vulkaninfo --summary 2>/dev/null | grep -E 'deviceName|driverName' >&2 || {
+	echo "test: no Vulkan device found; lavapipe (mesa-vulkan-drivers) should provide one" >&2
+	exit 1
+}
+
+step gofmt
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './tools/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+step "staticcheck and errcheck"
+mkdir -p bin
+(cd tools && go build -o ../bin/ honnef.co/go/tools/cmd/staticcheck github.com/kisielk/errcheck)
+bin/staticcheck ./...
+bin/errcheck -blank ./...
+
+step "go test -race"
+export VKBENCH_REQUIRE_VALIDATION=1
+go test -race -count=1 -timeout 60m ${VKBENCH_TEST_FLAGS:-} ./... 2>&1 | tee bin/test.log

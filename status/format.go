@@ -1,0 +1,181 @@
+package status
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// Error returns the status on one line:
+//
+//	CODE: message; annotation; annotation; caused by: cause
+//
+// with the annotations oldest first. Each part is left out when empty, so a
+// status without a message reads "CODE; annotation". Everything after
+// "caused by: " is the cause's own text.
+func (st *Status) Error() string { return string(st.appendText(nil)) }
+
+func (st *Status) appendText(b []byte) []byte {
+	b = append(b, st.code.String()...)
+	if st.msg != "" {
+		b = append(b, ": "...)
+		b = append(b, st.msg...)
+	}
+	b = st.appendNotes(b)
+	if st.cause != nil {
+		b = append(b, "; caused by: "...)
+		b = append(b, st.cause.Error()...)
+	}
+	return b
+}
+
+// appendNotes appends the notes of st and of the statuses it extends,
+// oldest first.
+func (st *Status) appendNotes(b []byte) []byte {
+	if st.base == nil {
+		return b
+	}
+	b = st.base.appendNotes(b)
+	if st.note != "" {
+		b = append(b, "; "...)
+		b = append(b, st.note...)
+	}
+	return b
+}
+
+// Format implements fmt.Formatter. %v and %s print Error(); %q quotes it,
+// and other verbs and flags apply to it as to a string. %+v prints the
+// detailed form, one part a line:
+//
+//	INTERNAL: compile failed
+//	    at kernels/build.go:42
+//	  while building pipeline "gemm"
+//	    at kernels/build.go:77
+//	  payload vk.Failure: {Result:-4 Call:vkQueueSubmit}
+//	  stack:
+//	    github.com/vkbench/vkbench/kernels.build
+//	        kernels/build.go:42
+//	  caused by: NOT_FOUND: shader missing
+//	        at shaders/load.go:12
+//
+// Locations are the file's directory and name and the line. Annotations
+// and payloads come in the order they were added; the stack appears in
+// ModeStack only. The cause comes last, printed with %+v too and shifted
+// right by four spaces.
+func (st *Status) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('+') {
+		io.WriteString(f, st.detail())
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), st.Error())
+}
+
+// detail returns the %+v form.
+func (st *Status) detail() string {
+	var b strings.Builder
+	b.WriteString(st.code.String())
+	if st.msg != "" {
+		b.WriteString(": ")
+		b.WriteString(st.msg)
+	}
+	if st.pc != 0 {
+		b.WriteString("\n    at ")
+		b.WriteString(location(st.pc))
+	}
+	st.writeExtras(&b)
+	if len(st.stack) > 0 {
+		b.WriteString("\n  stack:")
+		frames := runtime.CallersFrames(st.stack)
+		for {
+			fr, more := frames.Next()
+			if fr.Function != "runtime.goexit" {
+				b.WriteString("\n    ")
+				b.WriteString(fr.Function)
+				b.WriteString("\n        ")
+				b.WriteString(fileLine(fr))
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	if st.cause != nil {
+		b.WriteString("\n  caused by: ")
+		b.WriteString(shift(fmt.Sprintf("%+v", st.cause), "    "))
+	}
+	return b.String()
+}
+
+// writeExtras writes the notes and payloads of st and of the statuses it
+// extends, oldest first.
+func (st *Status) writeExtras(b *strings.Builder) {
+	if st.base != nil {
+		st.base.writeExtras(b)
+	}
+	switch {
+	case st.payload != nil:
+		fmt.Fprintf(b, "\n  payload %T: %+v", st.payload, st.payload)
+	case st.base != nil && st.note != "":
+		b.WriteString("\n  ")
+		b.WriteString(st.note)
+		if st.notePC != 0 {
+			b.WriteString("\n    at ")
+			b.WriteString(location(st.notePC))
+		}
+	}
+}
+
+// Format implements fmt.Formatter as Status.Format does. %+v prints each
+// joined error in its detailed form, numbered:
+//
+//	NOT_FOUND: 2 errors
+//	  [1] NOT_FOUND: shader missing
+//	        at shaders/load.go:12
+//	  [2] INTERNAL: compile failed
+func (j *joinError) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('+') {
+		var b strings.Builder
+		b.WriteString(j.code.String())
+		b.WriteString(": ")
+		b.WriteString(strconv.Itoa(len(j.errs)))
+		b.WriteString(" errors")
+		for i, err := range j.errs {
+			label := "\n  [" + strconv.Itoa(i+1) + "] "
+			b.WriteString(label)
+			b.WriteString(shift(fmt.Sprintf("%+v", err), strings.Repeat(" ", len(label)-1)))
+		}
+		io.WriteString(f, b.String())
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), j.Error())
+}
+
+// shift indents every line of s but the first by pad.
+func shift(s, pad string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+pad)
+}
+
+// location returns the file and line of a program counter kept by
+// capture.
+func location(pc uintptr) string {
+	fr, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	return fileLine(fr)
+}
+
+// fileLine returns "dir/file.go:line": the last directory keeps names such
+// as build.go apart across packages, and dropping the rest keeps the text
+// the same on every machine.
+func fileLine(fr runtime.Frame) string {
+	file := fr.File
+	if file == "" {
+		return "unknown"
+	}
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+			file = file[j+1:]
+		}
+	}
+	return file + ":" + strconv.Itoa(fr.Line)
+}

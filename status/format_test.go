@@ -1,0 +1,152 @@
+package status_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/status")
+
+// goldenDir is the module's testdata, seen from the package's directory.
+const goldenDir = "../testdata/status"
+
+func TestFormatGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		mode status.Mode
+		make func() error
+	}{
+		{"tune_code", status.ModeCode, siteTune},
+		{"tune_location", status.ModeLocation, siteTune},
+		{"tune_messages", status.ModeMessages, siteTune},
+		{"tune_stack", status.ModeStack, siteTune},
+		{"foreign", status.ModeMessages, siteForeign},
+		{"payload", status.ModeMessages, sitePayload},
+		{"join", status.ModeMessages, siteJoin},
+		{"bare_code", status.ModeMessages, siteBareCode},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer status.SetMode(status.SetMode(tt.mode))
+			err := tt.make()
+			got := fmt.Sprintf("%%v:\n%v\n\n%%+v:\n%s\n", err, keepSiteFrames(fmt.Sprintf("%+v", err)))
+			checkGolden(t, tt.name, got)
+		})
+	}
+}
+
+// frameFile matches the second line of a stack frame: "dir/file.go:line"
+// alone, unlike a location, which follows "at ".
+var frameFile = regexp.MustCompile(`^\s+[^\s]+\.go:\d+$`)
+
+// keepSiteFrames drops the stack frames that are not in sites_test.go,
+// whose lines depend on the test runner and the Go version.
+func keepSiteFrames(s string) string {
+	lines := strings.Split(s, "\n")
+	var kept []string
+	for _, line := range lines {
+		if frameFile.MatchString(line) && !strings.Contains(line, "status/sites_test.go:") {
+			kept = kept[:len(kept)-1] // the frame's function
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\n")
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name+".golden")
+	if *update {
+		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (run with -update to accept):\n%s", name, path, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff shows the lines of want and got that differ, side by side.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n\t- %q\n\t+ %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
+
+func TestFormatVerbs(t *testing.T) {
+	err := status.Annotate(status.New(status.NotFound, `shader "x" missing`), "while building")
+	text := `NOT_FOUND: shader "x" missing; while building`
+	tests := []struct {
+		format string
+		want   string
+	}{
+		{"%v", text},
+		{"%s", text},
+		{"%q", fmt.Sprintf("%q", text)},
+		{"%x", fmt.Sprintf("%x", text)},
+		{"%.9s", "NOT_FOUND"},
+		{"%-50v|", fmt.Sprintf("%-50s|", text)},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprintf(tt.format, err); got != tt.want {
+			t.Errorf("Sprintf(%q) = %q, want %q", tt.format, got, tt.want)
+		}
+	}
+	if got := err.Error(); got != text {
+		t.Errorf("Error() = %q, want %q", got, text)
+	}
+	joined := status.Join(status.Aborted, err)
+	joinedText := `ABORTED: 2 errors: [ABORTED] [` + text + `]`
+	if got := fmt.Sprintf("%q", joined); got != fmt.Sprintf("%q", joinedText) {
+		t.Errorf("Sprintf(%%q, joined) = %s, want %q", got, joinedText)
+	}
+}
+
+func TestFormatCode(t *testing.T) {
+	for _, format := range []string{"%v", "%+v", "%s"} {
+		if got := fmt.Sprintf(format, status.PermissionDenied); got != "PERMISSION_DENIED" {
+			t.Errorf("Sprintf(%q, PermissionDenied) = %q, want PERMISSION_DENIED", format, got)
+		}
+	}
+	if got := fmt.Sprintf("%d", status.PermissionDenied); got != "7" {
+		t.Errorf("Sprintf(%%d, PermissionDenied) = %q, want 7", got)
+	}
+}
+
+func TestFormatLocationIsTheCaller(t *testing.T) {
+	err := status.New(status.Internal, "here") // the line below reads it back
+	_, _, line, _ := runtime.Caller(0)
+	want := fmt.Sprintf("at status/format_test.go:%d", line-1)
+	if got := fmt.Sprintf("%+v", err); !strings.Contains(got, want) {
+		t.Errorf("%%+v = %q, want it to contain %q", got, want)
+	}
+}

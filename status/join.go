@@ -1,0 +1,80 @@
+package status
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Join returns one error for several failures, such as those of candidates
+// run side by side. Nil errors are dropped; if none is left Join returns
+// nil, and if one is left it returns that one unchanged. Otherwise the
+// result keeps every error, given back by its Unwrap() []error method, and
+// the first code found among them as CodeOf finds it in any error that
+// wraps several (Unknown if none has one). In ModeCode Join returns that
+// bare code.
+//
+// errors.Is and errors.As look into every joined error; CodeOf reports
+// the joined code.
+func Join(errs ...error) error {
+	n := 0
+	var first error
+	for _, err := range errs {
+		if !isOK(err) {
+			if n == 0 {
+				first = err
+			}
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return first
+	}
+	code := Unknown
+	for _, err := range errs {
+		if isOK(err) {
+			continue
+		}
+		if c, ok := codeOf(err); ok && c != OK {
+			code = c
+			break
+		}
+	}
+	if CurrentMode() == ModeCode {
+		return code
+	}
+	kept := make([]error, 0, n)
+	for _, err := range errs {
+		if !isOK(err) {
+			kept = append(kept, err)
+		}
+	}
+	return &joinError{code: code, errs: kept}
+}
+
+// joinError is what Join returns for two failures or more.
+type joinError struct {
+	code Code
+	errs []error
+}
+
+// Error returns "CODE: n errors: [first] [second] …".
+func (j *joinError) Error() string { return j.code.String() + ": " + j.message() }
+
+// message is Error without the code.
+func (j *joinError) message() string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(len(j.errs)))
+	b.WriteString(" errors:")
+	for _, err := range j.errs {
+		b.WriteString(" [")
+		b.WriteString(err.Error())
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// Unwrap returns the joined errors, for errors.Is and errors.As.
+func (j *joinError) Unwrap() []error { return j.errs }
