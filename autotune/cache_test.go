@@ -1,0 +1,340 @@
+package autotune_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/vkbench/vkbench/autotune"
+)
+
+var testTable = autotune.Table{Hardware: "mesa-0000_llvmpipe_llvmpipe_22.3.6", Tuner: "builtin"}
+
+func newCache(tb testing.TB, path string) *autotune.Cache {
+	tb.Helper()
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path, LockTimeout: 10 * time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func entry(fastest int, names ...string) *autotune.Entry {
+	e := &autotune.Entry{Fastest: fastest, FastestName: names[fastest], Mode: "hot", Time: time.Unix(1700000000, 0).UTC()}
+	for i, n := range names {
+		e.Results = append(e.Results, autotune.Result{Index: i, Name: n, Outcome: autotune.Measured,
+			Stats: &autotune.Stats{Median: float64(i+1) * 1e-3, N: 10, Batch: 1}})
+	}
+	return e
+}
+
+func key(tb testing.TB, s string) autotune.Key {
+	tb.Helper()
+	k, err := autotune.ParseKey(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+func TestCacheCommitLookup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	c := newCache(t, path)
+	k := key(t, "gemm/f32/64x64x64")
+	if _, ok := c.Lookup(testTable, k, "sum1"); ok {
+		t.Fatal("lookup in an empty cache hit")
+	}
+	want := entry(1, "naive", "tiled")
+	got, err := c.Commit(testTable, k, "sum1", want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("first commit returned another entry")
+	}
+	// A second cache on the same file reads the answer from the file.
+	c2 := newCache(t, path)
+	if i, ok := c2.Fastest(testTable, k, "sum1"); ok {
+		t.Fatalf("fresh cache hit in memory: %d", i)
+	}
+	if i, ok := c2.Lookup(testTable, k, "sum1"); !ok || i != 1 {
+		t.Fatalf("Lookup from file = %d, %v; want 1, true", i, ok)
+	}
+	e, err := c2.Get(testTable, k, "sum1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, e, cmpopts.EquateApproxTime(0)); diff != "" {
+		t.Errorf("stored entry differs (-committed +read):\n%s", diff)
+	}
+	// Another checksum is another question: a miss.
+	if _, ok := c2.Lookup(testTable, k, "sum2"); ok {
+		t.Error("lookup under another checksum hit")
+	}
+	// The first commit wins: a second answer to the same question is
+	// replaced by the stored one.
+	got, err = c2.Commit(testTable, k, "sum1", entry(0, "naive", "tiled"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Fastest != 1 {
+		t.Errorf("second commit stored fastest %d, want the first commit's 1", got.Fastest)
+	}
+	// Committing under a new checksum replaces the stale entry.
+	if _, err := c2.Commit(testTable, k, "sum2", entry(0, "naive", "tiled")); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := c2.Entries(testTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Checksum != "sum2" {
+		t.Errorf("after re-tune the table holds %d entries (%v), want only the sum2 one", len(entries), entries)
+	}
+}
+
+func TestCacheCorruptValueIsMiss(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	c := newCache(t, path)
+	k := key(t, "copy/u32/1048576")
+	if _, err := c.Commit(testTable, k, "s", entry(0, "a")); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("autotune")).Bucket([]byte("v1")).Bucket([]byte("layout-v1")).
+			Bucket([]byte(testTable.Hardware)).Bucket([]byte(testTable.Tuner))
+		return b.Put([]byte(k.String()+"@s"), []byte(`{"schema":1,"fastest":`))
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := newCache(t, path)
+	if _, ok := c2.Lookup(testTable, k, "s"); ok {
+		t.Fatal("a value that does not decode was a hit")
+	}
+	if w := c2.Warnings(); len(w) == 0 || !strings.Contains(w[0], "unreadable") {
+		t.Errorf("warnings = %q, want one about the unreadable entry", w)
+	}
+	// Committing again replaces the damaged value.
+	if _, err := c2.Commit(testTable, k, "s", entry(0, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := newCache(t, path).Lookup(testTable, k, "s"); !ok {
+		t.Error("re-tuned entry not found")
+	}
+}
+
+func TestCacheExportImportClear(t *testing.T) {
+	dir := t.TempDir()
+	src := newCache(t, filepath.Join(dir, "a.db"))
+	for i, s := range []string{"copy/u32/1024", "copy/u32/2048", "gemm/f32/64x64x64"} {
+		if _, err := src.Commit(testTable, key(t, s), "c", entry(i%2, "x", "y")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := src.Export(&buf, testTable); err != nil {
+		t.Fatal(err)
+	}
+	dst := newCache(t, filepath.Join(dir, "b.db"))
+	if _, _, err := dst.Import(bytes.NewReader(buf.Bytes()), "nvidia-other", false); err == nil {
+		t.Error("import onto other hardware without force succeeded")
+	}
+	tbl, n, err := dst.Import(bytes.NewReader(buf.Bytes()), testTable.Hardware, false)
+	if err != nil || n != 3 || tbl != testTable {
+		t.Fatalf("Import = %v, %d, %v; want %v, 3, nil", tbl, n, err, testTable)
+	}
+	if i, ok := dst.Lookup(testTable, key(t, "copy/u32/2048"), "c"); !ok || i != 1 {
+		t.Errorf("imported lookup = %d, %v", i, ok)
+	}
+	tables, err := dst.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]autotune.Table{testTable}, tables); diff != "" {
+		t.Errorf("tables (-want +got):\n%s", diff)
+	}
+	if err := dst.Clear(&testTable); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := dst.Lookup(testTable, key(t, "copy/u32/2048"), "c"); ok {
+		t.Error("lookup hit after clear")
+	}
+	if err := dst.Clear(&testTable); err == nil {
+		t.Error("clearing a missing table succeeded")
+	}
+}
+
+func TestCacheDisabled(t *testing.T) {
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "x.db"), Disabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := key(t, "copy/u32/8")
+	if _, err := c.Commit(testTable, k, "c", entry(0, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := c.Lookup(testTable, k, "c"); !ok || i != 0 {
+		t.Errorf("in-memory answer lost: %d %v", i, ok)
+	}
+	if c.Path() != "" {
+		t.Errorf("disabled cache has path %q", c.Path())
+	}
+}
+
+// TestCacheManyProcesses has 8 processes commit overlapping keys to one
+// file at once: every key ends up present once, every process reads back
+// the single stored answer, and the file passes bbolt's check.
+func TestCacheManyProcesses(t *testing.T) {
+	if os.Getenv("VKBENCH_CACHE_CHILD") != "" {
+		cacheChild(t)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "shared.db")
+	const procs, keys = 8, 40
+	var wg sync.WaitGroup
+	outs := make([][]byte, procs)
+	errs := make([]error, procs)
+	for p := 0; p < procs; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCacheManyProcesses$")
+			cmd.Env = append(os.Environ(), "VKBENCH_CACHE_CHILD="+strconv.Itoa(p), "VKBENCH_CACHE_PATH="+path, "VKBENCH_CACHE_KEYS="+strconv.Itoa(keys))
+			outs[p], errs[p] = cmd.CombinedOutput()
+		}(p)
+	}
+	wg.Wait()
+	answers := map[string]string{}
+	for p := 0; p < procs; p++ {
+		if errs[p] != nil {
+			t.Fatalf("process %d: %v\n%s", p, errs[p], outs[p])
+		}
+		for _, line := range strings.Split(string(outs[p]), "\n") {
+			k, v, ok := strings.Cut(strings.TrimPrefix(line, "answer "), "=")
+			if !ok || !strings.HasPrefix(line, "answer ") {
+				continue
+			}
+			if prev, seen := answers[k]; seen && prev != v {
+				t.Errorf("process %d saw %s=%s, another saw %s", p, k, v, prev)
+			}
+			answers[k] = v
+		}
+	}
+	if len(answers) != keys {
+		t.Errorf("processes reported %d keys, want %d", len(answers), keys)
+	}
+	c := newCache(t, path)
+	entries, err := c.Entries(testTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, e := range entries {
+		seen[e.Key]++
+		if want := answers[e.Key]; want != strconv.Itoa(e.Fastest) {
+			t.Errorf("%s stored %d, processes used %s", e.Key, e.Fastest, want)
+		}
+	}
+	if len(seen) != keys {
+		t.Errorf("file holds %d keys, want %d", len(seen), keys)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s stored %d times", k, n)
+		}
+	}
+	checkBolt(t, path)
+}
+
+func cacheChild(t *testing.T) {
+	p, _ := strconv.Atoi(os.Getenv("VKBENCH_CACHE_CHILD"))
+	keys, _ := strconv.Atoi(os.Getenv("VKBENCH_CACHE_KEYS"))
+	c := newCache(t, os.Getenv("VKBENCH_CACHE_PATH"))
+	// Each process takes the keys in another order, so they overlap.
+	for j := 0; j < keys; j++ {
+		i := (j*7 + p*5) % keys
+		k := key(t, fmt.Sprintf("copy/u32/%d", 1024*(i+1)))
+		if idx, ok := c.Lookup(testTable, k, "c"); ok {
+			fmt.Printf("answer %s=%d\n", k, idx)
+			continue
+		}
+		stored, err := c.Commit(testTable, k, "c", entry(p%3, "a", "b", "c"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("answer %s=%d\n", k, stored.Fastest)
+	}
+}
+
+func checkBolt(tb testing.TB, path string) {
+	tb.Helper()
+	db, err := bolt.Open(path, 0o644, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			tb.Error(err)
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			tb.Errorf("bbolt check: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func BenchmarkCacheHit(b *testing.B) {
+	c := newCache(b, filepath.Join(b.TempDir(), "c.db"))
+	k := key(b, "gemm/f32/4096x4096x4096")
+	if _, err := c.Commit(testTable, k, "sum", entry(1, "a", "b")); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, ok := c.Fastest(testTable, k, "sum"); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkCacheFirstLookupFromFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "c.db")
+	c := newCache(b, path)
+	k := key(b, "gemm/f32/4096x4096x4096")
+	if _, err := c.Commit(testTable, k, "sum", entry(1, "a", "b")); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		c.Forget(testTable, k, "sum")
+		if _, ok := c.Lookup(testTable, k, "sum"); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
