@@ -484,3 +484,106 @@ func (c *Cache) Import(r io.Reader, hardware string, force bool) (Table, int, er
 	}
 	return f.Table, n, nil
 }
+
+// replace stores e over any answer to the same question (a forced
+// re-tune).
+func (c *Cache) replace(t Table, k Key, checksum string, e *Entry) error {
+	e.Schema, e.Key, e.Checksum = SchemaVersion, k.String(), checksum
+	data, err := json.Marshal(e)
+	if err != nil {
+		return status.Wrap(err, status.Internal, "autotune: encoding cache entry")
+	}
+	err = c.update(func(tx *bolt.Tx) error {
+		b, err := createTable(tx, t)
+		if err != nil {
+			return err
+		}
+		return b.Put(entryKey(k, checksum), data)
+	})
+	c.remember(t, k, checksum, e.Fastest)
+	if err != nil {
+		c.warn("autotune: %s: answer for %s kept in memory only: %v", t, k, err)
+	}
+	return err
+}
+
+// peaksBucket holds each hardware's measured peak, as JSON, outside the
+// tuning tables.
+const peaksBucket = "peaks"
+
+// PeakRecord is a stored peak measurement.
+type PeakRecord struct {
+	Peak
+	// FP16GFLOPs and Int32GOPs are the other peak-arithmetic rates, 0 when
+	// unsupported or not measured.
+	FP16GFLOPs float64   `json:"fp16_gflop_per_s,omitempty"`
+	Int32GOPs  float64   `json:"int32_gop_per_s,omitempty"`
+	Device     string    `json:"device"`
+	Version    string    `json:"vkbench_version"`
+	Time       time.Time `json:"time"`
+}
+
+// SavePeak stores the peak measured on hardware, replacing any earlier one.
+func (c *Cache) SavePeak(hardware string, p PeakRecord) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return status.Wrap(err, status.Internal, "autotune: encoding peak")
+	}
+	return c.update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte(peaksBucket))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(hardware), data)
+	})
+}
+
+// LoadPeak returns the peak stored for hardware, if any.
+func (c *Cache) LoadPeak(hardware string) (*PeakRecord, error) {
+	var out *PeakRecord
+	err := c.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(peaksBucket))
+		if b == nil {
+			return nil
+		}
+		v := b.Get([]byte(hardware))
+		if v == nil {
+			return nil
+		}
+		var p PeakRecord
+		if err := json.Unmarshal(v, &p); err != nil {
+			c.warn("autotune: stored peak of %s is unreadable: %v", hardware, err)
+			return nil
+		}
+		out = &p
+		return nil
+	})
+	return out, err
+}
+
+// pipelineBucket holds driver pipeline caches by pipeline-cache UUID.
+const pipelineBucket = "pipeline-caches"
+
+// SavePipelineCache stores a driver's pipeline cache data under its
+// pipeline-cache UUID.
+func (c *Cache) SavePipelineCache(uuid [16]byte, data []byte) error {
+	return c.update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte(pipelineBucket))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(fmt.Sprintf("%x", uuid)), data)
+	})
+}
+
+// LoadPipelineCache returns the pipeline cache stored for uuid, or nil.
+func (c *Cache) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
+	var out []byte
+	err := c.view(func(tx *bolt.Tx) error {
+		if b := tx.Bucket([]byte(pipelineBucket)); b != nil {
+			out = bytes.Clone(b.Get([]byte(fmt.Sprintf("%x", uuid))))
+		}
+		return nil
+	})
+	return out, err
+}

@@ -51,7 +51,10 @@ func exitCode(err error) int {
 	}
 	fmt.Fprintf(os.Stderr, "vkbench: %v\n", err)
 	var u usageError
+	var reg errRegression
 	switch {
+	case errors.As(err, &reg):
+		return exitRegression
 	case errors.As(err, &u):
 		return exitUsage
 	case errors.Is(err, hal.ErrDeviceLost):
@@ -74,6 +77,6 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newDevicesCmd())
+	root.AddCommand(newDevicesCmd(), newCompareCmd())
 	return root
 }

@@ -1,0 +1,548 @@
+package autotune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Mode is how caches are treated between samples.
+type Mode string
+
+const (
+	// Hot runs back to back: inputs may sit in the GPU's caches.
+	Hot Mode = "hot"
+	// Cold flushes the last-level cache before every timed run (outside
+	// the timed region) by filling a buffer several times its size.
+	Cold Mode = "cold"
+)
+
+// Peak is a device's measured peak, for percent-of-peak and plausibility.
+type Peak struct {
+	// BandwidthGBps is the copy bandwidth (bytes read + written) in GB/s.
+	BandwidthGBps float64 `json:"bandwidth_gb_per_s"`
+	// GFLOPs is the fp32 FMA rate.
+	GFLOPs float64 `json:"gflop_per_s"`
+}
+
+// Options configure measurement and tuning.
+type Options struct {
+	// Level buckets shapes into keys.
+	Level Level
+	Mode  Mode
+	// TargetHalfWidth stops sampling once every surviving candidate's 95%
+	// interval is within ±TargetHalfWidth of its median.
+	TargetHalfWidth float64
+	// Budget bounds the time spent sampling one key (compilation and
+	// verification come on top).
+	Budget time.Duration
+	// MinSamples is the fewest samples before any decision; MaxSamples the
+	// most per candidate.
+	MinSamples, MaxSamples int
+	// MinSampleTime is how long a sample lasts at least: short runs are
+	// batched, k runs per sample, and divided by k.
+	MinSampleTime time.Duration
+	// MaxBatch bounds k.
+	MaxBatch int
+	// DropMargin: a candidate whose interval's low end is above the
+	// leader's high end by more than this fraction is dropped early.
+	DropMargin float64
+	// FlushBytes is the size of the cold-mode flush buffer; 0 chooses by
+	// device type.
+	FlushBytes int64
+	// Seed makes inputs and the shuffled order reproducible.
+	Seed uint64
+	// Peak, when known, flags results above it.
+	Peak *Peak
+	// Tuner names the cache table; "builtin" if empty.
+	Tuner string
+	// Version is recorded with every result.
+	Version string
+	// Progress, if set, is told about each step.
+	Progress func(Progress)
+}
+
+// Progress reports a step of a tune.
+type Progress struct {
+	Key       string
+	Candidate string
+	// Step is "verify", "sample" or "done".
+	Step string
+	// Done and Total count samples taken and the most there will be.
+	Done, Total int
+}
+
+// DefaultOptions measure to ±1% with up to 10 s per key.
+var DefaultOptions = Options{
+	Level:           Balanced,
+	Mode:            Hot,
+	TargetHalfWidth: 0.01,
+	Budget:          10 * time.Second,
+	MinSamples:      10,
+	MaxSamples:      200,
+	MinSampleTime:   500 * time.Microsecond,
+	MaxBatch:        256,
+	DropMargin:      0.05,
+	Seed:            1,
+	Tuner:           "builtin",
+}
+
+func (o *Options) fill() {
+	d := DefaultOptions
+	if o.TargetHalfWidth <= 0 {
+		o.TargetHalfWidth = d.TargetHalfWidth
+	}
+	if o.Budget <= 0 {
+		o.Budget = d.Budget
+	}
+	if o.MinSamples <= 0 {
+		o.MinSamples = d.MinSamples
+	}
+	if o.MaxSamples < o.MinSamples {
+		o.MaxSamples = max(d.MaxSamples, o.MinSamples)
+	}
+	if o.MinSampleTime <= 0 {
+		o.MinSampleTime = d.MinSampleTime
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = d.MaxBatch
+	}
+	if o.DropMargin <= 0 {
+		o.DropMargin = d.DropMargin
+	}
+	if o.Mode == "" {
+		o.Mode = Hot
+	}
+	if o.Tuner == "" {
+		o.Tuner = d.Tuner
+	}
+}
+
+// Flags set on results.
+const (
+	FlagAbovePeakBandwidth = "above-peak-bandwidth"
+	FlagAbovePeakFLOPs     = "above-peak-flops"
+	FlagTimerDidNotTick    = "timer-did-not-tick"
+	FlagBudgetSpent        = "budget-spent-before-target"
+)
+
+// TieRule is how a tie between overlapping intervals is broken.
+const TieRule = "lowest median; the 95% intervals of the two fastest overlap"
+
+// Measure verifies and times every candidate of op at shape on dev, and
+// returns the entry a tune would commit (Fastest is -1 when no candidate
+// computed correctly). It commits nothing. An error that is not about one
+// candidate — device loss above all — ends the measurement with that
+// error.
+func Measure(ctx context.Context, dev hal.Device, op Operation, shape Shape, opts Options) (*Entry, error) {
+	opts.fill()
+	m := &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}
+	m.key = Key{Op: op.Name(), DType: op.DType(), Shape: shape}.String()
+	defer m.release()
+	if err := m.run(ctx); err != nil {
+		return nil, err
+	}
+	return m.entry(), nil
+}
+
+type candState struct {
+	res     Result
+	exe     hal.Executable
+	batch   int
+	samples []float64
+	alive   bool
+	ticks   int // samples whose timer did not tick
+}
+
+type measurement struct {
+	dev   hal.Device
+	info  hal.DeviceInfo
+	op    Operation
+	shape Shape
+	opts  Options
+	key   string
+
+	p     Problem
+	cb    hal.CommandBuffer
+	pool  hal.TimestampPool
+	flush hal.Buffer
+	cands []*candState
+	spent bool
+}
+
+// fatal reports whether err ends the whole measurement rather than one
+// candidate: device loss, a cancelled context, a released device.
+func fatal(ctx context.Context, dev hal.Device, err error) bool {
+	if errors.Is(err, hal.ErrDeviceLost) || ctx.Err() != nil {
+		return true
+	}
+	return dev.Err() != nil
+}
+
+func (m *measurement) release() {
+	// Best effort: failing to free must not hide the measurements.
+	for _, c := range m.cands {
+		if c.exe != nil {
+			_ = c.exe.Release()
+		}
+	}
+	if m.cb != nil {
+		_ = m.cb.Release()
+	}
+	if m.pool != nil {
+		_ = m.pool.Release()
+	}
+	if m.flush != nil {
+		_ = m.flush.Release()
+	}
+	if m.p != nil {
+		_ = m.p.Release()
+	}
+}
+
+func (m *measurement) run(ctx context.Context) error {
+	if err := m.dev.Err(); err != nil {
+		return err
+	}
+	var err error
+	if m.cb, err = m.dev.CreateCommandBuffer(); err != nil {
+		return err
+	}
+	if m.pool, err = m.dev.CreateTimestampPool(2 * m.opts.MaxBatch); err != nil {
+		return status.Annotate(err, "autotune: timestamps are needed to measure")
+	}
+	if m.opts.Mode == Cold {
+		size := m.opts.FlushBytes
+		if size <= 0 {
+			size = 64 << 20
+			if m.info.Type == hal.DiscreteGPU {
+				size = 512 << 20
+			}
+		}
+		if m.flush, err = m.dev.CreateBuffer(hal.BufferDesc{Size: size, Label: "cold-flush"}); err != nil {
+			return status.Annotate(err, "autotune: allocating the cold-mode flush buffer")
+		}
+	}
+	if m.p, err = m.op.Prepare(ctx, m.dev, m.shape, m.opts.Seed); err != nil {
+		return status.Annotatef(err, "autotune: preparing %s", m.key)
+	}
+	for i, c := range m.op.Candidates() {
+		st := &candState{res: Result{Index: i, Name: c.Name}}
+		m.cands = append(m.cands, st)
+		if err := m.prepareCandidate(ctx, i, c, st); err != nil {
+			if fatal(ctx, m.dev, err) {
+				return err
+			}
+			st.res.Error = err.Error()
+			if st.res.Outcome == "" {
+				st.res.Outcome = Failed
+			}
+			continue
+		}
+		st.alive = true
+	}
+	return m.sample(ctx)
+}
+
+// prepareCandidate checks support, builds, runs once and verifies, then
+// calibrates the batch size.
+func (m *measurement) prepareCandidate(ctx context.Context, i int, c Candidate, st *candState) error {
+	if c.Supported != nil {
+		if err := c.Supported(m.info); err != nil {
+			st.res.Outcome = Unsupported
+			return err
+		}
+	}
+	m.progress(c.Name, "verify", 0, 0)
+	exe, err := m.dev.CreateExecutable(c.Executable)
+	if err != nil {
+		if status.CodeOf(err) == status.Unimplemented {
+			st.res.Outcome = Unsupported
+		}
+		return status.Annotatef(err, "building %s", c.Name)
+	}
+	st.exe = exe
+	if _, err := m.timed(ctx, st, i, 1); err != nil {
+		return status.Annotatef(err, "running %s", c.Name)
+	}
+	if err := m.p.Verify(ctx, i); err != nil {
+		return status.Annotatef(err, "verifying %s", c.Name)
+	}
+	// Calibrate: time one run, then batch enough runs to last
+	// MinSampleTime.
+	t, err := m.timed(ctx, st, i, 1)
+	if err != nil {
+		if errors.Is(err, errNoTick) {
+			t = 0
+		} else {
+			return status.Annotatef(err, "timing %s", c.Name)
+		}
+	}
+	st.batch = m.opts.MaxBatch
+	if t > 0 {
+		st.batch = int(math.Ceil(m.opts.MinSampleTime.Seconds() / t))
+	}
+	st.batch = min(max(st.batch, 1), m.opts.MaxBatch)
+	return nil
+}
+
+var errNoTick = status.New(status.Internal, "autotune: the GPU timer did not tick")
+
+// timed records k runs of candidate i, submits them, waits, and returns the
+// GPU time of one run in seconds.
+func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float64, error) {
+	cb := m.cb
+	if err := cb.Begin(); err != nil {
+		return 0, err
+	}
+	cold := m.opts.Mode == Cold
+	if !cold {
+		if err := cb.Timestamp(m.pool, 0); err != nil {
+			return 0, err
+		}
+	}
+	for r := 0; r < k; r++ {
+		if cold {
+			if err := cb.Fill(m.flush, 0, m.flush.Size(), uint32(r)); err != nil {
+				return 0, err
+			}
+			if err := cb.Barrier(); err != nil {
+				return 0, err
+			}
+			if err := cb.Timestamp(m.pool, 2*r); err != nil {
+				return 0, err
+			}
+		} else if r > 0 {
+			if err := cb.Barrier(); err != nil {
+				return 0, err
+			}
+		}
+		if err := m.p.Record(cb, st.exe, i); err != nil {
+			return 0, err
+		}
+		if cold {
+			if err := cb.Timestamp(m.pool, 2*r+1); err != nil {
+				return 0, err
+			}
+			if err := cb.Barrier(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if !cold {
+		if err := cb.Timestamp(m.pool, 1); err != nil {
+			return 0, err
+		}
+	}
+	if err := cb.End(); err != nil {
+		return 0, err
+	}
+	f, err := m.dev.Submit(cb)
+	if err != nil {
+		return 0, err
+	}
+	werr := f.Wait(ctx)
+	if rerr := f.Release(); werr == nil {
+		werr = rerr
+	}
+	if werr != nil {
+		return 0, werr
+	}
+	var total time.Duration
+	pairs := 1
+	if cold {
+		pairs = k
+	}
+	for r := 0; r < pairs; r++ {
+		d, err := m.pool.Elapsed(2*r, 2*r+1)
+		if err != nil {
+			if status.CodeOf(err) == status.Internal {
+				return 0, status.Wrap(err, status.Internal, errNoTick.Error())
+			}
+			return 0, err
+		}
+		total += d
+	}
+	return total.Seconds() / float64(k), nil
+}
+
+func (m *measurement) progress(cand, step string, done, total int) {
+	if m.opts.Progress != nil {
+		m.opts.Progress(Progress{Key: m.key, Candidate: cand, Step: step, Done: done, Total: total})
+	}
+}
+
+// sample runs rounds: each surviving candidate once per round, in a
+// shuffled order, until every survivor's interval is narrow enough, the
+// budget is spent, or MaxSamples is reached. The first round is warm-up.
+func (m *measurement) sample(ctx context.Context) error {
+	rng := rand.New(rand.NewPCG(m.opts.Seed, 0x5eed))
+	start := time.Now()
+	order := make([]int, 0, len(m.cands))
+	for round := -1; ; round++ {
+		order = order[:0]
+		for i, c := range m.cands {
+			if c.alive {
+				order = append(order, i)
+			}
+		}
+		if len(order) == 0 {
+			return nil
+		}
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, i := range order {
+			c := m.cands[i]
+			t, err := m.timed(ctx, c, i, c.batch)
+			switch {
+			case errors.Is(err, errNoTick):
+				c.ticks++
+				c.batch = min(c.batch*2, m.opts.MaxBatch)
+				if c.ticks > 3 {
+					c.alive = false
+					c.res.Outcome = Failed
+					c.res.Error = "the GPU timer did not tick in 4 samples, even batched"
+					c.res.Flags = append(c.res.Flags, FlagTimerDidNotTick)
+				}
+				continue
+			case err != nil && fatal(ctx, m.dev, err):
+				return err
+			case err != nil:
+				c.alive = false
+				c.res.Outcome = Failed
+				c.res.Error = status.Annotatef(err, "sampling %s", c.res.Name).Error()
+				continue
+			}
+			if round >= 0 {
+				c.samples = append(c.samples, t)
+			}
+			m.progress(c.res.Name, "sample", len(c.samples), m.opts.MaxSamples)
+		}
+		if round+1 < m.opts.MinSamples {
+			continue
+		}
+		if m.decide(time.Since(start) > m.opts.Budget) {
+			return nil
+		}
+	}
+}
+
+// decide drops clearly slower candidates and reports whether sampling is
+// done.
+func (m *measurement) decide(budgetSpent bool) bool {
+	leader := -1
+	var lead Stats
+	for i, c := range m.cands {
+		if !c.alive || len(c.samples) == 0 {
+			continue
+		}
+		s := Summarize(c.samples, c.batch)
+		if leader < 0 || s.Median < lead.Median {
+			leader, lead = i, s
+		}
+	}
+	if leader < 0 {
+		return true
+	}
+	done := true
+	for i, c := range m.cands {
+		if !c.alive || len(c.samples) == 0 {
+			continue
+		}
+		s := Summarize(c.samples, c.batch)
+		if i != leader && s.Lo > lead.Hi*(1+m.opts.DropMargin) {
+			c.alive = false
+			c.res.Outcome = Dropped
+			c.res.Error = fmt.Sprintf("dropped after %d samples: median %.4gs, leader %s %.4gs", len(c.samples), s.Median, m.cands[leader].res.Name, lead.Median)
+			continue
+		}
+		if s.HalfWidth() > m.opts.TargetHalfWidth && len(c.samples) < m.opts.MaxSamples {
+			done = false
+		}
+	}
+	if !done && budgetSpent {
+		m.spent = true
+		return true
+	}
+	return done
+}
+
+// entry turns the measurements into the entry a tune commits.
+func (m *measurement) entry() *Entry {
+	e := &Entry{
+		Schema:  SchemaVersion,
+		Key:     m.key,
+		Fastest: -1,
+		Shape:   m.shape.String(),
+		Level:   m.opts.Level.String(),
+		Mode:    string(m.opts.Mode),
+		Limits: Limits{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
+			MaxSamples: m.opts.MaxSamples, MinSampleTime: m.opts.MinSampleTime, Seed: m.opts.Seed},
+		Hardware: m.info.Hardware(),
+		Device:   fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),
+		Version:  m.opts.Version,
+		Time:     time.Now().UTC(),
+	}
+	bytes, flops := m.p.Bytes(), m.p.Flops()
+	type ranked struct {
+		i int
+		s Stats
+	}
+	var measured []ranked
+	for i, c := range m.cands {
+		r := c.res
+		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == Dropped) {
+			s := Summarize(c.samples, c.batch)
+			r.Stats = &s
+			if r.Outcome == "" {
+				r.Outcome = Measured
+				if m.spent && s.HalfWidth() > m.opts.TargetHalfWidth {
+					r.Flags = append(r.Flags, FlagBudgetSpent)
+				}
+			}
+			if s.Median > 0 {
+				r.GBps = bytes / s.Median / 1e9
+				r.GFLOPs = flops / s.Median / 1e9
+			}
+			if p := m.opts.Peak; p != nil {
+				if p.BandwidthGBps > 0 && r.GBps > p.BandwidthGBps*1.05 {
+					r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
+				}
+				if p.GFLOPs > 0 && r.GFLOPs > p.GFLOPs*1.05 {
+					r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
+				}
+			}
+			measured = append(measured, ranked{i, s})
+		} else if r.Outcome == "" {
+			r.Outcome = Failed
+			if r.Error == "" {
+				r.Error = "no samples"
+			}
+		}
+		e.Results = append(e.Results, r)
+	}
+	slices.SortStableFunc(measured, func(a, b ranked) int {
+		switch {
+		case a.s.Median < b.s.Median:
+			return -1
+		case a.s.Median > b.s.Median:
+			return 1
+		}
+		return a.i - b.i
+	})
+	if len(measured) > 0 {
+		e.Fastest = measured[0].i
+		e.FastestName = e.Results[e.Fastest].Name
+		if len(measured) > 1 && measured[0].s.Hi >= measured[1].s.Lo {
+			e.Tie = true
+			e.TieRule = TieRule
+		}
+	}
+	return e
+}

@@ -1,0 +1,216 @@
+package autotune
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Tuner answers "which candidate is fastest?" for one device: from memory,
+// else from the cache file, else by measuring and committing the answer.
+// It is safe for concurrent use; a key being tuned is Pending, and other
+// callers asking for it wait for that tune instead of starting another.
+type Tuner struct {
+	dev   hal.Device
+	cache *Cache
+	table Table
+	opts  Options
+
+	sumMu     sync.RWMutex
+	checksums map[Operation]string
+
+	mu      sync.Mutex
+	pending map[memKey]*tune
+
+	lost atomic.Pointer[error]
+}
+
+// tune is one tune in flight; done closes when it ends.
+type tune struct {
+	done  chan struct{}
+	entry *Entry
+	err   error
+}
+
+// NewTuner makes a tuner for dev that keeps its answers in cache, in the
+// table of dev's hardware and opts.Tuner.
+func NewTuner(dev hal.Device, cache *Cache, opts Options) *Tuner {
+	opts.fill()
+	return &Tuner{
+		dev:       dev,
+		cache:     cache,
+		table:     Table{Hardware: dev.Info().Hardware(), Tuner: opts.Tuner},
+		opts:      opts,
+		checksums: map[Operation]string{},
+		pending:   map[memKey]*tune{},
+	}
+}
+
+// Table is where the tuner's answers are stored.
+func (t *Tuner) Table() Table { return t.table }
+
+// Device is the tuner's device.
+func (t *Tuner) Device() hal.Device { return t.dev }
+
+// Options are the tuner's options, defaults filled in.
+func (t *Tuner) Options() Options { return t.opts }
+
+// Key returns the key that shape of op is tuned under: its dimensions
+// bucketed by the tuning level.
+func (t *Tuner) Key(op Operation, shape Shape) Key {
+	return Key{Op: op.Name(), DType: op.DType(), Shape: t.opts.Level.Bucket(shape)}
+}
+
+// checksum returns op's candidate-list checksum, computed once per
+// operation value.
+func (t *Tuner) checksum(op Operation) string {
+	t.sumMu.RLock()
+	s, ok := t.checksums[op]
+	t.sumMu.RUnlock()
+	if ok {
+		return s
+	}
+	s = Checksum(op.Candidates())
+	t.sumMu.Lock()
+	t.checksums[op] = s
+	t.sumMu.Unlock()
+	return s
+}
+
+// Err is nil, or the error of the device's loss once a tune found it lost.
+func (t *Tuner) Err() error {
+	if p := t.lost.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Fastest returns the index of op's fastest candidate for shape. An answer
+// in memory costs no allocation. Otherwise the cache file is read, and on a
+// miss the key is tuned on its bucket's representative shape and the
+// answer committed. If another caller is tuning the key, Fastest waits for
+// it (or for ctx). Once the device is lost, Fastest fails at once.
+func (t *Tuner) Fastest(ctx context.Context, op Operation, shape Shape) (int, error) {
+	if err := t.Err(); err != nil {
+		return 0, err
+	}
+	k := t.Key(op, shape)
+	sum := t.checksum(op)
+	if i, ok := t.cache.Fastest(t.table, k, sum); ok {
+		return i, nil
+	}
+	e, err := t.tune(ctx, op, k, sum, false, true)
+	if err != nil {
+		return 0, err
+	}
+	return e.Fastest, nil
+}
+
+// FastestOrDefault is Fastest for callers that must not wait for another
+// caller's tune: while the key is Pending it returns the default candidate
+// (index 0) and pending true at once.
+func (t *Tuner) FastestOrDefault(ctx context.Context, op Operation, shape Shape) (i int, pending bool, err error) {
+	if err := t.Err(); err != nil {
+		return 0, false, err
+	}
+	k := t.Key(op, shape)
+	sum := t.checksum(op)
+	if i, ok := t.cache.Fastest(t.table, k, sum); ok {
+		return i, false, nil
+	}
+	e, err := t.tune(ctx, op, k, sum, false, false)
+	if errors.Is(err, errPending) {
+		return 0, true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return e.Fastest, false, nil
+}
+
+// Tune tunes op at shape's key and commits the answer, unless the cache
+// already has one (then that entry is returned without measuring). force
+// measures again and replaces the stored answer.
+func (t *Tuner) Tune(ctx context.Context, op Operation, shape Shape, force bool) (*Entry, error) {
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
+	return t.tune(ctx, op, t.Key(op, shape), t.checksum(op), force, true)
+}
+
+var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
+
+func (t *Tuner) tune(ctx context.Context, op Operation, k Key, sum string, force, wait bool) (*Entry, error) {
+	mk := memKey{t.table, k, sum}
+	t.mu.Lock()
+	if p, ok := t.pending[mk]; ok {
+		t.mu.Unlock()
+		if !wait {
+			return nil, errPending
+		}
+		select {
+		case <-p.done:
+			return p.entry, p.err
+		case <-ctx.Done():
+			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
+		}
+	}
+	p := &tune{done: make(chan struct{})}
+	t.pending[mk] = p
+	t.mu.Unlock()
+
+	p.entry, p.err = t.resolve(ctx, op, k, sum, force)
+
+	t.mu.Lock()
+	delete(t.pending, mk)
+	t.mu.Unlock()
+	close(p.done)
+	return p.entry, p.err
+}
+
+// resolve answers one key: from the file (another process may have tuned
+// it), else by measuring and committing.
+func (t *Tuner) resolve(ctx context.Context, op Operation, k Key, sum string, force bool) (*Entry, error) {
+	if !force {
+		if e, err := t.cache.Get(t.table, k, sum); err == nil && e != nil {
+			t.cache.remember(t.table, k, sum, e.Fastest)
+			return e, nil
+		}
+	}
+	opts := t.opts
+	e, err := Measure(ctx, t.dev, op, k.Shape, opts)
+	if err != nil {
+		if errors.Is(err, hal.ErrDeviceLost) {
+			t.lost.CompareAndSwap(nil, &err)
+		}
+		return nil, status.Annotatef(err, "autotune: tuning %s", k)
+	}
+	if e.Fastest < 0 {
+		return e, status.Newf(status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s: %s", k, t.dev.Info().Name, firstError(e))
+	}
+	if force {
+		t.cache.Forget(t.table, k, sum)
+		if err := t.cache.replace(t.table, k, sum, e); err != nil {
+			return e, nil // kept in memory; the cache logged a warning
+		}
+		return e, nil
+	}
+	stored, err := t.cache.Commit(t.table, k, sum, e)
+	if err != nil {
+		return e, nil // the answer stands; the cache kept it in memory and warned
+	}
+	return stored, nil
+}
+
+func firstError(e *Entry) string {
+	for _, r := range e.Results {
+		if r.Error != "" {
+			return r.Name + ": " + r.Error
+		}
+	}
+	return "no candidates"
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vkbench/vkbench/results"
+)
+
+// errRegression makes the command exit with status 1 after its output.
+type errRegression struct{ n int }
+
+func (e errRegression) Error() string { return fmt.Sprintf("%d benchmark(s) regressed", e.n) }
+
+func newCompareCmd() *cobra.Command {
+	opts := results.DefaultCompareOptions
+	var format string
+	cmd := &cobra.Command{
+		Use:   "compare BASE NEW",
+		Short: "Compare two result files and fail on a significant regression",
+		Long: `Compare two result files (vkbench JSON, or Go benchmark format with one line
+per sample) benchmark by benchmark: the change of the median, the p-value of a
+Mann-Whitney U test, and a verdict. A benchmark is a regression when it is
+slower by more than --threshold and the change is significant at --alpha.
+
+Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input.
+Benchmarks present in only one file, or not measured in one, are reported.`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Threshold < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
+				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
+			}
+			base, err := results.ReadFile(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			cur, err := results.ReadFile(args[1])
+			if err != nil {
+				return usageError{err}
+			}
+			rep := results.Compare(base, cur, opts)
+			if err := writeCompare(cmd.OutOrStdout(), format, rep); err != nil {
+				return err
+			}
+			if rep.Regressions > 0 {
+				return errRegression{rep.Regressions}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Float64Var(&opts.Threshold, "threshold", opts.Threshold, "smallest slowdown of the median that counts, as a fraction")
+	cmd.Flags().Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
+	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
+	return cmd
+}
+
+func writeCompare(w io.Writer, format string, rep results.Report) error {
+	switch format {
+	case "table":
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
+		for _, r := range rep.Rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian),
+				fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), r.Verdict)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%% at alpha %.3g), %d missing or not measured\n",
+			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing)
+		return err
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(jsonSafeReport(rep))
+	case "junit":
+		return writeJUnit(w, rep)
+	}
+	return usageError{fmt.Errorf("unknown --format %q (want table, json or junit)", format)}
+}
+
+// jsonSafeReport replaces NaN (no value) with 0 and a note, since JSON has
+// no NaN.
+func jsonSafeReport(rep results.Report) results.Report {
+	rows := make([]results.Row, len(rep.Rows))
+	for i, r := range rep.Rows {
+		if math.IsNaN(r.Delta) {
+			r.Delta = 0
+		}
+		if math.IsNaN(r.P) {
+			r.P = 1
+		}
+		rows[i] = r
+	}
+	rep.Rows = rows
+	return rep
+}
+
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string        `xml:"name,attr"`
+	Class   string        `xml:"classname,attr"`
+	Failure *junitMessage `xml:"failure,omitempty"`
+	Skipped *junitMessage `xml:"skipped,omitempty"`
+	Output  string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+}
+
+func writeJUnit(w io.Writer, rep results.Report) error {
+	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows)}
+	for _, r := range rep.Rows {
+		c := junitCase{Name: r.Name, Class: "vkbench",
+			Output: fmt.Sprintf("base %s, new %s, delta %s, %s: %s", fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian), fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), r.Verdict)}
+		switch r.Verdict {
+		case results.Slower:
+			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
+			s.Failures++
+		case results.OnlyBase, results.OnlyNew, results.NotMeasured:
+			c.Skipped = &junitMessage{Message: string(r.Verdict)}
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func fmtSeconds(s float64) string {
+	switch {
+	case s == 0 || math.IsNaN(s):
+		return "-"
+	case s < 1e-6:
+		return fmt.Sprintf("%.1fns", s*1e9)
+	case s < 1e-3:
+		return fmt.Sprintf("%.2fµs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.3fms", s*1e3)
+	}
+	return fmt.Sprintf("%.3fs", s)
+}
+
+func fmtDelta(d float64) string {
+	if math.IsNaN(d) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f%%", d*100)
+}
+
+func fmtP(p float64, n1, n2 int) string {
+	if math.IsNaN(p) {
+		return "-"
+	}
+	return fmt.Sprintf("p=%.3f n=%d+%d", p, n1, n2)
+}
+
+// exactArgs is cobra.ExactArgs with an error that counts as bad usage.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{fmt.Errorf("%s takes %d argument(s), got %d (see %s --help)", cmd.Name(), n, len(args), cmd.CommandPath())}
+		}
+		return nil
+	}
+}
