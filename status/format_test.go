@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -78,28 +80,9 @@ func checkGolden(t *testing.T, name, got string) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s (run with -update to accept):\n%s", name, path, lineDiff(string(want), got))
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs from %s (-want +got; run with -update to accept):\n%s", name, path, diff)
 	}
-}
-
-// lineDiff shows the lines of want and got that differ, side by side.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n\t- %q\n\t+ %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }
 
 func TestFormatVerbs(t *testing.T) {

@@ -77,6 +77,6 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newDevicesCmd(), newCompareCmd())
+	root.AddCommand(newDevicesCmd(), newCompareCmd(), newCacheCmd())
 	return root
 }

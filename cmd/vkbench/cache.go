@@ -1,0 +1,313 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/status"
+)
+
+// cacheFlags are the flags every command that uses the cache shares.
+type cacheFlags struct {
+	path     string
+	disabled bool
+}
+
+func (f *cacheFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.path, "cache", "", "tune cache file (default $"+autotune.EnvCache+", else "+autotune.DefaultCachePath()+"; \"off\" disables it)")
+}
+
+func (f *cacheFlags) open() (*autotune.Cache, error) {
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Disabled: f.disabled})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+func newCacheCmd() *cobra.Command {
+	var cf cacheFlags
+	cmd := &cobra.Command{
+		Use:   "cache",
+		Short: "Inspect and manage the tune cache",
+		Long: `The tune cache remembers, per hardware, which candidate won each tuning key.
+Tables are named autotune/v1/layout-v1/<hardware>/<tuner>; entries are keyed
+by operation/dtype/shape and the checksum of the candidate list.`,
+	}
+	cf.register(cmd.PersistentFlags())
+
+	cmd.AddCommand(&cobra.Command{
+		Use:   "path",
+		Short: "Print the cache file's path",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := cf.open()
+			if err != nil {
+				return err
+			}
+			p := c.Path()
+			if p == "" {
+				p = "off"
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), p)
+			return err
+		},
+	})
+
+	var asJSON bool
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List tables and their entries",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := cf.open()
+			if err != nil {
+				return err
+			}
+			tables, err := c.Tables()
+			if err != nil {
+				return err
+			}
+			type tableJSON struct {
+				Table   autotune.Table    `json:"table"`
+				Entries []*autotune.Entry `json:"entries"`
+			}
+			var out []tableJSON
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			for _, t := range tables {
+				entries, err := c.Entries(t)
+				if err != nil {
+					return err
+				}
+				out = append(out, tableJSON{t, entries})
+				if asJSON {
+					continue
+				}
+				fmt.Fprintf(tw, "%s (%d entries)\n", t, len(entries))
+				for _, e := range entries {
+					tie := ""
+					if e.Tie {
+						tie = " (tie)"
+					}
+					fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", e.Key, e.FastestName, tie, e.Mode, e.Time.Format("2006-01-02 15:04"))
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			if len(tables) == 0 {
+				fmt.Fprintln(tw, "the cache is empty")
+			}
+			return tw.Flush()
+		},
+	}
+	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(ls)
+
+	var hw, tuner string
+	show := &cobra.Command{
+		Use:   "show KEY",
+		Short: "Show one entry: every candidate's measurements and why the winner won",
+		Long: `Show the entry for KEY (operation/dtype/shape, as "gemm/f32/4096x4096x4096")
+in every table that has it, or only in the table of --hardware and --tuner.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := autotune.ParseKey(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			c, err := cf.open()
+			if err != nil {
+				return err
+			}
+			tables, err := c.Tables()
+			if err != nil {
+				return err
+			}
+			found := 0
+			for _, t := range tables {
+				if (hw != "" && t.Hardware != hw) || (tuner != "" && t.Tuner != tuner) {
+					continue
+				}
+				entries, err := c.Entries(t)
+				if err != nil {
+					return err
+				}
+				for _, e := range entries {
+					if e.Key != k.String() {
+						continue
+					}
+					found++
+					if asJSON {
+						enc := json.NewEncoder(cmd.OutOrStdout())
+						enc.SetIndent("", "  ")
+						if err := enc.Encode(e); err != nil {
+							return err
+						}
+						continue
+					}
+					if err := writeEntry(cmd, t, e); err != nil {
+						return err
+					}
+				}
+			}
+			if found == 0 {
+				return usageError{status.Newf(status.NotFound, "no entry %s in %s", k, c.Path())}
+			}
+			return nil
+		},
+	}
+	show.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	show.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
+	show.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
+	cmd.AddCommand(show)
+
+	export := &cobra.Command{
+		Use:   "export FILE",
+		Short: "Write a table to FILE (JSON), to import on machines of the same hardware",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := cf.open()
+			if err != nil {
+				return err
+			}
+			t, err := pickTable(c, hw, tuner)
+			if err != nil {
+				return err
+			}
+			f, err := os.Create(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			if err := c.Export(f, t); err != nil {
+				_ = f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])
+			return err
+		},
+	}
+	export.Flags().StringVar(&hw, "hardware", "", "the table's hardware (needed when there are several)")
+	export.Flags().StringVar(&tuner, "tuner", "", "the table's tuner (needed when there are several)")
+	cmd.AddCommand(export)
+
+	var force bool
+	imp := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Import a table written by export",
+		Long: `Import a table written by export. Answers measured on other hardware do not
+apply: with --hardware, a file from other hardware is refused unless --force.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := cf.open()
+			if err != nil {
+				return err
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			defer f.Close() //nolint:errcheck // read-only
+			t, n, err := c.Import(f, hw, force)
+			if err != nil {
+				return usageError{err}
+			}
+			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "imported %d entries into %s\n", n, t)
+			return err
+		},
+	}
+	imp.Flags().StringVar(&hw, "hardware", "", "refuse files measured on other hardware than this")
+	imp.Flags().BoolVar(&force, "force", false, "import even when the hardware differs")
+	cmd.AddCommand(imp)
+
+	clear := &cobra.Command{
+		Use:   "clear",
+		Short: "Remove every table, or one with --hardware and --tuner",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := cf.open()
+			if err != nil {
+				return err
+			}
+			if hw == "" && tuner == "" {
+				return c.Clear(nil)
+			}
+			t, err := pickTable(c, hw, tuner)
+			if err != nil {
+				return err
+			}
+			return c.Clear(&t)
+		},
+	}
+	clear.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
+	clear.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
+	cmd.AddCommand(clear)
+	return cmd
+}
+
+// pickTable finds the one table matching hardware and tuner (each may be
+// empty to match any).
+func pickTable(c *autotune.Cache, hw, tuner string) (autotune.Table, error) {
+	tables, err := c.Tables()
+	if err != nil {
+		return autotune.Table{}, err
+	}
+	var match []autotune.Table
+	var names []string
+	for _, t := range tables {
+		names = append(names, t.String())
+		if (hw == "" || t.Hardware == hw) && (tuner == "" || t.Tuner == tuner) {
+			match = append(match, t)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return autotune.Table{}, usageError{fmt.Errorf("no table matches --hardware %q --tuner %q; tables: %s", hw, tuner, strings.Join(names, ", "))}
+	}
+	return autotune.Table{}, usageError{fmt.Errorf("%d tables match; choose one with --hardware and --tuner: %s", len(match), strings.Join(names, ", "))}
+}
+
+func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "%s in %s\n", e.Key, t)
+	fmt.Fprintf(w, "  winner: %s (candidate %d)", e.FastestName, e.Fastest)
+	if e.Tie {
+		fmt.Fprintf(w, ", a tie broken by: %s", e.TieRule)
+	}
+	fmt.Fprintf(w, "\n  measured: shape %s, level %s, mode %s, on %s, vkbench %s, %s\n", e.Shape, e.Level, e.Mode, e.Device, e.Version, e.Time.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(w, "  limits: ±%.1f%% target, budget %v, %d-%d samples, seed %d\n", e.Limits.TargetHalfWidth*100, e.Limits.Budget, e.Limits.MinSamples, e.Limits.MaxSamples, e.Limits.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  \tcandidate\toutcome\tmedian\t95% CI\tsamples\tGB/s\tGFLOP/s\tnote")
+	for _, r := range e.Results {
+		mark := ""
+		if r.Index == e.Fastest {
+			mark = "*"
+		}
+		med, ci, n := "-", "-", "-"
+		if s := r.Stats; s != nil {
+			med = fmtSeconds(s.Median)
+			ci = fmt.Sprintf("[%s, %s]", fmtSeconds(s.Lo), fmtSeconds(s.Hi))
+			n = fmt.Sprintf("%d×%d", s.N, s.Batch)
+		}
+		note := r.Error
+		if len(r.Flags) > 0 {
+			note = strings.TrimSpace(strings.Join(r.Flags, ",") + " " + note)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\n", mark, r.Name, r.Outcome, med, ci, n, r.GBps, r.GFLOPs, note)
+	}
+	return tw.Flush()
+}
