@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -141,10 +142,10 @@ const TieRule = "lowest median; the 95% intervals of the two fastest overlap"
 // computed correctly). It commits nothing. An error that is not about one
 // candidate — device loss above all — ends the measurement with that
 // error.
-func Measure(ctx context.Context, dev hal.Device, op Operation, shape Shape, opts Options) (*Entry, error) {
+func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, error) {
 	opts.fill()
 	m := &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}
-	m.key = Key{Op: op.Name(), DType: op.DType(), Shape: shape}.String()
+	m.key = Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
 	defer m.release()
 	if err := m.run(ctx); err != nil {
 		return nil, err
@@ -164,12 +165,13 @@ type candState struct {
 type measurement struct {
 	dev   hal.Device
 	info  hal.DeviceInfo
-	op    Operation
+	op    kernels.Operation
 	shape Shape
 	opts  Options
 	key   string
 
-	p     Problem
+	p     kernels.Problem
+	reset kernels.Resetter
 	cb    hal.CommandBuffer
 	pool  hal.TimestampPool
 	flush hal.Buffer
@@ -230,9 +232,10 @@ func (m *measurement) run(ctx context.Context) error {
 			return status.Annotate(err, "autotune: allocating the cold-mode flush buffer")
 		}
 	}
-	if m.p, err = m.op.Prepare(ctx, m.dev, m.shape, m.opts.Seed); err != nil {
+	if m.p, err = m.op.Prepare(ctx, m.dev, m.shape.Size(), m.opts.Seed); err != nil {
 		return status.Annotatef(err, "autotune: preparing %s", m.key)
 	}
+	m.reset, _ = m.p.(kernels.Resetter)
 	for i, c := range m.op.Candidates() {
 		st := &candState{res: Result{Index: i, Name: c.Name}}
 		m.cands = append(m.cands, st)
@@ -253,15 +256,13 @@ func (m *measurement) run(ctx context.Context) error {
 
 // prepareCandidate checks support, builds, runs once and verifies, then
 // calibrates the batch size.
-func (m *measurement) prepareCandidate(ctx context.Context, i int, c Candidate, st *candState) error {
-	if c.Supported != nil {
-		if err := c.Supported(m.info); err != nil {
-			st.res.Outcome = Unsupported
-			return err
-		}
+func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Candidate, st *candState) error {
+	if err := c.Supported(m.info); err != nil {
+		st.res.Outcome = Unsupported
+		return err
 	}
 	m.progress(c.Name, "verify", 0, 0)
-	exe, err := m.dev.CreateExecutable(c.Executable)
+	exe, err := m.dev.CreateExecutable(c.Executable())
 	if err != nil {
 		if status.CodeOf(err) == status.Unimplemented {
 			st.res.Outcome = Unsupported
@@ -302,19 +303,33 @@ func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float
 	if err := cb.Begin(); err != nil {
 		return 0, err
 	}
+	// Runs are timed one by one (a pair of timestamps each) when something
+	// must happen between them outside the timed region: the cold-mode
+	// flush, or a reset of a problem whose runs are not idempotent.
 	cold := m.opts.Mode == Cold
-	if !cold {
+	pairs := m.reset != nil || cold
+	if !pairs {
 		if err := cb.Timestamp(m.pool, 0); err != nil {
 			return 0, err
 		}
 	}
 	for r := 0; r < k; r++ {
-		if cold {
-			if err := cb.Fill(m.flush, 0, m.flush.Size(), uint32(r)); err != nil {
-				return 0, err
+		if pairs {
+			if cold {
+				if err := cb.Fill(m.flush, 0, m.flush.Size(), uint32(r)); err != nil {
+					return 0, err
+				}
+				if err := cb.Barrier(); err != nil {
+					return 0, err
+				}
 			}
-			if err := cb.Barrier(); err != nil {
-				return 0, err
+			if m.reset != nil {
+				if err := m.reset.RecordReset(cb, i); err != nil {
+					return 0, err
+				}
+				if err := cb.Barrier(); err != nil {
+					return 0, err
+				}
 			}
 			if err := cb.Timestamp(m.pool, 2*r); err != nil {
 				return 0, err
@@ -327,7 +342,7 @@ func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float
 		if err := m.p.Record(cb, st.exe, i); err != nil {
 			return 0, err
 		}
-		if cold {
+		if pairs {
 			if err := cb.Timestamp(m.pool, 2*r+1); err != nil {
 				return 0, err
 			}
@@ -336,7 +351,7 @@ func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float
 			}
 		}
 	}
-	if !cold {
+	if !pairs {
 		if err := cb.Timestamp(m.pool, 1); err != nil {
 			return 0, err
 		}
@@ -356,11 +371,11 @@ func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float
 		return 0, werr
 	}
 	var total time.Duration
-	pairs := 1
-	if cold {
-		pairs = k
+	n := 1
+	if pairs {
+		n = k
 	}
-	for r := 0; r < pairs; r++ {
+	for r := 0; r < n; r++ {
 		d, err := m.pool.Elapsed(2*r, 2*r+1)
 		if err != nil {
 			if status.CodeOf(err) == status.Internal {

@@ -3,10 +3,12 @@ package autotune
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -21,10 +23,15 @@ type Tuner struct {
 	opts  Options
 
 	sumMu     sync.RWMutex
-	checksums map[Operation]string
+	checksums map[kernels.Operation]string
 
 	mu      sync.Mutex
 	pending map[memKey]*tune
+
+	// hits answers repeated questions with one map lookup, before any
+	// bucketing or checksum: (operation, exact size) → index.
+	hitMu sync.RWMutex
+	hits  map[hitKey]int
 
 	lost atomic.Pointer[error]
 }
@@ -45,8 +52,9 @@ func NewTuner(dev hal.Device, cache *Cache, opts Options) *Tuner {
 		cache:     cache,
 		table:     Table{Hardware: dev.Info().Hardware(), Tuner: opts.Tuner},
 		opts:      opts,
-		checksums: map[Operation]string{},
+		checksums: map[kernels.Operation]string{},
 		pending:   map[memKey]*tune{},
+		hits:      map[hitKey]int{},
 	}
 }
 
@@ -59,15 +67,18 @@ func (t *Tuner) Device() hal.Device { return t.dev }
 // Options are the tuner's options, defaults filled in.
 func (t *Tuner) Options() Options { return t.opts }
 
-// Key returns the key that shape of op is tuned under: its dimensions
+// Key returns the key that size of op is tuned under: its dimensions
 // bucketed by the tuning level.
-func (t *Tuner) Key(op Operation, shape Shape) Key {
-	return Key{Op: op.Name(), DType: op.DType(), Shape: t.opts.Level.Bucket(shape)}
+func (t *Tuner) Key(op kernels.Operation, size kernels.Size) Key {
+	return Key{Op: op.Name(), DType: op.DType().String(), Shape: t.opts.Level.Bucket(ShapeOfSize(size))}
 }
 
 // checksum returns op's candidate-list checksum, computed once per
-// operation value.
-func (t *Tuner) checksum(op Operation) string {
+// operation value (every time for operations that are not comparable).
+func (t *Tuner) checksum(op kernels.Operation) string {
+	if !reflect.TypeOf(op).Comparable() {
+		return Checksum(op.Candidates())
+	}
 	t.sumMu.RLock()
 	s, ok := t.checksums[op]
 	t.sumMu.RUnlock()
@@ -94,30 +105,62 @@ func (t *Tuner) Err() error {
 // miss the key is tuned on its bucket's representative shape and the
 // answer committed. If another caller is tuning the key, Fastest waits for
 // it (or for ctx). Once the device is lost, Fastest fails at once.
-func (t *Tuner) Fastest(ctx context.Context, op Operation, shape Shape) (int, error) {
+func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
 	if err := t.Err(); err != nil {
 		return 0, err
 	}
-	k := t.Key(op, shape)
+	comparable := reflect.TypeOf(op).Comparable()
+	if comparable {
+		t.hitMu.RLock()
+		i, ok := t.hits[hitKey{op, ShapeOfSize(size)}]
+		t.hitMu.RUnlock()
+		if ok {
+			return i, nil
+		}
+	}
+	k := t.Key(op, size)
 	sum := t.checksum(op)
-	if i, ok := t.cache.Fastest(t.table, k, sum); ok {
-		return i, nil
+	i, ok := t.cache.Fastest(t.table, k, sum)
+	if !ok {
+		e, err := t.tune(ctx, op, k, sum, false, true)
+		if err != nil {
+			return 0, err
+		}
+		i = e.Fastest
 	}
-	e, err := t.tune(ctx, op, k, sum, false, true)
-	if err != nil {
-		return 0, err
+	if comparable {
+		t.hitMu.Lock()
+		t.hits[hitKey{op, ShapeOfSize(size)}] = i
+		t.hitMu.Unlock()
 	}
-	return e.Fastest, nil
+	return i, nil
+}
+
+// hitKey is an operation and an exact (not bucketed) shape.
+type hitKey struct {
+	op    kernels.Operation
+	shape Shape
+}
+
+// forget drops the fast answers of op, after a forced re-tune.
+func (t *Tuner) forget(op kernels.Operation) {
+	t.hitMu.Lock()
+	for k := range t.hits {
+		if k.op == op {
+			delete(t.hits, k)
+		}
+	}
+	t.hitMu.Unlock()
 }
 
 // FastestOrDefault is Fastest for callers that must not wait for another
 // caller's tune: while the key is Pending it returns the default candidate
 // (index 0) and pending true at once.
-func (t *Tuner) FastestOrDefault(ctx context.Context, op Operation, shape Shape) (i int, pending bool, err error) {
+func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size kernels.Size) (i int, pending bool, err error) {
 	if err := t.Err(); err != nil {
 		return 0, false, err
 	}
-	k := t.Key(op, shape)
+	k := t.Key(op, size)
 	sum := t.checksum(op)
 	if i, ok := t.cache.Fastest(t.table, k, sum); ok {
 		return i, false, nil
@@ -132,19 +175,23 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op Operation, shape Shape)
 	return e.Fastest, false, nil
 }
 
-// Tune tunes op at shape's key and commits the answer, unless the cache
+// Tune tunes op at size's key and commits the answer, unless the cache
 // already has one (then that entry is returned without measuring). force
 // measures again and replaces the stored answer.
-func (t *Tuner) Tune(ctx context.Context, op Operation, shape Shape, force bool) (*Entry, error) {
+func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Size, force bool) (*Entry, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
-	return t.tune(ctx, op, t.Key(op, shape), t.checksum(op), force, true)
+	e, err := t.tune(ctx, op, t.Key(op, size), t.checksum(op), force, true)
+	if force && err == nil && reflect.TypeOf(op).Comparable() {
+		t.forget(op)
+	}
+	return e, err
 }
 
 var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 
-func (t *Tuner) tune(ctx context.Context, op Operation, k Key, sum string, force, wait bool) (*Entry, error) {
+func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
 	mk := memKey{t.table, k, sum}
 	t.mu.Lock()
 	if p, ok := t.pending[mk]; ok {
@@ -174,7 +221,7 @@ func (t *Tuner) tune(ctx context.Context, op Operation, k Key, sum string, force
 
 // resolve answers one key: from the file (another process may have tuned
 // it), else by measuring and committing.
-func (t *Tuner) resolve(ctx context.Context, op Operation, k Key, sum string, force bool) (*Entry, error) {
+func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool) (*Entry, error) {
 	if !force {
 		if e, err := t.cache.Get(t.table, k, sum); err == nil && e != nil {
 			t.cache.remember(t.table, k, sum, e.Fastest)

@@ -1,0 +1,208 @@
+package autotune_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+)
+
+// quick are options that keep tests short on a CPU device.
+var quick = autotune.Options{
+	TargetHalfWidth: 0.05,
+	Budget:          2 * time.Second,
+	MinSamples:      5,
+	MaxSamples:      30,
+	MinSampleTime:   200 * time.Microsecond,
+	MaxBatch:        8,
+	Version:         "test",
+}
+
+func TestMeasurePicksFastestAndRecordsFailures(t *testing.T) {
+	dev := devtest.Device(t)
+	op := defaultScaleOp()
+	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<14), quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]autotune.Result{}
+	for _, r := range e.Results {
+		byName[r.Name] = r
+	}
+	if e.FastestName != "wg64" {
+		t.Errorf("fastest = %q, want wg64 (spin does 64x the work); results %+v", e.FastestName, e.Results)
+	}
+	if r := byName["wrong"]; r.Outcome != autotune.Failed || r.Stats != nil {
+		t.Errorf("wrong candidate: %+v, want failed without stats", r)
+	}
+	if r := byName["exotic"]; r.Outcome != autotune.Unsupported {
+		t.Errorf("unsupported candidate: %+v", r)
+	}
+	if r := byName["spin"]; r.Outcome != autotune.Measured && r.Outcome != autotune.Dropped {
+		t.Errorf("spin: %+v, want measured or dropped", r)
+	}
+	w := byName["wg64"].Stats
+	if w == nil || w.N < quick.MinSamples || w.Median <= 0 || w.Lo > w.Median || w.Hi < w.Median {
+		t.Errorf("winner stats implausible: %+v", w)
+	}
+}
+
+func TestTunerCommitsAndSecondTunerReadsFile(t *testing.T) {
+	dev := devtest.Device(t)
+	path := filepath.Join(t.TempDir(), "c.db")
+	ctx := context.Background()
+	op := defaultScaleOp()
+	t1 := autotune.NewTuner(dev, newCache(t, path), quick)
+	i, err := t1.Fastest(ctx, op, kernels.Size{3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.cands[i].Name != "wg64" {
+		t.Errorf("fastest = %s", op.cands[i].Name)
+	}
+	// Same bucket (3000 → 4096 at Balanced): a memory hit, no measuring.
+	before := op.records.Load()
+	if j, err := t1.Fastest(ctx, op, kernels.Size{4000}); err != nil || j != i {
+		t.Errorf("same bucket = %d, %v", j, err)
+	}
+	// A second tuner on the same file answers without running anything.
+	op2 := defaultScaleOp()
+	t2 := autotune.NewTuner(dev, newCache(t, path), quick)
+	if j, err := t2.Fastest(ctx, op2, kernels.Size{4096}); err != nil || j != i {
+		t.Errorf("second tuner = %d, %v; want %d", j, err, i)
+	}
+	if n := op.records.Load() - before + op2.records.Load(); n != 0 {
+		t.Errorf("answering from memory and file recorded %d runs, want 0", n)
+	}
+	if op2.prepares.Load() != 0 {
+		t.Errorf("second tuner prepared a problem")
+	}
+	// Changing one candidate's SPIR-V changes the checksum: a re-tune.
+	op3 := defaultScaleOp()
+	spv := append([]byte(nil), op3.cands[1].SPIRV...)
+	spv[8] ^= 0xff // the header's generator word: same code, other bytes
+	op3.cands[1].SPIRV = spv
+	if autotune.Checksum(op3.cands) == autotune.Checksum(op.cands) {
+		t.Fatal("checksum ignores SPIR-V bytes")
+	}
+	t3 := autotune.NewTuner(dev, newCache(t, path), quick)
+	if _, err := t3.Fastest(ctx, op3, kernels.Size{4096}); err != nil {
+		t.Fatal(err)
+	}
+	if op3.records.Load() == 0 {
+		t.Error("changed SPIR-V did not re-tune")
+	}
+}
+
+func TestTunerPendingDedupe(t *testing.T) {
+	dev := devtest.Device(t)
+	op := defaultScaleOp()
+	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	var wg sync.WaitGroup
+	idx := make([]int, 32)
+	errs := make([]error, 32)
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			idx[g], errs[g] = tu.Fastest(context.Background(), op, kernels.Size{2048})
+		}()
+	}
+	wg.Wait()
+	for g := range 32 {
+		if errs[g] != nil || idx[g] != idx[0] {
+			t.Errorf("goroutine %d: %d, %v (first got %d)", g, idx[g], errs[g], idx[0])
+		}
+	}
+	if n := op.prepares.Load(); n != 1 {
+		t.Errorf("32 callers ran %d tunes, want 1", n)
+	}
+}
+
+func TestTunerNoWaitGetsDefaultWhilePending(t *testing.T) {
+	dev := devtest.Device(t)
+	op := defaultScaleOp()
+	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	done := make(chan error)
+	go func() {
+		_, err := tu.Fastest(context.Background(), op, kernels.Size{1 << 15})
+		done <- err
+	}()
+	// Wait until the tune has started.
+	for op.prepares.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	i, pending, err := tu.FastestOrDefault(context.Background(), op, kernels.Size{1 << 15})
+	if err != nil || !pending || i != 0 {
+		t.Errorf("FastestOrDefault during a tune = %d, %v, %v; want 0, true, nil", i, pending, err)
+	}
+	// A waiter honours its context.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if _, err := tu.Fastest(ctx, op, kernels.Size{1 << 15}); err == nil {
+		// The tune may already be over; then nil is right.
+		select {
+		case <-done:
+			return
+		default:
+			t.Error("waiting past the deadline returned no error")
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTunerDeviceLossCommitsNothing(t *testing.T) {
+	inner := devtest.Device(t)
+	plan := faulty.NewPlan()
+	dev := faulty.Wrap(inner, plan)
+	path := filepath.Join(t.TempDir(), "c.db")
+	c := newCache(t, path)
+	tu := autotune.NewTuner(dev, c, quick)
+	op := defaultScaleOp()
+	// Lose the device at the 10th submission: after verification, during
+	// sampling.
+	plan.LoseAt(faulty.Submit, 10)
+	_, err := tu.Fastest(context.Background(), op, kernels.Size{4096})
+	if !errors.Is(err, hal.ErrDeviceLost) {
+		t.Fatalf("tune on a lost device = %v, want ErrDeviceLost", err)
+	}
+	if tables, err := newCache(t, path).Tables(); err != nil || len(tables) != 0 {
+		t.Errorf("a tune that lost its device committed: tables %v, %v", tables, err)
+	}
+	// Every later question fails at once, even one that would hit.
+	start := time.Now()
+	if _, err := tu.Fastest(context.Background(), op, kernels.Size{4096}); !errors.Is(err, hal.ErrDeviceLost) {
+		t.Errorf("after loss: %v", err)
+	}
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("after loss, Fastest took %v", d)
+	}
+}
+
+func BenchmarkTunerHit(b *testing.B) {
+	dev := devtest.Device(b)
+	op := defaultScaleOp()
+	tu := autotune.NewTuner(dev, newCache(b, filepath.Join(b.TempDir(), "c.db")), quick)
+	ctx := context.Background()
+	shape := kernels.Size{4096}
+	if _, err := tu.Fastest(ctx, op, shape); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := tu.Fastest(ctx, op, shape); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+// Package devtest opens real Vulkan devices for tests, with the Khronos
+// validation layer on and every validation message turned into a test
+// failure.
+//
+// Where the environment variable CI or VKBENCH_REQUIRE_VALIDATION is set (the
+// test command sets the latter), a machine without Vulkan or without the
+// validation layer fails the test; elsewhere such a test is skipped with the
+// reason.
+package devtest
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/vkbench/vkbench/hal"
+	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+)
+
+// Required reports whether a missing device must fail tests.
+func Required() bool {
+	return os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != ""
+}
+
+// Messages counts validation messages, to assert on.
+type Messages struct {
+	mu   sync.Mutex
+	list []hal.Message
+}
+
+// List returns the messages seen so far.
+func (m *Messages) List() []hal.Message {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]hal.Message(nil), m.list...)
+}
+
+// Driver opens the "vulkan" driver with validation on. Every validation
+// message fails tb; the driver is released at cleanup.
+func Driver(tb testing.TB) hal.Driver {
+	tb.Helper()
+	drv, _ := DriverMessages(tb, true)
+	return drv
+}
+
+// DriverMessages opens the driver, with validation messages collected and,
+// if fail is set, each one failing tb.
+func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
+	tb.Helper()
+	msgs := &Messages{}
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{
+		Validation: true,
+		OnMessage: func(m hal.Message) {
+			msgs.mu.Lock()
+			msgs.list = append(msgs.list, m)
+			msgs.mu.Unlock()
+			if fail {
+				tb.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text)
+			}
+		},
+	})
+	if err != nil {
+		if Required() {
+			tb.Fatalf("no Vulkan with validation here, and it is required: %v", err)
+		}
+		tb.Skipf("no Vulkan with validation: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := drv.Release(); err != nil {
+			tb.Errorf("releasing the driver: %v", err)
+		}
+	})
+	return drv, msgs
+}
+
+// Device opens the default device of a validated driver, released at
+// cleanup.
+func Device(tb testing.TB) hal.Device {
+	tb.Helper()
+	return OpenIndex(tb, Driver(tb), -1)
+}
+
+// OpenIndex opens device index of drv (-1: the default), released at
+// cleanup (before the driver).
+func OpenIndex(tb testing.TB, drv hal.Driver, index int) hal.Device {
+	tb.Helper()
+	infos, err := drv.Enumerate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(infos) == 0 {
+		if Required() {
+			tb.Fatal("Vulkan lists no devices")
+		}
+		tb.Skip("Vulkan lists no devices")
+	}
+	if index < 0 {
+		index = hal.DefaultDevice(infos)
+	}
+	dev, err := drv.Open(context.Background(), index, hal.DeviceOptions{})
+	if err != nil {
+		tb.Fatalf("opening device %d: %v", index, err)
+	}
+	tb.Cleanup(func() {
+		if err := dev.Release(); err != nil {
+			tb.Errorf("releasing device %d: %v", index, err)
+		}
+	})
+	return dev
+}
