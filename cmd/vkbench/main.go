@@ -52,8 +52,9 @@ func exitCode(err error) int {
 	fmt.Fprintf(os.Stderr, "vkbench: %v\n", err)
 	var u usageError
 	var reg errRegression
+	var ver errVerification
 	switch {
-	case errors.As(err, &reg):
+	case errors.As(err, &reg), errors.As(err, &ver):
 		return exitRegression
 	case errors.As(err, &u):
 		return exitUsage
@@ -77,6 +78,6 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newDevicesCmd(), newCompareCmd(), newCacheCmd())
+	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd())
 	return root
 }

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
+)
+
+// writeResults writes file in format (table, json, csv or gobench).
+func writeResults(w io.Writer, format string, file *results.File) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(file)
+	case "csv":
+		return writeCSV(w, file)
+	case "gobench":
+		return writeGoBench(w, file)
+	}
+	return writeTable(w, file)
+}
+
+func writeTable(w io.Writer, file *results.File) error {
+	fmt.Fprintf(w, "device %d: %s (%s), %s mode\n", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
+	var op string
+	var tw *tabwriter.Writer
+	flush := func() error {
+		if tw == nil {
+			return nil
+		}
+		return tw.Flush()
+	}
+	for _, b := range file.Benchmarks {
+		if head := b.Op + "/" + b.DType + "/" + b.Shape; head != op {
+			if err := flush(); err != nil {
+				return err
+			}
+			op = head
+			fmt.Fprintf(w, "\n%s %s, size %s\n", b.Op, b.DType, b.Shape)
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  \tcandidate\tmedian\t±95% CI\tmin\tGB/s\tGFLOP/s\t% peak\tstatus")
+		}
+		mark := ""
+		if b.Winner {
+			mark = "*"
+		}
+		med, ci, mn, gbs, gfl, pk := "-", "-", "-", "-", "-", "-"
+		if s := b.Stats; s != nil {
+			med, mn = fmtSeconds(s.Median), fmtSeconds(s.Min)
+			ci = fmt.Sprintf("±%.1f%%", s.HalfWidth()*100)
+		}
+		if b.GBps > 0 {
+			gbs = fmt.Sprintf("%.1f", b.GBps)
+		}
+		if b.GFLOPs > 0 {
+			gfl = fmt.Sprintf("%.1f", b.GFLOPs)
+		}
+		if b.PercentPeak > 0 {
+			pk = fmt.Sprintf("%.0f%%", b.PercentPeak)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, b.Candidate, med, ci, mn, gbs, gfl, pk, statusText(b))
+	}
+	return flush()
+}
+
+// statusText says what became of a candidate, in a few words.
+func statusText(b results.Benchmark) string {
+	var s string
+	switch b.Outcome {
+	case autotune.Measured:
+		s = "verified"
+	case autotune.Dropped:
+		s = "verified, dropped early (slower)"
+	default:
+		s = string(b.Outcome)
+		if b.Error != "" {
+			s += ": " + oneLine(b.Error, 100)
+		}
+	}
+	if len(b.Flags) > 0 {
+		s += " [" + strings.Join(b.Flags, ",") + "]"
+	}
+	return s
+}
+
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		s = s[:n-1] + "…"
+	}
+	return s
+}
+
+func writeCSV(w io.Writer, file *results.File) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"op", "dtype", "shape", "candidate", "outcome", "winner", "median_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "samples", "batch", "gb_per_s", "gflop_per_s", "percent_of_peak", "flags", "error"}); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for _, b := range file.Benchmarks {
+		row := []string{b.Op, b.DType, b.Shape, b.Candidate, string(b.Outcome), strconv.FormatBool(b.Winner)}
+		if s := b.Stats; s != nil {
+			row = append(row, f(s.Median), f(s.Lo), f(s.Hi), f(s.Min), f(s.Max), strconv.Itoa(s.N), strconv.Itoa(s.Batch))
+		} else {
+			row = append(row, "", "", "", "", "", "", "")
+		}
+		row = append(row, f(b.GBps), f(b.GFLOPs), f(b.PercentPeak), strings.Join(b.Flags, ";"), b.Error)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeGoBench writes one line per sample in Go's benchmark format, so
+// that benchstat sees every sample: the time per run in ns/op and, for
+// operations that move data, MB/s.
+func writeGoBench(w io.Writer, file *results.File) error {
+	fmt.Fprintf(w, "goos: vulkan\ngoarch: %s\npkg: vkbench\ncpu: %s\n", benchName(file.Device.Hardware), file.Device.Name)
+	for _, b := range file.Benchmarks {
+		s := b.Stats
+		if s == nil {
+			continue
+		}
+		name := "Benchmark" + benchName(b.Name)
+		for _, v := range s.Samples {
+			line := fmt.Sprintf("%s\t1\t%.1f ns/op", name, v*1e9)
+			if b.Bytes > 0 && v > 0 {
+				line += fmt.Sprintf("\t%.2f MB/s", b.Bytes/v/1e6)
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// benchName makes a string safe as a Go benchmark name: no spaces.
+func benchName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+func newPeakCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "peak",
+		Short: "Measure the device's own peak FLOP/s and memory bandwidth, and store them",
+		Long: `Measure the device's peak arithmetic rates with the FMA-chain kernels (fp32,
+and fp16 and int32 where the device supports them) and its memory bandwidth with
+the copy kernels, at sizes that fill it. The results are stored per hardware in
+the tune cache, so that run and tune can show percent of peak and flag results
+above it.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			cache, err := f.cache.open()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			o, err := f.dev.open(ctx, cache)
+			if err != nil {
+				return err
+			}
+			info := o.dev.Info()
+			rec := autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}
+			type row struct {
+				what, op, cand string
+				rate           float64
+				unit           string
+				note           string
+			}
+			var rows []row
+			measure := func(name, unit string, pick func(autotune.Result) float64) (float64, error) {
+				op, err := kernels.Lookup(name)
+				if err != nil {
+					return 0, err
+				}
+				size, err := f.sizeFor(op, info)
+				if err != nil {
+					return 0, err
+				}
+				e, err := autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(size), opts)
+				if err != nil {
+					return 0, err
+				}
+				if e.Fastest < 0 {
+					note := "not measured"
+					if len(e.Results) > 0 {
+						note = string(e.Results[0].Outcome) + ": " + oneLine(e.Results[0].Error, 80)
+					}
+					rows = append(rows, row{what: name, op: name, unit: unit, note: note})
+					return 0, nil
+				}
+				w := e.Results[e.Fastest]
+				rows = append(rows, row{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit,
+					note: fmt.Sprintf("±%.1f%%", w.Stats.HalfWidth()*100)})
+				return pick(w), nil
+			}
+			gflops := func(r autotune.Result) float64 { return r.GFLOPs }
+			gbps := func(r autotune.Result) float64 { return r.GBps }
+			var errs []error
+			var e error
+			rec.GFLOPs, e = measure("peak-fma-f32", "GFLOP/s", gflops)
+			errs = append(errs, e)
+			rec.FP16GFLOPs, e = measure("peak-fma-f16", "GFLOP/s", gflops)
+			errs = append(errs, e)
+			rec.Int32GOPs, e = measure("peak-mad-i32", "GOP/s", gflops)
+			errs = append(errs, e)
+			rec.BandwidthGBps, e = measure("copy", "GB/s", gbps)
+			errs = append(errs, e)
+			if err := status.Join(errs...); err != nil {
+				return status.Join(err, o.Release())
+			}
+			if err := cache.SavePeak(info.Hardware(), rec); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
+			}
+			if err := o.Release(); err != nil {
+				return err
+			}
+			if f.format == "json" {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rec)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "peak of device %d: %s (%s)\n", info.Index, info.Name, info.Hardware())
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
+			for _, r := range rows {
+				rate := "-"
+				if r.rate > 0 {
+					rate = fmt.Sprintf("%.1f", r.rate)
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
+			}
+			return tw.Flush()
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}

@@ -1,0 +1,410 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/status"
+)
+
+// version is vkbench's version, recorded with every result.
+var version = "0.1.0-dev"
+
+// benchFlags are the flags of run and tune.
+type benchFlags struct {
+	dev        deviceFlags
+	cache      cacheFlags
+	sizes      []string
+	cold       bool
+	hot        bool
+	budget     time.Duration
+	precision  float64
+	minSamples int
+	maxSamples int
+	level      string
+	seed       uint64
+	format     string
+	output     string
+	manifest   string
+	quiet      bool
+}
+
+func (f *benchFlags) register(fs *pflag.FlagSet) {
+	f.dev.register(fs)
+	f.cache.register(fs)
+	fs.StringArrayVarP(&f.sizes, "size", "s", nil, "problem size, as 1048576, 4096x4096x4096 or M=512,N=512,K=512; prefix OP= to set one operation's (gemm=512x512x512); repeatable (default: chosen for the device)")
+	fs.BoolVar(&f.cold, "cold", false, "flush the GPU's last-level cache before every timed run")
+	fs.BoolVar(&f.hot, "hot", false, "run back to back, caches warm (the default)")
+	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
+	fs.Float64Var(&f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
+	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, "fewest samples per candidate")
+	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
+	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random inputs and of the sampling order")
+	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv or gobench")
+	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
+	fs.StringVar(&f.manifest, "manifest", "", "also benchmark the operations of this kernel manifest (JSON)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+}
+
+func (f *benchFlags) options() (autotune.Options, error) {
+	if f.cold && f.hot {
+		return autotune.Options{}, usageError{fmt.Errorf("--cold and --hot exclude each other")}
+	}
+	switch f.format {
+	case "table", "json", "csv", "gobench":
+	default:
+		return autotune.Options{}, usageError{fmt.Errorf("unknown --format %q (want table, json, csv or gobench)", f.format)}
+	}
+	if f.precision <= 0 || f.budget <= 0 || f.minSamples < 1 || f.maxSamples < f.minSamples {
+		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and 1 <= --min-samples <= --max-samples")}
+	}
+	level, err := autotune.ParseLevel(f.level)
+	if err != nil {
+		return autotune.Options{}, usageError{err}
+	}
+	o := autotune.DefaultOptions
+	o.Level = level
+	o.TargetHalfWidth = f.precision / 100
+	o.Budget = f.budget
+	o.MinSamples, o.MaxSamples = f.minSamples, f.maxSamples
+	o.Seed = f.seed
+	o.Version = version
+	if f.cold {
+		o.Mode = autotune.Cold
+	}
+	return o, nil
+}
+
+// operations resolves names (default: every built-in operation).
+func operations(names []string) ([]kernels.Operation, error) {
+	if len(names) == 0 {
+		return kernels.Builtin(), nil
+	}
+	var ops []kernels.Operation
+	for _, n := range names {
+		op, err := kernels.Lookup(n)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// sizeFor returns the size to measure op at on dev.
+func (f *benchFlags) sizeFor(op kernels.Operation, info hal.DeviceInfo) (kernels.Size, error) {
+	var general string
+	for _, s := range f.sizes {
+		name, rest, ok := strings.Cut(s, "=")
+		if ok && !strings.Contains(rest, "=") && strings.EqualFold(name, op.Name()) {
+			size, err := kernels.ParseSize(op.Dims(), rest)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			return size, nil
+		}
+		if !ok || isDimList(op, s) {
+			general = s
+		}
+	}
+	if general == "" {
+		return op.DefaultSize(info), nil
+	}
+	size, err := kernels.ParseSize(op.Dims(), general)
+	if err != nil {
+		return nil, usageError{status.Annotatef(err, "for %s (dimensions %s)", op.Name(), strings.Join(op.Dims(), ", "))}
+	}
+	return size, nil
+}
+
+// isDimList reports whether s is NAME=extent pairs of op's dimensions
+// rather than OP=SIZE.
+func isDimList(op kernels.Operation, s string) bool {
+	name, _, _ := strings.Cut(s, "=")
+	for _, d := range op.Dims() {
+		if strings.EqualFold(d, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRunCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "run [OPERATION...]",
+		Short: "Benchmark every candidate of the given operations (default: all built-in)",
+		Long: `Benchmark every candidate kernel of the given operations on one device: each
+candidate is verified against a CPU reference on seeded random inputs, then
+timed with GPU timestamps in shuffled rounds until its 95% interval is within
+--precision or --budget is spent. The fastest is marked; wrong candidates are
+reported as failed and never win; those the device cannot run are reported as
+unsupported, with the reason.
+
+Operations: ` + strings.Join(builtinNames(), ", ") + `.
+
+Exit status: 0 success, 1 a candidate computed a wrong result, 2 bad usage,
+3 a device failure.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBench(cmd, &f, args, false, false)
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+func newTuneCmd() *cobra.Command {
+	var f benchFlags
+	var compileOnly, force bool
+	cmd := &cobra.Command{
+		Use:   "tune [OPERATION...]",
+		Short: "Benchmark the given operations and commit the winners to the tune cache",
+		Long: `As run, and commit each operation's winner to the tune cache, in the table of
+this device's hardware. A key already in the cache is answered from it without
+measuring, unless --force. --compile-only builds every candidate's pipeline and
+keeps the driver's pipeline cache, so that later runs pay no compile time.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if compileOnly {
+				return compileAll(cmd, &f, args)
+			}
+			return runBench(cmd, &f, args, true, force)
+		},
+	}
+	f.register(cmd.Flags())
+	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build the pipelines and keep the driver's pipeline cache")
+	cmd.Flags().BoolVar(&force, "force", false, "measure again and replace answers already in the cache")
+	return cmd
+}
+
+func builtinNames() []string {
+	var names []string
+	for _, op := range kernels.Builtin() {
+		names = append(names, op.Name())
+	}
+	return names
+}
+
+// runBench measures ops and writes the results; with commit, it tunes
+// (commits the winners).
+func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bool) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	ops, err := operations(args)
+	if err != nil {
+		return err
+	}
+	extra, err := loadManifest(f.manifest)
+	if err != nil {
+		return err
+	}
+	ops = append(ops, extra...)
+	cache, err := f.cache.open()
+	if err != nil {
+		return err
+	}
+	out, closeOut, err := openOutput(cmd, f.output)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	o, err := f.dev.open(ctx, cache)
+	if err != nil {
+		return status.Join(err, closeOut())
+	}
+	info := o.dev.Info()
+	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
+		opts.Peak = &p.Peak
+	}
+	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed,
+		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
+	bar := newProgress(cmd.ErrOrStderr(), f.quiet)
+	opts.Progress = bar.update
+	tuner := autotune.NewTuner(o.dev, cache, opts)
+	var runErr error
+	for _, op := range ops {
+		size, err := f.sizeFor(op, info)
+		if err != nil {
+			runErr = err
+			break
+		}
+		var e *autotune.Entry
+		if commit {
+			e, err = tuner.Tune(ctx, op, size, force)
+		} else {
+			e, err = autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(size), opts)
+		}
+		if e != nil {
+			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
+		}
+		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
+			runErr = err
+			break
+		}
+	}
+	bar.finish()
+	if err := savePipelineCache(o.dev, cache); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
+	}
+	werr := writeResults(out, f.format, file)
+	err = status.Join(runErr, werr, closeOut(), o.Release())
+	if err != nil {
+		return err
+	}
+	for _, b := range file.Benchmarks {
+		if b.Outcome == autotune.Failed && strings.Contains(b.Error, "wrong result") {
+			return errVerification{b.Name}
+		}
+	}
+	return nil
+}
+
+// errVerification makes the command exit with status 1.
+type errVerification struct{ name string }
+
+func (e errVerification) Error() string {
+	return fmt.Sprintf("candidate %s computed a wrong result", e.name)
+}
+
+func openOutput(cmd *cobra.Command, path string) (io.Writer, func() error, error) {
+	if path == "" {
+		return cmd.OutOrStdout(), func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return f, f.Close, nil
+}
+
+// benchmarksOf turns a tune's entry into result-file benchmarks.
+func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) []results.Benchmark {
+	cands := op.Candidates()
+	var out []results.Benchmark
+	for _, r := range e.Results {
+		b := results.Benchmark{
+			Name:      fmt.Sprintf("%s/%s/%s/%s", op.Name(), op.DType(), e.Shape, r.Name),
+			Op:        op.Name(),
+			DType:     op.DType().String(),
+			Shape:     e.Shape,
+			Candidate: r.Name,
+			Outcome:   r.Outcome,
+			Error:     r.Error,
+			Winner:    r.Index == e.Fastest,
+			Stats:     r.Stats,
+			GBps:      r.GBps,
+			GFLOPs:    r.GFLOPs,
+			Flags:     r.Flags,
+		}
+		if r.Index < len(cands) {
+			b.SPIRVHash = fmt.Sprintf("%x", sha256.Sum256(cands[r.Index].SPIRV))
+		}
+		if s := r.Stats; s != nil && s.Median > 0 {
+			b.Bytes = r.GBps * 1e9 * s.Median
+			b.Flops = r.GFLOPs * 1e9 * s.Median
+		}
+		if peak != nil {
+			if r.GFLOPs > 0 && peak.GFLOPs > 0 {
+				b.PercentPeak = 100 * r.GFLOPs / peak.GFLOPs
+			} else if r.GBps > 0 && peak.BandwidthGBps > 0 {
+				b.PercentPeak = 100 * r.GBps / peak.BandwidthGBps
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// compileAll builds every candidate's pipeline and saves the driver's
+// pipeline cache.
+func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
+	ops, err := operations(args)
+	if err != nil {
+		return err
+	}
+	cache, err := f.cache.open()
+	if err != nil {
+		return err
+	}
+	o, err := f.dev.open(cmd.Context(), cache)
+	if err != nil {
+		return err
+	}
+	n, err := compileOps(cmd.Context(), o.dev, ops)
+	if err == nil {
+		err = savePipelineCache(o.dev, cache)
+	}
+	if err := status.Join(err, o.Release()); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "compiled %d pipelines\n", n)
+	return err
+}
+
+func compileOps(ctx context.Context, dev hal.Device, ops []kernels.Operation) (int, error) {
+	n := 0
+	info := dev.Info()
+	for _, op := range ops {
+		for _, c := range op.Candidates() {
+			if c.Supported(info) != nil {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			exe, err := dev.CreateExecutable(c.Executable())
+			if err != nil {
+				return n, status.Annotatef(err, "compiling %s/%s", op.Name(), c.Name)
+			}
+			n++
+			if err := exe.Release(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// progress is a progress bar on a terminal, nothing elsewhere.
+type progress struct {
+	bar *progressbar.ProgressBar
+}
+
+func newProgress(w io.Writer, quiet bool) *progress {
+	f, ok := w.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return &progress{}
+	}
+	return &progress{bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(w), progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true))}
+}
+
+func (p *progress) update(ev autotune.Progress) {
+	if p.bar == nil {
+		return
+	}
+	p.bar.Describe(fmt.Sprintf("%s: %s %s %d", ev.Key, ev.Step, ev.Candidate, ev.Done))
+	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}
