@@ -1,0 +1,97 @@
+package haltest
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// memoryKinds are the kinds every device must offer.
+var memoryKinds = []hal.MemoryKind{hal.DeviceLocal, hal.HostVisible}
+
+// testBufferReadWrite: what is written comes back, at any offset and of
+// any length; out-of-range reads and writes are InvalidArgument and
+// change nothing.
+func testBufferReadWrite(e *env) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, mem := range memoryKinds {
+		// An odd size, so that no backend can round it away.
+		const size = 4099
+		b := e.buffer(size, mem)
+		if b.Size() != size {
+			e.Errorf("%v buffer: Size() = %d, want %d", mem, b.Size(), size)
+		}
+		if b.Memory() != mem {
+			e.Errorf("%v buffer: Memory() = %v", mem, b.Memory())
+		}
+		model := randomBytes(rng, size)
+		e.write(b, 0, model)
+		for _, w := range []struct{ off, n int64 }{
+			{0, 1}, {1, 3}, {5, 1000}, {size - 7, 7}, {size - 1, 1}, {4093, 2}, {2047, 1025}, {3, 0},
+		} {
+			data := randomBytes(rng, int(w.n))
+			e.write(b, w.off, data)
+			copy(model[w.off:], data)
+		}
+		if d := diffBytes(e.read(b, 0, size), model); d != "" {
+			e.Errorf("%v buffer after writes at odd offsets: %s", mem, d)
+		}
+		for _, r := range []struct{ off, n int64 }{
+			{0, 1}, {1, 3}, {7, 1001}, {size - 3, 3}, {size - 1, 1},
+		} {
+			if d := diffBytes(e.read(b, r.off, r.n), model[r.off:r.off+r.n]); d != "" {
+				e.Errorf("%v buffer: Read(offset %d, %d bytes): %s", mem, r.off, r.n, d)
+			}
+		}
+
+		for _, bad := range []struct{ off, n int64 }{
+			{-1, 1}, {-4, 8}, {size - 3, 4}, {size, 1}, {size + 1, 1}, {0, size + 1}, {1 << 40, 4},
+		} {
+			junk := make([]byte, bad.n)
+			for i := range junk {
+				junk[i] = 0x5a
+			}
+			wantCode(e, fmt.Sprintf("%v buffer of %d bytes: Write(offset %d, %d bytes)", mem, size, bad.off, bad.n),
+				b.Write(e.ctx, bad.off, junk), status.InvalidArgument, nil)
+			wantCode(e, fmt.Sprintf("%v buffer of %d bytes: Read(offset %d, %d bytes)", mem, size, bad.off, bad.n),
+				b.Read(e.ctx, bad.off, junk), status.InvalidArgument, nil)
+		}
+		if d := diffBytes(e.read(b, 0, size), model); d != "" {
+			e.Errorf("%v buffer changed by out-of-range writes that failed: %s", mem, d)
+		}
+
+		// Large enough that a backend staging through a smaller buffer
+		// must split the copy.
+		const large = 5<<20 + 13
+		big := e.buffer(large, mem)
+		data := randomBytes(rng, large)
+		e.write(big, 0, data)
+		if d := diffBytes(e.read(big, 0, large), data); d != "" {
+			e.Errorf("%v buffer of %d bytes read back: %s", mem, large, d)
+		}
+		e.write(big, 3, data[:large-3])
+		if d := diffBytes(e.read(big, 3, large-3), data[:large-3]); d != "" {
+			e.Errorf("%v buffer of %d bytes written and read at offset 3: %s", mem, large, d)
+		}
+	}
+}
+
+// randomBytes returns n random bytes.
+func randomBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+// randomWords returns n random words.
+func randomWords(rng *rand.Rand, n int) []uint32 {
+	v := make([]uint32, n)
+	for i := range v {
+		v[i] = rng.Uint32()
+	}
+	return v
+}

@@ -1,0 +1,111 @@
+package haltest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// wantCode checks that err has code (status.CodeOf) and, if is is not nil,
+// matches is (errors.Is). what names the call.
+func wantCode(t testing.TB, what string, err error, code status.Code, is error) {
+	t.Helper()
+	switch {
+	case err == nil:
+		t.Errorf("%s: no error, want %v", what, code)
+	case status.CodeOf(err) != code:
+		t.Errorf("%s: error %q has code %v, want %v", what, err, status.CodeOf(err), code)
+	case is != nil && !errors.Is(err, is):
+		t.Errorf("%s: error %q does not match %q (errors.Is)", what, err, is)
+	}
+}
+
+// wantLost checks that err reports the loss of the device.
+func wantLost(t testing.TB, what string, err error) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error after the device was lost, want hal.ErrDeviceLost", what)
+		return
+	}
+	if !errors.Is(err, hal.ErrDeviceLost) {
+		t.Errorf("%s: error %q after the device was lost does not match hal.ErrDeviceLost", what, err)
+	}
+	if c := status.CodeOf(err); c != status.DataLoss {
+		t.Errorf("%s: error %q after the device was lost has code %v, want %v", what, err, c, status.DataLoss)
+	}
+}
+
+// within runs f and fails t, without waiting any longer, if f has not
+// returned after d: for calls that must not block, whose hang would
+// otherwise hang the whole test binary.
+func within(t testing.TB, d time.Duration, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s has not returned after %v: it blocks or hangs", what, d)
+	}
+}
+
+// diffWords describes how got differs from want: the count of differing
+// words and the first few, or "" if they are equal.
+func diffWords(got, want []uint32) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %d words, want %d", len(got), len(want))
+	}
+	var b strings.Builder
+	n := 0
+	for i := range got {
+		if got[i] == want[i] {
+			continue
+		}
+		if n < 8 {
+			fmt.Fprintf(&b, "\n\t[%d] = %#x, want %#x", i, got[i], want[i])
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d words differ:%s", n, len(got), b.String())
+}
+
+// diffBytes is diffWords for bytes.
+func diffBytes(got, want []byte) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %d bytes, want %d", len(got), len(want))
+	}
+	var b strings.Builder
+	n := 0
+	for i := range got {
+		if got[i] == want[i] {
+			continue
+		}
+		if n < 8 {
+			fmt.Fprintf(&b, "\n\t[%d] = %#02x, want %#02x", i, got[i], want[i])
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d bytes differ:%s", n, len(got), b.String())
+}
+
+// checkWords fails t if got is not want.
+func checkWords(t testing.TB, what string, got, want []uint32) {
+	t.Helper()
+	if d := diffWords(got, want); d != "" {
+		t.Errorf("%s: %s", what, d)
+	}
+}

@@ -1,0 +1,306 @@
+package haltest
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/vkbench/vkbench/hal"
+)
+
+// Opener opens a fresh device for one subtest; the suite releases it. It
+// reports a failure to open through t (t.Fatal or t.Skip). Every call must
+// open a new logical device of the same physical device.
+type Opener func(t testing.TB) hal.Device
+
+// Options adjust TestDeviceOptions. The zero Options is TestDevice's.
+type Options struct {
+	// Messages, if not nil, returns how many validation and driver
+	// messages the backend has reported so far. A subtest during which the
+	// count grows fails.
+	Messages func() int
+}
+
+// TestDevice runs the conformance suite on the devices that open returns:
+// one subtest per property, each on a fresh device. See the package
+// documentation for the properties.
+func TestDevice(t *testing.T, open Opener) {
+	TestDeviceOptions(t, open, Options{})
+}
+
+// TestDeviceOptions is TestDevice with options.
+func TestDeviceOptions(t *testing.T, open Opener, opts Options) {
+	s := &suite{open: open, opts: opts}
+	s.run(t, "Info", testInfo)
+	s.run(t, "BufferReadWrite", testBufferReadWrite)
+	s.run(t, "Dispatch", testDispatch)
+	s.run(t, "Specialization", testSpecialization)
+	s.run(t, "PushConstants", testPushConstants)
+	s.run(t, "CopyFillBarrier", testCopyFillBarrier)
+	s.run(t, "Timestamps", testTimestamps)
+	t.Run("SyncErrors", func(t *testing.T) {
+		s.run(t, "BufferSize", testErrBufferSize)
+		s.run(t, "Executable", testErrExecutable)
+		s.run(t, "Record", testErrRecord)
+		s.run(t, "Foreign", testErrForeign)
+		s.run(t, "Released", testErrReleased)
+		s.run(t, "Submit", testErrSubmit)
+	})
+	s.run(t, "WaitContext", testWaitContext)
+	s.run(t, "ManySubmissions", testManySubmissions)
+	s.run(t, "SubmissionChain", testSubmissionChain)
+	s.run(t, "DeviceLoss", testDeviceLoss)
+	t.Run("Release", func(t *testing.T) {
+		s.run(t, "InOrder", testReleaseInOrder)
+		s.run(t, "Reversed", testReleaseReversed)
+		s.run(t, "DeviceFirst", testReleaseDeviceFirst)
+		s.run(t, "PendingWork", testReleasePending)
+	})
+	s.run(t, "Concurrency", testConcurrency)
+}
+
+// waitTimeout bounds every wait of the suite, so that a hang fails the
+// subtest that hung instead of the whole test binary.
+const waitTimeout = 2 * time.Minute
+
+// suite is one run of TestDevice.
+type suite struct {
+	open Opener
+	opts Options
+
+	mu sync.Mutex
+	// spinNanos is how long one iteration of a kernelSpin dispatch takes
+	// on this device, measured once.
+	spinNanos float64
+}
+
+// run runs f as the subtest name, on a fresh device.
+func (s *suite) run(t *testing.T, name string, f func(e *env)) {
+	t.Run(name, func(t *testing.T) {
+		s.checkClean(t)
+		f(s.env(t))
+	})
+}
+
+// checkClean makes t check, after everything else it cleans up, that no
+// goroutine it started is left and that no validation message came.
+func (s *suite) checkClean(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	before := 0
+	if s.opts.Messages != nil {
+		before = s.opts.Messages()
+	}
+	t.Cleanup(func() {
+		if s.opts.Messages != nil {
+			if n := s.opts.Messages() - before; n > 0 {
+				t.Errorf("the backend reported %d validation or driver messages during this subtest", n)
+			}
+		}
+		if err := goleak.Find(ignore); err != nil {
+			t.Errorf("goroutines left behind after every device was released: %v", err)
+		}
+	})
+}
+
+// env is what a property works with: its test, its device and helpers
+// that fail the test on unexpected errors.
+type env struct {
+	*testing.T
+	s    *suite
+	dev  hal.Device
+	info hal.DeviceInfo
+	// ctx bounds the subtest's waits by waitTimeout.
+	ctx context.Context
+}
+
+// env opens a device for t.
+func (s *suite) env(t *testing.T) *env {
+	t.Helper()
+	dev := s.device(t)
+	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+	t.Cleanup(cancel)
+	return &env{T: t, s: s, dev: dev, info: dev.Info(), ctx: ctx}
+}
+
+// device opens a device that t releases when it ends.
+func (s *suite) device(t *testing.T) hal.Device {
+	t.Helper()
+	dev := s.open(t)
+	if dev == nil {
+		t.Fatal("haltest: the Opener returned a nil device")
+	}
+	t.Cleanup(func() { released(t, "Device.Release", dev.Release()) })
+	return dev
+}
+
+// other returns an env for a second device, opened through the same
+// Opener.
+func (e *env) other() *env {
+	e.Helper()
+	dev := e.s.device(e.T)
+	return &env{T: e.T, s: e.s, dev: dev, info: dev.Info(), ctx: e.ctx}
+}
+
+// released checks the result of a Release in a cleanup: the object may
+// already have been released by the test, which is harmless.
+func released(t testing.TB, what string, err error) {
+	t.Helper()
+	if err != nil && !errors.Is(err, hal.ErrReleased) {
+		t.Errorf("%s: %v", what, err)
+	}
+}
+
+// buffer creates a buffer that the test releases when it ends.
+func (e *env) buffer(size int64, mem hal.MemoryKind) hal.Buffer {
+	e.Helper()
+	b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: mem, Label: "haltest"})
+	if err != nil {
+		e.Fatalf("CreateBuffer(%d bytes, %v): %v", size, mem, err)
+	}
+	e.Cleanup(func() { released(e, "Buffer.Release", b.Release()) })
+	return b
+}
+
+// bufferOf creates a buffer holding v.
+func (e *env) bufferOf(mem hal.MemoryKind, v []uint32) hal.Buffer {
+	e.Helper()
+	b := e.buffer(int64(4*len(v)), mem)
+	e.write(b, 0, words(v...))
+	return b
+}
+
+// executable creates an executable of k with constants.
+func (e *env) executable(k kernel, constants ...hal.Constant) hal.Executable {
+	e.Helper()
+	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{
+		Label:            k.name,
+		SPIRV:            k.spirv,
+		Bindings:         k.bindings,
+		PushConstantSize: k.push,
+		Constants:        constants,
+	})
+	if err != nil {
+		e.Fatalf("CreateExecutable(%s): %v", k.name, err)
+	}
+	e.Cleanup(func() { released(e, "Executable.Release", x.Release()) })
+	return x
+}
+
+// commandBuffer creates a command buffer.
+func (e *env) commandBuffer() hal.CommandBuffer {
+	e.Helper()
+	cb, err := e.dev.CreateCommandBuffer()
+	if err != nil {
+		e.Fatalf("CreateCommandBuffer: %v", err)
+	}
+	e.Cleanup(func() { released(e, "CommandBuffer.Release", cb.Release()) })
+	return cb
+}
+
+// timestampPool creates a pool of n timestamps, or skips the test if the
+// device has none.
+func (e *env) timestampPool(n int) hal.TimestampPool {
+	e.Helper()
+	if e.info.Limits.TimestampValidBits == 0 {
+		e.Skip("the device has no timestamps (TimestampValidBits is 0)")
+	}
+	p, err := e.dev.CreateTimestampPool(n)
+	if err != nil {
+		e.Fatalf("CreateTimestampPool(%d): %v", n, err)
+	}
+	e.Cleanup(func() { released(e, "TimestampPool.Release", p.Release()) })
+	return p
+}
+
+// record begins cb, lets f record into it, and ends it.
+func (e *env) record(cb hal.CommandBuffer, f func()) {
+	e.Helper()
+	if err := cb.Begin(); err != nil {
+		e.Fatalf("CommandBuffer.Begin: %v", err)
+	}
+	f()
+	if err := cb.End(); err != nil {
+		e.Fatalf("CommandBuffer.End: %v", err)
+	}
+}
+
+// dispatch records a dispatch that must succeed.
+func (e *env) dispatch(cb hal.CommandBuffer, d hal.Dispatch) {
+	e.Helper()
+	if err := cb.Dispatch(d); err != nil {
+		e.Fatalf("CommandBuffer.Dispatch(%s): %v", labelOf(d.Executable), err)
+	}
+}
+
+// barrier records a barrier that must succeed.
+func (e *env) barrier(cb hal.CommandBuffer) {
+	e.Helper()
+	if err := cb.Barrier(); err != nil {
+		e.Fatalf("CommandBuffer.Barrier: %v", err)
+	}
+}
+
+// submit submits cb after wait and returns its fence, released when the
+// test ends.
+func (e *env) submit(cb hal.CommandBuffer, wait ...hal.Fence) hal.Fence {
+	e.Helper()
+	f, err := e.dev.Submit(cb, wait...)
+	if err != nil {
+		e.Fatalf("Device.Submit: %v", err)
+	}
+	if f == nil {
+		e.Fatal("Device.Submit returned a nil fence and no error")
+	}
+	e.Cleanup(func() { released(e, "Fence.Release", f.Release()) })
+	return f
+}
+
+// wait waits for f, which must succeed.
+func (e *env) wait(f hal.Fence, what string) {
+	e.Helper()
+	if err := f.Wait(e.ctx); err != nil {
+		e.Fatalf("%s: Fence.Wait: %v", what, err)
+	}
+}
+
+// execute submits cb and waits for it.
+func (e *env) execute(cb hal.CommandBuffer, what string) {
+	e.Helper()
+	e.wait(e.submit(cb), what)
+}
+
+// write writes data at offset of b.
+func (e *env) write(b hal.Buffer, offset int64, data []byte) {
+	e.Helper()
+	if err := b.Write(e.ctx, offset, data); err != nil {
+		e.Fatalf("Buffer.Write(offset %d, %d bytes) of a %v buffer of %d bytes: %v", offset, len(data), b.Memory(), b.Size(), err)
+	}
+}
+
+// read reads n bytes at offset of b.
+func (e *env) read(b hal.Buffer, offset, n int64) []byte {
+	e.Helper()
+	dst := make([]byte, n)
+	if err := b.Read(e.ctx, offset, dst); err != nil {
+		e.Fatalf("Buffer.Read(offset %d, %d bytes) of a %v buffer of %d bytes: %v", offset, n, b.Memory(), b.Size(), err)
+	}
+	return dst
+}
+
+// readWords reads all of b as uint32s.
+func (e *env) readWords(b hal.Buffer) []uint32 {
+	e.Helper()
+	return unwords(e.read(b, 0, b.Size()))
+}
+
+// labelOf names an executable in messages, nil included.
+func labelOf(x hal.Executable) string {
+	if x == nil {
+		return "<nil executable>"
+	}
+	return x.Label()
+}

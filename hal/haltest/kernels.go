@@ -1,0 +1,111 @@
+package haltest
+
+import (
+	"embed"
+	"encoding/binary"
+	"math"
+)
+
+// The kernels the suite dispatches, compiled from testdata/*.comp.
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/add.spv testdata/add.comp
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/empty.spv testdata/empty.comp
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/fill_iota.spv testdata/fill_iota.comp
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/inc.spv testdata/inc.comp
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/spin.spv testdata/spin.comp
+
+//go:embed testdata/*.spv
+var spirvFiles embed.FS
+
+// kernel is one of the suite's compute kernels and how it is bound.
+type kernel struct {
+	name     string
+	spirv    []byte
+	bindings int
+	push     int // bytes of push constants
+	local    uint32
+}
+
+var (
+	// kernelAdd: c[i] = a[i] + b[i] for i < n; bindings a, b, c; push n.
+	kernelAdd = loadKernel("add", 3, 4, 64)
+	// kernelFillIota: out[i] = i*MUL + add for i < n; binding out; push
+	// add, n; constant 0 is the workgroup size (default 1), constant 1 is
+	// MUL (default 1).
+	kernelFillIota = loadKernel("fill_iota", 1, 8, 1)
+	// kernelInc: x[i] = x[i]*3 + k for i < n; binding x; push k, n.
+	kernelInc = loadKernel("inc", 1, 8, 64)
+	// kernelSpin: out[i] = step^(16*iters)(i); binding out; push iters.
+	kernelSpin = loadKernel("spin", 1, 4, 64)
+	// kernelEmpty does nothing.
+	kernelEmpty = loadKernel("empty", 0, 0, 1)
+)
+
+func loadKernel(name string, bindings, push int, local uint32) kernel {
+	code, err := spirvFiles.ReadFile("testdata/" + name + ".spv")
+	if err != nil {
+		panic("haltest: " + err.Error())
+	}
+	return kernel{name: name, spirv: code, bindings: bindings, push: push, local: local}
+}
+
+// groupsFor returns how many workgroups of local invocations cover n.
+func groupsFor(n int, local uint32) [3]uint32 {
+	return [3]uint32{uint32((n + int(local) - 1) / int(local)), 1, 1}
+}
+
+// spinStep is the step of kernelSpin's generator.
+func spinStep(x uint32) uint32 {
+	x = x*1664525 + 1013904223
+	return x ^ x>>16
+}
+
+// spinRef is what kernelSpin stores for invocation i after iters rounds of
+// 16 steps.
+func spinRef(i, iters uint32) uint32 {
+	x := i
+	for range 16 * uint64(iters) {
+		x = spinStep(x)
+	}
+	return x
+}
+
+// words packs uint32s little-endian, as push constants and buffer contents.
+func words(v ...uint32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+// unwords unpacks little-endian uint32s; a trailing partial word is dropped.
+func unwords(b []byte) []uint32 {
+	v := make([]uint32, len(b)/4)
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return v
+}
+
+// repeat returns n copies of x.
+func repeat(x uint32, n int) []uint32 {
+	v := make([]uint32, n)
+	for i := range v {
+		v[i] = x
+	}
+	return v
+}
+
+// alignUp rounds n up to a multiple of align (any positive align).
+func alignUp(n, align int64) int64 {
+	if align <= 1 {
+		return n
+	}
+	return (n + align - 1) / align * align
+}
+
+// sentinel marks words that no kernel should have written.
+const sentinel = 0xdeadbeef
+
+// maxInt64 guards size arithmetic on heap sizes.
+const maxInt64 = math.MaxInt64

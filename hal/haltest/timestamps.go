@@ -1,0 +1,172 @@
+package haltest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// testTimestamps: durations are positive and grow with the work; a timer
+// that did not tick, and a slot never written, are errors.
+func testTimestamps(e *env) {
+	for _, n := range []int{0, -1} {
+		p, err := e.dev.CreateTimestampPool(n)
+		wantCode(e, fmt.Sprintf("CreateTimestampPool(%d)", n), err, status.InvalidArgument, nil)
+		if err == nil {
+			released(e, "TimestampPool.Release", p.Release())
+		}
+	}
+	const slots = 6 // 0..3 written, 4 and 5 never
+	pool := e.timestampPool(slots)
+	if pool.Count() != slots {
+		e.Errorf("TimestampPool.Count() = %d, want %d", pool.Count(), slots)
+	}
+
+	// Work of about 20 ms of device time, and 4 times as much, measured
+	// side by side in one submission, alternating which goes first. The
+	// median of their ratios is checked, over five rounds, or up to fifteen
+	// while it is out of bounds, so that a host busy with other work for a
+	// while (which slows a CPU device) does not decide it.
+	job := e.newSpinJob(20 * time.Millisecond)
+	cb := e.commandBuffer()
+	measure := func(first, second uint32) (time.Duration, time.Duration) {
+		e.Helper()
+		e.record(cb, func() {
+			stamp(e, cb, pool, 0)
+			e.dispatch(cb, spinDispatch(job.x, job.out, first))
+			stamp(e, cb, pool, 1)
+			e.barrier(cb)
+			stamp(e, cb, pool, 2)
+			e.dispatch(cb, spinDispatch(job.x, job.out, second))
+			stamp(e, cb, pool, 3)
+		})
+		e.execute(cb, "spin between timestamps")
+		checkSpin(e, job.out, second)
+		ticks, err := pool.Ticks(0, 4)
+		if err != nil {
+			e.Fatalf("Ticks(0, 4): %v", err)
+		}
+		checkTicks(e, ticks, pool)
+		return elapsed(e, pool, 0, 1), elapsed(e, pool, 2, 3)
+	}
+	// The host-timed estimate of job.iters is refined with timestamps.
+	short := min(job.iters, maxSpinIters/4)
+	for range 4 {
+		d, _ := measure(short, 1)
+		if d >= 15*time.Millisecond || short == maxSpinIters/4 {
+			break
+		}
+		scale := min(float64(20*time.Millisecond)/float64(d), 64)
+		short = uint32(min(float64(short)*scale+1, maxSpinIters/4))
+	}
+	long := 4 * short
+	var ratios []float64
+	var shorts, longs []time.Duration
+	median := func() float64 {
+		r := slices.Sorted(slices.Values(ratios))
+		return r[len(r)/2]
+	}
+	for round := 0; round < 5 || round < 15 && (median() < 2 || median() > 8); round++ {
+		var d1, d2 time.Duration
+		if round%2 == 0 {
+			d1, d2 = measure(short, long)
+		} else {
+			d2, d1 = measure(long, short)
+		}
+		shorts, longs = append(shorts, d1), append(longs, d2)
+		ratios = append(ratios, float64(d2)/float64(d1))
+	}
+	ratio := median()
+	e.Logf("spin(%d) took %v, spin(%d) took %v: median ratio %.2f of %.2f", short, shorts, long, longs, ratio, ratios)
+	if ratio < 2 || ratio > 8 {
+		e.Errorf("spin(%d iterations) took %v and spin(%d iterations) %v: median ratio %.2f, want about 4 (between 2 and 8)",
+			short, shorts, long, longs, ratio)
+	}
+
+	// Timers that did not tick.
+	for _, c := range []struct{ start, end int }{{1, 1}, {3, 3}, {1, 0}, {3, 2}, {3, 0}} {
+		var d time.Duration
+		var err error
+		within(e, 10*time.Second, "TimestampPool.Elapsed", func() { d, err = pool.Elapsed(c.start, c.end) })
+		if err == nil {
+			e.Errorf("Elapsed(%d, %d) = %v, want an error: the end is not after the start", c.start, c.end, d)
+		}
+	}
+	// Slots that no submission wrote; a backend that waits for them
+	// hangs.
+	for _, c := range []struct{ start, end int }{{4, 5}, {0, 4}, {5, 3}} {
+		var d time.Duration
+		var err error
+		within(e, 10*time.Second, "TimestampPool.Elapsed of an unwritten slot", func() { d, err = pool.Elapsed(c.start, c.end) })
+		if err == nil {
+			e.Errorf("Elapsed(%d, %d) = %v, want an error: a slot was never written", c.start, c.end, d)
+		}
+	}
+	// Slots outside the pool.
+	for _, c := range []struct{ start, end int }{{-1, 1}, {0, slots}, {slots, slots + 1}} {
+		d, err := pool.Elapsed(c.start, c.end)
+		wantCode(e, fmt.Sprintf("Elapsed(%d, %d) = %v", c.start, c.end, d), err, status.InvalidArgument, nil)
+	}
+	for _, c := range []struct{ first, n int }{{-1, 2}, {5, 2}, {0, slots + 1}, {0, -1}} {
+		_, err := pool.Ticks(c.first, c.n)
+		wantCode(e, fmt.Sprintf("Ticks(%d, %d)", c.first, c.n), err, status.InvalidArgument, nil)
+	}
+}
+
+// stamp records a timestamp that must succeed.
+func stamp(e *env, cb hal.CommandBuffer, pool hal.TimestampPool, i int) {
+	e.Helper()
+	if err := cb.Timestamp(pool, i); err != nil {
+		e.Fatalf("CommandBuffer.Timestamp(%d): %v", i, err)
+	}
+}
+
+// elapsed returns a duration that must be positive.
+func elapsed(e *env, pool hal.TimestampPool, start, end int) time.Duration {
+	e.Helper()
+	d, err := pool.Elapsed(start, end)
+	if err != nil {
+		e.Fatalf("Elapsed(%d, %d): %v", start, end, err)
+	}
+	if d <= 0 {
+		e.Fatalf("Elapsed(%d, %d) = %v, want a positive duration", start, end, d)
+	}
+	return d
+}
+
+// checkTicks checks raw ticks of slots 0..3: masked to the valid bits,
+// and agreeing with Elapsed, wrapping included.
+func checkTicks(e *env, ticks []uint64, pool hal.TimestampPool) {
+	e.Helper()
+	if len(ticks) != 4 {
+		e.Fatalf("Ticks(0, 4) returned %d values", len(ticks))
+	}
+	bits := e.info.Limits.TimestampValidBits
+	for i, v := range ticks {
+		if bits < 64 && v>>bits != 0 {
+			e.Errorf("Ticks()[%d] = %#x has bits above the %d valid bits", i, v, bits)
+		}
+	}
+	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
+		a, b := ticks[pair[0]], ticks[pair[1]]
+		if bits < 64 {
+			b -= a
+			b &= 1<<bits - 1
+		} else {
+			b -= a
+		}
+		ns := float64(b) * e.info.Limits.TimestampPeriod
+		d, err := pool.Elapsed(pair[0], pair[1])
+		if err != nil {
+			e.Fatalf("Elapsed(%d, %d): %v", pair[0], pair[1], err)
+		}
+		if diff := math.Abs(ns - float64(d.Nanoseconds())); diff > 1000 && diff > ns/1000 {
+			e.Errorf("Elapsed(%d, %d) = %v, but Ticks differ by %d ticks of %v ns = %.0f ns",
+				pair[0], pair[1], d, b, e.info.Limits.TimestampPeriod, ns)
+		}
+	}
+}

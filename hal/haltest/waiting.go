@@ -1,0 +1,168 @@
+package haltest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// testWaitContext: Wait with a cancelled or expired context returns at
+// once with Cancelled or DeadlineExceeded, and the submission stays in
+// flight: waiting again succeeds. Poll sees it pending, then done.
+func testWaitContext(e *env) {
+	job := e.newSpinJob(time.Second)
+	cb := e.commandBuffer()
+	e.record(cb, func() { job.record(e, cb) })
+	start := time.Now()
+	f := e.submit(cb)
+	if done, err := f.Poll(); done {
+		e.Fatalf("Poll right after submitting %v = done (%v), want not done", job, err)
+	}
+
+	// promptly bounds how late a Wait whose context is done may return:
+	// long enough for a busy host, far shorter than the job.
+	const promptly = 200 * time.Millisecond
+	cancelled, cancel := context.WithCancel(e.ctx)
+	cancel()
+	t0 := time.Now()
+	err := f.Wait(cancelled)
+	wantCode(e, "Wait with a cancelled context", err, status.Cancelled, nil)
+	if d := time.Since(t0); d > promptly {
+		e.Errorf("Wait with a cancelled context took %v", d)
+	}
+
+	expired, cancel := context.WithDeadline(e.ctx, time.Now().Add(-time.Second))
+	defer cancel()
+	t0 = time.Now()
+	err = f.Wait(expired)
+	wantCode(e, "Wait with an expired deadline", err, status.DeadlineExceeded, nil)
+	if d := time.Since(t0); d > promptly {
+		e.Errorf("Wait with an expired deadline took %v", d)
+	}
+
+	const deadline = 20 * time.Millisecond
+	short, cancel := context.WithTimeout(e.ctx, deadline)
+	defer cancel()
+	t0 = time.Now()
+	err = f.Wait(short)
+	d := time.Since(t0)
+	wantCode(e, fmt.Sprintf("Wait with a %v deadline on %v", deadline, job), err, status.DeadlineExceeded, nil)
+	if d > deadline+promptly {
+		e.Errorf("Wait with a %v deadline returned after %v", deadline, d)
+	}
+	if done, err := f.Poll(); done {
+		e.Errorf("Poll after a Wait that timed out = done (%v) %v after submitting %v; want still in flight",
+			err, time.Since(start), job)
+	}
+
+	e.wait(f, "Wait after Waits that gave up")
+	e.Logf("%v took %v (host time)", job, time.Since(start))
+	if done, err := f.Poll(); !done || err != nil {
+		e.Errorf("Poll after Wait = %v, %v; want true, nil", done, err)
+	}
+	e.wait(f, "a second Wait after completion")
+	job.check(e)
+}
+
+// testManySubmissions: hundreds of submissions in flight at once, each
+// with its own command buffer, all complete with the right results, waited
+// on in any order.
+func testManySubmissions(e *env) {
+	const (
+		count = 200
+		n     = 50 // words each submission writes
+		local = 64
+	)
+	x := e.executable(kernelFillIota, hal.Constant{ID: 0, Value: local}, hal.Constant{ID: 1, Value: 7})
+	stride := alignUp(4*n, int64(e.info.Limits.MinStorageBufferAlign))
+	out := e.bufferOf(hal.HostVisible, repeat(sentinel, int(count*stride/4)))
+	fences := make([]hal.Fence, count)
+	for i := range count {
+		cb := e.commandBuffer()
+		e.record(cb, func() {
+			e.dispatch(cb, hal.Dispatch{
+				Executable:    x,
+				Bindings:      []hal.Binding{{Buffer: out, Offset: int64(i) * stride, Size: 4 * n}},
+				PushConstants: words(uint32(1000*i), n),
+				Groups:        groupsFor(n, local),
+			})
+		})
+		fences[i] = e.submit(cb)
+	}
+	// Poll them all, then wait from the last to the first.
+	for _, f := range fences {
+		if _, err := f.Poll(); err != nil {
+			e.Errorf("Poll: %v", err)
+		}
+	}
+	for i := count - 1; i >= 0; i-- {
+		e.wait(fences[i], fmt.Sprintf("submission %d of %d", i, count))
+	}
+	got := e.readWords(out)
+	for i := range count {
+		want := repeat(sentinel, int(stride/4))
+		for j := range n {
+			want[j] = uint32(j)*7 + uint32(1000*i)
+		}
+		checkWords(e, fmt.Sprintf("submission %d of %d", i, count), got[int64(i)*stride/4:int64(i+1)*stride/4], want)
+	}
+	for i, f := range fences {
+		if done, err := f.Poll(); !done || err != nil {
+			e.Errorf("Poll of submission %d after waiting for it = %v, %v; want true, nil", i, done, err)
+		}
+	}
+}
+
+// testSubmissionChain: submissions that wait on the previous one's fence
+// run in that order, each seeing what the one before wrote; one that waits
+// on many runs after all of them.
+func testSubmissionChain(e *env) {
+	const (
+		steps = 50
+		n     = 300
+	)
+	x := e.executable(kernelInc)
+	buf := e.bufferOf(hal.DeviceLocal, repeat(1, n))
+	want := uint32(1)
+	var prev hal.Fence
+	var fences []hal.Fence
+	for k := range steps {
+		cb := e.commandBuffer()
+		e.record(cb, func() {
+			e.dispatch(cb, hal.Dispatch{
+				Executable:    x,
+				Bindings:      []hal.Binding{{Buffer: buf}},
+				PushConstants: words(uint32(k), n),
+				Groups:        groupsFor(n, kernelInc.local),
+			})
+		})
+		var f hal.Fence
+		if prev == nil {
+			f = e.submit(cb)
+		} else {
+			f = e.submit(cb, prev)
+		}
+		want = want*3 + uint32(k)
+		fences = append(fences, f)
+		prev = f
+	}
+	// A copy that waits on every fence of the chain.
+	out := e.bufferOf(hal.HostVisible, repeat(sentinel, n))
+	cb := e.commandBuffer()
+	e.record(cb, func() {
+		if err := cb.Copy(buf, 0, out, 0, 4*n); err != nil {
+			e.Fatalf("Copy: %v", err)
+		}
+	})
+	last := e.submit(cb, fences...)
+	e.wait(last, "a copy waiting on every step of the chain")
+	for i, f := range fences {
+		if done, err := f.Poll(); !done || err != nil {
+			e.Errorf("Poll of step %d, which a completed submission waited on, = %v, %v; want true, nil", i, done, err)
+		}
+	}
+	checkWords(e, fmt.Sprintf("x = x*3 + k for k in 0..%d, in order", steps-1), e.readWords(out), repeat(want, n))
+}
