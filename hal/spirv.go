@@ -14,6 +14,8 @@ const (
 	opEntryPoint        = 15
 	opExecutionMode     = 16
 	opDecorate          = 71
+	opFunction          = 54
+	opFunctionEnd       = 56
 	execModelGLCompute  = 5
 	execModeLocalSize   = 17
 	execModeLocalSizeID = 38
@@ -72,6 +74,8 @@ func ParseSPIRV(code []byte) (*SPIRVModule, error) {
 	m := &SPIRVModule{Version: uint16(major<<8 | minor), LocalSize: map[string][3]uint32{}}
 	n := len(code) / 4
 	entryByID := map[uint32]string{}
+	functions := map[uint32]bool{}
+	open := -1 // word index of the OpFunction not yet ended
 	sets := map[uint32]uint32{}
 	bindings := map[uint32]uint32{}
 	for i := spirvHeaderWords; i < n; {
@@ -91,6 +95,20 @@ func ParseSPIRV(code []byte) (*SPIRVModule, error) {
 			return nil
 		}
 		switch op {
+		case opFunction:
+			if err := need(5); err != nil {
+				return nil, err
+			}
+			if open >= 0 {
+				return nil, status.Newf(status.InvalidArgument, "hal: SPIR-V OpFunction at word %d begins inside the function begun at word %d", i, open)
+			}
+			open = i
+			functions[operands(1)] = true
+		case opFunctionEnd:
+			if open < 0 {
+				return nil, status.Newf(status.InvalidArgument, "hal: SPIR-V OpFunctionEnd at word %d ends no function", i)
+			}
+			open = -1
 		case opEntryPoint:
 			if err := need(4); err != nil {
 				return nil, err
@@ -136,6 +154,16 @@ func ParseSPIRV(code []byte) (*SPIRVModule, error) {
 			}
 		}
 		i += count
+	}
+	// A module cut short at an instruction boundary passes every check
+	// above; it is caught here, where drivers would crash on it.
+	if open >= 0 {
+		return nil, status.Newf(status.InvalidArgument, "hal: SPIR-V function begun at word %d has no OpFunctionEnd (truncated module?)", open)
+	}
+	for id, name := range entryByID {
+		if !functions[id] {
+			return nil, status.Newf(status.InvalidArgument, "hal: SPIR-V entry point %q names id %d, which no OpFunction defines (truncated module?)", name, id)
+		}
 	}
 	for id, b := range bindings {
 		m.Bindings = append(m.Bindings, sets[id]<<16|b)
