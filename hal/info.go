@@ -119,7 +119,7 @@ type DeviceInfo struct {
 	VendorID uint32
 	DeviceID uint32
 	// DriverID is the VkDriverId (e.g. 4 for NVIDIA's proprietary driver,
-	// 10 for Mesa's lavapipe); 0 when unknown.
+	// 13 for Mesa's lavapipe, VK_DRIVER_ID_MESA_LLVMPIPE); 0 when unknown.
 	DriverID uint32
 	// DriverName and DriverInfo are what the driver says of itself.
 	DriverName string

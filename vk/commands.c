@@ -1,0 +1,402 @@
+//go:build cgo
+
+// commands.c: buffers, pipelines, recording, submission, waiting and
+// timestamps, each a thin layer over the Vulkan calls it names.
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkb.h"
+
+// Submission and waiting.
+
+VkResult vkb_submit(const vkb_device *d, VkCommandBuffer cb, uint64_t wait, uint64_t signal) {
+	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+	VkTimelineSemaphoreSubmitInfo ti = {
+		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+		.waitSemaphoreValueCount = wait ? 1 : 0,
+		.pWaitSemaphoreValues = &wait,
+		.signalSemaphoreValueCount = 1,
+		.pSignalSemaphoreValues = &signal,
+	};
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.pNext = &ti,
+		.waitSemaphoreCount = wait ? 1 : 0,
+		.pWaitSemaphores = &d->timeline,
+		.pWaitDstStageMask = &stage,
+		.commandBufferCount = 1,
+		.pCommandBuffers = &cb,
+		.signalSemaphoreCount = 1,
+		.pSignalSemaphores = &d->timeline,
+	};
+	return d->QueueSubmit(d->queue, 1, &si, VK_NULL_HANDLE);
+}
+
+VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns) {
+	return vkb_wait_timeline(d, d->timeline, value, timeout_ns);
+}
+
+vkb_counter_value vkb_counter(const vkb_device *d) {
+	vkb_counter_value v = {0};
+	v.result = d->GetSemaphoreCounterValue(d->device, d->timeline, &v.value);
+	return v;
+}
+
+VkResult vkb_submit_timeline(const vkb_device *d, VkCommandBuffer cb, VkSemaphore s, uint64_t signal) {
+	VkTimelineSemaphoreSubmitInfo ti = {
+		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+		.signalSemaphoreValueCount = 1,
+		.pSignalSemaphoreValues = &signal,
+	};
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.pNext = &ti,
+		.commandBufferCount = 1,
+		.pCommandBuffers = &cb,
+		.signalSemaphoreCount = 1,
+		.pSignalSemaphores = &s,
+	};
+	return d->QueueSubmit(d->queue, 1, &si, VK_NULL_HANDLE);
+}
+
+VkResult vkb_wait_timeline(const vkb_device *d, VkSemaphore s, uint64_t value, uint64_t timeout_ns) {
+	VkSemaphoreWaitInfo wi = {
+		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+		.semaphoreCount = 1,
+		.pSemaphores = &s,
+		.pValues = &value,
+	};
+	return d->WaitSemaphores(d->device, &wi, timeout_ns);
+}
+
+// Pipeline cache.
+
+VkResult vkb_create_pipeline_cache(const vkb_device *d, const void *data, size_t size, VkPipelineCache *out) {
+	VkPipelineCacheCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+		.initialDataSize = size,
+		.pInitialData = data,
+	};
+	return d->CreatePipelineCache(d->device, &ci, NULL, out);
+}
+
+VkResult vkb_pipeline_cache_data(const vkb_device *d, VkPipelineCache cache, size_t *size, void *data) {
+	return d->GetPipelineCacheData(d->device, cache, size, data);
+}
+
+void vkb_destroy_pipeline_cache(const vkb_device *d, VkPipelineCache cache) {
+	d->DestroyPipelineCache(d->device, cache, NULL);
+}
+
+// Buffers.
+
+VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out, VkMemoryRequirements *req) {
+	VkBufferCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.size = size,
+		.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	VkResult r = d->CreateBuffer(d->device, &ci, NULL, out);
+	if (r == VK_SUCCESS) {
+		d->GetBufferMemoryRequirements(d->device, *out, req);
+	}
+	return r;
+}
+
+VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, uint32_t type, int map, VkDeviceMemory *mem,
+	void **ptr, const char **failed) {
+	VkMemoryAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.allocationSize = size,
+		.memoryTypeIndex = type,
+	};
+	VkResult r = d->AllocateMemory(d->device, &ai, NULL, mem);
+	if (r != VK_SUCCESS) {
+		*failed = "vkAllocateMemory";
+		return r;
+	}
+	r = d->BindBufferMemory(d->device, buf, *mem, 0);
+	if (r != VK_SUCCESS) {
+		*failed = "vkBindBufferMemory";
+	} else if (map) {
+		r = d->MapMemory(d->device, *mem, 0, VK_WHOLE_SIZE, 0, ptr);
+		if (r != VK_SUCCESS) *failed = "vkMapMemory";
+	}
+	if (r != VK_SUCCESS) {
+		d->FreeMemory(d->device, *mem, NULL);
+		*mem = VK_NULL_HANDLE;
+	}
+	return r;
+}
+
+void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem) {
+	d->DestroyBuffer(d->device, buf, NULL);
+	if (mem != VK_NULL_HANDLE) d->FreeMemory(d->device, mem, NULL); // unmaps too
+}
+
+// Executables.
+
+VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
+	uint32_t bindings, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
+	vkb_pipeline *out, const char **failed) {
+	memset(out, 0, sizeof *out);
+	VkShaderModuleCreateInfo mci = {
+		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+		.codeSize = size,
+		.pCode = code,
+	};
+	VkShaderModule module;
+	VkResult r = d->CreateShaderModule(d->device, &mci, NULL, &module);
+	if (r != VK_SUCCESS) {
+		*failed = "vkCreateShaderModule";
+		return r;
+	}
+
+	VkDescriptorSetLayoutBinding *b = calloc(bindings + 1, sizeof *b);
+	VkSpecializationMapEntry *entries = calloc(nconst + 1, sizeof *entries);
+	if (b == NULL || entries == NULL) {
+		*failed = "calloc";
+		r = VK_ERROR_OUT_OF_HOST_MEMORY;
+		goto done;
+	}
+	for (uint32_t i = 0; i < bindings; i++) {
+		b[i].binding = i;
+		b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		b[i].descriptorCount = 1;
+		b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+	}
+	VkDescriptorSetLayoutCreateInfo lci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.bindingCount = bindings,
+		.pBindings = b,
+	};
+	r = d->CreateDescriptorSetLayout(d->device, &lci, NULL, &out->set_layout);
+	if (r != VK_SUCCESS) {
+		*failed = "vkCreateDescriptorSetLayout";
+		goto done;
+	}
+
+	VkPushConstantRange push = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = push_size};
+	VkPipelineLayoutCreateInfo pci = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		.setLayoutCount = bindings > 0 ? 1 : 0,
+		.pSetLayouts = &out->set_layout,
+		.pushConstantRangeCount = push_size > 0 ? 1 : 0,
+		.pPushConstantRanges = &push,
+	};
+	r = d->CreatePipelineLayout(d->device, &pci, NULL, &out->layout);
+	if (r != VK_SUCCESS) {
+		*failed = "vkCreatePipelineLayout";
+		goto done;
+	}
+
+	for (uint32_t i = 0; i < nconst; i++) {
+		entries[i].constantID = const_ids[i];
+		entries[i].offset = 4 * i;
+		entries[i].size = 4;
+	}
+	VkSpecializationInfo spec = {
+		.mapEntryCount = nconst,
+		.pMapEntries = entries,
+		.dataSize = 4 * (size_t)nconst,
+		.pData = const_values,
+	};
+	VkComputePipelineCreateInfo cci = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage =
+			{
+				.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+				.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+				.module = module,
+				.pName = entry,
+				.pSpecializationInfo = nconst > 0 ? &spec : NULL,
+			},
+		.layout = out->layout,
+	};
+	r = d->CreateComputePipelines(d->device, cache, 1, &cci, NULL, &out->pipeline);
+	if (r != VK_SUCCESS) {
+		*failed = "vkCreateComputePipelines";
+	}
+
+done:
+	free(b);
+	free(entries);
+	d->DestroyShaderModule(d->device, module, NULL);
+	if (r != VK_SUCCESS) {
+		vkb_destroy_pipeline(d, *out);
+		memset(out, 0, sizeof *out);
+	}
+	return r;
+}
+
+void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p) {
+	// Destroying VK_NULL_HANDLE is a no-op.
+	d->DestroyPipeline(d->device, p.pipeline, NULL);
+	d->DestroyPipelineLayout(d->device, p.layout, NULL);
+	d->DestroyDescriptorSetLayout(d->device, p.set_layout, NULL);
+}
+
+// Command buffers.
+
+VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkCommandBuffer *cb, const char **failed) {
+	VkCommandPoolCreateInfo pci = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.queueFamilyIndex = d->queue_family,
+	};
+	VkResult r = d->CreateCommandPool(d->device, &pci, NULL, pool);
+	if (r != VK_SUCCESS) {
+		*failed = "vkCreateCommandPool";
+		return r;
+	}
+	VkCommandBufferAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.commandPool = *pool,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	r = d->AllocateCommandBuffers(d->device, &ai, cb);
+	if (r != VK_SUCCESS) {
+		*failed = "vkAllocateCommandBuffers";
+		d->DestroyCommandPool(d->device, *pool, NULL);
+		*pool = VK_NULL_HANDLE;
+	}
+	return r;
+}
+
+void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool) { d->DestroyCommandPool(d->device, pool, NULL); }
+
+VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, VkDescriptorPool *out) {
+	VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = buffers};
+	VkDescriptorPoolCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = sets,
+		.poolSizeCount = 1,
+		.pPoolSizes = &size,
+	};
+	return d->CreateDescriptorPool(d->device, &ci, NULL, out);
+}
+
+void vkb_destroy_descriptor_pool(const vkb_device *d, VkDescriptorPool pool) {
+	d->DestroyDescriptorPool(d->device, pool, NULL);
+}
+
+vkb_call vkb_begin(const vkb_device *d, VkCommandPool pool, VkCommandBuffer cb, uint32_t npools, const VkDescriptorPool *pools) {
+	for (uint32_t i = 0; i < npools; i++) {
+		d->ResetDescriptorPool(d->device, pools[i], 0); // always VK_SUCCESS
+	}
+	vkb_call c = {d->ResetCommandPool(d->device, pool, 0), "vkResetCommandPool"};
+	if (c.result != VK_SUCCESS) return c;
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+	c.result = d->BeginCommandBuffer(cb, &bi);
+	c.call = "vkBeginCommandBuffer";
+	return c;
+}
+
+VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier) {
+	if (host_barrier) {
+		// Fences and semaphores make device writes available to the
+		// device only; the host reads mapped memory after the fence, so
+		// make the writes visible to it.
+		VkMemoryBarrier mb = {
+			.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+		};
+		d->CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+			VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+	}
+	return d->EndCommandBuffer(cb);
+}
+
+VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, uint32_t nbind,
+	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const void *push, uint32_t push_size,
+	uint32_t x, uint32_t y, uint32_t z) {
+	if (nbind > 0) {
+		// Allocate and write the set before recording anything, so that a
+		// full pool (which the caller grows and retries) records nothing.
+		VkDescriptorSet set;
+		VkDescriptorSetAllocateInfo ai = {
+			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+			.descriptorPool = pool,
+			.descriptorSetCount = 1,
+			.pSetLayouts = &p.set_layout,
+		};
+		VkResult r = d->AllocateDescriptorSets(d->device, &ai, &set);
+		if (r != VK_SUCCESS) return r;
+		VkDescriptorBufferInfo info[nbind];
+		for (uint32_t i = 0; i < nbind; i++) {
+			info[i].buffer = buffers[i];
+			info[i].offset = offsets[i];
+			info[i].range = ranges[i];
+		}
+		// One write covers bindings 0..nbind-1: they are consecutive and
+		// alike, so the update rolls over from one binding to the next.
+		VkWriteDescriptorSet w = {
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = set,
+			.descriptorCount = nbind,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.pBufferInfo = info,
+		};
+		d->UpdateDescriptorSets(d->device, 1, &w, 0, NULL);
+		d->CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, NULL);
+	}
+	d->CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+	if (push_size > 0) {
+		d->CmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+	}
+	d->CmdDispatch(cb, x, y, z);
+	return VK_SUCCESS;
+}
+
+void vkb_cmd_copy(const vkb_device *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst,
+	VkDeviceSize dst_offset, VkDeviceSize size) {
+	VkBufferCopy region = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size};
+	d->CmdCopyBuffer(cb, src, dst, 1, &region);
+}
+
+void vkb_cmd_fill(const vkb_device *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size, uint32_t value) {
+	d->CmdFillBuffer(cb, dst, offset, size, value);
+}
+
+void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb) {
+	VkMemoryBarrier mb = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+			VK_ACCESS_TRANSFER_WRITE_BIT,
+	};
+	VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+	d->CmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void vkb_cmd_timestamp(const vkb_device *d, VkCommandBuffer cb, VkQueryPool pool, uint32_t index) {
+	d->CmdResetQueryPool(cb, pool, index, 1);
+	d->CmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, index);
+}
+
+// Timestamps.
+
+VkResult vkb_create_query_pool(const vkb_device *d, uint32_t count, VkQueryPool *out) {
+	VkQueryPoolCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+		.queryType = VK_QUERY_TYPE_TIMESTAMP,
+		.queryCount = count,
+	};
+	VkResult r = d->CreateQueryPool(d->device, &ci, NULL, out);
+	if (r == VK_SUCCESS) {
+		// Reset on the host, so that a slot never written reads as
+		// unavailable rather than undefined.
+		d->ResetQueryPool(d->device, *out, 0, count);
+	}
+	return r;
+}
+
+void vkb_destroy_query_pool(const vkb_device *d, VkQueryPool pool) { d->DestroyQueryPool(d->device, pool, NULL); }
+
+VkResult vkb_query_results(const vkb_device *d, VkQueryPool pool, uint32_t first, uint32_t count, uint64_t *data) {
+	return d->GetQueryPoolResults(d->device, pool, first, count, (size_t)count * 2 * sizeof(uint64_t), data,
+		2 * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+}

@@ -1,0 +1,64 @@
+// Package vk is the Vulkan backend of vkbench. Importing it registers the
+// driver "vulkan" with package hal:
+//
+//	import _ "github.com/vkbench/vkbench/vk"
+//
+//	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: true})
+//	if err != nil {
+//		return err
+//	}
+//	defer drv.Release()
+//	infos, err := drv.Enumerate()
+//	if err != nil {
+//		return err
+//	}
+//	dev, err := drv.Open(ctx, hal.DefaultDevice(infos), hal.DeviceOptions{})
+//	if err != nil {
+//		return err
+//	}
+//	defer dev.Release()
+//
+// After that everything goes through the interfaces of hal; vk adds only
+// Result, the payload that says which Vulkan call failed and how.
+//
+// # Requirements
+//
+// vk loads libvulkan.so.1 (Debian: libvulkan1) when a driver is opened and
+// resolves every Vulkan entry point at run time, so building needs only a
+// C compiler: the Vulkan headers are in include/. It needs a loader and a
+// device of Vulkan 1.2 or later (timeline semaphores, host query reset);
+// older devices are listed by Enumerate but Open refuses them with
+// Unimplemented. DriverOptions.Validation needs the Khronos validation
+// layer (Debian: vulkan-validationlayers). Without cgo the package builds
+// but its driver fails to open with Unimplemented.
+//
+// # How it works
+//
+// A device has one compute queue and one timeline semaphore; submission n
+// signals value n, so a fence is a value to wait for and the semaphore's
+// counter tells which command buffers are no longer in flight. Waits run
+// in slices of a few milliseconds so that a cancelled context and the loss
+// of the device, noticed by any goroutine, end them promptly; a wait that
+// succeeds returns as soon as the value is signalled.
+//
+// Every VkResult becomes a status in one table (result.go), with a message
+// that names the call ("vk: vkQueueSubmit: VK_ERROR_DEVICE_LOST") and a
+// Result payload. VK_ERROR_DEVICE_LOST from any call, or
+// hal.LossMarker.MarkLost, makes the device lost for good.
+//
+// Buffers have a VkDeviceMemory each. Host-visible buffers stay mapped;
+// device-local ones are read and written through a staging buffer of the
+// device. Command buffers have their own command and descriptor pools,
+// reset at Begin.
+//
+// # Caveats
+//
+// Release of any object is idempotent: a second Release returns nil.
+// Device.Release waits at most five seconds for work in flight, then frees
+// everything the device still owns; it must not run concurrently with
+// other calls on the device. goki/vulkan is pointed at the same loader, so
+// its functions work in a process that has opened a vk driver.
+package vk
+
+// DriverName is the name vk registers with hal.Register.
+const DriverName = "vulkan"

@@ -1,0 +1,334 @@
+//go:build cgo
+
+package vk
+
+/*
+#include <stdlib.h>
+#include "vkb.h"
+*/
+import "C"
+
+import (
+	"context"
+	"log/slog"
+	"runtime/cgo"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+func init() { hal.Register(DriverName, open) }
+
+var _ hal.Driver = (*driver)(nil)
+
+// driver is one VkInstance and the physical devices it sees.
+type driver struct {
+	opts   hal.DriverOptions
+	logger *slog.Logger
+	inst   *C.vkb_instance
+	sink   cgo.Handle // of a *messageSink; 0 without validation
+	phys   []*physicalDevice
+
+	mu       sync.Mutex
+	devices  map[*device]struct{}
+	released bool
+}
+
+// physicalDevice is what the driver knows of one physical device.
+type physicalDevice struct {
+	handle C.VkPhysicalDevice
+	c      *C.vkb_pd_info // C memory, freed by driver.Release
+	info   hal.DeviceInfo
+	// unusable says why Open refuses the device; "" if it can be opened.
+	unusable string
+	types    []memoryType
+	// maxAlloc and maxBuffer bound one allocation and one buffer; 0 when
+	// the device does not say.
+	maxAlloc, maxBuffer uint64
+	maxStorageBuffers   uint32 // storage-buffer bindings one pipeline may use
+}
+
+// memoryType is one of the device's memory types.
+type memoryType struct {
+	flags    uint32 // VkMemoryPropertyFlags
+	heapSize uint64
+}
+
+const (
+	apiVersion12 = 1<<22 | 2<<12
+	apiVersion13 = 1<<22 | 3<<12
+)
+
+// open is the hal.Opener of "vulkan".
+func open(opts hal.DriverOptions) (hal.Driver, error) {
+	if err := load(); err != nil {
+		return nil, err
+	}
+	loaderVersion := hal.Version(C.vkb_loader_version())
+	if loaderVersion < apiVersion12 {
+		return nil, status.Newf(status.Incompatible, "vk: the Vulkan loader libvulkan.so.1 supports Vulkan %s; vkbench needs 1.2 or later (upgrade libvulkan1)", loaderVersion)
+	}
+	api := uint32(apiVersion12)
+	if loaderVersion >= apiVersion13 {
+		api = apiVersion13
+	}
+
+	d := &driver{opts: opts, logger: opts.Logger, devices: map[*device]struct{}{}}
+	if d.logger == nil {
+		d.logger = slog.Default()
+	}
+	validation := C.int(0)
+	if opts.Validation {
+		if err := checkValidationLayer(); err != nil {
+			return nil, err
+		}
+		validation = 1
+		d.sink = cgo.NewHandle(&messageSink{onMessage: opts.OnMessage, logger: d.logger})
+	}
+	var failed *C.char
+	if r := C.vkb_create_instance(C.uint32_t(api), validation, C.uintptr_t(d.sink), &d.inst, &failed); r != C.VK_SUCCESS {
+		if d.sink != 0 {
+			d.sink.Delete()
+		}
+		return nil, resultError(C.GoString(failed), int32(r))
+	}
+	if err := initGoki(d.inst.instance); err != nil {
+		d.logger.Warn("vk: goki/vulkan InitInstance failed; goki's functions may not work", "err", err)
+	}
+	if err := d.enumerate(); err != nil {
+		return nil, status.Join(err, d.Release())
+	}
+	return d, nil
+}
+
+const validationLayer = "VK_LAYER_KHRONOS_validation"
+
+// checkValidationLayer checks that the validation layer and the debug
+// utils extension (which the layer itself provides) are installed.
+func checkValidationLayer() error {
+	layer := C.CString(validationLayer)
+	defer C.free(unsafe.Pointer(layer))
+	var found C.int
+	if r := C.vkb_has_layer(layer, &found); r != C.VK_SUCCESS {
+		return resultError("vkEnumerateInstanceLayerProperties", int32(r))
+	}
+	if found == 0 {
+		return status.New(status.FailedPrecondition, "vk: validation was asked for but the layer "+validationLayer+" is not installed (install the Debian package vulkan-validationlayers)")
+	}
+	ext := C.CString("VK_EXT_debug_utils")
+	defer C.free(unsafe.Pointer(ext))
+	if r := C.vkb_has_instance_extension(layer, ext, &found); r != C.VK_SUCCESS {
+		return resultError("vkEnumerateInstanceExtensionProperties", int32(r))
+	}
+	if found == 0 {
+		if r := C.vkb_has_instance_extension(nil, ext, &found); r != C.VK_SUCCESS {
+			return resultError("vkEnumerateInstanceExtensionProperties", int32(r))
+		}
+	}
+	if found == 0 {
+		return status.New(status.FailedPrecondition, "vk: validation was asked for but VK_EXT_debug_utils is missing, so its messages could not be received")
+	}
+	return nil
+}
+
+// enumerate lists the physical devices once; the list does not change for
+// the life of the instance.
+func (d *driver) enumerate() error {
+	var n C.uint32_t
+	if r := C.vkb_physical_devices(d.inst, &n, nil); r != C.VK_SUCCESS {
+		return resultError("vkEnumeratePhysicalDevices", int32(r))
+	}
+	if n == 0 {
+		return nil
+	}
+	// C memory: the driver writes its handles into it.
+	handles := unsafe.Slice((*C.VkPhysicalDevice)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.VkPhysicalDevice(nil))))), n)
+	defer C.free(unsafe.Pointer(&handles[0]))
+	if r := C.vkb_physical_devices(d.inst, &n, &handles[0]); r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
+		return resultError("vkEnumeratePhysicalDevices", int32(r))
+	}
+	for i, h := range handles[:n] {
+		pd := &physicalDevice{handle: h, c: (*C.vkb_pd_info)(C.calloc(1, C.sizeof_vkb_pd_info))}
+		C.vkb_query_physical_device(d.inst, h, pd.c)
+		pd.describe(i)
+		d.phys = append(d.phys, pd)
+	}
+	return nil
+}
+
+// describe fills pd's DeviceInfo and limits from what the driver said.
+func (pd *physicalDevice) describe(index int) {
+	c := pd.c
+	p := &c.props
+	l := &p.limits
+	info := hal.DeviceInfo{
+		Index:             index,
+		Backend:           DriverName,
+		Name:              C.GoString(&p.deviceName[0]),
+		Type:              deviceType(p.deviceType),
+		VendorID:          uint32(p.vendorID),
+		DeviceID:          uint32(p.deviceID),
+		DriverVersion:     uint32(p.driverVersion),
+		APIVersion:        hal.Version(p.apiVersion),
+		PipelineCacheUUID: uuid(&p.pipelineCacheUUID),
+		Limits: hal.Limits{
+			MaxWorkgroupSize:        [3]uint32{uint32(l.maxComputeWorkGroupSize[0]), uint32(l.maxComputeWorkGroupSize[1]), uint32(l.maxComputeWorkGroupSize[2])},
+			MaxWorkgroupInvocations: uint32(l.maxComputeWorkGroupInvocations),
+			MaxWorkgroupCount:       [3]uint32{uint32(l.maxComputeWorkGroupCount[0]), uint32(l.maxComputeWorkGroupCount[1]), uint32(l.maxComputeWorkGroupCount[2])},
+			MaxSharedMemory:         uint32(l.maxComputeSharedMemorySize),
+			MaxPushConstantsSize:    uint32(l.maxPushConstantsSize),
+			MaxStorageBufferRange:   uint64(l.maxStorageBufferRange),
+			MinStorageBufferAlign:   uint64(l.minStorageBufferOffsetAlignment),
+			TimestampPeriod:         float64(l.timestampPeriod),
+			TimestampValidBits:      uint32(c.timestamp_bits),
+		},
+		Features: hal.Features{
+			Int16:   c.features.shaderInt16 != 0,
+			Int64:   c.features.shaderInt64 != 0,
+			Float64: c.features.shaderFloat64 != 0,
+		},
+	}
+	pd.maxStorageBuffers = min(uint32(l.maxPerStageDescriptorStorageBuffers), uint32(l.maxDescriptorSetStorageBuffers))
+	if c.chain12 != 0 {
+		info.DriverID = uint32(c.driver.driverID)
+		info.DriverName = C.GoString(&c.driver.driverName[0])
+		info.DriverInfo = C.GoString(&c.driver.driverInfo[0])
+		info.DeviceUUID = uuid(&c.id.deviceUUID)
+		info.DriverUUID = uuid(&c.id.driverUUID)
+		info.Limits.SubgroupSize = uint32(c.subgroup.subgroupSize)
+		if c.subgroup.supportedStages&C.VK_SHADER_STAGE_COMPUTE_BIT != 0 {
+			info.Limits.SubgroupOps = hal.SubgroupOps(c.subgroup.supportedOperations)
+		}
+		info.Features.Float16 = c.f12.shaderFloat16 != 0
+		info.Features.Int8 = c.f12.shaderInt8 != 0
+		info.Features.Storage8 = c.f12.storageBuffer8BitAccess != 0
+		info.Features.Storage16 = c.f11.storageBuffer16BitAccess != 0
+		pd.maxAlloc = uint64(c.maint3.maxMemoryAllocationSize)
+	}
+	if c.chain13 != 0 {
+		pd.maxBuffer = uint64(c.maint4.maxBufferSize)
+	}
+	mem := &c.memory
+	for i := range int(mem.memoryHeapCount) {
+		h := mem.memoryHeaps[i]
+		info.MemoryHeaps = append(info.MemoryHeaps, hal.MemoryHeap{
+			Size:        uint64(h.size),
+			DeviceLocal: h.flags&C.VK_MEMORY_HEAP_DEVICE_LOCAL_BIT != 0,
+		})
+	}
+	for i := range int(mem.memoryTypeCount) {
+		t := mem.memoryTypes[i]
+		pd.types = append(pd.types, memoryType{flags: uint32(t.propertyFlags), heapSize: uint64(mem.memoryHeaps[t.heapIndex].size)})
+	}
+	pd.info = info
+
+	switch {
+	case info.APIVersion < apiVersion12 || c.chain12 == 0:
+		pd.unusable = "it supports Vulkan " + info.APIVersion.String() + " and vkbench needs 1.2 or later"
+	case c.queue_family < 0:
+		pd.unusable = "it has no compute queue"
+	case c.f12.timelineSemaphore == 0:
+		pd.unusable = "it has no timeline semaphores"
+	case c.f12.hostQueryReset == 0:
+		pd.unusable = "it cannot reset queries from the host"
+	}
+}
+
+func deviceType(t C.VkPhysicalDeviceType) hal.DeviceType {
+	switch t {
+	case C.VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+		return hal.IntegratedGPU
+	case C.VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+		return hal.DiscreteGPU
+	case C.VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+		return hal.VirtualGPU
+	case C.VK_PHYSICAL_DEVICE_TYPE_CPU:
+		return hal.CPU
+	}
+	return hal.OtherDevice
+}
+
+func uuid(u *[C.VK_UUID_SIZE]C.uint8_t) [16]byte {
+	return *(*[16]byte)(unsafe.Pointer(u))
+}
+
+func (d *driver) Name() string { return DriverName }
+
+func (d *driver) Enumerate() ([]hal.DeviceInfo, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.released {
+		return nil, released("Enumerate", "driver")
+	}
+	infos := make([]hal.DeviceInfo, len(d.phys))
+	for i, pd := range d.phys {
+		infos[i] = pd.info
+		infos[i].MemoryHeaps = slices.Clone(pd.info.MemoryHeaps)
+	}
+	return infos, nil
+}
+
+func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (hal.Device, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, status.Wrap(err, status.OK, "vk: Open")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.released {
+		return nil, released("Open", "driver")
+	}
+	if index < 0 || index >= len(d.phys) {
+		return nil, status.Newf(status.NotFound, "vk: Open: no device %d (the driver has %d)", index, len(d.phys))
+	}
+	pd := d.phys[index]
+	if pd.unusable != "" {
+		return nil, status.Newf(status.Unimplemented, "vk: Open: device %d (%s) cannot be used: %s", index, pd.info.Name, pd.unusable)
+	}
+	dev, err := newDevice(d, pd, opts)
+	if err != nil {
+		return nil, status.Annotatef(err, "vk: opening device %d (%s)", index, pd.info.Name)
+	}
+	d.devices[dev] = struct{}{}
+	return dev, nil
+}
+
+// forget is called by a device's Release.
+func (d *driver) forget(dev *device) {
+	d.mu.Lock()
+	delete(d.devices, dev)
+	d.mu.Unlock()
+}
+
+// Release releases the devices still open, then the instance. A second
+// Release returns nil.
+func (d *driver) Release() error {
+	d.mu.Lock()
+	if d.released {
+		d.mu.Unlock()
+		return nil
+	}
+	d.released = true
+	open := make([]*device, 0, len(d.devices))
+	for dev := range d.devices {
+		open = append(open, dev)
+	}
+	d.mu.Unlock()
+
+	var errs []error
+	for _, dev := range open {
+		errs = append(errs, dev.Release())
+	}
+	for _, pd := range d.phys {
+		C.free(unsafe.Pointer(pd.c))
+	}
+	d.phys = nil
+	C.vkb_destroy_instance(d.inst)
+	d.inst = nil
+	if d.sink != 0 {
+		d.sink.Delete()
+	}
+	return status.Join(errs...)
+}

@@ -1,0 +1,69 @@
+//go:build cgo
+
+package vk
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/vkbench/vkbench/hal"
+)
+
+var _ hal.Fence = (*fence)(nil)
+
+// fence is the completion of one submission: the timeline value it
+// signals. It owns no Vulkan object.
+type fence struct {
+	d     *device
+	value uint64
+	// err is set for a submission that never ran because it waited on a
+	// failed one; cause is the first failure of that chain.
+	err, cause error
+	released   atomic.Bool
+}
+
+func (f *fence) check(op string) error {
+	if err := f.d.usable(op); err != nil {
+		return err
+	}
+	if f.released.Load() {
+		return released(op, "fence")
+	}
+	return nil
+}
+
+// Wait returns as soon as the submission's signal is seen; otherwise it
+// waits in short slices so that a cancelled context or the loss of the
+// device ends it promptly.
+func (f *fence) Wait(ctx context.Context) error {
+	if err := f.check("Fence.Wait"); err != nil {
+		return err
+	}
+	if f.err != nil {
+		return f.err
+	}
+	return f.d.wait(ctx, "Fence.Wait", f.value)
+}
+
+// Poll reports done with the error for a fence that failed, was released
+// or whose device was lost, so that a polling loop always ends.
+func (f *fence) Poll() (bool, error) {
+	if err := f.check("Fence.Poll"); err != nil {
+		return true, err
+	}
+	if f.err != nil {
+		return true, f.err
+	}
+	done, err := f.d.reached("Fence.Poll", f.value)
+	if err != nil {
+		return true, err
+	}
+	return done, nil
+}
+
+// Release forgets the fence; the submission runs on. A second Release
+// returns nil.
+func (f *fence) Release() error {
+	f.released.Store(true)
+	return nil
+}

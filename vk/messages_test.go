@@ -1,0 +1,90 @@
+package vk_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// TestValidationMessages checks that messages of the validation layer
+// reach DriverOptions.OnMessage, or the logger without one, so that the
+// other tests' "no message" means something. It provokes one: a
+// push-constant range shorter than the kernel's block, which vk does not
+// check and the layer does.
+func TestValidationMessages(t *testing.T) {
+	provoke := func(t *testing.T, opts hal.DriverOptions) {
+		t.Helper()
+		opts.Validation = true
+		drv, err := hal.OpenDriver("vulkan", opts)
+		if err != nil {
+			if status.CodeOf(err) == status.FailedPrecondition && !strict() {
+				t.Skipf("no validation layer: %v", err)
+			}
+			if strict() {
+				t.Fatalf("OpenDriver: %v", err)
+			}
+			t.Skipf("no usable Vulkan: %v", err)
+		}
+		defer release(t, drv)
+		infos, err := drv.Enumerate()
+		must(t, err, "Enumerate")
+		if hal.DefaultDevice(infos) < 0 {
+			t.Skip("no Vulkan device")
+		}
+		dev, err := drv.Open(context.Background(), hal.DefaultDevice(infos), hal.DeviceOptions{})
+		must(t, err, "Open")
+		defer release(t, dev)
+		exe, err := dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 4})
+		if err == nil {
+			release(t, exe)
+		}
+	}
+
+	t.Run("OnMessage", func(t *testing.T) {
+		var mu sync.Mutex
+		var msgs []hal.Message
+		provoke(t, hal.DriverOptions{OnMessage: func(m hal.Message) {
+			mu.Lock()
+			msgs = append(msgs, m)
+			mu.Unlock()
+		}})
+		mu.Lock()
+		defer mu.Unlock()
+		if len(msgs) == 0 {
+			t.Fatal("no validation message reached OnMessage")
+		}
+		for _, m := range msgs {
+			t.Logf("%s [%s]: %.120s…", m.Severity, m.ID, m.Text)
+			if m.Severity != "error" && m.Severity != "warning" || m.ID == "" || m.Text == "" {
+				t.Errorf("malformed message %+v", m)
+			}
+		}
+	})
+	t.Run("Logger", func(t *testing.T) {
+		var mu sync.Mutex
+		var buf bytes.Buffer
+		provoke(t, hal.DriverOptions{Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))})
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.Contains(buf.String(), "level=ERROR") || !strings.Contains(buf.String(), "VUID") {
+			t.Errorf("the logger got no validation error:\n%s", buf.String())
+		}
+	})
+}
+
+type lockedWriter struct {
+	mu  *sync.Mutex
+	buf *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}

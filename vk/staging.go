@@ -1,0 +1,132 @@
+//go:build cgo
+
+package vk
+
+/*
+#include "vkb.h"
+*/
+import "C"
+
+import (
+	"context"
+	"sync"
+
+	"github.com/vkbench/vkbench/hal"
+)
+
+// stagingChunk is the most one staged copy moves; larger transfers go in
+// several.
+const stagingChunk = 16 << 20
+
+// staging moves bytes between the host and device-local buffers through a
+// host-visible buffer of the device's own: copy into it, submit a copy,
+// wait. One transfer at a time per device.
+type staging struct {
+	mu   sync.Mutex
+	buf  *buffer // created on first use, grown up to stagingChunk
+	pool C.VkCommandPool
+	cb   C.VkCommandBuffer
+	// last is the timeline value of the last copy: the staging memory and
+	// command buffer are busy until the timeline reaches it (a transfer
+	// whose context ended may have left its copy running).
+	last uint64
+}
+
+// transfer copies data into b at offset (toDevice) or out of b at offset
+// into data.
+func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []byte, toDevice bool) error {
+	d := b.d
+	op := "Buffer.Read"
+	if toDevice {
+		op = "Buffer.Write"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(data) > 0 {
+		if err := d.wait(ctx, op, s.last); err != nil {
+			return err
+		}
+		n := min(len(data), stagingChunk)
+		if err := s.ensure(d, n); err != nil {
+			return err
+		}
+		if toDevice {
+			copy(s.buf.mapped, data[:n])
+		}
+		if c := C.vkb_begin(d.c, s.pool, s.cb, 0, nil); c.result != C.VK_SUCCESS {
+			return d.result(C.GoString(c.call), c.result)
+		}
+		// Barriers before and after order the copy after earlier work on
+		// the queue and before later work; they cover every submission.
+		C.vkb_cmd_barrier(d.c, s.cb)
+		if toDevice {
+			C.vkb_cmd_copy(d.c, s.cb, s.buf.handle, 0, b.handle, C.VkDeviceSize(offset), C.VkDeviceSize(n))
+		} else {
+			C.vkb_cmd_copy(d.c, s.cb, b.handle, C.VkDeviceSize(offset), s.buf.handle, 0, C.VkDeviceSize(n))
+		}
+		C.vkb_cmd_barrier(d.c, s.cb)
+		hostRead := C.int(0)
+		if !toDevice {
+			hostRead = 1
+		}
+		if r := C.vkb_end(d.c, s.cb, hostRead); r != C.VK_SUCCESS {
+			return d.result("vkEndCommandBuffer", r)
+		}
+		v, err := d.submit(s.cb, 0)
+		if err != nil {
+			return err
+		}
+		s.last = v
+		if err := d.wait(ctx, op, v); err != nil {
+			return err
+		}
+		if !toDevice {
+			copy(data[:n], s.buf.mapped)
+		}
+		data = data[n:]
+		offset += int64(n)
+	}
+	return nil
+}
+
+// ensure makes the staging buffer at least n bytes long. The staging
+// memory is idle when it is called.
+func (s *staging) ensure(d *device, n int) error {
+	if s.cb == nil {
+		var failed *C.char
+		if r := C.vkb_create_command_buffer(d.c, &s.pool, &s.cb, &failed); r != C.VK_SUCCESS {
+			return d.result(C.GoString(failed), r)
+		}
+	}
+	if s.buf != nil && s.buf.size >= int64(n) {
+		return nil
+	}
+	size := int64(64 << 10)
+	for size < int64(n) {
+		size *= 2
+	}
+	size = min(size, stagingChunk)
+	buf, err := d.newBuffer(hal.BufferDesc{Size: size, Memory: hal.HostVisible, Label: "vk-staging"})
+	if err != nil {
+		return err
+	}
+	if s.buf != nil {
+		s.buf.destroy()
+	}
+	s.buf = buf
+	return nil
+}
+
+// destroy frees the staging objects; the device is idle or lost.
+func (s *staging) destroy(d *device) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buf != nil {
+		s.buf.destroy()
+		s.buf = nil
+	}
+	if s.cb != nil {
+		C.vkb_destroy_command_pool(d.c, s.pool)
+		s.cb = nil
+	}
+}

@@ -1,0 +1,139 @@
+//go:build cgo
+
+package vk
+
+/*
+#include "vkb.h"
+*/
+import "C"
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+var _ hal.TimestampPool = (*timestampPool)(nil)
+
+// timestampPool is a VkQueryPool of timestamps, reset on the host when it
+// is made so that a slot never written reads as unavailable.
+type timestampPool struct {
+	d        *device
+	count    int
+	handle   C.VkQueryPool
+	released atomic.Bool
+}
+
+func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
+	if err := d.usable("CreateTimestampPool"); err != nil {
+		return nil, err
+	}
+	if d.info.Limits.TimestampValidBits == 0 {
+		return nil, status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateTimestampPool: the compute queue of %s has no timestamps", d.info.Name)
+	}
+	if count <= 0 || count > math.MaxInt32 {
+		return nil, status.Newf(status.InvalidArgument, "vk: CreateTimestampPool: count %d is not positive", count)
+	}
+	p := &timestampPool{d: d, count: count}
+	if r := C.vkb_create_query_pool(d.c, C.uint32_t(count), &p.handle); r != C.VK_SUCCESS {
+		return nil, d.result("vkCreateQueryPool", r)
+	}
+	if err := d.track(p, &p.released, "CreateTimestampPool"); err != nil {
+		p.destroy()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *timestampPool) destroy() { C.vkb_destroy_query_pool(p.d.c, p.handle) }
+
+func (p *timestampPool) Count() int { return p.count }
+
+func (p *timestampPool) check(op string) error {
+	if err := p.d.usable(op); err != nil {
+		return err
+	}
+	if p.released.Load() {
+		return released(op, "timestamp pool")
+	}
+	return nil
+}
+
+// mask returns the mask of the valid bits of a timestamp.
+func (p *timestampPool) mask() uint64 {
+	bits := p.d.info.Limits.TimestampValidBits
+	if bits >= 64 {
+		return math.MaxUint64
+	}
+	return 1<<bits - 1
+}
+
+func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
+	if err := p.check("Ticks"); err != nil {
+		return nil, err
+	}
+	if first < 0 || n <= 0 || first > p.count || n > p.count-first {
+		return nil, status.Newf(status.InvalidArgument, "vk: Ticks: slots [%d, %d+%d) are outside the pool of %d", first, first, n, p.count)
+	}
+	return p.ticks("Ticks", first, n)
+}
+
+func (p *timestampPool) ticks(op string, first, n int) ([]uint64, error) {
+	// Each slot reads as (value, availability).
+	data := make([]uint64, 2*n)
+	r := C.vkb_query_results(p.d.c, p.handle, C.uint32_t(first), C.uint32_t(n), (*C.uint64_t)(&data[0]))
+	if r != C.VK_SUCCESS && r != C.VK_NOT_READY {
+		return nil, p.d.result("vkGetQueryPoolResults", r)
+	}
+	mask := p.mask()
+	out := make([]uint64, n)
+	for i := range n {
+		if data[2*i+1] == 0 {
+			return nil, status.Newf(status.FailedPrecondition, "vk: %s: timestamp slot %d not written (or its submission has not completed)", op, first+i)
+		}
+		out[i] = data[2*i] & mask
+	}
+	return out, nil
+}
+
+// Elapsed converts ticks to time with the timestamp period as a float64.
+// A counter of fewer than 64 valid bits that reads lower at end than at
+// start is taken to have wrapped around once.
+func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
+	if err := p.check("Elapsed"); err != nil {
+		return 0, err
+	}
+	if start < 0 || start >= p.count || end < 0 || end >= p.count {
+		return 0, status.Newf(status.InvalidArgument, "vk: Elapsed: slots %d and %d are not both in the pool of %d", start, end, p.count)
+	}
+	s, err := p.ticks("Elapsed", start, 1)
+	if err != nil {
+		return 0, err
+	}
+	e, err := p.ticks("Elapsed", end, 1)
+	if err != nil {
+		return 0, err
+	}
+	t0, t1 := s[0], e[0]
+	var ticks uint64
+	switch mask := p.mask(); {
+	case t1 > t0:
+		ticks = t1 - t0
+	case t1 < t0 && mask != math.MaxUint64:
+		ticks = (t1 - t0) & mask
+	default:
+		return 0, status.Newf(status.Internal, "vk: Elapsed: timer did not tick: slot %d reads %d and slot %d reads %d", start, t0, end, t1)
+	}
+	ns := math.Round(float64(ticks) * p.d.info.Limits.TimestampPeriod)
+	// The timer ticked, so the time is not zero, however short.
+	return time.Duration(max(ns, 1)), nil
+}
+
+// Release frees the pool; a second Release returns nil.
+func (p *timestampPool) Release() error {
+	p.d.releaseObject(p, &p.released)
+	return nil
+}

@@ -1,0 +1,753 @@
+package vk_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// driverIDLLVMPipe is VK_DRIVER_ID_MESA_LLVMPIPE: lavapipe.
+const driverIDLLVMPipe = 13
+
+func TestEnumerate(t *testing.T) {
+	drv, _ := openDriver(t)
+	if got := drv.Name(); got != "vulkan" {
+		t.Errorf("Name() = %q, want vulkan", got)
+	}
+	infos, err := drv.Enumerate()
+	must(t, err, "Enumerate")
+	if len(infos) == 0 {
+		t.Skip("no Vulkan device")
+	}
+	safe := regexp.MustCompile(`^[a-z0-9._-]+$`)
+	for i, info := range infos {
+		t.Logf("device %d: %s (%s), driver %s %s [%s], Vulkan %s, hardware %s", i, info.Name, info.Type, info.DriverName, info.DriverVersionString(), info.DriverInfo, info.APIVersion, info.Hardware())
+		t.Logf("  limits %+v features %+v heaps %+v", info.Limits, info.Features, info.MemoryHeaps)
+		if info.Index != i || info.Backend != "vulkan" {
+			t.Errorf("device %d: Index %d, Backend %q", i, info.Index, info.Backend)
+		}
+		if info.Name == "" || len(info.MemoryHeaps) == 0 {
+			t.Errorf("device %d: empty name or no memory heaps: %+v", i, info)
+		}
+		if h := info.Hardware(); !safe.MatchString(h) {
+			t.Errorf("device %d: Hardware() = %q is not path-safe", i, h)
+		}
+		if info.APIVersion.Major() != 1 || info.APIVersion.Minor() < 2 {
+			continue // listed, but Open refuses it
+		}
+		l := info.Limits
+		if l.MaxWorkgroupInvocations == 0 || l.MaxWorkgroupCount[0] == 0 || l.MaxPushConstantsSize < 128 || l.MinStorageBufferAlign == 0 || l.SubgroupSize == 0 {
+			t.Errorf("device %d: implausible limits %+v", i, l)
+		}
+		if !l.SubgroupOps.Has(hal.SubgroupBasic) {
+			t.Errorf("device %d: no basic subgroup operations in compute: %b", i, l.SubgroupOps)
+		}
+		if info.DriverID == 0 || info.DriverName == "" || info.PipelineCacheUUID == [16]byte{} {
+			t.Errorf("device %d: no driver identity: %+v", i, info)
+		}
+		if info.DriverID == driverIDLLVMPipe {
+			if info.Type != hal.CPU || info.DriverName != "llvmpipe" || info.VendorID != hal.VendorMesa {
+				t.Errorf("lavapipe: type %v, driver %q, vendor %#x; want cpu, llvmpipe, %#x", info.Type, info.DriverName, info.VendorID, hal.VendorMesa)
+			}
+			if l.TimestampValidBits == 0 || l.TimestampPeriod <= 0 {
+				t.Errorf("lavapipe: timestamps: %d bits, period %v", l.TimestampValidBits, l.TimestampPeriod)
+			}
+		}
+	}
+	// Enumerate returns copies.
+	infos[0].MemoryHeaps[0].Size = 1
+	again, err := drv.Enumerate()
+	must(t, err, "Enumerate")
+	if again[0].MemoryHeaps[0].Size == 1 {
+		t.Error("Enumerate returned the driver's own slice")
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	drv, _ := openDriver(t)
+	_, err := drv.Open(context.Background(), 1000, hal.DeviceOptions{})
+	wantCode(t, err, status.NotFound, "Open(1000)")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = drv.Open(ctx, 0, hal.DeviceOptions{})
+	wantCode(t, err, status.Cancelled, "Open(cancelled ctx)")
+}
+
+func TestBufferRoundTrip(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		for _, kind := range []hal.MemoryKind{hal.DeviceLocal, hal.HostVisible} {
+			// 17 MiB and a little more makes a staged transfer take two chunks.
+			for _, size := range []int64{1, 4099, 17<<20 + 3} {
+				buf, err := dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: kind, Label: "roundtrip"})
+				must(t, err, "CreateBuffer")
+				if buf.Size() != size || buf.Memory() != kind {
+					t.Errorf("buffer is %d bytes of %v, want %d of %v", buf.Size(), buf.Memory(), size, kind)
+				}
+				want := make([]byte, size)
+				for i := range want {
+					want[i] = byte(rand.Uint32())
+				}
+				must(t, buf.Write(ctx, 0, want), "Write")
+				got := make([]byte, size)
+				must(t, buf.Read(ctx, 0, got), "Read")
+				if !bytes.Equal(got, want) {
+					t.Errorf("%v buffer of %d bytes: read back differs from what was written", kind, size)
+				}
+				if size > 2 {
+					must(t, buf.Write(ctx, 1, []byte{0xaa}), "Write at 1")
+					part := make([]byte, 2)
+					must(t, buf.Read(ctx, size-2, part), "Read at end")
+					if part[0] != want[size-2] || part[1] != want[size-1] {
+						t.Errorf("%v: read at the end = %x, want %x", kind, part, want[size-2:])
+					}
+					must(t, buf.Read(ctx, 0, part), "Read at 0")
+					if part[1] != 0xaa {
+						t.Errorf("%v: byte 1 = %#x after writing 0xaa", kind, part[1])
+					}
+				}
+				wantCode(t, buf.Write(ctx, -1, []byte{1}), status.InvalidArgument, "Write at -1")
+				wantCode(t, buf.Write(ctx, size, []byte{1}), status.InvalidArgument, "Write past the end")
+				wantCode(t, buf.Read(ctx, size-1, make([]byte, 2)), status.InvalidArgument, "Read past the end")
+				must(t, buf.Release(), "Release")
+			}
+		}
+	})
+}
+
+func TestBufferErrors(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		for _, size := range []int64{0, -1} {
+			_, err := dev.CreateBuffer(hal.BufferDesc{Size: size})
+			wantCode(t, err, status.InvalidArgument, "CreateBuffer of size "+itoa(size))
+		}
+		var heap uint64
+		for _, h := range dev.Info().MemoryHeaps {
+			heap = max(heap, h.Size)
+		}
+		for _, kind := range []hal.MemoryKind{hal.DeviceLocal, hal.HostVisible} {
+			for _, size := range []int64{int64(heap) + 1, 1 << 62} {
+				_, err := dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: kind, Label: "huge"})
+				wantCode(t, err, status.ResourceExhausted, "CreateBuffer of "+itoa(size)+" bytes")
+			}
+		}
+		// Nothing leaked: the device still works.
+		buf, err := dev.CreateBuffer(hal.BufferDesc{Size: 16})
+		must(t, err, "CreateBuffer after failures")
+		release(t, buf)
+	})
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// scale dispatches testdata/scale.comp (b[i] = a[i]*mul + add) over n
+// words with a workgroup size set by a specialization constant.
+func TestDispatch(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		const n, local = 1000, 64
+		exe, err := dev.CreateExecutable(hal.ExecutableDesc{
+			Label:            "scale",
+			SPIRV:            readSPIRV(t, "scale.spv"),
+			Bindings:         2,
+			PushConstantSize: 12,
+			Constants:        []hal.Constant{{ID: 0, Value: local}},
+		})
+		must(t, err, "CreateExecutable")
+		defer release(t, exe)
+		if exe.Label() != "scale" {
+			t.Errorf("Label() = %q", exe.Label())
+		}
+		for _, kinds := range [][2]hal.MemoryKind{{hal.HostVisible, hal.DeviceLocal}, {hal.DeviceLocal, hal.HostVisible}} {
+			in, err := dev.CreateBuffer(hal.BufferDesc{Size: 4 * n, Memory: kinds[0], Label: "in"})
+			must(t, err, "CreateBuffer(in)")
+			out, err := dev.CreateBuffer(hal.BufferDesc{Size: 4 * n, Memory: kinds[1], Label: "out"})
+			must(t, err, "CreateBuffer(out)")
+			a := make([]uint32, n)
+			for i := range a {
+				a[i] = rand.Uint32()
+			}
+			must(t, in.Write(ctx, 0, words(a)), "Write")
+			push := words([]uint32{n, 3, 7})
+			run(t, dev, func(cb hal.CommandBuffer) {
+				must(t, cb.Fill(out, 0, 4*n, 0xdeadbeef), "Fill")
+				must(t, cb.Barrier(), "Barrier")
+				must(t, cb.Dispatch(hal.Dispatch{
+					Executable:    exe,
+					Bindings:      []hal.Binding{{Buffer: in}, {Buffer: out}},
+					PushConstants: push,
+					Groups:        [3]uint32{(n + local - 1) / local, 1, 1},
+				}), "Dispatch")
+			})
+			got := make([]byte, 4*n)
+			must(t, out.Read(ctx, 0, got), "Read")
+			for i, x := range a {
+				if w := binary.LittleEndian.Uint32(got[4*i:]); w != x*3+7 {
+					t.Fatalf("%v→%v: b[%d] = %d, want %d", kinds[0], kinds[1], i, w, x*3+7)
+				}
+			}
+			release(t, in)
+			release(t, out)
+		}
+	})
+}
+
+func words(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+func TestCopyFill(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		a, err := dev.CreateBuffer(hal.BufferDesc{Size: 64, Label: "a"})
+		must(t, err, "CreateBuffer")
+		defer release(t, a)
+		b, err := dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.HostVisible, Label: "b"})
+		must(t, err, "CreateBuffer")
+		defer release(t, b)
+		run(t, dev, func(cb hal.CommandBuffer) {
+			must(t, cb.Fill(a, 0, 64, 0x01020304), "Fill")
+			must(t, cb.Fill(b, 0, 64, 0), "Fill")
+			must(t, cb.Barrier(), "Barrier")
+			must(t, cb.Copy(a, 8, b, 16, 8), "Copy")
+			wantCode(t, cb.Fill(a, 2, 8, 0), status.InvalidArgument, "Fill at 2")
+			wantCode(t, cb.Fill(a, 0, 6, 0), status.InvalidArgument, "Fill of 6 bytes")
+			wantCode(t, cb.Fill(a, 60, 8, 0), status.InvalidArgument, "Fill past the end")
+			wantCode(t, cb.Copy(a, 60, b, 0, 8), status.InvalidArgument, "Copy past the source")
+			wantCode(t, cb.Copy(a, 0, b, 60, 8), status.InvalidArgument, "Copy past the destination")
+			wantCode(t, cb.Copy(a, 0, a, 4, 8), status.InvalidArgument, "overlapping Copy")
+			wantCode(t, cb.Copy(a, 0, b, 0, 0), status.InvalidArgument, "empty Copy")
+		})
+		got := make([]byte, 64)
+		must(t, b.Read(ctx, 0, got), "Read")
+		want := make([]byte, 64)
+		copy(want[16:], words([]uint32{0x01020304, 0x01020304}))
+		if !bytes.Equal(got, want) {
+			t.Errorf("after Fill and Copy: %x, want %x", got, want)
+		}
+	})
+}
+
+func TestExecutableErrors(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		scale := readSPIRV(t, "scale.spv")
+		limits := dev.Info().Limits
+		for _, tc := range []struct {
+			name string
+			desc hal.ExecutableDesc
+		}{
+			{"garbage", hal.ExecutableDesc{SPIRV: []byte("this is not SPIR-V at all"), Bindings: 2, PushConstantSize: 12}},
+			{"truncated", hal.ExecutableDesc{SPIRV: scale[:len(scale)-2], Bindings: 2, PushConstantSize: 12}},
+			{"empty", hal.ExecutableDesc{}},
+			{"no such entry point", hal.ExecutableDesc{SPIRV: scale, EntryPoint: "nope", Bindings: 2, PushConstantSize: 12}},
+			{"push size not a multiple of 4", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: 13}},
+			{"push size over the limit", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: int(limits.MaxPushConstantsSize) + 4}},
+			{"negative bindings", hal.ExecutableDesc{SPIRV: scale, Bindings: -1, PushConstantSize: 12}},
+			{"duplicate constants", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: 12, Constants: []hal.Constant{{ID: 0, Value: 1}, {ID: 0, Value: 2}}}},
+		} {
+			tc.desc.Label = tc.name
+			_, err := dev.CreateExecutable(tc.desc)
+			wantCode(t, err, status.InvalidArgument, tc.name)
+		}
+	})
+}
+
+// fakeBuffer is a buffer of no backend at all.
+type fakeBuffer struct{ hal.Buffer }
+
+func TestForeignObjects(t *testing.T) {
+	drv, _ := openDriver(t)
+	infos, err := drv.Enumerate()
+	must(t, err, "Enumerate")
+	i := hal.DefaultDevice(infos)
+	if i < 0 {
+		t.Skip("no Vulkan device")
+	}
+	open := func() hal.Device {
+		dev, err := drv.Open(context.Background(), i, hal.DeviceOptions{})
+		must(t, err, "Open")
+		t.Cleanup(func() { release(t, dev) })
+		return dev
+	}
+	dev, other := open(), open()
+	exe, err := dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "empty.spv"), Bindings: 1})
+	must(t, err, "CreateExecutable")
+	otherExe, err := other.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "empty.spv"), Bindings: 1})
+	must(t, err, "CreateExecutable")
+	buf, err := dev.CreateBuffer(hal.BufferDesc{Size: 64})
+	must(t, err, "CreateBuffer")
+	otherBuf, err := other.CreateBuffer(hal.BufferDesc{Size: 64})
+	must(t, err, "CreateBuffer")
+	otherPool, err := other.CreateTimestampPool(2)
+	must(t, err, "CreateTimestampPool")
+	otherCB, err := other.CreateCommandBuffer()
+	must(t, err, "CreateCommandBuffer")
+	must(t, otherCB.Begin(), "Begin")
+	must(t, otherCB.End(), "End")
+	otherFence, err := other.Submit(otherCB)
+	must(t, err, "Submit")
+	must(t, otherFence.Wait(context.Background()), "Wait")
+
+	cb, err := dev.CreateCommandBuffer()
+	must(t, err, "CreateCommandBuffer")
+	must(t, cb.Begin(), "Begin")
+	foreign := func(err error, what string) {
+		t.Helper()
+		wantCode(t, err, status.InvalidArgument, what)
+		if !errors.Is(err, hal.ErrForeignObject) {
+			t.Errorf("%s: %v does not match hal.ErrForeignObject", what, err)
+		}
+	}
+	dispatch := func(e hal.Executable, b hal.Buffer) error {
+		return cb.Dispatch(hal.Dispatch{Executable: e, Bindings: []hal.Binding{{Buffer: b}}, Groups: [3]uint32{1, 1, 1}})
+	}
+	foreign(dispatch(otherExe, buf), "Dispatch with another device's executable")
+	foreign(dispatch(exe, otherBuf), "Dispatch with another device's buffer")
+	foreign(dispatch(exe, fakeBuffer{}), "Dispatch with a buffer of no backend")
+	foreign(cb.Copy(buf, 0, otherBuf, 0, 4), "Copy to another device's buffer")
+	foreign(cb.Fill(otherBuf, 0, 4, 0), "Fill of another device's buffer")
+	foreign(cb.Timestamp(otherPool, 0), "Timestamp into another device's pool")
+	must(t, dispatch(exe, buf), "Dispatch")
+	must(t, cb.End(), "End")
+	_, err = dev.Submit(otherCB)
+	foreign(err, "Submit of another device's command buffer")
+	_, err = dev.Submit(cb, otherFence)
+	foreign(err, "Submit waiting on another device's fence")
+	f, err := dev.Submit(cb)
+	must(t, err, "Submit after the rejected calls")
+	must(t, f.Wait(context.Background()), "Wait")
+}
+
+func TestDispatchErrors(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		limits := dev.Info().Limits
+		exe, err := dev.CreateExecutable(hal.ExecutableDesc{Label: "scale", SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12, Constants: []hal.Constant{{ID: 0, Value: 1}}})
+		must(t, err, "CreateExecutable")
+		defer release(t, exe)
+		in, err := dev.CreateBuffer(hal.BufferDesc{Size: 1024, Memory: hal.HostVisible})
+		must(t, err, "CreateBuffer")
+		defer release(t, in)
+		out, err := dev.CreateBuffer(hal.BufferDesc{Size: 1024, Memory: hal.HostVisible})
+		must(t, err, "CreateBuffer")
+		defer release(t, out)
+		gone, err := dev.CreateBuffer(hal.BufferDesc{Size: 1024})
+		must(t, err, "CreateBuffer")
+		must(t, gone.Release(), "Release")
+		must(t, in.Write(ctx, 0, words([]uint32{5})), "Write")
+
+		good := hal.Dispatch{Executable: exe, Bindings: []hal.Binding{{Buffer: in}, {Buffer: out}}, PushConstants: words([]uint32{1, 2, 3}), Groups: [3]uint32{1, 1, 1}}
+		cb, err := dev.CreateCommandBuffer()
+		must(t, err, "CreateCommandBuffer")
+		defer release(t, cb)
+		wantCode(t, cb.Dispatch(good), status.FailedPrecondition, "Dispatch before Begin")
+		wantCode(t, cb.End(), status.FailedPrecondition, "End before Begin")
+		_, err = dev.Submit(cb)
+		wantCode(t, err, status.FailedPrecondition, "Submit before End")
+		must(t, cb.Begin(), "Begin")
+		_, err = dev.Submit(cb)
+		wantCode(t, err, status.FailedPrecondition, "Submit while recording")
+
+		bad := func(what string, code status.Code, change func(d *hal.Dispatch)) {
+			t.Helper()
+			d := good
+			d.Bindings = append([]hal.Binding(nil), good.Bindings...)
+			change(&d)
+			err := cb.Dispatch(d)
+			wantCode(t, err, code, what)
+		}
+		bad("no executable", status.InvalidArgument, func(d *hal.Dispatch) { d.Executable = nil })
+		bad("one binding too few", status.InvalidArgument, func(d *hal.Dispatch) { d.Bindings = d.Bindings[:1] })
+		bad("nil buffer", status.InvalidArgument, func(d *hal.Dispatch) { d.Bindings[1].Buffer = nil })
+		bad("short push constants", status.InvalidArgument, func(d *hal.Dispatch) { d.PushConstants = d.PushConstants[:8] })
+		bad("zero groups", status.InvalidArgument, func(d *hal.Dispatch) { d.Groups[1] = 0 })
+		bad("too many groups", status.InvalidArgument, func(d *hal.Dispatch) { d.Groups[0] = limits.MaxWorkgroupCount[0] + 1 })
+		bad("range past the end", status.InvalidArgument, func(d *hal.Dispatch) { d.Bindings[0].Offset, d.Bindings[0].Size = 512, 1024 })
+		bad("negative offset", status.InvalidArgument, func(d *hal.Dispatch) { d.Bindings[0].Offset = -int64(limits.MinStorageBufferAlign) })
+		bad("offset at the end", status.InvalidArgument, func(d *hal.Dispatch) { d.Bindings[0].Offset = 1024 })
+		if limits.MinStorageBufferAlign > 1 {
+			bad("misaligned offset", status.InvalidArgument, func(d *hal.Dispatch) { d.Bindings[0].Offset = 1 })
+		}
+		bad("released buffer", status.FailedPrecondition, func(d *hal.Dispatch) { d.Bindings[1].Buffer = gone })
+		if err := cb.Dispatch(hal.Dispatch{Executable: exe, Bindings: []hal.Binding{{Buffer: in}, {Buffer: gone}}, PushConstants: good.PushConstants, Groups: good.Groups}); !errors.Is(err, hal.ErrReleased) {
+			t.Errorf("Dispatch with a released buffer: %v does not match hal.ErrReleased", err)
+		}
+
+		// The rejected calls recorded nothing: the command buffer runs the
+		// one good dispatch (b[0] = 5*2 + 3).
+		must(t, cb.Dispatch(good), "Dispatch")
+		must(t, cb.End(), "End")
+		f, err := dev.Submit(cb)
+		must(t, err, "Submit")
+		must(t, f.Wait(ctx), "Wait")
+		got := make([]byte, 4)
+		must(t, out.Read(ctx, 0, got), "Read")
+		if w := binary.LittleEndian.Uint32(got); w != 13 {
+			t.Errorf("b[0] = %d, want 13", w)
+		}
+
+		// A recording whose objects were released since is refused.
+		tmp, err := dev.CreateBuffer(hal.BufferDesc{Size: 1024})
+		must(t, err, "CreateBuffer")
+		must(t, cb.Begin(), "Begin")
+		must(t, cb.Fill(tmp, 0, 4, 0), "Fill")
+		must(t, cb.End(), "End")
+		must(t, tmp.Release(), "Release")
+		_, err = dev.Submit(cb)
+		if !errors.Is(err, hal.ErrReleased) {
+			t.Errorf("Submit of a recording that uses a released buffer: %v, want hal.ErrReleased", err)
+		}
+	})
+}
+
+func TestInFlight(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		s := newSpinner(t, dev, 100*time.Millisecond)
+		cb, f := s.start(t)
+		inFlight := func(err error, what string) {
+			t.Helper()
+			wantCode(t, err, status.FailedPrecondition, what)
+			if !errors.Is(err, hal.ErrInFlight) {
+				t.Errorf("%s: %v does not match hal.ErrInFlight", what, err)
+			}
+		}
+		inFlight(cb.Begin(), "Begin in flight")
+		_, err := dev.Submit(cb)
+		inFlight(err, "Submit in flight")
+		inFlight(cb.Release(), "Release in flight")
+		if done, err := f.Poll(); done || err != nil {
+			t.Errorf("Poll in flight = %v, %v", done, err)
+		}
+
+		// Once a later submission has finished, the first is no longer in
+		// flight, though nobody waited on its own fence.
+		later, err := dev.CreateCommandBuffer()
+		must(t, err, "CreateCommandBuffer")
+		defer release(t, later)
+		must(t, later.Begin(), "Begin")
+		must(t, later.End(), "End")
+		lf, err := dev.Submit(later, f)
+		must(t, err, "Submit")
+		must(t, lf.Wait(context.Background()), "Wait")
+		must(t, cb.Begin(), "Begin after the submission finished")
+		must(t, cb.End(), "End")
+		if done, err := f.Poll(); !done || err != nil {
+			t.Errorf("Poll after completion = %v, %v", done, err)
+		}
+	})
+}
+
+func TestWaitContext(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		s := newSpinner(t, dev, 200*time.Millisecond)
+		_, f := s.start(t)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := f.Wait(ctx)
+		wantCode(t, err, status.Cancelled, "Wait(cancelled)")
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Wait(cancelled) = %v, does not match context.Canceled", err)
+		}
+		past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		defer cancel()
+		wantCode(t, f.Wait(past), status.DeadlineExceeded, "Wait(past deadline)")
+
+		start := time.Now()
+		short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		err = f.Wait(short)
+		if took := time.Since(start); status.CodeOf(err) == status.DeadlineExceeded && took > 150*time.Millisecond {
+			t.Errorf("Wait with a 20ms deadline returned after %v", took)
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Wait(20ms) = %v, want nil or DeadlineExceeded", err)
+		}
+
+		// The submission stayed in flight and can be waited on again.
+		must(t, f.Wait(context.Background()), "Wait after the context errors")
+		if done, err := f.Poll(); !done || err != nil {
+			t.Errorf("Poll after Wait = %v, %v", done, err)
+		}
+		must(t, f.Wait(ctx), "Wait(cancelled) of a finished submission")
+	})
+}
+
+func TestMarkLost(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		s := newSpinner(t, dev, 200*time.Millisecond)
+		buf, err := dev.CreateBuffer(hal.BufferDesc{Size: 64})
+		must(t, err, "CreateBuffer")
+		idle, err := dev.CreateCommandBuffer()
+		must(t, err, "CreateCommandBuffer")
+		_, f := s.start(t)
+
+		waited := make(chan error, 1)
+		go func() { waited <- f.Wait(ctx) }()
+		time.Sleep(10 * time.Millisecond)
+		cause := errors.New("injected fault")
+		lostAt := time.Now()
+		dev.(hal.LossMarker).MarkLost(cause)
+		dev.(hal.LossMarker).MarkLost(errors.New("a second loss changes nothing"))
+
+		lost := func(err error, what string) {
+			t.Helper()
+			if !errors.Is(err, hal.ErrDeviceLost) || !errors.Is(err, cause) || status.CodeOf(err) != status.DataLoss {
+				t.Errorf("%s: %v; want DATA_LOSS matching hal.ErrDeviceLost and the cause", what, err)
+			}
+		}
+		select {
+		case err := <-waited:
+			lost(err, "pending Wait")
+			if took := time.Since(lostAt); took > 100*time.Millisecond {
+				t.Errorf("pending Wait returned %v after the loss", took)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("pending Wait did not return after the device was lost")
+		}
+		lost(dev.Err(), "Err")
+		lost(f.Wait(ctx), "Wait")
+		if done, err := f.Poll(); !done {
+			t.Error("Poll of a lost device's fence is not done")
+		} else {
+			lost(err, "Poll")
+		}
+		_, err = dev.CreateBuffer(hal.BufferDesc{Size: 64})
+		lost(err, "CreateBuffer")
+		_, err = dev.CreateCommandBuffer()
+		lost(err, "CreateCommandBuffer")
+		_, err = dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "empty.spv"), Bindings: 1})
+		lost(err, "CreateExecutable")
+		_, err = dev.CreateTimestampPool(1)
+		lost(err, "CreateTimestampPool")
+		lost(buf.Write(ctx, 0, []byte{1}), "Buffer.Write")
+		lost(buf.Read(ctx, 0, make([]byte, 1)), "Buffer.Read")
+		lost(idle.Begin(), "Begin")
+		_, err = dev.Submit(idle)
+		lost(err, "Submit")
+		_, err = dev.(hal.PipelineCacher).PipelineCacheData()
+		lost(err, "PipelineCacheData")
+
+		// Releasing still works, and never hangs.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for _, r := range []interface{ Release() error }{idle, buf, dev} {
+				if err := r.Release(); err != nil {
+					t.Errorf("Release after the loss: %v", err)
+				}
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Release hung on a lost device")
+		}
+	})
+}
+
+func TestTimestamps(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		if dev.Info().Limits.TimestampValidBits == 0 {
+			_, err := dev.CreateTimestampPool(2)
+			if !errors.Is(err, hal.ErrUnsupported) {
+				t.Errorf("CreateTimestampPool without timestamps: %v, want hal.ErrUnsupported", err)
+			}
+			t.Skip("the compute queue has no timestamps")
+		}
+		s := newSpinner(t, dev, 20*time.Millisecond)
+		pool, err := dev.CreateTimestampPool(4)
+		must(t, err, "CreateTimestampPool")
+		defer release(t, pool)
+		if pool.Count() != 4 {
+			t.Errorf("Count() = %d", pool.Count())
+		}
+		_, err = pool.Elapsed(0, 1)
+		wantCode(t, err, status.FailedPrecondition, "Elapsed before any write")
+
+		start := time.Now()
+		run(t, dev, func(cb hal.CommandBuffer) {
+			must(t, cb.Timestamp(pool, 0), "Timestamp")
+			must(t, s.record(cb), "Dispatch")
+			must(t, cb.Timestamp(pool, 1), "Timestamp")
+			wantCode(t, cb.Timestamp(pool, 4), status.InvalidArgument, "Timestamp(4)")
+			wantCode(t, cb.Timestamp(pool, -1), status.InvalidArgument, "Timestamp(-1)")
+		})
+		wall := time.Since(start)
+		gpu, err := pool.Elapsed(0, 1)
+		must(t, err, "Elapsed")
+		t.Logf("spin of %v workgroups: %v on the GPU, %v round trip", s.groups, gpu, wall)
+		if gpu <= 0 || gpu > wall {
+			t.Errorf("Elapsed = %v, want in (0, %v]", gpu, wall)
+		}
+		ticks, err := pool.Ticks(0, 2)
+		must(t, err, "Ticks")
+		if len(ticks) != 2 || ticks[1] <= ticks[0] {
+			t.Errorf("Ticks = %v", ticks)
+		}
+		_, err = pool.Elapsed(1, 0)
+		wantCode(t, err, status.Internal, "Elapsed backwards")
+		_, err = pool.Elapsed(0, 2)
+		wantCode(t, err, status.FailedPrecondition, "Elapsed to an unwritten slot")
+		_, err = pool.Ticks(3, 2)
+		wantCode(t, err, status.InvalidArgument, "Ticks past the end")
+		_, err = pool.Elapsed(0, 4)
+		wantCode(t, err, status.InvalidArgument, "Elapsed(0, 4)")
+	})
+}
+
+func TestRelease(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		buf, err := dev.CreateBuffer(hal.BufferDesc{Size: 64})
+		must(t, err, "CreateBuffer")
+		exe, err := dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "empty.spv"), Bindings: 1})
+		must(t, err, "CreateExecutable")
+		pool, err := dev.CreateTimestampPool(2)
+		must(t, err, "CreateTimestampPool")
+		cb, err := dev.CreateCommandBuffer()
+		must(t, err, "CreateCommandBuffer")
+		must(t, cb.Begin(), "Begin")
+		must(t, cb.End(), "End")
+		f, err := dev.Submit(cb)
+		must(t, err, "Submit")
+		must(t, f.Wait(ctx), "Wait")
+
+		for _, r := range []interface{ Release() error }{buf, exe, pool, cb, f} {
+			must(t, r.Release(), "Release")
+			must(t, r.Release(), "second Release")
+		}
+		isReleased := func(err error, what string) {
+			t.Helper()
+			if !errors.Is(err, hal.ErrReleased) {
+				t.Errorf("%s after Release: %v, want hal.ErrReleased", what, err)
+			}
+		}
+		isReleased(buf.Write(ctx, 0, []byte{1}), "Buffer.Write")
+		isReleased(cb.Begin(), "Begin")
+		isReleased(f.Wait(ctx), "Fence.Wait")
+		_, err = pool.Ticks(0, 1)
+		isReleased(err, "Ticks")
+
+		// Objects still alive are released with the device.
+		left, err := dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.HostVisible})
+		must(t, err, "CreateBuffer")
+		must(t, dev.Release(), "Device.Release")
+		must(t, dev.Release(), "second Device.Release")
+		isReleased(left.Write(ctx, 0, []byte{1}), "Write to a buffer of a released device")
+		must(t, left.Release(), "Release of a buffer of a released device")
+		_, err = dev.CreateBuffer(hal.BufferDesc{Size: 64})
+		isReleased(err, "CreateBuffer on a released device")
+	})
+}
+
+func TestPipelineCache(t *testing.T) {
+	drv, _ := openDriver(t)
+	infos, err := drv.Enumerate()
+	must(t, err, "Enumerate")
+	i := hal.DefaultDevice(infos)
+	if i < 0 {
+		t.Skip("no Vulkan device")
+	}
+	dev, err := drv.Open(context.Background(), i, hal.DeviceOptions{PipelineCache: []byte("not a pipeline cache")})
+	must(t, err, "Open with a foreign cache")
+	exe, err := dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12})
+	must(t, err, "CreateExecutable")
+	release(t, exe)
+	data, err := dev.(hal.PipelineCacher).PipelineCacheData()
+	must(t, err, "PipelineCacheData")
+	must(t, dev.Release(), "Release")
+	t.Logf("pipeline cache: %d bytes", len(data))
+
+	dev, err = drv.Open(context.Background(), i, hal.DeviceOptions{PipelineCache: data})
+	must(t, err, "Open with the cache")
+	exe, err = dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12})
+	must(t, err, "CreateExecutable with the cache")
+	release(t, exe)
+	must(t, dev.Release(), "Release")
+}
+
+// TestConcurrentSubmit runs several goroutines, each with its own command
+// buffer, submitting and waiting on one device at once (for -race).
+func TestConcurrentSubmit(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		exe, err := dev.CreateExecutable(hal.ExecutableDesc{Label: "scale", SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12, Constants: []hal.Constant{{ID: 0, Value: 32}}})
+		must(t, err, "CreateExecutable")
+		defer release(t, exe)
+		// ok reports err as a failure; must would call FailNow off the
+		// test's goroutine.
+		ok := func(err error, what string) bool {
+			if err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+			return err == nil
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				in, err := dev.CreateBuffer(hal.BufferDesc{Size: 128, Memory: hal.HostVisible})
+				if !ok(err, "CreateBuffer") {
+					return
+				}
+				defer release(t, in)
+				out, err := dev.CreateBuffer(hal.BufferDesc{Size: 128})
+				if !ok(err, "CreateBuffer") {
+					return
+				}
+				defer release(t, out)
+				cb, err := dev.CreateCommandBuffer()
+				if !ok(err, "CreateCommandBuffer") {
+					return
+				}
+				defer release(t, cb)
+				for i := range 20 {
+					x := uint32(g*1000 + i)
+					if !ok(in.Write(ctx, 0, words([]uint32{x})), "Write") {
+						return
+					}
+					if !ok(cb.Begin(), "Begin") {
+						return
+					}
+					if !ok(cb.Dispatch(hal.Dispatch{Executable: exe, Bindings: []hal.Binding{{Buffer: in}, {Buffer: out}}, PushConstants: words([]uint32{1, 2, 1}), Groups: [3]uint32{1, 1, 1}}), "Dispatch") {
+						return
+					}
+					if !ok(cb.End(), "End") {
+						return
+					}
+					f, err := dev.Submit(cb)
+					if !ok(err, "Submit") {
+						return
+					}
+					if !ok(f.Wait(ctx), "Wait") {
+						return
+					}
+					got := make([]byte, 4)
+					if !ok(out.Read(ctx, 0, got), "Read") {
+						return
+					}
+					if w := binary.LittleEndian.Uint32(got); w != 2*x+1 {
+						t.Errorf("goroutine %d, round %d: %d, want %d", g, i, w, 2*x+1)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+}

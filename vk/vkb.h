@@ -1,0 +1,212 @@
+//go:build cgo
+
+// vkb.h declares the C side of package vk: the loader, the tables of
+// Vulkan entry points resolved at run time, and the few operations that
+// are simpler to do whole in C (those that build pNext chains or arrays
+// of Vulkan structs). The Go side owns every decision; these functions
+// only fill structs and call Vulkan.
+
+#ifndef VKB_H
+#define VKB_H
+
+// Non-dispatchable handles become uint64_t rather than pointers: drivers
+// hand out values that are not addresses, and Go must never keep such a
+// value in a pointer-typed variable.
+#define VK_USE_64_BIT_PTR_DEFINES 0
+#define VK_NO_PROTOTYPES 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vulkan/vulkan_core.h"
+
+// Instance-level entry points, resolved with vkGetInstanceProcAddr.
+#define VKB_INSTANCE_FUNCS(X)                 \
+	X(DestroyInstance)                        \
+	X(EnumeratePhysicalDevices)               \
+	X(GetPhysicalDeviceProperties)            \
+	X(GetPhysicalDeviceProperties2)           \
+	X(GetPhysicalDeviceFeatures)              \
+	X(GetPhysicalDeviceFeatures2)             \
+	X(GetPhysicalDeviceQueueFamilyProperties) \
+	X(GetPhysicalDeviceMemoryProperties)      \
+	X(CreateDevice)                           \
+	X(GetDeviceProcAddr)
+
+// Device-level entry points, resolved with vkGetDeviceProcAddr (Vulkan 1.2
+// core names: vkbench opens only devices of 1.2 or later).
+#define VKB_DEVICE_FUNCS(X)         \
+	X(DestroyDevice)                \
+	X(GetDeviceQueue)               \
+	X(QueueSubmit)                  \
+	X(CreateSemaphore)              \
+	X(DestroySemaphore)             \
+	X(WaitSemaphores)               \
+	X(GetSemaphoreCounterValue)     \
+	X(CreateBuffer)                 \
+	X(DestroyBuffer)                \
+	X(GetBufferMemoryRequirements)  \
+	X(AllocateMemory)               \
+	X(FreeMemory)                   \
+	X(BindBufferMemory)             \
+	X(MapMemory)                    \
+	X(CreateShaderModule)           \
+	X(DestroyShaderModule)          \
+	X(CreateDescriptorSetLayout)    \
+	X(DestroyDescriptorSetLayout)   \
+	X(CreatePipelineLayout)         \
+	X(DestroyPipelineLayout)        \
+	X(CreateComputePipelines)       \
+	X(DestroyPipeline)              \
+	X(CreatePipelineCache)          \
+	X(DestroyPipelineCache)         \
+	X(GetPipelineCacheData)         \
+	X(CreateDescriptorPool)         \
+	X(DestroyDescriptorPool)        \
+	X(ResetDescriptorPool)          \
+	X(AllocateDescriptorSets)       \
+	X(UpdateDescriptorSets)         \
+	X(CreateCommandPool)            \
+	X(DestroyCommandPool)           \
+	X(ResetCommandPool)             \
+	X(AllocateCommandBuffers)       \
+	X(BeginCommandBuffer)           \
+	X(EndCommandBuffer)             \
+	X(CmdBindPipeline)              \
+	X(CmdBindDescriptorSets)        \
+	X(CmdPushConstants)             \
+	X(CmdDispatch)                  \
+	X(CmdCopyBuffer)                \
+	X(CmdFillBuffer)                \
+	X(CmdPipelineBarrier)           \
+	X(CmdResetQueryPool)            \
+	X(CmdWriteTimestamp)            \
+	X(CreateQueryPool)              \
+	X(DestroyQueryPool)             \
+	X(ResetQueryPool)               \
+	X(GetQueryPoolResults)
+
+#define VKB_FIELD(name) PFN_vk##name name;
+
+typedef struct vkb_instance {
+	VkInstance instance;
+	uint32_t api_version;
+	VkDebugUtilsMessengerEXT messenger;
+	PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
+	PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
+	VKB_INSTANCE_FUNCS(VKB_FIELD)
+} vkb_instance;
+
+typedef struct vkb_device {
+	VkDevice device;
+	VkQueue queue;
+	uint32_t queue_family;
+	// timeline is the device's one timeline semaphore: submission n
+	// signals n, so its counter says how many submissions have finished.
+	VkSemaphore timeline;
+	VKB_DEVICE_FUNCS(VKB_FIELD)
+} vkb_device;
+
+// vkb_pd_info is everything vk reads of a physical device. The pNext
+// fields are cleared before vkb_query_physical_device returns.
+typedef struct vkb_pd_info {
+	VkPhysicalDeviceProperties props;
+	VkPhysicalDeviceFeatures features;
+	VkPhysicalDeviceMemoryProperties memory;
+	// Valid when chain12 is set (device and instance of Vulkan 1.2+).
+	int chain12;
+	VkPhysicalDeviceDriverProperties driver;
+	VkPhysicalDeviceIDProperties id;
+	VkPhysicalDeviceSubgroupProperties subgroup;
+	VkPhysicalDeviceMaintenance3Properties maint3;
+	VkPhysicalDeviceVulkan11Features f11;
+	VkPhysicalDeviceVulkan12Features f12;
+	// Valid when chain13 is set (device and instance of Vulkan 1.3+).
+	int chain13;
+	VkPhysicalDeviceMaintenance4Properties maint4;
+	VkPhysicalDeviceVulkan13Features f13;
+	// queue_family is the compute family vk uses, -1 if there is none;
+	// timestamp_bits is its timestampValidBits.
+	int32_t queue_family;
+	uint32_t timestamp_bits;
+} vkb_pd_info;
+
+// Loader.
+int vkb_load(char *err, int errlen);
+void *vkb_get_instance_proc_addr(void);
+uint32_t vkb_loader_version(void);
+VkResult vkb_has_layer(const char *layer, int *found);
+VkResult vkb_has_instance_extension(const char *layer, const char *ext, int *found);
+
+// Instance.
+VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_instance **out, const char **failed);
+void vkb_destroy_instance(vkb_instance *in);
+VkResult vkb_physical_devices(const vkb_instance *in, uint32_t *count, VkPhysicalDevice *out);
+void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info);
+
+// Device.
+VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vkb_pd_info *info, vkb_device **out, const char **failed);
+void vkb_destroy_device(vkb_device *d);
+VkResult vkb_submit(const vkb_device *d, VkCommandBuffer cb, uint64_t wait, uint64_t signal);
+VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns);
+// vkb_counter returns the timeline's counter by value (result and
+// counter), sparing Go a heap-allocated out-parameter on a hot path.
+typedef struct vkb_counter_value {
+	VkResult result;
+	uint64_t value;
+} vkb_counter_value;
+vkb_counter_value vkb_counter(const vkb_device *d);
+VkResult vkb_create_pipeline_cache(const vkb_device *d, const void *data, size_t size, VkPipelineCache *out);
+VkResult vkb_pipeline_cache_data(const vkb_device *d, VkPipelineCache cache, size_t *size, void *data);
+void vkb_destroy_pipeline_cache(const vkb_device *d, VkPipelineCache cache);
+
+// Buffers.
+VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out, VkMemoryRequirements *req);
+VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, uint32_t type, int map, VkDeviceMemory *mem, void **ptr, const char **failed);
+void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem);
+
+// Executables.
+typedef struct vkb_pipeline {
+	VkDescriptorSetLayout set_layout;
+	VkPipelineLayout layout;
+	VkPipeline pipeline;
+} vkb_pipeline;
+
+VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
+	uint32_t bindings, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
+	vkb_pipeline *out, const char **failed);
+void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p);
+
+// Command buffers.
+VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkCommandBuffer *cb, const char **failed);
+void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool);
+VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, VkDescriptorPool *out);
+void vkb_destroy_descriptor_pool(const vkb_device *d, VkDescriptorPool pool);
+// vkb_call is a VkResult with the call that returned it, by value.
+typedef struct vkb_call {
+	VkResult result;
+	const char *call;
+} vkb_call;
+vkb_call vkb_begin(const vkb_device *d, VkCommandPool pool, VkCommandBuffer cb, uint32_t npools, const VkDescriptorPool *pools);
+VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier);
+VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p,
+	uint32_t nbind, const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges,
+	const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
+void vkb_cmd_copy(const vkb_device *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize size);
+void vkb_cmd_fill(const vkb_device *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size, uint32_t value);
+void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb);
+void vkb_cmd_timestamp(const vkb_device *d, VkCommandBuffer cb, VkQueryPool pool, uint32_t index);
+
+// Timestamps.
+VkResult vkb_create_query_pool(const vkb_device *d, uint32_t count, VkQueryPool *out);
+void vkb_destroy_query_pool(const vkb_device *d, VkQueryPool pool);
+VkResult vkb_query_results(const vkb_device *d, VkQueryPool pool, uint32_t first, uint32_t count, uint64_t *data);
+
+// Test support: the timeline semaphore that a hand-written submission
+// loop signals (see the RoundTrip benchmark).
+VkResult vkb_create_timeline(const vkb_device *d, VkSemaphore *out);
+void vkb_destroy_semaphore(const vkb_device *d, VkSemaphore s);
+VkResult vkb_submit_timeline(const vkb_device *d, VkCommandBuffer cb, VkSemaphore s, uint64_t signal);
+VkResult vkb_wait_timeline(const vkb_device *d, VkSemaphore s, uint64_t value, uint64_t timeout_ns);
+
+#endif
