@@ -1,0 +1,129 @@
+package faulty
+
+import (
+	"errors"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+var _ hal.CommandBuffer = (*commandBuffer)(nil)
+
+// commandBuffer wraps a hal.CommandBuffer.
+type commandBuffer struct {
+	dev   *device
+	inner hal.CommandBuffer
+
+	heldBy *fence // its held submission, if any; guarded by plan.holdMu
+}
+
+// unwrapCommandBuffer returns the inner command buffer of cb if cb is a
+// wrapper, else cb.
+func unwrapCommandBuffer(cb hal.CommandBuffer) hal.CommandBuffer {
+	if w, ok := cb.(*commandBuffer); ok {
+		return w.inner
+	}
+	return cb
+}
+
+// enter is device.enter for a command buffer's call, which a held
+// submission of the command buffer refuses as the inner device refuses a
+// command buffer in flight.
+func (cb *commandBuffer) enter(c Call) error {
+	if err := cb.dev.enter(c); err != nil {
+		return err
+	}
+	return cb.checkHeld(c)
+}
+
+// checkHeld refuses a call on a command buffer whose submission is held.
+func (cb *commandBuffer) checkHeld(c Call) error {
+	cb.dev.plan.holdMu.Lock()
+	held := cb.heldBy != nil
+	cb.dev.plan.holdMu.Unlock()
+	if held {
+		return status.Annotatef(hal.ErrInFlight, "faulty: %s of a command buffer whose submission is held", c)
+	}
+	return nil
+}
+
+func (cb *commandBuffer) Begin() error {
+	if err := cb.enter(Begin); err != nil {
+		return err
+	}
+	return cb.inner.Begin()
+}
+
+func (cb *commandBuffer) Dispatch(d hal.Dispatch) error {
+	if err := cb.enter(Dispatch); err != nil {
+		return err
+	}
+	d.Executable = unwrapExecutable(d.Executable)
+	if len(d.Bindings) > 0 {
+		bindings := make([]hal.Binding, len(d.Bindings))
+		for i, b := range d.Bindings {
+			b.Buffer = unwrapBuffer(b.Buffer)
+			bindings[i] = b
+		}
+		d.Bindings = bindings
+	}
+	return cb.inner.Dispatch(d)
+}
+
+func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, dstOffset int64, size int64) error {
+	if err := cb.enter(Copy); err != nil {
+		return err
+	}
+	return cb.inner.Copy(unwrapBuffer(src), srcOffset, unwrapBuffer(dst), dstOffset, size)
+}
+
+func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) error {
+	if err := cb.enter(Fill); err != nil {
+		return err
+	}
+	return cb.inner.Fill(unwrapBuffer(dst), offset, size, value)
+}
+
+func (cb *commandBuffer) Barrier() error {
+	if err := cb.enter(Barrier); err != nil {
+		return err
+	}
+	return cb.inner.Barrier()
+}
+
+func (cb *commandBuffer) Timestamp(pool hal.TimestampPool, index int) error {
+	if err := cb.enter(Timestamp); err != nil {
+		return err
+	}
+	return cb.inner.Timestamp(unwrapTimestampPool(pool), index)
+}
+
+func (cb *commandBuffer) End() error {
+	if err := cb.enter(End); err != nil {
+		return err
+	}
+	return cb.inner.End()
+}
+
+func (cb *commandBuffer) Release() error {
+	cb.dev.plan.decide(Release, true)
+	if err := cb.checkHeld(Release); err != nil {
+		return err
+	}
+	if cb.dev.emulated.Load() == nil {
+		return cb.inner.Release()
+	}
+	// After an emulated loss the wrapper has reported the command buffer's
+	// submission failed while it may still run underneath: wait for it,
+	// through its fence, or, if that was released, by asking again.
+	cb.dev.drain()
+	deadline := time.Now().Add(drainTimeout)
+	for {
+		err := cb.inner.Release()
+		if !errors.Is(err, hal.ErrInFlight) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,375 @@
+package faulty
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+var (
+	_ hal.Device         = (*device)(nil)
+	_ hal.LossMarker     = (*device)(nil)
+	_ hal.Device         = cachingDevice{}
+	_ hal.PipelineCacher = cachingDevice{}
+	_ hal.LossMarker     = cachingDevice{}
+)
+
+// drainTimeout bounds how long Release waits for the wrapped device's work
+// after an emulated loss, when the wrapper reported the loss but the work
+// is still running underneath.
+const drainTimeout = 10 * time.Second
+
+// device wraps a hal.Device.
+type device struct {
+	inner  hal.Device
+	plan   *Plan
+	marker hal.LossMarker // nil when the inner device cannot be told it is lost
+
+	// lossMu serializes losing the device with releasing it, so that the
+	// inner device is never marked lost while it is being released.
+	lossMu   sync.Mutex
+	released atomic.Bool // set under lossMu
+	// emulated is the loss error when the wrapper emulates the loss
+	// itself; nil otherwise. lost is cancelled when it is set, to wake the
+	// waits of fences that the inner device knows nothing about; it holds
+	// no goroutine, so it need not be cancelled otherwise.
+	emulated   atomic.Pointer[error]
+	lost       context.Context
+	cancelLost context.CancelFunc
+
+	// Guarded by plan.holdMu.
+	held   []*heldSubmission
+	closed bool                // lost or released: no more holding
+	live   map[*fence]struct{} // fences let through and not released
+	// orphanErrs are the errors of releasing the inner fences of fences
+	// released while held, for Release to report.
+	orphanErrs []error
+}
+
+// cachingDevice is a device whose inner device is a hal.PipelineCacher.
+type cachingDevice struct{ *device }
+
+// Wrap returns dev wrapped so that plan's faults are injected into it and
+// into every object it creates. A nil plan is an empty one. The wrapped
+// device implements hal.LossMarker, and hal.PipelineCacher when dev does.
+// Releasing it releases dev.
+func Wrap(dev hal.Device, plan *Plan) hal.Device {
+	if plan == nil {
+		plan = NewPlan()
+	}
+	d := &device{inner: dev, plan: plan, live: map[*fence]struct{}{}}
+	d.lost, d.cancelLost = context.WithCancel(context.Background())
+	d.marker, _ = dev.(hal.LossMarker)
+	plan.attach(d)
+	if _, ok := dev.(hal.PipelineCacher); ok {
+		return cachingDevice{d}
+	}
+	return d
+}
+
+// entry is what enterCall decided for a call.
+type entry struct {
+	n     int   // the call's number among the plan's calls of its kind
+	async error // for Submit, the failure its fence must report
+}
+
+// enter counts a call of kind c and applies its fault. A non-nil error is
+// what the call must return without reaching the inner object.
+func (d *device) enter(c Call) error {
+	_, err := d.enterCall(c)
+	return err
+}
+
+// enterCall is enter, which also says what the call's number is and, for
+// Submit, whether its fence must fail.
+func (d *device) enterCall(c Call) (entry, error) {
+	// Nothing is injected into a device that is lost or released: its
+	// calls fail as the inner device says.
+	n, f, ok := d.plan.decide(c, d.released.Load() || d.lossErr() != nil)
+	if e := d.emulated.Load(); e != nil {
+		return entry{n: n}, *e
+	}
+	if !ok {
+		return entry{n: n}, nil
+	}
+	switch f.effect {
+	case FailAsync:
+		return entry{n: n, async: f.err}, nil
+	case Lose:
+		d.lose(f.err)
+		if e := d.lossErr(); e != nil {
+			return entry{n: n}, e
+		}
+		return entry{n: n}, lostError(f.err)
+	}
+	return entry{n: n}, f.err
+}
+
+// lostError makes the error of an emulated loss.
+func lostError(cause error) error {
+	return status.Join(status.Annotate(hal.ErrDeviceLost, "faulty: device lost"), cause)
+}
+
+// lossErr returns the error of the device's loss, or nil if it is not
+// lost.
+func (d *device) lossErr() error {
+	if e := d.emulated.Load(); e != nil {
+		return *e
+	}
+	err := d.inner.Err()
+	if err != nil && !errors.Is(err, hal.ErrDeviceLost) {
+		// Err should report only losses; whatever else it says is not ours
+		// to judge.
+		return nil
+	}
+	return err
+}
+
+// lose makes the device lost with cause, through the inner device's own
+// loss path if it has one, and fails the held submissions.
+func (d *device) lose(cause error) {
+	d.lossMu.Lock()
+	if d.released.Load() {
+		d.lossMu.Unlock()
+		return
+	}
+	if d.marker != nil {
+		d.marker.MarkLost(cause)
+	}
+	if d.lossErr() == nil {
+		// No loss path underneath (or one that did not take): emulate.
+		err := lostError(cause)
+		d.emulated.CompareAndSwap(nil, &err)
+		d.cancelLost()
+	}
+	d.lossMu.Unlock()
+	d.failHeld(d.lossErr())
+}
+
+// failHeld fails every held submission of d with err and stops holding.
+func (d *device) failHeld(err error) {
+	if err == nil {
+		err = status.New(status.Internal, "faulty: held submission failed for no reason")
+	}
+	d.plan.holdMu.Lock()
+	defer d.plan.holdMu.Unlock()
+	d.closed = true
+	subs := d.held
+	d.held = nil
+	for _, s := range subs {
+		s.fence.resolveLocked(nil, err)
+		if s.cb != nil {
+			s.cb.heldBy = nil
+		}
+	}
+}
+
+// MarkLost makes the device lost with cause, as an injected loss does.
+func (d *device) MarkLost(cause error) {
+	if cause == nil {
+		cause = status.New(status.DataLoss, "faulty: MarkLost without a cause")
+	}
+	d.lose(cause)
+}
+
+func (d *device) Info() hal.DeviceInfo { return d.inner.Info() }
+
+func (d *device) Err() error { return d.lossErr() }
+
+func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {
+	if err := d.enter(CreateBuffer); err != nil {
+		return nil, err
+	}
+	b, err := d.inner.CreateBuffer(desc)
+	if err != nil {
+		return nil, err
+	}
+	return &buffer{dev: d, inner: b}, nil
+}
+
+func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
+	if err := d.enter(CreateExecutable); err != nil {
+		return nil, err
+	}
+	e, err := d.inner.CreateExecutable(desc)
+	if err != nil {
+		return nil, err
+	}
+	return &executable{dev: d, inner: e}, nil
+}
+
+func (d *device) CreateCommandBuffer() (hal.CommandBuffer, error) {
+	if err := d.enter(CreateCommandBuffer); err != nil {
+		return nil, err
+	}
+	cb, err := d.inner.CreateCommandBuffer()
+	if err != nil {
+		return nil, err
+	}
+	return &commandBuffer{dev: d, inner: cb}, nil
+}
+
+func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
+	if err := d.enter(CreateTimestampPool); err != nil {
+		return nil, err
+	}
+	p, err := d.inner.CreateTimestampPool(count)
+	if err != nil {
+		return nil, err
+	}
+	return &timestampPool{dev: d, inner: p}, nil
+}
+
+// heldSubmission is a submission kept in the wrapper by Plan.Hold.
+type heldSubmission struct {
+	fence *fence
+	cb    *commandBuffer // nil when cb is not of this device
+	rawCB hal.CommandBuffer
+	waits []hal.Fence
+	async error
+}
+
+func (d *device) Submit(cb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, error) {
+	e, err := d.enterCall(Submit)
+	if err != nil {
+		return nil, err
+	}
+	wcb, _ := cb.(*commandBuffer)
+	if wcb != nil && wcb.dev != d {
+		wcb = nil // another device's: the inner device refuses it
+	}
+	s := &heldSubmission{
+		fence: &fence{dev: d, n: e.n, ready: make(chan struct{})},
+		cb:    wcb,
+		rawCB: cb,
+		waits: append([]hal.Fence(nil), wait...),
+		async: e.async,
+	}
+	d.plan.holdMu.Lock()
+	if wcb != nil && wcb.heldBy != nil {
+		d.plan.holdMu.Unlock()
+		return nil, status.Annotate(hal.ErrInFlight, "faulty: Submit of a command buffer whose submission is held")
+	}
+	// While the plan holds, nothing of this device is let through, so a
+	// fence of this device in wait is held only if this submission is.
+	if !d.closed && d.plan.holding {
+		d.held = append(d.held, s)
+		if wcb != nil {
+			wcb.heldBy = s.fence
+		}
+		d.plan.holdMu.Unlock()
+		return s.fence, nil
+	}
+	// Forwarded under holdMu, so that no submission overtakes another of
+	// this device on its way to the inner queue, nor a Plan.Release.
+	d.forwardLocked(s)
+	d.plan.holdMu.Unlock()
+	if s.fence.fail != nil {
+		return nil, s.fence.fail
+	}
+	return s.fence, nil
+}
+
+// forwardLocked submits s to the inner device and resolves its fence: an
+// error of the inner Submit is its fence's fail. plan.holdMu must be held.
+func (d *device) forwardLocked(s *heldSubmission) {
+	innerWaits := make([]hal.Fence, 0, len(s.waits))
+	var cause error
+	for _, w := range s.waits {
+		f, ok := w.(*fence)
+		if !ok || !f.readyLocked() {
+			// Not ours, or held by another device: the inner device judges
+			// (it is another device's object).
+			innerWaits = append(innerWaits, w)
+			continue
+		}
+		if f.fail != nil {
+			if cause == nil {
+				cause = f.fail
+			}
+			continue
+		}
+		if f.root != nil && cause == nil {
+			cause = f.root
+		}
+		innerWaits = append(innerWaits, f.inner)
+	}
+	if s.cb != nil {
+		s.cb.heldBy = nil
+	}
+	inner, err := d.inner.Submit(unwrapCommandBuffer(s.rawCB), innerWaits...)
+	if err != nil {
+		s.fence.resolveLocked(nil, err)
+		return
+	}
+	switch {
+	case cause != nil:
+		s.fence.root = cause
+		s.fence.injected = status.Wrapf(cause, status.OK, "faulty: submission %d waited on a submission that failed", s.fence.n)
+	case s.async != nil:
+		s.fence.root = s.async
+		s.fence.injected = s.async
+	}
+	d.live[s.fence] = struct{}{}
+	s.fence.resolveLocked(inner, nil)
+}
+
+// drain waits, after an emulated loss, for the inner device's work that
+// the wrapper already reported failed, so that releasing objects does not
+// pull memory from under it.
+func (d *device) drain() {
+	if d.emulated.Load() == nil {
+		return
+	}
+	d.plan.holdMu.Lock()
+	var pending []hal.Fence
+	for f := range d.live {
+		pending = append(pending, f.inner)
+	}
+	d.plan.holdMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	for _, f := range pending {
+		if !settle(ctx, f) {
+			return // out of time: release anyway
+		}
+	}
+}
+
+// settle waits for an inner fence whose outcome the wrapper has reported
+// already (as an emulated loss), and reports whether the submission is
+// over; its error, if any, is not news.
+func settle(ctx context.Context, f hal.Fence) bool {
+	err := f.Wait(ctx)
+	return err == nil || ctx.Err() == nil
+}
+
+func (d *device) Release() error {
+	d.plan.decide(Release, true)
+	d.plan.holdMu.Lock()
+	d.plan.detachLocked(d)
+	d.plan.holdMu.Unlock()
+	d.failHeld(status.Annotate(hal.ErrReleased, "faulty: device released while the submission was held"))
+	d.lossMu.Lock()
+	d.released.Store(true)
+	d.lossMu.Unlock()
+	d.drain()
+	d.plan.holdMu.Lock()
+	errs := d.orphanErrs
+	d.orphanErrs = nil
+	d.plan.holdMu.Unlock()
+	return status.Join(append(errs, d.inner.Release())...)
+}
+
+// PipelineCacheData calls the inner device's.
+func (d cachingDevice) PipelineCacheData() ([]byte, error) {
+	if err := d.enter(PipelineCacheData); err != nil {
+		return nil, err
+	}
+	return d.inner.(hal.PipelineCacher).PipelineCacheData()
+}

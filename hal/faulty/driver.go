@@ -1,0 +1,53 @@
+package faulty
+
+import (
+	"context"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+var _ hal.Driver = (*driver)(nil)
+
+// driver wraps a hal.Driver.
+type driver struct {
+	inner   hal.Driver
+	planFor func(index int) *Plan
+}
+
+// WrapDriver returns drv wrapped so that every device it opens is wrapped
+// with the plan planFor returns for the device's index (an empty plan if
+// planFor is nil or returns nil). Open counts as a call of the plan and can
+// be made to fail: the inner driver is then not asked. Releasing the
+// wrapped driver releases drv.
+func WrapDriver(drv hal.Driver, planFor func(index int) *Plan) hal.Driver {
+	return &driver{inner: drv, planFor: planFor}
+}
+
+func (d *driver) Name() string { return d.inner.Name() }
+
+func (d *driver) Enumerate() ([]hal.DeviceInfo, error) { return d.inner.Enumerate() }
+
+func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (hal.Device, error) {
+	var plan *Plan
+	if d.planFor != nil {
+		plan = d.planFor(index)
+	}
+	if plan == nil {
+		plan = NewPlan()
+	}
+	if _, f, ok := plan.decide(Open, false); ok {
+		if f.effect == Lose {
+			// A device lost while it is being opened is not opened.
+			return nil, status.Join(status.Annotate(hal.ErrDeviceLost, "faulty: device lost while opening"), f.err)
+		}
+		return nil, f.err
+	}
+	dev, err := d.inner.Open(ctx, index, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Wrap(dev, plan), nil
+}
+
+func (d *driver) Release() error { return d.inner.Release() }

@@ -1,0 +1,459 @@
+package faulty
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// ErrInjected is matched (errors.Is) by every error the wrapper makes up:
+// synchronous failures, asynchronous failures of submissions and the causes
+// of injected device losses. Errors that a failure causes later match it
+// too, through their cause: those of submissions that waited on a failed
+// one, and those of a lost device when the backend keeps the cause given to
+// MarkLost (vk does). Causes are kept in every status mode but
+// status.ModeCode.
+var ErrInjected = errors.New("faulty: injected fault")
+
+// Call names a method of the HAL, for rules and counters. Accessors that
+// cannot fail (Info, Err, Size, Label, Count, …) are not calls.
+type Call uint8
+
+// The calls, named after the methods; Buffer's Write and Read are
+// BufferWrite and BufferRead.
+const (
+	// None is no call: the Call of an Injection made by Plan.LoseNow or
+	// Plan.LoseAfter rather than at a call.
+	None Call = iota
+	// Open is Driver.Open of a driver made by WrapDriver.
+	Open
+	CreateBuffer
+	CreateExecutable
+	CreateCommandBuffer
+	CreateTimestampPool
+	Submit
+	// PipelineCacheData is hal.PipelineCacher's method, when the wrapped
+	// device has it.
+	PipelineCacheData
+	BufferWrite
+	BufferRead
+	Begin
+	Dispatch
+	Copy
+	Fill
+	Barrier
+	Timestamp
+	End
+	// Wait and Poll are the Fence methods.
+	Wait
+	Poll
+	// Elapsed and Ticks are the TimestampPool methods.
+	Elapsed
+	Ticks
+	// Release is the Release method of every object and of the device. It
+	// is counted but never fails by injection: the error model promises
+	// that releasing works, lost device or not.
+	Release
+
+	numCalls
+)
+
+var callNames = [numCalls]string{
+	None:                "None",
+	Open:                "Open",
+	CreateBuffer:        "CreateBuffer",
+	CreateExecutable:    "CreateExecutable",
+	CreateCommandBuffer: "CreateCommandBuffer",
+	CreateTimestampPool: "CreateTimestampPool",
+	Submit:              "Submit",
+	PipelineCacheData:   "PipelineCacheData",
+	BufferWrite:         "BufferWrite",
+	BufferRead:          "BufferRead",
+	Begin:               "Begin",
+	Dispatch:            "Dispatch",
+	Copy:                "Copy",
+	Fill:                "Fill",
+	Barrier:             "Barrier",
+	Timestamp:           "Timestamp",
+	End:                 "End",
+	Wait:                "Wait",
+	Poll:                "Poll",
+	Elapsed:             "Elapsed",
+	Ticks:               "Ticks",
+	Release:             "Release",
+}
+
+// String returns the call's name, such as "CreateBuffer".
+func (c Call) String() string {
+	if c < numCalls {
+		return callNames[c]
+	}
+	return "Call(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Calls returns every call that a rule can make fail, in order: all of
+// them but None and Release.
+func Calls() []Call {
+	calls := make([]Call, 0, numCalls)
+	for c := Open; c < numCalls; c++ {
+		if c != Release {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// Effect is what an injected fault does.
+type Effect uint8
+
+const (
+	// Fail makes the call return an error at once without calling the
+	// wrapped object, which is left as it was.
+	Fail Effect = iota
+	// FailAsync applies to Submit only: the submission really runs on the
+	// wrapped device, and its fence reports the error once it has
+	// completed. Every submission that waits on it, directly or through
+	// others, fails too, with an error whose cause is this one; other
+	// submissions are not affected.
+	FailAsync
+	// Lose loses the device at the call, through the wrapped device's own
+	// loss path (hal.LossMarker) where it has one: the call returns the
+	// loss, every pending fence fails and every later call fails with an
+	// error matching hal.ErrDeviceLost.
+	Lose
+)
+
+// String returns "fail", "fail-async" or "lose".
+func (e Effect) String() string {
+	switch e {
+	case Fail:
+		return "fail"
+	case FailAsync:
+		return "fail-async"
+	case Lose:
+		return "lose"
+	}
+	return "Effect(" + strconv.Itoa(int(e)) + ")"
+}
+
+// Rule says which calls fail and how. A rule sees every call of its kinds
+// made after it was added, in the order the plan counts them, whatever the
+// other rules do; when several rules take the same call, the one added
+// first says what happens to it (the others count it as taken all the
+// same). Nothing is injected on a device that is lost.
+type Rule struct {
+	// Calls are the kinds of call the rule applies to; empty means every
+	// call but Release (and, for FailAsync, Submit alone). Release is
+	// never made to fail.
+	Calls []Call
+	// Nth makes the rule take the Nth call it sees (1 is the next one),
+	// and only that one.
+	Nth int
+	// Rate, when Nth is 0, makes the rule take each call it sees with this
+	// probability, drawn from a PCG generator seeded with Seed, so that a
+	// run is reproducible as long as the calls come in the same order.
+	Rate float64
+	// Seed seeds Rate's generator.
+	Seed uint64
+	// Limit is the most calls the rule takes; 0 means no limit (a rule
+	// with Nth takes one call whatever Limit says).
+	Limit int
+	// Effect is what happens to a call the rule takes.
+	Effect Effect
+	// Code is the code of the injected error; 0 (OK) means Internal. A
+	// loss always reports hal.ErrDeviceLost's code, DataLoss; Code is then
+	// that of its cause.
+	Code status.Code
+}
+
+// Injection records one injected fault.
+type Injection struct {
+	// Call is the call that was made to fail, or None for a loss made by
+	// Plan.LoseNow or Plan.LoseAfter.
+	Call Call
+	// N is the call's number among the plan's calls of its kind, from 1.
+	N      int
+	Effect Effect
+	// Err is the injected error: what the call returned (Fail), what the
+	// fence reports (FailAsync), or the cause given to the device's loss
+	// (Lose).
+	Err error
+}
+
+// rule is a Rule with its state.
+type rule struct {
+	Rule
+	kinds [numCalls]bool
+	seen  int
+	taken int
+	rng   *rand.Rand
+}
+
+// fault is what decide chose for a call.
+type fault struct {
+	effect Effect
+	err    error
+}
+
+// Plan is a schedule of faults for the devices wrapped with it, and the
+// counters of what they did. A plan may be shared by several devices, which
+// then share its counters, rules and hold. Its methods are safe for
+// concurrent use.
+type Plan struct {
+	mu       sync.Mutex
+	rules    []*rule
+	calls    [numCalls]int
+	faults   [numCalls]int
+	injected []Injection
+
+	// holdMu guards the hold, the devices and their held submissions, and
+	// the resolution of held fences. It is never taken before a device's
+	// lossMu.
+	holdMu  sync.Mutex
+	holding bool
+	devices []*device
+	timer   *time.Timer
+}
+
+// NewPlan returns a plan with no rules: devices wrapped with it behave as
+// the devices they wrap, and their calls are counted.
+func NewPlan() *Plan { return &Plan{} }
+
+// Add adds a rule. It panics if the rule can never take a call (no Nth and
+// no Rate), if Nth or Rate is out of range, or if it names Release or
+// None, or names a call other than Submit with FailAsync.
+func (p *Plan) Add(r Rule) {
+	x := &rule{Rule: r}
+	x.Calls = slices.Clone(r.Calls)
+	switch {
+	case r.Nth < 0:
+		panic("faulty: Rule.Nth is negative")
+	case r.Nth == 0 && !(r.Rate > 0 && r.Rate <= 1):
+		panic("faulty: a Rule needs Nth > 0 or a Rate in (0, 1]")
+	case r.Effect > Lose:
+		panic("faulty: unknown " + r.Effect.String())
+	}
+	if len(r.Calls) == 0 {
+		if r.Effect == FailAsync {
+			x.kinds[Submit] = true
+		} else {
+			for _, c := range Calls() {
+				x.kinds[c] = true
+			}
+		}
+	}
+	for _, c := range r.Calls {
+		switch {
+		case c == None || c == Release || c >= numCalls:
+			panic("faulty: a Rule cannot make " + c.String() + " fail")
+		case r.Effect == FailAsync && c != Submit:
+			panic("faulty: FailAsync applies to Submit only, not " + c.String())
+		}
+		x.kinds[c] = true
+	}
+	if r.Nth == 0 {
+		x.rng = rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))
+	}
+	if x.Code == status.OK {
+		x.Code = status.Internal
+	}
+	p.mu.Lock()
+	p.rules = append(p.rules, x)
+	p.mu.Unlock()
+}
+
+// FailNth makes the nth call of kind call from now fail at once with code
+// (Internal if 0).
+func (p *Plan) FailNth(call Call, n int, code status.Code) {
+	p.Add(Rule{Calls: []Call{call}, Nth: n, Code: code})
+}
+
+// FailNext makes the next call of any kind but Release fail at once with
+// code (Internal if 0).
+func (p *Plan) FailNext(code status.Code) {
+	p.Add(Rule{Nth: 1, Code: code})
+}
+
+// FailRate makes each call of the given kinds (every kind but Release if
+// none is given) fail at once with probability rate, drawn from a PCG
+// generator seeded with seed.
+func (p *Plan) FailRate(rate float64, seed uint64, code status.Code, calls ...Call) {
+	p.Add(Rule{Calls: calls, Rate: rate, Seed: seed, Code: code})
+}
+
+// FailAsync makes the nth submission from now fail asynchronously with
+// code (Internal if 0): it runs, and its fence reports the error.
+func (p *Plan) FailAsync(n int, code status.Code) {
+	p.Add(Rule{Calls: []Call{Submit}, Nth: n, Effect: FailAsync, Code: code})
+}
+
+// LoseAt loses the device at the nth call of kind call from now. At Wait
+// or Poll this is how a real driver reports a loss.
+func (p *Plan) LoseAt(call Call, n int) {
+	p.Add(Rule{Calls: []Call{call}, Nth: n, Effect: Lose, Code: status.DataLoss})
+}
+
+// LoseNow loses every device wrapped with the plan, now, whatever is in
+// flight or held. It returns once each device is lost.
+func (p *Plan) LoseNow() {
+	p.holdMu.Lock()
+	devices := slices.Clone(p.devices)
+	p.holdMu.Unlock()
+	if len(devices) == 0 {
+		return
+	}
+	cause := status.Wrap(ErrInjected, status.DataLoss, "faulty: injected device loss (Plan.LoseNow)")
+	p.record(Injection{Call: None, Effect: Lose, Err: cause})
+	for _, d := range devices {
+		d.lose(cause)
+	}
+}
+
+// LoseAfter calls LoseNow after d, on a timer that is stopped when the
+// last device wrapped with the plan is released or LoseAfter is called
+// again.
+func (p *Plan) LoseAfter(d time.Duration) {
+	p.holdMu.Lock()
+	defer p.holdMu.Unlock()
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.timer = time.AfterFunc(d, p.LoseNow)
+}
+
+// Hold makes later submissions stay in the wrapper instead of reaching the
+// wrapped queue, until Release: their fences do not complete, Wait on them
+// honours its context, and a loss of the device fails them at once. Their
+// command buffers count as in flight (hal.ErrInFlight). Submit's own
+// checks of a held submission (such as a command buffer that was not
+// ended) are made when it is let through, and reported by its fence.
+func (p *Plan) Hold() {
+	p.holdMu.Lock()
+	p.holding = true
+	p.holdMu.Unlock()
+}
+
+// Release ends the hold and lets the held submissions through to their
+// wrapped devices, in the order they were made, before it returns.
+func (p *Plan) Release() {
+	p.holdMu.Lock()
+	defer p.holdMu.Unlock()
+	p.holding = false
+	for _, d := range p.devices {
+		subs := d.held
+		d.held = nil
+		for _, s := range subs {
+			d.forwardLocked(s)
+		}
+	}
+}
+
+// Held returns how many submissions are held now.
+func (p *Plan) Held() int {
+	p.holdMu.Lock()
+	defer p.holdMu.Unlock()
+	n := 0
+	for _, d := range p.devices {
+		n += len(d.held)
+	}
+	return n
+}
+
+// Calls returns how many calls of kind c the plan's devices received,
+// those that failed included.
+func (p *Plan) Calls(c Call) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c >= numCalls {
+		return 0
+	}
+	return p.calls[c]
+}
+
+// Faults returns how many faults were injected at calls of kind c (None
+// counts the losses of LoseNow and LoseAfter).
+func (p *Plan) Faults(c Call) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c >= numCalls {
+		return 0
+	}
+	return p.faults[c]
+}
+
+// Injected returns every fault injected so far, in order.
+func (p *Plan) Injected() []Injection {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.injected)
+}
+
+// record logs an injection.
+func (p *Plan) record(in Injection) {
+	p.mu.Lock()
+	p.faults[in.Call]++
+	p.injected = append(p.injected, in)
+	p.mu.Unlock()
+}
+
+// decide counts a call of kind c and chooses its fault, if any. On a lost
+// device (quiet) nothing is injected.
+func (p *Plan) decide(c Call, quiet bool) (n int, f fault, ok bool) {
+	p.mu.Lock()
+	p.calls[c]++
+	n = p.calls[c]
+	var taken *rule
+	if !quiet && c != Release {
+		// Every rule sees the call, so that its count and its random draws
+		// do not depend on the other rules.
+		for _, r := range p.rules {
+			if !r.kinds[c] || (r.Limit > 0 && r.taken >= r.Limit) || (r.Nth > 0 && r.seen >= r.Nth) {
+				continue
+			}
+			r.seen++
+			if r.Nth > 0 && r.seen == r.Nth || r.Nth == 0 && r.rng.Float64() < r.Rate {
+				r.taken++
+				if taken == nil {
+					taken = r
+				}
+			}
+		}
+	}
+	p.mu.Unlock()
+	if taken == nil {
+		return n, fault{}, false
+	}
+	var err error
+	switch taken.Effect {
+	case Fail:
+		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected failure of %s call %d", c, n)
+	case FailAsync:
+		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected asynchronous failure of submission %d", n)
+	case Lose:
+		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected device loss at %s call %d", c, n)
+	}
+	p.record(Injection{Call: c, N: n, Effect: taken.Effect, Err: err})
+	return n, fault{effect: taken.Effect, err: err}, true
+}
+
+// attach adds d to the devices of the plan.
+func (p *Plan) attach(d *device) {
+	p.holdMu.Lock()
+	p.devices = append(p.devices, d)
+	p.holdMu.Unlock()
+}
+
+// detach removes d from the devices of the plan, and stops LoseAfter's
+// timer when none is left. holdMu must be held.
+func (p *Plan) detachLocked(d *device) {
+	p.devices = slices.DeleteFunc(p.devices, func(x *device) bool { return x == d })
+	if len(p.devices) == 0 && p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+}

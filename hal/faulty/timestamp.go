@@ -1,0 +1,46 @@
+package faulty
+
+import (
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+)
+
+var _ hal.TimestampPool = (*timestampPool)(nil)
+
+// timestampPool wraps a hal.TimestampPool.
+type timestampPool struct {
+	dev   *device
+	inner hal.TimestampPool
+}
+
+// unwrapTimestampPool returns the inner pool of p if p is a wrapper, else
+// p.
+func unwrapTimestampPool(p hal.TimestampPool) hal.TimestampPool {
+	if w, ok := p.(*timestampPool); ok {
+		return w.inner
+	}
+	return p
+}
+
+func (p *timestampPool) Count() int { return p.inner.Count() }
+
+func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
+	if err := p.dev.enter(Elapsed); err != nil {
+		return 0, err
+	}
+	return p.inner.Elapsed(start, end)
+}
+
+func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
+	if err := p.dev.enter(Ticks); err != nil {
+		return nil, err
+	}
+	return p.inner.Ticks(first, n)
+}
+
+func (p *timestampPool) Release() error {
+	p.dev.plan.decide(Release, true)
+	p.dev.drain()
+	return p.inner.Release()
+}
