@@ -275,7 +275,10 @@ func (d *device) drain(limit time.Duration) bool {
 		d.observe(v)
 		return true
 	case C.VK_ERROR_DEVICE_LOST:
+		// The driver says the device is gone: nothing runs any more, and
+		// destroying objects is allowed.
 		d.markLost(resultError("vkWaitSemaphores", int32(r)))
+		return true
 	}
 	return false
 }
@@ -301,12 +304,21 @@ func (d *device) releaseObject(r resource, flag *atomic.Bool) {
 	if flag.Load() {
 		return
 	}
+	drained := true
 	if d.lost.Load() != nil && !d.released.Load() {
-		d.drain(releaseWait)
+		drained = d.drain(releaseWait)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if flag.Load() {
+		return
+	}
+	if !drained {
+		// Destroying an object that running work uses would crash the
+		// driver; leaking it is the lesser harm.
+		flag.Store(true)
+		delete(d.live, r)
+		d.logger.Warn("vk: leaking an object that work still running on a lost device may use", "device", d.info.Name, "waited", releaseWait)
 		return
 	}
 	flag.Store(true)
@@ -347,8 +359,18 @@ func (d *device) Release() error {
 	d.released.Store(true)
 	d.mu.Unlock()
 
-	if !d.drain(releaseWait) && d.lost.Load() == nil {
-		d.logger.Warn("vk: releasing a device whose work has not finished", "device", d.info.Name, "waited", releaseWait)
+	if !d.drain(releaseWait) {
+		// Destroying a device under running work would crash the driver:
+		// leak it, and everything it holds, instead.
+		d.logger.Warn("vk: leaking a device whose work has not finished", "device", d.info.Name, "waited", releaseWait)
+		d.mu.Lock()
+		for _, flag := range d.live {
+			flag.Store(true)
+		}
+		d.live = nil
+		d.mu.Unlock()
+		d.drv.forget(d)
+		return nil
 	}
 	d.mu.Lock()
 	for r, flag := range d.live {

@@ -210,6 +210,9 @@ func testCopyFillBarrier(e *env) {
 		if err := cb.Fill(b, 0, 4*n, 2); err != nil {
 			e.Fatalf("Fill: %v", err)
 		}
+		// Two writes of the same bytes need a barrier between them, or
+		// their order is undefined.
+		e.barrier(cb)
 		if err := cb.Fill(b, 4*100, 4*50, 1000); err != nil {
 			e.Fatalf("Fill: %v", err)
 		}

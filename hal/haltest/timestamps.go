@@ -82,8 +82,10 @@ func testTimestamps(e *env) {
 	}
 	ratio := median()
 	e.Logf("spin(%d) took %v, spin(%d) took %v: median ratio %.2f of %.2f", short, shorts, long, longs, ratio, ratios)
-	if ratio < 2 || ratio > 8 {
-		e.Errorf("spin(%d iterations) took %v and spin(%d iterations) %v: median ratio %.2f, want about 4 (between 2 and 8)",
+	// Loose bounds: a loaded CPU device stretches either run, but a timer
+	// that measures nothing (ratio 1) or something else (far off 4) fails.
+	if ratio < 2 || ratio > 12 {
+		e.Errorf("spin(%d iterations) took %v and spin(%d iterations) %v: median ratio %.2f, want about 4 (between 2 and 12)",
 			short, shorts, long, longs, ratio)
 	}
 
