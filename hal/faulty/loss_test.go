@@ -90,6 +90,9 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 	// pending when the device is lost, even on a loaded machine; the others
 	// are short. The device goes on running them after the loss, and vk
 	// waits at most a second for that before it frees what they use.
+	// Calibrated twice: a GPU that was idle runs the first calibration at
+	// its idle clock, several times slower than the work that follows.
+	calibrate(r, maxReps, 300*time.Millisecond)
 	longN := calibrate(r, maxReps, 300*time.Millisecond)
 
 	// Made before the loss, to be used after it.
