@@ -1,0 +1,137 @@
+package kernels
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/shaders"
+	"github.com/vkbench/vkbench/status"
+)
+
+// builtins are the built-in operations, built once: their candidates embed
+// SPIR-V from package shaders.
+var builtins = []Operation{
+	newCopy(),
+	newTriad(),
+	newReduce(),
+	newTranspose(),
+	newGEMM(),
+	newPeak(peakF32),
+	newPeak(peakF16),
+	newPeak(peakI32),
+}
+
+// Builtin returns the built-in operations: copy, triad, reduce, transpose,
+// gemm, peak-fma-f32, peak-fma-f16 and peak-mad-i32, in that order.
+func Builtin() []Operation {
+	return append([]Operation(nil), builtins...)
+}
+
+// Lookup returns the built-in operation called name, or NotFound.
+func Lookup(name string) (Operation, error) {
+	for _, op := range builtins {
+		if op.Name() == name {
+			return op, nil
+		}
+	}
+	names := make([]string, len(builtins))
+	for i, op := range builtins {
+		names[i] = op.Name()
+	}
+	return nil, status.Newf(status.NotFound, "kernels: no operation %q (built in: %v)", name, names)
+}
+
+// candidate builds a built-in candidate from a kernel of package shaders.
+// constants are the values of specialization constants 0, 1, 2, ... in
+// order: every built-in kernel numbers its constants from 0, workgroup
+// size first.
+func candidate(shader, name string, bindings, push int, wg [3]uint32, params map[string]int, req Requirements, constants ...uint32) Candidate {
+	c := Candidate{
+		Name:             name,
+		Shader:           shader,
+		SPIRV:            shaders.MustGet(shader),
+		EntryPoint:       "main",
+		Bindings:         bindings,
+		PushConstantSize: push,
+		WorkgroupSize:    wg,
+		Params:           params,
+		Requires:         req,
+	}
+	for i, v := range constants {
+		c.Constants = append(c.Constants, hal.Constant{ID: uint32(i), Value: v})
+	}
+	return c
+}
+
+// sizeClass sorts devices by how much work a default size should give
+// them.
+type sizeClass int
+
+const (
+	smallDevice  sizeClass = iota // CPU devices (lavapipe) and unknown ones: megabytes
+	mediumDevice                  // integrated and virtual GPUs: an eighth of large
+	largeDevice                   // discrete GPUs: enough to fill an H200
+)
+
+func classOf(info hal.DeviceInfo) sizeClass {
+	switch info.Type {
+	case hal.DiscreteGPU:
+		return largeDevice
+	case hal.IntegratedGPU, hal.VirtualGPU:
+		return mediumDevice
+	}
+	return smallDevice
+}
+
+// fits reports whether buffers of the given sizes in bytes fit the device:
+// each within maxStorageBufferRange, and all together within a quarter of
+// the largest device-local heap (when the device reports one), leaving
+// room for everything else.
+func fits(info hal.DeviceInfo, buffers ...int64) bool {
+	var heap uint64
+	for _, h := range info.MemoryHeaps {
+		if h.DeviceLocal {
+			heap = max(heap, h.Size)
+		}
+	}
+	var total uint64
+	for _, b := range buffers {
+		if info.Limits.MaxStorageBufferRange > 0 && uint64(b) > info.Limits.MaxStorageBufferRange {
+			return false
+		}
+		total += uint64(b)
+	}
+	return heap == 0 || total <= heap/4
+}
+
+// pick returns the first of the sizes, largest first, that fits.
+func pick(info hal.DeviceInfo, class sizeClass, sizes [3]int64, buffers func(n int64) []int64) int64 {
+	n := sizes[class]
+	for n > 1024 && !fits(info, buffers(n)...) {
+		n /= 2
+	}
+	return n
+}
+
+// cloneCandidates copies a candidate list deeply enough that a caller who
+// edits the copy (its Params, its Constants) changes nothing here. The
+// SPIR-V bytes stay shared: they are read-only.
+func cloneCandidates(cands []Candidate) []Candidate {
+	out := make([]Candidate, len(cands))
+	for i, c := range cands {
+		c.Params = maps.Clone(c.Params)
+		c.Constants = slices.Clone(c.Constants)
+		out[i] = c
+	}
+	return out
+}
+
+func param(c Candidate, name string) uint64 {
+	v, ok := c.Params[name]
+	if !ok {
+		panic(fmt.Sprintf("kernels: candidate %s has no param %s", c.Name, name))
+	}
+	return uint64(v)
+}

@@ -1,0 +1,272 @@
+package kernels_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// TestCatalogueWellFormed checks every built-in candidate against its own
+// SPIR-V: the entry point exists, every specialization constant is one the
+// module declares, the workgroup size is what constant 0 sets, and the
+// bindings the module decorates are those the candidate declares.
+func TestCatalogueWellFormed(t *testing.T) {
+	ops := kernels.Builtin()
+	var names []string
+	for _, op := range ops {
+		names = append(names, op.Name())
+		if len(op.Dims()) == 0 || op.DType().String() == "" || op.Summary() == "" {
+			t.Errorf("%s: incomplete description", op.Name())
+		}
+		cands := op.Candidates()
+		if len(cands) < 2 {
+			t.Errorf("%s: %d candidates, want several", op.Name(), len(cands))
+		}
+		seen := map[string]bool{}
+		shaders := map[string]bool{}
+		for _, c := range cands {
+			where := op.Name() + "/" + c.Name
+			if c.Name == "" || seen[c.Name] {
+				t.Errorf("%s: empty or duplicate name", where)
+			}
+			seen[c.Name] = true
+			shaders[c.Shader] = true
+			m, err := hal.ParseSPIRV(c.SPIRV)
+			if err != nil {
+				t.Errorf("%s: %v", where, err)
+				continue
+			}
+			if err := hal.CheckSPIRV(c.SPIRV, c.EntryPoint); err != nil {
+				t.Errorf("%s: %v", where, err)
+			}
+			ids := map[uint32]bool{}
+			for _, k := range c.Constants {
+				if !slices.Contains(m.SpecIDs, k.ID) {
+					t.Errorf("%s: constant %d is not in the module (it has %v)", where, k.ID, m.SpecIDs)
+				}
+				if ids[k.ID] {
+					t.Errorf("%s: constant %d set twice", where, k.ID)
+				}
+				ids[k.ID] = true
+			}
+			if len(c.Constants) == 0 || c.Constants[0].ID != 0 || c.Constants[0].Value != c.WorkgroupSize[0] {
+				t.Errorf("%s: constant 0 must be the workgroup width %d: %v", where, c.WorkgroupSize[0], c.Constants)
+			}
+			if c.WorkgroupSize[1] > 1 && (len(c.Constants) < 2 || c.Constants[1].Value != c.WorkgroupSize[1]) {
+				t.Errorf("%s: constant 1 must be the workgroup height %d: %v", where, c.WorkgroupSize[1], c.Constants)
+			}
+			var want []uint32
+			for b := range c.Bindings {
+				want = append(want, uint32(b))
+			}
+			if diff := cmp.Diff(want, slices.Compact(m.Bindings)); diff != "" {
+				t.Errorf("%s: bindings (-declared +in module):\n%s", where, diff)
+			}
+			if c.PushConstantSize%4 != 0 || c.PushConstantSize > 128 {
+				t.Errorf("%s: push constants of %d bytes", where, c.PushConstantSize)
+			}
+			desc := c.Executable()
+			if desc.Label != c.Name || desc.Bindings != c.Bindings || len(desc.Constants) != len(c.Constants) {
+				t.Errorf("%s: Executable() = %+v", where, desc)
+			}
+		}
+		if len(shaders) < 2 && !strings.HasPrefix(op.Name(), "peak-") {
+			t.Errorf("%s: all candidates are one kernel (%v); want genuinely different kernels", op.Name(), shaders)
+		}
+	}
+	want := []string{"copy", "triad", "reduce", "transpose", "gemm", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("Builtin names (-want +got):\n%s", diff)
+	}
+	for _, name := range want {
+		if op, err := kernels.Lookup(name); err != nil || op.Name() != name {
+			t.Errorf("Lookup(%q) = %v, %v", name, op, err)
+		}
+	}
+	if _, err := kernels.Lookup("fft"); status.CodeOf(err) != status.NotFound {
+		t.Errorf(`Lookup("fft") = %v, want NOT_FOUND`, err)
+	}
+}
+
+// lavapipeInfo and h200Info are device descriptions as the Vulkan backend
+// reports them, cut down to what kernels reads.
+var (
+	lavapipeInfo = hal.DeviceInfo{
+		Name: "llvmpipe", Type: hal.CPU,
+		Limits: hal.Limits{
+			MaxWorkgroupSize: [3]uint32{1024, 1024, 1024}, MaxWorkgroupInvocations: 1024,
+			MaxWorkgroupCount: [3]uint32{65535, 65535, 65535}, MaxSharedMemory: 32768,
+			MaxPushConstantsSize: 128, MaxStorageBufferRange: 128 << 20, SubgroupSize: 8,
+			SubgroupOps: hal.SubgroupBasic | hal.SubgroupVote | hal.SubgroupArithmetic | hal.SubgroupBallot,
+		},
+		Features:    hal.Features{Float16: true, Int64: true},
+		MemoryHeaps: []hal.MemoryHeap{{Size: 8 << 30, DeviceLocal: true}},
+	}
+	h200Info = hal.DeviceInfo{
+		Name: "NVIDIA H200", Type: hal.DiscreteGPU, VendorID: hal.VendorNVIDIA,
+		Limits: hal.Limits{
+			MaxWorkgroupSize: [3]uint32{1024, 1024, 64}, MaxWorkgroupInvocations: 1024,
+			MaxWorkgroupCount: [3]uint32{1<<31 - 1, 65535, 65535}, MaxSharedMemory: 48 << 10,
+			MaxPushConstantsSize: 256, MaxStorageBufferRange: 1<<32 - 1, SubgroupSize: 32,
+			SubgroupOps: 0xff,
+		},
+		Features:    hal.Features{Float16: true, Int64: true, Float64: true},
+		MemoryHeaps: []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
+	}
+)
+
+func TestDefaultSize(t *testing.T) {
+	small := lavapipeInfo
+	big := h200Info
+	narrow := h200Info
+	narrow.Limits.MaxStorageBufferRange = 128 << 20
+	want := map[string][3]kernels.Size{ // lavapipe, H200, H200 with 128 MiB buffers
+		"copy":         {{1 << 20}, {1 << 28}, {1 << 25}},
+		"triad":        {{1 << 20}, {1 << 28}, {1 << 25}},
+		"reduce":       {{1 << 20}, {1 << 28}, {1 << 25}},
+		"transpose":    {{1024, 1024}, {16384, 16384}, {4096, 4096}},
+		"gemm":         {{256, 256, 256}, {4096, 4096, 4096}, {4096, 4096, 4096}},
+		"peak-fma-f32": {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
+		"peak-fma-f16": {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
+		"peak-mad-i32": {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
+	}
+	for _, op := range kernels.Builtin() {
+		got := [3]kernels.Size{op.DefaultSize(small), op.DefaultSize(big), op.DefaultSize(narrow)}
+		if diff := cmp.Diff(want[op.Name()], got); diff != "" {
+			t.Errorf("%s: DefaultSize for lavapipe, H200, narrow H200 (-want +got):\n%s", op.Name(), diff)
+		}
+	}
+}
+
+func TestSupported(t *testing.T) {
+	gemm, err := kernels.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reduce, err := kernels.Lookup("reduce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f16, err := kernels.Lookup("peak-fma-f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(op kernels.Operation, name string) kernels.Candidate {
+		for _, c := range op.Candidates() {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("%s has no candidate %s", op.Name(), name)
+		return kernels.Candidate{}
+	}
+	noSubgroups := lavapipeInfo
+	noSubgroups.Limits.SubgroupOps = hal.SubgroupBasic
+	noF16 := lavapipeInfo
+	noF16.Features.Float16 = false
+	small := lavapipeInfo
+	small.Limits.MaxWorkgroupInvocations = 256
+	tests := []struct {
+		c    kernels.Candidate
+		info hal.DeviceInfo
+		want string // "" for supported
+	}{
+		{find(gemm, "regblock-128x128x16-8x8"), h200Info, ""},
+		{find(gemm, "regblock-128x128x16-8x8"), lavapipeInfo, "needs 32.5 KiB of shared memory, device has 32 KiB"},
+		{find(gemm, "regblock-128x128x8-8x8"), lavapipeInfo, ""},
+		{find(gemm, "tiled-32"), small, "needs 1024 invocations per workgroup, device allows 256"},
+		{find(reduce, "subgroup-vec4-u4-wg256"), noSubgroups, "needs subgroup operations basic+arithmetic, device has basic"},
+		{find(reduce, "tree-wg256-ept4"), noSubgroups, ""},
+		{find(f16, "acc8-unroll8-wg256"), noF16, "needs shaderFloat16"},
+		{find(f16, "acc8-unroll8-wg256"), lavapipeInfo, ""},
+	}
+	for _, tt := range tests {
+		err := tt.c.Supported(tt.info)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s on %s: %v, want supported", tt.c.Name, tt.info.Name, err)
+		case tt.want != "" && status.CodeOf(err) != status.Unimplemented:
+			t.Errorf("%s: %v, want UNIMPLEMENTED", tt.c.Name, err)
+		case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+			t.Errorf("%s: %q does not say %q", tt.c.Name, err, tt.want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	dims := []string{"M", "N", "K"}
+	for _, tt := range []struct {
+		in   string
+		want kernels.Size
+	}{
+		{"67x45x33", kernels.Size{67, 45, 33}},
+		{"K=33,M=67,N=45", kernels.Size{67, 45, 33}},
+		{"m=1Ki, n=2, k=1Mi", kernels.Size{1024, 2, 1 << 20}},
+	} {
+		got, err := kernels.ParseSize(dims, tt.in)
+		if err != nil {
+			t.Errorf("ParseSize(%q): %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParseSize(%q) (-want +got):\n%s", tt.in, diff)
+		}
+		if again, err := kernels.ParseSize(dims, got.String()); err != nil || !slices.Equal(again, got) {
+			t.Errorf("ParseSize(%q.String()) = %v, %v", got, again, err)
+		}
+	}
+	for _, bad := range []string{"", "1x2", "1x2x3x4", "0x1x1", "-1x2x3", "M=1,N=2", "M=1,N=2,K=3,M=4", "M=1,N=2,Q=3", "axbxc", "1x2x99999999999"} {
+		if _, err := kernels.ParseSize(dims, bad); status.CodeOf(err) != status.InvalidArgument && status.CodeOf(err) != status.OutOfRange {
+			t.Errorf("ParseSize(%q) = %v, want INVALID_ARGUMENT", bad, err)
+		}
+	}
+}
+
+func TestDigest(t *testing.T) {
+	op, err := kernels.Lookup("copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := op.Candidates()
+	d := kernels.Digest(base)
+	if d != kernels.Digest(op.Candidates()) {
+		t.Fatal("Digest is not deterministic")
+	}
+	changes := map[string]func([]kernels.Candidate){
+		"order":     func(c []kernels.Candidate) { c[0], c[1] = c[1], c[0] },
+		"name":      func(c []kernels.Candidate) { c[0].Name += "x" },
+		"constant":  func(c []kernels.Candidate) { c[0].Constants = []hal.Constant{{ID: 0, Value: 32}} },
+		"workgroup": func(c []kernels.Candidate) { c[0].WorkgroupSize[0]++ },
+		"spirv":     func(c []kernels.Candidate) { c[0].SPIRV = append(slices.Clone(c[0].SPIRV), 0, 0, 0, 0) },
+		"param":     func(c []kernels.Candidate) { c[0].Params = map[string]int{"WG": 1} },
+		"dropped":   func(c []kernels.Candidate) { c[len(c)-1] = kernels.Candidate{} },
+	}
+	for what, change := range changes {
+		c := op.Candidates()
+		change(c)
+		if kernels.Digest(c) == d {
+			t.Errorf("changing the %s leaves the digest unchanged", what)
+		}
+	}
+}
+
+func ExampleBuiltin() {
+	for _, op := range kernels.Builtin() {
+		fmt.Printf("%-13s %-3s %v\n", op.Name(), op.DType(), op.Dims())
+	}
+	// Output:
+	// copy          u32 [N]
+	// triad         f32 [N]
+	// reduce        f32 [N]
+	// transpose     f32 [M N]
+	// gemm          f32 [M N K]
+	// peak-fma-f32  f32 [N ITERS]
+	// peak-fma-f16  f16 [N ITERS]
+	// peak-mad-i32  i32 [N ITERS]
+}

@@ -1,0 +1,143 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// copyOp is "copy": dst = src over N 32-bit words, the measure of memory
+// bandwidth. Bytes: 8N (read N words, write N words).
+type copyOp struct{ cands []Candidate }
+
+func newCopy() *copyOp {
+	scalar := func(wg uint32) Candidate {
+		return candidate("copy_scalar", fmt.Sprintf("scalar-wg%d", wg), 2, 4, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+	}
+	vec4 := func(wg uint32) Candidate {
+		return candidate("copy_vec4", fmt.Sprintf("vec4-wg%d", wg), 2, 4, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+	}
+	unroll := func(u, wg uint32) Candidate {
+		return candidate("copy_vec4_unroll", fmt.Sprintf("vec4-unroll%d-wg%d", u, wg), 2, 4, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg), "U": int(u)}, Requirements{}, wg, u)
+	}
+	gridstride := func(u, wg, groups uint32) Candidate {
+		return candidate("copy_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
+	}
+	return &copyOp{cands: []Candidate{
+		scalar(64),
+		scalar(256),
+		vec4(128),
+		vec4(256),
+		vec4(512),
+		unroll(4, 128),
+		unroll(4, 256),
+		unroll(8, 256),
+		gridstride(2, 256, 2048),
+		gridstride(4, 256, 1024),
+		gridstride(4, 512, 1024),
+	}}
+}
+
+func (*copyOp) Name() string    { return "copy" }
+func (*copyOp) Summary() string { return "dst = src over N 32-bit words: memory bandwidth" }
+func (*copyOp) DType() DType    { return U32 }
+func (*copyOp) Dims() []string  { return []string{"N"} }
+
+func (op *copyOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 2²⁸ words (1 GiB each way) on a discrete GPU, 2²⁵ on an
+// integrated one and 2²⁰ (4 MiB) on a CPU.
+func (*copyOp) DefaultSize(info hal.DeviceInfo) Size {
+	n := pick(info, classOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n} })
+	return Size{int(n)}
+}
+
+type copyProblem struct {
+	*problem
+	n       int64
+	src     []uint32
+	in, out hal.Buffer
+	pushN   []byte
+}
+
+func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(size[0])
+	p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
+	p.bytes = 8 * float64(n)
+	if p.in, err = p.alloc("src", Input, U32, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.out, err = p.alloc("dst", Output, U32, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	r := newRand(seed, 0)
+	p.src = make([]uint32, n)
+	for i := range p.src {
+		p.src[i] = r.Uint32()
+	}
+	if err := upload(ctx, p.in, p.src); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}
+
+func (p *copyProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	n, wg := uint64(p.n), param(c, "WG")
+	var groups uint64
+	switch c.Shader {
+	case "copy_scalar":
+		groups = ceilDiv(n, wg)
+	case "copy_vec4":
+		// One invocation past the last whole uvec4 copies the tail.
+		groups = ceilDiv(n/4+1, wg)
+	case "copy_vec4_unroll":
+		groups = ceilDiv(n/4, wg*param(c, "U"))
+	case "copy_gridstride":
+		groups = min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U")))
+	default:
+		return status.Newf(status.Internal, "kernels: copy: no geometry for shader %s", c.Shader)
+	}
+	grid, err := p.grid1D(groups)
+	if err != nil {
+		return err
+	}
+	return cb.Dispatch(hal.Dispatch{
+		Executable:    exe,
+		Bindings:      []hal.Binding{{Buffer: p.in}, {Buffer: p.out}},
+		PushConstants: p.pushN,
+		Groups:        grid,
+	})
+}
+
+// Verify compares every word exactly: a copy has no rounding.
+func (p *copyProblem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	got, err := download(ctx, p.out, p.n)
+	if err != nil {
+		return err
+	}
+	m := mismatches{what: "copy/" + c.Name}
+	for i, w := range got {
+		if w != p.src[i] {
+			m.add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, w, p.src[i])
+		}
+	}
+	return m.err(p.n)
+}

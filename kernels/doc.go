@@ -1,0 +1,79 @@
+// Package kernels is vkbench's catalogue of operations: for each, the
+// candidate kernels that compute it, the buffers and dispatch geometry of
+// a problem of a given size, a CPU reference that checks every result,
+// and the bytes and arithmetic one run does, for GB/s, FLOP/s and percent
+// of peak. The autotuner measures candidates through it and the command
+// line lists and runs them.
+//
+// # Basics
+//
+// An Operation ("copy", "triad", "reduce", "transpose", "gemm",
+// "peak-fma-f32", "peak-fma-f16", "peak-mad-i32"; see Builtin and Lookup)
+// has named dimensions (Dims) and an ordered list of Candidates. A
+// Candidate is a SPIR-V entry point with specialization constants
+// (workgroup size and tunables), the parameters its geometry uses, and its
+// Requirements; Candidate.Supported says whether a device can run it, and
+// Candidate.Executable describes its pipeline, which can be built without
+// any problem (a compile-only pass). Digest hashes a candidate list, so
+// that a cache of tuning results notices when any kernel changes.
+//
+// Operation.Prepare allocates a Problem of one Size on a device and fills
+// its inputs with seeded random data. Problem.Record records one run of a
+// candidate (one or more dispatches) into a command buffer, and
+// Problem.Verify reads the outputs back and compares them with the CPU
+// reference:
+//
+//	op, _ := kernels.Lookup("gemm")
+//	p, err := op.Prepare(ctx, dev, kernels.Size{1024, 1024, 1024}, seed)
+//	defer p.Release()
+//	for i, c := range op.Candidates() {
+//		if c.Supported(dev.Info()) != nil {
+//			continue // code Unimplemented, with the reason
+//		}
+//		exe, err := dev.CreateExecutable(c.Executable())
+//		err = kernels.Run(ctx, dev, p, exe, i) // poison outputs, record, submit, wait
+//		err = p.Verify(ctx, i)                 // errors.Is(err, kernels.ErrWrongResult) if wrong
+//		// ... time runs of p.Record(cb, exe, i) between timestamps;
+//		// GB/s = p.Bytes() / t, FLOP/s = p.Flops() / t.
+//	}
+//
+// VerifyCandidate does all of this for one candidate.
+//
+// # Verifying
+//
+// Integer and data-movement results (copy, transpose, peak-mad-i32) are
+// compared exactly; peak-fma-f32 and -f16 are built so that their results
+// are exact too. Floating-point arithmetic is compared with a tolerance
+// that each operation's Verify states and justifies: for triad two
+// roundings of |b| + |s·c|; for reduce and gemm bounds relative to the sum
+// of magnitudes (Σ|x|, Σ|a·b|), because results of mixed signs can be far
+// smaller than the rounding errors of their parts. A mismatch error names
+// the element, the value got, the value wanted and the tolerance. Run
+// fills outputs with Poison first, so that a candidate that writes nothing
+// cannot pass on what another left behind.
+//
+// # Measuring
+//
+// BenchmarkCandidates (go test -run '^$' -bench Candidates -benchtime 50x
+// ./kernels) times every candidate at its operation's default size on the
+// default device in GPU time, after a warm-up long enough for the clocks to
+// leave idle (without one, an H200 reads at half its bandwidth).
+//
+// # Writing an operation
+//
+// An Operation need not be built in: one described by a manifest (named
+// dimensions, buffers with an element type and a size expression, push
+// constants, and the dispatch grid as expressions) implements the same
+// interfaces. Its candidates carry their SPIR-V and constants; its
+// Problem lists its buffers (Buffers, with roles), records its dispatches,
+// and checks its outputs. Record must be idempotent (runs leave the same
+// results whatever ran before); an operation that cannot promise that
+// implements Resetter.
+//
+// # Caveats
+//
+// Kernels index with 32-bit integers, so no dimension and no buffer may
+// reach 2³¹ elements; Prepare says so (OutOfRange). Buffers must also fit
+// the device's maxStorageBufferRange (128 MiB on lavapipe), which
+// DefaultSize respects.
+package kernels

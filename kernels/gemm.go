@@ -1,0 +1,214 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// gemmOp is "gemm": C (M×N) = A (M×K) · B (K×N), row-major fp32.
+// Bytes: 4(MK + KN + MN); flops: 2MNK.
+type gemmOp struct{ cands []Candidate }
+
+func newGEMM() *gemmOp {
+	naive := func(t uint32) Candidate {
+		return candidate("gemm_naive", fmt.Sprintf("naive-%dx%d", t, t), 3, 12, [3]uint32{t, t, 1},
+			map[string]int{"TX": int(t), "TY": int(t)}, Requirements{}, t, t)
+	}
+	tiled := func(t uint32) Candidate {
+		return candidate("gemm_tiled", fmt.Sprintf("tiled-%d", t), 3, 12, [3]uint32{t, t, 1},
+			map[string]int{"T": int(t)}, Requirements{SharedMemory: 2 * 4 * t * t}, t, t)
+	}
+	// regblock: a TX×TY workgroup computes a BM×BN block of C, each
+	// invocation a (BM/TY)×(BN/TX) micro-tile, through double-buffered BK
+	// slices of A and B in shared memory.
+	regblock := func(bm, bn, bk, tx, ty uint32) Candidate {
+		shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
+		return candidate("gemm_regblock", fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx), 3, 12, [3]uint32{tx, ty, 1},
+			map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty)},
+			Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
+	}
+	return &gemmOp{cands: []Candidate{
+		naive(16),
+		tiled(16),
+		tiled(32),
+		regblock(64, 64, 16, 16, 16),
+		regblock(128, 64, 8, 16, 16),
+		regblock(128, 128, 8, 16, 16),
+		regblock(128, 128, 16, 16, 16),
+		regblock(128, 256, 8, 32, 16),
+		regblock(256, 128, 8, 16, 32),
+	}}
+}
+
+func (*gemmOp) Name() string { return "gemm" }
+func (*gemmOp) Summary() string {
+	return "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput"
+}
+func (*gemmOp) DType() DType   { return F32 }
+func (*gemmOp) Dims() []string { return []string{"M", "N", "K"} }
+
+func (op *gemmOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
+// 256³ on a CPU (lavapipe does a few GFLOP/s).
+func (*gemmOp) DefaultSize(info hal.DeviceInfo) Size {
+	s := int(pick(info, classOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s, 4 * s * s} }))
+	return Size{s, s, s}
+}
+
+type gemmProblem struct {
+	*problem
+	m, n, k int64
+	a, b    []float32
+	bufA    hal.Buffer
+	bufB    hal.Buffer
+	bufC    hal.Buffer
+	push    []byte
+	seed    uint64
+}
+
+func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
+	p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, push: pushConstants(uint32(m), uint32(n), uint32(k))}
+	p.bytes, p.flops = 4*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
+	for _, e := range []struct {
+		what string
+		n    int64
+	}{{"A", m * k}, {"B", k * n}, {"C", m * n}} {
+		if err := p.checkIndexRange(e.what, e.n); err != nil {
+			return nil, err
+		}
+	}
+	if p.bufA, err = p.alloc("A", Input, F32, m*k); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.bufB, err = p.alloc("B", Input, F32, k*n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.bufC, err = p.alloc("C", Output, F32, m*n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	p.a = randomSigned(newRand(seed, 0), m*k)
+	p.b = randomSigned(newRand(seed, 1), k*n)
+	if err := upload(ctx, p.bufA, p.a); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if err := upload(ctx, p.bufB, p.b); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}
+
+func (p *gemmProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	m, n := uint64(p.m), uint64(p.n)
+	var grid [3]uint32
+	switch c.Shader {
+	case "gemm_naive":
+		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
+	case "gemm_tiled":
+		grid, err = p.grid2D(ceilDiv(n, param(c, "T")), ceilDiv(m, param(c, "T")))
+	case "gemm_regblock":
+		grid, err = p.grid2D(ceilDiv(n, param(c, "BN")), ceilDiv(m, param(c, "BM")))
+	default:
+		err = status.Newf(status.Internal, "kernels: gemm: no geometry for shader %s", c.Shader)
+	}
+	if err != nil {
+		return err
+	}
+	return cb.Dispatch(hal.Dispatch{
+		Executable:    exe,
+		Bindings:      []hal.Binding{{Buffer: p.bufA}, {Buffer: p.bufB}, {Buffer: p.bufC}},
+		PushConstants: p.push,
+		Groups:        grid,
+	})
+}
+
+// gemmFullCheck is the most multiply-adds Verify spends on checking every
+// element of C; larger products check a sample.
+const gemmFullCheck = 1 << 26
+
+// gemmSamples is how many elements of C are checked, besides its corners,
+// when the product is too large to check whole.
+const gemmSamples = 4096
+
+// Verify checks C against a float64 reference: every element when
+// M·N·K ≤ 2²⁶ (the tests' sizes, a fraction of a second on the CPU),
+// otherwise the four corners and 4096 elements drawn from the seed (a
+// 4096³ product would take minutes to check whole).
+//
+// The tolerance of C[i][j] is u · min(K, 10·√K) · Σₖ|A[i][k]·B[k][j]|,
+// u = 2⁻²⁴ the unit roundoff, plus the smallest normal float. K·u·Σ|ab| is
+// the worst-case bound for a float32 dot product of length K in any order
+// (each of at most K roundings off by u); for long products it is far too
+// loose to catch a dropped term, so it is capped by the probabilistic
+// bound λ·√K·u·Σ|ab| of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019),
+// which holds for independent rounding errors with probability at least
+// 1 − 2K·exp(−λ²/2); λ = 10 makes that a failure every 10¹⁸ elements.
+func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	got, err := downloadF32(ctx, p.bufC, p.m*p.n)
+	if err != nil {
+		return err
+	}
+	mm := mismatches{what: "gemm/" + c.Name}
+	k := float64(p.k)
+	factor := 0.5 * eps32 * min(k, 10*math.Sqrt(k))
+	check := func(i, j int64, want, mag float64) {
+		g := got[i*p.n+j]
+		if tol := factor*mag + minNormal32; !within(g, want, tol) {
+			mm.addF32(fmt.Sprintf("C[%d][%d]", i, j), g, want, tol)
+		}
+	}
+	if p.m*p.n*p.k <= gemmFullCheck {
+		want := make([]float64, p.n)
+		mag := make([]float64, p.n)
+		for i := range p.m {
+			clear(want)
+			clear(mag)
+			for kk := range p.k {
+				a := float64(p.a[i*p.k+kk])
+				row := p.b[kk*p.n : (kk+1)*p.n]
+				for j, b := range row {
+					prod := a * float64(b)
+					want[j] += prod
+					mag[j] += math.Abs(prod)
+				}
+			}
+			for j := range p.n {
+				check(i, j, want[j], mag[j])
+			}
+		}
+		return mm.err(p.m * p.n)
+	}
+	r := newRand(p.seed, 1000)
+	points := [][2]int64{{0, 0}, {0, p.n - 1}, {p.m - 1, 0}, {p.m - 1, p.n - 1}}
+	for range gemmSamples {
+		points = append(points, [2]int64{r.Int64N(p.m), r.Int64N(p.n)})
+	}
+	for _, pt := range points {
+		i, j := pt[0], pt[1]
+		var want, mag float64
+		for kk := range p.k {
+			prod := float64(p.a[i*p.k+kk]) * float64(p.b[kk*p.n+j])
+			want += prod
+			mag += math.Abs(prod)
+		}
+		check(i, j, want, mag)
+	}
+	return mm.err(int64(len(points)))
+}

@@ -1,0 +1,280 @@
+package kernels
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Operation is one computation the catalogue knows how to run and check,
+// such as "copy" or "gemm", with the candidate kernels that compute it.
+// Implementations are safe for concurrent use; the Problems they prepare
+// are not.
+type Operation interface {
+	// Name is the operation's name: lower case, digits and '-', such as
+	// "copy" or "peak-fma-f32". It is unique in a catalogue.
+	Name() string
+	// Summary is a one-line description for people.
+	Summary() string
+	// DType is the element type of the operation's data.
+	DType() DType
+	// Dims names the dimensions of a Size, in order: ["N"] for a vector
+	// operation, ["M", "N", "K"] for a matrix product.
+	Dims() []string
+	// DefaultSize is a size that is worth measuring on the device: a few
+	// megabytes on a CPU device such as lavapipe, enough to fill a large
+	// GPU (a gigabyte copied, a 4096³ product) on a GPU, and never more
+	// than the device's memory and buffer-range limits allow.
+	DefaultSize(info hal.DeviceInfo) Size
+	// Candidates are the kernels that compute the operation, in a fixed
+	// order: an index into this list names a candidate, and the list's
+	// Digest identifies it.
+	Candidates() []Candidate
+	// Prepare allocates the buffers of a problem of the given size on dev
+	// and fills its inputs with random data drawn from seed, so that the
+	// same seed gives the same problem. A size that does not fit the
+	// operation (wrong number of dimensions, zero, past the kernels' or
+	// the device's limits) is InvalidArgument or OutOfRange.
+	Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error)
+}
+
+// Problem is an operation's data of one size on one device: the buffers,
+// the work one run records, and the check of the results against a CPU
+// reference. It is used by one goroutine at a time.
+type Problem interface {
+	// Size is the size the problem was prepared with.
+	Size() Size
+	// Bytes is the number of bytes one run must move to or from memory at
+	// least (each input read once, each output written once), whatever the
+	// candidate: the numerator of GB/s. (A float64, as rates are; counts
+	// are exact below 2⁵³.)
+	Bytes() float64
+	// Flops is the number of arithmetic operations one run does (a fused
+	// multiply-add counts 2), whatever the candidate: the numerator of
+	// FLOP/s. Operations that only move data report 0.
+	Flops() float64
+	// Buffers lists the problem's buffers, inputs first.
+	Buffers() []Buffer
+	// Record records one complete run of candidate cand (an index into
+	// the operation's Candidates) into cb, using exe, which must have been
+	// created from that candidate's Executable(). A run may be several
+	// dispatches with barriers between them; Record puts no barrier before
+	// its first dispatch or after its last, so a caller that records
+	// several runs, or reads the results in the same command buffer, puts
+	// cb.Barrier() between them. Runs are idempotent: a run's results do
+	// not depend on what earlier runs left in the buffers (see Resetter for
+	// operations that cannot promise this).
+	Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error
+	// Verify reads the outputs back and compares them with the CPU
+	// reference, with the tolerance the operation documents. A wrong
+	// result is an error that matches ErrWrongResult and says where:
+	// index, value got, value wanted, and the tolerance.
+	Verify(ctx context.Context, cand int) error
+	// Release frees the buffers. The problem must not be in use by the
+	// GPU.
+	Release() error
+}
+
+// Resetter is implemented by problems whose runs are not idempotent
+// (atomics that accumulate into an output, say). The caller records
+// RecordReset, then cb.Barrier(), before every run; a measurement keeps it
+// outside the timed region where it can. No built-in operation needs it.
+type Resetter interface {
+	RecordReset(cb hal.CommandBuffer, cand int) error
+}
+
+// Role says what a problem's buffer is for.
+type Role uint8
+
+const (
+	// Input buffers are filled by Prepare and only read by runs.
+	Input Role = iota
+	// Output buffers are written by runs and read by Verify.
+	Output
+	// Scratch buffers hold intermediate results between a run's
+	// dispatches, such as the partial sums of a reduction.
+	Scratch
+)
+
+// String returns "input", "output" or "scratch".
+func (r Role) String() string {
+	switch r {
+	case Input:
+		return "input"
+	case Output:
+		return "output"
+	case Scratch:
+		return "scratch"
+	}
+	return "role(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Buffer is one of a problem's buffers, described: what it is called, what
+// it is for, and what it holds.
+type Buffer struct {
+	hal.Buffer
+	// Name is the buffer's name in its operation ("src", "A", ...).
+	Name string
+	Role Role
+	// DType and Len are the type and number of the elements it holds; its
+	// Size may be larger.
+	DType DType
+	Len   int64
+}
+
+// DType is the type of an operation's elements.
+type DType uint8
+
+const (
+	F32 DType = iota + 1
+	F16
+	I32
+	U32
+)
+
+var dtypeNames = [...]string{F32: "f32", F16: "f16", I32: "i32", U32: "u32"}
+
+// String returns the type's short name: "f32", "f16", "i32" or "u32".
+func (d DType) String() string {
+	if d > 0 && int(d) < len(dtypeNames) {
+		return dtypeNames[d]
+	}
+	return "dtype(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Bytes returns the size of one element.
+func (d DType) Bytes() int {
+	switch d {
+	case F16:
+		return 2
+	case F32, I32, U32:
+		return 4
+	}
+	return 0
+}
+
+// ParseDType returns the type String names. Anything else is
+// InvalidArgument.
+func ParseDType(s string) (DType, error) {
+	for d, name := range dtypeNames {
+		if name != "" && name == s {
+			return DType(d), nil
+		}
+	}
+	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32 or u32)", s)
+}
+
+// Size is a problem's extent in each of its operation's dimensions, in the
+// order of Operation.Dims.
+type Size []int
+
+// String returns the extents joined by 'x', such as "4096x4096x4096".
+func (s Size) String() string {
+	var b strings.Builder
+	for i, n := range s {
+		if i > 0 {
+			b.WriteByte('x')
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}
+
+// Elements returns the product of the extents.
+func (s Size) Elements() int64 {
+	n := int64(1)
+	for _, d := range s {
+		n *= int64(d)
+	}
+	return n
+}
+
+// ParseSize reads a size for an operation with the given dimensions,
+// written either as extents in order joined by 'x' ("67x45x33") or as
+// NAME=extent pairs joined by ',' in any order ("K=33,M=67,N=45"); names
+// are case-insensitive and every dimension must be given once. Extents
+// take an optional binary suffix: 64Ki, 1Mi, 1Gi.
+func ParseSize(dims []string, text string) (Size, error) {
+	bad := func(format string, args ...any) (Size, error) {
+		return nil, status.Newf(status.InvalidArgument, "kernels: size %q: "+format, append([]any{text}, args...)...)
+	}
+	size := make(Size, len(dims))
+	if strings.Contains(text, "=") {
+		seen := make([]bool, len(dims))
+		for _, part := range strings.Split(text, ",") {
+			name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
+			if !ok {
+				return bad("%q is not NAME=extent", part)
+			}
+			i := -1
+			for j, d := range dims {
+				if strings.EqualFold(d, strings.TrimSpace(name)) {
+					i = j
+				}
+			}
+			if i < 0 {
+				return bad("no dimension %q (dimensions: %s)", name, strings.Join(dims, ", "))
+			}
+			if seen[i] {
+				return bad("dimension %s given twice", dims[i])
+			}
+			seen[i] = true
+			n, err := parseExtent(value)
+			if err != nil {
+				return bad("%s: %v", dims[i], err)
+			}
+			size[i] = n
+		}
+		for i, ok := range seen {
+			if !ok {
+				return bad("dimension %s is missing", dims[i])
+			}
+		}
+		return size, nil
+	}
+	parts := strings.Split(text, "x")
+	if len(parts) != len(dims) {
+		return bad("%d extents for %d dimensions (%s)", len(parts), len(dims), strings.Join(dims, "x"))
+	}
+	for i, p := range parts {
+		n, err := parseExtent(p)
+		if err != nil {
+			return bad("%s: %v", dims[i], err)
+		}
+		size[i] = n
+	}
+	return size, nil
+}
+
+func parseExtent(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	mult := 1
+	for _, suf := range []struct {
+		s string
+		m int
+	}{{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}} {
+		if t, ok := strings.CutSuffix(s, suf.s); ok {
+			s, mult = t, suf.m
+			break
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, status.Newf(status.InvalidArgument, "extent %q is not a positive integer", s)
+	}
+	if n > int(^uint32(0))/mult {
+		return 0, status.Newf(status.OutOfRange, "extent %q is too large", s)
+	}
+	return n * mult, nil
+}
+
+// Errors of this package.
+var (
+	// ErrWrongResult is matched (errors.Is) by the errors of Verify when a
+	// candidate's output differs from the reference by more than the
+	// tolerance. Its code is Internal: the kernel is wrong.
+	ErrWrongResult = status.New(status.Internal, "kernels: wrong result")
+)

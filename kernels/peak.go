@@ -1,0 +1,234 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// peakKind is one of the arithmetic-peak operations: N independent chains
+// x ← x·a + b, each stepped ITERS times, a and b push constants. Every
+// invocation carries several chains (ACC accumulators, each LANES chains
+// wide) so that the arithmetic pipeline's latency is hidden, and writes
+// the sum of its chains so that no step can be dropped. Flops: 2·N·ITERS.
+type peakKind struct {
+	name, shader, summary string
+	dtype                 DType
+	lanes                 int // chains per accumulator: 2 for f16vec2
+	req                   Requirements
+	shapes                []peakShape
+}
+
+// The peak candidates. The loop's own counting and branching take issue
+// slots from the arithmetic: on an H200, 8 accumulators unrolled 8 steps
+// (64 FMAs a loop) reached 0.87 of 2·132·128·clock, unrolled 32 steps
+// 0.94 (CUDA's own FMA loop: 0.95). More accumulators than 8 did not help.
+var peakShapes = []peakShape{{8, 8, 256}, {4, 32, 256}, {8, 16, 256}, {8, 32, 256}, {16, 16, 256}, {16, 16, 128}}
+
+var (
+	peakF32 = peakKind{
+		name: "peak-fma-f32", shader: "peak_fma_f32", dtype: F32, lanes: 1,
+		summary: "independent fp32 FMA chains: peak fp32 FLOP/s",
+		shapes:  peakShapes,
+	}
+	peakF16 = peakKind{
+		name: "peak-fma-f16", shader: "peak_fma_f16", dtype: F16, lanes: 2,
+		summary: "independent fp16 FMA chains on f16vec2: peak fp16 FLOP/s",
+		req:     Requirements{Float16: true},
+		shapes:  peakShapes[:4],
+	}
+	peakI32 = peakKind{
+		name: "peak-mad-i32", shader: "peak_mad_i32", dtype: I32, lanes: 1,
+		summary: "independent int32 multiply-add chains: peak int32 OP/s",
+		shapes:  peakShapes[:4],
+	}
+)
+
+type peakOp struct {
+	peakKind
+	cands []Candidate
+}
+
+// peakShape is one peak candidate: ACC accumulators per invocation, the
+// inner loop unrolled UNROLL steps, workgroups of WG.
+type peakShape struct{ acc, unroll, wg uint32 }
+
+func newPeak(k peakKind) *peakOp {
+	op := &peakOp{peakKind: k}
+	for _, s := range k.shapes {
+		op.cands = append(op.cands, candidate(k.shader, fmt.Sprintf("acc%d-unroll%d-wg%d", s.acc, s.unroll, s.wg), 2, 16, [3]uint32{s.wg, 1, 1},
+			map[string]int{"WG": int(s.wg), "ACC": int(s.acc), "UNROLL": int(s.unroll)}, k.req, s.wg, s.acc, s.unroll))
+	}
+	return op
+}
+
+func (op *peakOp) Name() string    { return op.name }
+func (op *peakOp) Summary() string { return op.summary }
+func (op *peakOp) DType() DType    { return op.dtype }
+func (*peakOp) Dims() []string     { return []string{"N", "ITERS"} }
+
+func (op *peakOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 2²² chains of 2¹⁴ steps (2³⁷ operations, milliseconds on
+// an H200) on a discrete GPU, 2²⁰ × 2¹² on an integrated one, and 2¹⁴ ×
+// 2¹⁰ on a CPU.
+func (op *peakOp) DefaultSize(info hal.DeviceInfo) Size {
+	switch classOf(info) {
+	case largeDevice:
+		return Size{1 << 22, 1 << 14}
+	case mediumDevice:
+		return Size{1 << 20, 1 << 12}
+	}
+	return Size{1 << 14, 1 << 10}
+}
+
+type peakProblem struct {
+	*problem
+	kind      peakKind
+	n, iters  int64
+	x0        []int32 // starting values, as integers (converted for floats)
+	a, b      int32
+	in, out   hal.Buffer
+	push      []byte
+	outLength int64
+}
+
+func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	n, iters := int64(size[0]), int64(size[1])
+	p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
+	p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
+	r := newRand(seed, 0)
+	p.x0 = make([]int32, n)
+	if op.dtype == I32 {
+		// Any a and b: integer arithmetic wraps exactly, and the reference
+		// jumps ITERS steps at once (see affinePower).
+		for i := range p.x0 {
+			p.x0[i] = int32(r.Uint32())
+		}
+		p.a, p.b = int32(r.Uint32()), int32(r.Uint32())
+	} else {
+		// a = -1 and small integers: x alternates between x0 and b - x0,
+		// every value exact in fp16 and fp32, so the result is exact
+		// whatever the rounding and whether the device fuses.
+		for i := range p.x0 {
+			p.x0[i] = int32(r.IntN(65)) - 32
+		}
+		p.a, p.b = -1, int32(r.IntN(64))-32
+	}
+	push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
+	var input any = p.x0
+	if op.dtype != I32 {
+		f := make([]float32, n)
+		for i, v := range p.x0 {
+			f[i] = float32(v)
+		}
+		input = f
+		push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
+	}
+	p.push = pushConstants(push...)
+	// fp16 chains start from fp32 values in memory (see peak_fma_f16).
+	inType := op.dtype
+	if inType == F16 {
+		inType = F32
+	}
+	if p.in, err = p.alloc("x0", Input, inType, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	// One output per invocation; n covers the candidate with the fewest
+	// chains per invocation.
+	p.outLength = n
+	if p.out, err = p.alloc("y", Output, inType, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if err := upload(ctx, p.in, input); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}
+
+// chains returns how many chains one invocation of c carries.
+func (p *peakProblem) chains(c Candidate) int64 {
+	return int64(param(c, "ACC")) * int64(p.kind.lanes)
+}
+
+func (p *peakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	threads := ceilDiv(uint64(p.n), uint64(p.chains(c)))
+	grid, err := p.grid1D(ceilDiv(threads, param(c, "WG")))
+	if err != nil {
+		return err
+	}
+	return cb.Dispatch(hal.Dispatch{
+		Executable:    exe,
+		Bindings:      []hal.Binding{{Buffer: p.in}, {Buffer: p.out}},
+		PushConstants: p.push,
+		Groups:        grid,
+	})
+}
+
+// affinePower returns (A, B) such that ITERS steps of x ← a·x + b take x
+// to A·x + B, in wrapping 32-bit arithmetic, by repeated squaring of the
+// map: log₂ ITERS compositions instead of ITERS steps per chain.
+func affinePower(a, b uint32, iters int64) (uint32, uint32) {
+	ra, rb := uint32(1), uint32(0) // the identity
+	for ; iters > 0; iters >>= 1 {
+		if iters&1 == 1 {
+			ra, rb = a*ra, a*rb+b
+		}
+		a, b = a*a, a*b+b
+	}
+	return ra, rb
+}
+
+// Verify compares every invocation's sum exactly. For fp32 and fp16 the
+// chains alternate between x0 and b − x0 (a = −1), small integers that
+// every step and the sum represent exactly; for int32 every chain ends at
+// A·x0 + B (affinePower), wrapping as the device does.
+func (p *peakProblem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	per := p.chains(c)
+	threads := (p.n + per - 1) / per
+	got, err := download(ctx, p.out, threads)
+	if err != nil {
+		return err
+	}
+	m := mismatches{what: p.kind.name + "/" + c.Name}
+	bigA, bigB := affinePower(uint32(p.a), uint32(p.b), p.iters)
+	for t := range threads {
+		first, last := t*per, min((t+1)*per, p.n)
+		if p.kind.dtype == I32 {
+			var want uint32
+			for _, x := range p.x0[first:last] {
+				want += bigA*uint32(x) + bigB
+			}
+			if got[t] != want {
+				m.add("y[%d] (chains %d to %d): got %d, want %d (exact)", t, first, last-1, int32(got[t]), int32(want))
+			}
+			continue
+		}
+		var want float32
+		for _, x := range p.x0[first:last] {
+			if p.iters%2 == 1 {
+				x = p.b - x
+			}
+			want += float32(x)
+		}
+		if g := math.Float32frombits(got[t]); g != want {
+			m.add("y[%d] (chains %d to %d): got %.9g, want %.9g (exact)", t, first, last-1, g, want)
+		}
+	}
+	return m.err(threads)
+}

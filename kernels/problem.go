@@ -1,0 +1,266 @@
+package kernels
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// problem is what every built-in Problem shares: the device, the size, the
+// buffers, the candidates, and the counts of work.
+type problem struct {
+	op     string
+	dev    hal.Device
+	limits hal.Limits
+	size   Size
+	cands  []Candidate
+	bufs   []Buffer
+	bytes  float64
+	flops  float64
+}
+
+func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
+	if err := checkSize(op, size); err != nil {
+		return nil, err
+	}
+	if dev == nil {
+		return nil, status.New(status.InvalidArgument, "kernels: nil device")
+	}
+	return &problem{op: op.Name(), dev: dev, limits: dev.Info().Limits, size: size, cands: op.Candidates()}, nil
+}
+
+// checkSize checks that size has one extent per dimension of op, each at
+// least 1 and below 2³¹ (the kernels index with 32-bit integers).
+func checkSize(op Operation, size Size) error {
+	dims := op.Dims()
+	if len(size) != len(dims) {
+		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, len(size), len(dims), dims)
+	}
+	for i, n := range size {
+		if n < 1 || n >= 1<<31 {
+			return status.Newf(status.InvalidArgument, "kernels: %s: dimension %s = %d is outside [1, 2³¹)", op.Name(), dims[i], n)
+		}
+	}
+	return nil
+}
+
+// checkIndexRange fails with OutOfRange if a kernel would index n elements
+// of one buffer: the kernels use 32-bit indices, kept below 2³¹ so that
+// index arithmetic past the end cannot wrap.
+func (p *problem) checkIndexRange(what string, n int64) error {
+	if n >= 1<<31 {
+		return status.Newf(status.OutOfRange, "kernels: %s %v: %s has %d elements; the kernels index at most 2³¹-1", p.op, p.size, what, n)
+	}
+	return nil
+}
+
+func (p *problem) Size() Size        { return p.size }
+func (p *problem) Bytes() float64    { return p.bytes }
+func (p *problem) Flops() float64    { return p.flops }
+func (p *problem) Buffers() []Buffer { return append([]Buffer(nil), p.bufs...) }
+
+// Release frees every buffer, reporting every failure.
+func (p *problem) Release() error {
+	var errs []error
+	for _, b := range p.bufs {
+		errs = append(errs, b.Release())
+	}
+	p.bufs = nil
+	return status.Join(errs...)
+}
+
+// candidate returns candidate i, or InvalidArgument.
+func (p *problem) candidate(i int) (Candidate, error) {
+	if i < 0 || i >= len(p.cands) {
+		return Candidate{}, status.Newf(status.InvalidArgument, "kernels: %s: candidate %d out of range [0, %d)", p.op, i, len(p.cands))
+	}
+	return p.cands[i], nil
+}
+
+// alloc creates a device-local buffer for n elements of 4 bytes (every
+// built-in buffer holds 32-bit words) and adds it to the problem.
+func (p *problem) alloc(name string, role Role, dt DType, n int64) (hal.Buffer, error) {
+	size := 4 * max(n, 1)
+	if uint64(size) > p.limits.MaxStorageBufferRange {
+		return nil, status.Newf(status.OutOfRange, "kernels: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", p.op, p.size, name, size, p.limits.MaxStorageBufferRange)
+	}
+	buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: p.op + "." + name})
+	if err != nil {
+		return nil, status.Annotatef(err, "kernels: %s %v: allocating %s", p.op, p.size, name)
+	}
+	p.bufs = append(p.bufs, Buffer{Buffer: buf, Name: name, Role: role, DType: dt, Len: n})
+	return buf, nil
+}
+
+// grid1D returns a grid of at least groups workgroups within the device's
+// limits: all in x when they fit, otherwise folded into x and y with as
+// few extra groups as possible. Kernels launched on it compute their group's
+// linear index as y * numGroups.x + x and check it against their size.
+func (p *problem) grid1D(groups uint64) ([3]uint32, error) {
+	groups = max(groups, 1)
+	maxX, maxY := uint64(p.limits.MaxWorkgroupCount[0]), uint64(p.limits.MaxWorkgroupCount[1])
+	if maxX == 0 || maxY == 0 {
+		return [3]uint32{}, status.Newf(status.FailedPrecondition, "kernels: %s: device reports no workgroup count limit", p.op)
+	}
+	if groups <= maxX {
+		return [3]uint32{uint32(groups), 1, 1}, nil
+	}
+	y := ceilDiv(groups, maxX)
+	if y > maxY {
+		return [3]uint32{}, status.Newf(status.OutOfRange, "kernels: %s %v: %d workgroups do not fit the device's %d x %d", p.op, p.size, groups, maxX, maxY)
+	}
+	return [3]uint32{uint32(ceilDiv(groups, y)), uint32(y), 1}, nil
+}
+
+// grid2D returns the grid [x, y, 1], or OutOfRange past the device's limits.
+func (p *problem) grid2D(x, y uint64) ([3]uint32, error) {
+	l := p.limits.MaxWorkgroupCount
+	if x > uint64(l[0]) || y > uint64(l[1]) {
+		return [3]uint32{}, status.Newf(status.OutOfRange, "kernels: %s %v: a grid of %d x %d workgroups is past the device's %d x %d", p.op, p.size, x, y, l[0], l[1])
+	}
+	return [3]uint32{uint32(max(x, 1)), uint32(max(y, 1)), 1}, nil
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+
+// pushConstants packs 32-bit values as the little-endian push-constant
+// block of a kernel.
+func pushConstants(values ...uint32) []byte {
+	b := make([]byte, 0, 4*len(values))
+	for _, v := range values {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	return b
+}
+
+// transferChunk is how many bytes move per Buffer.Write or Read, so that a
+// gigabyte buffer does not need a second gigabyte of bytes on the host.
+const transferChunk = 4 << 20
+
+// upload writes words (a []uint32, []int32 or []float32) into buf.
+func upload(ctx context.Context, buf hal.Buffer, words any) error {
+	var n int
+	var word func(i int) uint32
+	switch w := words.(type) {
+	case []uint32:
+		n, word = len(w), func(i int) uint32 { return w[i] }
+	case []int32:
+		n, word = len(w), func(i int) uint32 { return uint32(w[i]) }
+	case []float32:
+		n, word = len(w), func(i int) uint32 { return math.Float32bits(w[i]) }
+	default:
+		panic(fmt.Sprintf("kernels: upload of %T", words))
+	}
+	chunk := make([]byte, min(transferChunk, 4*n))
+	for first := 0; first < n; first += len(chunk) / 4 {
+		m := min(len(chunk)/4, n-first)
+		for i := range m {
+			binary.LittleEndian.PutUint32(chunk[4*i:], word(first+i))
+		}
+		if err := buf.Write(ctx, int64(4*first), chunk[:4*m]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// download reads n 32-bit words from buf.
+func download(ctx context.Context, buf hal.Buffer, n int64) ([]uint32, error) {
+	out := make([]uint32, n)
+	chunk := make([]byte, min(transferChunk, 4*n))
+	for first := int64(0); first < n; first += int64(len(chunk) / 4) {
+		m := min(int64(len(chunk)/4), n-first)
+		if err := buf.Read(ctx, 4*first, chunk[:4*m]); err != nil {
+			return nil, err
+		}
+		for i := range m {
+			out[first+i] = binary.LittleEndian.Uint32(chunk[4*i:])
+		}
+	}
+	return out, nil
+}
+
+// downloadF32 reads n floats from buf.
+func downloadF32(ctx context.Context, buf hal.Buffer, n int64) ([]float32, error) {
+	w, err := download(ctx, buf, n)
+	if err != nil {
+		return nil, err
+	}
+	f := make([]float32, n)
+	for i, v := range w {
+		f[i] = math.Float32frombits(v)
+	}
+	return f, nil
+}
+
+// newRand returns the generator for one stream of a problem's data: the
+// same seed and stream always give the same numbers, and different streams
+// (one per input buffer) are independent.
+func newRand(seed, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^stream))
+}
+
+// randomSigned returns n floats uniform in [-1, 1), each with a random
+// mantissa: incompressible, and of mixed signs so that sums cancel.
+func randomSigned(r *rand.Rand, n int64) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(2*r.Float64() - 1)
+	}
+	return x
+}
+
+// eps32 is the spacing of float32 numbers at 1 (2⁻²³), twice the unit
+// roundoff: one float32 rounding changes a value v by at most eps32/2 · |v|.
+const eps32 = 0x1p-23
+
+// minNormal32 is the smallest normal float32. Tolerances add it so that a
+// device that flushes denormal results to zero is not called wrong.
+const minNormal32 = 0x1p-126
+
+// mismatches collects the differences Verify finds and reports the first
+// few and how many there were.
+type mismatches struct {
+	what  string
+	count int64
+	shown []string
+}
+
+const shownMismatches = 3
+
+func (m *mismatches) add(format string, args ...any) {
+	if len(m.shown) < shownMismatches {
+		m.shown = append(m.shown, fmt.Sprintf(format, args...))
+	}
+	m.count++
+}
+
+// err returns nil if nothing was added, else an error matching
+// ErrWrongResult that names the first mismatches.
+func (m *mismatches) err(checked int64) error {
+	if m.count == 0 {
+		return nil
+	}
+	more := ""
+	if m.count > int64(len(m.shown)) {
+		more = fmt.Sprintf("; and %d more", m.count-int64(len(m.shown)))
+	}
+	return status.Wrapf(ErrWrongResult, status.OK, "kernels: %s: %d of %d checked values wrong: %s%s", m.what, m.count, checked, strings.Join(m.shown, "; "), more)
+}
+
+// within reports whether got is within tol of want; NaN never is.
+func within(got float32, want, tol float64) bool {
+	return math.Abs(float64(got)-want) <= tol
+}
+
+// addF32 records that the float at index (such as "a[12]") was got, not
+// within tol of want.
+func (m *mismatches) addF32(index string, got float32, want, tol float64) {
+	m.add("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", index, got, want, math.Abs(float64(got)-want), tol)
+}

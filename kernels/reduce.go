@@ -1,0 +1,243 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// reduceOp is "reduce": the sum of N floats. Every candidate runs its
+// kernel in passes, each pass writing one partial sum per workgroup, until
+// one value is left. Bytes: 4N (the partials are a rounding error of it);
+// flops: N.
+type reduceOp struct{ cands []Candidate }
+
+var subgroupArith = Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic}
+
+func newReduce() *reduceOp {
+	tree := func(wg, ept uint32) Candidate {
+		return candidate("reduce_tree", fmt.Sprintf("tree-wg%d-ept%d", wg, ept), 2, 4, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg), "EPT": int(ept)}, Requirements{SharedMemory: 4 * wg}, wg, ept)
+	}
+	subgroup := func(wg, u uint32) Candidate {
+		req := subgroupArith
+		req.SharedMemory = 4 * wg
+		return candidate("reduce_subgroup", fmt.Sprintf("subgroup-vec4-u%d-wg%d", u, wg), 2, 4, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg), "U": int(u)}, req, wg, u)
+	}
+	twopass := func(u, wg, groups uint32) Candidate {
+		req := subgroupArith
+		req.SharedMemory = 4 * wg
+		return candidate("reduce_gridstride", fmt.Sprintf("twopass-gridstride-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, req, wg, u)
+	}
+	return &reduceOp{cands: []Candidate{
+		tree(128, 16),
+		tree(256, 4),
+		tree(512, 8),
+		subgroup(256, 2),
+		subgroup(256, 4),
+		subgroup(512, 4),
+		twopass(4, 256, 1024),
+		twopass(8, 256, 512),
+		twopass(4, 512, 1024),
+	}}
+}
+
+func (*reduceOp) Name() string    { return "reduce" }
+func (*reduceOp) Summary() string { return "sum of N floats: memory bandwidth of a reduction" }
+func (*reduceOp) DType() DType    { return F32 }
+func (*reduceOp) Dims() []string  { return []string{"N"} }
+
+func (op *reduceOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 2²⁸ floats (1 GiB) on a discrete GPU, 2²⁵ on an
+// integrated one and 2²⁰ on a CPU.
+func (*reduceOp) DefaultSize(info hal.DeviceInfo) Size {
+	n := pick(info, classOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n} })
+	return Size{int(n)}
+}
+
+// reducePass is one dispatch of a reduction: n values in, one partial per
+// group of grid out.
+type reducePass struct {
+	n    uint64
+	grid [3]uint32
+	push []byte
+}
+
+func (r reducePass) outputs() uint64 { return uint64(r.grid[0]) * uint64(r.grid[1]) }
+
+type reduceProblem struct {
+	*problem
+	n          int64
+	x          []float32
+	sum, abs   float64 // the exact-enough sum and the sum of magnitudes
+	in, out    hal.Buffer
+	scratch    [2]hal.Buffer
+	plans      [][]reducePass
+	heights    []float64
+	planErrors []error
+}
+
+func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(size[0])
+	p := &reduceProblem{problem: base, n: n}
+	p.bytes, p.flops = 4*float64(n), float64(n)
+	// Plan every candidate's passes now: the scratch buffers must hold the
+	// partials of the candidate that makes the most.
+	var need [2]uint64
+	for _, c := range p.cands {
+		plan, h, err := p.plan(c)
+		p.plans = append(p.plans, plan)
+		p.heights = append(p.heights, h)
+		p.planErrors = append(p.planErrors, err)
+		for i, pass := range plan {
+			if i < len(plan)-1 {
+				need[i%2] = max(need[i%2], pass.outputs())
+			}
+		}
+	}
+	if p.in, err = p.alloc("x", Input, F32, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.out, err = p.alloc("sum", Output, F32, 1); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	for i := range p.scratch {
+		if p.scratch[i], err = p.alloc(fmt.Sprintf("partials%d", i), Scratch, F32, int64(max(need[i], 1))); err != nil {
+			return nil, status.Join(err, p.Release())
+		}
+	}
+	p.x = randomSigned(newRand(seed, 0), n)
+	// Neumaier's compensated sum in float64: far below the kernels'
+	// float32 error, so the reference is as good as exact.
+	var sum, comp float64
+	for _, v := range p.x {
+		f := float64(v)
+		t := sum + f
+		if math.Abs(sum) >= math.Abs(f) {
+			comp += (sum - t) + f
+		} else {
+			comp += (f - t) + sum
+		}
+		sum = t
+		p.abs += math.Abs(f)
+	}
+	p.sum = sum + comp
+	if err := upload(ctx, p.in, p.x); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}
+
+// plan returns the passes of candidate c and the height of its summation
+// tree: the most additions, each rounding once, on the way from an input
+// element to the result. Orders the kernel does not fix (subgroupAdd, the
+// combination of the subgroups' sums) count as the worst: a chain through
+// all WG values.
+func (p *reduceProblem) plan(c Candidate) ([]reducePass, float64, error) {
+	var passes []reducePass
+	var height float64
+	n := uint64(p.n)
+	wg := param(c, "WG")
+	log2wg := float64(bits.Len64(wg) - 1)
+	for {
+		var groups uint64
+		var h float64
+		switch c.Shader {
+		case "reduce_tree":
+			ept := param(c, "EPT")
+			groups = ceilDiv(n, wg*ept)
+			h = float64(ept-1) + log2wg
+		case "reduce_subgroup":
+			u := param(c, "U")
+			groups = ceilDiv(n, 4*wg*u)
+			h = float64(u-1) + 2 + float64(wg-1)
+		case "reduce_gridstride":
+			u := param(c, "U")
+			groups = 1
+			if len(passes) == 0 {
+				groups = min(param(c, "GROUPS"), ceilDiv(n, 4*wg*u))
+			}
+			steps := ceilDiv(n, 4*max(groups, 1)*wg*u) + 1
+			h = float64(steps) + 1 + float64(bits.Len64(u)) + 2 + float64(wg-1)
+		default:
+			return nil, 0, status.Newf(status.Internal, "kernels: reduce: no geometry for shader %s", c.Shader)
+		}
+		grid, err := p.grid1D(groups)
+		if err != nil {
+			return nil, 0, err
+		}
+		pass := reducePass{n: n, grid: grid, push: pushConstants(uint32(n))}
+		passes = append(passes, pass)
+		height += h
+		if pass.outputs() == 1 {
+			return passes, height, nil
+		}
+		n = pass.outputs()
+	}
+}
+
+func (p *reduceProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	if _, err := p.candidate(cand); err != nil {
+		return err
+	}
+	if err := p.planErrors[cand]; err != nil {
+		return err
+	}
+	plan := p.plans[cand]
+	for i, pass := range plan {
+		in, out := p.in, p.out
+		if i > 0 {
+			in = p.scratch[(i-1)%2]
+			if err := cb.Barrier(); err != nil {
+				return err
+			}
+		}
+		if i < len(plan)-1 {
+			out = p.scratch[i%2]
+		}
+		err := cb.Dispatch(hal.Dispatch{
+			Executable:    exe,
+			Bindings:      []hal.Binding{{Buffer: in}, {Buffer: out}},
+			PushConstants: pass.push,
+			Groups:        pass.grid,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Verify compares the sum with the float64 reference within
+// eps32 · h · Σ|x|, h the height of the candidate's summation tree (see
+// plan): the classic bound on the error of floating-point summation in
+// any order of that depth (Higham, Accuracy and Stability of Numerical
+// Algorithms, §4.2), with eps32 twice the unit roundoff for margin. A bound
+// relative to the sum itself would be wrong: the sum of values of mixed
+// signs can be much smaller than the rounding errors of its parts.
+func (p *reduceProblem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	got, err := downloadF32(ctx, p.out, 1)
+	if err != nil {
+		return err
+	}
+	m := mismatches{what: "reduce/" + c.Name}
+	if tol := eps32*p.heights[cand]*p.abs + minNormal32; !within(got[0], p.sum, tol) {
+		m.addF32(fmt.Sprintf("sum of %d", p.n), got[0], p.sum, tol)
+	}
+	return m.err(1)
+}

@@ -1,0 +1,120 @@
+package kernels
+
+import (
+	"context"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Poison is the 32-bit pattern RecordPoison fills outputs with: a NaN as a
+// float, and a value no built-in integer output takes everywhere, so that a
+// kernel that writes nothing fails Verify instead of passing on what an
+// earlier candidate left.
+const Poison uint32 = 0xffffffff
+
+// RecordPoison records filling every Output and Scratch buffer of p with
+// Poison. Record it, then cb.Barrier(), before a run whose results will be
+// verified.
+func RecordPoison(cb hal.CommandBuffer, p Problem) error {
+	for _, b := range p.Buffers() {
+		if b.Role == Input {
+			continue
+		}
+		if err := cb.Fill(b.Buffer, 0, b.Size()&^3, Poison); err != nil {
+			return status.Annotatef(err, "kernels: poisoning %s", b.Name)
+		}
+	}
+	return nil
+}
+
+// Run records one run of candidate cand of p, preceded by RecordPoison,
+// submits it to dev and waits for it. exe must have been created from the
+// candidate's Executable(). The results can then be checked with
+// p.Verify(ctx, cand).
+func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, cand int) (err error) {
+	cb, err := dev.CreateCommandBuffer()
+	if err != nil {
+		return err
+	}
+	err = record(cb, p, exe, cand)
+	if err != nil {
+		return status.Join(err, cb.Release())
+	}
+	fence, err := dev.Submit(cb)
+	if err != nil {
+		return status.Join(err, cb.Release())
+	}
+	err = fence.Wait(ctx)
+	if c := status.CodeOf(err); c == status.Cancelled || c == status.DeadlineExceeded {
+		// The submission is still in flight and its command buffer cannot
+		// be released before it is done; give it a bounded while, and
+		// leave the command buffer to the device's release if that is not
+		// enough.
+		drain, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		werr := fence.Wait(drain)
+		cancel()
+		if werr != nil {
+			return status.Join(err, fence.Release())
+		}
+	}
+	return status.Join(err, fence.Release(), cb.Release())
+}
+
+func record(cb hal.CommandBuffer, p Problem, exe hal.Executable, cand int) error {
+	if err := cb.Begin(); err != nil {
+		return err
+	}
+	if err := RecordPoison(cb, p); err != nil {
+		return err
+	}
+	if err := cb.Barrier(); err != nil {
+		return err
+	}
+	if r, ok := p.(Resetter); ok {
+		if err := r.RecordReset(cb, cand); err != nil {
+			return err
+		}
+		if err := cb.Barrier(); err != nil {
+			return err
+		}
+	}
+	if err := p.Record(cb, exe, cand); err != nil {
+		return err
+	}
+	return cb.End()
+}
+
+// VerifyCandidate checks candidate cand of op on dev at size: it returns
+// the candidate's Supported error if the device cannot run it (code
+// Unimplemented), and otherwise prepares a problem from seed, builds the
+// pipeline, runs it once and verifies the result. A wrong result matches
+// ErrWrongResult. Everything it creates is released before it returns.
+func VerifyCandidate(ctx context.Context, dev hal.Device, op Operation, size Size, cand int, seed uint64) (err error) {
+	cands := op.Candidates()
+	if cand < 0 || cand >= len(cands) {
+		return status.Newf(status.InvalidArgument, "kernels: %s: candidate %d out of range [0, %d)", op.Name(), cand, len(cands))
+	}
+	c := cands[cand]
+	if err := c.Supported(dev.Info()); err != nil {
+		return err
+	}
+	defer func() { err = status.Annotatef(err, "kernels: %s/%s at %v", op.Name(), c.Name, size) }()
+	p, err := op.Prepare(ctx, dev, size, seed)
+	if err != nil {
+		return err
+	}
+	defer func() { err = status.Join(err, p.Release()) }()
+	desc := c.Executable()
+	desc.Label = op.Name() + "/" + c.Name
+	exe, err := dev.CreateExecutable(desc)
+	if err != nil {
+		return err
+	}
+	defer func() { err = status.Join(err, exe.Release()) }()
+	if err := Run(ctx, dev, p, exe, cand); err != nil {
+		return err
+	}
+	return p.Verify(ctx, cand)
+}

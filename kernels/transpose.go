@@ -1,0 +1,140 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// transposeOp is "transpose": out (N×M) = inᵀ for in M×N, row-major
+// floats. Bytes: 8MN.
+type transposeOp struct{ cands []Candidate }
+
+func newTranspose() *transposeOp {
+	naive := func(x, y uint32) Candidate {
+		return candidate("transpose_naive", fmt.Sprintf("naive-%dx%d", x, y), 2, 8, [3]uint32{x, y, 1},
+			map[string]int{"TX": int(x), "TY": int(y)}, Requirements{}, x, y)
+	}
+	tiled := func(tile, rows uint32) Candidate {
+		return candidate("transpose_tiled", fmt.Sprintf("tiled-%dx%d-rows%d", tile, tile, rows), 2, 8, [3]uint32{tile, rows, 1},
+			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile, rows)
+	}
+	// tiledVec4: a TILE×TILE tile moved by (TILE/4)×ROWS invocations in
+	// 16-byte loads and stores.
+	tiledVec4 := func(tile, rows uint32) Candidate {
+		return candidate("transpose_tiled_vec4", fmt.Sprintf("tiled-vec4-%dx%d-rows%d", tile, tile, rows), 2, 8, [3]uint32{tile / 4, rows, 1},
+			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows)
+	}
+	return &transposeOp{cands: []Candidate{
+		naive(16, 16),
+		naive(32, 8),
+		tiled(32, 8),
+		tiled(32, 16),
+		tiled(64, 8),
+		tiledVec4(32, 16),
+		tiledVec4(32, 32),
+		tiledVec4(64, 16),
+		tiledVec4(64, 32),
+	}}
+}
+
+func (*transposeOp) Name() string { return "transpose" }
+func (*transposeOp) Summary() string {
+	return "out (N×M) = transpose of in (M×N), fp32: strided memory bandwidth"
+}
+func (*transposeOp) DType() DType   { return F32 }
+func (*transposeOp) Dims() []string { return []string{"M", "N"} }
+
+func (op *transposeOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 16384×16384 (1 GiB each way) on a discrete GPU,
+// 4096×4096 on an integrated one and 1024×1024 on a CPU.
+func (*transposeOp) DefaultSize(info hal.DeviceInfo) Size {
+	side := pick(info, classOf(info), [3]int64{1 << 10, 1 << 12, 1 << 14}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s} })
+	return Size{int(side), int(side)}
+}
+
+type transposeProblem struct {
+	*problem
+	m, n    int64
+	src     []float32
+	in, out hal.Buffer
+	push    []byte
+}
+
+func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	m, n := int64(size[0]), int64(size[1])
+	p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
+	p.bytes = 8 * float64(m*n)
+	if err := p.checkIndexRange("in", m*n); err != nil {
+		return nil, err
+	}
+	if p.in, err = p.alloc("in", Input, F32, m*n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.out, err = p.alloc("out", Output, F32, m*n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	p.src = randomSigned(newRand(seed, 0), m*n)
+	if err := upload(ctx, p.in, p.src); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}
+
+func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	m, n := uint64(p.m), uint64(p.n)
+	var grid [3]uint32
+	switch c.Shader {
+	case "transpose_naive":
+		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
+	case "transpose_tiled", "transpose_tiled_vec4":
+		tile := param(c, "TILE")
+		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(m, tile))
+	default:
+		err = status.Newf(status.Internal, "kernels: transpose: no geometry for shader %s", c.Shader)
+	}
+	if err != nil {
+		return err
+	}
+	return cb.Dispatch(hal.Dispatch{
+		Executable:    exe,
+		Bindings:      []hal.Binding{{Buffer: p.in}, {Buffer: p.out}},
+		PushConstants: p.push,
+		Groups:        grid,
+	})
+}
+
+// Verify compares every element exactly: a transpose moves bits and
+// rounds nothing.
+func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	got, err := download(ctx, p.out, p.m*p.n)
+	if err != nil {
+		return err
+	}
+	mm := mismatches{what: "transpose/" + c.Name}
+	for j := range p.n {
+		for i := range p.m {
+			want := p.src[i*p.n+j]
+			if g := got[j*p.m+i]; g != math.Float32bits(want) {
+				mm.add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+			}
+		}
+	}
+	return mm.err(p.m * p.n)
+}

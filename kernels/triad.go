@@ -1,0 +1,148 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// triadOp is "triad": a = b + s·c over N floats (STREAM's triad), s a push
+// constant. Bytes: 12N; flops: 2N.
+type triadOp struct{ cands []Candidate }
+
+func newTriad() *triadOp {
+	scalar := func(wg uint32) Candidate {
+		return candidate("triad_scalar", fmt.Sprintf("scalar-wg%d", wg), 3, 8, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+	}
+	vec4 := func(wg uint32) Candidate {
+		return candidate("triad_vec4", fmt.Sprintf("vec4-wg%d", wg), 3, 8, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+	}
+	gridstride := func(u, wg, groups uint32) Candidate {
+		return candidate("triad_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 3, 8, [3]uint32{wg, 1, 1},
+			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
+	}
+	return &triadOp{cands: []Candidate{
+		scalar(256),
+		vec4(128),
+		vec4(256),
+		vec4(512),
+		gridstride(2, 256, 2048),
+		gridstride(4, 256, 1024),
+	}}
+}
+
+func (*triadOp) Name() string { return "triad" }
+func (*triadOp) Summary() string {
+	return "a = b + s·c over N floats (STREAM triad): memory bandwidth"
+}
+func (*triadOp) DType() DType   { return F32 }
+func (*triadOp) Dims() []string { return []string{"N"} }
+
+func (op *triadOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 2²⁸ floats (3 GiB in all) on a discrete GPU, 2²⁵ on an
+// integrated one and 2²⁰ on a CPU.
+func (*triadOp) DefaultSize(info hal.DeviceInfo) Size {
+	n := pick(info, classOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n, 4 * n} })
+	return Size{int(n)}
+}
+
+type triadProblem struct {
+	*problem
+	n                int64
+	s                float32
+	b, c             []float32
+	bufA, bufB, bufC hal.Buffer
+	push             []byte
+}
+
+func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(size[0])
+	p := &triadProblem{problem: base, n: n}
+	p.bytes, p.flops = 12*float64(n), 2*float64(n)
+	if p.bufB, err = p.alloc("b", Input, F32, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.bufC, err = p.alloc("c", Input, F32, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.bufA, err = p.alloc("a", Output, F32, n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	r := newRand(seed, 0)
+	p.s = float32(0.5 + 1.5*r.Float64())
+	p.b = randomSigned(newRand(seed, 1), n)
+	p.c = randomSigned(newRand(seed, 2), n)
+	p.push = pushConstants(uint32(n), math.Float32bits(p.s))
+	if err := upload(ctx, p.bufB, p.b); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if err := upload(ctx, p.bufC, p.c); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}
+
+func (p *triadProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	n, wg := uint64(p.n), param(c, "WG")
+	var groups uint64
+	switch c.Shader {
+	case "triad_scalar":
+		groups = ceilDiv(n, wg)
+	case "triad_vec4":
+		groups = ceilDiv(n/4+1, wg)
+	case "triad_gridstride":
+		groups = min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U")))
+	default:
+		return status.Newf(status.Internal, "kernels: triad: no geometry for shader %s", c.Shader)
+	}
+	grid, err := p.grid1D(groups)
+	if err != nil {
+		return err
+	}
+	return cb.Dispatch(hal.Dispatch{
+		Executable:    exe,
+		Bindings:      []hal.Binding{{Buffer: p.bufA}, {Buffer: p.bufB}, {Buffer: p.bufC}},
+		PushConstants: p.push,
+		Groups:        grid,
+	})
+}
+
+// Verify compares a[i] with b[i] + s·c[i] computed in float64 (exact to
+// far below float32's precision). The tolerance is eps32 · (|b| + |s·c|),
+// plus the smallest normal float for devices that flush denormals: a
+// kernel rounds at most twice (the product, then the sum; once if it fuses
+// them into an FMA), each rounding off by at most half an eps32 of the
+// magnitudes involved.
+func (p *triadProblem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	got, err := downloadF32(ctx, p.bufA, p.n)
+	if err != nil {
+		return err
+	}
+	m := mismatches{what: "triad/" + c.Name}
+	s := float64(p.s)
+	for i, g := range got {
+		b, sc := float64(p.b[i]), s*float64(p.c[i])
+		if tol := eps32*(math.Abs(b)+math.Abs(sc)) + minNormal32; !within(g, b+sc, tol) {
+			m.addF32(fmt.Sprintf("a[%d]", i), g, b+sc, tol)
+		}
+	}
+	return m.err(p.n)
+}

@@ -1,0 +1,195 @@
+#version 450
+// gemm_regblock: C = A * B (row-major fp32), register-blocked. A workgroup
+// of TX x TY invocations computes a BM x BN block of C, stepping through K
+// in slices of BK:
+//
+//   - the BM x BK slice of A and the BK x BN slice of B go from memory to
+//     shared memory in 16-byte vec4 loads (A stored transposed, k-major, so
+//     that a thread's rows of A are one vec4 read), double-buffered: the
+//     next slice's loads are issued before the current slice's arithmetic
+//     and land in the other buffer, one barrier per slice;
+//   - each invocation keeps a TM x TN micro-tile of C in registers
+//     (TM = BM / TY, TN = BN / TX, both multiples of 4), made of TM/4 x
+//     TN/4 strips of 4 rows or columns spaced TY * 4 (TX * 4) apart, so
+//     that the vec4 reads of shared memory across a subgroup are
+//     consecutive (no bank conflicts) and each k step is TM + TN floats of
+//     shared reads for TM * TN fused multiply-adds;
+//   - A's shared rows are padded by one vec4 so that the transposing
+//     stores of a subgroup spread over the banks.
+//
+// Sizes that are not multiples of the blocks, or a K or N that is not a
+// multiple of 4 (rows not 16-byte aligned), take a checked scalar path for
+// the affected loads and stores only; out-of-range elements are zero.
+//
+// Specialization: 0 = TX, 1 = TY (workgroup size), 2 = BM, 3 = BN, 4 = BK
+// (a multiple of 4). Push constants: M, N, K.
+
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x_id = 0, local_size_y_id = 1) in;
+layout(constant_id = 2) const uint BM = 128;
+layout(constant_id = 3) const uint BN = 128;
+layout(constant_id = 4) const uint BK = 8;
+
+layout(set = 0, binding = 0) restrict readonly buffer A4 { vec4 a4[]; };
+layout(set = 0, binding = 0) restrict readonly buffer A1 { float a1[]; };
+layout(set = 0, binding = 1) restrict readonly buffer B4 { vec4 b4[]; };
+layout(set = 0, binding = 1) restrict readonly buffer B1 { float b1[]; };
+layout(set = 0, binding = 2) writeonly buffer C4 { vec4 c4[]; };
+layout(set = 0, binding = 2) writeonly buffer C1 { float c1[]; };
+
+layout(push_constant) uniform Params { uint M; uint N; uint K; } pc;
+
+const uint TX = gl_WorkGroupSize.x;
+const uint TY = gl_WorkGroupSize.y;
+const uint NT = TX * TY;
+const uint TM4 = BM / (4u * TY);     // 4-row strips per invocation
+const uint TN4 = BN / (4u * TX);     // 4-column strips per invocation
+const uint TM = 4u * TM4;
+const uint AV = BM * BK / 4u;        // vec4s in a slice of A
+const uint BV = BK * BN / 4u;        // vec4s in a slice of B
+const uint AL = (AV + NT - 1u) / NT; // vec4s of A each invocation loads
+const uint BL = (BV + NT - 1u) / NT;
+const uint AROW = BM / 4u + 1u;      // padded row of As, in vec4s
+const uint BROW = BN / 4u;
+
+// As[buf][k][m / 4][m % 4] = A[bm + m][k0 + k]; Bs[buf][k][n / 4] = B[k0 + k][bn + n...].
+shared vec4 As[2u * BK * AROW];
+shared vec4 Bs[2u * BK * BROW];
+
+vec4 ra[AL];
+vec4 rb[BL];
+vec4 acc[TM][TN4];
+
+void loadSlices(uint bm, uint bn, uint k0) {
+    uint tid = gl_LocalInvocationIndex;
+    bool kAligned = (pc.K & 3u) == 0u;
+    bool nAligned = (pc.N & 3u) == 0u;
+    [[unroll]] for (uint l = 0u; l < AL; l++) {
+        uint v = tid + l * NT;
+        uint r = v / (BK / 4u);
+        uint row = bm + r;
+        uint k = k0 + 4u * (v % (BK / 4u));
+        vec4 t = vec4(0.0);
+        if (v < AV && row < pc.M) {
+            if (kAligned && k + 3u < pc.K) {
+                t = a4[(row * pc.K + k) / 4u];
+            } else {
+                for (uint j = 0u; j < 4u; j++) {
+                    if (k + j < pc.K) {
+                        t[j] = a1[row * pc.K + k + j];
+                    }
+                }
+            }
+        }
+        ra[l] = t;
+    }
+    [[unroll]] for (uint l = 0u; l < BL; l++) {
+        uint v = tid + l * NT;
+        uint k = k0 + v / BROW;
+        uint col = bn + 4u * (v % BROW);
+        vec4 t = vec4(0.0);
+        if (v < BV && k < pc.K) {
+            if (nAligned && col + 3u < pc.N) {
+                t = b4[(k * pc.N + col) / 4u];
+            } else {
+                for (uint j = 0u; j < 4u; j++) {
+                    if (col + j < pc.N) {
+                        t[j] = b1[k * pc.N + col + j];
+                    }
+                }
+            }
+        }
+        rb[l] = t;
+    }
+}
+
+void storeSlices(uint buf) {
+    uint tid = gl_LocalInvocationIndex;
+    [[unroll]] for (uint l = 0u; l < AL; l++) {
+        uint v = tid + l * NT;
+        if (v < AV) {
+            uint r = v / (BK / 4u);
+            uint kq = 4u * (v % (BK / 4u));
+            [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                As[(buf * BK + kq + j) * AROW + r / 4u][r & 3u] = ra[l][j];
+            }
+        }
+    }
+    [[unroll]] for (uint l = 0u; l < BL; l++) {
+        uint v = tid + l * NT;
+        if (v < BV) {
+            Bs[buf * BK * BROW + v] = rb[l];
+        }
+    }
+}
+
+void main() {
+    uint tx = gl_LocalInvocationID.x;
+    uint ty = gl_LocalInvocationID.y;
+    uint bm = gl_WorkGroupID.y * BM;
+    uint bn = gl_WorkGroupID.x * BN;
+
+    [[unroll]] for (uint i = 0u; i < TM; i++) {
+        [[unroll]] for (uint t = 0u; t < TN4; t++) {
+            acc[i][t] = vec4(0.0);
+        }
+    }
+
+    uint slices = (pc.K + BK - 1u) / BK;
+    if (slices > 0u) {
+        loadSlices(bm, bn, 0u);
+        storeSlices(0u);
+    }
+    barrier();
+    for (uint s = 0u; s < slices; s++) {
+        uint buf = s & 1u;
+        if (s + 1u < slices) {
+            loadSlices(bm, bn, (s + 1u) * BK);
+        }
+        [[unroll]] for (uint k = 0u; k < BK; k++) {
+            vec4 a[TM4];
+            vec4 b[TN4];
+            [[unroll]] for (uint i = 0u; i < TM4; i++) {
+                a[i] = As[(buf * BK + k) * AROW + ty + i * TY];
+            }
+            [[unroll]] for (uint t = 0u; t < TN4; t++) {
+                b[t] = Bs[(buf * BK + k) * BROW + tx + t * TX];
+            }
+            [[unroll]] for (uint i = 0u; i < TM4; i++) {
+                [[unroll]] for (uint c = 0u; c < 4u; c++) {
+                    [[unroll]] for (uint t = 0u; t < TN4; t++) {
+                        acc[4u * i + c][t] = fma(vec4(a[i][c]), b[t], acc[4u * i + c][t]);
+                    }
+                }
+            }
+        }
+        if (s + 1u < slices) {
+            storeSlices(buf ^ 1u);
+        }
+        barrier();
+    }
+
+    bool nAligned = (pc.N & 3u) == 0u;
+    [[unroll]] for (uint i = 0u; i < TM4; i++) {
+        [[unroll]] for (uint c = 0u; c < 4u; c++) {
+            uint row = bm + 4u * (ty + i * TY) + c;
+            if (row >= pc.M) {
+                continue;
+            }
+            [[unroll]] for (uint t = 0u; t < TN4; t++) {
+                uint col = bn + 4u * (tx + t * TX);
+                vec4 v = acc[4u * i + c][t];
+                if (nAligned && col + 3u < pc.N) {
+                    c4[(row * pc.N + col) / 4u] = v;
+                } else {
+                    for (uint j = 0u; j < 4u; j++) {
+                        if (col + j < pc.N) {
+                            c1[row * pc.N + col + j] = v[j];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

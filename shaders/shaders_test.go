@@ -1,0 +1,141 @@
+package shaders_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/shaders"
+	"github.com/vkbench/vkbench/shaders/internal/glslc"
+)
+
+// requireTool skips the test when tool is not on the PATH, unless CI or
+// VKBENCH_REQUIRE_VALIDATION is set: there a missing tool is a failure.
+func requireTool(t testing.TB, tool string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err == nil {
+		return
+	}
+	if os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != "" {
+		t.Fatalf("%s is not on the PATH (needed when CI or VKBENCH_REQUIRE_VALIDATION is set); install glslc and spirv-tools", tool)
+	}
+	t.Skipf("%s is not on the PATH; install glslc and spirv-tools to check the SPIR-V", tool)
+}
+
+// TestSPIRVUpToDate rebuilds every source with the generator's flags and
+// compares the result with the checked-in SPIR-V, byte for byte.
+func TestSPIRVUpToDate(t *testing.T) {
+	requireTool(t, "glslc")
+	sources, err := glslc.Sources(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sources) == 0 {
+		t.Fatal("no GLSL sources found")
+	}
+	tmp := t.TempDir()
+	for _, src := range sources {
+		name := glslc.OutputName(src)
+		t.Run(src, func(t *testing.T) {
+			out := filepath.Join(tmp, name)
+			if err := glslc.Compile(context.Background(), ".", src, out); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatalf("%s has no checked-in %s: run go generate ./shaders/...", src, name)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s is out of date with %s (rebuilt: %d bytes, checked in: %d bytes): run go generate ./shaders/...", name, src, len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestSPIRVValid runs spirv-val on every checked-in module.
+func TestSPIRVValid(t *testing.T) {
+	requireTool(t, "spirv-val")
+	spvs, err := filepath.Glob("*" + glslc.OutputExt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range spvs {
+		t.Run(path, func(t *testing.T) {
+			if err := glslc.Validate(context.Background(), path); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestNoOrphans checks that every SPIR-V module has its source and the
+// other way round, so that nothing is embedded that cannot be rebuilt.
+func TestNoOrphans(t *testing.T) {
+	sources, err := glslc.Sources(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, src := range sources {
+		want[glslc.OutputName(src)] = true
+		if _, err := os.Stat(glslc.OutputName(src)); err != nil {
+			t.Errorf("%s has no %s: run go generate ./shaders/...", src, glslc.OutputName(src))
+		}
+	}
+	spvs, err := filepath.Glob("*" + glslc.OutputExt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spv := range spvs {
+		if !want[spv] {
+			t.Errorf("%s has no GLSL source: delete it or run go generate ./shaders/...", spv)
+		}
+	}
+}
+
+// TestEmbedded checks what the package serves: every kernel is a GLSL
+// compute module with entry point main, and Get names what it lacks.
+func TestEmbedded(t *testing.T) {
+	names := shaders.Names()
+	if len(names) == 0 {
+		t.Fatal("no embedded kernels")
+	}
+	for _, name := range names {
+		code, err := shaders.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := hal.CheckSPIRV(code, "main"); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if _, err := shaders.Source(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := shaders.Get("no_such_kernel"); err == nil {
+		t.Error(`Get("no_such_kernel") succeeded`)
+	}
+}
+
+func ExampleGet() {
+	code, err := shaders.Get("copy_vec4")
+	if err != nil {
+		panic(err)
+	}
+	m, err := hal.ParseSPIRV(code)
+	if err != nil {
+		panic(err)
+	}
+	// Constant 0 is the workgroup size (local_size_x_id = 0).
+	fmt.Println(m.EntryPoints, m.SpecIDs)
+	// Output: [main] [0]
+}
