@@ -52,6 +52,11 @@ type Options struct {
 	MinSampleTime time.Duration
 	// MaxBatch bounds k.
 	MaxBatch int
+	// Warmup is how much GPU time is spent running the candidates before
+	// any sample counts: an idle GPU clocks down, and its first
+	// milliseconds of work run several times slower than the rest. Zero
+	// means the default; negative, none.
+	Warmup time.Duration
 	// DropMargin: a candidate whose interval's low end is above the
 	// leader's high end by more than this fraction is dropped early.
 	DropMargin float64
@@ -90,6 +95,7 @@ var DefaultOptions = Options{
 	MaxSamples:      200,
 	MinSampleTime:   500 * time.Microsecond,
 	MaxBatch:        256,
+	Warmup:          300 * time.Millisecond,
 	DropMargin:      0.05,
 	Seed:            1,
 	Tuner:           "builtin",
@@ -114,6 +120,9 @@ func (o *Options) fill() {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = d.MaxBatch
+	}
+	if o.Warmup == 0 {
+		o.Warmup = d.Warmup
 	}
 	if o.DropMargin <= 0 {
 		o.DropMargin = d.DropMargin
@@ -399,6 +408,9 @@ func (m *measurement) progress(cand, step string, done, total int) {
 // budget is spent, or MaxSamples is reached. The first round is warm-up.
 func (m *measurement) sample(ctx context.Context) error {
 	rng := rand.New(rand.NewPCG(m.opts.Seed, 0x5eed))
+	if err := m.warmup(ctx); err != nil {
+		return err
+	}
 	start := time.Now()
 	order := make([]int, 0, len(m.cands))
 	for round := -1; ; round++ {
@@ -446,6 +458,36 @@ func (m *measurement) sample(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// warmup runs the surviving candidates in turn until Warmup of GPU time
+// has passed (or twice that of wall time), discarding the samples.
+func (m *measurement) warmup(ctx context.Context) error {
+	if m.opts.Warmup < 0 {
+		return nil
+	}
+	var gpu float64
+	start := time.Now()
+	for gpu < m.opts.Warmup.Seconds() && time.Since(start) < 2*m.opts.Warmup {
+		ran := false
+		for i, c := range m.cands {
+			if !c.alive {
+				continue
+			}
+			t, err := m.timed(ctx, c, i, c.batch)
+			if err != nil && fatal(ctx, m.dev, err) {
+				return err
+			}
+			if err == nil {
+				gpu += t * float64(c.batch)
+				ran = true
+			}
+		}
+		if !ran {
+			return nil
+		}
+	}
+	return nil
 }
 
 // decide drops clearly slower candidates and reports whether sampling is

@@ -22,6 +22,7 @@ var quick = autotune.Options{
 	MinSamples:      5,
 	MaxSamples:      30,
 	MinSampleTime:   200 * time.Microsecond,
+	Warmup:          20 * time.Millisecond,
 	MaxBatch:        8,
 	Version:         "test",
 }
