@@ -1,7 +1,6 @@
 package autotune
 
 import (
-	"math"
 	"strconv"
 	"strings"
 
@@ -101,10 +100,11 @@ func ParseKey(text string) (Key, error) {
 type Level uint8
 
 const (
+	// Balanced buckets each dimension to a power of 2. It is the zero
+	// value, so Options that do not set a level get it.
+	Balanced Level = iota
 	// Minimal buckets each dimension to a power of 4.
-	Minimal Level = iota
-	// Balanced buckets each dimension to a power of 2 (the default).
-	Balanced
+	Minimal
 	// Extensive buckets each dimension to a power of √2, rounded up to an
 	// integer.
 	Extensive
@@ -112,7 +112,7 @@ const (
 	Full
 )
 
-var levelNames = [...]string{"minimal", "balanced", "extensive", "full"}
+var levelNames = [...]string{"balanced", "minimal", "extensive", "full"}
 
 // String returns the level's name.
 func (l Level) String() string {
@@ -132,43 +132,41 @@ func ParseLevel(name string) (Level, error) {
 	return 0, status.Newf(status.InvalidArgument, "autotune: unknown tuning level %q (want minimal, balanced, extensive or full)", name)
 }
 
-// Base is the power the level rounds dimensions up to; 1 for Full.
-func (l Level) Base() float64 {
-	switch l {
-	case Minimal:
-		return 4
-	case Balanced:
-		return 2
-	case Extensive:
-		return math.Sqrt2
-	}
-	return 1
-}
-
-// Bucket rounds each dimension of s up to the level's next power of its
-// base. The result is the bucket's representative shape: tuning runs on
+// Bucket rounds each dimension of s up to the level's next bucket
+// boundary: a power of 4 (Minimal), a power of 2 (Balanced), a power of 2
+// or 1.5 times one (Extensive: 1, 2, 3, 4, 6, 8, 12, ...), or itself
+// (Full). The result is the bucket's representative shape: tuning runs on
 // it, so the answer does not depend on which shape of the bucket came
 // first.
 func (l Level) Bucket(s Shape) Shape {
-	base := l.Base()
-	if base <= 1 {
+	if l == Full {
 		return s
 	}
 	for i := 0; i < int(s.n); i++ {
-		s.dims[i] = bucketDim(s.dims[i], base)
+		s.dims[i] = l.bucketDim(s.dims[i])
 	}
 	return s
 }
 
-func bucketDim(d int64, base float64) int64 {
+// bucketDim works in integers, so buckets are the same on every machine.
+func (l Level) bucketDim(d int64) int64 {
 	if d <= 1 {
 		return 1
 	}
-	// Powers are computed by repeated multiplication from 1 and rounded up
-	// at each step, so that the buckets are the same on every machine.
-	p := 1.0
-	for int64(math.Ceil(p)) < d {
-		p *= base
+	p := int64(1)
+	for p < d {
+		switch l {
+		case Minimal:
+			p *= 4
+		case Extensive:
+			// Between p = 2^k and 2^(k+1) lies 3·2^(k-1) = p + p/2.
+			if half := p / 2; half > 0 && p+half >= d {
+				return p + half
+			}
+			p *= 2
+		default:
+			p *= 2
+		}
 	}
-	return int64(math.Ceil(p - 1e-9))
+	return p
 }

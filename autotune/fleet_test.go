@@ -1,0 +1,116 @@
+package autotune_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+)
+
+// twinJobs are six keys of the scale operation.
+func twinJobs(op kernels.Operation) []autotune.Job {
+	var jobs []autotune.Job
+	for _, n := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16} {
+		jobs = append(jobs, autotune.Job{Op: op, Size: kernels.Size{n}})
+	}
+	return jobs
+}
+
+// twins opens the default device twice (two logical devices of the same
+// hardware), the second wrapped with plan.
+func twins(t *testing.T, plan *faulty.Plan) (hal.Device, hal.Device) {
+	drv := devtest.Driver(t)
+	a := devtest.OpenIndex(t, drv, -1)
+	b := devtest.OpenIndex(t, drv, -1)
+	return a, faulty.Wrap(b, plan)
+}
+
+func TestTuneAllTwinsSplitTheWork(t *testing.T) {
+	a, b := twins(t, faulty.NewPlan())
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	op := defaultScaleOp()
+	tuners := []*autotune.Tuner{autotune.NewTuner(a, cache, quick), autotune.NewTuner(b, cache, quick)}
+	jobs := twinJobs(op)
+	out, err := autotune.TuneAll(context.Background(), tuners, jobs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(jobs) {
+		t.Fatalf("%d results for %d jobs of one group", len(out), len(jobs))
+	}
+	per := map[int]int{}
+	for i, r := range out {
+		if r.Err != nil || r.Entry == nil {
+			t.Errorf("job %d: %v", i, r.Err)
+			continue
+		}
+		per[r.Tuner]++
+	}
+	if got := op.prepares.Load(); got != int64(len(jobs)) {
+		t.Errorf("%d tunes for %d keys: some key was tuned twice", got, len(jobs))
+	}
+	if per[0] == 0 || per[1] == 0 {
+		t.Errorf("jobs per device = %v: both twins should have tuned", per)
+	}
+	entries, err := cache.Entries(tuners[0].Table())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(jobs) {
+		t.Errorf("%d entries committed for %d keys", len(entries), len(jobs))
+	}
+}
+
+func TestTuneAllLossOnOneTwin(t *testing.T) {
+	plan := faulty.NewPlan()
+	a, b := twins(t, plan)
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	op := defaultScaleOp()
+	tuners := []*autotune.Tuner{autotune.NewTuner(a, cache, quick), autotune.NewTuner(b, cache, quick)}
+	// The twin is lost in the middle of its first tune's sampling.
+	plan.LoseAt(faulty.Submit, 8)
+	jobs := twinJobs(op)
+	out, err := autotune.TuneAll(context.Background(), tuners, jobs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(tuners[1].Err(), hal.ErrDeviceLost) {
+		t.Fatalf("the twin was not lost: %v", tuners[1].Err())
+	}
+	retried := 0
+	for i, r := range out {
+		if r.Err != nil || r.Entry == nil {
+			t.Errorf("job %d not answered: %v", i, r.Err)
+			continue
+		}
+		if r.Tuner != 0 && r.Retried > 0 {
+			t.Errorf("job %d was retried but answered by tuner %d", i, r.Tuner)
+		}
+		retried += r.Retried
+	}
+	if retried != 1 {
+		t.Errorf("%d jobs were given back by the lost twin, want 1", retried)
+	}
+	entries, err := cache.Entries(tuners[0].Table())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(jobs) {
+		t.Errorf("%d entries committed for %d keys", len(entries), len(jobs))
+	}
+	keys := map[string]int{}
+	for _, e := range entries {
+		keys[e.Key]++
+	}
+	for k, n := range keys {
+		if n != 1 {
+			t.Errorf("%s committed %d times", k, n)
+		}
+	}
+}
