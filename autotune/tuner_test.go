@@ -151,7 +151,10 @@ func TestTunerNoWaitGetsDefaultWhilePending(t *testing.T) {
 	if _, err := tu.Fastest(ctx, op, kernels.Size{1 << 15}); err == nil {
 		// The tune may already be over; then nil is right.
 		select {
-		case <-done:
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
 			return
 		default:
 			t.Error("waiting past the deadline returned no error")

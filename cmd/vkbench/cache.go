@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -24,12 +26,62 @@ func (f *cacheFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.path, "cache", "", "tune cache file (default $"+autotune.EnvCache+", else "+autotune.DefaultCachePath()+"; \"off\" disables it)")
 }
 
-func (f *cacheFlags) open() (*autotune.Cache, error) {
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Disabled: f.disabled})
+// open opens the cache, with its warnings on cmd's stderr. A path that
+// cannot serve (under a file that is not a folder; for write, a folder
+// that cannot be created or written) is bad usage now, before any work,
+// rather than a warning after it.
+func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*autotune.Cache, error) {
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Disabled: f.disabled, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if p := c.Path(); p != "" {
+		if err := checkCachePath(p, write); err != nil {
+			return nil, usageError{fmt.Errorf("--cache %s: %w", p, err)}
+		}
+	}
 	return c, nil
+}
+
+func checkCachePath(path string, write bool) error {
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("not a regular file")
+		}
+		if !write {
+			return nil
+		}
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	dir := filepath.Dir(path)
+	for d := dir; ; {
+		if fi, err := os.Stat(d); err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a folder", d)
+			}
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if !write {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	probe, err := os.CreateTemp(dir, ".vkbench-probe-*")
+	if err != nil {
+		return err
+	}
+	return errors.Join(probe.Close(), os.Remove(probe.Name()))
 }
 
 func newCacheCmd() *cobra.Command {
@@ -48,7 +100,7 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 		Short: "Print the cache file's path",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := cf.open()
+			c, err := autotune.OpenCache(autotune.CacheOptions{Path: cf.path, Disabled: cf.disabled})
 			if err != nil {
 				return err
 			}
@@ -67,7 +119,7 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 		Short: "List tables and their entries",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := cf.open()
+			c, err := cf.open(cmd, false)
 			if err != nil {
 				return err
 			}
@@ -125,7 +177,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			if err != nil {
 				return usageError{err}
 			}
-			c, err := cf.open()
+			c, err := cf.open(cmd, false)
 			if err != nil {
 				return err
 			}
@@ -176,7 +228,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 		Short: "Write a table to FILE (JSON), to import on machines of the same hardware",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cf.open()
+			c, err := cf.open(cmd, false)
 			if err != nil {
 				return err
 			}
@@ -211,7 +263,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 apply: with --hardware, a file from other hardware is refused unless --force.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cf.open()
+			c, err := cf.open(cmd, true)
 			if err != nil {
 				return err
 			}
@@ -219,8 +271,10 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 			if err != nil {
 				return usageError{err}
 			}
-			defer f.Close() //nolint:errcheck // read-only
 			t, n, err := c.Import(f, hw, force)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
 			if err != nil {
 				return usageError{err}
 			}
@@ -237,7 +291,7 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 		Short: "Remove every table, or one with --hardware and --tuner",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := cf.open()
+			c, err := cf.open(cmd, true)
 			if err != nil {
 				return err
 			}

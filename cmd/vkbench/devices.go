@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
 )
 
 func newDevicesCmd() *cobra.Command {
@@ -17,12 +18,12 @@ func newDevicesCmd() *cobra.Command {
 		Use:   "devices",
 		Short: "List the Vulkan devices with their identity, limits and memory",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{})
 			if err != nil {
 				return err
 			}
-			defer drv.Release()
+			defer func() { err = status.Join(err, drv.Release()) }()
 			infos, err := drv.Enumerate()
 			if err != nil {
 				return err
