@@ -1,0 +1,174 @@
+package autotune_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+)
+
+// TestTuneBuiltins tunes every built-in operation at a small size and
+// checks that the committed winner is the measured candidate with the
+// lowest median, that candidates that did not compute right never win, and
+// that a second tuner answers from the file.
+func TestTuneBuiltins(t *testing.T) {
+	dev := devtest.Device(t)
+	path := filepath.Join(t.TempDir(), "c.db")
+	opts := quick
+	opts.Budget = 500 * time.Millisecond
+	opts.MaxSamples = 12
+	tu := autotune.NewTuner(dev, newCache(t, path), opts)
+	info := dev.Info()
+	for _, op := range kernels.Builtin() {
+		t.Run(op.Name(), func(t *testing.T) {
+			size := smallSize(op, info)
+			e, err := tu.Tune(context.Background(), op, size, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best, bestMedian := -1, 0.0
+			for _, r := range e.Results {
+				if r.Outcome != autotune.Measured && r.Outcome != autotune.Dropped {
+					continue
+				}
+				if r.Stats == nil || r.Stats.Median <= 0 {
+					t.Errorf("%s: %s without statistics", r.Name, r.Outcome)
+					continue
+				}
+				if best < 0 || r.Stats.Median < bestMedian {
+					best, bestMedian = r.Index, r.Stats.Median
+				}
+			}
+			if e.Fastest != best {
+				t.Errorf("committed %s (%d), but the lowest median is candidate %d", e.FastestName, e.Fastest, best)
+			}
+			if o := e.Results[e.Fastest].Outcome; o != autotune.Measured {
+				t.Errorf("the winner's outcome is %s", o)
+			}
+			got, ok := newCache(t, path).Lookup(tu.Table(), tu.Key(op, size), autotune.Checksum(op.Candidates()))
+			if !ok || got != e.Fastest {
+				t.Errorf("the file answers %d, %v; want %d", got, ok, e.Fastest)
+			}
+		})
+	}
+}
+
+// smallSize is a size quick to tune on a CPU device, not a multiple of
+// anything.
+func smallSize(op kernels.Operation, info hal.DeviceInfo) kernels.Size {
+	switch len(op.Dims()) {
+	case 1:
+		if strings.HasPrefix(op.Name(), "peak") {
+			return op.DefaultSize(info)
+		}
+		return kernels.Size{30001}
+	case 2:
+		if strings.HasPrefix(op.Name(), "peak") {
+			s := op.DefaultSize(info)
+			return kernels.Size{min(s[0], 4096), min(s[1], 256)}
+		}
+		return kernels.Size{131, 257}
+	}
+	return kernels.Size{67, 45, 33}
+}
+
+// TestTuneManyProcesses runs 8 processes of this test binary that tune
+// overlapping keys of one operation into one cache file at once. Afterwards
+// every key is present exactly once, every process used the answer that is
+// stored, and the file passes bbolt's check.
+func TestTuneManyProcesses(t *testing.T) {
+	if os.Getenv("VKBENCH_TUNE_CHILD") != "" {
+		tuneChild(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("8 processes of Vulkan tuning take a while on a CPU device")
+	}
+	// Fail here, not in 8 children, when there is no device.
+	devtest.Device(t)
+	path := filepath.Join(t.TempDir(), "shared.db")
+	const procs = 8
+	var wg sync.WaitGroup
+	outs := make([][]byte, procs)
+	errs := make([]error, procs)
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestTuneManyProcesses$")
+			cmd.Env = append(os.Environ(), "VKBENCH_TUNE_CHILD="+strconv.Itoa(p), "VKBENCH_TUNE_CACHE="+path)
+			outs[p], errs[p] = cmd.CombinedOutput()
+		}()
+	}
+	wg.Wait()
+	answers := map[string]string{}
+	for p := range procs {
+		if errs[p] != nil {
+			t.Fatalf("process %d: %v\n%s", p, errs[p], outs[p])
+		}
+		seen := 0
+		for _, line := range strings.Split(string(outs[p]), "\n") {
+			rest, ok := strings.CutPrefix(line, "answer ")
+			if !ok {
+				continue
+			}
+			k, v, _ := strings.Cut(rest, "=")
+			seen++
+			if prev, dup := answers[k]; dup && prev != v {
+				t.Errorf("process %d used %s=%s, another used %s", p, k, v, prev)
+			}
+			answers[k] = v
+		}
+		if seen != len(childSizes) {
+			t.Errorf("process %d reported %d answers, want %d:\n%s", p, seen, len(childSizes), outs[p])
+		}
+	}
+	c := newCache(t, path)
+	tables, err := c.Tables()
+	if err != nil || len(tables) != 1 {
+		t.Fatalf("tables = %v, %v; want one", tables, err)
+	}
+	entries, err := c.Entries(tables[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(childSizes) {
+		t.Errorf("%d entries for %d keys", len(entries), len(childSizes))
+	}
+	for _, e := range entries {
+		if answers[e.Key] != strconv.Itoa(e.Fastest) {
+			t.Errorf("%s: stored %d, processes used %s", e.Key, e.Fastest, answers[e.Key])
+		}
+	}
+	checkBolt(t, path)
+}
+
+var childSizes = []int{1 << 10, 1 << 11, 1 << 12, 1 << 13}
+
+func tuneChild(t *testing.T) {
+	p, _ := strconv.Atoi(os.Getenv("VKBENCH_TUNE_CHILD"))
+	dev := devtest.Device(t)
+	opts := quick
+	opts.Budget = 200 * time.Millisecond
+	tu := autotune.NewTuner(dev, newCache(t, os.Getenv("VKBENCH_TUNE_CACHE")), opts)
+	op := defaultScaleOp()
+	for j := range childSizes {
+		n := childSizes[(j+p)%len(childSizes)]
+		i, err := tu.Fastest(context.Background(), op, kernels.Size{n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("answer %s=%d\n", tu.Key(op, kernels.Size{n}), i)
+	}
+}
