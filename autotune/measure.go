@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -73,6 +74,9 @@ type Options struct {
 	Version string
 	// Progress, if set, is told about each step.
 	Progress func(Progress)
+	// Logger, if set, receives a debug record of where a tune's time went
+	// (preparing, building, verifying, warming up, sampling).
+	Logger *slog.Logger
 }
 
 // Progress reports a step of a tune.
@@ -241,10 +245,13 @@ func (m *measurement) run(ctx context.Context) error {
 			return status.Annotate(err, "autotune: allocating the cold-mode flush buffer")
 		}
 	}
+	t0 := time.Now()
+	defer func() { m.debug("measured", "total", time.Since(t0)) }()
 	if m.p, err = m.op.Prepare(ctx, m.dev, m.shape.Size(), m.opts.Seed); err != nil {
 		return status.Annotatef(err, "autotune: preparing %s", m.key)
 	}
 	m.reset, _ = m.p.(kernels.Resetter)
+	m.debug("prepared", "took", time.Since(t0))
 	for i, c := range m.op.Candidates() {
 		st := &candState{res: Result{Index: i, Name: c.Name}}
 		m.cands = append(m.cands, st)
@@ -271,7 +278,9 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		return err
 	}
 	m.progress(c.Name, "verify", 0, 0)
+	t0 := time.Now()
 	exe, err := m.dev.CreateExecutable(c.Executable())
+	built := time.Now()
 	if err != nil {
 		if status.CodeOf(err) == status.Unimplemented {
 			st.res.Outcome = Unsupported
@@ -282,9 +291,11 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 	if _, err := m.timed(ctx, st, i, 1); err != nil {
 		return status.Annotatef(err, "running %s", c.Name)
 	}
+	ran := time.Now()
 	if err := m.p.Verify(ctx, i); err != nil {
 		return status.Annotatef(err, "verifying %s", c.Name)
 	}
+	m.debug("verified", "candidate", c.Name, "build", built.Sub(t0), "run", ran.Sub(built), "verify", time.Since(ran))
 	// Calibrate: time one run, then batch enough runs to last
 	// MinSampleTime.
 	t, err := m.timed(ctx, st, i, 1)
@@ -397,6 +408,12 @@ func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float
 	return total.Seconds() / float64(k), nil
 }
 
+func (m *measurement) debug(msg string, args ...any) {
+	if m.opts.Logger != nil {
+		m.opts.Logger.Debug("autotune: "+msg, append([]any{"key", m.key}, args...)...)
+	}
+}
+
 func (m *measurement) progress(cand, step string, done, total int) {
 	if m.opts.Progress != nil {
 		m.opts.Progress(Progress{Key: m.key, Candidate: cand, Step: step, Done: done, Total: total})
@@ -408,10 +425,13 @@ func (m *measurement) progress(cand, step string, done, total int) {
 // budget is spent, or MaxSamples is reached. The first round is warm-up.
 func (m *measurement) sample(ctx context.Context) error {
 	rng := rand.New(rand.NewPCG(m.opts.Seed, 0x5eed))
+	t0 := time.Now()
 	if err := m.warmup(ctx); err != nil {
 		return err
 	}
 	start := time.Now()
+	m.debug("warmed up", "took", start.Sub(t0))
+	defer func() { m.debug("sampled", "took", time.Since(start)) }()
 	order := make([]int, 0, len(m.cands))
 	for round := -1; ; round++ {
 		order = order[:0]
