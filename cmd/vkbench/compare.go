@@ -67,7 +67,7 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
 		for _, r := range rep.Rows {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian),
-				fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), r.Verdict)
+				fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -127,13 +127,13 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows)}
 	for _, r := range rep.Rows {
 		c := junitCase{Name: r.Name, Class: "vkbench",
-			Output: fmt.Sprintf("base %s, new %s, delta %s, %s: %s", fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian), fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), r.Verdict)}
+			Output: fmt.Sprintf("base %s, new %s, delta %s, %s: %s", fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian), fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))}
 		switch r.Verdict {
 		case results.Slower:
 			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
 			s.Failures++
 		case results.OnlyBase, results.OnlyNew, results.NotMeasured:
-			c.Skipped = &junitMessage{Message: string(r.Verdict)}
+			c.Skipped = &junitMessage{Message: verdictText(r)}
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, c)
@@ -148,6 +148,15 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// verdictText is a row's verdict and, where there is one, why
+// ("not measured (no samples in new)").
+func verdictText(r results.Row) string {
+	if r.Note != "" {
+		return string(r.Verdict) + " (" + r.Note + ")"
+	}
+	return string(r.Verdict)
 }
 
 func fmtSeconds(s float64) string {

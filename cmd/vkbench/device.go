@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -64,8 +64,11 @@ func selectDevice(infos []hal.DeviceInfo, spec string) (int, error) {
 	return 0, usageError{fmt.Errorf("--device %q matches %d devices; use an index or a UUID", spec, len(match))}
 }
 
-func (f *deviceFlags) open(ctx context.Context, cache *autotune.Cache) (*opened, error) {
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.validation})
+// open opens the chosen device; the driver's messages (validation) are
+// warnings on cmd's stderr.
+func (f *deviceFlags) open(cmd *cobra.Command, cache *autotune.Cache) (*opened, error) {
+	ctx := cmd.Context()
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.validation, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, err
 	}

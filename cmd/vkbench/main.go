@@ -5,6 +5,14 @@
 // Usage:
 //
 //	vkbench devices [--json]
+//	vkbench run [OPERATION...] [--size SIZE] [--format table|json|csv|gobench]
+//	vkbench tune [OPERATION...] [--compile-only] [--force]
+//	vkbench peak
+//	vkbench cache path|ls|show KEY|export FILE|import FILE|clear
+//	vkbench compare BASE NEW [--format table|json|junit]
+//	vkbench report FILE... -o report.html|report.svg|report.png
+//
+// "vkbench help COMMAND" says more about each.
 //
 // Exit status: 0 success, 1 a regression or a failed verification, 2 bad
 // usage or input, 3 a device or driver failure.
@@ -14,8 +22,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,16 +51,30 @@ func (e usageError) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := newRoot().ExecuteContext(ctx)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err))
+	os.Exit(code)
 }
 
+// execute runs the command line args and returns the exit status. An error
+// is one line on stderr, "vkbench: " and the message; never a usage dump.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(append([]string{}, args...)) // never nil: nil means os.Args
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "vkbench: %s\n", strings.ReplaceAll(err.Error(), "\n", " ")) // nowhere left to say it
+	}
+	return exitCode(err)
+}
+
+// exitCode is the exit status for err.
 func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(os.Stderr, "vkbench: %v\n", err)
 	var u usageError
 	var reg errRegression
 	var ver errVerification
@@ -72,12 +97,110 @@ func exitCode(err error) int {
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "vkbench",
-		Short:         "Benchmark and autotune SPIR-V compute kernels on Vulkan devices",
+		Use:   "vkbench",
+		Short: "Benchmark and autotune SPIR-V compute kernels on Vulkan devices",
+		Long: `vkbench runs SPIR-V compute kernels on a Vulkan device, measures them with GPU
+timestamps, picks the fastest of several candidate kernels for a problem, and
+remembers the answer per hardware in a tune cache.
+
+Exit status: 0 success, 1 a regression (compare) or a candidate that computed a
+wrong result, 2 bad usage or input, 3 a device or driver failure.`,
+		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd())
+	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd(), newReportCmd())
+	root.SetHelpCommand(newHelpCmd(root))
+	root.InitDefaultCompletionCmd()
+	// A command that only groups others has no usage line of its own.
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .Runnable}}", "{{if and .Runnable (not .HasAvailableSubCommands)}}", 1))
+	strictArgs(root)
 	return root
 }
+
+// strictArgs makes every wrong argument in cmd's tree bad usage (exit
+// status 2, one line): cobra's own checks return plain errors, and a
+// command that only groups others shows its help, with status 0, for any
+// word it does not know.
+func strictArgs(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		strictArgs(c)
+	}
+	if cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown command %q for %q (see %s --help)", args[0], c.CommandPath(), c.CommandPath())}
+			}
+			return nil
+		}
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		return
+	}
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				var u usageError
+				if errors.As(err, &u) {
+					return err
+				}
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+}
+
+// newHelpCmd replaces cobra's help command, which answers an unknown
+// topic with the usage and status 0.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND...]",
+		Short: "Help about any command",
+		Long:  "Help shows the help of any command: vkbench help cache show.",
+		RunE: func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageError{fmt.Errorf("unknown help topic %q (see vkbench help)", strings.Join(args, " "))}
+			}
+			target.InitDefaultHelpFlag() // as --help shows it
+			target.InitDefaultVersionFlag()
+			return target.Help()
+		},
+	}
+}
+
+// warningLogger writes what the packages log (cache problems, validation
+// messages) as one "vkbench: warning: " line each on w.
+func warningLogger(w io.Writer) *slog.Logger {
+	return slog.New(&warningHandler{w: w})
+}
+
+type warningHandler struct {
+	w     io.Writer
+	attrs []slog.Attr
+}
+
+func (h *warningHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (h *warningHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString("vkbench: warning: ")
+	b.WriteString(r.Message)
+	add := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	_, err := fmt.Fprintln(h.w, strings.ReplaceAll(b.String(), "\n", " "))
+	return err
+}
+
+func (h *warningHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &warningHandler{w: h.w, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
+}
+
+func (h *warningHandler) WithGroup(string) slog.Handler { return h }

@@ -22,19 +22,27 @@ func newPeakCmd() *cobra.Command {
 and fp16 and int32 where the device supports them) and its memory bandwidth with
 the copy kernels, at sizes that fill it. The results are stored per hardware in
 the tune cache, so that run and tune can show percent of peak and flag results
-above it.`,
+above it, and report can draw the roofline.
+
+--size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
+peak-fma-f16 and peak-mad-i32).
+
+Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := f.options()
 			if err != nil {
 				return err
 			}
-			cache, err := f.cache.open()
+			if f.format != "table" && f.format != "json" {
+				return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
+			}
+			cache, err := f.cache.open(cmd, true)
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			o, err := f.dev.open(ctx, cache)
+			o, err := f.dev.open(cmd, cache)
 			if err != nil {
 				return err
 			}
@@ -94,12 +102,15 @@ above it.`,
 			if err := o.Release(); err != nil {
 				return err
 			}
-			if f.format == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(rec)
+			w, closeOut, err := openOutput(cmd, f.output)
+			if err != nil {
+				return err
 			}
-			w := cmd.OutOrStdout()
+			if f.format == "json" {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return status.Join(enc.Encode(rec), closeOut())
+			}
 			fmt.Fprintf(w, "peak of device %d: %s (%s)\n", info.Index, info.Name, info.Hardware())
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
@@ -110,9 +121,15 @@ above it.`,
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
 			}
-			return tw.Flush()
+			return status.Join(tw.Flush(), closeOut())
 		},
 	}
 	f.register(cmd.Flags())
+	// Flags of run that mean nothing to peak: its operations are fixed and
+	// it tunes no keys.
+	for _, name := range []string{"manifest", "level"} {
+		_ = cmd.Flags().MarkHidden(name) // registered just above
+	}
+	cmd.Flags().Lookup("format").Usage = "output: table or json"
 	return cmd
 }

@@ -165,6 +165,8 @@ Exit status: 0 success, 1 a candidate computed a wrong result, 2 bad usage,
 		},
 	}
 	f.register(cmd.Flags())
+	// run measures the size asked for: no shape is bucketed into a key.
+	_ = cmd.Flags().MarkHidden("level") // registered just above
 	return cmd
 }
 
@@ -176,8 +178,12 @@ func newTuneCmd() *cobra.Command {
 		Short: "Benchmark the given operations and commit the winners to the tune cache",
 		Long: `As run, and commit each operation's winner to the tune cache, in the table of
 this device's hardware. A key already in the cache is answered from it without
-measuring, unless --force. --compile-only builds every candidate's pipeline and
-keeps the driver's pipeline cache, so that later runs pay no compile time.`,
+measuring, unless --force; it says so on stderr. Shapes are bucketed by
+--level, and the bucket's representative shape is measured. --compile-only
+builds every candidate's pipeline and keeps the driver's pipeline cache, so
+that later runs pay no compile time; it measures nothing.
+
+Exit status: as run's.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if compileOnly {
 				return compileAll(cmd, &f, args)
@@ -215,7 +221,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	ops = append(ops, extra...)
-	cache, err := f.cache.open()
+	cache, err := f.cache.open(cmd, true)
 	if err != nil {
 		return err
 	}
@@ -224,7 +230,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	ctx := cmd.Context()
-	o, err := f.dev.open(ctx, cache)
+	o, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return status.Join(err, closeOut())
 	}
@@ -246,7 +252,11 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		}
 		var e *autotune.Entry
 		if commit {
+			start := time.Now()
 			e, err = tuner.Tune(ctx, op, size, force)
+			if err == nil && e != nil && e.Time.Before(start) {
+				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
+			}
 		} else {
 			e, err = autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(size), opts)
 		}
@@ -262,7 +272,10 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err := savePipelineCache(o.dev, cache); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
 	}
-	werr := writeResults(out, f.format, file)
+	var werr error
+	if runErr == nil || len(file.Benchmarks) > 0 {
+		werr = writeResults(out, f.format, file)
+	}
 	err = status.Join(runErr, werr, closeOut(), o.Release())
 	if err != nil {
 		return err
@@ -338,11 +351,11 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	cache, err := f.cache.open()
+	cache, err := f.cache.open(cmd, true)
 	if err != nil {
 		return err
 	}
-	o, err := f.dev.open(cmd.Context(), cache)
+	o, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,534 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
+)
+
+// runArgs measure the copy kernels on a tiny problem with a short budget:
+// enough to exercise every path, quick under the race detector.
+var runArgs = []string{"copy", "--size", "4096", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet"}
+
+func args(cmd string, extra ...string) []string {
+	return append(append([]string{cmd}, runArgs...), extra...)
+}
+
+// resultsMasker masks a results table: the numbers, and what depends on
+// timing (which candidate won, which were dropped early, a budget spent).
+func resultsMasker(t testing.TB, dirs ...string) *masker {
+	m := deviceMasker(t, dirs...)
+	m.regexp(`(?m)^  \*  `, "     ").
+		regexp(`, dropped early \(slower\)`, "").
+		regexp(` ?\[`+autotune.FlagBudgetSpent+`\]`, "")
+	return tableMasker(m)
+}
+
+// checkWinners checks that every operation in f has exactly one winner and
+// that it was measured.
+func checkWinners(t testing.TB, f *results.File) {
+	t.Helper()
+	winners := map[string][]string{}
+	for _, b := range f.Benchmarks {
+		key := b.Op + "/" + b.DType + "/" + b.Shape
+		if _, ok := winners[key]; !ok {
+			winners[key] = nil
+		}
+		if b.Winner {
+			winners[key] = append(winners[key], b.Candidate)
+			if b.Outcome != autotune.Measured {
+				t.Errorf("winner %s has outcome %s, want measured", b.Name, b.Outcome)
+			}
+		}
+	}
+	for key, w := range winners {
+		if len(w) != 1 {
+			t.Errorf("%s has winners %v, want exactly one", key, w)
+		}
+	}
+}
+
+func TestDevices(t *testing.T) {
+	info := needDevice(t)
+	t.Run("table", func(t *testing.T) {
+		r := mustRun(t, 0, "devices")
+		// Only the default device's block: other machines have other devices.
+		var block []string
+		in := false
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(l, "device ") {
+				in = strings.Contains(l, "(default)")
+			}
+			if in {
+				block = append(block, l)
+			}
+		}
+		got := deviceMasker(t).mask(strings.Join(block, "\n"))
+		if !strings.Contains(got, "(default)  <device>") {
+			t.Errorf("the default device's line does not name it:\n%s", got)
+		}
+		// The values are the device's; the keys are the structure.
+		got = regexp.MustCompile(`(?m)^(  \S(?:\S| \S)*) {2,}.*$`).ReplaceAllString(got, "$1  <value>")
+		golden(t, "devices", got+"\n")
+	})
+	t.Run("json", func(t *testing.T) {
+		r := mustRun(t, 0, "devices", "--json")
+		var devs []map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &devs); err != nil {
+			t.Fatalf("devices --json is not a JSON array of objects: %v", err)
+		}
+		var def map[string]any
+		for _, d := range devs {
+			if d["Default"] == true {
+				if def != nil {
+					t.Fatalf("two devices are the default")
+				}
+				def = d
+			}
+		}
+		if def == nil {
+			t.Fatal("no device is the default")
+		}
+		if def["Hardware"] != info.Hardware() || def["Name"] != info.Name {
+			t.Errorf("default device is %v (%v), want %s (%s)", def["Name"], def["Hardware"], info.Name, info.Hardware())
+		}
+		golden(t, "devices-json", shapeOfJSON(def, "")+"\n")
+	})
+}
+
+// shapeOfJSON prints the keys and value types of a decoded JSON value, one
+// path a line: the structure, without the values that differ per device.
+func shapeOfJSON(v any, path string) string {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var b strings.Builder
+		for _, k := range keys {
+			b.WriteString(shapeOfJSON(v[k], path+"."+k))
+		}
+		return b.String()
+	case []any:
+		if len(v) == 0 {
+			return path + ": []\n"
+		}
+		return shapeOfJSON(v[0], path+"[]")
+	case string:
+		return path + ": string\n"
+	case float64:
+		return path + ": number\n"
+	case bool:
+		return path + ": bool\n"
+	case nil:
+		return path + ": null\n"
+	}
+	return fmt.Sprintf("%s: %T\n", path, v)
+}
+
+func TestRun(t *testing.T) {
+	needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	t.Run("table", func(t *testing.T) {
+		r := mustRun(t, 0, args("run", "--cache", cache)...)
+		if n := strings.Count(r.stdout, "\n  *  "); n != 1 {
+			t.Errorf("%d winners marked, want 1:\n%s", n, r.stdout)
+		}
+		if r.stderr != "" {
+			t.Errorf("stderr: %q, want nothing", r.stderr)
+		}
+		golden(t, "run-table", resultsMasker(t).mask(r.stdout))
+	})
+	t.Run("json", func(t *testing.T) {
+		r := mustRun(t, 0, args("run", "--cache", cache, "--format", "json")...)
+		validateResults(t, []byte(r.stdout))
+		f, err := results.Parse([]byte(r.stdout))
+		if err != nil {
+			t.Fatalf("results.Parse: %v", err)
+		}
+		checkWinners(t, f)
+		if f.Schema != results.Schema || f.Seed != 1 || f.Mode != "hot" {
+			t.Errorf("file says schema %q, seed %d, mode %q; want %q, 1, hot", f.Schema, f.Seed, f.Mode, results.Schema)
+		}
+		for _, b := range f.Benchmarks {
+			if s := b.Stats; s != nil && (s.N < 1 || s.N > 5 || len(s.Samples) != s.N) {
+				t.Errorf("%s: %d samples (%d kept), want 1 to 5, all kept", b.Name, s.N, len(s.Samples))
+			}
+		}
+		golden(t, "run-json", canonicalResults(t, []byte(r.stdout)))
+	})
+	t.Run("csv", func(t *testing.T) {
+		r := mustRun(t, 0, args("run", "--cache", cache, "--format", "csv")...)
+		golden(t, "run-csv", canonicalCSV(t, r.stdout))
+	})
+	t.Run("gobench", func(t *testing.T) {
+		r := mustRun(t, 0, args("run", "--cache", cache, "--format", "gobench")...)
+		f, err := results.Parse([]byte(r.stdout))
+		if err != nil {
+			t.Fatalf("the Go benchmark output does not parse: %v\n%s", err, r.stdout)
+		}
+		for _, b := range f.Benchmarks {
+			if n := len(b.Stats.Samples); n < 1 || n > 5 {
+				t.Errorf("%s: %d sample lines, want 1 to 5", b.Name, n)
+			}
+		}
+		golden(t, "run-gobench", canonicalGoBench(t, r.stdout))
+	})
+	t.Run("output-file", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run.json")
+		r := mustRun(t, 0, args("run", "--cache", cache, "--format", "json", "--output", out)...)
+		if r.stdout != "" {
+			t.Errorf("stdout %q with --output, want nothing", r.stdout)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		validateResults(t, data)
+	})
+}
+
+// canonicalResults masks a results file: values that vary become
+// placeholders, what is structure stays. Keys are sorted.
+func canonicalResults(t testing.TB, data []byte) string {
+	t.Helper()
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatalf("results JSON: %v", err)
+	}
+	f["time"] = "<time>"
+	dev := f["device"].(map[string]any)
+	for _, k := range []string{"name", "hardware", "uuid", "driver"} {
+		dev[k] = "<" + k + ">"
+	}
+	for _, v := range f["benchmarks"].([]any) {
+		b := v.(map[string]any)
+		// Which candidate wins and which are dropped early depend on timing.
+		delete(b, "winner")
+		if b["outcome"] == string(autotune.Dropped) {
+			b["outcome"] = string(autotune.Measured)
+			delete(b, "error")
+		}
+		for k, x := range b {
+			switch k {
+			case "bytes_per_run", "flops_per_run", "gb_per_s", "gflop_per_s", "percent_of_peak":
+				b[k] = "<number>"
+			case "flags":
+				var keep []any
+				for _, fl := range x.([]any) {
+					if fl != autotune.FlagBudgetSpent {
+						keep = append(keep, fl)
+					}
+				}
+				if keep == nil {
+					delete(b, k)
+				} else {
+					b[k] = keep
+				}
+			case "stats":
+				s := x.(map[string]any)
+				for sk := range s {
+					s[sk] = "<number>"
+				}
+				s["samples_s"] = "<numbers>"
+			}
+		}
+	}
+	out, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out) + "\n"
+}
+
+func canonicalCSV(t testing.TB, text string) string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil {
+		t.Fatalf("CSV output does not parse: %v", err)
+	}
+	if len(rows) < 2 {
+		t.Fatalf("CSV output has %d rows, want a header and data", len(rows))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	winners := 0
+	for _, row := range rows[1:] {
+		if row[col["winner"]] == "true" {
+			winners++
+		}
+		row[col["winner"]] = "<bool>"
+		if row[col["outcome"]] == string(autotune.Dropped) {
+			row[col["outcome"]], row[col["error"]] = string(autotune.Measured), ""
+		}
+		row[col["flags"]] = strings.Trim(strings.ReplaceAll(row[col["flags"]], autotune.FlagBudgetSpent, ""), ";")
+		for _, h := range []string{"median_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "samples", "batch", "gb_per_s", "gflop_per_s", "percent_of_peak"} {
+			if row[col[h]] != "" && row[col[h]] != "0" {
+				row[col[h]] = "<n>"
+			}
+		}
+	}
+	if winners != 1 {
+		t.Errorf("CSV has %d winners, want 1", winners)
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// canonicalGoBench keeps one line per benchmark (the number of sample
+// lines varies) with its numbers masked.
+func canonicalGoBench(t testing.TB, text string) string {
+	t.Helper()
+	m := deviceMasker(t).regexp(`\d+(\.\d+)? (ns/op|MB/s)`, "<n> $2")
+	var out []string
+	last := ""
+	for _, l := range strings.Split(strings.TrimRight(m.mask(text), "\n"), "\n") {
+		if l == last {
+			continue
+		}
+		last = l
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+func TestTune(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache.db")
+	first := mustRun(t, 0, args("tune", "--cache", cache, "--format", "json")...)
+	validateResults(t, []byte(first.stdout))
+	if strings.Contains(first.stderr, "answered from the tune cache") {
+		t.Errorf("the first tune says it answered from the cache: %s", first.stderr)
+	}
+	second := mustRun(t, 0, args("tune", "--cache", cache, "--format", "json")...)
+	if !strings.Contains(second.stderr, "copy/u32/4096: answered from the tune cache") {
+		t.Errorf("the second tune does not say it answered from the cache; stderr: %q", second.stderr)
+	}
+	// Answered from the cache, the second tune repeats the first's numbers.
+	a, err := results.Parse([]byte(first.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := results.Parse([]byte(second.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Time = a.Time
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("the second tune measured again (-first +second):\n%s", diff)
+	}
+	third := mustRun(t, 0, args("tune", "--cache", cache)...)
+	golden(t, "tune-cached-table", resultsMasker(t).mask(third.stdout))
+	golden(t, "tune-cached-stderr", tableMasker(deviceMasker(t)).mask(third.stderr))
+
+	forced := mustRun(t, 0, args("tune", "--cache", cache, "--force", "--format", "json")...)
+	if strings.Contains(forced.stderr, "answered from the tune cache") {
+		t.Errorf("tune --force answered from the cache: %s", forced.stderr)
+	}
+}
+
+func TestTuneCompileOnly(t *testing.T) {
+	needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	r := mustRun(t, 0, "tune", "--compile-only", "--cache", cache, "copy", "gemm")
+	if r.stdout != "" {
+		t.Errorf("stdout %q, want nothing", r.stdout)
+	}
+	golden(t, "tune-compile-only", r.stderr)
+	if _, err := os.Stat(cache); err != nil {
+		t.Errorf("the pipeline cache was not kept: %v", err)
+	}
+	// Nothing was tuned.
+	ls := mustRun(t, 0, "cache", "ls", "--cache", cache)
+	if strings.TrimSpace(ls.stdout) != "the cache is empty" {
+		t.Errorf("cache ls after a compile-only tune:\n%s", ls.stdout)
+	}
+}
+
+// peakArgs measure the device's peak on tiny problems.
+var peakArgs = []string{"--size", "copy=4096", "--size", "peak-fma-f32=1024x64", "--size", "peak-fma-f16=1024x64",
+	"--size", "peak-mad-i32=1024x64", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet"}
+
+func TestPeak(t *testing.T) {
+	needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	r := mustRun(t, 0, append([]string{"peak", "--cache", cache}, peakArgs...)...)
+	m := tableMasker(deviceMasker(t).regexp(`(?m)^(  (?:peak-\S+|copy) +)\S+`, "$1<candidate>"))
+	golden(t, "peak-table", m.mask(r.stdout))
+
+	r = mustRun(t, 0, append([]string{"peak", "--cache", cache, "--format", "json"}, peakArgs...)...)
+	var rec autotune.PeakRecord
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		t.Fatalf("peak --format json: %v\n%s", err, r.stdout)
+	}
+	if rec.GFLOPs <= 0 || rec.BandwidthGBps <= 0 {
+		t.Errorf("peak measured %v GFLOP/s and %v GB/s, want both positive", rec.GFLOPs, rec.BandwidthGBps)
+	}
+	// run shows the percent of the stored peak.
+	run := mustRun(t, 0, args("run", "--cache", cache, "--format", "json")...)
+	f, err := results.Parse([]byte(run.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range f.Benchmarks {
+		if b.Stats != nil && b.PercentPeak <= 0 {
+			t.Errorf("%s: no percent of peak though a peak is stored", b.Name)
+		}
+	}
+}
+
+func TestCache(t *testing.T) {
+	info := needDevice(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache.db")
+	tuned := mustRun(t, 0, args("tune", "--cache", cache, "--format", "json")...)
+	f, err := results.Parse([]byte(tuned.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var winner string
+	for _, b := range f.Benchmarks {
+		if b.Winner {
+			winner = b.Candidate
+		}
+	}
+	m := func() *masker {
+		m := deviceMasker(t, dir).regexp(`(?m)^(  copy/u32/4096 +)`+regexp.QuoteMeta(winner)+` `, "$1<winner> ").
+			regexp(`winner: \S+ \(candidate \d+\)`, "winner: <winner> (candidate <n>)").
+			regexp(` \(tie\)`, "").regexp(`, a tie broken by: .*`, "").
+			regexp(`(?m)^(\s+\*?\s*\S+\s+)dropped\s`, "${1}measured ").
+			regexp(`dropped after .*`, "").
+			regexp(`(?m)^  \*  `, "     ").
+			regexp(`vkbench [0-9][^, ]*`, "vkbench <version>").
+			regexp(`seed \d+`, "seed <n>").
+			regexp(`\d+-\d+ samples`, "<n>-<n> samples").
+			regexp(autotune.FlagBudgetSpent+` ?`, "")
+		return tableMasker(m)
+	}
+
+	t.Run("path", func(t *testing.T) {
+		r := mustRun(t, 0, "cache", "path", "--cache", cache)
+		if strings.TrimSpace(r.stdout) != cache {
+			t.Errorf("cache path says %q, want %q", r.stdout, cache)
+		}
+		r = mustRun(t, 0, "cache", "path", "--cache", "off")
+		if r.stdout != "off\n" {
+			t.Errorf("cache path --cache off says %q, want off", r.stdout)
+		}
+		t.Setenv(autotune.EnvCache, filepath.Join(dir, "env.db"))
+		r = mustRun(t, 0, "cache", "path")
+		if strings.TrimSpace(r.stdout) != filepath.Join(dir, "env.db") {
+			t.Errorf("cache path with $%s says %q", autotune.EnvCache, r.stdout)
+		}
+	})
+	t.Run("ls", func(t *testing.T) {
+		r := mustRun(t, 0, "cache", "ls", "--cache", cache)
+		golden(t, "cache-ls", m().mask(r.stdout))
+		r = mustRun(t, 0, "cache", "ls", "--cache", cache, "--json")
+		var tables []struct {
+			Table   autotune.Table    `json:"table"`
+			Entries []*autotune.Entry `json:"entries"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &tables); err != nil {
+			t.Fatalf("cache ls --json: %v", err)
+		}
+		if len(tables) != 1 || tables[0].Table.Hardware != info.Hardware() || len(tables[0].Entries) != 1 || tables[0].Entries[0].FastestName != winner {
+			t.Errorf("cache ls --json = %s, want one table of %s with one entry won by %s", r.stdout, info.Hardware(), winner)
+		}
+	})
+	t.Run("show", func(t *testing.T) {
+		r := mustRun(t, 0, "cache", "show", "copy/u32/4096", "--cache", cache)
+		golden(t, "cache-show", m().mask(r.stdout))
+		r = mustRun(t, 0, "cache", "show", "copy/u32/4096", "--cache", cache, "--json", "--hardware", info.Hardware(), "--tuner", "builtin")
+		e, err := autotune.DecodeEntry([]byte(r.stdout))
+		if err != nil {
+			t.Fatalf("cache show --json: %v", err)
+		}
+		if e.FastestName != winner || e.Key != "copy/u32/4096" {
+			t.Errorf("cache show --json: key %s won by %s, want copy/u32/4096 won by %s", e.Key, e.FastestName, winner)
+		}
+		r = mustRun(t, exitUsage, "cache", "show", "copy/u32/8192", "--cache", cache)
+		if !strings.HasPrefix(r.stderr, "vkbench: ") || !strings.Contains(r.stderr, "no entry copy/u32/8192") {
+			t.Errorf("show of a missing key: stderr %q", r.stderr)
+		}
+	})
+	t.Run("export-import-clear", func(t *testing.T) {
+		exported := filepath.Join(dir, "table.json")
+		r := mustRun(t, 0, "cache", "export", exported, "--cache", cache)
+		golden(t, "cache-export", m().mask(r.stderr))
+		var doc map[string]any
+		data, err := os.ReadFile(exported)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("the exported table is not JSON: %v", err)
+		}
+
+		other := filepath.Join(dir, "other.db")
+		r = mustRun(t, 0, "cache", "import", exported, "--cache", other, "--hardware", info.Hardware())
+		golden(t, "cache-import", m().mask(r.stderr))
+		r = mustRun(t, exitUsage, "cache", "import", exported, "--cache", other, "--hardware", "another_gpu")
+		if !strings.HasPrefix(r.stderr, "vkbench: ") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("import from other hardware: stderr %q, want one vkbench: line", r.stderr)
+		}
+		mustRun(t, 0, "cache", "import", exported, "--cache", other, "--hardware", "another_gpu", "--force")
+
+		// The imported answer serves a tune without measuring.
+		r = mustRun(t, 0, args("tune", "--cache", other)...)
+		if !strings.Contains(r.stderr, "answered from the tune cache") {
+			t.Errorf("a tune after import measured again; stderr %q", r.stderr)
+		}
+
+		mustRun(t, 0, "cache", "clear", "--cache", other)
+		r = mustRun(t, 0, "cache", "ls", "--cache", other)
+		if strings.TrimSpace(r.stdout) != "the cache is empty" {
+			t.Errorf("cache ls after clear:\n%s", r.stdout)
+		}
+		mustRun(t, 0, "cache", "clear", "--cache", cache, "--hardware", info.Hardware(), "--tuner", "builtin")
+		r = mustRun(t, 0, "cache", "ls", "--cache", cache)
+		if strings.TrimSpace(r.stdout) != "the cache is empty" {
+			t.Errorf("cache ls after clearing the one table:\n%s", r.stdout)
+		}
+	})
+}
+
+// TestValidation runs a benchmark under the Khronos validation layer: the
+// layer's messages come out as "vkbench: warning:" lines, and there must be
+// none.
+func TestValidation(t *testing.T) {
+	needDevice(t)
+	r := vkbench(t, args("run", "--cache", "off", "--validation")...)
+	if r.code != exitOK {
+		if !strict() && strings.Contains(r.stderr, "validation was asked for") {
+			t.Skipf("no validation layer: %s", r.stderr)
+		}
+		t.Fatalf("run --validation: exit status %d\n%s", r.code, r.stderr)
+	}
+	if r.stderr != "" {
+		t.Errorf("the validation layer complained:\n%s", r.stderr)
+	}
+}

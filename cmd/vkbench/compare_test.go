@@ -1,0 +1,217 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/results"
+)
+
+// The files in testdata/compare are crafted: ten samples per benchmark,
+// either tight (±0.5% around the median) or noisy (-45% to +60%).
+//
+//	base.json           vec4 100µs and scalar 150µs tight; broken failed;
+//	                    gone 200µs
+//	slower.json         vec4 110µs tight (a real 10% regression)
+//	faster.json         vec4 90µs tight (a 10% improvement)
+//	noisy-base.json     vec4 100µs noisy
+//	noisy-new.json      vec4 110µs noisy: the same medians as base/slower,
+//	                    but no significant change
+//	mismatched.json     scalar unsupported, broken now measured, gone
+//	                    missing, added new
+//	base.txt            base.json's vec4 and scalar in Go benchmark format
+//	malformed.json      cut short
+//	wrong-schema.json   schema vkbench.results/v0
+
+func compareJSON(t testing.TB, base, cur string) results.Report {
+	t.Helper()
+	r := vkbench(t, "compare", "--format", "json", compareData(base), compareData(cur))
+	var rep results.Report
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("compare --format json: %v\n%s", err, r.stdout)
+	}
+	return rep
+}
+
+func row(t testing.TB, rep results.Report, name string) results.Row {
+	t.Helper()
+	for _, r := range rep.Rows {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no row %s in %+v", name, rep.Rows)
+	return results.Row{}
+}
+
+func TestCompareRegression(t *testing.T) {
+	r := mustRun(t, exitRegression, "compare", compareData("base.json"), compareData("slower.json"))
+	golden(t, "compare-slower-table", r.stdout)
+	if r.stderr != "vkbench: 1 benchmark(s) regressed\n" {
+		t.Errorf("stderr %q, want the one line that says so", r.stderr)
+	}
+	rep := compareJSON(t, "base.json", "slower.json")
+	vec4 := row(t, rep, "copy/u32/4096/vec4")
+	if vec4.Verdict != results.Slower || math.Abs(vec4.Delta-0.10) > 0.001 || vec4.P >= 0.05 {
+		t.Errorf("vec4: %+v, want slower by 10%% with p < 0.05", vec4)
+	}
+	if s := row(t, rep, "copy/u32/4096/scalar"); s.Verdict != results.Same {
+		t.Errorf("scalar: %+v, want no change", s)
+	}
+	if rep.Regressions != 1 {
+		t.Errorf("%d regressions, want 1", rep.Regressions)
+	}
+	// A higher threshold forgives 10%.
+	mustRun(t, exitOK, "compare", "--threshold", "0.15", compareData("base.json"), compareData("slower.json"))
+}
+
+func TestCompareNoise(t *testing.T) {
+	r := mustRun(t, exitOK, "compare", compareData("noisy-base.json"), compareData("noisy-new.json"))
+	golden(t, "compare-noisy-table", r.stdout)
+	rep := compareJSON(t, "noisy-base.json", "noisy-new.json")
+	vec4 := row(t, rep, "copy/u32/4096/vec4")
+	if vec4.Verdict != results.Same || vec4.P < 0.05 || math.Abs(vec4.Delta-0.10) > 0.001 {
+		t.Errorf("vec4: %+v, want the same 10%% slower median judged no change (p >= 0.05)", vec4)
+	}
+}
+
+func TestCompareImprovement(t *testing.T) {
+	r := mustRun(t, exitOK, "compare", compareData("base.json"), compareData("faster.json"))
+	golden(t, "compare-faster-table", r.stdout)
+	rep := compareJSON(t, "base.json", "faster.json")
+	if vec4 := row(t, rep, "copy/u32/4096/vec4"); vec4.Verdict != results.Faster {
+		t.Errorf("vec4: %+v, want faster", vec4)
+	}
+}
+
+func TestCompareMismatched(t *testing.T) {
+	for _, format := range []string{"table", "json", "junit"} {
+		t.Run(format, func(t *testing.T) {
+			r := mustRun(t, exitOK, "compare", "--format", format, compareData("base.json"), compareData("mismatched.json"))
+			golden(t, "compare-mismatched-"+format, r.stdout)
+			for _, name := range []string{"copy/u32/4096/scalar", "copy/u32/4096/broken", "copy/u32/4096/gone", "copy/u32/4096/added"} {
+				if !strings.Contains(r.stdout, name) {
+					t.Errorf("%s is not reported:\n%s", name, r.stdout)
+				}
+			}
+		})
+	}
+	rep := compareJSON(t, "base.json", "mismatched.json")
+	want := map[string]results.Verdict{
+		"copy/u32/4096/vec4":   results.Same,
+		"copy/u32/4096/scalar": results.NotMeasured, // unsupported in new
+		"copy/u32/4096/broken": results.NotMeasured, // failed in base
+		"copy/u32/4096/gone":   results.OnlyBase,
+		"copy/u32/4096/added":  results.OnlyNew,
+	}
+	for name, v := range want {
+		if got := row(t, rep, name).Verdict; got != v {
+			t.Errorf("%s: verdict %q, want %q", name, got, v)
+		}
+	}
+	if rep.Missing != 4 || len(rep.Rows) != 5 {
+		t.Errorf("%d rows, %d missing; want 5 rows, 4 missing", len(rep.Rows), rep.Missing)
+	}
+}
+
+// junitReport is what CI systems read from JUnit XML.
+type junitReport struct {
+	XMLName  xml.Name `xml:"testsuite"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	Cases    []struct {
+		Name    string `xml:"name,attr"`
+		Class   string `xml:"classname,attr"`
+		Failure *struct {
+			Message string `xml:"message,attr"`
+		} `xml:"failure"`
+		Skipped *struct {
+			Message string `xml:"message,attr"`
+		} `xml:"skipped"`
+		Out string `xml:"system-out"`
+	} `xml:"testcase"`
+}
+
+func TestCompareJUnit(t *testing.T) {
+	for _, tc := range []struct {
+		base, cur                string
+		code                     int
+		tests, failures, skipped int
+	}{
+		{"base.json", "slower.json", exitRegression, 4, 1, 1}, // broken failed in both
+		{"base.json", "faster.json", exitOK, 4, 0, 1},
+		{"base.json", "mismatched.json", exitOK, 5, 0, 4},
+	} {
+		t.Run(tc.cur, func(t *testing.T) {
+			r := mustRun(t, tc.code, "compare", "--format", "junit", compareData(tc.base), compareData(tc.cur))
+			if !strings.HasPrefix(r.stdout, xml.Header) {
+				t.Errorf("no XML declaration:\n%s", r.stdout)
+			}
+			var rep junitReport
+			if err := xml.Unmarshal([]byte(r.stdout), &rep); err != nil {
+				t.Fatalf("the JUnit XML does not parse: %v\n%s", err, r.stdout)
+			}
+			failures, skipped := 0, 0
+			for _, c := range rep.Cases {
+				if c.Failure != nil {
+					failures++
+				}
+				if c.Skipped != nil {
+					skipped++
+				}
+				if c.Name == "" || c.Out == "" {
+					t.Errorf("test case without a name or output: %+v", c)
+				}
+			}
+			if rep.Tests != tc.tests || len(rep.Cases) != tc.tests || rep.Failures != tc.failures || failures != tc.failures || rep.Skipped != tc.skipped || skipped != tc.skipped {
+				t.Errorf("tests=%d (%d cases) failures=%d (%d) skipped=%d (%d); want %d, %d, %d",
+					rep.Tests, len(rep.Cases), rep.Failures, failures, rep.Skipped, skipped, tc.tests, tc.failures, tc.skipped)
+			}
+		})
+	}
+	r := mustRun(t, exitRegression, "compare", "--format", "junit", compareData("base.json"), compareData("slower.json"))
+	golden(t, "compare-slower-junit", r.stdout)
+	r = mustRun(t, exitRegression, "compare", "--format", "json", compareData("base.json"), compareData("slower.json"))
+	golden(t, "compare-slower-json", r.stdout)
+}
+
+func TestCompareGoBenchFormat(t *testing.T) {
+	// base.txt holds base.json's vec4 and scalar, one Go benchmark line a
+	// sample: the regression is found the same way.
+	r := mustRun(t, exitRegression, "compare", compareData("base.txt"), compareData("slower.json"))
+	golden(t, "compare-gobench-table", r.stdout)
+	rep := compareJSON(t, "base.txt", "slower.json")
+	if v := row(t, rep, "copy/u32/4096/vec4").Verdict; v != results.Slower {
+		t.Errorf("vec4 from Go benchmark format: %q, want slower", v)
+	}
+	if v := row(t, rep, "copy/u32/4096/gone").Verdict; v != results.OnlyNew {
+		t.Errorf("gone: %q, want %q", v, results.OnlyNew)
+	}
+}
+
+// TestCompareRealRun compares a real run with itself: nothing regresses.
+func TestCompareRealRun(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	cache := dir + "/cache.db"
+	file := dir + "/run.json"
+	mustRun(t, 0, args("run", "--cache", cache, "--format", "json", "--output", file)...)
+	mustRun(t, exitOK, "compare", file, file)
+	r := mustRun(t, exitOK, "compare", "--format", "json", file, file)
+	var rep results.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rep.Rows {
+		if row.Verdict != results.Same {
+			t.Errorf("%s compared with itself: %q", row.Name, row.Verdict)
+		}
+	}
+}

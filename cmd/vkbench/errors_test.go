@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// checkOneLine checks that a failed command said so in exactly one line on
+// stderr, "vkbench: ...", with no usage dump, no stack trace and nothing on
+// stdout.
+func checkOneLine(t testing.TB, r result, want *regexp.Regexp) {
+	t.Helper()
+	if !strings.HasPrefix(r.stderr, "vkbench: ") || strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") {
+		t.Errorf("stderr is not one line starting with \"vkbench: \":\n%s", r.stderr)
+	}
+	for _, bad := range []string{"Usage:", "goroutine ", "panic", "Flags:", ".go:"} {
+		if strings.Contains(r.stderr, bad) {
+			t.Errorf("stderr contains %q:\n%s", bad, r.stderr)
+		}
+	}
+	if want != nil && !want.MatchString(r.stderr) {
+		t.Errorf("stderr %q does not match %q", r.stderr, want)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout is not empty:\n%s", r.stdout)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	// A path under a regular file cannot be a cache: no one, not even
+	// root, can create a folder there.
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badCache := filepath.Join(file, "cache.db")
+	report := filepath.Join(dir, "report.html")
+	for _, tc := range []struct {
+		name   string
+		device bool // the case opens the device
+		args   []string
+		want   string // regexp of stderr
+	}{
+		{"unknown command", false, []string{"bogus"}, `unknown command "bogus" for "vkbench"`},
+		{"unknown cache command", false, []string{"cache", "bogus"}, `unknown command "bogus" for "vkbench cache"`},
+		{"unknown help topic", false, []string{"help", "bogus"}, `unknown help topic "bogus"`},
+		{"unknown completion shell", false, []string{"completion", "cmd"}, `unknown command "cmd"`},
+		{"argument to devices", false, []string{"devices", "extra"}, `unknown command "extra" for "vkbench devices"`},
+		{"unknown flag", false, []string{"run", "--bogus"}, `unknown flag: --bogus`},
+		{"unknown shorthand", false, []string{"compare", "-z"}, `unknown shorthand flag: 'z'`},
+		{"bad flag value", false, []string{"run", "copy", "--budget", "soon"}, `invalid argument "soon" for "--budget"`},
+		{"unknown operation", false, []string{"run", "nosuchop"}, `no operation "nosuchop"`},
+		{"unknown format", false, []string{"run", "copy", "--format", "xml"}, `unknown --format "xml"`},
+		{"cold and hot", false, []string{"run", "copy", "--cold", "--hot"}, `--cold and --hot`},
+		{"zero samples", false, []string{"run", "copy", "--min-samples", "0"}, `--min-samples`},
+		{"unknown level", false, []string{"tune", "copy", "--level", "ludicrous"}, `ludicrous`},
+		{"unreadable manifest", false, []string{"run", "copy", "--manifest", "/nonexistent.json"}, `/nonexistent.json`},
+		{"device out of range", true, []string{"run", "copy", "--device", "7", "--cache", "off"}, `--device 7 is out of range`},
+		{"no such device", true, []string{"run", "copy", "--device", "no-such-gpu", "--cache", "off"}, `matches no device`},
+		{"bad size", true, []string{"run", "copy", "--size", "1x2x3", "--cache", "off"}, `3 extents for 1 dimensions`},
+		{"cache under a file: run", false, []string{"run", "copy", "--cache", badCache}, `--cache .*: .* is not a folder`},
+		{"cache under a file: tune", false, []string{"tune", "copy", "--cache", badCache}, `is not a folder`},
+		{"cache under a file: compile-only", false, []string{"tune", "--compile-only", "--cache", badCache}, `is not a folder`},
+		{"cache under a file: peak", false, []string{"peak", "--cache", badCache}, `is not a folder`},
+		{"cache under a file: ls", false, []string{"cache", "ls", "--cache", badCache}, `is not a folder`},
+		{"cache under a file: clear", false, []string{"cache", "clear", "--cache", badCache}, `is not a folder`},
+		{"cache under a file: import", false, []string{"cache", "import", compareData("base.json"), "--cache", badCache}, `is not a folder`},
+		{"cache is a folder", false, []string{"cache", "ls", "--cache", dir}, `not a regular file`},
+		{"bad key", false, []string{"cache", "show", "nokey", "--cache", "off"}, `bad key "nokey"`},
+		{"import missing file", false, []string{"cache", "import", "/nonexistent.json", "--cache", "off"}, `/nonexistent.json`},
+		{"export to a bad path", false, []string{"cache", "export", badCache + ".json", "--cache", "off"}, `no table matches|not a directory`},
+		{"compare one file", false, []string{"compare", compareData("base.json")}, `compare takes 2 argument\(s\), got 1`},
+		{"compare malformed", false, []string{"compare", compareData("malformed.json"), compareData("base.json")}, `malformed JSON.*malformed.json`},
+		{"compare wrong schema", false, []string{"compare", compareData("base.json"), compareData("wrong-schema.json")}, `schema "vkbench.results/v0"`},
+		{"compare missing file", false, []string{"compare", "/nonexistent.json", compareData("base.json")}, `/nonexistent.json`},
+		{"compare not results", false, []string{"compare", cliData("results.schema.json"), compareData("base.json")}, `schema`},
+		{"compare format", false, []string{"compare", "--format", "xml", compareData("base.json"), compareData("base.json")}, `unknown --format "xml"`},
+		{"compare alpha", false, []string{"compare", "--alpha", "2", compareData("base.json"), compareData("base.json")}, `--alpha`},
+		{"report no file", false, []string{"report", "-o", report}, `at least one result file`},
+		{"report no output", false, []string{"report", compareData("base.json")}, `needs -o`},
+		{"report format", false, []string{"report", compareData("base.json"), "-o", "report.pdf"}, `unknown report format ".pdf"`},
+		{"report malformed", false, []string{"report", compareData("malformed.json"), "-o", report}, `malformed JSON`},
+		{"report bad output path", false, []string{"report", compareData("base.json"), "-o", filepath.Join(file, "r.svg"), "--peak-gbps", "1", "--peak-gflops", "1"}, `not a directory`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.device {
+				needDevice(t)
+			}
+			args := tc.args
+			r := vkbench(t, args...)
+			if r.code != exitUsage {
+				t.Errorf("vkbench %s: exit status %d, want %d; stderr: %s", strings.Join(args, " "), r.code, exitUsage, r.stderr)
+			}
+			checkOneLine(t, r, regexp.MustCompile(tc.want))
+		})
+	}
+	if _, err := os.Stat(report); err == nil {
+		t.Errorf("a failed report wrote %s", report)
+	}
+}
+
+// The test binary is also vkbench itself when VKBENCH_TEST_MAIN is set, so
+// that a test can run the command as a process: with its own environment,
+// through main and os.Exit.
+func init() {
+	if os.Getenv("VKBENCH_TEST_MAIN") == "1" {
+		main()
+	}
+}
+
+// vkbenchProcess runs the command line args in a child process with env
+// added to its environment.
+func vkbenchProcess(t testing.TB, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.CommandContext(context.Background(), os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "VKBENCH_TEST_MAIN=1"), env...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running %s: %v", os.Args[0], err)
+		}
+		code = ee.ExitCode()
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+func TestProcessExitStatus(t *testing.T) {
+	r := vkbenchProcess(t, nil, "compare", compareData("base.json"), compareData("slower.json"))
+	if r.code != exitRegression || !strings.Contains(r.stdout, "slower") {
+		t.Errorf("compare of a regression as a process: exit status %d, want %d\n%s%s", r.code, exitRegression, r.stdout, r.stderr)
+	}
+	r = vkbenchProcess(t, nil, "bogus")
+	if r.code != exitUsage {
+		t.Errorf("an unknown command as a process: exit status %d, want %d", r.code, exitUsage)
+	}
+	checkOneLine(t, r, nil)
+}
+
+// TestDeviceFailure runs vkbench where the Vulkan loader finds no driver:
+// a device failure, exit status 3, in one line.
+func TestDeviceFailure(t *testing.T) {
+	needDevice(t) // the loader is there; only the driver is hidden
+	noDriver := []string{"VK_ICD_FILENAMES=/nonexistent/icd.json", "VK_DRIVER_FILES=/nonexistent/icd.json", "VK_ADD_DRIVER_FILES="}
+	for _, args := range [][]string{
+		{"devices"},
+		{"devices", "--json"},
+		append([]string{"run", "--cache", "off"}, runArgs...),
+		{"tune", "--compile-only", "--cache", "off"},
+	} {
+		r := vkbenchProcess(t, noDriver, args...)
+		if r.code != exitDevice {
+			t.Errorf("vkbench %s without a driver: exit status %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, exitDevice, r.stdout, r.stderr)
+		}
+		checkOneLine(t, r, nil)
+	}
+}

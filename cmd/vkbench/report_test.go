@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// svgTexts parses an SVG document and returns its text elements; it fails
+// t if the document is not well-formed XML with an <svg> root.
+func svgTexts(t testing.TB, data []byte) []string {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var texts []string
+	var root string
+	inText := false
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+			inText = tok.Name.Local == "text"
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(tok))
+			}
+		case xml.EndElement:
+			inText = false
+		}
+	}
+	if root != "svg" {
+		t.Fatalf("the SVG's root element is %q", root)
+	}
+	return texts
+}
+
+func containsAll(t testing.TB, what string, texts []string, want ...string) {
+	t.Helper()
+	all := strings.Join(texts, "\n")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("%s has no %q; it has:\n%s", what, w, all)
+		}
+	}
+}
+
+// maskSVG replaces each inline SVG of an HTML report by a count of its
+// text elements: the drawing's coordinates are gonum's business.
+func maskSVG(t testing.TB, page string) string {
+	return regexp.MustCompile(`(?s)<svg .*?</svg>`).ReplaceAllStringFunc(page, func(svg string) string {
+		return "<svg><!-- " + strings.Join(svgTexts(t, []byte(svg)), " | ") + " --></svg>"
+	})
+}
+
+func TestReportCrafted(t *testing.T) {
+	dir := t.TempDir()
+	in := cliData("report-input.json")
+	peak := []string{"--peak-gbps", "10", "--peak-gflops", "100"}
+
+	t.Run("html", func(t *testing.T) {
+		out := filepath.Join(dir, "report.html")
+		r := mustRun(t, 0, append([]string{"report", in, "-o", out}, peak...)...)
+		if r.stdout != "" || r.stderr != "wrote "+out+": 3 chart(s) of 1 file(s)\n" {
+			t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+		}
+		page, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(page), "<svg "); n != 3 {
+			t.Errorf("%d inline SVGs, want 3 (two operations and a roofline)", n)
+		}
+		// Self-contained: no scripts, nothing fetched; the only addresses
+		// are the SVG namespaces.
+		rest := strings.NewReplacer(`xmlns="http://www.w3.org/2000/svg"`, "", `xmlns:xlink="http://www.w3.org/1999/xlink"`, "").Replace(string(page))
+		for _, bad := range []string{"<?xml", "<script", "http:", "https:", "<link", "src="} {
+			if strings.Contains(rest, bad) {
+				t.Errorf("the page contains %q: not self-contained", bad)
+			}
+		}
+		golden(t, "report-crafted-html", maskSVG(t, string(page)))
+	})
+	t.Run("svg", func(t *testing.T) {
+		out := filepath.Join(dir, "report.svg")
+		mustRun(t, 0, append([]string{"report", in, "-o", out}, peak...)...)
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := svgTexts(t, data)
+		containsAll(t, "the SVG", texts,
+			"copy u32, size 1048576 — report-input.json", "gemm f32, size 256x256x256 — report-input.json",
+			"vec4", "scalar (dropped early)", "vec4-unroll4",
+			"tiled (failed: wrong result at C[3,5]: got 1.5, want 2.25",
+			"regblock-big (unsupported: needs 32.5 KiB of shared memory",
+			"time per run (ms), lower is better", "winner",
+			"Roofline: Crafted GPU", "arithmetic intensity (FLOP/byte)", "GFLOP/s",
+			"memory 10 GB/s", "compute 100 GFLOP/s", "gemm",
+			"copy u32, size 1048576 moves data only: best vec4 at 7.99 GB/s, 80% of the 10 GB/s roof.")
+	})
+	t.Run("png", func(t *testing.T) {
+		out := filepath.Join(dir, "report.png")
+		mustRun(t, 0, append([]string{"report", in, "-o", out}, peak...)...)
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = f.Close() }() // read only
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("the PNG does not decode: %v", err)
+		}
+		if b := img.Bounds(); b.Dx() != 1020 || b.Dy() < 1000 {
+			t.Errorf("the PNG is %dx%d, want 1020 wide and taller than 1000", b.Dx(), b.Dy())
+		}
+	})
+	t.Run("no-peak", func(t *testing.T) {
+		out := filepath.Join(dir, "nopeak.svg")
+		r := mustRun(t, 0, "report", in, "-o", out, "--cache", filepath.Join(dir, "empty.db"))
+		if !strings.Contains(r.stderr, "2 chart(s)") {
+			t.Errorf("stderr %q, want two charts (no roofline)", r.stderr)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		containsAll(t, "the SVG without a peak", svgTexts(t, data), "No roofline for crafted_0000_test: no peak is known")
+	})
+	t.Run("overlay", func(t *testing.T) {
+		out := filepath.Join(dir, "overlay.html")
+		mustRun(t, 0, "report", compareData("base.json"), compareData("slower.json"), compareData("mismatched.json"), "-o", out, "--cache", "off")
+		page, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "report-overlay-html", maskSVG(t, string(page)))
+	})
+	t.Run("gobench", func(t *testing.T) {
+		out := filepath.Join(dir, "gobench.svg")
+		mustRun(t, 0, "report", compareData("base.txt"), "-o", out, "--cache", "off")
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		containsAll(t, "the SVG of Go benchmark lines", svgTexts(t, data), "copy/u32/4096 — base.txt", "vec4", "scalar")
+	})
+}
+
+// TestReportRealRun draws a real run on this device, with the peak that
+// vkbench peak stored, in every format.
+func TestReportRealRun(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache.db")
+	file := filepath.Join(dir, "run.json")
+	mustRun(t, 0, append([]string{"peak", "--cache", cache}, peakArgs...)...)
+	mustRun(t, 0, args("run", "--cache", cache, "--format", "json", "--output", file)...)
+	for _, ext := range []string{"html", "svg", "png"} {
+		out := filepath.Join(dir, "report."+ext)
+		r := mustRun(t, 0, "report", file, "-o", out, "--cache", cache)
+		// copy does no arithmetic: no point on the roofline, so one chart.
+		if !strings.Contains(r.stderr, "1 chart(s) of 1 file(s)") {
+			t.Errorf("%s: stderr %q", ext, r.stderr)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ext {
+		case "svg":
+			containsAll(t, "the SVG", svgTexts(t, data), "copy u32, size 4096 — run.json", "moves data only: best ")
+		case "html":
+			if !strings.Contains(string(data), "<td>"+needDevice(t).Name+"</td>") {
+				t.Errorf("the page does not name the device")
+			}
+		case "png":
+			if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+				t.Errorf("the PNG does not decode: %v", err)
+			}
+		}
+	}
+}

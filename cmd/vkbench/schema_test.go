@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/vkbench/vkbench/results"
+)
+
+// testdata/cli/results.schema.json is the JSON Schema (draft 2020-12) of
+// the versioned results format "vkbench.results/v1": what run and tune
+// write with --format json, and compare and report read. Every JSON
+// output of the tests is validated against it, strictly (no unknown
+// fields, formats asserted), with github.com/santhosh-tekuri/jsonschema.
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+)
+
+func resultsSchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	schemaOnce.Do(func() {
+		f, err := os.Open(cliData("results.schema.json"))
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		defer func() { _ = f.Close() }() // read only
+		doc, err := jsonschema.UnmarshalJSON(f)
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		id := doc.(map[string]any)["$id"].(string)
+		if schemaErr = c.AddResource(id, doc); schemaErr != nil {
+			return
+		}
+		schema, schemaErr = c.Compile(id)
+	})
+	if schemaErr != nil {
+		t.Fatalf("the results schema does not compile: %v", schemaErr)
+	}
+	return schema
+}
+
+// validateResults fails t unless data is a valid vkbench.results/v1 file.
+func validateResults(t testing.TB, data []byte) {
+	t.Helper()
+	if err := checkSchema(t, data); err != nil {
+		t.Errorf("the results file does not follow %s: %v\n%s", results.Schema, err, data)
+	}
+}
+
+func checkSchema(t testing.TB, data []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	return resultsSchema(t).Validate(inst)
+}
+
+func TestSchemaNamesTheFormat(t *testing.T) {
+	data, err := os.ReadFile(cliData("results.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Title      string `json:"title"`
+		Properties struct {
+			Schema struct {
+				Const string `json:"const"`
+			} `json:"schema"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != results.Schema || doc.Properties.Schema.Const != results.Schema {
+		t.Errorf("the schema is titled %q and wants schema %q; the format is %q", doc.Title, doc.Properties.Schema.Const, results.Schema)
+	}
+}
+
+func TestSchemaAcceptsCraftedFiles(t *testing.T) {
+	for _, name := range []string{"base.json", "slower.json", "faster.json", "noisy-base.json", "noisy-new.json", "mismatched.json"} {
+		data, err := os.ReadFile(compareData(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		validateResults(t, data)
+	}
+	data, err := os.ReadFile(cliData("report-input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateResults(t, data)
+}
+
+// TestSchemaIsStrict checks that the schema rejects what a reader could
+// not trust, so that passing it means something.
+func TestSchemaIsStrict(t *testing.T) {
+	base, err := os.ReadFile(compareData("base.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, old, new string }{
+		{"unknown field", `"mode": "hot"`, `"mode": "hot", "extra": 1`},
+		{"other schema", `"vkbench.results/v1"`, `"vkbench.results/v2"`},
+		{"unknown outcome", `"outcome": "measured"`, `"outcome": "fast"`},
+		{"bad time", `"time": "2026-01-02T03:04:05Z"`, `"time": "yesterday"`},
+		{"measured without stats", `"stats": {`, `"statz": {`},
+		{"failed without error", `"error": "wrong result at element 7: got 0, want 12"`, `"note": "x"`},
+		{"winner false", `"winner": true`, `"winner": false`},
+		{"negative time", `"median_s": 9.999999999999999e-05`, `"median_s": -9.999999999999999e-05`},
+		{"name not op/dtype/shape/candidate", `"name": "copy/u32/4096/vec4"`, `"name": "vec4"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(string(base), tc.old) {
+				t.Fatalf("base.json has no %s", tc.old)
+			}
+			bad := strings.Replace(string(base), tc.old, tc.new, 1)
+			if err := checkSchema(t, []byte(bad)); err == nil {
+				t.Errorf("the schema accepts a file with %s", tc.name)
+			}
+		})
+	}
+}
