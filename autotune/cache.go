@@ -514,13 +514,9 @@ const peaksBucket = "peaks"
 // PeakRecord is a stored peak measurement.
 type PeakRecord struct {
 	Peak
-	// FP16GFLOPs and Int32GOPs are the other peak-arithmetic rates, 0 when
-	// unsupported or not measured.
-	FP16GFLOPs float64   `json:"fp16_gflop_per_s,omitempty"`
-	Int32GOPs  float64   `json:"int32_gop_per_s,omitempty"`
-	Device     string    `json:"device"`
-	Version    string    `json:"vkbench_version"`
-	Time       time.Time `json:"time"`
+	Device  string    `json:"device"`
+	Version string    `json:"vkbench_version"`
+	Time    time.Time `json:"time"`
 }
 
 // SavePeak stores the peak measured on hardware, replacing any earlier one.

@@ -32,6 +32,25 @@ type Peak struct {
 	BandwidthGBps float64 `json:"bandwidth_gb_per_s"`
 	// GFLOPs is the fp32 FMA rate.
 	GFLOPs float64 `json:"gflop_per_s"`
+	// FP16GFLOPs and Int32GOPs are the fp16 FMA and int32 multiply-add
+	// rates; 0 when unsupported or not measured.
+	FP16GFLOPs float64 `json:"fp16_gflop_per_s,omitempty"`
+	Int32GOPs  float64 `json:"int32_gop_per_s,omitempty"`
+}
+
+// Compute returns the peak arithmetic rate for operations on elements of
+// dtype: fp16, int32/uint32, or else fp32; 0 when unknown.
+func (p *Peak) Compute(dtype kernels.DType) float64 {
+	if p == nil {
+		return 0
+	}
+	switch dtype {
+	case kernels.F16:
+		return p.FP16GFLOPs
+	case kernels.I32, kernels.U32:
+		return p.Int32GOPs
+	}
+	return p.GFLOPs
 }
 
 // Options configure measurement and tuning.
@@ -591,7 +610,7 @@ func (m *measurement) entry() *Entry {
 				if p.BandwidthGBps > 0 && r.GBps > p.BandwidthGBps*1.05 {
 					r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
 				}
-				if p.GFLOPs > 0 && r.GFLOPs > p.GFLOPs*1.05 {
+				if c := p.Compute(m.op.DType()); c > 0 && r.GFLOPs > c*1.05 {
 					r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
 				}
 			}

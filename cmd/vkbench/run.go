@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -172,7 +171,7 @@ Exit status: 0 success, 1 a candidate computed a wrong result, 2 bad usage,
 
 func newTuneCmd() *cobra.Command {
 	var f benchFlags
-	var compileOnly, force bool
+	var compileOnly, force, allDevices bool
 	cmd := &cobra.Command{
 		Use:   "tune [OPERATION...]",
 		Short: "Benchmark the given operations and commit the winners to the tune cache",
@@ -183,10 +182,18 @@ measuring, unless --force; it says so on stderr. Shapes are bucketed by
 builds every candidate's pipeline and keeps the driver's pipeline cache, so
 that later runs pay no compile time; it measures nothing.
 
+--all-devices tunes on every device at once. Devices of the same hardware
+share one table and split the work: each key is tuned once, by whichever
+device takes it first. A device lost on the way commits nothing of the tune it
+was running, and its key goes to another device of the same hardware.
+
 Exit status: as run's.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if compileOnly {
 				return compileAll(cmd, &f, args)
+			}
+			if allDevices {
+				return tuneAllDevices(cmd, &f, args, force)
 			}
 			return runBench(cmd, &f, args, true, force)
 		},
@@ -194,6 +201,7 @@ Exit status: as run's.`,
 	f.register(cmd.Flags())
 	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build the pipelines and keep the driver's pipeline cache")
 	cmd.Flags().BoolVar(&force, "force", false, "measure again and replace answers already in the cache")
+	cmd.Flags().BoolVar(&allDevices, "all-devices", false, "tune on every device at once; identical devices split the work")
 	return cmd
 }
 
@@ -332,16 +340,30 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			b.Bytes = r.GBps * 1e9 * s.Median
 			b.Flops = r.GFLOPs * 1e9 * s.Median
 		}
-		if peak != nil {
-			if r.GFLOPs > 0 && peak.GFLOPs > 0 {
-				b.PercentPeak = 100 * r.GFLOPs / peak.GFLOPs
-			} else if r.GBps > 0 && peak.BandwidthGBps > 0 {
-				b.PercentPeak = 100 * r.GBps / peak.BandwidthGBps
-			}
-		}
+		b.PercentPeak = percentOfRoof(r, op.DType(), peak)
 		out = append(out, b)
 	}
 	return out
+}
+
+// percentOfRoof is a result's rate as a percentage of what the roofline
+// allows at its arithmetic intensity: min(compute peak, intensity ×
+// bandwidth peak) for operations that compute, the bandwidth peak for those
+// that only move data; 0 when the peak is not known.
+func percentOfRoof(r autotune.Result, dtype kernels.DType, peak *autotune.Peak) float64 {
+	if peak == nil {
+		return 0
+	}
+	c, bw := peak.Compute(dtype), peak.BandwidthGBps
+	switch {
+	case r.GFLOPs > 0 && c > 0 && r.GBps > 0 && bw > 0:
+		return 100 * r.GFLOPs / min(c, r.GFLOPs/r.GBps*bw)
+	case r.GFLOPs > 0 && c > 0:
+		return 100 * r.GFLOPs / c
+	case r.GBps > 0 && bw > 0:
+		return 100 * r.GBps / bw
+	}
+	return 0
 }
 
 // compileAll builds every candidate's pipeline and saves the driver's
@@ -359,7 +381,7 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	n, err := compileOps(cmd.Context(), o.dev, ops)
+	n, err := autotune.Compile(cmd.Context(), o.dev, ops)
 	if err == nil {
 		err = savePipelineCache(o.dev, cache)
 	}
@@ -368,30 +390,6 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "compiled %d pipelines\n", n)
 	return err
-}
-
-func compileOps(ctx context.Context, dev hal.Device, ops []kernels.Operation) (int, error) {
-	n := 0
-	info := dev.Info()
-	for _, op := range ops {
-		for _, c := range op.Candidates() {
-			if c.Supported(info) != nil {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return n, err
-			}
-			exe, err := dev.CreateExecutable(c.Executable())
-			if err != nil {
-				return n, status.Annotatef(err, "compiling %s/%s", op.Name(), c.Name)
-			}
-			n++
-			if err := exe.Release(); err != nil {
-				return n, err
-			}
-		}
-	}
-	return n, nil
 }
 
 // progress is a progress bar on a terminal, nothing elsewhere.

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// tuneAllDevices tunes ops on every device at once: devices of the same
+// hardware share the work (each key is tuned once, by whichever takes it
+// first), and a device lost on the way gives its key back to its twins.
+func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool) (err error) {
+	if f.dev.device != "" {
+		return usageError{fmt.Errorf("--all-devices and --device exclude each other")}
+	}
+	if f.format != "table" && f.format != "json" {
+		return usageError{fmt.Errorf("--all-devices writes table or json, not %q", f.format)}
+	}
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	ops, err := operations(args)
+	if err != nil {
+		return err
+	}
+	cache, err := f.cache.open(cmd, true)
+	if err != nil {
+		return err
+	}
+	out, closeOut, err := openOutput(cmd, f.output)
+	if err != nil {
+		return err
+	}
+	defer func() { err = status.Join(err, closeOut()) }()
+	ctx := cmd.Context()
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.dev.validation, Logger: warningLogger(cmd.ErrOrStderr())})
+	if err != nil {
+		return err
+	}
+	defer func() { err = status.Join(err, drv.Release()) }()
+	infos, err := drv.Enumerate()
+	if err != nil {
+		return err
+	}
+	if len(infos) == 0 {
+		return status.New(status.NotFound, "no Vulkan devices")
+	}
+	var devs []hal.Device
+	defer func() {
+		for _, d := range devs {
+			err = status.Join(err, savePipelineCache(d, cache), d.Release())
+		}
+	}()
+	groups := map[string][]*autotune.Tuner{}
+	var order []string
+	for _, info := range infos {
+		var dopts hal.DeviceOptions
+		dopts.PipelineCache, _ = cache.LoadPipelineCache(info.PipelineCacheUUID)
+		d, err := drv.Open(ctx, info.Index, dopts)
+		if err != nil {
+			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
+		}
+		devs = append(devs, d)
+		hw := info.Hardware()
+		if _, ok := groups[hw]; !ok {
+			order = append(order, hw)
+		}
+		groups[hw] = append(groups[hw], autotune.NewTuner(d, cache, opts))
+	}
+	start := time.Now()
+	results := make([][]autotune.JobResult, len(order))
+	errs := make([]error, len(order))
+	var wg sync.WaitGroup
+	for g, hw := range order {
+		tuners := groups[hw]
+		var jobs []autotune.Job
+		for _, op := range ops {
+			size, err := f.sizeFor(op, tuners[0].Device().Info())
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, autotune.Job{Op: op, Size: size})
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[g], errs[g] = autotune.TuneAll(ctx, tuners, jobs, force)
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	if err := status.Join(errs...); err != nil {
+		return err
+	}
+	var all []autotune.JobResult
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	if f.format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(allDevicesJSON(all, took)); err != nil {
+			return err
+		}
+	} else if err := writeAllDevices(out, all, took); err != nil {
+		return err
+	}
+	for _, r := range all {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	return nil
+}
+
+type jobJSON struct {
+	Op      string          `json:"op"`
+	Size    string          `json:"size"`
+	Device  int             `json:"device"`
+	Retried int             `json:"retried,omitempty"`
+	TookS   float64         `json:"took_s"`
+	Error   string          `json:"error,omitempty"`
+	Entry   *autotune.Entry `json:"entry,omitempty"`
+}
+
+func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
+	jobs := make([]jobJSON, len(all))
+	for i, r := range all {
+		j := jobJSON{Op: r.Job.Op.Name(), Size: kernels.Size(r.Job.Size).String(), Device: r.Device.Index, Retried: r.Retried, TookS: r.Took.Seconds(), Entry: r.Entry}
+		if r.Tuner < 0 {
+			j.Device = -1
+		}
+		if r.Err != nil {
+			j.Error = r.Err.Error()
+		}
+		jobs[i] = j
+	}
+	return struct {
+		TookS float64   `json:"took_s"`
+		Jobs  []jobJSON `json:"jobs"`
+	}{took.Seconds(), jobs}
+}
+
+func writeAllDevices(w interface{ Write([]byte) (int, error) }, all []autotune.JobResult, took time.Duration) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "hardware\toperation\tsize\twinner\tmedian\tanswered by\tmeasured by\ttook\tnote")
+	for _, r := range all {
+		winner, med, by, measured, note := "-", "-", "-", "-", ""
+		if r.Tuner >= 0 {
+			by = fmt.Sprintf("device %d", r.Device.Index)
+		}
+		if e := r.Entry; e != nil && e.Fastest >= 0 {
+			winner = e.FastestName
+			if s := e.Results[e.Fastest].Stats; s != nil {
+				med = fmtSeconds(s.Median)
+			}
+			measured = e.Device
+		}
+		if r.Retried > 0 {
+			note = fmt.Sprintf("retried after %d lost device(s)", r.Retried)
+		}
+		if r.Err != nil {
+			note = oneLine(r.Err.Error(), 100)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Table.Hardware, r.Job.Op.Name(), kernels.Size(r.Job.Size), winner, med, by, measured, r.Took.Round(time.Millisecond), note)
+	}
+	fmt.Fprintf(tw, "\n%d jobs on every device at once in %v\n", len(all), took.Round(time.Millisecond))
+	return tw.Flush()
+}
