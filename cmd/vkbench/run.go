@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ type benchFlags struct {
 	output     string
 	manifest   string
 	quiet      bool
+	verbose    bool
 }
 
 func (f *benchFlags) register(fs *pflag.FlagSet) {
@@ -58,6 +60,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
 	fs.StringVar(&f.manifest, "manifest", "", "also benchmark the operations of this kernel manifest (JSON)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log where the time goes (preparing, building, verifying, warming up, sampling) on stderr")
 }
 
 func (f *benchFlags) options() (autotune.Options, error) {
@@ -248,8 +251,11 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	}
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed,
 		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
-	bar := newProgress(cmd.ErrOrStderr(), f.quiet)
+	bar := newProgress(cmd.ErrOrStderr(), f.quiet || f.verbose)
 	opts.Progress = bar.update
+	if f.verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	tuner := autotune.NewTuner(o.dev, cache, opts)
 	var runErr error
 	for _, op := range ops {

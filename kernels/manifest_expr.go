@@ -1,0 +1,927 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file is the expression language of manifests: a small, statically
+// typed recursive-descent parser and a tree evaluator. Expressions are
+// short (a dispatch grid, a buffer length) and evaluated a few times per
+// Prepare, never per run, so clarity beats speed here.
+
+// exprType is the static type of an expression: every name (dimension,
+// param, let) and integer literal is an integer; a float literal, or an
+// operation on a float, is a float.
+type exprType uint8
+
+const (
+	intType exprType = iota
+	floatType
+)
+
+func (t exprType) String() string {
+	if t == floatType {
+		return "float"
+	}
+	return "integer"
+}
+
+// exprValue is the value of an expression: an int64 or a float64.
+type exprValue struct {
+	typ exprType
+	i   int64
+	f   float64
+}
+
+func intValue(i int64) exprValue     { return exprValue{typ: intType, i: i} }
+func floatValue(f float64) exprValue { return exprValue{typ: floatType, f: f} }
+
+func (v exprValue) float() float64 {
+	if v.typ == floatType {
+		return v.f
+	}
+	return float64(v.i)
+}
+
+func (v exprValue) truth() bool {
+	if v.typ == floatType {
+		return v.f != 0
+	}
+	return v.i != 0
+}
+
+func (v exprValue) String() string {
+	if v.typ == floatType {
+		return strconv.FormatFloat(v.f, 'g', -1, 64)
+	}
+	return strconv.FormatInt(v.i, 10)
+}
+
+// nameKind says where a name comes from, which decides where it may be used.
+type nameKind uint8
+
+const (
+	dimName   nameKind = iota // a dimension of the problem's size
+	paramName                 // a candidate's param
+	letName                   // a derived value of the operation
+	wgName                    // local_size_x/y/z of the dispatch, max_groups_x/y/z of the device
+	passName                  // "pass", the index of a repeated dispatch
+)
+
+// nameInfo describes a name an expression may use.
+type nameInfo struct {
+	kind nameKind
+	typ  exprType
+	// usesDims and usesParams say whether a let depends, directly or
+	// through other lets, on dimensions or on per-candidate values
+	// (params, workgroup sizes, the pass index).
+	usesDims, usesParams bool
+}
+
+// exprScope is the set of names an expression may use, and why some known
+// names may not be used where it stands.
+type exprScope struct {
+	names map[string]nameInfo
+	// forbid, if set, returns why a name of that kind may not be used
+	// here, or "" if it may.
+	forbid func(name string, info nameInfo) string
+}
+
+// expr is a parsed expression.
+type expr struct {
+	src  string
+	root exprNode
+	typ  exprType
+	// names are the names it uses, in order of first use.
+	names []string
+	// usesDims and usesParams: as in nameInfo.
+	usesDims, usesParams bool
+}
+
+// exprError is an error in an expression at a byte position (0-based);
+// its message reads "at column N: what".
+type exprError struct {
+	pos int
+	msg string
+}
+
+func (e *exprError) Error() string { return fmt.Sprintf("at column %d: %s", e.pos+1, e.msg) }
+
+type exprNode interface {
+	eval(env exprEnv) (exprValue, error)
+}
+
+// exprEnv gives the values of names during an evaluation.
+type exprEnv map[string]exprValue
+
+// exprFuncs are the functions of the language.
+var exprFuncs = map[string]struct{ minArgs, maxArgs int }{
+	"min": {2, -1}, "max": {2, -1}, "clamp": {3, 3},
+	"ceil": {1, 1}, "floor": {1, 1}, "round": {1, 1}, "abs": {1, 1},
+	"div_up": {2, 2}, "round_up": {2, 2}, "log2": {1, 1}, "pow": {2, 2},
+	"select": {3, 3},
+}
+
+// reservedNames may not name dimensions, params or lets.
+var reservedNames = []string{"local_size_x", "local_size_y", "local_size_z", "max_groups_x", "max_groups_y", "max_groups_z", "pass"}
+
+// parseExpr parses src in scope. Errors are *exprError.
+func parseExpr(src string, scope exprScope) (*expr, error) {
+	p := &exprParser{src: src, scope: scope, e: &expr{src: src}}
+	if strings.TrimSpace(src) == "" {
+		return nil, &exprError{0, "empty expression"}
+	}
+	root, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos < len(src) {
+		return nil, p.errf(p.pos, "unexpected %q", p.rest())
+	}
+	p.e.root = root.n
+	p.e.typ = root.typ
+	return p.e, nil
+}
+
+// literalExpr is an expression for a plain number, for JSON numbers that
+// stand where an expression may.
+func literalExpr(v exprValue) *expr {
+	return &expr{src: v.String(), root: constNode{v}, typ: v.typ}
+}
+
+func (e *expr) eval(env exprEnv) (exprValue, error) { return e.root.eval(env) }
+
+// evalInt evaluates an integer expression.
+func (e *expr) evalInt(env exprEnv) (int64, error) {
+	v, err := e.eval(env)
+	if err != nil {
+		return 0, err
+	}
+	if v.typ != intType {
+		return 0, &exprError{0, "is a float, want an integer"}
+	}
+	return v.i, nil
+}
+
+type typedNode struct {
+	n   exprNode
+	typ exprType
+	pos int
+}
+
+type exprParser struct {
+	src   string
+	pos   int
+	scope exprScope
+	e     *expr
+	depth int
+}
+
+func (p *exprParser) errf(pos int, format string, args ...any) error {
+	return &exprError{pos, fmt.Sprintf(format, args...)}
+}
+
+func (p *exprParser) rest() string {
+	r := p.src[p.pos:]
+	if len(r) > 12 {
+		r = r[:12] + "…"
+	}
+	return r
+}
+
+func (p *exprParser) skipSpace() {
+	for p.pos < len(p.src) && strings.IndexByte(" \t\n\r", p.src[p.pos]) >= 0 {
+		p.pos++
+	}
+}
+
+// accept consumes op if it comes next (and is not the start of a longer
+// operator in longer).
+func (p *exprParser) accept(op string, longer ...string) bool {
+	p.skipSpace()
+	if !strings.HasPrefix(p.src[p.pos:], op) {
+		return false
+	}
+	for _, l := range longer {
+		if strings.HasPrefix(p.src[p.pos:], l) {
+			return false
+		}
+	}
+	p.pos += len(op)
+	return true
+}
+
+type binaryOp struct {
+	op  string
+	not []string // longer operators that start with op
+}
+
+func (p *exprParser) binaryLevel(ops []binaryOp, next func() (typedNode, error)) (typedNode, error) {
+	left, err := next()
+	if err != nil {
+		return left, err
+	}
+	for {
+		p.skipSpace()
+		pos := p.pos
+		matched := ""
+		for _, o := range ops {
+			if p.accept(o.op, o.not...) {
+				matched = o.op
+				break
+			}
+		}
+		if matched == "" {
+			return left, nil
+		}
+		right, err := next()
+		if err != nil {
+			return left, err
+		}
+		if left, err = p.binary(matched, pos, left, right); err != nil {
+			return left, err
+		}
+	}
+}
+
+func (p *exprParser) parseOr() (typedNode, error) {
+	return p.binaryLevel([]binaryOp{{op: "||"}}, p.parseAnd)
+}
+
+func (p *exprParser) parseAnd() (typedNode, error) {
+	return p.binaryLevel([]binaryOp{{op: "&&"}}, p.parseCompare)
+}
+
+func (p *exprParser) parseCompare() (typedNode, error) {
+	return p.binaryLevel([]binaryOp{{op: "=="}, {op: "!="}, {op: "<=", not: []string{"<<"}}, {op: ">=", not: []string{">>"}},
+		{op: "<", not: []string{"<<"}}, {op: ">", not: []string{">>"}}}, p.parseShift)
+}
+
+func (p *exprParser) parseShift() (typedNode, error) {
+	return p.binaryLevel([]binaryOp{{op: "<<"}, {op: ">>"}}, p.parseSum)
+}
+
+func (p *exprParser) parseSum() (typedNode, error) {
+	return p.binaryLevel([]binaryOp{{op: "+"}, {op: "-"}}, p.parseTerm)
+}
+
+func (p *exprParser) parseTerm() (typedNode, error) {
+	return p.binaryLevel([]binaryOp{{op: "*"}, {op: "/"}, {op: "%"}}, p.parseUnary)
+}
+
+func (p *exprParser) parseUnary() (typedNode, error) {
+	p.skipSpace()
+	pos := p.pos
+	for _, op := range []string{"-", "+", "!"} {
+		if p.accept(op, "!=") {
+			p.depth++
+			if p.depth > 200 {
+				return typedNode{}, p.errf(pos, "expression nested too deeply")
+			}
+			x, err := p.parseUnary()
+			p.depth--
+			if err != nil {
+				return x, err
+			}
+			switch op {
+			case "-":
+				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, x.typ, pos}, nil
+			case "!":
+				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, intType, pos}, nil
+			}
+			return x, nil
+		}
+	}
+	return p.parsePrimary()
+}
+
+func isIdentStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isIdentChar(c byte) bool  { return isIdentStart(c) || '0' <= c && c <= '9' }
+
+// isIdent reports whether s is a name the language can use.
+func isIdent(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *exprParser) parsePrimary() (typedNode, error) {
+	p.skipSpace()
+	pos := p.pos
+	if p.pos >= len(p.src) {
+		return typedNode{}, p.errf(pos, "expression ends where a value should be")
+	}
+	c := p.src[p.pos]
+	switch {
+	case c == '(':
+		p.pos++
+		p.depth++
+		if p.depth > 200 {
+			return typedNode{}, p.errf(pos, "expression nested too deeply")
+		}
+		x, err := p.parseOr()
+		p.depth--
+		if err != nil {
+			return x, err
+		}
+		if !p.accept(")") {
+			return x, p.errf(p.pos, "missing ')' to close the '(' at column %d", pos+1)
+		}
+		return x, nil
+	case '0' <= c && c <= '9' || c == '.':
+		return p.parseNumber()
+	case isIdentStart(c):
+		for p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
+			p.pos++
+		}
+		name := p.src[pos:p.pos]
+		p.skipSpace()
+		if p.pos < len(p.src) && p.src[p.pos] == '(' {
+			return p.parseCall(name, pos)
+		}
+		return p.name(name, pos)
+	}
+	return typedNode{}, p.errf(pos, "unexpected %q", p.rest())
+}
+
+func (p *exprParser) parseNumber() (typedNode, error) {
+	pos := p.pos
+	hex := strings.HasPrefix(p.src[pos:], "0x") || strings.HasPrefix(p.src[pos:], "0X")
+	if hex {
+		p.pos += 2
+	}
+	isFloat := false
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch {
+		case '0' <= c && c <= '9', hex && strings.IndexByte("abcdefABCDEF", c) >= 0:
+		case !hex && c == '.':
+			isFloat = true
+		case !hex && (c == 'e' || c == 'E'):
+			isFloat = true
+			if p.pos+1 < len(p.src) && (p.src[p.pos+1] == '+' || p.src[p.pos+1] == '-') {
+				p.pos++
+			}
+		default:
+			goto done
+		}
+		p.pos++
+	}
+done:
+	text := p.src[pos:p.pos]
+	if p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
+		return typedNode{}, p.errf(pos, "malformed number %q", text+string(p.src[p.pos]))
+	}
+	if isFloat {
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsInf(f, 0) {
+			return typedNode{}, p.errf(pos, "malformed number %q", text)
+		}
+		return typedNode{constNode{floatValue(f)}, floatType, pos}, nil
+	}
+	i, err := strconv.ParseInt(text, 0, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return typedNode{}, p.errf(pos, "integer %s does not fit 64 bits", text)
+		}
+		return typedNode{}, p.errf(pos, "malformed number %q", text)
+	}
+	return typedNode{constNode{intValue(i)}, intType, pos}, nil
+}
+
+func (p *exprParser) name(name string, pos int) (typedNode, error) {
+	if _, ok := exprFuncs[name]; ok {
+		return typedNode{}, p.errf(pos, "%s is a function: call it as %s(…)", name, name)
+	}
+	info, ok := p.scope.names[name]
+	if !ok {
+		known := make([]string, 0, len(p.scope.names))
+		for n, info := range p.scope.names {
+			if p.scope.forbid == nil || p.scope.forbid(n, info) == "" {
+				known = append(known, n)
+			}
+		}
+		slices.Sort(known)
+		msg := fmt.Sprintf("unknown name %q", name)
+		if s := suggest(name, known); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		if len(known) > 0 {
+			msg += " (known here: " + strings.Join(known, ", ") + ")"
+		} else {
+			msg += " (no names can be used here)"
+		}
+		return typedNode{}, &exprError{pos, msg}
+	}
+	if p.scope.forbid != nil {
+		if why := p.scope.forbid(name, info); why != "" {
+			return typedNode{}, p.errf(pos, "%s cannot be used here: %s", name, why)
+		}
+	}
+	if !slices.Contains(p.e.names, name) {
+		p.e.names = append(p.e.names, name)
+	}
+	switch info.kind {
+	case dimName:
+		p.e.usesDims = true
+	case paramName, wgName, passName:
+		p.e.usesParams = true
+	case letName:
+		p.e.usesDims = p.e.usesDims || info.usesDims
+		p.e.usesParams = p.e.usesParams || info.usesParams
+	}
+	return typedNode{nameNode{name: name, pos: pos}, info.typ, pos}, nil
+}
+
+func (p *exprParser) parseCall(name string, pos int) (typedNode, error) {
+	f, ok := exprFuncs[name]
+	if !ok {
+		known := make([]string, 0, len(exprFuncs))
+		for n := range exprFuncs {
+			known = append(known, n)
+		}
+		slices.Sort(known)
+		msg := fmt.Sprintf("unknown function %q", name)
+		if s := suggest(name, known); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		return typedNode{}, &exprError{pos, msg + " (functions: " + strings.Join(known, ", ") + ")"}
+	}
+	p.pos++ // '('
+	var args []typedNode
+	p.skipSpace()
+	if !p.accept(")") {
+		for {
+			p.depth++
+			if p.depth > 200 {
+				return typedNode{}, p.errf(pos, "expression nested too deeply")
+			}
+			a, err := p.parseOr()
+			p.depth--
+			if err != nil {
+				return a, err
+			}
+			args = append(args, a)
+			if p.accept(")") {
+				break
+			}
+			if !p.accept(",") {
+				return typedNode{}, p.errf(p.pos, "missing ')' to close the call of %s at column %d", name, pos+1)
+			}
+		}
+	}
+	if len(args) < f.minArgs || f.maxArgs >= 0 && len(args) > f.maxArgs {
+		want := strconv.Itoa(f.minArgs)
+		switch {
+		case f.maxArgs < 0:
+			want = "at least " + want
+		case f.maxArgs != f.minArgs:
+			want += " to " + strconv.Itoa(f.maxArgs)
+		}
+		return typedNode{}, p.errf(pos, "%s takes %s arguments, got %d", name, want, len(args))
+	}
+	return p.call(name, pos, args)
+}
+
+func (p *exprParser) call(name string, pos int, args []typedNode) (typedNode, error) {
+	nodes := make([]exprNode, len(args))
+	anyFloat := false
+	for i, a := range args {
+		nodes[i] = a.n
+		anyFloat = anyFloat || a.typ == floatType
+	}
+	needInts := func() error {
+		for i, a := range args {
+			if a.typ != intType {
+				return p.errf(a.pos, "argument %d of %s is a float; %s takes integers", i+1, name, name)
+			}
+		}
+		return nil
+	}
+	typ := intType
+	switch name {
+	case "min", "max", "clamp", "abs":
+		if anyFloat {
+			typ = floatType
+		}
+	case "ceil", "floor", "round":
+		if args[0].typ == intType {
+			hint := ""
+			if strings.Contains(p.src[args[0].pos:p.pos], "/") {
+				hint = "; '/' between integers truncates, so use div_up(a, b) to round a quotient up"
+			}
+			return typedNode{}, p.errf(pos, "%s of an integer does nothing%s", name, hint)
+		}
+	case "div_up", "round_up", "log2", "pow":
+		if err := needInts(); err != nil {
+			return typedNode{}, err
+		}
+	case "select":
+		if args[1].typ != args[2].typ {
+			typ = floatType
+		} else {
+			typ = args[1].typ
+		}
+	}
+	return typedNode{callNode{name: name, pos: pos, args: nodes, typ: typ}, typ, pos}, nil
+}
+
+func (p *exprParser) binary(op string, pos int, l, r typedNode) (typedNode, error) {
+	typ := intType
+	switch op {
+	case "+", "-", "*", "/":
+		if l.typ == floatType || r.typ == floatType {
+			typ = floatType
+		}
+	case "%", "<<", ">>":
+		if l.typ != intType || r.typ != intType {
+			return typedNode{}, p.errf(pos, "%s takes integers, not floats", op)
+		}
+	}
+	return typedNode{binaryNode{op: op, pos: pos, l: l.n, r: r.n, typ: typ}, typ, l.pos}, nil
+}
+
+// Nodes.
+
+type constNode struct{ v exprValue }
+
+func (n constNode) eval(exprEnv) (exprValue, error) { return n.v, nil }
+
+type nameNode struct {
+	name string
+	pos  int
+}
+
+func (n nameNode) eval(env exprEnv) (exprValue, error) {
+	v, ok := env[n.name]
+	if !ok {
+		return exprValue{}, &exprError{n.pos, fmt.Sprintf("%s has no value here", n.name)}
+	}
+	return v, nil
+}
+
+type unaryNode struct {
+	op  string
+	pos int
+	x   exprNode
+}
+
+func (n unaryNode) eval(env exprEnv) (exprValue, error) {
+	x, err := n.x.eval(env)
+	if err != nil {
+		return x, err
+	}
+	if n.op == "!" {
+		return boolValue(!x.truth()), nil
+	}
+	if x.typ == floatType {
+		return floatValue(-x.f), nil
+	}
+	if x.i == math.MinInt64 {
+		return x, &exprError{n.pos, "integer overflow"}
+	}
+	return intValue(-x.i), nil
+}
+
+func boolValue(b bool) exprValue {
+	if b {
+		return intValue(1)
+	}
+	return intValue(0)
+}
+
+type binaryNode struct {
+	op   string
+	pos  int
+	l, r exprNode
+	typ  exprType
+}
+
+func (n binaryNode) eval(env exprEnv) (exprValue, error) {
+	l, err := n.l.eval(env)
+	if err != nil {
+		return l, err
+	}
+	// && and || evaluate their right side only when it matters, so that
+	// "K > 0 && N / K > 4" is safe.
+	switch n.op {
+	case "&&":
+		if !l.truth() {
+			return intValue(0), nil
+		}
+	case "||":
+		if l.truth() {
+			return intValue(1), nil
+		}
+	}
+	r, err := n.r.eval(env)
+	if err != nil {
+		return r, err
+	}
+	overflow := func() (exprValue, error) {
+		return exprValue{}, &exprError{n.pos, fmt.Sprintf("integer overflow in %s %s %s", l, n.op, r)}
+	}
+	switch n.op {
+	case "&&", "||":
+		return boolValue(r.truth()), nil
+	case "==":
+		return boolValue(compare(l, r) == 0), nil
+	case "!=":
+		return boolValue(compare(l, r) != 0), nil
+	case "<":
+		return boolValue(compare(l, r) < 0), nil
+	case "<=":
+		return boolValue(compare(l, r) <= 0), nil
+	case ">":
+		return boolValue(compare(l, r) > 0), nil
+	case ">=":
+		return boolValue(compare(l, r) >= 0), nil
+	}
+	if n.typ == floatType {
+		a, b := l.float(), r.float()
+		var f float64
+		switch n.op {
+		case "+":
+			f = a + b
+		case "-":
+			f = a - b
+		case "*":
+			f = a * b
+		case "/":
+			if b == 0 {
+				return exprValue{}, &exprError{n.pos, fmt.Sprintf("division by zero in %s / %s", l, r)}
+			}
+			f = a / b
+		}
+		return floatValue(f), nil
+	}
+	a, b := l.i, r.i
+	switch n.op {
+	case "+":
+		s := a + b
+		if (s > a) != (b > 0) {
+			return overflow()
+		}
+		return intValue(s), nil
+	case "-":
+		s := a - b
+		if (s < a) != (b > 0) {
+			return overflow()
+		}
+		return intValue(s), nil
+	case "*":
+		v, ok := mulInt(a, b)
+		if !ok {
+			return overflow()
+		}
+		return intValue(v), nil
+	case "/", "%":
+		if b == 0 {
+			return exprValue{}, &exprError{n.pos, fmt.Sprintf("division by zero in %s %s %s", l, n.op, r)}
+		}
+		if a == math.MinInt64 && b == -1 {
+			return overflow()
+		}
+		if n.op == "/" {
+			return intValue(a / b), nil
+		}
+		return intValue(a % b), nil
+	case "<<", ">>":
+		if b < 0 || b > 62 {
+			return exprValue{}, &exprError{n.pos, fmt.Sprintf("shift by %d is outside [0, 62]", b)}
+		}
+		if n.op == ">>" {
+			return intValue(a >> b), nil
+		}
+		if a<<b>>b != a {
+			return overflow()
+		}
+		return intValue(a << b), nil
+	}
+	return exprValue{}, &exprError{n.pos, "unknown operator " + n.op}
+}
+
+func compare(a, b exprValue) int {
+	if a.typ == intType && b.typ == intType {
+		switch {
+		case a.i < b.i:
+			return -1
+		case a.i > b.i:
+			return 1
+		}
+		return 0
+	}
+	x, y := a.float(), b.float()
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func mulInt(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	hi, lo := bits.Mul64(uint64(absInt(a)), uint64(absInt(b)))
+	if hi != 0 || lo > math.MaxInt64 || a == math.MinInt64 || b == math.MinInt64 {
+		return 0, false
+	}
+	v := int64(lo)
+	if (a < 0) != (b < 0) {
+		v = -v
+	}
+	return v, true
+}
+
+func absInt(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+type callNode struct {
+	name string
+	pos  int
+	args []exprNode
+	typ  exprType
+}
+
+func (n callNode) eval(env exprEnv) (exprValue, error) {
+	args := make([]exprValue, len(n.args))
+	for i, a := range n.args {
+		if n.name == "select" && i > 0 {
+			break // only the chosen branch is evaluated
+		}
+		v, err := a.eval(env)
+		if err != nil {
+			return v, err
+		}
+		args[i] = v
+	}
+	bad := func(format string, a ...any) (exprValue, error) {
+		return exprValue{}, &exprError{n.pos, n.name + ": " + fmt.Sprintf(format, a...)}
+	}
+	toInt := func(f float64) (exprValue, error) {
+		if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {
+			return bad("%g does not fit a 64-bit integer", f)
+		}
+		return intValue(int64(f)), nil
+	}
+	switch n.name {
+	case "min", "max":
+		best := args[0]
+		for _, a := range args[1:] {
+			c := compare(a, best)
+			if n.name == "min" && c < 0 || n.name == "max" && c > 0 {
+				best = a
+			}
+		}
+		return promote(best, n.typ), nil
+	case "clamp":
+		x, lo, hi := args[0], args[1], args[2]
+		if compare(lo, hi) > 0 {
+			return bad("low bound %s is above high bound %s", lo, hi)
+		}
+		if compare(x, lo) < 0 {
+			x = lo
+		}
+		if compare(x, hi) > 0 {
+			x = hi
+		}
+		return promote(x, n.typ), nil
+	case "abs":
+		if args[0].typ == floatType {
+			return floatValue(math.Abs(args[0].f)), nil
+		}
+		if args[0].i == math.MinInt64 {
+			return bad("integer overflow")
+		}
+		return intValue(absInt(args[0].i)), nil
+	case "ceil":
+		return toInt(math.Ceil(args[0].f))
+	case "floor":
+		return toInt(math.Floor(args[0].f))
+	case "round":
+		return toInt(math.Round(args[0].f))
+	case "div_up", "round_up":
+		a, b := args[0].i, args[1].i
+		if b <= 0 {
+			return bad("divisor %d is not positive", b)
+		}
+		if a < 0 {
+			return bad("%d is negative", a)
+		}
+		q := a / b
+		if a%b != 0 {
+			q++
+		}
+		if n.name == "div_up" {
+			return intValue(q), nil
+		}
+		v, ok := mulInt(q, b)
+		if !ok {
+			return bad("integer overflow")
+		}
+		return intValue(v), nil
+	case "log2":
+		if args[0].i <= 0 {
+			return bad("%d is not positive", args[0].i)
+		}
+		return intValue(int64(bits.Len64(uint64(args[0].i)) - 1)), nil
+	case "pow":
+		a, b := args[0].i, args[1].i
+		if b < 0 {
+			return bad("negative exponent %d", b)
+		}
+		switch a {
+		case 0, 1:
+			if b == 0 {
+				return intValue(1), nil
+			}
+			return intValue(a), nil
+		case -1:
+			return intValue(1 - 2*(b&1)), nil
+		}
+		v := int64(1)
+		for range b {
+			var ok bool
+			if v, ok = mulInt(v, a); !ok {
+				return bad("integer overflow")
+			}
+		}
+		return intValue(v), nil
+	case "select":
+		branch := n.args[2]
+		if args[0].truth() {
+			branch = n.args[1]
+		}
+		v, err := branch.eval(env)
+		if err != nil {
+			return v, err
+		}
+		return promote(v, n.typ), nil
+	}
+	return bad("unknown function")
+}
+
+func promote(v exprValue, typ exprType) exprValue {
+	if typ == floatType && v.typ == intType {
+		return floatValue(float64(v.i))
+	}
+	return v
+}
+
+// suggest returns the name in known closest to name, if one is close
+// enough to be a likely typo.
+func suggest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		d := editDistance(strings.ToLower(name), strings.ToLower(k))
+		if d < bestD || d == bestD && best == "" {
+			best, bestD = k, d
+		}
+	}
+	if bestD > max(1, len(name)/3) {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return max(len(a), len(b)) // long names are not typos worth the quadratic time
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

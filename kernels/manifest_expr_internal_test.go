@@ -1,0 +1,180 @@
+package kernels
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func testScope() exprScope {
+	return exprScope{names: map[string]nameInfo{
+		"N":    {kind: dimName, typ: intType, usesDims: true},
+		"K":    {kind: dimName, typ: intType, usesDims: true},
+		"WG":   {kind: paramName, typ: intType, usesParams: true},
+		"half": {kind: letName, typ: floatType, usesDims: true},
+		"pass": {kind: passName, typ: intType},
+	}}
+}
+
+func TestExprEval(t *testing.T) {
+	env := exprEnv{"N": intValue(1000), "K": intValue(7), "WG": intValue(256), "half": floatValue(0.5), "pass": intValue(2)}
+	tests := []struct {
+		src  string
+		want exprValue
+	}{
+		{"N", intValue(1000)},
+		{"1 + 2 * 3", intValue(7)},
+		{"(1 + 2) * 3", intValue(9)},
+		{"N / 256", intValue(3)},
+		{"N / 256.0", floatValue(1000.0 / 256)},
+		{"-N / 256", intValue(-3)},
+		{"N % 256", intValue(232)},
+		{"div_up(N, WG)", intValue(4)},
+		{"div_up(1024, WG)", intValue(4)},
+		{"round_up(N, WG)", intValue(1024)},
+		{"ceil(N / 256.0)", intValue(4)},
+		{"floor(N * half)", intValue(500)},
+		{"round(2.5)", intValue(3)},
+		{"min(N, K, WG)", intValue(7)},
+		{"max(N, 1.5)", floatValue(1000)},
+		{"clamp(N, 1, 512)", intValue(512)},
+		{"abs(-K)", intValue(7)},
+		{"log2(N)", intValue(9)},
+		{"pow(WG, pass + 1)", intValue(1 << 24)},
+		{"pow(-1, 3)", intValue(-1)},
+		{"pow(0, 0)", intValue(1)},
+		{"1 << 10", intValue(1024)},
+		{"N >> 3", intValue(125)},
+		{"N % 4 == 0 && K > 3", intValue(1)},
+		{"N < K || !(K != 7)", intValue(1)},
+		{"select(K > 5, 1, 2.5)", floatValue(1)},
+		{"select(0, N / 0, 2)", intValue(2)},
+		{"K > 10 && N / 0", intValue(0)},
+		{"0x10 + 1e3", floatValue(1016)},
+		{"2.5", floatValue(2.5)},
+	}
+	for _, tt := range tests {
+		e, err := parseExpr(tt.src, testScope())
+		if err != nil {
+			t.Errorf("%q: %v", tt.src, err)
+			continue
+		}
+		got, err := e.eval(env)
+		if err != nil {
+			t.Errorf("%q: %v", tt.src, err)
+			continue
+		}
+		if got != tt.want || e.typ != tt.want.typ {
+			t.Errorf("%q = %v (%v, static %v), want %v (%v)", tt.src, got, got.typ, e.typ, tt.want, tt.want.typ)
+		}
+	}
+}
+
+func TestExprErrors(t *testing.T) {
+	env := exprEnv{"N": intValue(1000), "K": intValue(0), "WG": intValue(256), "half": floatValue(0.5), "pass": intValue(0)}
+	tests := []struct {
+		src, want string
+	}{
+		{"", "at column 1: empty expression"},
+		{"N +", "at column 4: expression ends where a value should be"},
+		{"(N", "at column 3: missing ')' to close the '(' at column 1"},
+		{"N)", `at column 2: unexpected ")"`},
+		{"M", `at column 1: unknown name "M"`},
+		{"NN", `unknown name "NN" (did you mean N?)`},
+		{"mn(N, K)", `unknown function "mn" (did you mean min?)`},
+		{"min(N)", "min takes at least 2 arguments, got 1"},
+		{"div_up(N)", "div_up takes 2 arguments, got 1"},
+		{"min", "min is a function"},
+		{"ceil(N / 256)", "use div_up"},
+		{"div_up(N, half)", "argument 2 of div_up is a float"},
+		{"N % 2.0", "% takes integers"},
+		{"12abc", "malformed number"},
+		{"99999999999999999999", "does not fit 64 bits"},
+		{"N $ 2", `unexpected "$ 2"`},
+		{"N / K", "at column 3: division by zero in 1000 / 0"},
+		{"N % K", "division by zero"},
+		{"N * 9223372036854775807", "integer overflow"},
+		{"1 << 63", "outside [0, 62]"},
+		{"div_up(N, K)", "divisor 0 is not positive"},
+		{"log2(K)", "0 is not positive"},
+		{"pow(2, 64)", "integer overflow"},
+		{"ceil(1e300)", "does not fit a 64-bit integer"},
+		{strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "nested too deeply"},
+		{strings.Repeat("-", 300) + "1", "nested too deeply"},
+	}
+	for _, tt := range tests {
+		e, err := parseExpr(tt.src, testScope())
+		if err == nil {
+			_, err = e.eval(env)
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: got %v, want an error containing %q", tt.src, err, tt.want)
+		}
+	}
+}
+
+func TestExprForbiddenNames(t *testing.T) {
+	scope := testScope()
+	scope.forbid = func(name string, info nameInfo) string {
+		if info.kind == dimName {
+			return "it is a dimension"
+		}
+		return ""
+	}
+	_, err := parseExpr("WG * N", scope)
+	if err == nil || !strings.Contains(err.Error(), "at column 6: N cannot be used here: it is a dimension") {
+		t.Errorf("got %v", err)
+	}
+	e, err := parseExpr("WG * 2 + half", testScope())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.usesParams || !e.usesDims || e.typ != floatType {
+		t.Errorf("uses params %v, dims %v, type %v", e.usesParams, e.usesDims, e.typ)
+	}
+}
+
+func TestF16(t *testing.T) {
+	tests := []struct {
+		f    float32
+		bits uint16
+	}{
+		{0, 0}, {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {65520, 0x7c00}, // rounds to infinity
+		{0x1p-24, 0x0001}, {0x1p-25, 0}, {0x1.8p-25, 0x0001}, {0x1p-14, 0x0400},
+		{1 + 0x1p-11, 0x3c00}, {1 + 0x3p-11, 0x3c02}, // ties to even
+		{float32(math.Inf(-1)), 0xfc00},
+	}
+	for _, tt := range tests {
+		if got := f16Bits(tt.f); got != tt.bits {
+			t.Errorf("f16Bits(%g) = %#04x, want %#04x", tt.f, got, tt.bits)
+		}
+		if tt.bits&0x7c00 != 0x7c00 {
+			if back := f16Float(tt.bits); float32(back) != tt.f && f16Bits(float32(back)) != tt.bits {
+				t.Errorf("f16Float(%#04x) = %g", tt.bits, back)
+			}
+		}
+	}
+	if !math.IsNaN(f16Float(f16Bits(float32(math.NaN())))) {
+		t.Error("NaN does not survive")
+	}
+	for h := range 0x7c00 {
+		if got := f16Bits(float32(f16Float(uint16(h)))); got != uint16(h) {
+			t.Fatalf("round trip of %#04x gives %#04x", h, got)
+		}
+	}
+}
+
+func TestScalarEncode(t *testing.T) {
+	u8, _ := lookupScalarType("u8")
+	i16, _ := lookupScalarType("i16")
+	b := make([]byte, 8)
+	if err := u8.encode(b, intValue(256)); err == nil {
+		t.Error("256 fits a u8")
+	}
+	if err := i16.encode(b, intValue(-32768)); err != nil || i16.formatInt(b) != "-32768" {
+		t.Errorf("i16 -32768: %v, %s", err, i16.formatInt(b))
+	}
+	if err := u8.encode(b, floatValue(1)); err == nil {
+		t.Error("a float encodes as a u8")
+	}
+}

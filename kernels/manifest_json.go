@@ -1,0 +1,382 @@
+package kernels
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// This file reads a manifest's JSON into a tree that remembers the order
+// of object keys (dimensions are ordered) and where each value starts, so
+// that every error can name the file, the line and column, and the JSON
+// path of the field (operations[0].candidates[1].groups[0]). Decoding
+// into structs would lose all three.
+
+type jsonKind uint8
+
+const (
+	jsonNull jsonKind = iota
+	jsonBool
+	jsonNumber
+	jsonString
+	jsonArray
+	jsonObject
+)
+
+var jsonKindNames = [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}
+
+func (k jsonKind) String() string { return jsonKindNames[k] }
+
+// jsonNode is one JSON value.
+type jsonNode struct {
+	kind jsonKind
+	path string
+	off  int64 // byte offset of the value's first character
+	b    bool
+	s    string // a string, or a number's literal text
+	// keys and vals are an object's members, in order.
+	keys []string
+	vals []*jsonNode
+	// elems are an array's elements.
+	elems []*jsonNode
+}
+
+// member returns the value of key, or nil.
+func (n *jsonNode) member(key string) *jsonNode {
+	if i := slices.Index(n.keys, key); i >= 0 {
+		return n.vals[i]
+	}
+	return nil
+}
+
+// maxJSONDepth bounds nesting; no manifest needs more than a few levels.
+const maxJSONDepth = 32
+
+// manifestSource names a manifest in errors and knows where its lines are.
+type manifestSource struct {
+	name string // the file's path, or "manifest" for bytes without one
+	data []byte
+}
+
+// position returns "name:line:col" of a byte offset.
+func (src *manifestSource) position(off int64) string {
+	off = min(max(off, 0), int64(len(src.data)))
+	line := 1 + bytes.Count(src.data[:off], []byte("\n"))
+	col := int(off) - bytes.LastIndexByte(src.data[:off], '\n')
+	return fmt.Sprintf("%s:%d:%d", src.name, line, col)
+}
+
+// errAt returns an InvalidArgument naming the position and path of n.
+func (src *manifestSource) errAt(n *jsonNode, format string, args ...any) error {
+	return src.errCode(status.InvalidArgument, n, format, args...)
+}
+
+func (src *manifestSource) errCode(code status.Code, n *jsonNode, format string, args ...any) error {
+	path := n.path
+	if path == "" {
+		path = "(top level)"
+	}
+	return status.Newf(code, "kernels: manifest %s: %s: %s", src.position(n.off), path, fmt.Sprintf(format, args...))
+}
+
+// errMissing reports a required field missing from object n.
+func (src *manifestSource) errMissing(n *jsonNode, key, what string) error {
+	return status.Newf(status.InvalidArgument, "kernels: manifest %s: %s: missing (%s)", src.position(n.off), joinPath(n.path, key), what)
+}
+
+func joinPath(parent, key string) string {
+	if !isIdent(key) {
+		key = strconv.Quote(key)
+	}
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// parseJSON reads data into a tree. Syntax errors name the line and column.
+func (src *manifestSource) parseJSON() (*jsonNode, error) {
+	dec := json.NewDecoder(bytes.NewReader(src.data))
+	dec.UseNumber()
+	n, err := src.parseValue(dec, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: text after the manifest's JSON object", src.position(dec.InputOffset()))
+	}
+	return n, nil
+}
+
+// start returns the offset of the next value at or after off: past
+// white space, ':' and ','.
+func (src *manifestSource) start(off int64) int64 {
+	for off < int64(len(src.data)) && strings.IndexByte(" \t\r\n:,", src.data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
+	off := dec.InputOffset()
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	msg := err.Error()
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		msg = "unexpected end of the file"
+	}
+	return status.Newf(status.InvalidArgument, "kernels: manifest %s: malformed JSON: %s", src.position(off), strings.TrimPrefix(msg, "json: "))
+}
+
+func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) (*jsonNode, error) {
+	off := src.start(dec.InputOffset())
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, src.syntaxError(dec, err)
+	}
+	return src.parseToken(dec, tok, path, off, depth)
+}
+
+func (src *manifestSource) parseToken(dec *json.Decoder, tok json.Token, path string, off int64, depth int) (*jsonNode, error) {
+	n := &jsonNode{path: path, off: off}
+	switch t := tok.(type) {
+	case nil:
+		n.kind = jsonNull
+	case bool:
+		n.kind, n.b = jsonBool, t
+	case json.Number:
+		n.kind, n.s = jsonNumber, string(t)
+	case string:
+		n.kind, n.s = jsonString, t
+	case json.Delim:
+		if depth >= maxJSONDepth {
+			return nil, src.errAt(n, "nested more than %d levels deep", maxJSONDepth)
+		}
+		switch t {
+		case '{':
+			n.kind = jsonObject
+			for dec.More() {
+				koff := src.start(dec.InputOffset())
+				ktok, err := dec.Token()
+				if err != nil {
+					return nil, src.syntaxError(dec, err)
+				}
+				key, ok := ktok.(string)
+				if !ok {
+					return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: malformed JSON: object key is not a string", src.position(koff))
+				}
+				kpath := joinPath(path, key)
+				if slices.Contains(n.keys, key) {
+					return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: %s: given twice", src.position(koff), kpath)
+				}
+				v, err := src.parseValue(dec, kpath, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				n.keys = append(n.keys, key)
+				n.vals = append(n.vals, v)
+			}
+		case '[':
+			n.kind = jsonArray
+			for i := 0; dec.More(); i++ {
+				v, err := src.parseValue(dec, fmt.Sprintf("%s[%d]", path, i), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				n.elems = append(n.elems, v)
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, src.syntaxError(dec, err)
+		}
+	}
+	return n, nil
+}
+
+// jsonObj reads the fields of an object node, remembering which were
+// asked for so that done can reject any other as unknown.
+type jsonObj struct {
+	src   *manifestSource
+	n     *jsonNode
+	known []string
+}
+
+// object returns n as an object, or an error if it is not one.
+func (src *manifestSource) object(n *jsonNode, what string) (*jsonObj, error) {
+	if n.kind != jsonObject {
+		return nil, src.errAt(n, "is %s, want an object (%s)", n.kind, what)
+	}
+	return &jsonObj{src: src, n: n, known: []string{"comment"}}, nil
+}
+
+// get returns the field key, or nil if absent (or null).
+func (o *jsonObj) get(key string) *jsonNode {
+	if !slices.Contains(o.known, key) {
+		o.known = append(o.known, key)
+	}
+	v := o.n.member(key)
+	if v != nil && v.kind == jsonNull {
+		return nil
+	}
+	return v
+}
+
+// need returns the field key, or an error that says it is missing and
+// what it is for.
+func (o *jsonObj) need(key, what string) (*jsonNode, error) {
+	v := o.get(key)
+	if v == nil {
+		// A misspelling of a required field is better reported as such
+		// than as the field missing.
+		for i, k := range o.n.keys {
+			if k != key && k != "comment" && !slices.Contains(o.known, k) && editDistance(k, key) <= max(1, len(key)/3) {
+				return nil, o.src.errAt(o.n.vals[i], "unknown field (did you mean %q? it is required: %s)", key, what)
+			}
+		}
+		return nil, o.src.errMissing(o.n, key, what)
+	}
+	return v, nil
+}
+
+// done fails on a field that was not asked for: a misspelt name must not
+// be silently ignored. "comment" is allowed everywhere, for people.
+func (o *jsonObj) done() error {
+	for i, k := range o.n.keys {
+		if slices.Contains(o.known, k) {
+			continue
+		}
+		if k == "comment" {
+			continue
+		}
+		known := slices.Clone(o.known[1:])
+		slices.Sort(known)
+		msg := "unknown field"
+		if s := suggest(k, known); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return o.src.errAt(o.n.vals[i], "%s; known fields here: %s", msg, strings.Join(known, ", "))
+	}
+	if c := o.n.member("comment"); c != nil && c.kind != jsonString {
+		return o.src.errAt(c, "is %s, want a string", c.kind)
+	}
+	return nil
+}
+
+// Typed readers of leaf values.
+
+func (src *manifestSource) str(n *jsonNode) (string, error) {
+	if n.kind != jsonString {
+		return "", src.errAt(n, "is %s, want a string", n.kind)
+	}
+	return n.s, nil
+}
+
+// integer reads a JSON number that must be an integer in [lo, hi].
+func (src *manifestSource) integer(n *jsonNode, lo, hi int64) (int64, error) {
+	if n.kind != jsonNumber {
+		return 0, src.errAt(n, "is %s, want an integer", n.kind)
+	}
+	v, err := strconv.ParseInt(n.s, 10, 64)
+	if err != nil {
+		return 0, src.errAt(n, "%s is not an integer", n.s)
+	}
+	if v < lo || v > hi {
+		return 0, src.errAt(n, "%d is outside [%d, %d]", v, lo, hi)
+	}
+	return v, nil
+}
+
+// number reads any finite JSON number.
+func (src *manifestSource) number(n *jsonNode) (float64, error) {
+	if n.kind != jsonNumber {
+		return 0, src.errAt(n, "is %s, want a number", n.kind)
+	}
+	v, err := strconv.ParseFloat(n.s, 64)
+	if err != nil {
+		return 0, src.errAt(n, "%s is not a finite number", n.s)
+	}
+	return v, nil
+}
+
+func (src *manifestSource) boolean(n *jsonNode) (bool, error) {
+	if n.kind != jsonBool {
+		return false, src.errAt(n, "is %s, want true or false", n.kind)
+	}
+	return n.b, nil
+}
+
+func (src *manifestSource) array(n *jsonNode, what string) ([]*jsonNode, error) {
+	if n.kind != jsonArray {
+		return nil, src.errAt(n, "is %s, want an array (%s)", n.kind, what)
+	}
+	return n.elems, nil
+}
+
+// expression reads an expression: a string in the expression language,
+// a JSON number, or a boolean (1 or 0). Errors name the column in the
+// expression.
+func (src *manifestSource) expression(n *jsonNode, scope exprScope) (*expr, error) {
+	switch n.kind {
+	case jsonNumber:
+		if i, err := strconv.ParseInt(n.s, 10, 64); err == nil {
+			return literalExpr(intValue(i)), nil
+		}
+		f, err := strconv.ParseFloat(n.s, 64)
+		if err != nil {
+			return nil, src.errAt(n, "%s is not a finite number", n.s)
+		}
+		return literalExpr(floatValue(f)), nil
+	case jsonBool:
+		return literalExpr(boolValue(n.b)), nil
+	case jsonString:
+		e, err := parseExpr(n.s, scope)
+		if err != nil {
+			return nil, src.errAt(n, "expression %q %v", n.s, err)
+		}
+		return e, nil
+	}
+	return nil, src.errAt(n, "is %s, want an expression (a string such as \"div_up(N, 256)\") or a number", n.kind)
+}
+
+// canonicalJSON appends a canonical encoding of n to b: the same value
+// written with other spacing gives the same bytes.
+func canonicalJSON(b []byte, n *jsonNode) []byte {
+	switch n.kind {
+	case jsonNull:
+		return append(b, "null"...)
+	case jsonBool:
+		return strconv.AppendBool(b, n.b)
+	case jsonNumber:
+		return append(b, n.s...)
+	case jsonString:
+		return strconv.AppendQuote(b, n.s)
+	case jsonArray:
+		b = append(b, '[')
+		for i, e := range n.elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = canonicalJSON(b, e)
+		}
+		return append(b, ']')
+	}
+	b = append(b, '{')
+	for i, k := range n.keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, k)
+		b = append(b, ':')
+		b = canonicalJSON(b, n.vals[i])
+	}
+	return append(b, '}')
+}

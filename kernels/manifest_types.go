@@ -1,0 +1,268 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+)
+
+// scalarKind is the kind of a manifest's element and push-constant types.
+type scalarKind uint8
+
+const (
+	uintKind scalarKind = iota
+	intKind
+	floatKind
+)
+
+// scalarType is an element type of a manifest buffer or push constant.
+type scalarType struct {
+	name string
+	size int
+	kind scalarKind
+}
+
+var scalarTypes = []scalarType{
+	{"f32", 4, floatKind}, {"f16", 2, floatKind}, {"f64", 8, floatKind},
+	{"u32", 4, uintKind}, {"i32", 4, intKind},
+	{"u8", 1, uintKind}, {"i8", 1, intKind},
+	{"u16", 2, uintKind}, {"i16", 2, intKind},
+	{"u64", 8, uintKind}, {"i64", 8, intKind},
+}
+
+func lookupScalarType(name string) (scalarType, bool) {
+	for _, t := range scalarTypes {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return scalarType{}, false
+}
+
+func scalarTypeNames() string {
+	names := make([]string, len(scalarTypes))
+	for i, t := range scalarTypes {
+		names[i] = t.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// dtype returns the DType of t, or 0 for types DType does not name.
+func (t scalarType) dtype() DType {
+	d, err := ParseDType(t.name)
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// intRange returns the smallest and largest values of an integer type,
+// as int64 and uint64 bounds.
+func (t scalarType) intRange() (lo int64, hi uint64) {
+	bits := uint(8 * t.size)
+	if t.kind == intKind {
+		return -1 << (bits - 1), 1<<(bits-1) - 1
+	}
+	if bits == 64 {
+		return 0, math.MaxUint64
+	}
+	return 0, 1<<bits - 1
+}
+
+// encode writes v as one element of t into dst (t.size bytes), or says
+// why it does not fit.
+func (t scalarType) encode(dst []byte, v exprValue) error {
+	if t.kind == floatKind {
+		f := v.float()
+		switch t.size {
+		case 2:
+			binary.LittleEndian.PutUint16(dst, f16Bits(float32(f)))
+		case 4:
+			binary.LittleEndian.PutUint32(dst, math.Float32bits(float32(f)))
+		case 8:
+			binary.LittleEndian.PutUint64(dst, math.Float64bits(f))
+		}
+		return nil
+	}
+	if v.typ != intType {
+		return fmt.Errorf("%s is a float; %s needs an integer", v, t.name)
+	}
+	lo, hi := t.intRange()
+	if v.i < lo || v.i >= 0 && uint64(v.i) > hi {
+		return fmt.Errorf("%d is outside %s's range [%d, %d]", v.i, t.name, lo, hi)
+	}
+	putUint(dst, uint64(v.i), t.size)
+	return nil
+}
+
+func putUint(dst []byte, u uint64, size int) {
+	switch size {
+	case 1:
+		dst[0] = byte(u)
+	case 2:
+		binary.LittleEndian.PutUint16(dst, uint16(u))
+	case 4:
+		binary.LittleEndian.PutUint32(dst, uint32(u))
+	case 8:
+		binary.LittleEndian.PutUint64(dst, u)
+	}
+}
+
+// decodeFloat reads one element of a float type.
+func (t scalarType) decodeFloat(b []byte) float64 {
+	switch t.size {
+	case 2:
+		return f16Float(binary.LittleEndian.Uint16(b))
+	case 4:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+}
+
+// formatInt formats one element of an integer type.
+func (t scalarType) formatInt(b []byte) string {
+	var u uint64
+	switch t.size {
+	case 1:
+		u = uint64(b[0])
+	case 2:
+		u = uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		u = uint64(binary.LittleEndian.Uint32(b))
+	case 8:
+		u = binary.LittleEndian.Uint64(b)
+	}
+	if t.kind == intKind {
+		shift := 64 - 8*uint(t.size)
+		return fmt.Sprint(int64(u<<shift) >> shift)
+	}
+	return fmt.Sprint(u)
+}
+
+// f16Bits rounds f to the nearest IEEE binary16, ties to even.
+func f16Bits(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23) & 0xff
+	mant := b & 0x7fffff
+	if exp == 0xff {
+		if mant != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 31 {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		if e < -10 {
+			return sign
+		}
+		mant |= 0x800000
+		shift := uint(14 - e)
+		half := mant >> shift
+		rem := mant & (1<<shift - 1)
+		halfway := uint32(1) << (shift - 1)
+		if rem > halfway || rem == halfway && half&1 == 1 {
+			half++
+		}
+		return sign | uint16(half)
+	}
+	half := uint32(e)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || rem == 0x1000 && half&1 == 1 {
+		half++ // may carry into the exponent, which rounds to infinity correctly
+	}
+	return sign | uint16(half)
+}
+
+// f16Float returns the value of binary16 bits h.
+func f16Float(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e := int(h>>10) & 0x1f
+	m := float64(h & 0x3ff)
+	switch e {
+	case 0:
+		return sign * m * 0x1p-24
+	case 31:
+		if m == 0 {
+			return math.Inf(int(sign))
+		}
+		return math.NaN()
+	}
+	return sign * (1 + m/1024) * math.Ldexp(1, e-15)
+}
+
+// bufferInit is how a manifest buffer's initial contents are made.
+type bufferInit struct {
+	kind string // "zeros", "iota", "fill" or "random"
+	// fill: the value; iota: start and step.
+	value, step exprValue
+	// random: the range ([lo, hi) for floats, [lo, hi] for integers)
+	// and, if hasSeed, a seed that fixes the data whatever the problem's
+	// seed.
+	lo, hi  exprValue
+	seed    uint64
+	hasSeed bool
+}
+
+// generate returns element i of n as the init makes it, encoded into dst,
+// drawing from r for random contents.
+type elementSource func(i int64, dst []byte)
+
+func (in bufferInit) source(t scalarType, r *rand.Rand) elementSource {
+	switch in.kind {
+	case "zeros":
+		return func(_ int64, dst []byte) { clear(dst) }
+	case "fill":
+		return func(_ int64, dst []byte) { _ = t.encode(dst, in.value) }
+	case "iota":
+		if t.kind == floatKind {
+			start, step := in.value.float(), in.step.float()
+			return func(i int64, dst []byte) { _ = t.encode(dst, floatValue(start+float64(i)*step)) }
+		}
+		// Integers wrap around, as the type does: a u8 iota counts
+		// 0, 1, ..., 255, 0, 1, ...
+		start, step := uint64(in.value.i), uint64(in.step.i)
+		return func(i int64, dst []byte) { putUint(dst, start+uint64(i)*step, t.size) }
+	}
+	if t.kind == floatKind {
+		lo, hi := in.lo.float(), in.hi.float()
+		return func(_ int64, dst []byte) { _ = t.encode(dst, floatValue(lo+(hi-lo)*r.Float64())) }
+	}
+	lo, hi := in.lo.i, in.hi.i
+	span := uint64(hi-lo) + 1 // 0 when the range is all of 64 bits
+	return func(_ int64, dst []byte) {
+		var u uint64
+		if span == 0 {
+			u = r.Uint64()
+		} else {
+			u = r.Uint64N(span)
+		}
+		putUint(dst, uint64(lo)+u, t.size)
+	}
+}
+
+// defaultTolerance is the tolerance of a float type when the manifest
+// gives none: a few roundings of the type, for kernels that sum in
+// different orders, not a licence for wrong results.
+func defaultTolerance(t scalarType) tolerance {
+	switch t.size {
+	case 2:
+		return tolerance{rel: 1e-2, abs: 1e-3}
+	case 8:
+		return tolerance{rel: 1e-12, abs: 1e-12}
+	}
+	return tolerance{rel: 1e-5, abs: 1e-6}
+}
+
+// tolerance bounds |got - want| by abs + rel·|want|.
+type tolerance struct{ rel, abs float64 }
+
+func (t tolerance) of(want float64) float64 { return t.abs + t.rel*math.Abs(want) }
