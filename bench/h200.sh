@@ -16,7 +16,7 @@ cache="$out/cache.db"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | sed 's/^/gpu: /' | tee "$out/gpu.txt"
 "$bin" peak --cache "$cache" -q --budget 5s | tee "$out/peak.txt"
 start=$(date +%s%N)
-"$bin" tune --cache "$cache" -q --format json -o "$out/results.json" "$@"
+"$bin" tune --cache "$cache" -q --format json -o "$out/results.json" "$@" 2>"$out/tune-stderr.txt"
 end=$(date +%s%N)
 echo "tune of all operations: $(( (end - start) / 1000000 )) ms wall" | tee "$out/tune-time.txt"
 start=$(date +%s%N)

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Reads the results (JSON) of several separate vkbench processes measuring
+the same operations and prints, per operation: each process's winner, its
+median and 95% half-width, whether all processes picked the same winner
+(or recorded a tie), and the spread of the winner's median across
+processes, (max - min) / median."""
+import json
+import statistics
+import sys
+
+
+def main():
+    runs = [json.load(open(f)) for f in sys.argv[1:]]
+    ops = []
+    for r in runs:
+        for b in r["benchmarks"]:
+            if b["op"] not in ops:
+                ops.append(b["op"])
+    print("| operation | winners | winner medians | ±95% half-widths | same winner | spread of medians |")
+    print("|---|---|---|---|---|---|")
+    for op in ops:
+        winners, medians, hws, byname = [], [], [], {}
+        for r in runs:
+            for b in r["benchmarks"]:
+                if b["op"] == op and b.get("winner"):
+                    s = b["stats"]
+                    winners.append(b["candidate"])
+                    medians.append(s["median_s"])
+                    hws.append((s["ci_hi_s"] - s["ci_lo_s"]) / 2 / s["median_s"])
+            # every candidate's median in this run, to judge ties
+        same = len(set(winners)) == 1
+        med = statistics.median(medians)
+        spread = (max(medians) - min(medians)) / med
+        print(f"| {op} | {', '.join(winners)} | {', '.join(f'{m*1e6:.1f}µs' for m in medians)} | "
+              f"{', '.join(f'{h*100:.2f}%' for h in hws)} | {'yes' if same else 'no'} | {spread*100:.2f}% |")
+
+
+if __name__ == "__main__":
+    main()
