@@ -71,7 +71,10 @@ func TestCompileOnlyKeepsPipelineCache(t *testing.T) {
 		t.Logf("the driver keeps no pipelines in its cache; the speed-up is checked on drivers that do")
 		return
 	}
-	if warm*2 > cold {
-		t.Errorf("with the pipeline cache compiling took %v, without %v: want at least twice as fast", warm, cold)
+	// Some drivers (NVIDIA's) also keep a shader cache of their own on
+	// disk, which speeds up the run without ours too; so the bound is
+	// "clearly faster", not a fixed ratio.
+	if float64(warm) > 0.8*float64(cold) {
+		t.Errorf("with the pipeline cache compiling took %v, without %v: want it clearly (20%%) faster", warm, cold)
 	}
 }

@@ -6,10 +6,15 @@ set -u
 export VKBENCH_REQUIRE_VALIDATION=1
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-for t in vk faulty kernels autotune; do
-	timeout 200 ".devbin/$t.test" -test.v -test.count=1 ${TEST_RUN:+-test.run "$TEST_RUN"} >"$out/$t.txt" 2>&1
+root=$(pwd)
+# Each test binary runs in its package's folder, as go test runs it, so that
+# its testdata/ is where it looks.
+for t in vk:vk faulty:hal/faulty kernels:kernels autotune:autotune; do
+	dir=${t#*:}
+	t=${t%%:*}
+	(cd "$dir" && timeout 200 "$root/.devbin/$t.test" -test.v -test.count=1 ${TEST_RUN:+-test.run "$TEST_RUN"}) >"$out/$t.txt" 2>&1
 	rc=$?
 	printf '%s.test: exit %d, %d passed, %d failed\n' "$t" "$rc" "$(grep -c -- '--- PASS' "$out/$t.txt")" "$(grep -c -- '--- FAIL' "$out/$t.txt")" | tee -a "$out/summary.txt"
 	grep -E -- '--- FAIL|panic|validation' "$out/$t.txt" | head -10 | tee -a "$out/summary.txt"
 done
-timeout 120 .devbin/vk.test -test.run '^$' -test.bench RoundTrip -test.benchtime 2s -test.count 3 2>&1 | grep -E 'Benchmark' | tee -a "$out/summary.txt"
+(cd vk && timeout 120 ../.devbin/vk.test -test.run '^$' -test.bench RoundTrip -test.benchtime 2s -test.count 3) 2>&1 | grep -E 'Benchmark' | tee -a "$out/summary.txt"

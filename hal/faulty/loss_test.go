@@ -34,15 +34,39 @@ func calibrate(r *rig, reps uint32, d time.Duration) int {
 	if reps > maxReps {
 		r.t.Fatalf("calibrate: %d reps is more than llvmpipe runs", reps)
 	}
+	// GPU time, from timestamps: on a fast GPU the host's share of a small
+	// job (setting up, submitting, checking) dwarfs the kernel's.
+	pool, err := r.dev.CreateTimestampPool(2)
+	if err != nil {
+		r.t.Fatalf("CreateTimestampPool: %v", err)
+	}
+	defer func() {
+		if err := pool.Release(); err != nil {
+			r.t.Errorf("releasing the calibration pool: %v", err)
+		}
+	}()
 	for n := 4 * groupSize; ; n *= 4 {
 		j := r.newJob(n, reps, uint64(n))
-		start := time.Now()
+		for _, step := range []func() error{
+			j.cb.Begin,
+			func() error { return j.cb.Timestamp(pool, 0) },
+			func() error { return j.cb.Dispatch(j.dispatch(r.exe)) },
+			func() error { return j.cb.Timestamp(pool, 1) },
+			j.cb.End,
+		} {
+			if err := step(); err != nil {
+				r.t.Fatalf("recording the calibration: %v", err)
+			}
+		}
 		r.run("calibration", j)
-		took := time.Since(start)
-		if took >= 50*time.Millisecond || n >= 1<<24 {
+		took, err := pool.Elapsed(0, 1)
+		if err != nil {
+			r.t.Fatalf("calibration timestamps: %v", err)
+		}
+		if took >= 20*time.Millisecond || n >= 1<<24 {
 			scaled := float64(n) * float64(d) / float64(took)
 			words := groupSize * max(1, int(min(scaled, 1<<26))/groupSize)
-			r.t.Logf("calibration: %d words × %d reps took %v; %v is %d words", n, reps, took, d, words)
+			r.t.Logf("calibration: %d words × %d reps took %v of GPU time; %v is %d words", n, reps, took, d, words)
 			return words
 		}
 	}
