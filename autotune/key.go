@@ -105,8 +105,7 @@ const (
 	Balanced Level = iota
 	// Minimal buckets each dimension to a power of 4.
 	Minimal
-	// Extensive buckets each dimension to a power of √2, rounded up to an
-	// integer.
+	// Extensive buckets each dimension to a power of 2 or 1.5 times one.
 	Extensive
 	// Full tunes every shape exactly as given.
 	Full

@@ -8,11 +8,17 @@ import (
 // DeviceType is the kind of a physical device, as Vulkan names them.
 type DeviceType uint8
 
+// The device types, in VkPhysicalDeviceType's order.
 const (
+	// OtherDevice is a device of no known type.
 	OtherDevice DeviceType = iota
+	// IntegratedGPU shares memory with the host.
 	IntegratedGPU
+	// DiscreteGPU has memory of its own.
 	DiscreteGPU
+	// VirtualGPU is a GPU of a virtual machine.
 	VirtualGPU
+	// CPU is a device that runs on the host's processors, as lavapipe does.
 	CPU
 )
 
@@ -45,9 +51,13 @@ const (
 // Version is a Vulkan API version.
 type Version uint32
 
-// Major, Minor and Patch decode a VK_MAKE_API_VERSION value.
+// Major decodes the major version of a VK_MAKE_API_VERSION value.
 func (v Version) Major() uint32 { return uint32(v>>22) & 0x7f }
+
+// Minor decodes the minor version.
 func (v Version) Minor() uint32 { return uint32(v>>12) & 0x3ff }
+
+// Patch decodes the patch version.
 func (v Version) Patch() uint32 { return uint32(v) & 0xfff }
 
 // String returns "major.minor.patch".
@@ -75,14 +85,24 @@ type Limits struct {
 // shaders, bit-compatible with VkSubgroupFeatureFlags.
 type SubgroupOps uint32
 
+// The subgroup operation sets, as GLSL's GL_KHR_shader_subgroup_*
+// extensions name them.
 const (
+	// SubgroupBasic is subgroupBarrier, subgroupElect and friends.
 	SubgroupBasic SubgroupOps = 1 << iota
+	// SubgroupVote is subgroupAll, subgroupAny and subgroupAllEqual.
 	SubgroupVote
+	// SubgroupArithmetic is subgroupAdd, subgroupMin, subgroupInclusiveAdd...
 	SubgroupArithmetic
+	// SubgroupBallot is subgroupBallot and subgroupBroadcast.
 	SubgroupBallot
+	// SubgroupShuffle is subgroupShuffle and subgroupShuffleXor.
 	SubgroupShuffle
+	// SubgroupShuffleRelative is subgroupShuffleUp and subgroupShuffleDown.
 	SubgroupShuffleRelative
+	// SubgroupClustered is subgroupClusteredAdd and friends.
 	SubgroupClustered
+	// SubgroupQuad is subgroupQuadBroadcast and the quad swaps.
 	SubgroupQuad
 )
 

@@ -128,10 +128,15 @@ type Buffer struct {
 // DType is the type of an operation's elements.
 type DType uint8
 
+// The element types; the zero DType is none.
 const (
+	// F32 is IEEE 754 binary32.
 	F32 DType = iota + 1
+	// F16 is IEEE 754 binary16.
 	F16
+	// I32 is a two's-complement 32-bit integer.
 	I32
+	// U32 is an unsigned 32-bit integer.
 	U32
 )
 

@@ -30,9 +30,10 @@ const (
 	Faster Verdict = "faster"
 	// Same is no change that is both significant and past the threshold.
 	Same Verdict = "~"
-	// OnlyBase and OnlyNew are benchmarks missing from the other file.
+	// OnlyBase is a benchmark of the base file missing from the new one.
 	OnlyBase Verdict = "missing in new"
-	OnlyNew  Verdict = "missing in base"
+	// OnlyNew is a benchmark of the new file missing from the base.
+	OnlyNew Verdict = "missing in base"
 	// NotMeasured is a benchmark without samples in one of the files (it
 	// failed or was unsupported there).
 	NotMeasured Verdict = "not measured"

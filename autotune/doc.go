@@ -1,0 +1,50 @@
+// Package autotune measures candidate kernels honestly, picks the fastest,
+// and remembers the answer per hardware in a bbolt file.
+//
+// # Basics
+//
+// A Tuner answers "which candidate of this operation is fastest for this
+// size on this device?":
+//
+//	cache, _ := autotune.OpenCache(autotune.CacheOptions{})
+//	tuner := autotune.NewTuner(dev, cache, autotune.DefaultOptions)
+//	i, err := tuner.Fastest(ctx, op, kernels.Size{4096, 4096, 4096})
+//
+// The first question about a key tunes it (or reads the answer another
+// process committed to the file); later ones are answered from memory in
+// tens of nanoseconds, without allocating. Measure measures without
+// committing; TuneAll tunes on several devices at once, identical devices
+// sharing the work.
+//
+// # Measuring
+//
+// Every candidate is first run on seeded random inputs and verified
+// against the operation's CPU reference; one that computes wrong, or that
+// the device cannot run, is recorded with its error and never wins. The
+// GPU is then warmed up, and the survivors are sampled in rounds, in a
+// shuffled order each round, each sample timed by GPU timestamps (runs too
+// short to time alone are batched, k runs a sample, and divided by k).
+// Sampling stops when every survivor's 95% confidence interval of the
+// median (golang.org/x/perf/benchmath) is within Options.TargetHalfWidth,
+// or the budget is spent; a candidate clearly slower than the leader is
+// dropped early. A winner whose interval overlaps the runner-up's is
+// recorded as a tie, with the rule that broke it. Cold mode flushes the
+// last-level cache before every timed run, outside the timed region.
+//
+// # Keys and the cache
+//
+// A Key is an operation, an element type and the shape bucketed by the
+// tuning Level; tuning runs on the bucket's representative shape. Answers
+// are stored under autotune/<schema>/layout-v1/<hardware>/<tuner>, keyed
+// by the key and the Checksum of the candidate list, so that changing a
+// kernel re-tunes. Stored entries are JSON: the winner, and every
+// candidate's statistics or error, for inspection. Several processes may
+// share one file: each opens it only for the duration of an operation, and
+// the first answer committed for a key is the one every process uses.
+//
+// # Caveats
+//
+// A device lost during a tune commits nothing, clears the key's pending
+// mark, and makes every later question to that Tuner fail at once with an
+// error matching hal.ErrDeviceLost.
+package autotune

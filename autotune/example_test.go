@@ -1,0 +1,83 @@
+package autotune_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+)
+
+// A level buckets shapes, so that one tune answers for every shape of its
+// bucket.
+func ExampleLevel_Bucket() {
+	s := autotune.ShapeOf(1000, 3000)
+	for _, l := range []autotune.Level{autotune.Minimal, autotune.Balanced, autotune.Extensive, autotune.Full} {
+		fmt.Println(l, l.Bucket(s))
+	}
+	// Output:
+	// minimal 1024x4096
+	// balanced 1024x4096
+	// extensive 1024x3072
+	// full 1000x3000
+}
+
+// A tuner answers which candidate is fastest, and keeps the answer in the
+// cache file, where Entries (and the vkbench cache command) read it back.
+func ExampleTuner_Fastest() {
+	ctx := context.Background()
+	dev, release, err := hal.OpenDefault(ctx, "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := release(); err != nil {
+			log.Print(err)
+		}
+	}()
+	dir, err := os.MkdirTemp("", "autotune-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			log.Print(err)
+		}
+	}()
+	cache, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(dir, "autotune.db")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	opts := autotune.DefaultOptions
+	opts.Budget = 100 * time.Millisecond // the default, 10 s, measures to ±1%
+	tuner := autotune.NewTuner(dev, cache, opts)
+
+	op, err := kernels.Lookup("copy")
+	if err != nil {
+		log.Fatal(err)
+	}
+	size := kernels.Size{50000}
+	i, err := tuner.Fastest(ctx, op, size) // tunes at 65536, the bucket's shape
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(tuner.Key(op, size))
+
+	entries, err := cache.Entries(tuner.Table())
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range entries {
+		// e.Results has every candidate's outcome and statistics.
+		fmt.Println(e.Key, e.FastestName == op.Candidates()[i].Name, len(e.Results))
+	}
+	// Output:
+	// copy/u32/65536
+	// copy/u32/65536 true 11
+}

@@ -1,0 +1,160 @@
+package vkbench
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"reflect"
+	"unsafe"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Elem is the element types a Buffer holds: 32-bit scalars, as a GLSL
+// float, int or uint array in a std430 storage buffer sees them.
+type Elem interface {
+	~float32 | ~int32 | ~uint32
+}
+
+// Binding is a buffer that a kernel can be given: any *Buffer[T]. It is
+// implemented only by this package's buffers.
+type Binding interface {
+	// binding describes the buffer to the HAL and the tuner.
+	binding() (hal.Buffer, kernels.DType, int)
+}
+
+// Buffer is a storage buffer of Len elements of type T in device memory.
+// Its methods are safe for concurrent use, but must not race with a Run
+// that uses the buffer.
+type Buffer[T Elem] struct {
+	buf hal.Buffer
+	n   int
+}
+
+var _ Binding = (*Buffer[float32])(nil)
+
+// NewBuffer allocates a buffer of n elements of type T on d, filled with
+// zeros. Memory that does not fit is an error with code ResourceExhausted.
+func NewBuffer[T Elem](ctx context.Context, d *Device, n int) (*Buffer[T], error) {
+	b, err := newBuffer[T](d, n)
+	if err != nil {
+		return nil, err
+	}
+	cb, err := d.commandBuffer()
+	if err != nil {
+		return nil, status.Join(err, b.Release())
+	}
+	err = cb.Begin()
+	if err == nil {
+		err = cb.Fill(b.buf, 0, b.buf.Size(), 0)
+	}
+	if err != nil {
+		d.recycle(cb)
+		return nil, status.Join(err, b.Release())
+	}
+	if err := d.submit(ctx, cb); err != nil {
+		return nil, status.Join(err, b.Release())
+	}
+	return b, nil
+}
+
+// Upload allocates a buffer on d that holds a copy of data.
+func Upload[T Elem](ctx context.Context, d *Device, data []T) (*Buffer[T], error) {
+	b, err := newBuffer[T](d, len(data))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Write(ctx, data); err != nil {
+		return nil, status.Join(err, b.Release())
+	}
+	return b, nil
+}
+
+func newBuffer[T Elem](d *Device, n int) (*Buffer[T], error) {
+	if n <= 0 || int64(n) > math.MaxInt64/4 {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: a buffer of %d elements", n)
+	}
+	var zero T
+	buf, err := d.hal.CreateBuffer(hal.BufferDesc{Size: int64(n) * 4, Label: reflect.TypeOf(zero).String()})
+	if err != nil {
+		return nil, err
+	}
+	return &Buffer[T]{buf: buf, n: n}, nil
+}
+
+// Len is the number of elements.
+func (b *Buffer[T]) Len() int { return b.n }
+
+// Write copies data to the start of the buffer; len(data) must not exceed
+// Len. It returns when the data is in the buffer.
+func (b *Buffer[T]) Write(ctx context.Context, data []T) error {
+	if len(data) > b.n {
+		return status.Newf(status.OutOfRange, "vkbench: writing %d elements to a buffer of %d", len(data), b.n)
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return b.buf.Write(ctx, 0, asBytes(data))
+}
+
+// Read copies the first len(dst) elements of the buffer into dst; len(dst)
+// must not exceed Len.
+func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
+	if len(dst) > b.n {
+		return status.Newf(status.OutOfRange, "vkbench: reading %d elements from a buffer of %d", len(dst), b.n)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return b.buf.Read(ctx, 0, asBytes(dst))
+	}
+	raw := make([]byte, 4*len(dst))
+	if err := b.buf.Read(ctx, 0, raw); err != nil {
+		return err
+	}
+	for i := range dst {
+		*(*uint32)(unsafe.Pointer(&dst[i])) = binary.LittleEndian.Uint32(raw[4*i:])
+	}
+	return nil
+}
+
+// Release frees the buffer. It must not be in use by a Run; releasing it
+// twice is not an error.
+func (b *Buffer[T]) Release() error { return b.buf.Release() }
+
+// HAL returns the buffer underneath.
+func (b *Buffer[T]) HAL() hal.Buffer { return b.buf }
+
+func (b *Buffer[T]) binding() (hal.Buffer, kernels.DType, int) {
+	var dt kernels.DType
+	var zero T
+	switch reflect.TypeOf(zero).Kind() {
+	case reflect.Float32:
+		dt = kernels.F32
+	case reflect.Int32:
+		dt = kernels.I32
+	default:
+		dt = kernels.U32
+	}
+	return b.buf, dt, b.n
+}
+
+// littleEndian is whether the host's byte order is the SPIR-V buffers' own,
+// so that slices of 32-bit values can be copied as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// asBytes returns the bytes of data as the GPU reads them: the slice's own
+// memory on a little-endian host, a little-endian copy elsewhere.
+func asBytes[T Elem](data []T) []byte {
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(data))), 4*len(data))
+	}
+	out := make([]byte, 4*len(data))
+	for i := range data {
+		binary.LittleEndian.PutUint32(out[4*i:], *(*uint32)(unsafe.Pointer(&data[i])))
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+// Package vkbench runs your own SPIR-V compute kernels on a Vulkan device
+// and tells your program, at run time, which of several candidate kernels
+// is fastest for a problem on the GPU it is running on — measuring once,
+// then remembering the answer per hardware in a cache file.
+//
+// It is the library face of vkbench: a small layer over packages hal (the
+// device), kernels (operations and their candidates) and autotune (the
+// measurement, the tuner and its cache), which remain there for what it
+// does not do. Importing it registers the Vulkan backend.
+//
+// # Running a kernel
+//
+// Open the default device, build a pipeline from SPIR-V bytes (usually
+// embedded with go:embed), put data in buffers, run, read back:
+//
+//	dev, err := vkbench.Open(ctx, vkbench.Options{})
+//	if err != nil {
+//		return err
+//	}
+//	defer dev.Close()
+//
+//	scale, err := dev.Build(vkbench.Kernel{
+//		Name:             "scale",
+//		SPIRV:            scaleSPIRV, // y[i] = a * x[i]
+//		WorkgroupSize:    [3]uint32{64, 1, 1},
+//		Constants:        map[uint32]uint32{0: 64}, // local_size_x_id = 0
+//		PushConstantSize: 8,                        // uint n; float a;
+//	})
+//	x, err := vkbench.Upload(ctx, dev, []float32{1, 2, 3})
+//	y, err := vkbench.NewBuffer[float32](ctx, dev, 3)
+//	err = dev.Run(ctx, scale, vkbench.Groups(3, 64), vkbench.Push(uint32(3), float32(10)), x, y)
+//	out := make([]float32, 3)
+//	err = y.Read(ctx, out) // [10 20 30]
+//
+// # Tuning among candidates
+//
+// An Op gathers the candidates of one computation — other workgroup sizes,
+// vector widths, tilings — with a Prepare function that makes a problem of
+// a given size to measure them on and checks what each one computed. A
+// Tuner answers which candidate is fastest for a size:
+//
+//	tuner, err := dev.NewTuner(vkbench.TunerOptions{})
+//	p, err := tuner.Fastest(ctx, scaleOp, n) // first call: cache file, or tune
+//	err = dev.Run(ctx, p, groups(p.Kernel(), n), push, x, y)
+//
+// The first question about a key (the Op, its element type, and the size
+// rounded up to a power of two) reads the answer from the cache file, or
+// tunes: every candidate runs once on the prepared problem and its result
+// is checked, so that a wrong kernel can never win; the correct ones are
+// timed with GPU timestamps, interleaved, until their medians are known to
+// ±1% or the time budget is spent; the answer is stored. Later questions
+// are answered from memory in tens of nanoseconds without allocating.
+// The cache file is shared by processes and keyed by the hardware and
+// driver, so a program tunes once per machine, not once per run; the
+// vkbench command lists, shows, exports and clears it (vkbench cache), and
+// Tuner.Entry reads why a candidate won.
+//
+// # Errors
+//
+// Every error has a status code (package status): status.CodeOf(err), or
+// errors.Is(err, status.InvalidArgument). Wrong arguments are
+// InvalidArgument and change nothing; memory that does not fit is
+// ResourceExhausted; a kernel the device cannot run is Unimplemented; a
+// missing device is NotFound; a context that ends is Cancelled or
+// DeadlineExceeded (and matches context.Canceled or
+// context.DeadlineExceeded).
+//
+// A lost device — a driver reset, a GPU that fell off the bus, a kernel
+// that ran for too long — matches errors.Is(err, ErrDeviceLost), code
+// DataLoss. Loss is final: every later call on the device fails the same
+// way at once, and nothing hangs. Close it and Open another to go on:
+//
+//	if errors.Is(err, vkbench.ErrDeviceLost) {
+//		dev.Close()
+//		dev, err = vkbench.Open(ctx, vkbench.Options{})
+//	}
+//
+// # Testing
+//
+// Options.Validation turns on the Khronos validation layer, which reports
+// misuse of Vulkan; Options.Wrap can put a fault injector (package
+// hal/faulty) between the program and the device, to make calls fail and
+// the device lost on purpose. On a machine without a GPU, lavapipe (Mesa's
+// Vulkan on the CPU, in Debian's mesa-vulkan-drivers) is the default
+// device.
+package vkbench

@@ -1,0 +1,430 @@
+package vkbench_test
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/vkbench/vkbench"
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/status"
+)
+
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale.comp -o testdata/library/scale.spv
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale_offbyone.comp -o testdata/library/scale_offbyone.spv
+
+// scaleSPIRV computes y[i] = a * x[i] for i < n, with push constants
+// {uint n; float a;}, x at binding 0, y at binding 1, and the workgroup
+// size in specialization constant 0.
+//
+//go:embed testdata/library/scale.spv
+var scaleSPIRV []byte
+
+// offByOneSPIRV is scaleSPIRV with a bug: it leaves the last element alone.
+//
+//go:embed testdata/library/scale_offbyone.spv
+var offByOneSPIRV []byte
+
+// Open opens the default device: the first discrete GPU, else an
+// integrated one, else lavapipe, Mesa's Vulkan on the CPU.
+func ExampleOpen() {
+	dev, err := vkbench.Open(context.Background(), vkbench.Options{})
+	if err != nil {
+		log.Fatal(err) // NotFound: no Vulkan device; Unimplemented: no Vulkan
+	}
+	defer func() {
+		if err := dev.Close(); err != nil {
+			log.Print(err)
+		}
+	}()
+
+	info := dev.Info()
+	// info.Name, info.Type, info.Limits and info.MemoryHeaps describe
+	// the device; info.Hardware() names its table in the tuning cache.
+	fmt.Println(info.Backend, info.Hardware() != "")
+	// Output: vulkan true
+}
+
+// Run dispatches a kernel once and waits for it.
+func ExampleDevice_Run() {
+	ctx := context.Background()
+	dev, err := vkbench.Open(ctx, vkbench.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Closing the device releases the pipeline and buffers too.
+	defer func() {
+		if err := dev.Close(); err != nil {
+			log.Print(err)
+		}
+	}()
+
+	scale, err := dev.Build(vkbench.Kernel{
+		Name:             "scale",
+		SPIRV:            scaleSPIRV,
+		WorkgroupSize:    [3]uint32{64, 1, 1},
+		Constants:        map[uint32]uint32{0: 64}, // local_size_x_id = 0
+		PushConstantSize: 8,                        // uint n; float a;
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	x, err := vkbench.Upload(ctx, dev, []float32{1, 2, 3, 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	y, err := vkbench.NewBuffer[float32](ctx, dev, x.Len())
+	if err != nil {
+		log.Fatal(err)
+	}
+	n := x.Len()
+	if err := dev.Run(ctx, scale, vkbench.Groups(n, 64), vkbench.Push(uint32(n), float32(10)), x, y); err != nil {
+		log.Fatal(err)
+	}
+	out := make([]float32, n)
+	if err := y.Read(ctx, out); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out)
+	// Output: [10 20 30 40]
+}
+
+// A Tuner chooses among candidate kernels: here the same kernel at two
+// workgroup sizes, and a third that is faster only because it is wrong.
+// Every candidate's result is checked before it is timed, so the wrong one
+// can never win.
+func ExampleTuner_Fastest() {
+	ctx := context.Background()
+	dev, err := vkbench.Open(ctx, vkbench.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := dev.Close(); err != nil {
+			log.Print(err)
+		}
+	}()
+
+	kernel := func(name string, spirv []byte, wg uint32) vkbench.Kernel {
+		return vkbench.Kernel{
+			Name: name, SPIRV: spirv, PushConstantSize: 8,
+			WorkgroupSize: [3]uint32{wg, 1, 1}, Constants: map[uint32]uint32{0: wg},
+		}
+	}
+	const a = 2.5
+	scale := &vkbench.Op{
+		Name: "scale",
+		Dims: []string{"N"},
+		Candidates: []vkbench.Kernel{
+			kernel("wg32", scaleSPIRV, 32),
+			kernel("wg256", scaleSPIRV, 256),
+			kernel("off-by-one", offByOneSPIRV, 64),
+		},
+		// Prepare makes a problem of size N for the tuner to time the
+		// candidates on, and says how to check their results.
+		Prepare: func(ctx context.Context, dev *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+			n := size[0]
+			r := rand.New(rand.NewPCG(seed, 0))
+			in := make([]float32, n)
+			for i := range in {
+				in[i] = r.Float32()*2 - 1
+			}
+			x, err := vkbench.Upload(ctx, dev, in)
+			if err != nil {
+				return nil, err
+			}
+			y, err := vkbench.NewBuffer[float32](ctx, dev, n)
+			if err != nil {
+				return nil, errors.Join(err, x.Release())
+			}
+			return &vkbench.Problem{
+				Buffers: []vkbench.Binding{x, y},
+				Outputs: []vkbench.Binding{y},
+				Push:    vkbench.Push(uint32(n), float32(a)),
+				Groups: func(k vkbench.Kernel) [3]uint32 {
+					return vkbench.Groups(n, int(k.WorkgroupSize[0]))
+				},
+				Check: func(ctx context.Context) error {
+					out := make([]float32, n)
+					if err := y.Read(ctx, out); err != nil {
+						return err
+					}
+					for i, v := range out {
+						if want := a * in[i]; v != want {
+							return fmt.Errorf("y[%d] = %v, want %v", i, v, want)
+						}
+					}
+					return nil
+				},
+				Bytes: float64(8 * n),
+				Flops: float64(n),
+			}, nil
+		},
+	}
+
+	dir, err := os.MkdirTemp("", "vkbench-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			log.Print(err)
+		}
+	}()
+	tuning := autotune.DefaultOptions
+	tuning.Tuner = "example"               // the cache table: best, the program's name
+	tuning.Budget = 100 * time.Millisecond // per key; the default, 10 s, measures to ±1%
+	tuner, err := dev.NewTuner(vkbench.TunerOptions{
+		Cache:  autotune.CacheOptions{Path: filepath.Join(dir, "autotune.db")},
+		Tuning: &tuning,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// The first question about N = 1000 tunes (at N = 1024, the power
+	// of two above: one tune serves the sizes of its bucket) and stores
+	// the answer in the cache file.
+	const n = 1000
+	p, err := tuner.Fastest(ctx, scale, n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("the fastest is not off-by-one:", p.Kernel().Name != "off-by-one")
+
+	// Run the winner on data of our own.
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	x, err := vkbench.Upload(ctx, dev, in)
+	if err != nil {
+		log.Fatal(err)
+	}
+	y, err := vkbench.NewBuffer[float32](ctx, dev, n)
+	if err != nil {
+		log.Fatal(err)
+	}
+	groups := vkbench.Groups(n, int(p.Kernel().WorkgroupSize[0]))
+	if err := dev.Run(ctx, p, groups, vkbench.Push(uint32(n), float32(a)), x, y); err != nil {
+		log.Fatal(err)
+	}
+	out := make([]float32, n)
+	if err := y.Read(ctx, out); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out[:3], out[n-1])
+
+	// Later questions are answered from memory: no allocation, the same
+	// pipeline.
+	again, err := tuner.Fastest(ctx, scale, n)
+	fmt.Println(again == p, err)
+	// Output:
+	// the fastest is not off-by-one: true
+	// [0 2.5 5] 2497.5
+	// true <nil>
+}
+
+// Entry reads from the cache file what a tune found: the winner, and why —
+// each candidate's outcome, statistics and error. The vkbench command shows
+// the same with `vkbench cache show`.
+func ExampleTuner_Entry() {
+	ctx := context.Background()
+	dev, err := vkbench.Open(ctx, vkbench.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := dev.Close(); err != nil {
+			log.Print(err)
+		}
+	}()
+	dir, err := os.MkdirTemp("", "vkbench-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			log.Print(err)
+		}
+	}()
+	tuning := autotune.DefaultOptions
+	tuning.Tuner = "example"
+	tuning.Budget = 100 * time.Millisecond
+	opts := vkbench.TunerOptions{
+		Cache:  autotune.CacheOptions{Path: filepath.Join(dir, "autotune.db")},
+		Tuning: &tuning,
+	}
+	tuner, err := dev.NewTuner(opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	op := scaleOp() // the Op of the Fastest example
+	if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
+		log.Fatal(err)
+	}
+
+	// Another tuner on the same file — another process, a later run —
+	// finds the answer there and measures nothing.
+	later, err := dev.NewTuner(opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	e, err := later.Entry(op, 1000)
+	if err != nil || e == nil {
+		log.Fatal(e, err)
+	}
+	fmt.Println(e.Key)
+	for _, r := range e.Results {
+		if r.Outcome == autotune.Failed {
+			fmt.Println(r.Name, "failed")
+		} else {
+			// Measured, or Dropped early when clearly slower than the
+			// leader; r.Stats has its timings.
+			fmt.Println(r.Name, "verified")
+		}
+	}
+	fmt.Println(slices.ContainsFunc(e.Results, func(r autotune.Result) bool {
+		return r.Name == e.FastestName && r.Outcome == autotune.Measured
+	}))
+	// Output:
+	// scale/f32/1024
+	// wg32 verified
+	// wg256 verified
+	// off-by-one failed
+	// true
+}
+
+// A lost device — a driver reset, a hung kernel — fails the call that finds
+// it with an error matching ErrDeviceLost, and every later call on the
+// device at once. The only way on is a device opened again. Here the
+// device is lost on purpose, by a fault injector put between the program
+// and the device.
+func Example_deviceLoss() {
+	ctx := context.Background()
+	plan := faulty.NewPlan()
+	dev, err := vkbench.Open(ctx, vkbench.Options{
+		Wrap: func(d hal.Device) hal.Device { return faulty.Wrap(d, plan) },
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	scale := func(dev *vkbench.Device) ([]float32, error) {
+		p, err := dev.Build(scaleKernel)
+		if err != nil {
+			return nil, err
+		}
+		x, err := vkbench.Upload(ctx, dev, []float32{1, 2, 3, 4})
+		if err != nil {
+			return nil, err
+		}
+		y, err := vkbench.NewBuffer[float32](ctx, dev, 4)
+		if err != nil {
+			return nil, err
+		}
+		if err := dev.Run(ctx, p, vkbench.Groups(4, 64), vkbench.Push(uint32(4), float32(10)), x, y); err != nil {
+			return nil, err
+		}
+		out := make([]float32, 4)
+		return out, y.Read(ctx, out)
+	}
+
+	plan.LoseAt(faulty.Wait, 1) // as a driver reports VK_ERROR_DEVICE_LOST
+	_, err = scale(dev)
+	fmt.Println(errors.Is(err, vkbench.ErrDeviceLost), status.CodeOf(err))
+	_, err = scale(dev) // fails at once
+	fmt.Println(errors.Is(err, vkbench.ErrDeviceLost), errors.Is(dev.Err(), vkbench.ErrDeviceLost))
+
+	// Closing a lost device works; then open it again.
+	if err := dev.Close(); err != nil {
+		log.Print(err)
+	}
+	if dev, err = vkbench.Open(ctx, vkbench.Options{}); err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := dev.Close(); err != nil {
+			log.Print(err)
+		}
+	}()
+	fmt.Println(scale(dev))
+	// Output:
+	// true DATA_LOSS
+	// true true
+	// [10 20 30 40] <nil>
+}
+
+// scaleKernel is scale.comp at a workgroup size of 64.
+var scaleKernel = vkbench.Kernel{
+	Name:             "scale",
+	SPIRV:            scaleSPIRV,
+	WorkgroupSize:    [3]uint32{64, 1, 1},
+	Constants:        map[uint32]uint32{0: 64},
+	PushConstantSize: 8,
+}
+
+// scaleOp returns the Op of ExampleTuner_Fastest, y = 2.5x: scale.comp at
+// workgroup sizes 32 and 256, and the wrong off-by-one at 64.
+func scaleOp() *vkbench.Op {
+	kernel := func(name string, spirv []byte, wg uint32) vkbench.Kernel {
+		return vkbench.Kernel{
+			Name: name, SPIRV: spirv, PushConstantSize: 8,
+			WorkgroupSize: [3]uint32{wg, 1, 1}, Constants: map[uint32]uint32{0: wg},
+		}
+	}
+	const a = 2.5
+	return &vkbench.Op{
+		Name: "scale",
+		Dims: []string{"N"},
+		Candidates: []vkbench.Kernel{
+			kernel("wg32", scaleSPIRV, 32),
+			kernel("wg256", scaleSPIRV, 256),
+			kernel("off-by-one", offByOneSPIRV, 64),
+		},
+		Prepare: func(ctx context.Context, dev *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+			n := size[0]
+			r := rand.New(rand.NewPCG(seed, 0))
+			in := make([]float32, n)
+			for i := range in {
+				in[i] = r.Float32()*2 - 1
+			}
+			x, err := vkbench.Upload(ctx, dev, in)
+			if err != nil {
+				return nil, err
+			}
+			y, err := vkbench.NewBuffer[float32](ctx, dev, n)
+			if err != nil {
+				return nil, errors.Join(err, x.Release())
+			}
+			return &vkbench.Problem{
+				Buffers: []vkbench.Binding{x, y},
+				Outputs: []vkbench.Binding{y},
+				Push:    vkbench.Push(uint32(n), float32(a)),
+				Groups:  func(k vkbench.Kernel) [3]uint32 { return vkbench.Groups(n, int(k.WorkgroupSize[0])) },
+				Check: func(ctx context.Context) error {
+					out := make([]float32, n)
+					if err := y.Read(ctx, out); err != nil {
+						return err
+					}
+					for i, v := range out {
+						if want := a * in[i]; v != want {
+							return fmt.Errorf("y[%d] = %v, want %v", i, v, want)
+						}
+					}
+					return nil
+				},
+				Bytes: float64(8 * n),
+				Flops: float64(n),
+			}, nil
+		},
+	}
+}

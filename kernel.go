@@ -1,0 +1,211 @@
+package vkbench
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Kernel describes a compute kernel: a SPIR-V module (bytes, often
+// embedded), its entry point, and the specialization constants that make
+// it one variant among several. It is a value, tied to no device; Build
+// makes a Pipeline of it.
+//
+// vkbench does not compile GLSL; glslc does, once, at go generate time:
+//
+//	//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute scale.comp -o scale.spv
+//	//go:embed scale.spv
+//	var scaleSPIRV []byte
+type Kernel struct {
+	// Name tells this kernel from the other candidates of an Op, such as
+	// "vec4-wg128"; lower case, digits, '-' and '.' read best in reports.
+	Name string
+	// SPIRV is the module. It must not be modified after use.
+	SPIRV []byte
+	// EntryPoint is the GLCompute entry point; "main" if empty.
+	EntryPoint string
+	// WorkgroupSize is the workgroup's size in x, y and z. If zero, it is
+	// read from the module when the module fixes it (local_size_x = 64);
+	// a module that takes it from specialization constants
+	// (local_size_x_id = 0) gets it from Constants, and WorkgroupSize
+	// repeats it so that it can be checked against the device's limits and
+	// used to compute the number of groups.
+	WorkgroupSize [3]uint32
+	// Constants are the specialization constants by constant_id, as 32-bit
+	// values: math.Float32bits for a float, 0 or 1 for a bool.
+	Constants map[uint32]uint32
+	// Bindings is the number of storage buffers the kernel takes, at
+	// bindings 0 to Bindings-1 of descriptor set 0. If zero, it is one
+	// more than the highest binding of set 0 in the module.
+	Bindings int
+	// PushConstantSize is the size in bytes of the kernel's push-constant
+	// block (a multiple of 4); 0 if it has none. Run must be given exactly
+	// that many bytes.
+	PushConstantSize int
+	// Params are numbers about the kernel that the code dispatching it
+	// needs, such as the elements each invocation handles; vkbench only
+	// keeps them (and counts them in the Op's checksum).
+	Params map[string]int
+	// Requires is what the kernel needs of a device beyond core Vulkan 1.2
+	// compute (16-bit floats, subgroup operations, shared memory). Build
+	// refuses a device without it, and a Tuner reports such a candidate
+	// as unsupported instead of running it.
+	Requires kernels.Requirements
+}
+
+// candidate returns the kernel in the catalogue's form, with what the
+// module says filled in. It checks the module.
+func (k Kernel) candidate() (kernels.Candidate, error) {
+	if err := hal.CheckSPIRV(k.SPIRV, k.EntryPoint); err != nil {
+		return kernels.Candidate{}, status.Annotatef(err, "vkbench: kernel %q", k.Name)
+	}
+	mod, err := hal.ParseSPIRV(k.SPIRV)
+	if err != nil {
+		return kernels.Candidate{}, status.Annotatef(err, "vkbench: kernel %q", k.Name)
+	}
+	entry := k.EntryPoint
+	if entry == "" {
+		entry = "main"
+	}
+	wg := k.WorkgroupSize
+	if wg == [3]uint32{} {
+		wg = mod.LocalSize[entry]
+	}
+	bindings := k.Bindings
+	if bindings == 0 {
+		for _, b := range mod.Bindings {
+			if b>>16 == 0 {
+				bindings = max(bindings, int(b&0xffff)+1)
+			}
+		}
+	}
+	if k.PushConstantSize < 0 || k.PushConstantSize%4 != 0 {
+		return kernels.Candidate{}, status.Newf(status.InvalidArgument, "vkbench: kernel %q: push-constant size %d is not a multiple of 4", k.Name, k.PushConstantSize)
+	}
+	var consts []hal.Constant
+	for _, id := range slices.Sorted(maps.Keys(k.Constants)) {
+		consts = append(consts, hal.Constant{ID: id, Value: k.Constants[id]})
+	}
+	return kernels.Candidate{
+		Name:             k.Name,
+		Shader:           k.Name,
+		SPIRV:            k.SPIRV,
+		EntryPoint:       k.EntryPoint,
+		Bindings:         bindings,
+		PushConstantSize: k.PushConstantSize,
+		WorkgroupSize:    wg,
+		Constants:        consts,
+		Params:           maps.Clone(k.Params),
+		Requires:         k.Requires,
+	}, nil
+}
+
+// Pipeline is a Kernel built for one device, ready to Run.
+type Pipeline struct {
+	exe    hal.Executable
+	kernel Kernel
+}
+
+// Build checks k's module and builds its pipeline on d. A malformed
+// module, a missing entry point or a workgroup larger than the device
+// allows is an error with code InvalidArgument or Unimplemented.
+func (d *Device) Build(k Kernel) (*Pipeline, error) {
+	c, err := k.candidate()
+	if err != nil {
+		return nil, err
+	}
+	return d.build(k, c)
+}
+
+func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
+	if err := c.Supported(d.hal.Info()); err != nil {
+		return nil, err
+	}
+	exe, err := d.hal.CreateExecutable(c.Executable())
+	if err != nil {
+		return nil, err
+	}
+	k.WorkgroupSize, k.Bindings = c.WorkgroupSize, c.Bindings
+	return &Pipeline{exe: exe, kernel: k}, nil
+}
+
+// Kernel returns the kernel the pipeline was built from, with its
+// WorkgroupSize and Bindings as the module gave them if they were zero.
+func (p *Pipeline) Kernel() Kernel { return p.kernel }
+
+// Release frees the pipeline; releasing it twice is not an error.
+func (p *Pipeline) Release() error { return p.exe.Release() }
+
+// Run dispatches p once on groups workgroups (x, y, z), with push as its
+// push constants (nil if it has none) and buffers bound in order at
+// bindings 0, 1, ..., and waits for it to finish. What it wrote can then
+// be read from the buffers.
+//
+// Wrong arguments (too few buffers, push constants of the wrong size, a
+// buffer of another device, no groups) are errors with code
+// InvalidArgument and nothing runs. A failure on the GPU is returned here;
+// if the device was lost it matches ErrDeviceLost. If ctx ends first, Run
+// returns its error (code Cancelled or DeadlineExceeded) and the dispatch
+// goes on in the background: its buffers must not be read or released
+// until it is done, which Close waits for.
+func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []byte, buffers ...Binding) error {
+	binds := make([]hal.Binding, len(buffers))
+	for i, b := range buffers {
+		if b == nil {
+			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.kernel.Name, i)
+		}
+		binds[i].Buffer, _, _ = b.binding()
+	}
+	cb, err := d.commandBuffer()
+	if err != nil {
+		return err
+	}
+	if err := cb.Begin(); err != nil {
+		d.recycle(cb)
+		return err
+	}
+	if err := cb.Dispatch(hal.Dispatch{Executable: p.exe, Bindings: binds, PushConstants: push, Groups: groups}); err != nil {
+		d.recycle(cb)
+		return status.Annotatef(err, "vkbench: Run %q", p.kernel.Name)
+	}
+	return d.submit(ctx, cb)
+}
+
+// Groups returns the workgroups that cover n items when a workgroup
+// covers perGroup of them: {⌈n/perGroup⌉, 1, 1}. For a kernel of workgroup
+// size 64 in which each invocation handles 4 items, perGroup is 256.
+func Groups(n, perGroup int) [3]uint32 {
+	if n <= 0 || perGroup <= 0 {
+		return [3]uint32{0, 1, 1} // Run refuses it: InvalidArgument
+	}
+	return [3]uint32{uint32(min((n+perGroup-1)/perGroup, math.MaxUint32)), 1, 1}
+}
+
+// Push packs push constants the way a std430 block of 32-bit members lays
+// them out: each value in order, 4 bytes, little-endian. Values must be
+// uint32, int32 or float32 (convert an int or a float64 to the type the
+// kernel declares); anything else is a programming error, and Push panics
+// naming it.
+func Push(values ...any) []byte {
+	out := make([]byte, 0, 4*len(values))
+	for i, v := range values {
+		switch v := v.(type) {
+		case uint32:
+			out = binary.LittleEndian.AppendUint32(out, v)
+		case int32:
+			out = binary.LittleEndian.AppendUint32(out, uint32(v))
+		case float32:
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
+		default:
+			panic(fmt.Sprintf("vkbench.Push: value %d is a %T; want uint32, int32 or float32", i, v))
+		}
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package kernels_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+)
+
+// Sizes are written as extents in order, or as named extents in any order.
+func ExampleParseSize() {
+	gemm, err := kernels.Lookup("gemm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, text := range []string{"67x45x33", "K=33,M=67,N=45", "1Ki x 1Ki x 64"} {
+		s, err := kernels.ParseSize(gemm.Dims(), text)
+		fmt.Println(s, err)
+	}
+	// Output:
+	// 67x45x33 <nil>
+	// 67x45x33 <nil>
+	// 1024x1024x64 <nil>
+}
+
+// VerifyCandidate runs one candidate on seeded random data and compares
+// its result with the CPU reference.
+func ExampleVerifyCandidate() {
+	ctx := context.Background()
+	dev, release, err := hal.OpenDefault(ctx, "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		if err := release(); err != nil {
+			log.Print(err)
+		}
+	}()
+	triad, err := kernels.Lookup("triad") // a = b + s·c
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, c := range triad.Candidates() {
+		err := kernels.VerifyCandidate(ctx, dev, triad, kernels.Size{10000}, i, 1)
+		fmt.Println(c.Name, err)
+	}
+	// Output:
+	// scalar-wg256 <nil>
+	// vec4-wg128 <nil>
+	// vec4-wg256 <nil>
+	// vec4-wg512 <nil>
+	// gridstride-vec4-u2-wg256-g2048 <nil>
+	// gridstride-vec4-u4-wg256-g1024 <nil>
+}

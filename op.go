@@ -1,0 +1,299 @@
+package vkbench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Op is one computation and the candidate Kernels that compute it, for a
+// Tuner to choose among: every candidate takes the same buffers and push
+// constants, and Prepare makes the data to measure them on.
+//
+// An Op is keyed in the tuning cache by its Name, its DType, and the size
+// of the problem, one integer per name in Dims; the checksum of its
+// candidates (names, SPIR-V, constants, params, in order) goes with every
+// answer, so that changing any candidate makes old answers stop applying.
+// An Op must not be changed once it is in use, and is used through a
+// pointer.
+type Op struct {
+	// Name names the operation in the cache: lower case, digits and '-'.
+	Name string
+	// Dims names the dimensions of a size, in order, such as {"N"} or
+	// {"M", "N", "K"}; at most autotune.MaxDims.
+	Dims []string
+	// DType is the type of the operation's elements, part of the cache
+	// key; kernels.F32 if zero.
+	DType kernels.DType
+	// Candidates are the kernels, in a fixed order.
+	Candidates []Kernel
+	// Prepare makes a problem of the given size on d for the tuner to
+	// measure the candidates on: it allocates the buffers, fills the
+	// inputs with data drawn from seed (the same seed, the same data), and
+	// says how to dispatch and check. The size is that of the cache key's
+	// bucket, so that the answer does not depend on which size of the
+	// bucket came first: it may be larger than the size asked about.
+	Prepare func(ctx context.Context, d *Device, size []int, seed uint64) (*Problem, error)
+
+	once sync.Once
+	op   *operation
+	err  error
+}
+
+// Problem is one problem of one size, on the device, for the tuner to run
+// every candidate on: the buffers and push constants they share, the
+// workgroups each one needs, and the check of what they computed. The
+// tuner releases Buffers and Outputs when it is done with them.
+type Problem struct {
+	// Buffers are bound in order at bindings 0, 1, ... of every candidate.
+	Buffers []Binding
+	// Outputs are the buffers among Buffers that the candidates write.
+	// Before each candidate's checked run they are filled with NaNs (all
+	// bits set), so that a kernel that writes nothing cannot pass on what
+	// another left there.
+	Outputs []Binding
+	// Push are the push constants of every candidate; nil if none.
+	Push []byte
+	// Groups returns the workgroups to dispatch for candidate k (whose
+	// WorkgroupSize and Bindings are filled in from its module).
+	Groups func(k Kernel) [3]uint32
+	// Check reads the outputs after a candidate's run and returns an error
+	// if they are wrong. A candidate that fails its Check can never be the
+	// fastest. A nil Check trusts every candidate.
+	Check func(ctx context.Context) error
+	// Bytes and Flops are how many bytes one run moves and how many
+	// arithmetic operations it does, for the GB/s and GFLOP/s of the
+	// tuning report; 0 if unknown.
+	Bytes, Flops float64
+	// Release, if set, is called after the buffers are released, for
+	// anything else Prepare made.
+	Release func() error
+}
+
+// Operation returns op as a kernels.Operation, the form autotune and
+// kernels work with, for callers that use those packages directly. It is
+// the same value every time, or nil if op is malformed (Tuner.Fastest
+// says why).
+func (op *Op) Operation() kernels.Operation {
+	o, err := op.operation()
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
+// operation checks op once and returns its kernels.Operation.
+func (op *Op) operation() (*operation, error) {
+	op.once.Do(func() { op.op, op.err = newOperation(op) })
+	return op.op, op.err
+}
+
+// operation is an Op as a kernels.Operation. Its fields are copies, so that
+// the Op's checksum stays true.
+type operation struct {
+	name    string
+	dims    []string
+	dtype   kernels.DType
+	cands   []kernels.Candidate
+	kerns   []Kernel
+	prepare func(ctx context.Context, d *Device, size []int, seed uint64) (*Problem, error)
+}
+
+var _ kernels.Operation = (*operation)(nil)
+
+func newOperation(op *Op) (*operation, error) {
+	bad := func(format string, args ...any) error {
+		return status.Newf(status.InvalidArgument, "vkbench: Op %q: "+format, append([]any{op.Name}, args...)...)
+	}
+	if !validName(op.Name) {
+		return nil, bad("the name must be lower case letters, digits and '-'")
+	}
+	if len(op.Dims) == 0 || len(op.Dims) > autotune.MaxDims {
+		return nil, bad("%d dimensions; want 1 to %d", len(op.Dims), autotune.MaxDims)
+	}
+	if len(op.Candidates) == 0 {
+		return nil, bad("no candidates")
+	}
+	if op.Prepare == nil {
+		return nil, bad("no Prepare")
+	}
+	o := &operation{name: op.Name, dims: slices.Clone(op.Dims), dtype: op.DType, prepare: op.Prepare}
+	if o.dtype == 0 {
+		o.dtype = kernels.F32
+	}
+	seen := map[string]bool{}
+	for _, k := range op.Candidates {
+		if k.Name == "" || seen[k.Name] {
+			return nil, bad("candidate names must be unique and not empty: %q", k.Name)
+		}
+		seen[k.Name] = true
+		c, err := k.candidate()
+		if err != nil {
+			return nil, err
+		}
+		k.WorkgroupSize, k.Bindings = c.WorkgroupSize, c.Bindings
+		o.cands = append(o.cands, c)
+		o.kerns = append(o.kerns, k)
+	}
+	return o, nil
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (o *operation) Name() string                    { return o.name }
+func (o *operation) Summary() string                 { return o.name }
+func (o *operation) DType() kernels.DType            { return o.dtype }
+func (o *operation) Dims() []string                  { return slices.Clone(o.dims) }
+func (o *operation) Candidates() []kernels.Candidate { return slices.Clone(o.cands) }
+
+// DefaultSize is for the tools that run an operation without a size: 1024
+// in each dimension.
+func (o *operation) DefaultSize(hal.DeviceInfo) kernels.Size {
+	s := make(kernels.Size, len(o.dims))
+	for i := range s {
+		s[i] = 1024
+	}
+	return s
+}
+
+// devices maps the hal.Device of each open Device back to it, so that the
+// tuner's calls to Prepare reach the Device the caller opened.
+var devices sync.Map // hal.Device -> *Device
+
+func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	if len(size) != len(o.dims) {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q: size %v for dimensions %v", o.name, size, o.dims)
+	}
+	d, owned := lookupDevice(dev)
+	p, err := o.prepare(ctx, d, slices.Clone(size), seed)
+	if err != nil {
+		return nil, status.Join(status.Annotatef(err, "vkbench: Op %q: Prepare(%v)", o.name, size), d.dropBorrowed(owned))
+	}
+	pr := &problem{d: d, owned: owned, size: slices.Clone(size), p: p}
+	if err := pr.describe(o); err != nil {
+		return nil, status.Join(err, pr.Release())
+	}
+	return pr, nil
+}
+
+// lookupDevice returns the Device of dev, or a borrowed one (owned false)
+// when dev was not opened by Open.
+func lookupDevice(dev hal.Device) (*Device, bool) {
+	if d, ok := devices.Load(dev); ok {
+		return d.(*Device), true
+	}
+	return borrow(dev), false
+}
+
+// dropBorrowed releases the command buffers a borrowed Device made.
+func (d *Device) dropBorrowed(owned bool) error {
+	if owned {
+		return nil
+	}
+	d.mu.Lock()
+	spare := d.spare
+	d.spare = nil
+	d.mu.Unlock()
+	var errs []error
+	for _, cb := range spare {
+		errs = append(errs, cb.Release())
+	}
+	return status.Join(errs...)
+}
+
+// problem is a Problem as a kernels.Problem.
+type problem struct {
+	d      *Device
+	owned  bool
+	size   kernels.Size
+	p      *Problem
+	binds  []hal.Binding
+	bufs   []kernels.Buffer
+	groups [][3]uint32
+}
+
+var _ kernels.Problem = (*problem)(nil)
+
+func (pr *problem) describe(o *operation) error {
+	p := pr.p
+	if p.Groups == nil {
+		return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem has no Groups", o.name)
+	}
+	isOutput := map[hal.Buffer]bool{}
+	for i, b := range p.Outputs {
+		if b == nil {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: output %d is nil", o.name, i)
+		}
+		hb, _, _ := b.binding()
+		isOutput[hb] = true
+	}
+	for i, b := range p.Buffers {
+		if b == nil {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: buffer %d is nil", o.name, i)
+		}
+		hb, dt, n := b.binding()
+		role := kernels.Input
+		if isOutput[hb] {
+			role = kernels.Output
+		}
+		pr.binds = append(pr.binds, hal.Binding{Buffer: hb})
+		pr.bufs = append(pr.bufs, kernels.Buffer{Buffer: hb, Name: fmt.Sprintf("binding %d", i), Role: role, DType: dt, Len: int64(n)})
+	}
+	for _, k := range o.kerns {
+		pr.groups = append(pr.groups, p.Groups(k))
+	}
+	return nil
+}
+
+func (pr *problem) Size() kernels.Size        { return slices.Clone(pr.size) }
+func (pr *problem) Bytes() float64            { return pr.p.Bytes }
+func (pr *problem) Flops() float64            { return pr.p.Flops }
+func (pr *problem) Buffers() []kernels.Buffer { return slices.Clone(pr.bufs) }
+
+// Record records candidate cand's dispatch. The tuner poisons the Outputs
+// (kernels.RecordPoison, by their Role) before each candidate's checked
+// run.
+func (pr *problem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	return cb.Dispatch(hal.Dispatch{Executable: exe, Bindings: pr.binds, PushConstants: pr.p.Push, Groups: pr.groups[cand]})
+}
+
+func (pr *problem) Verify(ctx context.Context, cand int) error {
+	if pr.p.Check == nil {
+		return nil
+	}
+	return pr.p.Check(ctx)
+}
+
+func (pr *problem) Release() error {
+	var errs []error
+	seen := map[Binding]bool{}
+	for _, b := range slices.Concat(pr.p.Buffers, pr.p.Outputs) {
+		if b == nil || seen[b] {
+			continue
+		}
+		seen[b] = true
+		hb, _, _ := b.binding()
+		errs = append(errs, hb.Release())
+	}
+	if pr.p.Release != nil {
+		errs = append(errs, pr.p.Release())
+	}
+	errs = append(errs, pr.d.dropBorrowed(pr.owned))
+	return status.Join(errs...)
+}

@@ -1,0 +1,246 @@
+package vkbench
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+	_ "github.com/vkbench/vkbench/vk" // registers the "vulkan" driver
+)
+
+// Errors that callers match with errors.Is. They are the errors of package
+// hal, under names that need no other import; every error of this package
+// also has a status code, read with status.CodeOf.
+var (
+	// ErrDeviceLost is matched by every error that the loss of the device
+	// caused: the call that found it, and every later call on the device
+	// and on what it made, which fails at once. Its code is DataLoss. There
+	// is no recovery but to Close the device and Open one again.
+	ErrDeviceLost = hal.ErrDeviceLost
+
+	// ErrReleased is matched by errors from using a buffer or pipeline
+	// after its Release, or anything after Device.Close. Its code is
+	// FailedPrecondition.
+	ErrReleased = hal.ErrReleased
+)
+
+// Options choose and configure the device that Open opens. The zero value
+// opens the default device without validation.
+type Options struct {
+	// Device chooses the device: "" for the default one (the first
+	// discrete GPU, else integrated, virtual, then CPU, such as lavapipe),
+	// an index in the list Devices returns ("1"), or part of a device's
+	// name, case-insensitive ("llvmpipe"). It takes what the --device flag
+	// of the vkbench command takes, UUID prefixes aside.
+	Device string
+	// Validation turns on the Khronos validation layer, which checks every
+	// Vulkan call (slowly) and reports misuse through OnMessage. Open fails
+	// if the layer is not installed.
+	Validation bool
+	// OnMessage receives validation and driver messages of warning
+	// severity or above, from any goroutine. If nil they are logged
+	// through Logger.
+	OnMessage func(hal.Message)
+	// Logger receives the driver's logs; slog.Default() if nil.
+	Logger *slog.Logger
+	// Wrap, if set, is given the opened hal.Device and returns the one to
+	// use in its place: a fault-injecting wrapper (hal/faulty) in tests, a
+	// tracing one in debugging. Closing the Device releases what Wrap
+	// returned, which must release the device it wraps.
+	Wrap func(hal.Device) hal.Device
+}
+
+// Device is an opened GPU (or CPU) device with one compute queue. Buffers,
+// pipelines and tuners are made from it. Its methods are safe for
+// concurrent use.
+type Device struct {
+	hal     hal.Device
+	release func() error // nil for a borrowed hal.Device
+
+	mu    sync.Mutex
+	spare []hal.CommandBuffer // ready to record
+	stray []submission        // abandoned when a context ended first
+}
+
+// submission is a command buffer in flight and its fence.
+type submission struct {
+	cb    hal.CommandBuffer
+	fence hal.Fence
+}
+
+// Devices lists the Vulkan devices in the order Options.Device indexes them.
+// An empty list is not an error.
+func Devices() ([]hal.DeviceInfo, error) {
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{})
+	if err != nil {
+		return nil, err
+	}
+	infos, err := drv.Enumerate()
+	return infos, status.Join(err, drv.Release())
+}
+
+// Open opens the device that opts choose (the default device for the zero
+// Options). Its errors say what is missing, and have a code: NotFound when
+// there is no such device (or none at all), Unavailable when there is no
+// Vulkan loader, FailedPrecondition when the validation layer asked for is
+// not installed, Unimplemented for a device older than Vulkan 1.2 (or a
+// build without cgo). Close the Device when done.
+func Open(ctx context.Context, opts Options) (*Device, error) {
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{
+		Validation: opts.Validation,
+		OnMessage:  opts.OnMessage,
+		Logger:     opts.Logger,
+	})
+	if err != nil {
+		return nil, status.Annotate(err, "vkbench: opening Vulkan")
+	}
+	infos, err := drv.Enumerate()
+	if err != nil {
+		return nil, status.Join(err, drv.Release())
+	}
+	i, err := chooseDevice(infos, opts.Device)
+	if err != nil {
+		return nil, status.Join(err, drv.Release())
+	}
+	dev, err := drv.Open(ctx, i, hal.DeviceOptions{})
+	if err != nil {
+		return nil, status.Join(err, drv.Release())
+	}
+	if opts.Wrap != nil {
+		dev = opts.Wrap(dev)
+	}
+	d := &Device{
+		hal:     dev,
+		release: func() error { return status.Join(dev.Release(), drv.Release()) },
+	}
+	devices.Store(dev, d)
+	return d, nil
+}
+
+// chooseDevice returns the index in infos that spec names (see
+// Options.Device).
+func chooseDevice(infos []hal.DeviceInfo, spec string) (int, error) {
+	if len(infos) == 0 {
+		return 0, status.New(status.NotFound, "vkbench: no Vulkan devices (is a Vulkan driver installed? lavapipe is in mesa-vulkan-drivers)")
+	}
+	if spec == "" {
+		return hal.DefaultDevice(infos), nil
+	}
+	if i, err := strconv.Atoi(spec); err == nil {
+		if i < 0 || i >= len(infos) {
+			return 0, status.Newf(status.NotFound, "vkbench: device %d is out of range: there are %d device(s)", i, len(infos))
+		}
+		return i, nil
+	}
+	var match []string
+	found := -1
+	for i, d := range infos {
+		if strings.Contains(strings.ToLower(d.Name), strings.ToLower(spec)) {
+			match = append(match, fmt.Sprintf("%d: %s", i, d.Name))
+			found = i
+		}
+	}
+	switch len(match) {
+	case 0:
+		return 0, status.Newf(status.NotFound, "vkbench: no device's name contains %q", spec)
+	case 1:
+		return found, nil
+	}
+	return 0, status.Newf(status.InvalidArgument, "vkbench: %q names %d devices (%s); use an index", spec, len(match), strings.Join(match, ", "))
+}
+
+// borrow makes a Device of a hal.Device that someone else owns: Close does
+// not release it.
+func borrow(dev hal.Device) *Device { return &Device{hal: dev} }
+
+// Info describes the device: its name, type, driver, limits and the
+// Hardware string that names its table in the tuning cache.
+func (d *Device) Info() hal.DeviceInfo { return d.hal.Info() }
+
+// HAL returns the device underneath, for what this package does not do:
+// several dispatches in one submission, timestamps, host-visible memory.
+func (d *Device) HAL() hal.Device { return d.hal }
+
+// Err is nil while the device works, and an error matching ErrDeviceLost
+// once it has been lost.
+func (d *Device) Err() error { return d.hal.Err() }
+
+// Close releases the device and everything made from it that is still
+// alive: buffers, pipelines, tuners' pipelines. It waits (a few seconds at
+// most) for work still running, such as a Run whose context ended first.
+// A lost device closes too; closing twice is not an error.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	release := d.release
+	d.release = nil
+	d.spare, d.stray = nil, nil // released with the device
+	d.mu.Unlock()
+	if release == nil {
+		return nil // borrowed, or closed already
+	}
+	devices.Delete(d.hal)
+	return release()
+}
+
+// commandBuffer returns a command buffer ready to Begin: a spare one, one
+// whose abandoned work has finished, or a new one.
+func (d *Device) commandBuffer() (hal.CommandBuffer, error) {
+	d.mu.Lock()
+	live := d.stray[:0]
+	for _, s := range d.stray {
+		if done, _ := s.fence.Poll(); done {
+			// Best effort: the fence's error belonged to a caller
+			// who stopped waiting for it.
+			_ = s.fence.Release()
+			d.spare = append(d.spare, s.cb)
+			continue
+		}
+		live = append(live, s)
+	}
+	d.stray = live
+	if n := len(d.spare); n > 0 {
+		cb := d.spare[n-1]
+		d.spare = d.spare[:n-1]
+		d.mu.Unlock()
+		return cb, nil
+	}
+	d.mu.Unlock()
+	return d.hal.CreateCommandBuffer()
+}
+
+// submit ends cb, submits it, waits for it, and keeps cb for reuse. If ctx
+// ends first, cb stays in flight and is reused once its work is done.
+func (d *Device) submit(ctx context.Context, cb hal.CommandBuffer) error {
+	if err := cb.End(); err != nil {
+		d.recycle(cb)
+		return err
+	}
+	f, err := d.hal.Submit(cb)
+	if err != nil {
+		d.recycle(cb)
+		return err
+	}
+	if err := f.Wait(ctx); err != nil {
+		if ctx.Err() != nil && d.hal.Err() == nil {
+			d.mu.Lock()
+			d.stray = append(d.stray, submission{cb, f})
+			d.mu.Unlock()
+			return err
+		}
+		return status.Join(err, f.Release(), cb.Release())
+	}
+	d.recycle(cb)
+	return f.Release()
+}
+
+// recycle keeps a command buffer that is not in flight for the next call.
+func (d *Device) recycle(cb hal.CommandBuffer) {
+	d.mu.Lock()
+	d.spare = append(d.spare, cb)
+	d.mu.Unlock()
+}

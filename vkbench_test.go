@@ -1,0 +1,400 @@
+package vkbench_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench"
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/status"
+)
+
+// open opens the default device with the validation layer on, every
+// message of which fails t; it is closed at cleanup.
+func open(t testing.TB) *vkbench.Device {
+	t.Helper()
+	dev, err := vkbench.Open(context.Background(), vkbench.Options{
+		Validation: true,
+		OnMessage: func(m hal.Message) {
+			t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text)
+		},
+	})
+	if err != nil {
+		if devtest.Required() {
+			t.Fatalf("no Vulkan device with validation, and it is required: %v", err)
+		}
+		t.Skipf("no Vulkan device with validation: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := dev.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return dev
+}
+
+// quickTuner is a tuner with a short budget and a cache file of its own.
+func quickTuner(t testing.TB, dev *vkbench.Device) *vkbench.Tuner {
+	t.Helper()
+	tuning := autotune.DefaultOptions
+	tuning.Tuner = "test"
+	tuning.Budget = 50 * time.Millisecond
+	tuning.Warmup = -1
+	tuner, err := dev.NewTuner(vkbench.TunerOptions{
+		Cache:  autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "autotune.db")},
+		Tuning: &tuning,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tuner
+}
+
+func scale(t testing.TB, dev *vkbench.Device, p *vkbench.Pipeline, in []float32, a float32) []float32 {
+	t.Helper()
+	ctx := context.Background()
+	x, err := vkbench.Upload(ctx, dev, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := vkbench.NewBuffer[float32](ctx, dev, len(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := errors.Join(x.Release(), y.Release()); err != nil {
+			t.Error(err)
+		}
+	}()
+	groups := vkbench.Groups(len(in), int(p.Kernel().WorkgroupSize[0]))
+	if err := dev.Run(ctx, p, groups, vkbench.Push(uint32(len(in)), a), x, y); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float32, len(in))
+	if err := y.Read(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRun(t *testing.T) {
+	dev := open(t)
+	p, err := dev.Build(scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]float32, 1000)
+	want := make([]float32, len(in))
+	for i := range in {
+		in[i] = float32(i)
+		want[i] = 3 * float32(i)
+	}
+	if diff := cmp.Diff(want, scale(t, dev, p, in, 3)); diff != "" {
+		t.Errorf("y = 3x (-want +got):\n%s", diff)
+	}
+}
+
+func TestBuffers(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	zeros, err := vkbench.NewBuffer[int32](ctx, dev, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int32, 5)
+	if err := zeros.Read(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int32{0, 0, 0, 0, 0}, got); diff != "" {
+		t.Errorf("a new buffer is not zeros (-want +got):\n%s", diff)
+	}
+	type id uint32 // element types may be defined ones
+	ids, err := vkbench.Upload(ctx, dev, []id{7, 1 << 31, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ids.Write(ctx, []id{9}); err != nil {
+		t.Fatal(err)
+	}
+	back := make([]id, 3)
+	if err := ids.Read(ctx, back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]id{9, 1 << 31, 3}, back); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := ids.Write(ctx, make([]id, 4)); status.CodeOf(err) != status.OutOfRange {
+		t.Errorf("writing 4 elements into 3: %v, want OUT_OF_RANGE", err)
+	}
+	if err := ids.Read(ctx, make([]id, 4)); status.CodeOf(err) != status.OutOfRange {
+		t.Errorf("reading 4 elements from 3: %v, want OUT_OF_RANGE", err)
+	}
+	if _, err := vkbench.NewBuffer[float32](ctx, dev, 0); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("a buffer of 0 elements: %v, want INVALID_ARGUMENT", err)
+	}
+	if err := ids.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ids.Read(ctx, back); !errors.Is(err, vkbench.ErrReleased) {
+		t.Errorf("reading a released buffer: %v, want ErrReleased", err)
+	}
+}
+
+func TestWrongArguments(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	if _, err := dev.Build(vkbench.Kernel{Name: "junk", SPIRV: []byte("not SPIR-V at all")}); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("Build of junk: %v, want INVALID_ARGUMENT", err)
+	}
+	if _, err := dev.Build(vkbench.Kernel{Name: "entry", SPIRV: scaleSPIRV, EntryPoint: "nope", PushConstantSize: 8}); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("Build with a missing entry point: %v, want INVALID_ARGUMENT", err)
+	}
+	huge := scaleKernel
+	huge.WorkgroupSize = [3]uint32{1 << 20, 1, 1}
+	huge.Constants = map[uint32]uint32{0: 1 << 20}
+	if _, err := dev.Build(huge); status.CodeOf(err) != status.Unimplemented {
+		t.Errorf("Build with a workgroup of 2^20: %v, want UNIMPLEMENTED", err)
+	}
+	p, err := dev.Build(scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Kernel().Bindings; got != 2 {
+		t.Errorf("Bindings read from the module = %d, want 2", got)
+	}
+	x, err := vkbench.Upload(ctx, dev, []float32{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	push := vkbench.Push(uint32(2), float32(1))
+	for name, run := range map[string]func() error{
+		"one buffer":        func() error { return dev.Run(ctx, p, vkbench.Groups(2, 64), push, x) },
+		"short push":        func() error { return dev.Run(ctx, p, vkbench.Groups(2, 64), push[:4], x, x) },
+		"no groups":         func() error { return dev.Run(ctx, p, vkbench.Groups(0, 64), push, x, x) },
+		"nil buffer":        func() error { return dev.Run(ctx, p, vkbench.Groups(2, 64), push, x, nil) },
+		"device of another": func() error { return other(t).Run(ctx, p, vkbench.Groups(2, 64), push, x, x) },
+	} {
+		if err := run(); status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("Run with %s: %v, want INVALID_ARGUMENT", name, err)
+		}
+	}
+	// The device is still fine.
+	if got := scale(t, dev, p, []float32{1, 2}, 4); !cmp.Equal(got, []float32{4, 8}) {
+		t.Errorf("after the errors, 4x = %v", got)
+	}
+}
+
+// other opens a second device.
+func other(t testing.TB) *vkbench.Device {
+	dev, err := vkbench.Open(context.Background(), vkbench.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dev.Close() })
+	return dev
+}
+
+func TestOpenChoosesDevice(t *testing.T) {
+	infos, err := vkbench.Devices()
+	if err != nil || len(infos) == 0 {
+		if devtest.Required() {
+			t.Fatalf("Devices: %v, %v", infos, err)
+		}
+		t.Skip("no Vulkan devices")
+	}
+	ctx := context.Background()
+	for _, spec := range []string{"0", strings.ToUpper(infos[0].Name[:3])} {
+		dev, err := vkbench.Open(ctx, vkbench.Options{Device: spec})
+		if err != nil {
+			if spec != "0" && strings.Contains(err.Error(), "names") {
+				continue // several devices share the prefix
+			}
+			t.Fatalf("Open(%q): %v", spec, err)
+		}
+		if spec == "0" && dev.Info().Name != infos[0].Name {
+			t.Errorf("Open(%q) opened %q, want %q", spec, dev.Info().Name, infos[0].Name)
+		}
+		if err := dev.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := dev.Close(); err != nil {
+			t.Errorf("closing twice: %v", err)
+		}
+	}
+	for _, spec := range []string{"99", "no such device, surely"} {
+		if _, err := vkbench.Open(ctx, vkbench.Options{Device: spec}); status.CodeOf(err) != status.NotFound {
+			t.Errorf("Open(%q): %v, want NOT_FOUND", spec, err)
+		}
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	dev := open(t)
+	p, err := dev.Build(scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	x, err := vkbench.Upload(ctx, dev, []float32{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := vkbench.NewBuffer[float32](ctx, dev, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	err = dev.Run(cancelled, p, vkbench.Groups(3, 64), vkbench.Push(uint32(3), float32(2)), x, y)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run with a cancelled context: %v, want nil or context.Canceled", err)
+	}
+	// Whether or not the first run finished, the next one works.
+	if got := scale(t, dev, p, []float32{1, 2, 3}, 2); !cmp.Equal(got, []float32{2, 4, 6}) {
+		t.Errorf("after a cancelled Run, 2x = %v", got)
+	}
+}
+
+func TestRunConcurrently(t *testing.T) {
+	dev := open(t)
+	p, err := dev.Build(scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for r := range 5 {
+				a := float32(g*10 + r)
+				if got := scale(t, dev, p, []float32{1, 2}, a); !cmp.Equal(got, []float32{a, 2 * a}) {
+					t.Errorf("goroutine %d: %vx = %v", g, a, got)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestPushPanicsOnOtherTypes(t *testing.T) {
+	if got := vkbench.Push(uint32(1), int32(-1), float32(1)); !cmp.Equal(got, []byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x80, 0x3f}) {
+		t.Errorf("Push = % x", got)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "value 1 is a int") {
+			t.Errorf("Push(uint32, int) recovered %v, want a panic naming the int", r)
+		}
+	}()
+	vkbench.Push(uint32(1), 2)
+}
+
+func TestGroups(t *testing.T) {
+	for _, c := range []struct {
+		n, per int
+		want   [3]uint32
+	}{{1, 64, [3]uint32{1, 1, 1}}, {64, 64, [3]uint32{1, 1, 1}}, {65, 64, [3]uint32{2, 1, 1}}, {0, 64, [3]uint32{0, 1, 1}}} {
+		if got := vkbench.Groups(c.n, c.per); got != c.want {
+			t.Errorf("Groups(%d, %d) = %v, want %v", c.n, c.per, got, c.want)
+		}
+	}
+}
+
+func TestFastest(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	op := scaleOp()
+	p, err := tuner.Fastest(ctx, op, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := p.Kernel().Name; name == "off-by-one" {
+		t.Fatalf("the wrong candidate won")
+	}
+	e, err := tuner.Entry(op, 700)
+	if err != nil || e == nil {
+		t.Fatalf("Entry: %v, %v", e, err)
+	}
+	if e.Key != "scale/f32/1024" {
+		t.Errorf("key %q, want scale/f32/1024", e.Key)
+	}
+	// The wrong candidate fails on the element it leaves alone, which was
+	// poisoned (NaN) before its checked run: without that it would find
+	// the right value another candidate left there.
+	for _, r := range e.Results {
+		if r.Name == "off-by-one" && (r.Outcome != autotune.Failed || !strings.Contains(r.Error, "y[1023] = NaN")) {
+			t.Errorf("off-by-one: %s: %s; want failed at y[1023] = NaN", r.Outcome, r.Error)
+		}
+	}
+	// A size in the same bucket is the same answer, from memory.
+	if q, err := tuner.Fastest(ctx, op, 1024); q != p || err != nil {
+		t.Errorf("Fastest(1024) = %v, %v; want the pipeline of Fastest(1000)", q, err)
+	}
+	in := []float32{1, -2, 0.5}
+	if got := scale(t, dev, p, in, 2.5); !cmp.Equal(got, []float32{2.5, -5, 1.25}) {
+		t.Errorf("the winner computes %v", got)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = tuner.Fastest(ctx, op, 1000) }); allocs != 0 {
+		t.Errorf("a Fastest that hits allocates %v times, want 0", allocs)
+	}
+}
+
+func TestFastestErrors(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	good := scaleOp()
+	for name, op := range map[string]*vkbench.Op{
+		"no name":       {Dims: []string{"N"}, Candidates: good.Candidates, Prepare: good.Prepare},
+		"upper case":    {Name: "Scale", Dims: []string{"N"}, Candidates: good.Candidates, Prepare: good.Prepare},
+		"no dims":       {Name: "s", Candidates: good.Candidates, Prepare: good.Prepare},
+		"no candidates": {Name: "s", Dims: []string{"N"}, Prepare: good.Prepare},
+		"no prepare":    {Name: "s", Dims: []string{"N"}, Candidates: good.Candidates},
+		"twin names":    {Name: "s", Dims: []string{"N"}, Candidates: append(good.Candidates[:1:1], good.Candidates[0]), Prepare: good.Prepare},
+		"bad spirv":     {Name: "s", Dims: []string{"N"}, Candidates: []vkbench.Kernel{{Name: "x", SPIRV: []byte{1, 2, 3, 4}}}, Prepare: good.Prepare},
+	} {
+		if _, err := tuner.Fastest(ctx, op, 10); status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("%s: %v, want INVALID_ARGUMENT", name, err)
+		}
+		if op.Operation() != nil {
+			t.Errorf("%s: Operation() is not nil", name)
+		}
+	}
+	for _, size := range [][]int{{}, {0}, {-1}, {1, 2}} {
+		if _, err := tuner.Fastest(ctx, good, size...); status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("size %v: %v, want INVALID_ARGUMENT", size, err)
+		}
+	}
+	wrong := scaleOp()
+	wrong.Name = "only-wrong"
+	wrong.Candidates = wrong.Candidates[2:]
+	_, err := tuner.Fastest(ctx, wrong, 100)
+	if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(err.Error(), "no candidate") {
+		t.Errorf("no correct candidate: %v, want FAILED_PRECONDITION", err)
+	}
+}
+
+func BenchmarkFastestHit(b *testing.B) {
+	ctx := context.Background()
+	dev := open(b)
+	tuner := quickTuner(b, dev)
+	op := scaleOp()
+	if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
