@@ -134,10 +134,12 @@ func (p *copyProblem) Verify(ctx context.Context, cand int) error {
 		return err
 	}
 	m := mismatches{what: "copy/" + c.Name}
-	for i, w := range got {
-		if w != p.src[i] {
-			m.add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, w, p.src[i])
+	parallel(int64(len(got)), &m, func(lo, hi int64, m *mismatches) {
+		for i := lo; i < hi; i++ {
+			if got[i] != p.src[i] {
+				m.add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i])
+			}
 		}
-	}
+	})
 	return m.err(p.n)
 }

@@ -16,3 +16,43 @@ func TestAffinePower(t *testing.T) {
 		}
 	}
 }
+
+func TestParallelKeepsOrderAndCount(t *testing.T) {
+	const n = 1 << 20
+	bad := map[int64]bool{5: true, 700000: true, 700001: true, n - 1: true}
+	m := mismatches{what: "test"}
+	parallel(n, &m, func(lo, hi int64, m *mismatches) {
+		for i := lo; i < hi; i++ {
+			if bad[i] {
+				m.add("x[%d]", i)
+			}
+		}
+	})
+	if m.count != int64(len(bad)) {
+		t.Errorf("count = %d, want %d", m.count, len(bad))
+	}
+	want := []string{"x[5]", "x[700000]", "x[700001]"}
+	if len(m.shown) != len(want) {
+		t.Fatalf("shown = %q, want %q", m.shown, want)
+	}
+	for i := range want {
+		if m.shown[i] != want[i] {
+			t.Errorf("shown = %q, want %q (lowest indices first)", m.shown, want)
+		}
+	}
+}
+
+func TestDecodeWords(t *testing.T) {
+	const n = 1<<16 + 3
+	src := make([]byte, 4*n)
+	for i := range n {
+		src[4*i], src[4*i+3] = byte(i), byte(i>>8)
+	}
+	dst := make([]uint32, n)
+	decodeWords(dst, src)
+	for i, v := range dst {
+		if want := uint32(byte(i)) | uint32(byte(i>>8))<<24; v != want {
+			t.Fatalf("dst[%d] = %#x, want %#x", i, v, want)
+		}
+	}
+}

@@ -128,13 +128,23 @@ func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 		return err
 	}
 	mm := mismatches{what: "transpose/" + c.Name}
-	for j := range p.n {
-		for i := range p.m {
-			want := p.src[i*p.n+j]
-			if g := got[j*p.m+i]; g != math.Float32bits(want) {
-				mm.add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+	// By 64×64 blocks, so that both the input's rows and the output's stay
+	// in cache; in parallel over bands of output rows.
+	const block = 64
+	bands := (p.n + block - 1) / block
+	parallel(bands, &mm, func(lo, hi int64, mm *mismatches) {
+		for jb := lo * block; jb < min(hi*block, p.n); jb += block {
+			for ib := int64(0); ib < p.m; ib += block {
+				for j := jb; j < min(jb+block, p.n); j++ {
+					for i := ib; i < min(ib+block, p.m); i++ {
+						want := p.src[i*p.n+j]
+						if g := got[j*p.m+i]; g != math.Float32bits(want) {
+							mm.add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+						}
+					}
+				}
 			}
 		}
-	}
+	})
 	return mm.err(p.m * p.n)
 }

@@ -138,11 +138,14 @@ func (p *triadProblem) Verify(ctx context.Context, cand int) error {
 	}
 	m := mismatches{what: "triad/" + c.Name}
 	s := float64(p.s)
-	for i, g := range got {
-		b, sc := float64(p.b[i]), s*float64(p.c[i])
-		if tol := eps32*(math.Abs(b)+math.Abs(sc)) + minNormal32; !within(g, b+sc, tol) {
-			m.addF32(fmt.Sprintf("a[%d]", i), g, b+sc, tol)
+	parallel(int64(len(got)), &m, func(lo, hi int64, m *mismatches) {
+		for i := lo; i < hi; i++ {
+			g := got[i]
+			b, sc := float64(p.b[i]), s*float64(p.c[i])
+			if tol := eps32*(math.Abs(b)+math.Abs(sc)) + minNormal32; !within(g, b+sc, tol) {
+				m.addF32(fmt.Sprintf("a[%d]", i), g, b+sc, tol)
+			}
 		}
-	}
+	})
 	return m.err(p.n)
 }
