@@ -19,20 +19,26 @@ def main():
     print("| operation | winners | winner medians | ±95% half-widths | same winner | spread of medians |")
     print("|---|---|---|---|---|---|")
     for op in ops:
-        winners, medians, hws, byname = [], [], [], {}
+        winners, medians, hws, tied = [], [], [], []
         for r in runs:
+            timed = sorted((b for b in r["benchmarks"] if b["op"] == op and b.get("stats")
+                            and b["outcome"] in ("measured", "dropped")), key=lambda b: b["stats"]["median_s"])
             for b in r["benchmarks"]:
                 if b["op"] == op and b.get("winner"):
                     s = b["stats"]
                     winners.append(b["candidate"])
                     medians.append(s["median_s"])
                     hws.append((s["ci_hi_s"] - s["ci_lo_s"]) / 2 / s["median_s"])
-            # every candidate's median in this run, to judge ties
+            # A tie: the winner's interval overlaps the runner-up's.
+            if len(timed) > 1 and timed[0]["stats"]["ci_hi_s"] >= timed[1]["stats"]["ci_lo_s"]:
+                tied.append({timed[0]["candidate"], timed[1]["candidate"]})
         same = len(set(winners)) == 1
+        if not same and len(tied) == len(runs) and set(winners) <= set().union(*tied):
+            same = "tie (" + " = ".join(sorted(set().union(*tied))) + ")"
         med = statistics.median(medians)
         spread = (max(medians) - min(medians)) / med
         print(f"| {op} | {', '.join(winners)} | {', '.join(f'{m*1e6:.1f}µs' for m in medians)} | "
-              f"{', '.join(f'{h*100:.2f}%' for h in hws)} | {'yes' if same else 'no'} | {spread*100:.2f}% |")
+              f"{', '.join(f'{h*100:.2f}%' for h in hws)} | {same if isinstance(same, str) else ('yes' if same else 'no')} | {spread*100:.2f}% |")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: set up, build vkbench, and show what the default Vulkan
-# device does. Extra arguments go to vkbench.
+# The main job: set up, build vkbench, and benchmark every candidate of
+# every built-in operation on the default Vulkan device (vkbench run).
+# Arguments replace "run": bash scripts/main.sh devices --json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -11,4 +12,4 @@ echo "built bin/vkbench" >&2
 if (($#)); then
 	exec bin/vkbench "$@"
 fi
-exec bin/vkbench devices
+exec bin/vkbench run
