@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -71,8 +75,43 @@ func DefaultCachePath() string {
 }
 
 // Cache remembers the fastest candidate for each key, in memory and in a
-// bbolt file that several processes may share. The file is opened only for
-// the duration of each operation, so no process holds it for long.
+// bbolt file that several processes may share.
+//
+// # Sharing
+//
+// A commit opens the file for writing, under bbolt's exclusive lock, for
+// one transaction. Reads take the shared lock for one transaction; between
+// reads the file stays open (and mapped) but unlocked for up to a second,
+// so a lookup does not pay for opening a large file, and is reopened when
+// another process changed it. No process holds a lock for longer than one
+// transaction, and none waits for a lock longer than the lock timeout.
+//
+// # Crashes
+//
+// A commit is one bbolt transaction: a process killed at any moment leaves
+// the file with every answer whose Commit had returned, each complete, and
+// nothing of the one in flight.
+//
+// # Problems with the file
+//
+// None of them stops the work; each is a warning (see Warnings) that names
+// the file, and an error from the method that met it, with this code:
+//
+//   - locked by another process for longer than the lock timeout:
+//     Unavailable. Lookups miss, commits are kept in memory.
+//   - not writable (permissions, a read-only file system, a path under a
+//     regular file): PermissionDenied or FailedPrecondition. Lookups read
+//     the file if they can; commits are kept in memory.
+//   - damaged (truncated, not a bbolt file, a bad checksum, pages bbolt
+//     cannot follow): DataLoss. Reading never changes the file: lookups
+//     miss. The next commit renames it to <path>.damaged-<time>-<pid>,
+//     says so in a warning, and starts a fresh file.
+//   - written by a newer bbolt file format: Incompatible. Left as it is;
+//     lookups miss, commits are kept in memory.
+//   - an entry that does not decode: DataLoss for that entry alone, a miss;
+//     the next commit of its key replaces it.
+//   - tables of another schema version (autotune/v2/...) are not read and
+//     never changed, Clear included: the versions live side by side.
 //
 // A Cache is safe for concurrent use.
 type Cache struct {
@@ -83,8 +122,13 @@ type Cache struct {
 	mu  sync.RWMutex
 	mem map[memKey]int
 
+	// rmu serialises reads of the file and guards rd.
+	rmu sync.Mutex
+	rd  *reader
+
 	warnMu   sync.Mutex
 	warnings []string
+	warned   map[string]bool
 }
 
 type memKey struct {
@@ -124,19 +168,31 @@ func OpenCache(opts CacheOptions) (*Cache, error) {
 // Path is the cache file's path, or "" when the file is disabled.
 func (c *Cache) Path() string { return c.path }
 
-// Warnings returns the problems met so far that did not stop the work.
+// Warnings returns the problems met so far that did not stop the work,
+// each once.
 func (c *Cache) Warnings() []string {
 	c.warnMu.Lock()
 	defer c.warnMu.Unlock()
 	return append([]string(nil), c.warnings...)
 }
 
+// warn records a warning and logs it, once per text: a locked or damaged
+// file would otherwise repeat the same warning for every lookup.
 func (c *Cache) warn(msg string, args ...any) {
 	text := fmt.Sprintf(msg, args...)
 	c.warnMu.Lock()
-	c.warnings = append(c.warnings, text)
+	seen := c.warned[text]
+	if !seen {
+		if c.warned == nil {
+			c.warned = map[string]bool{}
+		}
+		c.warned[text] = true
+		c.warnings = append(c.warnings, text)
+	}
 	c.warnMu.Unlock()
-	c.log.Warn(text)
+	if !seen {
+		c.log.Warn(text)
+	}
 }
 
 // Fastest returns the index of the fastest candidate for key from memory
@@ -150,7 +206,8 @@ func (c *Cache) Fastest(t Table, k Key, checksum string) (int, bool) {
 
 // Lookup returns the fastest candidate for key: from memory, else from the
 // file (re-read on every miss, so answers committed by other processes are
-// found). An entry that does not decode is a miss, with a warning.
+// found). An entry that does not decode, or a file that cannot be read, is
+// a miss, with a warning.
 func (c *Cache) Lookup(t Table, k Key, checksum string) (int, bool) {
 	if i, ok := c.Fastest(t, k, checksum); ok {
 		return i, true
@@ -175,9 +232,11 @@ func entryKey(k Key, checksum string) []byte { return []byte(k.String() + "@" + 
 
 // Get reads the entry for key and checksum from the file: nil, nil when
 // there is none; an error with code DataLoss when one is there but does not
-// decode.
+// decode, and the file's error when it cannot be read (see Cache), each
+// with a warning.
 func (c *Cache) Get(t Table, k Key, checksum string) (*Entry, error) {
 	var e *Entry
+	var decodeErr error
 	err := c.view(func(tx *bolt.Tx) error {
 		b := tableBucket(tx, t)
 		if b == nil {
@@ -187,14 +246,18 @@ func (c *Cache) Get(t Table, k Key, checksum string) (*Entry, error) {
 		if v == nil {
 			return nil
 		}
-		var err error
-		e, err = DecodeEntry(v)
-		if err != nil {
-			c.warn("autotune: %s: entry %s is unreadable and will be tuned again: %v", t, entryKey(k, checksum), err)
-		}
-		return err
+		e, decodeErr = DecodeEntry(v)
+		return nil
 	})
-	return e, err
+	if err != nil {
+		c.warn("autotune: lookups miss: %v", err)
+		return nil, err
+	}
+	if decodeErr != nil {
+		c.warn("autotune: cache %s: %s: entry %s is unreadable and will be tuned again: %v", c.path, t, entryKey(k, checksum), decodeErr)
+		return nil, decodeErr
+	}
+	return e, nil
 }
 
 // Commit stores e (for key and checksum) unless the file already holds a
@@ -209,7 +272,10 @@ func (c *Cache) Commit(t Table, k Key, checksum string, e *Entry) (*Entry, error
 	e.Checksum = checksum
 	data, err := json.Marshal(e)
 	if err != nil {
-		return e, status.Wrap(err, status.Internal, "autotune: encoding cache entry")
+		c.remember(t, k, checksum, e.Fastest)
+		err = status.Wrap(err, status.Internal, "autotune: encoding cache entry")
+		c.warn("autotune: %s: answer for %s kept in memory only: %v", t, k, err)
+		return e, err
 	}
 	stored := e
 	err = c.update(func(tx *bolt.Tx) error {
@@ -219,10 +285,12 @@ func (c *Cache) Commit(t Table, k Key, checksum string, e *Entry) (*Entry, error
 		}
 		ek := entryKey(k, checksum)
 		if old := b.Get(ek); old != nil {
-			if prev, err := DecodeEntry(old); err == nil {
+			prev, err := DecodeEntry(old)
+			if err == nil {
 				stored = prev
 				return nil
 			}
+			c.warn("autotune: cache %s: %s: replacing unreadable entry %s: %v", c.path, t, ek, err)
 		}
 		prefix := []byte(k.String() + "@")
 		cur := b.Cursor()
@@ -278,71 +346,387 @@ func createTable(tx *bolt.Tx, t Table) (*bolt.Bucket, error) {
 	return b, err
 }
 
-// view runs fn in a read transaction of the file, opened read-only (shared
-// with other readers) for the call. A missing file, or a disabled one, runs
-// nothing.
-func (c *Cache) view(fn func(*bolt.Tx) error) error {
-	if c.path == "" {
-		return nil
-	}
-	if _, err := os.Stat(c.path); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	db, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	return status.Join(db.View(fn), db.Close())
+// Errors of the file, other than the ones callers act on by code (see
+// Cache): errLocked is lockFile's timeout.
+var errLocked = errors.New("autotune: lock timeout")
+
+// damageError marks a file that is not a usable bbolt database: bbolt
+// refused it, panicked on it, faulted past the end of it, or its meta page
+// claims more pages than the file holds.
+type damageError struct {
+	err error
+	// file is the damaged file as it was opened (nil if unknown), so that
+	// only that file is moved aside, never one that replaced it.
+	file os.FileInfo
 }
 
-// update runs fn in a write transaction, creating the file if needed.
+func (d *damageError) Error() string { return d.err.Error() }
+func (d *damageError) Unwrap() error { return d.err }
+
+// guard runs fn, which reads the file through bbolt, and turns a panic or
+// a memory fault into a damageError. bbolt trusts the pages it maps: it
+// panics on inconsistent ones and faults (SIGBUS) on pages past the end of
+// a truncated file, which without SetPanicOnFault would kill the process.
+func guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = &damageError{err: fmt.Errorf("bbolt: %v", r)}
+		}
+	}()
+	return fn()
+}
+
+// readerIdle is how long the read handle stays open after its last use.
+const readerIdle = time.Second
+
+// reader is a read-only handle on the file, kept between lookups so that a
+// lookup does not pay for opening and mapping the file (a cost that grows
+// with the file). It holds the file's shared lock only during a
+// transaction, never between them, so it never delays another process's
+// commit by more than one read.
+type reader struct {
+	db   *bolt.DB
+	file *os.File
+	// seen is the file as last read: a change of identity (moved aside and
+	// replaced), size or modification time makes the handle stale.
+	seen os.FileInfo
+	used time.Time
+	idle *time.Timer
+}
+
+// sameVersion reports whether b is the file a was, unchanged.
+func sameVersion(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// view runs fn in a read transaction of the file. A missing or empty file,
+// or a disabled one, runs nothing. The read path never changes the file: a
+// damaged file is an error with code DataLoss (a miss to Lookup and Get,
+// with a warning), and is moved aside by the next commit.
+//
+// Where the platform can take and release a file lock (flock), the
+// read-only handle is kept open between calls (see reader); it is reopened
+// when the file changed, and closed after readerIdle without use.
+// Elsewhere the file is opened for each call.
+func (c *Cache) view(fn func(*bolt.Tx) error) error {
+	err, ferr := c.read(fn)
+	if ferr != nil {
+		return c.fileError(ferr, "reading")
+	}
+	return err
+}
+
+// read is view with fn's error and the file's (not yet wrapped by
+// fileError) apart.
+func (c *Cache) read(fn func(*bolt.Tx) error) (err, fileErr error) {
+	if c.path == "" {
+		return nil, nil
+	}
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	rd, ferr := c.lockReader()
+	if rd == nil || ferr != nil {
+		return nil, ferr
+	}
+	err = guard(func() error {
+		return rd.db.View(func(tx *bolt.Tx) error {
+			if tx.Size() > rd.seen.Size() {
+				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", rd.seen.Size(), tx.Size()), file: rd.seen}
+			}
+			return fn(tx)
+		})
+	})
+	if canRelock {
+		if uerr := unlockFile(rd.file); uerr != nil {
+			c.dropReader()
+			return nil, uerr
+		}
+	}
+	d, damaged := errors.AsType[*damageError](err)
+	if damaged || !canRelock {
+		c.dropReader()
+	} else {
+		rd.used = time.Now()
+	}
+	if damaged {
+		if d.file == nil {
+			d.file = rd.seen
+		}
+		return nil, d
+	}
+	return err, nil
+}
+
+// lockReader returns the read handle with the file's shared lock held,
+// opening the file if there is no handle or if the file changed since it
+// was read; nil, nil when there is no file to read.
+func (c *Cache) lockReader() (*reader, error) {
+	if rd := c.rd; rd != nil {
+		if err := lockFile(rd.file, false, c.timeout); err != nil {
+			c.dropReader()
+			return nil, err
+		}
+		if fi, err := os.Stat(c.path); err == nil && sameVersion(fi, rd.seen) {
+			return rd, nil
+		}
+		c.dropReader()
+	}
+	fi, err := os.Stat(c.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, notRegularError{fi.Mode()}
+	case fi.Size() == 0:
+		// Being created by another process, or left empty by one that
+		// died before writing: nothing to read either way.
+		return nil, nil
+	}
+	db, f, err := c.openDB(true)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // moved aside since the Stat
+	}
+	if err != nil {
+		return nil, err
+	}
+	rd := &reader{db: db, file: f, used: time.Now()}
+	// bolt.Open holds the shared lock: this is the version it mapped.
+	if rd.seen, err = f.Stat(); err != nil {
+		_ = guard(db.Close)
+		return nil, err
+	}
+	if canRelock {
+		rd.idle = time.AfterFunc(readerIdle, func() { c.closeIdle(rd) })
+	}
+	c.rd = rd
+	return rd, nil
+}
+
+// closeIdle closes rd if it has not been used for readerIdle.
+func (c *Cache) closeIdle(rd *reader) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.rd != rd {
+		return
+	}
+	if idle := time.Since(rd.used); idle < readerIdle {
+		rd.idle.Reset(readerIdle - idle)
+		return
+	}
+	c.dropReader()
+}
+
+// dropReader closes the read handle, if any. c.rmu is held.
+func (c *Cache) dropReader() {
+	rd := c.rd
+	if rd == nil {
+		return
+	}
+	c.rd = nil
+	if rd.idle != nil {
+		rd.idle.Stop()
+	}
+	_ = guard(rd.db.Close) // read-only: nothing to flush, and the lock goes with the file
+}
+
+// update runs fn in a write transaction, creating the file if needed. A
+// damaged file is moved aside (its new name in a warning) and fn runs
+// again on a fresh one.
 func (c *Cache) update(fn func(*bolt.Tx) error) error {
 	if c.path == "" {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return status.Wrapf(err, status.CodeOf(err), "autotune: creating the cache's folder")
+		return c.fileError(err, "creating the folder of")
 	}
-	db, err := c.open(false)
-	if err != nil {
-		return err
+	for moved := 0; ; moved++ {
+		err := c.updateOnce(fn)
+		var d *damageError
+		if !errors.As(err, &d) {
+			return err
+		}
+		if moved == 2 {
+			return c.fileError(err, "writing")
+		}
+		if err := c.moveAside(d); err != nil {
+			return err
+		}
 	}
-	return status.Join(db.Update(fn), db.Close())
 }
 
-// open opens the file for one operation, waiting at most the lock timeout
-// for other processes. A damaged file is moved aside (its new name in a
-// warning) and a fresh one started, when writing.
-func (c *Cache) open(readOnly bool) (*bolt.DB, error) {
-	opts := &bolt.Options{Timeout: c.timeout, ReadOnly: readOnly}
-	db, err := bolt.Open(c.path, 0o644, opts)
+func (c *Cache) updateOnce(fn func(*bolt.Tx) error) error {
+	// Read first: opening for writing loads the free list, which on a
+	// truncated file lies past its end (bbolt would read whatever is
+	// mapped there), and the read handle is usually open already.
+	if _, ferr := c.read(func(*bolt.Tx) error { return nil }); ferr != nil {
+		if d, ok := errors.AsType[*damageError](ferr); ok {
+			return d
+		}
+		return c.fileError(ferr, "opening")
+	}
+	db, f, err := c.openDB(false)
+	if err != nil {
+		if _, ok := errors.AsType[*damageError](err); ok {
+			return err
+		}
+		return c.fileError(err, "opening")
+	}
+	err = guard(func() error {
+		return db.Update(func(tx *bolt.Tx) error {
+			// A file cut short still has valid meta pages; writing to it
+			// would grow it with zeroed pages where its tree expects data.
+			fi, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			if tx.Size() > fi.Size() {
+				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", fi.Size(), tx.Size()), file: fi}
+			}
+			return fn(tx)
+		})
+	})
+	if d, ok := errors.AsType[*damageError](err); ok && d.file == nil {
+		d.file, _ = f.Stat()
+	}
+	cerr := guard(db.Close)
+	if err == nil && cerr != nil {
+		return c.fileError(cerr, "closing")
+	}
+	if _, ok := errors.AsType[*damageError](err); ok {
+		return err
+	}
 	if err == nil {
-		return db, nil
+		return nil
 	}
-	switch {
-	case errors.Is(err, berrors.ErrTimeout):
-		return nil, status.Wrapf(err, status.Unavailable, "autotune: cache %s is locked by another process for more than %v", c.path, c.timeout)
-	case errors.Is(err, os.ErrPermission):
-		return nil, status.Wrapf(err, status.PermissionDenied, "autotune: cache %s", c.path)
-	case damaged(err) && !readOnly:
-		aside := fmt.Sprintf("%s.damaged-%s", c.path, time.Now().UTC().Format("20060102T150405.000000000"))
-		if rerr := os.Rename(c.path, aside); rerr != nil {
-			return nil, status.Wrapf(status.Join(err, rerr), status.DataLoss, "autotune: cache %s is damaged and could not be moved aside", c.path)
-		}
-		c.warn("autotune: cache %s was damaged (%v); moved it to %s and started a fresh one", c.path, err, aside)
+	// fn's own errors (NotFound from Clear, InvalidArgument from a bad
+	// table name) carry a code and pass through; the rest come from
+	// writing the file.
+	if _, ok := errors.AsType[*fs.PathError](err); ok || status.CodeOf(err) == status.Unknown {
+		return c.fileError(err, "writing")
+	}
+	return err
+}
+
+// openDB opens the file, waiting at most the lock timeout for other
+// processes, and returns it with the *os.File bolt.Open opened (so that
+// its lock can be released and retaken). Errors that mean the file is not
+// a usable database are damageErrors.
+func (c *Cache) openDB(readOnly bool) (*bolt.DB, *os.File, error) {
+	var file *os.File
+	var opened os.FileInfo
+	opts := &bolt.Options{Timeout: c.timeout, ReadOnly: readOnly,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			if err == nil {
+				file = f
+				opened, _ = f.Stat()
+			}
+			return f, err
+		}}
+	var db *bolt.DB
+	err := guard(func() error {
+		var err error
 		db, err = bolt.Open(c.path, 0o644, opts)
-		if err == nil {
-			return db, nil
-		}
+		return err
+	})
+	if err == nil {
+		return db, file, nil
 	}
-	return nil, status.Wrapf(err, status.DataLoss, "autotune: opening cache %s", c.path)
+	// A panic inside bolt.Open leaves its file open, mapped and locked.
+	// The mapping cannot be undone from here (it is a leak of address
+	// space, once per damaged file), and it keeps the open file, hence
+	// its flock, alive: unlock explicitly. After an ordinary error bbolt
+	// has closed the file, and both calls do nothing.
+	if file != nil {
+		_ = unlockFile(file)
+		_ = file.Close()
+	}
+	if d, ok := errors.AsType[*damageError](err); ok {
+		d.file = opened
+		return nil, nil, d
+	}
+	if damaged(err) {
+		return nil, nil, &damageError{err: err, file: opened}
+	}
+	return nil, nil, err
 }
 
 // damaged reports whether a bbolt open error means the file is not a
-// usable database (as opposed to being locked or unreadable).
+// usable database (as opposed to being locked, unreadable, or written by a
+// newer bbolt: ErrVersionMismatch, which is left alone).
 func damaged(err error) bool {
-	return errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch) ||
-		errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrInvalidMapping)
+	return errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) ||
+		errors.Is(err, berrors.ErrInvalidMapping) ||
+		// bbolt's error for a file shorter than its two meta pages has no
+		// type of its own.
+		strings.Contains(err.Error(), "file size too small")
+}
+
+// fileError turns an error met while doing something to the file into one
+// that names the file and has the code callers act on.
+func (c *Cache) fileError(err error, doing string) error {
+	if d, ok := errors.AsType[*damageError](err); ok {
+		return status.Wrapf(d, status.DataLoss, "autotune: cache %s is damaged (it will be moved aside by the next commit)", c.path)
+	}
+	if _, ok := errors.AsType[notRegularError](err); ok {
+		return status.Wrapf(err, status.FailedPrecondition, "autotune: cache %s is left as it is", c.path)
+	}
+	switch {
+	case errors.Is(err, errLocked) || errors.Is(err, berrors.ErrTimeout):
+		return status.Wrapf(err, status.Unavailable, "autotune: %s cache %s: locked by another process for more than %v", doing, c.path, c.timeout)
+	case errors.Is(err, berrors.ErrVersionMismatch):
+		return status.Wrapf(err, status.Incompatible, "autotune: cache %s was written by a newer bbolt; it is left as it is", c.path)
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		return status.Wrapf(err, status.PermissionDenied, "autotune: %s cache %s", doing, c.path)
+	case status.CodeOf(err) != status.Unknown:
+		return status.Wrapf(err, status.CodeOf(err), "autotune: %s cache %s", doing, c.path)
+	}
+	return status.Wrapf(err, status.FailedPrecondition, "autotune: %s cache %s", doing, c.path)
+}
+
+// notRegularError is the error of a cache path that names a folder, a
+// device or the like: it is neither used nor moved aside.
+type notRegularError struct{ mode fs.FileMode }
+
+func (e notRegularError) Error() string { return fmt.Sprintf("not a regular file (%v)", e.mode.Type()) }
+
+// moveAside renames the damaged file to <path>.damaged-<time>-<pid>, with a
+// warning that names it, so that a fresh one can start. It moves only the
+// file found damaged, and (where the platform can lock) only while holding
+// its exclusive lock after checking that the path still names it: of two
+// processes that find the same file damaged, the second must not move
+// aside the fresh file the first one started.
+func (c *Cache) moveAside(d *damageError) error {
+	f, err := os.Open(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // moved aside by another process: try again
+	}
+	if err != nil {
+		return c.fileError(status.Join(d, err), "moving aside")
+	}
+	defer f.Close()
+	if canRelock {
+		if err := lockFile(f, true, c.timeout); err != nil {
+			return c.fileError(err, "moving aside")
+		}
+	}
+	held, err := f.Stat()
+	if err != nil {
+		return c.fileError(err, "moving aside")
+	}
+	cur, err := os.Stat(c.path)
+	if err != nil || !os.SameFile(held, cur) || (d.file != nil && !os.SameFile(held, d.file)) {
+		return nil // replaced by another process: try the new one
+	}
+	aside := fmt.Sprintf("%s.damaged-%s-%d", c.path, time.Now().UTC().Format("20060102T150405.000000000"), os.Getpid())
+	if err := os.Rename(c.path, aside); err != nil {
+		return status.Wrapf(status.Join(d, err), status.DataLoss, "autotune: cache %s is damaged and could not be moved aside", c.path)
+	}
+	c.warn("autotune: cache %s was damaged (%v); moved it to %s and started a fresh one", c.path, d.err, aside)
+	return nil
 }
 
 // Tables lists the tables in the file.
@@ -383,7 +767,7 @@ func (c *Cache) Entries(t Table) ([]*Entry, error) {
 		return b.ForEach(func(k, v []byte) error {
 			e, err := DecodeEntry(v)
 			if err != nil {
-				c.warn("autotune: %s: skipping unreadable entry %s: %v", t, k, err)
+				c.warn("autotune: cache %s: %s: skipping unreadable entry %s: %v", c.path, t, k, err)
 				return nil
 			}
 			out = append(out, e)
@@ -410,13 +794,14 @@ func (c *Cache) Clear(t *Table) error {
 		return nil
 	}
 	return c.update(func(tx *bolt.Tx) error {
+		root := tx.Bucket([]byte(rootBucket))
 		if t == nil {
-			if tx.Bucket([]byte(rootBucket)) == nil {
+			// Only this schema's tables: another version's stay as they are.
+			if root == nil || root.Bucket([]byte(schemaBucket)) == nil {
 				return nil
 			}
-			return tx.DeleteBucket([]byte(rootBucket))
+			return root.DeleteBucket([]byte(schemaBucket))
 		}
-		root := tx.Bucket([]byte(rootBucket))
 		if root == nil {
 			return nil
 		}
@@ -534,7 +919,8 @@ func (c *Cache) SavePeak(hardware string, p PeakRecord) error {
 	})
 }
 
-// LoadPeak returns the peak stored for hardware, if any.
+// LoadPeak returns the peak stored for hardware, if any. A file that
+// cannot be read is an error and a warning.
 func (c *Cache) LoadPeak(hardware string) (*PeakRecord, error) {
 	var out *PeakRecord
 	err := c.view(func(tx *bolt.Tx) error {
@@ -548,12 +934,15 @@ func (c *Cache) LoadPeak(hardware string) (*PeakRecord, error) {
 		}
 		var p PeakRecord
 		if err := json.Unmarshal(v, &p); err != nil {
-			c.warn("autotune: stored peak of %s is unreadable: %v", hardware, err)
+			c.warn("autotune: cache %s: stored peak of %s is unreadable: %v", c.path, hardware, err)
 			return nil
 		}
 		out = &p
 		return nil
 	})
+	if err != nil {
+		c.warn("autotune: stored peaks not read: %v", err)
+	}
 	return out, err
 }
 
@@ -572,7 +961,8 @@ func (c *Cache) SavePipelineCache(uuid [16]byte, data []byte) error {
 	})
 }
 
-// LoadPipelineCache returns the pipeline cache stored for uuid, or nil.
+// LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
+// file that cannot be read is an error and a warning.
 func (c *Cache) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
 	var out []byte
 	err := c.view(func(tx *bolt.Tx) error {
@@ -581,5 +971,8 @@ func (c *Cache) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
 		}
 		return nil
 	})
+	if err != nil {
+		c.warn("autotune: stored pipeline caches not read: %v", err)
+	}
 	return out, err
 }

@@ -3,8 +3,10 @@ package autotune_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -97,27 +99,116 @@ func buildScaleCache(tb testing.TB, path string, n int) {
 	}
 }
 
+// BenchmarkCacheLookupScale is a lookup from the file (a miss in memory)
+// in caches of 100 and 100,000 entries. "reopen" touches the file before
+// each lookup, as a commit by another process would, so that each lookup
+// opens and maps the file again.
 func BenchmarkCacheLookupScale(b *testing.B) {
 	for _, n := range []int{100, 100_000} {
-		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "c.db")
-			buildScaleCache(b, path, n)
-			c := newCache(b, path)
-			per := (n + scaleTables - 1) / scaleTables
-			i := 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				j := (i * 7919) % n
-				i++
-				tbl, k := scaleTable(j/per), scaleKey(j)
-				c.Forget(tbl, k, "3f2a9c41d07b5e66")
-				if _, ok := c.Lookup(tbl, k, "3f2a9c41d07b5e66"); !ok {
-					b.Fatalf("miss %s %s", tbl, k)
+		f := newScaleFile(b, n)
+		for _, reopen := range []bool{false, true} {
+			b.Run(fmt.Sprintf("entries=%d/reopen=%v", n, reopen), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(1, 2))
+				mtime := time.Now()
+				b.ReportAllocs()
+				for b.Loop() {
+					if reopen {
+						mtime = mtime.Add(time.Second)
+						if err := os.Chtimes(f.path, mtime, mtime); err != nil {
+							b.Fatal(err)
+						}
+					}
+					f.lookup(b, r.IntN(n))
 				}
-			}
-			fi, _ := os.Stat(path)
-			b.ReportMetric(float64(fi.Size())/float64(n), "file-B/entry")
-		})
+				b.ReportMetric(float64(f.size)/float64(n), "file-B/entry")
+			})
+		}
+	}
+}
+
+// scaleFile is a cache file with n entries over scaleTables tables, and
+// what it costs to look them up.
+type scaleFile struct {
+	n     int
+	path  string
+	cache *autotune.Cache
+	size  int64
+}
+
+func newScaleFile(tb testing.TB, n int) *scaleFile {
+	tb.Helper()
+	f := &scaleFile{n: n, path: filepath.Join(tb.TempDir(), "cache.db")}
+	buildScaleCache(tb, f.path, n)
+	fi, err := os.Stat(f.path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.size = fi.Size()
+	f.cache = newCache(tb, f.path)
+	return f
+}
+
+// lookup looks entry i up in the file (forgetting it first, so that the
+// answer does not come from memory).
+func (f *scaleFile) lookup(tb testing.TB, i int) {
+	per := (f.n + scaleTables - 1) / scaleTables
+	tbl, k := scaleTable(i/per), scaleKey(i)
+	f.cache.Forget(tbl, k, "3f2a9c41d07b5e66")
+	if _, ok := f.cache.Lookup(tbl, k, "3f2a9c41d07b5e66"); !ok {
+		tb.Fatalf("%d entries: miss of %s in %s (warnings %q)", f.n, k, tbl, f.cache.Warnings())
+	}
+}
+
+// timeLookups returns the mean time of m lookups of entries spread over
+// the whole file.
+func (f *scaleFile) timeLookups(tb testing.TB, m int, r *rand.Rand) time.Duration {
+	idx := make([]int, m)
+	for j := range idx {
+		idx[j] = r.IntN(f.n)
+	}
+	start := time.Now()
+	for _, i := range idx {
+		f.lookup(tb, i)
+	}
+	return time.Since(start) / time.Duration(m)
+}
+
+// TestCacheLookupScale compares, side by side, a lookup from the file
+// (a miss in memory) in a cache of 100,000 entries over 50 hardware tables
+// with one in a cache of 100: the large one may cost at most twice as
+// much. Rounds alternate the two and the median of the per-round ratios
+// is compared, so that load from other processes affects both alike.
+func TestCacheLookupScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: writing a cache of 100,000 entries (415 MB) takes seconds")
+	}
+	small, large := newScaleFile(t, 100), newScaleFile(t, 100_000)
+	const rounds, per = 9, 400
+	r := rand.New(rand.NewPCG(1, 2))
+	// Warm up: the first lookup opens the file.
+	small.lookup(t, 0)
+	large.lookup(t, 0)
+	var ratios []float64
+	var ts, tl []time.Duration
+	for round := 0; round < rounds; round++ {
+		var s, l time.Duration
+		if round%2 == 0 {
+			s, l = small.timeLookups(t, per, r), large.timeLookups(t, per, r)
+		} else {
+			l, s = large.timeLookups(t, per, r), small.timeLookups(t, per, r)
+		}
+		ts, tl = append(ts, s), append(tl, l)
+		ratios = append(ratios, float64(l)/float64(s))
+	}
+	slices.Sort(ratios)
+	slices.Sort(ts)
+	slices.Sort(tl)
+	ratio := ratios[rounds/2]
+	t.Logf("lookup from the file: %v with %d entries, %v with %d (median of %d rounds of %d; median ratio %.2f, rounds %.2f..%.2f)",
+		ts[rounds/2], small.n, tl[rounds/2], large.n, rounds, per, ratio, ratios[0], ratios[rounds-1])
+	t.Logf("file: %d bytes for %d entries, %.0f bytes an entry (an entry's JSON is %d bytes)",
+		large.size, large.n, float64(large.size)/float64(large.n), len(mustJSON(t, scaleEntry(scaleKey(1), scaleTable(0).Hardware, 1))))
+	if ratio > 2 {
+		t.Errorf("a lookup costs %.2f times as much with %d entries as with %d; want at most 2", ratio, large.n, small.n)
 	}
 }
