@@ -616,7 +616,11 @@ func (m *measurement) entry() *Entry {
 					r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
 				}
 			}
-			measured = append(measured, ranked{i, s})
+			// Dropped candidates were shown slower than the leader when
+			// they were dropped; only the survivors compete for the win.
+			if r.Outcome == Measured {
+				measured = append(measured, ranked{i, s})
+			}
 		} else if r.Outcome == "" {
 			r.Outcome = Failed
 			if r.Error == "" {
