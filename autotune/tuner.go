@@ -237,7 +237,8 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		return nil, status.Annotatef(err, "autotune: tuning %s", k)
 	}
 	if e.Fastest < 0 {
-		return e, status.Newf(status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s: %s", k, t.dev.Info().Name, firstError(e))
+		name, cause := firstError(e)
+		return e, status.Wrapf(cause, status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s; the first, %s, failed", k, t.dev.Info().Name, name)
 	}
 	if force {
 		t.cache.Forget(t.table, k, sum)
@@ -253,11 +254,16 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	return stored, nil
 }
 
-func firstError(e *Entry) string {
+// firstError returns the first failed candidate's name and error.
+func firstError(e *Entry) (string, error) {
 	for _, r := range e.Results {
-		if r.Error != "" {
-			return r.Name + ": " + r.Error
+		if r.Outcome != Failed && r.Outcome != Unsupported {
+			continue
 		}
+		if r.err != nil {
+			return r.Name, r.err
+		}
+		return r.Name, status.New(status.Unknown, r.Error)
 	}
-	return "no candidates"
+	return "none", status.New(status.NotFound, "the operation has no candidates")
 }
