@@ -699,7 +699,7 @@ func (e notRegularError) Error() string { return fmt.Sprintf("not a regular file
 // its exclusive lock after checking that the path still names it: of two
 // processes that find the same file damaged, the second must not move
 // aside the fresh file the first one started.
-func (c *Cache) moveAside(d *damageError) error {
+func (c *Cache) moveAside(d *damageError) (err error) {
 	f, err := os.Open(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // moved aside by another process: try again
@@ -707,7 +707,7 @@ func (c *Cache) moveAside(d *damageError) error {
 	if err != nil {
 		return c.fileError(status.Join(d, err), "moving aside")
 	}
-	defer f.Close()
+	defer func() { err = status.Join(err, f.Close()) }()
 	if canRelock {
 		if err := lockFile(f, true, c.timeout); err != nil {
 			return c.fileError(err, "moving aside")

@@ -67,10 +67,6 @@ type Result struct {
 	GFLOPs float64 `json:"gflop_per_s,omitempty"`
 	// Flags are warnings about the numbers, e.g. "above-peak-bandwidth".
 	Flags []string `json:"flags,omitempty"`
-
-	// err is the error behind Error, when the result was measured in this
-	// process: the cause a failed tune reports.
-	err error
 }
 
 // Limits are the bounds a tune ran under.

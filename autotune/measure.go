@@ -175,14 +175,25 @@ const TieRule = "lowest median; the 95% intervals of the two fastest overlap"
 // candidate — device loss above all — ends the measurement with that
 // error.
 func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, error) {
+	e, _, err := measure(ctx, dev, op, shape, opts)
+	return e, err
+}
+
+// measure is Measure, also returning each candidate's error (nil for those
+// that did not fail), for the tuner to report as a cause.
+func measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
 	opts.fill()
 	m := &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}
 	m.key = Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
 	defer m.release()
 	if err := m.run(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m.entry(), nil
+	errs := make([]error, len(m.cands))
+	for i, c := range m.cands {
+		errs[i] = c.err
+	}
+	return m.entry(), errs, nil
 }
 
 type candState struct {
@@ -193,6 +204,7 @@ type candState struct {
 	alive    bool
 	ticks    int // samples whose timer did not tick
 	failures int // samples whose submission failed
+	err      error
 }
 
 type measurement struct {
@@ -279,7 +291,7 @@ func (m *measurement) run(ctx context.Context) error {
 			if fatal(ctx, m.dev, err) {
 				return err
 			}
-			st.res.Error, st.res.err = err.Error(), err
+			st.res.Error, st.err = err.Error(), err
 			if st.res.Outcome == "" {
 				st.res.Outcome = Failed
 			}
@@ -491,8 +503,8 @@ func (m *measurement) sample(ctx context.Context) error {
 				if c.failures >= 3 {
 					c.alive = false
 					c.res.Outcome = Failed
-					c.res.err = status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name)
-					c.res.Error = c.res.err.Error()
+					c.err = status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name)
+					c.res.Error = c.err.Error()
 				}
 				continue
 			}

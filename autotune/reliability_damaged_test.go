@@ -121,7 +121,7 @@ func overwrite(tb testing.TB, path string, off int64, b []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
+	defer closeOK(tb, f)
 	if _, err := f.WriteAt(b, off); err != nil {
 		tb.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func snapshot(tb testing.TB, path string, skip string) map[string]string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer db.Close()
+	defer closeOK(tb, db)
 	out := map[string]string{}
 	var walk func(prefix string, b *bolt.Bucket) error
 	walk = func(prefix string, b *bolt.Bucket) error {
@@ -705,7 +705,9 @@ func checkLocked(t *testing.T) {
 	release := func() {
 		if !released {
 			released = true
-			stdin.Close()
+			if err := stdin.Close(); err != nil {
+				t.Errorf("closing the locking process's input: %v", err)
+			}
 			if err := cmd.Wait(); err != nil {
 				t.Errorf("locking process: %v\n%s", err, out.String())
 			}

@@ -23,7 +23,7 @@ func makeUnwritable(tb testing.TB, path string) (ok bool, why string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
+	defer closeOK(tb, f)
 	flags, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
 	if err != nil {
 		return false, "FS_IOC_GETFLAGS: " + err.Error()
@@ -37,7 +37,7 @@ func makeUnwritable(tb testing.TB, path string) (ok bool, why string) {
 			tb.Error(err)
 			return
 		}
-		defer f.Close()
+		defer closeOK(tb, f)
 		if err := unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, flags&^fsImmutableFL); err != nil {
 			tb.Errorf("chattr -i %s: %v", path, err)
 		}

@@ -3,6 +3,7 @@ package autotune_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ func buildScaleCache(tb testing.TB, path string, n int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer db.Close()
+	defer closeOK(tb, db)
 	per := (n + scaleTables - 1) / scaleTables
 	for t := 0; t < scaleTables && t*per < n; t++ {
 		tbl := scaleTable(t)
@@ -210,5 +211,13 @@ func TestCacheLookupScale(t *testing.T) {
 		large.size, large.n, float64(large.size)/float64(large.n), len(mustJSON(t, scaleEntry(scaleKey(1), scaleTable(0).Hardware, 1))))
 	if ratio > 2 {
 		t.Errorf("a lookup costs %.2f times as much with %d entries as with %d; want at most 2", ratio, large.n, small.n)
+	}
+}
+
+// closeOK closes c at the end of a test, failing it if that fails.
+func closeOK(tb testing.TB, c io.Closer) {
+	tb.Helper()
+	if err := c.Close(); err != nil {
+		tb.Errorf("close: %v", err)
 	}
 }

@@ -229,7 +229,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		}
 	}
 	opts := t.opts
-	e, err := Measure(ctx, t.dev, op, k.Shape, opts)
+	e, errs, err := measure(ctx, t.dev, op, k.Shape, opts)
 	if err != nil {
 		if errors.Is(err, hal.ErrDeviceLost) {
 			t.lost.CompareAndSwap(nil, &err)
@@ -237,7 +237,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		return nil, status.Annotatef(err, "autotune: tuning %s", k)
 	}
 	if e.Fastest < 0 {
-		name, cause := firstError(e)
+		name, cause := firstError(e, errs)
 		return e, status.Wrapf(cause, status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s; the first, %s, failed", k, t.dev.Info().Name, name)
 	}
 	if force {
@@ -255,13 +255,13 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 }
 
 // firstError returns the first failed candidate's name and error.
-func firstError(e *Entry) (string, error) {
-	for _, r := range e.Results {
+func firstError(e *Entry, errs []error) (string, error) {
+	for i, r := range e.Results {
 		if r.Outcome != Failed && r.Outcome != Unsupported {
 			continue
 		}
-		if r.err != nil {
-			return r.Name, r.err
+		if i < len(errs) && errs[i] != nil {
+			return r.Name, errs[i]
 		}
 		return r.Name, status.New(status.Unknown, r.Error)
 	}
