@@ -2,10 +2,7 @@ package vkbench
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
@@ -103,7 +100,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, status.Join(err, drv.Release())
 	}
-	i, err := chooseDevice(infos, opts.Device)
+	i, err := hal.SelectDevice(infos, opts.Device)
 	if err != nil {
 		return nil, status.Join(err, drv.Release())
 	}
@@ -120,38 +117,6 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	}
 	devices.Store(dev, d)
 	return d, nil
-}
-
-// chooseDevice returns the index in infos that spec names (see
-// Options.Device).
-func chooseDevice(infos []hal.DeviceInfo, spec string) (int, error) {
-	if len(infos) == 0 {
-		return 0, status.New(status.NotFound, "vkbench: no Vulkan devices (is a Vulkan driver installed? lavapipe is in mesa-vulkan-drivers)")
-	}
-	if spec == "" {
-		return hal.DefaultDevice(infos), nil
-	}
-	if i, err := strconv.Atoi(spec); err == nil {
-		if i < 0 || i >= len(infos) {
-			return 0, status.Newf(status.NotFound, "vkbench: device %d is out of range: there are %d device(s)", i, len(infos))
-		}
-		return i, nil
-	}
-	var match []string
-	found := -1
-	for i, d := range infos {
-		if strings.Contains(strings.ToLower(d.Name), strings.ToLower(spec)) {
-			match = append(match, fmt.Sprintf("%d: %s", i, d.Name))
-			found = i
-		}
-	}
-	switch len(match) {
-	case 0:
-		return 0, status.Newf(status.NotFound, "vkbench: no device's name contains %q", spec)
-	case 1:
-		return found, nil
-	}
-	return 0, status.Newf(status.InvalidArgument, "vkbench: %q names %d devices (%s); use an index", spec, len(match), strings.Join(match, ", "))
 }
 
 // borrow makes a Device of a hal.Device that someone else owns: Close does

@@ -2,7 +2,10 @@ package hal
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/vkbench/vkbench/status"
 )
 
 // DeviceType is the kind of a physical device, as Vulkan names them.
@@ -261,4 +264,41 @@ func DefaultDevice(infos []DeviceInfo) int {
 		return 0
 	}
 	return -1
+}
+
+// SelectDevice returns the index in infos of the device spec names: ""
+// for the default (see DefaultDevice), a decimal index, a part of a
+// device's name (case-insensitive), or a prefix of its device UUID in
+// hexadecimal. A spec that names no device (or no devices at all) is
+// NotFound; one that matches several is InvalidArgument.
+func SelectDevice(infos []DeviceInfo, spec string) (int, error) {
+	if len(infos) == 0 {
+		return 0, status.New(status.NotFound, "hal: no Vulkan devices (is a Vulkan driver installed? lavapipe is in mesa-vulkan-drivers)")
+	}
+	if spec == "" {
+		return DefaultDevice(infos), nil
+	}
+	if i, err := strconv.Atoi(spec); err == nil {
+		if i < 0 || i >= len(infos) {
+			return 0, status.Newf(status.NotFound, "hal: device %d is out of range: there are %d device(s), 0 to %d", i, len(infos), len(infos)-1)
+		}
+		return i, nil
+	}
+	low := strings.ToLower(spec)
+	uuid := strings.ReplaceAll(low, "-", "")
+	var match []string
+	found := -1
+	for i, d := range infos {
+		if strings.Contains(strings.ToLower(d.Name), low) || strings.HasPrefix(fmt.Sprintf("%x", d.DeviceUUID), uuid) {
+			match = append(match, fmt.Sprintf("%d: %s", i, d.Name))
+			found = i
+		}
+	}
+	switch len(match) {
+	case 0:
+		return 0, status.Newf(status.NotFound, "hal: no device's name or UUID matches %q", spec)
+	case 1:
+		return found, nil
+	}
+	return 0, status.Newf(status.InvalidArgument, "hal: %q matches %d devices (%s); use an index or a UUID", spec, len(match), strings.Join(match, ", "))
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -34,34 +31,14 @@ func (o *opened) Release() error {
 	return status.Join(o.dev.Release(), o.drv.Release())
 }
 
-// selectDevice returns the index in infos that spec names.
+// selectDevice returns the index in infos that spec names; a spec that
+// names no device, or several, is bad usage.
 func selectDevice(infos []hal.DeviceInfo, spec string) (int, error) {
-	if len(infos) == 0 {
-		return 0, status.New(status.NotFound, "no Vulkan devices (is a Vulkan driver installed? lavapipe is in mesa-vulkan-drivers)")
+	i, err := hal.SelectDevice(infos, spec)
+	if err != nil && spec != "" {
+		return 0, usageError{status.Annotatef(err, "--device %q (see vkbench devices)", spec)}
 	}
-	if spec == "" {
-		return hal.DefaultDevice(infos), nil
-	}
-	if i, err := strconv.Atoi(spec); err == nil {
-		if i < 0 || i >= len(infos) {
-			return 0, usageError{fmt.Errorf("--device %d is out of range: there are %d device(s), 0 to %d (see vkbench devices)", i, len(infos), len(infos)-1)}
-		}
-		return i, nil
-	}
-	var match []int
-	for i, d := range infos {
-		uuid := fmt.Sprintf("%x", d.DeviceUUID)
-		if strings.Contains(strings.ToLower(d.Name), strings.ToLower(spec)) || strings.HasPrefix(uuid, strings.ToLower(strings.ReplaceAll(spec, "-", ""))) {
-			match = append(match, i)
-		}
-	}
-	switch len(match) {
-	case 1:
-		return match[0], nil
-	case 0:
-		return 0, usageError{fmt.Errorf("--device %q matches no device (see vkbench devices)", spec)}
-	}
-	return 0, usageError{fmt.Errorf("--device %q matches %d devices; use an index or a UUID", spec, len(match))}
+	return i, err
 }
 
 // open opens the chosen device; the driver's messages (validation) are
