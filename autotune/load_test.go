@@ -77,7 +77,7 @@ func TestLoad(t *testing.T) {
 		case <-ctx.Done():
 		}
 	}()
-	var runs, asyncSeen, tunes, lostSeen atomic.Int64
+	var runs, asyncSeen, tunes, lostSeen, okRuns, okTunes atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 64 {
 		wg.Add(1)
@@ -94,7 +94,10 @@ func TestLoad(t *testing.T) {
 					runs.Add(1)
 				}
 				switch {
+				case err == nil && g%4 == 0:
+					okTunes.Add(1)
 				case err == nil:
+					okRuns.Add(1)
 				case errors.Is(err, hal.ErrDeviceLost):
 					lostSeen.Add(1)
 				case errors.Is(err, faulty.ErrInjected) && g%4 != 0:
@@ -126,13 +129,13 @@ func TestLoad(t *testing.T) {
 			injectedRuns++
 		}
 	}
-	t.Logf("%d runs, %d tune questions, %d async failures reported to runners, %d injected in all, %d callers saw the loss",
-		runs.Load(), tunes.Load(), asyncSeen.Load(), injectedRuns, lostSeen.Load())
+	t.Logf("device lost after %v; %d verified runs and %d answered tune questions before it; %d async failures reported to runners, %d injected in all; %d calls failed fast with the loss",
+		lossAt, okRuns.Load(), okTunes.Load(), asyncSeen.Load(), injectedRuns, lostSeen.Load())
 	if asyncSeen.Load() > injectedRuns {
 		t.Errorf("runners saw %d async failures, only %d were injected: a failure reached a caller it was not for", asyncSeen.Load(), injectedRuns)
 	}
-	if runs.Load() < 64 {
-		t.Errorf("only %d runs in %v", runs.Load(), d)
+	if okRuns.Load() < 64 {
+		t.Errorf("only %d verified runs in %v", okRuns.Load(), d)
 	}
 }
 
