@@ -269,11 +269,11 @@ func DefaultDevice(infos []DeviceInfo) int {
 // SelectDevice returns the index in infos of the device spec names: ""
 // for the default (see DefaultDevice), a decimal index, a part of a
 // device's name (case-insensitive), or a prefix of its device UUID in
-// hexadecimal. A spec that names no device (or no devices at all) is
-// NotFound; one that matches several is InvalidArgument.
+// hexadecimal. No devices at all is Unavailable; a spec that names no
+// device is NotFound; one that matches several is InvalidArgument.
 func SelectDevice(infos []DeviceInfo, spec string) (int, error) {
 	if len(infos) == 0 {
-		return 0, status.New(status.NotFound, "hal: no Vulkan devices (is a Vulkan driver installed? lavapipe is in mesa-vulkan-drivers)")
+		return 0, status.New(status.Unavailable, "hal: no Vulkan devices (is a Vulkan driver installed? lavapipe is in mesa-vulkan-drivers)")
 	}
 	if spec == "" {
 		return DefaultDevice(infos), nil

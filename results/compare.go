@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 
@@ -11,9 +12,9 @@ import (
 type CompareOptions struct {
 	// Threshold is the smallest slowdown of the median that counts, as a
 	// fraction (0.05 is 5%).
-	Threshold float64
+	Threshold float64 `json:"threshold"`
 	// Alpha is the significance level of the Mann–Whitney U test.
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 }
 
 // DefaultCompareOptions: 5% slower, at significance 0.05.
@@ -137,4 +138,23 @@ func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) R
 		row.Verdict = Same
 	}
 	return row
+}
+
+// MarshalJSON writes the row with null for the values it does not have
+// (NaN: no delta or p-value for a benchmark missing from a file), since
+// JSON has no NaN.
+func (r Row) MarshalJSON() ([]byte, error) {
+	type plain Row
+	out := struct {
+		plain
+		Delta *float64 `json:"delta"`
+		P     *float64 `json:"p"`
+	}{plain: plain(r)}
+	if !math.IsNaN(r.Delta) {
+		out.Delta = &r.Delta
+	}
+	if !math.IsNaN(r.P) {
+		out.P = &r.P
+	}
+	return json.Marshal(out)
 }

@@ -93,7 +93,12 @@ func open(opts hal.DriverOptions) (hal.Driver, error) {
 		if d.sink != 0 {
 			d.sink.Delete()
 		}
-		return nil, resultError(C.GoString(failed), int32(r))
+		err := resultError(C.GoString(failed), int32(r))
+		if r == C.VK_ERROR_INCOMPATIBLE_DRIVER {
+			// The loader found no driver it could use.
+			err = status.Annotate(err, "no Vulkan driver is installed: on Debian, mesa-vulkan-drivers provides lavapipe (on the CPU); GPUs need their vendor's driver")
+		}
+		return nil, err
 	}
 	if err := initGoki(d.inst.instance); err != nil {
 		d.logger.Warn("vk: goki/vulkan InitInstance failed; goki's functions may not work", "err", err)

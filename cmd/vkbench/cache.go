@@ -142,7 +142,7 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 				if asJSON {
 					continue
 				}
-				fmt.Fprintf(tw, "%s (%d entries)\n", t, len(entries))
+				fmt.Fprintf(tw, "%s (%s)\n", t, plural(len(entries), "entry", "entries"))
 				for _, e := range entries {
 					tie := ""
 					if e.Tie {
@@ -364,4 +364,12 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\n", mark, r.Name, r.Outcome, med, ci, n, r.GBps, r.GFLOPs, note)
 	}
 	return tw.Flush()
+}
+
+// plural writes n and the noun in the right number.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

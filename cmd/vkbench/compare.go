@@ -78,28 +78,11 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(jsonSafeReport(rep))
+		return enc.Encode(rep)
 	case "junit":
 		return writeJUnit(w, rep)
 	}
 	return usageError{fmt.Errorf("unknown --format %q (want table, json or junit)", format)}
-}
-
-// jsonSafeReport replaces NaN (no value) with 0 and a note, since JSON has
-// no NaN.
-func jsonSafeReport(rep results.Report) results.Report {
-	rows := make([]results.Row, len(rep.Rows))
-	for i, r := range rep.Rows {
-		if math.IsNaN(r.Delta) {
-			r.Delta = 0
-		}
-		if math.IsNaN(r.P) {
-			r.P = 1
-		}
-		rows[i] = r
-	}
-	rep.Rows = rows
-	return rep
 }
 
 type junitSuite struct {

@@ -34,7 +34,7 @@ func (o *opened) Release() error {
 // names no device, or several, is bad usage.
 func selectDevice(infos []hal.DeviceInfo, spec string) (int, error) {
 	i, err := hal.SelectDevice(infos, spec)
-	if err != nil && spec != "" {
+	if err != nil && spec != "" && status.CodeOf(err) != status.Unavailable {
 		return 0, usageError{status.Annotatef(err, "--device %q (see vkbench devices)", spec)}
 	}
 	return i, err
