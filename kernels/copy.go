@@ -80,11 +80,7 @@ func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 	if p.out, err = p.alloc("dst", Output, U32, n); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	r := newRand(seed, 0)
-	p.src = make([]uint32, n)
-	for i := range p.src {
-		p.src[i] = r.Uint32()
-	}
+	p.src = randomWords(seed, 0, n)
 	if err := upload(ctx, p.in, p.src); err != nil {
 		return nil, status.Join(err, p.Release())
 	}

@@ -96,8 +96,8 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 	if p.bufC, err = p.alloc("C", Output, F32, m*n); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	p.a = randomSigned(newRand(seed, 0), m*k)
-	p.b = randomSigned(newRand(seed, 1), k*n)
+	p.a = randomSigned(seed, 0, m*k)
+	p.b = randomSigned(seed, 1, k*n)
 	if err := upload(ctx, p.bufA, p.a); err != nil {
 		return nil, status.Join(err, p.Release())
 	}

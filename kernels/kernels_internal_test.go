@@ -1,6 +1,9 @@
 package kernels
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 func TestAffinePower(t *testing.T) {
 	for _, tt := range []struct{ a, b, x uint32 }{
@@ -54,5 +57,25 @@ func TestDecodeWords(t *testing.T) {
 		if want := uint32(byte(i)) | uint32(byte(i>>8))<<24; v != want {
 			t.Fatalf("dst[%d] = %#x, want %#x", i, v, want)
 		}
+	}
+}
+
+func TestRandomFillDoesNotDependOnProcessors(t *testing.T) {
+	const n = 5*randomBlock + 17
+	prev := runtime.GOMAXPROCS(1)
+	one := randomWords(7, 3, n)
+	runtime.GOMAXPROCS(4)
+	four := randomWords(7, 3, n)
+	runtime.GOMAXPROCS(prev)
+	for i := range one {
+		if one[i] != four[i] {
+			t.Fatalf("word %d: %#x with one processor, %#x with four", i, one[i], four[i])
+		}
+	}
+	if other := randomWords(8, 3, n); other[0] == one[0] && other[n-1] == one[n-1] {
+		t.Error("another seed gave the same words")
+	}
+	if s := randomSigned(7, 3, n); s[0] < -1 || s[0] >= 1 {
+		t.Errorf("randomSigned out of [-1, 1): %v", s[0])
 	}
 }

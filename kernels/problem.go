@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
@@ -148,29 +149,58 @@ const transferChunk = 32 << 20
 
 // upload writes words (a []uint32, []int32 or []float32) into buf.
 func upload(ctx context.Context, buf hal.Buffer, words any) error {
-	var n int
-	var word func(i int) uint32
-	switch w := words.(type) {
+	var w []uint32
+	switch v := words.(type) {
 	case []uint32:
-		n, word = len(w), func(i int) uint32 { return w[i] }
+		w = v
 	case []int32:
-		n, word = len(w), func(i int) uint32 { return uint32(w[i]) }
+		w = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 	case []float32:
-		n, word = len(w), func(i int) uint32 { return math.Float32bits(w[i]) }
+		w = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 	default:
 		panic(fmt.Sprintf("kernels: upload of %T", words))
 	}
+	n := len(w)
 	chunk := make([]byte, min(transferChunk, 4*n))
 	for first := 0; first < n; first += len(chunk) / 4 {
 		m := min(len(chunk)/4, n-first)
-		for i := range m {
-			binary.LittleEndian.PutUint32(chunk[4*i:], word(first+i))
-		}
+		encodeWords(chunk[:4*m], w[first:first+m])
 		if err := buf.Write(ctx, int64(4*first), chunk[:4*m]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// encodeWords encodes words little-endian, on every processor at once for
+// large chunks.
+func encodeWords(dst []byte, src []uint32) {
+	spread(len(src), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint32(dst[4*i:], src[i])
+		}
+	})
+}
+
+// spread runs fn over [0, n) split among the processors, for n large
+// enough to be worth it, and returns when all parts are done.
+func spread(n int, fn func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < 1<<16 || workers < 2 {
+		fn(0, n)
+		return
+	}
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // download reads n 32-bit words from buf.
@@ -190,26 +220,11 @@ func download(ctx context.Context, buf hal.Buffer, n int64) ([]uint32, error) {
 // decodeWords decodes little-endian words, on every processor at once for
 // large chunks.
 func decodeWords(dst []uint32, src []byte) {
-	workers := runtime.GOMAXPROCS(0)
-	if len(dst) < 1<<16 || workers < 2 {
-		for i := range dst {
+	spread(len(dst), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
 			dst[i] = binary.LittleEndian.Uint32(src[4*i:])
 		}
-		return
-	}
-	per := (len(dst) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(dst); lo += per {
-		hi := min(lo+per, len(dst))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				dst[i] = binary.LittleEndian.Uint32(src[4*i:])
-			}
-		}()
-	}
-	wg.Wait()
+	})
 }
 
 // downloadF32 reads n floats from buf.
@@ -229,14 +244,57 @@ func newRand(seed, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^stream))
 }
 
+// randomBlock is how many values one generator of a parallel fill makes.
+const randomBlock = 1 << 16
+
+// randomFill fills n values, block by block on every processor: block b
+// draws from its own generator, seeded from seed, stream and b, so the
+// values depend only on those, not on the number of processors.
+func randomFill[T any](seed, stream uint64, n int64, draw func(*rand.Rand) T) []T {
+	x := make([]T, n)
+	blocks := int((n + randomBlock - 1) / randomBlock)
+	spreadBlocks(blocks, func(b int) {
+		r := rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15*uint64(b+1), 0x9e3779b97f4a7c15^stream))
+		for i := int64(b) * randomBlock; i < min(int64(b+1)*randomBlock, n); i++ {
+			x[i] = draw(r)
+		}
+	})
+	return x
+}
+
+// spreadBlocks runs fn for every block index in [0, blocks), the blocks
+// shared among the processors.
+func spreadBlocks(blocks int, fn func(b int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if blocks < 2 || workers < 2 {
+		for b := range blocks {
+			fn(b)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, blocks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := int(next.Add(1) - 1); b < blocks; b = int(next.Add(1) - 1) {
+				fn(b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // randomSigned returns n floats uniform in [-1, 1), each with a random
 // mantissa: incompressible, and of mixed signs so that sums cancel.
-func randomSigned(r *rand.Rand, n int64) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32(2*r.Float64() - 1)
-	}
-	return x
+func randomSigned(seed, stream uint64, n int64) []float32 {
+	return randomFill(seed, stream, n, func(r *rand.Rand) float32 { return float32(2*r.Float64() - 1) })
+}
+
+// randomWords returns n uniformly random 32-bit words.
+func randomWords(seed, stream uint64, n int64) []uint32 {
+	return randomFill(seed, stream, n, func(r *rand.Rand) uint32 { return r.Uint32() })
 }
 
 // eps32 is the spacing of float32 numbers at 1 (2⁻²³), twice the unit

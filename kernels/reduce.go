@@ -117,7 +117,7 @@ func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed
 			return nil, status.Join(err, p.Release())
 		}
 	}
-	p.x = randomSigned(newRand(seed, 0), n)
+	p.x = randomSigned(seed, 0, n)
 	// Neumaier's compensated sum in float64: far below the kernels'
 	// float32 error, so the reference is as good as exact.
 	var sum, comp float64

@@ -82,7 +82,7 @@ func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size Size, s
 	if p.out, err = p.alloc("out", Output, F32, m*n); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	p.src = randomSigned(newRand(seed, 0), m*n)
+	p.src = randomSigned(seed, 0, m*n)
 	if err := upload(ctx, p.in, p.src); err != nil {
 		return nil, status.Join(err, p.Release())
 	}

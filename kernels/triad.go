@@ -80,8 +80,8 @@ func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed 
 	}
 	r := newRand(seed, 0)
 	p.s = float32(0.5 + 1.5*r.Float64())
-	p.b = randomSigned(newRand(seed, 1), n)
-	p.c = randomSigned(newRand(seed, 2), n)
+	p.b = randomSigned(seed, 1, n)
+	p.c = randomSigned(seed, 2, n)
 	p.push = pushConstants(uint32(n), math.Float32bits(p.s))
 	if err := upload(ctx, p.bufB, p.b); err != nil {
 		return nil, status.Join(err, p.Release())
