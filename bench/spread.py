@@ -29,7 +29,9 @@ def main():
                     winners.append(b["candidate"])
                     medians.append(s["median_s"])
                     hws.append((s["ci_hi_s"] - s["ci_lo_s"]) / 2 / s["median_s"])
-            # A tie: the winner's interval overlaps the runner-up's.
+            # A tie: the winner's interval overlaps the runner-up's (the
+            # winner says so in "tie"; older files are judged from the
+            # intervals).
             if len(timed) > 1 and timed[0]["stats"]["ci_hi_s"] >= timed[1]["stats"]["ci_lo_s"]:
                 tied.append({timed[0]["candidate"], timed[1]["candidate"]})
         same = len(set(winners)) == 1

@@ -58,6 +58,9 @@ type Benchmark struct {
 	Outcome   autotune.Outcome `json:"outcome"`
 	Error     string           `json:"error,omitempty"`
 	Winner    bool             `json:"winner,omitempty"`
+	// Tie, on the winner only, says that its 95% interval overlaps the
+	// runner-up's, and how the tie was broken.
+	Tie string `json:"tie,omitempty"`
 	// Bytes and Flops are moved and done by one run.
 	Bytes  float64         `json:"bytes_per_run,omitempty"`
 	Flops  float64         `json:"flops_per_run,omitempty"`

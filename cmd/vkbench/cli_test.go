@@ -46,6 +46,9 @@ func checkWinners(t testing.TB, f *results.File) {
 		if _, ok := winners[key]; !ok {
 			winners[key] = nil
 		}
+		if b.Tie != "" && !b.Winner {
+			t.Errorf("%s is not the winner but says it ties: %q", b.Name, b.Tie)
+		}
 		if b.Winner {
 			winners[key] = append(winners[key], b.Candidate)
 			if b.Outcome != autotune.Measured {
@@ -217,8 +220,10 @@ func canonicalResults(t testing.TB, data []byte) string {
 	}
 	for _, v := range f["benchmarks"].([]any) {
 		b := v.(map[string]any)
-		// Which candidate wins and which are dropped early depend on timing.
+		// Which candidate wins, whether it ties, and which are dropped
+		// early depend on timing.
 		delete(b, "winner")
+		delete(b, "tie")
 		if b["outcome"] == string(autotune.Dropped) {
 			b["outcome"] = string(autotune.Measured)
 			delete(b, "error")

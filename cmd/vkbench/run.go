@@ -334,6 +334,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			Outcome:   r.Outcome,
 			Error:     r.Error,
 			Winner:    r.Index == e.Fastest,
+			Tie:       tieOf(e, r.Index),
 			Stats:     r.Stats,
 			GBps:      r.GBps,
 			GFLOPs:    r.GFLOPs,
@@ -350,6 +351,14 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 		out = append(out, b)
 	}
 	return out
+}
+
+// tieOf is the tie rule for the winner of a tied entry, else "".
+func tieOf(e *autotune.Entry, i int) string {
+	if e.Tie && i == e.Fastest {
+		return e.TieRule
+	}
+	return ""
 }
 
 // percentOfRoof is a result's rate as a percentage of what the roofline
