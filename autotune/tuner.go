@@ -240,18 +240,17 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		name, cause := firstError(e, errs)
 		return e, status.Wrapf(cause, status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s; the first, %s, failed", k, t.dev.Info().Name, name)
 	}
+	// A file that cannot be written does not undo the answer: the cache
+	// keeps it in memory and records a warning (Cache.Warnings).
 	if force {
 		t.cache.Forget(t.table, k, sum)
-		if err := t.cache.replace(t.table, k, sum, e); err != nil {
-			return e, nil // kept in memory; the cache logged a warning
-		}
+		_ = t.cache.replace(t.table, k, sum, e)
 		return e, nil
 	}
-	stored, err := t.cache.Commit(t.table, k, sum, e)
-	if err != nil {
-		return e, nil // the answer stands; the cache kept it in memory and warned
+	if stored, err := t.cache.Commit(t.table, k, sum, e); err == nil {
+		return stored, nil
 	}
-	return stored, nil
+	return e, nil
 }
 
 // firstError returns the first failed candidate's name and error.
