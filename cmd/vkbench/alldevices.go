@@ -43,7 +43,7 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	}
 	defer func() { err = status.Join(err, closeOut()) }()
 	ctx := cmd.Context()
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.dev.validation, Logger: warningLogger(cmd.ErrOrStderr())})
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.dev.validating(), Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"os"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
@@ -17,7 +18,7 @@ type deviceFlags struct {
 
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.device, "device", "d", "", "device by index, name (or part of it) or UUID prefix (default: the first discrete GPU, then integrated, virtual, CPU)")
-	fs.BoolVar(&f.validation, "validation", false, "turn on the Khronos validation layer (slow; for debugging kernels)")
+	fs.BoolVar(&f.validation, "validation", false, "turn on the Khronos validation layer (slow; for debugging kernels); also on when $VKBENCH_VALIDATION is 1")
 }
 
 // opened is an opened device and its driver.
@@ -44,7 +45,7 @@ func selectDevice(infos []hal.DeviceInfo, spec string) (int, error) {
 // warnings on cmd's stderr.
 func (f *deviceFlags) open(cmd *cobra.Command, cache *autotune.Cache) (*opened, error) {
 	ctx := cmd.Context()
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.validation, Logger: warningLogger(cmd.ErrOrStderr())})
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.validating(), Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, err
 	}
@@ -79,4 +80,11 @@ func savePipelineCache(dev hal.Device, cache *autotune.Cache) error {
 		return err
 	}
 	return cache.SavePipelineCache(dev.Info().PipelineCacheUUID, data)
+}
+
+// validating reports whether the validation layer is asked for, by flag or
+// by the environment (the test command sets VKBENCH_VALIDATION=1, so that
+// every command its tests run is validated).
+func (f *deviceFlags) validating() bool {
+	return f.validation || os.Getenv("VKBENCH_VALIDATION") == "1"
 }
