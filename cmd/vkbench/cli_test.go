@@ -537,3 +537,39 @@ func TestValidation(t *testing.T) {
 		t.Errorf("the validation layer complained:\n%s", r.stderr)
 	}
 }
+
+func TestTuneAllDevices(t *testing.T) {
+	needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	r := mustRun(t, 0, args("tune", "--all-devices", "--cache", cache, "--format", "json")...)
+	var out struct {
+		TookS float64 `json:"took_s"`
+		Jobs  []struct {
+			Op     string          `json:"op"`
+			Size   string          `json:"size"`
+			Device int             `json:"device"`
+			Error  string          `json:"error"`
+			Entry  *autotune.Entry `json:"entry"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("--all-devices JSON: %v\n%s", err, r.stdout)
+	}
+	if len(out.Jobs) == 0 {
+		t.Fatal("no jobs reported")
+	}
+	for _, j := range out.Jobs {
+		if j.Op != "copy" || j.Size != "4096" || j.Error != "" || j.Entry == nil || j.Device < 0 {
+			t.Errorf("job %+v: want copy at 4096 answered by a device", j)
+		}
+	}
+	// The answers are committed: a plain tune reads them.
+	again := mustRun(t, 0, args("tune", "--cache", cache)...)
+	if !strings.Contains(again.stderr, "answered from the tune cache") {
+		t.Errorf("tune after --all-devices measured again; stderr: %q", again.stderr)
+	}
+	bad := vkbench(t, args("tune", "--all-devices", "--device", "0")...)
+	if bad.code != exitUsage {
+		t.Errorf("--all-devices with --device: exit %d, want %d", bad.code, exitUsage)
+	}
+}
