@@ -285,7 +285,7 @@ func ExampleTuner_Entry() {
 	}
 	fmt.Println(e.Key)
 	for _, r := range e.Results {
-		if r.Outcome == autotune.Failed {
+		if r.Outcome == autotune.Wrong || r.Outcome == autotune.Failed {
 			fmt.Println(r.Name, "failed")
 		} else {
 			// Measured, or Dropped early when clearly slower than the

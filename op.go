@@ -2,6 +2,7 @@ package vkbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -277,7 +278,13 @@ func (pr *problem) Verify(ctx context.Context, cand int) error {
 	if pr.p.Check == nil {
 		return nil
 	}
-	return pr.p.Check(ctx)
+	err := pr.p.Check(ctx)
+	// A Check that could not read the outputs says nothing of the
+	// candidate; any other error is a wrong result.
+	if err == nil || ctx.Err() != nil || errors.Is(err, hal.ErrDeviceLost) || errors.Is(err, kernels.ErrWrongResult) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", kernels.ErrWrongResult, err)
 }
 
 func (pr *problem) Release() error {

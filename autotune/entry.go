@@ -20,7 +20,10 @@ const (
 	// Dropped candidates were verified, then stopped early because they
 	// were clearly slower than the leader.
 	Dropped Outcome = "dropped"
-	// Failed candidates computed a wrong result or failed to build or run.
+	// Wrong candidates ran and computed a wrong result: the verification
+	// against the reference failed.
+	Wrong Outcome = "wrong"
+	// Failed candidates failed to build or run.
 	Failed Outcome = "failed"
 	// Unsupported candidates need a feature the device lacks.
 	Unsupported Outcome = "unsupported"

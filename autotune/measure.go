@@ -327,6 +327,9 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 	}
 	ran := time.Now()
 	if err := m.p.Verify(ctx, i); err != nil {
+		if errors.Is(err, kernels.ErrWrongResult) {
+			st.res.Outcome = Wrong
+		}
 		return status.Annotatef(err, "verifying %s", c.Name)
 	}
 	m.debug("verified", "candidate", c.Name, "build", built.Sub(t0), "run", ran.Sub(built), "verify", time.Since(ran))

@@ -121,7 +121,7 @@ func (p *scaleProblem) Verify(ctx context.Context, cand int) error {
 	}
 	for i, w := range p.want {
 		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:])); got != w {
-			return status.Newf(status.DataLoss, "y[%d] = %v, want %v", i, got, w)
+			return status.Wrapf(kernels.ErrWrongResult, status.OK, "y[%d] = %v, want %v", i, got, w)
 		}
 	}
 	return nil

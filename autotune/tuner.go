@@ -256,7 +256,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 // firstError returns the first failed candidate's name and error.
 func firstError(e *Entry, errs []error) (string, error) {
 	for i, r := range e.Results {
-		if r.Outcome != Failed && r.Outcome != Unsupported {
+		if r.Outcome != Failed && r.Outcome != Wrong && r.Outcome != Unsupported {
 			continue
 		}
 		if i < len(errs) && errs[i] != nil {

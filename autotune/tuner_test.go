@@ -41,7 +41,7 @@ func TestMeasurePicksFastestAndRecordsFailures(t *testing.T) {
 	if e.FastestName != "wg64" {
 		t.Errorf("fastest = %q, want wg64 (spin does 64x the work); results %+v", e.FastestName, e.Results)
 	}
-	if r := byName["wrong"]; r.Outcome != autotune.Failed || r.Stats != nil {
+	if r := byName["wrong"]; r.Outcome != autotune.Wrong || r.Stats != nil {
 		t.Errorf("wrong candidate: %+v, want failed without stats", r)
 	}
 	if r := byName["exotic"]; r.Outcome != autotune.Unsupported {

@@ -262,7 +262,7 @@ func TestManifestMeasure(t *testing.T) {
 			name := op.Name() + "/" + r.Name
 			switch {
 			case wrongCandidates[name]:
-				if r.Outcome != autotune.Failed || !strings.Contains(r.Error, "wrong result") {
+				if r.Outcome != autotune.Wrong || !strings.Contains(r.Error, "wrong result") {
 					t.Errorf("%s: %+v, want failed with a wrong result", name, r)
 				}
 			case strings.HasPrefix(r.Name, "vec4") && size[0]%4 != 0:

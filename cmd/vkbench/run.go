@@ -295,7 +295,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	for _, b := range file.Benchmarks {
-		if b.Outcome == autotune.Failed && strings.Contains(b.Error, "wrong result") {
+		if b.Outcome == autotune.Wrong {
 			return errVerification{b.Name}
 		}
 	}
