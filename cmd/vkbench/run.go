@@ -154,9 +154,10 @@ func newRunCmd() *cobra.Command {
 		Long: `Benchmark every candidate kernel of the given operations on one device: each
 candidate is verified against a CPU reference on seeded random inputs, then
 timed with GPU timestamps in shuffled rounds until its 95% interval is within
---precision or --budget is spent. The fastest is marked; wrong candidates are
-reported as failed and never win; those the device cannot run are reported as
-unsupported, with the reason.
+--precision or --budget is spent. The fastest is marked. Candidates that
+compute a wrong result are reported as wrong, with where they differ, and
+never win; those that fail to build or run are reported as failed, and those
+the device cannot run as unsupported, each with the reason.
 
 Operations: ` + strings.Join(builtinNames(), ", ") + `.
 
