@@ -9,7 +9,9 @@ set -u
 out=${OUT:-/tmp/out}
 logs="$out/logs"
 mkdir -p "$logs"
+.devbin/vkbench devices >"$logs/devices.txt" 2>&1
 OUT="$logs" bash bench/device-check.sh >/dev/null 2>&1
+.devbin/vkbench run --cache off -q --budget 3s >"$logs/run.txt" 2>&1
 OUT="$logs" bash bench/h200.sh --budget 4s -v >"$logs/h200.txt" 2>&1
 timeout 120 .devbin/fidelity -ops copy,gemm >"$logs/fidelity.txt" 2>&1
 for i in 1 2 3 4 5; do
@@ -18,4 +20,4 @@ done
 python3 bench/spread.py "$logs"/proc*.json >"$logs/spread.txt" 2>&1
 rm -f "$logs/cache.db"
 tar czf "$out/logs.tgz" -C "$out" logs
-cat "$logs/summary.txt" "$logs/h200.txt" "$logs/fidelity.txt" "$logs/spread.txt" | grep -v '^{' 
+cat "$logs/devices.txt" "$logs/summary.txt" "$logs/h200.txt" "$logs/fidelity.txt" "$logs/spread.txt" | grep -v '^{' 
