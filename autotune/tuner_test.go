@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
@@ -208,5 +210,46 @@ func BenchmarkTunerHit(b *testing.B) {
 		if _, err := tu.Fastest(ctx, op, shape); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTunerRetunesCorruptValue: a stored answer that no longer decodes is a
+// miss; the key is tuned again and the file then holds a readable answer.
+func TestTunerRetunesCorruptValue(t *testing.T) {
+	dev := devtest.Device(t)
+	path := filepath.Join(t.TempDir(), "c.db")
+	op := defaultScaleOp()
+	t1 := autotune.NewTuner(dev, newCache(t, path), quick)
+	if _, err := t1.Fastest(context.Background(), op, kernels.Size{2048}); err != nil {
+		t.Fatal(err)
+	}
+	k, sum := t1.Key(op, kernels.Size{2048}), autotune.Checksum(op.Candidates())
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("autotune")).Bucket([]byte("v1")).Bucket([]byte("layout-v1")).
+			Bucket([]byte(t1.Table().Hardware)).Bucket([]byte(t1.Table().Tuner))
+		return b.Put([]byte(k.String()+"@"+sum), []byte(`{"schema":1,"fastest":`))
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	op2 := defaultScaleOp()
+	t2 := autotune.NewTuner(dev, newCache(t, path), quick)
+	i, err := t2.Fastest(context.Background(), op2, kernels.Size{2048})
+	if err != nil {
+		t.Fatalf("a corrupt stored value: %v", err)
+	}
+	if op2.records.Load() == 0 {
+		t.Error("a corrupt stored value was not tuned again")
+	}
+	e, err := newCache(t, path).Get(t2.Table(), k, sum)
+	if err != nil || e == nil || e.Fastest != i {
+		t.Errorf("after the re-tune the file holds %+v, %v; want fastest %d", e, err, i)
 	}
 }
