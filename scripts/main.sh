@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: set up, build vkbench, and benchmark every candidate of
-# every built-in operation on the default Vulkan device (vkbench run).
-# Arguments replace "run": bash scripts/main.sh devices --json
+# The main job: set up, build vkbench, measure the default Vulkan device's
+# own peak (vkbench peak, stored for percent of peak), then benchmark every
+# candidate of every built-in operation on it (vkbench run).
+# Arguments replace both: bash scripts/main.sh devices --json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -12,4 +13,6 @@ echo "built bin/vkbench" >&2
 if (($#)); then
 	exec bin/vkbench "$@"
 fi
+bin/vkbench peak
+echo
 exec bin/vkbench run
