@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -19,9 +20,6 @@ import (
 // hardware share the work (each key is tuned once, by whichever takes it
 // first), and a device lost on the way gives its key back to its twins.
 func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool) (err error) {
-	if f.dev.device != "" {
-		return usageError{fmt.Errorf("--all-devices and --device exclude each other")}
-	}
 	if f.format != "table" && f.format != "json" {
 		return usageError{fmt.Errorf("--all-devices writes table or json, not %q", f.format)}
 	}
@@ -53,7 +51,24 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		return err
 	}
 	if len(infos) == 0 {
-		return status.New(status.NotFound, "no Vulkan devices")
+		return status.New(status.Unavailable, "no Vulkan devices")
+	}
+	// --device narrows the set: a comma-separated list of devices, as a
+	// runner that shares its GPUs with other jobs needs.
+	if f.dev.device != "" {
+		var chosen []hal.DeviceInfo
+		seen := map[int]bool{}
+		for _, spec := range strings.Split(f.dev.device, ",") {
+			i, err := selectDevice(infos, strings.TrimSpace(spec))
+			if err != nil {
+				return err
+			}
+			if !seen[i] {
+				seen[i] = true
+				chosen = append(chosen, infos[i])
+			}
+		}
+		infos = chosen
 	}
 	var devs []hal.Device
 	defer func() {

@@ -568,8 +568,14 @@ func TestTuneAllDevices(t *testing.T) {
 	if !strings.Contains(again.stderr, "answered from the tune cache") {
 		t.Errorf("tune after --all-devices measured again; stderr: %q", again.stderr)
 	}
-	bad := vkbench(t, args("tune", "--all-devices", "--device", "0")...)
+	// --device narrows --all-devices to a list; a device named twice
+	// counts once, and a device that is not there is bad usage.
+	some := mustRun(t, 0, args("tune", "--all-devices", "--device", "0,0", "--cache", cache, "--format", "json")...)
+	if err := json.Unmarshal([]byte(some.stdout), &out); err != nil || len(out.Jobs) != 1 {
+		t.Errorf("--all-devices --device 0,0: %d jobs (%v), want 1", len(out.Jobs), err)
+	}
+	bad := vkbench(t, args("tune", "--all-devices", "--device", "0,99")...)
 	if bad.code != exitUsage {
-		t.Errorf("--all-devices with --device: exit %d, want %d", bad.code, exitUsage)
+		t.Errorf("--all-devices --device 0,99: exit %d, want %d", bad.code, exitUsage)
 	}
 }

@@ -189,7 +189,9 @@ that later runs pay no compile time; it measures nothing.
 --all-devices tunes on every device at once. Devices of the same hardware
 share one table and split the work: each key is tuned once, by whichever
 device takes it first. A device lost on the way commits nothing of the tune it
-was running, and its key goes to another device of the same hardware.
+was running, and its key goes to another device of the same hardware. With
+--all-devices, --device takes a comma-separated list (0,2,3) to tune on those
+devices only.
 
 Exit status: as run's.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
