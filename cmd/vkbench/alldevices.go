@@ -27,7 +27,11 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	if err != nil {
 		return err
 	}
-	ops, err := operations(args)
+	extra, err := loadManifest(f.manifest)
+	if err != nil {
+		return err
+	}
+	ops, err := operations(args, extra)
 	if err != nil {
 		return err
 	}

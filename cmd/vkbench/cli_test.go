@@ -579,3 +579,29 @@ func TestTuneAllDevices(t *testing.T) {
 		t.Errorf("--all-devices --device 0,99: exit %d, want %d", bad.code, exitUsage)
 	}
 }
+
+// TestRunManifestOperations: with --manifest and no operation named, run
+// measures the manifest's operations only; they can be named too.
+func TestRunManifestOperations(t *testing.T) {
+	needDevice(t)
+	manifest := filepath.Join("..", "..", "testdata", "manifests", "kernels.json")
+	quick := []string{"--cache", "off", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "-q", "--format", "json"}
+	// The manifest has a deliberately wrong saxpy candidate: exit 1.
+	r := vkbench(t, append([]string{"run", "saxpy", "--manifest", manifest}, quick...)...)
+	if r.code != exitRegression {
+		t.Fatalf("run saxpy --manifest: exit %d, want %d (its wrong candidate)\n%s", r.code, exitRegression, r.stderr)
+	}
+	f, err := results.Parse([]byte(r.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range f.Benchmarks {
+		if b.Op != "saxpy" {
+			t.Errorf("run saxpy measured %s", b.Name)
+		}
+	}
+	bad := vkbench(t, append([]string{"run", "nosuch", "--manifest", manifest}, quick...)...)
+	if bad.code != exitUsage || !strings.Contains(bad.stderr, "nor in the manifest (saxpy") {
+		t.Errorf("unknown operation with a manifest: exit %d, stderr %q", bad.code, bad.stderr)
+	}
+}

@@ -58,7 +58,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random inputs and of the sampling order")
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv or gobench")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
-	fs.StringVar(&f.manifest, "manifest", "", "also benchmark the operations of this kernel manifest (JSON)")
+	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log where the time goes (preparing, building, verifying, warming up, sampling) on stderr")
 }
@@ -93,13 +93,33 @@ func (f *benchFlags) options() (autotune.Options, error) {
 }
 
 // operations resolves names (default: every built-in operation).
-func operations(names []string) ([]kernels.Operation, error) {
+// operations resolves names among the built-in operations and those of a
+// manifest. With no names: the manifest's operations when there is one,
+// else every built-in operation.
+func operations(names []string, manifest []kernels.Operation) ([]kernels.Operation, error) {
 	if len(names) == 0 {
+		if len(manifest) > 0 {
+			return manifest, nil
+		}
 		return kernels.Builtin(), nil
 	}
 	var ops []kernels.Operation
+next:
 	for _, n := range names {
+		for _, op := range manifest {
+			if op.Name() == n {
+				ops = append(ops, op)
+				continue next
+			}
+		}
 		op, err := kernels.Lookup(n)
+		if err != nil && len(manifest) > 0 {
+			var names []string
+			for _, m := range manifest {
+				names = append(names, m.Name())
+			}
+			err = status.Annotatef(err, "nor in the manifest (%s)", strings.Join(names, ", "))
+		}
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -226,15 +246,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
-	ops, err := operations(args)
-	if err != nil {
-		return err
-	}
 	extra, err := loadManifest(f.manifest)
 	if err != nil {
 		return err
 	}
-	ops = append(ops, extra...)
+	ops, err := operations(args, extra)
+	if err != nil {
+		return err
+	}
 	cache, err := f.cache.open(cmd, true)
 	if err != nil {
 		return err
@@ -387,7 +406,11 @@ func percentOfRoof(r autotune.Result, dtype kernels.DType, peak *autotune.Peak) 
 // compileAll builds every candidate's pipeline and saves the driver's
 // pipeline cache.
 func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
-	ops, err := operations(args)
+	extra, err := loadManifest(f.manifest)
+	if err != nil {
+		return err
+	}
+	ops, err := operations(args, extra)
 	if err != nil {
 		return err
 	}
