@@ -130,11 +130,20 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 	}
 	if comparable {
 		t.hitMu.Lock()
+		// Exact sizes are unbounded where buckets are not: a program that
+		// asks about endlessly many sizes starts over rather than grow
+		// without end (the bucketed answers stay in the cache's memory).
+		if len(t.hits) >= maxHits {
+			clear(t.hits)
+		}
 		t.hits[hitKey{op, ShapeOfSize(size)}] = i
 		t.hitMu.Unlock()
 	}
 	return i, nil
 }
+
+// maxHits bounds the exact-size answers a Tuner keeps.
+const maxHits = 1 << 16
 
 // hitKey is an operation and an exact (not bucketed) shape.
 type hitKey struct {
