@@ -12,6 +12,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
@@ -49,13 +50,17 @@ func Driver(tb testing.TB) hal.Driver {
 func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
 	tb.Helper()
 	msgs := &Messages{}
+	// Messages can come from any goroutine, also while the driver is
+	// released after tb has ended; those are counted, not reported to tb
+	// (which would panic).
+	done := new(atomic.Bool)
 	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{
 		Validation: true,
 		OnMessage: func(m hal.Message) {
 			msgs.mu.Lock()
 			msgs.list = append(msgs.list, m)
 			msgs.mu.Unlock()
-			if fail {
+			if fail && !done.Load() {
 				tb.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text)
 			}
 		},
@@ -70,6 +75,7 @@ func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
 		if err := drv.Release(); err != nil {
 			tb.Errorf("releasing the driver: %v", err)
 		}
+		done.Store(true)
 	})
 	return drv, msgs
 }
