@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 	_ "github.com/vkbench/vkbench/vk" // registers the "vulkan" driver
@@ -45,6 +46,11 @@ type Options struct {
 	OnMessage func(hal.Message)
 	// Logger receives the driver's logs; slog.Default() if nil.
 	Logger *slog.Logger
+	// PipelineCache keeps the driver's compiled pipelines between runs:
+	// Open loads those saved for this hardware from the tune cache file
+	// (VKBENCH_CACHE, else the user's cache folder), and Close saves them
+	// back, so that a later run builds its pipelines without compiling.
+	PipelineCache bool
 	// Wrap, if set, is given the opened hal.Device and returns the one to
 	// use in its place: a fault-injecting wrapper (hal/faulty) in tests, a
 	// tracing one in debugging. Closing the Device releases what Wrap
@@ -58,6 +64,9 @@ type Options struct {
 type Device struct {
 	hal     hal.Device
 	release func() error // nil for a borrowed hal.Device
+	// pipelines is where Close saves the driver's pipeline cache; nil
+	// unless Options.PipelineCache.
+	pipelines *autotune.Cache
 
 	mu    sync.Mutex
 	spare []hal.CommandBuffer // ready to record
@@ -104,7 +113,17 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, status.Join(err, drv.Release())
 	}
-	dev, err := drv.Open(ctx, i, hal.DeviceOptions{})
+	var dopts hal.DeviceOptions
+	var pipelines *autotune.Cache
+	if opts.PipelineCache {
+		if pipelines, err = autotune.OpenCache(autotune.CacheOptions{Logger: opts.Logger}); err != nil {
+			return nil, status.Join(err, drv.Release())
+		}
+		// Data the driver does not accept only costs compile time; the
+		// cache warns of a file it cannot read.
+		dopts.PipelineCache, _ = pipelines.LoadPipelineCache(infos[i].PipelineCacheUUID)
+	}
+	dev, err := drv.Open(ctx, i, dopts)
 	if err != nil {
 		return nil, status.Join(err, drv.Release())
 	}
@@ -112,8 +131,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		dev = opts.Wrap(dev)
 	}
 	d := &Device{
-		hal:     dev,
-		release: func() error { return status.Join(dev.Release(), drv.Release()) },
+		hal:       dev,
+		release:   func() error { return status.Join(dev.Release(), drv.Release()) },
+		pipelines: pipelines,
 	}
 	devices.Store(dev, d)
 	return d, nil
@@ -149,7 +169,20 @@ func (d *Device) Close() error {
 		return nil // borrowed, or closed already
 	}
 	devices.Delete(d.hal)
-	return release()
+	return status.Join(d.savePipelines(), release())
+}
+
+// savePipelines saves the driver's pipeline cache, with Options.PipelineCache.
+func (d *Device) savePipelines() error {
+	pc, ok := d.hal.(hal.PipelineCacher)
+	if d.pipelines == nil || !ok || d.hal.Err() != nil {
+		return nil
+	}
+	data, err := pc.PipelineCacheData()
+	if err != nil || len(data) == 0 {
+		return err
+	}
+	return d.pipelines.SavePipelineCache(d.hal.Info().PipelineCacheUUID, data)
 }
 
 // commandBuffer returns a command buffer ready to Begin: a spare one, one

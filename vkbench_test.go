@@ -398,3 +398,35 @@ func BenchmarkFastestHit(b *testing.B) {
 		}
 	}
 }
+
+// TestPipelineCacheKept: with Options.PipelineCache, Close saves the
+// driver's pipeline cache in the tune cache file, under the device's
+// pipeline-cache UUID, and the next Open loads it.
+func TestPipelineCacheKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	t.Setenv("VKBENCH_CACHE", path)
+	ctx := context.Background()
+	dev, err := vkbench.Open(ctx, vkbench.Options{PipelineCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuid := dev.Info().PipelineCacheUUID
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := c.LoadPipelineCache(uuid)
+	if err != nil || len(data) < 16 {
+		t.Fatalf("saved pipeline cache: %d bytes, %v; want at least its header", len(data), err)
+	}
+	again, err := vkbench.Open(ctx, vkbench.Options{PipelineCache: true})
+	if err != nil {
+		t.Fatalf("opening with the saved pipeline cache: %v", err)
+	}
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
