@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -21,8 +22,39 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// version is vkbench's version, recorded with every result.
-var version = "0.1.0-dev"
+// version is vkbench's version, recorded with every result: the module's
+// version when built from a tagged module, else 0.1.0-dev and, when the
+// build recorded it, the commit (and "-dirty" for uncommitted changes).
+var version = buildVersion()
+
+func buildVersion() string {
+	const base = "0.1.0-dev"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return base
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return base
+	}
+	v := base + "+" + rev[:min(12, len(rev))]
+	if dirty {
+		v += "-dirty"
+	}
+	return v
+}
 
 // benchFlags are the flags of run and tune.
 type benchFlags struct {
