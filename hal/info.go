@@ -160,13 +160,25 @@ type DeviceInfo struct {
 }
 
 // DriverVersionString decodes DriverVersion the way the vendor encodes it.
+//
+// Mesa's lavapipe reports a constant driverVersion (0.0.1); what changes
+// its code is the Mesa release, which it names in DriverInfo ("Mesa 22.3.6
+// (LLVM 15.0.6)"), so that is its version here.
 func (d DeviceInfo) DriverVersionString() string {
+	if d.DriverID == driverIDMesaLLVMpipe {
+		if v, ok := strings.CutPrefix(d.DriverInfo, "Mesa "); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
 	return DecodeDriverVersion(d.VendorID, d.DriverID, d.DriverVersion)
 }
 
 // Vulkan driver IDs that change how a driver version is encoded.
 const (
-	driverIDIntelWindows = 5 // VK_DRIVER_ID_INTEL_PROPRIETARY_WINDOWS
+	driverIDIntelWindows = 5  // VK_DRIVER_ID_INTEL_PROPRIETARY_WINDOWS
+	driverIDMesaLLVMpipe = 13 // VK_DRIVER_ID_MESA_LLVMPIPE (lavapipe)
 )
 
 // DecodeDriverVersion decodes a vendor-encoded driver version:

@@ -45,7 +45,12 @@ type device struct {
 	info   hal.DeviceInfo
 	logger *slog.Logger
 	c      *C.vkb_device // C memory: handles and entry points
-	cache  C.VkPipelineCache
+	// cMu guards c's lifetime against the calls that may run while
+	// another goroutine releases the device (waits, polls, submissions):
+	// they hold it for reading around their C call, Release for writing
+	// while it destroys the device; c is nil after.
+	cMu   sync.RWMutex
+	cache C.VkPipelineCache
 
 	queueMu   sync.Mutex
 	submitted uint64 // the last value signalled; guarded by queueMu
@@ -200,7 +205,13 @@ func (d *device) reached(op string, v uint64) (bool, error) {
 	if d.completed.Load() >= v {
 		return true, nil
 	}
+	d.cMu.RLock()
+	if d.c == nil {
+		d.cMu.RUnlock()
+		return false, released(op, "device")
+	}
 	c := C.vkb_counter(d.c)
+	d.cMu.RUnlock()
 	if c.result != C.VK_SUCCESS {
 		return false, d.result("vkGetSemaphoreCounterValue", c.result)
 	}
@@ -232,7 +243,14 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 			}
 			slice = min(slice, left)
 		}
-		switch r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(slice)); r {
+		d.cMu.RLock()
+		if d.c == nil {
+			d.cMu.RUnlock()
+			return released(op, "device")
+		}
+		r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(slice))
+		d.cMu.RUnlock()
+		switch r {
 		case C.VK_SUCCESS:
 			d.observe(v)
 			return nil
@@ -252,7 +270,14 @@ func (d *device) submit(cb C.VkCommandBuffer, waitFor uint64) (uint64, error) {
 		return 0, *p
 	}
 	v := d.submitted + 1
-	if r := C.vkb_submit(d.c, cb, C.uint64_t(waitFor), C.uint64_t(v)); r != C.VK_SUCCESS {
+	d.cMu.RLock()
+	if d.c == nil {
+		d.cMu.RUnlock()
+		return 0, released("Submit", "device")
+	}
+	r := C.vkb_submit(d.c, cb, C.uint64_t(waitFor), C.uint64_t(v))
+	d.cMu.RUnlock()
+	if r != C.VK_SUCCESS {
 		return 0, d.result("vkQueueSubmit", r)
 	}
 	d.submitted = v
@@ -270,7 +295,14 @@ func (d *device) drain(limit time.Duration) bool {
 	if d.completed.Load() >= v {
 		return true
 	}
-	switch r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(limit)); r {
+	d.cMu.RLock()
+	if d.c == nil {
+		d.cMu.RUnlock()
+		return true // destroyed already: nothing runs
+	}
+	r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(limit))
+	d.cMu.RUnlock()
+	switch r {
 	case C.VK_SUCCESS:
 		d.observe(v)
 		return true
@@ -369,7 +401,7 @@ func (d *device) Release() error {
 		}
 		d.live = nil
 		d.mu.Unlock()
-		d.drv.forget(d)
+		d.drv.leak(d)
 		return nil
 	}
 	d.mu.Lock()
@@ -380,9 +412,11 @@ func (d *device) Release() error {
 	d.live = nil
 	d.mu.Unlock()
 	d.staging.destroy(d)
+	d.cMu.Lock()
 	C.vkb_destroy_pipeline_cache(d.c, d.cache)
 	C.vkb_destroy_device(d.c)
 	d.c = nil
+	d.cMu.Unlock()
 	d.drv.forget(d)
 	return nil
 }

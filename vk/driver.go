@@ -35,6 +35,10 @@ type driver struct {
 	mu       sync.Mutex
 	devices  map[*device]struct{}
 	released bool
+	// leaked counts devices left alive because their work had not
+	// finished when they were released; the instance and the message sink
+	// must then outlive the driver too.
+	leaked int
 }
 
 // physicalDevice is what the driver knows of one physical device.
@@ -307,6 +311,14 @@ func (d *driver) forget(dev *device) {
 	d.mu.Unlock()
 }
 
+// leak forgets a device that was left alive, still running work.
+func (d *driver) leak(dev *device) {
+	d.mu.Lock()
+	delete(d.devices, dev)
+	d.leaked++
+	d.mu.Unlock()
+}
+
 // Release releases the devices still open, then the instance. A second
 // Release returns nil.
 func (d *driver) Release() error {
@@ -325,6 +337,16 @@ func (d *driver) Release() error {
 	var errs []error
 	for _, dev := range open {
 		errs = append(errs, dev.Release())
+	}
+	d.mu.Lock()
+	leaked := d.leaked
+	d.mu.Unlock()
+	if leaked > 0 {
+		// A device left running work: destroying the instance under it,
+		// or the sink its validation messages still reach, would crash
+		// the process. Leaking them is the lesser harm.
+		d.logger.Warn("vk: leaking the Vulkan instance: devices released with work still running", "devices", leaked)
+		return status.Join(errs...)
 	}
 	for _, pd := range d.phys {
 		C.free(unsafe.Pointer(pd.c))
