@@ -27,11 +27,7 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	if err != nil {
 		return err
 	}
-	extra, err := loadManifest(f.manifest)
-	if err != nil {
-		return err
-	}
-	ops, err := operations(args, extra)
+	ops, err := f.operations(args)
 	if err != nil {
 		return err
 	}

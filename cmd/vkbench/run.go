@@ -160,6 +160,16 @@ next:
 	return ops, nil
 }
 
+// operations resolves the operations named in args among the built-in
+// ones and those of --manifest (see operations).
+func (f *benchFlags) operations(args []string) ([]kernels.Operation, error) {
+	extra, err := loadManifest(f.manifest)
+	if err != nil {
+		return nil, err
+	}
+	return operations(args, extra)
+}
+
 // sizeFor returns the size to measure op at on dev.
 func (f *benchFlags) sizeFor(op kernels.Operation, info hal.DeviceInfo) (kernels.Size, error) {
 	var general string
@@ -278,11 +288,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
-	extra, err := loadManifest(f.manifest)
-	if err != nil {
-		return err
-	}
-	ops, err := operations(args, extra)
+	ops, err := f.operations(args)
 	if err != nil {
 		return err
 	}
@@ -438,11 +444,7 @@ func percentOfRoof(r autotune.Result, dtype kernels.DType, peak *autotune.Peak) 
 // compileAll builds every candidate's pipeline and saves the driver's
 // pipeline cache.
 func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
-	extra, err := loadManifest(f.manifest)
-	if err != nil {
-		return err
-	}
-	ops, err := operations(args, extra)
+	ops, err := f.operations(args)
 	if err != nil {
 		return err
 	}
