@@ -125,12 +125,12 @@ func (p *copyProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	got, err := download(ctx, p.out, p.n)
+	got, err := p.download(ctx, p.out, p.n)
 	if err != nil {
 		return err
 	}
 	m := mismatches{what: "copy/" + c.Name}
-	parallel(int64(len(got)), &m, func(lo, hi int64, m *mismatches) {
+	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *mismatches) {
 		for i := lo; i < hi; i++ {
 			if got[i] != p.src[i] {
 				m.add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i])

@@ -69,6 +69,17 @@ type gemmProblem struct {
 	bufC    hal.Buffer
 	push    []byte
 	seed    uint64
+	// samples are the elements of C a large product checks, with their
+	// float64 references: computed by the first Verify, the same for every
+	// candidate.
+	samples []gemmSample
+}
+
+// gemmSample is one checked element of C: C[i][j] should be want, within
+// a tolerance proportional to mag = Σₖ|A[i][k]·B[k][j]|.
+type gemmSample struct {
+	i, j      int64
+	want, mag float64
 }
 
 func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
@@ -161,7 +172,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	got, err := downloadF32(ctx, p.bufC, p.m*p.n)
+	got, err := p.downloadF32(ctx, p.bufC, p.m*p.n)
 	if err != nil {
 		return err
 	}
@@ -195,20 +206,33 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 		}
 		return mm.err(p.m * p.n)
 	}
+	if p.samples == nil {
+		p.samples = p.referenceSamples()
+	}
+	for _, s := range p.samples {
+		check(s.i, s.j, s.want, s.mag)
+	}
+	return mm.err(int64(len(p.samples)))
+}
+
+// referenceSamples draws the four corners of C and gemmSamples elements
+// from the seed, and computes their references on every processor.
+func (p *gemmProblem) referenceSamples() []gemmSample {
 	r := newRand(p.seed, 1000)
-	points := [][2]int64{{0, 0}, {0, p.n - 1}, {p.m - 1, 0}, {p.m - 1, p.n - 1}}
+	samples := []gemmSample{{i: 0, j: 0}, {i: 0, j: p.n - 1}, {i: p.m - 1, j: 0}, {i: p.m - 1, j: p.n - 1}}
 	for range gemmSamples {
-		points = append(points, [2]int64{r.Int64N(p.m), r.Int64N(p.n)})
+		samples = append(samples, gemmSample{i: r.Int64N(p.m), j: r.Int64N(p.n)})
 	}
-	for _, pt := range points {
-		i, j := pt[0], pt[1]
-		var want, mag float64
-		for kk := range p.k {
-			prod := float64(p.a[i*p.k+kk]) * float64(p.b[kk*p.n+j])
-			want += prod
-			mag += math.Abs(prod)
+	const perBlock = 64
+	spreadBlocks((len(samples)+perBlock-1)/perBlock, func(b int) {
+		for x := b * perBlock; x < min((b+1)*perBlock, len(samples)); x++ {
+			s := &samples[x]
+			for kk := range p.k {
+				prod := float64(p.a[s.i*p.k+kk]) * float64(p.b[kk*p.n+s.j])
+				s.want += prod
+				s.mag += math.Abs(prod)
+			}
 		}
-		check(i, j, want, mag)
-	}
-	return mm.err(int64(len(points)))
+	})
+	return samples
 }

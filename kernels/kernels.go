@@ -71,7 +71,9 @@ type Problem interface {
 	// Verify reads the outputs back and compares them with the CPU
 	// reference, with the tolerance the operation documents. A wrong
 	// result is an error that matches ErrWrongResult and says where:
-	// index, value got, value wanted, and the tolerance.
+	// index, value got, value wanted, and the tolerance. Calls of one
+	// problem must not overlap (they read the same output buffer); the
+	// host memory the outputs are read into is kept between them.
 	Verify(ctx context.Context, cand int) error
 	// Release frees the buffers. The problem must not be in use by the
 	// GPU.

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -24,7 +25,7 @@ func TestParallelKeepsOrderAndCount(t *testing.T) {
 	const n = 1 << 20
 	bad := map[int64]bool{5: true, 700000: true, 700001: true, n - 1: true}
 	m := mismatches{what: "test"}
-	parallel(n, &m, func(lo, hi int64, m *mismatches) {
+	parallel(n, 1, &m, func(lo, hi int64, m *mismatches) {
 		for i := lo; i < hi; i++ {
 			if bad[i] {
 				m.add("x[%d]", i)
@@ -77,5 +78,38 @@ func TestRandomFillDoesNotDependOnProcessors(t *testing.T) {
 	}
 	if s := randomSigned(7, 3, n); s[0] < -1 || s[0] >= 1 {
 		t.Errorf("randomSigned out of [-1, 1): %v", s[0])
+	}
+}
+
+// TestParallelSharesFewLargeBlocks checks that a range of a few blocks,
+// each standing for many elements, is still shared among the processors
+// (transpose's check of a gigabyte ran on one core when it was not).
+func TestParallelSharesFewLargeBlocks(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one processor: nothing to share")
+	}
+	const blocks = 64
+	var mu sync.Mutex
+	calls := 0
+	covered := make([]bool, blocks)
+	m := mismatches{what: "test"}
+	parallel(blocks, 1<<16, &m, func(lo, hi int64, _ *mismatches) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		for b := lo; b < hi; b++ {
+			if covered[b] {
+				t.Errorf("block %d checked twice", b)
+			}
+			covered[b] = true
+		}
+	})
+	if calls < 2 {
+		t.Errorf("%d blocks of 2¹⁶ elements went to %d call(s) of fn, want one per processor", blocks, calls)
+	}
+	for b, ok := range covered {
+		if !ok {
+			t.Errorf("block %d not checked", b)
+		}
 	}
 }

@@ -201,7 +201,7 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 	}
 	per := p.chains(c)
 	threads := (p.n + per - 1) / per
-	got, err := download(ctx, p.out, threads)
+	got, err := p.download(ctx, p.out, threads)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,9 @@ type problem struct {
 	bufs   []Buffer
 	bytes  float64
 	flops  float64
+	// readback is the host memory outputs are downloaded into, kept
+	// between Verify calls.
+	readback []uint32
 }
 
 func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
@@ -76,6 +79,7 @@ func (p *problem) Release() error {
 		errs = append(errs, b.Release())
 	}
 	p.bufs = nil
+	p.readback = nil
 	return status.Join(errs...)
 }
 
@@ -147,7 +151,9 @@ func pushConstants(values ...uint32) []byte {
 // gigabyte buffer does not need a second gigabyte of bytes on the host.
 const transferChunk = 32 << 20
 
-// upload writes words (a []uint32, []int32 or []float32) into buf.
+// upload writes words (a []uint32, []int32 or []float32) into buf. On a
+// little-endian host the words' own memory is the bytes to send; elsewhere
+// they are encoded a chunk at a time.
 func upload(ctx context.Context, buf hal.Buffer, words any) error {
 	var w []uint32
 	switch v := words.(type) {
@@ -160,6 +166,9 @@ func upload(ctx context.Context, buf hal.Buffer, words any) error {
 	default:
 		panic(fmt.Sprintf("kernels: upload of %T", words))
 	}
+	if littleEndian {
+		return buf.Write(ctx, 0, wordBytes(w))
+	}
 	n := len(w)
 	chunk := make([]byte, min(transferChunk, 4*n))
 	for first := 0; first < n; first += len(chunk) / 4 {
@@ -170,6 +179,18 @@ func upload(ctx context.Context, buf hal.Buffer, words any) error {
 		}
 	}
 	return nil
+}
+
+// littleEndian reports whether this host stores words as the device does
+// (Vulkan buffers hold the built-in kernels' words little-endian).
+var littleEndian = func() bool {
+	x := uint32(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// wordBytes is the memory of w seen as bytes.
+func wordBytes(w []uint32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), 4*len(w))
 }
 
 // encodeWords encodes words little-endian, on every processor at once for
@@ -203,9 +224,22 @@ func spread(n int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// download reads n 32-bit words from buf.
-func download(ctx context.Context, buf hal.Buffer, n int64) ([]uint32, error) {
-	out := make([]uint32, n)
+// download reads n 32-bit words from buf into the problem's readback
+// memory, which the next download reuses: Verify calls of one problem do
+// not overlap (they read the same output buffer), and a fresh gigabyte
+// for every candidate cost more in page faults than the copy itself.
+func (p *problem) download(ctx context.Context, buf hal.Buffer, n int64) ([]uint32, error) {
+	if int64(cap(p.readback)) < n {
+		p.readback = nil // let the old one go before the new one is made
+		p.readback = make([]uint32, n)
+	}
+	out := p.readback[:n]
+	if littleEndian {
+		if err := buf.Read(ctx, 0, wordBytes(out)); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	chunk := make([]byte, min(transferChunk, 4*n))
 	for first := int64(0); first < n; first += int64(len(chunk) / 4) {
 		m := min(int64(len(chunk)/4), n-first)
@@ -227,9 +261,9 @@ func decodeWords(dst []uint32, src []byte) {
 	})
 }
 
-// downloadF32 reads n floats from buf.
-func downloadF32(ctx context.Context, buf hal.Buffer, n int64) ([]float32, error) {
-	w, err := download(ctx, buf, n)
+// downloadF32 reads n floats from buf, as download does.
+func (p *problem) downloadF32(ctx context.Context, buf hal.Buffer, n int64) ([]float32, error) {
+	w, err := p.download(ctx, buf, n)
 	if err != nil {
 		return nil, err
 	}
@@ -349,11 +383,14 @@ func (m *mismatches) addF32(index string, got float32, want, tol float64) {
 // parallel checks [0, n) in chunks on every processor at once: fn is
 // called with disjoint ranges and a mismatches of its own, and what they
 // found is merged into m in range order (the first mismatches shown are
-// still the lowest indices). Checking a gigabyte of output one element at
-// a time took seconds per candidate, most of a tune's time.
-func parallel(n int64, m *mismatches, fn func(lo, hi int64, m *mismatches)) {
+// still the lowest indices). unit is how many elements one index of the
+// range stands for (1 for elements; a block's for blocks), so that few
+// large blocks are shared out as readily as many elements. Checking a
+// gigabyte of output one element at a time took seconds per candidate,
+// most of a tune's time.
+func parallel(n, unit int64, m *mismatches, fn func(lo, hi int64, m *mismatches)) {
 	workers := int64(runtime.GOMAXPROCS(0))
-	if n < 1<<16 || workers < 2 {
+	if n*max(unit, 1) < 1<<16 || n < 2 || workers < 2 {
 		fn(0, n, m)
 		return
 	}

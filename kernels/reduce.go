@@ -231,7 +231,7 @@ func (p *reduceProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	got, err := downloadF32(ctx, p.out, 1)
+	got, err := p.downloadF32(ctx, p.out, 1)
 	if err != nil {
 		return err
 	}

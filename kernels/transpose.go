@@ -123,7 +123,7 @@ func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	got, err := download(ctx, p.out, p.m*p.n)
+	got, err := p.download(ctx, p.out, p.m*p.n)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 	// in cache; in parallel over bands of output rows.
 	const block = 64
 	bands := (p.n + block - 1) / block
-	parallel(bands, &mm, func(lo, hi int64, mm *mismatches) {
+	parallel(bands, block*p.m, &mm, func(lo, hi int64, mm *mismatches) {
 		for jb := lo * block; jb < min(hi*block, p.n); jb += block {
 			for ib := int64(0); ib < p.m; ib += block {
 				for j := jb; j < min(jb+block, p.n); j++ {

@@ -132,13 +132,13 @@ func (p *triadProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	got, err := downloadF32(ctx, p.bufA, p.n)
+	got, err := p.downloadF32(ctx, p.bufA, p.n)
 	if err != nil {
 		return err
 	}
 	m := mismatches{what: "triad/" + c.Name}
 	s := float64(p.s)
-	parallel(int64(len(got)), &m, func(lo, hi int64, m *mismatches) {
+	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *mismatches) {
 		for i := lo; i < hi; i++ {
 			g := got[i]
 			b, sc := float64(p.b[i]), s*float64(p.c[i])
