@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/status"
@@ -84,7 +82,7 @@ func TestAsyncFailure(t *testing.T) {
 			t.Errorf("submission %d: Poll = %v, %v after Wait, want done with the injected failure", i, done, perr)
 		}
 		if i == 1 {
-			if d := cmp.Diff(jobs[i].want, r.read(jobs[i].out)); d != "" {
+			if d := wordsDiff(jobs[i].want, r.read(jobs[i].out)); d != "" {
 				t.Errorf("the submission failed by injection did not really run (-want +got):\n%s", d)
 			}
 		}

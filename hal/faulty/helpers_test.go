@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"github.com/vkbench/vkbench/hal"
@@ -160,11 +160,19 @@ func addDesc() hal.ExecutableDesc {
 // lost device or not.
 func (r *rig) cleanup(what string, release func() error) {
 	r.t.Cleanup(func() {
+		start := time.Now()
 		if err := release(); err != nil {
 			r.t.Errorf("%s Release: %v", what, err)
 		}
+		if took := time.Since(start); took > slowRelease {
+			r.t.Logf("%s Release took %v", what, took)
+		}
 	})
 }
+
+// slowRelease is how long a Release may take before the test says so: it
+// waits for work still running on a lost device, and not much longer.
+const slowRelease = 500 * time.Millisecond
 
 func (r *rig) buffer(words int, mem hal.MemoryKind) hal.Buffer {
 	r.t.Helper()
@@ -277,7 +285,7 @@ func (r *rig) wait(f hal.Fence) error {
 // check reads the job's output and compares it with what it must be.
 func (r *rig) check(what string, j *job) {
 	r.t.Helper()
-	if d := cmp.Diff(j.want, r.read(j.out)); d != "" {
+	if d := wordsDiff(j.want, r.read(j.out)); d != "" {
 		r.t.Errorf("%s: output differs (-want +got):\n%s", what, d)
 	}
 }
@@ -289,6 +297,34 @@ func (r *rig) run(what string, j *job) {
 		r.t.Fatalf("%s: Wait: %v", what, err)
 	}
 	r.check(what, j)
+}
+
+// wordsDiff describes how got differs from want: "" when they are equal,
+// else how many words differ, how many of those are zero (never written),
+// and the first few. Jobs have tens of millions of words, too many for a
+// general diff.
+func wordsDiff(want, got []uint32) string {
+	if len(want) != len(got) {
+		return fmt.Sprintf("%d words, want %d", len(got), len(want))
+	}
+	var differ, zero int
+	var first []string
+	for i := range want {
+		if want[i] == got[i] {
+			continue
+		}
+		differ++
+		if got[i] == 0 {
+			zero++
+		}
+		if len(first) < 4 {
+			first = append(first, fmt.Sprintf("[%d] got %#08x, want %#08x", i, got[i], want[i]))
+		}
+	}
+	if differ == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d words differ (%d of them zero); first %s", differ, len(want), zero, strings.Join(first, ", "))
 }
 
 // lcg is one step of the kernel's generator.

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/status"
@@ -154,7 +152,7 @@ func TestConcurrentFaults(t *testing.T) {
 				if !ok {
 					return
 				}
-				if d := cmp.Diff(want, wordsOf(got)); d != "" {
+				if d := wordsDiff(want, wordsOf(got)); d != "" {
 					t.Errorf("worker %d, operation %d (-want +got):\n%s", w, op, d)
 				}
 			}

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/status"
@@ -99,7 +97,7 @@ func testRandomFaults(t *testing.T, seed uint64) {
 				failed++
 				continue
 			}
-			if d := cmp.Diff(filled(n, v), x.read(other.out)); d != "" {
+			if d := wordsDiff(filled(n, v), x.read(other.out)); d != "" {
 				t.Errorf("%s: fill and copy (-want +got):\n%s", what, d)
 			}
 			x.must(what+": Elapsed", x.try(func() error {
@@ -117,7 +115,7 @@ func testRandomFaults(t *testing.T, seed uint64) {
 			x.must(what+": Write", x.try(func() error { return b.Write(x.ctx, 0, bytesOf(data)) }))
 			got := make([]byte, 4*n)
 			x.must(what+": Read", x.try(func() error { return b.Read(x.ctx, 0, got) }))
-			if d := cmp.Diff(data, wordsOf(got)); d != "" {
+			if d := wordsDiff(data, wordsOf(got)); d != "" {
 				t.Errorf("%s: buffer read back (-want +got):\n%s", what, d)
 			}
 			x.must(what+": Release", b.Release())
@@ -352,7 +350,7 @@ func (x *randomRun) read(b hal.Buffer) []uint32 {
 // check compares j's output with what it must be.
 func (x *randomRun) check(what string, j *job) {
 	x.t.Helper()
-	if d := cmp.Diff(j.want, x.read(j.out)); d != "" {
+	if d := wordsDiff(j.want, x.read(j.out)); d != "" {
 		x.t.Errorf("%s: output differs (-want +got):\n%s", what, d)
 	}
 }

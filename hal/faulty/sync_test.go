@@ -208,7 +208,7 @@ func (s *syncCase) run() {
 		dst := bytesOf(filled(2*n, 0xeeeeeeee))
 		s.maybe(faulty.BufferRead, func() error {
 			err := readback.Read(ctx, 0, dst)
-			if d := cmp.Diff(filled(2*n, 0xeeeeeeee), wordsOf(dst)); d != "" {
+			if d := wordsDiff(filled(2*n, 0xeeeeeeee), wordsOf(dst)); d != "" {
 				t.Errorf("Read that failed by injection wrote into its destination (-want +got):\n%s", d)
 			}
 			return err
@@ -216,7 +216,7 @@ func (s *syncCase) run() {
 		s.must(round+": Read", readback.Read(ctx, 0, dst))
 		want := append(expected(inA, inB, 0), lastValue)
 		want = append(want, filled(n-1, fillValue)...)
-		if d := cmp.Diff(want, wordsOf(dst)); d != "" {
+		if d := wordsDiff(want, wordsOf(dst)); d != "" {
 			t.Errorf("%s: results differ (-want +got):\n%s", round, d)
 		}
 		if d := cmp.Diff(filled(n, sentinel), s.read(canary)); d != "" {

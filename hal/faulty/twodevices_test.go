@@ -52,12 +52,14 @@ func TestTwoDevices(t *testing.T) {
 		keptJobs = append(keptJobs, j)
 		keptFences = append(keptFences, kept.submit(j))
 	}
+	start := time.Now()
 	lost.plan.LoseNow()
 
 	wantLost(t, "the lost device's Err", lost.dev.Err())
 	for i, f := range lostFences {
 		wantLost(t, fmt.Sprintf("the lost device's fence %d", i), lost.wait(f))
 	}
+	t.Logf("the lost device's fences failed within %v of the loss", time.Since(start))
 	if err := kept.dev.Err(); err != nil {
 		t.Fatalf("the other device's Err after the loss: %v", err)
 	}
@@ -68,6 +70,7 @@ func TestTwoDevices(t *testing.T) {
 		}
 		kept.check(fmt.Sprintf("the other device's job %d, in flight during the loss", i), keptJobs[i])
 	}
+	t.Logf("the other device's work in flight finished and checked %v after the loss", time.Since(start))
 	// New work on the other device, new objects included.
 	kept.run("a new job on the other device", kept.newJob(1024, 2, 99))
 	keptJobs[0].setInputs(kept, 100)
