@@ -38,14 +38,9 @@ func newGEMM() *gemmOp {
 		regblock(64, 64, 16, 16, 16),
 		regblock(128, 64, 8, 16, 16),
 		regblock(128, 128, 8, 16, 16),
-		// 4×16 micro-tiles: a subgroup of 8×4 invocations reads 4
-		// distinct vec4s of A and 8 of B a step, fewer shared-memory
-		// transactions than the 8×8 tiles' 2 and 16.
-		regblock(128, 128, 8, 8, 32),
 		regblock(128, 128, 16, 16, 16),
 		regblock(128, 256, 8, 32, 16),
 		regblock(256, 128, 8, 16, 32),
-		regblock(256, 128, 8, 8, 64),
 	}}
 }
 
