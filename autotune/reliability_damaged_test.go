@@ -20,6 +20,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -543,7 +544,7 @@ func TestCacheUnusualFiles(t *testing.T) {
 	t.Run("unwritable-file", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "cache.db")
 		healthyFile(t, path, 3)
-		if ok, why := makeUnwritable(t, path); !ok {
+		if ok, why := devtest.MakeUnwritable(t, path); !ok {
 			t.Skip("cannot make a file unwritable here: " + why)
 		}
 		c := checkKeptInMemory(t, path, status.PermissionDenied, "")
@@ -804,15 +805,6 @@ func holdLock(t *testing.T, path string) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func chmodUnwritable(tb testing.TB, path string) (bool, string) {
-	tb.Helper()
-	if err := os.Chmod(path, 0o444); err != nil {
-		return false, err.Error()
-	}
-	tb.Cleanup(func() { _ = os.Chmod(path, 0o644) })
-	return true, ""
 }
 
 func mustJSON(tb testing.TB, e *autotune.Entry) []byte {

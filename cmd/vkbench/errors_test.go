@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vkbench/vkbench/internal/devtest"
 )
 
 // checkOneLine checks that a failed command said so in exactly one line on
@@ -102,6 +104,39 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(report); err == nil {
 		t.Errorf("a failed report wrote %s", report)
+	}
+}
+
+// TestReadOnlyCacheFolder points --cache into a folder no one may write,
+// root included (chattr +i): one line naming the path, exit status 2, and
+// nothing written there.
+func TestReadOnlyCacheFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "readonly")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := devtest.MakeUnwritable(t, dir); !ok {
+		t.Skip("cannot make a folder unwritable here: " + why)
+	}
+	cache := filepath.Join(dir, "cache.db")
+	for _, args := range [][]string{
+		{"run", "copy", "--cache", cache},
+		{"tune", "copy", "--cache", cache},
+		{"peak", "--cache", cache},
+		{"cache", "clear", "--cache", cache},
+	} {
+		r := vkbench(t, args...)
+		if r.code != exitUsage {
+			t.Errorf("vkbench %s: exit status %d, want %d; stderr: %s", strings.Join(args, " "), r.code, exitUsage, r.stderr)
+		}
+		checkOneLine(t, r, regexp.MustCompile(`--cache `+regexp.QuoteMeta(cache)+`: .*(permission denied|operation not permitted)`))
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("the read-only folder holds %d entries after the failures", len(entries))
 	}
 }
 
