@@ -320,6 +320,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		return status.Annotatef(err, "building %s", c.Name)
 	}
 	st.exe = exe
+	m.debugCompiler(c.Name, exe)
 	// The outputs are poisoned first, so that a candidate that writes
 	// nothing cannot pass on what an earlier one left.
 	if err := kernels.Run(ctx, m.dev, m.p, exe, i); err != nil {
@@ -449,6 +450,29 @@ func (m *measurement) debug(msg string, args ...any) {
 	if m.opts.Logger != nil {
 		m.opts.Logger.Debug("autotune: "+msg, append([]any{"key", m.key}, args...)...)
 	}
+}
+
+// debugCompiler logs what the driver's compiler reports of a candidate's
+// pipeline (registers, spills, shared memory), where it reports anything:
+// the first thing to look at when a kernel is slower than it should be.
+func (m *measurement) debugCompiler(cand string, exe hal.Executable) {
+	r, ok := exe.(hal.CompilerReporter)
+	if m.opts.Logger == nil || !m.opts.Logger.Enabled(context.Background(), slog.LevelDebug) || !ok {
+		return
+	}
+	stats, err := r.CompilerStats()
+	if err != nil || len(stats) == 0 {
+		return // Unimplemented on most drivers; nothing to say
+	}
+	args := []any{"candidate", cand}
+	for _, s := range stats {
+		name := s.Name
+		if s.Executable != stats[0].Executable {
+			name = s.Executable + ": " + name
+		}
+		args = append(args, name, s.Value)
+	}
+	m.debug("compiled", args...)
 }
 
 func (m *measurement) progress(cand, step string, done, total int) {

@@ -219,6 +219,26 @@ type PipelineCacher interface {
 	PipelineCacheData() ([]byte, error)
 }
 
+// CompilerReporter is implemented by executables whose driver says what
+// its shader compiler made of them (Vulkan's
+// VK_KHR_pipeline_executable_properties): registers, spills, shared memory,
+// instruction counts. The names, units and meanings are the driver's own;
+// a driver without the extension answers Unimplemented.
+type CompilerReporter interface {
+	CompilerStats() ([]CompilerStat, error)
+}
+
+// CompilerStat is one statistic of one compiled executable of a pipeline.
+type CompilerStat struct {
+	// Executable names the compiled executable (a compute pipeline has
+	// one), as the driver does, such as "Compute Shader".
+	Executable string
+	// Name and Description are the driver's, such as "Register Count".
+	Name, Description string
+	// Value is the statistic; a yes-or-no one is 1 or 0.
+	Value float64
+}
+
 // LossMarker is implemented by devices that can be told to turn lost, as
 // if the driver had reported it. Fault injection uses it, so that an
 // injected loss takes the same path as a real one.

@@ -205,6 +205,7 @@ VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const u
 	};
 	VkComputePipelineCreateInfo cci = {
 		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.flags = d->exec_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
 		.stage =
 			{
 				.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -229,6 +230,26 @@ done:
 		memset(out, 0, sizeof *out);
 	}
 	return r;
+}
+
+VkResult vkb_pipeline_executables(const vkb_device *d, VkPipeline p, uint32_t *count, VkPipelineExecutablePropertiesKHR *out) {
+	VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = p};
+	if (out != NULL) {
+		for (uint32_t i = 0; i < *count; i++) {
+			out[i] = (VkPipelineExecutablePropertiesKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR};
+		}
+	}
+	return d->GetPipelineExecutablePropertiesKHR(d->device, &pi, count, out);
+}
+
+VkResult vkb_pipeline_statistics(const vkb_device *d, VkPipeline p, uint32_t executable, uint32_t *count, VkPipelineExecutableStatisticKHR *out) {
+	VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = p, .executableIndex = executable};
+	if (out != NULL) {
+		for (uint32_t i = 0; i < *count; i++) {
+			out[i] = (VkPipelineExecutableStatisticKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+		}
+	}
+	return d->GetPipelineExecutableStatisticsKHR(d->device, &ei, count, out);
 }
 
 void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p) {

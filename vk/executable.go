@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"encoding/binary"
+	"math"
 	"sync/atomic"
 	"unsafe"
 
@@ -133,4 +134,85 @@ func hasPushConstants(code []byte) bool {
 		i += count
 	}
 	return false
+}
+
+var _ hal.CompilerReporter = (*executable)(nil)
+
+// CompilerStats returns what the driver's compiler reports of the
+// pipeline, through VK_KHR_pipeline_executable_properties; Unimplemented
+// when the device does not have it.
+func (e *executable) CompilerStats() ([]hal.CompilerStat, error) {
+	const op = "Executable.CompilerStats"
+	if e.released.Load() {
+		return nil, released(op, "executable "+quote(e.label))
+	}
+	if err := e.d.usable(op); err != nil {
+		return nil, err
+	}
+	e.d.cMu.RLock()
+	defer e.d.cMu.RUnlock()
+	if e.d.c == nil {
+		return nil, released(op, "device")
+	}
+	if e.d.c.exec_stats == 0 {
+		return nil, status.Newf(status.Unimplemented, "vk: %s: %s does not report compiler statistics (no VK_KHR_pipeline_executable_properties)", op, e.d.info.Name)
+	}
+	var n C.uint32_t
+	if r := C.vkb_pipeline_executables(e.d.c, e.p.pipeline, &n, nil); r != C.VK_SUCCESS {
+		return nil, e.d.result("vkGetPipelineExecutablePropertiesKHR", r)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	props := (*C.VkPipelineExecutablePropertiesKHR)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.VkPipelineExecutablePropertiesKHR{}))))
+	defer C.free(unsafe.Pointer(props))
+	if r := C.vkb_pipeline_executables(e.d.c, e.p.pipeline, &n, props); r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
+		return nil, e.d.result("vkGetPipelineExecutablePropertiesKHR", r)
+	}
+	var stats []hal.CompilerStat
+	for i, p := range unsafe.Slice(props, int(n)) {
+		name := C.GoString(&p.name[0])
+		var m C.uint32_t
+		if r := C.vkb_pipeline_statistics(e.d.c, e.p.pipeline, C.uint32_t(i), &m, nil); r != C.VK_SUCCESS {
+			return nil, e.d.result("vkGetPipelineExecutableStatisticsKHR", r)
+		}
+		if m == 0 {
+			continue
+		}
+		list := (*C.VkPipelineExecutableStatisticKHR)(C.calloc(C.size_t(m), C.size_t(unsafe.Sizeof(C.VkPipelineExecutableStatisticKHR{}))))
+		r := C.vkb_pipeline_statistics(e.d.c, e.p.pipeline, C.uint32_t(i), &m, list)
+		if r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
+			C.free(unsafe.Pointer(list))
+			return nil, e.d.result("vkGetPipelineExecutableStatisticsKHR", r)
+		}
+		for _, s := range unsafe.Slice(list, int(m)) {
+			stats = append(stats, hal.CompilerStat{
+				Executable:  name,
+				Name:        C.GoString(&s.name[0]),
+				Description: C.GoString(&s.description[0]),
+				Value:       statValue(s.format, s.value),
+			})
+		}
+		C.free(unsafe.Pointer(list))
+	}
+	return stats, nil
+}
+
+// statValue reads a statistic's value union by its format.
+func statValue(format C.VkPipelineExecutableStatisticFormatKHR, v C.VkPipelineExecutableStatisticValueKHR) float64 {
+	raw := unsafe.Pointer(&v)
+	switch format {
+	case C.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+		if *(*C.VkBool32)(raw) != 0 {
+			return 1
+		}
+		return 0
+	case C.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+		return float64(*(*int64)(raw))
+	case C.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+		return float64(*(*uint64)(raw))
+	case C.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+		return *(*float64)(raw)
+	}
+	return math.NaN()
 }

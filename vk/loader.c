@@ -206,6 +206,26 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 		info->f11.pNext = info->f12.pNext = info->f13.pNext = NULL;
 	}
 
+	// Compiler statistics (VK_KHR_pipeline_executable_properties), when the
+	// device has the extension and its feature.
+	uint32_t next = 0;
+	if (info->chain12 && in->EnumerateDeviceExtensionProperties(pd, NULL, &next, NULL) == VK_SUCCESS && next > 0) {
+		VkExtensionProperties *ext = calloc(next, sizeof *ext);
+		if (ext != NULL && in->EnumerateDeviceExtensionProperties(pd, NULL, &next, ext) >= VK_SUCCESS) {
+			for (uint32_t i = 0; i < next; i++) {
+				if (strcmp(ext[i].extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) {
+					VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+						.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+					VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pe};
+					in->GetPhysicalDeviceFeatures2(pd, &f2);
+					info->exec_stats = pe.pipelineExecutableInfo == VK_TRUE;
+					break;
+				}
+			}
+		}
+		free(ext);
+	}
+
 	// The compute queue: the first family with compute and timestamps,
 	// else the first with compute.
 	info->queue_family = -1;
@@ -256,6 +276,17 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	f2.features.shaderInt64 = info->features.shaderInt64;
 	f2.features.shaderFloat64 = info->features.shaderFloat64;
 
+	VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+	const char *exts[1];
+	uint32_t next = 0;
+	if (info->exec_stats) {
+		pe.pipelineExecutableInfo = VK_TRUE;
+		pe.pNext = f2.pNext;
+		f2.pNext = &pe;
+		exts[next++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+	}
+
 	float priority = 1.0f;
 	VkDeviceQueueCreateInfo qci = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -268,6 +299,8 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 		.pNext = &f2,
 		.queueCreateInfoCount = 1,
 		.pQueueCreateInfos = &qci,
+		.enabledExtensionCount = next,
+		.ppEnabledExtensionNames = next > 0 ? exts : NULL,
 	};
 	VkResult r = in->CreateDevice(pd, &ci, NULL, &d->device);
 	if (r != VK_SUCCESS) {
@@ -278,6 +311,13 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 #define VKB_LOAD_DEVICE(name) d->name = (PFN_vk##name)in->GetDeviceProcAddr(d->device, "vk" #name);
 	VKB_DEVICE_FUNCS(VKB_LOAD_DEVICE)
 #undef VKB_LOAD_DEVICE
+	if (info->exec_stats) {
+		d->GetPipelineExecutablePropertiesKHR = (PFN_vkGetPipelineExecutablePropertiesKHR)in->GetDeviceProcAddr(
+			d->device, "vkGetPipelineExecutablePropertiesKHR");
+		d->GetPipelineExecutableStatisticsKHR = (PFN_vkGetPipelineExecutableStatisticsKHR)in->GetDeviceProcAddr(
+			d->device, "vkGetPipelineExecutableStatisticsKHR");
+		d->exec_stats = d->GetPipelineExecutablePropertiesKHR != NULL && d->GetPipelineExecutableStatisticsKHR != NULL;
+	}
 	d->queue_family = (uint32_t)info->queue_family;
 	d->GetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
 

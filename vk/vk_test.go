@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -749,5 +751,50 @@ func TestConcurrentSubmit(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	})
+}
+
+// TestCompilerStats asks every device what its compiler made of a kernel:
+// NVIDIA's drivers have VK_KHR_pipeline_executable_properties and must
+// report a positive register count; a driver without it (lavapipe 22)
+// answers Unimplemented. Either way a released executable answers
+// Released.
+func TestCompilerStats(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		exe, err := dev.CreateExecutable(hal.ExecutableDesc{Label: "scale", SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12, Constants: []hal.Constant{{ID: 0, Value: 64}}})
+		must(t, err, "CreateExecutable")
+		stats, err := exe.(hal.CompilerReporter).CompilerStats()
+		info := dev.Info()
+		switch {
+		case status.CodeOf(err) == status.Unimplemented:
+			if info.VendorID == 0x10de {
+				t.Errorf("an NVIDIA driver reports no compiler statistics: %v", err)
+			}
+			t.Logf("no compiler statistics: %v", err)
+		case err != nil:
+			t.Fatalf("CompilerStats: %v", err)
+		default:
+			if len(stats) == 0 {
+				t.Errorf("CompilerStats returned no statistics and no error")
+			}
+			registers := false
+			for _, s := range stats {
+				t.Logf("%s: %s = %g (%s)", s.Executable, s.Name, s.Value, s.Description)
+				if s.Name == "" || s.Executable == "" || math.IsNaN(s.Value) {
+					t.Errorf("a statistic without a name, an executable or a value: %+v", s)
+				}
+				if strings.Contains(strings.ToLower(s.Name), "register") && s.Value > 0 {
+					registers = true
+				}
+			}
+			if info.VendorID == 0x10de && !registers {
+				t.Errorf("no positive register count among NVIDIA's statistics")
+			}
+		}
+		release(t, exe)
+		_, err = exe.(hal.CompilerReporter).CompilerStats()
+		if !errors.Is(err, hal.ErrReleased) {
+			t.Errorf("CompilerStats of a released executable: %v, want hal.ErrReleased", err)
+		}
 	})
 }

@@ -30,6 +30,7 @@
 	X(GetPhysicalDeviceFeatures2)             \
 	X(GetPhysicalDeviceQueueFamilyProperties) \
 	X(GetPhysicalDeviceMemoryProperties)      \
+	X(EnumerateDeviceExtensionProperties)     \
 	X(CreateDevice)                           \
 	X(GetDeviceProcAddr)
 
@@ -105,6 +106,11 @@ typedef struct vkb_device {
 	// signals n, so its counter says how many submissions have finished.
 	VkSemaphore timeline;
 	VKB_DEVICE_FUNCS(VKB_FIELD)
+	// exec_stats is set when VK_KHR_pipeline_executable_properties is
+	// enabled: pipelines are created capturing the compiler's statistics.
+	int exec_stats;
+	PFN_vkGetPipelineExecutablePropertiesKHR GetPipelineExecutablePropertiesKHR;
+	PFN_vkGetPipelineExecutableStatisticsKHR GetPipelineExecutableStatisticsKHR;
 } vkb_device;
 
 // vkb_pd_info is everything vk reads of a physical device. The pNext
@@ -129,6 +135,9 @@ typedef struct vkb_pd_info {
 	// timestamp_bits is its timestampValidBits.
 	int32_t queue_family;
 	uint32_t timestamp_bits;
+	// exec_stats is set when the device has VK_KHR_pipeline_executable_properties
+	// with its pipelineExecutableInfo feature.
+	int exec_stats;
 } vkb_pd_info;
 
 // Loader.
@@ -176,6 +185,10 @@ VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const u
 	uint32_t bindings, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
 	vkb_pipeline *out, const char **failed);
 void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p);
+// vkb_pipeline_executables and vkb_pipeline_statistics are the two-call
+// queries of VK_KHR_pipeline_executable_properties (d->exec_stats set).
+VkResult vkb_pipeline_executables(const vkb_device *d, VkPipeline p, uint32_t *count, VkPipelineExecutablePropertiesKHR *out);
+VkResult vkb_pipeline_statistics(const vkb_device *d, VkPipeline p, uint32_t executable, uint32_t *count, VkPipelineExecutableStatisticKHR *out);
 
 // Command buffers.
 VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkCommandBuffer *cb, const char **failed);
