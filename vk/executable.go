@@ -186,12 +186,21 @@ func (e *executable) CompilerStats() ([]hal.CompilerStat, error) {
 			return nil, e.d.result("vkGetPipelineExecutableStatisticsKHR", r)
 		}
 		for _, s := range unsafe.Slice(list, int(m)) {
-			stats = append(stats, hal.CompilerStat{
+			st := hal.CompilerStat{
 				Executable:  name,
 				Name:        C.GoString(&s.name[0]),
 				Description: C.GoString(&s.description[0]),
 				Value:       statValue(s.format, s.value),
-			})
+			}
+			// NVIDIA's driver (580.159.04) reports "Local Memory Size"
+			// with bit 36 set in every pipeline: 68719476736 for none, and
+			// 2³⁶+32 for a kernel that spills 32 bytes. Per-thread local
+			// memory is far below 4 GiB on any GPU, so its low 32 bits
+			// are the size.
+			if st.Name == "Local Memory Size" && st.Value >= 1<<32 {
+				st.Value = float64(uint64(st.Value) & (1<<32 - 1))
+			}
+			stats = append(stats, st)
 		}
 		C.free(unsafe.Pointer(list))
 	}
