@@ -143,6 +143,39 @@ func shapeOfJSON(v any, path string) string {
 	return fmt.Sprintf("%s: %T\n", path, v)
 }
 
+// TestRunCandidates measures a subset of candidates, chosen by a regular
+// expression: only those are in the results, an operation with none is
+// skipped with a note on stderr.
+func TestRunCandidates(t *testing.T) {
+	needDevice(t)
+	r := mustRun(t, 0, "run", "copy", "triad", "--size", "4096", "--candidates", "^vec4-wg(128|512)$|^scalar-wg64$",
+		"--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet", "--cache", "off", "--format", "json")
+	f, err := results.Parse([]byte(r.stdout))
+	if err != nil {
+		t.Fatalf("results.Parse: %v", err)
+	}
+	var got []string
+	for _, b := range f.Benchmarks {
+		got = append(got, b.Op+"/"+b.Candidate)
+	}
+	want := []string{"copy/scalar-wg64", "copy/vec4-wg128", "copy/vec4-wg512", "triad/vec4-wg128", "triad/vec4-wg512"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("benchmarks (-want +got):\n%s", d)
+	}
+	checkWinners(t, f)
+	if r.stderr != "" {
+		t.Errorf("stderr: %q, want nothing", r.stderr)
+	}
+	r = mustRun(t, 0, "run", "copy", "gemm", "--size", "copy=4096", "--size", "gemm=32x32x32", "--candidates", "^tiled-16$",
+		"--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet", "--cache", "off")
+	if r.stderr != `--candidates "^tiled-16$" matches no candidate of copy: skipped`+"\n" {
+		t.Errorf("stderr: %q, want the skipped operation named", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "gemm f32") || strings.Contains(r.stdout, "copy u32") || strings.Count(r.stdout, "tiled-16") != 1 {
+		t.Errorf("stdout is not the one gemm candidate:\n%s", r.stdout)
+	}
+}
+
 func TestRun(t *testing.T) {
 	needDevice(t)
 	cache := filepath.Join(t.TempDir(), "cache.db")

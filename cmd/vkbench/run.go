@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -74,6 +75,8 @@ type benchFlags struct {
 	manifest   string
 	quiet      bool
 	verbose    bool
+	// candidates (run only) selects candidates by a regular expression.
+	candidates string
 }
 
 func (f *benchFlags) register(fs *pflag.FlagSet) {
@@ -92,7 +95,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
 	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log where the time goes (preparing, building, verifying, warming up, sampling) on stderr")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log on stderr where the time goes (preparing, building, verifying, warming up, sampling) and, where the driver reports it, what its compiler made of each kernel (registers, spills)")
 }
 
 func (f *benchFlags) options() (autotune.Options, error) {
@@ -124,7 +127,6 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	return o, nil
 }
 
-// operations resolves names (default: every built-in operation).
 // operations resolves names among the built-in operations and those of a
 // manifest. With no names: the manifest's operations when there is one,
 // else every built-in operation.
@@ -230,6 +232,7 @@ Exit status: 0 success, 1 a candidate computed a wrong result, 2 bad usage,
 		},
 	}
 	f.register(cmd.Flags())
+	cmd.Flags().StringVar(&f.candidates, "candidates", "", "measure only the candidates whose name matches this regular expression, such as 'vec4|regblock-128x128'; operations with none are skipped")
 	// run measures the size asked for: no shape is bucketed into a key.
 	_ = cmd.Flags().MarkHidden("level") // registered just above
 	return cmd
@@ -273,6 +276,41 @@ Exit status: as run's.`,
 	return cmd
 }
 
+// selectCandidates keeps, of each operation, the candidates whose name
+// matches expr (all of them when expr is empty). An operation with none is
+// skipped, and says so on w; when no operation has one, it is a usage
+// error.
+func selectCandidates(w io.Writer, ops []kernels.Operation, expr string) ([]kernels.Operation, error) {
+	if expr == "" {
+		return ops, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--candidates %q: %v", expr, err)}
+	}
+	var kept, skipped []string
+	var out []kernels.Operation
+	for _, op := range ops {
+		sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return re.MatchString(c.Name) })
+		if status.CodeOf(err) == status.NotFound {
+			skipped = append(skipped, op.Name())
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		kept = append(kept, op.Name())
+		out = append(out, sub)
+	}
+	if len(out) == 0 {
+		return nil, usageError{fmt.Errorf("--candidates %q matches no candidate of %s", expr, strings.Join(skipped, ", "))}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "--candidates %q matches no candidate of %s: skipped\n", expr, strings.Join(skipped, ", "))
+	}
+	return out, nil
+}
+
 func builtinNames() []string {
 	var names []string
 	for _, op := range kernels.Builtin() {
@@ -290,6 +328,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	}
 	ops, err := f.operations(args)
 	if err != nil {
+		return err
+	}
+	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, f.candidates); err != nil {
 		return err
 	}
 	cache, err := f.cache.open(cmd, true)

@@ -1,0 +1,105 @@
+package kernels
+
+import (
+	"context"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Subset returns op with only the candidates that keep accepts, in their
+// order: to measure or profile a few kernels of an operation without the
+// rest. Its problems are op's, with candidate indices into the subset. It
+// returns op itself when keep accepts every candidate, and NotFound when
+// it accepts none.
+//
+// A subset is for looking, not for tuning: the fastest of a subset is not
+// the operation's fastest, and a tune cache keyed by the whole catalogue's
+// digest must not store it.
+func Subset(op Operation, keep func(Candidate) bool) (Operation, error) {
+	all := op.Candidates()
+	var index []int
+	for i, c := range all {
+		if keep(c) {
+			index = append(index, i)
+		}
+	}
+	switch len(index) {
+	case 0:
+		return nil, status.Newf(status.NotFound, "kernels: %s: no candidate is selected (of %d)", op.Name(), len(all))
+	case len(all):
+		return op, nil
+	}
+	return &subsetOp{Operation: op, index: index}, nil
+}
+
+// subsetOp is an Operation with some of its candidates.
+type subsetOp struct {
+	Operation
+	index []int // candidate i of the subset is candidate index[i] of the operation
+}
+
+func (s *subsetOp) Candidates() []Candidate {
+	all := s.Operation.Candidates()
+	out := make([]Candidate, len(s.index))
+	for i, j := range s.index {
+		out[i] = all[j]
+	}
+	return out
+}
+
+func (s *subsetOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	p, err := s.Operation.Prepare(ctx, dev, size, seed)
+	if err != nil {
+		return nil, err
+	}
+	sp := subsetProblem{Problem: p, index: s.index}
+	if r, ok := p.(Resetter); ok {
+		return resettingSubset{sp, r}, nil
+	}
+	return sp, nil
+}
+
+// subsetProblem maps a subset's candidate indices to its operation's.
+type subsetProblem struct {
+	Problem
+	index []int
+}
+
+// candidate returns the operation's index of the subset's candidate i.
+func (p subsetProblem) candidate(i int) (int, error) {
+	if i < 0 || i >= len(p.index) {
+		return 0, status.Newf(status.InvalidArgument, "kernels: candidate %d out of range [0, %d)", i, len(p.index))
+	}
+	return p.index[i], nil
+}
+
+func (p subsetProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	j, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	return p.Problem.Record(cb, exe, j)
+}
+
+func (p subsetProblem) Verify(ctx context.Context, cand int) error {
+	j, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	return p.Problem.Verify(ctx, j)
+}
+
+// resettingSubset is a subsetProblem whose problem is a Resetter.
+type resettingSubset struct {
+	subsetProblem
+	r Resetter
+}
+
+func (p resettingSubset) RecordReset(cb hal.CommandBuffer, cand int) error {
+	j, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	return p.r.RecordReset(cb, j)
+}
