@@ -13,14 +13,25 @@ import (
 	"github.com/vkbench/vkbench/results"
 )
 
-// errRegression makes the command exit with status 1 after its output.
-type errRegression struct{ n int }
+// errRegression makes the command exit with status 1 after its output:
+// n benchmarks regressed, and missing (with --fail-on-missing) were in one
+// file only or not measured in one.
+type errRegression struct{ n, missing int }
 
-func (e errRegression) Error() string { return fmt.Sprintf("%d benchmark(s) regressed", e.n) }
+func (e errRegression) Error() string {
+	switch {
+	case e.missing == 0:
+		return fmt.Sprintf("%d benchmark(s) regressed", e.n)
+	case e.n == 0:
+		return fmt.Sprintf("%d benchmark(s) missing or not measured (--fail-on-missing)", e.missing)
+	}
+	return fmt.Sprintf("%d benchmark(s) regressed, %d missing or not measured (--fail-on-missing)", e.n, e.missing)
+}
 
 func newCompareCmd() *cobra.Command {
 	opts := results.DefaultCompareOptions
 	var format string
+	var failOnMissing bool
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW",
 		Short: "Compare two result files and fail on a significant regression",
@@ -30,7 +41,9 @@ Mann-Whitney U test, and a verdict. A benchmark is a regression when it is
 slower by more than --threshold and the change is significant at --alpha.
 
 Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input.
-Benchmarks present in only one file, or not measured in one, are reported.`,
+Benchmarks present in only one file, or not measured in one, are reported;
+with --fail-on-missing they fail the comparison too (exit 1), for a CI job
+whose benchmarks must not disappear unnoticed.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Threshold < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
@@ -48,8 +61,12 @@ Benchmarks present in only one file, or not measured in one, are reported.`,
 			if err := writeCompare(cmd.OutOrStdout(), format, rep); err != nil {
 				return err
 			}
-			if rep.Regressions > 0 {
-				return errRegression{rep.Regressions}
+			e := errRegression{n: rep.Regressions}
+			if failOnMissing {
+				e.missing = rep.Missing
+			}
+			if e.n > 0 || e.missing > 0 {
+				return e
 			}
 			return nil
 		},
@@ -57,6 +74,7 @@ Benchmarks present in only one file, or not measured in one, are reported.`,
 	cmd.Flags().Float64Var(&opts.Threshold, "threshold", opts.Threshold, "smallest slowdown of the median that counts, as a fraction")
 	cmd.Flags().Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
+	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
 }
 

@@ -117,6 +117,16 @@ func TestCompareMismatched(t *testing.T) {
 	if rep.Missing != 4 || len(rep.Rows) != 5 {
 		t.Errorf("%d rows, %d missing; want 5 rows, 4 missing", len(rep.Rows), rep.Missing)
 	}
+	// A CI job that must notice a benchmark gone asks for it.
+	r := mustRun(t, exitRegression, "compare", "--fail-on-missing", compareData("base.json"), compareData("mismatched.json"))
+	if r.stderr != "vkbench: 4 benchmark(s) missing or not measured (--fail-on-missing)\n" {
+		t.Errorf("stderr %q, want the missing count", r.stderr)
+	}
+	mustRun(t, exitOK, "compare", "--fail-on-missing", compareData("noisy-base.json"), compareData("noisy-new.json"))
+	r = mustRun(t, exitRegression, "compare", "--fail-on-missing", compareData("base.json"), compareData("slower.json"))
+	if !strings.Contains(r.stderr, "1 benchmark(s) regressed, 1 missing or not measured") {
+		t.Errorf("stderr %q, want the regression and the missing benchmark counted", r.stderr)
+	}
 }
 
 // junitReport is what CI systems read from JUnit XML.
