@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -204,25 +205,8 @@ func encodeWords(dst []byte, src []uint32) {
 }
 
 // spread runs fn over [0, n) split among the processors, for n large
-// enough to be worth it, and returns when all parts are done.
-func spread(n int, fn func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 1<<16 || workers < 2 {
-		fn(0, n)
-		return
-	}
-	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+// enough to be worth it (2¹⁶ words a part at least).
+func spread(n int, fn func(lo, hi int)) { par.Range(n, 1<<16, fn) }
 
 // download reads n 32-bit words from buf into the problem's readback
 // memory, which the next download reuses: Verify calls of one problem do

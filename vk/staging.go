@@ -9,10 +9,10 @@ import "C"
 
 import (
 	"context"
-	"runtime"
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 )
 
 // stagingChunk is the most one staged copy moves; larger transfers go in
@@ -94,24 +94,8 @@ func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []
 // processors when there are megabytes to move: one core's memcpy was the
 // slowest part of reading a gigabyte back.
 func parallelCopy(dst, src []byte) {
-	const grain = 1 << 20
 	n := min(len(dst), len(src))
-	workers := min(runtime.GOMAXPROCS(0), n/grain)
-	if workers < 2 {
-		copy(dst, src)
-		return
-	}
-	per := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	wg.Wait()
+	par.Range(n, 1<<20, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 }
 
 // ensure makes the staging buffer at least n bytes long. The staging
