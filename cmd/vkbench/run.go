@@ -288,7 +288,7 @@ func selectCandidates(w io.Writer, ops []kernels.Operation, expr string) ([]kern
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--candidates %q: %v", expr, err)}
 	}
-	var kept, skipped []string
+	var skipped []string
 	var out []kernels.Operation
 	for _, op := range ops {
 		sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return re.MatchString(c.Name) })
@@ -299,7 +299,6 @@ func selectCandidates(w io.Writer, ops []kernels.Operation, expr string) ([]kern
 		if err != nil {
 			return nil, err
 		}
-		kept = append(kept, op.Name())
 		out = append(out, sub)
 	}
 	if len(out) == 0 {
