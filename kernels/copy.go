@@ -92,31 +92,11 @@ func (p *copyProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 	if err != nil {
 		return err
 	}
-	n, wg := uint64(p.n), param(c, "WG")
-	var groups uint64
-	switch c.Shader {
-	case "copy_scalar":
-		groups = ceilDiv(n, wg)
-	case "copy_vec4":
-		// One invocation past the last whole uvec4 copies the tail.
-		groups = ceilDiv(n/4+1, wg)
-	case "copy_vec4_unroll":
-		groups = ceilDiv(n/4, wg*param(c, "U"))
-	case "copy_gridstride":
-		groups = min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U")))
-	default:
-		return status.Newf(status.Internal, "kernels: copy: no geometry for shader %s", c.Shader)
-	}
-	grid, err := p.grid1D(groups)
+	groups, err := streamGroups("copy", c, uint64(p.n))
 	if err != nil {
 		return err
 	}
-	return cb.Dispatch(hal.Dispatch{
-		Executable:    exe,
-		Bindings:      []hal.Binding{{Buffer: p.in}, {Buffer: p.out}},
-		PushConstants: p.pushN,
-		Groups:        grid,
-	})
+	return p.dispatch1D(cb, exe, groups, p.pushN, p.in, p.out)
 }
 
 // Verify compares every word exactly: a copy has no rounding.

@@ -164,16 +164,7 @@ func (p *peakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 		return err
 	}
 	threads := ceilDiv(uint64(p.n), uint64(p.chains(c)))
-	grid, err := p.grid1D(ceilDiv(threads, param(c, "WG")))
-	if err != nil {
-		return err
-	}
-	return cb.Dispatch(hal.Dispatch{
-		Executable:    exe,
-		Bindings:      []hal.Binding{{Buffer: p.in}, {Buffer: p.out}},
-		PushConstants: p.push,
-		Groups:        grid,
-	})
+	return p.dispatch1D(cb, exe, ceilDiv(threads, param(c, "WG")), p.push, p.in, p.out)
 }
 
 // affinePower returns (A, B) such that ITERS steps of x ← a·x + b take x

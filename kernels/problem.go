@@ -138,6 +138,40 @@ func (p *problem) grid2D(x, y uint64) ([3]uint32, error) {
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
+// streamGroups returns how many workgroups a streaming kernel over n
+// elements (copy, triad) dispatches, by its shape, the end of its shader's
+// name: one invocation an element (_scalar); one a uvec4, and one past the
+// last whole one for the tail (_vec4); U uvec4s an invocation (_vec4_unroll);
+// at most GROUPS groups striding over the rest (_gridstride).
+func streamGroups(op string, c Candidate, n uint64) (uint64, error) {
+	wg := param(c, "WG")
+	switch {
+	case strings.HasSuffix(c.Shader, "_scalar"):
+		return ceilDiv(n, wg), nil
+	case strings.HasSuffix(c.Shader, "_vec4"):
+		return ceilDiv(n/4+1, wg), nil
+	case strings.HasSuffix(c.Shader, "_vec4_unroll"):
+		return ceilDiv(n/4, wg*param(c, "U")), nil
+	case strings.HasSuffix(c.Shader, "_gridstride"):
+		return min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U"))), nil
+	}
+	return 0, status.Newf(status.Internal, "kernels: %s: no geometry for shader %s", op, c.Shader)
+}
+
+// dispatch1D records one dispatch of exe over groups workgroups (folded
+// into a grid the device allows) with the buffers bound in order.
+func (p *problem) dispatch1D(cb hal.CommandBuffer, exe hal.Executable, groups uint64, push []byte, bufs ...hal.Buffer) error {
+	grid, err := p.grid1D(groups)
+	if err != nil {
+		return err
+	}
+	bindings := make([]hal.Binding, len(bufs))
+	for i, b := range bufs {
+		bindings[i] = hal.Binding{Buffer: b}
+	}
+	return cb.Dispatch(hal.Dispatch{Executable: exe, Bindings: bindings, PushConstants: push, Groups: grid})
+}
+
 // pushConstants packs 32-bit values as the little-endian push-constant
 // block of a kernel.
 func pushConstants(values ...uint32) []byte {

@@ -97,28 +97,11 @@ func (p *triadProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int
 	if err != nil {
 		return err
 	}
-	n, wg := uint64(p.n), param(c, "WG")
-	var groups uint64
-	switch c.Shader {
-	case "triad_scalar":
-		groups = ceilDiv(n, wg)
-	case "triad_vec4":
-		groups = ceilDiv(n/4+1, wg)
-	case "triad_gridstride":
-		groups = min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U")))
-	default:
-		return status.Newf(status.Internal, "kernels: triad: no geometry for shader %s", c.Shader)
-	}
-	grid, err := p.grid1D(groups)
+	groups, err := streamGroups("triad", c, uint64(p.n))
 	if err != nil {
 		return err
 	}
-	return cb.Dispatch(hal.Dispatch{
-		Executable:    exe,
-		Bindings:      []hal.Binding{{Buffer: p.bufA}, {Buffer: p.bufB}, {Buffer: p.bufC}},
-		PushConstants: p.push,
-		Groups:        grid,
-	})
+	return p.dispatch1D(cb, exe, groups, p.push, p.bufA, p.bufB, p.bufC)
 }
 
 // Verify compares a[i] with b[i] + s·c[i] computed in float64 (exact to
