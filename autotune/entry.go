@@ -70,6 +70,10 @@ type Result struct {
 	GFLOPs float64 `json:"gflop_per_s,omitempty"`
 	// Flags are warnings about the numbers, e.g. "above-peak-bandwidth".
 	Flags []string `json:"flags,omitempty"`
+	// Compiler is what the driver's compiler reported of the candidate's
+	// pipeline (hal.CompilerReporter), by statistic name, such as
+	// "Register Count"; empty where the driver reports nothing.
+	Compiler map[string]float64 `json:"compiler,omitempty"`
 }
 
 // Limits are the bounds a tune ran under.

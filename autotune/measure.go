@@ -320,7 +320,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		return status.Annotatef(err, "building %s", c.Name)
 	}
 	st.exe = exe
-	m.debugCompiler(c.Name, exe)
+	st.res.Compiler = m.compilerStats(c.Name, exe)
 	// The outputs are poisoned first, so that a candidate that writes
 	// nothing cannot pass on what an earlier one left.
 	if err := kernels.Run(ctx, m.dev, m.p, exe, i); err != nil {
@@ -452,27 +452,32 @@ func (m *measurement) debug(msg string, args ...any) {
 	}
 }
 
-// debugCompiler logs what the driver's compiler reports of a candidate's
-// pipeline (registers, spills, shared memory), where it reports anything:
-// the first thing to look at when a kernel is slower than it should be.
-func (m *measurement) debugCompiler(cand string, exe hal.Executable) {
+// compilerStats returns what the driver's compiler reports of a
+// candidate's pipeline (registers, spills, shared memory), by name, and
+// logs it at debug level: the first thing to look at when a kernel is
+// slower than it should be. Nil where the driver reports nothing (most
+// drivers lack the extension).
+func (m *measurement) compilerStats(cand string, exe hal.Executable) map[string]float64 {
 	r, ok := exe.(hal.CompilerReporter)
-	if m.opts.Logger == nil || !m.opts.Logger.Enabled(context.Background(), slog.LevelDebug) || !ok {
-		return
+	if !ok {
+		return nil
 	}
 	stats, err := r.CompilerStats()
 	if err != nil || len(stats) == 0 {
-		return // Unimplemented on most drivers; nothing to say
+		return nil
 	}
+	out := make(map[string]float64, len(stats))
 	args := []any{"candidate", cand}
 	for _, s := range stats {
 		name := s.Name
 		if s.Executable != stats[0].Executable {
 			name = s.Executable + ": " + name
 		}
+		out[name] = s.Value
 		args = append(args, name, s.Value)
 	}
 	m.debug("compiled", args...)
+	return out
 }
 
 func (m *measurement) progress(cand, step string, done, total int) {

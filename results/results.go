@@ -71,6 +71,10 @@ type Benchmark struct {
 	// peak; 0 when no peak is known.
 	PercentPeak float64  `json:"percent_of_peak,omitempty"`
 	Flags       []string `json:"flags,omitempty"`
+	// Compiler is what the driver's compiler reported of the candidate's
+	// pipeline, by the driver's names ("Register Count", "Local Memory
+	// Size"); absent where the driver reports nothing.
+	Compiler map[string]float64 `json:"compiler,omitempty"`
 }
 
 // File is a set of measurements from one run.

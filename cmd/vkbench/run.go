@@ -439,6 +439,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			GBps:      r.GBps,
 			GFLOPs:    r.GFLOPs,
 			Flags:     r.Flags,
+			Compiler:  r.Compiler,
 		}
 		if r.Index < len(cands) {
 			b.SPIRVHash = fmt.Sprintf("%x", sha256.Sum256(cands[r.Index].SPIRV))

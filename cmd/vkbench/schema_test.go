@@ -122,6 +122,8 @@ func TestSchemaIsStrict(t *testing.T) {
 		{"winner false", `"winner": true`, `"winner": false`},
 		{"negative time", `"median_s": 9.999999999999999e-05`, `"median_s": -9.999999999999999e-05`},
 		{"name not op/dtype/shape/candidate", `"name": "copy/u32/4096/vec4"`, `"name": "vec4"`},
+		{"compiler statistic not a number", `"Register Count": 32`, `"Register Count": "32"`},
+		{"empty compiler statistics", `"compiler": {"Register Count": 32, "Local Memory Size": 0}`, `"compiler": {}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(string(base), tc.old) {
@@ -132,5 +134,21 @@ func TestSchemaIsStrict(t *testing.T) {
 				t.Errorf("the schema accepts a file with %s", tc.name)
 			}
 		})
+	}
+}
+
+// TestCompilerStatsRead reads a benchmark's compiler statistics back from
+// a results file.
+func TestCompilerStatsRead(t *testing.T) {
+	f, err := results.ReadFile(compareData("base.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := f.Lookup("copy/u32/4096/vec4")
+	if !ok {
+		t.Fatal("base.json has no copy/u32/4096/vec4")
+	}
+	if got := b.Compiler["Register Count"]; got != 32 || len(b.Compiler) != 2 {
+		t.Errorf("compiler statistics %v, want Register Count 32 and Local Memory Size 0", b.Compiler)
 	}
 }
