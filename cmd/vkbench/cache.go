@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -363,7 +366,35 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\n", mark, r.Name, r.Outcome, med, ci, n, r.GBps, r.GFLOPs, note)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeCompilerStats(w, e.Results)
+}
+
+// writeCompilerStats lists what the driver's compiler reported of each
+// candidate (registers, spills: often why one is slower), when it did.
+func writeCompilerStats(w io.Writer, rs []autotune.Result) error {
+	header := false
+	for _, r := range rs {
+		if len(r.Compiler) == 0 {
+			continue
+		}
+		if !header {
+			if _, err := fmt.Fprintln(w, "  compiler statistics, as the driver reports them:"); err != nil {
+				return err
+			}
+			header = true
+		}
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(r.Compiler)) {
+			parts = append(parts, fmt.Sprintf("%s %g", name, r.Compiler[name]))
+		}
+		if _, err := fmt.Fprintf(w, "    %s: %s\n", r.Name, strings.Join(parts, ", ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // plural writes n and the noun in the right number.

@@ -638,3 +638,27 @@ func TestRunManifestOperations(t *testing.T) {
 		t.Errorf("unknown operation with a manifest: exit %d, stderr %q", bad.code, bad.stderr)
 	}
 }
+
+// TestCompilerStatsShown lists the compiler statistics of the candidates
+// that have them, sorted by name, under cache show's table.
+func TestCompilerStatsShown(t *testing.T) {
+	var b strings.Builder
+	err := writeCompilerStats(&b, []autotune.Result{
+		{Name: "fast", Compiler: map[string]float64{"Register Count": 127, "Local Memory Size": 0}},
+		{Name: "unreported"},
+		{Name: "spills", Compiler: map[string]float64{"Register Count": 255, "Local Memory Size": 32}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "  compiler statistics, as the driver reports them:\n" +
+		"    fast: Local Memory Size 0, Register Count 127\n" +
+		"    spills: Local Memory Size 32, Register Count 255\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := writeCompilerStats(&b, []autotune.Result{{Name: "none"}}); err != nil || b.Len() != 0 {
+		t.Errorf("without statistics: %q, %v; want nothing", b.String(), err)
+	}
+}
