@@ -314,7 +314,7 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 			seen[key] = true
 			pct := ""
 			if rl.peak != nil && rl.peak.BandwidthGBps > 0 {
-				pct = fmt.Sprintf(", %.0f%% of the %.4g GB/s roof", 100*b.GBps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
+				pct = fmt.Sprintf(", %.0f%% of the %.0f GB/s roof", 100*b.GBps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
 			}
 			notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, b.GBps, pct))
 		}
@@ -707,13 +707,13 @@ func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
 	}
 	if pk.BandwidthGBps > 0 {
 		x := xmin * 1.3
-		if err := addRoofLabel(plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.4g GB/s", pk.BandwidthGBps), vg.Points(-14)); err != nil {
+		if err := addRoofLabel(plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.0f GB/s", pk.BandwidthGBps), vg.Points(-14)); err != nil {
 			return nil, 0, err
 		}
 	}
 	if pk.GFLOPs > 0 {
 		x := max(ridge, xmin) * 1.3
-		if err := addRoofLabel(plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.4g GFLOP/s", pk.GFLOPs), vg.Points(4)); err != nil {
+		if err := addRoofLabel(plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.0f GFLOP/s", pk.GFLOPs), vg.Points(4)); err != nil {
 			return nil, 0, err
 		}
 	}
