@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -98,7 +99,9 @@ func DefaultCachePath() string {
 // the file, and an error from the method that met it, with this code:
 //
 //   - locked by another process for longer than the lock timeout:
-//     Unavailable. Lookups miss, commits are kept in memory.
+//     Unavailable. Lookups miss, commits are kept in memory. For 30 s
+//     after such a timeout, waits for the lock last at most 50 ms, so that
+//     a stuck process costs one timeout, not one for every question.
 //   - not writable (permissions, a read-only file system, a path under a
 //     regular file): PermissionDenied or FailedPrecondition. Lookups read
 //     the file if they can; commits are kept in memory.
@@ -129,6 +132,27 @@ type Cache struct {
 	warnMu   sync.Mutex
 	warnings []string
 	warned   map[string]bool
+
+	// lockedAt is when a wait for another process's lock last ran out
+	// (UnixNano; 0 if never): for lockBackoff after it, waits are short.
+	lockedAt atomic.Int64
+}
+
+// After a wait for another process's lock runs out, the next lockBackoff
+// of waits last at most lockRetry: a process that held the lock that long
+// is likely to go on holding it, and waiting the whole timeout again at
+// every lookup and commit would stall the caller for seconds a question.
+const (
+	lockBackoff = 30 * time.Second
+	lockRetry   = 50 * time.Millisecond
+)
+
+// lockWait is how long to wait for another process's lock now.
+func (c *Cache) lockWait() time.Duration {
+	if at := c.lockedAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < lockBackoff {
+		return min(lockRetry, c.timeout)
+	}
+	return c.timeout
 }
 
 type memKey struct {
@@ -463,7 +487,7 @@ func (c *Cache) read(fn func(*bolt.Tx) error) (err, fileErr error) {
 // was read; nil, nil when there is no file to read.
 func (c *Cache) lockReader() (*reader, error) {
 	if rd := c.rd; rd != nil {
-		if err := lockFile(rd.file, false, c.timeout); err != nil {
+		if err := lockFile(rd.file, false, c.lockWait()); err != nil {
 			c.dropReader()
 			return nil, err
 		}
@@ -617,7 +641,7 @@ func (c *Cache) updateOnce(fn func(*bolt.Tx) error) error {
 func (c *Cache) openDB(readOnly bool) (*bolt.DB, *os.File, error) {
 	var file *os.File
 	var opened os.FileInfo
-	opts := &bolt.Options{Timeout: c.timeout, ReadOnly: readOnly,
+	opts := &bolt.Options{Timeout: c.lockWait(), ReadOnly: readOnly,
 		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 			f, err := os.OpenFile(name, flag, perm)
 			if err == nil {
@@ -676,6 +700,11 @@ func (c *Cache) fileError(err error, doing string) error {
 	}
 	switch {
 	case errors.Is(err, errLocked) || errors.Is(err, berrors.ErrTimeout):
+		waited := c.lockWait()
+		c.lockedAt.Store(time.Now().UnixNano())
+		if waited < c.timeout {
+			return status.Wrapf(err, status.Unavailable, "autotune: %s cache %s: still locked by another process (waited %v, after a wait of %v ran out less than %v ago)", doing, c.path, waited, c.timeout, lockBackoff)
+		}
 		return status.Wrapf(err, status.Unavailable, "autotune: %s cache %s: locked by another process for more than %v", doing, c.path, c.timeout)
 	case errors.Is(err, berrors.ErrVersionMismatch):
 		return status.Wrapf(err, status.Incompatible, "autotune: cache %s was written by a newer bbolt; it is left as it is", c.path)
@@ -709,7 +738,7 @@ func (c *Cache) moveAside(d *damageError) (err error) {
 	}
 	defer func() { err = status.Join(err, f.Close()) }()
 	if canRelock {
-		if err := lockFile(f, true, c.timeout); err != nil {
+		if err := lockFile(f, true, c.lockWait()); err != nil {
 			return c.fileError(err, "moving aside")
 		}
 	}

@@ -45,3 +45,59 @@ func TestMoveAsideOnlyTheDamagedFile(t *testing.T) {
 		t.Error("the fresh file's answer is gone")
 	}
 }
+
+// TestLockBackoff holds the file's lock from another open file (flock
+// locks belong to open files, so this process contends with itself): the
+// first lookup waits the whole timeout, the next ones only briefly, and
+// once the lock is gone the file is read again.
+func TestLockBackoff(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	const timeout = 400 * time.Millisecond
+	c, err := OpenCache(CacheOptions{Path: path, LockTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := Table{Hardware: "hw", Tuner: "builtin"}
+	k := Key{Op: "copy", DType: "u32", Shape: ShapeOf(8)}
+	if _, err := c.Commit(tbl, k, "c", &Entry{Fastest: 0, Results: []Result{{Name: "a", Outcome: Measured}}}); err != nil {
+		t.Fatal(err)
+	}
+	// A second cache, so that nothing is answered from memory.
+	c, err = OpenCache(CacheOptions{Path: path, LockTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := holder.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := lockFile(holder, true, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	lookup := func() (bool, time.Duration) {
+		start := time.Now()
+		_, ok := c.Lookup(tbl, k, "c")
+		return ok, time.Since(start)
+	}
+	// bbolt retries its lock every 50 ms and gives up at the first retry
+	// past the timeout's start, so the first wait is close to it.
+	if ok, took := lookup(); ok || took < timeout*3/4 {
+		t.Errorf("first lookup of a locked file: found %v after %v; want a miss after about the %v timeout", ok, took, timeout)
+	}
+	for i := range 3 {
+		if ok, took := lookup(); ok || took > timeout/2 {
+			t.Errorf("lookup %d after the timeout: found %v after %v; want a miss within %v", i+2, ok, took, timeout/2)
+		}
+	}
+	if err := unlockFile(holder); err != nil {
+		t.Fatal(err)
+	}
+	if ok, took := lookup(); !ok {
+		t.Errorf("lookup once the lock is gone: a miss after %v; want the stored answer", took)
+	}
+}
