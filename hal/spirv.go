@@ -22,6 +22,18 @@ const (
 	decorationSpecID    = 1
 	decorationBinding   = 33
 	decorationSet       = 34
+	decorationArrayStr  = 6
+	decorationOffset    = 35
+	opTypeInt           = 21
+	opTypeFloat         = 22
+	opTypeVector        = 23
+	opTypeArray         = 28
+	opTypeStruct        = 30
+	opTypePointer       = 32
+	opConstant          = 43
+	opVariable          = 59
+	opMemberDecorate    = 72
+	storagePushConstant = 9
 )
 
 // SPIRVModule is what vkbench reads from a SPIR-V module: enough to check
@@ -40,6 +52,11 @@ type SPIRVModule struct {
 	// Bindings are the (set<<16 | binding) pairs decorated in the module,
 	// sorted.
 	Bindings []uint32
+	// PushConstantBytes is the size of the module's push-constant block:
+	// the end of its last member (offset plus size), 0 when the module has
+	// none, and -1 when its layout has a type this reader does not size
+	// (a matrix, a bool, an array of specialized length).
+	PushConstantBytes int
 }
 
 // ParseSPIRV checks the structure of a SPIR-V module and reads its entry
@@ -78,6 +95,7 @@ func ParseSPIRV(code []byte) (*SPIRVModule, error) {
 	open := -1 // word index of the OpFunction not yet ended
 	sets := map[uint32]uint32{}
 	bindings := map[uint32]uint32{}
+	types := spirvTypes{}
 	for i := spirvHeaderWords; i < n; {
 		w := word(i)
 		count, op := int(w>>16), w&0xffff
@@ -151,10 +169,17 @@ func ParseSPIRV(code []byte) (*SPIRVModule, error) {
 				bindings[target] = operands(2)
 			case decorationSet:
 				sets[target] = operands(2)
+			case decorationArrayStr:
+				if count >= 4 {
+					types.stride(target, operands(2))
+				}
 			}
+		default:
+			types.read(op, count, operands)
 		}
 		i += count
 	}
+	m.PushConstantBytes = types.pushConstantBytes()
 	// A module cut short at an instruction boundary passes every check
 	// above; it is caught here, where drivers would crash on it.
 	if open >= 0 {
@@ -200,4 +225,117 @@ func CheckSPIRV(code []byte, entryPoint string) error {
 		return status.Newf(status.InvalidArgument, "hal: SPIR-V has no GLCompute entry point %q (it has %q)", entryPoint, m.EntryPoints)
 	}
 	return nil
+}
+
+// spirvTypes collects what sizing the push-constant block needs: the
+// types, their strides and member offsets, integer constants (array
+// lengths), and the PushConstant variable's pointer type.
+type spirvTypes struct {
+	defs      map[uint32][]uint32 // id -> opcode, then the operands after the result id
+	strides   map[uint32]uint32
+	offsets   map[[2]uint32]uint32 // (struct, member) -> Offset
+	constants map[uint32]uint32
+	push      []uint32 // pointer types of PushConstant variables
+}
+
+func (t *spirvTypes) stride(id, stride uint32) {
+	if t.strides == nil {
+		t.strides = map[uint32]uint32{}
+	}
+	t.strides[id] = stride
+}
+
+// read records an instruction sizing may need; operands(k) is its k-th
+// operand word (after the opcode word).
+func (t *spirvTypes) read(op uint32, count int, operands func(int) uint32) {
+	if t.defs == nil {
+		t.defs, t.offsets, t.constants = map[uint32][]uint32{}, map[[2]uint32]uint32{}, map[uint32]uint32{}
+	}
+	words := func() []uint32 {
+		w := []uint32{op}
+		for k := 1; k < count-1; k++ {
+			w = append(w, operands(k))
+		}
+		return w
+	}
+	switch op {
+	case opTypeInt, opTypeFloat, opTypeVector, opTypeArray, opTypeStruct, opTypePointer:
+		if count >= 2 {
+			t.defs[operands(0)] = words()
+		}
+	case opConstant:
+		if count >= 4 {
+			t.constants[operands(1)] = operands(2) // the low word: lengths are small
+		}
+	case opMemberDecorate:
+		if count >= 5 && operands(2) == decorationOffset {
+			t.offsets[[2]uint32{operands(0), operands(1)}] = operands(3)
+		}
+	case opVariable:
+		if count >= 4 && operands(2) == storagePushConstant {
+			t.push = append(t.push, operands(0))
+		}
+	}
+}
+
+// pushConstantBytes is the size of the largest push-constant block, 0 for
+// none, -1 when a type in it cannot be sized.
+func (t *spirvTypes) pushConstantBytes() int {
+	size := 0
+	for _, ptr := range t.push {
+		def := t.defs[ptr]
+		if len(def) < 3 || def[0] != opTypePointer {
+			return -1
+		}
+		n, ok := t.size(def[2], 0)
+		if !ok {
+			return -1
+		}
+		size = max(size, n)
+	}
+	return size
+}
+
+// size is the number of bytes a value of type id takes in an explicitly
+// laid out block, as far as this reader knows.
+func (t *spirvTypes) size(id uint32, depth int) (int, bool) {
+	def := t.defs[id]
+	if len(def) == 0 || depth > 16 {
+		return 0, false
+	}
+	switch def[0] {
+	case opTypeInt, opTypeFloat:
+		if len(def) < 2 || def[1]%8 != 0 {
+			return 0, false
+		}
+		return int(def[1] / 8), true
+	case opTypeVector:
+		if len(def) < 3 {
+			return 0, false
+		}
+		n, ok := t.size(def[1], depth+1)
+		return n * int(def[2]), ok
+	case opTypeArray:
+		length, known := t.constants[def[2]]
+		stride, strided := t.strides[id]
+		if len(def) < 3 || !known || !strided {
+			return 0, false
+		}
+		return int(length) * int(stride), true
+	case opTypeStruct:
+		end := 0
+		for m, member := range def[1:] {
+			off, ok := t.offsets[[2]uint32{id, uint32(m)}]
+			if !ok {
+				return 0, false
+			}
+			n, ok := t.size(member, depth+1)
+			if !ok {
+				return 0, false
+			}
+			end = max(end, int(off)+n)
+		}
+		return end, true
+	}
+	return 0, false
 }

@@ -1,7 +1,11 @@
 package hal_test
 
 import (
+	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
@@ -85,5 +89,65 @@ func TestDriverVersionString(t *testing.T) {
 		if got := tc.d.DriverVersionString(); got != tc.want {
 			t.Errorf("DriverVersionString(%+v) = %q, want %q", tc.d, got, tc.want)
 		}
+	}
+}
+
+// compileGLSL compiles a compute shader with glslc, as the shaders
+// package does; without glslc the test is skipped, except in CI.
+func compileGLSL(t *testing.T, src string) []byte {
+	t.Helper()
+	glslc, err := exec.LookPath("glslc")
+	if err != nil {
+		if os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != "" {
+			t.Fatal("glslc is not on the PATH")
+		}
+		t.Skip("glslc is not on the PATH")
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "k.comp"), filepath.Join(dir, "k.spv")
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(context.Background(), glslc, "-O", "--target-env=vulkan1.2", "-fshader-stage=compute", in, "-o", out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("glslc: %v\n%s", err, msg)
+	}
+	code, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// TestPushConstantBytes sizes push-constant blocks as the std430-like
+// layout of push constants lays them out: the end of the last member.
+func TestPushConstantBytes(t *testing.T) {
+	const body = `
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer B { uint x[]; };
+void main() { x[0] = USE; }
+`
+	for _, tc := range []struct {
+		name, decl, use string
+		want            int
+	}{
+		{"none", "", "1u", 0},
+		{"two words", "layout(push_constant) uniform P { uint n; float a; } p;", "p.n", 8},
+		{"vec3 aligned to 16", "layout(push_constant) uniform P { uint n; vec3 v; } p;", "p.n", 28},
+		{"array with a stride", "layout(push_constant) uniform P { uint n; float w[4]; } p;", "p.n + uint(p.w[1])", 20},
+		{"nested struct", "struct S { uint a; uint b; }; layout(push_constant) uniform P { S s; uint c; } p;", "p.s.a + p.c", 12},
+		{"matrix", "layout(push_constant) uniform P { mat4 m; uint n; } p;", "p.n", -1},
+		{"specialized length", "layout(constant_id = 0) const uint L = 4; layout(push_constant) uniform P { uint n; float w[L]; } p;", "p.n", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "#version 450\n" + tc.decl + strings.ReplaceAll(body, "USE", tc.use)
+			m, err := hal.ParseSPIRV(compileGLSL(t, src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.PushConstantBytes != tc.want {
+				t.Errorf("PushConstantBytes = %d, want %d", m.PushConstantBytes, tc.want)
+			}
+		})
 	}
 }

@@ -58,6 +58,11 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	if desc.PushConstantSize == 0 && hasPushConstants(desc.SPIRV) {
 		return nil, invalid("the module has push constants, but the executable's PushConstantSize is 0")
 	}
+	// A block longer than the range pushed would read past it: undefined
+	// values on most drivers, a crash on some.
+	if module.PushConstantBytes > desc.PushConstantSize {
+		return nil, invalid("the module's push-constant block is %d bytes, more than the executable's PushConstantSize of %d", module.PushConstantBytes, desc.PushConstantSize)
+	}
 	limit := d.info.Limits.MaxPushConstantsSize
 	if desc.PushConstantSize < 0 || desc.PushConstantSize%4 != 0 || uint64(desc.PushConstantSize) > uint64(limit) {
 		return nil, invalid("push-constant size %d is not a multiple of 4 between 0 and the device's %d", desc.PushConstantSize, limit)

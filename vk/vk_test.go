@@ -260,6 +260,7 @@ func TestExecutableErrors(t *testing.T) {
 			{"push size over the limit", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: int(limits.MaxPushConstantsSize) + 4}},
 			{"negative bindings", hal.ExecutableDesc{SPIRV: scale, Bindings: -1, PushConstantSize: 12}},
 			{"duplicate constants", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: 12, Constants: []hal.Constant{{ID: 0, Value: 1}, {ID: 0, Value: 2}}}},
+			{"push size short of the module's block", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: 8}},
 		} {
 			tc.desc.Label = tc.name
 			_, err := dev.CreateExecutable(tc.desc)
