@@ -236,6 +236,7 @@ type spirvTypes struct {
 	offsets   map[[2]uint32]uint32 // (struct, member) -> Offset
 	constants map[uint32]uint32
 	push      []uint32 // pointer types of PushConstant variables
+	sizes     map[uint32]int // memo of size: -1 for a type that cannot be sized
 }
 
 func (t *spirvTypes) stride(id, stride uint32) {
@@ -297,8 +298,27 @@ func (t *spirvTypes) pushConstantBytes() int {
 }
 
 // size is the number of bytes a value of type id takes in an explicitly
-// laid out block, as far as this reader knows.
+// laid out block, as far as this reader knows. Each type is sized once, so
+// that a module of structs nesting structs many times over costs no more
+// than its length.
 func (t *spirvTypes) size(id uint32, depth int) (int, bool) {
+	if n, ok := t.sizes[id]; ok {
+		return n, n >= 0
+	}
+	n, ok := t.sizeOf(id, depth)
+	if depth <= 16 { // past that, the answer says only that the chain was long
+		if t.sizes == nil {
+			t.sizes = map[uint32]int{}
+		}
+		if !ok {
+			n = -1
+		}
+		t.sizes[id] = n
+	}
+	return n, ok
+}
+
+func (t *spirvTypes) sizeOf(id uint32, depth int) (int, bool) {
 	def := t.defs[id]
 	if len(def) == 0 || depth > 16 {
 		return 0, false
