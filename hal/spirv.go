@@ -235,7 +235,7 @@ type spirvTypes struct {
 	strides   map[uint32]uint32
 	offsets   map[[2]uint32]uint32 // (struct, member) -> Offset
 	constants map[uint32]uint32
-	push      []uint32 // pointer types of PushConstant variables
+	push      []uint32       // pointer types of PushConstant variables
 	sizes     map[uint32]int // memo of size: -1 for a type that cannot be sized
 }
 
