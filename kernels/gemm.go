@@ -31,6 +31,16 @@ func newGEMM() *gemmOp {
 			map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty)},
 			Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
 	}
+	// regblockPhased: as regblock, with each slice of k loaded in ph
+	// phases, so that a long slice (half the barriers of a short one)
+	// needs the registers of a short one.
+	regblockPhased := func(bm, bn, bk, tx, ty, ph uint32) Candidate {
+		c := regblock(bm, bn, bk, tx, ty)
+		c.Name += fmt.Sprintf("-p%d", ph)
+		c.Params["PH"] = int(ph)
+		c.Constants = append(c.Constants, hal.Constant{ID: 5, Value: ph})
+		return c
+	}
 	return &gemmOp{cands: []Candidate{
 		naive(16),
 		tiled(16),
@@ -39,6 +49,8 @@ func newGEMM() *gemmOp {
 		regblock(128, 64, 8, 16, 16),
 		regblock(128, 128, 8, 16, 16),
 		regblock(128, 128, 16, 16, 16),
+		regblockPhased(64, 64, 16, 16, 16, 2),
+		regblockPhased(128, 128, 16, 16, 16, 2),
 		regblock(128, 256, 8, 32, 16),
 		regblock(256, 128, 8, 16, 32),
 	}}

@@ -7,7 +7,11 @@
 //     shared memory in 16-byte vec4 loads (A stored transposed, k-major, so
 //     that a thread's rows of A are one vec4 read), double-buffered: the
 //     next slice's loads are issued before the current slice's arithmetic
-//     and land in the other buffer, one barrier per slice;
+//     and land in the other buffer, one barrier per slice. With PH > 1 the
+//     next slice comes in PH phases of BK / PH rows of k, each loaded into
+//     registers at the start of its share of the arithmetic and stored at
+//     the start of the next share: a long slice (fewer barriers) for the
+//     registers of a short one;
 //   - each invocation keeps a TM x TN micro-tile of C in registers
 //     (TM = BM / TY, TN = BN / TX, both multiples of 4), made of TM/4 x
 //     TN/4 strips of 4 rows or columns spaced TY * 4 (TX * 4) apart, so
@@ -22,7 +26,8 @@
 // the affected loads and stores only; out-of-range elements are zero.
 //
 // Specialization: 0 = TX, 1 = TY (workgroup size), 2 = BM, 3 = BN, 4 = BK
-// (a multiple of 4). Push constants: M, N, K.
+// (a multiple of 4), 5 = PH (phases a slice is loaded in; BK / PH a
+// multiple of 4). Push constants: M, N, K.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -30,6 +35,7 @@ layout(local_size_x_id = 0, local_size_y_id = 1) in;
 layout(constant_id = 2) const uint BM = 128;
 layout(constant_id = 3) const uint BN = 128;
 layout(constant_id = 4) const uint BK = 8;
+layout(constant_id = 5) const uint PH = 1;
 
 layout(set = 0, binding = 0) restrict readonly buffer A4 { vec4 a4[]; };
 layout(set = 0, binding = 0) restrict readonly buffer A1 { float a1[]; };
@@ -46,8 +52,9 @@ const uint NT = TX * TY;
 const uint TM4 = BM / (4u * TY);     // 4-row strips per invocation
 const uint TN4 = BN / (4u * TX);     // 4-column strips per invocation
 const uint TM = 4u * TM4;
-const uint AV = BM * BK / 4u;        // vec4s in a slice of A
-const uint BV = BK * BN / 4u;        // vec4s in a slice of B
+const uint BKP = BK / PH;            // rows of k a phase loads
+const uint AV = BM * BKP / 4u;       // vec4s in a phase of A
+const uint BV = BKP * BN / 4u;       // vec4s in a phase of B
 const uint AL = (AV + NT - 1u) / NT; // vec4s of A each invocation loads
 const uint BL = (BV + NT - 1u) / NT;
 const uint AROW = BM / 4u + 1u;      // padded row of As, in vec4s
@@ -61,15 +68,17 @@ vec4 ra[AL];
 vec4 rb[BL];
 vec4 acc[TM][TN4];
 
-void loadSlices(uint bm, uint bn, uint k0) {
+// loadPhase loads phase p (rows k0 + p*BKP ...) of the slice at k0 into
+// registers.
+void loadPhase(uint bm, uint bn, uint k0, uint p) {
     uint tid = gl_LocalInvocationIndex;
     bool kAligned = (pc.K & 3u) == 0u;
     bool nAligned = (pc.N & 3u) == 0u;
     [[unroll]] for (uint l = 0u; l < AL; l++) {
         uint v = tid + l * NT;
-        uint r = v / (BK / 4u);
+        uint r = v / (BKP / 4u);
         uint row = bm + r;
-        uint k = k0 + 4u * (v % (BK / 4u));
+        uint k = k0 + p * BKP + 4u * (v % (BKP / 4u));
         vec4 t = vec4(0.0);
         if (v < AV && row < pc.M) {
             if (kAligned && k + 3u < pc.K) {
@@ -86,7 +95,7 @@ void loadSlices(uint bm, uint bn, uint k0) {
     }
     [[unroll]] for (uint l = 0u; l < BL; l++) {
         uint v = tid + l * NT;
-        uint k = k0 + v / BROW;
+        uint k = k0 + p * BKP + v / BROW;
         uint col = bn + 4u * (v % BROW);
         vec4 t = vec4(0.0);
         if (v < BV && k < pc.K) {
@@ -104,13 +113,14 @@ void loadSlices(uint bm, uint bn, uint k0) {
     }
 }
 
-void storeSlices(uint buf) {
+// storePhase stores the registers of phase p into shared buffer buf.
+void storePhase(uint buf, uint p) {
     uint tid = gl_LocalInvocationIndex;
     [[unroll]] for (uint l = 0u; l < AL; l++) {
         uint v = tid + l * NT;
         if (v < AV) {
-            uint r = v / (BK / 4u);
-            uint kq = 4u * (v % (BK / 4u));
+            uint r = v / (BKP / 4u);
+            uint kq = p * BKP + 4u * (v % (BKP / 4u));
             [[unroll]] for (uint j = 0u; j < 4u; j++) {
                 As[(buf * BK + kq + j) * AROW + r / 4u][r & 3u] = ra[l][j];
             }
@@ -119,7 +129,7 @@ void storeSlices(uint buf) {
     [[unroll]] for (uint l = 0u; l < BL; l++) {
         uint v = tid + l * NT;
         if (v < BV) {
-            Bs[buf * BK * BROW + v] = rb[l];
+            Bs[(buf * BK + p * BKP) * BROW + v] = rb[l];
         }
     }
 }
@@ -138,16 +148,24 @@ void main() {
 
     uint slices = (pc.K + BK - 1u) / BK;
     if (slices > 0u) {
-        loadSlices(bm, bn, 0u);
-        storeSlices(0u);
+        for (uint p = 0u; p < PH; p++) {
+            loadPhase(bm, bn, 0u, p);
+            storePhase(0u, p);
+        }
     }
     barrier();
     for (uint s = 0u; s < slices; s++) {
         uint buf = s & 1u;
-        if (s + 1u < slices) {
-            loadSlices(bm, bn, (s + 1u) * BK);
-        }
+        bool more = s + 1u < slices;
         [[unroll]] for (uint k = 0u; k < BK; k++) {
+            // The other buffer was last read before the barrier that
+            // ended the previous slice: it may be written at any time now.
+            if (more && k % BKP == 0u) {
+                if (k > 0u) {
+                    storePhase(buf ^ 1u, k / BKP - 1u);
+                }
+                loadPhase(bm, bn, (s + 1u) * BK, k / BKP);
+            }
             vec4 a[TM4];
             vec4 b[TN4];
             [[unroll]] for (uint i = 0u; i < TM4; i++) {
@@ -164,8 +182,8 @@ void main() {
                 }
             }
         }
-        if (s + 1u < slices) {
-            storeSlices(buf ^ 1u);
+        if (more) {
+            storePhase(buf ^ 1u, PH - 1u);
         }
         barrier();
     }
