@@ -134,6 +134,26 @@ void storePhase(uint buf, uint p) {
     }
 }
 
+// fmaRow does row k of the slice in shared buffer buf: TM + TN floats
+// read, TM * TN fused multiply-adds.
+void fmaRow(uint buf, uint k, uint tx, uint ty) {
+    vec4 a[TM4];
+    vec4 b[TN4];
+    [[unroll]] for (uint i = 0u; i < TM4; i++) {
+        a[i] = As[(buf * BK + k) * AROW + ty + i * TY];
+    }
+    [[unroll]] for (uint t = 0u; t < TN4; t++) {
+        b[t] = Bs[(buf * BK + k) * BROW + tx + t * TX];
+    }
+    [[unroll]] for (uint i = 0u; i < TM4; i++) {
+        [[unroll]] for (uint c = 0u; c < 4u; c++) {
+            [[unroll]] for (uint t = 0u; t < TN4; t++) {
+                acc[4u * i + c][t] = fma(vec4(a[i][c]), b[t], acc[4u * i + c][t]);
+            }
+        }
+    }
+}
+
 void main() {
     uint tx = gl_LocalInvocationID.x;
     uint ty = gl_LocalInvocationID.y;
@@ -154,38 +174,30 @@ void main() {
         }
     }
     barrier();
-    for (uint s = 0u; s < slices; s++) {
+    // Every slice but the last loads the next one as it computes; the
+    // last, peeled off, only computes, so that no load in the hot loop is
+    // predicated on there being a next slice.
+    for (uint s = 0u; s + 1u < slices; s++) {
         uint buf = s & 1u;
-        bool more = s + 1u < slices;
         [[unroll]] for (uint k = 0u; k < BK; k++) {
             // The other buffer was last read before the barrier that
             // ended the previous slice: it may be written at any time now.
-            if (more && k % BKP == 0u) {
+            if (k % BKP == 0u) {
                 if (k > 0u) {
                     storePhase(buf ^ 1u, k / BKP - 1u);
                 }
                 loadPhase(bm, bn, (s + 1u) * BK, k / BKP);
             }
-            vec4 a[TM4];
-            vec4 b[TN4];
-            [[unroll]] for (uint i = 0u; i < TM4; i++) {
-                a[i] = As[(buf * BK + k) * AROW + ty + i * TY];
-            }
-            [[unroll]] for (uint t = 0u; t < TN4; t++) {
-                b[t] = Bs[(buf * BK + k) * BROW + tx + t * TX];
-            }
-            [[unroll]] for (uint i = 0u; i < TM4; i++) {
-                [[unroll]] for (uint c = 0u; c < 4u; c++) {
-                    [[unroll]] for (uint t = 0u; t < TN4; t++) {
-                        acc[4u * i + c][t] = fma(vec4(a[i][c]), b[t], acc[4u * i + c][t]);
-                    }
-                }
-            }
+            fmaRow(buf, k, tx, ty);
         }
-        if (more) {
-            storePhase(buf ^ 1u, PH - 1u);
-        }
+        storePhase(buf ^ 1u, PH - 1u);
         barrier();
+    }
+    if (slices > 0u) {
+        uint buf = (slices - 1u) & 1u;
+        [[unroll]] for (uint k = 0u; k < BK; k++) {
+            fmaRow(buf, k, tx, ty);
+        }
     }
 
     bool nAligned = (pc.N & 3u) == 0u;
