@@ -95,7 +95,7 @@ func ParseSPIRV(code []byte) (*SPIRVModule, error) {
 	open := -1 // word index of the OpFunction not yet ended
 	sets := map[uint32]uint32{}
 	bindings := map[uint32]uint32{}
-	types := spirvTypes{}
+	types := newSpirvTypes()
 	for i := spirvHeaderWords; i < n; {
 		w := word(i)
 		count, op := int(w>>16), w&0xffff
@@ -171,7 +171,7 @@ func ParseSPIRV(code []byte) (*SPIRVModule, error) {
 				sets[target] = operands(2)
 			case decorationArrayStr:
 				if count >= 4 {
-					types.stride(target, operands(2))
+					types.strides[target] = operands(2)
 				}
 			}
 		default:
@@ -239,19 +239,14 @@ type spirvTypes struct {
 	sizes     map[uint32]int // memo of size: -1 for a type that cannot be sized
 }
 
-func (t *spirvTypes) stride(id, stride uint32) {
-	if t.strides == nil {
-		t.strides = map[uint32]uint32{}
-	}
-	t.strides[id] = stride
+func newSpirvTypes() *spirvTypes {
+	return &spirvTypes{defs: map[uint32][]uint32{}, strides: map[uint32]uint32{}, offsets: map[[2]uint32]uint32{},
+		constants: map[uint32]uint32{}, sizes: map[uint32]int{}}
 }
 
 // read records an instruction sizing may need; operands(k) is its k-th
 // operand word (after the opcode word).
 func (t *spirvTypes) read(op uint32, count int, operands func(int) uint32) {
-	if t.defs == nil {
-		t.defs, t.offsets, t.constants = map[uint32][]uint32{}, map[[2]uint32]uint32{}, map[uint32]uint32{}
-	}
 	words := func() []uint32 {
 		w := []uint32{op}
 		for k := 1; k < count-1; k++ {
@@ -307,9 +302,6 @@ func (t *spirvTypes) size(id uint32, depth int) (int, bool) {
 	}
 	n, ok := t.sizeOf(id, depth)
 	if depth <= 16 { // past that, the answer says only that the chain was long
-		if t.sizes == nil {
-			t.sizes = map[uint32]int{}
-		}
 		if !ok {
 			n = -1
 		}

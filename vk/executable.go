@@ -55,7 +55,7 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 			return nil, invalid("the module uses set %d binding %d, but the executable has bindings 0 to %d of set 0", set, binding, desc.Bindings-1)
 		}
 	}
-	if desc.PushConstantSize == 0 && hasPushConstants(desc.SPIRV) {
+	if desc.PushConstantSize == 0 && module.PushConstantBytes != 0 {
 		return nil, invalid("the module has push constants, but the executable's PushConstantSize is 0")
 	}
 	// A block longer than the range pushed would read past it: undefined
@@ -115,30 +115,6 @@ func (e *executable) Label() string { return e.label }
 func (e *executable) Release() error {
 	e.d.releaseObject(e, &e.released)
 	return nil
-}
-
-// SPIR-V opcode and storage class that hasPushConstants looks for.
-const (
-	spvOpVariable            = 59
-	spvStorageClassPushConst = 9
-)
-
-// hasPushConstants reports whether a module that hal.CheckSPIRV accepted
-// declares a variable in the PushConstant storage class: a pipeline
-// layout without a push-constant range cannot run it.
-func hasPushConstants(code []byte) bool {
-	word := func(i int) uint32 { return binary.LittleEndian.Uint32(code[4*i:]) }
-	for i, n := 5, len(code)/4; i < n; {
-		count, op := int(word(i)>>16), word(i)&0xffff
-		if count == 0 || i+count > n {
-			return false
-		}
-		if op == spvOpVariable && count >= 4 && word(i+3) == spvStorageClassPushConst {
-			return true
-		}
-		i += count
-	}
-	return false
 }
 
 var _ hal.CompilerReporter = (*executable)(nil)
