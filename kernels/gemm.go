@@ -150,12 +150,7 @@ func (p *gemmProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 	if err != nil {
 		return err
 	}
-	return cb.Dispatch(hal.Dispatch{
-		Executable:    exe,
-		Bindings:      []hal.Binding{{Buffer: p.bufA}, {Buffer: p.bufB}, {Buffer: p.bufC}},
-		PushConstants: p.push,
-		Groups:        grid,
-	})
+	return dispatch(cb, exe, grid, p.push, p.bufA, p.bufB, p.bufC)
 }
 
 // gemmFullCheck is the most multiply-adds Verify spends on checking every

@@ -165,6 +165,12 @@ func (p *problem) dispatch1D(cb hal.CommandBuffer, exe hal.Executable, groups ui
 	if err != nil {
 		return err
 	}
+	return dispatch(cb, exe, grid, push, bufs...)
+}
+
+// dispatch records one dispatch of exe over grid with the buffers bound
+// in order, whole.
+func dispatch(cb hal.CommandBuffer, exe hal.Executable, grid [3]uint32, push []byte, bufs ...hal.Buffer) error {
 	bindings := make([]hal.Binding, len(bufs))
 	for i, b := range bufs {
 		bindings[i] = hal.Binding{Buffer: b}

@@ -206,12 +206,7 @@ func (p *reduceProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand in
 		if i < len(plan)-1 {
 			out = p.scratch[i%2]
 		}
-		err := cb.Dispatch(hal.Dispatch{
-			Executable:    exe,
-			Bindings:      []hal.Binding{{Buffer: in}, {Buffer: out}},
-			PushConstants: pass.push,
-			Groups:        pass.grid,
-		})
+		err := dispatch(cb, exe, pass.grid, pass.push, in, out)
 		if err != nil {
 			return err
 		}

@@ -108,12 +108,7 @@ func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand
 	if err != nil {
 		return err
 	}
-	return cb.Dispatch(hal.Dispatch{
-		Executable:    exe,
-		Bindings:      []hal.Binding{{Buffer: p.in}, {Buffer: p.out}},
-		PushConstants: p.push,
-		Groups:        grid,
-	})
+	return dispatch(cb, exe, grid, p.push, p.in, p.out)
 }
 
 // Verify compares every element exactly: a transpose moves bits and
