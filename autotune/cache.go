@@ -690,7 +690,9 @@ func damaged(err error) bool {
 }
 
 // fileError turns an error met while doing something to the file into one
-// that names the file and has the code callers act on.
+// that names the file and has the code callers act on. Every failed file
+// operation passes through it, so it is also where a lock timeout starts
+// the back-off (see lockWait).
 func (c *Cache) fileError(err error, doing string) error {
 	if d, ok := errors.AsType[*damageError](err); ok {
 		return status.Wrapf(d, status.DataLoss, "autotune: cache %s is damaged (it will be moved aside by the next commit)", c.path)
