@@ -48,8 +48,15 @@
 //
 // Buffers have a VkDeviceMemory each. Host-visible buffers stay mapped;
 // device-local ones are read and written through a staging buffer of the
-// device. Command buffers have their own command and descriptor pools,
-// reset at Begin.
+// device, whose copies to and from the host use every processor. Command
+// buffers have their own command and descriptor pools, reset at Begin.
+//
+// CreateExecutable checks the module with hal.ParseSPIRV first: the entry
+// point, the bindings, and a push-constant range at least as long as the
+// module's block, so that a mismatch is InvalidArgument, not undefined
+// values. Where the device has VK_KHR_pipeline_executable_properties, vk
+// enables it and its executables implement hal.CompilerReporter (the
+// compiler's registers, spills and shared memory).
 //
 // # Caveats
 //
