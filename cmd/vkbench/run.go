@@ -215,13 +215,14 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [OPERATION...]",
 		Short: "Benchmark every candidate of the given operations (default: all built-in)",
-		Long: `Benchmark every candidate kernel of the given operations on one device: each
-candidate is verified against a CPU reference on seeded random inputs, then
-timed with GPU timestamps in shuffled rounds until its 95% interval is within
---precision or --budget is spent. The fastest is marked. Candidates that
-compute a wrong result are reported as wrong, with where they differ, and
-never win; those that fail to build or run are reported as failed, and those
-the device cannot run as unsupported, each with the reason.
+		Long: `Benchmark every candidate kernel of the given operations (or those that
+--candidates selects) on one device: each candidate is verified against a CPU
+reference on seeded random inputs, then timed with GPU timestamps in shuffled
+rounds until its 95% interval is within --precision or --budget is spent.
+The fastest is marked. Candidates that compute a wrong result are reported
+as wrong, with where they differ, and never win; those that fail to build or
+run are reported as failed, and those the device cannot run as unsupported,
+each with the reason.
 
 Operations: ` + strings.Join(builtinNames(), ", ") + `.
 
