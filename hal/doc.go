@@ -37,8 +37,32 @@
 //     hangs, and Release still works. Only opening the device again
 //     recovers; other devices are not affected.
 //   - Fence.Wait honours its context: cancelled or past its deadline, it
-//     returns the context's error (Cancelled or DeadlineExceeded) and the
-//     submission stays in flight, to be waited on again.
+//     returns the context's error (Cancelled or DeadlineExceeded, matching
+//     errors.Is with ctx.Err()), frees nothing, and the submission stays
+//     in flight, to be waited on again.
+//
+// # Ownership
+//
+// Whoever creates an object does not have to know who still uses it, as in
+// IREE, whose submissions keep a set of the resources they use:
+//
+//   - A recording holds every object it records (executables, buffers,
+//     timestamp pools) until the command buffer is begun again or
+//     released; a submission holds its command buffer, and so everything
+//     recorded in it, until its fence completes or the device is lost.
+//   - Release of any object is safe at any time, from any goroutine, and
+//     never waits for the GPU. It ends the caller's handle (later calls
+//     through it fail with ErrReleased) and the object is destroyed once
+//     nothing holds it: releasing every object right after Submit, then
+//     waiting, computes the same result. Releasing twice is harmless.
+//   - A recorded command buffer may be submitted after the objects it uses
+//     were released: the recording holds them.
+//   - Device.Release is safe while other calls run: those already running
+//     finish or fail with ErrReleased, later ones fail with ErrReleased,
+//     and Err reports ErrReleased. It waits a bounded time for the work in
+//     flight, then destroys everything; a GPU that does not finish in time
+//     is treated as lost, and its memory is leaked rather than freed under
+//     running work.
 //
 // # Timestamps
 //
@@ -51,5 +75,6 @@
 //
 // Objects of one device must not be used with another device: that is an
 // InvalidArgument at the call. A command buffer in flight cannot be
-// recorded or submitted again until its fence has signalled.
+// recorded or submitted again until its fence has signalled (ErrInFlight);
+// it can be released.
 package hal

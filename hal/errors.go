@@ -14,9 +14,9 @@ var (
 	// already released. Its code is FailedPrecondition.
 	ErrReleased = status.New(status.FailedPrecondition, "hal: object released")
 
-	// ErrInFlight is matched by errors from recording, submitting or
-	// releasing a command buffer whose submission has not completed. Its
-	// code is FailedPrecondition.
+	// ErrInFlight is matched by errors from recording or submitting a
+	// command buffer whose submission has not completed. Its code is
+	// FailedPrecondition.
 	ErrInFlight = status.New(status.FailedPrecondition, "hal: command buffer in flight")
 
 	// ErrForeignObject is matched by errors from passing an object of one

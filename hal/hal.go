@@ -42,12 +42,14 @@ type Device interface {
 	// every fence in wait has signalled, and returns the fence of this
 	// submission. Fences in wait must come from this device.
 	Submit(cb CommandBuffer, wait ...Fence) (Fence, error)
-	// Err reports whether the device is still usable: nil, or an error
-	// matching ErrDeviceLost once the device has been lost.
+	// Err reports whether the device is still usable: nil, an error
+	// matching ErrDeviceLost once the device has been lost, or one
+	// matching ErrReleased once it has been released.
 	Err() error
-	// Release waits for the work in flight (bounded) and releases the
-	// device. Objects it created should be released first; those still
-	// alive are released with it.
+	// Release refuses later calls, waits (bounded) for the work in flight
+	// and for the calls in progress, and destroys the device with every
+	// object it created that is still alive. It is safe concurrently with
+	// any other call (see Ownership in the package documentation).
 	Release() error
 }
 
@@ -97,8 +99,8 @@ type Buffer interface {
 	Write(ctx context.Context, offset int64, data []byte) error
 	// Read copies len(dst) bytes at offset out of the buffer.
 	Read(ctx context.Context, offset int64, dst []byte) error
-	// Release frees the buffer. Releasing a buffer that pending GPU work
-	// uses is the caller's error, as in Vulkan.
+	// Release gives up the buffer; it is freed once no recording,
+	// submission or call in progress uses it.
 	Release() error
 }
 
@@ -132,7 +134,7 @@ type ExecutableDesc struct {
 type Executable interface {
 	// Label is the label it was created with.
 	Label() string
-	// Release frees it.
+	// Release gives it up; it is freed once no recording uses it.
 	Release() error
 }
 
@@ -177,7 +179,8 @@ type CommandBuffer interface {
 	// done, into slot index of pool.
 	Timestamp(pool TimestampPool, index int) error
 	End() error
-	// Release frees the command buffer; it must not be in flight.
+	// Release gives up the command buffer; it is freed, with what its
+	// recording holds, once no submission of it is in flight.
 	Release() error
 }
 
@@ -207,7 +210,7 @@ type TimestampPool interface {
 	// first+n), for callers that want sub-nanosecond arithmetic; multiply
 	// differences by DeviceInfo.Limits.TimestampPeriod for nanoseconds.
 	Ticks(first, n int) ([]uint64, error)
-	// Release frees the pool.
+	// Release gives up the pool; it is freed once no recording uses it.
 	Release() error
 }
 

@@ -9,7 +9,6 @@ import "C"
 
 import (
 	"context"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
@@ -36,18 +35,19 @@ type buffer struct {
 	handle   C.VkBuffer
 	mem      C.VkDeviceMemory
 	mapped   []byte // the mapping of host-visible memory; nil otherwise
-	released atomic.Bool
+	lifetime
 }
 
 func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {
-	if err := d.usable("CreateBuffer"); err != nil {
+	if err := d.call("CreateBuffer"); err != nil {
 		return nil, err
 	}
+	defer d.leave()
 	b, err := d.newBuffer(desc)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.track(b, &b.released, "CreateBuffer"); err != nil {
+	if err := d.track(b, "CreateBuffer"); err != nil {
 		b.destroy()
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {
 }
 
 // newBuffer creates a buffer that the device does not track (the staging
-// buffer is one).
+// buffer is one). The gate must be held.
 func (d *device) newBuffer(desc hal.BufferDesc) (*buffer, error) {
 	if desc.Size <= 0 {
 		return nil, status.Newf(status.InvalidArgument, "vk: CreateBuffer %q: size %d is not positive", desc.Label, desc.Size)
@@ -153,10 +153,11 @@ func (d *device) memoryType(desc hal.BufferDesc, size uint64, typeBits uint32) (
 	return best, nil
 }
 
-// destroy frees the buffer (and unmaps it).
+// destroy frees the buffer (and unmaps it). mapped is left as it was, set
+// once at creation: nothing reads it after, since every access holds the
+// buffer inside the gate (lifetime.go).
 func (b *buffer) destroy() {
 	C.vkb_destroy_buffer(b.d.c, b.handle, b.mem)
-	b.mapped = nil
 }
 
 func (b *buffer) Size() int64            { return b.size }
@@ -181,48 +182,53 @@ func (b *buffer) span(op string, offset, n int64) error {
 }
 
 func (b *buffer) Write(ctx context.Context, offset int64, data []byte) error {
-	if err := b.check("Buffer.Write"); err != nil {
+	return b.transfer(ctx, "Buffer.Write", offset, data, true)
+}
+
+func (b *buffer) Read(ctx context.Context, offset int64, dst []byte) error {
+	return b.transfer(ctx, "Buffer.Read", offset, dst, false)
+}
+
+// transfer is Write (toDevice) and Read. The buffer is held while the call
+// is in progress, so that a Release from another goroutine destroys it
+// only when the call is done; a mapped copy holds the gate too, so that
+// the device's Release cannot unmap the memory under it.
+func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []byte, toDevice bool) error {
+	if err := b.check(op); err != nil {
 		return err
 	}
-	if err := b.span("Buffer.Write", offset, int64(len(data))); err != nil {
+	if err := b.span(op, offset, int64(len(data))); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return ctxError("Buffer.Write", err)
+		return ctxError(op, err)
 	}
 	if len(data) == 0 {
 		return nil
 	}
-	if b.mapped != nil {
+	if err := b.d.hold(b, op, "buffer "+quote(b.label)); err != nil {
+		return err
+	}
+	defer b.d.drop(b)
+	if b.mapped == nil {
+		return b.d.staging.transfer(ctx, b, offset, data, toDevice)
+	}
+	if err := b.d.enter(op); err != nil {
+		return err
+	}
+	defer b.d.leave()
+	if toDevice {
 		copy(b.mapped[offset:], data)
-		return nil
+	} else {
+		copy(data, b.mapped[offset:])
 	}
-	return b.d.staging.transfer(ctx, b, offset, data, true)
+	return nil
 }
 
-func (b *buffer) Read(ctx context.Context, offset int64, dst []byte) error {
-	if err := b.check("Buffer.Read"); err != nil {
-		return err
-	}
-	if err := b.span("Buffer.Read", offset, int64(len(dst))); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return ctxError("Buffer.Read", err)
-	}
-	if len(dst) == 0 {
-		return nil
-	}
-	if b.mapped != nil {
-		copy(dst, b.mapped[offset:])
-		return nil
-	}
-	return b.d.staging.transfer(ctx, b, offset, dst, false)
-}
-
-// Release frees the buffer; a second Release returns nil.
+// Release frees the buffer once nothing uses it; a second Release returns
+// nil.
 func (b *buffer) Release() error {
-	b.d.releaseObject(b, &b.released)
+	b.d.release(b)
 	return nil
 }
 

@@ -53,35 +53,40 @@ type commandBuffer struct {
 	// hostBarrier is set when the recording writes host-visible memory,
 	// which then needs a barrier to the host at End.
 	hostBarrier bool
-	// refs are the released flags of the objects the recording uses, so
-	// that Submit refuses a recording whose objects were released.
-	refs []*atomic.Bool
+	// uses are the objects the recording holds (lifetime.go), each once,
+	// until the next Begin or the command buffer's destruction; guarded by
+	// device.mu.
+	uses map[resource]struct{}
 
 	// Scratch for Dispatch, kept to spare allocations.
+	scratch []resource
 	bufs    []C.VkBuffer
 	offsets []C.VkDeviceSize
 	ranges  []C.VkDeviceSize
 
-	released atomic.Bool
+	lifetime
 }
 
 func (d *device) CreateCommandBuffer() (hal.CommandBuffer, error) {
-	if err := d.usable("CreateCommandBuffer"); err != nil {
+	if err := d.call("CreateCommandBuffer"); err != nil {
 		return nil, err
 	}
-	cb := &commandBuffer{d: d}
+	defer d.leave()
+	cb := &commandBuffer{d: d, uses: map[resource]struct{}{}}
 	var failed *C.char
 	if r := C.vkb_create_command_buffer(d.c, &cb.pool, &cb.cb, &failed); r != C.VK_SUCCESS {
 		return nil, d.result(C.GoString(failed), r)
 	}
-	if err := d.track(cb, &cb.released, "CreateCommandBuffer"); err != nil {
+	if err := d.track(cb, "CreateCommandBuffer"); err != nil {
 		cb.destroy()
 		return nil, err
 	}
 	return cb, nil
 }
 
+// destroy frees the command buffer and ends its recording's holds.
 func (cb *commandBuffer) destroy() {
+	cb.unuseLocked()
 	for _, p := range cb.descPools {
 		C.vkb_destroy_descriptor_pool(cb.d.c, p)
 	}
@@ -89,13 +94,14 @@ func (cb *commandBuffer) destroy() {
 	C.vkb_destroy_command_pool(cb.d.c, cb.pool)
 }
 
-// inFlight reports whether the last submission has not finished.
-func (cb *commandBuffer) inFlight(op string) (bool, error) {
+// inFlight reports whether the last submission has not finished. The gate
+// must be held.
+func (cb *commandBuffer) inFlight() (bool, error) {
 	v := cb.pending.Load()
 	if v == 0 {
 		return false, nil
 	}
-	done, err := cb.d.reached(op, v)
+	done, err := cb.d.reached(v)
 	if err != nil {
 		return false, err
 	}
@@ -105,41 +111,97 @@ func (cb *commandBuffer) inFlight(op string) (bool, error) {
 	return !done, nil
 }
 
-// usable checks the device, the command buffer and that it is not in
-// flight: what every call but Release checks first.
-func (cb *commandBuffer) usable(op string) error {
-	if err := cb.d.usable(op); err != nil {
+// enter is what every call but Release does first: check the device and
+// the command buffer, enter the gate, hold the command buffer (so that a
+// Release from another goroutine waits for the call to end), and check
+// that it is not in flight. leave undoes it.
+func (cb *commandBuffer) enter(op string) error {
+	d := cb.d
+	if err := d.call(op); err != nil {
 		return err
 	}
-	if cb.released.Load() {
-		return released(op, "command buffer")
+	if err := d.hold(cb, op, "command buffer"); err != nil {
+		d.leave()
+		return err
 	}
-	busy, err := cb.inFlight(op)
+	busy, err := cb.inFlight()
+	if err == nil && busy {
+		err = inFlight(op)
+	}
 	if err != nil {
+		cb.leave()
 		return err
-	}
-	if busy {
-		return inFlight(op)
 	}
 	return nil
 }
 
-// recording is usable plus the state check of the recording calls.
+func (cb *commandBuffer) leave() {
+	cb.d.drop(cb)
+	cb.d.leave()
+}
+
+// recording is enter plus the state check of the recording calls.
 func (cb *commandBuffer) recording(op string) error {
-	if err := cb.usable(op); err != nil {
+	if err := cb.enter(op); err != nil {
 		return err
 	}
 	if cb.state != cbRecording {
+		cb.leave()
 		return status.Newf(status.FailedPrecondition, "vk: %s: command buffer is not recording (call Begin first)", op)
 	}
 	return nil
 }
 
+// use makes the recording hold rs, checking first that none was released,
+// so that a call that fails holds nothing new.
+func (cb *commandBuffer) use(op string, rs ...resource) error {
+	d := cb.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, r := range rs {
+		if l := r.life(); l.released.Load() || l.dead {
+			return released(op, describe(r))
+		}
+	}
+	for _, r := range rs {
+		if _, ok := cb.uses[r]; !ok {
+			cb.uses[r] = struct{}{}
+			r.life().holds++
+		}
+	}
+	return nil
+}
+
+// unuseLocked ends the recording's holds. device.mu must be held.
+func (cb *commandBuffer) unuseLocked() {
+	for r := range cb.uses {
+		cb.d.dropLocked(r)
+	}
+	clear(cb.uses)
+}
+
+// describe names an object in errors.
+func describe(r resource) string {
+	switch r := r.(type) {
+	case *buffer:
+		return "buffer " + quote(r.label)
+	case *executable:
+		return "executable " + quote(r.label)
+	case *timestampPool:
+		return "timestamp pool"
+	}
+	return "command buffer"
+}
+
 func (cb *commandBuffer) Begin() error {
-	if err := cb.usable("Begin"); err != nil {
+	if err := cb.enter("Begin"); err != nil {
 		return err
 	}
+	defer cb.leave()
 	d := cb.d
+	d.mu.Lock()
+	cb.unuseLocked()
+	d.mu.Unlock()
 	// Descriptor pools that grew during the last recording are merged
 	// into one, so a command buffer recorded again and again settles on a
 	// single pool.
@@ -155,8 +217,6 @@ func (cb *commandBuffer) Begin() error {
 	}
 	cb.cur = 0
 	cb.hostBarrier = false
-	clear(cb.refs)
-	cb.refs = cb.refs[:0]
 	var pools *C.VkDescriptorPool
 	if len(cb.descPools) > 0 {
 		pools = &cb.descPools[0]
@@ -210,30 +270,57 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 	if err := cb.recording(op); err != nil {
 		return err
 	}
+	defer cb.leave()
+	e, err := cb.checkDispatch(dp)
+	if err != nil {
+		return err
+	}
+	uses := append(cb.scratch[:0], resource(e))
+	for _, bd := range dp.Bindings {
+		uses = append(uses, bd.Buffer.(*buffer))
+	}
+	cb.scratch = uses
+	if err := cb.use(op, uses...); err != nil {
+		return err
+	}
+	if err := cb.recordDispatch(e, dp); err != nil {
+		return err
+	}
+	for _, bd := range dp.Bindings {
+		cb.hostBarrier = cb.hostBarrier || bd.Buffer.(*buffer).kind == hal.HostVisible
+	}
+	return nil
+}
+
+// checkDispatch checks a dispatch against its executable, its buffers and
+// the device's limits, fills the scratch arrays with its bindings, and
+// returns its executable.
+func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
+	const op = "Dispatch"
 	d := cb.d
 	e, ok := dp.Executable.(*executable)
 	if !ok || e == nil {
 		if dp.Executable == nil {
-			return status.New(status.InvalidArgument, "vk: Dispatch: no executable")
+			return nil, status.New(status.InvalidArgument, "vk: Dispatch: no executable")
 		}
-		return foreign(op, "executable")
+		return nil, foreign(op, "executable")
 	}
 	if e.d != d {
-		return foreign(op, "executable")
+		return nil, foreign(op, "executable")
 	}
 	if e.released.Load() {
-		return released(op, "executable "+quote(e.label))
+		return nil, released(op, "executable "+quote(e.label))
 	}
 	if len(dp.Bindings) != e.bindings {
-		return status.Newf(status.InvalidArgument, "vk: Dispatch: %d bindings for executable %q, which has %d", len(dp.Bindings), e.label, e.bindings)
+		return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: %d bindings for executable %q, which has %d", len(dp.Bindings), e.label, e.bindings)
 	}
 	if len(dp.PushConstants) != e.pushSize {
-		return status.Newf(status.InvalidArgument, "vk: Dispatch: %d bytes of push constants for executable %q, which takes %d", len(dp.PushConstants), e.label, e.pushSize)
+		return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: %d bytes of push constants for executable %q, which takes %d", len(dp.PushConstants), e.label, e.pushSize)
 	}
 	limits := &d.info.Limits
 	for i, n := range dp.Groups {
 		if n == 0 || n > limits.MaxWorkgroupCount[i] {
-			return status.Newf(status.InvalidArgument, "vk: Dispatch: %d workgroups in %c; the device allows 1 to %d", n, "xyz"[i], limits.MaxWorkgroupCount[i])
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: %d workgroups in %c; the device allows 1 to %d", n, "xyz"[i], limits.MaxWorkgroupCount[i])
 		}
 	}
 	if cap(cb.bufs) < len(dp.Bindings) {
@@ -241,29 +328,34 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 		cb.offsets = make([]C.VkDeviceSize, len(dp.Bindings))
 		cb.ranges = make([]C.VkDeviceSize, len(dp.Bindings))
 	}
-	hostBarrier := false
 	for i, bd := range dp.Bindings {
 		b, err := cb.bufferOf(op, "binding", i, bd.Buffer)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		size := bd.Size
 		if size == 0 && bd.Offset >= 0 {
 			size = b.size - bd.Offset
 		}
 		if bd.Offset < 0 || size <= 0 || bd.Offset > b.size || size > b.size-bd.Offset {
-			return status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range [%d, %d+%d) is not inside buffer %q of %d bytes", i, bd.Offset, bd.Offset, bd.Size, b.label, b.size)
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range [%d, %d+%d) is not inside buffer %q of %d bytes", i, bd.Offset, bd.Offset, bd.Size, b.label, b.size)
 		}
 		if uint64(bd.Offset)%limits.MinStorageBufferAlign != 0 {
-			return status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: offset %d is not a multiple of the device's storage-buffer alignment %d", i, bd.Offset, limits.MinStorageBufferAlign)
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: offset %d is not a multiple of the device's storage-buffer alignment %d", i, bd.Offset, limits.MinStorageBufferAlign)
 		}
 		if uint64(size) > limits.MaxStorageBufferRange {
-			return status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range of %d bytes exceeds the device's %d", i, size, limits.MaxStorageBufferRange)
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range of %d bytes exceeds the device's %d", i, size, limits.MaxStorageBufferRange)
 		}
 		cb.bufs[i], cb.offsets[i], cb.ranges[i] = b.handle, C.VkDeviceSize(bd.Offset), C.VkDeviceSize(size)
-		hostBarrier = hostBarrier || b.kind == hal.HostVisible
 	}
+	return e, nil
+}
 
+// recordDispatch records a checked dispatch whose bindings are in the
+// scratch arrays, allocating its descriptor set from the pools (and
+// growing them when they are full).
+func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
+	d := cb.d
 	var bufs *C.VkBuffer
 	var offsets, ranges *C.VkDeviceSize
 	if len(dp.Bindings) > 0 {
@@ -286,7 +378,7 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, C.uint32_t(len(dp.Bindings)), bufs, offsets, ranges,
 			push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
 		if r == C.VK_SUCCESS {
-			break
+			return nil
 		}
 		if r != vkErrorOutOfPoolMemory && r != vkErrorFragmentedPool {
 			return d.result("vkAllocateDescriptorSets", r)
@@ -299,12 +391,6 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 		}
 		cb.cur++
 	}
-	cb.hostBarrier = cb.hostBarrier || hostBarrier
-	cb.refs = append(cb.refs, &e.released)
-	for i := range dp.Bindings {
-		cb.refs = append(cb.refs, &dp.Bindings[i].Buffer.(*buffer).released)
-	}
-	return nil
 }
 
 func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, dstOffset int64, size int64) error {
@@ -312,6 +398,7 @@ func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, d
 	if err := cb.recording(op); err != nil {
 		return err
 	}
+	defer cb.leave()
 	s, err := cb.bufferOf(op, "source", 0, src)
 	if err != nil {
 		return err
@@ -332,9 +419,11 @@ func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, d
 	if s == t && srcOffset < dstOffset+size && dstOffset < srcOffset+size {
 		return status.Newf(status.InvalidArgument, "vk: Copy: source [%d, %d+%d) and destination [%d, %d+%d) overlap in buffer %q", srcOffset, srcOffset, size, dstOffset, dstOffset, size, s.label)
 	}
+	if err := cb.use(op, s, t); err != nil {
+		return err
+	}
 	C.vkb_cmd_copy(cb.d.c, cb.cb, s.handle, C.VkDeviceSize(srcOffset), t.handle, C.VkDeviceSize(dstOffset), C.VkDeviceSize(size))
 	cb.hostBarrier = cb.hostBarrier || t.kind == hal.HostVisible
-	cb.refs = append(cb.refs, &s.released, &t.released)
 	return nil
 }
 
@@ -343,6 +432,7 @@ func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) 
 	if err := cb.recording(op); err != nil {
 		return err
 	}
+	defer cb.leave()
 	t, err := cb.bufferOf(op, "destination", 0, dst)
 	if err != nil {
 		return err
@@ -353,9 +443,11 @@ func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) 
 	if err := t.span(op, offset, size); err != nil {
 		return err
 	}
+	if err := cb.use(op, t); err != nil {
+		return err
+	}
 	C.vkb_cmd_fill(cb.d.c, cb.cb, t.handle, C.VkDeviceSize(offset), C.VkDeviceSize(size), C.uint32_t(value))
 	cb.hostBarrier = cb.hostBarrier || t.kind == hal.HostVisible
-	cb.refs = append(cb.refs, &t.released)
 	return nil
 }
 
@@ -363,6 +455,7 @@ func (cb *commandBuffer) Barrier() error {
 	if err := cb.recording("Barrier"); err != nil {
 		return err
 	}
+	defer cb.leave()
 	C.vkb_cmd_barrier(cb.d.c, cb.cb)
 	return nil
 }
@@ -372,6 +465,7 @@ func (cb *commandBuffer) Timestamp(hp hal.TimestampPool, index int) error {
 	if err := cb.recording(op); err != nil {
 		return err
 	}
+	defer cb.leave()
 	p, ok := hp.(*timestampPool)
 	if !ok || p == nil {
 		if hp == nil {
@@ -391,8 +485,10 @@ func (cb *commandBuffer) Timestamp(hp hal.TimestampPool, index int) error {
 	if index < 0 || index >= p.count {
 		return status.Newf(status.InvalidArgument, "vk: Timestamp: slot %d is outside the pool of %d", index, p.count)
 	}
+	if err := cb.use(op, p); err != nil {
+		return err
+	}
 	C.vkb_cmd_timestamp(cb.d.c, cb.cb, p.handle, C.uint32_t(index))
-	cb.refs = append(cb.refs, &p.released)
 	return nil
 }
 
@@ -400,6 +496,7 @@ func (cb *commandBuffer) End() error {
 	if err := cb.recording("End"); err != nil {
 		return err
 	}
+	defer cb.leave()
 	host := C.int(0)
 	if cb.hostBarrier {
 		host = 1
@@ -412,42 +509,27 @@ func (cb *commandBuffer) End() error {
 	return nil
 }
 
-// readyToSubmit checks what Submit needs of the command buffer.
+// readyToSubmit checks what Submit needs of the command buffer, which the
+// caller holds, with the gate held.
 func (cb *commandBuffer) readyToSubmit() error {
 	const op = "Submit"
-	if err := cb.usable(op); err != nil {
+	busy, err := cb.inFlight()
+	if err != nil {
 		return err
+	}
+	if busy {
+		return inFlight(op)
 	}
 	if cb.state != cbExecutable {
 		return status.New(status.FailedPrecondition, "vk: Submit: command buffer is not ended (call Begin, record, then End)")
 	}
-	for _, r := range cb.refs {
-		if r.Load() {
-			return released(op, "an object the command buffer uses")
-		}
-	}
 	return nil
 }
 
-// submitted records that the command buffer is in flight until the
-// timeline reaches v.
-func (cb *commandBuffer) submitted(v uint64) { cb.pending.Store(v) }
-
-// Release frees the command buffer; releasing one in flight is
-// hal.ErrInFlight. Once the device is lost, Release waits (boundedly) for
-// work the device may still be running, then frees it. A second Release
-// returns nil.
+// Release gives up the command buffer: it is destroyed, with its
+// recording's holds, once no submission of it is in flight. It never
+// waits. A second Release returns nil.
 func (cb *commandBuffer) Release() error {
-	if cb.released.Load() || cb.d.released.Load() {
-		return nil
-	}
-	if cb.d.lost.Load() == nil {
-		if busy, err := cb.inFlight("CommandBuffer.Release"); err != nil {
-			return err
-		} else if busy {
-			return inFlight("CommandBuffer.Release")
-		}
-	}
-	cb.d.releaseObject(cb, &cb.released)
+	cb.d.release(cb)
 	return nil
 }

@@ -33,23 +33,23 @@ const (
 	// cancelled context or a device lost by another goroutine in time.
 	waitSlice = 5 * time.Millisecond
 	// releaseWait bounds how long Device.Release waits for work in flight.
-	releaseWait = 5 * time.Second
+	releaseWait = 10 * time.Second
 )
 
 // device is a logical device with one compute queue and one timeline
 // semaphore: submission n signals n, so the semaphore's counter says how
-// far the queue has got, and a fence is just a value to wait for.
+// far the queue has got, and a fence is just a value to wait for. Who may
+// destroy which object, and when, is described in lifetime.go.
 type device struct {
 	drv    *driver
 	pd     *physicalDevice
 	info   hal.DeviceInfo
 	logger *slog.Logger
-	c      *C.vkb_device // C memory: handles and entry points
-	// cMu guards c's lifetime against the calls that may run while
-	// another goroutine releases the device (waits, polls, submissions):
-	// they hold it for reading around their C call, Release for writing
-	// while it destroys the device; c is nil after.
-	cMu   sync.RWMutex
+	// c is C memory: the handles and entry points. gate guards its life:
+	// calls that use it hold gate for reading (enter, leave), Release
+	// holds it for writing while it destroys the device; c is nil after.
+	c     *C.vkb_device
+	gate  sync.RWMutex
 	cache C.VkPipelineCache
 
 	queueMu   sync.Mutex
@@ -61,19 +61,20 @@ type device struct {
 	lostOnce sync.Once
 	lostCh   chan struct{} // closed when lost
 
-	mu       sync.Mutex
-	live     map[resource]*atomic.Bool // objects to destroy with the device, and their released flags
+	// released is set once, by Release: every later call fails.
 	released atomic.Bool
 
-	staging staging
-}
+	// mu guards the objects' lives: live, inflight, and every object's
+	// lifetime.holds and lifetime.dead.
+	mu sync.Mutex
+	// live are the objects not destroyed yet; the device's Release
+	// destroys those left.
+	live map[resource]struct{}
+	// inflight are the holds of the submissions not yet seen complete, in
+	// the order of their values.
+	inflight []inflight
 
-// resource is an object the device destroys if it is still alive when the
-// device is released.
-type resource interface {
-	// destroy frees the object's Vulkan objects. It is called once, with
-	// device.mu held.
-	destroy()
+	staging staging
 }
 
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
@@ -89,7 +90,7 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 		logger: drv.logger,
 		c:      c,
 		lostCh: make(chan struct{}),
-		live:   map[resource]*atomic.Bool{},
+		live:   map[resource]struct{}{},
 	}
 	d.info.MemoryHeaps = slices.Clone(pd.info.MemoryHeaps)
 
@@ -152,15 +153,13 @@ func (d *device) usable(op string) error {
 	return nil
 }
 
-func (d *device) Err() error {
-	if p := d.lost.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+// Err is nil while the device works, the loss error once it is lost, and
+// an error matching hal.ErrReleased once it is released.
+func (d *device) Err() error { return d.usable("Device.Err") }
 
-// result turns the VkResult of call into an error; VK_ERROR_DEVICE_LOST
-// also marks the device lost.
+// result turns the VkResult of call into an error. VK_ERROR_DEVICE_LOST
+// also marks the device lost and ends the holds of every submission: the
+// driver has given up on them, and their objects may be destroyed.
 func (d *device) result(call string, r C.VkResult) error {
 	if r == C.VK_SUCCESS {
 		return nil
@@ -168,6 +167,7 @@ func (d *device) result(call string, r C.VkResult) error {
 	err := resultError(call, int32(r))
 	if r == C.VK_ERROR_DEVICE_LOST {
 		d.markLost(err)
+		d.retireAll()
 		return *d.lost.Load()
 	}
 	return err
@@ -186,32 +186,33 @@ func (d *device) markLost(cause error) {
 }
 
 // MarkLost makes the device lost with cause, exactly as a
-// VK_ERROR_DEVICE_LOST from the driver does.
+// VK_ERROR_DEVICE_LOST from the driver does, except that the work in
+// flight may go on running: its objects stay held until the timeline
+// passes it, or the device's Release has drained it.
 func (d *device) MarkLost(cause error) { d.markLost(cause) }
 
-// observe records that the timeline has reached v.
+// observe records that the timeline has reached v, and retires the
+// submissions that this completes.
 func (d *device) observe(v uint64) {
 	for {
 		c := d.completed.Load()
-		if c >= v || d.completed.CompareAndSwap(c, v) {
+		if c >= v {
+			return
+		}
+		if d.completed.CompareAndSwap(c, v) {
+			d.retire(v)
 			return
 		}
 	}
 }
 
 // reached reports whether the timeline has reached v, asking the driver
-// only when what was seen before does not say.
-func (d *device) reached(op string, v uint64) (bool, error) {
+// only when what was seen before does not say. The gate must be held.
+func (d *device) reached(v uint64) (bool, error) {
 	if d.completed.Load() >= v {
 		return true, nil
 	}
-	d.cMu.RLock()
-	if d.c == nil {
-		d.cMu.RUnlock()
-		return false, released(op, "device")
-	}
 	c := C.vkb_counter(d.c)
-	d.cMu.RUnlock()
 	if c.result != C.VK_SUCCESS {
 		return false, d.result("vkGetSemaphoreCounterValue", c.result)
 	}
@@ -221,7 +222,8 @@ func (d *device) reached(op string, v uint64) (bool, error) {
 
 // wait blocks until the timeline reaches v, ctx is done (the work stays
 // in flight) or the device is lost. It waits in slices of at most
-// waitSlice, and returns as soon as the value is signalled.
+// waitSlice, entering the gate for each, and returns as soon as the value
+// is signalled. The gate must not be held.
 func (d *device) wait(ctx context.Context, op string, v uint64) error {
 	if d.completed.Load() >= v {
 		return nil
@@ -239,48 +241,57 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 		if deadline, ok := ctx.Deadline(); ok {
 			left := time.Until(deadline)
 			if left <= 0 {
-				return ctxError(op, context.DeadlineExceeded)
+				// The context's timer fires at its deadline; wait for it, so
+				// that the error is the context's own and ctx.Err() says so
+				// when Wait returns.
+				select {
+				case <-done:
+					return ctxError(op, ctx.Err())
+				case <-d.lostCh:
+					return *d.lost.Load()
+				}
 			}
 			slice = min(slice, left)
 		}
-		d.cMu.RLock()
-		if d.c == nil {
-			d.cMu.RUnlock()
-			return released(op, "device")
+		if err := d.enter(op); err != nil {
+			return err
 		}
 		r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(slice))
-		d.cMu.RUnlock()
+		var err error
 		switch r {
 		case C.VK_SUCCESS:
 			d.observe(v)
-			return nil
 		case C.VK_TIMEOUT:
 		default:
-			return d.result("vkWaitSemaphores", r)
+			err = d.result("vkWaitSemaphores", r)
+		}
+		d.leave()
+		if r != C.VK_TIMEOUT {
+			return err
 		}
 	}
 }
 
-// submit queues cb (which may be nil) to run after the timeline reaches
-// waitFor (0: no wait), and returns the value it will signal.
-func (d *device) submit(cb C.VkCommandBuffer, waitFor uint64) (uint64, error) {
+// submit queues cb to run after the timeline reaches waitFor (0: no wait),
+// and returns the value it will signal. The submission holds holder until
+// the timeline reaches that value; the caller's own hold of it stays the
+// caller's. The gate must be held.
+func (d *device) submit(cb C.VkCommandBuffer, waitFor uint64, holder resource) (uint64, error) {
 	d.queueMu.Lock()
 	defer d.queueMu.Unlock()
-	if p := d.lost.Load(); p != nil {
-		return 0, *p
+	// Checked under queueMu: Release sets released before it reads the
+	// last value submitted under queueMu, so it drains every submission
+	// that gets past this.
+	if err := d.usable("Submit"); err != nil {
+		return 0, err
 	}
 	v := d.submitted + 1
-	d.cMu.RLock()
-	if d.c == nil {
-		d.cMu.RUnlock()
-		return 0, released("Submit", "device")
-	}
-	r := C.vkb_submit(d.c, cb, C.uint64_t(waitFor), C.uint64_t(v))
-	d.cMu.RUnlock()
-	if r != C.VK_SUCCESS {
+	if r := C.vkb_submit(d.c, cb, C.uint64_t(waitFor), C.uint64_t(v)); r != C.VK_SUCCESS {
 		return 0, d.result("vkQueueSubmit", r)
 	}
 	d.submitted = v
+	d.holdAgain(holder)
+	d.submittedHold(v, holder)
 	return v, nil
 }
 
@@ -295,13 +306,11 @@ func (d *device) drain(limit time.Duration) bool {
 	if d.completed.Load() >= v {
 		return true
 	}
-	d.cMu.RLock()
-	if d.c == nil {
-		d.cMu.RUnlock()
+	if d.enter("Device.Release") != nil {
 		return true // destroyed already: nothing runs
 	}
+	defer d.leave()
 	r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(limit))
-	d.cMu.RUnlock()
 	switch r {
 	case C.VK_SUCCESS:
 		d.observe(v)
@@ -309,59 +318,17 @@ func (d *device) drain(limit time.Duration) bool {
 	case C.VK_ERROR_DEVICE_LOST:
 		// The driver says the device is gone: nothing runs any more, and
 		// destroying objects is allowed.
-		d.markLost(resultError("vkWaitSemaphores", int32(r)))
+		_ = d.result("vkWaitSemaphores", r)
 		return true
 	}
 	return false
 }
 
-// track registers an object to be destroyed with the device. It fails if
-// the device was released meanwhile; the caller then destroys the object.
-func (d *device) track(r resource, flag *atomic.Bool, op string) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.released.Load() {
-		return released(op, "device")
-	}
-	d.live[r] = flag
-	return nil
-}
-
-// releaseObject destroys r unless it (or the device) was released
-// already. Releasing twice is not an error: the second call does nothing.
-//
-// Once the device is lost, the object may still be in use by work that a
-// device marked lost by MarkLost goes on running: wait for it, boundedly.
-func (d *device) releaseObject(r resource, flag *atomic.Bool) {
-	if flag.Load() {
-		return
-	}
-	drained := true
-	if d.lost.Load() != nil && !d.released.Load() {
-		drained = d.drain(releaseWait)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if flag.Load() {
-		return
-	}
-	if !drained {
-		// Destroying an object that running work uses would crash the
-		// driver; leaking it is the lesser harm.
-		flag.Store(true)
-		delete(d.live, r)
-		d.logger.Warn("vk: leaking an object that work still running on a lost device may use", "device", d.info.Name, "waited", releaseWait)
-		return
-	}
-	flag.Store(true)
-	delete(d.live, r)
-	r.destroy()
-}
-
 func (d *device) PipelineCacheData() ([]byte, error) {
-	if err := d.usable("PipelineCacheData"); err != nil {
+	if err := d.call("PipelineCacheData"); err != nil {
 		return nil, err
 	}
+	defer d.leave()
 	var n C.size_t
 	if r := C.vkb_pipeline_cache_data(d.c, d.cache, &n, nil); r != C.VK_SUCCESS {
 		return nil, d.result("vkGetPipelineCacheData", r)
@@ -377,54 +344,55 @@ func (d *device) PipelineCacheData() ([]byte, error) {
 	return data[:n], nil
 }
 
-// Release waits (at most releaseWait) for the work in flight, destroys
-// every object of the device still alive, then the device. After Release
-// every call on the device or its objects returns an error matching
-// hal.ErrReleased, except Release, which returns nil. Release must not
-// run concurrently with other calls on the device.
+// Release refuses every later call, waits (at most releaseWait) for the
+// work in flight, waits for the calls in progress to leave Vulkan, then
+// destroys every object of the device still alive and the device. It is
+// safe concurrently with every other call: those already running finish
+// or fail with hal.ErrReleased. A GPU that does not finish in time is
+// treated as lost: its device and objects are leaked, with one warning,
+// since destroying them under running work would crash the driver. A
+// second Release returns nil.
 func (d *device) Release() error {
-	d.mu.Lock()
-	if d.released.Load() {
-		d.mu.Unlock()
+	if !d.released.CompareAndSwap(false, true) {
 		return nil
 	}
-	d.released.Store(true)
-	d.mu.Unlock()
-
-	if !d.drain(releaseWait) {
-		// Destroying a device under running work would crash the driver:
-		// leak it, and everything it holds, instead.
-		d.logger.Warn("vk: leaking a device whose work has not finished", "device", d.info.Name, "waited", releaseWait)
-		d.mu.Lock()
-		for _, flag := range d.live {
-			flag.Store(true)
-		}
-		d.live = nil
+	idle := d.drain(releaseWait)
+	d.gate.Lock()
+	defer d.gate.Unlock()
+	if d.c == nil {
+		return nil
+	}
+	d.mu.Lock()
+	for r := range d.live {
+		r.life().dead = true
+	}
+	if !idle {
+		d.live, d.inflight = nil, nil
 		d.mu.Unlock()
+		d.markLost(status.Newf(status.DeadlineExceeded, "vk: Device.Release: the GPU did not finish its work within %v", releaseWait))
+		d.logger.Warn("vk: leaking a device whose work has not finished", "device", d.info.Name, "waited", releaseWait)
+		d.c = nil
 		d.drv.leak(d)
 		return nil
 	}
-	d.mu.Lock()
-	for r, flag := range d.live {
-		flag.Store(true)
+	for r := range d.live {
 		r.destroy()
 	}
-	d.live = nil
+	d.live, d.inflight = nil, nil
 	d.mu.Unlock()
 	d.staging.destroy(d)
-	d.cMu.Lock()
 	C.vkb_destroy_pipeline_cache(d.c, d.cache)
 	C.vkb_destroy_device(d.c)
 	d.c = nil
-	d.cMu.Unlock()
 	d.drv.forget(d)
 	return nil
 }
 
 func (d *device) Submit(hcb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, error) {
-	if err := d.usable("Submit"); err != nil {
+	if err := d.call("Submit"); err != nil {
 		return nil, err
 	}
+	defer d.leave()
 	cb, ok := hcb.(*commandBuffer)
 	if !ok || cb == nil {
 		if hcb == nil {
@@ -435,6 +403,10 @@ func (d *device) Submit(hcb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, er
 	if cb.d != d {
 		return nil, foreign("Submit", "command buffer")
 	}
+	if err := d.hold(cb, "Submit", "command buffer"); err != nil {
+		return nil, err
+	}
+	defer d.drop(cb)
 	if err := cb.readyToSubmit(); err != nil {
 		return nil, err
 	}
@@ -462,15 +434,15 @@ func (d *device) Submit(hcb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, er
 		cause := failed.cause
 		return &fence{d: d, err: status.Wrap(cause, status.CodeOf(cause), "vk: submission waited on a failed submission"), cause: cause}, nil
 	}
-	if done, err := d.reached("Submit", waitFor); err != nil {
+	if done, err := d.reached(waitFor); err != nil {
 		return nil, err
 	} else if done {
 		waitFor = 0
 	}
-	v, err := d.submit(cb.cb, waitFor)
+	v, err := d.submit(cb.cb, waitFor, cb)
 	if err != nil {
 		return nil, err
 	}
-	cb.submitted(v)
+	cb.pending.Store(v)
 	return &fence{d: d, value: v}, nil
 }

@@ -11,7 +11,6 @@ import "C"
 import (
 	"encoding/binary"
 	"math"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
@@ -28,13 +27,14 @@ type executable struct {
 	bindings int
 	pushSize int
 	p        C.vkb_pipeline
-	released atomic.Bool
+	lifetime
 }
 
 func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
-	if err := d.usable("CreateExecutable"); err != nil {
+	if err := d.call("CreateExecutable"); err != nil {
 		return nil, err
 	}
+	defer d.leave()
 	if err := hal.CheckSPIRV(desc.SPIRV, desc.EntryPoint); err != nil {
 		return nil, status.Annotatef(err, "vk: CreateExecutable %q", desc.Label)
 	}
@@ -100,7 +100,7 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	if r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateExecutable %q", desc.Label)
 	}
-	if err := d.track(e, &e.released, "CreateExecutable"); err != nil {
+	if err := d.track(e, "CreateExecutable"); err != nil {
 		e.destroy()
 		return nil, err
 	}
@@ -111,9 +111,10 @@ func (e *executable) destroy() { C.vkb_destroy_pipeline(e.d.c, e.p) }
 
 func (e *executable) Label() string { return e.label }
 
-// Release frees the pipeline; a second Release returns nil.
+// Release frees the pipeline once no recording uses it; a second Release
+// returns nil.
 func (e *executable) Release() error {
-	e.d.releaseObject(e, &e.released)
+	e.d.release(e)
 	return nil
 }
 
@@ -124,17 +125,14 @@ var _ hal.CompilerReporter = (*executable)(nil)
 // when the device does not have it.
 func (e *executable) CompilerStats() ([]hal.CompilerStat, error) {
 	const op = "Executable.CompilerStats"
-	if e.released.Load() {
-		return nil, released(op, "executable "+quote(e.label))
-	}
-	if err := e.d.usable(op); err != nil {
+	if err := e.d.call(op); err != nil {
 		return nil, err
 	}
-	e.d.cMu.RLock()
-	defer e.d.cMu.RUnlock()
-	if e.d.c == nil {
-		return nil, released(op, "device")
+	defer e.d.leave()
+	if err := e.d.hold(e, op, "executable "+quote(e.label)); err != nil {
+		return nil, err
 	}
+	defer e.d.drop(e)
 	if e.d.c.exec_stats == 0 {
 		return nil, status.Newf(status.Unimplemented, "vk: %s: %s does not report compiler statistics (no VK_KHR_pipeline_executable_properties)", op, e.d.info.Name)
 	}

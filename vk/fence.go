@@ -54,7 +54,11 @@ func (f *fence) Poll() (bool, error) {
 	if f.err != nil {
 		return true, f.err
 	}
-	done, err := f.d.reached("Fence.Poll", f.value)
+	if err := f.d.enter("Fence.Poll"); err != nil {
+		return true, err
+	}
+	defer f.d.leave()
+	done, err := f.d.reached(f.value)
 	if err != nil {
 		return true, err
 	}

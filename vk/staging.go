@@ -34,7 +34,11 @@ type staging struct {
 }
 
 // transfer copies data into b at offset (toDevice) or out of b at offset
-// into data.
+// into data. The caller holds b; each staged copy holds it too, until the
+// timeline passes the copy, so that a transfer whose context ends while
+// its copy runs leaves nothing to be freed under it. The gate must not be
+// held: it is entered for the host's work on each chunk and left while
+// the GPU copies.
 func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []byte, toDevice bool) error {
 	d := b.d
 	op := "Buffer.Read"
@@ -48,32 +52,7 @@ func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []
 			return err
 		}
 		n := min(len(data), stagingChunk)
-		if err := s.ensure(d, n); err != nil {
-			return err
-		}
-		if toDevice {
-			parallelCopy(s.buf.mapped, data[:n])
-		}
-		if c := C.vkb_begin(d.c, s.pool, s.cb, 0, nil); c.result != C.VK_SUCCESS {
-			return d.result(C.GoString(c.call), c.result)
-		}
-		// Barriers before and after order the copy after earlier work on
-		// the queue and before later work; they cover every submission.
-		C.vkb_cmd_barrier(d.c, s.cb)
-		if toDevice {
-			C.vkb_cmd_copy(d.c, s.cb, s.buf.handle, 0, b.handle, C.VkDeviceSize(offset), C.VkDeviceSize(n))
-		} else {
-			C.vkb_cmd_copy(d.c, s.cb, b.handle, C.VkDeviceSize(offset), s.buf.handle, 0, C.VkDeviceSize(n))
-		}
-		C.vkb_cmd_barrier(d.c, s.cb)
-		hostRead := C.int(0)
-		if !toDevice {
-			hostRead = 1
-		}
-		if r := C.vkb_end(d.c, s.cb, hostRead); r != C.VK_SUCCESS {
-			return d.result("vkEndCommandBuffer", r)
-		}
-		v, err := d.submit(s.cb, 0)
+		v, err := s.copyChunk(op, b, offset, data[:n], toDevice)
 		if err != nil {
 			return err
 		}
@@ -82,11 +61,62 @@ func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []
 			return err
 		}
 		if !toDevice {
-			parallelCopy(data[:n], s.buf.mapped)
+			if err := s.readBack(op, d, data[:n]); err != nil {
+				return err
+			}
 		}
 		data = data[n:]
 		offset += int64(n)
 	}
+	return nil
+}
+
+// copyChunk records and submits the copy of one chunk between b and the
+// staging buffer (filled from chunk first, toDevice), and returns the
+// value the copy signals. The staging memory is idle.
+func (s *staging) copyChunk(op string, b *buffer, offset int64, chunk []byte, toDevice bool) (uint64, error) {
+	d := b.d
+	if err := d.enter(op); err != nil {
+		return 0, err
+	}
+	defer d.leave()
+	n := len(chunk)
+	if err := s.ensure(d, n); err != nil {
+		return 0, err
+	}
+	if toDevice {
+		parallelCopy(s.buf.mapped, chunk)
+	}
+	if c := C.vkb_begin(d.c, s.pool, s.cb, 0, nil); c.result != C.VK_SUCCESS {
+		return 0, d.result(C.GoString(c.call), c.result)
+	}
+	// Barriers before and after order the copy after earlier work on the
+	// queue and before later work; they cover every submission.
+	C.vkb_cmd_barrier(d.c, s.cb)
+	if toDevice {
+		C.vkb_cmd_copy(d.c, s.cb, s.buf.handle, 0, b.handle, C.VkDeviceSize(offset), C.VkDeviceSize(n))
+	} else {
+		C.vkb_cmd_copy(d.c, s.cb, b.handle, C.VkDeviceSize(offset), s.buf.handle, 0, C.VkDeviceSize(n))
+	}
+	C.vkb_cmd_barrier(d.c, s.cb)
+	hostRead := C.int(0)
+	if !toDevice {
+		hostRead = 1
+	}
+	if r := C.vkb_end(d.c, s.cb, hostRead); r != C.VK_SUCCESS {
+		return 0, d.result("vkEndCommandBuffer", r)
+	}
+	return d.submit(s.cb, 0, b)
+}
+
+// readBack copies what the last copy brought into the staging buffer out
+// to dst.
+func (s *staging) readBack(op string, d *device, dst []byte) error {
+	if err := d.enter(op); err != nil {
+		return err
+	}
+	defer d.leave()
+	parallelCopy(dst, s.buf.mapped)
 	return nil
 }
 
@@ -99,7 +129,7 @@ func parallelCopy(dst, src []byte) {
 }
 
 // ensure makes the staging buffer at least n bytes long. The staging
-// memory is idle when it is called.
+// memory is idle and the gate held when it is called.
 func (s *staging) ensure(d *device, n int) error {
 	if s.cb == nil {
 		var failed *C.char
@@ -126,10 +156,11 @@ func (s *staging) ensure(d *device, n int) error {
 	return nil
 }
 
-// destroy frees the staging objects; the device is idle or lost.
+// destroy frees the staging objects; the device is idle or lost, and
+// Release holds the gate for writing. It does not take s.mu: a transfer
+// may hold that while it waits to enter the gate, and it touches the
+// staging objects only inside the gate.
 func (s *staging) destroy(d *device) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.buf != nil {
 		s.buf.destroy()
 		s.buf = nil

@@ -9,7 +9,6 @@ import "C"
 
 import (
 	"math"
-	"sync/atomic"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -24,13 +23,14 @@ type timestampPool struct {
 	d        *device
 	count    int
 	handle   C.VkQueryPool
-	released atomic.Bool
+	lifetime
 }
 
 func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
-	if err := d.usable("CreateTimestampPool"); err != nil {
+	if err := d.call("CreateTimestampPool"); err != nil {
 		return nil, err
 	}
+	defer d.leave()
 	if d.info.Limits.TimestampValidBits == 0 {
 		return nil, status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateTimestampPool: the compute queue of %s has no timestamps", d.info.Name)
 	}
@@ -41,7 +41,7 @@ func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
 	if r := C.vkb_create_query_pool(d.c, C.uint32_t(count), &p.handle); r != C.VK_SUCCESS {
 		return nil, d.result("vkCreateQueryPool", r)
 	}
-	if err := d.track(p, &p.released, "CreateTimestampPool"); err != nil {
+	if err := d.track(p, "CreateTimestampPool"); err != nil {
 		p.destroy()
 		return nil, err
 	}
@@ -52,14 +52,22 @@ func (p *timestampPool) destroy() { C.vkb_destroy_query_pool(p.d.c, p.handle) }
 
 func (p *timestampPool) Count() int { return p.count }
 
-func (p *timestampPool) check(op string) error {
-	if err := p.d.usable(op); err != nil {
+// enter is what Ticks and Elapsed do first: check the device and the
+// pool, enter the gate and hold the pool. leave undoes it.
+func (p *timestampPool) enter(op string) error {
+	if err := p.d.call(op); err != nil {
 		return err
 	}
-	if p.released.Load() {
-		return released(op, "timestamp pool")
+	if err := p.d.hold(p, op, "timestamp pool"); err != nil {
+		p.d.leave()
+		return err
 	}
 	return nil
+}
+
+func (p *timestampPool) leave() {
+	p.d.drop(p)
+	p.d.leave()
 }
 
 // mask returns the mask of the valid bits of a timestamp.
@@ -72,9 +80,10 @@ func (p *timestampPool) mask() uint64 {
 }
 
 func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
-	if err := p.check("Ticks"); err != nil {
+	if err := p.enter("Ticks"); err != nil {
 		return nil, err
 	}
+	defer p.leave()
 	if first < 0 || n <= 0 || first > p.count || n > p.count-first {
 		return nil, status.Newf(status.InvalidArgument, "vk: Ticks: slots [%d, %d+%d) are outside the pool of %d", first, first, n, p.count)
 	}
@@ -103,9 +112,10 @@ func (p *timestampPool) ticks(op string, first, n int) ([]uint64, error) {
 // A counter of fewer than 64 valid bits that reads lower at end than at
 // start is taken to have wrapped around once.
 func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
-	if err := p.check("Elapsed"); err != nil {
+	if err := p.enter("Elapsed"); err != nil {
 		return 0, err
 	}
+	defer p.leave()
 	if start < 0 || start >= p.count || end < 0 || end >= p.count {
 		return 0, status.Newf(status.InvalidArgument, "vk: Elapsed: slots %d and %d are not both in the pool of %d", start, end, p.count)
 	}
@@ -132,8 +142,9 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 	return time.Duration(max(ns, 1)), nil
 }
 
-// Release frees the pool; a second Release returns nil.
+// Release frees the pool once no recording uses it; a second Release
+// returns nil.
 func (p *timestampPool) Release() error {
-	p.d.releaseObject(p, &p.released)
+	p.d.release(p)
 	return nil
 }

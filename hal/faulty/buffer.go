@@ -44,6 +44,5 @@ func (b *buffer) Read(ctx context.Context, offset int64, dst []byte) error {
 
 func (b *buffer) Release() error {
 	b.dev.plan.decide(Release, true)
-	b.dev.drain()
 	return b.inner.Release()
 }

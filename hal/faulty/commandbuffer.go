@@ -1,8 +1,7 @@
 package faulty
 
 import (
-	"errors"
-	"time"
+	"sync/atomic"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -16,6 +15,11 @@ type commandBuffer struct {
 	inner hal.CommandBuffer
 
 	heldBy *fence // its held submission, if any; guarded by plan.holdMu
+	// released is set by Release. A command buffer released while its
+	// submission is held is released underneath once the hold ends
+	// (releaseLater); guarded by plan.holdMu.
+	released     atomic.Bool
+	releaseLater bool
 }
 
 // unwrapCommandBuffer returns the inner command buffer of cb if cb is a
@@ -33,6 +37,9 @@ func unwrapCommandBuffer(cb hal.CommandBuffer) hal.CommandBuffer {
 func (cb *commandBuffer) enter(c Call) error {
 	if err := cb.dev.enter(c); err != nil {
 		return err
+	}
+	if cb.released.Load() {
+		return status.Annotatef(hal.ErrReleased, "faulty: %s of a released command buffer", c)
 	}
 	return cb.checkHeld(c)
 }
@@ -106,24 +113,32 @@ func (cb *commandBuffer) End() error {
 	return cb.inner.End()
 }
 
+// Release releases the inner command buffer, which the inner device
+// destroys once its submissions are done. One whose submission is held has
+// not reached the inner device yet: it is released when the hold ends.
 func (cb *commandBuffer) Release() error {
 	cb.dev.plan.decide(Release, true)
-	if err := cb.checkHeld(Release); err != nil {
-		return err
+	if cb.released.Swap(true) {
+		return nil
 	}
-	if cb.dev.emulated.Load() == nil {
-		return cb.inner.Release()
+	cb.dev.plan.holdMu.Lock()
+	if cb.heldBy != nil {
+		cb.releaseLater = true
+		cb.dev.plan.holdMu.Unlock()
+		return nil
 	}
-	// After an emulated loss the wrapper has reported the command buffer's
-	// submission failed while it may still run underneath: wait for it,
-	// through its fence, or, if that was released, by asking again.
-	cb.dev.drain()
-	deadline := time.Now().Add(drainTimeout)
-	for {
-		err := cb.inner.Release()
-		if !errors.Is(err, hal.ErrInFlight) || time.Now().After(deadline) {
-			return err
+	cb.dev.plan.holdMu.Unlock()
+	return cb.inner.Release()
+}
+
+// unholdLocked ends the hold of cb's submission, and releases the inner
+// command buffer if cb was released meanwhile. plan.holdMu must be held.
+func (cb *commandBuffer) unholdLocked() {
+	cb.heldBy = nil
+	if cb.releaseLater {
+		cb.releaseLater = false
+		if err := cb.inner.Release(); err != nil {
+			cb.dev.orphanErrs = append(cb.dev.orphanErrs, err)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -18,11 +17,6 @@ var (
 	_ hal.PipelineCacher = cachingDevice{}
 	_ hal.LossMarker     = cachingDevice{}
 )
-
-// drainTimeout bounds how long Release waits for the wrapped device's work
-// after an emulated loss, when the wrapper reported the loss but the work
-// is still running underneath.
-const drainTimeout = 10 * time.Second
 
 // device wraps a hal.Device.
 type device struct {
@@ -164,7 +158,7 @@ func (d *device) failHeld(err error) {
 	for _, s := range subs {
 		s.fence.resolveLocked(nil, err)
 		if s.cb != nil {
-			s.cb.heldBy = nil
+			s.cb.unholdLocked()
 		}
 	}
 }
@@ -179,7 +173,17 @@ func (d *device) MarkLost(cause error) {
 
 func (d *device) Info() hal.DeviceInfo { return d.inner.Info() }
 
-func (d *device) Err() error { return d.lossErr() }
+// Err is the loss error, or once the device is released an error
+// matching hal.ErrReleased.
+func (d *device) Err() error {
+	if err := d.lossErr(); err != nil {
+		return err
+	}
+	if d.released.Load() {
+		return status.Annotate(hal.ErrReleased, "faulty: device released")
+	}
+	return nil
+}
 
 func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {
 	if err := d.enter(CreateBuffer); err != nil {
@@ -299,10 +303,10 @@ func (d *device) forwardLocked(s *heldSubmission) {
 		}
 		innerWaits = append(innerWaits, f.inner)
 	}
-	if s.cb != nil {
-		s.cb.heldBy = nil
-	}
 	inner, err := d.inner.Submit(unwrapCommandBuffer(s.rawCB), innerWaits...)
+	if s.cb != nil {
+		s.cb.unholdLocked()
+	}
 	if err != nil {
 		s.fence.resolveLocked(nil, err)
 		return
@@ -319,36 +323,6 @@ func (d *device) forwardLocked(s *heldSubmission) {
 	s.fence.resolveLocked(inner, nil)
 }
 
-// drain waits, after an emulated loss, for the inner device's work that
-// the wrapper already reported failed, so that releasing objects does not
-// pull memory from under it.
-func (d *device) drain() {
-	if d.emulated.Load() == nil {
-		return
-	}
-	d.plan.holdMu.Lock()
-	var pending []hal.Fence
-	for f := range d.live {
-		pending = append(pending, f.inner)
-	}
-	d.plan.holdMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	defer cancel()
-	for _, f := range pending {
-		if !settle(ctx, f) {
-			return // out of time: release anyway
-		}
-	}
-}
-
-// settle waits for an inner fence whose outcome the wrapper has reported
-// already (as an emulated loss), and reports whether the submission is
-// over; its error, if any, is not news.
-func settle(ctx context.Context, f hal.Fence) bool {
-	err := f.Wait(ctx)
-	return err == nil || ctx.Err() == nil
-}
-
 func (d *device) Release() error {
 	d.plan.decide(Release, true)
 	d.plan.holdMu.Lock()
@@ -358,7 +332,6 @@ func (d *device) Release() error {
 	d.lossMu.Lock()
 	d.released.Store(true)
 	d.lossMu.Unlock()
-	d.drain()
 	d.plan.holdMu.Lock()
 	errs := d.orphanErrs
 	d.orphanErrs = nil

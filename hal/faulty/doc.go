@@ -55,7 +55,7 @@
 // wrapped queue, so their fences cannot complete. Wait on them returns the
 // context's error (DeadlineExceeded, Cancelled) when it is done, and they
 // can be waited on again; their command buffers are in flight
-// (hal.ErrInFlight). Plan.Release lets them through in order. A loss fails
+// (hal.ErrInFlight), and can be released. Plan.Release lets them through in order. A loss fails
 // them at once, and releasing the device fails them with hal.ErrReleased.
 // No goroutine is involved: nothing is left running when a test ends.
 //
@@ -75,7 +75,10 @@
 // error is reported by the fence.
 //
 // Without hal.LossMarker underneath, an emulated loss fails the wrapper's
-// fences at once while the work goes on running on the device; releasing
-// objects then waits (up to 10 s) for that work, so that nothing is freed
-// under it.
+// fences at once while the work goes on running on the device. Releasing
+// objects then is safe all the same: every backend keeps what a submission
+// uses until the submission is done (hal's Ownership).
+//
+// A command buffer released while its submission is held is released
+// underneath when the hold ends.
 package faulty

@@ -26,7 +26,6 @@ func (e *executable) Label() string { return e.inner.Label() }
 
 func (e *executable) Release() error {
 	e.dev.plan.decide(Release, true)
-	e.dev.drain()
 	return e.inner.Release()
 }
 

@@ -171,10 +171,5 @@ func (f *fence) Release() error {
 	if f.inner == nil {
 		return nil
 	}
-	if d.emulated.Load() != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
-		settle(ctx, f.inner)
-		cancel()
-	}
 	return f.inner.Release()
 }

@@ -29,8 +29,12 @@ func TestWaitDeadline(t *testing.T) {
 	// A submission that waits on the held one, to be let through with it.
 	next := r.newJob(n, 0, 2)
 	g := r.submit(next, f)
-	if got := plan.Held(); got != 2 {
-		t.Errorf("Held() = %d, want 2", got)
+	// A held submission whose command buffer is released at once: the
+	// release waits for the hold to end, and the submission runs.
+	gone := r.newJob(n, 0, 3)
+	h := r.submit(gone)
+	if got := plan.Held(); got != 3 {
+		t.Errorf("Held() = %d, want 3", got)
 	}
 
 	for _, attempt := range []string{"first", "second"} {
@@ -68,8 +72,11 @@ func TestWaitDeadline(t *testing.T) {
 	if _, err := r.dev.Submit(j.cb); !errors.Is(err, hal.ErrInFlight) {
 		t.Errorf("Submit of a held command buffer: %v, want hal.ErrInFlight", err)
 	}
-	if err := j.cb.Release(); !errors.Is(err, hal.ErrInFlight) {
-		t.Errorf("Release of a held command buffer: %v, want hal.ErrInFlight", err)
+	if err := gone.cb.Release(); err != nil {
+		t.Errorf("Release of a held command buffer: %v", err)
+	}
+	if err := gone.cb.Begin(); !errors.Is(err, hal.ErrReleased) {
+		t.Errorf("Begin of a held command buffer after its Release: %v, want hal.ErrReleased", err)
 	}
 
 	plan.Release()
@@ -84,6 +91,10 @@ func TestWaitDeadline(t *testing.T) {
 		t.Fatalf("Wait on the submission that waited on the held one: %v", err)
 	}
 	r.check("the submission that waited on the held one", next)
+	if err := r.wait(h); err != nil {
+		t.Fatalf("Wait on the held submission whose command buffer was released: %v", err)
+	}
+	r.check("the held submission whose command buffer was released", gone)
 	r.run("the held command buffer, submitted again", j)
 }
 

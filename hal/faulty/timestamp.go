@@ -41,6 +41,5 @@ func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
 
 func (p *timestampPool) Release() error {
 	p.dev.plan.decide(Release, true)
-	p.dev.drain()
 	return p.inner.Release()
 }

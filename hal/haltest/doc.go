@@ -59,6 +59,14 @@
 //     and releasing still works.
 //   - Release: releasing everything, in any order and twice, leaves no
 //     goroutine behind.
+//   - Ownership: every object a submission uses can be released right
+//     after Submit, or by another goroutine while the fence is waited on,
+//     without waiting for the GPU, and the result is still right; a Wait
+//     interrupted by its context (50 cancels, 50 deadlines) returns exactly
+//     the context's error and a later Wait succeeds; Device.Release racing
+//     8 goroutines that upload, write, read, run and build (50 rounds on
+//     fresh devices) lets each call succeed or fail with hal.ErrReleased,
+//     and Err reports the release.
 //   - Concurrency: goroutines that share a device each submit and wait.
 //
 // Every subtest also checks, when it ends, that the goroutines running

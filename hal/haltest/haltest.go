@@ -60,6 +60,12 @@ func TestDeviceOptions(t *testing.T, open Opener, opts Options) {
 		s.run(t, "DeviceFirst", testReleaseDeviceFirst)
 		s.run(t, "PendingWork", testReleasePending)
 	})
+	t.Run("Ownership", func(t *testing.T) {
+		s.run(t, "ReleaseAfterSubmit", testReleaseAfterSubmit)
+		s.run(t, "ReleaseWhileWaiting", testReleaseWhileWaiting)
+		s.run(t, "WaitInterrupted", testWaitInterrupted)
+		s.run(t, "CloseRacing", testCloseRacing)
+	})
 	s.run(t, "Concurrency", testConcurrency)
 }
 

@@ -1,0 +1,340 @@
+package haltest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// inFlightJob is how long the spin job lasts that keeps a submission in
+// flight while the ownership properties release what it uses: long enough
+// that a Release which waited for the GPU would show, short enough for
+// lavapipe.
+const inFlightJob = 400 * time.Millisecond
+
+// ownedRun is a submission that uses one object of every kind: a spin job
+// first, then an add whose output is copied into a buffer that the test
+// keeps, between two timestamps.
+type ownedRun struct {
+	job  *spinJob
+	add  *addCase
+	x    hal.Executable
+	pool hal.TimestampPool // nil without timestamps
+	cb   hal.CommandBuffer
+	keep hal.Buffer
+}
+
+// newOwnedRun records an ownedRun with inputs in memory mem.
+func (e *env) newOwnedRun(rng *rand.Rand, mem hal.MemoryKind) *ownedRun {
+	e.Helper()
+	r := &ownedRun{
+		job: e.newSpinJob(inFlightJob),
+		add: e.newAddCase(rng, 1000, mem),
+		x:   e.executable(kernelAdd),
+		cb:  e.commandBuffer(),
+	}
+	r.keep = e.buffer(r.add.c.Size(), hal.HostVisible)
+	if e.info.Limits.TimestampValidBits > 0 {
+		r.pool = e.timestampPool(2)
+	}
+	e.record(r.cb, func() {
+		r.job.record(e, r.cb)
+		e.barrier(r.cb)
+		if r.pool != nil {
+			stamp(e, r.cb, r.pool, 0)
+		}
+		e.dispatch(r.cb, r.add.dispatch(r.x))
+		if r.pool != nil {
+			stamp(e, r.cb, r.pool, 1)
+		}
+		e.barrier(r.cb)
+		if err := r.cb.Copy(r.add.c, 0, r.keep, 0, r.add.c.Size()); err != nil {
+			e.Fatalf("Copy: %v", err)
+		}
+	})
+	return r
+}
+
+// used are the objects the submission uses, but the buffer it leaves its
+// result in.
+func (r *ownedRun) used() []object {
+	objs := []object{
+		{"spin Executable", r.job.x}, {"spin output Buffer", r.job.out},
+		{"add Executable", r.x}, {"Buffer a", r.add.a}, {"Buffer b", r.add.b}, {"Buffer c", r.add.c},
+		{"CommandBuffer", r.cb},
+	}
+	if r.pool != nil {
+		objs = append(objs, object{"TimestampPool", r.pool})
+	}
+	return objs
+}
+
+// releaseUsed releases every object the submission uses, each of which
+// must return nil, and all of them together well before the job could
+// have finished: Release never waits for the GPU.
+func (r *ownedRun) releaseUsed(e *env) {
+	e.Helper()
+	t0 := time.Now()
+	for _, o := range r.used() {
+		if err := o.r.Release(); err != nil {
+			e.Errorf("%s.Release while its submission is in flight: %v", o.name, err)
+		}
+	}
+	if d := time.Since(t0); d > inFlightJob/2 {
+		e.Errorf("releasing the objects of a submission in flight took %v; Release must not wait for the GPU (the job lasts %v)", d, inFlightJob)
+	}
+}
+
+// check checks the copied result.
+func (r *ownedRun) check(e *env, what string) {
+	e.Helper()
+	checkWords(e, what, e.readWords(r.keep), r.add.want)
+}
+
+// testReleaseAfterSubmit: every object a submission uses is released
+// right after Submit; waiting then succeeds and the result is right, in
+// both memory kinds.
+func testReleaseAfterSubmit(e *env) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, mem := range memoryKinds {
+		r := e.newOwnedRun(rng, mem)
+		f := e.submit(r.cb)
+		r.releaseUsed(e)
+		if done, err := f.Poll(); done {
+			e.Logf("warning: the submission was done (%v) before its objects were released; the property was not tested in %v memory", err, mem)
+		}
+		e.wait(f, fmt.Sprintf("the submission whose objects were released (%v)", mem))
+		r.check(e, fmt.Sprintf("add with every object released after Submit (%v)", mem))
+		if done, err := f.Poll(); !done || err != nil {
+			e.Errorf("Poll after Wait = %v, %v; want true, nil", done, err)
+		}
+	}
+}
+
+// testReleaseWhileWaiting: one goroutine waits on the fence while another
+// releases everything the submission uses.
+func testReleaseWhileWaiting(e *env) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	r := e.newOwnedRun(rng, hal.DeviceLocal)
+	f := e.submit(r.cb)
+	waited := make(chan error, 1)
+	go func() { waited <- f.Wait(e.ctx) }()
+	var wg sync.WaitGroup
+	wg.Go(func() { r.releaseUsed(e) })
+	wg.Wait()
+	if err := <-waited; err != nil {
+		e.Fatalf("Wait while another goroutine released what the submission uses: %v", err)
+	}
+	r.check(e, "add whose objects were released during the Wait")
+}
+
+// testWaitInterrupted: a Wait whose context is cancelled, or whose
+// deadline passes, while the submission runs returns exactly the
+// context's error, frees nothing, and a later Wait succeeds; 50 times
+// each, at random moments.
+func testWaitInterrupted(e *env) {
+	const rounds = 50
+	job := e.newSpinJob(20 * time.Millisecond)
+	cb := e.commandBuffer()
+	e.record(cb, func() { job.record(e, cb) })
+	rng := rand.New(rand.NewPCG(35, 36))
+	hits := map[bool]int{}
+	for i := range 2 * rounds {
+		deadline := i%2 == 1
+		f, err := e.dev.Submit(cb)
+		if err != nil {
+			e.Fatalf("round %d: Submit: %v", i, err)
+		}
+		delay := time.Duration(rng.Int64N(int64(10 * time.Millisecond)))
+		var ctx context.Context
+		var cancel context.CancelFunc
+		if deadline {
+			ctx, cancel = context.WithTimeout(e.ctx, delay)
+		} else {
+			ctx, cancel = context.WithCancel(e.ctx)
+			time.AfterFunc(delay, cancel)
+		}
+		err = f.Wait(ctx)
+		cause := ctx.Err()
+		cancel()
+		if err != nil {
+			hits[deadline]++
+			code, what := status.Cancelled, "a Wait cancelled"
+			if deadline {
+				code, what = status.DeadlineExceeded, "a Wait past its deadline"
+			}
+			if cause == nil {
+				e.Errorf("round %d: %s returned %v while its context was not done yet", i, what, err)
+			} else if !errors.Is(err, cause) {
+				e.Errorf("round %d: %s returned %v, which does not match the context's error %v", i, what, err, cause)
+			}
+			wantCode(e, fmt.Sprintf("round %d: %s", i, what), err, code, nil)
+		}
+		if err := f.Wait(e.ctx); err != nil {
+			e.Fatalf("round %d: the Wait after an interrupted one: %v", i, err)
+		}
+		if err := f.Release(); err != nil {
+			e.Errorf("round %d: Fence.Release: %v", i, err)
+		}
+	}
+	for _, deadline := range []bool{false, true} {
+		if hits[deadline] < rounds/2 {
+			e.Errorf("only %d of %d Waits (deadline %v) ended before the 20 ms job; the property was barely tested", hits[deadline], rounds, deadline)
+		}
+	}
+	job.check(e)
+}
+
+// testCloseRacing: Device.Release while 8 goroutines upload, write, read,
+// run and build on the device, 50 times on fresh devices: every call
+// succeeds or fails with hal.ErrReleased, nothing crashes, Release
+// returns nil, and Err then reports the release.
+func testCloseRacing(e *env) {
+	const (
+		rounds  = 50
+		workers = 8
+	)
+	rng := rand.New(rand.NewPCG(37, 38))
+	var calls int64
+	defer func() { e.Logf("%d rounds: %d calls succeeded before the device was released", rounds, calls) }()
+	for round := range rounds {
+		dev := e.s.open(e.T)
+		if dev == nil {
+			e.Fatal("haltest: the Opener returned a nil device")
+		}
+		w := &racer{e: e, dev: dev}
+		if err := w.prepare(workers); err != nil {
+			_ = dev.Release()
+			e.Fatalf("round %d: preparing: %v", round, err)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for g := range workers {
+			wg.Go(func() {
+				<-start
+				w.work(g)
+			})
+		}
+		close(start)
+		time.Sleep(time.Duration(rng.Int64N(int64(5 * time.Millisecond))))
+		within(e, time.Minute, "Device.Release racing 8 goroutines", func() {
+			if err := dev.Release(); err != nil {
+				e.Errorf("round %d: Device.Release racing other calls: %v", round, err)
+			}
+		})
+		wg.Wait()
+		calls += w.calls.Load()
+		wantCode(e, fmt.Sprintf("round %d: Err after Release", round), dev.Err(), status.FailedPrecondition, hal.ErrReleased)
+		if e.Failed() {
+			e.Fatalf("round %d of %d failed; %d calls had succeeded", round, rounds, w.calls.Load())
+		}
+	}
+}
+
+// racer is what testCloseRacing's goroutines share on one device.
+type racer struct {
+	e     *env
+	dev   hal.Device
+	x     hal.Executable
+	bufs  []hal.Buffer // one per goroutine, alternating memory kinds
+	calls atomic.Int64 // calls that succeeded
+}
+
+const raceWords = 256
+
+func (w *racer) prepare(workers int) error {
+	x, err := w.dev.CreateExecutable(hal.ExecutableDesc{Label: "add", SPIRV: kernelAdd.spirv, Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push})
+	if err != nil {
+		return err
+	}
+	w.x = x
+	for g := range workers {
+		b, err := w.dev.CreateBuffer(hal.BufferDesc{Size: 4 * raceWords, Memory: memoryKinds[g%2], Label: "race"})
+		if err != nil {
+			return err
+		}
+		w.bufs = append(w.bufs, b)
+	}
+	return nil
+}
+
+// work repeats goroutine g's kind of call until one fails, which must be
+// with hal.ErrReleased.
+func (w *racer) work(g int) {
+	calls := []func(int) error{w.upload, w.write, w.read, w.run, w.build}
+	call := calls[g%len(calls)]
+	for {
+		err := call(g)
+		if err == nil {
+			w.calls.Add(1)
+			continue
+		}
+		if !errors.Is(err, hal.ErrReleased) || status.CodeOf(err) != status.FailedPrecondition {
+			w.e.Errorf("goroutine %d: a call racing Device.Release failed with %v (code %v); want hal.ErrReleased", g, err, status.CodeOf(err))
+		}
+		return
+	}
+}
+
+func (w *racer) upload(g int) error {
+	b, err := w.dev.CreateBuffer(hal.BufferDesc{Size: 4 * raceWords, Memory: memoryKinds[g%2], Label: "upload"})
+	if err != nil {
+		return err
+	}
+	err = b.Write(w.e.ctx, 0, words(repeat(uint32(g), raceWords)...))
+	return status.Join(err, b.Release())
+}
+
+func (w *racer) write(g int) error {
+	return w.bufs[g].Write(w.e.ctx, 0, words(repeat(uint32(g), raceWords)...))
+}
+
+func (w *racer) read(g int) error {
+	return w.bufs[g].Read(w.e.ctx, 0, make([]byte, 4*raceWords))
+}
+
+// run adds the goroutine's buffer to itself, in place of all three
+// operands: what it computes does not matter, only that it runs.
+func (w *racer) run(g int) error {
+	cb, err := w.dev.CreateCommandBuffer()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cb.Release() }()
+	if err := cb.Begin(); err != nil {
+		return err
+	}
+	b := w.bufs[g]
+	err = cb.Dispatch(hal.Dispatch{
+		Executable:    w.x,
+		Bindings:      []hal.Binding{{Buffer: b}, {Buffer: b}, {Buffer: b}},
+		PushConstants: words(raceWords),
+		Groups:        groupsFor(raceWords, kernelAdd.local),
+	})
+	if err != nil {
+		return err
+	}
+	if err := cb.End(); err != nil {
+		return err
+	}
+	f, err := w.dev.Submit(cb)
+	if err != nil {
+		return err
+	}
+	return status.Join(f.Wait(w.e.ctx), f.Release())
+}
+
+func (w *racer) build(int) error {
+	x, err := w.dev.CreateExecutable(hal.ExecutableDesc{Label: "add", SPIRV: kernelAdd.spirv, Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push})
+	if err != nil {
+		return err
+	}
+	return x.Release()
+}

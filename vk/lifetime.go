@@ -1,0 +1,214 @@
+//go:build cgo
+
+package vk
+
+/*
+#include "vkb.h"
+*/
+import "C"
+
+import (
+	"math"
+	"sync/atomic"
+)
+
+// Who may destroy a Vulkan object, and when.
+//
+// Every object of a device (buffer, executable, command buffer, timestamp
+// pool) has a handle, which its owner releases, and holds, which keep it
+// alive for those who still use it:
+//
+//   - a recording holds every object it records (each once), until the
+//     command buffer is begun again or destroyed;
+//   - a submission holds its command buffer (and so, through its recording,
+//     everything the command buffer uses) until the timeline is seen to
+//     pass the submission's value; a staged copy holds its buffer likewise;
+//   - a host call in progress holds the object it works on (a Write copying
+//     into mapped memory, a query of a timestamp pool) until it returns.
+//
+// Release marks the handle released, so that later calls through it fail
+// with hal.ErrReleased, and destroys the object only if nothing holds it;
+// otherwise the last hold to go destroys it. Release never waits for the
+// GPU: a submission's holds go when any call (Wait, Poll, Submit, Release)
+// sees the timeline pass its value, and at the latest when the device is
+// released, after it has drained.
+//
+// The device's gate is a read-write lock on the life of the device itself
+// (d.c): a call that uses the VkDevice holds it for reading for the length
+// of its host work, never across a wait for the GPU, and Device.Release
+// takes it for writing to destroy everything, so no call is inside Vulkan
+// when the device goes. Objects are destroyed under d.mu, and the device's
+// destruction marks every object dead under d.mu before it destroys the
+// VkDevice, so a hold that ends after that destroys nothing.
+
+// lifetime is what every object of a device keeps of its life. Objects
+// embed it.
+type lifetime struct {
+	// released is set by the owner's Release: calls through the handle fail.
+	released atomic.Bool
+	// holds counts the recordings, submissions and calls in progress that
+	// use the object; guarded by device.mu.
+	holds int
+	// dead is set when the object has been destroyed, or given up with its
+	// device; guarded by device.mu.
+	dead bool
+}
+
+func (l *lifetime) life() *lifetime { return l }
+
+// resource is an object of a device.
+type resource interface {
+	life() *lifetime
+	// destroy frees the object's Vulkan objects. It is called once, with
+	// device.mu held, while the VkDevice exists.
+	destroy()
+}
+
+// inflight is a hold that a submission keeps until the timeline reaches
+// value.
+type inflight struct {
+	value uint64
+	r     resource
+}
+
+// enter holds the gate for a call that uses the VkDevice; it fails once the
+// device has been destroyed. leave ends it. A goroutine must not enter
+// twice: a Device.Release waiting for the gate would deadlock it.
+func (d *device) enter(op string) error {
+	d.gate.RLock()
+	if d.c == nil {
+		d.gate.RUnlock()
+		return released(op, "device")
+	}
+	return nil
+}
+
+func (d *device) leave() { d.gate.RUnlock() }
+
+// call is what a public call that uses the VkDevice does first: check that
+// the device is usable and enter the gate. The caller must leave.
+func (d *device) call(op string) error {
+	if err := d.usable(op); err != nil {
+		return err
+	}
+	return d.enter(op)
+}
+
+// track registers a new object, so that the device destroys it if it is
+// still alive when the device is released. It fails if the device was
+// released meanwhile; the caller then destroys the object.
+func (d *device) track(r resource, op string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.released.Load() {
+		return released(op, "device")
+	}
+	d.live[r] = struct{}{}
+	return nil
+}
+
+// hold keeps r alive for a call in progress; it fails if r's handle was
+// released (what names r in the error). drop ends the hold.
+func (d *device) hold(r resource, op, what string) error {
+	l := r.life()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if l.released.Load() || l.dead {
+		return released(op, what)
+	}
+	l.holds++
+	return nil
+}
+
+// holdAgain adds a hold to an object its caller already holds, so it
+// cannot have gone.
+func (d *device) holdAgain(r resource) {
+	d.mu.Lock()
+	r.life().holds++
+	d.mu.Unlock()
+}
+
+// drop ends a hold of r; the last hold of a released object destroys it.
+func (d *device) drop(r resource) {
+	d.mu.Lock()
+	d.dropLocked(r)
+	d.mu.Unlock()
+}
+
+func (d *device) dropLocked(r resource) {
+	l := r.life()
+	l.holds--
+	if l.holds == 0 && l.released.Load() && !l.dead {
+		d.destroyLocked(r)
+	}
+}
+
+func (d *device) destroyLocked(r resource) {
+	r.life().dead = true
+	delete(d.live, r)
+	r.destroy()
+}
+
+// release is every object's Release: it marks the handle released and
+// destroys the object if nothing holds it. Otherwise a submission may
+// hold it that the GPU has finished already: the timeline is read once, so
+// that an object released after its work is done goes at once. Releasing
+// twice does nothing.
+func (d *device) release(r resource) {
+	l := r.life()
+	if !l.released.CompareAndSwap(false, true) {
+		return
+	}
+	d.mu.Lock()
+	held := l.holds > 0
+	if !held && !l.dead {
+		d.destroyLocked(r)
+	}
+	d.mu.Unlock()
+	if held {
+		d.collect()
+	}
+}
+
+// submitted records that the submission of value v holds r until the
+// timeline reaches v. queueMu is held, so values arrive in order.
+func (d *device) submittedHold(v uint64, r resource) {
+	d.mu.Lock()
+	d.inflight = append(d.inflight, inflight{v, r})
+	d.mu.Unlock()
+}
+
+// retire ends the holds of the submissions whose value the timeline has
+// reached.
+func (d *device) retire(reached uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for n < len(d.inflight) && d.inflight[n].value <= reached {
+		d.dropLocked(d.inflight[n].r)
+		n++
+	}
+	if n > 0 {
+		clear(d.inflight[:n])
+		d.inflight = append(d.inflight[:0], d.inflight[n:]...)
+	}
+}
+
+// retireAll ends every submission's holds: the driver has said the device
+// is lost, so nothing runs any more and destroying is allowed.
+func (d *device) retireAll() { d.retire(math.MaxUint64) }
+
+// collect reads the timeline and retires what it has passed. It is
+// best effort: a device destroyed or lost meanwhile has nothing to say.
+func (d *device) collect() {
+	if d.enter("") != nil {
+		return
+	}
+	defer d.leave()
+	c := C.vkb_counter(d.c)
+	if c.result != C.VK_SUCCESS {
+		_ = d.result("vkGetSemaphoreCounterValue", c.result) // marks a lost device lost
+		return
+	}
+	d.observe(uint64(c.value))
+}
