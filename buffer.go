@@ -26,8 +26,8 @@ type Binding interface {
 }
 
 // Buffer is a storage buffer of Len elements of type T in device memory.
-// Its methods are safe for concurrent use, but must not race with a Run
-// that uses the buffer.
+// Its methods are safe for concurrent use; a Write or Read that races with
+// a Run using the buffer reads or writes some mix of before and after.
 type Buffer[T Elem] struct {
 	buf hal.Buffer
 	n   int
@@ -121,8 +121,9 @@ func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 	return nil
 }
 
-// Release frees the buffer. It must not be in use by a Run; releasing it
-// twice is not an error.
+// Release frees the buffer, at once or, if a Run still uses it (one whose
+// context ended first), when that Run's work is done. It never waits for
+// the GPU; releasing twice is not an error.
 func (b *Buffer[T]) Release() error { return b.buf.Release() }
 
 // HAL returns the buffer underneath.

@@ -140,7 +140,8 @@ func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
 // WorkgroupSize and Bindings as the module gave them if they were zero.
 func (p *Pipeline) Kernel() Kernel { return p.kernel }
 
-// Release frees the pipeline; releasing it twice is not an error.
+// Release frees the pipeline once no Run uses it; it never waits for the
+// GPU, and releasing twice is not an error.
 func (p *Pipeline) Release() error { return p.exe.Release() }
 
 // Run dispatches p once on groups workgroups (x, y, z), with push as its

@@ -68,15 +68,9 @@ type Device struct {
 	// unless Options.PipelineCache.
 	pipelines *autotune.Cache
 
-	mu    sync.Mutex
-	spare []hal.CommandBuffer // ready to record
-	stray []submission        // abandoned when a context ended first
-}
-
-// submission is a command buffer in flight and its fence.
-type submission struct {
-	cb    hal.CommandBuffer
-	fence hal.Fence
+	mu     sync.Mutex
+	spare  []hal.CommandBuffer // not in flight, ready to record
+	closed bool
 }
 
 // Devices lists the Vulkan devices in the order Options.Device indexes them.
@@ -156,14 +150,19 @@ func (d *Device) HAL() hal.Device { return d.hal }
 func (d *Device) Err() error { return d.hal.Err() }
 
 // Close releases the device and everything made from it that is still
-// alive: buffers, pipelines, tuners' pipelines. It waits (a few seconds at
-// most) for work still running, such as a Run whose context ended first.
-// A lost device closes too; closing twice is not an error.
+// alive: buffers, pipelines, tuners' pipelines. It is safe while other
+// calls run, from any goroutine: those already running finish or fail with
+// an error matching ErrReleased, and so do later ones; Err then reports the
+// release. It waits (10 seconds at most) for work still running, such as a
+// Run whose context ended first, and leaks the device's memory with a
+// warning only if the GPU does not finish in that time. A lost device
+// closes too; closing twice is not an error.
 func (d *Device) Close() error {
 	d.mu.Lock()
 	release := d.release
 	d.release = nil
-	d.spare, d.stray = nil, nil // released with the device
+	d.spare = nil // released with the device
+	d.closed = true
 	d.mu.Unlock()
 	if release == nil {
 		return nil // borrowed, or closed already
@@ -185,22 +184,10 @@ func (d *Device) savePipelines() error {
 	return d.pipelines.SavePipelineCache(d.hal.Info().PipelineCacheUUID, data)
 }
 
-// commandBuffer returns a command buffer ready to Begin: a spare one, one
-// whose abandoned work has finished, or a new one.
+// commandBuffer returns a command buffer ready to Begin: a spare one, or a
+// new one.
 func (d *Device) commandBuffer() (hal.CommandBuffer, error) {
 	d.mu.Lock()
-	live := d.stray[:0]
-	for _, s := range d.stray {
-		if done, _ := s.fence.Poll(); done {
-			// Best effort: the fence's error belonged to a caller
-			// who stopped waiting for it.
-			_ = s.fence.Release()
-			d.spare = append(d.spare, s.cb)
-			continue
-		}
-		live = append(live, s)
-	}
-	d.stray = live
 	if n := len(d.spare); n > 0 {
 		cb := d.spare[n-1]
 		d.spare = d.spare[:n-1]
@@ -212,7 +199,8 @@ func (d *Device) commandBuffer() (hal.CommandBuffer, error) {
 }
 
 // submit ends cb, submits it, waits for it, and keeps cb for reuse. If ctx
-// ends first, cb stays in flight and is reused once its work is done.
+// ends first, it returns ctx's error and gives cb up: the submission holds
+// what it uses until it is done (hal's Ownership).
 func (d *Device) submit(ctx context.Context, cb hal.CommandBuffer) error {
 	if err := cb.End(); err != nil {
 		d.recycle(cb)
@@ -224,21 +212,20 @@ func (d *Device) submit(ctx context.Context, cb hal.CommandBuffer) error {
 		return err
 	}
 	if err := f.Wait(ctx); err != nil {
-		if ctx.Err() != nil && d.hal.Err() == nil {
-			d.mu.Lock()
-			d.stray = append(d.stray, submission{cb, f})
-			d.mu.Unlock()
-			return err
-		}
 		return status.Join(err, f.Release(), cb.Release())
 	}
 	d.recycle(cb)
 	return f.Release()
 }
 
-// recycle keeps a command buffer that is not in flight for the next call.
+// recycle keeps a command buffer that is not in flight for the next call,
+// unless the device was closed meanwhile.
 func (d *Device) recycle(cb hal.CommandBuffer) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		_ = cb.Release() // released with the device already: a no-op
+		return
+	}
 	d.spare = append(d.spare, cb)
-	d.mu.Unlock()
 }

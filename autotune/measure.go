@@ -207,6 +207,16 @@ type candState struct {
 	err      error
 }
 
+// noTick records a sample whose timer did not tick, flags the result
+// (once) and returns how many there have been.
+func (c *candState) noTick() int {
+	c.ticks++
+	if c.ticks == 1 {
+		c.res.Flags = append(c.res.Flags, FlagTimerDidNotTick)
+	}
+	return c.ticks
+}
+
 type measurement struct {
 	dev   hal.Device
 	info  hal.DeviceInfo
@@ -337,12 +347,13 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 	// Calibrate: time one run, then batch enough runs to last
 	// MinSampleTime.
 	t, err := m.timed(ctx, st, i, 1)
-	if err != nil {
-		if errors.Is(err, errNoTick) {
-			t = 0
-		} else {
-			return status.Annotatef(err, "timing %s", c.Name)
-		}
+	switch {
+	case errors.Is(err, hal.ErrNoTick):
+		// Too short for the timer: batch as many runs as allowed.
+		t = 0
+		st.noTick()
+	case err != nil:
+		return status.Annotatef(err, "timing %s", c.Name)
 	}
 	st.batch = m.opts.MaxBatch
 	if t > 0 {
@@ -351,8 +362,6 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 	st.batch = min(max(st.batch, 1), m.opts.MaxBatch)
 	return nil
 }
-
-var errNoTick = status.New(status.Internal, "autotune: the GPU timer did not tick")
 
 // timed records k runs of candidate i, submits them, waits, and returns the
 // GPU time of one run in seconds.
@@ -436,10 +445,7 @@ func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float
 	for r := 0; r < n; r++ {
 		d, err := m.pool.Elapsed(2*r, 2*r+1)
 		if err != nil {
-			if status.CodeOf(err) == status.Internal {
-				return 0, status.Wrap(err, status.Internal, errNoTick.Error())
-			}
-			return 0, err
+			return 0, err // hal.ErrNoTick among others
 		}
 		total += d
 	}
@@ -514,14 +520,14 @@ func (m *measurement) sample(ctx context.Context) error {
 			c := m.cands[i]
 			t, err := m.timed(ctx, c, i, c.batch)
 			switch {
-			case errors.Is(err, errNoTick):
-				c.ticks++
+			case errors.Is(err, hal.ErrNoTick):
+				// The sample is discarded and the runs batched twice as
+				// many; a candidate the timer never sees fails.
 				c.batch = min(c.batch*2, m.opts.MaxBatch)
-				if c.ticks > 3 {
+				if c.noTick() > 3 {
 					c.alive = false
 					c.res.Outcome = Failed
 					c.res.Error = "the GPU timer did not tick in 4 samples, even batched"
-					c.res.Flags = append(c.res.Flags, FlagTimerDidNotTick)
 				}
 				continue
 			case err != nil && fatal(ctx, m.dev, err):

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"reflect"
 	"sync"
-	"sync/atomic"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -32,8 +31,6 @@ type Tuner struct {
 	// bucketing or checksum: (operation, exact size) → index.
 	hitMu sync.RWMutex
 	hits  map[hitKey]int
-
-	lost atomic.Pointer[error]
 }
 
 // tune is one tune in flight; done closes when it ends.
@@ -92,13 +89,11 @@ func (t *Tuner) checksum(op kernels.Operation) string {
 	return s
 }
 
-// Err is nil, or the error of the device's loss once a tune found it lost.
-func (t *Tuner) Err() error {
-	if p := t.lost.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+// Err is the device's: nil while it works, an error matching
+// hal.ErrDeviceLost once it is lost, or hal.ErrReleased once released. The
+// tuner keeps no state of its own about it, so that a loss found by any
+// user of the device (or injected into it) is seen at once.
+func (t *Tuner) Err() error { return t.dev.Err() }
 
 // Fastest returns the index of op's fastest candidate for shape. An answer
 // in memory costs no allocation. Otherwise the cache file is read, and on a
@@ -240,9 +235,6 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	opts := t.opts
 	e, errs, err := measure(ctx, t.dev, op, k.Shape, opts)
 	if err != nil {
-		if errors.Is(err, hal.ErrDeviceLost) {
-			t.lost.CompareAndSwap(nil, &err)
-		}
 		return nil, status.Annotatef(err, "autotune: tuning %s", k)
 	}
 	if e.Fastest < 0 {

@@ -23,6 +23,12 @@ var (
 	// device to another. Its code is InvalidArgument.
 	ErrForeignObject = status.New(status.InvalidArgument, "hal: object belongs to another device")
 
+	// ErrNoTick is matched by errors from TimestampPool.Elapsed when the
+	// GPU timer did not tick between the two timestamps (the end does not
+	// read after the start): the work was too short for the timer, and
+	// timing more of it at once may help. Its code is Internal.
+	ErrNoTick = status.New(status.Internal, "hal: the GPU timer did not tick")
+
 	// ErrUnsupported is matched by errors from asking for a feature the
 	// device does not have. Its code is Unimplemented.
 	ErrUnsupported = status.New(status.Unimplemented, "hal: not supported by this device")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -479,40 +478,11 @@ func (p *manifestProblem) runReference(ctx context.Context, prob Problem, info h
 			return status.Annotatef(err, "kernels: reading the reference's %s", b.name)
 		}
 	}
-	return p.submit(ctx, func(cb hal.CommandBuffer) error { return RecordPoison(cb, p) })
+	return Execute(ctx, p.dev, func(cb hal.CommandBuffer) error { return RecordPoison(cb, p) })
 }
 
 func (b *manifestBuffer) checked() bool {
 	return b.check && (b.role == roleOutput || b.role == roleInOut)
-}
-
-// submit records what rec records into a new command buffer, submits it
-// and waits.
-func (p *manifestProblem) submit(ctx context.Context, rec func(hal.CommandBuffer) error) error {
-	cb, err := p.dev.CreateCommandBuffer()
-	if err != nil {
-		return err
-	}
-	if err := cb.Begin(); err != nil {
-		return status.Join(err, cb.Release())
-	}
-	if err := rec(cb); err != nil {
-		return status.Join(err, cb.Release())
-	}
-	if err := cb.End(); err != nil {
-		return status.Join(err, cb.Release())
-	}
-	f, err := p.dev.Submit(cb)
-	if err != nil {
-		return status.Join(err, cb.Release())
-	}
-	err = f.Wait(ctx)
-	if c := status.CodeOf(err); c == status.Cancelled || c == status.DeadlineExceeded {
-		drain, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_ = f.Wait(drain)
-		cancel()
-	}
-	return status.Join(err, f.Release(), cb.Release())
 }
 
 func (p *manifestProblem) Size() Size        { return p.size }

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"context"
-	"time"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -33,12 +32,26 @@ func RecordPoison(cb hal.CommandBuffer, p Problem) error {
 // submits it to dev and waits for it. exe must have been created from the
 // candidate's Executable(). The results can then be checked with
 // p.Verify(ctx, cand).
-func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, cand int) (err error) {
+func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, cand int) error {
+	return Execute(ctx, dev, func(cb hal.CommandBuffer) error { return record(cb, p, exe, cand) })
+}
+
+// Execute begins a new command buffer, lets rec record into it, ends it,
+// submits it to dev and waits. Whether the wait succeeds or ctx ends
+// first, the command buffer is released at once: the submission holds
+// what it uses until it is done (hal's Ownership).
+func Execute(ctx context.Context, dev hal.Device, rec func(hal.CommandBuffer) error) error {
 	cb, err := dev.CreateCommandBuffer()
 	if err != nil {
 		return err
 	}
-	err = record(cb, p, exe, cand)
+	err = cb.Begin()
+	if err == nil {
+		err = rec(cb)
+	}
+	if err == nil {
+		err = cb.End()
+	}
 	if err != nil {
 		return status.Join(err, cb.Release())
 	}
@@ -46,26 +59,11 @@ func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, can
 	if err != nil {
 		return status.Join(err, cb.Release())
 	}
-	err = fence.Wait(ctx)
-	if c := status.CodeOf(err); c == status.Cancelled || c == status.DeadlineExceeded {
-		// The submission is still in flight and its command buffer cannot
-		// be released before it is done; give it a bounded while, and
-		// leave the command buffer to the device's release if that is not
-		// enough.
-		drain, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		werr := fence.Wait(drain)
-		cancel()
-		if werr != nil {
-			return status.Join(err, fence.Release())
-		}
-	}
-	return status.Join(err, fence.Release(), cb.Release())
+	return status.Join(fence.Wait(ctx), fence.Release(), cb.Release())
 }
 
+// record records what Run runs into cb, which is recording.
 func record(cb hal.CommandBuffer, p Problem, exe hal.Executable, cand int) error {
-	if err := cb.Begin(); err != nil {
-		return err
-	}
 	if err := RecordPoison(cb, p); err != nil {
 		return err
 	}
@@ -80,10 +78,7 @@ func record(cb hal.CommandBuffer, p Problem, exe hal.Executable, cand int) error
 			return err
 		}
 	}
-	if err := p.Record(cb, exe, cand); err != nil {
-		return err
-	}
-	return cb.End()
+	return p.Record(cb, exe, cand)
 }
 
 // VerifyCandidate checks candidate cand of op on dev at size: it returns

@@ -135,7 +135,7 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 	case t1 < t0 && mask != math.MaxUint64:
 		ticks = (t1 - t0) & mask
 	default:
-		return 0, status.Newf(status.Internal, "vk: Elapsed: timer did not tick: slot %d reads %d and slot %d reads %d", start, t0, end, t1)
+		return 0, status.Wrapf(hal.ErrNoTick, status.OK, "vk: Elapsed: timer did not tick: slot %d reads %d and slot %d reads %d", start, t0, end, t1)
 	}
 	ns := math.Round(float64(ticks) * p.d.info.Limits.TimestampPeriod)
 	// The timer ticked, so the time is not zero, however short.

@@ -609,6 +609,9 @@ func TestTimestamps(t *testing.T) {
 		}
 		_, err = pool.Elapsed(1, 0)
 		wantCode(t, err, status.Internal, "Elapsed backwards")
+		if !errors.Is(err, hal.ErrNoTick) {
+			t.Errorf("Elapsed backwards: %v does not match hal.ErrNoTick", err)
+		}
 		_, err = pool.Elapsed(0, 2)
 		wantCode(t, err, status.FailedPrecondition, "Elapsed to an unwritten slot")
 		_, err = pool.Ticks(3, 2)

@@ -35,11 +35,11 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(cmd, f.output)
+	out, err := openOutput(cmd, f.output, cache.Path())
 	if err != nil {
 		return err
 	}
-	defer func() { err = status.Join(err, closeOut()) }()
+	defer func() { err = out.finish(err) }()
 	ctx := cmd.Context()
 	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.dev.validating(), Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {

@@ -239,15 +239,11 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			if err != nil {
 				return err
 			}
-			f, err := os.Create(args[0])
+			out, err := openOutput(cmd, args[0], c.Path())
 			if err != nil {
-				return usageError{err}
-			}
-			if err := c.Export(f, t); err != nil {
-				_ = f.Close()
 				return err
 			}
-			if err := f.Close(); err != nil {
+			if err := out.finish(c.Export(out, t)); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])

@@ -15,7 +15,8 @@
 // "vkbench help COMMAND" says more about each.
 //
 // Exit status: 0 success, 1 a regression or a failed verification, 2 bad
-// usage or input, 3 a device or driver failure.
+// usage or input, 3 a device or driver failure, 130 interrupted (SIGINT),
+// 143 terminated (SIGTERM).
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -50,10 +52,56 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := notifyInterrupt(context.Background(), os.Stderr)
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// interrupt is the cause of a command's context cancelled by a signal.
+type interrupt struct{ sig syscall.Signal }
+
+func (i interrupt) Error() string { return "interrupted by " + signalName(i.sig) }
+
+// exitCode is what a shell expects of a process that a signal ended: 128
+// plus the signal's number (130 for SIGINT, 143 for SIGTERM).
+func (i interrupt) exitCode() int { return 128 + int(i.sig) }
+
+func signalName(sig syscall.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
+}
+
+// notifyInterrupt returns a context that the first SIGINT or SIGTERM
+// cancels, with an interrupt as its cause: the command stops its work,
+// waits (boundedly) for the GPU's current submission, writes nothing, and
+// exits with the signal's status. A second signal exits at once.
+func notifyInterrupt(parent context.Context, stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		first, ok := <-sigs
+		if !ok {
+			return
+		}
+		in := interrupt{syscall.SIGINT}
+		if first == syscall.SIGTERM {
+			in.sig = syscall.SIGTERM
+		}
+		cancel(in)
+		if _, ok := <-sigs; ok {
+			_, _ = fmt.Fprintf(stderr, "vkbench: %s again: exiting at once\n", signalName(in.sig)) // on the way out
+			os.Exit(in.exitCode())
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(sigs)
+		cancel(nil)
+	}
 }
 
 // execute runs the command line args and returns the exit status. An error
@@ -64,6 +112,12 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	var in interrupt
+	if errors.As(context.Cause(ctx), &in) {
+		// Whatever the work said on its way out, it was told to stop.
+		_, _ = fmt.Fprintf(stderr, "vkbench: %s: stopped; no results written, winners already in the tune cache kept\n", in) // nowhere left to say it
+		return in.exitCode()
+	}
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "vkbench: %s\n", strings.ReplaceAll(err.Error(), "\n", " ")) // nowhere left to say it
 	}

@@ -29,7 +29,7 @@ peak-fma-f16 and peak-mad-i32).
 
 Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			opts, err := f.options()
 			if err != nil {
 				return err
@@ -41,6 +41,11 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 			if err != nil {
 				return err
 			}
+			w, err := openOutput(cmd, f.output, cache.Path())
+			if err != nil {
+				return err
+			}
+			defer func() { err = w.finish(err) }()
 			ctx := cmd.Context()
 			o, err := f.dev.open(cmd, cache)
 			if err != nil {
@@ -102,14 +107,10 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 			if err := o.Release(); err != nil {
 				return err
 			}
-			w, closeOut, err := openOutput(cmd, f.output)
-			if err != nil {
-				return err
-			}
 			if f.format == "json" {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
-				return status.Join(enc.Encode(rec), closeOut())
+				return enc.Encode(rec)
 			}
 			fmt.Fprintf(w, "peak of device %d: %s (%s)\n", info.Index, info.Name, info.Hardware())
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -121,7 +122,7 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
 			}
-			return status.Join(tw.Flush(), closeOut())
+			return tw.Flush()
 		},
 	}
 	f.register(cmd.Flags())

@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -112,8 +111,16 @@ Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
 			if err := rep.write(&buf, format); err != nil {
 				return err
 			}
-			if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
-				return usageError{err}
+			out, err := openOutput(cmd, output, "")
+			if err != nil {
+				return err
+			}
+			if _, err := out.Write(buf.Bytes()); err != nil {
+				out.Discard()
+				return err
+			}
+			if err := out.Commit(); err != nil {
+				return err
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, rep.charts(), len(in))
 			return err

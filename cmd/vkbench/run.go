@@ -337,14 +337,15 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(cmd, f.output)
+	out, err := openOutput(cmd, f.output, cache.Path())
 	if err != nil {
 		return err
 	}
 	ctx := cmd.Context()
 	o, err := f.dev.open(cmd, cache)
 	if err != nil {
-		return status.Join(err, closeOut())
+		out.Discard()
+		return err
 	}
 	info := o.dev.Info()
 	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
@@ -387,12 +388,13 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err := savePipelineCache(o.dev, cache); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
 	}
+	// Results measured before a failure are shown (a file given with -o
+	// keeps what it had); an interrupted run shows nothing.
 	var werr error
-	if runErr == nil || len(file.Benchmarks) > 0 {
+	if ctx.Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
 		werr = writeResults(out, f.format, file)
 	}
-	err = status.Join(runErr, werr, closeOut(), o.Release())
-	if err != nil {
+	if err := out.finish(status.Join(runErr, werr, o.Release())); err != nil {
 		return err
 	}
 	for _, b := range file.Benchmarks {
@@ -408,17 +410,6 @@ type errVerification struct{ name string }
 
 func (e errVerification) Error() string {
 	return fmt.Sprintf("candidate %s computed a wrong result", e.name)
-}
-
-func openOutput(cmd *cobra.Command, path string) (io.Writer, func() error, error) {
-	if path == "" {
-		return cmd.OutOrStdout(), func() error { return nil }, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	return f, f.Close, nil
 }
 
 // benchmarksOf turns a tune's entry into result-file benchmarks.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -126,9 +127,13 @@ const (
 	// loss, every pending fence fails and every later call fails with an
 	// error matching hal.ErrDeviceLost.
 	Lose
+	// NoTick applies to Elapsed only: the call reports that the GPU timer
+	// did not tick between the two timestamps (an error matching
+	// hal.ErrNoTick), as a backend does when they read the same.
+	NoTick
 )
 
-// String returns "fail", "fail-async" or "lose".
+// String returns "fail", "fail-async", "lose" or "no-tick".
 func (e Effect) String() string {
 	switch e {
 	case Fail:
@@ -137,6 +142,8 @@ func (e Effect) String() string {
 		return "fail-async"
 	case Lose:
 		return "lose"
+	case NoTick:
+		return "no-tick"
 	}
 	return "Effect(" + strconv.Itoa(int(e)) + ")"
 }
@@ -235,8 +242,10 @@ func (p *Plan) Add(r Rule) {
 		panic("faulty: Rule.Nth is negative")
 	case r.Nth == 0 && !(r.Rate > 0 && r.Rate <= 1):
 		panic("faulty: a Rule needs Nth > 0 or a Rate in (0, 1]")
-	case r.Effect > Lose:
+	case r.Effect > NoTick:
 		panic("faulty: unknown " + r.Effect.String())
+	case r.Effect == NoTick && !slices.Equal(r.Calls, []Call{Elapsed}):
+		panic("faulty: NoTick applies to Elapsed alone")
 	}
 	if len(r.Calls) == 0 {
 		if r.Effect == FailAsync {
@@ -290,6 +299,12 @@ func (p *Plan) FailRate(rate float64, seed uint64, code status.Code, calls ...Ca
 // code (Internal if 0): it runs, and its fence reports the error.
 func (p *Plan) FailAsync(n int, code status.Code) {
 	p.Add(Rule{Calls: []Call{Submit}, Nth: n, Effect: FailAsync, Code: code})
+}
+
+// NoTickAt makes the nth Elapsed from now report that the GPU timer did
+// not tick (hal.ErrNoTick).
+func (p *Plan) NoTickAt(n int) {
+	p.Add(Rule{Calls: []Call{Elapsed}, Nth: n, Effect: NoTick})
 }
 
 // LoseAt loses the device at the nth call of kind call from now. At Wait
@@ -436,6 +451,8 @@ func (p *Plan) decide(c Call, quiet bool) (n int, f fault, ok bool) {
 		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected asynchronous failure of submission %d", n)
 	case Lose:
 		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected device loss at %s call %d", c, n)
+	case NoTick:
+		err = status.Join(status.Wrapf(hal.ErrNoTick, status.OK, "faulty: injected: the timer did not tick at Elapsed call %d", n), ErrInjected)
 	}
 	p.record(Injection{Call: c, N: n, Effect: taken.Effect, Err: err})
 	return n, fault{effect: taken.Effect, err: err}, true

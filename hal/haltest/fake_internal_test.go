@@ -714,7 +714,7 @@ func (p *fakePool) Elapsed(start, end int) (time.Duration, error) {
 		return 0, status.New(status.FailedPrecondition, "fake: slot never written")
 	}
 	if t[end] <= t[start] {
-		return 0, status.New(status.OutOfRange, "fake: the timer did not tick")
+		return 0, status.Annotate(hal.ErrNoTick, "fake: the timer did not tick")
 	}
 	return time.Duration(t[end] - t[start]), nil
 }

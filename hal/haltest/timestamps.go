@@ -1,6 +1,7 @@
 package haltest
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -96,6 +97,8 @@ func testTimestamps(e *env) {
 		within(e, 10*time.Second, "TimestampPool.Elapsed", func() { d, err = pool.Elapsed(c.start, c.end) })
 		if err == nil {
 			e.Errorf("Elapsed(%d, %d) = %v, want an error: the end is not after the start", c.start, c.end, d)
+		} else if !errors.Is(err, hal.ErrNoTick) {
+			e.Errorf("Elapsed(%d, %d): %v does not match hal.ErrNoTick", c.start, c.end, err)
 		}
 	}
 	// Slots that no submission wrote; a backend that waits for them

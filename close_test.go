@@ -1,0 +1,153 @@
+package vkbench_test
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// spinSPIRV is the conformance suite's spin kernel: push.iters rounds of
+// work per invocation (64 a workgroup), its result in binding 0. Below
+// 65535 iterations (lavapipe's limit on a shader's loops).
+//
+//go:embed hal/haltest/testdata/spin.spv
+var spinSPIRV []byte
+
+var spinKernel = vkbench.Kernel{Name: "spin", SPIRV: spinSPIRV, PushConstantSize: 4}
+
+// TestRunDeadlineMidKernel: a Run whose deadline passes while the kernel
+// runs returns exactly the context's error, nothing joined to it, and
+// its buffers can be released at once (the validation layer, which fails
+// the test on any message, would see a buffer destroyed in use).
+func TestRunDeadlineMidKernel(t *testing.T) {
+	dev := open(t)
+	p, err := dev.Build(spinKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	hits := 0
+	for i := range 10 {
+		out, err := vkbench.NewBuffer[uint32](context.Background(), dev, 64*64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Duration(1+rng.IntN(20)) * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		start := time.Now()
+		err = dev.Run(ctx, p, [3]uint32{64, 1, 1}, vkbench.Push(uint32(20000)), out)
+		took := time.Since(start)
+		cancel()
+		if err := out.Release(); err != nil {
+			t.Errorf("round %d: Release after the Run: %v", i, err)
+		}
+		if err == nil {
+			t.Logf("round %d: the kernel finished within %v", i, deadline)
+			continue
+		}
+		hits++
+		if !errors.Is(err, context.DeadlineExceeded) || status.CodeOf(err) != status.DeadlineExceeded {
+			t.Errorf("round %d: Run past its deadline: %v (code %v), want DEADLINE_EXCEEDED", i, err, status.CodeOf(err))
+		}
+		if errors.Is(err, hal.ErrInFlight) || errors.Is(err, hal.ErrReleased) {
+			t.Errorf("round %d: Run past its deadline carries more than the deadline: %v", i, err)
+		}
+		if took > deadline+time.Second {
+			t.Errorf("round %d: Run with a %v deadline returned after %v", i, deadline, took)
+		}
+	}
+	if hits < 5 {
+		t.Errorf("only %d of 10 Runs were still running at their deadline; the property was barely tested", hits)
+	}
+}
+
+// TestCloseRacing: Close while 8 goroutines upload, write, read, run and
+// build, 50 times: each call succeeds or fails with ErrReleased, nothing
+// crashes or races, and Err then reports the release.
+func TestCloseRacing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	var succeeded atomic.Int64
+	for round := range 50 {
+		dev, err := vkbench.Open(context.Background(), vkbench.Options{
+			Validation: true,
+			OnMessage:  func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := dev.Build(scaleKernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs := make([]*vkbench.Buffer[float32], 8)
+		for g := range bufs {
+			if bufs[g], err = vkbench.NewBuffer[float32](context.Background(), dev, 1024); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx := context.Background()
+		data := make([]float32, 1024)
+		calls := []func(g int) error{
+			func(int) error {
+				b, err := vkbench.Upload(ctx, dev, data)
+				if err != nil {
+					return err
+				}
+				return b.Release()
+			},
+			func(g int) error { return bufs[g].Write(ctx, data) },
+			func(g int) error { return bufs[g].Read(ctx, make([]float32, 1024)) },
+			func(g int) error {
+				return dev.Run(ctx, p, vkbench.Groups(1024, 64), vkbench.Push(uint32(1024), float32(2)), bufs[g], bufs[g])
+			},
+			func(int) error {
+				q, err := dev.Build(scaleKernel)
+				if err != nil {
+					return err
+				}
+				return q.Release()
+			},
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				<-start
+				call := calls[g%len(calls)]
+				for {
+					err := call(g)
+					if err == nil {
+						succeeded.Add(1)
+						continue
+					}
+					if !errors.Is(err, vkbench.ErrReleased) {
+						t.Errorf("round %d, goroutine %d: a call racing Close failed with %v; want ErrReleased", round, g, err)
+					}
+					return
+				}
+			})
+		}
+		close(start)
+		time.Sleep(time.Duration(rng.Int64N(int64(5 * time.Millisecond))))
+		if err := dev.Close(); err != nil {
+			t.Errorf("round %d: Close racing other calls: %v", round, err)
+		}
+		wg.Wait()
+		if err := dev.Err(); !errors.Is(err, vkbench.ErrReleased) {
+			t.Errorf("round %d: Err after Close = %v, want ErrReleased", round, err)
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d calls succeeded before Close, in 50 rounds", succeeded.Load())
+}

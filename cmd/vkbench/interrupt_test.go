@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/autotune"
+)
+
+// TestInterrupt sends SIGINT to vkbench run and tune, as processes with the
+// validation layer on, at 20 random moments between start-up and the
+// middle of sampling: each exits 130 within seconds, saying so in exactly
+// one line (no crash, no validation message, nothing leaked), leaves the
+// file given with -o as it was, and the cache keeps every entry committed
+// before. A SIGTERM exits 143 the same way.
+func TestInterrupt(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache.db")
+	mustRun(t, 0, "tune", "copy", "triad", "--size", "4096", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet", "--cache", cache)
+	before := cacheEntries(t, cache)
+	if len(before) != 2 {
+		t.Fatalf("%d entries committed before the interrupts, want 2: %v", len(before), before)
+	}
+	out := filepath.Join(dir, "results.json")
+	old := []byte("what the last good run wrote\n")
+	if err := os.WriteFile(out, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := []string{"triad", "--size", "262144", "--budget", "20s", "--precision", "0.0001", "--max-samples", "100000",
+		"--quiet", "--cache", cache, "-o", out, "--format", "json"}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 15))
+	for i := range 21 {
+		args := append([]string{"run"}, long...)
+		if i%2 == 1 {
+			args = append([]string{"tune", "--force"}, long...)
+		}
+		sig, want := syscall.SIGINT, 130
+		if i == 20 {
+			sig, want = syscall.SIGTERM, 143
+		}
+		// From 200 ms on, so that main has installed its handler: the
+		// process is the test binary, which starts slower under -race.
+		after := 200*time.Millisecond + time.Duration(rng.Int64N(int64(3*time.Second)))
+		r, took := interrupted(t, args, after, sig)
+		what := strings.Join(args[:2], " ") + " " + sig.String() + " after " + after.String()
+		if r.code != want {
+			t.Errorf("%s: exit status %d, want %d\nstderr:\n%s", what, r.code, want, r.stderr)
+		}
+		lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "vkbench: interrupted by "+name+": ") {
+			t.Errorf("%s: stderr is not the one line saying it was interrupted:\n%s", what, r.stderr)
+		}
+		if r.stdout != "" {
+			t.Errorf("%s: wrote to stdout: %q", what, r.stdout)
+		}
+		if took > 15*time.Second {
+			t.Errorf("%s: took %v to exit after the signal", what, took)
+		}
+		if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, old) {
+			t.Errorf("%s: -o file now holds %q (%v), want it unchanged", what, got, err)
+		}
+		if stray, _ := filepath.Glob(filepath.Join(dir, ".results.json.tmp-*")); len(stray) > 0 {
+			t.Errorf("%s: left temporary files %v", what, stray)
+		}
+		if diff := cmp.Diff(before, cacheEntries(t, cache)); diff != "" {
+			t.Errorf("%s: the cache's entries changed (-before +after):\n%s", what, diff)
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+}
+
+// interrupted runs the command as a process, sends it sig after the given
+// time, and returns what it did and how long it took to exit after the
+// signal.
+func interrupted(t *testing.T, args []string, after time.Duration, sig syscall.Signal) (result, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1", "VKBENCH_VALIDATION=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(after)
+	sent := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signalling %v: %v", args, err)
+	}
+	err := cmd.Wait()
+	took := time.Since(sent)
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running %v: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}, took
+}
+
+// cacheEntries lists every entry of the cache file: table, key, the
+// fastest candidate and when it was measured.
+func cacheEntries(t *testing.T, path string) []string {
+	t.Helper()
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path})
+	if err != nil {
+		t.Fatalf("opening the cache: %v", err)
+	}
+	tables, err := c.Tables()
+	if err != nil {
+		t.Fatalf("listing the cache's tables: %v", err)
+	}
+	var out []string
+	for _, tb := range tables {
+		es, err := c.Entries(tb)
+		if err != nil {
+			t.Fatalf("listing the entries of %v: %v", tb, err)
+		}
+		for _, e := range es {
+			out = append(out, tb.String()+" "+e.Key+" "+e.FastestName+" "+e.Time.String())
+		}
+	}
+	return out
+}
