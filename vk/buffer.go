@@ -28,13 +28,13 @@ const (
 // buffer is a VkBuffer with a VkDeviceMemory of its own. Host-visible
 // memory stays mapped for the buffer's life.
 type buffer struct {
-	d        *device
-	label    string
-	size     int64
-	kind     hal.MemoryKind
-	handle   C.VkBuffer
-	mem      C.VkDeviceMemory
-	mapped   []byte // the mapping of host-visible memory; nil otherwise
+	d      *device
+	label  string
+	size   int64
+	kind   hal.MemoryKind
+	handle C.VkBuffer
+	mem    C.VkDeviceMemory
+	mapped []byte // the mapping of host-visible memory; nil otherwise
 	lifetime
 }
 

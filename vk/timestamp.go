@@ -20,9 +20,9 @@ var _ hal.TimestampPool = (*timestampPool)(nil)
 // timestampPool is a VkQueryPool of timestamps, reset on the host when it
 // is made so that a slot never written reads as unavailable.
 type timestampPool struct {
-	d        *device
-	count    int
-	handle   C.VkQueryPool
+	d      *device
+	count  int
+	handle C.VkQueryPool
 	lifetime
 }
 
