@@ -295,6 +295,11 @@ func (m *measurement) run(ctx context.Context) error {
 	m.reset, _ = m.p.(kernels.Resetter)
 	m.debug("prepared", "took", time.Since(t0))
 	for i, c := range m.op.Candidates() {
+		// Building a pipeline cannot be interrupted, and may take a
+		// second: a cancelled measurement builds no more.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		st := &candState{res: Result{Index: i, Name: c.Name}}
 		m.cands = append(m.cands, st)
 		if err := m.prepareCandidate(ctx, i, c, st); err != nil {
