@@ -1,6 +1,7 @@
 package vkbench
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -32,11 +34,12 @@ type Kernel struct {
 	// EntryPoint is the GLCompute entry point; "main" if empty.
 	EntryPoint string
 	// WorkgroupSize is the workgroup's size in x, y and z. If zero, it is
-	// read from the module when the module fixes it (local_size_x = 64);
-	// a module that takes it from specialization constants
-	// (local_size_x_id = 0) gets it from Constants, and WorkgroupSize
-	// repeats it so that it can be checked against the device's limits and
-	// used to compute the number of groups.
+	// the module's: fixed (local_size_x = 64), or taken from specialization
+	// constants (local_size_x_id = 0) with the values in Constants (the
+	// module's defaults for those not given). If set, it must agree with
+	// what the module fixes and with Constants, and it sets the constants
+	// of local_size_x_id and friends that Constants does not: a mismatch is
+	// InvalidArgument. Pipeline.Kernel reports the size used.
 	WorkgroupSize [3]uint32
 	// Constants are the specialization constants by constant_id, as 32-bit
 	// values: math.Float32bits for a float, 0 or 1 for a bool.
@@ -61,37 +64,38 @@ type Kernel struct {
 }
 
 // candidate returns the kernel in the catalogue's form, with what the
-// module says filled in. It checks the module.
+// module says filled in. It checks the module, and that WorkgroupSize and
+// Constants agree with it.
 func (k Kernel) candidate() (kernels.Candidate, error) {
-	if err := hal.CheckSPIRV(k.SPIRV, k.EntryPoint); err != nil {
+	fail := func(err error) (kernels.Candidate, error) {
 		return kernels.Candidate{}, status.Annotatef(err, "vkbench: kernel %q", k.Name)
 	}
-	mod, err := hal.ParseSPIRV(k.SPIRV)
+	mod, entry, err := spirv.Check(k.SPIRV, k.EntryPoint)
 	if err != nil {
-		return kernels.Candidate{}, status.Annotatef(err, "vkbench: kernel %q", k.Name)
+		return fail(err)
 	}
-	entry := k.EntryPoint
-	if entry == "" {
-		entry = "main"
+	if k.PushConstantSize < 0 || k.PushConstantSize%4 != 0 {
+		return fail(status.Newf(status.InvalidArgument, "push-constant size %d is not a multiple of 4", k.PushConstantSize))
 	}
-	wg := k.WorkgroupSize
-	if wg == [3]uint32{} {
-		wg = mod.LocalSize[entry]
+	constants := maps.Clone(k.Constants)
+	if constants == nil {
+		constants = map[uint32]uint32{}
+	}
+	wg, err := workgroupOf(mod, entry, k.WorkgroupSize, constants)
+	if err != nil {
+		return fail(err)
 	}
 	bindings := k.Bindings
 	if bindings == 0 {
-		for _, b := range mod.Bindings {
-			if b>>16 == 0 {
-				bindings = max(bindings, int(b&0xffff)+1)
+		for _, b := range mod.Bindings(entry) {
+			if b.Set == 0 {
+				bindings = max(bindings, int(b.Binding)+1)
 			}
 		}
 	}
-	if k.PushConstantSize < 0 || k.PushConstantSize%4 != 0 {
-		return kernels.Candidate{}, status.Newf(status.InvalidArgument, "vkbench: kernel %q: push-constant size %d is not a multiple of 4", k.Name, k.PushConstantSize)
-	}
 	var consts []hal.Constant
-	for _, id := range slices.Sorted(maps.Keys(k.Constants)) {
-		consts = append(consts, hal.Constant{ID: id, Value: k.Constants[id]})
+	for _, id := range slices.Sorted(maps.Keys(constants)) {
+		consts = append(consts, hal.Constant{ID: id, Value: constants[id]})
 	}
 	return kernels.Candidate{
 		Name:             k.Name,
@@ -105,6 +109,37 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 		Params:           maps.Clone(k.Params),
 		Requires:         k.Requires,
 	}, nil
+}
+
+// workgroupOf works out the workgroup size of entry from the module and
+// the constants, as manifests do: a given size must agree with what the
+// module fixes and with the constants given for local_size_x_id and
+// friends, and sets those constants where none is given; without one, the
+// module's size with the constants applied.
+func workgroupOf(mod *spirv.Module, entry *spirv.Entry, given [3]uint32, constants map[uint32]uint32) ([3]uint32, error) {
+	dims, how := mod.Workgroup(entry)
+	if given == [3]uint32{} {
+		wg, ok := mod.WorkgroupSize(entry, constants)
+		if !ok {
+			return wg, status.Newf(status.InvalidArgument, "the module does not say its workgroup size (%s): give WorkgroupSize", cmp.Or(how, "none declared"))
+		}
+		return wg, nil
+	}
+	for i, d := range dims {
+		axis := "xyz"[i]
+		switch {
+		case given[i] == 0:
+			return given, status.Newf(status.InvalidArgument, "WorkgroupSize %v has a zero", given)
+		case d.Spec:
+			if v, ok := constants[d.SpecID]; ok && v != given[i] {
+				return given, status.Newf(status.InvalidArgument, "WorkgroupSize[%d] is %d, but local_size_%c is constant %d, which Constants sets to %d", i, given[i], axis, d.SpecID, v)
+			}
+			constants[d.SpecID] = given[i]
+		case d.Known && how != "" && d.Value != given[i]:
+			return given, status.Newf(status.InvalidArgument, "WorkgroupSize[%d] is %d, but the module fixes local_size_%c at %d (%s)", i, given[i], axis, d.Value, how)
+		}
+	}
+	return given, nil
 }
 
 // Pipeline is a Kernel built for one device, ready to Run.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -37,18 +38,15 @@ func TestCatalogueWellFormed(t *testing.T) {
 			}
 			seen[c.Name] = true
 			shaders[c.Shader] = true
-			m, err := hal.ParseSPIRV(c.SPIRV)
+			m, e, err := spirv.Check(c.SPIRV, c.EntryPoint)
 			if err != nil {
 				t.Errorf("%s: %v", where, err)
 				continue
 			}
-			if err := hal.CheckSPIRV(c.SPIRV, c.EntryPoint); err != nil {
-				t.Errorf("%s: %v", where, err)
-			}
 			ids := map[uint32]bool{}
 			for _, k := range c.Constants {
-				if !slices.Contains(m.SpecIDs, k.ID) {
-					t.Errorf("%s: constant %d is not in the module (it has %v)", where, k.ID, m.SpecIDs)
+				if !slices.Contains(m.SpecIDs(), k.ID) {
+					t.Errorf("%s: constant %d is not in the module (it has %v)", where, k.ID, m.SpecIDs())
 				}
 				if ids[k.ID] {
 					t.Errorf("%s: constant %d set twice", where, k.ID)
@@ -61,12 +59,25 @@ func TestCatalogueWellFormed(t *testing.T) {
 			if c.WorkgroupSize[1] > 1 && (len(c.Constants) < 2 || c.Constants[1].Value != c.WorkgroupSize[1]) {
 				t.Errorf("%s: constant 1 must be the workgroup height %d: %v", where, c.WorkgroupSize[1], c.Constants)
 			}
-			var want []uint32
+			var want, got []uint32
 			for b := range c.Bindings {
 				want = append(want, uint32(b))
 			}
-			if diff := cmp.Diff(want, slices.Compact(m.Bindings)); diff != "" {
+			for _, b := range m.Bindings(e) {
+				got = append(got, b.Set<<16|b.Binding)
+			}
+			if diff := cmp.Diff(want, slices.Compact(got)); diff != "" {
 				t.Errorf("%s: bindings (-declared +in module):\n%s", where, diff)
+			}
+			spec := map[uint32]uint32{}
+			for _, k := range c.Constants {
+				spec[k.ID] = k.Value
+			}
+			if wg, ok := m.WorkgroupSize(e, spec); !ok || wg != c.WorkgroupSize {
+				t.Errorf("%s: the module's workgroup with the candidate's constants is %v (known %v); the candidate says %v", where, wg, ok, c.WorkgroupSize)
+			}
+			if push, ok := m.PushConstantBytes(e, spec); !ok || push > c.PushConstantSize {
+				t.Errorf("%s: the module's push constants are %d bytes (known %v); the candidate pushes %d", where, push, ok, c.PushConstantSize)
 			}
 			if c.PushConstantSize%4 != 0 || c.PushConstantSize > 128 {
 				t.Errorf("%s: push constants of %d bytes", where, c.PushConstantSize)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -84,7 +85,7 @@ const ManifestSchema = "vkbench.manifest/v1"
 // a default for the type). "verify": "none" checks nothing.
 //
 // Everything is checked when the manifest is read: each SPIR-V file
-// exists and parses (hal.ParseSPIRV); the entry point exists; every
+// exists and parses (spirv.Parse); the entry point exists; every
 // binding the entry point uses is a storage buffer in set 0 and has a
 // buffer; every constant_id exists in the module, with a value that fits
 // its type; a given workgroup agrees with the module's (a literal
@@ -250,6 +251,7 @@ type manifestRun struct {
 type manifestDispatch struct {
 	where    string
 	desc     hal.ExecutableDesc
+	entry    *spirv.Entry
 	key      string // identifies the pipeline: equal keys, same pipeline
 	wg       [3]uint32
 	bindings []int // buffer index by binding number
@@ -257,6 +259,15 @@ type manifestDispatch struct {
 	pushSize int
 	groups   [3]manifestExpr
 	repeat   *manifestExpr
+}
+
+// spec returns the dispatch's specialization constants by constant_id.
+func (d *manifestDispatch) spec() map[uint32]uint32 {
+	spec := make(map[uint32]uint32, len(d.desc.Constants))
+	for _, k := range d.desc.Constants {
+		spec[k.ID] = k.Value
+	}
+	return spec
 }
 
 type pushField struct {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -19,7 +20,7 @@ import (
 type manifestModule struct {
 	path string // as the manifest writes it
 	code []byte
-	spv  *spvModule
+	spv  *spirv.Module
 }
 
 // module reads and parses the SPIR-V file that n names.
@@ -42,11 +43,11 @@ func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 	if err != nil {
 		return nil, fileError(err, "kernels: manifest %s: %s: reading SPIR-V %q", d.src.position(n.off), n.path, full)
 	}
-	hm, err := hal.ParseSPIRV(code)
+	sm, err := spirv.Parse(code)
 	if err != nil {
 		return nil, d.src.errAt(n, "%q is not a usable SPIR-V module: %s", full, status.Message(err))
 	}
-	m := &manifestModule{path: p, code: code, spv: reflectSPIRV(code, hm)}
+	m := &manifestModule{path: p, code: code, spv: sm}
 	d.modules[full] = m
 	return m, nil
 }
@@ -210,7 +211,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (Candidate, error) {
 		if !slices.Contains(shaders, mod.path) {
 			shaders = append(shaders, mod.path)
 		}
-		r, needs := mod.spv.requirements()
+		r, needs := requirementsOf(mod.spv)
 		cand.Requires.Float16 = cand.Requires.Float16 || r.Float16
 		cand.Requires.Int64 = cand.Requires.Int64 || r.Int64
 		cand.Requires.Subgroup |= r.Subgroup
@@ -219,11 +220,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (Candidate, error) {
 				run.needs = append(run.needs, n)
 			}
 		}
-		spec := map[uint32]uint32{}
-		for _, k := range disp.desc.Constants {
-			spec[k.ID] = k.Value
-		}
-		if shared, ok := mod.spv.sharedMemory(mod.spv.entries[disp.desc.EntryPoint], spec); ok && shared <= math.MaxUint32 {
+		if shared, ok := mod.spv.SharedMemory(disp.entry, disp.spec()); ok && shared <= math.MaxUint32 {
 			cand.Requires.SharedMemory = max(cand.Requires.SharedMemory, uint32(shared))
 		}
 		inv := uint64(disp.wg[0]) * uint64(disp.wg[1]) * uint64(disp.wg[2])
@@ -325,15 +322,16 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 			return nil, nil, err
 		}
 	}
-	e, ok := mod.spv.entries[entry]
-	if !ok {
+	e, err := mod.spv.Entry(entry)
+	if err != nil {
 		at := s.entry
 		if at == nil {
 			at = s.spirv
 		}
-		return nil, nil, d.src.errAt(at, "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.hal.EntryPoints)
+		return nil, nil, d.src.errAt(at, "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry}
+	disp.entry = e
 	consts, err := d.constants(c, s.constants, mod)
 	if err != nil {
 		return nil, nil, err
@@ -409,13 +407,12 @@ func (d *opDecoder) constants(c int, n *jsonNode, mod *manifestModule) (map[uint
 			return nil, d.src.errAt(v, "%q is not a constant_id (a non-negative integer)", key)
 		}
 		id := uint32(id64)
-		info, ok := mod.spv.specs[id]
+		info, ok := mod.spv.SpecConstant(id)
 		if !ok {
-			ids := slices.Sorted(maps.Keys(mod.spv.specs))
-			return nil, d.src.errAt(v, "%s declares no specialization constant with constant_id %d (it declares %v)", mod.path, id, ids)
+			return nil, d.src.errAt(v, "%s declares no specialization constant with constant_id %d (it declares %v)", mod.path, id, mod.spv.SpecIDs())
 		}
-		if info.kind == "" {
-			return nil, d.src.errAt(v, "constant_id %d of %s is %d bits wide; only 32-bit int, uint, float and bool constants can be set", id, mod.path, info.width)
+		if info.Kind == "" {
+			return nil, d.src.errAt(v, "constant_id %d of %s is %d bits wide; only 32-bit int, uint, float and bool constants can be set", id, mod.path, info.Width)
 		}
 		e, err := d.expression(v, pipelineContext)
 		if err != nil {
@@ -428,9 +425,9 @@ func (d *opDecoder) constants(c int, n *jsonNode, mod *manifestModule) (map[uint
 		if err != nil {
 			return nil, e.errorf(status.InvalidArgument, err)
 		}
-		bits, err := specBits(info.kind, val)
+		bits, err := specBits(info.Kind, val)
 		if err != nil {
-			return nil, d.src.errAt(v, "constant_id %d of %s is a%s %s: %v", id, mod.path, map[bool]string{true: "n"}[info.kind == "int" || info.kind == "uint"], info.kind, err)
+			return nil, d.src.errAt(v, "constant_id %d of %s is a%s %s: %v", id, mod.path, map[bool]string{true: "n"}[info.Kind == "int" || info.Kind == "uint"], info.Kind, err)
 		}
 		out[id] = bits
 	}
@@ -483,7 +480,7 @@ func (d *opDecoder) paramEnv(c int) exprEnv {
 // the constants, checks it against a given "workgroup", and sets the
 // specialization constants of local_size_x_id and friends from it where
 // the manifest gives no constant for them.
-func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spvEntry, consts map[uint32]uint32) ([3]uint32, error) {
+func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, consts map[uint32]uint32) ([3]uint32, error) {
 	var given [3]uint32
 	var at *jsonNode
 	if s.workgroup != nil {
@@ -517,39 +514,39 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, mod *manifestMo
 	if at == nil {
 		at = o.n
 	}
-	src, how := mod.spv.workgroup(e)
+	src, how := mod.spv.Workgroup(e)
 	if how == "" {
-		return given, d.src.errAt(at, "%s declares no workgroup size for entry point %q", mod.path, e.name)
+		return given, d.src.errAt(at, "%s declares no workgroup size for entry point %q", mod.path, e.Name)
 	}
 	var wg [3]uint32
 	for i, cs := range src {
 		axis := "xyz"[i : i+1]
 		switch {
-		case cs.spec:
-			v, set := consts[cs.specID]
+		case cs.Spec:
+			v, set := consts[cs.SpecID]
 			switch {
 			case set && s.workgroup != nil && v != given[i]:
-				return wg, d.src.errAt(at, "local_size_%s is constant_id %d of %s, which \"constants\" sets to %d, not %d", axis, cs.specID, mod.path, v, given[i])
+				return wg, d.src.errAt(at, "local_size_%s is constant_id %d of %s, which \"constants\" sets to %d, not %d", axis, cs.SpecID, mod.path, v, given[i])
 			case set:
 				wg[i] = v
 			case s.workgroup != nil:
-				consts[cs.specID] = given[i]
+				consts[cs.SpecID] = given[i]
 				wg[i] = given[i]
 			default:
-				wg[i] = cs.value
+				wg[i] = cs.Value
 			}
-		case cs.known:
-			if s.workgroup != nil && cs.value != given[i] {
-				return wg, d.src.errAt(at, "%s fixes local_size_%s of %q at %d (%s), not %d", mod.path, axis, e.name, cs.value, how, given[i])
+		case cs.Known:
+			if s.workgroup != nil && cs.Value != given[i] {
+				return wg, d.src.errAt(at, "%s fixes local_size_%s of %q at %d (%s), not %d", mod.path, axis, e.Name, cs.Value, how, given[i])
 			}
-			wg[i] = cs.value
+			wg[i] = cs.Value
 		case s.workgroup != nil:
 			wg[i] = given[i]
 		default:
-			return wg, d.src.errAt(at, "local_size_%s of %q in %s is computed from other constants; give the \"workgroup\" it comes to", axis, e.name, mod.path)
+			return wg, d.src.errAt(at, "local_size_%s of %q in %s is computed from other constants; give the \"workgroup\" it comes to", axis, e.Name, mod.path)
 		}
 		if wg[i] == 0 {
-			return wg, d.src.errAt(at, "local_size_%s of %q is 0", axis, e.name)
+			return wg, d.src.errAt(at, "local_size_%s of %q is 0", axis, e.Name)
 		}
 	}
 	return wg, nil
@@ -557,7 +554,7 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, mod *manifestMo
 
 // bindings builds the dispatch's table of buffers by binding number and
 // checks it against the descriptors the entry point uses.
-func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spvEntry, disp *manifestDispatch) error {
+func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
 	var table []int
 	at := o.n
 	if s.bindings != nil {
@@ -592,14 +589,14 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestMod
 			table[b.binding] = i
 		}
 	}
-	for _, b := range mod.spv.entryBindings(e) {
+	for _, b := range mod.spv.Bindings(e) {
 		switch {
-		case b.set != 0:
-			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers in set 0 only", e.name, mod.path, b)
-		case b.kind != "storage buffer":
-			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers only (declare it a buffer block)", e.name, mod.path, b)
-		case int(b.binding) >= len(table) || table[b.binding] < 0:
-			return d.src.errAt(at, "binding %d, which entry point %q of %s uses, has no buffer: give a buffer \"binding\": %d, or name one at index %d of \"bindings\"", b.binding, e.name, mod.path, b.binding, b.binding)
+		case b.Set != 0:
+			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers in set 0 only", e.Name, mod.path, b)
+		case b.Kind != spirv.StorageBuffer:
+			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers only (declare it a buffer block)", e.Name, mod.path, b)
+		case int(b.Binding) >= len(table) || table[b.Binding] < 0:
+			return d.src.errAt(at, "binding %d, which entry point %q of %s uses, has no buffer: give a buffer \"binding\": %d, or name one at index %d of \"bindings\"", b.Binding, e.Name, mod.path, b.Binding, b.Binding)
 		}
 	}
 	for len(table) > 0 && table[len(table)-1] < 0 {
@@ -633,7 +630,7 @@ func (d *opDecoder) bufferNames() string {
 // pushConstants reads the dispatch's push constants and lays them out:
 // each at its "offset", or after the previous one aligned to its size,
 // as std430 places scalars.
-func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spvEntry, disp *manifestDispatch) error {
+func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
 	at := o.n
 	end := 0
 	if s.push != nil {
@@ -698,8 +695,8 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 			disp.push = append(disp.push, pushField{typ: t, offset: off, value: val})
 		}
 	}
-	if need, ok := mod.spv.pushConstantSize(e); ok && need > uint64(end) {
-		return d.src.errAt(at, "entry point %q of %s reads %d bytes of push constants; the push constants here cover %d bytes", e.name, mod.path, need, end)
+	if need, ok := mod.spv.PushConstantBytes(e, disp.spec()); ok && need > end {
+		return d.src.errAt(at, "entry point %q of %s reads %d bytes of push constants; the push constants here cover %d bytes", e.Name, mod.path, need, end)
 	}
 	disp.pushSize = (end + 3) &^ 3
 	disp.desc.PushConstantSize = disp.pushSize

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/shaders"
-	"github.com/vkbench/vkbench/shaders/internal/glslc"
+		"github.com/vkbench/vkbench/shaders"
+	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/internal/glslc"
 )
 
 // requireTool skips the test when tool is not on the PATH, unless CI or
@@ -114,7 +114,7 @@ func TestEmbedded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := hal.CheckSPIRV(code, "main"); err != nil {
+		if _, _, err := spirv.Check(code, "main"); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		if _, err := shaders.Source(name); err != nil {
@@ -131,11 +131,11 @@ func ExampleGet() {
 	if err != nil {
 		panic(err)
 	}
-	m, err := hal.ParseSPIRV(code)
+	m, err := spirv.Parse(code)
 	if err != nil {
 		panic(err)
 	}
 	// Constant 0 is the workgroup size (local_size_x_id = 0).
-	fmt.Println(m.EntryPoints, m.SpecIDs)
+	fmt.Println(m.EntryPoints(), m.SpecIDs())
 	// Output: [main] [0]
 }

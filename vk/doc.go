@@ -51,7 +51,7 @@
 // device, whose copies to and from the host use every processor. Command
 // buffers have their own command and descriptor pools, reset at Begin.
 //
-// CreateExecutable checks the module with hal.ParseSPIRV first: the entry
+// CreateExecutable checks the module with package spirv first: the entry
 // point, the bindings, and a push-constant range at least as long as the
 // module's block, so that a mismatch is InvalidArgument, not undefined
 // values. Where the device has VK_KHR_pipeline_executable_properties, vk

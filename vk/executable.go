@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -35,7 +36,8 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		return nil, err
 	}
 	defer d.leave()
-	if err := hal.CheckSPIRV(desc.SPIRV, desc.EntryPoint); err != nil {
+	module, entry, err := spirv.Check(desc.SPIRV, desc.EntryPoint)
+	if err != nil {
 		return nil, status.Annotatef(err, "vk: CreateExecutable %q", desc.Label)
 	}
 	invalid := func(format string, args ...any) error {
@@ -46,22 +48,26 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	}
 	// A module that uses a binding the layout lacks is invalid, and some
 	// drivers (lavapipe) crash building its pipeline.
-	module, err := hal.ParseSPIRV(desc.SPIRV)
-	if err != nil {
-		return nil, status.Annotatef(err, "vk: CreateExecutable %q", desc.Label)
-	}
-	for _, sb := range module.Bindings {
-		if set, binding := sb>>16, sb&0xffff; set != 0 || int(binding) >= desc.Bindings {
-			return nil, invalid("the module uses set %d binding %d, but the executable has bindings 0 to %d of set 0", set, binding, desc.Bindings-1)
+	for _, b := range module.Bindings(entry) {
+		if b.Set != 0 || int(b.Binding) >= desc.Bindings || b.Kind != spirv.StorageBuffer {
+			return nil, invalid("entry point %q uses %v, but the executable has storage buffers at bindings 0 to %d of set 0", entry.Name, b, desc.Bindings-1)
 		}
 	}
-	if desc.PushConstantSize == 0 && module.PushConstantBytes != 0 {
-		return nil, invalid("the module has push constants, but the executable's PushConstantSize is 0")
+	spec := make(map[uint32]uint32, len(desc.Constants))
+	for _, c := range desc.Constants {
+		spec[c.ID] = c.Value
 	}
 	// A block longer than the range pushed would read past it: undefined
 	// values on most drivers, a crash on some.
-	if module.PushConstantBytes > desc.PushConstantSize {
-		return nil, invalid("the module's push-constant block is %d bytes, more than the executable's PushConstantSize of %d", module.PushConstantBytes, desc.PushConstantSize)
+	push, known := module.PushConstantBytes(entry, spec)
+	if !known && desc.PushConstantSize == 0 {
+		return nil, invalid("entry point %q has a push-constant block, but the executable's PushConstantSize is 0", entry.Name)
+	}
+	if known && push > desc.PushConstantSize {
+		if desc.PushConstantSize == 0 {
+			return nil, invalid("entry point %q has a push-constant block of %d bytes, but the executable's PushConstantSize is 0", entry.Name, push)
+		}
+		return nil, invalid("entry point %q's push-constant block is %d bytes, more than the executable's PushConstantSize of %d", entry.Name, push, desc.PushConstantSize)
 	}
 	limit := d.info.Limits.MaxPushConstantsSize
 	if desc.PushConstantSize < 0 || desc.PushConstantSize%4 != 0 || uint64(desc.PushConstantSize) > uint64(limit) {
@@ -82,11 +88,7 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	for i := range code {
 		code[i] = binary.LittleEndian.Uint32(desc.SPIRV[4*i:])
 	}
-	entry := desc.EntryPoint
-	if entry == "" {
-		entry = "main"
-	}
-	centry := C.CString(entry)
+	centry := C.CString(entry.Name)
 	defer C.free(unsafe.Pointer(centry))
 	var idp, valuep *C.uint32_t
 	if len(ids) > 0 {

@@ -261,6 +261,10 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
 	f13.subgroupSizeControl = info->f13.subgroupSizeControl;
 	f13.computeFullSubgroups = info->f13.computeFullSubgroups;
+	// LocalSizeId (SPIR-V 1.6's way of sizing workgroups by constants)
+	// needs maintenance4.
+	f13.maintenance4 = info->f13.maintenance4;
+	f13.shaderIntegerDotProduct = info->f13.shaderIntegerDotProduct;
 	VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
 	f12.timelineSemaphore = VK_TRUE;
 	f12.hostQueryReset = VK_TRUE;
@@ -268,9 +272,15 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	f12.shaderInt8 = info->f12.shaderInt8;
 	f12.storageBuffer8BitAccess = info->f12.storageBuffer8BitAccess;
 	f12.shaderSubgroupExtendedTypes = info->f12.shaderSubgroupExtendedTypes;
+	f12.uniformAndStorageBuffer8BitAccess = info->f12.uniformAndStorageBuffer8BitAccess;
+	f12.storagePushConstant8 = info->f12.storagePushConstant8;
+	f12.vulkanMemoryModel = info->f12.vulkanMemoryModel;
+	f12.vulkanMemoryModelDeviceScope = info->f12.vulkanMemoryModelDeviceScope;
 	if (info->chain13) f12.pNext = &f13;
 	VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &f12};
 	f11.storageBuffer16BitAccess = info->f11.storageBuffer16BitAccess;
+	f11.uniformAndStorageBuffer16BitAccess = info->f11.uniformAndStorageBuffer16BitAccess;
+	f11.storagePushConstant16 = info->f11.storagePushConstant16;
 	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
 	f2.features.shaderInt16 = info->features.shaderInt16;
 	f2.features.shaderInt64 = info->features.shaderInt64;

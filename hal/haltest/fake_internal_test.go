@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -255,27 +256,21 @@ func (d *fakeDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, 
 	if err := d.check(); err != nil {
 		return nil, err
 	}
-	if err := hal.CheckSPIRV(desc.SPIRV, desc.EntryPoint); err != nil {
-		return nil, err
-	}
-	m, err := hal.ParseSPIRV(desc.SPIRV)
+	m, entry, err := spirv.Check(desc.SPIRV, desc.EntryPoint)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkFunctions(desc.SPIRV); err != nil {
 		return nil, err
 	}
 	if desc.Bindings < 0 || desc.PushConstantSize < 0 || desc.PushConstantSize%4 != 0 ||
 		desc.PushConstantSize > int(d.info.Limits.MaxPushConstantsSize) {
 		return nil, status.Newf(status.InvalidArgument, "fake: %d bindings, %d bytes of push constants", desc.Bindings, desc.PushConstantSize)
 	}
-	for _, b := range m.Bindings {
-		if b>>16 != 0 || int(b&0xffff) >= desc.Bindings {
-			return nil, status.Newf(status.InvalidArgument, "fake: the module uses set %d binding %d", b>>16, b&0xffff)
+	for _, b := range m.Bindings(entry) {
+		if b.Set != 0 || int(b.Binding) >= desc.Bindings {
+			return nil, status.Newf(status.InvalidArgument, "fake: the module uses %v", b)
 		}
 	}
-	if desc.PushConstantSize == 0 && hasPushConstants(desc.SPIRV) {
-		return nil, status.New(status.InvalidArgument, "fake: the module has push constants")
+	if push, ok := m.PushConstantBytes(entry, nil); !ok || push > desc.PushConstantSize {
+		return nil, status.Newf(status.InvalidArgument, "fake: the module's push constants (%d bytes, known %v) exceed %d", push, ok, desc.PushConstantSize)
 	}
 	x := &fakeExecutable{
 		fakeObject: fakeObject{dev: d},
@@ -296,55 +291,6 @@ func (d *fakeDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, 
 		x.constants[c.ID] = c.Value
 	}
 	return x, nil
-}
-
-// checkFunctions checks what hal.CheckSPIRV does not, and drivers crash
-// on: that every function ends and every entry point is a function, so
-// that a module cut short at an instruction boundary is refused.
-func checkFunctions(code []byte) error {
-	const opEntryPoint, opFunction, opFunctionEnd = 15, 54, 56
-	w := unwords(code)
-	open := false
-	functions := map[uint32]bool{}
-	var entries []uint32
-	for i := 5; i < len(w); i += int(w[i] >> 16) {
-		switch w[i] & 0xffff {
-		case opEntryPoint:
-			entries = append(entries, w[i+2])
-		case opFunction:
-			if open {
-				return invalid("fake: SPIR-V function inside a function at word %d", i)
-			}
-			open, functions[w[i+2]] = true, true
-		case opFunctionEnd:
-			if !open {
-				return invalid("fake: SPIR-V OpFunctionEnd outside a function at word %d", i)
-			}
-			open = false
-		}
-	}
-	if open {
-		return invalid("fake: SPIR-V module ends inside a function")
-	}
-	for _, id := range entries {
-		if !functions[id] {
-			return invalid("fake: SPIR-V entry point %%%d is not a function", id)
-		}
-	}
-	return nil
-}
-
-// hasPushConstants reports whether a well-formed module declares a
-// variable in the PushConstant storage class.
-func hasPushConstants(code []byte) bool {
-	const opVariable, storagePushConstant = 59, 9
-	w := unwords(code)
-	for i := 5; i < len(w); i += int(w[i] >> 16) {
-		if w[i]&0xffff == opVariable && w[i]>>16 >= 4 && w[i+3] == storagePushConstant {
-			return true
-		}
-	}
-	return false
 }
 
 func (x *fakeExecutable) Label() string { return x.label }

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/vkbench/vkbench/shaders/internal/glslc"
+	"github.com/vkbench/vkbench/internal/glslc"
 )
 
 func main() {

@@ -1,8 +1,8 @@
-// Package glslc runs the Khronos tools that turn the GLSL sources of
-// package shaders into SPIR-V and check it: glslc to compile and
-// spirv-val to validate. The generator (go generate) and the shaders
-// test share it, so that the checked-in SPIR-V and the test's rebuild use
-// the very same flags.
+// Package glslc runs the Khronos tools that turn GLSL compute sources into
+// SPIR-V and check it: glslc to compile and spirv-val to validate. The
+// shaders generator (go generate), the shaders test and the tests that
+// compile modules of their own share it, so that every module is built
+// with the very same flags.
 package glslc
 
 import (
@@ -61,6 +61,28 @@ func OutputName(source string) string {
 func Compile(ctx context.Context, dir, source, out string) error {
 	args := append(slices.Clone(Flags), source, "-o", out)
 	return run(ctx, dir, "glslc", args...)
+}
+
+// CompileSource compiles the GLSL compute source src for targetEnv
+// (TargetEnv if empty; "vulkan1.3" makes SPIR-V 1.6) and returns its
+// SPIR-V, in a temporary folder it removes.
+func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "vkbench-glslc-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary folder; nothing depends on it
+	if err := os.WriteFile(filepath.Join(dir, "k"+SourceExt), []byte(src), 0o644); err != nil {
+		return nil, err
+	}
+	args := slices.Clone(Flags)
+	if targetEnv != "" {
+		args[slices.Index(args, "--target-env="+TargetEnv)] = "--target-env=" + targetEnv
+	}
+	if err := run(ctx, dir, "glslc", append(args, "k"+SourceExt, "-o", "k"+OutputExt)...); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
 }
 
 // Validate runs spirv-val on the SPIR-V file path for TargetEnv.

@@ -1,0 +1,45 @@
+// Package spirv reads SPIR-V compute modules: the one place in vkbench that
+// knows what a module declares. Backends check a module with it before a
+// driver sees it, the catalogue and the kernel manifests read workgroup
+// sizes, bindings, push constants, specialization constants, shared memory
+// and capabilities from it, and every one of them gets the same answer.
+//
+// # Basics
+//
+// Parse checks a module's structure and reads it; Entry finds a GLCompute
+// entry point, and the Module's methods answer about it:
+//
+//	m, err := spirv.Parse(code)          // InvalidArgument if malformed
+//	e, err := m.Entry("main")            // InvalidArgument if absent
+//	wg, ok := m.WorkgroupSize(e, consts) // with constant_id -> value set
+//	push, ok := m.PushConstantBytes(e)   // the block e uses, in bytes
+//	for _, b := range m.Bindings(e) { ... }
+//
+// A module is parsed once: Parse remembers the last modules it read, by
+// content, so a module that several layers check (the root package, a
+// manifest, the backend) costs one reading.
+//
+// # Rules
+//
+// One rule for each fact, whoever asks:
+//
+//   - The workgroup size comes from the WorkgroupSize built-in when the
+//     module decorates one (it overrides the rest), else from LocalSizeId,
+//     else from a literal LocalSize; components made of specialization
+//     constants take their values from the constants given, else their
+//     defaults.
+//   - Push-constant and shared-memory sizes are those of the blocks the
+//     entry point uses (every block, before SPIR-V 1.4, whose entry points
+//     do not list what they use): the end of the last member, with
+//     ArrayStride, MatrixStride and Offset decorations; a bool takes 4
+//     bytes; arrays sized by specialization constants take the values
+//     given. A size that cannot be worked out is reported as unknown,
+//     never guessed.
+//
+// # Caveats
+//
+// Modules must be little-endian. Only what vkbench needs is read: the
+// module's code is not validated as spirv-val would; a module that Parse
+// accepts can still be refused by a driver, but never crash it for want of
+// an instruction's words, a function's end or an entry point's function.
+package spirv

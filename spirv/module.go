@@ -1,0 +1,406 @@
+package spirv
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// Module is what vkbench reads of a SPIR-V module. Its methods answer
+// about one entry point at a time; it is safe for concurrent use.
+type Module struct {
+	// Version is the SPIR-V version as major<<8 | minor (0x0105 is 1.5).
+	Version uint16
+	// Capabilities are the capabilities the module declares, sorted.
+	Capabilities []uint32
+
+	entries  []*Entry // GLCompute entry points, in the module's order
+	byName   map[string]*Entry
+	types    map[uint32]*typ
+	consts   map[uint32]*constant
+	specs    map[uint32]SpecConstant // by constant_id
+	vars     map[uint32]uint32       // variable id -> pointer type id
+	bindings []Binding
+	// wgBuiltin is the id of the constant decorated WorkgroupSize, or 0.
+	wgBuiltin uint32
+	strides   map[uint32]uint32            // ArrayStride by type id
+	offsets   map[uint32]map[uint32]uint32 // Offset by struct id and member
+	mstrides  map[uint32]map[uint32]uint32 // MatrixStride by struct id and member
+	rowMajor  map[[2]uint32]bool           // RowMajor (struct id, member)
+	blocks    map[uint32]uint32            // Block or BufferBlock by struct id
+}
+
+// Entry is a GLCompute entry point of a Module.
+type Entry struct {
+	Name      string
+	id        uint32
+	iface     []uint32
+	localSize *[3]uint32
+	sizeIDs   *[3]uint32 // LocalSizeId operands
+}
+
+// typ is one OpType*.
+type typ struct {
+	op      uint32
+	width   uint32 // int and float
+	signed  bool
+	elem    uint32 // vector, matrix, array, runtime array, pointer: the element or pointee
+	count   uint32 // vector and matrix: a literal count; array: the id of the length
+	members []uint32
+	storage uint32 // pointer
+}
+
+// constant is a constant or a specialization constant.
+type constant struct {
+	typ       uint32
+	value     uint64
+	spec      bool
+	specID    uint32 // if spec and decorated
+	hasID     bool
+	composite bool
+	parts     []uint32 // a composite's constituents
+}
+
+// SpecConstant describes one specialization constant.
+type SpecConstant struct {
+	// Kind is "bool", "int", "uint" or "float" for the 32-bit scalars a
+	// caller can set, "" for others.
+	Kind string
+	// Width is the constant's width in bits.
+	Width uint32
+	// Default is the module's value (its low 32 bits).
+	Default uint32
+}
+
+// DescriptorKind is what a binding holds.
+type DescriptorKind uint8
+
+const (
+	// StorageBuffer is a buffer block in the StorageBuffer storage class
+	// (or, before SPIR-V 1.3, a BufferBlock in Uniform).
+	StorageBuffer DescriptorKind = iota
+	// UniformBuffer is a Block in the Uniform storage class.
+	UniformBuffer
+	// OtherDescriptor is an image, a sampler or anything else that is not
+	// a buffer.
+	OtherDescriptor
+)
+
+// String returns "storage buffer", "uniform buffer" or "image or sampler".
+func (k DescriptorKind) String() string {
+	switch k {
+	case StorageBuffer:
+		return "storage buffer"
+	case UniformBuffer:
+		return "uniform buffer"
+	}
+	return "image or sampler"
+}
+
+// Binding is one descriptor a module declares.
+type Binding struct {
+	Set, Binding uint32
+	Kind         DescriptorKind
+	variable     uint32
+}
+
+// String says where the binding is and what it holds, as
+// "set 0 binding 1 (storage buffer)".
+func (b Binding) String() string {
+	return fmt.Sprintf("set %d binding %d (%s)", b.Set, b.Binding, b.Kind)
+}
+
+// EntryPoints returns the names of the GLCompute entry points, in the
+// module's order.
+func (m *Module) EntryPoints() []string {
+	names := make([]string, len(m.entries))
+	for i, e := range m.entries {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Entry returns the GLCompute entry point name ("main" if empty); one the
+// module lacks is InvalidArgument, naming those it has.
+func (m *Module) Entry(name string) (*Entry, error) {
+	if name == "" {
+		name = "main"
+	}
+	if e, ok := m.byName[name]; ok {
+		return e, nil
+	}
+	return nil, status.Newf(status.InvalidArgument, "spirv: no GLCompute entry point %q (the module has %q)", name, m.EntryPoints())
+}
+
+// Check parses code and checks that it has the GLCompute entry point
+// entry ("main" if empty): what a backend asks before a driver sees the
+// module.
+func Check(code []byte, entry string) (*Module, *Entry, error) {
+	m, err := Parse(code)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := m.Entry(entry)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, e, nil
+}
+
+// SpecConstant returns the specialization constant with constant_id id.
+func (m *Module) SpecConstant(id uint32) (SpecConstant, bool) {
+	s, ok := m.specs[id]
+	return s, ok
+}
+
+// SpecIDs returns the constant_id of every specialization constant, sorted.
+func (m *Module) SpecIDs() []uint32 { return slices.Sorted(maps.Keys(m.specs)) }
+
+// uses reports whether entry e statically uses variable id. Before SPIR-V
+// 1.4 an entry point's interface lists only its inputs and outputs, so
+// every variable counts as used.
+func (m *Module) uses(e *Entry, id uint32) bool {
+	if m.Version < 0x0104 {
+		return true
+	}
+	return slices.Contains(e.iface, id)
+}
+
+// Bindings returns the descriptors entry e uses, sorted by set and
+// binding.
+func (m *Module) Bindings(e *Entry) []Binding {
+	var out []Binding
+	for _, b := range m.bindings {
+		if m.uses(e, b.variable) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Dim says where one component of a workgroup size comes from.
+type Dim struct {
+	// Value is the component before specialization.
+	Value uint32
+	// Known is false when the component is computed from other constants
+	// (OpSpecConstantOp), which this reader does not evaluate.
+	Known bool
+	// Spec is set when a specialization constant, SpecID, sets it.
+	Spec   bool
+	SpecID uint32
+}
+
+// Workgroup returns how entry e's workgroup size is set, component by
+// component, before any specialization, and from what: "the WorkgroupSize
+// built-in" (of specialization constants), "LocalSizeId", "a literal
+// local_size" (LocalSize, or a built-in of plain constants), or "" when
+// the module sets none.
+// The WorkgroupSize built-in overrides LocalSizeId, which overrides
+// LocalSize.
+func (m *Module) Workgroup(e *Entry) ([3]Dim, string) {
+	var out [3]Dim
+	from := func(ids []uint32) {
+		for i, id := range ids[:min(3, len(ids))] {
+			c := m.consts[id]
+			if c == nil || c.composite {
+				continue
+			}
+			out[i] = Dim{Value: uint32(c.value), Known: !c.spec || c.hasID, Spec: c.spec && c.hasID, SpecID: c.specID}
+		}
+	}
+	switch {
+	case m.wgBuiltin != 0:
+		c := m.consts[m.wgBuiltin]
+		if c != nil && c.composite {
+			from(c.parts)
+		}
+		if c != nil && !c.spec {
+			return out, "a literal local_size"
+		}
+		return out, "the WorkgroupSize built-in"
+	case e.sizeIDs != nil:
+		from(e.sizeIDs[:])
+		return out, "LocalSizeId"
+	case e.localSize != nil:
+		for i, v := range e.localSize {
+			out[i] = Dim{Value: v, Known: true}
+		}
+		return out, "a literal local_size"
+	}
+	return out, ""
+}
+
+// WorkgroupSize returns entry e's workgroup size with the specialization
+// constants set as in spec (constant_id -> value; the defaults for those
+// not given), and false when the module sets none or a component cannot be
+// worked out.
+func (m *Module) WorkgroupSize(e *Entry, spec map[uint32]uint32) ([3]uint32, bool) {
+	dims, how := m.Workgroup(e)
+	var wg [3]uint32
+	for i, d := range dims {
+		if !d.Known || how == "" {
+			return wg, false
+		}
+		wg[i] = d.Value
+		if v, ok := spec[d.SpecID]; d.Spec && ok {
+			wg[i] = v
+		}
+	}
+	return wg, true
+}
+
+// PushConstantBytes returns the size of the push-constant block entry e
+// uses (the end of its last member), 0 if it uses none, and false if the
+// size cannot be worked out.
+func (m *Module) PushConstantBytes(e *Entry, spec map[uint32]uint32) (int, bool) {
+	for id, ptr := range m.vars {
+		t := m.types[ptr]
+		if t == nil || t.op != opTypePointer || t.storage != storagePushConstant || !m.uses(e, id) {
+			continue
+		}
+		n, ok := m.sizer(spec).size(t.elem, 0)
+		if !ok || n > 1<<31 {
+			return 0, false
+		}
+		return int(n), true
+	}
+	return 0, true
+}
+
+// SharedMemory returns the bytes of workgroup memory entry e declares,
+// with the specialization constants set as in spec (array lengths are
+// often constants such as the workgroup size), and false if a size cannot
+// be worked out.
+func (m *Module) SharedMemory(e *Entry, spec map[uint32]uint32) (uint64, bool) {
+	var total uint64
+	z := m.sizer(spec)
+	for id, ptr := range m.vars {
+		t := m.types[ptr]
+		if t == nil || t.op != opTypePointer || t.storage != storageWorkgroup || !m.uses(e, id) {
+			continue
+		}
+		s, ok := z.size(t.elem, 0)
+		if !ok {
+			return 0, false
+		}
+		total += s
+	}
+	return total, true
+}
+
+// constValue returns the value of scalar constant id with the
+// specialization constants set as in spec, or false if it is not a scalar
+// constant whose value is known without evaluating OpSpecConstantOp.
+func (m *Module) constValue(id uint32, spec map[uint32]uint32) (uint64, bool) {
+	c := m.consts[id]
+	if c == nil || c.composite {
+		return 0, false
+	}
+	if c.spec && c.hasID {
+		if v, ok := spec[c.specID]; ok {
+			return uint64(v), true
+		}
+	}
+	return c.value, true
+}
+
+// sizer sizes types laid out explicitly (Offset, ArrayStride and
+// MatrixStride decorations), as push-constant blocks are; workgroup
+// memory, which has no layout, is sized the same way, tightly. Each type
+// is sized once, so that a module of structs nesting structs many times
+// over costs no more than its length.
+type sizer struct {
+	m    *Module
+	spec map[uint32]uint32
+	memo map[uint32]uint64 // bytes by type id; sizeUnknown when unknown
+}
+
+const sizeUnknown = ^uint64(0)
+
+func (m *Module) sizer(spec map[uint32]uint32) *sizer {
+	return &sizer{m: m, spec: spec, memo: map[uint32]uint64{}}
+}
+
+// size returns the size of type id, and false if it cannot be worked out.
+func (z *sizer) size(id uint32, depth int) (uint64, bool) {
+	if n, ok := z.memo[id]; ok {
+		return n, n != sizeUnknown
+	}
+	n, ok := z.sizeOf(id, depth)
+	if depth <= 16 { // past that, the answer says only that the chain was long
+		if !ok {
+			n = sizeUnknown
+		}
+		z.memo[id] = n
+	}
+	return n, ok
+}
+
+func (z *sizer) sizeOf(id uint32, depth int) (uint64, bool) {
+	m := z.m
+	t := m.types[id]
+	if t == nil || depth > 16 {
+		return 0, false
+	}
+	switch t.op {
+	case opTypeBool:
+		return 4, true
+	case opTypeInt, opTypeFloat:
+		if t.width%8 != 0 {
+			return 0, false
+		}
+		return uint64(t.width / 8), true
+	case opTypeVector, opTypeMatrix:
+		s, ok := z.size(t.elem, depth+1)
+		return s * uint64(t.count), ok
+	case opTypeArray:
+		n, ok := m.constValue(t.count, z.spec)
+		if !ok {
+			return 0, false
+		}
+		stride := uint64(m.strides[id])
+		if stride == 0 {
+			if stride, ok = z.size(t.elem, depth+1); !ok {
+				return 0, false
+			}
+		}
+		return n * stride, true
+	case opTypeRuntimeArray:
+		return 0, true
+	case opTypeStruct:
+		return z.structSize(id, t, depth)
+	}
+	return 0, false
+}
+
+// structSize sizes a struct: the end of its furthest member. A member
+// without an Offset follows the one before it.
+func (z *sizer) structSize(id uint32, t *typ, depth int) (uint64, bool) {
+	m := z.m
+	var end, off uint64
+	for i, mt := range t.members {
+		if o, ok := m.offsets[id][uint32(i)]; ok {
+			off = uint64(o)
+		}
+		s, ok := z.size(mt, depth+1)
+		if !ok {
+			return 0, false
+		}
+		if ms, ok := m.mstrides[id][uint32(i)]; ok {
+			if mtt := m.types[mt]; mtt != nil && mtt.op == opTypeMatrix {
+				// Column-major: a stride per column; row-major: per row,
+				// as many as the column vectors have components.
+				lines := uint64(mtt.count)
+				if col := m.types[mtt.elem]; m.rowMajor[[2]uint32{id, uint32(i)}] && col != nil {
+					lines = uint64(col.count)
+				}
+				s = uint64(ms) * lines
+			}
+		}
+		end = max(end, off+s)
+		off += s
+	}
+	return end, true
+}

@@ -1,0 +1,377 @@
+package spirv
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// Parse checks the structure of a SPIR-V module and reads it. It checks
+// the magic number, the version (1.0 to 1.6), that the length is a whole
+// number of words, that every instruction's word count stays inside the
+// module, that functions nest and end, and that every entry point names a
+// function. Any problem is InvalidArgument and names what is wrong and
+// where. The Module is shared: callers must not modify it, nor code after
+// the call.
+func Parse(code []byte) (*Module, error) {
+	if m, ok := modules.get(code); ok {
+		return m, nil
+	}
+	m, err := parse(code)
+	if err != nil {
+		return nil, err
+	}
+	modules.put(code, m)
+	return m, nil
+}
+
+func parse(code []byte) (*Module, error) {
+	if len(code)%4 != 0 {
+		return nil, status.Newf(status.InvalidArgument, "spirv: length %d is not a multiple of 4", len(code))
+	}
+	if len(code) < headerWords*4 {
+		return nil, status.Newf(status.InvalidArgument, "spirv: %d bytes is shorter than the 20-byte header", len(code))
+	}
+	word := func(i int) uint32 { return binary.LittleEndian.Uint32(code[4*i:]) }
+	switch w := word(0); w {
+	case magic:
+	case 0x03022307:
+		return nil, status.New(status.InvalidArgument, "spirv: the module is big-endian; only little-endian modules are accepted")
+	default:
+		return nil, status.Newf(status.InvalidArgument, "spirv: not SPIR-V: magic number 0x%08x, want 0x%08x", w, magic)
+	}
+	ver := word(1)
+	major, minor := ver>>16&0xff, ver>>8&0xff
+	if ver&0xff0000ff != 0 || major != 1 || minor > 6 {
+		return nil, status.Newf(status.InvalidArgument, "spirv: unsupported version word 0x%08x (want 1.0 to 1.6)", ver)
+	}
+	if word(3) == 0 {
+		return nil, status.New(status.InvalidArgument, "spirv: id bound is 0")
+	}
+	r := newReader(code, uint16(major<<8|minor))
+	n := len(code) / 4
+	for i := headerWords; i < n; {
+		w := word(i)
+		count, op := int(w>>16), w&0xffff
+		if count == 0 {
+			return nil, status.Newf(status.InvalidArgument, "spirv: instruction at word %d (opcode %d) has word count 0", i, op)
+		}
+		if i+count > n {
+			return nil, status.Newf(status.InvalidArgument, "spirv: instruction at word %d (opcode %d) has %d words, past the module's end at word %d", i, op, count, n)
+		}
+		ops := make([]uint32, count-1)
+		for k := range ops {
+			ops[k] = word(i + 1 + k)
+		}
+		if err := r.instruction(i, op, ops); err != nil {
+			return nil, err
+		}
+		i += count
+	}
+	return r.finish()
+}
+
+// reader is the state of one pass over a module.
+type reader struct {
+	m *Module
+	// open is the word index of the OpFunction not yet ended, or -1.
+	open      int
+	functions map[uint32]bool
+	specIDs   map[uint32]uint32 // constant id -> constant_id
+	sets      map[uint32]uint32 // variable id -> descriptor set
+	binds     map[uint32]uint32 // variable id -> binding
+	modes     []execMode
+}
+
+type execMode struct {
+	entry, mode uint32
+	ops         [3]uint32
+}
+
+func newReader(code []byte, version uint16) *reader {
+	return &reader{
+		m: &Module{
+			Version: version, byName: map[string]*Entry{}, types: map[uint32]*typ{}, consts: map[uint32]*constant{},
+			vars: map[uint32]uint32{}, strides: map[uint32]uint32{}, offsets: map[uint32]map[uint32]uint32{},
+			mstrides: map[uint32]map[uint32]uint32{}, rowMajor: map[[2]uint32]bool{}, blocks: map[uint32]uint32{},
+			specs: map[uint32]SpecConstant{},
+		},
+		open: -1, functions: map[uint32]bool{}, specIDs: map[uint32]uint32{}, sets: map[uint32]uint32{}, binds: map[uint32]uint32{},
+	}
+}
+
+// need checks that the instruction at word i has at least min operands.
+func need(i int, op uint32, ops []uint32, min int) error {
+	if len(ops) < min {
+		return status.Newf(status.InvalidArgument, "spirv: instruction at word %d (opcode %d) has %d words, needs at least %d", i, op, len(ops)+1, min+1)
+	}
+	return nil
+}
+
+// instruction reads one instruction at word i: what checks the structure,
+// then what the queries need.
+func (r *reader) instruction(i int, op uint32, ops []uint32) error {
+	m := r.m
+	switch op {
+	case opFunction:
+		if err := need(i, op, ops, 4); err != nil {
+			return err
+		}
+		if r.open >= 0 {
+			return status.Newf(status.InvalidArgument, "spirv: OpFunction at word %d begins inside the function begun at word %d", i, r.open)
+		}
+		r.open = i
+		r.functions[ops[1]] = true
+	case opFunctionEnd:
+		if r.open < 0 {
+			return status.Newf(status.InvalidArgument, "spirv: OpFunctionEnd at word %d ends no function", i)
+		}
+		r.open = -1
+	case opEntryPoint:
+		return r.entryPoint(i, ops)
+	case opExecutionMode, opExecutionModeID:
+		if err := need(i, op, ops, 2); err != nil {
+			return err
+		}
+		if mode := ops[1]; mode == execModeLocalSize || mode == execModeLocalSizeID {
+			if err := need(i, op, ops, 5); err != nil {
+				return err
+			}
+			r.modes = append(r.modes, execMode{ops[0], mode, [3]uint32{ops[2], ops[3], ops[4]}})
+		}
+	case opCapability:
+		if err := need(i, op, ops, 1); err != nil {
+			return err
+		}
+		m.Capabilities = append(m.Capabilities, ops[0])
+	case opDecorate:
+		return r.decorate(i, op, ops)
+	case opMemberDecorate:
+		if ops[2] == decorationRowMajor && len(ops) >= 3 {
+			m.rowMajor[[2]uint32{ops[0], ops[1]}] = true
+		}
+		if len(ops) >= 4 {
+			into := m.offsets
+			switch ops[2] {
+			case decorationOffset:
+			case decorationMatrixStride:
+				into = m.mstrides
+			default:
+				return nil
+			}
+			if into[ops[0]] == nil {
+				into[ops[0]] = map[uint32]uint32{}
+			}
+			into[ops[0]][ops[1]] = ops[3]
+		}
+	case opVariable:
+		if len(ops) >= 3 {
+			m.vars[ops[1]] = ops[0]
+		}
+	default:
+		r.typeOrConstant(op, ops)
+	}
+	return nil
+}
+
+func (r *reader) entryPoint(i int, ops []uint32) error {
+	if err := need(i, opEntryPoint, ops, 3); err != nil {
+		return err
+	}
+	name, words, ok := literalString(ops[2:])
+	if !ok {
+		return status.Newf(status.InvalidArgument, "spirv: OpEntryPoint at word %d has an unterminated name", i)
+	}
+	if ops[0] != execModelGLCompute {
+		return nil
+	}
+	e := &Entry{Name: name, id: ops[1], iface: slices.Clone(ops[2+words:])}
+	r.m.entries = append(r.m.entries, e)
+	r.m.byName[name] = e
+	return nil
+}
+
+func (r *reader) decorate(i int, op uint32, ops []uint32) error {
+	if err := need(i, op, ops, 2); err != nil {
+		return err
+	}
+	target, dec := ops[0], ops[1]
+	switch dec {
+	case decorationSpecID, decorationBinding, decorationDescriptorSet, decorationArrayStride, decorationBuiltIn:
+		if err := need(i, op, ops, 3); err != nil {
+			return err
+		}
+	}
+	m := r.m
+	switch dec {
+	case decorationSpecID:
+		r.specIDs[target] = ops[2]
+	case decorationBinding:
+		r.binds[target] = ops[2]
+	case decorationDescriptorSet:
+		r.sets[target] = ops[2]
+	case decorationArrayStride:
+		m.strides[target] = ops[2]
+	case decorationBlock, decorationBufferBlock:
+		m.blocks[target] = dec
+	case decorationBuiltIn:
+		if ops[2] == builtInWorkgroupSize {
+			m.wgBuiltin = target
+		}
+	}
+	return nil
+}
+
+// typeOrConstant reads the types and constants sizes are made of; other
+// instructions are skipped.
+func (r *reader) typeOrConstant(op uint32, ops []uint32) {
+	at := func(k int) uint32 {
+		if k < len(ops) {
+			return ops[k]
+		}
+		return 0
+	}
+	m := r.m
+	switch op {
+	case opTypeBool:
+		m.types[at(0)] = &typ{op: op}
+	case opTypeInt:
+		m.types[at(0)] = &typ{op: op, width: at(1), signed: at(2) != 0}
+	case opTypeFloat:
+		m.types[at(0)] = &typ{op: op, width: at(1)}
+	case opTypeVector, opTypeMatrix, opTypeArray:
+		m.types[at(0)] = &typ{op: op, elem: at(1), count: at(2)}
+	case opTypeRuntimeArray:
+		m.types[at(0)] = &typ{op: op, elem: at(1)}
+	case opTypeStruct:
+		if len(ops) >= 1 {
+			m.types[at(0)] = &typ{op: op, members: slices.Clone(ops[1:])}
+		}
+	case opTypePointer:
+		m.types[at(0)] = &typ{op: op, storage: at(1), elem: at(2)}
+	case opConstant, opSpecConstant:
+		v := uint64(at(2))
+		if len(ops) > 3 {
+			v |= uint64(at(3)) << 32
+		}
+		m.consts[at(1)] = &constant{typ: at(0), value: v, spec: op == opSpecConstant}
+	case opConstantTrue, opConstantFalse, opSpecConstantTrue, opSpecConstantFalse:
+		v := uint64(0)
+		if op == opConstantTrue || op == opSpecConstantTrue {
+			v = 1
+		}
+		m.consts[at(1)] = &constant{typ: at(0), value: v, spec: op == opSpecConstantTrue || op == opSpecConstantFalse}
+	case opConstantComposite, opSpecConstantComposite:
+		if len(ops) >= 2 {
+			m.consts[at(1)] = &constant{typ: at(0), composite: true, spec: op == opSpecConstantComposite, parts: slices.Clone(ops[2:])}
+		}
+	}
+}
+
+// finish checks what needs the whole module and ties together what was
+// read in pieces.
+func (r *reader) finish() (*Module, error) {
+	m := r.m
+	// A module cut short at an instruction boundary passes every check
+	// above; it is caught here, where drivers would crash on it.
+	if r.open >= 0 {
+		return nil, status.Newf(status.InvalidArgument, "spirv: the function begun at word %d has no OpFunctionEnd (truncated module?)", r.open)
+	}
+	for _, e := range m.entries {
+		if !r.functions[e.id] {
+			return nil, status.Newf(status.InvalidArgument, "spirv: entry point %q names id %d, which no OpFunction defines (truncated module?)", e.Name, e.id)
+		}
+	}
+	for _, md := range r.modes {
+		for _, e := range m.entries {
+			if e.id != md.entry {
+				continue
+			}
+			v := md.ops
+			if md.mode == execModeLocalSize {
+				e.localSize = &v
+			} else {
+				e.sizeIDs = &v
+			}
+		}
+	}
+	r.specConstants()
+	r.bindings()
+	slices.Sort(m.Capabilities)
+	m.Capabilities = slices.Compact(m.Capabilities)
+	return m, nil
+}
+
+// specConstants describes every specialization constant by its
+// constant_id.
+func (r *reader) specConstants() {
+	m := r.m
+	for id, sid := range r.specIDs {
+		c := m.consts[id]
+		if c == nil || !c.spec {
+			continue
+		}
+		c.specID, c.hasID = sid, true
+		info := SpecConstant{Default: uint32(c.value)}
+		if t := m.types[c.typ]; t != nil {
+			switch {
+			case t.op == opTypeBool:
+				info.Kind, info.Width = "bool", 32
+			case t.op == opTypeInt && t.width == 32 && t.signed:
+				info.Kind, info.Width = "int", 32
+			case t.op == opTypeInt && t.width == 32:
+				info.Kind, info.Width = "uint", 32
+			case t.op == opTypeFloat && t.width == 32:
+				info.Kind, info.Width = "float", 32
+			default:
+				info.Width = t.width
+			}
+		}
+		m.specs[sid] = info
+	}
+}
+
+// bindings lists the descriptors the module declares, sorted by set and
+// binding.
+func (r *reader) bindings() {
+	m := r.m
+	for id, ptr := range m.vars {
+		b, ok := r.binds[id]
+		if !ok {
+			continue
+		}
+		kind := OtherDescriptor
+		if t := m.types[ptr]; t != nil {
+			switch t.storage {
+			case storageStorageBuffer:
+				kind = StorageBuffer
+			case storageUniform:
+				kind = UniformBuffer
+				if m.blocks[t.elem] == decorationBufferBlock {
+					kind = StorageBuffer
+				}
+			}
+		}
+		m.bindings = append(m.bindings, Binding{Set: r.sets[id], Binding: b, Kind: kind, variable: id})
+	}
+	slices.SortFunc(m.bindings, func(a, b Binding) int {
+		return int(a.Set<<16|a.Binding) - int(b.Set<<16|b.Binding)
+	})
+}
+
+// literalString decodes a nul-terminated literal string from words, and
+// says how many words it took.
+func literalString(words []uint32) (string, int, bool) {
+	var b []byte
+	for i, w := range words {
+		for k := range 4 {
+			c := byte(w >> (8 * k))
+			if c == 0 {
+				return string(b), i + 1, true
+			}
+			b = append(b, c)
+		}
+	}
+	return "", 0, false
+}

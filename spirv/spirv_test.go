@@ -1,0 +1,274 @@
+package spirv_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/status"
+)
+
+func readAdd(tb testing.TB) []byte {
+	tb.Helper()
+	b, err := os.ReadFile("../hal/haltest/testdata/add.spv")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// compile compiles a compute shader with glslc for env ("" for the
+// project's target). Without glslc the test is skipped, except where
+// tests are required to run (CI), where it fails.
+func compile(t *testing.T, src, env string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("glslc"); err != nil {
+		if devtest.Required() {
+			t.Fatal("glslc is not on the PATH")
+		}
+		t.Skip("glslc is not on the PATH")
+	}
+	code, err := glslc.CompileSource(context.Background(), src, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+func TestCheck(t *testing.T) {
+	good := readAdd(t)
+	m, e, err := spirv.Check(good, "main")
+	if err != nil {
+		t.Fatalf("a glslc module fails the check: %v", err)
+	}
+	if got := m.EntryPoints(); !cmp.Equal(got, []string{"main"}) || e.Name != "main" {
+		t.Errorf("entry points = %q, entry %q", got, e.Name)
+	}
+	mutate := func(f func([]byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+	bad := map[string][]byte{
+		"empty":                 nil,
+		"odd length":            good[:len(good)-1],
+		"header only":           good[:20],
+		"short header":          good[:12],
+		"wrong magic":           mutate(func(b []byte) []byte { b[0] ^= 0xff; return b }),
+		"big-endian":            mutate(func(b []byte) []byte { b[0], b[1], b[2], b[3] = 3, 2, 0x23, 7; b[0], b[3] = 7, 3; return b }),
+		"version 2.0":           mutate(func(b []byte) []byte { b[6] = 2; return b }),
+		"without OpFunctionEnd": good[:len(good)-4],
+		"cut mid-module":        good[:len(good)/2&^3],
+		"word count past end":   mutate(func(b []byte) []byte { b[len(b)-2] = 0x40; return b }),
+		// The last instruction (OpFunctionEnd, one word) claims two: one
+		// word past the module's end.
+		"one word past the end": mutate(func(b []byte) []byte { b[len(b)-2] = 2; return b }),
+		"word count zero":       mutate(func(b []byte) []byte { b[22], b[23] = 0, 0; return b }),
+	}
+	for name, code := range bad {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := spirv.Check(code, "main")
+			if status.CodeOf(err) != status.InvalidArgument {
+				t.Errorf("Check = %v, want InvalidArgument", err)
+			}
+		})
+	}
+	if _, _, err := spirv.Check(good, "other"); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), `"other"`) {
+		t.Errorf("missing entry point: %v", err)
+	}
+}
+
+// TestParseOnce: a module is read once, however many times it is asked
+// about, and a copy of it (another slice, the same bytes) too.
+func TestParseOnce(t *testing.T) {
+	good := readAdd(t)
+	a, err := spirv.Parse(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := spirv.Parse(append([]byte(nil), good...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Error("the same module was read twice")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = spirv.Parse(good) }); allocs > 0 {
+		t.Errorf("Parse of a module read before allocates %.0f times", allocs)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	good, err := os.ReadFile("../hal/haltest/testdata/add.spv")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good, "main")
+	f.Add(good[:len(good)-4], "main")
+	f.Add([]byte{3, 2, 35, 7}, "")
+	f.Fuzz(func(t *testing.T, code []byte, entry string) {
+		m, e, err := spirv.Check(code, entry)
+		if err != nil {
+			if status.CodeOf(err) != status.InvalidArgument {
+				t.Fatalf("Check error with code %v: %v", status.CodeOf(err), err)
+			}
+			return
+		}
+		// Every question about a module Check accepts has an answer.
+		m.Workgroup(e)
+		m.WorkgroupSize(e, map[uint32]uint32{0: 7})
+		m.PushConstantBytes(e, nil)
+		m.SharedMemory(e, nil)
+		m.Bindings(e)
+		m.SpecIDs()
+	})
+}
+
+// TestWorkgroup reads workgroup sizes set in each of the three ways, with
+// and without specialization.
+func TestWorkgroup(t *testing.T) {
+	const body = `
+layout(binding = 0) buffer B { uint x[]; };
+void main() { x[gl_GlobalInvocationID.x] = gl_WorkGroupSize.x; }
+`
+	for _, tc := range []struct {
+		name, layout, env string
+		how               string
+		dflt, with7       [3]uint32 // the defaults, and with constant_id 0 = 7
+	}{
+		{"literal", "layout(local_size_x = 64, local_size_y = 2) in;", "", "a literal local_size", [3]uint32{64, 2, 1}, [3]uint32{64, 2, 1}},
+		{"built-in", "layout(local_size_x_id = 0, local_size_y = 2) in;", "", "the WorkgroupSize built-in", [3]uint32{1, 2, 1}, [3]uint32{7, 2, 1}},
+		{"LocalSizeId", "layout(local_size_x_id = 0, local_size_y = 2) in;", "vulkan1.3", "LocalSizeId", [3]uint32{1, 2, 1}, [3]uint32{7, 2, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, e, err := spirv.Check(compile(t, "#version 450\n"+tc.layout+body, tc.env), "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, how := m.Workgroup(e); how != tc.how {
+				t.Errorf("set by %q, want %q", how, tc.how)
+			}
+			for _, c := range []struct {
+				spec map[uint32]uint32
+				want [3]uint32
+			}{{nil, tc.dflt}, {map[uint32]uint32{0: 7}, tc.with7}} {
+				if got, ok := m.WorkgroupSize(e, c.spec); !ok || got != c.want {
+					t.Errorf("WorkgroupSize(%v) = %v, %v; want %v", c.spec, got, ok, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestPushConstantBytes sizes push-constant blocks as push constants are
+// laid out: the end of the last member.
+func TestPushConstantBytes(t *testing.T) {
+	const body = `
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer B { uint x[]; };
+void main() { x[0] = USE; }
+`
+	for _, tc := range []struct {
+		name, decl, use string
+		want            int
+	}{
+		{"none", "", "1u", 0},
+		{"two words", "layout(push_constant) uniform P { uint n; float a; } p;", "p.n", 8},
+		{"vec3 aligned to 16", "layout(push_constant) uniform P { uint n; vec3 v; } p;", "p.n", 28},
+		{"array with a stride", "layout(push_constant) uniform P { uint n; float w[4]; } p;", "p.n + uint(p.w[1])", 20},
+		{"nested struct", "struct S { uint a; uint b; }; layout(push_constant) uniform P { S s; uint c; } p;", "p.s.a + p.c", 12},
+		{"bool", "layout(push_constant) uniform P { uint n; bool b; } p;", "p.n + uint(p.b)", 8},
+		{"matrix", "layout(push_constant) uniform P { mat4 m; uint n; } p;", "p.n", 68},
+		{"matrix last", "layout(push_constant) uniform P { uint n; mat2x3 m; } p;", "p.n + uint(p.m[1][2])", 48},
+		{"row-major matrix last", "layout(push_constant) uniform P { uint n; layout(row_major) mat2x3 m; } p;", "p.n + uint(p.m[1][2])", 32},
+		{"specialized length", "layout(constant_id = 0) const uint L = 4; layout(push_constant) uniform P { uint n; float w[L]; } p;", "p.n", 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "#version 450\n" + tc.decl + strings.ReplaceAll(body, "USE", tc.use)
+			m, e, err := spirv.Check(compile(t, src, ""), "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := m.PushConstantBytes(e, nil); !ok || got != tc.want {
+				t.Errorf("PushConstantBytes = %d, %v; want %d", got, ok, tc.want)
+			}
+		})
+	}
+}
+
+// TestSharedMemory sizes workgroup memory, with array lengths from
+// specialization constants.
+func TestSharedMemory(t *testing.T) {
+	src := `#version 450
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint WG = 64;
+layout(binding = 0) buffer B { float x[]; };
+shared float tile[WG * 1u];
+shared vec4 more[8];
+void main() {
+	tile[gl_LocalInvocationID.x] = x[gl_GlobalInvocationID.x];
+	more[gl_LocalInvocationID.x % 8u] = vec4(tile[0]);
+	barrier();
+	x[gl_GlobalInvocationID.x] = tile[0] + more[1].x;
+}
+`
+	m, e, err := spirv.Check(compile(t, src, ""), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// WG * 1u is an OpSpecConstantOp, which is not evaluated: unknown.
+	if n, ok := m.SharedMemory(e, nil); ok {
+		t.Errorf("SharedMemory with a length computed from a constant = %d, want unknown", n)
+	}
+	src = strings.Replace(src, "tile[WG * 1u]", "tile[WG]", 1)
+	m, e, err = spirv.Check(compile(t, src, ""), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spec map[uint32]uint32
+		want uint64
+	}{{nil, 4*64 + 16*8}, {map[uint32]uint32{0: 256}, 4*256 + 16*8}} {
+		if n, ok := m.SharedMemory(e, c.spec); !ok || n != c.want {
+			t.Errorf("SharedMemory(%v) = %d, %v; want %d", c.spec, n, ok, c.want)
+		}
+	}
+}
+
+// TestBindingsAndConstants reads the descriptors an entry point uses and
+// the kinds of its specialization constants.
+func TestBindingsAndConstants(t *testing.T) {
+	src := `#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 3) const float S = 2.5;
+layout(constant_id = 1) const bool B = true;
+layout(constant_id = 2) const int I = -3;
+layout(set = 0, binding = 1) buffer Out { float y[]; };
+layout(set = 0, binding = 0) readonly buffer In { float x[]; };
+layout(set = 1, binding = 0) uniform U { float a; };
+void main() { y[0] = x[0] * S * a + float(I) + float(B); }
+`
+	m, e, err := spirv.Check(compile(t, src, ""), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range m.Bindings(e) {
+		got = append(got, b.String())
+	}
+	want := []string{"set 0 binding 0 (storage buffer)", "set 0 binding 1 (storage buffer)", "set 1 binding 0 (uniform buffer)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("bindings (-want +got):\n%s", diff)
+	}
+	if ids := m.SpecIDs(); !cmp.Equal(ids, []uint32{1, 2, 3}) {
+		t.Errorf("SpecIDs = %v", ids)
+	}
+	for id, kind := range map[uint32]string{1: "bool", 2: "int", 3: "float"} {
+		if c, ok := m.SpecConstant(id); !ok || c.Kind != kind || c.Width != 32 {
+			t.Errorf("constant %d = %+v, %v; want a 32-bit %s", id, c, ok, kind)
+		}
+	}
+}
