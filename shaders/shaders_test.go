@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
-		"github.com/vkbench/vkbench/shaders"
-	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/shaders"
+	"github.com/vkbench/vkbench/spirv"
 )
 
 // requireTool skips the test when tool is not on the PATH, unless CI or
