@@ -13,7 +13,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/glslc"
-	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
@@ -127,13 +127,13 @@ func manifestWorkgroup(t *testing.T, code []byte, consts map[uint32]uint32) [3]u
 	for id, v := range consts {
 		cs = append(cs, fmt.Sprintf(`"%d": %d`, id, v))
 	}
-	manifest := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "k", "dims": {"N": 64},
+	text := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "k", "dims": {"N": 64},
 		"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0, "role": "output"}],
 		"push_constants": [{"type": "u32", "value": "N"}, {"type": "u32", "value": 0}, {"type": "u32", "value": 1},
 			{"type": "u32", "value": 0, "offset": 64}],
 		"verify": "none",
 		"candidates": [{"name": "only", "spirv": "k.spv", "constants": {` + strings.Join(cs, ", ") + `}, "groups": [1]}]}]}`
-	ops, err := kernels.ParseManifest([]byte(manifest), dir)
+	ops, err := manifest.Parse([]byte(text), dir)
 	if err != nil {
 		t.Fatalf("manifest: %v", err)
 	}

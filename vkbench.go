@@ -8,7 +8,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
-	_ "github.com/vkbench/vkbench/vk" // registers the "vulkan" driver
+	"github.com/vkbench/vkbench/vk"
 )
 
 // Errors that callers match with errors.Is. They are the errors of package
@@ -76,7 +76,7 @@ type Device struct {
 // Devices lists the Vulkan devices in the order Options.Device indexes them.
 // An empty list is not an error.
 func Devices() ([]hal.DeviceInfo, error) {
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{})
+	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -91,44 +91,35 @@ func Devices() ([]hal.DeviceInfo, error) {
 // not installed, Unimplemented for a device older than Vulkan 1.2 (or a
 // build without cgo). Close the Device when done.
 func Open(ctx context.Context, opts Options) (*Device, error) {
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{
-		Validation: opts.Validation,
-		OnMessage:  opts.OnMessage,
-		Logger:     opts.Logger,
-	})
-	if err != nil {
-		return nil, status.Annotate(err, "vkbench: opening Vulkan")
+	hopts := hal.OpenOptions{
+		Driver: hal.DriverOptions{Validation: opts.Validation, OnMessage: opts.OnMessage, Logger: opts.Logger},
+		Device: opts.Device,
 	}
-	infos, err := drv.Enumerate()
-	if err != nil {
-		return nil, status.Join(err, drv.Release())
-	}
-	i, err := hal.SelectDevice(infos, opts.Device)
-	if err != nil {
-		return nil, status.Join(err, drv.Release())
-	}
-	var dopts hal.DeviceOptions
 	var pipelines *autotune.Cache
 	if opts.PipelineCache {
+		var err error
 		if pipelines, err = autotune.OpenCache(autotune.CacheOptions{Logger: opts.Logger}); err != nil {
-			return nil, status.Join(err, drv.Release())
+			return nil, err
 		}
-		// Data the driver does not accept only costs compile time; the
-		// cache warns of a file it cannot read.
-		dopts.PipelineCache, _ = pipelines.LoadPipelineCache(infos[i].PipelineCacheUUID)
+		hopts.PipelineCache = func(info hal.DeviceInfo) []byte {
+			// Data the driver does not accept only costs compile time; the
+			// cache warns of a file it cannot read.
+			data, _ := pipelines.LoadPipelineCache(info.PipelineCacheUUID)
+			return data
+		}
 	}
-	dev, err := drv.Open(ctx, i, dopts)
+	dev, release, err := hal.Open(ctx, vk.DriverName, hopts)
 	if err != nil {
-		return nil, status.Join(err, drv.Release())
+		return nil, status.Annotate(err, "vkbench: opening the device")
 	}
 	if opts.Wrap != nil {
-		dev = opts.Wrap(dev)
+		wrapped, inner := opts.Wrap(dev), release
+		// The wrapper releases the device it wraps (releasing it again is
+		// harmless); the driver is left to inner.
+		release = func() error { return status.Join(wrapped.Release(), inner()) }
+		dev = wrapped
 	}
-	d := &Device{
-		hal:       dev,
-		release:   func() error { return status.Join(dev.Release(), drv.Release()) },
-		pipelines: pipelines,
-	}
+	d := &Device{hal: dev, release: release, pipelines: pipelines}
 	devices.Store(dev, d)
 	return d, nil
 }

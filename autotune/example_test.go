@@ -11,7 +11,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
-	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
 
 // A level buckets shapes, so that one tune answers for every shape of its
@@ -32,7 +32,7 @@ func ExampleLevel_Bucket() {
 // cache file, where Entries (and the vkbench cache command) read it back.
 func ExampleTuner_Fastest() {
 	ctx := context.Background()
-	dev, release, err := hal.OpenDefault(ctx, "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+	dev, release, err := hal.Open(ctx, vk.DriverName, hal.OpenOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,7 +10,7 @@
 //
 //	import _ "github.com/vkbench/vkbench/vk"
 //
-//	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{})
+//	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{})
 //	infos, err := drv.Enumerate()
 //	dev, err := drv.Open(ctx, hal.DefaultDevice(infos), hal.DeviceOptions{})
 //

@@ -8,13 +8,13 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
-	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
 
-// OpenDefault opens the default device of a backend in one call; the
+// Open opens the default device of a backend in one call; the
 // release function it returns releases the device and the driver.
-func ExampleOpenDefault() {
-	dev, release, err := hal.OpenDefault(context.Background(), "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+func ExampleOpen() {
+	dev, release, err := hal.Open(context.Background(), vk.DriverName, hal.OpenOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func ExampleDefaultDevice() {
 // still works. Here the loss is made through hal.LossMarker, the path a
 // fault injector uses; a real driver reports VK_ERROR_DEVICE_LOST.
 func ExampleErrDeviceLost() {
-	dev, release, err := hal.OpenDefault(context.Background(), "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+	dev, release, err := hal.Open(context.Background(), vk.DriverName, hal.OpenOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -112,6 +112,24 @@ const (
 // Has reports whether every operation in o is supported.
 func (s SubgroupOps) Has(o SubgroupOps) bool { return s&o == o }
 
+// SubgroupOpNames are the names of the subgroup operation sets, in bit
+// order: "basic", "vote", "arithmetic", ...
+var SubgroupOpNames = [...]string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"}
+
+// String names the sets in s, joined by "+", or says "none".
+func (s SubgroupOps) String() string {
+	var names []string
+	for i, name := range SubgroupOpNames {
+		if s.Has(1 << i) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "+")
+}
+
 // Features are optional shader capabilities.
 type Features struct {
 	Float16 bool // shaderFloat16 (arithmetic)

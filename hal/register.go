@@ -84,25 +84,50 @@ func OpenDriver(name string, opts DriverOptions) (Driver, error) {
 	return open(opts)
 }
 
-// OpenDefault opens the default device (see DefaultDevice) of the backend
-// registered as name. Releasing the returned device does not release the
-// driver: call release, which releases both.
-func OpenDefault(ctx context.Context, name string, dopts DriverOptions, opts DeviceOptions) (dev Device, release func() error, err error) {
-	drv, err := OpenDriver(name, dopts)
+// OpenOptions choose a device for Open and configure it.
+type OpenOptions struct {
+	// Driver configures the driver Open opens.
+	Driver DriverOptions
+	// Device names the device as SelectDevice takes it: "" for the default
+	// one (see DefaultDevice), an index, part of a name, a UUID prefix.
+	Device string
+	// PipelineCache, if set, returns the driver pipeline cache saved for
+	// the chosen device (nil for none), so that its pipelines need no
+	// compiling; DeviceInfo.PipelineCacheUUID says which data applies.
+	PipelineCache func(DeviceInfo) []byte
+}
+
+// Open opens the backend registered as name and the device opts choose:
+// the one way vkbench opens a device, for the command and the library
+// alike. Releasing the returned device does not release the driver: call
+// release, which releases both. A spec that names no device is NotFound,
+// no devices at all Unavailable.
+func Open(ctx context.Context, name string, opts OpenOptions) (dev Device, release func() error, err error) {
+	drv, err := OpenDriver(name, opts.Driver)
 	if err != nil {
 		return nil, nil, err
 	}
-	infos, err := drv.Enumerate()
-	if err != nil {
-		return nil, nil, status.Join(err, drv.Release())
-	}
-	i := DefaultDevice(infos)
-	if i < 0 {
-		return nil, nil, status.Join(status.Newf(status.NotFound, "hal: driver %q has no devices", name), drv.Release())
-	}
-	dev, err = drv.Open(ctx, i, opts)
+	dev, err = OpenOn(ctx, drv, opts)
 	if err != nil {
 		return nil, nil, status.Join(err, drv.Release())
 	}
 	return dev, func() error { return status.Join(dev.Release(), drv.Release()) }, nil
+}
+
+// OpenOn opens the device opts choose (opts.Driver aside) of a driver
+// already open, for callers that open several devices of one driver.
+func OpenOn(ctx context.Context, drv Driver, opts OpenOptions) (Device, error) {
+	infos, err := drv.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	i, err := SelectDevice(infos, opts.Device)
+	if err != nil {
+		return nil, err
+	}
+	var dopts DeviceOptions
+	if opts.PipelineCache != nil {
+		dopts.PipelineCache = opts.PipelineCache(infos[i])
+	}
+	return drv.Open(ctx, i, dopts)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/vk"
 )
 
 // BenchmarkCandidates measures every built-in candidate at its operation's
@@ -28,7 +29,7 @@ import (
 // replaces an operation's default size.
 func BenchmarkCandidates(b *testing.B) {
 	ctx := context.Background()
-	dev, release, err := hal.OpenDefault(ctx, "vulkan", hal.DriverOptions{Validation: os.Getenv("VKBENCH_VALIDATION") != ""}, hal.DeviceOptions{})
+	dev, release, err := hal.Open(ctx, vk.DriverName, hal.OpenOptions{Driver: hal.DriverOptions{Validation: os.Getenv("VKBENCH_VALIDATION") != ""}})
 	if err != nil {
 		b.Skipf("no Vulkan device: %v", err)
 	}

@@ -65,31 +65,32 @@ func candidate(shader, name string, bindings, push int, wg [3]uint32, params map
 	return c
 }
 
-// sizeClass sorts devices by how much work a default size should give
+// SizeClass sorts devices by how much work a default size should give
 // them.
-type sizeClass int
+type SizeClass int
 
 const (
-	smallDevice  sizeClass = iota // CPU devices (lavapipe) and unknown ones: megabytes
-	mediumDevice                  // integrated and virtual GPUs: an eighth of large
-	largeDevice                   // discrete GPUs: enough to fill an H200
+	SmallDevice  SizeClass = iota // CPU devices (lavapipe) and unknown ones: megabytes
+	MediumDevice                  // integrated and virtual GPUs: an eighth of large
+	LargeDevice                   // discrete GPUs: enough to fill an H200
 )
 
-func classOf(info hal.DeviceInfo) sizeClass {
+// ClassOf says how much work a default size should give info's device.
+func ClassOf(info hal.DeviceInfo) SizeClass {
 	switch info.Type {
 	case hal.DiscreteGPU:
-		return largeDevice
+		return LargeDevice
 	case hal.IntegratedGPU, hal.VirtualGPU:
-		return mediumDevice
+		return MediumDevice
 	}
-	return smallDevice
+	return SmallDevice
 }
 
-// fits reports whether buffers of the given sizes in bytes fit the device:
+// Fits reports whether buffers of the given sizes in bytes fit the device:
 // each within maxStorageBufferRange, and all together within a quarter of
 // the largest device-local heap (when the device reports one), leaving
 // room for everything else.
-func fits(info hal.DeviceInfo, buffers ...int64) bool {
+func Fits(info hal.DeviceInfo, buffers ...int64) bool {
 	var heap uint64
 	for _, h := range info.MemoryHeaps {
 		if h.DeviceLocal {
@@ -107,9 +108,9 @@ func fits(info hal.DeviceInfo, buffers ...int64) bool {
 }
 
 // pick returns the first of the sizes, largest first, that fits.
-func pick(info hal.DeviceInfo, class sizeClass, sizes [3]int64, buffers func(n int64) []int64) int64 {
+func pick(info hal.DeviceInfo, class SizeClass, sizes [3]int64, buffers func(n int64) []int64) int64 {
 	n := sizes[class]
-	for n > 1024 && !fits(info, buffers(n)...) {
+	for n > 1024 && !Fits(info, buffers(n)...) {
 		n /= 2
 	}
 	return n

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -130,7 +129,7 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 	case r.Int64 && !info.Features.Int64:
 		return "needs shaderInt64"
 	case !l.SubgroupOps.Has(r.Subgroup):
-		return fmt.Sprintf("needs subgroup operations %s, device has %s", subgroupOpsString(r.Subgroup), subgroupOpsString(l.SubgroupOps))
+		return fmt.Sprintf("needs subgroup operations %s, device has %s", r.Subgroup, l.SubgroupOps)
 	case r.MinSubgroupSize > 0 && l.SubgroupSize < r.MinSubgroupSize:
 		return fmt.Sprintf("needs a subgroup size of at least %d, device has %d", r.MinSubgroupSize, l.SubgroupSize)
 	case r.SharedMemory > l.MaxSharedMemory:
@@ -144,21 +143,6 @@ func kib(n uint32) string {
 		return fmt.Sprintf("%d KiB", n/1024)
 	}
 	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-}
-
-var subgroupOpNames = []string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"}
-
-func subgroupOpsString(ops hal.SubgroupOps) string {
-	var names []string
-	for i, name := range subgroupOpNames {
-		if ops.Has(1 << i) {
-			names = append(names, name)
-		}
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, "+")
 }
 
 // Digest returns a SHA-256 of everything that makes the candidates what

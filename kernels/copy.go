@@ -54,7 +54,7 @@ func (op *copyOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 // DefaultSize is 2²⁸ words (1 GiB each way) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ (4 MiB) on a CPU.
 func (*copyOp) DefaultSize(info hal.DeviceInfo) Size {
-	n := pick(info, classOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n} })
+	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n} })
 	return Size{int(n)}
 }
 
@@ -109,13 +109,13 @@ func (p *copyProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := mismatches{what: "copy/" + c.Name}
-	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *mismatches) {
+	m := Mismatches{What: "copy/" + c.Name}
+	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *Mismatches) {
 		for i := lo; i < hi; i++ {
 			if got[i] != p.src[i] {
-				m.add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i])
+				m.Add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i])
 			}
 		}
 	})
-	return m.err(p.n)
+	return m.Err(p.n)
 }

@@ -63,8 +63,8 @@
 //
 // An Operation need not be built in: one described by a manifest (named
 // dimensions, buffers with an element type and a size expression, push
-// constants, and the dispatch grid as expressions) implements the same
-// interfaces. Its candidates carry their SPIR-V and constants; its
+// constants, and the dispatch grid as expressions; package manifest reads
+// them) implements the same interfaces. Its candidates carry their SPIR-V and constants; its
 // Problem lists its buffers (Buffers, with roles), records its dispatches,
 // and checks its outputs. Record must be idempotent (runs leave the same
 // results whatever ran before); an operation that cannot promise that

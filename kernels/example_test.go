@@ -7,7 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
-	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
 
 // Sizes are written as extents in order, or as named extents in any order.
@@ -30,7 +30,7 @@ func ExampleParseSize() {
 // its result with the CPU reference.
 func ExampleVerifyCandidate() {
 	ctx := context.Background()
-	dev, release, err := hal.OpenDefault(ctx, "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+	dev, release, err := hal.Open(ctx, vk.DriverName, hal.OpenOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func (op *gemmOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
 // 256³ on a CPU (lavapipe does a few GFLOP/s).
 func (*gemmOp) DefaultSize(info hal.DeviceInfo) Size {
-	s := int(pick(info, classOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s, 4 * s * s} }))
+	s := int(pick(info, ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s, 4 * s * s} }))
 	return Size{s, s, s}
 }
 
@@ -183,13 +183,13 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	mm := mismatches{what: "gemm/" + c.Name}
+	mm := Mismatches{What: "gemm/" + c.Name}
 	k := float64(p.k)
 	factor := 0.5 * eps32 * min(k, 10*math.Sqrt(k))
 	check := func(i, j int64, want, mag float64) {
 		g := got[i*p.n+j]
 		if tol := factor*mag + minNormal32; !within(g, want, tol) {
-			mm.addF32(fmt.Sprintf("C[%d][%d]", i, j), g, want, tol)
+			mm.AddF32(fmt.Sprintf("C[%d][%d]", i, j), g, want, tol)
 		}
 	}
 	if p.m*p.n*p.k <= gemmFullCheck {
@@ -211,7 +211,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 				check(i, j, want[j], mag[j])
 			}
 		}
-		return mm.err(p.m * p.n)
+		return mm.Err(p.m * p.n)
 	}
 	if p.samples == nil {
 		p.samples = p.referenceSamples()
@@ -219,13 +219,13 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	for _, s := range p.samples {
 		check(s.i, s.j, s.want, s.mag)
 	}
-	return mm.err(int64(len(p.samples)))
+	return mm.Err(int64(len(p.samples)))
 }
 
 // referenceSamples draws the four corners of C and gemmSamples elements
 // from the seed, and computes their references on every processor.
 func (p *gemmProblem) referenceSamples() []gemmSample {
-	r := newRand(p.seed, 1000)
+	r := NewRand(p.seed, 1000)
 	samples := []gemmSample{{i: 0, j: 0}, {i: 0, j: p.n - 1}, {i: p.m - 1, j: 0}, {i: p.m - 1, j: p.n - 1}}
 	for range gemmSamples {
 		samples = append(samples, gemmSample{i: r.Int64N(p.m), j: r.Int64N(p.n)})

@@ -24,11 +24,11 @@ func TestAffinePower(t *testing.T) {
 func TestParallelKeepsOrderAndCount(t *testing.T) {
 	const n = 1 << 20
 	bad := map[int64]bool{5: true, 700000: true, 700001: true, n - 1: true}
-	m := mismatches{what: "test"}
-	parallel(n, 1, &m, func(lo, hi int64, m *mismatches) {
+	m := Mismatches{What: "test"}
+	parallel(n, 1, &m, func(lo, hi int64, m *Mismatches) {
 		for i := lo; i < hi; i++ {
 			if bad[i] {
-				m.add("x[%d]", i)
+				m.Add("x[%d]", i)
 			}
 		}
 	})
@@ -92,8 +92,8 @@ func TestParallelSharesFewLargeBlocks(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
 	covered := make([]bool, blocks)
-	m := mismatches{what: "test"}
-	parallel(blocks, 1<<16, &m, func(lo, hi int64, _ *mismatches) {
+	m := Mismatches{What: "test"}
+	parallel(blocks, 1<<16, &m, func(lo, hi int64, _ *Mismatches) {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++

@@ -76,10 +76,10 @@ func (op *peakOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 // an H200) on a discrete GPU, 2²⁰ × 2¹² on an integrated one, and 2¹⁴ ×
 // 2¹⁰ on a CPU.
 func (op *peakOp) DefaultSize(info hal.DeviceInfo) Size {
-	switch classOf(info) {
-	case largeDevice:
+	switch ClassOf(info) {
+	case LargeDevice:
 		return Size{1 << 22, 1 << 14}
-	case mediumDevice:
+	case MediumDevice:
 		return Size{1 << 20, 1 << 12}
 	}
 	return Size{1 << 14, 1 << 10}
@@ -104,7 +104,7 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 	n, iters := int64(size[0]), int64(size[1])
 	p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
 	p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
-	r := newRand(seed, 0)
+	r := NewRand(seed, 0)
 	p.x0 = make([]int32, n)
 	if op.dtype == I32 {
 		// Any a and b: integer arithmetic wraps exactly, and the reference
@@ -196,7 +196,7 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := mismatches{what: p.kind.name + "/" + c.Name}
+	m := Mismatches{What: p.kind.name + "/" + c.Name}
 	bigA, bigB := affinePower(uint32(p.a), uint32(p.b), p.iters)
 	for t := range threads {
 		first, last := t*per, min((t+1)*per, p.n)
@@ -206,7 +206,7 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 				want += bigA*uint32(x) + bigB
 			}
 			if got[t] != want {
-				m.add("y[%d] (chains %d to %d): got %d, want %d (exact)", t, first, last-1, int32(got[t]), int32(want))
+				m.Add("y[%d] (chains %d to %d): got %d, want %d (exact)", t, first, last-1, int32(got[t]), int32(want))
 			}
 			continue
 		}
@@ -218,8 +218,8 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 			want += float32(x)
 		}
 		if g := math.Float32frombits(got[t]); g != want {
-			m.add("y[%d] (chains %d to %d): got %.9g, want %.9g (exact)", t, first, last-1, g, want)
+			m.Add("y[%d] (chains %d to %d): got %.9g, want %.9g (exact)", t, first, last-1, g, want)
 		}
 	}
-	return m.err(threads)
+	return m.Err(threads)
 }

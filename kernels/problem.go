@@ -34,7 +34,7 @@ type problem struct {
 }
 
 func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
-	if err := checkSize(op, size); err != nil {
+	if err := CheckSize(op, size); err != nil {
 		return nil, err
 	}
 	if dev == nil {
@@ -43,9 +43,9 @@ func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
 	return &problem{op: op.Name(), dev: dev, limits: dev.Info().Limits, size: size, cands: op.Candidates()}, nil
 }
 
-// checkSize checks that size has one extent per dimension of op, each at
+// CheckSize checks that size has one extent per dimension of op, each at
 // least 1 and below 2³¹ (the kernels index with 32-bit integers).
-func checkSize(op Operation, size Size) error {
+func CheckSize(op Operation, size Size) error {
 	dims := op.Dims()
 	if len(size) != len(dims) {
 		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, len(size), len(dims), dims)
@@ -188,9 +188,9 @@ func pushConstants(values ...uint32) []byte {
 	return b
 }
 
-// transferChunk is how many bytes move per Buffer.Write or Read, so that a
+// TransferChunk is how many bytes move per Buffer.Write or Read, so that a
 // gigabyte buffer does not need a second gigabyte of bytes on the host.
-const transferChunk = 32 << 20
+const TransferChunk = 32 << 20
 
 // upload writes words (a []uint32, []int32 or []float32) into buf. On a
 // little-endian host the words' own memory is the bytes to send; elsewhere
@@ -211,7 +211,7 @@ func upload(ctx context.Context, buf hal.Buffer, words any) error {
 		return buf.Write(ctx, 0, wordBytes(w))
 	}
 	n := len(w)
-	chunk := make([]byte, min(transferChunk, 4*n))
+	chunk := make([]byte, min(TransferChunk, 4*n))
 	for first := 0; first < n; first += len(chunk) / 4 {
 		m := min(len(chunk)/4, n-first)
 		encodeWords(chunk[:4*m], w[first:first+m])
@@ -264,7 +264,7 @@ func (p *problem) download(ctx context.Context, buf hal.Buffer, n int64) ([]uint
 		}
 		return out, nil
 	}
-	chunk := make([]byte, min(transferChunk, 4*n))
+	chunk := make([]byte, min(TransferChunk, 4*n))
 	for first := int64(0); first < n; first += int64(len(chunk) / 4) {
 		m := min(int64(len(chunk)/4), n-first)
 		if err := buf.Read(ctx, 4*first, chunk[:4*m]); err != nil {
@@ -295,10 +295,10 @@ func (p *problem) downloadF32(ctx context.Context, buf hal.Buffer, n int64) ([]f
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)), nil
 }
 
-// newRand returns the generator for one stream of a problem's data: the
+// NewRand returns the generator for one stream of a problem's data: the
 // same seed and stream always give the same numbers, and different streams
 // (one per input buffer) are independent.
-func newRand(seed, stream uint64) *rand.Rand {
+func NewRand(seed, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^stream))
 }
 
@@ -363,26 +363,27 @@ const eps32 = 0x1p-23
 // device that flushes denormal results to zero is not called wrong.
 const minNormal32 = 0x1p-126
 
-// mismatches collects the differences Verify finds and reports the first
-// few and how many there were.
-type mismatches struct {
-	what  string
+// Mismatches collects the differences a Verify finds and reports the
+// first few and how many there were. What names the candidate checked.
+type Mismatches struct {
+	What  string
 	count int64
 	shown []string
 }
 
 const shownMismatches = 3
 
-func (m *mismatches) add(format string, args ...any) {
+// Add records one difference, described as format and args say.
+func (m *Mismatches) Add(format string, args ...any) {
 	if len(m.shown) < shownMismatches {
 		m.shown = append(m.shown, fmt.Sprintf(format, args...))
 	}
 	m.count++
 }
 
-// err returns nil if nothing was added, else an error matching
-// ErrWrongResult that names the first mismatches.
-func (m *mismatches) err(checked int64) error {
+// Err returns nil if nothing was added, else an error matching
+// ErrWrongResult that names the first Mismatches.
+func (m *Mismatches) Err(checked int64) error {
 	if m.count == 0 {
 		return nil
 	}
@@ -390,7 +391,7 @@ func (m *mismatches) err(checked int64) error {
 	if m.count > int64(len(m.shown)) {
 		more = fmt.Sprintf("; and %d more", m.count-int64(len(m.shown)))
 	}
-	return status.Wrapf(ErrWrongResult, status.OK, "kernels: %s: %d of %d checked values wrong: %s%s", m.what, m.count, checked, strings.Join(m.shown, "; "), more)
+	return status.Wrapf(ErrWrongResult, status.OK, "kernels: %s: %d of %d checked values wrong: %s%s", m.What, m.count, checked, strings.Join(m.shown, "; "), more)
 }
 
 // within reports whether got is within tol of want; NaN never is.
@@ -398,28 +399,28 @@ func within(got float32, want, tol float64) bool {
 	return math.Abs(float64(got)-want) <= tol
 }
 
-// addF32 records that the float at index (such as "a[12]") was got, not
+// AddF32 records that the float at index (such as "a[12]") was got, not
 // within tol of want.
-func (m *mismatches) addF32(index string, got float32, want, tol float64) {
-	m.add("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", index, got, want, math.Abs(float64(got)-want), tol)
+func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
+	m.Add("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", index, got, want, math.Abs(float64(got)-want), tol)
 }
 
 // parallel checks [0, n) in chunks on every processor at once: fn is
-// called with disjoint ranges and a mismatches of its own, and what they
-// found is merged into m in range order (the first mismatches shown are
+// called with disjoint ranges and a Mismatches of its own, and what they
+// found is merged into m in range order (the first Mismatches shown are
 // still the lowest indices). unit is how many elements one index of the
 // range stands for (1 for elements; a block's for blocks), so that few
 // large blocks are shared out as readily as many elements. Checking a
 // gigabyte of output one element at a time took seconds per candidate,
 // most of a tune's time.
-func parallel(n, unit int64, m *mismatches, fn func(lo, hi int64, m *mismatches)) {
+func parallel(n, unit int64, m *Mismatches, fn func(lo, hi int64, m *Mismatches)) {
 	workers := int64(runtime.GOMAXPROCS(0))
 	if n*max(unit, 1) < 1<<16 || n < 2 || workers < 2 {
 		fn(0, n, m)
 		return
 	}
 	chunk := (n + workers - 1) / workers
-	parts := make([]mismatches, workers)
+	parts := make([]Mismatches, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*chunk, min((w+1)*chunk, n)
@@ -429,7 +430,7 @@ func parallel(n, unit int64, m *mismatches, fn func(lo, hi int64, m *mismatches)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[w].what = m.what
+			parts[w].What = m.What
 			fn(lo, hi, &parts[w])
 		}()
 	}

@@ -58,7 +58,7 @@ func (op *reduceOp) Candidates() []Candidate { return cloneCandidates(op.cands) 
 // DefaultSize is 2²⁸ floats (1 GiB) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.
 func (*reduceOp) DefaultSize(info hal.DeviceInfo) Size {
-	n := pick(info, classOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n} })
+	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n} })
 	return Size{int(n)}
 }
 
@@ -230,9 +230,9 @@ func (p *reduceProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := mismatches{what: "reduce/" + c.Name}
+	m := Mismatches{What: "reduce/" + c.Name}
 	if tol := eps32*p.heights[cand]*p.abs + minNormal32; !within(got[0], p.sum, tol) {
-		m.addF32(fmt.Sprintf("sum of %d", p.n), got[0], p.sum, tol)
+		m.AddF32(fmt.Sprintf("sum of %d", p.n), got[0], p.sum, tol)
 	}
-	return m.err(1)
+	return m.Err(1)
 }

@@ -53,7 +53,7 @@ func (op *transposeOp) Candidates() []Candidate { return cloneCandidates(op.cand
 // DefaultSize is 16384×16384 (1 GiB each way) on a discrete GPU,
 // 4096×4096 on an integrated one and 1024×1024 on a CPU.
 func (*transposeOp) DefaultSize(info hal.DeviceInfo) Size {
-	side := pick(info, classOf(info), [3]int64{1 << 10, 1 << 12, 1 << 14}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s} })
+	side := pick(info, ClassOf(info), [3]int64{1 << 10, 1 << 12, 1 << 14}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s} })
 	return Size{int(side), int(side)}
 }
 
@@ -122,24 +122,24 @@ func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	mm := mismatches{what: "transpose/" + c.Name}
+	mm := Mismatches{What: "transpose/" + c.Name}
 	// By 64×64 blocks, so that both the input's rows and the output's stay
 	// in cache; in parallel over bands of output rows.
 	const block = 64
 	bands := (p.n + block - 1) / block
-	parallel(bands, block*p.m, &mm, func(lo, hi int64, mm *mismatches) {
+	parallel(bands, block*p.m, &mm, func(lo, hi int64, mm *Mismatches) {
 		for jb := lo * block; jb < min(hi*block, p.n); jb += block {
 			for ib := int64(0); ib < p.m; ib += block {
 				for j := jb; j < min(jb+block, p.n); j++ {
 					for i := ib; i < min(ib+block, p.m); i++ {
 						want := p.src[i*p.n+j]
 						if g := got[j*p.m+i]; g != math.Float32bits(want) {
-							mm.add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+							mm.Add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
 						}
 					}
 				}
 			}
 		}
 	})
-	return mm.err(p.m * p.n)
+	return mm.Err(p.m * p.n)
 }

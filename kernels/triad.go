@@ -48,7 +48,7 @@ func (op *triadOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 // DefaultSize is 2²⁸ floats (3 GiB in all) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.
 func (*triadOp) DefaultSize(info hal.DeviceInfo) Size {
-	n := pick(info, classOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n, 4 * n} })
+	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n, 4 * n} })
 	return Size{int(n)}
 }
 
@@ -78,7 +78,7 @@ func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed 
 	if p.bufA, err = p.alloc("a", Output, F32, n); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	r := newRand(seed, 0)
+	r := NewRand(seed, 0)
 	p.s = float32(0.5 + 1.5*r.Float64())
 	p.b = randomSigned(seed, 1, n)
 	p.c = randomSigned(seed, 2, n)
@@ -119,16 +119,16 @@ func (p *triadProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := mismatches{what: "triad/" + c.Name}
+	m := Mismatches{What: "triad/" + c.Name}
 	s := float64(p.s)
-	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *mismatches) {
+	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *Mismatches) {
 		for i := lo; i < hi; i++ {
 			g := got[i]
 			b, sc := float64(p.b[i]), s*float64(p.c[i])
 			if tol := eps32*(math.Abs(b)+math.Abs(sc)) + minNormal32; !within(g, b+sc, tol) {
-				m.addF32(fmt.Sprintf("a[%d]", i), g, b+sc, tol)
+				m.AddF32(fmt.Sprintf("a[%d]", i), g, b+sc, tol)
 			}
 		}
 	})
-	return m.err(p.n)
+	return m.Err(p.n)
 }

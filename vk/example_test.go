@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/vkbench/vkbench/hal"
-	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
 
 // Example runs testdata/scale.comp, b[i] = a[i]*mul + add, on the default
@@ -22,7 +22,7 @@ func Example() {
 }
 
 func scale(ctx context.Context) (err error) {
-	dev, release, err := hal.OpenDefault(ctx, "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+	dev, release, err := hal.Open(ctx, vk.DriverName, hal.OpenOptions{})
 	if err != nil {
 		return err
 	}

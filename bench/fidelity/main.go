@@ -20,7 +20,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
-	_ "github.com/vkbench/vkbench/vk"
+	"github.com/vkbench/vkbench/vk"
 )
 
 func main() {
@@ -36,7 +36,7 @@ func main() {
 }
 
 func run(ctx context.Context, names []string, n, reps int, budget time.Duration) error {
-	dev, release, err := hal.OpenDefault(ctx, "vulkan", hal.DriverOptions{}, hal.DeviceOptions{})
+	dev, release, err := hal.Open(ctx, vk.DriverName, hal.OpenOptions{})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/vk"
 )
 
 // tuneAllDevices tunes ops on every device at once: devices of the same
@@ -41,7 +43,8 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	}
 	defer func() { err = out.finish(err) }()
 	ctx := cmd.Context()
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.dev.validating(), Logger: warningLogger(cmd.ErrOrStderr())})
+	hopts := f.dev.openOptions(cmd, cache)
+	drv, err := hal.OpenDriver(vk.DriverName, hopts.Driver)
 	if err != nil {
 		return err
 	}
@@ -59,9 +62,10 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		var chosen []hal.DeviceInfo
 		seen := map[int]bool{}
 		for _, spec := range strings.Split(f.dev.device, ",") {
-			i, err := selectDevice(infos, strings.TrimSpace(spec))
+			spec = strings.TrimSpace(spec)
+			i, err := hal.SelectDevice(infos, spec)
 			if err != nil {
-				return err
+				return deviceSpecError(spec, err)
 			}
 			if !seen[i] {
 				seen[i] = true
@@ -79,9 +83,8 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	groups := map[string][]*autotune.Tuner{}
 	var order []string
 	for _, info := range infos {
-		var dopts hal.DeviceOptions
-		dopts.PipelineCache, _ = cache.LoadPipelineCache(info.PipelineCacheUUID)
-		d, err := drv.Open(ctx, info.Index, dopts)
+		hopts.Device = strconv.Itoa(info.Index)
+		d, err := hal.OpenOn(ctx, drv, hopts)
 		if err != nil {
 			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
 		}

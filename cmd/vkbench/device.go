@@ -8,6 +8,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/vk"
 )
 
 // deviceFlags choose and open a device.
@@ -21,52 +22,49 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.validation, "validation", false, "turn on the Khronos validation layer (slow; for debugging kernels); also on when $VKBENCH_VALIDATION is 1")
 }
 
-// opened is an opened device and its driver.
+// opened is an opened device; Release releases it and its driver.
 type opened struct {
-	drv hal.Driver
-	dev hal.Device
+	dev     hal.Device
+	release func() error
 }
 
-func (o *opened) Release() error {
-	return status.Join(o.dev.Release(), o.drv.Release())
-}
-
-// selectDevice returns the index in infos that spec names; a spec that
-// names no device, or several, is bad usage.
-func selectDevice(infos []hal.DeviceInfo, spec string) (int, error) {
-	i, err := hal.SelectDevice(infos, spec)
-	if err != nil && spec != "" && status.CodeOf(err) != status.Unavailable {
-		return 0, usageError{status.Annotatef(err, "--device %q (see vkbench devices)", spec)}
-	}
-	return i, err
-}
+func (o *opened) Release() error { return o.release() }
 
 // open opens the chosen device; the driver's messages (validation) are
 // warnings on cmd's stderr.
 func (f *deviceFlags) open(cmd *cobra.Command, cache *autotune.Cache) (*opened, error) {
-	ctx := cmd.Context()
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: f.validating(), Logger: warningLogger(cmd.ErrOrStderr())})
+	dev, release, err := hal.Open(cmd.Context(), vk.DriverName, f.openOptions(cmd, cache))
 	if err != nil {
-		return nil, err
+		return nil, deviceSpecError(f.device, err)
 	}
-	infos, err := drv.Enumerate()
-	if err != nil {
-		return nil, status.Join(err, drv.Release())
+	return &opened{dev: dev, release: release}, nil
+}
+
+// openOptions are how the command opens devices: validated if asked,
+// messages as warnings on stderr, the driver's pipeline cache loaded from
+// the tune cache.
+func (f *deviceFlags) openOptions(cmd *cobra.Command, cache *autotune.Cache) hal.OpenOptions {
+	opts := hal.OpenOptions{
+		Driver: hal.DriverOptions{Validation: f.validating(), Logger: warningLogger(cmd.ErrOrStderr())},
+		Device: f.device,
 	}
-	i, err := selectDevice(infos, f.device)
-	if err != nil {
-		return nil, status.Join(err, drv.Release())
-	}
-	var opts hal.DeviceOptions
 	if cache != nil {
-		// A pipeline cache that does not load only costs compile time.
-		opts.PipelineCache, _ = cache.LoadPipelineCache(infos[i].PipelineCacheUUID)
+		opts.PipelineCache = func(info hal.DeviceInfo) []byte {
+			// A pipeline cache that does not load only costs compile time.
+			data, _ := cache.LoadPipelineCache(info.PipelineCacheUUID)
+			return data
+		}
 	}
-	dev, err := drv.Open(ctx, i, opts)
-	if err != nil {
-		return nil, status.Join(err, drv.Release())
+	return opts
+}
+
+// deviceSpecError makes an error of choosing the device --device names
+// bad usage, naming the flag.
+func deviceSpecError(spec string, err error) error {
+	if c := status.CodeOf(err); spec != "" && (c == status.NotFound || c == status.InvalidArgument) {
+		return usageError{status.Annotatef(err, "--device %q (see vkbench devices)", spec)}
 	}
-	return &opened{drv: drv, dev: dev}, nil
+	return err
 }
 
 // savePipelineCache keeps the driver's compiled pipelines for the next run.

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
-	_ "github.com/vkbench/vkbench/vk" // registers "vulkan"
+	"github.com/vkbench/vkbench/vk"
 )
 
 // Required reports whether a missing device must fail tests.
@@ -54,7 +54,7 @@ func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
 	// released after tb has ended; those are counted, not reported to tb
 	// (which would panic).
 	done := new(atomic.Bool)
-	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{
+	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{
 		Validation: true,
 		OnMessage: func(m hal.Message) {
 			msgs.mu.Lock()

@@ -1,4 +1,4 @@
-package kernels
+package manifest
 
 import (
 	"crypto/sha256"
@@ -14,16 +14,17 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
-// ManifestSchema is the schema a manifest names in its "schema" field.
+// Schema is the schema a manifest names in its "schema" field.
 // Later versions of the format get a new name; a manifest of another
 // version is refused, not guessed at.
-const ManifestSchema = "vkbench.manifest/v1"
+const Schema = "vkbench.manifest/v1"
 
-// LoadManifest reads the manifest file at path and returns its
+// Load reads the manifest file at path and returns its
 // operations, which the tuner measures as it does the built-in ones. Paths
 // in the manifest are relative to the manifest's folder.
 //
@@ -96,7 +97,7 @@ const ManifestSchema = "vkbench.manifest/v1"
 // names the file, line and column, the field's path
 // (operations[0].candidates[1].groups[0]) and, in an expression, the
 // column.
-func LoadManifest(path string) ([]Operation, error) {
+func Load(path string) ([]kernels.Operation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fileError(err, "kernels: manifest %s", path)
@@ -104,9 +105,9 @@ func LoadManifest(path string) ([]Operation, error) {
 	return parseManifest(&manifestSource{name: path, data: data}, filepath.Dir(path))
 }
 
-// ParseManifest reads a manifest from data, resolving the paths it names
+// Parse reads a manifest from data, resolving the paths it names
 // relative to dir. Errors name the manifest "manifest".
-func ParseManifest(data []byte, dir string) ([]Operation, error) {
+func Parse(data []byte, dir string) ([]kernels.Operation, error) {
 	return parseManifest(&manifestSource{name: "manifest", data: data}, dir)
 }
 
@@ -123,7 +124,7 @@ func fileError(err error, format string, args ...any) error {
 var opNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 var candNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
-func parseManifest(src *manifestSource, dir string) ([]Operation, error) {
+func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error) {
 	root, err := src.parseJSON()
 	if err != nil {
 		return nil, err
@@ -132,7 +133,7 @@ func parseManifest(src *manifestSource, dir string) ([]Operation, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema, err := top.need("schema", `"`+ManifestSchema+`"`)
+	schema, err := top.need("schema", `"`+Schema+`"`)
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +141,11 @@ func parseManifest(src *manifestSource, dir string) ([]Operation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s != ManifestSchema {
+	if s != Schema {
 		if strings.HasPrefix(s, "vkbench.manifest/") {
-			return nil, src.errAt(schema, "unsupported version %q (this vkbench reads %q)", s, ManifestSchema)
+			return nil, src.errAt(schema, "unsupported version %q (this vkbench reads %q)", s, Schema)
 		}
-		return nil, src.errAt(schema, "%q is not a vkbench manifest schema (want %q)", s, ManifestSchema)
+		return nil, src.errAt(schema, "%q is not a vkbench manifest schema (want %q)", s, Schema)
 	}
 	opsNode, err := top.need("operations", "the list of operations")
 	if err != nil {
@@ -161,7 +162,7 @@ func parseManifest(src *manifestSource, dir string) ([]Operation, error) {
 		return nil, src.errAt(opsNode, "is empty; a manifest describes at least one operation")
 	}
 	modules := map[string]*manifestModule{}
-	var ops []Operation
+	var ops []kernels.Operation
 	for _, n := range elems {
 		op, err := decodeOperation(src, dir, modules, n)
 		if err != nil {
@@ -180,15 +181,15 @@ func parseManifest(src *manifestSource, dir string) ([]Operation, error) {
 // manifestOp is an Operation described by a manifest.
 type manifestOp struct {
 	name, summary string
-	dtype         DType
+	dtype         kernels.DType
 	dims          []string
-	sizes         [3]Size // default sizes by sizeClass
+	sizes         [3]kernels.Size // default sizes by kernels.SizeClass
 	lets          []*manifestLet
 	asserts       []manifestExpr
 	bufs          []*manifestBuffer
 	bytes, flops  *manifestExpr
 	ref           int // the reference candidate; -1 when nothing is verified
-	cands         []Candidate
+	cands         []kernels.Candidate
 	runs          []*manifestRun
 }
 
@@ -340,7 +341,7 @@ func (d *opDecoder) decodeName() error {
 	if !opNameRE.MatchString(name) {
 		return d.src.errAt(n, "%q is not an operation name (lower case letters, digits and single '-' between them)", name)
 	}
-	for _, b := range builtins {
+	for _, b := range kernels.Builtin() {
 		if b.Name() == name {
 			return d.src.errAt(n, "%q is the name of a built-in operation; choose another", name)
 		}
@@ -385,7 +386,7 @@ func (d *opDecoder) decodeDims() error {
 		return d.src.errAt(n, "is empty; an operation has at least one dimension")
 	}
 	for i := range d.op.sizes {
-		d.op.sizes[i] = make(Size, len(n.keys))
+		d.op.sizes[i] = make(kernels.Size, len(n.keys))
 	}
 	for i, name := range n.keys {
 		v := n.vals[i]
@@ -407,7 +408,7 @@ func (d *opDecoder) decodeDims() error {
 				return err
 			}
 			sizes := [3]int{x, x, x}
-			for class, key := range map[sizeClass]string{mediumDevice: "integrated", largeDevice: "discrete"} {
+			for class, key := range map[kernels.SizeClass]string{kernels.MediumDevice: "integrated", kernels.LargeDevice: "discrete"} {
 				if k := o.get(key); k != nil {
 					if sizes[class], err = extent(k); err != nil {
 						return err
@@ -415,7 +416,7 @@ func (d *opDecoder) decodeDims() error {
 				}
 			}
 			if k := o.get("integrated"); k != nil && o.get("discrete") == nil {
-				sizes[largeDevice] = sizes[mediumDevice]
+				sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
 			}
 			if err := o.done(); err != nil {
 				return err
@@ -975,7 +976,7 @@ func (d *opDecoder) decodeVerify() error {
 	if err != nil {
 		return err
 	}
-	d.op.ref = slices.IndexFunc(d.op.cands, func(c Candidate) bool { return c.Name == name })
+	d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
 	if d.op.ref < 0 {
 		names := make([]string, len(d.op.cands))
 		for i, c := range d.op.cands {
@@ -1003,7 +1004,7 @@ func (d *opDecoder) decodeDType() error {
 		if err != nil {
 			return err
 		}
-		dt, err := ParseDType(s)
+		dt, err := kernels.ParseDType(s)
 		if err != nil {
 			return d.src.errAt(n, "%s", status.Message(err))
 		}
@@ -1053,7 +1054,7 @@ func (d *opDecoder) finish() error {
 	// A dry run at the default size of the smallest class, where any
 	// expression that cannot be evaluated says so now, not on a GPU
 	// runner later. A candidate may refuse the size with an assert.
-	size := op.sizes[smallDevice]
+	size := op.sizes[kernels.SmallDevice]
 	lay, err := op.layout(size)
 	if err != nil {
 		return status.Annotatef(err, "at the default size %s", size)
@@ -1082,12 +1083,12 @@ func (d *opDecoder) finish() error {
 
 // Operation.
 
-func (op *manifestOp) Name() string    { return op.name }
-func (op *manifestOp) Summary() string { return op.summary }
-func (op *manifestOp) DType() DType    { return op.dtype }
-func (op *manifestOp) Dims() []string  { return slices.Clone(op.dims) }
+func (op *manifestOp) Name() string         { return op.name }
+func (op *manifestOp) Summary() string      { return op.summary }
+func (op *manifestOp) DType() kernels.DType { return op.dtype }
+func (op *manifestOp) Dims() []string       { return slices.Clone(op.dims) }
 
-func (op *manifestOp) Candidates() []Candidate {
+func (op *manifestOp) Candidates() []kernels.Candidate {
 	out := slices.Clone(op.cands)
 	for i := range out {
 		out[i].Constants = slices.Clone(out[i].Constants)
@@ -1098,18 +1099,18 @@ func (op *manifestOp) Candidates() []Candidate {
 // DefaultSize is the manifest's default extents for the kind of device
 // (its "integrated" and "discrete" defaults, where given), falling back
 // to a smaller kind's when the buffers would not fit the device.
-func (op *manifestOp) DefaultSize(info hal.DeviceInfo) Size {
-	for class := classOf(info); class > smallDevice; class-- {
+func (op *manifestOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	for class := kernels.ClassOf(info); class > kernels.SmallDevice; class-- {
 		size := op.sizes[class]
-		if bytes, err := op.bufferBytes(size); err == nil && fits(info, bytes...) {
+		if bytes, err := op.bufferBytes(size); err == nil && kernels.Fits(info, bytes...) {
 			return slices.Clone(size)
 		}
 	}
-	return slices.Clone(op.sizes[smallDevice])
+	return slices.Clone(op.sizes[kernels.SmallDevice])
 }
 
 // bufferBytes returns the size in bytes of each buffer at size.
-func (op *manifestOp) bufferBytes(size Size) ([]int64, error) {
+func (op *manifestOp) bufferBytes(size kernels.Size) ([]int64, error) {
 	var out []int64
 	envs := make([]exprEnv, len(op.runs))
 	for c := range op.runs {

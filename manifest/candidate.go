@@ -1,4 +1,4 @@
-package kernels
+package manifest
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
@@ -135,55 +136,55 @@ func (d *opDecoder) decodeCandidates() error {
 	return nil
 }
 
-func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (Candidate, error) {
+func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, error) {
 	run := d.op.runs[c]
 	nameNode, err := obj.need("name", "the candidate's name")
 	if err != nil {
-		return Candidate{}, err
+		return kernels.Candidate{}, err
 	}
 	name, err := d.src.str(nameNode)
 	if err != nil {
-		return Candidate{}, err
+		return kernels.Candidate{}, err
 	}
 	if !candNameRE.MatchString(name) {
-		return Candidate{}, d.src.errAt(nameNode, "%q is not a candidate name (letters, digits, '_', '.', '+', '-')", name)
+		return kernels.Candidate{}, d.src.errAt(nameNode, "%q is not a candidate name (letters, digits, '_', '.', '+', '-')", name)
 	}
 	obj.get("params") // read by decodeParams
 	if run.asserts, err = d.asserts(obj, lengthContext); err != nil {
-		return Candidate{}, err
+		return kernels.Candidate{}, err
 	}
 	for _, a := range run.asserts {
 		if err := d.checkParams(a, c); err != nil {
-			return Candidate{}, err
+			return kernels.Candidate{}, err
 		}
 	}
 	spec := dispatchSpec{push: d.pushNode}.override(obj)
 	var dispatchObjs []*jsonObj
 	if ds := obj.get("dispatches"); ds != nil {
 		if g := obj.get("groups"); g != nil {
-			return Candidate{}, d.src.errAt(g, "a candidate with \"dispatches\" gives each dispatch its own groups")
+			return kernels.Candidate{}, d.src.errAt(g, "a candidate with \"dispatches\" gives each dispatch its own groups")
 		}
 		if r := obj.get("repeat"); r != nil {
-			return Candidate{}, d.src.errAt(r, "a candidate with \"dispatches\" gives each dispatch its own repeat")
+			return kernels.Candidate{}, d.src.errAt(r, "a candidate with \"dispatches\" gives each dispatch its own repeat")
 		}
 		elems, err := d.src.array(ds, "the candidate's dispatches, in order")
 		if err != nil {
-			return Candidate{}, err
+			return kernels.Candidate{}, err
 		}
 		if len(elems) == 0 {
-			return Candidate{}, d.src.errAt(ds, "is empty; a candidate runs at least one dispatch")
+			return kernels.Candidate{}, d.src.errAt(ds, "is empty; a candidate runs at least one dispatch")
 		}
 		for _, e := range elems {
 			o, err := d.src.object(e, "a dispatch")
 			if err != nil {
-				return Candidate{}, err
+				return kernels.Candidate{}, err
 			}
 			dispatchObjs = append(dispatchObjs, o)
 		}
 	} else {
 		dispatchObjs = []*jsonObj{obj}
 	}
-	cand := Candidate{Name: name, Params: map[string]int{}}
+	cand := kernels.Candidate{Name: name, Params: map[string]int{}}
 	for k, v := range run.params {
 		cand.Params[k] = v
 	}
@@ -196,11 +197,11 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (Candidate, error) {
 		}
 		disp, mod, err := d.decodeDispatch(c, o, s)
 		if err != nil {
-			return Candidate{}, err
+			return kernels.Candidate{}, err
 		}
 		if o != obj {
 			if err := o.done(); err != nil {
-				return Candidate{}, err
+				return kernels.Candidate{}, err
 			}
 		}
 		disp.desc.Label = name
@@ -231,7 +232,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (Candidate, error) {
 		d.digest = append(d.digest, mod.code...)
 	}
 	if err := d.requires(obj, &cand.Requires); err != nil {
-		return Candidate{}, err
+		return kernels.Candidate{}, err
 	}
 	first := run.dispatches[0]
 	cand.Shader = strings.Join(shaders, "+")
@@ -245,7 +246,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (Candidate, error) {
 
 // requires reads a candidate's (or, for every candidate, the
 // operation's) "requires" and adds it to what the modules need.
-func (d *opDecoder) requires(obj *jsonObj, r *Requirements) error {
+func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 	for _, o := range []*jsonObj{d.obj, obj} {
 		n := o.get("requires")
 		if n == nil {
@@ -277,9 +278,9 @@ func (d *opDecoder) requires(obj *jsonObj, r *Requirements) error {
 				if err != nil {
 					return err
 				}
-				i := slices.Index(subgroupOpNames, s)
+				i := slices.Index(hal.SubgroupOpNames[:], s)
 				if i < 0 {
-					return d.src.errAt(e, "unknown subgroup operations %q (want %s)", s, strings.Join(subgroupOpNames, ", "))
+					return d.src.errAt(e, "unknown subgroup operations %q (want %s)", s, strings.Join(hal.SubgroupOpNames[:], ", "))
 				}
 				r.Subgroup |= hal.SubgroupOps(1)<<i | hal.SubgroupBasic
 			}

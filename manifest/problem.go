@@ -1,4 +1,4 @@
-package kernels
+package manifest
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -30,7 +31,7 @@ const (
 
 // dimsEnv is the environment of expressions that use only dimensions and
 // the lets made of them.
-func (op *manifestOp) dimsEnv(size Size) (exprEnv, error) {
+func (op *manifestOp) dimsEnv(size kernels.Size) (exprEnv, error) {
 	env := exprEnv{}
 	for i, name := range op.dims {
 		env[name] = intValue(int64(size[i]))
@@ -50,7 +51,7 @@ func (op *manifestOp) dimsEnv(size Size) (exprEnv, error) {
 
 // env is the environment of candidate c's expressions at size: the
 // dimensions, its params, and the lets it can evaluate.
-func (op *manifestOp) env(size Size, c int) (exprEnv, error) {
+func (op *manifestOp) env(size kernels.Size, c int) (exprEnv, error) {
 	env := exprEnv{}
 	for i, name := range op.dims {
 		env[name] = intValue(int64(size[i]))
@@ -73,7 +74,7 @@ func (op *manifestOp) env(size Size, c int) (exprEnv, error) {
 }
 
 // checkAsserts checks the operation's asserts at size.
-func (op *manifestOp) checkAsserts(size Size) error {
+func (op *manifestOp) checkAsserts(size kernels.Size) error {
 	env, err := op.dimsEnv(size)
 	if err != nil {
 		return err
@@ -83,7 +84,7 @@ func (op *manifestOp) checkAsserts(size Size) error {
 
 // checkAssertList checks asserts (the operation's or a candidate's, as
 // whose says) in env.
-func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size Size, whose string) error {
+func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size kernels.Size, whose string) error {
 	for _, a := range asserts {
 		v, err := a.evalInt(env)
 		if err != nil {
@@ -125,7 +126,7 @@ type layout struct {
 // layout checks the operation's asserts and evaluates what every
 // candidate needs at size. A failure that concerns one candidate is kept
 // in errs; one that concerns the operation is returned.
-func (op *manifestOp) layout(size Size) (*layout, error) {
+func (op *manifestOp) layout(size kernels.Size) (*layout, error) {
 	if err := op.checkAsserts(size); err != nil {
 		return nil, err
 	}
@@ -207,7 +208,7 @@ type planStep struct {
 
 // plan evaluates candidate c's dispatches at size in env: repeat counts,
 // groups (checked against limits when given) and push constants.
-func (op *manifestOp) plan(size Size, c int, env exprEnv, limits *hal.Limits) ([]planStep, error) {
+func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, limits *hal.Limits) ([]planStep, error) {
 	var steps []planStep
 	// Vulkan guarantees 65535 workgroups in each direction; the device's
 	// own limits replace them when known.
@@ -273,12 +274,12 @@ func (op *manifestOp) plan(size Size, c int, env exprEnv, limits *hal.Limits) ([
 type manifestProblem struct {
 	op           *manifestOp
 	dev          hal.Device
-	size         Size
+	size         kernels.Size
 	bytes, flops float64
 	lens         []int64
 	bufs         []hal.Buffer // by the manifest's buffer index
 	initial      []hal.Buffer // the initial contents of inout buffers
-	listed       []Buffer
+	listed       []kernels.Buffer
 	plans        [][]planStep
 	planErrs     []error
 	want         [][]byte // the reference's outputs, by buffer index
@@ -290,15 +291,15 @@ type manifestProblem struct {
 type resettingProblem struct{ *manifestProblem }
 
 var (
-	_ Problem  = (*manifestProblem)(nil)
-	_ Resetter = resettingProblem{}
+	_ kernels.Problem  = (*manifestProblem)(nil)
+	_ kernels.Resetter = resettingProblem{}
 )
 
 // Prepare allocates the buffers at size, fills the inputs as the
 // manifest says, plans every candidate's dispatches, and runs the
 // reference candidate once to have the results to verify against.
-func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (_ Problem, err error) {
-	if err := checkSize(op, size); err != nil {
+func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (_ kernels.Problem, err error) {
+	if err := kernels.CheckSize(op, size); err != nil {
 		return nil, err
 	}
 	if dev == nil {
@@ -337,7 +338,7 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size Size, se
 			}
 		}
 	}
-	var prob Problem = p
+	var prob kernels.Problem = p
 	for _, b := range op.bufs {
 		if b.role == roleInOut {
 			prob = resettingProblem{p}
@@ -361,22 +362,22 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: op.name + "." + label})
 		return buf, size, status.Annotatef(err, "kernels: allocating buffer %s", b.name)
 	}
-	var inputs, outputs, scratch []Buffer
+	var inputs, outputs, scratch []kernels.Buffer
 	for i, b := range op.bufs {
 		buf, _, err := create(b, b.name)
 		if err != nil {
 			return err
 		}
 		p.bufs[i] = buf
-		desc := Buffer{Buffer: buf, Name: b.name, DType: b.typ.dtype(), Len: p.lens[i]}
+		desc := kernels.Buffer{Buffer: buf, Name: b.name, DType: b.typ.dtype(), Len: p.lens[i]}
 		switch b.role {
 		case roleInput:
 			inputs = append(inputs, desc)
 		case roleOutput, roleInOut:
-			desc.Role = Output
+			desc.Role = kernels.Output
 			outputs = append(outputs, desc)
 		case roleScratch:
-			desc.Role = Scratch
+			desc.Role = kernels.Scratch
 			scratch = append(scratch, desc)
 		}
 		if b.role != roleInput && b.role != roleInOut {
@@ -387,12 +388,12 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 			if p.initial[i], _, err = create(b, b.name+".initial"); err != nil {
 				return err
 			}
-			inputs = append(inputs, Buffer{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
+			inputs = append(inputs, kernels.Buffer{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
 			dst = p.initial[i]
 		}
-		r := newRand(seed, uint64(i))
+		r := kernels.NewRand(seed, uint64(i))
 		if b.init.hasSeed {
-			r = newRand(b.init.seed, 0)
+			r = kernels.NewRand(b.init.seed, 0)
 		}
 		if err := fill(ctx, dst, p.lens[i], b.typ, b.init.source(b.typ, r)); err != nil {
 			return status.Annotatef(err, "kernels: filling buffer %s", b.name)
@@ -414,7 +415,7 @@ func slicesIndex(bufs []*manifestBuffer, b *manifestBuffer) int {
 // fill writes n elements of type t made by src into buf.
 func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elementSource) error {
 	size := int64(t.size)
-	chunk := make([]byte, min(transferChunk, max(n*size, 1)))
+	chunk := make([]byte, min(kernels.TransferChunk, max(n*size, 1)))
 	per := int64(len(chunk)) / size
 	for first := int64(0); first < n; first += per {
 		m := min(per, n-first)
@@ -431,8 +432,8 @@ func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elemen
 // readAll reads the first n bytes of buf.
 func readAll(ctx context.Context, buf hal.Buffer, n int64) ([]byte, error) {
 	out := make([]byte, n)
-	for first := int64(0); first < n; first += transferChunk {
-		if err := buf.Read(ctx, first, out[first:min(n, first+transferChunk)]); err != nil {
+	for first := int64(0); first < n; first += kernels.TransferChunk {
+		if err := buf.Read(ctx, first, out[first:min(n, first+kernels.TransferChunk)]); err != nil {
 			return nil, err
 		}
 	}
@@ -442,7 +443,7 @@ func readAll(ctx context.Context, buf hal.Buffer, n int64) ([]byte, error) {
 // runReference runs the reference candidate once and keeps its outputs,
 // then poisons the outputs again, so that a candidate that writes nothing
 // cannot pass on what the reference left.
-func (p *manifestProblem) runReference(ctx context.Context, prob Problem, info hal.DeviceInfo) (err error) {
+func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem, info hal.DeviceInfo) (err error) {
 	op := p.op
 	if op.ref < 0 {
 		return nil
@@ -463,7 +464,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob Problem, info h
 	if err != nil {
 		return status.Annotatef(err, "kernels: building the reference candidate %q", c.Name)
 	}
-	err = Run(ctx, p.dev, prob, exe, op.ref)
+	err = kernels.Run(ctx, p.dev, prob, exe, op.ref)
 	if rerr := exe.Release(); err == nil {
 		err = rerr
 	}
@@ -478,17 +479,19 @@ func (p *manifestProblem) runReference(ctx context.Context, prob Problem, info h
 			return status.Annotatef(err, "kernels: reading the reference's %s", b.name)
 		}
 	}
-	return Execute(ctx, p.dev, func(cb hal.CommandBuffer) error { return RecordPoison(cb, p) })
+	return kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error { return kernels.RecordPoison(cb, p) })
 }
 
 func (b *manifestBuffer) checked() bool {
 	return b.check && (b.role == roleOutput || b.role == roleInOut)
 }
 
-func (p *manifestProblem) Size() Size        { return p.size }
-func (p *manifestProblem) Bytes() float64    { return p.bytes }
-func (p *manifestProblem) Flops() float64    { return p.flops }
-func (p *manifestProblem) Buffers() []Buffer { return append([]Buffer(nil), p.listed...) }
+func (p *manifestProblem) Size() kernels.Size { return p.size }
+func (p *manifestProblem) Bytes() float64     { return p.bytes }
+func (p *manifestProblem) Flops() float64     { return p.flops }
+func (p *manifestProblem) Buffers() []kernels.Buffer {
+	return append([]kernels.Buffer(nil), p.listed...)
+}
 
 func (p *manifestProblem) candidate(cand int) error {
 	if cand < 0 || cand >= len(p.op.cands) {
@@ -563,7 +566,7 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 	if op.ref < 0 {
 		return nil
 	}
-	m := mismatches{what: op.name + "/" + op.cands[cand].Name}
+	m := kernels.Mismatches{What: op.name + "/" + op.cands[cand].Name}
 	var checked int64
 	for i, b := range op.bufs {
 		if !b.checked() {
@@ -576,11 +579,11 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 		compareElements(&m, b, got, p.want[i])
 		checked += p.lens[i]
 	}
-	return m.err(checked)
+	return m.Err(checked)
 }
 
 // compareElements adds to m every element of got that differs from want.
-func compareElements(m *mismatches, b *manifestBuffer, got, want []byte) {
+func compareElements(m *kernels.Mismatches, b *manifestBuffer, got, want []byte) {
 	size := b.typ.size
 	for i := 0; i+size <= len(got); i += size {
 		g, w := got[i:i+size], want[i:i+size]
@@ -589,7 +592,7 @@ func compareElements(m *mismatches, b *manifestBuffer, got, want []byte) {
 		}
 		idx := i / size
 		if b.typ.kind != floatKind {
-			m.add("%s[%d]: got %s, want %s (integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(w))
+			m.Add("%s[%d]: got %s, want %s (integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(w))
 			continue
 		}
 		gf, wf := b.typ.decodeFloat(g), b.typ.decodeFloat(w)
@@ -597,7 +600,7 @@ func compareElements(m *mismatches, b *manifestBuffer, got, want []byte) {
 			continue
 		}
 		if tol := b.tol.of(wf); !(math.Abs(gf-wf) <= tol) {
-			m.add("%s[%d]: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, math.Abs(gf-wf), tol)
+			m.Add("%s[%d]: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, math.Abs(gf-wf), tol)
 		}
 	}
 }

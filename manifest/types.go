@@ -1,4 +1,4 @@
-package kernels
+package manifest
 
 import (
 	"encoding/binary"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // scalarKind is the kind of a manifest's element and push-constant types.
@@ -50,8 +52,8 @@ func scalarTypeNames() string {
 }
 
 // dtype returns the DType of t, or 0 for types DType does not name.
-func (t scalarType) dtype() DType {
-	d, err := ParseDType(t.name)
+func (t scalarType) dtype() kernels.DType {
+	d, err := kernels.ParseDType(t.name)
 	if err != nil {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package kernels_test
+package manifest_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -41,7 +42,7 @@ var wrongCandidates = map[string]bool{"saxpy/wrong-alpha": true}
 
 func loadTestManifest(t testing.TB) []kernels.Operation {
 	t.Helper()
-	ops, err := kernels.LoadManifest(filepath.Join(manifestDir, "kernels.json"))
+	ops, err := manifest.Load(filepath.Join(manifestDir, "kernels.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestManifestLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err := kernels.ParseManifest([]byte(strings.Replace(string(data), `"groups": ["div_up(N, local_size_x)"]`, `"groups": ["div_up(N, 256)"]`, 1)), manifestDir)
+	changed, err := manifest.Parse([]byte(strings.Replace(string(data), `"groups": ["div_up(N, local_size_x)"]`, `"groups": ["div_up(N, 256)"]`, 1)), manifestDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestManifestREADMEExample(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("README.md has no JSON example")
 	}
-	ops, err := kernels.ParseManifest([]byte(example), manifestDir)
+	ops, err := manifest.Parse([]byte(example), manifestDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +123,11 @@ func TestManifestREADMEExample(t *testing.T) {
 	}
 }
 
-// ExampleLoadManifest loads kernels a project brings, described by a
+// ExampleLoad loads kernels a project brings, described by a
 // manifest; the tuner measures them as it does the built-in operations
 // (autotune.Measure, autotune.Tuner.Fastest).
-func ExampleLoadManifest() {
-	ops, err := kernels.LoadManifest("../testdata/manifests/kernels.json")
+func ExampleLoad() {
+	ops, err := manifest.Load("../testdata/manifests/kernels.json")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -138,7 +139,7 @@ func ExampleLoadManifest() {
 		}
 		fmt.Println()
 	}
-	_, err = kernels.LoadManifest("../testdata/manifests/bad/bad_expression.json")
+	_, err = manifest.Load("../testdata/manifests/bad/bad_expression.json")
 	fmt.Println(err)
 	// Output:
 	// saxpy [N] f32: scalar vec4-wg64 vec4-wg128-u4 wrong-alpha
@@ -219,7 +220,7 @@ func TestManifestPrepareErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Replace(string(data), `{"name": "scalar", "spirv": "saxpy.spv",`, `{"name": "scalar", "requires": {"shared_memory": 4000000000}, "spirv": "saxpy.spv",`, 1)
-	ops, err := kernels.ParseManifest([]byte(text), manifestDir)
+	ops, err := manifest.Parse([]byte(text), manifestDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestManifestErrors(t *testing.T) {
 		seen[tt.file+".json"] = true
 		t.Run(tt.file, func(t *testing.T) {
 			path := filepath.Join(manifestDir, "bad", tt.file+".json")
-			ops, err := kernels.LoadManifest(path)
+			ops, err := manifest.Load(path)
 			if err == nil {
 				t.Fatalf("loaded %d operations, want an error", len(ops))
 			}
@@ -374,7 +375,7 @@ func TestManifestErrorsInline(t *testing.T) {
     "candidates": [{"name": "scalar", "params": {"VEC": 1}, "spirv": "../saxpy.spv", "groups": ["div_up(N, 256)"]}]
   }]
 }`
-	if _, err := kernels.ParseManifest([]byte(valid), filepath.Join(manifestDir, "bad")); err != nil {
+	if _, err := manifest.Parse([]byte(valid), filepath.Join(manifestDir, "bad")); err != nil {
 		t.Fatalf("the base manifest does not load: %v", err)
 	}
 	tests := []struct {
@@ -411,7 +412,7 @@ func TestManifestErrorsInline(t *testing.T) {
 				t.Fatalf("the base manifest has no %q", tt.old)
 			}
 			text := strings.Replace(valid, tt.old, tt.new, 1)
-			ops, err := kernels.ParseManifest([]byte(text), filepath.Join(manifestDir, "bad"))
+			ops, err := manifest.Parse([]byte(text), filepath.Join(manifestDir, "bad"))
 			if err == nil {
 				t.Fatalf("loaded %d operations, want an error", len(ops))
 			}
@@ -427,9 +428,9 @@ func TestManifestErrorsInline(t *testing.T) {
 	}
 }
 
-// FuzzParseManifest checks that no input makes the parser panic, and that
+// FuzzParse checks that no input makes the parser panic, and that
 // every error is InvalidArgument or NotFound.
-func FuzzParseManifest(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, pattern := range []string{"*.json", "bad/*.json"} {
 		files, err := filepath.Glob(filepath.Join(manifestDir, pattern))
 		if err != nil {
@@ -444,7 +445,7 @@ func FuzzParseManifest(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ops, err := kernels.ParseManifest(data, manifestDir)
+		ops, err := manifest.Parse(data, manifestDir)
 		if err != nil {
 			if c := status.CodeOf(err); c != status.InvalidArgument && c != status.NotFound {
 				t.Fatalf("code %v: %v", c, err)

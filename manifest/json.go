@@ -1,4 +1,4 @@
-package kernels
+package manifest
 
 import (
 	"bytes"

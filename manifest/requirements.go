@@ -1,16 +1,17 @@
-package kernels
+package manifest
 
 import (
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 )
 
 // requirements returns what the module's capabilities need of a device,
 // as Requirements, and the capabilities Requirements cannot express.
-func requirementsOf(m *spirv.Module) (Requirements, []string) {
-	var r Requirements
+func requirementsOf(m *spirv.Module) (kernels.Requirements, []string) {
+	var r kernels.Requirements
 	var other []string
 	for _, c := range m.Capabilities {
 		switch {

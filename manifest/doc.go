@@ -1,0 +1,31 @@
+// Package manifest reads kernel manifests: JSON files that describe a
+// user's own compute kernels as operations vkbench can verify, measure and
+// tune, without changing their source. An operation names its dimensions,
+// its buffers (how long, how filled, which are checked), its push
+// constants and dispatch geometry as expressions of the dimensions, and
+// its candidates: SPIR-V files with their entry points, specialization
+// constants and parameters.
+//
+// # Basics
+//
+// Load reads a manifest and returns its operations, which are
+// kernels.Operation values like the built-in ones:
+//
+//	ops, err := manifest.Load("kernels.json")
+//	if err != nil {
+//		return err // one line, naming the file, line and field at fault
+//	}
+//	e, err := autotune.Measure(ctx, dev, ops[0], autotune.ShapeOf(1<<20), opts)
+//
+// The format is described in testdata/manifests/README.md of the
+// repository, with working examples.
+//
+// # Checking
+//
+// Everything that can be checked when the manifest is read is: the SPIR-V
+// files (package spirv reads them), entry points, bindings, constants,
+// workgroup sizes and push constants against the modules, and every
+// expression at the default size. A candidate that cannot run at a size is
+// reported as such when the size is prepared, naming the assertion or the
+// device limit.
+package manifest
