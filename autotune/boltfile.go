@@ -1,0 +1,478 @@
+package autotune
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// boltFile is the cache's file layer: a bbolt file that several processes
+// share, read and written one transaction at a time, with bounded waits
+// for other processes' locks and recovery from damage (see Cache for what
+// each problem does). The stores (tune results, peaks, pipeline caches)
+// are buckets of it, reached through view and update.
+type boltFile struct {
+	path    string // "" when the file is disabled
+	timeout time.Duration
+	log     *slog.Logger
+
+	// rmu serialises reads of the file and guards rd.
+	rmu sync.Mutex
+	rd  *reader
+
+	warnMu   sync.Mutex
+	warnings []string
+	warned   map[string]bool
+
+	// lockedAt is when a wait for another process's lock last ran out
+	// (UnixNano; 0 if never): for lockBackoff after it, waits are short.
+	lockedAt atomic.Int64
+}
+
+// After a wait for another process's lock runs out, the next lockBackoff
+// of waits last at most lockRetry: a process that held the lock that long
+// is likely to go on holding it, and waiting the whole timeout again at
+// every lookup and commit would stall the caller for seconds a question.
+const (
+	lockBackoff = 30 * time.Second
+	lockRetry   = 50 * time.Millisecond
+)
+
+// lockWait is how long to wait for another process's lock now.
+func (bf *boltFile) lockWait() time.Duration {
+	if at := bf.lockedAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < lockBackoff {
+		return min(lockRetry, bf.timeout)
+	}
+	return bf.timeout
+}
+
+// Warnings returns the problems met so far that did not stop the work,
+// each once.
+func (bf *boltFile) Warnings() []string {
+	bf.warnMu.Lock()
+	defer bf.warnMu.Unlock()
+	return append([]string(nil), bf.warnings...)
+}
+
+// warn records a warning and logs it, once per text: a locked or damaged
+// file would otherwise repeat the same warning for every lookup.
+func (bf *boltFile) warn(msg string, args ...any) {
+	text := fmt.Sprintf(msg, args...)
+	bf.warnMu.Lock()
+	seen := bf.warned[text]
+	if !seen {
+		if bf.warned == nil {
+			bf.warned = map[string]bool{}
+		}
+		bf.warned[text] = true
+		bf.warnings = append(bf.warnings, text)
+	}
+	bf.warnMu.Unlock()
+	if !seen {
+		bf.log.Warn(text)
+	}
+}
+
+// Errors of the file, other than the ones callers act on by code (see
+// Cache): errLocked is lockFile's timeout.
+var errLocked = errors.New("autotune: lock timeout")
+
+// damageError marks a file that is not a usable bbolt database: bbolt
+// refused it, panicked on it, faulted past the end of it, or its meta page
+// claims more pages than the file holds.
+type damageError struct {
+	err error
+	// file is the damaged file as it was opened (nil if unknown), so that
+	// only that file is moved aside, never one that replaced it.
+	file os.FileInfo
+}
+
+func (d *damageError) Error() string { return d.err.Error() }
+func (d *damageError) Unwrap() error { return d.err }
+
+// guard runs fn, which reads the file through bbolt, and turns a panic or
+// a memory fault into a damageError. bbolt trusts the pages it maps: it
+// panics on inconsistent ones and faults (SIGBUS) on pages past the end of
+// a truncated file, which without SetPanicOnFault would kill the process.
+func guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = &damageError{err: fmt.Errorf("bbolt: %v", r)}
+		}
+	}()
+	return fn()
+}
+
+// readerIdle is how long the read handle stays open after its last use.
+const readerIdle = time.Second
+
+// reader is a read-only handle on the file, kept between lookups so that a
+// lookup does not pay for opening and mapping the file (a cost that grows
+// with the file). It holds the file's shared lock only during a
+// transaction, never between them, so it never delays another process's
+// commit by more than one read.
+type reader struct {
+	db   *bolt.DB
+	file *os.File
+	// seen is the file as last read: a change of identity (moved aside and
+	// replaced), size or modification time makes the handle stale.
+	seen os.FileInfo
+	used time.Time
+	idle *time.Timer
+}
+
+// sameVersion reports whether b is the file a was, unchanged.
+func sameVersion(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// view runs fn in a read transaction of the file. A missing or empty file,
+// or a disabled one, runs nothing. The read path never changes the file: a
+// damaged file is an error with code DataLoss (a miss to Lookup and Get,
+// with a warning), and is moved aside by the next commit.
+//
+// Where the platform can take and release a file lock (flock), the
+// read-only handle is kept open between calls (see reader); it is reopened
+// when the file changed, and closed after readerIdle without use.
+// Elsewhere the file is opened for each call.
+func (bf *boltFile) view(fn func(*bolt.Tx) error) error {
+	err, ferr := bf.read(fn)
+	if ferr != nil {
+		return bf.fileError(ferr, "reading")
+	}
+	return err
+}
+
+// read is view with fn's error and the file's (not yet wrapped by
+// fileError) apart.
+func (bf *boltFile) read(fn func(*bolt.Tx) error) (err, fileErr error) {
+	if bf.path == "" {
+		return nil, nil
+	}
+	bf.rmu.Lock()
+	defer bf.rmu.Unlock()
+	rd, ferr := bf.lockReader()
+	if rd == nil || ferr != nil {
+		return nil, ferr
+	}
+	err = guard(func() error {
+		return rd.db.View(func(tx *bolt.Tx) error {
+			if tx.Size() > rd.seen.Size() {
+				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", rd.seen.Size(), tx.Size()), file: rd.seen}
+			}
+			return fn(tx)
+		})
+	})
+	if canRelock {
+		if uerr := unlockFile(rd.file); uerr != nil {
+			bf.dropReader()
+			return nil, uerr
+		}
+	}
+	d, damaged := errors.AsType[*damageError](err)
+	if damaged || !canRelock {
+		bf.dropReader()
+	} else {
+		rd.used = time.Now()
+	}
+	if damaged {
+		if d.file == nil {
+			d.file = rd.seen
+		}
+		return nil, d
+	}
+	return err, nil
+}
+
+// lockReader returns the read handle with the file's shared lock held,
+// opening the file if there is no handle or if the file changed since it
+// was read; nil, nil when there is no file to read.
+func (bf *boltFile) lockReader() (*reader, error) {
+	if rd := bf.rd; rd != nil {
+		if err := lockFile(rd.file, false, bf.lockWait()); err != nil {
+			bf.dropReader()
+			return nil, err
+		}
+		if fi, err := os.Stat(bf.path); err == nil && sameVersion(fi, rd.seen) {
+			return rd, nil
+		}
+		bf.dropReader()
+	}
+	fi, err := os.Stat(bf.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, notRegularError{fi.Mode()}
+	case fi.Size() == 0:
+		// Being created by another process, or left empty by one that
+		// died before writing: nothing to read either way.
+		return nil, nil
+	}
+	db, f, err := bf.openDB(true)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // moved aside since the Stat
+	}
+	if err != nil {
+		return nil, err
+	}
+	rd := &reader{db: db, file: f, used: time.Now()}
+	// bolt.Open holds the shared lock: this is the version it mapped.
+	if rd.seen, err = f.Stat(); err != nil {
+		_ = guard(db.Close)
+		return nil, err
+	}
+	if canRelock {
+		rd.idle = time.AfterFunc(readerIdle, func() { bf.closeIdle(rd) })
+	}
+	bf.rd = rd
+	return rd, nil
+}
+
+// closeIdle closes rd if it has not been used for readerIdle.
+func (bf *boltFile) closeIdle(rd *reader) {
+	bf.rmu.Lock()
+	defer bf.rmu.Unlock()
+	if bf.rd != rd {
+		return
+	}
+	if idle := time.Since(rd.used); idle < readerIdle {
+		rd.idle.Reset(readerIdle - idle)
+		return
+	}
+	bf.dropReader()
+}
+
+// dropReader closes the read handle, if any. bf.rmu is held.
+func (bf *boltFile) dropReader() {
+	rd := bf.rd
+	if rd == nil {
+		return
+	}
+	bf.rd = nil
+	if rd.idle != nil {
+		rd.idle.Stop()
+	}
+	_ = guard(rd.db.Close) // read-only: nothing to flush, and the lock goes with the file
+}
+
+// update runs fn in a write transaction, creating the file if needed. A
+// damaged file is moved aside (its new name in a warning) and fn runs
+// again on a fresh one.
+func (bf *boltFile) update(fn func(*bolt.Tx) error) error {
+	if bf.path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(bf.path), 0o755); err != nil {
+		return bf.fileError(err, "creating the folder of")
+	}
+	for moved := 0; ; moved++ {
+		err := bf.updateOnce(fn)
+		var d *damageError
+		if !errors.As(err, &d) {
+			return err
+		}
+		if moved == 2 {
+			return bf.fileError(err, "writing")
+		}
+		if err := bf.moveAside(d); err != nil {
+			return err
+		}
+	}
+}
+
+func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
+	// Read first: opening for writing loads the free list, which on a
+	// truncated file lies past its end (bbolt would read whatever is
+	// mapped there), and the read handle is usually open already.
+	if _, ferr := bf.read(func(*bolt.Tx) error { return nil }); ferr != nil {
+		if d, ok := errors.AsType[*damageError](ferr); ok {
+			return d
+		}
+		return bf.fileError(ferr, "opening")
+	}
+	db, f, err := bf.openDB(false)
+	if err != nil {
+		if _, ok := errors.AsType[*damageError](err); ok {
+			return err
+		}
+		return bf.fileError(err, "opening")
+	}
+	err = guard(func() error {
+		return db.Update(func(tx *bolt.Tx) error {
+			// A file cut short still has valid meta pages; writing to it
+			// would grow it with zeroed pages where its tree expects data.
+			fi, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			if tx.Size() > fi.Size() {
+				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", fi.Size(), tx.Size()), file: fi}
+			}
+			return fn(tx)
+		})
+	})
+	if d, ok := errors.AsType[*damageError](err); ok && d.file == nil {
+		d.file, _ = f.Stat()
+	}
+	cerr := guard(db.Close)
+	if err == nil && cerr != nil {
+		return bf.fileError(cerr, "closing")
+	}
+	if _, ok := errors.AsType[*damageError](err); ok {
+		return err
+	}
+	if err == nil {
+		return nil
+	}
+	// fn's own errors (NotFound from Clear, InvalidArgument from a bad
+	// table name) carry a code and pass through; the rest come from
+	// writing the file.
+	if _, ok := errors.AsType[*fs.PathError](err); ok || status.CodeOf(err) == status.Unknown {
+		return bf.fileError(err, "writing")
+	}
+	return err
+}
+
+// openDB opens the file, waiting at most the lock timeout for other
+// processes, and returns it with the *os.File bolt.Open opened (so that
+// its lock can be released and retaken). Errors that mean the file is not
+// a usable database are damageErrors.
+func (bf *boltFile) openDB(readOnly bool) (*bolt.DB, *os.File, error) {
+	var file *os.File
+	var opened os.FileInfo
+	opts := &bolt.Options{Timeout: bf.lockWait(), ReadOnly: readOnly,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			if err == nil {
+				file = f
+				opened, _ = f.Stat()
+			}
+			return f, err
+		}}
+	var db *bolt.DB
+	err := guard(func() error {
+		var err error
+		db, err = bolt.Open(bf.path, 0o644, opts)
+		return err
+	})
+	if err == nil {
+		return db, file, nil
+	}
+	// A panic inside bolt.Open leaves its file open, mapped and locked.
+	// The mapping cannot be undone from here (it is a leak of address
+	// space, once per damaged file), and it keeps the open file, hence
+	// its flock, alive: unlock explicitly. After an ordinary error bbolt
+	// has closed the file, and both calls do nothing.
+	if file != nil {
+		_ = unlockFile(file)
+		_ = file.Close()
+	}
+	if d, ok := errors.AsType[*damageError](err); ok {
+		d.file = opened
+		return nil, nil, d
+	}
+	if damaged(err) {
+		return nil, nil, &damageError{err: err, file: opened}
+	}
+	return nil, nil, err
+}
+
+// damaged reports whether a bbolt open error means the file is not a
+// usable database (as opposed to being locked, unreadable, or written by a
+// newer bbolt: ErrVersionMismatch, which is left alone).
+func damaged(err error) bool {
+	return errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) ||
+		errors.Is(err, berrors.ErrInvalidMapping) ||
+		// bbolt's error for a file shorter than its two meta pages has no
+		// type of its own.
+		strings.Contains(err.Error(), "file size too small")
+}
+
+// fileError turns an error met while doing something to the file into one
+// that names the file and has the code callers act on. Every failed file
+// operation passes through it, so it is also where a lock timeout starts
+// the back-off (see lockWait).
+func (bf *boltFile) fileError(err error, doing string) error {
+	if d, ok := errors.AsType[*damageError](err); ok {
+		return status.Wrapf(d, status.DataLoss, "autotune: cache %s is damaged (it will be moved aside by the next commit)", bf.path)
+	}
+	if _, ok := errors.AsType[notRegularError](err); ok {
+		return status.Wrapf(err, status.FailedPrecondition, "autotune: cache %s is left as it is", bf.path)
+	}
+	switch {
+	case errors.Is(err, errLocked) || errors.Is(err, berrors.ErrTimeout):
+		waited := bf.lockWait()
+		bf.lockedAt.Store(time.Now().UnixNano())
+		if waited < bf.timeout {
+			return status.Wrapf(err, status.Unavailable, "autotune: %s cache %s: still locked by another process (waited %v, after a wait of %v ran out less than %v ago)", doing, bf.path, waited, bf.timeout, lockBackoff)
+		}
+		return status.Wrapf(err, status.Unavailable, "autotune: %s cache %s: locked by another process for more than %v", doing, bf.path, bf.timeout)
+	case errors.Is(err, berrors.ErrVersionMismatch):
+		return status.Wrapf(err, status.Incompatible, "autotune: cache %s was written by a newer bbolt; it is left as it is", bf.path)
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		return status.Wrapf(err, status.PermissionDenied, "autotune: %s cache %s", doing, bf.path)
+	case status.CodeOf(err) != status.Unknown:
+		return status.Wrapf(err, status.CodeOf(err), "autotune: %s cache %s", doing, bf.path)
+	}
+	return status.Wrapf(err, status.FailedPrecondition, "autotune: %s cache %s", doing, bf.path)
+}
+
+// notRegularError is the error of a cache path that names a folder, a
+// device or the like: it is neither used nor moved aside.
+type notRegularError struct{ mode fs.FileMode }
+
+func (e notRegularError) Error() string { return fmt.Sprintf("not a regular file (%v)", e.mode.Type()) }
+
+// moveAside renames the damaged file to <path>.damaged-<time>-<pid>, with a
+// warning that names it, so that a fresh one can start. It moves only the
+// file found damaged, and (where the platform can lock) only while holding
+// its exclusive lock after checking that the path still names it: of two
+// processes that find the same file damaged, the second must not move
+// aside the fresh file the first one started.
+func (bf *boltFile) moveAside(d *damageError) (err error) {
+	f, err := os.Open(bf.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // moved aside by another process: try again
+	}
+	if err != nil {
+		return bf.fileError(status.Join(d, err), "moving aside")
+	}
+	defer func() { err = status.Join(err, f.Close()) }()
+	if canRelock {
+		if err := lockFile(f, true, bf.lockWait()); err != nil {
+			return bf.fileError(err, "moving aside")
+		}
+	}
+	held, err := f.Stat()
+	if err != nil {
+		return bf.fileError(err, "moving aside")
+	}
+	cur, err := os.Stat(bf.path)
+	if err != nil || !os.SameFile(held, cur) || (d.file != nil && !os.SameFile(held, d.file)) {
+		return nil // replaced by another process: try the new one
+	}
+	aside := fmt.Sprintf("%s.damaged-%s-%d", bf.path, time.Now().UTC().Format("20060102T150405.000000000"), os.Getpid())
+	if err := os.Rename(bf.path, aside); err != nil {
+		return status.Wrapf(status.Join(d, err), status.DataLoss, "autotune: cache %s is damaged and could not be moved aside", bf.path)
+	}
+	bf.warn("autotune: cache %s was damaged (%v); moved it to %s and started a fresh one", bf.path, d.err, aside)
+	return nil
+}
