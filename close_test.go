@@ -151,3 +151,24 @@ func TestCloseRacing(t *testing.T) {
 	}
 	t.Logf("%d calls succeeded before Close, in 50 rounds", succeeded.Load())
 }
+
+// TestClosedDevice: after Close, Err reports the release and no tuner can
+// be made for the device.
+func TestClosedDevice(t *testing.T) {
+	dev, err := vkbench.Open(context.Background(), vkbench.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Err(); err != nil {
+		t.Fatalf("Err of an open device: %v", err)
+	}
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Err(); !errors.Is(err, vkbench.ErrReleased) {
+		t.Errorf("Err after Close = %v, want ErrReleased", err)
+	}
+	if tu, err := dev.NewTuner(vkbench.TunerOptions{}); !errors.Is(err, vkbench.ErrReleased) {
+		t.Errorf("NewTuner after Close = %v, %v; want ErrReleased", tu, err)
+	}
+}

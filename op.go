@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
@@ -27,7 +26,7 @@ type Op struct {
 	// Name names the operation in the cache: lower case, digits and '-'.
 	Name string
 	// Dims names the dimensions of a size, in order, such as {"N"} or
-	// {"M", "N", "K"}; at most autotune.MaxDims.
+	// {"M", "N", "K"}; at most kernels.MaxDims.
 	Dims []string
 	// DType is the type of the operation's elements, part of the cache
 	// key; kernels.F32 if zero.
@@ -115,8 +114,8 @@ func newOperation(op *Op) (*operation, error) {
 	if !validName(op.Name) {
 		return nil, bad("the name must be lower case letters, digits and '-'")
 	}
-	if len(op.Dims) == 0 || len(op.Dims) > autotune.MaxDims {
-		return nil, bad("%d dimensions; want 1 to %d", len(op.Dims), autotune.MaxDims)
+	if len(op.Dims) == 0 || len(op.Dims) > kernels.MaxDims {
+		return nil, bad("%d dimensions; want 1 to %d", len(op.Dims), kernels.MaxDims)
 	}
 	if len(op.Candidates) == 0 {
 		return nil, bad("no candidates")
@@ -173,9 +172,13 @@ func (o *operation) DefaultSize(hal.DeviceInfo) kernels.Size {
 	return s
 }
 
-// devices maps the hal.Device of each open Device back to it, so that the
-// tuner's calls to Prepare reach the Device the caller opened.
-var devices sync.Map // hal.Device -> *Device
+// tunerDevice is the hal.Device a Tuner measures on: the Device's own,
+// carrying the way back to the Device, so that the tuner's calls to
+// Prepare reach the Device the caller opened.
+type tunerDevice struct {
+	hal.Device
+	owner *Device
+}
 
 func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
 	if len(size) != len(o.dims) {
@@ -194,10 +197,10 @@ func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Si
 }
 
 // lookupDevice returns the Device of dev, or a borrowed one (owned false)
-// when dev was not opened by Open.
+// when dev is not a Tuner's (a caller of autotune with an Op's Operation).
 func lookupDevice(dev hal.Device) (*Device, bool) {
-	if d, ok := devices.Load(dev); ok {
-		return d.(*Device), true
+	if td, ok := dev.(*tunerDevice); ok {
+		return td.owner, true
 	}
 	return borrow(dev), false
 }

@@ -46,8 +46,11 @@ type builtKey struct {
 
 // NewTuner makes a tuner for d. It opens nothing yet: the cache file is
 // read when a question is first asked, and written when an answer is
-// found.
+// found. A closed or lost device has no tuner (ErrReleased, ErrDeviceLost).
 func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
 	cache, err := autotune.OpenCache(opts.Cache)
 	if err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	if opts.Tuning != nil {
 		tuning = *opts.Tuning
 	}
-	return &Tuner{dev: d, t: autotune.NewTuner(d.hal, cache, tuning), cache: cache, built: map[builtKey]*Pipeline{}}, nil
+	return &Tuner{dev: d, t: autotune.NewTuner(&tunerDevice{Device: d.hal, owner: d}, cache, tuning), cache: cache, built: map[builtKey]*Pipeline{}}, nil
 }
 
 // Fastest returns the pipeline of op's fastest candidate for a problem of

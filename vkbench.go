@@ -119,9 +119,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		release = func() error { return status.Join(wrapped.Release(), inner()) }
 		dev = wrapped
 	}
-	d := &Device{hal: dev, release: release, pipelines: pipelines}
-	devices.Store(dev, d)
-	return d, nil
+	return &Device{hal: dev, release: release, pipelines: pipelines}, nil
 }
 
 // borrow makes a Device of a hal.Device that someone else owns: Close does
@@ -158,7 +156,6 @@ func (d *Device) Close() error {
 	if release == nil {
 		return nil // borrowed, or closed already
 	}
-	devices.Delete(d.hal)
 	return status.Join(d.savePipelines(), release())
 }
 

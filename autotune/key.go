@@ -4,11 +4,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
 
-// MaxDims is the most dimensions a problem shape has.
-const MaxDims = 4
+// MaxDims is the most dimensions a problem shape has: kernels.MaxDims.
+const MaxDims = kernels.MaxDims
 
 // Shape is a problem's size: up to MaxDims dimensions, in the operation's
 // order (for GEMM: M, N, K). It is comparable, so keys hash without

@@ -174,8 +174,12 @@ func ParseDType(s string) (DType, error) {
 	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32 or u32)", s)
 }
 
+// MaxDims is the most dimensions an operation has: the tune cache keys a
+// size by at most this many extents.
+const MaxDims = 4
+
 // Size is a problem's extent in each of its operation's dimensions, in the
-// order of Operation.Dims.
+// order of Operation.Dims: at most MaxDims.
 type Size []int
 
 // String returns the extents joined by 'x', such as "4096x4096x4096".

@@ -47,6 +47,9 @@ func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
 // least 1 and below 2³¹ (the kernels index with 32-bit integers).
 func CheckSize(op Operation, size Size) error {
 	dims := op.Dims()
+	if len(dims) > MaxDims {
+		return status.Newf(status.InvalidArgument, "kernels: %s has %d dimensions; an operation has at most %d", op.Name(), len(dims), MaxDims)
+	}
 	if len(size) != len(dims) {
 		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, len(size), len(dims), dims)
 	}

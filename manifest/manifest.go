@@ -385,6 +385,9 @@ func (d *opDecoder) decodeDims() error {
 	if len(n.keys) == 0 {
 		return d.src.errAt(n, "is empty; an operation has at least one dimension")
 	}
+	if len(n.keys) > kernels.MaxDims {
+		return d.src.errAt(n, "has %d dimensions; an operation has at most %d", len(n.keys), kernels.MaxDims)
+	}
 	for i := range d.op.sizes {
 		d.op.sizes[i] = make(kernels.Size, len(n.keys))
 	}
