@@ -228,7 +228,7 @@ type problem struct {
 	size   kernels.Size
 	p      *Problem
 	binds  []hal.Binding
-	bufs   []kernels.Buffer
+	bufs   []kernels.Operand
 	groups [][3]uint32
 }
 
@@ -257,7 +257,7 @@ func (pr *problem) describe(o *operation) error {
 			role = kernels.Output
 		}
 		pr.binds = append(pr.binds, hal.Binding{Buffer: hb})
-		pr.bufs = append(pr.bufs, kernels.Buffer{Buffer: hb, Name: fmt.Sprintf("binding %d", i), Role: role, DType: dt, Len: int64(n)})
+		pr.bufs = append(pr.bufs, kernels.Operand{Buffer: hb, Name: fmt.Sprintf("binding %d", i), Role: role, DType: dt, Len: int64(n)})
 	}
 	for _, k := range o.kerns {
 		pr.groups = append(pr.groups, p.Groups(k))
@@ -265,10 +265,10 @@ func (pr *problem) describe(o *operation) error {
 	return nil
 }
 
-func (pr *problem) Size() kernels.Size        { return slices.Clone(pr.size) }
-func (pr *problem) Bytes() float64            { return pr.p.Bytes }
-func (pr *problem) Flops() float64            { return pr.p.Flops }
-func (pr *problem) Buffers() []kernels.Buffer { return slices.Clone(pr.bufs) }
+func (pr *problem) Size() kernels.Size         { return slices.Clone(pr.size) }
+func (pr *problem) Bytes() float64             { return pr.p.Bytes }
+func (pr *problem) Flops() float64             { return pr.p.Flops }
+func (pr *problem) Buffers() []kernels.Operand { return slices.Clone(pr.bufs) }
 
 // Record records candidate cand's dispatch. The tuner poisons the Outputs
 // (kernels.RecordPoison, by their Role) before each candidate's checked

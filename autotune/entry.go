@@ -76,8 +76,8 @@ type Result struct {
 	Compiler map[string]float64 `json:"compiler,omitempty"`
 }
 
-// Limits are the bounds a tune ran under.
-type Limits struct {
+// Bounds are the bounds a tune ran under: when sampling stops.
+type Bounds struct {
 	// TargetHalfWidth is the relative half-width of the 95% interval at
 	// which sampling stops (0.01 is ±1%).
 	TargetHalfWidth float64 `json:"target_half_width"`
@@ -109,7 +109,7 @@ type Entry struct {
 	Shape  string `json:"shape"`
 	Level  string `json:"level"`
 	Mode   string `json:"mode"`
-	Limits Limits `json:"limits"`
+	Bounds Bounds `json:"limits"`
 	// Hardware is the table's hardware; Device the device that measured.
 	Hardware string    `json:"hardware"`
 	Device   string    `json:"device"`

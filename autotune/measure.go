@@ -644,7 +644,7 @@ func (m *measurement) entry() *Entry {
 		Shape:   m.shape.String(),
 		Level:   m.opts.Level.String(),
 		Mode:    string(m.opts.Mode),
-		Limits: Limits{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
+		Bounds: Bounds{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
 			MaxSamples: m.opts.MaxSamples, MinSampleTime: m.opts.MinSampleTime, Seed: m.opts.Seed},
 		Hardware: m.info.Hardware(),
 		Device:   fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),

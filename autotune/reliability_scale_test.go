@@ -39,7 +39,7 @@ func scaleEntry(k autotune.Key, hw string, i int) *autotune.Entry {
 	e := &autotune.Entry{
 		Schema: autotune.SchemaVersion, Key: k.String(), Checksum: "3f2a9c41d07b5e66",
 		Fastest: i % 4, Shape: k.Shape.String(), Level: "balanced", Mode: "hot",
-		Limits:   autotune.Limits{TargetHalfWidth: 0.01, Budget: 2 * time.Second, MinSamples: 10, MaxSamples: 200, MinSampleTime: time.Millisecond},
+		Bounds:   autotune.Bounds{TargetHalfWidth: 0.01, Budget: 2 * time.Second, MinSamples: 10, MaxSamples: 200, MinSampleTime: time.Millisecond},
 		Hardware: hw, Device: "0:NVIDIA H200:9b1c2d3e4f5a60718293a4b5c6d7e8f9", Version: "v0.3.0", Time: time.Unix(1760000000, 0).UTC(),
 	}
 	for c := 0; c < 4; c++ {

@@ -128,8 +128,8 @@ func (p *scaleProblem) Verify(ctx context.Context, cand int) error {
 }
 
 func (p *scaleProblem) Size() kernels.Size { return kernels.Size{p.n} }
-func (p *scaleProblem) Buffers() []kernels.Buffer {
-	return []kernels.Buffer{
+func (p *scaleProblem) Buffers() []kernels.Operand {
+	return []kernels.Operand{
 		{Buffer: p.x, Name: "x", Role: kernels.Input, DType: kernels.F32, Len: int64(p.n)},
 		{Buffer: p.y, Name: "y", Role: kernels.Output, DType: kernels.F32, Len: int64(p.n)},
 	}

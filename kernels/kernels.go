@@ -57,7 +57,7 @@ type Problem interface {
 	// FLOP/s. Operations that only move data report 0.
 	Flops() float64
 	// Buffers lists the problem's buffers, inputs first.
-	Buffers() []Buffer
+	Buffers() []Operand
 	// Record records one complete run of candidate cand (an index into
 	// the operation's Candidates) into cb, using exe, which must have been
 	// created from that candidate's Executable(). A run may be several
@@ -114,9 +114,9 @@ func (r Role) String() string {
 	return "role(" + strconv.Itoa(int(r)) + ")"
 }
 
-// Buffer is one of a problem's buffers, described: what it is called, what
-// it is for, and what it holds.
-type Buffer struct {
+// Operand is one of a problem's buffers, described: what it is called,
+// what it is for (Role), and what it holds. It embeds the hal.Buffer.
+type Operand struct {
 	hal.Buffer
 	// Name is the buffer's name in its operation ("src", "A", ...).
 	Name string

@@ -224,14 +224,14 @@ func TestVerifyCatchesWrongResults(t *testing.T) {
 	}
 }
 
-func output(t *testing.T, p kernels.Problem) kernels.Buffer {
+func output(t *testing.T, p kernels.Problem) kernels.Operand {
 	for _, b := range p.Buffers() {
 		if b.Role == kernels.Output {
 			return b
 		}
 	}
 	t.Fatal("problem has no output buffer")
-	return kernels.Buffer{}
+	return kernels.Operand{}
 }
 
 // TestVerifyCandidate runs the convenience path end to end, including its

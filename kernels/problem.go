@@ -25,7 +25,7 @@ type problem struct {
 	limits hal.Limits
 	size   Size
 	cands  []Candidate
-	bufs   []Buffer
+	bufs   []Operand
 	bytes  float64
 	flops  float64
 	// readback is the host memory outputs are downloaded into, kept
@@ -71,10 +71,10 @@ func (p *problem) checkIndexRange(what string, n int64) error {
 	return nil
 }
 
-func (p *problem) Size() Size        { return p.size }
-func (p *problem) Bytes() float64    { return p.bytes }
-func (p *problem) Flops() float64    { return p.flops }
-func (p *problem) Buffers() []Buffer { return append([]Buffer(nil), p.bufs...) }
+func (p *problem) Size() Size         { return p.size }
+func (p *problem) Bytes() float64     { return p.bytes }
+func (p *problem) Flops() float64     { return p.flops }
+func (p *problem) Buffers() []Operand { return append([]Operand(nil), p.bufs...) }
 
 // Release frees every buffer, reporting every failure.
 func (p *problem) Release() error {
@@ -106,7 +106,7 @@ func (p *problem) alloc(name string, role Role, dt DType, n int64) (hal.Buffer, 
 	if err != nil {
 		return nil, status.Annotatef(err, "kernels: %s %v: allocating %s", p.op, p.size, name)
 	}
-	p.bufs = append(p.bufs, Buffer{Buffer: buf, Name: name, Role: role, DType: dt, Len: n})
+	p.bufs = append(p.bufs, Operand{Buffer: buf, Name: name, Role: role, DType: dt, Len: n})
 	return buf, nil
 }
 

@@ -279,7 +279,7 @@ type manifestProblem struct {
 	lens         []int64
 	bufs         []hal.Buffer // by the manifest's buffer index
 	initial      []hal.Buffer // the initial contents of inout buffers
-	listed       []kernels.Buffer
+	listed       []kernels.Operand
 	plans        [][]planStep
 	planErrs     []error
 	want         [][]byte // the reference's outputs, by buffer index
@@ -362,14 +362,14 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: op.name + "." + label})
 		return buf, size, status.Annotatef(err, "kernels: allocating buffer %s", b.name)
 	}
-	var inputs, outputs, scratch []kernels.Buffer
+	var inputs, outputs, scratch []kernels.Operand
 	for i, b := range op.bufs {
 		buf, _, err := create(b, b.name)
 		if err != nil {
 			return err
 		}
 		p.bufs[i] = buf
-		desc := kernels.Buffer{Buffer: buf, Name: b.name, DType: b.typ.dtype(), Len: p.lens[i]}
+		desc := kernels.Operand{Buffer: buf, Name: b.name, DType: b.typ.dtype(), Len: p.lens[i]}
 		switch b.role {
 		case roleInput:
 			inputs = append(inputs, desc)
@@ -388,7 +388,7 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 			if p.initial[i], _, err = create(b, b.name+".initial"); err != nil {
 				return err
 			}
-			inputs = append(inputs, kernels.Buffer{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
+			inputs = append(inputs, kernels.Operand{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
 			dst = p.initial[i]
 		}
 		r := kernels.NewRand(seed, uint64(i))
@@ -489,8 +489,8 @@ func (b *manifestBuffer) checked() bool {
 func (p *manifestProblem) Size() kernels.Size { return p.size }
 func (p *manifestProblem) Bytes() float64     { return p.bytes }
 func (p *manifestProblem) Flops() float64     { return p.flops }
-func (p *manifestProblem) Buffers() []kernels.Buffer {
-	return append([]kernels.Buffer(nil), p.listed...)
+func (p *manifestProblem) Buffers() []kernels.Operand {
+	return append([]kernels.Operand(nil), p.listed...)
 }
 
 func (p *manifestProblem) candidate(cand int) error {

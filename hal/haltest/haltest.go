@@ -12,10 +12,10 @@ import (
 	"github.com/vkbench/vkbench/hal"
 )
 
-// Opener opens a fresh device for one subtest; the suite releases it. It
+// OpenFunc opens a fresh device for one subtest; the suite releases it. It
 // reports a failure to open through t (t.Fatal or t.Skip). Every call must
 // open a new logical device of the same physical device.
-type Opener func(t testing.TB) hal.Device
+type OpenFunc func(t testing.TB) hal.Device
 
 // Options adjust TestDeviceOptions. The zero Options is TestDevice's.
 type Options struct {
@@ -28,12 +28,12 @@ type Options struct {
 // TestDevice runs the conformance suite on the devices that open returns:
 // one subtest per property, each on a fresh device. See the package
 // documentation for the properties.
-func TestDevice(t *testing.T, open Opener) {
+func TestDevice(t *testing.T, open OpenFunc) {
 	TestDeviceOptions(t, open, Options{})
 }
 
 // TestDeviceOptions is TestDevice with options.
-func TestDeviceOptions(t *testing.T, open Opener, opts Options) {
+func TestDeviceOptions(t *testing.T, open OpenFunc, opts Options) {
 	s := &suite{open: open, opts: opts}
 	s.run(t, "Info", testInfo)
 	s.run(t, "BufferReadWrite", testBufferReadWrite)
@@ -75,7 +75,7 @@ const waitTimeout = 2 * time.Minute
 
 // suite is one run of TestDevice.
 type suite struct {
-	open Opener
+	open OpenFunc
 	opts Options
 
 	mu sync.Mutex
@@ -137,14 +137,14 @@ func (s *suite) device(t *testing.T) hal.Device {
 	t.Helper()
 	dev := s.open(t)
 	if dev == nil {
-		t.Fatal("haltest: the Opener returned a nil device")
+		t.Fatal("haltest: the OpenFunc returned a nil device")
 	}
 	t.Cleanup(func() { released(t, "Device.Release", dev.Release()) })
 	return dev
 }
 
 // other returns an env for a second device, opened through the same
-// Opener.
+// OpenFunc.
 func (e *env) other() *env {
 	e.Helper()
 	dev := e.s.device(e.T)

@@ -28,7 +28,7 @@ func testInfo(e *env) {
 		e.Errorf("Info() changed between two calls (-first +second):\n%s", d)
 	}
 	if d := cmp.Diff(info, e.other().dev.Info()); d != "" {
-		e.Errorf("a second device from the same Opener describes itself differently (-first +second):\n%s", d)
+		e.Errorf("a second device from the same OpenFunc describes itself differently (-first +second):\n%s", d)
 	}
 
 	l := info.Limits

@@ -207,7 +207,7 @@ func testCloseRacing(e *env) {
 	for round := range rounds {
 		dev := e.s.open(e.T)
 		if dev == nil {
-			e.Fatal("haltest: the Opener returned a nil device")
+			e.Fatal("haltest: the OpenFunc returned a nil device")
 		}
 		w := &racer{e: e, dev: dev}
 		if err := w.prepare(workers); err != nil {
