@@ -7,7 +7,10 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/status"
 )
 
 // scalarKind is the kind of a manifest's element and push-constant types.
@@ -268,3 +271,87 @@ func defaultTolerance(t scalarType) tolerance {
 type tolerance struct{ rel, abs float64 }
 
 func (t tolerance) of(want float64) float64 { return t.abs + t.rel*math.Abs(want) }
+
+// manifestExpr is an expression and where it was written, for errors.
+type manifestExpr struct {
+	*expr
+	where string // "file:line:col: json.path"
+}
+
+// errorf returns an error about the expression with code, such as an
+// evaluation error.
+func (m manifestExpr) errorf(code status.Code, err error) error {
+	return status.Newf(code, "kernels: manifest %s: expression %q %v", m.where, m.src, err)
+}
+
+type manifestLet struct {
+	name string
+	manifestExpr
+	info nameInfo
+	// params are the params it needs, directly or through other lets.
+	params []string
+}
+
+type bufferRole uint8
+
+type manifestBuffer struct {
+	where   string
+	name    string
+	typ     scalarType
+	len     manifestExpr
+	role    bufferRole
+	init    bufferInit
+	check   bool
+	tol     tolerance
+	binding int // -1: none
+	// users[c] says whether candidate c binds the buffer.
+	users []bool
+}
+
+// manifestRun is how a candidate runs.
+type manifestRun struct {
+	params     map[string]int
+	lets       []bool // lets[i]: the candidate has every param let i needs
+	asserts    []manifestExpr
+	dispatches []*manifestDispatch
+	// needs are module capabilities Requirements cannot express, checked
+	// against the device when a problem is prepared.
+	needs []string
+}
+
+type manifestDispatch struct {
+	where    string
+	desc     hal.ExecutableDesc
+	entry    *spirv.Entry
+	key      string // identifies the pipeline: equal keys, same pipeline
+	wg       [3]uint32
+	bindings []int // buffer index by binding number
+	push     []pushField
+	pushSize int
+	groups   [3]manifestExpr
+	repeat   *manifestExpr
+}
+
+// spec returns the dispatch's specialization constants by constant_id.
+func (d *manifestDispatch) spec() map[uint32]uint32 {
+	spec := make(map[uint32]uint32, len(d.desc.Constants))
+	for _, k := range d.desc.Constants {
+		spec[k.ID] = k.Value
+	}
+	return spec
+}
+
+type pushField struct {
+	typ    scalarType
+	offset int
+	value  manifestExpr
+}
+
+const (
+	roleInput bufferRole = iota
+	roleOutput
+	roleInOut
+	roleScratch
+)
+
+var roleNames = []string{"input", "output", "inout", "scratch"}

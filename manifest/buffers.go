@@ -1,0 +1,299 @@
+package manifest
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+func (d *opDecoder) decodeBuffers() error {
+	n, err := d.obj.need("buffers", "the buffers the kernels bind")
+	if err != nil {
+		return err
+	}
+	elems, err := d.src.array(n, "the buffers the kernels bind")
+	if err != nil {
+		return err
+	}
+	if len(elems) == 0 {
+		return d.src.errAt(n, "is empty; an operation has at least one buffer")
+	}
+	bindings := map[int]string{}
+	for _, b := range elems {
+		buf, err := d.decodeBuffer(b)
+		if err != nil {
+			return err
+		}
+		for _, prev := range d.op.bufs {
+			if prev.name == buf.name {
+				return d.src.errAt(b.member("name"), "buffer %q is described twice", buf.name)
+			}
+		}
+		if buf.binding >= 0 {
+			if other, ok := bindings[buf.binding]; ok {
+				return d.src.errAt(b.member("binding"), "binding %d is already buffer %q's", buf.binding, other)
+			}
+			bindings[buf.binding] = buf.name
+		}
+		buf.users = make([]bool, len(d.op.runs))
+		d.op.bufs = append(d.op.bufs, buf)
+	}
+	return nil
+}
+
+func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
+	o, err := d.src.object(n, "a buffer")
+	if err != nil {
+		return nil, err
+	}
+	b := &manifestBuffer{binding: -1, check: true, where: d.where(n)}
+	nameNode, err := o.need("name", "the buffer's name")
+	if err != nil {
+		return nil, err
+	}
+	if b.name, err = d.src.str(nameNode); err != nil {
+		return nil, err
+	}
+	if !bufNameRE.MatchString(b.name) {
+		return nil, d.src.errAt(nameNode, "%q is not a buffer name (letters, digits, '_', '.', '-')", b.name)
+	}
+	typeNode, err := o.need("type", "the element type: "+scalarTypeNames())
+	if err != nil {
+		return nil, err
+	}
+	if b.typ, err = d.scalarType(typeNode); err != nil {
+		return nil, err
+	}
+	lenNode, err := o.need("len", `the number of elements, an expression such as "N" or "M*K"`)
+	if err != nil {
+		return nil, err
+	}
+	if b.len, err = d.intExpression(lenNode, lengthContext, "a length"); err != nil {
+		return nil, err
+	}
+	if r := o.get("role"); r != nil {
+		s, err := d.src.str(r)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.Index(roleNames, s)
+		if i < 0 {
+			return nil, d.src.errAt(r, "unknown role %q (want %s)", s, strings.Join(roleNames, ", "))
+		}
+		b.role = bufferRole(i)
+	}
+	if bn := o.get("binding"); bn != nil {
+		v, err := d.src.integer(bn, 0, 1<<16-1)
+		if err != nil {
+			return nil, err
+		}
+		b.binding = int(v)
+	}
+	b.init = bufferInit{kind: "random"}
+	if in := o.get("init"); in != nil {
+		if b.role == roleOutput || b.role == roleScratch {
+			return nil, d.src.errAt(in, "a %s buffer is not initialised (its contents are poisoned before each verified run); use role \"inout\" for a buffer that starts with data and is written", roleNames[b.role])
+		}
+		if b.init, err = d.decodeInit(in, b.typ); err != nil {
+			return nil, err
+		}
+	} else if err := d.defaultRange(&b.init, b.typ); err != nil {
+		return nil, err
+	}
+	if c := o.get("check"); c != nil {
+		if b.role != roleOutput && b.role != roleInOut {
+			return nil, d.src.errAt(c, "only output and inout buffers are checked")
+		}
+		if b.check, err = d.src.boolean(c); err != nil {
+			return nil, err
+		}
+	}
+	b.tol = tolerance{rel: -1}
+	if t := o.get("tolerance"); t != nil {
+		if b.typ.kind != floatKind {
+			return nil, d.src.errAt(t, "a %s buffer is compared exactly; only float buffers take a tolerance", b.typ.name)
+		}
+		if b.tol, err = d.tolerance(t); err != nil {
+			return nil, err
+		}
+	}
+	return b, o.done()
+}
+
+func (d *opDecoder) scalarType(n *jsonNode) (scalarType, error) {
+	s, err := d.src.str(n)
+	if err != nil {
+		return scalarType{}, err
+	}
+	t, ok := lookupScalarType(s)
+	if !ok {
+		return t, d.src.errAt(n, "unknown type %q (want one of %s)", s, scalarTypeNames())
+	}
+	return t, nil
+}
+
+// decodeInit reads "zeros", "iota", "random", {"fill": v},
+// {"iota": {"start", "step"}} or {"random": {"seed", "min", "max"}}.
+func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
+	in := bufferInit{}
+	kinds := `"zeros", "iota", "random", {"fill": value}, {"iota": {"start": a, "step": b}} or {"random": {"seed": s, "min": a, "max": b}}`
+	var body *jsonNode
+	switch n.kind {
+	case jsonString:
+		in.kind = n.s
+	case jsonObject:
+		if len(n.keys) != 1 {
+			return in, d.src.errAt(n, "want exactly one of fill, iota, random (%s)", kinds)
+		}
+		in.kind, body = n.keys[0], n.vals[0]
+	default:
+		return in, d.src.errAt(n, "is %s; want %s", n.kind, kinds)
+	}
+	value := func(v *jsonNode) (exprValue, error) { return d.initValue(v, t) }
+	switch in.kind {
+	case "zeros":
+		if body != nil {
+			return in, d.src.errAt(body, "zeros takes nothing; write \"zeros\"")
+		}
+	case "fill":
+		if body == nil {
+			return in, d.src.errAt(n, `fill needs a value: {"fill": 1.5}`)
+		}
+		v, err := value(body)
+		if err != nil {
+			return in, err
+		}
+		in.value = v
+	case "iota":
+		in.value, in.step = promote(intValue(0), typeOfKind(t)), promote(intValue(1), typeOfKind(t))
+		if body != nil {
+			o, err := d.src.object(body, `{"start": a, "step": b}`)
+			if err != nil {
+				return in, err
+			}
+			if s := o.get("start"); s != nil {
+				if in.value, err = value(s); err != nil {
+					return in, err
+				}
+			}
+			if s := o.get("step"); s != nil {
+				if in.step, err = value(s); err != nil {
+					return in, err
+				}
+			}
+			if err := o.done(); err != nil {
+				return in, err
+			}
+		}
+	case "random":
+		if err := d.defaultRange(&in, t); err != nil {
+			return in, err
+		}
+		if body != nil {
+			if err := d.randomInit(&in, body, value); err != nil {
+				return in, err
+			}
+		}
+	default:
+		return in, d.src.errAt(n, "unknown init %q; want %s", in.kind, kinds)
+	}
+	return in, nil
+}
+
+// initValue reads a value of an init: a number a buffer of type t holds.
+func (d *opDecoder) initValue(v *jsonNode, t scalarType) (exprValue, error) {
+	f, err := d.src.number(v)
+	if err != nil {
+		return exprValue{}, err
+	}
+	if t.kind == floatKind {
+		return floatValue(f), nil
+	}
+	i, err := d.src.integer(v, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return exprValue{}, d.src.errAt(v, "%s is not an integer; a %s buffer holds integers", v.s, t.name)
+	}
+	if err := t.encode(make([]byte, 8), intValue(i)); err != nil {
+		return exprValue{}, d.src.errAt(v, "%v", err)
+	}
+	return intValue(i), nil
+}
+
+// randomInit reads the body of a "random" init: its seed and range.
+func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(*jsonNode) (exprValue, error)) error {
+	o, err := d.src.object(body, `{"seed": s, "min": a, "max": b}`)
+	if err != nil {
+		return err
+	}
+	if s := o.get("seed"); s != nil {
+		v, err := d.src.integer(s, 0, math.MaxInt64)
+		if err != nil {
+			return err
+		}
+		in.seed, in.hasSeed = uint64(v), true
+	}
+	if s := o.get("min"); s != nil {
+		if in.lo, err = value(s); err != nil {
+			return err
+		}
+	}
+	if s := o.get("max"); s != nil {
+		if in.hi, err = value(s); err != nil {
+			return err
+		}
+	}
+	if err := o.done(); err != nil {
+		return err
+	}
+	if compare(in.lo, in.hi) > 0 {
+		return d.src.errAt(body, "min %s is above max %s", in.lo, in.hi)
+	}
+	return nil
+}
+
+func typeOfKind(t scalarType) exprType {
+	if t.kind == floatKind {
+		return floatType
+	}
+	return intType
+}
+
+// defaultRange sets the range of random contents when the manifest gives
+// none: [-1, 1) for floats, and small integers ([-100, 100] signed, [0,
+// 255] unsigned) that sums of many do not overflow.
+func (d *opDecoder) defaultRange(in *bufferInit, t scalarType) error {
+	switch t.kind {
+	case floatKind:
+		in.lo, in.hi = floatValue(-1), floatValue(1)
+	case intKind:
+		in.lo, in.hi = intValue(-100), intValue(100)
+	default:
+		in.lo, in.hi = intValue(0), intValue(255)
+	}
+	return nil
+}
+
+func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {
+	o, err := d.src.object(n, `{"rel": r, "abs": a}`)
+	if err != nil {
+		return tolerance{}, err
+	}
+	var t tolerance
+	for _, f := range []struct {
+		key string
+		dst *float64
+	}{{"rel", &t.rel}, {"abs", &t.abs}} {
+		if v := o.get(f.key); v != nil {
+			if *f.dst, err = d.src.number(v); err != nil {
+				return t, err
+			}
+			if *f.dst < 0 {
+				return t, d.src.errAt(v, "is negative")
+			}
+		}
+	}
+	return t, o.done()
+}
+
+var bufNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)

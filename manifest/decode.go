@@ -1,0 +1,540 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// opDecoder decodes one operation.
+type opDecoder struct {
+	src     *manifestSource
+	dir     string
+	modules map[string]*manifestModule
+	op      *manifestOp
+	obj     *jsonObj
+	names   map[string]nameInfo
+	// lets by name; cands are the candidates' objects.
+	lets      map[string]*manifestLet
+	candObjs  []*jsonObj
+	candNodes []*jsonNode
+	// pushNode is the operation's push_constants, or nil.
+	pushNode *jsonNode
+	digest   []byte
+}
+
+// where returns "file:line:col: path" of n.
+func (d *opDecoder) where(n *jsonNode) string {
+	return d.src.position(n.off) + ": " + n.path
+}
+
+func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (*manifestOp, error) {
+	obj, err := src.object(n, "an operation")
+	if err != nil {
+		return nil, err
+	}
+	d := &opDecoder{src: src, dir: dir, modules: modules, op: &manifestOp{ref: -1}, obj: obj,
+		names: map[string]nameInfo{}, lets: map[string]*manifestLet{}}
+	for _, r := range reservedNames {
+		kind := wgName
+		if r == "pass" {
+			kind = passName
+		}
+		d.names[r] = nameInfo{kind: kind, typ: intType}
+	}
+	steps := []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts,
+		d.decodeBuffers, d.decodeCounts, d.decodeCandidates, d.decodeVerify, d.decodeDType}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	if err := obj.done(); err != nil {
+		return nil, err
+	}
+	if err := d.finish(); err != nil {
+		return nil, err
+	}
+	return d.op, nil
+}
+
+func (d *opDecoder) decodeName() error {
+	n, err := d.obj.need("name", "the operation's name")
+	if err != nil {
+		return err
+	}
+	name, err := d.src.str(n)
+	if err != nil {
+		return err
+	}
+	if !opNameRE.MatchString(name) {
+		return d.src.errAt(n, "%q is not an operation name (lower case letters, digits and single '-' between them)", name)
+	}
+	for _, b := range kernels.Builtin() {
+		if b.Name() == name {
+			return d.src.errAt(n, "%q is the name of a built-in operation; choose another", name)
+		}
+	}
+	d.op.name = name
+	d.op.summary = "from a manifest"
+	if s := d.obj.get("summary"); s != nil {
+		if d.op.summary, err = d.src.str(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNewName checks that name can be defined as a what (dimension,
+// param, let).
+func (d *opDecoder) checkNewName(n *jsonNode, name, what string) error {
+	if !isIdent(name) {
+		return d.src.errAt(n, "%q is not a valid %s name (letters, digits and '_', not starting with a digit)", name, what)
+	}
+	if _, ok := exprFuncs[name]; ok {
+		return d.src.errAt(n, "%q is a function of the expression language and cannot name a %s", name, what)
+	}
+	if slices.Contains(reservedNames, name) {
+		return d.src.errAt(n, "%q is reserved (%s) and cannot name a %s", name, strings.Join(reservedNames, ", "), what)
+	}
+	return nil
+}
+
+// decodeDims reads "dims": an object of dimension names to default
+// extents, each a positive integer or an object {"default", "integrated",
+// "discrete"} for the defaults by kind of device.
+func (d *opDecoder) decodeDims() error {
+	n, err := d.obj.need("dims", `the problem's dimensions, such as {"N": 1048576}`)
+	if err != nil {
+		return err
+	}
+	if _, err := d.src.object(n, "dimension names to default extents"); err != nil {
+		return err
+	}
+	if len(n.keys) == 0 {
+		return d.src.errAt(n, "is empty; an operation has at least one dimension")
+	}
+	if len(n.keys) > kernels.MaxDims {
+		return d.src.errAt(n, "has %d dimensions; an operation has at most %d", len(n.keys), kernels.MaxDims)
+	}
+	for i := range d.op.sizes {
+		d.op.sizes[i] = make(kernels.Size, len(n.keys))
+	}
+	for i, name := range n.keys {
+		v := n.vals[i]
+		if err := d.checkNewName(v, name, "dimension"); err != nil {
+			return err
+		}
+		extent := func(v *jsonNode) (int, error) {
+			x, err := d.src.integer(v, 1, 1<<31-1)
+			return int(x), err
+		}
+		if v.kind == jsonObject {
+			o, _ := d.src.object(v, "")
+			def, err := o.need("default", "the default extent")
+			if err != nil {
+				return err
+			}
+			x, err := extent(def)
+			if err != nil {
+				return err
+			}
+			sizes := [3]int{x, x, x}
+			for class, key := range map[kernels.SizeClass]string{kernels.MediumDevice: "integrated", kernels.LargeDevice: "discrete"} {
+				if k := o.get(key); k != nil {
+					if sizes[class], err = extent(k); err != nil {
+						return err
+					}
+				}
+			}
+			if k := o.get("integrated"); k != nil && o.get("discrete") == nil {
+				sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
+			}
+			if err := o.done(); err != nil {
+				return err
+			}
+			for class := range sizes {
+				d.op.sizes[class][i] = sizes[class]
+			}
+		} else {
+			x, err := extent(v)
+			if err != nil {
+				return err
+			}
+			for class := range d.op.sizes {
+				d.op.sizes[class][i] = x
+			}
+		}
+		d.op.dims = append(d.op.dims, name)
+		d.names[name] = nameInfo{kind: dimName, typ: intType, usesDims: true}
+	}
+	return nil
+}
+
+// decodeParams reads every candidate's params first, so that the
+// operation's expressions (lets, lengths, push constants) may use them.
+func (d *opDecoder) decodeParams() error {
+	n, err := d.obj.need("candidates", "the kernels that compute the operation")
+	if err != nil {
+		return err
+	}
+	elems, err := d.src.array(n, "the kernels that compute the operation")
+	if err != nil {
+		return err
+	}
+	if len(elems) == 0 {
+		return d.src.errAt(n, "is empty; an operation has at least one candidate")
+	}
+	for _, c := range elems {
+		obj, err := d.src.object(c, "a candidate")
+		if err != nil {
+			return err
+		}
+		run := &manifestRun{params: map[string]int{}}
+		if p := obj.get("params"); p != nil {
+			if _, err := d.src.object(p, "param names to integers"); err != nil {
+				return err
+			}
+			for i, name := range p.keys {
+				if err := d.checkNewName(p.vals[i], name, "param"); err != nil {
+					return err
+				}
+				if info, ok := d.names[name]; ok && info.kind == dimName {
+					return d.src.errAt(p.vals[i], "%q is a dimension; a param cannot have its name", name)
+				}
+				v, err := d.src.integer(p.vals[i], math.MinInt32, math.MaxInt32)
+				if err != nil {
+					return err
+				}
+				run.params[name] = int(v)
+				d.names[name] = nameInfo{kind: paramName, typ: intType, usesParams: true}
+			}
+		}
+		d.candObjs = append(d.candObjs, obj)
+		d.candNodes = append(d.candNodes, c)
+		d.op.runs = append(d.op.runs, run)
+	}
+	return nil
+}
+
+// exprContext says which names an expression may use where it stands,
+// and why not the others.
+type exprContext struct {
+	dims, params, dispatch, pass bool
+	why                          string
+}
+
+func (d *opDecoder) scope(ctx exprContext) exprScope {
+	return exprScope{names: d.names, forbid: func(name string, info nameInfo) string {
+		switch {
+		case info.kind == dimName && !ctx.dims:
+			return "it is a dimension, and " + ctx.why
+		case info.kind == paramName && !ctx.params:
+			return "it is a per-candidate param, and " + ctx.why
+		case info.kind == wgName && !ctx.dispatch, info.kind == passName && !ctx.pass:
+			return "it belongs to a dispatch, and " + ctx.why
+		case info.kind == letName && info.usesDims && !ctx.dims:
+			return "it is a let that depends on the dimensions, and " + ctx.why
+		case info.kind == letName && info.usesParams && !ctx.params:
+			return "it is a let that depends on per-candidate params, and " + ctx.why
+		}
+		return ""
+	}}
+}
+
+// expression reads an expression field and remembers where it is.
+func (d *opDecoder) expression(n *jsonNode, ctx exprContext) (manifestExpr, error) {
+	e, err := d.src.expression(n, d.scope(ctx))
+	if err != nil {
+		return manifestExpr{}, err
+	}
+	return manifestExpr{expr: e, where: d.where(n)}, nil
+}
+
+// intExpression reads an expression that must be an integer.
+func (d *opDecoder) intExpression(n *jsonNode, ctx exprContext, what string) (manifestExpr, error) {
+	e, err := d.expression(n, ctx)
+	if err != nil {
+		return e, err
+	}
+	if e.typ != intType {
+		return e, d.src.errAt(n, "expression %q is a float; %s must be an integer (round it with ceil, floor or round)", e.src, what)
+	}
+	return e, nil
+}
+
+func (d *opDecoder) decodeLets() error {
+	n := d.obj.get("let")
+	if n == nil {
+		return nil
+	}
+	if _, err := d.src.object(n, "names to expressions"); err != nil {
+		return err
+	}
+	for i, name := range n.keys {
+		v := n.vals[i]
+		if err := d.checkNewName(v, name, "let"); err != nil {
+			return err
+		}
+		if _, ok := d.names[name]; ok {
+			return d.src.errAt(v, "%q is already a dimension or a param", name)
+		}
+		e, err := d.expression(v, letContext)
+		if err != nil {
+			return err
+		}
+		l := &manifestLet{name: name, manifestExpr: e,
+			info: nameInfo{kind: letName, typ: e.typ, usesDims: e.usesDims, usesParams: e.usesParams}}
+		for _, u := range e.names {
+			switch info := d.names[u]; info.kind {
+			case paramName:
+				l.params = append(l.params, u)
+			case letName:
+				l.params = append(l.params, d.lets[u].params...)
+			}
+		}
+		slices.Sort(l.params)
+		l.params = slices.Compact(l.params)
+		d.op.lets = append(d.op.lets, l)
+		d.lets[name] = l
+		d.names[name] = l.info
+	}
+	return nil
+}
+
+// missingParam returns a param that e needs and candidate c lacks, and
+// the let that needs it ("" if e needs it directly).
+func (d *opDecoder) missingParam(e *expr, c int) (param, let string) {
+	run := d.op.runs[c]
+	for _, name := range e.names {
+		switch d.names[name].kind {
+		case paramName:
+			if _, ok := run.params[name]; !ok {
+				return name, ""
+			}
+		case letName:
+			for _, p := range d.lets[name].params {
+				if _, ok := run.params[p]; !ok {
+					return p, name
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// checkParams fails if candidate c cannot evaluate e for want of a param.
+func (d *opDecoder) checkParams(e manifestExpr, c int) error {
+	p, let := d.missingParam(e.expr, c)
+	if p == "" {
+		return nil
+	}
+	via := ""
+	if let != "" {
+		via = " (through let " + let + ")"
+	}
+	return status.Newf(status.InvalidArgument, "kernels: manifest %s: expression %q uses param %s%s, which candidate %q (%s) does not define",
+		e.where, e.src, p, via, d.candName(c), d.candNodes[c].path)
+}
+
+func (d *opDecoder) candName(c int) string {
+	if c < len(d.op.cands) {
+		return d.op.cands[c].Name
+	}
+	if n := d.candNodes[c].member("name"); n != nil && n.kind == jsonString {
+		return n.s
+	}
+	return strconv.Itoa(c)
+}
+
+func (d *opDecoder) decodeAsserts() error {
+	var err error
+	d.op.asserts, err = d.asserts(d.obj, countContext)
+	return err
+}
+
+func (d *opDecoder) asserts(obj *jsonObj, ctx exprContext) ([]manifestExpr, error) {
+	n := obj.get("assert")
+	if n == nil {
+		return nil, nil
+	}
+	elems, err := d.src.array(n, "conditions on the size")
+	if err != nil {
+		return nil, err
+	}
+	var out []manifestExpr
+	for _, a := range elems {
+		e, err := d.intExpression(a, ctx, "a condition")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// decodeCounts reads "bytes" and "flops".
+func (d *opDecoder) decodeCounts() error {
+	for _, f := range []struct {
+		key string
+		dst **manifestExpr
+	}{{"bytes", &d.op.bytes}, {"flops", &d.op.flops}} {
+		if n := d.obj.get(f.key); n != nil {
+			e, err := d.expression(n, countContext)
+			if err != nil {
+				return err
+			}
+			*f.dst = &e
+		}
+	}
+	return nil
+}
+
+func (d *opDecoder) decodeVerify() error {
+	n, err := d.obj.need("verify", `{"reference": "candidate name"} to compare every candidate's outputs with one candidate's, or "none"`)
+	if err != nil {
+		return err
+	}
+	if n.kind == jsonString {
+		if n.s != "none" {
+			return d.src.errAt(n, `%q: want "none" or {"reference": "candidate name"}`, n.s)
+		}
+		return nil
+	}
+	o, err := d.src.object(n, `{"reference": "candidate name"} or "none"`)
+	if err != nil {
+		return err
+	}
+	r, err := o.need("reference", "the name of the candidate whose results are the reference")
+	if err != nil {
+		return err
+	}
+	name, err := d.src.str(r)
+	if err != nil {
+		return err
+	}
+	d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
+	if d.op.ref < 0 {
+		names := make([]string, len(d.op.cands))
+		for i, c := range d.op.cands {
+			names[i] = c.Name
+		}
+		return d.src.errAt(r, "no candidate %q (candidates: %s)", name, strings.Join(names, ", "))
+	}
+	if t := o.get("tolerance"); t != nil {
+		tol, err := d.tolerance(t)
+		if err != nil {
+			return err
+		}
+		for _, b := range d.op.bufs {
+			if b.tol.rel < 0 && b.typ.kind == floatKind {
+				b.tol = tol
+			}
+		}
+	}
+	return o.done()
+}
+
+func (d *opDecoder) decodeDType() error {
+	if n := d.obj.get("dtype"); n != nil {
+		s, err := d.src.str(n)
+		if err != nil {
+			return err
+		}
+		dt, err := kernels.ParseDType(s)
+		if err != nil {
+			return d.src.errAt(n, "%s", status.Message(err))
+		}
+		d.op.dtype = dt
+		return nil
+	}
+	for _, b := range d.op.bufs {
+		if b.role == roleOutput || b.role == roleInOut {
+			if dt := b.typ.dtype(); dt != 0 {
+				d.op.dtype = dt
+				return nil
+			}
+			return d.src.errMissing(d.obj.n, "dtype", "the first output's type "+b.typ.name+" is not one of f32, f16, i32, u32; name the operation's element type")
+		}
+	}
+	return d.src.errMissing(d.obj.n, "dtype", "no output buffer gives the operation's element type (f32, f16, i32 or u32)")
+}
+
+// finish checks what needs the whole operation: defaults for tolerances,
+// buffers nobody binds, the names each candidate needs, and a dry run of
+// every expression at the default size; then it fills in the digest.
+func (d *opDecoder) finish() error {
+	op := d.op
+	for _, b := range op.bufs {
+		if b.tol.rel < 0 {
+			b.tol = defaultTolerance(b.typ)
+		}
+		if !slices.Contains(b.users, true) {
+			return status.Newf(status.InvalidArgument, "kernels: manifest %s: buffer %q is bound by no dispatch of any candidate (give it a \"binding\", or name it in a candidate's \"bindings\")",
+				b.where, b.name)
+		}
+		for c, uses := range b.users {
+			if uses {
+				if err := d.checkParams(b.len, c); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for c, run := range op.runs {
+		run.lets = make([]bool, len(op.lets))
+		for i, l := range op.lets {
+			p, _ := d.missingParam(l.expr, c)
+			run.lets[i] = p == ""
+		}
+	}
+	// A dry run at the default size of the smallest class, where any
+	// expression that cannot be evaluated says so now, not on a GPU
+	// runner later. A candidate may refuse the size with an assert.
+	size := op.sizes[kernels.SmallDevice]
+	lay, err := op.layout(size)
+	if err != nil {
+		return status.Annotatef(err, "at the default size %s", size)
+	}
+	if _, _, err := op.counts(lay.counted, lay.lens); err != nil {
+		return err
+	}
+	for c := range op.runs {
+		if err := lay.errs[c]; err != nil {
+			if isAssertFailure(err) {
+				continue
+			}
+			return err
+		}
+		if _, err := op.plan(size, c, lay.envs[c], nil); err != nil {
+			return err
+		}
+	}
+	d.digest = canonicalJSON(d.digest, d.obj.n)
+	h := sha256.Sum256(d.digest)
+	for i := range op.cands {
+		op.cands[i].Params["#manifest"] = int(binary.LittleEndian.Uint64(h[:]) >> 1)
+	}
+	return nil
+}
+
+var (
+	// Buffer lengths and candidates' asserts: no dispatch yet.
+	lengthContext = exprContext{dims: true, params: true, why: "it is known before any dispatch"}
+	// bytes, flops and the operation's asserts are the same for every
+	// candidate.
+	countContext = exprContext{dims: true, why: "it is the same for every candidate (use a candidate's assert for per-candidate conditions)"}
+	// Constants and workgroups are fixed when the pipeline is built,
+	// before any size.
+	pipelineContext = exprContext{params: true, why: "pipelines are built once per candidate, before any size is known (pass sizes as push constants)"}
+	dispatchContext = exprContext{dims: true, params: true, dispatch: true, pass: true}
+	repeatContext   = exprContext{dims: true, params: true, dispatch: true, why: "pass counts the repeats"}
+	// Lets are evaluated per candidate, outside any dispatch.
+	letContext = exprContext{dims: true, params: true, why: "lets are evaluated outside any dispatch"}
+)

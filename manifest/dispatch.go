@@ -1,0 +1,394 @@
+package manifest
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/status"
+)
+
+// decodeDispatch reads one dispatch of candidate c from o, with the
+// fields it inherits in s.
+func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, *manifestModule, error) {
+	disp := &manifestDispatch{where: d.where(o.n)}
+	if s.spirv == nil {
+		return nil, nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest")
+	}
+	mod, err := d.module(s.spirv)
+	if err != nil {
+		return nil, nil, err
+	}
+	entry := "main"
+	if s.entry != nil {
+		if entry, err = d.src.str(s.entry); err != nil {
+			return nil, nil, err
+		}
+	}
+	e, err := mod.spv.Entry(entry)
+	if err != nil {
+		at := s.entry
+		if at == nil {
+			at = s.spirv
+		}
+		return nil, nil, d.src.errAt(at, "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
+	}
+	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry}
+	disp.entry = e
+	consts, err := d.constants(c, s.constants, mod)
+	if err != nil {
+		return nil, nil, err
+	}
+	if disp.wg, err = d.workgroup(c, o, s, mod, e, consts); err != nil {
+		return nil, nil, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(consts)) {
+		disp.desc.Constants = append(disp.desc.Constants, hal.Constant{ID: id, Value: consts[id]})
+	}
+	if err := d.bindings(c, o, s, mod, e, disp); err != nil {
+		return nil, nil, err
+	}
+	if err := d.pushConstants(c, o, s, mod, e, disp); err != nil {
+		return nil, nil, err
+	}
+	g, err := o.need("groups", `the number of workgroups in x, y and z, such as ["div_up(N, 256)", 1, 1]`)
+	if err != nil {
+		return nil, nil, err
+	}
+	elems, err := d.src.array(g, "the number of workgroups in x, y and z")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(elems) < 1 || len(elems) > 3 {
+		return nil, nil, d.src.errAt(g, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
+	}
+	for i := range disp.groups {
+		if i >= len(elems) {
+			disp.groups[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.where(g)}
+			continue
+		}
+		if disp.groups[i], err = d.intExpression(elems[i], dispatchContext, "a workgroup count"); err != nil {
+			return nil, nil, err
+		}
+		if err := d.checkParams(disp.groups[i], c); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r := o.get("repeat"); r != nil {
+		e, err := d.intExpression(r, repeatContext, "a repeat count")
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := d.checkParams(e, c); err != nil {
+			return nil, nil, err
+		}
+		disp.repeat = &e
+	}
+	var key strings.Builder
+	fmt.Fprintf(&key, "%s\x00%s\x00%d\x00%d", mod.path, entry, disp.desc.Bindings, disp.desc.PushConstantSize)
+	for _, k := range disp.desc.Constants {
+		fmt.Fprintf(&key, "\x00%d=%d", k.ID, k.Value)
+	}
+	disp.key = key.String()
+	return disp, mod, nil
+}
+
+// constants reads "constants": constant_id to value (a number, a
+// boolean, or an expression of params), each typed by the module.
+func (d *opDecoder) constants(c int, n *jsonNode, mod *manifestModule) (map[uint32]uint32, error) {
+	out := map[uint32]uint32{}
+	if n == nil {
+		return out, nil
+	}
+	if _, err := d.src.object(n, `constant_id to value, such as {"0": 256, "1": "VEC"}`); err != nil {
+		return nil, err
+	}
+	for i, key := range n.keys {
+		v := n.vals[i]
+		id64, err := strconv.ParseUint(key, 10, 32)
+		if err != nil {
+			return nil, d.src.errAt(v, "%q is not a constant_id (a non-negative integer)", key)
+		}
+		id := uint32(id64)
+		info, ok := mod.spv.SpecConstant(id)
+		if !ok {
+			return nil, d.src.errAt(v, "%s declares no specialization constant with constant_id %d (it declares %v)", mod.path, id, mod.spv.SpecIDs())
+		}
+		if info.Kind == "" {
+			return nil, d.src.errAt(v, "constant_id %d of %s is %d bits wide; only 32-bit int, uint, float and bool constants can be set", id, mod.path, info.Width)
+		}
+		e, err := d.expression(v, pipelineContext)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.checkParams(e, c); err != nil {
+			return nil, err
+		}
+		val, err := e.eval(d.paramEnv(c))
+		if err != nil {
+			return nil, e.errorf(status.InvalidArgument, err)
+		}
+		bits, err := specBits(info.Kind, val)
+		if err != nil {
+			return nil, d.src.errAt(v, "constant_id %d of %s is a%s %s: %v", id, mod.path, map[bool]string{true: "n"}[info.Kind == "int" || info.Kind == "uint"], info.Kind, err)
+		}
+		out[id] = bits
+	}
+	return out, nil
+}
+
+// specBits encodes v as the 32 bits of a specialization constant of kind.
+func specBits(kind string, v exprValue) (uint32, error) {
+	switch kind {
+	case "float":
+		return math.Float32bits(float32(v.float())), nil
+	case "bool":
+		if v.typ != intType || v.i != 0 && v.i != 1 {
+			return 0, fmt.Errorf("%s is not true, false, 0 or 1", v)
+		}
+		return uint32(v.i), nil
+	}
+	if v.typ != intType {
+		return 0, fmt.Errorf("%s is not an integer", v)
+	}
+	lo, hi := int64(0), int64(math.MaxUint32)
+	if kind == "int" {
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	if v.i < lo || v.i > hi {
+		return 0, fmt.Errorf("%d is outside [%d, %d]", v.i, lo, hi)
+	}
+	return uint32(v.i), nil
+}
+
+// workgroup works out the dispatch's workgroup size from the module and
+// the constants, checks it against a given "workgroup", and sets the
+// specialization constants of local_size_x_id and friends from it where
+// the manifest gives no constant for them.
+func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, consts map[uint32]uint32) ([3]uint32, error) {
+	var given [3]uint32
+	var at *jsonNode
+	if s.workgroup != nil {
+		at = s.workgroup
+		elems, err := d.src.array(s.workgroup, "the workgroup size in x, y and z")
+		if err != nil {
+			return given, err
+		}
+		if len(elems) < 1 || len(elems) > 3 {
+			return given, d.src.errAt(s.workgroup, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
+		}
+		given = [3]uint32{1, 1, 1}
+		for i, el := range elems {
+			ex, err := d.intExpression(el, pipelineContext, "a workgroup size")
+			if err != nil {
+				return given, err
+			}
+			if err := d.checkParams(ex, c); err != nil {
+				return given, err
+			}
+			v, err := ex.evalInt(d.paramEnv(c))
+			if err != nil {
+				return given, ex.errorf(status.InvalidArgument, err)
+			}
+			if v < 1 || v > math.MaxUint32 {
+				return given, d.src.errAt(el, "workgroup size %d is not positive", v)
+			}
+			given[i] = uint32(v)
+		}
+	}
+	if at == nil {
+		at = o.n
+	}
+	src, how := mod.spv.Workgroup(e)
+	if how == "" {
+		return given, d.src.errAt(at, "%s declares no workgroup size for entry point %q", mod.path, e.Name)
+	}
+	var wg [3]uint32
+	for i, cs := range src {
+		axis := "xyz"[i : i+1]
+		switch {
+		case cs.Spec:
+			v, set := consts[cs.SpecID]
+			switch {
+			case set && s.workgroup != nil && v != given[i]:
+				return wg, d.src.errAt(at, "local_size_%s is constant_id %d of %s, which \"constants\" sets to %d, not %d", axis, cs.SpecID, mod.path, v, given[i])
+			case set:
+				wg[i] = v
+			case s.workgroup != nil:
+				consts[cs.SpecID] = given[i]
+				wg[i] = given[i]
+			default:
+				wg[i] = cs.Value
+			}
+		case cs.Known:
+			if s.workgroup != nil && cs.Value != given[i] {
+				return wg, d.src.errAt(at, "%s fixes local_size_%s of %q at %d (%s), not %d", mod.path, axis, e.Name, cs.Value, how, given[i])
+			}
+			wg[i] = cs.Value
+		case s.workgroup != nil:
+			wg[i] = given[i]
+		default:
+			return wg, d.src.errAt(at, "local_size_%s of %q in %s is computed from other constants; give the \"workgroup\" it comes to", axis, e.Name, mod.path)
+		}
+		if wg[i] == 0 {
+			return wg, d.src.errAt(at, "local_size_%s of %q is 0", axis, e.Name)
+		}
+	}
+	return wg, nil
+}
+
+// bindings builds the dispatch's table of buffers by binding number and
+// checks it against the descriptors the entry point uses.
+func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
+	var table []int
+	at := o.n
+	if s.bindings != nil {
+		at = s.bindings
+		elems, err := d.src.array(s.bindings, "buffer names by binding number (null for none)")
+		if err != nil {
+			return err
+		}
+		for _, el := range elems {
+			if el.kind == jsonNull {
+				table = append(table, -1)
+				continue
+			}
+			name, err := d.src.str(el)
+			if err != nil {
+				return err
+			}
+			i := slices.IndexFunc(d.op.bufs, func(b *manifestBuffer) bool { return b.name == name })
+			if i < 0 {
+				return d.src.errAt(el, "no buffer %q (buffers: %s)", name, d.bufferNames())
+			}
+			table = append(table, i)
+		}
+	} else {
+		for i, b := range d.op.bufs {
+			if b.binding < 0 {
+				continue
+			}
+			for len(table) <= b.binding {
+				table = append(table, -1)
+			}
+			table[b.binding] = i
+		}
+	}
+	for _, b := range mod.spv.Bindings(e) {
+		switch {
+		case b.Set != 0:
+			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers in set 0 only", e.Name, mod.path, b)
+		case b.Kind != spirv.StorageBuffer:
+			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers only (declare it a buffer block)", e.Name, mod.path, b)
+		case int(b.Binding) >= len(table) || table[b.Binding] < 0:
+			return d.src.errAt(at, "binding %d, which entry point %q of %s uses, has no buffer: give a buffer \"binding\": %d, or name one at index %d of \"bindings\"", b.Binding, e.Name, mod.path, b.Binding, b.Binding)
+		}
+	}
+	for len(table) > 0 && table[len(table)-1] < 0 {
+		table = table[:len(table)-1]
+	}
+	if len(table) == 0 {
+		return d.src.errAt(at, "binds no buffer; a dispatch binds at least one")
+	}
+	// Bindings the module does not use still need a buffer in the
+	// layout; any will do.
+	any := slices.IndexFunc(table, func(i int) bool { return i >= 0 })
+	for i, b := range table {
+		if b < 0 {
+			table[i] = table[any]
+		}
+		d.op.bufs[table[i]].users[c] = true
+	}
+	disp.bindings = table
+	disp.desc.Bindings = len(table)
+	return nil
+}
+
+func (d *opDecoder) bufferNames() string {
+	names := make([]string, len(d.op.bufs))
+	for i, b := range d.op.bufs {
+		names[i] = b.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// pushConstants reads the dispatch's push constants and lays them out:
+// each at its "offset", or after the previous one aligned to its size,
+// as std430 places scalars.
+func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
+	at := o.n
+	end := 0
+	if s.push != nil {
+		at = s.push
+		elems, err := d.src.array(s.push, `the push constants in order, such as [{"type": "u32", "value": "N"}]`)
+		if err != nil {
+			return err
+		}
+		var used []bool
+		for _, el := range elems {
+			po, err := d.src.object(el, `a push constant {"type", "value", "offset"}`)
+			if err != nil {
+				return err
+			}
+			tn, err := po.need("type", "the push constant's type: "+scalarTypeNames())
+			if err != nil {
+				return err
+			}
+			t, err := d.scalarType(tn)
+			if err != nil {
+				return err
+			}
+			vn, err := po.need("value", "the value, a number or an expression")
+			if err != nil {
+				return err
+			}
+			val, err := d.expression(vn, dispatchContext)
+			if err != nil {
+				return err
+			}
+			if t.kind != floatKind && val.typ != intType {
+				return d.src.errAt(vn, "expression %q is a float; a %s push constant takes an integer (round it with ceil, floor or round)", val.src, t.name)
+			}
+			if err := d.checkParams(val, c); err != nil {
+				return err
+			}
+			off := (end + t.size - 1) / t.size * t.size
+			if on := po.get("offset"); on != nil {
+				x, err := d.src.integer(on, 0, 1<<12)
+				if err != nil {
+					return err
+				}
+				if int(x)%t.size != 0 {
+					return d.src.errAt(on, "offset %d of a %s is not a multiple of %d", x, t.name, t.size)
+				}
+				off = int(x)
+			}
+			po.get("name")
+			if err := po.done(); err != nil {
+				return err
+			}
+			for len(used) < off+t.size {
+				used = append(used, false)
+			}
+			for i := off; i < off+t.size; i++ {
+				if used[i] {
+					return d.src.errAt(el, "bytes %d to %d overlap an earlier push constant", off, off+t.size-1)
+				}
+				used[i] = true
+			}
+			end = max(end, off+t.size)
+			disp.push = append(disp.push, pushField{typ: t, offset: off, value: val})
+		}
+	}
+	if need, ok := mod.spv.PushConstantBytes(e, disp.spec()); ok && need > end {
+		return d.src.errAt(at, "entry point %q of %s reads %d bytes of push constants; the push constants here cover %d bytes", e.Name, mod.path, need, end)
+	}
+	disp.pushSize = (end + 3) &^ 3
+	disp.desc.PushConstantSize = disp.pushSize
+	return nil
+}

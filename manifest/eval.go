@@ -1,0 +1,377 @@
+package manifest
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+type constNode struct{ v exprValue }
+
+func (n constNode) eval(exprEnv) (exprValue, error) { return n.v, nil }
+
+type nameNode struct {
+	name string
+	pos  int
+}
+
+func (n nameNode) eval(env exprEnv) (exprValue, error) {
+	v, ok := env[n.name]
+	if !ok {
+		return exprValue{}, &exprError{n.pos, fmt.Sprintf("%s has no value here", n.name)}
+	}
+	return v, nil
+}
+
+type unaryNode struct {
+	op  string
+	pos int
+	x   exprNode
+}
+
+func (n unaryNode) eval(env exprEnv) (exprValue, error) {
+	x, err := n.x.eval(env)
+	if err != nil {
+		return x, err
+	}
+	if n.op == "!" {
+		return boolValue(!x.truth()), nil
+	}
+	if x.typ == floatType {
+		return floatValue(-x.f), nil
+	}
+	if x.i == math.MinInt64 {
+		return x, &exprError{n.pos, "integer overflow"}
+	}
+	return intValue(-x.i), nil
+}
+
+func boolValue(b bool) exprValue {
+	if b {
+		return intValue(1)
+	}
+	return intValue(0)
+}
+
+type binaryNode struct {
+	op   string
+	pos  int
+	l, r exprNode
+	typ  exprType
+}
+
+func (n binaryNode) eval(env exprEnv) (exprValue, error) {
+	l, err := n.l.eval(env)
+	if err != nil {
+		return l, err
+	}
+	// && and || evaluate their right side only when it matters, so that
+	// "K > 0 && N / K > 4" is safe.
+	switch n.op {
+	case "&&":
+		if !l.truth() {
+			return intValue(0), nil
+		}
+	case "||":
+		if l.truth() {
+			return intValue(1), nil
+		}
+	}
+	r, err := n.r.eval(env)
+	if err != nil {
+		return r, err
+	}
+	switch n.op {
+	case "&&", "||":
+		return boolValue(r.truth()), nil
+	case "==", "!=", "<", "<=", ">", ">=":
+		return boolValue(compared(n.op, compare(l, r))), nil
+	}
+	if n.typ == floatType {
+		return n.floatArith(l, r)
+	}
+	return n.intArith(l, r)
+}
+
+// compared says whether a comparison op holds for the sign c of compare.
+func compared(op string, c int) bool {
+	switch op {
+	case "==":
+		return c == 0
+	case "!=":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	}
+	return c >= 0
+}
+
+func (n binaryNode) floatArith(l, r exprValue) (exprValue, error) {
+	a, b := l.float(), r.float()
+	switch n.op {
+	case "+":
+		return floatValue(a + b), nil
+	case "-":
+		return floatValue(a - b), nil
+	case "*":
+		return floatValue(a * b), nil
+	case "/":
+		if b == 0 {
+			return exprValue{}, &exprError{n.pos, fmt.Sprintf("division by zero in %s / %s", l, r)}
+		}
+		return floatValue(a / b), nil
+	}
+	return exprValue{}, &exprError{n.pos, "unknown operator " + n.op}
+}
+
+// intArith does integer arithmetic, refusing what overflows 64 bits.
+func (n binaryNode) intArith(l, r exprValue) (exprValue, error) {
+	overflow := func() (exprValue, error) {
+		return exprValue{}, &exprError{n.pos, fmt.Sprintf("integer overflow in %s %s %s", l, n.op, r)}
+	}
+	a, b := l.i, r.i
+	switch n.op {
+	case "+":
+		s := a + b
+		if (s > a) != (b > 0) {
+			return overflow()
+		}
+		return intValue(s), nil
+	case "-":
+		s := a - b
+		if (s < a) != (b > 0) {
+			return overflow()
+		}
+		return intValue(s), nil
+	case "*":
+		v, ok := mulInt(a, b)
+		if !ok {
+			return overflow()
+		}
+		return intValue(v), nil
+	case "/", "%":
+		if b == 0 {
+			return exprValue{}, &exprError{n.pos, fmt.Sprintf("division by zero in %s %s %s", l, n.op, r)}
+		}
+		if a == math.MinInt64 && b == -1 {
+			return overflow()
+		}
+		if n.op == "/" {
+			return intValue(a / b), nil
+		}
+		return intValue(a % b), nil
+	case "<<", ">>":
+		if b < 0 || b > 62 {
+			return exprValue{}, &exprError{n.pos, fmt.Sprintf("shift by %d is outside [0, 62]", b)}
+		}
+		if n.op == ">>" {
+			return intValue(a >> b), nil
+		}
+		if a<<b>>b != a {
+			return overflow()
+		}
+		return intValue(a << b), nil
+	}
+	return exprValue{}, &exprError{n.pos, "unknown operator " + n.op}
+}
+
+func compare(a, b exprValue) int {
+	if a.typ == intType && b.typ == intType {
+		switch {
+		case a.i < b.i:
+			return -1
+		case a.i > b.i:
+			return 1
+		}
+		return 0
+	}
+	x, y := a.float(), b.float()
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func mulInt(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	hi, lo := bits.Mul64(uint64(absInt(a)), uint64(absInt(b)))
+	if hi != 0 || lo > math.MaxInt64 || a == math.MinInt64 || b == math.MinInt64 {
+		return 0, false
+	}
+	v := int64(lo)
+	if (a < 0) != (b < 0) {
+		v = -v
+	}
+	return v, true
+}
+
+func absInt(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+type callNode struct {
+	name string
+	pos  int
+	args []exprNode
+	typ  exprType
+}
+
+func (n callNode) eval(env exprEnv) (exprValue, error) {
+	if n.name == "select" {
+		// Only the chosen branch is evaluated.
+		c, err := n.args[0].eval(env)
+		if err != nil {
+			return c, err
+		}
+		branch := n.args[2]
+		if c.truth() {
+			branch = n.args[1]
+		}
+		v, err := branch.eval(env)
+		if err != nil {
+			return v, err
+		}
+		return promote(v, n.typ), nil
+	}
+	args := make([]exprValue, len(n.args))
+	for i, a := range n.args {
+		v, err := a.eval(env)
+		if err != nil {
+			return v, err
+		}
+		args[i] = v
+	}
+	switch n.name {
+	case "min", "max", "clamp", "abs":
+		return n.ordering(args)
+	case "ceil", "floor", "round":
+		return n.rounding(args[0].f)
+	case "div_up", "round_up", "log2", "pow":
+		return n.integer(args[0].i, args[len(args)-1].i)
+	}
+	return n.fail("unknown function")
+}
+
+// fail reports an error of the call.
+func (n callNode) fail(format string, a ...any) (exprValue, error) {
+	return exprValue{}, &exprError{n.pos, n.name + ": " + fmt.Sprintf(format, a...)}
+}
+
+// ordering evaluates min, max, clamp and abs, of integers or floats.
+func (n callNode) ordering(args []exprValue) (exprValue, error) {
+	switch n.name {
+	case "min", "max":
+		best := args[0]
+		for _, a := range args[1:] {
+			c := compare(a, best)
+			if n.name == "min" && c < 0 || n.name == "max" && c > 0 {
+				best = a
+			}
+		}
+		return promote(best, n.typ), nil
+	case "clamp":
+		x, lo, hi := args[0], args[1], args[2]
+		if compare(lo, hi) > 0 {
+			return n.fail("low bound %s is above high bound %s", lo, hi)
+		}
+		if compare(x, lo) < 0 {
+			x = lo
+		}
+		if compare(x, hi) > 0 {
+			x = hi
+		}
+		return promote(x, n.typ), nil
+	}
+	if args[0].typ == floatType {
+		return floatValue(math.Abs(args[0].f)), nil
+	}
+	if args[0].i == math.MinInt64 {
+		return n.fail("integer overflow")
+	}
+	return intValue(absInt(args[0].i)), nil
+}
+
+// rounding evaluates ceil, floor and round, which make integers of floats.
+func (n callNode) rounding(f float64) (exprValue, error) {
+	switch n.name {
+	case "ceil":
+		f = math.Ceil(f)
+	case "floor":
+		f = math.Floor(f)
+	default:
+		f = math.Round(f)
+	}
+	if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {
+		return n.fail("%g does not fit a 64-bit integer", f)
+	}
+	return intValue(int64(f)), nil
+}
+
+// integer evaluates div_up, round_up, pow (of a and b) and log2 (of a).
+func (n callNode) integer(a, b int64) (exprValue, error) {
+	switch n.name {
+	case "div_up", "round_up":
+		if b <= 0 {
+			return n.fail("divisor %d is not positive", b)
+		}
+		if a < 0 {
+			return n.fail("%d is negative", a)
+		}
+		q := a / b
+		if a%b != 0 {
+			q++
+		}
+		if n.name == "div_up" {
+			return intValue(q), nil
+		}
+		v, ok := mulInt(q, b)
+		if !ok {
+			return n.fail("integer overflow")
+		}
+		return intValue(v), nil
+	case "log2":
+		if a <= 0 {
+			return n.fail("%d is not positive", a)
+		}
+		return intValue(int64(bits.Len64(uint64(a)) - 1)), nil
+	}
+	if b < 0 {
+		return n.fail("negative exponent %d", b)
+	}
+	switch a {
+	case 0, 1:
+		if b == 0 {
+			return intValue(1), nil
+		}
+		return intValue(a), nil
+	case -1:
+		return intValue(1 - 2*(b&1)), nil
+	}
+	v := int64(1)
+	for range b {
+		var ok bool
+		if v, ok = mulInt(v, a); !ok {
+			return n.fail("integer overflow")
+		}
+	}
+	return intValue(v), nil
+}
+
+func promote(v exprValue, typ exprType) exprValue {
+	if typ == floatType && v.typ == intType {
+		return floatValue(float64(v.i))
+	}
+	return v
+}
