@@ -28,184 +28,11 @@ func testDeviceLoss(e *env) {
 	oc := o.newAddCase(rng, 300, hal.HostVisible)
 	ox := o.executable(kernelAdd)
 
-	var objects []object
-	keep := func(name string, r interface{ Release() error }) { objects = append(objects, object{name, r}) }
-
-	// Objects that worked before the loss.
-	c := e.newAddCase(rng, 300, hal.HostVisible)
-	keep("Buffer a", c.a)
-	keep("Buffer b", c.b)
-	keep("Buffer c", c.c)
-	x := e.executable(kernelAdd)
-	keep("Executable", x)
-	var pool hal.TimestampPool
-	if e.info.Limits.TimestampValidBits > 0 {
-		pool = e.timestampPool(2)
-		keep("TimestampPool", pool)
-	}
-	doneCB := e.commandBuffer()
-	keep("CommandBuffer (completed)", doneCB)
-	e.record(doneCB, func() {
-		if pool != nil {
-			stamp(e, doneCB, pool, 0)
-		}
-		e.dispatch(doneCB, c.dispatch(x))
-		if pool != nil {
-			stamp(e, doneCB, pool, 1)
-		}
-	})
-	doneFence := e.submit(doneCB)
-	keep("Fence (completed)", doneFence)
-	e.wait(doneFence, "add before the loss")
-	c.check(e, "add before the loss")
-	ended := e.commandBuffer()
-	keep("CommandBuffer (ended)", ended)
-	e.record(ended, func() { e.dispatch(ended, c.dispatch(x)) })
-	recording := e.commandBuffer()
-	keep("CommandBuffer (recording)", recording)
-	if err := recording.Begin(); err != nil {
-		e.Fatalf("Begin: %v", err)
-	}
-
-	// Work in flight: a long job, and submissions behind it, some waiting
-	// on it and some on the one before.
-	job := e.newSpinJob(time.Second)
-	keep("Buffer (spin)", job.out)
-	keep("Executable (spin)", job.x)
-	first := e.commandBuffer()
-	keep("CommandBuffer (long)", first)
-	e.record(first, func() { job.record(e, first) })
-	fences := []hal.Fence{e.submit(first)}
-	keep("Fence (long)", fences[0])
-	const behind = 30
-	fx := e.executable(kernelFillIota)
-	keep("Executable (fill_iota)", fx)
-	out := e.buffer(4*behind, hal.HostVisible)
-	keep("Buffer (fill_iota)", out)
-	for i := range behind {
-		cb := e.commandBuffer()
-		keep(fmt.Sprintf("CommandBuffer %d", i), cb)
-		e.record(cb, func() {
-			e.dispatch(cb, hal.Dispatch{
-				Executable:    fx,
-				Bindings:      []hal.Binding{{Buffer: out, Offset: 0, Size: 0}},
-				PushConstants: words(uint32(i), 1),
-				Groups:        [3]uint32{1, 1, 1},
-			})
-		})
-		wait := fences[0]
-		if i%2 == 1 {
-			wait = fences[len(fences)-1]
-		}
-		f := e.submit(cb, wait)
-		keep(fmt.Sprintf("Fence %d", i), f)
-		fences = append(fences, f)
-	}
-
-	// Waiters blocked on every fence when the loss comes.
-	type result struct {
-		err error
-		at  time.Time
-	}
-	results := make([]result, len(fences))
-	var wg sync.WaitGroup
-	for i, f := range fences {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			err := f.Wait(ctx)
-			results[i] = result{err, time.Now()}
-		})
-	}
-	time.Sleep(20 * time.Millisecond)
-	for i, f := range fences {
-		if done, err := f.Poll(); done {
-			e.Fatalf("submission %d of %d completed (%v) before the loss, behind %v: cannot test pending fences", i, len(fences), err, job)
-		}
-	}
-	cause := errors.New("haltest: device marked lost")
-	lostAt := time.Now()
-	lm.MarkLost(cause)
-	within(e, 10*time.Second, "Fence.Wait of fences pending when the device was lost", wg.Wait)
-	for i, r := range results {
-		what := fmt.Sprintf("Wait of submission %d of %d, pending when the device was lost", i, len(fences))
-		wantLost(e, what, r.err)
-		if d := r.at.Sub(lostAt); d > lossLatency {
-			e.Errorf("%s returned %v after MarkLost, want within %v", what, d, lossLatency)
-		}
-	}
-
-	lost := func(what string, f func() error) {
-		e.Helper()
-		var err error
-		within(e, time.Second, what+" after the device was lost", func() { err = f() })
-		wantLost(e, what, err)
-	}
-	lost("Device.Err", e.dev.Err)
-	for i, f := range append(fences, doneFence) {
-		lost(fmt.Sprintf("Wait of fence %d, again", i), func() error { return f.Wait(e.ctx) })
-		within(e, time.Second, "Fence.Poll after the device was lost", func() {
-			done, err := f.Poll()
-			if !done {
-				e.Errorf("Poll of fence %d after the device was lost: not done", i)
-			}
-			wantLost(e, fmt.Sprintf("Poll of fence %d", i), err)
-		})
-	}
-	lost("CreateBuffer", func() error {
-		b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.HostVisible})
-		if err == nil {
-			keep("Buffer (created after the loss)", b)
-		}
-		return err
-	})
-	lost("CreateExecutable", func() error {
-		x, err := e.dev.CreateExecutable(hal.ExecutableDesc{SPIRV: kernelEmpty.spirv})
-		if err == nil {
-			keep("Executable (created after the loss)", x)
-		}
-		return err
-	})
-	lost("CreateCommandBuffer", func() error {
-		cb, err := e.dev.CreateCommandBuffer()
-		if err == nil {
-			keep("CommandBuffer (created after the loss)", cb)
-		}
-		return err
-	})
-	lost("CreateTimestampPool", func() error {
-		p, err := e.dev.CreateTimestampPool(2)
-		if err == nil {
-			keep("TimestampPool (created after the loss)", p)
-		}
-		return err
-	})
-	lost("Submit", func() error {
-		f, err := e.dev.Submit(ended)
-		if err == nil {
-			keep("Fence (submitted after the loss)", f)
-		}
-		return err
-	})
-	lost("Buffer.Write", func() error { return c.a.Write(e.ctx, 0, make([]byte, 4)) })
-	lost("Buffer.Read", func() error { return c.c.Read(e.ctx, 0, make([]byte, 4)) })
-	lost("CommandBuffer.Begin", ended.Begin)
-	lost("CommandBuffer.Dispatch", func() error { return recording.Dispatch(c.dispatch(x)) })
-	lost("CommandBuffer.Copy", func() error { return recording.Copy(c.a, 0, c.c, 0, 16) })
-	lost("CommandBuffer.Fill", func() error { return recording.Fill(c.c, 0, 16, 1) })
-	lost("CommandBuffer.Barrier", recording.Barrier)
-	if pool != nil {
-		lost("CommandBuffer.Timestamp", func() error { return recording.Timestamp(pool, 0) })
-		lost("TimestampPool.Elapsed", func() error {
-			_, err := pool.Elapsed(0, 1)
-			return err
-		})
-		lost("TimestampPool.Ticks", func() error {
-			_, err := pool.Ticks(0, 2)
-			return err
-		})
-	}
-	lost("CommandBuffer.End", recording.End)
+	l := &lossCase{env: e}
+	l.before(rng)
+	l.inFlight()
+	l.lose(lm)
+	l.laterCalls()
 
 	// Other devices go on.
 	ocb := o.commandBuffer()
@@ -217,7 +44,7 @@ func testDeviceLoss(e *env) {
 	}
 
 	// Releasing everything works.
-	for _, obj := range objects {
+	for _, obj := range l.objects {
 		within(e, 10*time.Second, obj.name+".Release after the device was lost", func() {
 			if err := obj.r.Release(); err != nil {
 				e.Errorf("%s.Release after the device was lost: %v", obj.name, err)
@@ -229,4 +56,203 @@ func testDeviceLoss(e *env) {
 			e.Errorf("Device.Release after the device was lost: %v", err)
 		}
 	})
+}
+
+// lossCase is the state of testDeviceLoss: objects of every kind, used
+// before the loss, and submissions in flight when it comes.
+type lossCase struct {
+	*env
+	objects   []object
+	c         *addCase
+	x         hal.Executable
+	pool      hal.TimestampPool // nil without timestamps
+	doneFence hal.Fence
+	ended     hal.CommandBuffer
+	recording hal.CommandBuffer
+	job       *spinJob
+	fences    []hal.Fence
+}
+
+func (l *lossCase) keep(name string, r interface{ Release() error }) {
+	l.objects = append(l.objects, object{name, r})
+}
+
+// before makes objects of every kind and uses them, before the loss.
+func (l *lossCase) before(rng *rand.Rand) {
+	e := l.env
+	l.c = e.newAddCase(rng, 300, hal.HostVisible)
+	l.keep("Buffer a", l.c.a)
+	l.keep("Buffer b", l.c.b)
+	l.keep("Buffer c", l.c.c)
+	l.x = e.executable(kernelAdd)
+	l.keep("Executable", l.x)
+	if e.info.Limits.TimestampValidBits > 0 {
+		l.pool = e.timestampPool(2)
+		l.keep("TimestampPool", l.pool)
+	}
+	doneCB := e.commandBuffer()
+	l.keep("CommandBuffer (completed)", doneCB)
+	e.record(doneCB, func() {
+		if l.pool != nil {
+			stamp(e, doneCB, l.pool, 0)
+		}
+		e.dispatch(doneCB, l.c.dispatch(l.x))
+		if l.pool != nil {
+			stamp(e, doneCB, l.pool, 1)
+		}
+	})
+	l.doneFence = e.submit(doneCB)
+	l.keep("Fence (completed)", l.doneFence)
+	e.wait(l.doneFence, "add before the loss")
+	l.c.check(e, "add before the loss")
+	l.ended = e.commandBuffer()
+	l.keep("CommandBuffer (ended)", l.ended)
+	e.record(l.ended, func() { e.dispatch(l.ended, l.c.dispatch(l.x)) })
+	l.recording = e.commandBuffer()
+	l.keep("CommandBuffer (recording)", l.recording)
+	if err := l.recording.Begin(); err != nil {
+		e.Fatalf("Begin: %v", err)
+	}
+}
+
+// inFlight submits a long job, and submissions behind it, some waiting on
+// it and some on the one before.
+func (l *lossCase) inFlight() {
+	e := l.env
+	l.job = e.newSpinJob(time.Second)
+	l.keep("Buffer (spin)", l.job.out)
+	l.keep("Executable (spin)", l.job.x)
+	first := e.commandBuffer()
+	l.keep("CommandBuffer (long)", first)
+	e.record(first, func() { l.job.record(e, first) })
+	l.fences = []hal.Fence{e.submit(first)}
+	l.keep("Fence (long)", l.fences[0])
+	const behind = 30
+	fx := e.executable(kernelFillIota)
+	l.keep("Executable (fill_iota)", fx)
+	out := e.buffer(4*behind, hal.HostVisible)
+	l.keep("Buffer (fill_iota)", out)
+	for i := range behind {
+		cb := e.commandBuffer()
+		l.keep(fmt.Sprintf("CommandBuffer %d", i), cb)
+		e.record(cb, func() {
+			e.dispatch(cb, hal.Dispatch{
+				Executable:    fx,
+				Bindings:      []hal.Binding{{Buffer: out, Offset: 0, Size: 0}},
+				PushConstants: words(uint32(i), 1),
+				Groups:        [3]uint32{1, 1, 1},
+			})
+		})
+		wait := l.fences[0]
+		if i%2 == 1 {
+			wait = l.fences[len(l.fences)-1]
+		}
+		f := e.submit(cb, wait)
+		l.keep(fmt.Sprintf("Fence %d", i), f)
+		l.fences = append(l.fences, f)
+	}
+}
+
+// lose marks the device lost while a goroutine waits on every fence: each
+// wait fails with the loss, within lossLatency.
+func (l *lossCase) lose(lm hal.LossMarker) {
+	e := l.env
+	type result struct {
+		err error
+		at  time.Time
+	}
+	results := make([]result, len(l.fences))
+	var wg sync.WaitGroup
+	for i, f := range l.fences {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err := f.Wait(ctx)
+			results[i] = result{err, time.Now()}
+		})
+	}
+	time.Sleep(20 * time.Millisecond)
+	for i, f := range l.fences {
+		if done, err := f.Poll(); done {
+			e.Fatalf("submission %d of %d completed (%v) before the loss, behind %v: cannot test pending fences", i, len(l.fences), err, l.job)
+		}
+	}
+	lostAt := time.Now()
+	lm.MarkLost(errors.New("haltest: device marked lost"))
+	within(e, 10*time.Second, "Fence.Wait of fences pending when the device was lost", wg.Wait)
+	for i, r := range results {
+		what := fmt.Sprintf("Wait of submission %d of %d, pending when the device was lost", i, len(l.fences))
+		wantLost(e, what, r.err)
+		if d := r.at.Sub(lostAt); d > lossLatency {
+			e.Errorf("%s returned %v after MarkLost, want within %v", what, d, lossLatency)
+		}
+	}
+}
+
+// laterCalls checks that every kind of call fails with the loss at once.
+func (l *lossCase) laterCalls() {
+	e := l.env
+	lost := func(what string, f func() error) {
+		e.Helper()
+		var err error
+		within(e, time.Second, what+" after the device was lost", func() { err = f() })
+		wantLost(e, what, err)
+	}
+	lost("Device.Err", e.dev.Err)
+	for i, f := range append(l.fences, l.doneFence) {
+		lost(fmt.Sprintf("Wait of fence %d, again", i), func() error { return f.Wait(e.ctx) })
+		within(e, time.Second, "Fence.Poll after the device was lost", func() {
+			done, err := f.Poll()
+			if !done {
+				e.Errorf("Poll of fence %d after the device was lost: not done", i)
+			}
+			wantLost(e, fmt.Sprintf("Poll of fence %d", i), err)
+		})
+	}
+	created := func(what string, r interface{ Release() error }, err error) error {
+		if err == nil {
+			l.keep(what+" (made after the loss)", r)
+		}
+		return err
+	}
+	lost("CreateBuffer", func() error {
+		b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.HostVisible})
+		return created("Buffer", b, err)
+	})
+	lost("CreateExecutable", func() error {
+		x, err := e.dev.CreateExecutable(hal.ExecutableDesc{SPIRV: kernelEmpty.spirv})
+		return created("Executable", x, err)
+	})
+	lost("CreateCommandBuffer", func() error {
+		cb, err := e.dev.CreateCommandBuffer()
+		return created("CommandBuffer", cb, err)
+	})
+	lost("CreateTimestampPool", func() error {
+		p, err := e.dev.CreateTimestampPool(2)
+		return created("TimestampPool", p, err)
+	})
+	lost("Submit", func() error {
+		f, err := e.dev.Submit(l.ended)
+		return created("Fence", f, err)
+	})
+	c, rec := l.c, l.recording
+	lost("Buffer.Write", func() error { return c.a.Write(e.ctx, 0, make([]byte, 4)) })
+	lost("Buffer.Read", func() error { return c.c.Read(e.ctx, 0, make([]byte, 4)) })
+	lost("CommandBuffer.Begin", l.ended.Begin)
+	lost("CommandBuffer.Dispatch", func() error { return rec.Dispatch(c.dispatch(l.x)) })
+	lost("CommandBuffer.Copy", func() error { return rec.Copy(c.a, 0, c.c, 0, 16) })
+	lost("CommandBuffer.Fill", func() error { return rec.Fill(c.c, 0, 16, 1) })
+	lost("CommandBuffer.Barrier", rec.Barrier)
+	if p := l.pool; p != nil {
+		lost("CommandBuffer.Timestamp", func() error { return rec.Timestamp(p, 0) })
+		lost("TimestampPool.Elapsed", func() error {
+			_, err := p.Elapsed(0, 1)
+			return err
+		})
+		lost("TimestampPool.Ticks", func() error {
+			_, err := p.Ticks(0, 2)
+			return err
+		})
+	}
+	lost("CommandBuffer.End", rec.End)
 }

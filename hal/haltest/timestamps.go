@@ -90,7 +90,14 @@ func testTimestamps(e *env) {
 			short, shorts, long, longs, ratio)
 	}
 
-	// Timers that did not tick.
+	checkTimestampErrors(e, pool, slots)
+}
+
+// checkTimestampErrors checks that pool, whose slots 0 to 3 are written
+// in order, refuses what cannot be timed: a timer that did not tick, a
+// slot never written, a slot outside the pool.
+func checkTimestampErrors(e *env, pool hal.TimestampPool, slots int) {
+	e.Helper()
 	for _, c := range []struct{ start, end int }{{1, 1}, {3, 3}, {1, 0}, {3, 2}, {3, 0}} {
 		var d time.Duration
 		var err error
