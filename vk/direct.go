@@ -8,16 +8,42 @@ package vk
 import "C"
 
 import (
+	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/goki/vulkan"
+
+	"github.com/vkbench/vkbench/status"
 )
 
 // This file gives a hand-written Vulkan loop, on goki/vulkan, what it
 // needs to run beside the backend on the same device: the raw handles of
 // vk's objects and the timeline-semaphore calls (Vulkan 1.2) that goki
 // lacks. The RoundTrip benchmark measures the backend against such a loop.
+
+// gokiInit points goki/vulkan at the loader vk opened (goki's own opens
+// "libvulkan.so", which only the development package installs) and at
+// the device's instance: done on first use only, so that processes that
+// never use goki do not pay for it.
+func (d *device) gokiInit() error {
+	gokiOnce.Do(func() {
+		vulkan.SetGetInstanceProcAddr(C.vkb_get_instance_proc_addr())
+		gokiErr = vulkan.Init()
+	})
+	if gokiErr != nil {
+		return status.Wrap(gokiErr, status.Unavailable, "vk: goki/vulkan Init")
+	}
+	if err := vulkan.InitInstance(vulkan.Instance(unsafe.Pointer(d.drv.inst.instance))); err != nil {
+		return status.Wrap(err, status.Unavailable, "vk: goki/vulkan InitInstance")
+	}
+	return nil
+}
+
+var (
+	gokiOnce sync.Once
+	gokiErr  error
+)
 
 // gokiDevice returns the device's VkDevice, its queue and the queue's family.
 func (d *device) gokiDevice() (vulkan.Device, vulkan.Queue, uint32) {

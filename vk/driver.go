@@ -104,9 +104,6 @@ func open(opts hal.DriverOptions) (hal.Driver, error) {
 		}
 		return nil, err
 	}
-	if err := initGoki(d.inst.instance); err != nil {
-		d.logger.Warn("vk: goki/vulkan InitInstance failed; goki's functions may not work", "err", err)
-	}
 	if err := d.enumerate(); err != nil {
 		return nil, status.Join(err, d.Release())
 	}

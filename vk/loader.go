@@ -14,9 +14,7 @@ import (
 	"log/slog"
 	"runtime/cgo"
 	"sync"
-	"unsafe"
 
-	"github.com/goki/vulkan"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 )
@@ -26,20 +24,12 @@ var (
 	loadErr  error
 )
 
-// load opens libvulkan.so.1, once per process, and hands its
-// vkGetInstanceProcAddr to goki/vulkan as well, so that goki's functions
-// work in the same process. goki's own loader opens "libvulkan.so", which
-// only the development package installs.
+// load opens libvulkan.so.1, once per process.
 func load() error {
 	loadOnce.Do(func() {
 		var msg [512]C.char
 		if C.vkb_load(&msg[0], C.int(len(msg))) != 0 {
 			loadErr = status.Newf(status.Unavailable, "vk: cannot load libvulkan.so.1: %s (install libvulkan1)", C.GoString(&msg[0]))
-			return
-		}
-		vulkan.SetGetInstanceProcAddr(C.vkb_get_instance_proc_addr())
-		if err := vulkan.Init(); err != nil {
-			loadErr = status.Wrap(err, status.Unavailable, "vk: goki/vulkan Init")
 		}
 	})
 	return loadErr
@@ -79,9 +69,4 @@ func severityName(s C.int) string {
 		return "info"
 	}
 	return "verbose"
-}
-
-// initGoki points goki/vulkan's instance-level functions at inst.
-func initGoki(inst C.VkInstance) error {
-	return vulkan.InitInstance(vulkan.Instance(unsafe.Pointer(inst)))
 }

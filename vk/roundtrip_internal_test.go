@@ -145,6 +145,9 @@ func newDirectLoop(tb testing.TB, d *device, rt *roundTrip) *directLoop {
 			tb.Fatal(err)
 		}
 	}
+	if err := d.gokiInit(); err != nil {
+		tb.Fatal(err)
+	}
 	dev, _, family := d.gokiDevice()
 	pipeline, layout, setLayout := rt.exe.gokiPipeline()
 	l := &directLoop{dev: dev, pipeline: pipeline, layout: layout}
