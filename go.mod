@@ -3,6 +3,7 @@ module github.com/vkbench/vkbench
 go 1.26.0
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/goki/vulkan v1.0.8
 	github.com/google/go-cmp v0.7.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

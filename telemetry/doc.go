@@ -1,0 +1,28 @@
+// Package telemetry reads the conditions a GPU measures under: its clocks,
+// power draw, energy counter, temperature, and why its clocks are held
+// back (power and thermal limits, an idle GPU). A number measured at
+// 1980 MHz and one at 1400 MHz are not the same number; vkbench records
+// these conditions beside every result and flags results taken while the
+// GPU throttled or its clocks moved.
+//
+// # Basics
+//
+// Open finds the source for a Vulkan device: on NVIDIA, the NVML library
+// that the driver installs (libnvidia-ml.so.1, loaded at run time, so the
+// program runs where there is none), with the NVML device matched to the
+// Vulkan device by UUID. Where there is no source (lavapipe, other
+// vendors for now), Open's error matches ErrNotAvailable and says why;
+// nothing else fails:
+//
+//	src, err := telemetry.Open(dev.Info())
+//	if err != nil {
+//		// errors.Is(err, telemetry.ErrNotAvailable): record why, go on
+//	}
+//	defer src.Close()
+//	w := telemetry.Watch(src, 20*time.Millisecond)
+//	... measure ...
+//	cond := w.Stop() // clock, power and temperature ranges, throttles seen
+//
+// A Sample's EnergyJ is the device's cumulative energy counter: two
+// samples around some runs give the energy of those runs.
+package telemetry

@@ -1,0 +1,167 @@
+package telemetry
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// nvmlDevice is what the NVML source asks of one NVML device: a subset of
+// go-nvml's Device, so that its parsing can be tested without a GPU.
+type nvmlDevice interface {
+	GetClockInfo(nvml.ClockType) (uint32, nvml.Return)
+	GetPowerUsage() (uint32, nvml.Return)
+	GetTotalEnergyConsumption() (uint64, nvml.Return)
+	GetTemperature(nvml.TemperatureSensors) (uint32, nvml.Return)
+	GetCurrentClocksEventReasons() (uint64, nvml.Return)
+}
+
+// nvmlLibrary is what the NVML source asks of the library.
+type nvmlLibrary interface {
+	Init() nvml.Return
+	Shutdown() nvml.Return
+	DeviceGetCount() (int, nvml.Return)
+	DeviceGetHandleByIndex(int) (nvml.Device, nvml.Return)
+}
+
+// openNVML is the library Open uses; tests replace it where the real one
+// is absent.
+var openNVML = func() nvmlLibrary { return nvml.New() }
+
+// nvmlMu serialises NVML's Init and Shutdown, which count references.
+var nvmlMu sync.Mutex
+
+// nvmlSource reads one NVIDIA GPU through NVML.
+type nvmlSource struct {
+	lib nvmlLibrary
+	dev nvmlDevice
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Open returns the telemetry source of the Vulkan device info: NVML's
+// device with the same UUID. Where there is none, the error matches
+// ErrNotAvailable and says why.
+func Open(info hal.DeviceInfo) (Source, error) {
+	if info.VendorID != hal.VendorNVIDIA {
+		return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: %s is not an NVIDIA GPU (only NVML is read for now)", info.Name)
+	}
+	nvmlMu.Lock()
+	defer nvmlMu.Unlock()
+	lib := openNVML()
+	if r := lib.Init(); r != nvml.SUCCESS {
+		return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: NVML (libnvidia-ml.so.1): %s", nvml.ErrorString(r))
+	}
+	dev, err := findByUUID(lib, info.DeviceUUID)
+	if err != nil {
+		_ = lib.Shutdown() // the error below says what matters
+		return nil, err
+	}
+	return &nvmlSource{lib: lib, dev: dev}, nil
+}
+
+// findByUUID returns the NVML device whose UUID is the Vulkan device's.
+func findByUUID(lib nvmlLibrary, uuid [16]byte) (nvmlDevice, error) {
+	n, r := lib.DeviceGetCount()
+	if r != nvml.SUCCESS {
+		return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: NVML device count: %s", nvml.ErrorString(r))
+	}
+	for i := range n {
+		d, r := lib.DeviceGetHandleByIndex(i)
+		if r != nvml.SUCCESS {
+			continue
+		}
+		s, r := d.GetUUID()
+		if r != nvml.SUCCESS {
+			continue
+		}
+		if u, ok := parseUUID(s); ok && u == uuid {
+			return d, nil
+		}
+	}
+	return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: none of NVML's %d devices has UUID %x", n, uuid)
+}
+
+// parseUUID reads NVML's "GPU-5a1b2c3d-...." into the 16 bytes Vulkan's
+// deviceUUID holds.
+func parseUUID(s string) ([16]byte, bool) {
+	var u [16]byte
+	h := strings.ReplaceAll(strings.TrimPrefix(s, "GPU-"), "-", "")
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) != len(u) {
+		return u, false
+	}
+	copy(u[:], b)
+	return u, true
+}
+
+func (s *nvmlSource) Name() string { return "nvml" }
+
+// Sample reads the clocks, power, energy, temperature and clock-event
+// reasons. The first NVML call that fails is the error.
+func (s *nvmlSource) Sample() (Sample, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Sample{}, errClosed
+	}
+	return readSample(s.dev, time.Now())
+}
+
+// readSample reads one Sample from d.
+func readSample(d nvmlDevice, at time.Time) (Sample, error) {
+	smp := Sample{Time: at}
+	var r nvml.Return
+	fail := func(what string) (Sample, error) {
+		return Sample{}, status.Newf(status.Unavailable, "telemetry: NVML %s: %s", what, nvml.ErrorString(r))
+	}
+	if smp.SMClockMHz, r = d.GetClockInfo(nvml.CLOCK_SM); r != nvml.SUCCESS {
+		return fail("SM clock")
+	}
+	if smp.MemClockMHz, r = d.GetClockInfo(nvml.CLOCK_MEM); r != nvml.SUCCESS {
+		return fail("memory clock")
+	}
+	mw, r := d.GetPowerUsage()
+	if r != nvml.SUCCESS {
+		return fail("power usage")
+	}
+	smp.PowerW = float64(mw) / 1000
+	mj, r := d.GetTotalEnergyConsumption()
+	if r != nvml.SUCCESS {
+		return fail("total energy consumption")
+	}
+	smp.EnergyJ = float64(mj) / 1000
+	if smp.TempC, r = d.GetTemperature(nvml.TEMPERATURE_GPU); r != nvml.SUCCESS {
+		return fail("temperature")
+	}
+	reasons, r := d.GetCurrentClocksEventReasons()
+	if r != nvml.SUCCESS {
+		return fail("clock event reasons")
+	}
+	smp.Reasons = Reasons(reasons)
+	return smp, nil
+}
+
+// Close shuts NVML down; a second Close does nothing.
+func (s *nvmlSource) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	nvmlMu.Lock()
+	defer nvmlMu.Unlock()
+	if r := s.lib.Shutdown(); r != nvml.SUCCESS {
+		return fmt.Errorf("telemetry: NVML shutdown: %s", nvml.ErrorString(r))
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package telemetry
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// ErrNotAvailable is matched by Open's error when a device has no
+// telemetry source (no NVML, or a device NVML does not know). Its code is
+// Unavailable.
+var ErrNotAvailable = status.New(status.Unavailable, "telemetry: not available")
+
+// Source reads a device's conditions. Its methods are safe for concurrent
+// use.
+type Source interface {
+	// Name says what the readings come from, such as "nvml".
+	Name() string
+	// Sample reads the conditions now.
+	Sample() (Sample, error)
+	// Close releases the source.
+	Close() error
+}
+
+// Sample is one reading of a device's conditions. A field the source
+// cannot read is zero.
+type Sample struct {
+	Time time.Time
+	// SMClockMHz and MemClockMHz are the current graphics (SM) and memory
+	// clocks.
+	SMClockMHz, MemClockMHz uint32
+	// PowerW is the power draw in watts.
+	PowerW float64
+	// EnergyJ is the device's cumulative energy counter in joules, since
+	// an arbitrary origin: only differences mean anything.
+	EnergyJ float64
+	// TempC is the GPU's temperature in degrees Celsius.
+	TempC uint32
+	// Reasons are why the clocks are held back now.
+	Reasons Reasons
+}
+
+// Reasons is a set of reasons why a GPU's clocks are held back, with
+// NVML's bits (nvmlClocksEventReason*).
+type Reasons uint64
+
+// The reasons, as NVML numbers them.
+const (
+	ReasonIdle          Reasons = 1 << 0  // nothing runs: clocks at idle
+	ReasonAppClocks     Reasons = 1 << 1  // application clocks set lower
+	ReasonSWPowerCap    Reasons = 1 << 2  // the power limit
+	ReasonHWSlowdown    Reasons = 1 << 3  // hardware slowdown (thermal or power)
+	ReasonSyncBoost     Reasons = 1 << 4  // held to another GPU's clocks
+	ReasonSWThermal     Reasons = 1 << 5  // the thermal limit (software)
+	ReasonHWThermal     Reasons = 1 << 6  // the thermal limit (hardware)
+	ReasonHWPowerBrake  Reasons = 1 << 7  // an external power brake
+	ReasonDisplayClocks Reasons = 1 << 8  // display clock setting
+	ReasonBoardLimit    Reasons = 1 << 9  // a board limit
+	ReasonReliability   Reasons = 1 << 10 // reliability
+	reasonsKnown        Reasons = 1<<11 - 1
+	throttlingReasons           = ReasonSWPowerCap | ReasonHWSlowdown | ReasonSWThermal | ReasonHWThermal | ReasonHWPowerBrake | ReasonBoardLimit | ReasonReliability
+	clockMoveTolerance          = 0.03
+)
+
+var reasonNames = [...]string{"idle", "application-clocks", "power-cap", "hw-slowdown", "sync-boost",
+	"thermal", "hw-thermal", "power-brake", "display-clocks", "board-limit", "reliability"}
+
+// Names returns the names of the reasons in r, in bit order; a bit NVML
+// may add later is named by its number.
+func (r Reasons) Names() []string {
+	var out []string
+	for i := range 64 {
+		if r&(1<<i) == 0 {
+			continue
+		}
+		if i < len(reasonNames) {
+			out = append(out, reasonNames[i])
+		} else {
+			out = append(out, "reason-bit-"+itoa(i))
+		}
+	}
+	return out
+}
+
+// Throttling reports whether r holds the clocks back for power or heat
+// (not merely because the GPU is idle or set so).
+func (r Reasons) Throttling() bool { return r&throttlingReasons != 0 }
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// Range is the least and the most of a quantity over a window.
+type Range struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// Conditions summarise the samples of a window: what a result was
+// measured under.
+type Conditions struct {
+	// Source names what the readings come from ("nvml").
+	Source string `json:"source"`
+	// Samples is how many readings there were.
+	Samples int `json:"samples"`
+	// SMClockMHz, MemClockMHz, PowerW and TempC are ranges over the window.
+	SMClockMHz  Range `json:"sm_clock_mhz"`
+	MemClockMHz Range `json:"mem_clock_mhz"`
+	PowerW      Range `json:"power_w"`
+	TempC       Range `json:"temp_c"`
+	// EnergyJ is the energy the device used over the window.
+	EnergyJ float64 `json:"energy_j"`
+	// Throttles are the reasons seen that held the clocks back for power
+	// or heat, by name.
+	Throttles []string `json:"throttles,omitempty"`
+}
+
+// Flags set on results from their conditions.
+const (
+	// FlagThrottled: the GPU held its clocks back for power or heat while
+	// the result was measured. Measure again with the GPU cooler or less
+	// loaded, or compare only with results taken the same way.
+	FlagThrottled = "throttled"
+	// FlagClocksMoved: the SM clock moved by more than 3% across the
+	// samples (an idle GPU waking up, boost changing): the samples were
+	// not all taken at one speed.
+	FlagClocksMoved = "clocks-moved"
+)
+
+// Flags returns the flags the conditions call for.
+func (c Conditions) Flags() []string {
+	var out []string
+	if len(c.Throttles) > 0 {
+		out = append(out, FlagThrottled)
+	}
+	if c.SMClockMHz.Min > 0 && c.SMClockMHz.Max > c.SMClockMHz.Min*(1+clockMoveTolerance) {
+		out = append(out, FlagClocksMoved)
+	}
+	return out
+}
+
+// Summarize makes the conditions of samples taken in order.
+func Summarize(source string, samples []Sample) Conditions {
+	c := Conditions{Source: source, Samples: len(samples)}
+	if len(samples) == 0 {
+		return c
+	}
+	widen := func(r *Range, v float64, first bool) {
+		if first {
+			*r = Range{v, v}
+			return
+		}
+		r.Min, r.Max = min(r.Min, v), max(r.Max, v)
+	}
+	var seen Reasons
+	for i, s := range samples {
+		first := i == 0
+		widen(&c.SMClockMHz, float64(s.SMClockMHz), first)
+		widen(&c.MemClockMHz, float64(s.MemClockMHz), first)
+		widen(&c.PowerW, s.PowerW, first)
+		widen(&c.TempC, float64(s.TempC), first)
+		seen |= s.Reasons
+	}
+	c.EnergyJ = max(0, samples[len(samples)-1].EnergyJ-samples[0].EnergyJ)
+	if throttles := seen & throttlingReasons; throttles != 0 {
+		c.Throttles = throttles.Names()
+	}
+	return c
+}
+
+// Monitor samples a source in the background until Stop.
+type Monitor struct {
+	src  Source
+	stop chan struct{}
+	done chan struct{}
+
+	mu      sync.Mutex
+	samples []Sample
+	err     error
+}
+
+// Watch starts sampling src every interval (at least a millisecond), with
+// a first sample at once.
+func Watch(src Source, interval time.Duration) *Monitor {
+	m := &Monitor{src: src, stop: make(chan struct{}), done: make(chan struct{})}
+	interval = max(interval, time.Millisecond)
+	m.take()
+	go func() {
+		defer close(m.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-m.stop:
+				return
+			case <-t.C:
+				m.take()
+			}
+		}
+	}()
+	return m
+}
+
+func (m *Monitor) take() {
+	s, err := m.src.Sample()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		if m.err == nil {
+			m.err = err
+		}
+		return
+	}
+	m.samples = append(m.samples, s)
+}
+
+// Stop takes a last sample, stops the monitor and returns the conditions
+// of its window, and the first error a sample met (the conditions then
+// cover the samples that worked).
+func (m *Monitor) Stop() (Conditions, error) {
+	close(m.stop)
+	<-m.done
+	m.take()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return Summarize(m.src.Name(), slices.Clone(m.samples)), m.err
+}
+
+// Energy returns the energy used between two samples of one source.
+func Energy(before, after Sample) float64 { return max(0, after.EnergyJ-before.EnergyJ) }
+
+var errClosed = errors.New("telemetry: source closed")
