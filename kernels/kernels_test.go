@@ -38,16 +38,7 @@ var testSizes = map[string][]kernels.Size{
 func devices(t *testing.T) []hal.Device {
 	t.Helper()
 	drv := devtest.Driver(t)
-	infos, err := drv.Enumerate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(infos) == 0 {
-		if devtest.Required() {
-			t.Fatal("Vulkan lists no devices")
-		}
-		t.Skip("Vulkan lists no devices")
-	}
+	infos := devtest.Devices(t, drv)
 	var devs []hal.Device
 	for i := range infos {
 		devs = append(devs, devtest.OpenIndex(t, drv, i))

@@ -26,11 +26,7 @@ func TestEnumerate(t *testing.T) {
 	if got := drv.Name(); got != "vulkan" {
 		t.Errorf("Name() = %q, want vulkan", got)
 	}
-	infos, err := drv.Enumerate()
-	must(t, err, "Enumerate")
-	if len(infos) == 0 {
-		t.Skip("no Vulkan device")
-	}
+	infos := listDevices(t, drv)
 	safe := regexp.MustCompile(`^[a-z0-9._-]+$`)
 	for i, info := range infos {
 		t.Logf("device %d: %s (%s), driver %s %s [%s], Vulkan %s, hardware %s", i, info.Name, info.Type, info.DriverName, info.DriverVersionString(), info.DriverInfo, info.APIVersion, info.Hardware())
@@ -274,12 +270,7 @@ type fakeBuffer struct{ hal.Buffer }
 
 func TestForeignObjects(t *testing.T) {
 	drv, _ := openDriver(t)
-	infos, err := drv.Enumerate()
-	must(t, err, "Enumerate")
-	i := hal.DefaultDevice(infos)
-	if i < 0 {
-		t.Skip("no Vulkan device")
-	}
+	i := defaultDevice(t, drv)
 	open := func() hal.Device {
 		dev, err := drv.Open(context.Background(), i, hal.DeviceOptions{})
 		must(t, err, "Open")
@@ -668,12 +659,7 @@ func TestRelease(t *testing.T) {
 
 func TestPipelineCache(t *testing.T) {
 	drv, _ := openDriver(t)
-	infos, err := drv.Enumerate()
-	must(t, err, "Enumerate")
-	i := hal.DefaultDevice(infos)
-	if i < 0 {
-		t.Skip("no Vulkan device")
-	}
+	i := defaultDevice(t, drv)
 	dev, err := drv.Open(context.Background(), i, hal.DeviceOptions{PipelineCache: []byte("not a pipeline cache")})
 	must(t, err, "Open with a foreign cache")
 	exe, err := dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12})

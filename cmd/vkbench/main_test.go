@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 )
 
 // The command's tests run it in-process, as main does (execute), on the
@@ -76,18 +77,14 @@ func mustRun(t testing.TB, want int, args ...string) result {
 	return r
 }
 
-func strict() bool {
-	return os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != ""
-}
-
 var (
 	deviceOnce sync.Once
 	deviceInfo hal.DeviceInfo
 	deviceErr  error
 )
 
-// needDevice returns the default device's identity, or skips the test
-// (fails it under CI or VKBENCH_REQUIRE_VALIDATION) when there is none.
+// needDevice returns the default device's identity, or ends the test
+// through testenv.Unavailable when there is none.
 func needDevice(t testing.TB) hal.DeviceInfo {
 	t.Helper()
 	deviceOnce.Do(func() {
@@ -108,10 +105,7 @@ func needDevice(t testing.TB) hal.DeviceInfo {
 		deviceInfo = infos[hal.DefaultDevice(infos)]
 	})
 	if deviceErr != nil {
-		if strict() {
-			t.Fatalf("a Vulkan device is required (CI or VKBENCH_REQUIRE_VALIDATION is set): %v", deviceErr)
-		}
-		t.Skipf("no Vulkan device (set CI or VKBENCH_REQUIRE_VALIDATION to make this a failure): %v", deviceErr)
+		testenv.Unavailable(t, "no Vulkan device: %v", deviceErr)
 	}
 	return deviceInfo
 }
