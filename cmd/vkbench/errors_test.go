@@ -169,6 +169,7 @@ func vkbenchProcess(t testing.TB, env []string, args ...string) result {
 		}
 		code = ee.ExitCode()
 	}
+	checkDriverMessages(t, args, errb.String())
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
 

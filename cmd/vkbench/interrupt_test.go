@@ -112,6 +112,7 @@ func interrupted(t *testing.T, args []string, after time.Duration, sig syscall.S
 		}
 		code = ee.ExitCode()
 	}
+	checkDriverMessages(t, args, stderr.String())
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}, took
 }
 
