@@ -45,7 +45,10 @@ func TestCheckSPIRV(t *testing.T) {
 		"without OpFunctionEnd": good[:len(good)-4],
 		"cut mid-module":        good[:len(good)/2&^3],
 		"word count past end":   mutate(func(b []byte) []byte { b[len(b)-2] = 0x40; return b }),
-		"word count zero":       mutate(func(b []byte) []byte { b[22], b[23] = 0, 0; return b }),
+		// The last instruction, OpFunctionEnd (one word), claims two:
+		// it runs one word past the module's end.
+		"last instruction one word past end": mutate(func(b []byte) []byte { b[len(b)-2], b[len(b)-1] = 2, 0; return b }),
+		"word count zero":                    mutate(func(b []byte) []byte { b[22], b[23] = 0, 0; return b }),
 	}
 	for name, code := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -67,6 +70,9 @@ func FuzzCheckSPIRV(f *testing.F) {
 	}
 	f.Add(good, "main")
 	f.Add(good[:len(good)-4], "main")
+	pastEnd := append([]byte(nil), good...)
+	pastEnd[len(pastEnd)-2] = 2 // the last instruction claims one word more
+	f.Add(pastEnd, "main")
 	f.Add([]byte{3, 2, 35, 7}, "")
 	f.Fuzz(func(t *testing.T, code []byte, entry string) {
 		err := hal.CheckSPIRV(code, entry)
