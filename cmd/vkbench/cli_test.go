@@ -21,7 +21,7 @@ import (
 
 // runArgs measure the copy kernels on a tiny problem with a short budget:
 // enough to exercise every path, quick under the race detector.
-var runArgs = []string{"copy", "--size", "4096", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet"}
+var runArgs = []string{"copy", "--size", "4096", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
 
 func args(cmd string, extra ...string) []string {
 	return append(append([]string{cmd}, runArgs...), extra...)
@@ -150,7 +150,7 @@ func shapeOfJSON(v any, path string) string {
 func TestRunCandidates(t *testing.T) {
 	needDevice(t)
 	r := mustRun(t, 0, "run", "copy", "triad", "--size", "4096", "--candidates", "^vec4-wg(128|512)$|^scalar-wg64$",
-		"--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet", "--cache", "off", "--format", "json")
+		"--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off", "--format", "json")
 	f, err := results.Parse([]byte(r.stdout))
 	if err != nil {
 		t.Fatalf("results.Parse: %v", err)
@@ -168,7 +168,7 @@ func TestRunCandidates(t *testing.T) {
 		t.Errorf("stderr: %q, want nothing", r.stderr)
 	}
 	r = mustRun(t, 0, "run", "copy", "gemm", "--size", "copy=4096", "--size", "gemm=32x32x32", "--candidates", "^tiled-16$",
-		"--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet", "--cache", "off")
+		"--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off")
 	if r.stderr != `--candidates "^tiled-16$" matches no candidate of copy: skipped`+"\n" {
 		t.Errorf("stderr: %q, want the skipped operation named", r.stderr)
 	}
@@ -202,8 +202,10 @@ func TestRun(t *testing.T) {
 			t.Errorf("file says schema %q, seed %d, mode %q; want %q, 1, hot", f.Schema, f.Seed, f.Mode, results.Schema)
 		}
 		for _, b := range f.Benchmarks {
-			if s := b.Stats; s != nil && (s.N < 1 || s.N > 5 || len(s.Samples) != s.N) {
-				t.Errorf("%s: %d samples (%d kept), want 1 to 5, all kept", b.Name, s.N, len(s.Samples))
+			// --min-samples 6 --max-samples 6: six samples, enough for a
+			// 95% interval, and every one kept.
+			if s := b.Stats; s != nil && (s.N != 6 || len(s.Samples) != s.N || !s.HasInterval()) {
+				t.Errorf("%s: %d samples (%d kept), interval [%g, %g]; want 6, all kept, and an interval", b.Name, s.N, len(s.Samples), s.Lo, s.Hi)
 			}
 		}
 		golden(t, "run-json", canonicalResults(t, []byte(r.stdout)))
@@ -219,8 +221,8 @@ func TestRun(t *testing.T) {
 			t.Fatalf("the Go benchmark output does not parse: %v\n%s", err, r.stdout)
 		}
 		for _, b := range f.Benchmarks {
-			if n := len(b.Stats.Samples); n < 1 || n > 5 {
-				t.Errorf("%s: %d sample lines, want 1 to 5", b.Name, n)
+			if n := len(b.Stats.Samples); n != 6 {
+				t.Errorf("%s: %d sample lines, want 6", b.Name, n)
 			}
 		}
 		golden(t, "run-gobench", canonicalGoBench(t, r.stdout))
@@ -407,7 +409,7 @@ func TestTuneCompileOnly(t *testing.T) {
 
 // peakArgs measure the device's peak on tiny problems.
 var peakArgs = []string{"--size", "copy=4096", "--size", "peak-fma-f32=1024x64", "--size", "peak-fma-f16=1024x64",
-	"--size", "peak-mad-i32=1024x64", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet"}
+	"--size", "peak-mad-i32=1024x64", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
 
 func TestPeak(t *testing.T) {
 	needDevice(t)
@@ -619,7 +621,7 @@ func TestTuneAllDevices(t *testing.T) {
 func TestRunManifestOperations(t *testing.T) {
 	needDevice(t)
 	manifest := filepath.Join("..", "..", "testdata", "manifests", "kernels.json")
-	quick := []string{"--cache", "off", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "-q", "--format", "json"}
+	quick := []string{"--cache", "off", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "-q", "--format", "json"}
 	// The manifest has a deliberately wrong saxpy candidate: exit 1.
 	r := vkbench(t, append([]string{"run", "saxpy", "--manifest", manifest}, quick...)...)
 	if r.code != exitRegression {

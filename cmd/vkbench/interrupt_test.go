@@ -27,7 +27,7 @@ func TestInterrupt(t *testing.T) {
 	needDevice(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache.db")
-	mustRun(t, 0, "tune", "copy", "triad", "--size", "4096", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet", "--cache", cache)
+	mustRun(t, 0, "tune", "copy", "triad", "--size", "4096", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", cache)
 	before := cacheEntries(t, cache)
 	if len(before) != 2 {
 		t.Fatalf("%d entries committed before the interrupts, want 2: %v", len(before), before)
