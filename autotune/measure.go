@@ -59,7 +59,10 @@ type Options struct {
 	Level Level
 	Mode  Mode
 	// TargetHalfWidth stops sampling once every surviving candidate's 95%
-	// interval is within ±TargetHalfWidth of its median.
+	// interval is within ±TargetHalfWidth of its median. Sampling also
+	// stops when Budget is spent or a candidate has MaxSamples samples;
+	// a result short of the target is flagged with the reason
+	// (FlagBudgetSpent, FlagMaxSamples).
 	TargetHalfWidth float64
 	// Budget bounds the time spent sampling one key (compilation and
 	// verification come on top).
@@ -169,12 +172,15 @@ func (o *Options) check() error {
 	return nil
 }
 
-// Flags set on results.
+// Flags set on results. A measured result whose interval is wider than
+// the target says why sampling stopped: FlagBudgetSpent (the time budget
+// ran out) or FlagMaxSamples (it had MaxSamples samples).
 const (
 	FlagAbovePeakBandwidth = "above-peak-bandwidth"
 	FlagAbovePeakFLOPs     = "above-peak-flops"
 	FlagTimerDidNotTick    = "timer-did-not-tick"
 	FlagBudgetSpent        = "budget-spent-before-target"
+	FlagMaxSamples         = "max-samples-before-target"
 )
 
 // TieRule is how a tie between overlapping intervals is broken.
@@ -688,8 +694,17 @@ func (m *measurement) entry() *Entry {
 			r.Stats = &s
 			if r.Outcome == "" {
 				r.Outcome = Measured
-				if m.spent && s.HalfWidth() > m.opts.TargetHalfWidth {
-					r.Flags = append(r.Flags, FlagBudgetSpent)
+				// Short of the target, a survivor stopped at MaxSamples
+				// or when the budget ran out (decide says which can end
+				// sampling); at MaxSamples, more budget would not have
+				// sampled it again.
+				if s.HalfWidth() > m.opts.TargetHalfWidth {
+					switch {
+					case len(c.samples) >= m.opts.MaxSamples:
+						r.Flags = append(r.Flags, FlagMaxSamples)
+					case m.spent:
+						r.Flags = append(r.Flags, FlagBudgetSpent)
+					}
 				}
 			}
 			if s.Median > 0 {

@@ -27,13 +27,21 @@ func args(cmd string, extra ...string) []string {
 	return append(append([]string{cmd}, runArgs...), extra...)
 }
 
+// timingFlags are the flags whose presence depends on timing: why
+// sampling stopped short of the target.
+var timingFlags = []string{autotune.FlagBudgetSpent, autotune.FlagMaxSamples}
+
+// timingFlagsRE matches a flag of timingFlags.
+var timingFlagsRE = regexp.QuoteMeta(autotune.FlagBudgetSpent) + `|` + regexp.QuoteMeta(autotune.FlagMaxSamples)
+
 // resultsMasker masks a results table: the numbers, and what depends on
-// timing (which candidate won, which were dropped early, a budget spent).
+// timing (which candidate won, which were dropped early, why sampling
+// stopped).
 func resultsMasker(t testing.TB, dirs ...string) *masker {
 	m := deviceMasker(t, dirs...)
 	m.regexp(`(?m)^  \*  `, "     ").
 		regexp(`, dropped early \(slower\)`, "").
-		regexp(` ?\[`+autotune.FlagBudgetSpent+`\]`, "")
+		regexp(` ?\[(`+timingFlagsRE+`)\]`, "")
 	return tableMasker(m)
 }
 
@@ -207,6 +215,14 @@ func TestRun(t *testing.T) {
 			if s := b.Stats; s != nil && (s.N != 6 || len(s.Samples) != s.N || !s.HasInterval()) {
 				t.Errorf("%s: %d samples (%d kept), interval [%g, %g]; want 6, all kept, and an interval", b.Name, s.N, len(s.Samples), s.Lo, s.Hi)
 			}
+			// At --max-samples, a result short of --precision (1%) says
+			// so; one within it says nothing.
+			if b.Outcome == autotune.Measured {
+				short := b.Stats.HalfWidth() > autotune.DefaultOptions.TargetHalfWidth
+				if got := slices.Contains(b.Flags, autotune.FlagMaxSamples); got != short {
+					t.Errorf("%s: ±%.2f%% against a target of ±1%%, flags %v", b.Name, b.Stats.HalfWidth()*100, b.Flags)
+				}
+			}
 		}
 		golden(t, "run-json", canonicalResults(t, []byte(r.stdout)))
 	})
@@ -271,7 +287,7 @@ func canonicalResults(t testing.TB, data []byte) string {
 			case "flags":
 				var keep []any
 				for _, fl := range x.([]any) {
-					if fl != autotune.FlagBudgetSpent {
+					if name, _ := fl.(string); !slices.Contains(timingFlags, name) {
 						keep = append(keep, fl)
 					}
 				}
@@ -318,7 +334,7 @@ func canonicalCSV(t testing.TB, text string) string {
 		if row[col["outcome"]] == string(autotune.Dropped) {
 			row[col["outcome"]], row[col["error"]] = string(autotune.Measured), ""
 		}
-		row[col["flags"]] = strings.Trim(strings.ReplaceAll(row[col["flags"]], autotune.FlagBudgetSpent, ""), ";")
+		row[col["flags"]] = strings.Trim(regexp.MustCompile(timingFlagsRE).ReplaceAllString(row[col["flags"]], ""), ";")
 		for _, h := range []string{"median_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "samples", "batch", "gb_per_s", "gflop_per_s", "percent_of_peak"} {
 			if row[col[h]] != "" && row[col[h]] != "0" {
 				row[col[h]] = "<n>"
@@ -466,7 +482,7 @@ func TestCache(t *testing.T) {
 			regexp(`vkbench [0-9][^, ]*`, "vkbench <version>").
 			regexp(`seed \d+`, "seed <n>").
 			regexp(`\d+-\d+ samples`, "<n>-<n> samples").
-			regexp(autotune.FlagBudgetSpent+` ?`, "")
+			regexp(`(`+timingFlagsRE+`) ?`, "")
 		return tableMasker(m)
 	}
 

@@ -221,7 +221,9 @@ func newRunCmd() *cobra.Command {
 		Long: `Benchmark every candidate kernel of the given operations (or those that
 --candidates selects) on one device: each candidate is verified against a CPU
 reference on seeded random inputs, then timed with GPU timestamps in shuffled
-rounds until its 95% interval is within --precision or --budget is spent.
+rounds until its 95% interval is within --precision, --budget is spent or it
+has --max-samples samples (a result short of --precision is flagged
+budget-spent-before-target or max-samples-before-target).
 The fastest is marked. Candidates that compute a wrong result are reported
 as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, and those the device cannot run as unsupported,
