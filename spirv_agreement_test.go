@@ -11,8 +11,8 @@ import (
 
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
@@ -27,10 +27,7 @@ import (
 // push-constant size spirv reports and refuses four bytes less.
 func TestOneReadingOfSPIRV(t *testing.T) {
 	if _, err := exec.LookPath("glslc"); err != nil {
-		if devtest.Required() {
-			t.Fatal("glslc is not on the PATH")
-		}
-		t.Skip("glslc is not on the PATH")
+		testenv.Unavailable(t, "glslc is not on the PATH")
 	}
 	dev := open(t)
 	const body = `

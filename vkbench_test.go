@@ -15,7 +15,7 @@ import (
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -30,10 +30,7 @@ func open(t testing.TB) *vkbench.Device {
 		},
 	})
 	if err != nil {
-		if devtest.Required() {
-			t.Fatalf("no Vulkan device with validation, and it is required: %v", err)
-		}
-		t.Skipf("no Vulkan device with validation: %v", err)
+		testenv.Unavailable(t, "no Vulkan device with validation: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := dev.Close(); err != nil {
@@ -206,11 +203,11 @@ func other(t testing.TB) *vkbench.Device {
 
 func TestOpenChoosesDevice(t *testing.T) {
 	infos, err := vkbench.Devices()
-	if err != nil || len(infos) == 0 {
-		if devtest.Required() {
-			t.Fatalf("Devices: %v, %v", infos, err)
-		}
-		t.Skip("no Vulkan devices")
+	if err != nil {
+		testenv.Unavailable(t, "no Vulkan devices: %v", err)
+	}
+	if len(infos) == 0 {
+		testenv.Unavailable(t, "Vulkan lists no devices")
 	}
 	ctx := context.Background()
 	for _, spec := range []string{"0", strings.ToUpper(infos[0].Name[:3])} {

@@ -59,13 +59,18 @@ type Options struct {
 	Level Level
 	Mode  Mode
 	// TargetHalfWidth stops sampling once every surviving candidate's 95%
-	// interval is within ±TargetHalfWidth of its median.
+	// interval is within ±TargetHalfWidth of its median. Sampling also
+	// stops when Budget is spent or a candidate has MaxSamples samples;
+	// a result short of the target is flagged with the reason
+	// (FlagBudgetSpent, FlagMaxSamples).
 	TargetHalfWidth float64
 	// Budget bounds the time spent sampling one key (compilation and
 	// verification come on top).
 	Budget time.Duration
 	// MinSamples is the fewest samples before any decision; MaxSamples the
-	// most per candidate.
+	// most per candidate. Zero means the default. MinSamples may not be
+	// below MinIntervalSamples, the fewest a 95% interval of the median
+	// needs: Measure and the Tuner refuse such options (InvalidArgument).
 	MinSamples, MaxSamples int
 	// MinSampleTime is how long a sample lasts at least: short runs are
 	// batched, k runs per sample, and divided by k.
@@ -158,12 +163,24 @@ func (o *Options) fill() {
 	}
 }
 
-// Flags set on results.
+// check refuses options, defaults filled in, that cannot give what a
+// result claims.
+func (o *Options) check() error {
+	if o.MinSamples < MinIntervalSamples {
+		return status.Newf(status.InvalidArgument, "autotune: MinSamples %d is fewer than the %d samples a 95%% confidence interval of the median needs", o.MinSamples, MinIntervalSamples)
+	}
+	return nil
+}
+
+// Flags set on results. A measured result whose interval is wider than
+// the target says why sampling stopped: FlagBudgetSpent (the time budget
+// ran out) or FlagMaxSamples (it had MaxSamples samples).
 const (
 	FlagAbovePeakBandwidth = "above-peak-bandwidth"
 	FlagAbovePeakFLOPs     = "above-peak-flops"
 	FlagTimerDidNotTick    = "timer-did-not-tick"
 	FlagBudgetSpent        = "budget-spent-before-target"
+	FlagMaxSamples         = "max-samples-before-target"
 )
 
 // TieRule is how a tie between overlapping intervals is broken.
@@ -183,6 +200,9 @@ func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Sh
 // that did not fail), for the tuner to report as a cause.
 func measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
 	opts.fill()
+	if err := opts.check(); err != nil {
+		return nil, nil, err
+	}
 	m := &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}
 	m.key = Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
 	defer m.release()
@@ -618,7 +638,9 @@ func (m *measurement) decide(budgetSpent bool) bool {
 			continue
 		}
 		s := Summarize(c.samples, c.batch)
-		if i != leader && s.Lo > lead.Hi*(1+m.opts.DropMargin) {
+		lo, _ := s.interval()
+		_, leadHi := lead.interval()
+		if i != leader && lo > leadHi*(1+m.opts.DropMargin) {
 			c.alive = false
 			c.res.Outcome = Dropped
 			c.res.Error = fmt.Sprintf("dropped after %d samples: median %.4gs, leader %s %.4gs", len(c.samples), s.Median, m.cands[leader].res.Name, lead.Median)
@@ -633,6 +655,14 @@ func (m *measurement) decide(budgetSpent bool) bool {
 		return true
 	}
 	return done
+}
+
+// overlap reports whether the intervals of a (the faster) and b overlap;
+// a candidate without an interval overlaps every other.
+func overlap(a, b Stats) bool {
+	_, aHi := a.interval()
+	bLo, _ := b.interval()
+	return aHi >= bLo
 }
 
 // entry turns the measurements into the entry a tune commits.
@@ -664,8 +694,17 @@ func (m *measurement) entry() *Entry {
 			r.Stats = &s
 			if r.Outcome == "" {
 				r.Outcome = Measured
-				if m.spent && s.HalfWidth() > m.opts.TargetHalfWidth {
-					r.Flags = append(r.Flags, FlagBudgetSpent)
+				// Short of the target, a survivor stopped at MaxSamples
+				// or when the budget ran out (decide says which can end
+				// sampling); at MaxSamples, more budget would not have
+				// sampled it again.
+				if s.HalfWidth() > m.opts.TargetHalfWidth {
+					switch {
+					case len(c.samples) >= m.opts.MaxSamples:
+						r.Flags = append(r.Flags, FlagMaxSamples)
+					case m.spent:
+						r.Flags = append(r.Flags, FlagBudgetSpent)
+					}
 				}
 			}
 			if s.Median > 0 {
@@ -711,7 +750,7 @@ func (m *measurement) entry() *Entry {
 	if len(measured) > 0 {
 		e.Fastest = measured[0].i
 		e.FastestName = e.Results[e.Fastest].Name
-		if len(measured) > 1 && measured[0].s.Hi >= measured[1].s.Lo {
+		if len(measured) > 1 && overlap(measured[0].s, measured[1].s) {
 			e.Tie = true
 			e.TieRule = TieRule
 		}

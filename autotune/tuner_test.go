@@ -21,7 +21,7 @@ import (
 var quick = autotune.Options{
 	TargetHalfWidth: 0.05,
 	Budget:          2 * time.Second,
-	MinSamples:      5,
+	MinSamples:      autotune.MinIntervalSamples,
 	MaxSamples:      30,
 	MinSampleTime:   200 * time.Microsecond,
 	Warmup:          20 * time.Millisecond,
@@ -53,7 +53,7 @@ func TestMeasurePicksFastestAndRecordsFailures(t *testing.T) {
 		t.Errorf("spin: %+v, want measured or dropped", r)
 	}
 	w := byName["wg64"].Stats
-	if w == nil || w.N < quick.MinSamples || w.Median <= 0 || w.Lo > w.Median || w.Hi < w.Median {
+	if w == nil || w.N < quick.MinSamples || !w.HasInterval() || w.Median <= 0 || w.Lo > w.Median || w.Hi < w.Median {
 		t.Errorf("winner stats implausible: %+v", w)
 	}
 }

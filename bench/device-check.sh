@@ -18,3 +18,4 @@ for t in vk:vk faulty:hal/faulty kernels:kernels autotune:autotune; do
 	grep -E -- '--- FAIL|panic|validation' "$out/$t.txt" | head -10 | tee -a "$out/summary.txt"
 done
 (cd vk && timeout 120 ../.devbin/vk.test -test.run '^$' -test.bench RoundTrip -test.benchtime 2s -test.count 3) 2>&1 | grep -E 'Benchmark' | tee -a "$out/summary.txt"
+echo "device-check: ${SECONDS} s in all" | tee -a "$out/summary.txt"

@@ -1,36 +1,96 @@
 #!/usr/bin/env python3
-"""Joins vkbench's results (JSON) with the torch baselines (JSON lines) into
-one Markdown table: operation, size, best candidate, its rate, the
-baseline's rate, and the ratio."""
+"""Joins vkbench's results (JSON) with the baselines of bench/baseline.py
+(JSON lines) into one Markdown table.
+
+    python3 bench/table.py RESULTS.json BASELINE.jsonl
+        one row per operation: its best candidate, its rate, the
+        baseline's rate and what the baseline is, and the ratio;
+    python3 bench/table.py --op gemm RESULTS.json BASELINE.jsonl
+        one row per candidate of that operation: its median time, rate and
+        registers (from the compiler statistics the driver reports, where
+        it does), then the baseline and the best candidate's ratio to it.
+"""
+import argparse
 import json
-import sys
+
+
+def rate_of(b, op):
+    """vkbench's rate for benchmark b, and its unit."""
+    use_flops = op in ("gemm",) or op.startswith("peak")
+    mine = b.get("gflop_per_s", 0) if use_flops else b.get("gb_per_s", 0)
+    # Integer operations are counted in GOP/s, as vkbench peak says.
+    unit = ("GOP/s" if res_dtype(b) in ("i32", "u32") else "GFLOP/s") if use_flops else "GB/s"
+    return mine, unit, use_flops
+
+
+def baseline_text(bl, use_flops, unit):
+    """The baseline's rate, what it is, and how it was timed."""
+    theirs = (bl.get("gflops") if use_flops else bl.get("gbps")) if bl else None
+    if not theirs:
+        return None, "-"
+    how = bl.get("source", "")
+    if bl.get("reps"):
+        how += f", median of {bl['reps']} CUDA-event timings"
+    return theirs, f"{theirs:.1f} {unit}" + (f" ({how})" if how else "")
 
 
 def main():
-    res = json.load(open(sys.argv[1]))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--op", help="one row per candidate of this operation")
+    ap.add_argument("results")
+    ap.add_argument("baseline")
+    args = ap.parse_args()
+    res = json.load(open(args.results))
     base = {}
-    for line in open(sys.argv[2]):
+    for line in open(args.baseline):
         line = line.strip()
         if line.startswith("{"):
             b = json.loads(line)
             base[b["op"]] = b
     print(f"device: {res['device']['name']} ({res['device']['driver']}), mode {res['mode']}")
     print()
-    print("| operation | size | vkbench best | vkbench | baseline | ratio |")
+    if args.op:
+        candidates(res, base, args.op)
+        return
+    print("| operation | size | vkbench best | vkbench | baseline (same call) | ratio |")
     print("|---|---|---|---|---|---|")
     for b in res["benchmarks"]:
         if not b.get("winner"):
             continue
         op = b["op"]
-        bl = base.get(op)
-        use_flops = op in ("gemm",) or op.startswith("peak")
-        mine = b.get("gflop_per_s", 0) if use_flops else b.get("gb_per_s", 0)
-        # Integer operations are counted in GOP/s, as vkbench peak says.
-        unit = ("GOP/s" if res_dtype(b) in ("i32", "u32") else "GFLOP/s") if use_flops else "GB/s"
-        theirs = (bl.get("gflops") if use_flops else bl.get("gbps")) if bl else None
+        mine, unit, use_flops = rate_of(b, op)
+        theirs, theirs_s = baseline_text(base.get(op), use_flops, unit)
         ratio = f"{mine / theirs:.3f}" if theirs else "-"
-        theirs_s = f"{theirs:.1f} {unit}" if theirs else "-"
         print(f"| {op} | {b['shape']} | {b['candidate']} | {mine:.1f} {unit} | {theirs_s} | {ratio} |")
+
+
+def candidates(res, base, op):
+    """One row per candidate of op, then the baseline and the ratio of the
+    fastest candidate to it."""
+    print("| candidate | outcome | median | vkbench | registers |")
+    print("|---|---|---|---|---|")
+    best, unit, use_flops, shape = 0.0, "", False, ""
+    for b in res["benchmarks"]:
+        if b["op"] != op:
+            continue
+        shape = b["shape"]
+        mine, unit, use_flops = rate_of(b, op)
+        s = b.get("stats")
+        median = f"{s['median_s'] * 1e3:.3f} ms" if s else "-"
+        regs = b.get("compiler", {}).get("Register Count")
+        regs = f"{regs:g}" if regs is not None else "-"
+        rate = f"{mine:.1f} {unit}" if mine else "-"
+        print(f"| {b['candidate']}{' (winner)' if b.get('winner') else ''} | {b['outcome']} | {median} | {rate} | {regs} |")
+        if b["outcome"] in ("measured", "dropped"):
+            best = max(best, mine)
+    bl = base.get(op)
+    theirs, theirs_s = baseline_text(bl, use_flops, unit)
+    print()
+    print(f"baseline (same call, size {bl['size'] if bl else '-'}): {theirs_s}")
+    if bl and bl["size"] != shape:
+        print(f"not comparable: vkbench measured size {shape}")
+    elif theirs and best:
+        print(f"fastest candidate against it: {best:.1f} / {theirs:.1f} = {best / theirs:.3f}")
 
 
 def res_dtype(b):

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/vk"
 )
@@ -31,7 +32,7 @@ func BenchmarkCandidates(b *testing.B) {
 	ctx := context.Background()
 	dev, release, err := hal.Open(ctx, vk.DriverName, hal.OpenOptions{Driver: hal.DriverOptions{Validation: os.Getenv("VKBENCH_VALIDATION") != ""}})
 	if err != nil {
-		b.Skipf("no Vulkan device: %v", err)
+		testenv.Unavailable(b, "no Vulkan device: %v", err)
 	}
 	b.Cleanup(func() {
 		if err := release(); err != nil {

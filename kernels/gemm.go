@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -22,25 +23,6 @@ func newGEMM() *gemmOp {
 		return candidate("gemm_tiled", fmt.Sprintf("tiled-%d", t), 3, 12, [3]uint32{t, t, 1},
 			map[string]int{"T": int(t)}, Requirements{SharedMemory: 2 * 4 * t * t}, t, t)
 	}
-	// regblock: a TX×TY workgroup computes a BM×BN block of C, each
-	// invocation a (BM/TY)×(BN/TX) micro-tile, through double-buffered BK
-	// slices of A and B in shared memory.
-	regblock := func(bm, bn, bk, tx, ty uint32) Candidate {
-		shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
-		return candidate("gemm_regblock", fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx), 3, 12, [3]uint32{tx, ty, 1},
-			map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty)},
-			Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
-	}
-	// regblockPhased: as regblock, with each slice of k loaded in ph
-	// phases, so that a long slice (half the barriers of a short one)
-	// needs the registers of a short one.
-	regblockPhased := func(bm, bn, bk, tx, ty, ph uint32) Candidate {
-		c := regblock(bm, bn, bk, tx, ty)
-		c.Name += fmt.Sprintf("-p%d", ph)
-		c.Params["PH"] = int(ph)
-		c.Constants = append(c.Constants, hal.Constant{ID: 5, Value: ph})
-		return c
-	}
 	return &gemmOp{cands: []Candidate{
 		naive(16),
 		tiled(16),
@@ -54,6 +36,60 @@ func newGEMM() *gemmOp {
 		regblock(128, 256, 8, 32, 16),
 		regblock(256, 128, 8, 16, 32),
 	}}
+}
+
+// regblock is a candidate of gemm_regblock: a TX×TY workgroup computes a
+// BM×BN block of C, each invocation a (BM/TY)×(BN/TX) micro-tile, through
+// double-buffered BK slices of A and B in shared memory.
+func regblock(bm, bn, bk, tx, ty uint32) Candidate {
+	shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
+	return candidate("gemm_regblock", fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx), 3, 12, [3]uint32{tx, ty, 1},
+		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty)},
+		Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
+}
+
+// regblockPhased is regblock with each slice of k loaded in ph phases, so
+// that a long slice (half the barriers of a short one) needs the
+// registers of a short one.
+func regblockPhased(bm, bn, bk, tx, ty, ph uint32) Candidate {
+	c := regblock(bm, bn, bk, tx, ty)
+	c.Name += fmt.Sprintf("-p%d", ph)
+	c.Params["PH"] = int(ph)
+	c.Constants = append(c.Constants, hal.Constant{ID: 5, Value: ph})
+	return c
+}
+
+// fitted returns, for a gemm_regblock candidate c that info cannot run
+// for want of shared memory or of a large enough workgroup, a candidate of
+// the same shader that it can: the workgroup, and with it the block,
+// halved in x and y until it fits, with the micro-tile of each invocation
+// (BM/TY × BN/TX), the slice depth BK and the phases PH kept. Its code is
+// c's code: the same micro-tile arithmetic, slice loop and phases, each
+// invocation loading twice the vec4s of a slice per halving (the load
+// loops, unrolled, run more times). The tests verify it where c cannot
+// run, so that a small device (lavapipe has 32 KiB of shared memory)
+// still checks c's code. ok is false when c runs on info, is not a
+// gemm_regblock candidate, or cannot be halved enough.
+func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
+	if c.Shader != "gemm_regblock" || c.Supported(info) == nil {
+		return Candidate{}, false
+	}
+	p := func(name string) uint32 { return uint32(c.Params[name]) }
+	bm, bn, bk, tx, ty, ph := p("BM"), p("BN"), p("BK"), p("TX"), p("TY"), max(p("PH"), 1)
+	for {
+		if tx%2 != 0 || ty%2 != 0 {
+			return Candidate{}, false
+		}
+		bm, bn, tx, ty = bm/2, bn/2, tx/2, ty/2
+		twin := regblock(bm, bn, bk, tx, ty)
+		if ph > 1 {
+			twin = regblockPhased(bm, bn, bk, tx, ty, ph)
+		}
+		if twin.Supported(info) == nil {
+			twin.Name = c.Name + "-as-" + strings.TrimPrefix(twin.Name, "regblock-")
+			return twin, true
+		}
+	}
 }
 
 func (*gemmOp) Name() string { return "gemm" }

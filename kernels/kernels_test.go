@@ -38,16 +38,7 @@ var testSizes = map[string][]kernels.Size{
 func devices(t *testing.T) []hal.Device {
 	t.Helper()
 	drv := devtest.Driver(t)
-	infos, err := drv.Enumerate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(infos) == 0 {
-		if devtest.Required() {
-			t.Fatal("Vulkan lists no devices")
-		}
-		t.Skip("Vulkan lists no devices")
-	}
+	infos := devtest.Devices(t, drv)
 	var devs []hal.Device
 	for i := range infos {
 		devs = append(devs, devtest.OpenIndex(t, drv, i))
@@ -122,6 +113,37 @@ func testOperation(t *testing.T, ctx context.Context, dev hal.Device, op kernels
 				if err := p.Verify(ctx, i); err != nil {
 					t.Errorf("%v: %v", p.Size(), err)
 				}
+			}
+		})
+	}
+}
+
+// TestCandidatesTooLargeForTheDevice verifies the code of every built-in
+// candidate the device cannot run for want of shared memory or workgroup
+// size, through a twin that it can (kernels' fitted): the same shader and
+// per-invocation tile, slice depth and phases, with a smaller workgroup
+// and block, at every test size. On lavapipe (32 KiB of shared memory)
+// these are regblock-128x128x16-8x8 and its -p2 variant (32.5 KiB), which
+// TestCandidates skips. A candidate with no such twin fails the test: its
+// code would be verified nowhere here.
+func TestCandidatesTooLargeForTheDevice(t *testing.T) {
+	ctx := context.Background()
+	for _, dev := range devices(t) {
+		t.Run(deviceName(dev), func(t *testing.T) {
+			for _, op := range kernels.Builtin() {
+				twins, missing := kernels.FittedTwins(op, dev.Info())
+				for _, name := range missing {
+					t.Errorf("%s/%s: too large for %s, and no smaller twin of it runs there: its code is verified nowhere here", op.Name(), name, dev.Info().Name)
+				}
+				if twins == nil {
+					continue
+				}
+				t.Run(op.Name(), func(t *testing.T) {
+					for i, c := range twins.Candidates() {
+						t.Logf("twin %d: %s, workgroup %v, %v", i, c.Name, c.WorkgroupSize, c.Params)
+					}
+					testOperation(t, ctx, dev, twins)
+				})
 			}
 		})
 	}

@@ -238,7 +238,7 @@ func TestManifestPrepareErrors(t *testing.T) {
 var quick = autotune.Options{
 	TargetHalfWidth: 0.1,
 	Budget:          time.Second,
-	MinSamples:      3,
+	MinSamples:      autotune.MinIntervalSamples,
 	MaxSamples:      10,
 	MinSampleTime:   100 * time.Microsecond,
 	MaxBatch:        4,

@@ -10,21 +10,18 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/shaders"
 	"github.com/vkbench/vkbench/spirv"
 )
 
-// requireTool skips the test when tool is not on the PATH, unless CI or
-// VKBENCH_REQUIRE_VALIDATION is set: there a missing tool is a failure.
+// requireTool ends the test through testenv.Unavailable when tool is not
+// on the PATH.
 func requireTool(t testing.TB, tool string) {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err == nil {
-		return
+	if _, err := exec.LookPath(tool); err != nil {
+		testenv.Unavailable(t, "%s is not on the PATH; install glslc and spirv-tools to check the SPIR-V", tool)
 	}
-	if os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != "" {
-		t.Fatalf("%s is not on the PATH (needed when CI or VKBENCH_REQUIRE_VALIDATION is set); install glslc and spirv-tools", tool)
-	}
-	t.Skipf("%s is not on the PATH; install glslc and spirv-tools to check the SPIR-V", tool)
 }
 
 // TestSPIRVUpToDate rebuilds every source with the generator's flags and

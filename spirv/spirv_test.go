@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
@@ -30,10 +30,7 @@ func readAdd(tb testing.TB) []byte {
 func compile(t *testing.T, src, env string) []byte {
 	t.Helper()
 	if _, err := exec.LookPath("glslc"); err != nil {
-		if devtest.Required() {
-			t.Fatal("glslc is not on the PATH")
-		}
-		t.Skip("glslc is not on the PATH")
+		testenv.Unavailable(t, "glslc is not on the PATH")
 	}
 	code, err := glslc.CompileSource(context.Background(), src, env)
 	if err != nil {
@@ -108,6 +105,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(good, "main")
 	f.Add(good[:len(good)-4], "main")
+	pastEnd := append([]byte(nil), good...)
+	pastEnd[len(pastEnd)-2] = 2 // the last instruction claims one word more
+	f.Add(pastEnd, "main")
 	f.Add([]byte{3, 2, 35, 7}, "")
 	f.Fuzz(func(t *testing.T, code []byte, entry string) {
 		m, e, err := spirv.Check(code, entry)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/haltest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	_ "github.com/vkbench/vkbench/vk"
 )
 
@@ -28,7 +29,7 @@ func TestConformance(t *testing.T) {
 		Logger:     slog.New(slog.NewTextHandler(msgs, nil)),
 	})
 	if err != nil {
-		confUnavailable(t, "cannot open the vulkan driver with validation on: %v", err)
+		testenv.Unavailable(t, "cannot open the vulkan driver with validation on: %v", err)
 	}
 	msgs.attach(t)
 	t.Cleanup(func() {
@@ -36,14 +37,7 @@ func TestConformance(t *testing.T) {
 			t.Errorf("Driver.Release: %v", err)
 		}
 	})
-	infos, err := drv.Enumerate()
-	if err != nil {
-		t.Fatalf("Enumerate: %v", err)
-	}
-	if len(infos) == 0 {
-		confUnavailable(t, "the vulkan driver found no device")
-	}
-	for _, info := range infos {
+	for _, info := range listDevices(t, drv) {
 		t.Run(confSubtestName(info), func(t *testing.T) {
 			t.Logf("device %d: %s (%v), driver %s %s, Vulkan %v", info.Index, info.Name, info.Type,
 				info.DriverName, info.DriverVersionString(), info.APIVersion)
@@ -58,27 +52,6 @@ func TestConformance(t *testing.T) {
 		})
 	}
 	t.Logf("validation and driver messages: %d", msgs.count())
-}
-
-// confUnavailable ends a test that cannot run here: a failure where
-// validation is required, a skip elsewhere.
-func confUnavailable(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if v := confRequiredBy(); v != "" {
-		t.Fatalf(format+" (required because %s is set)", append(args, v)...)
-	}
-	t.Skipf(format+" (set CI or VKBENCH_REQUIRE_VALIDATION to make this a failure)", args...)
-}
-
-// confRequiredBy names the environment variable that makes Vulkan and its
-// validation layer required, or returns "".
-func confRequiredBy() string {
-	for _, v := range []string{"CI", "VKBENCH_REQUIRE_VALIDATION"} {
-		if os.Getenv(v) != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // confSubtestName names a device's subtest by its index and name, in

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 	_ "github.com/vkbench/vkbench/vk"
 )
@@ -22,13 +23,6 @@ import (
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/pushop.spv testdata/pushop.comp
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// strict reports whether a missing Vulkan loader, device or validation
-// layer fails the tests rather than skipping them (or running them without
-// validation): in CI, or when asked.
-func strict() bool {
-	return os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != ""
-}
 
 // messages collects validation messages, which may arrive on any thread,
 // and reports each as a test failure when flushed.
@@ -64,17 +58,14 @@ func openDriver(t testing.TB) (hal.Driver, *messages) {
 	msgs := &messages{}
 	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: true, OnMessage: msgs.add})
 	if err != nil && status.CodeOf(err) == status.FailedPrecondition {
-		if strict() {
-			t.Fatalf("validation is required (CI or VKBENCH_REQUIRE_VALIDATION is set): %v", err)
+		if testenv.Strict() {
+			testenv.Unavailable(t, "no validation layer: %v", err)
 		}
 		t.Logf("running without validation: %v", err)
 		drv, err = hal.OpenDriver("vulkan", hal.DriverOptions{})
 	}
 	if err != nil {
-		if strict() {
-			t.Fatalf("Vulkan is required (CI or VKBENCH_REQUIRE_VALIDATION is set): %v", err)
-		}
-		t.Skipf("no usable Vulkan here (install libvulkan1 and mesa-vulkan-drivers for lavapipe): %v", err)
+		testenv.Unavailable(t, "no usable Vulkan here (install libvulkan1 and mesa-vulkan-drivers for lavapipe): %v", err)
 	}
 	t.Cleanup(func() {
 		if err := drv.Release(); err != nil {
@@ -85,30 +76,50 @@ func openDriver(t testing.TB) (hal.Driver, *messages) {
 	return drv, msgs
 }
 
-// eachDevice runs f in a subtest, named by index and name, on each device
-// the driver lists, opened afresh and released after f.
-func eachDevice(t *testing.T, f func(t *testing.T, dev hal.Device)) {
+// listDevices lists the devices of drv: none ends t through
+// testenv.Unavailable, and a failure to list them fails t.
+func listDevices(t testing.TB, drv hal.Driver) []hal.DeviceInfo {
 	t.Helper()
-	drv, msgs := openDriver(t)
 	infos, err := drv.Enumerate()
 	if err != nil {
 		t.Fatalf("Enumerate: %v", err)
 	}
 	if len(infos) == 0 {
-		if strict() {
-			t.Fatal("no Vulkan device (lavapipe is in mesa-vulkan-drivers)")
-		}
-		t.Skip("no Vulkan device (lavapipe is in mesa-vulkan-drivers)")
+		testenv.Unavailable(t, "Vulkan lists no devices (lavapipe is in mesa-vulkan-drivers)")
 	}
-	for _, info := range infos {
+	return infos
+}
+
+// defaultDevice returns the index of drv's default device, as
+// listDevices ends t without one.
+func defaultDevice(t testing.TB, drv hal.Driver) int {
+	t.Helper()
+	return hal.DefaultDevice(listDevices(t, drv))
+}
+
+// openListed opens a device drv lists. One the backend cannot use
+// (Unimplemented: older than Vulkan 1.2, say) ends t through
+// testenv.Unavailable; any other error fails t.
+func openListed(t testing.TB, drv hal.Driver, info hal.DeviceInfo) hal.Device {
+	t.Helper()
+	dev, err := drv.Open(context.Background(), info.Index, hal.DeviceOptions{})
+	if status.CodeOf(err) == status.Unimplemented {
+		testenv.Unavailable(t, "device %d (%s) cannot be used: %v", info.Index, info.Name, err)
+	}
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return dev
+}
+
+// eachDevice runs f in a subtest, named by index and name, on each device
+// the driver lists, opened afresh and released after f.
+func eachDevice(t *testing.T, f func(t *testing.T, dev hal.Device)) {
+	t.Helper()
+	drv, msgs := openDriver(t)
+	for _, info := range listDevices(t, drv) {
 		t.Run(fmt.Sprintf("%d-%s", info.Index, info.Name), func(t *testing.T) {
-			dev, err := drv.Open(context.Background(), info.Index, hal.DeviceOptions{})
-			if status.CodeOf(err) == status.Unimplemented {
-				t.Skipf("device cannot be used: %v", err)
-			}
-			if err != nil {
-				t.Fatalf("Open: %v", err)
-			}
+			dev := openListed(t, drv, info)
 			t.Cleanup(func() {
 				if err := dev.Release(); err != nil {
 					t.Errorf("Device.Release: %v", err)
@@ -239,4 +250,51 @@ func (s *spinner) start(t testing.TB) (hal.CommandBuffer, hal.Fence) {
 		release(t, cb)
 	})
 	return cb, f
+}
+
+// TestHarnessUnavailable checks that the harness ends a test through the
+// suite's one rule (testenv.Unavailable) where the driver lists no device
+// or cannot use one: a failure where CI or VKBENCH_REQUIRE_VALIDATION is
+// set, a skip elsewhere. The driver is the real one, wrapped.
+func TestHarnessUnavailable(t *testing.T) {
+	drv, _ := openDriver(t)
+	info := listDevices(t, drv)[0]
+	helpers := map[string]func(testing.TB){
+		"no device listed":  func(tb testing.TB) { listDevices(tb, listsNone{drv}) },
+		"no default device": func(tb testing.TB) { defaultDevice(tb, listsNone{drv}) },
+		"device unusable": func(tb testing.TB) {
+			release(tb, openListed(tb, opensNone{drv}, info))
+		},
+	}
+	for name, f := range helpers {
+		for _, strict := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/strict=%v", name, strict), func(t *testing.T) {
+				t.Setenv("CI", "")
+				t.Setenv("VKBENCH_REQUIRE_VALIDATION", "")
+				if strict {
+					t.Setenv("VKBENCH_REQUIRE_VALIDATION", "1")
+				}
+				got := testenv.Observe(t, f)
+				if got.Failed != strict || got.Skipped == strict {
+					t.Errorf("failed %v, skipped %v; want failed %v, skipped %v (%q)", got.Failed, got.Skipped, strict, !strict, got.Messages)
+				}
+			})
+		}
+	}
+	// The real driver passes.
+	if got := testenv.Observe(t, func(tb testing.TB) { release(tb, openListed(tb, drv, info)) }); got.Failed || got.Skipped {
+		t.Errorf("opening the real device: %+v", got)
+	}
+}
+
+// listsNone is a driver that lists no device.
+type listsNone struct{ hal.Driver }
+
+func (listsNone) Enumerate() ([]hal.DeviceInfo, error) { return nil, nil }
+
+// opensNone is a driver that cannot use any device it lists.
+type opensNone struct{ hal.Driver }
+
+func (opensNone) Open(context.Context, int, hal.DeviceOptions) (hal.Device, error) {
+	return nil, status.New(status.Unimplemented, "vk: the device supports Vulkan 1.1; vkbench needs 1.2")
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/internal/testenv"
 )
 
 // TestValidationMessages checks that messages of the validation layer
@@ -23,21 +23,10 @@ func TestValidationMessages(t *testing.T) {
 		opts.Validation = true
 		drv, err := hal.OpenDriver("vulkan", opts)
 		if err != nil {
-			if status.CodeOf(err) == status.FailedPrecondition && !strict() {
-				t.Skipf("no validation layer: %v", err)
-			}
-			if strict() {
-				t.Fatalf("OpenDriver: %v", err)
-			}
-			t.Skipf("no usable Vulkan: %v", err)
+			testenv.Unavailable(t, "no Vulkan with the validation layer: %v", err)
 		}
 		defer release(t, drv)
-		infos, err := drv.Enumerate()
-		must(t, err, "Enumerate")
-		if hal.DefaultDevice(infos) < 0 {
-			t.Skip("no Vulkan device")
-		}
-		dev, err := drv.Open(context.Background(), hal.DefaultDevice(infos), hal.DeviceOptions{})
+		dev, err := drv.Open(context.Background(), defaultDevice(t, drv), hal.DeviceOptions{})
 		must(t, err, "Open")
 		defer release(t, dev)
 		// A 36-byte block pushed 4 bytes: spirv does not evaluate the

@@ -13,16 +13,16 @@ import (
 	"github.com/goki/vulkan"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 )
 
 // openDefault opens the default device, with validation when asked (and
-// the layer is there), failing tb for every validation message. It skips
-// tb where there is no Vulkan, unless CI or VKBENCH_REQUIRE_VALIDATION is
-// set.
+// the layer is there; where testenv.Strict, it must be), failing tb for
+// every validation message. Without Vulkan or a device it ends tb through
+// testenv.Unavailable.
 func openDefault(tb testing.TB, validation bool) *device {
 	tb.Helper()
-	strict := os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != ""
 	var mu sync.Mutex
 	var msgs []hal.Message
 	opts := hal.DriverOptions{Validation: validation, OnMessage: func(m hal.Message) {
@@ -31,14 +31,11 @@ func openDefault(tb testing.TB, validation bool) *device {
 		mu.Unlock()
 	}}
 	drv, err := hal.OpenDriver(DriverName, opts)
-	if validation && status.CodeOf(err) == status.FailedPrecondition && !strict {
+	if validation && status.CodeOf(err) == status.FailedPrecondition && !testenv.Strict() {
 		drv, err = hal.OpenDriver(DriverName, hal.DriverOptions{})
 	}
 	if err != nil {
-		if strict {
-			tb.Fatalf("OpenDriver: %v", err)
-		}
-		tb.Skipf("no usable Vulkan: %v", err)
+		testenv.Unavailable(tb, "no usable Vulkan: %v", err)
 	}
 	tb.Cleanup(func() {
 		release(tb, drv)
@@ -49,8 +46,11 @@ func openDefault(tb testing.TB, validation bool) *device {
 		}
 	})
 	infos, err := drv.Enumerate()
-	if err != nil || hal.DefaultDevice(infos) < 0 {
-		tb.Skipf("no Vulkan device: %v", err)
+	if err != nil {
+		tb.Fatalf("Enumerate: %v", err)
+	}
+	if len(infos) == 0 {
+		testenv.Unavailable(tb, "Vulkan lists no devices")
 	}
 	dev, err := drv.Open(context.Background(), hal.DefaultDevice(infos), hal.DeviceOptions{})
 	if err != nil {

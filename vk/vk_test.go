@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 )
@@ -26,11 +28,7 @@ func TestEnumerate(t *testing.T) {
 	if got := drv.Name(); got != "vulkan" {
 		t.Errorf("Name() = %q, want vulkan", got)
 	}
-	infos, err := drv.Enumerate()
-	must(t, err, "Enumerate")
-	if len(infos) == 0 {
-		t.Skip("no Vulkan device")
-	}
+	infos := listDevices(t, drv)
 	safe := regexp.MustCompile(`^[a-z0-9._-]+$`)
 	for i, info := range infos {
 		t.Logf("device %d: %s (%s), driver %s %s [%s], Vulkan %s, hardware %s", i, info.Name, info.Type, info.DriverName, info.DriverVersionString(), info.DriverInfo, info.APIVersion, info.Hardware())
@@ -274,12 +272,7 @@ type fakeBuffer struct{ hal.Buffer }
 
 func TestForeignObjects(t *testing.T) {
 	drv, _ := openDriver(t)
-	infos, err := drv.Enumerate()
-	must(t, err, "Enumerate")
-	i := hal.DefaultDevice(infos)
-	if i < 0 {
-		t.Skip("no Vulkan device")
-	}
+	i := defaultDevice(t, drv)
 	open := func() hal.Device {
 		dev, err := drv.Open(context.Background(), i, hal.DeviceOptions{})
 		must(t, err, "Open")
@@ -666,16 +659,37 @@ func TestRelease(t *testing.T) {
 	})
 }
 
+// pipelineCacheHeader is the header every pipeline cache starts with
+// (VkPipelineCacheHeaderVersionOne).
+type pipelineCacheHeader struct {
+	Size, Version, VendorID, DeviceID uint32
+	UUID                              [16]byte
+}
+
+// readPipelineCacheHeader reads the header at the start of data; ok is
+// false when data is too short to hold one.
+func readPipelineCacheHeader(data []byte) (h pipelineCacheHeader, ok bool) {
+	if len(data) < 32 {
+		return h, false
+	}
+	le := binary.LittleEndian
+	h.Size, h.Version, h.VendorID, h.DeviceID = le.Uint32(data), le.Uint32(data[4:]), le.Uint32(data[8:]), le.Uint32(data[12:])
+	copy(h.UUID[:], data[16:32])
+	return h, true
+}
+
+// TestPipelineCache checks that a device ignores a cache that is not its
+// own, and that the cache it returns is the driver's, for this device:
+// the Vulkan header with the device's vendor, device and pipeline-cache
+// UUID. A device opened with that cache returns at least what it was
+// given.
 func TestPipelineCache(t *testing.T) {
 	drv, _ := openDriver(t)
-	infos, err := drv.Enumerate()
-	must(t, err, "Enumerate")
-	i := hal.DefaultDevice(infos)
-	if i < 0 {
-		t.Skip("no Vulkan device")
-	}
-	dev, err := drv.Open(context.Background(), i, hal.DeviceOptions{PipelineCache: []byte("not a pipeline cache")})
+	i := defaultDevice(t, drv)
+	foreign := []byte("not a pipeline cache, though longer than a header")
+	dev, err := drv.Open(context.Background(), i, hal.DeviceOptions{PipelineCache: foreign})
 	must(t, err, "Open with a foreign cache")
+	info := dev.Info()
 	exe, err := dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12})
 	must(t, err, "CreateExecutable")
 	release(t, exe)
@@ -684,8 +698,33 @@ func TestPipelineCache(t *testing.T) {
 	must(t, dev.Release(), "Release")
 	t.Logf("pipeline cache: %d bytes", len(data))
 
+	want := pipelineCacheHeader{Size: 32, Version: 1, VendorID: info.VendorID, DeviceID: info.DeviceID, UUID: info.PipelineCacheUUID}
+	checkHeader := func(what string, data []byte) {
+		t.Helper()
+		got, ok := readPipelineCacheHeader(data)
+		if !ok {
+			t.Fatalf("%s: %d bytes, too short for a pipeline cache's header", what, len(data))
+		}
+		if int(got.Size) > len(data) {
+			t.Errorf("%s: the header says it is %d bytes long, of %d", what, got.Size, len(data))
+		}
+		if got.Size >= 32 { // the size of VkPipelineCacheHeaderVersionOne; later versions may be longer
+			got.Size = 32
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s is not a pipeline cache of %s (-want +got):\n%s", what, info.Name, diff)
+		}
+	}
+	checkHeader("the cache after a foreign one", data)
+
 	dev, err = drv.Open(context.Background(), i, hal.DeviceOptions{PipelineCache: data})
 	must(t, err, "Open with the cache")
+	again, err := dev.(hal.PipelineCacher).PipelineCacheData()
+	must(t, err, "PipelineCacheData of a device opened with the cache")
+	checkHeader("the cache of a device opened with it", again)
+	if len(again) < len(data) {
+		t.Errorf("a device opened with a cache of %d bytes returns %d: it dropped what it was given", len(data), len(again))
+	}
 	exe, err = dev.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "scale.spv"), Bindings: 2, PushConstantSize: 12})
 	must(t, err, "CreateExecutable with the cache")
 	release(t, exe)

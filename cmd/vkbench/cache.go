@@ -353,7 +353,7 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 		med, ci, n := "-", "-", "-"
 		if s := r.Stats; s != nil {
 			med = fmtSeconds(s.Median)
-			ci = fmt.Sprintf("[%s, %s]", fmtSeconds(s.Lo), fmtSeconds(s.Hi))
+			ci = ciText(*s)
 			n = fmt.Sprintf("%d×%d", s.N, s.Batch)
 		}
 		note := r.Error

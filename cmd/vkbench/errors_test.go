@@ -61,6 +61,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown format", false, []string{"run", "copy", "--format", "xml"}, `unknown --format "xml"`},
 		{"cold and hot", false, []string{"run", "copy", "--cold", "--hot"}, `--cold and --hot`},
 		{"zero samples", false, []string{"run", "copy", "--min-samples", "0"}, `--min-samples`},
+		{"too few samples for a 95% interval", false, []string{"run", "copy", "--min-samples", "5", "--max-samples", "5"}, `--min-samples 5: a 95% confidence interval of the median needs at least 6 samples`},
 		{"unknown level", false, []string{"tune", "copy", "--level", "ludicrous"}, `ludicrous`},
 		{"bad candidates regexp", false, []string{"run", "copy", "--candidates", "(vec4"}, `--candidates "\(vec4": error parsing regexp`},
 		{"no candidate matches", false, []string{"run", "copy", "triad", "--candidates", "nosuch"}, `--candidates "nosuch" matches no candidate of copy, triad`},
@@ -169,6 +170,7 @@ func vkbenchProcess(t testing.TB, env []string, args ...string) result {
 		}
 		code = ee.ExitCode()
 	}
+	checkDriverMessages(t, args, errb.String())
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
 

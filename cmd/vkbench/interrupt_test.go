@@ -27,7 +27,7 @@ func TestInterrupt(t *testing.T) {
 	needDevice(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache.db")
-	mustRun(t, 0, "tune", "copy", "triad", "--size", "4096", "--budget", "200ms", "--min-samples", "3", "--max-samples", "5", "--quiet", "--cache", cache)
+	mustRun(t, 0, "tune", "copy", "triad", "--size", "4096", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", cache)
 	before := cacheEntries(t, cache)
 	if len(before) != 2 {
 		t.Fatalf("%d entries committed before the interrupts, want 2: %v", len(before), before)
@@ -49,10 +49,11 @@ func TestInterrupt(t *testing.T) {
 		if i == 20 {
 			sig, want = syscall.SIGTERM, 143
 		}
-		// From 200 ms on, so that main has installed its handler: the
-		// process is the test binary, which starts slower under -race.
-		after := 200*time.Millisecond + time.Duration(rng.Int64N(int64(3*time.Second)))
-		r, took := interrupted(t, args, after, sig)
+		// Counted from when the command opened its -o file (its first act
+		// after main installs the handler): from then on, anything from
+		// opening the device to sampling.
+		after := time.Duration(rng.Int64N(int64(3 * time.Second)))
+		r, took := interrupted(t, args, filepath.Join(dir, ".results.json.tmp-*"), after, sig)
 		what := strings.Join(args[:2], " ") + " " + sig.String() + " after " + after.String()
 		if r.code != want {
 			t.Errorf("%s: exit status %d, want %d\nstderr:\n%s", what, r.code, want, r.stderr)
@@ -83,10 +84,10 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
-// interrupted runs the command as a process, sends it sig after the given
-// time, and returns what it did and how long it took to exit after the
-// signal.
-func interrupted(t *testing.T, args []string, after time.Duration, sig syscall.Signal) (result, time.Duration) {
+// interrupted runs the command as a process, sends it sig the given time
+// after a file matching ready appears, and returns what it did and how
+// long it took to exit after the signal.
+func interrupted(t *testing.T, args []string, ready string, after time.Duration, sig syscall.Signal) (result, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -96,6 +97,15 @@ func interrupted(t *testing.T, args []string, after time.Duration, sig syscall.S
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(2 * time.Millisecond) {
+		if m, _ := filepath.Glob(ready); len(m) > 0 {
+			break
+		}
+		if time.Since(start) > time.Minute {
+			_ = cmd.Process.Kill()
+			t.Fatalf("%v: no %s after a minute", args, ready)
+		}
 	}
 	time.Sleep(after)
 	sent := time.Now()
@@ -112,6 +122,7 @@ func interrupted(t *testing.T, args []string, after time.Duration, sig syscall.S
 		}
 		code = ee.ExitCode()
 	}
+	checkDriverMessages(t, args, stderr.String())
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}, took
 }
 

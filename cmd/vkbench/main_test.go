@@ -15,12 +15,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 )
 
 // The command's tests run it in-process, as main does (execute), on the
 // real "vulkan" driver: lavapipe where there is no GPU. Where there is no
 // Vulkan device they skip, unless CI or VKBENCH_REQUIRE_VALIDATION is set:
-// there they fail.
+// there they fail, and every command runs with the validation layer on
+// (VKBENCH_VALIDATION=1). Whatever a test expects of a command's stderr,
+// a validation or driver message there fails it (checkDriverMessages).
 //
 // Outputs are compared with golden files in testdata/cli after the
 // numbers that vary from run to run (times, rates, dates, paths, the
@@ -44,6 +47,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Where a device is required, so is validation: every command the
+	// tests run validates (scripts/test.sh sets this too).
+	if testenv.Strict() && os.Getenv("VKBENCH_VALIDATION") == "" {
+		if err := os.Setenv("VKBENCH_VALIDATION", "1"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
 	if err := os.RemoveAll(dir); err != nil && code == 0 {
 		fmt.Fprintln(os.Stderr, err)
@@ -58,12 +69,35 @@ type result struct {
 	code           int
 }
 
-// vkbench runs the command line args in-process.
+// vkbench runs the command line args in-process. Every command the tests
+// run goes through it (or, as a process, through vkbenchProcess or
+// interrupted), and each fails the test on a validation or driver message
+// in the command's stderr.
 func vkbench(t testing.TB, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := execute(context.Background(), args, &out, &errb)
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
+	r := result{stdout: out.String(), stderr: errb.String(), code: code}
+	checkDriverMessages(t, args, r.stderr)
+	return r
+}
+
+// driverMessage matches a line of the command's stderr that is a
+// validation or driver message. Package vk logs every such message with
+// the prefix "vk: " (the validation layer's through its message sink, its
+// own warnings, such as a leaked device, directly), and the command prints
+// each as a "vkbench: warning: vk: " line. A line that names a validation
+// error or a VUID, from wherever it came, counts too.
+var driverMessage = regexp.MustCompile(`(?m)^.*(vkbench: warning: vk: |Validation (Error|Warning)|VUID-).*$`)
+
+// checkDriverMessages fails t for each validation or driver message in
+// stderr, whatever else the test expects there: the test command runs
+// every command with the validation layer on, and no message may pass.
+func checkDriverMessages(t testing.TB, args []string, stderr string) {
+	t.Helper()
+	for _, line := range driverMessage.FindAllString(stderr, -1) {
+		t.Errorf("vkbench %s: a validation or driver message: %s", strings.Join(args, " "), line)
+	}
 }
 
 // mustRun runs args and fails the test unless the exit status is want.
@@ -76,18 +110,14 @@ func mustRun(t testing.TB, want int, args ...string) result {
 	return r
 }
 
-func strict() bool {
-	return os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != ""
-}
-
 var (
 	deviceOnce sync.Once
 	deviceInfo hal.DeviceInfo
 	deviceErr  error
 )
 
-// needDevice returns the default device's identity, or skips the test
-// (fails it under CI or VKBENCH_REQUIRE_VALIDATION) when there is none.
+// needDevice returns the default device's identity, or ends the test
+// through testenv.Unavailable when there is none.
 func needDevice(t testing.TB) hal.DeviceInfo {
 	t.Helper()
 	deviceOnce.Do(func() {
@@ -108,10 +138,7 @@ func needDevice(t testing.TB) hal.DeviceInfo {
 		deviceInfo = infos[hal.DefaultDevice(infos)]
 	})
 	if deviceErr != nil {
-		if strict() {
-			t.Fatalf("a Vulkan device is required (CI or VKBENCH_REQUIRE_VALIDATION is set): %v", deviceErr)
-		}
-		t.Skipf("no Vulkan device (set CI or VKBENCH_REQUIRE_VALIDATION to make this a failure): %v", deviceErr)
+		testenv.Unavailable(t, "no Vulkan device: %v", deviceErr)
 	}
 	return deviceInfo
 }

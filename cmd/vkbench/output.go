@@ -55,7 +55,7 @@ func writeTable(w io.Writer, file *results.File) error {
 		med, ci, mn, gbs, gfl, pk := "-", "-", "-", "-", "-", "-"
 		if s := b.Stats; s != nil {
 			med, mn = fmtSeconds(s.Median), fmtSeconds(s.Min)
-			ci = fmt.Sprintf("±%.1f%%", s.HalfWidth()*100)
+			ci = halfWidthText(*s)
 		}
 		if b.GBps > 0 {
 			gbs = fmt.Sprintf("%.1f", b.GBps)
@@ -69,6 +69,24 @@ func writeTable(w io.Writer, file *results.File) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, b.Candidate, med, ci, mn, gbs, gfl, pk, statusText(b))
 	}
 	return flush()
+}
+
+// halfWidthText is the 95% interval of s's median as ± a percentage of
+// it, or "-" where s has too few samples for one.
+func halfWidthText(s autotune.Stats) string {
+	if !s.HasInterval() {
+		return "-"
+	}
+	return fmt.Sprintf("±%.1f%%", s.HalfWidth()*100)
+}
+
+// ciText is the 95% interval of s's median as [lo, hi], or "-" where s
+// has too few samples for one.
+func ciText(s autotune.Stats) string {
+	if !s.HasInterval() {
+		return "-"
+	}
+	return fmt.Sprintf("[%s, %s]", fmtSeconds(s.Lo), fmtSeconds(s.Hi))
 }
 
 // statusText says what became of a candidate, in a few words.
@@ -108,7 +126,11 @@ func writeCSV(w io.Writer, file *results.File) error {
 	for _, b := range file.Benchmarks {
 		row := []string{b.Op, b.DType, b.Shape, b.Candidate, string(b.Outcome), strconv.FormatBool(b.Winner)}
 		if s := b.Stats; s != nil {
-			row = append(row, f(s.Median), f(s.Lo), f(s.Hi), f(s.Min), f(s.Max), strconv.Itoa(s.N), strconv.Itoa(s.Batch))
+			lo, hi := "", "" // no interval: too few samples for one
+			if s.HasInterval() {
+				lo, hi = f(s.Lo), f(s.Hi)
+			}
+			row = append(row, f(s.Median), lo, hi, f(s.Min), f(s.Max), strconv.Itoa(s.N), strconv.Itoa(s.Batch))
 		} else {
 			row = append(row, "", "", "", "", "", "", "")
 		}

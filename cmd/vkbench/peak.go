@@ -83,7 +83,7 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				}
 				w := e.Results[e.Fastest]
 				rows = append(rows, row{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit,
-					note: fmt.Sprintf("±%.1f%%", w.Stats.HalfWidth()*100)})
+					note: halfWidthText(*w.Stats)})
 				return pick(w), nil
 			}
 			gflops := func(r autotune.Result) float64 { return r.GFLOPs }

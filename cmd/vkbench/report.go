@@ -474,7 +474,10 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 	for _, c := range g.cands {
 		for _, b := range g.at[c] {
 			if measured(b) {
-				hi = max(hi, b.Stats.Hi, b.Stats.Median)
+				hi = max(hi, b.Stats.Median)
+				if b.Stats.HasInterval() {
+					hi = max(hi, b.Stats.Hi)
+				}
 			}
 		}
 	}
@@ -514,9 +517,9 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 				}
 				s := b.Stats
 				pts = append(pts, plotter.XY{X: s.Median * scale, Y: float64(n-1-i) + offset})
-				lo, hi := s.Lo, s.Hi
-				if lo <= 0 || hi <= 0 {
-					lo, hi = s.Median, s.Median
+				lo, hi := s.Median, s.Median // no bar without an interval
+				if s.HasInterval() {
+					lo, hi = s.Lo, s.Hi
 				}
 				errs = append(errs, struct{ Low, High float64 }{(s.Median - lo) * scale, (hi - s.Median) * scale})
 			}
@@ -950,7 +953,7 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 					Median: "-", CI: "-", GBps: "-", GFLOPs: "-", Peak: "-", Note: b.Error}
 				if measured(b) {
 					row.Median = fmtSeconds(b.Stats.Median)
-					row.CI = fmt.Sprintf("[%s, %s]", fmtSeconds(b.Stats.Lo), fmtSeconds(b.Stats.Hi))
+					row.CI = ciText(*b.Stats)
 				}
 				if b.GBps > 0 {
 					row.GBps = fmt.Sprintf("%.3g", b.GBps)

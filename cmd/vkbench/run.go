@@ -87,7 +87,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.hot, "hot", false, "run back to back, caches warm (the default)")
 	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
 	fs.Float64Var(&f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
-	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, "fewest samples per candidate")
+	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", autotune.MinIntervalSamples))
 	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
 	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random inputs and of the sampling order")
@@ -107,8 +107,11 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	default:
 		return autotune.Options{}, usageError{fmt.Errorf("unknown --format %q (want table, json, csv or gobench)", f.format)}
 	}
-	if f.precision <= 0 || f.budget <= 0 || f.minSamples < 1 || f.maxSamples < f.minSamples {
-		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and 1 <= --min-samples <= --max-samples")}
+	if f.precision <= 0 || f.budget <= 0 || f.maxSamples < f.minSamples {
+		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and --min-samples <= --max-samples")}
+	}
+	if f.minSamples < autotune.MinIntervalSamples {
+		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, autotune.MinIntervalSamples)}
 	}
 	level, err := autotune.ParseLevel(f.level)
 	if err != nil {
@@ -218,7 +221,9 @@ func newRunCmd() *cobra.Command {
 		Long: `Benchmark every candidate kernel of the given operations (or those that
 --candidates selects) on one device: each candidate is verified against a CPU
 reference on seeded random inputs, then timed with GPU timestamps in shuffled
-rounds until its 95% interval is within --precision or --budget is spent.
+rounds until its 95% interval is within --precision, --budget is spent or it
+has --max-samples samples (a result short of --precision is flagged
+budget-spent-before-target or max-samples-before-target).
 The fastest is marked. Candidates that compute a wrong result are reported
 as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, and those the device cannot run as unsupported,

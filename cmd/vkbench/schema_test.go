@@ -121,6 +121,7 @@ func TestSchemaIsStrict(t *testing.T) {
 		{"failed without error", `"error": "wrong result at element 7: got 0, want 12"`, `"note": "x"`},
 		{"winner false", `"winner": true`, `"winner": false`},
 		{"negative time", `"median_s": 9.999999999999999e-05`, `"median_s": -9.999999999999999e-05`},
+		{"no interval with 10 samples", `"ci_lo_s": 9.98e-05,`, ``},
 		{"name not op/dtype/shape/candidate", `"name": "copy/u32/4096/vec4"`, `"name": "vec4"`},
 		{"compiler statistic not a number", `"Register Count": 32`, `"Register Count": "32"`},
 		{"empty compiler statistics", `"compiler": {"Register Count": 32, "Local Memory Size": 0}`, `"compiler": {}`},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/testenv"
 )
 
 // TestRun runs the program as main does, twice on one cache file: the
@@ -23,8 +23,8 @@ func TestRun(t *testing.T) {
 		err := run(context.Background(), []string{"-n", "100003", "-a", "-0.75", "-budget", "200ms", "-cache", cache}, &out)
 		t.Logf("the run that %s:\n%s", run1, out.String())
 		if err != nil {
-			if !devtest.Required() && strings.Contains(err.Error(), "Vulkan") {
-				t.Skip(err)
+			if strings.Contains(err.Error(), "Vulkan") {
+				testenv.Unavailable(t, "the run that %s: %v", run1, err)
 			}
 			t.Fatalf("the run that %s: %v", run1, err)
 		}
@@ -45,10 +45,7 @@ func TestEveryCandidate(t *testing.T) {
 		OnMessage:  func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
 	})
 	if err != nil {
-		if devtest.Required() {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+		testenv.Unavailable(t, "no Vulkan device with validation: %v", err)
 	}
 	defer func() {
 		if err := dev.Close(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/hal/haltest"
+	"github.com/vkbench/vkbench/internal/testenv"
 )
 
 // TestConformance runs the HAL's conformance suite on wrapped devices with
@@ -27,10 +28,7 @@ func TestConformance(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(testLog{t, done}, nil)),
 	})
 	if err != nil {
-		if requireVulkan() {
-			t.Fatalf("opening the Vulkan driver with validation: %v", err)
-		}
-		t.Skipf("no Vulkan driver with validation: %v", err)
+		testenv.Unavailable(t, "no Vulkan driver with validation: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := drv.Release(); err != nil {

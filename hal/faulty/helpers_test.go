@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 	_ "github.com/vkbench/vkbench/vk"
 )
@@ -34,12 +34,6 @@ var addSPV []byte
 const groupSize = 64
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// requireVulkan reports whether a missing device or validation layer must
-// fail the tests rather than skip them.
-func requireVulkan() bool {
-	return os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != ""
-}
 
 // openDriver opens the Vulkan driver with validation, failing t on every
 // validation or driver message, and releases it when t ends.
@@ -58,10 +52,7 @@ func openDriver(t testing.TB) hal.Driver {
 		Logger: slog.New(slog.NewTextHandler(testLog{t, done}, nil)),
 	})
 	if err != nil {
-		if requireVulkan() {
-			t.Fatalf("opening the Vulkan driver with validation: %v", err)
-		}
-		t.Skipf("no Vulkan driver with validation: %v", err)
+		testenv.Unavailable(t, "no Vulkan driver with validation: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := drv.Release(); err != nil {
@@ -94,10 +85,7 @@ func deviceIndex(t testing.TB, drv hal.Driver) int {
 	}
 	i := hal.DefaultDevice(infos)
 	if i < 0 {
-		if requireVulkan() {
-			t.Fatal("no Vulkan device")
-		}
-		t.Skip("no Vulkan device")
+		testenv.Unavailable(t, "Vulkan lists no devices")
 	}
 	return i
 }

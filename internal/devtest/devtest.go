@@ -2,27 +2,22 @@
 // validation layer on and every validation message turned into a test
 // failure.
 //
-// Where the environment variable CI or VKBENCH_REQUIRE_VALIDATION is set (the
-// test command sets the latter), a machine without Vulkan or without the
-// validation layer fails the test; elsewhere such a test is skipped with the
-// reason.
+// A machine without Vulkan, a device or the validation layer ends the test
+// through testenv.Unavailable: a failure where CI or
+// VKBENCH_REQUIRE_VALIDATION is set (the test command sets the latter), a
+// skip with the reason elsewhere.
 package devtest
 
 import (
 	"context"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/vk"
 )
-
-// Required reports whether a missing device must fail tests.
-func Required() bool {
-	return os.Getenv("CI") != "" || os.Getenv("VKBENCH_REQUIRE_VALIDATION") != ""
-}
 
 // Messages counts validation messages, to assert on.
 type Messages struct {
@@ -66,10 +61,7 @@ func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
 		},
 	})
 	if err != nil {
-		if Required() {
-			tb.Fatalf("no Vulkan with validation here, and it is required: %v", err)
-		}
-		tb.Skipf("no Vulkan with validation: %v", err)
+		testenv.Unavailable(tb, "no Vulkan with validation: %v", err)
 	}
 	tb.Cleanup(func() {
 		if err := drv.Release(); err != nil {
@@ -87,20 +79,25 @@ func Device(tb testing.TB) hal.Device {
 	return OpenIndex(tb, Driver(tb), -1)
 }
 
+// Devices lists the devices of drv. A driver that lists none ends tb
+// through testenv.Unavailable; one that fails to list them fails tb.
+func Devices(tb testing.TB, drv hal.Driver) []hal.DeviceInfo {
+	tb.Helper()
+	infos, err := drv.Enumerate()
+	if err != nil {
+		tb.Fatalf("Enumerate: %v", err)
+	}
+	if len(infos) == 0 {
+		testenv.Unavailable(tb, "Vulkan lists no devices")
+	}
+	return infos
+}
+
 // OpenIndex opens device index of drv (-1: the default), released at
 // cleanup (before the driver).
 func OpenIndex(tb testing.TB, drv hal.Driver, index int) hal.Device {
 	tb.Helper()
-	infos, err := drv.Enumerate()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if len(infos) == 0 {
-		if Required() {
-			tb.Fatal("Vulkan lists no devices")
-		}
-		tb.Skip("Vulkan lists no devices")
-	}
+	infos := Devices(tb, drv)
 	if index < 0 {
 		index = hal.DefaultDevice(infos)
 	}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
+	"github.com/vkbench/vkbench/vk"
+)
+
+// TestDriverMessagesFailTests checks the rule every command test goes
+// through (checkDriverMessages): a validation or driver message on the
+// command's stderr fails the test, whatever else is there; the command's
+// other warnings and notes do not. The lines are written as the command
+// writes them, by its warning logger.
+func TestDriverMessagesFailTests(t *testing.T) {
+	type logged struct {
+		level slog.Level
+		msg   string
+		attrs []any
+	}
+	for _, tc := range []struct {
+		name  string
+		notes string // plain lines before the logged ones
+		logs  []logged
+		fail  bool
+	}{
+		{name: "nothing"},
+		{name: "notes", notes: "copy/u32/4096: answered from the tune cache\n"},
+		{name: "a cache warning", logs: []logged{{slog.LevelWarn, "autotune: the cache entry copy/u32/4096 no longer decodes: a miss", nil}}},
+		{name: "a validation error", fail: true, logs: []logged{{slog.LevelError,
+			"vk: Validation Error: [ VUID-VkComputePipelineCreateInfo-layout-07987 ] Object 0: handle = 0x1 | Push constant block is not in the pipeline layout",
+			[]any{"id", "VUID-VkComputePipelineCreateInfo-layout-07987", "severity", "error"}}}},
+		{name: "a validation warning", fail: true, logs: []logged{{slog.LevelWarn, "vk: Validation Warning: [ UNASSIGNED-x ] something", []any{"severity", "warning"}}}},
+		{name: "a driver warning", fail: true, logs: []logged{{slog.LevelWarn, "vk: leaking a device whose work has not finished", []any{"device", "llvmpipe", "waited", "10s"}}}},
+		{name: "among other lines", fail: true, notes: "triad/f32/4096: answered from the tune cache\n", logs: []logged{
+			{slog.LevelWarn, "autotune: the cache is damaged", nil},
+			{slog.LevelWarn, "vk: goki/vulkan InitInstance failed; goki's functions may not work", []any{"err", "x"}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			stderr.WriteString(tc.notes)
+			log := warningLogger(&stderr)
+			for _, l := range tc.logs {
+				log.Log(context.Background(), l.level, l.msg, l.attrs...)
+			}
+			got := testenv.Observe(t, func(tb testing.TB) { checkDriverMessages(tb, []string{"run"}, stderr.String()) })
+			if got.Failed != tc.fail || got.Skipped {
+				t.Errorf("stderr %q: failed %v, skipped %v; want failed %v\n%q", stderr.String(), got.Failed, got.Skipped, tc.fail, got.Messages)
+			}
+		})
+	}
+}
+
+// TestValidationMessageReachesStderr provokes a real message of the
+// validation layer (a push-constant range shorter than the kernel's
+// block, which only the layer checks) on a driver logging through the
+// command's warning logger, as the command's drivers do, and checks that
+// the rule catches what arrives.
+func TestValidationMessageReachesStderr(t *testing.T) {
+	pushop, err := os.ReadFile(filepath.Join("..", "..", "vk", "testdata", "pushop.spv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{Validation: true, Logger: warningLogger(stderr)})
+	if err != nil {
+		testenv.Unavailable(t, "no Vulkan with the validation layer: %v", err)
+	}
+	infos, err := drv.Enumerate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) == 0 {
+		testenv.Unavailable(t, "Vulkan lists no devices")
+	}
+	dev, err := drv.Open(context.Background(), hal.DefaultDevice(infos), hal.DeviceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The layer objects when the pipeline is made; the call itself may
+	// succeed or fail.
+	if exe, err := dev.CreateExecutable(hal.ExecutableDesc{SPIRV: pushop, Bindings: 1, PushConstantSize: 4}); err == nil {
+		if err := exe.Release(); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := dev.Release(); err != nil {
+		t.Error(err)
+	}
+	if err := drv.Release(); err != nil {
+		t.Error(err)
+	}
+	got := testenv.Observe(t, func(tb testing.TB) { checkDriverMessages(tb, []string{"run"}, stderr.String()) })
+	if !got.Failed {
+		t.Errorf("the rule let the layer's message pass; stderr:\n%s", stderr.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that messages from several threads can
+// write at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

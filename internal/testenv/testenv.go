@@ -1,0 +1,126 @@
+// Package testenv is the test suite's one rule for what a test needs and
+// cannot find here (a Vulkan driver or device, the validation layer, a
+// tool such as glslc): where the environment variable CI or
+// VKBENCH_REQUIRE_VALIDATION is set (scripts/test.sh sets the latter) the
+// test fails; elsewhere it is skipped, and says why and how to make it a
+// failure. Every test that checks for such a thing ends through
+// Unavailable.
+//
+// It imports only the standard library, so that the tests of every
+// package can use it, package vk's white-box tests included.
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// strictVars are the environment variables that make the suite strict.
+var strictVars = []string{"CI", "VKBENCH_REQUIRE_VALIDATION"}
+
+// Strict reports whether what a test needs must be there: whether CI or
+// VKBENCH_REQUIRE_VALIDATION is set.
+func Strict() bool { return strictBy() != "" }
+
+// strictBy names the variable that makes the suite strict, or is "".
+func strictBy() string {
+	for _, v := range strictVars {
+		if os.Getenv(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Unavailable ends tb because something it needs is not here, as the
+// message formatted from format and args says: a failure when Strict, a
+// skip otherwise.
+func Unavailable(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	what := fmt.Sprintf(format, args...)
+	if v := strictBy(); v != "" {
+		tb.Fatalf("%s (required here because %s is set)", what, v)
+	}
+	tb.Skipf("%s (set CI or VKBENCH_REQUIRE_VALIDATION to make this a failure)", what)
+}
+
+// Outcome is what a test helper did to the testing.TB it was given.
+type Outcome struct {
+	Failed, Skipped bool
+	// Messages are those of Error, Fatal, Skip and Log, in order.
+	Messages []string
+}
+
+// Observe runs f with a testing.TB that records failures, skips and logs
+// instead of reporting them to tb, and returns what f did with it: for
+// tests of test helpers. f runs in a goroutine of its own, so that
+// FailNow and SkipNow end f as they end a test. Other methods (Cleanup,
+// TempDir, Setenv, ...) are tb's.
+func Observe(tb testing.TB, f func(testing.TB)) Outcome {
+	tb.Helper()
+	r := &recorder{TB: tb}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(r)
+	}()
+	<-done
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out
+}
+
+// recorder is the testing.TB Observe gives its function.
+type recorder struct {
+	testing.TB
+	mu  sync.Mutex
+	out Outcome
+}
+
+func (r *recorder) note(failed, skipped bool, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.out.Failed = r.out.Failed || failed
+	r.out.Skipped = r.out.Skipped || skipped
+	if msg != "" {
+		r.out.Messages = append(r.out.Messages, msg)
+	}
+}
+
+func (r *recorder) Helper()         {}
+func (r *recorder) Log(args ...any) { r.note(false, false, fmt.Sprint(args...)) }
+func (r *recorder) Logf(format string, args ...any) {
+	r.note(false, false, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Fail()             { r.note(true, false, "") }
+func (r *recorder) Error(args ...any) { r.note(true, false, fmt.Sprint(args...)) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.note(true, false, fmt.Sprintf(format, args...))
+}
+func (r *recorder) FailNow()          { r.note(true, false, ""); runtime.Goexit() }
+func (r *recorder) Fatal(args ...any) { r.note(true, false, fmt.Sprint(args...)); runtime.Goexit() }
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.note(true, false, fmt.Sprintf(format, args...))
+	runtime.Goexit()
+}
+func (r *recorder) SkipNow()         { r.note(false, true, ""); runtime.Goexit() }
+func (r *recorder) Skip(args ...any) { r.note(false, true, fmt.Sprint(args...)); runtime.Goexit() }
+func (r *recorder) Skipf(format string, args ...any) {
+	r.note(false, true, fmt.Sprintf(format, args...))
+	runtime.Goexit()
+}
+
+func (r *recorder) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out.Failed
+}
+
+func (r *recorder) Skipped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out.Skipped
+}

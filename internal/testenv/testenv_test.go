@@ -1,0 +1,83 @@
+package testenv_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/internal/testenv"
+)
+
+// TestUnavailable checks the one rule: what a test needs and does not find
+// fails it where CI or VKBENCH_REQUIRE_VALIDATION is set, and skips it
+// elsewhere.
+func TestUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		env      map[string]string
+		strict   bool
+		want     testenv.Outcome
+		mentions string
+	}{
+		{"neither set", map[string]string{"CI": "", "VKBENCH_REQUIRE_VALIDATION": ""}, false,
+			testenv.Outcome{Skipped: true}, "set CI or VKBENCH_REQUIRE_VALIDATION"},
+		{"CI", map[string]string{"CI": "true", "VKBENCH_REQUIRE_VALIDATION": ""}, true,
+			testenv.Outcome{Failed: true}, "because CI is set"},
+		{"VKBENCH_REQUIRE_VALIDATION", map[string]string{"CI": "", "VKBENCH_REQUIRE_VALIDATION": "1"}, true,
+			testenv.Outcome{Failed: true}, "because VKBENCH_REQUIRE_VALIDATION is set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			if got := testenv.Strict(); got != tc.strict {
+				t.Errorf("Strict() = %v, want %v", got, tc.strict)
+			}
+			after := false
+			got := testenv.Observe(t, func(tb testing.TB) {
+				testenv.Unavailable(tb, "no %s here", "Vulkan device")
+				after = true
+			})
+			if after {
+				t.Error("Unavailable returned: the test went on")
+			}
+			if len(got.Messages) != 1 || !strings.HasPrefix(got.Messages[0], "no Vulkan device here (") || !strings.Contains(got.Messages[0], tc.mentions) {
+				t.Errorf("messages %q, want one that says what is missing and mentions %q", got.Messages, tc.mentions)
+			}
+			got.Messages = nil
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("outcome (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestObserve checks the recorder itself: each way of ending or marking
+// a test is recorded, and FailNow and SkipNow end the function.
+func TestObserve(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func(testing.TB)
+		want testenv.Outcome
+	}{
+		{"nothing", func(testing.TB) {}, testenv.Outcome{}},
+		{"log", func(tb testing.TB) { tb.Logf("a %d", 1) }, testenv.Outcome{Messages: []string{"a 1"}}},
+		{"error goes on", func(tb testing.TB) { tb.Error("e"); tb.Log("after") }, testenv.Outcome{Failed: true, Messages: []string{"e", "after"}}},
+		{"fatal stops", func(tb testing.TB) { tb.Fatalf("f %s", "x"); tb.Log("after") }, testenv.Outcome{Failed: true, Messages: []string{"f x"}}},
+		{"skip stops", func(tb testing.TB) { tb.Skip("s"); tb.Log("after") }, testenv.Outcome{Skipped: true, Messages: []string{"s"}}},
+		{"Failed", func(tb testing.TB) {
+			tb.Fail()
+			if tb.Failed() {
+				tb.Log("failed")
+			}
+		}, testenv.Outcome{Failed: true, Messages: []string{"failed"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := testenv.Observe(t, tc.f)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("outcome (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
