@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
+	"github.com/vkbench/vkbench/vk"
 )
 
 // fakeDevice answers as an NVML device would, from fixed values.
@@ -134,18 +136,36 @@ func TestSampleFailures(t *testing.T) {
 	}
 }
 
-// TestOpenHere: on this machine Open either finds the device (a GPU with
-// NVML) or says why not, matching ErrNotAvailable; it never fails
-// otherwise.
+// TestOpenHere opens the source of every Vulkan device of this machine:
+// each either reads plausible conditions (an NVIDIA GPU with NVML, whose
+// UUID must then match) or says why not, matching ErrNotAvailable; it
+// never fails otherwise.
 func TestOpenHere(t *testing.T) {
-	for _, info := range []hal.DeviceInfo{{Name: "llvmpipe", VendorID: hal.VendorMesa}, h200} {
+	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{})
+	if err != nil {
+		testenv.Unavailable(t, "no Vulkan: %v", err)
+	}
+	defer func() { _ = drv.Release() }()
+	infos, err := drv.Enumerate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range append(infos, h200) {
 		src, err := Open(info)
 		if err != nil {
 			if !errors.Is(err, ErrNotAvailable) {
 				t.Errorf("Open(%s): %v, want nil or ErrNotAvailable", info.Name, err)
 			}
+			t.Logf("%s: %v", info.Name, err)
 			continue
 		}
+		s, err := src.Sample()
+		if err != nil {
+			t.Errorf("%s: Sample: %v", info.Name, err)
+		} else if s.SMClockMHz == 0 || s.MemClockMHz == 0 || s.PowerW <= 0 || s.EnergyJ <= 0 {
+			t.Errorf("%s: implausible sample %+v", info.Name, s)
+		}
+		t.Logf("%s: %+v (reasons %v)", info.Name, s, s.Reasons.Names())
 		if err := src.Close(); err != nil {
 			t.Error(err)
 		}
