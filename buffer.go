@@ -21,8 +21,11 @@ type Elem interface {
 // Binding is a buffer that a kernel can be given: any *Buffer[T]. It is
 // implemented only by this package's buffers.
 type Binding interface {
-	// binding describes the buffer to the HAL and the tuner.
+	// binding describes the buffer to the HAL and the tuner: nil for a
+	// nil buffer.
 	binding() (hal.Buffer, kernels.DType, int)
+	// bindSize is how many bytes a dispatch binds.
+	bindSize() int64
 }
 
 // Buffer is a storage buffer of Len elements of type T in device memory.
@@ -84,12 +87,20 @@ func newBuffer[T Elem](d *Device, n int) (*Buffer[T], error) {
 	return &Buffer[T]{buf: buf, n: n}, nil
 }
 
-// Len is the number of elements.
-func (b *Buffer[T]) Len() int { return b.n }
+// Len is the number of elements; 0 for a nil buffer.
+func (b *Buffer[T]) Len() int {
+	if b == nil {
+		return 0
+	}
+	return b.n
+}
 
 // Write copies data to the start of the buffer; len(data) must not exceed
 // Len. It returns when the data is in the buffer.
 func (b *Buffer[T]) Write(ctx context.Context, data []T) error {
+	if b == nil {
+		return errNilBuffer
+	}
 	if len(data) > b.n {
 		return status.Newf(status.OutOfRange, "vkbench: writing %d elements to a buffer of %d", len(data), b.n)
 	}
@@ -102,6 +113,9 @@ func (b *Buffer[T]) Write(ctx context.Context, data []T) error {
 // Read copies the first len(dst) elements of the buffer into dst; len(dst)
 // must not exceed Len.
 func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
+	if b == nil {
+		return errNilBuffer
+	}
 	if len(dst) > b.n {
 		return status.Newf(status.OutOfRange, "vkbench: reading %d elements from a buffer of %d", len(dst), b.n)
 	}
@@ -124,12 +138,22 @@ func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 // Release frees the buffer, at once or, if a Run still uses it (one whose
 // context ended first), when that Run's work is done. It never waits for
 // the GPU; releasing twice is not an error.
-func (b *Buffer[T]) Release() error { return b.buf.Release() }
+func (b *Buffer[T]) Release() error {
+	if b == nil {
+		return nil
+	}
+	return b.buf.Release()
+}
+
+var errNilBuffer = status.New(status.InvalidArgument, "vkbench: the buffer is nil")
 
 // HAL returns the buffer underneath.
 func (b *Buffer[T]) HAL() hal.Buffer { return b.buf }
 
 func (b *Buffer[T]) binding() (hal.Buffer, kernels.DType, int) {
+	if b == nil {
+		return nil, 0, 0
+	}
 	var dt kernels.DType
 	var zero T
 	switch reflect.TypeOf(zero).Kind() {
@@ -141,6 +165,13 @@ func (b *Buffer[T]) binding() (hal.Buffer, kernels.DType, int) {
 		dt = kernels.U32
 	}
 	return b.buf, dt, b.n
+}
+
+func (b *Buffer[T]) bindSize() int64 {
+	if b == nil {
+		return 0
+	}
+	return 4 * int64(b.n)
 }
 
 // littleEndian is whether the host's byte order is the SPIR-V buffers' own,

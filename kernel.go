@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
@@ -188,16 +189,23 @@ func (p *Pipeline) Release() error { return p.exe.Release() }
 // buffer of another device, no groups) are errors with code
 // InvalidArgument and nothing runs. A failure on the GPU is returned here;
 // if the device was lost it matches ErrDeviceLost. If ctx ends first, Run
-// returns its error (code Cancelled or DeadlineExceeded) and the dispatch
-// goes on in the background: its buffers must not be read or released
-// until it is done, which Close waits for.
+// returns exactly its error (code Cancelled or DeadlineExceeded) and the
+// dispatch finishes in the background; releasing its buffers and pipeline
+// at once is safe: they go when the dispatch is done.
 func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []byte, buffers ...Binding) error {
+	if p == nil {
+		return status.New(status.InvalidArgument, "vkbench: Run: the pipeline is nil")
+	}
 	binds := make([]hal.Binding, len(buffers))
 	for i, b := range buffers {
-		if b == nil {
+		var hb hal.Buffer
+		if b != nil {
+			hb, _, _ = b.binding()
+		}
+		if hb == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.kernel.Name, i)
 		}
-		binds[i].Buffer, _, _ = b.binding()
+		binds[i] = hal.Binding{Buffer: hb, Size: b.bindSize()}
 	}
 	cb, err := d.commandBuffer()
 	if err != nil {
@@ -225,23 +233,50 @@ func Groups(n, perGroup int) [3]uint32 {
 }
 
 // Push packs push constants the way a std430 block of 32-bit members lays
-// them out: each value in order, 4 bytes, little-endian. Values must be
-// uint32, int32 or float32 (convert an int or a float64 to the type the
-// kernel declares); anything else is a programming error, and Push panics
+// them out: each value in order, 4 bytes, little-endian. uint32, int32 and
+// float32 are packed as they are; other integers (an untyped constant such
+// as Push(4) is an int) are packed as 32 bits when they fit a uint32 or an
+// int32, and other floats as float32. A value that is not a number, or an
+// integer that does not fit 32 bits, is a programming error: Push panics
 // naming it.
 func Push(values ...any) []byte {
 	out := make([]byte, 0, 4*len(values))
 	for i, v := range values {
-		switch v := v.(type) {
-		case uint32:
-			out = binary.LittleEndian.AppendUint32(out, v)
-		case int32:
-			out = binary.LittleEndian.AppendUint32(out, uint32(v))
-		case float32:
-			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
-		default:
-			panic(fmt.Sprintf("vkbench.Push: value %d is a %T; want uint32, int32 or float32", i, v))
+		w, err := pushWord(v)
+		if err != nil {
+			panic(fmt.Sprintf("vkbench.Push: value %d: %v", i, err))
 		}
+		out = binary.LittleEndian.AppendUint32(out, w)
 	}
 	return out
+}
+
+// pushWord returns the 32 bits a push constant holds for v.
+func pushWord(v any) (uint32, error) {
+	switch v := v.(type) {
+	case uint32:
+		return v, nil
+	case int32:
+		return uint32(v), nil
+	case float32:
+		return math.Float32bits(v), nil
+	case float64:
+		return math.Float32bits(float32(v)), nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if n := rv.Int(); n >= math.MinInt32 && n <= math.MaxUint32 {
+			return uint32(n), nil
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if n := rv.Uint(); n <= math.MaxUint32 {
+			return uint32(n), nil
+		}
+	case reflect.Float32, reflect.Float64:
+		return math.Float32bits(float32(rv.Float())), nil
+	default:
+		return 0, fmt.Errorf("a %T is not a number", v)
+	}
+	return 0, fmt.Errorf("%v does not fit 32 bits", v)
 }

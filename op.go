@@ -90,6 +90,9 @@ func (op *Op) Operation() kernels.Operation {
 
 // operation checks op once and returns its kernels.Operation.
 func (op *Op) operation() (*operation, error) {
+	if op == nil {
+		return nil, status.New(status.InvalidArgument, "vkbench: the Op is nil")
+	}
 	op.once.Do(func() { op.op, op.err = newOperation(op) })
 	return op.op, op.err
 }

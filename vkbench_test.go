@@ -282,16 +282,64 @@ func TestRunConcurrently(t *testing.T) {
 	wg.Wait()
 }
 
-func TestPushPanicsOnOtherTypes(t *testing.T) {
-	if got := vkbench.Push(uint32(1), int32(-1), float32(1)); !cmp.Equal(got, []byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x80, 0x3f}) {
-		t.Errorf("Push = % x", got)
+// TestPush packs every kind of number a caller writes, untyped constants
+// included (Push(4) used to panic: 4 is an int), and panics only on what
+// is not a number or does not fit 32 bits.
+func TestPush(t *testing.T) {
+	want := []byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x80, 0x3f}
+	if got := vkbench.Push(uint32(1), int32(-1), float32(1)); !cmp.Equal(got, want) {
+		t.Errorf("Push(uint32, int32, float32) = % x", got)
 	}
-	defer func() {
-		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "value 1 is a int") {
-			t.Errorf("Push(uint32, int) recovered %v, want a panic naming the int", r)
+	if got := vkbench.Push(1, -1, 1.0); !cmp.Equal(got, want) {
+		t.Errorf("Push(1, -1, 1.0) = % x, want % x", got, want)
+	}
+	if got := vkbench.Push(uint64(0xffffffff), int8(-1), uint8(7)); !cmp.Equal(got, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 7, 0, 0, 0}) {
+		t.Errorf("Push(uint64, int8, uint8) = % x", got)
+	}
+	for _, bad := range []any{"4", int64(1) << 40, -int64(1) << 40, struct{}{}} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "value 1") {
+					t.Errorf("Push(1, %#v) recovered %v, want a panic naming value 1", bad, r)
+				}
+			}()
+			vkbench.Push(1, bad)
+		}()
+	}
+}
+
+// TestMisuse: a nil pipeline, a nil or typed-nil buffer and a nil Op are
+// InvalidArgument errors, not panics.
+func TestMisuse(t *testing.T) {
+	dev := open(t)
+	ctx := context.Background()
+	p, err := dev.Build(scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := vkbench.Upload(ctx, dev, []float32{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nilBuf *vkbench.Buffer[float32]
+	for what, err := range map[string]error{
+		"Run of a nil pipeline":       dev.Run(ctx, nil, vkbench.Groups(2, 64), vkbench.Push(2, 2.0), x, x),
+		"Run with a nil Binding":      dev.Run(ctx, p, vkbench.Groups(2, 64), vkbench.Push(2, 2.0), x, nil),
+		"Run with a typed-nil Buffer": dev.Run(ctx, p, vkbench.Groups(2, 64), vkbench.Push(2, 2.0), x, nilBuf),
+		"Write to a nil Buffer":       nilBuf.Write(ctx, []float32{1}),
+		"Read of a nil Buffer":        nilBuf.Read(ctx, make([]float32, 1)),
+	} {
+		if status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("%s: %v, want InvalidArgument", what, err)
 		}
-	}()
-	vkbench.Push(uint32(1), 2)
+	}
+	if err := nilBuf.Release(); err != nil || nilBuf.Len() != 0 {
+		t.Errorf("a nil Buffer: Release %v, Len %d", err, nilBuf.Len())
+	}
+	tu := quickTuner(t, dev)
+	if _, err := tu.Fastest(ctx, nil, 1024); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("Fastest of a nil Op: %v, want InvalidArgument", err)
+	}
 }
 
 func TestGroups(t *testing.T) {
