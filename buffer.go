@@ -38,6 +38,14 @@ type Buffer[T Elem] struct {
 
 var _ Binding = (*Buffer[float32])(nil)
 
+// bindingOf is b's binding, nil for a nil b or a typed-nil buffer.
+func bindingOf(b Binding) (hal.Buffer, kernels.DType, int) {
+	if b == nil {
+		return nil, 0, 0
+	}
+	return b.binding()
+}
+
 // NewBuffer allocates a buffer of n elements of type T on d, filled with
 // zeros. Memory that does not fit is an error with code ResourceExhausted.
 func NewBuffer[T Elem](ctx context.Context, d *Device, n int) (*Buffer[T], error) {

@@ -21,6 +21,7 @@ import (
 
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale.comp -o testdata/library/scale.spv
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale_offbyone.comp -o testdata/library/scale_offbyone.spv
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/histogram.comp -o testdata/library/histogram.spv
 
 // scaleSPIRV computes y[i] = a * x[i] for i < n, with push constants
 // {uint n; float a;}, x at binding 0, y at binding 1, and the workgroup
@@ -381,15 +382,16 @@ func scaleOp() *vkbench.Op {
 			WorkgroupSize: [3]uint32{wg, 1, 1}, Constants: map[uint32]uint32{0: wg},
 		}
 	}
+	return scaleOpOf(kernel("wg32", scaleSPIRV, 32), kernel("wg256", scaleSPIRV, 256), kernel("off-by-one", offByOneSPIRV, 64))
+}
+
+// scaleOpOf is the Op y = 2.5x of the given scale kernels.
+func scaleOpOf(kernels ...vkbench.Kernel) *vkbench.Op {
 	const a = 2.5
 	return &vkbench.Op{
-		Name: "scale",
-		Dims: []string{"N"},
-		Candidates: []vkbench.Kernel{
-			kernel("wg32", scaleSPIRV, 32),
-			kernel("wg256", scaleSPIRV, 256),
-			kernel("off-by-one", offByOneSPIRV, 64),
-		},
+		Name:       "scale",
+		Dims:       []string{"N"},
+		Candidates: kernels,
 		Prepare: func(ctx context.Context, dev *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
 			n := size[0]
 			r := rand.New(rand.NewPCG(seed, 0))

@@ -62,6 +62,12 @@ type Kernel struct {
 	// refuses a device without it, and a Tuner reports such a candidate
 	// as unsupported instead of running it.
 	Requires kernels.Requirements
+	// Applies, if set, reports whether the kernel computes correctly at a
+	// size (one integer per name in its Op's Dims): a kernel that works on
+	// vec4s needs a multiple of 4. Nil means every size. A Tuner never
+	// answers a size with a kernel that does not apply to it, whichever
+	// size of the bucket was tuned first: it tunes the kernels that do.
+	Applies func(size []int) bool
 }
 
 // candidate returns the kernel in the catalogue's form, with what the
@@ -109,7 +115,16 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 		Constants:        consts,
 		Params:           maps.Clone(k.Params),
 		Requires:         k.Requires,
+		Applies:          k.applies(),
 	}, nil
+}
+
+// applies is Applies for the catalogue's Size.
+func (k Kernel) applies() func(kernels.Size) bool {
+	if k.Applies == nil {
+		return nil
+	}
+	return func(s kernels.Size) bool { return k.Applies(s) }
 }
 
 // workgroupOf works out the workgroup size of entry from the module and

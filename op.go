@@ -49,7 +49,8 @@ type Op struct {
 // Problem is one problem of one size, on the device, for the tuner to run
 // every candidate on: the buffers and push constants they share, the
 // workgroups each one needs, and the check of what they computed. The
-// tuner releases Buffers and Outputs when it is done with them.
+// tuner releases Buffers, Outputs and Reset's buffers when it is done
+// with them.
 type Problem struct {
 	// Buffers are bound in order at bindings 0, 1, ... of every candidate.
 	Buffers []Binding
@@ -71,9 +72,21 @@ type Problem struct {
 	// arithmetic operations it does, for the GB/s and GFLOP/s of the
 	// tuning report; 0 if unknown.
 	Bytes, Flops float64
+	// Reset lists buffers to fill before every run of every candidate,
+	// the checked run and the timed ones, outside the timed region: for
+	// kernels that accumulate into their output (a histogram adds to its
+	// bins), whose runs would otherwise start from what the last left.
+	Reset []Fill
 	// Release, if set, is called after the buffers are released, for
 	// anything else Prepare made.
 	Release func() error
+}
+
+// Fill is a buffer to fill, and the 32-bit value to fill it with
+// (math.Float32bits for a float; 0 for zeros).
+type Fill struct {
+	Buffer Binding
+	Value  uint32
 }
 
 // Operation returns op as a kernels.Operation, the form autotune and
@@ -196,7 +209,26 @@ func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Si
 	if err := pr.describe(o); err != nil {
 		return nil, status.Join(err, pr.Release())
 	}
+	if len(p.Reset) > 0 {
+		return resettingProblem{pr}, nil
+	}
 	return pr, nil
+}
+
+// resettingProblem is a problem with a Reset: the tuner fills those
+// buffers before every run.
+type resettingProblem struct{ *problem }
+
+var _ kernels.Resetter = resettingProblem{}
+
+func (pr resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
+	for _, f := range pr.p.Reset {
+		hb, _, n := f.Buffer.binding()
+		if err := cb.Fill(hb, 0, 4*int64(n), f.Value); err != nil {
+			return status.Annotatef(err, "vkbench: resetting a buffer")
+		}
+	}
+	return nil
 }
 
 // lookupDevice returns the Device of dev, or a borrowed one (owned false)
@@ -244,14 +276,19 @@ func (pr *problem) describe(o *operation) error {
 	}
 	isOutput := map[hal.Buffer]bool{}
 	for i, b := range p.Outputs {
-		if b == nil {
+		if hb, _, _ := bindingOf(b); hb == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Op %q: output %d is nil", o.name, i)
 		}
 		hb, _, _ := b.binding()
 		isOutput[hb] = true
 	}
+	for i, f := range p.Reset {
+		if hb, _, _ := bindingOf(f.Buffer); hb == nil {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: reset buffer %d is nil", o.name, i)
+		}
+	}
 	for i, b := range p.Buffers {
-		if b == nil {
+		if hb, _, _ := bindingOf(b); hb == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Op %q: buffer %d is nil", o.name, i)
 		}
 		hb, dt, n := b.binding()
@@ -296,7 +333,11 @@ func (pr *problem) Verify(ctx context.Context, cand int) error {
 func (pr *problem) Release() error {
 	var errs []error
 	seen := map[Binding]bool{}
-	for _, b := range slices.Concat(pr.p.Buffers, pr.p.Outputs) {
+	resets := make([]Binding, len(pr.p.Reset))
+	for i, f := range pr.p.Reset {
+		resets[i] = f.Buffer
+	}
+	for _, b := range slices.Concat(pr.p.Buffers, pr.p.Outputs, resets) {
 		if b == nil || seen[b] {
 			continue
 		}

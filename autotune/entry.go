@@ -157,3 +157,17 @@ func DecodeEntry(data []byte) (*Entry, error) {
 	}
 	return &e, nil
 }
+
+// remapped returns a copy of e whose candidate indices, which are those of
+// a subset of an operation's candidates, are index[i] in the operation.
+func (e *Entry) remapped(index []int) *Entry {
+	c := *e
+	if c.Fastest >= 0 {
+		c.Fastest = index[c.Fastest]
+	}
+	c.Results = append([]Result(nil), e.Results...)
+	for i := range c.Results {
+		c.Results[i].Index = index[c.Results[i].Index]
+	}
+	return &c
+}

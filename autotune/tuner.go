@@ -31,6 +31,26 @@ type Tuner struct {
 	// bucketing or checksum: (operation, exact size) → index.
 	hitMu sync.RWMutex
 	hits  map[hitKey]int
+
+	// applying are the subsets of operations' candidates that apply at
+	// some sizes (Candidate.Applies), made once each.
+	applyMu  sync.Mutex
+	applying map[applyKey]applySubset
+}
+
+// applyKey is an operation and the set of its candidates that apply at a
+// size, as a bit mask (candidates past the 64th always count as applying
+// in the mask; Subset still leaves out those that do not).
+type applyKey struct {
+	op   kernels.Operation
+	mask string
+}
+
+// applySubset is the operation restricted to some of its candidates, and
+// their indices in the whole.
+type applySubset struct {
+	op    kernels.Operation
+	index []int
 }
 
 // tune is one tune in flight; done closes when it ends.
@@ -52,6 +72,7 @@ func NewTuner(dev hal.Device, cache *Cache, opts Options) *Tuner {
 		checksums: map[kernels.Operation]string{},
 		pending:   map[memKey]*tune{},
 		hits:      map[hitKey]int{},
+		applying:  map[applyKey]applySubset{},
 	}
 }
 
@@ -113,15 +134,22 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 			return i, nil
 		}
 	}
-	k := t.Key(op, size)
-	sum := t.checksum(op)
+	target, index, err := t.applicable(op, size)
+	if err != nil {
+		return 0, err
+	}
+	k := t.Key(target, size)
+	sum := t.checksum(target)
 	i, ok := t.cache.Fastest(t.table, k, sum)
 	if !ok {
-		e, err := t.tune(ctx, op, k, sum, false, true)
+		e, err := t.tune(ctx, target, k, sum, false, true)
 		if err != nil {
 			return 0, err
 		}
 		i = e.Fastest
+	}
+	if index != nil {
+		i = index[i]
 	}
 	if comparable {
 		t.hitMu.Lock()
@@ -164,19 +192,30 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size
 	if err := t.Err(); err != nil {
 		return 0, false, err
 	}
-	k := t.Key(op, size)
-	sum := t.checksum(op)
-	if i, ok := t.cache.Fastest(t.table, k, sum); ok {
-		return i, false, nil
+	target, index, err := t.applicable(op, size)
+	if err != nil {
+		return 0, false, err
 	}
-	e, err := t.tune(ctx, op, k, sum, false, false)
+	k := t.Key(target, size)
+	sum := t.checksum(target)
+	original := func(i int) int {
+		if index != nil {
+			return index[i]
+		}
+		return i
+	}
+	if i, ok := t.cache.Fastest(t.table, k, sum); ok {
+		return original(i), false, nil
+	}
+	e, err := t.tune(ctx, target, k, sum, false, false)
 	if errors.Is(err, errPending) {
-		return 0, true, nil
+		// The default candidate is the first that applies.
+		return original(0), true, nil
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	return e.Fastest, false, nil
+	return original(e.Fastest), false, nil
 }
 
 // Tune tunes op at size's key and commits the answer, unless the cache
@@ -186,14 +225,71 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
-	e, err := t.tune(ctx, op, t.Key(op, size), t.checksum(op), force, true)
+	target, index, err := t.applicable(op, size)
+	if err != nil {
+		return nil, err
+	}
+	e, err := t.tune(ctx, target, t.Key(target, size), t.checksum(target), force, true)
 	if force && err == nil && reflect.TypeOf(op).Comparable() {
 		t.forget(op)
+	}
+	if e != nil && index != nil {
+		e = e.remapped(index)
 	}
 	return e, err
 }
 
 var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
+
+// applicable returns the operation to tune for size: op itself when every
+// candidate applies at size (the usual case, which allocates nothing
+// more), else the subset of those that do, made once per set, with their
+// indices in op. No candidate applying is InvalidArgument.
+func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Operation, []int, error) {
+	cands := op.Candidates()
+	var mask []byte
+	skipped := false
+	for i, c := range cands {
+		if i%8 == 0 {
+			mask = append(mask, 0)
+		}
+		if c.Applies == nil || c.Applies(size) {
+			mask[i/8] |= 1 << (i % 8)
+		} else {
+			skipped = true
+		}
+	}
+	if !skipped {
+		return op, nil, nil
+	}
+	key := applyKey{op, string(mask)}
+	if !reflect.TypeOf(op).Comparable() {
+		key.op = nil
+	}
+	t.applyMu.Lock()
+	defer t.applyMu.Unlock()
+	if s, ok := t.applying[key]; ok && key.op != nil {
+		return s.op, s.index, nil
+	}
+	var index []int
+	for i := range cands {
+		if mask[i/8]&(1<<(i%8)) != 0 {
+			index = append(index, i)
+		}
+	}
+	if len(index) == 0 {
+		return nil, nil, status.Newf(status.InvalidArgument, "autotune: no candidate of %s applies at size %v", op.Name(), size)
+	}
+	sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return c.Applies == nil || c.Applies(size) })
+	if err != nil {
+		return nil, nil, err
+	}
+	s := applySubset{sub, index}
+	if key.op != nil {
+		t.applying[key] = s
+	}
+	return s.op, s.index, nil
+}
 
 func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
 	mk := memKey{t.table, k, sum}

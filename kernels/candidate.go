@@ -46,6 +46,13 @@ type Candidate struct {
 	Params map[string]int
 	// Requires is what the device must support.
 	Requires Requirements
+	// Applies, if set, reports whether the candidate computes correctly at
+	// a size (a kernel that works on vec4s needs a multiple of 4); nil
+	// means at every size. A tuner never answers a size with a candidate
+	// that does not apply to it: it tunes the candidates that do, under a
+	// key of their own. Applies is not in Digest: change the rule and the
+	// candidate's name together.
+	Applies func(Size) bool
 }
 
 // Executable returns the description of the candidate's pipeline, labelled

@@ -13,9 +13,10 @@ import (
 // returns op itself when keep accepts every candidate, and NotFound when
 // it accepts none.
 //
-// A subset is for looking, not for tuning: the fastest of a subset is not
-// the operation's fastest, and a tune cache keyed by the whole catalogue's
-// digest must not store it.
+// A subset's digest is its own, so a tune cache keeps its answers apart
+// from the whole operation's: the fastest of a subset is not the
+// operation's fastest (a tuner tunes the subset of the candidates that
+// apply at a size under the subset's key).
 func Subset(op Operation, keep func(Candidate) bool) (Operation, error) {
 	all := op.Candidates()
 	var index []int
