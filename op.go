@@ -85,8 +85,10 @@ type Problem struct {
 // Fill is a buffer to fill, and the 32-bit value to fill it with
 // (math.Float32bits for a float; 0 for zeros).
 type Fill struct {
+	// Buffer is the buffer filled, all of its Len elements.
 	Buffer Binding
-	Value  uint32
+	// Value is the 32 bits every element is filled with.
+	Value uint32
 }
 
 // Operation returns op as a kernels.Operation, the form autotune and

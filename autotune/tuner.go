@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
@@ -245,7 +246,11 @@ var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 // candidate applies at size (the usual case, which allocates nothing
 // more), else the subset of those that do, made once per set, with their
 // indices in op. No candidate applying is InvalidArgument.
-func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Operation, []int, error) {
+func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Operation, []int, error) {
+	// Applies may keep what it is given: a copy, so that the caller's size
+	// does not escape, and a hit (which returns before this) allocates
+	// nothing.
+	size := slices.Clone(asked)
 	cands := op.Candidates()
 	var mask []byte
 	skipped := false
