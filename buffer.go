@@ -24,16 +24,17 @@ type Binding interface {
 	// binding describes the buffer to the HAL and the tuner: nil for a
 	// nil buffer.
 	binding() (hal.Buffer, kernels.DType, int)
-	// bindSize is how many bytes a dispatch binds.
-	bindSize() int64
+	// bind is the range a dispatch binds.
+	bind() hal.Binding
 }
 
 // Buffer is a storage buffer of Len elements of type T in device memory.
 // Its methods are safe for concurrent use; a Write or Read that races with
 // a Run using the buffer reads or writes some mix of before and after.
 type Buffer[T Elem] struct {
-	buf hal.Buffer
-	n   int
+	buf    hal.Buffer
+	n      int
+	limits hal.Limits // of its device, for Slice
 }
 
 var _ Binding = (*Buffer[float32])(nil)
@@ -88,11 +89,13 @@ func newBuffer[T Elem](d *Device, n int) (*Buffer[T], error) {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: a buffer of %d elements", n)
 	}
 	var zero T
-	buf, err := d.hal.CreateBuffer(hal.BufferDesc{Size: int64(n) * 4, Label: reflect.TypeOf(zero).String()})
+	// The slack after the elements lets the tuner find a kernel that
+	// writes past them (kernels.Check); Run binds only the elements.
+	buf, err := d.hal.CreateBuffer(hal.BufferDesc{Size: int64(n)*4 + kernels.GuardBytes, Label: reflect.TypeOf(zero).String()})
 	if err != nil {
 		return nil, err
 	}
-	return &Buffer[T]{buf: buf, n: n}, nil
+	return &Buffer[T]{buf: buf, n: n, limits: d.hal.Info().Limits}, nil
 }
 
 // Len is the number of elements; 0 for a nil buffer.
@@ -175,11 +178,48 @@ func (b *Buffer[T]) binding() (hal.Buffer, kernels.DType, int) {
 	return b.buf, dt, b.n
 }
 
-func (b *Buffer[T]) bindSize() int64 {
+func (b *Buffer[T]) bind() hal.Binding {
 	if b == nil {
-		return 0
+		return hal.Binding{}
 	}
-	return 4 * int64(b.n)
+	return hal.Binding{Buffer: b.buf, Size: 4 * int64(b.n)}
+}
+
+// Slice returns elements [lo, hi) of b as a Binding for Run: a kernel
+// that works on part of a buffer, or on a buffer larger than the device
+// binds at once (maxStorageBufferRange). What can never bind is refused
+// here, with InvalidArgument: a range outside the buffer or empty, a
+// start that is not a multiple of the device's storage-buffer alignment,
+// a range longer than its largest binding. A slice is not a Problem's
+// buffer: the tuner works on whole buffers.
+func (b *Buffer[T]) Slice(lo, hi int) (Binding, error) {
+	if b == nil {
+		return nil, errNilBuffer
+	}
+	bad := func(format string, args ...any) (Binding, error) {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: Slice(%d, %d) of a buffer of %d: "+format, append([]any{lo, hi, b.n}, args...)...)
+	}
+	switch off, size := 4*int64(lo), 4*int64(hi-lo); {
+	case lo < 0 || hi > b.n || lo >= hi:
+		return bad("want 0 <= lo < hi <= %d", b.n)
+	case b.limits.MinStorageBufferAlign > 0 && uint64(off)%b.limits.MinStorageBufferAlign != 0:
+		return bad("byte offset %d is not a multiple of the device's storage-buffer alignment %d", off, b.limits.MinStorageBufferAlign)
+	case b.limits.MaxStorageBufferRange > 0 && uint64(size) > b.limits.MaxStorageBufferRange:
+		return bad("%d bytes exceed the device's largest binding, %d (maxStorageBufferRange)", size, b.limits.MaxStorageBufferRange)
+	}
+	return bufferSlice[T]{b: b, lo: lo, hi: hi}, nil
+}
+
+// bufferSlice is elements [lo, hi) of a buffer.
+type bufferSlice[T Elem] struct {
+	b      *Buffer[T]
+	lo, hi int
+}
+
+func (s bufferSlice[T]) binding() (hal.Buffer, kernels.DType, int) { return nil, 0, 0 }
+
+func (s bufferSlice[T]) bind() hal.Binding {
+	return hal.Binding{Buffer: s.b.buf, Offset: 4 * int64(s.lo), Size: 4 * int64(s.hi-s.lo)}
 }
 
 // littleEndian is whether the host's byte order is the SPIR-V buffers' own,

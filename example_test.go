@@ -22,6 +22,7 @@ import (
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale.comp -o testdata/library/scale.spv
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale_offbyone.comp -o testdata/library/scale_offbyone.spv
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/histogram.comp -o testdata/library/histogram.spv
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale_pastend.comp -o testdata/library/scale_pastend.spv
 
 // scaleSPIRV computes y[i] = a * x[i] for i < n, with push constants
 // {uint n; float a;}, x at binding 0, y at binding 1, and the workgroup

@@ -213,14 +213,12 @@ func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []
 	}
 	binds := make([]hal.Binding, len(buffers))
 	for i, b := range buffers {
-		var hb hal.Buffer
 		if b != nil {
-			hb, _, _ = b.binding()
+			binds[i] = b.bind()
 		}
-		if hb == nil {
+		if binds[i].Buffer == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.kernel.Name, i)
 		}
-		binds[i] = hal.Binding{Buffer: hb, Size: b.bindSize()}
 	}
 	cb, err := d.commandBuffer()
 	if err != nil {

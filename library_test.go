@@ -7,12 +7,15 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/status"
 )
 
 //go:embed testdata/library/histogram.spv
@@ -126,5 +129,111 @@ func TestApplies(t *testing.T) {
 		case n%2 == 0 && got != "fast":
 			t.Errorf("Fastest(%d) = %q; want fast, 64 times wider", n, got)
 		}
+	}
+}
+
+//go:embed testdata/library/scale_pastend.spv
+var pastEndSPIRV []byte
+
+// TestOutOfBoundsWrite: a kernel that computes every element right but
+// writes past the end of its output is a wrong candidate, and its error
+// names the buffer.
+func TestOutOfBoundsWrite(t *testing.T) {
+	dev := open(t)
+	pastEnd := scaleKernel
+	pastEnd.Name, pastEnd.SPIRV = "past-end", pastEndSPIRV
+	op := scaleOpOf(scaleKernel, pastEnd)
+	opts := autotune.DefaultOptions
+	opts.Budget, opts.Warmup = 100*time.Millisecond, -1
+	e, err := autotune.Measure(context.Background(), dev.HAL(), op.Operation(), autotune.ShapeOf(4096), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.Results[1]
+	if r.Outcome != autotune.Wrong || !strings.Contains(r.Error, "wrote past the end of buffer binding 1") {
+		t.Errorf("the kernel that writes past its output: %s: %s; want wrong, naming binding 1", r.Outcome, r.Error)
+	}
+	if e.Results[0].Outcome != autotune.Measured {
+		t.Errorf("the right kernel: %s: %s", e.Results[0].Outcome, e.Results[0].Error)
+	}
+}
+
+// TestSlice: a kernel runs on part of a buffer through Slice, and what
+// can never bind is refused when the slice is made.
+func TestSlice(t *testing.T) {
+	dev := open(t)
+	ctx := context.Background()
+	p, err := dev.Build(scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	align := int(dev.Info().Limits.MinStorageBufferAlign / 4)
+	n := 4 * max(align, 16)
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	x, err := vkbench.Upload(ctx, dev, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := vkbench.NewBuffer[float32](ctx, dev, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := max(align, 1), n-3
+	xs, err := x.Slice(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys, err := y.Slice(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hi - lo
+	if err := dev.Run(ctx, p, vkbench.Groups(m, 64), vkbench.Push(m, 2.0), xs, ys); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, n)
+	if err := y.Read(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		want := float32(0)
+		if i >= lo && i < hi {
+			want = 2 * float32(i)
+		}
+		if v != want {
+			t.Fatalf("y[%d] = %v, want %v (slice [%d, %d))", i, v, want, lo, hi)
+		}
+	}
+	for _, r := range [][2]int{{-1, 4}, {0, n + 1}, {5, 5}, {8, 4}} {
+		if _, err := x.Slice(r[0], r[1]); status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("Slice(%d, %d): %v, want InvalidArgument", r[0], r[1], err)
+		}
+	}
+	if align > 1 {
+		if _, err := x.Slice(1, 4); status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("Slice at an unaligned start: %v, want InvalidArgument", err)
+		}
+	}
+
+	// A buffer larger than the device binds at once is made, and bound in
+	// parts; a slice of all of it is refused when it is made.
+	max := int(dev.Info().Limits.MaxStorageBufferRange / 4)
+	if max > 64<<20 {
+		t.Logf("maxStorageBufferRange is %d floats: not making a larger buffer", max)
+		return
+	}
+	big, err := vkbench.NewBuffer[float32](ctx, dev, max+64)
+	if err != nil {
+		t.Fatalf("a buffer of %d floats, past maxStorageBufferRange: %v", max+64, err)
+	}
+	defer func() { _ = big.Release() }()
+	if _, err := big.Slice(0, max+64); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("Slice of %d floats, past maxStorageBufferRange: %v, want InvalidArgument", max+64, err)
+	}
+	if _, err := big.Slice(0, max); err != nil {
+		t.Errorf("Slice of maxStorageBufferRange: %v", err)
 	}
 }

@@ -291,7 +291,7 @@ func (pr *problem) describe(o *operation) error {
 	}
 	for i, b := range p.Buffers {
 		if hb, _, _ := bindingOf(b); hb == nil {
-			return status.Newf(status.InvalidArgument, "vkbench: Op %q: buffer %d is nil", o.name, i)
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: buffer %d is nil (or a Slice, which a Problem cannot take)", o.name, i)
 		}
 		hb, dt, n := b.binding()
 		role := kernels.Input

@@ -362,7 +362,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		return status.Annotatef(err, "running %s", c.Name)
 	}
 	ran := time.Now()
-	if err := m.p.Verify(ctx, i); err != nil {
+	if err := kernels.Check(ctx, m.p, i); err != nil {
 		if errors.Is(err, kernels.ErrWrongResult) {
 			st.res.Outcome = Wrong
 		}

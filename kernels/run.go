@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"encoding/binary"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -110,6 +111,40 @@ func VerifyCandidate(ctx context.Context, dev hal.Device, op Operation, size Siz
 	defer func() { err = status.Join(err, exe.Release()) }()
 	if err := Run(ctx, dev, p, exe, cand); err != nil {
 		return err
+	}
+	return Check(ctx, p, cand)
+}
+
+// GuardBytes is the slack a problem's outputs may have after their
+// elements: RecordPoison fills it with the rest, and Check then finds a
+// kernel that wrote past an output's end, which the elements alone would
+// not show.
+const GuardBytes = 4096
+
+// Check checks candidate cand's run of p, which RecordPoison preceded:
+// first that no output or scratch buffer was written past its Len
+// elements (its slack, up to GuardBytes, still holds Poison), then
+// p.Verify. Either failure matches ErrWrongResult, the first naming the
+// buffer.
+func Check(ctx context.Context, p Problem, cand int) error {
+	for _, b := range p.Buffers() {
+		if b.Role == Input {
+			continue
+		}
+		end := b.Len * int64(b.DType.Bytes())
+		slack := min(b.Size(), end+GuardBytes) &^ 3
+		if slack <= end {
+			continue
+		}
+		got := make([]byte, slack-end)
+		if err := b.Read(ctx, end, got); err != nil {
+			return status.Annotatef(err, "kernels: reading past the end of %s", b.Name)
+		}
+		for i := 0; i+4 <= len(got); i += 4 {
+			if w := binary.LittleEndian.Uint32(got[i:]); w != Poison {
+				return status.Wrapf(ErrWrongResult, status.OK, "kernels: the kernel wrote past the end of buffer %s: the word at byte %d after its %d elements is 0x%08x, not the 0x%08x put there", b.Name, i, b.Len, w, Poison)
+			}
+		}
 	}
 	return p.Verify(ctx, cand)
 }
