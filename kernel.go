@@ -61,7 +61,7 @@ type Kernel struct {
 	// compute (16-bit floats, subgroup operations, shared memory). Build
 	// refuses a device without it, and a Tuner reports such a candidate
 	// as unsupported instead of running it.
-	Requires kernels.Requirements
+	Requires Requirements
 	// Applies, if set, reports whether the kernel computes correctly at a
 	// size (one integer per name in its Op's Dims): a kernel that works on
 	// vec4s needs a multiple of 4. Nil means every size. A Tuner never

@@ -237,3 +237,36 @@ func TestSlice(t *testing.T) {
 		t.Errorf("Slice of maxStorageBufferRange: %v", err)
 	}
 }
+
+// TestTunerOptions: the root package's own options reach the tuner: the
+// cache file, the table, the budget, the precision.
+func TestTunerOptions(t *testing.T) {
+	dev := open(t)
+	path := filepath.Join(t.TempDir(), "own.db")
+	tu, err := dev.NewTuner(vkbench.TunerOptions{CachePath: path, Table: "mine", Budget: 200 * time.Millisecond, Precision: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := tu.Fastest(context.Background(), scaleOp(), 1<<12); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("a tune with a 200 ms budget took %v", d)
+	}
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := c.Tables()
+	if err != nil || len(tables) != 1 || tables[0].Tuner != "mine" {
+		t.Fatalf("tables in %s: %v, %v; want one of tuner \"mine\"", path, tables, err)
+	}
+	es, err := c.Entries(tables[0])
+	if err != nil || len(es) != 1 {
+		t.Fatalf("entries: %v, %v", es, err)
+	}
+	if b := es[0].Bounds; b.Budget != 200*time.Millisecond || b.TargetHalfWidth != 0.2 {
+		t.Errorf("the entry was measured under %+v; want a 200 ms budget and ±20%%", b)
+	}
+}

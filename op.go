@@ -30,7 +30,7 @@ type Op struct {
 	Dims []string
 	// DType is the type of the operation's elements, part of the cache
 	// key; kernels.F32 if zero.
-	DType kernels.DType
+	DType DType
 	// Candidates are the kernels, in a fixed order.
 	Candidates []Kernel
 	// Prepare makes a problem of the given size on d for the tuner to

@@ -3,6 +3,7 @@ package vkbench
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
@@ -12,16 +13,25 @@ import (
 // TunerOptions configure a Tuner. The zero value keeps answers in the
 // default cache file and measures as carefully as the vkbench command.
 type TunerOptions struct {
-	// Cache says where answers are kept: the zero value is the bbolt file
-	// named by $VKBENCH_CACHE, else autotune.DefaultCachePath(); set Path
-	// for another file, or Disabled to keep answers in memory only. Several
-	// processes may share one file.
-	Cache autotune.CacheOptions
-	// Tuning says how to measure: nil means autotune.DefaultOptions (each
-	// candidate's median to ±1%, at most 10 s of sampling per key), with
-	// answers kept in the cache table "app". To change a bound, start from
-	// a copy of autotune.DefaultOptions; its Tuner field names the table,
-	// which is best the program's own name.
+	// CachePath is the file answers are kept in, which several processes
+	// may share: "" for the file $VKBENCH_CACHE names, else one in the
+	// user's cache folder; "off" to keep answers in memory only.
+	CachePath string
+	// Table names the cache table the answers go in: the program's own
+	// name reads best. "app" if empty.
+	Table string
+	// Budget bounds the time spent measuring one key, the first time it
+	// is asked about on a machine: 10 s if zero.
+	Budget time.Duration
+	// Precision is when sampling stops: once every candidate's median is
+	// known to ±Precision (0.01: ±1%, the default if zero), or the budget
+	// is spent.
+	Precision float64
+
+	// Cache and Tuning are for what the fields above do not cover (lock
+	// timeouts, sample counts, cold caches): package autotune's options,
+	// which the fields above override where they are set.
+	Cache  autotune.CacheOptions
 	Tuning *autotune.Options
 }
 
@@ -51,7 +61,11 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
-	cache, err := autotune.OpenCache(opts.Cache)
+	copts := opts.Cache
+	if opts.CachePath != "" {
+		copts.Path = opts.CachePath
+	}
+	cache, err := autotune.OpenCache(copts)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +73,15 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	tuning.Tuner = "app"
 	if opts.Tuning != nil {
 		tuning = *opts.Tuning
+	}
+	if opts.Table != "" {
+		tuning.Tuner = opts.Table
+	}
+	if opts.Budget > 0 {
+		tuning.Budget = opts.Budget
+	}
+	if opts.Precision > 0 {
+		tuning.TargetHalfWidth = opts.Precision
 	}
 	return &Tuner{dev: d, t: autotune.NewTuner(&tunerDevice{Device: d.hal, owner: d}, cache, tuning), cache: cache, built: map[builtKey]*Pipeline{}}, nil
 }

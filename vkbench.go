@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/vk"
 )
@@ -27,6 +28,29 @@ var (
 	ErrReleased = hal.ErrReleased
 )
 
+// DeviceInfo describes a device: its name, type, driver, limits, memory,
+// and the Hardware string that names its tables in the tuning cache.
+type DeviceInfo = hal.DeviceInfo
+
+// Message is a validation or driver message (Options.OnMessage).
+type Message = hal.Message
+
+// DType is the type of an Op's elements, part of its cache key.
+type DType = kernels.DType
+
+// The element types.
+const (
+	F32 = kernels.F32
+	F16 = kernels.F16
+	I32 = kernels.I32
+	U32 = kernels.U32
+)
+
+// Requirements are what a Kernel needs of a device beyond core Vulkan 1.2
+// compute: 16-bit floats, 64-bit integers, subgroup operations, shared
+// memory.
+type Requirements = kernels.Requirements
+
 // Options choose and configure the device that Open opens. The zero value
 // opens the default device without validation.
 type Options struct {
@@ -43,7 +67,7 @@ type Options struct {
 	// OnMessage receives validation and driver messages of warning
 	// severity or above, from any goroutine. If nil they are logged
 	// through Logger.
-	OnMessage func(hal.Message)
+	OnMessage func(Message)
 	// Logger receives the driver's logs; slog.Default() if nil.
 	Logger *slog.Logger
 	// PipelineCache keeps the driver's compiled pipelines between runs:
@@ -75,7 +99,7 @@ type Device struct {
 
 // Devices lists the Vulkan devices in the order Options.Device indexes them.
 // An empty list is not an error.
-func Devices() ([]hal.DeviceInfo, error) {
+func Devices() ([]DeviceInfo, error) {
 	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{})
 	if err != nil {
 		return nil, err
@@ -128,7 +152,7 @@ func borrow(dev hal.Device) *Device { return &Device{hal: dev} }
 
 // Info describes the device: its name, type, driver, limits and the
 // Hardware string that names its table in the tuning cache.
-func (d *Device) Info() hal.DeviceInfo { return d.hal.Info() }
+func (d *Device) Info() DeviceInfo { return d.hal.Info() }
 
 // HAL returns the device underneath, for what this package does not do:
 // several dispatches in one submission, timestamps, host-visible memory.

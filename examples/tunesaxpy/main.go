@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench"
-	"github.com/vkbench/vkbench/autotune"
 )
 
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute saxpy_scalar.comp -o saxpy_scalar.spv
@@ -182,13 +181,7 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 	defer func() { err = errors.Join(err, dev.Close()) }()
 	out.printf("device: %s (%s)\n", dev.Info().Name, dev.Info().Type)
 
-	tuning := autotune.DefaultOptions
-	tuning.Tuner = "tunesaxpy"
-	tuning.Budget = *budget
-	tuner, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  autotune.CacheOptions{Path: *cache},
-		Tuning: &tuning,
-	})
+	tuner, err := dev.NewTuner(vkbench.TunerOptions{CachePath: *cache, Table: "tunesaxpy", Budget: *budget})
 	if err != nil {
 		return err
 	}
