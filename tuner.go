@@ -28,10 +28,12 @@ type TunerOptions struct {
 	// is spent.
 	Precision float64
 
-	// Cache and Tuning are for what the fields above do not cover (lock
-	// timeouts, sample counts, cold caches): package autotune's options,
-	// which the fields above override where they are set.
-	Cache  autotune.CacheOptions
+	// Cache is for what CachePath does not cover (a lock timeout, no file
+	// at all): package autotune's options; CachePath overrides its Path.
+	Cache autotune.CacheOptions
+	// Tuning is for what the fields above do not cover (sample counts,
+	// cold caches): package autotune's options, nil for its defaults; the
+	// fields above override it where they are set.
 	Tuning *autotune.Options
 }
 
