@@ -22,11 +22,15 @@ func newTranspose() *transposeOp {
 		return candidate("transpose_tiled", fmt.Sprintf("tiled-%dx%d-rows%d", tile, tile, rows), 2, 8, [3]uint32{tile, rows, 1},
 			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile, rows)
 	}
-	// tiledVec4: a TILE×TILE tile moved by (TILE/4)×ROWS invocations in
-	// 16-byte loads and stores.
-	tiledVec4 := func(tile, rows uint32) Candidate {
-		return candidate("transpose_tiled_vec4", fmt.Sprintf("tiled-vec4-%dx%d-rows%d", tile, tile, rows), 2, 8, [3]uint32{tile / 4, rows, 1},
-			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows)
+	// tiledVec4: TPW TILE×TILE tiles, one after the other, moved by
+	// (TILE/4)×ROWS invocations in 16-byte loads and stores.
+	tiledVec4 := func(tile, rows, tpw uint32) Candidate {
+		name := fmt.Sprintf("tiled-vec4-%dx%d-rows%d", tile, tile, rows)
+		if tpw > 1 {
+			name += fmt.Sprintf("-x%d", tpw)
+		}
+		return candidate("transpose_tiled_vec4", name, 2, 8, [3]uint32{tile / 4, rows, 1},
+			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows, tpw)
 	}
 	return &transposeOp{cands: []Candidate{
 		naive(16, 16),
@@ -34,10 +38,13 @@ func newTranspose() *transposeOp {
 		tiled(32, 8),
 		tiled(32, 16),
 		tiled(64, 8),
-		tiledVec4(32, 16),
-		tiledVec4(32, 32),
-		tiledVec4(64, 16),
-		tiledVec4(64, 32),
+		tiledVec4(32, 16, 1),
+		tiledVec4(32, 32, 1),
+		tiledVec4(64, 16, 1),
+		tiledVec4(64, 32, 1),
+		tiledVec4(32, 8, 4),
+		tiledVec4(32, 16, 4),
+		tiledVec4(32, 32, 8),
 	}}
 }
 
@@ -99,9 +106,12 @@ func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand
 	switch c.Shader {
 	case "transpose_naive":
 		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
-	case "transpose_tiled", "transpose_tiled_vec4":
+	case "transpose_tiled":
 		tile := param(c, "TILE")
 		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(m, tile))
+	case "transpose_tiled_vec4":
+		tile := param(c, "TILE")
+		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(ceilDiv(m, tile), param(c, "TPW")))
 	default:
 		err = status.Newf(status.Internal, "kernels: transpose: no geometry for shader %s", c.Shader)
 	}

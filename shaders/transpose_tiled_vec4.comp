@@ -11,12 +11,18 @@
 // The vec4 paths need 16-byte aligned rows (N % 4 == 0 for in, M % 4 == 0
 // for out) and a whole tile; other tiles take a checked scalar path.
 //
+// A workgroup moves TPW tiles, one below the other (rows of in), reusing
+// its tile between them: fewer, longer-lived workgroups, each with more
+// memory traffic in flight.
+//
 // Specialization: 0 = TILE / 4 (workgroup width), 1 = ROWS (workgroup
-// height; TILE must be a multiple of it). Push constants: M, N.
+// height; TILE must be a multiple of it), 2 = TPW (tiles per workgroup).
+// Push constants: M, N.
 
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
+layout(constant_id = 2) const uint TPW = 1;
 
 layout(set = 0, binding = 0) restrict readonly buffer In4 { vec4 src4[]; };
 layout(set = 0, binding = 0) restrict readonly buffer In1 { float src1[]; };
@@ -31,11 +37,10 @@ const uint ROWS = gl_WorkGroupSize.y;
 
 shared float tile[TILE][TILE + 1u];
 
-void main() {
+// moveTile transposes the tile whose first row of in is row0.
+void moveTile(uint row0, uint col0) {
     uint tx = gl_LocalInvocationID.x;
     uint ty = gl_LocalInvocationID.y;
-    uint col0 = gl_WorkGroupID.x * TILE;  // first column of in
-    uint row0 = gl_WorkGroupID.y * TILE;  // first row of in
     bool whole = row0 + TILE <= pc.M && col0 + TILE <= pc.N;
     if (whole && (pc.N & 3u) == 0u) {
         [[unroll]] for (uint r = ty; r < TILE; r += ROWS) {
@@ -72,5 +77,19 @@ void main() {
                 }
             }
         }
+    }
+}
+
+void main() {
+    uint col0 = gl_WorkGroupID.x * TILE; // first column of in
+    for (uint t = 0u; t < TPW; t++) {
+        uint row0 = (gl_WorkGroupID.y * TPW + t) * TILE; // first row of in
+        if (row0 >= pc.M) {
+            break;
+        }
+        if (t > 0u) {
+            barrier(); // every read of the last tile is done
+        }
+        moveTile(row0, col0);
     }
 }
