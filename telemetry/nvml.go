@@ -21,6 +21,8 @@ type nvmlDevice interface {
 	GetTotalEnergyConsumption() (uint64, nvml.Return)
 	GetTemperature(nvml.TemperatureSensors) (uint32, nvml.Return)
 	GetCurrentClocksEventReasons() (uint64, nvml.Return)
+	GetMaxClockInfo(nvml.ClockType) (uint32, nvml.Return)
+	GetPowerManagementLimit() (uint32, nvml.Return)
 }
 
 // nvmlLibrary is what the NVML source asks of the library.
@@ -147,6 +149,14 @@ func readSample(d nvmlDevice, at time.Time) (Sample, error) {
 		return fail("clock event reasons")
 	}
 	smp.Reasons = Reasons(reasons)
+	// The limits are read where the driver tells them; a GPU that keeps
+	// them to itself still has the readings above.
+	if v, r := d.GetMaxClockInfo(nvml.CLOCK_SM); r == nvml.SUCCESS {
+		smp.MaxSMClockMHz = v
+	}
+	if v, r := d.GetPowerManagementLimit(); r == nvml.SUCCESS {
+		smp.PowerLimitW = float64(v) / 1000
+	}
 	return smp, nil
 }
 

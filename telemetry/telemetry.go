@@ -41,6 +41,10 @@ type Sample struct {
 	TempC uint32
 	// Reasons are why the clocks are held back now.
 	Reasons Reasons
+	// MaxSMClockMHz is the highest SM clock the GPU runs at, and
+	// PowerLimitW the power limit it holds to; 0 where not known.
+	MaxSMClockMHz uint32
+	PowerLimitW   float64
 }
 
 // Reasons is a set of reasons why a GPU's clocks are held back, with

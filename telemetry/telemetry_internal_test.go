@@ -47,6 +47,10 @@ func (d *fakeDevice) GetTemperature(nvml.TemperatureSensors) (uint32, nvml.Retur
 func (d *fakeDevice) GetCurrentClocksEventReasons() (uint64, nvml.Return) {
 	return d.reasons, d.ret("reasons")
 }
+func (d *fakeDevice) GetMaxClockInfo(nvml.ClockType) (uint32, nvml.Return) {
+	return 1980, d.ret("max")
+}
+func (d *fakeDevice) GetPowerManagementLimit() (uint32, nvml.Return) { return 700000, d.ret("limit") }
 
 // fakeLibrary is an NVML library of fake devices.
 type fakeLibrary struct {
@@ -104,7 +108,8 @@ func TestOpenMatchesByUUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Time = time.Time{}
-	want := Sample{SMClockMHz: 1980, MemClockMHz: 3201, PowerW: 412.345, EnergyJ: 123456.789, TempC: 51, Reasons: ReasonSWPowerCap}
+	want := Sample{SMClockMHz: 1980, MemClockMHz: 3201, PowerW: 412.345, EnergyJ: 123456.789, TempC: 51, Reasons: ReasonSWPowerCap,
+		MaxSMClockMHz: 1980, PowerLimitW: 700}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Errorf("sample (-want +got):\n%s", diff)
 	}
@@ -128,6 +133,13 @@ func TestOpenMatchesByUUID(t *testing.T) {
 }
 
 func TestSampleFailures(t *testing.T) {
+	// The limits are optional: their failure leaves them zero.
+	for _, call := range []string{"max", "limit"} {
+		s, err := readSample(&fakeDevice{fail: call}, time.Now())
+		if err != nil || (call == "max" && s.MaxSMClockMHz != 0) || (call == "limit" && s.PowerLimitW != 0) {
+			t.Errorf("a failing %s call: %+v, %v; want the sample, without it", call, s, err)
+		}
+	}
 	for _, call := range []string{"sm", "mem", "power", "energy", "temp", "reasons"} {
 		d := &fakeDevice{fail: call}
 		if _, err := readSample(d, time.Now()); err == nil {
