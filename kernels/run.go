@@ -128,7 +128,10 @@ const GuardBytes = 4096
 // buffer.
 func Check(ctx context.Context, p Problem, cand int) error {
 	for _, b := range p.Buffers() {
-		if b.Role == Input {
+		if b.Role == Input || b.DType.Bytes() == 0 {
+			// Inputs are not written; an element type of no known size
+			// (a manifest's bytes or 64-bit words) says nothing of where
+			// the elements end.
 			continue
 		}
 		end := b.Len * int64(b.DType.Bytes())
