@@ -88,6 +88,16 @@ type Resetter interface {
 	RecordReset(cb hal.CommandBuffer, cand int) error
 }
 
+// CandidateWorker is implemented by problems whose work differs between
+// candidates (a manifest's "flops": "20*N*LOOP", with LOOP a candidate's
+// unroll factor): CandidateWork returns the bytes and flops of one run of
+// candidate cand, in place of Bytes and Flops, so that each candidate's
+// GB/s and FLOP/s are computed from its own work. No built-in operation
+// needs it.
+type CandidateWorker interface {
+	CandidateWork(cand int) (bytes, flops float64)
+}
+
 // Role says what a problem's buffer is for.
 type Role uint8
 

@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -169,8 +171,32 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 			}
 		}
 		ops = append(ops, op)
+		for _, w := range op.warnings {
+			slog.Warn(w)
+		}
 	}
 	return ops, nil
+}
+
+// Warnings returns the warnings of the operations that come from
+// manifests (those Load and Parse return): problems of their
+// descriptions that do not stop them from running, such as a
+// constant_id that a module does not declare. Load and Parse also log
+// each through slog.Default at level Warn when they read it. Other
+// operations have none.
+func Warnings(ops []kernels.Operation) []string {
+	var out []string
+	for _, op := range ops {
+		if m, ok := op.(*manifestOp); ok {
+			out = append(out, m.warnings...)
+		}
+	}
+	return out
+}
+
+// warn records a warning about the field n.
+func (d *opDecoder) warn(n *jsonNode, format string, args ...any) {
+	d.op.warnings = append(d.op.warnings, fmt.Sprintf("kernels: manifest %s: %s: %s", d.src.position(n.off), n.path, fmt.Sprintf(format, args...)))
 }
 
 // manifestOp is an Operation described by a manifest.
@@ -183,9 +209,11 @@ type manifestOp struct {
 	asserts       []manifestExpr
 	bufs          []*manifestBuffer
 	bytes, flops  *manifestExpr
-	ref           int // the reference candidate; -1 when nothing is verified
+	ref           int // the reference candidate; -1 when there is none
 	cands         []kernels.Candidate
 	runs          []*manifestRun
+	// warnings are the problems of the description that did not stop it.
+	warnings []string
 }
 
 // Operation.
@@ -221,7 +249,7 @@ func (op *manifestOp) bufferBytes(size kernels.Size) ([]int64, error) {
 	var out []int64
 	envs := make([]exprEnv, len(op.runs))
 	for c := range op.runs {
-		env, err := op.env(size, c)
+		env, err := op.env(size, c, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -322,10 +322,9 @@ func TestManifestErrors(t *testing.T) {
 		{"truncated_spirv", status.InvalidArgument, "operations[0].candidates[0].spirv", "past the module's end"},
 		{"missing_entry_point", status.InvalidArgument, "operations[0].candidates[0].entry", `no GLCompute entry point "saxpy_main"`},
 		{"binding_without_buffer", status.InvalidArgument, "operations[0].candidates[0]", "binding 1, which entry point \"main\" of ../saxpy.spv uses, has no buffer"},
-		{"unknown_constant_id", status.InvalidArgument, `operations[0].candidates[0].constants."7"`, "declares no specialization constant with constant_id 7"},
 		{"workgroup_mismatch", status.InvalidArgument, "operations[0].candidates[0].workgroup", "fixes local_size_x of \"main\" at 256"},
 		{"push_constants_too_small", status.InvalidArgument, "operations[0].push_constants", "reads 8 bytes of push constants"},
-		{"dimension_in_constant", status.InvalidArgument, `operations[0].candidates[0].constants."1"`, "pipelines are built once per candidate"},
+		{"workgroup_in_constant", status.InvalidArgument, `operations[0].candidates[0].constants."1"`, "local_size_x cannot be used here: it is the dispatch's workgroup size, and constants and the workgroup are what set it"},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -401,7 +400,9 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"push out of range", `"value": "N"`, `"value": "N - 2000"`, []string{"push_constants[0].value", "outside u32's range"}},
 		{"negative length", `"len": "N", "binding": 0`, `"len": "N - 2048", "binding": 0`, []string{"operations[0].buffers[0].len", "is -1024 elements"}},
 		{"op assert fails at default", `"dims"`, `"assert": ["N % 1000 == 0"], "dims"`, []string{"operations[0].assert[0]", "fails the operation's assert"}},
-		{"param in bytes", `"verify"`, `"bytes": "N * VEC", "verify"`, []string{"operations[0].bytes", "VEC", "same for every candidate"}},
+		{"device in bytes", `"verify"`, `"bytes": "N * subgroup_size", "verify"`, []string{"operations[0].bytes", "subgroup_size cannot be used here: it is a limit of the device"}},
+		{"pass in assert", `"dims"`, `"assert": ["pass < 2"], "dims"`, []string{"operations[0].assert[0]", "pass cannot be used here: it counts the repeats of a dispatch"}},
+		{"index outside expect", `"len": "N", "binding": 0`, `"len": "i", "binding": 0`, []string{"operations[0].buffers[0].len", "i cannot be used here: it is the element index of an expected value"}},
 		{"dispatches and groups", `"groups": ["div_up(N, 256)"]`, `"groups": [1], "dispatches": [{"groups": [1]}]`, []string{"operations[0].candidates[0].groups", "gives each dispatch its own groups"}},
 		{"unknown binding buffer", `"groups": ["div_up(N, 256)"]`, `"groups": ["div_up(N, 256)"], "bindings": ["x", "z"]`, []string{"operations[0].candidates[0].bindings[1]", `no buffer "z"`}},
 		{"tolerance on ints", `"type": "f32", "len": "N", "binding": 0`, `"type": "u32", "len": "N", "binding": 0, "tolerance": {"rel": 1}`, []string{"operations[0].buffers[0].tolerance", "compared exactly"}},

@@ -31,6 +31,8 @@ func requirementsOf(m *spirv.Module) (kernels.Requirements, []string) {
 			other = append(other, "StorageBuffer16BitAccess")
 		case c == spirv.CapStorageBuffer8Bit, c == spirv.CapUniformStorage8Bit, c == spirv.CapStoragePushConstant8:
 			other = append(other, "StorageBuffer8BitAccess")
+		case c == spirv.CapVulkanMemoryModel:
+			other = append(other, "VulkanMemoryModel")
 		}
 	}
 	if r.Subgroup != 0 {
@@ -40,26 +42,30 @@ func requirementsOf(m *spirv.Module) (kernels.Requirements, []string) {
 	return r, slices.Compact(other)
 }
 
-// missingFeature returns the first capability in caps (as requirements
-// returns them) that info lacks, or "".
+// missingFeature says which device feature the first capability in caps
+// (as requirements returns them) needs and info lacks, such as
+// "vulkanMemoryModel (for the module's VulkanMemoryModel capability)",
+// or returns "".
 func missingFeature(caps []string, info hal.DeviceInfo) string {
 	f := info.Features
 	for _, c := range caps {
-		ok := true
+		ok, feature := true, ""
 		switch c {
 		case "Float64":
-			ok = f.Float64
+			ok, feature = f.Float64, "shaderFloat64"
 		case "Int16":
-			ok = f.Int16
+			ok, feature = f.Int16, "shaderInt16"
 		case "Int8":
-			ok = f.Int8
+			ok, feature = f.Int8, "shaderInt8"
 		case "StorageBuffer16BitAccess":
-			ok = f.Storage16
+			ok, feature = f.Storage16, "storageBuffer16BitAccess"
 		case "StorageBuffer8BitAccess":
-			ok = f.Storage8
+			ok, feature = f.Storage8, "storageBuffer8BitAccess"
+		case "VulkanMemoryModel":
+			ok, feature = f.VulkanMemoryModel, "vulkanMemoryModel"
 		}
 		if !ok {
-			return c
+			return feature + " (for the module's " + c + " capability)"
 		}
 	}
 	return ""
