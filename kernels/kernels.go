@@ -49,12 +49,13 @@ type Problem interface {
 	Size() Size
 	// Bytes is the number of bytes one run must move to or from memory at
 	// least (each input read once, each output written once), whatever the
-	// candidate: the numerator of GB/s. (A float64, as rates are; counts
-	// are exact below 2⁵³.)
+	// candidate (unless the problem is a CandidateWorker): the numerator
+	// of GB/s. (A float64, as rates are; counts are exact below 2⁵³.)
 	Bytes() float64
 	// Flops is the number of arithmetic operations one run does (a fused
-	// multiply-add counts 2), whatever the candidate: the numerator of
-	// FLOP/s. Operations that only move data report 0.
+	// multiply-add counts 2), whatever the candidate (unless the problem
+	// is a CandidateWorker): the numerator of FLOP/s. Operations that only
+	// move data report 0.
 	Flops() float64
 	// Buffers lists the problem's buffers, inputs first.
 	Buffers() []Operand
