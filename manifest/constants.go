@@ -245,6 +245,16 @@ func (disp *manifestDispatch) executable(ps pipelineSpec) hal.ExecutableDesc {
 	return desc
 }
 
+// constantsString writes constants as "0=64 1=300", for labels and
+// messages.
+func constantsString(cs []hal.Constant) string {
+	parts := make([]string, len(cs))
+	for i, k := range cs {
+		parts[i] = fmt.Sprintf("%d=%d", k.ID, k.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
 // specBits encodes v as the 32 bits of a specialization constant of kind.
 func specBits(kind string, v exprValue) (uint32, error) {
 	switch kind {

@@ -366,14 +366,14 @@ func (op *manifestOp) pipeline(d *manifestDispatch, env exprEnv, info *hal.Devic
 	}
 	spec := ps.spec()
 	if need, ok := d.mod.spv.PushConstantBytes(d.entry, spec); ok && need > d.pushSize {
-		return ps, errWhere(status.InvalidArgument, d.where, "entry point %q of %s reads %d bytes of push constants with constants %v; the push constants cover %d bytes", d.entry.Name, d.mod.path, need, ps.constants, d.pushSize)
+		return ps, errWhere(status.InvalidArgument, d.where, "entry point %q of %s reads %d bytes of push constants with constants %s; the push constants cover %d bytes", d.entry.Name, d.mod.path, need, constantsString(ps.constants), d.pushSize)
 	}
 	if info == nil {
 		return ps, nil
 	}
 	l := info.Limits
 	unsupported := func(format string, args ...any) (pipelineSpec, error) {
-		return ps, errWhere(status.Unimplemented, d.where, "with constants %v, %s", ps.constants, fmt.Sprintf(format, args...))
+		return ps, errWhere(status.Unimplemented, d.where, "with constants %s, %s", constantsString(ps.constants), fmt.Sprintf(format, args...))
 	}
 	for i, n := range ps.wg {
 		if n > l.MaxWorkgroupSize[i] {

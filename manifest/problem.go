@@ -2,7 +2,7 @@ package manifest
 
 import (
 	"context"
-	"fmt"
+	"slices"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -62,12 +62,8 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	if err := p.allocate(ctx, info, seed); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	for c, run := range op.runs {
+	for c := range op.runs {
 		if p.planErrs[c] != nil {
-			continue
-		}
-		if f := missingFeature(run.needs, info); f != "" {
-			p.planErrs[c] = status.Newf(status.Unimplemented, "kernels: %s/%s: needs %s, which the device lacks", op.name, op.cands[c].Name, f)
 			continue
 		}
 		if p.plans[c], p.planErrs[c] = op.plan(size, c, lay.envs[c], &info); p.planErrs[c] != nil {
@@ -236,15 +232,19 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 	if err := c.Supported(info); err != nil {
 		return cannot(err)
 	}
-	desc := c.Executable()
-	desc.Label = op.name + "/" + c.Name + " (reference)"
-	exe, err := p.dev.CreateExecutable(desc)
-	if err != nil {
-		return status.Annotatef(err, "kernels: building the reference candidate %q", c.Name)
+	// The candidate's own pipeline is built only if a dispatch at this
+	// size uses it; build built the others.
+	var exe hal.Executable
+	if slices.ContainsFunc(p.plans[op.ref], func(st planStep) bool { return st.ps.key == op.runs[op.ref].key }) {
+		desc := c.Executable()
+		desc.Label = op.name + "/" + c.Name + " (reference)"
+		if exe, err = p.dev.CreateExecutable(desc); err != nil {
+			return status.Annotatef(err, "kernels: building the reference candidate %q", c.Name)
+		}
 	}
 	err = kernels.Run(ctx, p.dev, prob, exe, op.ref)
-	if rerr := exe.Release(); err == nil {
-		err = rerr
+	if exe != nil {
+		err = status.Join(err, exe.Release())
 	}
 	if err != nil {
 		return status.Annotatef(err, "kernels: running the reference candidate %q", c.Name)
@@ -331,7 +331,7 @@ func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
 	desc := st.d.executable(st.ps)
 	desc.Label = p.op.name + "/" + desc.Label
 	if st.d.sized {
-		desc.Label += fmt.Sprintf(" %v", st.ps.constants)
+		desc.Label += " (" + constantsString(st.ps.constants) + ")"
 	}
 	x, err := p.dev.CreateExecutable(desc)
 	if err != nil {

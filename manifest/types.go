@@ -322,9 +322,6 @@ type manifestRun struct {
 	// key is the pipeline key of the candidate's own Executable (its
 	// first dispatch at the default size), which Record is given.
 	key string
-	// needs are module capabilities Requirements cannot express, checked
-	// against the device when a problem is prepared.
-	needs []string
 }
 
 type manifestDispatch struct {
