@@ -50,6 +50,20 @@ func TestManifestCandidateWork(t *testing.T) {
 	if err := p.Release(); err != nil {
 		t.Fatal(err)
 	}
+	// A subset's candidates keep their own work.
+	sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return c.Name == "loop256" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = sub.Prepare(ctx, dev, kernels.Size{n}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if b, f := p.(kernels.CandidateWorker).CandidateWork(0); (work{b, f}) != want[2] {
+		t.Errorf("the subset's loop256: %v, want %v", work{b, f}, want[2])
+	}
+	if err := p.Release(); err != nil {
+		t.Fatal(err)
+	}
 	e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(kernels.Size{n}), quick)
 	if err != nil {
 		t.Fatal(err)

@@ -82,7 +82,11 @@ func runOnce(t *testing.T, dev hal.Device, p kernels.Problem, c kernels.Candidat
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer exe.Release()
+	defer func() {
+		if err := exe.Release(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if err := kernels.Run(ctx, dev, p, exe, cand); err != nil {
 		return err
 	}
@@ -108,7 +112,11 @@ func TestManifestSizesAsConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Release()
+	t.Cleanup(func() {
+		if err := p.Release(); err != nil {
+			t.Error(err)
+		}
+	})
 	want := []built{
 		{"matvec-const/rows-wg64 (0=64 1=129 2=3)", constants(0, 64, 1, 129, 2, 3)},
 		{"matvec-const/rows-shared-wg128 (0=128 1=129 2=3)", constants(0, 128, 1, 129, 2, 3)},
@@ -191,7 +199,11 @@ func TestManifestPipelinesShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Release()
+	t.Cleanup(func() {
+		if err := p.Release(); err != nil {
+			t.Error(err)
+		}
+	})
 	want := []built{{"twins/a (0=1000 1=16)", constants(0, 1000, 1, 16)}}
 	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
 		t.Errorf("pipelines Prepare built (-want +got):\n%s", diff)
