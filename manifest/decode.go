@@ -593,7 +593,7 @@ var (
 	// one for each distinct set of values, at each size and pass.
 	pipelineContext = exprContext{dims: true, params: true, device: true, pass: true, why: "constants and the workgroup are what set it"}
 	dispatchContext = exprContext{dims: true, params: true, workgroup: true, device: true, pass: true, why: "only an expected value has one"}
-	repeatContext   = exprContext{dims: true, params: true, workgroup: true, device: true, why: "pass counts the repeats"}
+	repeatContext   = exprContext{dims: true, params: true, workgroup: true, device: true, why: "the count is worked out before the passes"}
 	// Lets are evaluated per candidate, outside any dispatch.
 	letContext = exprContext{dims: true, params: true, why: "lets are evaluated outside any dispatch, whatever the device"}
 	// An expected value is worked out on the host, element by element.

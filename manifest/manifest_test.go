@@ -437,6 +437,7 @@ func TestManifestErrorsInline(t *testing.T) {
     "verify": "none"`, []string{"operations[0].buffers[1].expect", `"verify" is "none", which checks nothing`}},
 		{"check past the end", `"role": "inout"`, `"role": "inout", "check": {"first": "N", "count": 1}`, []string{"operations[0].buffers[1]", `check: elements 1024 to 1024 (first 1024, count 1) are not all in buffer "y" of 1024`}},
 		{"check of a float", `"role": "inout"`, `"role": "inout", "check": {"count": "N / 2.0"}`, []string{"operations[0].buffers[1].check.count", "is a float"}},
+		{"pass in repeat", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "repeat": "pass + 1"}`, []string{"operations[0].candidates[0].repeat", "pass cannot be used here: it counts the repeats of a dispatch, and the count is worked out before the passes"}},
 		{"sized workgroup disagrees", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "workgroup": ["N"]}`, []string{"operations[0].candidates[0].workgroup", `fixes local_size_x of "main" at 256 (a literal local_size), not 1024`}},
 	}
 	for _, tt := range tests {
