@@ -111,6 +111,10 @@ func TestManifestExpect(t *testing.T) {
 		{"partial sums checked", `"check": {"first": 0, "count": 2}, "expect": "N * (N - 1) / 2"`, 4097,
 			`1 of 2 checked values wrong: x[1]: got 1, want 8390656`},
 		{"whole buffer", `"expect": "i"`, 4097, `64 of 4097 checked values wrong: x[0]: got 8390656, want 0`},
+		// Checked in parts on every processor, reported in index order:
+		// each of the 2¹⁴ level-one sums differs from its index.
+		{"whole buffer, in parts", `"expect": "i"`, 1 << 20,
+			`16384 of 1048576 checked values wrong: x[0]: got 4294443008, want 0 (expect "i"; integers are compared exactly); x[64]: got 6112, want 64`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ops, err := manifest.Parse([]byte(strings.Replace(string(data), expect, tt.expect, 1)), manifestDir)

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
+	"sync"
 
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -72,9 +75,54 @@ func compareElements(m *kernels.Mismatches, b *manifestBuffer, got, want []byte,
 // compareExpected adds to m every element of got that is not the value
 // b's "expect" gives it in env: integers wrap as the type does (a u32 sum
 // is taken modulo 2³²), floats are compared within the tolerance. got
-// starts at element first of the buffer.
+// starts at element first of the buffer. Parts of a large buffer are
+// checked on every processor at once, and their differences reported in
+// index order.
 func compareExpected(m *kernels.Mismatches, b *manifestBuffer, got []byte, first int64, env exprEnv) error {
-	env = maps.Clone(env)
+	size := b.typ.size
+	n := len(got) / size
+	var mu sync.Mutex
+	var parts []expectedPart
+	par.Range(n, 1<<14, func(lo, hi int) {
+		part := b.checkExpected(got[lo*size:hi*size], first+int64(lo), maps.Clone(env))
+		part.lo = lo
+		mu.Lock()
+		parts = append(parts, part)
+		mu.Unlock()
+	})
+	slices.SortFunc(parts, func(a, b expectedPart) int { return a.lo - b.lo })
+	for _, part := range parts {
+		if part.err != nil {
+			return part.err
+		}
+		for _, s := range part.shown {
+			m.Add("%s", s)
+		}
+		// Mismatches shows the first few; the rest only count.
+		for range part.count - int64(len(part.shown)) {
+			m.Add("")
+		}
+	}
+	return nil
+}
+
+// expectedPart is what checking a part of a buffer found: the number of
+// elements that differ, the first few described, or why an expected value
+// could not be worked out.
+type expectedPart struct {
+	lo    int
+	count int64
+	shown []string
+	err   error
+}
+
+// shownPerPart is how many differences a part describes, as many as a
+// kernels.Mismatches shows.
+const shownPerPart = 3
+
+// checkExpected checks elements of b from index first, in env.
+func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) expectedPart {
+	var part expectedPart
 	size := b.typ.size
 	want := make([]byte, size)
 	for i := 0; i+size <= len(got); i += size {
@@ -82,20 +130,30 @@ func compareExpected(m *kernels.Mismatches, b *manifestBuffer, got []byte, first
 		env["i"] = intValue(idx)
 		v, err := b.expect.eval(env)
 		if err != nil {
-			return b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", idx, err))
+			part.err = b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", idx, err))
+			return part
 		}
 		g := got[i : i+size]
+		var describe func() string
 		if b.typ.kind != floatKind {
 			putUint(want, uint64(v.i), size)
 			if !bytes.Equal(g, want) {
-				m.Add("%s[%d]: got %s, want %s (expect %q; integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expect.src)
+				describe = func() string {
+					return fmt.Sprintf("%s[%d]: got %s, want %s (expect %q; integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expect.src)
+				}
 			}
+		} else if gf, wf := b.typ.decodeFloat(g), v.float(); !(math.Abs(gf-wf) <= b.tol.of(wf)) {
+			describe = func() string {
+				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (expect %q; |difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expect.src, math.Abs(gf-wf), b.tol.of(wf))
+			}
+		}
+		if describe == nil {
 			continue
 		}
-		gf, wf := b.typ.decodeFloat(g), v.float()
-		if tol := b.tol.of(wf); !(math.Abs(gf-wf) <= tol) {
-			m.Add("%s[%d]: got %.9g, want %.9g (expect %q; |difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expect.src, math.Abs(gf-wf), tol)
+		part.count++
+		if len(part.shown) < shownPerPart {
+			part.shown = append(part.shown, describe())
 		}
 	}
-	return nil
+	return part
 }
