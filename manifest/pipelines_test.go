@@ -247,3 +247,28 @@ func TestManifestUndeclaredConstant(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// ExampleWarnings reads a manifest whose candidate sets constant_id 2,
+// which glslc -O dropped from the module: a warning, not an error, and
+// the kernel runs without it.
+func ExampleWarnings() {
+	ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+		"name": "saxpy4", "dims": {"N": 1024},
+		"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0},
+			{"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "output"}],
+		"push_constants": [{"type": "u32", "value": "N / 4"}, {"type": "f32", "value": 2.5}],
+		"verify": "none",
+		"candidates": [{"name": "vec4", "spirv": "saxpy_vec4.spv",
+			"constants": {"0": 64, "1": 1, "2": 8}, "groups": ["div_up(N / 4, 64)"]}]}]}`), "../testdata/manifests")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range manifest.Warnings(ops) {
+		fmt.Println(w)
+	}
+	fmt.Println(ops[0].Candidates()[0].Constants)
+	// Output:
+	// kernels: manifest manifest:8:40: operations[0].candidates[0].constants."2": saxpy_vec4.spv declares no specialization constant with constant_id 2 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use
+	// [{0 64} {1 1}]
+}
