@@ -708,8 +708,12 @@ func (m *measurement) entry() *Entry {
 				}
 			}
 			if s.Median > 0 {
-				r.GBps = bytes / s.Median / 1e9
-				r.GFLOPs = flops / s.Median / 1e9
+				b, f := bytes, flops
+				if w, ok := m.p.(kernels.CandidateWorker); ok {
+					b, f = w.CandidateWork(i)
+				}
+				r.GBps = b / s.Median / 1e9
+				r.GFLOPs = f / s.Median / 1e9
 			}
 			if p := m.opts.Peak; p != nil {
 				if p.BandwidthGBps > 0 && r.GBps > p.BandwidthGBps*1.05 {

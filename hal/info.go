@@ -141,6 +141,10 @@ type Features struct {
 	Storage16 bool
 	// Storage8 is 8-bit types in storage buffers.
 	Storage8 bool
+	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel),
+	// which modules that declare the VulkanMemoryModel capability need
+	// (GLSL's scoped memory semantics compile to it).
+	VulkanMemoryModel bool
 }
 
 // MemoryHeap is one memory heap of the device.

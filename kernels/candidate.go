@@ -107,6 +107,14 @@ type Requirements struct {
 	Float16 bool
 	// Int64 is 64-bit integer arithmetic (shaderInt64).
 	Int64 bool
+	// Float64, Int16 and Int8 are shaderFloat64, shaderInt16 and
+	// shaderInt8.
+	Float64, Int16, Int8 bool
+	// Storage16 and Storage8 are 16- and 8-bit types in storage buffers
+	// (storageBuffer16BitAccess, storageBuffer8BitAccess).
+	Storage16, Storage8 bool
+	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel).
+	VulkanMemoryModel bool
 	// Subgroup are the subgroup operations used in compute shaders.
 	Subgroup hal.SubgroupOps
 	// MinSubgroupSize is the smallest subgroup size the kernel works with;
@@ -129,12 +137,25 @@ func (r Requirements) Supported(info hal.DeviceInfo) error {
 }
 
 func (r Requirements) unsupported(info hal.DeviceInfo) string {
-	l := info.Limits
+	f, l := info.Features, info.Limits
+	for _, need := range []struct {
+		want, have bool
+		name       string
+	}{
+		{r.Float16, f.Float16, "shaderFloat16"},
+		{r.Int64, f.Int64, "shaderInt64"},
+		{r.Float64, f.Float64, "shaderFloat64"},
+		{r.Int16, f.Int16, "shaderInt16"},
+		{r.Int8, f.Int8, "shaderInt8"},
+		{r.Storage16, f.Storage16, "storageBuffer16BitAccess (16-bit types in storage buffers)"},
+		{r.Storage8, f.Storage8, "storageBuffer8BitAccess (8-bit types in storage buffers)"},
+		{r.VulkanMemoryModel, f.VulkanMemoryModel, "vulkanMemoryModel"},
+	} {
+		if need.want && !need.have {
+			return "needs " + need.name
+		}
+	}
 	switch {
-	case r.Float16 && !info.Features.Float16:
-		return "needs shaderFloat16"
-	case r.Int64 && !info.Features.Int64:
-		return "needs shaderInt64"
 	case !l.SubgroupOps.Has(r.Subgroup):
 		return fmt.Sprintf("needs subgroup operations %s, device has %s", r.Subgroup, l.SubgroupOps)
 	case r.MinSubgroupSize > 0 && l.SubgroupSize < r.MinSubgroupSize:
@@ -190,11 +211,10 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 		}
 		r := c.Requires
 		flags := uint32(0)
-		if r.Float16 {
-			flags |= 1
-		}
-		if r.Int64 {
-			flags |= 2
+		for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel} {
+			if on {
+				flags |= 1 << i
+			}
 		}
 		u32(flags)
 		u32(uint32(r.Subgroup))

@@ -68,7 +68,9 @@
 // Problem lists its buffers (Buffers, with roles), records its dispatches,
 // and checks its outputs. Record must be idempotent (runs leave the same
 // results whatever ran before); an operation that cannot promise that
-// implements Resetter.
+// implements Resetter. A problem whose work differs between candidates (a
+// manifest's "flops" that use a candidate's unroll factor) implements
+// CandidateWorker, so that each candidate's rates come from its own work.
 //
 // # Caveats
 //

@@ -49,12 +49,13 @@ type Problem interface {
 	Size() Size
 	// Bytes is the number of bytes one run must move to or from memory at
 	// least (each input read once, each output written once), whatever the
-	// candidate: the numerator of GB/s. (A float64, as rates are; counts
-	// are exact below 2⁵³.)
+	// candidate (unless the problem is a CandidateWorker): the numerator
+	// of GB/s. (A float64, as rates are; counts are exact below 2⁵³.)
 	Bytes() float64
 	// Flops is the number of arithmetic operations one run does (a fused
-	// multiply-add counts 2), whatever the candidate: the numerator of
-	// FLOP/s. Operations that only move data report 0.
+	// multiply-add counts 2), whatever the candidate (unless the problem
+	// is a CandidateWorker): the numerator of FLOP/s. Operations that only
+	// move data report 0.
 	Flops() float64
 	// Buffers lists the problem's buffers, inputs first.
 	Buffers() []Operand
@@ -86,6 +87,16 @@ type Problem interface {
 // outside the timed region where it can. No built-in operation needs it.
 type Resetter interface {
 	RecordReset(cb hal.CommandBuffer, cand int) error
+}
+
+// CandidateWorker is implemented by problems whose work differs between
+// candidates (a manifest's "flops": "20*N*LOOP", with LOOP a candidate's
+// unroll factor): CandidateWork returns the bytes and flops of one run of
+// candidate cand, in place of Bytes and Flops, so that each candidate's
+// GB/s and FLOP/s are computed from its own work. No built-in operation
+// needs it.
+type CandidateWorker interface {
+	CandidateWork(cand int) (bytes, flops float64)
 }
 
 // Role says what a problem's buffer is for.

@@ -91,6 +91,20 @@ func (p subsetProblem) Verify(ctx context.Context, cand int) error {
 	return p.Problem.Verify(ctx, j)
 }
 
+// CandidateWork is the work of the operation's candidate for the
+// subset's cand when the problem's work differs between candidates
+// (CandidateWorker), and Bytes and Flops otherwise.
+func (p subsetProblem) CandidateWork(cand int) (bytes, flops float64) {
+	j, err := p.candidate(cand)
+	if err != nil {
+		return 0, 0
+	}
+	if w, ok := p.Problem.(CandidateWorker); ok {
+		return w.CandidateWork(j)
+	}
+	return p.Bytes(), p.Flops()
+}
+
 // resettingSubset is a subsetProblem whose problem is a Resetter.
 type resettingSubset struct {
 	subsetProblem

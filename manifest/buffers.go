@@ -101,13 +101,8 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	} else if err := d.defaultRange(&b.init, b.typ); err != nil {
 		return nil, err
 	}
-	if c := o.get("check"); c != nil {
-		if b.role != roleOutput && b.role != roleInOut {
-			return nil, d.src.errAt(c, "only output and inout buffers are checked")
-		}
-		if b.check, err = d.src.boolean(c); err != nil {
-			return nil, err
-		}
+	if err := d.decodeCheck(o, b); err != nil {
+		return nil, err
 	}
 	b.tol = tolerance{rel: -1}
 	if t := o.get("tolerance"); t != nil {
@@ -119,6 +114,61 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 		}
 	}
 	return b, o.done()
+}
+
+// decodeCheck reads what of an output or inout buffer is checked:
+// "check" (false for nothing, or {"first": a, "count": n} for part of
+// it) and "expect", the value each element checked must have, as an
+// expression of its index i, in place of the reference candidate's.
+func (d *opDecoder) decodeCheck(o *jsonObj, b *manifestBuffer) error {
+	checked := b.role == roleOutput || b.role == roleInOut
+	if c := o.get("check"); c != nil {
+		if !checked {
+			return d.src.errAt(c, "only output and inout buffers are checked")
+		}
+		if c.kind == jsonObject {
+			co, _ := d.src.object(c, "")
+			for _, f := range []struct {
+				key, what string
+				dst       **manifestExpr
+			}{{"first", "the first element checked", &b.first}, {"count", "the number of elements checked", &b.count}} {
+				if n := co.get(f.key); n != nil {
+					e, err := d.intExpression(n, lengthContext, f.what)
+					if err != nil {
+						return err
+					}
+					*f.dst = &e
+				}
+			}
+			if err := co.done(); err != nil {
+				return err
+			}
+		} else {
+			var err error
+			if b.check, err = d.src.boolean(c); err != nil {
+				return d.src.errAt(c, "is %s; want true, false or {\"first\": a, \"count\": n}", c.kind)
+			}
+		}
+	}
+	x := o.get("expect")
+	if x == nil {
+		return nil
+	}
+	switch {
+	case !checked:
+		return d.src.errAt(x, "only output and inout buffers are checked")
+	case !b.check:
+		return d.src.errAt(x, "the buffer is not checked (\"check\": false)")
+	}
+	e, err := d.expression(x, expectContext)
+	if err != nil {
+		return err
+	}
+	if b.typ.kind != floatKind && e.typ != intType {
+		return d.src.errAt(x, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, b.typ.name)
+	}
+	b.expect = &e
+	return nil
 }
 
 func (d *opDecoder) scalarType(n *jsonNode) (scalarType, error) {

@@ -148,7 +148,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		return kernels.Candidate{}, d.src.errAt(nameNode, "%q is not a candidate name (letters, digits, '_', '.', '+', '-')", name)
 	}
 	obj.get("params") // read by decodeParams
-	if run.asserts, err = d.asserts(obj, lengthContext); err != nil {
+	if run.asserts, err = d.asserts(obj, assertContext); err != nil {
 		return kernels.Candidate{}, err
 	}
 	for _, a := range run.asserts {
@@ -190,10 +190,11 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 			shaders = append(shaders, mod.path)
 		}
 		run.require(&cand.Requires, mod, disp)
-		inv := uint64(disp.wg[0]) * uint64(disp.wg[1]) * uint64(disp.wg[2])
+		wg := disp.fixed.wg
+		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
 		if best < 0 || inv > uint64(cand.Invocations()) {
 			best = k
-			cand.WorkgroupSize = disp.wg
+			cand.WorkgroupSize = wg
 		}
 		d.digest = append(d.digest, mod.code...)
 	}
@@ -206,7 +207,8 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	cand.EntryPoint = first.desc.EntryPoint
 	cand.Bindings = first.desc.Bindings
 	cand.PushConstantSize = first.desc.PushConstantSize
-	cand.Constants = slices.Clone(first.desc.Constants)
+	cand.Constants = slices.Clone(first.fixed.constants)
+	run.key = first.fixed.key
 	return cand, obj.done()
 }
 
@@ -241,19 +243,20 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	return objs, nil
 }
 
-// require adds to r what dispatch disp of module mod needs of a device
-// (the run keeps the capabilities Requirements cannot express).
+// require adds to r what dispatch disp of module mod needs of a device:
+// what its capabilities need and the shared memory it declares.
 func (run *manifestRun) require(r *kernels.Requirements, mod *manifestModule, disp *manifestDispatch) {
-	mr, needs := requirementsOf(mod.spv)
+	mr := requirementsOf(mod.spv)
 	r.Float16 = r.Float16 || mr.Float16
 	r.Int64 = r.Int64 || mr.Int64
+	r.Float64 = r.Float64 || mr.Float64
+	r.Int16 = r.Int16 || mr.Int16
+	r.Int8 = r.Int8 || mr.Int8
+	r.Storage16 = r.Storage16 || mr.Storage16
+	r.Storage8 = r.Storage8 || mr.Storage8
+	r.VulkanMemoryModel = r.VulkanMemoryModel || mr.VulkanMemoryModel
 	r.Subgroup |= mr.Subgroup
-	for _, n := range needs {
-		if !slices.Contains(run.needs, n) {
-			run.needs = append(run.needs, n)
-		}
-	}
-	if shared, ok := mod.spv.SharedMemory(disp.entry, disp.spec()); ok && shared <= math.MaxUint32 {
+	if shared, ok := mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
 		r.SharedMemory = max(r.SharedMemory, uint32(shared))
 	}
 }

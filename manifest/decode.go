@@ -3,6 +3,8 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -42,9 +44,14 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 	d := &opDecoder{src: src, dir: dir, modules: modules, op: &manifestOp{ref: -1}, obj: obj,
 		names: map[string]nameInfo{}, lets: map[string]*manifestLet{}}
 	for _, r := range reservedNames {
-		kind := wgName
-		if r == "pass" {
+		kind := deviceName
+		switch {
+		case strings.HasPrefix(r, "local_size_"):
+			kind = wgName
+		case r == "pass":
 			kind = passName
+		case r == "i":
+			kind = indexName
 		}
 		d.names[r] = nameInfo{kind: kind, typ: intType}
 	}
@@ -226,8 +233,8 @@ func (d *opDecoder) decodeParams() error {
 // exprContext says which names an expression may use where it stands,
 // and why not the others.
 type exprContext struct {
-	dims, params, dispatch, pass bool
-	why                          string
+	dims, params, workgroup, device, pass, index bool
+	why                                          string
 }
 
 func (d *opDecoder) scope(ctx exprContext) exprScope {
@@ -237,8 +244,14 @@ func (d *opDecoder) scope(ctx exprContext) exprScope {
 			return "it is a dimension, and " + ctx.why
 		case info.kind == paramName && !ctx.params:
 			return "it is a per-candidate param, and " + ctx.why
-		case info.kind == wgName && !ctx.dispatch, info.kind == passName && !ctx.pass:
-			return "it belongs to a dispatch, and " + ctx.why
+		case info.kind == wgName && !ctx.workgroup:
+			return "it is the dispatch's workgroup size, and " + ctx.why
+		case info.kind == deviceName && !ctx.device:
+			return "it is a limit of the device, and " + ctx.why
+		case info.kind == passName && !ctx.pass:
+			return "it counts the repeats of a dispatch, and " + ctx.why
+		case info.kind == indexName && !ctx.index:
+			return "it is the element index of an expected value, and " + ctx.why
 		case info.kind == letName && info.usesDims && !ctx.dims:
 			return "it is a let that depends on the dimensions, and " + ctx.why
 		case info.kind == letName && info.usesParams && !ctx.params:
@@ -355,7 +368,7 @@ func (d *opDecoder) candName(c int) string {
 
 func (d *opDecoder) decodeAsserts() error {
 	var err error
-	d.op.asserts, err = d.asserts(d.obj, countContext)
+	d.op.asserts, err = d.asserts(d.obj, opAssertContext)
 	return err
 }
 
@@ -397,7 +410,7 @@ func (d *opDecoder) decodeCounts() error {
 }
 
 func (d *opDecoder) decodeVerify() error {
-	n, err := d.obj.need("verify", `{"reference": "candidate name"} to compare every candidate's outputs with one candidate's, or "none"`)
+	n, err := d.obj.need("verify", `{"reference": "candidate name"} to compare every candidate's outputs with one candidate's, {} to check the buffers' "expect" only, or "none"`)
 	if err != nil {
 		return err
 	}
@@ -405,27 +418,31 @@ func (d *opDecoder) decodeVerify() error {
 		if n.s != "none" {
 			return d.src.errAt(n, `%q: want "none" or {"reference": "candidate name"}`, n.s)
 		}
+		for _, b := range d.op.bufs {
+			if b.expect != nil {
+				return errWhere(status.InvalidArgument, b.expect.where, "\"verify\" is \"none\", which checks nothing; drop the \"expect\" or \"verify\": \"none\"")
+			}
+			b.check = false
+		}
 		return nil
 	}
 	o, err := d.src.object(n, `{"reference": "candidate name"} or "none"`)
 	if err != nil {
 		return err
 	}
-	r, err := o.need("reference", "the name of the candidate whose results are the reference")
-	if err != nil {
-		return err
-	}
-	name, err := d.src.str(r)
-	if err != nil {
-		return err
-	}
-	d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
-	if d.op.ref < 0 {
-		names := make([]string, len(d.op.cands))
-		for i, c := range d.op.cands {
-			names[i] = c.Name
+	if r := o.get("reference"); r != nil {
+		name, err := d.src.str(r)
+		if err != nil {
+			return err
 		}
-		return d.src.errAt(r, "no candidate %q (candidates: %s)", name, strings.Join(names, ", "))
+		d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
+		if d.op.ref < 0 {
+			names := make([]string, len(d.op.cands))
+			for i, c := range d.op.cands {
+				names[i] = c.Name
+			}
+			return d.src.errAt(r, "no candidate %q (candidates: %s)", name, strings.Join(names, ", "))
+		}
 	}
 	if t := o.get("tolerance"); t != nil {
 		tol, err := d.tolerance(t)
@@ -435,6 +452,13 @@ func (d *opDecoder) decodeVerify() error {
 		for _, b := range d.op.bufs {
 			if b.tol.rel < 0 && b.typ.kind == floatKind {
 				b.tol = tol
+			}
+		}
+	}
+	if d.op.ref < 0 {
+		for _, b := range d.op.bufs {
+			if b.checked() && b.expect == nil {
+				return d.src.errAt(n, "names no reference candidate, and buffer %q has no \"expect\" to check it against: name a \"reference\", or give the buffer an \"expect\" or \"check\": false", b.name)
 			}
 		}
 	}
@@ -480,30 +504,54 @@ func (d *opDecoder) finish() error {
 				b.where, b.name)
 		}
 		for c, uses := range b.users {
-			if uses {
-				if err := d.checkParams(b.len, c); err != nil {
+			if !uses {
+				continue
+			}
+			for _, e := range []*manifestExpr{&b.len, b.first, b.count, b.expect} {
+				if e == nil {
+					continue
+				}
+				if err := d.checkParams(*e, c); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	for c, run := range op.runs {
+		for _, e := range []*manifestExpr{op.bytes, op.flops} {
+			if e == nil {
+				continue
+			}
+			if err := d.checkParams(*e, c); err != nil {
+				return err
+			}
+		}
 		run.lets = make([]bool, len(op.lets))
 		for i, l := range op.lets {
 			p, _ := d.missingParam(l.expr, c)
 			run.lets[i] = p == ""
 		}
 	}
-	// A dry run at the default size of the smallest class, where any
-	// expression that cannot be evaluated says so now, not on a GPU
-	// runner later. A candidate may refuse the size with an assert.
+	if err := op.dryRun(); err != nil {
+		return err
+	}
+	d.digest = canonicalJSON(d.digest, d.obj.n)
+	h := sha256.Sum256(d.digest)
+	for i := range op.cands {
+		op.cands[i].Params["#manifest"] = int(binary.LittleEndian.Uint64(h[:]) >> 1)
+	}
+	return nil
+}
+
+// dryRun evaluates every expression at the default size of the smallest
+// class, on any device, where any that cannot be evaluated says so now,
+// not on a GPU runner later. A candidate may refuse the size with an
+// assert.
+func (op *manifestOp) dryRun() error {
 	size := op.sizes[kernels.SmallDevice]
-	lay, err := op.layout(size)
+	lay, err := op.layout(size, nil)
 	if err != nil {
 		return status.Annotatef(err, "at the default size %s", size)
-	}
-	if _, _, err := op.counts(lay.counted, lay.lens); err != nil {
-		return err
 	}
 	for c := range op.runs {
 		if err := lay.errs[c]; err != nil {
@@ -515,26 +563,39 @@ func (d *opDecoder) finish() error {
 		if _, err := op.plan(size, c, lay.envs[c], nil); err != nil {
 			return err
 		}
-	}
-	d.digest = canonicalJSON(d.digest, d.obj.n)
-	h := sha256.Sum256(d.digest)
-	for i := range op.cands {
-		op.cands[i].Params["#manifest"] = int(binary.LittleEndian.Uint64(h[:]) >> 1)
+		for i, b := range op.bufs {
+			if b.expect == nil || !b.users[c] || lay.checks[c][i][1] == 0 {
+				continue
+			}
+			env := maps.Clone(lay.envs[c])
+			env["i"] = intValue(lay.checks[c][i][0])
+			if _, err := b.expect.eval(env); err != nil {
+				return b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", lay.checks[c][i][0], err))
+			}
+		}
 	}
 	return nil
 }
 
 var (
-	// Buffer lengths and candidates' asserts: no dispatch yet.
-	lengthContext = exprContext{dims: true, params: true, why: "it is known before any dispatch"}
-	// bytes, flops and the operation's asserts are the same for every
-	// candidate.
-	countContext = exprContext{dims: true, why: "it is the same for every candidate (use a candidate's assert for per-candidate conditions)"}
-	// Constants and workgroups are fixed when the pipeline is built,
-	// before any size.
-	pipelineContext = exprContext{params: true, why: "pipelines are built once per candidate, before any size is known (pass sizes as push constants)"}
-	dispatchContext = exprContext{dims: true, params: true, dispatch: true, pass: true}
-	repeatContext   = exprContext{dims: true, params: true, dispatch: true, why: "pass counts the repeats"}
+	// Buffer lengths and the range of a buffer that is checked: before
+	// any dispatch, and before a device is chosen (DefaultSize needs them).
+	lengthContext = exprContext{dims: true, params: true, why: "buffers are sized outside any dispatch, whatever the device"}
+	// A candidate's asserts are checked when a problem is prepared, with
+	// the device known.
+	assertContext = exprContext{dims: true, params: true, device: true, why: "asserts are checked outside any dispatch"}
+	// The operation's asserts are the same for every candidate.
+	opAssertContext = exprContext{dims: true, device: true, why: "the operation's asserts are the same for every candidate, outside any dispatch (use a candidate's assert for per-candidate conditions)"}
+	// bytes and flops may differ between candidates (a candidate's unroll
+	// factor, say), not between devices.
+	countContext = exprContext{dims: true, params: true, why: "bytes and flops are counted outside any dispatch, whatever the device"}
+	// Constants and workgroup sizes are fixed when a pipeline is built:
+	// one for each distinct set of values, at each size and pass.
+	pipelineContext = exprContext{dims: true, params: true, device: true, pass: true, why: "constants and the workgroup are what set it"}
+	dispatchContext = exprContext{dims: true, params: true, workgroup: true, device: true, pass: true, why: "only an expected value has one"}
+	repeatContext   = exprContext{dims: true, params: true, workgroup: true, device: true, why: "the count is worked out before the passes"}
 	// Lets are evaluated per candidate, outside any dispatch.
-	letContext = exprContext{dims: true, params: true, why: "lets are evaluated outside any dispatch"}
+	letContext = exprContext{dims: true, params: true, why: "lets are evaluated outside any dispatch, whatever the device"}
+	// An expected value is worked out on the host, element by element.
+	expectContext = exprContext{dims: true, params: true, index: true, why: "expected values are worked out outside any dispatch, whatever the device"}
 )

@@ -1,16 +1,11 @@
 package manifest
 
 import (
-	"fmt"
-	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/spirv"
-	"github.com/vkbench/vkbench/status"
 )
 
 // decodeDispatch reads one dispatch of candidate c from o, with the
@@ -39,16 +34,15 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 		return nil, nil, d.src.errAt(at, "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry}
-	disp.entry = e
-	consts, err := d.constants(c, s.constants, mod)
-	if err != nil {
+	disp.mod, disp.entry = mod, e
+	if err := d.constants(c, s.constants, disp); err != nil {
 		return nil, nil, err
 	}
-	if disp.wg, err = d.workgroup(c, o, s, mod, e, consts); err != nil {
+	if err := d.workgroup(c, o, s, disp); err != nil {
 		return nil, nil, err
 	}
-	for _, id := range slices.Sorted(maps.Keys(consts)) {
-		disp.desc.Constants = append(disp.desc.Constants, hal.Constant{ID: id, Value: consts[id]})
+	if err := d.fix(c, disp); err != nil {
+		return nil, nil, err
 	}
 	if err := d.bindings(c, o, s, mod, e, disp); err != nil {
 		return nil, nil, err
@@ -89,157 +83,8 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 		}
 		disp.repeat = &e
 	}
-	var key strings.Builder
-	fmt.Fprintf(&key, "%s\x00%s\x00%d\x00%d", mod.path, entry, disp.desc.Bindings, disp.desc.PushConstantSize)
-	for _, k := range disp.desc.Constants {
-		fmt.Fprintf(&key, "\x00%d=%d", k.ID, k.Value)
-	}
-	disp.key = key.String()
+	disp.fixed.key = disp.keyOf(disp.fixed.constants)
 	return disp, mod, nil
-}
-
-// constants reads "constants": constant_id to value (a number, a
-// boolean, or an expression of params), each typed by the module.
-func (d *opDecoder) constants(c int, n *jsonNode, mod *manifestModule) (map[uint32]uint32, error) {
-	out := map[uint32]uint32{}
-	if n == nil {
-		return out, nil
-	}
-	if _, err := d.src.object(n, `constant_id to value, such as {"0": 256, "1": "VEC"}`); err != nil {
-		return nil, err
-	}
-	for i, key := range n.keys {
-		v := n.vals[i]
-		id64, err := strconv.ParseUint(key, 10, 32)
-		if err != nil {
-			return nil, d.src.errAt(v, "%q is not a constant_id (a non-negative integer)", key)
-		}
-		id := uint32(id64)
-		info, ok := mod.spv.SpecConstant(id)
-		if !ok {
-			return nil, d.src.errAt(v, "%s declares no specialization constant with constant_id %d (it declares %v)", mod.path, id, mod.spv.SpecIDs())
-		}
-		if info.Kind == "" {
-			return nil, d.src.errAt(v, "constant_id %d of %s is %d bits wide; only 32-bit int, uint, float and bool constants can be set", id, mod.path, info.Width)
-		}
-		e, err := d.expression(v, pipelineContext)
-		if err != nil {
-			return nil, err
-		}
-		if err := d.checkParams(e, c); err != nil {
-			return nil, err
-		}
-		val, err := e.eval(d.paramEnv(c))
-		if err != nil {
-			return nil, e.errorf(status.InvalidArgument, err)
-		}
-		bits, err := specBits(info.Kind, val)
-		if err != nil {
-			return nil, d.src.errAt(v, "constant_id %d of %s is a%s %s: %v", id, mod.path, map[bool]string{true: "n"}[info.Kind == "int" || info.Kind == "uint"], info.Kind, err)
-		}
-		out[id] = bits
-	}
-	return out, nil
-}
-
-// specBits encodes v as the 32 bits of a specialization constant of kind.
-func specBits(kind string, v exprValue) (uint32, error) {
-	switch kind {
-	case "float":
-		return math.Float32bits(float32(v.float())), nil
-	case "bool":
-		if v.typ != intType || v.i != 0 && v.i != 1 {
-			return 0, fmt.Errorf("%s is not true, false, 0 or 1", v)
-		}
-		return uint32(v.i), nil
-	}
-	if v.typ != intType {
-		return 0, fmt.Errorf("%s is not an integer", v)
-	}
-	lo, hi := int64(0), int64(math.MaxUint32)
-	if kind == "int" {
-		lo, hi = math.MinInt32, math.MaxInt32
-	}
-	if v.i < lo || v.i > hi {
-		return 0, fmt.Errorf("%d is outside [%d, %d]", v.i, lo, hi)
-	}
-	return uint32(v.i), nil
-}
-
-// workgroup works out the dispatch's workgroup size from the module and
-// the constants, checks it against a given "workgroup", and sets the
-// specialization constants of local_size_x_id and friends from it where
-// the manifest gives no constant for them.
-func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, consts map[uint32]uint32) ([3]uint32, error) {
-	var given [3]uint32
-	var at *jsonNode
-	if s.workgroup != nil {
-		at = s.workgroup
-		elems, err := d.src.array(s.workgroup, "the workgroup size in x, y and z")
-		if err != nil {
-			return given, err
-		}
-		if len(elems) < 1 || len(elems) > 3 {
-			return given, d.src.errAt(s.workgroup, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
-		}
-		given = [3]uint32{1, 1, 1}
-		for i, el := range elems {
-			ex, err := d.intExpression(el, pipelineContext, "a workgroup size")
-			if err != nil {
-				return given, err
-			}
-			if err := d.checkParams(ex, c); err != nil {
-				return given, err
-			}
-			v, err := ex.evalInt(d.paramEnv(c))
-			if err != nil {
-				return given, ex.errorf(status.InvalidArgument, err)
-			}
-			if v < 1 || v > math.MaxUint32 {
-				return given, d.src.errAt(el, "workgroup size %d is not positive", v)
-			}
-			given[i] = uint32(v)
-		}
-	}
-	if at == nil {
-		at = o.n
-	}
-	src, how := mod.spv.Workgroup(e)
-	if how == "" {
-		return given, d.src.errAt(at, "%s declares no workgroup size for entry point %q", mod.path, e.Name)
-	}
-	var wg [3]uint32
-	for i, cs := range src {
-		axis := "xyz"[i : i+1]
-		switch {
-		case cs.Spec:
-			v, set := consts[cs.SpecID]
-			switch {
-			case set && s.workgroup != nil && v != given[i]:
-				return wg, d.src.errAt(at, "local_size_%s is constant_id %d of %s, which \"constants\" sets to %d, not %d", axis, cs.SpecID, mod.path, v, given[i])
-			case set:
-				wg[i] = v
-			case s.workgroup != nil:
-				consts[cs.SpecID] = given[i]
-				wg[i] = given[i]
-			default:
-				wg[i] = cs.Value
-			}
-		case cs.Known:
-			if s.workgroup != nil && cs.Value != given[i] {
-				return wg, d.src.errAt(at, "%s fixes local_size_%s of %q at %d (%s), not %d", mod.path, axis, e.Name, cs.Value, how, given[i])
-			}
-			wg[i] = cs.Value
-		case s.workgroup != nil:
-			wg[i] = given[i]
-		default:
-			return wg, d.src.errAt(at, "local_size_%s of %q in %s is computed from other constants; give the \"workgroup\" it comes to", axis, e.Name, mod.path)
-		}
-		if wg[i] == 0 {
-			return wg, d.src.errAt(at, "local_size_%s of %q is 0", axis, e.Name)
-		}
-	}
-	return wg, nil
 }
 
 // bindings builds the dispatch's table of buffers by binding number and
@@ -385,7 +230,7 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 			disp.push = append(disp.push, pushField{typ: t, offset: off, value: val})
 		}
 	}
-	if need, ok := mod.spv.PushConstantBytes(e, disp.spec()); ok && need > end {
+	if need, ok := mod.spv.PushConstantBytes(e, disp.fixed.spec()); ok && need > end {
 		return d.src.errAt(at, "entry point %q of %s reads %d bytes of push constants; the push constants here cover %d bytes", e.Name, mod.path, need, end)
 	}
 	disp.pushSize = (end + 3) &^ 3

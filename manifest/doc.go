@@ -27,5 +27,14 @@
 // workgroup sizes and push constants against the modules, and every
 // expression at the default size. A candidate that cannot run at a size is
 // reported as such when the size is prepared, naming the assertion or the
-// device limit.
+// device limit. Problems that do not stop the work are warnings
+// (Warnings), not errors.
+//
+// # Sizes in pipelines
+//
+// A specialization constant may be an expression of the dimensions, the
+// device's limits and the pass of a repeated dispatch, as many kernels
+// take their sizes. Each distinct set of constant values is a pipeline;
+// Prepare builds those of its size (the candidate's own Executable being
+// the default size's), so that no run pays a compilation.
 package manifest

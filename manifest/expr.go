@@ -65,11 +65,13 @@ func (v exprValue) String() string {
 type nameKind uint8
 
 const (
-	dimName   nameKind = iota // a dimension of the problem's size
-	paramName                 // a candidate's param
-	letName                   // a derived value of the operation
-	wgName                    // local_size_x/y/z of the dispatch, max_groups_x/y/z of the device
-	passName                  // "pass", the index of a repeated dispatch
+	dimName    nameKind = iota // a dimension of the problem's size
+	paramName                  // a candidate's param
+	letName                    // a derived value of the operation
+	wgName                     // local_size_x/y/z of the dispatch
+	deviceName                 // a limit of the device: max_groups_x, subgroup_size, ...
+	passName                   // "pass", the index of a repeated dispatch
+	indexName                  // "i", the index of an element an expected value is for
 )
 
 // nameInfo describes a name an expression may use.
@@ -98,8 +100,10 @@ type expr struct {
 	typ  exprType
 	// names are the names it uses, in order of first use.
 	names []string
-	// usesDims and usesParams: as in nameInfo.
-	usesDims, usesParams bool
+	// usesDims and usesParams: as in nameInfo. usesDevice and usesPass
+	// say whether it uses the device's limits and the pass index, which
+	// are known only when a problem is prepared and a dispatch repeated.
+	usesDims, usesParams, usesDevice, usesPass bool
 }
 
 // exprError is an error in an expression at a byte position (0-based);
@@ -126,8 +130,10 @@ var exprFuncs = map[string]struct{ minArgs, maxArgs int }{
 	"select": {3, 3},
 }
 
-// reservedNames may not name dimensions, params or lets.
-var reservedNames = []string{"local_size_x", "local_size_y", "local_size_z", "max_groups_x", "max_groups_y", "max_groups_z", "pass"}
+// reservedNames may not name dimensions, params or lets: the dispatch's
+// workgroup size, the device's limits (deviceLimits), the pass index and
+// the element index.
+var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, deviceLimitNames()...), "pass", "i")
 
 // parseExpr parses src in scope. Errors are *exprError.
 func parseExpr(src string, scope exprScope) (*expr, error) {
@@ -435,8 +441,12 @@ func (p *exprParser) name(name string, pos int) (typedNode, error) {
 	switch info.kind {
 	case dimName:
 		p.e.usesDims = true
-	case paramName, wgName, passName:
+	case paramName, wgName:
 		p.e.usesParams = true
+	case passName:
+		p.e.usesParams, p.e.usesPass = true, true
+	case deviceName:
+		p.e.usesDevice = true
 	case letName:
 		p.e.usesDims = p.e.usesDims || info.usesDims
 		p.e.usesParams = p.e.usesParams || info.usesParams

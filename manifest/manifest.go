@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,14 +57,23 @@ const Schema = "vkbench.manifest/v1"
 // in GLSL), << >>, comparisons and && || ! (1 or 0), parentheses, and
 // min, max, clamp, abs, ceil, floor, round, div_up (ceiling division),
 // round_up (to a multiple), log2, pow and select(cond, a, b). They use the
-// dimensions, the candidate's params, the operation's lets, and, in a
-// dispatch's groups, push constants and repeat, local_size_x/y/z (the
-// dispatch's workgroup size), max_groups_x/y/z (the device's limits on
-// workgroups, to fold a large grid into y) and pass (the index of a
-// repeated dispatch). Names and
-// integer literals are integers and a float literal makes a float;
-// types are checked when the manifest is read, so ceil(N/256), which
-// rounds nothing, is an error that points to div_up.
+// dimensions, the candidate's params, the operation's lets and, where they
+// are known, local_size_x/y/z (the dispatch's workgroup size), the
+// device's limits (max_groups_x/y/z, max_workgroup_size_x/y/z,
+// max_workgroup_invocations, max_shared_memory, subgroup_size: the
+// device's when a problem is prepared, the least any device allows when
+// the manifest is read), pass (the index of a repeated dispatch) and, in
+// an expect, i (the element's index). Names and integer literals are
+// integers and a float literal makes a float; types are checked when the
+// manifest is read, so ceil(N/256), which rounds nothing, is an error
+// that points to div_up.
+//
+// Specialization constants and workgroup sizes may be expressions of the
+// dimensions, the device's limits and pass: each distinct set of values
+// is a pipeline, which Prepare builds (so its compile time falls in no
+// run), shared by every dispatch, pass and candidate with those values.
+// "bytes" and "flops" may use a candidate's params; the problem then
+// reports each candidate's work (kernels.CandidateWorker).
 //
 // A candidate with "dispatches" runs several dispatches, with a barrier
 // between each, every one with its own module, entry point, constants,
@@ -74,24 +85,30 @@ const Schema = "vkbench.manifest/v1"
 // at their "binding", or as a dispatch's "bindings" list (buffer names by
 // binding number) says.
 //
-// Verification runs the "reference" candidate once on the same inputs
-// when a problem is prepared, and compares every output and inout buffer
-// of a candidate with its results: integers exactly, floats within
+// Verification checks every output and inout buffer of a candidate (or
+// the part its "check" range says): against its "expect", an expression
+// of the element's index i, else against the results of the "reference"
+// candidate, which Prepare runs once on the same inputs; integers exactly
+// (an integer expect wraps as the type does), floats within
 // abs + rel·|want| (per buffer "tolerance", else the operation's, else
-// a default for the type). "verify": "none" checks nothing.
+// a default for the type). An operation whose checked buffers all have
+// an expect needs no reference. "verify": "none" checks nothing.
 //
 // Everything is checked when the manifest is read: each SPIR-V file
 // exists and parses (spirv.Parse); the entry point exists; every
 // binding the entry point uses is a storage buffer in set 0 and has a
-// buffer; every constant_id exists in the module, with a value that fits
-// its type; a given workgroup agrees with the module's (a literal
-// LocalSize, or local_size_x_id and friends, which "workgroup" then sets);
-// the push constants cover the module's block; every expression parses,
-// uses only names it may, and evaluates at the default size. Each problem
-// is an error with code InvalidArgument (NotFound for a missing file) that
+// buffer; every constant_id has a value that fits its type; a given
+// workgroup agrees with the module's (a literal LocalSize, or
+// local_size_x_id and friends, which "workgroup" then sets); the push
+// constants cover the module's block; every expression parses, uses only
+// names it may, and evaluates at the default size. Each problem is an
+// error with code InvalidArgument (NotFound for a missing file) that
 // names the file, line and column, the field's path
 // (operations[0].candidates[1].groups[0]) and, in an expression, the
-// column.
+// column. Problems that do not stop the work are warnings, named the same
+// way (see Warnings): a constant_id the module does not declare (glslc -O
+// drops the constants a kernel does not use, and Vulkan ignores such
+// entries) is not passed.
 func Load(path string) ([]kernels.Operation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -169,8 +186,32 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 			}
 		}
 		ops = append(ops, op)
+		for _, w := range op.warnings {
+			slog.Warn(w)
+		}
 	}
 	return ops, nil
+}
+
+// Warnings returns the warnings of the operations that come from
+// manifests (those Load and Parse return): problems of their
+// descriptions that do not stop them from running, such as a
+// constant_id that a module does not declare. Load and Parse also log
+// each through slog.Default at level Warn when they read it. Other
+// operations have none.
+func Warnings(ops []kernels.Operation) []string {
+	var out []string
+	for _, op := range ops {
+		if m, ok := op.(*manifestOp); ok {
+			out = append(out, m.warnings...)
+		}
+	}
+	return out
+}
+
+// warn records a warning about the field n.
+func (d *opDecoder) warn(n *jsonNode, format string, args ...any) {
+	d.op.warnings = append(d.op.warnings, fmt.Sprintf("kernels: manifest %s: %s: %s", d.src.position(n.off), n.path, fmt.Sprintf(format, args...)))
 }
 
 // manifestOp is an Operation described by a manifest.
@@ -183,9 +224,11 @@ type manifestOp struct {
 	asserts       []manifestExpr
 	bufs          []*manifestBuffer
 	bytes, flops  *manifestExpr
-	ref           int // the reference candidate; -1 when nothing is verified
+	ref           int // the reference candidate; -1 when there is none
 	cands         []kernels.Candidate
 	runs          []*manifestRun
+	// warnings are the problems of the description that did not stop it.
+	warnings []string
 }
 
 // Operation.
@@ -221,7 +264,7 @@ func (op *manifestOp) bufferBytes(size kernels.Size) ([]int64, error) {
 	var out []int64
 	envs := make([]exprEnv, len(op.runs))
 	for c := range op.runs {
-		env, err := op.env(size, c)
+		env, err := op.env(size, c, nil)
 		if err != nil {
 			return nil, err
 		}

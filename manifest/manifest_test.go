@@ -34,6 +34,12 @@ var manifestSizes = map[string][]kernels.Size{
 	// (65535): the row-per-workgroup candidates fold their grid into y.
 	"matvec":    {{1, 1}, {64, 1024}, {129, 3}, {70000, 2}},
 	"histogram": {{3}, {4096}},
+	// K = 10000 needs 40000 bytes of shared memory for rows-shared-wg128,
+	// which its assert refuses on a device with less (lavapipe has 32 KiB).
+	"matvec-const": {{1, 1}, {64, 1024}, {129, 3}, {70, 10000}},
+	"fma-loop":     {{1}, {1000}, {4096}},
+	// One pass, exactly one level (64), two, and four (2²⁰ > 64³).
+	"sum-inplace": {{1}, {64}, {65}, {4097}, {1 << 20}},
 }
 
 // wrongCandidates are the candidates kernels.json describes wrongly on
@@ -70,6 +76,9 @@ func TestManifestLoads(t *testing.T) {
 		{"sum", []string{"N"}, "f32", []string{"twopass-wg64-g32", "twopass-wg256-g16", "tree-wg64", "tree-wg256"}},
 		{"matvec", []string{"M", "K"}, "f32", []string{"row-per-invocation", "row-per-workgroup-64", "row-per-workgroup-256"}},
 		{"histogram", []string{"N"}, "u32", []string{"global-atomics", "shared-wg128-g64", "shared-wg256-g32"}},
+		{"matvec-const", []string{"M", "K"}, "f32", []string{"rows-wg64", "rows-shared-wg128"}},
+		{"fma-loop", []string{"N"}, "f32", []string{"loop16", "loop64", "loop256"}},
+		{"sum-inplace", []string{"N"}, "u32", []string{"tree-wg64"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("operations (-want +got):\n%s", diff)
@@ -146,6 +155,9 @@ func ExampleLoad() {
 	// sum [N] f32: twopass-wg64-g32 twopass-wg256-g16 tree-wg64 tree-wg256
 	// matvec [M K] f32: row-per-invocation row-per-workgroup-64 row-per-workgroup-256
 	// histogram [N] u32: global-atomics shared-wg128-g64 shared-wg256-g32
+	// matvec-const [M K] f32: rows-wg64 rows-shared-wg128
+	// fma-loop [N] f32: loop16 loop64 loop256
+	// sum-inplace [N] u32: tree-wg64
 	// INVALID_ARGUMENT: kernels: manifest ../testdata/manifests/bad/bad_expression.json:42:13: operations[0].candidates[0].groups[0]: expression "div_up(N, 256" at column 14: missing ')' to close the call of div_up at column 1
 }
 
@@ -180,6 +192,10 @@ func TestManifestCandidatesVerify(t *testing.T) {
 					case err != nil && strings.HasPrefix(c.Name, "vec4") && size[0]%4 != 0:
 						if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), `assert "N % 4 == 0"`) {
 							t.Errorf("%s at %v: got %v, want the candidate's assert to refuse the size", name, size, err)
+						}
+					case name == "matvec-const/rows-shared-wg128" && 4*size[1] > int(dev.Info().Limits.MaxSharedMemory):
+						if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), `assert "4*K <= max_shared_memory"`) {
+							t.Errorf("%s at %v: got %v, want the device to fail its assert", name, size, err)
 						}
 					case err != nil:
 						t.Errorf("%s at %v: %v", name, size, err)
@@ -322,10 +338,9 @@ func TestManifestErrors(t *testing.T) {
 		{"truncated_spirv", status.InvalidArgument, "operations[0].candidates[0].spirv", "past the module's end"},
 		{"missing_entry_point", status.InvalidArgument, "operations[0].candidates[0].entry", `no GLCompute entry point "saxpy_main"`},
 		{"binding_without_buffer", status.InvalidArgument, "operations[0].candidates[0]", "binding 1, which entry point \"main\" of ../saxpy.spv uses, has no buffer"},
-		{"unknown_constant_id", status.InvalidArgument, `operations[0].candidates[0].constants."7"`, "declares no specialization constant with constant_id 7"},
 		{"workgroup_mismatch", status.InvalidArgument, "operations[0].candidates[0].workgroup", "fixes local_size_x of \"main\" at 256"},
 		{"push_constants_too_small", status.InvalidArgument, "operations[0].push_constants", "reads 8 bytes of push constants"},
-		{"dimension_in_constant", status.InvalidArgument, `operations[0].candidates[0].constants."1"`, "pipelines are built once per candidate"},
+		{"workgroup_in_constant", status.InvalidArgument, `operations[0].candidates[0].constants."1"`, "local_size_x cannot be used here: it is the dispatch's workgroup size, and constants and the workgroup are what set it"},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -401,11 +416,29 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"push out of range", `"value": "N"`, `"value": "N - 2000"`, []string{"push_constants[0].value", "outside u32's range"}},
 		{"negative length", `"len": "N", "binding": 0`, `"len": "N - 2048", "binding": 0`, []string{"operations[0].buffers[0].len", "is -1024 elements"}},
 		{"op assert fails at default", `"dims"`, `"assert": ["N % 1000 == 0"], "dims"`, []string{"operations[0].assert[0]", "fails the operation's assert"}},
-		{"param in bytes", `"verify"`, `"bytes": "N * VEC", "verify"`, []string{"operations[0].bytes", "VEC", "same for every candidate"}},
+		{"device in bytes", `"verify"`, `"bytes": "N * subgroup_size", "verify"`, []string{"operations[0].bytes", "subgroup_size cannot be used here: it is a limit of the device"}},
+		{"pass in assert", `"dims"`, `"assert": ["pass < 2"], "dims"`, []string{"operations[0].assert[0]", "pass cannot be used here: it counts the repeats of a dispatch"}},
+		{"index outside expect", `"len": "N", "binding": 0`, `"len": "i", "binding": 0`, []string{"operations[0].buffers[0].len", "i cannot be used here: it is the element index of an expected value"}},
 		{"dispatches and groups", `"groups": ["div_up(N, 256)"]`, `"groups": [1], "dispatches": [{"groups": [1]}]`, []string{"operations[0].candidates[0].groups", "gives each dispatch its own groups"}},
 		{"unknown binding buffer", `"groups": ["div_up(N, 256)"]`, `"groups": ["div_up(N, 256)"], "bindings": ["x", "z"]`, []string{"operations[0].candidates[0].bindings[1]", `no buffer "z"`}},
 		{"tolerance on ints", `"type": "f32", "len": "N", "binding": 0`, `"type": "u32", "len": "N", "binding": 0, "tolerance": {"rel": 1}`, []string{"operations[0].buffers[0].tolerance", "compared exactly"}},
 		{"not an object", `"verify": {`, `"verify": 3, "x": {`, []string{"operations[0].verify", "is a number"}},
+		{"expect on input", `"len": "N", "binding": 0`, `"len": "N", "binding": 0, "expect": "i"`, []string{"operations[0].buffers[0].expect", "only output and inout buffers are checked"}},
+		{"expect unchecked", `"role": "inout"`, `"role": "inout", "check": false, "expect": "i"`, []string{"operations[0].buffers[1].expect", `not checked ("check": false)`}},
+		{"float expect of integers", `"type": "f32", "len": "N", "binding": 1`, `"type": "u32", "len": "N", "binding": 1, "expect": "i / 2.0"`, []string{"operations[0].buffers[1].expect", "is a float; a u32 buffer holds integers"}},
+		{"device in expect", `"role": "inout"`, `"role": "inout", "expect": "subgroup_size"`, []string{"operations[0].buffers[1].expect", "subgroup_size cannot be used here: it is a limit of the device"}},
+		{"no reference, no expect", `"verify": {"reference": "scalar"}`, `"verify": {}`, []string{"operations[0].verify", `names no reference candidate, and buffer "y" has no "expect"`}},
+		{"expect with verify none", `"role": "inout"}
+    ],
+    "push_constants": [{"type": "u32", "value": "N"}, {"type": "f32", "value": 2.5}],
+    "verify": {"reference": "scalar"}`, `"role": "inout", "expect": "i"}
+    ],
+    "push_constants": [{"type": "u32", "value": "N"}, {"type": "f32", "value": 2.5}],
+    "verify": "none"`, []string{"operations[0].buffers[1].expect", `"verify" is "none", which checks nothing`}},
+		{"check past the end", `"role": "inout"`, `"role": "inout", "check": {"first": "N", "count": 1}`, []string{"operations[0].buffers[1]", `check: elements 1024 to 1024 (first 1024, count 1) are not all in buffer "y" of 1024`}},
+		{"check of a float", `"role": "inout"`, `"role": "inout", "check": {"count": "N / 2.0"}`, []string{"operations[0].buffers[1].check.count", "is a float"}},
+		{"pass in repeat", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "repeat": "pass + 1"}`, []string{"operations[0].candidates[0].repeat", "pass cannot be used here: it counts the repeats of a dispatch, and the count is worked out before the passes"}},
+		{"sized workgroup disagrees", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "workgroup": ["N"]}`, []string{"operations[0].candidates[0].workgroup", `fixes local_size_x of "main" at 256 (a literal local_size), not 1024`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,289 +1,31 @@
 package manifest
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"math"
-	"strings"
+	"slices"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
 
-// assertFailed marks (as a payload) the error of a size that fails an
-// assert: at load time a candidate may refuse the default size.
-type assertFailed struct{}
-
-func isAssertFailure(err error) bool {
-	_, ok := status.Payload[assertFailed](err)
-	return ok
-}
-
-// Limits on what one run may record, so that a manifest cannot ask for
-// millions of dispatches by mistake.
-const (
-	maxRepeat    = 1 << 16
-	maxSteps     = 1 << 16
-	maxBufferLen = 1 << 48
-)
-
-// dimsEnv is the environment of expressions that use only dimensions and
-// the lets made of them.
-func (op *manifestOp) dimsEnv(size kernels.Size) (exprEnv, error) {
-	env := exprEnv{}
-	for i, name := range op.dims {
-		env[name] = intValue(int64(size[i]))
-	}
-	for _, l := range op.lets {
-		if l.usesParams {
-			continue
-		}
-		v, err := l.eval(env)
-		if err != nil {
-			return nil, l.errorf(status.InvalidArgument, err)
-		}
-		env[l.name] = v
-	}
-	return env, nil
-}
-
-// env is the environment of candidate c's expressions at size: the
-// dimensions, its params, and the lets it can evaluate.
-func (op *manifestOp) env(size kernels.Size, c int) (exprEnv, error) {
-	env := exprEnv{}
-	for i, name := range op.dims {
-		env[name] = intValue(int64(size[i]))
-	}
-	run := op.runs[c]
-	for k, v := range run.params {
-		env[k] = intValue(int64(v))
-	}
-	for i, l := range op.lets {
-		if !run.lets[i] {
-			continue
-		}
-		v, err := l.eval(env)
-		if err != nil {
-			return nil, l.errorf(status.InvalidArgument, err)
-		}
-		env[l.name] = v
-	}
-	return env, nil
-}
-
-// checkAsserts checks the operation's asserts at size.
-func (op *manifestOp) checkAsserts(size kernels.Size) error {
-	env, err := op.dimsEnv(size)
-	if err != nil {
-		return err
-	}
-	return op.checkAssertList(op.asserts, env, size, "operation")
-}
-
-// checkAssertList checks asserts (the operation's or a candidate's, as
-// whose says) in env.
-func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size kernels.Size, whose string) error {
-	for _, a := range asserts {
-		v, err := a.evalInt(env)
-		if err != nil {
-			return a.errorf(status.InvalidArgument, err)
-		}
-		if v == 0 {
-			var dims []string
-			for i, d := range op.dims {
-				dims = append(dims, fmt.Sprintf("%s=%d", d, size[i]))
-			}
-			err := status.Newf(status.InvalidArgument, "kernels: manifest %s: size %s fails the %s's assert %q", a.where, strings.Join(dims, ","), whose, a.src)
-			return status.WithPayload(err, assertFailed{})
-		}
-	}
-	return nil
-}
-
-// bufferLen evaluates the length of b in env.
-func (op *manifestOp) bufferLen(b *manifestBuffer, env exprEnv) (int64, error) {
-	n, err := b.len.evalInt(env)
-	if err != nil {
-		return 0, b.len.errorf(status.InvalidArgument, err)
-	}
-	if n < 0 || n > maxBufferLen/int64(b.typ.size) {
-		return 0, b.len.errorf(status.InvalidArgument, fmt.Errorf("is %d elements, outside [0, 2⁴⁸ bytes]", n))
-	}
-	return n, nil
-}
-
-// layout is what a size makes of an operation: each candidate's
-// environment (or why it has none), each buffer's length.
-type layout struct {
-	envs    []exprEnv
-	errs    []error // per candidate
-	lens    []int64
-	counted exprEnv
-}
-
-// layout checks the operation's asserts and evaluates what every
-// candidate needs at size. A failure that concerns one candidate is kept
-// in errs; one that concerns the operation is returned.
-func (op *manifestOp) layout(size kernels.Size) (*layout, error) {
-	if err := op.checkAsserts(size); err != nil {
-		return nil, err
-	}
-	l := &layout{envs: make([]exprEnv, len(op.runs)), errs: make([]error, len(op.runs)), lens: make([]int64, len(op.bufs))}
-	var err error
-	if l.counted, err = op.dimsEnv(size); err != nil {
-		return nil, err
-	}
-	for c, run := range op.runs {
-		if l.envs[c], l.errs[c] = op.env(size, c); l.errs[c] != nil {
-			continue
-		}
-		l.errs[c] = op.checkAssertList(run.asserts, l.envs[c], size, "candidate")
-	}
-	for i, b := range op.bufs {
-		if !b.len.usesParams {
-			// The same for every candidate: a failure is the operation's.
-			if l.lens[i], err = op.bufferLen(b, l.counted); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		for c, uses := range b.users {
-			if !uses || l.errs[c] != nil {
-				continue
-			}
-			n, err := op.bufferLen(b, l.envs[c])
-			if err != nil {
-				l.errs[c] = err
-				continue
-			}
-			l.lens[i] = max(l.lens[i], n)
-		}
-	}
-	return l, nil
-}
-
-// counts returns the bytes and flops of one run: the manifest's
-// expressions, or by default no flops and each input read once and each
-// output written once.
-func (op *manifestOp) counts(env exprEnv, lens []int64) (bytes, flops float64, err error) {
-	if op.bytes != nil {
-		v, err := op.bytes.eval(env)
-		if err != nil {
-			return 0, 0, op.bytes.errorf(status.InvalidArgument, err)
-		}
-		bytes = v.float()
-	} else {
-		for i, b := range op.bufs {
-			n := float64(lens[i]) * float64(b.typ.size)
-			switch b.role {
-			case roleInput, roleOutput:
-				bytes += n
-			case roleInOut:
-				bytes += 2 * n
-			}
-		}
-	}
-	if op.flops != nil {
-		v, err := op.flops.eval(env)
-		if err != nil {
-			return 0, 0, op.flops.errorf(status.InvalidArgument, err)
-		}
-		flops = v.float()
-	}
-	if bytes < 0 || flops < 0 || math.IsNaN(bytes+flops) {
-		return 0, 0, status.Newf(status.InvalidArgument, "kernels: manifest: %s: bytes %g and flops %g must not be negative", op.name, bytes, flops)
-	}
-	return bytes, flops, nil
-}
-
-// planStep is one dispatch of a run, ready to record.
-type planStep struct {
-	d        *manifestDispatch
-	push     []byte
-	groups   [3]uint32
-	bindings []hal.Binding
-}
-
-// plan evaluates candidate c's dispatches at size in env: repeat counts,
-// groups (checked against limits when given) and push constants.
-func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, limits *hal.Limits) ([]planStep, error) {
-	var steps []planStep
-	// Vulkan guarantees 65535 workgroups in each direction; the device's
-	// own limits replace them when known.
-	maxGroups := [3]uint32{65535, 65535, 65535}
-	if limits != nil {
-		maxGroups = limits.MaxWorkgroupCount
-	}
-	env["max_groups_x"], env["max_groups_y"], env["max_groups_z"] = intValue(int64(maxGroups[0])), intValue(int64(maxGroups[1])), intValue(int64(maxGroups[2]))
-	for _, d := range op.runs[c].dispatches {
-		env["local_size_x"], env["local_size_y"], env["local_size_z"] = intValue(int64(d.wg[0])), intValue(int64(d.wg[1])), intValue(int64(d.wg[2]))
-		delete(env, "pass")
-		count := int64(1)
-		if d.repeat != nil {
-			var err error
-			if count, err = d.repeat.evalInt(env); err != nil {
-				return nil, d.repeat.errorf(status.InvalidArgument, err)
-			}
-			if count < 0 || count > maxRepeat {
-				return nil, d.repeat.errorf(status.InvalidArgument, fmt.Errorf("is %d, outside [0, %d]", count, maxRepeat))
-			}
-		}
-		for pass := range count {
-			env["pass"] = intValue(pass)
-			st := planStep{d: d}
-			for i, g := range d.groups {
-				v, err := g.evalInt(env)
-				if err != nil {
-					return nil, g.errorf(status.InvalidArgument, err)
-				}
-				if v < 1 || v > math.MaxUint32 {
-					return nil, g.errorf(status.InvalidArgument, fmt.Errorf("is %d; a dispatch needs 1 or more workgroups in each of x, y and z", v))
-				}
-				if limits != nil && uint64(v) > uint64(limits.MaxWorkgroupCount[i]) {
-					return nil, g.errorf(status.OutOfRange, fmt.Errorf("is %d, past the device's limit of %d workgroups in %c", v, limits.MaxWorkgroupCount[i], "xyz"[i]))
-				}
-				st.groups[i] = uint32(v)
-			}
-			if d.pushSize > 0 {
-				st.push = make([]byte, d.pushSize)
-			}
-			for _, f := range d.push {
-				v, err := f.value.eval(env)
-				if err != nil {
-					return nil, f.value.errorf(status.InvalidArgument, err)
-				}
-				if err := f.typ.encode(st.push[f.offset:], v); err != nil {
-					return nil, f.value.errorf(status.InvalidArgument, err)
-				}
-			}
-			steps = append(steps, st)
-			if len(steps) > maxSteps {
-				return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: a run of %q would record more than %d dispatches", d.where, op.cands[c].Name, maxSteps)
-			}
-		}
-	}
-	if len(steps) == 0 {
-		return nil, status.Newf(status.InvalidArgument, "kernels: %s/%s at %v: every dispatch repeats 0 times; a run must dispatch something", op.name, op.cands[c].Name, size)
-	}
-	return steps, nil
-}
-
 // manifestProblem is a Problem of a manifest operation.
 type manifestProblem struct {
-	op           *manifestOp
-	dev          hal.Device
-	size         kernels.Size
-	bytes, flops float64
-	lens         []int64
-	bufs         []hal.Buffer // by the manifest's buffer index
-	initial      []hal.Buffer // the initial contents of inout buffers
-	listed       []kernels.Operand
-	plans        [][]planStep
-	planErrs     []error
-	want         [][]byte // the reference's outputs, by buffer index
-	exes         map[string]hal.Executable
+	op   *manifestOp
+	dev  hal.Device
+	size kernels.Size
+	*layout
+	// main is the candidate whose work Bytes and Flops report: the
+	// reference, else the first that can run.
+	main     int
+	bufs     []hal.Buffer // by the manifest's buffer index
+	initial  []hal.Buffer // the initial contents of inout buffers
+	listed   []kernels.Operand
+	plans    [][]planStep
+	planErrs []error
+	want     [][]byte // the reference's outputs, by buffer index
+	// exes are the pipelines the problem built, by key.
+	exes map[string]hal.Executable
 }
 
 // resettingProblem is a manifestProblem with inout buffers, whose runs
@@ -291,13 +33,16 @@ type manifestProblem struct {
 type resettingProblem struct{ *manifestProblem }
 
 var (
-	_ kernels.Problem  = (*manifestProblem)(nil)
-	_ kernels.Resetter = resettingProblem{}
+	_ kernels.Problem         = (*manifestProblem)(nil)
+	_ kernels.Resetter        = resettingProblem{}
+	_ kernels.CandidateWorker = (*manifestProblem)(nil)
 )
 
 // Prepare allocates the buffers at size, fills the inputs as the
-// manifest says, plans every candidate's dispatches, and runs the
-// reference candidate once to have the results to verify against.
+// manifest says, plans every candidate's dispatches, builds the pipelines
+// they need beyond the candidates' own (constants that depend on the
+// size or the pass), and runs the reference candidate once to have the
+// results to verify against.
 func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (_ kernels.Problem, err error) {
 	if err := kernels.CheckSize(op, size); err != nil {
 		return nil, err
@@ -307,28 +52,21 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	}
 	defer func() { err = status.Annotatef(err, "kernels: %s at %v", op.name, size) }()
 	info := dev.Info()
-	lay, err := op.layout(size)
+	lay, err := op.layout(size, &info)
 	if err != nil {
 		return nil, err
 	}
-	p := &manifestProblem{op: op, dev: dev, size: size, lens: lay.lens, exes: map[string]hal.Executable{},
+	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		plans: make([][]planStep, len(op.runs)), planErrs: lay.errs, want: make([][]byte, len(op.bufs))}
-	if p.bytes, p.flops, err = op.counts(lay.counted, lay.lens); err != nil {
-		return nil, err
-	}
 	if err := p.allocate(ctx, info, seed); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	for c, run := range op.runs {
+	for c := range op.runs {
 		if p.planErrs[c] != nil {
 			continue
 		}
-		if f := missingFeature(run.needs, info); f != "" {
-			p.planErrs[c] = status.Newf(status.Unimplemented, "kernels: %s/%s: needs the %s capability, which the device lacks", op.name, op.cands[c].Name, f)
-			continue
-		}
-		if p.plans[c], p.planErrs[c] = op.plan(size, c, lay.envs[c], &info.Limits); p.planErrs[c] != nil {
+		if p.plans[c], p.planErrs[c] = op.plan(size, c, lay.envs[c], &info); p.planErrs[c] != nil {
 			continue
 		}
 		for k := range p.plans[c] {
@@ -337,6 +75,12 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 				st.bindings = append(st.bindings, hal.Binding{Buffer: p.bufs[b]})
 			}
 		}
+		if p.main < 0 || c == op.ref {
+			p.main = c
+		}
+	}
+	if err := p.build(ctx, info); err != nil {
+		return nil, status.Join(err, p.Release())
 	}
 	var prob kernels.Problem = p
 	for _, b := range op.bufs {
@@ -349,6 +93,36 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 		return nil, status.Join(err, p.Release())
 	}
 	return prob, nil
+}
+
+// build builds the pipelines that the runs of the candidates the device
+// supports need beyond their own (the one Record is given): those of
+// later dispatches, and those of constants worked out at this size and
+// pass, one for each distinct set of values. Building them here keeps
+// compile time out of every run. A candidate whose pipeline fails to
+// build fails with that error; a device that fails is the problem's.
+func (p *manifestProblem) build(ctx context.Context, info hal.DeviceInfo) error {
+	for c, steps := range p.plans {
+		if p.planErrs[c] != nil || p.op.cands[c].Supported(info) != nil {
+			continue
+		}
+		for _, st := range steps {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if st.ps.key == p.op.runs[c].key {
+				continue
+			}
+			if _, err := p.executable(st); err != nil {
+				if derr := p.dev.Err(); derr != nil {
+					return derr
+				}
+				p.planErrs[c] = err
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // allocate creates the buffers and fills the inputs.
@@ -429,11 +203,11 @@ func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elemen
 	return nil
 }
 
-// readAll reads the first n bytes of buf.
-func readAll(ctx context.Context, buf hal.Buffer, n int64) ([]byte, error) {
+// readRange reads n bytes of buf from off.
+func readRange(ctx context.Context, buf hal.Buffer, off, n int64) ([]byte, error) {
 	out := make([]byte, n)
 	for first := int64(0); first < n; first += kernels.TransferChunk {
-		if err := buf.Read(ctx, first, out[first:min(n, first+kernels.TransferChunk)]); err != nil {
+		if err := buf.Read(ctx, off+first, out[first:min(n, first+kernels.TransferChunk)]); err != nil {
 			return nil, err
 		}
 	}
@@ -458,24 +232,28 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 	if err := c.Supported(info); err != nil {
 		return cannot(err)
 	}
-	desc := c.Executable()
-	desc.Label = op.name + "/" + c.Name + " (reference)"
-	exe, err := p.dev.CreateExecutable(desc)
-	if err != nil {
-		return status.Annotatef(err, "kernels: building the reference candidate %q", c.Name)
+	// The candidate's own pipeline is built only if a dispatch at this
+	// size uses it; build built the others.
+	var exe hal.Executable
+	if slices.ContainsFunc(p.plans[op.ref], func(st planStep) bool { return st.ps.key == op.runs[op.ref].key }) {
+		desc := c.Executable()
+		desc.Label = op.name + "/" + c.Name + " (reference)"
+		if exe, err = p.dev.CreateExecutable(desc); err != nil {
+			return status.Annotatef(err, "kernels: building the reference candidate %q", c.Name)
+		}
 	}
 	err = kernels.Run(ctx, p.dev, prob, exe, op.ref)
-	if rerr := exe.Release(); err == nil {
-		err = rerr
+	if exe != nil {
+		err = status.Join(err, exe.Release())
 	}
 	if err != nil {
 		return status.Annotatef(err, "kernels: running the reference candidate %q", c.Name)
 	}
 	for i, b := range op.bufs {
-		if !b.checked() {
+		if !b.checked() || b.expect != nil {
 			continue
 		}
-		if p.want[i], err = readAll(ctx, p.bufs[i], p.lens[i]*int64(b.typ.size)); err != nil {
+		if p.want[i], err = readRange(ctx, p.bufs[i], 0, p.lens[i]*int64(b.typ.size)); err != nil {
 			return status.Annotatef(err, "kernels: reading the reference's %s", b.name)
 		}
 	}
@@ -487,8 +265,22 @@ func (b *manifestBuffer) checked() bool {
 }
 
 func (p *manifestProblem) Size() kernels.Size { return p.size }
-func (p *manifestProblem) Bytes() float64     { return p.bytes }
-func (p *manifestProblem) Flops() float64     { return p.flops }
+
+// Bytes and Flops are those of the reference candidate (else the first
+// that can run); CandidateWork gives each candidate's.
+func (p *manifestProblem) Bytes() float64 { b, _ := p.CandidateWork(p.main); return b }
+func (p *manifestProblem) Flops() float64 { _, f := p.CandidateWork(p.main); return f }
+
+// CandidateWork returns the bytes and flops of one run of candidate
+// cand, whose "bytes" and "flops" may use its params; 0 for a candidate
+// that cannot run at this size.
+func (p *manifestProblem) CandidateWork(cand int) (bytes, flops float64) {
+	if cand < 0 || cand >= len(p.work) {
+		return 0, 0
+	}
+	return p.work[cand].bytes, p.work[cand].flops
+}
+
 func (p *manifestProblem) Buffers() []kernels.Operand {
 	return append([]kernels.Operand(nil), p.listed...)
 }
@@ -501,13 +293,15 @@ func (p *manifestProblem) candidate(cand int) error {
 }
 
 // Record records the candidate's dispatches, with a barrier between
-// each. Dispatches that use another pipeline than the first build it the
-// first time they are recorded and keep it until Release.
+// each. exe runs the dispatches whose pipeline is the candidate's own;
+// the others use those Prepare built (or, for a candidate Prepare did
+// not build for, that Record builds the first time and keeps until
+// Release).
 func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
 	if err := p.candidate(cand); err != nil {
 		return err
 	}
-	first := p.op.runs[cand].dispatches[0].key
+	own := p.op.runs[cand].key
 	for k, st := range p.plans[cand] {
 		if k > 0 {
 			if err := cb.Barrier(); err != nil {
@@ -515,9 +309,9 @@ func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand 
 			}
 		}
 		x := exe
-		if st.d.key != first {
+		if st.ps.key != own {
 			var err error
-			if x, err = p.executable(st.d); err != nil {
+			if x, err = p.executable(st); err != nil {
 				return err
 			}
 		}
@@ -529,17 +323,21 @@ func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand 
 	return nil
 }
 
-func (p *manifestProblem) executable(d *manifestDispatch) (hal.Executable, error) {
-	if x, ok := p.exes[d.key]; ok {
+// executable returns the pipeline of st, built the first time.
+func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
+	if x, ok := p.exes[st.ps.key]; ok {
 		return x, nil
 	}
-	desc := d.desc
+	desc := st.d.executable(st.ps)
 	desc.Label = p.op.name + "/" + desc.Label
+	if st.d.sized {
+		desc.Label += " (" + constantsString(st.ps.constants) + ")"
+	}
 	x, err := p.dev.CreateExecutable(desc)
 	if err != nil {
 		return nil, status.Annotatef(err, "kernels: building %s", desc.Label)
 	}
-	p.exes[d.key] = x
+	p.exes[st.ps.key] = x
 	return x, nil
 }
 
@@ -554,55 +352,6 @@ func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 		}
 	}
 	return nil
-}
-
-// Verify compares every checked output of the candidate with the
-// reference's: integers exactly, floats within the tolerance.
-func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
-	if err := p.candidate(cand); err != nil {
-		return err
-	}
-	op := p.op
-	if op.ref < 0 {
-		return nil
-	}
-	m := kernels.Mismatches{What: op.name + "/" + op.cands[cand].Name}
-	var checked int64
-	for i, b := range op.bufs {
-		if !b.checked() {
-			continue
-		}
-		got, err := readAll(ctx, p.bufs[i], p.lens[i]*int64(b.typ.size))
-		if err != nil {
-			return status.Annotatef(err, "kernels: reading %s", b.name)
-		}
-		compareElements(&m, b, got, p.want[i])
-		checked += p.lens[i]
-	}
-	return m.Err(checked)
-}
-
-// compareElements adds to m every element of got that differs from want.
-func compareElements(m *kernels.Mismatches, b *manifestBuffer, got, want []byte) {
-	size := b.typ.size
-	for i := 0; i+size <= len(got); i += size {
-		g, w := got[i:i+size], want[i:i+size]
-		if bytes.Equal(g, w) {
-			continue
-		}
-		idx := i / size
-		if b.typ.kind != floatKind {
-			m.Add("%s[%d]: got %s, want %s (integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(w))
-			continue
-		}
-		gf, wf := b.typ.decodeFloat(g), b.typ.decodeFloat(w)
-		if math.IsNaN(gf) && math.IsNaN(wf) {
-			continue
-		}
-		if tol := b.tol.of(wf); !(math.Abs(gf-wf) <= tol) {
-			m.Add("%s[%d]: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, math.Abs(gf-wf), tol)
-		}
-	}
 }
 
 // Release frees the buffers and the pipelines Record built.

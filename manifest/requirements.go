@@ -1,66 +1,43 @@
 package manifest
 
 import (
-	"slices"
-
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 )
 
-// requirements returns what the module's capabilities need of a device,
-// as Requirements, and the capabilities Requirements cannot express.
-func requirementsOf(m *spirv.Module) (kernels.Requirements, []string) {
+// requirementsOf returns what the capabilities module m declares need of
+// a device. The 16- and 8-bit access capabilities of uniform buffers and
+// push constants count as those of storage buffers, the only ones
+// manifests bind. Candidate.Supported then reports a candidate whose
+// device lacks one as unsupported, naming the feature, before any
+// pipeline of it is built.
+func requirementsOf(m *spirv.Module) kernels.Requirements {
 	var r kernels.Requirements
-	var other []string
 	for _, c := range m.Capabilities {
 		switch {
 		case c == spirv.CapFloat16:
 			r.Float16 = true
+		case c == spirv.CapFloat64:
+			r.Float64 = true
 		case c == spirv.CapInt64:
 			r.Int64 = true
+		case c == spirv.CapInt16:
+			r.Int16 = true
+		case c == spirv.CapInt8:
+			r.Int8 = true
 		case spirv.CapGroupNonUniform <= c && c <= spirv.CapGroupNonUniformQuad:
 			r.Subgroup |= hal.SubgroupOps(1) << (c - spirv.CapGroupNonUniform)
-		case c == spirv.CapFloat64:
-			other = append(other, "Float64")
-		case c == spirv.CapInt16:
-			other = append(other, "Int16")
-		case c == spirv.CapInt8:
-			other = append(other, "Int8")
 		case c == spirv.CapStorageBuffer16Bit, c == spirv.CapUniformStorage16Bit, c == spirv.CapStoragePushConstant16:
-			other = append(other, "StorageBuffer16BitAccess")
+			r.Storage16 = true
 		case c == spirv.CapStorageBuffer8Bit, c == spirv.CapUniformStorage8Bit, c == spirv.CapStoragePushConstant8:
-			other = append(other, "StorageBuffer8BitAccess")
+			r.Storage8 = true
+		case c == spirv.CapVulkanMemoryModel:
+			r.VulkanMemoryModel = true
 		}
 	}
 	if r.Subgroup != 0 {
 		r.Subgroup |= hal.SubgroupBasic
 	}
-	slices.Sort(other)
-	return r, slices.Compact(other)
-}
-
-// missingFeature returns the first capability in caps (as requirements
-// returns them) that info lacks, or "".
-func missingFeature(caps []string, info hal.DeviceInfo) string {
-	f := info.Features
-	for _, c := range caps {
-		ok := true
-		switch c {
-		case "Float64":
-			ok = f.Float64
-		case "Int16":
-			ok = f.Int16
-		case "Int8":
-			ok = f.Int8
-		case "StorageBuffer16BitAccess":
-			ok = f.Storage16
-		case "StorageBuffer8BitAccess":
-			ok = f.Storage8
-		}
-		if !ok {
-			return c
-		}
-	}
-	return ""
+	return r
 }

@@ -295,15 +295,20 @@ type manifestLet struct {
 type bufferRole uint8
 
 type manifestBuffer struct {
-	where   string
-	name    string
-	typ     scalarType
-	len     manifestExpr
-	role    bufferRole
-	init    bufferInit
-	check   bool
-	tol     tolerance
-	binding int // -1: none
+	where string
+	name  string
+	typ   scalarType
+	len   manifestExpr
+	role  bufferRole
+	init  bufferInit
+	check bool
+	// first and count are the part of the buffer checked (nil: from 0,
+	// to the end); expect, if set, is the value of element i, checked in
+	// place of the reference candidate's.
+	first, count *manifestExpr
+	expect       *manifestExpr
+	tol          tolerance
+	binding      int // -1: none
 	// users[c] says whether candidate c binds the buffer.
 	users []bool
 }
@@ -314,17 +319,29 @@ type manifestRun struct {
 	lets       []bool // lets[i]: the candidate has every param let i needs
 	asserts    []manifestExpr
 	dispatches []*manifestDispatch
-	// needs are module capabilities Requirements cannot express, checked
-	// against the device when a problem is prepared.
-	needs []string
+	// key is the pipeline key of the candidate's own Executable (its
+	// first dispatch at the default size), which Record is given.
+	key string
 }
 
 type manifestDispatch struct {
-	where    string
-	desc     hal.ExecutableDesc
-	entry    *spirv.Entry
-	key      string // identifies the pipeline: equal keys, same pipeline
-	wg       [3]uint32
+	where string
+	// desc is the pipeline without its constants (fixed has them).
+	desc  hal.ExecutableDesc
+	mod   *manifestModule
+	entry *spirv.Entry
+	// consts are the specialization constants the dispatch sets, those
+	// of "workgroup" among them, by constant_id.
+	consts []specConst
+	// axes say where each component of the workgroup size comes from;
+	// wgWhere is where "workgroup" is written (the dispatch if nowhere).
+	axes    [3]wgAxis
+	wgWhere string
+	// sized is set when a constant or the workgroup depends on the size,
+	// the device or the pass: its pipelines are then worked out for each
+	// size and pass (resolve), and fixed is the one at the default size.
+	sized    bool
+	fixed    pipelineSpec
 	bindings []int // buffer index by binding number
 	push     []pushField
 	pushSize int
@@ -332,10 +349,36 @@ type manifestDispatch struct {
 	repeat   *manifestExpr
 }
 
-// spec returns the dispatch's specialization constants by constant_id.
-func (d *manifestDispatch) spec() map[uint32]uint32 {
-	spec := make(map[uint32]uint32, len(d.desc.Constants))
-	for _, k := range d.desc.Constants {
+// specConst is a specialization constant a dispatch sets.
+type specConst struct {
+	id    uint32
+	kind  string // "int", "uint", "float" or "bool", as the module types it
+	value manifestExpr
+}
+
+// wgAxis is where one component of a dispatch's workgroup size comes
+// from: a specialization constant (spec: the value the dispatch sets,
+// else def), a literal size in the module (known: def), or only the
+// manifest's "workgroup" (given), which must agree with the others.
+type wgAxis struct {
+	spec, known bool
+	id, def     uint32
+	given       *manifestExpr
+}
+
+// pipelineSpec is what a dispatch's constants come to at one size and
+// pass: their values, the workgroup size, and the key of the pipeline
+// they make (equal keys, same pipeline).
+type pipelineSpec struct {
+	constants []hal.Constant
+	wg        [3]uint32
+	key       string
+}
+
+// spec returns the constants by constant_id.
+func (ps pipelineSpec) spec() map[uint32]uint32 {
+	spec := make(map[uint32]uint32, len(ps.constants))
+	for _, k := range ps.constants {
 		spec[k.ID] = k.Value
 	}
 	return spec

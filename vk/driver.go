@@ -212,6 +212,7 @@ func (pd *physicalDevice) describe(index int) {
 		info.Features.Int8 = c.f12.shaderInt8 != 0
 		info.Features.Storage8 = c.f12.storageBuffer8BitAccess != 0
 		info.Features.Storage16 = c.f11.storageBuffer16BitAccess != 0
+		info.Features.VulkanMemoryModel = c.f12.vulkanMemoryModel != 0
 		pd.maxAlloc = uint64(c.maint3.maxMemoryAllocationSize)
 	}
 	if c.chain13 != 0 {

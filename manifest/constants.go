@@ -1,0 +1,286 @@
+package manifest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// This file is a dispatch's specialization constants and workgroup size:
+// read as expressions, checked against the module, and worked out into
+// the pipeline of a size and pass (resolve). Constants that use only
+// params are worked out once, when the manifest is read; those that use
+// the dimensions, the device's limits or the pass index make one pipeline
+// per distinct set of values, which a problem builds when it is prepared.
+
+// constants reads "constants": constant_id to value (a number, a
+// boolean, or an expression), each typed by the module. An id the module
+// does not declare is a warning, not an error: glslc -O drops the
+// constants a kernel does not use, and Vulkan ignores such entries.
+func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error {
+	if n == nil {
+		return nil
+	}
+	if _, err := d.src.object(n, `constant_id to value, such as {"0": 256, "1": "VEC"}`); err != nil {
+		return err
+	}
+	mod := disp.mod
+	for i, key := range n.keys {
+		v := n.vals[i]
+		id64, err := strconv.ParseUint(key, 10, 32)
+		if err != nil {
+			return d.src.errAt(v, "%q is not a constant_id (a non-negative integer)", key)
+		}
+		id := uint32(id64)
+		e, err := d.expression(v, pipelineContext)
+		if err != nil {
+			return err
+		}
+		if err := d.checkParams(e, c); err != nil {
+			return err
+		}
+		info, ok := mod.spv.SpecConstant(id)
+		if !ok {
+			d.warn(v, "%s declares no specialization constant with constant_id %d (it declares %v), so the value is not passed; glslc -O drops the constants a kernel does not use", mod.path, id, mod.spv.SpecIDs())
+			continue
+		}
+		if info.Kind == "" {
+			return d.src.errAt(v, "constant_id %d of %s is %d bits wide; only 32-bit int, uint, float and bool constants can be set", id, mod.path, info.Width)
+		}
+		disp.consts = append(disp.consts, specConst{id: id, kind: info.Kind, value: e})
+	}
+	slices.SortFunc(disp.consts, func(a, b specConst) int { return int(a.id) - int(b.id) })
+	return nil
+}
+
+// workgroup reads "workgroup" and works out where each component of the
+// dispatch's workgroup size comes from: a component the module sets
+// through local_size_x_id (or the WorkgroupSize built-in) takes its
+// constant's value, which "workgroup" sets unless "constants" does; a
+// literal local_size must agree with a given "workgroup".
+func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestDispatch) error {
+	var given [3]*manifestExpr
+	at := o.n
+	if s.workgroup != nil {
+		at = s.workgroup
+		elems, err := d.src.array(s.workgroup, "the workgroup size in x, y and z")
+		if err != nil {
+			return err
+		}
+		if len(elems) < 1 || len(elems) > 3 {
+			return d.src.errAt(s.workgroup, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
+		}
+		for i := range given {
+			ex := manifestExpr{expr: literalExpr(intValue(1)), where: d.where(s.workgroup)}
+			if i < len(elems) {
+				if ex, err = d.intExpression(elems[i], pipelineContext, "a workgroup size"); err != nil {
+					return err
+				}
+				if err := d.checkParams(ex, c); err != nil {
+					return err
+				}
+			}
+			given[i] = &ex
+		}
+	}
+	disp.wgWhere = d.where(at)
+	mod, e := disp.mod, disp.entry
+	src, how := mod.spv.Workgroup(e)
+	if how == "" {
+		return d.src.errAt(at, "%s declares no workgroup size for entry point %q", mod.path, e.Name)
+	}
+	for i, cs := range src {
+		a := wgAxis{}
+		switch {
+		case cs.Spec:
+			a.spec, a.id, a.def = true, cs.SpecID, cs.Value
+			if given[i] == nil {
+				break
+			}
+			if slices.ContainsFunc(disp.consts, func(k specConst) bool { return k.id == cs.SpecID }) {
+				a.given = given[i] // must agree with the constant
+				break
+			}
+			kind := "uint"
+			if info, ok := mod.spv.SpecConstant(cs.SpecID); ok && info.Kind != "" {
+				kind = info.Kind
+			}
+			disp.consts = append(disp.consts, specConst{id: cs.SpecID, kind: kind, value: *given[i]})
+		case cs.Known:
+			a.known, a.def, a.given = true, cs.Value, given[i]
+		case given[i] != nil:
+			a.given = given[i]
+		default:
+			return d.src.errAt(at, "local_size_%c of %q in %s is computed from other constants; give the \"workgroup\" it comes to", "xyz"[i], e.Name, mod.path)
+		}
+		disp.axes[i] = a
+	}
+	slices.SortFunc(disp.consts, func(a, b specConst) int { return int(a.id) - int(b.id) })
+	return nil
+}
+
+// fix works out the dispatch's pipeline when the manifest is read: the
+// only one when its constants and workgroup use nothing but params; else
+// the one at the default size (the candidate's own Executable), or the
+// module's defaults if the default size cannot have one (a candidate
+// whose assert refuses it, say; the dry run reports any other error).
+func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
+	for _, k := range disp.consts {
+		disp.sized = disp.sized || k.value.dependsOnSize()
+	}
+	for _, a := range disp.axes {
+		disp.sized = disp.sized || a.given != nil && a.given.dependsOnSize()
+	}
+	if !disp.sized {
+		ps, err := disp.resolve(d.paramEnv(c))
+		disp.fixed = ps
+		return err
+	}
+	ps, err := disp.resolve(d.defaultEnv(c))
+	if err != nil {
+		ps = pipelineSpec{}
+		for i, a := range disp.axes {
+			ps.wg[i] = max(a.def, 1)
+		}
+	}
+	disp.fixed = ps
+	return nil
+}
+
+// dependsOnSize reports whether e has a value only when a problem is
+// prepared: it uses the dimensions, the device or the pass index.
+func (e manifestExpr) dependsOnSize() bool { return e.usesDims || e.usesDevice || e.usesPass }
+
+// defaultEnv is candidate c's environment at the default size of the
+// smallest kind of device, before any device, at pass 0.
+func (d *opDecoder) defaultEnv(c int) exprEnv {
+	env := d.paramEnv(c)
+	for i, name := range d.op.dims {
+		env[name] = intValue(int64(d.op.sizes[kernels.SmallDevice][i]))
+	}
+	for _, l := range d.op.lets {
+		if p, _ := d.missingParam(l.expr, c); p != "" {
+			continue
+		}
+		if v, err := l.eval(env); err == nil {
+			env[l.name] = v
+		}
+	}
+	setDevice(env, nil)
+	env["pass"] = intValue(0)
+	return env
+}
+
+// resolve works out the dispatch's constants and workgroup size in env.
+func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
+	var ps pipelineSpec
+	vals := make(map[uint32]uint32, len(disp.consts))
+	for _, k := range disp.consts {
+		v, err := k.value.eval(env)
+		if err != nil {
+			return ps, k.value.errorf(status.InvalidArgument, err)
+		}
+		bits, err := specBits(k.kind, v)
+		if err != nil {
+			an := map[bool]string{true: "n"}[k.kind == "int" || k.kind == "uint"]
+			return ps, errWhere(status.InvalidArgument, k.value.where, "constant_id %d of %s is a%s %s: %v", k.id, disp.mod.path, an, k.kind, err)
+		}
+		vals[k.id] = bits
+		ps.constants = append(ps.constants, hal.Constant{ID: k.id, Value: bits})
+	}
+	for i, a := range disp.axes {
+		axis := "xyz"[i]
+		v := a.def
+		if a.spec {
+			if x, ok := vals[a.id]; ok {
+				v = x
+			}
+		}
+		if a.given != nil {
+			g, err := a.given.evalInt(env)
+			if err != nil {
+				return ps, a.given.errorf(status.InvalidArgument, err)
+			}
+			if g < 1 || g > math.MaxUint32 {
+				return ps, errWhere(status.InvalidArgument, a.given.where, "workgroup size %d is not positive", g)
+			}
+			switch {
+			case a.spec && uint32(g) != v:
+				return ps, errWhere(status.InvalidArgument, disp.wgWhere, "local_size_%c is constant_id %d of %s, which \"constants\" sets to %d, not %d", axis, a.id, disp.mod.path, v, g)
+			case a.known && uint32(g) != v:
+				_, how := disp.mod.spv.Workgroup(disp.entry)
+				return ps, errWhere(status.InvalidArgument, disp.wgWhere, "%s fixes local_size_%c of %q at %d (%s), not %d", disp.mod.path, axis, disp.entry.Name, v, how, g)
+			}
+			v = uint32(g)
+		}
+		if v == 0 {
+			return ps, errWhere(status.InvalidArgument, disp.wgWhere, "local_size_%c of %q is 0", axis, disp.entry.Name)
+		}
+		ps.wg[i] = v
+	}
+	ps.key = disp.keyOf(ps.constants)
+	return ps, nil
+}
+
+// keyOf returns the key of the dispatch's pipeline with constants cs.
+func (disp *manifestDispatch) keyOf(cs []hal.Constant) string {
+	var key strings.Builder
+	fmt.Fprintf(&key, "%s\x00%s\x00%d\x00%d", disp.mod.path, disp.desc.EntryPoint, disp.desc.Bindings, disp.desc.PushConstantSize)
+	for _, k := range cs {
+		fmt.Fprintf(&key, "\x00%d=%d", k.ID, k.Value)
+	}
+	return key.String()
+}
+
+// executable describes the dispatch's pipeline with the constants of ps.
+func (disp *manifestDispatch) executable(ps pipelineSpec) hal.ExecutableDesc {
+	desc := disp.desc
+	desc.Constants = slices.Clone(ps.constants)
+	return desc
+}
+
+// constantsString writes constants as "0=64 1=300", for labels and
+// messages.
+func constantsString(cs []hal.Constant) string {
+	parts := make([]string, len(cs))
+	for i, k := range cs {
+		parts[i] = fmt.Sprintf("%d=%d", k.ID, k.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+// specBits encodes v as the 32 bits of a specialization constant of kind.
+func specBits(kind string, v exprValue) (uint32, error) {
+	switch kind {
+	case "float":
+		return math.Float32bits(float32(v.float())), nil
+	case "bool":
+		if v.typ != intType || v.i != 0 && v.i != 1 {
+			return 0, fmt.Errorf("%s is not true, false, 0 or 1", v)
+		}
+		return uint32(v.i), nil
+	}
+	if v.typ != intType {
+		return 0, fmt.Errorf("%s is not an integer", v)
+	}
+	lo, hi := int64(0), int64(math.MaxUint32)
+	if kind == "int" {
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	if v.i < lo || v.i > hi {
+		return 0, fmt.Errorf("%d is outside [%d, %d]", v.i, lo, hi)
+	}
+	return uint32(v.i), nil
+}
+
+// errWhere returns an error with code about the field at where
+// ("file:line:col: path"), as errAt does for a node.
+func errWhere(code status.Code, where, format string, args ...any) error {
+	return status.Newf(code, "kernels: manifest %s: %s", where, fmt.Sprintf(format, args...))
+}

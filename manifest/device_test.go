@@ -1,0 +1,123 @@
+package manifest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/status"
+)
+
+// TestManifestDeviceAsserts: asserts may name the device's limits; they
+// hold or fail when a problem is prepared, with the device's values. A
+// candidate's that fails reports the candidate failed (Unimplemented),
+// naming the assert and the values; the operation's fails Prepare.
+func TestManifestDeviceAsserts(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile(filepath.Join(manifestDir, "kernels.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _ := opNamed(t, loadTestManifest(t), "matvec-const")
+	dev := watch(t)
+	// A device with 2 KiB of shared memory: x's 4*600 bytes do not fit.
+	dev.info.Limits.MaxSharedMemory = 2048
+	size := kernels.Size{70, 600}
+	if err := kernels.VerifyCandidate(ctx, dev, op, size, 0, 1); err != nil {
+		t.Errorf("rows-wg64: %v", err)
+	}
+	err = kernels.VerifyCandidate(ctx, dev, op, size, 1, 1)
+	want := `the device ` + dev.info.Name + ` (max_shared_memory=2048) fails the candidate's assert "4*K <= max_shared_memory" at size M=70,K=600`
+	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
+		t.Errorf("rows-shared-wg128: got %v, want UNIMPLEMENTED saying %q", err, want)
+	}
+	e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Results[1]; r.Outcome != autotune.Failed || !strings.Contains(r.Error, want) {
+		t.Errorf("measured rows-shared-wg128: %s %q, want failed saying %q", r.Outcome, r.Error, want)
+	}
+	// Without the assert, the shared memory its constants come to at
+	// this size is checked against the device all the same.
+	text := strings.Replace(string(data), `"assert": ["4*K <= max_shared_memory"],`, "", 1)
+	ops, err := manifest.Parse([]byte(text), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _ = opNamed(t, ops, "matvec-const")
+	err = kernels.VerifyCandidate(ctx, dev, op, size, 1, 1)
+	want = "with constants 0=128 1=70 2=600, needs 2400 bytes of shared memory, the device has 2048"
+	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
+		t.Errorf("rows-shared-wg128 without its assert: got %v, want UNIMPLEMENTED saying %q", err, want)
+	}
+	// The operation's assert about the device: the manifest loads (any
+	// device may do), a device that fails it cannot prepare the problem.
+	text = strings.Replace(string(data), `"assert": ["div_up(M, 64) <= max_groups_x"]`, `"assert": ["subgroup_size >= 1000000"]`, 1)
+	if ops, err = manifest.Parse([]byte(text), manifestDir); err != nil {
+		t.Fatal(err)
+	}
+	op, _ = opNamed(t, ops, "matvec-const")
+	p, err := op.Prepare(ctx, dev, size, 1)
+	if err == nil {
+		_ = p.Release()
+	}
+	want = fmt.Sprintf(`(subgroup_size=%d) fails the operation's assert "subgroup_size >= 1000000"`, dev.info.Limits.SubgroupSize)
+	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
+		t.Errorf("operation's assert: got %v, want UNIMPLEMENTED saying %q", err, want)
+	}
+}
+
+// memoryModelManifest describes y = 2x by a module that declares the
+// VulkanMemoryModel capability.
+const memoryModelManifest = `{"schema": "vkbench.manifest/v1", "operations": [{"name": "scale", "dims": {"N": 1000},
+	"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0, "init": "iota"},
+		{"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "output", "expect": "2 * i"}],
+	"push_constants": [{"type": "u32", "value": "N"}],
+	"verify": {"tolerance": {"rel": 0, "abs": 0}},
+	"candidates": [{"name": "vmm", "spirv": "scale_memory_model.spv", "groups": ["div_up(N, 64)"]}]}]}`
+
+// TestManifestMemoryModel: a module that declares VulkanMemoryModel runs
+// where the device has the feature (which Open enables), with the
+// validation layer silent; on a device without it the candidate is
+// unsupported, naming the feature, and no pipeline of it is built.
+func TestManifestMemoryModel(t *testing.T) {
+	ctx := context.Background()
+	ops, err := manifest.Parse([]byte(memoryModelManifest), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := ops[0]
+	if c := op.Candidates()[0]; !c.Requires.VulkanMemoryModel {
+		t.Errorf("requirements %+v, want the memory model", c.Requires)
+	}
+	dev := watch(t)
+	if !dev.info.Features.VulkanMemoryModel {
+		t.Skipf("%s has no vulkanMemoryModel", dev.info.Name)
+	}
+	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{1000}, 0, 1); err != nil {
+		t.Errorf("with the feature: %v", err)
+	}
+	dev.takeBuilt()
+	dev.info.Features.VulkanMemoryModel = false
+	err = kernels.VerifyCandidate(ctx, dev, op, kernels.Size{1000}, 0, 1)
+	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), "needs vulkanMemoryModel") {
+		t.Errorf("without the feature: %v, want UNIMPLEMENTED naming vulkanMemoryModel", err)
+	}
+	e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(kernels.Size{1000}), quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Results[0]; r.Outcome != autotune.Unsupported || !strings.Contains(r.Error, "needs vulkanMemoryModel") {
+		t.Errorf("measured without the feature: %s %q, want unsupported naming vulkanMemoryModel", r.Outcome, r.Error)
+	}
+	if b := dev.takeBuilt(); len(b) != 0 {
+		t.Errorf("without the feature, pipelines were built: %+v", b)
+	}
+}

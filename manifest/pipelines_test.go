@@ -1,0 +1,274 @@
+package manifest_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/manifest"
+)
+
+// watchedDevice is a real device that remembers the pipelines built
+// through it, and whose Info a test may narrow to play a device with
+// less (a missing feature, smaller limits).
+type watchedDevice struct {
+	hal.Device
+	info hal.DeviceInfo
+	mu   sync.Mutex
+	// built are the label and constants of each pipeline built.
+	built []built
+}
+
+type built struct {
+	Label     string
+	Constants []hal.Constant
+}
+
+func watch(tb testing.TB) *watchedDevice {
+	dev := devtest.Device(tb)
+	return &watchedDevice{Device: dev, info: dev.Info()}
+}
+
+func (d *watchedDevice) Info() hal.DeviceInfo { return d.info }
+
+func (d *watchedDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
+	d.mu.Lock()
+	d.built = append(d.built, built{desc.Label, slices.Clone(desc.Constants)})
+	d.mu.Unlock()
+	return d.Device.CreateExecutable(desc)
+}
+
+// takeBuilt returns the pipelines built since the last call.
+func (d *watchedDevice) takeBuilt() []built {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	b := d.built
+	d.built = nil
+	return b
+}
+
+func opNamed(tb testing.TB, ops []kernels.Operation, name string) (kernels.Operation, []kernels.Candidate) {
+	tb.Helper()
+	for _, op := range ops {
+		if op.Name() == name {
+			return op, op.Candidates()
+		}
+	}
+	tb.Fatalf("no operation %q", name)
+	return nil, nil
+}
+
+func constants(pairs ...uint32) []hal.Constant {
+	var cs []hal.Constant
+	for i := 0; i < len(pairs); i += 2 {
+		cs = append(cs, hal.Constant{ID: pairs[i], Value: pairs[i+1]})
+	}
+	return cs
+}
+
+// runOnce runs candidate cand of a prepared problem with the candidate's
+// own pipeline, as a measurement does, and verifies it.
+func runOnce(t *testing.T, dev hal.Device, p kernels.Problem, c kernels.Candidate, cand int) error {
+	t.Helper()
+	ctx := context.Background()
+	exe, err := dev.CreateExecutable(c.Executable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := exe.Release(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := kernels.Run(ctx, dev, p, exe, cand); err != nil {
+		return err
+	}
+	return p.Verify(ctx, cand)
+}
+
+// TestManifestSizesAsConstants: constants that are expressions of the
+// dimensions (matvec-const's M and K) give each size its own pipelines,
+// built when the problem is prepared, one per distinct set of values; a
+// run then builds nothing. The candidate's own pipeline (Executable) has
+// the values of the default size.
+func TestManifestSizesAsConstants(t *testing.T) {
+	ctx := context.Background()
+	op, cands := opNamed(t, loadTestManifest(t), "matvec-const")
+	if diff := cmp.Diff(constants(0, 64, 1, 300, 2, 257), cands[0].Constants); diff != "" {
+		t.Errorf("rows-wg64's own constants (-want +got):\n%s", diff)
+	}
+	if cands[1].WorkgroupSize != [3]uint32{128, 1, 1} || cands[1].Requires.SharedMemory != 4*257 {
+		t.Errorf("rows-shared-wg128 = %+v, want a workgroup of 128 and 4*257 bytes of shared memory", cands[1])
+	}
+	dev := watch(t)
+	p, err := op.Prepare(ctx, dev, kernels.Size{129, 3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Release(); err != nil {
+			t.Error(err)
+		}
+	})
+	want := []built{
+		{"matvec-const/rows-wg64 (0=64 1=129 2=3)", constants(0, 64, 1, 129, 2, 3)},
+		{"matvec-const/rows-shared-wg128 (0=128 1=129 2=3)", constants(0, 128, 1, 129, 2, 3)},
+	}
+	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
+		t.Errorf("pipelines Prepare built (-want +got):\n%s", diff)
+	}
+	for i, c := range cands {
+		if err := runOnce(t, dev, p, c, i); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+	// Only the candidates' own pipelines, which runOnce built.
+	got := dev.takeBuilt()
+	if len(got) != 2 || got[0].Label != "rows-wg64" || got[1].Label != "rows-shared-wg128" {
+		t.Errorf("runs built %+v, want nothing but the candidates' own", got)
+	}
+}
+
+// TestManifestPassConstants: a multi-pass reduction written once, the
+// stride of each pass a constant pow(WG, pass): each pass at each size
+// has its pipeline, and the first pass at the default size is the
+// candidate's own.
+func TestManifestPassConstants(t *testing.T) {
+	ctx := context.Background()
+	op, cands := opNamed(t, loadTestManifest(t), "sum-inplace")
+	if diff := cmp.Diff(constants(0, 64, 1, 300007, 2, 1), cands[0].Constants); diff != "" {
+		t.Errorf("tree-wg64's own constants (-want +got):\n%s", diff)
+	}
+	dev := watch(t)
+	for _, tt := range []struct {
+		n       int
+		strides []uint32
+	}{
+		{300007, []uint32{64, 4096, 262144}}, // stride 1 is the candidate's own
+		{1 << 20, []uint32{1, 64, 4096, 262144}},
+		{4097, []uint32{1, 64, 4096}},
+		{64, []uint32{1}},
+	} {
+		p, err := op.Prepare(ctx, dev, kernels.Size{tt.n}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []built
+		for _, s := range tt.strides {
+			label := fmt.Sprintf("sum-inplace/tree-wg64 (0=64 1=%d 2=%d)", tt.n, s)
+			want = append(want, built{label, constants(0, 64, 1, uint32(tt.n), 2, s)})
+		}
+		if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
+			t.Errorf("N=%d: pipelines Prepare built (-want +got):\n%s", tt.n, diff)
+		}
+		if err := runOnce(t, dev, p, cands[0], 0); err != nil {
+			t.Errorf("N=%d: %v", tt.n, err)
+		}
+		dev.takeBuilt() // the candidate's own, which runOnce built
+		if err := p.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestManifestPipelinesShared: candidates whose constants come to the
+// same values at a size share one pipeline.
+func TestManifestPipelinesShared(t *testing.T) {
+	ctx := context.Background()
+	text := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "twins", "dims": {"N": 4096},
+		"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0, "init": "iota"},
+			{"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "output", "expect": "i + 16"}],
+		"push_constants": [{"type": "f32", "value": 1}, {"type": "f32", "value": 1}],
+		"verify": {},
+		"candidates": [
+			{"name": "a", "params": {"U": 1}, "spirv": "fma_loop.spv", "constants": {"0": "N", "1": 16}, "groups": ["div_up(N, 256)"]},
+			{"name": "b", "params": {"U": 2}, "spirv": "fma_loop.spv", "constants": {"0": "N", "1": 16}, "groups": ["div_up(N, 256)", "U"]}]}]}`
+	ops, err := manifest.Parse([]byte(text), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := watch(t)
+	p, err := ops[0].Prepare(ctx, dev, kernels.Size{1000}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Release(); err != nil {
+			t.Error(err)
+		}
+	})
+	want := []built{{"twins/a (0=1000 1=16)", constants(0, 1000, 1, 16)}}
+	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
+		t.Errorf("pipelines Prepare built (-want +got):\n%s", diff)
+	}
+	for i, c := range ops[0].Candidates() {
+		if err := runOnce(t, dev, p, c, i); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+}
+
+// TestManifestUndeclaredConstant: a constant_id the module does not
+// declare (glslc -O drops the constants a kernel does not use) is a
+// warning that names the file, line and field; the candidate runs
+// without it, and the validation layer is silent.
+func TestManifestUndeclaredConstant(t *testing.T) {
+	text := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "saxpy4", "dims": {"N": 1024},
+		"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0, "init": "iota"},
+			{"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "inout", "init": "zeros", "expect": "2.5 * i"}],
+		"push_constants": [{"type": "u32", "value": "N / 4"}, {"type": "f32", "value": 2.5}],
+		"verify": {"tolerance": {"rel": 0, "abs": 0}},
+		"candidates": [{"name": "only", "spirv": "saxpy_vec4.spv",
+			"constants": {"0": 64, "1": 1, "7": "N"}, "groups": ["div_up(N / 4, 64)"]}]}]}`
+	ops, err := manifest.Parse([]byte(text), manifestDir)
+	if err != nil {
+		t.Fatalf("an undeclared constant_id: %v, want a warning", err)
+	}
+	want := []string{`kernels: manifest manifest:7:40: operations[0].candidates[0].constants."7": saxpy_vec4.spv declares no specialization constant with constant_id 7 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use`}
+	if diff := cmp.Diff(want, manifest.Warnings(ops)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if got := manifest.Warnings(loadTestManifest(t)); len(got) != 0 {
+		t.Errorf("kernels.json has warnings: %q", got)
+	}
+	c := ops[0].Candidates()[0]
+	if diff := cmp.Diff(constants(0, 64, 1, 1), c.Constants); diff != "" {
+		t.Errorf("constants passed (-want +got):\n%s", diff)
+	}
+	dev := devtest.Device(t)
+	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.Size{1024}, 0, 1); err != nil {
+		t.Error(err)
+	}
+}
+
+// ExampleWarnings reads a manifest whose candidate sets constant_id 2,
+// which glslc -O dropped from the module: a warning, not an error, and
+// the kernel runs without it.
+func ExampleWarnings() {
+	ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+		"name": "saxpy4", "dims": {"N": 1024},
+		"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0},
+			{"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "output"}],
+		"push_constants": [{"type": "u32", "value": "N / 4"}, {"type": "f32", "value": 2.5}],
+		"verify": "none",
+		"candidates": [{"name": "vec4", "spirv": "saxpy_vec4.spv",
+			"constants": {"0": 64, "1": 1, "2": 8}, "groups": ["div_up(N / 4, 64)"]}]}]}`), "../testdata/manifests")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range manifest.Warnings(ops) {
+		fmt.Println(w)
+	}
+	fmt.Println(ops[0].Candidates()[0].Constants)
+	// Output:
+	// kernels: manifest manifest:8:40: operations[0].candidates[0].constants."2": saxpy_vec4.spv declares no specialization constant with constant_id 2 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use
+	// [{0 64} {1 1}]
+}

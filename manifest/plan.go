@@ -1,0 +1,422 @@
+package manifest
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// This file is what a size makes of an operation, on a device or (info
+// nil) on any: the asserts, the buffers' lengths, each candidate's work
+// and the part of each buffer it is checked on (layout), and the
+// dispatches of a run with their pipelines (plan). The manifest's dry run
+// and Prepare both go through it.
+
+// assertFailed marks (as a payload) the error of a size that fails an
+// assert: at load time a candidate may refuse the default size.
+type assertFailed struct{}
+
+func isAssertFailure(err error) bool {
+	_, ok := status.Payload[assertFailed](err)
+	return ok
+}
+
+// Limits on what one run may record, so that a manifest cannot ask for
+// millions of dispatches by mistake.
+const (
+	maxRepeat    = 1 << 16
+	maxSteps     = 1 << 16
+	maxBufferLen = 1 << 48
+)
+
+// dimsEnv is the environment of expressions that use only dimensions,
+// the lets made of them, and the device's limits (the least every device
+// allows for nil).
+func (op *manifestOp) dimsEnv(size kernels.Size, info *hal.DeviceInfo) (exprEnv, error) {
+	env := exprEnv{}
+	for i, name := range op.dims {
+		env[name] = intValue(int64(size[i]))
+	}
+	for _, l := range op.lets {
+		if l.usesParams {
+			continue
+		}
+		v, err := l.eval(env)
+		if err != nil {
+			return nil, l.errorf(status.InvalidArgument, err)
+		}
+		env[l.name] = v
+	}
+	setDevice(env, info)
+	return env, nil
+}
+
+// env is the environment of candidate c's expressions at size: the
+// dimensions, its params, the lets it can evaluate and the device's
+// limits.
+func (op *manifestOp) env(size kernels.Size, c int, info *hal.DeviceInfo) (exprEnv, error) {
+	env := exprEnv{}
+	for i, name := range op.dims {
+		env[name] = intValue(int64(size[i]))
+	}
+	run := op.runs[c]
+	for k, v := range run.params {
+		env[k] = intValue(int64(v))
+	}
+	for i, l := range op.lets {
+		if !run.lets[i] {
+			continue
+		}
+		v, err := l.eval(env)
+		if err != nil {
+			return nil, l.errorf(status.InvalidArgument, err)
+		}
+		env[l.name] = v
+	}
+	setDevice(env, info)
+	return env, nil
+}
+
+// checkAssertList checks asserts (the operation's or a candidate's, as
+// whose says) in env. An assert about the device that fails is
+// Unimplemented (the device cannot run it), one about the size
+// InvalidArgument; before any device (info nil), a failed assert of the
+// operation about the device is left for the device to decide.
+func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size kernels.Size, whose string, info *hal.DeviceInfo) error {
+	for _, a := range asserts {
+		v, err := a.evalInt(env)
+		if err != nil {
+			return a.errorf(status.InvalidArgument, err)
+		}
+		if v != 0 {
+			continue
+		}
+		var dims []string
+		for i, d := range op.dims {
+			dims = append(dims, fmt.Sprintf("%s=%d", d, size[i]))
+		}
+		switch {
+		case a.usesDevice && info == nil && whose == "operation":
+			continue
+		case a.usesDevice:
+			name := "any device"
+			if info != nil {
+				name = "the device " + info.Name
+			}
+			err = status.Newf(status.Unimplemented, "kernels: manifest %s: %s (%s) fails the %s's assert %q at size %s", a.where, name, deviceValues(a.expr, env), whose, a.src, strings.Join(dims, ","))
+		default:
+			err = status.Newf(status.InvalidArgument, "kernels: manifest %s: size %s fails the %s's assert %q", a.where, strings.Join(dims, ","), whose, a.src)
+		}
+		return status.WithPayload(err, assertFailed{})
+	}
+	return nil
+}
+
+// bufferLen evaluates the length of b in env.
+func (op *manifestOp) bufferLen(b *manifestBuffer, env exprEnv) (int64, error) {
+	n, err := b.len.evalInt(env)
+	if err != nil {
+		return 0, b.len.errorf(status.InvalidArgument, err)
+	}
+	if n < 0 || n > maxBufferLen/int64(b.typ.size) {
+		return 0, b.len.errorf(status.InvalidArgument, fmt.Errorf("is %d elements, outside [0, 2⁴⁸ bytes]", n))
+	}
+	return n, nil
+}
+
+// layout is what a size makes of an operation: each candidate's
+// environment (or why it has none), its work and the part of each buffer
+// it is checked on, and each buffer's length (the most any candidate
+// needs).
+type layout struct {
+	envs []exprEnv
+	errs []error // per candidate
+	lens []int64
+	// work[c] is candidate c's bytes and flops; checks[c][i] is the part
+	// of buffer i that is checked: first element and count.
+	work   []work
+	checks [][][2]int64
+}
+
+// work is what one run does: the bytes it moves and the arithmetic.
+type work struct{ bytes, flops float64 }
+
+// layout checks the operation's asserts and evaluates what every
+// candidate needs at size, on the device info describes (any for nil).
+// A failure that concerns one candidate is kept in errs; one that
+// concerns the operation is returned.
+func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, error) {
+	counted, err := op.dimsEnv(size, info)
+	if err != nil {
+		return nil, err
+	}
+	if err := op.checkAssertList(op.asserts, counted, size, "operation", info); err != nil {
+		return nil, err
+	}
+	n := len(op.runs)
+	l := &layout{envs: make([]exprEnv, n), errs: make([]error, n), lens: make([]int64, len(op.bufs)),
+		work: make([]work, n), checks: make([][][2]int64, n)}
+	for c, run := range op.runs {
+		if l.envs[c], l.errs[c] = op.env(size, c, info); l.errs[c] != nil {
+			continue
+		}
+		l.errs[c] = op.checkAssertList(run.asserts, l.envs[c], size, "candidate", info)
+	}
+	// own[c][i] is the length of buffer i that candidate c needs.
+	own := make([][]int64, n)
+	for c := range own {
+		own[c] = make([]int64, len(op.bufs))
+	}
+	for i, b := range op.bufs {
+		if !b.len.usesParams {
+			// The same for every candidate: a failure is the operation's.
+			if l.lens[i], err = op.bufferLen(b, counted); err != nil {
+				return nil, err
+			}
+		}
+		for c, uses := range b.users {
+			if !uses || l.errs[c] != nil {
+				continue
+			}
+			own[c][i] = l.lens[i]
+			if b.len.usesParams {
+				if own[c][i], l.errs[c] = op.bufferLen(b, l.envs[c]); l.errs[c] != nil {
+					continue
+				}
+				l.lens[i] = max(l.lens[i], own[c][i])
+			}
+		}
+	}
+	if err := op.countsOf(counted); err != nil {
+		return nil, err
+	}
+	for c := range op.runs {
+		if l.errs[c] != nil {
+			continue
+		}
+		if l.work[c], l.errs[c] = op.counts(c, l.envs[c], own[c]); l.errs[c] != nil {
+			continue
+		}
+		l.checks[c], l.errs[c] = op.checkRanges(c, l.envs[c], l.lens)
+	}
+	return l, nil
+}
+
+// countsOf evaluates the bytes and flops that are the same for every
+// candidate, so that their failure is the operation's.
+func (op *manifestOp) countsOf(env exprEnv) error {
+	for _, e := range []*manifestExpr{op.bytes, op.flops} {
+		if e != nil && !e.usesParams {
+			if _, err := e.eval(env); err != nil {
+				return e.errorf(status.InvalidArgument, err)
+			}
+		}
+	}
+	return nil
+}
+
+// counts returns the bytes and flops of one run of candidate c, whose
+// buffers have the lengths lens: the manifest's expressions, or by
+// default no flops and each input it binds read once and each output
+// written once.
+func (op *manifestOp) counts(c int, env exprEnv, lens []int64) (work, error) {
+	var w work
+	if op.bytes != nil {
+		v, err := op.bytes.eval(env)
+		if err != nil {
+			return w, op.bytes.errorf(status.InvalidArgument, err)
+		}
+		w.bytes = v.float()
+	} else {
+		for i, b := range op.bufs {
+			if !b.users[c] {
+				continue
+			}
+			n := float64(lens[i]) * float64(b.typ.size)
+			switch b.role {
+			case roleInput, roleOutput:
+				w.bytes += n
+			case roleInOut:
+				w.bytes += 2 * n
+			}
+		}
+	}
+	if op.flops != nil {
+		v, err := op.flops.eval(env)
+		if err != nil {
+			return w, op.flops.errorf(status.InvalidArgument, err)
+		}
+		w.flops = v.float()
+	}
+	if w.bytes < 0 || w.flops < 0 || math.IsNaN(w.bytes+w.flops) {
+		return w, status.Newf(status.InvalidArgument, "kernels: manifest: %s/%s: bytes %g and flops %g must not be negative", op.name, op.cands[c].Name, w.bytes, w.flops)
+	}
+	return w, nil
+}
+
+// checkRanges returns the part of each checked buffer that candidate c
+// is checked on: its "check" range, else all of it.
+func (op *manifestOp) checkRanges(c int, env exprEnv, lens []int64) ([][2]int64, error) {
+	out := make([][2]int64, len(op.bufs))
+	for i, b := range op.bufs {
+		if !b.checked() {
+			continue
+		}
+		first, count := int64(0), int64(-1)
+		for _, f := range []struct {
+			e   *manifestExpr
+			dst *int64
+		}{{b.first, &first}, {b.count, &count}} {
+			if f.e == nil {
+				continue
+			}
+			v, err := f.e.evalInt(env)
+			if err != nil {
+				return nil, f.e.errorf(status.InvalidArgument, err)
+			}
+			*f.dst = v
+		}
+		if count < 0 && b.count == nil {
+			count = lens[i] - first
+		}
+		if first < 0 || count < 0 || first > lens[i] || count > lens[i]-first {
+			return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: check: elements %d to %d (first %d, count %d) are not all in buffer %q of %d",
+				b.where, first, first+count-1, first, count, b.name, lens[i])
+		}
+		out[i] = [2]int64{first, count}
+	}
+	return out, nil
+}
+
+// planStep is one dispatch of a run, ready to record.
+type planStep struct {
+	d        *manifestDispatch
+	ps       pipelineSpec
+	push     []byte
+	groups   [3]uint32
+	bindings []hal.Binding
+}
+
+// plan evaluates candidate c's dispatches at size in env: repeat counts,
+// pipelines, groups and push constants, checked against the device info
+// describes when given.
+func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, info *hal.DeviceInfo) ([]planStep, error) {
+	var steps []planStep
+	for _, d := range op.runs[c].dispatches {
+		// The repeat count sees the workgroup size of the first pass.
+		env["pass"] = intValue(0)
+		ps, err := op.pipeline(d, env, info)
+		if err != nil {
+			return nil, err
+		}
+		delete(env, "pass")
+		setWorkgroup(env, ps.wg)
+		count := int64(1)
+		if d.repeat != nil {
+			if count, err = d.repeat.evalInt(env); err != nil {
+				return nil, d.repeat.errorf(status.InvalidArgument, err)
+			}
+			if count < 0 || count > maxRepeat {
+				return nil, d.repeat.errorf(status.InvalidArgument, fmt.Errorf("is %d, outside [0, %d]", count, maxRepeat))
+			}
+		}
+		for pass := range count {
+			env["pass"] = intValue(pass)
+			if pass > 0 {
+				if ps, err = op.pipeline(d, env, info); err != nil {
+					return nil, err
+				}
+				setWorkgroup(env, ps.wg)
+			}
+			st, err := d.step(env, ps, info)
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, st)
+			if len(steps) > maxSteps {
+				return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: a run of %q would record more than %d dispatches", d.where, op.cands[c].Name, maxSteps)
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return nil, status.Newf(status.InvalidArgument, "kernels: %s/%s at %v: every dispatch repeats 0 times; a run must dispatch something", op.name, op.cands[c].Name, size)
+	}
+	return steps, nil
+}
+
+func setWorkgroup(env exprEnv, wg [3]uint32) {
+	env["local_size_x"], env["local_size_y"], env["local_size_z"] = intValue(int64(wg[0])), intValue(int64(wg[1])), intValue(int64(wg[2]))
+}
+
+// pipeline works out dispatch d's pipeline in env: the one of the
+// manifest, or, for constants that depend on the size, the device or the
+// pass, the one of their values here, checked against the module and the
+// device (when given) as the candidate's own is when it is read.
+func (op *manifestOp) pipeline(d *manifestDispatch, env exprEnv, info *hal.DeviceInfo) (pipelineSpec, error) {
+	if !d.sized {
+		return d.fixed, nil
+	}
+	ps, err := d.resolve(env)
+	if err != nil {
+		return ps, err
+	}
+	spec := ps.spec()
+	if need, ok := d.mod.spv.PushConstantBytes(d.entry, spec); ok && need > d.pushSize {
+		return ps, errWhere(status.InvalidArgument, d.where, "entry point %q of %s reads %d bytes of push constants with constants %s; the push constants cover %d bytes", d.entry.Name, d.mod.path, need, constantsString(ps.constants), d.pushSize)
+	}
+	if info == nil {
+		return ps, nil
+	}
+	l := info.Limits
+	unsupported := func(format string, args ...any) (pipelineSpec, error) {
+		return ps, errWhere(status.Unimplemented, d.where, "with constants %s, %s", constantsString(ps.constants), fmt.Sprintf(format, args...))
+	}
+	for i, n := range ps.wg {
+		if n > l.MaxWorkgroupSize[i] {
+			return unsupported("needs a workgroup of %d in %c, the device allows %d", n, "xyz"[i], l.MaxWorkgroupSize[i])
+		}
+	}
+	if inv := uint64(ps.wg[0]) * uint64(ps.wg[1]) * uint64(ps.wg[2]); inv > uint64(l.MaxWorkgroupInvocations) {
+		return unsupported("needs %d invocations per workgroup, the device allows %d", inv, l.MaxWorkgroupInvocations)
+	}
+	if shared, ok := d.mod.spv.SharedMemory(d.entry, spec); ok && shared > uint64(l.MaxSharedMemory) {
+		return unsupported("needs %d bytes of shared memory, the device has %d", shared, l.MaxSharedMemory)
+	}
+	return ps, nil
+}
+
+// step evaluates one dispatch of pipeline ps in env: its groups (checked
+// against the device's limits when known) and push constants.
+func (d *manifestDispatch) step(env exprEnv, ps pipelineSpec, info *hal.DeviceInfo) (planStep, error) {
+	st := planStep{d: d, ps: ps}
+	for i, g := range d.groups {
+		v, err := g.evalInt(env)
+		if err != nil {
+			return st, g.errorf(status.InvalidArgument, err)
+		}
+		if v < 1 || v > math.MaxUint32 {
+			return st, g.errorf(status.InvalidArgument, fmt.Errorf("is %d; a dispatch needs 1 or more workgroups in each of x, y and z", v))
+		}
+		if info != nil && uint64(v) > uint64(info.Limits.MaxWorkgroupCount[i]) {
+			return st, g.errorf(status.OutOfRange, fmt.Errorf("is %d, past the device's limit of %d workgroups in %c", v, info.Limits.MaxWorkgroupCount[i], "xyz"[i]))
+		}
+		st.groups[i] = uint32(v)
+	}
+	if d.pushSize > 0 {
+		st.push = make([]byte, d.pushSize)
+	}
+	for _, f := range d.push {
+		v, err := f.value.eval(env)
+		if err != nil {
+			return st, f.value.errorf(status.InvalidArgument, err)
+		}
+		if err := f.typ.encode(st.push[f.offset:], v); err != nil {
+			return st, f.value.errorf(status.InvalidArgument, err)
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,159 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/vkbench/vkbench/internal/par"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Verify checks the part of every checked buffer that the candidate is
+// checked on: against the buffer's "expect", element by element, else
+// against the reference's results; integers exactly, floats within the
+// tolerance.
+func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
+	if err := p.candidate(cand); err != nil {
+		return err
+	}
+	op := p.op
+	m := kernels.Mismatches{What: op.name + "/" + op.cands[cand].Name}
+	var checked int64
+	for i, b := range op.bufs {
+		if !b.checked() || b.expect == nil && p.want[i] == nil {
+			continue
+		}
+		first, count := p.checks[cand][i][0], p.checks[cand][i][1]
+		size := int64(b.typ.size)
+		got, err := readRange(ctx, p.bufs[i], first*size, count*size)
+		if err != nil {
+			return status.Annotatef(err, "kernels: reading %s", b.name)
+		}
+		if b.expect != nil {
+			err = compareExpected(&m, b, got, first, p.envs[cand])
+		} else {
+			compareElements(&m, b, got, p.want[i][first*size:(first+count)*size], first)
+		}
+		if err != nil {
+			return err
+		}
+		checked += count
+	}
+	return m.Err(checked)
+}
+
+// compareElements adds to m every element of got that differs from want;
+// got starts at element first of the buffer.
+func compareElements(m *kernels.Mismatches, b *manifestBuffer, got, want []byte, first int64) {
+	size := b.typ.size
+	for i := 0; i+size <= len(got); i += size {
+		g, w := got[i:i+size], want[i:i+size]
+		if bytes.Equal(g, w) {
+			continue
+		}
+		idx := first + int64(i/size)
+		if b.typ.kind != floatKind {
+			m.Add("%s[%d]: got %s, want %s (integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(w))
+			continue
+		}
+		gf, wf := b.typ.decodeFloat(g), b.typ.decodeFloat(w)
+		if math.IsNaN(gf) && math.IsNaN(wf) {
+			continue
+		}
+		if tol := b.tol.of(wf); !(math.Abs(gf-wf) <= tol) {
+			m.Add("%s[%d]: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, math.Abs(gf-wf), tol)
+		}
+	}
+}
+
+// compareExpected adds to m every element of got that is not the value
+// b's "expect" gives it in env: integers wrap as the type does (a u32 sum
+// is taken modulo 2³²), floats are compared within the tolerance. got
+// starts at element first of the buffer. Parts of a large buffer are
+// checked on every processor at once, and their differences reported in
+// index order.
+func compareExpected(m *kernels.Mismatches, b *manifestBuffer, got []byte, first int64, env exprEnv) error {
+	size := b.typ.size
+	n := len(got) / size
+	var mu sync.Mutex
+	var parts []expectedPart
+	par.Range(n, 1<<14, func(lo, hi int) {
+		part := b.checkExpected(got[lo*size:hi*size], first+int64(lo), maps.Clone(env))
+		part.lo = lo
+		mu.Lock()
+		parts = append(parts, part)
+		mu.Unlock()
+	})
+	slices.SortFunc(parts, func(a, b expectedPart) int { return a.lo - b.lo })
+	for _, part := range parts {
+		if part.err != nil {
+			return part.err
+		}
+		for _, s := range part.shown {
+			m.Add("%s", s)
+		}
+		// Mismatches shows the first few; the rest only count.
+		for range part.count - int64(len(part.shown)) {
+			m.Add("")
+		}
+	}
+	return nil
+}
+
+// expectedPart is what checking a part of a buffer found: the number of
+// elements that differ, the first few described, or why an expected value
+// could not be worked out.
+type expectedPart struct {
+	lo    int
+	count int64
+	shown []string
+	err   error
+}
+
+// shownPerPart is how many differences a part describes, as many as a
+// kernels.Mismatches shows.
+const shownPerPart = 3
+
+// checkExpected checks elements of b from index first, in env.
+func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) expectedPart {
+	var part expectedPart
+	size := b.typ.size
+	want := make([]byte, size)
+	for i := 0; i+size <= len(got); i += size {
+		idx := first + int64(i/size)
+		env["i"] = intValue(idx)
+		v, err := b.expect.eval(env)
+		if err != nil {
+			part.err = b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", idx, err))
+			return part
+		}
+		g := got[i : i+size]
+		var describe func() string
+		if b.typ.kind != floatKind {
+			putUint(want, uint64(v.i), size)
+			if !bytes.Equal(g, want) {
+				describe = func() string {
+					return fmt.Sprintf("%s[%d]: got %s, want %s (expect %q; integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expect.src)
+				}
+			}
+		} else if gf, wf := b.typ.decodeFloat(g), v.float(); !(math.Abs(gf-wf) <= b.tol.of(wf)) {
+			describe = func() string {
+				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (expect %q; |difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expect.src, math.Abs(gf-wf), b.tol.of(wf))
+			}
+		}
+		if describe == nil {
+			continue
+		}
+		part.count++
+		if len(part.shown) < shownPerPart {
+			part.shown = append(part.shown, describe())
+		}
+	}
+	return part
+}
