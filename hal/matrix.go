@@ -182,6 +182,20 @@ func ParseCooperativeMatrix(s string) (CooperativeMatrix, error) {
 	return m, nil
 }
 
+// MarshalText writes the multiply-add as String does, so that JSON shows
+// it as people read it.
+func (m CooperativeMatrix) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (m *CooperativeMatrix) UnmarshalText(b []byte) error {
+	v, err := ParseCooperativeMatrix(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
 func componentByName(s string) (ComponentType, bool) {
 	for t, name := range componentNames {
 		if name == s {

@@ -1,6 +1,7 @@
 package hal_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,6 +46,17 @@ func TestCooperativeMatrixString(t *testing.T) {
 		if m, err := hal.ParseCooperativeMatrix(bad); err == nil {
 			t.Errorf("ParseCooperativeMatrix(%q) = %v, want an error", bad, m)
 		}
+	}
+	text, err := json.Marshal(matrices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []hal.CooperativeMatrix
+	if err := json.Unmarshal(text, &back); err != nil {
+		t.Fatalf("json.Unmarshal(%s): %v", text, err)
+	}
+	if diff := cmp.Diff(matrices, back); diff != "" {
+		t.Errorf("JSON round trip of %s (-want +got):\n%s", text, diff)
 	}
 	if got := hal.ComponentType(99).String(); got != "type(99)" {
 		t.Errorf("ComponentType(99) = %q", got)

@@ -15,9 +15,10 @@ import (
 )
 
 // cooperativeMatrices converts the multiply-adds vkb_query_physical_device
-// listed, NV's then KHR's, to hal's.
+// listed, NV's then KHR's, to hal's: an empty list, not nil, when there
+// are none, so that JSON shows [].
 func cooperativeMatrices(c *C.vkb_pd_info) []hal.CooperativeMatrix {
-	var out []hal.CooperativeMatrix
+	out := []hal.CooperativeMatrix{}
 	for _, m := range c.coopmat[:c.ncoopmat] {
 		out = append(out, hal.CooperativeMatrix{
 			API: hal.MatrixAPI(m.api),
