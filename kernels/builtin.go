@@ -124,6 +124,7 @@ func cloneCandidates(cands []Candidate) []Candidate {
 	for i, c := range cands {
 		c.Params = maps.Clone(c.Params)
 		c.Constants = slices.Clone(c.Constants)
+		c.Requires.CooperativeMatrices = slices.Clone(c.Requires.CooperativeMatrices)
 		out[i] = c
 	}
 	return out

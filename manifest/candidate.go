@@ -241,18 +241,12 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	return objs, nil
 }
 
-// require adds to r what dispatch disp of module mod needs of a device
-// (the run keeps the capabilities Requirements cannot express).
+// require adds to r what dispatch disp of module mod needs of a device:
+// its capabilities (kernels.ModuleRequirements, as for every kernel) and
+// its shared memory. A candidate's SPIR-V is its first dispatch's, so the
+// modules of later dispatches are known only through r.
 func (run *manifestRun) require(r *kernels.Requirements, mod *manifestModule, disp *manifestDispatch) {
-	mr, needs := requirementsOf(mod.spv)
-	r.Float16 = r.Float16 || mr.Float16
-	r.Int64 = r.Int64 || mr.Int64
-	r.Subgroup |= mr.Subgroup
-	for _, n := range needs {
-		if !slices.Contains(run.needs, n) {
-			run.needs = append(run.needs, n)
-		}
-	}
+	*r = r.Merge(kernels.ModuleRequirements(mod.spv))
 	if shared, ok := mod.spv.SharedMemory(disp.entry, disp.spec()); ok && shared <= math.MaxUint32 {
 		r.SharedMemory = max(r.SharedMemory, uint32(shared))
 	}

@@ -320,12 +320,8 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	if err := p.allocate(ctx, info, seed); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	for c, run := range op.runs {
+	for c := range op.runs {
 		if p.planErrs[c] != nil {
-			continue
-		}
-		if f := missingFeature(run.needs, info); f != "" {
-			p.planErrs[c] = status.Newf(status.Unimplemented, "kernels: %s/%s: needs the %s capability, which the device lacks", op.name, op.cands[c].Name, f)
 			continue
 		}
 		if p.plans[c], p.planErrs[c] = op.plan(size, c, lay.envs[c], &info.Limits); p.planErrs[c] != nil {

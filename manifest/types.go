@@ -314,9 +314,6 @@ type manifestRun struct {
 	lets       []bool // lets[i]: the candidate has every param let i needs
 	asserts    []manifestExpr
 	dispatches []*manifestDispatch
-	// needs are module capabilities Requirements cannot express, checked
-	// against the device when a problem is prepared.
-	needs []string
 }
 
 type manifestDispatch struct {
