@@ -3,65 +3,74 @@
 // emulated, so that a device without cooperative matrices verifies the
 // tiling, staging and epilogue of gemm_f16_coopmat.glsl (whose header
 // lists the constants, bindings and push constants). A "warp" is 32
-// consecutive invocations, each of which holds every fragment of its warp
-// whole, in float32, and computes it as GL_NV_cooperative_matrix defines
-// the operations: loads and stores of 16 x 16 row-major halves from
-// shared memory at an offset and a stride in uvec4s, and D = A * B + C.
-// Every invocation computes the same values; a store is shared among the
-// warp's 32 invocations, one 32-bit pair of halves each. Much slower than
-// any real kernel: the tests use it, the catalogue does not.
+// consecutive invocations, and its fragments are spread over them as the
+// matrix units spread theirs: each invocation holds 8 elements of a
+// fragment of sums (lane l: row l / 2, columns 8 (l % 2) to 8 (l % 2) + 7),
+// in float32, and of the A and B fragments the row and the columns it
+// needs to compute them, D = A * B + C (as float32 values of the halves). Loads and stores are GL_NV_cooperative_matrix's: 16 x
+// 16 row-major halves in shared memory, at an offset and a stride counted
+// in uvec4s. Much slower than any real kernel: the tests use it, the
+// catalogue does not.
 
 #extension GL_KHR_memory_scope_semantics : require
 
 #define WARP (gl_LocalInvocationIndex / 32u)
 #define LANE (gl_LocalInvocationIndex % 32u)
 
-struct Frag {
-    float e[256];
+// FragAB is what an invocation needs of a fragment of A or B; FragC its 8
+// sums.
+struct FragAB {
+    float row[16];  // row LANE / 2: what the invocation needs of an A
+    float cols[128]; // columns 8 (LANE % 2) to 8 (LANE % 2) + 7, by k: of a B
 };
-#define FRAG_AB Frag
-#define FRAG_C Frag
-void fragZero(out Frag f);
-void fragLoad(out Frag f, uint off, uint stride);
-void fragMulAdd(Frag a, Frag b, inout Frag c);
-void fragStore(Frag f, uint off, uint stride);
+struct FragC {
+    float e[8];
+};
+#define FRAG_AB FragAB
+#define FRAG_C FragC
+void fragZero(out FragC f);
+void fragLoad(out FragAB f, uint off, uint stride);
+void fragMulAdd(FragAB a, FragAB b, inout FragC c);
+void fragStore(FragC f, uint off, uint stride);
 
 #include "gemm_f16_coopmat.glsl"
 
-void fragZero(out Frag f) {
-    for (uint i = 0u; i < 256u; i++) {
+void fragZero(out FragC f) {
+    for (uint i = 0u; i < 8u; i++) {
         f.e[i] = 0.0;
     }
 }
 
-void fragLoad(out Frag f, uint off, uint stride) {
-    for (uint r = 0u; r < 16u; r++) {
-        for (uint c = 0u; c < 16u; c += 2u) {
-            uint h = (off + r * stride) * 8u + c;
-            vec2 v = unpackHalf2x16(sh[h / 8u][(h % 8u) / 2u]);
-            f.e[r * 16u + c] = v.x;
-            f.e[r * 16u + c + 1u] = v.y;
+// halfAt returns element (r, c) of the row-major fragment of halves at off.
+float halfAt(uint off, uint stride, uint r, uint c) {
+    uint h = (off + r * stride) * 8u + c;
+    return unpackHalf2x16(sh[h / 8u][(h % 8u) / 2u])[h % 2u];
+}
+
+void fragLoad(out FragAB f, uint off, uint stride) {
+    for (uint k = 0u; k < 16u; k++) {
+        f.row[k] = halfAt(off, stride, LANE / 2u, k);
+        for (uint i = 0u; i < 8u; i++) {
+            f.cols[k * 8u + i] = halfAt(off, stride, k, 8u * (LANE % 2u) + i);
         }
     }
 }
 
-void fragMulAdd(Frag a, Frag b, inout Frag c) {
-    for (uint r = 0u; r < 16u; r++) {
-        for (uint col = 0u; col < 16u; col++) {
-            float s = c.e[r * 16u + col];
-            for (uint k = 0u; k < 16u; k++) {
-                s = fma(a.e[r * 16u + k], b.e[k * 16u + col], s);
-            }
-            c.e[r * 16u + col] = s;
+void fragMulAdd(FragAB a, FragAB b, inout FragC c) {
+    for (uint i = 0u; i < 8u; i++) {
+        float s = c.e[i];
+        for (uint k = 0u; k < 16u; k++) {
+            s = fma(a.row[k], b.cols[k * 8u + i], s);
         }
+        c.e[i] = s;
     }
 }
 
-void fragStore(Frag f, uint off, uint stride) {
-    for (uint p = LANE; p < 128u; p += 32u) {
-        uint r = p / 8u;
-        uint c = 2u * (p % 8u);
-        uint h = (off + r * stride) * 8u + c;
-        sh[h / 8u][(h % 8u) / 2u] = packHalf2x16(vec2(f.e[r * 16u + c], f.e[r * 16u + c + 1u]));
+// fragStore stores the invocation's 8 sums, rounded to halves: one uvec4.
+void fragStore(FragC f, uint off, uint stride) {
+    uvec4 t;
+    for (uint i = 0u; i < 4u; i++) {
+        t[i] = packHalf2x16(vec2(f.e[2u * i], f.e[2u * i + 1u]));
     }
+    sh[off + (LANE / 2u) * stride + LANE % 2u] = t;
 }
