@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -79,13 +78,8 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				if e.Fastest < 0 {
 					note := "not measured"
 					if len(e.Results) > 0 {
-						// The reason, without the code and the first
-						// candidate's name: all of them lack the same.
-						why := e.Results[0].Error
-						if r := e.Results[0]; r.Outcome == autotune.Unsupported {
-							why = strings.TrimPrefix(why, "UNIMPLEMENTED: kernels: "+r.Name+": ")
-						}
-						note = string(e.Results[0].Outcome) + ": " + oneLine(why, 100)
+						r := e.Results[0]
+						note = string(r.Outcome) + ": " + oneLine(reason(r.Outcome, r.Name, r.Error), 100)
 					}
 					rows = append(rows, row{what: name, op: name, unit: unit, note: note})
 					return 0, nil
