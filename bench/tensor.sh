@@ -26,15 +26,22 @@ mkdir -p "$out"
 bin=${VKBENCH:-.devbin/vkbench}
 cache="$out/cache.db"
 sizes=${SIZES:-2048 4096 8192}
+# A run that exits 1 (a candidate computed a wrong result) or 3 still
+# leaves its JSON: say so and go on, so that the table shows the rest.
+run() {
+	local log=$1
+	shift
+	"$bin" "$@" 2>"$log" || echo "vkbench $* exited $? (see $log)" | tee -a "$out/exits.txt"
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | sed 's/^/gpu: /' | tee "$out/gpu.txt"
 "$bin" devices | tee "$out/devices.txt" | grep -E '^device|coopmat|^    ' || true
 "$bin" peak --cache "$cache" -q --budget 5s --format json -o "$out/peak.json"
-"$bin" run peak-coopmat-f16 peak-coopmat-f16acc peak-coopmat-s8 peak-fma-f16 peak-fma-f32 \
-	--cache "$cache" -q --format json -o "$out/peaks.json" "$@" 2>"$out/peaks-stderr.txt"
+run "$out/peaks-stderr.txt" run peak-coopmat-f16 peak-coopmat-f16acc peak-coopmat-s8 peak-fma-f16 peak-fma-f32 \
+	--cache "$cache" -q --format json -o "$out/peaks.json" "$@"
 for s in $sizes; do
-	"$bin" run gemm-f16 --size "${s}x${s}x${s}" --cache "$cache" -q -v --format json -o "$out/gemm-f16-$s.json" "$@" 2>"$out/gemm-f16-$s-stderr.txt"
+	run "$out/gemm-f16-$s-stderr.txt" run gemm-f16 --size "${s}x${s}x${s}" --cache "$cache" -q -v --format json -o "$out/gemm-f16-$s.json" "$@"
 	if [ "${SGEMM:-1}" != 0 ]; then
-		"$bin" run gemm --size "${s}x${s}x${s}" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@" 2>"$out/gemm-$s-stderr.txt"
+		run "$out/gemm-$s-stderr.txt" run gemm --size "${s}x${s}x${s}" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@"
 	fi
 done
 # shellcheck disable=SC2086 # the sizes are words
