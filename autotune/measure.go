@@ -36,6 +36,38 @@ type Peak struct {
 	// rates; 0 when unsupported or not measured.
 	FP16GFLOPs float64 `json:"fp16_gflop_per_s,omitempty"`
 	Int32GOPs  float64 `json:"int32_gop_per_s,omitempty"`
+	// MatrixF16GFLOPs, MatrixF16AccGFLOPs and MatrixS8GOPs are the matrix
+	// units' (tensor cores') rates, measured by peak-coopmat-f16, -f16acc
+	// and -s8: fp16 with fp32 sums, fp16 with fp16 sums, int8 with int32
+	// sums; 0 where the device has none or they were not measured.
+	MatrixF16GFLOPs    float64 `json:"matrix_f16_gflop_per_s,omitempty"`
+	MatrixF16AccGFLOPs float64 `json:"matrix_f16acc_gflop_per_s,omitempty"`
+	MatrixS8GOPs       float64 `json:"matrix_s8_gop_per_s,omitempty"`
+}
+
+// ComputeOf returns the peak rate that bounds op's arithmetic: for an
+// operation on the matrix units (kernels.ArithmeticOf), their rate at its
+// precision where it was measured; otherwise, and for every other
+// operation, Compute of its element type. gemm-f16 is thus a percentage
+// of the tensor cores' fp16 rate on a GPU that has them, and of the fp16
+// FMA rate elsewhere.
+func (p *Peak) ComputeOf(op kernels.Operation) float64 {
+	if p == nil {
+		return 0
+	}
+	var m float64
+	switch kernels.ArithmeticOf(op) {
+	case kernels.MatrixF16:
+		m = p.MatrixF16GFLOPs
+	case kernels.MatrixF16Acc:
+		m = p.MatrixF16AccGFLOPs
+	case kernels.MatrixS8:
+		m = p.MatrixS8GOPs
+	}
+	if m > 0 {
+		return m
+	}
+	return p.Compute(op.DType())
 }
 
 // Compute returns the peak arithmetic rate for operations on elements of
@@ -719,7 +751,7 @@ func (m *measurement) entry() *Entry {
 				if p.BandwidthGBps > 0 && r.GBps > p.BandwidthGBps*1.05 {
 					r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
 				}
-				if c := p.Compute(m.op.DType()); c > 0 && r.GFLOPs > c*1.05 {
+				if c := p.ComputeOf(m.op); c > 0 && r.GFLOPs > c*1.05 {
 					r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
 				}
 			}

@@ -2,6 +2,7 @@ package hal
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,7 +77,12 @@ type Limits struct {
 	MaxStorageBufferRange   uint64
 	MinStorageBufferAlign   uint64
 	SubgroupSize            uint32
-	SubgroupOps             SubgroupOps
+	// MinSubgroupSize and MaxSubgroupSize are the range of subgroup sizes
+	// the device may use (VK_EXT_subgroup_size_control, core in Vulkan
+	// 1.3); both equal SubgroupSize where the device does not say.
+	MinSubgroupSize uint32
+	MaxSubgroupSize uint32
+	SubgroupOps     SubgroupOps
 	// TimestampPeriod is nanoseconds per timestamp tick.
 	TimestampPeriod float64
 	// TimestampValidBits is how many low bits of a timestamp count; 0 means
@@ -141,10 +147,34 @@ type Features struct {
 	Storage16 bool
 	// Storage8 is 8-bit types in storage buffers.
 	Storage8 bool
+	// BFloat16 is the bfloat16 type in shaders (VK_KHR_shader_bfloat16's
+	// shaderBFloat16Type).
+	BFloat16 bool
 	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel),
-	// which modules that declare the VulkanMemoryModel capability need
-	// (GLSL's scoped memory semantics compile to it).
+	// which GLSL's scoped memory semantics, cooperative matrices among
+	// them, compile to.
 	VulkanMemoryModel bool
+	// SubgroupSizeControl is a pipeline's choice of its subgroup size
+	// between MinSubgroupSize and MaxSubgroupSize (subgroupSizeControl).
+	SubgroupSizeControl bool
+	// CooperativeMatrixNV and CooperativeMatrixKHR are the
+	// cooperativeMatrix features of VK_NV_cooperative_matrix and
+	// VK_KHR_cooperative_matrix; DeviceInfo.CooperativeMatrices lists the
+	// shapes of each.
+	CooperativeMatrixNV  bool
+	CooperativeMatrixKHR bool
+}
+
+// CooperativeMatrix reports whether the device has the cooperative
+// matrices of api.
+func (f Features) CooperativeMatrix(api MatrixAPI) bool {
+	switch api {
+	case MatrixNV:
+		return f.CooperativeMatrixNV
+	case MatrixKHR:
+		return f.CooperativeMatrixKHR
+	}
+	return false
 }
 
 // MemoryHeap is one memory heap of the device.
@@ -179,6 +209,17 @@ type DeviceInfo struct {
 	Limits            Limits
 	Features          Features
 	MemoryHeaps       []MemoryHeap
+	// CooperativeMatrices are the multiply-adds the device's cooperative
+	// matrices do, those of VK_NV_cooperative_matrix first, then those of
+	// VK_KHR_cooperative_matrix; empty without either.
+	CooperativeMatrices []CooperativeMatrix
+}
+
+// Clone returns a copy of d that shares no memory with it.
+func (d DeviceInfo) Clone() DeviceInfo {
+	d.MemoryHeaps = slices.Clone(d.MemoryHeaps)
+	d.CooperativeMatrices = slices.Clone(d.CooperativeMatrices)
+	return d
 }
 
 // DriverVersionString decodes DriverVersion the way the vendor encodes it.

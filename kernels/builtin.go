@@ -18,13 +18,19 @@ var builtins = []Operation{
 	newReduce(),
 	newTranspose(),
 	newGEMM(),
+	newGEMMF16(),
 	newPeak(peakF32),
 	newPeak(peakF16),
 	newPeak(peakI32),
+	newCoopmatPeak(peakCoopmatF16),
+	newCoopmatPeak(peakCoopmatF16Acc),
+	newCoopmatPeak(peakCoopmatS8),
 }
 
 // Builtin returns the built-in operations: copy, triad, reduce, transpose,
-// gemm, peak-fma-f32, peak-fma-f16 and peak-mad-i32, in that order.
+// gemm, gemm-f16, peak-fma-f32, peak-fma-f16, peak-mad-i32,
+// peak-coopmat-f16, peak-coopmat-f16acc and peak-coopmat-s8, in that
+// order.
 func Builtin() []Operation {
 	return append([]Operation(nil), builtins...)
 }
@@ -124,6 +130,7 @@ func cloneCandidates(cands []Candidate) []Candidate {
 	for i, c := range cands {
 		c.Params = maps.Clone(c.Params)
 		c.Constants = slices.Clone(c.Constants)
+		c.Requires.CooperativeMatrices = slices.Clone(c.Requires.CooperativeMatrices)
 		out[i] = c
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -75,8 +76,10 @@ func (c Candidate) Invocations() uint32 {
 
 // Supported returns nil if the device can run the candidate, or an error
 // with code Unimplemented that names the candidate and says what is
-// missing: a feature, subgroup operations, shared memory, or a workgroup
-// larger than the device's.
+// missing: a feature (those of its Requires and those its module's
+// capabilities need), cooperative matrices or one of their shapes,
+// subgroup operations or size, shared memory, or a workgroup larger than
+// the device's.
 func (c Candidate) Supported(info hal.DeviceInfo) error {
 	if why := c.unsupported(info); why != "" {
 		return status.Newf(status.Unimplemented, "kernels: %s: %s", c.Name, why)
@@ -97,80 +100,20 @@ func (c Candidate) unsupported(info hal.DeviceInfo) string {
 	if uint32(c.PushConstantSize) > l.MaxPushConstantsSize {
 		return fmt.Sprintf("needs %d bytes of push constants, device allows %d", c.PushConstantSize, l.MaxPushConstantsSize)
 	}
-	return c.Requires.unsupported(info)
+	return c.Needs().unsupported(info)
 }
 
-// Requirements is what a kernel needs of a device beyond core Vulkan 1.2
-// compute.
-type Requirements struct {
-	// Float16 is 16-bit float arithmetic (shaderFloat16).
-	Float16 bool
-	// Int64 is 64-bit integer arithmetic (shaderInt64).
-	Int64 bool
-	// Float64, Int16 and Int8 are shaderFloat64, shaderInt16 and
-	// shaderInt8.
-	Float64, Int16, Int8 bool
-	// Storage16 and Storage8 are 16- and 8-bit types in storage buffers
-	// (storageBuffer16BitAccess, storageBuffer8BitAccess).
-	Storage16, Storage8 bool
-	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel).
-	VulkanMemoryModel bool
-	// Subgroup are the subgroup operations used in compute shaders.
-	Subgroup hal.SubgroupOps
-	// MinSubgroupSize is the smallest subgroup size the kernel works with;
-	// 0 if any.
-	MinSubgroupSize uint32
-	// SharedMemory is the workgroup (shared) memory the kernel declares,
-	// in bytes.
-	SharedMemory uint32
-}
-
-// Supported returns nil if info meets the requirements, or an error with
-// code Unimplemented that names the first one it does not meet, such as
-// "needs shaderFloat16" or "needs 48 KiB of shared memory, device has 32
-// KiB".
-func (r Requirements) Supported(info hal.DeviceInfo) error {
-	if why := r.unsupported(info); why != "" {
-		return status.New(status.Unimplemented, "kernels: "+why)
+// Needs returns everything the candidate needs of a device: its Requires
+// and what its module's capabilities need (ModuleRequirements), so that a
+// kernel is checked against the device by what its SPIR-V declares, whoever
+// wrote its Requires. A module that does not parse adds nothing: creating
+// its pipeline says what is wrong with it.
+func (c Candidate) Needs() Requirements {
+	m, err := spirv.Parse(c.SPIRV)
+	if err != nil {
+		return c.Requires
 	}
-	return nil
-}
-
-func (r Requirements) unsupported(info hal.DeviceInfo) string {
-	f, l := info.Features, info.Limits
-	for _, need := range []struct {
-		want, have bool
-		name       string
-	}{
-		{r.Float16, f.Float16, "shaderFloat16"},
-		{r.Int64, f.Int64, "shaderInt64"},
-		{r.Float64, f.Float64, "shaderFloat64"},
-		{r.Int16, f.Int16, "shaderInt16"},
-		{r.Int8, f.Int8, "shaderInt8"},
-		{r.Storage16, f.Storage16, "storageBuffer16BitAccess (16-bit types in storage buffers)"},
-		{r.Storage8, f.Storage8, "storageBuffer8BitAccess (8-bit types in storage buffers)"},
-		{r.VulkanMemoryModel, f.VulkanMemoryModel, "vulkanMemoryModel"},
-	} {
-		if need.want && !need.have {
-			return "needs " + need.name
-		}
-	}
-	switch {
-	case !l.SubgroupOps.Has(r.Subgroup):
-		return fmt.Sprintf("needs subgroup operations %s, device has %s", r.Subgroup, l.SubgroupOps)
-	case r.MinSubgroupSize > 0 && l.SubgroupSize < r.MinSubgroupSize:
-		return fmt.Sprintf("needs a subgroup size of at least %d, device has %d", r.MinSubgroupSize, l.SubgroupSize)
-	case r.SharedMemory > l.MaxSharedMemory:
-		return fmt.Sprintf("needs %s of shared memory, device has %s", kib(r.SharedMemory), kib(l.MaxSharedMemory))
-	}
-	return ""
-}
-
-func kib(n uint32) string {
-	if n%1024 == 0 {
-		return fmt.Sprintf("%d KiB", n/1024)
-	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	return c.Requires.Merge(ModuleRequirements(m))
 }
 
 // Digest returns a SHA-256 of everything that makes the candidates what
@@ -209,17 +152,7 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 			str(k)
 			b = binary.LittleEndian.AppendUint64(b, uint64(c.Params[k]))
 		}
-		r := c.Requires
-		flags := uint32(0)
-		for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel} {
-			if on {
-				flags |= 1 << i
-			}
-		}
-		u32(flags)
-		u32(uint32(r.Subgroup))
-		u32(r.MinSubgroupSize)
-		u32(r.SharedMemory)
+		b = c.Requires.appendDigest(b)
 		h.Write(b)
 		b = b[:0]
 	}

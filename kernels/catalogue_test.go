@@ -91,7 +91,8 @@ func TestCatalogueWellFormed(t *testing.T) {
 			t.Errorf("%s: all candidates are one kernel (%v); want genuinely different kernels", op.Name(), shaders)
 		}
 	}
-	want := []string{"copy", "triad", "reduce", "transpose", "gemm", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32"}
+	want := []string{"copy", "triad", "reduce", "transpose", "gemm", "gemm-f16", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32",
+		"peak-coopmat-f16", "peak-coopmat-f16acc", "peak-coopmat-s8"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("Builtin names (-want +got):\n%s", diff)
 	}
@@ -127,10 +128,18 @@ var (
 			MaxPushConstantsSize: 256, MaxStorageBufferRange: 1<<32 - 1, SubgroupSize: 32,
 			SubgroupOps: 0xff,
 		},
-		Features:    hal.Features{Float16: true, Int64: true, Float64: true},
-		MemoryHeaps: []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
+		Features: hal.Features{Float16: true, Int64: true, Float64: true, Int8: true, Int16: true, Storage16: true, Storage8: true,
+			VulkanMemoryModel: true, CooperativeMatrixNV: true},
+		MemoryHeaps:         []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
+		CooperativeMatrices: []hal.CooperativeMatrix{nvShape(16, 8, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32)},
 	}
 )
+
+// nvShape is a subgroup multiply-add of VK_NV_cooperative_matrix with
+// inputs of type in and sums of type sum.
+func nvShape(m, n, k uint32, in, sum hal.ComponentType) hal.CooperativeMatrix {
+	return hal.CooperativeMatrix{API: hal.MatrixNV, M: m, N: n, K: k, A: in, B: in, C: sum, Result: sum, Scope: hal.ScopeSubgroup}
+}
 
 func TestDefaultSize(t *testing.T) {
 	small := lavapipeInfo
@@ -138,14 +147,18 @@ func TestDefaultSize(t *testing.T) {
 	narrow := h200Info
 	narrow.Limits.MaxStorageBufferRange = 128 << 20
 	want := map[string][3]kernels.Size{ // lavapipe, H200, H200 with 128 MiB buffers
-		"copy":         {{1 << 20}, {1 << 28}, {1 << 25}},
-		"triad":        {{1 << 20}, {1 << 28}, {1 << 25}},
-		"reduce":       {{1 << 20}, {1 << 28}, {1 << 25}},
-		"transpose":    {{1024, 1024}, {16384, 16384}, {4096, 4096}},
-		"gemm":         {{256, 256, 256}, {4096, 4096, 4096}, {4096, 4096, 4096}},
-		"peak-fma-f32": {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
-		"peak-fma-f16": {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
-		"peak-mad-i32": {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
+		"copy":                {{1 << 20}, {1 << 28}, {1 << 25}},
+		"triad":               {{1 << 20}, {1 << 28}, {1 << 25}},
+		"reduce":              {{1 << 20}, {1 << 28}, {1 << 25}},
+		"transpose":           {{1024, 1024}, {16384, 16384}, {4096, 4096}},
+		"gemm":                {{256, 256, 256}, {4096, 4096, 4096}, {4096, 4096, 4096}},
+		"gemm-f16":            {{256, 256, 256}, {4096, 4096, 4096}, {4096, 4096, 4096}},
+		"peak-fma-f32":        {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
+		"peak-fma-f16":        {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
+		"peak-mad-i32":        {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
+		"peak-coopmat-f16":    {{1 << 8, 1 << 4}, {1 << 17, 1 << 12}, {1 << 17, 1 << 12}},
+		"peak-coopmat-f16acc": {{1 << 8, 1 << 4}, {1 << 17, 1 << 12}, {1 << 17, 1 << 12}},
+		"peak-coopmat-s8":     {{1 << 8, 1 << 4}, {1 << 17, 1 << 12}, {1 << 17, 1 << 12}},
 	}
 	for _, op := range kernels.Builtin() {
 		got := [3]kernels.Size{op.DefaultSize(small), op.DefaultSize(big), op.DefaultSize(narrow)}
@@ -168,6 +181,14 @@ func TestSupported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hgemm, err := kernels.Lookup("gemm-f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tensor, err := kernels.Lookup("peak-coopmat-s8")
+	if err != nil {
+		t.Fatal(err)
+	}
 	find := func(op kernels.Operation, name string) kernels.Candidate {
 		for _, c := range op.Candidates() {
 			if c.Name == name {
@@ -183,6 +204,14 @@ func TestSupported(t *testing.T) {
 	noF16.Features.Float16 = false
 	small := lavapipeInfo
 	small.Limits.MaxWorkgroupInvocations = 256
+	noStorage16 := lavapipeInfo
+	noStorage16.Features.Storage16 = false
+	lavapipeAll := lavapipeInfo // as vk reports Mesa 22's lavapipe
+	lavapipeAll.Features.Storage16, lavapipeAll.Features.VulkanMemoryModel = true, true
+	only16x8 := h200Info
+	only16x8.CooperativeMatrices = only16x8.CooperativeMatrices[:1]
+	wave64 := h200Info
+	wave64.Limits.SubgroupSize = 64
 	tests := []struct {
 		c    kernels.Candidate
 		info hal.DeviceInfo
@@ -196,6 +225,13 @@ func TestSupported(t *testing.T) {
 		{find(reduce, "tree-wg256-ept4"), noSubgroups, ""},
 		{find(f16, "acc8-unroll8-wg256"), noF16, "needs shaderFloat16"},
 		{find(f16, "acc8-unroll8-wg256"), lavapipeInfo, ""},
+		{find(hgemm, "regblock-64x64x16-4x4"), lavapipeAll, ""},
+		{find(hgemm, "regblock-64x64x16-4x4"), noStorage16, "needs storageBuffer16BitAccess"},
+		{find(hgemm, "nv-128x128x32-w64x32"), lavapipeAll, "needs cooperative matrices (VK_NV_cooperative_matrix), which the device lacks"},
+		{find(hgemm, "nv-128x128x32-w64x32"), h200Info, ""},
+		{find(hgemm, "nv-128x128x32-w64x32"), only16x8, "needs the cooperative-matrix multiply-add 16x16x16 f16*f16+f32=f32 subgroup (nv), which the device does not list"},
+		{find(hgemm, "nv-128x128x32-w64x32"), wave64, "needs a subgroup size of 32, device has 64"},
+		{find(tensor, "acc8-unroll4-wg256"), h200Info, ""},
 	}
 	for _, tt := range tests {
 		err := tt.c.Supported(tt.info)
@@ -269,15 +305,19 @@ func TestDigest(t *testing.T) {
 
 func ExampleBuiltin() {
 	for _, op := range kernels.Builtin() {
-		fmt.Printf("%-13s %-3s %v\n", op.Name(), op.DType(), op.Dims())
+		fmt.Printf("%-19s %-3s %-13s %v\n", op.Name(), op.DType(), kernels.ArithmeticOf(op), op.Dims())
 	}
 	// Output:
-	// copy          u32 [N]
-	// triad         f32 [N]
-	// reduce        f32 [N]
-	// transpose     f32 [M N]
-	// gemm          f32 [M N K]
-	// peak-fma-f32  f32 [N ITERS]
-	// peak-fma-f16  f16 [N ITERS]
-	// peak-mad-i32  i32 [N ITERS]
+	// copy                u32 vector        [N]
+	// triad               f32 vector        [N]
+	// reduce              f32 vector        [N]
+	// transpose           f32 vector        [M N]
+	// gemm                f32 vector        [M N K]
+	// gemm-f16            f16 matrix-f16    [M N K]
+	// peak-fma-f32        f32 vector        [N ITERS]
+	// peak-fma-f16        f16 vector        [N ITERS]
+	// peak-mad-i32        i32 vector        [N ITERS]
+	// peak-coopmat-f16    f16 matrix-f16    [N ITERS]
+	// peak-coopmat-f16acc f16 matrix-f16acc [N ITERS]
+	// peak-coopmat-s8     i8  matrix-s8     [N ITERS]
 }

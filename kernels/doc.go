@@ -7,12 +7,16 @@
 //
 // # Basics
 //
-// An Operation ("copy", "triad", "reduce", "transpose", "gemm",
-// "peak-fma-f32", "peak-fma-f16", "peak-mad-i32"; see Builtin and Lookup)
+// An Operation ("copy", "triad", "reduce", "transpose", "gemm", "gemm-f16",
+// "peak-fma-f32", "peak-fma-f16", "peak-mad-i32", "peak-coopmat-f16",
+// "peak-coopmat-f16acc", "peak-coopmat-s8"; see Builtin and Lookup)
 // has named dimensions (Dims) and an ordered list of Candidates. A
 // Candidate is a SPIR-V entry point with specialization constants
 // (workgroup size and tunables), the parameters its geometry uses, and its
-// Requirements; Candidate.Supported says whether a device can run it, and
+// Requirements; Candidate.Supported says whether a device can run it (from
+// its Requirements and what its module's capabilities need, one mapping
+// for every kernel: ModuleRequirements), naming what is missing, such as
+// "needs cooperative matrices (VK_NV_cooperative_matrix)", and
 // Candidate.Executable describes its pipeline, which can be built without
 // any problem (a compile-only pass). Digest hashes a candidate list, so
 // that a cache of tuning results notices when any kernel changes.
@@ -42,8 +46,8 @@
 // # Verifying
 //
 // Integer and data-movement results (copy, transpose, peak-mad-i32) are
-// compared exactly; peak-fma-f32 and -f16 are built so that their results
-// are exact too. Floating-point arithmetic is compared with a tolerance
+// compared exactly; peak-fma-f32 and -f16 and the peak-coopmat operations
+// are built so that their results are exact too. Floating-point arithmetic is compared with a tolerance
 // that each operation's Verify states and justifies: for triad two
 // roundings of |b| + |s·c|; for reduce and gemm bounds relative to the sum
 // of magnitudes (Σ|x|, Σ|a·b|), because results of mixed signs can be far
@@ -51,6 +55,18 @@
 // the element, the value got, the value wanted and the tolerance. Run
 // fills outputs with Poison first, so that a candidate that writes nothing
 // cannot pass on what another left behind.
+//
+// # Matrix units
+//
+// gemm-f16 and the peak-coopmat operations have candidates on cooperative
+// matrices (GL_NV_cooperative_matrix: 16×16 fragments of one subgroup of
+// 32). A device without them reports those candidates unsupported;
+// gemm-f16 has portable candidates besides. The code the cooperative-matrix
+// kernels share with their twins (shaders' *_emu kernels, which hold the
+// fragments in every invocation's registers) is verified by the tests on
+// any device; the twins are not in the catalogue. Operations say which
+// arithmetic bounds their flops (ArithmeticOf): the matrix units' for
+// these, so that percent of peak is of the peak-coopmat rate.
 //
 // # Measuring
 //

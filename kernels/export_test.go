@@ -29,5 +29,9 @@ func FittedTwins(op Operation, info hal.DeviceInfo) (Operation, []string) {
 	if len(twins) == 0 {
 		return nil, missing
 	}
-	return &gemmOp{cands: twins}, missing // only gemm_regblock candidates have twins
+	// Only the register-blocked GEMMs have twins.
+	if _, ok := op.(*gemmF16Op); ok {
+		return &gemmF16Op{cands: twins}, missing
+	}
+	return &gemmOp{cands: twins}, missing
 }

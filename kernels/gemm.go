@@ -71,7 +71,16 @@ func regblockPhased(bm, bn, bk, tx, ty, ph uint32) Candidate {
 // still checks c's code. ok is false when c runs on info, is not a
 // gemm_regblock candidate, or cannot be halved enough.
 func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
-	if c.Shader != "gemm_regblock" || c.Supported(info) == nil {
+	build := map[string]func(bm, bn, bk, tx, ty, ph uint32) Candidate{
+		"gemm_regblock": func(bm, bn, bk, tx, ty, ph uint32) Candidate {
+			if ph > 1 {
+				return regblockPhased(bm, bn, bk, tx, ty, ph)
+			}
+			return regblock(bm, bn, bk, tx, ty)
+		},
+		"gemm_f16_regblock": regblockF16,
+	}[c.Shader]
+	if build == nil || c.Supported(info) == nil {
 		return Candidate{}, false
 	}
 	p := func(name string) uint32 { return uint32(c.Params[name]) }
@@ -81,10 +90,7 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 			return Candidate{}, false
 		}
 		bm, bn, tx, ty = bm/2, bn/2, tx/2, ty/2
-		twin := regblock(bm, bn, bk, tx, ty)
-		if ph > 1 {
-			twin = regblockPhased(bm, bn, bk, tx, ty, ph)
-		}
+		twin := build(bm, bn, bk, tx, ty, ph)
 		if twin.Supported(info) == nil {
 			twin.Name = c.Name + "-as-" + strings.TrimPrefix(twin.Name, "regblock-")
 			return twin, true
@@ -111,12 +117,15 @@ func (*gemmOp) DefaultSize(info hal.DeviceInfo) Size {
 type gemmProblem struct {
 	*problem
 	m, n, k int64
-	a, b    []float32
-	bufA    hal.Buffer
-	bufB    hal.Buffer
-	bufC    hal.Buffer
-	push    []byte
-	seed    uint64
+	// a and b are the inputs' values; with half set they are binary16
+	// values, and A, B and C hold halves (gemm-f16).
+	a, b []float32
+	half bool
+	bufA hal.Buffer
+	bufB hal.Buffer
+	bufC hal.Buffer
+	push []byte
+	seed uint64
 	// samples are the elements of C a large product checks, with their
 	// float64 references: computed by the first Verify, the same for every
 	// candidate.
@@ -178,7 +187,7 @@ func (p *gemmProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
 	case "gemm_tiled":
 		grid, err = p.grid2D(ceilDiv(n, param(c, "T")), ceilDiv(m, param(c, "T")))
-	case "gemm_regblock":
+	case "gemm_regblock", "gemm_f16_regblock", "gemm_f16_coopmat_nv", "gemm_f16_coopmat_emu":
 		grid, err = p.grid2D(ceilDiv(n, param(c, "BN")), ceilDiv(m, param(c, "BM")))
 	default:
 		err = status.Newf(status.Internal, "kernels: gemm: no geometry for shader %s", c.Shader)
@@ -197,7 +206,8 @@ const gemmFullCheck = 1 << 26
 // when the product is too large to check whole.
 const gemmSamples = 4096
 
-// Verify checks C against a float64 reference: every element when
+// Verify checks C against a float64 reference of the inputs' values (for
+// gemm-f16, the halves themselves): every element when
 // M·N·K ≤ 2²⁶ (the tests' sizes, a fraction of a second on the CPU),
 // otherwise the four corners and 4096 elements drawn from the seed (a
 // 4096³ product would take minutes to check whole).
@@ -210,21 +220,25 @@ const gemmSamples = 4096
 // bound λ·√K·u·Σ|ab| of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019),
 // which holds for independent rounding errors with probability at least
 // 1 − 2K·exp(−λ²/2); λ = 10 makes that a failure every 10¹⁸ elements.
+//
+// gemm-f16's tolerance is twice that bound (matrix units may truncate
+// their fp32 sums) plus one binary16 ulp of the exact value (C's rounding
+// to fp16, at most half an ulp) and the smallest normal binary16 (a device
+// may flush fp16 denormals).
 func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
 		return err
 	}
-	got, err := p.downloadF32(ctx, p.bufC, p.m*p.n)
+	got, err := p.result(ctx)
 	if err != nil {
 		return err
 	}
-	mm := Mismatches{What: "gemm/" + c.Name}
-	k := float64(p.k)
-	factor := 0.5 * eps32 * min(k, 10*math.Sqrt(k))
+	mm := Mismatches{What: p.op + "/" + c.Name}
+	tolerance := p.tolerance()
 	check := func(i, j int64, want, mag float64) {
 		g := got[i*p.n+j]
-		if tol := factor*mag + minNormal32; !within(g, want, tol) {
+		if tol := tolerance(want, mag); !within(g, want, tol) {
 			mm.AddF32(fmt.Sprintf("C[%d][%d]", i, j), g, want, tol)
 		}
 	}
@@ -256,6 +270,29 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 		check(s.i, s.j, s.want, s.mag)
 	}
 	return mm.Err(int64(len(p.samples)))
+}
+
+// result reads C back as floats.
+func (p *gemmProblem) result(ctx context.Context) ([]float32, error) {
+	if !p.half {
+		return p.downloadF32(ctx, p.bufC, p.m*p.n)
+	}
+	return p.downloadHalves(ctx, p.bufC, p.m*p.n)
+}
+
+// tolerance returns the tolerance of an element of C whose exact value is
+// want, with mag = Σₖ|A[i][k]·B[k][j]|, as Verify states it.
+func (p *gemmProblem) tolerance() func(want, mag float64) float64 {
+	k := float64(p.k)
+	factor := 0.5 * eps32 * min(k, 10*math.Sqrt(k))
+	if !p.half {
+		return func(_, mag float64) float64 { return factor*mag + minNormal32 }
+	}
+	// fp16 in and out, fp32 sums: the products of halves are exact in
+	// float32 and the sum is float32's (with a factor of 2 of margin for
+	// matrix units that truncate rather than round their sums); then one
+	// rounding to binary16, at most half an ulp, allowed one whole ulp.
+	return func(want, mag float64) float64 { return 2*factor*mag + ulpHalf(want) + minNormal16 }
 }
 
 // referenceSamples draws the four corners of C and gemmSamples elements

@@ -151,11 +151,14 @@ const (
 	I32
 	// U32 is an unsigned 32-bit integer.
 	U32
+	// I8 is a two's-complement 8-bit integer.
+	I8
 )
 
-var dtypeNames = [...]string{F32: "f32", F16: "f16", I32: "i32", U32: "u32"}
+var dtypeNames = [...]string{F32: "f32", F16: "f16", I32: "i32", U32: "u32", I8: "i8"}
 
-// String returns the type's short name: "f32", "f16", "i32" or "u32".
+// String returns the type's short name: "f32", "f16", "i32", "u32" or
+// "i8".
 func (d DType) String() string {
 	if d > 0 && int(d) < len(dtypeNames) {
 		return dtypeNames[d]
@@ -166,6 +169,8 @@ func (d DType) String() string {
 // Bytes returns the size of one element.
 func (d DType) Bytes() int {
 	switch d {
+	case I8:
+		return 1
 	case F16:
 		return 2
 	case F32, I32, U32:
@@ -182,7 +187,7 @@ func ParseDType(s string) (DType, error) {
 			return DType(d), nil
 		}
 	}
-	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32 or u32)", s)
+	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32, u32 or i8)", s)
 }
 
 // MaxDims is the most dimensions an operation has: the tune cache keys a

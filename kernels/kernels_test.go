@@ -27,10 +27,16 @@ var testSizes = map[string][]kernels.Size{
 	"reduce":    {{1000003}, {1 << 16}, {3}},
 	"transpose": {{127, 1001}, {256, 256}, {1, 33}},
 	// K or N not a multiple of 4 takes the kernels' scalar paths.
-	"gemm":         {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 70, 64}},
+	"gemm": {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 70, 64}},
+	// K or N not a multiple of 8 (or 4) takes the scalar paths of gemm-f16.
+	"gemm-f16":     {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 72, 64}},
 	"peak-fma-f32": {{1000, 37}, {4096, 64}},
 	"peak-fma-f16": {{1001, 37}, {4096, 64}},
 	"peak-mad-i32": {{999, 37}, {4096, 64}},
+	// Chains that fill no warp, odd and even steps.
+	"peak-coopmat-f16":    {{37, 5}, {256, 16}},
+	"peak-coopmat-f16acc": {{37, 5}, {256, 16}},
+	"peak-coopmat-s8":     {{37, 5}, {256, 16}},
 }
 
 // devices opens every device the Vulkan driver lists, with validation on
@@ -192,9 +198,12 @@ func TestVerifyCatchesWrongResults(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := uint32(word[0]) | uint32(word[1])<<8 | uint32(word[2])<<16 | uint32(word[3])<<24
-			if out.DType == kernels.F32 {
+			switch out.DType {
+			case kernels.F32:
 				v = math.Float32bits(2*math.Float32frombits(v) + 1)
-			} else {
+			case kernels.F16:
+				v ^= 0x8000 // the sign of the first half
+			default:
 				v ^= 0x80000001
 			}
 			word = []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}

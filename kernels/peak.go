@@ -20,6 +20,11 @@ type peakKind struct {
 	lanes                 int // chains per accumulator: 2 for f16vec2
 	req                   Requirements
 	shapes                []peakShape
+	// wide are the candidates of a second shader, wideShader, whose
+	// accumulators are wideLanes chains wide.
+	wideShader string
+	wideLanes  int
+	wide       []peakShape
 }
 
 // The peak candidates. The loop's own counting and branching take issue
@@ -34,11 +39,18 @@ var (
 		summary: "independent fp32 FMA chains: peak fp32 FLOP/s",
 		shapes:  peakShapes,
 	}
+	// peakF16's f16vec2 candidates (two chains a packed instruction) reached
+	// only the fp32 rate on an H200, whose packed fp16 rate is twice that;
+	// its f16vec4 candidates (peak_fma_f16x4) issue two independent packed
+	// operations per accumulator and step, for more of them in flight at
+	// the same loop overhead.
 	peakF16 = peakKind{
 		name: "peak-fma-f16", shader: "peak_fma_f16", dtype: F16, lanes: 2,
-		summary: "independent fp16 FMA chains on f16vec2: peak fp16 FLOP/s",
-		req:     Requirements{Float16: true},
-		shapes:  peakShapes[:4],
+		summary:    "independent fp16 FMA chains on f16vec2 and f16vec4: peak (packed) fp16 FLOP/s",
+		req:        Requirements{Float16: true},
+		shapes:     peakShapes[:4],
+		wideShader: "peak_fma_f16x4", wideLanes: 4,
+		wide: []peakShape{{4, 32, 256}, {8, 16, 256}, {8, 32, 256}, {16, 16, 256}, {8, 32, 128}},
 	}
 	peakI32 = peakKind{
 		name: "peak-mad-i32", shader: "peak_mad_i32", dtype: I32, lanes: 1,
@@ -58,10 +70,14 @@ type peakShape struct{ acc, unroll, wg uint32 }
 
 func newPeak(k peakKind) *peakOp {
 	op := &peakOp{peakKind: k}
-	for _, s := range k.shapes {
-		op.cands = append(op.cands, candidate(k.shader, fmt.Sprintf("acc%d-unroll%d-wg%d", s.acc, s.unroll, s.wg), 2, 16, [3]uint32{s.wg, 1, 1},
-			map[string]int{"WG": int(s.wg), "ACC": int(s.acc), "UNROLL": int(s.unroll)}, k.req, s.wg, s.acc, s.unroll))
+	add := func(shader, prefix string, lanes int, shapes []peakShape) {
+		for _, s := range shapes {
+			op.cands = append(op.cands, candidate(shader, fmt.Sprintf("%sacc%d-unroll%d-wg%d", prefix, s.acc, s.unroll, s.wg), 2, 16, [3]uint32{s.wg, 1, 1},
+				map[string]int{"WG": int(s.wg), "ACC": int(s.acc), "UNROLL": int(s.unroll), "LANES": lanes}, k.req, s.wg, s.acc, s.unroll))
+		}
 	}
+	add(k.shader, "", k.lanes, k.shapes)
+	add(k.wideShader, fmt.Sprintf("x%d-", k.wideLanes), k.wideLanes, k.wide)
 	return op
 }
 
@@ -155,7 +171,7 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 
 // chains returns how many chains one invocation of c carries.
 func (p *peakProblem) chains(c Candidate) int64 {
-	return int64(param(c, "ACC")) * int64(p.kind.lanes)
+	return int64(param(c, "ACC")) * int64(param(c, "LANES"))
 }
 
 func (p *peakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {

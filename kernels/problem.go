@@ -29,8 +29,9 @@ type problem struct {
 	bytes  float64
 	flops  float64
 	// readback is the host memory outputs are downloaded into, kept
-	// between Verify calls.
+	// between Verify calls; halves the floats of halves decoded from it.
 	readback []uint32
+	halves   []float32
 }
 
 func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
@@ -84,6 +85,7 @@ func (p *problem) Release() error {
 	}
 	p.bufs = nil
 	p.readback = nil
+	p.halves = nil
 	return status.Join(errs...)
 }
 
@@ -95,10 +97,11 @@ func (p *problem) candidate(i int) (Candidate, error) {
 	return p.cands[i], nil
 }
 
-// alloc creates a device-local buffer for n elements of 4 bytes (every
-// built-in buffer holds 32-bit words) and adds it to the problem.
+// alloc creates a device-local buffer for n elements of dt and adds it to
+// the problem. Its size is a whole number of 32-bit words (halves come in
+// pairs), which uploads, downloads and RecordPoison move.
 func (p *problem) alloc(name string, role Role, dt DType, n int64) (hal.Buffer, error) {
-	size := 4 * max(n, 1)
+	size := (int64(dt.Bytes())*max(n, 1) + 3) &^ 3
 	if uint64(size) > p.limits.MaxStorageBufferRange {
 		return nil, status.Newf(status.OutOfRange, "kernels: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", p.op, p.size, name, size, p.limits.MaxStorageBufferRange)
 	}
@@ -296,6 +299,26 @@ func (p *problem) downloadF32(ctx context.Context, buf hal.Buffer, n int64) ([]f
 	}
 	// The same bits, seen as floats, without a second gigabyte.
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)), nil
+}
+
+// downloadHalves reads n binary16 values from buf (packed two to a word)
+// as floats.
+func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64) ([]float32, error) {
+	w, err := p.download(ctx, buf, (n+1)/2)
+	if err != nil {
+		return nil, err
+	}
+	if int64(cap(p.halves)) < n {
+		p.halves = nil
+		p.halves = make([]float32, n)
+	}
+	out := p.halves[:n]
+	spread(int(n), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = floatFromHalf(uint16(w[i/2] >> (16 * (i % 2))))
+		}
+	})
+	return out, nil
 }
 
 // NewRand returns the generator for one stream of a problem's data: the

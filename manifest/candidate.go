@@ -244,18 +244,11 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 }
 
 // require adds to r what dispatch disp of module mod needs of a device:
-// what its capabilities need and the shared memory it declares.
+// its capabilities (kernels.ModuleRequirements, as for every kernel) and
+// its shared memory. A candidate's SPIR-V is its first dispatch's, so the
+// modules of later dispatches are known only through r.
 func (run *manifestRun) require(r *kernels.Requirements, mod *manifestModule, disp *manifestDispatch) {
-	mr := requirementsOf(mod.spv)
-	r.Float16 = r.Float16 || mr.Float16
-	r.Int64 = r.Int64 || mr.Int64
-	r.Float64 = r.Float64 || mr.Float64
-	r.Int16 = r.Int16 || mr.Int16
-	r.Int8 = r.Int8 || mr.Int8
-	r.Storage16 = r.Storage16 || mr.Storage16
-	r.Storage8 = r.Storage8 || mr.Storage8
-	r.VulkanMemoryModel = r.VulkanMemoryModel || mr.VulkanMemoryModel
-	r.Subgroup |= mr.Subgroup
+	*r = r.Merge(kernels.ModuleRequirements(mod.spv))
 	if shared, ok := mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
 		r.SharedMemory = max(r.SharedMemory, uint32(shared))
 	}

@@ -2,7 +2,9 @@
 // from them, embedded in the binary.
 //
 // Each kernel is a GLSL source NAME.comp (#version 450) with its SPIR-V
-// NAME.spv checked in beside it. Workgroup sizes are specialization
+// NAME.spv checked in beside it. Kernels that share their code with
+// another (a cooperative-matrix kernel and the twin that emulates its
+// matrices, say) #include it from a NAME.glsl of the same folder. Workgroup sizes are specialization
 // constants (local_size_x_id = 0, local_size_y_id = 1) and so are the
 // kernels' tunables (layout(constant_id = N)), so that one SPIR-V module
 // serves every workgroup size and tile shape a tuner may choose; each
@@ -29,9 +31,10 @@ import (
 
 //go:generate go run ./internal/spvgen
 
-// FS holds every kernel's SPIR-V (NAME.spv) and GLSL source (NAME.comp).
+// FS holds every kernel's SPIR-V (NAME.spv) and GLSL source (NAME.comp),
+// and the GLSL that several sources include (NAME.glsl).
 //
-//go:embed *.spv *.comp
+//go:embed *.spv *.comp *.glsl
 var FS embed.FS
 
 // Get returns the SPIR-V of the kernel name (the base name of its source,

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/binary"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,13 +85,12 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 	d := &device{
 		drv:    drv,
 		pd:     pd,
-		info:   pd.info,
+		info:   pd.info.Clone(),
 		logger: drv.logger,
 		c:      c,
 		lostCh: make(chan struct{}),
 		live:   map[resource]struct{}{},
 	}
-	d.info.MemoryHeaps = slices.Clone(pd.info.MemoryHeaps)
 
 	data := opts.PipelineCache
 	if len(data) > 0 && !d.acceptsCache(data) {
@@ -135,9 +133,7 @@ func (d *device) acceptsCache(data []byte) bool {
 }
 
 func (d *device) Info() hal.DeviceInfo {
-	info := d.info
-	info.MemoryHeaps = slices.Clone(d.info.MemoryHeaps)
-	return info
+	return d.info.Clone()
 }
 
 // usable returns the error that every call on the device or on its

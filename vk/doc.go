@@ -58,6 +58,21 @@
 // enables it and its executables implement hal.CompilerReporter (the
 // compiler's registers, spills and shared memory).
 //
+// # Optional features
+//
+// A device is opened with every optional shader feature it has enabled
+// (fp16, int8 and 16/8-bit storage, the Vulkan memory model, subgroup-size
+// control, and the extensions VK_NV_cooperative_matrix,
+// VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16 with their
+// features), so that any kernel whose requirements DeviceInfo shows can
+// run. The cooperative-matrix shapes come from
+// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV and ...KHR, resolved
+// with vkGetInstanceProcAddr and called from C (loader.c), as every entry
+// point after Vulkan 1.0 is. Under a validation layer built with headers
+// older than an extension (Debian 12's is 1.3.239, older than
+// VK_KHR_cooperative_matrix's 1.3.255), that extension is neither queried
+// nor enabled: the layer would report its structures as unknown.
+//
 // # Caveats
 //
 // Release of any object is idempotent: a second Release returns nil, and

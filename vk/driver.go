@@ -12,7 +12,6 @@ import (
 	"context"
 	"log/slog"
 	"runtime/cgo"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -205,6 +204,12 @@ func (pd *physicalDevice) describe(index int) {
 		info.DeviceUUID = uuid(&c.id.deviceUUID)
 		info.DriverUUID = uuid(&c.id.driverUUID)
 		info.Limits.SubgroupSize = uint32(c.subgroup.subgroupSize)
+		info.Limits.MinSubgroupSize = info.Limits.SubgroupSize
+		info.Limits.MaxSubgroupSize = info.Limits.SubgroupSize
+		if (c.chain13 != 0 || c.ext_subgroup_size_control != 0) && c.sgsc.minSubgroupSize > 0 {
+			info.Limits.MinSubgroupSize = uint32(c.sgsc.minSubgroupSize)
+			info.Limits.MaxSubgroupSize = uint32(c.sgsc.maxSubgroupSize)
+		}
 		if c.subgroup.supportedStages&C.VK_SHADER_STAGE_COMPUTE_BIT != 0 {
 			info.Limits.SubgroupOps = hal.SubgroupOps(c.subgroup.supportedOperations)
 		}
@@ -213,6 +218,11 @@ func (pd *physicalDevice) describe(index int) {
 		info.Features.Storage8 = c.f12.storageBuffer8BitAccess != 0
 		info.Features.Storage16 = c.f11.storageBuffer16BitAccess != 0
 		info.Features.VulkanMemoryModel = c.f12.vulkanMemoryModel != 0
+		info.Features.SubgroupSizeControl = c.chain13 != 0 && c.f13.subgroupSizeControl != 0
+		info.Features.CooperativeMatrixNV = c.ext_coopmat_nv != 0 && c.coopmat_nv.cooperativeMatrix != 0
+		info.Features.CooperativeMatrixKHR = c.ext_coopmat_khr != 0 && c.coopmat_khr.cooperativeMatrix != 0
+		info.Features.BFloat16 = c.ext_bfloat16 != 0 && c.bfloat16.shaderBFloat16Type != 0
+		info.CooperativeMatrices = cooperativeMatrices(c)
 		pd.maxAlloc = uint64(c.maint3.maxMemoryAllocationSize)
 	}
 	if c.chain13 != 0 {
@@ -272,8 +282,7 @@ func (d *driver) Enumerate() ([]hal.DeviceInfo, error) {
 	}
 	infos := make([]hal.DeviceInfo, len(d.phys))
 	for i, pd := range d.phys {
-		infos[i] = pd.info
-		infos[i].MemoryHeaps = slices.Clone(pd.info.MemoryHeaps)
+		infos[i] = pd.info.Clone()
 	}
 	return infos, nil
 }

@@ -61,6 +61,24 @@ VkResult vkb_has_layer(const char *layer, int *found) {
 	return r;
 }
 
+// layer_version returns the spec version of the instance layer called
+// layer, 0 if it is not installed.
+static uint32_t layer_version(const char *layer) {
+	PFN_vkEnumerateInstanceLayerProperties f =
+		(PFN_vkEnumerateInstanceLayerProperties)gipa(NULL, "vkEnumerateInstanceLayerProperties");
+	uint32_t n = 0, v = 0;
+	if (f(&n, NULL) != VK_SUCCESS) return 0;
+	VkLayerProperties *props = calloc(n + 1, sizeof *props);
+	if (props == NULL) return 0;
+	if (f(&n, props) >= 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			if (strcmp(props[i].layerName, layer) == 0) v = props[i].specVersion;
+		}
+	}
+	free(props);
+	return v;
+}
+
 VkResult vkb_has_instance_extension(const char *layer, const char *ext, int *found) {
 	PFN_vkEnumerateInstanceExtensionProperties f =
 		(PFN_vkEnumerateInstanceExtensionProperties)gipa(NULL, "vkEnumerateInstanceExtensionProperties");
@@ -139,6 +157,11 @@ VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_i
 #define VKB_LOAD_INSTANCE(name) in->name = (PFN_vk##name)gipa(in->instance, "vk" #name);
 	VKB_INSTANCE_FUNCS(VKB_LOAD_INSTANCE)
 #undef VKB_LOAD_INSTANCE
+	in->GetPhysicalDeviceCooperativeMatrixPropertiesNV = (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)gipa(
+		in->instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+	in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR = (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)gipa(
+		in->instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+	in->layer_version = validation ? layer_version(layers[0]) : UINT32_MAX;
 	if (validation) {
 		in->CreateDebugUtilsMessengerEXT =
 			(PFN_vkCreateDebugUtilsMessengerEXT)gipa(in->instance, "vkCreateDebugUtilsMessengerEXT");
@@ -168,6 +191,107 @@ VkResult vkb_physical_devices(const vkb_instance *in, uint32_t *count, VkPhysica
 	return in->EnumeratePhysicalDevices(in->instance, count, out);
 }
 
+// device_extensions sets info's flags for the device extensions vk reads
+// or enables, and says whether the device has
+// VK_KHR_pipeline_executable_properties. Extensions whose structures the
+// validation layer does not know are left unset: the layer would report
+// every structure of theirs in a pNext chain.
+static int device_extensions(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info) {
+	int exec = 0;
+	uint32_t next = 0;
+	if (in->EnumerateDeviceExtensionProperties(pd, NULL, &next, NULL) != VK_SUCCESS || next == 0) return 0;
+	VkExtensionProperties *ext = calloc(next, sizeof *ext);
+	if (ext == NULL) return 0;
+	if (in->EnumerateDeviceExtensionProperties(pd, NULL, &next, ext) >= VK_SUCCESS) {
+		for (uint32_t i = 0; i < next; i++) {
+			const char *name = ext[i].extensionName;
+			if (strcmp(name, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) {
+				exec = 1;
+			} else if (strcmp(name, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) == 0) {
+				info->ext_subgroup_size_control = 1;
+			} else if (strcmp(name, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) {
+				info->ext_coopmat_nv = in->GetPhysicalDeviceCooperativeMatrixPropertiesNV != NULL;
+			} else if (strcmp(name, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) {
+				info->ext_coopmat_khr = in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR != NULL &&
+					in->layer_version >= VKB_HEADERS_COOPERATIVE_MATRIX_KHR;
+			} else if (strcmp(name, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0) {
+				info->ext_bfloat16 = in->layer_version >= VKB_HEADERS_SHADER_BFLOAT16;
+			}
+		}
+	}
+	free(ext);
+	return exec;
+}
+
+static void add_coopmat(vkb_pd_info *info, uint32_t api, uint32_t m, uint32_t n, uint32_t k, uint32_t a, uint32_t b,
+	uint32_t c, uint32_t result, uint32_t saturating, uint32_t scope) {
+	if (info->ncoopmat >= VKB_MAX_COOPMAT) return;
+	vkb_coopmat cm = {api, m, n, k, a, b, c, result, saturating != 0, scope};
+	info->coopmat[info->ncoopmat++] = cm;
+}
+
+static void add_coopmat_nv(vkb_pd_info *info, const VkCooperativeMatrixPropertiesNV *p, uint32_t n) {
+	for (uint32_t i = 0; i < n; i++) {
+		add_coopmat(info, 1, p[i].MSize, p[i].NSize, p[i].KSize, p[i].AType, p[i].BType, p[i].CType, p[i].DType, 0,
+			p[i].scope);
+	}
+}
+
+static void add_coopmat_khr(vkb_pd_info *info, const VkCooperativeMatrixPropertiesKHR *p, uint32_t n) {
+	for (uint32_t i = 0; i < n; i++) {
+		add_coopmat(info, 2, p[i].MSize, p[i].NSize, p[i].KSize, p[i].AType, p[i].BType, p[i].CType, p[i].ResultType,
+			p[i].saturatingAccumulation, p[i].scope);
+	}
+}
+
+// cooperative_matrices lists the multiply-adds of each cooperative-matrix
+// extension whose feature the device has.
+static void cooperative_matrices(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info) {
+	uint32_t n = 0;
+	if (info->ext_coopmat_nv && info->coopmat_nv.cooperativeMatrix &&
+		in->GetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, NULL) == VK_SUCCESS && n > 0) {
+		VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
+		if (p != NULL) {
+			for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+			if (in->GetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, p) >= VK_SUCCESS) add_coopmat_nv(info, p, n);
+			free(p);
+		}
+	}
+	n = 0;
+	if (info->ext_coopmat_khr && info->coopmat_khr.cooperativeMatrix &&
+		in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &n, NULL) == VK_SUCCESS && n > 0) {
+		VkCooperativeMatrixPropertiesKHR *p = calloc(n, sizeof *p);
+		if (p != NULL) {
+			for (uint32_t i = 0; i < n; i++) p[i].sType = VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+			if (in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &n, p) >= VK_SUCCESS) add_coopmat_khr(info, p, n);
+			free(p);
+		}
+	}
+}
+
+void vkb_test_cooperative_matrices(vkb_pd_info *info) {
+	VkCooperativeMatrixPropertiesNV nv[2] = {
+		{.MSize = 16, .NSize = 8, .KSize = 16, .AType = VK_COMPONENT_TYPE_FLOAT16_NV, .BType = VK_COMPONENT_TYPE_FLOAT16_NV,
+			.CType = VK_COMPONENT_TYPE_FLOAT32_NV, .DType = VK_COMPONENT_TYPE_FLOAT32_NV, .scope = VK_SCOPE_SUBGROUP_NV},
+		{.MSize = 8, .NSize = 8, .KSize = 32, .AType = VK_COMPONENT_TYPE_UINT8_NV, .BType = VK_COMPONENT_TYPE_SINT8_NV,
+			.CType = VK_COMPONENT_TYPE_SINT32_NV, .DType = VK_COMPONENT_TYPE_UINT32_NV, .scope = VK_SCOPE_WORKGROUP_NV},
+	};
+	VkCooperativeMatrixPropertiesKHR khr[1] = {
+		{.MSize = 32, .NSize = 16, .KSize = 64, .AType = 1000141000, .BType = 1000141000, .CType = 1, .ResultType = 0,
+			.saturatingAccumulation = VK_TRUE, .scope = 3},
+	};
+	memset(info, 0, sizeof *info);
+	add_coopmat_nv(info, nv, 2);
+	add_coopmat_khr(info, khr, 1);
+}
+
+// VKB_LINK appends structure s to the pNext chain whose last pNext is *tail.
+#define VKB_LINK(tail, s)       \
+	do {                        \
+		*(tail) = &(s);         \
+		(tail) = &(s).pNext;    \
+	} while (0)
+
 void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info) {
 	memset(info, 0, sizeof *info);
 	in->GetPhysicalDeviceProperties(pd, &info->props);
@@ -179,51 +303,52 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 		info->chain12 = 1;
 		info->chain13 = VK_API_VERSION_MINOR(api) >= 3 || VK_API_VERSION_MAJOR(api) > 1;
 
+		int exec = device_extensions(in, pd, info);
+
 		VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+		void **tail = &p2.pNext;
 		info->driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
 		info->id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
 		info->subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
 		info->maint3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
 		info->maint4.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES;
-		p2.pNext = &info->driver;
-		info->driver.pNext = &info->id;
-		info->id.pNext = &info->subgroup;
-		info->subgroup.pNext = &info->maint3;
-		if (info->chain13) info->maint3.pNext = &info->maint4;
+		info->sgsc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
+		VKB_LINK(tail, info->driver);
+		VKB_LINK(tail, info->id);
+		VKB_LINK(tail, info->subgroup);
+		VKB_LINK(tail, info->maint3);
+		if (info->chain13) VKB_LINK(tail, info->maint4);
+		if (info->chain13 || info->ext_subgroup_size_control) VKB_LINK(tail, info->sgsc);
 		in->GetPhysicalDeviceProperties2(pd, &p2);
 
 		VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+		tail = &f2.pNext;
+		VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
 		info->f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
 		info->f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
 		info->f13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
-		f2.pNext = &info->f11;
-		info->f11.pNext = &info->f12;
-		if (info->chain13) info->f12.pNext = &info->f13;
+		info->coopmat_nv.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+		info->coopmat_khr.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+		info->bfloat16.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR;
+		VKB_LINK(tail, info->f11);
+		VKB_LINK(tail, info->f12);
+		if (info->chain13) VKB_LINK(tail, info->f13);
+		if (exec) VKB_LINK(tail, pe);
+		if (info->ext_coopmat_nv) VKB_LINK(tail, info->coopmat_nv);
+		if (info->ext_coopmat_khr) VKB_LINK(tail, info->coopmat_khr);
+		if (info->ext_bfloat16) VKB_LINK(tail, info->bfloat16);
 		in->GetPhysicalDeviceFeatures2(pd, &f2);
+		// Compiler statistics (VK_KHR_pipeline_executable_properties),
+		// when the device has the extension and its feature.
+		info->exec_stats = exec && pe.pipelineExecutableInfo == VK_TRUE;
 
 		info->driver.pNext = info->id.pNext = info->subgroup.pNext = NULL;
-		info->maint3.pNext = info->maint4.pNext = NULL;
+		info->maint3.pNext = info->maint4.pNext = info->sgsc.pNext = NULL;
 		info->f11.pNext = info->f12.pNext = info->f13.pNext = NULL;
-	}
+		info->coopmat_nv.pNext = info->coopmat_khr.pNext = info->bfloat16.pNext = NULL;
 
-	// Compiler statistics (VK_KHR_pipeline_executable_properties), when the
-	// device has the extension and its feature.
-	uint32_t next = 0;
-	if (info->chain12 && in->EnumerateDeviceExtensionProperties(pd, NULL, &next, NULL) == VK_SUCCESS && next > 0) {
-		VkExtensionProperties *ext = calloc(next, sizeof *ext);
-		if (ext != NULL && in->EnumerateDeviceExtensionProperties(pd, NULL, &next, ext) >= VK_SUCCESS) {
-			for (uint32_t i = 0; i < next; i++) {
-				if (strcmp(ext[i].extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) {
-					VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
-						.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-					VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pe};
-					in->GetPhysicalDeviceFeatures2(pd, &f2);
-					info->exec_stats = pe.pipelineExecutableInfo == VK_TRUE;
-					break;
-				}
-			}
-		}
-		free(ext);
+		cooperative_matrices(in, pd, info);
 	}
 
 	// The compute queue: the first family with compute and timestamps,
@@ -286,15 +411,39 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	f2.features.shaderInt64 = info->features.shaderInt64;
 	f2.features.shaderFloat64 = info->features.shaderFloat64;
 
+	// Optional extensions, each with its feature structure.
+	void **tail = &f12.pNext;
+	if (info->chain13) tail = &f13.pNext;
+	const char *exts[4];
+	uint32_t next = 0;
 	VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-	const char *exts[1];
-	uint32_t next = 0;
 	if (info->exec_stats) {
 		pe.pipelineExecutableInfo = VK_TRUE;
-		pe.pNext = f2.pNext;
-		f2.pNext = &pe;
+		VKB_LINK(tail, pe);
 		exts[next++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+	}
+	VkPhysicalDeviceCooperativeMatrixFeaturesNV cmnv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+	if (info->ext_coopmat_nv && info->coopmat_nv.cooperativeMatrix) {
+		cmnv.cooperativeMatrix = VK_TRUE;
+		VKB_LINK(tail, cmnv);
+		exts[next++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+	}
+	VkPhysicalDeviceCooperativeMatrixFeaturesKHR cmkhr = {.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+	if (info->ext_coopmat_khr && info->coopmat_khr.cooperativeMatrix) {
+		cmkhr.cooperativeMatrix = VK_TRUE;
+		VKB_LINK(tail, cmkhr);
+		exts[next++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+	}
+	VkPhysicalDeviceShaderBfloat16FeaturesKHR bf16 = {.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+	if (info->ext_bfloat16 && info->bfloat16.shaderBFloat16Type) {
+		bf16.shaderBFloat16Type = VK_TRUE;
+		bf16.shaderBFloat16DotProduct = info->bfloat16.shaderBFloat16DotProduct;
+		// Cooperative matrices of bfloat16 need the extension's own
+		// cooperativeMatrix feature as well.
+		bf16.shaderBFloat16CooperativeMatrix = info->bfloat16.shaderBFloat16CooperativeMatrix && cmkhr.cooperativeMatrix;
+		VKB_LINK(tail, bf16);
+		exts[next++] = VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME;
 	}
 
 	float priority = 1.0f;

@@ -55,9 +55,24 @@ func TestEnumerate(t *testing.T) {
 		if info.DriverID == 0 || info.DriverName == "" || info.PipelineCacheUUID == [16]byte{} {
 			t.Errorf("device %d: no driver identity: %+v", i, info)
 		}
+		if l.MinSubgroupSize == 0 || l.MinSubgroupSize > l.SubgroupSize || l.SubgroupSize > l.MaxSubgroupSize {
+			t.Errorf("device %d: subgroup size %d outside its range [%d, %d]", i, l.SubgroupSize, l.MinSubgroupSize, l.MaxSubgroupSize)
+		}
+		for _, m := range info.CooperativeMatrices {
+			t.Logf("  cooperative matrix %s", m)
+			if !info.Features.CooperativeMatrix(m.API) || m.M == 0 || m.N == 0 || m.K == 0 {
+				t.Errorf("device %d: cooperative matrix %s without its extension's feature (%+v), or of no size", i, m, info.Features)
+			}
+		}
 		if info.DriverID == driverIDLLVMPipe {
 			if info.Type != hal.CPU || info.DriverName != "llvmpipe" || info.VendorID != hal.VendorMesa {
 				t.Errorf("lavapipe: type %v, driver %q, vendor %#x; want cpu, llvmpipe, %#x", info.Type, info.DriverName, info.VendorID, hal.VendorMesa)
+			}
+			// Mesa 22's lavapipe: fp16 arithmetic and storage, the Vulkan
+			// memory model, subgroups of 8, no cooperative matrices.
+			f := info.Features
+			if !f.Float16 || !f.Storage16 || !f.VulkanMemoryModel || f.CooperativeMatrixNV || f.CooperativeMatrixKHR || len(info.CooperativeMatrices) != 0 {
+				t.Errorf("lavapipe: features %+v, cooperative matrices %v", f, info.CooperativeMatrices)
 			}
 			if l.TimestampValidBits == 0 || l.TimestampPeriod <= 0 {
 				t.Errorf("lavapipe: timestamps: %d bits, period %v", l.TimestampValidBits, l.TimestampPeriod)

@@ -20,6 +20,53 @@
 
 #include "vulkan/vulkan_core.h"
 
+// Definitions newer than the bundled headers (1.3.239), from the Vulkan
+// registry: VK_KHR_cooperative_matrix (headers 1.3.255) and
+// VK_KHR_shader_bfloat16 (1.4.311). VK_NV_cooperative_matrix is in 1.3.239.
+#ifndef VK_KHR_cooperative_matrix
+#define VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME "VK_KHR_cooperative_matrix"
+typedef struct VkCooperativeMatrixPropertiesKHR {
+	VkStructureType sType;
+	void *pNext;
+	uint32_t MSize;
+	uint32_t NSize;
+	uint32_t KSize;
+	uint32_t AType; // VkComponentTypeKHR
+	uint32_t BType;
+	uint32_t CType;
+	uint32_t ResultType;
+	VkBool32 saturatingAccumulation;
+	uint32_t scope; // VkScopeKHR
+} VkCooperativeMatrixPropertiesKHR;
+typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
+	VkStructureType sType;
+	void *pNext;
+	VkBool32 cooperativeMatrix;
+	VkBool32 cooperativeMatrixRobustBufferAccess;
+} VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
+typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(
+	VkPhysicalDevice physicalDevice, uint32_t *pPropertyCount, VkCooperativeMatrixPropertiesKHR *pProperties);
+#endif
+#ifndef VK_KHR_shader_bfloat16
+#define VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME "VK_KHR_shader_bfloat16"
+typedef struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
+	VkStructureType sType;
+	void *pNext;
+	VkBool32 shaderBFloat16Type;
+	VkBool32 shaderBFloat16DotProduct;
+	VkBool32 shaderBFloat16CooperativeMatrix;
+} VkPhysicalDeviceShaderBfloat16FeaturesKHR;
+#endif
+#define VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR ((VkStructureType)1000506000)
+#define VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR ((VkStructureType)1000506001)
+#define VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR ((VkStructureType)1000141000)
+// The headers a validation layer must have been built with to know the
+// structures of VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16: an
+// older layer reports them as unknown in a pNext chain, so vk leaves them
+// out under such a layer (see vkb_instance.layer_version).
+#define VKB_HEADERS_COOPERATIVE_MATRIX_KHR VK_MAKE_API_VERSION(0, 1, 3, 255)
+#define VKB_HEADERS_SHADER_BFLOAT16 VK_MAKE_API_VERSION(0, 1, 4, 311)
+
 // Instance-level entry points, resolved with vkGetInstanceProcAddr.
 #define VKB_INSTANCE_FUNCS(X)                 \
 	X(DestroyInstance)                        \
@@ -96,6 +143,13 @@ typedef struct vkb_instance {
 	PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
 	PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
 	VKB_INSTANCE_FUNCS(VKB_FIELD)
+	// Extension entry points, NULL when the loader has none.
+	PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV GetPhysicalDeviceCooperativeMatrixPropertiesNV;
+	PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR GetPhysicalDeviceCooperativeMatrixPropertiesKHR;
+	// layer_version is the spec version of the validation layer, whose
+	// patch is the headers it was built with; UINT32_MAX without
+	// validation, when no layer has to know vk's structures.
+	uint32_t layer_version;
 } vkb_instance;
 
 typedef struct vkb_device {
@@ -112,6 +166,16 @@ typedef struct vkb_device {
 	PFN_vkGetPipelineExecutablePropertiesKHR GetPipelineExecutablePropertiesKHR;
 	PFN_vkGetPipelineExecutableStatisticsKHR GetPipelineExecutableStatisticsKHR;
 } vkb_device;
+
+// vkb_coopmat is one cooperative-matrix multiply-add, from either
+// extension (api: 1 NV, 2 KHR, as hal.MatrixAPI).
+typedef struct vkb_coopmat {
+	uint32_t api, m, n, k, a, b, c, result, saturating, scope;
+} vkb_coopmat;
+
+// VKB_MAX_COOPMAT bounds the shapes kept per device; NVIDIA's drivers list
+// a few dozen.
+#define VKB_MAX_COOPMAT 128
 
 // vkb_pd_info is everything vk reads of a physical device. The pNext
 // fields are cleared before vkb_query_physical_device returns.
@@ -138,6 +202,19 @@ typedef struct vkb_pd_info {
 	// exec_stats is set when the device has VK_KHR_pipeline_executable_properties
 	// with its pipelineExecutableInfo feature.
 	int exec_stats;
+	// Device extensions vk reads or enables, set when the device has them
+	// (and, for those newer than the validation layer, when it knows them).
+	int ext_subgroup_size_control, ext_coopmat_nv, ext_coopmat_khr, ext_bfloat16;
+	// Valid when chain13 or ext_subgroup_size_control is set.
+	VkPhysicalDeviceSubgroupSizeControlProperties sgsc;
+	// Valid when the extension's flag is set.
+	VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat_nv;
+	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopmat_khr;
+	VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16;
+	// coopmat are the multiply-adds of the extensions whose feature is on:
+	// NV's first, then KHR's; ncoopmat of them.
+	uint32_t ncoopmat;
+	vkb_coopmat coopmat[VKB_MAX_COOPMAT];
 } vkb_pd_info;
 
 // Loader.
@@ -152,6 +229,9 @@ VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_i
 void vkb_destroy_instance(vkb_instance *in);
 VkResult vkb_physical_devices(const vkb_instance *in, uint32_t *count, VkPhysicalDevice *out);
 void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info);
+// vkb_test_cooperative_matrices fills info's multiply-adds from fixed NV
+// and KHR properties, as vkb_query_physical_device would: test support.
+void vkb_test_cooperative_matrices(vkb_pd_info *info);
 
 // Device.
 VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vkb_pd_info *info, vkb_device **out, const char **failed);

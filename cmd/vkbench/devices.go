@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -77,7 +78,7 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo) error {
 		fmt.Fprintf(tw, "  device UUID\t%x\n", d.DeviceUUID)
 		l := d.Limits
 		fmt.Fprintf(tw, "  workgroup\tmax size %v, max invocations %d, shared memory %d KiB\n", l.MaxWorkgroupSize, l.MaxWorkgroupInvocations, l.MaxSharedMemory/1024)
-		fmt.Fprintf(tw, "  subgroup\tsize %d, ops %#x\n", l.SubgroupSize, uint32(l.SubgroupOps))
+		fmt.Fprintf(tw, "  subgroup\tsize %d (%d to %d, control %v), ops %#x\n", l.SubgroupSize, l.MinSubgroupSize, l.MaxSubgroupSize, d.Features.SubgroupSizeControl, uint32(l.SubgroupOps))
 		fmt.Fprintf(tw, "  timestamps\t%.3g ns/tick, %d valid bits\n", l.TimestampPeriod, l.TimestampValidBits)
 		for j, h := range d.MemoryHeaps {
 			kind := "host"
@@ -87,7 +88,34 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo) error {
 			fmt.Fprintf(tw, "  heap %d\t%.1f GiB %s\n", j, float64(h.Size)/(1<<30), kind)
 		}
 		f := d.Features
-		fmt.Fprintf(tw, "  features\tfloat16=%v float64=%v int8=%v int16=%v int64=%v\n", f.Float16, f.Float64, f.Int8, f.Int16, f.Int64)
+		fmt.Fprintf(tw, "  features\tfloat16=%v float64=%v int8=%v int16=%v int64=%v bfloat16=%v\n", f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.BFloat16)
+		fmt.Fprintf(tw, "  storage\t16-bit=%v 8-bit=%v, memory model=%v\n", f.Storage16, f.Storage8, f.VulkanMemoryModel)
+		fmt.Fprintf(tw, "  coopmat\t%s\n", matrixSummary(d))
+		for _, m := range d.CooperativeMatrices {
+			fmt.Fprintf(tw, "    \t%s\n", m)
+		}
 	}
 	return tw.Flush()
+}
+
+// matrixSummary says which cooperative-matrix extensions the device has
+// and how many multiply-adds each lists, or "none".
+func matrixSummary(d hal.DeviceInfo) string {
+	var parts []string
+	for _, api := range []hal.MatrixAPI{hal.MatrixNV, hal.MatrixKHR} {
+		if !d.Features.CooperativeMatrix(api) {
+			continue
+		}
+		n := 0
+		for _, m := range d.CooperativeMatrices {
+			if m.API == api {
+				n++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d shapes", api.Extension(), n))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -100,13 +100,23 @@ func statusText(b results.Benchmark) string {
 	default:
 		s = string(b.Outcome)
 		if b.Error != "" {
-			s += ": " + oneLine(b.Error, 100)
+			s += ": " + oneLine(reason(b.Outcome, b.Candidate, b.Error), 100)
 		}
 	}
 	if len(b.Flags) > 0 {
 		s += " [" + strings.Join(b.Flags, ",") + "]"
 	}
 	return s
+}
+
+// reason is a candidate's error as a table shows it: for an unsupported
+// candidate, what the device lacks, without the code and the candidate's
+// name that the row already says.
+func reason(outcome autotune.Outcome, candidate, err string) string {
+	if outcome == autotune.Unsupported {
+		return strings.TrimPrefix(err, "UNIMPLEMENTED: kernels: "+candidate+": ")
+	}
+	return err
 }
 
 func oneLine(s string, n int) string {

@@ -19,13 +19,15 @@ func newPeakCmd() *cobra.Command {
 		Use:   "peak",
 		Short: "Measure the device's own peak FLOP/s and memory bandwidth, and store them",
 		Long: `Measure the device's peak arithmetic rates with the FMA-chain kernels (fp32,
-and fp16 and int32 where the device supports them) and its memory bandwidth with
-the copy kernels, at sizes that fill it. The results are stored per hardware in
+and fp16 and int32 where the device supports them), its memory bandwidth with
+the copy kernels, and where it has cooperative matrices its matrix units'
+(tensor cores') rates (fp16 with fp32 and fp16 sums, int8), at sizes that
+fill it. The results are stored per hardware in
 the tune cache, so that run and tune can show percent of peak and flag results
 above it, and report can draw the roofline.
 
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
-peak-fma-f16 and peak-mad-i32).
+peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
 
 Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 		Args: exactArgs(0),
@@ -76,7 +78,8 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				if e.Fastest < 0 {
 					note := "not measured"
 					if len(e.Results) > 0 {
-						note = string(e.Results[0].Outcome) + ": " + oneLine(e.Results[0].Error, 80)
+						r := e.Results[0]
+						note = string(r.Outcome) + ": " + oneLine(reason(r.Outcome, r.Name, r.Error), 100)
 					}
 					rows = append(rows, row{what: name, op: name, unit: unit, note: note})
 					return 0, nil
@@ -97,6 +100,13 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 			rec.Int32GOPs, e = measure("peak-mad-i32", "GOP/s", gflops)
 			errs = append(errs, e)
 			rec.BandwidthGBps, e = measure("copy", "GB/s", gbps)
+			errs = append(errs, e)
+			// The matrix units (tensor cores), where the device has them.
+			rec.MatrixF16GFLOPs, e = measure("peak-coopmat-f16", "GFLOP/s", gflops)
+			errs = append(errs, e)
+			rec.MatrixF16AccGFLOPs, e = measure("peak-coopmat-f16acc", "GFLOP/s", gflops)
+			errs = append(errs, e)
+			rec.MatrixS8GOPs, e = measure("peak-coopmat-s8", "GOP/s", gflops)
 			errs = append(errs, e)
 			if err := status.Join(errs...); err != nil {
 				return status.Join(err, o.Release())

@@ -445,7 +445,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			b.Bytes = r.GBps * 1e9 * s.Median
 			b.Flops = r.GFLOPs * 1e9 * s.Median
 		}
-		b.PercentPeak = percentOfRoof(r, op.DType(), peak)
+		b.PercentPeak = percentOfRoof(r, op, peak)
 		out = append(out, b)
 	}
 	return out
@@ -460,14 +460,15 @@ func tieOf(e *autotune.Entry, i int) string {
 }
 
 // percentOfRoof is a result's rate as a percentage of what the roofline
-// allows at its arithmetic intensity: min(compute peak, intensity ×
+// allows at its arithmetic intensity: min(compute peak of the operation's
+// arithmetic (autotune.Peak.ComputeOf), intensity ×
 // bandwidth peak) for operations that compute, the bandwidth peak for those
 // that only move data; 0 when the peak is not known.
-func percentOfRoof(r autotune.Result, dtype kernels.DType, peak *autotune.Peak) float64 {
+func percentOfRoof(r autotune.Result, op kernels.Operation, peak *autotune.Peak) float64 {
 	if peak == nil {
 		return 0
 	}
-	c, bw := peak.Compute(dtype), peak.BandwidthGBps
+	c, bw := peak.ComputeOf(op), peak.BandwidthGBps
 	switch {
 	case r.GFLOPs > 0 && c > 0 && r.GBps > 0 && bw > 0:
 		return 100 * r.GFLOPs / min(c, r.GFLOPs/r.GBps*bw)

@@ -122,9 +122,7 @@ func (d *fakeDevice) MarkLost(cause error) {
 }
 
 func (d *fakeDevice) Info() hal.DeviceInfo {
-	info := d.info
-	info.MemoryHeaps = slices.Clone(info.MemoryHeaps)
-	return info
+	return d.info.Clone()
 }
 
 func (d *fakeDevice) Err() error { return d.check() }

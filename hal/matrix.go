@@ -1,0 +1,217 @@
+package hal
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ComponentType is the element type of a cooperative matrix, with
+// VkComponentTypeKHR's values (VK_NV_cooperative_matrix's
+// VkComponentTypeNV has the same ones for the types both know).
+type ComponentType uint32
+
+// The component types vkbench names; others print as their number.
+const (
+	ComponentF16  ComponentType = 0
+	ComponentF32  ComponentType = 1
+	ComponentF64  ComponentType = 2
+	ComponentS8   ComponentType = 3
+	ComponentS16  ComponentType = 4
+	ComponentS32  ComponentType = 5
+	ComponentS64  ComponentType = 6
+	ComponentU8   ComponentType = 7
+	ComponentU16  ComponentType = 8
+	ComponentU32  ComponentType = 9
+	ComponentU64  ComponentType = 10
+	ComponentBF16 ComponentType = 1000141000 // VK_COMPONENT_TYPE_BFLOAT16_KHR
+	ComponentE4M3 ComponentType = 1000491002 // VK_COMPONENT_TYPE_FLOAT8_E4M3_EXT
+	ComponentE5M2 ComponentType = 1000491003 // VK_COMPONENT_TYPE_FLOAT8_E5M2_EXT
+)
+
+var componentNames = map[ComponentType]string{
+	ComponentF16: "f16", ComponentF32: "f32", ComponentF64: "f64",
+	ComponentS8: "s8", ComponentS16: "s16", ComponentS32: "s32", ComponentS64: "s64",
+	ComponentU8: "u8", ComponentU16: "u16", ComponentU32: "u32", ComponentU64: "u64",
+	ComponentBF16: "bf16", ComponentE4M3: "e4m3", ComponentE5M2: "e5m2",
+}
+
+// String returns the type's short name ("f16", "s8", "bf16", ...), or
+// "type(N)" for a value vkbench does not know.
+func (t ComponentType) String() string {
+	if s, ok := componentNames[t]; ok {
+		return s
+	}
+	return fmt.Sprintf("type(%d)", uint32(t))
+}
+
+// Scope is the set of invocations that share a cooperative matrix, with
+// VkScopeKHR's values.
+type Scope uint32
+
+// The scopes of cooperative matrices.
+const (
+	ScopeDevice      Scope = 1
+	ScopeWorkgroup   Scope = 2
+	ScopeSubgroup    Scope = 3
+	ScopeQueueFamily Scope = 5
+)
+
+// String returns "device", "workgroup", "subgroup", "queue-family" or
+// "scope(N)".
+func (s Scope) String() string {
+	switch s {
+	case ScopeDevice:
+		return "device"
+	case ScopeWorkgroup:
+		return "workgroup"
+	case ScopeSubgroup:
+		return "subgroup"
+	case ScopeQueueFamily:
+		return "queue-family"
+	}
+	return fmt.Sprintf("scope(%d)", uint32(s))
+}
+
+// MatrixAPI is the Vulkan extension through which a device offers
+// cooperative matrices. A kernel's SPIR-V uses one of them (the
+// CooperativeMatrixNV or the CooperativeMatrixKHR capability) and runs
+// only with the shapes the device lists for that extension.
+type MatrixAPI uint8
+
+// The cooperative-matrix extensions.
+const (
+	// MatrixNV is VK_NV_cooperative_matrix (SPV_NV_cooperative_matrix).
+	MatrixNV MatrixAPI = iota + 1
+	// MatrixKHR is VK_KHR_cooperative_matrix (SPV_KHR_cooperative_matrix).
+	MatrixKHR
+)
+
+// String returns "nv" or "khr".
+func (a MatrixAPI) String() string {
+	switch a {
+	case MatrixNV:
+		return "nv"
+	case MatrixKHR:
+		return "khr"
+	}
+	return fmt.Sprintf("api(%d)", uint8(a))
+}
+
+// Extension returns the Vulkan extension's name, such as
+// "VK_NV_cooperative_matrix".
+func (a MatrixAPI) Extension() string {
+	switch a {
+	case MatrixNV:
+		return "VK_NV_cooperative_matrix"
+	case MatrixKHR:
+		return "VK_KHR_cooperative_matrix"
+	}
+	return a.String()
+}
+
+// CooperativeMatrix is one multiply-add a device's cooperative matrices
+// do: Result (M×N) = A (M×K) · B (K×N) + C (M×N), with its component
+// types, over the invocations of Scope (an entry of
+// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV or ...KHR).
+type CooperativeMatrix struct {
+	API                    MatrixAPI
+	M, N, K                uint32
+	A, B, C, Result        ComponentType
+	SaturatingAccumulation bool // KHR only: integer sums saturate
+	Scope                  Scope
+}
+
+// String writes the multiply-add as "16x16x16 f16*f16+f32=f32 subgroup
+// (nv)", with "sat" after the result type for a saturating one.
+func (m CooperativeMatrix) String() string {
+	sat := ""
+	if m.SaturatingAccumulation {
+		sat = " sat"
+	}
+	return fmt.Sprintf("%dx%dx%d %s*%s+%s=%s%s %s (%s)", m.M, m.N, m.K, m.A, m.B, m.C, m.Result, sat, m.Scope, m.API)
+}
+
+// ParseCooperativeMatrix reads what String writes.
+func ParseCooperativeMatrix(s string) (CooperativeMatrix, error) {
+	bad := func(why string) (CooperativeMatrix, error) {
+		return CooperativeMatrix{}, fmt.Errorf("hal: cooperative matrix %q: %s (want like \"16x16x16 f16*f16+f32=f32 subgroup (nv)\")", s, why)
+	}
+	f := strings.Fields(s)
+	var m CooperativeMatrix
+	if len(f) == 5 && f[2] == "sat" {
+		m.SaturatingAccumulation = true
+		f = append(f[:2], f[3:]...)
+	}
+	if len(f) != 4 {
+		return bad("not four fields")
+	}
+	if _, err := fmt.Sscanf(f[0], "%dx%dx%d", &m.M, &m.N, &m.K); err != nil || fmt.Sprintf("%dx%dx%d", m.M, m.N, m.K) != f[0] {
+		return bad("no MxNxK shape")
+	}
+	types := strings.FieldsFunc(f[1], func(r rune) bool { return r == '*' || r == '+' || r == '=' })
+	if len(types) != 4 || strings.Count(f[1], "*") != 1 || strings.Count(f[1], "+") != 1 || strings.Count(f[1], "=") != 1 {
+		return bad("no A*B+C=Result types")
+	}
+	for i, dst := range []*ComponentType{&m.A, &m.B, &m.C, &m.Result} {
+		t, ok := componentByName(types[i])
+		if !ok {
+			return bad("unknown component type " + types[i])
+		}
+		*dst = t
+	}
+	switch f[2] {
+	case "device":
+		m.Scope = ScopeDevice
+	case "workgroup":
+		m.Scope = ScopeWorkgroup
+	case "subgroup":
+		m.Scope = ScopeSubgroup
+	case "queue-family":
+		m.Scope = ScopeQueueFamily
+	default:
+		return bad("unknown scope " + f[2])
+	}
+	switch f[3] {
+	case "(nv)":
+		m.API = MatrixNV
+	case "(khr)":
+		m.API = MatrixKHR
+	default:
+		return bad("unknown extension " + f[3])
+	}
+	return m, nil
+}
+
+// MarshalText writes the multiply-add as String does, so that JSON shows
+// it as people read it.
+func (m CooperativeMatrix) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (m *CooperativeMatrix) UnmarshalText(b []byte) error {
+	v, err := ParseCooperativeMatrix(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+func componentByName(s string) (ComponentType, bool) {
+	for t, name := range componentNames {
+		if name == s {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// HasCooperativeMatrix reports whether the device lists the multiply-add
+// m (every field equal).
+func (d DeviceInfo) HasCooperativeMatrix(m CooperativeMatrix) bool {
+	for _, c := range d.CooperativeMatrices {
+		if c == m {
+			return true
+		}
+	}
+	return false
+}

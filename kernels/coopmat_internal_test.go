@@ -1,0 +1,100 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/internal/devtest"
+)
+
+// emulatedGEMMF16 are gemm-f16's twins on gemm_f16_coopmat_emu: the code
+// of the NV cooperative-matrix candidates (tiling, staging, both buffer
+// counts, the epilogue) with fragments every device can hold. They cover
+// one and several fragments per warp in each direction, slices of one and
+// two 16s of k, and one and two buffers.
+var emulatedGEMMF16 = []Candidate{
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 2),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 32, 32, 16, 1),
+}
+
+// TestCoopmatGeometry checks what the cooperative-matrix shader assumes of
+// its constants, for every NV candidate and every twin: warp tiles that
+// divide the tile into 16×16 fragments, 128-bit rows, and an epilogue
+// whose staging fits the shared memory it reuses.
+func TestCoopmatGeometry(t *testing.T) {
+	cands := append(newGEMMF16().Candidates(), emulatedGEMMF16...)
+	n := 0
+	for _, c := range cands {
+		if !strings.HasPrefix(c.Shader, "gemm_f16_coopmat") {
+			continue
+		}
+		n++
+		p := func(name string) int { return c.Params[name] }
+		bm, bn, bk, wm, wn, nbuf := p("BM"), p("BN"), p("BK"), p("WM"), p("WN"), p("NBUF")
+		switch {
+		case bm%wm != 0 || bn%wn != 0 || wm%16 != 0 || wn%16 != 0 || bk%16 != 0:
+			t.Errorf("%s: a %dx%d tile is not made of %dx%d warp tiles of 16x16 fragments, or BK = %d is not a multiple of 16", c.Name, bm, bn, wm, wn, bk)
+		case nbuf != 1 && nbuf != 2:
+			t.Errorf("%s: NBUF = %d", c.Name, nbuf)
+		case !coopmatEpilogueFits(c):
+			t.Errorf("%s: the epilogue's staging does not fit the %d bytes of shared memory", c.Name, c.Requires.SharedMemory)
+		case int(c.WorkgroupSize[0]) != 32*(bm/wm)*(bn/wn):
+			t.Errorf("%s: workgroup of %d for %d warps", c.Name, c.WorkgroupSize[0], (bm/wm)*(bn/wn))
+		}
+		if c.Shader == "gemm_f16_coopmat_nv" && (c.Requires.SharedMemory > h200SharedMemory || c.Requires.SubgroupSize != 32 || len(c.Requires.CooperativeMatrices) != 1) {
+			t.Errorf("%s: requires %+v; want at most the H200's 48 KiB, subgroups of 32 and the NV fp16 multiply-add", c.Name, c.Requires)
+		}
+	}
+	if n < 8 {
+		t.Errorf("only %d cooperative-matrix candidates", n)
+	}
+}
+
+// h200SharedMemory is an H200's maxComputeSharedMemorySize.
+const h200SharedMemory = 48 << 10
+
+// TestCoopmatEmulated verifies the emulated twins of the NV candidates on
+// the default device, at sizes that take every path: a multiple of every
+// tile, and sizes whose M, N and K are multiples of nothing (the checked
+// loads and stores of single halves, partial tiles, a K shorter than a
+// slice).
+func TestCoopmatEmulated(t *testing.T) {
+	ctx := context.Background()
+	dev := devtest.Device(t)
+	op := &gemmF16Op{cands: emulatedGEMMF16}
+	for _, size := range []Size{{128, 128, 64}, {67, 45, 33}, {100, 72, 8}, {33, 130, 70}} {
+		for i, c := range op.Candidates() {
+			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
+				if err := VerifyCandidate(ctx, dev, op, size, i, 7); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}
+
+// TestCoopmatPeakEmulated verifies the emulated twin of peak-coopmat-f16's
+// candidates: the chains, the alternation of B and -B, the sums of a
+// warp's chains and the chains past n left out.
+func TestCoopmatPeakEmulated(t *testing.T) {
+	ctx := context.Background()
+	dev := devtest.Device(t)
+	k := peakCoopmatF16
+	op := &coopmatPeakOp{coopmatPeakKind: k, cands: []Candidate{
+		k.candidate("peak_coopmat_f16_emu", 4, 2, 2),
+		k.candidate("peak_coopmat_f16_emu", 8, 1, 4),
+	}}
+	for _, size := range []Size{{37, 5}, {64, 8}, {100, 7}} {
+		for i, c := range op.Candidates() {
+			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
+				if err := VerifyCandidate(ctx, dev, op, size, i, 11); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}

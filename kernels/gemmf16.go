@@ -1,0 +1,155 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// gemmF16Op is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with A,
+// B and C in binary16 and the sums in float32, what cuBLAS's HGEMM does
+// for torch's float16 matmul. Bytes: 2(MK + KN + MN); flops: 2MNK.
+type gemmF16Op struct{ cands []Candidate }
+
+// nvF16 is the multiply-add of the NV cooperative-matrix candidates: 16 ×
+// 16 × 16 fragments of one subgroup, fp16 in, fp32 sums.
+var nvF16 = hal.CooperativeMatrix{
+	API: hal.MatrixNV, M: 16, N: 16, K: 16,
+	A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
+	Scope: hal.ScopeSubgroup,
+}
+
+// regblockF16 is gemm_regblock's tiling on halves (see gemm.go's
+// regblock).
+func regblockF16(bm, bn, bk, tx, ty, ph uint32) Candidate {
+	shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
+	name := fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx)
+	if ph > 1 {
+		name += fmt.Sprintf("-p%d", ph)
+	}
+	return candidate("gemm_f16_regblock", name, 3, 12, [3]uint32{tx, ty, 1},
+		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty), "PH": int(ph)},
+		Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk, ph)
+}
+
+func newGEMMF16() *gemmF16Op {
+	regblock := regblockF16
+	nv := func(bm, bn, bk, wm, wn, nbuf uint32) Candidate {
+		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf)
+	}
+	return &gemmF16Op{cands: []Candidate{
+		regblock(64, 64, 16, 16, 16, 1),
+		regblock(128, 64, 8, 16, 16, 1),
+		regblock(128, 128, 8, 16, 16, 1),
+		regblock(128, 128, 16, 16, 16, 2),
+		nv(64, 64, 32, 32, 32, 2),
+		nv(128, 64, 32, 64, 32, 2),
+		nv(128, 128, 32, 64, 64, 2),
+		nv(128, 128, 32, 64, 32, 2),
+		nv(128, 128, 32, 32, 64, 2),
+		nv(128, 128, 64, 64, 32, 1),
+		nv(256, 128, 32, 64, 64, 1),
+		nv(128, 256, 32, 64, 64, 1),
+	}}
+}
+
+// coopmatGEMM is a candidate of a shader built on gemm_f16_coopmat.glsl:
+// a BM×BN tile of C per workgroup, in warps of 32 invocations that each
+// compute WM×WN of it as 16×16 fragments, through BK-deep slices of A and
+// B in NBUF buffers of shared memory (see the .glsl for the layout).
+// gemm_f16_coopmat_nv needs subgroups of 32 and the NV fp16 multiply-add;
+// gemm_f16_coopmat_emu, the twin that the tests run where there are no
+// cooperative matrices, needs neither.
+func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf uint32) Candidate {
+	warps := (bm / wm) * (bn / wn)
+	wg := 32 * warps
+	req := Requirements{SharedMemory: coopmatShared(bm, bn, bk, nbuf)}
+	if shader == "gemm_f16_coopmat_nv" {
+		req.SubgroupSize = 32
+		req.CooperativeMatrices = []hal.CooperativeMatrix{nvF16}
+	}
+	name := fmt.Sprintf("%s-%dx%dx%d-w%dx%d", prefix, bm, bn, bk, wm, wn)
+	if nbuf == 1 {
+		name += "-1buf"
+	}
+	return candidate(shader, name, 3, 12, [3]uint32{wg, 1, 1},
+		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WM": int(wm), "WN": int(wn), "NBUF": int(nbuf), "WG": int(wg)},
+		req, wg, bm, bn, bk, wm, wn, nbuf)
+}
+
+// coopmatShared is the shared memory of gemm_f16_coopmat.glsl: NBUF
+// slices of A (BM rows of BK+8 halves) and of B (BK rows of BN+8).
+func coopmatShared(bm, bn, bk, nbuf uint32) uint32 {
+	return 16 * nbuf * (bm*((bk+8)/8) + bk*((bn+8)/8))
+}
+
+// coopmatEpilogueFits reports whether the epilogue's staging (16 rows of
+// WN+8 halves per warp) fits the shared memory of the slices, which it
+// reuses: a candidate for which it does not would write past it.
+func coopmatEpilogueFits(c Candidate) bool {
+	p := func(name string) uint32 { return uint32(c.Params[name]) }
+	warps := (p("BM") / p("WM")) * (p("BN") / p("WN"))
+	return 16*warps*16*((p("WN")+8)/8) <= coopmatShared(p("BM"), p("BN"), p("BK"), p("NBUF"))
+}
+
+func (*gemmF16Op) Name() string { return "gemm-f16" }
+func (*gemmF16Op) Summary() string {
+	return "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput"
+}
+func (*gemmF16Op) DType() DType   { return F16 }
+func (*gemmF16Op) Dims() []string { return []string{"M", "N", "K"} }
+
+// Arithmetic is the matrix units' fp16 rate with fp32 sums: the fastest
+// candidates use them, and where a device has none its fp16 rate stands in.
+func (*gemmF16Op) Arithmetic() Arithmetic { return MatrixF16 }
+
+func (op *gemmF16Op) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
+// 256³ on a CPU, as gemm's.
+func (*gemmF16Op) DefaultSize(info hal.DeviceInfo) Size {
+	s := int(pick(info, ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{2 * s * s, 2 * s * s, 2 * s * s} }))
+	return Size{s, s, s}
+}
+
+// Prepare draws A and B uniform in [-1, 1) from the seed and rounds them
+// to binary16; the reference works with those halves exactly.
+func (op *gemmF16Op) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
+	p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: true, push: pushConstants(uint32(m), uint32(n), uint32(k))}
+	p.bytes, p.flops = 2*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
+	for _, e := range []struct {
+		what string
+		n    int64
+	}{{"A", m * k}, {"B", k * n}, {"C", m * n}} {
+		if err := p.checkIndexRange(e.what, e.n); err != nil {
+			return nil, err
+		}
+	}
+	if p.bufA, err = p.alloc("A", Input, F16, m*k); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.bufB, err = p.alloc("B", Input, F16, k*n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if p.bufC, err = p.alloc("C", Output, F16, m*n); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	p.a = randomSigned(seed, 0, m*k)
+	p.b = randomSigned(seed, 1, k*n)
+	roundToHalves(p.a)
+	roundToHalves(p.b)
+	if err := upload(ctx, p.bufA, packHalves(p.a)); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if err := upload(ctx, p.bufB, packHalves(p.b)); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}

@@ -1,0 +1,324 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// coopmatPeakKind is one of the matrix-unit peaks: N independent chains of
+// fragment multiply-adds C ← A·B + C, each stepped ITERS times (see
+// shaders/peak_coopmat.glsl), on fragments of FM×FK times FK×FN. Every
+// warp of 32 invocations carries ACC chains and writes their sum. Flops:
+// 2·FM·FN·FK·N·ITERS.
+type coopmatPeakKind struct {
+	name, summary string
+	dtype         DType
+	arithmetic    Arithmetic
+	in, sum       hal.ComponentType
+	// shader is the candidates' NV kernel.
+	shader string
+	// shape is the fragments' FM, FN, FK; set as specialization constants
+	// 3, 4 and 5 where the shader takes them (sized says so).
+	shape [3]uint32
+	sized bool
+}
+
+var (
+	peakCoopmatF16 = coopmatPeakKind{
+		name: "peak-coopmat-f16", dtype: F16, arithmetic: MatrixF16,
+		summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s",
+		in:      hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
+		shape: [3]uint32{16, 16, 16},
+	}
+	peakCoopmatF16Acc = coopmatPeakKind{
+		name: "peak-coopmat-f16acc", dtype: F16, arithmetic: MatrixF16Acc,
+		summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s",
+		in:      hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
+		shape: [3]uint32{16, 16, 16},
+	}
+	// peakCoopmatS8's fragments are 16×16×32, the int8 shape NVIDIA's
+	// drivers list for their matrix units (a device that lists another
+	// reports the candidates unsupported, naming the shape).
+	peakCoopmatS8 = coopmatPeakKind{
+		name: "peak-coopmat-s8", dtype: I8, arithmetic: MatrixS8,
+		summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s",
+		in:      hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
+		shape: [3]uint32{16, 16, 32}, sized: true,
+	}
+)
+
+// coopmatPeakShapes are the chains per warp (ACC), the pairs of steps per
+// loop iteration (UNROLL) and the warps per workgroup of the candidates.
+var coopmatPeakShapes = []struct{ acc, unroll, warps uint32 }{
+	{4, 4, 4}, {8, 4, 4}, {8, 4, 8}, {16, 2, 4}, {16, 2, 8},
+}
+
+type coopmatPeakOp struct {
+	coopmatPeakKind
+	cands []Candidate
+}
+
+func newCoopmatPeak(k coopmatPeakKind) *coopmatPeakOp {
+	op := &coopmatPeakOp{coopmatPeakKind: k}
+	for _, s := range coopmatPeakShapes {
+		op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
+	}
+	return op
+}
+
+// candidate is a candidate of shader (the NV kernel, or in the tests its
+// emulated twin, which needs nothing): acc chains a warp, unroll pairs of
+// steps a loop iteration, warps a workgroup.
+func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) Candidate {
+	wg := 32 * warps
+	f := k.shape
+	constants := []uint32{wg, acc, unroll}
+	if k.sized {
+		constants = append(constants, f[0], f[1], f[2])
+	}
+	var req Requirements
+	if shader == k.shader {
+		req = Requirements{SubgroupSize: 32, CooperativeMatrices: []hal.CooperativeMatrix{{
+			API: hal.MatrixNV, M: f[0], N: f[1], K: f[2], A: k.in, B: k.in, C: k.sum, Result: k.sum, Scope: hal.ScopeSubgroup,
+		}}}
+	}
+	return candidate(shader, fmt.Sprintf("acc%d-unroll%d-wg%d", acc, unroll, wg), 3, 8, [3]uint32{wg, 1, 1},
+		map[string]int{"WG": int(wg), "ACC": int(acc), "UNROLL": int(unroll), "FM": int(f[0]), "FN": int(f[1]), "FK": int(f[2])},
+		req, constants...)
+}
+
+func (op *coopmatPeakOp) Name() string            { return op.name }
+func (op *coopmatPeakOp) Summary() string         { return op.summary }
+func (op *coopmatPeakOp) DType() DType            { return op.dtype }
+func (*coopmatPeakOp) Dims() []string             { return []string{"N", "ITERS"} }
+func (op *coopmatPeakOp) Arithmetic() Arithmetic  { return op.arithmetic }
+func (op *coopmatPeakOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+
+// DefaultSize is 2¹⁷ chains of 2¹² steps (4.4·10¹² operations with
+// 16×16×16 fragments, a few milliseconds on an H200's tensor cores) on a discrete
+// GPU, 2¹⁴ × 2¹⁰ on an integrated one, 2⁸ × 2⁴ on a CPU (where only the
+// tests' emulated twins run).
+func (op *coopmatPeakOp) DefaultSize(info hal.DeviceInfo) Size {
+	switch ClassOf(info) {
+	case LargeDevice:
+		return Size{1 << 17, 1 << 12}
+	case MediumDevice:
+		return Size{1 << 14, 1 << 10}
+	}
+	return Size{1 << 8, 1 << 4}
+}
+
+type coopmatPeakProblem struct {
+	*problem
+	kind     coopmatPeakKind
+	n, iters int64
+	// ab are A, B and -B and c0 the 16 starting fragments, as integers,
+	// each fragment in a slot of slot elements.
+	ab, c0    []int32
+	bufAB     hal.Buffer
+	bufC0     hal.Buffer
+	bufY      hal.Buffer
+	push      []byte
+	maxWarps  int64 // the warps of the candidate with the fewest chains a warp
+	fragElems int64 // FM·FN: Y's slot per warp
+}
+
+// coopmatSlot is the elements of binding 0 each fragment of A, B and -B
+// takes (row-major, at its start): 256 for the fp16 kernels, 1024 bytes
+// for int8.
+func (k coopmatPeakKind) slot() int64 {
+	if k.in == hal.ComponentS8 {
+		return 1024
+	}
+	return 256
+}
+
+func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	n, iters := int64(size[0]), int64(size[1])
+	p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
+	f := op.shape
+	p.fragElems = int64(f[0] * f[1])
+	p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
+	// Small integers, so that every sum is exact in fp16 (see
+	// peak_coopmat.glsl): A and B in [-2, 2], starting values in [-8, 8].
+	r := NewRand(seed, 0)
+	slot := op.slot()
+	p.ab = make([]int32, 3*slot)
+	for i := range slot {
+		a, b := int32(r.IntN(5))-2, int32(r.IntN(5))-2
+		p.ab[i], p.ab[slot+i], p.ab[2*slot+i] = a, b, -b
+	}
+	p.c0 = make([]int32, 16*p.fragElems)
+	for i := range p.c0 {
+		p.c0[i] = int32(r.IntN(17)) - 8
+	}
+	minACC := int64(16)
+	for _, c := range op.cands {
+		minACC = min(minACC, int64(param(c, "ACC")))
+	}
+	p.maxWarps = (n + minACC - 1) / minACC
+	p.bytes = float64(int64(op.inBytes())*3*slot + int64(op.sumBytes())*int64(len(p.c0)))
+	if err := p.checkIndexRange("Y", p.maxWarps*p.fragElems); err != nil {
+		return nil, err
+	}
+	if err := p.allocate(ctx); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	return p, nil
+}
+
+func (k coopmatPeakKind) inBytes() int {
+	return map[hal.ComponentType]int{hal.ComponentF16: 2, hal.ComponentS8: 1}[k.in]
+}
+func (k coopmatPeakKind) sumBytes() int {
+	return map[hal.ComponentType]int{hal.ComponentF16: 2, hal.ComponentF32: 4, hal.ComponentS32: 4}[k.sum]
+}
+
+// sumDType is the DType of the sums' buffers.
+func (k coopmatPeakKind) sumDType() DType {
+	return map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentF32: F32, hal.ComponentS32: I32}[k.sum]
+}
+
+// allocate makes the three buffers and uploads the inputs.
+func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
+	k := p.kind
+	inType := map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentS8: I8}[k.in]
+	var err error
+	if p.bufAB, err = p.alloc("AB", Input, inType, int64(len(p.ab))); err != nil {
+		return err
+	}
+	if p.bufC0, err = p.alloc("C0", Input, k.sumDType(), int64(len(p.c0))); err != nil {
+		return err
+	}
+	if p.bufY, err = p.alloc("Y", Output, k.sumDType(), p.maxWarps*p.fragElems); err != nil {
+		return err
+	}
+	if err := upload(ctx, p.bufAB, k.encode(k.in, p.ab)); err != nil {
+		return err
+	}
+	return upload(ctx, p.bufC0, k.encode(k.sum, p.c0))
+}
+
+// encode packs integers as the words of a buffer of type t.
+func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
+	switch t {
+	case hal.ComponentF16:
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		return packHalves(f)
+	case hal.ComponentF32:
+		w := make([]uint32, len(v))
+		for i, x := range v {
+			w[i] = math.Float32bits(float32(x))
+		}
+		return w
+	case hal.ComponentS8:
+		w := make([]uint32, (len(v)+3)/4)
+		for i, x := range v {
+			w[i/4] |= uint32(uint8(int8(x))) << (8 * (i % 4))
+		}
+		return w
+	}
+	w := make([]uint32, len(v))
+	for i, x := range v {
+		w[i] = uint32(x)
+	}
+	return w
+}
+
+// warps returns how many warps candidate c runs: one per ACC chains.
+func (p *coopmatPeakProblem) warps(c Candidate) int64 {
+	return (p.n + int64(param(c, "ACC")) - 1) / int64(param(c, "ACC"))
+}
+
+func (p *coopmatPeakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	return p.dispatch1D(cb, exe, ceilDiv(uint64(p.warps(c)), param(c, "WG")/32), p.push, p.bufAB, p.bufC0, p.bufY)
+}
+
+// Verify compares every warp's sum exactly: after ITERS steps alternating
+// B and -B, chain j is at C0[j], plus A·B if ITERS is odd; all small
+// integers.
+func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	fm, fn, fk := int64(param(c, "FM")), int64(param(c, "FN")), int64(param(c, "FK"))
+	acc := int64(param(c, "ACC"))
+	slot := p.kind.slot()
+	// ab is A·B (FM×FN), when ITERS is odd.
+	ab := make([]int64, fm*fn)
+	if p.iters%2 == 1 {
+		for i := range fm {
+			for j := range fn {
+				for k := range fk {
+					ab[i*fn+j] += int64(p.ab[i*fk+k]) * int64(p.ab[slot+k*fn+j])
+				}
+			}
+		}
+	}
+	warps := p.warps(c)
+	got, err := p.sums(ctx, warps*fm*fn)
+	if err != nil {
+		return err
+	}
+	m := Mismatches{What: p.kind.name + "/" + c.Name}
+	for w := range warps {
+		for e := range fm * fn {
+			var want int64
+			for j := range min(acc, p.n-w*acc) {
+				want += int64(p.c0[j*fm*fn+e]) + ab[e]
+			}
+			if g := got[w*fm*fn+e]; g != float64(want) {
+				m.Add("Y[%d][%d][%d] (warp %d): got %g, want %d (exact)", w, e/fn, e%fn, w, g, want)
+			}
+		}
+	}
+	return m.Err(warps * fm * fn)
+}
+
+// sums reads n sums of Y back as float64 values.
+func (p *coopmatPeakProblem) sums(ctx context.Context, n int64) ([]float64, error) {
+	out := make([]float64, n)
+	switch p.kind.sum {
+	case hal.ComponentF16:
+		h, err := p.downloadHalves(ctx, p.bufY, n)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range h {
+			out[i] = float64(v)
+		}
+	case hal.ComponentF32:
+		f, err := p.downloadF32(ctx, p.bufY, n)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range f {
+			out[i] = float64(v)
+		}
+	default:
+		w, err := p.download(ctx, p.bufY, n)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range w {
+			out[i] = float64(int32(v))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,223 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Requirements is what a kernel needs of a device beyond core Vulkan 1.2
+// compute. Candidate.Needs adds what the kernel's module declares to a
+// candidate's own, so a built-in candidate states here only what its
+// SPIR-V cannot say: shared memory, a subgroup size, the shapes of its
+// cooperative matrices.
+type Requirements struct {
+	// Float16 is 16-bit float arithmetic (shaderFloat16).
+	Float16 bool
+	// Int64 is 64-bit integer arithmetic (shaderInt64).
+	Int64 bool
+	// Float64, Int16 and Int8 are shaderFloat64, shaderInt16 and
+	// shaderInt8.
+	Float64, Int16, Int8 bool
+	// Storage16 and Storage8 are 16- and 8-bit types in storage buffers
+	// (storageBuffer16BitAccess, storageBuffer8BitAccess).
+	Storage16, Storage8 bool
+	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel).
+	VulkanMemoryModel bool
+	// Subgroup are the subgroup operations used in compute shaders.
+	Subgroup hal.SubgroupOps
+	// MinSubgroupSize is the smallest subgroup size the kernel works with;
+	// 0 if any.
+	MinSubgroupSize uint32
+	// SubgroupSize, if not 0, is the only subgroup size the kernel works
+	// with (a kernel that counts the invocations of its cooperative
+	// matrices' subgroups, say).
+	SubgroupSize uint32
+	// SharedMemory is the workgroup (shared) memory the kernel declares,
+	// in bytes.
+	SharedMemory uint32
+	// CooperativeMatrix is the extension whose cooperative matrices the
+	// kernel uses; 0 for none.
+	CooperativeMatrix hal.MatrixAPI
+	// CooperativeMatrices are the multiply-adds it does with them, each of
+	// which the device must list (hal.DeviceInfo.CooperativeMatrices).
+	CooperativeMatrices []hal.CooperativeMatrix
+}
+
+// ModuleRequirements returns what the capabilities module m declares need
+// of a device: the one mapping from SPIR-V capabilities to device features,
+// for built-in kernels, manifests and the library's kernels alike. The
+// 16- and 8-bit access capabilities of uniform buffers and push constants
+// count as those of storage buffers, the only ones vkbench binds.
+func ModuleRequirements(m *spirv.Module) Requirements {
+	var r Requirements
+	for _, c := range m.Capabilities {
+		switch {
+		case c == spirv.CapFloat16:
+			r.Float16 = true
+		case c == spirv.CapFloat64:
+			r.Float64 = true
+		case c == spirv.CapInt64:
+			r.Int64 = true
+		case c == spirv.CapInt16:
+			r.Int16 = true
+		case c == spirv.CapInt8:
+			r.Int8 = true
+		case spirv.CapGroupNonUniform <= c && c <= spirv.CapGroupNonUniformQuad:
+			r.Subgroup |= hal.SubgroupOps(1) << (c - spirv.CapGroupNonUniform)
+		case c == spirv.CapStorageBuffer16Bit, c == spirv.CapUniformStorage16Bit, c == spirv.CapStoragePushConstant16:
+			r.Storage16 = true
+		case c == spirv.CapStorageBuffer8Bit, c == spirv.CapUniformStorage8Bit, c == spirv.CapStoragePushConstant8:
+			r.Storage8 = true
+		case c == spirv.CapVulkanMemoryModel:
+			r.VulkanMemoryModel = true
+		case c == spirv.CapCooperativeMatrixNV:
+			r.CooperativeMatrix = hal.MatrixNV
+		case c == spirv.CapCooperativeMatrixKHR:
+			r.CooperativeMatrix = hal.MatrixKHR
+		}
+	}
+	if r.Subgroup != 0 {
+		r.Subgroup |= hal.SubgroupBasic
+	}
+	return r
+}
+
+// Merge returns what r and o need together.
+func (r Requirements) Merge(o Requirements) Requirements {
+	r.Float16 = r.Float16 || o.Float16
+	r.Int64 = r.Int64 || o.Int64
+	r.Float64 = r.Float64 || o.Float64
+	r.Int16 = r.Int16 || o.Int16
+	r.Int8 = r.Int8 || o.Int8
+	r.Storage16 = r.Storage16 || o.Storage16
+	r.Storage8 = r.Storage8 || o.Storage8
+	r.VulkanMemoryModel = r.VulkanMemoryModel || o.VulkanMemoryModel
+	r.Subgroup |= o.Subgroup
+	r.MinSubgroupSize = max(r.MinSubgroupSize, o.MinSubgroupSize)
+	if r.SubgroupSize == 0 {
+		r.SubgroupSize = o.SubgroupSize
+	}
+	r.SharedMemory = max(r.SharedMemory, o.SharedMemory)
+	if r.CooperativeMatrix == 0 {
+		r.CooperativeMatrix = o.CooperativeMatrix
+	}
+	r.CooperativeMatrices = slices.Clone(r.CooperativeMatrices)
+	for _, m := range o.CooperativeMatrices {
+		if !slices.Contains(r.CooperativeMatrices, m) {
+			r.CooperativeMatrices = append(r.CooperativeMatrices, m)
+		}
+	}
+	return r
+}
+
+// Supported returns nil if info meets the requirements, or an error with
+// code Unimplemented that names the first one it does not meet, such as
+// "needs cooperative matrices (VK_NV_cooperative_matrix), which the device
+// lacks", "needs shaderFloat16" or "needs 48 KiB of shared memory, device
+// has 32 KiB".
+func (r Requirements) Supported(info hal.DeviceInfo) error {
+	if why := r.unsupported(info); why != "" {
+		return status.New(status.Unimplemented, "kernels: "+why)
+	}
+	return nil
+}
+
+func (r Requirements) unsupported(info hal.DeviceInfo) string {
+	if why := r.unsupportedMatrices(info); why != "" {
+		return why
+	}
+	f, l := info.Features, info.Limits
+	for _, need := range []struct {
+		want, have bool
+		name       string
+	}{
+		{r.Float16, f.Float16, "shaderFloat16"},
+		{r.Int64, f.Int64, "shaderInt64"},
+		{r.Float64, f.Float64, "shaderFloat64"},
+		{r.Int16, f.Int16, "shaderInt16"},
+		{r.Int8, f.Int8, "shaderInt8"},
+		{r.Storage16, f.Storage16, "storageBuffer16BitAccess (16-bit types in storage buffers)"},
+		{r.Storage8, f.Storage8, "storageBuffer8BitAccess (8-bit types in storage buffers)"},
+		{r.VulkanMemoryModel, f.VulkanMemoryModel, "vulkanMemoryModel"},
+	} {
+		if need.want && !need.have {
+			return "needs " + need.name
+		}
+	}
+	switch {
+	case !l.SubgroupOps.Has(r.Subgroup):
+		return fmt.Sprintf("needs subgroup operations %s, device has %s", r.Subgroup, l.SubgroupOps)
+	case r.MinSubgroupSize > 0 && l.SubgroupSize < r.MinSubgroupSize:
+		return fmt.Sprintf("needs a subgroup size of at least %d, device has %d", r.MinSubgroupSize, l.SubgroupSize)
+	case r.SubgroupSize > 0 && l.SubgroupSize != r.SubgroupSize:
+		return fmt.Sprintf("needs a subgroup size of %d, device has %d", r.SubgroupSize, l.SubgroupSize)
+	case r.SharedMemory > l.MaxSharedMemory:
+		return fmt.Sprintf("needs %s of shared memory, device has %s", kib(r.SharedMemory), kib(l.MaxSharedMemory))
+	}
+	return ""
+}
+
+// unsupportedMatrices says what the device lacks of the cooperative
+// matrices r uses, or "".
+func (r Requirements) unsupportedMatrices(info hal.DeviceInfo) string {
+	apis := []hal.MatrixAPI{}
+	if r.CooperativeMatrix != 0 {
+		apis = append(apis, r.CooperativeMatrix)
+	}
+	for _, m := range r.CooperativeMatrices {
+		if !slices.Contains(apis, m.API) {
+			apis = append(apis, m.API)
+		}
+	}
+	for _, api := range apis {
+		if !info.Features.CooperativeMatrix(api) {
+			return fmt.Sprintf("needs cooperative matrices (%s), which the device lacks", api.Extension())
+		}
+	}
+	for _, m := range r.CooperativeMatrices {
+		if !info.HasCooperativeMatrix(m) {
+			return fmt.Sprintf("needs the cooperative-matrix multiply-add %s, which the device does not list", m)
+		}
+	}
+	return ""
+}
+
+// appendDigest appends every field of r to b, for Digest.
+func (r Requirements) appendDigest(b []byte) []byte {
+	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
+	flags := uint32(0)
+	for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel} {
+		if on {
+			flags |= 1 << i
+		}
+	}
+	u32(flags)
+	u32(uint32(r.Subgroup))
+	u32(r.MinSubgroupSize)
+	u32(r.SubgroupSize)
+	u32(r.SharedMemory)
+	u32(uint32(r.CooperativeMatrix))
+	u32(uint32(len(r.CooperativeMatrices)))
+	for _, m := range r.CooperativeMatrices {
+		sat := uint32(0)
+		if m.SaturatingAccumulation {
+			sat = 1
+		}
+		for _, v := range []uint32{uint32(m.API), m.M, m.N, m.K, uint32(m.A), uint32(m.B), uint32(m.C), uint32(m.Result), sat, uint32(m.Scope)} {
+			u32(v)
+		}
+	}
+	return b
+}
+
+func kib(n uint32) string {
+	if n%1024 == 0 {
+		return fmt.Sprintf("%d KiB", n/1024)
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}

@@ -1,0 +1,251 @@
+// gemm_f16_coopmat.glsl: the body of the cooperative-matrix fp16 GEMM,
+// C = A * B with A (M x K), B (K x N) and C (M x N) row-major float16 and
+// float32 sums, included by two kernels that differ only in how a 16 x 16
+// fragment is held:
+//
+//   - gemm_f16_coopmat_nv: fragments are GL_NV_cooperative_matrix
+//     matrices of one subgroup (32 invocations), multiplied on the matrix
+//     units (tensor cores);
+//   - gemm_f16_coopmat_emu: every invocation of a group of 32 holds a
+//     whole fragment in its own registers and computes it in fp32, which
+//     is what the NV kernel's fragments mean. It needs no cooperative
+//     matrices, so a device without them (lavapipe in CI) runs this very
+//     tiling, staging and epilogue code and verifies it.
+//
+// A workgroup of WARPS groups of 32 invocations ("warps") computes a BM x BN
+// tile of C. Warps are laid out WARPS_M x WARPS_N, each computing a WM x WN
+// part of the tile as CM x CN fragments of 16 x 16, with float32 sums in
+// registers. K is stepped in slices of BK:
+//
+//   - the BM x BK slice of A and the BK x BN slice of B are loaded from
+//     memory in 128-bit loads (8 halves) into registers, and stored into
+//     shared memory whose rows are padded by 8 halves so that fragment
+//     loads spread over the banks;
+//   - the next slice's loads are issued before the current slice's
+//     multiply-adds, so that memory latency hides behind the matrix
+//     units; with NBUF = 2 the next slice goes to the other half of
+//     shared memory (one barrier per slice), with NBUF = 1 to the same
+//     half after a barrier (two barriers, half the shared memory);
+//   - the epilogue converts each warp's fragments to float16 a row of
+//     fragments at a time, stages them in shared memory, and writes them
+//     out in 128-bit stores.
+//
+// Sizes that are not multiples of the tile, or a K or N that is not a
+// multiple of 8 (rows not 16-byte aligned), take a checked path of
+// single halves for the affected loads and stores; elements outside A and
+// B are zero.
+//
+// Specialization: 0 = workgroup size (32 * WARPS), 1 = BM, 2 = BN, 3 = BK
+// (a multiple of 16), 4 = WM, 5 = WN (multiples of 16), 6 = NBUF (1 or 2).
+// Push constants: M, N, K. Bindings: 0 = A, 1 = B, 2 = C.
+//
+// The including kernel defines WARP and LANE (the invocation's warp and
+// its index in it), the fragment types FRAG_AB and FRAG_C, and
+// fragZero(FRAG_C), fragLoad(FRAG_AB, offset, stride),
+// fragMulAdd(a, b, c) and fragStore(FRAG_C, offset, stride), which load
+// from and store to shared memory (sh) at offsets and strides counted in
+// uvec4s of 8 halves, row-major.
+
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint BM = 64;
+layout(constant_id = 2) const uint BN = 64;
+layout(constant_id = 3) const uint BK = 32;
+layout(constant_id = 4) const uint WM = 32;
+layout(constant_id = 5) const uint WN = 32;
+layout(constant_id = 6) const uint NBUF = 2;
+
+layout(set = 0, binding = 0) restrict readonly buffer A8 { uvec4 a8[]; };
+layout(set = 0, binding = 0) restrict readonly buffer A1 { float16_t a1[]; };
+layout(set = 0, binding = 1) restrict readonly buffer B8 { uvec4 b8[]; };
+layout(set = 0, binding = 1) restrict readonly buffer B1 { float16_t b1[]; };
+layout(set = 0, binding = 2) restrict writeonly buffer C8 { uvec4 c8[]; };
+layout(set = 0, binding = 2) restrict writeonly buffer C1 { float16_t c1[]; };
+
+layout(push_constant) uniform Params { uint M; uint N; uint K; } pc;
+
+const uint NT = gl_WorkGroupSize.x;
+const uint WARPS_N = BN / WN;
+const uint CM = WM / 16u;            // fragment rows per warp
+const uint CN = WN / 16u;            // fragment columns per warp
+const uint ASTR = (BK + 8u) / 8u;    // padded row of a slice of A, in uvec4s
+const uint BSTR = (BN + 8u) / 8u;    // padded row of a slice of B
+const uint CSTR = (WN + 8u) / 8u;    // padded row of a warp's staged C
+const uint AS = BM * ASTR;           // a slice of A in shared memory
+const uint BS = BK * BSTR;
+const uint AV = BM * BK / 8u;        // uvec4s of a slice of A
+const uint BV = BK * BN / 8u;
+const uint AL = (AV + NT - 1u) / NT; // uvec4s of A each invocation loads
+const uint BL = (BV + NT - 1u) / NT;
+
+// NBUF slices of A then B; the epilogue reuses it (the host makes sure
+// WARPS * 16 * CSTR uvec4s fit).
+shared uvec4 sh[NBUF * (AS + BS)];
+
+uvec4 ra[AL];
+uvec4 rb[BL];
+
+// pack8 packs 8 halves, element 0 lowest, as memory holds them.
+uvec4 pack8(float16_t h[8]) {
+    return uvec4(packFloat2x16(f16vec2(h[0], h[1])), packFloat2x16(f16vec2(h[2], h[3])),
+                 packFloat2x16(f16vec2(h[4], h[5])), packFloat2x16(f16vec2(h[6], h[7])));
+}
+
+// loadSlice loads the slices of A and B at k0 into registers.
+void loadSlice(uint bm, uint bn, uint k0) {
+    uint tid = gl_LocalInvocationIndex;
+    bool kAligned = (pc.K & 7u) == 0u;
+    bool nAligned = (pc.N & 7u) == 0u;
+    [[unroll]] for (uint l = 0u; l < AL; l++) {
+        uint v = tid + l * NT;
+        uint row = bm + v / (BK / 8u);
+        uint k = k0 + 8u * (v % (BK / 8u));
+        uvec4 t = uvec4(0u);
+        if (v < AV && row < pc.M) {
+            if (kAligned && k + 8u <= pc.K) {
+                t = a8[(row * pc.K + k) / 8u];
+            } else {
+                float16_t h[8];
+                for (uint j = 0u; j < 8u; j++) {
+                    h[j] = k + j < pc.K ? a1[row * pc.K + k + j] : float16_t(0.0);
+                }
+                t = pack8(h);
+            }
+        }
+        ra[l] = t;
+    }
+    [[unroll]] for (uint l = 0u; l < BL; l++) {
+        uint v = tid + l * NT;
+        uint k = k0 + v / (BN / 8u);
+        uint col = bn + 8u * (v % (BN / 8u));
+        uvec4 t = uvec4(0u);
+        if (v < BV && k < pc.K) {
+            if (nAligned && col + 8u <= pc.N) {
+                t = b8[(k * pc.N + col) / 8u];
+            } else {
+                float16_t h[8];
+                for (uint j = 0u; j < 8u; j++) {
+                    h[j] = col + j < pc.N ? b1[k * pc.N + col + j] : float16_t(0.0);
+                }
+                t = pack8(h);
+            }
+        }
+        rb[l] = t;
+    }
+}
+
+// storeSlice stores the registers into shared buffer buf.
+void storeSlice(uint buf) {
+    uint tid = gl_LocalInvocationIndex;
+    uint base = buf * (AS + BS);
+    [[unroll]] for (uint l = 0u; l < AL; l++) {
+        uint v = tid + l * NT;
+        if (v < AV) {
+            sh[base + (v / (BK / 8u)) * ASTR + v % (BK / 8u)] = ra[l];
+        }
+    }
+    [[unroll]] for (uint l = 0u; l < BL; l++) {
+        uint v = tid + l * NT;
+        if (v < BV) {
+            sh[base + AS + (v / (BN / 8u)) * BSTR + v % (BN / 8u)] = rb[l];
+        }
+    }
+}
+
+FRAG_C acc[CM][CN];
+
+// multiplySlice does the slice in shared buffer buf: for each 16 of k,
+// CM fragments of A and CN of B loaded, CM * CN multiply-adds.
+void multiplySlice(uint buf, uint wm, uint wn) {
+    uint abase = buf * (AS + BS) + wm * WM * ASTR;
+    uint bbase = buf * (AS + BS) + AS + wn * WN / 8u;
+    [[unroll]] for (uint kk = 0u; kk < BK / 16u; kk++) {
+        FRAG_AB fa[CM];
+        [[unroll]] for (uint i = 0u; i < CM; i++) {
+            fragLoad(fa[i], abase + i * 16u * ASTR + 2u * kk, ASTR);
+        }
+        [[unroll]] for (uint j = 0u; j < CN; j++) {
+            FRAG_AB fb;
+            fragLoad(fb, bbase + kk * 16u * BSTR + 2u * j, BSTR);
+            [[unroll]] for (uint i = 0u; i < CM; i++) {
+                fragMulAdd(fa[i], fb, acc[i][j]);
+            }
+        }
+    }
+}
+
+// storeC writes the warp's fragment row i, staged in shared memory at
+// stage, to C; the warp's 32 invocations share the work.
+void storeC(uint stage, uint row0, uint col0) {
+    bool nAligned = (pc.N & 7u) == 0u;
+    const uint ROWV = WN / 8u;
+    for (uint v = LANE; v < 16u * ROWV; v += 32u) {
+        uint row = row0 + v / ROWV;
+        uint col = col0 + 8u * (v % ROWV);
+        if (row >= pc.M) {
+            continue;
+        }
+        uvec4 t = sh[stage + (v / ROWV) * CSTR + v % ROWV];
+        if (nAligned && col + 8u <= pc.N) {
+            c8[(row * pc.N + col) / 8u] = t;
+            continue;
+        }
+        for (uint j = 0u; j < 8u; j++) {
+            if (col + j < pc.N) {
+                c1[row * pc.N + col + j] = unpackFloat2x16(t[j / 2u])[j % 2u];
+            }
+        }
+    }
+}
+
+void main() {
+    uint bm = gl_WorkGroupID.y * BM;
+    uint bn = gl_WorkGroupID.x * BN;
+    uint wm = WARP / WARPS_N;
+    uint wn = WARP % WARPS_N;
+
+    [[unroll]] for (uint i = 0u; i < CM; i++) {
+        [[unroll]] for (uint j = 0u; j < CN; j++) {
+            fragZero(acc[i][j]);
+        }
+    }
+
+    uint slices = (pc.K + BK - 1u) / BK;
+    if (slices > 0u) {
+        loadSlice(bm, bn, 0u);
+        storeSlice(0u);
+    }
+    barrier();
+    for (uint s = 0u; s < slices; s++) {
+        bool more = s + 1u < slices;
+        if (more) {
+            loadSlice(bm, bn, (s + 1u) * BK);
+        }
+        multiplySlice(s % NBUF, wm, wn);
+        if (more) {
+            // With one buffer, everyone must be done reading it first;
+            // with two, the other one was last read before the barrier
+            // that ended the previous slice.
+            if (NBUF == 1u) {
+                barrier();
+            }
+            storeSlice((s + 1u) % NBUF);
+        }
+        barrier();
+    }
+
+    // The slices are done with (the barrier above): each warp stages its
+    // rows of fragments in its own part of sh.
+    uint stage = WARP * 16u * CSTR;
+    [[unroll]] for (uint i = 0u; i < CM; i++) {
+        [[unroll]] for (uint j = 0u; j < CN; j++) {
+            fragStore(acc[i][j], stage + 2u * j, CSTR);
+        }
+        barrier();
+        storeC(stage, bm + wm * WM + i * 16u, bn + wn * WN);
+        barrier();
+    }
+}
