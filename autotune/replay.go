@@ -39,10 +39,12 @@ func (r *ReplayResult) EvalsWithin(frac float64) int {
 // BestSoFar returns, after each evaluation, the fastest verified median
 // so far (+Inf before the first).
 func (r *ReplayResult) BestSoFar() []float64 {
-	return bestSoFar(r.Evals)
+	return BestSoFar(r.Evals)
 }
 
-func bestSoFar(evals []LogRecord) []float64 {
+// BestSoFar returns, after each of evals, the fastest verified median of
+// those up to it (+Inf before the first): a search's convergence.
+func BestSoFar(evals []LogRecord) []float64 {
 	out := make([]float64, len(evals))
 	b := math.Inf(1)
 	for k, rec := range evals {

@@ -307,6 +307,7 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	clear.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
 	clear.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
 	cmd.AddCommand(clear)
+	cmd.AddCommand(newExportLogCmd(&cf))
 	return cmd
 }
 
