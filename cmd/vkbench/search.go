@@ -75,6 +75,15 @@ func (s *searchFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&s.seeds, "seeds", 1, "with --simulate: replay each strategy with this many seeds, from --seed on")
 	fs.Float64Var(&s.stopWithin, "stop-within", 0, "with --simulate: end a search once it has found a configuration within this percent of the log's best")
 	cmd.Long = strings.Replace(cmd.Long, "Exit status:", searchHelp+"Exit status:", 1)
+	for name, more := range map[string]string{
+		"seed":   "; and of a search's strategy",
+		"format": "; with --simulate, table (Markdown) or log (the searches, as a tuning log)",
+		"budget": " (in a search, one configuration)",
+	} {
+		if f := fs.Lookup(name); f != nil {
+			f.Usage += more
+		}
+	}
 }
 
 // on reports whether tune searches.
