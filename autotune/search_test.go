@@ -45,7 +45,13 @@ func newSpaceScaleOp(wgs []int, variant uint32) *spaceScaleOp {
 			return op.cands[0], nil
 		},
 	}
-	s.Operation = func(cands []kernels.Candidate) kernels.Operation { return &scaleOp{cands: cands} }
+	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
+		index := make([]int, len(cands))
+		for i := range index {
+			index[i] = i
+		}
+		return &scaleOp{cands: cands}, index
+	}
 	return &spaceScaleOp{scaleOp: newScaleOp(scaleCand{name: "wg64", wg: 64}), space: s}
 }
 
@@ -83,7 +89,7 @@ func TestSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var valid []string
-	for _, c := range res.Op.Candidates() {
+	for _, c := range res.Points.Candidates() {
 		valid = append(valid, c.Name)
 	}
 	// 3 WG × 3 SPIN × 2 WRONG, less SPIN > 0 at WG 16: 14.
@@ -163,7 +169,7 @@ func TestSearchResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(res.Op.Candidates())
+	n := len(res.Points.Configs)
 	if len(first) != 5 || len(first)+len(second) != n || res.Search.Measured != len(second) {
 		t.Errorf("first run measured %d, second %d (record: %d), of %d points", len(first), len(second), res.Search.Measured, n)
 	}
@@ -178,7 +184,7 @@ func TestSearchResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := res.Search.Measured, len(res.Op.Candidates())-n; got != want {
+	if got, want := res.Search.Measured, len(res.Points.Configs)-n; got != want {
 		t.Errorf("a space with 6 new points: %d measured, want %d", got, want)
 	}
 	// A changed kernel: every point again.

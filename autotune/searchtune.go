@@ -22,13 +22,14 @@ const Unevaluated Outcome = "unevaluated"
 
 // SearchResult is what a search found and did.
 type SearchResult struct {
-	// Entry is the answer committed to the cache: one result per valid
-	// point (Unevaluated for those the search skipped), the fastest
+	// Entry is the answer committed to the cache: one result per candidate
+	// of Op (Unevaluated for those the search skipped), the fastest
 	// verified one the winner, a tie when its interval overlaps the
 	// runner-up's.
 	Entry *Entry
-	// Op has the space's valid points as candidates, named op.Name() +
-	// SpaceSuffix: Entry's indices are its candidates'.
+	// Op has the space's valid points among its candidates (at
+	// Points.Index), named op.Name() + SpaceSuffix: Entry's indices are
+	// its candidates'.
 	Op     kernels.Operation
 	Points *kernels.Points
 	// Search is the search as the tuning log records it.
@@ -90,7 +91,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// search goes on, remembering nothing.
 	_ = t.cache.SaveLogHeader(ref, LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
-	src := &deviceSource{ctx: ctx, t: t, op: sop, shape: k.Shape, cands: sop.Candidates(), pts: pts, ref: ref, logged: logged,
+	src := &deviceSource{ctx: ctx, t: t, op: sop, shape: k.Shape, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
 		opts: sopts, jobs: map[int]*compileJob{}, t0: time.Now()}
 	if sopts.CompileThreads > 0 {
 		src.sem = make(chan struct{}, sopts.CompileThreads)
@@ -101,13 +102,13 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(steps), sopts.MaxEvals, src.measured)
 	}
-	e := t.searchEntry(sop, k.Shape, steps)
+	e := t.searchEntry(sop, pts, k.Shape, steps)
 	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
 	if e.Fastest < 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(steps), info.Name)
 	}
 	skey := Key{Op: sop.name, DType: k.DType, Shape: k.Shape}
-	sum := Checksum(src.cands)
+	sum := Checksum(sop.Candidates())
 	t.cache.Forget(t.table, skey, sum)
 	_ = t.cache.replace(t.table, skey, sum, e)
 	return res, nil
@@ -139,8 +140,9 @@ func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(step) bool 
 	}
 }
 
-// searchEntry is the entry a search commits.
-func (t *Tuner) searchEntry(sop spaceOperation, shape Shape, steps []step) *Entry {
+// searchEntry is the entry a search commits: a result for each candidate
+// of sop, those of the points it evaluated at their index.
+func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, steps []step) *Entry {
 	o := t.opts
 	e := &Entry{
 		Schema: SchemaVersion, Key: Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), Fastest: -1,
@@ -155,13 +157,14 @@ func (t *Tuner) searchEntry(sop spaceOperation, shape Shape, steps []step) *Entr
 		e.Results[i] = Result{Index: i, Name: c.Name, Outcome: Unevaluated, Error: "not evaluated by the search"}
 	}
 	for _, s := range steps {
+		j := pts.Index[s.i]
 		r := s.rec.Result
-		r.Index, r.Name = s.i, cands[s.i].Name
-		e.Results[s.i] = r
+		r.Index, r.Name = j, cands[j].Name
+		e.Results[j] = r
 	}
 	first, second := best(steps)
 	if first >= 0 {
-		e.Fastest = steps[first].i
+		e.Fastest = pts.Index[steps[first].i]
 		e.FastestName = cands[e.Fastest].Name
 		if second >= 0 && overlap(*steps[first].rec.Stats, *steps[second].rec.Stats) {
 			e.Tie, e.TieRule = true, TieRule
@@ -232,7 +235,7 @@ func (d *deviceSource) build(j *compileJob, i int) {
 
 func (d *deviceSource) result(ctx context.Context, i int) (LogRecord, bool, error) {
 	if rec, ok := d.fromLog(i); ok {
-		rec.Index, rec.Name = i, d.cands[i].Name
+		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
 		return rec, false, nil
 	}
 	j, ok := d.jobs[i]
@@ -255,7 +258,7 @@ func (d *deviceSource) result(ctx context.Context, i int) (LogRecord, bool, erro
 		if fatal(ctx, d.t.dev, j.err) {
 			return rec, false, j.err
 		}
-		rec.Result = Result{Index: i, Name: c.Name, Outcome: Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}
+		rec.Result = Result{Index: d.pts.Index[i], Name: c.Name, Outcome: Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}
 		if status.CodeOf(j.err) == status.Unimplemented {
 			rec.Outcome = Unsupported
 		}
@@ -284,7 +287,7 @@ func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (Resul
 		}
 		d.pm = pm
 	}
-	r, err := d.pm.measure(ctx, i, d.cands[i], j.exe, j.took)
+	r, err := d.pm.measure(ctx, d.pts.Index[i], d.cands[i], j.exe, j.took)
 	return r, time.Since(t0), err
 }
 

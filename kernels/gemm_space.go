@@ -64,7 +64,13 @@ var gemmSpace = &Space{
 		// hand-written candidates have it.
 		return regblock(bm, bn, bk, tx, ty), nil
 	},
-	Operation: func(cands []Candidate) Operation { return &gemmOp{cands: cands} },
+	Operation: func(cands []Candidate) (Operation, []int) {
+		index := make([]int, len(cands))
+		for i := range index {
+			index[i] = i
+		}
+		return &gemmOp{cands: cands}, index
+	},
 }
 
 // Space is gemm's space of gemm_regblock tilings (BM, BN, BK, TX, TY, PH),

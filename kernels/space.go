@@ -94,10 +94,12 @@ type Space struct {
 	// in the space), SPIR-V, specialization constants, workgroup size and
 	// requirements.
 	Candidate func(Config) (Candidate, error)
-	// Operation returns the operation whose candidates are cands, kernels
-	// of this space, with the problems, geometry and verification of the
-	// operation the space belongs to.
-	Operation func(cands []Candidate) Operation
+	// Operation returns an operation whose candidates include cands,
+	// kernels of this space, with the problems, geometry and verification
+	// of the operation the space belongs to, and the index of each of
+	// cands among its candidates. (A built-in operation returns one with
+	// cands alone; a manifest's, the one it decoded every point into.)
+	Operation func(cands []Candidate) (Operation, []int)
 	// Identity, if set, returns what identifies a configuration's kernel
 	// in a tuning log, so that a record stays valid exactly as long as its
 	// kernel is unchanged; nil means the Digest of the candidate alone.
@@ -124,13 +126,14 @@ func SpaceOf(op Operation) *Space {
 }
 
 // Points is a space's valid configurations for one size on one device,
-// and the operation that has their kernels as candidates, in the same
-// order.
+// and the operation that has their kernels among its candidates.
 type Points struct {
 	Space   *Space
 	Configs []Config
-	// Op has one candidate per configuration: candidate i is Configs[i]'s.
-	Op Operation
+	// Op has the configurations' kernels among its candidates: candidate
+	// Index[i] is Configs[i]'s.
+	Op    Operation
+	Index []int
 	// IDs identify each configuration's kernel (Space.Identity).
 	IDs []string
 	// Rejected counts the configurations each restriction rejected (by its
@@ -209,6 +212,16 @@ func (s *Space) Config(i int) Config {
 	return c
 }
 
+// Candidates returns the configurations' kernels, in order.
+func (p *Points) Candidates() []Candidate {
+	all := p.Op.Candidates()
+	out := make([]Candidate, len(p.Index))
+	for i, j := range p.Index {
+		out[i] = all[j]
+	}
+	return out
+}
+
 // Points enumerates the configurations of the space valid for a problem of
 // size (of an operation with dimensions dims) on a device described by
 // info, in the order of the product (the first param varying slowest): those
@@ -257,7 +270,10 @@ next:
 	if len(cands) == 0 {
 		return nil, status.Newf(status.NotFound, "kernels: space: none of its %d configurations is valid at %v on %s (rejected: %v)", pts.Total, size, info.Name, pts.Rejected)
 	}
-	pts.Op = s.Operation(cands)
+	pts.Op, pts.Index = s.Operation(cands)
+	if len(pts.Index) != len(cands) {
+		return nil, status.Newf(status.Internal, "kernels: space: Operation placed %d of %d kernels", len(pts.Index), len(cands))
+	}
 	return pts, nil
 }
 

@@ -54,7 +54,7 @@ func TestGEMMSpace(t *testing.T) {
 	}
 	t.Logf("gemm space: %d configurations, %d valid on an H200, %d on lavapipe", h200.Total, len(h200.Configs), len(lava.Configs))
 	points := map[string]kernels.Candidate{}
-	for _, c := range h200.Op.Candidates() {
+	for _, c := range h200.Candidates() {
 		points[c.Name] = c
 	}
 	named := 0
@@ -127,8 +127,8 @@ func TestGEMMSpaceVerifies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 1))
 	for range n {
 		i := rng.IntN(len(pts.Configs))
-		name := pts.Op.Candidates()[i].Name
-		if err := kernels.VerifyCandidate(context.Background(), dev, pts.Op, size, i, 7); err != nil {
+		name := pts.Candidates()[i].Name
+		if err := kernels.VerifyCandidate(context.Background(), dev, pts.Op, size, pts.Index[i], 7); err != nil {
 			t.Errorf("%s (%s): %v", name, s.Name(pts.Configs[i]), err)
 		}
 	}
