@@ -246,3 +246,19 @@ func (c *Cache) ReadLog(r LogRef) (*TuneLog, error) {
 	}
 	return l, nil
 }
+
+// clearLogs removes the tuning logs of table t, or every log if t is nil.
+func clearLogs(tx *bolt.Tx, t *Table) error {
+	root := tx.Bucket([]byte(logBucket))
+	switch {
+	case root == nil:
+		return nil
+	case t == nil:
+		return tx.DeleteBucket([]byte(logBucket))
+	}
+	hw := root.Bucket([]byte(t.Hardware))
+	if hw == nil || hw.Bucket([]byte(t.Tuner)) == nil {
+		return nil
+	}
+	return hw.DeleteBucket([]byte(t.Tuner))
+}
