@@ -87,7 +87,7 @@ func readLog(t testing.TB, path string) *autotune.TuneLog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	l, err := autotune.ReadTuneLog(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)

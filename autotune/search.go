@@ -31,8 +31,9 @@ type SearchOptions struct {
 	// DefaultLookahead.
 	Lookahead int
 	// CompileThreads is how many pipelines compile at once, on CPU
-	// threads, while the GPU measures; negative compiles each point's
-	// pipeline just before measuring it (no overlap). Zero means
+	// threads, while the GPU measures (no more than Lookahead can: only
+	// proposed points compile); negative compiles each point's pipeline
+	// just before measuring it (no overlap). Zero means
 	// DefaultCompileThreads.
 	CompileThreads int
 	// Force measures every point again instead of answering from the

@@ -28,7 +28,7 @@ func isTuneLog(path string) bool {
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	return strings.Contains(line, `"format":"`+autotune.LogFormat+`"`)
 }

@@ -49,7 +49,8 @@ Budgets: --max-evals bounds the configurations evaluated (default: all for
 exhaustive, a quarter of the space, at least 20, for the others) and
 --time-limit the search's time; --seed seeds the strategy, so that a search
 is reproducible. Pipelines compile on --compile-threads CPU threads while the
-GPU measures earlier configurations (0: each just before it is measured); the
+GPU measures earlier configurations (0: each just before it is measured; a
+search proposes 4 configurations ahead, so at most 4 compile at once); the
 summary reports compile and measure time apart.
 
 Every evaluated configuration (its parameters, statistics or failure) is
@@ -245,7 +246,7 @@ func readTuneLogFile(path string) (*autotune.TuneLog, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	defer fh.Close()
+	defer func() { _ = fh.Close() }() // read only
 	l, err := autotune.ReadTuneLog(fh)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", path, err)}

@@ -51,7 +51,7 @@ func TestTuneSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, err := autotune.ReadTuneLog(f)
-	f.Close()
+	_ = f.Close() // read only
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestTuneSimulate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	l, err := autotune.ReadTuneLog(f)
 	if err != nil {
 		t.Fatal(err)
