@@ -62,8 +62,8 @@ func TestTuneSearch(t *testing.T) {
 		t.Errorf("export-log lists %q", list)
 	}
 	show := mustRun(t, 0, "cache", "show", "gemm.space/f32/32x32x32", "--cache", cache)
-	if !strings.Contains(show.stdout, "winner: regblock-32x32x") {
-		t.Errorf("cache show of the search's key:\n%s", show.stdout)
+	if !strings.Contains(show.stdout, "winner: regblock-32x32x") || strings.Count(show.stdout, "regblock-32x32x") != 6 || !strings.Contains(show.stdout, "and 3 configurations of the space the search did not evaluate") {
+		t.Errorf("cache show of the search's key (the second search's 5 of 8):\n%s", show.stdout)
 	}
 	svg := filepath.Join(dir, "conv.svg")
 	r = mustRun(t, 0, "report", log, "-o", svg)
