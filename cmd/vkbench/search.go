@@ -56,8 +56,9 @@ summary reports compile and measure time apart.
 Every evaluated configuration (its parameters, statistics or failure) is
 recorded in the tuning log of the tune cache as it completes. A search that
 was interrupted, or is run again with a larger budget, answers from the log
-what it has and measures the rest; a configuration whose kernel changed is
-measured again. --force measures everything again. vkbench cache export-log
+what it has and measures the rest, whatever --precision or --budget the
+record was measured with; a configuration whose kernel changed is measured
+again. --force measures everything again. vkbench cache export-log
 writes a log as JSON lines; --simulate LOG replays strategies against such a
 file instead of the GPU (--strategy takes a comma-separated list, --seeds N
 runs seeds --seed to --seed+N-1, --stop-within PCT ends each search once a
