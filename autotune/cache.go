@@ -355,8 +355,8 @@ func (c *Cache) Entries(t Table) ([]*Entry, error) {
 	return out, err
 }
 
-// Clear removes table t from the file and from memory; a nil t removes
-// every table.
+// Clear removes table t from the file and from memory, with its tuning
+// logs; a nil t removes every table and every log.
 func (c *Cache) Clear(t *Table) error {
 	c.mu.Lock()
 	for k := range c.mem {
@@ -372,6 +372,9 @@ func (c *Cache) Clear(t *Table) error {
 		return nil
 	}
 	return c.update(func(tx *bolt.Tx) error {
+		if err := clearLogs(tx, t); err != nil {
+			return err
+		}
 		root := tx.Bucket([]byte(rootBucket))
 		if t == nil {
 			// Only this schema's tables: another version's stay as they are.

@@ -317,35 +317,11 @@ func (m *measurement) release() {
 }
 
 func (m *measurement) run(ctx context.Context) error {
-	if err := m.dev.Err(); err != nil {
-		return err
-	}
-	var err error
-	if m.cb, err = m.dev.CreateCommandBuffer(); err != nil {
-		return err
-	}
-	if m.pool, err = m.dev.CreateTimestampPool(2 * m.opts.MaxBatch); err != nil {
-		return status.Annotate(err, "autotune: timestamps are needed to measure")
-	}
-	if m.opts.Mode == Cold {
-		size := m.opts.FlushBytes
-		if size <= 0 {
-			size = 64 << 20
-			if m.info.Type == hal.DiscreteGPU {
-				size = 512 << 20
-			}
-		}
-		if m.flush, err = m.dev.CreateBuffer(hal.BufferDesc{Size: size, Label: "cold-flush"}); err != nil {
-			return status.Annotate(err, "autotune: allocating the cold-mode flush buffer")
-		}
-	}
 	t0 := time.Now()
 	defer func() { m.debug("measured", "total", time.Since(t0)) }()
-	if m.p, err = m.op.Prepare(ctx, m.dev, m.shape.Size(), m.opts.Seed); err != nil {
-		return status.Annotatef(err, "autotune: preparing %s", m.key)
+	if err := m.setup(ctx); err != nil {
+		return err
 	}
-	m.reset, _ = m.p.(kernels.Resetter)
-	m.debug("prepared", "took", time.Since(t0))
 	for i, c := range m.op.Candidates() {
 		// Building a pipeline cannot be interrupted, and may take a
 		// second: a cancelled measurement builds no more.
@@ -369,6 +345,40 @@ func (m *measurement) run(ctx context.Context) error {
 	return m.sample(ctx)
 }
 
+// setup makes what every sample uses (command buffer, timestamps, the
+// cold-mode flush buffer) and prepares the problem.
+func (m *measurement) setup(ctx context.Context) error {
+	if err := m.dev.Err(); err != nil {
+		return err
+	}
+	var err error
+	if m.cb, err = m.dev.CreateCommandBuffer(); err != nil {
+		return err
+	}
+	if m.pool, err = m.dev.CreateTimestampPool(2 * m.opts.MaxBatch); err != nil {
+		return status.Annotate(err, "autotune: timestamps are needed to measure")
+	}
+	if m.opts.Mode == Cold {
+		size := m.opts.FlushBytes
+		if size <= 0 {
+			size = 64 << 20
+			if m.info.Type == hal.DiscreteGPU {
+				size = 512 << 20
+			}
+		}
+		if m.flush, err = m.dev.CreateBuffer(hal.BufferDesc{Size: size, Label: "cold-flush"}); err != nil {
+			return status.Annotate(err, "autotune: allocating the cold-mode flush buffer")
+		}
+	}
+	t0 := time.Now()
+	if m.p, err = m.op.Prepare(ctx, m.dev, m.shape.Size(), m.opts.Seed); err != nil {
+		return status.Annotatef(err, "autotune: preparing %s", m.key)
+	}
+	m.reset, _ = m.p.(kernels.Resetter)
+	m.debug("prepared", "took", time.Since(t0))
+	return nil
+}
+
 // prepareCandidate checks support, builds, runs once and verifies, then
 // calibrates the batch size.
 func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Candidate, st *candState) error {
@@ -387,10 +397,17 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		return status.Annotatef(err, "building %s", c.Name)
 	}
 	st.exe = exe
-	st.res.Compiler = m.compilerStats(c.Name, exe)
+	return m.verifyCandidate(ctx, i, c, st, built.Sub(t0))
+}
+
+// verifyCandidate runs candidate i, whose pipeline st.exe took build to
+// make, once, verifies it, and calibrates its batch size.
+func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Candidate, st *candState, build time.Duration) error {
+	st.res.Compiler = m.compilerStats(c.Name, st.exe)
 	// The outputs are poisoned first, so that a candidate that writes
 	// nothing cannot pass on what an earlier one left.
-	if err := kernels.Run(ctx, m.dev, m.p, exe, i); err != nil {
+	start := time.Now()
+	if err := kernels.Run(ctx, m.dev, m.p, st.exe, i); err != nil {
 		return status.Annotatef(err, "running %s", c.Name)
 	}
 	ran := time.Now()
@@ -400,7 +417,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		}
 		return status.Annotatef(err, "verifying %s", c.Name)
 	}
-	m.debug("verified", "candidate", c.Name, "build", built.Sub(t0), "run", ran.Sub(built), "verify", time.Since(ran))
+	m.debug("verified", "candidate", c.Name, "build", build, "run", ran.Sub(start), "verify", time.Since(ran))
 	// Calibrate: time one run, then batch enough runs to last
 	// MinSampleTime.
 	t, err := m.timed(ctx, st, i, 1)

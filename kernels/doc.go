@@ -43,6 +43,18 @@
 //
 // VerifyCandidate does all of this for one candidate.
 //
+// # Parameter spaces
+//
+// An operation whose kernels are the points of a space of tunable
+// parameters implements Searchable: its Space names the params and their
+// values, the Restrictions (conditions of the params, the problem's dims
+// and the device's limits) and how a configuration becomes a Candidate.
+// Space.Points enumerates the configurations valid for a size on a device
+// without compiling any. gemm's space is gemm_regblock's tilings (BM, BN,
+// BK, TX, TY, PH); its hand-written regblock candidates are points of it.
+// Candidates lists the named points, which vkbench run measures; a search
+// (package autotune) explores the rest.
+//
 // # Verifying
 //
 // Integer and data-movement results (copy, transpose, peak-mad-i32) are

@@ -20,6 +20,15 @@
 // The format is described in testdata/manifests/README.md of the
 // repository, with working examples.
 //
+// # Parameter spaces
+//
+// A candidate with "space" and "restrict" spans a parameter space (params
+// to lists or ranges of values, restrictions as expressions of the params,
+// the dims and the device's limits): the operation is then a
+// kernels.Searchable whose Space a search (autotune's Tuner.Search,
+// vkbench tune --strategy) explores, while the candidate itself stays one
+// named point.
+//
 // # Checking
 //
 // Everything that can be checked when the manifest is read is: the SPIR-V

@@ -176,9 +176,20 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 	modules := map[string]*manifestModule{}
 	var ops []kernels.Operation
 	for _, n := range elems {
-		op, err := decodeOperation(src, dir, modules, n)
+		named, space, err := expandSpace(src, n)
 		if err != nil {
 			return nil, err
+		}
+		op, err := decodeOperation(src, dir, modules, named)
+		if err != nil {
+			return nil, err
+		}
+		if space != nil {
+			sop, err := decodeOperation(src, dir, modules, space.node)
+			if err != nil {
+				return nil, status.Annotatef(err, "in a configuration of the space of candidate %q", space.tmpl)
+			}
+			space.attach(op, sop, modules)
 		}
 		for _, prev := range ops {
 			if prev.Name() == op.name {
@@ -229,6 +240,7 @@ type manifestOp struct {
 	runs          []*manifestRun
 	// warnings are the problems of the description that did not stop it.
 	warnings []string
+	space    *kernels.Space // nil without one (space.go)
 }
 
 // Operation.

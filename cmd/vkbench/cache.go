@@ -307,6 +307,7 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	clear.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
 	clear.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
 	cmd.AddCommand(clear)
+	cmd.AddCommand(newExportLogCmd(&cf))
 	return cmd
 }
 
@@ -345,7 +346,12 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 	fmt.Fprintf(w, "  limits: ±%.1f%% target, budget %v, %d-%d samples, seed %d\n", e.Bounds.TargetHalfWidth*100, e.Bounds.Budget, e.Bounds.MinSamples, e.Bounds.MaxSamples, e.Bounds.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  \tcandidate\toutcome\tmedian\t95% CI\tsamples\tGB/s\tGFLOP/s\tnote")
+	unevaluated := 0
 	for _, r := range e.Results {
+		if r.Outcome == autotune.Unevaluated {
+			unevaluated++ // a search's: listed as a count
+			continue
+		}
 		mark := ""
 		if r.Index == e.Fastest {
 			mark = "*"
@@ -364,6 +370,9 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if unevaluated > 0 {
+		fmt.Fprintf(w, "  and %d configurations of the space the search did not evaluate\n", unevaluated)
 	}
 	return writeCompilerStats(w, e.Results)
 }

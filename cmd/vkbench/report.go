@@ -71,6 +71,9 @@ Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
 			if err != nil {
 				return err
 			}
+			if drawn, err := reportConvergence(cmd, args, output, format); drawn || err != nil {
+				return err
+			}
 			if peakGBps < 0 || peakGFLOPs < 0 {
 				return usageError{fmt.Errorf("--peak-gbps and --peak-gflops must not be negative")}
 			}

@@ -77,6 +77,8 @@ type benchFlags struct {
 	verbose    bool
 	// candidates (run only) selects candidates by a regular expression.
 	candidates string
+	// search (tune only) searches parameter spaces.
+	search searchFlags
 }
 
 func (f *benchFlags) register(fs *pflag.FlagSet) {
@@ -266,6 +268,12 @@ devices only.
 
 Exit status: as run's.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.search.check(cmd); err != nil {
+				return err
+			}
+			if f.search.simulate != "" {
+				return simulate(cmd, &f)
+			}
 			if compileOnly {
 				return compileAll(cmd, &f, args)
 			}
@@ -279,6 +287,7 @@ Exit status: as run's.`,
 	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build the pipelines and keep the driver's pipeline cache")
 	cmd.Flags().BoolVar(&force, "force", false, "measure again and replace answers already in the cache")
 	cmd.Flags().BoolVar(&allDevices, "all-devices", false, "tune on every device at once; identical devices split the work")
+	f.search.register(cmd)
 	return cmd
 }
 
@@ -372,7 +381,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 			break
 		}
 		var e *autotune.Entry
-		if commit {
+		if commit && f.search.on() && kernels.SpaceOf(op) != nil {
+			op, e, err = f.search.tune(cmd, f, tuner, op, size, force)
+		} else if commit {
 			start := time.Now()
 			e, err = tuner.Tune(ctx, op, size, force)
 			if err == nil && e != nil && e.Time.Before(start) {

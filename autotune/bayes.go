@@ -1,0 +1,149 @@
+package autotune
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// bayes is Bayesian optimization with a Gaussian process over the grid's
+// scaled coordinates. It evaluates a random initial design, then, each
+// time it is asked, the point never proposed with the largest expected
+// improvement on the best log time so far. Proposals still outstanding
+// count as observed at the model's prediction (the "kriging believer"), so
+// that several proposals made before their results do not crowd one spot.
+// Failed points are known to be proposed and are left out of the model.
+type bayes struct {
+	observations
+	feats [][]float64
+	rng   *rand.Rand
+	n0    int
+	model gp
+	// tunedAt is how many results the hyperparameters were chosen with.
+	tunedAt int
+	order   []int // results' points, in the order told
+	pending []int // proposed, not yet told
+}
+
+// bayesExplore is the margin of expected improvement, in standard
+// deviations of the log times, below which a gain is not worth chasing.
+const bayesExplore = 0.01
+
+// bayesRetune is how many new results make the hyperparameters be chosen
+// again, at least: later, a fifth more than they were chosen with (a
+// choice costs dozens of factorizations, which grow as the cube of the
+// results).
+const bayesRetune = 5
+
+func newBayes(g *Grid, rng *rand.Rand) *bayes {
+	b := &bayes{observations: newObservations(g.Len()), rng: rng}
+	for i := range g.Len() {
+		b.feats = append(b.feats, g.features(i))
+	}
+	d := len(g.Params)
+	b.n0 = min(g.Len(), max(10, 2*d))
+	b.model = gp{ls: make([]float64, d), noise: 1e-3}
+	for j := range b.model.ls {
+		b.model.ls[j] = 0.4
+	}
+	return b
+}
+
+func (b *bayes) Next() (int, bool) {
+	if b.left == 0 {
+		return 0, false
+	}
+	i, ok := b.guided()
+	if !ok {
+		i, _ = b.randomUnproposed(b.rng)
+	}
+	b.propose(i)
+	b.pending = append(b.pending, i)
+	return i, true
+}
+
+func (b *bayes) Tell(i int, seconds float64, ok bool) {
+	b.tell(i, seconds, ok)
+	b.order = append(b.order, i)
+	for k, p := range b.pending {
+		if p == i {
+			b.pending = append(b.pending[:k], b.pending[k+1:]...)
+			break
+		}
+	}
+}
+
+// guided returns the point of largest expected improvement, or false
+// while the initial design is not done or too few points have times.
+func (b *bayes) guided() (int, bool) {
+	if len(b.proposed)-b.left < b.n0 {
+		return 0, false
+	}
+	var x [][]float64
+	var y []float64
+	for _, i := range b.order {
+		if v := b.value[i]; !math.IsInf(v, 1) {
+			x = append(x, b.feats[i])
+			y = append(y, v)
+		}
+	}
+	if len(y) < 3 {
+		return 0, false
+	}
+	mean, sd := meanSD(y)
+	z := make([]float64, len(y))
+	best := math.Inf(1)
+	for k, v := range y {
+		z[k] = (v - mean) / sd
+		best = min(best, z[k])
+	}
+	if b.tunedAt == 0 || len(y)-b.tunedAt >= max(bayesRetune, b.tunedAt/5) {
+		b.model.tune(x, z)
+		b.tunedAt = len(y)
+	}
+	if _, ok := b.model.fit(x, z); !ok {
+		return 0, false
+	}
+	if len(b.pending) > 0 {
+		// The believer: outstanding proposals as if they had come out at
+		// the model's mean.
+		for _, p := range b.pending {
+			mu, _ := b.model.predict(b.feats[p])
+			x = append(x, b.feats[p])
+			z = append(z, mu)
+		}
+		if _, ok := b.model.fit(x, z); !ok {
+			return 0, false
+		}
+	}
+	var open []int
+	var xs [][]float64
+	for i, p := range b.proposed {
+		if !p {
+			open = append(open, i)
+			xs = append(xs, b.feats[i])
+		}
+	}
+	mus, vs := b.model.predictAll(xs)
+	pick, bestEI := -1, -1.0
+	for k, i := range open {
+		if ei := expectedImprovement(mus[k], vs[k], best, bayesExplore); ei > bestEI {
+			pick, bestEI = i, ei
+		}
+	}
+	return pick, pick >= 0
+}
+
+func meanSD(y []float64) (mean, sd float64) {
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	for _, v := range y {
+		sd += (v - mean) * (v - mean)
+	}
+	sd = math.Sqrt(sd / float64(len(y)))
+	if sd < 1e-9 {
+		sd = 1
+	}
+	return mean, sd
+}

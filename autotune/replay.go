@@ -1,0 +1,155 @@
+package autotune
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// ReplayResult is a search run against a recorded tuning log.
+type ReplayResult struct {
+	// Search is the search as a log records it (Simulated).
+	Search LogSearch
+	// Evals are the log's records of the configurations the search
+	// evaluated, in order.
+	Evals []LogRecord
+	// Points is the number of configurations in the log's space (those
+	// with a record); Best the fastest verified median among them, the
+	// exhaustive search's answer.
+	Points int
+	Best   float64
+}
+
+// EvalsWithin returns how many evaluations the search made until it had
+// evaluated a verified configuration within frac of the log's best
+// (0.03: at most 3% slower), or 0 if it never did.
+func (r *ReplayResult) EvalsWithin(frac float64) int {
+	for k, rec := range r.Evals {
+		if rec.ok() && rec.Stats.Median <= r.Best*(1+frac) {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// BestSoFar returns, after each evaluation, the fastest verified median
+// so far (+Inf before the first).
+func (r *ReplayResult) BestSoFar() []float64 {
+	return BestSoFar(r.Evals)
+}
+
+// BestSoFar returns, after each of evals, the fastest verified median of
+// those up to it (+Inf before the first): a search's convergence.
+func BestSoFar(evals []LogRecord) []float64 {
+	out := make([]float64, len(evals))
+	b := math.Inf(1)
+	for k, rec := range evals {
+		if rec.ok() {
+			b = min(b, rec.Stats.Median)
+		}
+		out[k] = b
+	}
+	return out
+}
+
+// Replay runs a search against a recorded tuning log instead of a device:
+// every configuration it proposes is answered by its record (one the log
+// lacks counts as failed), and its time limit is on the recorded times,
+// compiling and measuring one after the other. With the log of an
+// exhaustive search, strategies are compared, and tested, without a GPU.
+func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
+	g, recs, err := l.grid()
+	if err != nil {
+		return nil, err
+	}
+	if err := sopts.fill(g.Len()); err != nil {
+		return nil, err
+	}
+	strat, err := NewStrategy(sopts.Strategy, g, sopts.Seed, sopts.MaxEvals)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReplayResult{Points: g.Len(), Best: math.Inf(1)}
+	for _, r := range recs {
+		if r.ok() {
+			res.Best = min(res.Best, r.Stats.Median)
+		}
+	}
+	src := &logSource{recs: recs}
+	done := func(s step) bool {
+		return sopts.StopWithin > 0 && s.rec.ok() && s.rec.Stats.Median <= res.Best*(1+sopts.StopWithin)
+	}
+	steps, err := drive(context.Background(), strat, src, sopts, done)
+	if err != nil {
+		return nil, err
+	}
+	res.Search = LogSearch{Strategy: sopts.Strategy, Seed: sopts.Seed, Lookahead: sopts.Lookahead, MaxEvals: sopts.MaxEvals,
+		Simulated: true, Time: time.Now().UTC()}
+	for _, st := range steps {
+		res.Evals = append(res.Evals, st.rec)
+		res.Search.Order = append(res.Search.Order, st.rec.Name)
+		res.Search.CompileSeconds += st.rec.CompileSeconds
+		res.Search.MeasureSeconds += st.rec.MeasureSeconds
+	}
+	res.Search.WallSeconds = src.clock.Seconds()
+	if first, _ := best(steps); first >= 0 {
+		res.Search.Best = steps[first].rec.Name
+	}
+	return res, nil
+}
+
+// grid returns the grid of the log's configurations, in the order of the
+// product of its params (the order of kernels.Space.Points, so that a
+// replay proposes what the search on the device proposed), and their
+// records. Records of configurations outside the header's space (values
+// it no longer has) are left out.
+func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
+	params := l.Header.Space.params()
+	space := &kernels.Space{Params: params}
+	type point struct {
+		coords []int
+		rec    LogRecord
+	}
+	var pts []point
+	seen := map[string]bool{}
+	for _, r := range l.Evals {
+		c := space.Index(r.Config)
+		if slices.Contains(c, -1) || len(r.Config) != len(params) || seen[r.Name] {
+			continue
+		}
+		seen[r.Name] = true
+		pts = append(pts, point{c, r})
+	}
+	if len(pts) == 0 {
+		return nil, nil, status.Newf(status.InvalidArgument, "autotune: the tuning log of %s has no evaluation of its space", l.Header.Key)
+	}
+	slices.SortFunc(pts, func(a, b point) int { return slices.Compare(a.coords, b.coords) })
+	g := &Grid{Params: params}
+	recs := make([]LogRecord, len(pts))
+	for k, p := range pts {
+		g.Coords = append(g.Coords, p.coords)
+		recs[k] = p.rec
+	}
+	return g, recs, nil
+}
+
+// logSource answers from a log's records, on a simulated clock.
+type logSource struct {
+	recs  []LogRecord
+	clock time.Duration
+}
+
+func (s *logSource) start(int) {}
+
+func (s *logSource) result(_ context.Context, i int) (LogRecord, bool, error) {
+	r := s.recs[i]
+	s.clock += time.Duration((r.CompileSeconds + r.MeasureSeconds) * float64(time.Second))
+	return r, true, nil
+}
+
+func (s *logSource) elapsed() time.Duration { return s.clock }
+func (s *logSource) close()                 {}

@@ -1,0 +1,220 @@
+package autotune_test
+
+import (
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/autotune"
+)
+
+var updateSearchExpect = flag.Bool("update-search-expect", false, "pin each strategy's median evaluations on every log of testdata/search in "+searchExpect)
+
+// searchExpect pins, for each log of testdata/search and each strategy,
+// the most evaluations (median of the seeds) the strategy may need to come
+// within 3% of the log's best: a strategy that needs more has regressed.
+// A log without an entry is held to the acceptance bounds alone (the
+// model-guided strategy within a quarter of the space, every strategy
+// within the space); -update-search-expect pins what the strategies need
+// now, plus a fifth.
+const searchExpect = "testdata/search/expect.json"
+
+// replaySeeds are the seeds every strategy is replayed with.
+var replaySeeds = []uint64{1, 2, 3, 4, 5}
+
+// TestReplayStrategies replays every strategy with five seeds on every
+// tuning log in testdata/search (the synthetic model's, and whatever a GPU
+// recorded: bench/search.sh writes one; drop it in as
+// testdata/search/NAME.jsonl), and counts the evaluations each needs to
+// come within 3% of the exhaustive search's best. The model-guided
+// strategy must need at most a quarter of the space (median of the
+// seeds); none may need more than it needed when searchExpect was pinned.
+func TestReplayStrategies(t *testing.T) {
+	logs, err := filepath.Glob("testdata/search/*.jsonl")
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no tuning logs in testdata/search (%v)", err)
+	}
+	pinned := map[string]map[string]int{}
+	if data, err := os.ReadFile(searchExpect); err == nil {
+		if err := json.Unmarshal(data, &pinned); err != nil {
+			t.Fatalf("%s: %v", searchExpect, err)
+		}
+	}
+	measured := map[string]map[string]int{}
+	for _, path := range logs {
+		name := filepath.Base(path)
+		t.Run(strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {
+			l := readLog(t, path)
+			medians := replayTable(t, l)
+			measured[name] = medians
+			n := medians["points"]
+			if b := medians[autotune.Bayes]; 4*b > n {
+				t.Errorf("bayes needs %d evaluations (median of %d seeds) to come within 3%% of the best; more than a quarter of the %d points", b, len(replaySeeds), n)
+			}
+			for s, most := range pinned[name] {
+				if got, ok := medians[s]; ok && got > most {
+					t.Errorf("%s needs %d evaluations (median) to come within 3%%; %s pins at most %d: the strategy regressed", s, got, searchExpect, most)
+				}
+			}
+		})
+	}
+	if *updateSearchExpect {
+		for _, m := range measured {
+			for s, v := range m {
+				if s != "points" {
+					m[s] = v + (v+4)/5
+				}
+			}
+		}
+		data, _ := json.MarshalIndent(measured, "", "  ")
+		if err := os.WriteFile(searchExpect, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readLog(t testing.TB, path string) *autotune.TuneLog {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	l, err := autotune.ReadTuneLog(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return l
+}
+
+// replayTable replays every strategy over the seeds and returns the
+// median evaluations each needed to come within 3% of the best ("points":
+// the space's size), logging the table.
+func replayTable(t *testing.T, l *autotune.TuneLog) map[string]int {
+	ex, err := autotune.Replay(l, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := ex.Points
+	if len(ex.Evals) != n || ex.Search.Best == "" {
+		t.Fatalf("exhaustive replay evaluated %d of %d points, best %q", len(ex.Evals), n, ex.Search.Best)
+	}
+	out := map[string]int{"points": n, autotune.Exhaustive: ex.EvalsWithin(0.03)}
+	t.Logf("%d points; exhaustive best %s, %.4g s, within 3%% after %d evaluations", n, ex.Search.Best, ex.Best, out[autotune.Exhaustive])
+	for _, s := range []string{autotune.Random, autotune.Anneal, autotune.Bayes} {
+		var evals []int
+		for _, seed := range replaySeeds {
+			r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: s, Seed: seed, MaxEvals: n, StopWithin: 0.03})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := r.EvalsWithin(0.03)
+			if k == 0 {
+				t.Errorf("%s seed %d never came within 3%% of the best in %d evaluations", s, seed, len(r.Evals))
+				k = n
+			}
+			evals = append(evals, k)
+		}
+		sorted := slices.Sorted(slices.Values(evals))
+		out[s] = sorted[len(sorted)/2]
+		t.Logf("%-10s evaluations to within 3%%, seeds %v: %v, median %d (%.0f%% of the space)", s, replaySeeds, evals, out[s], 100*float64(out[s])/float64(n))
+	}
+	return out
+}
+
+// TestReplayReproducible checks that a seeded search is a function of its
+// seed: the same seed proposes the same points, another seed others.
+func TestReplayReproducible(t *testing.T) {
+	l := readLog(t, syntheticLog)
+	for _, s := range []string{autotune.Random, autotune.Anneal, autotune.Bayes} {
+		order := func(seed uint64) []string {
+			r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: s, Seed: seed, MaxEvals: 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Search.Order
+		}
+		a, b, c := order(7), order(7), order(8)
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Errorf("%s, seed 7 twice (-first +second):\n%s", s, diff)
+		}
+		if cmp.Equal(a, c) {
+			t.Errorf("%s: seeds 7 and 8 propose the same 40 points", s)
+		}
+		if len(a) != 40 || len(slices.Compact(slices.Sorted(slices.Values(a)))) != 40 {
+			t.Errorf("%s: %d evaluations, some repeated: %v", s, len(a), a)
+		}
+	}
+}
+
+// TestReplayWrongNeverWins gives the log's fastest configuration a wrong
+// result (its times kept): no strategy may answer with it.
+func TestReplayWrongNeverWins(t *testing.T) {
+	l := readLog(t, syntheticLog)
+	fastest := 0
+	for i, r := range l.Evals {
+		if r.Stats.Median < l.Evals[fastest].Stats.Median {
+			fastest = i
+		}
+	}
+	wrong := l.Evals[fastest].Name
+	l.Evals[fastest].Outcome = autotune.Wrong
+	l.Evals[fastest].Error = "kernels: wrong result"
+	for _, s := range []string{autotune.Exhaustive, autotune.Random, autotune.Anneal, autotune.Bayes} {
+		budget := len(l.Evals)
+		if s == autotune.Bayes {
+			budget = 100 // the model's cost grows as the cube of the results; it finds the region by then
+		}
+		r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: s, Seed: 1, MaxEvals: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Search.Best == wrong || r.Search.Best == "" {
+			t.Errorf("%s answered %q; the wrong %s must never win", s, r.Search.Best, wrong)
+		}
+		if !slices.Contains(r.Search.Order, wrong) {
+			t.Errorf("%s never evaluated %s in a whole search", s, wrong)
+		}
+		if b := r.BestSoFar(); math.IsInf(b[len(b)-1], 1) {
+			t.Errorf("%s: no best at the end", s)
+		}
+	}
+}
+
+// TestReplayBudgets checks that --max-evals and --time-limit bound a
+// replay: the time limit on the recorded compile and measure times.
+func TestReplayBudgets(t *testing.T) {
+	l := readLog(t, syntheticLog)
+	r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: autotune.Random, Seed: 3, MaxEvals: 17})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Evals) != 17 {
+		t.Errorf("MaxEvals 17: %d evaluations", len(r.Evals))
+	}
+	limit := 5.0
+	r, err = autotune.Replay(l, autotune.SearchOptions{Strategy: autotune.Random, Seed: 3, TimeLimit: secondsDuration(limit)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := 0.0
+	for _, e := range r.Evals[:len(r.Evals)-1] {
+		spent += e.CompileSeconds + e.MeasureSeconds
+	}
+	if spent >= limit || r.Search.WallSeconds < limit && len(r.Evals) < r.Points {
+		t.Errorf("TimeLimit %gs: %d evaluations taking %.3gs before the last, %.3gs in all", limit, len(r.Evals), spent, r.Search.WallSeconds)
+	}
+	if _, err := autotune.Replay(l, autotune.SearchOptions{Strategy: "genetic"}); err == nil || !strings.Contains(err.Error(), `unknown strategy "genetic"`) {
+		t.Errorf("an unknown strategy: %v", err)
+	}
+}
+
+func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,223 @@
+package autotune_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+)
+
+// spaceScaleOp is scaleOp with a space: the workgroup size, a slowing
+// loop (SPIN) and a wrong result (WRONG) as params, and restrictions that
+// reject some configurations.
+type spaceScaleOp struct {
+	*scaleOp
+	space *kernels.Space
+}
+
+func (o *spaceScaleOp) Space() *kernels.Space { return o.space }
+
+// newSpaceScaleOp makes the space; wgs are the workgroup sizes, and
+// variant changes every kernel (a different SPIN loop per variant), as an
+// edit of the shader would.
+func newSpaceScaleOp(wgs []int, variant uint32) *spaceScaleOp {
+	s := &kernels.Space{
+		Params: []kernels.Param{{Name: "WG", Values: wgs}, {Name: "SPIN", Values: []int{0, 8, 64}}, {Name: "WRONG", Values: []int{0, 1}}},
+		Restrictions: []kernels.Restriction{
+			{Expr: "SPIN == 0 || WG >= 32", Holds: func(e kernels.Env) (bool, error) { return e.Param("SPIN") == 0 || e.Param("WG") >= 32, nil }},
+			{Expr: "WG <= max_workgroup_invocations && WG <= N", Holds: func(e kernels.Env) (bool, error) {
+				return uint32(e.Param("WG")) <= e.Limits.MaxWorkgroupInvocations && e.Param("WG") <= e.Dim("N"), nil
+			}},
+		},
+		Candidate: func(c kernels.Config) (kernels.Candidate, error) {
+			op := newScaleOp(scaleCand{name: fmt.Sprintf("wg%d-spin%d-wrong%d", c["WG"], c["SPIN"], c["WRONG"]),
+				wg: uint32(c["WG"]), spin: uint32(c["SPIN"]) + variant, wrong: c["WRONG"] == 1})
+			return op.cands[0], nil
+		},
+	}
+	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
+		index := make([]int, len(cands))
+		for i := range index {
+			index[i] = i
+		}
+		return &scaleOp{cands: cands}, index
+	}
+	return &spaceScaleOp{scaleOp: newScaleOp(scaleCand{name: "wg64", wg: 64}), space: s}
+}
+
+// buildCounter is a device that counts the pipelines built, by label.
+type buildCounter struct {
+	hal.Device
+	mu    sync.Mutex
+	built []string
+}
+
+func (d *buildCounter) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
+	d.mu.Lock()
+	d.built = append(d.built, desc.Label)
+	d.mu.Unlock()
+	return d.Device.CreateExecutable(desc)
+}
+
+func (d *buildCounter) names() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Sorted(slices.Values(d.built))
+}
+
+// TestSearch searches the scale space exhaustively on the test device:
+// every valid point is measured once, the rejected ones are never built,
+// a wrong one never wins, every result is in the tuning log, and the
+// answer is committed under the space's key.
+func TestSearch(t *testing.T) {
+	dev := &buildCounter{Device: devtest.Device(t)}
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	tuner := autotune.NewTuner(dev, cache, quick)
+	op := newSpaceScaleOp([]int{16, 32, 64}, 0)
+	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 14}, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var valid []string
+	for _, c := range res.Points.Candidates() {
+		valid = append(valid, c.Name)
+	}
+	// 3 WG × 3 SPIN × 2 WRONG, less SPIN > 0 at WG 16: 14.
+	if len(valid) != 14 || res.Points.Rejected["SPIN == 0 || WG >= 32"] != 4 {
+		t.Fatalf("%d valid points %v, rejected %v; want 14, 4 by the SPIN rule", len(valid), valid, res.Points.Rejected)
+	}
+	if diff := cmp.Diff(slices.Sorted(slices.Values(valid)), dev.names()); diff != "" {
+		t.Errorf("pipelines built are not the valid points, each once (-valid +built):\n%s", diff)
+	}
+	e := res.Entry
+	if e.Key != "scale.space/f32/16384" || e.Fastest < 0 {
+		t.Fatalf("entry %s, fastest %d", e.Key, e.Fastest)
+	}
+	if w := e.Results[e.Fastest]; w.Outcome != autotune.Measured || w.Name[len(w.Name)-6:] != "wrong0" {
+		t.Errorf("winner %s (%s); a wrong point must never win", w.Name, w.Outcome)
+	}
+	wrong := 0
+	for _, r := range e.Results {
+		if r.Outcome == autotune.Wrong {
+			wrong++
+		}
+	}
+	if wrong != 7 {
+		t.Errorf("%d wrong results, want the 7 WRONG=1 points", wrong)
+	}
+	if res.Search.Measured != 14 || len(res.Search.Order) != 14 || res.Search.CompileSeconds <= 0 || res.Search.MeasureSeconds <= 0 {
+		t.Errorf("search record %+v: want 14 measured, compile and measure times", res.Search)
+	}
+	logged, err := cache.LogEvals(res.Log)
+	if err != nil || len(logged) != 14 {
+		t.Errorf("the tuning log has %d records (%v), want 14", len(logged), err)
+	}
+	sum := autotune.Checksum(res.Op.Candidates())
+	if i, ok := cache.Lookup(tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Shape: autotune.ShapeOf(16384)}, sum); !ok || i != e.Fastest {
+		t.Errorf("the cache answers %d, %v; the search found %d", i, ok, e.Fastest)
+	}
+	// The named candidates' key is another question.
+	if _, ok := cache.Lookup(tuner.Table(), tuner.Key(op, kernels.Size{1 << 14}), autotune.Checksum(op.Candidates())); ok {
+		t.Error("the search answered the named candidates' key")
+	}
+}
+
+// TestSearchResumes interrupts a search (its context cancelled after a
+// few measurements) and runs it again: the second run measures exactly
+// what the first did not, and a third with a larger budget only the
+// points past the second's. A changed space measures only its new points;
+// a changed kernel, every point.
+func TestSearchResumes(t *testing.T) {
+	dev := &buildCounter{Device: devtest.Device(t)}
+	path := filepath.Join(t.TempDir(), "c.db")
+	tuner := autotune.NewTuner(dev, newCache(t, path), quick)
+	op := newSpaceScaleOp([]int{32, 64}, 0) // 12 points
+	size := kernels.Size{1 << 14}
+	ctx, cancel := context.WithCancel(context.Background())
+	var first []string
+	opts := autotune.SearchOptions{Strategy: autotune.Random, Seed: 5, Progress: func(p autotune.SearchProgress) {
+		if !p.FromLog {
+			first = append(first, p.Name)
+		}
+		if len(first) == 5 {
+			cancel()
+		}
+	}}
+	_, err := tuner.Search(ctx, op, size, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted search: %v, want context.Canceled", err)
+	}
+	// Another process, as after a SIGINT.
+	tuner = autotune.NewTuner(dev, newCache(t, path), quick)
+	var second []string
+	opts.Progress = func(p autotune.SearchProgress) {
+		if !p.FromLog {
+			second = append(second, p.Name)
+		}
+	}
+	res, err := tuner.Search(context.Background(), op, size, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(res.Points.Configs)
+	if len(first) != 5 || len(first)+len(second) != n || res.Search.Measured != len(second) {
+		t.Errorf("first run measured %d, second %d (record: %d), of %d points", len(first), len(second), res.Search.Measured, n)
+	}
+	for _, name := range second {
+		if slices.Contains(first, name) {
+			t.Errorf("%s measured by both runs", name)
+		}
+	}
+	// A larger space: only its new points are measured.
+	wider := newSpaceScaleOp([]int{32, 64, 128}, 0)
+	res, err = tuner.Search(context.Background(), wider, size, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Search.Measured, len(res.Points.Configs)-n; got != want {
+		t.Errorf("a space with 6 new points: %d measured, want %d", got, want)
+	}
+	// A changed kernel: every point again.
+	changed := newSpaceScaleOp([]int{32, 64}, 1)
+	res, err = tuner.Search(context.Background(), changed, size, autotune.SearchOptions{Strategy: autotune.Exhaustive, CompileThreads: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Search.Measured != n {
+		t.Errorf("every kernel changed: %d of %d measured", res.Search.Measured, n)
+	}
+}
+
+// TestSearchLarger runs a random search with a budget, then again with a
+// larger one: the second measures only the points past the first's, and
+// compiling in line or on threads proposes the same points.
+func TestSearchLarger(t *testing.T) {
+	dev := devtest.Device(t)
+	tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.Size{1 << 14}
+	small, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Strategy: autotune.Anneal, Seed: 2, MaxEvals: 4, CompileThreads: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Strategy: autotune.Anneal, Seed: 2, MaxEvals: 8, CompileThreads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Search.Measured != 4 || large.Search.Measured != 4 {
+		t.Errorf("budgets 4 then 8: measured %d then %d, want 4 and 4", small.Search.Measured, large.Search.Measured)
+	}
+	if diff := cmp.Diff(small.Search.Order, large.Search.Order[:4]); diff != "" {
+		t.Errorf("the larger search did not begin as the smaller (-small +large):\n%s", diff)
+	}
+}

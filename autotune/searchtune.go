@@ -1,0 +1,329 @@
+package autotune
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// SpaceSuffix ends the name under which a search's answer is stored: the
+// key "gemm.space/f32/4096x4096x4096" is the fastest point of gemm's
+// space, apart from "gemm/f32/4096x4096x4096", the fastest of its named
+// candidates.
+const SpaceSuffix = ".space"
+
+// Unevaluated is the outcome of a point a search did not evaluate.
+const Unevaluated Outcome = "unevaluated"
+
+// SearchResult is what a search found and did.
+type SearchResult struct {
+	// Entry is the answer committed to the cache: one result per candidate
+	// of Op (Unevaluated for those the search skipped), the fastest
+	// verified one the winner, a tie when its interval overlaps the
+	// runner-up's.
+	Entry *Entry
+	// Op has the space's valid points among its candidates (at
+	// Points.Index), named op.Name() + SpaceSuffix: Entry's indices are
+	// its candidates'.
+	Op     kernels.Operation
+	Points *kernels.Points
+	// Search is the search as the tuning log records it.
+	Search LogSearch
+	// Log is the tuning log it read and wrote.
+	Log LogRef
+}
+
+// spaceOperation is an operation of a space's points under the name its
+// answers are stored under.
+type spaceOperation struct {
+	kernels.Operation
+	name string
+}
+
+func (o spaceOperation) Name() string { return o.name }
+
+// Search searches op's parameter space (kernels.Searchable) at size's key
+// with a strategy, measuring each point it proposes on the tuner's device
+// unless the tuning log has it, recording each new one in the log as it
+// completes, and commits the fastest verified point under op's name and
+// SpaceSuffix (replacing an earlier search's answer). Configurations that
+// fail a restriction are never compiled. An interrupted search keeps in
+// the log what it measured, and a search run again continues from it:
+// with the same strategy and seed it proposes the same points, measuring
+// only those the log lacks.
+func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.Size, sopts SearchOptions) (*SearchResult, error) {
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
+	space := kernels.SpaceOf(op)
+	if space == nil {
+		return nil, status.Newf(status.InvalidArgument, "autotune: %s has no parameter space to search", op.Name())
+	}
+	k := t.Key(op, size)
+	rep := make(kernels.Size, k.Shape.Len())
+	for i := range rep {
+		rep[i] = int(k.Shape.Dim(i))
+	}
+	info := t.dev.Info()
+	pts, err := space.Points(op.Dims(), rep, info)
+	if err != nil {
+		return nil, err
+	}
+	sop := spaceOperation{Operation: pts.Op, name: op.Name() + SpaceSuffix}
+	if err := sopts.fill(len(pts.Configs)); err != nil {
+		return nil, err
+	}
+	strat, err := NewStrategy(sopts.Strategy, GridOf(pts), sopts.Seed, sopts.MaxEvals)
+	if err != nil {
+		return nil, err
+	}
+	ref := LogRef{Table: t.table, Key: k.String(), Mode: string(t.opts.Mode)}
+	logged := map[string]LogRecord{}
+	if !sopts.Force {
+		logged, _ = t.cache.LogEvals(ref) // an unreadable log is a warning: everything is measured
+	}
+	// A file that cannot be written is a warning (Cache.Warnings); the
+	// search goes on, remembering nothing.
+	_ = t.cache.SaveLogHeader(ref, LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: LogSpaceOf(space),
+		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
+	src := &deviceSource{ctx: ctx, t: t, op: sop, shape: k.Shape, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
+		opts: sopts, jobs: map[int]*compileJob{}, t0: time.Now()}
+	if sopts.CompileThreads > 0 {
+		src.sem = make(chan struct{}, sopts.CompileThreads)
+	}
+	steps, serr := drive(ctx, strat, src, sopts, progressOf(sopts, src.cands))
+	rec := src.search(steps, serr != nil)
+	_ = t.cache.AddLogSearch(ref, rec)
+	if serr != nil {
+		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(steps), sopts.MaxEvals, src.measured)
+	}
+	e := t.searchEntry(sop, pts, k.Shape, steps)
+	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
+	if e.Fastest < 0 {
+		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(steps), info.Name)
+	}
+	skey := Key{Op: sop.name, DType: k.DType, Shape: k.Shape}
+	sum := Checksum(sop.Candidates())
+	t.cache.Forget(t.table, skey, sum)
+	_ = t.cache.replace(t.table, skey, sum, e)
+	return res, nil
+}
+
+func deviceName(info hal.DeviceInfo) string {
+	return fmt.Sprintf("%d:%s:%x", info.Index, info.Name, info.DeviceUUID)
+}
+
+// progressOf returns the callback that reports each evaluation.
+func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(step) bool {
+	n := 0
+	var bestName string
+	var bestSec float64
+	return func(s step) bool {
+		n++
+		sec := 0.0
+		if s.rec.ok() {
+			sec = s.rec.Stats.Median
+			if bestName == "" || sec < bestSec {
+				bestName, bestSec = cands[s.i].Name, sec
+			}
+		}
+		if sopts.Progress != nil {
+			sopts.Progress(SearchProgress{Eval: n, Budget: sopts.MaxEvals, Name: cands[s.i].Name, Seconds: sec,
+				FromLog: !s.measured, Best: bestName, BestSeconds: bestSec})
+		}
+		return false
+	}
+}
+
+// searchEntry is the entry a search commits: a result for each candidate
+// of sop, those of the points it evaluated at their index.
+func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, steps []step) *Entry {
+	o := t.opts
+	e := &Entry{
+		Schema: SchemaVersion, Key: Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), Fastest: -1,
+		Shape: shape.String(), Level: o.Level.String(), Mode: string(o.Mode),
+		Bounds: Bounds{TargetHalfWidth: o.TargetHalfWidth, Budget: o.Budget, MinSamples: o.MinSamples,
+			MaxSamples: o.MaxSamples, MinSampleTime: o.MinSampleTime, Seed: o.Seed},
+		Hardware: t.table.Hardware, Device: deviceName(t.dev.Info()), Version: o.Version, Time: time.Now().UTC(),
+	}
+	cands := sop.Candidates()
+	e.Results = make([]Result, len(cands))
+	for i, c := range cands {
+		e.Results[i] = Result{Index: i, Name: c.Name, Outcome: Unevaluated, Error: "not evaluated by the search"}
+	}
+	for _, s := range steps {
+		j := pts.Index[s.i]
+		r := s.rec.Result
+		r.Index, r.Name = j, cands[j].Name
+		e.Results[j] = r
+	}
+	first, second := best(steps)
+	if first >= 0 {
+		e.Fastest = pts.Index[steps[first].i]
+		e.FastestName = cands[e.Fastest].Name
+		if second >= 0 && overlap(*steps[first].rec.Stats, *steps[second].rec.Stats) {
+			e.Tie, e.TieRule = true, TieRule
+		}
+	}
+	return e
+}
+
+// deviceSource evaluates points on the tuner's device, or from the log.
+type deviceSource struct {
+	ctx    context.Context
+	t      *Tuner
+	op     kernels.Operation
+	shape  Shape
+	cands  []kernels.Candidate
+	pts    *kernels.Points
+	ref    LogRef
+	logged map[string]LogRecord
+	opts   SearchOptions
+	sem    chan struct{} // compile threads; nil compiles in line
+	jobs   map[int]*compileJob
+	pm     *pointMeasurer
+	t0     time.Time
+
+	compile  time.Duration // summed over the compile threads
+	measured int
+}
+
+// compileJob is one pipeline being built.
+type compileJob struct {
+	done chan struct{}
+	exe  hal.Executable
+	err  error
+	took time.Duration
+}
+
+func (d *deviceSource) fromLog(i int) (LogRecord, bool) {
+	if d.opts.Force {
+		return LogRecord{}, false
+	}
+	rec, ok := d.logged[d.pts.IDs[i]]
+	return rec, ok
+}
+
+func (d *deviceSource) start(i int) {
+	if _, ok := d.fromLog(i); ok || d.sem == nil {
+		return
+	}
+	j := &compileJob{done: make(chan struct{})}
+	d.jobs[i] = j
+	go func() {
+		d.sem <- struct{}{}
+		d.build(j, i)
+		<-d.sem
+		close(j.done)
+	}()
+}
+
+func (d *deviceSource) build(j *compileJob, i int) {
+	// Building cannot be interrupted: a cancelled search starts no more.
+	if j.err = d.ctx.Err(); j.err != nil {
+		return
+	}
+	t0 := time.Now()
+	j.exe, j.err = d.t.dev.CreateExecutable(d.cands[i].Executable())
+	j.took = time.Since(t0)
+}
+
+func (d *deviceSource) result(ctx context.Context, i int) (LogRecord, bool, error) {
+	if rec, ok := d.fromLog(i); ok {
+		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
+		return rec, false, nil
+	}
+	j, ok := d.jobs[i]
+	if !ok {
+		j = &compileJob{done: make(chan struct{})}
+		d.jobs[i] = j
+		d.build(j, i)
+		close(j.done)
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return LogRecord{}, false, ctx.Err()
+	}
+	delete(d.jobs, i)
+	d.compile += j.took
+	rec := LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i], CompileSeconds: j.took.Seconds()}
+	c := d.cands[i]
+	if j.err != nil {
+		if fatal(ctx, d.t.dev, j.err) {
+			return rec, false, j.err
+		}
+		rec.Result = Result{Index: d.pts.Index[i], Name: c.Name, Outcome: Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}
+		if status.CodeOf(j.err) == status.Unimplemented {
+			rec.Outcome = Unsupported
+		}
+	} else {
+		r, took, err := d.measure(ctx, i, j)
+		if err != nil {
+			return rec, false, err
+		}
+		rec.Result, rec.MeasureSeconds = r, took.Seconds()
+	}
+	rec.Time = time.Now().UTC()
+	d.measured++
+	_ = d.t.cache.AppendLog(d.ref, rec) // a warning when the file cannot be written
+	return rec, true, nil
+}
+
+// measure measures point i with the pipeline j built, and releases it.
+// The first measurement prepares the problem, which the others share.
+func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (Result, time.Duration, error) {
+	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
+	t0 := time.Now()
+	if d.pm == nil {
+		pm, err := newPointMeasurer(ctx, d.t.dev, d.op, d.shape, d.t.opts)
+		if err != nil {
+			return Result{}, 0, err
+		}
+		d.pm = pm
+	}
+	r, err := d.pm.measure(ctx, d.pts.Index[i], d.cands[i], j.exe, j.took)
+	return r, time.Since(t0), err
+}
+
+func (d *deviceSource) elapsed() time.Duration { return time.Since(d.t0) }
+
+func (d *deviceSource) close() {
+	var wg sync.WaitGroup
+	for _, j := range d.jobs {
+		wg.Go(func() {
+			<-j.done
+			if j.exe != nil {
+				_ = j.exe.Release() // abandoned: nobody to tell
+			}
+		})
+	}
+	wg.Wait()
+	d.jobs = map[int]*compileJob{}
+	if d.pm != nil {
+		d.pm.release()
+		d.pm = nil
+	}
+}
+
+// search is the log's record of the search that made steps.
+func (d *deviceSource) search(steps []step, interrupted bool) LogSearch {
+	s := LogSearch{Strategy: d.opts.Strategy, Seed: d.opts.Seed, Lookahead: d.opts.Lookahead, MaxEvals: d.opts.MaxEvals,
+		Measured: d.measured, Interrupted: interrupted, CompileSeconds: d.compile.Seconds(),
+		WallSeconds: time.Since(d.t0).Seconds(), Time: time.Now().UTC()}
+	for _, st := range steps {
+		s.Order = append(s.Order, d.cands[st.i].Name)
+		if st.measured {
+			s.MeasureSeconds += st.rec.MeasureSeconds
+		}
+	}
+	if first, _ := best(steps); first >= 0 {
+		s.Best = d.cands[steps[first].i].Name
+	}
+	return s
+}

@@ -1,0 +1,205 @@
+package autotune
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// LogFormat names the format of an exported tuning log (WriteTuneLog):
+// JSON lines, the first a LogHeader, then one LogRecord ("kind": "eval")
+// per evaluated configuration and one LogSearch ("kind": "search") per
+// search that ran, in the order they ran. A reader skips lines of kinds
+// it does not know, so the format can grow.
+const LogFormat = "vkbench.tunelog/v1"
+
+// TuneLog is the tuning log of one key: every configuration of its space
+// that was evaluated, and the searches that evaluated them.
+type TuneLog struct {
+	Header   LogHeader
+	Evals    []LogRecord
+	Searches []LogSearch
+}
+
+// LogHeader describes a log: where it was recorded and the space searched.
+type LogHeader struct {
+	Format string `json:"format"`
+	Table  Table  `json:"table"`
+	// Key is the key searched: the operation (not its space's ".space"
+	// tuning key), dtype and representative shape.
+	Key  string `json:"key"`
+	Mode string `json:"mode"`
+	// Space is the space as last searched: its params, in order, and its
+	// restrictions.
+	Space LogSpace `json:"space"`
+	// Points is how many of its configurations were valid.
+	Points  int       `json:"points"`
+	Device  string    `json:"device,omitempty"`
+	Version string    `json:"vkbench_version,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// LogSpace is a space's description in a log.
+type LogSpace struct {
+	Params       []LogParam `json:"params"`
+	Restrictions []string   `json:"restrictions,omitempty"`
+}
+
+// LogParam is a param of a space in a log.
+type LogParam struct {
+	Name   string `json:"name"`
+	Values []int  `json:"values"`
+}
+
+// LogSpaceOf describes s as a log records it.
+func LogSpaceOf(s *kernels.Space) LogSpace {
+	var out LogSpace
+	for _, p := range s.Params {
+		out.Params = append(out.Params, LogParam{Name: p.Name, Values: slices.Clone(p.Values)})
+	}
+	for _, r := range s.Restrictions {
+		out.Restrictions = append(out.Restrictions, r.Expr)
+	}
+	return out
+}
+
+// params returns the space's params.
+func (s LogSpace) params() []kernels.Param {
+	var out []kernels.Param
+	for _, p := range s.Params {
+		out = append(out, kernels.Param{Name: p.Name, Values: p.Values})
+	}
+	return out
+}
+
+// LogRecord is one evaluated configuration: its params, its kernel's
+// identity, and its result (statistics, or the failure), with the time
+// its pipeline took to compile and its verification and sampling took.
+type LogRecord struct {
+	Kind string `json:"kind"` // "eval"
+	// ID identifies the configuration's kernel (kernels.Space.Identity):
+	// a record applies while the kernel is unchanged.
+	ID     string         `json:"id"`
+	Config kernels.Config `json:"config"`
+	Result
+	CompileSeconds float64   `json:"compile_s"`
+	MeasureSeconds float64   `json:"measure_s"`
+	Time           time.Time `json:"time"`
+}
+
+// ok reports whether r is a verified, timed configuration, one that may
+// win.
+func (r *LogRecord) ok() bool {
+	return (r.Outcome == Measured || r.Outcome == Dropped) && r.Stats != nil && r.Stats.Median > 0
+}
+
+// LogSearch is one search: its strategy, seed and bounds, and the
+// configurations it evaluated, by name, in order.
+type LogSearch struct {
+	Kind      string `json:"kind"` // "search"
+	Strategy  string `json:"strategy"`
+	Seed      uint64 `json:"seed"`
+	Lookahead int    `json:"lookahead"`
+	MaxEvals  int    `json:"max_evals,omitempty"`
+	// Simulated is set for a replay of a log (no GPU).
+	Simulated bool     `json:"simulated,omitempty"`
+	Order     []string `json:"order"`
+	// Measured is how many it measured; the rest came from the log.
+	Measured int `json:"measured"`
+	// Best is the name of the fastest configuration it found.
+	Best string `json:"best,omitempty"`
+	// Interrupted is set for a search that stopped before its end.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Seconds of compiling (summed over threads), of verifying and
+	// sampling, and of the whole search.
+	CompileSeconds float64   `json:"compile_s"`
+	MeasureSeconds float64   `json:"measure_s"`
+	WallSeconds    float64   `json:"wall_s"`
+	Time           time.Time `json:"time"`
+}
+
+// WriteTuneLog writes l as JSON lines.
+func WriteTuneLog(w io.Writer, l *TuneLog) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	h := l.Header
+	h.Format = LogFormat
+	if err := enc.Encode(h); err != nil {
+		return err
+	}
+	for _, r := range l.Evals {
+		r.Kind = "eval"
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	for _, s := range l.Searches {
+		s.Kind = "search"
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// ReadTuneLog reads what WriteTuneLog wrote. A stream that is not a
+// tuning log, or a line that does not decode, is InvalidArgument, naming
+// the line.
+func ReadTuneLog(r io.Reader) (*TuneLog, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	l := &TuneLog{}
+	line := 0
+	bad := func(format string, args ...any) (*TuneLog, error) {
+		return nil, status.Newf(status.InvalidArgument, "autotune: tuning log line %d: "+format, append([]any{line}, args...)...)
+	}
+	for sc.Scan() {
+		line++
+		data := sc.Bytes()
+		if line == 1 {
+			if err := json.Unmarshal(data, &l.Header); err != nil || l.Header.Format != LogFormat {
+				return bad("not a tuning log (want a header with \"format\": %q)", LogFormat)
+			}
+			continue
+		}
+		var kind struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(data, &kind); err != nil {
+			return bad("%v", err)
+		}
+		switch kind.Kind {
+		case "eval":
+			var rec LogRecord
+			if err := json.Unmarshal(data, &rec); err != nil {
+				return bad("%v", err)
+			}
+			if len(rec.Config) == 0 || rec.Name == "" {
+				return bad("an evaluation without a configuration or a name")
+			}
+			l.Evals = append(l.Evals, rec)
+		case "search":
+			var s LogSearch
+			if err := json.Unmarshal(data, &s); err != nil {
+				return bad("%v", err)
+			}
+			l.Searches = append(l.Searches, s)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, status.Wrap(err, status.InvalidArgument, "autotune: reading a tuning log")
+	}
+	if line == 0 {
+		return nil, status.New(status.InvalidArgument, "autotune: the tuning log is empty")
+	}
+	if len(l.Header.Space.Params) == 0 {
+		return nil, status.New(status.InvalidArgument, "autotune: the tuning log's header names no params")
+	}
+	return l, nil
+}

@@ -1,0 +1,102 @@
+package autotune_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+func logRecord(name string, ms float64, at int) autotune.LogRecord {
+	return autotune.LogRecord{ID: "id-" + name, Config: kernels.Config{"A": at},
+		Result:         autotune.Result{Name: name, Outcome: autotune.Measured, Stats: &autotune.Stats{Median: ms / 1e3, N: 6, Batch: 1}},
+		CompileSeconds: 0.1, MeasureSeconds: 0.2, Time: time.Unix(1760000000+int64(at), 0).UTC()}
+}
+
+// TestTuneLogStore writes records and searches to the cache file's tuning
+// log and reads them back, lists the logs, exports one as JSON lines that
+// read back the same, and clears them with their table.
+func TestTuneLogStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	c := newCache(t, path)
+	ref := autotune.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
+	h := autotune.LogHeader{Table: testTable, Key: ref.Key, Mode: "hot", Points: 2, Time: time.Unix(1760000000, 0).UTC(),
+		Space: autotune.LogSpace{Params: []autotune.LogParam{{Name: "A", Values: []int{1, 2}}}, Restrictions: []string{"A < 3"}}}
+	if err := c.SaveLogHeader(ref, h); err != nil {
+		t.Fatal(err)
+	}
+	recs := []autotune.LogRecord{logRecord("a1", 2, 1), logRecord("a2", 1, 2)}
+	for _, r := range recs {
+		if err := c.AppendLog(ref, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := autotune.LogSearch{Strategy: "random", Seed: 3, Lookahead: 4, Order: []string{"a2", "a1"}, Measured: 2, Best: "a2", Time: h.Time}
+	if err := c.AddLogSearch(ref, s); err != nil {
+		t.Fatal(err)
+	}
+	// Another process reads it.
+	c2 := newCache(t, path)
+	refs, err := c2.TuneLogs()
+	if err != nil || !cmp.Equal(refs, []autotune.LogRef{ref}) {
+		t.Fatalf("TuneLogs = %v, %v; want [%v]", refs, err, ref)
+	}
+	l, err := c2.ReadLog(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Format, s.Kind = autotune.LogFormat, "search"
+	for i := range recs {
+		recs[i].Kind = "eval"
+	}
+	want := &autotune.TuneLog{Header: h, Evals: recs, Searches: []autotune.LogSearch{s}}
+	if diff := cmp.Diff(want, l); diff != "" {
+		t.Errorf("ReadLog (-wrote +read):\n%s", diff)
+	}
+	var buf bytes.Buffer
+	if err := autotune.WriteTuneLog(&buf, l); err != nil {
+		t.Fatal(err)
+	}
+	back, err := autotune.ReadTuneLog(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(l, back); diff != "" {
+		t.Errorf("JSON lines round trip (-written +read):\n%s", diff)
+	}
+	if err := c2.Clear(&testTable); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.ReadLog(ref); status.CodeOf(err) != status.NotFound {
+		t.Errorf("after Clear of its table, ReadLog = %v, want NOT_FOUND", err)
+	}
+}
+
+// TestReadTuneLogErrors: what is not a tuning log is refused, naming the
+// line.
+func TestReadTuneLogErrors(t *testing.T) {
+	header := `{"format":"vkbench.tunelog/v1","key":"k","space":{"params":[{"name":"A","values":[1]}]}}`
+	for in, want := range map[string]string{
+		"":                                 "empty",
+		`{"schema":"vkbench.results/v1"}`:  "line 1: not a tuning log",
+		header + "\n{\"kind\":\"eval\"}":   "line 2: an evaluation without a configuration or a name",
+		header + "\nnot json":              "line 2:",
+		`{"format":"vkbench.tunelog/v1"}`:  "names no params",
+		header + "\n{\"kind\":\"future\"}": "",
+	} {
+		_, err := autotune.ReadTuneLog(strings.NewReader(in))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v; a line of an unknown kind is skipped", in, err)
+		case want != "" && (status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want INVALID_ARGUMENT saying %q", in, err, want)
+		}
+	}
+}

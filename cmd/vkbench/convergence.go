@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"html/template"
+	"image/color"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/vkbench/vkbench/autotune"
+)
+
+// isTuneLog reports whether path is a tuning log (its first line names
+// the format) rather than a result file.
+func isTuneLog(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }() // read only
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return strings.Contains(line, `"format":"`+autotune.LogFormat+`"`)
+}
+
+// reportConvergence draws the convergence of the searches in tuning logs
+// (vkbench cache export-log, tune --simulate --format log) when the files
+// are such logs: the best time found against the evaluations, one line a
+// search, one colour a strategy. It reports whether it drew; result files
+// and logs do not mix.
+func reportConvergence(cmd *cobra.Command, paths []string, output, format string) (bool, error) {
+	logs := 0
+	for _, p := range paths {
+		if isTuneLog(p) {
+			logs++
+		}
+	}
+	switch {
+	case logs == 0:
+		return false, nil
+	case logs < len(paths):
+		return true, usageError{fmt.Errorf("report draws result files or tuning logs, not both at once")}
+	}
+	var ls []*autotune.TuneLog
+	for _, p := range paths {
+		l, err := readTuneLogFile(p)
+		if err != nil {
+			return true, err
+		}
+		ls = append(ls, l)
+	}
+	p, lines, err := convergencePlot(ls)
+	if err != nil {
+		return true, err
+	}
+	var buf bytes.Buffer
+	if err := writeChart(&buf, p, format); err != nil {
+		return true, err
+	}
+	out, err := openOutput(cmd, output, "")
+	if err != nil {
+		return true, err
+	}
+	if _, err := out.Write(buf.Bytes()); err != nil {
+		out.Discard()
+		return true, err
+	}
+	if err := out.Commit(); err != nil {
+		return true, err
+	}
+	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: the convergence of %d search(es) in %d log(s)\n", output, lines, len(ls))
+	return true, err
+}
+
+// strategyColors colour each strategy's searches.
+var strategyColors = map[string]color.Color{
+	autotune.Exhaustive: color.RGBA{0x55, 0x55, 0x55, 0xff},
+	autotune.Random:     color.RGBA{0xe6, 0x9f, 0x00, 0xff},
+	autotune.Anneal:     color.RGBA{0x00, 0x9e, 0x73, 0xff},
+	autotune.Bayes:      color.RGBA{0x00, 0x72, 0xb2, 0xff},
+}
+
+// convergencePlot draws every search of the logs: after each evaluation,
+// the fastest verified median so far, in ms; a dashed line marks the
+// fastest any log recorded.
+func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
+	p := newPlot()
+	p.Title.Text = "Search convergence: " + ls[0].Header.Key + " on " + ls[0].Header.Table.Hardware
+	p.X.Label.Text = "evaluations"
+	p.Y.Label.Text = "fastest time so far (ms), lower is better"
+	best := math.Inf(1)
+	lines := 0
+	legend := map[string]bool{}
+	for _, l := range ls {
+		by := map[string]autotune.LogRecord{}
+		for _, e := range l.Evals {
+			by[e.Name] = e
+			if e.Stats != nil && e.Stats.Median > 0 && (e.Outcome == autotune.Measured || e.Outcome == autotune.Dropped) {
+				best = min(best, e.Stats.Median)
+			}
+		}
+		for _, s := range l.Searches {
+			var evals []autotune.LogRecord
+			for _, name := range s.Order {
+				evals = append(evals, by[name])
+			}
+			xy := plotter.XYs{}
+			for k, b := range autotune.BestSoFar(evals) {
+				if !math.IsInf(b, 1) {
+					xy = append(xy, plotter.XY{X: float64(k + 1), Y: b * 1e3})
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			line, err := plotter.NewLine(xy)
+			if err != nil {
+				return nil, 0, err
+			}
+			line.Color = strategyColors[s.Strategy]
+			if line.Color == nil {
+				line.Color = color.Black
+			}
+			line.Width = vg.Points(1.2)
+			line.StepStyle = plotter.PostStep
+			p.Add(line)
+			lines++
+			if !legend[s.Strategy] {
+				legend[s.Strategy] = true
+				p.Legend.Add(s.Strategy, line)
+			}
+		}
+	}
+	if lines == 0 {
+		return nil, 0, usageError{fmt.Errorf("the tuning logs hold no search with a verified configuration to draw")}
+	}
+	ref, err := plotter.NewLine(plotter.XYs{{X: 1, Y: best * 1e3}, {X: p.X.Max, Y: best * 1e3}})
+	if err != nil {
+		return nil, 0, err
+	}
+	ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	ref.Color = color.Gray{Y: 0x99}
+	p.Add(ref)
+	p.Legend.Add(fmt.Sprintf("fastest recorded, %.3f ms", best*1e3), ref)
+	p.Legend.Top = true
+	p.Y.Min = best * 1e3 * 0.98
+	p.Y.Max = min(p.Y.Max, best*1e3*2)
+	return p, lines, nil
+}
+
+// convergenceHeight is the chart's height.
+const convergenceHeight = 11 * vg.Centimeter
+
+// writeChart writes one chart as svg, png or an HTML page around the svg.
+func writeChart(buf *bytes.Buffer, p *plot.Plot, format string) error {
+	switch format {
+	case "png":
+		c := vgimg.NewWith(vgimg.UseWH(chartWidth, convergenceHeight), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
+		p.Draw(draw.New(c))
+		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(buf)
+		return err
+	}
+	c := vgsvg.New(chartWidth, convergenceHeight)
+	p.Draw(draw.New(c))
+	if format == "svg" {
+		_, err := c.WriteTo(buf)
+		return err
+	}
+	var svg bytes.Buffer
+	if _, err := c.WriteTo(&svg); err != nil {
+		return err
+	}
+	s := svg.String()
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	page := template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
+<body><h1>{{.Title}}</h1>{{.SVG}}<p>vkbench {{.Version}}</p></body></html>
+`))
+	return page.Execute(buf, struct {
+		Title, Version string
+		SVG            template.HTML
+	}{p.Title.Text, version, template.HTML(s)}) //nolint:gosec // drawn here; vgsvg escapes every text
+}

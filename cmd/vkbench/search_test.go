@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+)
+
+// modelLog is the synthetic GEMM tuning log the strategies are tested on.
+var modelLog = filepath.Join("..", "..", "autotune", "testdata", "search", "gemm-4096-model.jsonl")
+
+// quickSearch are flags that keep a search short on lavapipe: gemm at
+// 32³ has 8 valid configurations (BM = BN = 32).
+var quickSearch = []string{"gemm", "--size", "32x32x32", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
+
+// TestTuneSearch searches gemm's space, then again with another strategy
+// (every configuration from the tuning log), exports the log, shows the
+// committed answer and draws the searches' convergence.
+func TestTuneSearch(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache.db")
+	r := mustRun(t, 0, append([]string{"tune", "--strategy", "exhaustive", "--cache", cache}, quickSearch...)...)
+	if !strings.Contains(r.stderr, "gemm.space/f32/32x32x32: searched gemm's space with exhaustive (seed 1): 8 of 8 configurations evaluated, 8 measured, 0 from the tuning log; compile ") {
+		t.Errorf("stderr does not sum the search up:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stdout, "regblock-32x32x"); n != 8 || !strings.Contains(r.stdout, "gemm.space f32, size 32x32x32") {
+		t.Errorf("the table shows %d configurations, want the 8:\n%s", n, r.stdout)
+	}
+	r = mustRun(t, 0, append([]string{"tune", "--strategy", "random", "--max-evals", "5", "--seed", "3", "--cache", cache}, quickSearch...)...)
+	if !strings.Contains(r.stderr, "5 of 8 configurations evaluated, 0 measured, 5 from the tuning log") {
+		t.Errorf("the second search measured again:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stdout, "regblock-32x32x"); n != 5 {
+		t.Errorf("the table shows %d configurations, want the 5 evaluated:\n%s", n, r.stdout)
+	}
+	log := filepath.Join(dir, "gemm.jsonl")
+	mustRun(t, 0, "cache", "export-log", "gemm/f32/32x32x32", log, "--cache", cache)
+	f, err := os.Open(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := autotune.ReadTuneLog(f)
+	_ = f.Close() // read only
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Evals) != 8 || len(l.Searches) != 2 || l.Searches[1].Strategy != "random" || len(l.Header.Space.Params) != 6 {
+		t.Errorf("exported log: %d evaluations, %d searches (%+v), %d params; want 8, 2 (exhaustive then random), 6", len(l.Evals), len(l.Searches), l.Searches, len(l.Header.Space.Params))
+	}
+	if list := mustRun(t, 0, "cache", "export-log", "--cache", cache).stdout; !strings.Contains(list, "/builtin/gemm/f32/32x32x32@hot") {
+		t.Errorf("export-log lists %q", list)
+	}
+	show := mustRun(t, 0, "cache", "show", "gemm.space/f32/32x32x32", "--cache", cache)
+	if !strings.Contains(show.stdout, "winner: regblock-32x32x") || strings.Count(show.stdout, "regblock-32x32x") != 6 || !strings.Contains(show.stdout, "and 3 configurations of the space the search did not evaluate") {
+		t.Errorf("cache show of the search's key (the second search's 5 of 8):\n%s", show.stdout)
+	}
+	svg := filepath.Join(dir, "conv.svg")
+	r = mustRun(t, 0, "report", log, "-o", svg)
+	data, err := os.ReadFile(svg)
+	if err != nil || !strings.Contains(string(data), "<svg") || !strings.Contains(r.stderr, "the convergence of 2 search(es) in 1 log(s)") {
+		t.Errorf("report of the log: %v, %q", err, r.stderr)
+	}
+	texts := strings.Join(svgTexts(t, data), " | ")
+	for _, want := range []string{"Search convergence: gemm/f32/32x32x32", "exhaustive", "random", "evaluations"} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("the chart does not say %q: %s", want, texts)
+		}
+	}
+}
+
+// TestTuneSimulate replays strategies against the synthetic log: a
+// table, the same every time (a golden file), and the searches as a log.
+func TestTuneSimulate(t *testing.T) {
+	args := []string{"tune", "--simulate", modelLog, "--strategy", "exhaustive,random,anneal,bayes", "--seeds", "3", "--stop-within", "3"}
+	r := mustRun(t, 0, args...)
+	golden(t, "tune-simulate", r.stdout)
+	if again := mustRun(t, 0, args...); again.stdout != r.stdout {
+		t.Error("two replays of the same searches differ")
+	}
+	out := filepath.Join(t.TempDir(), "trace.jsonl")
+	mustRun(t, 0, append(args, "--format", "log", "-o", out)...)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	l, err := autotune.ReadTuneLog(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Searches) != 10 || !l.Searches[0].Simulated {
+		t.Errorf("%d simulated searches, want 10 (exhaustive once, three strategies × 3 seeds)", len(l.Searches))
+	}
+}
+
+// TestSearchBadInput: each misuse is one line and exit status 2.
+func TestSearchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notLog := filepath.Join(dir, "not.jsonl")
+	if err := os.WriteFile(notLog, []byte(`{"schema":"vkbench.results/v1"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tune", "--strategy", "genetic"}, `unknown --strategy "genetic"`},
+		{[]string{"tune", "--strategy", "random,bayes", "gemm"}, "one strategy, except with --simulate"},
+		{[]string{"tune", "--seeds", "3", "gemm"}, "--seeds is for --simulate"},
+		{[]string{"tune", "--max-evals", "-1", "gemm"}, "must not be negative"},
+		{[]string{"tune", "--all-devices", "--strategy", "bayes"}, "--all-devices does not search"},
+		{[]string{"tune", "--simulate", filepath.Join(dir, "missing.jsonl")}, "no such file"},
+		{[]string{"tune", "--simulate", notLog}, "not a tuning log"},
+		{[]string{"tune", "--simulate", modelLog, "--format", "csv"}, "--format table or log"},
+		{[]string{"report", modelLog, cliData("report-input.json"), "-o", filepath.Join(dir, "r.svg")}, "not both at once"},
+		{[]string{"cache", "export-log", "gemm/f32/32x32x32", "--cache", filepath.Join(dir, "c.db")}, "takes KEY and FILE"},
+		{[]string{"cache", "export-log", "gemm/f32/32x32x32", filepath.Join(dir, "x"), "--cache", filepath.Join(dir, "c.db")}, "0 tuning logs match"},
+	} {
+		r := vkbench(t, tt.args...)
+		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("vkbench %s: exit %d, stderr %q; want 2 and one line saying %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.want)
+		}
+	}
+}
+
+// TestSearchInterrupt sends SIGINT to a search after some configurations
+// were measured (as -v reports them), then runs it again: the second run
+// measures exactly the configurations the first did not record.
+func TestSearchInterrupt(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache.db")
+	args := append([]string{"tune", "--strategy", "exhaustive", "--cache", cache, "-v"}, quickSearch...)
+	first, _ := interruptedAfter(t, args, regexp.MustCompile(`(?m)^search: 3/8 `), syscall.SIGINT)
+	if first.code != 130 {
+		t.Fatalf("interrupted search: exit status %d, want 130\n%s", first.code, first.stderr)
+	}
+	done := len(regexp.MustCompile(`(?m)^search: \d+/8 `).FindAllString(first.stderr, -1))
+	r := mustRun(t, 0, append([]string{"tune", "--strategy", "exhaustive", "--cache", cache}, quickSearch...)...)
+	m := regexp.MustCompile(`8 of 8 configurations evaluated, (\d+) measured, (\d+) from the tuning log`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("the second run does not sum up:\n%s", r.stderr)
+	}
+	measured, _ := strconv.Atoi(m[1])
+	logged, _ := strconv.Atoi(m[2])
+	if done < 3 || logged != done || measured != 8-done {
+		t.Errorf("the first run recorded %d configurations; the second measured %d and took %d from the log, want %d and %d", done, measured, logged, 8-done, done)
+	}
+}
+
+// interruptedAfter runs the command as a process with the validation
+// layer on and sends it sig once its stderr matches re.
+func interruptedAfter(t *testing.T, args []string, re *regexp.Regexp, sig syscall.Signal) (result, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1", "VKBENCH_VALIDATION=1")
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	var sent time.Time
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		stderr.WriteString(sc.Text() + "\n")
+		if sent.IsZero() && re.MatchString(stderr.String()) {
+			sent = time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatalf("signalling %v: %v", args, err)
+			}
+		}
+	}
+	err = cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %v: %v", args, err)
+	}
+	if sent.IsZero() {
+		t.Fatalf("%v ended before its stderr matched %s:\n%s", args, re, stderr.String())
+	}
+	checkDriverMessages(t, args, stderr.String())
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}, time.Since(sent)
+}

@@ -1,0 +1,298 @@
+package kernels
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Param is one tunable parameter of a Space: a name, and the values it
+// takes in order. A local search steps between neighbouring values, so
+// list them in an order where neighbours are alike (ascending sizes).
+type Param struct {
+	Name   string
+	Values []int
+}
+
+// Pow2 returns the powers of two from lo to hi: Pow2(8, 64) is
+// [8 16 32 64]. lo must be a power of two.
+func Pow2(lo, hi int) []int {
+	var out []int
+	for v := max(lo, 1); v <= hi; v *= 2 {
+		out = append(out, v)
+	}
+	return out
+}
+
+// Range returns lo, lo+step, ... up to hi.
+func Range(lo, hi, step int) []int {
+	var out []int
+	for v := lo; v <= hi && step > 0; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+// Config is a point of a space: a value for each of its params, by name.
+type Config map[string]int
+
+// Env is what a restriction sees: one configuration, the problem's size
+// (named by its operation's dimensions) and the device's limits.
+type Env struct {
+	Config Config
+	Dims   []string
+	Size   Size
+	Limits hal.Limits
+}
+
+// Param returns the configuration's value of name; it panics when the
+// space has no such param, a mistake in the restriction's code.
+func (e Env) Param(name string) int {
+	v, ok := e.Config[name]
+	if !ok {
+		panic(fmt.Sprintf("kernels: restriction reads param %q, which the space does not have", name))
+	}
+	return v
+}
+
+// Dim returns the problem's extent in dimension name; it panics when the
+// operation has no such dimension.
+func (e Env) Dim(name string) int {
+	for i, d := range e.Dims {
+		if d == name && i < len(e.Size) {
+			return e.Size[i]
+		}
+	}
+	panic(fmt.Sprintf("kernels: restriction reads dimension %q, which the operation does not have (%v)", name, e.Dims))
+}
+
+// Restriction is a condition that every configuration a search builds
+// must meet. A configuration that fails one is never compiled.
+type Restriction struct {
+	// Expr is the condition as people read it, in the expression language
+	// of manifests ("BM % (4*TY) == 0", "BK*BN*4*2 <= max_shared_memory"):
+	// what a rejected configuration is said to fail.
+	Expr string
+	// Holds evaluates the condition. An error (a division by zero in a
+	// manifest's expression) rejects the configuration, as false does.
+	Holds func(Env) (bool, error)
+}
+
+// Space is an operation's space of tunable parameters: the product of its
+// params' values, less the configurations that fail a restriction, each
+// configuration one kernel (Candidate). Restrictions may read the
+// problem's dims and the device's limits, so the valid configurations,
+// the Points, are those of one size on one device.
+type Space struct {
+	Params       []Param
+	Restrictions []Restriction
+	// Candidate returns the kernel of a configuration: its name (unique
+	// in the space), SPIR-V, specialization constants, workgroup size and
+	// requirements.
+	Candidate func(Config) (Candidate, error)
+	// Operation returns an operation whose candidates include cands,
+	// kernels of this space, with the problems, geometry and verification
+	// of the operation the space belongs to, and the index of each of
+	// cands among its candidates. (A built-in operation returns one with
+	// cands alone; a manifest's, the one it decoded every point into.)
+	Operation func(cands []Candidate) (Operation, []int)
+	// Identity, if set, returns what identifies a configuration's kernel
+	// in a tuning log, so that a record stays valid exactly as long as its
+	// kernel is unchanged; nil means the Digest of the candidate alone.
+	// (Manifests set it so that editing the space, which their digests
+	// otherwise cover, keeps the records of the configurations that stay.)
+	Identity func(Config, Candidate) string
+}
+
+// Searchable is implemented by operations whose kernels span a Space. Their
+// Candidates are named points of it, which vkbench run measures; a search
+// (vkbench tune --strategy) explores the whole space. Space returns nil
+// when the operation has none.
+type Searchable interface {
+	Operation
+	Space() *Space
+}
+
+// SpaceOf returns op's space, or nil if it has none.
+func SpaceOf(op Operation) *Space {
+	if s, ok := op.(Searchable); ok {
+		return s.Space()
+	}
+	return nil
+}
+
+// Points is a space's valid configurations for one size on one device,
+// and the operation that has their kernels among its candidates.
+type Points struct {
+	Space   *Space
+	Configs []Config
+	// Op has the configurations' kernels among its candidates: candidate
+	// Index[i] is Configs[i]'s.
+	Op    Operation
+	Index []int
+	// IDs identify each configuration's kernel (Space.Identity).
+	IDs []string
+	// Rejected counts the configurations each restriction rejected (by its
+	// Expr; "device" for those the device cannot run), the first failed
+	// restriction of each configuration.
+	Rejected map[string]int
+	// Total is the size of the product of the params' values.
+	Total int
+}
+
+// Name returns a configuration as "BM=128,BN=64,...", in the space's
+// order of params.
+func (s *Space) Name(c Config) string {
+	var b strings.Builder
+	for i, p := range s.Params {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.Name)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(c[p.Name]))
+	}
+	return b.String()
+}
+
+// Check returns nil if the space is well formed: at least one param,
+// names unique and non-empty, every param with values, none repeated,
+// and the functions set.
+func (s *Space) Check() error {
+	bad := func(format string, args ...any) error {
+		return status.Newf(status.InvalidArgument, "kernels: space: "+format, args...)
+	}
+	if len(s.Params) == 0 {
+		return bad("no params")
+	}
+	if s.Candidate == nil || s.Operation == nil {
+		return bad("Candidate and Operation must be set")
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Params {
+		if p.Name == "" || seen[p.Name] {
+			return bad("param name %q is empty or repeated", p.Name)
+		}
+		seen[p.Name] = true
+		if len(p.Values) == 0 {
+			return bad("param %s has no values", p.Name)
+		}
+		sorted := slices.Clone(p.Values)
+		slices.Sort(sorted)
+		if len(slices.Compact(sorted)) != len(p.Values) {
+			return bad("param %s repeats a value: %v", p.Name, p.Values)
+		}
+	}
+	return nil
+}
+
+// Size is the number of configurations in the product of the params'
+// values, before any restriction.
+func (s *Space) Size() int {
+	n := 1
+	for _, p := range s.Params {
+		n *= len(p.Values)
+	}
+	return n
+}
+
+// Config returns configuration number i of the product, the first param
+// varying slowest.
+func (s *Space) Config(i int) Config {
+	c := make(Config, len(s.Params))
+	for j := len(s.Params) - 1; j >= 0; j-- {
+		p := s.Params[j]
+		c[p.Name] = p.Values[i%len(p.Values)]
+		i /= len(p.Values)
+	}
+	return c
+}
+
+// Candidates returns the configurations' kernels, in order.
+func (p *Points) Candidates() []Candidate {
+	all := p.Op.Candidates()
+	out := make([]Candidate, len(p.Index))
+	for i, j := range p.Index {
+		out[i] = all[j]
+	}
+	return out
+}
+
+// Points enumerates the configurations of the space valid for a problem of
+// size (of an operation with dimensions dims) on a device described by
+// info, in the order of the product (the first param varying slowest): those
+// that meet every restriction and whose kernel the device supports
+// (Candidate.Supported). Nothing is compiled.
+func (s *Space) Points(dims []string, size Size, info hal.DeviceInfo) (*Points, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	pts := &Points{Space: s, Rejected: map[string]int{}, Total: s.Size()}
+	var cands []Candidate
+	names := map[string]bool{}
+next:
+	for i := range pts.Total {
+		cfg := s.Config(i)
+		env := Env{Config: cfg, Dims: dims, Size: size, Limits: info.Limits}
+		for _, r := range s.Restrictions {
+			if ok, err := r.Holds(env); err != nil || !ok {
+				pts.Rejected[r.Expr]++
+				continue next
+			}
+		}
+		c, err := s.Candidate(cfg)
+		if err != nil {
+			return nil, status.Annotatef(err, "kernels: space: configuration %s", s.Name(cfg))
+		}
+		if c.Supported(info) != nil {
+			pts.Rejected["device"]++
+			continue
+		}
+		if names[c.Name] {
+			return nil, status.Newf(status.InvalidArgument, "kernels: space: two configurations make a candidate named %q", c.Name)
+		}
+		names[c.Name] = true
+		id := ""
+		if s.Identity != nil {
+			id = s.Identity(cfg, c)
+		} else {
+			d := Digest([]Candidate{c})
+			id = fmt.Sprintf("%x", d[:16])
+		}
+		pts.Configs = append(pts.Configs, cfg)
+		pts.IDs = append(pts.IDs, id)
+		cands = append(cands, c)
+	}
+	if len(cands) == 0 {
+		return nil, status.Newf(status.NotFound, "kernels: space: none of its %d configurations is valid at %v on %s (rejected: %v)", pts.Total, size, info.Name, pts.Rejected)
+	}
+	pts.Op, pts.Index = s.Operation(cands)
+	if len(pts.Index) != len(cands) {
+		return nil, status.Newf(status.Internal, "kernels: space: Operation placed %d of %d kernels", len(pts.Index), len(cands))
+	}
+	return pts, nil
+}
+
+// Index returns the position of each of c's values in its param's list
+// of values: the coordinates a search works with.
+func (s *Space) Index(c Config) []int {
+	out := make([]int, len(s.Params))
+	for j, p := range s.Params {
+		out[j] = slices.Index(p.Values, c[p.Name])
+	}
+	return out
+}
+
+// LimitNames are the names of the device's limits that restrictions (and
+// manifests' expressions) may read, in the order of LimitValues.
+var LimitNames = []string{"max_shared_memory", "max_workgroup_invocations", "max_workgroup_size_x", "max_workgroup_size_y", "max_workgroup_size_z", "subgroup_size"}
+
+// LimitValues returns the values of LimitNames for l.
+func LimitValues(l hal.Limits) []int64 {
+	return []int64{int64(l.MaxSharedMemory), int64(l.MaxWorkgroupInvocations), int64(l.MaxWorkgroupSize[0]),
+		int64(l.MaxWorkgroupSize[1]), int64(l.MaxWorkgroupSize[2]), int64(l.SubgroupSize)}
+}

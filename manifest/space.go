@@ -1,0 +1,463 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// A candidate with "space" spans a parameter space: each of its named
+// params takes the values listed, the product less the configurations that
+// fail a "restrict" expression. The candidate itself, at its "params" (the
+// first value of each space param it does not give), is the named point
+// that vkbench run measures; the operation is kernels.Searchable, and a
+// search (vkbench tune --strategy) explores the rest.
+//
+// The space is expanded when the manifest is read, before decoding: the
+// operation is decoded once as written (the candidate at its named point)
+// and once more with one candidate per configuration, named
+// "<name>-<param><value>-...", which checks every configuration's
+// expressions as any candidate's are and gives each its kernel. Restrictions
+// that use only params are applied then, and the configurations that fail
+// them are never decoded; those that use the dims or the device's limits
+// are applied by the search, at a size on a device. None that fails is
+// ever compiled.
+
+// maxSpacePoints bounds the configurations a space decodes into.
+const maxSpacePoints = 4096
+
+// manifestSpace is a candidate's space, read from the manifest.
+type manifestSpace struct {
+	tmpl     string // the candidate's name
+	params   []kernels.Param
+	fixed    map[string]int // the candidate's params outside the space
+	restrict []spaceRestriction
+	configs  []kernels.Config // those that pass the static restrictions
+	node     *jsonNode        // the operation with one candidate per configuration
+	base     []byte           // what identifies every kernel besides its configuration
+}
+
+type spaceRestriction struct {
+	src    string
+	e      *expr
+	static bool // uses params only
+}
+
+// expandSpace returns the operation n as it is decoded (a candidate with a
+// space at its named point) and, if it has a space, the space.
+func expandSpace(src *manifestSource, n *jsonNode) (*jsonNode, *manifestSpace, error) {
+	cands := n.member("candidates")
+	if n.kind != jsonObject || cands == nil || cands.kind != jsonArray {
+		return n, nil, nil // the decoder says what is wrong
+	}
+	t := -1
+	for k, c := range cands.elems {
+		if c.kind != jsonObject || c.member("space") == nil && c.member("restrict") == nil {
+			continue
+		}
+		if c.member("space") == nil {
+			return nil, nil, src.errAt(c.member("restrict"), "restricts a space the candidate does not have (add \"space\")")
+		}
+		if t >= 0 {
+			return nil, nil, src.errAt(c.member("space"), "a second candidate with a space; an operation has at most one")
+		}
+		t = k
+	}
+	if t < 0 {
+		return n, nil, nil
+	}
+	tmpl := cands.elems[t]
+	ms, err := readSpace(src, n, tmpl)
+	if err != nil {
+		return nil, nil, err
+	}
+	named := cloneNode(n)
+	namedCands := cloneNode(cands)
+	named.vals[slices.Index(named.keys, "candidates")] = namedCands
+	point, ok := ms.named()
+	if !ok {
+		return nil, nil, src.errAt(nodeOr(tmpl.member("params"), tmpl), "the candidate's own point %s is not a configuration of its space (a value it does not list, or a restriction of params it fails)", spaceName(ms.params, point))
+	}
+	namedCands.elems[t] = ms.pointNode(tmpl, point, "")
+	ms.base = canonicalJSON(nil, withoutKeys(named, "candidates"))
+	for k, c := range namedCands.elems {
+		if k != t {
+			ms.base = canonicalJSON(ms.base, c)
+		}
+	}
+	ms.base = canonicalJSON(ms.base, withoutKeys(namedCands.elems[t], "params", "name"))
+	spaced := cloneNode(named)
+	all := cloneNode(namedCands)
+	for _, c := range ms.configs {
+		all.elems = append(all.elems, ms.pointNode(tmpl, c, ms.tmpl+"-"+suffix(ms.params, c)))
+	}
+	spaced.vals[slices.Index(spaced.keys, "candidates")] = all
+	ms.node = spaced
+	return named, ms, nil
+}
+
+// readSpace reads a candidate's space and restrictions, and enumerates the
+// configurations that pass the restrictions of params alone.
+func readSpace(src *manifestSource, op, tmpl *jsonNode) (*manifestSpace, error) {
+	ms := &manifestSpace{fixed: map[string]int{}}
+	if name := tmpl.member("name"); name != nil && name.kind == jsonString {
+		ms.tmpl = name.s
+	}
+	sn := tmpl.member("space")
+	if sn.kind != jsonObject || len(sn.keys) == 0 {
+		return nil, src.errAt(sn, "is %s, want an object of params to their values, such as {\"WG\": [64, 128, 256]}", sn.kind)
+	}
+	for i, name := range sn.keys {
+		if err := checkSpaceName(src, sn.vals[i], name); err != nil {
+			return nil, err
+		}
+		values, err := spaceValues(src, sn.vals[i])
+		if err != nil {
+			return nil, err
+		}
+		ms.params = append(ms.params, kernels.Param{Name: name, Values: values})
+	}
+	if p := tmpl.member("params"); p != nil && p.kind == jsonObject {
+		for i, name := range p.keys {
+			v, err := src.integer(p.vals[i], math.MinInt32, math.MaxInt32)
+			if err != nil {
+				return nil, err
+			}
+			ms.fixed[name] = int(v)
+		}
+	}
+	if err := ms.readRestrictions(src, op, tmpl.member("restrict")); err != nil {
+		return nil, err
+	}
+	total := 1
+	for _, p := range ms.params {
+		total *= len(p.Values)
+		if total > 1<<20 {
+			return nil, src.errAt(sn, "spans more than 2²⁰ configurations")
+		}
+	}
+	s := &kernels.Space{Params: ms.params}
+	for i := range total {
+		c := s.Config(i)
+		if ms.holds(c) {
+			ms.configs = append(ms.configs, c)
+		}
+	}
+	switch {
+	case len(ms.configs) == 0:
+		return nil, src.errAt(sn, "has no configuration that meets its restrictions")
+	case len(ms.configs) > maxSpacePoints:
+		return nil, src.errAt(sn, "has %d configurations that meet its restrictions of params; at most %d are decoded (restrict it further)", len(ms.configs), maxSpacePoints)
+	}
+	return ms, nil
+}
+
+// checkSpaceName checks that a space's param can have name.
+func checkSpaceName(src *manifestSource, n *jsonNode, name string) error {
+	switch {
+	case !isIdent(name):
+		return src.errAt(n, "%q is not a valid param name (letters, digits and '_', not starting with a digit)", name)
+	case slices.Contains(kernels.LimitNames, name) || slices.Contains(reservedNames, name):
+		return src.errAt(n, "%q is reserved and cannot name a param", name)
+	}
+	if _, ok := exprFuncs[name]; ok {
+		return src.errAt(n, "%q is a function of the expression language and cannot name a param", name)
+	}
+	return nil
+}
+
+// spaceValues reads a param's values: a list of integers, {"range": [lo,
+// hi], "step": s} or {"pow2": [lo, hi]}.
+func spaceValues(src *manifestSource, n *jsonNode) ([]int, error) {
+	var out []int
+	switch n.kind {
+	case jsonArray:
+		for _, e := range n.elems {
+			v, err := src.integer(e, math.MinInt32, math.MaxInt32)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, int(v))
+		}
+	case jsonObject:
+		bounds := func(key string) (lo, hi int, err error) {
+			b := n.member(key)
+			if b.kind != jsonArray || len(b.elems) != 2 {
+				return 0, 0, src.errAt(b, "want [lo, hi]")
+			}
+			l, err := src.integer(b.elems[0], math.MinInt32, math.MaxInt32)
+			if err != nil {
+				return 0, 0, err
+			}
+			h, err := src.integer(b.elems[1], l, math.MaxInt32)
+			return int(l), int(h), err
+		}
+		switch {
+		case n.member("range") != nil && len(n.keys) <= 2:
+			lo, hi, err := bounds("range")
+			if err != nil {
+				return nil, err
+			}
+			step := int64(1)
+			if s := n.member("step"); s != nil {
+				if step, err = src.integer(s, 1, math.MaxInt32); err != nil {
+					return nil, err
+				}
+			} else if len(n.keys) == 2 {
+				return nil, src.errAt(n, "want {\"range\": [lo, hi], \"step\": s}")
+			}
+			out = kernels.Range(lo, hi, int(step))
+		case n.member("pow2") != nil && len(n.keys) == 1:
+			lo, hi, err := bounds("pow2")
+			if err != nil {
+				return nil, err
+			}
+			if lo < 1 || lo&(lo-1) != 0 {
+				return nil, src.errAt(n.member("pow2"), "%d is not a power of two", lo)
+			}
+			out = kernels.Pow2(lo, hi)
+		default:
+			return nil, src.errAt(n, "want {\"range\": [lo, hi], \"step\": s} or {\"pow2\": [lo, hi]}")
+		}
+	default:
+		return nil, src.errAt(n, "is %s, want a list of integers, {\"range\": [lo, hi], \"step\": s} or {\"pow2\": [lo, hi]}", n.kind)
+	}
+	sorted := slices.Sorted(slices.Values(out))
+	switch {
+	case len(out) == 0:
+		return nil, src.errAt(n, "has no values")
+	case len(out) > 1024:
+		return nil, src.errAt(n, "has %d values; at most 1024", len(out))
+	case len(slices.Compact(sorted)) != len(out):
+		return nil, src.errAt(n, "repeats a value")
+	}
+	return out, nil
+}
+
+// readRestrictions parses "restrict": expressions of the space's params,
+// the candidate's other params, the dims and the device's limits.
+func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) error {
+	if n == nil {
+		return nil
+	}
+	if n.kind != jsonArray {
+		return src.errAt(n, "is %s, want a list of expressions such as \"WG * EPT <= max_workgroup_invocations\"", n.kind)
+	}
+	names := map[string]nameInfo{}
+	outside := map[string]bool{}
+	if dims := op.member("dims"); dims != nil && dims.kind == jsonObject {
+		for _, d := range dims.keys {
+			names[d] = nameInfo{kind: dimName, typ: intType}
+			outside[d] = true
+		}
+	}
+	for _, l := range kernels.LimitNames {
+		if _, ok := names[l]; ok {
+			return src.errAt(op.member("dims"), "dimension %q has the name of a device limit a restriction may use", l)
+		}
+		names[l] = nameInfo{kind: wgName, typ: intType}
+		outside[l] = true
+	}
+	for name := range ms.fixed {
+		names[name] = nameInfo{kind: paramName, typ: intType}
+	}
+	for _, p := range ms.params {
+		names[p.Name] = nameInfo{kind: paramName, typ: intType}
+	}
+	for _, e := range n.elems {
+		if e.kind != jsonString {
+			return src.errAt(e, "is %s, want an expression (a string)", e.kind)
+		}
+		x, err := src.expression(e, exprScope{names: names})
+		if err != nil {
+			return err
+		}
+		if x.typ != intType {
+			return src.errAt(e, "expression %q is a float; a restriction is a condition (an integer, non-zero when it holds)", e.s)
+		}
+		r := spaceRestriction{src: e.s, e: x, static: true}
+		for _, name := range x.names {
+			if outside[name] {
+				r.static = false
+			}
+		}
+		ms.restrict = append(ms.restrict, r)
+	}
+	return nil
+}
+
+// holds reports whether c meets the restrictions of params alone (a
+// failure to evaluate one is a failure).
+func (ms *manifestSpace) holds(c kernels.Config) bool {
+	env := exprEnv{}
+	for k, v := range ms.fixed {
+		env[k] = intValue(int64(v))
+	}
+	for k, v := range c {
+		env[k] = intValue(int64(v))
+	}
+	for _, r := range ms.restrict {
+		if !r.static {
+			continue
+		}
+		if v, err := r.e.evalInt(env); err != nil || v == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// named returns the candidate's own point: its params, and the first value
+// of each space param they do not give; ok is false when it fails a static
+// restriction or a param's value is not among the space's.
+func (ms *manifestSpace) named() (kernels.Config, bool) {
+	c := kernels.Config{}
+	ok := true
+	for _, p := range ms.params {
+		v, given := ms.fixed[p.Name]
+		if !given {
+			v = p.Values[0]
+		} else if !slices.Contains(p.Values, v) {
+			ok = false
+		}
+		c[p.Name] = v
+		delete(ms.fixed, p.Name)
+	}
+	return c, ok && ms.holds(c)
+}
+
+// pointNode is the candidate at configuration c: without its space, with
+// c among its params, and named name (its own name if empty).
+func (ms *manifestSpace) pointNode(tmpl *jsonNode, c kernels.Config, name string) *jsonNode {
+	n := withoutKeys(tmpl, "space", "restrict", "params")
+	params := &jsonNode{kind: jsonObject, path: joinPath(tmpl.path, "params"), off: tmpl.off}
+	if p := tmpl.member("params"); p != nil {
+		params.off = p.off
+	}
+	for _, k := range slices.Sorted(maps.Keys(ms.fixed)) {
+		params.keys = append(params.keys, k)
+		params.vals = append(params.vals, &jsonNode{kind: jsonNumber, s: strconv.Itoa(ms.fixed[k]), path: joinPath(params.path, k), off: params.off})
+	}
+	for _, p := range ms.params {
+		params.keys = append(params.keys, p.Name)
+		params.vals = append(params.vals, &jsonNode{kind: jsonNumber, s: strconv.Itoa(c[p.Name]), path: joinPath(params.path, p.Name), off: params.off})
+	}
+	n.keys = append(n.keys, "params")
+	n.vals = append(n.vals, params)
+	if name != "" {
+		i := slices.Index(n.keys, "name")
+		n.vals[i] = &jsonNode{kind: jsonString, s: name, path: n.vals[i].path, off: n.vals[i].off}
+	}
+	return n
+}
+
+// suffix names a configuration in a candidate's name: "WG64-EPT4".
+func suffix(params []kernels.Param, c kernels.Config) string {
+	var parts []string
+	for _, p := range params {
+		parts = append(parts, p.Name+strconv.Itoa(c[p.Name]))
+	}
+	return strings.Join(parts, "-")
+}
+
+func spaceName(params []kernels.Param, c kernels.Config) string {
+	return (&kernels.Space{Params: params}).Name(c)
+}
+
+func cloneNode(n *jsonNode) *jsonNode {
+	c := *n
+	c.keys, c.vals, c.elems = slices.Clone(n.keys), slices.Clone(n.vals), slices.Clone(n.elems)
+	return &c
+}
+
+func withoutKeys(n *jsonNode, keys ...string) *jsonNode {
+	c := cloneNode(n)
+	for _, k := range keys {
+		if i := slices.Index(c.keys, k); i >= 0 {
+			c.keys = slices.Delete(c.keys, i, i+1)
+			c.vals = slices.Delete(c.vals, i, i+1)
+		}
+	}
+	return c
+}
+
+func nodeOr(n, or *jsonNode) *jsonNode {
+	if n != nil {
+		return n
+	}
+	return or
+}
+
+// attach decodes the space's operation and gives op its Space.
+func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[string]*manifestModule) {
+	h := sha256.New()
+	h.Write(ms.base)
+	for _, p := range slices.Sorted(maps.Keys(modules)) {
+		h.Write([]byte(p))
+		h.Write(modules[p].code)
+	}
+	base := h.Sum(nil)
+	at := map[string]int{}
+	for i, c := range sop.cands {
+		at[c.Name] = i
+	}
+	s := &kernels.Space{Params: ms.params}
+	for _, r := range ms.restrict {
+		s.Restrictions = append(s.Restrictions, kernels.Restriction{Expr: r.src, Holds: ms.restriction(r)})
+	}
+	s.Candidate = func(c kernels.Config) (kernels.Candidate, error) {
+		i, ok := at[ms.tmpl+"-"+suffix(ms.params, c)]
+		if !ok {
+			return kernels.Candidate{}, status.Newf(status.InvalidArgument, "kernels: manifest: %s: configuration %s fails a restriction of params", op.name, s.Name(c))
+		}
+		return sop.Candidates()[i], nil
+	}
+	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
+		index := make([]int, len(cands))
+		for k, c := range cands {
+			index[k] = at[c.Name]
+		}
+		return sop, index
+	}
+	s.Identity = func(_ kernels.Config, c kernels.Candidate) string {
+		c.Params = maps.Clone(c.Params)
+		delete(c.Params, "#manifest") // covers the whole space; base covers the rest
+		d := kernels.Digest([]kernels.Candidate{c})
+		sum := sha256.Sum256(append(slices.Clone(base), d[:]...))
+		return hex.EncodeToString(sum[:16])
+	}
+	op.space = s
+}
+
+// restriction evaluates r at a configuration, size and device.
+func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool, error) {
+	return func(e kernels.Env) (bool, error) {
+		env := exprEnv{}
+		for i, d := range e.Dims {
+			if i < len(e.Size) {
+				env[d] = intValue(int64(e.Size[i]))
+			}
+		}
+		for i, v := range kernels.LimitValues(e.Limits) {
+			env[kernels.LimitNames[i]] = intValue(v)
+		}
+		for k, v := range ms.fixed {
+			env[k] = intValue(int64(v))
+		}
+		for k, v := range e.Config {
+			env[k] = intValue(int64(v))
+		}
+		v, err := r.e.evalInt(env)
+		return err == nil && v != 0, err
+	}
+}
+
+// Space is the operation's parameter space, or nil (kernels.Searchable).
+func (op *manifestOp) Space() *kernels.Space { return op.space }
