@@ -71,8 +71,8 @@ whose benchmarks must not disappear unnoticed.`,
 			return nil
 		},
 	}
-	cmd.Flags().Float64Var(&opts.Threshold, "threshold", opts.Threshold, "smallest slowdown of the median that counts, as a fraction")
-	cmd.Flags().Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
+	floatVar(cmd.Flags(), &opts.Threshold, "threshold", opts.Threshold, "smallest slowdown of the median that counts, as a fraction")
+	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd

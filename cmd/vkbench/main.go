@@ -164,6 +164,9 @@ wrong result, 2 bad usage or input, 3 a device or driver failure.`,
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// -v is verbose in every command, as run -v always was; the version is
+	// --version alone (cobra would take -v for it, unless taken).
+	root.PersistentFlags().BoolP("verbose", "v", false, "log on stderr what the command does: for run, tune and ab, where the time goes (preparing, building, verifying, warming up, sampling) and, where the driver reports it, what its compiler made of each kernel (registers, spills)")
 	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd(), newReportCmd())
 	root.SetHelpCommand(newHelpCmd(root))
 	root.InitDefaultCompletionCmd()
@@ -222,6 +225,12 @@ func newHelpCmd(root *cobra.Command) *cobra.Command {
 			return target.Help()
 		},
 	}
+}
+
+// verbose reports whether -v (--verbose) was given to cmd.
+func verbose(cmd *cobra.Command) bool {
+	v, _ := cmd.Flags().GetBool("verbose") // defined on the root for every command
+	return v
 }
 
 // warningLogger writes what the packages log (cache problems, validation

@@ -74,7 +74,6 @@ type benchFlags struct {
 	output     string
 	manifest   string
 	quiet      bool
-	verbose    bool
 	// candidates (run only) selects candidates by a regular expression.
 	candidates string
 }
@@ -86,7 +85,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.cold, "cold", false, "flush the GPU's last-level cache before every timed run")
 	fs.BoolVar(&f.hot, "hot", false, "run back to back, caches warm (the default)")
 	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
-	fs.Float64Var(&f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
+	floatVar(fs, &f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
 	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, "fewest samples per candidate")
 	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
 	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
@@ -95,7 +94,6 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
 	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log on stderr where the time goes (preparing, building, verifying, warming up, sampling) and, where the driver reports it, what its compiler made of each kernel (registers, spills)")
 }
 
 func (f *benchFlags) options() (autotune.Options, error) {
@@ -353,9 +351,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	}
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed,
 		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
-	bar := newProgress(cmd.ErrOrStderr(), f.quiet || f.verbose)
+	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
 	opts.Progress = bar.update
-	if f.verbose {
+	if verbose(cmd) {
 		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	tuner := autotune.NewTuner(o.dev, cache, opts)
