@@ -1076,6 +1076,9 @@ func (op *manifestOp) Summary() string { return op.summary }
 func (op *manifestOp) DType() DType    { return op.dtype }
 func (op *manifestOp) Dims() []string  { return slices.Clone(op.dims) }
 
+// Verifies is false for "verify": "none".
+func (op *manifestOp) Verifies() bool { return op.ref >= 0 }
+
 func (op *manifestOp) Candidates() []Candidate {
 	out := slices.Clone(op.cands)
 	for i := range out {

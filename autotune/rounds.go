@@ -1,0 +1,109 @@
+package autotune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+)
+
+// measureRounds measures opts.Rounds independent rounds of a key, one
+// after the other, and merges them (mergeRounds). The errors returned
+// for the tuner are each candidate's first.
+func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
+	var entries []*Entry
+	var errs []error
+	var w work
+	for r := range opts.Rounds {
+		o := opts
+		o.round = r
+		e, cerrs, rw, err := measureOnce(ctx, dev, op, shape, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, e)
+		w = rw
+		if errs == nil {
+			errs = make([]error, len(cerrs))
+		}
+		for i, err := range cerrs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	return mergeRounds(entries, w, opts.Peak, op.DType()), errs, nil
+}
+
+// mergeRounds makes one entry of the entries of several rounds of the same
+// key (the same candidates, in the same order). A candidate that failed,
+// computed wrong or was unsupported in any round is that, with the first
+// such round's error: a kernel that fails once is not to be trusted. The
+// others pool their samples into Stats and keep each round's statistics in
+// Rounds; one measured to the end in any round is measured, one dropped in
+// every round is dropped. The winner is then picked from the pooled
+// statistics, as for one round (pickWinner).
+func mergeRounds(entries []*Entry, w work, peak *Peak, dtype kernels.DType) *Entry {
+	last := entries[len(entries)-1]
+	e := *last
+	e.Results = nil
+	e.Limits = entries[0].Limits
+	e.Limits.Rounds = len(entries)
+	for i := range entries[0].Results {
+		rs := make([]Result, len(entries))
+		for k, re := range entries {
+			rs[k] = re.Results[i]
+		}
+		e.Results = append(e.Results, mergeResult(rs, w, peak, dtype))
+	}
+	pickWinner(&e)
+	return &e
+}
+
+// mergeResult merges one candidate's results of every round.
+func mergeResult(rs []Result, w work, peak *Peak, dtype kernels.DType) Result {
+	for _, r := range rs {
+		if r.Outcome != Measured && r.Outcome != Dropped {
+			r.Stats, r.Rounds, r.GBps, r.GFLOPs = nil, nil, 0, 0
+			return r
+		}
+	}
+	out := Result{Index: rs[0].Index, Name: rs[0].Name, Outcome: Dropped}
+	var pooled []float64
+	batch := 0
+	dropped := 0
+	for _, r := range rs {
+		if r.Outcome == Measured {
+			out.Outcome = Measured
+		} else {
+			dropped++
+			out.Error = r.Error
+		}
+		if out.Compiler == nil {
+			out.Compiler = r.Compiler
+		}
+		for _, f := range r.Flags {
+			if f != FlagDrift {
+				addFlag(&out, f)
+			}
+		}
+		if r.Stats == nil {
+			continue
+		}
+		out.Rounds = append(out.Rounds, *r.Stats)
+		pooled = append(pooled, r.Stats.Samples...)
+		batch = max(batch, r.Stats.Batch)
+	}
+	if out.Outcome == Measured {
+		out.Error = ""
+	} else {
+		out.Error = fmt.Sprintf("dropped early in each of %d rounds; in the last: %s", dropped, out.Error)
+	}
+	s := Summarize(slices.Clone(pooled), batch)
+	s.Samples = nil // kept by round
+	out.Stats = &s
+	setRates(&out, w, peak, dtype)
+	return out
+}
