@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,7 @@ func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*autotune.Cache, erro
 
 func checkCachePath(path string, write bool) error {
 	fi, err := os.Stat(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 		// A symbolic-link loop, a folder that cannot be searched: the path
 		// cannot serve, whatever the command would do with it.
 		return unwrapPathError(err)

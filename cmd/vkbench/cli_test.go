@@ -32,9 +32,15 @@ func resultsMasker(t testing.TB, dirs ...string) *masker {
 	m := deviceMasker(t, dirs...)
 	m.regexp(`(?m)^  \*  `, "     ").
 		regexp(`, dropped early \(slower\)`, "").
-		regexp(` ?\[`+autotune.FlagBudgetSpent+`\]`, "")
+		regexp(`,?\b(`+strings.Join(timingFlags, "|")+`)\b`, "").
+		regexp(`\[,`, "[").
+		regexp(` ?\[\]`, "")
 	return tableMasker(m)
 }
+
+// timingFlags are the flags that depend on timing: a budget spent before
+// the target, a drift caught (or not) and measured again.
+var timingFlags = []string{autotune.FlagBudgetSpent, autotune.FlagRemeasured, autotune.FlagDrift}
 
 // checkWinners checks that every operation in f has exactly one winner and
 // that it was measured.
@@ -201,7 +207,16 @@ func TestRun(t *testing.T) {
 			t.Errorf("file says schema %q, seed %d, mode %q; want %q, 1, hot", f.Schema, f.Seed, f.Mode, results.Schema)
 		}
 		for _, b := range f.Benchmarks {
-			if s := b.Stats; s != nil && (s.N < 1 || s.N > 5 || len(s.Samples) != s.N) {
+			if b.Stats == nil {
+				continue
+			}
+			// One round: its samples are the round's; the pooled
+			// statistics keep none of their own.
+			if len(b.Rounds) != 1 || b.Stats.Samples != nil {
+				t.Errorf("%s: %d rounds, %d pooled samples kept; want 1 round, none kept", b.Name, len(b.Rounds), len(b.Stats.Samples))
+				continue
+			}
+			if s := b.Rounds[0]; s.N < 1 || s.N > 5 || len(s.Samples) != s.N || s.N != b.Stats.N {
 				t.Errorf("%s: %d samples (%d kept), want 1 to 5, all kept", b.Name, s.N, len(s.Samples))
 			}
 		}
@@ -218,8 +233,9 @@ func TestRun(t *testing.T) {
 			t.Fatalf("the Go benchmark output does not parse: %v\n%s", err, r.stdout)
 		}
 		for _, b := range f.Benchmarks {
-			if n := len(b.Stats.Samples); n < 1 || n > 5 {
-				t.Errorf("%s: %d sample lines, want 1 to 5", b.Name, n)
+			// One line a round, as benchstat reads go test -count.
+			if n := len(b.Rounds); n != 1 {
+				t.Errorf("%s: %d lines, want 1 (one round)", b.Name, n)
 			}
 		}
 		golden(t, "run-gobench", canonicalGoBench(t, r.stdout))
@@ -268,7 +284,7 @@ func canonicalResults(t testing.TB, data []byte) string {
 			case "flags":
 				var keep []any
 				for _, fl := range x.([]any) {
-					if fl != autotune.FlagBudgetSpent {
+					if !slices.Contains(timingFlags, fl.(string)) {
 						keep = append(keep, fl)
 					}
 				}
@@ -282,7 +298,14 @@ func canonicalResults(t testing.TB, data []byte) string {
 				for sk := range s {
 					s[sk] = "<number>"
 				}
-				s["samples_s"] = "<numbers>"
+			case "rounds":
+				for _, r := range x.([]any) {
+					s := r.(map[string]any)
+					for sk := range s {
+						s[sk] = "<number>"
+					}
+					s["samples_s"] = "<numbers>"
+				}
 			}
 		}
 	}
@@ -315,7 +338,13 @@ func canonicalCSV(t testing.TB, text string) string {
 		if row[col["outcome"]] == string(autotune.Dropped) {
 			row[col["outcome"]], row[col["error"]] = string(autotune.Measured), ""
 		}
-		row[col["flags"]] = strings.Trim(strings.ReplaceAll(row[col["flags"]], autotune.FlagBudgetSpent, ""), ";")
+		var flags []string
+		for _, fl := range strings.Split(row[col["flags"]], ";") {
+			if fl != "" && !slices.Contains(timingFlags, fl) {
+				flags = append(flags, fl)
+			}
+		}
+		row[col["flags"]] = strings.Join(flags, ";")
 		for _, h := range []string{"median_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "samples", "batch", "gb_per_s", "gflop_per_s", "percent_of_peak"} {
 			if row[col[h]] != "" && row[col[h]] != "0" {
 				row[col[h]] = "<n>"
@@ -337,7 +366,7 @@ func canonicalCSV(t testing.TB, text string) string {
 // lines varies) with its numbers masked.
 func canonicalGoBench(t testing.TB, text string) string {
 	t.Helper()
-	m := deviceMasker(t).regexp(`\d+(\.\d+)? (ns/op|MB/s)`, "<n> $2")
+	m := deviceMasker(t).regexp(`\d+(\.\d+)? (ns/op|MB/s)`, "<n> $2").regexp(`\t\d+\t`, "\t<runs>\t")
 	var out []string
 	last := ""
 	for _, l := range strings.Split(strings.TrimRight(m.mask(text), "\n"), "\n") {

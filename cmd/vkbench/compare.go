@@ -36,11 +36,22 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare BASE NEW",
 		Short: "Compare two result files and fail on a significant regression",
 		Long: `Compare two result files (vkbench JSON, or Go benchmark format with one line
-per sample) benchmark by benchmark: the change of the median, the p-value of a
-Mann-Whitney U test, and a verdict. A benchmark is a regression when it is
-slower by more than --threshold and the change is significant at --alpha.
+per round, as go test -count writes it) benchmark by benchmark, by the
+variation between rounds: each file must come from a run with --count 5 or
+more (vkbench run --count 5), each round prepared, warmed up and sampled
+anew. The samples of one round share the device's state of that moment, so
+comparing them across two runs calls any drift between the runs significant;
+the rounds' medians vary as the runs do. For each benchmark: the change of
+the median of the rounds' medians, the p-value of a Mann-Whitney U test over
+them, and a verdict. A benchmark is a regression when it is slower by more
+than --threshold and the change is significant at --alpha.
 
-Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input.
+Where the two runs cannot be interleaved on one machine, this is the gate;
+where they can (a kernel before and after a change), vkbench ab measures
+both in one process, alternating, and is the better one.
+
+Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input,
+including files with too few rounds to judge (it says how many are needed).
 Benchmarks present in only one file, or not measured in one, are reported;
 with --fail-on-missing they fail the comparison too (exit 1), for a CI job
 whose benchmarks must not disappear unnoticed.`,
@@ -58,8 +69,14 @@ whose benchmarks must not disappear unnoticed.`,
 				return usageError{err}
 			}
 			rep := results.Compare(base, cur, opts)
+			if rep.Unjudged > 0 && rep.Judged == 0 {
+				return usageError{fmt.Errorf("cannot judge significance: %s", firstUnjudged(rep))}
+			}
 			if err := writeCompare(cmd.OutOrStdout(), format, rep); err != nil {
 				return err
+			}
+			if verbose(cmd) {
+				writeCompareWarnings(cmd.ErrOrStderr(), rep)
 			}
 			e := errRegression{n: rep.Regressions}
 			if failOnMissing {
@@ -67,6 +84,9 @@ whose benchmarks must not disappear unnoticed.`,
 			}
 			if e.n > 0 || e.missing > 0 {
 				return e
+			}
+			if rep.Unjudged > 0 {
+				return usageError{fmt.Errorf("%d benchmark(s) could not be judged: %s", rep.Unjudged, firstUnjudged(rep))}
 			}
 			return nil
 		},
@@ -90,8 +110,12 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		_, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%% at alpha %.3g), %d missing or not measured\n",
-			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing)
+		unjudged := ""
+		if rep.Unjudged > 0 {
+			unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
+		}
+		_, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians), %d missing or not measured%s\n",
+			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing, unjudged)
 		return err
 	case "json":
 		enc := json.NewEncoder(w)
@@ -151,6 +175,26 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 	return err
 }
 
+// firstUnjudged is the note of the first row that could not be judged:
+// how many rounds there were, and what to do.
+func firstUnjudged(rep results.Report) string {
+	for _, r := range rep.Rows {
+		if r.Verdict == results.Unjudged {
+			return r.Note
+		}
+	}
+	return ""
+}
+
+// writeCompareWarnings writes, for -v, what benchmath warned of each row.
+func writeCompareWarnings(w io.Writer, rep results.Report) {
+	for _, r := range rep.Rows {
+		for _, warn := range r.Warn {
+			fmt.Fprintf(w, "vkbench: %s: %s\n", r.Name, warn)
+		}
+	}
+}
+
 // verdictText is a row's verdict and, where there is one, why
 // ("not measured (no samples in new)").
 func verdictText(r results.Row) string {
@@ -185,7 +229,7 @@ func fmtP(p float64, n1, n2 int) string {
 	if math.IsNaN(p) {
 		return "-"
 	}
-	return fmt.Sprintf("p=%.3f n=%d+%d", p, n1, n2)
+	return fmt.Sprintf("p=%.3f rounds=%d+%d", p, n1, n2)
 }
 
 // exactArgs is cobra.ExactArgs with an error that counts as bad usage.

@@ -2,19 +2,17 @@ package main
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
@@ -57,6 +55,10 @@ func buildVersion() string {
 	return v
 }
 
+// maxCount bounds --count: a thousand rounds of the shortest budget is
+// already a quarter of an hour per operation.
+const maxCount = 1000
+
 // benchFlags are the flags of run and tune.
 type benchFlags struct {
 	dev        deviceFlags
@@ -68,6 +70,7 @@ type benchFlags struct {
 	precision  float64
 	minSamples int
 	maxSamples int
+	count      int
 	level      string
 	seed       uint64
 	format     string
@@ -88,6 +91,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	floatVar(fs, &f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
 	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, "fewest samples per candidate")
 	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
+	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
 	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random inputs and of the sampling order")
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv or gobench")
@@ -108,6 +112,9 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	if f.precision <= 0 || f.budget <= 0 || f.minSamples < 1 || f.maxSamples < f.minSamples {
 		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and 1 <= --min-samples <= --max-samples")}
 	}
+	if f.count < 1 || f.count > maxCount {
+		return autotune.Options{}, usageError{fmt.Errorf("--count %d is outside [1, %d]", f.count, maxCount)}
+	}
 	level, err := autotune.ParseLevel(f.level)
 	if err != nil {
 		return autotune.Options{}, usageError{err}
@@ -118,6 +125,7 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	o.Budget = f.budget
 	o.MinSamples, o.MaxSamples = f.minSamples, f.maxSamples
 	o.Seed = f.seed
+	o.Rounds = f.count
 	o.Version = version
 	if f.cold {
 		o.Mode = autotune.Cold
@@ -168,44 +176,6 @@ func (f *benchFlags) operations(args []string) ([]kernels.Operation, error) {
 		return nil, err
 	}
 	return operations(args, extra)
-}
-
-// sizeFor returns the size to measure op at on dev.
-func (f *benchFlags) sizeFor(op kernels.Operation, info hal.DeviceInfo) (kernels.Size, error) {
-	var general string
-	for _, s := range f.sizes {
-		name, rest, ok := strings.Cut(s, "=")
-		if ok && !strings.Contains(rest, "=") && strings.EqualFold(name, op.Name()) {
-			size, err := kernels.ParseSize(op.Dims(), rest)
-			if err != nil {
-				return nil, usageError{err}
-			}
-			return size, nil
-		}
-		if !ok || isDimList(op, s) {
-			general = s
-		}
-	}
-	if general == "" {
-		return op.DefaultSize(info), nil
-	}
-	size, err := kernels.ParseSize(op.Dims(), general)
-	if err != nil {
-		return nil, usageError{status.Annotatef(err, "for %s (dimensions %s)", op.Name(), strings.Join(op.Dims(), ", "))}
-	}
-	return size, nil
-}
-
-// isDimList reports whether s is NAME=extent pairs of op's dimensions
-// rather than OP=SIZE.
-func isDimList(op kernels.Operation, s string) bool {
-	name, _, _ := strings.Cut(s, "=")
-	for _, d := range op.Dims() {
-		if strings.EqualFold(d, name) {
-			return true
-		}
-	}
-	return false
 }
 
 func newRunCmd() *cobra.Command {
@@ -328,6 +298,12 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
+	// Sizes are checked against the operations named, before
+	// --candidates skips any.
+	sizes, err := planSizes(f.sizes, ops)
+	if err != nil {
+		return err
+	}
 	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, f.candidates); err != nil {
 		return err
 	}
@@ -339,7 +315,6 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
 	o, err := f.dev.open(cmd, cache)
 	if err != nil {
 		out.Discard()
@@ -349,39 +324,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
-	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed,
+	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
 		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
 	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
 	opts.Progress = bar.update
 	if verbose(cmd) {
 		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	tuner := autotune.NewTuner(o.dev, cache, opts)
-	var runErr error
-	for _, op := range ops {
-		size, err := f.sizeFor(op, info)
-		if err != nil {
-			runErr = err
-			break
-		}
-		var e *autotune.Entry
-		if commit {
-			start := time.Now()
-			e, err = tuner.Tune(ctx, op, size, force)
-			if err == nil && e != nil && e.Time.Before(start) {
-				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
-			}
-		} else {
-			e, err = autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(size), opts)
-		}
-		if e != nil {
-			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
-		}
-		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
-			runErr = err
-			break
-		}
-	}
+	runErr := measureAll(cmd, o.dev, cache, opts, ops, sizes, commit, force, file)
 	bar.finish()
 	if err := savePipelineCache(o.dev, cache); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
@@ -389,7 +339,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	// Results measured before a failure are shown (a file given with -o
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
-	if ctx.Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
+	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
 		werr = writeResults(out, f.format, file)
 	}
 	if err := out.finish(status.Join(runErr, werr, o.Release())); err != nil {
@@ -398,6 +348,41 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	for _, b := range file.Benchmarks {
 		if b.Outcome == autotune.Wrong {
 			return errVerification{b.Name}
+		}
+	}
+	return nil
+}
+
+// measureAll measures (with commit, tunes) every operation of ops on dev,
+// adding the benchmarks to file. It stops at the first error that is not
+// one operation's own (no candidate computed correctly); a tune whose
+// answer the cache file would not take has failed its purpose, and is such
+// an error, of the cache path (exit status 2).
+func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts autotune.Options, ops []kernels.Operation, sizes sizePlan, commit, force bool, file *results.File) error {
+	ctx := cmd.Context()
+	tuner := autotune.NewTuner(dev, cache, opts)
+	for _, op := range ops {
+		size := sizes.sizeFor(op, dev.Info())
+		var e *autotune.Entry
+		var err error
+		if commit {
+			start := time.Now()
+			e, err = tuner.Tune(ctx, op, size, force)
+			if err == nil && e != nil && e.Time.Before(start) {
+				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
+			}
+		} else {
+			e, err = autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), opts)
+		}
+		if e != nil {
+			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
+		}
+		var notStored *autotune.NotStoredError
+		if errors.As(err, &notStored) {
+			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; fix the cache file or point --cache at another")}
+		}
+		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
+			return err
 		}
 	}
 	return nil
@@ -425,11 +410,21 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			Error:     r.Error,
 			Winner:    r.Index == e.Fastest,
 			Tie:       tieOf(e, r.Index),
-			Stats:     r.Stats,
 			GBps:      r.GBps,
 			GFLOPs:    r.GFLOPs,
 			Flags:     r.Flags,
 			Compiler:  r.Compiler,
+		}
+		if r.Stats != nil {
+			// A file keeps each round's samples in its rounds; one round
+			// measured alone is its own only round.
+			st := *r.Stats
+			b.Rounds = r.Rounds
+			if len(b.Rounds) == 0 {
+				b.Rounds = []autotune.Stats{st}
+			}
+			st.Samples = nil
+			b.Stats = &st
 		}
 		if r.Index < len(cands) {
 			b.SPIRVHash = fmt.Sprintf("%x", sha256.Sum256(cands[r.Index].SPIRV))
@@ -496,32 +491,4 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "compiled %d pipelines\n", n)
 	return err
-}
-
-// progress is a progress bar on a terminal, nothing elsewhere.
-type progress struct {
-	bar *progressbar.ProgressBar
-}
-
-func newProgress(w io.Writer, quiet bool) *progress {
-	f, ok := w.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
-		return &progress{}
-	}
-	return &progress{bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(w), progressbar.OptionSpinnerType(14),
-		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true))}
-}
-
-func (p *progress) update(ev autotune.Progress) {
-	if p.bar == nil {
-		return
-	}
-	p.bar.Describe(fmt.Sprintf("%s: %s %s %d", ev.Key, ev.Step, ev.Candidate, ev.Done))
-	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-	}
 }
