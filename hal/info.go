@@ -112,6 +112,21 @@ const (
 // Has reports whether every operation in o is supported.
 func (s SubgroupOps) Has(o SubgroupOps) bool { return s&o == o }
 
+// SubgroupOpNames name the subgroup operation sets in bit order, as the
+// GLSL extensions GL_KHR_shader_subgroup_<name> do (with '-' for '_').
+var SubgroupOpNames = []string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"}
+
+// Names lists the names of the sets in s, in bit order.
+func (s SubgroupOps) Names() []string {
+	names := []string{}
+	for i, name := range SubgroupOpNames {
+		if s.Has(1 << i) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // Features are optional shader capabilities.
 type Features struct {
 	Float16 bool // shaderFloat16 (arithmetic)

@@ -146,15 +146,8 @@ func kib(n uint32) string {
 	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 }
 
-var subgroupOpNames = []string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"}
-
 func subgroupOpsString(ops hal.SubgroupOps) string {
-	var names []string
-	for i, name := range subgroupOpNames {
-		if ops.Has(1 << i) {
-			names = append(names, name)
-		}
-	}
+	names := ops.Names()
 	if len(names) == 0 {
 		return "none"
 	}

@@ -280,9 +280,9 @@ func (d *opDecoder) requires(obj *jsonObj, r *Requirements) error {
 				if err != nil {
 					return err
 				}
-				i := slices.Index(subgroupOpNames, s)
+				i := slices.Index(hal.SubgroupOpNames, s)
 				if i < 0 {
-					return d.src.errAt(e, "unknown subgroup operations %q (want %s)", s, strings.Join(subgroupOpNames, ", "))
+					return d.src.errAt(e, "unknown subgroup operations %q (want %s)", s, strings.Join(hal.SubgroupOpNames, ", "))
 				}
 				r.Subgroup |= hal.SubgroupOps(1)<<i | hal.SubgroupBasic
 			}

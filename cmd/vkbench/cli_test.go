@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
@@ -93,14 +94,32 @@ func TestDevices(t *testing.T) {
 		golden(t, "devices", got+"\n")
 	})
 	t.Run("json", func(t *testing.T) {
-		r := mustRun(t, 0, "devices", "--json")
-		var devs []map[string]any
-		if err := json.Unmarshal([]byte(r.stdout), &devs); err != nil {
-			t.Fatalf("devices --json is not a JSON array of objects: %v", err)
+		r := mustRun(t, 0, "devices", "--format", "json")
+		if r2 := mustRun(t, 0, "devices", "--json"); r2.stdout != r.stdout {
+			t.Errorf("devices --json differs from devices --format json")
+		}
+		// The document follows its schema, whose names are snake_case and
+		// whose UUIDs are hex, as the results files' are.
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(r.stdout))
+		if err != nil {
+			t.Fatalf("devices --format json is not JSON: %v", err)
+		}
+		if err := loadSchema(t, cliData("devices.schema.json")).Validate(inst); err != nil {
+			t.Errorf("devices --format json does not follow its schema: %v\n%s", err, r.stdout)
+		}
+		var doc struct {
+			Schema  string           `json:"schema"`
+			Devices []map[string]any `json:"devices"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("devices --format json: %v", err)
+		}
+		if doc.Schema != DevicesSchema {
+			t.Errorf("schema %q, want %q", doc.Schema, DevicesSchema)
 		}
 		var def map[string]any
-		for _, d := range devs {
-			if d["Default"] == true {
+		for _, d := range doc.Devices {
+			if d["default"] == true {
 				if def != nil {
 					t.Fatalf("two devices are the default")
 				}
@@ -110,10 +129,19 @@ func TestDevices(t *testing.T) {
 		if def == nil {
 			t.Fatal("no device is the default")
 		}
-		if def["Hardware"] != info.Hardware() || def["Name"] != info.Name {
-			t.Errorf("default device is %v (%v), want %s (%s)", def["Name"], def["Hardware"], info.Name, info.Hardware())
+		want := map[string]any{"hardware": info.Hardware(), "name": info.Name, "device_uuid": fmt.Sprintf("%x", info.DeviceUUID)}
+		got := map[string]any{"hardware": def["hardware"], "name": def["name"], "device_uuid": def["device_uuid"]}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("the default device (-want +got):\n%s", d)
 		}
 		golden(t, "devices-json", shapeOfJSON(def, "")+"\n")
+	})
+	t.Run("bad format", func(t *testing.T) {
+		r := vkbench(t, "devices", "--format", "xml")
+		if r.code != exitUsage {
+			t.Errorf("devices --format xml: exit status %d, want %d", r.code, exitUsage)
+		}
+		checkOneLine(t, r, regexp.MustCompile(`unknown --format "xml" \(want table or json\)`))
 	})
 }
 

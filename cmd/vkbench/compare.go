@@ -30,6 +30,7 @@ func (e errRegression) Error() string {
 
 func newCompareCmd() *cobra.Command {
 	opts := results.DefaultCompareOptions
+	thresholdPct := opts.Threshold * 100
 	var format string
 	var failOnMissing bool
 	cmd := &cobra.Command{
@@ -57,9 +58,10 @@ with --fail-on-missing they fail the comparison too (exit 1), for a CI job
 whose benchmarks must not disappear unnoticed.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Threshold < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
+			if thresholdPct < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
 				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
 			}
+			opts.Threshold = thresholdPct / 100
 			base, err := results.ReadFile(args[0])
 			if err != nil {
 				return usageError{err}
@@ -91,7 +93,7 @@ whose benchmarks must not disappear unnoticed.`,
 			return nil
 		},
 	}
-	floatVar(cmd.Flags(), &opts.Threshold, "threshold", opts.Threshold, "smallest slowdown of the median that counts, as a fraction")
+	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
 	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
@@ -163,6 +165,11 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	return encodeJUnit(w, s)
+}
+
+// encodeJUnit writes s as a JUnit XML document.
+func encodeJUnit(w io.Writer, s junitSuite) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func TestCompareRegression(t *testing.T) {
 		t.Errorf("%d regressions, want 1", rep.Regressions)
 	}
 	// A higher threshold forgives 10%.
-	mustRun(t, exitOK, "compare", "--threshold", "0.15", compareData("base.json"), compareData("slower.json"))
+	mustRun(t, exitOK, "compare", "--threshold", "15", compareData("base.json"), compareData("slower.json"))
 }
 
 func TestCompareNoise(t *testing.T) {

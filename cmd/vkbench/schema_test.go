@@ -26,38 +26,42 @@ import (
 var schemaFile = filepath.Join("..", "..", "results", "schema", "v2.json")
 
 var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
+	schemaMu sync.Mutex
+	schemas  = map[string]*jsonschema.Schema{}
 )
 
-func resultsSchema(t testing.TB) *jsonschema.Schema {
+// loadSchema compiles the JSON Schema in the file at path, once.
+func loadSchema(t testing.TB, path string) *jsonschema.Schema {
 	t.Helper()
-	schemaOnce.Do(func() {
-		f, err := os.Open(schemaFile)
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		defer func() { _ = f.Close() }() // read only
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		id := doc.(map[string]any)["$id"].(string)
-		if schemaErr = c.AddResource(id, doc); schemaErr != nil {
-			return
-		}
-		schema, schemaErr = c.Compile(id)
-	})
-	if schemaErr != nil {
-		t.Fatalf("the results schema does not compile: %v", schemaErr)
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if s, ok := schemas[path]; ok {
+		return s
 	}
-	return schema
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	id := doc.(map[string]any)["$id"].(string)
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	s, err := c.Compile(id)
+	if err != nil {
+		t.Fatalf("the schema %s does not compile: %v", path, err)
+	}
+	schemas[path] = s
+	return s
 }
+
+func resultsSchema(t testing.TB) *jsonschema.Schema { return loadSchema(t, schemaFile) }
 
 // validateResults fails t unless data is a valid vkbench.results/v1 file.
 func validateResults(t testing.TB, data []byte) {
