@@ -97,7 +97,7 @@ func TestABSlower(t *testing.T) {
 	}
 	for _, row := range rep.Rows {
 		if row.Lo <= 1.05 || row.Ratio > 1.6 {
-			t.Errorf("%s: ratio %.3f [%.3f, %.3f], want at most 1.6 (40% more work, some of the time fixed), the interval above 1.05", row.Name, row.Ratio, row.Lo, row.Hi)
+			t.Errorf("%s: ratio %.3f [%.3f, %.3f], want at most 1.6 (40%% more work, some of the time fixed), the interval above 1.05", row.Name, row.Ratio, row.Lo, row.Hi)
 		}
 	}
 	var suite junitReport
