@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -80,6 +81,10 @@ type pairOp struct {
 	old, new       *manifestOp
 	oldIdx, newIdx []int // pair i is old's candidate oldIdx[i] and new's newIdx[i]
 	cands          []Candidate
+	// prepared counts the problems prepared: they alternate which version
+	// allocates its buffers first, so that neither always gets the memory
+	// a first allocation gets.
+	prepared atomic.Uint64
 }
 
 func (p *pairOp) Name() string                         { return p.old.name }
@@ -93,13 +98,21 @@ func (p *pairOp) Candidates() []Candidate              { return slices.Clone(p.c
 func (p *pairOp) Verifies() bool { return p.old.Verifies() && p.new.Verifies() }
 
 func (p *pairOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	op, err := p.old.Prepare(ctx, dev, size, seed)
-	if err != nil {
-		return nil, status.Annotate(err, "kernels: preparing old")
+	first, second, names := p.old, p.new, [2]string{"old", "new"}
+	if p.prepared.Add(1)%2 == 0 {
+		first, second, names = p.new, p.old, [2]string{"new", "old"}
 	}
-	np, err := p.new.Prepare(ctx, dev, size, seed)
+	a, err := first.Prepare(ctx, dev, size, seed)
 	if err != nil {
-		return nil, status.Join(status.Annotate(err, "kernels: preparing new"), op.Release())
+		return nil, status.Annotate(err, "kernels: preparing "+names[0])
+	}
+	b, err := second.Prepare(ctx, dev, size, seed)
+	if err != nil {
+		return nil, status.Join(status.Annotate(err, "kernels: preparing "+names[1]), a.Release())
+	}
+	op, np := a, b
+	if first == p.new {
+		op, np = b, a
 	}
 	pp := &pairProblem{op: p, old: op, new: np, oldM: manifestOf(op), newM: manifestOf(np), wantPair: -1}
 	_, r1 := op.(Resetter)

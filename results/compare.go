@@ -74,6 +74,13 @@ type Report struct {
 	Unjudged    int `json:"unjudged"`
 	// Judged counts the rows whose difference could be judged.
 	Judged int `json:"judged"`
+	// Together is set when every judged benchmark, two or more, moved the
+	// same way by more than the threshold: what a device that ran at
+	// another speed during one of the runs (clocks, heat, other work on
+	// it) does to every benchmark alike. Shift is then the median of
+	// their deltas. The verdicts stand; a reader is told.
+	Together bool    `json:"moved_together,omitempty"`
+	Shift    float64 `json:"shift,omitempty"`
 }
 
 // Compare compares every benchmark of base with the one of the same name
@@ -112,7 +119,32 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			rep.Missing++
 		}
 	}
+	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep
+}
+
+// movedTogether reports whether every judged row, two or more, moved the
+// same way past threshold, and the median of their deltas.
+func movedTogether(rows []Row, threshold float64) (bool, float64) {
+	var deltas []float64
+	up, down := 0, 0
+	for _, r := range rows {
+		if r.Verdict != Slower && r.Verdict != Faster && r.Verdict != Same || math.IsNaN(r.Delta) {
+			continue
+		}
+		deltas = append(deltas, r.Delta)
+		switch {
+		case r.Delta > threshold:
+			up++
+		case r.Delta < -threshold:
+			down++
+		}
+	}
+	if len(deltas) < 2 || (up != len(deltas) && down != len(deltas)) {
+		return false, 0
+	}
+	slices.Sort(deltas)
+	return true, deltas[len(deltas)/2]
 }
 
 func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) Row {

@@ -93,6 +93,22 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 }
 
+// TestCompareMovedTogether: when every benchmark moved the same way past
+// the threshold, the report says so; one that did not is enough to say
+// nothing.
+func TestCompareMovedTogether(t *testing.T) {
+	base := file(bench("a", rounds(1, 5, 1e-3, 0.001)...), bench("b", rounds(2, 5, 2e-3, 0.001)...))
+	slow := file(bench("a", rounds(3, 5, 1.5e-3, 0.001)...), bench("b", rounds(4, 5, 3.4e-3, 0.001)...))
+	rep := results.Compare(base, slow, results.DefaultCompareOptions)
+	if !rep.Together || math.Abs(rep.Shift-0.7) > 0.01 {
+		t.Errorf("together %v, shift %.3f; want true, +0.70 (the median of +50%% and +70%%)", rep.Together, rep.Shift)
+	}
+	mixed := file(bench("a", rounds(3, 5, 1.5e-3, 0.001)...), bench("b", rounds(4, 5, 2e-3, 0.001)...))
+	if rep := results.Compare(base, mixed, results.DefaultCompareOptions); rep.Together {
+		t.Errorf("one benchmark moved, the other not: together %v", rep.Together)
+	}
+}
+
 func TestRoundsNeeded(t *testing.T) {
 	if n := results.RoundsNeeded(0.05); n != 5 {
 		t.Errorf("RoundsNeeded(0.05) = %d, want 5", n)

@@ -116,9 +116,15 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		if rep.Unjudged > 0 {
 			unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
 		}
-		_, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians), %d missing or not measured%s\n",
-			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing, unjudged)
-		return err
+		if _, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians), %d missing or not measured%s\n",
+			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing, unjudged); err != nil {
+			return err
+		}
+		if rep.Together {
+			_, err := fmt.Fprintf(w, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))
+			return err
+		}
+		return nil
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
