@@ -159,6 +159,9 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 					if e.Tie {
 						tie = " (tie)"
 					}
+					if e.Fastest >= 0 && slices.Contains(e.Results[e.Fastest].Flags, autotune.FlagDrift) {
+						tie += " (drift)"
+					}
 					fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", e.Key, e.FastestName, tie, e.Mode, e.Time.Format("2006-01-02 15:04"))
 				}
 			}

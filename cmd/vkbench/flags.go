@@ -42,14 +42,6 @@ func floatVar(fs *pflag.FlagSet, p *float64, name string, value float64, usage s
 	fs.Var((*finiteFloat)(p), name, usage)
 }
 
-// checkRange is a usage error unless lo <= v <= hi.
-func checkRange(name string, v, lo, hi float64) error {
-	if v < lo || v > hi {
-		return usageError{fmt.Errorf("--%s %g is outside [%g, %g]", name, v, lo, hi)}
-	}
-	return nil
-}
-
 // The roofs report accepts, in GB/s and GFLOP/s: from a thousandth (a
 // microcontroller) to a billion (a thousand times today's largest GPU).
 // The charts are drawn on log scales, which values far outside this
