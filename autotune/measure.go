@@ -105,6 +105,10 @@ type Options struct {
 	Rounds int
 	// NoDrop keeps every candidate to the end: none is dropped early.
 	NoDrop bool
+	// SameBatch batches every candidate's runs alike, as many per sample
+	// as the shortest needs, so that their times per run compare like for
+	// like (two versions of a kernel, say).
+	SameBatch bool
 
 	// round is the round being measured, from 0: it changes the sampling
 	// order, not the inputs.
@@ -351,7 +355,28 @@ func (m *measurement) run(ctx context.Context) error {
 		}
 		st.alive = true
 	}
+	if m.opts.SameBatch {
+		m.sameBatch()
+	}
 	return m.sample(ctx)
+}
+
+// sameBatch gives every candidate the largest batch any was calibrated
+// to: a sample of k runs costs, per run, a little less than one of fewer
+// (the barriers between them are cheaper than what a sample pays to
+// start), so candidates compared run for run must batch alike.
+func (m *measurement) sameBatch() {
+	most := 0
+	for _, c := range m.cands {
+		if c.alive {
+			most = max(most, c.batch)
+		}
+	}
+	for _, c := range m.cands {
+		if c.alive {
+			c.batch = most
+		}
+	}
 }
 
 // prepareCandidate checks support, builds, runs once and verifies, then

@@ -211,10 +211,12 @@ type NotStoredError struct {
 	Err  error
 }
 
+// Error says which answer was not stored, in which file, and why.
 func (e *NotStoredError) Error() string {
 	return fmt.Sprintf("autotune: the answer for %s was not stored in the tune cache %s, only kept in memory: %v", e.Key, e.Path, e.Err)
 }
 
+// Unwrap returns the cache's error.
 func (e *NotStoredError) Unwrap() error { return e.Err }
 
 func isNotStored(err error) bool {

@@ -134,7 +134,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 		discard()
 		return err
 	}
-	opts.NoDrop = true
+	opts.NoDrop, opts.SameBatch = true, true
 	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
 	opts.Progress = bar.update
 	if verbose(cmd) {

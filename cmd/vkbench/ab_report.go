@@ -35,11 +35,31 @@ const (
 	abNotCheck = "not verified"
 )
 
-// abRound is one round of a pair: each version's median time per run.
+// abRound is one round of a pair: each version's median time per run,
+// and the round's ratio NEW/OLD: the median of the ratios of the samples
+// taken in the same pass (one of each, next to each other in time), so
+// that what changes from one pass to the next cancels.
 type abRound struct {
 	Old   float64 `json:"old_median_s"`
 	New   float64 `json:"new_median_s"`
 	Ratio float64 `json:"ratio"`
+}
+
+// roundRatio is the ratio of one round: the median of the per-pass ratios
+// when both have a sample of every pass, else the ratio of the medians.
+func roundRatio(old, cur autotune.Stats) float64 {
+	if len(old.Samples) == 0 || len(old.Samples) != len(cur.Samples) {
+		return cur.Median / old.Median
+	}
+	rs := make([]float64, len(old.Samples))
+	for j := range rs {
+		rs[j] = cur.Samples[j] / old.Samples[j]
+	}
+	slices.Sort(rs)
+	if n := len(rs); n%2 == 0 {
+		return (rs[n/2-1] + rs[n/2]) / 2
+	}
+	return rs[len(rs)/2]
 }
 
 // abRow is one candidate of both versions.
@@ -50,9 +70,9 @@ type abRow struct {
 	// OldMedian and NewMedian are the medians of the rounds' medians.
 	OldMedian float64 `json:"old_median_s,omitempty"`
 	NewMedian float64 `json:"new_median_s,omitempty"`
-	// Ratio is NewMedian/OldMedian as the geometric mean of the rounds'
-	// ratios, with its 95% interval [Lo, Hi] (a t interval over their
-	// logarithms: the rounds' variation, not the samples').
+	// Ratio is NEW/OLD, the geometric mean of the rounds' ratios, with
+	// its 95% interval [Lo, Hi] (a t interval over their logarithms: the
+	// rounds' variation, not the samples').
 	Ratio   float64   `json:"ratio,omitempty"`
 	Lo      float64   `json:"ratio_lo,omitempty"`
 	Hi      float64   `json:"ratio_hi,omitempty"`
@@ -133,11 +153,12 @@ func (r *abReport) judge(row *abRow, old, cur autotune.Result) {
 	var logs, olds, news []float64
 	for k := range min(len(old.Rounds), len(cur.Rounds)) {
 		o, n := old.Rounds[k].Median, cur.Rounds[k].Median
-		if o <= 0 || n <= 0 {
+		q := roundRatio(old.Rounds[k], cur.Rounds[k])
+		if o <= 0 || n <= 0 || !(q > 0) || math.IsInf(q, 0) {
 			continue
 		}
-		row.Rounds = append(row.Rounds, abRound{Old: o, New: n, Ratio: n / o})
-		logs, olds, news = append(logs, math.Log(n/o)), append(olds, o), append(news, n)
+		row.Rounds = append(row.Rounds, abRound{Old: o, New: n, Ratio: q})
+		logs, olds, news = append(logs, math.Log(q)), append(olds, o), append(news, n)
 	}
 	th := benchmath.DefaultThresholds
 	median := func(xs []float64) float64 {

@@ -22,7 +22,7 @@ func abManifest(name string) string {
 
 // abQuick makes ab quick enough for the race detector: a small size, few
 // short rounds.
-var abQuick = []string{"--size", "2048", "--count", "4", "--budget", "150ms", "--min-samples", "5", "--max-samples", "40", "--quiet", "--cache", "off"}
+var abQuick = []string{"--size", "2048", "--count", "5", "--budget", "300ms", "--min-samples", "10", "--max-samples", "60", "--quiet", "--cache", "off"}
 
 func abArgs(old, cur string, extra ...string) []string {
 	return append(append([]string{"ab", abManifest(old), abManifest(cur)}, abQuick...), extra...)
@@ -38,8 +38,8 @@ func abJSON(t *testing.T, code int, args ...string) abReport {
 	if err := dec.Decode(&rep); err != nil {
 		t.Fatalf("ab --format json: %v\n%s", err, r.stdout)
 	}
-	if rep.Schema != ABSchema || rep.Rounds != 4 {
-		t.Errorf("report says schema %q, %d rounds; want %q, 4", rep.Schema, rep.Rounds, ABSchema)
+	if rep.Schema != ABSchema || rep.Rounds != 5 {
+		t.Errorf("report says schema %q, %d rounds; want %q, 5", rep.Schema, rep.Rounds, ABSchema)
 	}
 	return rep
 }
@@ -61,8 +61,8 @@ func TestABSame(t *testing.T) {
 		t.Fatalf("%d rows, want 2 (wg64, wg256)", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {
-		if (r.Verdict != abSame && r.Verdict != abUnclear) || !r.Verified || len(r.Rounds) != 4 || r.Ratio < 0.8 || r.Ratio > 1.25 || r.Lo > r.Ratio || r.Hi < r.Ratio {
-			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or unclear), verified, 4 rounds, near 1", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
+		if (r.Verdict != abSame && r.Verdict != abUnclear) || !r.Verified || len(r.Rounds) != 5 || r.Ratio < 0.8 || r.Ratio > 1.25 || r.Lo > r.Ratio || r.Hi < r.Ratio {
+			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or unclear), verified, 5 rounds, near 1", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
 		}
 	}
 	r := mustRun(t, exitOK, abArgs("old.json", "same.json")...)
