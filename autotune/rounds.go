@@ -37,6 +37,37 @@ func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, sh
 	return mergeRounds(entries, w, opts.Peak, op.DType()), errs, nil
 }
 
+// MeasureRound measures round number round (from 0) of op at shape: as
+// Measure does with one round, but in that round's own sampling order.
+// Rounds measured apart, other keys' rounds between them, and merged
+// with MergeRounds see more of what changes on a device over time than
+// rounds measured back to back (Options.Rounds) do.
+func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options, round int) (*Entry, error) {
+	opts.fill()
+	opts.round = round
+	e, _, _, err := measureOnce(ctx, dev, op, shape, opts)
+	return e, err
+}
+
+// MergeRounds makes one entry of the entries of op's rounds (MeasureRound,
+// the same key, in the order measured), as Measure with Options.Rounds
+// does.
+func MergeRounds(op kernels.Operation, rounds []*Entry, opts Options) *Entry {
+	if len(rounds) == 1 {
+		return rounds[0]
+	}
+	var w work
+	for _, e := range rounds {
+		for _, r := range e.Results {
+			if s := r.Stats; s != nil && s.Median > 0 && (r.GBps > 0 || r.GFLOPs > 0) {
+				w = work{bytes: r.GBps * 1e9 * s.Median, flops: r.GFLOPs * 1e9 * s.Median}
+				break
+			}
+		}
+	}
+	return mergeRounds(rounds, w, opts.Peak, op.DType())
+}
+
 // mergeRounds makes one entry of the entries of several rounds of the same
 // key (the same candidates, in the same order). A candidate that failed,
 // computed wrong or was unsupported in any round is that, with the first

@@ -112,26 +112,13 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	if err != nil {
 		return err
 	}
-	out, err := openOutput(cmd, f.output, cache.Path())
+	outs, err := openABOutputs(cmd, f.output, junit, cache.Path())
 	if err != nil {
 		return err
 	}
-	var junitOut *outFile
-	if junit != "" {
-		if junitOut, err = openOutput(cmd, junit, cache.Path()); err != nil {
-			out.Discard()
-			return err
-		}
-	}
-	discard := func() {
-		out.Discard()
-		if junitOut != nil {
-			junitOut.Discard()
-		}
-	}
 	o, err := f.dev.open(cmd, cache)
 	if err != nil {
-		discard()
+		outs.discard()
 		return err
 	}
 	opts.NoDrop, opts.SameBatch = true, true
@@ -157,28 +144,59 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
 	}
 	if err := status.Join(runErr, o.Release()); err != nil {
-		discard()
+		outs.discard()
 		return err
 	}
 	rep.finish()
-	if err := writeAB(out, f.format, rep); err != nil {
-		discard()
-		return err
-	}
-	if junitOut != nil {
-		if err := writeAB(junitOut, "junit", rep); err != nil {
-			discard()
-			return err
-		}
-		if err := junitOut.Commit(); err != nil {
-			out.Discard()
-			return err
-		}
-	}
-	if err := out.Commit(); err != nil {
+	if err := outs.write(f.format, rep); err != nil {
 		return err
 	}
 	return rep.err()
+}
+
+// abOutputs are where ab writes: its report (standard output or -o) and,
+// with --junit, a JUnit file; each written atomically, all or none.
+type abOutputs struct {
+	out, junit *outFile
+}
+
+func openABOutputs(cmd *cobra.Command, output, junit, cachePath string) (*abOutputs, error) {
+	out, err := openOutput(cmd, output, cachePath)
+	if err != nil {
+		return nil, err
+	}
+	o := &abOutputs{out: out}
+	if junit != "" {
+		if o.junit, err = openOutput(cmd, junit, cachePath); err != nil {
+			out.Discard()
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+func (o *abOutputs) discard() {
+	o.out.Discard()
+	if o.junit != nil {
+		o.junit.Discard()
+	}
+}
+
+// write writes rep in format, and as JUnit with --junit, and commits
+// both; on an error neither is.
+func (o *abOutputs) write(format string, rep *abReport) error {
+	err := writeAB(o.out, format, rep)
+	if err == nil && o.junit != nil {
+		err = writeAB(o.junit, "junit", rep)
+	}
+	if err == nil && o.junit != nil {
+		err = o.junit.Commit()
+	}
+	if err != nil {
+		o.discard()
+		return err
+	}
+	return o.out.Commit()
 }
 
 // pairManifests loads the manifests and pairs their operations: those

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -360,6 +361,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 // an error, of the cache path (exit status 2).
 func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts autotune.Options, ops []kernels.Operation, sizes sizePlan, commit, force bool, file *results.File) error {
 	ctx := cmd.Context()
+	if !commit && opts.Rounds > 1 {
+		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
+	}
 	tuner := autotune.NewTuner(dev, cache, opts)
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
@@ -384,6 +388,31 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
 			return err
 		}
+	}
+	return nil
+}
+
+// measureInterleaved measures opts.Rounds rounds of every operation, a
+// round of each in a shuffled order, then the next round: each
+// operation's rounds are spread over the whole run, so that what changes
+// on the device during it (clocks, heat, other work) shows in the
+// variation between them, where compare looks for it, rather than in
+// the difference between one operation's rounds and the next's.
+func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Options, ops []kernels.Operation, sizes sizePlan, file *results.File) error {
+	rounds := make([][]*autotune.Entry, len(ops))
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x0de5))
+	for r := range opts.Rounds {
+		for _, i := range rng.Perm(len(ops)) {
+			size := sizes.sizeFor(ops[i], dev.Info())
+			e, err := autotune.MeasureRound(cmd.Context(), dev, ops[i], autotune.ShapeOfSize(size), opts, r)
+			if err != nil {
+				return err
+			}
+			rounds[i] = append(rounds[i], e)
+		}
+	}
+	for i, op := range ops {
+		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, autotune.MergeRounds(op, rounds[i], opts), opts.Peak)...)
 	}
 	return nil
 }
