@@ -12,8 +12,8 @@ import (
 )
 
 // TestMeasureDriftRemeasures drops a slow candidate early, then slows the
-// device down a hundredfold (faulty's Slow: every time read from then on
-// is a hundred times longer), so that the survivor's median ends far above
+// device down a thousandfold (faulty's Slow: every time read from then on
+// is a thousand times longer), so that the survivor's median ends far above
 // the dropped candidate's, which was measured on the fast device. Left
 // alone, the table would show a "slower" candidate with the lower median,
 // and no one would know why. The measurement instead measures both again,
@@ -23,12 +23,23 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 	dev := faulty.Wrap(devtest.Device(t), plan)
 	op := newScaleOp(scaleCand{name: "spin", wg: 64, spin: 256}, scaleCand{name: "wg64", wg: 64})
 	o := quick
-	o.MinSamples, o.MaxSamples = 5, 40
+	o.MinSamples, o.MaxSamples = 5, 60
 	o.TargetHalfWidth = 1e-6 // sample to MaxSamples
 	var slowed atomic.Bool
+	var spinDone atomic.Int64
 	o.Progress = func(p autotune.Progress) {
-		if p.Step == "sample" && p.Candidate == "wg64" && p.Done == 12 && !slowed.Swap(true) {
-			plan.SlowFromNow(100)
+		if p.Step != "sample" {
+			return
+		}
+		if p.Candidate == "spin" {
+			spinDone.Store(int64(p.Done))
+			return
+		}
+		// Once spin has been dropped (wg64 sampled three times since its
+		// last sample), and early enough for most of wg64's samples to
+		// come after.
+		if p.Done >= int(spinDone.Load())+3 && p.Done <= 20 && !slowed.Swap(true) {
+			plan.SlowFromNow(1000)
 		}
 	}
 	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
@@ -36,7 +47,7 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slowed.Load() {
-		t.Fatal("the device was never slowed down")
+		t.Fatalf("spin was not dropped within wg64's first 20 samples: %+v", e.Results)
 	}
 	checkNoHiddenDrift(t, e)
 	spin, wg64 := e.Results[0], e.Results[1]
