@@ -18,8 +18,8 @@ import (
 )
 
 // TestInterrupt sends SIGINT to vkbench run and tune, as processes with the
-// validation layer on, at 20 random moments between start-up and the
-// middle of sampling: each exits 130 within seconds, saying so in exactly
+// validation layer on, at 20 random moments between the opening of their
+// output and the middle of sampling: each exits 130 within seconds, saying so in exactly
 // one line (no crash, no validation message, nothing leaked), leaves the
 // file given with -o as it was, and the cache keeps every entry committed
 // before. A SIGTERM exits 143 the same way.
@@ -49,10 +49,16 @@ func TestInterrupt(t *testing.T) {
 		if i == 20 {
 			sig, want = syscall.SIGTERM, 143
 		}
-		// From 200 ms on, so that main has installed its handler: the
-		// process is the test binary, which starts slower under -race.
-		after := 200*time.Millisecond + time.Duration(rng.Int64N(int64(3*time.Second)))
-		r, took := interrupted(t, args, after, sig)
+		// From the moment the command has opened its output (the
+		// temporary file of -o appears): main has installed its handler
+		// before. The process is the test binary, whose start takes from
+		// 100 ms to more than a second on a busy machine under -race.
+		started := func() bool {
+			tmp, _ := filepath.Glob(filepath.Join(dir, ".results.json.tmp-*"))
+			return len(tmp) > 0
+		}
+		after := time.Duration(rng.Int64N(int64(3 * time.Second)))
+		r, took := interrupted(t, args, started, after, sig)
 		what := strings.Join(args[:2], " ") + " " + sig.String() + " after " + after.String()
 		if r.code != want {
 			t.Errorf("%s: exit status %d, want %d\nstderr:\n%s", what, r.code, want, r.stderr)
@@ -83,10 +89,10 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
-// interrupted runs the command as a process, sends it sig after the given
-// time, and returns what it did and how long it took to exit after the
-// signal.
-func interrupted(t *testing.T, args []string, after time.Duration, sig syscall.Signal) (result, time.Duration) {
+// interrupted runs the command as a process, sends it sig the given time
+// after started reports that it has started, and returns what it did and
+// how long it took to exit after the signal.
+func interrupted(t *testing.T, args []string, started func() bool, after time.Duration, sig syscall.Signal) (result, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -96,6 +102,11 @@ func interrupted(t *testing.T, args []string, after time.Duration, sig syscall.S
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); !started(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%v: no sign of a start in a minute", args)
+		}
 	}
 	time.Sleep(after)
 	sent := time.Now()
