@@ -59,15 +59,6 @@ type CacheOptions struct {
 	Logger *slog.Logger
 }
 
-// DefaultCachePath is the cache file under the user's cache directory.
-func DefaultCachePath() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	return filepath.Join(dir, "vkbench", "autotune.db")
-}
-
 // Cache remembers the fastest candidate for each key, in memory and in a
 // bbolt file that several processes may share.
 //
@@ -144,6 +135,11 @@ func OpenCache(opts CacheOptions) (*Cache, error) {
 	}
 	if opts.Disabled || path == "off" {
 		return c, nil
+	}
+	if dir := filepath.Dir(path); dir == privateTempDir() {
+		if err := ensurePrivateDir(dir); err != nil {
+			return nil, err
+		}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

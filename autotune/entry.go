@@ -86,7 +86,14 @@ type Result struct {
 	Outcome Outcome `json:"outcome"`
 	// Error says why a candidate failed, is unsupported or was dropped.
 	Error string `json:"error,omitempty"`
+	// Stats summarise the candidate's samples; with several rounds
+	// (Options.Rounds), those of every round pooled, the samples
+	// themselves kept by round in Rounds rather than here.
 	Stats *Stats `json:"stats,omitempty"`
+	// Rounds are the statistics of each round that sampled the candidate,
+	// in the order measured, each with its samples; empty when the key was
+	// measured in one round.
+	Rounds []Stats `json:"rounds,omitempty"`
 	// GBps and GFLOPs are the achieved rates at the median.
 	GBps   float64 `json:"gb_per_s,omitempty"`
 	GFLOPs float64 `json:"gflop_per_s,omitempty"`
@@ -111,6 +118,9 @@ type Bounds struct {
 	// batched to reach it).
 	MinSampleTime time.Duration `json:"min_sample_time_ns"`
 	Seed          uint64        `json:"seed"`
+	// Rounds is the number of independent rounds measured (Budget is
+	// each round's); absent for one.
+	Rounds int `json:"rounds,omitempty"`
 }
 
 // Entry is what the cache stores for one key: the answer, and everything

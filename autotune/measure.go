@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -133,6 +132,24 @@ type Options struct {
 	// Logger, if set, receives a debug record of where a tune's time went
 	// (preparing, building, verifying, warming up, sampling).
 	Logger *slog.Logger
+	// Rounds is how many independent rounds measure a key (0 means 1).
+	// Each round prepares the problem again (same inputs), builds,
+	// verifies, warms up and samples in its own shuffled order, within
+	// its own Budget; each candidate's Result keeps every round's
+	// statistics (Result.Rounds), so that a comparison of two runs can
+	// judge a difference by the variation between rounds rather than
+	// between the samples of one. As go test -count does.
+	Rounds int
+	// NoDrop keeps every candidate to the end: none is dropped early.
+	NoDrop bool
+	// SameBatch batches every candidate's runs alike, as many per sample
+	// as the shortest needs, so that their times per run compare like for
+	// like (two versions of a kernel, say).
+	SameBatch bool
+
+	// round is the round being measured, from 0: it changes the sampling
+	// order, not the inputs.
+	round int
 }
 
 // Progress reports a step of a tune.
@@ -213,6 +230,17 @@ const (
 	FlagTimerDidNotTick    = "timer-did-not-tick"
 	FlagBudgetSpent        = "budget-spent-before-target"
 	FlagMaxSamples         = "max-samples-before-target"
+	// FlagRemeasured marks the candidates measured a second time because
+	// one dropped early ended with a median below the leader's: the
+	// device's speed had drifted under the first measurement.
+	FlagRemeasured = "remeasured-after-drift"
+	// FlagDrift marks a dropped candidate whose median is below the
+	// winner's, and the winner: the device's speed drifted while they
+	// were measured, and which is faster is not known.
+	FlagDrift = "drift"
+	// FlagNotVerified marks the candidates of an operation that checks no
+	// result (a manifest's "verify": "none").
+	FlagNotVerified = "not-verified"
 )
 
 // TieRule is how a tie between overlapping intervals is broken.
@@ -235,6 +263,18 @@ func measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Sh
 	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
+	if opts.Rounds > 1 {
+		return measureRounds(ctx, dev, op, shape, opts)
+	}
+	return measureOnce(ctx, dev, op, shape, opts)
+}
+
+// work is what one run of a problem moves and computes: the numerators of
+// its rates.
+type work struct{ bytes, flops float64 }
+
+// measureOnce measures one round.
+func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
 	m := &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}
 	m.key = Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
 	defer m.release()
@@ -342,6 +382,9 @@ func (m *measurement) run(ctx context.Context) error {
 		}
 		st.alive = true
 	}
+	if m.opts.SameBatch {
+		m.sameBatch()
+	}
 	return m.sample(ctx)
 }
 
@@ -377,6 +420,24 @@ func (m *measurement) setup(ctx context.Context) error {
 	m.reset, _ = m.p.(kernels.Resetter)
 	m.debug("prepared", "took", time.Since(t0))
 	return nil
+}
+
+// sameBatch gives every candidate the largest batch any was calibrated
+// to: a sample of k runs costs, per run, a little less than one of fewer
+// (the barriers between them are cheaper than what a sample pays to
+// start), so candidates compared run for run must batch alike.
+func (m *measurement) sameBatch() {
+	most := 0
+	for _, c := range m.cands {
+		if c.alive {
+			most = max(most, c.batch)
+		}
+	}
+	for _, c := range m.cands {
+		if c.alive {
+			c.batch = most
+		}
+	}
 }
 
 // prepareCandidate checks support, builds, runs once and verifies, then
@@ -418,6 +479,9 @@ func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Cand
 		return status.Annotatef(err, "verifying %s", c.Name)
 	}
 	m.debug("verified", "candidate", c.Name, "build", build, "run", ran.Sub(start), "verify", time.Since(ran))
+	if !kernels.Verifies(m.op) {
+		st.res.Flags = append(st.res.Flags, FlagNotVerified)
+	}
 	// Calibrate: time one run, then batch enough runs to last
 	// MinSampleTime.
 	t, err := m.timed(ctx, st, i, 1)
@@ -566,146 +630,6 @@ func (m *measurement) progress(cand, step string, done, total int) {
 	}
 }
 
-// sample runs rounds: each surviving candidate once per round, in a
-// shuffled order, until every survivor's interval is narrow enough, the
-// budget is spent, or MaxSamples is reached. The first round is warm-up.
-func (m *measurement) sample(ctx context.Context) error {
-	rng := rand.New(rand.NewPCG(m.opts.Seed, 0x5eed))
-	t0 := time.Now()
-	if err := m.warmup(ctx); err != nil {
-		return err
-	}
-	start := time.Now()
-	m.debug("warmed up", "took", start.Sub(t0))
-	defer func() { m.debug("sampled", "took", time.Since(start)) }()
-	order := make([]int, 0, len(m.cands))
-	for round := -1; ; round++ {
-		order = order[:0]
-		for i, c := range m.cands {
-			if c.alive {
-				order = append(order, i)
-			}
-		}
-		if len(order) == 0 {
-			return nil
-		}
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, i := range order {
-			c := m.cands[i]
-			t, err := m.timed(ctx, c, i, c.batch)
-			switch {
-			case errors.Is(err, hal.ErrNoTick):
-				// The sample is discarded and the runs batched twice as
-				// many; a candidate the timer never sees fails.
-				c.batch = min(c.batch*2, m.opts.MaxBatch)
-				if c.noTick() > 3 {
-					c.alive = false
-					c.res.Outcome = Failed
-					c.res.Error = "the GPU timer did not tick in 4 samples, even batched"
-				}
-				continue
-			case err != nil && fatal(ctx, m.dev, err):
-				return err
-			case err != nil:
-				// A failed submission while sampling may be the device's
-				// passing trouble rather than the kernel's (the kernel was
-				// verified): the sample is discarded, and only a third
-				// failure ends the candidate.
-				c.failures++
-				if c.failures >= 3 {
-					c.alive = false
-					c.res.Outcome = Failed
-					c.err = status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name)
-					c.res.Error = c.err.Error()
-				}
-				continue
-			}
-			if round >= 0 {
-				c.samples = append(c.samples, t)
-			}
-			m.progress(c.res.Name, "sample", len(c.samples), m.opts.MaxSamples)
-		}
-		if round+1 < m.opts.MinSamples {
-			continue
-		}
-		if m.decide(time.Since(start) > m.opts.Budget) {
-			return nil
-		}
-	}
-}
-
-// warmup runs the surviving candidates in turn until Warmup of GPU time
-// has passed (or twice that of wall time), discarding the samples.
-func (m *measurement) warmup(ctx context.Context) error {
-	if m.opts.Warmup < 0 {
-		return nil
-	}
-	var gpu float64
-	start := time.Now()
-	for gpu < m.opts.Warmup.Seconds() && time.Since(start) < 2*m.opts.Warmup {
-		ran := false
-		for i, c := range m.cands {
-			if !c.alive {
-				continue
-			}
-			t, err := m.timed(ctx, c, i, c.batch)
-			if err != nil && fatal(ctx, m.dev, err) {
-				return err
-			}
-			if err == nil {
-				gpu += t * float64(c.batch)
-				ran = true
-			}
-		}
-		if !ran {
-			return nil
-		}
-	}
-	return nil
-}
-
-// decide drops clearly slower candidates and reports whether sampling is
-// done.
-func (m *measurement) decide(budgetSpent bool) bool {
-	leader := -1
-	var lead Stats
-	for i, c := range m.cands {
-		if !c.alive || len(c.samples) == 0 {
-			continue
-		}
-		s := Summarize(c.samples, c.batch)
-		if leader < 0 || s.Median < lead.Median {
-			leader, lead = i, s
-		}
-	}
-	if leader < 0 {
-		return true
-	}
-	done := true
-	for i, c := range m.cands {
-		if !c.alive || len(c.samples) == 0 {
-			continue
-		}
-		s := Summarize(c.samples, c.batch)
-		lo, _ := s.interval()
-		_, leadHi := lead.interval()
-		if i != leader && lo > leadHi*(1+m.opts.DropMargin) {
-			c.alive = false
-			c.res.Outcome = Dropped
-			c.res.Error = fmt.Sprintf("dropped after %d samples: median %.4gs, leader %s %.4gs", len(c.samples), s.Median, m.cands[leader].res.Name, lead.Median)
-			continue
-		}
-		if s.HalfWidth() > m.opts.TargetHalfWidth && len(c.samples) < m.opts.MaxSamples {
-			done = false
-		}
-	}
-	if !done && budgetSpent {
-		m.spent = true
-		return true
-	}
-	return done
-}
-
 // overlap reports whether the intervals of a (the faster) and b overlap;
 // a candidate without an interval overlaps every other.
 func overlap(a, b Stats) bool {
@@ -716,26 +640,7 @@ func overlap(a, b Stats) bool {
 
 // entry turns the measurements into the entry a tune commits.
 func (m *measurement) entry() *Entry {
-	e := &Entry{
-		Schema:  SchemaVersion,
-		Key:     m.key,
-		Fastest: -1,
-		Shape:   m.shape.String(),
-		Level:   m.opts.Level.String(),
-		Mode:    string(m.opts.Mode),
-		Bounds: Bounds{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
-			MaxSamples: m.opts.MaxSamples, MinSampleTime: m.opts.MinSampleTime, Seed: m.opts.Seed},
-		Hardware: m.info.Hardware(),
-		Device:   fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),
-		Version:  m.opts.Version,
-		Time:     time.Now().UTC(),
-	}
-	bytes, flops := m.p.Bytes(), m.p.Flops()
-	type ranked struct {
-		i int
-		s Stats
-	}
-	var measured, dropped []ranked
+	e := m.newEntry()
 	for i, c := range m.cands {
 		r := c.res
 		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == Dropped) {
@@ -756,30 +661,7 @@ func (m *measurement) entry() *Entry {
 					}
 				}
 			}
-			if s.Median > 0 {
-				b, f := bytes, flops
-				if w, ok := m.p.(kernels.CandidateWorker); ok {
-					b, f = w.CandidateWork(i)
-				}
-				r.GBps = b / s.Median / 1e9
-				r.GFLOPs = f / s.Median / 1e9
-			}
-			if p := m.opts.Peak; p != nil {
-				if p.BandwidthGBps > 0 && r.GBps > p.BandwidthGBps*1.05 {
-					r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
-				}
-				if c := p.ComputeOf(m.op); c > 0 && r.GFLOPs > c*1.05 {
-					r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
-				}
-			}
-			// Dropped candidates were shown slower than the leader when
-			// they were dropped; only the survivors compete for the win,
-			// unless none survived (the leader failed later on).
-			if r.Outcome == Measured {
-				measured = append(measured, ranked{i, s})
-			} else {
-				dropped = append(dropped, ranked{i, s})
-			}
+			setRates(&r, m.work(i), m.opts.Peak, m.op)
 		} else if r.Outcome == "" {
 			r.Outcome = Failed
 			if r.Error == "" {
@@ -787,6 +669,85 @@ func (m *measurement) entry() *Entry {
 			}
 		}
 		e.Results = append(e.Results, r)
+	}
+	pickWinner(e)
+	return e
+}
+
+// work returns what one run of candidate i moves and computes: the
+// problem's, unless its candidates do different amounts of work
+// (kernels.CandidateWorker).
+func (m *measurement) work(i int) work {
+	if w, ok := m.p.(kernels.CandidateWorker); ok {
+		b, f := w.CandidateWork(i)
+		return work{b, f}
+	}
+	return work{m.p.Bytes(), m.p.Flops()}
+}
+
+// newEntry is the entry of this measurement, without results.
+func (m *measurement) newEntry() *Entry {
+	return &Entry{
+		Schema:  SchemaVersion,
+		Key:     m.key,
+		Fastest: -1,
+		Shape:   m.shape.String(),
+		Level:   m.opts.Level.String(),
+		Mode:    string(m.opts.Mode),
+		Bounds: Bounds{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
+			MaxSamples: m.opts.MaxSamples, MinSampleTime: m.opts.MinSampleTime, Seed: m.opts.Seed},
+		Hardware: m.info.Hardware(),
+		Device:   fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),
+		Version:  m.opts.Version,
+		Time:     time.Now().UTC(),
+	}
+}
+
+// setRates sets r's rates at its median and flags those above peak.
+func setRates(r *Result, w work, peak *Peak, op kernels.Operation) {
+	r.Flags = slices.DeleteFunc(r.Flags, func(f string) bool { return f == FlagAbovePeakBandwidth || f == FlagAbovePeakFLOPs })
+	if len(r.Flags) == 0 {
+		r.Flags = nil
+	}
+	r.GBps, r.GFLOPs = 0, 0
+	if r.Stats == nil || r.Stats.Median <= 0 {
+		return
+	}
+	r.GBps = w.bytes / r.Stats.Median / 1e9
+	r.GFLOPs = w.flops / r.Stats.Median / 1e9
+	if peak == nil {
+		return
+	}
+	if peak.BandwidthGBps > 0 && r.GBps > peak.BandwidthGBps*1.05 {
+		r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
+	}
+	if c := peak.ComputeOf(op); c > 0 && r.GFLOPs > c*1.05 {
+		r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
+	}
+}
+
+// pickWinner sets e's winner: of the candidates measured to the end, the
+// one with the lowest median (of the dropped ones when none was: the
+// leader failed later on), and a tie when its 95% interval overlaps the
+// runner-up's. Dropped candidates were shown slower than the leader when
+// they were dropped, so they do not compete; but one whose median is
+// nevertheless below the winner's is flagged FlagDrift, with the winner:
+// the device's speed drifted, and the answer is not to be trusted
+// unnoticed.
+func pickWinner(e *Entry) {
+	type ranked struct {
+		i int
+		s Stats
+	}
+	var measured, dropped []ranked
+	for i, r := range e.Results {
+		switch {
+		case r.Stats == nil:
+		case r.Outcome == Measured:
+			measured = append(measured, ranked{i, *r.Stats})
+		case r.Outcome == Dropped:
+			dropped = append(dropped, ranked{i, *r.Stats})
+		}
 	}
 	if len(measured) == 0 {
 		measured = dropped
@@ -800,13 +761,31 @@ func (m *measurement) entry() *Entry {
 		}
 		return a.i - b.i
 	})
-	if len(measured) > 0 {
-		e.Fastest = measured[0].i
-		e.FastestName = e.Results[e.Fastest].Name
-		if len(measured) > 1 && overlap(measured[0].s, measured[1].s) {
-			e.Tie = true
-			e.TieRule = TieRule
+	e.Fastest, e.FastestName, e.Tie, e.TieRule = -1, "", false, ""
+	if len(measured) == 0 {
+		return
+	}
+	e.Fastest = measured[0].i
+	e.FastestName = e.Results[e.Fastest].Name
+	if len(measured) > 1 && overlap(measured[0].s, measured[1].s) {
+		e.Tie = true
+		e.TieRule = TieRule
+	}
+	drift := false
+	for _, d := range dropped {
+		if d.i != e.Fastest && d.s.Median < measured[0].s.Median {
+			addFlag(&e.Results[d.i], FlagDrift)
+			drift = true
 		}
 	}
-	return e
+	if drift {
+		addFlag(&e.Results[e.Fastest], FlagDrift)
+	}
+}
+
+// addFlag adds flag to r's flags, once.
+func addFlag(r *Result, flag string) {
+	if !slices.Contains(r.Flags, flag) {
+		r.Flags = append(r.Flags, flag)
+	}
 }

@@ -3,6 +3,7 @@ package autotune
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -143,8 +144,10 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 	sum := t.checksum(target)
 	i, ok := t.cache.Fastest(t.table, k, sum)
 	if !ok {
+		// An answer the file could not take is kept in memory: it answers
+		// this process all the same.
 		e, err := t.tune(ctx, target, k, sum, false, true)
-		if err != nil {
+		if err != nil && !isNotStored(err) {
 			return 0, err
 		}
 		i = e.Fastest
@@ -213,7 +216,7 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size
 		// The default candidate is the first that applies.
 		return original(0), true, nil
 	}
-	if err != nil {
+	if err != nil && !isNotStored(err) {
 		return 0, false, err
 	}
 	return original(e.Fastest), false, nil
@@ -222,6 +225,12 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size
 // Tune tunes op at size's key and commits the answer, unless the cache
 // already has one (then that entry is returned without measuring). force
 // measures again and replaces the stored answer.
+//
+// When the answer cannot be written to the cache file (locked, of a newer
+// format, not writable), Tune returns the entry and a *NotStoredError:
+// the answer is kept in memory, so that this tuner uses it, but the next
+// process will tune again. Fastest, which only needs the answer, does not
+// fail for it; a caller whose purpose is to store answers should.
 func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Size, force bool) (*Entry, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -231,13 +240,35 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 		return nil, err
 	}
 	e, err := t.tune(ctx, target, t.Key(target, size), t.checksum(target), force, true)
-	if force && err == nil && reflect.TypeOf(op).Comparable() {
+	if force && (err == nil || isNotStored(err)) && reflect.TypeOf(op).Comparable() {
 		t.forget(op)
 	}
 	if e != nil && index != nil {
 		e = e.remapped(index)
 	}
 	return e, err
+}
+
+// NotStoredError is Tune's error when its answer could not be written to
+// the cache file. Its code is the cache's error's.
+type NotStoredError struct {
+	Key Key
+	// Path is the cache file's.
+	Path string
+	Err  error
+}
+
+// Error says which answer was not stored, in which file, and why.
+func (e *NotStoredError) Error() string {
+	return fmt.Sprintf("autotune: the answer for %s was not stored in the tune cache %s, only kept in memory: %v", e.Key, e.Path, e.Err)
+}
+
+// Unwrap returns the cache's error.
+func (e *NotStoredError) Unwrap() error { return e.Err }
+
+func isNotStored(err error) bool {
+	var ns *NotStoredError
+	return errors.As(err, &ns)
 }
 
 var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
@@ -343,16 +374,20 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		return e, status.Wrapf(cause, status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s; the first, %s, failed", k, t.dev.Info().Name, name)
 	}
 	// A file that cannot be written does not undo the answer: the cache
-	// keeps it in memory and records a warning (Cache.Warnings).
+	// keeps it in memory and records a warning (Cache.Warnings), and the
+	// caller learns that it was not stored.
 	if force {
 		t.cache.Forget(t.table, k, sum)
-		_ = t.cache.replace(t.table, k, sum, e)
+		if err := t.cache.replace(t.table, k, sum, e); err != nil {
+			return e, &NotStoredError{Key: k, Path: t.cache.Path(), Err: err}
+		}
 		return e, nil
 	}
-	if stored, err := t.cache.Commit(t.table, k, sum, e); err == nil {
-		return stored, nil
+	stored, err := t.cache.Commit(t.table, k, sum, e)
+	if err != nil {
+		return e, &NotStoredError{Key: k, Path: t.cache.Path(), Err: err}
 	}
-	return e, nil
+	return stored, nil
 }
 
 // firstError returns the first failed candidate's name and error.

@@ -118,18 +118,24 @@ const (
 // Has reports whether every operation in o is supported.
 func (s SubgroupOps) Has(o SubgroupOps) bool { return s&o == o }
 
-// SubgroupOpNames are the names of the subgroup operation sets, in bit
-// order: "basic", "vote", "arithmetic", ...
+// SubgroupOpNames name the subgroup operation sets in bit order, as the
+// GLSL extensions GL_KHR_shader_subgroup_<name> do (with '-' for '_').
 var SubgroupOpNames = [...]string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"}
 
-// String names the sets in s, joined by "+", or says "none".
-func (s SubgroupOps) String() string {
-	var names []string
+// Names lists the names of the sets in s, in bit order.
+func (s SubgroupOps) Names() []string {
+	names := []string{}
 	for i, name := range SubgroupOpNames {
 		if s.Has(1 << i) {
 			names = append(names, name)
 		}
 	}
+	return names
+}
+
+// String names the sets in s, joined by "+", or says "none".
+func (s SubgroupOps) String() string {
+	names := s.Names()
 	if len(names) == 0 {
 		return "none"
 	}

@@ -41,6 +41,23 @@ type Operation interface {
 	Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error)
 }
 
+// VerifyReporter is implemented by operations that can say whether they
+// check their candidates' results: a manifest's can be told not to, with
+// "verify": "none". An operation without the method checks them.
+type VerifyReporter interface {
+	Verifies() bool
+}
+
+// Verifies reports whether op checks its candidates' results against a
+// reference (see VerifyReporter): a result of one that does not is
+// measured, not verified.
+func Verifies(op Operation) bool {
+	if v, ok := op.(VerifyReporter); ok {
+		return v.Verifies()
+	}
+	return true
+}
+
 // Problem is an operation's data of one size on one device: the buffers,
 // the work one run records, and the check of the results against a CPU
 // reference. It is used by one goroutine at a time.

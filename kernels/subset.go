@@ -40,6 +40,8 @@ type subsetOp struct {
 	index []int // candidate i of the subset is candidate index[i] of the operation
 }
 
+func (s *subsetOp) Verifies() bool { return Verifies(s.Operation) }
+
 func (s *subsetOp) Candidates() []Candidate {
 	all := s.Operation.Candidates()
 	out := make([]Candidate, len(s.index))

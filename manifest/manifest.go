@@ -250,6 +250,9 @@ func (op *manifestOp) Summary() string      { return op.summary }
 func (op *manifestOp) DType() kernels.DType { return op.dtype }
 func (op *manifestOp) Dims() []string       { return slices.Clone(op.dims) }
 
+// Verifies is false for "verify": "none".
+func (op *manifestOp) Verifies() bool { return op.ref >= 0 }
+
 func (op *manifestOp) Candidates() []kernels.Candidate {
 	out := slices.Clone(op.cands)
 	for i := range out {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 
@@ -38,6 +39,10 @@ const (
 	// NotMeasured is a benchmark without samples in one of the files (it
 	// failed or was unsupported there).
 	NotMeasured Verdict = "not measured"
+	// Unjudged is a benchmark with too few rounds in one file or both for
+	// any difference to be significant: the U test over four values cannot
+	// reach p < 0.05, however far apart they are.
+	Unjudged Verdict = "cannot judge"
 )
 
 // Row is the comparison of one benchmark.
@@ -45,9 +50,11 @@ type Row struct {
 	Name       string  `json:"name"`
 	BaseMedian float64 `json:"base_median_s,omitempty"`
 	NewMedian  float64 `json:"new_median_s,omitempty"`
-	// Delta is NewMedian/BaseMedian - 1: positive is slower.
-	Delta   float64  `json:"delta"`
-	P       float64  `json:"p"`
+	// Delta is NewMedian/BaseMedian - 1: positive is slower. The medians
+	// are those of the rounds' medians.
+	Delta float64 `json:"delta"`
+	P     float64 `json:"p"`
+	// N1 and N2 are the rounds compared, in base and in new.
 	N1      int      `json:"n_base"`
 	N2      int      `json:"n_new"`
 	Verdict Verdict  `json:"verdict"`
@@ -60,14 +67,27 @@ type Report struct {
 	Options CompareOptions `json:"options"`
 	Rows    []Row          `json:"rows"`
 	// Regressions counts Slower rows; Missing counts rows present in only
-	// one file or not measured in one.
+	// one file or not measured in one; Unjudged counts rows with too few
+	// rounds to judge.
 	Regressions int `json:"regressions"`
 	Missing     int `json:"missing"`
+	Unjudged    int `json:"unjudged"`
+	// Judged counts the rows whose difference could be judged.
+	Judged int `json:"judged"`
+	// Together is set when every judged benchmark, two or more, moved the
+	// same way by more than the threshold: what a device that ran at
+	// another speed during one of the runs (clocks, heat, other work on
+	// it) does to every benchmark alike. Shift is then the median of
+	// their deltas. The verdicts stand; a reader is told.
+	Together bool    `json:"moved_together,omitempty"`
+	Shift    float64 `json:"shift,omitempty"`
 }
 
 // Compare compares every benchmark of base with the one of the same name
-// in cur. Benchmarks in only one file, or without samples in one, are
-// reported, never ignored.
+// in cur, by its rounds: a U test over the rounds' medians, and the change
+// of their median against the threshold. Benchmarks in only one file, or
+// without samples in one, are reported, never ignored; so are those with
+// too few rounds to judge (Unjudged).
 func Compare(base, cur *File, opts CompareOptions) Report {
 	rep := Report{Options: opts}
 	th := benchmath.DefaultThresholds
@@ -79,11 +99,18 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			rep.Missing++
 			continue
 		}
-		rep.Rows = append(rep.Rows, compareOne(b, *n, &th, opts))
-		if r := rep.Rows[len(rep.Rows)-1]; r.Verdict == Slower {
+		r := compareOne(b, *n, &th, opts)
+		rep.Rows = append(rep.Rows, r)
+		switch r.Verdict {
+		case Slower:
 			rep.Regressions++
-		} else if r.Verdict == NotMeasured {
+		case NotMeasured:
 			rep.Missing++
+		case Unjudged:
+			rep.Unjudged++
+		}
+		if r.Verdict != NotMeasured && r.Verdict != Unjudged {
+			rep.Judged++
 		}
 	}
 	for _, n := range cur.Benchmarks {
@@ -92,41 +119,60 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			rep.Missing++
 		}
 	}
+	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep
 }
 
-func samplesOf(b Benchmark) []float64 {
-	if b.Stats == nil {
-		return nil
+// movedTogether reports whether every judged row, two or more, moved the
+// same way past threshold, and the median of their deltas.
+func movedTogether(rows []Row, threshold float64) (bool, float64) {
+	var deltas []float64
+	up, down := 0, 0
+	for _, r := range rows {
+		if r.Verdict != Slower && r.Verdict != Faster && r.Verdict != Same || math.IsNaN(r.Delta) {
+			continue
+		}
+		deltas = append(deltas, r.Delta)
+		switch {
+		case r.Delta > threshold:
+			up++
+		case r.Delta < -threshold:
+			down++
+		}
 	}
-	if len(b.Stats.Samples) > 0 {
-		return b.Stats.Samples
+	if len(deltas) < 2 || (up != len(deltas) && down != len(deltas)) {
+		return false, 0
 	}
-	return nil
+	slices.Sort(deltas)
+	return true, deltas[len(deltas)/2]
 }
 
 func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) Row {
 	row := Row{Name: b.Name, Delta: math.NaN(), P: math.NaN()}
-	s1, s2 := samplesOf(b), samplesOf(n)
+	s1, s2 := b.RoundMedians(), n.RoundMedians()
 	if len(s1) == 0 || len(s2) == 0 {
 		row.Verdict = NotMeasured
 		row.Note = "no samples in " + map[bool]string{true: "base", false: "new"}[len(s1) == 0]
 		return row
 	}
-	a1 := slices.Sorted(slices.Values(s1))
-	a2 := slices.Sorted(slices.Values(s2))
-	x := benchmath.NewSample(a1, th)
-	y := benchmath.NewSample(a2, th)
-	sum1 := benchmath.AssumeNothing.Summary(x, 0.95)
-	sum2 := benchmath.AssumeNothing.Summary(y, 0.95)
-	cmp := benchmath.AssumeNothing.Compare(x, y)
-	row.BaseMedian, row.NewMedian = sum1.Center, sum2.Center
-	row.N1, row.N2, row.P = cmp.N1, cmp.N2, cmp.P
-	for _, w := range append(append(x.Warnings, y.Warnings...), cmp.Warnings...) {
-		row.Warn = append(row.Warn, w.Error())
+	x := benchmath.NewSample(slices.Sorted(slices.Values(s1)), th)
+	y := benchmath.NewSample(slices.Sorted(slices.Values(s2)), th)
+	row.BaseMedian = benchmath.AssumeNothing.Summary(x, 0.95).Center
+	row.NewMedian = benchmath.AssumeNothing.Summary(y, 0.95).Center
+	row.N1, row.N2 = len(s1), len(s2)
+	if row.BaseMedian > 0 {
+		row.Delta = row.NewMedian/row.BaseMedian - 1
 	}
-	if sum1.Center > 0 {
-		row.Delta = sum2.Center/sum1.Center - 1
+	if minUTestP(len(s1), len(s2)) > opts.Alpha {
+		row.Verdict = Unjudged
+		row.Note = fmt.Sprintf("%s in base, %s in new: too few for any difference to be significant at alpha %g; measure both with --count %d or more, or gate with vkbench ab",
+			plural(len(s1), "round"), plural(len(s2), "round"), opts.Alpha, RoundsNeeded(opts.Alpha))
+		return row
+	}
+	cmp := benchmath.AssumeNothing.Compare(x, y)
+	row.P = cmp.P
+	for _, w := range cmp.Warnings {
+		row.Warn = append(row.Warn, w.Error())
 	}
 	significant := cmp.P < opts.Alpha
 	switch {
@@ -138,6 +184,35 @@ func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) R
 		row.Verdict = Same
 	}
 	return row
+}
+
+// minUTestP is the smallest two-sided p-value a Mann–Whitney U test of n1
+// values against n2 can give, when they do not overlap at all:
+// 2 / C(n1+n2, n1).
+func minUTestP(n1, n2 int) float64 {
+	c := 1.0
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return min(1, 2/c)
+}
+
+// RoundsNeeded is how many rounds each file should have for a comparison
+// at alpha: the fewest with which a difference can be significant, and at
+// least 5, so that one odd round does not decide alone.
+func RoundsNeeded(alpha float64) int {
+	n := 1
+	for minUTestP(n, n) > alpha && n < 1000 {
+		n++
+	}
+	return max(n, 5)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // MarshalJSON writes the row with null for the values it does not have

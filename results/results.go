@@ -2,14 +2,20 @@
 // statistics that compare two of them.
 //
 // A File is what `vkbench run --format json` writes: a versioned document
-// with the device, the mode, and for each benchmark (an operation, a shape
-// and a candidate) its statistics and raw samples. Read also accepts Go's
-// benchmark format, as `go test -bench` and `vkbench run --format gobench`
-// write it, one line per sample.
+// (schema in SchemaJSON) with the device, the mode, and for each benchmark
+// (an operation, a shape and a candidate) its statistics and, for each of
+// the independent rounds that measured it (run --count), that round's
+// statistics and raw samples. Read also accepts Go's benchmark format, as
+// `go test -bench -count N` and `vkbench run --format gobench` write it:
+// one line per round.
 //
 // Compare tells, for each benchmark present in both files, whether the new
-// one is slower, with a Mann–Whitney U test from golang.org/x/perf's
-// benchmath and a threshold on the change of the median:
+// one is slower, judging by the variation between rounds, as benchstat does
+// over go test -count runs: a Mann–Whitney U test (golang.org/x/perf's
+// benchmath) over the rounds' medians, and a threshold on the change of
+// their median. Samples of one round are not independent of each other
+// (they share the device's clocks, heat and neighbours of that moment),
+// so a test over them would call any drift between runs significant:
 //
 //	base, _ := results.ReadFile("base.json")
 //	cur, _ := results.ReadFile("new.json")
@@ -28,14 +34,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/status"
 )
 
-// Schema names the version of the File format.
-const Schema = "vkbench.results/v1"
+// Schema names the version of the File format that this package writes.
+// Version 2 keeps every round of a measurement in several rounds
+// (Benchmark.Rounds).
+const Schema = "vkbench.results/v2"
+
+// SchemaV1 names the first version, which Parse still reads: one round,
+// whose samples are in Stats.
+const SchemaV1 = "vkbench.results/v1"
 
 // Device says which device measured.
 type Device struct {
@@ -62,11 +75,17 @@ type Benchmark struct {
 	// runner-up's, and how the tie was broken.
 	Tie string `json:"tie,omitempty"`
 	// Bytes and Flops are moved and done by one run.
-	Bytes  float64         `json:"bytes_per_run,omitempty"`
-	Flops  float64         `json:"flops_per_run,omitempty"`
-	Stats  *autotune.Stats `json:"stats,omitempty"`
-	GBps   float64         `json:"gb_per_s,omitempty"`
-	GFLOPs float64         `json:"gflop_per_s,omitempty"`
+	Bytes float64 `json:"bytes_per_run,omitempty"`
+	Flops float64 `json:"flops_per_run,omitempty"`
+	// Stats pool the samples of every round; the samples themselves are
+	// in Rounds.
+	Stats *autotune.Stats `json:"stats,omitempty"`
+	// Rounds are each round's statistics and samples, in the order
+	// measured: a comparison judges a difference by the variation
+	// between the rounds' medians.
+	Rounds []autotune.Stats `json:"rounds,omitempty"`
+	GBps   float64          `json:"gb_per_s,omitempty"`
+	GFLOPs float64          `json:"gflop_per_s,omitempty"`
 	// PercentPeak is the rate as a percentage of the device's measured
 	// peak; 0 when no peak is known.
 	PercentPeak float64  `json:"percent_of_peak,omitempty"`
@@ -79,13 +98,25 @@ type Benchmark struct {
 
 // File is a set of measurements from one run.
 type File struct {
-	Schema     string      `json:"schema"`
-	Version    string      `json:"vkbench_version"`
-	Time       time.Time   `json:"time"`
-	Device     Device      `json:"device"`
-	Mode       string      `json:"mode"`
-	Seed       uint64      `json:"seed"`
+	Schema  string    `json:"schema"`
+	Version string    `json:"vkbench_version"`
+	Time    time.Time `json:"time"`
+	Device  Device    `json:"device"`
+	Mode    string    `json:"mode"`
+	Seed    uint64    `json:"seed"`
+	// Rounds is how many independent rounds measured each operation.
+	Rounds     int         `json:"rounds"`
 	Benchmarks []Benchmark `json:"benchmarks"`
+}
+
+// RoundMedians returns the median of each round of b: what a comparison
+// compares.
+func (b *Benchmark) RoundMedians() []float64 {
+	var out []float64
+	for _, r := range b.Rounds {
+		out = append(out, r.Median)
+	}
+	return out
 }
 
 // Lookup returns the benchmark named name.
@@ -121,7 +152,10 @@ func Read(r io.Reader) (*File, error) {
 }
 
 // Parse decodes a File: JSON when data starts with '{', Go's benchmark
-// format otherwise. Anything malformed is InvalidArgument and says where.
+// format otherwise. A JSON file is validated against its version's schema
+// (SchemaJSON); one of version 1 is upgraded, its samples becoming its one
+// round. Anything malformed is InvalidArgument and says where: the field,
+// as a JSON pointer, and what is wrong with it.
 func Parse(data []byte) (*File, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -134,36 +168,74 @@ func Parse(data []byte) (*File, error) {
 }
 
 func parseJSON(data []byte) (*File, error) {
-	var f File
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&f); err != nil {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
 		return nil, status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
 	}
-	if f.Schema != Schema {
-		return nil, status.Newf(status.InvalidArgument, "results: schema %q, want %q", f.Schema, Schema)
+	version, _ := doc.(map[string]any)["schema"].(string)
+	if version != Schema && version != SchemaV1 {
+		return nil, status.Newf(status.InvalidArgument, "results: schema %q, want %q (or %q)", version, Schema, SchemaV1)
+	}
+	if err := validate(version, doc); err != nil {
+		return nil, err
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
 	}
 	seen := map[string]bool{}
 	for i, b := range f.Benchmarks {
-		if b.Name == "" {
-			return nil, status.Newf(status.InvalidArgument, "results: benchmark %d has no name", i)
-		}
 		if seen[b.Name] {
-			return nil, status.Newf(status.InvalidArgument, "results: benchmark %q appears twice", b.Name)
+			return nil, fieldError(i, b.Name, "a second benchmark of this name")
 		}
 		seen[b.Name] = true
-		if s := b.Stats; s != nil {
-			for _, v := range s.Samples {
-				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-					return nil, status.Newf(status.InvalidArgument, "results: benchmark %q has a sample %v that is not a time", b.Name, v)
-				}
-			}
+		if err := checkSamples(i, &b); err != nil {
+			return nil, err
 		}
+	}
+	if version == SchemaV1 {
+		upgrade(&f)
 	}
 	return &f, nil
 }
 
-// parseGoBench reads Go benchmark lines; each line is one sample of its
-// benchmark, in sec/op (ns/op lines are tidied to seconds by benchfmt).
+// checkSamples refuses samples that are not times: the schemas say so too,
+// but version 1's allowed zero, which no timer that ticked reports.
+func checkSamples(i int, b *Benchmark) error {
+	var all [][]float64
+	if b.Stats != nil {
+		all = append(all, b.Stats.Samples)
+	}
+	for _, r := range b.Rounds {
+		all = append(all, r.Samples)
+	}
+	for _, ss := range all {
+		for _, v := range ss {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return fieldError(i, b.Name, "sample %v is not a time", v)
+			}
+		}
+	}
+	return nil
+}
+
+// upgrade turns a version 1 file into a version 2 one: each measured
+// benchmark's samples become its one round.
+func upgrade(f *File) {
+	f.Schema, f.Rounds = Schema, 1
+	for i := range f.Benchmarks {
+		b := &f.Benchmarks[i]
+		if b.Stats == nil || len(b.Stats.Samples) == 0 {
+			continue
+		}
+		b.Rounds = []autotune.Stats{*b.Stats}
+		b.Stats.Samples = nil
+	}
+}
+
+// parseGoBench reads Go benchmark lines; each line is one round of its
+// benchmark (a run of go test -count, or of vkbench run --count), in
+// sec/op (ns/op lines are tidied to seconds by benchfmt).
 func parseGoBench(data []byte) (*File, error) {
 	f := &File{Schema: Schema}
 	index := map[string]int{}
@@ -199,9 +271,17 @@ func parseGoBench(data []byte) (*File, error) {
 	if len(f.Benchmarks) == 0 {
 		return nil, status.New(status.InvalidArgument, "results: no benchmarks found (neither vkbench JSON nor Go benchmark lines)")
 	}
+	// Each line is one run of the benchmark, as benchstat reads it: a
+	// round, with the line's time as its median.
+	f.Rounds = 0
 	for i := range f.Benchmarks {
-		st := f.Benchmarks[i].Stats
-		*st = autotune.Summarize(st.Samples, 1)
+		b := &f.Benchmarks[i]
+		for _, v := range b.Stats.Samples {
+			b.Rounds = append(b.Rounds, autotune.Summarize([]float64{v}, 1))
+		}
+		f.Rounds = max(f.Rounds, len(b.Rounds))
+		*b.Stats = autotune.Summarize(b.Stats.Samples, 1)
+		b.Stats.Samples = nil
 	}
 	return f, nil
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
@@ -23,30 +26,56 @@ func samples(seed uint64, n int, median, noise float64) []float64 {
 }
 
 func file(bs ...results.Benchmark) *results.File {
-	return &results.File{Schema: results.Schema, Benchmarks: bs}
+	return &results.File{Schema: results.Schema, Rounds: 1, Benchmarks: bs}
 }
 
-func bench(name string, s []float64) results.Benchmark {
-	st := autotune.Summarize(s, 1)
-	return results.Benchmark{Name: name, Outcome: autotune.Measured, Stats: &st}
+// bench is a benchmark measured in one round per slice of samples.
+func bench(name string, rounds ...[]float64) results.Benchmark {
+	b := results.Benchmark{Name: name, Outcome: autotune.Measured}
+	var all []float64
+	for _, r := range rounds {
+		b.Rounds = append(b.Rounds, autotune.Summarize(r, 1))
+		all = append(all, r...)
+	}
+	st := autotune.Summarize(all, 1)
+	st.Samples = nil
+	b.Stats = &st
+	return b
+}
+
+// rounds returns n rounds of 20 samples each, the rounds' medians spread
+// by roundNoise around median and the samples of each round by 1%.
+func rounds(seed uint64, n int, median, roundNoise float64) [][]float64 {
+	med := samples(seed, n, median, roundNoise)
+	out := make([][]float64, n)
+	for i, m := range med {
+		out[i] = samples(seed*1000+uint64(i), 20, m, 0.01)
+	}
+	return out
 }
 
 func TestCompareVerdicts(t *testing.T) {
 	tests := []struct {
 		name       string
-		base, cur  []float64
+		base, cur  [][]float64
 		want       results.Verdict
 		regression bool
 	}{
-		{"tight 10% regression", samples(1, 20, 1e-3, 0.005), samples(2, 20, 1.1e-3, 0.005), results.Slower, true},
-		{"same medians, wide noise", samples(3, 20, 1e-3, 0.4), samples(4, 20, 1e-3, 0.4), results.Same, false},
-		{"noisy 10% shift", samples(5, 6, 1e-3, 0.6), samples(6, 6, 1.1e-3, 0.6), results.Same, false},
-		{"improvement", samples(7, 20, 1e-3, 0.005), samples(8, 20, 0.8e-3, 0.005), results.Faster, false},
-		{"3% slower is under the threshold", samples(9, 20, 1e-3, 0.002), samples(10, 20, 1.03e-3, 0.002), results.Same, false},
+		{"tight 10% regression", rounds(1, 6, 1e-3, 0.005), rounds(2, 6, 1.1e-3, 0.005), results.Slower, true},
+		{"same medians, wide noise", rounds(3, 8, 1e-3, 0.4), rounds(4, 8, 1e-3, 0.4), results.Same, false},
+		{"noisy 10% shift", rounds(5, 5, 1e-3, 0.6), rounds(6, 5, 1.1e-3, 0.6), results.Same, false},
+		{"improvement", rounds(7, 5, 1e-3, 0.005), rounds(8, 5, 0.8e-3, 0.005), results.Faster, false},
+		{"3% slower is under the threshold", rounds(9, 8, 1e-3, 0.002), rounds(10, 8, 1.03e-3, 0.002), results.Same, false},
+		// The issue this design answers: two runs of the same kernel
+		// whose device ran 20% slower the second time. Each run's samples
+		// are tight, so a test over samples calls it significant; one
+		// round a side cannot say.
+		{"one round each: drift between runs", rounds(11, 1, 1e-3, 0), rounds(12, 1, 1.2e-3, 0), results.Unjudged, false},
+		{"three rounds each", rounds(13, 3, 1e-3, 0.001), rounds(14, 3, 1.5e-3, 0.001), results.Unjudged, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := results.Compare(file(bench("copy/u32/1024/vec4", tc.base)), file(bench("copy/u32/1024/vec4", tc.cur)), results.DefaultCompareOptions)
+			rep := results.Compare(file(bench("copy/u32/1024/vec4", tc.base...)), file(bench("copy/u32/1024/vec4", tc.cur...)), results.DefaultCompareOptions)
 			if len(rep.Rows) != 1 {
 				t.Fatalf("rows = %v", rep.Rows)
 			}
@@ -57,14 +86,43 @@ func TestCompareVerdicts(t *testing.T) {
 			if (rep.Regressions > 0) != tc.regression {
 				t.Errorf("regressions = %d, want regression %v", rep.Regressions, tc.regression)
 			}
+			if r.Verdict == results.Unjudged && !strings.Contains(r.Note, "--count 5") {
+				t.Errorf("an unjudged row's note %q does not say what to do", r.Note)
+			}
 		})
 	}
 }
 
+// TestCompareMovedTogether: when every benchmark moved the same way past
+// the threshold, the report says so; one that did not is enough to say
+// nothing.
+func TestCompareMovedTogether(t *testing.T) {
+	base := file(bench("a", rounds(1, 5, 1e-3, 0.001)...), bench("b", rounds(2, 5, 2e-3, 0.001)...))
+	slow := file(bench("a", rounds(3, 5, 1.5e-3, 0.001)...), bench("b", rounds(4, 5, 3.4e-3, 0.001)...))
+	rep := results.Compare(base, slow, results.DefaultCompareOptions)
+	if !rep.Together || math.Abs(rep.Shift-0.7) > 0.01 {
+		t.Errorf("together %v, shift %.3f; want true, +0.70 (the median of +50%% and +70%%)", rep.Together, rep.Shift)
+	}
+	mixed := file(bench("a", rounds(3, 5, 1.5e-3, 0.001)...), bench("b", rounds(4, 5, 2e-3, 0.001)...))
+	if rep := results.Compare(base, mixed, results.DefaultCompareOptions); rep.Together {
+		t.Errorf("one benchmark moved, the other not: together %v", rep.Together)
+	}
+}
+
+func TestRoundsNeeded(t *testing.T) {
+	if n := results.RoundsNeeded(0.05); n != 5 {
+		t.Errorf("RoundsNeeded(0.05) = %d, want 5", n)
+	}
+	// 2/C(12, 6) = 0.0022 is the first below 0.005.
+	if n := results.RoundsNeeded(0.005); n != 6 {
+		t.Errorf("RoundsNeeded(0.005) = %d, want 6", n)
+	}
+}
+
 func TestCompareMissing(t *testing.T) {
-	s := samples(1, 10, 1e-3, 0.01)
+	s := rounds(1, 5, 1e-3, 0.01)
 	failed := results.Benchmark{Name: "c", Outcome: autotune.Failed, Error: "wrong result"}
-	rep := results.Compare(file(bench("a", s), bench("b", s), bench("c", s)), file(bench("a", s), failed, bench("d", s)), results.DefaultCompareOptions)
+	rep := results.Compare(file(bench("a", s...), bench("b", s...), bench("c", s...)), file(bench("a", s...), failed, bench("d", s...)), results.DefaultCompareOptions)
 	got := map[string]results.Verdict{}
 	for _, r := range rep.Rows {
 		got[r.Name] = r.Verdict
@@ -94,33 +152,85 @@ BenchmarkCopy/u32/1024/scalar-2 1   2000 ns/op
 		t.Fatalf("benchmarks = %+v", f.Benchmarks)
 	}
 	b, ok := f.Lookup("Copy/u32/1024/vec4-2")
-	if !ok || b.Stats.N != 2 || math.Abs(b.Stats.Min-1e-6) > 1e-15 {
-		t.Errorf("vec4 = %+v, %v", b, ok)
+	if !ok {
+		t.Fatal("no Copy/u32/1024/vec4-2")
+	}
+	// Each line is a round, as benchstat reads -count runs.
+	if d := cmp.Diff([]float64{1e-6, 1.1e-6}, b.RoundMedians(), cmpopts.EquateApprox(0, 1e-15)); d != "" {
+		t.Errorf("round medians (-want +got):\n%s", d)
+	}
+	if b.Stats.N != 2 || math.Abs(b.Stats.Min-1e-6) > 1e-15 || f.Rounds != 2 {
+		t.Errorf("vec4 = %+v, file rounds %d", b.Stats, f.Rounds)
+	}
+}
+
+// minimal is a valid version 2 file with one benchmark, whose JSON the
+// cases of TestParseBad break one way each.
+const minimal = `{"schema":"vkbench.results/v2","vkbench_version":"x","time":"2026-01-02T03:04:05Z",
+"device":{"index":0,"name":"d","hardware":"h"},"mode":"hot","seed":1,"rounds":1,"benchmarks":[
+{"name":"a/u32/4/c","op":"a","dtype":"u32","shape":"4","candidate":"c","outcome":"measured",
+"stats":{"median_s":1e-3,"ci_lo_s":1e-3,"ci_hi_s":1e-3,"min_s":1e-3,"max_s":1e-3,"spread":0,"samples":1,"batch":1},
+"rounds":[{"median_s":1e-3,"ci_lo_s":1e-3,"ci_hi_s":1e-3,"min_s":1e-3,"max_s":1e-3,"spread":0,"samples":1,"batch":1,"samples_s":[1e-3]}]}]}`
+
+func TestParseMinimal(t *testing.T) {
+	f, err := results.Parse([]byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]float64{1e-3}, f.Benchmarks[0].RoundMedians()); d != "" {
+		t.Errorf("round medians (-want +got):\n%s", d)
 	}
 }
 
 func TestParseBad(t *testing.T) {
-	for name, in := range map[string]string{
-		"empty":          "  \n",
-		"not json":       "{nope",
-		"wrong schema":   `{"schema":"other/v9","benchmarks":[]}`,
-		"duplicate":      `{"schema":"vkbench.results/v1","benchmarks":[{"name":"a"},{"name":"a"}]}`,
-		"no name":        `{"schema":"vkbench.results/v1","benchmarks":[{"op":"a"}]}`,
-		"negative":       `{"schema":"vkbench.results/v1","benchmarks":[{"name":"a","stats":{"samples_s":[-1]}}]}`,
-		"no benchmarks":  "hello world\n",
-		"gobench no sec": "BenchmarkX 1 5 B/op\n",
+	for name, tc := range map[string]struct{ in, want string }{
+		"empty":           {"  \n", "empty"},
+		"not json":        {"{nope", "malformed JSON"},
+		"null":            {"null", "no benchmarks"},
+		"wrong schema":    {`{"schema":"other/v9","benchmarks":[]}`, `schema "other/v9"`},
+		"no benchmarks":   {strings.Replace(minimal, `"benchmarks":[`, `"benchmark":[`, 1), "benchmark"},
+		"benchmarks null": {strings.Replace(minimal[:strings.Index(minimal, `"benchmarks"`)], `"rounds":1,`, `"rounds":1,"benchmarks":null}`, 1), "/benchmarks"},
+		"unknown outcome": {strings.Replace(minimal, `"measured"`, `"great"`, 1), "/benchmarks/0/outcome"},
+		"no stats":        {strings.Replace(minimal, `"stats":{"median_s":1e-3,"ci_lo_s":1e-3,"ci_hi_s":1e-3,"min_s":1e-3,"max_s":1e-3,"spread":0,"samples":1,"batch":1},`, "", 1), "stats"},
+		"zero sample":     {strings.Replace(minimal, `"samples_s":[1e-3]`, `"samples_s":[0]`, 1), "/benchmarks/0/rounds/0/samples_s/0"},
+		"negative v1":     {`{"schema":"vkbench.results/v1","vkbench_version":"x","time":"2026-01-02T03:04:05Z","device":{"index":0,"name":"d","hardware":"h"},"mode":"hot","seed":1,"benchmarks":[{"name":"a/u32/4/c","op":"a","dtype":"u32","shape":"4","candidate":"c","outcome":"measured","stats":{"median_s":1e-3,"ci_lo_s":1e-3,"ci_hi_s":1e-3,"min_s":1e-3,"max_s":1e-3,"spread":0,"samples":1,"batch":1,"samples_s":[-1]}}]}`, "/benchmarks/0/stats/samples_s/0"},
+		"zero v1":         {`{"schema":"vkbench.results/v1","vkbench_version":"x","time":"2026-01-02T03:04:05Z","device":{"index":0,"name":"d","hardware":"h"},"mode":"hot","seed":1,"benchmarks":[{"name":"a/u32/4/c","op":"a","dtype":"u32","shape":"4","candidate":"c","outcome":"measured","stats":{"median_s":1e-3,"ci_lo_s":1e-3,"ci_hi_s":1e-3,"min_s":1e-3,"max_s":1e-3,"spread":0,"samples":1,"batch":1,"samples_s":[1e-3,0]}}]}`, "sample 0 is not a time"},
+		"duplicate":       {strings.Replace(minimal, `}]}]}`, `}]},`+minimal[strings.Index(minimal, `{"name"`):], 1), "a second benchmark"},
+		"unknown field":   {strings.Replace(minimal, `"seed":1`, `"seed":1,"sede":2`, 1), "sede"},
+		"gobench no sec":  {"BenchmarkX 1 5 B/op\n", "sec/op"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := results.Parse([]byte(in))
+			_, err := results.Parse([]byte(tc.in))
 			if status.CodeOf(err) != status.InvalidArgument {
-				t.Errorf("Parse = %v, want InvalidArgument", err)
+				t.Fatalf("Parse = %v, want InvalidArgument", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse = %v, want it to name %q", err, tc.want)
 			}
 		})
 	}
 }
 
+// TestParseV1 reads a version 1 file: its samples become its one round.
+func TestParseV1(t *testing.T) {
+	in := `{"schema":"vkbench.results/v1","vkbench_version":"x","time":"2026-01-02T03:04:05Z","device":{"index":0,"name":"d","hardware":"h"},"mode":"hot","seed":1,"benchmarks":[{"name":"a/u32/4/c","op":"a","dtype":"u32","shape":"4","candidate":"c","outcome":"measured","stats":{"median_s":2e-3,"ci_lo_s":1e-3,"ci_hi_s":3e-3,"min_s":1e-3,"max_s":3e-3,"spread":1,"samples":3,"batch":1,"samples_s":[1e-3,2e-3,3e-3]}}]}`
+	f, err := results.Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := f.Benchmarks[0]
+	if f.Schema != results.Schema || f.Rounds != 1 || len(b.Rounds) != 1 || b.Stats.Samples != nil {
+		t.Fatalf("upgraded file: schema %q, rounds %d, benchmark rounds %+v, stats samples %v", f.Schema, f.Rounds, b.Rounds, b.Stats.Samples)
+	}
+	if d := cmp.Diff([]float64{1e-3, 2e-3, 3e-3}, b.Rounds[0].Samples); d != "" {
+		t.Errorf("the round's samples (-want +got):\n%s", d)
+	}
+}
+
 func TestJSONRoundTrip(t *testing.T) {
-	f := file(bench("gemm/f32/64x64x64/tiled", samples(1, 5, 1e-3, 0.01)))
+	f := file(bench("gemm/f32/64x64x64/tiled", rounds(1, 3, 1e-3, 0.01)...))
+	f.Benchmarks[0].Op, f.Benchmarks[0].DType, f.Benchmarks[0].Shape, f.Benchmarks[0].Candidate = "gemm", "f32", "64x64x64", "tiled"
+	f.Version, f.Mode, f.Device = "x", "hot", results.Device{Name: "d", Hardware: "h"}
 	data, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
@@ -129,13 +239,14 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.EqualFold(g.Benchmarks[0].Name, "gemm/f32/64x64x64/tiled") || g.Benchmarks[0].Stats.N != 5 {
-		t.Errorf("round trip = %+v", g.Benchmarks[0])
+	if d := cmp.Diff(f.Benchmarks, g.Benchmarks); d != "" {
+		t.Errorf("round trip (-want +got):\n%s", d)
 	}
 }
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"schema":"vkbench.results/v1","benchmarks":[{"name":"a","stats":{"samples_s":[1e-3,2e-3]}}]}`))
+	f.Add([]byte(minimal))
 	f.Add([]byte("BenchmarkX-2 1 100 ns/op\nBenchmarkX-2 1 110 ns/op\n"))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {

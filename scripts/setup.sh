@@ -7,8 +7,9 @@
 
 # Packages: the Vulkan loader, lavapipe (Mesa's Vulkan driver on the CPU, the
 # device used where there is no GPU), the Khronos validation layer, the
-# shader compiler and the SPIR-V validator, and a C compiler for cgo.
-VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev)
+# shader compiler and the SPIR-V validator, a C compiler for cgo, and
+# Chromium, in which the tests open the HTML report (run headless).
+VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev chromium)
 
 vkbench_setup() {
 	local missing=()

@@ -37,4 +37,9 @@ step "go test -race"
 export VKBENCH_REQUIRE_VALIDATION=1
 # Every vkbench command the tests run validates too; a message fails them.
 export VKBENCH_VALIDATION=1
-go test -race -count=1 -timeout 60m ${VKBENCH_TEST_FLAGS:-} ./... 2>&1 | tee bin/test.log
+# Files the tests keep (the browser test's screenshot of the HTML report)
+# go under bin/test-artifacts/_artifacts, and are listed at the end.
+rm -rf bin/test-artifacts
+mkdir -p bin/test-artifacts
+go test -race -count=1 -timeout 60m -artifacts -outputdir "$PWD/bin/test-artifacts" ${VKBENCH_TEST_FLAGS:-} ./... 2>&1 | tee bin/test.log
+find bin/test-artifacts -type f | sed 's/^/test artifact: /' >&2

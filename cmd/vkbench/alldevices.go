@@ -33,6 +33,10 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	if err != nil {
 		return err
 	}
+	sizes, err := planSizes(f.sizes, ops)
+	if err != nil {
+		return err
+	}
 	cache, err := f.cache.open(cmd, true)
 	if err != nil {
 		return err
@@ -103,11 +107,7 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		tuners := groups[hw]
 		var jobs []autotune.Job
 		for _, op := range ops {
-			size, err := f.sizeFor(op, tuners[0].Device().Info())
-			if err != nil {
-				return err
-			}
-			jobs = append(jobs, autotune.Job{Op: op, Size: size})
+			jobs = append(jobs, autotune.Job{Op: op, Size: sizes.sizeFor(op, tuners[0].Device().Info())})
 		}
 		wg.Add(1)
 		go func() {

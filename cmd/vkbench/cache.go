@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -47,7 +49,13 @@ func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*autotune.Cache, erro
 }
 
 func checkCachePath(path string, write bool) error {
-	if fi, err := os.Stat(path); err == nil {
+	fi, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		// A symbolic-link loop, a folder that cannot be searched: the path
+		// cannot serve, whatever the command would do with it.
+		return unwrapPathError(err)
+	}
+	if err == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("not a regular file")
 		}
@@ -128,7 +136,7 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 			}
 			tables, err := c.Tables()
 			if err != nil {
-				return err
+				return unusableCache(err)
 			}
 			type tableJSON struct {
 				Table   autotune.Table    `json:"table"`
@@ -139,7 +147,7 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 			for _, t := range tables {
 				entries, err := c.Entries(t)
 				if err != nil {
-					return err
+					return unusableCache(err)
 				}
 				out = append(out, tableJSON{t, entries})
 				if asJSON {
@@ -150,6 +158,9 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 					tie := ""
 					if e.Tie {
 						tie = " (tie)"
+					}
+					if e.Fastest >= 0 && slices.Contains(e.Results[e.Fastest].Flags, autotune.FlagDrift) {
+						tie += " (drift)"
 					}
 					fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", e.Key, e.FastestName, tie, e.Mode, e.Time.Format("2006-01-02 15:04"))
 				}
@@ -186,7 +197,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			}
 			tables, err := c.Tables()
 			if err != nil {
-				return err
+				return unusableCache(err)
 			}
 			found := 0
 			for _, t := range tables {
@@ -195,7 +206,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 				}
 				entries, err := c.Entries(t)
 				if err != nil {
-					return err
+					return unusableCache(err)
 				}
 				for _, e := range entries {
 					if e.Key != k.String() {
@@ -244,7 +255,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 				return err
 			}
 			if err := out.finish(c.Export(out, t)); err != nil {
-				return err
+				return unusableCache(err)
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])
 			return err
@@ -295,13 +306,13 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 				return err
 			}
 			if hw == "" && tuner == "" {
-				return c.Clear(nil)
+				return unusableCache(c.Clear(nil))
 			}
 			t, err := pickTable(c, hw, tuner)
 			if err != nil {
 				return err
 			}
-			return c.Clear(&t)
+			return unusableCache(c.Clear(&t))
 		},
 	}
 	clear.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
@@ -311,12 +322,28 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	return cmd
 }
 
+// unusableCache makes an error of the cache file a usage error (exit
+// status 2, as the README's table says): the cache commands have nothing
+// to do but read or write the file, and a file that is damaged, locked or
+// of a newer format is the user's to fix (move it aside, point --cache
+// elsewhere), not a failure of the device.
+func unusableCache(err error) error {
+	if err == nil {
+		return nil
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return err
+	}
+	return usageError{err}
+}
+
 // pickTable finds the one table matching hardware and tuner (each may be
 // empty to match any).
 func pickTable(c *autotune.Cache, hw, tuner string) (autotune.Table, error) {
 	tables, err := c.Tables()
 	if err != nil {
-		return autotune.Table{}, err
+		return autotune.Table{}, unusableCache(err)
 	}
 	var match []autotune.Table
 	var names []string

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/testenv"
@@ -27,13 +28,6 @@ func args(cmd string, extra ...string) []string {
 	return append(append([]string{cmd}, runArgs...), extra...)
 }
 
-// timingFlags are the flags whose presence depends on timing: why
-// sampling stopped short of the target.
-var timingFlags = []string{autotune.FlagBudgetSpent, autotune.FlagMaxSamples}
-
-// timingFlagsRE matches a flag of timingFlags.
-var timingFlagsRE = regexp.QuoteMeta(autotune.FlagBudgetSpent) + `|` + regexp.QuoteMeta(autotune.FlagMaxSamples)
-
 // resultsMasker masks a results table: the numbers, and what depends on
 // timing (which candidate won, which were dropped early, why sampling
 // stopped).
@@ -41,9 +35,15 @@ func resultsMasker(t testing.TB, dirs ...string) *masker {
 	m := deviceMasker(t, dirs...)
 	m.regexp(`(?m)^  \*  `, "     ").
 		regexp(`, dropped early \(slower\)`, "").
-		regexp(` ?\[(`+timingFlagsRE+`)\]`, "")
+		regexp(`,?\b(`+strings.Join(timingFlags, "|")+`)\b`, "").
+		regexp(`\[,`, "[").
+		regexp(` ?\[\]`, "")
 	return tableMasker(m)
 }
+
+// timingFlags are the flags that depend on timing: why sampling stopped
+// short of the target, a drift caught (or not) and measured again.
+var timingFlags = []string{autotune.FlagBudgetSpent, autotune.FlagMaxSamples, autotune.FlagRemeasured, autotune.FlagDrift}
 
 // checkWinners checks that every operation in f has exactly one winner and
 // that it was measured.
@@ -96,14 +96,32 @@ func TestDevices(t *testing.T) {
 		golden(t, "devices", got+"\n")
 	})
 	t.Run("json", func(t *testing.T) {
-		r := mustRun(t, 0, "devices", "--json")
-		var devs []map[string]any
-		if err := json.Unmarshal([]byte(r.stdout), &devs); err != nil {
-			t.Fatalf("devices --json is not a JSON array of objects: %v", err)
+		r := mustRun(t, 0, "devices", "--format", "json")
+		if r2 := mustRun(t, 0, "devices", "--json"); r2.stdout != r.stdout {
+			t.Errorf("devices --json differs from devices --format json")
+		}
+		// The document follows its schema, whose names are snake_case and
+		// whose UUIDs are hex, as the results files' are.
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(r.stdout))
+		if err != nil {
+			t.Fatalf("devices --format json is not JSON: %v", err)
+		}
+		if err := loadSchema(t, cliData("devices.schema.json")).Validate(inst); err != nil {
+			t.Errorf("devices --format json does not follow its schema: %v\n%s", err, r.stdout)
+		}
+		var doc struct {
+			Schema  string           `json:"schema"`
+			Devices []map[string]any `json:"devices"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("devices --format json: %v", err)
+		}
+		if doc.Schema != DevicesSchema {
+			t.Errorf("schema %q, want %q", doc.Schema, DevicesSchema)
 		}
 		var def map[string]any
-		for _, d := range devs {
-			if d["Default"] == true {
+		for _, d := range doc.Devices {
+			if d["default"] == true {
 				if def != nil {
 					t.Fatalf("two devices are the default")
 				}
@@ -113,10 +131,19 @@ func TestDevices(t *testing.T) {
 		if def == nil {
 			t.Fatal("no device is the default")
 		}
-		if def["Hardware"] != info.Hardware() || def["Name"] != info.Name {
-			t.Errorf("default device is %v (%v), want %s (%s)", def["Name"], def["Hardware"], info.Name, info.Hardware())
+		want := map[string]any{"hardware": info.Hardware(), "name": info.Name, "device_uuid": fmt.Sprintf("%x", info.DeviceUUID)}
+		got := map[string]any{"hardware": def["hardware"], "name": def["name"], "device_uuid": def["device_uuid"]}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("the default device (-want +got):\n%s", d)
 		}
 		golden(t, "devices-json", shapeOfJSON(def, "")+"\n")
+	})
+	t.Run("bad format", func(t *testing.T) {
+		r := vkbench(t, "devices", "--format", "xml")
+		if r.code != exitUsage {
+			t.Errorf("devices --format xml: exit status %d, want %d", r.code, exitUsage)
+		}
+		checkOneLine(t, r, regexp.MustCompile(`unknown --format "xml" \(want table or json\)`))
 	})
 }
 
@@ -210,10 +237,19 @@ func TestRun(t *testing.T) {
 			t.Errorf("file says schema %q, seed %d, mode %q; want %q, 1, hot", f.Schema, f.Seed, f.Mode, results.Schema)
 		}
 		for _, b := range f.Benchmarks {
+			if b.Stats == nil {
+				continue
+			}
+			// One round: its samples are the round's; the pooled
+			// statistics keep none of their own.
+			if len(b.Rounds) != 1 || b.Stats.Samples != nil {
+				t.Errorf("%s: %d rounds, %d pooled samples kept; want 1 round, none kept", b.Name, len(b.Rounds), len(b.Stats.Samples))
+				continue
+			}
 			// --min-samples 6 --max-samples 6: six samples, enough for a
 			// 95% interval, and every one kept.
-			if s := b.Stats; s != nil && (s.N != 6 || len(s.Samples) != s.N || !s.HasInterval()) {
-				t.Errorf("%s: %d samples (%d kept), interval [%g, %g]; want 6, all kept, and an interval", b.Name, s.N, len(s.Samples), s.Lo, s.Hi)
+			if s := b.Rounds[0]; s.N != 6 || len(s.Samples) != s.N || s.N != b.Stats.N || !b.Stats.HasInterval() {
+				t.Errorf("%s: %d samples (%d kept), interval [%g, %g]; want 6, all kept, and an interval", b.Name, s.N, len(s.Samples), b.Stats.Lo, b.Stats.Hi)
 			}
 			// At --max-samples, a result short of --precision (1%) says
 			// so; one within it says nothing.
@@ -237,8 +273,9 @@ func TestRun(t *testing.T) {
 			t.Fatalf("the Go benchmark output does not parse: %v\n%s", err, r.stdout)
 		}
 		for _, b := range f.Benchmarks {
-			if n := len(b.Stats.Samples); n != 6 {
-				t.Errorf("%s: %d sample lines, want 6", b.Name, n)
+			// One line a round, as benchstat reads go test -count.
+			if n := len(b.Rounds); n != 1 {
+				t.Errorf("%s: %d lines, want 1 (one round)", b.Name, n)
 			}
 		}
 		golden(t, "run-gobench", canonicalGoBench(t, r.stdout))
@@ -301,7 +338,14 @@ func canonicalResults(t testing.TB, data []byte) string {
 				for sk := range s {
 					s[sk] = "<number>"
 				}
-				s["samples_s"] = "<numbers>"
+			case "rounds":
+				for _, r := range x.([]any) {
+					s := r.(map[string]any)
+					for sk := range s {
+						s[sk] = "<number>"
+					}
+					s["samples_s"] = "<numbers>"
+				}
 			}
 		}
 	}
@@ -334,7 +378,13 @@ func canonicalCSV(t testing.TB, text string) string {
 		if row[col["outcome"]] == string(autotune.Dropped) {
 			row[col["outcome"]], row[col["error"]] = string(autotune.Measured), ""
 		}
-		row[col["flags"]] = strings.Trim(regexp.MustCompile(timingFlagsRE).ReplaceAllString(row[col["flags"]], ""), ";")
+		var flags []string
+		for _, fl := range strings.Split(row[col["flags"]], ";") {
+			if fl != "" && !slices.Contains(timingFlags, fl) {
+				flags = append(flags, fl)
+			}
+		}
+		row[col["flags"]] = strings.Join(flags, ";")
 		for _, h := range []string{"median_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "samples", "batch", "gb_per_s", "gflop_per_s", "percent_of_peak"} {
 			if row[col[h]] != "" && row[col[h]] != "0" {
 				row[col[h]] = "<n>"
@@ -356,7 +406,7 @@ func canonicalCSV(t testing.TB, text string) string {
 // lines varies) with its numbers masked.
 func canonicalGoBench(t testing.TB, text string) string {
 	t.Helper()
-	m := deviceMasker(t).regexp(`\d+(\.\d+)? (ns/op|MB/s)`, "<n> $2")
+	m := deviceMasker(t).regexp(`\d+(\.\d+)? (ns/op|MB/s)`, "<n> $2").regexp(`\t\d+\t`, "\t<runs>\t")
 	var out []string
 	last := ""
 	for _, l := range strings.Split(strings.TrimRight(m.mask(text), "\n"), "\n") {
@@ -482,7 +532,7 @@ func TestCache(t *testing.T) {
 			regexp(`vkbench [0-9][^, ]*`, "vkbench <version>").
 			regexp(`seed \d+`, "seed <n>").
 			regexp(`\d+-\d+ samples`, "<n>-<n> samples").
-			regexp(`(`+timingFlagsRE+`) ?`, "")
+			regexp(`(`+strings.Join(timingFlags, "|")+`),? ?`, "")
 		return tableMasker(m)
 	}
 

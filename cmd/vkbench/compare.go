@@ -30,25 +30,38 @@ func (e errRegression) Error() string {
 
 func newCompareCmd() *cobra.Command {
 	opts := results.DefaultCompareOptions
+	thresholdPct := opts.Threshold * 100
 	var format string
 	var failOnMissing bool
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW",
 		Short: "Compare two result files and fail on a significant regression",
 		Long: `Compare two result files (vkbench JSON, or Go benchmark format with one line
-per sample) benchmark by benchmark: the change of the median, the p-value of a
-Mann-Whitney U test, and a verdict. A benchmark is a regression when it is
-slower by more than --threshold and the change is significant at --alpha.
+per round, as go test -count writes it) benchmark by benchmark, by the
+variation between rounds: each file must come from a run with --count 5 or
+more (vkbench run --count 5), each round prepared, warmed up and sampled
+anew. The samples of one round share the device's state of that moment, so
+comparing them across two runs calls any drift between the runs significant;
+the rounds' medians vary as the runs do. For each benchmark: the change of
+the median of the rounds' medians, the p-value of a Mann-Whitney U test over
+them, and a verdict. A benchmark is a regression when it is slower by more
+than --threshold and the change is significant at --alpha.
 
-Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input.
+Where the two runs cannot be interleaved on one machine, this is the gate;
+where they can (a kernel before and after a change), vkbench ab measures
+both in one process, alternating, and is the better one.
+
+Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input,
+including files with too few rounds to judge (it says how many are needed).
 Benchmarks present in only one file, or not measured in one, are reported;
 with --fail-on-missing they fail the comparison too (exit 1), for a CI job
 whose benchmarks must not disappear unnoticed.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Threshold < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
+			if thresholdPct < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
 				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
 			}
+			opts.Threshold = thresholdPct / 100
 			base, err := results.ReadFile(args[0])
 			if err != nil {
 				return usageError{err}
@@ -58,8 +71,14 @@ whose benchmarks must not disappear unnoticed.`,
 				return usageError{err}
 			}
 			rep := results.Compare(base, cur, opts)
+			if rep.Unjudged > 0 && rep.Judged == 0 {
+				return usageError{fmt.Errorf("cannot judge significance: %s", firstUnjudged(rep))}
+			}
 			if err := writeCompare(cmd.OutOrStdout(), format, rep); err != nil {
 				return err
+			}
+			if verbose(cmd) {
+				writeCompareWarnings(cmd.ErrOrStderr(), rep)
 			}
 			e := errRegression{n: rep.Regressions}
 			if failOnMissing {
@@ -68,11 +87,14 @@ whose benchmarks must not disappear unnoticed.`,
 			if e.n > 0 || e.missing > 0 {
 				return e
 			}
+			if rep.Unjudged > 0 {
+				return usageError{fmt.Errorf("%d benchmark(s) could not be judged: %s", rep.Unjudged, firstUnjudged(rep))}
+			}
 			return nil
 		},
 	}
-	cmd.Flags().Float64Var(&opts.Threshold, "threshold", opts.Threshold, "smallest slowdown of the median that counts, as a fraction")
-	cmd.Flags().Float64Var(&opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
+	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
+	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
@@ -90,9 +112,19 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		_, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%% at alpha %.3g), %d missing or not measured\n",
-			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing)
-		return err
+		unjudged := ""
+		if rep.Unjudged > 0 {
+			unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
+		}
+		if _, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians), %d missing or not measured%s\n",
+			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing, unjudged); err != nil {
+			return err
+		}
+		if rep.Together {
+			_, err := fmt.Fprintf(w, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))
+			return err
+		}
+		return nil
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -139,6 +171,11 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	return encodeJUnit(w, s)
+}
+
+// encodeJUnit writes s as a JUnit XML document.
+func encodeJUnit(w io.Writer, s junitSuite) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -149,6 +186,26 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// firstUnjudged is the note of the first row that could not be judged:
+// how many rounds there were, and what to do.
+func firstUnjudged(rep results.Report) string {
+	for _, r := range rep.Rows {
+		if r.Verdict == results.Unjudged {
+			return r.Note
+		}
+	}
+	return ""
+}
+
+// writeCompareWarnings writes, for -v, what benchmath warned of each row.
+func writeCompareWarnings(w io.Writer, rep results.Report) {
+	for _, r := range rep.Rows {
+		for _, warn := range r.Warn {
+			fmt.Fprintf(w, "vkbench: %s: %s\n", r.Name, warn)
+		}
+	}
 }
 
 // verdictText is a row's verdict and, where there is one, why
@@ -185,7 +242,7 @@ func fmtP(p float64, n1, n2 int) string {
 	if math.IsNaN(p) {
 		return "-"
 	}
-	return fmt.Sprintf("p=%.3f n=%d+%d", p, n1, n2)
+	return fmt.Sprintf("p=%.3f rounds=%d+%d", p, n1, n2)
 }
 
 // exactArgs is cobra.ExactArgs with an error that counts as bad usage.

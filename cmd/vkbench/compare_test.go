@@ -4,14 +4,16 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/vkbench/vkbench/results"
 )
 
-// The files in testdata/compare are crafted: ten samples per benchmark,
-// either tight (±0.5% around the median) or noisy (-45% to +60%).
+// The files in testdata/compare are crafted: five rounds of two samples
+// per benchmark, either tight (±0.5% around the median) or noisy (-45% to
+// +60%).
 //
 //	base.json           vec4 100µs and scalar 150µs tight; broken failed;
 //	                    gone 200µs
@@ -22,7 +24,10 @@ import (
 //	                    but no significant change
 //	mismatched.json     scalar unsupported, broken now measured, gone
 //	                    missing, added new
-//	base.txt            base.json's vec4 and scalar in Go benchmark format
+//	base.txt            base.json's vec4 and scalar in Go benchmark format,
+//	                    one line (one round) a sample
+//	v1-base.json        base.json and slower.json in the first version of
+//	v1-slower.json      the format: one round each
 //	malformed.json      cut short
 //	wrong-schema.json   schema vkbench.results/v0
 
@@ -67,7 +72,7 @@ func TestCompareRegression(t *testing.T) {
 		t.Errorf("%d regressions, want 1", rep.Regressions)
 	}
 	// A higher threshold forgives 10%.
-	mustRun(t, exitOK, "compare", "--threshold", "0.15", compareData("base.json"), compareData("slower.json"))
+	mustRun(t, exitOK, "compare", "--threshold", "15", compareData("base.json"), compareData("slower.json"))
 }
 
 func TestCompareNoise(t *testing.T) {
@@ -194,7 +199,8 @@ func TestCompareJUnit(t *testing.T) {
 
 func TestCompareGoBenchFormat(t *testing.T) {
 	// base.txt holds base.json's vec4 and scalar, one Go benchmark line a
-	// sample: the regression is found the same way.
+	// sample: each line a round, as benchstat reads go test -count, so the
+	// regression is found the same way.
 	r := mustRun(t, exitRegression, "compare", compareData("base.txt"), compareData("slower.json"))
 	golden(t, "compare-gobench-table", r.stdout)
 	rep := compareJSON(t, "base.txt", "slower.json")
@@ -206,13 +212,14 @@ func TestCompareGoBenchFormat(t *testing.T) {
 	}
 }
 
-// TestCompareRealRun compares a real run with itself: nothing regresses.
+// TestCompareRealRun compares a real run of five rounds with itself:
+// nothing regresses.
 func TestCompareRealRun(t *testing.T) {
 	needDevice(t)
 	dir := t.TempDir()
 	cache := dir + "/cache.db"
 	file := dir + "/run.json"
-	mustRun(t, 0, args("run", "--cache", cache, "--format", "json", "--output", file)...)
+	mustRun(t, 0, args("run", "--cache", cache, "--format", "json", "--output", file, "--count", "5")...)
 	mustRun(t, exitOK, "compare", file, file)
 	r := mustRun(t, exitOK, "compare", "--format", "json", file, file)
 	var rep results.Report
@@ -223,5 +230,25 @@ func TestCompareRealRun(t *testing.T) {
 		if row.Verdict != results.Same {
 			t.Errorf("%s compared with itself: %q", row.Name, row.Verdict)
 		}
+	}
+}
+
+// TestCompareOneRound compares files of one round each, as the first
+// version of the format and run without --count give: their samples say
+// nothing of how much a run differs from the next, so no verdict is given;
+// one line says what to do, and the exit status is 2, not 0 (nothing was
+// shown not to regress) and not 1 (nothing was shown to).
+func TestCompareOneRound(t *testing.T) {
+	for _, files := range [][2]string{{"v1-base.json", "v1-slower.json"}, {"v1-base.json", "v1-base.json"}} {
+		r := vkbench(t, "compare", compareData(files[0]), compareData(files[1]))
+		if r.code != exitUsage {
+			t.Errorf("compare %s %s: exit status %d, want %d\n%s%s", files[0], files[1], r.code, exitUsage, r.stdout, r.stderr)
+		}
+		checkOneLine(t, r, regexp.MustCompile(`cannot judge significance: 1 round in base, 1 round in new: .* measure both with --count 5 or more, or gate with vkbench ab`))
+	}
+	// One file of several rounds against one of one: still too few.
+	r := vkbench(t, "compare", compareData("base.json"), compareData("v1-slower.json"))
+	if r.code != exitUsage {
+		t.Errorf("5 rounds against 1: exit status %d, want %d", r.code, exitUsage)
 	}
 }

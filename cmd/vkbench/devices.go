@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,11 +16,22 @@ import (
 
 func newDevicesCmd() *cobra.Command {
 	var asJSON bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "devices",
 		Short: "List the Vulkan devices with their identity, limits and memory",
-		Args:  cobra.NoArgs,
+		Long: `List the Vulkan devices with their identity, limits and memory, the default
+one marked. --format json writes the devices as a document of the schema
+vkbench.devices/v1 (testdata/cli/devices.schema.json): snake_case names, as
+the results files have, sizes in bytes, UUIDs in hex.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
+			if asJSON {
+				format = "json"
+			}
+			if format != "table" && format != "json" {
+				return usageError{fmt.Errorf("unknown --format %q (want table or json)", format)}
+			}
 			drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{})
 			if err != nil {
 				return err
@@ -29,32 +41,120 @@ func newDevicesCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if format == "json" {
 				return writeDevicesJSON(cmd.OutOrStdout(), infos)
 			}
 			return writeDevicesTable(cmd.OutOrStdout(), infos)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table or json")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "the same as --format json")
+	_ = cmd.Flags().MarkHidden("json") // registered just above; kept for scripts written before --format
 	return cmd
 }
 
-// deviceJSON is the JSON form of one device.
+// DevicesSchema names the version of the devices document.
+const DevicesSchema = "vkbench.devices/v1"
+
+// devicesJSON is what devices --format json writes.
+type devicesJSON struct {
+	Schema  string       `json:"schema"`
+	Devices []deviceJSON `json:"devices"`
+}
+
+// deviceJSON is the JSON form of one device: the conventions of the
+// results files (snake_case, UUIDs in hex, versions as strings).
 type deviceJSON struct {
-	hal.DeviceInfo
-	Type          string `json:"Type"`
-	Hardware      string `json:"Hardware"`
-	DriverVersion string `json:"DriverVersionString"`
-	APIVersion    string `json:"APIVersionString"`
-	Default       bool   `json:"Default"`
+	Index             int          `json:"index"`
+	Default           bool         `json:"default"`
+	Backend           string       `json:"backend"`
+	Name              string       `json:"name"`
+	Type              string       `json:"type"`
+	Vendor            string       `json:"vendor"`
+	VendorID          uint32       `json:"vendor_id"`
+	DeviceID          uint32       `json:"device_id"`
+	DriverID          uint32       `json:"driver_id"`
+	DriverName        string       `json:"driver_name"`
+	DriverInfo        string       `json:"driver_info"`
+	DriverVersion     string       `json:"driver_version"`
+	DriverVersionRaw  uint32       `json:"driver_version_raw"`
+	APIVersion        string       `json:"api_version"`
+	Hardware          string       `json:"hardware"`
+	DeviceUUID        string       `json:"device_uuid"`
+	DriverUUID        string       `json:"driver_uuid"`
+	PipelineCacheUUID string       `json:"pipeline_cache_uuid"`
+	Limits            limitsJSON   `json:"limits"`
+	Features          featuresJSON `json:"features"`
+	MemoryHeaps       []heapJSON   `json:"memory_heaps"`
+	// CooperativeMatrices are the matrix multiply-adds the device's
+	// cooperative matrices do, as "16x16x16 f16*f16+f32=f32 subgroup (nv)"
+	// (hal.ParseCooperativeMatrix reads them).
+	CooperativeMatrices []string `json:"cooperative_matrices"`
+}
+
+type limitsJSON struct {
+	MaxWorkgroupSize        [3]uint32 `json:"max_workgroup_size"`
+	MaxWorkgroupInvocations uint32    `json:"max_workgroup_invocations"`
+	MaxWorkgroupCount       [3]uint32 `json:"max_workgroup_count"`
+	MaxSharedMemory         uint32    `json:"max_shared_memory_bytes"`
+	MaxPushConstantsSize    uint32    `json:"max_push_constants_bytes"`
+	MaxStorageBufferRange   uint64    `json:"max_storage_buffer_range_bytes"`
+	MinStorageBufferAlign   uint64    `json:"min_storage_buffer_align_bytes"`
+	SubgroupSize            uint32    `json:"subgroup_size"`
+	MinSubgroupSize         uint32    `json:"min_subgroup_size"`
+	MaxSubgroupSize         uint32    `json:"max_subgroup_size"`
+	SubgroupOps             []string  `json:"subgroup_ops"`
+	TimestampPeriod         float64   `json:"timestamp_period_ns"`
+	TimestampValidBits      uint32    `json:"timestamp_valid_bits"`
+}
+
+type featuresJSON struct {
+	Float16   bool `json:"float16"`
+	Float64   bool `json:"float64"`
+	Int8      bool `json:"int8"`
+	Int16     bool `json:"int16"`
+	Int64     bool `json:"int64"`
+	Storage16 bool `json:"storage16"`
+	Storage8  bool `json:"storage8"`
+	BFloat16  bool `json:"bfloat16"`
+	// VulkanMemoryModel, SubgroupSizeControl, CooperativeMatrixNV and
+	// CooperativeMatrixKHR are hal.Features' fields of those names.
+	VulkanMemoryModel    bool `json:"vulkan_memory_model"`
+	SubgroupSizeControl  bool `json:"subgroup_size_control"`
+	CooperativeMatrixNV  bool `json:"cooperative_matrix_nv"`
+	CooperativeMatrixKHR bool `json:"cooperative_matrix_khr"`
+}
+
+type heapJSON struct {
+	Size        uint64 `json:"size_bytes"`
+	DeviceLocal bool   `json:"device_local"`
 }
 
 func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo) error {
 	def := hal.DefaultDevice(infos)
-	out := make([]deviceJSON, len(infos))
+	out := devicesJSON{Schema: DevicesSchema, Devices: []deviceJSON{}}
 	for i, d := range infos {
-		out[i] = deviceJSON{DeviceInfo: d, Type: d.Type.String(), Hardware: d.Hardware(),
-			DriverVersion: d.DriverVersionString(), APIVersion: d.APIVersion.String(), Default: i == def}
+		l, f := d.Limits, d.Features
+		dj := deviceJSON{Index: d.Index, Default: i == def, Backend: d.Backend, Name: d.Name, Type: d.Type.String(),
+			Vendor: hal.VendorName(d.VendorID), VendorID: d.VendorID, DeviceID: d.DeviceID, DriverID: d.DriverID,
+			DriverName: d.DriverName, DriverInfo: d.DriverInfo, DriverVersion: d.DriverVersionString(), DriverVersionRaw: d.DriverVersion,
+			APIVersion: d.APIVersion.String(), Hardware: d.Hardware(),
+			DeviceUUID: hex.EncodeToString(d.DeviceUUID[:]), DriverUUID: hex.EncodeToString(d.DriverUUID[:]), PipelineCacheUUID: hex.EncodeToString(d.PipelineCacheUUID[:]),
+			Limits: limitsJSON{MaxWorkgroupSize: l.MaxWorkgroupSize, MaxWorkgroupInvocations: l.MaxWorkgroupInvocations, MaxWorkgroupCount: l.MaxWorkgroupCount,
+				MaxSharedMemory: l.MaxSharedMemory, MaxPushConstantsSize: l.MaxPushConstantsSize, MaxStorageBufferRange: l.MaxStorageBufferRange,
+				MinStorageBufferAlign: l.MinStorageBufferAlign, SubgroupSize: l.SubgroupSize, MinSubgroupSize: l.MinSubgroupSize, MaxSubgroupSize: l.MaxSubgroupSize,
+				SubgroupOps:     l.SubgroupOps.Names(),
+				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
+			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16,
+				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR},
+			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}}
+		for _, m := range d.CooperativeMatrices {
+			dj.CooperativeMatrices = append(dj.CooperativeMatrices, m.String())
+		}
+		for _, h := range d.MemoryHeaps {
+			dj.MemoryHeaps = append(dj.MemoryHeaps, heapJSON{Size: h.Size, DeviceLocal: h.DeviceLocal})
+		}
+		out.Devices = append(out.Devices, dj)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

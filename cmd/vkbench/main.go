@@ -4,12 +4,13 @@
 //
 // Usage:
 //
-//	vkbench devices [--json]
+//	vkbench devices [--format table|json]
 //	vkbench run [OPERATION...] [--size SIZE] [--format table|json|csv|gobench]
 //	vkbench tune [OPERATION...] [--compile-only] [--force]
 //	vkbench peak
 //	vkbench cache path|ls|show KEY|export FILE|import FILE|clear
 //	vkbench compare BASE NEW [--format table|json|junit]
+//	vkbench ab OLD NEW [OPERATION...] [--threshold PERCENT]
 //	vkbench report FILE... -o report.html|report.svg|report.png
 //
 // "vkbench help COMMAND" says more about each.
@@ -132,8 +133,9 @@ func exitCode(err error) int {
 	var u usageError
 	var reg errRegression
 	var ver errVerification
+	var regText errRegressionText
 	switch {
-	case errors.As(err, &reg), errors.As(err, &ver):
+	case errors.As(err, &reg), errors.As(err, &ver), errors.As(err, &regText):
 		return exitRegression
 	case errors.As(err, &u):
 		return exitUsage
@@ -164,7 +166,10 @@ wrong result, 2 bad usage or input, 3 a device or driver failure.`,
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd(), newReportCmd())
+	// -v is verbose in every command, as run -v always was; the version is
+	// --version alone (cobra would take -v for it, unless taken).
+	root.PersistentFlags().BoolP("verbose", "v", false, "log on stderr what the command does: for run, tune and ab, where the time goes (preparing, building, verifying, warming up, sampling) and, where the driver reports it, what its compiler made of each kernel (registers, spills)")
+	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd(), newABCmd(), newReportCmd())
 	root.SetHelpCommand(newHelpCmd(root))
 	root.InitDefaultCompletionCmd()
 	// A command that only groups others has no usage line of its own.
@@ -222,6 +227,12 @@ func newHelpCmd(root *cobra.Command) *cobra.Command {
 			return target.Help()
 		},
 	}
+}
+
+// verbose reports whether -v (--verbose) was given to cmd.
+func verbose(cmd *cobra.Command) bool {
+	v, _ := cmd.Flags().GetBool("verbose") // defined on the root for every command
+	return v
 }
 
 // warningLogger writes what the packages log (cache problems, validation

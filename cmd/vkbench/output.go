@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -29,7 +30,11 @@ func writeResults(w io.Writer, format string, file *results.File) error {
 }
 
 func writeTable(w io.Writer, file *results.File) error {
-	fmt.Fprintf(w, "device %d: %s (%s), %s mode\n", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
+	fmt.Fprintf(w, "device %d: %s (%s), %s mode", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
+	if file.Rounds > 1 {
+		fmt.Fprintf(w, ", %d rounds pooled", file.Rounds)
+	}
+	fmt.Fprintln(w)
 	var op string
 	var tw *tabwriter.Writer
 	flush := func() error {
@@ -91,20 +96,28 @@ func ciText(s autotune.Stats) string {
 
 // statusText says what became of a candidate, in a few words.
 func statusText(b results.Benchmark) string {
+	checked := "verified"
+	flags := b.Flags
+	if slices.Contains(flags, autotune.FlagNotVerified) {
+		// The operation checks nothing ("verify": "none"): its results
+		// ran, and nothing more is known of them.
+		checked = "not verified"
+		flags = slices.DeleteFunc(slices.Clone(flags), func(f string) bool { return f == autotune.FlagNotVerified })
+	}
 	var s string
 	switch b.Outcome {
 	case autotune.Measured:
-		s = "verified"
+		s = checked
 	case autotune.Dropped:
-		s = "verified, dropped early (slower)"
+		s = checked + ", dropped early (slower)"
 	default:
 		s = string(b.Outcome)
 		if b.Error != "" {
 			s += ": " + oneLine(reason(b.Outcome, b.Candidate, b.Error), 100)
 		}
 	}
-	if len(b.Flags) > 0 {
-		s += " [" + strings.Join(b.Flags, ",") + "]"
+	if len(flags) > 0 {
+		s += " [" + strings.Join(flags, ",") + "]"
 	}
 	return s
 }
@@ -129,7 +142,7 @@ func oneLine(s string, n int) string {
 
 func writeCSV(w io.Writer, file *results.File) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"op", "dtype", "shape", "candidate", "outcome", "winner", "median_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "samples", "batch", "gb_per_s", "gflop_per_s", "percent_of_peak", "flags", "error"}); err != nil {
+	if err := cw.Write([]string{"op", "dtype", "shape", "candidate", "outcome", "winner", "median_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "samples", "batch", "rounds", "gb_per_s", "gflop_per_s", "percent_of_peak", "flags", "error"}); err != nil {
 		return err
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
@@ -140,9 +153,9 @@ func writeCSV(w io.Writer, file *results.File) error {
 			if s.HasInterval() {
 				lo, hi = f(s.Lo), f(s.Hi)
 			}
-			row = append(row, f(s.Median), lo, hi, f(s.Min), f(s.Max), strconv.Itoa(s.N), strconv.Itoa(s.Batch))
+			row = append(row, f(s.Median), lo, hi, f(s.Min), f(s.Max), strconv.Itoa(s.N), strconv.Itoa(s.Batch), strconv.Itoa(len(b.Rounds)))
 		} else {
-			row = append(row, "", "", "", "", "", "", "")
+			row = append(row, "", "", "", "", "", "", "", "")
 		}
 		row = append(row, f(b.GBps), f(b.GFLOPs), f(b.PercentPeak), strings.Join(b.Flags, ";"), b.Error)
 		if err := cw.Write(row); err != nil {
@@ -153,21 +166,21 @@ func writeCSV(w io.Writer, file *results.File) error {
 	return cw.Error()
 }
 
-// writeGoBench writes one line per sample in Go's benchmark format, so
-// that benchstat sees every sample: the time per run in ns/op and, for
-// operations that move data, MB/s.
+// writeGoBench writes one line per round in Go's benchmark format, as go
+// test -count N writes one per run: the round's median time per run in
+// ns/op (the iterations are the round's runs) and, for operations that
+// move data, MB/s. benchstat then compares the rounds, as compare does.
 func writeGoBench(w io.Writer, file *results.File) error {
 	fmt.Fprintf(w, "goos: vulkan\ngoarch: %s\npkg: vkbench\ncpu: %s\n", benchName(file.Device.Hardware), file.Device.Name)
 	for _, b := range file.Benchmarks {
-		s := b.Stats
-		if s == nil {
-			continue
-		}
 		name := "Benchmark" + benchName(b.Name)
-		for _, v := range s.Samples {
-			line := fmt.Sprintf("%s\t1\t%.1f ns/op", name, v*1e9)
-			if b.Bytes > 0 && v > 0 {
-				line += fmt.Sprintf("\t%.2f MB/s", b.Bytes/v/1e6)
+		for _, r := range b.Rounds {
+			if r.Median <= 0 {
+				continue
+			}
+			line := fmt.Sprintf("%s\t%d\t%.1f ns/op", name, max(r.N*r.Batch, 1), r.Median*1e9)
+			if b.Bytes > 0 {
+				line += fmt.Sprintf("\t%.2f MB/s", b.Bytes/r.Median/1e6)
 			}
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err

@@ -13,6 +13,9 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
+// peakOps are the operations peak measures.
+var peakOps = []string{"peak-fma-f32", "peak-fma-f16", "peak-mad-i32", "copy"}
+
 func newPeakCmd() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
@@ -38,6 +41,18 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 			}
 			if f.format != "table" && f.format != "json" {
 				return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
+			}
+			var ops []kernels.Operation
+			for _, name := range peakOps {
+				op, err := kernels.Lookup(name)
+				if err != nil {
+					return err
+				}
+				ops = append(ops, op)
+			}
+			sizes, err := planSizes(f.sizes, ops)
+			if err != nil {
+				return err
 			}
 			cache, err := f.cache.open(cmd, true)
 			if err != nil {
@@ -67,11 +82,7 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				if err != nil {
 					return 0, err
 				}
-				size, err := f.sizeFor(op, info)
-				if err != nil {
-					return 0, err
-				}
-				e, err := autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(size), opts)
+				e, err := autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(sizes.sizeFor(op, info)), opts)
 				if err != nil {
 					return 0, err
 				}
@@ -138,7 +149,7 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 	f.register(cmd.Flags())
 	// Flags of run that mean nothing to peak: its operations are fixed and
 	// it tunes no keys.
-	for _, name := range []string{"manifest", "level"} {
+	for _, name := range []string{"manifest", "level", "count"} {
 		_ = cmd.Flags().MarkHidden(name) // registered just above
 	}
 	cmd.Flags().Lookup("format").Usage = "output: table or json"

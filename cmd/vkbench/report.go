@@ -74,8 +74,8 @@ Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
 			if drawn, err := reportConvergence(cmd, args, output, format); drawn || err != nil {
 				return err
 			}
-			if peakGBps < 0 || peakGFLOPs < 0 {
-				return usageError{fmt.Errorf("--peak-gbps and --peak-gflops must not be negative")}
+			if err := checkPeakFlags(peakGBps, peakGFLOPs); err != nil {
+				return err
 			}
 			in, err := readReportFiles(args)
 			if err != nil {
@@ -130,8 +130,8 @@ Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "the report to write: .html, .svg or .png (required)")
-	cmd.Flags().Float64Var(&peakGBps, "peak-gbps", 0, "the device's peak memory bandwidth in GB/s, for the roofline (default: the stored peak)")
-	cmd.Flags().Float64Var(&peakGFLOPs, "peak-gflops", 0, "the device's peak GFLOP/s, for the roofline (default: the stored peak)")
+	floatVar(cmd.Flags(), &peakGBps, "peak-gbps", 0, "the device's peak memory bandwidth in GB/s, for the roofline (default: the stored peak)")
+	floatVar(cmd.Flags(), &peakGFLOPs, "peak-gflops", 0, "the device's peak GFLOP/s, for the roofline (default: the stored peak)")
 	cf.register(cmd.Flags())
 	return cmd
 }

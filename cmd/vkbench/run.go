@@ -2,19 +2,18 @@ package main
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
+	"math/rand/v2"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
@@ -57,6 +56,10 @@ func buildVersion() string {
 	return v
 }
 
+// maxCount bounds --count: a thousand rounds of the shortest budget is
+// already a quarter of an hour per operation.
+const maxCount = 1000
+
 // benchFlags are the flags of run and tune.
 type benchFlags struct {
 	dev        deviceFlags
@@ -68,13 +71,13 @@ type benchFlags struct {
 	precision  float64
 	minSamples int
 	maxSamples int
+	count      int
 	level      string
 	seed       uint64
 	format     string
 	output     string
 	manifest   string
 	quiet      bool
-	verbose    bool
 	// candidates (run only) selects candidates by a regular expression.
 	candidates string
 	// search (tune only) searches parameter spaces.
@@ -88,16 +91,16 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.cold, "cold", false, "flush the GPU's last-level cache before every timed run")
 	fs.BoolVar(&f.hot, "hot", false, "run back to back, caches warm (the default)")
 	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
-	fs.Float64Var(&f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
+	floatVar(fs, &f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
 	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", autotune.MinIntervalSamples))
 	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
+	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
 	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random inputs and of the sampling order")
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv or gobench")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
 	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log on stderr where the time goes (preparing, building, verifying, warming up, sampling) and, where the driver reports it, what its compiler made of each kernel (registers, spills)")
 }
 
 func (f *benchFlags) options() (autotune.Options, error) {
@@ -115,6 +118,9 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	if f.minSamples < autotune.MinIntervalSamples {
 		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, autotune.MinIntervalSamples)}
 	}
+	if f.count < 1 || f.count > maxCount {
+		return autotune.Options{}, usageError{fmt.Errorf("--count %d is outside [1, %d]", f.count, maxCount)}
+	}
 	level, err := autotune.ParseLevel(f.level)
 	if err != nil {
 		return autotune.Options{}, usageError{err}
@@ -125,6 +131,7 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	o.Budget = f.budget
 	o.MinSamples, o.MaxSamples = f.minSamples, f.maxSamples
 	o.Seed = f.seed
+	o.Rounds = f.count
 	o.Version = version
 	if f.cold {
 		o.Mode = autotune.Cold
@@ -175,44 +182,6 @@ func (f *benchFlags) operations(args []string) ([]kernels.Operation, error) {
 		return nil, err
 	}
 	return operations(args, extra)
-}
-
-// sizeFor returns the size to measure op at on dev.
-func (f *benchFlags) sizeFor(op kernels.Operation, info hal.DeviceInfo) (kernels.Size, error) {
-	var general string
-	for _, s := range f.sizes {
-		name, rest, ok := strings.Cut(s, "=")
-		if ok && !strings.Contains(rest, "=") && strings.EqualFold(name, op.Name()) {
-			size, err := kernels.ParseSize(op.Dims(), rest)
-			if err != nil {
-				return nil, usageError{err}
-			}
-			return size, nil
-		}
-		if !ok || isDimList(op, s) {
-			general = s
-		}
-	}
-	if general == "" {
-		return op.DefaultSize(info), nil
-	}
-	size, err := kernels.ParseSize(op.Dims(), general)
-	if err != nil {
-		return nil, usageError{status.Annotatef(err, "for %s (dimensions %s)", op.Name(), strings.Join(op.Dims(), ", "))}
-	}
-	return size, nil
-}
-
-// isDimList reports whether s is NAME=extent pairs of op's dimensions
-// rather than OP=SIZE.
-func isDimList(op kernels.Operation, s string) bool {
-	name, _, _ := strings.Cut(s, "=")
-	for _, d := range op.Dims() {
-		if strings.EqualFold(d, name) {
-			return true
-		}
-	}
-	return false
 }
 
 func newRunCmd() *cobra.Command {
@@ -344,6 +313,12 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
+	// Sizes are checked against the operations named, before
+	// --candidates skips any.
+	sizes, err := planSizes(f.sizes, ops)
+	if err != nil {
+		return err
+	}
 	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, f.candidates); err != nil {
 		return err
 	}
@@ -355,7 +330,6 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
 	o, err := f.dev.open(cmd, cache)
 	if err != nil {
 		out.Discard()
@@ -365,41 +339,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
-	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed,
+	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
 		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
-	bar := newProgress(cmd.ErrOrStderr(), f.quiet || f.verbose)
+	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
 	opts.Progress = bar.update
-	if f.verbose {
+	if verbose(cmd) {
 		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	tuner := autotune.NewTuner(o.dev, cache, opts)
-	var runErr error
-	for _, op := range ops {
-		size, err := f.sizeFor(op, info)
-		if err != nil {
-			runErr = err
-			break
-		}
-		var e *autotune.Entry
-		if commit && f.search.on() && kernels.SpaceOf(op) != nil {
-			op, e, err = f.search.tune(cmd, f, tuner, op, size, force)
-		} else if commit {
-			start := time.Now()
-			e, err = tuner.Tune(ctx, op, size, force)
-			if err == nil && e != nil && e.Time.Before(start) {
-				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
-			}
-		} else {
-			e, err = autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(size), opts)
-		}
-		if e != nil {
-			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
-		}
-		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
-			runErr = err
-			break
-		}
-	}
+	runErr := measureAll(cmd, o.dev, cache, opts, ops, sizes, commit, force, file, f)
 	bar.finish()
 	if err := savePipelineCache(o.dev, cache); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
@@ -407,7 +354,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	// Results measured before a failure are shown (a file given with -o
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
-	if ctx.Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
+	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
 		werr = writeResults(out, f.format, file)
 	}
 	if err := out.finish(status.Join(runErr, werr, o.Release())); err != nil {
@@ -417,6 +364,71 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		if b.Outcome == autotune.Wrong {
 			return errVerification{b.Name}
 		}
+	}
+	return nil
+}
+
+// measureAll measures (with commit, tunes) every operation of ops on dev,
+// adding the benchmarks to file. It stops at the first error that is not
+// one operation's own (no candidate computed correctly); a tune whose
+// answer the cache file would not take has failed its purpose, and is such
+// an error, of the cache path (exit status 2).
+func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts autotune.Options, ops []kernels.Operation, sizes sizePlan, commit, force bool, file *results.File, f *benchFlags) error {
+	ctx := cmd.Context()
+	if !commit && opts.Rounds > 1 {
+		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
+	}
+	tuner := autotune.NewTuner(dev, cache, opts)
+	for _, op := range ops {
+		size := sizes.sizeFor(op, dev.Info())
+		var e *autotune.Entry
+		var err error
+		if commit && f.search.on() && kernels.SpaceOf(op) != nil {
+			op, e, err = f.search.tune(cmd, f, tuner, op, size, force)
+		} else if commit {
+			start := time.Now()
+			e, err = tuner.Tune(ctx, op, size, force)
+			if err == nil && e != nil && e.Time.Before(start) {
+				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
+			}
+		} else {
+			e, err = autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), opts)
+		}
+		if e != nil {
+			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
+		}
+		var notStored *autotune.NotStoredError
+		if errors.As(err, &notStored) {
+			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; fix the cache file or point --cache at another")}
+		}
+		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
+			return err
+		}
+	}
+	return nil
+}
+
+// measureInterleaved measures opts.Rounds rounds of every operation, a
+// round of each in a shuffled order, then the next round: each
+// operation's rounds are spread over the whole run, so that what changes
+// on the device during it (clocks, heat, other work) shows in the
+// variation between them, where compare looks for it, rather than in
+// the difference between one operation's rounds and the next's.
+func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Options, ops []kernels.Operation, sizes sizePlan, file *results.File) error {
+	rounds := make([][]*autotune.Entry, len(ops))
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x0de5))
+	for r := range opts.Rounds {
+		for _, i := range rng.Perm(len(ops)) {
+			size := sizes.sizeFor(ops[i], dev.Info())
+			e, err := autotune.MeasureRound(cmd.Context(), dev, ops[i], autotune.ShapeOfSize(size), opts, r)
+			if err != nil {
+				return err
+			}
+			rounds[i] = append(rounds[i], e)
+		}
+	}
+	for i, op := range ops {
+		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, autotune.MergeRounds(op, rounds[i], opts), opts.Peak)...)
 	}
 	return nil
 }
@@ -443,11 +455,21 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			Error:     r.Error,
 			Winner:    r.Index == e.Fastest,
 			Tie:       tieOf(e, r.Index),
-			Stats:     r.Stats,
 			GBps:      r.GBps,
 			GFLOPs:    r.GFLOPs,
 			Flags:     r.Flags,
 			Compiler:  r.Compiler,
+		}
+		if r.Stats != nil {
+			// A file keeps each round's samples in its rounds; one round
+			// measured alone is its own only round.
+			st := *r.Stats
+			b.Rounds = r.Rounds
+			if len(b.Rounds) == 0 {
+				b.Rounds = []autotune.Stats{st}
+			}
+			st.Samples = nil
+			b.Stats = &st
 		}
 		if r.Index < len(cands) {
 			b.SPIRVHash = fmt.Sprintf("%x", sha256.Sum256(cands[r.Index].SPIRV))
@@ -515,32 +537,4 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "compiled %d pipelines\n", n)
 	return err
-}
-
-// progress is a progress bar on a terminal, nothing elsewhere.
-type progress struct {
-	bar *progressbar.ProgressBar
-}
-
-func newProgress(w io.Writer, quiet bool) *progress {
-	f, ok := w.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
-		return &progress{}
-	}
-	return &progress{bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(w), progressbar.OptionSpinnerType(14),
-		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true))}
-}
-
-func (p *progress) update(ev autotune.Progress) {
-	if p.bar == nil {
-		return
-	}
-	p.bar.Describe(fmt.Sprintf("%s: %s %s %d", ev.Key, ev.Step, ev.Candidate, ev.Done))
-	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,45 +14,54 @@ import (
 	"github.com/vkbench/vkbench/results"
 )
 
-// testdata/cli/results.schema.json is the JSON Schema (draft 2020-12) of
-// the versioned results format "vkbench.results/v1": what run and tune
-// write with --format json, and compare and report read. Every JSON
-// output of the tests is validated against it, strictly (no unknown
-// fields, formats asserted), with github.com/santhosh-tekuri/jsonschema.
+// results/schema/v2.json is the JSON Schema (draft 2020-12) of the
+// versioned results format "vkbench.results/v2": what run and tune write
+// with --format json, and compare and report read (results.Parse validates
+// every file against it, or against v1.json for the first version). Every
+// JSON output of the tests is validated against it here too, strictly (no
+// unknown fields, formats asserted), with
+// github.com/santhosh-tekuri/jsonschema.
+
+// schemaFile is the schema of the current version.
+var schemaFile = filepath.Join("..", "..", "results", "schema", "v2.json")
 
 var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
+	schemaMu sync.Mutex
+	schemas  = map[string]*jsonschema.Schema{}
 )
 
-func resultsSchema(t testing.TB) *jsonschema.Schema {
+// loadSchema compiles the JSON Schema in the file at path, once.
+func loadSchema(t testing.TB, path string) *jsonschema.Schema {
 	t.Helper()
-	schemaOnce.Do(func() {
-		f, err := os.Open(cliData("results.schema.json"))
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		defer func() { _ = f.Close() }() // read only
-		doc, err := jsonschema.UnmarshalJSON(f)
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		id := doc.(map[string]any)["$id"].(string)
-		if schemaErr = c.AddResource(id, doc); schemaErr != nil {
-			return
-		}
-		schema, schemaErr = c.Compile(id)
-	})
-	if schemaErr != nil {
-		t.Fatalf("the results schema does not compile: %v", schemaErr)
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if s, ok := schemas[path]; ok {
+		return s
 	}
-	return schema
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	id := doc.(map[string]any)["$id"].(string)
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	s, err := c.Compile(id)
+	if err != nil {
+		t.Fatalf("the schema %s does not compile: %v", path, err)
+	}
+	schemas[path] = s
+	return s
 }
+
+func resultsSchema(t testing.TB) *jsonschema.Schema { return loadSchema(t, schemaFile) }
 
 // validateResults fails t unless data is a valid vkbench.results/v1 file.
 func validateResults(t testing.TB, data []byte) {
@@ -70,9 +80,13 @@ func checkSchema(t testing.TB, data []byte) error {
 }
 
 func TestSchemaNamesTheFormat(t *testing.T) {
-	data, err := os.ReadFile(cliData("results.schema.json"))
+	data, err := os.ReadFile(schemaFile)
 	if err != nil {
 		t.Fatal(err)
+	}
+	embedded, err := results.SchemaJSON(results.Schema)
+	if err != nil || !bytes.Equal(data, embedded) {
+		t.Errorf("the schema the reader embeds is not %s (%v)", schemaFile, err)
 	}
 	var doc struct {
 		Title      string `json:"title"`
@@ -114,7 +128,7 @@ func TestSchemaIsStrict(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, old, new string }{
 		{"unknown field", `"mode": "hot"`, `"mode": "hot", "extra": 1`},
-		{"other schema", `"vkbench.results/v1"`, `"vkbench.results/v2"`},
+		{"other schema", `"vkbench.results/v2"`, `"vkbench.results/v1"`},
 		{"unknown outcome", `"outcome": "measured"`, `"outcome": "fast"`},
 		{"bad time", `"time": "2026-01-02T03:04:05Z"`, `"time": "yesterday"`},
 		{"measured without stats", `"stats": {`, `"statz": {`},
@@ -124,7 +138,15 @@ func TestSchemaIsStrict(t *testing.T) {
 		{"no interval with 10 samples", `"ci_lo_s": 9.98e-05,`, ``},
 		{"name not op/dtype/shape/candidate", `"name": "copy/u32/4096/vec4"`, `"name": "vec4"`},
 		{"compiler statistic not a number", `"Register Count": 32`, `"Register Count": "32"`},
-		{"empty compiler statistics", `"compiler": {"Register Count": 32, "Local Memory Size": 0}`, `"compiler": {}`},
+		{"empty compiler statistics", `"compiler": {
+        "Register Count": 32,
+        "Local Memory Size": 0
+      }`, `"compiler": {}`},
+		{"measured without rounds", `"rounds": [`, `"roundz": [`},
+		{"a zero sample", `"samples_s": [
+            9.95e-05`, `"samples_s": [
+            0`},
+		{"no rounds count", `"rounds": 5,`, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(string(base), tc.old) {

@@ -139,7 +139,7 @@ func (s *searchFlags) options(seed uint64, force bool) autotune.SearchOptions {
 // points and the entry to show (the evaluated configurations only).
 func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tuner, op kernels.Operation, size kernels.Size, force bool) (kernels.Operation, *autotune.Entry, error) {
 	sopts := s.options(f.seed, force)
-	if f.verbose {
+	if verbose(cmd) {
 		sopts.Progress = func(p autotune.SearchProgress) {
 			from := ""
 			if p.FromLog {

@@ -68,8 +68,9 @@ func Wrap(dev hal.Device, plan *Plan) hal.Device {
 
 // entry is what enterCall decided for a call.
 type entry struct {
-	n     int   // the call's number among the plan's calls of its kind
-	async error // for Submit, the failure its fence must report
+	n     int     // the call's number among the plan's calls of its kind
+	async error   // for Submit, the failure its fence must report
+	slow  float64 // for Elapsed, what to multiply the time by (0: nothing)
 }
 
 // enter counts a call of kind c and applies its fault. A non-nil error is
@@ -94,6 +95,8 @@ func (d *device) enterCall(c Call) (entry, error) {
 	switch f.effect {
 	case FailAsync:
 		return entry{n: n, async: f.err}, nil
+	case Slow:
+		return entry{n: n, slow: f.factor}, nil
 	case Lose:
 		d.lose(f.err)
 		if e := d.lossErr(); e != nil {

@@ -131,9 +131,14 @@ const (
 	// did not tick between the two timestamps (an error matching
 	// hal.ErrNoTick), as a backend does when they read the same.
 	NoTick
+	// Slow applies to Elapsed only: the call reports the time between
+	// the two timestamps multiplied by Rule.Factor, as a device whose
+	// speed changed (clocks, heat, other work on it) would: a drift that
+	// a measurement must notice rather than report as the kernels'.
+	Slow
 )
 
-// String returns "fail", "fail-async", "lose" or "no-tick".
+// String returns "fail", "fail-async", "lose", "no-tick" or "slow".
 func (e Effect) String() string {
 	switch e {
 	case Fail:
@@ -144,6 +149,8 @@ func (e Effect) String() string {
 		return "lose"
 	case NoTick:
 		return "no-tick"
+	case Slow:
+		return "slow"
 	}
 	return "Effect(" + strconv.Itoa(int(e)) + ")"
 }
@@ -176,6 +183,8 @@ type Rule struct {
 	// loss always reports hal.ErrDeviceLost's code, DataLoss; Code is then
 	// that of its cause.
 	Code status.Code
+	// Factor is what Slow multiplies the times it reports by.
+	Factor float64
 }
 
 // Injection records one injected fault.
@@ -205,6 +214,7 @@ type rule struct {
 type fault struct {
 	effect Effect
 	err    error
+	factor float64 // for Slow
 }
 
 // Plan is a schedule of faults for the devices wrapped with it, and the
@@ -242,10 +252,12 @@ func (p *Plan) Add(r Rule) {
 		panic("faulty: Rule.Nth is negative")
 	case r.Nth == 0 && !(r.Rate > 0 && r.Rate <= 1):
 		panic("faulty: a Rule needs Nth > 0 or a Rate in (0, 1]")
-	case r.Effect > NoTick:
+	case r.Effect > Slow:
 		panic("faulty: unknown " + r.Effect.String())
-	case r.Effect == NoTick && !slices.Equal(r.Calls, []Call{Elapsed}):
-		panic("faulty: NoTick applies to Elapsed alone")
+	case (r.Effect == NoTick || r.Effect == Slow) && !slices.Equal(r.Calls, []Call{Elapsed}):
+		panic("faulty: " + r.Effect.String() + " applies to Elapsed alone")
+	case r.Effect == Slow && !(r.Factor > 0):
+		panic("faulty: Slow needs a positive Factor")
 	}
 	if len(r.Calls) == 0 {
 		if r.Effect == FailAsync {
@@ -305,6 +317,13 @@ func (p *Plan) FailAsync(n int, code status.Code) {
 // not tick (hal.ErrNoTick).
 func (p *Plan) NoTickAt(n int) {
 	p.Add(Rule{Calls: []Call{Elapsed}, Nth: n, Effect: NoTick})
+}
+
+// SlowFromNow makes every Elapsed from now on report its time multiplied
+// by factor: the device drifts, say, to a quarter of its speed (factor 4)
+// in the middle of a measurement.
+func (p *Plan) SlowFromNow(factor float64) {
+	p.Add(Rule{Calls: []Call{Elapsed}, Rate: 1, Effect: Slow, Factor: factor})
 }
 
 // LoseAt loses the device at the nth call of kind call from now. At Wait
@@ -455,7 +474,7 @@ func (p *Plan) decide(c Call, quiet bool) (n int, f fault, ok bool) {
 		err = status.Join(status.Wrapf(hal.ErrNoTick, status.OK, "faulty: injected: the timer did not tick at Elapsed call %d", n), ErrInjected)
 	}
 	p.record(Injection{Call: c, N: n, Effect: taken.Effect, Err: err})
-	return n, fault{effect: taken.Effect, err: err}, true
+	return n, fault{effect: taken.Effect, err: err, factor: taken.Factor}, true
 }
 
 // attach adds d to the devices of the plan.

@@ -44,6 +44,9 @@ func TestBadRules(t *testing.T) {
 		{Nth: 1, Calls: []faulty.Call{faulty.Release}},
 		{Nth: 1, Calls: []faulty.Call{faulty.None}},
 		{Nth: 1, Calls: []faulty.Call{faulty.Wait}, Effect: faulty.FailAsync},
+		{Rate: 1, Calls: []faulty.Call{faulty.Wait}, Effect: faulty.Slow, Factor: 2},     // Slow is for Elapsed
+		{Rate: 1, Calls: []faulty.Call{faulty.Elapsed}, Effect: faulty.Slow},             // no factor
+		{Rate: 1, Calls: []faulty.Call{faulty.Elapsed}, Effect: faulty.Slow, Factor: -1}, // negative
 	} {
 		t.Run(fmt.Sprintf("%+v", r), func(t *testing.T) {
 			defer func() {

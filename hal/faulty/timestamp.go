@@ -26,10 +26,15 @@ func unwrapTimestampPool(p hal.TimestampPool) hal.TimestampPool {
 func (p *timestampPool) Count() int { return p.inner.Count() }
 
 func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
-	if err := p.dev.enter(Elapsed); err != nil {
+	e, err := p.dev.enterCall(Elapsed)
+	if err != nil {
 		return 0, err
 	}
-	return p.inner.Elapsed(start, end)
+	d, err := p.inner.Elapsed(start, end)
+	if err == nil && e.slow > 0 {
+		d = time.Duration(float64(d) * e.slow)
+	}
+	return d, err
 }
 
 func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {

@@ -1,0 +1,56 @@
+package autotune
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func stats(median float64) *Stats {
+	return &Stats{Median: median, Lo: median * 0.99, Hi: median * 1.01, N: 10, Batch: 1}
+}
+
+// TestPickWinnerFlagsDrift: a dropped candidate whose median ends below
+// the winner's (the drift the measurement could not resolve by measuring
+// again) is flagged, and so is the winner.
+func TestPickWinnerFlagsDrift(t *testing.T) {
+	e := &Entry{Results: []Result{
+		{Index: 0, Name: "a", Outcome: Dropped, Stats: stats(1e-3), Error: "dropped"},
+		{Index: 1, Name: "b", Outcome: Measured, Stats: stats(2e-3)},
+		{Index: 2, Name: "c", Outcome: Dropped, Stats: stats(3e-3), Error: "dropped"},
+		{Index: 3, Name: "d", Outcome: Failed, Error: "no"},
+	}}
+	pickWinner(e)
+	if e.Fastest != 1 {
+		t.Fatalf("winner %d, want 1 (b, the only one measured to the end)", e.Fastest)
+	}
+	var got [][]string
+	for _, r := range e.Results {
+		got = append(got, r.Flags)
+	}
+	want := [][]string{{FlagDrift}, {FlagDrift}, nil, nil}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("flags (-want +got):\n%s", d)
+	}
+}
+
+// TestMergeRoundsFlagsDrift: over several rounds, a candidate dropped in
+// every round whose pooled median is below the winner's is flagged too.
+func TestMergeRoundsFlagsDrift(t *testing.T) {
+	round := func(a, b float64) *Entry {
+		sa, sb := stats(a), stats(b)
+		sa.Samples, sb.Samples = []float64{a}, []float64{b}
+		return &Entry{Results: []Result{
+			{Index: 0, Name: "a", Outcome: Dropped, Stats: sa, Error: "dropped"},
+			{Index: 1, Name: "b", Outcome: Measured, Stats: sb},
+		}}
+	}
+	e := mergeRounds([]*Entry{round(1e-3, 2e-3), round(1e-3, 2e-3), round(1e-3, 2e-3)}, nil, nil)
+	if e.Fastest != 1 || !slices.Contains(e.Results[0].Flags, FlagDrift) || !slices.Contains(e.Results[1].Flags, FlagDrift) {
+		t.Errorf("merged: fastest %d, flags %v and %v; want 1, both drift", e.Fastest, e.Results[0].Flags, e.Results[1].Flags)
+	}
+	if n := len(e.Results[1].Rounds); n != 3 || e.Results[1].Stats.N != 3 || e.Results[1].Stats.Samples != nil {
+		t.Errorf("merged b: %d rounds, pooled %+v; want 3 rounds, 3 samples pooled, none kept", n, e.Results[1].Stats)
+	}
+}

@@ -1,0 +1,81 @@
+package autotune_test
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/internal/devtest"
+)
+
+// TestMeasureDriftRemeasures drops a slow candidate early, then slows the
+// device down a thousandfold (faulty's Slow: every time read from then on
+// is a thousand times longer), so that the survivor's median ends far above
+// the dropped candidate's, which was measured on the fast device. Left
+// alone, the table would show a "slower" candidate with the lower median,
+// and no one would know why. The measurement instead measures both again,
+// side by side on the device as it now is, and says so.
+func TestMeasureDriftRemeasures(t *testing.T) {
+	plan := faulty.NewPlan()
+	dev := faulty.Wrap(devtest.Device(t), plan)
+	op := newScaleOp(scaleCand{name: "spin", wg: 64, spin: 256}, scaleCand{name: "wg64", wg: 64})
+	o := quick
+	o.MinSamples, o.MaxSamples = autotune.MinIntervalSamples, 60
+	o.TargetHalfWidth = 1e-6 // sample to MaxSamples
+	var slowed atomic.Bool
+	var spinDone atomic.Int64
+	o.Progress = func(p autotune.Progress) {
+		if p.Step != "sample" {
+			return
+		}
+		if p.Candidate == "spin" {
+			spinDone.Store(int64(p.Done))
+			return
+		}
+		// Once spin has been dropped (wg64 sampled three times since its
+		// last sample), and early enough for most of wg64's samples to
+		// come after.
+		if p.Done >= int(spinDone.Load())+3 && p.Done <= 20 && !slowed.Swap(true) {
+			plan.SlowFromNow(1000)
+		}
+	}
+	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slowed.Load() {
+		t.Fatalf("spin was not dropped within wg64's first 20 samples: %+v", e.Results)
+	}
+	checkNoHiddenDrift(t, e)
+	spin, wg64 := e.Results[0], e.Results[1]
+	if e.FastestName != "wg64" {
+		t.Errorf("winner %s, want wg64 (spin does 256 times the work)", e.FastestName)
+	}
+	for _, r := range []autotune.Result{spin, wg64} {
+		if r.Outcome != autotune.Measured || !slices.Contains(r.Flags, autotune.FlagRemeasured) {
+			t.Errorf("%s: %s, flags %v; want measured again (%s)", r.Name, r.Outcome, r.Flags, autotune.FlagRemeasured)
+		}
+	}
+	if spin.Stats.Median <= wg64.Stats.Median {
+		t.Errorf("measured again side by side, spin's median %v is not above wg64's %v", spin.Stats.Median, wg64.Stats.Median)
+	}
+}
+
+// checkNoHiddenDrift fails t if a dropped candidate of e ends with a
+// median below the winner's without the drift flag on both.
+func checkNoHiddenDrift(t testing.TB, e *autotune.Entry) {
+	t.Helper()
+	if e.Fastest < 0 {
+		return
+	}
+	w := e.Results[e.Fastest]
+	for _, r := range e.Results {
+		if r.Outcome == autotune.Dropped && r.Stats != nil && r.Stats.Median < w.Stats.Median &&
+			(!slices.Contains(r.Flags, autotune.FlagDrift) || !slices.Contains(w.Flags, autotune.FlagDrift)) {
+			t.Errorf("%s was dropped, and its median %v is below the winner %s's %v, unflagged", r.Name, r.Stats.Median, w.Name, w.Stats.Median)
+		}
+	}
+}

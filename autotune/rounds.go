@@ -1,0 +1,141 @@
+package autotune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+)
+
+// measureRounds measures opts.Rounds independent rounds of a key, one
+// after the other, and merges them (mergeRounds). The errors returned
+// for the tuner are each candidate's first.
+func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
+	var entries []*Entry
+	var errs []error
+	for r := range opts.Rounds {
+		o := opts
+		o.round = r
+		e, cerrs, err := measureOnce(ctx, dev, op, shape, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, e)
+		if errs == nil {
+			errs = make([]error, len(cerrs))
+		}
+		for i, err := range cerrs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	return mergeRounds(entries, opts.Peak, op), errs, nil
+}
+
+// MeasureRound measures round number round (from 0) of op at shape: as
+// Measure does with one round, but in that round's own sampling order.
+// Rounds measured apart, other keys' rounds between them, and merged
+// with MergeRounds see more of what changes on a device over time than
+// rounds measured back to back (Options.Rounds) do.
+func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options, round int) (*Entry, error) {
+	opts.fill()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	opts.round = round
+	e, _, err := measureOnce(ctx, dev, op, shape, opts)
+	return e, err
+}
+
+// MergeRounds makes one entry of the entries of op's rounds (MeasureRound,
+// the same key, in the order measured), as Measure with Options.Rounds
+// does.
+func MergeRounds(op kernels.Operation, rounds []*Entry, opts Options) *Entry {
+	if len(rounds) == 1 {
+		return rounds[0]
+	}
+	return mergeRounds(rounds, opts.Peak, op)
+}
+
+// mergeRounds makes one entry of the entries of several rounds of the same
+// key (the same candidates, in the same order). A candidate that failed,
+// computed wrong or was unsupported in any round is that, with the first
+// such round's error: a kernel that fails once is not to be trusted. The
+// others pool their samples into Stats and keep each round's statistics in
+// Rounds; one measured to the end in any round is measured, one dropped in
+// every round is dropped. The winner is then picked from the pooled
+// statistics, as for one round (pickWinner).
+func mergeRounds(entries []*Entry, peak *Peak, op kernels.Operation) *Entry {
+	last := entries[len(entries)-1]
+	e := *last
+	e.Results = nil
+	e.Bounds = entries[0].Bounds
+	e.Bounds.Rounds = len(entries)
+	for i := range entries[0].Results {
+		rs := make([]Result, len(entries))
+		for k, re := range entries {
+			rs[k] = re.Results[i]
+		}
+		e.Results = append(e.Results, mergeResult(rs, peak, op))
+	}
+	pickWinner(&e)
+	return &e
+}
+
+// mergeResult merges one candidate's results of every round. Its rates
+// are at its pooled median, of the work one run did in its rounds (read
+// back from a round's rate and median).
+func mergeResult(rs []Result, peak *Peak, op kernels.Operation) Result {
+	for _, r := range rs {
+		if r.Outcome != Measured && r.Outcome != Dropped {
+			r.Stats, r.Rounds, r.GBps, r.GFLOPs = nil, nil, 0, 0
+			return r
+		}
+	}
+	out := Result{Index: rs[0].Index, Name: rs[0].Name, Outcome: Dropped}
+	var w work
+	for _, r := range rs {
+		if s := r.Stats; s != nil && s.Median > 0 && (r.GBps > 0 || r.GFLOPs > 0) {
+			w = work{bytes: r.GBps * 1e9 * s.Median, flops: r.GFLOPs * 1e9 * s.Median}
+			break
+		}
+	}
+	var pooled []float64
+	batch := 0
+	dropped := 0
+	for _, r := range rs {
+		if r.Outcome == Measured {
+			out.Outcome = Measured
+		} else {
+			dropped++
+			out.Error = r.Error
+		}
+		if out.Compiler == nil {
+			out.Compiler = r.Compiler
+		}
+		for _, f := range r.Flags {
+			if f != FlagDrift {
+				addFlag(&out, f)
+			}
+		}
+		if r.Stats == nil {
+			continue
+		}
+		out.Rounds = append(out.Rounds, *r.Stats)
+		pooled = append(pooled, r.Stats.Samples...)
+		batch = max(batch, r.Stats.Batch)
+	}
+	if out.Outcome == Measured {
+		out.Error = ""
+	} else {
+		out.Error = fmt.Sprintf("dropped early in each of %d rounds; in the last: %s", dropped, out.Error)
+	}
+	s := Summarize(slices.Clone(pooled), batch)
+	s.Samples = nil // kept by round
+	out.Stats = &s
+	setRates(&out, w, peak, op)
+	return out
+}

@@ -1,0 +1,226 @@
+package autotune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// sample warms the GPU up, then samples the surviving candidates in
+// passes (samplePasses), dropping those clearly slower than the leader.
+// If a dropped candidate's median ends below the leader's, they are
+// measured again (recheck).
+func (m *measurement) sample(ctx context.Context) error {
+	// Each round of a measurement in several rounds samples in its own
+	// order; the inputs, drawn from Seed alone, stay the same.
+	rng := rand.New(rand.NewPCG(m.opts.Seed, 0x5eed+uint64(m.opts.round)))
+	t0 := time.Now()
+	if err := m.warmup(ctx); err != nil {
+		return err
+	}
+	start := time.Now()
+	m.debug("warmed up", "took", start.Sub(t0))
+	defer func() { m.debug("sampled", "took", time.Since(start)) }()
+	if err := m.samplePasses(ctx, rng, !m.opts.NoDrop); err != nil {
+		return err
+	}
+	return m.recheck(ctx, rng)
+}
+
+// samplePasses takes one sample of each surviving candidate per pass, in
+// a shuffled order, until every survivor's interval is narrow enough, the
+// budget is spent, or MaxSamples is reached. The first pass is warm-up.
+// With drop, a candidate clearly slower than the leader is dropped.
+func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop bool) error {
+	start := time.Now()
+	order := make([]int, 0, len(m.cands))
+	for pass := -1; ; pass++ {
+		order = order[:0]
+		for i, c := range m.cands {
+			if c.alive {
+				order = append(order, i)
+			}
+		}
+		if len(order) == 0 {
+			return nil
+		}
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, i := range order {
+			if err := m.sampleOne(ctx, i, pass >= 0); err != nil {
+				return err
+			}
+		}
+		if pass+1 < m.opts.MinSamples {
+			continue
+		}
+		if m.decide(time.Since(start) > m.opts.Budget, drop) {
+			return nil
+		}
+	}
+}
+
+// sampleOne takes one sample of candidate i, kept when keep. Only an error
+// that ends the whole measurement is returned; a candidate's own trouble
+// is recorded in its state.
+func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
+	c := m.cands[i]
+	t, err := m.timed(ctx, c, i, c.batch)
+	switch {
+	case errors.Is(err, hal.ErrNoTick):
+		// The sample is discarded and the runs batched twice as many; a
+		// candidate the timer never sees fails.
+		c.batch = min(c.batch*2, m.opts.MaxBatch)
+		if c.noTick() > 3 {
+			c.alive = false
+			c.res.Outcome = Failed
+			c.res.Error = "the GPU timer did not tick in 4 samples, even batched"
+		}
+		return nil
+	case err != nil && fatal(ctx, m.dev, err):
+		return err
+	case err != nil:
+		// A failed submission while sampling may be the device's passing
+		// trouble rather than the kernel's (the kernel was verified): the
+		// sample is discarded, and only a third failure ends the
+		// candidate.
+		c.failures++
+		if c.failures >= 3 {
+			c.alive = false
+			c.res.Outcome = Failed
+			c.err = status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name)
+			c.res.Error = c.err.Error()
+		}
+		return nil
+	}
+	if keep {
+		c.samples = append(c.samples, t)
+	}
+	m.progress(c.res.Name, "sample", len(c.samples), m.opts.MaxSamples)
+	return nil
+}
+
+// recheck catches drift. A candidate is dropped when it is clearly slower
+// than the leader at that moment; if its median nevertheless ends below
+// the leader's, the device's speed changed under the measurement (clocks,
+// heat, other work on it) and the drop may have been wrong. Then the
+// survivors and every such dropped candidate are measured again from
+// scratch, side by side, none dropped, their earlier samples discarded;
+// each is flagged FlagRemeasured. What is still inconsistent after that
+// is flagged FlagDrift by pickWinner.
+func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
+	lead := -1.0
+	for _, c := range m.cands {
+		if c.alive && len(c.samples) > 0 {
+			if med := Summarize(c.samples, c.batch).Median; lead < 0 || med < lead {
+				lead = med
+			}
+		}
+	}
+	if lead < 0 {
+		return nil
+	}
+	var again []int
+	for i, c := range m.cands {
+		if c.res.Outcome == Dropped && len(c.samples) > 0 && Summarize(c.samples, c.batch).Median < lead {
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	for i, c := range m.cands {
+		if c.alive {
+			again = append(again, i)
+		}
+	}
+	var names []string
+	for _, i := range again {
+		c := m.cands[i]
+		names = append(names, c.res.Name)
+		c.alive = true
+		c.samples = nil
+		if c.res.Outcome == Dropped {
+			c.res.Outcome, c.res.Error = "", ""
+		}
+		c.res.Flags = append(c.res.Flags, FlagRemeasured)
+	}
+	m.debug("drift: a dropped candidate ended faster than the leader; measuring again", "candidates", names)
+	return m.samplePasses(ctx, rng, false)
+}
+
+// warmup runs the surviving candidates in turn until Warmup of GPU time
+// has passed (or twice that of wall time), discarding the samples.
+func (m *measurement) warmup(ctx context.Context) error {
+	if m.opts.Warmup < 0 {
+		return nil
+	}
+	var gpu float64
+	start := time.Now()
+	for gpu < m.opts.Warmup.Seconds() && time.Since(start) < 2*m.opts.Warmup {
+		ran := false
+		for i, c := range m.cands {
+			if !c.alive {
+				continue
+			}
+			t, err := m.timed(ctx, c, i, c.batch)
+			if err != nil && fatal(ctx, m.dev, err) {
+				return err
+			}
+			if err == nil {
+				gpu += t * float64(c.batch)
+				ran = true
+			}
+		}
+		if !ran {
+			return nil
+		}
+	}
+	return nil
+}
+
+// decide drops clearly slower candidates (with drop) and reports whether
+// sampling is done.
+func (m *measurement) decide(budgetSpent, drop bool) bool {
+	leader := -1
+	var lead Stats
+	for i, c := range m.cands {
+		if !c.alive || len(c.samples) == 0 {
+			continue
+		}
+		s := Summarize(c.samples, c.batch)
+		if leader < 0 || s.Median < lead.Median {
+			leader, lead = i, s
+		}
+	}
+	if leader < 0 {
+		return true
+	}
+	done := true
+	for i, c := range m.cands {
+		if !c.alive || len(c.samples) == 0 {
+			continue
+		}
+		s := Summarize(c.samples, c.batch)
+		lo, _ := s.interval()
+		_, leadHi := lead.interval()
+		if drop && i != leader && lo > leadHi*(1+m.opts.DropMargin) {
+			c.alive = false
+			c.res.Outcome = Dropped
+			c.res.Error = fmt.Sprintf("dropped after %d samples: median %.4gs, leader %s %.4gs", len(c.samples), s.Median, m.cands[leader].res.Name, lead.Median)
+			continue
+		}
+		if s.HalfWidth() > m.opts.TargetHalfWidth && len(c.samples) < m.opts.MaxSamples {
+			done = false
+		}
+	}
+	if !done && budgetSpent {
+		m.spent = true
+		return true
+	}
+	return done
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The manifests of testdata/manifests/ab are one operation, chain, whose
+// kernel runs a number of fused multiply-adds that leave the input as it
+// is: old.json 200, same.json 200 again, slower10.json 220, slower40.json
+// 280, and wrong.json 200 that add 2^-20 each (a different result).
+
+func abManifest(name string) string {
+	return filepath.Join("..", "..", "testdata", "manifests", "ab", name)
+}
+
+// abQuick makes ab quick enough for the race detector: a small size, few
+// short rounds.
+var abQuick = []string{"--size", "2048", "--count", "5", "--budget", "300ms", "--min-samples", "10", "--max-samples", "60", "--quiet", "--cache", "off"}
+
+func abArgs(old, cur string, extra ...string) []string {
+	return append(append([]string{"ab", abManifest(old), abManifest(cur)}, abQuick...), extra...)
+}
+
+// abJSON runs ab with --format json and decodes its report.
+func abJSON(t *testing.T, code int, args ...string) abReport {
+	t.Helper()
+	r := mustRun(t, code, append(args, "--format", "json")...)
+	var rep abReport
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("ab --format json: %v\n%s", err, r.stdout)
+	}
+	if rep.Schema != ABSchema || rep.Rounds != 5 {
+		t.Errorf("report says schema %q, %d rounds; want %q, 5", rep.Schema, rep.Rounds, ABSchema)
+	}
+	return rep
+}
+
+func verdicts(rep abReport) map[string]string {
+	m := map[string]string{}
+	for _, r := range rep.Rows {
+		m[r.Candidate] = r.Verdict
+	}
+	return m
+}
+
+// TestABSame compares a manifest with a copy of itself: nothing is slower
+// (exit status 0), every pair is verified, and each ratio is near 1.
+func TestABSame(t *testing.T) {
+	needDevice(t)
+	rep := abJSON(t, exitOK, abArgs("old.json", "same.json")...)
+	if len(rep.Rows) != 2 {
+		t.Fatalf("%d rows, want 2 (wg64, wg256)", len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		if (r.Verdict != abSame && r.Verdict != abUnclear) || !r.Verified || len(r.Rounds) != 5 || r.Ratio < 0.8 || r.Ratio > 1.25 || r.Lo > r.Ratio || r.Hi < r.Ratio {
+			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or unclear), verified, 5 rounds, near 1", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
+		}
+	}
+	r := mustRun(t, exitOK, abArgs("old.json", "same.json")...)
+	for _, want := range []string{"chain/f32/2048/wg64", "chain/f32/2048/wg256", "new/old", "95% interval", "0 slower (the whole 95% interval above +5.0%)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the table has no %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestABSlower compares with a kernel doing 40% more work: both pairs are
+// slower, exit status 1, in one line on stderr; the JUnit and JSON files
+// say so too.
+func TestABSlower(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	junit, out := filepath.Join(dir, "ab.xml"), filepath.Join(dir, "ab.json")
+	r := mustRun(t, exitRegression, abArgs("old.json", "slower40.json", "--junit", junit, "--format", "json", "-o", out)...)
+	if r.stdout != "" || r.stderr != "vkbench: ab: NEW: 2 slower than OLD by more than 5.0%\n" {
+		t.Errorf("stdout %q, stderr %q; want only the line that says so", r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep abReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]string{"wg64": abSlower, "wg256": abSlower}, verdicts(rep)); d != "" {
+		t.Errorf("verdicts (-want +got):\n%s", d)
+	}
+	for _, row := range rep.Rows {
+		if row.Lo <= 1.05 || row.Ratio > 1.6 {
+			t.Errorf("%s: ratio %.3f [%.3f, %.3f], want at most 1.6 (40%% more work, some of the time fixed), the interval above 1.05", row.Name, row.Ratio, row.Lo, row.Hi)
+		}
+	}
+	var suite junitReport
+	data, err = os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(data, &suite); err != nil {
+		t.Fatalf("the JUnit file does not parse: %v\n%s", err, data)
+	}
+	if suite.Tests != 2 || suite.Failures != 2 {
+		t.Errorf("JUnit: %d tests, %d failures; want 2, 2", suite.Tests, suite.Failures)
+	}
+	// A threshold above the slowdown forgives it.
+	mustRun(t, exitOK, abArgs("old.json", "slower40.json", "--threshold", "80")...)
+}
+
+// TestABWrong: NEW computes something else than OLD on the same inputs,
+// though it agrees with its own manifest's reference. ab's verification
+// against OLD catches it: exit status 1, and where it differs.
+func TestABWrong(t *testing.T) {
+	needDevice(t)
+	rep := abJSON(t, exitRegression, abArgs("old.json", "wrong.json")...)
+	for _, row := range rep.Rows {
+		if row.Verdict != abWrong || row.Verified || !strings.Contains(row.Note, "against old:"+row.Candidate) || !strings.Contains(row.Note, "y[") {
+			t.Errorf("%s: %s (%s), verified %v; want wrong, against old's, naming the element", row.Name, row.Verdict, row.Note, row.Verified)
+		}
+	}
+	r := vkbench(t, abArgs("old.json", "wrong.json")...)
+	if r.stderr != "vkbench: ab: NEW: 2 computed a wrong result\n" {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+// TestABUnpaired: candidates in one manifest only are listed, not
+// measured, and fail nothing.
+func TestABUnpaired(t *testing.T) {
+	needDevice(t)
+	data, err := os.ReadFile(abManifest("same.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spv, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests", "fma_iters.spv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(data), `"../fma_iters.spv"`, `"`+spv+`"`)
+	text = strings.Replace(text, `"name": "wg256"`, `"name": "wg128"`, 1)
+	text = strings.Replace(text, `"workgroup": [
+       256`, `"workgroup": [
+       128`, 1)
+	cur := filepath.Join(t.TempDir(), "renamed.json")
+	if err := os.WriteFile(cur, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := abJSON(t, exitOK, append([]string{"ab", abManifest("old.json"), cur}, abQuick...)...)
+	got := verdicts(rep)
+	if got["wg256"] != abOnlyOld || got["wg128"] != abOnlyNew || (got["wg64"] != abSame && got["wg64"] != abUnclear) || rep.Unpaired != 2 {
+		t.Errorf("verdicts %v, %d unpaired; want wg256 only in old, wg128 only in new, wg64 compared, 2 unpaired", got, rep.Unpaired)
+	}
+}
+
+func TestABBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ab", abManifest("old.json")}, `ab takes two manifests, OLD and NEW`},
+		{[]string{"ab", abManifest("old.json"), filepath.Join(dir, "none.json")}, `none.json`},
+		{[]string{"ab", abManifest("old.json"), filepath.Join("..", "..", "testdata", "manifests", "kernels.json")}, `have no operation of the same name`},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "saxpy"}, `no operation "saxpy" in both manifests \(in both: chain\)`},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--count", "1"}, `--count 1: ab needs 2 rounds or more`},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--threshold", "100"}, `--threshold 100 is outside \[0, 100\)`},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--format", "csv"}, `unknown --format "csv" \(want table, json or junit\)`},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--size", "K=3"}, `"K" is neither an operation measured here \(chain\) nor a dimension of one \(N\)`},
+	} {
+		wantUsage(t, tc.want, tc.args...)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.json")); err == nil {
+		t.Error("ab created a file")
+	}
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/vkbench/vkbench/autotune"
+)
+
+// How often progress is drawn at most: a spinner redrawn in place ten
+// times a second reads as live; a dumb terminal, which cannot redraw, gets
+// a plain line when the step changes, at most once a second.
+const (
+	redrawEvery = 100 * time.Millisecond
+	lineEvery   = time.Second
+)
+
+// progress shows what a long measurement is doing, on a terminal: a
+// spinner with the current step redrawn in place, or plain lines where the
+// terminal cannot redraw (TERM=dumb). Elsewhere (a file, a pipe) nothing:
+// the output is for programs. Its update is called for every sample, up
+// to thousands of times a second; what it draws is throttled.
+type progress struct {
+	bar *progressbar.ProgressBar
+
+	mu    sync.Mutex
+	lines io.Writer // dumb terminal
+	last  time.Time
+	step  string // the last line's step, to draw one when it changes
+}
+
+func newProgress(w io.Writer, quiet bool) *progress {
+	f, ok := w.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return &progress{}
+	}
+	return newProgressOn(w, os.Getenv("TERM"))
+}
+
+// newProgressOn draws progress on w, a terminal of type termType.
+func newProgressOn(w io.Writer, termType string) *progress {
+	if termType == "dumb" {
+		return &progress{lines: w}
+	}
+	return &progress{bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(w), progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery))}
+}
+
+func (p *progress) update(ev autotune.Progress) {
+	if p.bar == nil && p.lines == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if p.lines != nil {
+		step := ev.Key + ": " + ev.Step
+		if step == p.step && now.Sub(p.last) < lineEvery || now.Sub(p.last) < redrawEvery {
+			return
+		}
+		p.step, p.last = step, now
+		_, _ = fmt.Fprintf(p.lines, "%s %s %d\n", step, ev.Candidate, ev.Done) // progress that cannot be drawn must not stop the work
+		return
+	}
+	if now.Sub(p.last) < redrawEvery {
+		return
+	}
+	p.last = now
+	p.bar.Describe(fmt.Sprintf("%s: %s %s %d", ev.Key, ev.Step, ev.Candidate, ev.Done))
+	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}

@@ -1,0 +1,278 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Pair returns an operation that measures two versions of a manifest
+// operation side by side: old and new, from two manifests (a kernel before
+// and after a change), with the same name and dimensions. Its candidates
+// come in pairs, for each of names (candidates both have), old's then
+// new's: candidate 2i is old's names[i], named "old:NAME", and 2i+1 new's,
+// "new:NAME". A measurement of it therefore samples both in the same
+// shuffled passes, so that whatever drifts hits both alike.
+//
+// Its problem prepares old's and new's with the same seed, so both compute
+// on the same inputs, and verifies each candidate as its own operation
+// does; new's, in addition, against what old's computed on those inputs:
+// every checked output buffer (which the two must have alike) within new's
+// tolerance, integers exactly. An operation with "verify": "none" checks
+// neither. Sizes, counts and default sizes are old's.
+func Pair(old, new kernels.Operation, names []string) (kernels.Operation, error) {
+	o, ok1 := old.(*manifestOp)
+	n, ok2 := new.(*manifestOp)
+	if !ok1 || !ok2 {
+		return nil, status.New(status.InvalidArgument, "manifest: Pair takes operations of manifests")
+	}
+	if o.name != n.name {
+		return nil, status.Newf(status.InvalidArgument, "manifest: Pair of %s and %s: the names differ", o.name, n.name)
+	}
+	if !slices.Equal(o.dims, n.dims) {
+		return nil, status.Newf(status.InvalidArgument, "manifest: %s: old's dimensions are %s, new's %s", o.name, strings.Join(o.dims, ", "), strings.Join(n.dims, ", "))
+	}
+	if err := sameOutputs(o, n); err != nil {
+		return nil, err
+	}
+	p := &pairOp{old: o, new: n}
+	for _, name := range names {
+		oi := slices.IndexFunc(o.cands, func(c kernels.Candidate) bool { return c.Name == name })
+		ni := slices.IndexFunc(n.cands, func(c kernels.Candidate) bool { return c.Name == name })
+		if oi < 0 || ni < 0 {
+			return nil, status.Newf(status.NotFound, "manifest: %s: candidate %q is not in both versions", o.name, name)
+		}
+		oc, nc := o.cands[oi], n.cands[ni]
+		oc.Name, nc.Name = "old:"+name, "new:"+name
+		p.oldIdx, p.newIdx = append(p.oldIdx, oi), append(p.newIdx, ni)
+		p.cands = append(p.cands, oc, nc)
+	}
+	if len(p.cands) == 0 {
+		return nil, status.Newf(status.NotFound, "manifest: %s: no candidate to pair", o.name)
+	}
+	return p, nil
+}
+
+// sameOutputs checks that old and new check the same output buffers, of
+// the same types: what new's results are compared with old's in.
+func sameOutputs(o, n *manifestOp) error {
+	outs := func(op *manifestOp) []string {
+		var s []string
+		for _, b := range op.bufs {
+			if b.checked() {
+				s = append(s, fmt.Sprintf("%s %s", b.name, b.typ.name))
+			}
+		}
+		return s
+	}
+	if a, b := outs(o), outs(n); !slices.Equal(a, b) {
+		return status.Newf(status.InvalidArgument, "manifest: %s: old checks the outputs [%s], new [%s]; their results cannot be compared", o.name, strings.Join(a, ", "), strings.Join(b, ", "))
+	}
+	return nil
+}
+
+// pairOp is the kernels.Operation Pair returns.
+type pairOp struct {
+	old, new       *manifestOp
+	oldIdx, newIdx []int // pair i is old's candidate oldIdx[i] and new's newIdx[i]
+	cands          []kernels.Candidate
+	// prepared counts the problems prepared: they alternate which version
+	// allocates its buffers first, so that neither always gets the memory
+	// a first allocation gets.
+	prepared atomic.Uint64
+}
+
+func (p *pairOp) Name() string                                 { return p.old.name }
+func (p *pairOp) Summary() string                              { return p.old.summary + " (old and new)" }
+func (p *pairOp) DType() kernels.DType                         { return p.old.dtype }
+func (p *pairOp) Dims() []string                               { return slices.Clone(p.old.dims) }
+func (p *pairOp) DefaultSize(info hal.DeviceInfo) kernels.Size { return p.old.DefaultSize(info) }
+func (p *pairOp) Candidates() []kernels.Candidate              { return slices.Clone(p.cands) }
+
+// Verifies is false when either version checks nothing.
+func (p *pairOp) Verifies() bool { return p.old.Verifies() && p.new.Verifies() }
+
+func (p *pairOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	first, second, names := p.old, p.new, [2]string{"old", "new"}
+	if p.prepared.Add(1)%2 == 0 {
+		first, second, names = p.new, p.old, [2]string{"new", "old"}
+	}
+	a, err := first.Prepare(ctx, dev, size, seed)
+	if err != nil {
+		return nil, status.Annotate(err, "manifest: preparing "+names[0])
+	}
+	b, err := second.Prepare(ctx, dev, size, seed)
+	if err != nil {
+		return nil, status.Join(status.Annotate(err, "manifest: preparing "+names[1]), a.Release())
+	}
+	op, np := a, b
+	if first == p.new {
+		op, np = b, a
+	}
+	pp := &pairProblem{op: p, old: op, new: np, oldM: manifestOf(op), newM: manifestOf(np), wantPair: -1}
+	_, r1 := op.(kernels.Resetter)
+	_, r2 := np.(kernels.Resetter)
+	if r1 || r2 {
+		return resettingPair{pp}, nil
+	}
+	return pp, nil
+}
+
+// manifestOf is the manifestProblem a manifest operation's problem is.
+func manifestOf(p kernels.Problem) *manifestProblem {
+	switch p := p.(type) {
+	case *manifestProblem:
+		return p
+	case resettingProblem:
+		return p.manifestProblem
+	}
+	return nil
+}
+
+// pairProblem is the problem of a pairOp.
+type pairProblem struct {
+	op         *pairOp
+	old, new   kernels.Problem
+	oldM, newM *manifestProblem
+	// want holds what old's candidate of pair wantPair computed, by
+	// buffer index, for new's of the same pair to be compared with.
+	want     [][]byte
+	wantPair int
+}
+
+// resettingPair is a pairProblem one of whose versions is a Resetter.
+type resettingPair struct{ *pairProblem }
+
+var (
+	_ kernels.Problem         = (*pairProblem)(nil)
+	_ kernels.Resetter        = resettingPair{}
+	_ kernels.CandidateWorker = (*pairProblem)(nil)
+)
+
+// side returns the problem and its candidate index for candidate cand.
+func (p *pairProblem) side(cand int) (kernels.Problem, int, error) {
+	if cand < 0 || cand >= len(p.op.cands) {
+		return nil, 0, status.Newf(status.InvalidArgument, "manifest: %s: candidate %d out of range [0, %d)", p.op.Name(), cand, len(p.op.cands))
+	}
+	if cand%2 == 0 {
+		return p.old, p.op.oldIdx[cand/2], nil
+	}
+	return p.new, p.op.newIdx[cand/2], nil
+}
+
+func (p *pairProblem) Size() kernels.Size { return p.old.Size() }
+func (p *pairProblem) Bytes() float64     { return p.old.Bytes() }
+func (p *pairProblem) Flops() float64     { return p.old.Flops() }
+
+// CandidateWork is the work of the version's candidate that candidate cand
+// is: old's and new's may differ.
+func (p *pairProblem) CandidateWork(cand int) (bytes, flops float64) {
+	side, i, err := p.side(cand)
+	if err != nil {
+		return 0, 0
+	}
+	if w, ok := side.(kernels.CandidateWorker); ok {
+		return w.CandidateWork(i)
+	}
+	return side.Bytes(), side.Flops()
+}
+
+func (p *pairProblem) Buffers() []kernels.Operand {
+	return append(p.old.Buffers(), p.new.Buffers()...)
+}
+
+func (p *pairProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	side, i, err := p.side(cand)
+	if err != nil {
+		return err
+	}
+	return side.Record(cb, exe, i)
+}
+
+func (p resettingPair) RecordReset(cb hal.CommandBuffer, cand int) error {
+	side, i, err := p.side(cand)
+	if err != nil {
+		return err
+	}
+	if r, ok := side.(kernels.Resetter); ok {
+		return r.RecordReset(cb, i)
+	}
+	return nil
+}
+
+// Verify verifies old's candidates as old does, keeping what they
+// computed; new's as new does, and against what old's of the same pair
+// computed.
+func (p *pairProblem) Verify(ctx context.Context, cand int) error {
+	side, i, err := p.side(cand)
+	if err != nil {
+		return err
+	}
+	if err := side.Verify(ctx, i); err != nil {
+		return err
+	}
+	if !p.op.Verifies() {
+		return nil
+	}
+	pair := cand / 2
+	if cand%2 == 0 {
+		p.want, p.wantPair = nil, -1
+		for k, b := range p.op.old.bufs {
+			var data []byte
+			if b.checked() {
+				if data, err = readRange(ctx, p.oldM.bufs[k], 0, p.oldM.lens[k]*int64(b.typ.size)); err != nil {
+					return status.Annotatef(err, "manifest: reading old's %s", b.name)
+				}
+			}
+			p.want = append(p.want, data)
+		}
+		p.wantPair = pair
+		return nil
+	}
+	if p.wantPair != pair {
+		return status.Newf(status.FailedPrecondition, "manifest: %s: old's %s computed nothing to compare new's with", p.op.Name(), p.op.cands[cand-1].Name)
+	}
+	return p.compareWithOld(ctx, cand)
+}
+
+// compareWithOld compares new's checked outputs with old's, buffer by
+// buffer in the order both list them.
+func (p *pairProblem) compareWithOld(ctx context.Context, cand int) error {
+	m := kernels.Mismatches{What: fmt.Sprintf("%s/%s against %s", p.op.Name(), p.op.cands[cand].Name, p.op.cands[cand-1].Name)}
+	var checked int64
+	var olds []int
+	for k, b := range p.op.old.bufs {
+		if b.checked() {
+			olds = append(olds, k)
+		}
+	}
+	j := 0
+	for k, b := range p.op.new.bufs {
+		if !b.checked() {
+			continue
+		}
+		got, err := readRange(ctx, p.newM.bufs[k], 0, p.newM.lens[k]*int64(b.typ.size))
+		if err != nil {
+			return status.Annotatef(err, "manifest: reading new's %s", b.name)
+		}
+		want := p.want[olds[j]]
+		j++
+		if len(got) != len(want) {
+			m.Add("%s: new has %d elements, old %d", b.name, len(got)/b.typ.size, len(want)/b.typ.size)
+			continue
+		}
+		compareElements(&m, b, got, want, 0)
+		checked += p.newM.lens[k]
+	}
+	return m.Err(checked)
+}
+
+func (p *pairProblem) Release() error {
+	return status.Join(p.old.Release(), p.new.Release())
+}

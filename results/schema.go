@@ -1,0 +1,118 @@
+package results
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// The JSON Schemas (draft 2020-12) of the results format, one per version:
+// schema/v2.json is what this version writes, schema/v1.json what the
+// first one did. Parse validates every JSON file against its version's,
+// strictly (no unknown field, formats asserted), so that what the schema
+// forbids no reader ever sees.
+//
+//go:embed schema/v1.json schema/v2.json
+var schemaFiles embed.FS
+
+// SchemaJSON returns the JSON Schema of a version of the format, by its
+// name (Schema or SchemaV1).
+func SchemaJSON(version string) ([]byte, error) {
+	name, ok := schemaFileOf[version]
+	if !ok {
+		return nil, status.Newf(status.NotFound, "results: no schema %q", version)
+	}
+	return schemaFiles.ReadFile(name)
+}
+
+var schemaFileOf = map[string]string{SchemaV1: "schema/v1.json", Schema: "schema/v2.json"}
+
+var (
+	schemasOnce sync.Once
+	schemas     map[string]*jsonschema.Schema
+	schemasErr  error
+)
+
+// compiledSchema returns the compiled schema of version.
+func compiledSchema(version string) (*jsonschema.Schema, error) {
+	schemasOnce.Do(func() {
+		schemas = map[string]*jsonschema.Schema{}
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		for v, name := range schemaFileOf {
+			data, err := schemaFiles.ReadFile(name)
+			if err != nil {
+				schemasErr = err
+				return
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err != nil {
+				schemasErr = err
+				return
+			}
+			id := doc.(map[string]any)["$id"].(string)
+			if schemasErr = c.AddResource(id, doc); schemasErr != nil {
+				return
+			}
+			if schemas[v], schemasErr = c.Compile(id); schemasErr != nil {
+				return
+			}
+		}
+	})
+	if schemasErr != nil {
+		return nil, status.Wrap(schemasErr, status.Internal, "results: the embedded schemas do not compile")
+	}
+	return schemas[version], nil
+}
+
+// validate checks the decoded JSON document doc against the schema of
+// version. The error names the field the first failure is about, as a
+// JSON pointer, and what is wrong with it.
+func validate(version string, doc any) error {
+	s, err := compiledSchema(version)
+	if err != nil {
+		return err
+	}
+	err = s.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return status.Wrap(err, status.InvalidArgument, "results: the file does not follow "+version)
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	where := "/" + strings.Join(leaf.InstanceLocation, "/")
+	return status.Newf(status.InvalidArgument, "results: the file does not follow %s: at %s: %s", version, where, describe(leaf))
+}
+
+// describe is what a validation error says, without the schema's URL.
+func describe(e *jsonschema.ValidationError) string {
+	switch k := e.ErrorKind.(type) {
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("%s is not above %s", k.Got.RatString(), k.Want.RatString())
+	case *kind.Minimum:
+		return fmt.Sprintf("%s is below %s", k.Got.RatString(), k.Want.RatString())
+	}
+	msg := e.Error()
+	// "jsonschema validation failed with 'URL#/ptr'\n- at '/x': what"
+	if i := strings.LastIndex(msg, "': "); i >= 0 {
+		msg = msg[i+3:]
+	}
+	return strings.ReplaceAll(msg, "\n", " ")
+}
+
+// fieldError is an InvalidArgument that names the benchmark and the field.
+func fieldError(i int, name, format string, args ...any) error {
+	return status.Newf(status.InvalidArgument, "results: at /benchmarks/%d (%s): %s", i, name, fmt.Sprintf(format, args...))
+}
