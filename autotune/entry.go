@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // SchemaVersion is the version of the stored Entry format and of the
@@ -103,6 +104,15 @@ type Result struct {
 	// pipeline (hal.CompilerReporter), by statistic name, such as
 	// "Register Count"; empty where the driver reports nothing.
 	Compiler map[string]float64 `json:"compiler,omitempty"`
+	// Conditions are the GPU's at the moments the candidate's samples
+	// were taken (its clocks, power, temperature, the throttles seen);
+	// nil where they were not read (Entry.ConditionsNote says why).
+	Conditions *telemetry.Conditions `json:"conditions,omitempty"`
+	// EnergyJ is the energy of one run in joules, read off the device's
+	// energy counter over an energy pass of back-to-back runs, and PowerW
+	// the mean power over it; 0 where not measured.
+	EnergyJ float64 `json:"energy_per_run_j,omitempty"`
+	PowerW  float64 `json:"power_w,omitempty"`
 }
 
 // Bounds are the bounds a tune ran under: when sampling stops.
@@ -147,6 +157,15 @@ type Entry struct {
 	Device   string    `json:"device"`
 	Version  string    `json:"vkbench_version"`
 	Time     time.Time `json:"time"`
+	// Objective is what picked the winner (time if absent: entries from
+	// before objectives); ObjectiveNote says why it is time when another
+	// was asked for.
+	Objective     Objective `json:"objective,omitempty"`
+	ObjectiveNote string    `json:"objective_note,omitempty"`
+	// Conditions are the GPU's over the whole sampling, where read;
+	// ConditionsNote says why they are not, or why energies are missing.
+	Conditions     *telemetry.Conditions `json:"conditions,omitempty"`
+	ConditionsNote string                `json:"conditions_note,omitempty"`
 }
 
 // DecodeEntry decodes a stored entry. A value that is not an entry of this

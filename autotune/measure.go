@@ -12,6 +12,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // Mode is how caches are treated between samples.
@@ -142,6 +143,22 @@ type Options struct {
 	Rounds int
 	// NoDrop keeps every candidate to the end: none is dropped early.
 	NoDrop bool
+	// Telemetry, where set, is read while the candidates are sampled:
+	// each result carries the GPU's conditions at its samples' moments
+	// (clocks, power, temperature, throttling), flagged
+	// telemetry.FlagThrottled or FlagClocksMoved where they call for it,
+	// and its energy per run from an energy pass (EnergyWindow). Nil: the
+	// entry says the conditions are not available, with TelemetryNote.
+	Telemetry telemetry.Source
+	// TelemetryNote says why there is no Telemetry, for the entry.
+	TelemetryNote string
+	// EnergyWindow is how long each sampled candidate runs back to back
+	// for its energy per run to be read off the device's energy counter
+	// (Telemetry only). Zero means the default (200 ms); negative, none.
+	EnergyWindow time.Duration
+	// Objective is what the winner is picked by: time (the default),
+	// energy per run, or their product (edp). Energy needs Telemetry.
+	Objective Objective
 	// SameBatch batches every candidate's runs alike, as many per sample
 	// as the shortest needs, so that their times per run compare like for
 	// like (two versions of a kernel, say).
@@ -176,6 +193,8 @@ var DefaultOptions = Options{
 	DropMargin:      0.05,
 	Seed:            1,
 	Tuner:           "builtin",
+	EnergyWindow:    200 * time.Millisecond,
+	Objective:       ObjectiveTime,
 }
 
 func (o *Options) fill() {
@@ -210,6 +229,17 @@ func (o *Options) fill() {
 	if o.Tuner == "" {
 		o.Tuner = d.Tuner
 	}
+	if o.EnergyWindow == 0 {
+		o.EnergyWindow = d.EnergyWindow
+	}
+	if o.Objective == "" {
+		o.Objective = d.Objective
+	}
+	if o.Objective != ObjectiveTime {
+		// A candidate slower per run may use less energy: none is
+		// dropped for being slower.
+		o.NoDrop = true
+	}
 }
 
 // check refuses options, defaults filled in, that cannot give what a
@@ -217,6 +247,16 @@ func (o *Options) fill() {
 func (o *Options) check() error {
 	if o.MinSamples < MinIntervalSamples {
 		return status.Newf(status.InvalidArgument, "autotune: MinSamples %d is fewer than the %d samples a 95%% confidence interval of the median needs", o.MinSamples, MinIntervalSamples)
+	}
+	if _, err := ParseObjective(string(o.Objective)); err != nil {
+		return err
+	}
+	if o.Objective != ObjectiveTime && o.Telemetry == nil {
+		why := o.TelemetryNote
+		if why == "" {
+			why = "no telemetry source"
+		}
+		return status.Newf(status.FailedPrecondition, "autotune: objective %s needs the device's energy counter, which is not available here (%s)", o.Objective, why)
 	}
 	return nil
 }
@@ -297,6 +337,9 @@ type candState struct {
 	ticks    int // samples whose timer did not tick
 	failures int // samples whose submission failed
 	err      error
+	// moments are when the kept samples were taken, for the conditions
+	// at them.
+	moments []time.Time
 }
 
 // noTick records a sample whose timer did not tick, flags the result
@@ -324,6 +367,10 @@ type measurement struct {
 	flush hal.Buffer
 	cands []*candState
 	spent bool
+	// conditions are the GPU's over the whole sampling, where read;
+	// conditionsNote says why they or energies are missing.
+	conditions     *telemetry.Conditions
+	conditionsNote string
 }
 
 // fatal reports whether err ends the whole measurement rather than one
@@ -670,6 +717,13 @@ func (m *measurement) entry() *Entry {
 		}
 		e.Results = append(e.Results, r)
 	}
+	e.Conditions, e.ConditionsNote = m.conditions, m.conditionsNote
+	if m.opts.Telemetry == nil {
+		e.ConditionsNote = "not available"
+		if m.opts.TelemetryNote != "" {
+			e.ConditionsNote += ": " + m.opts.TelemetryNote
+		}
+	}
 	pickWinner(e)
 	return e
 }
@@ -696,10 +750,11 @@ func (m *measurement) newEntry() *Entry {
 		Mode:    string(m.opts.Mode),
 		Bounds: Bounds{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
 			MaxSamples: m.opts.MaxSamples, MinSampleTime: m.opts.MinSampleTime, Seed: m.opts.Seed},
-		Hardware: m.info.Hardware(),
-		Device:   fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),
-		Version:  m.opts.Version,
-		Time:     time.Now().UTC(),
+		Hardware:  m.info.Hardware(),
+		Device:    fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),
+		Version:   m.opts.Version,
+		Time:      time.Now().UTC(),
+		Objective: m.opts.Objective,
 	}
 }
 
@@ -781,6 +836,11 @@ func pickWinner(e *Entry) {
 	if drift {
 		addFlag(&e.Results[e.Fastest], FlagDrift)
 	}
+	order := make([]int, len(measured))
+	for k, r := range measured {
+		order[k] = r.i
+	}
+	pickByObjective(e, order)
 }
 
 // addFlag adds flag to r's flags, once.

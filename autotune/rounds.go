@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // measureRounds measures opts.Rounds independent rounds of a key, one
@@ -74,6 +75,16 @@ func mergeRounds(entries []*Entry, peak *Peak, op kernels.Operation) *Entry {
 	e.Results = nil
 	e.Bounds = entries[0].Bounds
 	e.Bounds.Rounds = len(entries)
+	e.Conditions = nil
+	var cond telemetry.Conditions
+	for _, re := range entries {
+		if re.Conditions != nil {
+			cond = telemetry.Merge(cond, *re.Conditions)
+		}
+	}
+	if cond.Samples > 0 {
+		e.Conditions = &cond
+	}
 	for i := range entries[0].Results {
 		rs := make([]Result, len(entries))
 		for k, re := range entries {
@@ -106,7 +117,16 @@ func mergeResult(rs []Result, peak *Peak, op kernels.Operation) Result {
 	var pooled []float64
 	batch := 0
 	dropped := 0
+	var energy, power float64
+	energies := 0
+	var cond telemetry.Conditions
 	for _, r := range rs {
+		if r.EnergyJ > 0 {
+			energy, power, energies = energy+r.EnergyJ, power+r.PowerW, energies+1
+		}
+		if r.Conditions != nil {
+			cond = telemetry.Merge(cond, *r.Conditions)
+		}
 		if r.Outcome == Measured {
 			out.Outcome = Measured
 		} else {
@@ -132,6 +152,13 @@ func mergeResult(rs []Result, peak *Peak, op kernels.Operation) Result {
 		out.Error = ""
 	} else {
 		out.Error = fmt.Sprintf("dropped early in each of %d rounds; in the last: %s", dropped, out.Error)
+	}
+	// Energy is known only if every round measured it.
+	if energies == len(rs) {
+		out.EnergyJ, out.PowerW = energy/float64(energies), power/float64(energies)
+	}
+	if cond.Samples > 0 {
+		out.Conditions = &cond
 	}
 	s := Summarize(slices.Clone(pooled), batch)
 	s.Samples = nil // kept by round

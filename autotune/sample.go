@@ -26,10 +26,16 @@ func (m *measurement) sample(ctx context.Context) error {
 	start := time.Now()
 	m.debug("warmed up", "took", start.Sub(t0))
 	defer func() { m.debug("sampled", "took", time.Since(start)) }()
-	if err := m.samplePasses(ctx, rng, !m.opts.NoDrop); err != nil {
+	mon := m.watchConditions()
+	err := m.samplePasses(ctx, rng, !m.opts.NoDrop)
+	if err == nil {
+		err = m.recheck(ctx, rng)
+	}
+	m.attributeConditions(mon)
+	if err != nil {
 		return err
 	}
-	return m.recheck(ctx, rng)
+	return m.energyPass(ctx)
 }
 
 // samplePasses takes one sample of each surviving candidate per pass, in
@@ -99,6 +105,7 @@ func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 	}
 	if keep {
 		c.samples = append(c.samples, t)
+		c.moments = append(c.moments, time.Now())
 	}
 	m.progress(c.res.Name, "sample", len(c.samples), m.opts.MaxSamples)
 	return nil
@@ -143,7 +150,7 @@ func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 		c := m.cands[i]
 		names = append(names, c.res.Name)
 		c.alive = true
-		c.samples = nil
+		c.samples, c.moments = nil, nil
 		if c.res.Outcome == Dropped {
 			c.res.Outcome, c.res.Error = "", ""
 		}

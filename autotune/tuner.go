@@ -63,13 +63,20 @@ type tune struct {
 }
 
 // NewTuner makes a tuner for dev that keeps its answers in cache, in the
-// table of dev's hardware and opts.Tuner.
+// table of dev's hardware and opts.Tuner; a tuner for another objective
+// than time keeps them in a table of its own, opts.Tuner+"+"+objective
+// (such as "builtin+energy"), so that the winners by time and by energy
+// of one key are both kept.
 func NewTuner(dev hal.Device, cache *Cache, opts Options) *Tuner {
 	opts.fill()
+	table := Table{Hardware: dev.Info().Hardware(), Tuner: opts.Tuner}
+	if opts.Objective != ObjectiveTime {
+		table.Tuner += "+" + string(opts.Objective)
+	}
 	return &Tuner{
 		dev:       dev,
 		cache:     cache,
-		table:     Table{Hardware: dev.Info().Hardware(), Tuner: opts.Tuner},
+		table:     table,
 		opts:      opts,
 		checksums: map[kernels.Operation]string{},
 		pending:   map[memKey]*tune{},

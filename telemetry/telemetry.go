@@ -3,6 +3,8 @@ package telemetry
 import (
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,7 +85,7 @@ func (r Reasons) Names() []string {
 		if i < len(reasonNames) {
 			out = append(out, reasonNames[i])
 		} else {
-			out = append(out, "reason-bit-"+itoa(i))
+			out = append(out, "reason-bit-"+strconv.Itoa(i))
 		}
 	}
 	return out
@@ -92,13 +94,6 @@ func (r Reasons) Names() []string {
 // Throttling reports whether r holds the clocks back for power or heat
 // (not merely because the GPU is idle or set so).
 func (r Reasons) Throttling() bool { return r&throttlingReasons != 0 }
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
-}
 
 // Range is the least and the most of a quantity over a window.
 type Range struct {
@@ -118,8 +113,10 @@ type Conditions struct {
 	MemClockMHz Range `json:"mem_clock_mhz"`
 	PowerW      Range `json:"power_w"`
 	TempC       Range `json:"temp_c"`
-	// EnergyJ is the energy the device used over the window.
-	EnergyJ float64 `json:"energy_j"`
+	// EnergyJ is the energy the device used over the window, where the
+	// samples were one window (Summarize); 0 for conditions gathered from
+	// moments apart (Around, Merge).
+	EnergyJ float64 `json:"energy_j,omitempty"`
 	// Throttles are the reasons seen that held the clocks back for power
 	// or heat, by name.
 	Throttles []string `json:"throttles,omitempty"`
@@ -234,6 +231,88 @@ func (m *Monitor) Stop() (Conditions, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return Summarize(m.src.Name(), slices.Clone(m.samples)), m.err
+}
+
+// Samples returns the samples the monitor has taken, in order.
+func (m *Monitor) Samples() []Sample {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.samples)
+}
+
+// Around makes the conditions at the moments given, of samples taken in
+// order (a Monitor's): for each moment, the sample nearest in time, each
+// counted once. A result whose samples were taken at those moments,
+// between other work, was measured under these conditions. Their EnergyJ
+// is 0: the samples are not one window.
+func Around(source string, samples []Sample, moments []time.Time) Conditions {
+	if len(samples) == 0 || len(moments) == 0 {
+		return Conditions{Source: source}
+	}
+	picked := make([]bool, len(samples))
+	for _, t := range moments {
+		i, _ := slices.BinarySearchFunc(samples, t, func(s Sample, t time.Time) int { return s.Time.Compare(t) })
+		switch {
+		case i == len(samples):
+			i--
+		case i > 0 && t.Sub(samples[i-1].Time) < samples[i].Time.Sub(t):
+			i--
+		}
+		picked[i] = true
+	}
+	var near []Sample
+	for i, p := range picked {
+		if p {
+			near = append(near, samples[i])
+		}
+	}
+	c := Summarize(source, near)
+	c.EnergyJ = 0
+	return c
+}
+
+// Merge returns conditions that cover both a and b: the ranges widened,
+// the throttles of either, the samples counted together. Its EnergyJ is
+// 0. Merging with the zero Conditions returns the other.
+func Merge(a, b Conditions) Conditions {
+	if a.Samples == 0 {
+		b.EnergyJ = 0
+		return b
+	}
+	if b.Samples == 0 {
+		a.EnergyJ = 0
+		return a
+	}
+	widen := func(x, y Range) Range { return Range{min(x.Min, y.Min), max(x.Max, y.Max)} }
+	out := Conditions{Source: a.Source, Samples: a.Samples + b.Samples,
+		SMClockMHz: widen(a.SMClockMHz, b.SMClockMHz), MemClockMHz: widen(a.MemClockMHz, b.MemClockMHz),
+		PowerW: widen(a.PowerW, b.PowerW), TempC: widen(a.TempC, b.TempC)}
+	out.Throttles = slices.Clone(a.Throttles)
+	for _, t := range b.Throttles {
+		if !slices.Contains(out.Throttles, t) {
+			out.Throttles = append(out.Throttles, t)
+		}
+	}
+	return out
+}
+
+// String says the conditions in a line: "SM 1980 MHz, memory 3201 MHz,
+// 480-512 W, 50-53 °C", with the throttles seen.
+func (c Conditions) String() string {
+	if c.Samples == 0 {
+		return "no readings"
+	}
+	r := func(x Range, unit string, prec int) string {
+		if x.Min == x.Max {
+			return strconv.FormatFloat(x.Min, 'f', prec, 64) + " " + unit
+		}
+		return strconv.FormatFloat(x.Min, 'f', prec, 64) + "-" + strconv.FormatFloat(x.Max, 'f', prec, 64) + " " + unit
+	}
+	s := "SM " + r(c.SMClockMHz, "MHz", 0) + ", memory " + r(c.MemClockMHz, "MHz", 0) + ", " + r(c.PowerW, "W", 0) + ", " + r(c.TempC, "°C", 0)
+	if len(c.Throttles) > 0 {
+		s += ", throttled (" + strings.Join(c.Throttles, ", ") + ")"
+	}
+	return s
 }
 
 // Energy returns the energy used between two samples of one source.

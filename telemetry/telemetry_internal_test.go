@@ -227,3 +227,42 @@ func TestWatch(t *testing.T) {
 		t.Errorf("Watch for 20 ms: %+v, %v", c, err)
 	}
 }
+
+// TestAround: the conditions at some moments are those of the readings
+// nearest each, each reading counted once, without a window's energy.
+func TestAround(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	var samples []Sample
+	for i, clock := range []uint32{1400, 1980, 1980, 1500} { // at 0, 10, 20, 30 ms
+		samples = append(samples, Sample{Time: at(10 * i), SMClockMHz: clock, PowerW: float64(100 * (i + 1)), EnergyJ: float64(i), TempC: 50})
+	}
+	c := Around("nvml", samples, []time.Time{at(9), at(12), at(16)})
+	if c.Samples != 2 || c.SMClockMHz != (Range{1980, 1980}) || c.PowerW != (Range{200, 300}) || c.EnergyJ != 0 {
+		t.Errorf("around 9, 12 and 16 ms: %+v; want the readings at 10 and 20 ms, no energy", c)
+	}
+	if c := Around("nvml", samples, []time.Time{at(-5), at(99)}); c.Samples != 2 || c.SMClockMHz != (Range{1400, 1500}) {
+		t.Errorf("before the first and after the last: %+v; want the first and the last readings", c)
+	}
+	if c := Around("nvml", nil, []time.Time{at(1)}); c.Samples != 0 || c.String() != "no readings" {
+		t.Errorf("no readings: %+v %q", c, c.String())
+	}
+}
+
+// TestMerge: merged conditions widen every range and keep the throttles
+// of both.
+func TestMerge(t *testing.T) {
+	a := Conditions{Source: "nvml", Samples: 2, SMClockMHz: Range{1900, 1980}, MemClockMHz: Range{2619, 2619}, PowerW: Range{300, 400}, TempC: Range{50, 52}, EnergyJ: 5, Throttles: []string{"power-cap"}}
+	b := Conditions{Source: "nvml", Samples: 3, SMClockMHz: Range{1700, 1950}, MemClockMHz: Range{2619, 2619}, PowerW: Range{350, 690}, TempC: Range{49, 60}, Throttles: []string{"thermal", "power-cap"}}
+	got := Merge(a, b)
+	want := Conditions{Source: "nvml", Samples: 5, SMClockMHz: Range{1700, 1980}, MemClockMHz: Range{2619, 2619}, PowerW: Range{300, 690}, TempC: Range{49, 60}, Throttles: []string{"power-cap", "thermal"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Merge (-want +got):\n%s", diff)
+	}
+	if got := Merge(Conditions{}, a); got.Samples != 2 || got.EnergyJ != 0 {
+		t.Errorf("Merge with nothing: %+v; want a without its energy", got)
+	}
+	if s := got.String(); s != "SM 1700-1980 MHz, memory 2619 MHz, 300-690 W, 49-60 °C, throttled (power-cap, thermal)" {
+		t.Errorf("String: %q", s)
+	}
+}

@@ -1,0 +1,226 @@
+package autotune_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
+)
+
+// steadySource is a telemetry source for a device that has none (as
+// lavapipe has not): it draws a steady power, so that its energy counter
+// grows with wall time, and reports the clocks and throttle reasons the
+// test sets. The measurement reads it as it would NVML.
+type steadySource struct {
+	watts float64
+	start time.Time
+
+	mu      sync.Mutex
+	clocks  func(n int) uint32 // the SM clock of reading n
+	reasons telemetry.Reasons
+	reads   int
+	fail    error
+}
+
+func (s *steadySource) Name() string { return "steady" }
+func (s *steadySource) Close() error { return nil }
+func (s *steadySource) Sample() (telemetry.Sample, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return telemetry.Sample{}, s.fail
+	}
+	s.reads++
+	now := time.Now()
+	clock := uint32(1980)
+	if s.clocks != nil {
+		clock = s.clocks(s.reads)
+	}
+	return telemetry.Sample{Time: now, SMClockMHz: clock, MemClockMHz: 2619, PowerW: s.watts, TempC: 50,
+		EnergyJ: s.watts * now.Sub(s.start).Seconds(), Reasons: s.reasons, MaxSMClockMHz: 1980, PowerLimitW: 700}, nil
+}
+
+func newSteady(watts float64) *steadySource { return &steadySource{watts: watts, start: time.Now()} }
+
+// TestMeasureRecordsConditions: with a telemetry source, every sampled
+// result carries the conditions at its samples and an energy per run
+// that is the source's power times the time a run took (a little more:
+// the gaps between submissions are charged too); the entry carries the
+// whole window's.
+func TestMeasureRecordsConditions(t *testing.T) {
+	dev := devtest.Device(t)
+	op := newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "spin", wg: 64, spin: 64}, scaleCand{name: "bad", wg: 64, wrong: true})
+	o := quick
+	src := newSteady(100)
+	o.Telemetry = src
+	o.EnergyWindow = 50 * time.Millisecond
+	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<14), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Conditions == nil || e.Conditions.Samples < 2 || e.Conditions.SMClockMHz.Max != 1980 || e.ConditionsNote != "" {
+		t.Fatalf("entry conditions %+v, note %q; want the window's readings, no note", e.Conditions, e.ConditionsNote)
+	}
+	for _, r := range e.Results {
+		if r.Outcome != autotune.Measured && r.Outcome != autotune.Dropped {
+			if r.Conditions != nil || r.EnergyJ != 0 {
+				t.Errorf("%s (%s) has conditions %+v, energy %g; want none", r.Name, r.Outcome, r.Conditions, r.EnergyJ)
+			}
+			continue
+		}
+		c := r.Conditions
+		if c == nil || c.Source != "steady" || c.Samples < 1 || c.SMClockMHz != (telemetry.Range{Min: 1980, Max: 1980}) || c.PowerW.Min != 100 {
+			t.Errorf("%s: conditions %+v; want the steady source's", r.Name, c)
+		}
+		if slices.Contains(r.Flags, telemetry.FlagThrottled) || slices.Contains(r.Flags, telemetry.FlagClocksMoved) {
+			t.Errorf("%s: flags %v under steady conditions", r.Name, r.Flags)
+		}
+		// Energy per run is power × wall time per run; a run's wall time
+		// is at least its GPU time.
+		low := 100 * r.Stats.Min
+		if r.EnergyJ < low*0.9 || r.EnergyJ > low*50 || math.Abs(r.PowerW-100) > 1 {
+			t.Errorf("%s: %g J per run at %g W; want about 100 W × %gs = %g J or somewhat more", r.Name, r.EnergyJ, r.PowerW, r.Stats.Min, low)
+		}
+	}
+}
+
+// TestMeasureFlagsConditions: a GPU that throttles, or whose clocks move,
+// while a result is measured flags it.
+func TestMeasureFlagsConditions(t *testing.T) {
+	dev := devtest.Device(t)
+	op := newScaleOp(scaleCand{name: "a", wg: 64}, scaleCand{name: "b", wg: 128})
+	t.Run("throttled", func(t *testing.T) {
+		src := newSteady(300)
+		src.reasons = telemetry.ReasonSWPowerCap
+		o := quick
+		o.Telemetry = src
+		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range e.Results {
+			if !slices.Contains(r.Flags, telemetry.FlagThrottled) || !slices.Contains(r.Conditions.Throttles, "power-cap") {
+				t.Errorf("%s: flags %v, throttles %v; want throttled by power-cap", r.Name, r.Flags, r.Conditions.Throttles)
+			}
+		}
+	})
+	t.Run("clocks-moved", func(t *testing.T) {
+		src := newSteady(300)
+		src.clocks = func(n int) uint32 { return []uint32{1980, 1410}[n%2] }
+		o := quick
+		o.Telemetry = src
+		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := 0
+		for _, r := range e.Results {
+			if slices.Contains(r.Flags, telemetry.FlagClocksMoved) {
+				moved++
+			}
+		}
+		// A candidate's samples may all fall nearest readings of one
+		// clock; the entry's window holds both.
+		if moved == 0 || e.Conditions.SMClockMHz != (telemetry.Range{Min: 1410, Max: 1980}) {
+			t.Errorf("%d results flagged %s, entry's clocks %+v; want some, and 1410-1980", moved, telemetry.FlagClocksMoved, e.Conditions.SMClockMHz)
+		}
+	})
+	t.Run("source-fails", func(t *testing.T) {
+		src := newSteady(300)
+		src.fail = errors.New("GPU is lost")
+		o := quick
+		o.Telemetry = src
+		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+		if err != nil {
+			t.Fatalf("a failing telemetry source failed the measurement: %v", err)
+		}
+		if e.Fastest < 0 || !strings.Contains(e.ConditionsNote, "GPU is lost") {
+			t.Errorf("fastest %d, note %q; want a winner, and the source's error noted", e.Fastest, e.ConditionsNote)
+		}
+	})
+}
+
+// TestMeasureWithoutTelemetry: where no source is available, the entry
+// says so and why, and an energy objective is refused, saying why.
+func TestMeasureWithoutTelemetry(t *testing.T) {
+	dev := devtest.Device(t)
+	op := newScaleOp(scaleCand{name: "a", wg: 64})
+	o := quick
+	o.TelemetryNote = "no NVML on this machine"
+	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.ConditionsNote != "not available: no NVML on this machine" || e.Conditions != nil || e.Results[0].EnergyJ != 0 {
+		t.Errorf("note %q, conditions %+v, energy %g; want not available and why, none", e.ConditionsNote, e.Conditions, e.Results[0].EnergyJ)
+	}
+	o.Objective = autotune.ObjectiveEnergy
+	_, err = autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+	if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(err.Error(), "no NVML on this machine") {
+		t.Errorf("energy objective without telemetry: %v; want FailedPrecondition saying why", err)
+	}
+	o.Objective = "speed"
+	if _, err = autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("objective \"speed\": %v; want InvalidArgument", err)
+	}
+}
+
+// TestTuneForEnergy: a tuner for energy picks the candidate with the
+// least energy per run, keeps every candidate to the end (a slower one
+// may use less), records the objective, and stores its answers apart
+// from the tuner for time's.
+func TestTuneForEnergy(t *testing.T) {
+	dev := devtest.Device(t)
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	op := newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "spin", wg: 64, spin: 64})
+	for _, obj := range []autotune.Objective{autotune.ObjectiveEnergy, autotune.ObjectiveEDP} {
+		o := quick
+		o.Telemetry = newSteady(200)
+		o.EnergyWindow = 30 * time.Millisecond
+		o.Objective = obj
+		tuner := autotune.NewTuner(dev, cache, o)
+		if got, want := tuner.Table().Tuner, "builtin+"+string(obj); got != want {
+			t.Errorf("table %q, want %q", got, want)
+		}
+		e, err := tuner.Tune(context.Background(), op, autotune.ShapeOf(1<<14).Size(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Objective != obj {
+			t.Errorf("objective %q (%s), want %q", e.Objective, e.ObjectiveNote, obj)
+		}
+		best := -1
+		for i, r := range e.Results {
+			if r.Outcome != autotune.Measured || r.EnergyJ <= 0 {
+				t.Errorf("%s: %s with %g J per run; want measured to the end, with its energy", r.Name, r.Outcome, r.EnergyJ)
+				continue
+			}
+			v := func(r autotune.Result) float64 {
+				if obj == autotune.ObjectiveEDP {
+					return r.EnergyJ * r.Stats.Median
+				}
+				return r.EnergyJ
+			}
+			if best < 0 || v(r) < v(e.Results[best]) {
+				best = i
+			}
+		}
+		if e.Fastest != best {
+			t.Errorf("%s picked %s; the least %s is %s's", obj, e.FastestName, obj, e.Results[best].Name)
+		}
+		got, _, err := tuner.FastestOrDefault(context.Background(), op, autotune.ShapeOf(1<<14).Size())
+		if err != nil || got != e.Fastest {
+			t.Errorf("the cache answers %d (%v), want %d", got, err, e.Fastest)
+		}
+	}
+}
