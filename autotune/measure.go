@@ -43,6 +43,12 @@ type Peak struct {
 	MatrixF16GFLOPs    float64 `json:"matrix_f16_gflop_per_s,omitempty"`
 	MatrixF16AccGFLOPs float64 `json:"matrix_f16acc_gflop_per_s,omitempty"`
 	MatrixS8GOPs       float64 `json:"matrix_s8_gop_per_s,omitempty"`
+	// SMClockMHz and MemClockMHz are the highest SM and memory clocks
+	// seen while the peak kernels were measured, where they could be read
+	// (telemetry): a rate measured at another clock is no percentage of
+	// this peak (FlagPeakOtherClock).
+	SMClockMHz  float64 `json:"sm_clock_mhz,omitempty"`
+	MemClockMHz float64 `json:"mem_clock_mhz,omitempty"`
 }
 
 // ComputeOf returns the peak rate that bounds op's arithmetic: for an
@@ -270,6 +276,10 @@ const (
 	FlagTimerDidNotTick    = "timer-did-not-tick"
 	FlagBudgetSpent        = "budget-spent-before-target"
 	FlagMaxSamples         = "max-samples-before-target"
+	// FlagPeakOtherClock marks a result measured at an SM clock more than
+	// 3% from the one the peak was measured at: its percentage of peak
+	// compares unlike with unlike.
+	FlagPeakOtherClock = "peak-at-other-clock"
 	// FlagRemeasured marks the candidates measured a second time because
 	// one dropped early ended with a median below the leader's: the
 	// device's speed had drifted under the first measurement.
@@ -760,7 +770,9 @@ func (m *measurement) newEntry() *Entry {
 
 // setRates sets r's rates at its median and flags those above peak.
 func setRates(r *Result, w work, peak *Peak, op kernels.Operation) {
-	r.Flags = slices.DeleteFunc(r.Flags, func(f string) bool { return f == FlagAbovePeakBandwidth || f == FlagAbovePeakFLOPs })
+	r.Flags = slices.DeleteFunc(r.Flags, func(f string) bool {
+		return f == FlagAbovePeakBandwidth || f == FlagAbovePeakFLOPs || f == FlagPeakOtherClock
+	})
 	if len(r.Flags) == 0 {
 		r.Flags = nil
 	}
@@ -778,6 +790,12 @@ func setRates(r *Result, w work, peak *Peak, op kernels.Operation) {
 	}
 	if c := peak.ComputeOf(op); c > 0 && r.GFLOPs > c*1.05 {
 		r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
+	}
+	if c := r.Conditions; c != nil && peak.SMClockMHz > 0 && c.SMClockMHz.Max > 0 {
+		lo, hi := min(peak.SMClockMHz, c.SMClockMHz.Max), max(peak.SMClockMHz, c.SMClockMHz.Max)
+		if hi > lo*1.03 {
+			r.Flags = append(r.Flags, FlagPeakOtherClock)
+		}
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
+	"github.com/vkbench/vkbench/telemetry"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -183,7 +185,34 @@ func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) R
 	default:
 		row.Verdict = Same
 	}
+	row.Note = conditionsNote(b, n)
 	return row
+}
+
+// conditionsNote says, beside a verdict, what in the two benchmarks'
+// conditions makes it one to take with care: either measured while the
+// GPU throttled or its clocks moved, or the two at SM clocks more than 3%
+// apart (a difference the kernels may not have made).
+func conditionsNote(b, n Benchmark) string {
+	var notes []string
+	for _, side := range []struct {
+		name string
+		b    Benchmark
+	}{{"base", b}, {"new", n}} {
+		if slices.Contains(side.b.Flags, telemetry.FlagThrottled) {
+			notes = append(notes, side.name+" measured while the GPU throttled")
+		}
+		if slices.Contains(side.b.Flags, telemetry.FlagClocksMoved) {
+			notes = append(notes, side.name+"'s clocks moved")
+		}
+	}
+	if bc, nc := b.Conditions, n.Conditions; bc != nil && nc != nil && bc.SMClockMHz.Max > 0 && nc.SMClockMHz.Max > 0 {
+		lo, hi := min(bc.SMClockMHz.Max, nc.SMClockMHz.Max), max(bc.SMClockMHz.Max, nc.SMClockMHz.Max)
+		if hi > lo*1.03 {
+			notes = append(notes, fmt.Sprintf("base ran at SM %.0f MHz, new at %.0f MHz", bc.SMClockMHz.Max, nc.SMClockMHz.Max))
+		}
+	}
+	return strings.Join(notes, "; ")
 }
 
 // minUTestP is the smallest two-sided p-value a Mann–Whitney U test of n1

@@ -39,6 +39,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // Schema names the version of the File format that this package writes.
@@ -94,6 +95,14 @@ type Benchmark struct {
 	// pipeline, by the driver's names ("Register Count", "Local Memory
 	// Size"); absent where the driver reports nothing.
 	Compiler map[string]float64 `json:"compiler,omitempty"`
+	// Conditions are the GPU's at the moments the benchmark's samples were
+	// taken: clocks, power, temperature and the throttles seen; absent
+	// where they were not read (File.Conditions says why).
+	Conditions *telemetry.Conditions `json:"conditions,omitempty"`
+	// EnergyJ is the energy of one run in joules, and PowerW the mean
+	// power while it ran back to back; absent where not measured.
+	EnergyJ float64 `json:"energy_per_run_j,omitempty"`
+	PowerW  float64 `json:"power_w,omitempty"`
 }
 
 // File is a set of measurements from one run.
@@ -105,7 +114,14 @@ type File struct {
 	Mode    string    `json:"mode"`
 	Seed    uint64    `json:"seed"`
 	// Rounds is how many independent rounds measured each operation.
-	Rounds     int         `json:"rounds"`
+	Rounds int `json:"rounds"`
+	// Objective is what picked the winners: time, energy or edp; absent
+	// means time.
+	Objective string `json:"objective,omitempty"`
+	// Conditions says whether the GPU's conditions (clocks, power,
+	// temperature, energy) were read, and from what, or why not: "nvml",
+	// or "not available: ...".
+	Conditions string      `json:"conditions,omitempty"`
 	Benchmarks []Benchmark `json:"benchmarks"`
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // samples returns n times around median with relative noise noise.
@@ -259,4 +260,33 @@ func FuzzParse(f *testing.F) {
 		}
 		results.Compare(fl, fl, results.DefaultCompareOptions)
 	})
+}
+
+// TestCompareNotesConditions: a verdict on results measured while the GPU
+// throttled, or at SM clocks apart, says so beside it; one measured
+// alike says nothing.
+func TestCompareNotesConditions(t *testing.T) {
+	at := func(b results.Benchmark, mhz float64, flags ...string) results.Benchmark {
+		b.Conditions = &telemetry.Conditions{Source: "nvml", Samples: 5, SMClockMHz: telemetry.Range{Min: mhz, Max: mhz}}
+		b.Flags = flags
+		return b
+	}
+	file := func(b results.Benchmark) *results.File { return &results.File{Benchmarks: []results.Benchmark{b}} }
+	base := bench("gemm", rounds(1, 6, 1e-3, 0.005)...)
+	slower := bench("gemm", rounds(2, 6, 1.2e-3, 0.005)...)
+	for _, c := range []struct {
+		name      string
+		base, cur results.Benchmark
+		want      string
+	}{
+		{"alike", at(base, 1980), at(slower, 1980), ""},
+		{"throttled", at(base, 1980), at(slower, 1980, telemetry.FlagThrottled), "new measured while the GPU throttled"},
+		{"clocks apart", at(base, 1980), at(slower, 1410, telemetry.FlagClocksMoved), "new's clocks moved; base ran at SM 1980 MHz, new at 1410 MHz"},
+		{"not read", base, slower, ""},
+	} {
+		rep := results.Compare(file(c.base), file(c.cur), results.DefaultCompareOptions)
+		if r := rep.Rows[0]; r.Verdict != results.Slower || r.Note != c.want {
+			t.Errorf("%s: %s (%q); want slower (%q)", c.name, r.Verdict, r.Note, c.want)
+		}
+	}
 }

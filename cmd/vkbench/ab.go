@@ -70,7 +70,7 @@ computed a wrong result or failed where OLD ran, 2 bad usage or input
 	cmd.Flags().Lookup("format").Usage = "output: table, json or junit"
 	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% interval of NEW/OLD lies above 1 + threshold/100")
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the verdicts as JUnit XML to this file, for a CI system")
-	for _, name := range []string{"manifest", "level"} {
+	for _, name := range []string{"manifest", "level", "objective"} {
 		_ = cmd.Flags().MarkHidden(name) // registered by f.register; the manifests are the arguments, nothing is tuned
 	}
 	return cmd
@@ -122,6 +122,16 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 		outs.discard()
 		return err
 	}
+	if opts.Objective != autotune.ObjectiveTime {
+		outs.discard()
+		return status.Join(usageError{fmt.Errorf("--objective %s: ab compares time per run", opts.Objective)}, o.Release())
+	}
+	conditions, closeTelemetry, err := withTelemetry(&opts, o.dev.Info())
+	if err != nil {
+		outs.discard()
+		return status.Join(err, o.Release())
+	}
+	defer closeTelemetry()
 	opts.NoDrop, opts.SameBatch = true, true
 	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
 	opts.Progress = bar.update
@@ -130,6 +140,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	}
 	info := o.dev.Info()
 	rep := newABReport(args[0], args[1], info, opts, threshold)
+	rep.Conditions = conditions
 	var runErr error
 	for _, p := range pairs {
 		size := sizes.sizeFor(p.op, info)

@@ -85,18 +85,21 @@ type abRow struct {
 
 // abReport is what ab found.
 type abReport struct {
-	Schema     string         `json:"schema"`
-	Version    string         `json:"vkbench_version"`
-	Time       time.Time      `json:"time"`
-	Old        string         `json:"old"`
-	New        string         `json:"new"`
-	Device     results.Device `json:"device"`
-	Mode       string         `json:"mode"`
-	Seed       uint64         `json:"seed"`
-	Rounds     int            `json:"rounds"`
-	Threshold  float64        `json:"threshold"`
-	Confidence float64        `json:"confidence"`
-	Rows       []abRow        `json:"pairs"`
+	Schema  string         `json:"schema"`
+	Version string         `json:"vkbench_version"`
+	Time    time.Time      `json:"time"`
+	Old     string         `json:"old"`
+	New     string         `json:"new"`
+	Device  results.Device `json:"device"`
+	Mode    string         `json:"mode"`
+	Seed    uint64         `json:"seed"`
+	Rounds  int            `json:"rounds"`
+	// Conditions says where the GPU's conditions were read from, or why
+	// they were not ("not available: ...").
+	Conditions string  `json:"conditions,omitempty"`
+	Threshold  float64 `json:"threshold"`
+	Confidence float64 `json:"confidence"`
+	Rows       []abRow `json:"pairs"`
 	// Counts of the verdicts that fail the gate, and of the others that
 	// say something was not compared.
 	Slower   int `json:"slower"`
@@ -118,6 +121,9 @@ func (r *abReport) add(p abPair, e *autotune.Entry) {
 	for i, name := range p.names {
 		row := abRow{Name: prefix + name, Op: p.op.Name(), Candidate: name}
 		r.judge(&row, e.Results[2*i], e.Results[2*i+1])
+		if note := conditionsNote(e.Results[2*i], e.Results[2*i+1]); note != "" {
+			row.Note = strings.TrimPrefix(row.Note+"; "+note, "; ")
+		}
 		row.Verified = row.Verdict != abWrong && row.Verdict != abNotRun && row.Verdict != abFailed && kernels.Verifies(p.op)
 		if !kernels.Verifies(p.op) {
 			row.Note = strings.TrimPrefix(row.Note+"; "+abNotCheck+" (\"verify\": \"none\")", "; ")

@@ -97,7 +97,14 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		if _, ok := groups[hw]; !ok {
 			order = append(order, hw)
 		}
-		groups[hw] = append(groups[hw], autotune.NewTuner(d, cache, opts))
+		// Each device's conditions are its own.
+		dopts := opts
+		_, closeTelemetry, err := withTelemetry(&dopts, info)
+		if err != nil {
+			return err
+		}
+		defer closeTelemetry()
+		groups[hw] = append(groups[hw], autotune.NewTuner(d, cache, dopts))
 	}
 	start := time.Now()
 	results := make([][]autotune.JobResult, len(order))

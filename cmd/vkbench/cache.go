@@ -371,8 +371,9 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 	}
 	fmt.Fprintf(w, "\n  measured: shape %s, level %s, mode %s, on %s, vkbench %s, %s\n", e.Shape, e.Level, e.Mode, e.Device, e.Version, e.Time.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(w, "  limits: ±%.1f%% target, budget %v, %d-%d samples, seed %d\n", e.Bounds.TargetHalfWidth*100, e.Bounds.Budget, e.Bounds.MinSamples, e.Bounds.MaxSamples, e.Bounds.Seed)
+	writeEntryConditions(w, e)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  \tcandidate\toutcome\tmedian\t95% CI\tsamples\tGB/s\tGFLOP/s\tnote")
+	fmt.Fprintln(tw, "  \tcandidate\toutcome\tmedian\t95% CI\tsamples\tGB/s\tGFLOP/s\tenergy/run\tnote")
 	unevaluated := 0
 	for _, r := range e.Results {
 		if r.Outcome == autotune.Unevaluated {
@@ -393,7 +394,11 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 		if len(r.Flags) > 0 {
 			note = strings.TrimSpace(strings.Join(r.Flags, ",") + " " + note)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\n", mark, r.Name, r.Outcome, med, ci, n, r.GBps, r.GFLOPs, note)
+		energy := "-"
+		if r.EnergyJ > 0 {
+			energy = fmt.Sprintf("%s (%.0f W)", joules(r.EnergyJ), r.PowerW)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", mark, r.Name, r.Outcome, med, ci, n, r.GBps, r.GFLOPs, energy, note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

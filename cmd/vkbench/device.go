@@ -1,9 +1,10 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"os"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 func newDevicesCmd() *cobra.Command {
@@ -21,7 +22,9 @@ func newDevicesCmd() *cobra.Command {
 		Use:   "devices",
 		Short: "List the Vulkan devices with their identity, limits and memory",
 		Long: `List the Vulkan devices with their identity, limits and memory, the default
-one marked. --format json writes the devices as a document of the schema
+one marked, and where the driver offers them (NVIDIA, through NVML) their
+clocks, power and temperature now, with the highest SM clock and the power
+limit. --format json writes the devices as a document of the schema
 vkbench.devices/v1 (testdata/cli/devices.schema.json): snake_case names, as
 the results files have, sizes in bytes, UUIDs in hex.`,
 		Args: cobra.NoArgs,
@@ -41,10 +44,11 @@ the results files have, sizes in bytes, UUIDs in hex.`,
 			if err != nil {
 				return err
 			}
+			now := readNow(infos)
 			if format == "json" {
-				return writeDevicesJSON(cmd.OutOrStdout(), infos)
+				return writeDevicesJSON(cmd.OutOrStdout(), infos, now)
 			}
-			return writeDevicesTable(cmd.OutOrStdout(), infos)
+			return writeDevicesTable(cmd.OutOrStdout(), infos, now)
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table or json")
@@ -86,6 +90,10 @@ type deviceJSON struct {
 	Limits            limitsJSON   `json:"limits"`
 	Features          featuresJSON `json:"features"`
 	MemoryHeaps       []heapJSON   `json:"memory_heaps"`
+	// Now is the device's conditions at the moment of listing, where
+	// they can be read; NowNote says why not.
+	Now     *nowJSON `json:"now,omitempty"`
+	NowNote string   `json:"now_note,omitempty"`
 	// CooperativeMatrices are the matrix multiply-adds the device's
 	// cooperative matrices do, as "16x16x16 f16*f16+f32=f32 subgroup (nv)"
 	// (hal.ParseCooperativeMatrix reads them).
@@ -125,12 +133,72 @@ type featuresJSON struct {
 	CooperativeMatrixKHR bool `json:"cooperative_matrix_khr"`
 }
 
+// nowJSON is a device's conditions at one moment.
+type nowJSON struct {
+	Source        string   `json:"source"`
+	SMClockMHz    uint32   `json:"sm_clock_mhz"`
+	MaxSMClockMHz uint32   `json:"max_sm_clock_mhz,omitempty"`
+	MemClockMHz   uint32   `json:"mem_clock_mhz"`
+	PowerW        float64  `json:"power_w"`
+	PowerLimitW   float64  `json:"power_limit_w,omitempty"`
+	TempC         uint32   `json:"temp_c"`
+	Reasons       []string `json:"clock_reasons,omitempty"`
+}
+
+// deviceNow is what readNow read of one device: a sample, or why none.
+type deviceNow struct {
+	source string
+	sample telemetry.Sample
+	why    string
+}
+
+// readNow reads each device's conditions once, where it can.
+func readNow(infos []hal.DeviceInfo) []deviceNow {
+	out := make([]deviceNow, len(infos))
+	for i, info := range infos {
+		src, why := openTelemetry(info)
+		if src == nil {
+			out[i].why = why
+			continue
+		}
+		s, err := src.Sample()
+		if err != nil {
+			out[i].why = status.Message(err)
+		} else {
+			out[i].source, out[i].sample = src.Name(), s
+		}
+		_ = src.Close() // read only
+	}
+	return out
+}
+
+// text says the conditions in a line, or why there are none.
+func (d deviceNow) text() string {
+	if d.source == "" {
+		return "not available: " + d.why
+	}
+	s := d.sample
+	text := fmt.Sprintf("SM %d MHz", s.SMClockMHz)
+	if s.MaxSMClockMHz > 0 {
+		text += fmt.Sprintf(" (max %d)", s.MaxSMClockMHz)
+	}
+	text += fmt.Sprintf(", memory %d MHz, %.0f W", s.MemClockMHz, s.PowerW)
+	if s.PowerLimitW > 0 {
+		text += fmt.Sprintf(" of a %.0f W limit", s.PowerLimitW)
+	}
+	text += fmt.Sprintf(", %d °C", s.TempC)
+	if names := s.Reasons.Names(); len(names) > 0 {
+		text += ", clocks held by " + strings.Join(names, ", ")
+	}
+	return text
+}
+
 type heapJSON struct {
 	Size        uint64 `json:"size_bytes"`
 	DeviceLocal bool   `json:"device_local"`
 }
 
-func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo) error {
+func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) error {
 	def := hal.DefaultDevice(infos)
 	out := devicesJSON{Schema: DevicesSchema, Devices: []deviceJSON{}}
 	for i, d := range infos {
@@ -151,6 +219,13 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo) error {
 		for _, m := range d.CooperativeMatrices {
 			dj.CooperativeMatrices = append(dj.CooperativeMatrices, m.String())
 		}
+		if n := now[i]; n.source != "" {
+			s := n.sample
+			dj.Now = &nowJSON{Source: n.source, SMClockMHz: s.SMClockMHz, MaxSMClockMHz: s.MaxSMClockMHz, MemClockMHz: s.MemClockMHz,
+				PowerW: s.PowerW, PowerLimitW: s.PowerLimitW, TempC: s.TempC, Reasons: s.Reasons.Names()}
+		} else {
+			dj.NowNote = "not available: " + n.why
+		}
 		for _, h := range d.MemoryHeaps {
 			dj.MemoryHeaps = append(dj.MemoryHeaps, heapJSON{Size: h.Size, DeviceLocal: h.DeviceLocal})
 		}
@@ -161,7 +236,7 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo) error {
 	return enc.Encode(out)
 }
 
-func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo) error {
+func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) error {
 	def := hal.DefaultDevice(infos)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, d := range infos {
@@ -180,6 +255,7 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo) error {
 		fmt.Fprintf(tw, "  workgroup\tmax size %v, max invocations %d, shared memory %d KiB\n", l.MaxWorkgroupSize, l.MaxWorkgroupInvocations, l.MaxSharedMemory/1024)
 		fmt.Fprintf(tw, "  subgroup\tsize %d (%d to %d, control %v), ops %#x\n", l.SubgroupSize, l.MinSubgroupSize, l.MaxSubgroupSize, d.Features.SubgroupSizeControl, uint32(l.SubgroupOps))
 		fmt.Fprintf(tw, "  timestamps\t%.3g ns/tick, %d valid bits\n", l.TimestampPeriod, l.TimestampValidBits)
+		fmt.Fprintf(tw, "  now\t%s\n", now[i].text())
 		for j, h := range d.MemoryHeaps {
 			kind := "host"
 			if h.DeviceLocal {

@@ -14,8 +14,9 @@ import (
 	"github.com/vkbench/vkbench/results"
 )
 
-// writeResults writes file in format (table, json, csv or gobench).
-func writeResults(w io.Writer, format string, file *results.File) error {
+// writeResults writes file in format (table, json, csv or gobench); a
+// verbose table says each benchmark's conditions under it.
+func writeResults(w io.Writer, format string, file *results.File, verbose bool) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -26,7 +27,10 @@ func writeResults(w io.Writer, format string, file *results.File) error {
 	case "gobench":
 		return writeGoBench(w, file)
 	}
-	return writeTable(w, file)
+	if err := writeTable(w, file); err != nil {
+		return err
+	}
+	return writeConditions(w, file, verbose)
 }
 
 func writeTable(w io.Writer, file *results.File) error {
@@ -35,6 +39,8 @@ func writeTable(w io.Writer, file *results.File) error {
 		fmt.Fprintf(w, ", %d rounds pooled", file.Rounds)
 	}
 	fmt.Fprintln(w)
+	// Energy per run is a column where any benchmark has it.
+	energy := slices.ContainsFunc(file.Benchmarks, func(b results.Benchmark) bool { return b.EnergyJ > 0 })
 	var op string
 	var tw *tabwriter.Writer
 	flush := func() error {
@@ -51,7 +57,11 @@ func writeTable(w io.Writer, file *results.File) error {
 			op = head
 			fmt.Fprintf(w, "\n%s %s, size %s\n", b.Op, b.DType, b.Shape)
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "  \tcandidate\tmedian\t±95% CI\tmin\tGB/s\tGFLOP/s\t% peak\tstatus")
+			head := "  \tcandidate\tmedian\t±95% CI\tmin\tGB/s\tGFLOP/s\t% peak\t"
+			if energy {
+				head += "energy/run\t"
+			}
+			fmt.Fprintln(tw, head+"status")
 		}
 		mark := ""
 		if b.Winner {
@@ -71,7 +81,15 @@ func writeTable(w io.Writer, file *results.File) error {
 		if b.PercentPeak > 0 {
 			pk = fmt.Sprintf("%.0f%%", b.PercentPeak)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, b.Candidate, med, ci, mn, gbs, gfl, pk, statusText(b))
+		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn, gbs, gfl, pk)
+		if energy {
+			e := "-"
+			if b.EnergyJ > 0 {
+				e = joules(b.EnergyJ)
+			}
+			row += e + "\t"
+		}
+		fmt.Fprintln(tw, row+statusText(b))
 	}
 	return flush()
 }

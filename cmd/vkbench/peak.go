@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // peakOps are the operations peak measures.
@@ -69,6 +72,11 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				return err
 			}
 			info := o.dev.Info()
+			conditions, closeTelemetry, err := withTelemetry(&opts, info)
+			if err != nil {
+				return status.Join(err, o.Release())
+			}
+			defer closeTelemetry()
 			rec := autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}
 			type row struct {
 				what, op, cand string
@@ -96,8 +104,17 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 					return 0, nil
 				}
 				w := e.Results[e.Fastest]
-				rows = append(rows, row{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit,
-					note: halfWidthText(*w.Stats)})
+				note := halfWidthText(*w.Stats)
+				if c := w.Conditions; c != nil {
+					// The peak is at the highest clocks its kernels ran at.
+					rec.SMClockMHz = max(rec.SMClockMHz, c.SMClockMHz.Max)
+					rec.MemClockMHz = max(rec.MemClockMHz, c.MemClockMHz.Max)
+					note += "  at " + c.String()
+				}
+				if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
+					note += " [" + strings.Join(w.Flags, ",") + "]"
+				}
+				rows = append(rows, row{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
 				return pick(w), nil
 			}
 			gflops := func(r autotune.Result) float64 { return r.GFLOPs }
@@ -143,13 +160,17 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(w, "conditions: %s\n", conditions)
+			return err
 		},
 	}
 	f.register(cmd.Flags())
 	// Flags of run that mean nothing to peak: its operations are fixed and
 	// it tunes no keys.
-	for _, name := range []string{"manifest", "level", "count"} {
+	for _, name := range []string{"manifest", "level", "count", "objective"} {
 		_ = cmd.Flags().MarkHidden(name) // registered just above
 	}
 	cmd.Flags().Lookup("format").Usage = "output: table or json"

@@ -78,6 +78,9 @@ type benchFlags struct {
 	output     string
 	manifest   string
 	quiet      bool
+	objective  string
+	// energyWindow is how long each candidate runs for its energy.
+	energyWindow time.Duration
 	// candidates (run only) selects candidates by a regular expression.
 	candidates string
 	// search (tune only) searches parameter spaces.
@@ -101,6 +104,8 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
 	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
+	fs.DurationVar(&f.energyWindow, "energy-window", autotune.DefaultOptions.EnergyWindow, "where the GPU's energy counter can be read, how long each candidate runs back to back for its energy per run; 0 measures no energy")
 }
 
 func (f *benchFlags) options() (autotune.Options, error) {
@@ -125,7 +130,19 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	if err != nil {
 		return autotune.Options{}, usageError{err}
 	}
+	objective, err := autotune.ParseObjective(f.objective)
+	if err != nil {
+		return autotune.Options{}, usageError{fmt.Errorf("--objective %q: want time, energy or edp", f.objective)}
+	}
+	if f.energyWindow < 0 || (f.energyWindow == 0 && objective != autotune.ObjectiveTime) {
+		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration (or 0, no energy, with --objective time)", f.energyWindow)}
+	}
 	o := autotune.DefaultOptions
+	o.Objective = objective
+	o.EnergyWindow = f.energyWindow
+	if f.energyWindow == 0 {
+		o.EnergyWindow = -1
+	}
 	o.Level = level
 	o.TargetHalfWidth = f.precision / 100
 	o.Budget = f.budget
@@ -339,7 +356,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
+	conditions, closeTelemetry, err := withTelemetry(&opts, info)
+	if err != nil {
+		out.Discard()
+		return status.Join(err, o.Release())
+	}
+	defer closeTelemetry()
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
+		Objective: string(opts.Objective), Conditions: conditions,
 		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
 	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
 	opts.Progress = bar.update
@@ -355,7 +379,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
-		werr = writeResults(out, f.format, file)
+		werr = writeResults(out, f.format, file, verbose(cmd))
 	}
 	if err := out.finish(status.Join(runErr, werr, o.Release())); err != nil {
 		return err
@@ -446,19 +470,22 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 	var out []results.Benchmark
 	for _, r := range e.Results {
 		b := results.Benchmark{
-			Name:      fmt.Sprintf("%s/%s/%s/%s", op.Name(), op.DType(), e.Shape, r.Name),
-			Op:        op.Name(),
-			DType:     op.DType().String(),
-			Shape:     e.Shape,
-			Candidate: r.Name,
-			Outcome:   r.Outcome,
-			Error:     r.Error,
-			Winner:    r.Index == e.Fastest,
-			Tie:       tieOf(e, r.Index),
-			GBps:      r.GBps,
-			GFLOPs:    r.GFLOPs,
-			Flags:     r.Flags,
-			Compiler:  r.Compiler,
+			Name:       fmt.Sprintf("%s/%s/%s/%s", op.Name(), op.DType(), e.Shape, r.Name),
+			Op:         op.Name(),
+			DType:      op.DType().String(),
+			Shape:      e.Shape,
+			Candidate:  r.Name,
+			Outcome:    r.Outcome,
+			Error:      r.Error,
+			Winner:     r.Index == e.Fastest,
+			Tie:        tieOf(e, r.Index),
+			GBps:       r.GBps,
+			GFLOPs:     r.GFLOPs,
+			Flags:      r.Flags,
+			Compiler:   r.Compiler,
+			Conditions: r.Conditions,
+			EnergyJ:    r.EnergyJ,
+			PowerW:     r.PowerW,
 		}
 		if r.Stats != nil {
 			// A file keeps each round's samples in its rounds; one round

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
+)
+
+// openTelemetry returns the telemetry source of the device info describes,
+// or nil and why there is none ("NVML (libnvidia-ml.so.1): ..."). Nothing
+// fails for want of one.
+func openTelemetry(info hal.DeviceInfo) (telemetry.Source, string) {
+	src, err := telemetry.Open(info)
+	if err != nil {
+		return nil, strings.TrimPrefix(status.Message(err), "telemetry: ")
+	}
+	return src, ""
+}
+
+// withTelemetry sets opts to read the conditions of the device info
+// describes and returns what the results file says of them ("nvml", or
+// "not available: why") and a function that closes the source. An
+// objective other than time without a source is bad usage.
+func withTelemetry(opts *autotune.Options, info hal.DeviceInfo) (string, func(), error) {
+	src, why := openTelemetry(info)
+	if src == nil {
+		if opts.Objective != "" && opts.Objective != autotune.ObjectiveTime {
+			return "", nil, usageError{fmt.Errorf("--objective %s needs the GPU's energy counter, which is not available here: %s", opts.Objective, why)}
+		}
+		opts.TelemetryNote = why
+		return "not available: " + why, func() {}, nil
+	}
+	opts.Telemetry = src
+	return src.Name(), func() { _ = src.Close() }, nil
+}
+
+// conditionsText says a benchmark's conditions in a line, for -v.
+func conditionsText(b results.Benchmark) string {
+	var parts []string
+	if c := b.Conditions; c != nil {
+		parts = append(parts, c.String())
+	}
+	if b.EnergyJ > 0 {
+		parts = append(parts, fmt.Sprintf("%s per run at %.0f W", joules(b.EnergyJ), b.PowerW))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// joules writes an energy with a unit that suits it: "1.23 mJ".
+func joules(j float64) string {
+	switch {
+	case j >= 1:
+		return fmt.Sprintf("%.3g J", j)
+	case j >= 1e-3:
+		return fmt.Sprintf("%.3g mJ", j*1e3)
+	case j >= 1e-6:
+		return fmt.Sprintf("%.3g µJ", j*1e6)
+	}
+	return fmt.Sprintf("%.3g nJ", j*1e9)
+}
+
+// writeConditions writes, under a table, what the results file says of
+// the conditions and, for each benchmark that has them, its conditions;
+// and which objective picked the winners, when not time.
+func writeConditions(w io.Writer, file *results.File, verbose bool) error {
+	if file.Objective != "" && file.Objective != string(autotune.ObjectiveTime) {
+		if _, err := fmt.Fprintf(w, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1)); err != nil {
+			return err
+		}
+	}
+	if !verbose || file.Conditions == "" {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "\nconditions (%s):\n", file.Conditions); err != nil {
+		return err
+	}
+	for _, b := range file.Benchmarks {
+		if text := conditionsText(b); text != "" {
+			if _, err := fmt.Fprintf(w, "  %s: %s\n", b.Name, text); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// conditionsNote says, for a verdict on results measured side by side,
+// whether the GPU throttled or its clocks moved while either was
+// measured: a verdict to take with care, or to measure again.
+func conditionsNote(rs ...autotune.Result) string {
+	var notes []string
+	for _, flag := range []string{telemetry.FlagThrottled, telemetry.FlagClocksMoved} {
+		for _, r := range rs {
+			if slices.Contains(r.Flags, flag) {
+				notes = append(notes, flagAdvice[flag])
+				break
+			}
+		}
+	}
+	return strings.Join(notes, "; ")
+}
+
+// flagAdvice says what a conditions flag means beside a verdict.
+var flagAdvice = map[string]string{
+	telemetry.FlagThrottled:   "the GPU throttled while measured (power or heat): measure again with it cooler",
+	telemetry.FlagClocksMoved: "the GPU's clocks moved by more than 3% while measured",
+}
+
+// writeEntryConditions writes, for cache show, which objective picked the
+// winner and the conditions of the tune.
+func writeEntryConditions(w io.Writer, e *autotune.Entry) {
+	if e.Objective != "" {
+		fmt.Fprintf(w, "  objective: %s", e.Objective)
+		if e.ObjectiveNote != "" {
+			fmt.Fprintf(w, " (%s)", e.ObjectiveNote)
+		}
+		fmt.Fprintln(w)
+	}
+	switch {
+	case e.Conditions != nil:
+		fmt.Fprintf(w, "  conditions: %s", e.Conditions)
+		if e.ConditionsNote != "" {
+			fmt.Fprintf(w, " (%s)", e.ConditionsNote)
+		}
+		fmt.Fprintln(w)
+	case e.ConditionsNote != "":
+		fmt.Fprintf(w, "  conditions: %s\n", e.ConditionsNote)
+	}
+}
