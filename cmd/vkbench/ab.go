@@ -70,7 +70,7 @@ computed a wrong result or failed where OLD ran, 2 bad usage or input
 	cmd.Flags().Lookup("format").Usage = "output: table, json or junit"
 	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% interval of NEW/OLD lies above 1 + threshold/100")
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the verdicts as JUnit XML to this file, for a CI system")
-	for _, name := range []string{"manifest", "level", "objective"} {
+	for _, name := range []string{"manifest", "level", "objective", "energy-window"} {
 		_ = cmd.Flags().MarkHidden(name) // registered by f.register; the manifests are the arguments, nothing is tuned
 	}
 	return cmd
@@ -133,6 +133,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	}
 	defer closeTelemetry()
 	opts.NoDrop, opts.SameBatch = true, true
+	opts.EnergyWindow = -1 // ab compares times
 	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
 	opts.Progress = bar.update
 	if verbose(cmd) {

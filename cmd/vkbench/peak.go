@@ -77,6 +77,7 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 				return status.Join(err, o.Release())
 			}
 			defer closeTelemetry()
+			opts.EnergyWindow = -1 // a peak is a rate
 			rec := autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}
 			type row struct {
 				what, op, cand string
@@ -170,7 +171,7 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 	f.register(cmd.Flags())
 	// Flags of run that mean nothing to peak: its operations are fixed and
 	// it tunes no keys.
-	for _, name := range []string{"manifest", "level", "count", "objective"} {
+	for _, name := range []string{"manifest", "level", "count", "objective", "energy-window"} {
 		_ = cmd.Flags().MarkHidden(name) // registered just above
 	}
 	cmd.Flags().Lookup("format").Usage = "output: table or json"

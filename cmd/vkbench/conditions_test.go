@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/telemetry"
+)
+
+// TestConditions: results say where the GPU's conditions came from, or
+// that they are not available and why (lavapipe has no telemetry), and
+// each benchmark carries them where they are; a table with -v lists them;
+// an energy objective where there is no energy counter is refused in one
+// line, as is an objective vkbench does not know.
+func TestConditions(t *testing.T) {
+	info := needDevice(t)
+	src, openErr := telemetry.Open(info)
+	if src != nil {
+		_ = src.Close()
+	}
+	r := mustRun(t, 0, args("run", "--cache", "off", "--format", "json")...)
+	f, err := results.Parse([]byte(r.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateResults(t, []byte(r.stdout))
+	if openErr != nil {
+		if !strings.HasPrefix(f.Conditions, "not available: ") || !strings.Contains(f.Conditions, "NVIDIA") && !strings.Contains(f.Conditions, "NVML") {
+			t.Errorf("conditions %q; want not available, saying why (%v)", f.Conditions, openErr)
+		}
+		for _, b := range f.Benchmarks {
+			if b.Conditions != nil || b.EnergyJ != 0 {
+				t.Errorf("%s: conditions %+v, %g J per run, where none can be read", b.Name, b.Conditions, b.EnergyJ)
+			}
+		}
+	} else {
+		if f.Conditions != "nvml" {
+			t.Errorf("conditions %q; want nvml", f.Conditions)
+		}
+		for _, b := range f.Benchmarks {
+			if b.Stats != nil && (b.Conditions == nil || b.EnergyJ <= 0) {
+				t.Errorf("%s: conditions %+v, %g J per run; want both", b.Name, b.Conditions, b.EnergyJ)
+			}
+		}
+	}
+	r = mustRun(t, 0, args("run", "--cache", "off", "-v")...)
+	if !strings.Contains(r.stdout, "\nconditions ("+f.Conditions) {
+		t.Errorf("run -v does not say the conditions (%s):\n%s", f.Conditions, r.stdout)
+	}
+	if openErr != nil {
+		wantUsage(t, `^vkbench: --objective energy needs the GPU's energy counter, which is not available here: .+`, "tune", "copy", "--objective", "energy", "--cache", "off")
+	}
+	wantUsage(t, `--objective "speed": want time, energy or edp`, "tune", "copy", "--objective", "speed", "--cache", "off")
+	wantUsage(t, `--energy-window -1s: want a positive duration`, "run", "copy", "--energy-window", "-1s", "--cache", "off")
+	wantUsage(t, `--objective edp: ab compares time per run`, "ab", filepath.Join("..", "..", "testdata", "manifests", "ab", "old.json"), filepath.Join("..", "..", "testdata", "manifests", "ab", "same.json"), "--objective", "edp", "--cache", "off")
+
+	// devices says the conditions now, or why not.
+	r = mustRun(t, 0, "devices", "--format", "json")
+	var doc struct {
+		Devices []struct {
+			Now     *json.RawMessage `json:"now"`
+			NowNote string           `json:"now_note"`
+		} `json:"devices"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range doc.Devices {
+		if (d.Now == nil) == (d.NowNote == "") {
+			t.Errorf("device %d: now %s, note %q; want one of them", i, string(ptrOr(d.Now)), d.NowNote)
+		}
+	}
+}
+
+func ptrOr(m *json.RawMessage) []byte {
+	if m == nil {
+		return nil
+	}
+	return *m
+}
