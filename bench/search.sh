@@ -26,7 +26,7 @@ bin=${VKBENCH:-.devbin/vkbench}
 export __GL_SHADER_DISK_CACHE=0
 size=${SIZE:-4096x4096x4096} # SIZE=32x32x32 tries the script on any machine in seconds
 key=gemm/f32/$size
-flags=(--size "$size" --budget 300ms --precision 1 --min-samples 10 --max-samples 30 --quiet "$@")
+flags=(--size "$size" --budget 300ms --precision 1 --min-samples 10 --max-samples 30 --energy-window 0 --quiet "$@")
 rm -f "$out"/*.db
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || echo "no nvidia-smi"; } | sed 's/^/gpu: /' | tee "$out/gpu.txt"
 
@@ -47,7 +47,7 @@ replay=(tune --simulate "$out/gemm-4096-h200.jsonl" --strategy exhaustive,random
 # step 1 (4 threads compiling while the GPU measures; a search proposes 4
 # configurations ahead, so at most 4 compile at once).
 grep 'searched gemm' "$out/exhaustive-stderr.txt" | tee "$out/overlap-4.txt"
-"$bin" tune gemm --strategy exhaustive --compile-threads 0 --cache "$out/overlap-0.db" \
+timeout "${OVERLAP_TIMEOUT:-1200}" "$bin" tune gemm --strategy exhaustive --compile-threads 0 --cache "$out/overlap-0.db" \
 	--format json -o "$out/overlap-0.json" "${flags[@]}" 2>&1 | grep 'searched gemm' | tee "$out/overlap-0.txt"
 
 python3 - "$out" "$size" <<'EOF' | tee "$out/results.md"

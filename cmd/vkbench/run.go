@@ -81,6 +81,7 @@ type benchFlags struct {
 	objective  string
 	// energyWindow is how long each candidate runs for its energy.
 	energyWindow time.Duration
+	warmup       time.Duration
 	// candidates (run only) selects candidates by a regular expression.
 	candidates string
 	// search (tune only) searches parameter spaces.
@@ -105,6 +106,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
+	fs.DurationVar(&f.warmup, "warmup", autotune.DefaultOptions.Warmup, "GPU time spent running the candidates before any sample counts, for the GPU to reach its clocks; 0 samples at once (the conditions then show the clocks moving)")
 	fs.DurationVar(&f.energyWindow, "energy-window", autotune.DefaultOptions.EnergyWindow, "where the GPU's energy counter can be read, how long each candidate runs back to back for its energy per run; 0 measures no energy")
 }
 
@@ -137,7 +139,14 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	if f.energyWindow < 0 || (f.energyWindow == 0 && objective != autotune.ObjectiveTime) {
 		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration (or 0, no energy, with --objective time)", f.energyWindow)}
 	}
+	if f.warmup < 0 {
+		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
+	}
 	o := autotune.DefaultOptions
+	o.Warmup = f.warmup
+	if f.warmup == 0 {
+		o.Warmup = -1
+	}
 	o.Objective = objective
 	o.EnergyWindow = f.energyWindow
 	if f.energyWindow == 0 {
