@@ -95,9 +95,28 @@ func (t *Tuner) Device() hal.Device { return t.dev }
 func (t *Tuner) Options() Options { return t.opts }
 
 // Key returns the key that size of op is tuned under: its dimensions
-// bucketed by the tuning level.
+// bucketed by the tuning level, and measured at the bucket's
+// representative shape. Where a candidate of op applies at size but not
+// at that shape (kernels.Candidate.Applies), the key is size's own
+// shape: bucketing must never turn a candidate that is valid at the size
+// asked into a failed one.
 func (t *Tuner) Key(op kernels.Operation, size kernels.Size) Key {
-	return Key{Op: op.Name(), DType: op.DType().String(), Shape: t.opts.Level.Bucket(ShapeOfSize(size))}
+	exact := ShapeOfSize(size)
+	k := Key{Op: op.Name(), DType: op.DType().String(), Shape: t.opts.Level.Bucket(exact)}
+	if k.Shape != exact && !appliesAt(op, k.Shape.Size()) {
+		k.Shape = exact
+	}
+	return k
+}
+
+// appliesAt reports whether every candidate of op applies at size.
+func appliesAt(op kernels.Operation, size kernels.Size) bool {
+	for _, c := range op.Candidates() {
+		if c.Applies != nil && !c.Applies(size) {
+			return false
+		}
+	}
+	return true
 }
 
 // checksum returns op's candidate-list checksum, computed once per

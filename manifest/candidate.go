@@ -129,9 +129,43 @@ func (d *opDecoder) decodeCandidates() error {
 				return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
 			}
 		}
+		cand.Applies = d.op.applies(c)
 		d.op.cands = append(d.op.cands, cand)
 	}
 	return nil
+}
+
+// applies is candidate c's kernels.Candidate.Applies: whether its asserts
+// about the size hold at a size, so that a tuner never measures it at a
+// bucket's shape it refuses. Its asserts about the device are the
+// device's to decide when a problem is prepared, and an assert that
+// cannot be evaluated at a size is left for Prepare to report; nil for a
+// candidate without asserts about the size.
+func (op *manifestOp) applies(c int) func(kernels.Size) bool {
+	var sized []manifestExpr
+	for _, a := range op.runs[c].asserts {
+		if !a.usesDevice {
+			sized = append(sized, a)
+		}
+	}
+	if len(sized) == 0 {
+		return nil
+	}
+	return func(size kernels.Size) bool {
+		if len(size) != len(op.dims) {
+			return true
+		}
+		env, err := op.env(size, c, nil)
+		if err != nil {
+			return true
+		}
+		for _, a := range sized {
+			if v, err := a.evalInt(env); err == nil && v == 0 {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, error) {

@@ -163,6 +163,10 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 	if err != nil {
 		return nil, err
 	}
+	tuner, err := tunerName(src, top)
+	if err != nil {
+		return nil, err
+	}
 	if err := top.done(); err != nil {
 		return nil, err
 	}
@@ -196,12 +200,52 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 				return nil, src.errAt(n.member("name"), "operation %q is described twice", op.name)
 			}
 		}
+		op.tuner = tuner
 		ops = append(ops, op)
 		for _, w := range op.warnings {
 			slog.Warn(w)
 		}
 	}
 	return ops, nil
+}
+
+// tunerName is the manifest's "tuner": the name of the tune cache's table
+// its winners are kept in, apart from the built-in operations' and other
+// manifests'. Without one it is the manifest file's name less its
+// extension ("kernels" for kernels.json), or "manifest" for Parse's.
+func tunerName(src *manifestSource, top *jsonObj) (string, error) {
+	n := top.get("tuner")
+	if n == nil {
+		name := strings.TrimSuffix(filepath.Base(src.name), filepath.Ext(src.name))
+		if !tunerRE.MatchString(name) || name == BuiltinTuner {
+			name = "manifest"
+		}
+		return name, nil
+	}
+	name, err := src.str(n)
+	if err != nil {
+		return "", err
+	}
+	if !tunerRE.MatchString(name) || name == BuiltinTuner {
+		return "", src.errAt(n, "%q is not a tuner name: letters, digits, '_', '.' and '-', at most 64, and not %q (the built-in operations' table)", name, BuiltinTuner)
+	}
+	return name, nil
+}
+
+// BuiltinTuner names the tune cache's table of the built-in operations,
+// which no manifest may take.
+const BuiltinTuner = "builtin"
+
+var tunerRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// TunerOf returns the name of the tune cache table a manifest's operation
+// keeps its winners in (its manifest's "tuner"), and false for an
+// operation that does not come from a manifest.
+func TunerOf(op kernels.Operation) (string, bool) {
+	if m, ok := op.(*manifestOp); ok {
+		return m.tuner, true
+	}
+	return "", false
 }
 
 // Warnings returns the warnings of the operations that come from
@@ -241,6 +285,8 @@ type manifestOp struct {
 	// warnings are the problems of the description that did not stop it.
 	warnings []string
 	space    *kernels.Space // nil without one (space.go)
+	// tuner names the tune cache table of the manifest's winners.
+	tuner string
 }
 
 // Operation.

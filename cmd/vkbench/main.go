@@ -133,9 +133,10 @@ func exitCode(err error) int {
 	var u usageError
 	var reg errRegression
 	var ver errVerification
+	var opFailed errOperationFailed
 	var regText errRegressionText
 	switch {
-	case errors.As(err, &reg), errors.As(err, &ver), errors.As(err, &regText):
+	case errors.As(err, &reg), errors.As(err, &ver), errors.As(err, &opFailed), errors.As(err, &regText):
 		return exitRegression
 	case errors.As(err, &u):
 		return exitUsage

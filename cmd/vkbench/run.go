@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 )
@@ -216,11 +218,16 @@ func newRunCmd() *cobra.Command {
 		Use:   "run [OPERATION...]",
 		Short: "Benchmark every candidate of the given operations (default: all built-in)",
 		Long: `Benchmark every candidate kernel of the given operations (or those that
---candidates selects) on one device: each candidate is verified against a CPU
-reference on seeded random inputs, then timed with GPU timestamps in shuffled
-rounds until its 95% interval is within --precision, --budget is spent or it
-has --max-samples samples (a result short of --precision is flagged
-budget-spent-before-target or max-samples-before-target).
+--candidates selects) on one device: each candidate is verified on seeded
+random inputs (a built-in operation against its CPU reference; a manifest's
+against its reference candidate, or the values its "expect" gives, or not at
+all with "verify": "none", shown as not verified), then timed with GPU
+timestamps in shuffled rounds until its 95% interval is within --precision,
+--budget is spent or it has --max-samples samples (a result short of
+--precision is flagged budget-spent-before-target or
+max-samples-before-target). An operation that cannot run at its size at all
+(its reference candidate refuses the size, say) is reported failed with the
+reason, and the others run; the exit status is then 1.
 The fastest is marked. Candidates that compute a wrong result are reported
 as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, and those the device cannot run as unsupported,
@@ -228,8 +235,8 @@ each with the reason.
 
 Operations: ` + strings.Join(builtinNames(), ", ") + `.
 
-Exit status: 0 success, 1 a candidate computed a wrong result, 2 bad usage,
-3 a device failure.`,
+Exit status: 0 success, 1 a candidate computed a wrong result or an operation
+could not run at its size, 2 bad usage, 3 a device failure.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBench(cmd, &f, args, false, false)
 		},
@@ -248,9 +255,13 @@ func newTuneCmd() *cobra.Command {
 		Use:   "tune [OPERATION...]",
 		Short: "Benchmark the given operations and commit the winners to the tune cache",
 		Long: `As run, and commit each operation's winner to the tune cache, in the table of
-this device's hardware. A key already in the cache is answered from it without
-measuring, unless --force; it says so on stderr. Shapes are bucketed by
---level, and the bucket's representative shape is measured. --compile-only
+this device's hardware (a manifest's operations in a table of their own, named
+by the manifest's "tuner", else its file's name). A key already in the cache
+is answered from it without measuring, unless --force; it says so on stderr.
+Shapes are bucketed by --level, and the bucket's representative shape is
+measured, which stderr names when it is not the size asked; where a candidate
+applies at the size asked but not at that shape (a manifest candidate's
+assert), the size itself is measured, under a key of its own. --compile-only
 builds every candidate's pipeline and keeps the driver's pipeline cache, so
 that later runs pay no compile time; it measures nothing.
 
@@ -345,6 +356,12 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
+	tables := map[string]string{}
+	for _, op := range ops {
+		if t, ok := manifest.TunerOf(op); ok {
+			tables[op.Name()] = t
+		}
+	}
 	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, f.candidates); err != nil {
 		return err
 	}
@@ -379,7 +396,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if verbose(cmd) {
 		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	runErr := measureAll(cmd, o.dev, cache, opts, ops, sizes, commit, force, file, f)
+	runErr := measureAll(cmd, o.dev, cache, opts, ops, tables, sizes, commit, force, file, f)
 	bar.finish()
 	if err := savePipelineCache(o.dev, cache); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
@@ -402,18 +419,29 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 }
 
 // measureAll measures (with commit, tunes) every operation of ops on dev,
-// adding the benchmarks to file. It stops at the first error that is not
+// adding the benchmarks to file; a tune commits to the table tables names
+// for the operation (a manifest's), else to opts.Tuner's. It stops at the first error that is not
 // one operation's own (no candidate computed correctly); a tune whose
 // answer the cache file would not take has failed its purpose, and is such
 // an error, of the cache path (exit status 2).
-func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts autotune.Options, ops []kernels.Operation, sizes sizePlan, commit, force bool, file *results.File, f *benchFlags) error {
+func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts autotune.Options, ops []kernels.Operation, tables map[string]string, sizes sizePlan, commit, force bool, file *results.File, f *benchFlags) error {
 	ctx := cmd.Context()
 	if !commit && opts.Rounds > 1 {
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
 	}
-	tuner := autotune.NewTuner(dev, cache, opts)
+	tuners := map[string]*autotune.Tuner{}
+	var failed []string
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
+		tuner := tuners[tables[op.Name()]]
+		if tuner == nil {
+			topts := opts
+			if t := tables[op.Name()]; t != "" {
+				topts.Tuner = t
+			}
+			tuner = autotune.NewTuner(dev, cache, topts)
+			tuners[tables[op.Name()]] = tuner
+		}
 		var e *autotune.Entry
 		var err error
 		if commit && f.search.on() && kernels.SpaceOf(op) != nil {
@@ -423,6 +451,9 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 			e, err = tuner.Tune(ctx, op, size, force)
 			if err == nil && e != nil && e.Time.Before(start) {
 				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
+			}
+			if e != nil && e.Shape != "" && e.Shape != autotune.ShapeOfSize(size).String() {
+				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: measured at %s, the shape that stands for %s's bucket at --level %s (--level full measures every size itself)\n", e.Key, e.Shape, size, opts.Level)
 			}
 		} else {
 			e, err = autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), opts)
@@ -434,11 +465,54 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 		if errors.As(err, &notStored) {
 			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; fix the cache file or point --cache at another")}
 		}
+		if err != nil && e == nil && operationsOwn(ctx, dev, err) {
+			file.Benchmarks = append(file.Benchmarks, failedBenchmarks(op, size, err)...)
+			failed = append(failed, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
+			continue
+		}
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
 			return err
 		}
 	}
+	if len(failed) > 0 {
+		return errOperationFailed{failed}
+	}
 	return nil
+}
+
+// operationsOwn reports whether err, which stopped an operation before any
+// candidate was measured, is that operation's own at its size (a reference
+// candidate whose assert refuses the size, a buffer too large for the
+// device, a dispatch of too many workgroups) rather than the device's or
+// the user's: the other operations can still run.
+func operationsOwn(ctx context.Context, dev hal.Device, err error) bool {
+	if ctx.Err() != nil || dev.Err() != nil || errors.Is(err, hal.ErrDeviceLost) {
+		return false
+	}
+	switch status.CodeOf(err) {
+	case status.FailedPrecondition, status.InvalidArgument, status.OutOfRange, status.Unimplemented, status.ResourceExhausted:
+		return true
+	}
+	return false
+}
+
+// failedBenchmarks reports every candidate of op as failed at size, for
+// the reason err gives.
+func failedBenchmarks(op kernels.Operation, size kernels.Size, err error) []results.Benchmark {
+	e := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
+	for i, c := range op.Candidates() {
+		e.Results = append(e.Results, autotune.Result{Index: i, Name: c.Name, Outcome: autotune.Failed, Error: err.Error()})
+	}
+	return benchmarksOf(op, e, nil)
+}
+
+// errOperationFailed makes the command exit with status 1 after the
+// other operations ran: these could not be measured at their size, each
+// "name at size: reason".
+type errOperationFailed struct{ failures []string }
+
+func (e errOperationFailed) Error() string {
+	return fmt.Sprintf("could not measure %s (the other operations ran)", strings.Join(e.failures, "; "))
 }
 
 // measureInterleaved measures opts.Rounds rounds of every operation, a
@@ -449,19 +523,36 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 // the difference between one operation's rounds and the next's.
 func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Options, ops []kernels.Operation, sizes sizePlan, file *results.File) error {
 	rounds := make([][]*autotune.Entry, len(ops))
+	failed := make([]error, len(ops))
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x0de5))
 	for r := range opts.Rounds {
 		for _, i := range rng.Perm(len(ops)) {
+			if failed[i] != nil {
+				continue
+			}
 			size := sizes.sizeFor(ops[i], dev.Info())
 			e, err := autotune.MeasureRound(cmd.Context(), dev, ops[i], autotune.ShapeOfSize(size), opts, r)
+			if err != nil && operationsOwn(cmd.Context(), dev, err) {
+				failed[i] = err
+				continue
+			}
 			if err != nil {
 				return err
 			}
 			rounds[i] = append(rounds[i], e)
 		}
 	}
+	var names []string
 	for i, op := range ops {
+		if failed[i] != nil {
+			file.Benchmarks = append(file.Benchmarks, failedBenchmarks(op, sizes.sizeFor(op, dev.Info()), failed[i])...)
+			names = append(names, fmt.Sprintf("%s at %s: %v", op.Name(), sizes.sizeFor(op, dev.Info()), failed[i]))
+			continue
+		}
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, autotune.MergeRounds(op, rounds[i], opts), opts.Peak)...)
+	}
+	if len(names) > 0 {
+		return errOperationFailed{names}
 	}
 	return nil
 }
