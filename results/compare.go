@@ -18,6 +18,9 @@ type CompareOptions struct {
 	Threshold float64 `json:"threshold"`
 	// Alpha is the significance level of the Mann–Whitney U test.
 	Alpha float64 `json:"alpha"`
+	// Raw judges the benchmarks' own times even where both files have the
+	// same probe (File.Probe), instead of their times relative to it.
+	Raw bool `json:"raw,omitempty"`
 }
 
 // DefaultCompareOptions: 5% slower, at significance 0.05.
@@ -62,6 +65,9 @@ type Row struct {
 	Verdict Verdict  `json:"verdict"`
 	Note    string   `json:"note,omitempty"`
 	Warn    []string `json:"warnings,omitempty"`
+	// RawDelta is the change of the benchmark's own times where Delta,
+	// the U test and the verdict are relative to the probe.
+	RawDelta *float64 `json:"raw_delta,omitempty"`
 }
 
 // Report is the comparison of two files.
@@ -83,6 +89,13 @@ type Report struct {
 	// their deltas. The verdicts stand; a reader is told.
 	Together bool    `json:"moved_together,omitempty"`
 	Shift    float64 `json:"shift,omitempty"`
+	// Probe names the probe the benchmarks were judged relative to, and
+	// ProbeShift is how much slower it ran in new than in base (the
+	// change of its median round); ProbeNote says why no probe was used
+	// where one file had one.
+	Probe      string  `json:"probe,omitempty"`
+	ProbeShift float64 `json:"probe_shift,omitempty"`
+	ProbeNote  string  `json:"probe_note,omitempty"`
 }
 
 // Compare compares every benchmark of base with the one of the same name
@@ -94,6 +107,18 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	rep := Report{Options: opts}
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = opts.Alpha
+	var bp, np []float64
+	switch {
+	case opts.Raw || (base.Probe == nil && cur.Probe == nil):
+	case base.Probe == nil || cur.Probe == nil:
+		rep.ProbeNote = "only one file has a probe (run --count 2 or more measures one): the benchmarks' own times are judged"
+	case base.Probe.Name != cur.Probe.Name:
+		rep.ProbeNote = fmt.Sprintf("the files' probes differ (%s, %s): the benchmarks' own times are judged", base.Probe.Name, cur.Probe.Name)
+	default:
+		bp, np = base.Probe.RoundMedians, cur.Probe.RoundMedians
+		rep.Probe = base.Probe.Name
+		rep.ProbeShift = median(np)/median(bp) - 1
+	}
 	for _, b := range base.Benchmarks {
 		n, ok := cur.Lookup(b.Name)
 		if !ok {
@@ -101,7 +126,7 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			rep.Missing++
 			continue
 		}
-		r := compareOne(b, *n, &th, opts)
+		r := compareOne(b, *n, bp, np, &th, opts)
 		rep.Rows = append(rep.Rows, r)
 		switch r.Verdict {
 		case Slower:
@@ -149,7 +174,10 @@ func movedTogether(rows []Row, threshold float64) (bool, float64) {
 	return true, deltas[len(deltas)/2]
 }
 
-func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) Row {
+// compareOne compares benchmark b of base with n of new, by their rounds'
+// medians; relative to the probe's medians of the same rounds (bp in base,
+// np in new) where both are given and each has one per round.
+func compareOne(b, n Benchmark, bp, np []float64, th *benchmath.Thresholds, opts CompareOptions) Row {
 	row := Row{Name: b.Name, Delta: math.NaN(), P: math.NaN()}
 	s1, s2 := b.RoundMedians(), n.RoundMedians()
 	if len(s1) == 0 || len(s2) == 0 {
@@ -157,14 +185,25 @@ func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) R
 		row.Note = "no samples in " + map[bool]string{true: "base", false: "new"}[len(s1) == 0]
 		return row
 	}
-	x := benchmath.NewSample(slices.Sorted(slices.Values(s1)), th)
-	y := benchmath.NewSample(slices.Sorted(slices.Values(s2)), th)
-	row.BaseMedian = benchmath.AssumeNothing.Summary(x, 0.95).Center
-	row.NewMedian = benchmath.AssumeNothing.Summary(y, 0.95).Center
+	row.BaseMedian, row.NewMedian = median(s1), median(s2)
 	row.N1, row.N2 = len(s1), len(s2)
 	if row.BaseMedian > 0 {
 		row.Delta = row.NewMedian/row.BaseMedian - 1
 	}
+	var notes []string
+	if len(bp) == len(s1) && len(np) == len(s2) && len(bp) > 0 && len(np) > 0 {
+		raw := row.Delta
+		row.RawDelta = &raw
+		s1, s2 = relative(s1, bp), relative(s2, np)
+		row.Delta = median(s2)/median(s1) - 1
+		if math.Abs(raw-row.Delta) > opts.Threshold {
+			notes = append(notes, fmt.Sprintf("own times %s", signedPercent(raw)))
+		}
+	} else if len(bp) > 0 {
+		notes = append(notes, "rounds do not match the probe's: own times judged")
+	}
+	x := benchmath.NewSample(slices.Sorted(slices.Values(s1)), th)
+	y := benchmath.NewSample(slices.Sorted(slices.Values(s2)), th)
 	if minUTestP(len(s1), len(s2)) > opts.Alpha {
 		row.Verdict = Unjudged
 		row.Note = fmt.Sprintf("%s in base, %s in new: too few for any difference to be significant at alpha %g; measure both with --count %d or more, or gate with vkbench ab",
@@ -185,9 +224,30 @@ func compareOne(b, n Benchmark, th *benchmath.Thresholds, opts CompareOptions) R
 	default:
 		row.Verdict = Same
 	}
-	row.Note = conditionsNote(b, n)
+	if c := conditionsNote(b, n); c != "" {
+		notes = append(notes, c)
+	}
+	row.Note = strings.Join(notes, "; ")
 	return row
 }
+
+// relative divides each round's median by the probe's in that round.
+func relative(rounds, probe []float64) []float64 {
+	out := make([]float64, len(rounds))
+	for i, v := range rounds {
+		out[i] = v / probe[i]
+	}
+	return out
+}
+
+// median is the median of values (benchmath's center, as the U test's
+// summaries use).
+func median(values []float64) float64 {
+	x := benchmath.NewSample(slices.Sorted(slices.Values(values)), &benchmath.DefaultThresholds)
+	return benchmath.AssumeNothing.Summary(x, 0.95).Center
+}
+
+func signedPercent(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
 
 // conditionsNote says, beside a verdict, what in the two benchmarks'
 // conditions makes it one to take with care: either measured while the

@@ -121,8 +121,26 @@ type File struct {
 	// Conditions says whether the GPU's conditions (clocks, power,
 	// temperature, energy) were read, and from what, or why not: "nvml",
 	// or "not available: ...".
-	Conditions string      `json:"conditions,omitempty"`
+	Conditions string `json:"conditions,omitempty"`
+	// Probe is the fixed kernel measured in every round beside the
+	// benchmarks (run --count), absent from files of one round.
+	Probe      *Probe      `json:"probe,omitempty"`
 	Benchmarks []Benchmark `json:"benchmarks"`
+}
+
+// Probe is a fixed kernel measured in every round among the benchmarks,
+// the same in every file: how fast the machine was in each round. Compare
+// judges a benchmark's rounds relative to the probe's in the same rounds,
+// so that a machine that ran slower during one file's run (clocks, heat,
+// other work on it) is not taken for slower kernels.
+type Probe struct {
+	// Name is the probe's benchmark name (operation/dtype/shape/candidate):
+	// two files' probes are comparable only when their names are equal.
+	Name string `json:"name"`
+	// RoundMedians are the probe's median time per run in seconds, round
+	// by round, in the order the rounds were measured (the order of each
+	// benchmark's rounds).
+	RoundMedians []float64 `json:"round_medians_s"`
 }
 
 // RoundMedians returns the median of each round of b: what a comparison

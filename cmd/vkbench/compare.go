@@ -47,6 +47,14 @@ the median of the rounds' medians, the p-value of a Mann-Whitney U test over
 them, and a verdict. A benchmark is a regression when it is slower by more
 than --threshold and the change is significant at --alpha.
 
+A run of several rounds also measures a probe in every round, among the
+operations: a fixed 4 MiB copy. Where both files have it, each benchmark's
+round is judged relative to the probe's in the same round, so that a machine
+that ran slower during one run (clocks, heat, other work on it) is not taken
+for slower kernels; the probe's own change is printed, and each benchmark's
+own change is in the JSON (raw_delta) and, where it differs, in the note.
+--raw judges the benchmarks' own times.
+
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures
 both in one process, alternating, and is the better one.
@@ -96,6 +104,7 @@ whose benchmarks must not disappear unnoticed.`,
 	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
 	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
+	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "judge the benchmarks' own times, not their times relative to the probe both files measured")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
 }
@@ -119,6 +128,16 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		if _, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians), %d missing or not measured%s\n",
 			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing, unjudged); err != nil {
 			return err
+		}
+		switch {
+		case rep.Probe != "":
+			if _, err := fmt.Fprintf(w, "probe %s: %s in new; each benchmark judged relative to it, round by round (--raw: their own times)\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
+				return err
+			}
+		case rep.ProbeNote != "":
+			if _, err := fmt.Fprintf(w, "note: %s\n", rep.ProbeNote); err != nil {
+				return err
+			}
 		}
 		if rep.Together {
 			_, err := fmt.Fprintf(w, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))

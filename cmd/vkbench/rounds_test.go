@@ -26,6 +26,9 @@ func TestRunCount(t *testing.T) {
 		t.Errorf("the file says %d rounds, want 3", f.Rounds)
 	}
 	checkWinners(t, f)
+	if p := f.Probe; p == nil || p.Name != "copy/u32/1048576/vec4-wg256" || len(p.RoundMedians) != 3 {
+		t.Errorf("the probe: %+v; want copy/u32/1048576/vec4-wg256 with a median for each of 3 rounds", p)
+	}
 	for _, b := range f.Benchmarks {
 		if b.Stats == nil {
 			continue

@@ -525,8 +525,20 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 	rounds := make([][]*autotune.Entry, len(ops))
 	failed := make([]error, len(ops))
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x0de5))
+	probe, err := newProbe()
+	if err != nil {
+		return err
+	}
 	for r := range opts.Rounds {
-		for _, i := range rng.Perm(len(ops)) {
+		// The probe takes its turn among the operations (index len(ops)),
+		// at a place of the round as random as theirs.
+		for _, i := range rng.Perm(len(ops) + 1) {
+			if i == len(ops) {
+				if err := probe.measure(cmd.Context(), dev, opts, r); err != nil {
+					return err
+				}
+				continue
+			}
 			if failed[i] != nil {
 				continue
 			}
@@ -542,6 +554,7 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 			rounds[i] = append(rounds[i], e)
 		}
 	}
+	file.Probe = probe.file()
 	var names []string
 	for i, op := range ops {
 		if failed[i] != nil {

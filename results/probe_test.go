@@ -1,0 +1,103 @@
+package results_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/results"
+)
+
+// probeFile is a results file of one benchmark measured in five rounds,
+// its rounds' medians those of base times scale (a slight wobble between
+// rounds, as real rounds have), and a probe of 10 µs times probeScale in
+// every round; no probe for probeScale 0.
+func probeFile(t *testing.T, scale, probeScale float64) *results.File {
+	t.Helper()
+	wobble := []float64{1, 1.01, 0.99, 1.005, 0.995}
+	var rounds, probe []string
+	for i, w := range wobble {
+		m := 100e-6 * scale * w
+		rounds = append(rounds, fmt.Sprintf(`{"median_s": %g, "min_s": %g, "max_s": %g, "spread": 0, "samples": 1, "batch": 1, "samples_s": [%g]}`, m, m, m, m))
+		// The probe wobbles with the benchmark, round by round, as a
+		// machine's speed moves both, and a little on its own.
+		probe = append(probe, fmt.Sprintf("%g", 10e-6*probeScale*w*(1+0.002*float64((3*i)%5-2))))
+	}
+	p := ""
+	if probeScale > 0 {
+		p = fmt.Sprintf(`"probe": {"name": "copy/u32/1048576/vec4-wg256", "round_medians_s": [%s]},`, strings.Join(probe, ", "))
+	}
+	text := fmt.Sprintf(`{"schema": "vkbench.results/v2", "vkbench_version": "test", "time": "2026-01-02T03:04:05Z",
+		"device": {"index": 0, "name": "Crafted GPU", "hardware": "crafted_0000_test"}, "mode": "hot", "seed": 1, "rounds": 5, %s
+		"benchmarks": [{"name": "copy/u32/4096/vec4", "op": "copy", "dtype": "u32", "shape": "4096", "candidate": "vec4",
+		"outcome": "measured", "winner": true, "stats": {"median_s": %g, "min_s": %g, "max_s": %g, "spread": 0, "samples": 5, "batch": 1},
+		"rounds": [%s]}]}`, p, 100e-6*scale, 99e-6*scale, 101e-6*scale, strings.Join(rounds, ", "))
+	f, err := results.Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return f
+}
+
+// TestCompareRelativeToProbe: where both files measured the probe, a
+// benchmark is judged relative to it round by round: a machine that ran
+// 60% slower during the new run (the probe too) is no regression, while
+// the raw comparison calls it one; a kernel 10% slower is one whether the
+// machine also slowed or not. Without a probe in both files, or with
+// --raw, own times are judged, and the report says why.
+func TestCompareRelativeToProbe(t *testing.T) {
+	opts := results.DefaultCompareOptions
+	raw := opts
+	raw.Raw = true
+	for _, c := range []struct {
+		name              string
+		base, cur         *results.File
+		opts              results.CompareOptions
+		verdict           results.Verdict
+		delta, probeShift float64 // NaN: not checked
+		probeNote         string
+	}{
+		{"machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), opts, results.Same, 0, 0.6, ""},
+		{"machine 60% slower, --raw", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, math.NaN(), ""},
+		{"kernel 10% slower", probeFile(t, 1, 1), probeFile(t, 1.1, 1), opts, results.Slower, 0.1, 0, ""},
+		{"kernel 10% slower, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6*1.1, 1.6), opts, results.Slower, 0.1, 0.6, ""},
+		{"kernel 10% faster, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6/1.1, 1.6), opts, results.Faster, 1/1.1 - 1, 0.6, ""},
+		{"probe in new only", probeFile(t, 1, 0), probeFile(t, 1.6, 1.6), opts, results.Slower, 0.6, math.NaN(), "only one file has a probe"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := results.Compare(c.base, c.cur, c.opts)
+			if len(rep.Rows) != 1 {
+				t.Fatalf("%d rows", len(rep.Rows))
+			}
+			r := rep.Rows[0]
+			if r.Verdict != c.verdict {
+				t.Errorf("verdict %q, want %q (delta %+.3f, p %.3f, note %q)", r.Verdict, c.verdict, r.Delta, r.P, r.Note)
+			}
+			if math.Abs(r.Delta-c.delta) > 0.01 {
+				t.Errorf("delta %+.3f, want %+.3f", r.Delta, c.delta)
+			}
+			if !math.IsNaN(c.probeShift) {
+				if rep.Probe == "" || math.Abs(rep.ProbeShift-c.probeShift) > 0.01 {
+					t.Errorf("probe %q shift %+.3f, want %+.3f", rep.Probe, rep.ProbeShift, c.probeShift)
+				}
+				if r.RawDelta == nil {
+					t.Errorf("no raw_delta beside a delta relative to the probe")
+				}
+			} else if rep.Probe != "" || r.RawDelta != nil {
+				t.Errorf("judged relative to the probe %q, which it should not be", rep.Probe)
+			}
+			if !strings.Contains(rep.ProbeNote, c.probeNote) || (c.probeNote == "") != (rep.ProbeNote == "") {
+				t.Errorf("probe note %q, want %q", rep.ProbeNote, c.probeNote)
+			}
+			data, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (r.RawDelta != nil) != strings.Contains(string(data), `"raw_delta"`) {
+				t.Errorf("the JSON report and raw_delta disagree: %s", data)
+			}
+		})
+	}
+}
