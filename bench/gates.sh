@@ -5,6 +5,9 @@
 #   compare  N times: two separate processes run the same kernels
 #            (vkbench run copy triad --size 65536 --count 5) and compare
 #            judges them: every exit status but 0 is a false positive.
+#   compare10 N times: the same, separate processes, but the second runs
+#            NEW (testdata/manifests/ab/slower10.json, 10% more work)
+#            against OLD (old.json): a detection when 1.
 #   ab same  N times: vkbench ab of two identical manifests: a false
 #            positive unless 0.
 #   ab +40%  N times: NEW does 40% more work for the same result: a
@@ -57,6 +60,17 @@ for i in $(seq "$n"); do
 	echo "compare $i: exit $(tail -1 "$out/compare.codes") (relative to the probe), $(tail -1 "$out/compare-raw.codes") (--raw)"
 done
 
+: >"$out/compare10.codes"
+for i in $(seq "$n"); do
+	want compare10 || break
+	for side in old slower10; do
+		"$vk" run --manifest "testdata/manifests/ab/$side.json" $ab_flags --budget "$budget" --count 5 --cache off -q --format json -o "$out/compare10-$i-$side.json" 2>>"$out/compare10.stderr"
+	done
+	"$vk" compare "$out/compare10-$i-old.json" "$out/compare10-$i-slower10.json" >"$out/compare10-$i.txt" 2>&1
+	echo $? >>"$out/compare10.codes"
+	echo "compare10 $i: exit $(tail -1 "$out/compare10.codes")"
+done
+
 ab() { # ab NAME NEW [FLAGS...]
 	local name=$1 new=$2
 	shift 2
@@ -94,6 +108,8 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/load.txt"
 	want compare && echo "| compare, identical kernels, separate processes, --count 5, relative to the probe | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | - |"
 	c=$out/compare-raw.codes
 	want compare && echo "| compare --raw, the same files, own times | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | - |"
+	c=$out/compare10.codes
+	want compare10 && echo "| compare, NEW 10% more work, separate processes, --count 5 | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | detected $(count "$c" 1)/$n | - |"
 	c=$out/ab-same.codes
 	want same && echo "| ab, identical manifests | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | $(ratios same) |"
 	c=$out/ab-slower40.codes
