@@ -140,13 +140,25 @@ type gemmSample struct {
 }
 
 func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	return prepareGEMM(ctx, op, dev, size, seed, false)
+}
+
+// prepareGEMM makes the problem of a GEMM operation at size: A and B drawn
+// uniform in [-1, 1) from the seed, in fp32 or, with half, rounded to
+// binary16 and stored as such (the reference then works with those halves
+// exactly), and C of the same element type.
+func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, half bool) (Problem, error) {
 	base, err := newProblem(op, dev, size)
 	if err != nil {
 		return nil, err
 	}
 	m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
-	p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, push: pushConstants(uint32(m), uint32(n), uint32(k))}
-	p.bytes, p.flops = 4*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
+	p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: half, push: pushConstants(uint32(m), uint32(n), uint32(k))}
+	elem, dtype := 4.0, F32
+	if half {
+		elem, dtype = 2, F16
+	}
+	p.bytes, p.flops = elem*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
 	for _, e := range []struct {
 		what string
 		n    int64
@@ -155,21 +167,27 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 			return nil, err
 		}
 	}
-	if p.bufA, err = p.alloc("A", Input, F32, m*k); err != nil {
+	if p.bufA, err = p.alloc("A", Input, dtype, m*k); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	if p.bufB, err = p.alloc("B", Input, F32, k*n); err != nil {
+	if p.bufB, err = p.alloc("B", Input, dtype, k*n); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	if p.bufC, err = p.alloc("C", Output, F32, m*n); err != nil {
+	if p.bufC, err = p.alloc("C", Output, dtype, m*n); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
 	p.a = randomSigned(seed, 0, m*k)
 	p.b = randomSigned(seed, 1, k*n)
-	if err := upload(ctx, p.bufA, p.a); err != nil {
+	var a, b any = p.a, p.b
+	if half {
+		roundToHalves(p.a)
+		roundToHalves(p.b)
+		a, b = packHalves(p.a), packHalves(p.b)
+	}
+	if err := upload(ctx, p.bufA, a); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
-	if err := upload(ctx, p.bufB, p.b); err != nil {
+	if err := upload(ctx, p.bufB, b); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
 	return p, nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // gemmF16Op is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with A,
@@ -117,39 +116,5 @@ func (*gemmF16Op) DefaultSize(info hal.DeviceInfo) Size {
 // Prepare draws A and B uniform in [-1, 1) from the seed and rounds them
 // to binary16; the reference works with those halves exactly.
 func (op *gemmF16Op) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
-	p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: true, push: pushConstants(uint32(m), uint32(n), uint32(k))}
-	p.bytes, p.flops = 2*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
-	for _, e := range []struct {
-		what string
-		n    int64
-	}{{"A", m * k}, {"B", k * n}, {"C", m * n}} {
-		if err := p.checkIndexRange(e.what, e.n); err != nil {
-			return nil, err
-		}
-	}
-	if p.bufA, err = p.alloc("A", Input, F16, m*k); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufB, err = p.alloc("B", Input, F16, k*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufC, err = p.alloc("C", Output, F16, m*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	p.a = randomSigned(seed, 0, m*k)
-	p.b = randomSigned(seed, 1, k*n)
-	roundToHalves(p.a)
-	roundToHalves(p.b)
-	if err := upload(ctx, p.bufA, packHalves(p.a)); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if err := upload(ctx, p.bufB, packHalves(p.b)); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepareGEMM(ctx, op, dev, size, seed, true)
 }
