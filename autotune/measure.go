@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -107,8 +108,9 @@ type Options struct {
 	Budget time.Duration
 	// MinSamples is the fewest samples before any decision; MaxSamples the
 	// most per candidate. Zero means the default. MinSamples may not be
-	// below MinIntervalSamples, the fewest a 95% interval of the median
-	// needs: Measure and the Tuner refuse such options (InvalidArgument).
+	// below stats.MinIntervalSamples, the fewest a 95% interval of the
+	// median needs: Measure and the Tuner refuse such options
+	// (InvalidArgument).
 	MinSamples, MaxSamples int
 	// MinSampleTime is how long a sample lasts at least: short runs are
 	// batched, k runs per sample, and divided by k.
@@ -251,8 +253,8 @@ func (o *Options) fill() {
 // check refuses options, defaults filled in, that cannot give what a
 // result claims.
 func (o *Options) check() error {
-	if o.MinSamples < MinIntervalSamples {
-		return status.Newf(status.InvalidArgument, "autotune: MinSamples %d is fewer than the %d samples a 95%% confidence interval of the median needs", o.MinSamples, MinIntervalSamples)
+	if o.MinSamples < stats.MinIntervalSamples {
+		return status.Newf(status.InvalidArgument, "autotune: MinSamples %d is fewer than the %d samples a 95%% confidence interval of the median needs", o.MinSamples, stats.MinIntervalSamples)
 	}
 	if _, err := ParseObjective(string(o.Objective)); err != nil {
 		return err
@@ -689,10 +691,20 @@ func (m *measurement) progress(cand, step string, done, total int) {
 
 // overlap reports whether the intervals of a (the faster) and b overlap;
 // a candidate without an interval overlaps every other.
-func overlap(a, b Stats) bool {
-	_, aHi := a.interval()
-	bLo, _ := b.interval()
+func overlap(a, b stats.Stats) bool {
+	_, aHi := interval(a)
+	bLo, _ := interval(b)
 	return aHi >= bLo
+}
+
+// interval returns the 95% interval of the median of s, or [0, +Inf]
+// without one: an interval that overlaps every other, so that a candidate
+// without one is never dropped as slower, nor beaten without a tie.
+func interval(s stats.Stats) (lo, hi float64) {
+	if !s.HasInterval() {
+		return 0, math.Inf(1)
+	}
+	return s.Lo, s.Hi
 }
 
 // entry turns the measurements into the entry a tune commits.
@@ -701,7 +713,7 @@ func (m *measurement) entry() *Entry {
 	for i, c := range m.cands {
 		r := c.res
 		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == Dropped) {
-			s := Summarize(c.samples, c.batch)
+			s := stats.Summarize(c.samples, c.batch)
 			r.Stats = &s
 			if r.Outcome == "" {
 				r.Outcome = Measured
@@ -810,7 +822,7 @@ func setRates(r *Result, w work, peak *Peak, op kernels.Operation) {
 func pickWinner(e *Entry) {
 	type ranked struct {
 		i int
-		s Stats
+		s stats.Stats
 	}
 	var measured, dropped []ranked
 	for i, r := range e.Results {

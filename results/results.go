@@ -38,6 +38,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -80,13 +81,13 @@ type Benchmark struct {
 	Flops float64 `json:"flops_per_run,omitempty"`
 	// Stats pool the samples of every round; the samples themselves are
 	// in Rounds.
-	Stats *autotune.Stats `json:"stats,omitempty"`
+	Stats *stats.Stats `json:"stats,omitempty"`
 	// Rounds are each round's statistics and samples, in the order
 	// measured: a comparison judges a difference by the variation
 	// between the rounds' medians.
-	Rounds []autotune.Stats `json:"rounds,omitempty"`
-	GBps   float64          `json:"gb_per_s,omitempty"`
-	GFLOPs float64          `json:"gflop_per_s,omitempty"`
+	Rounds []stats.Stats `json:"rounds,omitempty"`
+	GBps   float64       `json:"gb_per_s,omitempty"`
+	GFLOPs float64       `json:"gflop_per_s,omitempty"`
 	// PercentPeak is the rate as a percentage of the device's measured
 	// peak; 0 when no peak is known.
 	PercentPeak float64  `json:"percent_of_peak,omitempty"`
@@ -244,7 +245,7 @@ func upgrade(f *File) {
 		if b.Stats == nil || len(b.Stats.Samples) == 0 {
 			continue
 		}
-		b.Rounds = []autotune.Stats{*b.Stats}
+		b.Rounds = []stats.Stats{*b.Stats}
 		b.Stats.Samples = nil
 	}
 }
@@ -275,7 +276,7 @@ func parseGoBench(data []byte) (*File, error) {
 			if !ok {
 				i = len(f.Benchmarks)
 				index[name] = i
-				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Outcome: autotune.Measured, Stats: &autotune.Stats{}})
+				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Outcome: autotune.Measured, Stats: &stats.Stats{}})
 			}
 			st := f.Benchmarks[i].Stats
 			st.Samples = append(st.Samples, sec)
@@ -293,10 +294,10 @@ func parseGoBench(data []byte) (*File, error) {
 	for i := range f.Benchmarks {
 		b := &f.Benchmarks[i]
 		for _, v := range b.Stats.Samples {
-			b.Rounds = append(b.Rounds, autotune.Summarize([]float64{v}, 1))
+			b.Rounds = append(b.Rounds, stats.Summarize([]float64{v}, 1))
 		}
 		f.Rounds = max(f.Rounds, len(b.Rounds))
-		*b.Stats = autotune.Summarize(b.Stats.Samples, 1)
+		*b.Stats = stats.Summarize(b.Stats.Samples, 1)
 		b.Stats.Samples = nil
 	}
 	return f, nil

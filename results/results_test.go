@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -35,10 +36,10 @@ func bench(name string, rounds ...[]float64) results.Benchmark {
 	b := results.Benchmark{Name: name, Outcome: autotune.Measured}
 	var all []float64
 	for _, r := range rounds {
-		b.Rounds = append(b.Rounds, autotune.Summarize(r, 1))
+		b.Rounds = append(b.Rounds, stats.Summarize(r, 1))
 		all = append(all, r...)
 	}
-	st := autotune.Summarize(all, 1)
+	st := stats.Summarize(all, 1)
 	st.Samples = nil
 	b.Stats = &st
 	return b

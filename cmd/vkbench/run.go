@@ -19,6 +19,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -96,7 +97,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.hot, "hot", false, "run back to back, caches warm (the default)")
 	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
 	floatVar(fs, &f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
-	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", autotune.MinIntervalSamples))
+	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", stats.MinIntervalSamples))
 	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
 	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
 	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
@@ -122,8 +123,8 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	if f.precision <= 0 || f.budget <= 0 || f.maxSamples < f.minSamples {
 		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and --min-samples <= --max-samples")}
 	}
-	if f.minSamples < autotune.MinIntervalSamples {
-		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, autotune.MinIntervalSamples)}
+	if f.minSamples < stats.MinIntervalSamples {
+		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, stats.MinIntervalSamples)}
 	}
 	if f.count < 1 || f.count > maxCount {
 		return autotune.Options{}, usageError{fmt.Errorf("--count %d is outside [1, %d]", f.count, maxCount)}
@@ -502,7 +503,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			st := *r.Stats
 			b.Rounds = r.Rounds
 			if len(b.Rounds) == 0 {
-				b.Rounds = []autotune.Stats{st}
+				b.Rounds = []stats.Stats{st}
 			}
 			st.Samples = nil
 			b.Stats = &st
