@@ -37,7 +37,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
@@ -61,18 +60,40 @@ type Device struct {
 	Driver   string `json:"driver,omitempty"`
 }
 
+// Outcome is the results file's field saying what became of a benchmark's
+// candidate: the file format's own vocabulary, one of the constants below.
+type Outcome string
+
+// The outcomes a results file records.
+const (
+	// Measured candidates were verified and timed.
+	Measured Outcome = "measured"
+	// Dropped candidates were verified, then stopped early because they
+	// were clearly slower than the leader.
+	Dropped Outcome = "dropped"
+	// Wrong candidates ran and computed a wrong result: the verification
+	// against the reference failed.
+	Wrong Outcome = "wrong"
+	// Failed candidates failed to build or run.
+	Failed Outcome = "failed"
+	// Unsupported candidates need a feature the device lacks.
+	Unsupported Outcome = "unsupported"
+	// Compiled candidates were only compiled (compile-only mode).
+	Compiled Outcome = "compiled"
+)
+
 // Benchmark is one candidate of one operation at one shape.
 type Benchmark struct {
 	// Name is "op/dtype/shape/candidate", unique in a file.
-	Name      string           `json:"name"`
-	Op        string           `json:"op"`
-	DType     string           `json:"dtype"`
-	Shape     string           `json:"shape"`
-	Candidate string           `json:"candidate"`
-	SPIRVHash string           `json:"spirv_sha256,omitempty"`
-	Outcome   autotune.Outcome `json:"outcome"`
-	Error     string           `json:"error,omitempty"`
-	Winner    bool             `json:"winner,omitempty"`
+	Name      string  `json:"name"`
+	Op        string  `json:"op"`
+	DType     string  `json:"dtype"`
+	Shape     string  `json:"shape"`
+	Candidate string  `json:"candidate"`
+	SPIRVHash string  `json:"spirv_sha256,omitempty"`
+	Outcome   Outcome `json:"outcome"`
+	Error     string  `json:"error,omitempty"`
+	Winner    bool    `json:"winner,omitempty"`
 	// Tie, on the winner only, says that its 95% interval overlaps the
 	// runner-up's, and how the tie was broken.
 	Tie string `json:"tie,omitempty"`
@@ -276,7 +297,7 @@ func parseGoBench(data []byte) (*File, error) {
 			if !ok {
 				i = len(f.Benchmarks)
 				index[name] = i
-				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Outcome: autotune.Measured, Stats: &stats.Stats{}})
+				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Outcome: Measured, Stats: &stats.Stats{}})
 			}
 			st := f.Benchmarks[i].Stats
 			st.Samples = append(st.Samples, sec)

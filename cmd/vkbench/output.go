@@ -125,9 +125,9 @@ func statusText(b results.Benchmark) string {
 	}
 	var s string
 	switch b.Outcome {
-	case autotune.Measured:
+	case results.Measured:
 		s = checked
-	case autotune.Dropped:
+	case results.Dropped:
 		s = checked + ", dropped early (slower)"
 	default:
 		s = string(b.Outcome)
@@ -144,8 +144,8 @@ func statusText(b results.Benchmark) string {
 // reason is a candidate's error as a table shows it: for an unsupported
 // candidate, what the device lacks, without the code and the candidate's
 // name that the row already says.
-func reason(outcome autotune.Outcome, candidate, err string) string {
-	if outcome == autotune.Unsupported {
+func reason(outcome results.Outcome, candidate, err string) string {
+	if outcome == results.Unsupported {
 		return strings.TrimPrefix(err, "UNIMPLEMENTED: kernels: "+candidate+": ")
 	}
 	return err

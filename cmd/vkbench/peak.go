@@ -99,7 +99,7 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 					note := "not measured"
 					if len(e.Results) > 0 {
 						r := e.Results[0]
-						note = string(r.Outcome) + ": " + oneLine(reason(r.Outcome, r.Name, r.Error), 100)
+						note = string(r.Outcome) + ": " + oneLine(reason(outcomeOf(r.Outcome), r.Name, r.Error), 100)
 					}
 					rows = append(rows, row{what: name, op: name, unit: unit, note: note})
 					return 0, nil

@@ -397,7 +397,7 @@ func (r *report) rowLabel(g *opGroup, cand string) string {
 		switch {
 		case b == nil:
 			what = "absent"
-		case b.Outcome == autotune.Dropped:
+		case b.Outcome == results.Dropped:
 			what = "dropped early"
 		case !measured(b):
 			what = string(b.Outcome)

@@ -395,7 +395,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	for _, b := range file.Benchmarks {
-		if b.Outcome == autotune.Wrong {
+		if b.Outcome == results.Wrong {
 			return errVerification{b.Name}
 		}
 	}
@@ -474,6 +474,26 @@ func (e errVerification) Error() string {
 	return fmt.Sprintf("candidate %s computed a wrong result", e.name)
 }
 
+// outcomeOf is the results file's outcome for what became of a tuned
+// candidate: the file has a word for each of the tuner's outcomes.
+func outcomeOf(o autotune.Outcome) results.Outcome {
+	switch o {
+	case autotune.Measured:
+		return results.Measured
+	case autotune.Dropped:
+		return results.Dropped
+	case autotune.Wrong:
+		return results.Wrong
+	case autotune.Failed:
+		return results.Failed
+	case autotune.Unsupported:
+		return results.Unsupported
+	case autotune.Compiled:
+		return results.Compiled
+	}
+	return results.Outcome(o)
+}
+
 // benchmarksOf turns a tune's entry into result-file benchmarks.
 func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) []results.Benchmark {
 	cands := op.Candidates()
@@ -485,7 +505,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			DType:      op.DType().String(),
 			Shape:      e.Shape,
 			Candidate:  r.Name,
-			Outcome:    r.Outcome,
+			Outcome:    outcomeOf(r.Outcome),
 			Error:      r.Error,
 			Winner:     r.Index == e.Fastest,
 			Tie:        tieOf(e, r.Index),
