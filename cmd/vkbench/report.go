@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/results"
 )
 
+// newReportCmd is report: charts of result files.
 func newReportCmd() *cobra.Command {
 	var (
 		cf         cacheFlags
@@ -57,66 +58,7 @@ Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := reportFormat(output)
-			if err != nil {
-				return err
-			}
-			if drawn, err := reportConvergence(cmd, args, output, format); drawn || err != nil {
-				return err
-			}
-			if err := checkPeakFlags(peakGBps, peakGFLOPs); err != nil {
-				return err
-			}
-			in, err := readReportFiles(args)
-			if err != nil {
-				return err
-			}
-			peaks := func(string) *autotune.Peak { return nil }
-			if peakGBps == 0 || peakGFLOPs == 0 {
-				cache, err := cf.open(cmd, false)
-				if err != nil {
-					return err
-				}
-				peaks = func(hardware string) *autotune.Peak {
-					p, _ := cache.LoadPeak(hardware) // no stored peak is a note, not an error
-					if p == nil {
-						return nil
-					}
-					return &p.Peak
-				}
-			}
-			rep := buildReport(in, func(hardware string) *autotune.Peak {
-				p := autotune.Peak{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}
-				if stored := peaks(hardware); stored != nil {
-					if p.BandwidthGBps == 0 {
-						p.BandwidthGBps = stored.BandwidthGBps
-					}
-					if p.GFLOPs == 0 {
-						p.GFLOPs = stored.GFLOPs
-					}
-				}
-				if p.BandwidthGBps == 0 && p.GFLOPs == 0 {
-					return nil
-				}
-				return &p
-			})
-			var buf bytes.Buffer
-			if err := rep.write(&buf, format); err != nil {
-				return err
-			}
-			out, err := openOutput(cmd, output, "")
-			if err != nil {
-				return err
-			}
-			if _, err := out.Write(buf.Bytes()); err != nil {
-				out.Discard()
-				return err
-			}
-			if err := out.Commit(); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, rep.charts(), len(in))
-			return err
+			return runReport(cmd, args, output, &cf, peakGBps, peakGFLOPs)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "the report to write: .html, .svg or .png (required)")
@@ -124,6 +66,84 @@ Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
 	floatVar(cmd.Flags(), &peakGFLOPs, "peak-gflops", 0, "the device's peak GFLOP/s, for the roofline (default: the stored peak)")
 	cf.register(cmd.Flags())
 	return cmd
+}
+
+// runReport draws the report of the files args into output, whose
+// extension says the format, with the roofs the flags give or the cache
+// stores.
+func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags, peakGBps, peakGFLOPs float64) error {
+	format, err := reportFormat(output)
+	if err != nil {
+		return err
+	}
+	if drawn, err := reportConvergence(cmd, args, output, format); drawn || err != nil {
+		return err
+	}
+	if err := checkPeakFlags(peakGBps, peakGFLOPs); err != nil {
+		return err
+	}
+	in, err := readReportFiles(args)
+	if err != nil {
+		return err
+	}
+	peakOf, err := reportPeaks(cmd, cf, peakGBps, peakGFLOPs)
+	if err != nil {
+		return err
+	}
+	rep := buildReport(in, peakOf)
+	var buf bytes.Buffer
+	if err := rep.write(&buf, format); err != nil {
+		return err
+	}
+	out, err := openOutput(cmd, output, "")
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(buf.Bytes()); err != nil {
+		out.Discard()
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, rep.charts(), len(in))
+	return err
+}
+
+// reportPeaks returns the peak of each hardware, for its roofline: each
+// roof from its flag (--peak-gbps, --peak-gflops) where set, else from the
+// peak stored in the cache for the hardware; nil where neither roof is
+// known. The cache is opened only where a flag is missing.
+func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float64) (func(hardware string) *autotune.Peak, error) {
+	peaks := func(string) *autotune.Peak { return nil }
+	if peakGBps == 0 || peakGFLOPs == 0 {
+		cache, err := cf.open(cmd, false)
+		if err != nil {
+			return nil, err
+		}
+		peaks = func(hardware string) *autotune.Peak {
+			p, _ := cache.LoadPeak(hardware) // no stored peak is a note, not an error
+			if p == nil {
+				return nil
+			}
+			return &p.Peak
+		}
+	}
+	return func(hardware string) *autotune.Peak {
+		p := autotune.Peak{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}
+		if stored := peaks(hardware); stored != nil {
+			if p.BandwidthGBps == 0 {
+				p.BandwidthGBps = stored.BandwidthGBps
+			}
+			if p.GFLOPs == 0 {
+				p.GFLOPs = stored.GFLOPs
+			}
+		}
+		if p.BandwidthGBps == 0 && p.GFLOPs == 0 {
+			return nil
+		}
+		return &p
+	}, nil
 }
 
 // reportFormat is the output format named by path's extension.

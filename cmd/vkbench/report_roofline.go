@@ -102,91 +102,99 @@ func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
 
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	widen := func(x, y float64) {
-		xmin, xmax, ymin, ymax = min(xmin, x), max(xmax, x), min(ymin, y), max(ymax, y)
+	box := logBox{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
+	files := r.roofPointsOf(rl, &box)
+	if len(r.in) == 1 {
+		p.Legend.Add("winner", glyph(winnerColor, draw.CircleGlyph{}, vg.Points(4)))
+		p.Legend.Add("other candidates", glyph(fileColors[0], draw.RingGlyph{}, vg.Points(2.5)))
 	}
-	type layer struct {
-		pts    plotter.XYs
-		labels []string
+	box, ridge := roofBox(box, rl.peak)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = box.xmin, box.xmax, box.ymin, box.ymax
+	if err := addRoofs(p, rl.peak, box, ridge); err != nil {
+		return nil, 0, err
 	}
-	var layers []func() error
+	// The points go over the roofs.
 	var placed plotter.XYs // labelled points, to keep labels apart
+	for _, pts := range files {
+		if err := r.addRoofPoints(p, pts, &placed); err != nil {
+			return nil, 0, err
+		}
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	return p, 11 * vg.Centimeter, nil
+}
+
+// logBox is the extent of a chart on log axes.
+type logBox struct{ xmin, xmax, ymin, ymax float64 }
+
+// widen makes b hold the point (x, y).
+func (b *logBox) widen(x, y float64) {
+	b.xmin, b.xmax, b.ymin, b.ymax = min(b.xmin, x), max(b.xmax, x), min(b.ymin, y), max(b.ymax, y)
+}
+
+// roofPoints are one file's benchmarks on a roofline: its winners,
+// labelled by operation, and its other candidates.
+type roofPoints struct {
+	f       int
+	others  plotter.XYs
+	winners plotter.XYs
+	labels  []string
+}
+
+// roofPointsOf returns the points of each of rl's files, widening box to
+// hold them.
+func (r *report) roofPointsOf(rl *roofline, box *logBox) []roofPoints {
+	var out []roofPoints
 	for _, f := range rl.files {
-		var others, winners layer
+		pts := roofPoints{f: f}
 		for i := range r.in[f].file.Benchmarks {
 			b := &r.in[f].file.Benchmarks[i]
 			if !onRoof(b) {
 				continue
 			}
 			pt := plotter.XY{X: b.Flops / b.Bytes, Y: b.GFLOPs}
-			widen(pt.X, pt.Y)
+			box.widen(pt.X, pt.Y)
 			if b.Winner {
 				label := b.Op
 				if label == "" {
 					label, _, _ = splitName(b)
 				}
-				winners.pts = append(winners.pts, pt)
-				winners.labels = append(winners.labels, label)
+				pts.winners = append(pts.winners, pt)
+				pts.labels = append(pts.labels, label)
 			} else {
-				others.pts = append(others.pts, pt)
+				pts.others = append(pts.others, pt)
 			}
 		}
-		col, wcol := r.color(f, false), r.color(f, true)
-		layers = append(layers, func() error {
-			if len(others.pts) > 0 {
-				sc, err := plotter.NewScatter(others.pts)
-				if err != nil {
-					return err
-				}
-				sc.Color, sc.Shape, sc.Radius = col, draw.RingGlyph{}, vg.Points(2.5)
-				p.Add(sc)
-			}
-			if len(winners.pts) > 0 {
-				sc, err := plotter.NewScatter(winners.pts)
-				if err != nil {
-					return err
-				}
-				sc.Color, sc.Shape, sc.Radius = wcol, draw.CircleGlyph{}, vg.Points(4)
-				p.Add(sc)
-				if len(r.in) > 1 {
-					p.Legend.Add(r.in[f].label, sc)
-				}
-				for i, pt := range winners.pts {
-					lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: winners.labels[i : i+1]})
-					if err != nil {
-						return err
-					}
-					lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-4) - vg.Points(10)*vg.Length(crowded(placed, pt))}
-					lb.TextStyle[0].Font = sansFont(9)
-					lb.TextStyle[0].Color = wcol
-					placed = append(placed, pt)
-					p.Add(lb)
-				}
-			}
-			return nil
-		})
+		out = append(out, pts)
 	}
-	if len(r.in) == 1 {
-		p.Legend.Add("winner", glyph(winnerColor, draw.CircleGlyph{}, vg.Points(4)))
-		p.Legend.Add("other candidates", glyph(fileColors[0], draw.RingGlyph{}, vg.Points(2.5)))
-	}
-	pk := rl.peak
+	return out
+}
+
+// roofBox widens box, which holds the points, to hold pk's roofs too,
+// with a margin, and returns it with the ridge point's intensity, where
+// the roofs meet (0 without both roofs).
+func roofBox(box logBox, pk *autotune.Peak) (logBox, float64) {
 	ridge := 0.0
 	if pk.BandwidthGBps > 0 && pk.GFLOPs > 0 {
 		ridge = pk.GFLOPs / pk.BandwidthGBps
-		widen(ridge, pk.GFLOPs)
+		box.widen(ridge, pk.GFLOPs)
 	} else if pk.GFLOPs > 0 {
-		ymax = max(ymax, pk.GFLOPs)
+		box.ymax = max(box.ymax, pk.GFLOPs)
 	}
-	xmin, xmax = xmin/4, xmax*4
-	ymin, ymax = ymin/4, ymax*3
+	box.xmin, box.xmax = box.xmin/4, box.xmax*4
+	box.ymin, box.ymax = box.ymin/4, box.ymax*3
 	if pk.BandwidthGBps > 0 {
 		// The memory roof starts inside the chart.
-		ymin = min(ymin, pk.BandwidthGBps*xmin)
+		box.ymin = min(box.ymin, pk.BandwidthGBps*box.xmin)
 	}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
+	return box, ridge
+}
 
+// addRoofs draws pk's roofs across box, meeting at ridge, with their
+// labels.
+func addRoofs(p *plot.Plot, pk *autotune.Peak, box logBox, ridge float64) error {
+	xmin, xmax := box.xmin, box.xmax
 	var roof plotter.XYs
 	switch {
 	case ridge > 0:
@@ -198,44 +206,77 @@ func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
 	}
 	line, err := plotter.NewLine(roof)
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
 	line.Color = roofColor
 	line.Width = vg.Points(1.5)
 	p.Add(line)
 	// The roofs' labels: the memory roof's under its rising line, the
 	// compute roof's over its flat one.
-	addRoofLabel := func(pt plotter.XY, text string, dy vg.Length) error {
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: []string{text}})
-		if err != nil {
-			return err
-		}
-		lb.Offset = vg.Point{X: vg.Points(4), Y: dy}
-		lb.TextStyle[0].Font = sansFont(9)
-		lb.TextStyle[0].Color = roofColor
-		p.Add(lb)
-		return nil
-	}
 	if pk.BandwidthGBps > 0 {
 		x := xmin * 1.3
-		if err := addRoofLabel(plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.0f GB/s", pk.BandwidthGBps), vg.Points(-14)); err != nil {
-			return nil, 0, err
+		if err := addRoofLabel(p, plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.0f GB/s", pk.BandwidthGBps), vg.Points(-14)); err != nil {
+			return err
 		}
 	}
 	if pk.GFLOPs > 0 {
 		x := max(ridge, xmin) * 1.3
-		if err := addRoofLabel(plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.0f GFLOP/s", pk.GFLOPs), vg.Points(4)); err != nil {
-			return nil, 0, err
+		if err := addRoofLabel(p, plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.0f GFLOP/s", pk.GFLOPs), vg.Points(4)); err != nil {
+			return err
 		}
 	}
-	for _, add := range layers {
-		if err := add(); err != nil {
-			return nil, 0, err
-		}
+	return nil
+}
+
+// addRoofLabel labels a roof with text at pt, offset dy upwards.
+func addRoofLabel(p *plot.Plot, pt plotter.XY, text string, dy vg.Length) error {
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: []string{text}})
+	if err != nil {
+		return err
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	return p, 11 * vg.Centimeter, nil
+	lb.Offset = vg.Point{X: vg.Points(4), Y: dy}
+	lb.TextStyle[0].Font = sansFont(9)
+	lb.TextStyle[0].Color = roofColor
+	p.Add(lb)
+	return nil
+}
+
+// addRoofPoints draws one file's points in its colours, its winners
+// filled and labelled, each label below those already placed near it.
+func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, placed *plotter.XYs) error {
+	col, wcol := r.color(pts.f, false), r.color(pts.f, true)
+	if len(pts.others) > 0 {
+		sc, err := plotter.NewScatter(pts.others)
+		if err != nil {
+			return err
+		}
+		sc.Color, sc.Shape, sc.Radius = col, draw.RingGlyph{}, vg.Points(2.5)
+		p.Add(sc)
+	}
+	if len(pts.winners) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts.winners)
+	if err != nil {
+		return err
+	}
+	sc.Color, sc.Shape, sc.Radius = wcol, draw.CircleGlyph{}, vg.Points(4)
+	p.Add(sc)
+	if len(r.in) > 1 {
+		p.Legend.Add(r.in[pts.f].label, sc)
+	}
+	for i, pt := range pts.winners {
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: pts.labels[i : i+1]})
+		if err != nil {
+			return err
+		}
+		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-4) - vg.Points(10)*vg.Length(crowded(*placed, pt))}
+		lb.TextStyle[0].Font = sansFont(9)
+		lb.TextStyle[0].Color = wcol
+		*placed = append(*placed, pt)
+		p.Add(lb)
+	}
+	return nil
 }
 
 // crowded counts the labelled points so near pt (on log axes) that their
