@@ -17,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/stats"
 )
 
 var testTable = autotune.Table{Hardware: "mesa-0000_llvmpipe_llvmpipe_22.3.6", Tuner: "builtin"}
@@ -34,7 +35,7 @@ func entry(fastest int, names ...string) *autotune.Entry {
 	e := &autotune.Entry{Fastest: fastest, FastestName: names[fastest], Mode: "hot", Time: time.Unix(1700000000, 0).UTC()}
 	for i, n := range names {
 		e.Results = append(e.Results, autotune.Result{Index: i, Name: n, Outcome: autotune.Measured,
-			Stats: &autotune.Stats{Median: float64(i+1) * 1e-3, N: 10, Batch: 1}})
+			Stats: &stats.Stats{Median: float64(i+1) * 1e-3, N: 10, Batch: 1}})
 	}
 	return e
 }

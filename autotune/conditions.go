@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -106,7 +107,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 		if len(c.samples) == 0 || (c.res.Outcome != "" && c.res.Outcome != Dropped) {
 			continue
 		}
-		per := Summarize(c.samples, c.batch).Median
+		per := stats.Summarize(c.samples, c.batch).Median
 		batch := c.batch
 		if per > 0 {
 			batch = min(m.opts.MaxBatch, max(batch, int(energyBatchTime.Seconds()/per)))

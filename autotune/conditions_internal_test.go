@@ -11,7 +11,7 @@ import (
 // pick to time, saying so.
 func TestPickByObjective(t *testing.T) {
 	res := func(name string, median, joules float64) Result {
-		s := stats(median)
+		s := statsAt(median)
 		return Result{Name: name, Outcome: Measured, Stats: s, EnergyJ: joules}
 	}
 	// fast: 1.0 ms at 400 W (0.40 J); lean: 1.2 ms at 250 W (0.30 J);

@@ -29,12 +29,13 @@
 // or the budget is spent, or it has Options.MaxSamples samples; a result
 // still short of the target says which in its flags (FlagBudgetSpent,
 // FlagMaxSamples). A candidate clearly slower than the leader is dropped
-// early. No decision is made on fewer than Options.MinSamples
-// samples, which may not be below MinIntervalSamples (6): with fewer, no
+// early. No decision is made on fewer than Options.MinSamples samples,
+// which may not be below stats.MinIntervalSamples (6): with fewer, no
 // interval from the samples alone holds the median with 95% probability,
-// and Summarize reports none rather than a narrower one. A winner whose interval overlaps the runner-up's is
-// recorded as a tie, with the rule that broke it. Cold mode flushes the
-// last-level cache before every timed run, outside the timed region.
+// and stats.Summarize reports none rather than a narrower one. A winner
+// whose interval overlaps the runner-up's is recorded as a tie, with the
+// rule that broke it. Cold mode flushes the last-level cache before every
+// timed run, outside the timed region.
 //
 // # Keys and the cache
 //

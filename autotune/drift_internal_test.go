@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vkbench/vkbench/stats"
 )
 
-func stats(median float64) *Stats {
-	return &Stats{Median: median, Lo: median * 0.99, Hi: median * 1.01, N: 10, Batch: 1}
+// statsAt returns statistics with the given median and a narrow interval.
+func statsAt(median float64) *stats.Stats {
+	return &stats.Stats{Median: median, Lo: median * 0.99, Hi: median * 1.01, N: 10, Batch: 1}
 }
 
 // TestPickWinnerFlagsDrift: a dropped candidate whose median ends below
@@ -16,9 +18,9 @@ func stats(median float64) *Stats {
 // again) is flagged, and so is the winner.
 func TestPickWinnerFlagsDrift(t *testing.T) {
 	e := &Entry{Results: []Result{
-		{Index: 0, Name: "a", Outcome: Dropped, Stats: stats(1e-3), Error: "dropped"},
-		{Index: 1, Name: "b", Outcome: Measured, Stats: stats(2e-3)},
-		{Index: 2, Name: "c", Outcome: Dropped, Stats: stats(3e-3), Error: "dropped"},
+		{Index: 0, Name: "a", Outcome: Dropped, Stats: statsAt(1e-3), Error: "dropped"},
+		{Index: 1, Name: "b", Outcome: Measured, Stats: statsAt(2e-3)},
+		{Index: 2, Name: "c", Outcome: Dropped, Stats: statsAt(3e-3), Error: "dropped"},
 		{Index: 3, Name: "d", Outcome: Failed, Error: "no"},
 	}}
 	pickWinner(e)
@@ -39,7 +41,7 @@ func TestPickWinnerFlagsDrift(t *testing.T) {
 // every round whose pooled median is below the winner's is flagged too.
 func TestMergeRoundsFlagsDrift(t *testing.T) {
 	round := func(a, b float64) *Entry {
-		sa, sb := stats(a), stats(b)
+		sa, sb := statsAt(a), statsAt(b)
 		sa.Samples, sb.Samples = []float64{a}, []float64{b}
 		return &Entry{Results: []Result{
 			{Index: 0, Name: "a", Outcome: Dropped, Stats: sa, Error: "dropped"},

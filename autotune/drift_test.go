@@ -9,6 +9,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // TestMeasureDriftRemeasures drops a slow candidate early, then slows the
@@ -23,7 +24,7 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 	dev := faulty.Wrap(devtest.Device(t), plan)
 	op := newScaleOp(scaleCand{name: "spin", wg: 64, spin: 256}, scaleCand{name: "wg64", wg: 64})
 	o := quick
-	o.MinSamples, o.MaxSamples = autotune.MinIntervalSamples, 60
+	o.MinSamples, o.MaxSamples = stats.MinIntervalSamples, 60
 	o.TargetHalfWidth = 1e-6 // sample to MaxSamples
 	var slowed atomic.Bool
 	var spinDone atomic.Int64

@@ -2,9 +2,9 @@ package autotune
 
 import (
 	"encoding/json"
-	"math"
 	"time"
 
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -33,53 +33,6 @@ const (
 	Compiled Outcome = "compiled"
 )
 
-// Stats summarise one candidate's samples. Times are seconds per run of the
-// operation (a sample of k batched runs is divided by k).
-type Stats struct {
-	// Median and its 95% confidence interval [Lo, Hi]. Fewer than
-	// MinIntervalSamples samples have no such interval: Lo and Hi are 0,
-	// and absent from JSON (see HasInterval).
-	Median float64 `json:"median_s"`
-	Lo     float64 `json:"ci_lo_s,omitempty"`
-	Hi     float64 `json:"ci_hi_s,omitempty"`
-	Min    float64 `json:"min_s"`
-	Max    float64 `json:"max_s"`
-	// Spread is (Max-Min)/Median.
-	Spread float64 `json:"spread"`
-	// N is the number of samples; Batch the runs per sample.
-	N     int `json:"samples"`
-	Batch int `json:"batch"`
-	// Samples are the per-run times, kept for compare.
-	Samples []float64 `json:"samples_s,omitempty"`
-}
-
-// HasInterval reports whether s has a 95% confidence interval of its
-// median: whether it has at least MinIntervalSamples samples (and, read
-// from a file, the interval).
-func (s Stats) HasInterval() bool { return s.N >= MinIntervalSamples && s.Hi > 0 && s.Lo <= s.Hi }
-
-// HalfWidth is the half-width of the interval relative to the median;
-// +Inf without an interval, which is wider than any target.
-func (s Stats) HalfWidth() float64 {
-	if !s.HasInterval() {
-		return math.Inf(1)
-	}
-	if s.Median <= 0 {
-		return 0
-	}
-	return (s.Hi - s.Lo) / 2 / s.Median
-}
-
-// interval returns the 95% interval of the median, or [0, +Inf] without
-// one: an interval that overlaps every other, so that a candidate without
-// one is never dropped as slower, nor beaten without a tie.
-func (s Stats) interval() (lo, hi float64) {
-	if !s.HasInterval() {
-		return 0, math.Inf(1)
-	}
-	return s.Lo, s.Hi
-}
-
 // Result is one candidate's part in a tune.
 type Result struct {
 	Index   int     `json:"index"`
@@ -90,11 +43,11 @@ type Result struct {
 	// Stats summarise the candidate's samples; with several rounds
 	// (Options.Rounds), those of every round pooled, the samples
 	// themselves kept by round in Rounds rather than here.
-	Stats *Stats `json:"stats,omitempty"`
+	Stats *stats.Stats `json:"stats,omitempty"`
 	// Rounds are the statistics of each round that sampled the candidate,
 	// in the order measured, each with its samples; empty when the key was
 	// measured in one round.
-	Rounds []Stats `json:"rounds,omitempty"`
+	Rounds []stats.Stats `json:"rounds,omitempty"`
 	// GBps and GFLOPs are the achieved rates at the median.
 	GBps   float64 `json:"gb_per_s,omitempty"`
 	GFLOPs float64 `json:"gflop_per_s,omitempty"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // TestStopFlagged checks that a result whose interval is still wider than
@@ -24,7 +25,7 @@ func TestStopFlagged(t *testing.T) {
 	}{
 		// A target no one reaches, with time to spare: every survivor
 		// stops at MaxSamples.
-		{"max samples", time.Minute, autotune.MinIntervalSamples, []string{autotune.FlagMaxSamples}},
+		{"max samples", time.Minute, stats.MinIntervalSamples, []string{autotune.FlagMaxSamples}},
 		// The budget runs out at the first decision, far from MaxSamples.
 		{"budget", time.Nanosecond, 1000, []string{autotune.FlagBudgetSpent}},
 	} {
@@ -32,7 +33,7 @@ func TestStopFlagged(t *testing.T) {
 			opts := quick
 			opts.TargetHalfWidth = 1e-12
 			opts.Budget = tc.budget
-			opts.MinSamples = autotune.MinIntervalSamples
+			opts.MinSamples = stats.MinIntervalSamples
 			opts.MaxSamples = tc.maxSamples
 			e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), autotune.ShapeOf(1<<12), opts)
 			if err != nil {
@@ -44,8 +45,8 @@ func TestStopFlagged(t *testing.T) {
 					continue
 				}
 				measured++
-				if r.Stats.N != autotune.MinIntervalSamples {
-					t.Errorf("%s: %d samples, want %d", r.Name, r.Stats.N, autotune.MinIntervalSamples)
+				if r.Stats.N != stats.MinIntervalSamples {
+					t.Errorf("%s: %d samples, want %d", r.Name, r.Stats.N, stats.MinIntervalSamples)
 				}
 				if diff := cmp.Diff(tc.want, r.Flags); diff != "" {
 					t.Errorf("%s: flags (-want +got):\n%s", r.Name, diff)

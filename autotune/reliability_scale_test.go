@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // scaleTables is how many hardware tables the large cache spreads its
@@ -47,7 +48,7 @@ func scaleEntry(k autotune.Key, hw string, i int) *autotune.Entry {
 		for s := range samples {
 			samples[s] = 1e-4 * (1 + float64(c) + float64(s)/97)
 		}
-		st := autotune.Summarize(samples, 8)
+		st := stats.Summarize(samples, 8)
 		e.Results = append(e.Results, autotune.Result{Index: c, Name: fmt.Sprintf("cand-%d-wg%d", c, 64<<c), Outcome: autotune.Measured,
 			Stats: &st, GBps: 3100.5 + float64(c)})
 	}

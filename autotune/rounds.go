@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/telemetry"
 )
 
@@ -160,7 +161,7 @@ func mergeResult(rs []Result, peak *Peak, op kernels.Operation) Result {
 	if cond.Samples > 0 {
 		out.Conditions = &cond
 	}
-	s := Summarize(slices.Clone(pooled), batch)
+	s := stats.Summarize(slices.Clone(pooled), batch)
 	s.Samples = nil // kept by round
 	out.Stats = &s
 	setRates(&out, w, peak, op)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -123,7 +124,7 @@ func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 	lead := -1.0
 	for _, c := range m.cands {
 		if c.alive && len(c.samples) > 0 {
-			if med := Summarize(c.samples, c.batch).Median; lead < 0 || med < lead {
+			if med := stats.Summarize(c.samples, c.batch).Median; lead < 0 || med < lead {
 				lead = med
 			}
 		}
@@ -133,7 +134,7 @@ func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 	}
 	var again []int
 	for i, c := range m.cands {
-		if c.res.Outcome == Dropped && len(c.samples) > 0 && Summarize(c.samples, c.batch).Median < lead {
+		if c.res.Outcome == Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead {
 			again = append(again, i)
 		}
 	}
@@ -194,12 +195,12 @@ func (m *measurement) warmup(ctx context.Context) error {
 // sampling is done.
 func (m *measurement) decide(budgetSpent, drop bool) bool {
 	leader := -1
-	var lead Stats
+	var lead stats.Stats
 	for i, c := range m.cands {
 		if !c.alive || len(c.samples) == 0 {
 			continue
 		}
-		s := Summarize(c.samples, c.batch)
+		s := stats.Summarize(c.samples, c.batch)
 		if leader < 0 || s.Median < lead.Median {
 			leader, lead = i, s
 		}
@@ -212,9 +213,9 @@ func (m *measurement) decide(budgetSpent, drop bool) bool {
 		if !c.alive || len(c.samples) == 0 {
 			continue
 		}
-		s := Summarize(c.samples, c.batch)
-		lo, _ := s.interval()
-		_, leadHi := lead.interval()
+		s := stats.Summarize(c.samples, c.batch)
+		lo, _ := interval(s)
+		_, leadHi := interval(lead)
 		if drop && i != leader && lo > leadHi*(1+m.opts.DropMargin) {
 			c.alive = false
 			c.res.Outcome = Dropped

@@ -15,13 +15,14 @@ import (
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // quick are options that keep tests short on a CPU device.
 var quick = autotune.Options{
 	TargetHalfWidth: 0.05,
 	Budget:          2 * time.Second,
-	MinSamples:      autotune.MinIntervalSamples,
+	MinSamples:      stats.MinIntervalSamples,
 	MaxSamples:      30,
 	MinSampleTime:   200 * time.Microsecond,
 	Warmup:          20 * time.Millisecond,

@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -254,7 +255,7 @@ func TestManifestPrepareErrors(t *testing.T) {
 var quick = autotune.Options{
 	TargetHalfWidth: 0.1,
 	Budget:          time.Second,
-	MinSamples:      autotune.MinIntervalSamples,
+	MinSamples:      stats.MinIntervalSamples,
 	MaxSamples:      10,
 	MinSampleTime:   100 * time.Microsecond,
 	MaxBatch:        4,

@@ -37,7 +37,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -60,18 +60,40 @@ type Device struct {
 	Driver   string `json:"driver,omitempty"`
 }
 
+// Outcome is the results file's field saying what became of a benchmark's
+// candidate: the file format's own vocabulary, one of the constants below.
+type Outcome string
+
+// The outcomes a results file records.
+const (
+	// Measured candidates were verified and timed.
+	Measured Outcome = "measured"
+	// Dropped candidates were verified, then stopped early because they
+	// were clearly slower than the leader.
+	Dropped Outcome = "dropped"
+	// Wrong candidates ran and computed a wrong result: the verification
+	// against the reference failed.
+	Wrong Outcome = "wrong"
+	// Failed candidates failed to build or run.
+	Failed Outcome = "failed"
+	// Unsupported candidates need a feature the device lacks.
+	Unsupported Outcome = "unsupported"
+	// Compiled candidates were only compiled (compile-only mode).
+	Compiled Outcome = "compiled"
+)
+
 // Benchmark is one candidate of one operation at one shape.
 type Benchmark struct {
 	// Name is "op/dtype/shape/candidate", unique in a file.
-	Name      string           `json:"name"`
-	Op        string           `json:"op"`
-	DType     string           `json:"dtype"`
-	Shape     string           `json:"shape"`
-	Candidate string           `json:"candidate"`
-	SPIRVHash string           `json:"spirv_sha256,omitempty"`
-	Outcome   autotune.Outcome `json:"outcome"`
-	Error     string           `json:"error,omitempty"`
-	Winner    bool             `json:"winner,omitempty"`
+	Name      string  `json:"name"`
+	Op        string  `json:"op"`
+	DType     string  `json:"dtype"`
+	Shape     string  `json:"shape"`
+	Candidate string  `json:"candidate"`
+	SPIRVHash string  `json:"spirv_sha256,omitempty"`
+	Outcome   Outcome `json:"outcome"`
+	Error     string  `json:"error,omitempty"`
+	Winner    bool    `json:"winner,omitempty"`
 	// Tie, on the winner only, says that its 95% interval overlaps the
 	// runner-up's, and how the tie was broken.
 	Tie string `json:"tie,omitempty"`
@@ -80,13 +102,13 @@ type Benchmark struct {
 	Flops float64 `json:"flops_per_run,omitempty"`
 	// Stats pool the samples of every round; the samples themselves are
 	// in Rounds.
-	Stats *autotune.Stats `json:"stats,omitempty"`
+	Stats *stats.Stats `json:"stats,omitempty"`
 	// Rounds are each round's statistics and samples, in the order
 	// measured: a comparison judges a difference by the variation
 	// between the rounds' medians.
-	Rounds []autotune.Stats `json:"rounds,omitempty"`
-	GBps   float64          `json:"gb_per_s,omitempty"`
-	GFLOPs float64          `json:"gflop_per_s,omitempty"`
+	Rounds []stats.Stats `json:"rounds,omitempty"`
+	GBps   float64       `json:"gb_per_s,omitempty"`
+	GFLOPs float64       `json:"gflop_per_s,omitempty"`
 	// PercentPeak is the rate as a percentage of the device's measured
 	// peak; 0 when no peak is known.
 	PercentPeak float64  `json:"percent_of_peak,omitempty"`
@@ -262,7 +284,7 @@ func upgrade(f *File) {
 		if b.Stats == nil || len(b.Stats.Samples) == 0 {
 			continue
 		}
-		b.Rounds = []autotune.Stats{*b.Stats}
+		b.Rounds = []stats.Stats{*b.Stats}
 		b.Stats.Samples = nil
 	}
 }
@@ -293,7 +315,7 @@ func parseGoBench(data []byte) (*File, error) {
 			if !ok {
 				i = len(f.Benchmarks)
 				index[name] = i
-				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Outcome: autotune.Measured, Stats: &autotune.Stats{}})
+				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Outcome: Measured, Stats: &stats.Stats{}})
 			}
 			st := f.Benchmarks[i].Stats
 			st.Samples = append(st.Samples, sec)
@@ -311,10 +333,10 @@ func parseGoBench(data []byte) (*File, error) {
 	for i := range f.Benchmarks {
 		b := &f.Benchmarks[i]
 		for _, v := range b.Stats.Samples {
-			b.Rounds = append(b.Rounds, autotune.Summarize([]float64{v}, 1))
+			b.Rounds = append(b.Rounds, stats.Summarize([]float64{v}, 1))
 		}
 		f.Rounds = max(f.Rounds, len(b.Rounds))
-		*b.Stats = autotune.Summarize(b.Stats.Samples, 1)
+		*b.Stats = stats.Summarize(b.Stats.Samples, 1)
 		b.Stats.Samples = nil
 	}
 	return f, nil

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -32,13 +32,13 @@ func file(bs ...results.Benchmark) *results.File {
 
 // bench is a benchmark measured in one round per slice of samples.
 func bench(name string, rounds ...[]float64) results.Benchmark {
-	b := results.Benchmark{Name: name, Outcome: autotune.Measured}
+	b := results.Benchmark{Name: name, Outcome: results.Measured}
 	var all []float64
 	for _, r := range rounds {
-		b.Rounds = append(b.Rounds, autotune.Summarize(r, 1))
+		b.Rounds = append(b.Rounds, stats.Summarize(r, 1))
 		all = append(all, r...)
 	}
-	st := autotune.Summarize(all, 1)
+	st := stats.Summarize(all, 1)
 	st.Samples = nil
 	b.Stats = &st
 	return b
@@ -122,7 +122,7 @@ func TestRoundsNeeded(t *testing.T) {
 
 func TestCompareMissing(t *testing.T) {
 	s := rounds(1, 5, 1e-3, 0.01)
-	failed := results.Benchmark{Name: "c", Outcome: autotune.Failed, Error: "wrong result"}
+	failed := results.Benchmark{Name: "c", Outcome: results.Failed, Error: "wrong result"}
 	rep := results.Compare(file(bench("a", s...), bench("b", s...), bench("c", s...)), file(bench("a", s...), failed, bench("d", s...)), results.DefaultCompareOptions)
 	got := map[string]results.Verdict{}
 	for _, r := range rep.Rows {
@@ -136,6 +136,31 @@ func TestCompareMissing(t *testing.T) {
 	}
 	if rep.Missing != 3 {
 		t.Errorf("missing = %d, want 3", rep.Missing)
+	}
+}
+
+// TestOutcomesAreTheSchemas: the outcomes a results file records are
+// exactly those its schema allows, spelt alike.
+func TestOutcomesAreTheSchemas(t *testing.T) {
+	for _, version := range []string{results.Schema, results.SchemaV1} {
+		data, err := results.SchemaJSON(version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema struct {
+			Defs map[string]struct {
+				Properties map[string]struct {
+					Enum []results.Outcome `json:"enum"`
+				} `json:"properties"`
+			} `json:"$defs"`
+		}
+		if err := json.Unmarshal(data, &schema); err != nil {
+			t.Fatal(err)
+		}
+		want := []results.Outcome{results.Measured, results.Dropped, results.Wrong, results.Failed, results.Unsupported, results.Compiled}
+		if diff := cmp.Diff(want, schema.Defs["benchmark"].Properties["outcome"].Enum); diff != "" {
+			t.Errorf("%s: outcomes (-Go +schema):\n%s", version, diff)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // ABSchema names the version of ab's JSON report.
@@ -47,7 +48,7 @@ type abRound struct {
 
 // roundRatio is the ratio of one round: the median of the per-pass ratios
 // when both have a sample of every pass, else the ratio of the medians.
-func roundRatio(old, cur autotune.Stats) float64 {
+func roundRatio(old, cur stats.Stats) float64 {
 	if len(old.Samples) == 0 || len(old.Samples) != len(cur.Samples) {
 		return cur.Median / old.Median
 	}
@@ -112,7 +113,7 @@ type abReport struct {
 func newABReport(oldPath, newPath string, info hal.DeviceInfo, opts autotune.Options, threshold float64) *abReport {
 	return &abReport{Schema: ABSchema, Version: version, Time: time.Now().UTC(), Old: oldPath, New: newPath,
 		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()},
-		Mode:   string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds, Threshold: threshold, Confidence: autotune.Confidence}
+		Mode:   string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds, Threshold: threshold, Confidence: stats.Confidence}
 }
 
 // add adds the rows of one paired operation, measured in e.
@@ -168,14 +169,14 @@ func (r *abReport) judge(row *abRow, old, cur autotune.Result) {
 	}
 	th := benchmath.DefaultThresholds
 	median := func(xs []float64) float64 {
-		return benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Sorted(slices.Values(xs)), &th), autotune.Confidence).Center
+		return benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Sorted(slices.Values(xs)), &th), stats.Confidence).Center
 	}
 	if len(logs) < 2 {
 		row.Verdict, row.Note = abUnclear, fmt.Sprintf("%d round(s) measured both: too few for an interval", len(logs))
 		return
 	}
 	row.OldMedian, row.NewMedian = median(olds), median(news)
-	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(logs, &th), autotune.Confidence)
+	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(logs, &th), stats.Confidence)
 	row.Ratio, row.Lo, row.Hi = math.Exp(sum.Center), math.Exp(sum.Lo), math.Exp(sum.Hi)
 	t := r.Threshold
 	switch {

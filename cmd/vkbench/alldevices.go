@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -53,83 +54,20 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		return err
 	}
 	defer func() { err = status.Join(err, drv.Release()) }()
-	infos, err := drv.Enumerate()
+	infos, err := chosenDevices(drv, f.dev.device)
 	if err != nil {
 		return err
 	}
-	if len(infos) == 0 {
-		return status.New(status.Unavailable, "no Vulkan devices")
-	}
-	// --device narrows the set: a comma-separated list of devices, as a
-	// runner that shares its GPUs with other jobs needs.
-	if f.dev.device != "" {
-		var chosen []hal.DeviceInfo
-		seen := map[int]bool{}
-		for _, spec := range strings.Split(f.dev.device, ",") {
-			spec = strings.TrimSpace(spec)
-			i, err := hal.SelectDevice(infos, spec)
-			if err != nil {
-				return deviceSpecError(spec, err)
-			}
-			if !seen[i] {
-				seen[i] = true
-				chosen = append(chosen, infos[i])
-			}
-		}
-		infos = chosen
-	}
-	var devs []hal.Device
-	defer func() {
-		for _, d := range devs {
-			err = status.Join(err, savePipelineCache(d, cache), d.Release())
-		}
-	}()
-	groups := map[string][]*autotune.Tuner{}
-	var order []string
-	for _, info := range infos {
-		hopts.Device = strconv.Itoa(info.Index)
-		d, err := hal.OpenOn(ctx, drv, hopts)
-		if err != nil {
-			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
-		}
-		devs = append(devs, d)
-		hw := info.Hardware()
-		if _, ok := groups[hw]; !ok {
-			order = append(order, hw)
-		}
-		// Each device's conditions are its own.
-		dopts := opts
-		_, closeTelemetry, err := withTelemetry(&dopts, info)
-		if err != nil {
-			return err
-		}
-		defer closeTelemetry()
-		groups[hw] = append(groups[hw], autotune.NewTuner(d, cache, dopts))
-	}
-	start := time.Now()
-	results := make([][]autotune.JobResult, len(order))
-	errs := make([]error, len(order))
-	var wg sync.WaitGroup
-	for g, hw := range order {
-		tuners := groups[hw]
-		var jobs []autotune.Job
-		for _, op := range ops {
-			jobs = append(jobs, autotune.Job{Op: op, Size: sizes.sizeFor(op, tuners[0].Device().Info())})
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[g], errs[g] = autotune.TuneAll(ctx, tuners, jobs, force)
-		}()
-	}
-	wg.Wait()
-	took := time.Since(start)
-	if err := status.Join(errs...); err != nil {
+	var tg tunerGroups
+	defer func() { err = tg.release(cache, err) }()
+	if err := tg.open(ctx, drv, hopts, infos, opts, cache); err != nil {
 		return err
 	}
-	var all []autotune.JobResult
-	for _, r := range results {
-		all = append(all, r...)
+	start := time.Now()
+	all, err := tg.tuneAll(ctx, ops, sizes, force)
+	took := time.Since(start)
+	if err != nil {
+		return err
 	}
 	if f.format == "json" {
 		enc := json.NewEncoder(out)
@@ -146,6 +84,115 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		}
 	}
 	return nil
+}
+
+// chosenDevices enumerates drv's devices, narrowed by --device where it
+// is set: a comma-separated list of devices, as a runner that shares its
+// GPUs with other jobs needs.
+func chosenDevices(drv hal.Driver, device string) ([]hal.DeviceInfo, error) {
+	infos, err := drv.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	if len(infos) == 0 {
+		return nil, status.New(status.Unavailable, "no Vulkan devices")
+	}
+	if device == "" {
+		return infos, nil
+	}
+	var chosen []hal.DeviceInfo
+	seen := map[int]bool{}
+	for _, spec := range strings.Split(device, ",") {
+		spec = strings.TrimSpace(spec)
+		i, err := hal.SelectDevice(infos, spec)
+		if err != nil {
+			return nil, deviceSpecError(spec, err)
+		}
+		if !seen[i] {
+			seen[i] = true
+			chosen = append(chosen, infos[i])
+		}
+	}
+	return chosen, nil
+}
+
+// tunerGroups are a tuner per device, grouped by hardware, and what
+// release gives back: the devices, and each device's telemetry.
+type tunerGroups struct {
+	// order is the hardware in the order first seen; byHW its tuners.
+	order []string
+	byHW  map[string][]*autotune.Tuner
+	devs  []hal.Device
+	// closers close the devices' telemetry, in reverse.
+	closers []func()
+}
+
+// open opens every device of infos on drv, each with its own telemetry,
+// and a tuner on it. What it opened before an error, release gives back.
+func (tg *tunerGroups) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions, infos []hal.DeviceInfo, opts autotune.Options, cache *autotune.Cache) error {
+	tg.byHW = map[string][]*autotune.Tuner{}
+	for _, info := range infos {
+		hopts.Device = strconv.Itoa(info.Index)
+		d, err := hal.OpenOn(ctx, drv, hopts)
+		if err != nil {
+			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
+		}
+		tg.devs = append(tg.devs, d)
+		hw := info.Hardware()
+		if _, ok := tg.byHW[hw]; !ok {
+			tg.order = append(tg.order, hw)
+		}
+		// Each device's conditions are its own.
+		dopts := opts
+		_, closeTelemetry, err := withTelemetry(&dopts, info)
+		if err != nil {
+			return err
+		}
+		tg.closers = append(tg.closers, closeTelemetry)
+		tg.byHW[hw] = append(tg.byHW[hw], autotune.NewTuner(d, cache, dopts))
+	}
+	return nil
+}
+
+// release closes the telemetry, last opened first, then saves each
+// device's pipeline cache and releases it, joining their errors to err.
+func (tg *tunerGroups) release(cache *autotune.Cache, err error) error {
+	for i := len(tg.closers) - 1; i >= 0; i-- {
+		tg.closers[i]()
+	}
+	for _, d := range tg.devs {
+		err = status.Join(err, savePipelineCache(d, cache), d.Release())
+	}
+	return err
+}
+
+// tuneAll tunes ops on every group at once, each group sharing its jobs
+// among its devices, and returns every group's results in order.
+func (tg *tunerGroups) tuneAll(ctx context.Context, ops []kernels.Operation, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
+	results := make([][]autotune.JobResult, len(tg.order))
+	errs := make([]error, len(tg.order))
+	var wg sync.WaitGroup
+	for g, hw := range tg.order {
+		tuners := tg.byHW[hw]
+		var jobs []autotune.Job
+		for _, op := range ops {
+			jobs = append(jobs, autotune.Job{Op: op, Size: sizes.sizeFor(op, tuners[0].Device().Info())})
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[g], errs[g] = autotune.TuneAll(ctx, tuners, jobs, force)
+		}()
+	}
+	wg.Wait()
+	if err := status.Join(errs...); err != nil {
+		return nil, err
+	}
+	var all []autotune.JobResult
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	return all, nil
 }
 
 type jobJSON struct {

@@ -95,6 +95,7 @@ func checkCachePath(path string, write bool) error {
 	return errors.Join(probe.Close(), os.Remove(probe.Name()))
 }
 
+// newCacheCmd is cache, whose subcommands share its --cache flag.
 func newCacheCmd() *cobra.Command {
 	var cf cacheFlags
 	cmd := &cobra.Command{
@@ -105,8 +106,19 @@ Tables are named autotune/v1/layout-v1/<hardware>/<tuner>; entries are keyed
 by operation/dtype/shape and the checksum of the candidate list.`,
 	}
 	cf.register(cmd.PersistentFlags())
+	cmd.AddCommand(newCachePathCmd(&cf))
+	cmd.AddCommand(newCacheLsCmd(&cf))
+	cmd.AddCommand(newCacheShowCmd(&cf))
+	cmd.AddCommand(newCacheExportCmd(&cf))
+	cmd.AddCommand(newCacheImportCmd(&cf))
+	cmd.AddCommand(newCacheClearCmd(&cf))
+	cmd.AddCommand(newExportLogCmd(&cf))
+	return cmd
+}
 
-	cmd.AddCommand(&cobra.Command{
+// newCachePathCmd is cache path: the cache file's path, or "off".
+func newCachePathCmd(cf *cacheFlags) *cobra.Command {
+	return &cobra.Command{
 		Use:   "path",
 		Short: "Print the cache file's path",
 		Args:  exactArgs(0),
@@ -122,8 +134,11 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), p)
 			return err
 		},
-	})
+	}
+}
 
+// newCacheLsCmd is cache ls: every table and its entries.
+func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 	var asJSON bool
 	ls := &cobra.Command{
 		Use:   "ls",
@@ -177,9 +192,15 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 		},
 	}
 	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(ls)
+	return ls
+}
 
-	var hw, tuner string
+// newCacheShowCmd is cache show: one entry, in every table that has it.
+func newCacheShowCmd(cf *cacheFlags) *cobra.Command {
+	var (
+		asJSON    bool
+		hw, tuner string
+	)
 	show := &cobra.Command{
 		Use:   "show KEY",
 		Short: "Show one entry: every candidate's measurements and why the winner won",
@@ -235,8 +256,12 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 	show.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	show.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
 	show.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
-	cmd.AddCommand(show)
+	return show
+}
 
+// newCacheExportCmd is cache export: a table to a file.
+func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
+	var hw, tuner string
 	export := &cobra.Command{
 		Use:   "export FILE",
 		Short: "Write a table to FILE (JSON), to import on machines of the same hardware",
@@ -263,9 +288,15 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 	}
 	export.Flags().StringVar(&hw, "hardware", "", "the table's hardware (needed when there are several)")
 	export.Flags().StringVar(&tuner, "tuner", "", "the table's tuner (needed when there are several)")
-	cmd.AddCommand(export)
+	return export
+}
 
-	var force bool
+// newCacheImportCmd is cache import: a table from a file export wrote.
+func newCacheImportCmd(cf *cacheFlags) *cobra.Command {
+	var (
+		hw    string
+		force bool
+	)
 	imp := &cobra.Command{
 		Use:   "import FILE",
 		Short: "Import a table written by export",
@@ -294,8 +325,12 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	}
 	imp.Flags().StringVar(&hw, "hardware", "", "refuse files measured on other hardware than this")
 	imp.Flags().BoolVar(&force, "force", false, "import even when the hardware differs")
-	cmd.AddCommand(imp)
+	return imp
+}
 
+// newCacheClearCmd is cache clear: every table, or one.
+func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
+	var hw, tuner string
 	clear := &cobra.Command{
 		Use:   "clear",
 		Short: "Remove every table, or one with --hardware and --tuner",
@@ -317,9 +352,7 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	}
 	clear.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
 	clear.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
-	cmd.AddCommand(clear)
-	cmd.AddCommand(newExportLogCmd(&cf))
-	return cmd
+	return clear
 }
 
 // unusableCache makes an error of the cache file a usage error (exit

@@ -60,7 +60,7 @@ func checkWinners(t testing.TB, f *results.File) {
 		}
 		if b.Winner {
 			winners[key] = append(winners[key], b.Candidate)
-			if b.Outcome != autotune.Measured {
+			if b.Outcome != results.Measured {
 				t.Errorf("winner %s has outcome %s, want measured", b.Name, b.Outcome)
 			}
 		}
@@ -253,7 +253,7 @@ func TestRun(t *testing.T) {
 			}
 			// At --max-samples, a result short of --precision (1%) says
 			// so; one within it says nothing.
-			if b.Outcome == autotune.Measured {
+			if b.Outcome == results.Measured {
 				short := b.Stats.HalfWidth() > autotune.DefaultOptions.TargetHalfWidth
 				if got := slices.Contains(b.Flags, autotune.FlagMaxSamples); got != short {
 					t.Errorf("%s: ±%.2f%% against a target of ±1%%, flags %v", b.Name, b.Stats.HalfWidth()*100, b.Flags)
@@ -313,8 +313,8 @@ func canonicalResults(t testing.TB, data []byte) string {
 		// early depend on timing.
 		delete(b, "winner")
 		delete(b, "tie")
-		if b["outcome"] == string(autotune.Dropped) {
-			b["outcome"] = string(autotune.Measured)
+		if b["outcome"] == string(results.Dropped) {
+			b["outcome"] = string(results.Measured)
 			delete(b, "error")
 		}
 		for k, x := range b {
@@ -375,8 +375,8 @@ func canonicalCSV(t testing.TB, text string) string {
 			winners++
 		}
 		row[col["winner"]] = "<bool>"
-		if row[col["outcome"]] == string(autotune.Dropped) {
-			row[col["outcome"]], row[col["error"]] = string(autotune.Measured), ""
+		if row[col["outcome"]] == string(results.Dropped) {
+			row[col["outcome"]], row[col["error"]] = string(results.Measured), ""
 		}
 		var flags []string
 		for _, fl := range strings.Split(row[col["flags"]], ";") {

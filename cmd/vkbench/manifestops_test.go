@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -113,7 +112,7 @@ func TestTuneBucketKeepsValidCandidate(t *testing.T) {
 	for _, b := range f.Benchmarks {
 		switch b.Op {
 		case "thousands":
-			if b.Shape != "3000" || b.Outcome == autotune.Failed || b.Outcome == autotune.Unsupported {
+			if b.Shape != "3000" || b.Outcome == results.Failed || b.Outcome == results.Unsupported {
 				t.Errorf("%s: measured at %s, %s %s; want 3000 and measured", b.Name, b.Shape, b.Outcome, b.Error)
 			}
 		case "plain":

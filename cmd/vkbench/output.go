@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // writeResults writes file in format (table, json, csv or gobench); a
@@ -96,7 +97,7 @@ func writeTable(w io.Writer, file *results.File) error {
 
 // halfWidthText is the 95% interval of s's median as ± a percentage of
 // it, or "-" where s has too few samples for one.
-func halfWidthText(s autotune.Stats) string {
+func halfWidthText(s stats.Stats) string {
 	if !s.HasInterval() {
 		return "-"
 	}
@@ -105,7 +106,7 @@ func halfWidthText(s autotune.Stats) string {
 
 // ciText is the 95% interval of s's median as [lo, hi], or "-" where s
 // has too few samples for one.
-func ciText(s autotune.Stats) string {
+func ciText(s stats.Stats) string {
 	if !s.HasInterval() {
 		return "-"
 	}
@@ -124,9 +125,9 @@ func statusText(b results.Benchmark) string {
 	}
 	var s string
 	switch b.Outcome {
-	case autotune.Measured:
+	case results.Measured:
 		s = checked
-	case autotune.Dropped:
+	case results.Dropped:
 		s = checked + ", dropped early (slower)"
 	default:
 		s = string(b.Outcome)
@@ -143,8 +144,8 @@ func statusText(b results.Benchmark) string {
 // reason is a candidate's error as a table shows it: for an unsupported
 // candidate, what the device lacks, without the code and the candidate's
 // name that the row already says.
-func reason(outcome autotune.Outcome, candidate, err string) string {
-	if outcome == autotune.Unsupported {
+func reason(outcome results.Outcome, candidate, err string) string {
+	if outcome == results.Unsupported {
 		return strings.TrimPrefix(err, "UNIMPLEMENTED: kernels: "+candidate+": ")
 	}
 	return err

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
@@ -19,6 +22,7 @@ import (
 // peakOps are the operations peak measures.
 var peakOps = []string{"peak-fma-f32", "peak-fma-f16", "peak-mad-i32", "copy"}
 
+// newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
@@ -37,136 +41,7 @@ peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
 
 Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			opts, err := f.options()
-			if err != nil {
-				return err
-			}
-			if f.format != "table" && f.format != "json" {
-				return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
-			}
-			var ops []kernels.Operation
-			for _, name := range peakOps {
-				op, err := kernels.Lookup(name)
-				if err != nil {
-					return err
-				}
-				ops = append(ops, op)
-			}
-			sizes, err := planSizes(f.sizes, ops)
-			if err != nil {
-				return err
-			}
-			cache, err := f.cache.open(cmd, true)
-			if err != nil {
-				return err
-			}
-			w, err := openOutput(cmd, f.output, cache.Path())
-			if err != nil {
-				return err
-			}
-			defer func() { err = w.finish(err) }()
-			ctx := cmd.Context()
-			o, err := f.dev.open(cmd, cache)
-			if err != nil {
-				return err
-			}
-			info := o.dev.Info()
-			conditions, closeTelemetry, err := withTelemetry(&opts, info)
-			if err != nil {
-				return status.Join(err, o.Release())
-			}
-			defer closeTelemetry()
-			opts.EnergyWindow = -1 // a peak is a rate
-			rec := autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}
-			type row struct {
-				what, op, cand string
-				rate           float64
-				unit           string
-				note           string
-			}
-			var rows []row
-			measure := func(name, unit string, pick func(autotune.Result) float64) (float64, error) {
-				op, err := kernels.Lookup(name)
-				if err != nil {
-					return 0, err
-				}
-				e, err := autotune.Measure(ctx, o.dev, op, autotune.ShapeOfSize(sizes.sizeFor(op, info)), opts)
-				if err != nil {
-					return 0, err
-				}
-				if e.Fastest < 0 {
-					note := "not measured"
-					if len(e.Results) > 0 {
-						r := e.Results[0]
-						note = string(r.Outcome) + ": " + oneLine(reason(r.Outcome, r.Name, r.Error), 100)
-					}
-					rows = append(rows, row{what: name, op: name, unit: unit, note: note})
-					return 0, nil
-				}
-				w := e.Results[e.Fastest]
-				note := halfWidthText(*w.Stats)
-				if c := w.Conditions; c != nil {
-					// The peak is at the highest clocks its kernels ran at.
-					rec.SMClockMHz = max(rec.SMClockMHz, c.SMClockMHz.Max)
-					rec.MemClockMHz = max(rec.MemClockMHz, c.MemClockMHz.Max)
-					note += "  at " + c.String()
-				}
-				if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
-					note += " [" + strings.Join(w.Flags, ",") + "]"
-				}
-				rows = append(rows, row{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
-				return pick(w), nil
-			}
-			gflops := func(r autotune.Result) float64 { return r.GFLOPs }
-			gbps := func(r autotune.Result) float64 { return r.GBps }
-			var errs []error
-			var e error
-			rec.GFLOPs, e = measure("peak-fma-f32", "GFLOP/s", gflops)
-			errs = append(errs, e)
-			rec.FP16GFLOPs, e = measure("peak-fma-f16", "GFLOP/s", gflops)
-			errs = append(errs, e)
-			rec.Int32GOPs, e = measure("peak-mad-i32", "GOP/s", gflops)
-			errs = append(errs, e)
-			rec.BandwidthGBps, e = measure("copy", "GB/s", gbps)
-			errs = append(errs, e)
-			// The matrix units (tensor cores), where the device has them.
-			rec.MatrixF16GFLOPs, e = measure("peak-coopmat-f16", "GFLOP/s", gflops)
-			errs = append(errs, e)
-			rec.MatrixF16AccGFLOPs, e = measure("peak-coopmat-f16acc", "GFLOP/s", gflops)
-			errs = append(errs, e)
-			rec.MatrixS8GOPs, e = measure("peak-coopmat-s8", "GOP/s", gflops)
-			errs = append(errs, e)
-			if err := status.Join(errs...); err != nil {
-				return status.Join(err, o.Release())
-			}
-			if err := cache.SavePeak(info.Hardware(), rec); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
-			}
-			if err := o.Release(); err != nil {
-				return err
-			}
-			if f.format == "json" {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rec)
-			}
-			fmt.Fprintf(w, "peak of device %d: %s (%s)\n", info.Index, info.Name, info.Hardware())
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
-			for _, r := range rows {
-				rate := "-"
-				if r.rate > 0 {
-					rate = fmt.Sprintf("%.1f", r.rate)
-				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(w, "conditions: %s\n", conditions)
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f) },
 	}
 	f.register(cmd.Flags())
 	// Flags of run that mean nothing to peak: its operations are fixed and
@@ -176,4 +51,175 @@ Exit status: 0 success, 2 bad usage, 3 a device failure.`,
 	}
 	cmd.Flags().Lookup("format").Usage = "output: table or json"
 	return cmd
+}
+
+// runPeak measures the peaks of the device that f's flags choose, stores
+// them in the cache for its hardware, and writes them as f.format says.
+func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	if f.format != "table" && f.format != "json" {
+		return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
+	}
+	ops, err := peakOperations()
+	if err != nil {
+		return err
+	}
+	sizes, err := planSizes(f.sizes, ops)
+	if err != nil {
+		return err
+	}
+	cache, err := f.cache.open(cmd, true)
+	if err != nil {
+		return err
+	}
+	w, err := openOutput(cmd, f.output, cache.Path())
+	if err != nil {
+		return err
+	}
+	defer func() { err = w.finish(err) }()
+	ctx := cmd.Context()
+	o, err := f.dev.open(cmd, cache)
+	if err != nil {
+		return err
+	}
+	info := o.dev.Info()
+	conditions, closeTelemetry, err := withTelemetry(&opts, info)
+	if err != nil {
+		return status.Join(err, o.Release())
+	}
+	defer closeTelemetry()
+	opts.EnergyWindow = -1 // a peak is a rate
+	p := &peakRun{ctx: ctx, dev: o.dev, info: info, sizes: sizes, opts: opts,
+		rec: autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}}
+	if err := p.measureAll(); err != nil {
+		return status.Join(err, o.Release())
+	}
+	if err := cache.SavePeak(info.Hardware(), p.rec); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
+	}
+	if err := o.Release(); err != nil {
+		return err
+	}
+	if f.format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p.rec)
+	}
+	return writePeakTable(w, info, p.rows, conditions)
+}
+
+// peakOperations looks up peakOps.
+func peakOperations() ([]kernels.Operation, error) {
+	var ops []kernels.Operation
+	for _, name := range peakOps {
+		op, err := kernels.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// peakRow is one measure in peak's table.
+type peakRow struct {
+	what, op, cand string
+	rate           float64
+	unit           string
+	note           string
+}
+
+// peakRun measures one device's peaks into rec, with a row per measure.
+type peakRun struct {
+	ctx   context.Context
+	dev   hal.Device
+	info  hal.DeviceInfo
+	sizes sizePlan
+	opts  autotune.Options
+	rec   autotune.PeakRecord
+	rows  []peakRow
+}
+
+// measureAll measures every peak: the FMA chains, the copy bandwidth, and
+// the matrix units (tensor cores) where the device has them.
+func (p *peakRun) measureAll() error {
+	gflops := func(r autotune.Result) float64 { return r.GFLOPs }
+	gbps := func(r autotune.Result) float64 { return r.GBps }
+	var errs []error
+	var e error
+	p.rec.GFLOPs, e = p.measure("peak-fma-f32", "GFLOP/s", gflops)
+	errs = append(errs, e)
+	p.rec.FP16GFLOPs, e = p.measure("peak-fma-f16", "GFLOP/s", gflops)
+	errs = append(errs, e)
+	p.rec.Int32GOPs, e = p.measure("peak-mad-i32", "GOP/s", gflops)
+	errs = append(errs, e)
+	p.rec.BandwidthGBps, e = p.measure("copy", "GB/s", gbps)
+	errs = append(errs, e)
+	// The matrix units (tensor cores), where the device has them.
+	p.rec.MatrixF16GFLOPs, e = p.measure("peak-coopmat-f16", "GFLOP/s", gflops)
+	errs = append(errs, e)
+	p.rec.MatrixF16AccGFLOPs, e = p.measure("peak-coopmat-f16acc", "GFLOP/s", gflops)
+	errs = append(errs, e)
+	p.rec.MatrixS8GOPs, e = p.measure("peak-coopmat-s8", "GOP/s", gflops)
+	errs = append(errs, e)
+	return status.Join(errs...)
+}
+
+// measure measures the operation name and returns its winner's rate, as
+// pick reads it, in unit; 0 where no candidate was measured, which its
+// row says why.
+func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64) (float64, error) {
+	op, err := kernels.Lookup(name)
+	if err != nil {
+		return 0, err
+	}
+	e, err := autotune.Measure(p.ctx, p.dev, op, autotune.ShapeOfSize(p.sizes.sizeFor(op, p.info)), p.opts)
+	if err != nil {
+		return 0, err
+	}
+	if e.Fastest < 0 {
+		note := "not measured"
+		if len(e.Results) > 0 {
+			r := e.Results[0]
+			note = string(r.Outcome) + ": " + oneLine(reason(outcomeOf(r.Outcome), r.Name, r.Error), 100)
+		}
+		p.rows = append(p.rows, peakRow{what: name, op: name, unit: unit, note: note})
+		return 0, nil
+	}
+	w := e.Results[e.Fastest]
+	note := halfWidthText(*w.Stats)
+	if c := w.Conditions; c != nil {
+		// The peak is at the highest clocks its kernels ran at.
+		p.rec.SMClockMHz = max(p.rec.SMClockMHz, c.SMClockMHz.Max)
+		p.rec.MemClockMHz = max(p.rec.MemClockMHz, c.MemClockMHz.Max)
+		note += "  at " + c.String()
+	}
+	if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
+		note += " [" + strings.Join(w.Flags, ",") + "]"
+	}
+	p.rows = append(p.rows, peakRow{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
+	return pick(w), nil
+}
+
+// writePeakTable writes the peaks of the device info as a table, a row
+// per measure, and the conditions they were measured in.
+func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions string) error {
+	fmt.Fprintf(w, "peak of device %d: %s (%s)\n", info.Index, info.Name, info.Hardware())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
+	for _, r := range rows {
+		rate := "-"
+		if r.rate > 0 {
+			rate = fmt.Sprintf("%.1f", r.rate)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "conditions: %s\n", conditions)
+	return err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -98,7 +99,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.hot, "hot", false, "run back to back, caches warm (the default)")
 	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
 	floatVar(fs, &f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
-	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", autotune.MinIntervalSamples))
+	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", stats.MinIntervalSamples))
 	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
 	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
 	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
@@ -124,8 +125,8 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	if f.precision <= 0 || f.budget <= 0 || f.maxSamples < f.minSamples {
 		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and --min-samples <= --max-samples")}
 	}
-	if f.minSamples < autotune.MinIntervalSamples {
-		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, autotune.MinIntervalSamples)}
+	if f.minSamples < stats.MinIntervalSamples {
+		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, stats.MinIntervalSamples)}
 	}
 	if f.count < 1 || f.count > maxCount {
 		return autotune.Options{}, usageError{fmt.Errorf("--count %d is outside [1, %d]", f.count, maxCount)}
@@ -411,7 +412,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	for _, b := range file.Benchmarks {
-		if b.Outcome == autotune.Wrong {
+		if b.Outcome == results.Wrong {
 			return errVerification{b.Name}
 		}
 	}
@@ -577,6 +578,26 @@ func (e errVerification) Error() string {
 	return fmt.Sprintf("candidate %s computed a wrong result", e.name)
 }
 
+// outcomeOf is the results file's outcome for what became of a tuned
+// candidate: the file has a word for each of the tuner's outcomes.
+func outcomeOf(o autotune.Outcome) results.Outcome {
+	switch o {
+	case autotune.Measured:
+		return results.Measured
+	case autotune.Dropped:
+		return results.Dropped
+	case autotune.Wrong:
+		return results.Wrong
+	case autotune.Failed:
+		return results.Failed
+	case autotune.Unsupported:
+		return results.Unsupported
+	case autotune.Compiled:
+		return results.Compiled
+	}
+	return results.Outcome(o)
+}
+
 // benchmarksOf turns a tune's entry into result-file benchmarks.
 func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) []results.Benchmark {
 	cands := op.Candidates()
@@ -588,7 +609,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			DType:      op.DType().String(),
 			Shape:      e.Shape,
 			Candidate:  r.Name,
-			Outcome:    r.Outcome,
+			Outcome:    outcomeOf(r.Outcome),
 			Error:      r.Error,
 			Winner:     r.Index == e.Fastest,
 			Tie:        tieOf(e, r.Index),
@@ -606,7 +627,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			st := *r.Stats
 			b.Rounds = r.Rounds
 			if len(b.Rounds) == 0 {
-				b.Rounds = []autotune.Stats{st}
+				b.Rounds = []stats.Stats{st}
 			}
 			st.Samples = nil
 			b.Stats = &st

@@ -11,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -101,6 +102,16 @@ func TestSchemaNamesTheFormat(t *testing.T) {
 	}
 	if doc.Title != results.Schema || doc.Properties.Schema.Const != results.Schema {
 		t.Errorf("the schema is titled %q and wants schema %q; the format is %q", doc.Title, doc.Properties.Schema.Const, results.Schema)
+	}
+}
+
+// TestOutcomeOfKeepsTheWord: a tuned candidate's outcome is written to a
+// results file in the tuner's own word, whichever it is.
+func TestOutcomeOfKeepsTheWord(t *testing.T) {
+	for _, o := range []autotune.Outcome{autotune.Measured, autotune.Dropped, autotune.Wrong, autotune.Failed, autotune.Unsupported, autotune.Compiled} {
+		if got := outcomeOf(o); string(got) != string(o) {
+			t.Errorf("outcomeOf(%q) = %q", o, got)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
-package autotune_test
+package stats_test
 
 import (
-	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -9,9 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/internal/devtest"
-	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // TestSummarizeInterval checks that a 95% interval is claimed only where
@@ -42,7 +39,7 @@ func TestSummarizeInterval(t *testing.T) {
 		{6, interval{Has: true, Lo: 1e-3, Hi: 6e-3, JSON: true}},
 		{9, interval{Has: true, Lo: 2e-3, Hi: 8e-3, JSON: true}},
 	} {
-		s := autotune.Summarize(samples(tc.n), 1)
+		s := stats.Summarize(samples(tc.n), 1)
 		data, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
@@ -61,25 +58,11 @@ func TestSummarizeInterval(t *testing.T) {
 	}
 	// Read back from a file written before, five samples with their range
 	// as the interval still have none.
-	var old autotune.Stats
+	var old stats.Stats
 	if err := json.Unmarshal([]byte(`{"median_s":3e-3,"ci_lo_s":1e-3,"ci_hi_s":5e-3,"min_s":1e-3,"max_s":5e-3,"samples":5,"batch":1}`), &old); err != nil {
 		t.Fatal(err)
 	}
 	if old.HasInterval() {
 		t.Errorf("five samples read from a file have an interval: %+v", old)
-	}
-}
-
-// TestMeasureRefusesTooFewSamples: options whose MinSamples cannot give a
-// 95% interval are refused before anything is measured.
-func TestMeasureRefusesTooFewSamples(t *testing.T) {
-	dev := devtest.Device(t)
-	for _, n := range []int{1, 3, autotune.MinIntervalSamples - 1} {
-		opts := quick
-		opts.MinSamples = n
-		e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), autotune.ShapeOf(1<<10), opts)
-		if status.CodeOf(err) != status.InvalidArgument || e != nil || !strings.Contains(err.Error(), "95% confidence interval") {
-			t.Errorf("MinSamples %d: entry %v, error %v; want INVALID_ARGUMENT saying why", n, e, err)
-		}
 	}
 }

@@ -1,0 +1,235 @@
+package autotune
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/stats"
+)
+
+// Flags set on results. A measured result whose interval is wider than
+// the target says why sampling stopped: FlagBudgetSpent (the time budget
+// ran out) or FlagMaxSamples (it had MaxSamples samples).
+const (
+	FlagAbovePeakBandwidth = "above-peak-bandwidth"
+	FlagAbovePeakFLOPs     = "above-peak-flops"
+	FlagTimerDidNotTick    = "timer-did-not-tick"
+	FlagBudgetSpent        = "budget-spent-before-target"
+	FlagMaxSamples         = "max-samples-before-target"
+	// FlagPeakOtherClock marks a result measured at an SM clock more than
+	// 3% from the one the peak was measured at: its percentage of peak
+	// compares unlike with unlike.
+	FlagPeakOtherClock = "peak-at-other-clock"
+	// FlagRemeasured marks the candidates measured a second time because
+	// one dropped early ended with a median below the leader's: the
+	// device's speed had drifted under the first measurement.
+	FlagRemeasured = "remeasured-after-drift"
+	// FlagDrift marks a dropped candidate whose median is below the
+	// winner's, and the winner: the device's speed drifted while they
+	// were measured, and which is faster is not known.
+	FlagDrift = "drift"
+	// FlagNotVerified marks the candidates of an operation that checks no
+	// result (a manifest's "verify": "none").
+	FlagNotVerified = "not-verified"
+)
+
+// TieRule is how a tie between overlapping intervals is broken.
+const TieRule = "lowest median; the 95% intervals of the two fastest overlap"
+
+// work is what one run of a problem moves and computes: the numerators of
+// its rates.
+type work struct{ bytes, flops float64 }
+
+// overlap reports whether the intervals of a (the faster) and b overlap;
+// a candidate without an interval overlaps every other.
+func overlap(a, b stats.Stats) bool {
+	_, aHi := interval(a)
+	bLo, _ := interval(b)
+	return aHi >= bLo
+}
+
+// interval returns the 95% interval of the median of s, or [0, +Inf]
+// without one: an interval that overlaps every other, so that a candidate
+// without one is never dropped as slower, nor beaten without a tie.
+func interval(s stats.Stats) (lo, hi float64) {
+	if !s.HasInterval() {
+		return 0, math.Inf(1)
+	}
+	return s.Lo, s.Hi
+}
+
+// entry turns the measurements into the entry a tune commits.
+func (m *measurement) entry() *Entry {
+	e := m.newEntry()
+	for i, c := range m.cands {
+		r := c.res
+		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == Dropped) {
+			s := stats.Summarize(c.samples, c.batch)
+			r.Stats = &s
+			if r.Outcome == "" {
+				r.Outcome = Measured
+				// Short of the target, a survivor stopped at MaxSamples
+				// or when the budget ran out (decide says which can end
+				// sampling); at MaxSamples, more budget would not have
+				// sampled it again.
+				if s.HalfWidth() > m.opts.TargetHalfWidth {
+					switch {
+					case len(c.samples) >= m.opts.MaxSamples:
+						r.Flags = append(r.Flags, FlagMaxSamples)
+					case m.spent:
+						r.Flags = append(r.Flags, FlagBudgetSpent)
+					}
+				}
+			}
+			setRates(&r, m.work(i), m.opts.Peak, m.op)
+		} else if r.Outcome == "" {
+			r.Outcome = Failed
+			if r.Error == "" {
+				r.Error = "no samples"
+			}
+		}
+		e.Results = append(e.Results, r)
+	}
+	e.Conditions, e.ConditionsNote = m.conditions, m.conditionsNote
+	if m.opts.Telemetry == nil {
+		e.ConditionsNote = "not available"
+		if m.opts.TelemetryNote != "" {
+			e.ConditionsNote += ": " + m.opts.TelemetryNote
+		}
+	}
+	pickWinner(e)
+	return e
+}
+
+// work returns what one run of candidate i moves and computes: the
+// problem's, unless its candidates do different amounts of work
+// (kernels.CandidateWorker).
+func (m *measurement) work(i int) work {
+	if w, ok := m.p.(kernels.CandidateWorker); ok {
+		b, f := w.CandidateWork(i)
+		return work{b, f}
+	}
+	return work{m.p.Bytes(), m.p.Flops()}
+}
+
+// newEntry is the entry of this measurement, without results.
+func (m *measurement) newEntry() *Entry {
+	return &Entry{
+		Schema:  SchemaVersion,
+		Key:     m.key,
+		Fastest: -1,
+		Shape:   m.shape.String(),
+		Level:   m.opts.Level.String(),
+		Mode:    string(m.opts.Mode),
+		Bounds: Bounds{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
+			MaxSamples: m.opts.MaxSamples, MinSampleTime: m.opts.MinSampleTime, Seed: m.opts.Seed},
+		Hardware:  m.info.Hardware(),
+		Device:    fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),
+		Version:   m.opts.Version,
+		Time:      time.Now().UTC(),
+		Objective: m.opts.Objective,
+	}
+}
+
+// setRates sets r's rates at its median and flags those above peak.
+func setRates(r *Result, w work, peak *Peak, op kernels.Operation) {
+	r.Flags = slices.DeleteFunc(r.Flags, func(f string) bool {
+		return f == FlagAbovePeakBandwidth || f == FlagAbovePeakFLOPs || f == FlagPeakOtherClock
+	})
+	if len(r.Flags) == 0 {
+		r.Flags = nil
+	}
+	r.GBps, r.GFLOPs = 0, 0
+	if r.Stats == nil || r.Stats.Median <= 0 {
+		return
+	}
+	r.GBps = w.bytes / r.Stats.Median / 1e9
+	r.GFLOPs = w.flops / r.Stats.Median / 1e9
+	if peak == nil {
+		return
+	}
+	if peak.BandwidthGBps > 0 && r.GBps > peak.BandwidthGBps*1.05 {
+		r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
+	}
+	if c := peak.ComputeOf(op); c > 0 && r.GFLOPs > c*1.05 {
+		r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
+	}
+	if c := r.Conditions; c != nil && peak.SMClockMHz > 0 && c.SMClockMHz.Max > 0 {
+		lo, hi := min(peak.SMClockMHz, c.SMClockMHz.Max), max(peak.SMClockMHz, c.SMClockMHz.Max)
+		if hi > lo*1.03 {
+			r.Flags = append(r.Flags, FlagPeakOtherClock)
+		}
+	}
+}
+
+// pickWinner sets e's winner: of the candidates measured to the end, the
+// one with the lowest median (of the dropped ones when none was: the
+// leader failed later on), and a tie when its 95% interval overlaps the
+// runner-up's. Dropped candidates were shown slower than the leader when
+// they were dropped, so they do not compete; but one whose median is
+// nevertheless below the winner's is flagged FlagDrift, with the winner:
+// the device's speed drifted, and the answer is not to be trusted
+// unnoticed.
+func pickWinner(e *Entry) {
+	type ranked struct {
+		i int
+		s stats.Stats
+	}
+	var measured, dropped []ranked
+	for i, r := range e.Results {
+		switch {
+		case r.Stats == nil:
+		case r.Outcome == Measured:
+			measured = append(measured, ranked{i, *r.Stats})
+		case r.Outcome == Dropped:
+			dropped = append(dropped, ranked{i, *r.Stats})
+		}
+	}
+	if len(measured) == 0 {
+		measured = dropped
+	}
+	slices.SortStableFunc(measured, func(a, b ranked) int {
+		switch {
+		case a.s.Median < b.s.Median:
+			return -1
+		case a.s.Median > b.s.Median:
+			return 1
+		}
+		return a.i - b.i
+	})
+	e.Fastest, e.FastestName, e.Tie, e.TieRule = -1, "", false, ""
+	if len(measured) == 0 {
+		return
+	}
+	e.Fastest = measured[0].i
+	e.FastestName = e.Results[e.Fastest].Name
+	if len(measured) > 1 && overlap(measured[0].s, measured[1].s) {
+		e.Tie = true
+		e.TieRule = TieRule
+	}
+	drift := false
+	for _, d := range dropped {
+		if d.i != e.Fastest && d.s.Median < measured[0].s.Median {
+			addFlag(&e.Results[d.i], FlagDrift)
+			drift = true
+		}
+	}
+	if drift {
+		addFlag(&e.Results[e.Fastest], FlagDrift)
+	}
+	order := make([]int, len(measured))
+	for k, r := range measured {
+		order[k] = r.i
+	}
+	pickByObjective(e, order)
+}
+
+// addFlag adds flag to r's flags, once.
+func addFlag(r *Result, flag string) {
+	if !slices.Contains(r.Flags, flag) {
+		r.Flags = append(r.Flags, flag)
+	}
+}

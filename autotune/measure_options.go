@@ -1,0 +1,198 @@
+package autotune
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
+)
+
+// Mode is how caches are treated between samples.
+type Mode string
+
+const (
+	// Hot runs back to back: inputs may sit in the GPU's caches.
+	Hot Mode = "hot"
+	// Cold flushes the last-level cache before every timed run (outside
+	// the timed region) by filling a buffer several times its size.
+	Cold Mode = "cold"
+)
+
+// Options configure measurement and tuning.
+type Options struct {
+	// Level buckets shapes into keys.
+	Level Level
+	Mode  Mode
+	// TargetHalfWidth stops sampling once every surviving candidate's 95%
+	// interval is within ±TargetHalfWidth of its median. Sampling also
+	// stops when Budget is spent or a candidate has MaxSamples samples;
+	// a result short of the target is flagged with the reason
+	// (FlagBudgetSpent, FlagMaxSamples).
+	TargetHalfWidth float64
+	// Budget bounds the time spent sampling one key (compilation and
+	// verification come on top).
+	Budget time.Duration
+	// MinSamples is the fewest samples before any decision; MaxSamples the
+	// most per candidate. Zero means the default. MinSamples may not be
+	// below stats.MinIntervalSamples, the fewest a 95% interval of the
+	// median needs: Measure and the Tuner refuse such options
+	// (InvalidArgument).
+	MinSamples, MaxSamples int
+	// MinSampleTime is how long a sample lasts at least: short runs are
+	// batched, k runs per sample, and divided by k.
+	MinSampleTime time.Duration
+	// MaxBatch bounds k.
+	MaxBatch int
+	// Warmup is how much GPU time is spent running the candidates before
+	// any sample counts: an idle GPU clocks down, and its first
+	// milliseconds of work run several times slower than the rest. Zero
+	// means the default; negative, none.
+	Warmup time.Duration
+	// DropMargin: a candidate whose interval's low end is above the
+	// leader's high end by more than this fraction is dropped early.
+	DropMargin float64
+	// FlushBytes is the size of the cold-mode flush buffer; 0 chooses by
+	// device type.
+	FlushBytes int64
+	// Seed makes inputs and the shuffled order reproducible.
+	Seed uint64
+	// Peak, when known, flags results above it.
+	Peak *Peak
+	// Tuner names the cache table; "builtin" if empty.
+	Tuner string
+	// Version is recorded with every result.
+	Version string
+	// Progress, if set, is told about each step.
+	Progress func(Progress)
+	// Logger, if set, receives a debug record of where a tune's time went
+	// (preparing, building, verifying, warming up, sampling).
+	Logger *slog.Logger
+	// Rounds is how many independent rounds measure a key (0 means 1).
+	// Each round prepares the problem again (same inputs), builds,
+	// verifies, warms up and samples in its own shuffled order, within
+	// its own Budget; each candidate's Result keeps every round's
+	// statistics (Result.Rounds), so that a comparison of two runs can
+	// judge a difference by the variation between rounds rather than
+	// between the samples of one. As go test -count does.
+	Rounds int
+	// NoDrop keeps every candidate to the end: none is dropped early.
+	NoDrop bool
+	// Telemetry, where set, is read while the candidates are sampled:
+	// each result carries the GPU's conditions at its samples' moments
+	// (clocks, power, temperature, throttling), flagged
+	// telemetry.FlagThrottled or FlagClocksMoved where they call for it,
+	// and its energy per run from an energy pass (EnergyWindow). Nil: the
+	// entry says the conditions are not available, with TelemetryNote.
+	Telemetry telemetry.Source
+	// TelemetryNote says why there is no Telemetry, for the entry.
+	TelemetryNote string
+	// EnergyWindow is how long each sampled candidate runs back to back
+	// for its energy per run to be read off the device's energy counter
+	// (Telemetry only). Zero means the default (200 ms); negative, none.
+	EnergyWindow time.Duration
+	// Objective is what the winner is picked by: time (the default),
+	// energy per run, or their product (edp). Energy needs Telemetry.
+	Objective Objective
+	// SameBatch batches every candidate's runs alike, as many per sample
+	// as the shortest needs, so that their times per run compare like for
+	// like (two versions of a kernel, say).
+	SameBatch bool
+
+	// round is the round being measured, from 0: it changes the sampling
+	// order, not the inputs.
+	round int
+}
+
+// Progress reports a step of a tune.
+type Progress struct {
+	Key       string
+	Candidate string
+	// Step is "verify", "sample" or "done".
+	Step string
+	// Done and Total count samples taken and the most there will be.
+	Done, Total int
+}
+
+// DefaultOptions measure to ±1% with up to 10 s per key.
+var DefaultOptions = Options{
+	Level:           Balanced,
+	Mode:            Hot,
+	TargetHalfWidth: 0.01,
+	Budget:          10 * time.Second,
+	MinSamples:      10,
+	MaxSamples:      200,
+	MinSampleTime:   500 * time.Microsecond,
+	MaxBatch:        256,
+	Warmup:          300 * time.Millisecond,
+	DropMargin:      0.05,
+	Seed:            1,
+	Tuner:           "builtin",
+	EnergyWindow:    200 * time.Millisecond,
+	Objective:       ObjectiveTime,
+}
+
+func (o *Options) fill() {
+	d := DefaultOptions
+	if o.TargetHalfWidth <= 0 {
+		o.TargetHalfWidth = d.TargetHalfWidth
+	}
+	if o.Budget <= 0 {
+		o.Budget = d.Budget
+	}
+	if o.MinSamples <= 0 {
+		o.MinSamples = d.MinSamples
+	}
+	if o.MaxSamples < o.MinSamples {
+		o.MaxSamples = max(d.MaxSamples, o.MinSamples)
+	}
+	if o.MinSampleTime <= 0 {
+		o.MinSampleTime = d.MinSampleTime
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = d.MaxBatch
+	}
+	if o.Warmup == 0 {
+		o.Warmup = d.Warmup
+	}
+	if o.DropMargin <= 0 {
+		o.DropMargin = d.DropMargin
+	}
+	if o.Mode == "" {
+		o.Mode = Hot
+	}
+	if o.Tuner == "" {
+		o.Tuner = d.Tuner
+	}
+	if o.EnergyWindow == 0 {
+		o.EnergyWindow = d.EnergyWindow
+	}
+	if o.Objective == "" {
+		o.Objective = d.Objective
+	}
+	if o.Objective != ObjectiveTime {
+		// A candidate slower per run may use less energy: none is
+		// dropped for being slower.
+		o.NoDrop = true
+	}
+}
+
+// check refuses options, defaults filled in, that cannot give what a
+// result claims.
+func (o *Options) check() error {
+	if o.MinSamples < stats.MinIntervalSamples {
+		return status.Newf(status.InvalidArgument, "autotune: MinSamples %d is fewer than the %d samples a 95%% confidence interval of the median needs", o.MinSamples, stats.MinIntervalSamples)
+	}
+	if _, err := ParseObjective(string(o.Objective)); err != nil {
+		return err
+	}
+	if o.Objective != ObjectiveTime && o.Telemetry == nil {
+		why := o.TelemetryNote
+		if why == "" {
+			why = "no telemetry source"
+		}
+		return status.Newf(status.FailedPrecondition, "autotune: objective %s needs the device's energy counter, which is not available here (%s)", o.Objective, why)
+	}
+	return nil
+}

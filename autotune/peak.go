@@ -1,0 +1,68 @@
+package autotune
+
+import "github.com/vkbench/vkbench/kernels"
+
+// Peak is a device's measured peak, for percent-of-peak and plausibility.
+type Peak struct {
+	// BandwidthGBps is the copy bandwidth (bytes read + written) in GB/s.
+	BandwidthGBps float64 `json:"bandwidth_gb_per_s"`
+	// GFLOPs is the fp32 FMA rate.
+	GFLOPs float64 `json:"gflop_per_s"`
+	// FP16GFLOPs and Int32GOPs are the fp16 FMA and int32 multiply-add
+	// rates; 0 when unsupported or not measured.
+	FP16GFLOPs float64 `json:"fp16_gflop_per_s,omitempty"`
+	Int32GOPs  float64 `json:"int32_gop_per_s,omitempty"`
+	// MatrixF16GFLOPs, MatrixF16AccGFLOPs and MatrixS8GOPs are the matrix
+	// units' (tensor cores') rates, measured by peak-coopmat-f16, -f16acc
+	// and -s8: fp16 with fp32 sums, fp16 with fp16 sums, int8 with int32
+	// sums; 0 where the device has none or they were not measured.
+	MatrixF16GFLOPs    float64 `json:"matrix_f16_gflop_per_s,omitempty"`
+	MatrixF16AccGFLOPs float64 `json:"matrix_f16acc_gflop_per_s,omitempty"`
+	MatrixS8GOPs       float64 `json:"matrix_s8_gop_per_s,omitempty"`
+	// SMClockMHz and MemClockMHz are the highest SM and memory clocks
+	// seen while the peak kernels were measured, where they could be read
+	// (telemetry): a rate measured at another clock is no percentage of
+	// this peak (FlagPeakOtherClock).
+	SMClockMHz  float64 `json:"sm_clock_mhz,omitempty"`
+	MemClockMHz float64 `json:"mem_clock_mhz,omitempty"`
+}
+
+// ComputeOf returns the peak rate that bounds op's arithmetic: for an
+// operation on the matrix units (kernels.ArithmeticOf), their rate at its
+// precision where it was measured; otherwise, and for every other
+// operation, Compute of its element type. gemm-f16 is thus a percentage
+// of the tensor cores' fp16 rate on a GPU that has them, and of the fp16
+// FMA rate elsewhere.
+func (p *Peak) ComputeOf(op kernels.Operation) float64 {
+	if p == nil {
+		return 0
+	}
+	var m float64
+	switch kernels.ArithmeticOf(op) {
+	case kernels.MatrixF16:
+		m = p.MatrixF16GFLOPs
+	case kernels.MatrixF16Acc:
+		m = p.MatrixF16AccGFLOPs
+	case kernels.MatrixS8:
+		m = p.MatrixS8GOPs
+	}
+	if m > 0 {
+		return m
+	}
+	return p.Compute(op.DType())
+}
+
+// Compute returns the peak arithmetic rate for operations on elements of
+// dtype: fp16, int32/uint32, or else fp32; 0 when unknown.
+func (p *Peak) Compute(dtype kernels.DType) float64 {
+	if p == nil {
+		return 0
+	}
+	switch dtype {
+	case kernels.F16:
+		return p.FP16GFLOPs
+	case kernels.I32, kernels.U32:
+		return p.Int32GOPs
+	}
+	return p.GFLOPs
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// inlineSVG draws one panel's chart as SVG to put inside an HTML page.
+func inlineSVG(pn panel) (template.HTML, error) {
+	if pn.plot == nil {
+		return "", nil
+	}
+	c := vgsvg.New(chartWidth, pn.height)
+	drawPanels(c, []panel{{plot: pn.plot, height: pn.height}})
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", err
+	}
+	s := buf.String()
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:] // drop the XML declaration and comment, which HTML does not want
+	}
+	return template.HTML(s), nil //nolint:gosec // drawn here; vgsvg escapes every text
+}
+
+type htmlRow struct {
+	File, Candidate, Outcome, Median, CI, GBps, GFLOPs, Peak, Note string
+	Winner                                                         bool
+}
+
+type htmlSection struct {
+	Title string
+	SVG   template.HTML
+	Rows  []htmlRow
+	Notes []string
+}
+
+type htmlFile struct {
+	Label, Device, Hardware, Driver, Mode, Version, Time string
+	Seed                                                 uint64
+	Benchmarks                                           int
+}
+
+func (r *report) writeHTML(w io.Writer, panels []panel) error {
+	var page struct {
+		Version  string
+		Several  bool
+		Files    []htmlFile
+		Sections []htmlSection
+	}
+	page.Version = version
+	page.Several = len(r.in) > 1
+	for _, input := range r.in {
+		f := input.file
+		hf := htmlFile{Label: input.label, Device: f.Device.Name, Hardware: f.Device.Hardware, Driver: f.Device.Driver,
+			Mode: f.Mode, Version: f.Version, Seed: f.Seed, Benchmarks: len(f.Benchmarks)}
+		if !f.Time.IsZero() {
+			hf.Time = f.Time.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		page.Files = append(page.Files, hf)
+	}
+	for i, g := range r.groups {
+		svg, err := inlineSVG(panels[i])
+		if err != nil {
+			return err
+		}
+		sec := htmlSection{Title: g.title, SVG: svg}
+		for _, c := range g.cands {
+			for f, b := range g.at[c] {
+				if b == nil {
+					sec.Rows = append(sec.Rows, htmlRow{File: r.in[f].label, Candidate: c, Outcome: "absent"})
+					continue
+				}
+				row := htmlRow{File: r.in[f].label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
+					Median: "-", CI: "-", GBps: "-", GFLOPs: "-", Peak: "-", Note: b.Error}
+				if measured(b) {
+					row.Median = fmtSeconds(b.Stats.Median)
+					row.CI = ciText(*b.Stats)
+				}
+				if b.GBps > 0 {
+					row.GBps = fmt.Sprintf("%.3g", b.GBps)
+				}
+				if b.GFLOPs > 0 {
+					row.GFLOPs = fmt.Sprintf("%.3g", b.GFLOPs)
+				}
+				if b.PercentPeak > 0 {
+					row.Peak = fmt.Sprintf("%.0f%%", b.PercentPeak)
+				}
+				if len(b.Flags) > 0 {
+					row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)
+				}
+				sec.Rows = append(sec.Rows, row)
+			}
+		}
+		page.Sections = append(page.Sections, sec)
+	}
+	for i := range r.roofs {
+		rl := &r.roofs[i]
+		svg, err := inlineSVG(panels[len(r.groups)+i])
+		if err != nil {
+			return err
+		}
+		title := "Roofline: " + rl.device
+		if rl.device == "" {
+			title = "Roofline"
+		}
+		page.Sections = append(page.Sections, htmlSection{Title: title, SVG: svg, Notes: slices.Clone(rl.notes)})
+	}
+	return reportPage.Execute(w, page)
+}
+
+var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>vkbench report</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 2em; font-size: 0.9em; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.2em 0.6em; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.winner td { font-weight: bold; }
+svg { max-width: 100%; height: auto; }
+p.note { color: #555; }
+</style>
+</head>
+<body>
+<h1>vkbench report</h1>
+<p>Drawn by vkbench {{.Version}}. Each chart shows every candidate's median time per run with its 95% confidence interval (lower is better); the winner is filled (★ in the tables).{{if .Several}} The files overlay: one point per file, in the file's colour.{{end}}</p>
+<table>
+<tr><th>file</th><th>device</th><th>hardware</th><th>driver</th><th>mode</th><th>seed</th><th>measured</th><th>vkbench</th><th>benchmarks</th></tr>
+{{- range .Files}}
+<tr><td>{{.Label}}</td><td>{{.Device}}</td><td>{{.Hardware}}</td><td>{{.Driver}}</td><td>{{.Mode}}</td><td class="num">{{.Seed}}</td><td>{{.Time}}</td><td>{{.Version}}</td><td class="num">{{.Benchmarks}}</td></tr>
+{{- end}}
+</table>
+{{- range .Sections}}
+<section>
+<h2>{{.Title}}</h2>
+{{- if .SVG}}
+<figure>
+{{.SVG}}</figure>
+{{- end}}
+{{- range .Notes}}
+<p class="note">{{.}}</p>
+{{- end}}
+{{- if .Rows}}
+<table>
+<tr>{{if $.Several}}<th>file</th>{{end}}<th></th><th>candidate</th><th>outcome</th><th>median</th><th>95% CI</th><th>GB/s</th><th>GFLOP/s</th><th>% peak</th><th>note</th></tr>
+{{- range .Rows}}
+<tr{{if .Winner}} class="winner"{{end}}>{{if $.Several}}<td>{{.File}}</td>{{end}}<td>{{if .Winner}}★{{end}}</td><td>{{.Candidate}}</td><td>{{.Outcome}}</td><td class="num">{{.Median}}</td><td class="num">{{.CI}}</td><td class="num">{{.GBps}}</td><td class="num">{{.GFLOPs}}</td><td class="num">{{.Peak}}</td><td>{{.Note}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+</section>
+{{- end}}
+</body>
+</html>
+`))

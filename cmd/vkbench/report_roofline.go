@@ -1,0 +1,292 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
+)
+
+type roofline struct {
+	hardware string
+	device   string
+	peak     *autotune.Peak
+	files    []int
+	notes    []string
+}
+
+// onRoof reports whether b can stand on a roofline: it does arithmetic and
+// moves bytes.
+func onRoof(b *results.Benchmark) bool {
+	return measured(b) && b.Flops > 0 && b.Bytes > 0 && b.GFLOPs > 0
+}
+
+func (rl *roofline) drawn(r *report) bool {
+	if rl.peak == nil {
+		return false
+	}
+	for _, f := range rl.files {
+		for i := range r.in[f].file.Benchmarks {
+			if onRoof(&r.in[f].file.Benchmarks[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (r *report) rooflineNotes(rl *roofline) []string {
+	var notes []string
+	hw := rl.hardware
+	if hw == "" {
+		hw = "unknown hardware"
+	}
+	switch {
+	case rl.peak == nil:
+		notes = append(notes, fmt.Sprintf("No roofline for %s: no peak is known (run vkbench peak on it, point --cache at the cache that holds its peak, or pass --peak-gbps and --peak-gflops).", hw))
+	case rl.peak.BandwidthGBps == 0:
+		notes = append(notes, fmt.Sprintf("The bandwidth roof of %s is unknown (--peak-gbps); only the compute roof is drawn.", hw))
+	case rl.peak.GFLOPs == 0:
+		notes = append(notes, fmt.Sprintf("The compute roof of %s is unknown (--peak-gflops); only the bandwidth roof is drawn.", hw))
+	}
+	// Operations that do no arithmetic are not on the roofline: say what
+	// their best candidate moved.
+	var noArith []string
+	for _, f := range rl.files {
+		seen := map[string]bool{}
+		var arith bool
+		for i := range r.in[f].file.Benchmarks {
+			b := &r.in[f].file.Benchmarks[i]
+			if onRoof(b) {
+				arith = true
+			}
+			if !b.Winner || !measured(b) || b.Flops > 0 || b.GBps <= 0 {
+				continue
+			}
+			key, title, _ := splitName(b)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			pct := ""
+			if rl.peak != nil && rl.peak.BandwidthGBps > 0 {
+				pct = fmt.Sprintf(", %.0f%% of the %.0f GB/s roof", 100*b.GBps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
+			}
+			notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, b.GBps, pct))
+		}
+		if !arith {
+			noArith = append(noArith, r.in[f].label)
+		}
+	}
+	if len(noArith) > 0 && rl.peak != nil {
+		notes = append(notes, fmt.Sprintf("Nothing to place on the roofline from %s: no benchmark there has both FLOPs and bytes.", strings.Join(noArith, ", ")))
+	}
+	return notes
+}
+
+// rooflineChart draws achieved GFLOP/s against arithmetic intensity, on
+// log axes, under the roofs of rl.peak.
+func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
+	p := newPlot()
+	p.Title.Text = "Roofline: " + rl.device
+	p.X.Label.Text = "arithmetic intensity (FLOP/byte)"
+	p.Y.Label.Text = "GFLOP/s"
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Add(plotter.NewGrid())
+
+	box := logBox{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
+	files := r.roofPointsOf(rl, &box)
+	if len(r.in) == 1 {
+		p.Legend.Add("winner", glyph(winnerColor, draw.CircleGlyph{}, vg.Points(4)))
+		p.Legend.Add("other candidates", glyph(fileColors[0], draw.RingGlyph{}, vg.Points(2.5)))
+	}
+	box, ridge := roofBox(box, rl.peak)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = box.xmin, box.xmax, box.ymin, box.ymax
+	if err := addRoofs(p, rl.peak, box, ridge); err != nil {
+		return nil, 0, err
+	}
+	// The points go over the roofs.
+	var placed plotter.XYs // labelled points, to keep labels apart
+	for _, pts := range files {
+		if err := r.addRoofPoints(p, pts, &placed); err != nil {
+			return nil, 0, err
+		}
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	return p, 11 * vg.Centimeter, nil
+}
+
+// logBox is the extent of a chart on log axes.
+type logBox struct{ xmin, xmax, ymin, ymax float64 }
+
+// widen makes b hold the point (x, y).
+func (b *logBox) widen(x, y float64) {
+	b.xmin, b.xmax, b.ymin, b.ymax = min(b.xmin, x), max(b.xmax, x), min(b.ymin, y), max(b.ymax, y)
+}
+
+// roofPoints are one file's benchmarks on a roofline: its winners,
+// labelled by operation, and its other candidates.
+type roofPoints struct {
+	f       int
+	others  plotter.XYs
+	winners plotter.XYs
+	labels  []string
+}
+
+// roofPointsOf returns the points of each of rl's files, widening box to
+// hold them.
+func (r *report) roofPointsOf(rl *roofline, box *logBox) []roofPoints {
+	var out []roofPoints
+	for _, f := range rl.files {
+		pts := roofPoints{f: f}
+		for i := range r.in[f].file.Benchmarks {
+			b := &r.in[f].file.Benchmarks[i]
+			if !onRoof(b) {
+				continue
+			}
+			pt := plotter.XY{X: b.Flops / b.Bytes, Y: b.GFLOPs}
+			box.widen(pt.X, pt.Y)
+			if b.Winner {
+				label := b.Op
+				if label == "" {
+					label, _, _ = splitName(b)
+				}
+				pts.winners = append(pts.winners, pt)
+				pts.labels = append(pts.labels, label)
+			} else {
+				pts.others = append(pts.others, pt)
+			}
+		}
+		out = append(out, pts)
+	}
+	return out
+}
+
+// roofBox widens box, which holds the points, to hold pk's roofs too,
+// with a margin, and returns it with the ridge point's intensity, where
+// the roofs meet (0 without both roofs).
+func roofBox(box logBox, pk *autotune.Peak) (logBox, float64) {
+	ridge := 0.0
+	if pk.BandwidthGBps > 0 && pk.GFLOPs > 0 {
+		ridge = pk.GFLOPs / pk.BandwidthGBps
+		box.widen(ridge, pk.GFLOPs)
+	} else if pk.GFLOPs > 0 {
+		box.ymax = max(box.ymax, pk.GFLOPs)
+	}
+	box.xmin, box.xmax = box.xmin/4, box.xmax*4
+	box.ymin, box.ymax = box.ymin/4, box.ymax*3
+	if pk.BandwidthGBps > 0 {
+		// The memory roof starts inside the chart.
+		box.ymin = min(box.ymin, pk.BandwidthGBps*box.xmin)
+	}
+	return box, ridge
+}
+
+// addRoofs draws pk's roofs across box, meeting at ridge, with their
+// labels.
+func addRoofs(p *plot.Plot, pk *autotune.Peak, box logBox, ridge float64) error {
+	xmin, xmax := box.xmin, box.xmax
+	var roof plotter.XYs
+	switch {
+	case ridge > 0:
+		roof = plotter.XYs{{X: xmin, Y: pk.BandwidthGBps * xmin}, {X: ridge, Y: pk.GFLOPs}, {X: xmax, Y: pk.GFLOPs}}
+	case pk.BandwidthGBps > 0:
+		roof = plotter.XYs{{X: xmin, Y: pk.BandwidthGBps * xmin}, {X: xmax, Y: pk.BandwidthGBps * xmax}}
+	default:
+		roof = plotter.XYs{{X: xmin, Y: pk.GFLOPs}, {X: xmax, Y: pk.GFLOPs}}
+	}
+	line, err := plotter.NewLine(roof)
+	if err != nil {
+		return err
+	}
+	line.Color = roofColor
+	line.Width = vg.Points(1.5)
+	p.Add(line)
+	// The roofs' labels: the memory roof's under its rising line, the
+	// compute roof's over its flat one.
+	if pk.BandwidthGBps > 0 {
+		x := xmin * 1.3
+		if err := addRoofLabel(p, plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.0f GB/s", pk.BandwidthGBps), vg.Points(-14)); err != nil {
+			return err
+		}
+	}
+	if pk.GFLOPs > 0 {
+		x := max(ridge, xmin) * 1.3
+		if err := addRoofLabel(p, plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.0f GFLOP/s", pk.GFLOPs), vg.Points(4)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRoofLabel labels a roof with text at pt, offset dy upwards.
+func addRoofLabel(p *plot.Plot, pt plotter.XY, text string, dy vg.Length) error {
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: []string{text}})
+	if err != nil {
+		return err
+	}
+	lb.Offset = vg.Point{X: vg.Points(4), Y: dy}
+	lb.TextStyle[0].Font = sansFont(9)
+	lb.TextStyle[0].Color = roofColor
+	p.Add(lb)
+	return nil
+}
+
+// addRoofPoints draws one file's points in its colours, its winners
+// filled and labelled, each label below those already placed near it.
+func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, placed *plotter.XYs) error {
+	col, wcol := r.color(pts.f, false), r.color(pts.f, true)
+	if len(pts.others) > 0 {
+		sc, err := plotter.NewScatter(pts.others)
+		if err != nil {
+			return err
+		}
+		sc.Color, sc.Shape, sc.Radius = col, draw.RingGlyph{}, vg.Points(2.5)
+		p.Add(sc)
+	}
+	if len(pts.winners) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts.winners)
+	if err != nil {
+		return err
+	}
+	sc.Color, sc.Shape, sc.Radius = wcol, draw.CircleGlyph{}, vg.Points(4)
+	p.Add(sc)
+	if len(r.in) > 1 {
+		p.Legend.Add(r.in[pts.f].label, sc)
+	}
+	for i, pt := range pts.winners {
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: pts.labels[i : i+1]})
+		if err != nil {
+			return err
+		}
+		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-4) - vg.Points(10)*vg.Length(crowded(*placed, pt))}
+		lb.TextStyle[0].Font = sansFont(9)
+		lb.TextStyle[0].Color = wcol
+		*placed = append(*placed, pt)
+		p.Add(lb)
+	}
+	return nil
+}
+
+// crowded counts the labelled points so near pt (on log axes) that their
+// labels would overlap pt's; pt's label goes that many lines lower.
+func crowded(placed plotter.XYs, pt plotter.XY) int {
+	n := 0
+	for _, q := range placed {
+		if math.Abs(math.Log10(q.X/pt.X)) < 0.5 && math.Abs(math.Log10(q.Y/pt.Y)) < 0.12 {
+			n++
+		}
+	}
+	return n
+}
