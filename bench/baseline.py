@@ -20,12 +20,16 @@ this script does not know gets no peak line.
 import argparse
 import json
 import subprocess
+import sys
 
-import torch
-
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
-dev = torch.device("cuda")
+try:  # the tests import this file for fp32_peak, on machines without torch
+    import torch
+except ImportError:
+    torch = None
+if torch is not None:
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
 
 # FP32 lanes (CUDA cores) per SM, by compute capability, from NVIDIA's
 # CUDA C++ Programming Guide (arithmetic instructions throughput table).
@@ -60,6 +64,20 @@ def emit(op, size, sec, source, reps, nbytes=0.0, flops=0.0, **extra):
     print(json.dumps(line), flush=True)
 
 
+def fp32_peak(major, minor, sms, cur_mhz, max_mhz):
+    """The baseline line of the theoretical fp32 peak of a GPU of compute
+    capability major.minor with sms SMs: 2 x SMs x FP32 lanes per SM x the
+    maximum SM clock, whatever the clock of the moment (cur_mhz, reported
+    beside it); None for a compute capability whose lanes are not known."""
+    lanes = FP32_LANES_PER_SM.get((major, minor))
+    if not lanes:
+        return None
+    return {"op": "peak-fma-f32", "size": f"{sms}SMx{lanes}x{max_mhz:g}MHz", "seconds": 0, "gbps": 0.0,
+            "gflops": 2.0 * sms * lanes * max_mhz * 1e6 / 1e9,
+            "source": f"theoretical, not measured: 2·{sms} SMs·{lanes} FP32 lanes·{max_mhz:g} MHz (maximum SM clock)",
+            "reps": 0, "sm_clock_mhz": cur_mhz, "max_sm_clock_mhz": max_mhz}
+
+
 def sm_clocks():
     """The current and the maximum SM clock of GPU 0, in MHz."""
     out = subprocess.check_output(["nvidia-smi", "-i", "0", "--query-gpu=clocks.sm,clocks.max.sm",
@@ -69,6 +87,8 @@ def sm_clocks():
 
 
 def main():
+    if torch is None:
+        sys.exit("baseline.py: PyTorch, with CUDA, is needed to time the baselines")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("sizes", nargs="?", default="{}", help="sizes as JSON, by operation")
     ap.add_argument("--ops", default=",".join(OPS), help="operations, comma-separated (default: all)")
@@ -118,14 +138,10 @@ def main():
 
     if "peak-fma-f32" in ops:
         props = torch.cuda.get_device_properties(0)
-        lanes = FP32_LANES_PER_SM.get((props.major, props.minor))
         cur, top = sm_clocks()
-        if lanes:
-            sms = props.multi_processor_count
-            gflops = 2.0 * sms * lanes * top * 1e6 / 1e9
-            print(json.dumps({"op": "peak-fma-f32", "size": f"{sms}SMx{lanes}x{top:g}MHz", "seconds": 0, "gbps": 0.0, "gflops": gflops,
-                              "source": f"theoretical, not measured: 2·{sms} SMs·{lanes} FP32 lanes·{top:g} MHz (maximum SM clock)",
-                              "reps": 0, "sm_clock_mhz": cur, "max_sm_clock_mhz": top}), flush=True)
+        line = fp32_peak(props.major, props.minor, props.multi_processor_count, cur, top)
+        if line:
+            print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":

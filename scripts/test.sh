@@ -33,6 +33,9 @@ mkdir -p bin
 bin/staticcheck ./...
 bin/errcheck -exclude tools/errcheck-excludes.txt ./...
 
+step "bench: the figures' provenance (python3 unittest)"
+python3 -m unittest discover -s bench -p 'test_*.py'
+
 step "go test -race"
 export VKBENCH_REQUIRE_VALIDATION=1
 # Every vkbench command the tests run validates too; a message fails them.
