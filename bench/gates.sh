@@ -47,7 +47,7 @@ echo "device: $("$vk" devices --format json | python3 -c 'import json,sys; d=[x 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/load.txt"
 
 : >"$out/compare.codes"
-: >"$out/compare-raw.codes"
+: >"$out/compare-rel.codes"
 for i in $(seq "$n"); do
 	want compare || break
 	for side in a b; do
@@ -55,12 +55,13 @@ for i in $(seq "$n"); do
 	done
 	"$vk" compare "$out/compare-$i-a.json" "$out/compare-$i-b.json" >"$out/compare-$i.txt" 2>&1
 	echo $? >>"$out/compare.codes"
-	"$vk" compare --raw "$out/compare-$i-a.json" "$out/compare-$i-b.json" >"$out/compare-raw-$i.txt" 2>&1
-	echo $? >>"$out/compare-raw.codes"
-	echo "compare $i: exit $(tail -1 "$out/compare.codes") (relative to the probe), $(tail -1 "$out/compare-raw.codes") (--raw)"
+	"$vk" compare --relative "$out/compare-$i-a.json" "$out/compare-$i-b.json" >"$out/compare-rel-$i.txt" 2>&1
+	echo $? >>"$out/compare-rel.codes"
+	echo "compare $i: exit $(tail -1 "$out/compare.codes") (own times), $(tail -1 "$out/compare-rel.codes") (--relative)"
 done
 
 : >"$out/compare10.codes"
+: >"$out/compare10-rel.codes"
 for i in $(seq "$n"); do
 	want compare10 || break
 	for side in old slower10; do
@@ -68,7 +69,9 @@ for i in $(seq "$n"); do
 	done
 	"$vk" compare "$out/compare10-$i-old.json" "$out/compare10-$i-slower10.json" >"$out/compare10-$i.txt" 2>&1
 	echo $? >>"$out/compare10.codes"
-	echo "compare10 $i: exit $(tail -1 "$out/compare10.codes")"
+	"$vk" compare --relative "$out/compare10-$i-old.json" "$out/compare10-$i-slower10.json" >"$out/compare10-rel-$i.txt" 2>&1
+	echo $? >>"$out/compare10-rel.codes"
+	echo "compare10 $i: exit $(tail -1 "$out/compare10.codes") (own times), $(tail -1 "$out/compare10-rel.codes") (--relative)"
 done
 
 ab() { # ab NAME NEW [FLAGS...]
@@ -105,11 +108,13 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/load.txt"
 	echo "| gate | runs | exit 0 | exit 1 | other | rate | NEW/OLD measured |"
 	echo "|---|---|---|---|---|---|---|"
 	c=$out/compare.codes
-	want compare && echo "| compare, identical kernels, separate processes, --count 5, relative to the probe | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | - |"
-	c=$out/compare-raw.codes
-	want compare && echo "| compare --raw, the same files, own times | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | - |"
+	want compare && echo "| compare, identical kernels, separate processes, --count 5 | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | - |"
+	c=$out/compare-rel.codes
+	want compare && echo "| compare --relative, the same files, relative to the probe | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | - |"
 	c=$out/compare10.codes
 	want compare10 && echo "| compare, NEW 10% more work, separate processes, --count 5 | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | detected $(count "$c" 1)/$n | - |"
+	c=$out/compare10-rel.codes
+	want compare10 && echo "| compare --relative, the same files | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | detected $(count "$c" 1)/$n | - |"
 	c=$out/ab-same.codes
 	want same && echo "| ab, identical manifests | $n | $(count "$c" 0) | $(count "$c" 1) | $((n - $(count "$c" 0) - $(count "$c" 1))) | false positives $((n - $(count "$c" 0)))/$n | $(ratios same) |"
 	c=$out/ab-slower40.codes

@@ -18,9 +18,10 @@ type CompareOptions struct {
 	Threshold float64 `json:"threshold"`
 	// Alpha is the significance level of the Mann–Whitney U test.
 	Alpha float64 `json:"alpha"`
-	// Raw judges the benchmarks' own times even where both files have the
-	// same probe (File.Probe), instead of their times relative to it.
-	Raw bool `json:"raw,omitempty"`
+	// Relative judges each benchmark's rounds relative to the probe's in
+	// the same rounds, where both files have the same probe (File.Probe),
+	// instead of its own times. Either way the probe's change is reported.
+	Relative bool `json:"relative,omitempty"`
 }
 
 // DefaultCompareOptions: 5% slower, at significance 0.05.
@@ -89,10 +90,11 @@ type Report struct {
 	// their deltas. The verdicts stand; a reader is told.
 	Together bool    `json:"moved_together,omitempty"`
 	Shift    float64 `json:"shift,omitempty"`
-	// Probe names the probe the benchmarks were judged relative to, and
-	// ProbeShift is how much slower it ran in new than in base (the
-	// change of its median round); ProbeNote says why no probe was used
-	// where one file had one.
+	// Probe names the probe both files measured, and ProbeShift is how
+	// much slower it ran in new than in base (the change of its median
+	// round): how much the machine's speed differed between the runs. With
+	// Options.Relative the benchmarks were judged relative to it.
+	// ProbeNote says why there is no probe where one file had one.
 	Probe      string  `json:"probe,omitempty"`
 	ProbeShift float64 `json:"probe_shift,omitempty"`
 	ProbeNote  string  `json:"probe_note,omitempty"`
@@ -109,15 +111,17 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	th.CompareAlpha = opts.Alpha
 	var bp, np []float64
 	switch {
-	case opts.Raw || (base.Probe == nil && cur.Probe == nil):
+	case base.Probe == nil && cur.Probe == nil:
 	case base.Probe == nil || cur.Probe == nil:
-		rep.ProbeNote = "only one file has a probe (run --count 2 or more measures one): the benchmarks' own times are judged"
+		rep.ProbeNote = "only one file has a probe (run --count 2 or more measures one)"
 	case base.Probe.Name != cur.Probe.Name:
-		rep.ProbeNote = fmt.Sprintf("the files' probes differ (%s, %s): the benchmarks' own times are judged", base.Probe.Name, cur.Probe.Name)
+		rep.ProbeNote = fmt.Sprintf("the files' probes differ (%s, %s)", base.Probe.Name, cur.Probe.Name)
 	default:
-		bp, np = base.Probe.RoundMedians, cur.Probe.RoundMedians
 		rep.Probe = base.Probe.Name
-		rep.ProbeShift = median(np)/median(bp) - 1
+		rep.ProbeShift = median(cur.Probe.RoundMedians)/median(base.Probe.RoundMedians) - 1
+		if opts.Relative {
+			bp, np = base.Probe.RoundMedians, cur.Probe.RoundMedians
+		}
 	}
 	for _, b := range base.Benchmarks {
 		n, ok := cur.Lookup(b.Name)

@@ -41,16 +41,17 @@ func probeFile(t *testing.T, scale, probeScale float64) *results.File {
 	return f
 }
 
-// TestCompareRelativeToProbe: where both files measured the probe, a
-// benchmark is judged relative to it round by round: a machine that ran
-// 60% slower during the new run (the probe too) is no regression, while
-// the raw comparison calls it one; a kernel 10% slower is one whether the
-// machine also slowed or not. Without a probe in both files, or with
-// --raw, own times are judged, and the report says why.
+// TestCompareRelativeToProbe: where both files measured the probe, its
+// change is reported, and with Relative a benchmark is judged relative to
+// it round by round: a machine that ran 60% slower during the new run (the
+// probe too) is then no regression, while its own times call it one; a
+// kernel 10% slower is one whether the machine also slowed or not.
+// Without a probe in both files own times are judged, and the report says
+// why.
 func TestCompareRelativeToProbe(t *testing.T) {
-	opts := results.DefaultCompareOptions
-	raw := opts
-	raw.Raw = true
+	raw := results.DefaultCompareOptions
+	opts := raw
+	opts.Relative = true
 	for _, c := range []struct {
 		name              string
 		base, cur         *results.File
@@ -60,11 +61,12 @@ func TestCompareRelativeToProbe(t *testing.T) {
 		probeNote         string
 	}{
 		{"machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), opts, results.Same, 0, 0.6, ""},
-		{"machine 60% slower, --raw", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, math.NaN(), ""},
+		{"machine 60% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, 0.6, ""},
 		{"kernel 10% slower", probeFile(t, 1, 1), probeFile(t, 1.1, 1), opts, results.Slower, 0.1, 0, ""},
 		{"kernel 10% slower, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6*1.1, 1.6), opts, results.Slower, 0.1, 0.6, ""},
 		{"kernel 10% faster, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6/1.1, 1.6), opts, results.Faster, 1/1.1 - 1, 0.6, ""},
 		{"probe in new only", probeFile(t, 1, 0), probeFile(t, 1.6, 1.6), opts, results.Slower, 0.6, math.NaN(), "only one file has a probe"},
+		{"kernel 10% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.1, 1), raw, results.Slower, 0.1, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := results.Compare(c.base, c.cur, c.opts)
@@ -82,11 +84,11 @@ func TestCompareRelativeToProbe(t *testing.T) {
 				if rep.Probe == "" || math.Abs(rep.ProbeShift-c.probeShift) > 0.01 {
 					t.Errorf("probe %q shift %+.3f, want %+.3f", rep.Probe, rep.ProbeShift, c.probeShift)
 				}
-				if r.RawDelta == nil {
-					t.Errorf("no raw_delta beside a delta relative to the probe")
-				}
-			} else if rep.Probe != "" || r.RawDelta != nil {
-				t.Errorf("judged relative to the probe %q, which it should not be", rep.Probe)
+			} else if rep.Probe != "" {
+				t.Errorf("a probe %q is reported where the files do not both have it", rep.Probe)
+			}
+			if relative := c.opts.Relative && rep.Probe != ""; relative != (r.RawDelta != nil) {
+				t.Errorf("judged relative to the probe: %v; raw_delta given: %v", relative, r.RawDelta != nil)
 			}
 			if !strings.Contains(rep.ProbeNote, c.probeNote) || (c.probeNote == "") != (rep.ProbeNote == "") {
 				t.Errorf("probe note %q, want %q", rep.ProbeNote, c.probeNote)

@@ -48,12 +48,12 @@ them, and a verdict. A benchmark is a regression when it is slower by more
 than --threshold and the change is significant at --alpha.
 
 A run of several rounds also measures a probe in every round, among the
-operations: a fixed 4 MiB copy. Where both files have it, each benchmark's
-round is judged relative to the probe's in the same round, so that a machine
-that ran slower during one run (clocks, heat, other work on it) is not taken
-for slower kernels; the probe's own change is printed, and each benchmark's
-own change is in the JSON (raw_delta) and, where it differs, in the note.
---raw judges the benchmarks' own times.
+operations: a fixed 4 MiB copy. Where both files have it, compare prints how
+much its speed changed, the machine's rather than the kernels': a probe that
+moved past --threshold says the verdicts include a change of the machine.
+--relative judges each benchmark's round relative to the probe's in the same
+round instead of its own times (each benchmark's own change is then in the
+JSON, raw_delta, and where it differs, in the note).
 
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures
@@ -104,7 +104,7 @@ whose benchmarks must not disappear unnoticed.`,
 	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
 	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
-	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "judge the benchmarks' own times, not their times relative to the probe both files measured")
+	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds (where both files measured it), not its own times")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
 }
@@ -130,8 +130,16 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 			return err
 		}
 		switch {
+		case rep.Probe != "" && rep.Options.Relative:
+			if _, err := fmt.Fprintf(w, "probe %s: %s in new; each benchmark judged relative to it, round by round\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
+				return err
+			}
+		case rep.Probe != "" && math.Abs(rep.ProbeShift) > rep.Options.Threshold:
+			if _, err := fmt.Fprintf(w, "note: the probe %s ran %s in new: the machine's speed differed between the runs, and the verdicts above include that; --relative judges each benchmark relative to the probe\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
+				return err
+			}
 		case rep.Probe != "":
-			if _, err := fmt.Fprintf(w, "probe %s: %s in new; each benchmark judged relative to it, round by round (--raw: their own times)\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
+			if _, err := fmt.Fprintf(w, "probe %s: %s in new\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
 				return err
 			}
 		case rep.ProbeNote != "":
