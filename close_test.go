@@ -30,7 +30,7 @@ var spinKernel = vkbench.Kernel{Name: "spin", SPIRV: spinSPIRV, PushConstantSize
 // the test on any message, would see a buffer destroyed in use).
 func TestRunDeadlineMidKernel(t *testing.T) {
 	dev := open(t)
-	p, err := dev.Build(spinKernel)
+	p, err := dev.Build(context.Background(), spinKernel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestCloseRacing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := dev.Build(scaleKernel)
+		p, err := dev.Build(context.Background(), scaleKernel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestCloseRacing(t *testing.T) {
 				return dev.Run(ctx, p, vkbench.Groups(1024, 64), vkbench.Push(uint32(1024), float32(2)), bufs[g], bufs[g])
 			},
 			func(int) error {
-				q, err := dev.Build(scaleKernel)
+				q, err := dev.Build(ctx, scaleKernel)
 				if err != nil {
 					return err
 				}
@@ -170,5 +170,48 @@ func TestClosedDevice(t *testing.T) {
 	}
 	if tu, err := dev.NewTuner(vkbench.TunerOptions{}); !errors.Is(err, vkbench.ErrReleased) {
 		t.Errorf("NewTuner after Close = %v, %v; want ErrReleased", tu, err)
+	}
+}
+
+// TestBuildContext: Build returns exactly its context's error when the
+// context has ended before it starts or while the driver compiles, and no
+// pipeline; the device then builds and runs as before, and closing it
+// with an abandoned compile still under way is clean (the validation
+// layer fails the test on any message).
+func TestBuildContext(t *testing.T) {
+	dev := open(t)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if p, err := dev.Build(cancelled, scaleKernel); p != nil || err != context.Canceled {
+		t.Errorf("Build with a cancelled context: %v, %v; want nil, exactly context.Canceled", p, err)
+	}
+	// Deadlines from 50 µs to 1 ms: some pass before Build starts, some
+	// while the driver compiles (lavapipe takes about a millisecond).
+	abandoned := 0
+	for i := range 20 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(50+50*i)*time.Microsecond)
+		p, err := dev.Build(ctx, spinKernel)
+		cancel()
+		if err != nil {
+			abandoned++
+		}
+		if err == nil {
+			// The compile won the race: a pipeline like any other.
+			if err := p.Release(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if p != nil || err != context.DeadlineExceeded {
+			t.Fatalf("Build past its deadline: %v, %v; want nil, exactly context.DeadlineExceeded", p, err)
+		}
+	}
+	t.Logf("%d of 20 builds abandoned at their deadline", abandoned)
+	p, err := dev.Build(context.Background(), scaleKernel)
+	if err != nil {
+		t.Fatalf("Build after abandoned ones: %v", err)
+	}
+	if got := scale(t, dev, p, []float32{1, 2, 3}, 2); got[0] != 2 || got[1] != 4 || got[2] != 6 {
+		t.Errorf("y = 2x after abandoned builds: %v", got)
 	}
 }

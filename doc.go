@@ -19,7 +19,7 @@
 //	}
 //	defer dev.Close()
 //
-//	scale, err := dev.Build(vkbench.Kernel{
+//	scale, err := dev.Build(ctx, vkbench.Kernel{
 //		Name:             "scale",
 //		SPIRV:            scaleSPIRV, // y[i] = a * x[i]
 //		WorkgroupSize:    [3]uint32{64, 1, 1},

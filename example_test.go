@@ -70,7 +70,7 @@ func ExampleDevice_Run() {
 		}
 	}()
 
-	scale, err := dev.Build(vkbench.Kernel{
+	scale, err := dev.Build(ctx, vkbench.Kernel{
 		Name:             "scale",
 		SPIRV:            scaleSPIRV,
 		WorkgroupSize:    [3]uint32{64, 1, 1},
@@ -321,7 +321,7 @@ func Example_deviceLoss() {
 		log.Fatal(err)
 	}
 	scale := func(dev *vkbench.Device) ([]float32, error) {
-		p, err := dev.Build(scaleKernel)
+		p, err := dev.Build(ctx, scaleKernel)
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"reflect"
@@ -167,12 +169,41 @@ type Pipeline struct {
 // Build checks k's module and builds its pipeline on d. A malformed
 // module, a missing entry point or a workgroup larger than the device
 // allows is an error with code InvalidArgument or Unimplemented.
-func (d *Device) Build(k Kernel) (*Pipeline, error) {
+//
+// The driver's compile, which can take seconds for a large kernel, cannot
+// be interrupted: if ctx ends first, Build returns exactly ctx's error at
+// once, and the pipeline is released in the background when the compile
+// is done.
+func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	c, err := k.candidate()
 	if err != nil {
 		return nil, err
 	}
-	return d.build(k, c)
+	type built struct {
+		p   *Pipeline
+		err error
+	}
+	done := make(chan built, 1)
+	go func() {
+		p, err := d.build(k, c)
+		done <- built{p, err}
+	}()
+	select {
+	case b := <-done:
+		return b.p, b.err
+	case <-ctx.Done():
+		go func() {
+			if b := <-done; b.err == nil {
+				if err := b.p.Release(); err != nil && !errors.Is(err, hal.ErrReleased) {
+					slog.Warn("vkbench: releasing the pipeline of an abandoned Build", "kernel", k.Name, "err", err)
+				}
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {

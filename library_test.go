@@ -163,7 +163,7 @@ func TestOutOfBoundsWrite(t *testing.T) {
 func TestSlice(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	p, err := dev.Build(scaleKernel)
+	p, err := dev.Build(ctx, scaleKernel)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ void main() {
 			}
 
 			// The root package.
-			p, err := dev.Build(vkbench.Kernel{Name: tc.name, SPIRV: code, Constants: consts, PushConstantSize: push})
+			p, err := dev.Build(context.Background(), vkbench.Kernel{Name: tc.name, SPIRV: code, Constants: consts, PushConstantSize: push})
 			if err != nil {
 				t.Fatalf("Build: %v", err)
 			}
@@ -81,7 +81,7 @@ void main() {
 			if err := p.Release(); err != nil {
 				t.Error(err)
 			}
-			_, err = dev.Build(vkbench.Kernel{Name: tc.name, SPIRV: code, Constants: consts, WorkgroupSize: [3]uint32{64, 2, 1}, PushConstantSize: push})
+			_, err = dev.Build(context.Background(), vkbench.Kernel{Name: tc.name, SPIRV: code, Constants: consts, WorkgroupSize: [3]uint32{64, 2, 1}, PushConstantSize: push})
 			if status.CodeOf(err) != status.InvalidArgument {
 				t.Errorf("root package: a WorkgroupSize the module and constants contradict: %v, want InvalidArgument", err)
 			}

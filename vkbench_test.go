@@ -86,7 +86,7 @@ func scale(t testing.TB, dev *vkbench.Device, p *vkbench.Pipeline, in []float32,
 
 func TestRun(t *testing.T) {
 	dev := open(t)
-	p, err := dev.Build(scaleKernel)
+	p, err := dev.Build(context.Background(), scaleKernel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,19 +150,19 @@ func TestBuffers(t *testing.T) {
 func TestWrongArguments(t *testing.T) {
 	ctx := context.Background()
 	dev := open(t)
-	if _, err := dev.Build(vkbench.Kernel{Name: "junk", SPIRV: []byte("not SPIR-V at all")}); status.CodeOf(err) != status.InvalidArgument {
+	if _, err := dev.Build(ctx, vkbench.Kernel{Name: "junk", SPIRV: []byte("not SPIR-V at all")}); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("Build of junk: %v, want INVALID_ARGUMENT", err)
 	}
-	if _, err := dev.Build(vkbench.Kernel{Name: "entry", SPIRV: scaleSPIRV, EntryPoint: "nope", PushConstantSize: 8}); status.CodeOf(err) != status.InvalidArgument {
+	if _, err := dev.Build(ctx, vkbench.Kernel{Name: "entry", SPIRV: scaleSPIRV, EntryPoint: "nope", PushConstantSize: 8}); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("Build with a missing entry point: %v, want INVALID_ARGUMENT", err)
 	}
 	huge := scaleKernel
 	huge.WorkgroupSize = [3]uint32{1 << 20, 1, 1}
 	huge.Constants = map[uint32]uint32{0: 1 << 20}
-	if _, err := dev.Build(huge); status.CodeOf(err) != status.Unimplemented {
+	if _, err := dev.Build(ctx, huge); status.CodeOf(err) != status.Unimplemented {
 		t.Errorf("Build with a workgroup of 2^20: %v, want UNIMPLEMENTED", err)
 	}
-	p, err := dev.Build(scaleKernel)
+	p, err := dev.Build(ctx, scaleKernel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestOpenChoosesDevice(t *testing.T) {
 
 func TestRunCancelled(t *testing.T) {
 	dev := open(t)
-	p, err := dev.Build(scaleKernel)
+	p, err := dev.Build(context.Background(), scaleKernel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestRunCancelled(t *testing.T) {
 
 func TestRunConcurrently(t *testing.T) {
 	dev := open(t)
-	p, err := dev.Build(scaleKernel)
+	p, err := dev.Build(context.Background(), scaleKernel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestPush(t *testing.T) {
 func TestMisuse(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	p, err := dev.Build(scaleKernel)
+	p, err := dev.Build(ctx, scaleKernel)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestEveryCandidate(t *testing.T) {
 		}
 	}()
 	for _, k := range saxpy.Candidates {
-		p, err := dev.Build(k)
+		p, err := dev.Build(ctx, k)
 		if err != nil {
 			t.Fatal(err)
 		}
