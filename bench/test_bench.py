@@ -23,7 +23,7 @@ import baseline  # noqa: E402  (after the path is set)
 # A command a section may name as its producer, in backquotes.
 PRODUCER = re.compile(r"`[^`]*(?:\bbench/[\w.-]+|\.devbin/\w+|\bvkbench |\bgo test )[^`]*`")
 # What a section whose figures no tracked command produced says instead.
-NO_PRODUCER = re.compile(r"no tracked (?:producer|script)|was not kept|not produced by", re.I)
+NO_PRODUCER = re.compile(r"no tracked (?:producer|script|command)", re.I)
 
 
 def sections():
