@@ -15,6 +15,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/vk"
 )
@@ -64,7 +65,7 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		return err
 	}
 	start := time.Now()
-	all, err := tg.tuneAll(ctx, ops, sizes, force)
+	all, err := tg.tuneAll(ctx, cache, ops, manifestTables(ops), sizes, force)
 	took := time.Since(start)
 	if err != nil {
 		return err
@@ -116,21 +117,28 @@ func chosenDevices(drv hal.Driver, device string) ([]hal.DeviceInfo, error) {
 	return chosen, nil
 }
 
-// tunerGroups are a tuner per device, grouped by hardware, and what
-// release gives back: the devices, and each device's telemetry.
+// tunerGroups are the devices, grouped by hardware, each with its
+// options (its own telemetry), and what release gives back: the devices,
+// and each device's telemetry.
 type tunerGroups struct {
-	// order is the hardware in the order first seen; byHW its tuners.
+	// order is the hardware in the order first seen; byHW its devices.
 	order []string
-	byHW  map[string][]*autotune.Tuner
+	byHW  map[string][]groupDevice
 	devs  []hal.Device
 	// closers close the devices' telemetry, in reverse.
 	closers []func()
 }
 
+// groupDevice is a device and the options its tuners measure with.
+type groupDevice struct {
+	dev  hal.Device
+	opts autotune.Options
+}
+
 // open opens every device of infos on drv, each with its own telemetry,
 // and a tuner on it. What it opened before an error, release gives back.
 func (tg *tunerGroups) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions, infos []hal.DeviceInfo, opts autotune.Options, cache *autotune.Cache) error {
-	tg.byHW = map[string][]*autotune.Tuner{}
+	tg.byHW = map[string][]groupDevice{}
 	for _, info := range infos {
 		hopts.Device = strconv.Itoa(info.Index)
 		d, err := hal.OpenOn(ctx, drv, hopts)
@@ -149,7 +157,7 @@ func (tg *tunerGroups) open(ctx context.Context, drv hal.Driver, hopts hal.OpenO
 			return err
 		}
 		tg.closers = append(tg.closers, closeTelemetry)
-		tg.byHW[hw] = append(tg.byHW[hw], autotune.NewTuner(d, cache, dopts))
+		tg.byHW[hw] = append(tg.byHW[hw], groupDevice{d, dopts})
 	}
 	return nil
 }
@@ -167,21 +175,48 @@ func (tg *tunerGroups) release(cache *autotune.Cache, err error) error {
 }
 
 // tuneAll tunes ops on every group at once, each group sharing its jobs
-// among its devices, and returns every group's results in order.
-func (tg *tunerGroups) tuneAll(ctx context.Context, ops []kernels.Operation, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
+// among its devices, and returns every group's results in order. An
+// operation that tables names (a manifest's) is committed to that table,
+// the others to the options' own; a group tunes one table's operations
+// after another, so that its devices never measure two at once.
+func (tg *tunerGroups) tuneAll(ctx context.Context, cache *autotune.Cache, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
+	var order []string // tables, in the order of their first operation
+	byTable := map[string][]kernels.Operation{}
+	for _, op := range ops {
+		t := tables[op.Name()]
+		if _, ok := byTable[t]; !ok {
+			order = append(order, t)
+		}
+		byTable[t] = append(byTable[t], op)
+	}
 	results := make([][]autotune.JobResult, len(tg.order))
 	errs := make([]error, len(tg.order))
 	var wg sync.WaitGroup
 	for g, hw := range tg.order {
-		tuners := tg.byHW[hw]
-		var jobs []autotune.Job
-		for _, op := range ops {
-			jobs = append(jobs, autotune.Job{Op: op, Size: sizes.sizeFor(op, tuners[0].Device().Info())})
-		}
+		devs := tg.byHW[hw]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[g], errs[g] = autotune.TuneAll(ctx, tuners, jobs, force)
+			for _, table := range order {
+				var tuners []*autotune.Tuner
+				for _, d := range devs {
+					opts := d.opts
+					if table != "" {
+						opts.Tuner = table
+					}
+					tuners = append(tuners, autotune.NewTuner(d.dev, cache, opts))
+				}
+				var jobs []autotune.Job
+				for _, op := range byTable[table] {
+					jobs = append(jobs, autotune.Job{Op: op, Size: sizes.sizeFor(op, devs[0].dev.Info())})
+				}
+				r, err := autotune.TuneAll(ctx, tuners, jobs, force)
+				results[g] = append(results[g], r...)
+				if err != nil {
+					errs[g] = err
+					return
+				}
+			}
 		}()
 	}
 	wg.Wait()
@@ -193,6 +228,18 @@ func (tg *tunerGroups) tuneAll(ctx context.Context, ops []kernels.Operation, siz
 		all = append(all, r...)
 	}
 	return all, nil
+}
+
+// manifestTables maps each operation of ops that comes from a manifest to
+// the tune cache table its winners go to (manifest.TunerOf).
+func manifestTables(ops []kernels.Operation) map[string]string {
+	tables := map[string]string{}
+	for _, op := range ops {
+		if t, ok := manifest.TunerOf(op); ok {
+			tables[op.Name()] = t
+		}
+	}
+	return tables
 }
 
 type jobJSON struct {

@@ -139,6 +139,12 @@ func TestTuneBucketKeepsValidCandidate(t *testing.T) {
 	if ls := mustRun(t, 0, "cache", "ls", "--cache", cache); !strings.Contains(ls.stdout, "/team-gemm (1 entry)") {
 		t.Errorf("a manifest without a tuner is not in a table named after its file:\n%s", ls.stdout)
 	}
+	// --all-devices commits to the manifest's table too.
+	fleet := writeManifest(t, "fleet.json", "", saxpyOp("plain", "scalar", scalarCand))
+	mustRun(t, 0, "tune", "--all-devices", "--manifest", fleet, "--size", "N=4096", "--cache", cache, "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "-q")
+	if ls := mustRun(t, 0, "cache", "ls", "--cache", cache); !strings.Contains(ls.stdout, "/fleet (1 entry)") {
+		t.Errorf("tune --all-devices did not commit a manifest's winners to its table:\n%s", ls.stdout)
+	}
 	bad := writeManifest(t, "bad.json", `"tuner": "builtin",`, saxpyOp("plain", "scalar", scalarCand))
 	r = vkbench(t, "tune", "--manifest", bad, "--cache", cache, "-q")
 	if r.code != exitUsage || !strings.Contains(r.stderr, `"builtin" is not a tuner name`) || !strings.Contains(r.stderr, "tuner") {

@@ -19,7 +19,6 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
-	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
@@ -357,12 +356,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
-	tables := map[string]string{}
-	for _, op := range ops {
-		if t, ok := manifest.TunerOf(op); ok {
-			tables[op.Name()] = t
-		}
-	}
+	tables := manifestTables(ops)
 	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, f.candidates); err != nil {
 		return err
 	}
