@@ -40,6 +40,9 @@ step "go test -race"
 export VKBENCH_REQUIRE_VALIDATION=1
 # Every vkbench command the tests run validates too; a message fails them.
 export VKBENCH_VALIDATION=1
+# Lavapipe keeps compiled shaders under $HOME; tests that unset HOME would
+# otherwise have Mesa say on stderr that it has nowhere to put them.
+export MESA_SHADER_CACHE_DIR="$PWD/bin/mesa-shader-cache"
 # Files the tests keep (the browser test's screenshot of the HTML report)
 # go under bin/test-artifacts/_artifacts, and are listed at the end.
 rm -rf bin/test-artifacts
