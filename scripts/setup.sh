@@ -8,9 +8,10 @@
 # Packages: the Vulkan loader, lavapipe (Mesa's Vulkan driver on the CPU, the
 # device used where there is no GPU), the Khronos validation layer, the
 # shader compiler and the SPIR-V validator, a C compiler for cgo,
-# Chromium, in which the tests open the HTML report (run headless), and
-# Python, which runs bench/'s own tests.
-VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev chromium python3)
+# Chromium, in which the tests open the HTML report (run headless), with
+# the charts' font (Liberation Sans), and Python, which runs bench/'s own
+# tests.
+VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev chromium fonts-liberation python3)
 
 vkbench_setup() {
 	local missing=()

@@ -68,11 +68,14 @@ type chartInfo struct {
 	Shapes   int      `json:"shapes"`
 	Texts    []string `json:"texts"`
 	Rendered bool     `json:"rendered"`
+	// Outside lists the texts the browser drew past the chart's edges.
+	Outside []string `json:"outside"`
 }
 
 // chartsScript lists every chart (an svg in a section) with its title,
 // the size the browser laid it out at, how many shapes it drew, its texts,
-// and whether the drawing has an extent of its own (getBBox).
+// whether the drawing has an extent of its own (getBBox), and the texts
+// that reach past its edges (which the browser cuts off).
 const chartsScript = `Array.from(document.querySelectorAll('section')).filter(s => s.querySelector('svg')).map(s => {
 	const svg = s.querySelector('svg');
 	const r = svg.getBoundingClientRect();
@@ -83,6 +86,10 @@ const chartsScript = `Array.from(document.querySelectorAll('section')).filter(s 
 		shapes: svg.querySelectorAll('path, circle, line, polyline, polygon, rect').length,
 		texts: Array.from(svg.querySelectorAll('text')).map(t => t.textContent),
 		rendered: b.width > 0 && b.height > 0,
+		outside: Array.from(svg.querySelectorAll('text')).filter(t => {
+			const q = t.getBoundingClientRect();
+			return q.width > 0 && (q.left < r.left - 0.5 || q.right > r.right + 0.5 || q.top < r.top - 0.5 || q.bottom > r.bottom + 0.5);
+		}).map(t => t.textContent),
 	};
 })`
 
@@ -166,6 +173,9 @@ func TestReportInBrowser(t *testing.T) {
 		titles = append(titles, c.Title)
 		if !c.Rendered || c.Width < 200 || c.Height < 100 || c.Shapes < 10 {
 			t.Errorf("chart %q is not drawn: laid out %.0f×%.0f, %d shapes, extent %v", c.Title, c.Width, c.Height, c.Shapes, c.Rendered)
+		}
+		if len(c.Outside) > 0 {
+			t.Errorf("chart %q: texts drawn past its edges, cut off: %q", c.Title, c.Outside)
 		}
 	}
 	want := []string{"copy u32, size 1048576", "gemm f32, size 256x256x256", "Roofline: Crafted GPU"}

@@ -173,11 +173,10 @@ func writeChart(buf *bytes.Buffer, p *plot.Plot, format string) error {
 	c := vgsvg.New(chartWidth, convergenceHeight)
 	p.Draw(draw.New(c))
 	if format == "svg" {
-		_, err := c.WriteTo(buf)
-		return err
+		return writeSVG(buf, c)
 	}
 	var svg bytes.Buffer
-	if _, err := c.WriteTo(&svg); err != nil {
+	if err := writeSVG(&svg, c); err != nil {
 		return err
 	}
 	s := svg.String()

@@ -287,8 +287,7 @@ func (r *report) write(w io.Writer, format string) error {
 	case "svg":
 		c := vgsvg.New(chartWidth, heightOf(panels))
 		drawPanels(c, panels)
-		_, err = c.WriteTo(w)
-		return err
+		return writeSVG(w, c)
 	case "png":
 		c := vgimg.NewWith(vgimg.UseWH(chartWidth, heightOf(panels)), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
 		drawPanels(c, panels)

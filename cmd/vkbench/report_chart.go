@@ -163,6 +163,9 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 		p.Title.Text += " — " + r.in[0].label
 	}
 	p.X.Label.Text = fmt.Sprintf("time per run (%s), lower is better", unit)
+	// Ending at the axis's right end, the label stays inside the chart
+	// when long candidate names leave the axis narrower than it.
+	p.X.Label.Position = draw.PosRight
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
 	p.X.Tick.Marker = distinctTicks{}
 	p.Add(plotter.NewGrid())
@@ -364,10 +367,12 @@ func drawPanels(c vg.CanvasSizer, panels []panel) {
 	for _, pn := range panels {
 		top := y
 		if pn.plot != nil {
-			// gonum draws to the edges; leave a margin around each chart.
+			// gonum draws to the edges; leave a margin around each chart,
+			// wider on the right, where text ends against the edge and a
+			// browser without the charts' font draws it in a wider one.
 			pn.plot.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 				Min: vg.Point{X: dc.Min.X + vg.Points(6), Y: top - pn.height + vg.Points(4)},
-				Max: vg.Point{X: dc.Max.X - vg.Points(12), Y: top - vg.Points(6)}}})
+				Max: vg.Point{X: dc.Max.X - vg.Points(24), Y: top - vg.Points(6)}}})
 			y -= pn.height
 		}
 		y -= vg.Points(4)

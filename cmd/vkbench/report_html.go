@@ -11,6 +11,21 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
+// writeSVG writes c's SVG to w, each font family followed by the families
+// of the same metrics (Liberation Sans is drawn to Arial's and
+// Helvetica's widths): the layout was measured with the first, and a
+// browser without it would otherwise substitute one of other widths and
+// overflow the chart's edges with the text placed against them.
+func writeSVG(w io.Writer, c *vgsvg.Canvas) error {
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return err
+	}
+	s := strings.ReplaceAll(buf.String(), "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+	_, err := io.WriteString(w, s)
+	return err
+}
+
 // inlineSVG draws one panel's chart as SVG to put inside an HTML page.
 func inlineSVG(pn panel) (template.HTML, error) {
 	if pn.plot == nil {
@@ -19,7 +34,7 @@ func inlineSVG(pn panel) (template.HTML, error) {
 	c := vgsvg.New(chartWidth, pn.height)
 	drawPanels(c, []panel{{plot: pn.plot, height: pn.height}})
 	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
+	if err := writeSVG(&buf, c); err != nil {
 		return "", err
 	}
 	s := buf.String()
