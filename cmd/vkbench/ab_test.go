@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The manifests of testdata/manifests/ab are one operation, chain, whose
@@ -28,10 +30,12 @@ func abArgs(old, cur string, extra ...string) []string {
 	return append(append([]string{"ab", abManifest(old), abManifest(cur)}, abQuick...), extra...)
 }
 
-// abJSON runs ab with --format json and decodes its report.
+// abJSON runs ab with --format json, checks the report against its
+// schema (testdata/cli/ab.schema.json) and decodes it.
 func abJSON(t *testing.T, code int, args ...string) abReport {
 	t.Helper()
 	r := mustRun(t, code, append(args, "--format", "json")...)
+	validateAB(t, []byte(r.stdout))
 	var rep abReport
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
@@ -90,6 +94,7 @@ func TestABSlower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	validateAB(t, data)
 	var rep abReport
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
@@ -181,5 +186,41 @@ func TestABBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none.json")); err == nil {
 		t.Error("ab created a file")
+	}
+}
+
+// validateAB checks an ab report against testdata/cli/ab.schema.json.
+func validateAB(t *testing.T, data []byte) {
+	t.Helper()
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("ab's report is not JSON: %v\n%s", err, data)
+	}
+	if err := loadSchema(t, cliData("ab.schema.json")).Validate(inst); err != nil {
+		t.Errorf("ab's report does not follow its schema: %v\n%s", err, data)
+	}
+}
+
+// TestABSchemaIsStrict: the schema refuses a report with a field it does
+// not know, a verdict it does not know, and one without its pairs.
+func TestABSchemaIsStrict(t *testing.T) {
+	s := loadSchema(t, cliData("ab.schema.json"))
+	good := `{"schema": "vkbench.ab/v1", "vkbench_version": "x", "time": "2026-01-02T03:04:05Z", "old": "a.json", "new": "b.json",
+		"device": {"index": 0, "name": "GPU", "hardware": "hw"}, "mode": "hot", "seed": 1, "rounds": 5, "threshold": 0.05, "confidence": 0.95,
+		"pairs": [{"name": "op/f32/1/c", "op": "op", "candidate": "c", "verdict": "same", "verified": true, "ratio": 1.01, "ratio_lo": 0.99, "ratio_hi": 1.03}],
+		"slower": 0, "wrong": 0, "failed": 0, "unclear": 0, "unpaired": 0}`
+	for name, doc := range map[string]string{
+		"good":            good,
+		"unknown field":   strings.Replace(good, `"seed": 1,`, `"seed": 1, "extra": true,`, 1),
+		"unknown verdict": strings.Replace(good, `"verdict": "same"`, `"verdict": "fine"`, 1),
+		"no pairs":        strings.Replace(good, `"pairs": [`, `"pears": [`, 1),
+	} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := s.Validate(inst); (err == nil) != (name == "good") {
+			t.Errorf("%s: Validate = %v", name, err)
+		}
 	}
 }
