@@ -270,3 +270,67 @@ func TestTunerOptions(t *testing.T) {
 		t.Errorf("the entry was measured under %+v; want a 200 ms budget and ±20%%", b)
 	}
 }
+
+// TestSearchSpace searches an Op's Space through the root package alone:
+// workgroup sizes from 1 to 256, those over 128 refused by Valid, and a
+// BAD=1 half of kernels that write past their output's end. The answer is
+// a configuration Valid accepts, never a wrong one, and its pipeline
+// computes; a second search answers from the tuning log. An Op without a
+// Space cannot be searched, and one with only a Space has no Fastest.
+func TestSearchSpace(t *testing.T) {
+	dev := open(t)
+	ctx := context.Background()
+	tuning := autotune.DefaultOptions
+	tuning.Tuner = "test"
+	tuning.Warmup = -1
+	tuning.Budget = 100 * time.Millisecond
+	tu, err := dev.NewTuner(vkbench.TunerOptions{
+		Cache:  autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "autotune.db")},
+		Tuning: &tuning,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := scaleOpOf()
+	compiled := 0
+	op.Space = &vkbench.Space{
+		Params: []vkbench.Param{{Name: "WG", Values: vkbench.Pow2(1, 256)}, {Name: "BAD", Values: []int{0, 1}}},
+		Valid:  func(c vkbench.Config, size []int) bool { return c["WG"] <= 128 },
+		Kernel: func(c vkbench.Config) vkbench.Kernel {
+			compiled++
+			k := scaleKernel
+			k.Name = fmt.Sprintf("wg%d-bad%d", c["WG"], c["BAD"])
+			k.WorkgroupSize, k.Constants = [3]uint32{uint32(c["WG"]), 1, 1}, map[uint32]uint32{0: uint32(c["WG"])}
+			if c["BAD"] == 1 {
+				k.SPIRV = pastEndSPIRV
+			}
+			return k
+		},
+	}
+	p, cfg, err := tu.Search(ctx, op, vkbench.SearchOptions{Strategy: "exhaustive"}, 4096)
+	if err != nil {
+		t.Fatalf("Search: %v", err)
+	}
+	if cfg["WG"] > 128 || cfg["BAD"] != 0 {
+		t.Errorf("the search chose %v: outside Valid, or a kernel that writes past its output", cfg)
+	}
+	if compiled != 16 {
+		t.Errorf("Kernel was asked for %d configurations; want the 16 Valid accepts (8 sizes × 2)", compiled)
+	}
+	in := []float32{1, 2, 3, 4}
+	if got := scale(t, dev, p, in, 3); got[3] != 12 {
+		t.Errorf("the chosen pipeline computes %v", got)
+	}
+	_, again, err := tu.Search(ctx, op, vkbench.SearchOptions{Strategy: "exhaustive"}, 4096)
+	if err != nil || again["WG"] != cfg["WG"] || again["BAD"] != 0 {
+		t.Errorf("a second search: %v, %v; want %v from the tuning log", again, err, cfg)
+	}
+
+	plain := scaleOpOf(scaleKernel)
+	if _, _, err := tu.Search(ctx, plain, vkbench.SearchOptions{}, 4096); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("searching an Op without a Space: %v; want InvalidArgument", err)
+	}
+	if _, err := tu.Fastest(ctx, op, 4096); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "Search its Space") {
+		t.Errorf("Fastest of an Op with only a Space: %v; want InvalidArgument that says to search", err)
+	}
+}

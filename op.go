@@ -31,8 +31,12 @@ type Op struct {
 	// DType is the type of the operation's elements, part of the cache
 	// key; kernels.F32 if zero.
 	DType DType
-	// Candidates are the kernels, in a fixed order.
+	// Candidates are the kernels, in a fixed order, that Tuner.Fastest
+	// chooses among; none is needed for an Op that is only searched.
 	Candidates []Kernel
+	// Space, if set, is a family of kernels for Tuner.Search to explore,
+	// verified and measured on the same Problems as the Candidates.
+	Space *Space
 	// Prepare makes a problem of the given size on d for the tuner to
 	// measure the candidates on: it allocates the buffers, fills the
 	// inputs with data drawn from seed (the same seed, the same data), and
@@ -121,6 +125,7 @@ type operation struct {
 	cands   []kernels.Candidate
 	kerns   []Kernel
 	prepare func(ctx context.Context, d *Device, size []int, seed uint64) (*Problem, error)
+	space   *kernels.Space // nil without a Space
 }
 
 var _ kernels.Operation = (*operation)(nil)
@@ -135,8 +140,8 @@ func newOperation(op *Op) (*operation, error) {
 	if len(op.Dims) == 0 || len(op.Dims) > kernels.MaxDims {
 		return nil, bad("%d dimensions; want 1 to %d", len(op.Dims), kernels.MaxDims)
 	}
-	if len(op.Candidates) == 0 {
-		return nil, bad("no candidates")
+	if len(op.Candidates) == 0 && op.Space == nil {
+		return nil, bad("no candidates, and no Space")
 	}
 	if op.Prepare == nil {
 		return nil, bad("no Prepare")
@@ -158,6 +163,12 @@ func newOperation(op *Op) (*operation, error) {
 		k.WorkgroupSize, k.Bindings = c.WorkgroupSize, c.Bindings
 		o.cands = append(o.cands, c)
 		o.kerns = append(o.kerns, k)
+	}
+	if op.Space != nil {
+		var err error
+		if o.space, err = o.spaceOf(op.Space); err != nil {
+			return nil, err
+		}
 	}
 	return o, nil
 }

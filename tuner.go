@@ -112,6 +112,9 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if err := o.checkSize(size); err != nil {
 		return nil, err
 	}
+	if len(o.cands) == 0 {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
+	}
 	i, err := t.t.Fastest(ctx, o, kernels.Size(size))
 	if err != nil {
 		return nil, err

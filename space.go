@@ -1,0 +1,151 @@
+package vkbench
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Space is a family of kernels that differ only in parameters — tile
+// sizes, workgroup sizes, unroll factors, usually passed as
+// specialization constants — for Tuner.Search to explore when there are
+// too many to list as an Op's Candidates: every combination of the
+// Params' values that Valid accepts is a configuration, and Kernel makes
+// its kernel. A search measures only the configurations its strategy
+// proposes, each verified by the Op's Problem like a candidate.
+type Space struct {
+	// Params are the parameters and the values each may take.
+	Params []Param
+	// Valid, if set, reports whether configuration c can run at size (in
+	// the Op's Dims): a configuration it refuses is never compiled.
+	Valid func(c Config, size []int) bool
+	// Kernel returns configuration c's kernel. Its Name must be unique in
+	// the space (Space.Name gives one); its WorkgroupSize and Bindings may
+	// be left for the module to give, as for a candidate.
+	Kernel func(c Config) Kernel
+}
+
+// Param is one parameter of a Space: its name and its values.
+type Param = kernels.Param
+
+// Config is a configuration of a Space: a value for each param, by name.
+type Config = kernels.Config
+
+// Pow2 returns the powers of two from lo to hi, such as the values of a
+// workgroup size: Pow2(32, 256) is [32 64 128 256].
+func Pow2(lo, hi int) []int { return kernels.Pow2(lo, hi) }
+
+// SearchOptions bound a search of a Space.
+type SearchOptions struct {
+	// Strategy is "exhaustive", "random", "anneal" (simulated annealing)
+	// or "bayes" (a Gaussian process proposing the configuration of
+	// largest expected improvement); "" chooses exhaustive for a small
+	// space and bayes otherwise.
+	Strategy string
+	// MaxEvals bounds the configurations evaluated; 0 means every one for
+	// exhaustive, a quarter of the space for the others.
+	MaxEvals int
+	// TimeLimit bounds the search's wall-clock time; 0 means none.
+	TimeLimit time.Duration
+	// Seed seeds the strategy: the same seed and results, the same search.
+	Seed uint64
+}
+
+// spaceOf makes op's Space a kernels.Space, whose configurations' kernels
+// it remembers by name for the operation of the points a search measures.
+func (o *operation) spaceOf(s *Space) (*kernels.Space, error) {
+	if len(s.Params) == 0 || s.Kernel == nil {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q: its Space needs Params and Kernel", o.name)
+	}
+	var mu sync.Mutex
+	kerns := map[string]Kernel{}
+	ks := &kernels.Space{
+		Params: s.Params,
+		Candidate: func(c kernels.Config) (kernels.Candidate, error) {
+			k := s.Kernel(c)
+			cand, err := k.candidate()
+			if err != nil {
+				return kernels.Candidate{}, err
+			}
+			k.WorkgroupSize, k.Bindings = cand.WorkgroupSize, cand.Bindings
+			mu.Lock()
+			kerns[cand.Name] = k
+			mu.Unlock()
+			return cand, nil
+		},
+		Operation: func(cands []kernels.Candidate) (kernels.Operation, []int) {
+			pts := &operation{name: o.name, dims: o.dims, dtype: o.dtype, prepare: o.prepare, cands: cands}
+			index := make([]int, len(cands))
+			mu.Lock()
+			for i, c := range cands {
+				pts.kerns = append(pts.kerns, kerns[c.Name])
+				index[i] = i
+			}
+			mu.Unlock()
+			return pts, index
+		},
+	}
+	if s.Valid != nil {
+		ks.Restrictions = []kernels.Restriction{{
+			Expr:  "Space.Valid",
+			Holds: func(e kernels.Env) (bool, error) { return s.Valid(e.Config, e.Size), nil },
+		}}
+	}
+	if err := ks.Check(); err != nil {
+		return nil, status.Annotatef(err, "vkbench: Op %q", o.name)
+	}
+	return ks, nil
+}
+
+// Space returns the operation's space as kernels.Searchable asks; nil
+// for an Op without one.
+func (o *operation) Space() *kernels.Space { return o.space }
+
+// Search explores op's Space at size with a strategy, measures and
+// verifies each configuration it proposes on the tuner's device, commits
+// the fastest verified one to the cache (under the Op's name and
+// autotune.SpaceSuffix) and returns its pipeline, built, with the
+// configuration. Configurations measured before, by this or an earlier
+// search, are answered from the cache's tuning log: a search run again
+// with a larger budget measures only what it lacks.
+//
+// Errors: an Op without a Space, or a malformed one, has code
+// InvalidArgument; when no configuration computes correctly the code is
+// FailedPrecondition; a context that ends stops the search (what it
+// measured stays in the tuning log); a lost device matches ErrDeviceLost.
+func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...int) (*Pipeline, Config, error) {
+	o, err := op.operation()
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.space == nil {
+		return nil, nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Space to search", o.name)
+	}
+	if err := o.checkSize(size); err != nil {
+		return nil, nil, err
+	}
+	res, err := t.t.Search(ctx, o, kernels.Size(size), autotune.SearchOptions{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed})
+	if err != nil {
+		return nil, nil, err
+	}
+	e := res.Entry
+	pts, ok := res.Points.Op.(*operation)
+	if !ok || e.Fastest < 0 || e.Fastest >= len(pts.kerns) {
+		return nil, nil, status.Newf(status.Internal, "vkbench: Op %q: the search's answer names no configuration", o.name)
+	}
+	var cfg Config
+	for i, j := range res.Points.Index {
+		if j == e.Fastest {
+			cfg = res.Points.Configs[i]
+		}
+	}
+	p, err := t.dev.build(pts.kerns[e.Fastest], pts.cands[e.Fastest])
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, cfg, nil
+}
