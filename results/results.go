@@ -23,6 +23,13 @@
 //	if rep.Regressions > 0 {
 //		os.Exit(1)
 //	}
+//
+// Two runs in separate processes also differ by whatever changed on the
+// machine between them. A file of several rounds keeps a Probe, a fixed
+// kernel measured in every round, and the Report says how much it moved
+// (ProbeShift): the machine's change, not the kernels'. With
+// CompareOptions.Relative each benchmark is judged relative to the probe,
+// round by round.
 package results
 
 import (
