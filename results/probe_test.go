@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/status"
 )
 
 // probeFile is a results file of one benchmark measured in five rounds,
@@ -101,5 +102,50 @@ func TestCompareRelativeToProbe(t *testing.T) {
 				t.Errorf("the JSON report and raw_delta disagree: %s", data)
 			}
 		})
+	}
+}
+
+// TestMerge pools the rounds of several runs of one side: each
+// benchmark's rounds in the files' order, the probe's too when every file
+// has the same one, Stats over every sample; files of other hardware are
+// refused. Pooled, three runs of a kernel 10% slower are judged slower,
+// and three of the same kernel on a machine whose speed wobbles are not.
+func TestMerge(t *testing.T) {
+	a, b, c := probeFile(t, 1, 1), probeFile(t, 1.02, 1.02), probeFile(t, 0.98, 0)
+	m, err := results.Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm := m.Benchmarks[0]
+	if len(bm.Rounds) != 10 || m.Rounds != 10 || bm.Stats.N != 10 {
+		t.Errorf("merged: %d rounds (file says %d), stats of %d samples; want 10, 10, 10", len(bm.Rounds), m.Rounds, bm.Stats.N)
+	}
+	if bm.Rounds[5].Median != b.Benchmarks[0].Rounds[0].Median {
+		t.Errorf("the second file's rounds do not follow the first's")
+	}
+	if m.Probe == nil || len(m.Probe.RoundMedians) != 10 {
+		t.Errorf("merged probe: %+v; want 10 rounds", m.Probe)
+	}
+	if m, err := results.Merge(a, b, c); err != nil || m.Probe != nil {
+		t.Errorf("merging a file without a probe: probe %+v (%v); want none", m.Probe, err)
+	}
+	if len(a.Benchmarks[0].Rounds) != 5 {
+		t.Errorf("Merge changed its first file: %d rounds", len(a.Benchmarks[0].Rounds))
+	}
+	other := probeFile(t, 1, 1)
+	other.Device.Hardware = "another"
+	if _, err := results.Merge(a, other); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("merging files of other hardware: %v; want InvalidArgument", err)
+	}
+
+	opts := results.DefaultCompareOptions
+	base, _ := results.Merge(probeFile(t, 1, 1), probeFile(t, 1.03, 1), probeFile(t, 0.97, 1))
+	same, _ := results.Merge(probeFile(t, 0.98, 1), probeFile(t, 1.02, 1), probeFile(t, 1.01, 1))
+	slower, _ := results.Merge(probeFile(t, 1.1, 1), probeFile(t, 1.13, 1), probeFile(t, 1.08, 1))
+	if r := results.Compare(base, same, opts).Rows[0]; r.Verdict != results.Same || r.N1 != 15 {
+		t.Errorf("pooled runs of one kernel: %s over %d rounds; want ~ over 15", r.Verdict, r.N1)
+	}
+	if r := results.Compare(base, slower, opts).Rows[0]; r.Verdict != results.Slower {
+		t.Errorf("pooled runs of a kernel 10%% slower: %s (delta %+.3f, p %.3f); want slower", r.Verdict, r.Delta, r.P)
 	}
 }

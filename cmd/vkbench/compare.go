@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/status"
 )
 
 // errRegression makes the command exit with status 1 after its output:
@@ -34,7 +36,7 @@ func newCompareCmd() *cobra.Command {
 	var format string
 	var failOnMissing bool
 	cmd := &cobra.Command{
-		Use:   "compare BASE NEW",
+		Use:   "compare BASE NEW | BASE... -- NEW...",
 		Short: "Compare two result files and fail on a significant regression",
 		Long: `Compare two result files (vkbench JSON, or Go benchmark format with one line
 per round, as go test -count writes it) benchmark by benchmark, by the
@@ -55,6 +57,10 @@ moved past --threshold says the verdicts include a change of the machine.
 round instead of its own times (each benchmark's own change is then in the
 JSON, raw_delta, and where it differs, in the note).
 
+Each side may be several files, the runs of several processes (BASE... --
+NEW...): their rounds are pooled, so that the variation between processes,
+which one run cannot show, is part of what a difference is judged against.
+
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures
 both in one process, alternating, and is the better one.
@@ -64,17 +70,21 @@ including files with too few rounds to judge (it says how many are needed).
 Benchmarks present in only one file, or not measured in one, are reported;
 with --fail-on-missing they fail the comparison too (exit 1), for a CI job
 whose benchmarks must not disappear unnoticed.`,
-		Args: exactArgs(2),
+		Args: compareArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if thresholdPct < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
 				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
 			}
 			opts.Threshold = thresholdPct / 100
-			base, err := results.ReadFile(args[0])
+			basePaths, newPaths := args[:1], args[1:]
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				basePaths, newPaths = args[:dash], args[dash:]
+			}
+			base, err := readMerged(basePaths)
 			if err != nil {
 				return usageError{err}
 			}
-			cur, err := results.ReadFile(args[1])
+			cur, err := readMerged(newPaths)
 			if err != nil {
 				return usageError{err}
 			}
@@ -273,6 +283,37 @@ func fmtP(p float64, n1, n2 int) string {
 }
 
 // exactArgs is cobra.ExactArgs with an error that counts as bad usage.
+// compareArgs accepts BASE NEW, or BASE... -- NEW... with at least one
+// file on each side of the "--".
+func compareArgs(cmd *cobra.Command, args []string) error {
+	dash := cmd.ArgsLenAtDash()
+	switch {
+	case dash < 0 && len(args) != 2:
+		return usageError{fmt.Errorf("compare takes BASE NEW, or BASE... -- NEW... (several runs a side); got %d argument(s) (see %s --help)", len(args), cmd.CommandPath())}
+	case dash >= 0 && (dash == 0 || dash == len(args)):
+		return usageError{fmt.Errorf("compare BASE... -- NEW... needs a file on each side of --; got %d before it and %d after (see %s --help)", dash, len(args)-dash, cmd.CommandPath())}
+	}
+	return nil
+}
+
+// readMerged reads results files, the runs of one side, and merges their
+// rounds (results.Merge).
+func readMerged(paths []string) (*results.File, error) {
+	var files []*results.File
+	for _, p := range paths {
+		f, err := results.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	f, err := results.Merge(files...)
+	if err != nil {
+		return nil, status.Annotatef(err, "merging %s", strings.Join(paths, ", "))
+	}
+	return f, nil
+}
+
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {

@@ -252,3 +252,18 @@ func TestCompareOneRound(t *testing.T) {
 		t.Errorf("5 rounds against 1: exit status %d, want %d", r.code, exitUsage)
 	}
 }
+
+// TestComparePooled: BASE... -- NEW... pools each side's runs: two runs
+// of a kernel 10% slower against two of the base are one regression over
+// 10+10 rounds; a slower and a faster run pooled against the base are not.
+func TestComparePooled(t *testing.T) {
+	base, slower, faster := compareData("base.json"), compareData("slower.json"), compareData("faster.json")
+	r := mustRun(t, exitRegression, "compare", base, base, "--", slower, slower)
+	if !strings.Contains(r.stdout, "rounds=10+10  slower") {
+		t.Errorf("two runs a side: no slower verdict over 10+10 rounds:\n%s", r.stdout)
+	}
+	r = mustRun(t, exitOK, "compare", base, base, "--", slower, faster)
+	if strings.Contains(r.stdout, " slower") {
+		t.Errorf("a slower and a faster run pooled: a slower verdict:\n%s", r.stdout)
+	}
+}

@@ -1,0 +1,94 @@
+package results
+
+import (
+	"slices"
+
+	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
+)
+
+// Merge makes one file of the rounds of several, each from its own run
+// of the same benchmarks on the same hardware: a side of a comparison
+// measured in several processes, so that the variation between processes
+// enters the variation between rounds that Compare judges by, as
+// benchstat pools go test -count runs. Each benchmark keeps every file's
+// rounds, in the files' order, its Stats pooled from their samples; one
+// that did not measure in some file takes that file's outcome and error.
+// The probe is kept, its rounds concatenated, when every file has the same
+// one. Files of different hardware are refused (InvalidArgument): their
+// differences are not noise.
+func Merge(files ...*File) (*File, error) {
+	if len(files) == 0 {
+		return nil, status.New(status.InvalidArgument, "results: Merge: no files")
+	}
+	if len(files) == 1 {
+		return files[0], nil
+	}
+	out := *files[0]
+	out.Benchmarks = nil
+	out.Rounds = 0
+	index := map[string]int{}
+	probe := true
+	var probeRounds []float64
+	for _, f := range files {
+		if f.Device.Hardware != out.Device.Hardware {
+			return nil, status.Newf(status.InvalidArgument, "results: Merge: files of different hardware (%s, %s)", out.Device.Hardware, f.Device.Hardware)
+		}
+		out.Rounds += f.Rounds
+		if f.Probe == nil || files[0].Probe == nil || f.Probe.Name != files[0].Probe.Name {
+			probe = false
+		} else {
+			probeRounds = append(probeRounds, f.Probe.RoundMedians...)
+		}
+		for _, b := range f.Benchmarks {
+			i, ok := index[b.Name]
+			if !ok {
+				index[b.Name] = len(out.Benchmarks)
+				b.Rounds = slices.Clone(b.Rounds)
+				b.Flags = slices.Clone(b.Flags)
+				out.Benchmarks = append(out.Benchmarks, b)
+				continue
+			}
+			mergeBenchmark(&out.Benchmarks[i], b)
+		}
+	}
+	out.Probe = nil
+	if probe {
+		out.Probe = &Probe{Name: files[0].Probe.Name, RoundMedians: probeRounds}
+	}
+	for i := range out.Benchmarks {
+		b := &out.Benchmarks[i]
+		var all []float64
+		for _, r := range b.Rounds {
+			all = append(all, r.Samples...)
+		}
+		if len(all) > 0 && b.Stats != nil {
+			st := stats.Summarize(all, b.Stats.Batch)
+			st.Samples = nil
+			b.Stats = &st
+		}
+	}
+	return &out, nil
+}
+
+// mergeBenchmark adds n's rounds, flags and conditions to b; a benchmark
+// that did not measure in n takes n's outcome and error.
+func mergeBenchmark(b *Benchmark, n Benchmark) {
+	b.Rounds = append(b.Rounds, n.Rounds...)
+	for _, fl := range n.Flags {
+		if !slices.Contains(b.Flags, fl) {
+			b.Flags = append(b.Flags, fl)
+		}
+	}
+	switch {
+	case b.Conditions == nil:
+		b.Conditions = n.Conditions
+	case n.Conditions != nil:
+		c := telemetry.Merge(*b.Conditions, *n.Conditions)
+		b.Conditions = &c
+	}
+	if n.Outcome != Measured && n.Outcome != Dropped && b.Outcome != n.Outcome {
+		b.Outcome, b.Error = n.Outcome, n.Error
+	}
+}
