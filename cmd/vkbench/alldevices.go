@@ -35,15 +35,7 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 	if err != nil {
 		return err
 	}
-	sizes, err := planSizes(f.sizes, ops)
-	if err != nil {
-		return err
-	}
-	cache, err := f.cache.open(cmd, true)
-	if err != nil {
-		return err
-	}
-	out, err := openOutput(cmd, f.output, cache.Path())
+	sizes, cache, out, err := f.planAndOpen(cmd, ops)
 	if err != nil {
 		return err
 	}

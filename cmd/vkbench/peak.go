@@ -67,15 +67,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	sizes, err := planSizes(f.sizes, ops)
-	if err != nil {
-		return err
-	}
-	cache, err := f.cache.open(cmd, true)
-	if err != nil {
-		return err
-	}
-	w, err := openOutput(cmd, f.output, cache.Path())
+	sizes, cache, w, err := f.planAndOpen(cmd, ops)
 	if err != nil {
 		return err
 	}

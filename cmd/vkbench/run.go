@@ -339,6 +339,26 @@ func builtinNames() []string {
 	return names
 }
 
+// planAndOpen checks --size against ops, then opens the tune cache and the
+// output (--output, written atomically when the command succeeds): what a
+// measuring command does before it opens a device, so that bad input is
+// refused before any file is touched.
+func (f *benchFlags) planAndOpen(cmd *cobra.Command, ops []kernels.Operation) (sizePlan, *autotune.Cache, *outFile, error) {
+	sizes, err := planSizes(f.sizes, ops)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cache, err := f.cache.open(cmd, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out, err := openOutput(cmd, f.output, cache.Path())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sizes, cache, out, nil
+}
+
 // runBench measures ops and writes the results; with commit, it tunes
 // (commits the winners).
 func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bool) error {
