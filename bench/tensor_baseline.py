@@ -16,38 +16,23 @@ fp16 flops per SM per clock), labelled theoretical: it is arithmetic, not
 a measurement.
 """
 import json
+import os
 import subprocess
 import sys
 
 import torch
 
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from baseline import timed  # noqa: E402  (baseline.py beside this file; it turns TF32 off)
+
 dev = torch.device("cuda")
-
-
-def timed(fn, reps=50, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def gemm(op, s, dtype):
     a = torch.rand(s, s, device=dev, dtype=dtype) * 2 - 1
     b = torch.rand(s, s, device=dev, dtype=dtype) * 2 - 1
     c = torch.empty(s, s, device=dev, dtype=dtype)
-    sec = timed(lambda: torch.matmul(a, b, out=c))
+    sec = timed(lambda: torch.matmul(a, b, out=c), 50)
     print(json.dumps({"op": op, "size": f"{s}x{s}x{s}", "seconds": sec,
                       "gflops": 2.0 * s ** 3 / sec / 1e9}), flush=True)
 

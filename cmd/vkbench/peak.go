@@ -140,23 +140,28 @@ type peakRun struct {
 func (p *peakRun) measureAll() error {
 	gflops := func(r autotune.Result) float64 { return r.GFLOPs }
 	gbps := func(r autotune.Result) float64 { return r.GBps }
+	// The matrix units' (tensor cores') peaks are measured where the
+	// device has them.
+	peaks := []struct {
+		into *float64
+		op   string
+		unit string
+		pick func(autotune.Result) float64
+	}{
+		{&p.rec.GFLOPs, "peak-fma-f32", "GFLOP/s", gflops},
+		{&p.rec.FP16GFLOPs, "peak-fma-f16", "GFLOP/s", gflops},
+		{&p.rec.Int32GOPs, "peak-mad-i32", "GOP/s", gflops},
+		{&p.rec.BandwidthGBps, "copy", "GB/s", gbps},
+		{&p.rec.MatrixF16GFLOPs, "peak-coopmat-f16", "GFLOP/s", gflops},
+		{&p.rec.MatrixF16AccGFLOPs, "peak-coopmat-f16acc", "GFLOP/s", gflops},
+		{&p.rec.MatrixS8GOPs, "peak-coopmat-s8", "GOP/s", gflops},
+	}
 	var errs []error
-	var e error
-	p.rec.GFLOPs, e = p.measure("peak-fma-f32", "GFLOP/s", gflops)
-	errs = append(errs, e)
-	p.rec.FP16GFLOPs, e = p.measure("peak-fma-f16", "GFLOP/s", gflops)
-	errs = append(errs, e)
-	p.rec.Int32GOPs, e = p.measure("peak-mad-i32", "GOP/s", gflops)
-	errs = append(errs, e)
-	p.rec.BandwidthGBps, e = p.measure("copy", "GB/s", gbps)
-	errs = append(errs, e)
-	// The matrix units (tensor cores), where the device has them.
-	p.rec.MatrixF16GFLOPs, e = p.measure("peak-coopmat-f16", "GFLOP/s", gflops)
-	errs = append(errs, e)
-	p.rec.MatrixF16AccGFLOPs, e = p.measure("peak-coopmat-f16acc", "GFLOP/s", gflops)
-	errs = append(errs, e)
-	p.rec.MatrixS8GOPs, e = p.measure("peak-coopmat-s8", "GOP/s", gflops)
-	errs = append(errs, e)
+	for _, pk := range peaks {
+		var err error
+		*pk.into, err = p.measure(pk.op, pk.unit, pk.pick)
+		errs = append(errs, err)
+	}
 	return status.Join(errs...)
 }
 

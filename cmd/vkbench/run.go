@@ -593,24 +593,9 @@ func (e errVerification) Error() string {
 }
 
 // outcomeOf is the results file's outcome for what became of a tuned
-// candidate: the file has a word for each of the tuner's outcomes.
-func outcomeOf(o autotune.Outcome) results.Outcome {
-	switch o {
-	case autotune.Measured:
-		return results.Measured
-	case autotune.Dropped:
-		return results.Dropped
-	case autotune.Wrong:
-		return results.Wrong
-	case autotune.Failed:
-		return results.Failed
-	case autotune.Unsupported:
-		return results.Unsupported
-	case autotune.Compiled:
-		return results.Compiled
-	}
-	return results.Outcome(o)
-}
+// candidate: the file's vocabulary has the tuner's words (a test holds
+// every autotune outcome to a results one of the same word).
+func outcomeOf(o autotune.Outcome) results.Outcome { return results.Outcome(o) }
 
 // benchmarksOf turns a tune's entry into result-file benchmarks.
 func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) []results.Benchmark {

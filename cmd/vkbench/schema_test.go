@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -106,11 +107,17 @@ func TestSchemaNamesTheFormat(t *testing.T) {
 }
 
 // TestOutcomeOfKeepsTheWord: a tuned candidate's outcome is written to a
-// results file in the tuner's own word, whichever it is.
+// results file in the tuner's own word, whichever it is, and that word is
+// one the results format declares.
 func TestOutcomeOfKeepsTheWord(t *testing.T) {
+	declared := []results.Outcome{results.Measured, results.Dropped, results.Wrong, results.Failed, results.Unsupported, results.Compiled}
 	for _, o := range []autotune.Outcome{autotune.Measured, autotune.Dropped, autotune.Wrong, autotune.Failed, autotune.Unsupported, autotune.Compiled} {
-		if got := outcomeOf(o); string(got) != string(o) {
+		got := outcomeOf(o)
+		if string(got) != string(o) {
 			t.Errorf("outcomeOf(%q) = %q", o, got)
+		}
+		if !slices.Contains(declared, got) {
+			t.Errorf("outcomeOf(%q) = %q, which the results format does not declare", o, got)
 		}
 	}
 }
