@@ -3,6 +3,7 @@ package vkbench_test
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -324,6 +325,16 @@ func TestSearchSpace(t *testing.T) {
 	_, again, err := tu.Search(ctx, op, vkbench.SearchOptions{Strategy: "exhaustive"}, 4096)
 	if err != nil || again["WG"] != cfg["WG"] || again["BAD"] != 0 {
 		t.Errorf("a second search: %v, %v; want %v from the tuning log", again, err, cfg)
+	}
+
+	if err := p.Release(); err != nil {
+		t.Fatal(err)
+	}
+	// A search whose context has ended measures nothing and says why.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if p, _, err := tu.Search(cancelled, op, vkbench.SearchOptions{Strategy: "random", Seed: 7}, 8192); p != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("Search with a cancelled context: %v, %v; want no pipeline and context.Canceled", p, err)
 	}
 
 	plain := scaleOpOf(scaleKernel)

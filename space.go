@@ -111,7 +111,9 @@ func (o *operation) Space() *kernels.Space { return o.space }
 // autotune.SpaceSuffix) and returns its pipeline, built, with the
 // configuration. Configurations measured before, by this or an earlier
 // search, are answered from the cache's tuning log: a search run again
-// with a larger budget measures only what it lacks.
+// with a larger budget measures only what it lacks. The pipeline is the
+// caller's: Release it when done (the Device's Close releases it
+// otherwise).
 //
 // Errors: an Op without a Space, or a malformed one, has code
 // InvalidArgument; when no configuration computes correctly the code is

@@ -192,11 +192,7 @@ func (tg *tunerGroups) tuneAll(ctx context.Context, cache *autotune.Cache, ops [
 			for _, table := range order {
 				var tuners []*autotune.Tuner
 				for _, d := range devs {
-					opts := d.opts
-					if table != "" {
-						opts.Tuner = table
-					}
-					tuners = append(tuners, autotune.NewTuner(d.dev, cache, opts))
+					tuners = append(tuners, autotune.NewTuner(d.dev, cache, inTable(d.opts, table)))
 				}
 				var jobs []autotune.Job
 				for _, op := range byTable[table] {

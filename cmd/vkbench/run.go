@@ -448,14 +448,11 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 	var failed []string
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
-		tuner := tuners[tables[op.Name()]]
+		table := tables[op.Name()]
+		tuner := tuners[table]
 		if tuner == nil {
-			topts := opts
-			if t := tables[op.Name()]; t != "" {
-				topts.Tuner = t
-			}
-			tuner = autotune.NewTuner(dev, cache, topts)
-			tuners[tables[op.Name()]] = tuner
+			tuner = autotune.NewTuner(dev, cache, inTable(opts, table))
+			tuners[table] = tuner
 		}
 		var e *autotune.Entry
 		var err error
@@ -493,6 +490,15 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 		return errOperationFailed{failed}
 	}
 	return nil
+}
+
+// inTable returns opts committing to the tune cache table named table (a
+// manifest's), or opts as they are for "".
+func inTable(opts autotune.Options, table string) autotune.Options {
+	if table != "" {
+		opts.Tuner = table
+	}
+	return opts
 }
 
 // operationsOwn reports whether err, which stopped an operation before any
