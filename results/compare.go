@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/telemetry"
 	"golang.org/x/perf/benchmath"
 )
@@ -244,12 +245,8 @@ func relative(rounds, probe []float64) []float64 {
 	return out
 }
 
-// median is the median of values (benchmath's center, as the U test's
-// summaries use).
-func median(values []float64) float64 {
-	x := benchmath.NewSample(slices.Sorted(slices.Values(values)), &benchmath.DefaultThresholds)
-	return benchmath.AssumeNothing.Summary(x, 0.95).Center
-}
+// median is the median of values, as stats.Summarize takes it.
+func median(values []float64) float64 { return stats.Summarize(values, 1).Median }
 
 func signedPercent(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
 
