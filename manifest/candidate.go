@@ -159,12 +159,7 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 		if err != nil {
 			return true
 		}
-		for _, a := range sized {
-			if v, err := a.evalInt(env); err == nil && v == 0 {
-				return false
-			}
-		}
-		return true
+		return !isAssertFailure(op.checkAssertList(sized, env, size, "candidate", nil))
 	}
 }
 
