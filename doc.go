@@ -55,6 +55,20 @@
 // vkbench command lists, shows, exports and clears it (vkbench cache), and
 // Tuner.Entry reads why a candidate won.
 //
+// # Searching a space of kernels
+//
+// When the candidates are too many to list (every tile and workgroup size
+// a kernel takes as specialization constants), give the Op a Space: its
+// Params, which configurations are Valid at a size, and the Kernel of
+// each. Tuner.Search explores it with a strategy (exhaustive, random,
+// simulated annealing, or a Gaussian process that proposes the most
+// promising configuration next) within a budget, checks and times each
+// configuration like a candidate, records it in the cache's tuning log,
+// and returns the fastest one's pipeline and configuration:
+//
+//	op.Space = &vkbench.Space{Params: []vkbench.Param{{Name: "WG", Values: vkbench.Pow2(32, 1024)}}, Kernel: kernelOf}
+//	p, cfg, err := tuner.Search(ctx, op, vkbench.SearchOptions{Strategy: "bayes", MaxEvals: 20}, n)
+//
 // # Errors
 //
 // Every error has a status code (package status): status.CodeOf(err), or
