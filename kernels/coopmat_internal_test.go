@@ -13,12 +13,15 @@ import (
 // of the NV cooperative-matrix candidates (tiling, staging, both buffer
 // counts, the epilogue) with fragments every device can hold. They cover
 // one and several fragments per warp in each direction, slices of one and
-// two 16s of k, and one and two buffers.
+// two 16s of k, one and two buffers, and one to three slices in flight
+// in registers.
 var emulatedGEMMF16 = []Candidate{
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 2),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 1),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 32, 32, 16, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 2, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 1, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 32, 32, 16, 1, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2, 2),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 16, 32, 16, 1, 3),
 }
 
 // TestCoopmatGeometry checks what the cooperative-matrix shader assumes of
@@ -34,12 +37,14 @@ func TestCoopmatGeometry(t *testing.T) {
 		}
 		n++
 		p := func(name string) int { return c.Params[name] }
-		bm, bn, bk, wm, wn, nbuf := p("BM"), p("BN"), p("BK"), p("WM"), p("WN"), p("NBUF")
+		bm, bn, bk, wm, wn, nbuf, depth := p("BM"), p("BN"), p("BK"), p("WM"), p("WN"), p("NBUF"), p("DEPTH")
 		switch {
 		case bm%wm != 0 || bn%wn != 0 || wm%16 != 0 || wn%16 != 0 || bk%16 != 0:
 			t.Errorf("%s: a %dx%d tile is not made of %dx%d warp tiles of 16x16 fragments, or BK = %d is not a multiple of 16", c.Name, bm, bn, wm, wn, bk)
 		case nbuf != 1 && nbuf != 2:
 			t.Errorf("%s: NBUF = %d", c.Name, nbuf)
+		case depth < 1 || depth > 3:
+			t.Errorf("%s: DEPTH = %d", c.Name, depth)
 		case !coopmatEpilogueFits(c):
 			t.Errorf("%s: the epilogue's staging does not fit the %d bytes of shared memory", c.Name, c.Requires.SharedMemory)
 		case int(c.WorkgroupSize[0]) != 32*(bm/wm)*(bn/wn):

@@ -35,33 +35,39 @@ func regblockF16(bm, bn, bk, tx, ty, ph uint32) Candidate {
 
 func newGEMMF16() *gemmF16Op {
 	regblock := regblockF16
-	nv := func(bm, bn, bk, wm, wn, nbuf uint32) Candidate {
-		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf)
+	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
+		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf, depth)
 	}
 	return &gemmF16Op{cands: []Candidate{
 		regblock(64, 64, 16, 16, 16, 1),
 		regblock(128, 64, 8, 16, 16, 1),
 		regblock(128, 128, 8, 16, 16, 1),
 		regblock(128, 128, 16, 16, 16, 2),
-		nv(64, 64, 32, 32, 32, 2),
-		nv(128, 64, 32, 64, 32, 2),
-		nv(128, 128, 32, 64, 64, 2),
-		nv(128, 128, 32, 64, 32, 2),
-		nv(128, 128, 32, 32, 64, 2),
-		nv(128, 128, 64, 64, 32, 1),
-		nv(256, 128, 32, 64, 64, 1),
-		nv(128, 256, 32, 64, 64, 1),
+		nv(64, 64, 32, 32, 32, 2, 1),
+		nv(128, 128, 32, 64, 32, 2, 1),
+		nv(128, 128, 64, 64, 32, 1, 1),
+		nv(256, 128, 32, 64, 64, 1, 1),
+		nv(128, 256, 32, 64, 64, 1, 1),
+		nv(128, 128, 32, 64, 32, 2, 2),
+		nv(128, 128, 16, 64, 32, 2, 2),
+		nv(128, 128, 16, 64, 32, 2, 3),
+		nv(128, 256, 16, 64, 64, 2, 2),
+		nv(128, 256, 16, 64, 64, 2, 3),
+		nv(256, 128, 16, 64, 64, 2, 2),
+		nv(128, 256, 32, 64, 64, 1, 2),
+		nv(256, 128, 32, 64, 64, 1, 2),
 	}}
 }
 
 // coopmatGEMM is a candidate of a shader built on gemm_f16_coopmat.glsl:
 // a BM×BN tile of C per workgroup, in warps of 32 invocations that each
 // compute WM×WN of it as 16×16 fragments, through BK-deep slices of A and
-// B in NBUF buffers of shared memory (see the .glsl for the layout).
+// B in NBUF buffers of shared memory, each loaded into registers DEPTH
+// slices ahead (see the .glsl for the layout).
 // gemm_f16_coopmat_nv needs subgroups of 32 and the NV fp16 multiply-add;
 // gemm_f16_coopmat_emu, the twin that the tests run where there are no
 // cooperative matrices, needs neither.
-func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf uint32) Candidate {
+func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
 	warps := (bm / wm) * (bn / wn)
 	wg := 32 * warps
 	req := Requirements{SharedMemory: coopmatShared(bm, bn, bk, nbuf)}
@@ -73,9 +79,12 @@ func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf uint32) Candida
 	if nbuf == 1 {
 		name += "-1buf"
 	}
+	if depth > 1 {
+		name += fmt.Sprintf("-d%d", depth)
+	}
 	return candidate(shader, name, 3, 12, [3]uint32{wg, 1, 1},
-		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WM": int(wm), "WN": int(wn), "NBUF": int(nbuf), "WG": int(wg)},
-		req, wg, bm, bn, bk, wm, wn, nbuf)
+		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WM": int(wm), "WN": int(wn), "NBUF": int(nbuf), "DEPTH": int(depth), "WG": int(wg)},
+		req, wg, bm, bn, bk, wm, wn, nbuf, depth)
 }
 
 // coopmatShared is the shared memory of gemm_f16_coopmat.glsl: NBUF

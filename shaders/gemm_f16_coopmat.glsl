@@ -21,11 +21,13 @@
 //     memory in 128-bit loads (8 halves) into registers, and stored into
 //     shared memory whose rows are padded by 8 halves so that fragment
 //     loads spread over the banks;
-//   - the next slice's loads are issued before the current slice's
-//     multiply-adds, so that memory latency hides behind the matrix
-//     units; with NBUF = 2 the next slice goes to the other half of
-//     shared memory (one barrier per slice), with NBUF = 1 to the same
-//     half after a barrier (two barriers, half the shared memory);
+//   - the loads of the slice DEPTH ahead are issued before the current
+//     slice's multiply-adds and held in registers, so that memory latency
+//     hides behind DEPTH slices of work on the matrix units (a 128 x 128
+//     tile could not be fed from one slice ahead on an H200); the next
+//     slice is stored, with NBUF = 2, to the other half of shared memory
+//     (one barrier per slice), with NBUF = 1 to the same half after a
+//     barrier (two barriers, half the shared memory);
 //   - the epilogue converts each warp's fragments to float16 a row of
 //     fragments at a time, stages them in shared memory, and writes them
 //     out in 128-bit stores.
@@ -36,7 +38,8 @@
 // B are zero.
 //
 // Specialization: 0 = workgroup size (32 * WARPS), 1 = BM, 2 = BN, 3 = BK
-// (a multiple of 16), 4 = WM, 5 = WN (multiples of 16), 6 = NBUF (1 or 2).
+// (a multiple of 16), 4 = WM, 5 = WN (multiples of 16), 6 = NBUF (1 or 2),
+// 7 = DEPTH (slices in flight in registers, 1 to 3).
 // Push constants: M, N, K. Bindings: 0 = A, 1 = B, 2 = C.
 //
 // The including kernel defines WARP and LANE (the invocation's warp and
@@ -57,6 +60,7 @@ layout(constant_id = 3) const uint BK = 32;
 layout(constant_id = 4) const uint WM = 32;
 layout(constant_id = 5) const uint WN = 32;
 layout(constant_id = 6) const uint NBUF = 2;
+layout(constant_id = 7) const uint DEPTH = 1;
 
 layout(set = 0, binding = 0) restrict readonly buffer A8 { uvec4 a8[]; };
 layout(set = 0, binding = 0) restrict readonly buffer A1 { float16_t a1[]; };
@@ -85,8 +89,8 @@ const uint BL = (BV + NT - 1u) / NT;
 // WARPS * 16 * CSTR uvec4s fit).
 shared uvec4 sh[NBUF * (AS + BS)];
 
-uvec4 ra[AL];
-uvec4 rb[BL];
+uvec4 ra[DEPTH][AL];
+uvec4 rb[DEPTH][BL];
 
 // pack8 packs 8 halves, element 0 lowest, as memory holds them.
 uvec4 pack8(float16_t h[8]) {
@@ -94,8 +98,8 @@ uvec4 pack8(float16_t h[8]) {
                  packFloat2x16(f16vec2(h[4], h[5])), packFloat2x16(f16vec2(h[6], h[7])));
 }
 
-// loadSlice loads the slices of A and B at k0 into registers.
-void loadSlice(uint bm, uint bn, uint k0) {
+// loadSlice loads the slices of A and B at k0 into register slot.
+void loadSlice(uint slot, uint bm, uint bn, uint k0) {
     uint tid = gl_LocalInvocationIndex;
     bool kAligned = (pc.K & 7u) == 0u;
     bool nAligned = (pc.N & 7u) == 0u;
@@ -115,7 +119,7 @@ void loadSlice(uint bm, uint bn, uint k0) {
                 t = pack8(h);
             }
         }
-        ra[l] = t;
+        ra[slot][l] = t;
     }
     [[unroll]] for (uint l = 0u; l < BL; l++) {
         uint v = tid + l * NT;
@@ -133,24 +137,24 @@ void loadSlice(uint bm, uint bn, uint k0) {
                 t = pack8(h);
             }
         }
-        rb[l] = t;
+        rb[slot][l] = t;
     }
 }
 
-// storeSlice stores the registers into shared buffer buf.
-void storeSlice(uint buf) {
+// storeSlice stores register slot into shared buffer buf.
+void storeSlice(uint slot, uint buf) {
     uint tid = gl_LocalInvocationIndex;
     uint base = buf * (AS + BS);
     [[unroll]] for (uint l = 0u; l < AL; l++) {
         uint v = tid + l * NT;
         if (v < AV) {
-            sh[base + (v / (BK / 8u)) * ASTR + v % (BK / 8u)] = ra[l];
+            sh[base + (v / (BK / 8u)) * ASTR + v % (BK / 8u)] = ra[slot][l];
         }
     }
     [[unroll]] for (uint l = 0u; l < BL; l++) {
         uint v = tid + l * NT;
         if (v < BV) {
-            sh[base + AS + (v / (BN / 8u)) * BSTR + v % (BN / 8u)] = rb[l];
+            sh[base + AS + (v / (BN / 8u)) * BSTR + v % (BN / 8u)] = rb[slot][l];
         }
     }
 }
@@ -213,28 +217,44 @@ void main() {
         }
     }
 
+    // Slice i waits in register slot i % DEPTH from its load until it is
+    // stored to shared memory, DEPTH slices of multiply-adds later: the
+    // loop below is unrolled DEPTH times so that every slot is a constant.
     uint slices = (pc.K + BK - 1u) / BK;
+    [[unroll]] for (uint d = 0u; d < DEPTH; d++) {
+        if (d < slices) {
+            loadSlice(d, bm, bn, d * BK);
+        }
+    }
     if (slices > 0u) {
-        loadSlice(bm, bn, 0u);
-        storeSlice(0u);
+        storeSlice(0u, 0u);
+        if (DEPTH < slices) {
+            loadSlice(0u, bm, bn, DEPTH * BK);
+        }
     }
     barrier();
-    for (uint s = 0u; s < slices; s++) {
-        bool more = s + 1u < slices;
-        if (more) {
-            loadSlice(bm, bn, (s + 1u) * BK);
-        }
-        multiplySlice(s % NBUF, wm, wn);
-        if (more) {
-            // With one buffer, everyone must be done reading it first;
-            // with two, the other one was last read before the barrier
-            // that ended the previous slice.
-            if (NBUF == 1u) {
+    for (uint s = 0u; s < slices; s += DEPTH) {
+        [[unroll]] for (uint d = 0u; d < DEPTH; d++) {
+            uint cur = s + d;
+            if (cur < slices) {
+                multiplySlice(cur % NBUF, wm, wn);
+                uint next = cur + 1u;
+                if (next < slices) {
+                    // With one buffer, everyone must be done reading it
+                    // first; with two, the other one was last read before
+                    // the barrier that ended the previous slice.
+                    if (NBUF == 1u) {
+                        barrier();
+                    }
+                    uint slot = (d + 1u) % DEPTH;
+                    storeSlice(slot, next % NBUF);
+                    if (next + DEPTH < slices) {
+                        loadSlice(slot, bm, bn, (next + DEPTH) * BK);
+                    }
+                }
                 barrier();
             }
-            storeSlice((s + 1u) % NBUF);
         }
-        barrier();
     }
 
     // The slices are done with (the barrier above): each warp stages its
