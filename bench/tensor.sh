@@ -8,7 +8,8 @@
 #   2. vkbench peak (stored in the cache, so that percent of peak is of
 #      the tensor-core rate), then every candidate of the peaks
 #      (peak-coopmat-f16, -f16acc, -s8, peak-fma-f16, -f32);
-#   3. vkbench run gemm-f16 and gemm (fp32) at 2048³, 4096³ and 8192³;
+#   3. vkbench run gemm-f16 and gemm (fp32) at 2048³, 4096³ and 8192³, and
+#      gemm (fp32) at the odd shapes 4097x4095x1000 and 1000x3000x777;
 #   4. torch: HGEMM (f16 in and out) and SGEMM (TF32 off) at the same sizes;
 #   5. bench/tensor_table.py: the table.
 #
@@ -17,7 +18,8 @@
 #   go build -o .devbin/vkbench ./cmd/vkbench
 #   source .gl/enter.sh; bash bench/tensor.sh [extra vkbench run flags, e.g. --budget 4s]
 #
-# SIZES (default "2048 4096 8192") and SGEMM=0 (skip fp32) change what runs.
+# SIZES (default "2048 4096 8192"), ODD (default "4097x4095x1000
+# 1000x3000x777", MxNxK) and SGEMM=0 (skip fp32) change what runs.
 # Everything lands under $OUT (default /tmp/tensor); the table is also
 # printed.
 set -euo pipefail
@@ -26,6 +28,7 @@ mkdir -p "$out"
 bin=${VKBENCH:-.devbin/vkbench}
 cache="$out/cache.db"
 sizes=${SIZES:-2048 4096 8192}
+odd=${ODD-4097x4095x1000 1000x3000x777}
 # A run that exits 1 (a candidate computed a wrong result) or 3 still
 # leaves its JSON: say so and go on, so that the table shows the rest.
 run() {
@@ -44,6 +47,11 @@ for s in $sizes; do
 		run "$out/gemm-$s-stderr.txt" run gemm --size "${s}x${s}x${s}" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@"
 	fi
 done
+if [ "${SGEMM:-1}" != 0 ]; then
+	for s in $odd; do
+		run "$out/gemm-$s-stderr.txt" run gemm --size "$s" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@"
+	done
+fi
 # shellcheck disable=SC2086 # the sizes are words
-python3 bench/tensor_baseline.py $sizes | tee "$out/baseline.jsonl"
+python3 bench/tensor_baseline.py $sizes $odd | tee "$out/baseline.jsonl"
 python3 bench/tensor_table.py "$out" | tee "$out/table.md"

@@ -2,8 +2,8 @@
 """CUDA baselines for bench/tensor.sh, through PyTorch, on the same GPU in
 the same call as vkbench.
 
-For each size S given (default 2048 4096 8192), prints one JSON object per
-line: {"op", "size", "seconds", "gflops"}, "seconds" the median of 50
+For each size given (default 2048 4096 8192), S for S×S×S or MxNxK for
+an M×K by K×N product, prints one JSON object per line: {"op", "size", "seconds", "gflops"}, "seconds" the median of 50
 CUDA-event timings after 5 warm-up runs:
 
   hgemm  torch.matmul of float16 S×S matrices, float16 out: cuBLAS's HGEMM
@@ -28,20 +28,30 @@ from baseline import timed  # noqa: E402  (baseline.py beside this file; it turn
 dev = torch.device("cuda")
 
 
-def gemm(op, s, dtype):
-    a = torch.rand(s, s, device=dev, dtype=dtype) * 2 - 1
-    b = torch.rand(s, s, device=dev, dtype=dtype) * 2 - 1
-    c = torch.empty(s, s, device=dev, dtype=dtype)
+def gemm(op, m, n, k, dtype):
+    a = torch.rand(m, k, device=dev, dtype=dtype) * 2 - 1
+    b = torch.rand(k, n, device=dev, dtype=dtype) * 2 - 1
+    c = torch.empty(m, n, device=dev, dtype=dtype)
     sec = timed(lambda: torch.matmul(a, b, out=c), 50)
-    print(json.dumps({"op": op, "size": f"{s}x{s}x{s}", "seconds": sec,
-                      "gflops": 2.0 * s ** 3 / sec / 1e9}), flush=True)
+    print(json.dumps({"op": op, "size": f"{m}x{n}x{k}", "seconds": sec,
+                      "gflops": 2.0 * m * n * k / sec / 1e9}), flush=True)
+
+
+def shape(arg):
+    """S (a cube) or MxNxK."""
+    dims = [int(d) for d in arg.split("x")]
+    if len(dims) == 1:
+        return dims * 3
+    if len(dims) != 3:
+        raise SystemExit(f"tensor_baseline.py: size {arg!r} is neither S nor MxNxK")
+    return dims
 
 
 def main():
-    sizes = [int(a) for a in sys.argv[1:]] or [2048, 4096, 8192]
-    for s in sizes:
-        gemm("hgemm", s, torch.float16)
-        gemm("sgemm", s, torch.float32)
+    sizes = [shape(a) for a in sys.argv[1:]] or [[s] * 3 for s in (2048, 4096, 8192)]
+    for m, n, k in sizes:
+        gemm("hgemm", m, n, k, torch.float16)
+        gemm("sgemm", m, n, k, torch.float32)
     props = torch.cuda.get_device_properties(0)
     try:
         now, top = (float(x) for x in subprocess.check_output(
