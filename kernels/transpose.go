@@ -32,6 +32,12 @@ func newTranspose() *transposeOp {
 		return candidate("transpose_tiled_vec4", name, 2, 8, [3]uint32{tile / 4, rows, 1},
 			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows, tpw)
 	}
+	// block4: a 4×4 block an invocation, BX×BY invocations a workgroup,
+	// no shared memory.
+	block4 := func(bx, by uint32) Candidate {
+		return candidate("transpose_block4", fmt.Sprintf("block4-%dx%d", bx, by), 2, 8, [3]uint32{bx, by, 1},
+			map[string]int{"BX": int(bx), "BY": int(by)}, Requirements{}, bx, by)
+	}
 	return &transposeOp{cands: []Candidate{
 		naive(16, 16),
 		naive(32, 8),
@@ -45,6 +51,8 @@ func newTranspose() *transposeOp {
 		tiledVec4(32, 8, 4),
 		tiledVec4(32, 16, 4),
 		tiledVec4(32, 32, 8),
+		block4(4, 8),
+		block4(8, 16),
 	}}
 }
 
@@ -109,6 +117,8 @@ func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand
 	case "transpose_tiled":
 		tile := param(c, "TILE")
 		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(m, tile))
+	case "transpose_block4":
+		grid, err = p.grid2D(ceilDiv(ceilDiv(n, 4), param(c, "BX")), ceilDiv(ceilDiv(m, 4), param(c, "BY")))
 	case "transpose_tiled_vec4":
 		tile := param(c, "TILE")
 		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(ceilDiv(m, tile), param(c, "TPW")))
