@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -17,12 +18,21 @@ type CompareOptions struct {
 	// Threshold is the smallest slowdown of the median that counts, as a
 	// fraction (0.05 is 5%).
 	Threshold float64 `json:"threshold"`
-	// Alpha is the significance level of the Mann–Whitney U test.
+	// Alpha is the family-wise significance level: the chance that a
+	// comparison of two files in which nothing changed reports any
+	// benchmark as changed, however many benchmarks they hold (each
+	// benchmark's p-value is adjusted by Holm's method).
 	Alpha float64 `json:"alpha"`
 	// Relative judges each benchmark's rounds relative to the probe's in
 	// the same rounds, where both files have the same probe (File.Probe),
-	// instead of its own times. Either way the probe's change is reported.
+	// instead of its own times. Without it, Compare does so only where the
+	// probe itself moved past the threshold: the machine's speed, not the
+	// kernels', differed between the runs. Either way the probe's change
+	// is reported.
 	Relative bool `json:"relative,omitempty"`
+	// OwnTimes judges every benchmark by its own times, even where the
+	// probe moved (the report still says how much).
+	OwnTimes bool `json:"own_times,omitempty"`
 }
 
 // DefaultCompareOptions: 5% slower, at significance 0.05.
@@ -46,9 +56,10 @@ const (
 	// NotMeasured is a benchmark without samples in one of the files (it
 	// failed or was unsupported there).
 	NotMeasured Verdict = "not measured"
-	// Unjudged is a benchmark with too few rounds in one file or both for
-	// any difference to be significant: the U test over four values cannot
-	// reach p < 0.05, however far apart they are.
+	// Unjudged is a benchmark with too few rounds in one file or both to
+	// judge: fewer than RoundsNeeded, with which even a rank test could
+	// not call a difference significant (over four values it cannot reach
+	// p < 0.05, however far apart they are).
 	Unjudged Verdict = "cannot judge"
 )
 
@@ -60,7 +71,11 @@ type Row struct {
 	// Delta is NewMedian/BaseMedian - 1: positive is slower. The medians
 	// are those of the rounds' medians.
 	Delta float64 `json:"delta"`
-	P     float64 `json:"p"`
+	// P is the p-value the verdict takes: Welch's t-test of the logarithms
+	// of the rounds' medians (RawP), adjusted by Holm's method for the
+	// number of benchmarks judged.
+	P    float64 `json:"p"`
+	RawP float64 `json:"p_raw"`
 	// N1 and N2 are the rounds compared, in base and in new.
 	N1      int      `json:"n_base"`
 	N2      int      `json:"n_new"`
@@ -68,7 +83,7 @@ type Row struct {
 	Note    string   `json:"note,omitempty"`
 	Warn    []string `json:"warnings,omitempty"`
 	// RawDelta is the change of the benchmark's own times where Delta,
-	// the U test and the verdict are relative to the probe.
+	// the test and the verdict are relative to the probe.
 	RawDelta *float64 `json:"raw_delta,omitempty"`
 }
 
@@ -99,17 +114,32 @@ type Report struct {
 	Probe      string  `json:"probe,omitempty"`
 	ProbeShift float64 `json:"probe_shift,omitempty"`
 	ProbeNote  string  `json:"probe_note,omitempty"`
+	// Relative is set when the benchmarks were judged relative to the
+	// probe: with Options.Relative, or because the probe moved past the
+	// threshold.
+	Relative bool `json:"relative,omitempty"`
 }
 
 // Compare compares every benchmark of base with the one of the same name
-// in cur, by its rounds: a U test over the rounds' medians, and the change
-// of their median against the threshold. Benchmarks in only one file, or
-// without samples in one, are reported, never ignored; so are those with
-// too few rounds to judge (Unjudged).
+// in cur, by its rounds: Welch's t-test of the logarithms of the rounds'
+// medians, its p-values adjusted by Holm's method over the benchmarks
+// judged (so that Options.Alpha bounds the chance of reporting anything
+// at all when nothing changed), and the change of their median against
+// the threshold. Where both files measured the same probe and it moved
+// past the threshold (or Options.Relative), each benchmark's rounds are
+// taken relative to the probe's. Benchmarks in only one file, or without
+// samples in one, are reported, never ignored; so are those with too few
+// rounds to judge (Unjudged).
+//
+// Why not the rank test benchstat uses: a comparison is one gate over
+// many benchmarks, and a U test of five rounds against five cannot give
+// a p-value under 0.008, too coarse for any correction over more than six
+// benchmarks; and without one, a file of 17 benchmarks compared at 0.05
+// each reports a chance difference in most pairs of runs that differ at
+// all. A round's median summarises many samples, so its logarithm is
+// close to normal and the t-test is sound.
 func Compare(base, cur *File, opts CompareOptions) Report {
 	rep := Report{Options: opts}
-	th := benchmath.DefaultThresholds
-	th.CompareAlpha = opts.Alpha
 	var bp, np []float64
 	switch {
 	case base.Probe == nil && cur.Probe == nil:
@@ -120,19 +150,29 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	default:
 		rep.Probe = base.Probe.Name
 		rep.ProbeShift = median(cur.Probe.RoundMedians)/median(base.Probe.RoundMedians) - 1
-		if opts.Relative {
+		if !opts.OwnTimes && (opts.Relative || math.Abs(rep.ProbeShift) > opts.Threshold) {
 			bp, np = base.Probe.RoundMedians, cur.Probe.RoundMedians
 		}
 	}
 	for _, b := range base.Benchmarks {
 		n, ok := cur.Lookup(b.Name)
 		if !ok {
-			rep.Rows = append(rep.Rows, Row{Name: b.Name, Verdict: OnlyBase, Delta: math.NaN(), P: math.NaN()})
+			rep.Rows = append(rep.Rows, Row{Name: b.Name, Verdict: OnlyBase, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()})
 			rep.Missing++
 			continue
 		}
-		r := compareOne(b, *n, bp, np, &th, opts)
+		r := compareOne(b, *n, bp, np, opts)
+		rep.Relative = rep.Relative || r.RawDelta != nil
 		rep.Rows = append(rep.Rows, r)
+	}
+	for _, n := range cur.Benchmarks {
+		if _, ok := base.Lookup(n.Name); !ok {
+			rep.Rows = append(rep.Rows, Row{Name: n.Name, Verdict: OnlyNew, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()})
+			rep.Missing++
+		}
+	}
+	judge(rep.Rows, opts)
+	for _, r := range rep.Rows {
 		switch r.Verdict {
 		case Slower:
 			rep.Regressions++
@@ -141,18 +181,55 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 		case Unjudged:
 			rep.Unjudged++
 		}
-		if r.Verdict != NotMeasured && r.Verdict != Unjudged {
+		if r.Verdict == Slower || r.Verdict == Faster || r.Verdict == Same {
 			rep.Judged++
-		}
-	}
-	for _, n := range cur.Benchmarks {
-		if _, ok := base.Lookup(n.Name); !ok {
-			rep.Rows = append(rep.Rows, Row{Name: n.Name, Verdict: OnlyNew, Delta: math.NaN(), P: math.NaN()})
-			rep.Missing++
 		}
 	}
 	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep
+}
+
+// judge adjusts the raw p-values of the rows still to be judged by Holm's
+// step-down method (the k-th smallest of m multiplied by m − k + 1, never
+// below the one before it, at most 1) and gives each its verdict: slower
+// or faster where the adjusted p-value is under alpha and the change past
+// the threshold, the same otherwise.
+func judge(rows []Row, opts CompareOptions) {
+	var pending []int
+	for i, r := range rows {
+		if r.Verdict == "" {
+			pending = append(pending, i)
+		}
+	}
+	slices.SortStableFunc(pending, func(a, b int) int { return cmpFloat(rows[a].RawP, rows[b].RawP) })
+	m, running := len(pending), 0.0
+	for k, i := range pending {
+		running = max(running, min(1, float64(m-k)*rows[i].RawP))
+		r := &rows[i]
+		r.P = running
+		significant := r.P < opts.Alpha
+		switch {
+		case significant && r.Delta > opts.Threshold:
+			r.Verdict = Slower
+		case significant && r.Delta < -opts.Threshold:
+			r.Verdict = Faster
+		default:
+			r.Verdict = Same
+		}
+	}
+}
+
+// cmpFloat orders NaN last.
+func cmpFloat(a, b float64) int {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return 1
+	case math.IsNaN(b):
+		return -1
+	}
+	return cmp.Compare(a, b)
 }
 
 // movedTogether reports whether every judged row, two or more, moved the
@@ -181,9 +258,11 @@ func movedTogether(rows []Row, threshold float64) (bool, float64) {
 
 // compareOne compares benchmark b of base with n of new, by their rounds'
 // medians; relative to the probe's medians of the same rounds (bp in base,
-// np in new) where both are given and each has one per round.
-func compareOne(b, n Benchmark, bp, np []float64, th *benchmath.Thresholds, opts CompareOptions) Row {
-	row := Row{Name: b.Name, Delta: math.NaN(), P: math.NaN()}
+// np in new) where both are given and each has one per round. It leaves
+// the verdict of a row it could judge to judge, which needs every row's
+// p-value.
+func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
+	row := Row{Name: b.Name, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()}
 	s1, s2 := b.RoundMedians(), n.RoundMedians()
 	if len(s1) == 0 || len(s2) == 0 {
 		row.Verdict = NotMeasured
@@ -207,33 +286,36 @@ func compareOne(b, n Benchmark, bp, np []float64, th *benchmath.Thresholds, opts
 	} else if len(bp) > 0 {
 		notes = append(notes, "rounds do not match the probe's: own times judged")
 	}
-	x := benchmath.NewSample(slices.Sorted(slices.Values(s1)), th)
-	y := benchmath.NewSample(slices.Sorted(slices.Values(s2)), th)
 	if minUTestP(len(s1), len(s2)) > opts.Alpha {
 		row.Verdict = Unjudged
-		row.Note = fmt.Sprintf("%s in base, %s in new: too few for any difference to be significant at alpha %g; measure both with --count %d or more, or gate with vkbench ab",
+		row.Note = fmt.Sprintf("%s in base, %s in new: too few for a difference to be judged at alpha %g; measure both with --count %d or more, or gate with vkbench ab",
 			plural(len(s1), "round"), plural(len(s2), "round"), opts.Alpha, RoundsNeeded(opts.Alpha))
 		return row
 	}
-	cmp := benchmath.AssumeNothing.Compare(x, y)
-	row.P = cmp.P
-	for _, w := range cmp.Warnings {
+	th := benchmath.DefaultThresholds
+	x := benchmath.NewSample(logs(s1), &th)
+	y := benchmath.NewSample(logs(s2), &th)
+	c := benchmath.AssumeNormal.Compare(x, y)
+	row.RawP = c.P
+	for _, w := range c.Warnings {
 		row.Warn = append(row.Warn, w.Error())
-	}
-	significant := cmp.P < opts.Alpha
-	switch {
-	case significant && row.Delta > opts.Threshold:
-		row.Verdict = Slower
-	case significant && row.Delta < -opts.Threshold:
-		row.Verdict = Faster
-	default:
-		row.Verdict = Same
 	}
 	if c := conditionsNote(b, n); c != "" {
 		notes = append(notes, c)
 	}
 	row.Note = strings.Join(notes, "; ")
 	return row
+}
+
+// logs returns the sorted logarithms of values: a round's median is
+// positive, and a change of speed scales it.
+func logs(values []float64) []float64 {
+	out := make([]float64, len(values))
+	for i, v := range values {
+		out[i] = math.Log(v)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // relative divides each round's median by the probe's in that round.
@@ -288,8 +370,9 @@ func minUTestP(n1, n2 int) float64 {
 }
 
 // RoundsNeeded is how many rounds each file should have for a comparison
-// at alpha: the fewest with which a difference can be significant, and at
-// least 5, so that one odd round does not decide alone.
+// at alpha: the fewest with which even a rank test could call a difference
+// significant, and at least 5, so that one odd round does not decide
+// alone. With fewer, Compare does not judge.
 func RoundsNeeded(alpha float64) int {
 	n := 1
 	for minUTestP(n, n) > alpha && n < 1000 {
@@ -314,12 +397,16 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		plain
 		Delta *float64 `json:"delta"`
 		P     *float64 `json:"p"`
+		RawP  *float64 `json:"p_raw"`
 	}{plain: plain(r)}
 	if !math.IsNaN(r.Delta) {
 		out.Delta = &r.Delta
 	}
 	if !math.IsNaN(r.P) {
 		out.P = &r.P
+	}
+	if !math.IsNaN(r.RawP) {
+		out.RawP = &r.RawP
 	}
 	return json.Marshal(out)
 }

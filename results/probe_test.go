@@ -43,16 +43,19 @@ func probeFile(t *testing.T, scale, probeScale float64) *results.File {
 }
 
 // TestCompareRelativeToProbe: where both files measured the probe, its
-// change is reported, and with Relative a benchmark is judged relative to
-// it round by round: a machine that ran 60% slower during the new run (the
-// probe too) is then no regression, while its own times call it one; a
-// kernel 10% slower is one whether the machine also slowed or not.
+// change is reported, and a benchmark is judged relative to it round by
+// round when it moved past the threshold (by default) or always (with
+// Relative): a machine that ran 60% slower during the new run (the probe
+// too) is then no regression, while its own times (OwnTimes) call it one;
+// a kernel 10% slower is one whether the machine also slowed or not.
 // Without a probe in both files own times are judged, and the report says
 // why.
 func TestCompareRelativeToProbe(t *testing.T) {
-	raw := results.DefaultCompareOptions
-	opts := raw
+	auto := results.DefaultCompareOptions
+	opts := auto
 	opts.Relative = true
+	raw := auto
+	raw.OwnTimes = true
 	for _, c := range []struct {
 		name              string
 		base, cur         *results.File
@@ -62,6 +65,8 @@ func TestCompareRelativeToProbe(t *testing.T) {
 		probeNote         string
 	}{
 		{"machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), opts, results.Same, 0, 0.6, ""},
+		{"machine 60% slower, by default", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), auto, results.Same, 0, 0.6, ""},
+		{"kernel 10% slower, machine steady, by default", probeFile(t, 1, 1), probeFile(t, 1.1, 1), auto, results.Slower, 0.1, 0, ""},
 		{"machine 60% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, 0.6, ""},
 		{"kernel 10% slower", probeFile(t, 1, 1), probeFile(t, 1.1, 1), opts, results.Slower, 0.1, 0, ""},
 		{"kernel 10% slower, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6*1.1, 1.6), opts, results.Slower, 0.1, 0.6, ""},
@@ -88,8 +93,9 @@ func TestCompareRelativeToProbe(t *testing.T) {
 			} else if rep.Probe != "" {
 				t.Errorf("a probe %q is reported where the files do not both have it", rep.Probe)
 			}
-			if relative := c.opts.Relative && rep.Probe != ""; relative != (r.RawDelta != nil) {
-				t.Errorf("judged relative to the probe: %v; raw_delta given: %v", relative, r.RawDelta != nil)
+			relative := rep.Probe != "" && !c.opts.OwnTimes && (c.opts.Relative || math.Abs(rep.ProbeShift) > c.opts.Threshold)
+			if relative != (r.RawDelta != nil) || relative != rep.Relative {
+				t.Errorf("judged relative to the probe: want %v; raw_delta given: %v, report says %v", relative, r.RawDelta != nil, rep.Relative)
 			}
 			if !strings.Contains(rep.ProbeNote, c.probeNote) || (c.probeNote == "") != (rep.ProbeNote == "") {
 				t.Errorf("probe note %q, want %q", rep.ProbeNote, c.probeNote)

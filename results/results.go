@@ -11,11 +11,13 @@
 //
 // Compare tells, for each benchmark present in both files, whether the new
 // one is slower, judging by the variation between rounds, as benchstat does
-// over go test -count runs: a Mann–Whitney U test (golang.org/x/perf's
-// benchmath) over the rounds' medians, and a threshold on the change of
-// their median. Samples of one round are not independent of each other
-// (they share the device's clocks, heat and neighbours of that moment),
-// so a test over them would call any drift between runs significant:
+// over go test -count runs: Welch's t-test (golang.org/x/perf's benchmath)
+// over the logarithms of the rounds' medians, its p-values adjusted by
+// Holm's method over the benchmarks compared, and a threshold on the
+// change of their median. Samples of one round are not independent of
+// each other (they share the device's clocks, heat and neighbours of that
+// moment), so a test over them would call any drift between runs
+// significant:
 //
 //	base, _ := results.ReadFile("base.json")
 //	cur, _ := results.ReadFile("new.json")
@@ -27,9 +29,9 @@
 // Two runs in separate processes also differ by whatever changed on the
 // machine between them. A file of several rounds keeps a Probe, a fixed
 // kernel measured in every round, and the Report says how much it moved
-// (ProbeShift): the machine's change, not the kernels'. With
-// CompareOptions.Relative each benchmark is judged relative to the probe,
-// round by round.
+// (ProbeShift): the machine's change, not the kernels'. Where it moved past
+// the threshold (always, with CompareOptions.Relative; never, with
+// OwnTimes) each benchmark is judged relative to the probe, round by round.
 package results
 
 import (

@@ -45,17 +45,23 @@ more (vkbench run --count 5), each round prepared, warmed up and sampled
 anew. The samples of one round share the device's state of that moment, so
 comparing them across two runs calls any drift between the runs significant;
 the rounds' medians vary as the runs do. For each benchmark: the change of
-the median of the rounds' medians, the p-value of a Mann-Whitney U test over
-them, and a verdict. A benchmark is a regression when it is slower by more
-than --threshold and the change is significant at --alpha.
+the median of the rounds' medians, the p-value of Welch's t-test over the
+logarithms of the rounds' medians, adjusted by Holm's method for the number
+of benchmarks compared, and a verdict. A benchmark is a regression when it
+is slower by more than --threshold and the change is significant at
+--alpha. The adjustment makes --alpha the chance that two runs in which
+nothing changed report anything at all, however many benchmarks they hold
+(tested one at a time, 17 benchmarks at 0.05 would flag about one pair of
+identical runs in four).
 
 A run of several rounds also measures a probe in every round, among the
 operations: a fixed 4 MiB copy. Where both files have it, compare prints how
-much its speed changed, the machine's rather than the kernels': a probe that
-moved past --threshold says the verdicts include a change of the machine.
---relative judges each benchmark's round relative to the probe's in the same
-round instead of its own times (each benchmark's own change is then in the
-JSON, raw_delta, and where it differs, in the note).
+much its speed changed, the machine's rather than the kernels'. Where it
+moved past --threshold, the machine's speed differed between the runs, and
+compare judges each benchmark's round relative to the probe's in the same
+round instead of by its own times (each benchmark's own change is then in
+the JSON, raw_delta, and where it differs, in the note). --relative does so
+always; --own-times never.
 
 Each side may be several files, the runs of several processes (BASE... --
 NEW...): their rounds are pooled, so that the variation between processes,
@@ -74,6 +80,9 @@ whose benchmarks must not disappear unnoticed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if thresholdPct < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
 				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
+			}
+			if opts.Relative && opts.OwnTimes {
+				return usageError{fmt.Errorf("--relative and --own-times say opposite things: give one")}
 			}
 			opts.Threshold = thresholdPct / 100
 			basePaths, newPaths := args[:1], args[1:]
@@ -112,9 +121,10 @@ whose benchmarks must not disappear unnoticed.`,
 		},
 	}
 	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
-	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level of the Mann-Whitney U test")
+	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level over all the benchmarks compared (each p-value adjusted by Holm's method)")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
-	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds (where both files measured it), not its own times")
+	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds (where both files measured it), even where the probe did not move")
+	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times, even where the probe moved past --threshold")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
 }
@@ -135,17 +145,21 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		if rep.Unjudged > 0 {
 			unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
 		}
-		if _, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians), %d missing or not measured%s\n",
-			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, rep.Missing, unjudged); err != nil {
+		if _, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
+			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged); err != nil {
 			return err
 		}
 		switch {
-		case rep.Probe != "" && rep.Options.Relative:
+		case rep.Relative && !rep.Options.Relative:
+			if _, err := fmt.Fprintf(w, "note: the probe %s ran %s in new: the machine's speed differed between the runs, so each benchmark was judged relative to the probe, round by round (--own-times judges own times)\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
+				return err
+			}
+		case rep.Relative:
 			if _, err := fmt.Fprintf(w, "probe %s: %s in new; each benchmark judged relative to it, round by round\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
 				return err
 			}
 		case rep.Probe != "" && math.Abs(rep.ProbeShift) > rep.Options.Threshold:
-			if _, err := fmt.Fprintf(w, "note: the probe %s ran %s in new: the machine's speed differed between the runs, and the verdicts above include that; --relative judges each benchmark relative to the probe\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
+			if _, err := fmt.Fprintf(w, "note: the probe %s ran %s in new: the machine's speed differed between the runs, and the verdicts above (own times, --own-times) include that\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
 				return err
 			}
 		case rep.Probe != "":
@@ -278,6 +292,9 @@ func fmtDelta(d float64) string {
 func fmtP(p float64, n1, n2 int) string {
 	if math.IsNaN(p) {
 		return "-"
+	}
+	if p < 0.001 {
+		return fmt.Sprintf("p<0.001 rounds=%d+%d", n1, n2)
 	}
 	return fmt.Sprintf("p=%.3f rounds=%d+%d", p, n1, n2)
 }

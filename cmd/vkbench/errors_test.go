@@ -90,6 +90,7 @@ func TestBadInput(t *testing.T) {
 		{"compare not results", false, []string{"compare", cliData("results.schema.json"), compareData("base.json")}, `schema`},
 		{"compare format", false, []string{"compare", "--format", "xml", compareData("base.json"), compareData("base.json")}, `unknown --format "xml"`},
 		{"compare alpha", false, []string{"compare", "--alpha", "2", compareData("base.json"), compareData("base.json")}, `--alpha`},
+		{"compare relative and own times", false, []string{"compare", "--relative", "--own-times", compareData("base.json"), compareData("base.json")}, `--relative and --own-times say opposite things`},
 		{"report no file", false, []string{"report", "-o", report}, `at least one result file`},
 		{"report no output", false, []string{"report", compareData("base.json")}, `needs -o`},
 		{"report format", false, []string{"report", compareData("base.json"), "-o", "report.pdf"}, `unknown report format ".pdf"`},

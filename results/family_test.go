@@ -1,0 +1,75 @@
+package results_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/vkbench/vkbench/results"
+)
+
+// family is a file of n benchmarks, each of five rounds whose medians
+// scatter by roundNoise around 1 ms (times scale for the benchmarks in
+// slower), drawn from r.
+func family(r *rand.Rand, n int, roundNoise float64, slower map[int]float64) *results.File {
+	var bs []results.Benchmark
+	for i := range n {
+		scale := 1.0
+		if s, ok := slower[i]; ok {
+			scale = s
+		}
+		var rs [][]float64
+		for range 5 {
+			m := 1e-3 * scale * (1 + roundNoise*r.NormFloat64())
+			rs = append(rs, []float64{m * 0.99, m, m * 1.01})
+		}
+		bs = append(bs, bench(fmt.Sprintf("op/f32/%d/c", i), rs...))
+	}
+	return file(bs...)
+}
+
+// TestCompareFamilyWise: Alpha bounds the chance that a comparison of two
+// runs in which nothing changed reports anything, however many benchmarks
+// they hold. Over 400 pairs of files of 17 benchmarks whose rounds scatter
+// by 5%, at most 5% of pairs (plus sampling slack) may report a
+// regression; a test of each benchmark at 0.05 reports one in about a
+// quarter of them. A benchmark 10% slower among the 17, with rounds as
+// tight as a quiet GPU's, is still found, and only it.
+func TestCompareFamilyWise(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const pairs, n = 400, 17
+	flagged, perBenchmark := 0, 0
+	for range pairs {
+		rep := results.Compare(family(r, n, 0.05, nil), family(r, n, 0.05, nil), results.DefaultCompareOptions)
+		if rep.Regressions > 0 {
+			flagged++
+		}
+		for _, row := range rep.Rows {
+			if row.RawP < 0.05 && row.Delta > 0.05 {
+				perBenchmark++
+				break
+			}
+			if row.P < row.RawP {
+				t.Fatalf("%s: adjusted p %.4g below the raw %.4g", row.Name, row.P, row.RawP)
+			}
+		}
+	}
+	t.Logf("%d of %d pairs of identical runs reported a regression; tested one benchmark at a time, %d would have", flagged, pairs, perBenchmark)
+	if flagged > pairs*8/100 {
+		t.Errorf("%d of %d pairs of identical runs reported a regression; want at most 8%%", flagged, pairs)
+	}
+	if perBenchmark < pairs/10 {
+		t.Errorf("only %d of %d pairs would have been flagged one benchmark at a time: the test does not show what the correction is for", perBenchmark, pairs)
+	}
+
+	rep := results.Compare(family(r, n, 0.005, nil), family(r, n, 0.005, map[int]float64{11: 1.1}), results.DefaultCompareOptions)
+	for i, row := range rep.Rows {
+		want := results.Same
+		if i == 11 {
+			want = results.Slower
+		}
+		if row.Verdict != want {
+			t.Errorf("%s: %q (delta %+.3f, p %.3g, raw %.3g), want %q", row.Name, row.Verdict, row.Delta, row.P, row.RawP, want)
+		}
+	}
+}
