@@ -189,11 +189,18 @@ type Binding struct {
 // "set 0 binding 1 (storage buffer)" or
 // "set 0 binding 2 (storage image 2D rgba8)".
 func (b Binding) String() string {
+	dim := b.Image.Dim.String()
+	if b.Image.Arrayed {
+		dim += " array"
+	}
+	if b.Image.Multisampled {
+		dim += " multisampled"
+	}
 	switch b.Kind {
 	case StorageImage:
-		return fmt.Sprintf("set %d binding %d (%s %s %s)", b.Set, b.Binding, b.Kind, b.Image.Dim, b.Image.Format)
+		return fmt.Sprintf("set %d binding %d (%s %s %s)", b.Set, b.Binding, b.Kind, dim, b.Image.Format)
 	case SampledImage:
-		return fmt.Sprintf("set %d binding %d (%s %s)", b.Set, b.Binding, b.Kind, b.Image.Dim)
+		return fmt.Sprintf("set %d binding %d (%s %s)", b.Set, b.Binding, b.Kind, dim)
 	}
 	return fmt.Sprintf("set %d binding %d (%s)", b.Set, b.Binding, b.Kind)
 }
