@@ -66,6 +66,10 @@ type image struct {
 
 func (d *device) CreateImage(desc hal.ImageDesc) (hal.Image, error) {
 	const op = "CreateImage"
+	// A lost or released device says so first, whatever is asked of it.
+	if err := d.usable(op); err != nil {
+		return nil, err
+	}
 	if err := d.checkImageDesc(desc); err != nil {
 		return nil, err
 	}

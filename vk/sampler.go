@@ -24,6 +24,9 @@ type sampler struct {
 
 func (d *device) CreateSampler(desc hal.SamplerDesc) (hal.Sampler, error) {
 	const op = "CreateSampler"
+	if err := d.usable(op); err != nil {
+		return nil, err
+	}
 	invalid := func(format string, args ...any) error {
 		return status.Newf(status.InvalidArgument, "vk: CreateSampler %q: "+format, append([]any{desc.Label}, args...)...)
 	}
