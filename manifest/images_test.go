@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/status"
@@ -157,5 +160,86 @@ func TestImageManifestErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// compileInto compiles GLSL compute sources into dir, one .spv each, by
+// name. Without glslc the test is skipped, except where tests must run.
+func compileInto(t *testing.T, dir string, sources map[string]string) {
+	t.Helper()
+	if _, err := exec.LookPath("glslc"); err != nil {
+		testenv.Unavailable(t, "glslc is not on the PATH")
+	}
+	for name, src := range sources {
+		code, err := glslc.CompileSource(context.Background(), src, "")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".spv"), code, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestImageManifestUnsupportedFormat: an image whose format the device
+// cannot use as the candidates bind it fails the problem's preparation
+// (a storage image of rgba8_srgb, which a module without a declared
+// format may write), and a linear sampler of a format the device cannot
+// filter fails the candidate that samples it (r32ui), each error naming
+// the format and the feature it lacks; never a driver error.
+func TestImageManifestUnsupportedFormat(t *testing.T) {
+	dev := devtest.Device(t)
+	info := dev.Info()
+	dir := t.TempDir()
+	compileInto(t, dir, map[string]string{
+		"write_noformat": `#version 450
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 0) uniform writeonly image2D dst;
+void main() { imageStore(dst, ivec2(gl_GlobalInvocationID.xy), vec4(0.5)); }
+`,
+		"sample_uint": `#version 450
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 0) uniform usampler2D src;
+layout(std430, set = 0, binding = 1) writeonly buffer Out { uint o[]; };
+void main() {
+	uvec2 p = gl_GlobalInvocationID.xy;
+	o[p.y * 8 + p.x] = texture(src, (vec2(p) + 0.5) / 8.0).r;
+}
+`,
+	})
+	ctx := context.Background()
+	if have := info.ImageFormats.Of(hal.RGBA8SRGB); have.Has(hal.FormatStorage) {
+		t.Logf("%s has rgba8_srgb storage images: the refusal of a format is not tested", info.Name)
+	} else {
+		ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+  "name": "srgb-store", "dtype": "f32", "dims": {"N": 8},
+  "buffers": [{"name": "dst", "image": {"format": "rgba8_srgb", "width": "N", "height": "N"}, "binding": 0, "role": "output", "expect": 0.5}],
+  "verify": {}, "candidates": [{"name": "store", "spirv": "write_noformat.spv", "groups": [1, 1]}]}]}`), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ops[0].Prepare(ctx, dev, kernels.Size{8}, 1)
+		t.Logf("rgba8_srgb storage image: %v", err)
+		if !errors.Is(err, hal.ErrUnsupported) || status.CodeOf(err) != status.Unimplemented ||
+			!strings.Contains(err.Error(), "rgba8_srgb") || !strings.Contains(err.Error(), "storage-image") {
+			t.Errorf("preparing a storage image of rgba8_srgb on %s: %v; want Unimplemented naming the format and the storage-image feature", info.Name, err)
+		}
+	}
+	if have := info.ImageFormats.Of(hal.R32Uint); !have.Has(hal.FormatSampled) || have.Has(hal.FormatLinearFilter) {
+		t.Logf("%s has r32ui images of features %s: the refusal of a linear filter is not tested", info.Name, have)
+		return
+	}
+	ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+  "name": "uint-sample", "dims": {"N": 8},
+  "buffers": [{"name": "src", "image": {"format": "r32ui", "width": "N", "height": "N"}, "binding": 0, "sampler": {"filter": "linear"}},
+    {"name": "out", "type": "u32", "len": "N*N", "binding": 1, "role": "output"}],
+  "verify": {"reference": "sample"}, "candidates": [{"name": "sample", "spirv": "sample_uint.spv", "groups": [1, 1]}]}]}`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ops[0].Prepare(ctx, dev, kernels.Size{8}, 1)
+	t.Logf("linear sampler of r32ui: %v", err)
+	if !errors.Is(err, hal.ErrUnsupported) || !strings.Contains(err.Error(), "r32ui") || !strings.Contains(err.Error(), "linear-filter") {
+		t.Errorf("a linear sampler of an r32ui image on %s: %v; want an error naming the format and the linear-filter feature", info.Name, err)
 	}
 }
