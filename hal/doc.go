@@ -14,9 +14,13 @@
 //	infos, err := drv.Enumerate()
 //	dev, err := drv.Open(ctx, hal.DefaultDevice(infos), hal.DeviceOptions{})
 //
-// A device creates buffers, executables (a SPIR-V entry point with its
-// bindings, push constants and specialization constants) and command
-// buffers. A recorded command buffer is submitted and returns a Fence;
+// A device creates buffers, 2D images and samplers, executables (a
+// SPIR-V entry point with its bindings, push constants and specialization
+// constants) and command buffers. A binding is a storage buffer, a
+// storage image or a sampled image with its sampler
+// (ExecutableDesc.BindingKinds); DeviceInfo.ImageFormats says what the
+// device can do with each image format, and CreateImage refuses what it
+// cannot with ErrUnsupported. A recorded command buffer is submitted and returns a Fence;
 // Fence.Wait blocks until the GPU is done and returns the submission's
 // error.
 //
@@ -47,7 +51,7 @@
 // IREE, whose submissions keep a set of the resources they use:
 //
 //   - A recording holds every object it records (executables, buffers,
-//     timestamp pools) until the command buffer is begun again or
+//     images, samplers, timestamp pools) until the command buffer is begun again or
 //     released; a submission holds its command buffer, and so everything
 //     recorded in it, until its fence completes or the device is lost.
 //   - Release of any object is safe at any time, from any goroutine, and

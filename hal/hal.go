@@ -31,6 +31,14 @@ type Device interface {
 	// CreateBuffer allocates a buffer. Memory that does not fit is
 	// ResourceExhausted.
 	CreateBuffer(desc BufferDesc) (Buffer, error)
+	// CreateImage allocates a 2D image in device memory, its texels
+	// zero. A format that the device cannot use as desc.Usage asks
+	// (DeviceInfo.ImageFormats) matches ErrUnsupported, naming the format
+	// and the feature it lacks; memory that does not fit is
+	// ResourceExhausted.
+	CreateImage(desc ImageDesc) (Image, error)
+	// CreateSampler creates a sampler.
+	CreateSampler(desc SamplerDesc) (Sampler, error)
 	// CreateExecutable checks desc.SPIRV and builds a compute pipeline.
 	// A malformed module or a missing entry point is InvalidArgument.
 	CreateExecutable(desc ExecutableDesc) (Executable, error)
@@ -119,9 +127,12 @@ type ExecutableDesc struct {
 	SPIRV []byte
 	// EntryPoint is the GLCompute entry point's name; "main" if empty.
 	EntryPoint string
-	// Bindings is the number of storage buffers the kernel uses, bound in
-	// descriptor set 0 at bindings 0..Bindings-1.
+	// Bindings is the number of bindings the kernel uses, in descriptor
+	// set 0 at bindings 0..Bindings-1.
 	Bindings int
+	// BindingKinds is what each binding holds; nil means every one is a
+	// storage buffer, and otherwise its length is Bindings.
+	BindingKinds []BindingKind
 	// PushConstantSize is the size in bytes of the push-constant block
 	// (a multiple of 4, at most the device's limit).
 	PushConstantSize int
@@ -138,12 +149,18 @@ type Executable interface {
 	Release() error
 }
 
-// Binding binds a range of a buffer to a storage-buffer binding. Size 0
-// means to the end of the buffer.
+// Binding is what one binding of a dispatch holds, as its executable's
+// BindingKinds says: a range of a buffer for a storage buffer (Size 0
+// means to the end of the buffer), an image for a storage image, an image
+// and a sampler for a sampled image. The fields of the other kinds are
+// zero.
 type Binding struct {
 	Buffer Buffer
 	Offset int64
 	Size   int64
+
+	Image   Image
+	Sampler Sampler
 }
 
 // Dispatch is one compute dispatch to record.
@@ -169,6 +186,12 @@ type CommandBuffer interface {
 	Dispatch(d Dispatch) error
 	// Copy records a copy of size bytes between buffers.
 	Copy(src Buffer, srcOffset int64, dst Buffer, dstOffset int64, size int64) error
+	// CopyBufferToImage records a copy of the whole of dst from src at
+	// srcOffset (dst.Desc().Bytes() bytes, rows tightly packed).
+	CopyBufferToImage(src Buffer, srcOffset int64, dst Image) error
+	// CopyImageToBuffer records a copy of the whole of src into dst at
+	// dstOffset, rows tightly packed.
+	CopyImageToBuffer(src Image, dst Buffer, dstOffset int64) error
 	// Fill records filling size bytes (a multiple of 4) at offset (a
 	// multiple of 4) with the 32-bit value.
 	Fill(dst Buffer, offset, size int64, value uint32) error

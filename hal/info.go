@@ -76,7 +76,9 @@ type Limits struct {
 	MaxPushConstantsSize    uint32
 	MaxStorageBufferRange   uint64
 	MinStorageBufferAlign   uint64
-	SubgroupSize            uint32
+	// MaxImageDimension2D is the largest width and height of an image.
+	MaxImageDimension2D uint32
+	SubgroupSize        uint32
 	// MinSubgroupSize and MaxSubgroupSize are the range of subgroup sizes
 	// the device may use (VK_EXT_subgroup_size_control, core in Vulkan
 	// 1.3); both equal SubgroupSize where the device does not say.
@@ -215,6 +217,9 @@ type DeviceInfo struct {
 	Limits            Limits
 	Features          Features
 	MemoryHeaps       []MemoryHeap
+	// ImageFormats say what the device can do with images of each
+	// Format.
+	ImageFormats ImageFormats
 	// CooperativeMatrices are the multiply-adds the device's cooperative
 	// matrices do, those of VK_NV_cooperative_matrix first, then those of
 	// VK_KHR_cooperative_matrix; empty without either.

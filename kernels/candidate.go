@@ -28,9 +28,12 @@ type Candidate struct {
 	SPIRV []byte
 	// EntryPoint is the GLCompute entry point; "main" if empty.
 	EntryPoint string
-	// Bindings is the number of storage buffers the kernel uses, at
-	// bindings 0 to Bindings-1 of set 0.
+	// Bindings is the number of bindings the kernel uses, at bindings 0
+	// to Bindings-1 of set 0.
 	Bindings int
+	// BindingKinds is what each binding holds; nil means storage buffers
+	// only (hal.ExecutableDesc.BindingKinds).
+	BindingKinds []hal.BindingKind
 	// PushConstantSize is the size in bytes of the push-constant block.
 	PushConstantSize int
 	// WorkgroupSize is the workgroup's size in x, y and z. It is set
@@ -64,6 +67,7 @@ func (c Candidate) Executable() hal.ExecutableDesc {
 		SPIRV:            c.SPIRV,
 		EntryPoint:       c.EntryPoint,
 		Bindings:         c.Bindings,
+		BindingKinds:     slices.Clone(c.BindingKinds),
 		PushConstantSize: c.PushConstantSize,
 		Constants:        slices.Clone(c.Constants),
 	}
@@ -137,6 +141,14 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 		str(c.EntryPoint)
 		str(string(c.SPIRV))
 		u32(uint32(c.Bindings))
+		if len(c.BindingKinds) > 0 {
+			// Only a candidate with images says its kinds, so that the
+			// digests of storage buffers alone stay as they were.
+			str("kinds")
+			for _, k := range c.BindingKinds {
+				b = append(b, byte(k))
+			}
+		}
 		u32(uint32(c.PushConstantSize))
 		for _, n := range c.WorkgroupSize {
 			u32(n)

@@ -58,18 +58,11 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	if !bufNameRE.MatchString(b.name) {
 		return nil, d.src.errAt(nameNode, "%q is not a buffer name (letters, digits, '_', '.', '-')", b.name)
 	}
-	typeNode, err := o.need("type", "the element type: "+scalarTypeNames())
-	if err != nil {
-		return nil, err
-	}
-	if b.typ, err = d.scalarType(typeNode); err != nil {
-		return nil, err
-	}
-	lenNode, err := o.need("len", `the number of elements, an expression such as "N" or "M*K"`)
-	if err != nil {
-		return nil, err
-	}
-	if b.len, err = d.intExpression(lenNode, lengthContext, "a length"); err != nil {
+	if in := o.get("image"); in != nil {
+		if err := d.decodeImage(o, in, b); err != nil {
+			return nil, err
+		}
+	} else if err := d.decodeElements(o, b); err != nil {
 		return nil, err
 	}
 	if r := o.get("role"); r != nil {
@@ -114,6 +107,26 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 		}
 	}
 	return b, o.done()
+}
+
+// decodeElements reads a plain buffer's "type" and "len".
+func (d *opDecoder) decodeElements(o *jsonObj, b *manifestBuffer) error {
+	if sn := o.get("sampler"); sn != nil {
+		return d.src.errAt(sn, "only an image has a sampler")
+	}
+	typeNode, err := o.need("type", "the element type: "+scalarTypeNames()+` (or "image": {...} for an image)`)
+	if err != nil {
+		return err
+	}
+	if b.typ, err = d.scalarType(typeNode); err != nil {
+		return err
+	}
+	lenNode, err := o.need("len", `the number of elements, an expression such as "N" or "M*K"`)
+	if err != nil {
+		return err
+	}
+	b.len, err = d.intExpression(lenNode, lengthContext, "a length")
+	return err
 }
 
 // decodeCheck reads what of an output or inout buffer is checked:
@@ -310,13 +323,15 @@ func typeOfKind(t scalarType) exprType {
 }
 
 // defaultRange sets the range of random contents when the manifest gives
-// none: [-1, 1) for floats, and small integers ([-100, 100] signed, [0,
+// none: [-1, 1) for floats ([0, 1] for an image's unorm8 texels), and small integers ([-100, 100] signed, [0,
 // 255] unsigned) that sums of many do not overflow.
 func (d *opDecoder) defaultRange(in *bufferInit, t scalarType) error {
-	switch t.kind {
-	case floatKind:
+	switch {
+	case t == unorm8:
+		in.lo, in.hi = floatValue(0), floatValue(1)
+	case t.kind == floatKind:
 		in.lo, in.hi = floatValue(-1), floatValue(1)
-	case intKind:
+	case t.kind == intKind:
 		in.lo, in.hi = intValue(-100), intValue(100)
 	default:
 		in.lo, in.hi = intValue(0), intValue(255)

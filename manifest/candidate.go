@@ -235,6 +235,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	cand.SPIRV = first.desc.SPIRV
 	cand.EntryPoint = first.desc.EntryPoint
 	cand.Bindings = first.desc.Bindings
+	cand.BindingKinds = slices.Clone(first.desc.BindingKinds)
 	cand.PushConstantSize = first.desc.PushConstantSize
 	cand.Constants = slices.Clone(first.fixed.constants)
 	run.key = first.fixed.key

@@ -232,6 +232,9 @@ func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
 func (disp *manifestDispatch) keyOf(cs []hal.Constant) string {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%s\x00%s\x00%d\x00%d", disp.mod.path, disp.desc.EntryPoint, disp.desc.Bindings, disp.desc.PushConstantSize)
+	if len(disp.desc.BindingKinds) > 0 {
+		fmt.Fprintf(&key, "\x00%v", disp.desc.BindingKinds)
+	}
 	for _, k := range cs {
 		fmt.Fprintf(&key, "\x00%d=%d", k.ID, k.Value)
 	}

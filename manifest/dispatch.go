@@ -124,33 +124,49 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestMod
 			table[b.binding] = i
 		}
 	}
+	kinds := make([]hal.BindingKind, len(table))
+	images := false
 	for _, b := range mod.spv.Bindings(e) {
 		switch {
 		case b.Set != 0:
-			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers in set 0 only", e.Name, mod.path, b)
-		case b.Kind != spirv.StorageBuffer:
-			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers only (declare it a buffer block)", e.Name, mod.path, b)
+			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds set 0 only", e.Name, mod.path, b)
 		case int(b.Binding) >= len(table) || table[b.Binding] < 0:
 			return d.src.errAt(at, "binding %d, which entry point %q of %s uses, has no buffer: give a buffer \"binding\": %d, or name one at index %d of \"bindings\"", b.Binding, e.Name, mod.path, b.Binding, b.Binding)
 		}
+		k, err := d.bindingKind(at, e, mod, b, d.op.bufs[table[b.Binding]])
+		if err != nil {
+			return err
+		}
+		kinds[b.Binding] = k
+		images = images || k != hal.StorageBufferBinding
 	}
 	for len(table) > 0 && table[len(table)-1] < 0 {
 		table = table[:len(table)-1]
 	}
+	kinds = kinds[:len(table)]
 	if len(table) == 0 {
 		return d.src.errAt(at, "binds no buffer; a dispatch binds at least one")
 	}
-	// Bindings the module does not use still need a buffer in the
-	// layout; any will do.
-	any := slices.IndexFunc(table, func(i int) bool { return i >= 0 })
+	// Bindings the module does not use still need something in the
+	// layout: a buffer if there is one, else the first image, bound as
+	// it is bound where it is used.
+	filler := slices.IndexFunc(table, func(i int) bool { return i >= 0 && d.op.bufs[i].img == nil })
+	if filler < 0 {
+		filler = slices.IndexFunc(table, func(i int) bool { return i >= 0 })
+	}
 	for i, b := range table {
 		if b < 0 {
-			table[i] = table[any]
+			table[i], kinds[i] = table[filler], kinds[filler]
 		}
 		d.op.bufs[table[i]].users[c] = true
 	}
 	disp.bindings = table
 	disp.desc.Bindings = len(table)
+	if images {
+		// Only a dispatch with images says its kinds: one of buffers alone
+		// describes its pipeline as before.
+		disp.desc.BindingKinds = kinds
+	}
 	return nil
 }
 

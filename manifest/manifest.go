@@ -85,6 +85,13 @@ const Schema = "vkbench.manifest/v1"
 // at their "binding", or as a dispatch's "bindings" list (buffer names by
 // binding number) says.
 //
+// A buffer with "image": {"format": "rgba8", "width": "W", "height": "H"}
+// is a 2D image (r32f, rgba32f, rgba8, rgba8_srgb or r32ui), bound as a
+// storage image or as a sampled image with its "sampler" ({"filter",
+// "address", "coords"}), as each module declares; its elements are its
+// texels' components, rows first, which the problem copies into the image
+// before a run and out of it to verify.
+//
 // Verification checks every output and inout buffer of a candidate (or
 // the part its "check" range says): against its "expect", an expression
 // of the element's index i, else against the results of the "reference"
@@ -96,8 +103,9 @@ const Schema = "vkbench.manifest/v1"
 //
 // Everything is checked when the manifest is read: each SPIR-V file
 // exists and parses (spirv.Parse); the entry point exists; every
-// binding the entry point uses is a storage buffer in set 0 and has a
-// buffer; every constant_id has a value that fits its type; a given
+// binding the entry point uses is in set 0 and has a buffer, or, where
+// the module declares a storage or sampled image, an image of the format
+// and texel kind it declares; every constant_id has a value that fits its type; a given
 // workgroup agrees with the module's (a literal LocalSize, or
 // local_size_x_id and friends, which "workgroup" then sets); the push
 // constants cover the module's block; every expression parses, uses only

@@ -140,6 +140,8 @@ type layout struct {
 	// of buffer i that is checked: first element and count.
 	work   []work
 	checks [][][2]int64
+	// extents are the width and height of each image buffer.
+	extents [][2]int64
 }
 
 // work is what one run does: the bytes it moves and the arithmetic.
@@ -188,6 +190,14 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 					continue
 				}
 				l.lens[i] = max(l.lens[i], own[c][i])
+			}
+		}
+	}
+	l.extents = make([][2]int64, len(op.bufs))
+	for i, b := range op.bufs {
+		if b.img != nil {
+			if l.extents[i], err = op.imageExtent(b, counted); err != nil {
+				return nil, err
 			}
 		}
 	}

@@ -17,8 +17,12 @@ type manifestProblem struct {
 	*layout
 	// main is the candidate whose work Bytes and Flops report: the
 	// reference, else the first that can run.
-	main     int
-	bufs     []hal.Buffer // by the manifest's buffer index
+	main int
+	bufs []hal.Buffer // by the manifest's buffer index
+	// images and samplers are those of the image buffers, by the same
+	// index; bufs holds each image's texels on their way in and out.
+	images   []hal.Image
+	samplers []hal.Sampler
 	initial  []hal.Buffer // the initial contents of inout buffers
 	listed   []kernels.Operand
 	plans    [][]planStep
@@ -58,8 +62,12 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	}
 	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
+		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
 		plans: make([][]planStep, len(op.runs)), planErrs: lay.errs, want: make([][]byte, len(op.bufs))}
 	if err := p.allocate(ctx, info, seed); err != nil {
+		return nil, status.Join(err, p.Release())
+	}
+	if err := p.createImages(ctx, info); err != nil {
 		return nil, status.Join(err, p.Release())
 	}
 	for c := range op.runs {
@@ -71,8 +79,8 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 		}
 		for k := range p.plans[c] {
 			st := &p.plans[c][k]
-			for _, b := range st.d.bindings {
-				st.bindings = append(st.bindings, hal.Binding{Buffer: p.bufs[b]})
+			for k, b := range st.d.bindings {
+				st.bindings = append(st.bindings, p.binding(st.d, k, b))
 			}
 		}
 		if p.main < 0 || c == op.ref {
@@ -83,11 +91,8 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 		return nil, status.Join(err, p.Release())
 	}
 	var prob kernels.Problem = p
-	for _, b := range op.bufs {
-		if b.role == roleInOut {
-			prob = resettingProblem{p}
-			break
-		}
+	if op.resets() {
+		prob = resettingProblem{p}
 	}
 	if err := p.runReference(ctx, prob, info); err != nil {
 		return nil, status.Join(err, p.Release())
@@ -249,6 +254,9 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 	if err != nil {
 		return status.Annotatef(err, "kernels: running the reference candidate %q", c.Name)
 	}
+	if err := p.download(ctx); err != nil {
+		return err
+	}
 	for i, b := range op.bufs {
 		if !b.checked() || b.expect != nil {
 			continue
@@ -341,9 +349,17 @@ func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
 	return x, nil
 }
 
-// RecordReset copies the initial contents of the inout buffers back.
+// RecordReset copies the initial contents of the inout buffers and
+// images back, and the contents of the output images' buffers (poison,
+// before a verified run) into the images.
 func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 	for i, b := range p.initial {
+		if done, err := p.recordImageReset(cb, i); done || err != nil {
+			if err != nil {
+				return status.Annotatef(err, "kernels: resetting image %s", p.op.bufs[i].name)
+			}
+			continue
+		}
 		if b == nil {
 			continue
 		}
@@ -354,7 +370,8 @@ func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 	return nil
 }
 
-// Release frees the buffers and the pipelines Record built.
+// Release frees the buffers, the images and samplers, and the pipelines
+// Record built.
 func (p *manifestProblem) Release() error {
 	var errs []error
 	for _, list := range [][]hal.Buffer{p.bufs, p.initial} {
@@ -368,6 +385,16 @@ func (p *manifestProblem) Release() error {
 	for k, x := range p.exes {
 		errs = append(errs, x.Release())
 		delete(p.exes, k)
+	}
+	for i := range p.images {
+		if p.images[i] != nil {
+			errs = append(errs, p.images[i].Release())
+			p.images[i] = nil
+		}
+		if p.samplers[i] != nil {
+			errs = append(errs, p.samplers[i].Release())
+			p.samplers[i] = nil
+		}
 	}
 	p.listed = nil
 	return status.Join(errs...)

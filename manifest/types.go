@@ -82,6 +82,8 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 	if t.kind == floatKind {
 		f := v.float()
 		switch t.size {
+		case 1: // unorm8
+			dst[0] = byte(math.Round(min(max(f, 0), 1) * 255))
 		case 2:
 			binary.LittleEndian.PutUint16(dst, f16Bits(float32(f)))
 		case 4:
@@ -118,6 +120,8 @@ func putUint(dst []byte, u uint64, size int) {
 // decodeFloat reads one element of a float type.
 func (t scalarType) decodeFloat(b []byte) float64 {
 	switch t.size {
+	case 1: // unorm8
+		return float64(b[0]) / 255
 	case 2:
 		return f16Float(binary.LittleEndian.Uint16(b))
 	case 4:
@@ -259,6 +263,8 @@ func (in bufferInit) source(t scalarType, r *rand.Rand) elementSource {
 // different orders, not a licence for wrong results.
 func defaultTolerance(t scalarType) tolerance {
 	switch t.size {
+	case 1: // unorm8: one step of 1/255, for kernels that round differently
+		return tolerance{rel: 0, abs: 1.0001 / 255}
 	case 2:
 		return tolerance{rel: 1e-2, abs: 1e-3}
 	case 8:
@@ -309,6 +315,8 @@ type manifestBuffer struct {
 	expect       *manifestExpr
 	tol          tolerance
 	binding      int // -1: none
+	// img is set when the buffer is an image (images.go).
+	img *manifestImage
 	// users[c] says whether candidate c binds the buffer.
 	users []bool
 }

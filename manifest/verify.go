@@ -22,6 +22,9 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 	if err := p.candidate(cand); err != nil {
 		return err
 	}
+	if err := p.download(ctx); err != nil {
+		return err
+	}
 	op := p.op
 	m := kernels.Mismatches{What: op.name + "/" + op.cands[cand].Name}
 	var checked int64

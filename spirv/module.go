@@ -50,6 +50,8 @@ type typ struct {
 	count   uint32 // vector and matrix: a literal count; array: the id of the length
 	members []uint32
 	storage uint32 // pointer
+	image   *Image // image: elem is the sampled type
+	sampled uint32 // image: 1 sampled, 2 storage, 0 known only at run time
 }
 
 // constant is a constant or a specialization constant.
@@ -83,33 +85,154 @@ const (
 	StorageBuffer DescriptorKind = iota
 	// UniformBuffer is a Block in the Uniform storage class.
 	UniformBuffer
-	// OtherDescriptor is an image, a sampler or anything else that is not
-	// a buffer.
+	// OtherDescriptor is a separate image or sampler, an array of
+	// descriptors, or anything else that is neither a buffer nor one of
+	// the images below.
 	OtherDescriptor
+	// StorageImage is an image read and written by coordinates (GLSL
+	// image2D and friends: Sampled 2).
+	StorageImage
+	// SampledImage is an image combined with its sampler (GLSL sampler2D
+	// and friends: OpTypeSampledImage).
+	SampledImage
 )
 
-// String returns "storage buffer", "uniform buffer" or "image or sampler".
+// String returns "storage buffer", "uniform buffer", "storage image",
+// "sampled image" or "other descriptor".
 func (k DescriptorKind) String() string {
 	switch k {
 	case StorageBuffer:
 		return "storage buffer"
 	case UniformBuffer:
 		return "uniform buffer"
+	case StorageImage:
+		return "storage image"
+	case SampledImage:
+		return "sampled image"
 	}
-	return "image or sampler"
+	return "other descriptor (a separate image or sampler, or an array)"
+}
+
+// ImageDim is an image's dimensionality, SPIR-V's Dim.
+type ImageDim uint32
+
+// The dimensionalities.
+const (
+	Dim1D ImageDim = iota
+	Dim2D
+	Dim3D
+	DimCube
+	DimRect
+	DimBuffer
+	DimSubpassData
+)
+
+var dimNames = []string{"1D", "2D", "3D", "Cube", "Rect", "Buffer", "SubpassData"}
+
+// String returns "1D", "2D", "3D", "Cube", "Rect", "Buffer" or
+// "SubpassData".
+func (d ImageDim) String() string {
+	if int(d) < len(dimNames) {
+		return dimNames[d]
+	}
+	return fmt.Sprintf("Dim(%d)", uint32(d))
+}
+
+// ImageFormat is the format an image type declares, SPIR-V's Image
+// Format; Unknown for sampled images and storage images without one.
+type ImageFormat uint32
+
+// Unknown is the format of an image that declares none.
+const Unknown ImageFormat = 0
+
+// formatNames are GLSL's layout qualifiers of SPIR-V's image formats, in
+// the order of their values (Rgba32f is 1, R32ui 33).
+var formatNames = []string{"unknown", "rgba32f", "rgba16f", "r32f", "rgba8", "rgba8_snorm", "rg32f", "rg16f",
+	"r11f_g11f_b10f", "r16f", "rgba16", "rgb10_a2", "rg16", "rg8", "r16", "r8", "rgba16_snorm", "rg16_snorm",
+	"rg8_snorm", "r16_snorm", "r8_snorm", "rgba32i", "rgba16i", "rgba8i", "r32i", "rg32i", "rg16i", "rg8i", "r16i",
+	"r8i", "rgba32ui", "rgba16ui", "rgba8ui", "r32ui", "rgb10_a2ui", "rg32ui", "rg16ui", "rg8ui", "r16ui", "r8ui",
+	"r64ui", "r64i"}
+
+// String returns the format as GLSL's layout qualifier names it
+// ("rgba8", "r32ui"), or "unknown".
+func (f ImageFormat) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return fmt.Sprintf("format(%d)", uint32(f))
+}
+
+// Image is what an image binding declares.
+type Image struct {
+	Dim          ImageDim
+	Arrayed      bool
+	Multisampled bool
+	// Format is the declared format: a storage image's layout qualifier,
+	// Unknown for a sampled image.
+	Format ImageFormat
+	// Component is the kind of the sampled type: "float", "int" or
+	// "uint" (GLSL's image2D, iimage2D, uimage2D).
+	Component string
 }
 
 // Binding is one descriptor a module declares.
 type Binding struct {
 	Set, Binding uint32
 	Kind         DescriptorKind
-	variable     uint32
+	// Image describes a StorageImage or SampledImage; it is zero for
+	// the other kinds.
+	Image    Image
+	variable uint32
 }
 
 // String says where the binding is and what it holds, as
-// "set 0 binding 1 (storage buffer)".
+// "set 0 binding 1 (storage buffer)" or
+// "set 0 binding 2 (storage image 2D rgba8)".
 func (b Binding) String() string {
+	dim := b.Image.Dim.String()
+	if b.Image.Arrayed {
+		dim += " array"
+	}
+	if b.Image.Multisampled {
+		dim += " multisampled"
+	}
+	switch b.Kind {
+	case StorageImage:
+		return fmt.Sprintf("set %d binding %d (%s %s %s)", b.Set, b.Binding, b.Kind, dim, b.Image.Format)
+	case SampledImage:
+		return fmt.Sprintf("set %d binding %d (%s %s)", b.Set, b.Binding, b.Kind, dim)
+	}
 	return fmt.Sprintf("set %d binding %d (%s)", b.Set, b.Binding, b.Kind)
+}
+
+// imageKind returns the kind of a UniformConstant variable of type id,
+// and its image if it is one: a storage image (Sampled 2), or a sampled
+// image of a sampled one (Sampled 1). Arrays of them are other
+// descriptors: vkbench binds one descriptor per binding.
+func (m *Module) imageKind(id uint32) (DescriptorKind, Image) {
+	t := m.types[id]
+	if t == nil {
+		return OtherDescriptor, Image{}
+	}
+	kind := StorageImage
+	if t.op == opTypeSampledImage {
+		kind, t = SampledImage, m.types[t.elem]
+	}
+	if t == nil || t.op != opTypeImage || kind == StorageImage && t.sampled != 2 || kind == SampledImage && t.sampled == 2 {
+		return OtherDescriptor, Image{}
+	}
+	img := *t.image
+	if c := m.types[t.elem]; c != nil {
+		switch {
+		case c.op == opTypeFloat:
+			img.Component = "float"
+		case c.op == opTypeInt && c.signed:
+			img.Component = "int"
+		case c.op == opTypeInt:
+			img.Component = "uint"
+		}
+	}
+	return kind, img
 }
 
 // EntryPoints returns the names of the GLCompute entry points, in the

@@ -21,6 +21,9 @@ const (
 	opTypeRuntimeArray      = 29
 	opTypeStruct            = 30
 	opTypePointer           = 32
+	opTypeImage             = 25
+	opTypeSampler           = 26
+	opTypeSampledImage      = 27
 	opConstantTrue          = 41
 	opConstantFalse         = 42
 	opConstant              = 43
@@ -50,10 +53,11 @@ const (
 
 	builtInWorkgroupSize = 25
 
-	storageUniform       = 2
-	storageWorkgroup     = 4
-	storagePushConstant  = 9
-	storageStorageBuffer = 12
+	storageUniformConstant = 0
+	storageUniform         = 2
+	storageWorkgroup       = 4
+	storagePushConstant    = 9
+	storageStorageBuffer   = 12
 )
 
 // Capabilities that vkbench maps to device features.

@@ -250,6 +250,14 @@ func (r *reader) typeOrConstant(op uint32, ops []uint32) {
 		}
 	case opTypePointer:
 		m.types[at(0)] = &typ{op: op, storage: at(1), elem: at(2)}
+	case opTypeImage:
+		// Sampled type, Dim, Depth, Arrayed, MS, Sampled, Image Format.
+		m.types[at(0)] = &typ{op: op, elem: at(1), image: &Image{Dim: ImageDim(at(2)), Arrayed: at(4) != 0,
+			Multisampled: at(5) != 0, Format: ImageFormat(at(7))}, sampled: at(6)}
+	case opTypeSampledImage:
+		m.types[at(0)] = &typ{op: op, elem: at(1)}
+	case opTypeSampler:
+		m.types[at(0)] = &typ{op: op}
 	case opConstant, opSpecConstant:
 		v := uint64(at(2))
 		if len(ops) > 3 {
@@ -341,7 +349,7 @@ func (r *reader) bindings() {
 		if !ok {
 			continue
 		}
-		kind := OtherDescriptor
+		kind, img := OtherDescriptor, Image{}
 		if t := m.types[ptr]; t != nil {
 			switch t.storage {
 			case storageStorageBuffer:
@@ -351,9 +359,11 @@ func (r *reader) bindings() {
 				if m.blocks[t.elem] == decorationBufferBlock {
 					kind = StorageBuffer
 				}
+			case storageUniformConstant:
+				kind, img = m.imageKind(t.elem)
 			}
 		}
-		m.bindings = append(m.bindings, Binding{Set: r.sets[id], Binding: b, Kind: kind, variable: id})
+		m.bindings = append(m.bindings, Binding{Set: r.sets[id], Binding: b, Kind: kind, Image: img, variable: id})
 	}
 	slices.SortFunc(m.bindings, func(a, b Binding) int {
 		return int(a.Set<<16|a.Binding) - int(b.Set<<16|b.Binding)

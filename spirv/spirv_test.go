@@ -272,3 +272,68 @@ void main() { y[0] = x[0] * S * a + float(I) + float(B); }
 		}
 	}
 }
+
+// TestImageBindings reads the images an entry point uses: storage images
+// with the format they declare and the kind of their texels, sampled
+// images combined with their samplers, and, as other descriptors, what
+// vkbench does not bind (a separate texture, a separate sampler, an array
+// of images).
+func TestImageBindings(t *testing.T) {
+	src := `#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) uniform sampler2D tex;
+layout(set = 0, binding = 1, rgba8) uniform writeonly image2D color;
+layout(set = 0, binding = 2, r32ui) uniform uimage2D counts;
+layout(set = 0, binding = 3, r32f) uniform readonly image3D volume;
+layout(set = 0, binding = 4) uniform usampler2D ids;
+layout(set = 0, binding = 5) uniform texture2D separate;
+layout(set = 0, binding = 6) uniform sampler smp;
+layout(set = 0, binding = 7, rgba32f) uniform readonly image2D layers[2];
+layout(set = 0, binding = 8, rgba32f) uniform readonly image2DArray arrayed;
+void main() {
+	vec4 v = texture(tex, vec2(0.5)) + imageLoad(volume, ivec3(0)) + texture(sampler2D(separate, smp), vec2(0))
+		+ imageLoad(layers[1], ivec2(0)) + imageLoad(arrayed, ivec3(0));
+	imageStore(color, ivec2(0), v);
+	imageAtomicAdd(counts, ivec2(0), texelFetch(ids, ivec2(0), 0).r);
+}
+`
+	m, e, err := spirv.Check(compile(t, src, ""), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type binding struct {
+		Binding uint32
+		Kind    string
+		Image   spirv.Image
+	}
+	var got []binding
+	var names []string
+	for _, b := range m.Bindings(e) {
+		got = append(got, binding{b.Binding, b.Kind.String(), b.Image})
+		names = append(names, b.String())
+	}
+	other := spirv.OtherDescriptor.String()
+	want := []binding{
+		{0, "sampled image", spirv.Image{Dim: spirv.Dim2D, Component: "float"}},
+		{1, "storage image", spirv.Image{Dim: spirv.Dim2D, Format: 4, Component: "float"}},
+		{2, "storage image", spirv.Image{Dim: spirv.Dim2D, Format: 33, Component: "uint"}},
+		{3, "storage image", spirv.Image{Dim: spirv.Dim3D, Format: 3, Component: "float"}},
+		{4, "sampled image", spirv.Image{Dim: spirv.Dim2D, Component: "uint"}},
+		{5, other, spirv.Image{}},
+		{6, other, spirv.Image{}},
+		{7, other, spirv.Image{}},
+		{8, "storage image", spirv.Image{Dim: spirv.Dim2D, Arrayed: true, Format: 1, Component: "float"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("bindings (-want +got):\n%s", diff)
+	}
+	wantNames := []string{
+		"set 0 binding 0 (sampled image 2D)", "set 0 binding 1 (storage image 2D rgba8)", "set 0 binding 2 (storage image 2D r32ui)",
+		"set 0 binding 3 (storage image 3D r32f)", "set 0 binding 4 (sampled image 2D)",
+		"set 0 binding 5 (" + other + ")", "set 0 binding 6 (" + other + ")", "set 0 binding 7 (" + other + ")",
+		"set 0 binding 8 (storage image 2D array rgba32f)",
+	}
+	if diff := cmp.Diff(wantNames, names); diff != "" {
+		t.Errorf("binding names (-want +got):\n%s", diff)
+	}
+}

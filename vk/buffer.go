@@ -64,7 +64,7 @@ func (d *device) newBuffer(desc hal.BufferDesc) (*buffer, error) {
 		return nil, status.Newf(status.InvalidArgument, "vk: CreateBuffer %q: unknown memory kind %d", desc.Label, desc.Memory)
 	}
 	size := uint64(desc.Size)
-	if err := d.fits(desc, size, ^uint32(0)); err != nil {
+	if err := d.fits("CreateBuffer", desc, size, ^uint32(0)); err != nil {
 		return nil, err
 	}
 	b := &buffer{d: d, label: desc.Label, size: desc.Size, kind: desc.Memory}
@@ -72,7 +72,7 @@ func (d *device) newBuffer(desc hal.BufferDesc) (*buffer, error) {
 	if r := C.vkb_create_buffer(d.c, C.VkDeviceSize(size), &b.handle, &req); r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result("vkCreateBuffer", r), "vk: CreateBuffer %q of %d bytes", desc.Label, size)
 	}
-	typ, err := d.memoryType(desc, uint64(req.size), uint32(req.memoryTypeBits))
+	typ, err := d.memoryType("CreateBuffer", desc, uint64(req.size), uint32(req.memoryTypeBits))
 	if err != nil {
 		b.destroy()
 		return nil, err
@@ -93,14 +93,15 @@ func (d *device) newBuffer(desc hal.BufferDesc) (*buffer, error) {
 	return b, nil
 }
 
-// fits checks size against the limits of one buffer and one allocation,
+// fits checks size against the limits of one buffer and one allocation
+// (op is the call, CreateBuffer or CreateImage),
 // and against the heaps of the memory types the buffer could use, so that
 // a buffer that cannot fit fails with ResourceExhausted before Vulkan is
 // asked (asking may be a validation error, or succeed on the CPU by
 // overcommitting).
-func (d *device) fits(desc hal.BufferDesc, size uint64, typeBits uint32) error {
+func (d *device) fits(op string, desc hal.BufferDesc, size uint64, typeBits uint32) error {
 	exhausted := func(what string, limit uint64) error {
-		return status.Newf(status.ResourceExhausted, "vk: CreateBuffer %q: %d bytes exceed the device's %s of %d bytes", desc.Label, size, what, limit)
+		return status.Newf(status.ResourceExhausted, "vk: %s %q: %d bytes exceed the device's %s of %d bytes", op, desc.Label, size, what, limit)
 	}
 	if m := d.pd.maxBuffer; m > 0 && size > m {
 		return exhausted("largest buffer (maxBufferSize)", m)
@@ -130,7 +131,7 @@ func kindMatches(kind hal.MemoryKind, flags uint32) bool {
 // memoryType chooses the memory type of a buffer: device-local memory for
 // DeviceLocal; for HostVisible, host-visible coherent memory, cached if
 // there is such (reading back uncached memory is slow).
-func (d *device) memoryType(desc hal.BufferDesc, size uint64, typeBits uint32) (int, error) {
+func (d *device) memoryType(op string, desc hal.BufferDesc, size uint64, typeBits uint32) (int, error) {
 	best, bestScore := -1, -1
 	for i, t := range d.pd.types {
 		if typeBits&(1<<i) == 0 || !kindMatches(desc.Memory, t.flags) || size > t.heapSize {
@@ -145,10 +146,10 @@ func (d *device) memoryType(desc hal.BufferDesc, size uint64, typeBits uint32) (
 		}
 	}
 	if best < 0 {
-		if err := d.fits(desc, size, typeBits); err != nil {
+		if err := d.fits(op, desc, size, typeBits); err != nil {
 			return 0, err
 		}
-		return 0, status.Newf(status.Unimplemented, "vk: CreateBuffer %q: the device has no %s memory type for a storage buffer", desc.Label, desc.Memory)
+		return 0, status.Newf(status.Unimplemented, "vk: %s %q: the device has no %s memory type for it", op, desc.Label, desc.Memory)
 	}
 	return best, nil
 }

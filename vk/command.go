@@ -59,10 +59,13 @@ type commandBuffer struct {
 	uses map[resource]struct{}
 
 	// Scratch for Dispatch, kept to spare allocations.
-	scratch []resource
-	bufs    []C.VkBuffer
-	offsets []C.VkDeviceSize
-	ranges  []C.VkDeviceSize
+	scratch  []resource
+	bufs     []C.VkBuffer
+	offsets  []C.VkDeviceSize
+	ranges   []C.VkDeviceSize
+	types    []C.VkDescriptorType
+	views    []C.VkImageView
+	samplers []C.VkSampler
 
 	lifetime
 }
@@ -189,6 +192,10 @@ func describe(r resource) string {
 		return "executable " + quote(r.label)
 	case *timestampPool:
 		return "timestamp pool"
+	case *image:
+		return "image " + quote(r.desc.Label)
+	case *sampler:
+		return "sampler " + quote(r.desc.Label)
 	}
 	return "command buffer"
 }
@@ -275,26 +282,23 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 	if err != nil {
 		return err
 	}
-	uses := append(cb.scratch[:0], resource(e))
-	for _, bd := range dp.Bindings {
-		uses = append(uses, bd.Buffer.(*buffer))
-	}
-	cb.scratch = uses
-	if err := cb.use(op, uses...); err != nil {
+	if err := cb.use(op, cb.scratch...); err != nil {
 		return err
 	}
 	if err := cb.recordDispatch(e, dp); err != nil {
 		return err
 	}
-	for _, bd := range dp.Bindings {
-		cb.hostBarrier = cb.hostBarrier || bd.Buffer.(*buffer).kind == hal.HostVisible
+	for _, r := range cb.scratch {
+		if b, ok := r.(*buffer); ok {
+			cb.hostBarrier = cb.hostBarrier || b.kind == hal.HostVisible
+		}
 	}
 	return nil
 }
 
-// checkDispatch checks a dispatch against its executable, its buffers and
-// the device's limits, fills the scratch arrays with its bindings, and
-// returns its executable.
+// checkDispatch checks a dispatch against its executable, its bindings
+// and the device's limits, fills the scratch arrays with its bindings and
+// the objects it uses, and returns its executable.
 func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 	const op = "Dispatch"
 	d := cb.d
@@ -323,15 +327,28 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: %d workgroups in %c; the device allows 1 to %d", n, "xyz"[i], limits.MaxWorkgroupCount[i])
 		}
 	}
-	if cap(cb.bufs) < len(dp.Bindings) {
-		cb.bufs = make([]C.VkBuffer, len(dp.Bindings))
-		cb.offsets = make([]C.VkDeviceSize, len(dp.Bindings))
-		cb.ranges = make([]C.VkDeviceSize, len(dp.Bindings))
+	if n := len(dp.Bindings); cap(cb.bufs) < n {
+		cb.bufs = make([]C.VkBuffer, n)
+		cb.offsets = make([]C.VkDeviceSize, n)
+		cb.ranges = make([]C.VkDeviceSize, n)
+		cb.types = make([]C.VkDescriptorType, n)
+		cb.views = make([]C.VkImageView, n)
+		cb.samplers = make([]C.VkSampler, n)
 	}
+	cb.scratch = append(cb.scratch[:0], e)
 	for i, bd := range dp.Bindings {
+		if e.kinds != nil && e.kinds[i] != hal.StorageBufferBinding {
+			if err := cb.checkImageBinding(e, i, bd); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		b, err := cb.bufferOf(op, "binding", i, bd.Buffer)
 		if err != nil {
 			return nil, err
+		}
+		if bd.Image != nil || bd.Sampler != nil {
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d is a storage buffer of executable %q, but has an image or a sampler", i, e.label)
 		}
 		size := bd.Size
 		if size == 0 && bd.Offset >= 0 {
@@ -347,6 +364,8 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range of %d bytes exceeds the device's %d", i, size, limits.MaxStorageBufferRange)
 		}
 		cb.bufs[i], cb.offsets[i], cb.ranges[i] = b.handle, C.VkDeviceSize(bd.Offset), C.VkDeviceSize(size)
+		cb.types[i], cb.views[i], cb.samplers[i] = C.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, 0
+		cb.scratch = append(cb.scratch, b)
 	}
 	return e, nil
 }
@@ -358,8 +377,14 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 	d := cb.d
 	var bufs *C.VkBuffer
 	var offsets, ranges *C.VkDeviceSize
+	var types *C.VkDescriptorType
+	var views *C.VkImageView
+	var samplers *C.VkSampler
 	if len(dp.Bindings) > 0 {
 		bufs, offsets, ranges = &cb.bufs[0], &cb.offsets[0], &cb.ranges[0]
+		if e.kinds != nil {
+			types, views, samplers = &cb.types[0], &cb.views[0], &cb.samplers[0]
+		}
 		if len(cb.descPools) == 0 {
 			if err := cb.addDescriptorPool(descriptorSets); err != nil {
 				return err
@@ -376,7 +401,7 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 			pool = cb.descPools[cb.cur]
 		}
 		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, C.uint32_t(len(dp.Bindings)), bufs, offsets, ranges,
-			push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
+			types, views, samplers, push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
 		if r == C.VK_SUCCESS {
 			return nil
 		}

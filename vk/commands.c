@@ -139,7 +139,7 @@ void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem) {
 // Executables.
 
 VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
-	uint32_t bindings, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
+	uint32_t bindings, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
 	vkb_pipeline *out, const char **failed) {
 	memset(out, 0, sizeof *out);
 	VkShaderModuleCreateInfo mci = {
@@ -163,7 +163,7 @@ VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const u
 	}
 	for (uint32_t i = 0; i < bindings; i++) {
 		b[i].binding = i;
-		b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		b[i].descriptorType = types != NULL ? types[i] : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 		b[i].descriptorCount = 1;
 		b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
 	}
@@ -259,6 +259,34 @@ void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p) {
 	d->DestroyDescriptorSetLayout(d->device, p.set_layout, NULL);
 }
 
+// write_mixed_set writes a set whose bindings are of different types, one
+// write per binding.
+static void write_mixed_set(const vkb_device *d, VkDescriptorSet set, uint32_t nbind, const VkDescriptorBufferInfo *info,
+	const VkDescriptorType *types, const VkImageView *views, const VkSampler *samplers) {
+	VkDescriptorImageInfo images[nbind];
+	VkWriteDescriptorSet w[nbind];
+	for (uint32_t i = 0; i < nbind; i++) {
+		w[i] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = set,
+			.dstBinding = i,
+			.descriptorCount = 1,
+			.descriptorType = types[i],
+		};
+		if (types[i] == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
+			w[i].pBufferInfo = &info[i];
+			continue;
+		}
+		images[i] = (VkDescriptorImageInfo){
+			.sampler = types[i] == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER ? samplers[i] : VK_NULL_HANDLE,
+			.imageView = views[i],
+			.imageLayout = VK_IMAGE_LAYOUT_GENERAL,
+		};
+		w[i].pImageInfo = &images[i];
+	}
+	d->UpdateDescriptorSets(d->device, nbind, w, 0, NULL);
+}
+
 // Command buffers.
 
 VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkCommandBuffer *cb, const char **failed) {
@@ -289,12 +317,18 @@ VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkC
 void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool) { d->DestroyCommandPool(d->device, pool, NULL); }
 
 VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, VkDescriptorPool *out) {
-	VkDescriptorPoolSize size = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = buffers};
+	// Images are rarer than buffers: a quarter as many of each kind.
+	uint32_t images = buffers / 4 > 0 ? buffers / 4 : 1;
+	VkDescriptorPoolSize sizes[] = {
+		{.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = buffers},
+		{.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = images},
+		{.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .descriptorCount = images},
+	};
 	VkDescriptorPoolCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
 		.maxSets = sets,
-		.poolSizeCount = 1,
-		.pPoolSizes = &size,
+		.poolSizeCount = 3,
+		.pPoolSizes = sizes,
 	};
 	return d->CreateDescriptorPool(d->device, &ci, NULL, out);
 }
@@ -332,8 +366,8 @@ VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier) {
 }
 
 VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, uint32_t nbind,
-	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const void *push, uint32_t push_size,
-	uint32_t x, uint32_t y, uint32_t z) {
+	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const VkDescriptorType *types,
+	const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z) {
 	if (nbind > 0) {
 		// Allocate and write the set before recording anything, so that a
 		// full pool (which the caller grows and retries) records nothing.
@@ -352,16 +386,21 @@ VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorP
 			info[i].offset = offsets[i];
 			info[i].range = ranges[i];
 		}
-		// One write covers bindings 0..nbind-1: they are consecutive and
-		// alike, so the update rolls over from one binding to the next.
-		VkWriteDescriptorSet w = {
-			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-			.dstSet = set,
-			.descriptorCount = nbind,
-			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-			.pBufferInfo = info,
-		};
-		d->UpdateDescriptorSets(d->device, 1, &w, 0, NULL);
+		if (types == NULL) {
+			// One write covers bindings 0..nbind-1: they are consecutive
+			// and alike, so the update rolls over from one binding to the
+			// next.
+			VkWriteDescriptorSet w = {
+				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+				.dstSet = set,
+				.descriptorCount = nbind,
+				.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+				.pBufferInfo = info,
+			};
+			d->UpdateDescriptorSets(d->device, 1, &w, 0, NULL);
+		} else {
+			write_mixed_set(d, set, nbind, info, types, views, samplers);
+		}
 		d->CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, NULL);
 	}
 	d->CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);

@@ -52,6 +52,8 @@ type physicalDevice struct {
 	// the device does not say.
 	maxAlloc, maxBuffer uint64
 	maxStorageBuffers   uint32 // storage-buffer bindings one pipeline may use
+	maxStorageImages    uint32 // storage-image bindings one pipeline may use
+	maxSampledImages    uint32 // combined image-sampler bindings one pipeline may use
 }
 
 // memoryType is one of the device's memory types.
@@ -159,6 +161,7 @@ func (d *driver) enumerate() error {
 		pd := &physicalDevice{handle: h, c: (*C.vkb_pd_info)(C.calloc(1, C.sizeof_vkb_pd_info))}
 		C.vkb_query_physical_device(d.inst, h, pd.c)
 		pd.describe(i)
+		pd.info.ImageFormats = imageFormats(d.inst, h)
 		d.phys = append(d.phys, pd)
 	}
 	return nil
@@ -187,6 +190,7 @@ func (pd *physicalDevice) describe(index int) {
 			MaxPushConstantsSize:    uint32(l.maxPushConstantsSize),
 			MaxStorageBufferRange:   uint64(l.maxStorageBufferRange),
 			MinStorageBufferAlign:   uint64(l.minStorageBufferOffsetAlignment),
+			MaxImageDimension2D:     uint32(l.maxImageDimension2D),
 			TimestampPeriod:         float64(l.timestampPeriod),
 			TimestampValidBits:      uint32(c.timestamp_bits),
 		},
@@ -197,6 +201,9 @@ func (pd *physicalDevice) describe(index int) {
 		},
 	}
 	pd.maxStorageBuffers = min(uint32(l.maxPerStageDescriptorStorageBuffers), uint32(l.maxDescriptorSetStorageBuffers))
+	pd.maxStorageImages = min(uint32(l.maxPerStageDescriptorStorageImages), uint32(l.maxDescriptorSetStorageImages))
+	pd.maxSampledImages = min(uint32(l.maxPerStageDescriptorSampledImages), uint32(l.maxDescriptorSetSampledImages),
+		uint32(l.maxPerStageDescriptorSamplers), uint32(l.maxDescriptorSetSamplers))
 	if c.chain12 != 0 {
 		info.DriverID = uint32(c.driver.driverID)
 		info.DriverName = C.GoString(&c.driver.driverName[0])

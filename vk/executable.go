@@ -11,6 +11,7 @@ import "C"
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
@@ -26,6 +27,11 @@ type executable struct {
 	d        *device
 	label    string
 	bindings int
+	// kinds are the bindings' kinds (nil: all storage buffers), and
+	// formats the formats that the module declares of its storage
+	// images, by binding (nil without them).
+	kinds    []hal.BindingKind
+	formats  []spirv.ImageFormat
 	pushSize int
 	p        C.vkb_pipeline
 	lifetime
@@ -43,15 +49,9 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	invalid := func(format string, args ...any) error {
 		return status.Newf(status.InvalidArgument, "vk: CreateExecutable %q: "+format, append([]any{desc.Label}, args...)...)
 	}
-	if desc.Bindings < 0 || uint64(desc.Bindings) > uint64(d.pd.maxStorageBuffers) {
-		return nil, invalid("%d bindings; the device allows 0 to %d storage buffers", desc.Bindings, d.pd.maxStorageBuffers)
-	}
-	// A module that uses a binding the layout lacks is invalid, and some
-	// drivers (lavapipe) crash building its pipeline.
-	for _, b := range module.Bindings(entry) {
-		if b.Set != 0 || int(b.Binding) >= desc.Bindings || b.Kind != spirv.StorageBuffer {
-			return nil, invalid("entry point %q uses %v, but the executable has storage buffers at bindings 0 to %d of set 0", entry.Name, b, desc.Bindings-1)
-		}
+	formats, err := d.checkBindings(desc, module, entry)
+	if err != nil {
+		return nil, err
 	}
 	spec := make(map[uint32]uint32, len(desc.Constants))
 	for _, c := range desc.Constants {
@@ -95,10 +95,19 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		idp, valuep = (*C.uint32_t)(&ids[0]), (*C.uint32_t)(&values[0])
 	}
 
-	e := &executable{d: d, label: desc.Label, bindings: desc.Bindings, pushSize: desc.PushConstantSize}
+	e := &executable{d: d, label: desc.Label, bindings: desc.Bindings, pushSize: desc.PushConstantSize,
+		kinds: slices.Clone(desc.BindingKinds), formats: formats}
+	var types *C.VkDescriptorType
+	if len(desc.BindingKinds) > 0 {
+		t := make([]C.VkDescriptorType, len(desc.BindingKinds))
+		for i, k := range desc.BindingKinds {
+			t[i] = descriptorTypes[k]
+		}
+		types = &t[0]
+	}
 	var failed *C.char
 	r := C.vkb_create_pipeline(d.c, d.cache, (*C.uint32_t)(&code[0]), C.size_t(4*len(code)), centry,
-		C.uint32_t(desc.Bindings), C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), idp, valuep, &e.p, &failed)
+		C.uint32_t(desc.Bindings), types, C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), idp, valuep, &e.p, &failed)
 	if r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateExecutable %q", desc.Label)
 	}
@@ -107,6 +116,75 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		return nil, err
 	}
 	return e, nil
+}
+
+// descriptorTypes are the VkDescriptorTypes of hal's binding kinds.
+var descriptorTypes = [...]C.VkDescriptorType{
+	hal.StorageBufferBinding: C.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+	hal.StorageImageBinding:  C.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+	hal.SampledImageBinding:  C.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+}
+
+// moduleKinds are the descriptors of a module that each binding kind
+// binds.
+var moduleKinds = [...]spirv.DescriptorKind{
+	hal.StorageBufferBinding: spirv.StorageBuffer,
+	hal.StorageImageBinding:  spirv.StorageImage,
+	hal.SampledImageBinding:  spirv.SampledImage,
+}
+
+// checkBindings checks desc's bindings against the device's limits and
+// against what the entry point uses: a module that uses a binding the
+// layout lacks, or of another kind, is invalid, and some drivers
+// (lavapipe) crash building its pipeline. It returns the formats the
+// module declares of its storage images, by binding.
+func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, entry *spirv.Entry) ([]spirv.ImageFormat, error) {
+	invalid := func(format string, args ...any) error {
+		return status.Newf(status.InvalidArgument, "vk: CreateExecutable %q: "+format, append([]any{desc.Label}, args...)...)
+	}
+	if desc.Bindings < 0 || len(desc.BindingKinds) > 0 && len(desc.BindingKinds) != desc.Bindings {
+		return nil, invalid("%d bindings with %d kinds; give a kind for each binding, or none for storage buffers only", desc.Bindings, len(desc.BindingKinds))
+	}
+	kind := func(i int) hal.BindingKind {
+		if desc.BindingKinds == nil {
+			return hal.StorageBufferBinding
+		}
+		return desc.BindingKinds[i]
+	}
+	var count [3]uint32
+	for i := range desc.Bindings {
+		k := kind(i)
+		if int(k) >= len(count) {
+			return nil, invalid("binding %d has unknown kind %d", i, k)
+		}
+		count[k]++
+	}
+	for k, limit := range [3]uint32{d.pd.maxStorageBuffers, d.pd.maxStorageImages, d.pd.maxSampledImages} {
+		if count[k] > limit {
+			return nil, invalid("%d %s bindings; the device allows 0 to %d", count[k], hal.BindingKind(k), limit)
+		}
+	}
+	var formats []spirv.ImageFormat
+	for _, b := range module.Bindings(entry) {
+		if b.Set != 0 || int(b.Binding) >= desc.Bindings || b.Kind != moduleKinds[kind(int(b.Binding))] {
+			what := "nothing"
+			if b.Set == 0 && int(b.Binding) < desc.Bindings {
+				what = "a " + kind(int(b.Binding)).String()
+			}
+			return nil, invalid("entry point %q uses %v, but the executable has %s there (%d bindings in set 0)", entry.Name, b, what, desc.Bindings)
+		}
+		isImage := b.Kind == spirv.StorageImage || b.Kind == spirv.SampledImage
+		if isImage && (b.Image.Dim != spirv.Dim2D || b.Image.Arrayed || b.Image.Multisampled) {
+			return nil, invalid("entry point %q uses %v; vkbench binds 2D images only, neither arrayed nor multisampled", entry.Name, b)
+		}
+		if b.Kind == spirv.StorageImage {
+			if formats == nil {
+				formats = make([]spirv.ImageFormat, desc.Bindings)
+			}
+			formats[b.Binding] = b.Image.Format
+		}
+	}
+	return formats, nil
 }
 
 func (e *executable) destroy() { C.vkb_destroy_pipeline(e.d.c, e.p) }

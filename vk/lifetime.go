@@ -14,8 +14,8 @@ import (
 
 // Who may destroy a Vulkan object, and when.
 //
-// Every object of a device (buffer, executable, command buffer, timestamp
-// pool) has a handle, which its owner releases, and holds, which keep it
+// Every object of a device (buffer, image, sampler, executable, command
+// buffer, timestamp pool) has a handle, which its owner releases, and holds, which keep it
 // alive for those who still use it:
 //
 //   - a recording holds every object it records (each once), until the

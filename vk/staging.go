@@ -52,7 +52,14 @@ func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []
 			return err
 		}
 		n := min(len(data), stagingChunk)
-		v, err := s.copyChunk(op, b, offset, data[:n], toDevice)
+		off := C.VkDeviceSize(offset)
+		v, err := s.copyChunk(op, d, b, data[:n], toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer) {
+			if toDevice {
+				C.vkb_cmd_copy(d.c, cb, staging, 0, b.handle, off, C.VkDeviceSize(n))
+			} else {
+				C.vkb_cmd_copy(d.c, cb, b.handle, off, staging, 0, C.VkDeviceSize(n))
+			}
+		})
 		if err != nil {
 			return err
 		}
@@ -71,11 +78,11 @@ func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []
 	return nil
 }
 
-// copyChunk records and submits the copy of one chunk between b and the
-// staging buffer (filled from chunk first, toDevice), and returns the
-// value the copy signals. The staging memory is idle.
-func (s *staging) copyChunk(op string, b *buffer, offset int64, chunk []byte, toDevice bool) (uint64, error) {
-	d := b.d
+// copyChunk records and submits the copy of one chunk between the staging
+// buffer (filled from chunk first, toDevice) and the object holder, which
+// copy records, and returns the value the copy signals. The submission
+// holds holder. The staging memory is idle.
+func (s *staging) copyChunk(op string, d *device, holder resource, chunk []byte, toDevice bool, copy func(cb C.VkCommandBuffer, staging C.VkBuffer)) (uint64, error) {
 	if err := d.enter(op); err != nil {
 		return 0, err
 	}
@@ -93,11 +100,7 @@ func (s *staging) copyChunk(op string, b *buffer, offset int64, chunk []byte, to
 	// Barriers before and after order the copy after earlier work on the
 	// queue and before later work; they cover every submission.
 	C.vkb_cmd_barrier(d.c, s.cb)
-	if toDevice {
-		C.vkb_cmd_copy(d.c, s.cb, s.buf.handle, 0, b.handle, C.VkDeviceSize(offset), C.VkDeviceSize(n))
-	} else {
-		C.vkb_cmd_copy(d.c, s.cb, b.handle, C.VkDeviceSize(offset), s.buf.handle, 0, C.VkDeviceSize(n))
-	}
+	copy(s.cb, s.buf.handle)
 	C.vkb_cmd_barrier(d.c, s.cb)
 	hostRead := C.int(0)
 	if !toDevice {
@@ -106,7 +109,7 @@ func (s *staging) copyChunk(op string, b *buffer, offset int64, chunk []byte, to
 	if r := C.vkb_end(d.c, s.cb, hostRead); r != C.VK_SUCCESS {
 		return 0, d.result("vkEndCommandBuffer", r)
 	}
-	return d.submit(s.cb, 0, b)
+	return d.submit(s.cb, 0, holder)
 }
 
 // readBack copies what the last copy brought into the staging buffer out

@@ -77,6 +77,7 @@ typedef struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
 	X(GetPhysicalDeviceFeatures2)             \
 	X(GetPhysicalDeviceQueueFamilyProperties) \
 	X(GetPhysicalDeviceMemoryProperties)      \
+	X(GetPhysicalDeviceFormatProperties)      \
 	X(EnumerateDeviceExtensionProperties)     \
 	X(CreateDevice)                           \
 	X(GetDeviceProcAddr)
@@ -98,6 +99,17 @@ typedef struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
 	X(FreeMemory)                   \
 	X(BindBufferMemory)             \
 	X(MapMemory)                    \
+	X(CreateImage)                  \
+	X(DestroyImage)                 \
+	X(GetImageMemoryRequirements)   \
+	X(BindImageMemory)              \
+	X(CreateImageView)              \
+	X(DestroyImageView)             \
+	X(CreateSampler)                \
+	X(DestroySampler)               \
+	X(CmdCopyBufferToImage)         \
+	X(CmdCopyImageToBuffer)         \
+	X(CmdClearColorImage)           \
 	X(CreateShaderModule)           \
 	X(DestroyShaderModule)          \
 	X(CreateDescriptorSetLayout)    \
@@ -254,6 +266,27 @@ VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out
 VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, uint32_t type, int map, VkDeviceMemory *mem, void **ptr, const char **failed);
 void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem);
 
+// Images: 2D, one mip level and layer, optimal tiling, and after
+// vkb_cmd_image_init in VK_IMAGE_LAYOUT_GENERAL between commands (a copy
+// moves its image into the copy's layout and back), so that the global
+// memory barriers of vkb_cmd_barrier order their uses as they do
+// buffers'.
+uint32_t vkb_format_features(const vkb_instance *in, VkPhysicalDevice pd, VkFormat format);
+VkResult vkb_create_image(const vkb_device *d, VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage,
+	VkImage *out, VkMemoryRequirements *req);
+VkResult vkb_bind_image(const vkb_device *d, VkImage img, VkFormat format, VkDeviceSize size, uint32_t type, VkDeviceMemory *mem,
+	VkImageView *view, const char **failed);
+void vkb_destroy_image(const vkb_device *d, VkImage img, VkImageView view, VkDeviceMemory mem);
+// vkb_cmd_image_init moves a new image from the undefined layout to the
+// general one and clears it to zero.
+void vkb_cmd_image_init(const vkb_device *d, VkCommandBuffer cb, VkImage img);
+// vkb_cmd_copy_image copies rows [y, y+rows) of an image of width texels
+// from (to_image) or to a buffer at offset, rows tightly packed.
+void vkb_cmd_copy_image(const vkb_device *d, VkCommandBuffer cb, VkBuffer buf, VkDeviceSize offset, VkImage img, uint32_t width,
+	uint32_t y, uint32_t rows, int to_image);
+VkResult vkb_create_sampler(const vkb_device *d, int linear, int repeat, int unnormalized, VkSampler *out);
+void vkb_destroy_sampler(const vkb_device *d, VkSampler s);
+
 // Executables.
 typedef struct vkb_pipeline {
 	VkDescriptorSetLayout set_layout;
@@ -262,7 +295,7 @@ typedef struct vkb_pipeline {
 } vkb_pipeline;
 
 VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
-	uint32_t bindings, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
+	uint32_t bindings, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
 	vkb_pipeline *out, const char **failed);
 void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p);
 // vkb_pipeline_executables and vkb_pipeline_statistics are the two-call
@@ -282,9 +315,12 @@ typedef struct vkb_call {
 } vkb_call;
 vkb_call vkb_begin(const vkb_device *d, VkCommandPool pool, VkCommandBuffer cb, uint32_t npools, const VkDescriptorPool *pools);
 VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier);
+// vkb_cmd_dispatch binds storage buffers at every binding when types is
+// NULL; otherwise binding i is of types[i], and views and samplers hold
+// the image views and samplers of the image bindings.
 VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p,
 	uint32_t nbind, const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges,
-	const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
+	const VkDescriptorType *types, const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
 void vkb_cmd_copy(const vkb_device *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize size);
 void vkb_cmd_fill(const vkb_device *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size, uint32_t value);
 void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb);

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -705,6 +706,35 @@ func TestRunManifestOperations(t *testing.T) {
 	bad := vkbench(t, append([]string{"run", "nosuch", "--manifest", manifest}, quick...)...)
 	if bad.code != exitUsage || !strings.Contains(bad.stderr, "nor in the manifest (saxpy") {
 		t.Errorf("unknown operation with a manifest: exit %d, stderr %q", bad.code, bad.stderr)
+	}
+}
+
+// TestRunImageManifest: run measures a manifest's image kernels, each
+// candidate verified against the reference, the size given by name.
+func TestRunImageManifest(t *testing.T) {
+	needDevice(t)
+	manifest := filepath.Join("..", "..", "testdata", "manifests", "images.json")
+	r := mustRun(t, 0, "run", "downscale", "--manifest", manifest, "--size", "W=256,H=130", "--cache", "off",
+		"--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "-q", "--format", "json")
+	f, err := results.Parse([]byte(r.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type bench struct {
+		Op, Shape, Candidate string
+		Outcome              results.Outcome
+	}
+	var got []bench
+	for _, b := range f.Benchmarks {
+		got = append(got, bench{b.Op, b.Shape, b.Candidate, b.Outcome})
+	}
+	want := []bench{
+		{"downscale", "256x130", "fetch", results.Measured},
+		{"downscale", "256x130", "bilinear", results.Measured},
+		{"downscale", "256x130", "storage", results.Measured},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b bench) bool { return a.Candidate < b.Candidate })); diff != "" {
+		t.Errorf("benchmarks (-want +got):\n%s", diff)
 	}
 }
 

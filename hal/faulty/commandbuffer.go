@@ -71,6 +71,8 @@ func (cb *commandBuffer) Dispatch(d hal.Dispatch) error {
 		bindings := make([]hal.Binding, len(d.Bindings))
 		for i, b := range d.Bindings {
 			b.Buffer = unwrapBuffer(b.Buffer)
+			b.Image = unwrapImage(b.Image)
+			b.Sampler = unwrapSampler(b.Sampler)
 			bindings[i] = b
 		}
 		d.Bindings = bindings

@@ -239,6 +239,11 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 		"Device.CreateExecutable":    func() error { _, err := r.dev.CreateExecutable(addDesc()); return err },
 		"Device.CreateCommandBuffer": func() error { _, err := r.dev.CreateCommandBuffer(); return err },
 		"Device.CreateTimestampPool": func() error { _, err := r.dev.CreateTimestampPool(2); return err },
+		"Device.CreateImage": func() error {
+			_, err := r.dev.CreateImage(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4, Usage: hal.ImageStorage})
+			return err
+		},
+		"Device.CreateSampler":       func() error { _, err := r.dev.CreateSampler(hal.SamplerDesc{}); return err },
 		"Device.Submit":              func() error { _, err := r.dev.Submit(spare); return err },
 		"Device.Submit(wait)":        func() error { _, err := r.dev.Submit(stamped, fences[0]); return err },
 		"Buffer.Write":               func() error { return jobs[0].a.Write(r.ctx, 0, make([]byte, 16)) },

@@ -56,6 +56,13 @@ const (
 	// Elapsed and Ticks are the TimestampPool methods.
 	Elapsed
 	Ticks
+	CreateImage
+	CreateSampler
+	// ImageWrite and ImageRead are Image's Write and Read.
+	ImageWrite
+	ImageRead
+	CopyBufferToImage
+	CopyImageToBuffer
 	// Release is the Release method of every object and of the device. It
 	// is counted but never fails by injection: the error model promises
 	// that releasing works, lost device or not.
@@ -86,6 +93,12 @@ var callNames = [numCalls]string{
 	Poll:                "Poll",
 	Elapsed:             "Elapsed",
 	Ticks:               "Ticks",
+	CreateImage:         "CreateImage",
+	CreateSampler:       "CreateSampler",
+	ImageWrite:          "ImageWrite",
+	ImageRead:           "ImageRead",
+	CopyBufferToImage:   "CopyBufferToImage",
+	CopyImageToBuffer:   "CopyImageToBuffer",
 	Release:             "Release",
 }
 

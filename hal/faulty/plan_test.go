@@ -21,6 +21,7 @@ func TestCalls(t *testing.T) {
 		"Submit", "PipelineCacheData", "BufferWrite", "BufferRead",
 		"Begin", "Dispatch", "Copy", "Fill", "Barrier", "Timestamp", "End",
 		"Wait", "Poll", "Elapsed", "Ticks",
+		"CreateImage", "CreateSampler", "ImageWrite", "ImageRead", "CopyBufferToImage", "CopyImageToBuffer",
 	}
 	if d := cmp.Diff(want, names); d != "" {
 		t.Errorf("Calls() (-want +got):\n%s", d)

@@ -32,6 +32,12 @@ var syncKinds = map[faulty.Call]status.Code{
 	faulty.Poll:                status.Aborted,
 	faulty.Elapsed:             status.Internal,
 	faulty.Ticks:               status.OutOfRange,
+	faulty.CreateImage:         status.ResourceExhausted,
+	faulty.CreateSampler:       status.Internal,
+	faulty.ImageWrite:          status.Aborted,
+	faulty.ImageRead:           status.DeadlineExceeded,
+	faulty.CopyBufferToImage:   status.OutOfRange,
+	faulty.CopyImageToBuffer:   status.Unknown,
 }
 
 // TestSyncFailure makes each kind of call fail synchronously, in turn and
@@ -249,4 +255,63 @@ func (s *syncCase) run() {
 	s.write(a, inA)
 	s.maybe(faulty.Begin, cb.Begin)
 	execute("second round, same recording")
+	s.runImages()
+}
+
+// runImages makes the calls of images and samplers fail: a Write of other
+// texels, a Read into a destination, copies into a canary buffer and from
+// it into the image; none may show in the results.
+func (s *syncCase) runImages() {
+	t, dev, ctx := s.t, s.dev, s.ctx
+	const w, h, sentinel = 8, 4, 0xc0ffee00
+	desc := hal.ImageDesc{Format: hal.R32Uint, Width: w, Height: h, Usage: hal.ImageStorage, Label: "sync"}
+	s.maybe(faulty.CreateImage, func() error { _, err := dev.CreateImage(desc); return err })
+	img, err := dev.CreateImage(desc)
+	s.must("CreateImage", err)
+	s.cleanup("image", img.Release)
+	s.maybe(faulty.CreateSampler, func() error { _, err := dev.CreateSampler(hal.SamplerDesc{}); return err })
+	smp, err := dev.CreateSampler(hal.SamplerDesc{})
+	s.must("CreateSampler", err)
+	s.cleanup("sampler", smp.Release)
+
+	texels := randomWords(4, w*h)
+	s.must("Image.Write", img.Write(ctx, bytesOf(texels)))
+	s.maybe(faulty.ImageWrite, func() error { return img.Write(ctx, bytesOf(filled(w*h, 13))) })
+	dst := bytesOf(filled(w*h, 0xeeeeeeee))
+	s.maybe(faulty.ImageRead, func() error {
+		err := img.Read(ctx, dst)
+		if d := wordsDiff(filled(w*h, 0xeeeeeeee), wordsOf(dst)); d != "" {
+			t.Errorf("Image.Read that failed by injection wrote into its destination (-want +got):\n%s", d)
+		}
+		return err
+	})
+	s.must("Image.Read", img.Read(ctx, dst))
+	if d := wordsDiff(texels, wordsOf(dst)); d != "" {
+		t.Errorf("the image's texels (-want +got):\n%s", d)
+	}
+
+	out := s.buffer(w*h, hal.HostVisible)
+	canary := s.buffer(w*h, hal.HostVisible)
+	s.write(canary, filled(w*h, sentinel))
+	cb := s.commandBuffer()
+	s.must("Begin", cb.Begin())
+	s.maybe(faulty.CopyImageToBuffer, func() error { return cb.CopyImageToBuffer(img, canary, 0) })
+	s.must("CopyImageToBuffer", cb.CopyImageToBuffer(img, out, 0))
+	s.must("Barrier", cb.Barrier())
+	s.maybe(faulty.CopyBufferToImage, func() error { return cb.CopyBufferToImage(canary, 0, img) })
+	s.must("End", cb.End())
+	f, err := dev.Submit(cb)
+	s.must("Submit of the image copies", err)
+	s.cleanup("fence", f.Release)
+	s.must("Wait of the image copies", s.wait(f))
+	if d := wordsDiff(texels, s.read(out)); d != "" {
+		t.Errorf("the image copied into a buffer (-want +got):\n%s", d)
+	}
+	if d := wordsDiff(filled(w*h, sentinel), s.read(canary)); d != "" {
+		t.Errorf("a copy that failed by injection wrote into the canary buffer (-want +got):\n%s", d)
+	}
+	s.must("Image.Read after the copies", img.Read(ctx, dst))
+	if d := wordsDiff(texels, wordsOf(dst)); d != "" {
+		t.Errorf("a copy that failed by injection changed the image (-want +got):\n%s", d)
+	}
 }

@@ -31,7 +31,7 @@
 // through the same function (to pass one device's objects to the other),
 // so every call must open a new logical device of the same physical
 // device. Subtests that need what the device lacks (timestamps,
-// hal.LossMarker) skip, saying why.
+// hal.LossMarker, image formats) skip, saying why.
 //
 // TestDeviceOptions takes Options: a count of the backend's validation
 // messages, so that a subtest during which it grows fails.
@@ -47,9 +47,16 @@
 //     work computes what a CPU computes.
 //   - Timestamps: durations are positive and scale with the work; a timer
 //     that did not tick is an error.
+//   - ImageReadWrite, ImageDispatch: images start zero and keep the bytes
+//     written, in every format the device has; a kernel samples an image
+//     (nearest and linear, clamped and repeated) and writes a storage
+//     image as the CPU computes, the images filled and read by Write and
+//     Read and by recorded copies.
 //   - SyncErrors: each bad argument or failed precondition is returned by
 //     the call that made it, with the right code, and leaves every object
-//     usable: the same command buffer then records correct work.
+//     usable: the same command buffer then records correct work. A format
+//     the device lacks a feature of is refused by CreateImage with
+//     hal.ErrUnsupported, naming the format and the feature.
 //   - WaitContext: a cancelled or expired context ends Wait promptly with
 //     Cancelled or DeadlineExceeded, and the submission stays in flight.
 //   - ManySubmissions, SubmissionChain: hundreds of submissions in flight,
@@ -66,7 +73,8 @@
 //     the context's error and a later Wait succeeds; Device.Release racing
 //     8 goroutines that upload, write, read, run and build (50 rounds on
 //     fresh devices) lets each call succeed or fail with hal.ErrReleased,
-//     and Err reports the release.
+//     and Err reports the release; images and samplers released after
+//     End or right after Submit still give the right result.
 //   - Concurrency: goroutines that share a device each submit and wait.
 //
 // Every subtest also checks, when it ends, that the goroutines running

@@ -42,6 +42,8 @@ func TestDeviceOptions(t *testing.T, open OpenFunc, opts Options) {
 	s.run(t, "PushConstants", testPushConstants)
 	s.run(t, "CopyFillBarrier", testCopyFillBarrier)
 	s.run(t, "Timestamps", testTimestamps)
+	s.run(t, "ImageReadWrite", testImageReadWrite)
+	s.run(t, "ImageDispatch", testImageDispatch)
 	t.Run("SyncErrors", func(t *testing.T) {
 		s.run(t, "BufferSize", testErrBufferSize)
 		s.run(t, "Executable", testErrExecutable)
@@ -49,6 +51,7 @@ func TestDeviceOptions(t *testing.T, open OpenFunc, opts Options) {
 		s.run(t, "Foreign", testErrForeign)
 		s.run(t, "Released", testErrReleased)
 		s.run(t, "Submit", testErrSubmit)
+		s.run(t, "Images", testErrImages)
 	})
 	s.run(t, "WaitContext", testWaitContext)
 	s.run(t, "ManySubmissions", testManySubmissions)
@@ -65,6 +68,7 @@ func TestDeviceOptions(t *testing.T, open OpenFunc, opts Options) {
 		s.run(t, "ReleaseWhileWaiting", testReleaseWhileWaiting)
 		s.run(t, "WaitInterrupted", testWaitInterrupted)
 		s.run(t, "CloseRacing", testCloseRacing)
+		s.run(t, "ImageReleaseAfterSubmit", testImageReleaseAfterSubmit)
 	})
 	s.run(t, "Concurrency", testConcurrency)
 }

@@ -12,6 +12,7 @@ import (
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/fill_iota.spv testdata/fill_iota.comp
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/inc.spv testdata/inc.comp
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/spin.spv testdata/spin.comp
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/sample.spv testdata/sample.comp
 
 //go:embed testdata/*.spv
 var spirvFiles embed.FS

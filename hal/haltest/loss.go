@@ -66,6 +66,7 @@ type lossCase struct {
 	c         *addCase
 	x         hal.Executable
 	pool      hal.TimestampPool // nil without timestamps
+	img       hal.Image         // nil without r32f storage images
 	doneFence hal.Fence
 	ended     hal.CommandBuffer
 	recording hal.CommandBuffer
@@ -89,6 +90,10 @@ func (l *lossCase) before(rng *rand.Rand) {
 	if e.info.Limits.TimestampValidBits > 0 {
 		l.pool = e.timestampPool(2)
 		l.keep("TimestampPool", l.pool)
+	}
+	if e.info.ImageFormats.Of(hal.R32Float).Has(hal.FormatStorage) {
+		l.img = e.image(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4, Usage: hal.ImageStorage, Label: "loss"})
+		l.keep("Image", l.img)
 	}
 	doneCB := e.commandBuffer()
 	l.keep("CommandBuffer (completed)", doneCB)
@@ -254,5 +259,31 @@ func (l *lossCase) laterCalls() {
 			return err
 		})
 	}
+	l.laterImageCalls(lost, created)
 	lost("CommandBuffer.End", rec.End)
+}
+
+// laterImageCalls checks that the calls of images and samplers fail with
+// the loss at once, bad arguments or not.
+func (l *lossCase) laterImageCalls(lost func(string, func() error), created func(string, interface{ Release() error }, error) error) {
+	e := l.env
+	lost("CreateImage", func() error {
+		img, err := e.dev.CreateImage(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4, Usage: hal.ImageStorage})
+		return created("Image", img, err)
+	})
+	lost("CreateImage with a bad description", func() error {
+		img, err := e.dev.CreateImage(hal.ImageDesc{})
+		return created("Image", img, err)
+	})
+	lost("CreateSampler", func() error {
+		s, err := e.dev.CreateSampler(hal.SamplerDesc{Filter: hal.Linear})
+		return created("Sampler", s, err)
+	})
+	if l.img == nil {
+		return
+	}
+	lost("Image.Write", func() error { return l.img.Write(e.ctx, make([]byte, l.img.Desc().Bytes())) })
+	lost("Image.Read", func() error { return l.img.Read(e.ctx, make([]byte, l.img.Desc().Bytes())) })
+	lost("CommandBuffer.CopyBufferToImage", func() error { return l.recording.CopyBufferToImage(l.c.c, 0, l.img) })
+	lost("CommandBuffer.CopyImageToBuffer", func() error { return l.recording.CopyImageToBuffer(l.img, l.c.c, 0) })
 }

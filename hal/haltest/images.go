@@ -1,0 +1,387 @@
+package haltest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// kernelSample reads a sampled r32f image and writes a storage r32f image
+// and a buffer (testdata/sample.comp); push w, h, off.x, off.y.
+var kernelSample = loadKernel("sample", 3, 16, 8)
+
+// sampleKinds are kernelSample's bindings.
+var sampleKinds = []hal.BindingKind{hal.SampledImageBinding, hal.StorageImageBinding, hal.StorageBufferBinding}
+
+// needFormat skips the test unless the device can make images of f with
+// the features of usage, and, with linear, filter them linearly.
+func (e *env) needFormat(f hal.Format, usage hal.ImageUsage, linear bool) {
+	e.Helper()
+	need := usage.Features()
+	if linear {
+		need |= hal.FormatLinearFilter
+	}
+	if have := e.info.ImageFormats.Of(f); !have.Has(need) {
+		e.Skipf("the device cannot make %s images of format %s with %s (it has %s)", usage, f, need, have)
+	}
+}
+
+// image creates an image that the test releases when it ends.
+func (e *env) image(desc hal.ImageDesc) hal.Image {
+	e.Helper()
+	img, err := e.dev.CreateImage(desc)
+	if err != nil {
+		e.Fatalf("CreateImage(%+v): %v", desc, err)
+	}
+	e.Cleanup(func() { released(e, "Image.Release", img.Release()) })
+	return img
+}
+
+// sampler creates a sampler that the test releases when it ends.
+func (e *env) sampler(desc hal.SamplerDesc) hal.Sampler {
+	e.Helper()
+	s, err := e.dev.CreateSampler(desc)
+	if err != nil {
+		e.Fatalf("CreateSampler(%+v): %v", desc, err)
+	}
+	e.Cleanup(func() { released(e, "Sampler.Release", s.Release()) })
+	return s
+}
+
+// sampleExecutable creates kernelSample's executable.
+func (e *env) sampleExecutable() hal.Executable {
+	e.Helper()
+	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{Label: "sample", SPIRV: kernelSample.spirv,
+		Bindings: 3, BindingKinds: sampleKinds, PushConstantSize: kernelSample.push})
+	if err != nil {
+		e.Fatalf("CreateExecutable(sample): %v", err)
+	}
+	e.Cleanup(func() { released(e, "Executable.Release", x.Release()) })
+	return x
+}
+
+// sampleCase is a dispatch of kernelSample over a w×h image of random
+// floats in [0, 1).
+type sampleCase struct {
+	w, h     int
+	src, dst hal.Image
+	out      hal.Buffer
+	texels   []float32
+}
+
+func (e *env) newSampleCase(rng *rand.Rand, w, h int) *sampleCase {
+	e.Helper()
+	c := &sampleCase{w: w, h: h, texels: make([]float32, w*h)}
+	for i := range c.texels {
+		c.texels[i] = rng.Float32()
+	}
+	c.src = e.image(hal.ImageDesc{Format: hal.R32Float, Width: w, Height: h, Usage: hal.ImageSampled, Label: "src"})
+	c.dst = e.image(hal.ImageDesc{Format: hal.R32Float, Width: w, Height: h, Usage: hal.ImageStorage, Label: "dst"})
+	c.out = e.buffer(int64(4*w*h), hal.DeviceLocal)
+	return c
+}
+
+func (c *sampleCase) dispatch(x hal.Executable, s hal.Sampler, offX float32) hal.Dispatch {
+	return hal.Dispatch{
+		Executable:    x,
+		Bindings:      []hal.Binding{{Image: c.src, Sampler: s}, {Image: c.dst}, {Buffer: c.out}},
+		PushConstants: words(uint32(c.w), uint32(c.h), math.Float32bits(offX), 0),
+		Groups:        [3]uint32{uint32((c.w + 7) / 8), uint32((c.h + 7) / 8), 1},
+	}
+}
+
+// checkFloats compares got with want within tol, naming the first few
+// that differ.
+func checkFloats(e *env, what string, got, want []float32, tol float64) {
+	e.Helper()
+	var bad []string
+	for i := range want {
+		if i >= len(got) || !(math.Abs(float64(got[i]-want[i])) <= tol) {
+			if len(bad) < 4 {
+				g := "nothing"
+				if i < len(got) {
+					g = fmt.Sprint(got[i])
+				}
+				bad = append(bad, fmt.Sprintf("[%d]: got %s, want %v", i, g, want[i]))
+			} else {
+				bad = append(bad, "")
+			}
+		}
+	}
+	if len(bad) > 0 {
+		e.Errorf("%s: %d of %d values differ by more than %g: %s", what, len(bad), len(want), tol, strings.Join(bad[:min(4, len(bad))], "; "))
+	}
+}
+
+func floatsOf(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func floatBytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
+	}
+	return out
+}
+
+func (e *env) readImage(img hal.Image) []byte {
+	e.Helper()
+	dst := make([]byte, img.Desc().Bytes())
+	if err := img.Read(e.ctx, dst); err != nil {
+		e.Fatalf("Image.Read of %q: %v", img.Desc().Label, err)
+	}
+	return dst
+}
+
+// testImageReadWrite: an image is zero when created, and the bytes
+// written into it come back unchanged, in every format the device has,
+// for sizes that are not multiples of anything.
+func testImageReadWrite(e *env) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	tested := 0
+	for _, f := range hal.Formats() {
+		var usage hal.ImageUsage
+		have := e.info.ImageFormats.Of(f)
+		if have.Has(hal.FormatStorage) {
+			usage |= hal.ImageStorage
+		}
+		if have.Has(hal.FormatSampled) {
+			usage |= hal.ImageSampled
+		}
+		if usage == 0 {
+			continue
+		}
+		tested++
+		img := e.image(hal.ImageDesc{Format: f, Width: 37, Height: 19, Usage: usage, Label: f.String()})
+		if got := e.readImage(img); !bytes.Equal(got, make([]byte, len(got))) {
+			e.Errorf("a new %s image: not zero: %s", f, diffBytes(got, make([]byte, len(got))))
+		}
+		data := make([]byte, img.Desc().Bytes())
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		if err := img.Write(e.ctx, data); err != nil {
+			e.Fatalf("Image.Write of a %s image: %v", f, err)
+		}
+		if got := e.readImage(img); !bytes.Equal(got, data) {
+			e.Errorf("%s image: read back: %s", f, diffBytes(got, data))
+		}
+	}
+	if tested == 0 {
+		e.Skip("the device makes no images")
+	}
+}
+
+// testImageDispatch: a kernel reads a sampled image through nearest and
+// linear samplers, in both address modes, and writes a storage image, as
+// the CPU computes; the images are filled and read both by Write and
+// Read and by copies recorded in command buffers.
+func testImageDispatch(e *env) {
+	e.needFormat(hal.R32Float, hal.ImageSampled|hal.ImageStorage, true)
+	const w, h = 29, 13
+	c := e.newSampleCase(rand.New(rand.NewPCG(43, 44)), w, h)
+	x := e.sampleExecutable()
+	staging := e.buffer(16+int64(4*w*h), hal.HostVisible)
+	e.write(staging, 16, floatBytes(c.texels))
+	cb := e.commandBuffer()
+	e.record(cb, func() {
+		if err := cb.CopyBufferToImage(staging, 16, c.src); err != nil {
+			e.Fatalf("CopyBufferToImage: %v", err)
+		}
+	})
+	e.execute(cb, "CopyBufferToImage")
+	if got := floatsOf(e.readImage(c.src)); !bytes.Equal(floatBytes(got), floatBytes(c.texels)) {
+		e.Fatalf("the image CopyBufferToImage filled does not hold the buffer's texels")
+	}
+	doubled := make([]float32, w*h)
+	for i, v := range c.texels {
+		doubled[i] = 2*v + 1
+	}
+	for _, tc := range []struct {
+		desc hal.SamplerDesc
+		off  float32
+		want func(x, y int) float32
+	}{
+		{hal.SamplerDesc{Filter: hal.Nearest}, 0, func(x, y int) float32 { return c.texels[y*w+x] }},
+		{hal.SamplerDesc{Filter: hal.Linear}, 0, func(x, y int) float32 { return c.texels[y*w+x] }},
+		{hal.SamplerDesc{Filter: hal.Linear}, 0.5, func(x, y int) float32 { return (c.texels[y*w+x] + c.texels[y*w+min(x+1, w-1)]) / 2 }},
+		{hal.SamplerDesc{Filter: hal.Linear, Address: hal.Repeat}, 0.5, func(x, y int) float32 { return (c.texels[y*w+x] + c.texels[y*w+(x+1)%w]) / 2 }},
+	} {
+		what := fmt.Sprintf("%s sampler, %s, offset %g", tc.desc.Filter, tc.desc.Address, tc.off)
+		s := e.sampler(tc.desc)
+		e.record(cb, func() {
+			e.dispatch(cb, c.dispatch(x, s, tc.off))
+			e.barrier(cb)
+			if err := cb.CopyImageToBuffer(c.dst, staging, 16); err != nil {
+				e.Fatalf("CopyImageToBuffer: %v", err)
+			}
+		})
+		e.execute(cb, what)
+		want := make([]float32, w*h)
+		for y := range h {
+			for x := range w {
+				want[y*w+x] = tc.want(x, y)
+			}
+		}
+		// Linear filtering weighs with as few as 8 bits of the fraction.
+		checkFloats(e, what+": the buffer", floatsOf(e.read(c.out, 0, int64(4*w*h))), want, 1e-3)
+		checkFloats(e, what+": the storage image", floatsOf(e.readImage(c.dst)), doubled, 1e-6)
+		checkFloats(e, what+": the storage image copied to a buffer", floatsOf(e.read(staging, 16, int64(4*w*h))), doubled, 1e-6)
+	}
+}
+
+// testImageReleaseAfterSubmit: the images and the sampler a submission
+// uses are released right after Submit (and, in a second round, after
+// End and before Submit) without waiting for the GPU, and the result is
+// still right.
+func testImageReleaseAfterSubmit(e *env) {
+	e.needFormat(hal.R32Float, hal.ImageSampled|hal.ImageStorage, false)
+	rng := rand.New(rand.NewPCG(45, 46))
+	for _, beforeSubmit := range []bool{false, true} {
+		c := e.newSampleCase(rng, 16, 16)
+		if err := c.src.Write(e.ctx, floatBytes(c.texels)); err != nil {
+			e.Fatalf("Image.Write: %v", err)
+		}
+		job := e.newSpinJob(inFlightJob)
+		x := e.sampleExecutable()
+		s := e.sampler(hal.SamplerDesc{Filter: hal.Nearest})
+		keep := e.buffer(c.out.Size(), hal.HostVisible)
+		cb := e.commandBuffer()
+		e.record(cb, func() {
+			job.record(e, cb)
+			e.barrier(cb)
+			e.dispatch(cb, c.dispatch(x, s, 0))
+			e.barrier(cb)
+			if err := cb.CopyImageToBuffer(c.dst, keep, 0); err != nil {
+				e.Fatalf("CopyImageToBuffer: %v", err)
+			}
+		})
+		release := func() {
+			t0 := time.Now()
+			for _, o := range []object{{"src Image", c.src}, {"dst Image", c.dst}, {"Sampler", s}, {"Executable", x}, {"out Buffer", c.out}} {
+				if err := o.r.Release(); err != nil {
+					e.Errorf("%s.Release: %v", o.name, err)
+				}
+			}
+			if d := time.Since(t0); d > inFlightJob/2 {
+				e.Errorf("releasing the images of a submission in flight took %v; Release must not wait for the GPU", d)
+			}
+		}
+		if beforeSubmit {
+			release()
+		}
+		f := e.submit(cb)
+		if !beforeSubmit {
+			release()
+		}
+		e.wait(f, "the submission whose images were released")
+		want := make([]float32, len(c.texels))
+		for i, v := range c.texels {
+			want[i] = 2*v + 1
+		}
+		checkFloats(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), floatsOf(e.read(keep, 0, keep.Size())), want, 1e-6)
+	}
+}
+
+// testErrImages: bad image descriptions, and formats the device lacks a
+// feature of, are refused at creation (a lacking feature with
+// hal.ErrUnsupported, naming the format and the feature); bad image
+// bindings and copies are refused where they are recorded.
+func testErrImages(e *env) {
+	create := func(desc hal.ImageDesc) error {
+		img, err := e.dev.CreateImage(desc)
+		if err == nil {
+			_ = img.Release()
+		}
+		return err
+	}
+	wantCode(e, "CreateImage with no format", create(hal.ImageDesc{Width: 4, Height: 4, Usage: hal.ImageStorage}), status.InvalidArgument, nil)
+	wantCode(e, "CreateImage of width 0", create(hal.ImageDesc{Format: hal.R32Float, Height: 4, Usage: hal.ImageStorage}), status.InvalidArgument, nil)
+	wantCode(e, "CreateImage with no usage", create(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4}), status.InvalidArgument, nil)
+	_, err := e.dev.CreateSampler(hal.SamplerDesc{Unnormalized: true, Address: hal.Repeat})
+	wantCode(e, "CreateSampler of unnormalized coordinates that repeat", err, status.InvalidArgument, nil)
+	for _, f := range hal.Formats() {
+		have := e.info.ImageFormats.Of(f)
+		for _, usage := range []hal.ImageUsage{hal.ImageStorage, hal.ImageSampled} {
+			if have.Has(usage.Features()) {
+				continue
+			}
+			what := fmt.Sprintf("CreateImage of a %s image of format %s, which the device lacks", usage, f)
+			err := create(hal.ImageDesc{Format: f, Width: 4, Height: 4, Usage: usage})
+			wantCode(e, what, err, status.Unimplemented, hal.ErrUnsupported)
+			if err != nil && (!strings.Contains(err.Error(), f.String()) || !strings.Contains(err.Error(), usage.Features().String())) {
+				e.Errorf("%s: error %q does not name the format %s and the feature %s", what, err, f, usage.Features())
+			}
+		}
+	}
+	if !e.info.ImageFormats.Of(hal.R32Float).Has(hal.FormatStorage | hal.FormatSampled) {
+		return
+	}
+	testErrImageBindings(e)
+}
+
+// testErrImageBindings: image bindings of the wrong kind, usage or
+// format, without their sampler, or with a filter the format lacks, and
+// copies that do not fit, fail where they are recorded; the command
+// buffer then records the right work.
+func testErrImageBindings(e *env) {
+	c := e.newSampleCase(rand.New(rand.NewPCG(47, 48)), 8, 8)
+	x := e.sampleExecutable()
+	s := e.sampler(hal.SamplerDesc{Filter: hal.Nearest})
+	cb := e.commandBuffer()
+	if err := cb.Begin(); err != nil {
+		e.Fatalf("Begin: %v", err)
+	}
+	bad := func(what string, code status.Code, is error, edit func(d *hal.Dispatch)) {
+		e.Helper()
+		d := c.dispatch(x, s, 0)
+		d.Bindings = append([]hal.Binding(nil), d.Bindings...)
+		edit(&d)
+		wantCode(e, "Dispatch with "+what, cb.Dispatch(d), code, is)
+	}
+	bad("the storage-only image bound as the sampled one", status.InvalidArgument, nil, func(d *hal.Dispatch) { d.Bindings[0].Image = c.dst })
+	bad("the sampled image without its sampler", status.InvalidArgument, nil, func(d *hal.Dispatch) { d.Bindings[0].Sampler = nil })
+	bad("a buffer at the storage image's binding", status.InvalidArgument, nil, func(d *hal.Dispatch) { d.Bindings[1] = hal.Binding{Buffer: c.out} })
+	bad("an image at the buffer's binding", status.InvalidArgument, nil, func(d *hal.Dispatch) { d.Bindings[2] = hal.Binding{Image: c.dst} })
+	if e.info.ImageFormats.Of(hal.RGBA32Float).Has(hal.FormatStorage) {
+		other := e.image(hal.ImageDesc{Format: hal.RGBA32Float, Width: 8, Height: 8, Usage: hal.ImageStorage})
+		bad("an rgba32f storage image where the module declares r32f", status.InvalidArgument, nil, func(d *hal.Dispatch) { d.Bindings[1].Image = other })
+	}
+	for _, f := range hal.Formats() {
+		if have := e.info.ImageFormats.Of(f); have.Has(hal.FormatSampled) && !have.Has(hal.FormatLinearFilter) {
+			img := e.image(hal.ImageDesc{Format: f, Width: 8, Height: 8, Usage: hal.ImageSampled})
+			linear := e.sampler(hal.SamplerDesc{Filter: hal.Linear})
+			bad(fmt.Sprintf("a linear sampler of a %s image, which the device cannot filter linearly", f), status.Unimplemented, hal.ErrUnsupported,
+				func(d *hal.Dispatch) { d.Bindings[0] = hal.Binding{Image: img, Sampler: linear} })
+			break
+		}
+	}
+	small := e.buffer(16, hal.DeviceLocal)
+	wantCode(e, "CopyBufferToImage from a buffer too small", cb.CopyBufferToImage(small, 0, c.src), status.InvalidArgument, nil)
+	wantCode(e, "CopyImageToBuffer into a buffer too small", cb.CopyImageToBuffer(c.dst, small, 0), status.InvalidArgument, nil)
+	wantCode(e, "CopyImageToBuffer at an unaligned offset", cb.CopyImageToBuffer(c.dst, c.out, 2), status.InvalidArgument, nil)
+	if err := c.src.Write(e.ctx, make([]byte, 12)); status.CodeOf(err) != status.InvalidArgument {
+		e.Errorf("Image.Write of 12 bytes into an image of %d: %v, want InvalidArgument", c.src.Desc().Bytes(), err)
+	}
+	if err := c.src.Write(e.ctx, floatBytes(c.texels)); err != nil {
+		e.Fatalf("Image.Write: %v", err)
+	}
+	e.dispatch(cb, c.dispatch(x, s, 0))
+	if err := cb.End(); err != nil {
+		e.Fatalf("End: %v", err)
+	}
+	e.execute(cb, "the dispatch recorded after the refused ones")
+	checkFloats(e, "the dispatch recorded after the refused ones", floatsOf(e.read(c.out, 0, c.out.Size())), c.texels, 0)
+}

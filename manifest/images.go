@@ -1,0 +1,330 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/status"
+)
+
+// manifestImage is what makes a manifest buffer an image: its format,
+// its size, and the sampler it is read through where a module samples
+// it. Its texels are the buffer's elements, one per component, rows
+// first (element i is component i%C of texel i/C), so that init, check,
+// expect and tolerance work on images as on buffers; the problem keeps
+// them in a buffer of its own, which it copies into the image before a
+// run and out of it to verify.
+type manifestImage struct {
+	format        hal.Format
+	width, height manifestExpr
+	sampler       hal.SamplerDesc
+	samplerAt     *jsonNode // where "sampler" is written; nil for the default
+	// usage is how the candidates bind it: as a storage image, a sampled
+	// image, or both (worked out from their modules).
+	usage hal.ImageUsage
+}
+
+// unorm8 is the element of an 8-bit unsigned normalized format: a byte b
+// that a kernel reads as b/255. Only images have it.
+var unorm8 = scalarType{"unorm8", 1, floatKind}
+
+// texelType is the element type of an image of format f.
+func texelType(f hal.Format) scalarType {
+	switch f {
+	case hal.R32Uint:
+		t, _ := lookupScalarType("u32")
+		return t
+	case hal.RGBA8, hal.RGBA8SRGB:
+		return unorm8
+	}
+	t, _ := lookupScalarType("f32")
+	return t
+}
+
+// component is the kind of texel a module must read for format f: float
+// (sampler2D, image2D) or uint (usampler2D, uimage2D).
+func component(f hal.Format) string {
+	if f == hal.R32Uint {
+		return "uint"
+	}
+	return "float"
+}
+
+func formatNames() string {
+	var names []string
+	for _, f := range hal.Formats() {
+		names = append(names, f.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// decodeImage reads an image buffer's "image" (n) and "sampler": its
+// element type and length come from them, so it has no "type" nor "len".
+func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) error {
+	io, err := d.src.object(n, `an image {"format": "rgba8", "width": "W", "height": "H"}`)
+	if err != nil {
+		return err
+	}
+	fn, err := io.need("format", "the image's format: "+formatNames())
+	if err != nil {
+		return err
+	}
+	name, err := d.src.str(fn)
+	if err != nil {
+		return err
+	}
+	img := &manifestImage{}
+	if img.format, err = hal.ParseFormat(name); err != nil {
+		return d.src.errAt(fn, "unknown image format %q (want one of %s)", name, formatNames())
+	}
+	for _, f := range []struct {
+		key string
+		dst *manifestExpr
+	}{{"width", &img.width}, {"height", &img.height}} {
+		en, err := io.need(f.key, `the image's `+f.key+` in texels, an expression such as "W"`)
+		if err != nil {
+			return err
+		}
+		if *f.dst, err = d.intExpression(en, lengthContext, "an image's "+f.key); err != nil {
+			return err
+		}
+		if f.dst.usesParams {
+			return d.src.errAt(en, "expression %q uses a candidate's params; an image is the same for every candidate", f.dst.src)
+		}
+	}
+	if err := io.done(); err != nil {
+		return err
+	}
+	for _, k := range []string{"type", "len"} {
+		if x := o.get(k); x != nil {
+			return d.src.errAt(x, "an image's texels and their number come from its format and size; remove %q", k)
+		}
+	}
+	b.typ = texelType(img.format)
+	size := &jsonNode{kind: jsonString, path: n.path, off: n.off,
+		s: fmt.Sprintf("(%s) * (%s) * %d", img.width.src, img.height.src, img.format.Components())}
+	if b.len, err = d.intExpression(size, lengthContext, "an image's size"); err != nil {
+		return err
+	}
+	if sn := o.get("sampler"); sn != nil {
+		img.samplerAt = sn
+		if img.sampler, err = d.decodeSampler(sn); err != nil {
+			return err
+		}
+	}
+	b.img = img
+	return nil
+}
+
+// decodeSampler reads {"filter": "nearest"|"linear", "address":
+// "clamp"|"repeat", "coords": "normalized"|"texels"}; each defaults to
+// the first.
+func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
+	var s hal.SamplerDesc
+	so, err := d.src.object(n, `a sampler {"filter": "linear", "address": "clamp", "coords": "normalized"}`)
+	if err != nil {
+		return s, err
+	}
+	choose := func(key string, names ...string) (int, error) {
+		v := so.get(key)
+		if v == nil {
+			return 0, nil
+		}
+		str, err := d.src.str(v)
+		if err != nil {
+			return 0, err
+		}
+		for i, name := range names {
+			if str == name {
+				return i, nil
+			}
+		}
+		return 0, d.src.errAt(v, "unknown %s %q (want %s)", key, str, strings.Join(names, " or "))
+	}
+	f, err := choose("filter", "nearest", "linear")
+	if err != nil {
+		return s, err
+	}
+	a, err := choose("address", "clamp", "repeat")
+	if err != nil {
+		return s, err
+	}
+	c, err := choose("coords", "normalized", "texels")
+	if err != nil {
+		return s, err
+	}
+	s = hal.SamplerDesc{Filter: hal.Filter(f), Address: hal.AddressMode(a), Unnormalized: c == 1}
+	if s.Unnormalized && s.Address != hal.ClampToEdge {
+		return s, d.src.errAt(n, "coordinates in texels need the clamp address mode (Vulkan's rule)")
+	}
+	return s, so.done()
+}
+
+// bindingKind checks that buffer buf may be bound where module mod's
+// entry point e uses b, and returns the kind of binding it is: a storage
+// buffer for a buffer, a storage or sampled image for an image of the
+// format and texel kind the module declares. It records the usage on
+// the image.
+func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModule, b spirv.Binding, buf *manifestBuffer) (hal.BindingKind, error) {
+	img := buf.img
+	switch b.Kind {
+	case spirv.StorageBuffer:
+		if img != nil {
+			return 0, d.src.errAt(at, "entry point %q of %s uses %v, but %q bound there is an image", e.Name, mod.path, b, buf.name)
+		}
+		return hal.StorageBufferBinding, nil
+	case spirv.StorageImage, spirv.SampledImage:
+	default:
+		return 0, d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers, storage images and sampled images (combined with their sampler)", e.Name, mod.path, b)
+	}
+	if img == nil {
+		return 0, d.src.errAt(at, "entry point %q of %s uses %v, but %q bound there is a buffer (describe it with \"image\")", e.Name, mod.path, b, buf.name)
+	}
+	if b.Image.Dim != spirv.Dim2D || b.Image.Arrayed || b.Image.Multisampled {
+		return 0, d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds 2D images only, neither arrayed nor multisampled", e.Name, mod.path, b)
+	}
+	if b.Image.Component != component(img.format) {
+		return 0, d.src.errAt(at, "entry point %q of %s reads %s texels at %v, but image %q is %s, of %s texels", e.Name, mod.path, b.Image.Component, b, buf.name, img.format, component(img.format))
+	}
+	if b.Kind == spirv.SampledImage {
+		img.usage |= hal.ImageSampled
+		return hal.SampledImageBinding, nil
+	}
+	if b.Image.Format != spirv.Unknown && b.Image.Format.String() != img.format.String() {
+		return 0, d.src.errAt(at, "entry point %q of %s declares %v, but image %q is %s", e.Name, mod.path, b, buf.name, img.format)
+	}
+	img.usage |= hal.ImageStorage
+	return hal.StorageImageBinding, nil
+}
+
+// imageExtent evaluates the width and height of image buffer b in env.
+func (op *manifestOp) imageExtent(b *manifestBuffer, env exprEnv) ([2]int64, error) {
+	var out [2]int64
+	for k, e := range []manifestExpr{b.img.width, b.img.height} {
+		v, err := e.evalInt(env)
+		if err != nil {
+			return out, e.errorf(status.InvalidArgument, err)
+		}
+		if v < 1 || v > 1<<24 {
+			return out, e.errorf(status.InvalidArgument, fmt.Errorf("is %d texels, outside [1, 2²⁴]", v))
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// createImages creates the image of every image buffer that a candidate
+// binds as one, and its sampler where one samples it, then copies the
+// initial texels of the input and inout images in. The buffers are
+// allocated and filled already.
+func (p *manifestProblem) createImages(ctx context.Context, info hal.DeviceInfo) error {
+	op := p.op
+	var uploads []int
+	for i, b := range op.bufs {
+		if b.img == nil || b.img.usage == 0 {
+			continue
+		}
+		ext := p.extents[i]
+		if limit := int64(info.Limits.MaxImageDimension2D); ext[0] > limit || ext[1] > limit {
+			return status.Newf(status.OutOfRange, "kernels: image %s is %d×%d texels, past the device's maxImageDimension2D of %d", b.name, ext[0], ext[1], limit)
+		}
+		img, err := p.dev.CreateImage(hal.ImageDesc{Format: b.img.format, Width: int(ext[0]), Height: int(ext[1]),
+			Usage: b.img.usage, Label: op.name + "." + b.name})
+		if err != nil {
+			return status.Annotatef(err, "kernels: creating image %s", b.name)
+		}
+		p.images[i] = img
+		if b.img.usage.Has(hal.ImageSampled) {
+			desc := b.img.sampler
+			desc.Label = op.name + "." + b.name
+			if p.samplers[i], err = p.dev.CreateSampler(desc); err != nil {
+				return status.Annotatef(err, "kernels: creating the sampler of image %s", b.name)
+			}
+		}
+		if b.role == roleInput || b.role == roleInOut {
+			uploads = append(uploads, i)
+		}
+	}
+	if len(uploads) == 0 {
+		return nil
+	}
+	return kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error {
+		for _, i := range uploads {
+			src := p.bufs[i]
+			if p.initial[i] != nil {
+				src = p.initial[i]
+			}
+			if err := cb.CopyBufferToImage(src, 0, p.images[i]); err != nil {
+				return status.Annotatef(err, "kernels: filling image %s", op.bufs[i].name)
+			}
+		}
+		return nil
+	})
+}
+
+// binding is what binding k of dispatch disp holds: buffer index b, or
+// its image (and sampler) where the dispatch binds it as an image.
+func (p *manifestProblem) binding(disp *manifestDispatch, k, b int) hal.Binding {
+	kinds := disp.desc.BindingKinds
+	switch {
+	case kinds == nil || kinds[k] == hal.StorageBufferBinding:
+		return hal.Binding{Buffer: p.bufs[b]}
+	case kinds[k] == hal.SampledImageBinding:
+		return hal.Binding{Image: p.images[b], Sampler: p.samplers[b]}
+	}
+	return hal.Binding{Image: p.images[b]}
+}
+
+// recordImageReset records, for image i, the copy that starts each run:
+// an inout image gets its initial texels back, an output image the
+// contents of its buffer (poison, before a verified run). It reports
+// whether image i is one to reset.
+func (p *manifestProblem) recordImageReset(cb hal.CommandBuffer, i int) (bool, error) {
+	img, b := p.images[i], p.op.bufs[i]
+	switch {
+	case img == nil:
+		return false, nil
+	case b.role == roleInOut:
+		return true, cb.CopyBufferToImage(p.initial[i], 0, img)
+	case b.role == roleOutput:
+		return true, cb.CopyBufferToImage(p.bufs[i], 0, img)
+	}
+	return false, nil
+}
+
+// resets reports whether any buffer or image of the operation must be
+// reset before each run.
+func (op *manifestOp) resets() bool {
+	for _, b := range op.bufs {
+		if b.role == roleInOut || b.img != nil && b.role == roleOutput {
+			return true
+		}
+	}
+	return false
+}
+
+// download copies every checked image into its buffer, where Verify and
+// the reference's results read it.
+func (p *manifestProblem) download(ctx context.Context) error {
+	var checked []int
+	for i, b := range p.op.bufs {
+		if p.images[i] != nil && b.checked() {
+			checked = append(checked, i)
+		}
+	}
+	if len(checked) == 0 {
+		return nil
+	}
+	return kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error {
+		for _, i := range checked {
+			if err := cb.CopyImageToBuffer(p.images[i], p.bufs[i], 0); err != nil {
+				return status.Annotatef(err, "kernels: reading image %s", p.op.bufs[i].name)
+			}
+		}
+		return nil
+	})
+}

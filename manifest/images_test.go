@@ -1,0 +1,245 @@
+package manifest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/internal/testenv"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/status"
+)
+
+func readImagesManifest(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(manifestDir, "images.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// parseEdited parses images.json with old replaced by new.
+func parseEdited(t testing.TB, text, old, new string) ([]kernels.Operation, error) {
+	t.Helper()
+	if !strings.Contains(text, old) {
+		t.Fatalf("the manifest has no %q", old)
+	}
+	return manifest.Parse([]byte(strings.Replace(text, old, new, 1)), manifestDir)
+}
+
+// TestImageManifest: images.json's downscale binds its source as a
+// sampled image (two candidates) or a storage image (the third) and its
+// result as a storage image; every candidate computes what the reference
+// does, at sizes that are multiples of the workgroup and not.
+func TestImageManifest(t *testing.T) {
+	ops, err := manifest.Load(filepath.Join(manifestDir, "images.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, cands := opNamed(t, ops, "downscale")
+	type cand struct {
+		Name  string
+		Kinds []hal.BindingKind
+	}
+	var got []cand
+	for _, c := range cands {
+		got = append(got, cand{c.Name, c.BindingKinds})
+	}
+	sampled := []hal.BindingKind{hal.SampledImageBinding, hal.StorageImageBinding}
+	want := []cand{{"fetch", sampled}, {"bilinear", sampled}, {"storage", []hal.BindingKind{hal.StorageImageBinding, hal.StorageImageBinding}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("candidates (-want +got):\n%s", diff)
+	}
+	dev := devtest.Device(t)
+	ctx := context.Background()
+	for _, size := range []kernels.Size{op.DefaultSize(dev.Info()), {2, 2}, {34, 18}, {258, 130}} {
+		for i, c := range cands {
+			if err := kernels.VerifyCandidate(ctx, dev, op, size, i, 1); err != nil {
+				t.Errorf("%s at %v: %v", c.Name, size, err)
+			}
+		}
+	}
+}
+
+// TestImageManifestChecks: a candidate that computes something else is
+// caught (the bilinear sample, its sampler made nearest, reads one texel
+// of four), and an image's "init" and "expect" work as a buffer's do,
+// texel component by component.
+func TestImageManifestChecks(t *testing.T) {
+	text := readImagesManifest(t)
+	dev := devtest.Device(t)
+	ctx := context.Background()
+	ops, err := parseEdited(t, text, `"filter": "linear"`, `"filter": "nearest"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _ := opNamed(t, ops, "downscale")
+	err = kernels.VerifyCandidate(ctx, dev, op, kernels.Size{64, 32}, 1, 1)
+	if !errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "dst[") {
+		t.Errorf("the bilinear candidate sampling with a nearest filter: %v, want a wrong result in dst", err)
+	}
+	// A grey of 0.5 is the byte 128 everywhere, and so is its mean.
+	edited := strings.Replace(strings.Replace(text, `"verify": {"reference": "fetch"}`, `"verify": {}`, 1),
+		`"binding": 0,`, `"binding": 0, "init": {"fill": 0.5},`, 1)
+	if _, err := manifest.Parse([]byte(edited), manifestDir); err == nil || !strings.Contains(err.Error(), `buffer "dst" has no "expect"`) {
+		t.Errorf("a manifest without a reference whose output image has no expect: %v", err)
+	}
+	for _, expect := range []string{"128 / 255.0", "select(i % 4 == 3, 1.0, 0.5)"} {
+		ops, err := parseEdited(t, edited, `"role": "output"`, `"role": "output", "expect": "`+expect+`"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op, cands := opNamed(t, ops, "downscale")
+		for i, c := range cands {
+			err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{34, 18}, i, 1)
+			if expect == "128 / 255.0" && err != nil {
+				t.Errorf("%s with expect %q: %v", c.Name, expect, err)
+			}
+			if expect != "128 / 255.0" && !errors.Is(err, kernels.ErrWrongResult) {
+				t.Errorf("%s with expect %q, which every fourth component misses: %v, want a wrong result", c.Name, expect, err)
+			}
+		}
+	}
+}
+
+// TestImageManifestErrors: a manifest whose images disagree with the
+// modules that bind them, or whose image fields are wrong, is refused
+// when it is read, naming the place in the JSON.
+func TestImageManifestErrors(t *testing.T) {
+	text := readImagesManifest(t)
+	tests := []struct {
+		name, old, new string
+		says           []string
+	}{
+		{"image where the module has a buffer", `"spirv": "downscale_fetch.spv"`, `"spirv": "saxpy.spv"`,
+			[]string{"operations[0].candidates[0]", `entry point "main" of saxpy.spv uses set 0 binding 0 (storage buffer), but "src" bound there is an image`}},
+		{"buffer where the module has an image", `"image": {"format": "rgba8", "width": "W / 2", "height": "H / 2"}`, `"type": "f32", "len": "W*H"`,
+			[]string{"operations[0].candidates[0]", `uses set 0 binding 1 (storage image 2D rgba8), but "dst" bound there is a buffer (describe it with "image")`}},
+		{"sampler of a buffer", `"image": {"format": "rgba8", "width": "W", "height": "H"}`, `"type": "f32", "len": "4*W*H"`,
+			[]string{"operations[0].buffers[0].sampler", "only an image has a sampler"}},
+		{"format the module does not declare", `"format": "rgba8", "width": "W / 2"`, `"format": "rgba32f", "width": "W / 2"`,
+			[]string{"operations[0].candidates[0]", `declares set 0 binding 1 (storage image 2D rgba8), but image "dst" is rgba32f`}},
+		{"texels of another kind", `"format": "rgba8", "width": "W",`, `"format": "r32ui", "width": "W",`,
+			[]string{"operations[0].candidates[0]", `reads float texels at set 0 binding 0 (sampled image 2D), but image "src" is r32ui, of uint texels`}},
+		{"unknown format", `"format": "rgba8", "width": "W",`, `"format": "rgb8", "width": "W",`,
+			[]string{"operations[0].buffers[0].image.format", `unknown image format "rgb8" (want one of r32f, rgba32f, rgba8, rgba8_srgb, r32ui)`}},
+		{"type of an image", `"binding": 0,`, `"binding": 0, "type": "f32",`,
+			[]string{"operations[0].buffers[0].type", `come from its format and size; remove "type"`}},
+		{"float width", `"width": "W / 2"`, `"width": "W / 2.0"`,
+			[]string{"operations[0].buffers[1].image.width", "must be an integer"}},
+		{"unknown filter", `"filter": "linear"`, `"filter": "bilinear"`,
+			[]string{"operations[0].buffers[0].sampler.filter", `unknown filter "bilinear" (want nearest or linear)`}},
+		{"texel coordinates that repeat", `"address": "clamp"`, `"address": "repeat", "coords": "texels"`,
+			[]string{"operations[0].buffers[0].sampler", "coordinates in texels need the clamp address mode"}},
+		{"unknown image field", `"height": "H"}`, `"height": "H", "depth": 1}`,
+			[]string{"operations[0].buffers[0].image.depth", "unknown field"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ops, err := parseEdited(t, text, tt.old, tt.new)
+			if err == nil {
+				t.Fatalf("loaded %d operations, want an error", len(ops))
+			}
+			if got := status.CodeOf(err); got != status.InvalidArgument {
+				t.Errorf("code %v, want INVALID_ARGUMENT: %v", got, err)
+			}
+			for _, want := range tt.says {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error does not say %q:\n%v", want, err)
+				}
+			}
+		})
+	}
+}
+
+// compileInto compiles GLSL compute sources into dir, one .spv each, by
+// name. Without glslc the test is skipped, except where tests must run.
+func compileInto(t *testing.T, dir string, sources map[string]string) {
+	t.Helper()
+	if _, err := exec.LookPath("glslc"); err != nil {
+		testenv.Unavailable(t, "glslc is not on the PATH")
+	}
+	for name, src := range sources {
+		code, err := glslc.CompileSource(context.Background(), src, "")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".spv"), code, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestImageManifestUnsupportedFormat: an image whose format the device
+// cannot use as the candidates bind it fails the problem's preparation
+// (a storage image of rgba8_srgb, which a module without a declared
+// format may write), and a linear sampler of a format the device cannot
+// filter fails the candidate that samples it (r32ui), each error naming
+// the format and the feature it lacks; never a driver error.
+func TestImageManifestUnsupportedFormat(t *testing.T) {
+	dev := devtest.Device(t)
+	info := dev.Info()
+	dir := t.TempDir()
+	compileInto(t, dir, map[string]string{
+		"write_noformat": `#version 450
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 0) uniform writeonly image2D dst;
+void main() { imageStore(dst, ivec2(gl_GlobalInvocationID.xy), vec4(0.5)); }
+`,
+		"sample_uint": `#version 450
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 0) uniform usampler2D src;
+layout(std430, set = 0, binding = 1) writeonly buffer Out { uint o[]; };
+void main() {
+	uvec2 p = gl_GlobalInvocationID.xy;
+	o[p.y * 8 + p.x] = texture(src, (vec2(p) + 0.5) / 8.0).r;
+}
+`,
+	})
+	ctx := context.Background()
+	if have := info.ImageFormats.Of(hal.RGBA8SRGB); have.Has(hal.FormatStorage) {
+		t.Logf("%s has rgba8_srgb storage images: the refusal of a format is not tested", info.Name)
+	} else {
+		ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+  "name": "srgb-store", "dtype": "f32", "dims": {"N": 8},
+  "buffers": [{"name": "dst", "image": {"format": "rgba8_srgb", "width": "N", "height": "N"}, "binding": 0, "role": "output", "expect": 0.5}],
+  "verify": {}, "candidates": [{"name": "store", "spirv": "write_noformat.spv", "groups": [1, 1]}]}]}`), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ops[0].Prepare(ctx, dev, kernels.Size{8}, 1)
+		t.Logf("rgba8_srgb storage image: %v", err)
+		if !errors.Is(err, hal.ErrUnsupported) || status.CodeOf(err) != status.Unimplemented ||
+			!strings.Contains(err.Error(), "rgba8_srgb") || !strings.Contains(err.Error(), "storage-image") {
+			t.Errorf("preparing a storage image of rgba8_srgb on %s: %v; want Unimplemented naming the format and the storage-image feature", info.Name, err)
+		}
+	}
+	if have := info.ImageFormats.Of(hal.R32Uint); !have.Has(hal.FormatSampled) || have.Has(hal.FormatLinearFilter) {
+		t.Logf("%s has r32ui images of features %s: the refusal of a linear filter is not tested", info.Name, have)
+		return
+	}
+	ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+  "name": "uint-sample", "dims": {"N": 8},
+  "buffers": [{"name": "src", "image": {"format": "r32ui", "width": "N", "height": "N"}, "binding": 0, "sampler": {"filter": "linear"}},
+    {"name": "out", "type": "u32", "len": "N*N", "binding": 1, "role": "output"}],
+  "verify": {"reference": "sample"}, "candidates": [{"name": "sample", "spirv": "sample_uint.spv", "groups": [1, 1]}]}]}`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ops[0].Prepare(ctx, dev, kernels.Size{8}, 1)
+	t.Logf("linear sampler of r32ui: %v", err)
+	if !errors.Is(err, hal.ErrUnsupported) || !strings.Contains(err.Error(), "r32ui") || !strings.Contains(err.Error(), "linear-filter") {
+		t.Errorf("a linear sampler of an r32ui image on %s: %v; want an error naming the format and the linear-filter feature", info.Name, err)
+	}
+}
