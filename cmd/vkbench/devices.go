@@ -98,6 +98,10 @@ type deviceJSON struct {
 	// cooperative matrices do, as "16x16x16 f16*f16+f32=f32 subgroup (nv)"
 	// (hal.ParseCooperativeMatrix reads them).
 	CooperativeMatrices []string `json:"cooperative_matrices"`
+	// ImageFormats are, for each image format vkbench binds, what the
+	// device can do with it ("storage-image", "sampled-image",
+	// "linear-filter"; empty: nothing).
+	ImageFormats map[string][]string `json:"image_formats"`
 }
 
 type limitsJSON struct {
@@ -215,7 +219,10 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
 			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16,
 				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR},
-			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}}
+			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{}}
+		for _, fm := range hal.Formats() {
+			dj.ImageFormats[fm.String()] = formatFeatureNames(d.ImageFormats.Of(fm))
+		}
 		for _, m := range d.CooperativeMatrices {
 			dj.CooperativeMatrices = append(dj.CooperativeMatrices, m.String())
 		}
@@ -266,12 +273,29 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 		f := d.Features
 		fmt.Fprintf(tw, "  features\tfloat16=%v float64=%v int8=%v int16=%v int64=%v bfloat16=%v\n", f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.BFloat16)
 		fmt.Fprintf(tw, "  storage\t16-bit=%v 8-bit=%v, memory model=%v\n", f.Storage16, f.Storage8, f.VulkanMemoryModel)
+		for j, fm := range hal.Formats() {
+			label := ""
+			if j == 0 {
+				label = "  images"
+			}
+			fmt.Fprintf(tw, "%s\t%s: %s\n", label, fm, d.ImageFormats.Of(fm))
+		}
 		fmt.Fprintf(tw, "  coopmat\t%s\n", matrixSummary(d))
 		for _, m := range d.CooperativeMatrices {
 			fmt.Fprintf(tw, "    \t%s\n", m)
 		}
 	}
 	return tw.Flush()
+}
+
+// formatFeatureNames lists the features of f by name, in order (an empty
+// list, not null, for none).
+func formatFeatureNames(f hal.FormatFeatures) []string {
+	names := []string{}
+	if f != 0 {
+		names = strings.Split(f.String(), "+")
+	}
+	return names
 }
 
 // matrixSummary says which cooperative-matrix extensions the device has
