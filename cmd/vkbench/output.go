@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
@@ -217,4 +218,25 @@ func benchName(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// percentOfRoof is a result's rate as a percentage of what the roofline
+// allows at its arithmetic intensity: min(compute peak of the operation's
+// arithmetic (autotune.Peak.ComputeOf), intensity ×
+// bandwidth peak) for operations that compute, the bandwidth peak for those
+// that only move data; 0 when the peak is not known.
+func percentOfRoof(r autotune.Result, op kernels.Operation, peak *autotune.Peak) float64 {
+	if peak == nil {
+		return 0
+	}
+	c, bw := peak.ComputeOf(op), peak.BandwidthGBps
+	switch {
+	case r.GFLOPs > 0 && c > 0 && r.GBps > 0 && bw > 0:
+		return 100 * r.GFLOPs / min(c, r.GFLOPs/r.GBps*bw)
+	case r.GFLOPs > 0 && c > 0:
+		return 100 * r.GFLOPs / c
+	case r.GBps > 0 && bw > 0:
+		return 100 * r.GBps / bw
+	}
+	return 0
 }
