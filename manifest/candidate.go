@@ -40,7 +40,7 @@ func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 	}
 	code, err := readModule(full)
 	if err != nil {
-		return nil, fileError(err, "kernels: manifest %s: %s: reading SPIR-V %q", d.src.position(n.off), n.path, full)
+		return nil, fileError(err, "manifest: %s: %s: reading SPIR-V %q", d.src.position(n.off), n.path, full)
 	}
 	sm, err := spirv.Parse(code)
 	if err != nil {

@@ -285,5 +285,5 @@ func specBits(kind string, v exprValue) (uint32, error) {
 // errWhere returns an error with code about the field at where
 // ("file:line:col: path"), as errAt does for a node.
 func errWhere(code status.Code, where, format string, args ...any) error {
-	return status.Newf(code, "kernels: manifest %s: %s", where, fmt.Sprintf(format, args...))
+	return status.Newf(code, "manifest: %s: %s", where, fmt.Sprintf(format, args...))
 }

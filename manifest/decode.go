@@ -352,7 +352,7 @@ func (d *opDecoder) checkParams(e manifestExpr, c int) error {
 	if let != "" {
 		via = " (through let " + let + ")"
 	}
-	return status.Newf(status.InvalidArgument, "kernels: manifest %s: expression %q uses param %s%s, which candidate %q (%s) does not define",
+	return status.Newf(status.InvalidArgument, "manifest: %s: expression %q uses param %s%s, which candidate %q (%s) does not define",
 		e.where, e.src, p, via, d.candName(c), d.candNodes[c].path)
 }
 
@@ -500,7 +500,7 @@ func (d *opDecoder) finish() error {
 			b.tol = defaultTolerance(b.typ)
 		}
 		if !slices.Contains(b.users, true) {
-			return status.Newf(status.InvalidArgument, "kernels: manifest %s: buffer %q is bound by no dispatch of any candidate (give it a \"binding\", or name it in a candidate's \"bindings\")",
+			return status.Newf(status.InvalidArgument, "manifest: %s: buffer %q is bound by no dispatch of any candidate (give it a \"binding\", or name it in a candidate's \"bindings\")",
 				b.where, b.name)
 		}
 		for c, uses := range b.users {

@@ -230,19 +230,19 @@ func (p *manifestProblem) createImages(ctx context.Context, info hal.DeviceInfo)
 		}
 		ext := p.extents[i]
 		if limit := int64(info.Limits.MaxImageDimension2D); ext[0] > limit || ext[1] > limit {
-			return status.Newf(status.OutOfRange, "kernels: image %s is %d×%d texels, past the device's maxImageDimension2D of %d", b.name, ext[0], ext[1], limit)
+			return status.Newf(status.OutOfRange, "manifest: image %s is %d×%d texels, past the device's maxImageDimension2D of %d", b.name, ext[0], ext[1], limit)
 		}
 		img, err := p.dev.CreateImage(hal.ImageDesc{Format: b.img.format, Width: int(ext[0]), Height: int(ext[1]),
 			Usage: b.img.usage, Label: op.name + "." + b.name})
 		if err != nil {
-			return status.Annotatef(err, "kernels: creating image %s", b.name)
+			return status.Annotatef(err, "manifest: creating image %s", b.name)
 		}
 		p.images[i] = img
 		if b.img.usage.Has(hal.ImageSampled) {
 			desc := b.img.sampler
 			desc.Label = op.name + "." + b.name
 			if p.samplers[i], err = p.dev.CreateSampler(desc); err != nil {
-				return status.Annotatef(err, "kernels: creating the sampler of image %s", b.name)
+				return status.Annotatef(err, "manifest: creating the sampler of image %s", b.name)
 			}
 		}
 		if b.role == roleInput || b.role == roleInOut {
@@ -259,7 +259,7 @@ func (p *manifestProblem) createImages(ctx context.Context, info hal.DeviceInfo)
 				src = p.initial[i]
 			}
 			if err := cb.CopyBufferToImage(src, 0, p.images[i]); err != nil {
-				return status.Annotatef(err, "kernels: filling image %s", op.bufs[i].name)
+				return status.Annotatef(err, "manifest: filling image %s", op.bufs[i].name)
 			}
 		}
 		return nil
@@ -322,7 +322,7 @@ func (p *manifestProblem) download(ctx context.Context) error {
 	return kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error {
 		for _, i := range checked {
 			if err := cb.CopyImageToBuffer(p.images[i], p.bufs[i], 0); err != nil {
-				return status.Annotatef(err, "kernels: reading image %s", p.op.bufs[i].name)
+				return status.Annotatef(err, "manifest: reading image %s", p.op.bufs[i].name)
 			}
 		}
 		return nil

@@ -83,12 +83,12 @@ func (src *manifestSource) errCode(code status.Code, n *jsonNode, format string,
 	if path == "" {
 		path = "(top level)"
 	}
-	return status.Newf(code, "kernels: manifest %s: %s: %s", src.position(n.off), path, fmt.Sprintf(format, args...))
+	return status.Newf(code, "manifest: %s: %s: %s", src.position(n.off), path, fmt.Sprintf(format, args...))
 }
 
 // errMissing reports a required field missing from object n.
 func (src *manifestSource) errMissing(n *jsonNode, key, what string) error {
-	return status.Newf(status.InvalidArgument, "kernels: manifest %s: %s: missing (%s)", src.position(n.off), joinPath(n.path, key), what)
+	return status.Newf(status.InvalidArgument, "manifest: %s: %s: missing (%s)", src.position(n.off), joinPath(n.path, key), what)
 }
 
 func joinPath(parent, key string) string {
@@ -110,7 +110,7 @@ func (src *manifestSource) parseJSON() (*jsonNode, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: text after the manifest's JSON object", src.position(dec.InputOffset()))
+		return nil, status.Newf(status.InvalidArgument, "manifest: %s: text after the manifest's JSON object", src.position(dec.InputOffset()))
 	}
 	return n, nil
 }
@@ -134,7 +134,7 @@ func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		msg = "unexpected end of the file"
 	}
-	return status.Newf(status.InvalidArgument, "kernels: manifest %s: malformed JSON: %s", src.position(off), strings.TrimPrefix(msg, "json: "))
+	return status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: %s", src.position(off), strings.TrimPrefix(msg, "json: "))
 }
 
 func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) (*jsonNode, error) {
@@ -172,11 +172,11 @@ func (src *manifestSource) parseToken(dec *json.Decoder, tok json.Token, path st
 				}
 				key, ok := ktok.(string)
 				if !ok {
-					return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: malformed JSON: object key is not a string", src.position(koff))
+					return nil, status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: object key is not a string", src.position(koff))
 				}
 				kpath := joinPath(path, key)
 				if slices.Contains(n.keys, key) {
-					return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: %s: given twice", src.position(koff), kpath)
+					return nil, status.Newf(status.InvalidArgument, "manifest: %s: %s: given twice", src.position(koff), kpath)
 				}
 				v, err := src.parseValue(dec, kpath, depth+1)
 				if err != nil {

@@ -120,7 +120,7 @@ const Schema = "vkbench.manifest/v1"
 func Load(path string) ([]kernels.Operation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fileError(err, "kernels: manifest %s", path)
+		return nil, fileError(err, "manifest: %s", path)
 	}
 	return parseManifest(&manifestSource{name: path, data: data}, filepath.Dir(path))
 }
@@ -274,7 +274,7 @@ func Warnings(ops []kernels.Operation) []string {
 
 // warn records a warning about the field n.
 func (d *opDecoder) warn(n *jsonNode, format string, args ...any) {
-	d.op.warnings = append(d.op.warnings, fmt.Sprintf("kernels: manifest %s: %s: %s", d.src.position(n.off), n.path, fmt.Sprintf(format, args...)))
+	d.op.warnings = append(d.op.warnings, fmt.Sprintf("manifest: %s: %s: %s", d.src.position(n.off), n.path, fmt.Sprintf(format, args...)))
 }
 
 // manifestOp is an Operation described by a manifest.

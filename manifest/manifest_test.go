@@ -159,7 +159,7 @@ func ExampleLoad() {
 	// matvec-const [M K] f32: rows-wg64 rows-shared-wg128
 	// fma-loop [N] f32: loop16 loop64 loop256
 	// sum-inplace [N] u32: tree-wg64
-	// INVALID_ARGUMENT: kernels: manifest ../testdata/manifests/bad/bad_expression.json:42:13: operations[0].candidates[0].groups[0]: expression "div_up(N, 256" at column 14: missing ')' to close the call of div_up at column 1
+	// INVALID_ARGUMENT: manifest: ../testdata/manifests/bad/bad_expression.json:42:13: operations[0].candidates[0].groups[0]: expression "div_up(N, 256" at column 14: missing ')' to close the call of div_up at column 1
 }
 
 func hasConstant(cs []hal.Constant, id, value uint32) bool {
@@ -454,7 +454,7 @@ func TestManifestErrorsInline(t *testing.T) {
 			if got := status.CodeOf(err); got != status.InvalidArgument {
 				t.Errorf("code %v, want INVALID_ARGUMENT: %v", got, err)
 			}
-			for _, want := range append([]string{"kernels: manifest manifest:"}, tt.says...) {
+			for _, want := range append([]string{"manifest: manifest:"}, tt.says...) {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error does not say %q:\n%v", want, err)
 				}

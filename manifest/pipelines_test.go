@@ -231,7 +231,7 @@ func TestManifestUndeclaredConstant(t *testing.T) {
 	if err != nil {
 		t.Fatalf("an undeclared constant_id: %v, want a warning", err)
 	}
-	want := []string{`kernels: manifest manifest:7:40: operations[0].candidates[0].constants."7": saxpy_vec4.spv declares no specialization constant with constant_id 7 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use`}
+	want := []string{`manifest: manifest:7:40: operations[0].candidates[0].constants."7": saxpy_vec4.spv declares no specialization constant with constant_id 7 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use`}
 	if diff := cmp.Diff(want, manifest.Warnings(ops)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
@@ -269,6 +269,6 @@ func ExampleWarnings() {
 	}
 	fmt.Println(ops[0].Candidates()[0].Constants)
 	// Output:
-	// kernels: manifest manifest:8:40: operations[0].candidates[0].constants."2": saxpy_vec4.spv declares no specialization constant with constant_id 2 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use
+	// manifest: manifest:8:40: operations[0].candidates[0].constants."2": saxpy_vec4.spv declares no specialization constant with constant_id 2 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use
 	// [{0 64} {1 1}]
 }

@@ -107,9 +107,9 @@ func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size 
 			if info != nil {
 				name = "the device " + info.Name
 			}
-			err = status.Newf(status.Unimplemented, "kernels: manifest %s: %s (%s) fails the %s's assert %q at size %s", a.where, name, deviceValues(a.expr, env), whose, a.src, strings.Join(dims, ","))
+			err = status.Newf(status.Unimplemented, "manifest: %s: %s (%s) fails the %s's assert %q at size %s", a.where, name, deviceValues(a.expr, env), whose, a.src, strings.Join(dims, ","))
 		default:
-			err = status.Newf(status.InvalidArgument, "kernels: manifest %s: size %s fails the %s's assert %q", a.where, strings.Join(dims, ","), whose, a.src)
+			err = status.Newf(status.InvalidArgument, "manifest: %s: size %s fails the %s's assert %q", a.where, strings.Join(dims, ","), whose, a.src)
 		}
 		return status.WithPayload(err, assertFailed{})
 	}
@@ -263,7 +263,7 @@ func (op *manifestOp) counts(c int, env exprEnv, lens []int64) (work, error) {
 		w.flops = v.float()
 	}
 	if w.bytes < 0 || w.flops < 0 || math.IsNaN(w.bytes+w.flops) {
-		return w, status.Newf(status.InvalidArgument, "kernels: manifest: %s/%s: bytes %g and flops %g must not be negative", op.name, op.cands[c].Name, w.bytes, w.flops)
+		return w, status.Newf(status.InvalidArgument, "manifest: manifest: %s/%s: bytes %g and flops %g must not be negative", op.name, op.cands[c].Name, w.bytes, w.flops)
 	}
 	return w, nil
 }
@@ -294,7 +294,7 @@ func (op *manifestOp) checkRanges(c int, env exprEnv, lens []int64) ([][2]int64,
 			count = lens[i] - first
 		}
 		if first < 0 || count < 0 || first > lens[i] || count > lens[i]-first {
-			return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: check: elements %d to %d (first %d, count %d) are not all in buffer %q of %d",
+			return nil, status.Newf(status.InvalidArgument, "manifest: %s: check: elements %d to %d (first %d, count %d) are not all in buffer %q of %d",
 				b.where, first, first+count-1, first, count, b.name, lens[i])
 		}
 		out[i] = [2]int64{first, count}
@@ -348,12 +348,12 @@ func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, info *hal.Devi
 			}
 			steps = append(steps, st)
 			if len(steps) > maxSteps {
-				return nil, status.Newf(status.InvalidArgument, "kernels: manifest %s: a run of %q would record more than %d dispatches", d.where, op.cands[c].Name, maxSteps)
+				return nil, status.Newf(status.InvalidArgument, "manifest: %s: a run of %q would record more than %d dispatches", d.where, op.cands[c].Name, maxSteps)
 			}
 		}
 	}
 	if len(steps) == 0 {
-		return nil, status.Newf(status.InvalidArgument, "kernels: %s/%s at %v: every dispatch repeats 0 times; a run must dispatch something", op.name, op.cands[c].Name, size)
+		return nil, status.Newf(status.InvalidArgument, "manifest: %s/%s at %v: every dispatch repeats 0 times; a run must dispatch something", op.name, op.cands[c].Name, size)
 	}
 	return steps, nil
 }

@@ -52,9 +52,9 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 		return nil, err
 	}
 	if dev == nil {
-		return nil, status.New(status.InvalidArgument, "kernels: nil device")
+		return nil, status.New(status.InvalidArgument, "manifest: nil device")
 	}
-	defer func() { err = status.Annotatef(err, "kernels: %s at %v", op.name, size) }()
+	defer func() { err = status.Annotatef(err, "manifest: %s at %v", op.name, size) }()
 	info := dev.Info()
 	lay, err := op.layout(size, &info)
 	if err != nil {
@@ -136,10 +136,10 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 	create := func(b *manifestBuffer, label string) (hal.Buffer, int64, error) {
 		size := max((p.lens[slicesIndex(op.bufs, b)]*int64(b.typ.size)+3)&^3, 4)
 		if r := info.Limits.MaxStorageBufferRange; r > 0 && uint64(size) > r {
-			return nil, 0, status.Newf(status.OutOfRange, "kernels: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", b.name, size, r)
+			return nil, 0, status.Newf(status.OutOfRange, "manifest: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", b.name, size, r)
 		}
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: op.name + "." + label})
-		return buf, size, status.Annotatef(err, "kernels: allocating buffer %s", b.name)
+		return buf, size, status.Annotatef(err, "manifest: allocating buffer %s", b.name)
 	}
 	var inputs, outputs, scratch []kernels.Operand
 	for i, b := range op.bufs {
@@ -175,7 +175,7 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 			r = kernels.NewRand(b.init.seed, 0)
 		}
 		if err := fill(ctx, dst, p.lens[i], b.typ, b.init.source(b.typ, r)); err != nil {
-			return status.Annotatef(err, "kernels: filling buffer %s", b.name)
+			return status.Annotatef(err, "manifest: filling buffer %s", b.name)
 		}
 	}
 	p.listed = append(append(inputs, outputs...), scratch...)
@@ -229,7 +229,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 	}
 	c := op.cands[op.ref]
 	cannot := func(err error) error {
-		return status.Wrapf(err, status.FailedPrecondition, "kernels: the reference candidate %q cannot run, so no candidate can be verified", c.Name)
+		return status.Wrapf(err, status.FailedPrecondition, "manifest: the reference candidate %q cannot run, so no candidate can be verified", c.Name)
 	}
 	if err := p.planErrs[op.ref]; err != nil {
 		return cannot(err)
@@ -244,7 +244,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 		desc := c.Executable()
 		desc.Label = op.name + "/" + c.Name + " (reference)"
 		if exe, err = p.dev.CreateExecutable(desc); err != nil {
-			return status.Annotatef(err, "kernels: building the reference candidate %q", c.Name)
+			return status.Annotatef(err, "manifest: building the reference candidate %q", c.Name)
 		}
 	}
 	err = kernels.Run(ctx, p.dev, prob, exe, op.ref)
@@ -252,7 +252,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 		err = status.Join(err, exe.Release())
 	}
 	if err != nil {
-		return status.Annotatef(err, "kernels: running the reference candidate %q", c.Name)
+		return status.Annotatef(err, "manifest: running the reference candidate %q", c.Name)
 	}
 	if err := p.download(ctx); err != nil {
 		return err
@@ -262,7 +262,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 			continue
 		}
 		if p.want[i], err = readRange(ctx, p.bufs[i], 0, p.lens[i]*int64(b.typ.size)); err != nil {
-			return status.Annotatef(err, "kernels: reading the reference's %s", b.name)
+			return status.Annotatef(err, "manifest: reading the reference's %s", b.name)
 		}
 	}
 	return kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error { return kernels.RecordPoison(cb, p) })
@@ -295,7 +295,7 @@ func (p *manifestProblem) Buffers() []kernels.Operand {
 
 func (p *manifestProblem) candidate(cand int) error {
 	if cand < 0 || cand >= len(p.op.cands) {
-		return status.Newf(status.InvalidArgument, "kernels: %s: candidate %d out of range [0, %d)", p.op.name, cand, len(p.op.cands))
+		return status.Newf(status.InvalidArgument, "manifest: %s: candidate %d out of range [0, %d)", p.op.name, cand, len(p.op.cands))
 	}
 	return p.planErrs[cand]
 }
@@ -325,7 +325,7 @@ func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand 
 		}
 		err := cb.Dispatch(hal.Dispatch{Executable: x, Bindings: st.bindings, PushConstants: st.push, Groups: st.groups})
 		if err != nil {
-			return status.Annotatef(err, "kernels: %s", st.d.desc.Label)
+			return status.Annotatef(err, "manifest: %s", st.d.desc.Label)
 		}
 	}
 	return nil
@@ -343,7 +343,7 @@ func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
 	}
 	x, err := p.dev.CreateExecutable(desc)
 	if err != nil {
-		return nil, status.Annotatef(err, "kernels: building %s", desc.Label)
+		return nil, status.Annotatef(err, "manifest: building %s", desc.Label)
 	}
 	p.exes[st.ps.key] = x
 	return x, nil
@@ -356,7 +356,7 @@ func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 	for i, b := range p.initial {
 		if done, err := p.recordImageReset(cb, i); done || err != nil {
 			if err != nil {
-				return status.Annotatef(err, "kernels: resetting image %s", p.op.bufs[i].name)
+				return status.Annotatef(err, "manifest: resetting image %s", p.op.bufs[i].name)
 			}
 			continue
 		}
@@ -364,7 +364,7 @@ func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 			continue
 		}
 		if err := cb.Copy(b, 0, p.bufs[i], 0, b.Size()); err != nil {
-			return status.Annotatef(err, "kernels: resetting %s", p.op.bufs[i].name)
+			return status.Annotatef(err, "manifest: resetting %s", p.op.bufs[i].name)
 		}
 	}
 	return nil

@@ -36,7 +36,7 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 		size := int64(b.typ.size)
 		got, err := readRange(ctx, p.bufs[i], first*size, count*size)
 		if err != nil {
-			return status.Annotatef(err, "kernels: reading %s", b.name)
+			return status.Annotatef(err, "manifest: reading %s", b.name)
 		}
 		if b.expect != nil {
 			err = compareExpected(&m, b, got, first, p.envs[cand])
