@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	moremath "github.com/aclements/go-moremath/stats"
+
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/telemetry"
 	"golang.org/x/perf/benchmath"
@@ -85,6 +87,15 @@ type Row struct {
 	// RawDelta is the change of the benchmark's own times where Delta,
 	// the test and the verdict are relative to the probe.
 	RawDelta *float64 `json:"raw_delta,omitempty"`
+	// Detectable is the smallest slowdown the rounds' spread would have let
+	// the test call significant, at the adjusted level of the strictest
+	// step (Alpha over the benchmarks judged): a change past the threshold
+	// but under this can pass unnoticed.
+	Detectable float64 `json:"detectable,omitempty"`
+
+	// se and dof are Welch's standard error of the difference of the log
+	// medians and its degrees of freedom, for Detectable.
+	se, dof float64
 }
 
 // Report is the comparison of two files.
@@ -118,6 +129,10 @@ type Report struct {
 	// probe: with Options.Relative, or because the probe moved past the
 	// threshold.
 	Relative bool `json:"relative,omitempty"`
+	// Detectable is the median of the judged rows' Detectable: how large a
+	// slowdown had to be for these runs to show it. Over the threshold,
+	// an exit status 0 says less than it seems to.
+	Detectable float64 `json:"detectable,omitempty"`
 }
 
 // Compare compares every benchmark of base with the one of the same name
@@ -172,7 +187,11 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 		}
 	}
 	judge(rep.Rows, opts)
+	var detectable []float64
 	for _, r := range rep.Rows {
+		if r.Detectable > 0 {
+			detectable = append(detectable, r.Detectable)
+		}
 		switch r.Verdict {
 		case Slower:
 			rep.Regressions++
@@ -184,6 +203,9 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 		if r.Verdict == Slower || r.Verdict == Faster || r.Verdict == Same {
 			rep.Judged++
 		}
+	}
+	if len(detectable) > 0 {
+		rep.Detectable = median(detectable)
 	}
 	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep
@@ -207,6 +229,7 @@ func judge(rows []Row, opts CompareOptions) {
 		running = max(running, min(1, float64(m-k)*rows[i].RawP))
 		r := &rows[i]
 		r.P = running
+		r.Detectable = detectable(r.se, r.dof, opts.Alpha/float64(m))
 		significant := r.P < opts.Alpha
 		switch {
 		case significant && r.Delta > opts.Threshold:
@@ -217,6 +240,18 @@ func judge(rows []Row, opts CompareOptions) {
 			r.Verdict = Same
 		}
 	}
+}
+
+// detectable is the smallest slowdown that Welch's test, with standard
+// error se of the difference of the log medians and dof degrees of
+// freedom, calls significant at level alpha (two-sided); 0 where the
+// test has no spread to go by.
+func detectable(se, dof, alpha float64) float64 {
+	if se <= 0 || !(dof > 0) || math.IsInf(dof, 0) {
+		return 0
+	}
+	t := moremath.InvCDF(moremath.TDist{V: dof})(1 - alpha/2)
+	return math.Exp(t*se) - 1
 }
 
 // cmpFloat orders NaN last.
@@ -297,6 +332,7 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	y := benchmath.NewSample(logs(s2), &th)
 	c := benchmath.AssumeNormal.Compare(x, y)
 	row.RawP = c.P
+	row.se, row.dof = welch(x.Values, y.Values)
 	for _, w := range c.Warnings {
 		row.Warn = append(row.Warn, w.Error())
 	}
@@ -305,6 +341,21 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	}
 	row.Note = strings.Join(notes, "; ")
 	return row
+}
+
+// welch returns the standard error of the difference of the means of a
+// and b and its Welch–Satterthwaite degrees of freedom, as the t-test
+// takes them; zeros where either has fewer than two values.
+func welch(a, b []float64) (se, dof float64) {
+	if len(a) < 2 || len(b) < 2 {
+		return 0, 0
+	}
+	va, vb := moremath.Variance(a)/float64(len(a)), moremath.Variance(b)/float64(len(b))
+	if va+vb == 0 {
+		return 0, 0
+	}
+	dof = (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
+	return math.Sqrt(va + vb), dof
 }
 
 // logs returns the sorted logarithms of values: a round's median is

@@ -73,3 +73,24 @@ func TestCompareFamilyWise(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareDetectable: the report says how large a slowdown the rounds'
+// spread let the test see. Rounds as tight as a quiet GPU's can show a
+// 5% change among 17 benchmarks; rounds scattered by 5% cannot, and the
+// report says so rather than let exit status 0 pass for "no regression".
+// A slowdown that was found is past what was detectable.
+func TestCompareDetectable(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	quiet := results.Compare(family(r, 17, 0.005, nil), family(r, 17, 0.005, map[int]float64{3: 1.1}), results.DefaultCompareOptions)
+	if d := quiet.Detectable; d <= 0 || d >= 0.05 {
+		t.Errorf("tight rounds: detectable %.3f, want in (0, 0.05)", d)
+	}
+	if row := quiet.Rows[3]; row.Verdict != results.Slower || row.Delta <= row.Detectable {
+		t.Errorf("the 10%% slower benchmark: %q, delta %.3f, detectable %.3f; want slower, past what was detectable", row.Verdict, row.Delta, row.Detectable)
+	}
+	noisy := results.Compare(family(r, 17, 0.05, nil), family(r, 17, 0.05, nil), results.DefaultCompareOptions)
+	if d := noisy.Detectable; d <= 0.05 {
+		t.Errorf("rounds scattered by 5%%: detectable %.3f, want past the 5%% threshold", d)
+	}
+	t.Logf("detectable: %.1f%% with rounds scattered by 0.5%%, %.1f%% by 5%%", 100*quiet.Detectable, 100*noisy.Detectable)
+}

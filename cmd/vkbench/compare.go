@@ -52,7 +52,8 @@ is slower by more than --threshold and the change is significant at
 --alpha. The adjustment makes --alpha the chance that two runs in which
 nothing changed report anything at all, however many benchmarks they hold
 (tested one at a time, 17 benchmarks at 0.05 would flag about one pair of
-identical runs in four).
+identical runs in four). Where the rounds' spread was too wide for a
+slowdown of --threshold to show, compare says how large one had to be.
 
 A run of several rounds also measures a probe in every round, among the
 operations: a fixed 4 MiB copy. Where both files have it, compare prints how
@@ -168,6 +169,11 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 			}
 		case rep.ProbeNote != "":
 			if _, err := fmt.Fprintf(w, "note: %s\n", rep.ProbeNote); err != nil {
+				return err
+			}
+		}
+		if rep.Detectable > rep.Options.Threshold {
+			if _, err := fmt.Fprintf(w, "note: with these rounds' spread only a change of about %.1f%% or more could show (the median over the benchmarks): a %.1f%% regression may have passed; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n", 100*rep.Detectable, 100*rep.Options.Threshold); err != nil {
 				return err
 			}
 		}
