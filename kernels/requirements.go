@@ -46,6 +46,17 @@ type Requirements struct {
 	// CooperativeMatrices are the multiply-adds it does with them, each of
 	// which the device must list (hal.DeviceInfo.CooperativeMatrices).
 	CooperativeMatrices []hal.CooperativeMatrix
+	// Images are the image formats the kernel binds, each with what it
+	// does with them (as a storage image, sampled, through a linear
+	// filter), all of which the device must support for the format
+	// (hal.DeviceInfo.ImageFormats).
+	Images []ImageUse
+}
+
+// ImageUse is what a kernel does with images of one format.
+type ImageUse struct {
+	Format   hal.Format
+	Features hal.FormatFeatures
 }
 
 // ModuleRequirements returns what the capabilities module m declares need
@@ -112,6 +123,14 @@ func (r Requirements) Merge(o Requirements) Requirements {
 			r.CooperativeMatrices = append(r.CooperativeMatrices, m)
 		}
 	}
+	r.Images = slices.Clone(r.Images)
+	for _, u := range o.Images {
+		if i := slices.IndexFunc(r.Images, func(v ImageUse) bool { return v.Format == u.Format }); i >= 0 {
+			r.Images[i].Features |= u.Features
+		} else {
+			r.Images = append(r.Images, u)
+		}
+	}
 	return r
 }
 
@@ -158,6 +177,11 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 		return fmt.Sprintf("needs a subgroup size of %d, device has %d", r.SubgroupSize, l.SubgroupSize)
 	case r.SharedMemory > l.MaxSharedMemory:
 		return fmt.Sprintf("needs %s of shared memory, device has %s", kib(r.SharedMemory), kib(l.MaxSharedMemory))
+	}
+	for _, u := range r.Images {
+		if have := info.ImageFormats.Of(u.Format); !have.Has(u.Features) {
+			return fmt.Sprintf("needs %s images with %s, which the device does not support (it has %s)", u.Format, u.Features&^have, have)
+		}
 	}
 	return ""
 }
@@ -210,6 +234,14 @@ func (r Requirements) appendDigest(b []byte) []byte {
 		}
 		for _, v := range []uint32{uint32(m.API), m.M, m.N, m.K, uint32(m.A), uint32(m.B), uint32(m.C), uint32(m.Result), sat, uint32(m.Scope)} {
 			u32(v)
+		}
+	}
+	// Only where there are images, so that the digests of kernels without
+	// them stay what they were before images.
+	if len(r.Images) > 0 {
+		u32(uint32(len(r.Images)))
+		for _, u := range r.Images {
+			u32(uint32(u.Format)<<8 | uint32(u.Features))
 		}
 	}
 	return b

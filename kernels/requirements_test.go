@@ -35,15 +35,18 @@ func TestMergeRequirements(t *testing.T) {
 	nv := hal.CooperativeMatrix{API: hal.MatrixNV, M: 16, N: 16, K: 16, A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32, Scope: hal.ScopeSubgroup}
 	f16acc := nv
 	f16acc.C, f16acc.Result = hal.ComponentF16, hal.ComponentF16
-	a := kernels.Requirements{Float16: true, SharedMemory: 1024, MinSubgroupSize: 8, CooperativeMatrices: []hal.CooperativeMatrix{nv}}
+	a := kernels.Requirements{Float16: true, SharedMemory: 1024, MinSubgroupSize: 8, CooperativeMatrices: []hal.CooperativeMatrix{nv},
+		Images: []kernels.ImageUse{{Format: hal.RGBA8, Features: hal.FormatSampled}}}
 	b := kernels.Requirements{Storage16: true, SharedMemory: 512, MinSubgroupSize: 16, SubgroupSize: 32, CooperativeMatrix: hal.MatrixNV,
-		Subgroup: hal.SubgroupBasic, CooperativeMatrices: []hal.CooperativeMatrix{nv, f16acc}}
+		Subgroup: hal.SubgroupBasic, CooperativeMatrices: []hal.CooperativeMatrix{nv, f16acc},
+		Images: []kernels.ImageUse{{Format: hal.R32Uint, Features: hal.FormatStorage}, {Format: hal.RGBA8, Features: hal.FormatStorage}}}
 	want := kernels.Requirements{Float16: true, Storage16: true, SharedMemory: 1024, MinSubgroupSize: 16, SubgroupSize: 32,
-		CooperativeMatrix: hal.MatrixNV, Subgroup: hal.SubgroupBasic, CooperativeMatrices: []hal.CooperativeMatrix{nv, f16acc}}
+		CooperativeMatrix: hal.MatrixNV, Subgroup: hal.SubgroupBasic, CooperativeMatrices: []hal.CooperativeMatrix{nv, f16acc},
+		Images: []kernels.ImageUse{{Format: hal.RGBA8, Features: hal.FormatSampled | hal.FormatStorage}, {Format: hal.R32Uint, Features: hal.FormatStorage}}}
 	if diff := cmp.Diff(want, a.Merge(b)); diff != "" {
 		t.Errorf("Merge (-want +got):\n%s", diff)
 	}
-	if len(a.CooperativeMatrices) != 1 {
-		t.Errorf("Merge changed its receiver's shapes: %v", a.CooperativeMatrices)
+	if len(a.CooperativeMatrices) != 1 || a.Images[0].Features != hal.FormatSampled {
+		t.Errorf("Merge changed its receiver: shapes %v, images %v", a.CooperativeMatrices, a.Images)
 	}
 }

@@ -219,6 +219,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 			shaders = append(shaders, mod.path)
 		}
 		run.require(&cand.Requires, mod, disp)
+		cand.Requires = cand.Requires.Merge(kernels.Requirements{Images: d.imageUses(disp)})
 		wg := disp.fixed.wg
 		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
 		if best < 0 || inv > uint64(cand.Invocations()) {

@@ -23,9 +23,6 @@ type manifestImage struct {
 	width, height manifestExpr
 	sampler       hal.SamplerDesc
 	samplerAt     *jsonNode // where "sampler" is written; nil for the default
-	// usage is how the candidates bind it: as a storage image, a sampled
-	// image, or both (worked out from their modules).
-	usage hal.ImageUsage
 }
 
 // unorm8 is the element of an 8-bit unsigned normalized format: a byte b
@@ -167,8 +164,7 @@ func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
 // bindingKind checks that buffer buf may be bound where module mod's
 // entry point e uses b, and returns the kind of binding it is: a storage
 // buffer for a buffer, a storage or sampled image for an image of the
-// format and texel kind the module declares. It records the usage on
-// the image.
+// format and texel kind the module declares.
 func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModule, b spirv.Binding, buf *manifestBuffer) (hal.BindingKind, error) {
 	img := buf.img
 	switch b.Kind {
@@ -191,14 +187,42 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 		return 0, d.src.errAt(at, "entry point %q of %s reads %s texels at %v, but image %q is %s, of %s texels", e.Name, mod.path, b.Image.Component, b, buf.name, img.format, component(img.format))
 	}
 	if b.Kind == spirv.SampledImage {
-		img.usage |= hal.ImageSampled
 		return hal.SampledImageBinding, nil
 	}
 	if b.Image.Format != spirv.Unknown && b.Image.Format.String() != img.format.String() {
 		return 0, d.src.errAt(at, "entry point %q of %s declares %v, but image %q is %s", e.Name, mod.path, b, buf.name, img.format)
 	}
-	img.usage |= hal.ImageStorage
 	return hal.StorageImageBinding, nil
+}
+
+// imageUses is what dispatch disp does with the images it binds, format
+// by format: a storage image, a sampled one, through a linear filter
+// where its sampler has one. A candidate whose device cannot do one of
+// them is unsupported (kernels.Requirements.Images), and the others run.
+func (d *opDecoder) imageUses(disp *manifestDispatch) []kernels.ImageUse {
+	var uses []kernels.ImageUse
+	for binding, kind := range disp.desc.BindingKinds {
+		if binding >= len(disp.bindings) || disp.bindings[binding] < 0 {
+			continue
+		}
+		img := d.op.bufs[disp.bindings[binding]].img
+		var f hal.FormatFeatures
+		switch {
+		case img == nil:
+			continue
+		case kind == hal.StorageImageBinding:
+			f = hal.FormatStorage
+		case kind == hal.SampledImageBinding:
+			f = hal.FormatSampled
+			if img.sampler.Filter == hal.Linear {
+				f |= hal.FormatLinearFilter
+			}
+		default:
+			continue
+		}
+		uses = kernels.Requirements{Images: uses}.Merge(kernels.Requirements{Images: []kernels.ImageUse{{Format: img.format, Features: f}}}).Images
+	}
+	return uses
 }
 
 // imageExtent evaluates the width and height of image buffer b in env.
@@ -217,15 +241,44 @@ func (op *manifestOp) imageExtent(b *manifestBuffer, env exprEnv) ([2]int64, err
 	return out, nil
 }
 
+// imageUsage is how the candidates that info's device can run bind each
+// buffer (0 for a buffer, or an image none of them binds): an image is
+// made for those uses only, so that one candidate's use the device lacks
+// (a storage image of a format it only samples, say) leaves that
+// candidate unsupported rather than the operation.
+func (op *manifestOp) imageUsage(info hal.DeviceInfo) []hal.ImageUsage {
+	usage := make([]hal.ImageUsage, len(op.bufs))
+	for c, run := range op.runs {
+		if op.cands[c].Supported(info) != nil {
+			continue
+		}
+		for _, disp := range run.dispatches {
+			for binding, kind := range disp.desc.BindingKinds {
+				if binding >= len(disp.bindings) || disp.bindings[binding] < 0 {
+					continue
+				}
+				switch kind {
+				case hal.StorageImageBinding:
+					usage[disp.bindings[binding]] |= hal.ImageStorage
+				case hal.SampledImageBinding:
+					usage[disp.bindings[binding]] |= hal.ImageSampled
+				}
+			}
+		}
+	}
+	return usage
+}
+
 // createImages creates the image of every image buffer that a candidate
 // binds as one, and its sampler where one samples it, then copies the
 // initial texels of the input and inout images in. The buffers are
 // allocated and filled already.
 func (p *manifestProblem) createImages(ctx context.Context, info hal.DeviceInfo) error {
 	op := p.op
+	usage := op.imageUsage(info)
 	var uploads []int
 	for i, b := range op.bufs {
-		if b.img == nil || b.img.usage == 0 {
+		if b.img == nil || usage[i] == 0 {
 			continue
 		}
 		ext := p.extents[i]
@@ -233,12 +286,12 @@ func (p *manifestProblem) createImages(ctx context.Context, info hal.DeviceInfo)
 			return status.Newf(status.OutOfRange, "manifest: image %s is %d×%d texels, past the device's maxImageDimension2D of %d", b.name, ext[0], ext[1], limit)
 		}
 		img, err := p.dev.CreateImage(hal.ImageDesc{Format: b.img.format, Width: int(ext[0]), Height: int(ext[1]),
-			Usage: b.img.usage, Label: op.name + "." + b.name})
+			Usage: usage[i], Label: op.name + "." + b.name})
 		if err != nil {
 			return status.Annotatef(err, "manifest: creating image %s", b.name)
 		}
 		p.images[i] = img
-		if b.img.usage.Has(hal.ImageSampled) {
+		if usage[i].Has(hal.ImageSampled) {
 			desc := b.img.sampler
 			desc.Label = op.name + "." + b.name
 			if p.samplers[i], err = p.dev.CreateSampler(desc); err != nil {

@@ -181,12 +181,13 @@ func compileInto(t *testing.T, dir string, sources map[string]string) {
 	}
 }
 
-// TestImageManifestUnsupportedFormat: an image whose format the device
-// cannot use as the candidates bind it fails the problem's preparation
-// (a storage image of rgba8_srgb, which a module without a declared
-// format may write), and a linear sampler of a format the device cannot
-// filter fails the candidate that samples it (r32ui), each error naming
-// the format and the feature it lacks; never a driver error.
+// TestImageManifestUnsupportedFormat: a candidate that binds an image in
+// a way the device cannot use its format for is unsupported, the error
+// naming the format and the feature it lacks (a storage image of
+// rgba8_srgb, which a module without a declared format may write; a
+// linear sampler of r32ui), never a driver error; and the operation's
+// other candidates, which bind the same image otherwise, still run and
+// verify.
 func TestImageManifestUnsupportedFormat(t *testing.T) {
 	dev := devtest.Device(t)
 	info := dev.Info()
@@ -206,8 +207,25 @@ void main() {
 	o[p.y * 8 + p.x] = texture(src, (vec2(p) + 0.5) / 8.0).r;
 }
 `,
+		"load_uint": `#version 450
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 0, r32ui) uniform readonly uimage2D src;
+layout(std430, set = 0, binding = 1) writeonly buffer Out { uint o[]; };
+void main() {
+	uvec2 p = gl_GlobalInvocationID.xy;
+	o[p.y * 8 + p.x] = imageLoad(src, ivec2(p)).r;
+}
+`,
 	})
 	ctx := context.Background()
+	unsupported := func(c kernels.Candidate, format, feature string) {
+		t.Helper()
+		err := c.Supported(info)
+		t.Logf("%s: %v", c.Name, err)
+		if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), format) || !strings.Contains(err.Error(), feature) {
+			t.Errorf("candidate %s on %s: %v; want Unimplemented naming %s and %s", c.Name, info.Name, err, format, feature)
+		}
+	}
 	if have := info.ImageFormats.Of(hal.RGBA8SRGB); have.Has(hal.FormatStorage) {
 		t.Logf("%s has rgba8_srgb storage images: the refusal of a format is not tested", info.Name)
 	} else {
@@ -218,28 +236,30 @@ void main() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ops[0].Prepare(ctx, dev, kernels.Size{8}, 1)
-		t.Logf("rgba8_srgb storage image: %v", err)
-		if !errors.Is(err, hal.ErrUnsupported) || status.CodeOf(err) != status.Unimplemented ||
-			!strings.Contains(err.Error(), "rgba8_srgb") || !strings.Contains(err.Error(), "storage-image") {
-			t.Errorf("preparing a storage image of rgba8_srgb on %s: %v; want Unimplemented naming the format and the storage-image feature", info.Name, err)
-		}
+		unsupported(ops[0].Candidates()[0], "rgba8_srgb", "storage-image")
 	}
-	if have := info.ImageFormats.Of(hal.R32Uint); !have.Has(hal.FormatSampled) || have.Has(hal.FormatLinearFilter) {
+	if have := info.ImageFormats.Of(hal.R32Uint); !have.Has(hal.FormatSampled|hal.FormatStorage) || have.Has(hal.FormatLinearFilter) {
 		t.Logf("%s has r32ui images of features %s: the refusal of a linear filter is not tested", info.Name, have)
 		return
 	}
 	ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
-  "name": "uint-sample", "dims": {"N": 8},
+  "name": "uint-read", "dims": {"N": 8},
   "buffers": [{"name": "src", "image": {"format": "r32ui", "width": "N", "height": "N"}, "binding": 0, "sampler": {"filter": "linear"}},
     {"name": "out", "type": "u32", "len": "N*N", "binding": 1, "role": "output"}],
-  "verify": {"reference": "sample"}, "candidates": [{"name": "sample", "spirv": "sample_uint.spv", "groups": [1, 1]}]}]}`), dir)
+  "verify": {"reference": "load"}, "candidates": [
+    {"name": "load", "spirv": "load_uint.spv", "groups": [1, 1]},
+    {"name": "sample", "spirv": "sample_uint.spv", "groups": [1, 1]}]}]}`), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ops[0].Prepare(ctx, dev, kernels.Size{8}, 1)
-	t.Logf("linear sampler of r32ui: %v", err)
-	if !errors.Is(err, hal.ErrUnsupported) || !strings.Contains(err.Error(), "r32ui") || !strings.Contains(err.Error(), "linear-filter") {
-		t.Errorf("a linear sampler of an r32ui image on %s: %v; want an error naming the format and the linear-filter feature", info.Name, err)
+	op := ops[0]
+	cands := op.Candidates()
+	unsupported(cands[1], "r32ui", "linear-filter")
+	if err := cands[0].Supported(info); err != nil {
+		t.Fatalf("load, which binds src as a storage image: %v", err)
+	}
+	// src is made for what load does with it only, and load verifies.
+	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{8}, 0, 1); err != nil {
+		t.Errorf("load beside a candidate the device cannot run: %v", err)
 	}
 }
