@@ -165,6 +165,12 @@ type Features struct {
 	// SubgroupSizeControl is a pipeline's choice of its subgroup size
 	// between MinSubgroupSize and MaxSubgroupSize (subgroupSizeControl).
 	SubgroupSizeControl bool
+	// StorageImageReadWithoutFormat and StorageImageWriteWithoutFormat
+	// are reading and writing storage images whose format the shader does
+	// not declare (shaderStorageImageReadWithoutFormat,
+	// shaderStorageImageWriteWithoutFormat).
+	StorageImageReadWithoutFormat  bool
+	StorageImageWriteWithoutFormat bool
 	// CooperativeMatrixNV and CooperativeMatrixKHR are the
 	// cooperativeMatrix features of VK_NV_cooperative_matrix and
 	// VK_KHR_cooperative_matrix; DeviceInfo.CooperativeMatrices lists the

@@ -28,6 +28,10 @@ type Requirements struct {
 	Storage16, Storage8 bool
 	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel).
 	VulkanMemoryModel bool
+	// ImageReadWithoutFormat and ImageWriteWithoutFormat are reading and
+	// writing storage images whose format the module does not declare
+	// (shaderStorageImageReadWithoutFormat, ...WriteWithoutFormat).
+	ImageReadWithoutFormat, ImageWriteWithoutFormat bool
 	// Subgroup are the subgroup operations used in compute shaders.
 	Subgroup hal.SubgroupOps
 	// MinSubgroupSize is the smallest subgroup size the kernel works with;
@@ -86,6 +90,10 @@ func ModuleRequirements(m *spirv.Module) Requirements {
 			r.Storage8 = true
 		case c == spirv.CapVulkanMemoryModel:
 			r.VulkanMemoryModel = true
+		case c == spirv.CapStorageImageReadWithoutFormat:
+			r.ImageReadWithoutFormat = true
+		case c == spirv.CapStorageImageWriteWithoutFormat:
+			r.ImageWriteWithoutFormat = true
 		case c == spirv.CapCooperativeMatrixNV:
 			r.CooperativeMatrix = hal.MatrixNV
 		case c == spirv.CapCooperativeMatrixKHR:
@@ -108,6 +116,8 @@ func (r Requirements) Merge(o Requirements) Requirements {
 	r.Storage16 = r.Storage16 || o.Storage16
 	r.Storage8 = r.Storage8 || o.Storage8
 	r.VulkanMemoryModel = r.VulkanMemoryModel || o.VulkanMemoryModel
+	r.ImageReadWithoutFormat = r.ImageReadWithoutFormat || o.ImageReadWithoutFormat
+	r.ImageWriteWithoutFormat = r.ImageWriteWithoutFormat || o.ImageWriteWithoutFormat
 	r.Subgroup |= o.Subgroup
 	r.MinSubgroupSize = max(r.MinSubgroupSize, o.MinSubgroupSize)
 	if r.SubgroupSize == 0 {
@@ -163,6 +173,8 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 		{r.Storage16, f.Storage16, "storageBuffer16BitAccess (16-bit types in storage buffers)"},
 		{r.Storage8, f.Storage8, "storageBuffer8BitAccess (8-bit types in storage buffers)"},
 		{r.VulkanMemoryModel, f.VulkanMemoryModel, "vulkanMemoryModel"},
+		{r.ImageReadWithoutFormat, f.StorageImageReadWithoutFormat, "shaderStorageImageReadWithoutFormat (reading a storage image whose format the module does not declare)"},
+		{r.ImageWriteWithoutFormat, f.StorageImageWriteWithoutFormat, "shaderStorageImageWriteWithoutFormat (writing a storage image whose format the module does not declare)"},
 	} {
 		if need.want && !need.have {
 			return "needs " + need.name
@@ -215,7 +227,7 @@ func (r Requirements) unsupportedMatrices(info hal.DeviceInfo) string {
 func (r Requirements) appendDigest(b []byte) []byte {
 	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
 	flags := uint32(0)
-	for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel} {
+	for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel, r.ImageReadWithoutFormat, r.ImageWriteWithoutFormat} {
 		if on {
 			flags |= 1 << i
 		}

@@ -263,3 +263,49 @@ void main() {
 		t.Errorf("load beside a candidate the device cannot run: %v", err)
 	}
 }
+
+// TestImageManifestWithoutFormat: a module may read and write a storage
+// image without declaring its format (GLSL image2D with no format
+// qualifier); that needs the device's shaderStorageImageReadWithoutFormat
+// and ...WriteWithoutFormat, which the candidate requires (named where the
+// device lacks them) and the device is opened with where it has them: the
+// kernel verifies with the validation layer on and silent.
+func TestImageManifestWithoutFormat(t *testing.T) {
+	dev := devtest.Device(t)
+	info := dev.Info()
+	dir := t.TempDir()
+	compileInto(t, dir, map[string]string{
+		"copy_noformat": `#version 450
+#extension GL_EXT_shader_image_load_formatted : require
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 0) uniform readonly image2D src;
+layout(set = 0, binding = 1) uniform writeonly image2D dst;
+void main() {
+	ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+	imageStore(dst, p, imageLoad(src, p) * 0.5);
+}
+`,
+	})
+	ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+  "name": "halve", "dtype": "f32", "dims": {"N": 16},
+  "buffers": [{"name": "src", "image": {"format": "rgba32f", "width": "N", "height": "N"}, "binding": 0, "init": "iota"},
+    {"name": "dst", "image": {"format": "rgba32f", "width": "N", "height": "N"}, "binding": 1, "role": "output", "expect": "i * 0.5"}],
+  "verify": {}, "candidates": [{"name": "noformat", "spirv": "copy_noformat.spv", "groups": [2, 2]}]}]}`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ops[0].Candidates()[0]
+	if r := c.Requires; !r.ImageReadWithoutFormat || !r.ImageWriteWithoutFormat {
+		t.Errorf("requirements %+v: want both image accesses without a format", r)
+	}
+	if f := info.Features; !f.StorageImageReadWithoutFormat || !f.StorageImageWriteWithoutFormat {
+		err := c.Supported(info)
+		if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), "WithoutFormat") {
+			t.Errorf("%s lacks a without-format access: %v; want Unimplemented naming it", info.Name, err)
+		}
+		return
+	}
+	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.Size{16}, 0, 1); err != nil {
+		t.Errorf("a kernel reading and writing images without declared formats: %v", err)
+	}
+}

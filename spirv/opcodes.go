@@ -62,20 +62,22 @@ const (
 
 // Capabilities that vkbench maps to device features.
 const (
-	CapFloat16               = 9
-	CapFloat64               = 10
-	CapInt64                 = 11
-	CapInt16                 = 22
-	CapInt8                  = 39
-	CapGroupNonUniform       = 61
-	CapGroupNonUniformQuad   = 68
-	CapStorageBuffer16Bit    = 4433
-	CapUniformStorage16Bit   = 4434
-	CapStoragePushConstant16 = 4435
-	CapStorageBuffer8Bit     = 4448
-	CapUniformStorage8Bit    = 4449
-	CapStoragePushConstant8  = 4450
-	CapVulkanMemoryModel     = 5345
-	CapCooperativeMatrixNV   = 5357
-	CapCooperativeMatrixKHR  = 6022
+	CapFloat16                        = 9
+	CapFloat64                        = 10
+	CapInt64                          = 11
+	CapInt16                          = 22
+	CapInt8                           = 39
+	CapStorageImageReadWithoutFormat  = 55
+	CapStorageImageWriteWithoutFormat = 56
+	CapGroupNonUniform                = 61
+	CapGroupNonUniformQuad            = 68
+	CapStorageBuffer16Bit             = 4433
+	CapUniformStorage16Bit            = 4434
+	CapStoragePushConstant16          = 4435
+	CapStorageBuffer8Bit              = 4448
+	CapUniformStorage8Bit             = 4449
+	CapStoragePushConstant8           = 4450
+	CapVulkanMemoryModel              = 5345
+	CapCooperativeMatrixNV            = 5357
+	CapCooperativeMatrixKHR           = 6022
 )

@@ -198,6 +198,9 @@ func (pd *physicalDevice) describe(index int) {
 			Int16:   c.features.shaderInt16 != 0,
 			Int64:   c.features.shaderInt64 != 0,
 			Float64: c.features.shaderFloat64 != 0,
+
+			StorageImageReadWithoutFormat:  c.features.shaderStorageImageReadWithoutFormat != 0,
+			StorageImageWriteWithoutFormat: c.features.shaderStorageImageWriteWithoutFormat != 0,
 		},
 	}
 	pd.maxStorageBuffers = min(uint32(l.maxPerStageDescriptorStorageBuffers), uint32(l.maxDescriptorSetStorageBuffers))

@@ -410,6 +410,8 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	f2.features.shaderInt16 = info->features.shaderInt16;
 	f2.features.shaderInt64 = info->features.shaderInt64;
 	f2.features.shaderFloat64 = info->features.shaderFloat64;
+	f2.features.shaderStorageImageReadWithoutFormat = info->features.shaderStorageImageReadWithoutFormat;
+	f2.features.shaderStorageImageWriteWithoutFormat = info->features.shaderStorageImageWriteWithoutFormat;
 
 	// Optional extensions, each with its feature structure.
 	void **tail = &f12.pNext;
