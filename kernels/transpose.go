@@ -32,6 +32,13 @@ func newTranspose() *transposeOp {
 		return candidate("transpose_tiled_vec4", name, 2, 8, [3]uint32{tile / 4, rows, 1},
 			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows, tpw)
 	}
+	// down is c with its tiles given to the workgroups down in's columns.
+	down := func(c Candidate) Candidate {
+		c.Name += "-down"
+		c.Params["DOWN"] = 1
+		c.Constants = append(c.Constants, hal.Constant{ID: 3, Value: 1})
+		return c
+	}
 	// block4: a 4×4 block an invocation, BX×BY invocations a workgroup,
 	// no shared memory.
 	block4 := func(bx, by uint32) Candidate {
@@ -53,6 +60,9 @@ func newTranspose() *transposeOp {
 		tiledVec4(32, 32, 8),
 		block4(4, 8),
 		block4(8, 16),
+		down(tiledVec4(32, 16, 1)),
+		down(tiledVec4(32, 8, 1)),
+		down(tiledVec4(32, 8, 4)),
 	}}
 }
 
@@ -121,7 +131,11 @@ func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand
 		grid, err = p.grid2D(ceilDiv(ceilDiv(n, 4), param(c, "BX")), ceilDiv(ceilDiv(m, 4), param(c, "BY")))
 	case "transpose_tiled_vec4":
 		tile := param(c, "TILE")
-		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(ceilDiv(m, tile), param(c, "TPW")))
+		cols, rows := ceilDiv(n, tile), ceilDiv(ceilDiv(m, tile), param(c, "TPW"))
+		if c.Params["DOWN"] == 1 {
+			cols, rows = rows, cols
+		}
+		grid, err = p.grid2D(cols, rows)
 	default:
 		err = status.Newf(status.Internal, "kernels: transpose: no geometry for shader %s", c.Shader)
 	}

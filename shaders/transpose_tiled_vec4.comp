@@ -16,13 +16,18 @@
 // memory traffic in flight.
 //
 // Specialization: 0 = TILE / 4 (workgroup width), 1 = ROWS (workgroup
-// height; TILE must be a multiple of it), 2 = TPW (tiles per workgroup).
+// height; TILE must be a multiple of it), 2 = TPW (tiles per workgroup),
+// 3 = DOWN (the order of the tiles over the workgroups).
 // Push constants: M, N.
 
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
 layout(constant_id = 2) const uint TPW = 1;
+// DOWN = 1 gives consecutive workgroups the tiles down a column of in
+// (across a row of out), so that the writes of the workgroups in flight
+// fall together in out's rows; 0 gives them the tiles along a row of in.
+layout(constant_id = 3) const uint DOWN = 0;
 
 layout(set = 0, binding = 0) restrict readonly buffer In4 { vec4 src4[]; };
 layout(set = 0, binding = 0) restrict readonly buffer In1 { float src1[]; };
@@ -81,9 +86,10 @@ void moveTile(uint row0, uint col0) {
 }
 
 void main() {
-    uint col0 = gl_WorkGroupID.x * TILE; // first column of in
+    uvec2 g = DOWN == 1u ? gl_WorkGroupID.yx : gl_WorkGroupID.xy;
+    uint col0 = g.x * TILE; // first column of in
     for (uint t = 0u; t < TPW; t++) {
-        uint row0 = (gl_WorkGroupID.y * TPW + t) * TILE; // first row of in
+        uint row0 = (g.y * TPW + t) * TILE; // first row of in
         if (row0 >= pc.M) {
             break;
         }
