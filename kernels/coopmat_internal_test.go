@@ -88,7 +88,10 @@ func TestCoopmatEmulated(t *testing.T) {
 func TestCoopmatPeakEmulated(t *testing.T) {
 	ctx := context.Background()
 	dev := devtest.Device(t)
+	// The twin holds 16×16×16 fragments: the body's chains and sums are
+	// the same whatever the fragments' shape.
 	k := peakCoopmatF16
+	k.shape, k.sized = [3]uint32{16, 16, 16}, false
 	op := &coopmatPeakOp{coopmatPeakKind: k, cands: []Candidate{
 		k.candidate("peak_coopmat_f16_emu", 4, 2, 2),
 		k.candidate("peak_coopmat_f16_emu", 8, 1, 4),
