@@ -224,3 +224,54 @@ func TestABSchemaIsStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestABImages gates a manifest whose kernels read and write images:
+// images.json against itself is no slowdown, every pair verified against
+// OLD's output image; a NEW whose sampler filters nearest where OLD's
+// filters linearly (self-consistent: its reference is the bilinear
+// candidate itself) computes another image, and ab says so, naming dst.
+func TestABImages(t *testing.T) {
+	needDevice(t)
+	src := filepath.Join("..", "..", "testdata", "manifests")
+	dir := t.TempDir()
+	for _, name := range []string{"downscale_fetch.spv", "downscale_sampled.spv", "downscale_storage.spv"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := filepath.Join(src, "images.json")
+	nearest := filepath.Join(dir, "nearest.json")
+	if err := os.WriteFile(nearest, []byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+  "name": "downscale", "dtype": "f32", "dims": {"W": 1920, "H": 1080},
+  "buffers": [
+    {"name": "src", "image": {"format": "rgba8", "width": "W", "height": "H"}, "binding": 0, "sampler": {"filter": "nearest", "address": "clamp"}},
+    {"name": "dst", "image": {"format": "rgba8", "width": "W / 2", "height": "H / 2"}, "binding": 1, "role": "output"}],
+  "verify": {"reference": "bilinear"},
+  "candidates": [{"name": "bilinear", "spirv": "downscale_sampled.spv", "groups": ["div_up(W / 2, 16)", "div_up(H / 2, 16)"]}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	quick := []string{"--size", "W=128,H=64", "--count", "5", "--budget", "200ms", "--min-samples", "10", "--max-samples", "40", "--quiet", "--cache", "off"}
+	rep := abJSON(t, exitOK, append([]string{"ab", old, old}, quick...)...)
+	if len(rep.Rows) != 3 {
+		t.Fatalf("%d rows, want 3 (fetch, bilinear, storage)", len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		if r.Verdict == abSlower || r.Verdict == abWrong || !r.Verified {
+			t.Errorf("%s: %s, verified %v; want not slower, verified against OLD's image", r.Name, r.Verdict, r.Verified)
+		}
+	}
+	rep = abJSON(t, exitRegression, append([]string{"ab", old, nearest}, quick...)...)
+	got := verdicts(rep)
+	if got["bilinear"] != abWrong {
+		t.Errorf("verdicts %v; want bilinear wrong (a nearest sampler where OLD's is linear)", got)
+	}
+	for _, r := range rep.Rows {
+		if r.Candidate == "bilinear" && !strings.Contains(r.Note, "dst") {
+			t.Errorf("bilinear's note %q does not name the image dst", r.Note)
+		}
+	}
+}
