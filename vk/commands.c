@@ -105,18 +105,21 @@ VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out
 	return r;
 }
 
-VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, uint32_t type, int map, VkDeviceMemory *mem,
-	void **ptr, const char **failed) {
+VkResult vkb_allocate(const vkb_device *d, VkDeviceSize size, uint32_t type, VkDeviceMemory *mem, const char **failed) {
 	VkMemoryAllocateInfo ai = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 		.allocationSize = size,
 		.memoryTypeIndex = type,
 	};
 	VkResult r = d->AllocateMemory(d->device, &ai, NULL, mem);
-	if (r != VK_SUCCESS) {
-		*failed = "vkAllocateMemory";
-		return r;
-	}
+	if (r != VK_SUCCESS) *failed = "vkAllocateMemory";
+	return r;
+}
+
+VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, uint32_t type, int map, VkDeviceMemory *mem,
+	void **ptr, const char **failed) {
+	VkResult r = vkb_allocate(d, size, type, mem, failed);
+	if (r != VK_SUCCESS) return r;
 	r = d->BindBufferMemory(d->device, buf, *mem, 0);
 	if (r != VK_SUCCESS) {
 		*failed = "vkBindBufferMemory";

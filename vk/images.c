@@ -40,16 +40,8 @@ VkResult vkb_create_image(const vkb_device *d, VkFormat format, uint32_t width, 
 
 VkResult vkb_bind_image(const vkb_device *d, VkImage img, VkFormat format, VkDeviceSize size, uint32_t type, VkDeviceMemory *mem,
 	VkImageView *view, const char **failed) {
-	VkMemoryAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-		.allocationSize = size,
-		.memoryTypeIndex = type,
-	};
-	VkResult r = d->AllocateMemory(d->device, &ai, NULL, mem);
-	if (r != VK_SUCCESS) {
-		*failed = "vkAllocateMemory";
-		return r;
-	}
+	VkResult r = vkb_allocate(d, size, type, mem, failed);
+	if (r != VK_SUCCESS) return r;
 	r = d->BindImageMemory(d->device, img, *mem, 0);
 	if (r != VK_SUCCESS) {
 		*failed = "vkBindImageMemory";

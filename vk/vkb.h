@@ -263,6 +263,9 @@ void vkb_destroy_pipeline_cache(const vkb_device *d, VkPipelineCache cache);
 
 // Buffers.
 VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out, VkMemoryRequirements *req);
+// vkb_allocate allocates size bytes of memory type type for a buffer or
+// an image to bind; on failure *failed names the call.
+VkResult vkb_allocate(const vkb_device *d, VkDeviceSize size, uint32_t type, VkDeviceMemory *mem, const char **failed);
 VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, uint32_t type, int map, VkDeviceMemory *mem, void **ptr, const char **failed);
 void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem);
 
