@@ -177,6 +177,10 @@ type Features struct {
 	// shapes of each.
 	CooperativeMatrixNV  bool
 	CooperativeMatrixKHR bool
+	// CooperativeMatrixNV2 is VK_NV_cooperative_matrix2 with the features
+	// vkbench's kernels use of it: workgroup scope, flexible dimensions
+	// and tensor addressing.
+	CooperativeMatrixNV2 bool
 }
 
 // CooperativeMatrix reports whether the device has the cooperative
@@ -187,6 +191,8 @@ func (f Features) CooperativeMatrix(api MatrixAPI) bool {
 		return f.CooperativeMatrixNV
 	case MatrixKHR:
 		return f.CooperativeMatrixKHR
+	case MatrixNV2:
+		return f.CooperativeMatrixNV2
 	}
 	return false
 }

@@ -84,15 +84,22 @@ const (
 	MatrixNV MatrixAPI = iota + 1
 	// MatrixKHR is VK_KHR_cooperative_matrix (SPV_KHR_cooperative_matrix).
 	MatrixKHR
+	// MatrixNV2 is VK_NV_cooperative_matrix2 (SPV_NV_cooperative_matrix2):
+	// KHR's matrices of any size that is a multiple of a granularity,
+	// shared by a whole workgroup, loaded and stored through tensor
+	// layouts. Its CooperativeMatrix entries are those granularities.
+	MatrixNV2
 )
 
-// String returns "nv" or "khr".
+// String returns "nv", "khr" or "nv2".
 func (a MatrixAPI) String() string {
 	switch a {
 	case MatrixNV:
 		return "nv"
 	case MatrixKHR:
 		return "khr"
+	case MatrixNV2:
+		return "nv2"
 	}
 	return fmt.Sprintf("api(%d)", uint8(a))
 }
@@ -105,6 +112,8 @@ func (a MatrixAPI) Extension() string {
 		return "VK_NV_cooperative_matrix"
 	case MatrixKHR:
 		return "VK_KHR_cooperative_matrix"
+	case MatrixNV2:
+		return "VK_NV_cooperative_matrix2"
 	}
 	return a.String()
 }
@@ -112,23 +121,33 @@ func (a MatrixAPI) Extension() string {
 // CooperativeMatrix is one multiply-add a device's cooperative matrices
 // do: Result (M×N) = A (M×K) · B (K×N) + C (M×N), with its component
 // types, over the invocations of Scope (an entry of
-// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV or ...KHR).
+// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV or ...KHR). For
+// MatrixNV2 (an entry of
+// vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV),
+// M, N and K are granularities: the device multiplies matrices of any
+// multiples of them, in workgroups of Invocations (any size if 0).
 type CooperativeMatrix struct {
 	API                    MatrixAPI
 	M, N, K                uint32
 	A, B, C, Result        ComponentType
-	SaturatingAccumulation bool // KHR only: integer sums saturate
+	SaturatingAccumulation bool // KHR and NV2 only: integer sums saturate
 	Scope                  Scope
+	Invocations            uint32 // NV2 only
 }
 
 // String writes the multiply-add as "16x16x16 f16*f16+f32=f32 subgroup
-// (nv)", with "sat" after the result type for a saturating one.
+// (nv)", with "sat" after the result type for a saturating one and the
+// invocations after the scope where they are set ("workgroup:256").
 func (m CooperativeMatrix) String() string {
 	sat := ""
 	if m.SaturatingAccumulation {
 		sat = " sat"
 	}
-	return fmt.Sprintf("%dx%dx%d %s*%s+%s=%s%s %s (%s)", m.M, m.N, m.K, m.A, m.B, m.C, m.Result, sat, m.Scope, m.API)
+	scope := m.Scope.String()
+	if m.Invocations != 0 {
+		scope += fmt.Sprintf(":%d", m.Invocations)
+	}
+	return fmt.Sprintf("%dx%dx%d %s*%s+%s=%s%s %s (%s)", m.M, m.N, m.K, m.A, m.B, m.C, m.Result, sat, scope, m.API)
 }
 
 // ParseCooperativeMatrix reads what String writes.
@@ -159,7 +178,13 @@ func ParseCooperativeMatrix(s string) (CooperativeMatrix, error) {
 		}
 		*dst = t
 	}
-	switch f[2] {
+	scope, invocations, ok := strings.Cut(f[2], ":")
+	if ok {
+		if _, err := fmt.Sscanf(invocations, "%d", &m.Invocations); err != nil || fmt.Sprint(m.Invocations) != invocations || m.Invocations == 0 {
+			return bad("bad invocations " + invocations)
+		}
+	}
+	switch scope {
 	case "device":
 		m.Scope = ScopeDevice
 	case "workgroup":
@@ -169,13 +194,15 @@ func ParseCooperativeMatrix(s string) (CooperativeMatrix, error) {
 	case "queue-family":
 		m.Scope = ScopeQueueFamily
 	default:
-		return bad("unknown scope " + f[2])
+		return bad("unknown scope " + scope)
 	}
 	switch f[3] {
 	case "(nv)":
 		m.API = MatrixNV
 	case "(khr)":
 		m.API = MatrixKHR
+	case "(nv2)":
+		m.API = MatrixNV2
 	default:
 		return bad("unknown extension " + f[3])
 	}
@@ -206,11 +233,22 @@ func componentByName(s string) (ComponentType, bool) {
 }
 
 // HasCooperativeMatrix reports whether the device lists the multiply-add
-// m (every field equal).
+// m: every field equal or, for MatrixNV2, m's M, N and K multiples of a
+// listed entry's granularities, in a workgroup of the entry's Invocations
+// where it sets them.
 func (d DeviceInfo) HasCooperativeMatrix(m CooperativeMatrix) bool {
 	for _, c := range d.CooperativeMatrices {
 		if c == m {
 			return true
+		}
+		if m.API == MatrixNV2 && c.API == MatrixNV2 && c.M > 0 && c.N > 0 && c.K > 0 &&
+			m.M%c.M == 0 && m.N%c.N == 0 && m.K%c.K == 0 &&
+			(c.Invocations == 0 || c.Invocations == m.Invocations) {
+			g := c
+			g.M, g.N, g.K, g.Invocations = m.M, m.N, m.K, m.Invocations
+			if g == m {
+				return true
+			}
 		}
 	}
 	return false

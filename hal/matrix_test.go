@@ -9,13 +9,15 @@ import (
 	"github.com/vkbench/vkbench/hal"
 )
 
-// matrices are multiply-adds of both extensions, of the kinds NVIDIA's
-// drivers list: fp16 with fp16 and fp32 sums, int8, bfloat16.
+// matrices are multiply-adds of the extensions, of the kinds NVIDIA's
+// drivers list: fp16 with fp16 and fp32 sums, int8, bfloat16, and a
+// granularity of NV2's workgroup-scope matrices.
 var matrices = []hal.CooperativeMatrix{
 	{API: hal.MatrixNV, M: 16, N: 8, K: 16, A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF16, Result: hal.ComponentF16, Scope: hal.ScopeSubgroup},
 	{API: hal.MatrixNV, M: 16, N: 16, K: 16, A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32, Scope: hal.ScopeSubgroup},
 	{API: hal.MatrixKHR, M: 16, N: 16, K: 32, A: hal.ComponentS8, B: hal.ComponentS8, C: hal.ComponentS32, Result: hal.ComponentS32, SaturatingAccumulation: true, Scope: hal.ScopeSubgroup},
 	{API: hal.MatrixKHR, M: 16, N: 16, K: 16, A: hal.ComponentBF16, B: hal.ComponentBF16, C: hal.ComponentF32, Result: hal.ComponentF32, Scope: hal.ScopeWorkgroup},
+	{API: hal.MatrixNV2, M: 32, N: 32, K: 16, A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32, Scope: hal.ScopeWorkgroup, Invocations: 256},
 }
 
 func TestCooperativeMatrixString(t *testing.T) {
@@ -24,6 +26,7 @@ func TestCooperativeMatrixString(t *testing.T) {
 		"16x16x16 f16*f16+f32=f32 subgroup (nv)",
 		"16x16x32 s8*s8+s32=s32 sat subgroup (khr)",
 		"16x16x16 bf16*bf16+f32=f32 workgroup (khr)",
+		"32x32x16 f16*f16+f32=f32 workgroup:256 (nv2)",
 	}
 	for i, m := range matrices {
 		if got := m.String(); got != want[i] {
@@ -42,6 +45,8 @@ func TestCooperativeMatrixString(t *testing.T) {
 		"", "16x16 f16*f16+f32=f32 subgroup (nv)", "16x16x16 f16*f16+f32 subgroup (nv)",
 		"16x16x16 f16*q7+f32=f32 subgroup (nv)", "16x16x16 f16*f16+f32=f32 warp (nv)",
 		"16x16x16 f16*f16+f32=f32 subgroup (amd)", "16x16x16x f16*f16+f32=f32 subgroup (nv)",
+		"32x32x16 f16*f16+f32=f32 workgroup:0 (nv2)", "32x32x16 f16*f16+f32=f32 workgroup:x (nv2)",
+		"32x32x16 f16*f16+f32=f32 workgroup:0256 (nv2)",
 	} {
 		if m, err := hal.ParseCooperativeMatrix(bad); err == nil {
 			t.Errorf("ParseCooperativeMatrix(%q) = %v, want an error", bad, m)
@@ -79,6 +84,26 @@ func TestHasCooperativeMatrix(t *testing.T) {
 		if info.HasCooperativeMatrix(m) {
 			t.Errorf("HasCooperativeMatrix(%v) = true for a shape not listed", m)
 		}
+	}
+	// NV2's entries are granularities, for workgroups of their size.
+	g := matrices[4]
+	for _, tt := range []struct {
+		m, n, k, invocations uint32
+		want                 bool
+	}{
+		{32, 32, 16, 256, true}, {128, 256, 64, 256, true}, {32, 32, 16, 128, false},
+		{48, 32, 16, 256, false}, {32, 32, 8, 256, false},
+	} {
+		m := g
+		m.M, m.N, m.K, m.Invocations = tt.m, tt.n, tt.k, tt.invocations
+		if got := info.HasCooperativeMatrix(m); got != tt.want {
+			t.Errorf("HasCooperativeMatrix(%v) = %v, want %v (the device lists %v)", m, got, tt.want, g)
+		}
+	}
+	f16out := g
+	f16out.C, f16out.Result = hal.ComponentF16, hal.ComponentF16
+	if info.HasCooperativeMatrix(f16out) {
+		t.Errorf("HasCooperativeMatrix(%v) = true for types not listed", f16out)
 	}
 	f := hal.Features{CooperativeMatrixKHR: true}
 	if f.CooperativeMatrix(hal.MatrixNV) || !f.CooperativeMatrix(hal.MatrixKHR) {

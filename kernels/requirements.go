@@ -96,8 +96,12 @@ func ModuleRequirements(m *spirv.Module) Requirements {
 			r.ImageWriteWithoutFormat = true
 		case c == spirv.CapCooperativeMatrixNV:
 			r.CooperativeMatrix = hal.MatrixNV
-		case c == spirv.CapCooperativeMatrixKHR:
+		case c == spirv.CapCooperativeMatrixKHR && r.CooperativeMatrix == 0:
 			r.CooperativeMatrix = hal.MatrixKHR
+		case c == spirv.CapCooperativeMatrixTensorAddressingNV, c == spirv.CapTensorAddressingNV:
+			// NV2's matrices are KHR's, with more: NV2 is what the
+			// module needs.
+			r.CooperativeMatrix = hal.MatrixNV2
 		}
 	}
 	if r.Subgroup != 0 {

@@ -80,4 +80,8 @@ const (
 	CapVulkanMemoryModel              = 5345
 	CapCooperativeMatrixNV            = 5357
 	CapCooperativeMatrixKHR           = 6022
+	// SPV_NV_cooperative_matrix2's loads and stores through tensor
+	// layouts, and SPV_NV_tensor_addressing's layouts themselves.
+	CapCooperativeMatrixTensorAddressingNV = 5433
+	CapTensorAddressingNV                  = 5439
 )

@@ -161,6 +161,9 @@ VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_i
 		in->instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
 	in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR = (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)gipa(
 		in->instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+	in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV =
+		(PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)gipa(
+			in->instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV");
 	in->layer_version = validation ? layer_version(layers[0]) : UINT32_MAX;
 	if (validation) {
 		in->CreateDebugUtilsMessengerEXT =
@@ -214,6 +217,9 @@ static int device_extensions(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd
 			} else if (strcmp(name, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) {
 				info->ext_coopmat_khr = in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR != NULL &&
 					in->layer_version >= VKB_HEADERS_COOPERATIVE_MATRIX_KHR;
+			} else if (strcmp(name, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME) == 0) {
+				info->ext_coopmat2_nv = in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV != NULL &&
+					in->layer_version >= VKB_HEADERS_COOPERATIVE_MATRIX_2_NV;
 			} else if (strcmp(name, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0) {
 				info->ext_bfloat16 = in->layer_version >= VKB_HEADERS_SHADER_BFLOAT16;
 			}
@@ -224,23 +230,30 @@ static int device_extensions(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd
 }
 
 static void add_coopmat(vkb_pd_info *info, uint32_t api, uint32_t m, uint32_t n, uint32_t k, uint32_t a, uint32_t b,
-	uint32_t c, uint32_t result, uint32_t saturating, uint32_t scope) {
+	uint32_t c, uint32_t result, uint32_t saturating, uint32_t scope, uint32_t invocations) {
 	if (info->ncoopmat >= VKB_MAX_COOPMAT) return;
-	vkb_coopmat cm = {api, m, n, k, a, b, c, result, saturating != 0, scope};
+	vkb_coopmat cm = {api, m, n, k, a, b, c, result, saturating != 0, scope, invocations};
 	info->coopmat[info->ncoopmat++] = cm;
 }
 
 static void add_coopmat_nv(vkb_pd_info *info, const VkCooperativeMatrixPropertiesNV *p, uint32_t n) {
 	for (uint32_t i = 0; i < n; i++) {
 		add_coopmat(info, 1, p[i].MSize, p[i].NSize, p[i].KSize, p[i].AType, p[i].BType, p[i].CType, p[i].DType, 0,
-			p[i].scope);
+			p[i].scope, 0);
 	}
 }
 
 static void add_coopmat_khr(vkb_pd_info *info, const VkCooperativeMatrixPropertiesKHR *p, uint32_t n) {
 	for (uint32_t i = 0; i < n; i++) {
 		add_coopmat(info, 2, p[i].MSize, p[i].NSize, p[i].KSize, p[i].AType, p[i].BType, p[i].CType, p[i].ResultType,
-			p[i].saturatingAccumulation, p[i].scope);
+			p[i].saturatingAccumulation, p[i].scope, 0);
+	}
+}
+
+static void add_coopmat2_nv(vkb_pd_info *info, const VkCooperativeMatrixFlexibleDimensionsPropertiesNV *p, uint32_t n) {
+	for (uint32_t i = 0; i < n; i++) {
+		add_coopmat(info, 3, p[i].MGranularity, p[i].NGranularity, p[i].KGranularity, p[i].AType, p[i].BType, p[i].CType,
+			p[i].ResultType, p[i].saturatingAccumulation, p[i].scope, p[i].workgroupInvocations);
 	}
 }
 
@@ -267,6 +280,18 @@ static void cooperative_matrices(const vkb_instance *in, VkPhysicalDevice pd, vk
 			free(p);
 		}
 	}
+	n = 0;
+	if (info->ext_coopmat2_nv && info->coopmat2_nv.cooperativeMatrixFlexibleDimensions &&
+		in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, NULL) == VK_SUCCESS && n > 0) {
+		VkCooperativeMatrixFlexibleDimensionsPropertiesNV *p = calloc(n, sizeof *p);
+		if (p != NULL) {
+			for (uint32_t i = 0; i < n; i++) p[i].sType = VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV;
+			if (in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, p) >= VK_SUCCESS) {
+				add_coopmat2_nv(info, p, n);
+			}
+			free(p);
+		}
+	}
 }
 
 void vkb_test_cooperative_matrices(vkb_pd_info *info) {
@@ -280,9 +305,14 @@ void vkb_test_cooperative_matrices(vkb_pd_info *info) {
 		{.MSize = 32, .NSize = 16, .KSize = 64, .AType = 1000141000, .BType = 1000141000, .CType = 1, .ResultType = 0,
 			.saturatingAccumulation = VK_TRUE, .scope = 3},
 	};
+	VkCooperativeMatrixFlexibleDimensionsPropertiesNV flex[1] = {
+		{.MGranularity = 32, .NGranularity = 16, .KGranularity = 16, .AType = 0, .BType = 0, .CType = 1, .ResultType = 1,
+			.scope = 2, .workgroupInvocations = 128},
+	};
 	memset(info, 0, sizeof *info);
 	add_coopmat_nv(info, nv, 2);
 	add_coopmat_khr(info, khr, 1);
+	add_coopmat2_nv(info, flex, 1);
 }
 
 // VKB_LINK appends structure s to the pNext chain whose last pNext is *tail.
@@ -319,6 +349,8 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 		VKB_LINK(tail, info->maint3);
 		if (info->chain13) VKB_LINK(tail, info->maint4);
 		if (info->chain13 || info->ext_subgroup_size_control) VKB_LINK(tail, info->sgsc);
+		info->coopmat2_nv_props.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV;
+		if (info->ext_coopmat2_nv) VKB_LINK(tail, info->coopmat2_nv_props);
 		in->GetPhysicalDeviceProperties2(pd, &p2);
 
 		VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -331,6 +363,7 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 		info->coopmat_nv.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
 		info->coopmat_khr.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
 		info->bfloat16.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR;
+		info->coopmat2_nv.sType = VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV;
 		VKB_LINK(tail, info->f11);
 		VKB_LINK(tail, info->f12);
 		if (info->chain13) VKB_LINK(tail, info->f13);
@@ -338,6 +371,7 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 		if (info->ext_coopmat_nv) VKB_LINK(tail, info->coopmat_nv);
 		if (info->ext_coopmat_khr) VKB_LINK(tail, info->coopmat_khr);
 		if (info->ext_bfloat16) VKB_LINK(tail, info->bfloat16);
+		if (info->ext_coopmat2_nv) VKB_LINK(tail, info->coopmat2_nv);
 		in->GetPhysicalDeviceFeatures2(pd, &f2);
 		// Compiler statistics (VK_KHR_pipeline_executable_properties),
 		// when the device has the extension and its feature.
@@ -347,6 +381,7 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 		info->maint3.pNext = info->maint4.pNext = info->sgsc.pNext = NULL;
 		info->f11.pNext = info->f12.pNext = info->f13.pNext = NULL;
 		info->coopmat_nv.pNext = info->coopmat_khr.pNext = info->bfloat16.pNext = NULL;
+		info->coopmat2_nv.pNext = info->coopmat2_nv_props.pNext = NULL;
 
 		cooperative_matrices(in, pd, info);
 	}
@@ -416,7 +451,7 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	// Optional extensions, each with its feature structure.
 	void **tail = &f12.pNext;
 	if (info->chain13) tail = &f13.pNext;
-	const char *exts[4];
+	const char *exts[5];
 	uint32_t next = 0;
 	VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
@@ -446,6 +481,14 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 		bf16.shaderBFloat16CooperativeMatrix = info->bfloat16.shaderBFloat16CooperativeMatrix && cmkhr.cooperativeMatrix;
 		VKB_LINK(tail, bf16);
 		exts[next++] = VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME;
+	}
+	// VK_NV_cooperative_matrix2 builds on VK_KHR_cooperative_matrix's
+	// types: every feature the device has, with those.
+	VkPhysicalDeviceCooperativeMatrix2FeaturesNV cm2 = info->coopmat2_nv;
+	cm2.pNext = NULL;
+	if (info->ext_coopmat2_nv && cmkhr.cooperativeMatrix) {
+		VKB_LINK(tail, cm2);
+		exts[next++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
 	}
 
 	float priority = 1.0f;

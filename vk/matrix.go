@@ -26,6 +26,7 @@ func cooperativeMatrices(c *C.vkb_pd_info) []hal.CooperativeMatrix {
 			A: hal.ComponentType(m.a), B: hal.ComponentType(m.b), C: hal.ComponentType(m.c), Result: hal.ComponentType(m.result),
 			SaturatingAccumulation: m.saturating != 0,
 			Scope:                  hal.Scope(m.scope),
+			Invocations:            uint32(m.invocations),
 		})
 	}
 	return out

@@ -57,6 +57,46 @@ typedef struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
 	VkBool32 shaderBFloat16CooperativeMatrix;
 } VkPhysicalDeviceShaderBfloat16FeaturesKHR;
 #endif
+#ifndef VK_NV_cooperative_matrix2
+#define VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME "VK_NV_cooperative_matrix2"
+typedef struct VkPhysicalDeviceCooperativeMatrix2FeaturesNV {
+	VkStructureType sType;
+	void *pNext;
+	VkBool32 cooperativeMatrixWorkgroupScope;
+	VkBool32 cooperativeMatrixFlexibleDimensions;
+	VkBool32 cooperativeMatrixReductions;
+	VkBool32 cooperativeMatrixConversions;
+	VkBool32 cooperativeMatrixPerElementOperations;
+	VkBool32 cooperativeMatrixTensorAddressing;
+	VkBool32 cooperativeMatrixBlockLoads;
+} VkPhysicalDeviceCooperativeMatrix2FeaturesNV;
+typedef struct VkPhysicalDeviceCooperativeMatrix2PropertiesNV {
+	VkStructureType sType;
+	void *pNext;
+	uint32_t cooperativeMatrixWorkgroupScopeMaxWorkgroupSize;
+	uint32_t cooperativeMatrixFlexibleDimensionsMaxDimension;
+	uint32_t cooperativeMatrixWorkgroupScopeReservedSharedMemory;
+} VkPhysicalDeviceCooperativeMatrix2PropertiesNV;
+typedef struct VkCooperativeMatrixFlexibleDimensionsPropertiesNV {
+	VkStructureType sType;
+	void *pNext;
+	uint32_t MGranularity;
+	uint32_t NGranularity;
+	uint32_t KGranularity;
+	uint32_t AType; // VkComponentTypeKHR
+	uint32_t BType;
+	uint32_t CType;
+	uint32_t ResultType;
+	VkBool32 saturatingAccumulation;
+	uint32_t scope; // VkScopeKHR
+	uint32_t workgroupInvocations;
+} VkCooperativeMatrixFlexibleDimensionsPropertiesNV;
+typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)(
+	VkPhysicalDevice physicalDevice, uint32_t *pPropertyCount, VkCooperativeMatrixFlexibleDimensionsPropertiesNV *pProperties);
+#endif
+#define VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV ((VkStructureType)1000593000)
+#define VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV ((VkStructureType)1000593001)
+#define VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV ((VkStructureType)1000593002)
 #define VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR ((VkStructureType)1000506000)
 #define VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR ((VkStructureType)1000506001)
 #define VKB_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR ((VkStructureType)1000141000)
@@ -66,6 +106,9 @@ typedef struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
 // out under such a layer (see vkb_instance.layer_version).
 #define VKB_HEADERS_COOPERATIVE_MATRIX_KHR VK_MAKE_API_VERSION(0, 1, 3, 255)
 #define VKB_HEADERS_SHADER_BFLOAT16 VK_MAKE_API_VERSION(0, 1, 4, 311)
+// VK_NV_cooperative_matrix2 came to the registry in late 2024; 1.3.300 is
+// a bound on the safe side.
+#define VKB_HEADERS_COOPERATIVE_MATRIX_2_NV VK_MAKE_API_VERSION(0, 1, 3, 300)
 
 // Instance-level entry points, resolved with vkGetInstanceProcAddr.
 #define VKB_INSTANCE_FUNCS(X)                 \
@@ -158,6 +201,8 @@ typedef struct vkb_instance {
 	// Extension entry points, NULL when the loader has none.
 	PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV GetPhysicalDeviceCooperativeMatrixPropertiesNV;
 	PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR GetPhysicalDeviceCooperativeMatrixPropertiesKHR;
+	PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV
+		GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV;
 	// layer_version is the spec version of the validation layer, whose
 	// patch is the headers it was built with; UINT32_MAX without
 	// validation, when no layer has to know vk's structures.
@@ -180,9 +225,11 @@ typedef struct vkb_device {
 } vkb_device;
 
 // vkb_coopmat is one cooperative-matrix multiply-add, from either
-// extension (api: 1 NV, 2 KHR, as hal.MatrixAPI).
+// extension (api: 1 NV, 2 KHR, 3 NV2's flexible dimensions, as
+// hal.MatrixAPI; for NV2, m, n and k are granularities and invocations the
+// workgroup size they hold for, 0 for any).
 typedef struct vkb_coopmat {
-	uint32_t api, m, n, k, a, b, c, result, saturating, scope;
+	uint32_t api, m, n, k, a, b, c, result, saturating, scope, invocations;
 } vkb_coopmat;
 
 // VKB_MAX_COOPMAT bounds the shapes kept per device; NVIDIA's drivers list
@@ -216,15 +263,18 @@ typedef struct vkb_pd_info {
 	int exec_stats;
 	// Device extensions vk reads or enables, set when the device has them
 	// (and, for those newer than the validation layer, when it knows them).
-	int ext_subgroup_size_control, ext_coopmat_nv, ext_coopmat_khr, ext_bfloat16;
+	int ext_subgroup_size_control, ext_coopmat_nv, ext_coopmat_khr, ext_bfloat16, ext_coopmat2_nv;
 	// Valid when chain13 or ext_subgroup_size_control is set.
 	VkPhysicalDeviceSubgroupSizeControlProperties sgsc;
 	// Valid when the extension's flag is set.
 	VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat_nv;
 	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopmat_khr;
 	VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16;
+	VkPhysicalDeviceCooperativeMatrix2FeaturesNV coopmat2_nv;
+	VkPhysicalDeviceCooperativeMatrix2PropertiesNV coopmat2_nv_props;
 	// coopmat are the multiply-adds of the extensions whose feature is on:
-	// NV's first, then KHR's; ncoopmat of them.
+	// NV's first, then KHR's, then NV2's flexible dimensions; ncoopmat of
+	// them.
 	uint32_t ncoopmat;
 	vkb_coopmat coopmat[VKB_MAX_COOPMAT];
 } vkb_pd_info;

@@ -299,10 +299,11 @@ func formatFeatureNames(f hal.FormatFeatures) []string {
 }
 
 // matrixSummary says which cooperative-matrix extensions the device has
-// and how many multiply-adds each lists, or "none".
+// and how many multiply-adds each lists (for NV2, granularities), or
+// "none".
 func matrixSummary(d hal.DeviceInfo) string {
 	var parts []string
-	for _, api := range []hal.MatrixAPI{hal.MatrixNV, hal.MatrixKHR} {
+	for _, api := range []hal.MatrixAPI{hal.MatrixNV, hal.MatrixKHR, hal.MatrixNV2} {
 		if !d.Features.CooperativeMatrix(api) {
 			continue
 		}
@@ -312,7 +313,11 @@ func matrixSummary(d hal.DeviceInfo) string {
 				n++
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s: %d shapes", api.Extension(), n))
+		what := "shapes"
+		if api == hal.MatrixNV2 {
+			what = "granularities"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d %s", api.Extension(), n, what))
 	}
 	if len(parts) == 0 {
 		return "none"
