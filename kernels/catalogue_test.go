@@ -129,11 +129,21 @@ var (
 			SubgroupOps: 0xff,
 		},
 		Features: hal.Features{Float16: true, Int64: true, Float64: true, Int8: true, Int16: true, Storage16: true, Storage8: true,
-			VulkanMemoryModel: true, CooperativeMatrixNV: true},
-		MemoryHeaps:         []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
-		CooperativeMatrices: []hal.CooperativeMatrix{nvShape(16, 8, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32)},
+			VulkanMemoryModel: true, CooperativeMatrixNV: true, CooperativeMatrixKHR: true, CooperativeMatrixNV2: true},
+		MemoryHeaps: []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
+		CooperativeMatrices: []hal.CooperativeMatrix{nvShape(16, 8, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32),
+			nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256)},
 	}
 )
+
+// nv2Granularity is a workgroup-scope fp16 multiply-add with fp32 sums of
+// VK_NV_cooperative_matrix2's flexible dimensions, as the H200 lists them
+// (driver 580): matrices of multiples of m×n×k in workgroups of
+// invocations.
+func nv2Granularity(m, n, k, invocations uint32) hal.CooperativeMatrix {
+	return hal.CooperativeMatrix{API: hal.MatrixNV2, M: m, N: n, K: k, A: hal.ComponentF16, B: hal.ComponentF16,
+		C: hal.ComponentF32, Result: hal.ComponentF32, Scope: hal.ScopeWorkgroup, Invocations: invocations}
+}
 
 // nvShape is a subgroup multiply-add of VK_NV_cooperative_matrix with
 // inputs of type in and sums of type sum.
@@ -212,6 +222,10 @@ func TestSupported(t *testing.T) {
 	only16x8.CooperativeMatrices = only16x8.CooperativeMatrices[:1]
 	wave64 := h200Info
 	wave64.Limits.SubgroupSize = 64
+	no256 := h200Info // no workgroup-scope matrices of 256 invocations
+	no256.CooperativeMatrices = slices.DeleteFunc(slices.Clone(h200Info.CooperativeMatrices), func(m hal.CooperativeMatrix) bool { return m.Invocations == 256 })
+	coarse := h200Info // a granularity that 128x128x32 is no multiple of
+	coarse.CooperativeMatrices = []hal.CooperativeMatrix{nv2Granularity(48, 16, 16, 128)}
 	tests := []struct {
 		c    kernels.Candidate
 		info hal.DeviceInfo
@@ -232,6 +246,11 @@ func TestSupported(t *testing.T) {
 		{find(hgemm, "nv-128x128x32-w64x32"), only16x8, "needs the cooperative-matrix multiply-add 16x16x16 f16*f16+f32=f32 subgroup (nv), which the device does not list"},
 		{find(hgemm, "nv-128x128x32-w64x32"), wave64, "needs a subgroup size of 32, device has 64"},
 		{find(tensor, "acc8-unroll4-wg256"), h200Info, ""},
+		{find(hgemm, "nv2-128x128x32-t128"), h200Info, ""},
+		{find(hgemm, "nv2-128x128x32-t128"), lavapipeAll, "needs cooperative matrices (VK_NV_cooperative_matrix2), which the device lacks"},
+		{find(hgemm, "nv2-128x256x32-t256"), no256, "needs the cooperative-matrix multiply-add 128x256x32 f16*f16+f32=f32 workgroup:256 (nv2), which the device does not list"},
+		{find(hgemm, "nv2-128x256x32-t256"), h200Info, ""},
+		{find(hgemm, "nv2-128x128x32-t128"), coarse, "which the device does not list"},
 	}
 	for _, tt := range tests {
 		err := tt.c.Supported(tt.info)

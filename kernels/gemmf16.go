@@ -56,7 +56,26 @@ func newGEMMF16() *gemmF16Op {
 		nv(256, 128, 16, 64, 64, 2, 2),
 		nv(128, 256, 32, 64, 64, 1, 2),
 		nv(256, 128, 32, 64, 64, 1, 2),
+		coopmat2GEMM(64, 128, 32, 128),
+		coopmat2GEMM(128, 128, 32, 128),
+		coopmat2GEMM(128, 128, 64, 256),
+		coopmat2GEMM(128, 256, 32, 256),
 	}}
+}
+
+// coopmat2GEMM is a candidate of gemm_f16_coopmat2: a BM×BN tile of C per
+// workgroup of wg invocations, held as one workgroup-scope matrix of
+// VK_NV_cooperative_matrix2 and summed over BM×BK and BK×BN matrices
+// loaded through tensor layouts; the driver stages them.
+func coopmat2GEMM(bm, bn, bk, wg uint32) Candidate {
+	req := Requirements{CooperativeMatrices: []hal.CooperativeMatrix{{
+		API: hal.MatrixNV2, M: bm, N: bn, K: bk,
+		A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
+		Scope: hal.ScopeWorkgroup, Invocations: wg,
+	}}}
+	return candidate("gemm_f16_coopmat2", fmt.Sprintf("nv2-%dx%dx%d-t%d", bm, bn, bk, wg), 3, 12, [3]uint32{wg, 1, 1},
+		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WG": int(wg)},
+		req, wg, bm, bn, bk)
 }
 
 // coopmatGEMM is a candidate of a shader built on gemm_f16_coopmat.glsl:

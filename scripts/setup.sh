@@ -9,9 +9,10 @@
 # device used where there is no GPU), the Khronos validation layer, the
 # shader compiler and the SPIR-V validator, a C compiler for cgo,
 # Chromium, in which the tests open the HTML report (run headless), with
-# the charts' font (Liberation Sans), and Python, which runs bench/'s own
-# tests.
-VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev chromium fonts-liberation python3)
+# the charts' font (Liberation Sans), Python, which runs bench/'s own
+# tests, and curl and xz, with which scripts/glslc13.sh fetches the newer
+# shader compiler that the tests check a few kernels with.
+VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev chromium fonts-liberation python3 curl xz-utils)
 
 vkbench_setup() {
 	local missing=()

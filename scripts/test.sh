@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 vkbench_setup
+# Debian 13's glslc, pinned, for the kernels Debian 12's cannot build
+# (the shaders test rebuilds every kernel and compares).
+bash scripts/glslc13.sh
 
 step() { printf '\n== %s\n' "$*" >&2; }
 

@@ -12,8 +12,11 @@
 // constants. Package kernels says which operation uses which kernel.
 //
 // After editing a source, rebuild the SPIR-V with glslc and spirv-val on
-// the PATH:
+// the PATH (and, for the sources that say "// target-env: vulkan1.3",
+// such as gemm_f16_coopmat2's GL_NV_cooperative_matrix2, the newer glslc
+// that scripts/glslc13.sh fetches; see internal/glslc):
 //
+//	bash scripts/glslc13.sh
 //	go generate ./shaders/...
 //
 // The package's test rebuilds every source with the same flags (see

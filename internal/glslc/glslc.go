@@ -3,11 +3,23 @@
 // shaders generator (go generate), the shaders test and the tests that
 // compile modules of their own share it, so that every module is built
 // with the very same flags.
+//
+// Two toolchains build the checked-in kernels. Most are built for Vulkan
+// 1.2 by the glslc and spirv-val on the PATH (Debian 12's: shaderc 2023.2,
+// SPIRV-Tools 2023.1). A source whose text has the line
+//
+//	// target-env: vulkan1.3
+//
+// is built for Vulkan 1.3 (SPIR-V 1.6) by Debian 13's glslc 2025.2 and
+// spirv-val 2025.1, which know extensions that Debian 12's do not
+// (GL_NV_cooperative_matrix2); scripts/glslc13.sh fetches them, pinned,
+// into bin/tools/glslc13 of the module.
 package glslc
 
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,12 +67,67 @@ func OutputName(source string) string {
 	return strings.TrimSuffix(source, SourceExt) + OutputExt
 }
 
-// Compile builds dir/source into out with glslc. It runs in dir with the
-// source's base name, so that messages name the file as the repository
-// does.
+// Vulkan13Directive is the line by which a source asks to be built for
+// Vulkan 1.3 with the newer toolchain.
+const Vulkan13Directive = "// target-env: vulkan1.3"
+
+// Toolchain is a compiler and a validator, and the Vulkan version they
+// build and check for.
+type Toolchain struct {
+	Glslc, SpirvVal string
+	TargetEnv       string
+}
+
+// Default is glslc and spirv-val from the PATH, for TargetEnv.
+var Default = Toolchain{Glslc: "glslc", SpirvVal: "spirv-val", TargetEnv: TargetEnv}
+
+// Newer returns the toolchain that scripts/glslc13.sh fetches into the
+// module's bin/tools/glslc13, for Vulkan 1.3; an error that says how to
+// get it if it is not there. The module is found from dir upwards.
+func Newer(dir string) (Toolchain, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Toolchain{}, err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			bin := filepath.Join(d, "bin", "tools", "glslc13", "bin")
+			t := Toolchain{Glslc: filepath.Join(bin, "glslc"), SpirvVal: filepath.Join(bin, "spirv-val"), TargetEnv: "vulkan1.3"}
+			if _, err := os.Stat(t.Glslc); err != nil {
+				return Toolchain{}, fmt.Errorf("glslc: the newer toolchain is not in %s: run scripts/glslc13.sh", bin)
+			}
+			return t, nil
+		}
+		if filepath.Dir(d) == d {
+			return Toolchain{}, fmt.Errorf("glslc: no go.mod above %s, where the newer toolchain would be", abs)
+		}
+	}
+}
+
+// For returns the toolchain that builds dir/source: Newer if the source
+// has Vulkan13Directive, else Default.
+func For(dir, source string) (Toolchain, error) {
+	text, err := os.ReadFile(filepath.Join(dir, source))
+	if err != nil {
+		return Toolchain{}, err
+	}
+	if !slices.Contains(strings.Split(string(text), "\n"), Vulkan13Directive) {
+		return Default, nil
+	}
+	return Newer(dir)
+}
+
+// Compile builds dir/source into out with its toolchain (For). It runs in
+// dir with the source's base name, so that messages name the file as the
+// repository does.
 func Compile(ctx context.Context, dir, source, out string) error {
-	args := append(slices.Clone(Flags), source, "-o", out)
-	return run(ctx, dir, "glslc", args...)
+	t, err := For(dir, source)
+	if err != nil {
+		return err
+	}
+	args := slices.Clone(Flags)
+	args[slices.Index(args, "--target-env="+TargetEnv)] = "--target-env=" + t.TargetEnv
+	return run(ctx, dir, t.Glslc, append(args, source, "-o", out)...)
 }
 
 // CompileSource compiles the GLSL compute source src for targetEnv
@@ -85,9 +152,22 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
 }
 
-// Validate runs spirv-val on the SPIR-V file path for TargetEnv.
+// Validate runs spirv-val on the SPIR-V file path: the newer toolchain's
+// for Vulkan 1.3 if the module is SPIR-V 1.6, else Default's for
+// TargetEnv.
 func Validate(ctx context.Context, path string) error {
-	return run(ctx, filepath.Dir(path), "spirv-val", "--target-env", TargetEnv, filepath.Base(path))
+	code, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	t := Default
+	// The version is the header's second word: 0x00010600 for SPIR-V 1.6.
+	if len(code) >= 8 && binary.LittleEndian.Uint32(code[4:]) >= 0x00010600 {
+		if t, err = Newer(filepath.Dir(path)); err != nil {
+			return err
+		}
+	}
+	return run(ctx, filepath.Dir(path), t.SpirvVal, "--target-env", t.TargetEnv, filepath.Base(path))
 }
 
 func run(ctx context.Context, dir, tool string, args ...string) error {
