@@ -88,5 +88,6 @@ exec "\$lib/ld-linux-x86-64.so.2" --library-path "\$lib" "\$(dirname "\$0")/../r
 WRAP
 	chmod +x "$dest/bin/$tool"
 done
-"$dest/bin/glslc" --version | head -1 >&2
+"$dest/bin/glslc" --version >"$tmp/version.txt" || fail "the fetched glslc does not run: $(cat "$tmp/version.txt")"
+head -n 1 "$tmp/version.txt" >&2
 echo "${pinned[*]}" >"$stamp"
