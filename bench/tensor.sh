@@ -9,7 +9,7 @@
 #      the tensor-core rate), then every candidate of the peaks
 #      (peak-coopmat-f16, -f16acc, -s8, peak-fma-f16, -f32);
 #   3. vkbench run gemm-f16 and gemm (fp32) at 2048³, 4096³ and 8192³, and
-#      gemm (fp32) at the odd shapes 4097x4095x1000 and 1000x3000x777;
+#      at the odd shapes 4097x4095x1000 and 1000x3000x777;
 #   4. torch: HGEMM (f16 in and out) and SGEMM (TF32 off) at the same sizes;
 #   5. bench/tensor_table.py: the table.
 #
@@ -47,11 +47,12 @@ for s in $sizes; do
 		run "$out/gemm-$s-stderr.txt" run gemm --size "${s}x${s}x${s}" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@"
 	fi
 done
-if [ "${SGEMM:-1}" != 0 ]; then
-	for s in $odd; do
+for s in $odd; do
+	run "$out/gemm-f16-$s-stderr.txt" run gemm-f16 --size "$s" --cache "$cache" -q -v --format json -o "$out/gemm-f16-$s.json" "$@"
+	if [ "${SGEMM:-1}" != 0 ]; then
 		run "$out/gemm-$s-stderr.txt" run gemm --size "$s" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@"
-	done
-fi
+	fi
+done
 # shellcheck disable=SC2086 # the sizes are words
 python3 bench/tensor_baseline.py $sizes $odd | tee "$out/baseline.jsonl"
 python3 bench/tensor_table.py "$out" | tee "$out/table.md"
