@@ -177,10 +177,9 @@ type Features struct {
 	// shapes of each.
 	CooperativeMatrixNV  bool
 	CooperativeMatrixKHR bool
-	// CooperativeMatrixNV2 is VK_NV_cooperative_matrix2 with the features
-	// vkbench's kernels use of it: workgroup scope, flexible dimensions
-	// and tensor addressing.
-	CooperativeMatrixNV2 bool
+	// CooperativeMatrixNV2 are the features of VK_NV_cooperative_matrix2
+	// the device has; none without the extension.
+	CooperativeMatrixNV2 NV2Features
 }
 
 // CooperativeMatrix reports whether the device has the cooperative
@@ -192,7 +191,7 @@ func (f Features) CooperativeMatrix(api MatrixAPI) bool {
 	case MatrixKHR:
 		return f.CooperativeMatrixKHR
 	case MatrixNV2:
-		return f.CooperativeMatrixNV2
+		return f.CooperativeMatrixNV2 != 0
 	}
 	return false
 }

@@ -118,6 +118,45 @@ func (a MatrixAPI) Extension() string {
 	return a.String()
 }
 
+// NV2Features are the features of VK_NV_cooperative_matrix2, of which a
+// device may have some and not others.
+type NV2Features uint8
+
+// The features of VK_NV_cooperative_matrix2, with its feature structure's
+// names.
+const (
+	NV2WorkgroupScope       NV2Features = 1 << iota // matrices of a whole workgroup
+	NV2FlexibleDimensions                           // of any multiple of a listed granularity
+	NV2Reductions                                   // SPIR-V CooperativeMatrixReductionsNV
+	NV2Conversions                                  // CooperativeMatrixConversionsNV
+	NV2PerElementOperations                         // CooperativeMatrixPerElementOperationsNV
+	NV2TensorAddressing                             // CooperativeMatrixTensorAddressingNV, TensorAddressingNV
+	NV2BlockLoads                                   // CooperativeMatrixBlockLoadsNV
+)
+
+var nv2FeatureNames = [...]string{
+	"cooperativeMatrixWorkgroupScope", "cooperativeMatrixFlexibleDimensions", "cooperativeMatrixReductions",
+	"cooperativeMatrixConversions", "cooperativeMatrixPerElementOperations", "cooperativeMatrixTensorAddressing",
+	"cooperativeMatrixBlockLoads",
+}
+
+// Has reports whether f includes every feature of o.
+func (f NV2Features) Has(o NV2Features) bool { return f&o == o }
+
+// String joins the features' Vulkan names with "+", or says "none".
+func (f NV2Features) String() string {
+	var names []string
+	for i, name := range nv2FeatureNames {
+		if f&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "+")
+}
+
 // CooperativeMatrix is one multiply-add a device's cooperative matrices
 // do: Result (M×N) = A (M×K) · B (K×N) + C (M×N), with its component
 // types, over the invocations of Scope (an entry of

@@ -129,7 +129,7 @@ var (
 			SubgroupOps: 0xff,
 		},
 		Features: hal.Features{Float16: true, Int64: true, Float64: true, Int8: true, Int16: true, Storage16: true, Storage8: true,
-			VulkanMemoryModel: true, CooperativeMatrixNV: true, CooperativeMatrixKHR: true, CooperativeMatrixNV2: true},
+			VulkanMemoryModel: true, CooperativeMatrixNV: true, CooperativeMatrixKHR: true, CooperativeMatrixNV2: 0x7f},
 		MemoryHeaps: []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
 		CooperativeMatrices: []hal.CooperativeMatrix{nvShape(16, 8, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32),
 			nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256)},

@@ -72,7 +72,7 @@ func coopmat2GEMM(bm, bn, bk, wg uint32) Candidate {
 		API: hal.MatrixNV2, M: bm, N: bn, K: bk,
 		A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
 		Scope: hal.ScopeWorkgroup, Invocations: wg,
-	}}}
+	}}, NV2: hal.NV2WorkgroupScope | hal.NV2FlexibleDimensions}
 	return candidate("gemm_f16_coopmat2", fmt.Sprintf("nv2-%dx%dx%d-t%d", bm, bn, bk, wg), 3, 12, [3]uint32{wg, 1, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WG": int(wg)},
 		req, wg, bm, bn, bk)

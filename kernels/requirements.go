@@ -50,6 +50,8 @@ type Requirements struct {
 	// CooperativeMatrices are the multiply-adds it does with them, each of
 	// which the device must list (hal.DeviceInfo.CooperativeMatrices).
 	CooperativeMatrices []hal.CooperativeMatrix
+	// NV2 are the features of VK_NV_cooperative_matrix2 it uses.
+	NV2 hal.NV2Features
 	// Images are the image formats the kernel binds, each with what it
 	// does with them (as a storage image, sampled, through a linear
 	// filter), all of which the device must support for the format
@@ -98,10 +100,14 @@ func ModuleRequirements(m *spirv.Module) Requirements {
 			r.CooperativeMatrix = hal.MatrixNV
 		case c == spirv.CapCooperativeMatrixKHR && r.CooperativeMatrix == 0:
 			r.CooperativeMatrix = hal.MatrixKHR
-		case c == spirv.CapCooperativeMatrixTensorAddressingNV, c == spirv.CapTensorAddressingNV:
+		case spirv.CapCooperativeMatrixReductionsNV <= c && c <= spirv.CapCooperativeMatrixBlockLoadsNV:
 			// NV2's matrices are KHR's, with more: NV2 is what the
 			// module needs.
 			r.CooperativeMatrix = hal.MatrixNV2
+			r.NV2 |= hal.NV2Reductions << (c - spirv.CapCooperativeMatrixReductionsNV)
+		case c == spirv.CapTensorAddressingNV:
+			r.CooperativeMatrix = hal.MatrixNV2
+			r.NV2 |= hal.NV2TensorAddressing
 		}
 	}
 	if r.Subgroup != 0 {
@@ -131,6 +137,7 @@ func (r Requirements) Merge(o Requirements) Requirements {
 	if r.CooperativeMatrix == 0 {
 		r.CooperativeMatrix = o.CooperativeMatrix
 	}
+	r.NV2 |= o.NV2
 	r.CooperativeMatrices = slices.Clone(r.CooperativeMatrices)
 	for _, m := range o.CooperativeMatrices {
 		if !slices.Contains(r.CooperativeMatrices, m) {
@@ -219,6 +226,9 @@ func (r Requirements) unsupportedMatrices(info hal.DeviceInfo) string {
 			return fmt.Sprintf("needs cooperative matrices (%s), which the device lacks", api.Extension())
 		}
 	}
+	if missing := r.NV2 &^ info.Features.CooperativeMatrixNV2; missing != 0 {
+		return fmt.Sprintf("needs %s of VK_NV_cooperative_matrix2, which the device lacks", missing)
+	}
 	for _, m := range r.CooperativeMatrices {
 		if !info.HasCooperativeMatrix(m) {
 			return fmt.Sprintf("needs the cooperative-matrix multiply-add %s, which the device does not list", m)
@@ -251,9 +261,16 @@ func (r Requirements) appendDigest(b []byte) []byte {
 		for _, v := range []uint32{uint32(m.API), m.M, m.N, m.K, uint32(m.A), uint32(m.B), uint32(m.C), uint32(m.Result), sat, uint32(m.Scope)} {
 			u32(v)
 		}
+		if m.Invocations != 0 { // NV2's only: the digests of the others stay
+			u32(m.Invocations)
+		}
 	}
-	// Only where there are images, so that the digests of kernels without
-	// them stay what they were before images.
+	// Only where there are NV2 features or images, so that the digests of
+	// kernels without them stay what they were before either.
+	if r.NV2 != 0 {
+		u32(0x4e5632 /* "NV2" */)
+		u32(uint32(r.NV2))
+	}
 	if len(r.Images) > 0 {
 		u32(uint32(len(r.Images)))
 		for _, u := range r.Images {

@@ -1,11 +1,15 @@
 package kernels_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/glslc"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/shaders"
 	"github.com/vkbench/vkbench/spirv"
@@ -20,6 +24,8 @@ func TestModuleRequirements(t *testing.T) {
 		{"copy_vec4", kernels.Requirements{}},
 		{"peak_fma_f16", kernels.Requirements{Float16: true}},
 		{"reduce_subgroup", kernels.Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic}},
+		{"gemm_f16_coopmat2", kernels.Requirements{Float16: true, Storage16: true, VulkanMemoryModel: true,
+			CooperativeMatrix: hal.MatrixNV2, NV2: hal.NV2TensorAddressing}},
 	} {
 		m, err := spirv.Parse(shaders.MustGet(tt.shader))
 		if err != nil {
@@ -28,6 +34,57 @@ func TestModuleRequirements(t *testing.T) {
 		if diff := cmp.Diff(tt.want, kernels.ModuleRequirements(m)); diff != "" {
 			t.Errorf("ModuleRequirements(%s) (-want +got):\n%s", tt.shader, diff)
 		}
+	}
+}
+
+// TestModuleRequirementsNV2 compiles a module that reduces a matrix and
+// maps its elements (two of VK_NV_cooperative_matrix2's features, on
+// subgroup matrices of VK_KHR_cooperative_matrix) and checks that it
+// needs NV2, those two features, and nothing of them a device lacks
+// passes.
+func TestModuleRequirementsNV2(t *testing.T) {
+	src := glslc.Vulkan13Directive + `
+#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 32) in;
+layout(binding = 0) buffer A { float16_t a[]; };
+float16_t add(const in float16_t x, const in float16_t y) { return x + y; }
+float16_t twice(const in uint r, const in uint c, const in float16_t x) { return x * float16_t(2); }
+void main() {
+	coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> m, r;
+	coopMatLoad(m, a, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+	coopMatReduceNV(r, m, gl_CooperativeMatrixReduceRowNV, add);
+	coopMatPerElementNV(r, r, twice);
+	coopMatStore(r, a, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+}
+`
+	if _, err := glslc.Newer("."); err != nil {
+		testenv.Unavailable(t, "%v", err)
+	}
+	code, err := glslc.CompileSource(context.Background(), src, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spirv.Parse(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := kernels.ModuleRequirements(m)
+	if r.CooperativeMatrix != hal.MatrixNV2 || r.NV2 != hal.NV2Reductions|hal.NV2PerElementOperations {
+		t.Errorf("ModuleRequirements: %v and %v, want nv2 and %v", r.CooperativeMatrix, r.NV2, hal.NV2Reductions|hal.NV2PerElementOperations)
+	}
+	info := hal.DeviceInfo{Features: hal.Features{Float16: true, Storage16: true, VulkanMemoryModel: true,
+		CooperativeMatrixKHR: true, CooperativeMatrixNV2: hal.NV2Reductions | hal.NV2TensorAddressing}}
+	err = r.Supported(info)
+	if want := "needs cooperativeMatrixPerElementOperations of VK_NV_cooperative_matrix2, which the device lacks"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Supported on a device with %v: %v, want %q", info.Features.CooperativeMatrixNV2, err, want)
+	}
+	info.Features.CooperativeMatrixNV2 |= hal.NV2PerElementOperations
+	if err := r.Supported(info); err != nil {
+		t.Errorf("Supported on a device with %v: %v", info.Features.CooperativeMatrixNV2, err)
 	}
 }
 

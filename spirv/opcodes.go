@@ -80,8 +80,13 @@ const (
 	CapVulkanMemoryModel              = 5345
 	CapCooperativeMatrixNV            = 5357
 	CapCooperativeMatrixKHR           = 6022
-	// SPV_NV_cooperative_matrix2's loads and stores through tensor
-	// layouts, and SPV_NV_tensor_addressing's layouts themselves.
-	CapCooperativeMatrixTensorAddressingNV = 5433
-	CapTensorAddressingNV                  = 5439
+	// SPV_NV_cooperative_matrix2's capabilities, each a feature of
+	// VK_NV_cooperative_matrix2 (5430 to 5434), and SPV_NV_tensor_addressing's
+	// tensor layouts.
+	CapCooperativeMatrixReductionsNV           = 5430
+	CapCooperativeMatrixConversionsNV          = 5431
+	CapCooperativeMatrixPerElementOperationsNV = 5432
+	CapCooperativeMatrixTensorAddressingNV     = 5433
+	CapCooperativeMatrixBlockLoadsNV           = 5434
+	CapTensorAddressingNV                      = 5439
 )

@@ -232,10 +232,16 @@ func (pd *physicalDevice) describe(index int) {
 		info.Features.CooperativeMatrixNV = c.ext_coopmat_nv != 0 && c.coopmat_nv.cooperativeMatrix != 0
 		info.Features.CooperativeMatrixKHR = c.ext_coopmat_khr != 0 && c.coopmat_khr.cooperativeMatrix != 0
 		info.Features.BFloat16 = c.ext_bfloat16 != 0 && c.bfloat16.shaderBFloat16Type != 0
-		cm2 := &c.coopmat2_nv
-		info.Features.CooperativeMatrixNV2 = info.Features.CooperativeMatrixKHR && c.ext_coopmat2_nv != 0 &&
-			cm2.cooperativeMatrixWorkgroupScope != 0 && cm2.cooperativeMatrixFlexibleDimensions != 0 &&
-			cm2.cooperativeMatrixTensorAddressing != 0
+		if info.Features.CooperativeMatrixKHR && c.ext_coopmat2_nv != 0 {
+			cm2 := &c.coopmat2_nv
+			for i, on := range []C.VkBool32{cm2.cooperativeMatrixWorkgroupScope, cm2.cooperativeMatrixFlexibleDimensions,
+				cm2.cooperativeMatrixReductions, cm2.cooperativeMatrixConversions, cm2.cooperativeMatrixPerElementOperations,
+				cm2.cooperativeMatrixTensorAddressing, cm2.cooperativeMatrixBlockLoads} {
+				if on != 0 {
+					info.Features.CooperativeMatrixNV2 |= hal.NV2Features(1) << i
+				}
+			}
+		}
 		info.CooperativeMatrices = cooperativeMatrices(c)
 		pd.maxAlloc = uint64(c.maint3.maxMemoryAllocationSize)
 	}

@@ -135,6 +135,9 @@ type featuresJSON struct {
 	SubgroupSizeControl  bool `json:"subgroup_size_control"`
 	CooperativeMatrixNV  bool `json:"cooperative_matrix_nv"`
 	CooperativeMatrixKHR bool `json:"cooperative_matrix_khr"`
+	// CooperativeMatrixNV2 names the features of VK_NV_cooperative_matrix2
+	// the device has.
+	CooperativeMatrixNV2 []string `json:"cooperative_matrix_nv2"`
 }
 
 // nowJSON is a device's conditions at one moment.
@@ -218,7 +221,7 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 				SubgroupOps:     l.SubgroupOps.Names(),
 				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
 			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16,
-				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR},
+				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, nv2Names(f.CooperativeMatrixNV2)},
 			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{}}
 		for _, fm := range hal.Formats() {
 			dj.ImageFormats[fm.String()] = formatFeatureNames(d.ImageFormats.Of(fm))
@@ -281,6 +284,9 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 			fmt.Fprintf(tw, "%s\t%s: %s\n", label, fm, d.ImageFormats.Of(fm))
 		}
 		fmt.Fprintf(tw, "  coopmat\t%s\n", matrixSummary(d))
+		if f.CooperativeMatrixNV2 != 0 {
+			fmt.Fprintf(tw, "  coopmat2\t%s\n", strings.Join(nv2Names(f.CooperativeMatrixNV2), " "))
+		}
 		for _, m := range d.CooperativeMatrices {
 			fmt.Fprintf(tw, "    \t%s\n", m)
 		}
@@ -296,6 +302,14 @@ func formatFeatureNames(f hal.FormatFeatures) []string {
 		names = strings.Split(f.String(), "+")
 	}
 	return names
+}
+
+// nv2Names are the names of the features in f, an empty list for none.
+func nv2Names(f hal.NV2Features) []string {
+	if f == 0 {
+		return []string{}
+	}
+	return strings.Split(f.String(), "+")
 }
 
 // matrixSummary says which cooperative-matrix extensions the device has

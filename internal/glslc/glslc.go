@@ -125,15 +125,25 @@ func Compile(ctx context.Context, dir, source, out string) error {
 	if err != nil {
 		return err
 	}
-	args := slices.Clone(Flags)
-	args[slices.Index(args, "--target-env="+TargetEnv)] = "--target-env=" + t.TargetEnv
-	return run(ctx, dir, t.Glslc, append(args, source, "-o", out)...)
+	return run(ctx, dir, t.Glslc, append(t.flags(), source, "-o", out)...)
 }
 
 // CompileSource compiles the GLSL compute source src for targetEnv
 // (TargetEnv if empty; "vulkan1.3" makes SPIR-V 1.6) and returns its
-// SPIR-V, in a temporary folder it removes.
+// SPIR-V, in a temporary folder it removes. A source with
+// Vulkan13Directive is built by the newer toolchain, found from the
+// current folder up, for Vulkan 1.3.
 func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
+	t := Default
+	if slices.Contains(strings.Split(src, "\n"), Vulkan13Directive) {
+		var err error
+		if t, err = Newer("."); err != nil {
+			return nil, err
+		}
+	}
+	if targetEnv != "" {
+		t.TargetEnv = targetEnv
+	}
 	dir, err := os.MkdirTemp("", "vkbench-glslc-")
 	if err != nil {
 		return nil, err
@@ -142,14 +152,17 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	if err := os.WriteFile(filepath.Join(dir, "k"+SourceExt), []byte(src), 0o644); err != nil {
 		return nil, err
 	}
-	args := slices.Clone(Flags)
-	if targetEnv != "" {
-		args[slices.Index(args, "--target-env="+TargetEnv)] = "--target-env=" + targetEnv
-	}
-	if err := run(ctx, dir, "glslc", append(args, "k"+SourceExt, "-o", "k"+OutputExt)...); err != nil {
+	if err := run(ctx, dir, t.Glslc, append(t.flags(), "k"+SourceExt, "-o", "k"+OutputExt)...); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
+}
+
+// flags are Flags with t's target environment.
+func (t Toolchain) flags() []string {
+	args := slices.Clone(Flags)
+	args[slices.Index(args, "--target-env="+TargetEnv)] = "--target-env=" + t.TargetEnv
+	return args
 }
 
 // Validate runs spirv-val on the SPIR-V file path: the newer toolchain's
