@@ -224,6 +224,8 @@ func TestSupported(t *testing.T) {
 	wave64.Limits.SubgroupSize = 64
 	no256 := h200Info // no workgroup-scope matrices of 256 invocations
 	no256.CooperativeMatrices = slices.DeleteFunc(slices.Clone(h200Info.CooperativeMatrices), func(m hal.CooperativeMatrix) bool { return m.Invocations == 256 })
+	vulkan12 := h200Info
+	vulkan12.APIVersion = 1<<22 | 2<<12
 	coarse := h200Info // a granularity that 128x128x32 is no multiple of
 	coarse.CooperativeMatrices = []hal.CooperativeMatrix{nv2Granularity(48, 16, 16, 128)}
 	tests := []struct {
@@ -251,6 +253,8 @@ func TestSupported(t *testing.T) {
 		{find(hgemm, "nv2-128x256x32-t256"), no256, "needs the cooperative-matrix multiply-add 128x256x32 f16*f16+f32=f32 workgroup:256 (nv2), which the device does not list"},
 		{find(hgemm, "nv2-128x256x32-t256"), h200Info, ""},
 		{find(hgemm, "nv2-128x128x32-t128"), coarse, "which the device does not list"},
+		{find(hgemm, "nv2-128x128x32-t128"), vulkan12, "needs SPIR-V 1.6, newer than Vulkan 1.2 devices accept (1.5)"},
+		{find(hgemm, "nv-128x128x32-w64x32"), vulkan12, ""},
 	}
 	for _, tt := range tests {
 		err := tt.c.Supported(tt.info)

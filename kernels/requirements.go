@@ -52,6 +52,9 @@ type Requirements struct {
 	CooperativeMatrices []hal.CooperativeMatrix
 	// NV2 are the features of VK_NV_cooperative_matrix2 it uses.
 	NV2 hal.NV2Features
+	// SPIRV is the module's SPIR-V version, major<<8 | minor (0x0106 is
+	// 1.6), which the device's Vulkan version must accept; 0 if unknown.
+	SPIRV uint16
 	// Images are the image formats the kernel binds, each with what it
 	// does with them (as a storage image, sampled, through a linear
 	// filter), all of which the device must support for the format
@@ -71,7 +74,7 @@ type ImageUse struct {
 // 16- and 8-bit access capabilities of uniform buffers and push constants
 // count as those of storage buffers, the only ones vkbench binds.
 func ModuleRequirements(m *spirv.Module) Requirements {
-	var r Requirements
+	r := Requirements{SPIRV: m.Version}
 	for _, c := range m.Capabilities {
 		switch {
 		case c == spirv.CapFloat16:
@@ -138,6 +141,7 @@ func (r Requirements) Merge(o Requirements) Requirements {
 		r.CooperativeMatrix = o.CooperativeMatrix
 	}
 	r.NV2 |= o.NV2
+	r.SPIRV = max(r.SPIRV, o.SPIRV)
 	r.CooperativeMatrices = slices.Clone(r.CooperativeMatrices)
 	for _, m := range o.CooperativeMatrices {
 		if !slices.Contains(r.CooperativeMatrices, m) {
@@ -168,6 +172,10 @@ func (r Requirements) Supported(info hal.DeviceInfo) error {
 }
 
 func (r Requirements) unsupported(info hal.DeviceInfo) string {
+	if have := maxSPIRV(info.APIVersion); r.SPIRV > have {
+		return fmt.Sprintf("needs SPIR-V %d.%d, newer than Vulkan %d.%d devices accept (%d.%d)",
+			r.SPIRV>>8, r.SPIRV&0xff, info.APIVersion.Major(), info.APIVersion.Minor(), have>>8, have&0xff)
+	}
 	if why := r.unsupportedMatrices(info); why != "" {
 		return why
 	}
@@ -207,6 +215,23 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 		}
 	}
 	return ""
+}
+
+// maxSPIRV is the newest SPIR-V a device of Vulkan version v accepts
+// without extensions: 1.0 for Vulkan 1.0, 1.3 for 1.1, 1.5 for 1.2 and
+// 1.6 for 1.3 and later; any for an unknown version (0).
+func maxSPIRV(v hal.Version) uint16 {
+	switch {
+	case v == 0:
+		return 0xffff
+	case v.Major() > 1 || v.Minor() >= 3:
+		return 0x0106
+	case v.Minor() == 2:
+		return 0x0105
+	case v.Minor() == 1:
+		return 0x0103
+	}
+	return 0x0100
 }
 
 // unsupportedMatrices says what the device lacks of the cooperative
@@ -270,6 +295,10 @@ func (r Requirements) appendDigest(b []byte) []byte {
 	if r.NV2 != 0 {
 		u32(0x4e5632 /* "NV2" */)
 		u32(uint32(r.NV2))
+	}
+	if r.SPIRV > 0x0105 { // what every device vkbench opens accepts
+		u32(0x535056 /* "SPV" */)
+		u32(uint32(r.SPIRV))
 	}
 	if len(r.Images) > 0 {
 		u32(uint32(len(r.Images)))

@@ -21,11 +21,11 @@ func TestModuleRequirements(t *testing.T) {
 		shader string
 		want   kernels.Requirements
 	}{
-		{"copy_vec4", kernels.Requirements{}},
-		{"peak_fma_f16", kernels.Requirements{Float16: true}},
-		{"reduce_subgroup", kernels.Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic}},
+		{"copy_vec4", kernels.Requirements{SPIRV: 0x0105}},
+		{"peak_fma_f16", kernels.Requirements{Float16: true, SPIRV: 0x0105}},
+		{"reduce_subgroup", kernels.Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic, SPIRV: 0x0105}},
 		{"gemm_f16_coopmat2", kernels.Requirements{Float16: true, Storage16: true, VulkanMemoryModel: true,
-			CooperativeMatrix: hal.MatrixNV2, NV2: hal.NV2TensorAddressing}},
+			CooperativeMatrix: hal.MatrixNV2, NV2: hal.NV2TensorAddressing, SPIRV: 0x0106}},
 	} {
 		m, err := spirv.Parse(shaders.MustGet(tt.shader))
 		if err != nil {
