@@ -72,7 +72,10 @@
 //
 // gemm-f16 and the peak-coopmat operations have candidates on cooperative
 // matrices (GL_NV_cooperative_matrix: 16×16 fragments of one subgroup of
-// 32). A device without them reports those candidates unsupported;
+// 32), and gemm-f16 also on GL_NV_cooperative_matrix2's matrices of a
+// whole workgroup (its "nv2-" candidates, which win where the tile does
+// not divide the problem). A device without them reports those
+// candidates unsupported;
 // gemm-f16 has portable candidates besides. The code the cooperative-matrix
 // kernels share with their twins (shaders' *_emu kernels, which hold the
 // fragments in every invocation's registers) is verified by the tests on

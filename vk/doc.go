@@ -70,10 +70,12 @@
 // A device is opened with every optional shader feature it has enabled
 // (fp16, int8 and 16/8-bit storage, the Vulkan memory model, subgroup-size
 // control, and the extensions VK_NV_cooperative_matrix,
-// VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16 with their
-// features), so that any kernel whose requirements DeviceInfo shows can
-// run. The cooperative-matrix shapes come from
-// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV and ...KHR, resolved
+// VK_KHR_cooperative_matrix, VK_NV_cooperative_matrix2 and
+// VK_KHR_shader_bfloat16 with their features), so that any kernel whose
+// requirements DeviceInfo shows can run. The cooperative-matrix shapes come
+// from vkGetPhysicalDeviceCooperativeMatrixPropertiesNV and ...KHR, and
+// NV2's granularities from
+// vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV, resolved
 // with vkGetInstanceProcAddr and called from C (loader.c), as every entry
 // point after Vulkan 1.0 is. Under a validation layer built with headers
 // older than an extension (Debian 12's is 1.3.239, older than
