@@ -260,38 +260,27 @@ static void add_coopmat2_nv(vkb_pd_info *info, const VkCooperativeMatrixFlexible
 // cooperative_matrices lists the multiply-adds of each cooperative-matrix
 // extension whose feature the device has.
 static void cooperative_matrices(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info) {
-	uint32_t n = 0;
-	if (info->ext_coopmat_nv && info->coopmat_nv.cooperativeMatrix &&
-		in->GetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, NULL) == VK_SUCCESS && n > 0) {
-		VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
-		if (p != NULL) {
-			for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
-			if (in->GetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, p) >= VK_SUCCESS) add_coopmat_nv(info, p, n);
-			free(p);
-		}
-	}
-	n = 0;
-	if (info->ext_coopmat_khr && info->coopmat_khr.cooperativeMatrix &&
-		in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &n, NULL) == VK_SUCCESS && n > 0) {
-		VkCooperativeMatrixPropertiesKHR *p = calloc(n, sizeof *p);
-		if (p != NULL) {
-			for (uint32_t i = 0; i < n; i++) p[i].sType = VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
-			if (in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &n, p) >= VK_SUCCESS) add_coopmat_khr(info, p, n);
-			free(p);
-		}
-	}
-	n = 0;
-	if (info->ext_coopmat2_nv && info->coopmat2_nv.cooperativeMatrixFlexibleDimensions &&
-		in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, NULL) == VK_SUCCESS && n > 0) {
-		VkCooperativeMatrixFlexibleDimensionsPropertiesNV *p = calloc(n, sizeof *p);
-		if (p != NULL) {
-			for (uint32_t i = 0; i < n; i++) p[i].sType = VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV;
-			if (in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, p) >= VK_SUCCESS) {
-				add_coopmat2_nv(info, p, n);
-			}
-			free(p);
-		}
-	}
+	// LIST calls the two-call enumeration get for properties of type T
+	// (structure type stype) when the extension's feature is on, and
+	// hands them to add.
+#define LIST(on, T, stype, get, add)                                                 \
+	do {                                                                             \
+		uint32_t n = 0;                                                              \
+		if (!(on) || in->get(pd, &n, NULL) != VK_SUCCESS || n == 0) break;           \
+		T *p = calloc(n, sizeof *p);                                                 \
+		if (p == NULL) break;                                                        \
+		for (uint32_t i = 0; i < n; i++) p[i].sType = (stype);                      \
+		if (in->get(pd, &n, p) >= VK_SUCCESS) add(info, p, n);                       \
+		free(p);                                                                     \
+	} while (0)
+	LIST(info->ext_coopmat_nv && info->coopmat_nv.cooperativeMatrix, VkCooperativeMatrixPropertiesNV,
+		VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV, GetPhysicalDeviceCooperativeMatrixPropertiesNV, add_coopmat_nv);
+	LIST(info->ext_coopmat_khr && info->coopmat_khr.cooperativeMatrix, VkCooperativeMatrixPropertiesKHR,
+		VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR, GetPhysicalDeviceCooperativeMatrixPropertiesKHR, add_coopmat_khr);
+	LIST(info->ext_coopmat2_nv && info->coopmat2_nv.cooperativeMatrixFlexibleDimensions,
+		VkCooperativeMatrixFlexibleDimensionsPropertiesNV, VKB_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV,
+		GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV, add_coopmat2_nv);
+#undef LIST
 }
 
 void vkb_test_cooperative_matrices(vkb_pd_info *info) {
