@@ -1,0 +1,52 @@
+package glslc_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/internal/glslc"
+)
+
+// TestFor checks which toolchain builds a source: the PATH's for a plain
+// one; for one with the directive, the newer one under the module's
+// bin/tools/glslc13, or an error that says how to fetch it.
+func TestFor(t *testing.T) {
+	mod := t.TempDir()
+	dir := filepath.Join(mod, "shaders")
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(mod, "go.mod"), "module example.com/m\n")
+	write(filepath.Join(dir, "plain.comp"), "#version 450\nvoid main() {}\n")
+	write(filepath.Join(dir, "newer.comp"), "#version 450\n"+glslc.Vulkan13Directive+"\nvoid main() {}\n")
+	// The directive must be a line of its own, not part of another.
+	write(filepath.Join(dir, "quoted.comp"), "#version 450\n// see "+glslc.Vulkan13Directive+"\nvoid main() {}\n")
+
+	for _, src := range []string{"plain.comp", "quoted.comp"} {
+		if tc, err := glslc.For(dir, src); err != nil || tc != glslc.Default {
+			t.Errorf("For(%s) = %+v, %v; want the default toolchain", src, tc, err)
+		}
+	}
+	_, err := glslc.For(dir, "newer.comp")
+	if err == nil || !strings.Contains(err.Error(), "scripts/glslc13.sh") {
+		t.Errorf("For(newer.comp) without the newer toolchain: %v; want an error that names scripts/glslc13.sh", err)
+	}
+	if _, err := glslc.For(dir, "missing.comp"); err == nil {
+		t.Error("For(missing.comp): no error")
+	}
+
+	bin := filepath.Join(mod, "bin", "tools", "glslc13", "bin")
+	write(filepath.Join(bin, "glslc"), "#!/bin/sh\n")
+	tc, err := glslc.For(dir, "newer.comp")
+	if err != nil || tc.Glslc != filepath.Join(bin, "glslc") || tc.SpirvVal != filepath.Join(bin, "spirv-val") || tc.TargetEnv != "vulkan1.3" {
+		t.Errorf("For(newer.comp) = %+v, %v; want the tools in %s for vulkan1.3", tc, err, bin)
+	}
+}
