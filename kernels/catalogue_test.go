@@ -132,9 +132,16 @@ var (
 			VulkanMemoryModel: true, CooperativeMatrixNV: true, CooperativeMatrixKHR: true, CooperativeMatrixNV2: 0x7f},
 		MemoryHeaps: []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
 		CooperativeMatrices: []hal.CooperativeMatrix{nvShape(16, 8, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32),
-			nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256)},
+			khrShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256)},
 	}
 )
+
+// khrShape is a subgroup multiply-add of VK_KHR_cooperative_matrix.
+func khrShape(m, n, k uint32, in, sum hal.ComponentType) hal.CooperativeMatrix {
+	c := nvShape(m, n, k, in, sum)
+	c.API = hal.MatrixKHR
+	return c
+}
 
 // nv2Granularity is a workgroup-scope fp16 multiply-add with fp32 sums of
 // VK_NV_cooperative_matrix2's flexible dimensions, as the H200 lists them
@@ -249,6 +256,9 @@ func TestSupported(t *testing.T) {
 		{find(hgemm, "nv-128x128x32-w64x32"), wave64, "needs a subgroup size of 32, device has 64"},
 		{find(tensor, "acc8-unroll4-wg256"), h200Info, ""},
 		{find(hgemm, "nv2-128x128x32-t128"), h200Info, ""},
+		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), h200Info, ""},
+		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), lavapipeAll, "needs cooperative matrices (VK_KHR_cooperative_matrix), which the device lacks"},
+		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), wave64, "needs a subgroup size of 32, device has 64"},
 		{find(hgemm, "nv2-128x128x32-t128"), lavapipeAll, "needs cooperative matrices (VK_NV_cooperative_matrix2), which the device lacks"},
 		{find(hgemm, "nv2-128x256x32-t256"), no256, "needs the cooperative-matrix multiply-add 128x256x32 f16*f16+f32=f32 workgroup:256 (nv2), which the device does not list"},
 		{find(hgemm, "nv2-128x256x32-t256"), h200Info, ""},

@@ -205,7 +205,7 @@ func (p *gemmProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
 	case "gemm_tiled":
 		grid, err = p.grid2D(ceilDiv(n, param(c, "T")), ceilDiv(m, param(c, "T")))
-	case "gemm_regblock", "gemm_f16_regblock", "gemm_f16_coopmat_nv", "gemm_f16_coopmat_emu", "gemm_f16_coopmat2":
+	case "gemm_regblock", "gemm_f16_regblock", "gemm_f16_coopmat_nv", "gemm_f16_coopmat_emu", "gemm_f16_coopmat_khr", "gemm_f16_coopmat2":
 		grid, err = p.grid2D(ceilDiv(n, param(c, "BN")), ceilDiv(m, param(c, "BM")))
 	default:
 		err = status.Newf(status.Internal, "kernels: gemm: no geometry for shader %s", c.Shader)

@@ -13,12 +13,16 @@ import (
 type gemmF16Op struct{ cands []Candidate }
 
 // nvF16 is the multiply-add of the NV cooperative-matrix candidates: 16 ×
-// 16 × 16 fragments of one subgroup, fp16 in, fp32 sums.
-var nvF16 = hal.CooperativeMatrix{
-	API: hal.MatrixNV, M: 16, N: 16, K: 16,
-	A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
-	Scope: hal.ScopeSubgroup,
-}
+// 16 × 16 fragments of one subgroup, fp16 in, fp32 sums; khrF16 the same
+// of the KHR ones.
+var (
+	nvF16 = hal.CooperativeMatrix{
+		API: hal.MatrixNV, M: 16, N: 16, K: 16,
+		A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
+		Scope: hal.ScopeSubgroup,
+	}
+	khrF16 = func() hal.CooperativeMatrix { m := nvF16; m.API = hal.MatrixKHR; return m }()
+)
 
 // regblockF16 is gemm_regblock's tiling on halves (see gemm.go's
 // regblock).
@@ -38,6 +42,9 @@ func newGEMMF16() *gemmF16Op {
 	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
 		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf, depth)
 	}
+	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
+		return coopmatGEMM("gemm_f16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
+	}
 	return &gemmF16Op{cands: []Candidate{
 		regblock(64, 64, 16, 16, 16, 1),
 		regblock(128, 64, 8, 16, 16, 1),
@@ -56,6 +63,12 @@ func newGEMMF16() *gemmF16Op {
 		nv(256, 128, 16, 64, 64, 2, 2),
 		nv(128, 256, 32, 64, 64, 1, 2),
 		nv(256, 128, 32, 64, 64, 1, 2),
+		khr(128, 128, 16, 32, 64, 2, 2),
+		khr(128, 128, 16, 64, 32, 2, 2),
+		khr(128, 128, 16, 64, 32, 2, 3),
+		khr(256, 128, 16, 64, 32, 2, 2),
+		khr(128, 256, 16, 64, 64, 2, 2),
+		khr(128, 256, 32, 64, 64, 1, 2),
 		coopmat2GEMM(64, 128, 32, 128),
 		coopmat2GEMM(128, 128, 32, 128),
 		coopmat2GEMM(128, 128, 64, 256),
@@ -82,17 +95,21 @@ func coopmat2GEMM(bm, bn, bk, wg uint32) Candidate {
 // a BM×BN tile of C per workgroup, in warps of 32 invocations that each
 // compute WM×WN of it as 16×16 fragments, through BK-deep slices of A and
 // B in NBUF buffers of shared memory, each loaded into registers DEPTH
-// slices ahead (see the .glsl for the layout).
-// gemm_f16_coopmat_nv needs subgroups of 32 and the NV fp16 multiply-add;
-// gemm_f16_coopmat_emu, the twin that the tests run where there are no
-// cooperative matrices, needs neither.
+// slices ahead (see the .glsl for the layout). gemm_f16_coopmat_nv and
+// gemm_f16_coopmat_khr need subgroups of 32 and the NV or KHR fp16
+// multiply-add; gemm_f16_coopmat_emu, the twin that the tests run where
+// there are no cooperative matrices, needs neither.
 func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
 	warps := (bm / wm) * (bn / wn)
 	wg := 32 * warps
 	req := Requirements{SharedMemory: coopmatShared(bm, bn, bk, nbuf)}
-	if shader == "gemm_f16_coopmat_nv" {
+	switch shader {
+	case "gemm_f16_coopmat_nv":
 		req.SubgroupSize = 32
 		req.CooperativeMatrices = []hal.CooperativeMatrix{nvF16}
+	case "gemm_f16_coopmat_khr":
+		req.SubgroupSize = 32
+		req.CooperativeMatrices = []hal.CooperativeMatrix{khrF16}
 	}
 	name := fmt.Sprintf("%s-%dx%dx%d-w%dx%d", prefix, bm, bn, bk, wm, wn)
 	if nbuf == 1 {

@@ -43,8 +43,8 @@
 // Push constants: M, N, K. Bindings: 0 = A, 1 = B, 2 = C.
 //
 // The including kernel defines WARP and LANE (the invocation's warp and
-// its index in it), the fragment types FRAG_AB and FRAG_C, and
-// fragZero(FRAG_C), fragLoad(FRAG_AB, offset, stride),
+// its index in it), the fragment types FRAG_A, FRAG_B and FRAG_C, and
+// fragZero(FRAG_C), fragLoad(FRAG_A or FRAG_B, offset, stride),
 // fragMulAdd(a, b, c) and fragStore(FRAG_C, offset, stride), which load
 // from and store to shared memory (sh) at offsets and strides counted in
 // uvec4s of 8 halves, row-major.
@@ -167,12 +167,12 @@ void multiplySlice(uint buf, uint wm, uint wn) {
     uint abase = buf * (AS + BS) + wm * WM * ASTR;
     uint bbase = buf * (AS + BS) + AS + wn * WN / 8u;
     [[unroll]] for (uint kk = 0u; kk < BK / 16u; kk++) {
-        FRAG_AB fa[CM];
+        FRAG_A fa[CM];
         [[unroll]] for (uint i = 0u; i < CM; i++) {
             fragLoad(fa[i], abase + i * 16u * ASTR + 2u * kk, ASTR);
         }
         [[unroll]] for (uint j = 0u; j < CN; j++) {
-            FRAG_AB fb;
+            FRAG_B fb;
             fragLoad(fb, bbase + kk * 16u * BSTR + 2u * j, BSTR);
             [[unroll]] for (uint i = 0u; i < CM; i++) {
                 fragMulAdd(fa[i], fb, acc[i][j]);

@@ -27,6 +27,8 @@ struct FragC {
     float e[8];
 };
 #define FRAG_AB FragAB
+#define FRAG_A FragAB
+#define FRAG_B FragAB
 #define FRAG_C FragC
 void fragZero(out FragC f);
 void fragLoad(out FragAB f, uint off, uint stride);

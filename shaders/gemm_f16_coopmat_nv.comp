@@ -13,6 +13,8 @@
 #define WARP gl_SubgroupID
 #define LANE gl_SubgroupInvocationID
 #define FRAG_AB fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define FRAG_A FRAG_AB
+#define FRAG_B FRAG_AB
 #define FRAG_C fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define fragZero(c) c = FRAG_C(0.0)
 #define fragLoad(m, off, stride) coopMatLoadNV(m, sh, off, stride, false)
