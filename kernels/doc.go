@@ -73,10 +73,9 @@
 // gemm-f16 and the peak-coopmat operations have candidates on cooperative
 // matrices (GL_NV_cooperative_matrix: 16×16 fragments of one subgroup of
 // 32), gemm-f16 also on GL_KHR_cooperative_matrix's (its "khr-"
-// candidates: the same code, which NVIDIA's compiler builds with fewer
-// registers) and on GL_NV_cooperative_matrix2's matrices of a
-// whole workgroup (its "nv2-" candidates, which win where the tile does
-// not divide the problem). A device without them reports those
+// candidates: the same code, which runs faster on NVIDIA's driver) and on
+// GL_NV_cooperative_matrix2's matrices of a whole workgroup (its "nv2-"
+// candidates, which win where the tile does not divide the problem). A device without them reports those
 // candidates unsupported;
 // gemm-f16 has portable candidates besides. The code the cooperative-matrix
 // kernels share with their twins (shaders' *_emu kernels, which hold the
