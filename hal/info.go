@@ -235,10 +235,16 @@ type DeviceInfo struct {
 	// matrices do, those of VK_NV_cooperative_matrix first, then those of
 	// VK_KHR_cooperative_matrix; empty without either.
 	CooperativeMatrices []CooperativeMatrix
+	// Withheld are the device's extensions that the backend leaves off
+	// (Vulkan names, such as "VK_KHR_cooperative_matrix"): under a
+	// validation layer older than an extension, which would report its
+	// structures as unknown. Their features read as absent.
+	Withheld []string
 }
 
 // Clone returns a copy of d that shares no memory with it.
 func (d DeviceInfo) Clone() DeviceInfo {
+	d.Withheld = slices.Clone(d.Withheld)
 	d.MemoryHeaps = slices.Clone(d.MemoryHeaps)
 	d.CooperativeMatrices = slices.Clone(d.CooperativeMatrices)
 	return d

@@ -112,11 +112,13 @@ func TestHasCooperativeMatrix(t *testing.T) {
 }
 
 func TestClone(t *testing.T) {
-	info := hal.DeviceInfo{MemoryHeaps: []hal.MemoryHeap{{Size: 1}}, CooperativeMatrices: []hal.CooperativeMatrix{matrices[0]}}
+	info := hal.DeviceInfo{MemoryHeaps: []hal.MemoryHeap{{Size: 1}}, CooperativeMatrices: []hal.CooperativeMatrix{matrices[0]},
+		Withheld: []string{"VK_KHR_cooperative_matrix"}}
 	c := info.Clone()
 	c.MemoryHeaps[0].Size = 2
 	c.CooperativeMatrices[0].M = 64
-	if info.MemoryHeaps[0].Size != 1 || info.CooperativeMatrices[0].M != 16 {
+	c.Withheld[0] = "changed"
+	if info.MemoryHeaps[0].Size != 1 || info.CooperativeMatrices[0].M != 16 || info.Withheld[0] != "VK_KHR_cooperative_matrix" {
 		t.Errorf("Clone shares memory with the original: %+v", info)
 	}
 }

@@ -231,6 +231,9 @@ func TestSupported(t *testing.T) {
 	wave64.Limits.SubgroupSize = 64
 	no256 := h200Info // no workgroup-scope matrices of 256 invocations
 	no256.CooperativeMatrices = slices.DeleteFunc(slices.Clone(h200Info.CooperativeMatrices), func(m hal.CooperativeMatrix) bool { return m.Invocations == 256 })
+	validated := h200Info // under Debian 12's validation layer
+	validated.Features.CooperativeMatrixKHR, validated.Features.CooperativeMatrixNV2 = false, 0
+	validated.Withheld = []string{"VK_KHR_cooperative_matrix", "VK_NV_cooperative_matrix2"}
 	vulkan12 := h200Info
 	vulkan12.APIVersion = 1<<22 | 2<<12
 	coarse := h200Info // a granularity that 128x128x32 is no multiple of
@@ -259,6 +262,9 @@ func TestSupported(t *testing.T) {
 		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), h200Info, ""},
 		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), lavapipeAll, "needs cooperative matrices (VK_KHR_cooperative_matrix), which the device lacks"},
 		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), wave64, "needs a subgroup size of 32, device has 64"},
+		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), validated, "needs cooperative matrices (VK_KHR_cooperative_matrix), which the device has and vkbench leaves off under this validation layer"},
+		{find(hgemm, "nv2-128x128x32-t128"), validated, "(VK_NV_cooperative_matrix2), which the device has and vkbench leaves off"},
+		{find(hgemm, "nv-128x256x32-w64x64-1buf-d2"), validated, ""},
 		{find(hgemm, "nv2-128x128x32-t128"), lavapipeAll, "needs cooperative matrices (VK_NV_cooperative_matrix2), which the device lacks"},
 		{find(hgemm, "nv2-128x256x32-t256"), no256, "needs the cooperative-matrix multiply-add 128x256x32 f16*f16+f32=f32 workgroup:256 (nv2), which the device does not list"},
 		{find(hgemm, "nv2-128x256x32-t256"), h200Info, ""},

@@ -243,6 +243,18 @@ func (pd *physicalDevice) describe(index int) {
 			}
 		}
 		info.CooperativeMatrices = cooperativeMatrices(c)
+		for _, w := range []struct {
+			on   C.int
+			name string
+		}{
+			{c.withheld_coopmat_khr, "VK_KHR_cooperative_matrix"},
+			{c.withheld_coopmat2_nv, "VK_NV_cooperative_matrix2"},
+			{c.withheld_bfloat16, "VK_KHR_shader_bfloat16"},
+		} {
+			if w.on != 0 {
+				info.Withheld = append(info.Withheld, w.name)
+			}
+		}
 		pd.maxAlloc = uint64(c.maint3.maxMemoryAllocationSize)
 	}
 	if c.chain13 != 0 {

@@ -215,13 +215,16 @@ static int device_extensions(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd
 			} else if (strcmp(name, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) {
 				info->ext_coopmat_nv = in->GetPhysicalDeviceCooperativeMatrixPropertiesNV != NULL;
 			} else if (strcmp(name, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) {
-				info->ext_coopmat_khr = in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR != NULL &&
-					in->layer_version >= VKB_HEADERS_COOPERATIVE_MATRIX_KHR;
+				info->withheld_coopmat_khr = in->layer_version < VKB_HEADERS_COOPERATIVE_MATRIX_KHR;
+				info->ext_coopmat_khr =
+					in->GetPhysicalDeviceCooperativeMatrixPropertiesKHR != NULL && !info->withheld_coopmat_khr;
 			} else if (strcmp(name, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME) == 0) {
+				info->withheld_coopmat2_nv = in->layer_version < VKB_HEADERS_COOPERATIVE_MATRIX_2_NV;
 				info->ext_coopmat2_nv = in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV != NULL &&
-					in->layer_version >= VKB_HEADERS_COOPERATIVE_MATRIX_2_NV;
+					!info->withheld_coopmat2_nv;
 			} else if (strcmp(name, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0) {
-				info->ext_bfloat16 = in->layer_version >= VKB_HEADERS_SHADER_BFLOAT16;
+				info->withheld_bfloat16 = in->layer_version < VKB_HEADERS_SHADER_BFLOAT16;
+				info->ext_bfloat16 = !info->withheld_bfloat16;
 			}
 		}
 	}

@@ -264,6 +264,9 @@ typedef struct vkb_pd_info {
 	// Device extensions vk reads or enables, set when the device has them
 	// (and, for those newer than the validation layer, when it knows them).
 	int ext_subgroup_size_control, ext_coopmat_nv, ext_coopmat_khr, ext_bfloat16, ext_coopmat2_nv;
+	// Set for the extensions the device has that vk leaves off because
+	// the validation layer is older than they are.
+	int withheld_coopmat_khr, withheld_bfloat16, withheld_coopmat2_nv;
 	// Valid when chain13 or ext_subgroup_size_control is set.
 	VkPhysicalDeviceSubgroupSizeControlProperties sgsc;
 	// Valid when the extension's flag is set.

@@ -284,6 +284,9 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 			fmt.Fprintf(tw, "%s\t%s: %s\n", label, fm, d.ImageFormats.Of(fm))
 		}
 		fmt.Fprintf(tw, "  coopmat\t%s\n", matrixSummary(d))
+		if len(d.Withheld) > 0 {
+			fmt.Fprintf(tw, "  left off\t%s (the validation layer is older than them)\n", strings.Join(d.Withheld, " "))
+		}
 		if f.CooperativeMatrixNV2 != 0 {
 			fmt.Fprintf(tw, "  coopmat2\t%s\n", strings.Join(nv2Names(f.CooperativeMatrixNV2), " "))
 		}
