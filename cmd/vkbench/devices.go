@@ -102,6 +102,9 @@ type deviceJSON struct {
 	// device can do with it ("storage-image", "sampled-image",
 	// "linear-filter"; empty: nothing).
 	ImageFormats map[string][]string `json:"image_formats"`
+	// LeftOff are the device's extensions that vkbench leaves off under a
+	// validation layer older than they are (hal.DeviceInfo.Withheld).
+	LeftOff []string `json:"left_off"`
 }
 
 type limitsJSON struct {
@@ -222,7 +225,8 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
 			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16,
 				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, nv2Names(f.CooperativeMatrixNV2)},
-			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{}}
+			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{},
+			LeftOff: append([]string{}, d.Withheld...)}
 		for _, fm := range hal.Formats() {
 			dj.ImageFormats[fm.String()] = formatFeatureNames(d.ImageFormats.Of(fm))
 		}
