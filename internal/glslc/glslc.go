@@ -111,10 +111,21 @@ func For(dir, source string) (Toolchain, error) {
 	if err != nil {
 		return Toolchain{}, err
 	}
-	if !slices.Contains(strings.Split(string(text), "\n"), Vulkan13Directive) {
+	if !wantsVulkan13(string(text)) {
 		return Default, nil
 	}
 	return Newer(dir)
+}
+
+// wantsVulkan13 reports whether a line of src is Vulkan13Directive
+// (trailing white space, a carriage return among it, aside).
+func wantsVulkan13(src string) bool {
+	for line := range strings.Lines(src) {
+		if strings.TrimRight(line, " \t\r\n") == Vulkan13Directive {
+			return true
+		}
+	}
+	return false
 }
 
 // Compile builds dir/source into out with its toolchain (For). It runs in
@@ -135,7 +146,7 @@ func Compile(ctx context.Context, dir, source, out string) error {
 // current folder up, for Vulkan 1.3.
 func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	t := Default
-	if slices.Contains(strings.Split(src, "\n"), Vulkan13Directive) {
+	if wantsVulkan13(src) {
 		var err error
 		if t, err = Newer("."); err != nil {
 			return nil, err

@@ -27,6 +27,7 @@ func TestFor(t *testing.T) {
 	write(filepath.Join(mod, "go.mod"), "module example.com/m\n")
 	write(filepath.Join(dir, "plain.comp"), "#version 450\nvoid main() {}\n")
 	write(filepath.Join(dir, "newer.comp"), "#version 450\n"+glslc.Vulkan13Directive+"\nvoid main() {}\n")
+	write(filepath.Join(dir, "crlf.comp"), "#version 450\r\n"+glslc.Vulkan13Directive+"\r\nvoid main() {}\r\n")
 	// The directive must be a line of its own, not part of another.
 	write(filepath.Join(dir, "quoted.comp"), "#version 450\n// see "+glslc.Vulkan13Directive+"\nvoid main() {}\n")
 
@@ -35,9 +36,11 @@ func TestFor(t *testing.T) {
 			t.Errorf("For(%s) = %+v, %v; want the default toolchain", src, tc, err)
 		}
 	}
-	_, err := glslc.For(dir, "newer.comp")
-	if err == nil || !strings.Contains(err.Error(), "scripts/glslc13.sh") {
-		t.Errorf("For(newer.comp) without the newer toolchain: %v; want an error that names scripts/glslc13.sh", err)
+	for _, src := range []string{"newer.comp", "crlf.comp"} {
+		_, err := glslc.For(dir, src)
+		if err == nil || !strings.Contains(err.Error(), "scripts/glslc13.sh") {
+			t.Errorf("For(%s) without the newer toolchain: %v; want an error that names scripts/glslc13.sh", src, err)
+		}
 	}
 	if _, err := glslc.For(dir, "missing.comp"); err == nil {
 		t.Error("For(missing.comp): no error")
