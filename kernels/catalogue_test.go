@@ -132,7 +132,8 @@ var (
 			VulkanMemoryModel: true, CooperativeMatrixNV: true, CooperativeMatrixKHR: true, CooperativeMatrixNV2: 0x7f},
 		MemoryHeaps: []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
 		CooperativeMatrices: []hal.CooperativeMatrix{nvShape(16, 8, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32),
-			khrShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256)},
+			khrShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), khrShape(16, 8, 16, hal.ComponentF16, hal.ComponentF32), khrShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32),
+			nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256)},
 	}
 )
 
@@ -258,6 +259,9 @@ func TestSupported(t *testing.T) {
 		{find(hgemm, "nv-128x128x32-w64x32"), only16x8, "needs the cooperative-matrix multiply-add 16x16x16 f16*f16+f32=f32 subgroup (nv), which the device does not list"},
 		{find(hgemm, "nv-128x128x32-w64x32"), wave64, "needs a subgroup size of 32, device has 64"},
 		{find(tensor, "acc8-unroll4-wg256"), h200Info, ""},
+		{find(tensor, "khr-acc12-unroll4-wg128"), h200Info, ""},
+		{find(tensor, "khr-acc12-unroll4-wg128"), lavapipeAll, "needs cooperative matrices (VK_KHR_cooperative_matrix), which the device lacks"},
+		{find(tensor, "khr-acc12-unroll4-wg128"), validated, "which the device has and vkbench leaves off"},
 		{find(hgemm, "nv2-128x128x32-t128"), h200Info, ""},
 		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), h200Info, ""},
 		{find(hgemm, "khr-128x256x32-w64x64-1buf-d2"), lavapipeAll, "needs cooperative matrices (VK_KHR_cooperative_matrix), which the device lacks"},
