@@ -71,12 +71,13 @@
 // # Matrix units
 //
 // gemm-f16 and the peak-coopmat operations have candidates on cooperative
-// matrices (GL_NV_cooperative_matrix: 16×16 fragments of one subgroup of
-// 32), gemm-f16 also on GL_KHR_cooperative_matrix's (its "khr-"
-// candidates: the same code, which runs faster on NVIDIA's driver) and on
-// GL_NV_cooperative_matrix2's matrices of a whole workgroup (its "nv2-"
-// candidates, which win where the tile does not divide the problem). A device without them reports those
-// candidates unsupported;
+// matrices of one subgroup of 32, through GL_NV_cooperative_matrix and,
+// as "khr-" candidates, through GL_KHR_cooperative_matrix (the same code;
+// KHR is what other vendors' devices offer, and NVIDIA's driver runs
+// gemm-f16's KHR twin faster). gemm-f16 also has "nv2-" candidates on
+// GL_NV_cooperative_matrix2's matrices of a whole workgroup, which win
+// where the tile does not divide the problem. A device without an
+// extension reports its candidates unsupported;
 // gemm-f16 has portable candidates besides. The code the cooperative-matrix
 // kernels share with their twins (shaders' *_emu kernels, which hold the
 // fragments in every invocation's registers) is verified by the tests on
