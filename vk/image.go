@@ -212,34 +212,10 @@ func (img *image) transfer(ctx context.Context, op string, data []byte, toDevice
 		return err
 	}
 	defer d.drop(img)
-	s := &d.staging
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	row := img.desc.Width * img.desc.Format.TexelBytes()
-	perChunk := max(1, stagingChunk/row)
-	for y := 0; y < img.desc.Height; y += perChunk {
-		if err := d.wait(ctx, op, s.last); err != nil {
-			return err
-		}
-		rows := min(perChunk, img.desc.Height-y)
-		chunk := data[y*row : (y+rows)*row]
-		v, err := s.copyChunk(op, d, img, chunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer) {
-			C.vkb_cmd_copy_image(d.c, cb, staging, 0, img.handle, C.uint32_t(img.desc.Width), C.uint32_t(y), C.uint32_t(rows), boolInt(toDevice))
-		})
-		if err != nil {
-			return err
-		}
-		s.last = v
-		if err := d.wait(ctx, op, v); err != nil {
-			return err
-		}
-		if !toDevice {
-			if err := s.readBack(op, d, chunk); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return d.staging.chunks(ctx, op, d, img, data, max(1, stagingChunk/row)*row, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int) {
+		C.vkb_cmd_copy_image(d.c, cb, staging, 0, img.handle, C.uint32_t(img.desc.Width), C.uint32_t(at/row), C.uint32_t(n/row), boolInt(toDevice))
+	})
 }
 
 func boolInt(b bool) C.int {

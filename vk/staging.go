@@ -40,25 +40,37 @@ type staging struct {
 // held: it is entered for the host's work on each chunk and left while
 // the GPU copies.
 func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []byte, toDevice bool) error {
-	d := b.d
 	op := "Buffer.Read"
 	if toDevice {
 		op = "Buffer.Write"
 	}
+	return s.chunks(ctx, op, b.d, b, data, stagingChunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int) {
+		off := C.VkDeviceSize(offset + int64(at))
+		if toDevice {
+			C.vkb_cmd_copy(b.d.c, cb, staging, 0, b.handle, off, C.VkDeviceSize(n))
+		} else {
+			C.vkb_cmd_copy(b.d.c, cb, b.handle, off, staging, 0, C.VkDeviceSize(n))
+		}
+	})
+}
+
+// chunks moves data between the host and holder through the staging
+// buffer, step bytes at a time (at most stagingChunk): for each chunk it
+// waits for the previous copy, fills the staging buffer (toDevice),
+// records the copy that record makes of the chunk at byte at of data, n
+// bytes long, submits it, waits, and reads the staging buffer back
+// (!toDevice). The one protocol of buffers' and images' staged transfers.
+func (s *staging) chunks(ctx context.Context, op string, d *device, holder resource, data []byte, step int, toDevice bool,
+	record func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for len(data) > 0 {
+	for at := 0; at < len(data); at += step {
 		if err := d.wait(ctx, op, s.last); err != nil {
 			return err
 		}
-		n := min(len(data), stagingChunk)
-		off := C.VkDeviceSize(offset)
-		v, err := s.copyChunk(op, d, b, data[:n], toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer) {
-			if toDevice {
-				C.vkb_cmd_copy(d.c, cb, staging, 0, b.handle, off, C.VkDeviceSize(n))
-			} else {
-				C.vkb_cmd_copy(d.c, cb, b.handle, off, staging, 0, C.VkDeviceSize(n))
-			}
+		chunk := data[at:min(at+step, len(data))]
+		v, err := s.copyChunk(op, d, holder, chunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer) {
+			record(cb, staging, at, len(chunk))
 		})
 		if err != nil {
 			return err
@@ -68,12 +80,10 @@ func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []
 			return err
 		}
 		if !toDevice {
-			if err := s.readBack(op, d, data[:n]); err != nil {
+			if err := s.readBack(op, d, chunk); err != nil {
 				return err
 			}
 		}
-		data = data[n:]
-		offset += int64(n)
 	}
 	return nil
 }
