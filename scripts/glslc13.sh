@@ -66,8 +66,10 @@ mkdir -p "$tmp/root"
 for p in "${pinned[@]}"; do
 	read -r name version sha <<<"$p"
 	read -r v file s <<<"$(lookup "$name")"
-	[ "$v" = "$version" ] && [ "$s" = "$sha" ] ||
-		fail "Debian 13 now has $name ${v:-(none)}, not the pinned $version ($sha); pin the new one in $0 and rebuild the SPIR-V (go generate ./shaders/...)"
+	[ "$v" = "$version" ] ||
+		fail "Debian 13 now has $name ${v:-(none)}, not the pinned $version; pin the new one in $0 and rebuild the SPIR-V (go generate ./shaders/...)"
+	[ "$s" = "$sha" ] ||
+		fail "Debian 13's signed index gives $name $version the SHA-256 $s, not the pinned $sha: the package is not the one pinned"
 	fetch "$file" "$sha"
 done
 for name in "${runtime[@]}"; do
