@@ -21,6 +21,8 @@ var emulatedGEMMF16 = []Candidate{
 	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 32, 32, 16, 1, 1),
 	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2, 2),
 	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 16, 32, 16, 1, 3),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 2, 2),
+	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 16, 32, 16, 2, 3),
 }
 
 // TestCoopmatGeometry checks what the cooperative-matrix shader assumes of
@@ -70,7 +72,7 @@ func TestCoopmatEmulated(t *testing.T) {
 	ctx := context.Background()
 	dev := devtest.Device(t)
 	op := &gemmF16Op{cands: emulatedGEMMF16}
-	for _, size := range []Size{{128, 128, 64}, {67, 45, 33}, {100, 72, 8}, {33, 130, 70}} {
+	for _, size := range []Size{{128, 128, 64}, {96, 160, 64}, {67, 45, 33}, {100, 72, 8}, {33, 130, 70}} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
 				if err := VerifyCandidate(ctx, dev, op, size, i, 7); err != nil {
