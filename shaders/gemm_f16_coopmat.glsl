@@ -41,7 +41,11 @@
 //
 // Specialization: 0 = workgroup size (32 * WARPS), 1 = BM, 2 = BN, 3 = BK
 // (a multiple of 16), 4 = WM, 5 = WN (multiples of 16), 6 = NBUF (1 or 2),
-// 7 = DEPTH (slices in flight in registers, 1 to 3).
+// 7 = DEPTH (slices in flight in registers, 1 to 3), 8 = PARTS: 0, or for
+// measuring where the time goes, with wrong results (bench/gemm_parts.sh),
+// 1 to load only the first DEPTH slices of an interior tile from memory (the
+// multiply-adds and shared memory alone), 2 to skip the multiply-adds (the
+// loads and stores alone).
 // Push constants: M, N, K. Bindings: 0 = A, 1 = B, 2 = C.
 //
 // The including kernel defines WARP and LANE (the invocation's warp and
@@ -63,6 +67,7 @@ layout(constant_id = 4) const uint WM = 32;
 layout(constant_id = 5) const uint WN = 32;
 layout(constant_id = 6) const uint NBUF = 2;
 layout(constant_id = 7) const uint DEPTH = 1;
+layout(constant_id = 8) const uint PARTS = 0;
 
 layout(set = 0, binding = 0) restrict readonly buffer A8 { uvec4 a8[]; };
 layout(set = 0, binding = 0) restrict readonly buffer A1 { float16_t a1[]; };
@@ -123,6 +128,9 @@ uvec4 pack8(float16_t h[8]) {
 void loadSlice(uint slot, uint bm, uint bn, uint k0, bool checked) {
     uint tid = gl_LocalInvocationIndex;
     if (!checked) {
+        if (PARTS == 1u && k0 >= DEPTH * BK) {
+            return;
+        }
         [[unroll]] for (uint l = 0u; l < AL; l++) {
             if (AV % NT == 0u || tid + l * NT < AV) {
                 ra[slot][l] = a8[aG + l * (NT / (BK / 8u)) * (pc.K / 8u) + k0 / 8u];
@@ -274,7 +282,9 @@ void mainLoop(uint bm, uint bn, uint wm, uint wn, bool checked) {
         [[unroll]] for (uint d = 0u; d < DEPTH; d++) {
             uint cur = s + d;
             if (cur < slices) {
-                multiplySlice(cur % NBUF, wm, wn);
+                if (PARTS != 2u) {
+                    multiplySlice(cur % NBUF, wm, wn);
+                }
                 uint next = cur + 1u;
                 if (next < slices) {
                     // With one buffer, everyone must be done reading it

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Where gemm-f16's time goes, on the GPU machine: gemm_f16_coopmat's KHR
+# kernel whole, with its loads alone and with its multiply-adds alone
+# (bench/gemm_parts.json; the parts compute no C, so nothing is verified),
+# at 4096^3 and 8192^3. From the repository root, after building vkbench
+# into .devbin:
+#
+#   source .gl/enter.sh; bash bench/gemm_parts.sh [extra vkbench run flags]
+#
+# SIZES (default "4096 8192") changes the sizes; everything lands under
+# $OUT (default /tmp/gemm-parts).
+set -euo pipefail
+out=${OUT:-/tmp/gemm-parts}
+mkdir -p "$out"
+bin=${VKBENCH:-.devbin/vkbench}
+for s in ${SIZES:-4096 8192}; do
+	"$bin" run --manifest bench/gemm_parts.json --size "M=$s,N=$s,K=$s" --cache off -q -v --budget 4s "$@" \
+		>"$out/parts-$s.txt" 2>"$out/parts-$s-stderr.txt"
+	cat "$out/parts-$s.txt"
+done
