@@ -25,7 +25,7 @@ fi
 rm -rf "$out" && mkdir -p "$out/cache" "$out/objects"
 __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH="$out/cache" __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 \
 	"$bin" run "$op" --size "$size" --candidates "$regex" --cache off --budget 1s -q -v >"$out/run.txt" 2>&1
-find "$out/cache" -name '*.toc' | while read -r toc; do "$dec" "$toc" "$out/objects" >>"$out/decode.txt"; done
+find "$out/cache" -name '*.toc' | while read -r toc; do "$dec" "$toc" "$out/objects" >>"$out/decode.txt" 2>&1; done
 for o in "$out"/objects/*.nvuc; do
 	"$nvd" "$o" >"$o.sass"
 	echo "== $o.sass"
