@@ -74,7 +74,11 @@
 // matrices of one subgroup of 32, through GL_NV_cooperative_matrix and,
 // as "khr-" candidates, through GL_KHR_cooperative_matrix (the same code;
 // KHR is what other vendors' devices offer, and NVIDIA's driver runs
-// gemm-f16's KHR twin faster). gemm-f16 also has "nv2-" candidates on
+// gemm-f16's KHR twin faster: it loads B's fragments transposing, where
+// the NV code transposes them in registers). Their tiles that lie wholly
+// inside A and B load without tests, so the largest tiles, with the most
+// multiply-adds an instruction, win where the problem divides (see
+// bench/RESULTS.md for where their time goes). gemm-f16 also has "nv2-" candidates on
 // GL_NV_cooperative_matrix2's matrices of a whole workgroup, which win
 // where the tile does not divide the problem. A device without an
 // extension reports its candidates unsupported;
