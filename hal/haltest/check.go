@@ -59,31 +59,16 @@ func within(t testing.TB, d time.Duration, what string, f func()) {
 
 // diffWords describes how got differs from want: the count of differing
 // words and the first few, or "" if they are equal.
-func diffWords(got, want []uint32) string {
-	if len(got) != len(want) {
-		return fmt.Sprintf("got %d words, want %d", len(got), len(want))
-	}
-	var b strings.Builder
-	n := 0
-	for i := range got {
-		if got[i] == want[i] {
-			continue
-		}
-		if n < 8 {
-			fmt.Fprintf(&b, "\n\t[%d] = %#x, want %#x", i, got[i], want[i])
-		}
-		n++
-	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d of %d words differ:%s", n, len(got), b.String())
-}
+func diffWords(got, want []uint32) string { return diffElems(got, want, "words", "%#x") }
 
 // diffBytes is diffWords for bytes.
-func diffBytes(got, want []byte) string {
+func diffBytes(got, want []byte) string { return diffElems(got, want, "bytes", "%#02x") }
+
+// diffElems is diffWords and diffBytes: unit names the elements, verb
+// formats one.
+func diffElems[E uint32 | byte](got, want []E, unit, verb string) string {
 	if len(got) != len(want) {
-		return fmt.Sprintf("got %d bytes, want %d", len(got), len(want))
+		return fmt.Sprintf("got %d %s, want %d", len(got), unit, len(want))
 	}
 	var b strings.Builder
 	n := 0
@@ -92,14 +77,14 @@ func diffBytes(got, want []byte) string {
 			continue
 		}
 		if n < 8 {
-			fmt.Fprintf(&b, "\n\t[%d] = %#02x, want %#02x", i, got[i], want[i])
+			fmt.Fprintf(&b, "\n\t[%d] = "+verb+", want "+verb, i, got[i], want[i])
 		}
 		n++
 	}
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d bytes differ:%s", n, len(got), b.String())
+	return fmt.Sprintf("%d of %d %s differ:%s", n, len(got), unit, b.String())
 }
 
 // checkWords fails t if got is not want.
