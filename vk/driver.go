@@ -208,54 +208,7 @@ func (pd *physicalDevice) describe(index int) {
 	pd.maxSampledImages = min(uint32(l.maxPerStageDescriptorSampledImages), uint32(l.maxDescriptorSetSampledImages),
 		uint32(l.maxPerStageDescriptorSamplers), uint32(l.maxDescriptorSetSamplers))
 	if c.chain12 != 0 {
-		info.DriverID = uint32(c.driver.driverID)
-		info.DriverName = C.GoString(&c.driver.driverName[0])
-		info.DriverInfo = C.GoString(&c.driver.driverInfo[0])
-		info.DeviceUUID = uuid(&c.id.deviceUUID)
-		info.DriverUUID = uuid(&c.id.driverUUID)
-		info.Limits.SubgroupSize = uint32(c.subgroup.subgroupSize)
-		info.Limits.MinSubgroupSize = info.Limits.SubgroupSize
-		info.Limits.MaxSubgroupSize = info.Limits.SubgroupSize
-		if (c.chain13 != 0 || c.ext_subgroup_size_control != 0) && c.sgsc.minSubgroupSize > 0 {
-			info.Limits.MinSubgroupSize = uint32(c.sgsc.minSubgroupSize)
-			info.Limits.MaxSubgroupSize = uint32(c.sgsc.maxSubgroupSize)
-		}
-		if c.subgroup.supportedStages&C.VK_SHADER_STAGE_COMPUTE_BIT != 0 {
-			info.Limits.SubgroupOps = hal.SubgroupOps(c.subgroup.supportedOperations)
-		}
-		info.Features.Float16 = c.f12.shaderFloat16 != 0
-		info.Features.Int8 = c.f12.shaderInt8 != 0
-		info.Features.Storage8 = c.f12.storageBuffer8BitAccess != 0
-		info.Features.Storage16 = c.f11.storageBuffer16BitAccess != 0
-		info.Features.VulkanMemoryModel = c.f12.vulkanMemoryModel != 0
-		info.Features.SubgroupSizeControl = c.chain13 != 0 && c.f13.subgroupSizeControl != 0
-		info.Features.CooperativeMatrixNV = c.ext_coopmat_nv != 0 && c.coopmat_nv.cooperativeMatrix != 0
-		info.Features.CooperativeMatrixKHR = c.ext_coopmat_khr != 0 && c.coopmat_khr.cooperativeMatrix != 0
-		info.Features.BFloat16 = c.ext_bfloat16 != 0 && c.bfloat16.shaderBFloat16Type != 0
-		if info.Features.CooperativeMatrixKHR && c.ext_coopmat2_nv != 0 {
-			cm2 := &c.coopmat2_nv
-			for i, on := range []C.VkBool32{cm2.cooperativeMatrixWorkgroupScope, cm2.cooperativeMatrixFlexibleDimensions,
-				cm2.cooperativeMatrixReductions, cm2.cooperativeMatrixConversions, cm2.cooperativeMatrixPerElementOperations,
-				cm2.cooperativeMatrixTensorAddressing, cm2.cooperativeMatrixBlockLoads} {
-				if on != 0 {
-					info.Features.CooperativeMatrixNV2 |= hal.NV2Features(1) << i
-				}
-			}
-		}
-		info.CooperativeMatrices = cooperativeMatrices(c)
-		for _, w := range []struct {
-			on   C.int
-			name string
-		}{
-			{c.withheld_coopmat_khr, "VK_KHR_cooperative_matrix"},
-			{c.withheld_coopmat2_nv, "VK_NV_cooperative_matrix2"},
-			{c.withheld_bfloat16, "VK_KHR_shader_bfloat16"},
-		} {
-			if w.on != 0 {
-				info.Withheld = append(info.Withheld, w.name)
-			}
-		}
-		pd.maxAlloc = uint64(c.maint3.maxMemoryAllocationSize)
+		pd.describe12(&info)
 	}
 	if c.chain13 != 0 {
 		pd.maxBuffer = uint64(c.maint4.maxBufferSize)
@@ -284,6 +237,76 @@ func (pd *physicalDevice) describe(index int) {
 	case c.f12.hostQueryReset == 0:
 		pd.unusable = "it cannot reset queries from the host"
 	}
+}
+
+// describe12 adds to info what the driver said through Vulkan 1.2's
+// structures and the extensions vkbench enables: driver identity,
+// subgroups, the 1.1 to 1.3 features and cooperative matrices.
+func (pd *physicalDevice) describe12(info *hal.DeviceInfo) {
+	c := pd.c
+	info.DriverID = uint32(c.driver.driverID)
+	info.DriverName = C.GoString(&c.driver.driverName[0])
+	info.DriverInfo = C.GoString(&c.driver.driverInfo[0])
+	info.DeviceUUID = uuid(&c.id.deviceUUID)
+	info.DriverUUID = uuid(&c.id.driverUUID)
+	info.Limits.SubgroupSize = uint32(c.subgroup.subgroupSize)
+	info.Limits.MinSubgroupSize = info.Limits.SubgroupSize
+	info.Limits.MaxSubgroupSize = info.Limits.SubgroupSize
+	if (c.chain13 != 0 || c.ext_subgroup_size_control != 0) && c.sgsc.minSubgroupSize > 0 {
+		info.Limits.MinSubgroupSize = uint32(c.sgsc.minSubgroupSize)
+		info.Limits.MaxSubgroupSize = uint32(c.sgsc.maxSubgroupSize)
+	}
+	if c.subgroup.supportedStages&C.VK_SHADER_STAGE_COMPUTE_BIT != 0 {
+		info.Limits.SubgroupOps = hal.SubgroupOps(c.subgroup.supportedOperations)
+	}
+	info.Features.Float16 = c.f12.shaderFloat16 != 0
+	info.Features.Int8 = c.f12.shaderInt8 != 0
+	info.Features.Storage8 = c.f12.storageBuffer8BitAccess != 0
+	info.Features.Storage16 = c.f11.storageBuffer16BitAccess != 0
+	info.Features.VulkanMemoryModel = c.f12.vulkanMemoryModel != 0
+	info.Features.SubgroupSizeControl = c.chain13 != 0 && c.f13.subgroupSizeControl != 0
+	info.Features.CooperativeMatrixNV = c.ext_coopmat_nv != 0 && c.coopmat_nv.cooperativeMatrix != 0
+	info.Features.CooperativeMatrixKHR = c.ext_coopmat_khr != 0 && c.coopmat_khr.cooperativeMatrix != 0
+	info.Features.BFloat16 = c.ext_bfloat16 != 0 && c.bfloat16.shaderBFloat16Type != 0
+	if info.Features.CooperativeMatrixKHR && c.ext_coopmat2_nv != 0 {
+		info.Features.CooperativeMatrixNV2 = nv2Features(&c.coopmat2_nv)
+	}
+	info.CooperativeMatrices = cooperativeMatrices(c)
+	info.Withheld = withheld(c)
+	pd.maxAlloc = uint64(c.maint3.maxMemoryAllocationSize)
+}
+
+// nv2Features are the features of VK_NV_cooperative_matrix2 the driver
+// reported, in hal.NV2Features' order.
+func nv2Features(cm2 *C.VkPhysicalDeviceCooperativeMatrix2FeaturesNV) hal.NV2Features {
+	var f hal.NV2Features
+	for i, on := range []C.VkBool32{cm2.cooperativeMatrixWorkgroupScope, cm2.cooperativeMatrixFlexibleDimensions,
+		cm2.cooperativeMatrixReductions, cm2.cooperativeMatrixConversions, cm2.cooperativeMatrixPerElementOperations,
+		cm2.cooperativeMatrixTensorAddressing, cm2.cooperativeMatrixBlockLoads} {
+		if on != 0 {
+			f |= hal.NV2Features(1) << i
+		}
+	}
+	return f
+}
+
+// withheld names the extensions the device has that vk left off (see
+// loader.c: the validation layer is older than them).
+func withheld(c *C.vkb_pd_info) []string {
+	var names []string
+	for _, w := range []struct {
+		on   C.int
+		name string
+	}{
+		{c.withheld_coopmat_khr, "VK_KHR_cooperative_matrix"},
+		{c.withheld_coopmat2_nv, "VK_NV_cooperative_matrix2"},
+		{c.withheld_bfloat16, "VK_KHR_shader_bfloat16"},
+	} {
+		if w.on != 0 {
+			names = append(names, w.name)
+		}
+	}
+	return names
 }
 
 func deviceType(t C.VkPhysicalDeviceType) hal.DeviceType {
