@@ -273,6 +273,61 @@ func (bf *boltFile) dropReader() {
 	_ = guard(rd.db.Close) // read-only: nothing to flush, and the lock goes with the file
 }
 
+// bucketAt returns the bucket at path, nested buckets from the file's
+// root; nil where any of them is missing.
+func bucketAt(tx *bolt.Tx, path ...string) *bolt.Bucket {
+	b := tx.Bucket([]byte(path[0]))
+	for _, name := range path[1:] {
+		if b == nil {
+			return nil
+		}
+		b = b.Bucket([]byte(name))
+	}
+	return b
+}
+
+// createBucketAt returns the bucket at path, making those of it that are
+// missing.
+func createBucketAt(tx *bolt.Tx, path ...string) (*bolt.Bucket, error) {
+	b, err := tx.CreateBucketIfNotExists([]byte(path[0]))
+	for _, name := range path[1:] {
+		if err != nil {
+			return nil, err
+		}
+		b, err = b.CreateBucketIfNotExists([]byte(name))
+	}
+	return b, err
+}
+
+// deleteBucketAt deletes the bucket at path, if there is one, and reports
+// whether there was.
+func deleteBucketAt(tx *bolt.Tx, path ...string) (bool, error) {
+	if bucketAt(tx, path...) == nil {
+		return false, nil
+	}
+	last := []byte(path[len(path)-1])
+	if len(path) == 1 {
+		return true, tx.DeleteBucket(last)
+	}
+	return true, bucketAt(tx, path[:len(path)-1]...).DeleteBucket(last)
+}
+
+// walkBuckets calls fn with the names along every path of depth nested
+// buckets under b (none if b is nil), after above, the names of those
+// above b.
+func walkBuckets(b *bolt.Bucket, depth int, above []string, fn func(names []string)) error {
+	switch {
+	case b == nil:
+		return nil
+	case depth == 0:
+		fn(above)
+		return nil
+	}
+	return b.ForEachBucket(func(name []byte) error {
+		return walkBuckets(b.Bucket(name), depth-1, append(above, string(name)), fn)
+	})
+}
+
 // update runs fn in a write transaction, creating the file if needed. A
 // damaged file is moved aside (its new name in a warning) and fn runs
 // again on a fresh one.

@@ -109,8 +109,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	}
 	skey := Key{Op: sop.name, DType: k.DType, Shape: k.Shape}
 	sum := Checksum(sop.Candidates())
-	t.cache.Forget(t.table, skey, sum)
-	_ = t.cache.replace(t.table, skey, sum, e)
+	_, _ = t.cache.store(t.table, skey, sum, e, true) // replacing an earlier search's answer
 	return res, nil
 }
 

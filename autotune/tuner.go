@@ -402,14 +402,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	// A file that cannot be written does not undo the answer: the cache
 	// keeps it in memory and records a warning (Cache.Warnings), and the
 	// caller learns that it was not stored.
-	if force {
-		t.cache.Forget(t.table, k, sum)
-		if err := t.cache.replace(t.table, k, sum, e); err != nil {
-			return e, &NotStoredError{Key: k, Path: t.cache.Path(), Err: err}
-		}
-		return e, nil
-	}
-	stored, err := t.cache.Commit(t.table, k, sum, e)
+	stored, err := t.cache.store(t.table, k, sum, e, force)
 	if err != nil {
 		return e, &NotStoredError{Key: k, Path: t.cache.Path(), Err: err}
 	}
