@@ -37,8 +37,7 @@ func measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Sh
 
 // measureOnce measures one round.
 func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
-	m := &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}
-	m.key = Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
+	m := newMeasurement(dev, op, shape, opts)
 	defer m.release()
 	if err := m.run(ctx); err != nil {
 		return nil, nil, err
@@ -74,6 +73,18 @@ func (c *candState) noTick() int {
 	return c.ticks
 }
 
+// fail records err as the candidate's: it is Failed, or Wrong, unless its
+// outcome was set already (Unsupported).
+func (c *candState) fail(err error) {
+	c.res.Error, c.err = err.Error(), err
+	if c.res.Outcome == "" {
+		c.res.Outcome = Failed
+		if errors.Is(err, kernels.ErrWrongResult) {
+			c.res.Outcome = Wrong
+		}
+	}
+}
+
 type measurement struct {
 	dev   hal.Device
 	info  hal.DeviceInfo
@@ -93,6 +104,11 @@ type measurement struct {
 	// conditionsNote says why they or energies are missing.
 	conditions     *telemetry.Conditions
 	conditionsNote string
+}
+
+func newMeasurement(dev hal.Device, op kernels.Operation, shape Shape, opts Options) *measurement {
+	key := Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
+	return &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info(), key: key}
 }
 
 // fatal reports whether err ends the whole measurement rather than one
@@ -143,10 +159,7 @@ func (m *measurement) run(ctx context.Context) error {
 			if fatal(ctx, m.dev, err) {
 				return err
 			}
-			st.res.Error, st.err = err.Error(), err
-			if st.res.Outcome == "" {
-				st.res.Outcome = Failed
-			}
+			st.fail(err)
 			continue
 		}
 		st.alive = true

@@ -87,17 +87,11 @@ func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Search = LogSearch{Strategy: sopts.Strategy, Seed: sopts.Seed, Lookahead: sopts.Lookahead, MaxEvals: sopts.MaxEvals,
-		Simulated: true, Time: time.Now().UTC()}
+	res.Search = logSearch(sopts, steps)
+	res.Search.Simulated, res.Search.WallSeconds = true, src.clock.Seconds()
 	for _, st := range steps {
 		res.Evals = append(res.Evals, st.rec)
-		res.Search.Order = append(res.Search.Order, st.rec.Name)
 		res.Search.CompileSeconds += st.rec.CompileSeconds
-		res.Search.MeasureSeconds += st.rec.MeasureSeconds
-	}
-	res.Search.WallSeconds = src.clock.Seconds()
-	if first, _ := best(steps); first >= 0 {
-		res.Search.Best = steps[first].rec.Name
 	}
 	return res, nil
 }

@@ -121,20 +121,13 @@ func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 // each is flagged FlagRemeasured. What is still inconsistent after that
 // is flagged FlagDrift by pickWinner.
 func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
-	lead := -1.0
-	for _, c := range m.cands {
-		if c.alive && len(c.samples) > 0 {
-			if med := stats.Summarize(c.samples, c.batch).Median; lead < 0 || med < lead {
-				lead = med
-			}
-		}
-	}
-	if lead < 0 {
+	leader, lead := m.leader()
+	if leader < 0 {
 		return nil
 	}
 	var again []int
 	for i, c := range m.cands {
-		if c.res.Outcome == Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead {
+		if c.res.Outcome == Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead.Median {
 			again = append(again, i)
 		}
 	}
@@ -191,20 +184,26 @@ func (m *measurement) warmup(ctx context.Context) error {
 	return nil
 }
 
-// decide drops clearly slower candidates (with drop) and reports whether
-// sampling is done.
-func (m *measurement) decide(budgetSpent, drop bool) bool {
+// leader returns the surviving candidate of lowest median so far, and its
+// statistics; -1 when no survivor has samples.
+func (m *measurement) leader() (int, stats.Stats) {
 	leader := -1
 	var lead stats.Stats
 	for i, c := range m.cands {
 		if !c.alive || len(c.samples) == 0 {
 			continue
 		}
-		s := stats.Summarize(c.samples, c.batch)
-		if leader < 0 || s.Median < lead.Median {
+		if s := stats.Summarize(c.samples, c.batch); leader < 0 || s.Median < lead.Median {
 			leader, lead = i, s
 		}
 	}
+	return leader, lead
+}
+
+// decide drops clearly slower candidates (with drop) and reports whether
+// sampling is done.
+func (m *measurement) decide(budgetSpent, drop bool) bool {
+	leader, lead := m.leader()
 	if leader < 0 {
 		return true
 	}

@@ -174,6 +174,22 @@ func drive(ctx context.Context, s Strategy, src pointSource, opts SearchOptions,
 	return steps, nil
 }
 
+// logSearch is the log's record of the search under opts that made
+// steps: its order, its best point and the time spent measuring.
+func logSearch(opts SearchOptions, steps []step) LogSearch {
+	s := LogSearch{Strategy: opts.Strategy, Seed: opts.Seed, Lookahead: opts.Lookahead, MaxEvals: opts.MaxEvals, Time: time.Now().UTC()}
+	for _, st := range steps {
+		s.Order = append(s.Order, st.rec.Name)
+		if st.measured {
+			s.MeasureSeconds += st.rec.MeasureSeconds
+		}
+	}
+	if first, _ := best(steps); first >= 0 {
+		s.Best = steps[first].rec.Name
+	}
+	return s
+}
+
 // best returns the fastest verified evaluation of steps, and the runner-up
 // (-1 if none): the lowest medians, earlier first among equals.
 func best(steps []step) (first, second int) {

@@ -2,7 +2,6 @@ package autotune
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -31,8 +30,7 @@ func newPointMeasurer(ctx context.Context, dev hal.Device, op kernels.Operation,
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	pm := &pointMeasurer{base: measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}}
-	pm.base.key = Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
+	pm := &pointMeasurer{base: *newMeasurement(dev, op, shape, opts)}
 	if err := pm.base.setup(ctx); err != nil {
 		pm.release()
 		return nil, err
@@ -68,13 +66,7 @@ func (pm *pointMeasurer) measure(ctx context.Context, i int, c kernels.Candidate
 		if fatal(ctx, m.dev, err) {
 			return Result{}, err
 		}
-		st.res.Error, st.err = err.Error(), err
-		if st.res.Outcome == "" {
-			st.res.Outcome = Failed
-			if errors.Is(err, kernels.ErrWrongResult) {
-				st.res.Outcome = Wrong
-			}
-		}
+		st.fail(err)
 	} else {
 		st.alive = true
 		if err := m.sample(ctx); err != nil {
