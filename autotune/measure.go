@@ -155,7 +155,7 @@ func (m *measurement) run(ctx context.Context) error {
 		}
 		st := &candState{res: Result{Index: i, Name: c.Name}}
 		m.cands = append(m.cands, st)
-		if err := m.prepareCandidate(ctx, i, c, st); err != nil {
+		if err := m.prepareCandidate(ctx, c, st); err != nil {
 			if fatal(ctx, m.dev, err) {
 				return err
 			}
@@ -224,7 +224,7 @@ func (m *measurement) sameBatch() {
 
 // prepareCandidate checks support, builds, runs once and verifies, then
 // calibrates the batch size.
-func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Candidate, st *candState) error {
+func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState) error {
 	if err := c.Supported(m.info); err != nil {
 		st.res.Outcome = Unsupported
 		return err
@@ -240,12 +240,13 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		return status.Annotatef(err, "building %s", c.Name)
 	}
 	st.exe = exe
-	return m.verifyCandidate(ctx, i, c, st, built.Sub(t0))
+	return m.verifyCandidate(ctx, c, st, built.Sub(t0))
 }
 
-// verifyCandidate runs candidate i, whose pipeline st.exe took build to
+// verifyCandidate runs candidate c, whose pipeline st.exe took build to
 // make, once, verifies it, and calibrates its batch size.
-func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Candidate, st *candState, build time.Duration) error {
+func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, st *candState, build time.Duration) error {
+	i := st.res.Index
 	st.res.Compiler = m.compilerStats(c.Name, st.exe)
 	// The outputs are poisoned first, so that a candidate that writes
 	// nothing cannot pass on what an earlier one left.
@@ -266,7 +267,7 @@ func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Cand
 	}
 	// Calibrate: time one run, then batch enough runs to last
 	// MinSampleTime.
-	t, err := m.timed(ctx, st, i, 1)
+	t, err := m.timed(ctx, st, 1)
 	switch {
 	case errors.Is(err, hal.ErrNoTick):
 		// Too short for the timer: batch as many runs as allowed.
@@ -283,10 +284,10 @@ func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Cand
 	return nil
 }
 
-// timed records k runs of candidate i, submits them, waits, and returns the
-// GPU time of one run in seconds.
-func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float64, error) {
-	cb := m.cb
+// timed records k runs of candidate st, submits them, waits, and returns
+// the GPU time of one run in seconds.
+func (m *measurement) timed(ctx context.Context, st *candState, k int) (float64, error) {
+	cb, i := m.cb, st.res.Index
 	if err := cb.Begin(); err != nil {
 		return 0, err
 	}

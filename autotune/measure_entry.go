@@ -67,7 +67,7 @@ func interval(s stats.Stats) (lo, hi float64) {
 func (m *measurement) entry() *Entry {
 	e := newEntry(m.key, m.shape, m.opts, m.info)
 	e.Objective = m.opts.Objective
-	for i, c := range m.cands {
+	for _, c := range m.cands {
 		r := c.res
 		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == Dropped) {
 			s := stats.Summarize(c.samples, c.batch)
@@ -87,7 +87,7 @@ func (m *measurement) entry() *Entry {
 					}
 				}
 			}
-			setRates(&r, m.work(i), m.opts.Peak, m.op)
+			setRates(&r, m.work(r.Index), m.opts.Peak, m.op)
 		} else if r.Outcome == "" {
 			r.Outcome = Failed
 			if r.Error == "" {

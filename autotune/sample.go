@@ -76,7 +76,7 @@ func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop boo
 // is recorded in its state.
 func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 	c := m.cands[i]
-	t, err := m.timed(ctx, c, i, c.batch)
+	t, err := m.timed(ctx, c, c.batch)
 	switch {
 	case errors.Is(err, hal.ErrNoTick):
 		// The sample is discarded and the runs batched twice as many; a
@@ -164,11 +164,11 @@ func (m *measurement) warmup(ctx context.Context) error {
 	start := time.Now()
 	for gpu < m.opts.Warmup.Seconds() && time.Since(start) < 2*m.opts.Warmup {
 		ran := false
-		for i, c := range m.cands {
+		for _, c := range m.cands {
 			if !c.alive {
 				continue
 			}
-			t, err := m.timed(ctx, c, i, c.batch)
+			t, err := m.timed(ctx, c, c.batch)
 			if err != nil && fatal(ctx, m.dev, err) {
 				return err
 			}
