@@ -2,6 +2,7 @@ package autotune
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -120,17 +121,9 @@ type memKey struct {
 // OpenCache returns a cache with opts. It does not create the file until an
 // answer is committed.
 func OpenCache(opts CacheOptions) (*Cache, error) {
-	c := &Cache{boltFile: &boltFile{timeout: opts.LockTimeout, log: opts.Logger}, mem: map[memKey]int{}}
-	if c.timeout <= 0 {
-		c.timeout = 5 * time.Second
-	}
-	if c.log == nil {
-		c.log = slog.Default()
-	}
-	path := opts.Path
-	if path == "" {
-		path = os.Getenv(EnvCache)
-	}
+	c := &Cache{boltFile: &boltFile{timeout: positiveOr(opts.LockTimeout, 5*time.Second), log: cmp.Or(opts.Logger, slog.Default())},
+		mem: map[memKey]int{}}
+	path := cmp.Or(opts.Path, os.Getenv(EnvCache))
 	if path == "" {
 		path = DefaultCachePath()
 	}

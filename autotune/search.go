@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -73,10 +74,7 @@ const (
 var DefaultCompileThreads = 4
 
 func (o *SearchOptions) fill(points int) error {
-	if o.Strategy == "" {
-		o.Strategy = Auto
-	}
-	if o.Strategy == Auto {
+	if o.Strategy == "" || o.Strategy == Auto {
 		o.Strategy = Bayes
 		if points <= SmallSpace {
 			o.Strategy = Exhaustive
@@ -92,12 +90,8 @@ func (o *SearchOptions) fill(points int) error {
 		}
 	}
 	o.MaxEvals = min(o.MaxEvals, points)
-	if o.Lookahead == 0 {
-		o.Lookahead = DefaultLookahead
-	}
-	if o.CompileThreads == 0 {
-		o.CompileThreads = DefaultCompileThreads
-	}
+	o.Lookahead = cmp.Or(o.Lookahead, DefaultLookahead)
+	o.CompileThreads = cmp.Or(o.CompileThreads, DefaultCompileThreads) // negative: in line
 	return nil
 }
 
