@@ -1,8 +1,10 @@
 package autotune
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -184,14 +186,8 @@ func (c *Cache) ReadLog(r LogRef) (*TuneLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, rec := range evals {
-		l.Evals = append(l.Evals, rec)
-	}
-	slices.SortFunc(l.Evals, func(a, b LogRecord) int {
-		if c := a.Time.Compare(b.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
+	l.Evals = slices.SortedFunc(maps.Values(evals), func(a, b LogRecord) int {
+		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Name, b.Name))
 	})
 	l.Header.Table, l.Header.Key, l.Header.Mode = r.Table, r.Key, r.Mode
 	if l.Header.Time.IsZero() {
