@@ -172,8 +172,8 @@ func (bf *boltFile) read(fn func(*bolt.Tx) error) (err, fileErr error) {
 	}
 	err = guard(func() error {
 		return rd.db.View(func(tx *bolt.Tx) error {
-			if tx.Size() > rd.seen.Size() {
-				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", rd.seen.Size(), tx.Size()), file: rd.seen}
+			if err := truncated(tx, rd.seen); err != nil {
+				return err
 			}
 			return fn(tx)
 		})
@@ -271,6 +271,15 @@ func (bf *boltFile) dropReader() {
 		rd.idle.Stop()
 	}
 	_ = guard(rd.db.Close) // read-only: nothing to flush, and the lock goes with the file
+}
+
+// truncated is a damageError when the file, as fi describes it, is
+// shorter than tx's meta page says it is.
+func truncated(tx *bolt.Tx, fi os.FileInfo) error {
+	if tx.Size() > fi.Size() {
+		return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", fi.Size(), tx.Size()), file: fi}
+	}
+	return nil
 }
 
 // bucketAt returns the bucket at path, nested buckets from the file's
@@ -378,24 +387,22 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 			if err != nil {
 				return err
 			}
-			if tx.Size() > fi.Size() {
-				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", fi.Size(), tx.Size()), file: fi}
+			if err := truncated(tx, fi); err != nil {
+				return err
 			}
 			return fn(tx)
 		})
 	})
-	if d, ok := errors.AsType[*damageError](err); ok && d.file == nil {
+	d, damaged := errors.AsType[*damageError](err)
+	if damaged && d.file == nil {
 		d.file, _ = f.Stat()
 	}
 	cerr := guard(db.Close)
-	if err == nil && cerr != nil {
+	switch {
+	case err == nil && cerr != nil:
 		return bf.fileError(cerr, "closing")
-	}
-	if _, ok := errors.AsType[*damageError](err); ok {
+	case err == nil || damaged:
 		return err
-	}
-	if err == nil {
-		return nil
 	}
 	// fn's own errors (NotFound from Clear, InvalidArgument from a bad
 	// table name) carry a code and pass through; the rest come from
