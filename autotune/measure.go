@@ -127,17 +127,10 @@ func (m *measurement) release() {
 			_ = c.exe.Release()
 		}
 	}
-	if m.cb != nil {
-		_ = m.cb.Release()
-	}
-	if m.pool != nil {
-		_ = m.pool.Release()
-	}
-	if m.flush != nil {
-		_ = m.flush.Release()
-	}
-	if m.p != nil {
-		_ = m.p.Release()
+	for _, r := range []interface{ Release() error }{m.cb, m.pool, m.flush, m.p} {
+		if r != nil {
+			_ = r.Release()
+		}
 	}
 }
 

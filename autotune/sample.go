@@ -98,9 +98,7 @@ func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 		c.failures++
 		if c.failures >= 3 {
 			c.alive = false
-			c.res.Outcome = Failed
-			c.err = status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name)
-			c.res.Error = c.err.Error()
+			c.fail(status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name))
 		}
 		return nil
 	}
