@@ -123,9 +123,10 @@ func drive(ctx context.Context, s Strategy, src pointSource, opts SearchOptions,
 	var steps []step
 	var queue []int
 	asked, stopped := 0, false
+	timeUp := func() bool { return opts.TimeLimit > 0 && src.elapsed() >= opts.TimeLimit }
 	ask := func() {
 		for !stopped && len(queue) < opts.Lookahead && asked < opts.MaxEvals {
-			if opts.TimeLimit > 0 && src.elapsed() >= opts.TimeLimit {
+			if timeUp() {
 				stopped = true
 				return
 			}
@@ -144,7 +145,7 @@ func drive(ctx context.Context, s Strategy, src pointSource, opts SearchOptions,
 		if err := ctx.Err(); err != nil {
 			return steps, err
 		}
-		if opts.TimeLimit > 0 && src.elapsed() >= opts.TimeLimit {
+		if timeUp() {
 			break
 		}
 		i := queue[0]

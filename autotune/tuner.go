@@ -23,8 +23,9 @@ type Tuner struct {
 	table Table
 	opts  Options
 
-	sumMu     sync.RWMutex
-	checksums map[kernels.Operation]string
+	// checksums are the operations' candidate-list checksums, by
+	// operation: kernels.Operation to string.
+	checksums sync.Map
 
 	mu      sync.Mutex
 	pending map[memKey]*tune
@@ -74,14 +75,13 @@ func NewTuner(dev hal.Device, cache *Cache, opts Options) *Tuner {
 		table.Tuner += "+" + string(opts.Objective)
 	}
 	return &Tuner{
-		dev:       dev,
-		cache:     cache,
-		table:     table,
-		opts:      opts,
-		checksums: map[kernels.Operation]string{},
-		pending:   map[memKey]*tune{},
-		hits:      map[hitKey]int{},
-		applying:  map[applyKey]applySubset{},
+		dev:      dev,
+		cache:    cache,
+		table:    table,
+		opts:     opts,
+		pending:  map[memKey]*tune{},
+		hits:     map[hitKey]int{},
+		applying: map[applyKey]applySubset{},
 	}
 }
 
@@ -125,16 +125,11 @@ func (t *Tuner) checksum(op kernels.Operation) string {
 	if !reflect.TypeOf(op).Comparable() {
 		return Checksum(op.Candidates())
 	}
-	t.sumMu.RLock()
-	s, ok := t.checksums[op]
-	t.sumMu.RUnlock()
-	if ok {
-		return s
+	if s, ok := t.checksums.Load(op); ok {
+		return s.(string)
 	}
-	s = Checksum(op.Candidates())
-	t.sumMu.Lock()
-	t.checksums[op] = s
-	t.sumMu.Unlock()
+	s := Checksum(op.Candidates())
+	t.checksums.Store(op, s)
 	return s
 }
 
