@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -324,11 +325,7 @@ func (c *Cache) Entries(t Table) ([]*Entry, error) {
 // logs; a nil t removes every table and every log.
 func (c *Cache) Clear(t *Table) error {
 	c.mu.Lock()
-	for k := range c.mem {
-		if t == nil || k.table == *t {
-			delete(c.mem, k)
-		}
-	}
+	maps.DeleteFunc(c.mem, func(k memKey, _ int) bool { return t == nil || k.table == *t })
 	c.mu.Unlock()
 	if c.path == "" {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -202,11 +203,7 @@ type hitKey struct {
 // forget drops the fast answers of op, after a forced re-tune.
 func (t *Tuner) forget(op kernels.Operation) {
 	t.hitMu.Lock()
-	for k := range t.hits {
-		if k.op == op {
-			delete(t.hits, k)
-		}
-	}
+	maps.DeleteFunc(t.hits, func(k hitKey, _ int) bool { return k.op == op })
 	t.hitMu.Unlock()
 }
 
