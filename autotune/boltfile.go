@@ -349,8 +349,8 @@ func (bf *boltFile) update(fn func(*bolt.Tx) error) error {
 	}
 	for moved := 0; ; moved++ {
 		err := bf.updateOnce(fn)
-		var d *damageError
-		if !errors.As(err, &d) {
+		d, ok := errors.AsType[*damageError](err)
+		if !ok {
 			return err
 		}
 		if moved == 2 {
@@ -367,17 +367,11 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 	// truncated file lies past its end (bbolt would read whatever is
 	// mapped there), and the read handle is usually open already.
 	if _, ferr := bf.read(func(*bolt.Tx) error { return nil }); ferr != nil {
-		if d, ok := errors.AsType[*damageError](ferr); ok {
-			return d
-		}
-		return bf.fileError(ferr, "opening")
+		return bf.openError(ferr)
 	}
 	db, f, err := bf.openDB(false)
 	if err != nil {
-		if _, ok := errors.AsType[*damageError](err); ok {
-			return err
-		}
-		return bf.fileError(err, "opening")
+		return bf.openError(err)
 	}
 	err = guard(func() error {
 		return db.Update(func(tx *bolt.Tx) error {
@@ -411,6 +405,15 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 		return bf.fileError(err, "writing")
 	}
 	return err
+}
+
+// openError is err, met opening the file: damage as it is, for update to
+// move the file aside; anything else named by fileError.
+func (bf *boltFile) openError(err error) error {
+	if _, ok := errors.AsType[*damageError](err); ok {
+		return err
+	}
+	return bf.fileError(err, "opening")
 }
 
 // openDB opens the file, waiting at most the lock timeout for other
