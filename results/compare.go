@@ -458,15 +458,14 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		Delta *float64 `json:"delta"`
 		P     *float64 `json:"p"`
 		RawP  *float64 `json:"p_raw"`
-	}{plain: plain(r)}
-	if !math.IsNaN(r.Delta) {
-		out.Delta = &r.Delta
-	}
-	if !math.IsNaN(r.P) {
-		out.P = &r.P
-	}
-	if !math.IsNaN(r.RawP) {
-		out.RawP = &r.RawP
-	}
+	}{plain: plain(r), Delta: nilIfNaN(r.Delta), P: nilIfNaN(r.P), RawP: nilIfNaN(r.RawP)}
 	return json.Marshal(out)
+}
+
+// nilIfNaN is v, or nil (JSON's null) where v is NaN.
+func nilIfNaN(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }
