@@ -73,12 +73,9 @@ func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ReplayResult{Points: g.Len(), Best: math.Inf(1)}
-	for _, r := range recs {
-		if r.ok() {
-			res.Best = min(res.Best, r.Stats.Median)
-		}
-	}
+	// The best after every record is the log's best.
+	bestSoFar := BestSoFar(recs)
+	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
 	src := &logSource{recs: recs}
 	done := func(s step) bool {
 		return sopts.StopWithin > 0 && s.rec.ok() && s.rec.Stats.Median <= res.Best*(1+sopts.StopWithin)
