@@ -3,6 +3,7 @@ package autotune
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // bayes is Bayesian optimization with a Gaussian process over the grid's
@@ -41,10 +42,7 @@ func newBayes(g *Grid, rng *rand.Rand) *bayes {
 	}
 	d := len(g.Params)
 	b.n0 = min(g.Len(), max(10, 2*d))
-	b.model = gp{ls: make([]float64, d), noise: 1e-3}
-	for j := range b.model.ls {
-		b.model.ls[j] = 0.4
-	}
+	b.model = gp{ls: slices.Repeat([]float64{0.4}, d), noise: 1e-3}
 	return b
 }
 
@@ -64,11 +62,8 @@ func (b *bayes) Next() (int, bool) {
 func (b *bayes) Tell(i int, seconds float64, ok bool) {
 	b.tell(i, seconds, ok)
 	b.order = append(b.order, i)
-	for k, p := range b.pending {
-		if p == i {
-			b.pending = append(b.pending[:k], b.pending[k+1:]...)
-			break
-		}
+	if k := slices.Index(b.pending, i); k >= 0 {
+		b.pending = slices.Delete(b.pending, k, k+1)
 	}
 }
 

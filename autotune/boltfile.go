@@ -172,8 +172,8 @@ func (bf *boltFile) read(fn func(*bolt.Tx) error) (err, fileErr error) {
 	}
 	err = guard(func() error {
 		return rd.db.View(func(tx *bolt.Tx) error {
-			if tx.Size() > rd.seen.Size() {
-				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", rd.seen.Size(), tx.Size()), file: rd.seen}
+			if err := truncated(tx, rd.seen); err != nil {
+				return err
 			}
 			return fn(tx)
 		})
@@ -273,6 +273,70 @@ func (bf *boltFile) dropReader() {
 	_ = guard(rd.db.Close) // read-only: nothing to flush, and the lock goes with the file
 }
 
+// truncated is a damageError when the file, as fi describes it, is
+// shorter than tx's meta page says it is.
+func truncated(tx *bolt.Tx, fi os.FileInfo) error {
+	if tx.Size() > fi.Size() {
+		return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", fi.Size(), tx.Size()), file: fi}
+	}
+	return nil
+}
+
+// bucketAt returns the bucket at path, nested buckets from the file's
+// root; nil where any of them is missing.
+func bucketAt(tx *bolt.Tx, path ...string) *bolt.Bucket {
+	b := tx.Bucket([]byte(path[0]))
+	for _, name := range path[1:] {
+		if b == nil {
+			return nil
+		}
+		b = b.Bucket([]byte(name))
+	}
+	return b
+}
+
+// createBucketAt returns the bucket at path, making those of it that are
+// missing.
+func createBucketAt(tx *bolt.Tx, path ...string) (*bolt.Bucket, error) {
+	b, err := tx.CreateBucketIfNotExists([]byte(path[0]))
+	for _, name := range path[1:] {
+		if err != nil {
+			return nil, err
+		}
+		b, err = b.CreateBucketIfNotExists([]byte(name))
+	}
+	return b, err
+}
+
+// deleteBucketAt deletes the bucket at path, if there is one, and reports
+// whether there was.
+func deleteBucketAt(tx *bolt.Tx, path ...string) (bool, error) {
+	if bucketAt(tx, path...) == nil {
+		return false, nil
+	}
+	last := []byte(path[len(path)-1])
+	if len(path) == 1 {
+		return true, tx.DeleteBucket(last)
+	}
+	return true, bucketAt(tx, path[:len(path)-1]...).DeleteBucket(last)
+}
+
+// walkBuckets calls fn with the names along every path of depth nested
+// buckets under b (none if b is nil), after above, the names of those
+// above b.
+func walkBuckets(b *bolt.Bucket, depth int, above []string, fn func(names []string)) error {
+	switch {
+	case b == nil:
+		return nil
+	case depth == 0:
+		fn(above)
+		return nil
+	}
+	return b.ForEachBucket(func(name []byte) error {
+		return walkBuckets(b.Bucket(name), depth-1, append(above, string(name)), fn)
+	})
+}
+
 // update runs fn in a write transaction, creating the file if needed. A
 // damaged file is moved aside (its new name in a warning) and fn runs
 // again on a fresh one.
@@ -285,8 +349,8 @@ func (bf *boltFile) update(fn func(*bolt.Tx) error) error {
 	}
 	for moved := 0; ; moved++ {
 		err := bf.updateOnce(fn)
-		var d *damageError
-		if !errors.As(err, &d) {
+		d, ok := errors.AsType[*damageError](err)
+		if !ok {
 			return err
 		}
 		if moved == 2 {
@@ -303,17 +367,11 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 	// truncated file lies past its end (bbolt would read whatever is
 	// mapped there), and the read handle is usually open already.
 	if _, ferr := bf.read(func(*bolt.Tx) error { return nil }); ferr != nil {
-		if d, ok := errors.AsType[*damageError](ferr); ok {
-			return d
-		}
-		return bf.fileError(ferr, "opening")
+		return bf.openError(ferr)
 	}
 	db, f, err := bf.openDB(false)
 	if err != nil {
-		if _, ok := errors.AsType[*damageError](err); ok {
-			return err
-		}
-		return bf.fileError(err, "opening")
+		return bf.openError(err)
 	}
 	err = guard(func() error {
 		return db.Update(func(tx *bolt.Tx) error {
@@ -323,24 +381,22 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 			if err != nil {
 				return err
 			}
-			if tx.Size() > fi.Size() {
-				return &damageError{err: fmt.Errorf("truncated: %d bytes, its meta page claims %d", fi.Size(), tx.Size()), file: fi}
+			if err := truncated(tx, fi); err != nil {
+				return err
 			}
 			return fn(tx)
 		})
 	})
-	if d, ok := errors.AsType[*damageError](err); ok && d.file == nil {
+	d, damaged := errors.AsType[*damageError](err)
+	if damaged && d.file == nil {
 		d.file, _ = f.Stat()
 	}
 	cerr := guard(db.Close)
-	if err == nil && cerr != nil {
+	switch {
+	case err == nil && cerr != nil:
 		return bf.fileError(cerr, "closing")
-	}
-	if _, ok := errors.AsType[*damageError](err); ok {
+	case err == nil || damaged:
 		return err
-	}
-	if err == nil {
-		return nil
 	}
 	// fn's own errors (NotFound from Clear, InvalidArgument from a bad
 	// table name) carry a code and pass through; the rest come from
@@ -349,6 +405,15 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 		return bf.fileError(err, "writing")
 	}
 	return err
+}
+
+// openError is err, met opening the file: damage as it is, for update to
+// move the file aside; anything else named by fileError.
+func (bf *boltFile) openError(err error) error {
+	if _, ok := errors.AsType[*damageError](err); ok {
+		return err
+	}
+	return bf.fileError(err, "opening")
 }
 
 // openDB opens the file, waiting at most the lock timeout for other

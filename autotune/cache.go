@@ -2,13 +2,16 @@ package autotune
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,7 +44,7 @@ type Table struct {
 
 // String returns the table's path in the file.
 func (t Table) String() string {
-	return rootBucket + "/" + schemaBucket + "/" + layoutBucket + "/" + t.Hardware + "/" + t.Tuner
+	return strings.Join(t.path(), "/")
 }
 
 // CacheOptions configure a Cache.
@@ -119,17 +122,9 @@ type memKey struct {
 // OpenCache returns a cache with opts. It does not create the file until an
 // answer is committed.
 func OpenCache(opts CacheOptions) (*Cache, error) {
-	c := &Cache{boltFile: &boltFile{timeout: opts.LockTimeout, log: opts.Logger}, mem: map[memKey]int{}}
-	if c.timeout <= 0 {
-		c.timeout = 5 * time.Second
-	}
-	if c.log == nil {
-		c.log = slog.Default()
-	}
-	path := opts.Path
-	if path == "" {
-		path = os.Getenv(EnvCache)
-	}
+	c := &Cache{boltFile: &boltFile{timeout: positiveOr(opts.LockTimeout, 5*time.Second), log: cmp.Or(opts.Logger, slog.Default())},
+		mem: map[memKey]int{}}
+	path := cmp.Or(opts.Path, os.Getenv(EnvCache))
 	if path == "" {
 		path = DefaultCachePath()
 	}
@@ -195,15 +190,11 @@ func (c *Cache) Get(t Table, k Key, checksum string) (*Entry, error) {
 	var e *Entry
 	var decodeErr error
 	err := c.view(func(tx *bolt.Tx) error {
-		b := tableBucket(tx, t)
-		if b == nil {
-			return nil
+		if b := bucketAt(tx, t.path()...); b != nil {
+			if v := b.Get(entryKey(k, checksum)); v != nil {
+				e, decodeErr = DecodeEntry(v)
+			}
 		}
-		v := b.Get(entryKey(k, checksum))
-		if v == nil {
-			return nil
-		}
-		e, decodeErr = DecodeEntry(v)
 		return nil
 	})
 	if err != nil {
@@ -224,9 +215,13 @@ func (c *Cache) Get(t Table, k Key, checksum string) (*Entry, error) {
 // are removed. When the file cannot be written the answer is kept in
 // memory, with a warning and the error.
 func (c *Cache) Commit(t Table, k Key, checksum string, e *Entry) (*Entry, error) {
-	e.Schema = SchemaVersion
-	e.Key = k.String()
-	e.Checksum = checksum
+	return c.store(t, k, checksum, e, false)
+}
+
+// store is Commit; with force, e replaces any answer to the same question
+// (a forced re-tune, a search's answer).
+func (c *Cache) store(t Table, k Key, checksum string, e *Entry, force bool) (*Entry, error) {
+	e.Schema, e.Key, e.Checksum = SchemaVersion, k.String(), checksum
 	data, err := json.Marshal(e)
 	if err != nil {
 		c.remember(t, k, checksum, e.Fastest)
@@ -241,6 +236,9 @@ func (c *Cache) Commit(t Table, k Key, checksum string, e *Entry) (*Entry, error
 			return err
 		}
 		ek := entryKey(k, checksum)
+		if force {
+			return b.Put(ek, data)
+		}
 		if old := b.Get(ek); old != nil {
 			prev, err := DecodeEntry(old)
 			if err == nil {
@@ -278,52 +276,24 @@ func (c *Cache) Forget(t Table, k Key, checksum string) {
 	c.mu.Unlock()
 }
 
-func tableBucket(tx *bolt.Tx, t Table) *bolt.Bucket {
-	b := tx.Bucket([]byte(rootBucket))
-	for _, name := range []string{schemaBucket, layoutBucket, t.Hardware, t.Tuner} {
-		if b == nil {
-			return nil
-		}
-		b = b.Bucket([]byte(name))
-	}
-	return b
+// path is the names of the table's bucket and those above it.
+func (t Table) path() []string {
+	return []string{rootBucket, schemaBucket, layoutBucket, t.Hardware, t.Tuner}
 }
 
 func createTable(tx *bolt.Tx, t Table) (*bolt.Bucket, error) {
 	if t.Hardware == "" || t.Tuner == "" {
 		return nil, status.Newf(status.InvalidArgument, "autotune: table %q needs a hardware and a tuner name", t)
 	}
-	b, err := tx.CreateBucketIfNotExists([]byte(rootBucket))
-	for _, name := range []string{schemaBucket, layoutBucket, t.Hardware, t.Tuner} {
-		if err != nil {
-			return nil, err
-		}
-		b, err = b.CreateBucketIfNotExists([]byte(name))
-	}
-	return b, err
+	return createBucketAt(tx, t.path()...)
 }
 
 // Tables lists the tables in the file.
 func (c *Cache) Tables() ([]Table, error) {
 	var out []Table
 	err := c.view(func(tx *bolt.Tx) error {
-		root := tx.Bucket([]byte(rootBucket))
-		if root == nil {
-			return nil
-		}
-		s := root.Bucket([]byte(schemaBucket))
-		if s == nil {
-			return nil
-		}
-		l := s.Bucket([]byte(layoutBucket))
-		if l == nil {
-			return nil
-		}
-		return l.ForEachBucket(func(hw []byte) error {
-			return l.Bucket(hw).ForEachBucket(func(tuner []byte) error {
-				out = append(out, Table{Hardware: string(hw), Tuner: string(tuner)})
-				return nil
-			})
+		return walkBuckets(bucketAt(tx, rootBucket, schemaBucket, layoutBucket), 2, nil, func(p []string) {
+			out = append(out, Table{Hardware: p[0], Tuner: p[1]})
 		})
 	})
 	return out, err
@@ -334,7 +304,7 @@ func (c *Cache) Tables() ([]Table, error) {
 func (c *Cache) Entries(t Table) ([]*Entry, error) {
 	var out []*Entry
 	err := c.view(func(tx *bolt.Tx) error {
-		b := tableBucket(tx, t)
+		b := bucketAt(tx, t.path()...)
 		if b == nil {
 			return status.Newf(status.NotFound, "autotune: no table %s", t)
 		}
@@ -355,11 +325,7 @@ func (c *Cache) Entries(t Table) ([]*Entry, error) {
 // logs; a nil t removes every table and every log.
 func (c *Cache) Clear(t *Table) error {
 	c.mu.Lock()
-	for k := range c.mem {
-		if t == nil || k.table == *t {
-			delete(c.mem, k)
-		}
-	}
+	maps.DeleteFunc(c.mem, func(k memKey, _ int) bool { return t == nil || k.table == *t })
 	c.mu.Unlock()
 	if c.path == "" {
 		return nil
@@ -371,28 +337,18 @@ func (c *Cache) Clear(t *Table) error {
 		if err := clearLogs(tx, t); err != nil {
 			return err
 		}
-		root := tx.Bucket([]byte(rootBucket))
 		if t == nil {
 			// Only this schema's tables: another version's stay as they are.
-			if root == nil || root.Bucket([]byte(schemaBucket)) == nil {
-				return nil
-			}
-			return root.DeleteBucket([]byte(schemaBucket))
+			_, err := deleteBucketAt(tx, rootBucket, schemaBucket)
+			return err
 		}
-		if root == nil {
-			return nil
+		if bucketAt(tx, rootBucket) == nil {
+			return nil // no tables at all
 		}
-		b := root.Bucket([]byte(schemaBucket))
-		if b != nil {
-			b = b.Bucket([]byte(layoutBucket))
+		if found, err := deleteBucketAt(tx, t.path()...); err != nil || found {
+			return err
 		}
-		if b != nil {
-			b = b.Bucket([]byte(t.Hardware))
-		}
-		if b == nil || b.Bucket([]byte(t.Tuner)) == nil {
-			return status.Newf(status.NotFound, "autotune: no table %s", t)
-		}
-		return b.DeleteBucket([]byte(t.Tuner))
+		return status.Newf(status.NotFound, "autotune: no table %s", t)
 	})
 }
 
@@ -445,26 +401,4 @@ func (c *Cache) Import(r io.Reader, hardware string, force bool) (Table, int, er
 		n++
 	}
 	return f.Table, n, nil
-}
-
-// replace stores e over any answer to the same question (a forced
-// re-tune).
-func (c *Cache) replace(t Table, k Key, checksum string, e *Entry) error {
-	e.Schema, e.Key, e.Checksum = SchemaVersion, k.String(), checksum
-	data, err := json.Marshal(e)
-	if err != nil {
-		return status.Wrap(err, status.Internal, "autotune: encoding cache entry")
-	}
-	err = c.update(func(tx *bolt.Tx) error {
-		b, err := createTable(tx, t)
-		if err != nil {
-			return err
-		}
-		return b.Put(entryKey(k, checksum), data)
-	})
-	c.remember(t, k, checksum, e.Fastest)
-	if err != nil {
-		c.warn("autotune: %s: answer for %s kept in memory only: %v", t, k, err)
-	}
-	return err
 }

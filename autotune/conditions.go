@@ -103,7 +103,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 	if src == nil || m.opts.EnergyWindow < 0 {
 		return nil
 	}
-	for i, c := range m.cands {
+	for _, c := range m.cands {
 		if len(c.samples) == 0 || (c.res.Outcome != "" && c.res.Outcome != Dropped) {
 			continue
 		}
@@ -119,7 +119,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 		}
 		runs, failed := 0, false
 		for !failed && (runs == 0 || time.Since(before.Time) < m.opts.EnergyWindow) {
-			_, err := m.timed(ctx, c, i, batch)
+			_, err := m.timed(ctx, c, batch)
 			switch {
 			case err == nil || errors.Is(err, hal.ErrNoTick):
 				// The runs ran whether or not the timer saw them.

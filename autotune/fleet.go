@@ -70,11 +70,7 @@ func TuneAll(ctx context.Context, tuners []*Tuner, jobs []Job, force bool) ([]Jo
 		queues[g] = q
 		results[g] = make([]JobResult, len(jobs))
 		for _, t := range members {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				q.work(ctx, t, slices.Index(tuners, t), force, results[g])
-			}()
+			wg.Go(func() { q.work(ctx, t, slices.Index(tuners, t), force, results[g]) })
 		}
 	}
 	wg.Wait()

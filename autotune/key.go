@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,10 +125,8 @@ func (l Level) String() string {
 
 // ParseLevel reads a level's name.
 func ParseLevel(name string) (Level, error) {
-	for i, n := range levelNames {
-		if n == name {
-			return Level(i), nil
-		}
+	if i := slices.Index(levelNames[:], name); i >= 0 {
+		return Level(i), nil
 	}
 	return 0, status.Newf(status.InvalidArgument, "autotune: unknown tuning level %q (want minimal, balanced, extensive or full)", name)
 }

@@ -1,8 +1,10 @@
 package autotune
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -42,39 +44,17 @@ func (r LogRef) path() []string {
 	return []string{logBucket, r.Table.Hardware, r.Table.Tuner, r.Key, r.Mode}
 }
 
-// logBucketOf returns r's bucket, or nil; with create, it makes it.
-func logBucketOf(tx *bolt.Tx, r LogRef, create bool) (*bolt.Bucket, error) {
+// logBucketOf returns the bucket at sub under r's (r's own without sub),
+// or nil; with create, it makes what is missing.
+func logBucketOf(tx *bolt.Tx, r LogRef, create bool, sub ...string) (*bolt.Bucket, error) {
 	if r.Table.Hardware == "" || r.Table.Tuner == "" || r.Key == "" || r.Mode == "" {
 		return nil, status.Newf(status.InvalidArgument, "autotune: tuning log %q needs a hardware, a tuner, a key and a mode", r)
 	}
-	path := r.path()
-	var b *bolt.Bucket
-	for i, name := range path {
-		var next *bolt.Bucket
-		switch {
-		case create && i == 0:
-			nb, err := tx.CreateBucketIfNotExists([]byte(name))
-			if err != nil {
-				return nil, err
-			}
-			next = nb
-		case create:
-			nb, err := b.CreateBucketIfNotExists([]byte(name))
-			if err != nil {
-				return nil, err
-			}
-			next = nb
-		case i == 0:
-			next = tx.Bucket([]byte(name))
-		default:
-			next = b.Bucket([]byte(name))
-		}
-		if next == nil {
-			return nil, nil
-		}
-		b = next
+	path := append(r.path(), sub...)
+	if create {
+		return createBucketAt(tx, path...)
 	}
-	return b, nil
+	return bucketAt(tx, path...), nil
 }
 
 // LogEvals returns the records of r's log by identity; none (and no
@@ -83,13 +63,9 @@ func logBucketOf(tx *bolt.Tx, r LogRef, create bool) (*bolt.Bucket, error) {
 func (c *Cache) LogEvals(r LogRef) (map[string]LogRecord, error) {
 	out := map[string]LogRecord{}
 	err := c.view(func(tx *bolt.Tx) error {
-		b, err := logBucketOf(tx, r, false)
-		if b == nil || err != nil {
+		ev, err := logBucketOf(tx, r, false, logEvals)
+		if ev == nil || err != nil {
 			return err
-		}
-		ev := b.Bucket([]byte(logEvals))
-		if ev == nil {
-			return nil
 		}
 		return ev.ForEach(func(k, v []byte) error {
 			var rec LogRecord
@@ -116,11 +92,7 @@ func (c *Cache) AppendLog(r LogRef, rec LogRecord) error {
 		return status.Wrap(err, status.Internal, "autotune: encoding a tuning log record")
 	}
 	return c.update(func(tx *bolt.Tx) error {
-		b, err := logBucketOf(tx, r, true)
-		if err != nil {
-			return err
-		}
-		ev, err := b.CreateBucketIfNotExists([]byte(logEvals))
+		ev, err := logBucketOf(tx, r, true, logEvals)
 		if err != nil {
 			return err
 		}
@@ -152,11 +124,7 @@ func (c *Cache) AddLogSearch(r LogRef, s LogSearch) error {
 		return status.Wrap(err, status.Internal, "autotune: encoding a search")
 	}
 	return c.update(func(tx *bolt.Tx) error {
-		b, err := logBucketOf(tx, r, true)
-		if err != nil {
-			return err
-		}
-		sb, err := b.CreateBucketIfNotExists([]byte(logSearches))
+		sb, err := logBucketOf(tx, r, true, logSearches)
 		if err != nil {
 			return err
 		}
@@ -172,21 +140,8 @@ func (c *Cache) AddLogSearch(r LogRef, s LogSearch) error {
 func (c *Cache) TuneLogs() ([]LogRef, error) {
 	var out []LogRef
 	err := c.view(func(tx *bolt.Tx) error {
-		root := tx.Bucket([]byte(logBucket))
-		if root == nil {
-			return nil
-		}
-		return root.ForEachBucket(func(hw []byte) error {
-			hb := root.Bucket(hw)
-			return hb.ForEachBucket(func(tuner []byte) error {
-				tb := hb.Bucket(tuner)
-				return tb.ForEachBucket(func(key []byte) error {
-					return tb.Bucket(key).ForEachBucket(func(mode []byte) error {
-						out = append(out, LogRef{Table: Table{Hardware: string(hw), Tuner: string(tuner)}, Key: string(key), Mode: string(mode)})
-						return nil
-					})
-				})
-			})
+		return walkBuckets(bucketAt(tx, logBucket), 4, nil, func(p []string) {
+			out = append(out, LogRef{Table: Table{Hardware: p[0], Tuner: p[1]}, Key: p[2], Mode: p[3]})
 		})
 	})
 	return out, err
@@ -231,14 +186,8 @@ func (c *Cache) ReadLog(r LogRef) (*TuneLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, rec := range evals {
-		l.Evals = append(l.Evals, rec)
-	}
-	slices.SortFunc(l.Evals, func(a, b LogRecord) int {
-		if c := a.Time.Compare(b.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
+	l.Evals = slices.SortedFunc(maps.Values(evals), func(a, b LogRecord) int {
+		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Name, b.Name))
 	})
 	l.Header.Table, l.Header.Key, l.Header.Mode = r.Table, r.Key, r.Mode
 	if l.Header.Time.IsZero() {
@@ -249,16 +198,10 @@ func (c *Cache) ReadLog(r LogRef) (*TuneLog, error) {
 
 // clearLogs removes the tuning logs of table t, or every log if t is nil.
 func clearLogs(tx *bolt.Tx, t *Table) error {
-	root := tx.Bucket([]byte(logBucket))
-	switch {
-	case root == nil:
-		return nil
-	case t == nil:
-		return tx.DeleteBucket([]byte(logBucket))
+	path := []string{logBucket}
+	if t != nil {
+		path = append(path, t.Hardware, t.Tuner)
 	}
-	hw := root.Bucket([]byte(t.Hardware))
-	if hw == nil || hw.Bucket([]byte(t.Tuner)) == nil {
-		return nil
-	}
-	return hw.DeleteBucket([]byte(t.Tuner))
+	_, err := deleteBucketAt(tx, path...)
+	return err
 }

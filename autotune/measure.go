@@ -37,8 +37,7 @@ func measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Sh
 
 // measureOnce measures one round.
 func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
-	m := &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info()}
-	m.key = Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
+	m := newMeasurement(dev, op, shape, opts)
 	defer m.release()
 	if err := m.run(ctx); err != nil {
 		return nil, nil, err
@@ -74,6 +73,18 @@ func (c *candState) noTick() int {
 	return c.ticks
 }
 
+// fail records err as the candidate's: it is Failed, or Wrong, unless its
+// outcome was set already (Unsupported).
+func (c *candState) fail(err error) {
+	c.res.Error, c.err = err.Error(), err
+	if c.res.Outcome == "" {
+		c.res.Outcome = Failed
+		if errors.Is(err, kernels.ErrWrongResult) {
+			c.res.Outcome = Wrong
+		}
+	}
+}
+
 type measurement struct {
 	dev   hal.Device
 	info  hal.DeviceInfo
@@ -95,6 +106,11 @@ type measurement struct {
 	conditionsNote string
 }
 
+func newMeasurement(dev hal.Device, op kernels.Operation, shape Shape, opts Options) *measurement {
+	key := Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
+	return &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info(), key: key}
+}
+
 // fatal reports whether err ends the whole measurement rather than one
 // candidate: device loss, a cancelled context, a released device.
 func fatal(ctx context.Context, dev hal.Device, err error) bool {
@@ -111,17 +127,10 @@ func (m *measurement) release() {
 			_ = c.exe.Release()
 		}
 	}
-	if m.cb != nil {
-		_ = m.cb.Release()
-	}
-	if m.pool != nil {
-		_ = m.pool.Release()
-	}
-	if m.flush != nil {
-		_ = m.flush.Release()
-	}
-	if m.p != nil {
-		_ = m.p.Release()
+	for _, r := range []interface{ Release() error }{m.cb, m.pool, m.flush, m.p} {
+		if r != nil {
+			_ = r.Release()
+		}
 	}
 }
 
@@ -139,14 +148,11 @@ func (m *measurement) run(ctx context.Context) error {
 		}
 		st := &candState{res: Result{Index: i, Name: c.Name}}
 		m.cands = append(m.cands, st)
-		if err := m.prepareCandidate(ctx, i, c, st); err != nil {
+		if err := m.prepareCandidate(ctx, c, st); err != nil {
 			if fatal(ctx, m.dev, err) {
 				return err
 			}
-			st.res.Error, st.err = err.Error(), err
-			if st.res.Outcome == "" {
-				st.res.Outcome = Failed
-			}
+			st.fail(err)
 			continue
 		}
 		st.alive = true
@@ -211,7 +217,7 @@ func (m *measurement) sameBatch() {
 
 // prepareCandidate checks support, builds, runs once and verifies, then
 // calibrates the batch size.
-func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Candidate, st *candState) error {
+func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState) error {
 	if err := c.Supported(m.info); err != nil {
 		st.res.Outcome = Unsupported
 		return err
@@ -227,12 +233,13 @@ func (m *measurement) prepareCandidate(ctx context.Context, i int, c kernels.Can
 		return status.Annotatef(err, "building %s", c.Name)
 	}
 	st.exe = exe
-	return m.verifyCandidate(ctx, i, c, st, built.Sub(t0))
+	return m.verifyCandidate(ctx, c, st, built.Sub(t0))
 }
 
-// verifyCandidate runs candidate i, whose pipeline st.exe took build to
+// verifyCandidate runs candidate c, whose pipeline st.exe took build to
 // make, once, verifies it, and calibrates its batch size.
-func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Candidate, st *candState, build time.Duration) error {
+func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, st *candState, build time.Duration) error {
+	i := st.res.Index
 	st.res.Compiler = m.compilerStats(c.Name, st.exe)
 	// The outputs are poisoned first, so that a candidate that writes
 	// nothing cannot pass on what an earlier one left.
@@ -253,7 +260,7 @@ func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Cand
 	}
 	// Calibrate: time one run, then batch enough runs to last
 	// MinSampleTime.
-	t, err := m.timed(ctx, st, i, 1)
+	t, err := m.timed(ctx, st, 1)
 	switch {
 	case errors.Is(err, hal.ErrNoTick):
 		// Too short for the timer: batch as many runs as allowed.
@@ -270,10 +277,10 @@ func (m *measurement) verifyCandidate(ctx context.Context, i int, c kernels.Cand
 	return nil
 }
 
-// timed records k runs of candidate i, submits them, waits, and returns the
-// GPU time of one run in seconds.
-func (m *measurement) timed(ctx context.Context, st *candState, i, k int) (float64, error) {
-	cb := m.cb
+// timed records k runs of candidate st, submits them, waits, and returns
+// the GPU time of one run in seconds.
+func (m *measurement) timed(ctx context.Context, st *candState, k int) (float64, error) {
+	cb, i := m.cb, st.res.Index
 	if err := cb.Begin(); err != nil {
 		return 0, err
 	}

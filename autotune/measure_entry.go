@@ -1,11 +1,13 @@
 package autotune
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/stats"
 )
@@ -63,8 +65,9 @@ func interval(s stats.Stats) (lo, hi float64) {
 
 // entry turns the measurements into the entry a tune commits.
 func (m *measurement) entry() *Entry {
-	e := m.newEntry()
-	for i, c := range m.cands {
+	e := newEntry(m.key, m.shape, m.opts, m.info)
+	e.Objective = m.opts.Objective
+	for _, c := range m.cands {
 		r := c.res
 		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == Dropped) {
 			s := stats.Summarize(c.samples, c.batch)
@@ -84,7 +87,7 @@ func (m *measurement) entry() *Entry {
 					}
 				}
 			}
-			setRates(&r, m.work(i), m.opts.Peak, m.op)
+			setRates(&r, m.work(r.Index), m.opts.Peak, m.op)
 		} else if r.Outcome == "" {
 			r.Outcome = Failed
 			if r.Error == "" {
@@ -115,23 +118,28 @@ func (m *measurement) work(i int) work {
 	return work{m.p.Bytes(), m.p.Flops()}
 }
 
-// newEntry is the entry of this measurement, without results.
-func (m *measurement) newEntry() *Entry {
+// newEntry is the entry, without results, of a measurement of key at
+// shape under opts on the device info describes.
+func newEntry(key string, shape Shape, opts Options, info hal.DeviceInfo) *Entry {
 	return &Entry{
 		Schema:  SchemaVersion,
-		Key:     m.key,
+		Key:     key,
 		Fastest: -1,
-		Shape:   m.shape.String(),
-		Level:   m.opts.Level.String(),
-		Mode:    string(m.opts.Mode),
-		Bounds: Bounds{TargetHalfWidth: m.opts.TargetHalfWidth, Budget: m.opts.Budget, MinSamples: m.opts.MinSamples,
-			MaxSamples: m.opts.MaxSamples, MinSampleTime: m.opts.MinSampleTime, Seed: m.opts.Seed},
-		Hardware:  m.info.Hardware(),
-		Device:    fmt.Sprintf("%d:%s:%x", m.info.Index, m.info.Name, m.info.DeviceUUID),
-		Version:   m.opts.Version,
-		Time:      time.Now().UTC(),
-		Objective: m.opts.Objective,
+		Shape:   shape.String(),
+		Level:   opts.Level.String(),
+		Mode:    string(opts.Mode),
+		Bounds: Bounds{TargetHalfWidth: opts.TargetHalfWidth, Budget: opts.Budget, MinSamples: opts.MinSamples,
+			MaxSamples: opts.MaxSamples, MinSampleTime: opts.MinSampleTime, Seed: opts.Seed},
+		Hardware: info.Hardware(),
+		Device:   deviceName(info),
+		Version:  opts.Version,
+		Time:     time.Now().UTC(),
 	}
+}
+
+// deviceName is how an entry names the device that measured it.
+func deviceName(info hal.DeviceInfo) string {
+	return fmt.Sprintf("%d:%s:%x", info.Index, info.Name, info.DeviceUUID)
 }
 
 // setRates sets r's rates at its median and flags those above peak.
@@ -191,15 +199,7 @@ func pickWinner(e *Entry) {
 	if len(measured) == 0 {
 		measured = dropped
 	}
-	slices.SortStableFunc(measured, func(a, b ranked) int {
-		switch {
-		case a.s.Median < b.s.Median:
-			return -1
-		case a.s.Median > b.s.Median:
-			return 1
-		}
-		return a.i - b.i
-	})
+	slices.SortStableFunc(measured, func(a, b ranked) int { return cmp.Compare(a.s.Median, b.s.Median) })
 	e.Fastest, e.FastestName, e.Tie, e.TieRule = -1, "", false, ""
 	if len(measured) == 0 {
 		return

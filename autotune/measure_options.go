@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -135,47 +136,34 @@ var DefaultOptions = Options{
 
 func (o *Options) fill() {
 	d := DefaultOptions
-	if o.TargetHalfWidth <= 0 {
-		o.TargetHalfWidth = d.TargetHalfWidth
-	}
-	if o.Budget <= 0 {
-		o.Budget = d.Budget
-	}
-	if o.MinSamples <= 0 {
-		o.MinSamples = d.MinSamples
-	}
+	o.TargetHalfWidth = positiveOr(o.TargetHalfWidth, d.TargetHalfWidth)
+	o.Budget = positiveOr(o.Budget, d.Budget)
+	o.MinSamples = positiveOr(o.MinSamples, d.MinSamples)
 	if o.MaxSamples < o.MinSamples {
 		o.MaxSamples = max(d.MaxSamples, o.MinSamples)
 	}
-	if o.MinSampleTime <= 0 {
-		o.MinSampleTime = d.MinSampleTime
-	}
-	if o.MaxBatch <= 0 {
-		o.MaxBatch = d.MaxBatch
-	}
-	if o.Warmup == 0 {
-		o.Warmup = d.Warmup
-	}
-	if o.DropMargin <= 0 {
-		o.DropMargin = d.DropMargin
-	}
-	if o.Mode == "" {
-		o.Mode = Hot
-	}
-	if o.Tuner == "" {
-		o.Tuner = d.Tuner
-	}
-	if o.EnergyWindow == 0 {
-		o.EnergyWindow = d.EnergyWindow
-	}
-	if o.Objective == "" {
-		o.Objective = d.Objective
-	}
+	o.MinSampleTime = positiveOr(o.MinSampleTime, d.MinSampleTime)
+	o.MaxBatch = positiveOr(o.MaxBatch, d.MaxBatch)
+	o.Warmup = cmp.Or(o.Warmup, d.Warmup) // negative: none
+	o.DropMargin = positiveOr(o.DropMargin, d.DropMargin)
+	o.Mode = cmp.Or(o.Mode, Hot)
+	o.Tuner = cmp.Or(o.Tuner, d.Tuner)
+	o.EnergyWindow = cmp.Or(o.EnergyWindow, d.EnergyWindow) // negative: none
+	o.Objective = cmp.Or(o.Objective, d.Objective)
 	if o.Objective != ObjectiveTime {
 		// A candidate slower per run may use less energy: none is
 		// dropped for being slower.
 		o.NoDrop = true
 	}
+}
+
+// positiveOr returns v, or d where v is not positive (unset, or
+// meaningless below zero).
+func positiveOr[T int | float64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // check refuses options, defaults filled in, that cannot give what a

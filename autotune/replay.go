@@ -73,12 +73,9 @@ func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ReplayResult{Points: g.Len(), Best: math.Inf(1)}
-	for _, r := range recs {
-		if r.ok() {
-			res.Best = min(res.Best, r.Stats.Median)
-		}
-	}
+	// The best after every record is the log's best.
+	bestSoFar := BestSoFar(recs)
+	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
 	src := &logSource{recs: recs}
 	done := func(s step) bool {
 		return sopts.StopWithin > 0 && s.rec.ok() && s.rec.Stats.Median <= res.Best*(1+sopts.StopWithin)
@@ -87,17 +84,11 @@ func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Search = LogSearch{Strategy: sopts.Strategy, Seed: sopts.Seed, Lookahead: sopts.Lookahead, MaxEvals: sopts.MaxEvals,
-		Simulated: true, Time: time.Now().UTC()}
+	res.Search = logSearch(sopts, steps)
+	res.Search.Simulated, res.Search.WallSeconds = true, src.clock.Seconds()
 	for _, st := range steps {
 		res.Evals = append(res.Evals, st.rec)
-		res.Search.Order = append(res.Search.Order, st.rec.Name)
 		res.Search.CompileSeconds += st.rec.CompileSeconds
-		res.Search.MeasureSeconds += st.rec.MeasureSeconds
-	}
-	res.Search.WallSeconds = src.clock.Seconds()
-	if first, _ := best(steps); first >= 0 {
-		res.Search.Best = steps[first].rec.Name
 	}
 	return res, nil
 }

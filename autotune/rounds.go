@@ -43,12 +43,8 @@ func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, sh
 // with MergeRounds see more of what changes on a device over time than
 // rounds measured back to back (Options.Rounds) do.
 func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options, round int) (*Entry, error) {
-	opts.fill()
-	if err := opts.check(); err != nil {
-		return nil, err
-	}
-	opts.round = round
-	e, _, err := measureOnce(ctx, dev, op, shape, opts)
+	opts.Rounds, opts.round = 1, round
+	e, _, err := measure(ctx, dev, op, shape, opts)
 	return e, err
 }
 

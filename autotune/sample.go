@@ -76,7 +76,7 @@ func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop boo
 // is recorded in its state.
 func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 	c := m.cands[i]
-	t, err := m.timed(ctx, c, i, c.batch)
+	t, err := m.timed(ctx, c, c.batch)
 	switch {
 	case errors.Is(err, hal.ErrNoTick):
 		// The sample is discarded and the runs batched twice as many; a
@@ -98,9 +98,7 @@ func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 		c.failures++
 		if c.failures >= 3 {
 			c.alive = false
-			c.res.Outcome = Failed
-			c.err = status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name)
-			c.res.Error = c.err.Error()
+			c.fail(status.Annotatef(err, "sampling %s (3 failed submissions)", c.res.Name))
 		}
 		return nil
 	}
@@ -121,20 +119,13 @@ func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 // each is flagged FlagRemeasured. What is still inconsistent after that
 // is flagged FlagDrift by pickWinner.
 func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
-	lead := -1.0
-	for _, c := range m.cands {
-		if c.alive && len(c.samples) > 0 {
-			if med := stats.Summarize(c.samples, c.batch).Median; lead < 0 || med < lead {
-				lead = med
-			}
-		}
-	}
-	if lead < 0 {
+	leader, lead := m.leader()
+	if leader < 0 {
 		return nil
 	}
 	var again []int
 	for i, c := range m.cands {
-		if c.res.Outcome == Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead {
+		if c.res.Outcome == Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead.Median {
 			again = append(again, i)
 		}
 	}
@@ -171,11 +162,11 @@ func (m *measurement) warmup(ctx context.Context) error {
 	start := time.Now()
 	for gpu < m.opts.Warmup.Seconds() && time.Since(start) < 2*m.opts.Warmup {
 		ran := false
-		for i, c := range m.cands {
+		for _, c := range m.cands {
 			if !c.alive {
 				continue
 			}
-			t, err := m.timed(ctx, c, i, c.batch)
+			t, err := m.timed(ctx, c, c.batch)
 			if err != nil && fatal(ctx, m.dev, err) {
 				return err
 			}
@@ -191,20 +182,26 @@ func (m *measurement) warmup(ctx context.Context) error {
 	return nil
 }
 
-// decide drops clearly slower candidates (with drop) and reports whether
-// sampling is done.
-func (m *measurement) decide(budgetSpent, drop bool) bool {
+// leader returns the surviving candidate of lowest median so far, and its
+// statistics; -1 when no survivor has samples.
+func (m *measurement) leader() (int, stats.Stats) {
 	leader := -1
 	var lead stats.Stats
 	for i, c := range m.cands {
 		if !c.alive || len(c.samples) == 0 {
 			continue
 		}
-		s := stats.Summarize(c.samples, c.batch)
-		if leader < 0 || s.Median < lead.Median {
+		if s := stats.Summarize(c.samples, c.batch); leader < 0 || s.Median < lead.Median {
 			leader, lead = i, s
 		}
 	}
+	return leader, lead
+}
+
+// decide drops clearly slower candidates (with drop) and reports whether
+// sampling is done.
+func (m *measurement) decide(budgetSpent, drop bool) bool {
+	leader, lead := m.leader()
 	if leader < 0 {
 		return true
 	}

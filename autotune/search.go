@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -73,10 +74,7 @@ const (
 var DefaultCompileThreads = 4
 
 func (o *SearchOptions) fill(points int) error {
-	if o.Strategy == "" {
-		o.Strategy = Auto
-	}
-	if o.Strategy == Auto {
+	if o.Strategy == "" || o.Strategy == Auto {
 		o.Strategy = Bayes
 		if points <= SmallSpace {
 			o.Strategy = Exhaustive
@@ -92,12 +90,8 @@ func (o *SearchOptions) fill(points int) error {
 		}
 	}
 	o.MaxEvals = min(o.MaxEvals, points)
-	if o.Lookahead == 0 {
-		o.Lookahead = DefaultLookahead
-	}
-	if o.CompileThreads == 0 {
-		o.CompileThreads = DefaultCompileThreads
-	}
+	o.Lookahead = cmp.Or(o.Lookahead, DefaultLookahead)
+	o.CompileThreads = cmp.Or(o.CompileThreads, DefaultCompileThreads) // negative: in line
 	return nil
 }
 
@@ -129,9 +123,10 @@ func drive(ctx context.Context, s Strategy, src pointSource, opts SearchOptions,
 	var steps []step
 	var queue []int
 	asked, stopped := 0, false
+	timeUp := func() bool { return opts.TimeLimit > 0 && src.elapsed() >= opts.TimeLimit }
 	ask := func() {
 		for !stopped && len(queue) < opts.Lookahead && asked < opts.MaxEvals {
-			if opts.TimeLimit > 0 && src.elapsed() >= opts.TimeLimit {
+			if timeUp() {
 				stopped = true
 				return
 			}
@@ -150,7 +145,7 @@ func drive(ctx context.Context, s Strategy, src pointSource, opts SearchOptions,
 		if err := ctx.Err(); err != nil {
 			return steps, err
 		}
-		if opts.TimeLimit > 0 && src.elapsed() >= opts.TimeLimit {
+		if timeUp() {
 			break
 		}
 		i := queue[0]
@@ -172,6 +167,22 @@ func drive(ctx context.Context, s Strategy, src pointSource, opts SearchOptions,
 		ask()
 	}
 	return steps, nil
+}
+
+// logSearch is the log's record of the search under opts that made
+// steps: its order, its best point and the time spent measuring.
+func logSearch(opts SearchOptions, steps []step) LogSearch {
+	s := LogSearch{Strategy: opts.Strategy, Seed: opts.Seed, Lookahead: opts.Lookahead, MaxEvals: opts.MaxEvals, Time: time.Now().UTC()}
+	for _, st := range steps {
+		s.Order = append(s.Order, st.rec.Name)
+		if st.measured {
+			s.MeasureSeconds += st.rec.MeasureSeconds
+		}
+	}
+	if first, _ := best(steps); first >= 0 {
+		s.Best = steps[first].rec.Name
+	}
+	return s
 }
 
 // best returns the fastest verified evaluation of steps, and the runner-up

@@ -2,7 +2,6 @@ package autotune
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -65,12 +64,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		return nil, status.Newf(status.InvalidArgument, "autotune: %s has no parameter space to search", op.Name())
 	}
 	k := t.Key(op, size)
-	rep := make(kernels.Size, k.Shape.Len())
-	for i := range rep {
-		rep[i] = int(k.Shape.Dim(i))
-	}
 	info := t.dev.Info()
-	pts, err := space.Points(op.Dims(), rep, info)
+	pts, err := space.Points(op.Dims(), k.Shape.Size(), info)
 	if err != nil {
 		return nil, err
 	}
@@ -109,13 +104,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	}
 	skey := Key{Op: sop.name, DType: k.DType, Shape: k.Shape}
 	sum := Checksum(sop.Candidates())
-	t.cache.Forget(t.table, skey, sum)
-	_ = t.cache.replace(t.table, skey, sum, e)
+	_, _ = t.cache.store(t.table, skey, sum, e, true) // replacing an earlier search's answer
 	return res, nil
-}
-
-func deviceName(info hal.DeviceInfo) string {
-	return fmt.Sprintf("%d:%s:%x", info.Index, info.Name, info.DeviceUUID)
 }
 
 // progressOf returns the callback that reports each evaluation.
@@ -143,14 +133,7 @@ func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(step) bool 
 // searchEntry is the entry a search commits: a result for each candidate
 // of sop, those of the points it evaluated at their index.
 func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, steps []step) *Entry {
-	o := t.opts
-	e := &Entry{
-		Schema: SchemaVersion, Key: Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), Fastest: -1,
-		Shape: shape.String(), Level: o.Level.String(), Mode: string(o.Mode),
-		Bounds: Bounds{TargetHalfWidth: o.TargetHalfWidth, Budget: o.Budget, MinSamples: o.MinSamples,
-			MaxSamples: o.MaxSamples, MinSampleTime: o.MinSampleTime, Seed: o.Seed},
-		Hardware: t.table.Hardware, Device: deviceName(t.dev.Info()), Version: o.Version, Time: time.Now().UTC(),
-	}
+	e := newEntry(Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), shape, t.opts, t.dev.Info())
 	cands := sop.Candidates()
 	e.Results = make([]Result, len(cands))
 	for i, c := range cands {
@@ -313,17 +296,8 @@ func (d *deviceSource) close() {
 
 // search is the log's record of the search that made steps.
 func (d *deviceSource) search(steps []step, interrupted bool) LogSearch {
-	s := LogSearch{Strategy: d.opts.Strategy, Seed: d.opts.Seed, Lookahead: d.opts.Lookahead, MaxEvals: d.opts.MaxEvals,
-		Measured: d.measured, Interrupted: interrupted, CompileSeconds: d.compile.Seconds(),
-		WallSeconds: time.Since(d.t0).Seconds(), Time: time.Now().UTC()}
-	for _, st := range steps {
-		s.Order = append(s.Order, d.cands[st.i].Name)
-		if st.measured {
-			s.MeasureSeconds += st.rec.MeasureSeconds
-		}
-	}
-	if first, _ := best(steps); first >= 0 {
-		s.Best = d.cands[steps[first].i].Name
-	}
+	s := logSearch(d.opts, steps)
+	s.Measured, s.Interrupted = d.measured, interrupted
+	s.CompileSeconds, s.WallSeconds = d.compile.Seconds(), time.Since(d.t0).Seconds()
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -23,8 +24,9 @@ type Tuner struct {
 	table Table
 	opts  Options
 
-	sumMu     sync.RWMutex
-	checksums map[kernels.Operation]string
+	// checksums are the operations' candidate-list checksums, by
+	// operation: kernels.Operation to string.
+	checksums sync.Map
 
 	mu      sync.Mutex
 	pending map[memKey]*tune
@@ -74,14 +76,13 @@ func NewTuner(dev hal.Device, cache *Cache, opts Options) *Tuner {
 		table.Tuner += "+" + string(opts.Objective)
 	}
 	return &Tuner{
-		dev:       dev,
-		cache:     cache,
-		table:     table,
-		opts:      opts,
-		checksums: map[kernels.Operation]string{},
-		pending:   map[memKey]*tune{},
-		hits:      map[hitKey]int{},
-		applying:  map[applyKey]applySubset{},
+		dev:      dev,
+		cache:    cache,
+		table:    table,
+		opts:     opts,
+		pending:  map[memKey]*tune{},
+		hits:     map[hitKey]int{},
+		applying: map[applyKey]applySubset{},
 	}
 }
 
@@ -125,16 +126,11 @@ func (t *Tuner) checksum(op kernels.Operation) string {
 	if !reflect.TypeOf(op).Comparable() {
 		return Checksum(op.Candidates())
 	}
-	t.sumMu.RLock()
-	s, ok := t.checksums[op]
-	t.sumMu.RUnlock()
-	if ok {
-		return s
+	if s, ok := t.checksums.Load(op); ok {
+		return s.(string)
 	}
-	s = Checksum(op.Candidates())
-	t.sumMu.Lock()
-	t.checksums[op] = s
-	t.sumMu.Unlock()
+	s := Checksum(op.Candidates())
+	t.checksums.Store(op, s)
 	return s
 }
 
@@ -207,11 +203,7 @@ type hitKey struct {
 // forget drops the fast answers of op, after a forced re-tune.
 func (t *Tuner) forget(op kernels.Operation) {
 	t.hitMu.Lock()
-	for k := range t.hits {
-		if k.op == op {
-			delete(t.hits, k)
-		}
-	}
+	maps.DeleteFunc(t.hits, func(k hitKey, _ int) bool { return k.op == op })
 	t.hitMu.Unlock()
 }
 
@@ -402,14 +394,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	// A file that cannot be written does not undo the answer: the cache
 	// keeps it in memory and records a warning (Cache.Warnings), and the
 	// caller learns that it was not stored.
-	if force {
-		t.cache.Forget(t.table, k, sum)
-		if err := t.cache.replace(t.table, k, sum, e); err != nil {
-			return e, &NotStoredError{Key: k, Path: t.cache.Path(), Err: err}
-		}
-		return e, nil
-	}
-	stored, err := t.cache.Commit(t.table, k, sum, e)
+	stored, err := t.cache.store(t.table, k, sum, e, force)
 	if err != nil {
 		return e, &NotStoredError{Key: k, Path: t.cache.Path(), Err: err}
 	}

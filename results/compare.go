@@ -98,6 +98,16 @@ type Row struct {
 	se, dof float64
 }
 
+// judged reports whether v is a verdict on a difference: slower, faster or
+// the same.
+func (v Verdict) judged() bool { return v == Slower || v == Faster || v == Same }
+
+// newRow is the row of benchmark name with verdict v (none yet: ""), and
+// no delta or p-value (NaN) until it is compared.
+func newRow(name string, v Verdict) Row {
+	return Row{Name: name, Verdict: v, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()}
+}
+
 // Report is the comparison of two files.
 type Report struct {
 	Options CompareOptions `json:"options"`
@@ -172,8 +182,7 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	for _, b := range base.Benchmarks {
 		n, ok := cur.Lookup(b.Name)
 		if !ok {
-			rep.Rows = append(rep.Rows, Row{Name: b.Name, Verdict: OnlyBase, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()})
-			rep.Missing++
+			rep.Rows = append(rep.Rows, newRow(b.Name, OnlyBase))
 			continue
 		}
 		r := compareOne(b, *n, bp, np, opts)
@@ -182,8 +191,7 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	}
 	for _, n := range cur.Benchmarks {
 		if _, ok := base.Lookup(n.Name); !ok {
-			rep.Rows = append(rep.Rows, Row{Name: n.Name, Verdict: OnlyNew, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()})
-			rep.Missing++
+			rep.Rows = append(rep.Rows, newRow(n.Name, OnlyNew))
 		}
 	}
 	judge(rep.Rows, opts)
@@ -193,15 +201,16 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			detectable = append(detectable, r.Detectable)
 		}
 		switch r.Verdict {
-		case Slower:
-			rep.Regressions++
-		case NotMeasured:
+		case OnlyBase, OnlyNew, NotMeasured:
 			rep.Missing++
 		case Unjudged:
 			rep.Unjudged++
 		}
-		if r.Verdict == Slower || r.Verdict == Faster || r.Verdict == Same {
+		if r.Verdict.judged() {
 			rep.Judged++
+		}
+		if r.Verdict == Slower {
+			rep.Regressions++
 		}
 	}
 	if len(detectable) > 0 {
@@ -273,7 +282,7 @@ func movedTogether(rows []Row, threshold float64) (bool, float64) {
 	var deltas []float64
 	up, down := 0, 0
 	for _, r := range rows {
-		if r.Verdict != Slower && r.Verdict != Faster && r.Verdict != Same || math.IsNaN(r.Delta) {
+		if !r.Verdict.judged() || math.IsNaN(r.Delta) {
 			continue
 		}
 		deltas = append(deltas, r.Delta)
@@ -297,7 +306,7 @@ func movedTogether(rows []Row, threshold float64) (bool, float64) {
 // the verdict of a row it could judge to judge, which needs every row's
 // p-value.
 func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
-	row := Row{Name: b.Name, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()}
+	row := newRow(b.Name, "")
 	s1, s2 := b.RoundMedians(), n.RoundMedians()
 	if len(s1) == 0 || len(s2) == 0 {
 		row.Verdict = NotMeasured
@@ -449,15 +458,14 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		Delta *float64 `json:"delta"`
 		P     *float64 `json:"p"`
 		RawP  *float64 `json:"p_raw"`
-	}{plain: plain(r)}
-	if !math.IsNaN(r.Delta) {
-		out.Delta = &r.Delta
-	}
-	if !math.IsNaN(r.P) {
-		out.P = &r.P
-	}
-	if !math.IsNaN(r.RawP) {
-		out.RawP = &r.RawP
-	}
+	}{plain: plain(r), Delta: nilIfNaN(r.Delta), P: nilIfNaN(r.P), RawP: nilIfNaN(r.RawP)}
 	return json.Marshal(out)
+}
+
+// nilIfNaN is v, or nil (JSON's null) where v is NaN.
+func nilIfNaN(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }

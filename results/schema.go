@@ -34,40 +34,36 @@ func SchemaJSON(version string) ([]byte, error) {
 
 var schemaFileOf = map[string]string{SchemaV1: "schema/v1.json", Schema: "schema/v2.json"}
 
-var (
-	schemasOnce sync.Once
-	schemas     map[string]*jsonschema.Schema
-	schemasErr  error
-)
+// compiledSchemas are the embedded schemas, compiled once, by version.
+var compiledSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	out := map[string]*jsonschema.Schema{}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	for v, name := range schemaFileOf {
+		data, err := schemaFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		id := doc.(map[string]any)["$id"].(string)
+		if err := c.AddResource(id, doc); err != nil {
+			return nil, err
+		}
+		if out[v], err = c.Compile(id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+})
 
 // compiledSchema returns the compiled schema of version.
 func compiledSchema(version string) (*jsonschema.Schema, error) {
-	schemasOnce.Do(func() {
-		schemas = map[string]*jsonschema.Schema{}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		for v, name := range schemaFileOf {
-			data, err := schemaFiles.ReadFile(name)
-			if err != nil {
-				schemasErr = err
-				return
-			}
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-			if err != nil {
-				schemasErr = err
-				return
-			}
-			id := doc.(map[string]any)["$id"].(string)
-			if schemasErr = c.AddResource(id, doc); schemasErr != nil {
-				return
-			}
-			if schemas[v], schemasErr = c.Compile(id); schemasErr != nil {
-				return
-			}
-		}
-	})
-	if schemasErr != nil {
-		return nil, status.Wrap(schemasErr, status.Internal, "results: the embedded schemas do not compile")
+	schemas, err := compiledSchemas()
+	if err != nil {
+		return nil, status.Wrap(err, status.Internal, "results: the embedded schemas do not compile")
 	}
 	return schemas[version], nil
 }
