@@ -155,7 +155,7 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 		if len(size) != len(op.dims) {
 			return true
 		}
-		env, err := op.env(size, c, nil)
+		env, err := op.env(size, op.runs[c].params, nil)
 		if err != nil {
 			return true
 		}
@@ -345,22 +345,4 @@ func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 		}
 	}
 	return nil
-}
-
-// paramEnv is the environment of expressions that use only params and
-// the lets made of them.
-func (d *opDecoder) paramEnv(c int) exprEnv {
-	env := exprEnv{}
-	for k, v := range d.op.runs[c].params {
-		env[k] = intValue(int64(v))
-	}
-	for _, l := range d.op.lets {
-		if l.usesDims || slices.ContainsFunc(l.params, func(p string) bool { _, ok := d.op.runs[c].params[p]; return !ok }) {
-			continue
-		}
-		if v, err := l.eval(env); err == nil {
-			env[l.name] = v
-		}
-	}
-	return env
 }

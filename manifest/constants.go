@@ -137,12 +137,18 @@ func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
 	for _, a := range disp.axes {
 		disp.sized = disp.sized || a.given != nil && a.given.dependsOnSize()
 	}
+	params := d.op.runs[c].params
 	if !disp.sized {
-		ps, err := disp.resolve(d.paramEnv(c))
+		env, _ := d.op.env(nil, params, nil)
+		ps, err := disp.resolve(env)
 		disp.fixed = ps
 		return err
 	}
-	ps, err := disp.resolve(d.defaultEnv(c))
+	// The environment at the default size of the smallest kind of device,
+	// before any device, at pass 0.
+	env, _ := d.op.env(d.op.sizes[kernels.SmallDevice], params, nil)
+	env["pass"] = intValue(0)
+	ps, err := disp.resolve(env)
 	if err != nil {
 		ps = pipelineSpec{}
 		for i, a := range disp.axes {
@@ -156,26 +162,6 @@ func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
 // dependsOnSize reports whether e has a value only when a problem is
 // prepared: it uses the dimensions, the device or the pass index.
 func (e manifestExpr) dependsOnSize() bool { return e.usesDims || e.usesDevice || e.usesPass }
-
-// defaultEnv is candidate c's environment at the default size of the
-// smallest kind of device, before any device, at pass 0.
-func (d *opDecoder) defaultEnv(c int) exprEnv {
-	env := d.paramEnv(c)
-	for i, name := range d.op.dims {
-		env[name] = intValue(int64(d.op.sizes[kernels.SmallDevice][i]))
-	}
-	for _, l := range d.op.lets {
-		if p, _ := d.missingParam(l.expr, c); p != "" {
-			continue
-		}
-		if v, err := l.eval(env); err == nil {
-			env[l.name] = v
-		}
-	}
-	setDevice(env, nil)
-	env["pass"] = intValue(0)
-	return env
-}
 
 // resolve works out the dispatch's constants and workgroup size in env.
 func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {

@@ -517,7 +517,7 @@ func (d *opDecoder) finish() error {
 			}
 		}
 	}
-	for c, run := range op.runs {
+	for c := range op.runs {
 		for _, e := range []*manifestExpr{op.bytes, op.flops} {
 			if e == nil {
 				continue
@@ -525,11 +525,6 @@ func (d *opDecoder) finish() error {
 			if err := d.checkParams(*e, c); err != nil {
 				return err
 			}
-		}
-		run.lets = make([]bool, len(op.lets))
-		for i, l := range op.lets {
-			p, _ := d.missingParam(l.expr, c)
-			run.lets[i] = p == ""
 		}
 	}
 	if err := op.dryRun(); err != nil {

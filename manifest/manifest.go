@@ -333,7 +333,7 @@ func (op *manifestOp) bufferBytes(size kernels.Size) ([]int64, error) {
 	var out []int64
 	envs := make([]exprEnv, len(op.runs))
 	for c := range op.runs {
-		env, err := op.env(size, c, nil)
+		env, err := op.env(size, op.runs[c].params, nil)
 		if err != nil {
 			return nil, err
 		}

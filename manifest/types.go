@@ -324,7 +324,6 @@ type manifestBuffer struct {
 // manifestRun is how a candidate runs.
 type manifestRun struct {
 	params     map[string]int
-	lets       []bool // lets[i]: the candidate has every param let i needs
 	asserts    []manifestExpr
 	dispatches []*manifestDispatch
 	// key is the pipeline key of the candidate's own Executable (its
