@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
@@ -201,28 +202,30 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 // them is unsupported (kernels.Requirements.Images), and the others run.
 func (d *opDecoder) imageUses(disp *manifestDispatch) []kernels.ImageUse {
 	var uses []kernels.ImageUse
-	for binding, kind := range disp.desc.BindingKinds {
-		if binding >= len(disp.bindings) || disp.bindings[binding] < 0 {
-			continue
-		}
-		img := d.op.bufs[disp.bindings[binding]].img
-		var f hal.FormatFeatures
-		switch {
-		case img == nil:
-			continue
-		case kind == hal.StorageImageBinding:
-			f = hal.FormatStorage
-		case kind == hal.SampledImageBinding:
+	for b, kind := range disp.imageBindings() {
+		img := d.op.bufs[b].img
+		f := hal.FormatStorage
+		if kind == hal.SampledImageBinding {
 			f = hal.FormatSampled
 			if img.sampler.Filter == hal.Linear {
 				f |= hal.FormatLinearFilter
 			}
-		default:
-			continue
 		}
 		uses = kernels.Requirements{Images: uses}.Merge(kernels.Requirements{Images: []kernels.ImageUse{{Format: img.format, Features: f}}}).Images
 	}
 	return uses
+}
+
+// imageBindings yields the buffer index and the binding kind of each
+// image the dispatch binds.
+func (disp *manifestDispatch) imageBindings() iter.Seq2[int, hal.BindingKind] {
+	return func(yield func(int, hal.BindingKind) bool) {
+		for binding, kind := range disp.desc.BindingKinds {
+			if kind != hal.StorageBufferBinding && !yield(disp.bindings[binding], kind) {
+				return
+			}
+		}
+	}
 }
 
 // imageExtent evaluates the width and height of image buffer b in env.
@@ -253,15 +256,11 @@ func (op *manifestOp) imageUsage(info hal.DeviceInfo) []hal.ImageUsage {
 			continue
 		}
 		for _, disp := range run.dispatches {
-			for binding, kind := range disp.desc.BindingKinds {
-				if binding >= len(disp.bindings) || disp.bindings[binding] < 0 {
-					continue
-				}
-				switch kind {
-				case hal.StorageImageBinding:
-					usage[disp.bindings[binding]] |= hal.ImageStorage
-				case hal.SampledImageBinding:
-					usage[disp.bindings[binding]] |= hal.ImageSampled
+			for b, kind := range disp.imageBindings() {
+				if kind == hal.SampledImageBinding {
+					usage[b] |= hal.ImageSampled
+				} else {
+					usage[b] |= hal.ImageStorage
 				}
 			}
 		}
