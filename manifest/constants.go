@@ -55,7 +55,6 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 		}
 		disp.consts = append(disp.consts, specConst{id: id, kind: info.Kind, value: e})
 	}
-	slices.SortFunc(disp.consts, func(a, b specConst) int { return int(a.id) - int(b.id) })
 	return nil
 }
 
@@ -69,24 +68,12 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestD
 	at := o.n
 	if s.workgroup != nil {
 		at = s.workgroup
-		elems, err := d.src.array(s.workgroup, "the workgroup size in x, y and z")
+		xyz, err := d.xyz(c, s.workgroup, "the workgroup size in x, y and z", pipelineContext, "a workgroup size")
 		if err != nil {
 			return err
 		}
-		if len(elems) < 1 || len(elems) > 3 {
-			return d.src.errAt(s.workgroup, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
-		}
-		for i := range given {
-			ex := manifestExpr{expr: literalExpr(intValue(1)), where: d.where(s.workgroup)}
-			if i < len(elems) {
-				if ex, err = d.intExpression(elems[i], pipelineContext, "a workgroup size"); err != nil {
-					return err
-				}
-				if err := d.checkParams(ex, c); err != nil {
-					return err
-				}
-			}
-			given[i] = &ex
+		for i := range xyz {
+			given[i] = &xyz[i]
 		}
 	}
 	disp.wgWhere = d.where(at)

@@ -54,24 +54,8 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	if err != nil {
 		return nil, nil, err
 	}
-	elems, err := d.src.array(g, "the number of workgroups in x, y and z")
-	if err != nil {
+	if disp.groups, err = d.xyz(c, g, "the number of workgroups in x, y and z", dispatchContext, "a workgroup count"); err != nil {
 		return nil, nil, err
-	}
-	if len(elems) < 1 || len(elems) > 3 {
-		return nil, nil, d.src.errAt(g, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
-	}
-	for i := range disp.groups {
-		if i >= len(elems) {
-			disp.groups[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.where(g)}
-			continue
-		}
-		if disp.groups[i], err = d.intExpression(elems[i], dispatchContext, "a workgroup count"); err != nil {
-			return nil, nil, err
-		}
-		if err := d.checkParams(disp.groups[i], c); err != nil {
-			return nil, nil, err
-		}
 	}
 	if r := o.get("repeat"); r != nil {
 		e, err := d.intExpression(r, repeatContext, "a repeat count")
@@ -85,6 +69,32 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	}
 	disp.fixed.key = disp.keyOf(disp.fixed.constants)
 	return disp, mod, nil
+}
+
+// xyz reads an array of 1 to 3 integer expressions of candidate c, in x,
+// y and z (what it is and what each is); missing ones are 1.
+func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each string) ([3]manifestExpr, error) {
+	var out [3]manifestExpr
+	elems, err := d.src.array(n, what)
+	if err != nil {
+		return out, err
+	}
+	if len(elems) < 1 || len(elems) > 3 {
+		return out, d.src.errAt(n, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
+	}
+	for i := range out {
+		if i >= len(elems) {
+			out[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.where(n)}
+			continue
+		}
+		if out[i], err = d.intExpression(elems[i], ctx, each); err != nil {
+			return out, err
+		}
+		if err := d.checkParams(out[i], c); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // bindings builds the dispatch's table of buffers by binding number and
@@ -190,7 +200,6 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 		if err != nil {
 			return err
 		}
-		var used []bool
 		for _, el := range elems {
 			po, err := d.src.object(el, `a push constant {"type", "value", "offset"}`)
 			if err != nil {
@@ -233,14 +242,8 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 			if err := po.done(); err != nil {
 				return err
 			}
-			for len(used) < off+t.size {
-				used = append(used, false)
-			}
-			for i := off; i < off+t.size; i++ {
-				if used[i] {
-					return d.src.errAt(el, "bytes %d to %d overlap an earlier push constant", off, off+t.size-1)
-				}
-				used[i] = true
+			if slices.ContainsFunc(disp.push, func(f pushField) bool { return off < f.offset+f.typ.size && f.offset < off+t.size }) {
+				return d.src.errAt(el, "bytes %d to %d overlap an earlier push constant", off, off+t.size-1)
 			}
 			end = max(end, off+t.size)
 			disp.push = append(disp.push, pushField{typ: t, offset: off, value: val})
