@@ -3,8 +3,6 @@ package manifest
 import (
 	"math"
 	"regexp"
-	"slices"
-	"strings"
 )
 
 func (d *opDecoder) decodeBuffers() error {
@@ -47,7 +45,7 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &manifestBuffer{binding: -1, check: true, where: d.where(n)}
+	b := &manifestBuffer{binding: -1, check: true, where: d.src.where(n)}
 	nameNode, err := o.need("name", "the buffer's name")
 	if err != nil {
 		return nil, err
@@ -65,23 +63,19 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	} else if err := d.decodeElements(o, b); err != nil {
 		return nil, err
 	}
-	if r := o.get("role"); r != nil {
-		s, err := d.src.str(r)
-		if err != nil {
-			return nil, err
-		}
-		i := slices.Index(roleNames, s)
-		if i < 0 {
-			return nil, d.src.errAt(r, "unknown role %q (want %s)", s, strings.Join(roleNames, ", "))
-		}
-		b.role = bufferRole(i)
+	role := func(n *jsonNode) (bufferRole, error) {
+		i, err := d.src.choice(n, "role", roleNames, ", ")
+		return bufferRole(i), err
 	}
-	if bn := o.get("binding"); bn != nil {
-		v, err := d.src.integer(bn, 0, 1<<16-1)
-		if err != nil {
-			return nil, err
-		}
-		b.binding = int(v)
+	if err := optional(o, "role", &b.role, role); err != nil {
+		return nil, err
+	}
+	binding := func(n *jsonNode) (int, error) {
+		v, err := d.src.integer(n, 0, 1<<16-1)
+		return int(v), err
+	}
+	if err := optional(o, "binding", &b.binding, binding); err != nil {
+		return nil, err
 	}
 	b.init = bufferInit{kind: "random"}
 	if in := o.get("init"); in != nil {
@@ -235,15 +229,11 @@ func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
 			if err != nil {
 				return in, err
 			}
-			if s := o.get("start"); s != nil {
-				if in.value, err = value(s); err != nil {
-					return in, err
-				}
+			if err := optional(o, "start", &in.value, value); err != nil {
+				return in, err
 			}
-			if s := o.get("step"); s != nil {
-				if in.step, err = value(s); err != nil {
-					return in, err
-				}
+			if err := optional(o, "step", &in.step, value); err != nil {
+				return in, err
 			}
 			if err := o.done(); err != nil {
 				return in, err
@@ -296,15 +286,11 @@ func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(*jsonN
 		}
 		in.seed, in.hasSeed = uint64(v), true
 	}
-	if s := o.get("min"); s != nil {
-		if in.lo, err = value(s); err != nil {
-			return err
-		}
+	if err := optional(o, "min", &in.lo, value); err != nil {
+		return err
 	}
-	if s := o.get("max"); s != nil {
-		if in.hi, err = value(s); err != nil {
-			return err
-		}
+	if err := optional(o, "max", &in.hi, value); err != nil {
+		return err
 	}
 	if err := o.done(); err != nil {
 		return err
@@ -344,19 +330,19 @@ func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {
 	if err != nil {
 		return tolerance{}, err
 	}
-	var t tolerance
-	for _, f := range []struct {
-		key string
-		dst *float64
-	}{{"rel", &t.rel}, {"abs", &t.abs}} {
-		if v := o.get(f.key); v != nil {
-			if *f.dst, err = d.src.number(v); err != nil {
-				return t, err
-			}
-			if *f.dst < 0 {
-				return t, d.src.errAt(v, "is negative")
-			}
+	bound := func(n *jsonNode) (float64, error) {
+		v, err := d.src.number(n)
+		if err == nil && v < 0 {
+			err = d.src.errAt(n, "is negative")
 		}
+		return v, err
+	}
+	var t tolerance
+	if err := optional(o, "rel", &t.rel, bound); err != nil {
+		return t, err
+	}
+	if err := optional(o, "abs", &t.abs, bound); err != nil {
+		return t, err
 	}
 	return t, o.done()
 }

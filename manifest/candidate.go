@@ -40,7 +40,7 @@ func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 	}
 	code, err := readModule(full)
 	if err != nil {
-		return nil, fileError(err, "manifest: %s: %s: reading SPIR-V %q", d.src.position(n.off), n.path, full)
+		return nil, fileError(err, "manifest: %s: reading SPIR-V %q", d.src.where(n), full)
 	}
 	sm, err := spirv.Parse(code)
 	if err != nil {
@@ -315,13 +315,9 @@ func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 				return err
 			}
 			for _, e := range elems {
-				s, err := d.src.str(e)
+				i, err := d.src.choice(e, "subgroup operations", hal.SubgroupOpNames[:], ", ")
 				if err != nil {
 					return err
-				}
-				i := slices.Index(hal.SubgroupOpNames[:], s)
-				if i < 0 {
-					return d.src.errAt(e, "unknown subgroup operations %q (want %s)", s, strings.Join(hal.SubgroupOpNames[:], ", "))
 				}
 				r.Subgroup |= hal.SubgroupOps(1)<<i | hal.SubgroupBasic
 			}

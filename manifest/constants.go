@@ -76,7 +76,7 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestD
 			given[i] = &xyz[i]
 		}
 	}
-	disp.wgWhere = d.where(at)
+	disp.wgWhere = d.src.where(at)
 	mod, e := disp.mod, disp.entry
 	src, how := mod.spv.Workgroup(e)
 	if how == "" {

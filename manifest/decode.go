@@ -31,11 +31,6 @@ type opDecoder struct {
 	digest   []byte
 }
 
-// where returns "file:line:col: path" of n.
-func (d *opDecoder) where(n *jsonNode) string {
-	return d.src.position(n.off) + ": " + n.path
-}
-
 func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (*manifestOp, error) {
 	obj, err := src.object(n, "an operation")
 	if err != nil {
@@ -90,12 +85,7 @@ func (d *opDecoder) decodeName() error {
 	}
 	d.op.name = name
 	d.op.summary = "from a manifest"
-	if s := d.obj.get("summary"); s != nil {
-		if d.op.summary, err = d.src.str(s); err != nil {
-			return err
-		}
-	}
-	return nil
+	return optional(d.obj, "summary", &d.op.summary, d.src.str)
 }
 
 // checkNewName checks that name can be defined as a what (dimension,
@@ -267,7 +257,7 @@ func (d *opDecoder) expression(n *jsonNode, ctx exprContext) (manifestExpr, erro
 	if err != nil {
 		return manifestExpr{}, err
 	}
-	return manifestExpr{expr: e, where: d.where(n)}, nil
+	return manifestExpr{expr: e, where: d.src.where(n)}, nil
 }
 
 // intExpression reads an expression that must be an integer.
@@ -394,19 +384,14 @@ func (d *opDecoder) asserts(obj *jsonObj, ctx exprContext) ([]manifestExpr, erro
 
 // decodeCounts reads "bytes" and "flops".
 func (d *opDecoder) decodeCounts() error {
-	for _, f := range []struct {
-		key string
-		dst **manifestExpr
-	}{{"bytes", &d.op.bytes}, {"flops", &d.op.flops}} {
-		if n := d.obj.get(f.key); n != nil {
-			e, err := d.expression(n, countContext)
-			if err != nil {
-				return err
-			}
-			*f.dst = &e
-		}
+	count := func(n *jsonNode) (*manifestExpr, error) {
+		e, err := d.expression(n, countContext)
+		return &e, err
 	}
-	return nil
+	if err := optional(d.obj, "bytes", &d.op.bytes, count); err != nil {
+		return err
+	}
+	return optional(d.obj, "flops", &d.op.flops, count)
 }
 
 func (d *opDecoder) decodeVerify() error {

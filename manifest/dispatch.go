@@ -11,7 +11,7 @@ import (
 // decodeDispatch reads one dispatch of candidate c from o, with the
 // fields it inherits in s.
 func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, *manifestModule, error) {
-	disp := &manifestDispatch{where: d.where(o.n)}
+	disp := &manifestDispatch{where: d.src.where(o.n)}
 	if s.spirv == nil {
 		return nil, nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest")
 	}
@@ -84,7 +84,7 @@ func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each s
 	}
 	for i := range out {
 		if i >= len(elems) {
-			out[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.where(n)}
+			out[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.src.where(n)}
 			continue
 		}
 		if out[i], err = d.intExpression(elems[i], ctx, each); err != nil {

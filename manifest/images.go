@@ -128,20 +128,10 @@ func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
 		return s, err
 	}
 	choose := func(key string, names ...string) (int, error) {
-		v := so.get(key)
-		if v == nil {
-			return 0, nil
+		if v := so.get(key); v != nil {
+			return d.src.choice(v, key, names, " or ")
 		}
-		str, err := d.src.str(v)
-		if err != nil {
-			return 0, err
-		}
-		for i, name := range names {
-			if str == name {
-				return i, nil
-			}
-		}
-		return 0, d.src.errAt(v, "unknown %s %q (want %s)", key, str, strings.Join(names, " or "))
+		return 0, nil
 	}
 	f, err := choose("filter", "nearest", "linear")
 	if err != nil {

@@ -73,17 +73,19 @@ func (src *manifestSource) position(off int64) string {
 	return fmt.Sprintf("%s:%d:%d", src.name, line, col)
 }
 
-// errAt returns an InvalidArgument naming the position and path of n.
-func (src *manifestSource) errAt(n *jsonNode, format string, args ...any) error {
-	return src.errCode(status.InvalidArgument, n, format, args...)
-}
-
-func (src *manifestSource) errCode(code status.Code, n *jsonNode, format string, args ...any) error {
+// where returns "file:line:col: path" of n, which errors and warnings
+// about it name.
+func (src *manifestSource) where(n *jsonNode) string {
 	path := n.path
 	if path == "" {
 		path = "(top level)"
 	}
-	return status.Newf(code, "manifest: %s: %s: %s", src.position(n.off), path, fmt.Sprintf(format, args...))
+	return src.position(n.off) + ": " + path
+}
+
+// errAt returns an InvalidArgument naming the position and path of n.
+func (src *manifestSource) errAt(n *jsonNode, format string, args ...any) error {
+	return errWhere(status.InvalidArgument, src.where(n), format, args...)
 }
 
 // errMissing reports a required field missing from object n.
@@ -238,7 +240,7 @@ func (o *jsonObj) need(key, what string) (*jsonNode, error) {
 		// A misspelling of a required field is better reported as such
 		// than as the field missing.
 		for i, k := range o.n.keys {
-			if k != key && k != "comment" && !slices.Contains(o.known, k) && editDistance(k, key) <= max(1, len(key)/3) {
+			if k != key && !slices.Contains(o.known, k) && editDistance(k, key) <= max(1, len(key)/3) {
 				return nil, o.src.errAt(o.n.vals[i], "unknown field (did you mean %q? it is required: %s)", key, what)
 			}
 		}
@@ -254,9 +256,6 @@ func (o *jsonObj) done() error {
 		if slices.Contains(o.known, k) {
 			continue
 		}
-		if k == "comment" {
-			continue
-		}
 		known := slices.Clone(o.known[1:])
 		slices.Sort(known)
 		msg := "unknown field"
@@ -268,6 +267,20 @@ func (o *jsonObj) done() error {
 	if c := o.n.member("comment"); c != nil && c.kind != jsonString {
 		return o.src.errAt(c, "is %s, want a string", c.kind)
 	}
+	return nil
+}
+
+// optional reads the field key of o with read into *dst, if o has it.
+func optional[T any](o *jsonObj, key string, dst *T, read func(*jsonNode) (T, error)) error {
+	n := o.get(key)
+	if n == nil {
+		return nil
+	}
+	v, err := read(n)
+	if err != nil {
+		return err
+	}
+	*dst = v
 	return nil
 }
 
@@ -305,6 +318,20 @@ func (src *manifestSource) number(n *jsonNode) (float64, error) {
 		return 0, src.errAt(n, "%s is not a finite number", n.s)
 	}
 	return v, nil
+}
+
+// choice reads a string that must be one of names, and returns its
+// index; what names it in the error, which lists names joined by sep.
+func (src *manifestSource) choice(n *jsonNode, what string, names []string, sep string) (int, error) {
+	s, err := src.str(n)
+	if err != nil {
+		return 0, err
+	}
+	i := slices.Index(names, s)
+	if i < 0 {
+		return 0, src.errAt(n, "unknown %s %q (want %s)", what, s, strings.Join(names, sep))
+	}
+	return i, nil
 }
 
 func (src *manifestSource) boolean(n *jsonNode) (bool, error) {

@@ -274,7 +274,7 @@ func Warnings(ops []kernels.Operation) []string {
 
 // warn records a warning about the field n.
 func (d *opDecoder) warn(n *jsonNode, format string, args ...any) {
-	d.op.warnings = append(d.op.warnings, fmt.Sprintf("manifest: %s: %s: %s", d.src.position(n.off), n.path, fmt.Sprintf(format, args...)))
+	d.op.warnings = append(d.op.warnings, fmt.Sprintf("manifest: %s: %s", d.src.where(n), fmt.Sprintf(format, args...)))
 }
 
 // manifestOp is an Operation described by a manifest.
