@@ -3,6 +3,7 @@ package manifest
 import (
 	"math"
 	"regexp"
+	"slices"
 )
 
 func (d *opDecoder) decodeBuffers() error {
@@ -23,10 +24,8 @@ func (d *opDecoder) decodeBuffers() error {
 		if err != nil {
 			return err
 		}
-		for _, prev := range d.op.bufs {
-			if prev.name == buf.name {
-				return d.src.errAt(b.member("name"), "buffer %q is described twice", buf.name)
-			}
+		if slices.ContainsFunc(d.op.bufs, func(prev *manifestBuffer) bool { return prev.name == buf.name }) {
+			return d.src.errAt(b.member("name"), "buffer %q is described twice", buf.name)
 		}
 		if buf.binding >= 0 {
 			if other, ok := bindings[buf.binding]; ok {
@@ -85,8 +84,8 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 		if b.init, err = d.decodeInit(in, b.typ); err != nil {
 			return nil, err
 		}
-	} else if err := d.defaultRange(&b.init, b.typ); err != nil {
-		return nil, err
+	} else {
+		defaultRange(&b.init, b.typ)
 	}
 	if err := d.decodeCheck(o, b); err != nil {
 		return nil, err
@@ -223,7 +222,10 @@ func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
 		}
 		in.value = v
 	case "iota":
-		in.value, in.step = promote(intValue(0), typeOfKind(t)), promote(intValue(1), typeOfKind(t))
+		in.value, in.step = intValue(0), intValue(1)
+		if t.kind == floatKind {
+			in.value, in.step = floatValue(0), floatValue(1)
+		}
 		if body != nil {
 			o, err := d.src.object(body, `{"start": a, "step": b}`)
 			if err != nil {
@@ -240,9 +242,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
 			}
 		}
 	case "random":
-		if err := d.defaultRange(&in, t); err != nil {
-			return in, err
-		}
+		defaultRange(&in, t)
 		if body != nil {
 			if err := d.randomInit(&in, body, value); err != nil {
 				return in, err
@@ -301,17 +301,10 @@ func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(*jsonN
 	return nil
 }
 
-func typeOfKind(t scalarType) exprType {
-	if t.kind == floatKind {
-		return floatType
-	}
-	return intType
-}
-
 // defaultRange sets the range of random contents when the manifest gives
 // none: [-1, 1) for floats ([0, 1] for an image's unorm8 texels), and small integers ([-100, 100] signed, [0,
 // 255] unsigned) that sums of many do not overflow.
-func (d *opDecoder) defaultRange(in *bufferInit, t scalarType) error {
+func defaultRange(in *bufferInit, t scalarType) {
 	switch {
 	case t == unorm8:
 		in.lo, in.hi = floatValue(0), floatValue(1)
@@ -322,7 +315,6 @@ func (d *opDecoder) defaultRange(in *bufferInit, t scalarType) error {
 	default:
 		in.lo, in.hi = intValue(0), intValue(255)
 	}
-	return nil
 }
 
 func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {

@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -124,10 +125,8 @@ func (d *opDecoder) decodeCandidates() error {
 		if err != nil {
 			return err
 		}
-		for _, prev := range d.op.cands {
-			if prev.Name == cand.Name {
-				return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
-			}
+		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
+			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
 		}
 		cand.Applies = d.op.applies(c)
 		d.op.cands = append(d.op.cands, cand)
@@ -190,10 +189,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	if err != nil {
 		return kernels.Candidate{}, err
 	}
-	cand := kernels.Candidate{Name: name, Params: map[string]int{}}
-	for k, v := range run.params {
-		cand.Params[k] = v
-	}
+	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
 	var shaders []string
 	best := -1
 	for k, o := range dispatchObjs {

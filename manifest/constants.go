@@ -224,11 +224,7 @@ func (disp *manifestDispatch) executable(ps pipelineSpec) hal.ExecutableDesc {
 // constantsString writes constants as "0=64 1=300", for labels and
 // messages.
 func constantsString(cs []hal.Constant) string {
-	parts := make([]string, len(cs))
-	for i, k := range cs {
-		parts[i] = fmt.Sprintf("%d=%d", k.ID, k.Value)
-	}
-	return strings.Join(parts, " ")
+	return strings.Join(mapped(cs, func(k hal.Constant) string { return fmt.Sprintf("%d=%d", k.ID, k.Value) }), " ")
 }
 
 // specBits encodes v as the 32 bits of a specialization constant of kind.

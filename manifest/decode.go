@@ -78,10 +78,8 @@ func (d *opDecoder) decodeName() error {
 	if !opNameRE.MatchString(name) {
 		return d.src.errAt(n, "%q is not an operation name (lower case letters, digits and single '-' between them)", name)
 	}
-	for _, b := range kernels.Builtin() {
-		if b.Name() == name {
-			return d.src.errAt(n, "%q is the name of a built-in operation; choose another", name)
-		}
+	if slices.ContainsFunc(kernels.Builtin(), func(b kernels.Operation) bool { return b.Name() == name }) {
+		return d.src.errAt(n, "%q is the name of a built-in operation; choose another", name)
 	}
 	d.op.name = name
 	d.op.summary = "from a manifest"
@@ -422,10 +420,7 @@ func (d *opDecoder) decodeVerify() error {
 		}
 		d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
 		if d.op.ref < 0 {
-			names := make([]string, len(d.op.cands))
-			for i, c := range d.op.cands {
-				names[i] = c.Name
-			}
+			names := mapped(d.op.cands, func(c kernels.Candidate) string { return c.Name })
 			return d.src.errAt(r, "no candidate %q (candidates: %s)", name, strings.Join(names, ", "))
 		}
 	}

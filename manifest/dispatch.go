@@ -181,11 +181,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestMod
 }
 
 func (d *opDecoder) bufferNames() string {
-	names := make([]string, len(d.op.bufs))
-	for i, b := range d.op.bufs {
-		names[i] = b.name
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(mapped(d.op.bufs, func(b *manifestBuffer) string { return b.name }), ", ")
 }
 
 // pushConstants reads the dispatch's push constants and lays them out:

@@ -134,7 +134,7 @@ var exprFuncs = map[string]struct{ minArgs, maxArgs int }{
 // reservedNames may not name dimensions, params or lets: the dispatch's
 // workgroup size, the device's limits (deviceLimits), the pass index and
 // the element index.
-var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, deviceLimitNames()...), "pass", "i")
+var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, mapped(deviceLimits, func(l deviceLimit) string { return l.name })...), "pass", "i")
 
 // parseExpr parses src in scope. Errors are *exprError.
 func parseExpr(src string, scope exprScope) (*expr, error) {

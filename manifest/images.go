@@ -53,11 +53,7 @@ func component(f hal.Format) string {
 }
 
 func formatNames() string {
-	var names []string
-	for _, f := range hal.Formats() {
-		names = append(names, f.String())
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(mapped(hal.Formats(), hal.Format.String), ", ")
 }
 
 // decodeImage reads an image buffer's "image" (n) and "sampler": its

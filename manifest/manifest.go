@@ -203,10 +203,8 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 			}
 			space.attach(op, sop, modules)
 		}
-		for _, prev := range ops {
-			if prev.Name() == op.name {
-				return nil, src.errAt(n.member("name"), "operation %q is described twice", op.name)
-			}
+		if slices.ContainsFunc(ops, func(prev kernels.Operation) bool { return prev.Name() == op.name }) {
+			return nil, src.errAt(n.member("name"), "operation %q is described twice", op.name)
 		}
 		op.tuner = tuner
 		ops = append(ops, op)

@@ -296,13 +296,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 // holds reports whether c meets the restrictions of params alone (a
 // failure to evaluate one is a failure).
 func (ms *manifestSpace) holds(c kernels.Config) bool {
-	env := exprEnv{}
-	for k, v := range ms.fixed {
-		env[k] = intValue(int64(v))
-	}
-	for k, v := range c {
-		env[k] = intValue(int64(v))
-	}
+	env := ms.env(c)
 	for _, r := range ms.restrict {
 		if !r.static {
 			continue
@@ -436,10 +430,23 @@ func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[str
 	op.space = s
 }
 
+// env is the environment of restrictions at configuration c: the
+// candidate's params and c's.
+func (ms *manifestSpace) env(c kernels.Config) exprEnv {
+	env := exprEnv{}
+	for k, v := range ms.fixed {
+		env[k] = intValue(int64(v))
+	}
+	for k, v := range c {
+		env[k] = intValue(int64(v))
+	}
+	return env
+}
+
 // restriction evaluates r at a configuration, size and device.
 func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool, error) {
 	return func(e kernels.Env) (bool, error) {
-		env := exprEnv{}
+		env := ms.env(e.Config)
 		for i, d := range e.Dims {
 			if i < len(e.Size) {
 				env[d] = intValue(int64(e.Size[i]))
@@ -447,12 +454,6 @@ func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool
 		}
 		for i, v := range kernels.LimitValues(e.Limits) {
 			env[kernels.LimitNames[i]] = intValue(v)
-		}
-		for k, v := range ms.fixed {
-			env[k] = intValue(int64(v))
-		}
-		for k, v := range e.Config {
-			env[k] = intValue(int64(v))
 		}
 		v, err := r.e.evalInt(env)
 		return err == nil && v != 0, err
