@@ -11,12 +11,9 @@ func (d *opDecoder) decodeBuffers() error {
 	if err != nil {
 		return err
 	}
-	elems, err := d.src.array(n, "the buffers the kernels bind")
+	elems, err := d.src.list(n, "the buffers the kernels bind", "an operation has at least one buffer")
 	if err != nil {
 		return err
-	}
-	if len(elems) == 0 {
-		return d.src.errAt(n, "is empty; an operation has at least one buffer")
 	}
 	bindings := map[int]string{}
 	for _, b := range elems {

@@ -252,12 +252,9 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	if r := obj.get("repeat"); r != nil {
 		return nil, d.src.errAt(r, "a candidate with \"dispatches\" gives each dispatch its own repeat")
 	}
-	elems, err := d.src.array(ds, "the candidate's dispatches, in order")
+	elems, err := d.src.list(ds, "the candidate's dispatches, in order", "a candidate runs at least one dispatch")
 	if err != nil {
 		return nil, err
-	}
-	if len(elems) == 0 {
-		return nil, d.src.errAt(ds, "is empty; a candidate runs at least one dispatch")
 	}
 	var objs []*jsonObj
 	for _, e := range elems {

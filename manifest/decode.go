@@ -130,41 +130,38 @@ func (d *opDecoder) decodeDims() error {
 			x, err := d.src.integer(v, 1, 1<<31-1)
 			return int(x), err
 		}
-		if v.kind == jsonObject {
+		// An extent by kernels.SizeClass: "discrete" defaults to
+		// "integrated", and that to "default".
+		var sizes [3]int
+		if v.kind != jsonObject {
+			x, err := extent(v)
+			if err != nil {
+				return err
+			}
+			sizes = [3]int{x, x, x}
+		} else {
 			o, _ := d.src.object(v, "")
 			def, err := o.need("default", "the default extent")
 			if err != nil {
 				return err
 			}
-			x, err := extent(def)
-			if err != nil {
+			if sizes[kernels.SmallDevice], err = extent(def); err != nil {
 				return err
 			}
-			sizes := [3]int{x, x, x}
-			for class, key := range map[kernels.SizeClass]string{kernels.MediumDevice: "integrated", kernels.LargeDevice: "discrete"} {
-				if k := o.get(key); k != nil {
-					if sizes[class], err = extent(k); err != nil {
-						return err
-					}
-				}
+			sizes[kernels.MediumDevice] = sizes[kernels.SmallDevice]
+			if err := optional(o, "integrated", &sizes[kernels.MediumDevice], extent); err != nil {
+				return err
 			}
-			if k := o.get("integrated"); k != nil && o.get("discrete") == nil {
-				sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
+			sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
+			if err := optional(o, "discrete", &sizes[kernels.LargeDevice], extent); err != nil {
+				return err
 			}
 			if err := o.done(); err != nil {
 				return err
 			}
-			for class := range sizes {
-				d.op.sizes[class][i] = sizes[class]
-			}
-		} else {
-			x, err := extent(v)
-			if err != nil {
-				return err
-			}
-			for class := range d.op.sizes {
-				d.op.sizes[class][i] = x
-			}
+		}
+		for class := range sizes {
+			d.op.sizes[class][i] = sizes[class]
 		}
 		d.op.dims = append(d.op.dims, name)
 		d.names[name] = nameInfo{kind: dimName, typ: intType, usesDims: true}
@@ -179,12 +176,9 @@ func (d *opDecoder) decodeParams() error {
 	if err != nil {
 		return err
 	}
-	elems, err := d.src.array(n, "the kernels that compute the operation")
+	elems, err := d.src.list(n, "the kernels that compute the operation", "an operation has at least one candidate")
 	if err != nil {
 		return err
-	}
-	if len(elems) == 0 {
-		return d.src.errAt(n, "is empty; an operation has at least one candidate")
 	}
 	for _, c := range elems {
 		obj, err := d.src.object(c, "a candidate")

@@ -317,23 +317,6 @@ func (p *manifestProblem) binding(disp *manifestDispatch, k, b int) hal.Binding 
 	return hal.Binding{Image: p.images[b]}
 }
 
-// recordImageReset records, for image i, the copy that starts each run:
-// an inout image gets its initial texels back, an output image the
-// contents of its buffer (poison, before a verified run). It reports
-// whether image i is one to reset.
-func (p *manifestProblem) recordImageReset(cb hal.CommandBuffer, i int) (bool, error) {
-	img, b := p.images[i], p.op.bufs[i]
-	switch {
-	case img == nil:
-		return false, nil
-	case b.role == roleInOut:
-		return true, cb.CopyBufferToImage(p.initial[i], 0, img)
-	case b.role == roleOutput:
-		return true, cb.CopyBufferToImage(p.bufs[i], 0, img)
-	}
-	return false, nil
-}
-
 // resets reports whether any buffer or image of the operation must be
 // reset before each run.
 func (op *manifestOp) resets() bool {

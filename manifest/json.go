@@ -139,16 +139,21 @@ func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
 	return status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: %s", src.position(off), strings.TrimPrefix(msg, "json: "))
 }
 
-func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) (*jsonNode, error) {
+// token reads the next token, and returns the offset where it starts.
+func (src *manifestSource) token(dec *json.Decoder) (json.Token, int64, error) {
 	off := src.start(dec.InputOffset())
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, src.syntaxError(dec, err)
+		return nil, off, src.syntaxError(dec, err)
 	}
-	return src.parseToken(dec, tok, path, off, depth)
+	return tok, off, nil
 }
 
-func (src *manifestSource) parseToken(dec *json.Decoder, tok json.Token, path string, off int64, depth int) (*jsonNode, error) {
+func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) (*jsonNode, error) {
+	tok, off, err := src.token(dec)
+	if err != nil {
+		return nil, err
+	}
 	n := &jsonNode{path: path, off: off}
 	switch t := tok.(type) {
 	case nil:
@@ -167,10 +172,9 @@ func (src *manifestSource) parseToken(dec *json.Decoder, tok json.Token, path st
 		case '{':
 			n.kind = jsonObject
 			for dec.More() {
-				koff := src.start(dec.InputOffset())
-				ktok, err := dec.Token()
+				ktok, koff, err := src.token(dec)
 				if err != nil {
-					return nil, src.syntaxError(dec, err)
+					return nil, err
 				}
 				key, ok := ktok.(string)
 				if !ok {
@@ -346,6 +350,16 @@ func (src *manifestSource) array(n *jsonNode, what string) ([]*jsonNode, error) 
 		return nil, src.errAt(n, "is %s, want an array (%s)", n.kind, what)
 	}
 	return n.elems, nil
+}
+
+// list reads an array that must have an element: what says what it is,
+// atLeast what needs one ("an operation has at least one buffer").
+func (src *manifestSource) list(n *jsonNode, what, atLeast string) ([]*jsonNode, error) {
+	elems, err := src.array(n, what)
+	if err == nil && len(elems) == 0 {
+		err = src.errAt(n, "is empty; %s", atLeast)
+	}
+	return elems, err
 }
 
 // expression reads an expression: a string in the expression language,

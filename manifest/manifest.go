@@ -178,12 +178,9 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 	if err := top.done(); err != nil {
 		return nil, err
 	}
-	elems, err := src.array(opsNode, "the list of operations")
+	elems, err := src.list(opsNode, "the list of operations", "a manifest describes at least one operation")
 	if err != nil {
 		return nil, err
-	}
-	if len(elems) == 0 {
-		return nil, src.errAt(opsNode, "is empty; a manifest describes at least one operation")
 	}
 	modules := map[string]*manifestModule{}
 	var ops []kernels.Operation

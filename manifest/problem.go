@@ -350,18 +350,21 @@ func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
 // images back, and the contents of the output images' buffers (poison,
 // before a verified run) into the images.
 func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
-	for i, b := range p.initial {
-		if done, err := p.recordImageReset(cb, i); done || err != nil {
-			if err != nil {
-				return status.Annotatef(err, "manifest: resetting image %s", p.op.bufs[i].name)
-			}
-			continue
+	for i, b := range p.op.bufs {
+		img, initial := p.images[i], p.initial[i]
+		var err error
+		what := "image " + b.name
+		switch {
+		case img != nil && b.role == roleInOut:
+			err = cb.CopyBufferToImage(initial, 0, img)
+		case img != nil && b.role == roleOutput:
+			err = cb.CopyBufferToImage(p.bufs[i], 0, img)
+		case img == nil && initial != nil:
+			what = b.name
+			err = cb.Copy(initial, 0, p.bufs[i], 0, initial.Size())
 		}
-		if b == nil {
-			continue
-		}
-		if err := cb.Copy(b, 0, p.bufs[i], 0, b.Size()); err != nil {
-			return status.Annotatef(err, "manifest: resetting %s", p.op.bufs[i].name)
+		if err != nil {
+			return status.Annotatef(err, "manifest: resetting %s", what)
 		}
 	}
 	return nil
