@@ -179,8 +179,8 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	if run.asserts, err = d.asserts(obj, assertContext); err != nil {
 		return kernels.Candidate{}, err
 	}
-	for _, a := range run.asserts {
-		if err := d.checkParams(a, c); err != nil {
+	for i := range run.asserts {
+		if err := d.checkParams(c, &run.asserts[i]); err != nil {
 			return kernels.Candidate{}, err
 		}
 	}
@@ -191,7 +191,6 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	}
 	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
 	var shaders []string
-	best := -1
 	for k, o := range dispatchObjs {
 		s := spec
 		if o != obj {
@@ -218,8 +217,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		cand.Requires = cand.Requires.Merge(kernels.Requirements{Images: d.imageUses(disp)})
 		wg := disp.fixed.wg
 		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
-		if best < 0 || inv > uint64(cand.Invocations()) {
-			best = k
+		if inv > uint64(cand.Invocations()) { // every dispatch's workgroup has at least one invocation
 			cand.WorkgroupSize = wg
 		}
 		d.digest = append(d.digest, mod.code...)

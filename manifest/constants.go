@@ -42,7 +42,7 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 		if err != nil {
 			return err
 		}
-		if err := d.checkParams(e, c); err != nil {
+		if err := d.checkParams(c, &e); err != nil {
 			return err
 		}
 		info, ok := mod.spv.SpecConstant(id)

@@ -22,10 +22,9 @@ type opDecoder struct {
 	op      *manifestOp
 	obj     *jsonObj
 	names   map[string]nameInfo
-	// lets by name; cands are the candidates' objects.
-	lets      map[string]*manifestLet
-	candObjs  []*jsonObj
-	candNodes []*jsonNode
+	// lets by name; candObjs are the candidates' objects.
+	lets     map[string]*manifestLet
+	candObjs []*jsonObj
 	// pushNode is the operation's push_constants, or nil.
 	pushNode *jsonNode
 	digest   []byte
@@ -206,7 +205,6 @@ func (d *opDecoder) decodeParams() error {
 			}
 		}
 		d.candObjs = append(d.candObjs, obj)
-		d.candNodes = append(d.candNodes, c)
 		d.op.runs = append(d.op.runs, run)
 	}
 	return nil
@@ -324,25 +322,32 @@ func (d *opDecoder) missingParam(e *expr, c int) (param, let string) {
 	return "", ""
 }
 
-// checkParams fails if candidate c cannot evaluate e for want of a param.
-func (d *opDecoder) checkParams(e manifestExpr, c int) error {
-	p, let := d.missingParam(e.expr, c)
-	if p == "" {
-		return nil
+// checkParams fails if candidate c cannot evaluate one of es (nil for
+// one that is absent) for want of a param.
+func (d *opDecoder) checkParams(c int, es ...*manifestExpr) error {
+	for _, e := range es {
+		if e == nil {
+			continue
+		}
+		p, let := d.missingParam(e.expr, c)
+		if p == "" {
+			continue
+		}
+		via := ""
+		if let != "" {
+			via = " (through let " + let + ")"
+		}
+		return status.Newf(status.InvalidArgument, "manifest: %s: expression %q uses param %s%s, which candidate %q (%s) does not define",
+			e.where, e.src, p, via, d.candName(c), d.candObjs[c].n.path)
 	}
-	via := ""
-	if let != "" {
-		via = " (through let " + let + ")"
-	}
-	return status.Newf(status.InvalidArgument, "manifest: %s: expression %q uses param %s%s, which candidate %q (%s) does not define",
-		e.where, e.src, p, via, d.candName(c), d.candNodes[c].path)
+	return nil
 }
 
 func (d *opDecoder) candName(c int) string {
 	if c < len(d.op.cands) {
 		return d.op.cands[c].Name
 	}
-	if n := d.candNodes[c].member("name"); n != nil && n.kind == jsonString {
+	if n := d.candObjs[c].n.member("name"); n != nil && n.kind == jsonString {
 		return n.s
 	}
 	return strconv.Itoa(c)
@@ -481,24 +486,14 @@ func (d *opDecoder) finish() error {
 			if !uses {
 				continue
 			}
-			for _, e := range []*manifestExpr{&b.len, b.first, b.count, b.expect} {
-				if e == nil {
-					continue
-				}
-				if err := d.checkParams(*e, c); err != nil {
-					return err
-				}
+			if err := d.checkParams(c, &b.len, b.first, b.count, b.expect); err != nil {
+				return err
 			}
 		}
 	}
 	for c := range op.runs {
-		for _, e := range []*manifestExpr{op.bytes, op.flops} {
-			if e == nil {
-				continue
-			}
-			if err := d.checkParams(*e, c); err != nil {
-				return err
-			}
+		if err := d.checkParams(c, op.bytes, op.flops); err != nil {
+			return err
 		}
 	}
 	if err := op.dryRun(); err != nil {

@@ -62,7 +62,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := d.checkParams(e, c); err != nil {
+		if err := d.checkParams(c, &e); err != nil {
 			return nil, nil, err
 		}
 		disp.repeat = &e
@@ -90,7 +90,7 @@ func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each s
 		if out[i], err = d.intExpression(elems[i], ctx, each); err != nil {
 			return out, err
 		}
-		if err := d.checkParams(out[i], c); err != nil {
+		if err := d.checkParams(c, &out[i]); err != nil {
 			return out, err
 		}
 	}
@@ -220,7 +220,7 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 			if t.kind != floatKind && val.typ != intType {
 				return d.src.errAt(vn, "expression %q is a float; a %s push constant takes an integer (round it with ceil, floor or round)", val.src, t.name)
 			}
-			if err := d.checkParams(val, c); err != nil {
+			if err := d.checkParams(c, &val); err != nil {
 				return err
 			}
 			off := (end + t.size - 1) / t.size * t.size
