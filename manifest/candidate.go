@@ -213,8 +213,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		if !slices.Contains(shaders, mod.path) {
 			shaders = append(shaders, mod.path)
 		}
-		run.require(&cand.Requires, mod, disp)
-		cand.Requires = cand.Requires.Merge(kernels.Requirements{Images: d.imageUses(disp)})
+		d.require(&cand.Requires, mod, disp)
 		wg := disp.fixed.wg
 		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
 		if inv > uint64(cand.Invocations()) { // every dispatch's workgroup has at least one invocation
@@ -266,13 +265,28 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 }
 
 // require adds to r what dispatch disp of module mod needs of a device:
-// its capabilities (kernels.ModuleRequirements, as for every kernel) and
-// its shared memory. A candidate's SPIR-V is its first dispatch's, so the
-// modules of later dispatches are known only through r.
-func (run *manifestRun) require(r *kernels.Requirements, mod *manifestModule, disp *manifestDispatch) {
+// its capabilities (kernels.ModuleRequirements, as for every kernel), its
+// shared memory, and what it does with the images it binds, format by
+// format: a storage image, a sampled one, through a linear filter where
+// its sampler has one. A candidate whose device cannot do one of them is
+// unsupported (kernels.Requirements.Images), and the others run. A
+// candidate's SPIR-V is its first dispatch's, so the modules of later
+// dispatches are known only through r.
+func (d *opDecoder) require(r *kernels.Requirements, mod *manifestModule, disp *manifestDispatch) {
 	*r = r.Merge(kernels.ModuleRequirements(mod.spv))
 	if shared, ok := mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
 		r.SharedMemory = max(r.SharedMemory, uint32(shared))
+	}
+	for b, kind := range disp.imageBindings() {
+		img := d.op.bufs[b].img
+		f := hal.FormatStorage
+		if kind == hal.SampledImageBinding {
+			f = hal.FormatSampled
+			if img.sampler.Filter == hal.Linear {
+				f |= hal.FormatLinearFilter
+			}
+		}
+		*r = r.Merge(kernels.Requirements{Images: []kernels.ImageUse{{Format: img.format, Features: f}}})
 	}
 }
 

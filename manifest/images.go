@@ -182,26 +182,6 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 	return hal.StorageImageBinding, nil
 }
 
-// imageUses is what dispatch disp does with the images it binds, format
-// by format: a storage image, a sampled one, through a linear filter
-// where its sampler has one. A candidate whose device cannot do one of
-// them is unsupported (kernels.Requirements.Images), and the others run.
-func (d *opDecoder) imageUses(disp *manifestDispatch) []kernels.ImageUse {
-	var uses []kernels.ImageUse
-	for b, kind := range disp.imageBindings() {
-		img := d.op.bufs[b].img
-		f := hal.FormatStorage
-		if kind == hal.SampledImageBinding {
-			f = hal.FormatSampled
-			if img.sampler.Filter == hal.Linear {
-				f |= hal.FormatLinearFilter
-			}
-		}
-		uses = kernels.Requirements{Images: uses}.Merge(kernels.Requirements{Images: []kernels.ImageUse{{Format: img.format, Features: f}}}).Images
-	}
-	return uses
-}
-
 // imageBindings yields the buffer index and the binding kind of each
 // image the dispatch binds.
 func (disp *manifestDispatch) imageBindings() iter.Seq2[int, hal.BindingKind] {

@@ -251,25 +251,24 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 		return src.errAt(n, "is %s, want a list of expressions such as \"WG * EPT <= max_workgroup_invocations\"", n.kind)
 	}
 	names := map[string]nameInfo{}
-	outside := map[string]bool{}
 	if dims := op.member("dims"); dims != nil && dims.kind == jsonObject {
 		for _, d := range dims.keys {
 			names[d] = nameInfo{kind: dimName, typ: intType}
-			outside[d] = true
 		}
 	}
 	for _, l := range kernels.LimitNames {
 		if _, ok := names[l]; ok {
 			return src.errAt(op.member("dims"), "dimension %q has the name of a device limit a restriction may use", l)
 		}
-		names[l] = nameInfo{kind: wgName, typ: intType}
-		outside[l] = true
+		names[l] = nameInfo{kind: deviceName, typ: intType}
 	}
-	for name := range ms.fixed {
-		names[name] = nameInfo{kind: paramName, typ: intType}
-	}
-	for _, p := range ms.params {
-		names[p.Name] = nameInfo{kind: paramName, typ: intType}
+	// A param that has a dimension's name (an error the decoder reports)
+	// stays the dimension here.
+	params := append(slices.Collect(maps.Keys(ms.fixed)), mapped(ms.params, func(p kernels.Param) string { return p.Name })...)
+	for _, name := range params {
+		if _, ok := names[name]; !ok {
+			names[name] = nameInfo{kind: paramName, typ: intType}
+		}
 	}
 	for _, e := range n.elems {
 		if e.kind != jsonString {
@@ -282,13 +281,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 		if x.typ != intType {
 			return src.errAt(e, "expression %q is a float; a restriction is a condition (an integer, non-zero when it holds)", e.s)
 		}
-		r := spaceRestriction{src: e.s, e: x, static: true}
-		for _, name := range x.names {
-			if outside[name] {
-				r.static = false
-			}
-		}
-		ms.restrict = append(ms.restrict, r)
+		ms.restrict = append(ms.restrict, spaceRestriction{src: e.s, e: x, static: !x.usesDims && !x.usesDevice})
 	}
 	return nil
 }
