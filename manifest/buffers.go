@@ -41,14 +41,11 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &manifestBuffer{binding: -1, check: true, where: d.src.where(n)}
-	nameNode, err := o.need("name", "the buffer's name")
+	nameNode, name, err := o.needString("name", "the buffer's name")
 	if err != nil {
 		return nil, err
 	}
-	if b.name, err = d.src.str(nameNode); err != nil {
-		return nil, err
-	}
+	b := &manifestBuffer{name: name, binding: -1, check: true, where: d.src.where(n)}
 	if !bufNameRE.MatchString(b.name) {
 		return nil, d.src.errAt(nameNode, "%q is not a buffer name (letters, digits, '_', '.', '-')", b.name)
 	}

@@ -101,9 +101,8 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 		if s.constants == nil {
 			s.constants = v
 		} else {
-			merged := &jsonNode{kind: jsonObject, path: v.path, off: v.off}
-			merged.keys = slices.Clone(s.constants.keys)
-			merged.vals = slices.Clone(s.constants.vals)
+			merged := &jsonNode{kind: jsonObject, path: v.path, off: v.off,
+				keys: slices.Clone(s.constants.keys), vals: slices.Clone(s.constants.vals)}
 			for i, k := range v.keys {
 				if j := slices.Index(merged.keys, k); j >= 0 {
 					merged.vals[j] = v.vals[i]
@@ -164,11 +163,7 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 
 func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, error) {
 	run := d.op.runs[c]
-	nameNode, err := obj.need("name", "the candidate's name")
-	if err != nil {
-		return kernels.Candidate{}, err
-	}
-	name, err := d.src.str(nameNode)
+	nameNode, name, err := obj.needString("name", "the candidate's name")
 	if err != nil {
 		return kernels.Candidate{}, err
 	}

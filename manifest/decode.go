@@ -66,11 +66,7 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 }
 
 func (d *opDecoder) decodeName() error {
-	n, err := d.obj.need("name", "the operation's name")
-	if err != nil {
-		return err
-	}
-	name, err := d.src.str(n)
+	n, name, err := d.obj.needString("name", "the operation's name")
 	if err != nil {
 		return err
 	}

@@ -27,11 +27,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	}
 	e, err := mod.spv.Entry(entry)
 	if err != nil {
-		at := s.entry
-		if at == nil {
-			at = s.spirv
-		}
-		return nil, nil, d.src.errAt(at, "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
+		return nil, nil, d.src.errAt(nodeOr(s.entry, s.spirv), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry}
 	disp.mod, disp.entry = mod, e

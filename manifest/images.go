@@ -63,11 +63,7 @@ func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) erro
 	if err != nil {
 		return err
 	}
-	fn, err := io.need("format", "the image's format: "+formatNames())
-	if err != nil {
-		return err
-	}
-	name, err := d.src.str(fn)
+	fn, name, err := io.needString("format", "the image's format: "+formatNames())
 	if err != nil {
 		return err
 	}

@@ -253,6 +253,16 @@ func (o *jsonObj) need(key, what string) (*jsonNode, error) {
 	return v, nil
 }
 
+// needString returns the field key, a string, and its value.
+func (o *jsonObj) needString(key, what string) (*jsonNode, string, error) {
+	n, err := o.need(key, what)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := o.src.str(n)
+	return n, s, err
+}
+
 // done fails on a field that was not asked for: a misspelt name must not
 // be silently ignored. "comment" is allowed everywhere, for people.
 func (o *jsonObj) done() error {

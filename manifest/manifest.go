@@ -153,11 +153,7 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 	if err != nil {
 		return nil, err
 	}
-	schema, err := top.need("schema", `"`+Schema+`"`)
-	if err != nil {
-		return nil, err
-	}
-	s, err := src.str(schema)
+	schema, s, err := top.needString("schema", `"`+Schema+`"`)
 	if err != nil {
 		return nil, err
 	}
