@@ -191,7 +191,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		if o != obj {
 			s = spec.override(o)
 		}
-		disp, mod, err := d.decodeDispatch(c, o, s)
+		disp, err := d.decodeDispatch(c, o, s)
 		if err != nil {
 			return kernels.Candidate{}, err
 		}
@@ -205,16 +205,16 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 			disp.desc.Label = fmt.Sprintf("%s#%d", name, k)
 		}
 		run.dispatches = append(run.dispatches, disp)
-		if !slices.Contains(shaders, mod.path) {
-			shaders = append(shaders, mod.path)
+		if !slices.Contains(shaders, disp.mod.path) {
+			shaders = append(shaders, disp.mod.path)
 		}
-		d.require(&cand.Requires, mod, disp)
+		d.require(&cand.Requires, disp)
 		wg := disp.fixed.wg
 		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
 		if inv > uint64(cand.Invocations()) { // every dispatch's workgroup has at least one invocation
 			cand.WorkgroupSize = wg
 		}
-		d.digest = append(d.digest, mod.code...)
+		d.digest = append(d.digest, disp.mod.code...)
 	}
 	if err := d.requires(obj, &cand.Requires); err != nil {
 		return kernels.Candidate{}, err
@@ -259,7 +259,7 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	return objs, nil
 }
 
-// require adds to r what dispatch disp of module mod needs of a device:
+// require adds to r what dispatch disp needs of a device:
 // its capabilities (kernels.ModuleRequirements, as for every kernel), its
 // shared memory, and what it does with the images it binds, format by
 // format: a storage image, a sampled one, through a linear filter where
@@ -267,9 +267,9 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 // unsupported (kernels.Requirements.Images), and the others run. A
 // candidate's SPIR-V is its first dispatch's, so the modules of later
 // dispatches are known only through r.
-func (d *opDecoder) require(r *kernels.Requirements, mod *manifestModule, disp *manifestDispatch) {
-	*r = r.Merge(kernels.ModuleRequirements(mod.spv))
-	if shared, ok := mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
+func (d *opDecoder) require(r *kernels.Requirements, disp *manifestDispatch) {
+	*r = r.Merge(kernels.ModuleRequirements(disp.mod.spv))
+	if shared, ok := disp.mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
 		r.SharedMemory = max(r.SharedMemory, uint32(shared))
 	}
 	for b, kind := range disp.imageBindings() {

@@ -5,66 +5,65 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/spirv"
 )
 
 // decodeDispatch reads one dispatch of candidate c from o, with the
 // fields it inherits in s.
-func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, *manifestModule, error) {
+func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, error) {
 	disp := &manifestDispatch{where: d.src.where(o.n)}
 	if s.spirv == nil {
-		return nil, nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest")
+		return nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest")
 	}
 	mod, err := d.module(s.spirv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	entry := "main"
 	if s.entry != nil {
 		if entry, err = d.src.str(s.entry); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	e, err := mod.spv.Entry(entry)
 	if err != nil {
-		return nil, nil, d.src.errAt(nodeOr(s.entry, s.spirv), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
+		return nil, d.src.errAt(nodeOr(s.entry, s.spirv), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry}
 	disp.mod, disp.entry = mod, e
 	if err := d.constants(c, s.constants, disp); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := d.workgroup(c, o, s, disp); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := d.fix(c, disp); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := d.bindings(c, o, s, mod, e, disp); err != nil {
-		return nil, nil, err
+	if err := d.bindings(c, o, s, disp); err != nil {
+		return nil, err
 	}
-	if err := d.pushConstants(c, o, s, mod, e, disp); err != nil {
-		return nil, nil, err
+	if err := d.pushConstants(c, o, s, disp); err != nil {
+		return nil, err
 	}
 	g, err := o.need("groups", `the number of workgroups in x, y and z, such as ["div_up(N, 256)", 1, 1]`)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if disp.groups, err = d.xyz(c, g, "the number of workgroups in x, y and z", dispatchContext, "a workgroup count"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if r := o.get("repeat"); r != nil {
 		e, err := d.intExpression(r, repeatContext, "a repeat count")
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := d.checkParams(c, &e); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		disp.repeat = &e
 	}
 	disp.fixed.key = disp.keyOf(disp.fixed.constants)
-	return disp, mod, nil
+	return disp, nil
 }
 
 // xyz reads an array of 1 to 3 integer expressions of candidate c, in x,
@@ -95,7 +94,8 @@ func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each s
 
 // bindings builds the dispatch's table of buffers by binding number and
 // checks it against the descriptors the entry point uses.
-func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
+func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDispatch) error {
+	mod, e := disp.mod, disp.entry
 	var table []int
 	at := o.n
 	if s.bindings != nil {
@@ -183,7 +183,8 @@ func (d *opDecoder) bufferNames() string {
 // pushConstants reads the dispatch's push constants and lays them out:
 // each at its "offset", or after the previous one aligned to its size,
 // as std430 places scalars.
-func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
+func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, disp *manifestDispatch) error {
+	mod, e := disp.mod, disp.entry
 	at := o.n
 	end := 0
 	if s.push != nil {
