@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
@@ -307,12 +308,7 @@ func (op *manifestOp) resets() bool {
 // download copies every checked image into its buffer, where Verify and
 // the reference's results read it.
 func (p *manifestProblem) download(ctx context.Context) error {
-	var checked []int
-	for i, b := range p.op.bufs {
-		if p.images[i] != nil && b.checked() {
-			checked = append(checked, i)
-		}
-	}
+	checked := slices.DeleteFunc(p.op.checkedBuffers(), func(i int) bool { return p.images[i] == nil })
 	if len(checked) == 0 {
 		return nil
 	}

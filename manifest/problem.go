@@ -269,6 +269,18 @@ func (b *manifestBuffer) checked() bool {
 	return b.check && (b.role == roleOutput || b.role == roleInOut)
 }
 
+// checkedBuffers returns the indices of the buffers that are checked, in
+// order.
+func (op *manifestOp) checkedBuffers() []int {
+	var out []int
+	for i, b := range op.bufs {
+		if b.checked() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 func (p *manifestProblem) Size() kernels.Size { return p.size }
 
 // Bytes and Flops are those of the reference candidate (else the first
