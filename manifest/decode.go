@@ -82,16 +82,16 @@ func (d *opDecoder) decodeName() error {
 }
 
 // checkNewName checks that name can be defined as a what (dimension,
-// param, let).
-func (d *opDecoder) checkNewName(n *jsonNode, name, what string) error {
+// param, let, a space's param).
+func (src *manifestSource) checkNewName(n *jsonNode, name, what string) error {
 	if !isIdent(name) {
-		return d.src.errAt(n, "%q is not a valid %s name (letters, digits and '_', not starting with a digit)", name, what)
+		return src.errAt(n, "%q is not a valid %s name (letters, digits and '_', not starting with a digit)", name, what)
 	}
 	if _, ok := exprFuncs[name]; ok {
-		return d.src.errAt(n, "%q is a function of the expression language and cannot name a %s", name, what)
+		return src.errAt(n, "%q is a function of the expression language and cannot name a %s", name, what)
 	}
 	if slices.Contains(reservedNames, name) {
-		return d.src.errAt(n, "%q is reserved (%s) and cannot name a %s", name, strings.Join(reservedNames, ", "), what)
+		return src.errAt(n, "%q is reserved (%s) and cannot name a %s", name, strings.Join(reservedNames, ", "), what)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (d *opDecoder) decodeDims() error {
 	}
 	for i, name := range n.keys {
 		v := n.vals[i]
-		if err := d.checkNewName(v, name, "dimension"); err != nil {
+		if err := d.src.checkNewName(v, name, "dimension"); err != nil {
 			return err
 		}
 		extent := func(v *jsonNode) (int, error) {
@@ -186,7 +186,7 @@ func (d *opDecoder) decodeParams() error {
 				return err
 			}
 			for i, name := range p.keys {
-				if err := d.checkNewName(p.vals[i], name, "param"); err != nil {
+				if err := d.src.checkNewName(p.vals[i], name, "param"); err != nil {
 					return err
 				}
 				if info, ok := d.names[name]; ok && info.kind == dimName {
@@ -268,7 +268,7 @@ func (d *opDecoder) decodeLets() error {
 	}
 	for i, name := range n.keys {
 		v := n.vals[i]
-		if err := d.checkNewName(v, name, "let"); err != nil {
+		if err := d.src.checkNewName(v, name, "let"); err != nil {
 			return err
 		}
 		if _, ok := d.names[name]; ok {

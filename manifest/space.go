@@ -115,7 +115,7 @@ func readSpace(src *manifestSource, op, tmpl *jsonNode) (*manifestSpace, error) 
 		return nil, src.errAt(sn, "is %s, want an object of params to their values, such as {\"WG\": [64, 128, 256]}", sn.kind)
 	}
 	for i, name := range sn.keys {
-		if err := checkSpaceName(src, sn.vals[i], name); err != nil {
+		if err := src.checkNewName(sn.vals[i], name, "param"); err != nil {
 			return nil, err
 		}
 		values, err := spaceValues(src, sn.vals[i])
@@ -157,20 +157,6 @@ func readSpace(src *manifestSource, op, tmpl *jsonNode) (*manifestSpace, error) 
 		return nil, src.errAt(sn, "has %d configurations that meet its restrictions of params; at most %d are decoded (restrict it further)", len(ms.configs), maxSpacePoints)
 	}
 	return ms, nil
-}
-
-// checkSpaceName checks that a space's param can have name.
-func checkSpaceName(src *manifestSource, n *jsonNode, name string) error {
-	switch {
-	case !isIdent(name):
-		return src.errAt(n, "%q is not a valid param name (letters, digits and '_', not starting with a digit)", name)
-	case slices.Contains(kernels.LimitNames, name) || slices.Contains(reservedNames, name):
-		return src.errAt(n, "%q is reserved and cannot name a param", name)
-	}
-	if _, ok := exprFuncs[name]; ok {
-		return src.errAt(n, "%q is a function of the expression language and cannot name a param", name)
-	}
-	return nil
 }
 
 // spaceValues reads a param's values: a list of integers, {"range": [lo,
