@@ -286,7 +286,7 @@ type manifestExpr struct {
 // errorf returns an error about the expression with code, such as an
 // evaluation error.
 func (m manifestExpr) errorf(code status.Code, err error) error {
-	return status.Newf(code, "manifest: %s: expression %q %v", m.where, m.src, err)
+	return errWhere(code, m.where, "expression %q %v", m.src, err)
 }
 
 type manifestLet struct {
