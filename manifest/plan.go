@@ -35,8 +35,8 @@ const (
 )
 
 // env is the environment of expressions at size (nil: none) with
-// params: the dimensions, the params, the lets that need no other params,
-// and the device's limits (the least every device allows for nil). A let
+// params: the dimensions, the params, the lets that need no param beyond
+// them, and the device's limits (the least every device allows for nil). A let
 // that cannot be evaluated is left out, and the first such error is
 // returned with the rest: Prepare stops at it, while the decoder works
 // out what it can before the dry run reports it.
