@@ -220,8 +220,8 @@ type bufferInit struct {
 	hasSeed bool
 }
 
-// generate returns element i of n as the init makes it, encoded into dst,
-// drawing from r for random contents.
+// elementSource writes element i, as an init makes it, encoded into dst;
+// source draws random contents from r.
 type elementSource func(i int64, dst []byte)
 
 func (in bufferInit) source(t scalarType, r *rand.Rand) elementSource {
