@@ -4,7 +4,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strings"
 )
 
 func (d *opDecoder) decodeBuffers() error {
@@ -12,12 +11,9 @@ func (d *opDecoder) decodeBuffers() error {
 	if err != nil {
 		return err
 	}
-	elems, err := d.src.array(n, "the buffers the kernels bind")
+	elems, err := d.src.list(n, "the buffers the kernels bind", "an operation has at least one buffer")
 	if err != nil {
 		return err
-	}
-	if len(elems) == 0 {
-		return d.src.errAt(n, "is empty; an operation has at least one buffer")
 	}
 	bindings := map[int]string{}
 	for _, b := range elems {
@@ -25,10 +21,8 @@ func (d *opDecoder) decodeBuffers() error {
 		if err != nil {
 			return err
 		}
-		for _, prev := range d.op.bufs {
-			if prev.name == buf.name {
-				return d.src.errAt(b.member("name"), "buffer %q is described twice", buf.name)
-			}
+		if slices.ContainsFunc(d.op.bufs, func(prev *manifestBuffer) bool { return prev.name == buf.name }) {
+			return d.src.errAt(b.member("name"), "buffer %q is described twice", buf.name)
 		}
 		if buf.binding >= 0 {
 			if other, ok := bindings[buf.binding]; ok {
@@ -47,14 +41,11 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &manifestBuffer{binding: -1, check: true, where: d.where(n)}
-	nameNode, err := o.need("name", "the buffer's name")
+	nameNode, name, err := o.needString("name", "the buffer's name")
 	if err != nil {
 		return nil, err
 	}
-	if b.name, err = d.src.str(nameNode); err != nil {
-		return nil, err
-	}
+	b := &manifestBuffer{name: name, binding: -1, check: true, where: d.src.where(n)}
 	if !bufNameRE.MatchString(b.name) {
 		return nil, d.src.errAt(nameNode, "%q is not a buffer name (letters, digits, '_', '.', '-')", b.name)
 	}
@@ -65,23 +56,19 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	} else if err := d.decodeElements(o, b); err != nil {
 		return nil, err
 	}
-	if r := o.get("role"); r != nil {
-		s, err := d.src.str(r)
-		if err != nil {
-			return nil, err
-		}
-		i := slices.Index(roleNames, s)
-		if i < 0 {
-			return nil, d.src.errAt(r, "unknown role %q (want %s)", s, strings.Join(roleNames, ", "))
-		}
-		b.role = bufferRole(i)
+	role := func(n *jsonNode) (bufferRole, error) {
+		i, err := d.src.choice(n, "role", roleNames, ", ")
+		return bufferRole(i), err
 	}
-	if bn := o.get("binding"); bn != nil {
-		v, err := d.src.integer(bn, 0, 1<<16-1)
-		if err != nil {
-			return nil, err
-		}
-		b.binding = int(v)
+	if err := optional(o, "role", &b.role, role); err != nil {
+		return nil, err
+	}
+	binding := func(n *jsonNode) (int, error) {
+		v, err := d.src.integer(n, 0, 1<<16-1)
+		return int(v), err
+	}
+	if err := optional(o, "binding", &b.binding, binding); err != nil {
+		return nil, err
 	}
 	b.init = bufferInit{kind: "random"}
 	if in := o.get("init"); in != nil {
@@ -91,8 +78,8 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 		if b.init, err = d.decodeInit(in, b.typ); err != nil {
 			return nil, err
 		}
-	} else if err := d.defaultRange(&b.init, b.typ); err != nil {
-		return nil, err
+	} else {
+		defaultRange(&b.init, b.typ)
 	}
 	if err := d.decodeCheck(o, b); err != nil {
 		return nil, err
@@ -229,30 +216,27 @@ func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
 		}
 		in.value = v
 	case "iota":
-		in.value, in.step = promote(intValue(0), typeOfKind(t)), promote(intValue(1), typeOfKind(t))
+		in.value, in.step = intValue(0), intValue(1)
+		if t.kind == floatKind {
+			in.value, in.step = floatValue(0), floatValue(1)
+		}
 		if body != nil {
 			o, err := d.src.object(body, `{"start": a, "step": b}`)
 			if err != nil {
 				return in, err
 			}
-			if s := o.get("start"); s != nil {
-				if in.value, err = value(s); err != nil {
-					return in, err
-				}
+			if err := optional(o, "start", &in.value, value); err != nil {
+				return in, err
 			}
-			if s := o.get("step"); s != nil {
-				if in.step, err = value(s); err != nil {
-					return in, err
-				}
+			if err := optional(o, "step", &in.step, value); err != nil {
+				return in, err
 			}
 			if err := o.done(); err != nil {
 				return in, err
 			}
 		}
 	case "random":
-		if err := d.defaultRange(&in, t); err != nil {
-			return in, err
-		}
+		defaultRange(&in, t)
 		if body != nil {
 			if err := d.randomInit(&in, body, value); err != nil {
 				return in, err
@@ -296,15 +280,11 @@ func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(*jsonN
 		}
 		in.seed, in.hasSeed = uint64(v), true
 	}
-	if s := o.get("min"); s != nil {
-		if in.lo, err = value(s); err != nil {
-			return err
-		}
+	if err := optional(o, "min", &in.lo, value); err != nil {
+		return err
 	}
-	if s := o.get("max"); s != nil {
-		if in.hi, err = value(s); err != nil {
-			return err
-		}
+	if err := optional(o, "max", &in.hi, value); err != nil {
+		return err
 	}
 	if err := o.done(); err != nil {
 		return err
@@ -315,17 +295,10 @@ func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(*jsonN
 	return nil
 }
 
-func typeOfKind(t scalarType) exprType {
-	if t.kind == floatKind {
-		return floatType
-	}
-	return intType
-}
-
 // defaultRange sets the range of random contents when the manifest gives
 // none: [-1, 1) for floats ([0, 1] for an image's unorm8 texels), and small integers ([-100, 100] signed, [0,
 // 255] unsigned) that sums of many do not overflow.
-func (d *opDecoder) defaultRange(in *bufferInit, t scalarType) error {
+func defaultRange(in *bufferInit, t scalarType) {
 	switch {
 	case t == unorm8:
 		in.lo, in.hi = floatValue(0), floatValue(1)
@@ -336,7 +309,6 @@ func (d *opDecoder) defaultRange(in *bufferInit, t scalarType) error {
 	default:
 		in.lo, in.hi = intValue(0), intValue(255)
 	}
-	return nil
 }
 
 func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {
@@ -344,19 +316,19 @@ func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {
 	if err != nil {
 		return tolerance{}, err
 	}
-	var t tolerance
-	for _, f := range []struct {
-		key string
-		dst *float64
-	}{{"rel", &t.rel}, {"abs", &t.abs}} {
-		if v := o.get(f.key); v != nil {
-			if *f.dst, err = d.src.number(v); err != nil {
-				return t, err
-			}
-			if *f.dst < 0 {
-				return t, d.src.errAt(v, "is negative")
-			}
+	bound := func(n *jsonNode) (float64, error) {
+		v, err := d.src.number(n)
+		if err == nil && v < 0 {
+			err = d.src.errAt(n, "is negative")
 		}
+		return v, err
+	}
+	var t tolerance
+	if err := optional(o, "rel", &t.rel, bound); err != nil {
+		return t, err
+	}
+	if err := optional(o, "abs", &t.abs, bound); err != nil {
+		return t, err
 	}
 	return t, o.done()
 }

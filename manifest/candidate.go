@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 	}
 	code, err := readModule(full)
 	if err != nil {
-		return nil, fileError(err, "manifest: %s: %s: reading SPIR-V %q", d.src.position(n.off), n.path, full)
+		return nil, fileError(err, "manifest: %s: reading SPIR-V %q", d.src.where(n), full)
 	}
 	sm, err := spirv.Parse(code)
 	if err != nil {
@@ -100,9 +101,8 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 		if s.constants == nil {
 			s.constants = v
 		} else {
-			merged := &jsonNode{kind: jsonObject, path: v.path, off: v.off}
-			merged.keys = slices.Clone(s.constants.keys)
-			merged.vals = slices.Clone(s.constants.vals)
+			merged := &jsonNode{kind: jsonObject, path: v.path, off: v.off,
+				keys: slices.Clone(s.constants.keys), vals: slices.Clone(s.constants.vals)}
 			for i, k := range v.keys {
 				if j := slices.Index(merged.keys, k); j >= 0 {
 					merged.vals[j] = v.vals[i]
@@ -124,10 +124,8 @@ func (d *opDecoder) decodeCandidates() error {
 		if err != nil {
 			return err
 		}
-		for _, prev := range d.op.cands {
-			if prev.Name == cand.Name {
-				return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
-			}
+		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
+			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
 		}
 		cand.Applies = d.op.applies(c)
 		d.op.cands = append(d.op.cands, cand)
@@ -155,7 +153,7 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 		if len(size) != len(op.dims) {
 			return true
 		}
-		env, err := op.env(size, c, nil)
+		env, err := op.env(size, op.runs[c].params, nil)
 		if err != nil {
 			return true
 		}
@@ -165,11 +163,7 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 
 func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, error) {
 	run := d.op.runs[c]
-	nameNode, err := obj.need("name", "the candidate's name")
-	if err != nil {
-		return kernels.Candidate{}, err
-	}
-	name, err := d.src.str(nameNode)
+	nameNode, name, err := obj.needString("name", "the candidate's name")
 	if err != nil {
 		return kernels.Candidate{}, err
 	}
@@ -180,8 +174,8 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	if run.asserts, err = d.asserts(obj, assertContext); err != nil {
 		return kernels.Candidate{}, err
 	}
-	for _, a := range run.asserts {
-		if err := d.checkParams(a, c); err != nil {
+	for i := range run.asserts {
+		if err := d.checkParams(c, &run.asserts[i]); err != nil {
 			return kernels.Candidate{}, err
 		}
 	}
@@ -190,18 +184,14 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	if err != nil {
 		return kernels.Candidate{}, err
 	}
-	cand := kernels.Candidate{Name: name, Params: map[string]int{}}
-	for k, v := range run.params {
-		cand.Params[k] = v
-	}
+	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
 	var shaders []string
-	best := -1
 	for k, o := range dispatchObjs {
 		s := spec
 		if o != obj {
 			s = spec.override(o)
 		}
-		disp, mod, err := d.decodeDispatch(c, o, s)
+		disp, err := d.decodeDispatch(c, o, s)
 		if err != nil {
 			return kernels.Candidate{}, err
 		}
@@ -215,18 +205,16 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 			disp.desc.Label = fmt.Sprintf("%s#%d", name, k)
 		}
 		run.dispatches = append(run.dispatches, disp)
-		if !slices.Contains(shaders, mod.path) {
-			shaders = append(shaders, mod.path)
+		if !slices.Contains(shaders, disp.mod.path) {
+			shaders = append(shaders, disp.mod.path)
 		}
-		run.require(&cand.Requires, mod, disp)
-		cand.Requires = cand.Requires.Merge(kernels.Requirements{Images: d.imageUses(disp)})
+		d.require(&cand.Requires, disp)
 		wg := disp.fixed.wg
 		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
-		if best < 0 || inv > uint64(cand.Invocations()) {
-			best = k
+		if inv > uint64(cand.Invocations()) { // every dispatch's workgroup has at least one invocation
 			cand.WorkgroupSize = wg
 		}
-		d.digest = append(d.digest, mod.code...)
+		d.digest = append(d.digest, disp.mod.code...)
 	}
 	if err := d.requires(obj, &cand.Requires); err != nil {
 		return kernels.Candidate{}, err
@@ -256,12 +244,9 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	if r := obj.get("repeat"); r != nil {
 		return nil, d.src.errAt(r, "a candidate with \"dispatches\" gives each dispatch its own repeat")
 	}
-	elems, err := d.src.array(ds, "the candidate's dispatches, in order")
+	elems, err := d.src.list(ds, "the candidate's dispatches, in order", "a candidate runs at least one dispatch")
 	if err != nil {
 		return nil, err
-	}
-	if len(elems) == 0 {
-		return nil, d.src.errAt(ds, "is empty; a candidate runs at least one dispatch")
 	}
 	var objs []*jsonObj
 	for _, e := range elems {
@@ -274,14 +259,29 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	return objs, nil
 }
 
-// require adds to r what dispatch disp of module mod needs of a device:
-// its capabilities (kernels.ModuleRequirements, as for every kernel) and
-// its shared memory. A candidate's SPIR-V is its first dispatch's, so the
-// modules of later dispatches are known only through r.
-func (run *manifestRun) require(r *kernels.Requirements, mod *manifestModule, disp *manifestDispatch) {
-	*r = r.Merge(kernels.ModuleRequirements(mod.spv))
-	if shared, ok := mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
+// require adds to r what dispatch disp needs of a device:
+// its capabilities (kernels.ModuleRequirements, as for every kernel), its
+// shared memory, and what it does with the images it binds, format by
+// format: a storage image, a sampled one, through a linear filter where
+// its sampler has one. A candidate whose device cannot do one of them is
+// unsupported (kernels.Requirements.Images), and the others run. A
+// candidate's SPIR-V is its first dispatch's, so the modules of later
+// dispatches are known only through r.
+func (d *opDecoder) require(r *kernels.Requirements, disp *manifestDispatch) {
+	*r = r.Merge(kernels.ModuleRequirements(disp.mod.spv))
+	if shared, ok := disp.mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
 		r.SharedMemory = max(r.SharedMemory, uint32(shared))
+	}
+	for b, kind := range disp.imageBindings() {
+		img := d.op.bufs[b].img
+		f := hal.FormatStorage
+		if kind == hal.SampledImageBinding {
+			f = hal.FormatSampled
+			if img.sampler.Filter == hal.Linear {
+				f |= hal.FormatLinearFilter
+			}
+		}
+		*r = r.Merge(kernels.Requirements{Images: []kernels.ImageUse{{Format: img.format, Features: f}}})
 	}
 }
 
@@ -315,13 +315,9 @@ func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 				return err
 			}
 			for _, e := range elems {
-				s, err := d.src.str(e)
+				i, err := d.src.choice(e, "subgroup operations", hal.SubgroupOpNames[:], ", ")
 				if err != nil {
 					return err
-				}
-				i := slices.Index(hal.SubgroupOpNames[:], s)
-				if i < 0 {
-					return d.src.errAt(e, "unknown subgroup operations %q (want %s)", s, strings.Join(hal.SubgroupOpNames[:], ", "))
 				}
 				r.Subgroup |= hal.SubgroupOps(1)<<i | hal.SubgroupBasic
 			}
@@ -345,22 +341,4 @@ func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 		}
 	}
 	return nil
-}
-
-// paramEnv is the environment of expressions that use only params and
-// the lets made of them.
-func (d *opDecoder) paramEnv(c int) exprEnv {
-	env := exprEnv{}
-	for k, v := range d.op.runs[c].params {
-		env[k] = intValue(int64(v))
-	}
-	for _, l := range d.op.lets {
-		if l.usesDims || slices.ContainsFunc(l.params, func(p string) bool { _, ok := d.op.runs[c].params[p]; return !ok }) {
-			continue
-		}
-		if v, err := l.eval(env); err == nil {
-			env[l.name] = v
-		}
-	}
-	return env
 }

@@ -42,7 +42,7 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 		if err != nil {
 			return err
 		}
-		if err := d.checkParams(e, c); err != nil {
+		if err := d.checkParams(c, &e); err != nil {
 			return err
 		}
 		info, ok := mod.spv.SpecConstant(id)
@@ -55,7 +55,6 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 		}
 		disp.consts = append(disp.consts, specConst{id: id, kind: info.Kind, value: e})
 	}
-	slices.SortFunc(disp.consts, func(a, b specConst) int { return int(a.id) - int(b.id) })
 	return nil
 }
 
@@ -69,27 +68,15 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestD
 	at := o.n
 	if s.workgroup != nil {
 		at = s.workgroup
-		elems, err := d.src.array(s.workgroup, "the workgroup size in x, y and z")
+		xyz, err := d.xyz(c, s.workgroup, "the workgroup size in x, y and z", pipelineContext, "a workgroup size")
 		if err != nil {
 			return err
 		}
-		if len(elems) < 1 || len(elems) > 3 {
-			return d.src.errAt(s.workgroup, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
-		}
-		for i := range given {
-			ex := manifestExpr{expr: literalExpr(intValue(1)), where: d.where(s.workgroup)}
-			if i < len(elems) {
-				if ex, err = d.intExpression(elems[i], pipelineContext, "a workgroup size"); err != nil {
-					return err
-				}
-				if err := d.checkParams(ex, c); err != nil {
-					return err
-				}
-			}
-			given[i] = &ex
+		for i := range xyz {
+			given[i] = &xyz[i]
 		}
 	}
-	disp.wgWhere = d.where(at)
+	disp.wgWhere = d.src.where(at)
 	mod, e := disp.mod, disp.entry
 	src, how := mod.spv.Workgroup(e)
 	if how == "" {
@@ -137,12 +124,18 @@ func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
 	for _, a := range disp.axes {
 		disp.sized = disp.sized || a.given != nil && a.given.dependsOnSize()
 	}
+	params := d.op.runs[c].params
 	if !disp.sized {
-		ps, err := disp.resolve(d.paramEnv(c))
+		env, _ := d.op.env(nil, params, nil)
+		ps, err := disp.resolve(env)
 		disp.fixed = ps
 		return err
 	}
-	ps, err := disp.resolve(d.defaultEnv(c))
+	// The environment at the default size of the smallest kind of device,
+	// before any device, at pass 0.
+	env, _ := d.op.env(d.op.sizes[kernels.SmallDevice], params, nil)
+	env["pass"] = intValue(0)
+	ps, err := disp.resolve(env)
 	if err != nil {
 		ps = pipelineSpec{}
 		for i, a := range disp.axes {
@@ -156,26 +149,6 @@ func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
 // dependsOnSize reports whether e has a value only when a problem is
 // prepared: it uses the dimensions, the device or the pass index.
 func (e manifestExpr) dependsOnSize() bool { return e.usesDims || e.usesDevice || e.usesPass }
-
-// defaultEnv is candidate c's environment at the default size of the
-// smallest kind of device, before any device, at pass 0.
-func (d *opDecoder) defaultEnv(c int) exprEnv {
-	env := d.paramEnv(c)
-	for i, name := range d.op.dims {
-		env[name] = intValue(int64(d.op.sizes[kernels.SmallDevice][i]))
-	}
-	for _, l := range d.op.lets {
-		if p, _ := d.missingParam(l.expr, c); p != "" {
-			continue
-		}
-		if v, err := l.eval(env); err == nil {
-			env[l.name] = v
-		}
-	}
-	setDevice(env, nil)
-	env["pass"] = intValue(0)
-	return env
-}
 
 // resolve works out the dispatch's constants and workgroup size in env.
 func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
@@ -251,11 +224,7 @@ func (disp *manifestDispatch) executable(ps pipelineSpec) hal.ExecutableDesc {
 // constantsString writes constants as "0=64 1=300", for labels and
 // messages.
 func constantsString(cs []hal.Constant) string {
-	parts := make([]string, len(cs))
-	for i, k := range cs {
-		parts[i] = fmt.Sprintf("%d=%d", k.ID, k.Value)
-	}
-	return strings.Join(parts, " ")
+	return strings.Join(mapped(cs, func(k hal.Constant) string { return fmt.Sprintf("%d=%d", k.ID, k.Value) }), " ")
 }
 
 // specBits encodes v as the 32 bits of a specialization constant of kind.

@@ -22,18 +22,12 @@ type opDecoder struct {
 	op      *manifestOp
 	obj     *jsonObj
 	names   map[string]nameInfo
-	// lets by name; cands are the candidates' objects.
-	lets      map[string]*manifestLet
-	candObjs  []*jsonObj
-	candNodes []*jsonNode
+	// lets by name; candObjs are the candidates' objects.
+	lets     map[string]*manifestLet
+	candObjs []*jsonObj
 	// pushNode is the operation's push_constants, or nil.
 	pushNode *jsonNode
 	digest   []byte
-}
-
-// where returns "file:line:col: path" of n.
-func (d *opDecoder) where(n *jsonNode) string {
-	return d.src.position(n.off) + ": " + n.path
 }
 
 func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (*manifestOp, error) {
@@ -72,43 +66,32 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 }
 
 func (d *opDecoder) decodeName() error {
-	n, err := d.obj.need("name", "the operation's name")
-	if err != nil {
-		return err
-	}
-	name, err := d.src.str(n)
+	n, name, err := d.obj.needString("name", "the operation's name")
 	if err != nil {
 		return err
 	}
 	if !opNameRE.MatchString(name) {
 		return d.src.errAt(n, "%q is not an operation name (lower case letters, digits and single '-' between them)", name)
 	}
-	for _, b := range kernels.Builtin() {
-		if b.Name() == name {
-			return d.src.errAt(n, "%q is the name of a built-in operation; choose another", name)
-		}
+	if slices.ContainsFunc(kernels.Builtin(), func(b kernels.Operation) bool { return b.Name() == name }) {
+		return d.src.errAt(n, "%q is the name of a built-in operation; choose another", name)
 	}
 	d.op.name = name
 	d.op.summary = "from a manifest"
-	if s := d.obj.get("summary"); s != nil {
-		if d.op.summary, err = d.src.str(s); err != nil {
-			return err
-		}
-	}
-	return nil
+	return optional(d.obj, "summary", &d.op.summary, d.src.str)
 }
 
 // checkNewName checks that name can be defined as a what (dimension,
-// param, let).
-func (d *opDecoder) checkNewName(n *jsonNode, name, what string) error {
+// param, let, a space's param).
+func (src *manifestSource) checkNewName(n *jsonNode, name, what string) error {
 	if !isIdent(name) {
-		return d.src.errAt(n, "%q is not a valid %s name (letters, digits and '_', not starting with a digit)", name, what)
+		return src.errAt(n, "%q is not a valid %s name (letters, digits and '_', not starting with a digit)", name, what)
 	}
 	if _, ok := exprFuncs[name]; ok {
-		return d.src.errAt(n, "%q is a function of the expression language and cannot name a %s", name, what)
+		return src.errAt(n, "%q is a function of the expression language and cannot name a %s", name, what)
 	}
 	if slices.Contains(reservedNames, name) {
-		return d.src.errAt(n, "%q is reserved (%s) and cannot name a %s", name, strings.Join(reservedNames, ", "), what)
+		return src.errAt(n, "%q is reserved (%s) and cannot name a %s", name, strings.Join(reservedNames, ", "), what)
 	}
 	return nil
 }
@@ -135,48 +118,45 @@ func (d *opDecoder) decodeDims() error {
 	}
 	for i, name := range n.keys {
 		v := n.vals[i]
-		if err := d.checkNewName(v, name, "dimension"); err != nil {
+		if err := d.src.checkNewName(v, name, "dimension"); err != nil {
 			return err
 		}
 		extent := func(v *jsonNode) (int, error) {
 			x, err := d.src.integer(v, 1, 1<<31-1)
 			return int(x), err
 		}
-		if v.kind == jsonObject {
+		// An extent by kernels.SizeClass: "discrete" defaults to
+		// "integrated", and that to "default".
+		var sizes [3]int
+		if v.kind != jsonObject {
+			x, err := extent(v)
+			if err != nil {
+				return err
+			}
+			sizes = [3]int{x, x, x}
+		} else {
 			o, _ := d.src.object(v, "")
 			def, err := o.need("default", "the default extent")
 			if err != nil {
 				return err
 			}
-			x, err := extent(def)
-			if err != nil {
+			if sizes[kernels.SmallDevice], err = extent(def); err != nil {
 				return err
 			}
-			sizes := [3]int{x, x, x}
-			for class, key := range map[kernels.SizeClass]string{kernels.MediumDevice: "integrated", kernels.LargeDevice: "discrete"} {
-				if k := o.get(key); k != nil {
-					if sizes[class], err = extent(k); err != nil {
-						return err
-					}
-				}
+			sizes[kernels.MediumDevice] = sizes[kernels.SmallDevice]
+			if err := optional(o, "integrated", &sizes[kernels.MediumDevice], extent); err != nil {
+				return err
 			}
-			if k := o.get("integrated"); k != nil && o.get("discrete") == nil {
-				sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
+			sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
+			if err := optional(o, "discrete", &sizes[kernels.LargeDevice], extent); err != nil {
+				return err
 			}
 			if err := o.done(); err != nil {
 				return err
 			}
-			for class := range sizes {
-				d.op.sizes[class][i] = sizes[class]
-			}
-		} else {
-			x, err := extent(v)
-			if err != nil {
-				return err
-			}
-			for class := range d.op.sizes {
-				d.op.sizes[class][i] = x
-			}
+		}
+		for class := range sizes {
+			d.op.sizes[class][i] = sizes[class]
 		}
 		d.op.dims = append(d.op.dims, name)
 		d.names[name] = nameInfo{kind: dimName, typ: intType, usesDims: true}
@@ -191,12 +171,9 @@ func (d *opDecoder) decodeParams() error {
 	if err != nil {
 		return err
 	}
-	elems, err := d.src.array(n, "the kernels that compute the operation")
+	elems, err := d.src.list(n, "the kernels that compute the operation", "an operation has at least one candidate")
 	if err != nil {
 		return err
-	}
-	if len(elems) == 0 {
-		return d.src.errAt(n, "is empty; an operation has at least one candidate")
 	}
 	for _, c := range elems {
 		obj, err := d.src.object(c, "a candidate")
@@ -209,7 +186,7 @@ func (d *opDecoder) decodeParams() error {
 				return err
 			}
 			for i, name := range p.keys {
-				if err := d.checkNewName(p.vals[i], name, "param"); err != nil {
+				if err := d.src.checkNewName(p.vals[i], name, "param"); err != nil {
 					return err
 				}
 				if info, ok := d.names[name]; ok && info.kind == dimName {
@@ -224,7 +201,6 @@ func (d *opDecoder) decodeParams() error {
 			}
 		}
 		d.candObjs = append(d.candObjs, obj)
-		d.candNodes = append(d.candNodes, c)
 		d.op.runs = append(d.op.runs, run)
 	}
 	return nil
@@ -267,7 +243,7 @@ func (d *opDecoder) expression(n *jsonNode, ctx exprContext) (manifestExpr, erro
 	if err != nil {
 		return manifestExpr{}, err
 	}
-	return manifestExpr{expr: e, where: d.where(n)}, nil
+	return manifestExpr{expr: e, where: d.src.where(n)}, nil
 }
 
 // intExpression reads an expression that must be an integer.
@@ -292,7 +268,7 @@ func (d *opDecoder) decodeLets() error {
 	}
 	for i, name := range n.keys {
 		v := n.vals[i]
-		if err := d.checkNewName(v, name, "let"); err != nil {
+		if err := d.src.checkNewName(v, name, "let"); err != nil {
 			return err
 		}
 		if _, ok := d.names[name]; ok {
@@ -342,25 +318,32 @@ func (d *opDecoder) missingParam(e *expr, c int) (param, let string) {
 	return "", ""
 }
 
-// checkParams fails if candidate c cannot evaluate e for want of a param.
-func (d *opDecoder) checkParams(e manifestExpr, c int) error {
-	p, let := d.missingParam(e.expr, c)
-	if p == "" {
-		return nil
+// checkParams fails if candidate c cannot evaluate one of es (nil for
+// one that is absent) for want of a param.
+func (d *opDecoder) checkParams(c int, es ...*manifestExpr) error {
+	for _, e := range es {
+		if e == nil {
+			continue
+		}
+		p, let := d.missingParam(e.expr, c)
+		if p == "" {
+			continue
+		}
+		via := ""
+		if let != "" {
+			via = " (through let " + let + ")"
+		}
+		return status.Newf(status.InvalidArgument, "manifest: %s: expression %q uses param %s%s, which candidate %q (%s) does not define",
+			e.where, e.src, p, via, d.candName(c), d.candObjs[c].n.path)
 	}
-	via := ""
-	if let != "" {
-		via = " (through let " + let + ")"
-	}
-	return status.Newf(status.InvalidArgument, "manifest: %s: expression %q uses param %s%s, which candidate %q (%s) does not define",
-		e.where, e.src, p, via, d.candName(c), d.candNodes[c].path)
+	return nil
 }
 
 func (d *opDecoder) candName(c int) string {
 	if c < len(d.op.cands) {
 		return d.op.cands[c].Name
 	}
-	if n := d.candNodes[c].member("name"); n != nil && n.kind == jsonString {
+	if n := d.candObjs[c].n.member("name"); n != nil && n.kind == jsonString {
 		return n.s
 	}
 	return strconv.Itoa(c)
@@ -394,19 +377,14 @@ func (d *opDecoder) asserts(obj *jsonObj, ctx exprContext) ([]manifestExpr, erro
 
 // decodeCounts reads "bytes" and "flops".
 func (d *opDecoder) decodeCounts() error {
-	for _, f := range []struct {
-		key string
-		dst **manifestExpr
-	}{{"bytes", &d.op.bytes}, {"flops", &d.op.flops}} {
-		if n := d.obj.get(f.key); n != nil {
-			e, err := d.expression(n, countContext)
-			if err != nil {
-				return err
-			}
-			*f.dst = &e
-		}
+	count := func(n *jsonNode) (*manifestExpr, error) {
+		e, err := d.expression(n, countContext)
+		return &e, err
 	}
-	return nil
+	if err := optional(d.obj, "bytes", &d.op.bytes, count); err != nil {
+		return err
+	}
+	return optional(d.obj, "flops", &d.op.flops, count)
 }
 
 func (d *opDecoder) decodeVerify() error {
@@ -437,10 +415,7 @@ func (d *opDecoder) decodeVerify() error {
 		}
 		d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
 		if d.op.ref < 0 {
-			names := make([]string, len(d.op.cands))
-			for i, c := range d.op.cands {
-				names[i] = c.Name
-			}
+			names := mapped(d.op.cands, func(c kernels.Candidate) string { return c.Name })
 			return d.src.errAt(r, "no candidate %q (candidates: %s)", name, strings.Join(names, ", "))
 		}
 	}
@@ -507,29 +482,14 @@ func (d *opDecoder) finish() error {
 			if !uses {
 				continue
 			}
-			for _, e := range []*manifestExpr{&b.len, b.first, b.count, b.expect} {
-				if e == nil {
-					continue
-				}
-				if err := d.checkParams(*e, c); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for c, run := range op.runs {
-		for _, e := range []*manifestExpr{op.bytes, op.flops} {
-			if e == nil {
-				continue
-			}
-			if err := d.checkParams(*e, c); err != nil {
+			if err := d.checkParams(c, &b.len, b.first, b.count, b.expect); err != nil {
 				return err
 			}
 		}
-		run.lets = make([]bool, len(op.lets))
-		for i, l := range op.lets {
-			p, _ := d.missingParam(l.expr, c)
-			run.lets[i] = p == ""
+	}
+	for c := range op.runs {
+		if err := d.checkParams(c, op.bytes, op.flops); err != nil {
+			return err
 		}
 	}
 	if err := op.dryRun(); err != nil {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
@@ -29,14 +30,6 @@ var deviceLimits = []deviceLimit{
 	{"subgroup_size", 1, func(l hal.Limits) uint32 { return l.SubgroupSize }},
 }
 
-func deviceLimitNames() []string {
-	names := make([]string, len(deviceLimits))
-	for i, l := range deviceLimits {
-		names[i] = l.name
-	}
-	return names
-}
-
 // setDevice sets the device's limits in env: info's, or, for nil (the
 // manifest being read), the least every Vulkan device allows.
 func setDevice(env exprEnv, info *hal.DeviceInfo) {
@@ -54,10 +47,8 @@ func setDevice(env exprEnv, info *hal.DeviceInfo) {
 func deviceValues(e *expr, env exprEnv) string {
 	var vals []string
 	for _, name := range e.names {
-		for _, l := range deviceLimits {
-			if l.name == name {
-				vals = append(vals, fmt.Sprintf("%s=%s", name, env[name]))
-			}
+		if slices.ContainsFunc(deviceLimits, func(l deviceLimit) bool { return l.name == name }) {
+			vals = append(vals, fmt.Sprintf("%s=%s", name, env[name]))
 		}
 	}
 	return strings.Join(vals, ", ")

@@ -5,91 +5,97 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/spirv"
 )
 
 // decodeDispatch reads one dispatch of candidate c from o, with the
 // fields it inherits in s.
-func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, *manifestModule, error) {
-	disp := &manifestDispatch{where: d.where(o.n)}
+func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, error) {
+	disp := &manifestDispatch{where: d.src.where(o.n)}
 	if s.spirv == nil {
-		return nil, nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest")
+		return nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest")
 	}
 	mod, err := d.module(s.spirv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	entry := "main"
 	if s.entry != nil {
 		if entry, err = d.src.str(s.entry); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	e, err := mod.spv.Entry(entry)
 	if err != nil {
-		at := s.entry
-		if at == nil {
-			at = s.spirv
-		}
-		return nil, nil, d.src.errAt(at, "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
+		return nil, d.src.errAt(nodeOr(s.entry, s.spirv), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry}
 	disp.mod, disp.entry = mod, e
 	if err := d.constants(c, s.constants, disp); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := d.workgroup(c, o, s, disp); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := d.fix(c, disp); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := d.bindings(c, o, s, mod, e, disp); err != nil {
-		return nil, nil, err
+	if err := d.bindings(c, o, s, disp); err != nil {
+		return nil, err
 	}
-	if err := d.pushConstants(c, o, s, mod, e, disp); err != nil {
-		return nil, nil, err
+	if err := d.pushConstants(c, o, s, disp); err != nil {
+		return nil, err
 	}
 	g, err := o.need("groups", `the number of workgroups in x, y and z, such as ["div_up(N, 256)", 1, 1]`)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	elems, err := d.src.array(g, "the number of workgroups in x, y and z")
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(elems) < 1 || len(elems) > 3 {
-		return nil, nil, d.src.errAt(g, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
-	}
-	for i := range disp.groups {
-		if i >= len(elems) {
-			disp.groups[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.where(g)}
-			continue
-		}
-		if disp.groups[i], err = d.intExpression(elems[i], dispatchContext, "a workgroup count"); err != nil {
-			return nil, nil, err
-		}
-		if err := d.checkParams(disp.groups[i], c); err != nil {
-			return nil, nil, err
-		}
+	if disp.groups, err = d.xyz(c, g, "the number of workgroups in x, y and z", dispatchContext, "a workgroup count"); err != nil {
+		return nil, err
 	}
 	if r := o.get("repeat"); r != nil {
 		e, err := d.intExpression(r, repeatContext, "a repeat count")
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if err := d.checkParams(e, c); err != nil {
-			return nil, nil, err
+		if err := d.checkParams(c, &e); err != nil {
+			return nil, err
 		}
 		disp.repeat = &e
 	}
 	disp.fixed.key = disp.keyOf(disp.fixed.constants)
-	return disp, mod, nil
+	return disp, nil
+}
+
+// xyz reads an array of 1 to 3 integer expressions of candidate c, in x,
+// y and z (what it is and what each is); missing ones are 1.
+func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each string) ([3]manifestExpr, error) {
+	var out [3]manifestExpr
+	elems, err := d.src.array(n, what)
+	if err != nil {
+		return out, err
+	}
+	if len(elems) < 1 || len(elems) > 3 {
+		return out, d.src.errAt(n, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
+	}
+	for i := range out {
+		if i >= len(elems) {
+			out[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.src.where(n)}
+			continue
+		}
+		if out[i], err = d.intExpression(elems[i], ctx, each); err != nil {
+			return out, err
+		}
+		if err := d.checkParams(c, &out[i]); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // bindings builds the dispatch's table of buffers by binding number and
 // checks it against the descriptors the entry point uses.
-func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
+func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDispatch) error {
+	mod, e := disp.mod, disp.entry
 	var table []int
 	at := o.n
 	if s.bindings != nil {
@@ -171,17 +177,14 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, mod *manifestMod
 }
 
 func (d *opDecoder) bufferNames() string {
-	names := make([]string, len(d.op.bufs))
-	for i, b := range d.op.bufs {
-		names[i] = b.name
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(mapped(d.op.bufs, func(b *manifestBuffer) string { return b.name }), ", ")
 }
 
 // pushConstants reads the dispatch's push constants and lays them out:
 // each at its "offset", or after the previous one aligned to its size,
 // as std430 places scalars.
-func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manifestModule, e *spirv.Entry, disp *manifestDispatch) error {
+func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, disp *manifestDispatch) error {
+	mod, e := disp.mod, disp.entry
 	at := o.n
 	end := 0
 	if s.push != nil {
@@ -190,7 +193,6 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 		if err != nil {
 			return err
 		}
-		var used []bool
 		for _, el := range elems {
 			po, err := d.src.object(el, `a push constant {"type", "value", "offset"}`)
 			if err != nil {
@@ -215,7 +217,7 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 			if t.kind != floatKind && val.typ != intType {
 				return d.src.errAt(vn, "expression %q is a float; a %s push constant takes an integer (round it with ceil, floor or round)", val.src, t.name)
 			}
-			if err := d.checkParams(val, c); err != nil {
+			if err := d.checkParams(c, &val); err != nil {
 				return err
 			}
 			off := (end + t.size - 1) / t.size * t.size
@@ -233,14 +235,8 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, mod *manife
 			if err := po.done(); err != nil {
 				return err
 			}
-			for len(used) < off+t.size {
-				used = append(used, false)
-			}
-			for i := off; i < off+t.size; i++ {
-				if used[i] {
-					return d.src.errAt(el, "bytes %d to %d overlap an earlier push constant", off, off+t.size-1)
-				}
-				used[i] = true
+			if slices.ContainsFunc(disp.push, func(f pushField) bool { return off < f.offset+f.typ.size && f.offset < off+t.size }) {
+				return d.src.errAt(el, "bytes %d to %d overlap an earlier push constant", off, off+t.size-1)
 			}
 			end = max(end, off+t.size)
 			disp.push = append(disp.push, pushField{typ: t, offset: off, value: val})

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -181,14 +182,9 @@ func (n binaryNode) intArith(l, r exprValue) (exprValue, error) {
 
 func compare(a, b exprValue) int {
 	if a.typ == intType && b.typ == intType {
-		switch {
-		case a.i < b.i:
-			return -1
-		case a.i > b.i:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.i, b.i)
 	}
+	// Not cmp.Compare: a NaN is neither below nor above anything here.
 	x, y := a.float(), b.float()
 	switch {
 	case x < y:

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -133,7 +134,7 @@ var exprFuncs = map[string]struct{ minArgs, maxArgs int }{
 // reservedNames may not name dimensions, params or lets: the dispatch's
 // workgroup size, the device's limits (deviceLimits), the pass index and
 // the element index.
-var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, deviceLimitNames()...), "pass", "i")
+var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, mapped(deviceLimits, func(l deviceLimit) string { return l.name })...), "pass", "i")
 
 // parseExpr parses src in scope. Errors are *exprError.
 func parseExpr(src string, scope exprScope) (*expr, error) {
@@ -227,8 +228,27 @@ type binaryOp struct {
 	not []string // longer operators that start with op
 }
 
-func (p *exprParser) binaryLevel(ops []binaryOp, next func() (typedNode, error)) (typedNode, error) {
-	left, err := next()
+// binaryLevels are the binary operators by precedence, loosest first.
+var binaryLevels = [][]binaryOp{
+	{{op: "||"}},
+	{{op: "&&"}},
+	{{op: "=="}, {op: "!="}, {op: "<=", not: []string{"<<"}}, {op: ">=", not: []string{">>"}},
+		{op: "<", not: []string{"<<"}}, {op: ">", not: []string{">>"}}},
+	{{op: "<<"}, {op: ">>"}},
+	{{op: "+"}, {op: "-"}},
+	{{op: "*"}, {op: "/"}, {op: "%"}},
+}
+
+// parseOr parses a whole expression, from its loosest operator.
+func (p *exprParser) parseOr() (typedNode, error) { return p.parseBinary(0) }
+
+// parseBinary parses the operators of binaryLevels[level] and those that
+// bind tighter, left to right.
+func (p *exprParser) parseBinary(level int) (typedNode, error) {
+	if level == len(binaryLevels) {
+		return p.parseUnary()
+	}
+	left, err := p.parseBinary(level + 1)
 	if err != nil {
 		return left, err
 	}
@@ -236,7 +256,7 @@ func (p *exprParser) binaryLevel(ops []binaryOp, next func() (typedNode, error))
 		p.skipSpace()
 		pos := p.pos
 		matched := ""
-		for _, o := range ops {
+		for _, o := range binaryLevels[level] {
 			if p.accept(o.op, o.not...) {
 				matched = o.op
 				break
@@ -245,7 +265,7 @@ func (p *exprParser) binaryLevel(ops []binaryOp, next func() (typedNode, error))
 		if matched == "" {
 			return left, nil
 		}
-		right, err := next()
+		right, err := p.parseBinary(level + 1)
 		if err != nil {
 			return left, err
 		}
@@ -255,29 +275,19 @@ func (p *exprParser) binaryLevel(ops []binaryOp, next func() (typedNode, error))
 	}
 }
 
-func (p *exprParser) parseOr() (typedNode, error) {
-	return p.binaryLevel([]binaryOp{{op: "||"}}, p.parseAnd)
-}
+// maxExprDepth bounds the nesting of parentheses, calls and unary
+// operators.
+const maxExprDepth = 200
 
-func (p *exprParser) parseAnd() (typedNode, error) {
-	return p.binaryLevel([]binaryOp{{op: "&&"}}, p.parseCompare)
-}
-
-func (p *exprParser) parseCompare() (typedNode, error) {
-	return p.binaryLevel([]binaryOp{{op: "=="}, {op: "!="}, {op: "<=", not: []string{"<<"}}, {op: ">=", not: []string{">>"}},
-		{op: "<", not: []string{"<<"}}, {op: ">", not: []string{">>"}}}, p.parseShift)
-}
-
-func (p *exprParser) parseShift() (typedNode, error) {
-	return p.binaryLevel([]binaryOp{{op: "<<"}, {op: ">>"}}, p.parseSum)
-}
-
-func (p *exprParser) parseSum() (typedNode, error) {
-	return p.binaryLevel([]binaryOp{{op: "+"}, {op: "-"}}, p.parseTerm)
-}
-
-func (p *exprParser) parseTerm() (typedNode, error) {
-	return p.binaryLevel([]binaryOp{{op: "*"}, {op: "/"}, {op: "%"}}, p.parseUnary)
+// nested parses with parse one level of nesting deeper, refusing an
+// expression nested past maxExprDepth at pos.
+func (p *exprParser) nested(pos int, parse func() (typedNode, error)) (typedNode, error) {
+	if p.depth >= maxExprDepth {
+		return typedNode{}, p.errf(pos, "expression nested too deeply")
+	}
+	p.depth++
+	defer func() { p.depth-- }()
+	return parse()
 }
 
 func (p *exprParser) parseUnary() (typedNode, error) {
@@ -285,12 +295,7 @@ func (p *exprParser) parseUnary() (typedNode, error) {
 	pos := p.pos
 	for _, op := range []string{"-", "+", "!"} {
 		if p.accept(op, "!=") {
-			p.depth++
-			if p.depth > 200 {
-				return typedNode{}, p.errf(pos, "expression nested too deeply")
-			}
-			x, err := p.parseUnary()
-			p.depth--
+			x, err := p.nested(pos, p.parseUnary)
 			if err != nil {
 				return x, err
 			}
@@ -332,12 +337,7 @@ func (p *exprParser) parsePrimary() (typedNode, error) {
 	switch {
 	case c == '(':
 		p.pos++
-		p.depth++
-		if p.depth > 200 {
-			return typedNode{}, p.errf(pos, "expression nested too deeply")
-		}
-		x, err := p.parseOr()
-		p.depth--
+		x, err := p.nested(pos, p.parseOr)
 		if err != nil {
 			return x, err
 		}
@@ -412,13 +412,9 @@ func (p *exprParser) name(name string, pos int) (typedNode, error) {
 	}
 	info, ok := p.scope.names[name]
 	if !ok {
-		known := make([]string, 0, len(p.scope.names))
-		for n, info := range p.scope.names {
-			if p.scope.forbid == nil || p.scope.forbid(n, info) == "" {
-				known = append(known, n)
-			}
-		}
-		slices.Sort(known)
+		known := slices.DeleteFunc(slices.Sorted(maps.Keys(p.scope.names)), func(n string) bool {
+			return p.scope.forbid != nil && p.scope.forbid(n, p.scope.names[n]) != ""
+		})
 		msg := fmt.Sprintf("unknown name %q", name)
 		if s := suggest(name, known); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
@@ -457,11 +453,7 @@ func (p *exprParser) name(name string, pos int) (typedNode, error) {
 func (p *exprParser) parseCall(name string, pos int) (typedNode, error) {
 	f, ok := exprFuncs[name]
 	if !ok {
-		known := make([]string, 0, len(exprFuncs))
-		for n := range exprFuncs {
-			known = append(known, n)
-		}
-		slices.Sort(known)
+		known := slices.Sorted(maps.Keys(exprFuncs))
 		msg := fmt.Sprintf("unknown function %q", name)
 		if s := suggest(name, known); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
@@ -473,12 +465,7 @@ func (p *exprParser) parseCall(name string, pos int) (typedNode, error) {
 	p.skipSpace()
 	if !p.accept(")") {
 		for {
-			p.depth++
-			if p.depth > 200 {
-				return typedNode{}, p.errf(pos, "expression nested too deeply")
-			}
-			a, err := p.parseOr()
-			p.depth--
+			a, err := p.nested(pos, p.parseOr)
 			if err != nil {
 				return a, err
 			}

@@ -3,6 +3,8 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
@@ -52,11 +54,7 @@ func component(f hal.Format) string {
 }
 
 func formatNames() string {
-	var names []string
-	for _, f := range hal.Formats() {
-		names = append(names, f.String())
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(mapped(hal.Formats(), hal.Format.String), ", ")
 }
 
 // decodeImage reads an image buffer's "image" (n) and "sampler": its
@@ -66,11 +64,7 @@ func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) erro
 	if err != nil {
 		return err
 	}
-	fn, err := io.need("format", "the image's format: "+formatNames())
-	if err != nil {
-		return err
-	}
-	name, err := d.src.str(fn)
+	fn, name, err := io.needString("format", "the image's format: "+formatNames())
 	if err != nil {
 		return err
 	}
@@ -127,20 +121,10 @@ func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
 		return s, err
 	}
 	choose := func(key string, names ...string) (int, error) {
-		v := so.get(key)
-		if v == nil {
-			return 0, nil
+		if v := so.get(key); v != nil {
+			return d.src.choice(v, key, names, " or ")
 		}
-		str, err := d.src.str(v)
-		if err != nil {
-			return 0, err
-		}
-		for i, name := range names {
-			if str == name {
-				return i, nil
-			}
-		}
-		return 0, d.src.errAt(v, "unknown %s %q (want %s)", key, str, strings.Join(names, " or "))
+		return 0, nil
 	}
 	f, err := choose("filter", "nearest", "linear")
 	if err != nil {
@@ -195,34 +179,16 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 	return hal.StorageImageBinding, nil
 }
 
-// imageUses is what dispatch disp does with the images it binds, format
-// by format: a storage image, a sampled one, through a linear filter
-// where its sampler has one. A candidate whose device cannot do one of
-// them is unsupported (kernels.Requirements.Images), and the others run.
-func (d *opDecoder) imageUses(disp *manifestDispatch) []kernels.ImageUse {
-	var uses []kernels.ImageUse
-	for binding, kind := range disp.desc.BindingKinds {
-		if binding >= len(disp.bindings) || disp.bindings[binding] < 0 {
-			continue
-		}
-		img := d.op.bufs[disp.bindings[binding]].img
-		var f hal.FormatFeatures
-		switch {
-		case img == nil:
-			continue
-		case kind == hal.StorageImageBinding:
-			f = hal.FormatStorage
-		case kind == hal.SampledImageBinding:
-			f = hal.FormatSampled
-			if img.sampler.Filter == hal.Linear {
-				f |= hal.FormatLinearFilter
+// imageBindings yields the buffer index and the binding kind of each
+// image the dispatch binds.
+func (disp *manifestDispatch) imageBindings() iter.Seq2[int, hal.BindingKind] {
+	return func(yield func(int, hal.BindingKind) bool) {
+		for binding, kind := range disp.desc.BindingKinds {
+			if kind != hal.StorageBufferBinding && !yield(disp.bindings[binding], kind) {
+				return
 			}
-		default:
-			continue
 		}
-		uses = kernels.Requirements{Images: uses}.Merge(kernels.Requirements{Images: []kernels.ImageUse{{Format: img.format, Features: f}}}).Images
 	}
-	return uses
 }
 
 // imageExtent evaluates the width and height of image buffer b in env.
@@ -253,15 +219,11 @@ func (op *manifestOp) imageUsage(info hal.DeviceInfo) []hal.ImageUsage {
 			continue
 		}
 		for _, disp := range run.dispatches {
-			for binding, kind := range disp.desc.BindingKinds {
-				if binding >= len(disp.bindings) || disp.bindings[binding] < 0 {
-					continue
-				}
-				switch kind {
-				case hal.StorageImageBinding:
-					usage[disp.bindings[binding]] |= hal.ImageStorage
-				case hal.SampledImageBinding:
-					usage[disp.bindings[binding]] |= hal.ImageSampled
+			for b, kind := range disp.imageBindings() {
+				if kind == hal.SampledImageBinding {
+					usage[b] |= hal.ImageSampled
+				} else {
+					usage[b] |= hal.ImageStorage
 				}
 			}
 		}
@@ -332,23 +294,6 @@ func (p *manifestProblem) binding(disp *manifestDispatch, k, b int) hal.Binding 
 	return hal.Binding{Image: p.images[b]}
 }
 
-// recordImageReset records, for image i, the copy that starts each run:
-// an inout image gets its initial texels back, an output image the
-// contents of its buffer (poison, before a verified run). It reports
-// whether image i is one to reset.
-func (p *manifestProblem) recordImageReset(cb hal.CommandBuffer, i int) (bool, error) {
-	img, b := p.images[i], p.op.bufs[i]
-	switch {
-	case img == nil:
-		return false, nil
-	case b.role == roleInOut:
-		return true, cb.CopyBufferToImage(p.initial[i], 0, img)
-	case b.role == roleOutput:
-		return true, cb.CopyBufferToImage(p.bufs[i], 0, img)
-	}
-	return false, nil
-}
-
 // resets reports whether any buffer or image of the operation must be
 // reset before each run.
 func (op *manifestOp) resets() bool {
@@ -363,12 +308,7 @@ func (op *manifestOp) resets() bool {
 // download copies every checked image into its buffer, where Verify and
 // the reference's results read it.
 func (p *manifestProblem) download(ctx context.Context) error {
-	var checked []int
-	for i, b := range p.op.bufs {
-		if p.images[i] != nil && b.checked() {
-			checked = append(checked, i)
-		}
-	}
+	checked := slices.DeleteFunc(p.op.checkedBuffers(), func(i int) bool { return p.images[i] == nil })
 	if len(checked) == 0 {
 		return nil
 	}

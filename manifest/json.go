@@ -73,17 +73,19 @@ func (src *manifestSource) position(off int64) string {
 	return fmt.Sprintf("%s:%d:%d", src.name, line, col)
 }
 
-// errAt returns an InvalidArgument naming the position and path of n.
-func (src *manifestSource) errAt(n *jsonNode, format string, args ...any) error {
-	return src.errCode(status.InvalidArgument, n, format, args...)
-}
-
-func (src *manifestSource) errCode(code status.Code, n *jsonNode, format string, args ...any) error {
+// where returns "file:line:col: path" of n, which errors and warnings
+// about it name.
+func (src *manifestSource) where(n *jsonNode) string {
 	path := n.path
 	if path == "" {
 		path = "(top level)"
 	}
-	return status.Newf(code, "manifest: %s: %s: %s", src.position(n.off), path, fmt.Sprintf(format, args...))
+	return src.position(n.off) + ": " + path
+}
+
+// errAt returns an InvalidArgument naming the position and path of n.
+func (src *manifestSource) errAt(n *jsonNode, format string, args ...any) error {
+	return errWhere(status.InvalidArgument, src.where(n), format, args...)
 }
 
 // errMissing reports a required field missing from object n.
@@ -137,16 +139,21 @@ func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
 	return status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: %s", src.position(off), strings.TrimPrefix(msg, "json: "))
 }
 
-func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) (*jsonNode, error) {
+// token reads the next token, and returns the offset where it starts.
+func (src *manifestSource) token(dec *json.Decoder) (json.Token, int64, error) {
 	off := src.start(dec.InputOffset())
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, src.syntaxError(dec, err)
+		return nil, off, src.syntaxError(dec, err)
 	}
-	return src.parseToken(dec, tok, path, off, depth)
+	return tok, off, nil
 }
 
-func (src *manifestSource) parseToken(dec *json.Decoder, tok json.Token, path string, off int64, depth int) (*jsonNode, error) {
+func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) (*jsonNode, error) {
+	tok, off, err := src.token(dec)
+	if err != nil {
+		return nil, err
+	}
 	n := &jsonNode{path: path, off: off}
 	switch t := tok.(type) {
 	case nil:
@@ -165,10 +172,9 @@ func (src *manifestSource) parseToken(dec *json.Decoder, tok json.Token, path st
 		case '{':
 			n.kind = jsonObject
 			for dec.More() {
-				koff := src.start(dec.InputOffset())
-				ktok, err := dec.Token()
+				ktok, koff, err := src.token(dec)
 				if err != nil {
-					return nil, src.syntaxError(dec, err)
+					return nil, err
 				}
 				key, ok := ktok.(string)
 				if !ok {
@@ -238,7 +244,7 @@ func (o *jsonObj) need(key, what string) (*jsonNode, error) {
 		// A misspelling of a required field is better reported as such
 		// than as the field missing.
 		for i, k := range o.n.keys {
-			if k != key && k != "comment" && !slices.Contains(o.known, k) && editDistance(k, key) <= max(1, len(key)/3) {
+			if k != key && !slices.Contains(o.known, k) && editDistance(k, key) <= max(1, len(key)/3) {
 				return nil, o.src.errAt(o.n.vals[i], "unknown field (did you mean %q? it is required: %s)", key, what)
 			}
 		}
@@ -247,14 +253,21 @@ func (o *jsonObj) need(key, what string) (*jsonNode, error) {
 	return v, nil
 }
 
+// needString returns the field key, a string, and its value.
+func (o *jsonObj) needString(key, what string) (*jsonNode, string, error) {
+	n, err := o.need(key, what)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := o.src.str(n)
+	return n, s, err
+}
+
 // done fails on a field that was not asked for: a misspelt name must not
 // be silently ignored. "comment" is allowed everywhere, for people.
 func (o *jsonObj) done() error {
 	for i, k := range o.n.keys {
 		if slices.Contains(o.known, k) {
-			continue
-		}
-		if k == "comment" {
 			continue
 		}
 		known := slices.Clone(o.known[1:])
@@ -268,6 +281,20 @@ func (o *jsonObj) done() error {
 	if c := o.n.member("comment"); c != nil && c.kind != jsonString {
 		return o.src.errAt(c, "is %s, want a string", c.kind)
 	}
+	return nil
+}
+
+// optional reads the field key of o with read into *dst, if o has it.
+func optional[T any](o *jsonObj, key string, dst *T, read func(*jsonNode) (T, error)) error {
+	n := o.get(key)
+	if n == nil {
+		return nil
+	}
+	v, err := read(n)
+	if err != nil {
+		return err
+	}
+	*dst = v
 	return nil
 }
 
@@ -307,6 +334,20 @@ func (src *manifestSource) number(n *jsonNode) (float64, error) {
 	return v, nil
 }
 
+// choice reads a string that must be one of names, and returns its
+// index; what names it in the error, which lists names joined by sep.
+func (src *manifestSource) choice(n *jsonNode, what string, names []string, sep string) (int, error) {
+	s, err := src.str(n)
+	if err != nil {
+		return 0, err
+	}
+	i := slices.Index(names, s)
+	if i < 0 {
+		return 0, src.errAt(n, "unknown %s %q (want %s)", what, s, strings.Join(names, sep))
+	}
+	return i, nil
+}
+
 func (src *manifestSource) boolean(n *jsonNode) (bool, error) {
 	if n.kind != jsonBool {
 		return false, src.errAt(n, "is %s, want true or false", n.kind)
@@ -319,6 +360,16 @@ func (src *manifestSource) array(n *jsonNode, what string) ([]*jsonNode, error) 
 		return nil, src.errAt(n, "is %s, want an array (%s)", n.kind, what)
 	}
 	return n.elems, nil
+}
+
+// list reads an array that must have an element: what says what it is,
+// atLeast what needs one ("an operation has at least one buffer").
+func (src *manifestSource) list(n *jsonNode, what, atLeast string) ([]*jsonNode, error) {
+	elems, err := src.array(n, what)
+	if err == nil && len(elems) == 0 {
+		err = src.errAt(n, "is empty; %s", atLeast)
+	}
+	return elems, err
 }
 
 // expression reads an expression: a string in the expression language,

@@ -153,11 +153,7 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 	if err != nil {
 		return nil, err
 	}
-	schema, err := top.need("schema", `"`+Schema+`"`)
-	if err != nil {
-		return nil, err
-	}
-	s, err := src.str(schema)
+	schema, s, err := top.needString("schema", `"`+Schema+`"`)
 	if err != nil {
 		return nil, err
 	}
@@ -178,12 +174,9 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 	if err := top.done(); err != nil {
 		return nil, err
 	}
-	elems, err := src.array(opsNode, "the list of operations")
+	elems, err := src.list(opsNode, "the list of operations", "a manifest describes at least one operation")
 	if err != nil {
 		return nil, err
-	}
-	if len(elems) == 0 {
-		return nil, src.errAt(opsNode, "is empty; a manifest describes at least one operation")
 	}
 	modules := map[string]*manifestModule{}
 	var ops []kernels.Operation
@@ -203,10 +196,8 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 			}
 			space.attach(op, sop, modules)
 		}
-		for _, prev := range ops {
-			if prev.Name() == op.name {
-				return nil, src.errAt(n.member("name"), "operation %q is described twice", op.name)
-			}
+		if slices.ContainsFunc(ops, func(prev kernels.Operation) bool { return prev.Name() == op.name }) {
+			return nil, src.errAt(n.member("name"), "operation %q is described twice", op.name)
 		}
 		op.tuner = tuner
 		ops = append(ops, op)
@@ -274,7 +265,7 @@ func Warnings(ops []kernels.Operation) []string {
 
 // warn records a warning about the field n.
 func (d *opDecoder) warn(n *jsonNode, format string, args ...any) {
-	d.op.warnings = append(d.op.warnings, fmt.Sprintf("manifest: %s: %s: %s", d.src.position(n.off), n.path, fmt.Sprintf(format, args...)))
+	d.op.warnings = append(d.op.warnings, fmt.Sprintf("manifest: %s: %s", d.src.where(n), fmt.Sprintf(format, args...)))
 }
 
 // manifestOp is an Operation described by a manifest.
@@ -333,7 +324,7 @@ func (op *manifestOp) bufferBytes(size kernels.Size) ([]int64, error) {
 	var out []int64
 	envs := make([]exprEnv, len(op.runs))
 	for c := range op.runs {
-		env, err := op.env(size, c, nil)
+		env, err := op.env(size, op.runs[c].params, nil)
 		if err != nil {
 			return nil, err
 		}

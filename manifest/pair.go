@@ -63,13 +63,7 @@ func Pair(old, new kernels.Operation, names []string) (kernels.Operation, error)
 // the same types: what new's results are compared with old's in.
 func sameOutputs(o, n *manifestOp) error {
 	outs := func(op *manifestOp) []string {
-		var s []string
-		for _, b := range op.bufs {
-			if b.checked() {
-				s = append(s, fmt.Sprintf("%s %s", b.name, b.typ.name))
-			}
-		}
-		return s
+		return mapped(op.checkedBuffers(), func(i int) string { return op.bufs[i].name + " " + op.bufs[i].typ.name })
 	}
 	if a, b := outs(o), outs(n); !slices.Equal(a, b) {
 		return status.Newf(status.InvalidArgument, "manifest: %s: old checks the outputs [%s], new [%s]; their results cannot be compared", o.name, strings.Join(a, ", "), strings.Join(b, ", "))
@@ -141,7 +135,8 @@ type pairProblem struct {
 	old, new   kernels.Problem
 	oldM, newM *manifestProblem
 	// want holds what old's candidate of pair wantPair computed, by
-	// buffer index, for new's of the same pair to be compared with.
+	// checked buffer in order, for new's of the same pair to be compared
+	// with.
 	want     [][]byte
 	wantPair int
 }
@@ -223,12 +218,11 @@ func (p *pairProblem) Verify(ctx context.Context, cand int) error {
 	pair := cand / 2
 	if cand%2 == 0 {
 		p.want, p.wantPair = nil, -1
-		for k, b := range p.op.old.bufs {
-			var data []byte
-			if b.checked() {
-				if data, err = readRange(ctx, p.oldM.bufs[k], 0, p.oldM.lens[k]*int64(b.typ.size)); err != nil {
-					return status.Annotatef(err, "manifest: reading old's %s", b.name)
-				}
+		for _, k := range p.op.old.checkedBuffers() {
+			b := p.op.old.bufs[k]
+			data, err := readRange(ctx, p.oldM.bufs[k], 0, p.oldM.lens[k]*int64(b.typ.size))
+			if err != nil {
+				return status.Annotatef(err, "manifest: reading old's %s", b.name)
 			}
 			p.want = append(p.want, data)
 		}
@@ -246,23 +240,13 @@ func (p *pairProblem) Verify(ctx context.Context, cand int) error {
 func (p *pairProblem) compareWithOld(ctx context.Context, cand int) error {
 	m := kernels.Mismatches{What: fmt.Sprintf("%s/%s against %s", p.op.Name(), p.op.cands[cand].Name, p.op.cands[cand-1].Name)}
 	var checked int64
-	var olds []int
-	for k, b := range p.op.old.bufs {
-		if b.checked() {
-			olds = append(olds, k)
-		}
-	}
-	j := 0
-	for k, b := range p.op.new.bufs {
-		if !b.checked() {
-			continue
-		}
+	for j, k := range p.op.new.checkedBuffers() {
+		b := p.op.new.bufs[k]
 		got, err := readRange(ctx, p.newM.bufs[k], 0, p.newM.lens[k]*int64(b.typ.size))
 		if err != nil {
 			return status.Annotatef(err, "manifest: reading new's %s", b.name)
 		}
-		want := p.want[olds[j]]
-		j++
+		want := p.want[j]
 		if len(got) != len(want) {
 			m.Add("%s: new has %d elements, old %d", b.name, len(got)/b.typ.size, len(want)/b.typ.size)
 			continue

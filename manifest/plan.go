@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
@@ -33,52 +34,36 @@ const (
 	maxBufferLen = 1 << 48
 )
 
-// dimsEnv is the environment of expressions that use only dimensions,
-// the lets made of them, and the device's limits (the least every device
-// allows for nil).
-func (op *manifestOp) dimsEnv(size kernels.Size, info *hal.DeviceInfo) (exprEnv, error) {
+// env is the environment of expressions at size (nil: none) with
+// params: the dimensions, the params, the lets that need no param beyond
+// them, and the device's limits (the least every device allows for nil). A let
+// that cannot be evaluated is left out, and the first such error is
+// returned with the rest: Prepare stops at it, while the decoder works
+// out what it can before the dry run reports it.
+func (op *manifestOp) env(size kernels.Size, params map[string]int, info *hal.DeviceInfo) (exprEnv, error) {
 	env := exprEnv{}
-	for i, name := range op.dims {
-		env[name] = intValue(int64(size[i]))
+	for i, n := range size {
+		env[op.dims[i]] = intValue(int64(n))
 	}
-	for _, l := range op.lets {
-		if l.usesParams {
-			continue
-		}
-		v, err := l.eval(env)
-		if err != nil {
-			return nil, l.errorf(status.InvalidArgument, err)
-		}
-		env[l.name] = v
-	}
-	setDevice(env, info)
-	return env, nil
-}
-
-// env is the environment of candidate c's expressions at size: the
-// dimensions, its params, the lets it can evaluate and the device's
-// limits.
-func (op *manifestOp) env(size kernels.Size, c int, info *hal.DeviceInfo) (exprEnv, error) {
-	env := exprEnv{}
-	for i, name := range op.dims {
-		env[name] = intValue(int64(size[i]))
-	}
-	run := op.runs[c]
-	for k, v := range run.params {
+	for k, v := range params {
 		env[k] = intValue(int64(v))
 	}
-	for i, l := range op.lets {
-		if !run.lets[i] {
+	var first error
+	for _, l := range op.lets {
+		if slices.ContainsFunc(l.params, func(p string) bool { _, ok := params[p]; return !ok }) {
 			continue
 		}
 		v, err := l.eval(env)
 		if err != nil {
-			return nil, l.errorf(status.InvalidArgument, err)
+			if first == nil {
+				first = l.errorf(status.InvalidArgument, err)
+			}
+			continue
 		}
 		env[l.name] = v
 	}
 	setDevice(env, info)
-	return env, nil
+	return env, first
 }
 
 // checkAssertList checks asserts (the operation's or a candidate's, as
@@ -152,7 +137,8 @@ type work struct{ bytes, flops float64 }
 // A failure that concerns one candidate is kept in errs; one that
 // concerns the operation is returned.
 func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, error) {
-	counted, err := op.dimsEnv(size, info)
+	// counted is the environment of what is the same for every candidate.
+	counted, err := op.env(size, nil, info)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +149,7 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 	l := &layout{envs: make([]exprEnv, n), errs: make([]error, n), lens: make([]int64, len(op.bufs)),
 		work: make([]work, n), checks: make([][][2]int64, n)}
 	for c, run := range op.runs {
-		if l.envs[c], l.errs[c] = op.env(size, c, info); l.errs[c] != nil {
+		if l.envs[c], l.errs[c] = op.env(size, run.params, info); l.errs[c] != nil {
 			continue
 		}
 		l.errs[c] = op.checkAssertList(run.asserts, l.envs[c], size, "candidate", info)

@@ -64,11 +64,16 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
 		plans: make([][]planStep, len(op.runs)), planErrs: lay.errs, want: make([][]byte, len(op.bufs))}
+	defer func() {
+		if err != nil {
+			err = status.Join(err, p.Release())
+		}
+	}()
 	if err := p.allocate(ctx, info, seed); err != nil {
-		return nil, status.Join(err, p.Release())
+		return nil, err
 	}
 	if err := p.createImages(ctx, info); err != nil {
-		return nil, status.Join(err, p.Release())
+		return nil, err
 	}
 	for c := range op.runs {
 		if p.planErrs[c] != nil {
@@ -88,14 +93,14 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 		}
 	}
 	if err := p.build(ctx, info); err != nil {
-		return nil, status.Join(err, p.Release())
+		return nil, err
 	}
 	var prob kernels.Problem = p
 	if op.resets() {
 		prob = resettingProblem{p}
 	}
 	if err := p.runReference(ctx, prob, info); err != nil {
-		return nil, status.Join(err, p.Release())
+		return nil, err
 	}
 	return prob, nil
 }
@@ -133,17 +138,18 @@ func (p *manifestProblem) build(ctx context.Context, info hal.DeviceInfo) error 
 // allocate creates the buffers and fills the inputs.
 func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, seed uint64) error {
 	op := p.op
-	create := func(b *manifestBuffer, label string) (hal.Buffer, int64, error) {
-		size := max((p.lens[slicesIndex(op.bufs, b)]*int64(b.typ.size)+3)&^3, 4)
+	create := func(i int, label string) (hal.Buffer, error) {
+		b := op.bufs[i]
+		size := max((p.lens[i]*int64(b.typ.size)+3)&^3, 4)
 		if r := info.Limits.MaxStorageBufferRange; r > 0 && uint64(size) > r {
-			return nil, 0, status.Newf(status.OutOfRange, "manifest: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", b.name, size, r)
+			return nil, status.Newf(status.OutOfRange, "manifest: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", b.name, size, r)
 		}
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: op.name + "." + label})
-		return buf, size, status.Annotatef(err, "manifest: allocating buffer %s", b.name)
+		return buf, status.Annotatef(err, "manifest: allocating buffer %s", b.name)
 	}
 	var inputs, outputs, scratch []kernels.Operand
 	for i, b := range op.bufs {
-		buf, _, err := create(b, b.name)
+		buf, err := create(i, b.name)
 		if err != nil {
 			return err
 		}
@@ -164,7 +170,7 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 		}
 		dst := buf
 		if b.role == roleInOut {
-			if p.initial[i], _, err = create(b, b.name+".initial"); err != nil {
+			if p.initial[i], err = create(i, b.name+".initial"); err != nil {
 				return err
 			}
 			inputs = append(inputs, kernels.Operand{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
@@ -180,15 +186,6 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 	}
 	p.listed = append(append(inputs, outputs...), scratch...)
 	return nil
-}
-
-func slicesIndex(bufs []*manifestBuffer, b *manifestBuffer) int {
-	for i, x := range bufs {
-		if x == b {
-			return i
-		}
-	}
-	return -1
 }
 
 // fill writes n elements of type t made by src into buf.
@@ -272,6 +269,18 @@ func (b *manifestBuffer) checked() bool {
 	return b.check && (b.role == roleOutput || b.role == roleInOut)
 }
 
+// checkedBuffers returns the indices of the buffers that are checked, in
+// order.
+func (op *manifestOp) checkedBuffers() []int {
+	var out []int
+	for i, b := range op.bufs {
+		if b.checked() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 func (p *manifestProblem) Size() kernels.Size { return p.size }
 
 // Bytes and Flops are those of the reference candidate (else the first
@@ -353,18 +362,21 @@ func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
 // images back, and the contents of the output images' buffers (poison,
 // before a verified run) into the images.
 func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
-	for i, b := range p.initial {
-		if done, err := p.recordImageReset(cb, i); done || err != nil {
-			if err != nil {
-				return status.Annotatef(err, "manifest: resetting image %s", p.op.bufs[i].name)
-			}
-			continue
+	for i, b := range p.op.bufs {
+		img, initial := p.images[i], p.initial[i]
+		var err error
+		what := "image " + b.name
+		switch {
+		case img != nil && b.role == roleInOut:
+			err = cb.CopyBufferToImage(initial, 0, img)
+		case img != nil && b.role == roleOutput:
+			err = cb.CopyBufferToImage(p.bufs[i], 0, img)
+		case img == nil && initial != nil:
+			what = b.name
+			err = cb.Copy(initial, 0, p.bufs[i], 0, initial.Size())
 		}
-		if b == nil {
-			continue
-		}
-		if err := cb.Copy(b, 0, p.bufs[i], 0, b.Size()); err != nil {
-			return status.Annotatef(err, "manifest: resetting %s", p.op.bufs[i].name)
+		if err != nil {
+			return status.Annotatef(err, "manifest: resetting %s", what)
 		}
 	}
 	return nil

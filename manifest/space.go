@@ -115,7 +115,7 @@ func readSpace(src *manifestSource, op, tmpl *jsonNode) (*manifestSpace, error) 
 		return nil, src.errAt(sn, "is %s, want an object of params to their values, such as {\"WG\": [64, 128, 256]}", sn.kind)
 	}
 	for i, name := range sn.keys {
-		if err := checkSpaceName(src, sn.vals[i], name); err != nil {
+		if err := src.checkNewName(sn.vals[i], name, "param"); err != nil {
 			return nil, err
 		}
 		values, err := spaceValues(src, sn.vals[i])
@@ -157,20 +157,6 @@ func readSpace(src *manifestSource, op, tmpl *jsonNode) (*manifestSpace, error) 
 		return nil, src.errAt(sn, "has %d configurations that meet its restrictions of params; at most %d are decoded (restrict it further)", len(ms.configs), maxSpacePoints)
 	}
 	return ms, nil
-}
-
-// checkSpaceName checks that a space's param can have name.
-func checkSpaceName(src *manifestSource, n *jsonNode, name string) error {
-	switch {
-	case !isIdent(name):
-		return src.errAt(n, "%q is not a valid param name (letters, digits and '_', not starting with a digit)", name)
-	case slices.Contains(kernels.LimitNames, name) || slices.Contains(reservedNames, name):
-		return src.errAt(n, "%q is reserved and cannot name a param", name)
-	}
-	if _, ok := exprFuncs[name]; ok {
-		return src.errAt(n, "%q is a function of the expression language and cannot name a param", name)
-	}
-	return nil
 }
 
 // spaceValues reads a param's values: a list of integers, {"range": [lo,
@@ -251,25 +237,24 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 		return src.errAt(n, "is %s, want a list of expressions such as \"WG * EPT <= max_workgroup_invocations\"", n.kind)
 	}
 	names := map[string]nameInfo{}
-	outside := map[string]bool{}
 	if dims := op.member("dims"); dims != nil && dims.kind == jsonObject {
 		for _, d := range dims.keys {
 			names[d] = nameInfo{kind: dimName, typ: intType}
-			outside[d] = true
 		}
 	}
 	for _, l := range kernels.LimitNames {
 		if _, ok := names[l]; ok {
 			return src.errAt(op.member("dims"), "dimension %q has the name of a device limit a restriction may use", l)
 		}
-		names[l] = nameInfo{kind: wgName, typ: intType}
-		outside[l] = true
+		names[l] = nameInfo{kind: deviceName, typ: intType}
 	}
-	for name := range ms.fixed {
-		names[name] = nameInfo{kind: paramName, typ: intType}
-	}
-	for _, p := range ms.params {
-		names[p.Name] = nameInfo{kind: paramName, typ: intType}
+	// A param that has a dimension's name (an error the decoder reports)
+	// stays the dimension here.
+	params := append(slices.Collect(maps.Keys(ms.fixed)), mapped(ms.params, func(p kernels.Param) string { return p.Name })...)
+	for _, name := range params {
+		if _, ok := names[name]; !ok {
+			names[name] = nameInfo{kind: paramName, typ: intType}
+		}
 	}
 	for _, e := range n.elems {
 		if e.kind != jsonString {
@@ -282,13 +267,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 		if x.typ != intType {
 			return src.errAt(e, "expression %q is a float; a restriction is a condition (an integer, non-zero when it holds)", e.s)
 		}
-		r := spaceRestriction{src: e.s, e: x, static: true}
-		for _, name := range x.names {
-			if outside[name] {
-				r.static = false
-			}
-		}
-		ms.restrict = append(ms.restrict, r)
+		ms.restrict = append(ms.restrict, spaceRestriction{src: e.s, e: x, static: !x.usesDims && !x.usesDevice})
 	}
 	return nil
 }
@@ -296,13 +275,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 // holds reports whether c meets the restrictions of params alone (a
 // failure to evaluate one is a failure).
 func (ms *manifestSpace) holds(c kernels.Config) bool {
-	env := exprEnv{}
-	for k, v := range ms.fixed {
-		env[k] = intValue(int64(v))
-	}
-	for k, v := range c {
-		env[k] = intValue(int64(v))
-	}
+	env := ms.env(c)
 	for _, r := range ms.restrict {
 		if !r.static {
 			continue
@@ -436,10 +409,23 @@ func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[str
 	op.space = s
 }
 
+// env is the environment of restrictions at configuration c: the
+// candidate's params and c's.
+func (ms *manifestSpace) env(c kernels.Config) exprEnv {
+	env := exprEnv{}
+	for k, v := range ms.fixed {
+		env[k] = intValue(int64(v))
+	}
+	for k, v := range c {
+		env[k] = intValue(int64(v))
+	}
+	return env
+}
+
 // restriction evaluates r at a configuration, size and device.
 func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool, error) {
 	return func(e kernels.Env) (bool, error) {
-		env := exprEnv{}
+		env := ms.env(e.Config)
 		for i, d := range e.Dims {
 			if i < len(e.Size) {
 				env[d] = intValue(int64(e.Size[i]))
@@ -447,12 +433,6 @@ func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool
 		}
 		for i, v := range kernels.LimitValues(e.Limits) {
 			env[kernels.LimitNames[i]] = intValue(v)
-		}
-		for k, v := range ms.fixed {
-			env[k] = intValue(int64(v))
-		}
-		for k, v := range e.Config {
-			env[k] = intValue(int64(v))
 		}
 		v, err := r.e.evalInt(env)
 		return err == nil && v != 0, err

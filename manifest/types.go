@@ -47,11 +47,17 @@ func lookupScalarType(name string) (scalarType, bool) {
 }
 
 func scalarTypeNames() string {
-	names := make([]string, len(scalarTypes))
-	for i, t := range scalarTypes {
-		names[i] = t.name
+	return strings.Join(mapped(scalarTypes, func(t scalarType) string { return t.name }), ", ")
+}
+
+// mapped returns f of each element of xs, such as the names of things
+// that a message lists.
+func mapped[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
-	return strings.Join(names, ", ")
+	return out
 }
 
 // dtype returns the DType of t, or 0 for types DType does not name.
@@ -80,17 +86,18 @@ func (t scalarType) intRange() (lo int64, hi uint64) {
 // why it does not fit.
 func (t scalarType) encode(dst []byte, v exprValue) error {
 	if t.kind == floatKind {
-		f := v.float()
+		f, u := v.float(), uint64(0)
 		switch t.size {
 		case 1: // unorm8
-			dst[0] = byte(math.Round(min(max(f, 0), 1) * 255))
+			u = uint64(math.Round(min(max(f, 0), 1) * 255))
 		case 2:
-			binary.LittleEndian.PutUint16(dst, f16Bits(float32(f)))
+			u = uint64(f16Bits(float32(f)))
 		case 4:
-			binary.LittleEndian.PutUint32(dst, math.Float32bits(float32(f)))
+			u = uint64(math.Float32bits(float32(f)))
 		case 8:
-			binary.LittleEndian.PutUint64(dst, math.Float64bits(f))
+			u = math.Float64bits(f)
 		}
+		putUint(dst, u, t.size)
 		return nil
 	}
 	if v.typ != intType {
@@ -104,45 +111,37 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 	return nil
 }
 
+// putUint writes the low size bytes of u into dst, little-endian;
+// getUint reads them back.
 func putUint(dst []byte, u uint64, size int) {
-	switch size {
-	case 1:
-		dst[0] = byte(u)
-	case 2:
-		binary.LittleEndian.PutUint16(dst, uint16(u))
-	case 4:
-		binary.LittleEndian.PutUint32(dst, uint32(u))
-	case 8:
-		binary.LittleEndian.PutUint64(dst, u)
-	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], u)
+	copy(dst[:size], b[:])
+}
+
+func getUint(b []byte, size int) uint64 {
+	var u [8]byte
+	copy(u[:], b[:size])
+	return binary.LittleEndian.Uint64(u[:])
 }
 
 // decodeFloat reads one element of a float type.
 func (t scalarType) decodeFloat(b []byte) float64 {
+	u := getUint(b, t.size)
 	switch t.size {
 	case 1: // unorm8
-		return float64(b[0]) / 255
+		return float64(u) / 255
 	case 2:
-		return f16Float(binary.LittleEndian.Uint16(b))
+		return f16Float(uint16(u))
 	case 4:
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		return float64(math.Float32frombits(uint32(u)))
 	}
-	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	return math.Float64frombits(u)
 }
 
 // formatInt formats one element of an integer type.
 func (t scalarType) formatInt(b []byte) string {
-	var u uint64
-	switch t.size {
-	case 1:
-		u = uint64(b[0])
-	case 2:
-		u = uint64(binary.LittleEndian.Uint16(b))
-	case 4:
-		u = uint64(binary.LittleEndian.Uint32(b))
-	case 8:
-		u = binary.LittleEndian.Uint64(b)
-	}
+	u := getUint(b, t.size)
 	if t.kind == intKind {
 		shift := 64 - 8*uint(t.size)
 		return fmt.Sprint(int64(u<<shift) >> shift)
@@ -221,8 +220,8 @@ type bufferInit struct {
 	hasSeed bool
 }
 
-// generate returns element i of n as the init makes it, encoded into dst,
-// drawing from r for random contents.
+// elementSource writes element i, as an init makes it, encoded into dst;
+// source draws random contents from r.
 type elementSource func(i int64, dst []byte)
 
 func (in bufferInit) source(t scalarType, r *rand.Rand) elementSource {
@@ -287,7 +286,7 @@ type manifestExpr struct {
 // errorf returns an error about the expression with code, such as an
 // evaluation error.
 func (m manifestExpr) errorf(code status.Code, err error) error {
-	return status.Newf(code, "manifest: %s: expression %q %v", m.where, m.src, err)
+	return errWhere(code, m.where, "expression %q %v", m.src, err)
 }
 
 type manifestLet struct {
@@ -324,7 +323,6 @@ type manifestBuffer struct {
 // manifestRun is how a candidate runs.
 type manifestRun struct {
 	params     map[string]int
-	lets       []bool // lets[i]: the candidate has every param let i needs
 	asserts    []manifestExpr
 	dispatches []*manifestDispatch
 	// key is the pipeline key of the candidate's own Executable (its
