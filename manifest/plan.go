@@ -249,7 +249,7 @@ func (op *manifestOp) counts(c int, env exprEnv, lens []int64) (work, error) {
 		w.flops = v.float()
 	}
 	if w.bytes < 0 || w.flops < 0 || math.IsNaN(w.bytes+w.flops) {
-		return w, status.Newf(status.InvalidArgument, "manifest: manifest: %s/%s: bytes %g and flops %g must not be negative", op.name, op.cands[c].Name, w.bytes, w.flops)
+		return w, status.Newf(status.InvalidArgument, "manifest: %s/%s: bytes %g and flops %g must not be negative", op.name, op.cands[c].Name, w.bytes, w.flops)
 	}
 	return w, nil
 }

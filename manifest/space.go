@@ -388,7 +388,7 @@ func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[str
 	s.Candidate = func(c kernels.Config) (kernels.Candidate, error) {
 		i, ok := at[ms.tmpl+"-"+suffix(ms.params, c)]
 		if !ok {
-			return kernels.Candidate{}, status.Newf(status.InvalidArgument, "manifest: manifest: %s: configuration %s fails a restriction of params", op.name, s.Name(c))
+			return kernels.Candidate{}, status.Newf(status.InvalidArgument, "manifest: %s: configuration %s fails a restriction of params", op.name, s.Name(c))
 		}
 		return sop.Candidates()[i], nil
 	}
