@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -129,6 +131,40 @@ func TestSearch(t *testing.T) {
 	// The named candidates' key is another question.
 	if _, ok := cache.Lookup(tuner.Table(), tuner.Key(op, kernels.Size{1 << 14}), autotune.Checksum(op.Candidates())); ok {
 		t.Error("the search answered the named candidates' key")
+	}
+}
+
+// TestSearchObjective searches for a tuner that picks by energy: the
+// answer goes into that tuner's own table, and it is the evaluated point
+// with the least energy per run, with the objective recorded, not the
+// fastest passed off as the most frugal.
+func TestSearchObjective(t *testing.T) {
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	opts := quick
+	opts.Telemetry = newSteady(200)
+	opts.EnergyWindow = 30 * time.Millisecond
+	opts.Objective = autotune.ObjectiveEnergy
+	tuner := autotune.NewTuner(devtest.Device(t), cache, opts)
+	if tb := tuner.Table(); !strings.HasSuffix(tb.Tuner, "+energy") {
+		t.Errorf("table %+v: an energy tuner's answers belong in a table of their own", tb)
+	}
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 12}, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.Entry
+	if e.Objective != autotune.ObjectiveEnergy {
+		t.Fatalf("objective %q (%s), want energy", e.Objective, e.ObjectiveNote)
+	}
+	least := -1
+	for i, r := range e.Results {
+		if r.Outcome == autotune.Measured && r.EnergyJ > 0 && (least < 0 || r.EnergyJ < e.Results[least].EnergyJ) {
+			least = i
+		}
+	}
+	if least < 0 || e.Fastest != least {
+		t.Errorf("winner %d (%s, %g J); the least energy per run is %d", e.Fastest, e.FastestName, e.Results[e.Fastest].EnergyJ, least)
 	}
 }
 

@@ -1,7 +1,9 @@
 package autotune
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -131,7 +133,8 @@ func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(step) bool 
 }
 
 // searchEntry is the entry a search commits: a result for each candidate
-// of sop, those of the points it evaluated at their index.
+// of sop, those of the points it evaluated at their index, the winner by
+// the tuner's objective.
 func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, steps []step) *Entry {
 	e := newEntry(Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), shape, t.opts, t.dev.Info())
 	cands := sop.Candidates()
@@ -153,6 +156,19 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape
 			e.Tie, e.TieRule = true, TieRule
 		}
 	}
+	// A tuner of another objective than time commits into a table of its
+	// own: its answer is picked by that objective where the evaluations
+	// have it, and otherwise says that time picked it (a search measures
+	// no energy), as a tune's does.
+	e.Objective = t.opts.Objective
+	var ranked []int
+	for _, s := range steps {
+		if s.rec.ok() {
+			ranked = append(ranked, pts.Index[s.i])
+		}
+	}
+	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(e.Results[a].Stats.Median, e.Results[b].Stats.Median) })
+	pickByObjective(e, ranked)
 	return e
 }
 
