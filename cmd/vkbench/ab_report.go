@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -243,9 +242,7 @@ func (e errRegressionText) Error() string { return string(e) }
 func writeAB(w io.Writer, format string, r *abReport) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(w, r)
 	case "junit":
 		return writeABJUnit(w, r)
 	}

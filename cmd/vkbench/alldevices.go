@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,12 +62,11 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(allDevicesJSON(all, took)); err != nil {
-			return err
-		}
-	} else if err := writeAllDevices(out, all, took); err != nil {
+		err = writeJSON(out, allDevicesJSON(all, took))
+	} else {
+		err = writeAllDevices(out, all, took)
+	}
+	if err != nil {
 		return err
 	}
 	for _, r := range all {

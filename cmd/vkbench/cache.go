@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -181,9 +180,7 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			if len(tables) == 0 {
 				fmt.Fprintln(tw, "the cache is empty")
@@ -235,14 +232,11 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 					}
 					found++
 					if asJSON {
-						enc := json.NewEncoder(cmd.OutOrStdout())
-						enc.SetIndent("", "  ")
-						if err := enc.Encode(e); err != nil {
-							return err
-						}
-						continue
+						err = writeJSON(cmd.OutOrStdout(), e)
+					} else {
+						err = writeEntry(cmd, t, e)
 					}
-					if err := writeEntry(cmd, t, e); err != nil {
+					if err != nil {
 						return err
 					}
 				}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -183,9 +182,7 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		}
 		return nil
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	case "junit":
 		return writeJUnit(w, rep)
 	}

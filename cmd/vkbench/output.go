@@ -21,9 +21,7 @@ import (
 func writeResults(w io.Writer, format string, file *results.File, verbose bool) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(file)
+		return writeJSON(w, file)
 	case "csv":
 		return writeCSV(w, file)
 	case "gobench":
@@ -94,6 +92,13 @@ func writeTable(w io.Writer, file *results.File) error {
 		fmt.Fprintln(tw, row+statusText(b))
 	}
 	return flush()
+}
+
+// writeJSON writes v as indented JSON, as every command's JSON output is.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // halfWidthText is the 95% interval of s's median as ± a percentage of

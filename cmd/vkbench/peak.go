@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -96,9 +95,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p.rec)
+		return writeJSON(w, p.rec)
 	}
 	return writePeakTable(w, info, p.rows, conditions)
 }
