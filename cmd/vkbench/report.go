@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
@@ -91,23 +89,27 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 		return err
 	}
 	rep := buildReport(in, peakOf)
-	var buf bytes.Buffer
-	if err := rep.write(&buf, format); err != nil {
-		return err
-	}
-	out, err := openOutput(cmd, output, "")
-	if err != nil {
-		return err
-	}
-	if _, err := out.Write(buf.Bytes()); err != nil {
-		out.Discard()
-		return err
-	}
-	if err := out.Commit(); err != nil {
+	if err := writeReportFile(cmd, output, func(w io.Writer) error { return rep.write(w, format) }); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, rep.charts(), len(in))
 	return err
+}
+
+// writeReportFile draws a report with write, then writes it to path
+// atomically (see openOutput): a report that cannot be drawn touches no
+// file.
+func writeReportFile(cmd *cobra.Command, path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	out, err := openOutput(cmd, path, "")
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(buf.Bytes())
+	return out.finish(err)
 }
 
 // reportPeaks returns the peak of each hardware, for its roofline: each
@@ -283,16 +285,8 @@ func (r *report) write(w io.Writer, format string) error {
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "svg":
-		c := vgsvg.New(chartWidth, heightOf(panels))
-		drawPanels(c, panels)
-		return writeSVG(w, c)
-	case "png":
-		c := vgimg.NewWith(vgimg.UseWH(chartWidth, heightOf(panels)), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
-		drawPanels(c, panels)
-		_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-		return err
+	if format == "html" {
+		return r.writeHTML(w, panels)
 	}
-	return r.writeHTML(w, panels)
+	return writeCanvas(w, format, heightOf(panels), func(c vg.CanvasSizer) { drawPanels(c, panels) })
 }
