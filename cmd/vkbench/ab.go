@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -134,11 +133,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	defer closeTelemetry()
 	opts.NoDrop, opts.SameBatch = true, true
 	opts.EnergyWindow = -1 // ab compares times
-	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
-	opts.Progress = bar.update
-	if verbose(cmd) {
-		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
+	bar := startProgress(cmd, f.quiet, &opts)
 	info := o.dev.Info()
 	rep := newABReport(args[0], args[1], info, opts, threshold)
 	rep.Conditions = conditions
@@ -153,9 +148,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 		rep.add(p, e)
 	}
 	bar.finish()
-	if err := savePipelineCache(o.dev, cache); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
-	}
+	keepPipelineCache(cmd, o.dev, cache)
 	if err := status.Join(runErr, o.Release()); err != nil {
 		outs.discard()
 		return err
@@ -224,23 +217,8 @@ func pairManifests(oldPath, newPath string, names []string) ([]abPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	byName := func(ops []kernels.Operation) (map[string]kernels.Operation, []string) {
-		m := map[string]kernels.Operation{}
-		var order []string
-		for _, op := range ops {
-			m[op.Name()] = op
-			order = append(order, op.Name())
-		}
-		return m, order
-	}
-	oldBy, oldNames := byName(olds)
-	newBy, newNames := byName(news)
-	var shared []string
-	for _, n := range oldNames {
-		if _, ok := newBy[n]; ok {
-			shared = append(shared, n)
-		}
-	}
+	oldNames, newNames := opNames(olds), opNames(news)
+	shared := slices.DeleteFunc(slices.Clone(oldNames), func(n string) bool { return !slices.Contains(newNames, n) })
 	if len(shared) == 0 {
 		return nil, usageError{fmt.Errorf("%s (%s) and %s (%s) have no operation of the same name", oldPath, strings.Join(oldNames, ", "), newPath, strings.Join(newNames, ", "))}
 	}
@@ -254,7 +232,8 @@ func pairManifests(oldPath, newPath string, names []string) ([]abPair, error) {
 	}
 	var pairs []abPair
 	for _, n := range shared {
-		p, err := pairOperation(oldBy[n], newBy[n])
+		// A manifest describes each operation once.
+		p, err := pairOperation(olds[slices.Index(oldNames, n)], news[slices.Index(newNames, n)])
 		if err != nil {
 			return nil, err
 		}

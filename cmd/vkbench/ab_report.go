@@ -111,7 +111,7 @@ type abReport struct {
 
 func newABReport(oldPath, newPath string, info hal.DeviceInfo, opts autotune.Options, threshold float64) *abReport {
 	return &abReport{Schema: ABSchema, Version: version, Time: time.Now().UTC(), Old: oldPath, New: newPath,
-		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()},
+		Device: resultsDevice(info),
 		Mode:   string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds, Threshold: threshold, Confidence: stats.Confidence}
 }
 

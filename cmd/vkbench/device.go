@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -79,6 +80,14 @@ func savePipelineCache(dev hal.Device, cache *autotune.Cache) error {
 		return err
 	}
 	return cache.SavePipelineCache(dev.Info().PipelineCacheUUID, data)
+}
+
+// keepPipelineCache saves the driver's pipeline cache after a command
+// measured: one not saved only costs the next run compile time, a warning.
+func keepPipelineCache(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache) {
+	if err := savePipelineCache(dev, cache); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
+	}
 }
 
 // validating reports whether the validation layer is asked for, by flag or

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,21 +178,14 @@ func operations(names []string, manifest []kernels.Operation) ([]kernels.Operati
 		return kernels.Builtin(), nil
 	}
 	var ops []kernels.Operation
-next:
 	for _, n := range names {
-		for _, op := range manifest {
-			if op.Name() == n {
-				ops = append(ops, op)
-				continue next
-			}
+		if i := slices.IndexFunc(manifest, func(op kernels.Operation) bool { return op.Name() == n }); i >= 0 {
+			ops = append(ops, manifest[i])
+			continue
 		}
 		op, err := kernels.Lookup(n)
 		if err != nil && len(manifest) > 0 {
-			var names []string
-			for _, m := range manifest {
-				names = append(names, m.Name())
-			}
-			err = status.Annotatef(err, "nor in the manifest (%s)", strings.Join(names, ", "))
+			err = status.Annotatef(err, "nor in the manifest (%s)", strings.Join(opNames(manifest), ", "))
 		}
 		if err != nil {
 			return nil, usageError{err}
@@ -233,7 +226,7 @@ as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, and those the device cannot run as unsupported,
 each with the reason.
 
-Operations: ` + strings.Join(builtinNames(), ", ") + `.
+Operations: ` + strings.Join(opNames(kernels.Builtin()), ", ") + `.
 
 Exit status: 0 success, 1 a candidate computed a wrong result or an operation
 could not run at its size, 2 bad usage, 3 a device failure.`,
@@ -331,10 +324,11 @@ func selectCandidates(w io.Writer, ops []kernels.Operation, expr string) ([]kern
 	return out, nil
 }
 
-func builtinNames() []string {
-	var names []string
-	for _, op := range kernels.Builtin() {
-		names = append(names, op.Name())
+// opNames are the names of ops, in order.
+func opNames(ops []kernels.Operation) []string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = op.Name()
 	}
 	return names
 }
@@ -405,17 +399,11 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	defer closeTelemetry()
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
 		Objective: string(opts.Objective), Conditions: conditions,
-		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
-	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
-	opts.Progress = bar.update
-	if verbose(cmd) {
-		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
+		Device: resultsDevice(info)}
+	bar := startProgress(cmd, f.quiet, &opts)
 	runErr := measureAll(cmd, o.dev, cache, opts, ops, tables, sizes, commit, force, file, f)
 	bar.finish()
-	if err := savePipelineCache(o.dev, cache); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
-	}
+	keepPipelineCache(cmd, o.dev, cache)
 	// Results measured before a failure are shown (a file given with -o
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
@@ -589,6 +577,12 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 		return errOperationFailed{names}
 	}
 	return nil
+}
+
+// resultsDevice is the device info describes, as results files and ab's
+// report name it.
+func resultsDevice(info hal.DeviceInfo) results.Device {
+	return results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}
 }
 
 // errVerification makes the command exit with status 1.
