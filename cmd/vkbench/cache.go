@@ -354,16 +354,7 @@ func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
 // to do but read or write the file, and a file that is damaged, locked or
 // of a newer format is the user's to fix (move it aside, point --cache
 // elsewhere), not a failure of the device.
-func unusableCache(err error) error {
-	if err == nil {
-		return nil
-	}
-	var u usageError
-	if errors.As(err, &u) {
-		return err
-	}
-	return usageError{err}
-}
+func unusableCache(err error) error { return asUsage(err) }
 
 // pickTable finds the one table matching hardware and tuner (each may be
 // empty to match any).

@@ -52,6 +52,15 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// asUsage marks err, if it is not nil, as the user's input.
+func asUsage(err error) error {
+	var u usageError
+	if err == nil || errors.As(err, &u) {
+		return err
+	}
+	return usageError{err}
+}
+
 func main() {
 	ctx, stop := notifyInterrupt(context.Background(), os.Stderr)
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -198,16 +207,7 @@ func strictArgs(cmd *cobra.Command) {
 		return
 	}
 	if check := cmd.Args; check != nil {
-		cmd.Args = func(c *cobra.Command, args []string) error {
-			if err := check(c, args); err != nil {
-				var u usageError
-				if errors.As(err, &u) {
-					return err
-				}
-				return usageError{err}
-			}
-			return nil
-		}
+		cmd.Args = func(c *cobra.Command, args []string) error { return asUsage(check(c, args)) }
 	}
 }
 
