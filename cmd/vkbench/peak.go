@@ -115,10 +115,10 @@ func peakOperations() ([]kernels.Operation, error) {
 
 // peakRow is one measure in peak's table.
 type peakRow struct {
-	what, op, cand string
-	rate           float64
-	unit           string
-	note           string
+	what, cand string
+	rate       float64
+	unit       string
+	note       string
 }
 
 // peakRun measures one device's peaks into rec, with a row per measure.
@@ -180,7 +180,7 @@ func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64)
 			r := e.Results[0]
 			note = string(r.Outcome) + ": " + oneLine(reason(outcomeOf(r.Outcome), r.Name, r.Error), 100)
 		}
-		p.rows = append(p.rows, peakRow{what: name, op: name, unit: unit, note: note})
+		p.rows = append(p.rows, peakRow{what: name, unit: unit, note: note})
 		return 0, nil
 	}
 	w := e.Results[e.Fastest]
@@ -194,7 +194,7 @@ func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64)
 	if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
 		note += " [" + strings.Join(w.Flags, ",") + "]"
 	}
-	p.rows = append(p.rows, peakRow{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
+	p.rows = append(p.rows, peakRow{what: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
 	return pick(w), nil
 }
 
