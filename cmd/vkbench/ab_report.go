@@ -265,12 +265,7 @@ func writeAB(w io.Writer, format string, r *abReport) error {
 	return err
 }
 
-func abVerdictText(row abRow) string {
-	if row.Note == "" {
-		return row.Verdict
-	}
-	return row.Verdict + " (" + row.Note + ")"
-}
+func abVerdictText(row abRow) string { return withNote(row.Verdict, row.Note) }
 
 func writeABJUnit(w io.Writer, r *abReport) error {
 	s := junitSuite{Name: "vkbench ab", Tests: len(r.Rows)}

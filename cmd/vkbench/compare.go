@@ -257,11 +257,15 @@ func writeCompareWarnings(w io.Writer, rep results.Report) {
 
 // verdictText is a row's verdict and, where there is one, why
 // ("not measured (no samples in new)").
-func verdictText(r results.Row) string {
-	if r.Note != "" {
-		return string(r.Verdict) + " (" + r.Note + ")"
+func verdictText(r results.Row) string { return withNote(string(r.Verdict), r.Note) }
+
+// withNote is a verdict followed by its note in parentheses, where it has
+// one.
+func withNote(verdict, note string) string {
+	if note == "" {
+		return verdict
 	}
-	return string(r.Verdict)
+	return verdict + " (" + note + ")"
 }
 
 func fmtSeconds(s float64) string {

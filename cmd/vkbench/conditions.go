@@ -112,19 +112,11 @@ var flagAdvice = map[string]string{
 // winner and the conditions of the tune.
 func writeEntryConditions(w io.Writer, e *autotune.Entry) {
 	if e.Objective != "" {
-		fmt.Fprintf(w, "  objective: %s", e.Objective)
-		if e.ObjectiveNote != "" {
-			fmt.Fprintf(w, " (%s)", e.ObjectiveNote)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  objective: %s\n", withNote(string(e.Objective), e.ObjectiveNote))
 	}
 	switch {
 	case e.Conditions != nil:
-		fmt.Fprintf(w, "  conditions: %s", e.Conditions)
-		if e.ConditionsNote != "" {
-			fmt.Fprintf(w, " (%s)", e.ConditionsNote)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  conditions: %s\n", withNote(e.Conditions.String(), e.ConditionsNote))
 	case e.ConditionsNote != "":
 		fmt.Fprintf(w, "  conditions: %s\n", e.ConditionsNote)
 	}

@@ -67,21 +67,13 @@ func writeTable(w io.Writer, file *results.File) error {
 		if b.Winner {
 			mark = "*"
 		}
-		med, ci, mn, gbs, gfl, pk := "-", "-", "-", "-", "-", "-"
+		med, ci, mn := "-", "-", "-"
 		if s := b.Stats; s != nil {
 			med, mn = fmtSeconds(s.Median), fmtSeconds(s.Min)
 			ci = halfWidthText(*s)
 		}
-		if b.GBps > 0 {
-			gbs = fmt.Sprintf("%.1f", b.GBps)
-		}
-		if b.GFLOPs > 0 {
-			gfl = fmt.Sprintf("%.1f", b.GFLOPs)
-		}
-		if b.PercentPeak > 0 {
-			pk = fmt.Sprintf("%.0f%%", b.PercentPeak)
-		}
-		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn, gbs, gfl, pk)
+		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn,
+			rateText("%.1f", b.GBps), rateText("%.1f", b.GFLOPs), rateText("%.0f%%", b.PercentPeak))
 		if energy {
 			e := "-"
 			if b.EnergyJ > 0 {
@@ -99,6 +91,15 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// rateText writes a rate (or a percentage of peak) with format, or "-"
+// where it is 0: not measured, or no peak known.
+func rateText(format string, v float64) string {
+	if v > 0 {
+		return fmt.Sprintf(format, v)
+	}
+	return "-"
 }
 
 // halfWidthText is the 95% interval of s's median as ± a percentage of

@@ -205,11 +205,7 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
 	for _, r := range rows {
-		rate := "-"
-		if r.rate > 0 {
-			rate = fmt.Sprintf("%.1f", r.rate)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rateText("%.1f", r.rate), r.unit, r.note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
 	"image/color"
 	"io"
@@ -115,19 +114,10 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 					continue
 				}
 				row := htmlRow{File: r.in[f].label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
-					Median: "-", CI: "-", GBps: "-", GFLOPs: "-", Peak: "-", Note: b.Error}
+					Median: "-", CI: "-", GBps: rateText("%.3g", b.GBps), GFLOPs: rateText("%.3g", b.GFLOPs), Peak: rateText("%.0f%%", b.PercentPeak), Note: b.Error}
 				if measured(b) {
 					row.Median = fmtSeconds(b.Stats.Median)
 					row.CI = ciText(*b.Stats)
-				}
-				if b.GBps > 0 {
-					row.GBps = fmt.Sprintf("%.3g", b.GBps)
-				}
-				if b.GFLOPs > 0 {
-					row.GFLOPs = fmt.Sprintf("%.3g", b.GFLOPs)
-				}
-				if b.PercentPeak > 0 {
-					row.Peak = fmt.Sprintf("%.0f%%", b.PercentPeak)
 				}
 				if len(b.Flags) > 0 {
 					row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)
