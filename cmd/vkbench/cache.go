@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -105,13 +106,8 @@ Tables are named autotune/v1/layout-v1/<hardware>/<tuner>; entries are keyed
 by operation/dtype/shape and the checksum of the candidate list.`,
 	}
 	cf.register(cmd.PersistentFlags())
-	cmd.AddCommand(newCachePathCmd(&cf))
-	cmd.AddCommand(newCacheLsCmd(&cf))
-	cmd.AddCommand(newCacheShowCmd(&cf))
-	cmd.AddCommand(newCacheExportCmd(&cf))
-	cmd.AddCommand(newCacheImportCmd(&cf))
-	cmd.AddCommand(newCacheClearCmd(&cf))
-	cmd.AddCommand(newExportLogCmd(&cf))
+	cmd.AddCommand(newCachePathCmd(&cf), newCacheLsCmd(&cf), newCacheShowCmd(&cf), newCacheExportCmd(&cf),
+		newCacheImportCmd(&cf), newCacheClearCmd(&cf), newExportLogCmd(&cf))
 	return cmd
 }
 
@@ -126,11 +122,7 @@ func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p := c.Path()
-			if p == "" {
-				p = "off"
-			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), p)
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), cmp.Or(c.Path(), "off"))
 			return err
 		},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"html/template"
 	"image/color"
@@ -113,10 +114,7 @@ func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
 			if err != nil {
 				return nil, 0, err
 			}
-			line.Color = strategyColors[s.Strategy]
-			if line.Color == nil {
-				line.Color = color.Black
-			}
+			line.Color = cmp.Or(strategyColors[s.Strategy], color.Color(color.Black))
 			line.Width = vg.Points(1.2)
 			line.StepStyle = plotter.PostStep
 			p.Add(line)

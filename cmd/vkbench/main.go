@@ -97,10 +97,7 @@ func notifyInterrupt(parent context.Context, stderr io.Writer) (context.Context,
 		if !ok {
 			return
 		}
-		in := interrupt{syscall.SIGINT}
-		if first == syscall.SIGTERM {
-			in.sig = syscall.SIGTERM
-		}
+		in := interrupt{first.(syscall.Signal)} // SIGINT or SIGTERM, as notified
 		cancel(in)
 		if _, ok := <-sigs; ok {
 			_, _ = fmt.Fprintf(stderr, "vkbench: %s again: exiting at once\n", signalName(in.sig)) // on the way out

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -40,10 +41,7 @@ func openOutput(cmd *cobra.Command, path, cachePath string) (*outFile, error) {
 		}
 	}
 	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+".tmp-*")
 	if err != nil {
 		return nil, usageError{fmt.Errorf("-o %s: %w", path, unwrapPathError(err))}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -117,28 +118,19 @@ func writeReportFile(cmd *cobra.Command, path string, write func(io.Writer) erro
 // peak stored in the cache for the hardware; nil where neither roof is
 // known. The cache is opened only where a flag is missing.
 func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float64) (func(hardware string) *autotune.Peak, error) {
-	peaks := func(string) *autotune.Peak { return nil }
+	var cache *autotune.Cache
 	if peakGBps == 0 || peakGFLOPs == 0 {
-		cache, err := cf.open(cmd, false)
-		if err != nil {
+		var err error
+		if cache, err = cf.open(cmd, false); err != nil {
 			return nil, err
-		}
-		peaks = func(hardware string) *autotune.Peak {
-			p, _ := cache.LoadPeak(hardware) // no stored peak is a note, not an error
-			if p == nil {
-				return nil
-			}
-			return &p.Peak
 		}
 	}
 	return func(hardware string) *autotune.Peak {
 		p := autotune.Peak{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}
-		if stored := peaks(hardware); stored != nil {
-			if p.BandwidthGBps == 0 {
-				p.BandwidthGBps = stored.BandwidthGBps
-			}
-			if p.GFLOPs == 0 {
-				p.GFLOPs = stored.GFLOPs
+		if cache != nil {
+			if stored, _ := cache.LoadPeak(hardware); stored != nil { // no stored peak is a note, not an error
+				p.BandwidthGBps = cmp.Or(p.BandwidthGBps, stored.BandwidthGBps)
+				p.GFLOPs = cmp.Or(p.GFLOPs, stored.GFLOPs)
 			}
 		}
 		if p.BandwidthGBps == 0 && p.GFLOPs == 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -45,10 +46,7 @@ func (rl *roofline) drawn(r *report) bool {
 
 func (r *report) rooflineNotes(rl *roofline) []string {
 	var notes []string
-	hw := rl.hardware
-	if hw == "" {
-		hw = "unknown hardware"
-	}
+	hw := cmp.Or(rl.hardware, "unknown hardware")
 	switch {
 	case rl.peak == nil:
 		notes = append(notes, fmt.Sprintf("No roofline for %s: no peak is known (run vkbench peak on it, point --cache at the cache that holds its peak, or pass --peak-gbps and --peak-gflops).", hw))
@@ -157,12 +155,9 @@ func (r *report) roofPointsOf(rl *roofline, box *logBox) []roofPoints {
 			pt := plotter.XY{X: b.Flops / b.Bytes, Y: b.GFLOPs}
 			box.widen(pt.X, pt.Y)
 			if b.Winner {
-				label := b.Op
-				if label == "" {
-					label, _, _ = splitName(b)
-				}
+				group, _, _ := splitName(b)
 				pts.winners = append(pts.winners, pt)
-				pts.labels = append(pts.labels, label)
+				pts.labels = append(pts.labels, cmp.Or(b.Op, group))
 			} else {
 				pts.others = append(pts.others, pt)
 			}
