@@ -116,18 +116,16 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	if err != nil {
 		return err
 	}
+	defer outs.discard() // unless written
 	o, err := f.dev.open(cmd, cache)
 	if err != nil {
-		outs.discard()
 		return err
 	}
 	if opts.Objective != autotune.ObjectiveTime {
-		outs.discard()
 		return status.Join(usageError{fmt.Errorf("--objective %s: ab compares time per run", opts.Objective)}, o.Release())
 	}
 	conditions, closeTelemetry, err := withTelemetry(&opts, o.dev.Info())
 	if err != nil {
-		outs.discard()
 		return status.Join(err, o.Release())
 	}
 	defer closeTelemetry()
@@ -150,7 +148,6 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	bar.finish()
 	keepPipelineCache(cmd, o.dev, cache)
 	if err := status.Join(runErr, o.Release()); err != nil {
-		outs.discard()
 		return err
 	}
 	rep.finish()
@@ -181,6 +178,7 @@ func openABOutputs(cmd *cobra.Command, output, junit, cachePath string) (*abOutp
 	return o, nil
 }
 
+// discard drops what was not committed.
 func (o *abOutputs) discard() {
 	o.out.Discard()
 	if o.junit != nil {

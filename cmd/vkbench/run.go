@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -145,15 +146,11 @@ func (f *benchFlags) options() (autotune.Options, error) {
 		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
 	}
 	o := autotune.DefaultOptions
-	o.Warmup = f.warmup
-	if f.warmup == 0 {
-		o.Warmup = -1
-	}
+	// A flag's 0 means none, which Options says with -1 (its 0 is the
+	// default).
+	o.Warmup = cmp.Or(f.warmup, -1)
 	o.Objective = objective
-	o.EnergyWindow = f.energyWindow
-	if f.energyWindow == 0 {
-		o.EnergyWindow = -1
-	}
+	o.EnergyWindow = cmp.Or(f.energyWindow, -1)
 	o.Level = level
 	o.TargetHalfWidth = f.precision / 100
 	o.Budget = f.budget
@@ -382,9 +379,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
+	defer out.Discard() // unless finished
 	o, err := f.dev.open(cmd, cache)
 	if err != nil {
-		out.Discard()
 		return err
 	}
 	info := o.dev.Info()
@@ -393,7 +390,6 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	}
 	conditions, closeTelemetry, err := withTelemetry(&opts, info)
 	if err != nil {
-		out.Discard()
 		return status.Join(err, o.Release())
 	}
 	defer closeTelemetry()
