@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -209,11 +211,7 @@ func (tg *tunerGroups) tuneAll(ctx context.Context, cache *autotune.Cache, ops [
 	if err := status.Join(errs...); err != nil {
 		return nil, err
 	}
-	var all []autotune.JobResult
-	for _, r := range results {
-		all = append(all, r...)
-	}
-	return all, nil
+	return slices.Concat(results...), nil
 }
 
 // manifestTables maps each operation of ops that comes from a manifest to
@@ -256,7 +254,7 @@ func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
 	}{took.Seconds(), jobs}
 }
 
-func writeAllDevices(w interface{ Write([]byte) (int, error) }, all []autotune.JobResult, took time.Duration) error {
+func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "hardware\toperation\tsize\twinner\tmedian\tanswered by\tmeasured by\ttook\tnote")
 	for _, r := range all {

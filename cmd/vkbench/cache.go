@@ -422,26 +422,22 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 // writeCompilerStats lists what the driver's compiler reported of each
 // candidate (registers, spills: often why one is slower), when it did.
 func writeCompilerStats(w io.Writer, rs []autotune.Result) error {
-	header := false
+	var b strings.Builder
 	for _, r := range rs {
 		if len(r.Compiler) == 0 {
 			continue
 		}
-		if !header {
-			if _, err := fmt.Fprintln(w, "  compiler statistics, as the driver reports them:"); err != nil {
-				return err
-			}
-			header = true
+		if b.Len() == 0 {
+			b.WriteString("  compiler statistics, as the driver reports them:\n")
 		}
 		var parts []string
 		for _, name := range slices.Sorted(maps.Keys(r.Compiler)) {
 			parts = append(parts, fmt.Sprintf("%s %g", name, r.Compiler[name]))
 		}
-		if _, err := fmt.Fprintf(w, "    %s: %s\n", r.Name, strings.Join(parts, ", ")); err != nil {
-			return err
-		}
+		fmt.Fprintf(&b, "    %s: %s\n", r.Name, strings.Join(parts, ", "))
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // plural writes n and the noun in the right number.

@@ -166,12 +166,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 // evaluate.
 func evaluatedOnly(e *autotune.Entry) *autotune.Entry {
 	c := *e
-	c.Results = nil
-	for _, r := range e.Results {
-		if r.Outcome != autotune.Unevaluated {
-			c.Results = append(c.Results, r)
-		}
-	}
+	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r autotune.Result) bool { return r.Outcome == autotune.Unevaluated })
 	return &c
 }
 
