@@ -92,11 +92,8 @@ func writeConditions(w io.Writer, file *results.File, verbose bool) error {
 func conditionsNote(rs ...autotune.Result) string {
 	var notes []string
 	for _, flag := range []string{telemetry.FlagThrottled, telemetry.FlagClocksMoved} {
-		for _, r := range rs {
-			if slices.Contains(r.Flags, flag) {
-				notes = append(notes, flagAdvice[flag])
-				break
-			}
+		if slices.ContainsFunc(rs, func(r autotune.Result) bool { return slices.Contains(r.Flags, flag) }) {
+			notes = append(notes, flagAdvice[flag])
 		}
 	}
 	return strings.Join(notes, "; ")

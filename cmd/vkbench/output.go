@@ -41,22 +41,15 @@ func writeTable(w io.Writer, file *results.File) error {
 	fmt.Fprintln(w)
 	// Energy per run is a column where any benchmark has it.
 	energy := slices.ContainsFunc(file.Benchmarks, func(b results.Benchmark) bool { return b.EnergyJ > 0 })
+	// One table per operation: a line without a tab, as each operation's
+	// title, ends tabwriter's columns, so that each table is aligned on
+	// its own.
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var op string
-	var tw *tabwriter.Writer
-	flush := func() error {
-		if tw == nil {
-			return nil
-		}
-		return tw.Flush()
-	}
 	for _, b := range file.Benchmarks {
 		if head := b.Op + "/" + b.DType + "/" + b.Shape; head != op {
-			if err := flush(); err != nil {
-				return err
-			}
 			op = head
-			fmt.Fprintf(w, "\n%s %s, size %s\n", b.Op, b.DType, b.Shape)
-			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "\n%s %s, size %s\n", b.Op, b.DType, b.Shape)
 			head := "  \tcandidate\tmedian\t±95% CI\tmin\tGB/s\tGFLOP/s\t% peak\t"
 			if energy {
 				head += "energy/run\t"
@@ -83,7 +76,7 @@ func writeTable(w io.Writer, file *results.File) error {
 		}
 		fmt.Fprintln(tw, row+statusText(b))
 	}
-	return flush()
+	return tw.Flush()
 }
 
 // writeJSON writes v as indented JSON, as every command's JSON output is.
@@ -217,14 +210,9 @@ func writeGoBench(w io.Writer, file *results.File) error {
 }
 
 // benchName makes a string safe as a Go benchmark name: no spaces.
-func benchName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\t' {
-			return '_'
-		}
-		return r
-	}, s)
-}
+func benchName(s string) string { return benchNameReplacer.Replace(s) }
+
+var benchNameReplacer = strings.NewReplacer(" ", "_", "\t", "_")
 
 // percentOfRoof is a result's rate as a percentage of what the roofline
 // allows at its arithmetic intensity: min(compute peak of the operation's
