@@ -72,26 +72,26 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	}
 	defer func() { err = w.finish(err) }()
 	ctx := cmd.Context()
-	o, err := f.dev.open(cmd, cache)
+	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
 	}
-	info := o.dev.Info()
+	info := dev.Info()
 	conditions, closeTelemetry, err := withTelemetry(&opts, info)
 	if err != nil {
-		return status.Join(err, o.Release())
+		return status.Join(err, release())
 	}
 	defer closeTelemetry()
 	opts.EnergyWindow = -1 // a peak is a rate
-	p := &peakRun{ctx: ctx, dev: o.dev, info: info, sizes: sizes, opts: opts,
+	p := &peakRun{ctx: ctx, dev: dev, info: info, sizes: sizes, opts: opts,
 		rec: autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}}
 	if err := p.measureAll(); err != nil {
-		return status.Join(err, o.Release())
+		return status.Join(err, release())
 	}
 	if err := cache.SavePeak(info.Hardware(), p.rec); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
-	if err := o.Release(); err != nil {
+	if err := release(); err != nil {
 		return err
 	}
 	if f.format == "json" {

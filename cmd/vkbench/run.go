@@ -380,33 +380,33 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	defer out.Discard() // unless finished
-	o, err := f.dev.open(cmd, cache)
+	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
 	}
-	info := o.dev.Info()
+	info := dev.Info()
 	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
 	conditions, closeTelemetry, err := withTelemetry(&opts, info)
 	if err != nil {
-		return status.Join(err, o.Release())
+		return status.Join(err, release())
 	}
 	defer closeTelemetry()
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
 		Objective: string(opts.Objective), Conditions: conditions,
 		Device: resultsDevice(info)}
 	bar := startProgress(cmd, f.quiet, &opts)
-	runErr := measureAll(cmd, o.dev, cache, opts, ops, tables, sizes, commit, force, file, f)
+	runErr := measureAll(cmd, dev, cache, opts, ops, tables, sizes, commit, force, file, f)
 	bar.finish()
-	keepPipelineCache(cmd, o.dev, cache)
+	keepPipelineCache(cmd, dev, cache)
 	// Results measured before a failure are shown (a file given with -o
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
 		werr = writeResults(out, f.format, file, verbose(cmd))
 	}
-	if err := out.finish(status.Join(runErr, werr, o.Release())); err != nil {
+	if err := out.finish(status.Join(runErr, werr, release())); err != nil {
 		return err
 	}
 	for _, b := range file.Benchmarks {
@@ -429,7 +429,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
 	}
 	tuners := map[string]*autotune.Tuner{}
-	var failed []string
+	var failed errOperationFailed
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
 		table := tables[op.Name()]
@@ -462,18 +462,14 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; fix the cache file or point --cache at another")}
 		}
 		if err != nil && e == nil && operationsOwn(ctx, dev, err) {
-			file.Benchmarks = append(file.Benchmarks, failedBenchmarks(op, size, err)...)
-			failed = append(failed, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
+			failed.add(file, op, size, err)
 			continue
 		}
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
 			return err
 		}
 	}
-	if len(failed) > 0 {
-		return errOperationFailed{failed}
-	}
-	return nil
+	return failed.orNil()
 }
 
 // inTable returns opts committing to the tune cache table named table (a
@@ -501,16 +497,6 @@ func operationsOwn(ctx context.Context, dev hal.Device, err error) bool {
 	return false
 }
 
-// failedBenchmarks reports every candidate of op as failed at size, for
-// the reason err gives.
-func failedBenchmarks(op kernels.Operation, size kernels.Size, err error) []results.Benchmark {
-	e := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
-	for i, c := range op.Candidates() {
-		e.Results = append(e.Results, autotune.Result{Index: i, Name: c.Name, Outcome: autotune.Failed, Error: err.Error()})
-	}
-	return benchmarksOf(op, e, nil)
-}
-
 // errOperationFailed makes the command exit with status 1 after the
 // other operations ran: these could not be measured at their size, each
 // "name at size: reason".
@@ -518,6 +504,25 @@ type errOperationFailed struct{ failures []string }
 
 func (e errOperationFailed) Error() string {
 	return fmt.Sprintf("could not measure %s (the other operations ran)", strings.Join(e.failures, "; "))
+}
+
+// add reports op as failed at size, for the reason err: every candidate
+// of it failed, in file, and op among e's failures.
+func (e *errOperationFailed) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
+	entry := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
+	for i, c := range op.Candidates() {
+		entry.Results = append(entry.Results, autotune.Result{Index: i, Name: c.Name, Outcome: autotune.Failed, Error: err.Error()})
+	}
+	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, entry, nil)...)
+	e.failures = append(e.failures, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
+}
+
+// orNil is e, or nil where no operation failed.
+func (e errOperationFailed) orNil() error {
+	if len(e.failures) == 0 {
+		return nil
+	}
+	return e
 }
 
 // measureInterleaved measures opts.Rounds rounds of every operation, a
@@ -560,19 +565,15 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 		}
 	}
 	file.Probe = probe.file()
-	var names []string
+	var opsFailed errOperationFailed
 	for i, op := range ops {
 		if failed[i] != nil {
-			file.Benchmarks = append(file.Benchmarks, failedBenchmarks(op, sizes.sizeFor(op, dev.Info()), failed[i])...)
-			names = append(names, fmt.Sprintf("%s at %s: %v", op.Name(), sizes.sizeFor(op, dev.Info()), failed[i]))
+			opsFailed.add(file, op, sizes.sizeFor(op, dev.Info()), failed[i])
 			continue
 		}
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, autotune.MergeRounds(op, rounds[i], opts), opts.Peak)...)
 	}
-	if len(names) > 0 {
-		return errOperationFailed{names}
-	}
-	return nil
+	return opsFailed.orNil()
 }
 
 // resultsDevice is the device info describes, as results files and ab's
@@ -659,15 +660,15 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := f.dev.open(cmd, cache)
+	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
 	}
-	n, err := autotune.Compile(cmd.Context(), o.dev, ops)
+	n, err := autotune.Compile(cmd.Context(), dev, ops)
 	if err == nil {
-		err = savePipelineCache(o.dev, cache)
+		err = savePipelineCache(dev, cache)
 	}
-	if err := status.Join(err, o.Release()); err != nil {
+	if err := status.Join(err, release()); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "compiled %d pipelines\n", n)
