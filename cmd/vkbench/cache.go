@@ -23,8 +23,7 @@ import (
 
 // cacheFlags are the flags every command that uses the cache shares.
 type cacheFlags struct {
-	path     string
-	disabled bool
+	path string
 }
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
@@ -36,7 +35,7 @@ func (f *cacheFlags) register(fs *pflag.FlagSet) {
 // that cannot be created or written) is bad usage now, before any work,
 // rather than a warning after it.
 func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*autotune.Cache, error) {
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Disabled: f.disabled, Logger: warningLogger(cmd.ErrOrStderr())})
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -118,7 +117,7 @@ func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 		Short: "Print the cache file's path",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := autotune.OpenCache(autotune.CacheOptions{Path: cf.path, Disabled: cf.disabled})
+			c, err := autotune.OpenCache(autotune.CacheOptions{Path: cf.path})
 			if err != nil {
 				return err
 			}
@@ -211,7 +210,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			}
 			found := 0
 			for _, t := range tables {
-				if (hw != "" && t.Hardware != hw) || (tuner != "" && t.Tuner != tuner) {
+				if !tableChosen(t, hw, tuner) {
 					continue
 				}
 				entries, err := c.Entries(t)
@@ -348,6 +347,12 @@ func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
 // elsewhere), not a failure of the device.
 func unusableCache(err error) error { return asUsage(err) }
 
+// tableChosen reports whether t is a table that --hardware hw and --tuner
+// tuner choose: either empty matches any.
+func tableChosen(t autotune.Table, hw, tuner string) bool {
+	return (hw == "" || t.Hardware == hw) && (tuner == "" || t.Tuner == tuner)
+}
+
 // pickTable finds the one table matching hardware and tuner (each may be
 // empty to match any).
 func pickTable(c *autotune.Cache, hw, tuner string) (autotune.Table, error) {
@@ -359,7 +364,7 @@ func pickTable(c *autotune.Cache, hw, tuner string) (autotune.Table, error) {
 	var names []string
 	for _, t := range tables {
 		names = append(names, t.String())
-		if (hw == "" || t.Hardware == hw) && (tuner == "" || t.Tuner == tuner) {
+		if tableChosen(t, hw, tuner) {
 			match = append(match, t)
 		}
 	}

@@ -108,7 +108,7 @@ arguments, lists the tuning logs.`,
 			var names []string
 			for _, r := range refs {
 				names = append(names, r.String())
-				if r.Key == args[0] && (hw == "" || r.Table.Hardware == hw) && (tuner == "" || r.Table.Tuner == tuner) && r.Mode == mode {
+				if r.Key == args[0] && tableChosen(r.Table, hw, tuner) && r.Mode == mode {
 					match = append(match, r)
 				}
 			}
