@@ -62,7 +62,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	if f.format != "table" && f.format != "json" {
 		return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
 	}
-	ops, err := peakOperations()
+	ops, err := operations(peakOps, nil)
 	if err != nil {
 		return err
 	}
@@ -98,19 +98,6 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 		return writeJSON(w, p.rec)
 	}
 	return writePeakTable(w, info, p.rows, conditions)
-}
-
-// peakOperations looks up peakOps.
-func peakOperations() ([]kernels.Operation, error) {
-	var ops []kernels.Operation
-	for _, name := range peakOps {
-		op, err := kernels.Lookup(name)
-		if err != nil {
-			return nil, err
-		}
-		ops = append(ops, op)
-	}
-	return ops, nil
 }
 
 // peakRow is one measure in peak's table.
