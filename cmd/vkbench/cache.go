@@ -260,11 +260,7 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := openOutput(cmd, args[0], c.Path())
-			if err != nil {
-				return err
-			}
-			if err := out.finish(c.Export(out, t)); err != nil {
+			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return c.Export(w, t) }); err != nil {
 				return unusableCache(err)
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])

@@ -48,6 +48,16 @@ func openOutput(cmd *cobra.Command, path, cachePath string) (*outFile, error) {
 	return &outFile{Writer: tmp, path: path, tmp: tmp}, nil
 }
 
+// writeOutput writes a command's output to path (standard output if
+// empty) with write, atomically: see openOutput and finish.
+func writeOutput(cmd *cobra.Command, path, cachePath string, write func(io.Writer) error) error {
+	out, err := openOutput(cmd, path, cachePath)
+	if err != nil {
+		return err
+	}
+	return out.finish(write(out))
+}
+
 // unwrapPathError drops the temporary file's name from err: the user named
 // the output, not the temporary file.
 func unwrapPathError(err error) error {

@@ -105,12 +105,10 @@ func writeReportFile(cmd *cobra.Command, path string, write func(io.Writer) erro
 	if err := write(&buf); err != nil {
 		return err
 	}
-	out, err := openOutput(cmd, path, "")
-	if err != nil {
+	return writeOutput(cmd, path, "", func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
 		return err
-	}
-	_, err = out.Write(buf.Bytes())
-	return out.finish(err)
+	})
 }
 
 // reportPeaks returns the peak of each hardware, for its roofline: each

@@ -119,11 +119,7 @@ arguments, lists the tuning logs.`,
 			if err != nil {
 				return err
 			}
-			out, err := openOutput(cmd, args[1], c.Path())
-			if err != nil {
-				return err
-			}
-			if err := out.finish(autotune.WriteTuneLog(out, l)); err != nil {
+			if err := writeOutput(cmd, args[1], c.Path(), func(w io.Writer) error { return autotune.WriteTuneLog(w, l) }); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s (%d configurations, %d searches) to %s\n", match[0], len(l.Evals), len(l.Searches), args[1])
