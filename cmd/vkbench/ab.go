@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -113,39 +112,42 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	if err != nil {
 		return err
 	}
-	outs, err := openABOutputs(cmd, f.output, junit, cache.Path())
+	// The report (standard output or -o) and, with --junit, a JUnit file:
+	// each written atomically, all or none.
+	out, err := openOutput(cmd, f.output, cache.Path())
 	if err != nil {
 		return err
 	}
-	o, err := f.dev.open(cmd, cache)
+	defer out.Discard() // unless committed
+	var junitOut *outFile
+	if junit != "" {
+		if junitOut, err = openOutput(cmd, junit, cache.Path()); err != nil {
+			return err
+		}
+		defer junitOut.Discard() // unless committed
+	}
+	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
-		outs.discard()
 		return err
 	}
 	if opts.Objective != autotune.ObjectiveTime {
-		outs.discard()
-		return status.Join(usageError{fmt.Errorf("--objective %s: ab compares time per run", opts.Objective)}, o.Release())
+		return status.Join(usageError{fmt.Errorf("--objective %s: ab compares time per run", opts.Objective)}, release())
 	}
-	conditions, closeTelemetry, err := withTelemetry(&opts, o.dev.Info())
+	conditions, closeTelemetry, err := withTelemetry(&opts, dev.Info())
 	if err != nil {
-		outs.discard()
-		return status.Join(err, o.Release())
+		return status.Join(err, release())
 	}
 	defer closeTelemetry()
 	opts.NoDrop, opts.SameBatch = true, true
 	opts.EnergyWindow = -1 // ab compares times
-	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
-	opts.Progress = bar.update
-	if verbose(cmd) {
-		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	info := o.dev.Info()
+	bar := startProgress(cmd, f.quiet, &opts)
+	info := dev.Info()
 	rep := newABReport(args[0], args[1], info, opts, threshold)
 	rep.Conditions = conditions
 	var runErr error
 	for _, p := range pairs {
 		size := sizes.sizeFor(p.op, info)
-		e, err := autotune.Measure(cmd.Context(), o.dev, p.op, autotune.ShapeOfSize(size), opts)
+		e, err := autotune.Measure(cmd.Context(), dev, p.op, autotune.ShapeOfSize(size), opts)
 		if err != nil {
 			runErr = err
 			break
@@ -153,63 +155,26 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 		rep.add(p, e)
 	}
 	bar.finish()
-	if err := savePipelineCache(o.dev, cache); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
-	}
-	if err := status.Join(runErr, o.Release()); err != nil {
-		outs.discard()
+	keepPipelineCache(cmd, dev, cache)
+	if err := status.Join(runErr, release()); err != nil {
 		return err
 	}
 	rep.finish()
-	if err := outs.write(f.format, rep); err != nil {
+	if err := writeAB(out, f.format, rep); err != nil {
+		return err
+	}
+	if junitOut != nil {
+		if err := writeAB(junitOut, "junit", rep); err != nil {
+			return err
+		}
+		if err := junitOut.Commit(); err != nil {
+			return err
+		}
+	}
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	return rep.err()
-}
-
-// abOutputs are where ab writes: its report (standard output or -o) and,
-// with --junit, a JUnit file; each written atomically, all or none.
-type abOutputs struct {
-	out, junit *outFile
-}
-
-func openABOutputs(cmd *cobra.Command, output, junit, cachePath string) (*abOutputs, error) {
-	out, err := openOutput(cmd, output, cachePath)
-	if err != nil {
-		return nil, err
-	}
-	o := &abOutputs{out: out}
-	if junit != "" {
-		if o.junit, err = openOutput(cmd, junit, cachePath); err != nil {
-			out.Discard()
-			return nil, err
-		}
-	}
-	return o, nil
-}
-
-func (o *abOutputs) discard() {
-	o.out.Discard()
-	if o.junit != nil {
-		o.junit.Discard()
-	}
-}
-
-// write writes rep in format, and as JUnit with --junit, and commits
-// both; on an error neither is.
-func (o *abOutputs) write(format string, rep *abReport) error {
-	err := writeAB(o.out, format, rep)
-	if err == nil && o.junit != nil {
-		err = writeAB(o.junit, "junit", rep)
-	}
-	if err == nil && o.junit != nil {
-		err = o.junit.Commit()
-	}
-	if err != nil {
-		o.discard()
-		return err
-	}
-	return o.out.Commit()
 }
 
 // pairManifests loads the manifests and pairs their operations: those
@@ -224,23 +189,8 @@ func pairManifests(oldPath, newPath string, names []string) ([]abPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	byName := func(ops []kernels.Operation) (map[string]kernels.Operation, []string) {
-		m := map[string]kernels.Operation{}
-		var order []string
-		for _, op := range ops {
-			m[op.Name()] = op
-			order = append(order, op.Name())
-		}
-		return m, order
-	}
-	oldBy, oldNames := byName(olds)
-	newBy, newNames := byName(news)
-	var shared []string
-	for _, n := range oldNames {
-		if _, ok := newBy[n]; ok {
-			shared = append(shared, n)
-		}
-	}
+	oldNames, newNames := opNames(olds), opNames(news)
+	shared := slices.DeleteFunc(slices.Clone(oldNames), func(n string) bool { return !slices.Contains(newNames, n) })
 	if len(shared) == 0 {
 		return nil, usageError{fmt.Errorf("%s (%s) and %s (%s) have no operation of the same name", oldPath, strings.Join(oldNames, ", "), newPath, strings.Join(newNames, ", "))}
 	}
@@ -254,7 +204,8 @@ func pairManifests(oldPath, newPath string, names []string) ([]abPair, error) {
 	}
 	var pairs []abPair
 	for _, n := range shared {
-		p, err := pairOperation(oldBy[n], newBy[n])
+		// A manifest describes each operation once.
+		p, err := pairOperation(olds[slices.Index(oldNames, n)], news[slices.Index(newNames, n)])
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -112,7 +111,7 @@ type abReport struct {
 
 func newABReport(oldPath, newPath string, info hal.DeviceInfo, opts autotune.Options, threshold float64) *abReport {
 	return &abReport{Schema: ABSchema, Version: version, Time: time.Now().UTC(), Old: oldPath, New: newPath,
-		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()},
+		Device: resultsDevice(info),
 		Mode:   string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds, Threshold: threshold, Confidence: stats.Confidence}
 }
 
@@ -243,9 +242,7 @@ func (e errRegressionText) Error() string { return string(e) }
 func writeAB(w io.Writer, format string, r *abReport) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(w, r)
 	case "junit":
 		return writeABJUnit(w, r)
 	}
@@ -268,12 +265,7 @@ func writeAB(w io.Writer, format string, r *abReport) error {
 	return err
 }
 
-func abVerdictText(row abRow) string {
-	if row.Note == "" {
-		return row.Verdict
-	}
-	return row.Verdict + " (" + row.Note + ")"
-}
+func abVerdictText(row abRow) string { return withNote(row.Verdict, row.Note) }
 
 func writeABJUnit(w io.Writer, r *abReport) error {
 	s := junitSuite{Name: "vkbench ab", Tests: len(r.Rows)}

@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,12 +64,11 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(allDevicesJSON(all, took)); err != nil {
-			return err
-		}
-	} else if err := writeAllDevices(out, all, took); err != nil {
+		err = writeJSON(out, allDevicesJSON(all, took))
+	} else {
+		err = writeAllDevices(out, all, took)
+	}
+	if err != nil {
 		return err
 	}
 	for _, r := range all {
@@ -211,11 +211,7 @@ func (tg *tunerGroups) tuneAll(ctx context.Context, cache *autotune.Cache, ops [
 	if err := status.Join(errs...); err != nil {
 		return nil, err
 	}
-	var all []autotune.JobResult
-	for _, r := range results {
-		all = append(all, r...)
-	}
-	return all, nil
+	return slices.Concat(results...), nil
 }
 
 // manifestTables maps each operation of ops that comes from a manifest to
@@ -258,7 +254,7 @@ func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
 	}{took.Seconds(), jobs}
 }
 
-func writeAllDevices(w interface{ Write([]byte) (int, error) }, all []autotune.JobResult, took time.Duration) error {
+func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "hardware\toperation\tsize\twinner\tmedian\tanswered by\tmeasured by\ttook\tnote")
 	for _, r := range all {

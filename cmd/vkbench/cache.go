@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +23,7 @@ import (
 
 // cacheFlags are the flags every command that uses the cache shares.
 type cacheFlags struct {
-	path     string
-	disabled bool
+	path string
 }
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
@@ -36,7 +35,7 @@ func (f *cacheFlags) register(fs *pflag.FlagSet) {
 // that cannot be created or written) is bad usage now, before any work,
 // rather than a warning after it.
 func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*autotune.Cache, error) {
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Disabled: f.disabled, Logger: warningLogger(cmd.ErrOrStderr())})
+	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -106,13 +105,8 @@ Tables are named autotune/v1/layout-v1/<hardware>/<tuner>; entries are keyed
 by operation/dtype/shape and the checksum of the candidate list.`,
 	}
 	cf.register(cmd.PersistentFlags())
-	cmd.AddCommand(newCachePathCmd(&cf))
-	cmd.AddCommand(newCacheLsCmd(&cf))
-	cmd.AddCommand(newCacheShowCmd(&cf))
-	cmd.AddCommand(newCacheExportCmd(&cf))
-	cmd.AddCommand(newCacheImportCmd(&cf))
-	cmd.AddCommand(newCacheClearCmd(&cf))
-	cmd.AddCommand(newExportLogCmd(&cf))
+	cmd.AddCommand(newCachePathCmd(&cf), newCacheLsCmd(&cf), newCacheShowCmd(&cf), newCacheExportCmd(&cf),
+		newCacheImportCmd(&cf), newCacheClearCmd(&cf), newExportLogCmd(&cf))
 	return cmd
 }
 
@@ -123,15 +117,11 @@ func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 		Short: "Print the cache file's path",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := autotune.OpenCache(autotune.CacheOptions{Path: cf.path, Disabled: cf.disabled})
+			c, err := autotune.OpenCache(autotune.CacheOptions{Path: cf.path})
 			if err != nil {
 				return err
 			}
-			p := c.Path()
-			if p == "" {
-				p = "off"
-			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), p)
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), cmp.Or(c.Path(), "off"))
 			return err
 		},
 	}
@@ -181,9 +171,7 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			if len(tables) == 0 {
 				fmt.Fprintln(tw, "the cache is empty")
@@ -222,7 +210,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			}
 			found := 0
 			for _, t := range tables {
-				if (hw != "" && t.Hardware != hw) || (tuner != "" && t.Tuner != tuner) {
+				if !tableChosen(t, hw, tuner) {
 					continue
 				}
 				entries, err := c.Entries(t)
@@ -235,14 +223,11 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 					}
 					found++
 					if asJSON {
-						enc := json.NewEncoder(cmd.OutOrStdout())
-						enc.SetIndent("", "  ")
-						if err := enc.Encode(e); err != nil {
-							return err
-						}
-						continue
+						err = writeJSON(cmd.OutOrStdout(), e)
+					} else {
+						err = writeEntry(cmd, t, e)
 					}
-					if err := writeEntry(cmd, t, e); err != nil {
+					if err != nil {
 						return err
 					}
 				}
@@ -275,11 +260,7 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := openOutput(cmd, args[0], c.Path())
-			if err != nil {
-				return err
-			}
-			if err := out.finish(c.Export(out, t)); err != nil {
+			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return c.Export(w, t) }); err != nil {
 				return unusableCache(err)
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])
@@ -360,15 +341,12 @@ func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
 // to do but read or write the file, and a file that is damaged, locked or
 // of a newer format is the user's to fix (move it aside, point --cache
 // elsewhere), not a failure of the device.
-func unusableCache(err error) error {
-	if err == nil {
-		return nil
-	}
-	var u usageError
-	if errors.As(err, &u) {
-		return err
-	}
-	return usageError{err}
+func unusableCache(err error) error { return asUsage(err) }
+
+// tableChosen reports whether t is a table that --hardware hw and --tuner
+// tuner choose: either empty matches any.
+func tableChosen(t autotune.Table, hw, tuner string) bool {
+	return (hw == "" || t.Hardware == hw) && (tuner == "" || t.Tuner == tuner)
 }
 
 // pickTable finds the one table matching hardware and tuner (each may be
@@ -382,7 +360,7 @@ func pickTable(c *autotune.Cache, hw, tuner string) (autotune.Table, error) {
 	var names []string
 	for _, t := range tables {
 		names = append(names, t.String())
-		if (hw == "" || t.Hardware == hw) && (tuner == "" || t.Tuner == tuner) {
+		if tableChosen(t, hw, tuner) {
 			match = append(match, t)
 		}
 	}
@@ -445,26 +423,22 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 // writeCompilerStats lists what the driver's compiler reported of each
 // candidate (registers, spills: often why one is slower), when it did.
 func writeCompilerStats(w io.Writer, rs []autotune.Result) error {
-	header := false
+	var b strings.Builder
 	for _, r := range rs {
 		if len(r.Compiler) == 0 {
 			continue
 		}
-		if !header {
-			if _, err := fmt.Fprintln(w, "  compiler statistics, as the driver reports them:"); err != nil {
-				return err
-			}
-			header = true
+		if b.Len() == 0 {
+			b.WriteString("  compiler statistics, as the driver reports them:\n")
 		}
 		var parts []string
 		for _, name := range slices.Sorted(maps.Keys(r.Compiler)) {
 			parts = append(parts, fmt.Sprintf("%s %g", name, r.Compiler[name]))
 		}
-		if _, err := fmt.Fprintf(w, "    %s: %s\n", r.Name, strings.Join(parts, ", ")); err != nil {
-			return err
-		}
+		fmt.Fprintf(&b, "    %s: %s\n", r.Name, strings.Join(parts, ", "))
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // plural writes n and the noun in the right number.

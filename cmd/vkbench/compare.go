@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -133,63 +132,54 @@ whose benchmarks must not disappear unnoticed.`,
 func writeCompare(w io.Writer, format string, rep results.Report) error {
 	switch format {
 	case "table":
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
-		for _, r := range rep.Rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian),
-				fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		unjudged := ""
-		if rep.Unjudged > 0 {
-			unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
-		}
-		if _, err := fmt.Fprintf(w, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
-			rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged); err != nil {
-			return err
-		}
-		switch {
-		case rep.Relative && !rep.Options.Relative:
-			if _, err := fmt.Fprintf(w, "note: the probe %s ran %s in new: the machine's speed differed between the runs, so each benchmark was judged relative to the probe, round by round (--own-times judges own times)\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
-				return err
-			}
-		case rep.Relative:
-			if _, err := fmt.Fprintf(w, "probe %s: %s in new; each benchmark judged relative to it, round by round\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
-				return err
-			}
-		case rep.Probe != "" && math.Abs(rep.ProbeShift) > rep.Options.Threshold:
-			if _, err := fmt.Fprintf(w, "note: the probe %s ran %s in new: the machine's speed differed between the runs, and the verdicts above (own times, --own-times) include that\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
-				return err
-			}
-		case rep.Probe != "":
-			if _, err := fmt.Fprintf(w, "probe %s: %s in new\n", rep.Probe, fmtDelta(rep.ProbeShift)); err != nil {
-				return err
-			}
-		case rep.ProbeNote != "":
-			if _, err := fmt.Fprintf(w, "note: %s\n", rep.ProbeNote); err != nil {
-				return err
-			}
-		}
-		if rep.Detectable > rep.Options.Threshold {
-			if _, err := fmt.Fprintf(w, "note: with these rounds' spread only a change of about %.1f%% or more could show (the median over the benchmarks): a %.1f%% regression may have passed; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n", 100*rep.Detectable, 100*rep.Options.Threshold); err != nil {
-				return err
-			}
-		}
-		if rep.Together {
-			_, err := fmt.Fprintf(w, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))
-			return err
-		}
-		return nil
+		return writeCompareTable(w, rep)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	case "junit":
 		return writeJUnit(w, rep)
 	}
 	return usageError{fmt.Errorf("unknown --format %q (want table, json or junit)", format)}
+}
+
+// writeCompareTable writes a row per benchmark, then the summary and the
+// notes that say how far to trust it.
+func writeCompareTable(w io.Writer, rep results.Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian),
+			fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	unjudged := ""
+	if rep.Unjudged > 0 {
+		unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
+		rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged)
+	switch {
+	case rep.Relative && !rep.Options.Relative:
+		fmt.Fprintf(&b, "note: the probe %s ran %s in new: the machine's speed differed between the runs, so each benchmark was judged relative to the probe, round by round (--own-times judges own times)\n", rep.Probe, fmtDelta(rep.ProbeShift))
+	case rep.Relative:
+		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it, round by round\n", rep.Probe, fmtDelta(rep.ProbeShift))
+	case rep.Probe != "" && math.Abs(rep.ProbeShift) > rep.Options.Threshold:
+		fmt.Fprintf(&b, "note: the probe %s ran %s in new: the machine's speed differed between the runs, and the verdicts above (own times, --own-times) include that\n", rep.Probe, fmtDelta(rep.ProbeShift))
+	case rep.Probe != "":
+		fmt.Fprintf(&b, "probe %s: %s in new\n", rep.Probe, fmtDelta(rep.ProbeShift))
+	case rep.ProbeNote != "":
+		fmt.Fprintf(&b, "note: %s\n", rep.ProbeNote)
+	}
+	if rep.Detectable > rep.Options.Threshold {
+		fmt.Fprintf(&b, "note: with these rounds' spread only a change of about %.1f%% or more could show (the median over the benchmarks): a %.1f%% regression may have passed; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n", 100*rep.Detectable, 100*rep.Options.Threshold)
+	}
+	if rep.Together {
+		fmt.Fprintf(&b, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 type junitSuite struct {
@@ -267,11 +257,15 @@ func writeCompareWarnings(w io.Writer, rep results.Report) {
 
 // verdictText is a row's verdict and, where there is one, why
 // ("not measured (no samples in new)").
-func verdictText(r results.Row) string {
-	if r.Note != "" {
-		return string(r.Verdict) + " (" + r.Note + ")"
+func verdictText(r results.Row) string { return withNote(string(r.Verdict), r.Note) }
+
+// withNote is a verdict followed by its note in parentheses, where it has
+// one.
+func withNote(verdict, note string) string {
+	if note == "" {
+		return verdict
 	}
-	return string(r.Verdict)
+	return verdict + " (" + note + ")"
 }
 
 func fmtSeconds(s float64) string {
@@ -305,7 +299,6 @@ func fmtP(p float64, n1, n2 int) string {
 	return fmt.Sprintf("p=%.3f rounds=%d+%d", p, n1, n2)
 }
 
-// exactArgs is cobra.ExactArgs with an error that counts as bad usage.
 // compareArgs accepts BASE NEW, or BASE... -- NEW... with at least one
 // file on each side of the "--".
 func compareArgs(cmd *cobra.Command, args []string) error {
@@ -337,6 +330,7 @@ func readMerged(paths []string) (*results.File, error) {
 	return f, nil
 }
 
+// exactArgs is cobra.ExactArgs with an error that counts as bad usage.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {

@@ -70,25 +70,20 @@ func joules(j float64) string {
 // the conditions and, for each benchmark that has them, its conditions;
 // and which objective picked the winners, when not time.
 func writeConditions(w io.Writer, file *results.File, verbose bool) error {
+	var s strings.Builder
 	if file.Objective != "" && file.Objective != string(autotune.ObjectiveTime) {
-		if _, err := fmt.Fprintf(w, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1)); err != nil {
-			return err
-		}
+		fmt.Fprintf(&s, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1))
 	}
-	if !verbose || file.Conditions == "" {
-		return nil
-	}
-	if _, err := fmt.Fprintf(w, "\nconditions (%s):\n", file.Conditions); err != nil {
-		return err
-	}
-	for _, b := range file.Benchmarks {
-		if text := conditionsText(b); text != "" {
-			if _, err := fmt.Fprintf(w, "  %s: %s\n", b.Name, text); err != nil {
-				return err
+	if verbose && file.Conditions != "" {
+		fmt.Fprintf(&s, "\nconditions (%s):\n", file.Conditions)
+		for _, b := range file.Benchmarks {
+			if text := conditionsText(b); text != "" {
+				fmt.Fprintf(&s, "  %s: %s\n", b.Name, text)
 			}
 		}
 	}
-	return nil
+	_, err := io.WriteString(w, s.String())
+	return err
 }
 
 // conditionsNote says, for a verdict on results measured side by side,
@@ -97,11 +92,8 @@ func writeConditions(w io.Writer, file *results.File, verbose bool) error {
 func conditionsNote(rs ...autotune.Result) string {
 	var notes []string
 	for _, flag := range []string{telemetry.FlagThrottled, telemetry.FlagClocksMoved} {
-		for _, r := range rs {
-			if slices.Contains(r.Flags, flag) {
-				notes = append(notes, flagAdvice[flag])
-				break
-			}
+		if slices.ContainsFunc(rs, func(r autotune.Result) bool { return slices.Contains(r.Flags, flag) }) {
+			notes = append(notes, flagAdvice[flag])
 		}
 	}
 	return strings.Join(notes, "; ")
@@ -117,19 +109,11 @@ var flagAdvice = map[string]string{
 // winner and the conditions of the tune.
 func writeEntryConditions(w io.Writer, e *autotune.Entry) {
 	if e.Objective != "" {
-		fmt.Fprintf(w, "  objective: %s", e.Objective)
-		if e.ObjectiveNote != "" {
-			fmt.Fprintf(w, " (%s)", e.ObjectiveNote)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  objective: %s\n", withNote(string(e.Objective), e.ObjectiveNote))
 	}
 	switch {
 	case e.Conditions != nil:
-		fmt.Fprintf(w, "  conditions: %s", e.Conditions)
-		if e.ConditionsNote != "" {
-			fmt.Fprintf(w, " (%s)", e.ConditionsNote)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  conditions: %s\n", withNote(e.Conditions.String(), e.ConditionsNote))
 	case e.ConditionsNote != "":
 		fmt.Fprintf(w, "  conditions: %s\n", e.ConditionsNote)
 	}

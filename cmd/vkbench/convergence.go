@@ -2,10 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -15,8 +16,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/vkbench/vkbench/autotune"
 )
@@ -63,19 +62,7 @@ func reportConvergence(cmd *cobra.Command, paths []string, output, format string
 	if err != nil {
 		return true, err
 	}
-	var buf bytes.Buffer
-	if err := writeChart(&buf, p, format); err != nil {
-		return true, err
-	}
-	out, err := openOutput(cmd, output, "")
-	if err != nil {
-		return true, err
-	}
-	if _, err := out.Write(buf.Bytes()); err != nil {
-		out.Discard()
-		return true, err
-	}
-	if err := out.Commit(); err != nil {
+	if err := writeReportFile(cmd, output, func(w io.Writer) error { return writeChart(w, p, format) }); err != nil {
 		return true, err
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: the convergence of %d search(es) in %d log(s)\n", output, lines, len(ls))
@@ -127,10 +114,7 @@ func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
 			if err != nil {
 				return nil, 0, err
 			}
-			line.Color = strategyColors[s.Strategy]
-			if line.Color == nil {
-				line.Color = color.Black
-			}
+			line.Color = cmp.Or(strategyColors[s.Strategy], color.Color(color.Black))
 			line.Width = vg.Points(1.2)
 			line.StepStyle = plotter.PostStep
 			p.Add(line)
@@ -162,33 +146,21 @@ func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
 const convergenceHeight = 11 * vg.Centimeter
 
 // writeChart writes one chart as svg, png or an HTML page around the svg.
-func writeChart(buf *bytes.Buffer, p *plot.Plot, format string) error {
-	switch format {
-	case "png":
-		c := vgimg.NewWith(vgimg.UseWH(chartWidth, convergenceHeight), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
-		p.Draw(draw.New(c))
-		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(buf)
+func writeChart(w io.Writer, p *plot.Plot, format string) error {
+	drawPlot := func(c vg.CanvasSizer) { p.Draw(draw.New(c)) }
+	if format != "html" {
+		return writeCanvas(w, format, convergenceHeight, drawPlot)
+	}
+	svg, err := inlineSVG(convergenceHeight, drawPlot)
+	if err != nil {
 		return err
-	}
-	c := vgsvg.New(chartWidth, convergenceHeight)
-	p.Draw(draw.New(c))
-	if format == "svg" {
-		return writeSVG(buf, c)
-	}
-	var svg bytes.Buffer
-	if err := writeSVG(&svg, c); err != nil {
-		return err
-	}
-	s := svg.String()
-	if i := strings.Index(s, "<svg"); i >= 0 {
-		s = s[i:]
 	}
 	page := template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
 <body><h1>{{.Title}}</h1>{{.SVG}}<p>vkbench {{.Version}}</p></body></html>
 `))
-	return page.Execute(buf, struct {
+	return page.Execute(w, struct {
 		Title, Version string
 		SVG            template.HTML
-	}{p.Title.Text, version, template.HTML(s)}) //nolint:gosec // drawn here; vgsvg escapes every text
+	}{p.Title.Text, version, svg})
 }

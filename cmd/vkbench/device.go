@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -23,22 +24,14 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.validation, "validation", false, "turn on the Khronos validation layer (slow; for debugging kernels); also on when $VKBENCH_VALIDATION is 1")
 }
 
-// opened is an opened device; Release releases it and its driver.
-type opened struct {
-	dev     hal.Device
-	release func() error
-}
-
-func (o *opened) Release() error { return o.release() }
-
-// open opens the chosen device; the driver's messages (validation) are
-// warnings on cmd's stderr.
-func (f *deviceFlags) open(cmd *cobra.Command, cache *autotune.Cache) (*opened, error) {
-	dev, release, err := hal.Open(cmd.Context(), vk.DriverName, f.openOptions(cmd, cache))
+// open opens the chosen device, as hal.Open: release releases it and its
+// driver. The driver's messages (validation) are warnings on cmd's stderr.
+func (f *deviceFlags) open(cmd *cobra.Command, cache *autotune.Cache) (dev hal.Device, release func() error, err error) {
+	dev, release, err = hal.Open(cmd.Context(), vk.DriverName, f.openOptions(cmd, cache))
 	if err != nil {
-		return nil, deviceSpecError(f.device, err)
+		return nil, nil, deviceSpecError(f.device, err)
 	}
-	return &opened{dev: dev, release: release}, nil
+	return dev, release, nil
 }
 
 // openOptions are how the command opens devices: validated if asked,
@@ -79,6 +72,14 @@ func savePipelineCache(dev hal.Device, cache *autotune.Cache) error {
 		return err
 	}
 	return cache.SavePipelineCache(dev.Info().PipelineCacheUUID, data)
+}
+
+// keepPipelineCache saves the driver's pipeline cache after a command
+// measured: one not saved only costs the next run compile time, a warning.
+func keepPipelineCache(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache) {
+	if err := savePipelineCache(dev, cache); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
+	}
 }
 
 // validating reports whether the validation layer is asked for, by flag or

@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
+	"github.com/vkbench/vkbench/vk"
 )
 
 func newDevicesCmd() *cobra.Command {
@@ -36,8 +35,9 @@ the results files have, sizes in bytes, UUIDs in hex.`,
 			if format != "table" && format != "json" {
 				return usageError{fmt.Errorf("unknown --format %q (want table or json)", format)}
 			}
-			validation = validation || os.Getenv("VKBENCH_VALIDATION") == "1"
-			drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: validation, Logger: warningLogger(cmd.ErrOrStderr())})
+			// Opened as every command opens it, for the same extensions left off.
+			dev := deviceFlags{validation: validation}
+			drv, err := hal.OpenDriver(vk.DriverName, dev.openOptions(cmd, nil).Driver)
 			if err != nil {
 				return err
 			}
@@ -227,11 +227,11 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 				SubgroupOps:     l.SubgroupOps.Names(),
 				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
 			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16,
-				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, nv2Names(f.CooperativeMatrixNV2)},
+				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, flagNames(f.CooperativeMatrixNV2)},
 			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{},
 			LeftOff: append([]string{}, d.Withheld...)}
 		for _, fm := range hal.Formats() {
-			dj.ImageFormats[fm.String()] = formatFeatureNames(d.ImageFormats.Of(fm))
+			dj.ImageFormats[fm.String()] = flagNames(d.ImageFormats.Of(fm))
 		}
 		for _, m := range d.CooperativeMatrices {
 			dj.CooperativeMatrices = append(dj.CooperativeMatrices, m.String())
@@ -248,9 +248,7 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 		}
 		out.Devices = append(out.Devices, dj)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) error {
@@ -295,7 +293,7 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 			fmt.Fprintf(tw, "  left off\t%s (the validation layer is older than them)\n", strings.Join(d.Withheld, " "))
 		}
 		if f.CooperativeMatrixNV2 != 0 {
-			fmt.Fprintf(tw, "  coopmat2\t%s\n", strings.Join(nv2Names(f.CooperativeMatrixNV2), " "))
+			fmt.Fprintf(tw, "  coopmat2\t%s\n", strings.Join(flagNames(f.CooperativeMatrixNV2), " "))
 		}
 		for _, m := range d.CooperativeMatrices {
 			fmt.Fprintf(tw, "    \t%s\n", m)
@@ -304,18 +302,12 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 	return tw.Flush()
 }
 
-// formatFeatureNames lists the features of f by name, in order (an empty
-// list, not null, for none).
-func formatFeatureNames(f hal.FormatFeatures) []string {
-	names := []string{}
-	if f != 0 {
-		names = strings.Split(f.String(), "+")
-	}
-	return names
-}
-
-// nv2Names are the names of the features in f, an empty list for none.
-func nv2Names(f hal.NV2Features) []string {
+// flagNames lists the flags set in f by name, in order (an empty list,
+// not null, for none): hal's flag types write them joined by "+".
+func flagNames[F interface {
+	~uint8
+	String() string
+}](f F) []string {
 	if f == 0 {
 		return []string{}
 	}

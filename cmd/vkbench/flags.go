@@ -58,10 +58,7 @@ func checkPeakFlags(gbps, gflops float64) error {
 		name string
 		v    float64
 	}{{"peak-gbps", gbps}, {"peak-gflops", gflops}} {
-		if f.v == 0 {
-			continue
-		}
-		if f.v < minPeak || f.v > maxPeak {
+		if f.v != 0 && (f.v < minPeak || f.v > maxPeak) {
 			return usageError{fmt.Errorf("--%s %g is outside [%g, %g] (0 means the peak stored by vkbench peak)", f.name, f.v, float64(minPeak), float64(maxPeak))}
 		}
 	}

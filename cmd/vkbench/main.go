@@ -52,6 +52,15 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// asUsage marks err, if it is not nil, as the user's input.
+func asUsage(err error) error {
+	var u usageError
+	if err == nil || errors.As(err, &u) {
+		return err
+	}
+	return usageError{err}
+}
+
 func main() {
 	ctx, stop := notifyInterrupt(context.Background(), os.Stderr)
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -88,10 +97,7 @@ func notifyInterrupt(parent context.Context, stderr io.Writer) (context.Context,
 		if !ok {
 			return
 		}
-		in := interrupt{syscall.SIGINT}
-		if first == syscall.SIGTERM {
-			in.sig = syscall.SIGTERM
-		}
+		in := interrupt{first.(syscall.Signal)} // SIGINT or SIGTERM, as notified
 		cancel(in)
 		if _, ok := <-sigs; ok {
 			_, _ = fmt.Fprintf(stderr, "vkbench: %s again: exiting at once\n", signalName(in.sig)) // on the way out
@@ -198,16 +204,7 @@ func strictArgs(cmd *cobra.Command) {
 		return
 	}
 	if check := cmd.Args; check != nil {
-		cmd.Args = func(c *cobra.Command, args []string) error {
-			if err := check(c, args); err != nil {
-				var u usageError
-				if errors.As(err, &u) {
-					return err
-				}
-				return usageError{err}
-			}
-			return nil
-		}
+		cmd.Args = func(c *cobra.Command, args []string) error { return asUsage(check(c, args)) }
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -40,14 +41,21 @@ func openOutput(cmd *cobra.Command, path, cachePath string) (*outFile, error) {
 		}
 	}
 	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+".tmp-*")
 	if err != nil {
 		return nil, usageError{fmt.Errorf("-o %s: %w", path, unwrapPathError(err))}
 	}
 	return &outFile{Writer: tmp, path: path, tmp: tmp}, nil
+}
+
+// writeOutput writes a command's output to path (standard output if
+// empty) with write, atomically: see openOutput and finish.
+func writeOutput(cmd *cobra.Command, path, cachePath string, write func(io.Writer) error) error {
+	out, err := openOutput(cmd, path, cachePath)
+	if err != nil {
+		return err
+	}
+	return out.finish(write(out))
 }
 
 // unwrapPathError drops the temporary file's name from err: the user named

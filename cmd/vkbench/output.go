@@ -21,9 +21,7 @@ import (
 func writeResults(w io.Writer, format string, file *results.File, verbose bool) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(file)
+		return writeJSON(w, file)
 	case "csv":
 		return writeCSV(w, file)
 	case "gobench":
@@ -43,22 +41,15 @@ func writeTable(w io.Writer, file *results.File) error {
 	fmt.Fprintln(w)
 	// Energy per run is a column where any benchmark has it.
 	energy := slices.ContainsFunc(file.Benchmarks, func(b results.Benchmark) bool { return b.EnergyJ > 0 })
+	// One table per operation: a line without a tab, as each operation's
+	// title, ends tabwriter's columns, so that each table is aligned on
+	// its own.
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var op string
-	var tw *tabwriter.Writer
-	flush := func() error {
-		if tw == nil {
-			return nil
-		}
-		return tw.Flush()
-	}
 	for _, b := range file.Benchmarks {
 		if head := b.Op + "/" + b.DType + "/" + b.Shape; head != op {
-			if err := flush(); err != nil {
-				return err
-			}
 			op = head
-			fmt.Fprintf(w, "\n%s %s, size %s\n", b.Op, b.DType, b.Shape)
-			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "\n%s %s, size %s\n", b.Op, b.DType, b.Shape)
 			head := "  \tcandidate\tmedian\t±95% CI\tmin\tGB/s\tGFLOP/s\t% peak\t"
 			if energy {
 				head += "energy/run\t"
@@ -69,21 +60,13 @@ func writeTable(w io.Writer, file *results.File) error {
 		if b.Winner {
 			mark = "*"
 		}
-		med, ci, mn, gbs, gfl, pk := "-", "-", "-", "-", "-", "-"
+		med, ci, mn := "-", "-", "-"
 		if s := b.Stats; s != nil {
 			med, mn = fmtSeconds(s.Median), fmtSeconds(s.Min)
 			ci = halfWidthText(*s)
 		}
-		if b.GBps > 0 {
-			gbs = fmt.Sprintf("%.1f", b.GBps)
-		}
-		if b.GFLOPs > 0 {
-			gfl = fmt.Sprintf("%.1f", b.GFLOPs)
-		}
-		if b.PercentPeak > 0 {
-			pk = fmt.Sprintf("%.0f%%", b.PercentPeak)
-		}
-		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn, gbs, gfl, pk)
+		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn,
+			rateText("%.1f", b.GBps), rateText("%.1f", b.GFLOPs), rateText("%.0f%%", b.PercentPeak))
 		if energy {
 			e := "-"
 			if b.EnergyJ > 0 {
@@ -93,7 +76,23 @@ func writeTable(w io.Writer, file *results.File) error {
 		}
 		fmt.Fprintln(tw, row+statusText(b))
 	}
-	return flush()
+	return tw.Flush()
+}
+
+// writeJSON writes v as indented JSON, as every command's JSON output is.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// rateText writes a rate (or a percentage of peak) with format, or "-"
+// where it is 0: not measured, or no peak known.
+func rateText(format string, v float64) string {
+	if v > 0 {
+		return fmt.Sprintf(format, v)
+	}
+	return "-"
 }
 
 // halfWidthText is the 95% interval of s's median as ± a percentage of
@@ -211,14 +210,9 @@ func writeGoBench(w io.Writer, file *results.File) error {
 }
 
 // benchName makes a string safe as a Go benchmark name: no spaces.
-func benchName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\t' {
-			return '_'
-		}
-		return r
-	}, s)
-}
+func benchName(s string) string { return benchNameReplacer.Replace(s) }
+
+var benchNameReplacer = strings.NewReplacer(" ", "_", "\t", "_")
 
 // percentOfRoof is a result's rate as a percentage of what the roofline
 // allows at its arithmetic intensity: min(compute peak of the operation's

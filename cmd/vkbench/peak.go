@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -63,7 +62,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	if f.format != "table" && f.format != "json" {
 		return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
 	}
-	ops, err := peakOperations()
+	ops, err := operations(peakOps, nil)
 	if err != nil {
 		return err
 	}
@@ -73,55 +72,40 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	}
 	defer func() { err = w.finish(err) }()
 	ctx := cmd.Context()
-	o, err := f.dev.open(cmd, cache)
+	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
 	}
-	info := o.dev.Info()
+	info := dev.Info()
 	conditions, closeTelemetry, err := withTelemetry(&opts, info)
 	if err != nil {
-		return status.Join(err, o.Release())
+		return status.Join(err, release())
 	}
 	defer closeTelemetry()
 	opts.EnergyWindow = -1 // a peak is a rate
-	p := &peakRun{ctx: ctx, dev: o.dev, info: info, sizes: sizes, opts: opts,
+	p := &peakRun{ctx: ctx, dev: dev, info: info, sizes: sizes, opts: opts,
 		rec: autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}}
 	if err := p.measureAll(); err != nil {
-		return status.Join(err, o.Release())
+		return status.Join(err, release())
 	}
 	if err := cache.SavePeak(info.Hardware(), p.rec); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
-	if err := o.Release(); err != nil {
+	if err := release(); err != nil {
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p.rec)
+		return writeJSON(w, p.rec)
 	}
 	return writePeakTable(w, info, p.rows, conditions)
 }
 
-// peakOperations looks up peakOps.
-func peakOperations() ([]kernels.Operation, error) {
-	var ops []kernels.Operation
-	for _, name := range peakOps {
-		op, err := kernels.Lookup(name)
-		if err != nil {
-			return nil, err
-		}
-		ops = append(ops, op)
-	}
-	return ops, nil
-}
-
 // peakRow is one measure in peak's table.
 type peakRow struct {
-	what, op, cand string
-	rate           float64
-	unit           string
-	note           string
+	what, cand string
+	rate       float64
+	unit       string
+	note       string
 }
 
 // peakRun measures one device's peaks into rec, with a row per measure.
@@ -183,7 +167,7 @@ func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64)
 			r := e.Results[0]
 			note = string(r.Outcome) + ": " + oneLine(reason(outcomeOf(r.Outcome), r.Name, r.Error), 100)
 		}
-		p.rows = append(p.rows, peakRow{what: name, op: name, unit: unit, note: note})
+		p.rows = append(p.rows, peakRow{what: name, unit: unit, note: note})
 		return 0, nil
 	}
 	w := e.Results[e.Fastest]
@@ -197,7 +181,7 @@ func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64)
 	if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
 		note += " [" + strings.Join(w.Flags, ",") + "]"
 	}
-	p.rows = append(p.rows, peakRow{what: name, op: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
+	p.rows = append(p.rows, peakRow{what: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
 	return pick(w), nil
 }
 
@@ -208,11 +192,7 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
 	for _, r := range rows {
-		rate := "-"
-		if r.rate > 0 {
-			rate = fmt.Sprintf("%.1f", r.rate)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rate, r.unit, r.note)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rateText("%.1f", r.rate), r.unit, r.note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -33,6 +35,17 @@ type progress struct {
 	lines io.Writer // dumb terminal
 	last  time.Time
 	step  string // the last line's step, to draw one when it changes
+}
+
+// startProgress shows the progress of what opts measure on cmd's stderr
+// (unless quiet, or -v, which rather logs there where the time goes).
+func startProgress(cmd *cobra.Command, quiet bool, opts *autotune.Options) *progress {
+	bar := newProgress(cmd.ErrOrStderr(), quiet || verbose(cmd))
+	opts.Progress = bar.update
+	if verbose(cmd) {
+		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return bar
 }
 
 func newProgress(w io.Writer, quiet bool) *progress {

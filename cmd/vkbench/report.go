@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
-	"image/color"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
@@ -91,23 +90,25 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 		return err
 	}
 	rep := buildReport(in, peakOf)
-	var buf bytes.Buffer
-	if err := rep.write(&buf, format); err != nil {
-		return err
-	}
-	out, err := openOutput(cmd, output, "")
-	if err != nil {
-		return err
-	}
-	if _, err := out.Write(buf.Bytes()); err != nil {
-		out.Discard()
-		return err
-	}
-	if err := out.Commit(); err != nil {
+	if err := writeReportFile(cmd, output, func(w io.Writer) error { return rep.write(w, format) }); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, rep.charts(), len(in))
 	return err
+}
+
+// writeReportFile draws a report with write, then writes it to path
+// atomically (see openOutput): a report that cannot be drawn touches no
+// file.
+func writeReportFile(cmd *cobra.Command, path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	return writeOutput(cmd, path, "", func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }
 
 // reportPeaks returns the peak of each hardware, for its roofline: each
@@ -115,28 +116,19 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 // peak stored in the cache for the hardware; nil where neither roof is
 // known. The cache is opened only where a flag is missing.
 func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float64) (func(hardware string) *autotune.Peak, error) {
-	peaks := func(string) *autotune.Peak { return nil }
+	var cache *autotune.Cache
 	if peakGBps == 0 || peakGFLOPs == 0 {
-		cache, err := cf.open(cmd, false)
-		if err != nil {
+		var err error
+		if cache, err = cf.open(cmd, false); err != nil {
 			return nil, err
-		}
-		peaks = func(hardware string) *autotune.Peak {
-			p, _ := cache.LoadPeak(hardware) // no stored peak is a note, not an error
-			if p == nil {
-				return nil
-			}
-			return &p.Peak
 		}
 	}
 	return func(hardware string) *autotune.Peak {
 		p := autotune.Peak{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}
-		if stored := peaks(hardware); stored != nil {
-			if p.BandwidthGBps == 0 {
-				p.BandwidthGBps = stored.BandwidthGBps
-			}
-			if p.GFLOPs == 0 {
-				p.GFLOPs = stored.GFLOPs
+		if cache != nil {
+			if stored, _ := cache.LoadPeak(hardware); stored != nil { // no stored peak is a note, not an error
+				p.BandwidthGBps = cmp.Or(p.BandwidthGBps, stored.BandwidthGBps)
+				p.GFLOPs = cmp.Or(p.GFLOPs, stored.GFLOPs)
 			}
 		}
 		if p.BandwidthGBps == 0 && p.GFLOPs == 0 {
@@ -283,16 +275,8 @@ func (r *report) write(w io.Writer, format string) error {
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "svg":
-		c := vgsvg.New(chartWidth, heightOf(panels))
-		drawPanels(c, panels)
-		return writeSVG(w, c)
-	case "png":
-		c := vgimg.NewWith(vgimg.UseWH(chartWidth, heightOf(panels)), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
-		drawPanels(c, panels)
-		_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-		return err
+	if format == "html" {
+		return r.writeHTML(w, panels)
 	}
-	return r.writeHTML(w, panels)
+	return writeCanvas(w, format, heightOf(panels), func(c vg.CanvasSizer) { drawPanels(c, panels) })
 }

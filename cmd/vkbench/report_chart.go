@@ -214,17 +214,15 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 			}
 			bars.Color = col
 			bars.CapWidth = 0.25 * rowPitch
-			sc, err := plotter.NewScatter(pts)
-			if err != nil {
-				return nil, 0, err
-			}
-			sc.Color = col
-			sc.Radius = vg.Points(3)
-			sc.Shape = draw.RingGlyph{}
+			var sc *plotter.Scatter
 			if winner {
 				bars.Width = vg.Points(1.5)
-				sc.Radius = vg.Points(4.5)
-				sc.Shape = draw.CircleGlyph{}
+				sc, err = newScatter(pts, col, draw.CircleGlyph{}, vg.Points(4.5))
+			} else {
+				sc, err = newScatter(pts, col, draw.RingGlyph{}, vg.Points(3))
+			}
+			if err != nil {
+				return nil, 0, err
 			}
 			p.Add(bars, sc)
 		}
@@ -247,9 +245,19 @@ func (r *report) legendEntries() int {
 	return len(r.in) + 1
 }
 
-func glyph(col color.Color, shape draw.GlyphDrawer, radius vg.Length) *plotter.Scatter {
-	sc, _ := plotter.NewScatter(plotter.XYs{{}}) // one point cannot fail
+// newScatter draws pts as glyphs of shape, radius and col.
+func newScatter(pts plotter.XYs, col color.Color, shape draw.GlyphDrawer, radius vg.Length) (*plotter.Scatter, error) {
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
 	sc.Color, sc.Shape, sc.Radius = col, shape, radius
+	return sc, nil
+}
+
+// glyph is a legend's sample of a scatter's glyph.
+func glyph(col color.Color, shape draw.GlyphDrawer, radius vg.Length) *plotter.Scatter {
+	sc, _ := newScatter(plotter.XYs{{}}, col, shape, radius) // one point cannot fail
 	return sc
 }
 

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
+	"image/color"
 	"io"
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -26,15 +28,25 @@ func writeSVG(w io.Writer, c *vgsvg.Canvas) error {
 	return err
 }
 
-// inlineSVG draws one panel's chart as SVG to put inside an HTML page.
-func inlineSVG(pn panel) (template.HTML, error) {
-	if pn.plot == nil {
-		return "", nil
+// writeCanvas draws a chart of the charts' width and height h with
+// drawOn, and writes it to w as svg or png.
+func writeCanvas(w io.Writer, format string, h vg.Length, drawOn func(vg.CanvasSizer)) error {
+	if format == "png" {
+		c := vgimg.NewWith(vgimg.UseWH(chartWidth, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
+		drawOn(c)
+		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+		return err
 	}
-	c := vgsvg.New(chartWidth, pn.height)
-	drawPanels(c, []panel{{plot: pn.plot, height: pn.height}})
+	c := vgsvg.New(chartWidth, h)
+	drawOn(c)
+	return writeSVG(w, c)
+}
+
+// inlineSVG draws a chart of height h with drawOn as SVG to put inside an
+// HTML page.
+func inlineSVG(h vg.Length, drawOn func(vg.CanvasSizer)) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := writeSVG(&buf, c); err != nil {
+	if err := writeCanvas(&buf, "svg", h, drawOn); err != nil {
 		return "", err
 	}
 	s := buf.String()
@@ -42,6 +54,15 @@ func inlineSVG(pn panel) (template.HTML, error) {
 		s = s[i:] // drop the XML declaration and comment, which HTML does not want
 	}
 	return template.HTML(s), nil //nolint:gosec // drawn here; vgsvg escapes every text
+}
+
+// svg draws the panel's chart, without its notes, as SVG to put inside an
+// HTML page.
+func (pn panel) svg() (template.HTML, error) {
+	if pn.plot == nil {
+		return "", nil
+	}
+	return inlineSVG(pn.height, func(c vg.CanvasSizer) { drawPanels(c, []panel{{plot: pn.plot, height: pn.height}}) })
 }
 
 type htmlRow struct {
@@ -81,7 +102,7 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 		page.Files = append(page.Files, hf)
 	}
 	for i, g := range r.groups {
-		svg, err := inlineSVG(panels[i])
+		svg, err := panels[i].svg()
 		if err != nil {
 			return err
 		}
@@ -93,19 +114,10 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 					continue
 				}
 				row := htmlRow{File: r.in[f].label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
-					Median: "-", CI: "-", GBps: "-", GFLOPs: "-", Peak: "-", Note: b.Error}
+					Median: "-", CI: "-", GBps: rateText("%.3g", b.GBps), GFLOPs: rateText("%.3g", b.GFLOPs), Peak: rateText("%.0f%%", b.PercentPeak), Note: b.Error}
 				if measured(b) {
 					row.Median = fmtSeconds(b.Stats.Median)
 					row.CI = ciText(*b.Stats)
-				}
-				if b.GBps > 0 {
-					row.GBps = fmt.Sprintf("%.3g", b.GBps)
-				}
-				if b.GFLOPs > 0 {
-					row.GFLOPs = fmt.Sprintf("%.3g", b.GFLOPs)
-				}
-				if b.PercentPeak > 0 {
-					row.Peak = fmt.Sprintf("%.0f%%", b.PercentPeak)
 				}
 				if len(b.Flags) > 0 {
 					row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)
@@ -117,7 +129,7 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 	}
 	for i := range r.roofs {
 		rl := &r.roofs[i]
-		svg, err := inlineSVG(panels[len(r.groups)+i])
+		svg, err := panels[len(r.groups)+i].svg()
 		if err != nil {
 			return err
 		}

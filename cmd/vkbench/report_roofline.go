@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
@@ -44,10 +46,7 @@ func (rl *roofline) drawn(r *report) bool {
 
 func (r *report) rooflineNotes(rl *roofline) []string {
 	var notes []string
-	hw := rl.hardware
-	if hw == "" {
-		hw = "unknown hardware"
-	}
+	hw := cmp.Or(rl.hardware, "unknown hardware")
 	switch {
 	case rl.peak == nil:
 		notes = append(notes, fmt.Sprintf("No roofline for %s: no peak is known (run vkbench peak on it, point --cache at the cache that holds its peak, or pass --peak-gbps and --peak-gflops).", hw))
@@ -156,12 +155,9 @@ func (r *report) roofPointsOf(rl *roofline, box *logBox) []roofPoints {
 			pt := plotter.XY{X: b.Flops / b.Bytes, Y: b.GFLOPs}
 			box.widen(pt.X, pt.Y)
 			if b.Winner {
-				label := b.Op
-				if label == "" {
-					label, _, _ = splitName(b)
-				}
+				group, _, _ := splitName(b)
 				pts.winners = append(pts.winners, pt)
-				pts.labels = append(pts.labels, label)
+				pts.labels = append(pts.labels, cmp.Or(b.Op, group))
 			} else {
 				pts.others = append(pts.others, pt)
 			}
@@ -215,28 +211,29 @@ func addRoofs(p *plot.Plot, pk *autotune.Peak, box logBox, ridge float64) error 
 	// compute roof's over its flat one.
 	if pk.BandwidthGBps > 0 {
 		x := xmin * 1.3
-		if err := addRoofLabel(p, plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.0f GB/s", pk.BandwidthGBps), vg.Points(-14)); err != nil {
+		if err := addLabel(p, plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.0f GB/s", pk.BandwidthGBps), vg.Point{X: vg.Points(4), Y: vg.Points(-14)}, roofColor); err != nil {
 			return err
 		}
 	}
 	if pk.GFLOPs > 0 {
 		x := max(ridge, xmin) * 1.3
-		if err := addRoofLabel(p, plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.0f GFLOP/s", pk.GFLOPs), vg.Points(4)); err != nil {
+		if err := addLabel(p, plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.0f GFLOP/s", pk.GFLOPs), vg.Point{X: vg.Points(4), Y: vg.Points(4)}, roofColor); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// addRoofLabel labels a roof with text at pt, offset dy upwards.
-func addRoofLabel(p *plot.Plot, pt plotter.XY, text string, dy vg.Length) error {
+// addLabel writes text at pt, offset by offset, in the notes' size and
+// in col.
+func addLabel(p *plot.Plot, pt plotter.XY, text string, offset vg.Point, col color.Color) error {
 	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: []string{text}})
 	if err != nil {
 		return err
 	}
-	lb.Offset = vg.Point{X: vg.Points(4), Y: dy}
+	lb.Offset = offset
 	lb.TextStyle[0].Font = sansFont(9)
-	lb.TextStyle[0].Color = roofColor
+	lb.TextStyle[0].Color = col
 	p.Add(lb)
 	return nil
 }
@@ -246,35 +243,29 @@ func addRoofLabel(p *plot.Plot, pt plotter.XY, text string, dy vg.Length) error 
 func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, placed *plotter.XYs) error {
 	col, wcol := r.color(pts.f, false), r.color(pts.f, true)
 	if len(pts.others) > 0 {
-		sc, err := plotter.NewScatter(pts.others)
+		sc, err := newScatter(pts.others, col, draw.RingGlyph{}, vg.Points(2.5))
 		if err != nil {
 			return err
 		}
-		sc.Color, sc.Shape, sc.Radius = col, draw.RingGlyph{}, vg.Points(2.5)
 		p.Add(sc)
 	}
 	if len(pts.winners) == 0 {
 		return nil
 	}
-	sc, err := plotter.NewScatter(pts.winners)
+	sc, err := newScatter(pts.winners, wcol, draw.CircleGlyph{}, vg.Points(4))
 	if err != nil {
 		return err
 	}
-	sc.Color, sc.Shape, sc.Radius = wcol, draw.CircleGlyph{}, vg.Points(4)
 	p.Add(sc)
 	if len(r.in) > 1 {
 		p.Legend.Add(r.in[pts.f].label, sc)
 	}
 	for i, pt := range pts.winners {
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: pts.labels[i : i+1]})
-		if err != nil {
+		offset := vg.Point{X: vg.Points(6), Y: vg.Points(-4) - vg.Points(10)*vg.Length(crowded(*placed, pt))}
+		if err := addLabel(p, pt, pts.labels[i], offset, wcol); err != nil {
 			return err
 		}
-		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-4) - vg.Points(10)*vg.Length(crowded(*placed, pt))}
-		lb.TextStyle[0].Font = sansFont(9)
-		lb.TextStyle[0].Color = wcol
 		*placed = append(*placed, pt)
-		p.Add(lb)
 	}
 	return nil
 }

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,15 +146,11 @@ func (f *benchFlags) options() (autotune.Options, error) {
 		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
 	}
 	o := autotune.DefaultOptions
-	o.Warmup = f.warmup
-	if f.warmup == 0 {
-		o.Warmup = -1
-	}
+	// A flag's 0 means none, which Options says with -1 (its 0 is the
+	// default).
+	o.Warmup = cmp.Or(f.warmup, -1)
 	o.Objective = objective
-	o.EnergyWindow = f.energyWindow
-	if f.energyWindow == 0 {
-		o.EnergyWindow = -1
-	}
+	o.EnergyWindow = cmp.Or(f.energyWindow, -1)
 	o.Level = level
 	o.TargetHalfWidth = f.precision / 100
 	o.Budget = f.budget
@@ -178,21 +175,14 @@ func operations(names []string, manifest []kernels.Operation) ([]kernels.Operati
 		return kernels.Builtin(), nil
 	}
 	var ops []kernels.Operation
-next:
 	for _, n := range names {
-		for _, op := range manifest {
-			if op.Name() == n {
-				ops = append(ops, op)
-				continue next
-			}
+		if i := slices.IndexFunc(manifest, func(op kernels.Operation) bool { return op.Name() == n }); i >= 0 {
+			ops = append(ops, manifest[i])
+			continue
 		}
 		op, err := kernels.Lookup(n)
 		if err != nil && len(manifest) > 0 {
-			var names []string
-			for _, m := range manifest {
-				names = append(names, m.Name())
-			}
-			err = status.Annotatef(err, "nor in the manifest (%s)", strings.Join(names, ", "))
+			err = status.Annotatef(err, "nor in the manifest (%s)", strings.Join(opNames(manifest), ", "))
 		}
 		if err != nil {
 			return nil, usageError{err}
@@ -233,7 +223,7 @@ as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, and those the device cannot run as unsupported,
 each with the reason.
 
-Operations: ` + strings.Join(builtinNames(), ", ") + `.
+Operations: ` + strings.Join(opNames(kernels.Builtin()), ", ") + `.
 
 Exit status: 0 success, 1 a candidate computed a wrong result or an operation
 could not run at its size, 2 bad usage, 3 a device failure.`,
@@ -331,10 +321,11 @@ func selectCandidates(w io.Writer, ops []kernels.Operation, expr string) ([]kern
 	return out, nil
 }
 
-func builtinNames() []string {
-	var names []string
-	for _, op := range kernels.Builtin() {
-		names = append(names, op.Name())
+// opNames are the names of ops, in order.
+func opNames(ops []kernels.Operation) []string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = op.Name()
 	}
 	return names
 }
@@ -388,41 +379,34 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	if err != nil {
 		return err
 	}
-	o, err := f.dev.open(cmd, cache)
+	defer out.Discard() // unless finished
+	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
-		out.Discard()
 		return err
 	}
-	info := o.dev.Info()
+	info := dev.Info()
 	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
 	conditions, closeTelemetry, err := withTelemetry(&opts, info)
 	if err != nil {
-		out.Discard()
-		return status.Join(err, o.Release())
+		return status.Join(err, release())
 	}
 	defer closeTelemetry()
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
 		Objective: string(opts.Objective), Conditions: conditions,
-		Device: results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}}
-	bar := newProgress(cmd.ErrOrStderr(), f.quiet || verbose(cmd))
-	opts.Progress = bar.update
-	if verbose(cmd) {
-		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	runErr := measureAll(cmd, o.dev, cache, opts, ops, tables, sizes, commit, force, file, f)
+		Device: resultsDevice(info)}
+	bar := startProgress(cmd, f.quiet, &opts)
+	runErr := measureAll(cmd, dev, cache, opts, ops, tables, sizes, commit, force, file, f)
 	bar.finish()
-	if err := savePipelineCache(o.dev, cache); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
-	}
+	keepPipelineCache(cmd, dev, cache)
 	// Results measured before a failure are shown (a file given with -o
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
 		werr = writeResults(out, f.format, file, verbose(cmd))
 	}
-	if err := out.finish(status.Join(runErr, werr, o.Release())); err != nil {
+	if err := out.finish(status.Join(runErr, werr, release())); err != nil {
 		return err
 	}
 	for _, b := range file.Benchmarks {
@@ -445,7 +429,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
 	}
 	tuners := map[string]*autotune.Tuner{}
-	var failed []string
+	var failed errOperationFailed
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
 		table := tables[op.Name()]
@@ -478,18 +462,14 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts 
 			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; fix the cache file or point --cache at another")}
 		}
 		if err != nil && e == nil && operationsOwn(ctx, dev, err) {
-			file.Benchmarks = append(file.Benchmarks, failedBenchmarks(op, size, err)...)
-			failed = append(failed, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
+			failed.add(file, op, size, err)
 			continue
 		}
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
 			return err
 		}
 	}
-	if len(failed) > 0 {
-		return errOperationFailed{failed}
-	}
-	return nil
+	return failed.orNil()
 }
 
 // inTable returns opts committing to the tune cache table named table (a
@@ -517,16 +497,6 @@ func operationsOwn(ctx context.Context, dev hal.Device, err error) bool {
 	return false
 }
 
-// failedBenchmarks reports every candidate of op as failed at size, for
-// the reason err gives.
-func failedBenchmarks(op kernels.Operation, size kernels.Size, err error) []results.Benchmark {
-	e := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
-	for i, c := range op.Candidates() {
-		e.Results = append(e.Results, autotune.Result{Index: i, Name: c.Name, Outcome: autotune.Failed, Error: err.Error()})
-	}
-	return benchmarksOf(op, e, nil)
-}
-
 // errOperationFailed makes the command exit with status 1 after the
 // other operations ran: these could not be measured at their size, each
 // "name at size: reason".
@@ -534,6 +504,25 @@ type errOperationFailed struct{ failures []string }
 
 func (e errOperationFailed) Error() string {
 	return fmt.Sprintf("could not measure %s (the other operations ran)", strings.Join(e.failures, "; "))
+}
+
+// add reports op as failed at size, for the reason err: every candidate
+// of it failed, in file, and op among e's failures.
+func (e *errOperationFailed) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
+	entry := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
+	for i, c := range op.Candidates() {
+		entry.Results = append(entry.Results, autotune.Result{Index: i, Name: c.Name, Outcome: autotune.Failed, Error: err.Error()})
+	}
+	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, entry, nil)...)
+	e.failures = append(e.failures, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
+}
+
+// orNil is e, or nil where no operation failed.
+func (e errOperationFailed) orNil() error {
+	if len(e.failures) == 0 {
+		return nil
+	}
+	return e
 }
 
 // measureInterleaved measures opts.Rounds rounds of every operation, a
@@ -576,19 +565,21 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 		}
 	}
 	file.Probe = probe.file()
-	var names []string
+	var opsFailed errOperationFailed
 	for i, op := range ops {
 		if failed[i] != nil {
-			file.Benchmarks = append(file.Benchmarks, failedBenchmarks(op, sizes.sizeFor(op, dev.Info()), failed[i])...)
-			names = append(names, fmt.Sprintf("%s at %s: %v", op.Name(), sizes.sizeFor(op, dev.Info()), failed[i]))
+			opsFailed.add(file, op, sizes.sizeFor(op, dev.Info()), failed[i])
 			continue
 		}
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, autotune.MergeRounds(op, rounds[i], opts), opts.Peak)...)
 	}
-	if len(names) > 0 {
-		return errOperationFailed{names}
-	}
-	return nil
+	return opsFailed.orNil()
+}
+
+// resultsDevice is the device info describes, as results files and ab's
+// report name it.
+func resultsDevice(info hal.DeviceInfo) results.Device {
+	return results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}
 }
 
 // errVerification makes the command exit with status 1.
@@ -669,15 +660,15 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := f.dev.open(cmd, cache)
+	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
 	}
-	n, err := autotune.Compile(cmd.Context(), o.dev, ops)
+	n, err := autotune.Compile(cmd.Context(), dev, ops)
 	if err == nil {
-		err = savePipelineCache(o.dev, cache)
+		err = savePipelineCache(dev, cache)
 	}
-	if err := status.Join(err, o.Release()); err != nil {
+	if err := status.Join(err, release()); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "compiled %d pipelines\n", n)

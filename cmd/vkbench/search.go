@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -127,12 +128,10 @@ func (s *searchFlags) strategies() []string {
 }
 
 func (s *searchFlags) options(seed uint64, force bool) autotune.SearchOptions {
-	threads := s.compileThreads
-	if threads == 0 {
-		threads = -1
-	}
+	// 0 compiles each configuration just before it is measured, which
+	// SearchOptions says with -1 (its 0 is the default).
 	return autotune.SearchOptions{Strategy: s.strategies()[0], MaxEvals: s.maxEvals, TimeLimit: s.timeLimit, Seed: seed,
-		CompileThreads: threads, Force: force}
+		CompileThreads: cmp.Or(s.compileThreads, -1), Force: force}
 }
 
 // tune searches op's space at size and returns the operation of its
@@ -167,12 +166,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 // evaluate.
 func evaluatedOnly(e *autotune.Entry) *autotune.Entry {
 	c := *e
-	c.Results = nil
-	for _, r := range e.Results {
-		if r.Outcome != autotune.Unevaluated {
-			c.Results = append(c.Results, r)
-		}
-	}
+	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r autotune.Result) bool { return r.Outcome == autotune.Unevaluated })
 	return &c
 }
 

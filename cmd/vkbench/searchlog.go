@@ -30,8 +30,7 @@ func writeSimTable(w io.Writer, l *autotune.TuneLog, rows []simRow) error {
 	}
 	fmt.Fprintf(w, "replay of %s (%s, %s mode): %d configurations; the log's best %s, %s\n\n", l.Header.Key, l.Header.Table.Hardware, l.Header.Mode, points, bestName, seconds(bestSec))
 	fmt.Fprintf(w, "| strategy | seed | evaluations | best found | its median | within %d%% after | simulated time |\n|---|---:|---:|---|---:|---:|---:|\n", int(within*100))
-	type agg struct{ evals []int }
-	by := map[string]*agg{}
+	evals := map[string][]int{} // each strategy's evaluations to within, over its seeds
 	var order []string
 	for _, row := range rows {
 		r := row.r
@@ -49,17 +48,14 @@ func writeSimTable(w io.Writer, l *autotune.TuneLog, rows []simRow) error {
 			k = points + 1 // after the whole space: above any median of reached ones
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.1f s |\n", r.Search.Strategy, row.seed, len(r.Evals), r.Search.Best, seconds(sec), after, r.Search.WallSeconds)
-		a := by[r.Search.Strategy]
-		if a == nil {
-			a = &agg{}
-			by[r.Search.Strategy] = a
+		if _, ok := evals[r.Search.Strategy]; !ok {
 			order = append(order, r.Search.Strategy)
 		}
-		a.evals = append(a.evals, k)
+		evals[r.Search.Strategy] = append(evals[r.Search.Strategy], k)
 	}
 	fmt.Fprintf(w, "\n| strategy | seeds | evaluations to within %d%% of the best (median) | of the %d configurations |\n|---|---:|---:|---:|\n", int(within*100), points)
 	for _, s := range order {
-		e := slices.Sorted(slices.Values(by[s].evals))
+		e := slices.Sorted(slices.Values(evals[s]))
 		m := e[len(e)/2]
 		if m > points {
 			fmt.Fprintf(w, "| %s | %d | never | — |\n", s, len(e))
@@ -112,7 +108,7 @@ arguments, lists the tuning logs.`,
 			var names []string
 			for _, r := range refs {
 				names = append(names, r.String())
-				if r.Key == args[0] && (hw == "" || r.Table.Hardware == hw) && (tuner == "" || r.Table.Tuner == tuner) && r.Mode == mode {
+				if r.Key == args[0] && tableChosen(r.Table, hw, tuner) && r.Mode == mode {
 					match = append(match, r)
 				}
 			}
@@ -123,11 +119,7 @@ arguments, lists the tuning logs.`,
 			if err != nil {
 				return err
 			}
-			out, err := openOutput(cmd, args[1], c.Path())
-			if err != nil {
-				return err
-			}
-			if err := out.finish(autotune.WriteTuneLog(out, l)); err != nil {
+			if err := writeOutput(cmd, args[1], c.Path(), func(w io.Writer) error { return autotune.WriteTuneLog(w, l) }); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s (%d configurations, %d searches) to %s\n", match[0], len(l.Evals), len(l.Searches), args[1])
