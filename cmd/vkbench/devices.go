@@ -289,14 +289,14 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 			fmt.Fprintf(tw, "%s\t%s: %s\n", label, fm, d.ImageFormats.Of(fm))
 		}
 		fmt.Fprintf(tw, "  coopmat\t%s\n", matrixSummary(d))
-		if len(d.Withheld) > 0 {
-			fmt.Fprintf(tw, "  left off\t%s (the validation layer is older than them)\n", strings.Join(d.Withheld, " "))
+		for _, m := range d.CooperativeMatrices {
+			fmt.Fprintf(tw, "    \t%s\n", m)
 		}
 		if f.CooperativeMatrixNV2 != 0 {
 			fmt.Fprintf(tw, "  coopmat2\t%s\n", strings.Join(flagNames(f.CooperativeMatrixNV2), " "))
 		}
-		for _, m := range d.CooperativeMatrices {
-			fmt.Fprintf(tw, "    \t%s\n", m)
+		if len(d.Withheld) > 0 {
+			fmt.Fprintf(tw, "  left off\t%s (the validation layer is older than them)\n", strings.Join(d.Withheld, " "))
 		}
 	}
 	return tw.Flush()
@@ -329,9 +329,13 @@ func matrixSummary(d hal.DeviceInfo) string {
 				n++
 			}
 		}
-		what := "shapes"
+		one, many := "shape", "shapes"
 		if api == hal.MatrixNV2 {
-			what = "granularities"
+			one, many = "granularity", "granularities"
+		}
+		what := many
+		if n == 1 {
+			what = one
 		}
 		parts = append(parts, fmt.Sprintf("%s: %d %s", api.Extension(), n, what))
 	}
