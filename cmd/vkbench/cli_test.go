@@ -474,9 +474,10 @@ func TestTuneCompileOnly(t *testing.T) {
 	}
 }
 
-// peakArgs measure the device's peak on tiny problems.
+// peakArgs measure the device's peak on tiny problems (a matrix unit's
+// size among them: peak once refused it).
 var peakArgs = []string{"--size", "copy=4096", "--size", "peak-fma-f32=1024x64", "--size", "peak-fma-f16=1024x64",
-	"--size", "peak-mad-i32=1024x64", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
+	"--size", "peak-mad-i32=1024x64", "--size", "peak-coopmat-f16=1024x64", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
 
 func TestPeak(t *testing.T) {
 	needDevice(t)

@@ -18,8 +18,23 @@ import (
 	"github.com/vkbench/vkbench/telemetry"
 )
 
-// peakOps are the operations peak measures.
-var peakOps = []string{"peak-fma-f32", "peak-fma-f16", "peak-mad-i32", "copy"}
+// peakMeasures are what peak measures, in its table's order: each
+// operation, the unit of its rate, whether the rate is its bandwidth
+// rather than its arithmetic, and where the record keeps it. The matrix
+// units' (tensor cores') peaks are measured where the device has them.
+var peakMeasures = []struct {
+	op, unit  string
+	bandwidth bool
+	into      func(*autotune.PeakRecord) *float64
+}{
+	{"peak-fma-f32", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.GFLOPs }},
+	{"peak-fma-f16", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.FP16GFLOPs }},
+	{"peak-mad-i32", "GOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.Int32GOPs }},
+	{"copy", "GB/s", true, func(r *autotune.PeakRecord) *float64 { return &r.BandwidthGBps }},
+	{"peak-coopmat-f16", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16GFLOPs }},
+	{"peak-coopmat-f16acc", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16AccGFLOPs }},
+	{"peak-coopmat-s8", "GOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.MatrixS8GOPs }},
+}
 
 // newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {
@@ -62,7 +77,11 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	if f.format != "table" && f.format != "json" {
 		return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
 	}
-	ops, err := operations(peakOps, nil)
+	var names []string
+	for _, m := range peakMeasures {
+		names = append(names, m.op)
+	}
+	ops, err := operations(names, nil)
 	if err != nil {
 		return err
 	}
@@ -119,31 +138,16 @@ type peakRun struct {
 	rows  []peakRow
 }
 
-// measureAll measures every peak: the FMA chains, the copy bandwidth, and
-// the matrix units (tensor cores) where the device has them.
+// measureAll measures every peak of peakMeasures.
 func (p *peakRun) measureAll() error {
-	gflops := func(r autotune.Result) float64 { return r.GFLOPs }
-	gbps := func(r autotune.Result) float64 { return r.GBps }
-	// The matrix units' (tensor cores') peaks are measured where the
-	// device has them.
-	peaks := []struct {
-		into *float64
-		op   string
-		unit string
-		pick func(autotune.Result) float64
-	}{
-		{&p.rec.GFLOPs, "peak-fma-f32", "GFLOP/s", gflops},
-		{&p.rec.FP16GFLOPs, "peak-fma-f16", "GFLOP/s", gflops},
-		{&p.rec.Int32GOPs, "peak-mad-i32", "GOP/s", gflops},
-		{&p.rec.BandwidthGBps, "copy", "GB/s", gbps},
-		{&p.rec.MatrixF16GFLOPs, "peak-coopmat-f16", "GFLOP/s", gflops},
-		{&p.rec.MatrixF16AccGFLOPs, "peak-coopmat-f16acc", "GFLOP/s", gflops},
-		{&p.rec.MatrixS8GOPs, "peak-coopmat-s8", "GOP/s", gflops},
-	}
 	var errs []error
-	for _, pk := range peaks {
+	for _, m := range peakMeasures {
+		pick := func(r autotune.Result) float64 { return r.GFLOPs }
+		if m.bandwidth {
+			pick = func(r autotune.Result) float64 { return r.GBps }
+		}
 		var err error
-		*pk.into, err = p.measure(pk.op, pk.unit, pk.pick)
+		*m.into(&p.rec), err = p.measure(m.op, m.unit, pick)
 		errs = append(errs, err)
 	}
 	return status.Join(errs...)
