@@ -49,6 +49,24 @@ func Lookup(name string) (Operation, error) {
 	return nil, status.Newf(status.NotFound, "kernels: no operation %q (built in: %v)", name, names)
 }
 
+// opInfo is what a built-in operation says of itself, and the methods of
+// Operation that only report it.
+type opInfo struct {
+	name, summary string
+	dtype         DType
+	dims          []string
+	cands         []Candidate
+}
+
+func (o *opInfo) Name() string    { return o.name }
+func (o *opInfo) Summary() string { return o.summary }
+func (o *opInfo) DType() DType    { return o.dtype }
+
+// Dims and Candidates return copies, so that a caller who edits them
+// changes nothing here.
+func (o *opInfo) Dims() []string          { return slices.Clone(o.dims) }
+func (o *opInfo) Candidates() []Candidate { return cloneCandidates(o.cands) }
+
 // candidate builds a built-in candidate from a kernel of package shaders.
 // constants are the values of specialization constants 0, 1, 2, ... in
 // order: every built-in kernel numbers its constants from 0, workgroup

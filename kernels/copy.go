@@ -10,7 +10,7 @@ import (
 
 // copyOp is "copy": dst = src over N 32-bit words, the measure of memory
 // bandwidth. Bytes: 8N (read N words, write N words).
-type copyOp struct{ cands []Candidate }
+type copyOp struct{ opInfo }
 
 func newCopy() *copyOp {
 	scalar := func(wg uint32) Candidate {
@@ -29,27 +29,24 @@ func newCopy() *copyOp {
 		return candidate("copy_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
 	}
-	return &copyOp{cands: []Candidate{
-		scalar(64),
-		scalar(256),
-		vec4(128),
-		vec4(256),
-		vec4(512),
-		unroll(4, 128),
-		unroll(4, 256),
-		unroll(8, 256),
-		gridstride(2, 256, 2048),
-		gridstride(4, 256, 1024),
-		gridstride(4, 512, 1024),
+	return &copyOp{opInfo{
+		name: "copy", dtype: U32, dims: []string{"N"},
+		summary: "dst = src over N 32-bit words: memory bandwidth",
+		cands: []Candidate{
+			scalar(64),
+			scalar(256),
+			vec4(128),
+			vec4(256),
+			vec4(512),
+			unroll(4, 128),
+			unroll(4, 256),
+			unroll(8, 256),
+			gridstride(2, 256, 2048),
+			gridstride(4, 256, 1024),
+			gridstride(4, 512, 1024),
+		},
 	}}
 }
-
-func (*copyOp) Name() string    { return "copy" }
-func (*copyOp) Summary() string { return "dst = src over N 32-bit words: memory bandwidth" }
-func (*copyOp) DType() DType    { return U32 }
-func (*copyOp) Dims() []string  { return []string{"N"} }
-
-func (op *copyOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 2²⁸ words (1 GiB each way) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ (4 MiB) on a CPU.

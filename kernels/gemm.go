@@ -12,7 +12,7 @@ import (
 
 // gemmOp is "gemm": C (M×N) = A (M×K) · B (K×N), row-major fp32.
 // Bytes: 4(MK + KN + MN); flops: 2MNK.
-type gemmOp struct{ cands []Candidate }
+type gemmOp struct{ opInfo }
 
 func newGEMM() *gemmOp {
 	naive := func(t uint32) Candidate {
@@ -23,7 +23,7 @@ func newGEMM() *gemmOp {
 		return candidate("gemm_tiled", fmt.Sprintf("tiled-%d", t), 3, 12, [3]uint32{t, t, 1},
 			map[string]int{"T": int(t)}, Requirements{SharedMemory: 2 * 4 * t * t}, t, t)
 	}
-	return &gemmOp{cands: []Candidate{
+	return gemmOf([]Candidate{
 		naive(16),
 		tiled(16),
 		tiled(32),
@@ -35,6 +35,15 @@ func newGEMM() *gemmOp {
 		regblockPhased(128, 128, 16, 16, 16, 2),
 		regblock(128, 256, 8, 32, 16),
 		regblock(256, 128, 8, 16, 32),
+	})
+}
+
+// gemmOf is the operation with cands as its candidates.
+func gemmOf(cands []Candidate) *gemmOp {
+	return &gemmOp{opInfo{
+		name: "gemm", dtype: F32, dims: []string{"M", "N", "K"},
+		summary: "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput",
+		cands:   cands,
 	}}
 }
 
@@ -97,15 +106,6 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 		}
 	}
 }
-
-func (*gemmOp) Name() string { return "gemm" }
-func (*gemmOp) Summary() string {
-	return "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput"
-}
-func (*gemmOp) DType() DType   { return F32 }
-func (*gemmOp) Dims() []string { return []string{"M", "N", "K"} }
-
-func (op *gemmOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
 // 256³ on a CPU (lavapipe does a few GFLOP/s).

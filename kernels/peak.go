@@ -15,11 +15,11 @@ import (
 // wide) so that the arithmetic pipeline's latency is hidden, and writes
 // the sum of its chains so that no step can be dropped. Flops: 2·N·ITERS.
 type peakKind struct {
-	name, shader, summary string
-	dtype                 DType
-	lanes                 int // chains per accumulator: 2 for f16vec2
-	req                   Requirements
-	shapes                []peakShape
+	opInfo // all but the dimensions and the candidates, which newPeak adds
+	shader string
+	lanes  int // chains per accumulator: 2 for f16vec2
+	req    Requirements
+	shapes []peakShape
 	// wide are the candidates of a second shader, wideShader, whose
 	// accumulators are wideLanes chains wide.
 	wideShader string
@@ -35,9 +35,8 @@ var peakShapes = []peakShape{{8, 8, 256}, {4, 32, 256}, {8, 16, 256}, {8, 32, 25
 
 var (
 	peakF32 = peakKind{
-		name: "peak-fma-f32", shader: "peak_fma_f32", dtype: F32, lanes: 1,
-		summary: "independent fp32 FMA chains: peak fp32 FLOP/s",
-		shapes:  peakShapes,
+		opInfo: opInfo{name: "peak-fma-f32", dtype: F32, summary: "independent fp32 FMA chains: peak fp32 FLOP/s"},
+		shader: "peak_fma_f32", lanes: 1, shapes: peakShapes,
 	}
 	// peakF16's f16vec2 candidates (two chains a packed instruction) reached
 	// only the fp32 rate on an H200, whose packed fp16 rate is twice that;
@@ -45,24 +44,21 @@ var (
 	// operations per accumulator and step, for more of them in flight at
 	// the same loop overhead.
 	peakF16 = peakKind{
-		name: "peak-fma-f16", shader: "peak_fma_f16", dtype: F16, lanes: 2,
-		summary:    "independent fp16 FMA chains on f16vec2 and f16vec4: peak (packed) fp16 FLOP/s",
+		opInfo: opInfo{name: "peak-fma-f16", dtype: F16,
+			summary: "independent fp16 FMA chains on f16vec2 and f16vec4: peak (packed) fp16 FLOP/s"},
+		shader: "peak_fma_f16", lanes: 2,
 		req:        Requirements{Float16: true},
 		shapes:     peakShapes[:4],
 		wideShader: "peak_fma_f16x4", wideLanes: 4,
 		wide: []peakShape{{4, 32, 256}, {8, 16, 256}, {8, 32, 256}, {16, 16, 256}, {8, 32, 128}},
 	}
 	peakI32 = peakKind{
-		name: "peak-mad-i32", shader: "peak_mad_i32", dtype: I32, lanes: 1,
-		summary: "independent int32 multiply-add chains: peak int32 OP/s",
-		shapes:  peakShapes[:4],
+		opInfo: opInfo{name: "peak-mad-i32", dtype: I32, summary: "independent int32 multiply-add chains: peak int32 OP/s"},
+		shader: "peak_mad_i32", lanes: 1, shapes: peakShapes[:4],
 	}
 )
 
-type peakOp struct {
-	peakKind
-	cands []Candidate
-}
+type peakOp struct{ peakKind }
 
 // peakShape is one peak candidate: ACC accumulators per invocation, the
 // inner loop unrolled UNROLL steps, workgroups of WG.
@@ -70,6 +66,7 @@ type peakShape struct{ acc, unroll, wg uint32 }
 
 func newPeak(k peakKind) *peakOp {
 	op := &peakOp{peakKind: k}
+	op.dims = []string{"N", "ITERS"}
 	add := func(shader, prefix string, lanes int, shapes []peakShape) {
 		for _, s := range shapes {
 			op.cands = append(op.cands, candidate(shader, fmt.Sprintf("%sacc%d-unroll%d-wg%d", prefix, s.acc, s.unroll, s.wg), 2, 16, [3]uint32{s.wg, 1, 1},
@@ -80,13 +77,6 @@ func newPeak(k peakKind) *peakOp {
 	add(k.wideShader, fmt.Sprintf("x%d-", k.wideLanes), k.wideLanes, k.wide)
 	return op
 }
-
-func (op *peakOp) Name() string    { return op.name }
-func (op *peakOp) Summary() string { return op.summary }
-func (op *peakOp) DType() DType    { return op.dtype }
-func (*peakOp) Dims() []string     { return []string{"N", "ITERS"} }
-
-func (op *peakOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 2²² chains of 2¹⁴ steps (2³⁷ operations, milliseconds on
 // an H200) on a discrete GPU, 2²⁰ × 2¹² on an integrated one, and 2¹⁴ ×
@@ -212,7 +202,7 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: p.kind.name + "/" + c.Name}
+	m := Mismatches{What: p.op + "/" + c.Name}
 	bigA, bigB := affinePower(uint32(p.a), uint32(p.b), p.iters)
 	for t := range threads {
 		first, last := t*per, min((t+1)*per, p.n)

@@ -15,10 +15,9 @@ import (
 // warp of 32 invocations carries ACC chains and writes their sum. Flops:
 // 2·FM·FN·FK·N·ITERS.
 type coopmatPeakKind struct {
-	name, summary string
-	dtype         DType
-	arithmetic    Arithmetic
-	in, sum       hal.ComponentType
+	opInfo     // all but the dimensions and the candidates, which newCoopmatPeak adds
+	arithmetic Arithmetic
+	in, sum    hal.ComponentType
 	// shader is the candidates' NV kernel, khrShader their KHR twin's.
 	shader, khrShader string
 	// shape is the fragments' FM, FN, FK; set as specialization constants
@@ -31,24 +30,24 @@ var (
 	// peakCoopmatF16's fragments are 16×8×16, one NVIDIA matrix
 	// instruction each: on an H200 they ran 2–5% faster than 16×16×16.
 	peakCoopmatF16 = coopmatPeakKind{
-		name: "peak-coopmat-f16", dtype: F16, arithmetic: MatrixF16,
-		summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s",
-		in:      hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
+		opInfo: opInfo{name: "peak-coopmat-f16", dtype: F16,
+			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s"},
+		arithmetic: MatrixF16, in: hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
 		khrShader: "peak_coopmat_f16_khr", shape: [3]uint32{16, 8, 16}, sized: true,
 	}
 	peakCoopmatF16Acc = coopmatPeakKind{
-		name: "peak-coopmat-f16acc", dtype: F16, arithmetic: MatrixF16Acc,
-		summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s",
-		in:      hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
+		opInfo: opInfo{name: "peak-coopmat-f16acc", dtype: F16,
+			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s"},
+		arithmetic: MatrixF16Acc, in: hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
 		khrShader: "peak_coopmat_f16acc_khr", shape: [3]uint32{16, 16, 16},
 	}
 	// peakCoopmatS8's fragments are 16×16×32, the int8 shape NVIDIA's
 	// drivers list for their matrix units (a device that lists another
 	// reports the candidates unsupported, naming the shape).
 	peakCoopmatS8 = coopmatPeakKind{
-		name: "peak-coopmat-s8", dtype: I8, arithmetic: MatrixS8,
-		summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s",
-		in:      hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
+		opInfo: opInfo{name: "peak-coopmat-s8", dtype: I8,
+			summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s"},
+		arithmetic: MatrixS8, in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
 		khrShader: "peak_coopmat_s8_khr", shape: [3]uint32{16, 16, 32}, sized: true,
 	}
 )
@@ -65,13 +64,11 @@ var (
 	khrPeakShapes = []struct{ acc, unroll, warps uint32 }{{4, 4, 4}, {12, 4, 4}, {16, 8, 4}}
 )
 
-type coopmatPeakOp struct {
-	coopmatPeakKind
-	cands []Candidate
-}
+type coopmatPeakOp struct{ coopmatPeakKind }
 
 func newCoopmatPeak(k coopmatPeakKind) *coopmatPeakOp {
 	op := &coopmatPeakOp{coopmatPeakKind: k}
+	op.dims = []string{"N", "ITERS"}
 	for _, s := range coopmatPeakShapes {
 		op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
 	}
@@ -107,12 +104,7 @@ func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) Can
 		req, constants...)
 }
 
-func (op *coopmatPeakOp) Name() string            { return op.name }
-func (op *coopmatPeakOp) Summary() string         { return op.summary }
-func (op *coopmatPeakOp) DType() DType            { return op.dtype }
-func (*coopmatPeakOp) Dims() []string             { return []string{"N", "ITERS"} }
-func (op *coopmatPeakOp) Arithmetic() Arithmetic  { return op.arithmetic }
-func (op *coopmatPeakOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+func (op *coopmatPeakOp) Arithmetic() Arithmetic { return op.arithmetic }
 
 // DefaultSize is 2¹⁷ chains of 2¹² steps (2.2·10¹² operations with
 // 16×8×16 fragments, a few milliseconds on an H200's tensor cores) on a discrete
@@ -292,7 +284,7 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: p.kind.name + "/" + c.Name}
+	m := Mismatches{What: p.op + "/" + c.Name}
 	for w := range warps {
 		for e := range fm * fn {
 			var want int64

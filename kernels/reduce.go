@@ -14,7 +14,7 @@ import (
 // kernel in passes, each pass writing one partial sum per workgroup, until
 // one value is left. Bytes: 4N (the partials are a rounding error of it);
 // flops: N.
-type reduceOp struct{ cands []Candidate }
+type reduceOp struct{ opInfo }
 
 var subgroupArith = Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic}
 
@@ -35,25 +35,22 @@ func newReduce() *reduceOp {
 		return candidate("reduce_gridstride", fmt.Sprintf("twopass-gridstride-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, req, wg, u)
 	}
-	return &reduceOp{cands: []Candidate{
-		tree(128, 16),
-		tree(256, 4),
-		tree(512, 8),
-		subgroup(256, 2),
-		subgroup(256, 4),
-		subgroup(512, 4),
-		twopass(4, 256, 1024),
-		twopass(8, 256, 512),
-		twopass(4, 512, 1024),
+	return &reduceOp{opInfo{
+		name: "reduce", dtype: F32, dims: []string{"N"},
+		summary: "sum of N floats: memory bandwidth of a reduction",
+		cands: []Candidate{
+			tree(128, 16),
+			tree(256, 4),
+			tree(512, 8),
+			subgroup(256, 2),
+			subgroup(256, 4),
+			subgroup(512, 4),
+			twopass(4, 256, 1024),
+			twopass(8, 256, 512),
+			twopass(4, 512, 1024),
+		},
 	}}
 }
-
-func (*reduceOp) Name() string    { return "reduce" }
-func (*reduceOp) Summary() string { return "sum of N floats: memory bandwidth of a reduction" }
-func (*reduceOp) DType() DType    { return F32 }
-func (*reduceOp) Dims() []string  { return []string{"N"} }
-
-func (op *reduceOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 2²⁸ floats (1 GiB) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.

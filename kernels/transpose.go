@@ -11,7 +11,7 @@ import (
 
 // transposeOp is "transpose": out (N×M) = inᵀ for in M×N, row-major
 // floats. Bytes: 8MN.
-type transposeOp struct{ cands []Candidate }
+type transposeOp struct{ opInfo }
 
 func newTranspose() *transposeOp {
 	naive := func(x, y uint32) Candidate {
@@ -45,35 +45,30 @@ func newTranspose() *transposeOp {
 		return candidate("transpose_block4", fmt.Sprintf("block4-%dx%d", bx, by), 2, 8, [3]uint32{bx, by, 1},
 			map[string]int{"BX": int(bx), "BY": int(by)}, Requirements{}, bx, by)
 	}
-	return &transposeOp{cands: []Candidate{
-		naive(16, 16),
-		naive(32, 8),
-		tiled(32, 8),
-		tiled(32, 16),
-		tiled(64, 8),
-		tiledVec4(32, 16, 1),
-		tiledVec4(32, 32, 1),
-		tiledVec4(64, 16, 1),
-		tiledVec4(64, 32, 1),
-		tiledVec4(32, 8, 4),
-		tiledVec4(32, 16, 4),
-		tiledVec4(32, 32, 8),
-		block4(4, 8),
-		block4(8, 16),
-		down(tiledVec4(32, 16, 1)),
-		down(tiledVec4(32, 8, 1)),
-		down(tiledVec4(32, 8, 4)),
+	return &transposeOp{opInfo{
+		name: "transpose", dtype: F32, dims: []string{"M", "N"},
+		summary: "out (N×M) = transpose of in (M×N), fp32: strided memory bandwidth",
+		cands: []Candidate{
+			naive(16, 16),
+			naive(32, 8),
+			tiled(32, 8),
+			tiled(32, 16),
+			tiled(64, 8),
+			tiledVec4(32, 16, 1),
+			tiledVec4(32, 32, 1),
+			tiledVec4(64, 16, 1),
+			tiledVec4(64, 32, 1),
+			tiledVec4(32, 8, 4),
+			tiledVec4(32, 16, 4),
+			tiledVec4(32, 32, 8),
+			block4(4, 8),
+			block4(8, 16),
+			down(tiledVec4(32, 16, 1)),
+			down(tiledVec4(32, 8, 1)),
+			down(tiledVec4(32, 8, 4)),
+		},
 	}}
 }
-
-func (*transposeOp) Name() string { return "transpose" }
-func (*transposeOp) Summary() string {
-	return "out (N×M) = transpose of in (M×N), fp32: strided memory bandwidth"
-}
-func (*transposeOp) DType() DType   { return F32 }
-func (*transposeOp) Dims() []string { return []string{"M", "N"} }
-
-func (op *transposeOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 16384×16384 (1 GiB each way) on a discrete GPU,
 // 4096×4096 on an integrated one and 1024×1024 on a CPU.

@@ -11,7 +11,7 @@ import (
 
 // triadOp is "triad": a = b + s·c over N floats (STREAM's triad), s a push
 // constant. Bytes: 12N; flops: 2N.
-type triadOp struct{ cands []Candidate }
+type triadOp struct{ opInfo }
 
 func newTriad() *triadOp {
 	scalar := func(wg uint32) Candidate {
@@ -26,24 +26,19 @@ func newTriad() *triadOp {
 		return candidate("triad_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 3, 8, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
 	}
-	return &triadOp{cands: []Candidate{
-		scalar(256),
-		vec4(128),
-		vec4(256),
-		vec4(512),
-		gridstride(2, 256, 2048),
-		gridstride(4, 256, 1024),
+	return &triadOp{opInfo{
+		name: "triad", dtype: F32, dims: []string{"N"},
+		summary: "a = b + s·c over N floats (STREAM triad): memory bandwidth",
+		cands: []Candidate{
+			scalar(256),
+			vec4(128),
+			vec4(256),
+			vec4(512),
+			gridstride(2, 256, 2048),
+			gridstride(4, 256, 1024),
+		},
 	}}
 }
-
-func (*triadOp) Name() string { return "triad" }
-func (*triadOp) Summary() string {
-	return "a = b + s·c over N floats (STREAM triad): memory bandwidth"
-}
-func (*triadOp) DType() DType   { return F32 }
-func (*triadOp) Dims() []string { return []string{"N"} }
-
-func (op *triadOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 2²⁸ floats (3 GiB in all) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.
