@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // copyOp is "copy": dst = src over N 32-bit words, the measure of memory
@@ -64,37 +63,23 @@ type copyProblem struct {
 }
 
 func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n := int64(size[0])
-	p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
-	p.bytes = 8 * float64(n)
-	if p.in, err = p.alloc("src", Input, U32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.out, err = p.alloc("dst", Output, U32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	p.src = randomWords(seed, 0, n)
-	if err := upload(ctx, p.in, p.src); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n := int64(size[0])
+		p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
+		p.bytes = 8 * float64(n)
+		if err := p.alloc(bufferDesc{&p.in, "src", Input, U32, n}, bufferDesc{&p.out, "dst", Output, U32, n}); err != nil {
+			return nil, err
+		}
+		p.src = randomWords(seed, 0, n)
+		return p, upload(ctx, p.in, p.src)
+	})
 }
 
 func (p *copyProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	groups, err := streamGroups("copy", c, uint64(p.n))
-	if err != nil {
-		return err
-	}
-	return p.dispatch1D(cb, exe, groups, p.pushN, p.in, p.out)
+	return p.record(cb, exe, cand, p.grid, p.pushN, p.in, p.out)
 }
+
+func (p *copyProblem) grid(c Candidate) ([3]uint32, error) { return p.streamGrid(c, uint64(p.n)) }
 
 // Verify compares every word exactly: a copy has no rounding.
 func (p *copyProblem) Verify(ctx context.Context, cand int) error {

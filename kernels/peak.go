@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // peakKind is one of the arithmetic-peak operations: N independent chains
@@ -103,60 +102,52 @@ type peakProblem struct {
 }
 
 func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n, iters := int64(size[0]), int64(size[1])
-	p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
-	p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
-	r := NewRand(seed, 0)
-	p.x0 = make([]int32, n)
-	if op.dtype == I32 {
-		// Any a and b: integer arithmetic wraps exactly, and the reference
-		// jumps ITERS steps at once (see affinePower).
-		for i := range p.x0 {
-			p.x0[i] = int32(r.Uint32())
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n, iters := int64(size[0]), int64(size[1])
+		p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
+		p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
+		r := NewRand(seed, 0)
+		p.x0 = make([]int32, n)
+		if op.dtype == I32 {
+			// Any a and b: integer arithmetic wraps exactly, and the reference
+			// jumps ITERS steps at once (see affinePower).
+			for i := range p.x0 {
+				p.x0[i] = int32(r.Uint32())
+			}
+			p.a, p.b = int32(r.Uint32()), int32(r.Uint32())
+		} else {
+			// a = -1 and small integers: x alternates between x0 and b - x0,
+			// every value exact in fp16 and fp32, so the result is exact
+			// whatever the rounding and whether the device fuses.
+			for i := range p.x0 {
+				p.x0[i] = int32(r.IntN(65)) - 32
+			}
+			p.a, p.b = -1, int32(r.IntN(64))-32
 		}
-		p.a, p.b = int32(r.Uint32()), int32(r.Uint32())
-	} else {
-		// a = -1 and small integers: x alternates between x0 and b - x0,
-		// every value exact in fp16 and fp32, so the result is exact
-		// whatever the rounding and whether the device fuses.
-		for i := range p.x0 {
-			p.x0[i] = int32(r.IntN(65)) - 32
+		push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
+		var input any = p.x0
+		if op.dtype != I32 {
+			f := make([]float32, n)
+			for i, v := range p.x0 {
+				f[i] = float32(v)
+			}
+			input = f
+			push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
 		}
-		p.a, p.b = -1, int32(r.IntN(64))-32
-	}
-	push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
-	var input any = p.x0
-	if op.dtype != I32 {
-		f := make([]float32, n)
-		for i, v := range p.x0 {
-			f[i] = float32(v)
+		p.push = pushConstants(push...)
+		// fp16 chains start from fp32 values in memory (see peak_fma_f16).
+		inType := op.dtype
+		if inType == F16 {
+			inType = F32
 		}
-		input = f
-		push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
-	}
-	p.push = pushConstants(push...)
-	// fp16 chains start from fp32 values in memory (see peak_fma_f16).
-	inType := op.dtype
-	if inType == F16 {
-		inType = F32
-	}
-	if p.in, err = p.alloc("x0", Input, inType, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	// One output per invocation; n covers the candidate with the fewest
-	// chains per invocation.
-	p.outLength = n
-	if p.out, err = p.alloc("y", Output, inType, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if err := upload(ctx, p.in, input); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+		// One output per invocation; n covers the candidate with the fewest
+		// chains per invocation.
+		p.outLength = n
+		if err := p.alloc(bufferDesc{&p.in, "x0", Input, inType, n}, bufferDesc{&p.out, "y", Output, inType, n}); err != nil {
+			return nil, err
+		}
+		return p, upload(ctx, p.in, input)
+	})
 }
 
 // chains returns how many chains one invocation of c carries.
@@ -165,12 +156,12 @@ func (p *peakProblem) chains(c Candidate) int64 {
 }
 
 func (p *peakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
+}
+
+func (p *peakProblem) grid(c Candidate) ([3]uint32, error) {
 	threads := ceilDiv(uint64(p.n), uint64(p.chains(c)))
-	return p.dispatch1D(cb, exe, ceilDiv(threads, param(c, "WG")), p.push, p.in, p.out)
+	return p.grid1D(ceilDiv(threads, param(c, "WG")))
 }
 
 // affinePower returns (A, B) such that ITERS steps of x ← a·x + b take x

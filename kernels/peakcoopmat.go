@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // coopmatPeakKind is one of the matrix-unit peaks: N independent chains of
@@ -146,41 +145,36 @@ func (k coopmatPeakKind) slot() int64 {
 }
 
 func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n, iters := int64(size[0]), int64(size[1])
-	p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
-	f := op.shape
-	p.fragElems = int64(f[0] * f[1])
-	p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
-	// Small integers, so that every sum is exact in fp16 (see
-	// peak_coopmat.glsl): A and B in [-2, 2], starting values in [-8, 8].
-	r := NewRand(seed, 0)
-	slot := op.slot()
-	p.ab = make([]int32, 3*slot)
-	for i := range slot {
-		a, b := int32(r.IntN(5))-2, int32(r.IntN(5))-2
-		p.ab[i], p.ab[slot+i], p.ab[2*slot+i] = a, b, -b
-	}
-	p.c0 = make([]int32, 16*p.fragElems)
-	for i := range p.c0 {
-		p.c0[i] = int32(r.IntN(17)) - 8
-	}
-	minACC := int64(16)
-	for _, c := range op.cands {
-		minACC = min(minACC, int64(param(c, "ACC")))
-	}
-	p.maxWarps = (n + minACC - 1) / minACC
-	p.bytes = float64(int64(op.inBytes())*3*slot + int64(op.sumBytes())*int64(len(p.c0)))
-	if err := p.checkIndexRange("Y", p.maxWarps*p.fragElems); err != nil {
-		return nil, err
-	}
-	if err := p.allocate(ctx); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n, iters := int64(size[0]), int64(size[1])
+		p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
+		f := op.shape
+		p.fragElems = int64(f[0] * f[1])
+		p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
+		// Small integers, so that every sum is exact in fp16 (see
+		// peak_coopmat.glsl): A and B in [-2, 2], starting values in [-8, 8].
+		r := NewRand(seed, 0)
+		slot := op.slot()
+		p.ab = make([]int32, 3*slot)
+		for i := range slot {
+			a, b := int32(r.IntN(5))-2, int32(r.IntN(5))-2
+			p.ab[i], p.ab[slot+i], p.ab[2*slot+i] = a, b, -b
+		}
+		p.c0 = make([]int32, 16*p.fragElems)
+		for i := range p.c0 {
+			p.c0[i] = int32(r.IntN(17)) - 8
+		}
+		minACC := int64(16)
+		for _, c := range op.cands {
+			minACC = min(minACC, int64(param(c, "ACC")))
+		}
+		p.maxWarps = (n + minACC - 1) / minACC
+		p.bytes = float64(int64(op.inBytes())*3*slot + int64(op.sumBytes())*int64(len(p.c0)))
+		if err := p.checkIndexRange("Y", p.maxWarps*p.fragElems); err != nil {
+			return nil, err
+		}
+		return p, p.allocate(ctx)
+	})
 }
 
 func (k coopmatPeakKind) inBytes() int {
@@ -199,14 +193,12 @@ func (k coopmatPeakKind) sumDType() DType {
 func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 	k := p.kind
 	inType := map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentS8: I8}[k.in]
-	var err error
-	if p.bufAB, err = p.alloc("AB", Input, inType, int64(len(p.ab))); err != nil {
-		return err
-	}
-	if p.bufC0, err = p.alloc("C0", Input, k.sumDType(), int64(len(p.c0))); err != nil {
-		return err
-	}
-	if p.bufY, err = p.alloc("Y", Output, k.sumDType(), p.maxWarps*p.fragElems); err != nil {
+	err := p.alloc(
+		bufferDesc{&p.bufAB, "AB", Input, inType, int64(len(p.ab))},
+		bufferDesc{&p.bufC0, "C0", Input, k.sumDType(), int64(len(p.c0))},
+		bufferDesc{&p.bufY, "Y", Output, k.sumDType(), p.maxWarps * p.fragElems},
+	)
+	if err != nil {
 		return err
 	}
 	if err := upload(ctx, p.bufAB, k.encode(k.in, p.ab)); err != nil {
@@ -250,11 +242,11 @@ func (p *coopmatPeakProblem) warps(c Candidate) int64 {
 }
 
 func (p *coopmatPeakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	return p.dispatch1D(cb, exe, ceilDiv(uint64(p.warps(c)), param(c, "WG")/32), p.push, p.bufAB, p.bufC0, p.bufY)
+	return p.record(cb, exe, cand, p.grid, p.push, p.bufAB, p.bufC0, p.bufY)
+}
+
+func (p *coopmatPeakProblem) grid(c Candidate) ([3]uint32, error) {
+	return p.grid1D(ceilDiv(uint64(p.warps(c)), param(c, "WG")/32))
 }
 
 // Verify compares every warp's sum exactly: after ITERS steps alternating

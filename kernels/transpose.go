@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // transposeOp is "transpose": out (N×M) = inᵀ for in M×N, row-major
@@ -86,58 +85,44 @@ type transposeProblem struct {
 }
 
 func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	m, n := int64(size[0]), int64(size[1])
-	p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
-	p.bytes = 8 * float64(m*n)
-	if err := p.checkIndexRange("in", m*n); err != nil {
-		return nil, err
-	}
-	if p.in, err = p.alloc("in", Input, F32, m*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.out, err = p.alloc("out", Output, F32, m*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	p.src = randomSigned(seed, 0, m*n)
-	if err := upload(ctx, p.in, p.src); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		m, n := int64(size[0]), int64(size[1])
+		p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
+		p.bytes = 8 * float64(m*n)
+		if err := p.checkIndexRange("in", m*n); err != nil {
+			return nil, err
+		}
+		if err := p.alloc(bufferDesc{&p.in, "in", Input, F32, m * n}, bufferDesc{&p.out, "out", Output, F32, m * n}); err != nil {
+			return nil, err
+		}
+		p.src = randomSigned(seed, 0, m*n)
+		return p, upload(ctx, p.in, p.src)
+	})
 }
 
 func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
+}
+
+func (p *transposeProblem) grid(c Candidate) ([3]uint32, error) {
 	m, n := uint64(p.m), uint64(p.n)
-	var grid [3]uint32
 	switch c.Shader {
 	case "transpose_naive":
-		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
+		return p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
 	case "transpose_tiled":
 		tile := param(c, "TILE")
-		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(m, tile))
+		return p.grid2D(ceilDiv(n, tile), ceilDiv(m, tile))
 	case "transpose_block4":
-		grid, err = p.grid2D(ceilDiv(ceilDiv(n, 4), param(c, "BX")), ceilDiv(ceilDiv(m, 4), param(c, "BY")))
+		return p.grid2D(ceilDiv(ceilDiv(n, 4), param(c, "BX")), ceilDiv(ceilDiv(m, 4), param(c, "BY")))
 	case "transpose_tiled_vec4":
 		tile := param(c, "TILE")
 		cols, rows := ceilDiv(n, tile), ceilDiv(ceilDiv(m, tile), param(c, "TPW"))
 		if c.Params["DOWN"] == 1 {
 			cols, rows = rows, cols
 		}
-		grid, err = p.grid2D(cols, rows)
-	default:
-		err = status.Newf(status.Internal, "kernels: transpose: no geometry for shader %s", c.Shader)
+		return p.grid2D(cols, rows)
 	}
-	if err != nil {
-		return err
-	}
-	return dispatch(cb, exe, grid, p.push, p.in, p.out)
+	return [3]uint32{}, noGeometry("transpose", c)
 }
 
 // Verify compares every element exactly: a transpose moves bits and

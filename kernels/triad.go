@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // triadOp is "triad": a = b + s·c over N floats (STREAM's triad), s a push
@@ -57,47 +56,35 @@ type triadProblem struct {
 }
 
 func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n := int64(size[0])
-	p := &triadProblem{problem: base, n: n}
-	p.bytes, p.flops = 12*float64(n), 2*float64(n)
-	if p.bufB, err = p.alloc("b", Input, F32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufC, err = p.alloc("c", Input, F32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufA, err = p.alloc("a", Output, F32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	r := NewRand(seed, 0)
-	p.s = float32(0.5 + 1.5*r.Float64())
-	p.b = randomSigned(seed, 1, n)
-	p.c = randomSigned(seed, 2, n)
-	p.push = pushConstants(uint32(n), math.Float32bits(p.s))
-	if err := upload(ctx, p.bufB, p.b); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if err := upload(ctx, p.bufC, p.c); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n := int64(size[0])
+		p := &triadProblem{problem: base, n: n}
+		p.bytes, p.flops = 12*float64(n), 2*float64(n)
+		err := p.alloc(
+			bufferDesc{&p.bufB, "b", Input, F32, n},
+			bufferDesc{&p.bufC, "c", Input, F32, n},
+			bufferDesc{&p.bufA, "a", Output, F32, n},
+		)
+		if err != nil {
+			return nil, err
+		}
+		r := NewRand(seed, 0)
+		p.s = float32(0.5 + 1.5*r.Float64())
+		p.b = randomSigned(seed, 1, n)
+		p.c = randomSigned(seed, 2, n)
+		p.push = pushConstants(uint32(n), math.Float32bits(p.s))
+		if err := upload(ctx, p.bufB, p.b); err != nil {
+			return nil, err
+		}
+		return p, upload(ctx, p.bufC, p.c)
+	})
 }
 
 func (p *triadProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	groups, err := streamGroups("triad", c, uint64(p.n))
-	if err != nil {
-		return err
-	}
-	return p.dispatch1D(cb, exe, groups, p.push, p.bufA, p.bufB, p.bufC)
+	return p.record(cb, exe, cand, p.grid, p.push, p.bufA, p.bufB, p.bufC)
 }
+
+func (p *triadProblem) grid(c Candidate) ([3]uint32, error) { return p.streamGrid(c, uint64(p.n)) }
 
 // Verify compares a[i] with b[i] + s·c[i] computed in float64 (exact to
 // far below float32's precision). The tolerance is eps32 · (|b| + |s·c|),
