@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
@@ -388,25 +387,11 @@ func randomFill[T any](seed, stream uint64, n int64, draw func(*rand.Rand) T) []
 // spreadBlocks runs fn for every block index in [0, blocks), the blocks
 // shared among the processors.
 func spreadBlocks(blocks int, fn func(b int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if blocks < 2 || workers < 2 {
-		for b := range blocks {
+	par.Range(blocks, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
 			fn(b)
 		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, blocks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := int(next.Add(1) - 1); b < blocks; b = int(next.Add(1) - 1) {
-				fn(b)
-			}
-		}()
-	}
-	wg.Wait()
+	})
 }
 
 // randomSigned returns n floats uniform in [-1, 1), each with a random
