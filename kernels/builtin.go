@@ -37,13 +37,11 @@ func Builtin() []Operation {
 
 // Lookup returns the built-in operation called name, or NotFound.
 func Lookup(name string) (Operation, error) {
-	for _, op := range builtins {
+	names := make([]string, len(builtins))
+	for i, op := range builtins {
 		if op.Name() == name {
 			return op, nil
 		}
-	}
-	names := make([]string, len(builtins))
-	for i, op := range builtins {
 		names[i] = op.Name()
 	}
 	return nil, status.Newf(status.NotFound, "kernels: no operation %q (built in: %v)", name, names)
@@ -150,6 +148,15 @@ func cloneCandidates(cands []Candidate) []Candidate {
 		c.Constants = slices.Clone(c.Constants)
 		c.Requires.CooperativeMatrices = slices.Clone(c.Requires.CooperativeMatrices)
 		out[i] = c
+	}
+	return out
+}
+
+// mapped returns f of every element of v, in order.
+func mapped[T, U any](v []T, f func(T) U) []U {
+	out := make([]U, len(v))
+	for i, x := range v {
+		out[i] = f(x)
 	}
 	return out
 }

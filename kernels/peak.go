@@ -81,13 +81,7 @@ func newPeak(k peakKind) *peakOp {
 // an H200) on a discrete GPU, 2²⁰ × 2¹² on an integrated one, and 2¹⁴ ×
 // 2¹⁰ on a CPU.
 func (op *peakOp) DefaultSize(info hal.DeviceInfo) Size {
-	switch ClassOf(info) {
-	case LargeDevice:
-		return Size{1 << 22, 1 << 14}
-	case MediumDevice:
-		return Size{1 << 20, 1 << 12}
-	}
-	return Size{1 << 14, 1 << 10}
+	return [...]Size{SmallDevice: {1 << 14, 1 << 10}, MediumDevice: {1 << 20, 1 << 12}, LargeDevice: {1 << 22, 1 << 14}}[ClassOf(info)]
 }
 
 type peakProblem struct {
@@ -127,11 +121,7 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 		push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
 		var input any = p.x0
 		if op.dtype != I32 {
-			f := make([]float32, n)
-			for i, v := range p.x0 {
-				f[i] = float32(v)
-			}
-			input = f
+			input = mapped(p.x0, func(v int32) float32 { return float32(v) })
 			push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
 		}
 		p.push = pushConstants(push...)

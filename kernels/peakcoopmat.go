@@ -110,13 +110,7 @@ func (op *coopmatPeakOp) Arithmetic() Arithmetic { return op.arithmetic }
 // GPU, 2¹⁴ × 2¹⁰ on an integrated one, 2⁸ × 2⁴ on a CPU (where only the
 // tests' emulated twins run).
 func (op *coopmatPeakOp) DefaultSize(info hal.DeviceInfo) Size {
-	switch ClassOf(info) {
-	case LargeDevice:
-		return Size{1 << 17, 1 << 12}
-	case MediumDevice:
-		return Size{1 << 14, 1 << 10}
-	}
-	return Size{1 << 8, 1 << 4}
+	return [...]Size{SmallDevice: {1 << 8, 1 << 4}, MediumDevice: {1 << 14, 1 << 10}, LargeDevice: {1 << 17, 1 << 12}}[ClassOf(info)]
 }
 
 type coopmatPeakProblem struct {
@@ -169,7 +163,7 @@ func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size,
 			minACC = min(minACC, int64(param(c, "ACC")))
 		}
 		p.maxWarps = (n + minACC - 1) / minACC
-		p.bytes = float64(int64(op.inBytes())*3*slot + int64(op.sumBytes())*int64(len(p.c0)))
+		p.bytes = float64(int64(componentDType[op.in].Bytes())*3*slot + int64(componentDType[op.sum].Bytes())*int64(len(p.c0)))
 		if err := p.checkIndexRange("Y", p.maxWarps*p.fragElems); err != nil {
 			return nil, err
 		}
@@ -177,26 +171,17 @@ func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size,
 	})
 }
 
-func (k coopmatPeakKind) inBytes() int {
-	return map[hal.ComponentType]int{hal.ComponentF16: 2, hal.ComponentS8: 1}[k.in]
-}
-func (k coopmatPeakKind) sumBytes() int {
-	return map[hal.ComponentType]int{hal.ComponentF16: 2, hal.ComponentF32: 4, hal.ComponentS32: 4}[k.sum]
-}
-
-// sumDType is the DType of the sums' buffers.
-func (k coopmatPeakKind) sumDType() DType {
-	return map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentF32: F32, hal.ComponentS32: I32}[k.sum]
-}
+// componentDType is the DType of the buffers that hold matrices' components
+// of each type.
+var componentDType = map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentF32: F32, hal.ComponentS32: I32, hal.ComponentS8: I8}
 
 // allocate makes the three buffers and uploads the inputs.
 func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 	k := p.kind
-	inType := map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentS8: I8}[k.in]
 	err := p.alloc(
-		bufferDesc{&p.bufAB, "AB", Input, inType, int64(len(p.ab))},
-		bufferDesc{&p.bufC0, "C0", Input, k.sumDType(), int64(len(p.c0))},
-		bufferDesc{&p.bufY, "Y", Output, k.sumDType(), p.maxWarps * p.fragElems},
+		bufferDesc{&p.bufAB, "AB", Input, componentDType[k.in], int64(len(p.ab))},
+		bufferDesc{&p.bufC0, "C0", Input, componentDType[k.sum], int64(len(p.c0))},
+		bufferDesc{&p.bufY, "Y", Output, componentDType[k.sum], p.maxWarps * p.fragElems},
 	)
 	if err != nil {
 		return err
@@ -211,17 +196,9 @@ func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
 	switch t {
 	case hal.ComponentF16:
-		f := make([]float32, len(v))
-		for i, x := range v {
-			f[i] = float32(x)
-		}
-		return packHalves(f)
+		return packHalves(mapped(v, func(x int32) float32 { return float32(x) }))
 	case hal.ComponentF32:
-		w := make([]uint32, len(v))
-		for i, x := range v {
-			w[i] = math.Float32bits(float32(x))
-		}
-		return w
+		return mapped(v, func(x int32) uint32 { return math.Float32bits(float32(x)) })
 	case hal.ComponentS8:
 		w := make([]uint32, (len(v)+3)/4)
 		for i, x := range v {
@@ -229,11 +206,7 @@ func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
 		}
 		return w
 	}
-	w := make([]uint32, len(v))
-	for i, x := range v {
-		w[i] = uint32(x)
-	}
-	return w
+	return mapped(v, func(x int32) uint32 { return uint32(x) })
 }
 
 // warps returns how many warps candidate c runs: one per ACC chains.
@@ -293,32 +266,15 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 
 // sums reads n sums of Y back as float64 values.
 func (p *coopmatPeakProblem) sums(ctx context.Context, n int64) ([]float64, error) {
-	out := make([]float64, n)
+	widen := func(v float32) float64 { return float64(v) }
 	switch p.kind.sum {
 	case hal.ComponentF16:
 		h, err := p.downloadHalves(ctx, p.bufY, n)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range h {
-			out[i] = float64(v)
-		}
+		return mapped(h, widen), err
 	case hal.ComponentF32:
 		f, err := p.downloadF32(ctx, p.bufY, n)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range f {
-			out[i] = float64(v)
-		}
-	default:
-		w, err := p.download(ctx, p.bufY, n)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range w {
-			out[i] = float64(int32(v))
-		}
+		return mapped(f, widen), err
 	}
-	return out, nil
+	w, err := p.download(ctx, p.bufY, n)
+	return mapped(w, func(v uint32) float64 { return float64(int32(v)) }), err
 }
