@@ -268,10 +268,7 @@ func upload(ctx context.Context, buf hal.Buffer, words any) error {
 
 // littleEndian reports whether this host stores words as the device does
 // (Vulkan buffers hold the built-in kernels' words little-endian).
-var littleEndian = func() bool {
-	x := uint32(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // wordBytes is the memory of w seen as bytes.
 func wordBytes(w []uint32) []byte {
