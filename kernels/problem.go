@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -461,30 +462,22 @@ func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
 // gigabyte of output one element at a time took seconds per candidate,
 // most of a tune's time.
 func parallel(n, unit int64, m *Mismatches, fn func(lo, hi int64, m *Mismatches)) {
-	workers := int64(runtime.GOMAXPROCS(0))
-	if n*max(unit, 1) < 1<<16 || n < 2 || workers < 2 {
+	if n*max(unit, 1) < 1<<16 {
 		fn(0, n, m)
 		return
 	}
-	chunk := (n + workers - 1) / workers
-	parts := make([]Mismatches, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, n)
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[w].What = m.What
-			fn(lo, hi, &parts[w])
-		}()
-	}
-	wg.Wait()
-	for _, p := range parts {
-		m.count += p.count
-		for _, s := range p.shown {
+	var mu sync.Mutex
+	parts := map[int]*Mismatches{} // by the start of their range
+	par.Range(int(n), 1, func(lo, hi int) {
+		part := &Mismatches{What: m.What}
+		fn(int64(lo), int64(hi), part)
+		mu.Lock()
+		defer mu.Unlock()
+		parts[lo] = part
+	})
+	for _, lo := range slices.Sorted(maps.Keys(parts)) {
+		m.count += parts[lo].count
+		for _, s := range parts[lo].shown {
 			if len(m.shown) < shownMismatches {
 				m.shown = append(m.shown, s)
 			}
