@@ -54,19 +54,8 @@ func NewBuffer[T Elem](ctx context.Context, d *Device, n int) (*Buffer[T], error
 	if err != nil {
 		return nil, err
 	}
-	cb, err := d.commandBuffer()
+	err = d.runOnce(ctx, func(cb hal.CommandBuffer) error { return cb.Fill(b.buf, 0, b.buf.Size(), 0) })
 	if err != nil {
-		return nil, status.Join(err, b.Release())
-	}
-	err = cb.Begin()
-	if err == nil {
-		err = cb.Fill(b.buf, 0, b.buf.Size(), 0)
-	}
-	if err != nil {
-		d.recycle(cb)
-		return nil, status.Join(err, b.Release())
-	}
-	if err := d.submit(ctx, cb); err != nil {
 		return nil, status.Join(err, b.Release())
 	}
 	return b, nil

@@ -254,19 +254,10 @@ func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []
 			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.kernel.Name, i)
 		}
 	}
-	cb, err := d.commandBuffer()
-	if err != nil {
-		return err
-	}
-	if err := cb.Begin(); err != nil {
-		d.recycle(cb)
-		return err
-	}
-	if err := cb.Dispatch(hal.Dispatch{Executable: p.exe, Bindings: binds, PushConstants: push, Groups: groups}); err != nil {
-		d.recycle(cb)
+	return d.runOnce(ctx, func(cb hal.CommandBuffer) error {
+		err := cb.Dispatch(hal.Dispatch{Executable: p.exe, Bindings: binds, PushConstants: push, Groups: groups})
 		return status.Annotatef(err, "vkbench: Run %q", p.kernel.Name)
-	}
-	return d.submit(ctx, cb)
+	})
 }
 
 // Groups returns the workgroups that cover n items when a workgroup

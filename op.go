@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
@@ -174,15 +175,9 @@ func newOperation(op *Op) (*operation, error) {
 }
 
 func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-') {
-			return false
-		}
-	}
-	return true
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-')
+	})
 }
 
 func (o *operation) Name() string                    { return o.name }
@@ -194,11 +189,7 @@ func (o *operation) Candidates() []kernels.Candidate { return slices.Clone(o.can
 // DefaultSize is for the tools that run an operation without a size: 1024
 // in each dimension.
 func (o *operation) DefaultSize(hal.DeviceInfo) kernels.Size {
-	s := make(kernels.Size, len(o.dims))
-	for i := range s {
-		s[i] = 1024
-	}
-	return s
+	return slices.Repeat(kernels.Size{1024}, len(o.dims))
 }
 
 // tunerDevice is the hal.Device a Tuner measures on: the Device's own,
@@ -289,10 +280,10 @@ func (pr *problem) describe(o *operation) error {
 	}
 	isOutput := map[hal.Buffer]bool{}
 	for i, b := range p.Outputs {
-		if hb, _, _ := bindingOf(b); hb == nil {
+		hb, _, _ := bindingOf(b)
+		if hb == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Op %q: output %d is nil", o.name, i)
 		}
-		hb, _, _ := b.binding()
 		isOutput[hb] = true
 	}
 	for i, f := range p.Reset {
@@ -301,10 +292,10 @@ func (pr *problem) describe(o *operation) error {
 		}
 	}
 	for i, b := range p.Buffers {
-		if hb, _, _ := bindingOf(b); hb == nil {
+		hb, dt, n := bindingOf(b)
+		if hb == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Op %q: buffer %d is nil (or a Slice, which a Problem cannot take)", o.name, i)
 		}
-		hb, dt, n := b.binding()
 		role := kernels.Input
 		if isOutput[hb] {
 			role = kernels.Output

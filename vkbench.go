@@ -210,6 +210,24 @@ func (d *Device) commandBuffer() (hal.CommandBuffer, error) {
 	return d.hal.CreateCommandBuffer()
 }
 
+// runOnce records a command buffer with record, then submits it and waits
+// for it as submit does.
+func (d *Device) runOnce(ctx context.Context, record func(hal.CommandBuffer) error) error {
+	cb, err := d.commandBuffer()
+	if err != nil {
+		return err
+	}
+	err = cb.Begin()
+	if err == nil {
+		err = record(cb)
+	}
+	if err != nil {
+		d.recycle(cb)
+		return err
+	}
+	return d.submit(ctx, cb)
+}
+
 // submit ends cb, submits it, waits for it, and keeps cb for reuse. If ctx
 // ends first, it returns ctx's error and gives cb up: the submission holds
 // what it uses until it is done (hal's Ownership).

@@ -37,17 +37,33 @@ func Builtin() []Operation {
 
 // Lookup returns the built-in operation called name, or NotFound.
 func Lookup(name string) (Operation, error) {
-	for _, op := range builtins {
+	names := make([]string, len(builtins))
+	for i, op := range builtins {
 		if op.Name() == name {
 			return op, nil
 		}
-	}
-	names := make([]string, len(builtins))
-	for i, op := range builtins {
 		names[i] = op.Name()
 	}
 	return nil, status.Newf(status.NotFound, "kernels: no operation %q (built in: %v)", name, names)
 }
+
+// opInfo is what a built-in operation says of itself, and the methods of
+// Operation that only report it.
+type opInfo struct {
+	name, summary string
+	dtype         DType
+	dims          []string
+	cands         []Candidate
+}
+
+func (o *opInfo) Name() string    { return o.name }
+func (o *opInfo) Summary() string { return o.summary }
+func (o *opInfo) DType() DType    { return o.dtype }
+
+// Dims and Candidates return copies, so that a caller who edits them
+// changes nothing here.
+func (o *opInfo) Dims() []string          { return slices.Clone(o.dims) }
+func (o *opInfo) Candidates() []Candidate { return cloneCandidates(o.cands) }
 
 // candidate builds a built-in candidate from a kernel of package shaders.
 // constants are the values of specialization constants 0, 1, 2, ... in
@@ -132,6 +148,15 @@ func cloneCandidates(cands []Candidate) []Candidate {
 		c.Constants = slices.Clone(c.Constants)
 		c.Requires.CooperativeMatrices = slices.Clone(c.Requires.CooperativeMatrices)
 		out[i] = c
+	}
+	return out
+}
+
+// mapped returns f of every element of v, in order.
+func mapped[T, U any](v []T, f func(T) U) []U {
+	out := make([]U, len(v))
+	for i, x := range v {
+		out[i] = f(x)
 	}
 	return out
 }

@@ -71,7 +71,7 @@ const h200SharedMemory = 48 << 10
 func TestCoopmatEmulated(t *testing.T) {
 	ctx := context.Background()
 	dev := devtest.Device(t)
-	op := &gemmF16Op{cands: emulatedGEMMF16}
+	op := gemmF16Of(emulatedGEMMF16)
 	for _, size := range []Size{{128, 128, 64}, {96, 160, 64}, {67, 45, 33}, {100, 72, 8}, {33, 130, 70}} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
@@ -93,10 +93,11 @@ func TestCoopmatPeakEmulated(t *testing.T) {
 	// the same whatever the fragments' shape.
 	k := peakCoopmatF16
 	k.shape, k.sized = [3]uint32{16, 16, 16}, false
-	op := &coopmatPeakOp{coopmatPeakKind: k, cands: []Candidate{
+	op := newCoopmatPeak(k)
+	op.cands = []Candidate{
 		k.candidate("peak_coopmat_f16_emu", 4, 2, 2),
 		k.candidate("peak_coopmat_f16_emu", 8, 1, 4),
-	}}
+	}
 	for _, size := range []Size{{37, 5}, {64, 8}, {100, 7}} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {

@@ -5,12 +5,11 @@ import (
 	"fmt"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // copyOp is "copy": dst = src over N 32-bit words, the measure of memory
 // bandwidth. Bytes: 8N (read N words, write N words).
-type copyOp struct{ cands []Candidate }
+type copyOp struct{ opInfo }
 
 func newCopy() *copyOp {
 	scalar := func(wg uint32) Candidate {
@@ -29,27 +28,24 @@ func newCopy() *copyOp {
 		return candidate("copy_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
 	}
-	return &copyOp{cands: []Candidate{
-		scalar(64),
-		scalar(256),
-		vec4(128),
-		vec4(256),
-		vec4(512),
-		unroll(4, 128),
-		unroll(4, 256),
-		unroll(8, 256),
-		gridstride(2, 256, 2048),
-		gridstride(4, 256, 1024),
-		gridstride(4, 512, 1024),
+	return &copyOp{opInfo{
+		name: "copy", dtype: U32, dims: []string{"N"},
+		summary: "dst = src over N 32-bit words: memory bandwidth",
+		cands: []Candidate{
+			scalar(64),
+			scalar(256),
+			vec4(128),
+			vec4(256),
+			vec4(512),
+			unroll(4, 128),
+			unroll(4, 256),
+			unroll(8, 256),
+			gridstride(2, 256, 2048),
+			gridstride(4, 256, 1024),
+			gridstride(4, 512, 1024),
+		},
 	}}
 }
-
-func (*copyOp) Name() string    { return "copy" }
-func (*copyOp) Summary() string { return "dst = src over N 32-bit words: memory bandwidth" }
-func (*copyOp) DType() DType    { return U32 }
-func (*copyOp) Dims() []string  { return []string{"N"} }
-
-func (op *copyOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 2²⁸ words (1 GiB each way) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ (4 MiB) on a CPU.
@@ -67,37 +63,23 @@ type copyProblem struct {
 }
 
 func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n := int64(size[0])
-	p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
-	p.bytes = 8 * float64(n)
-	if p.in, err = p.alloc("src", Input, U32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.out, err = p.alloc("dst", Output, U32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	p.src = randomWords(seed, 0, n)
-	if err := upload(ctx, p.in, p.src); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n := int64(size[0])
+		p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
+		p.bytes = 8 * float64(n)
+		if err := p.alloc(bufferDesc{&p.in, "src", Input, U32, n}, bufferDesc{&p.out, "dst", Output, U32, n}); err != nil {
+			return nil, err
+		}
+		p.src = randomWords(seed, 0, n)
+		return p, upload(ctx, p.in, p.src)
+	})
 }
 
 func (p *copyProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	groups, err := streamGroups("copy", c, uint64(p.n))
-	if err != nil {
-		return err
-	}
-	return p.dispatch1D(cb, exe, groups, p.pushN, p.in, p.out)
+	return p.record(cb, exe, cand, p.grid, p.pushN, p.in, p.out)
 }
+
+func (p *copyProblem) grid(c Candidate) ([3]uint32, error) { return p.streamGrid(c, uint64(p.n)) }
 
 // Verify compares every word exactly: a copy has no rounding.
 func (p *copyProblem) Verify(ctx context.Context, cand int) error {

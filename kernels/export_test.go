@@ -31,7 +31,7 @@ func FittedTwins(op Operation, info hal.DeviceInfo) (Operation, []string) {
 	}
 	// Only the register-blocked GEMMs have twins.
 	if _, ok := op.(*gemmF16Op); ok {
-		return &gemmF16Op{cands: twins}, missing
+		return gemmF16Of(twins), missing
 	}
-	return &gemmOp{cands: twins}, missing
+	return gemmOf(twins), missing
 }

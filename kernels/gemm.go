@@ -7,12 +7,11 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // gemmOp is "gemm": C (M×N) = A (M×K) · B (K×N), row-major fp32.
 // Bytes: 4(MK + KN + MN); flops: 2MNK.
-type gemmOp struct{ cands []Candidate }
+type gemmOp struct{ opInfo }
 
 func newGEMM() *gemmOp {
 	naive := func(t uint32) Candidate {
@@ -23,7 +22,7 @@ func newGEMM() *gemmOp {
 		return candidate("gemm_tiled", fmt.Sprintf("tiled-%d", t), 3, 12, [3]uint32{t, t, 1},
 			map[string]int{"T": int(t)}, Requirements{SharedMemory: 2 * 4 * t * t}, t, t)
 	}
-	return &gemmOp{cands: []Candidate{
+	return gemmOf([]Candidate{
 		naive(16),
 		tiled(16),
 		tiled(32),
@@ -35,6 +34,15 @@ func newGEMM() *gemmOp {
 		regblockPhased(128, 128, 16, 16, 16, 2),
 		regblock(128, 256, 8, 32, 16),
 		regblock(256, 128, 8, 16, 32),
+	})
+}
+
+// gemmOf is the operation with cands as its candidates.
+func gemmOf(cands []Candidate) *gemmOp {
+	return &gemmOp{opInfo{
+		name: "gemm", dtype: F32, dims: []string{"M", "N", "K"},
+		summary: "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput",
+		cands:   cands,
 	}}
 }
 
@@ -98,15 +106,6 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 	}
 }
 
-func (*gemmOp) Name() string { return "gemm" }
-func (*gemmOp) Summary() string {
-	return "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput"
-}
-func (*gemmOp) DType() DType   { return F32 }
-func (*gemmOp) Dims() []string { return []string{"M", "N", "K"} }
-
-func (op *gemmOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
-
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
 // 256³ on a CPU (lavapipe does a few GFLOP/s).
 func (*gemmOp) DefaultSize(info hal.DeviceInfo) Size {
@@ -148,72 +147,60 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 // binary16 and stored as such (the reference then works with those halves
 // exactly), and C of the same element type.
 func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, half bool) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
-	p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: half, push: pushConstants(uint32(m), uint32(n), uint32(k))}
-	elem, dtype := 4.0, F32
-	if half {
-		elem, dtype = 2, F16
-	}
-	p.bytes, p.flops = elem*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
-	for _, e := range []struct {
-		what string
-		n    int64
-	}{{"A", m * k}, {"B", k * n}, {"C", m * n}} {
-		if err := p.checkIndexRange(e.what, e.n); err != nil {
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
+		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: half, push: pushConstants(uint32(m), uint32(n), uint32(k))}
+		elem, dtype := 4.0, F32
+		if half {
+			elem, dtype = 2, F16
+		}
+		p.bytes, p.flops = elem*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
+		for _, e := range []struct {
+			what string
+			n    int64
+		}{{"A", m * k}, {"B", k * n}, {"C", m * n}} {
+			if err := p.checkIndexRange(e.what, e.n); err != nil {
+				return nil, err
+			}
+		}
+		err := p.alloc(
+			bufferDesc{&p.bufA, "A", Input, dtype, m * k},
+			bufferDesc{&p.bufB, "B", Input, dtype, k * n},
+			bufferDesc{&p.bufC, "C", Output, dtype, m * n},
+		)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if p.bufA, err = p.alloc("A", Input, dtype, m*k); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufB, err = p.alloc("B", Input, dtype, k*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufC, err = p.alloc("C", Output, dtype, m*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	p.a = randomSigned(seed, 0, m*k)
-	p.b = randomSigned(seed, 1, k*n)
-	var a, b any = p.a, p.b
-	if half {
-		roundToHalves(p.a)
-		roundToHalves(p.b)
-		a, b = packHalves(p.a), packHalves(p.b)
-	}
-	if err := upload(ctx, p.bufA, a); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if err := upload(ctx, p.bufB, b); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+		p.a = randomSigned(seed, 0, m*k)
+		p.b = randomSigned(seed, 1, k*n)
+		var a, b any = p.a, p.b
+		if half {
+			roundToHalves(p.a)
+			roundToHalves(p.b)
+			a, b = packHalves(p.a), packHalves(p.b)
+		}
+		if err := upload(ctx, p.bufA, a); err != nil {
+			return nil, err
+		}
+		return p, upload(ctx, p.bufB, b)
+	})
 }
 
 func (p *gemmProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+	return p.record(cb, exe, cand, p.grid, p.push, p.bufA, p.bufB, p.bufC)
+}
+
+func (p *gemmProblem) grid(c Candidate) ([3]uint32, error) {
 	m, n := uint64(p.m), uint64(p.n)
-	var grid [3]uint32
 	switch c.Shader {
 	case "gemm_naive":
-		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
+		return p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
 	case "gemm_tiled":
-		grid, err = p.grid2D(ceilDiv(n, param(c, "T")), ceilDiv(m, param(c, "T")))
+		return p.grid2D(ceilDiv(n, param(c, "T")), ceilDiv(m, param(c, "T")))
 	case "gemm_regblock", "gemm_f16_regblock", "gemm_f16_coopmat_nv", "gemm_f16_coopmat_emu", "gemm_f16_coopmat_khr", "gemm_f16_coopmat2":
-		grid, err = p.grid2D(ceilDiv(n, param(c, "BN")), ceilDiv(m, param(c, "BM")))
-	default:
-		err = status.Newf(status.Internal, "kernels: gemm: no geometry for shader %s", c.Shader)
+		return p.grid2D(ceilDiv(n, param(c, "BN")), ceilDiv(m, param(c, "BM")))
 	}
-	if err != nil {
-		return err
-	}
-	return dispatch(cb, exe, grid, p.push, p.bufA, p.bufB, p.bufC)
+	return [3]uint32{}, noGeometry("gemm", c)
 }
 
 // gemmFullCheck is the most multiply-adds Verify spends on checking every

@@ -69,7 +69,7 @@ var gemmSpace = &Space{
 		for i := range index {
 			index[i] = i
 		}
-		return &gemmOp{cands: cands}, index
+		return gemmOf(cands), index
 	},
 }
 

@@ -10,7 +10,7 @@ import (
 // gemmF16Op is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with A,
 // B and C in binary16 and the sums in float32, what cuBLAS's HGEMM does
 // for torch's float16 matmul. Bytes: 2(MK + KN + MN); flops: 2MNK.
-type gemmF16Op struct{ cands []Candidate }
+type gemmF16Op struct{ opInfo }
 
 // nvF16 is the multiply-add of the NV cooperative-matrix candidates: 16 ×
 // 16 × 16 fragments of one subgroup, fp16 in, fp32 sums; khrF16 the same
@@ -45,7 +45,7 @@ func newGEMMF16() *gemmF16Op {
 	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
 		return coopmatGEMM("gemm_f16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
 	}
-	return &gemmF16Op{cands: []Candidate{
+	return gemmF16Of([]Candidate{
 		regblock(64, 64, 16, 16, 16, 1),
 		regblock(128, 64, 8, 16, 16, 1),
 		regblock(128, 128, 8, 16, 16, 1),
@@ -76,6 +76,15 @@ func newGEMMF16() *gemmF16Op {
 		coopmat2GEMM(128, 128, 32, 128),
 		coopmat2GEMM(128, 128, 64, 256),
 		coopmat2GEMM(128, 256, 32, 256),
+	})
+}
+
+// gemmF16Of is the operation with cands as its candidates.
+func gemmF16Of(cands []Candidate) *gemmF16Op {
+	return &gemmF16Op{opInfo{
+		name: "gemm-f16", dtype: F16, dims: []string{"M", "N", "K"},
+		summary: "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput",
+		cands:   cands,
 	}}
 }
 
@@ -141,18 +150,9 @@ func coopmatEpilogueFits(c Candidate) bool {
 	return 16*warps*16*((p("WN")+8)/8) <= coopmatShared(p("BM"), p("BN"), p("BK"), p("NBUF"))
 }
 
-func (*gemmF16Op) Name() string { return "gemm-f16" }
-func (*gemmF16Op) Summary() string {
-	return "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput"
-}
-func (*gemmF16Op) DType() DType   { return F16 }
-func (*gemmF16Op) Dims() []string { return []string{"M", "N", "K"} }
-
 // Arithmetic is the matrix units' fp16 rate with fp32 sums: the fastest
 // candidates use them, and where a device has none its fp16 rate stands in.
 func (*gemmF16Op) Arithmetic() Arithmetic { return MatrixF16 }
-
-func (op *gemmF16Op) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
 // 256³ on a CPU, as gemm's.

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -216,16 +217,7 @@ const MaxDims = 4
 type Size []int
 
 // String returns the extents joined by 'x', such as "4096x4096x4096".
-func (s Size) String() string {
-	var b strings.Builder
-	for i, n := range s {
-		if i > 0 {
-			b.WriteByte('x')
-		}
-		b.WriteString(strconv.Itoa(n))
-	}
-	return b.String()
-}
+func (s Size) String() string { return strings.Join(mapped(s, strconv.Itoa), "x") }
 
 // Elements returns the product of the extents.
 func (s Size) Elements() int64 {
@@ -272,10 +264,8 @@ func ParseSize(dims []string, text string) (Size, error) {
 			}
 			size[i] = n
 		}
-		for i, ok := range seen {
-			if !ok {
-				return bad("dimension %s is missing", dims[i])
-			}
+		if i := slices.Index(seen, false); i >= 0 {
+			return bad("dimension %s is missing", dims[i])
 		}
 		return size, nil
 	}

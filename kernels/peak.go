@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // peakKind is one of the arithmetic-peak operations: N independent chains
@@ -15,11 +14,11 @@ import (
 // wide) so that the arithmetic pipeline's latency is hidden, and writes
 // the sum of its chains so that no step can be dropped. Flops: 2·N·ITERS.
 type peakKind struct {
-	name, shader, summary string
-	dtype                 DType
-	lanes                 int // chains per accumulator: 2 for f16vec2
-	req                   Requirements
-	shapes                []peakShape
+	opInfo // all but the dimensions and the candidates, which newPeak adds
+	shader string
+	lanes  int // chains per accumulator: 2 for f16vec2
+	req    Requirements
+	shapes []peakShape
 	// wide are the candidates of a second shader, wideShader, whose
 	// accumulators are wideLanes chains wide.
 	wideShader string
@@ -35,9 +34,8 @@ var peakShapes = []peakShape{{8, 8, 256}, {4, 32, 256}, {8, 16, 256}, {8, 32, 25
 
 var (
 	peakF32 = peakKind{
-		name: "peak-fma-f32", shader: "peak_fma_f32", dtype: F32, lanes: 1,
-		summary: "independent fp32 FMA chains: peak fp32 FLOP/s",
-		shapes:  peakShapes,
+		opInfo: opInfo{name: "peak-fma-f32", dtype: F32, summary: "independent fp32 FMA chains: peak fp32 FLOP/s"},
+		shader: "peak_fma_f32", lanes: 1, shapes: peakShapes,
 	}
 	// peakF16's f16vec2 candidates (two chains a packed instruction) reached
 	// only the fp32 rate on an H200, whose packed fp16 rate is twice that;
@@ -45,24 +43,21 @@ var (
 	// operations per accumulator and step, for more of them in flight at
 	// the same loop overhead.
 	peakF16 = peakKind{
-		name: "peak-fma-f16", shader: "peak_fma_f16", dtype: F16, lanes: 2,
-		summary:    "independent fp16 FMA chains on f16vec2 and f16vec4: peak (packed) fp16 FLOP/s",
+		opInfo: opInfo{name: "peak-fma-f16", dtype: F16,
+			summary: "independent fp16 FMA chains on f16vec2 and f16vec4: peak (packed) fp16 FLOP/s"},
+		shader: "peak_fma_f16", lanes: 2,
 		req:        Requirements{Float16: true},
 		shapes:     peakShapes[:4],
 		wideShader: "peak_fma_f16x4", wideLanes: 4,
 		wide: []peakShape{{4, 32, 256}, {8, 16, 256}, {8, 32, 256}, {16, 16, 256}, {8, 32, 128}},
 	}
 	peakI32 = peakKind{
-		name: "peak-mad-i32", shader: "peak_mad_i32", dtype: I32, lanes: 1,
-		summary: "independent int32 multiply-add chains: peak int32 OP/s",
-		shapes:  peakShapes[:4],
+		opInfo: opInfo{name: "peak-mad-i32", dtype: I32, summary: "independent int32 multiply-add chains: peak int32 OP/s"},
+		shader: "peak_mad_i32", lanes: 1, shapes: peakShapes[:4],
 	}
 )
 
-type peakOp struct {
-	peakKind
-	cands []Candidate
-}
+type peakOp struct{ peakKind }
 
 // peakShape is one peak candidate: ACC accumulators per invocation, the
 // inner loop unrolled UNROLL steps, workgroups of WG.
@@ -70,6 +65,7 @@ type peakShape struct{ acc, unroll, wg uint32 }
 
 func newPeak(k peakKind) *peakOp {
 	op := &peakOp{peakKind: k}
+	op.dims = []string{"N", "ITERS"}
 	add := func(shader, prefix string, lanes int, shapes []peakShape) {
 		for _, s := range shapes {
 			op.cands = append(op.cands, candidate(shader, fmt.Sprintf("%sacc%d-unroll%d-wg%d", prefix, s.acc, s.unroll, s.wg), 2, 16, [3]uint32{s.wg, 1, 1},
@@ -81,24 +77,11 @@ func newPeak(k peakKind) *peakOp {
 	return op
 }
 
-func (op *peakOp) Name() string    { return op.name }
-func (op *peakOp) Summary() string { return op.summary }
-func (op *peakOp) DType() DType    { return op.dtype }
-func (*peakOp) Dims() []string     { return []string{"N", "ITERS"} }
-
-func (op *peakOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
-
 // DefaultSize is 2²² chains of 2¹⁴ steps (2³⁷ operations, milliseconds on
 // an H200) on a discrete GPU, 2²⁰ × 2¹² on an integrated one, and 2¹⁴ ×
 // 2¹⁰ on a CPU.
 func (op *peakOp) DefaultSize(info hal.DeviceInfo) Size {
-	switch ClassOf(info) {
-	case LargeDevice:
-		return Size{1 << 22, 1 << 14}
-	case MediumDevice:
-		return Size{1 << 20, 1 << 12}
-	}
-	return Size{1 << 14, 1 << 10}
+	return [...]Size{SmallDevice: {1 << 14, 1 << 10}, MediumDevice: {1 << 20, 1 << 12}, LargeDevice: {1 << 22, 1 << 14}}[ClassOf(info)]
 }
 
 type peakProblem struct {
@@ -113,60 +96,48 @@ type peakProblem struct {
 }
 
 func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n, iters := int64(size[0]), int64(size[1])
-	p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
-	p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
-	r := NewRand(seed, 0)
-	p.x0 = make([]int32, n)
-	if op.dtype == I32 {
-		// Any a and b: integer arithmetic wraps exactly, and the reference
-		// jumps ITERS steps at once (see affinePower).
-		for i := range p.x0 {
-			p.x0[i] = int32(r.Uint32())
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n, iters := int64(size[0]), int64(size[1])
+		p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
+		p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
+		r := NewRand(seed, 0)
+		p.x0 = make([]int32, n)
+		if op.dtype == I32 {
+			// Any a and b: integer arithmetic wraps exactly, and the reference
+			// jumps ITERS steps at once (see affinePower).
+			for i := range p.x0 {
+				p.x0[i] = int32(r.Uint32())
+			}
+			p.a, p.b = int32(r.Uint32()), int32(r.Uint32())
+		} else {
+			// a = -1 and small integers: x alternates between x0 and b - x0,
+			// every value exact in fp16 and fp32, so the result is exact
+			// whatever the rounding and whether the device fuses.
+			for i := range p.x0 {
+				p.x0[i] = int32(r.IntN(65)) - 32
+			}
+			p.a, p.b = -1, int32(r.IntN(64))-32
 		}
-		p.a, p.b = int32(r.Uint32()), int32(r.Uint32())
-	} else {
-		// a = -1 and small integers: x alternates between x0 and b - x0,
-		// every value exact in fp16 and fp32, so the result is exact
-		// whatever the rounding and whether the device fuses.
-		for i := range p.x0 {
-			p.x0[i] = int32(r.IntN(65)) - 32
+		push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
+		var input any = p.x0
+		if op.dtype != I32 {
+			input = mapped(p.x0, func(v int32) float32 { return float32(v) })
+			push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
 		}
-		p.a, p.b = -1, int32(r.IntN(64))-32
-	}
-	push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
-	var input any = p.x0
-	if op.dtype != I32 {
-		f := make([]float32, n)
-		for i, v := range p.x0 {
-			f[i] = float32(v)
+		p.push = pushConstants(push...)
+		// fp16 chains start from fp32 values in memory (see peak_fma_f16).
+		inType := op.dtype
+		if inType == F16 {
+			inType = F32
 		}
-		input = f
-		push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
-	}
-	p.push = pushConstants(push...)
-	// fp16 chains start from fp32 values in memory (see peak_fma_f16).
-	inType := op.dtype
-	if inType == F16 {
-		inType = F32
-	}
-	if p.in, err = p.alloc("x0", Input, inType, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	// One output per invocation; n covers the candidate with the fewest
-	// chains per invocation.
-	p.outLength = n
-	if p.out, err = p.alloc("y", Output, inType, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if err := upload(ctx, p.in, input); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+		// One output per invocation; n covers the candidate with the fewest
+		// chains per invocation.
+		p.outLength = n
+		if err := p.alloc(bufferDesc{&p.in, "x0", Input, inType, n}, bufferDesc{&p.out, "y", Output, inType, n}); err != nil {
+			return nil, err
+		}
+		return p, upload(ctx, p.in, input)
+	})
 }
 
 // chains returns how many chains one invocation of c carries.
@@ -175,12 +146,12 @@ func (p *peakProblem) chains(c Candidate) int64 {
 }
 
 func (p *peakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
+}
+
+func (p *peakProblem) grid(c Candidate) ([3]uint32, error) {
 	threads := ceilDiv(uint64(p.n), uint64(p.chains(c)))
-	return p.dispatch1D(cb, exe, ceilDiv(threads, param(c, "WG")), p.push, p.in, p.out)
+	return p.grid1D(ceilDiv(threads, param(c, "WG")))
 }
 
 // affinePower returns (A, B) such that ITERS steps of x ← a·x + b take x
@@ -212,7 +183,7 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: p.kind.name + "/" + c.Name}
+	m := Mismatches{What: p.op + "/" + c.Name}
 	bigA, bigB := affinePower(uint32(p.a), uint32(p.b), p.iters)
 	for t := range threads {
 		first, last := t*per, min((t+1)*per, p.n)

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // coopmatPeakKind is one of the matrix-unit peaks: N independent chains of
@@ -15,10 +14,9 @@ import (
 // warp of 32 invocations carries ACC chains and writes their sum. Flops:
 // 2·FM·FN·FK·N·ITERS.
 type coopmatPeakKind struct {
-	name, summary string
-	dtype         DType
-	arithmetic    Arithmetic
-	in, sum       hal.ComponentType
+	opInfo     // all but the dimensions and the candidates, which newCoopmatPeak adds
+	arithmetic Arithmetic
+	in, sum    hal.ComponentType
 	// shader is the candidates' NV kernel, khrShader their KHR twin's.
 	shader, khrShader string
 	// shape is the fragments' FM, FN, FK; set as specialization constants
@@ -31,24 +29,24 @@ var (
 	// peakCoopmatF16's fragments are 16×8×16, one NVIDIA matrix
 	// instruction each: on an H200 they ran 2–5% faster than 16×16×16.
 	peakCoopmatF16 = coopmatPeakKind{
-		name: "peak-coopmat-f16", dtype: F16, arithmetic: MatrixF16,
-		summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s",
-		in:      hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
+		opInfo: opInfo{name: "peak-coopmat-f16", dtype: F16,
+			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s"},
+		arithmetic: MatrixF16, in: hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
 		khrShader: "peak_coopmat_f16_khr", shape: [3]uint32{16, 8, 16}, sized: true,
 	}
 	peakCoopmatF16Acc = coopmatPeakKind{
-		name: "peak-coopmat-f16acc", dtype: F16, arithmetic: MatrixF16Acc,
-		summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s",
-		in:      hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
+		opInfo: opInfo{name: "peak-coopmat-f16acc", dtype: F16,
+			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s"},
+		arithmetic: MatrixF16Acc, in: hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
 		khrShader: "peak_coopmat_f16acc_khr", shape: [3]uint32{16, 16, 16},
 	}
 	// peakCoopmatS8's fragments are 16×16×32, the int8 shape NVIDIA's
 	// drivers list for their matrix units (a device that lists another
 	// reports the candidates unsupported, naming the shape).
 	peakCoopmatS8 = coopmatPeakKind{
-		name: "peak-coopmat-s8", dtype: I8, arithmetic: MatrixS8,
-		summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s",
-		in:      hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
+		opInfo: opInfo{name: "peak-coopmat-s8", dtype: I8,
+			summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s"},
+		arithmetic: MatrixS8, in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
 		khrShader: "peak_coopmat_s8_khr", shape: [3]uint32{16, 16, 32}, sized: true,
 	}
 )
@@ -65,13 +63,11 @@ var (
 	khrPeakShapes = []struct{ acc, unroll, warps uint32 }{{4, 4, 4}, {12, 4, 4}, {16, 8, 4}}
 )
 
-type coopmatPeakOp struct {
-	coopmatPeakKind
-	cands []Candidate
-}
+type coopmatPeakOp struct{ coopmatPeakKind }
 
 func newCoopmatPeak(k coopmatPeakKind) *coopmatPeakOp {
 	op := &coopmatPeakOp{coopmatPeakKind: k}
+	op.dims = []string{"N", "ITERS"}
 	for _, s := range coopmatPeakShapes {
 		op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
 	}
@@ -107,25 +103,14 @@ func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) Can
 		req, constants...)
 }
 
-func (op *coopmatPeakOp) Name() string            { return op.name }
-func (op *coopmatPeakOp) Summary() string         { return op.summary }
-func (op *coopmatPeakOp) DType() DType            { return op.dtype }
-func (*coopmatPeakOp) Dims() []string             { return []string{"N", "ITERS"} }
-func (op *coopmatPeakOp) Arithmetic() Arithmetic  { return op.arithmetic }
-func (op *coopmatPeakOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
+func (op *coopmatPeakOp) Arithmetic() Arithmetic { return op.arithmetic }
 
 // DefaultSize is 2¹⁷ chains of 2¹² steps (2.2·10¹² operations with
 // 16×8×16 fragments, a few milliseconds on an H200's tensor cores) on a discrete
 // GPU, 2¹⁴ × 2¹⁰ on an integrated one, 2⁸ × 2⁴ on a CPU (where only the
 // tests' emulated twins run).
 func (op *coopmatPeakOp) DefaultSize(info hal.DeviceInfo) Size {
-	switch ClassOf(info) {
-	case LargeDevice:
-		return Size{1 << 17, 1 << 12}
-	case MediumDevice:
-		return Size{1 << 14, 1 << 10}
-	}
-	return Size{1 << 8, 1 << 4}
+	return [...]Size{SmallDevice: {1 << 8, 1 << 4}, MediumDevice: {1 << 14, 1 << 10}, LargeDevice: {1 << 17, 1 << 12}}[ClassOf(info)]
 }
 
 type coopmatPeakProblem struct {
@@ -154,67 +139,51 @@ func (k coopmatPeakKind) slot() int64 {
 }
 
 func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n, iters := int64(size[0]), int64(size[1])
-	p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
-	f := op.shape
-	p.fragElems = int64(f[0] * f[1])
-	p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
-	// Small integers, so that every sum is exact in fp16 (see
-	// peak_coopmat.glsl): A and B in [-2, 2], starting values in [-8, 8].
-	r := NewRand(seed, 0)
-	slot := op.slot()
-	p.ab = make([]int32, 3*slot)
-	for i := range slot {
-		a, b := int32(r.IntN(5))-2, int32(r.IntN(5))-2
-		p.ab[i], p.ab[slot+i], p.ab[2*slot+i] = a, b, -b
-	}
-	p.c0 = make([]int32, 16*p.fragElems)
-	for i := range p.c0 {
-		p.c0[i] = int32(r.IntN(17)) - 8
-	}
-	minACC := int64(16)
-	for _, c := range op.cands {
-		minACC = min(minACC, int64(param(c, "ACC")))
-	}
-	p.maxWarps = (n + minACC - 1) / minACC
-	p.bytes = float64(int64(op.inBytes())*3*slot + int64(op.sumBytes())*int64(len(p.c0)))
-	if err := p.checkIndexRange("Y", p.maxWarps*p.fragElems); err != nil {
-		return nil, err
-	}
-	if err := p.allocate(ctx); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n, iters := int64(size[0]), int64(size[1])
+		p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
+		f := op.shape
+		p.fragElems = int64(f[0] * f[1])
+		p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
+		// Small integers, so that every sum is exact in fp16 (see
+		// peak_coopmat.glsl): A and B in [-2, 2], starting values in [-8, 8].
+		r := NewRand(seed, 0)
+		slot := op.slot()
+		p.ab = make([]int32, 3*slot)
+		for i := range slot {
+			a, b := int32(r.IntN(5))-2, int32(r.IntN(5))-2
+			p.ab[i], p.ab[slot+i], p.ab[2*slot+i] = a, b, -b
+		}
+		p.c0 = make([]int32, 16*p.fragElems)
+		for i := range p.c0 {
+			p.c0[i] = int32(r.IntN(17)) - 8
+		}
+		minACC := int64(16)
+		for _, c := range op.cands {
+			minACC = min(minACC, int64(param(c, "ACC")))
+		}
+		p.maxWarps = (n + minACC - 1) / minACC
+		p.bytes = float64(int64(componentDType[op.in].Bytes())*3*slot + int64(componentDType[op.sum].Bytes())*int64(len(p.c0)))
+		if err := p.checkIndexRange("Y", p.maxWarps*p.fragElems); err != nil {
+			return nil, err
+		}
+		return p, p.allocate(ctx)
+	})
 }
 
-func (k coopmatPeakKind) inBytes() int {
-	return map[hal.ComponentType]int{hal.ComponentF16: 2, hal.ComponentS8: 1}[k.in]
-}
-func (k coopmatPeakKind) sumBytes() int {
-	return map[hal.ComponentType]int{hal.ComponentF16: 2, hal.ComponentF32: 4, hal.ComponentS32: 4}[k.sum]
-}
-
-// sumDType is the DType of the sums' buffers.
-func (k coopmatPeakKind) sumDType() DType {
-	return map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentF32: F32, hal.ComponentS32: I32}[k.sum]
-}
+// componentDType is the DType of the buffers that hold matrices' components
+// of each type.
+var componentDType = map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentF32: F32, hal.ComponentS32: I32, hal.ComponentS8: I8}
 
 // allocate makes the three buffers and uploads the inputs.
 func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 	k := p.kind
-	inType := map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentS8: I8}[k.in]
-	var err error
-	if p.bufAB, err = p.alloc("AB", Input, inType, int64(len(p.ab))); err != nil {
-		return err
-	}
-	if p.bufC0, err = p.alloc("C0", Input, k.sumDType(), int64(len(p.c0))); err != nil {
-		return err
-	}
-	if p.bufY, err = p.alloc("Y", Output, k.sumDType(), p.maxWarps*p.fragElems); err != nil {
+	err := p.alloc(
+		bufferDesc{&p.bufAB, "AB", Input, componentDType[k.in], int64(len(p.ab))},
+		bufferDesc{&p.bufC0, "C0", Input, componentDType[k.sum], int64(len(p.c0))},
+		bufferDesc{&p.bufY, "Y", Output, componentDType[k.sum], p.maxWarps * p.fragElems},
+	)
+	if err != nil {
 		return err
 	}
 	if err := upload(ctx, p.bufAB, k.encode(k.in, p.ab)); err != nil {
@@ -227,17 +196,9 @@ func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
 	switch t {
 	case hal.ComponentF16:
-		f := make([]float32, len(v))
-		for i, x := range v {
-			f[i] = float32(x)
-		}
-		return packHalves(f)
+		return packHalves(mapped(v, func(x int32) float32 { return float32(x) }))
 	case hal.ComponentF32:
-		w := make([]uint32, len(v))
-		for i, x := range v {
-			w[i] = math.Float32bits(float32(x))
-		}
-		return w
+		return mapped(v, func(x int32) uint32 { return math.Float32bits(float32(x)) })
 	case hal.ComponentS8:
 		w := make([]uint32, (len(v)+3)/4)
 		for i, x := range v {
@@ -245,11 +206,7 @@ func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
 		}
 		return w
 	}
-	w := make([]uint32, len(v))
-	for i, x := range v {
-		w[i] = uint32(x)
-	}
-	return w
+	return mapped(v, func(x int32) uint32 { return uint32(x) })
 }
 
 // warps returns how many warps candidate c runs: one per ACC chains.
@@ -258,11 +215,11 @@ func (p *coopmatPeakProblem) warps(c Candidate) int64 {
 }
 
 func (p *coopmatPeakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	return p.dispatch1D(cb, exe, ceilDiv(uint64(p.warps(c)), param(c, "WG")/32), p.push, p.bufAB, p.bufC0, p.bufY)
+	return p.record(cb, exe, cand, p.grid, p.push, p.bufAB, p.bufC0, p.bufY)
+}
+
+func (p *coopmatPeakProblem) grid(c Candidate) ([3]uint32, error) {
+	return p.grid1D(ceilDiv(uint64(p.warps(c)), param(c, "WG")/32))
 }
 
 // Verify compares every warp's sum exactly: after ITERS steps alternating
@@ -292,7 +249,7 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: p.kind.name + "/" + c.Name}
+	m := Mismatches{What: p.op + "/" + c.Name}
 	for w := range warps {
 		for e := range fm * fn {
 			var want int64
@@ -309,32 +266,15 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 
 // sums reads n sums of Y back as float64 values.
 func (p *coopmatPeakProblem) sums(ctx context.Context, n int64) ([]float64, error) {
-	out := make([]float64, n)
+	widen := func(v float32) float64 { return float64(v) }
 	switch p.kind.sum {
 	case hal.ComponentF16:
 		h, err := p.downloadHalves(ctx, p.bufY, n)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range h {
-			out[i] = float64(v)
-		}
+		return mapped(h, widen), err
 	case hal.ComponentF32:
 		f, err := p.downloadF32(ctx, p.bufY, n)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range f {
-			out[i] = float64(v)
-		}
-	default:
-		w, err := p.download(ctx, p.bufY, n)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range w {
-			out[i] = float64(int32(v))
-		}
+		return mapped(f, widen), err
 	}
-	return out, nil
+	w, err := p.download(ctx, p.bufY, n)
+	return mapped(w, func(v uint32) float64 { return float64(int32(v)) }), err
 }

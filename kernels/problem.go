@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"runtime"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
@@ -42,6 +42,22 @@ func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
 		return nil, status.New(status.InvalidArgument, "kernels: nil device")
 	}
 	return &problem{op: op.Name(), dev: dev, limits: dev.Info().Limits, size: size, cands: op.Candidates()}, nil
+}
+
+// prepare makes the problem of op at size on dev: newProblem's checks,
+// then fill, which builds the problem proper on base, allocates its
+// buffers and uploads its inputs. When fill fails, what it returned is
+// dropped and every buffer it made released.
+func prepare(op Operation, dev hal.Device, size Size, fill func(base *problem) (Problem, error)) (Problem, error) {
+	base, err := newProblem(op, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	p, err := fill(base)
+	if err != nil {
+		return nil, status.Join(err, base.Release())
+	}
+	return p, nil
 }
 
 // CheckSize checks that size has one extent per dimension of op, each at
@@ -97,20 +113,33 @@ func (p *problem) candidate(i int) (Candidate, error) {
 	return p.cands[i], nil
 }
 
-// alloc creates a device-local buffer for n elements of dt and adds it to
-// the problem. Its size is a whole number of 32-bit words (halves come in
-// pairs), which uploads, downloads and RecordPoison move.
-func (p *problem) alloc(name string, role Role, dt DType, n int64) (hal.Buffer, error) {
-	size := (int64(dt.Bytes())*max(n, 1) + 3) &^ 3
-	if uint64(size) > p.limits.MaxStorageBufferRange {
-		return nil, status.Newf(status.OutOfRange, "kernels: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", p.op, p.size, name, size, p.limits.MaxStorageBufferRange)
+// bufferDesc is one buffer of a problem: its operand's name, role, type
+// and length, and where the problem keeps it.
+type bufferDesc struct {
+	to   *hal.Buffer
+	name string
+	role Role
+	dt   DType
+	n    int64
+}
+
+// alloc creates device-local buffers, in order, and adds them to the
+// problem. Each one's size is a whole number of 32-bit words (halves come
+// in pairs), which uploads, downloads and RecordPoison move.
+func (p *problem) alloc(bufs ...bufferDesc) error {
+	for _, b := range bufs {
+		size := (int64(b.dt.Bytes())*max(b.n, 1) + 3) &^ 3
+		if uint64(size) > p.limits.MaxStorageBufferRange {
+			return status.Newf(status.OutOfRange, "kernels: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", p.op, p.size, b.name, size, p.limits.MaxStorageBufferRange)
+		}
+		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: p.op + "." + b.name})
+		if err != nil {
+			return status.Annotatef(err, "kernels: %s %v: allocating %s", p.op, p.size, b.name)
+		}
+		p.bufs = append(p.bufs, Operand{Buffer: buf, Name: b.name, Role: b.role, DType: b.dt, Len: b.n})
+		*b.to = buf
 	}
-	buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: p.op + "." + name})
-	if err != nil {
-		return nil, status.Annotatef(err, "kernels: %s %v: allocating %s", p.op, p.size, name)
-	}
-	p.bufs = append(p.bufs, Operand{Buffer: buf, Name: name, Role: role, DType: dt, Len: n})
-	return buf, nil
+	return nil
 }
 
 // grid1D returns a grid of at least groups workgroups within the device's
@@ -144,34 +173,44 @@ func (p *problem) grid2D(x, y uint64) ([3]uint32, error) {
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
-// streamGroups returns how many workgroups a streaming kernel over n
-// elements (copy, triad) dispatches, by its shape, the end of its shader's
-// name: one invocation an element (_scalar); one a uvec4, and one past the
-// last whole one for the tail (_vec4); U uvec4s an invocation (_vec4_unroll);
+// streamGrid returns the grid a streaming kernel over n elements (copy,
+// triad) dispatches, by its shape, the end of its shader's name: one
+// invocation an element (_scalar); one a uvec4, and one past the last
+// whole one for the tail (_vec4); U uvec4s an invocation (_vec4_unroll);
 // at most GROUPS groups striding over the rest (_gridstride).
-func streamGroups(op string, c Candidate, n uint64) (uint64, error) {
+func (p *problem) streamGrid(c Candidate, n uint64) ([3]uint32, error) {
 	wg := param(c, "WG")
 	switch {
 	case strings.HasSuffix(c.Shader, "_scalar"):
-		return ceilDiv(n, wg), nil
+		return p.grid1D(ceilDiv(n, wg))
 	case strings.HasSuffix(c.Shader, "_vec4"):
-		return ceilDiv(n/4+1, wg), nil
+		return p.grid1D(ceilDiv(n/4+1, wg))
 	case strings.HasSuffix(c.Shader, "_vec4_unroll"):
-		return ceilDiv(n/4, wg*param(c, "U")), nil
+		return p.grid1D(ceilDiv(n/4, wg*param(c, "U")))
 	case strings.HasSuffix(c.Shader, "_gridstride"):
-		return min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U"))), nil
+		return p.grid1D(min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U"))))
 	}
-	return 0, status.Newf(status.Internal, "kernels: %s: no geometry for shader %s", op, c.Shader)
+	return [3]uint32{}, noGeometry(p.op, c)
 }
 
-// dispatch1D records one dispatch of exe over groups workgroups (folded
-// into a grid the device allows) with the buffers bound in order.
-func (p *problem) dispatch1D(cb hal.CommandBuffer, exe hal.Executable, groups uint64, push []byte, bufs ...hal.Buffer) error {
-	grid, err := p.grid1D(groups)
+// noGeometry is the error of a candidate of op whose shader op does not
+// know how to dispatch.
+func noGeometry(op string, c Candidate) error {
+	return status.Newf(status.Internal, "kernels: %s: no geometry for shader %s", op, c.Shader)
+}
+
+// record records one dispatch of candidate cand over the grid that grid
+// returns for it, with push and the buffers bound in order.
+func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, grid func(Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) error {
+	c, err := p.candidate(cand)
 	if err != nil {
 		return err
 	}
-	return dispatch(cb, exe, grid, push, bufs...)
+	g, err := grid(c)
+	if err != nil {
+		return err
+	}
+	return dispatch(cb, exe, g, push, bufs...)
 }
 
 // dispatch records one dispatch of exe over grid with the buffers bound
@@ -230,10 +269,7 @@ func upload(ctx context.Context, buf hal.Buffer, words any) error {
 
 // littleEndian reports whether this host stores words as the device does
 // (Vulkan buffers hold the built-in kernels' words little-endian).
-var littleEndian = func() bool {
-	x := uint32(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // wordBytes is the memory of w seen as bytes.
 func wordBytes(w []uint32) []byte {
@@ -349,25 +385,11 @@ func randomFill[T any](seed, stream uint64, n int64, draw func(*rand.Rand) T) []
 // spreadBlocks runs fn for every block index in [0, blocks), the blocks
 // shared among the processors.
 func spreadBlocks(blocks int, fn func(b int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if blocks < 2 || workers < 2 {
-		for b := range blocks {
+	par.Range(blocks, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
 			fn(b)
 		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, blocks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := int(next.Add(1) - 1); b < blocks; b = int(next.Add(1) - 1) {
-				fn(b)
-			}
-		}()
-	}
-	wg.Wait()
+	})
 }
 
 // randomSigned returns n floats uniform in [-1, 1), each with a random
@@ -440,30 +462,22 @@ func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
 // gigabyte of output one element at a time took seconds per candidate,
 // most of a tune's time.
 func parallel(n, unit int64, m *Mismatches, fn func(lo, hi int64, m *Mismatches)) {
-	workers := int64(runtime.GOMAXPROCS(0))
-	if n*max(unit, 1) < 1<<16 || n < 2 || workers < 2 {
+	if n*max(unit, 1) < 1<<16 {
 		fn(0, n, m)
 		return
 	}
-	chunk := (n + workers - 1) / workers
-	parts := make([]Mismatches, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*chunk, min((w+1)*chunk, n)
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[w].What = m.What
-			fn(lo, hi, &parts[w])
-		}()
-	}
-	wg.Wait()
-	for _, p := range parts {
-		m.count += p.count
-		for _, s := range p.shown {
+	var mu sync.Mutex
+	parts := map[int]*Mismatches{} // by the start of their range
+	par.Range(int(n), 1, func(lo, hi int) {
+		part := &Mismatches{What: m.What}
+		fn(int64(lo), int64(hi), part)
+		mu.Lock()
+		defer mu.Unlock()
+		parts[lo] = part
+	})
+	for _, lo := range slices.Sorted(maps.Keys(parts)) {
+		m.count += parts[lo].count
+		for _, s := range parts[lo].shown {
 			if len(m.shown) < shownMismatches {
 				m.shown = append(m.shown, s)
 			}

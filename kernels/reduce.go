@@ -7,14 +7,13 @@ import (
 	"math/bits"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // reduceOp is "reduce": the sum of N floats. Every candidate runs its
 // kernel in passes, each pass writing one partial sum per workgroup, until
 // one value is left. Bytes: 4N (the partials are a rounding error of it);
 // flops: N.
-type reduceOp struct{ cands []Candidate }
+type reduceOp struct{ opInfo }
 
 var subgroupArith = Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic}
 
@@ -35,25 +34,22 @@ func newReduce() *reduceOp {
 		return candidate("reduce_gridstride", fmt.Sprintf("twopass-gridstride-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, req, wg, u)
 	}
-	return &reduceOp{cands: []Candidate{
-		tree(128, 16),
-		tree(256, 4),
-		tree(512, 8),
-		subgroup(256, 2),
-		subgroup(256, 4),
-		subgroup(512, 4),
-		twopass(4, 256, 1024),
-		twopass(8, 256, 512),
-		twopass(4, 512, 1024),
+	return &reduceOp{opInfo{
+		name: "reduce", dtype: F32, dims: []string{"N"},
+		summary: "sum of N floats: memory bandwidth of a reduction",
+		cands: []Candidate{
+			tree(128, 16),
+			tree(256, 4),
+			tree(512, 8),
+			subgroup(256, 2),
+			subgroup(256, 4),
+			subgroup(512, 4),
+			twopass(4, 256, 1024),
+			twopass(8, 256, 512),
+			twopass(4, 512, 1024),
+		},
 	}}
 }
-
-func (*reduceOp) Name() string    { return "reduce" }
-func (*reduceOp) Summary() string { return "sum of N floats: memory bandwidth of a reduction" }
-func (*reduceOp) DType() DType    { return F32 }
-func (*reduceOp) Dims() []string  { return []string{"N"} }
-
-func (op *reduceOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 2²⁸ floats (1 GiB) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.
@@ -85,58 +81,51 @@ type reduceProblem struct {
 }
 
 func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n := int64(size[0])
-	p := &reduceProblem{problem: base, n: n}
-	p.bytes, p.flops = 4*float64(n), float64(n)
-	// Plan every candidate's passes now: the scratch buffers must hold the
-	// partials of the candidate that makes the most.
-	var need [2]uint64
-	for _, c := range p.cands {
-		plan, h, err := p.plan(c)
-		p.plans = append(p.plans, plan)
-		p.heights = append(p.heights, h)
-		p.planErrors = append(p.planErrors, err)
-		for i, pass := range plan {
-			if i < len(plan)-1 {
-				need[i%2] = max(need[i%2], pass.outputs())
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n := int64(size[0])
+		p := &reduceProblem{problem: base, n: n}
+		p.bytes, p.flops = 4*float64(n), float64(n)
+		// Plan every candidate's passes now: the scratch buffers must hold the
+		// partials of the candidate that makes the most.
+		var need [2]uint64
+		for _, c := range p.cands {
+			plan, h, err := p.plan(c)
+			p.plans = append(p.plans, plan)
+			p.heights = append(p.heights, h)
+			p.planErrors = append(p.planErrors, err)
+			for i, pass := range plan {
+				if i < len(plan)-1 {
+					need[i%2] = max(need[i%2], pass.outputs())
+				}
 			}
 		}
-	}
-	if p.in, err = p.alloc("x", Input, F32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.out, err = p.alloc("sum", Output, F32, 1); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	for i := range p.scratch {
-		if p.scratch[i], err = p.alloc(fmt.Sprintf("partials%d", i), Scratch, F32, int64(max(need[i], 1))); err != nil {
-			return nil, status.Join(err, p.Release())
+		err := p.alloc(
+			bufferDesc{&p.in, "x", Input, F32, n},
+			bufferDesc{&p.out, "sum", Output, F32, 1},
+			bufferDesc{&p.scratch[0], "partials0", Scratch, F32, int64(max(need[0], 1))},
+			bufferDesc{&p.scratch[1], "partials1", Scratch, F32, int64(max(need[1], 1))},
+		)
+		if err != nil {
+			return nil, err
 		}
-	}
-	p.x = randomSigned(seed, 0, n)
-	// Neumaier's compensated sum in float64: far below the kernels'
-	// float32 error, so the reference is as good as exact.
-	var sum, comp float64
-	for _, v := range p.x {
-		f := float64(v)
-		t := sum + f
-		if math.Abs(sum) >= math.Abs(f) {
-			comp += (sum - t) + f
-		} else {
-			comp += (f - t) + sum
+		p.x = randomSigned(seed, 0, n)
+		// Neumaier's compensated sum in float64: far below the kernels'
+		// float32 error, so the reference is as good as exact.
+		var sum, comp float64
+		for _, v := range p.x {
+			f := float64(v)
+			t := sum + f
+			if math.Abs(sum) >= math.Abs(f) {
+				comp += (sum - t) + f
+			} else {
+				comp += (f - t) + sum
+			}
+			sum = t
+			p.abs += math.Abs(f)
 		}
-		sum = t
-		p.abs += math.Abs(f)
-	}
-	p.sum = sum + comp
-	if err := upload(ctx, p.in, p.x); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+		p.sum = sum + comp
+		return p, upload(ctx, p.in, p.x)
+	})
 }
 
 // plan returns the passes of candidate c and the height of its summation
@@ -171,7 +160,7 @@ func (p *reduceProblem) plan(c Candidate) ([]reducePass, float64, error) {
 			steps := ceilDiv(n, 4*max(groups, 1)*wg*u) + 1
 			h = float64(steps) + 1 + float64(bits.Len64(u)) + 2 + float64(wg-1)
 		default:
-			return nil, 0, status.Newf(status.Internal, "kernels: reduce: no geometry for shader %s", c.Shader)
+			return nil, 0, noGeometry("reduce", c)
 		}
 		grid, err := p.grid1D(groups)
 		if err != nil {

@@ -44,11 +44,7 @@ func (s *subsetOp) Verifies() bool { return Verifies(s.Operation) }
 
 func (s *subsetOp) Candidates() []Candidate {
 	all := s.Operation.Candidates()
-	out := make([]Candidate, len(s.index))
-	for i, j := range s.index {
-		out[i] = all[j]
-	}
-	return out
+	return mapped(s.index, func(j int) Candidate { return all[j] })
 }
 
 func (s *subsetOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {

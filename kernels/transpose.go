@@ -6,12 +6,11 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // transposeOp is "transpose": out (N×M) = inᵀ for in M×N, row-major
 // floats. Bytes: 8MN.
-type transposeOp struct{ cands []Candidate }
+type transposeOp struct{ opInfo }
 
 func newTranspose() *transposeOp {
 	naive := func(x, y uint32) Candidate {
@@ -45,35 +44,30 @@ func newTranspose() *transposeOp {
 		return candidate("transpose_block4", fmt.Sprintf("block4-%dx%d", bx, by), 2, 8, [3]uint32{bx, by, 1},
 			map[string]int{"BX": int(bx), "BY": int(by)}, Requirements{}, bx, by)
 	}
-	return &transposeOp{cands: []Candidate{
-		naive(16, 16),
-		naive(32, 8),
-		tiled(32, 8),
-		tiled(32, 16),
-		tiled(64, 8),
-		tiledVec4(32, 16, 1),
-		tiledVec4(32, 32, 1),
-		tiledVec4(64, 16, 1),
-		tiledVec4(64, 32, 1),
-		tiledVec4(32, 8, 4),
-		tiledVec4(32, 16, 4),
-		tiledVec4(32, 32, 8),
-		block4(4, 8),
-		block4(8, 16),
-		down(tiledVec4(32, 16, 1)),
-		down(tiledVec4(32, 8, 1)),
-		down(tiledVec4(32, 8, 4)),
+	return &transposeOp{opInfo{
+		name: "transpose", dtype: F32, dims: []string{"M", "N"},
+		summary: "out (N×M) = transpose of in (M×N), fp32: strided memory bandwidth",
+		cands: []Candidate{
+			naive(16, 16),
+			naive(32, 8),
+			tiled(32, 8),
+			tiled(32, 16),
+			tiled(64, 8),
+			tiledVec4(32, 16, 1),
+			tiledVec4(32, 32, 1),
+			tiledVec4(64, 16, 1),
+			tiledVec4(64, 32, 1),
+			tiledVec4(32, 8, 4),
+			tiledVec4(32, 16, 4),
+			tiledVec4(32, 32, 8),
+			block4(4, 8),
+			block4(8, 16),
+			down(tiledVec4(32, 16, 1)),
+			down(tiledVec4(32, 8, 1)),
+			down(tiledVec4(32, 8, 4)),
+		},
 	}}
 }
-
-func (*transposeOp) Name() string { return "transpose" }
-func (*transposeOp) Summary() string {
-	return "out (N×M) = transpose of in (M×N), fp32: strided memory bandwidth"
-}
-func (*transposeOp) DType() DType   { return F32 }
-func (*transposeOp) Dims() []string { return []string{"M", "N"} }
-
-func (op *transposeOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 16384×16384 (1 GiB each way) on a discrete GPU,
 // 4096×4096 on an integrated one and 1024×1024 on a CPU.
@@ -91,58 +85,44 @@ type transposeProblem struct {
 }
 
 func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	m, n := int64(size[0]), int64(size[1])
-	p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
-	p.bytes = 8 * float64(m*n)
-	if err := p.checkIndexRange("in", m*n); err != nil {
-		return nil, err
-	}
-	if p.in, err = p.alloc("in", Input, F32, m*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.out, err = p.alloc("out", Output, F32, m*n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	p.src = randomSigned(seed, 0, m*n)
-	if err := upload(ctx, p.in, p.src); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		m, n := int64(size[0]), int64(size[1])
+		p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
+		p.bytes = 8 * float64(m*n)
+		if err := p.checkIndexRange("in", m*n); err != nil {
+			return nil, err
+		}
+		if err := p.alloc(bufferDesc{&p.in, "in", Input, F32, m * n}, bufferDesc{&p.out, "out", Output, F32, m * n}); err != nil {
+			return nil, err
+		}
+		p.src = randomSigned(seed, 0, m*n)
+		return p, upload(ctx, p.in, p.src)
+	})
 }
 
 func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
+}
+
+func (p *transposeProblem) grid(c Candidate) ([3]uint32, error) {
 	m, n := uint64(p.m), uint64(p.n)
-	var grid [3]uint32
 	switch c.Shader {
 	case "transpose_naive":
-		grid, err = p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
+		return p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
 	case "transpose_tiled":
 		tile := param(c, "TILE")
-		grid, err = p.grid2D(ceilDiv(n, tile), ceilDiv(m, tile))
+		return p.grid2D(ceilDiv(n, tile), ceilDiv(m, tile))
 	case "transpose_block4":
-		grid, err = p.grid2D(ceilDiv(ceilDiv(n, 4), param(c, "BX")), ceilDiv(ceilDiv(m, 4), param(c, "BY")))
+		return p.grid2D(ceilDiv(ceilDiv(n, 4), param(c, "BX")), ceilDiv(ceilDiv(m, 4), param(c, "BY")))
 	case "transpose_tiled_vec4":
 		tile := param(c, "TILE")
 		cols, rows := ceilDiv(n, tile), ceilDiv(ceilDiv(m, tile), param(c, "TPW"))
 		if c.Params["DOWN"] == 1 {
 			cols, rows = rows, cols
 		}
-		grid, err = p.grid2D(cols, rows)
-	default:
-		err = status.Newf(status.Internal, "kernels: transpose: no geometry for shader %s", c.Shader)
+		return p.grid2D(cols, rows)
 	}
-	if err != nil {
-		return err
-	}
-	return dispatch(cb, exe, grid, p.push, p.in, p.out)
+	return [3]uint32{}, noGeometry("transpose", c)
 }
 
 // Verify compares every element exactly: a transpose moves bits and

@@ -6,12 +6,11 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // triadOp is "triad": a = b + s·c over N floats (STREAM's triad), s a push
 // constant. Bytes: 12N; flops: 2N.
-type triadOp struct{ cands []Candidate }
+type triadOp struct{ opInfo }
 
 func newTriad() *triadOp {
 	scalar := func(wg uint32) Candidate {
@@ -26,24 +25,19 @@ func newTriad() *triadOp {
 		return candidate("triad_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 3, 8, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
 	}
-	return &triadOp{cands: []Candidate{
-		scalar(256),
-		vec4(128),
-		vec4(256),
-		vec4(512),
-		gridstride(2, 256, 2048),
-		gridstride(4, 256, 1024),
+	return &triadOp{opInfo{
+		name: "triad", dtype: F32, dims: []string{"N"},
+		summary: "a = b + s·c over N floats (STREAM triad): memory bandwidth",
+		cands: []Candidate{
+			scalar(256),
+			vec4(128),
+			vec4(256),
+			vec4(512),
+			gridstride(2, 256, 2048),
+			gridstride(4, 256, 1024),
+		},
 	}}
 }
-
-func (*triadOp) Name() string { return "triad" }
-func (*triadOp) Summary() string {
-	return "a = b + s·c over N floats (STREAM triad): memory bandwidth"
-}
-func (*triadOp) DType() DType   { return F32 }
-func (*triadOp) Dims() []string { return []string{"N"} }
-
-func (op *triadOp) Candidates() []Candidate { return cloneCandidates(op.cands) }
 
 // DefaultSize is 2²⁸ floats (3 GiB in all) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.
@@ -62,47 +56,35 @@ type triadProblem struct {
 }
 
 func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	n := int64(size[0])
-	p := &triadProblem{problem: base, n: n}
-	p.bytes, p.flops = 12*float64(n), 2*float64(n)
-	if p.bufB, err = p.alloc("b", Input, F32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufC, err = p.alloc("c", Input, F32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if p.bufA, err = p.alloc("a", Output, F32, n); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	r := NewRand(seed, 0)
-	p.s = float32(0.5 + 1.5*r.Float64())
-	p.b = randomSigned(seed, 1, n)
-	p.c = randomSigned(seed, 2, n)
-	p.push = pushConstants(uint32(n), math.Float32bits(p.s))
-	if err := upload(ctx, p.bufB, p.b); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	if err := upload(ctx, p.bufC, p.c); err != nil {
-		return nil, status.Join(err, p.Release())
-	}
-	return p, nil
+	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+		n := int64(size[0])
+		p := &triadProblem{problem: base, n: n}
+		p.bytes, p.flops = 12*float64(n), 2*float64(n)
+		err := p.alloc(
+			bufferDesc{&p.bufB, "b", Input, F32, n},
+			bufferDesc{&p.bufC, "c", Input, F32, n},
+			bufferDesc{&p.bufA, "a", Output, F32, n},
+		)
+		if err != nil {
+			return nil, err
+		}
+		r := NewRand(seed, 0)
+		p.s = float32(0.5 + 1.5*r.Float64())
+		p.b = randomSigned(seed, 1, n)
+		p.c = randomSigned(seed, 2, n)
+		p.push = pushConstants(uint32(n), math.Float32bits(p.s))
+		if err := upload(ctx, p.bufB, p.b); err != nil {
+			return nil, err
+		}
+		return p, upload(ctx, p.bufC, p.c)
+	})
 }
 
 func (p *triadProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	groups, err := streamGroups("triad", c, uint64(p.n))
-	if err != nil {
-		return err
-	}
-	return p.dispatch1D(cb, exe, groups, p.push, p.bufA, p.bufB, p.bufC)
+	return p.record(cb, exe, cand, p.grid, p.push, p.bufA, p.bufB, p.bufC)
 }
+
+func (p *triadProblem) grid(c Candidate) ([3]uint32, error) { return p.streamGrid(c, uint64(p.n)) }
 
 // Verify compares a[i] with b[i] + s·c[i] computed in float64 (exact to
 // far below float32's precision). The tolerance is eps32 · (|b| + |s·c|),

@@ -8,7 +8,7 @@ import (
 
 // modules remembers the modules Parse read last, so that a module checked
 // by several layers on its way to a pipeline is read once.
-var modules = &memo{byHash: map[uint64]memoEntry{}}
+var modules = &memo{seed: maphash.MakeSeed(), byHash: map[uint64]memoEntry{}}
 
 // memoSize bounds what is remembered: a program that builds endlessly many
 // modules starts over rather than grow without end.
@@ -17,7 +17,6 @@ const memoSize = 512
 type memo struct {
 	mu     sync.Mutex
 	seed   maphash.Seed
-	seeded bool
 	byHash map[uint64]memoEntry
 }
 
@@ -26,17 +25,10 @@ type memoEntry struct {
 	m    *Module
 }
 
-func (c *memo) hash(code []byte) uint64 {
-	if !c.seeded {
-		c.seed, c.seeded = maphash.MakeSeed(), true
-	}
-	return maphash.Bytes(c.seed, code)
-}
-
 func (c *memo) get(code []byte) (*Module, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.byHash[c.hash(code)]
+	e, ok := c.byHash[maphash.Bytes(c.seed, code)]
 	if !ok || !bytes.Equal(e.code, code) {
 		return nil, false
 	}
@@ -49,5 +41,5 @@ func (c *memo) put(code []byte, m *Module) {
 	if len(c.byHash) >= memoSize {
 		clear(c.byHash)
 	}
-	c.byHash[c.hash(code)] = memoEntry{code: bytes.Clone(code), m: m}
+	c.byHash[maphash.Bytes(c.seed, code)] = memoEntry{code: bytes.Clone(code), m: m}
 }

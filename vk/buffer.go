@@ -79,11 +79,7 @@ func (d *device) newBuffer(desc hal.BufferDesc) (*buffer, error) {
 	}
 	var ptr unsafe.Pointer
 	var failed *C.char
-	mapIt := C.int(0)
-	if desc.Memory == hal.HostVisible {
-		mapIt = 1
-	}
-	if r := C.vkb_bind_memory(d.c, b.handle, req.size, C.uint32_t(typ), mapIt, &b.mem, &ptr, &failed); r != C.VK_SUCCESS {
+	if r := C.vkb_bind_memory(d.c, b.handle, req.size, C.uint32_t(typ), boolInt(desc.Memory == hal.HostVisible), &b.mem, &ptr, &failed); r != C.VK_SUCCESS {
 		b.destroy()
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateBuffer %q of %d bytes", desc.Label, size)
 	}

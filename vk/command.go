@@ -522,11 +522,7 @@ func (cb *commandBuffer) End() error {
 		return err
 	}
 	defer cb.leave()
-	host := C.int(0)
-	if cb.hostBarrier {
-		host = 1
-	}
-	if r := C.vkb_end(cb.d.c, cb.cb, host); r != C.VK_SUCCESS {
+	if r := C.vkb_end(cb.d.c, cb.cb, boolInt(cb.hostBarrier)); r != C.VK_SUCCESS {
 		cb.state = cbInitial
 		return cb.d.result("vkEndCommandBuffer", r)
 	}
