@@ -153,20 +153,13 @@ const (
 
 // String returns "fail", "fail-async", "lose", "no-tick" or "slow".
 func (e Effect) String() string {
-	switch e {
-	case Fail:
-		return "fail"
-	case FailAsync:
-		return "fail-async"
-	case Lose:
-		return "lose"
-	case NoTick:
-		return "no-tick"
-	case Slow:
-		return "slow"
+	if int(e) < len(effectNames) {
+		return effectNames[e]
 	}
 	return "Effect(" + strconv.Itoa(int(e)) + ")"
 }
+
+var effectNames = [...]string{Fail: "fail", FailAsync: "fail-async", Lose: "lose", NoTick: "no-tick", Slow: "slow"}
 
 // Rule says which calls fail and how. A rule sees every call of its kinds
 // made after it was added, in the order the plan counts them, whatever the
