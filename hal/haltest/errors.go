@@ -24,25 +24,16 @@ func testErrBufferSize(e *env) {
 	for _, mem := range memoryKinds {
 		for _, size := range []int64{0, -1, -4096, math.MinInt64} {
 			b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: mem})
-			wantCode(e, fmt.Sprintf("CreateBuffer(%d bytes, %v)", size, mem), err, status.InvalidArgument, nil)
-			if err == nil {
-				released(e, "Buffer.Release", b.Release())
-			}
+			refused(e, "Buffer", b, err, fmt.Sprintf("CreateBuffer(%d bytes, %v)", size, mem), status.InvalidArgument)
 		}
 		for _, size := range []int64{huge, 1 << 62} {
 			b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: mem})
-			wantCode(e, fmt.Sprintf("CreateBuffer(%d bytes, %v), more than the largest heap (%d bytes)", size, mem, largest),
-				err, status.ResourceExhausted, nil)
-			if err == nil {
-				released(e, "Buffer.Release", b.Release())
-			}
+			refused(e, "Buffer", b, err, fmt.Sprintf("CreateBuffer(%d bytes, %v), more than the largest heap (%d bytes)", size, mem, largest),
+				status.ResourceExhausted)
 		}
 	}
 	b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.MemoryKind(200)})
-	wantCode(e, "CreateBuffer of an unknown memory kind", err, status.InvalidArgument, nil)
-	if err == nil {
-		released(e, "Buffer.Release", b.Release())
-	}
+	refused(e, "Buffer", b, err, "CreateBuffer of an unknown memory kind", status.InvalidArgument)
 
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := e.newAddCase(rng, 1000, hal.DeviceLocal)
@@ -95,16 +86,11 @@ func testErrExecutable(e *env) {
 	} {
 		c.desc.Label = c.name
 		x, err := e.dev.CreateExecutable(c.desc)
-		wantCode(e, "CreateExecutable with "+c.name, err, status.InvalidArgument, nil)
-		if err == nil {
-			released(e, "Executable.Release", x.Release())
-		}
+		refused(e, "Executable", x, err, "CreateExecutable with "+c.name, status.InvalidArgument)
 	}
 
 	// The entry point defaults to "main", and may be named.
-	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{
-		SPIRV: good, EntryPoint: "main", Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push,
-	})
+	x, err := e.dev.CreateExecutable(addDesc(good, "main"))
 	owned(e, "Executable", x, err, `CreateExecutable of add with entry point "main"`)
 	c := e.newAddCase(rand.New(rand.NewPCG(11, 12)), 999, hal.HostVisible)
 	cb := e.commandBuffer()

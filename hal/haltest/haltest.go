@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
 )
 
 // OpenFunc opens a fresh device for one subtest; the suite releases it. It
@@ -183,6 +184,16 @@ func owned[T interface{ Release() error }](e *env, kind string, x T, err error, 
 	return x
 }
 
+// refused checks that the call named what failed with code, and releases
+// (a kind of object, such as "Buffer") the x it made if it did not.
+func refused[T interface{ Release() error }](e *env, kind string, x T, err error, what string, code status.Code) {
+	e.Helper()
+	wantCode(e, what, err, code, nil)
+	if err == nil {
+		released(e, kind+".Release", x.Release())
+	}
+}
+
 // buffer creates a buffer that the test releases when it ends.
 func (e *env) buffer(size int64, mem hal.MemoryKind) hal.Buffer {
 	e.Helper()
@@ -201,13 +212,7 @@ func (e *env) bufferOf(mem hal.MemoryKind, v []uint32) hal.Buffer {
 // executable creates an executable of k with constants.
 func (e *env) executable(k kernel, constants ...hal.Constant) hal.Executable {
 	e.Helper()
-	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{
-		Label:            k.name,
-		SPIRV:            k.spirv,
-		Bindings:         k.bindings,
-		PushConstantSize: k.push,
-		Constants:        constants,
-	})
+	x, err := e.dev.CreateExecutable(k.desc(constants...))
 	return owned(e, "Executable", x, err, "CreateExecutable("+k.name+")")
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+
+	"github.com/vkbench/vkbench/hal"
 )
 
 // The kernels the suite dispatches, compiled from testdata/*.comp.
@@ -48,6 +50,12 @@ func loadKernel(name string, bindings, push int, local uint32) kernel {
 		panic("haltest: " + err.Error())
 	}
 	return kernel{name: name, spirv: code, bindings: bindings, push: push, local: local}
+}
+
+// desc describes an executable of k with constants, labelled with k's
+// name.
+func (k kernel) desc(constants ...hal.Constant) hal.ExecutableDesc {
+	return hal.ExecutableDesc{Label: k.name, SPIRV: k.spirv, Bindings: k.bindings, PushConstantSize: k.push, Constants: constants}
 }
 
 // groupsFor returns how many workgroups of local invocations cover n.

@@ -246,7 +246,7 @@ type racer struct {
 const raceWords = 256
 
 func (w *racer) prepare(workers int) error {
-	x, err := w.dev.CreateExecutable(hal.ExecutableDesc{Label: "add", SPIRV: kernelAdd.spirv, Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push})
+	x, err := w.dev.CreateExecutable(kernelAdd.desc())
 	if err != nil {
 		return err
 	}
@@ -328,7 +328,7 @@ func (w *racer) run(g int) error {
 }
 
 func (w *racer) build(int) error {
-	x, err := w.dev.CreateExecutable(hal.ExecutableDesc{Label: "add", SPIRV: kernelAdd.spirv, Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push})
+	x, err := w.dev.CreateExecutable(kernelAdd.desc())
 	if err != nil {
 		return err
 	}
