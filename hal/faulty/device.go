@@ -265,7 +265,7 @@ func (d *device) forwardLocked(s *heldSubmission) {
 	var cause error
 	for _, w := range s.waits {
 		f, ok := w.(*fence)
-		if !ok || !f.readyLocked() {
+		if !ok || !f.resolved() {
 			// Not ours, or held by another device: the inner device judges
 			// (it is another device's object).
 			innerWaits = append(innerWaits, w)
