@@ -162,11 +162,9 @@ func checkTicks(e *env, ticks []uint64, pool hal.TimestampPool) {
 	}
 	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
 		a, b := ticks[pair[0]], ticks[pair[1]]
+		b -= a
 		if bits < 64 {
-			b -= a
 			b &= 1<<bits - 1
-		} else {
-			b -= a
 		}
 		ns := float64(b) * e.info.Limits.TimestampPeriod
 		d, err := pool.Elapsed(pair[0], pair[1])
