@@ -406,24 +406,21 @@ func (p *Plan) Held() int {
 
 // Calls returns how many calls of kind c the plan's devices received,
 // those that failed included.
-func (p *Plan) Calls(c Call) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if c >= numCalls {
-		return 0
-	}
-	return p.calls[c]
-}
+func (p *Plan) Calls(c Call) int { return p.count(&p.calls, c) }
 
 // Faults returns how many faults were injected at calls of kind c (None
 // counts the losses of LoseNow and LoseAfter).
-func (p *Plan) Faults(c Call) int {
+func (p *Plan) Faults(c Call) int { return p.count(&p.faults, c) }
+
+// count reads the counter of c in counts, one of the plan's; 0 for a Call
+// that is none of the calls.
+func (p *Plan) count(counts *[numCalls]int, c Call) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c >= numCalls {
 		return 0
 	}
-	return p.faults[c]
+	return counts[c]
 }
 
 // Injected returns every fault injected so far, in order.
