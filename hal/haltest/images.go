@@ -139,10 +139,7 @@ func testImageReadWrite(e *env) {
 		if got := e.readImage(img); !bytes.Equal(got, make([]byte, len(got))) {
 			e.Errorf("a new %s image: not zero: %s", f, diffBytes(got, make([]byte, len(got))))
 		}
-		data := make([]byte, img.Desc().Bytes())
-		for i := range data {
-			data[i] = byte(rng.Uint32())
-		}
+		data := randomBytes(rng, int(img.Desc().Bytes()))
 		if err := img.Write(e.ctx, data); err != nil {
 			e.Fatalf("Image.Write of a %s image: %v", f, err)
 		}
