@@ -74,15 +74,9 @@ const (
 )
 
 // String returns "device-local" or "host-visible".
-func (k MemoryKind) String() string {
-	switch k {
-	case DeviceLocal:
-		return "device-local"
-	case HostVisible:
-		return "host-visible"
-	}
-	return "memory-kind(?)"
-}
+func (k MemoryKind) String() string { return nameOr(k, memoryKindNames[:], "memory-kind(?)") }
+
+var memoryKindNames = [...]string{DeviceLocal: "device-local", HostVisible: "host-visible"}
 
 // BufferDesc describes a buffer to create. Every buffer can be bound as a
 // storage buffer and be the source and destination of copies and fills.

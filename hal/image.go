@@ -43,25 +43,14 @@ func Formats() []Format {
 
 // ParseFormat returns the Format named name ("r32f", "rgba8", ...).
 func ParseFormat(name string) (Format, error) {
-	for f := R32Float; f < numFormats; f++ {
-		if formatNames[f] == name {
-			return f, nil
-		}
+	if f, ok := parseName(name, Formats()...); ok {
+		return f, nil
 	}
-	names := make([]string, 0, numFormats-1)
-	for _, f := range Formats() {
-		names = append(names, f.String())
-	}
-	return 0, status.Newf(status.InvalidArgument, "hal: unknown image format %q (want one of %s)", name, strings.Join(names, ", "))
+	return 0, status.Newf(status.InvalidArgument, "hal: unknown image format %q (want one of %s)", name, strings.Join(formatNames[1:], ", "))
 }
 
 // String returns the format's name, such as "rgba8".
-func (f Format) String() string {
-	if f > 0 && f < numFormats {
-		return formatNames[f]
-	}
-	return "format(?)"
-}
+func (f Format) String() string { return nameOr(f, formatNames[:], "format(?)") }
 
 // Valid reports whether f is one of the formats.
 func (f Format) Valid() bool { return f > 0 && f < numFormats }
@@ -108,18 +97,7 @@ var formatFeatureNames = []string{"storage-image", "sampled-image", "linear-filt
 func (f FormatFeatures) Has(x FormatFeatures) bool { return f&x == x }
 
 // String names the features, joined by "+", or says "none".
-func (f FormatFeatures) String() string {
-	var names []string
-	for i, name := range formatFeatureNames {
-		if f.Has(1 << i) {
-			names = append(names, name)
-		}
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, "+")
-}
+func (f FormatFeatures) String() string { return flagsString(f, formatFeatureNames) }
 
 // ImageFormats are a device's FormatFeatures, indexed by Format.
 type ImageFormats [numFormats]FormatFeatures
@@ -148,17 +126,9 @@ const (
 func (u ImageUsage) Has(x ImageUsage) bool { return u&x == x }
 
 // String returns "storage", "sampled" or "storage+sampled".
-func (u ImageUsage) String() string {
-	switch u {
-	case ImageStorage:
-		return "storage"
-	case ImageSampled:
-		return "sampled"
-	case ImageStorage | ImageSampled:
-		return "storage+sampled"
-	}
-	return "usage(?)"
-}
+func (u ImageUsage) String() string { return nameOr(u, imageUsageNames[:], "usage(?)") }
+
+var imageUsageNames = [...]string{ImageStorage: "storage", ImageSampled: "sampled", ImageStorage | ImageSampled: "storage+sampled"}
 
 // Features returns the format features usage u needs.
 func (u ImageUsage) Features() FormatFeatures {
@@ -277,14 +247,6 @@ const (
 )
 
 // String returns "storage buffer", "storage image" or "sampled image".
-func (k BindingKind) String() string {
-	switch k {
-	case StorageBufferBinding:
-		return "storage buffer"
-	case StorageImageBinding:
-		return "storage image"
-	case SampledImageBinding:
-		return "sampled image"
-	}
-	return "binding kind(?)"
-}
+func (k BindingKind) String() string { return nameOr(k, bindingKindNames[:], "binding kind(?)") }
+
+var bindingKindNames = [...]string{StorageBufferBinding: "storage buffer", StorageImageBinding: "storage image", SampledImageBinding: "sampled image"}

@@ -27,19 +27,9 @@ const (
 )
 
 // String returns "discrete", "integrated", "virtual", "cpu" or "other".
-func (t DeviceType) String() string {
-	switch t {
-	case IntegratedGPU:
-		return "integrated"
-	case DiscreteGPU:
-		return "discrete"
-	case VirtualGPU:
-		return "virtual"
-	case CPU:
-		return "cpu"
-	}
-	return "other"
-}
+func (t DeviceType) String() string { return nameOr(t, deviceTypeNames[:], "other") }
+
+var deviceTypeNames = [...]string{IntegratedGPU: "integrated", DiscreteGPU: "discrete", VirtualGPU: "virtual", CPU: "cpu"}
 
 // Well-known PCI vendor IDs, used to decode driver versions.
 const (
@@ -125,24 +115,10 @@ func (s SubgroupOps) Has(o SubgroupOps) bool { return s&o == o }
 var SubgroupOpNames = [...]string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle-relative", "clustered", "quad"}
 
 // Names lists the names of the sets in s, in bit order.
-func (s SubgroupOps) Names() []string {
-	names := []string{}
-	for i, name := range SubgroupOpNames {
-		if s.Has(1 << i) {
-			names = append(names, name)
-		}
-	}
-	return names
-}
+func (s SubgroupOps) Names() []string { return flagNames(s, SubgroupOpNames[:]) }
 
 // String names the sets in s, joined by "+", or says "none".
-func (s SubgroupOps) String() string {
-	names := s.Names()
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, "+")
-}
+func (s SubgroupOps) String() string { return flagsString(s, SubgroupOpNames[:]) }
 
 // Features are optional shader capabilities.
 type Features struct {
@@ -288,23 +264,15 @@ func DecodeDriverVersion(vendorID, driverID, v uint32) string {
 // VendorName returns a short lower-case name for a PCI vendor ID, or the ID
 // in hexadecimal.
 func VendorName(id uint32) string {
-	switch id {
-	case VendorAMD:
-		return "amd"
-	case VendorNVIDIA:
-		return "nvidia"
-	case VendorIntel:
-		return "intel"
-	case VendorARM:
-		return "arm"
-	case VendorQcom:
-		return "qualcomm"
-	case VendorApple:
-		return "apple"
-	case VendorMesa:
-		return "mesa"
+	if name, ok := vendorNames[id]; ok {
+		return name
 	}
 	return fmt.Sprintf("%04x", id)
+}
+
+var vendorNames = map[uint32]string{
+	VendorAMD: "amd", VendorNVIDIA: "nvidia", VendorIntel: "intel", VendorARM: "arm",
+	VendorQcom: "qualcomm", VendorApple: "apple", VendorMesa: "mesa",
 }
 
 // Hardware is a stable, path-safe identity of the device and its driver:

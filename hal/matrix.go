@@ -59,18 +59,13 @@ const (
 // String returns "device", "workgroup", "subgroup", "queue-family" or
 // "scope(N)".
 func (s Scope) String() string {
-	switch s {
-	case ScopeDevice:
-		return "device"
-	case ScopeWorkgroup:
-		return "workgroup"
-	case ScopeSubgroup:
-		return "subgroup"
-	case ScopeQueueFamily:
-		return "queue-family"
+	if name := nameOr(s, scopeNames[:], ""); name != "" {
+		return name
 	}
 	return fmt.Sprintf("scope(%d)", uint32(s))
 }
+
+var scopeNames = [...]string{ScopeDevice: "device", ScopeWorkgroup: "workgroup", ScopeSubgroup: "subgroup", ScopeQueueFamily: "queue-family"}
 
 // MatrixAPI is the Vulkan extension through which a device offers
 // cooperative matrices. A kernel's SPIR-V uses one of them (the
@@ -93,30 +88,19 @@ const (
 
 // String returns "nv", "khr" or "nv2".
 func (a MatrixAPI) String() string {
-	switch a {
-	case MatrixNV:
-		return "nv"
-	case MatrixKHR:
-		return "khr"
-	case MatrixNV2:
-		return "nv2"
+	if name := nameOr(a, matrixAPINames[:], ""); name != "" {
+		return name
 	}
 	return fmt.Sprintf("api(%d)", uint8(a))
 }
 
+var matrixAPINames = [...]string{MatrixNV: "nv", MatrixKHR: "khr", MatrixNV2: "nv2"}
+
 // Extension returns the Vulkan extension's name, such as
 // "VK_NV_cooperative_matrix".
-func (a MatrixAPI) Extension() string {
-	switch a {
-	case MatrixNV:
-		return "VK_NV_cooperative_matrix"
-	case MatrixKHR:
-		return "VK_KHR_cooperative_matrix"
-	case MatrixNV2:
-		return "VK_NV_cooperative_matrix2"
-	}
-	return a.String()
-}
+func (a MatrixAPI) Extension() string { return nameOr(a, matrixExtensions[:], a.String()) }
+
+var matrixExtensions = [...]string{MatrixNV: "VK_NV_cooperative_matrix", MatrixKHR: "VK_KHR_cooperative_matrix", MatrixNV2: "VK_NV_cooperative_matrix2"}
 
 // NV2Features are the features of VK_NV_cooperative_matrix2, of which a
 // device may have some and not others.
@@ -144,18 +128,7 @@ var nv2FeatureNames = [...]string{
 func (f NV2Features) Has(o NV2Features) bool { return f&o == o }
 
 // String joins the features' Vulkan names with "+", or says "none".
-func (f NV2Features) String() string {
-	var names []string
-	for i, name := range nv2FeatureNames {
-		if f&(1<<i) != 0 {
-			names = append(names, name)
-		}
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, "+")
-}
+func (f NV2Features) String() string { return flagsString(f, nv2FeatureNames[:]) }
 
 // CooperativeMatrix is one multiply-add a device's cooperative matrices
 // do: Result (M×N) = A (M×K) · B (K×N) + C (M×N), with its component
@@ -223,16 +196,7 @@ func ParseCooperativeMatrix(s string) (CooperativeMatrix, error) {
 			return bad("bad invocations " + invocations)
 		}
 	}
-	switch scope {
-	case "device":
-		m.Scope = ScopeDevice
-	case "workgroup":
-		m.Scope = ScopeWorkgroup
-	case "subgroup":
-		m.Scope = ScopeSubgroup
-	case "queue-family":
-		m.Scope = ScopeQueueFamily
-	default:
+	if m.Scope, ok = parseName(scope, ScopeDevice, ScopeWorkgroup, ScopeSubgroup, ScopeQueueFamily); !ok {
 		return bad("unknown scope " + scope)
 	}
 	switch f[3] {

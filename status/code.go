@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -134,10 +135,8 @@ func (c *Code) UnmarshalText(text []byte) error {
 // "NOT_FOUND", or "CODE(n)" for any other value. It is the inverse of
 // String. Anything else is an InvalidArgument error.
 func ParseCode(s string) (Code, error) {
-	for c, name := range codeNames {
-		if s == name {
-			return Code(c), nil
-		}
+	if c := slices.Index(codeNames[:], s); c >= 0 {
+		return Code(c), nil
 	}
 	if digits, ok := strings.CutPrefix(s, "CODE("); ok {
 		if digits, ok := strings.CutSuffix(digits, ")"); ok {

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,27 +17,18 @@ import (
 // errors.Is and errors.As look into every joined error; CodeOf reports
 // the joined code.
 func Join(errs ...error) error {
-	n := 0
-	var first error
-	for _, err := range errs {
-		if !isOK(err) {
-			if n == 0 {
-				first = err
-			}
-			n++
-		}
-	}
-	switch n {
-	case 0:
+	failed := func(err error) bool { return !isOK(err) }
+	first := slices.IndexFunc(errs, failed)
+	if first < 0 {
 		return nil
-	case 1:
-		return first
+	}
+	errs = errs[first:]
+	if !slices.ContainsFunc(errs[1:], failed) {
+		return errs[0]
 	}
 	code := Unknown
 	for _, err := range errs {
-		if isOK(err) {
-			continue
-		}
+		// nil has no code, and OK is no failure's.
 		if c, ok := codeOf(err); ok && c != OK {
 			code = c
 			break
@@ -45,13 +37,7 @@ func Join(errs ...error) error {
 	if CurrentMode() == ModeCode {
 		return code
 	}
-	kept := make([]error, 0, n)
-	for _, err := range errs {
-		if !isOK(err) {
-			kept = append(kept, err)
-		}
-	}
-	return &joinError{code: code, errs: kept}
+	return &joinError{code: code, errs: slices.DeleteFunc(slices.Clone(errs), isOK)}
 }
 
 // joinError is what Join returns for two failures or more.

@@ -32,18 +32,13 @@ const (
 // String returns the mode's name: "code", "location", "messages" or
 // "stack".
 func (m Mode) String() string {
-	switch m {
-	case ModeCode:
-		return "code"
-	case ModeLocation:
-		return "location"
-	case ModeMessages:
-		return "messages"
-	case ModeStack:
-		return "stack"
+	if m >= ModeCode && int(m) < len(modeNames) {
+		return modeNames[m]
 	}
 	return "Mode(" + strconv.Itoa(int(m)) + ")"
 }
+
+var modeNames = [...]string{ModeCode: "code", ModeLocation: "location", ModeMessages: "messages", ModeStack: "stack"}
 
 // mode holds the current Mode. It is read on every status made, so it is
 // one atomic load; init sets the default.

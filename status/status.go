@@ -95,12 +95,7 @@ func New(code Code, msg string) error {
 	if code == OK {
 		return nil
 	}
-	m := CurrentMode()
-	if m == ModeCode {
-		return code
-	}
-	pc, stack := capture(m, 1)
-	return build(m, code, msg, nil, pc, stack)
+	return made(CurrentMode(), code, msg, nil)
 }
 
 // Newf is New with a message formatted as fmt.Sprintf does. The message
@@ -110,15 +105,7 @@ func Newf(code Code, format string, args ...any) error {
 		return nil
 	}
 	m := CurrentMode()
-	if m == ModeCode {
-		return code
-	}
-	var msg string
-	if m >= ModeMessages {
-		msg = fmt.Sprintf(format, args...)
-	}
-	pc, stack := capture(m, 1)
-	return build(m, code, msg, nil, pc, stack)
+	return made(m, code, sprintf(m, format, args), nil)
 }
 
 // Wrap returns a new status with the given code and message whose cause
@@ -132,15 +119,7 @@ func Wrap(cause error, code Code, msg string) error {
 	if isOK(cause) {
 		return nil
 	}
-	if code == OK {
-		code = failureCode(cause)
-	}
-	m := CurrentMode()
-	if m == ModeCode {
-		return code
-	}
-	pc, stack := capture(m, 1)
-	return build(m, code, msg, cause, pc, stack)
+	return made(CurrentMode(), code, msg, cause)
 }
 
 // Wrapf is Wrap with a message formatted as fmt.Sprintf does.
@@ -148,19 +127,31 @@ func Wrapf(cause error, code Code, format string, args ...any) error {
 	if isOK(cause) {
 		return nil
 	}
+	m := CurrentMode()
+	return made(m, code, sprintf(m, format, args), cause)
+}
+
+// made is New, Newf, Wrap and Wrapf once they have their mode and
+// message: the bare code in ModeCode, else a status made where its
+// caller's caller is. A code OK with a cause is the cause's.
+func made(m Mode, code Code, msg string, cause error) error {
 	if code == OK {
 		code = failureCode(cause)
 	}
-	m := CurrentMode()
 	if m == ModeCode {
 		return code
 	}
-	var msg string
-	if m >= ModeMessages {
-		msg = fmt.Sprintf(format, args...)
-	}
-	pc, stack := capture(m, 1)
+	pc, stack := capture(m, 2)
 	return build(m, code, msg, cause, pc, stack)
+}
+
+// sprintf formats a message in the modes that keep it, and returns ""
+// in the others, so that they pay nothing for it.
+func sprintf(m Mode, format string, args []any) string {
+	if m < ModeMessages {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
 }
 
 // Annotate adds msg to err as it goes up the stack, with the location of
@@ -186,15 +177,7 @@ func Annotate(err error, msg string) error {
 	if m == ModeCode {
 		return err
 	}
-	if st, ok := err.(*Status); ok && st != nil {
-		if m < ModeMessages || msg == "" {
-			return err
-		}
-		pc, _ := capture(ModeLocation, 1)
-		return st.extend(msg, pc, nil)
-	}
-	pc, stack := capture(m, 1)
-	return build(m, failureCode(err), msg, foreignCause(err), pc, stack)
+	return annotate(m, err, msg)
 }
 
 // Annotatef is Annotate with a message formatted as fmt.Sprintf does. The
@@ -207,18 +190,20 @@ func Annotatef(err error, format string, args ...any) error {
 	if m == ModeCode {
 		return err
 	}
-	var msg string
-	if m >= ModeMessages {
-		msg = fmt.Sprintf(format, args...)
-	}
+	return annotate(m, err, sprintf(m, format, args))
+}
+
+// annotate is Annotate and Annotatef past ModeCode, once they have their
+// message; the note's location is its caller's caller.
+func annotate(m Mode, err error, msg string) error {
 	if st, ok := err.(*Status); ok && st != nil {
 		if m < ModeMessages || msg == "" {
 			return err
 		}
-		pc, _ := capture(ModeLocation, 1)
+		pc, _ := capture(ModeLocation, 2)
 		return st.extend(msg, pc, nil)
 	}
-	pc, stack := capture(m, 1)
+	pc, stack := capture(m, 2)
 	return build(m, failureCode(err), msg, foreignCause(err), pc, stack)
 }
 

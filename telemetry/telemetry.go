@@ -148,31 +148,27 @@ func (c Conditions) Flags() []string {
 
 // Summarize makes the conditions of samples taken in order.
 func Summarize(source string, samples []Sample) Conditions {
-	c := Conditions{Source: source, Samples: len(samples)}
-	if len(samples) == 0 {
-		return c
-	}
-	widen := func(r *Range, v float64, first bool) {
-		if first {
-			*r = Range{v, v}
-			return
-		}
-		r.Min, r.Max = min(r.Min, v), max(r.Max, v)
-	}
+	c := Conditions{Source: source}
 	var seen Reasons
-	for i, s := range samples {
-		first := i == 0
-		widen(&c.SMClockMHz, float64(s.SMClockMHz), first)
-		widen(&c.MemClockMHz, float64(s.MemClockMHz), first)
-		widen(&c.PowerW, s.PowerW, first)
-		widen(&c.TempC, float64(s.TempC), first)
+	for _, s := range samples {
+		c = Merge(c, s.conditions(source))
 		seen |= s.Reasons
 	}
-	c.EnergyJ = max(0, samples[len(samples)-1].EnergyJ-samples[0].EnergyJ)
+	if len(samples) > 0 {
+		c.EnergyJ = Energy(samples[0], samples[len(samples)-1])
+	}
 	if throttles := seen & throttlingReasons; throttles != 0 {
 		c.Throttles = throttles.Names()
 	}
 	return c
+}
+
+// conditions are those of s alone, but its throttles, which Summarize
+// names once for all the samples.
+func (s Sample) conditions(source string) Conditions {
+	at := func(v float64) Range { return Range{v, v} }
+	return Conditions{Source: source, Samples: 1, SMClockMHz: at(float64(s.SMClockMHz)), MemClockMHz: at(float64(s.MemClockMHz)),
+		PowerW: at(s.PowerW), TempC: at(float64(s.TempC))}
 }
 
 // Monitor samples a source in the background until Stop.

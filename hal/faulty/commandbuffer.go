@@ -1,6 +1,7 @@
 package faulty
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/vkbench/vkbench/hal"
@@ -11,8 +12,7 @@ var _ hal.CommandBuffer = (*commandBuffer)(nil)
 
 // commandBuffer wraps a hal.CommandBuffer.
 type commandBuffer struct {
-	dev   *device
-	inner hal.CommandBuffer
+	wrapped[hal.CommandBuffer]
 
 	heldBy *fence // its held submission, if any; guarded by plan.holdMu
 	// released is set by Release. A command buffer released while its
@@ -20,15 +20,6 @@ type commandBuffer struct {
 	// (releaseLater); guarded by plan.holdMu.
 	released     atomic.Bool
 	releaseLater bool
-}
-
-// unwrapCommandBuffer returns the inner command buffer of cb if cb is a
-// wrapper, else cb.
-func unwrapCommandBuffer(cb hal.CommandBuffer) hal.CommandBuffer {
-	if w, ok := cb.(*commandBuffer); ok {
-		return w.inner
-	}
-	return cb
 }
 
 // enter is device.enter for a command buffer's call, which a held
@@ -44,6 +35,14 @@ func (cb *commandBuffer) enter(c Call) error {
 	return cb.checkHeld(c)
 }
 
+// forward is device.forward for a command buffer's call, through enter.
+func (cb *commandBuffer) forward(c Call, f func() error) error {
+	if err := cb.enter(c); err != nil {
+		return err
+	}
+	return f()
+}
+
 // checkHeld refuses a call on a command buffer whose submission is held.
 func (cb *commandBuffer) checkHeld(c Call) error {
 	cb.dev.plan.holdMu.Lock()
@@ -56,63 +55,40 @@ func (cb *commandBuffer) checkHeld(c Call) error {
 }
 
 func (cb *commandBuffer) Begin() error {
-	if err := cb.enter(Begin); err != nil {
-		return err
-	}
-	return cb.inner.Begin()
+	return cb.forward(Begin, cb.inner.Begin)
 }
 
 func (cb *commandBuffer) Dispatch(d hal.Dispatch) error {
 	if err := cb.enter(Dispatch); err != nil {
 		return err
 	}
-	d.Executable = unwrapExecutable(d.Executable)
-	if len(d.Bindings) > 0 {
-		bindings := make([]hal.Binding, len(d.Bindings))
-		for i, b := range d.Bindings {
-			b.Buffer = unwrapBuffer(b.Buffer)
-			b.Image = unwrapImage(b.Image)
-			b.Sampler = unwrapSampler(b.Sampler)
-			bindings[i] = b
-		}
-		d.Bindings = bindings
+	d.Executable = unwrap(d.Executable)
+	d.Bindings = slices.Clone(d.Bindings)
+	for i := range d.Bindings {
+		b := &d.Bindings[i]
+		b.Buffer, b.Image, b.Sampler = unwrap(b.Buffer), unwrap(b.Image), unwrap(b.Sampler)
 	}
 	return cb.inner.Dispatch(d)
 }
 
 func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, dstOffset int64, size int64) error {
-	if err := cb.enter(Copy); err != nil {
-		return err
-	}
-	return cb.inner.Copy(unwrapBuffer(src), srcOffset, unwrapBuffer(dst), dstOffset, size)
+	return cb.forward(Copy, func() error { return cb.inner.Copy(unwrap(src), srcOffset, unwrap(dst), dstOffset, size) })
 }
 
 func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) error {
-	if err := cb.enter(Fill); err != nil {
-		return err
-	}
-	return cb.inner.Fill(unwrapBuffer(dst), offset, size, value)
+	return cb.forward(Fill, func() error { return cb.inner.Fill(unwrap(dst), offset, size, value) })
 }
 
 func (cb *commandBuffer) Barrier() error {
-	if err := cb.enter(Barrier); err != nil {
-		return err
-	}
-	return cb.inner.Barrier()
+	return cb.forward(Barrier, cb.inner.Barrier)
 }
 
 func (cb *commandBuffer) Timestamp(pool hal.TimestampPool, index int) error {
-	if err := cb.enter(Timestamp); err != nil {
-		return err
-	}
-	return cb.inner.Timestamp(unwrapTimestampPool(pool), index)
+	return cb.forward(Timestamp, func() error { return cb.inner.Timestamp(unwrap(pool), index) })
 }
 
 func (cb *commandBuffer) End() error {
-	if err := cb.enter(End); err != nil {
-		return err
-	}
-	return cb.inner.End()
+	return cb.forward(End, cb.inner.End)
 }
 
 // Release releases the inner command buffer, which the inner device

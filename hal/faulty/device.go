@@ -189,47 +189,23 @@ func (d *device) Err() error {
 }
 
 func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {
-	if err := d.enter(CreateBuffer); err != nil {
-		return nil, err
-	}
-	b, err := d.inner.CreateBuffer(desc)
-	if err != nil {
-		return nil, err
-	}
-	return &buffer{dev: d, inner: b}, nil
+	return create(d, CreateBuffer, func() (hal.Buffer, error) { return d.inner.CreateBuffer(desc) },
+		func(w wrapped[hal.Buffer]) hal.Buffer { return &buffer{w} })
 }
 
 func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
-	if err := d.enter(CreateExecutable); err != nil {
-		return nil, err
-	}
-	e, err := d.inner.CreateExecutable(desc)
-	if err != nil {
-		return nil, err
-	}
-	return &executable{dev: d, inner: e}, nil
+	return create(d, CreateExecutable, func() (hal.Executable, error) { return d.inner.CreateExecutable(desc) },
+		func(w wrapped[hal.Executable]) hal.Executable { return &executable{w} })
 }
 
 func (d *device) CreateCommandBuffer() (hal.CommandBuffer, error) {
-	if err := d.enter(CreateCommandBuffer); err != nil {
-		return nil, err
-	}
-	cb, err := d.inner.CreateCommandBuffer()
-	if err != nil {
-		return nil, err
-	}
-	return &commandBuffer{dev: d, inner: cb}, nil
+	return create(d, CreateCommandBuffer, d.inner.CreateCommandBuffer,
+		func(w wrapped[hal.CommandBuffer]) hal.CommandBuffer { return &commandBuffer{wrapped: w} })
 }
 
 func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
-	if err := d.enter(CreateTimestampPool); err != nil {
-		return nil, err
-	}
-	p, err := d.inner.CreateTimestampPool(count)
-	if err != nil {
-		return nil, err
-	}
-	return &timestampPool{dev: d, inner: p}, nil
+	return create(d, CreateTimestampPool, func() (hal.TimestampPool, error) { return d.inner.CreateTimestampPool(count) },
+		func(w wrapped[hal.TimestampPool]) hal.TimestampPool { return &timestampPool{w} })
 }
 
 // heldSubmission is a submission kept in the wrapper by Plan.Hold.
@@ -289,7 +265,7 @@ func (d *device) forwardLocked(s *heldSubmission) {
 	var cause error
 	for _, w := range s.waits {
 		f, ok := w.(*fence)
-		if !ok || !f.readyLocked() {
+		if !ok || !f.resolved() {
 			// Not ours, or held by another device: the inner device judges
 			// (it is another device's object).
 			innerWaits = append(innerWaits, w)
@@ -306,7 +282,7 @@ func (d *device) forwardLocked(s *heldSubmission) {
 		}
 		innerWaits = append(innerWaits, f.inner)
 	}
-	inner, err := d.inner.Submit(unwrapCommandBuffer(s.rawCB), innerWaits...)
+	inner, err := d.inner.Submit(unwrap(s.rawCB), innerWaits...)
 	if s.cb != nil {
 		s.cb.unholdLocked()
 	}

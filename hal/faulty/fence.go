@@ -39,10 +39,10 @@ type fence struct {
 	releasedWhenHeld bool // guarded by plan.holdMu
 }
 
-// readyLocked reports whether the fence is resolved. plan.holdMu must be
-// held (or the answer may be stale by one resolution, which callers
-// tolerate).
-func (f *fence) readyLocked() bool {
+// resolved reports whether the fence is resolved. Without plan.holdMu the
+// answer may be stale by one resolution, which callers tolerate; once it
+// is true, the fields that ready guards can be read.
+func (f *fence) resolved() bool {
 	select {
 	case <-f.ready:
 		return true
@@ -54,7 +54,7 @@ func (f *fence) readyLocked() bool {
 // resolveLocked sets the outcome of the submission's way to the inner
 // device and wakes its waiters. plan.holdMu must be held.
 func (f *fence) resolveLocked(inner hal.Fence, fail error) {
-	if f.readyLocked() {
+	if f.resolved() {
 		return
 	}
 	f.inner, f.fail = inner, fail
@@ -105,10 +105,8 @@ func (f *fence) waitInner(ctx context.Context) error {
 // waitReady waits until the submission has left the hold, ctx is done or
 // the device is lost.
 func (f *fence) waitReady(ctx context.Context) error {
-	select {
-	case <-f.ready:
+	if f.resolved() {
 		return nil
-	default:
 	}
 	tick := time.NewTicker(heldLossCheck)
 	defer tick.Stop()
@@ -135,9 +133,7 @@ func (f *fence) Poll() (bool, error) {
 	if f.released.Load() {
 		return false, status.Annotate(hal.ErrReleased, "faulty: Poll of a released fence")
 	}
-	select {
-	case <-f.ready:
-	default:
+	if !f.resolved() {
 		if err := f.dev.lossErr(); err != nil {
 			f.dev.failHeld(err)
 			return true, err
@@ -161,7 +157,7 @@ func (f *fence) Release() error {
 	}
 	d := f.dev
 	d.plan.holdMu.Lock()
-	if !f.readyLocked() {
+	if !f.resolved() {
 		f.releasedWhenHeld = true
 		d.plan.holdMu.Unlock()
 		return nil

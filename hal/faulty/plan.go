@@ -153,20 +153,13 @@ const (
 
 // String returns "fail", "fail-async", "lose", "no-tick" or "slow".
 func (e Effect) String() string {
-	switch e {
-	case Fail:
-		return "fail"
-	case FailAsync:
-		return "fail-async"
-	case Lose:
-		return "lose"
-	case NoTick:
-		return "no-tick"
-	case Slow:
-		return "slow"
+	if int(e) < len(effectNames) {
+		return effectNames[e]
 	}
 	return "Effect(" + strconv.Itoa(int(e)) + ")"
 }
+
+var effectNames = [...]string{Fail: "fail", FailAsync: "fail-async", Lose: "lose", NoTick: "no-tick", Slow: "slow"}
 
 // Rule says which calls fail and how. A rule sees every call of its kinds
 // made after it was added, in the order the plan counts them, whatever the
@@ -413,24 +406,21 @@ func (p *Plan) Held() int {
 
 // Calls returns how many calls of kind c the plan's devices received,
 // those that failed included.
-func (p *Plan) Calls(c Call) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if c >= numCalls {
-		return 0
-	}
-	return p.calls[c]
-}
+func (p *Plan) Calls(c Call) int { return p.count(&p.calls, c) }
 
 // Faults returns how many faults were injected at calls of kind c (None
 // counts the losses of LoseNow and LoseAfter).
-func (p *Plan) Faults(c Call) int {
+func (p *Plan) Faults(c Call) int { return p.count(&p.faults, c) }
+
+// count reads the counter of c in counts, one of the plan's; 0 for a Call
+// that is none of the calls.
+func (p *Plan) count(counts *[numCalls]int, c Call) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c >= numCalls {
 		return 0
 	}
-	return p.faults[c]
+	return counts[c]
 }
 
 // Injected returns every fault injected so far, in order.

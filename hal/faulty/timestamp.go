@@ -9,19 +9,7 @@ import (
 var _ hal.TimestampPool = (*timestampPool)(nil)
 
 // timestampPool wraps a hal.TimestampPool.
-type timestampPool struct {
-	dev   *device
-	inner hal.TimestampPool
-}
-
-// unwrapTimestampPool returns the inner pool of p if p is a wrapper, else
-// p.
-func unwrapTimestampPool(p hal.TimestampPool) hal.TimestampPool {
-	if w, ok := p.(*timestampPool); ok {
-		return w.inner
-	}
-	return p
-}
+type timestampPool struct{ wrapped[hal.TimestampPool] }
 
 func (p *timestampPool) Count() int { return p.inner.Count() }
 
@@ -42,9 +30,4 @@ func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
 		return nil, err
 	}
 	return p.inner.Ticks(first, n)
-}
-
-func (p *timestampPool) Release() error {
-	p.dev.plan.decide(Release, true)
-	return p.inner.Release()
 }

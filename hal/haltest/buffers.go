@@ -1,6 +1,7 @@
 package haltest
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 
@@ -49,10 +50,7 @@ func testBufferReadWrite(e *env) {
 		for _, bad := range []struct{ off, n int64 }{
 			{-1, 1}, {-4, 8}, {size - 3, 4}, {size, 1}, {size + 1, 1}, {0, size + 1}, {1 << 40, 4},
 		} {
-			junk := make([]byte, bad.n)
-			for i := range junk {
-				junk[i] = 0x5a
-			}
+			junk := bytes.Repeat([]byte{0x5a}, int(bad.n))
 			wantCode(e, fmt.Sprintf("%v buffer of %d bytes: Write(offset %d, %d bytes)", mem, size, bad.off, bad.n),
 				b.Write(e.ctx, bad.off, junk), status.InvalidArgument, nil)
 			wantCode(e, fmt.Sprintf("%v buffer of %d bytes: Read(offset %d, %d bytes)", mem, size, bad.off, bad.n),

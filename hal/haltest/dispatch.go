@@ -174,17 +174,11 @@ func testCopyFillBarrier(e *env) {
 	// offsets, then fill over part of the copy.
 	cb := e.commandBuffer()
 	e.record(cb, func() {
-		if err := cb.Fill(src, 256, 1024, 0xa1b2c3d4); err != nil {
-			e.Fatalf("Fill: %v", err)
-		}
+		e.must("Fill", cb.Fill(src, 256, 1024, 0xa1b2c3d4))
 		e.barrier(cb)
-		if err := cb.Copy(src, 3, dst, 5, 2001); err != nil {
-			e.Fatalf("Copy: %v", err)
-		}
+		e.must("Copy", cb.Copy(src, 3, dst, 5, 2001))
 		e.barrier(cb)
-		if err := cb.Fill(dst, 1000, 8, 0x01020304); err != nil {
-			e.Fatalf("Fill: %v", err)
-		}
+		e.must("Fill", cb.Fill(dst, 1000, 8, 0x01020304))
 	})
 	e.execute(cb, "fill, copy, fill")
 	copy(srcModel[256:256+1024], fillBytes(1024, 0xa1b2c3d4))
@@ -204,18 +198,12 @@ func testCopyFillBarrier(e *env) {
 	a, b, c := e.buffer(4*n, hal.DeviceLocal), e.buffer(4*n, hal.DeviceLocal), e.buffer(4*n, hal.DeviceLocal)
 	out := e.bufferOf(hal.HostVisible, repeat(sentinel, n))
 	e.record(cb, func() {
-		if err := cb.Fill(a, 0, 4*n, 40); err != nil {
-			e.Fatalf("Fill: %v", err)
-		}
-		if err := cb.Fill(b, 0, 4*n, 2); err != nil {
-			e.Fatalf("Fill: %v", err)
-		}
+		e.must("Fill", cb.Fill(a, 0, 4*n, 40))
+		e.must("Fill", cb.Fill(b, 0, 4*n, 2))
 		// Two writes of the same bytes need a barrier between them, or
 		// their order is undefined.
 		e.barrier(cb)
-		if err := cb.Fill(b, 4*100, 4*50, 1000); err != nil {
-			e.Fatalf("Fill: %v", err)
-		}
+		e.must("Fill", cb.Fill(b, 4*100, 4*50, 1000))
 		e.barrier(cb)
 		e.dispatch(cb, hal.Dispatch{
 			Executable:    x,
@@ -224,9 +212,7 @@ func testCopyFillBarrier(e *env) {
 			Groups:        groupsFor(n, kernelAdd.local),
 		})
 		e.barrier(cb)
-		if err := cb.Copy(c, 0, out, 0, 4*n); err != nil {
-			e.Fatalf("Copy: %v", err)
-		}
+		e.must("Copy", cb.Copy(c, 0, out, 0, 4*n))
 	})
 	e.execute(cb, "fill, add, copy")
 	want := repeat(42, n)

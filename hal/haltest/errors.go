@@ -24,25 +24,16 @@ func testErrBufferSize(e *env) {
 	for _, mem := range memoryKinds {
 		for _, size := range []int64{0, -1, -4096, math.MinInt64} {
 			b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: mem})
-			wantCode(e, fmt.Sprintf("CreateBuffer(%d bytes, %v)", size, mem), err, status.InvalidArgument, nil)
-			if err == nil {
-				released(e, "Buffer.Release", b.Release())
-			}
+			refused(e, "Buffer", b, err, fmt.Sprintf("CreateBuffer(%d bytes, %v)", size, mem), status.InvalidArgument)
 		}
 		for _, size := range []int64{huge, 1 << 62} {
 			b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: mem})
-			wantCode(e, fmt.Sprintf("CreateBuffer(%d bytes, %v), more than the largest heap (%d bytes)", size, mem, largest),
-				err, status.ResourceExhausted, nil)
-			if err == nil {
-				released(e, "Buffer.Release", b.Release())
-			}
+			refused(e, "Buffer", b, err, fmt.Sprintf("CreateBuffer(%d bytes, %v), more than the largest heap (%d bytes)", size, mem, largest),
+				status.ResourceExhausted)
 		}
 	}
 	b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.MemoryKind(200)})
-	wantCode(e, "CreateBuffer of an unknown memory kind", err, status.InvalidArgument, nil)
-	if err == nil {
-		released(e, "Buffer.Release", b.Release())
-	}
+	refused(e, "Buffer", b, err, "CreateBuffer of an unknown memory kind", status.InvalidArgument)
 
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := e.newAddCase(rng, 1000, hal.DeviceLocal)
@@ -95,20 +86,12 @@ func testErrExecutable(e *env) {
 	} {
 		c.desc.Label = c.name
 		x, err := e.dev.CreateExecutable(c.desc)
-		wantCode(e, "CreateExecutable with "+c.name, err, status.InvalidArgument, nil)
-		if err == nil {
-			released(e, "Executable.Release", x.Release())
-		}
+		refused(e, "Executable", x, err, "CreateExecutable with "+c.name, status.InvalidArgument)
 	}
 
 	// The entry point defaults to "main", and may be named.
-	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{
-		SPIRV: good, EntryPoint: "main", Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push,
-	})
-	if err != nil {
-		e.Fatalf("CreateExecutable of add with entry point \"main\": %v", err)
-	}
-	e.Cleanup(func() { released(e, "Executable.Release", x.Release()) })
+	x, err := e.dev.CreateExecutable(addDesc(good, "main"))
+	owned(e, "Executable", x, err, `CreateExecutable of add with entry point "main"`)
 	c := e.newAddCase(rand.New(rand.NewPCG(11, 12)), 999, hal.HostVisible)
 	cb := e.commandBuffer()
 	e.record(cb, func() { e.dispatch(cb, c.dispatch(x)) })
@@ -129,9 +112,7 @@ func testErrRecord(e *env) {
 	align := int64(lim.MinStorageBufferAlign)
 
 	cb := e.commandBuffer()
-	if err := cb.Begin(); err != nil {
-		e.Fatalf("Begin: %v", err)
-	}
+	e.must("Begin", cb.Begin())
 	good := c.dispatch(x)
 	bad := func(name string, edit func(d *hal.Dispatch)) {
 		d := good
@@ -208,9 +189,7 @@ func testErrRecord(e *env) {
 	}
 
 	e.dispatch(cb, good)
-	if err := cb.End(); err != nil {
-		e.Fatalf("End after failed recording calls: %v", err)
-	}
+	e.must("End after failed recording calls", cb.End())
 	e.execute(cb, "add after failed recording calls")
 	c.check(e, "add recorded after failed recording calls")
 	checkWords(e, "buffer named by failed copies and fills", e.readWords(victim), victimWords)
@@ -242,9 +221,7 @@ func testErrForeign(e *env) {
 	victimWords := randomWords(rng, 64)
 	victim := e.bufferOf(hal.HostVisible, victimWords)
 	cb := e.commandBuffer()
-	if err := cb.Begin(); err != nil {
-		e.Fatalf("Begin: %v", err)
-	}
+	e.must("Begin", cb.Begin())
 	foreign := func(what string, err error) {
 		e.Helper()
 		wantCode(e, what+" of another device", err, status.InvalidArgument, hal.ErrForeignObject)
@@ -275,9 +252,7 @@ func testErrForeign(e *env) {
 		alien("Timestamp into a pool", cb.Timestamp(alienPool{e.timestampPool(2)}, 0))
 	}
 	e.dispatch(cb, c.dispatch(x))
-	if err := cb.End(); err != nil {
-		e.Fatalf("End: %v", err)
-	}
+	e.must("End", cb.End())
 
 	_, err := e.dev.Submit(ocb)
 	foreign("Submit of a command buffer", err)
@@ -341,9 +316,7 @@ func testErrReleased(e *env) {
 	isReleased("Read of a released buffer", gone.Read(e.ctx, 0, make([]byte, 4)))
 
 	cb := e.commandBuffer()
-	if err := cb.Begin(); err != nil {
-		e.Fatalf("Begin: %v", err)
-	}
+	e.must("Begin", cb.Begin())
 	withC := func(edit func(d *hal.Dispatch)) hal.Dispatch {
 		d := c.dispatch(x)
 		edit(&d)
@@ -362,9 +335,7 @@ func testErrReleased(e *env) {
 		isReleased("Ticks of a released pool", err)
 	}
 	e.dispatch(cb, c.dispatch(x))
-	if err := cb.End(); err != nil {
-		e.Fatalf("End: %v", err)
-	}
+	e.must("End", cb.End())
 
 	isReleased("Begin of a released command buffer", goneCB.Begin())
 	isReleased("Dispatch into a released command buffer", goneCB.Dispatch(c.dispatch(x)))
@@ -424,15 +395,11 @@ func testErrSubmit(e *env) {
 	wantCode(e, "Submit of a command buffer never recorded", err, status.FailedPrecondition, nil)
 	wantCode(e, "Dispatch into a command buffer never begun", cb2.Dispatch(fc2.dispatch(xf, 1)), status.FailedPrecondition, nil)
 	wantCode(e, "End of a command buffer never begun", cb2.End(), status.FailedPrecondition, nil)
-	if err := cb2.Begin(); err != nil {
-		e.Fatalf("Begin: %v", err)
-	}
+	e.must("Begin", cb2.Begin())
 	e.dispatch(cb2, fc2.dispatch(xf, 9))
 	_, err = e.dev.Submit(cb2)
 	wantCode(e, "Submit of a command buffer not ended", err, status.FailedPrecondition, nil)
-	if err := cb2.End(); err != nil {
-		e.Fatalf("End: %v", err)
-	}
+	e.must("End", cb2.End())
 	wantCode(e, "End of an ended command buffer", cb2.End(), status.FailedPrecondition, nil)
 	wantCode(e, "Dispatch into an ended command buffer", cb2.Dispatch(fc2.dispatch(xf, 1)), status.FailedPrecondition, nil)
 	wantCode(e, "Barrier in an ended command buffer", cb2.Barrier(), status.FailedPrecondition, nil)

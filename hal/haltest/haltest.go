@@ -3,6 +3,7 @@ package haltest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
 )
 
 // OpenFunc opens a fresh device for one subtest; the suite releases it. It
@@ -164,15 +166,39 @@ func released(t testing.TB, what string, err error) {
 	}
 }
 
+// must fails the test at once if the call named what failed.
+func (e *env) must(what string, err error) {
+	e.Helper()
+	if err != nil {
+		e.Fatalf("%s: %v", what, err)
+	}
+}
+
+// owned returns x, which the call named what made unless it failed with
+// err, and releases it (a kind of object, such as "Buffer") when the test
+// ends; a failure fails the test at once.
+func owned[T interface{ Release() error }](e *env, kind string, x T, err error, what string) T {
+	e.Helper()
+	e.must(what, err)
+	e.Cleanup(func() { released(e, kind+".Release", x.Release()) })
+	return x
+}
+
+// refused checks that the call named what failed with code, and releases
+// (a kind of object, such as "Buffer") the x it made if it did not.
+func refused[T interface{ Release() error }](e *env, kind string, x T, err error, what string, code status.Code) {
+	e.Helper()
+	wantCode(e, what, err, code, nil)
+	if err == nil {
+		released(e, kind+".Release", x.Release())
+	}
+}
+
 // buffer creates a buffer that the test releases when it ends.
 func (e *env) buffer(size int64, mem hal.MemoryKind) hal.Buffer {
 	e.Helper()
 	b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: mem, Label: "haltest"})
-	if err != nil {
-		e.Fatalf("CreateBuffer(%d bytes, %v): %v", size, mem, err)
-	}
-	e.Cleanup(func() { released(e, "Buffer.Release", b.Release()) })
-	return b
+	return owned(e, "Buffer", b, err, fmt.Sprintf("CreateBuffer(%d bytes, %v)", size, mem))
 }
 
 // bufferOf creates a buffer holding v.
@@ -186,29 +212,15 @@ func (e *env) bufferOf(mem hal.MemoryKind, v []uint32) hal.Buffer {
 // executable creates an executable of k with constants.
 func (e *env) executable(k kernel, constants ...hal.Constant) hal.Executable {
 	e.Helper()
-	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{
-		Label:            k.name,
-		SPIRV:            k.spirv,
-		Bindings:         k.bindings,
-		PushConstantSize: k.push,
-		Constants:        constants,
-	})
-	if err != nil {
-		e.Fatalf("CreateExecutable(%s): %v", k.name, err)
-	}
-	e.Cleanup(func() { released(e, "Executable.Release", x.Release()) })
-	return x
+	x, err := e.dev.CreateExecutable(k.desc(constants...))
+	return owned(e, "Executable", x, err, "CreateExecutable("+k.name+")")
 }
 
 // commandBuffer creates a command buffer.
 func (e *env) commandBuffer() hal.CommandBuffer {
 	e.Helper()
 	cb, err := e.dev.CreateCommandBuffer()
-	if err != nil {
-		e.Fatalf("CreateCommandBuffer: %v", err)
-	}
-	e.Cleanup(func() { released(e, "CommandBuffer.Release", cb.Release()) })
-	return cb
+	return owned(e, "CommandBuffer", cb, err, "CreateCommandBuffer")
 }
 
 // timestampPool creates a pool of n timestamps, or skips the test if the
@@ -219,23 +231,15 @@ func (e *env) timestampPool(n int) hal.TimestampPool {
 		e.Skip("the device has no timestamps (TimestampValidBits is 0)")
 	}
 	p, err := e.dev.CreateTimestampPool(n)
-	if err != nil {
-		e.Fatalf("CreateTimestampPool(%d): %v", n, err)
-	}
-	e.Cleanup(func() { released(e, "TimestampPool.Release", p.Release()) })
-	return p
+	return owned(e, "TimestampPool", p, err, fmt.Sprintf("CreateTimestampPool(%d)", n))
 }
 
 // record begins cb, lets f record into it, and ends it.
 func (e *env) record(cb hal.CommandBuffer, f func()) {
 	e.Helper()
-	if err := cb.Begin(); err != nil {
-		e.Fatalf("CommandBuffer.Begin: %v", err)
-	}
+	e.must("CommandBuffer.Begin", cb.Begin())
 	f()
-	if err := cb.End(); err != nil {
-		e.Fatalf("CommandBuffer.End: %v", err)
-	}
+	e.must("CommandBuffer.End", cb.End())
 }
 
 // dispatch records a dispatch that must succeed.
@@ -249,9 +253,7 @@ func (e *env) dispatch(cb hal.CommandBuffer, d hal.Dispatch) {
 // barrier records a barrier that must succeed.
 func (e *env) barrier(cb hal.CommandBuffer) {
 	e.Helper()
-	if err := cb.Barrier(); err != nil {
-		e.Fatalf("CommandBuffer.Barrier: %v", err)
-	}
+	e.must("CommandBuffer.Barrier", cb.Barrier())
 }
 
 // submit submits cb after wait and returns its fence, released when the

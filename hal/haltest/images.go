@@ -2,7 +2,6 @@ package haltest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -37,22 +36,14 @@ func (e *env) needFormat(f hal.Format, usage hal.ImageUsage, linear bool) {
 func (e *env) image(desc hal.ImageDesc) hal.Image {
 	e.Helper()
 	img, err := e.dev.CreateImage(desc)
-	if err != nil {
-		e.Fatalf("CreateImage(%+v): %v", desc, err)
-	}
-	e.Cleanup(func() { released(e, "Image.Release", img.Release()) })
-	return img
+	return owned(e, "Image", img, err, fmt.Sprintf("CreateImage(%+v)", desc))
 }
 
 // sampler creates a sampler that the test releases when it ends.
 func (e *env) sampler(desc hal.SamplerDesc) hal.Sampler {
 	e.Helper()
 	s, err := e.dev.CreateSampler(desc)
-	if err != nil {
-		e.Fatalf("CreateSampler(%+v): %v", desc, err)
-	}
-	e.Cleanup(func() { released(e, "Sampler.Release", s.Release()) })
-	return s
+	return owned(e, "Sampler", s, err, fmt.Sprintf("CreateSampler(%+v)", desc))
 }
 
 // sampleExecutable creates kernelSample's executable.
@@ -60,11 +51,7 @@ func (e *env) sampleExecutable() hal.Executable {
 	e.Helper()
 	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{Label: "sample", SPIRV: kernelSample.spirv,
 		Bindings: 3, BindingKinds: sampleKinds, PushConstantSize: kernelSample.push})
-	if err != nil {
-		e.Fatalf("CreateExecutable(sample): %v", err)
-	}
-	e.Cleanup(func() { released(e, "Executable.Release", x.Release()) })
-	return x
+	return owned(e, "Executable", x, err, "CreateExecutable(sample)")
 }
 
 // sampleCase is a dispatch of kernelSample over a w×h image of random
@@ -120,22 +107,6 @@ func checkFloats(e *env, what string, got, want []float32, tol float64) {
 	}
 }
 
-func floatsOf(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-func floatBytes(v []float32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
-	}
-	return out
-}
-
 func (e *env) readImage(img hal.Image) []byte {
 	e.Helper()
 	dst := make([]byte, img.Desc().Bytes())
@@ -168,10 +139,7 @@ func testImageReadWrite(e *env) {
 		if got := e.readImage(img); !bytes.Equal(got, make([]byte, len(got))) {
 			e.Errorf("a new %s image: not zero: %s", f, diffBytes(got, make([]byte, len(got))))
 		}
-		data := make([]byte, img.Desc().Bytes())
-		for i := range data {
-			data[i] = byte(rng.Uint32())
-		}
+		data := randomBytes(rng, int(img.Desc().Bytes()))
 		if err := img.Write(e.ctx, data); err != nil {
 			e.Fatalf("Image.Write of a %s image: %v", f, err)
 		}
@@ -194,15 +162,13 @@ func testImageDispatch(e *env) {
 	c := e.newSampleCase(rand.New(rand.NewPCG(43, 44)), w, h)
 	x := e.sampleExecutable()
 	staging := e.buffer(16+int64(4*w*h), hal.HostVisible)
-	e.write(staging, 16, floatBytes(c.texels))
+	e.write(staging, 16, pack(c.texels))
 	cb := e.commandBuffer()
 	e.record(cb, func() {
-		if err := cb.CopyBufferToImage(staging, 16, c.src); err != nil {
-			e.Fatalf("CopyBufferToImage: %v", err)
-		}
+		e.must("CopyBufferToImage", cb.CopyBufferToImage(staging, 16, c.src))
 	})
 	e.execute(cb, "CopyBufferToImage")
-	if got := floatsOf(e.readImage(c.src)); !bytes.Equal(floatBytes(got), floatBytes(c.texels)) {
+	if got := unpack[float32](e.readImage(c.src)); !bytes.Equal(pack(got), pack(c.texels)) {
 		e.Fatalf("the image CopyBufferToImage filled does not hold the buffer's texels")
 	}
 	doubled := make([]float32, w*h)
@@ -224,9 +190,7 @@ func testImageDispatch(e *env) {
 		e.record(cb, func() {
 			e.dispatch(cb, c.dispatch(x, s, tc.off))
 			e.barrier(cb)
-			if err := cb.CopyImageToBuffer(c.dst, staging, 16); err != nil {
-				e.Fatalf("CopyImageToBuffer: %v", err)
-			}
+			e.must("CopyImageToBuffer", cb.CopyImageToBuffer(c.dst, staging, 16))
 		})
 		e.execute(cb, what)
 		want := make([]float32, w*h)
@@ -236,9 +200,9 @@ func testImageDispatch(e *env) {
 			}
 		}
 		// Linear filtering weighs with as few as 8 bits of the fraction.
-		checkFloats(e, what+": the buffer", floatsOf(e.read(c.out, 0, int64(4*w*h))), want, 1e-3)
-		checkFloats(e, what+": the storage image", floatsOf(e.readImage(c.dst)), doubled, 1e-6)
-		checkFloats(e, what+": the storage image copied to a buffer", floatsOf(e.read(staging, 16, int64(4*w*h))), doubled, 1e-6)
+		checkFloats(e, what+": the buffer", unpack[float32](e.read(c.out, 0, int64(4*w*h))), want, 1e-3)
+		checkFloats(e, what+": the storage image", unpack[float32](e.readImage(c.dst)), doubled, 1e-6)
+		checkFloats(e, what+": the storage image copied to a buffer", unpack[float32](e.read(staging, 16, int64(4*w*h))), doubled, 1e-6)
 	}
 }
 
@@ -251,9 +215,7 @@ func testImageReleaseAfterSubmit(e *env) {
 	rng := rand.New(rand.NewPCG(45, 46))
 	for _, beforeSubmit := range []bool{false, true} {
 		c := e.newSampleCase(rng, 16, 16)
-		if err := c.src.Write(e.ctx, floatBytes(c.texels)); err != nil {
-			e.Fatalf("Image.Write: %v", err)
-		}
+		e.must("Image.Write", c.src.Write(e.ctx, pack(c.texels)))
 		job := e.newSpinJob(inFlightJob)
 		x := e.sampleExecutable()
 		s := e.sampler(hal.SamplerDesc{Filter: hal.Nearest})
@@ -264,9 +226,7 @@ func testImageReleaseAfterSubmit(e *env) {
 			e.barrier(cb)
 			e.dispatch(cb, c.dispatch(x, s, 0))
 			e.barrier(cb)
-			if err := cb.CopyImageToBuffer(c.dst, keep, 0); err != nil {
-				e.Fatalf("CopyImageToBuffer: %v", err)
-			}
+			e.must("CopyImageToBuffer", cb.CopyImageToBuffer(c.dst, keep, 0))
 		})
 		release := func() {
 			t0 := time.Now()
@@ -291,7 +251,7 @@ func testImageReleaseAfterSubmit(e *env) {
 		for i, v := range c.texels {
 			want[i] = 2*v + 1
 		}
-		checkFloats(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), floatsOf(e.read(keep, 0, keep.Size())), want, 1e-6)
+		checkFloats(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), unpack[float32](e.read(keep, 0, keep.Size())), want, 1e-6)
 	}
 }
 
@@ -341,9 +301,7 @@ func testErrImageBindings(e *env) {
 	x := e.sampleExecutable()
 	s := e.sampler(hal.SamplerDesc{Filter: hal.Nearest})
 	cb := e.commandBuffer()
-	if err := cb.Begin(); err != nil {
-		e.Fatalf("Begin: %v", err)
-	}
+	e.must("Begin", cb.Begin())
 	bad := func(what string, code status.Code, is error, edit func(d *hal.Dispatch)) {
 		e.Helper()
 		d := c.dispatch(x, s, 0)
@@ -375,13 +333,9 @@ func testErrImageBindings(e *env) {
 	if err := c.src.Write(e.ctx, make([]byte, 12)); status.CodeOf(err) != status.InvalidArgument {
 		e.Errorf("Image.Write of 12 bytes into an image of %d: %v, want InvalidArgument", c.src.Desc().Bytes(), err)
 	}
-	if err := c.src.Write(e.ctx, floatBytes(c.texels)); err != nil {
-		e.Fatalf("Image.Write: %v", err)
-	}
+	e.must("Image.Write", c.src.Write(e.ctx, pack(c.texels)))
 	e.dispatch(cb, c.dispatch(x, s, 0))
-	if err := cb.End(); err != nil {
-		e.Fatalf("End: %v", err)
-	}
+	e.must("End", cb.End())
 	e.execute(cb, "the dispatch recorded after the refused ones")
-	checkFloats(e, "the dispatch recorded after the refused ones", floatsOf(e.read(c.out, 0, c.out.Size())), c.texels, 0)
+	checkFloats(e, "the dispatch recorded after the refused ones", unpack[float32](e.read(c.out, 0, c.out.Size())), c.texels, 0)
 }

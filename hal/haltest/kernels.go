@@ -4,6 +4,9 @@ import (
 	"embed"
 	"encoding/binary"
 	"math"
+	"slices"
+
+	"github.com/vkbench/vkbench/hal"
 )
 
 // The kernels the suite dispatches, compiled from testdata/*.comp.
@@ -49,6 +52,12 @@ func loadKernel(name string, bindings, push int, local uint32) kernel {
 	return kernel{name: name, spirv: code, bindings: bindings, push: push, local: local}
 }
 
+// desc describes an executable of k with constants, labelled with k's
+// name.
+func (k kernel) desc(constants ...hal.Constant) hal.ExecutableDesc {
+	return hal.ExecutableDesc{Label: k.name, SPIRV: k.spirv, Bindings: k.bindings, PushConstantSize: k.push, Constants: constants}
+}
+
 // groupsFor returns how many workgroups of local invocations cover n.
 func groupsFor(n int, local uint32) [3]uint32 {
 	return [3]uint32{uint32((n + int(local) - 1) / int(local)), 1, 1}
@@ -71,31 +80,32 @@ func spinRef(i, iters uint32) uint32 {
 }
 
 // words packs uint32s little-endian, as push constants and buffer contents.
-func words(v ...uint32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], x)
+func words(v ...uint32) []byte { return pack(v) }
+
+// unwords unpacks little-endian uint32s; a trailing partial word is dropped.
+func unwords(b []byte) []uint32 { return unpack[uint32](b) }
+
+// pack packs 32-bit values little-endian, as buffers, push constants and
+// images of 32-bit texels hold them.
+func pack[T uint32 | float32](v []T) []byte {
+	b, err := binary.Append(nil, binary.LittleEndian, v)
+	if err != nil {
+		panic("haltest: " + err.Error()) // a slice of fixed-size values always packs
 	}
 	return b
 }
 
-// unwords unpacks little-endian uint32s; a trailing partial word is dropped.
-func unwords(b []byte) []uint32 {
-	v := make([]uint32, len(b)/4)
-	for i := range v {
-		v[i] = binary.LittleEndian.Uint32(b[4*i:])
+// unpack unpacks what pack packs; a trailing partial value is dropped.
+func unpack[T uint32 | float32](b []byte) []T {
+	v := make([]T, len(b)/4)
+	if _, err := binary.Decode(b, binary.LittleEndian, v); err != nil {
+		panic("haltest: " + err.Error()) // b holds len(v) values
 	}
 	return v
 }
 
 // repeat returns n copies of x.
-func repeat(x uint32, n int) []uint32 {
-	v := make([]uint32, n)
-	for i := range v {
-		v[i] = x
-	}
-	return v
-}
+func repeat(x uint32, n int) []uint32 { return slices.Repeat([]uint32{x}, n) }
 
 // alignUp rounds n up to a multiple of align (any positive align).
 func alignUp(n, align int64) int64 {

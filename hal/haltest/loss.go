@@ -115,9 +115,7 @@ func (l *lossCase) before(rng *rand.Rand) {
 	e.record(l.ended, func() { e.dispatch(l.ended, l.c.dispatch(l.x)) })
 	l.recording = e.commandBuffer()
 	l.keep("CommandBuffer (recording)", l.recording)
-	if err := l.recording.Begin(); err != nil {
-		e.Fatalf("Begin: %v", err)
-	}
+	e.must("Begin", l.recording.Begin())
 }
 
 // inFlight submits a long job, and submissions behind it, some waiting on

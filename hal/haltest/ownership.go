@@ -55,9 +55,7 @@ func (e *env) newOwnedRun(rng *rand.Rand, mem hal.MemoryKind) *ownedRun {
 			stamp(e, r.cb, r.pool, 1)
 		}
 		e.barrier(r.cb)
-		if err := r.cb.Copy(r.add.c, 0, r.keep, 0, r.add.c.Size()); err != nil {
-			e.Fatalf("Copy: %v", err)
-		}
+		e.must("Copy", r.cb.Copy(r.add.c, 0, r.keep, 0, r.add.c.Size()))
 	})
 	return r
 }
@@ -129,9 +127,7 @@ func testReleaseWhileWaiting(e *env) {
 	var wg sync.WaitGroup
 	wg.Go(func() { r.releaseUsed(e) })
 	wg.Wait()
-	if err := <-waited; err != nil {
-		e.Fatalf("Wait while another goroutine released what the submission uses: %v", err)
-	}
+	e.must("Wait while another goroutine released what the submission uses", <-waited)
 	r.check(e, "add whose objects were released during the Wait")
 }
 
@@ -250,7 +246,7 @@ type racer struct {
 const raceWords = 256
 
 func (w *racer) prepare(workers int) error {
-	x, err := w.dev.CreateExecutable(hal.ExecutableDesc{Label: "add", SPIRV: kernelAdd.spirv, Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push})
+	x, err := w.dev.CreateExecutable(kernelAdd.desc())
 	if err != nil {
 		return err
 	}
@@ -332,7 +328,7 @@ func (w *racer) run(g int) error {
 }
 
 func (w *racer) build(int) error {
-	x, err := w.dev.CreateExecutable(hal.ExecutableDesc{Label: "add", SPIRV: kernelAdd.spirv, Bindings: kernelAdd.bindings, PushConstantSize: kernelAdd.push})
+	x, err := w.dev.CreateExecutable(kernelAdd.desc())
 	if err != nil {
 		return err
 	}

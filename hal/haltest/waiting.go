@@ -153,9 +153,7 @@ func testSubmissionChain(e *env) {
 	out := e.bufferOf(hal.HostVisible, repeat(sentinel, n))
 	cb := e.commandBuffer()
 	e.record(cb, func() {
-		if err := cb.Copy(buf, 0, out, 0, 4*n); err != nil {
-			e.Fatalf("Copy: %v", err)
-		}
+		e.must("Copy", cb.Copy(buf, 0, out, 0, 4*n))
 	})
 	last := e.submit(cb, fences...)
 	e.wait(last, "a copy waiting on every step of the chain")

@@ -1,0 +1,47 @@
+package hal
+
+import (
+	"fmt"
+	"strings"
+)
+
+// nameOr returns the name names gives v, or unknown for a value past
+// names or one it leaves out: the String of an enumeration.
+func nameOr[T ~uint8 | ~uint32](v T, names []string, unknown string) string {
+	if uint64(v) < uint64(len(names)) && names[v] != "" {
+		return names[v]
+	}
+	return unknown
+}
+
+// parseName returns the one of values whose String is s.
+func parseName[T fmt.Stringer](s string, values ...T) (T, bool) {
+	for _, v := range values {
+		if v.String() == s {
+			return v, true
+		}
+	}
+	var none T
+	return none, false
+}
+
+// flagNames lists the names of the bits set in f, in bit order: names[i]
+// names bit i.
+func flagNames[F ~uint8 | ~uint32](f F, names []string) []string {
+	out := []string{}
+	for i, name := range names {
+		if f&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// flagsString joins the names of the bits set in f with "+", or says
+// "none": the String of a set of flags.
+func flagsString[F ~uint8 | ~uint32](f F, names []string) string {
+	if s := strings.Join(flagNames(f, names), "+"); s != "" {
+		return s
+	}
+	return "none"
+}
