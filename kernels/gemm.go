@@ -146,12 +146,12 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 // uniform in [-1, 1) from the seed, in fp32 or, with half, rounded to
 // binary16 and stored as such (the reference then works with those halves
 // exactly), and C of the same element type.
-func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, half bool) (Problem, error) {
+func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, fp16 bool) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
 		m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
-		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: half, push: pushConstants(uint32(m), uint32(n), uint32(k))}
+		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: fp16, push: pushConstants(uint32(m), uint32(n), uint32(k))}
 		elem, dtype := 4.0, F32
-		if half {
+		if fp16 {
 			elem, dtype = 2, F16
 		}
 		p.bytes, p.flops = elem*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
@@ -174,7 +174,7 @@ func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, s
 		p.a = randomSigned(seed, 0, m*k)
 		p.b = randomSigned(seed, 1, k*n)
 		var a, b any = p.a, p.b
-		if half {
+		if fp16 {
 			roundToHalves(p.a)
 			roundToHalves(p.b)
 			a, b = packHalves(p.a), packHalves(p.b)

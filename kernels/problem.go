@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/half"
 	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/status"
 )
@@ -351,7 +352,7 @@ func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64) (
 	out := p.halves[:n]
 	spread(int(n), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = floatFromHalf(uint16(w[i/2] >> (16 * (i % 2))))
+			out[i] = half.ToFloat32(uint16(w[i/2] >> (16 * (i % 2))))
 		}
 	})
 	return out, nil

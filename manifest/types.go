@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/half"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
@@ -91,7 +92,7 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 		case 1: // unorm8
 			u = uint64(math.Round(min(max(f, 0), 1) * 255))
 		case 2:
-			u = uint64(f16Bits(float32(f)))
+			u = uint64(half.FromFloat32(float32(f)))
 		case 4:
 			u = uint64(math.Float32bits(float32(f)))
 		case 8:
@@ -132,7 +133,7 @@ func (t scalarType) decodeFloat(b []byte) float64 {
 	case 1: // unorm8
 		return float64(u) / 255
 	case 2:
-		return f16Float(uint16(u))
+		return float64(half.ToFloat32(uint16(u)))
 	case 4:
 		return float64(math.Float32frombits(uint32(u)))
 	}
@@ -147,64 +148,6 @@ func (t scalarType) formatInt(b []byte) string {
 		return fmt.Sprint(int64(u<<shift) >> shift)
 	}
 	return fmt.Sprint(u)
-}
-
-// f16Bits rounds f to the nearest IEEE binary16, ties to even.
-func f16Bits(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23) & 0xff
-	mant := b & 0x7fffff
-	if exp == 0xff {
-		if mant != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 31 {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		if e < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint(14 - e)
-		half := mant >> shift
-		rem := mant & (1<<shift - 1)
-		halfway := uint32(1) << (shift - 1)
-		if rem > halfway || rem == halfway && half&1 == 1 {
-			half++
-		}
-		return sign | uint16(half)
-	}
-	half := uint32(e)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || rem == 0x1000 && half&1 == 1 {
-		half++ // may carry into the exponent, which rounds to infinity correctly
-	}
-	return sign | uint16(half)
-}
-
-// f16Float returns the value of binary16 bits h.
-func f16Float(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e := int(h>>10) & 0x1f
-	m := float64(h & 0x3ff)
-	switch e {
-	case 0:
-		return sign * m * 0x1p-24
-	case 31:
-		if m == 0 {
-			return math.Inf(int(sign))
-		}
-		return math.NaN()
-	}
-	return sign * (1 + m/1024) * math.Ldexp(1, e-15)
 }
 
 // bufferInit is how a manifest buffer's initial contents are made.
