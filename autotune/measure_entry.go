@@ -10,6 +10,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // Flags set on results. A measured result whose interval is wider than
@@ -165,11 +166,8 @@ func setRates(r *Result, w work, peak *Peak, op kernels.Operation) {
 	if c := peak.ComputeOf(op); c > 0 && r.GFLOPs > c*1.05 {
 		r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
 	}
-	if c := r.Conditions; c != nil && peak.SMClockMHz > 0 && c.SMClockMHz.Max > 0 {
-		lo, hi := min(peak.SMClockMHz, c.SMClockMHz.Max), max(peak.SMClockMHz, c.SMClockMHz.Max)
-		if hi > lo*1.03 {
-			r.Flags = append(r.Flags, FlagPeakOtherClock)
-		}
+	if c := r.Conditions; c != nil && telemetry.ClocksApart(peak.SMClockMHz, c.SMClockMHz.Max) {
+		r.Flags = append(r.Flags, FlagPeakOtherClock)
 	}
 }
 

@@ -409,11 +409,8 @@ func conditionsNote(b, n Benchmark) string {
 			notes = append(notes, side.name+"'s clocks moved")
 		}
 	}
-	if bc, nc := b.Conditions, n.Conditions; bc != nil && nc != nil && bc.SMClockMHz.Max > 0 && nc.SMClockMHz.Max > 0 {
-		lo, hi := min(bc.SMClockMHz.Max, nc.SMClockMHz.Max), max(bc.SMClockMHz.Max, nc.SMClockMHz.Max)
-		if hi > lo*1.03 {
-			notes = append(notes, fmt.Sprintf("base ran at SM %.0f MHz, new at %.0f MHz", bc.SMClockMHz.Max, nc.SMClockMHz.Max))
-		}
+	if bc, nc := b.Conditions, n.Conditions; bc != nil && nc != nil && telemetry.ClocksApart(bc.SMClockMHz.Max, nc.SMClockMHz.Max) {
+		notes = append(notes, fmt.Sprintf("base ran at SM %.0f MHz, new at %.0f MHz", bc.SMClockMHz.Max, nc.SMClockMHz.Max))
 	}
 	return strings.Join(notes, "; ")
 }

@@ -140,10 +140,19 @@ func (c Conditions) Flags() []string {
 	if len(c.Throttles) > 0 {
 		out = append(out, FlagThrottled)
 	}
-	if c.SMClockMHz.Min > 0 && c.SMClockMHz.Max > c.SMClockMHz.Min*(1+clockMoveTolerance) {
+	if ClocksApart(c.SMClockMHz.Min, c.SMClockMHz.Max) {
 		out = append(out, FlagClocksMoved)
 	}
 	return out
+}
+
+// ClocksApart reports whether two SM clocks, in MHz, are more than 3%
+// apart: the rule of FlagClocksMoved within one measurement, and of
+// results taken at clocks too far apart to compare. A clock of 0 (not
+// known) is apart from none.
+func ClocksApart(a, b float64) bool {
+	lo, hi := min(a, b), max(a, b)
+	return lo > 0 && hi > lo*(1+clockMoveTolerance)
 }
 
 // Summarize makes the conditions of samples taken in order.

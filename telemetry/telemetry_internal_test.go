@@ -266,3 +266,19 @@ func TestMerge(t *testing.T) {
 		t.Errorf("String: %q", s)
 	}
 }
+
+// TestClocksApart: more than 3% apart, in either order; an unknown clock
+// (0) is apart from none.
+func TestClocksApart(t *testing.T) {
+	for _, tt := range []struct {
+		a, b float64
+		want bool
+	}{
+		{1980, 1980, false}, {1980, 2039, false}, {1980, 2040, true}, {2040, 1980, true},
+		{345, 1980, true}, {0, 1980, false}, {1980, 0, false}, {0, 0, false},
+	} {
+		if got := ClocksApart(tt.a, tt.b); got != tt.want {
+			t.Errorf("ClocksApart(%g, %g) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
