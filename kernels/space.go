@@ -287,12 +287,25 @@ func (s *Space) Index(c Config) []int {
 	return out
 }
 
-// LimitNames are the names of the device's limits that restrictions (and
-// manifests' expressions) may read, in the order of LimitValues.
-var LimitNames = []string{"max_shared_memory", "max_workgroup_invocations", "max_workgroup_size_x", "max_workgroup_size_y", "max_workgroup_size_z", "subgroup_size"}
+// A DeviceLimit is a limit of the device that restrictions and manifests'
+// expressions may read by name. Where no device is known yet (a manifest
+// being read), Least stands in: the least every Vulkan device allows, so
+// that what holds for it holds on any device.
+type DeviceLimit struct {
+	Name  string
+	Least uint32
+	Of    func(hal.Limits) uint32
+}
 
-// LimitValues returns the values of LimitNames for l.
-func LimitValues(l hal.Limits) []int64 {
-	return []int64{int64(l.MaxSharedMemory), int64(l.MaxWorkgroupInvocations), int64(l.MaxWorkgroupSize[0]),
-		int64(l.MaxWorkgroupSize[1]), int64(l.MaxWorkgroupSize[2]), int64(l.SubgroupSize)}
+// DeviceLimits are the limits expressions may read.
+var DeviceLimits = []DeviceLimit{
+	{"max_groups_x", 65535, func(l hal.Limits) uint32 { return l.MaxWorkgroupCount[0] }},
+	{"max_groups_y", 65535, func(l hal.Limits) uint32 { return l.MaxWorkgroupCount[1] }},
+	{"max_groups_z", 65535, func(l hal.Limits) uint32 { return l.MaxWorkgroupCount[2] }},
+	{"max_workgroup_size_x", 128, func(l hal.Limits) uint32 { return l.MaxWorkgroupSize[0] }},
+	{"max_workgroup_size_y", 128, func(l hal.Limits) uint32 { return l.MaxWorkgroupSize[1] }},
+	{"max_workgroup_size_z", 64, func(l hal.Limits) uint32 { return l.MaxWorkgroupSize[2] }},
+	{"max_workgroup_invocations", 128, func(l hal.Limits) uint32 { return l.MaxWorkgroupInvocations }},
+	{"max_shared_memory", 16384, func(l hal.Limits) uint32 { return l.MaxSharedMemory }},
+	{"subgroup_size", 1, func(l hal.Limits) uint32 { return l.SubgroupSize }},
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // This file is the expression language of manifests: a small, statically
@@ -132,9 +134,9 @@ var exprFuncs = map[string]struct{ minArgs, maxArgs int }{
 }
 
 // reservedNames may not name dimensions, params or lets: the dispatch's
-// workgroup size, the device's limits (deviceLimits), the pass index and
+// workgroup size, the device's limits (kernels.DeviceLimits), the pass index and
 // the element index.
-var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, mapped(deviceLimits, func(l deviceLimit) string { return l.name })...), "pass", "i")
+var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, mapped(kernels.DeviceLimits, func(l kernels.DeviceLimit) string { return l.Name })...), "pass", "i")
 
 // parseExpr parses src in scope. Errors are *exprError.
 func parseExpr(src string, scope exprScope) (*expr, error) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -242,11 +243,11 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 			names[d] = nameInfo{kind: dimName, typ: intType}
 		}
 	}
-	for _, l := range kernels.LimitNames {
-		if _, ok := names[l]; ok {
-			return src.errAt(op.member("dims"), "dimension %q has the name of a device limit a restriction may use", l)
+	for _, l := range kernels.DeviceLimits {
+		if _, ok := names[l.Name]; ok {
+			return src.errAt(op.member("dims"), "dimension %q has the name of a device limit a restriction may use", l.Name)
 		}
-		names[l] = nameInfo{kind: deviceName, typ: intType}
+		names[l.Name] = nameInfo{kind: deviceName, typ: intType}
 	}
 	// A param that has a dimension's name (an error the decoder reports)
 	// stays the dimension here.
@@ -431,9 +432,7 @@ func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool
 				env[d] = intValue(int64(e.Size[i]))
 			}
 		}
-		for i, v := range kernels.LimitValues(e.Limits) {
-			env[kernels.LimitNames[i]] = intValue(v)
-		}
+		setDevice(env, &hal.DeviceInfo{Limits: e.Limits})
 		v, err := r.e.evalInt(env)
 		return err == nil && v != 0, err
 	}

@@ -94,6 +94,29 @@ func TestSpaceManifest(t *testing.T) {
 	}
 }
 
+// TestSpaceDeviceLimits: a restriction reads the same device limits as
+// every other expression of a manifest (kernels.DeviceLimits), the
+// device's when the space is enumerated; max_groups_x among them.
+func TestSpaceDeviceLimits(t *testing.T) {
+	op := loadSpace(t, func(s string) string {
+		return strings.Replace(s, `"WG * UNROLL <= 2048"`, `"WG * UNROLL <= 2048", "N / (4 * WG * UNROLL) <= max_groups_x"`, 1)
+	})
+	few := smallDevice
+	few.Limits.MaxWorkgroupCount[0] = 100
+	pts, err := kernels.SpaceOf(op).Points(op.Dims(), kernels.Size{100000}, few)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pts.Configs {
+		if 100000/(4*c["WG"]*c["UNROLL"]) > 100 {
+			t.Errorf("%v kept, though it needs more than the device's 100 groups", c)
+		}
+	}
+	if pts.Rejected["N / (4 * WG * UNROLL) <= max_groups_x"] == 0 {
+		t.Errorf("rejected %v: the max_groups_x restriction rejected nothing", pts.Rejected)
+	}
+}
+
 // TestSpaceIdentity: a record of the tuning log stays valid while its
 // kernel is unchanged: editing the space (more values, another
 // restriction) keeps the configurations' identities; editing the kernel's
