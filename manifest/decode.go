@@ -121,6 +121,10 @@ func (d *opDecoder) decodeDims() error {
 		if err := d.src.checkNewName(v, name, "dimension"); err != nil {
 			return err
 		}
+		// --size names a dimension in any case (N=512 or n=512).
+		if j := slices.IndexFunc(n.keys[:i], func(k string) bool { return strings.EqualFold(k, name) }); j >= 0 {
+			return d.src.errAt(v, "differs from dimension %q only in case, and --size names dimensions in any case", n.keys[j])
+		}
 		extent := func(v *jsonNode) (int, error) {
 			x, err := d.src.integer(v, 1, 1<<31-1)
 			return int(x), err

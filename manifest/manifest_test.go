@@ -403,6 +403,7 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"dims empty", `{"N": 1024}`, `{}`, []string{"operations[0].dims", "is empty"}},
 		{"too many dims", `{"N": 1024}`, `{"N": 1024, "A": 1, "B": 1, "C": 1, "D": 1}`, []string{"operations[0].dims", "has 5 dimensions; an operation has at most 4"}},
 		{"dim zero", `"N": 1024`, `"N": 0`, []string{`operations[0].dims.N`, "outside [1,"}},
+		{"dims differ in case", `{"N": 1024}`, `{"N": 1024, "n": 8}`, []string{"operations[0].dims.n", `differs from dimension "N" only in case`}},
 		{"reserved dim", `"N": 1024`, `"pass": 1024`, []string{"operations[0].dims.pass", "reserved"}},
 		{"role", `"role": "inout"`, `"role": "in-out"`, []string{"operations[0].buffers[1].role", `unknown role "in-out"`}},
 		{"init on output", `"role": "inout"`, `"role": "output", "init": "zeros"`, []string{"operations[0].buffers[1].init", "use role \"inout\""}},
