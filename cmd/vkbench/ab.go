@@ -96,6 +96,9 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	if f.format != "table" && f.format != "json" && f.format != "junit" {
 		return usageError{fmt.Errorf("unknown --format %q (want table, json or junit)", f.format)}
 	}
+	if opts.Objective != autotune.ObjectiveTime {
+		return usageError{fmt.Errorf("--objective %s: ab compares time per run", opts.Objective)}
+	}
 	pairs, err := pairManifests(args[0], args[1], args[2:])
 	if err != nil {
 		return err
@@ -129,9 +132,6 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
-	}
-	if opts.Objective != autotune.ObjectiveTime {
-		return status.Join(usageError{fmt.Errorf("--objective %s: ab compares time per run", opts.Objective)}, release())
 	}
 	conditions, closeTelemetry, err := withTelemetry(&opts, dev.Info())
 	if err != nil {
