@@ -219,7 +219,8 @@ func (c *Cache) Commit(t Table, k Key, checksum string, e *Entry) (*Entry, error
 }
 
 // store is Commit; with force, e replaces any answer to the same question
-// (a forced re-tune, a search's answer).
+// (a forced re-tune, a search's answer). Either way the key's answers for
+// other candidates go.
 func (c *Cache) store(t Table, k Key, checksum string, e *Entry, force bool) (*Entry, error) {
 	e.Schema, e.Key, e.Checksum = SchemaVersion, k.String(), checksum
 	data, err := json.Marshal(e)
@@ -236,10 +237,7 @@ func (c *Cache) store(t Table, k Key, checksum string, e *Entry, force bool) (*E
 			return err
 		}
 		ek := entryKey(k, checksum)
-		if force {
-			return b.Put(ek, data)
-		}
-		if old := b.Get(ek); old != nil {
+		if old := b.Get(ek); old != nil && !force {
 			prev, err := DecodeEntry(old)
 			if err == nil {
 				stored = prev
@@ -247,6 +245,8 @@ func (c *Cache) store(t Table, k Key, checksum string, e *Entry, force bool) (*E
 			}
 			c.warn("autotune: cache %s: %s: replacing unreadable entry %s: %v", c.path, t, ek, err)
 		}
+		// Answers to the key for other candidates (other checksums) are
+		// stale: the question has changed.
 		prefix := []byte(k.String() + "@")
 		cur := b.Cursor()
 		var stale [][]byte

@@ -101,3 +101,32 @@ func TestLockBackoff(t *testing.T) {
 		t.Errorf("lookup once the lock is gone: a miss after %v; want the stored answer", took)
 	}
 }
+
+// TestForcedAnswerDropsStale: a forced answer (a re-tune, a search's)
+// drops the key's answers for other candidates, as Commit does, instead
+// of leaving them in the file for ever.
+func TestForcedAnswerDropsStale(t *testing.T) {
+	c, err := OpenCache(CacheOptions{Path: filepath.Join(t.TempDir(), "cache.db"), LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := Table{Hardware: "hw", Tuner: "builtin"}
+	k := Key{Op: "op", DType: "f32", Shape: ShapeOf(64)}
+	if _, err := c.Commit(tb, k, "old-candidates", &Entry{Fastest: 0, Results: []Result{{Name: "a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.store(tb, k, "new-candidates", &Entry{Fastest: 0, Results: []Result{{Name: "a"}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := c.Entries(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Checksum != "new-candidates" {
+		var sums []string
+		for _, e := range entries {
+			sums = append(sums, e.Checksum)
+		}
+		t.Errorf("entries under checksums %v; want only the forced answer's", sums)
+	}
+}
