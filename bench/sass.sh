@@ -20,7 +20,15 @@ bin=${VKBENCH:-.devbin/vkbench}
 dec=${NVCACHEDEC:-.devbin/nvcachedec}
 nvd=${NVDISASM:-$(command -v nvdisasm || true)}
 if [ -z "$nvd" ]; then
-	nvd=$(python3 -c 'import os, triton; print(os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/nvdisasm"))')
+	nvd=$(python3 -c 'import os, triton; print(os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/nvdisasm"))' 2>/dev/null || echo "(no triton)")
+fi
+if [ ! -x "$dec" ]; then
+	echo "bench/sass.sh: no nvcachedec at $dec: build it from github.com/therontarigo/nvcachetools and name it with NVCACHEDEC" >&2
+	exit 2
+fi
+if [ ! -x "$nvd" ]; then
+	echo "bench/sass.sh: no nvdisasm (not on PATH, nor Triton's at $nvd): name one with NVDISASM" >&2
+	exit 2
 fi
 rm -rf "$out" && mkdir -p "$out/cache" "$out/objects"
 __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH="$out/cache" __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1 \
