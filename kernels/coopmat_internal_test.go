@@ -27,8 +27,9 @@ var emulatedGEMMF16 = []Candidate{
 
 // TestCoopmatGeometry checks what the cooperative-matrix shader assumes of
 // its constants, for every NV candidate and every twin: warp tiles that
-// divide the tile into 16×16 fragments, 128-bit rows, and an epilogue
-// whose staging fits the shared memory it reuses.
+// divide the tile into 16×16 fragments, 128-bit rows, loads that step by
+// whole rows of a slice, and an epilogue whose staging fits the shared
+// memory it reuses.
 func TestCoopmatGeometry(t *testing.T) {
 	cands := append(newGEMMF16().Candidates(), emulatedGEMMF16...)
 	n := 0
@@ -48,6 +49,8 @@ func TestCoopmatGeometry(t *testing.T) {
 			t.Errorf("%s: DEPTH = %d", c.Name, depth)
 		case !coopmatEpilogueFits(c):
 			t.Errorf("%s: the epilogue's staging does not fit the %d bytes of shared memory", c.Name, c.Requires.SharedMemory)
+		case int(c.WorkgroupSize[0])%(bk/8) != 0 || int(c.WorkgroupSize[0])%(bn/8) != 0:
+			t.Errorf("%s: a workgroup of %d does not step through a slice by whole rows (%d and %d uvec4s)", c.Name, c.WorkgroupSize[0], bk/8, bn/8)
 		case int(c.WorkgroupSize[0]) != 32*(bm/wm)*(bn/wn):
 			t.Errorf("%s: workgroup of %d for %d warps", c.Name, c.WorkgroupSize[0], (bm/wm)*(bn/wn))
 		}

@@ -99,13 +99,13 @@ shared uvec4 sh[NBUF * (AS + BS)];
 uvec4 ra[DEPTH][AL];
 uvec4 rb[DEPTH][BL];
 
-// EVEN: the invocations' loads of a slice step by whole rows. Then each
-// invocation's first load and store, in uvec4s, are worked out once: aG
-// at k = 0 of A's tile rows, bG at row 0 of B's tile columns, aS and bS in
-// a buffer of shared memory; its others are constant steps away. (The
-// driver's compiler otherwise works every address out again in every
-// slice, which cost more instructions than the loads and stores.)
-#define EVEN (NT % (BK / 8u) == 0u && NT % (BN / 8u) == 0u)
+// The invocations' loads of a slice step by whole rows (the host makes
+// sure NT is a multiple of BK / 8 and of BN / 8), so each invocation's
+// first load and store, in uvec4s, are worked out once: aG at k = 0 of A's
+// tile rows, bG at row 0 of B's tile columns, aS and bS in a buffer of
+// shared memory; its others are constant steps away. (The driver's
+// compiler otherwise works every address out again in every slice, which
+// cost more instructions than the loads and stores.)
 uint aG, bG, aS, bS;
 
 void initSteps(uint bm, uint bn) {
@@ -123,7 +123,7 @@ uvec4 pack8(float16_t h[8]) {
 }
 
 // loadSlice loads the slices of A and B at k0 into register slot.
-// Unchecked (EVEN only), the slices lie wholly inside A and B with 16-byte
+// Unchecked, the slices lie wholly inside A and B with 16-byte
 // aligned rows: every load is a 128-bit one, without a test.
 void loadSlice(uint slot, uint bm, uint bn, uint k0, bool checked) {
     uint tid = gl_LocalInvocationIndex;
@@ -187,29 +187,14 @@ void loadSlice(uint slot, uint bm, uint bn, uint k0, bool checked) {
 void storeSlice(uint slot, uint buf) {
     uint tid = gl_LocalInvocationIndex;
     uint base = buf * (AS + BS);
-    if (EVEN) {
-        [[unroll]] for (uint l = 0u; l < AL; l++) {
-            if (AV % NT == 0u || tid + l * NT < AV) {
-                sh[base + aS + l * (NT / (BK / 8u)) * ASTR] = ra[slot][l];
-            }
-        }
-        [[unroll]] for (uint l = 0u; l < BL; l++) {
-            if (BV % NT == 0u || tid + l * NT < BV) {
-                sh[base + AS + bS + l * (NT / (BN / 8u)) * BSTR] = rb[slot][l];
-            }
-        }
-        return;
-    }
     [[unroll]] for (uint l = 0u; l < AL; l++) {
-        uint v = tid + l * NT;
-        if (v < AV) {
-            sh[base + (v / (BK / 8u)) * ASTR + v % (BK / 8u)] = ra[slot][l];
+        if (AV % NT == 0u || tid + l * NT < AV) {
+            sh[base + aS + l * (NT / (BK / 8u)) * ASTR] = ra[slot][l];
         }
     }
     [[unroll]] for (uint l = 0u; l < BL; l++) {
-        uint v = tid + l * NT;
-        if (v < BV) {
-            sh[base + AS + (v / (BN / 8u)) * BSTR + v % (BN / 8u)] = rb[slot][l];
+        if (BV % NT == 0u || tid + l * NT < BV) {
+            sh[base + AS + bS + l * (NT / (BN / 8u)) * BSTR] = rb[slot][l];
         }
     }
 }
@@ -320,10 +305,8 @@ void main() {
     // A tile whose slices all lie inside A and B, with rows of whole
     // 16-byte loads, runs a loop without tests in its loads: the tests and
     // their branches cost the loop of the 4096^3 tiles 10% of its speed.
-    if (EVEN) {
-        initSteps(bm, bn);
-    }
-    bool interior = EVEN && bm + BM <= pc.M && bn + BN <= pc.N && pc.K % BK == 0u && (pc.K & 7u) == 0u &&
+    initSteps(bm, bn);
+    bool interior = bm + BM <= pc.M && bn + BN <= pc.N && pc.K % BK == 0u && (pc.K & 7u) == 0u &&
                     (pc.N & 7u) == 0u;
     if (interior) {
         mainLoop(bm, bn, wm, wn, false);
