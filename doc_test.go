@@ -79,14 +79,8 @@ func undocumented(root, module string, fields func(importPath string) bool) ([]s
 		if err != nil || !d.IsDir() {
 			return err
 		}
-		if dir != root {
-			name := d.Name()
-			if name == "internal" || name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				return filepath.SkipDir
-			}
+		if skipFolder(root, dir, "internal") {
+			return filepath.SkipDir
 		}
 		rel, err := filepath.Rel(root, dir)
 		if err != nil {
@@ -102,6 +96,21 @@ func undocumented(root, module string, fields func(importPath string) bool) ([]s
 	})
 	sort.Slice(found, func(i, j int) bool { return lessFinding(found[i], found[j]) })
 	return found, err
+}
+
+// skipFolder reports whether a walk of the module from root leaves out the
+// folder dir: testdata, those starting with '.' or '_', nested modules, and
+// those named in also.
+func skipFolder(root, dir string, also ...string) bool {
+	if dir == root {
+		return false
+	}
+	name := filepath.Base(dir)
+	if name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || slices.Contains(also, name) {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
 }
 
 // lessFinding orders "file:line: what" by file, then line as a number.

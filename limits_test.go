@@ -74,8 +74,7 @@ func TestCodeLimitsCanFail(t *testing.T) {
 // overLimits returns, sorted by file, "file[:line]: what" for every
 // non-test, non-generated Go file under root longer than maxFileLines and
 // every function in one longer than maxFuncLines (from its func keyword
-// to its closing brace). Folders named testdata, starting with '.' or
-// '_', and nested modules are skipped.
+// to its closing brace), in the folders skipFolder leaves in.
 func overLimits(root string) ([]string, error) {
 	var found []string
 	fset := token.NewFileSet()
@@ -85,8 +84,7 @@ func overLimits(root string) ([]string, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			_, mod := os.Stat(filepath.Join(path, "go.mod"))
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || mod == nil) {
+			if skipFolder(root, path) {
 				return filepath.SkipDir
 			}
 			return nil
