@@ -19,22 +19,26 @@ import (
 )
 
 // peakMeasures are what peak measures, in its table's order: each
-// operation, the unit of its rate, whether the rate is its bandwidth
-// rather than its arithmetic, and where the record keeps it. The matrix
-// units' (tensor cores') peaks are measured where the device has them.
+// operation, the unit of its rate, which of its winner's rates it is, and
+// where the record keeps it. The matrix units' (tensor cores') peaks are
+// measured where the device has them.
 var peakMeasures = []struct {
-	op, unit  string
-	bandwidth bool
-	into      func(*autotune.PeakRecord) *float64
+	op, unit string
+	rate     func(autotune.Result) float64
+	into     func(*autotune.PeakRecord) *float64
 }{
-	{"peak-fma-f32", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.GFLOPs }},
-	{"peak-fma-f16", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.FP16GFLOPs }},
-	{"peak-mad-i32", "GOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.Int32GOPs }},
-	{"copy", "GB/s", true, func(r *autotune.PeakRecord) *float64 { return &r.BandwidthGBps }},
-	{"peak-coopmat-f16", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16GFLOPs }},
-	{"peak-coopmat-f16acc", "GFLOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16AccGFLOPs }},
-	{"peak-coopmat-s8", "GOP/s", false, func(r *autotune.PeakRecord) *float64 { return &r.MatrixS8GOPs }},
+	{"peak-fma-f32", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.GFLOPs }},
+	{"peak-fma-f16", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.FP16GFLOPs }},
+	{"peak-mad-i32", "GOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.Int32GOPs }},
+	{"copy", "GB/s", gbps, func(r *autotune.PeakRecord) *float64 { return &r.BandwidthGBps }},
+	{"peak-coopmat-f16", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16GFLOPs }},
+	{"peak-coopmat-f16acc", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16AccGFLOPs }},
+	{"peak-coopmat-s8", "GOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixS8GOPs }},
 }
+
+// gflops and gbps read a result's arithmetic rate and its bandwidth.
+func gflops(r autotune.Result) float64 { return r.GFLOPs }
+func gbps(r autotune.Result) float64   { return r.GBps }
 
 // newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {
@@ -142,12 +146,8 @@ type peakRun struct {
 func (p *peakRun) measureAll() error {
 	var errs []error
 	for _, m := range peakMeasures {
-		pick := func(r autotune.Result) float64 { return r.GFLOPs }
-		if m.bandwidth {
-			pick = func(r autotune.Result) float64 { return r.GBps }
-		}
 		var err error
-		*m.into(&p.rec), err = p.measure(m.op, m.unit, pick)
+		*m.into(&p.rec), err = p.measure(m.op, m.unit, m.rate)
 		errs = append(errs, err)
 	}
 	return status.Join(errs...)
