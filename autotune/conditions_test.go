@@ -86,9 +86,13 @@ func TestMeasureRecordsConditions(t *testing.T) {
 			t.Errorf("%s: flags %v under steady conditions", r.Name, r.Flags)
 		}
 		// Energy per run is power × wall time per run; a run's wall time
-		// is at least its GPU time.
+		// is at least its GPU time. But the energy pass runs after the
+		// sampling, and on a CPU device (lavapipe) under other tests' load
+		// its runs were once 16% faster than the fastest sampled one
+		// (0.255 J against 0.302): 0.6 still catches an energy divided by
+		// a batch of two or more twice.
 		low := 100 * r.Stats.Min
-		if r.EnergyJ < low*0.9 || r.EnergyJ > low*50 || math.Abs(r.PowerW-100) > 1 {
+		if r.EnergyJ < low*0.6 || r.EnergyJ > low*50 || math.Abs(r.PowerW-100) > 1 {
 			t.Errorf("%s: %g J per run at %g W; want about 100 W × %gs = %g J or somewhat more", r.Name, r.EnergyJ, r.PowerW, r.Stats.Min, low)
 		}
 	}
