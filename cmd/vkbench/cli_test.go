@@ -721,18 +721,25 @@ func TestRunImageManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A candidate clearly slower than the leader may be dropped after its
+	// first samples; it was verified all the same, and that is what this
+	// test asks of each.
 	type bench struct {
 		Op, Shape, Candidate string
-		Outcome              results.Outcome
+		Verified             bool
 	}
 	var got []bench
 	for _, b := range f.Benchmarks {
-		got = append(got, bench{b.Op, b.Shape, b.Candidate, b.Outcome})
+		verified := b.Outcome == results.Measured || b.Outcome == results.Dropped
+		got = append(got, bench{b.Op, b.Shape, b.Candidate, verified})
+		if !verified {
+			t.Errorf("%s: outcome %s: %s", b.Name, b.Outcome, b.Error)
+		}
 	}
 	want := []bench{
-		{"downscale", "256x130", "fetch", results.Measured},
-		{"downscale", "256x130", "bilinear", results.Measured},
-		{"downscale", "256x130", "storage", results.Measured},
+		{"downscale", "256x130", "fetch", true},
+		{"downscale", "256x130", "bilinear", true},
+		{"downscale", "256x130", "storage", true},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b bench) bool { return a.Candidate < b.Candidate })); diff != "" {
 		t.Errorf("benchmarks (-want +got):\n%s", diff)
