@@ -112,6 +112,31 @@ func TestManifestLoads(t *testing.T) {
 	}
 }
 
+// TestBenchManifestsLoad loads the manifests the GPU machine's scripts
+// run (bench/*.json), whose modules and layouts no other test reads, so
+// that they cannot rot between calls there.
+func TestBenchManifestsLoad(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "bench", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) < 2 {
+		t.Fatalf("bench manifests %v: want gemm_parts.json and l2.json at least", paths)
+	}
+	for _, path := range paths {
+		ops, err := manifest.Load(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		for _, op := range ops {
+			if len(op.Candidates()) == 0 {
+				t.Errorf("%s: %s has no candidates", path, op.Name())
+			}
+		}
+	}
+}
+
 // TestManifestREADMEExample loads the first example of the format's
 // documentation, so that it stays true.
 func TestManifestREADMEExample(t *testing.T) {
