@@ -51,7 +51,9 @@
 // and the device's limits) and how a configuration becomes a Candidate.
 // Space.Points enumerates the configurations valid for a size on a device
 // without compiling any. gemm's space is gemm_regblock's tilings (BM, BN,
-// BK, TX, TY, PH); its hand-written regblock candidates are points of it.
+// BK, TX, TY, PH) with A's rows padded in shared memory; its hand-written
+// regblock candidates are points of it, but for the one whose rows of A are
+// swizzled instead (SWZ, a layout, which fits 128x256x16 into 48 KiB).
 // Candidates lists the named points, which vkbench run measures; a search
 // (package autotune) explores the rest.
 //

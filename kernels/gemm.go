@@ -34,6 +34,7 @@ func newGEMM() *gemmOp {
 		regblockPhased(128, 128, 16, 16, 16, 2),
 		regblock(128, 256, 8, 32, 16),
 		regblock(256, 128, 8, 16, 32),
+		regblockSwizzled(regblockPhased(128, 256, 16, 32, 16, 2)),
 	})
 }
 
@@ -50,7 +51,7 @@ func gemmOf(cands []Candidate) *gemmOp {
 // BM×BN block of C, each invocation a (BM/TY)×(BN/TX) micro-tile, through
 // double-buffered BK slices of A and B in shared memory.
 func regblock(bm, bn, bk, tx, ty uint32) Candidate {
-	shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
+	shared := uint32(gemmShared(int(bm), int(bn), int(bk), 1))
 	return candidate("gemm_regblock", fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx), 3, 12, [3]uint32{tx, ty, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty)},
 		Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
@@ -67,11 +68,23 @@ func regblockPhased(bm, bn, bk, tx, ty, ph uint32) Candidate {
 	return c
 }
 
+// regblockSwizzled is c with the rows of A in shared memory unpadded,
+// their vec4s permuted instead (SWZ = 1): BK·2 vec4s less, which is what
+// lets 128x256x16 into 48 KiB. c's BM is a multiple of 32.
+func regblockSwizzled(c Candidate) Candidate {
+	c.Name += "-swz"
+	c.Params["SWZ"] = 1
+	c.Constants = append(c.Constants, hal.Constant{ID: 6, Value: 1})
+	c.Requires.SharedMemory = uint32(gemmShared(c.Params["BM"], c.Params["BN"], c.Params["BK"], 0))
+	return c
+}
+
 // fitted returns, for a gemm_regblock candidate c that info cannot run
 // for want of shared memory or of a large enough workgroup, a candidate of
 // the same shader that it can: the workgroup, and with it the block,
 // halved in x and y until it fits, with the micro-tile of each invocation
-// (BM/TY × BN/TX), the slice depth BK and the phases PH kept. Its code is
+// (BM/TY × BN/TX), the slice depth BK, the phases PH and the layout of A
+// (SWZ) kept. Its code is
 // c's code: the same micro-tile arithmetic, slice loop and phases, each
 // invocation loading twice the vec4s of a slice per halving (the load
 // loops, unrolled, run more times). The tests verify it where c cannot
@@ -99,6 +112,9 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 		}
 		bm, bn, tx, ty = bm/2, bn/2, tx/2, ty/2
 		twin := build(bm, bn, bk, tx, ty, ph)
+		if c.Params["SWZ"] == 1 {
+			twin = regblockSwizzled(twin)
+		}
 		if twin.Supported(info) == nil {
 			twin.Name = c.Name + "-as-" + strings.TrimPrefix(twin.Name, "regblock-")
 			return twin, true

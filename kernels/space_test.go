@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
@@ -63,6 +64,10 @@ func TestGEMMSpace(t *testing.T) {
 			continue
 		}
 		named++
+		if c.Params["SWZ"] == 1 {
+			checkSwizzled(t, s, c)
+			continue
+		}
 		p, ok := points[c.Name]
 		if !ok {
 			t.Errorf("hand-written candidate %s is not a point of the space", c.Name)
@@ -84,6 +89,34 @@ func TestGEMMSpace(t *testing.T) {
 		if c["BM"] > 64 {
 			t.Errorf("M = 40 and BM = %d: the block is larger than the problem", c["BM"])
 		}
+	}
+}
+
+// checkSwizzled checks a hand-written candidate with A's rows swizzled
+// (SWZ = 1, outside the space): it is the space's candidate of its tiling
+// with the constant set and two buffers of BK vec4s less shared memory,
+// the padding it does without.
+func checkSwizzled(t *testing.T, s *kernels.Space, c kernels.Candidate) {
+	t.Helper()
+	cfg := kernels.Config{"PH": 1}
+	for name, v := range c.Params {
+		if name != "SWZ" {
+			cfg[name] = v
+		}
+	}
+	p, err := s.Candidate(cfg)
+	if err != nil {
+		t.Fatalf("%s: the space's candidate of %v: %v", c.Name, cfg, err)
+	}
+	if want := p.Requires.SharedMemory - 2*16*uint32(cfg["BK"]); c.Requires.SharedMemory != want {
+		t.Errorf("%s: %d bytes of shared memory, want %d (%s's less its padding)", c.Name, c.Requires.SharedMemory, want, p.Name)
+	}
+	p.Name += "-swz"
+	p.Params["SWZ"] = 1
+	p.Constants = append(p.Constants, hal.Constant{ID: 6, Value: 1})
+	p.Requires.SharedMemory = c.Requires.SharedMemory
+	if diff := cmp.Diff(c, p, cmpopts.IgnoreFields(kernels.Candidate{}, "SPIRV", "Applies")); diff != "" {
+		t.Errorf("%s: differs from the space's %v with SWZ = 1 (-hand +space):\n%s", c.Name, cfg, diff)
 	}
 }
 

@@ -18,8 +18,10 @@
 //     that the vec4 reads of shared memory across a subgroup are
 //     consecutive (no bank conflicts) and each k step is TM + TN floats of
 //     shared reads for TM * TN fused multiply-adds;
-//   - A's shared rows are padded by one vec4 so that the transposing
-//     stores of a subgroup spread over the banks.
+//   - the transposing stores of A spread over the banks either by rows
+//     of As padded by one vec4 (SWZ = 0), or (SWZ = 1) by unpadded rows
+//     whose vec4s are permuted by an XOR of the row's k, which saves
+//     BK * 2 vec4s of shared memory: 128x256x16 fits 48 KiB only so.
 //
 // Sizes that are not multiples of the blocks, or a K or N that is not a
 // multiple of 4 (rows not 16-byte aligned), take a checked scalar path for
@@ -27,7 +29,8 @@
 //
 // Specialization: 0 = TX, 1 = TY (workgroup size), 2 = BM, 3 = BN, 4 = BK
 // (a multiple of 4), 5 = PH (phases a slice is loaded in; BK / PH a
-// multiple of 4). Push constants: M, N, K.
+// multiple of 4), 6 = SWZ (0 or 1; with 1, BM a multiple of 32). Push
+// constants: M, N, K.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -36,6 +39,7 @@ layout(constant_id = 2) const uint BM = 128;
 layout(constant_id = 3) const uint BN = 128;
 layout(constant_id = 4) const uint BK = 8;
 layout(constant_id = 5) const uint PH = 1;
+layout(constant_id = 6) const uint SWZ = 0;
 
 layout(set = 0, binding = 0) restrict readonly buffer A4 { vec4 a4[]; };
 layout(set = 0, binding = 0) restrict readonly buffer A1 { float a1[]; };
@@ -57,16 +61,30 @@ const uint AV = BM * BKP / 4u;       // vec4s in a phase of A
 const uint BV = BKP * BN / 4u;       // vec4s in a phase of B
 const uint AL = (AV + NT - 1u) / NT; // vec4s of A each invocation loads
 const uint BL = (BV + NT - 1u) / NT;
-const uint AROW = BM / 4u + 1u;      // padded row of As, in vec4s
+const uint AROW = BM / 4u + 1u - SWZ; // row of As, in vec4s
+const uint KQ = BKP / 4u;            // vec4s of k in a row of a phase of A
 const uint BROW = BN / 4u;
 
-// As[buf][k][m / 4][m % 4] = A[bm + m][k0 + k]; Bs[buf][k][n / 4] = B[k0 + k][bn + n...].
+// As[buf][k][swz(k, m / 4)][m % 4] = A[bm + m][k0 + k]; Bs[buf][k][n / 4] = B[k0 + k][bn + n...].
 shared vec4 As[2u * BK * AROW];
 shared vec4 Bs[2u * BK * BROW];
 
 vec4 ra[AL];
 vec4 rb[BL];
 vec4 acc[TM][TN4];
+
+// swz is where vec4 m4 of row k of As lies. The KQ invocations that store
+// one row m of A write KQ rows of k; unpadded, each row of As is a
+// multiple of the 32 banks long, so the XOR moves each row's vec4s by a
+// different multiple of 8 / KQ vec4s (within an aligned block of 8, so
+// still in the row), and the rows of m a subgroup stores land in
+// different banks.
+uint swz(uint k, uint m4) {
+    if (SWZ == 0u || KQ > 8u) {
+        return m4;
+    }
+    return m4 ^ (((k >> 2u) % KQ) * (8u / KQ));
+}
 
 // loadPhase loads phase p (rows k0 + p*BKP ...) of the slice at k0 into
 // registers.
@@ -122,7 +140,7 @@ void storePhase(uint buf, uint p) {
             uint r = v / (BKP / 4u);
             uint kq = p * BKP + 4u * (v % (BKP / 4u));
             [[unroll]] for (uint j = 0u; j < 4u; j++) {
-                As[(buf * BK + kq + j) * AROW + r / 4u][r & 3u] = ra[l][j];
+                As[(buf * BK + kq + j) * AROW + swz(kq + j, r / 4u)][r & 3u] = ra[l][j];
             }
         }
     }
@@ -140,7 +158,7 @@ void fmaRow(uint buf, uint k, uint tx, uint ty) {
     vec4 a[TM4];
     vec4 b[TN4];
     [[unroll]] for (uint i = 0u; i < TM4; i++) {
-        a[i] = As[(buf * BK + k) * AROW + ty + i * TY];
+        a[i] = As[(buf * BK + k) * AROW + swz(k, ty + i * TY)];
     }
     [[unroll]] for (uint t = 0u; t < TN4; t++) {
         b[t] = Bs[(buf * BK + k) * BROW + tx + t * TX];
