@@ -322,19 +322,34 @@ func (c *Cache) Entries(t Table) ([]*Entry, error) {
 }
 
 // Clear removes table t from the file and from memory, with its tuning
-// logs; a nil t removes every table and every log.
+// logs; a nil t removes every table and every log. A t that names no
+// table is NOT_FOUND, whether the file lacks that table, has no tables or
+// does not exist (a cache without a file: whether memory had it), so that
+// a mistyped table is not taken for one cleared.
 func (c *Cache) Clear(t *Table) error {
 	c.mu.Lock()
+	before := len(c.mem)
 	maps.DeleteFunc(c.mem, func(k memKey, _ int) bool { return t == nil || k.table == *t })
+	inMemory := len(c.mem) < before
 	c.mu.Unlock()
+	missing := func() error {
+		if t == nil {
+			return nil
+		}
+		return status.Newf(status.NotFound, "autotune: no table %s", t)
+	}
 	if c.path == "" {
-		return nil
+		if inMemory {
+			return nil
+		}
+		return missing()
 	}
 	if _, err := os.Stat(c.path); errors.Is(err, os.ErrNotExist) {
-		return nil
+		return missing()
 	}
 	return c.update(func(tx *bolt.Tx) error {
-		if err := clearLogs(tx, t); err != nil {
+		logs, err := clearLogs(tx, t)
+		if err != nil {
 			return err
 		}
 		if t == nil {
@@ -342,13 +357,18 @@ func (c *Cache) Clear(t *Table) error {
 			_, err := deleteBucketAt(tx, rootBucket, schemaBucket)
 			return err
 		}
-		if bucketAt(tx, rootBucket) == nil {
-			return nil // no tables at all
+		// A table with logs and no entries yet (a search stopped before
+		// its commit) is a table too: its logs go.
+		found := false
+		if bucketAt(tx, rootBucket) != nil {
+			if found, err = deleteBucketAt(tx, t.path()...); err != nil {
+				return err
+			}
 		}
-		if found, err := deleteBucketAt(tx, t.path()...); err != nil || found {
-			return err
+		if found || logs {
+			return nil
 		}
-		return status.Newf(status.NotFound, "autotune: no table %s", t)
+		return missing()
 	})
 }
 

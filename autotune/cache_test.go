@@ -18,6 +18,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
 )
 
 var testTable = autotune.Table{Hardware: "mesa-0000_llvmpipe_llvmpipe_22.3.6", Tuner: "builtin"}
@@ -181,6 +182,61 @@ func TestCacheExportImportClear(t *testing.T) {
 	}
 	if err := dst.Clear(&testTable); err == nil {
 		t.Error("clearing a missing table succeeded")
+	}
+}
+
+// TestClearMissingTable: clearing a table that is not there is NOT_FOUND
+// however it is missing (no file, a file without tables, a file with
+// other tables, a cache without a file), and leaves the other tables;
+// clearing everything where there is nothing is no error.
+func TestClearMissingTable(t *testing.T) {
+	other := autotune.Table{Hardware: "nvidia-other", Tuner: "builtin"}
+	dir := t.TempDir()
+	withOther := newCache(t, filepath.Join(dir, "other.db"))
+	if _, err := withOther.Commit(other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
+		t.Fatal(err)
+	}
+	empty := newCache(t, filepath.Join(dir, "empty.db"))
+	if _, err := empty.Tables(); err != nil {
+		t.Fatal(err)
+	}
+	memory, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(dir, "memory.db"), Disabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]*autotune.Cache{
+		"no file":        newCache(t, filepath.Join(dir, "none.db")),
+		"no tables":      empty,
+		"another table":  withOther,
+		"without a file": memory,
+	} {
+		if err := c.Clear(&testTable); status.CodeOf(err) != status.NotFound || !strings.Contains(fmt.Sprint(err), testTable.String()) {
+			t.Errorf("%s: Clear(missing table) = %v, want NOT_FOUND naming it", name, err)
+		}
+		if err := c.Clear(nil); err != nil {
+			t.Errorf("%s: Clear(nil) = %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.db")); !os.IsNotExist(err) {
+		t.Errorf("clearing a cache without a file made one: %v", err)
+	}
+	// The other table survived the failed clear, not the Clear(nil).
+	again := newCache(t, filepath.Join(dir, "other2.db"))
+	if _, err := again.Commit(other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Clear(&testTable); status.CodeOf(err) != status.NotFound {
+		t.Fatalf("Clear(missing table) = %v", err)
+	}
+	if tables, err := again.Tables(); err != nil || !cmp.Equal(tables, []autotune.Table{other}) {
+		t.Errorf("after clearing a missing table: Tables = %v, %v; want [%v]", tables, err, other)
+	}
+	// A cache without a file has a table once it holds an answer of it.
+	if _, err := memory.Commit(testTable, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := memory.Clear(&testTable); err != nil {
+		t.Errorf("Clear of a table held in memory = %v", err)
 	}
 }
 

@@ -196,12 +196,12 @@ func (c *Cache) ReadLog(r LogRef) (*TuneLog, error) {
 	return l, nil
 }
 
-// clearLogs removes the tuning logs of table t, or every log if t is nil.
-func clearLogs(tx *bolt.Tx, t *Table) error {
+// clearLogs removes the tuning logs of table t, or every log if t is nil,
+// and reports whether there were any.
+func clearLogs(tx *bolt.Tx, t *Table) (bool, error) {
 	path := []string{logBucket}
 	if t != nil {
 		path = append(path, t.Hardware, t.Tuner)
 	}
-	_, err := deleteBucketAt(tx, path...)
-	return err
+	return deleteBucketAt(tx, path...)
 }
