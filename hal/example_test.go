@@ -34,7 +34,7 @@ func ExampleOpen() {
 func ExampleOpenDriver() {
 	_, err := hal.OpenDriver("metal", hal.DriverOptions{})
 	fmt.Println(err)
-	// Output: NOT_FOUND: hal: unknown driver "metal" (forgotten import?)
+	// Output: NOT_FOUND: hal: unknown driver "metal"; registered: vulkan (forgotten import?)
 }
 
 // The default device is the first discrete GPU, else integrated, virtual,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/vkbench/vkbench/status"
@@ -79,7 +80,11 @@ func OpenDriver(name string, opts DriverOptions) (Driver, error) {
 	open, ok := registry[name]
 	registryMu.RUnlock()
 	if !ok {
-		return nil, status.Newf(status.NotFound, "hal: unknown driver %q (forgotten import?)", name)
+		registered := "none"
+		if names := Drivers(); len(names) > 0 {
+			registered = strings.Join(names, ", ")
+		}
+		return nil, status.Newf(status.NotFound, "hal: unknown driver %q; registered: %s (forgotten import?)", name, registered)
 	}
 	return open(opts)
 }
