@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -283,8 +284,8 @@ func ParseSize(dims []string, text string) (Size, error) {
 	return size, nil
 }
 
-func parseExtent(s string) (int, error) {
-	s = strings.TrimSpace(s)
+func parseExtent(text string) (int, error) {
+	s := strings.TrimSpace(text)
 	mult := 1
 	for _, suf := range []struct {
 		s string
@@ -295,12 +296,14 @@ func parseExtent(s string) (int, error) {
 			break
 		}
 	}
+	// Plain errors: ParseSize's message says what was wrong, once, under
+	// its own INVALID_ARGUMENT.
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, status.Newf(status.InvalidArgument, "extent %q is not a positive integer", s)
+		return 0, fmt.Errorf("extent %q is not a positive integer", strings.TrimSpace(text))
 	}
 	if n > int(^uint32(0))/mult {
-		return 0, status.Newf(status.OutOfRange, "extent %q is too large", s)
+		return 0, fmt.Errorf("extent %q is too large (at most %d)", strings.TrimSpace(text), ^uint32(0))
 	}
 	return n * mult, nil
 }
