@@ -170,16 +170,13 @@ func evaluatedOnly(e *autotune.Entry) *autotune.Entry {
 	return &c
 }
 
+// seconds is a search's time as the run table writes times, or "failed"
+// for an evaluation that measured nothing.
 func seconds(s float64) string {
-	switch {
-	case s <= 0:
+	if s <= 0 {
 		return "failed"
-	case s < 1e-3:
-		return fmt.Sprintf("%.2f µs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.3f ms", s*1e3)
 	}
-	return fmt.Sprintf("%.3f s", s)
+	return fmtSeconds(s)
 }
 
 // simulate replays strategies against a tuning log file and prints a
