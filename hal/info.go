@@ -196,9 +196,13 @@ type DeviceInfo struct {
 	DriverInfo string
 	// DriverVersion is the raw, vendor-encoded driver version.
 	DriverVersion uint32
-	APIVersion    Version
-	DeviceUUID    [16]byte
-	DriverUUID    [16]byte
+	// APIVersion is the highest Vulkan version the device supports (its
+	// VkPhysicalDeviceProperties.apiVersion). vkbench runs it at the lower
+	// of this and its instance's version (1.3 where the loader has it,
+	// else 1.2), so a 1.4 device shows 1.4 here and runs 1.3.
+	APIVersion Version
+	DeviceUUID [16]byte
+	DriverUUID [16]byte
 	// PipelineCacheUUID identifies which pipeline caches the driver accepts.
 	PipelineCacheUUID [16]byte
 	Limits            Limits
