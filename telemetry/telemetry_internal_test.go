@@ -221,10 +221,18 @@ func TestWatch(t *testing.T) {
 	d := &fakeDevice{sm: 1980, mem: 3201, mw: 100000, temp: 40}
 	src := &nvmlSource{lib: &fakeLibrary{}, dev: d}
 	w := Watch(src, time.Millisecond)
-	time.Sleep(20 * time.Millisecond)
+	// Until the background has taken a reading of its own (Watch takes
+	// the first at once, Stop the last), not for a fixed 20 ms: a loaded
+	// machine may not run the monitor's goroutine within 20 ms, and then
+	// Stop, finding its tick and its stop both ready, ends it without the
+	// reading half the time. A monitor that never reads in the
+	// background still fails, after 10 s.
+	for deadline := time.Now().Add(10 * time.Second); len(w.Samples()) < 2 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	c, err := w.Stop()
 	if err != nil || c.Samples < 3 || c.SMClockMHz != (Range{1980, 1980}) {
-		t.Errorf("Watch for 20 ms: %+v, %v", c, err)
+		t.Errorf("Watch, then Stop: %+v, %v; want 3 readings or more, at 1980 MHz", c, err)
 	}
 }
 
