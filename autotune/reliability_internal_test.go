@@ -52,7 +52,12 @@ func TestMoveAsideOnlyTheDamagedFile(t *testing.T) {
 // once the lock is gone the file is read again.
 func TestLockBackoff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
-	const timeout = 400 * time.Millisecond
+	// A lookup after the timeout waits one lock retry, 50 ms (lockRetry,
+	// and bbolt's own): the bound on it, half the timeout, leaves a loaded
+	// machine's scheduling room on top of that (it was 200 ms, of a 400 ms
+	// timeout), and still tells it from a lookup that waits the whole
+	// timeout again.
+	const timeout = time.Second
 	c, err := OpenCache(CacheOptions{Path: path, LockTimeout: timeout})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ var _ hal.Fence = (*fence)(nil)
 
 // heldLossCheck is how often a Wait on a held submission asks the inner
 // device whether it was lost behind the wrapper's back; well under the
-// 100 ms in which a loss must fail every pending fence.
+// 200 ms in which a loss must fail every pending fence.
 const heldLossCheck = 10 * time.Millisecond
 
 // fence wraps the fence of a submission, which may still be held.
