@@ -528,6 +528,8 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	return VK_SUCCESS;
 }
 
+VkResult vkb_wait_idle(const vkb_device *d) { return d->DeviceWaitIdle(d->device); }
+
 void vkb_destroy_device(vkb_device *d) {
 	d->DestroySemaphore(d->device, d->timeline, NULL);
 	d->DestroyDevice(d->device, NULL);

@@ -129,6 +129,7 @@ typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDime
 // core names: vkbench opens only devices of 1.2 or later).
 #define VKB_DEVICE_FUNCS(X)         \
 	X(DestroyDevice)                \
+	X(DeviceWaitIdle)               \
 	X(GetDeviceQueue)               \
 	X(QueueSubmit)                  \
 	X(CreateSemaphore)              \
@@ -301,6 +302,9 @@ void vkb_test_cooperative_matrices(vkb_pd_info *info);
 // Device.
 VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vkb_pd_info *info, vkb_device **out, const char **failed);
 void vkb_destroy_device(vkb_device *d);
+// vkb_wait_idle waits until the driver is done with every submission,
+// its own bookkeeping after the signal included.
+VkResult vkb_wait_idle(const vkb_device *d);
 VkResult vkb_submit(const vkb_device *d, VkCommandBuffer cb, uint64_t wait, uint64_t signal);
 VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns);
 // vkb_counter returns the timeline's counter by value (result and
