@@ -88,7 +88,9 @@
 // it never waits for the GPU: an object a recording or a submission still
 // uses is destroyed when the last of them is done (lifetime.go).
 // Device.Release is safe while other calls run; it waits at most ten
-// seconds for work in flight, then frees everything the device still owns.
+// seconds for work in flight, then for the device to be idle (a driver may
+// clean up after a submission on a thread of its own once it signals),
+// then frees everything the device still owns.
 //
 // # C and goki/vulkan
 //
