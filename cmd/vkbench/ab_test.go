@@ -16,7 +16,8 @@ import (
 // The manifests of testdata/manifests/ab are one operation, chain, whose
 // kernel runs a number of fused multiply-adds that leave the input as it
 // is: old.json 200, same.json 200 again, slower10.json 220, slower40.json
-// 280, and wrong.json 200 that add 2^-20 each (a different result).
+// 280, slower100.json 400, and wrong.json 200 that add 2^-20 each (a
+// different result).
 
 func abManifest(name string) string {
 	return filepath.Join("..", "..", "testdata", "manifests", "ab", name)
@@ -77,16 +78,20 @@ func TestABSame(t *testing.T) {
 	}
 }
 
-// TestABSlower compares with a kernel doing 40% more work: both pairs are
+// TestABSlower compares with a kernel doing twice the work: both pairs are
 // slower, exit status 1, in one line on stderr; the JUnit and JSON files
 // say so too.
 func TestABSlower(t *testing.T) {
 	needDevice(t)
 	dir := t.TempDir()
 	junit, out := filepath.Join(dir, "ab.xml"), filepath.Join(dir, "ab.json")
-	// Eight rounds, not five: on a loaded machine five rounds' interval of a
-	// kernel this small has been seen to reach down to 1.02 (unclear).
-	r := mustRun(t, exitRegression, abArgs("old.json", "slower40.json", "--count", "8", "--junit", junit, "--format", "json", "-o", out)...)
+	// Twice the work, over eight rounds: on a loaded CI machine the
+	// interval of 40% more work (a ratio of 1.2 to 1.4 with the fixed
+	// time of a kernel this small) reached down to 1.03 in eight rounds,
+	// and the gate rightly said unclear. This test is of the gate's logic
+	// on a regression past doubt; how small a slowdown it tells from
+	// noise, bench/gates.sh measures with slower10 and slower40.
+	r := mustRun(t, exitRegression, abArgs("old.json", "slower100.json", "--count", "8", "--junit", junit, "--format", "json", "-o", out)...)
 	if r.stdout != "" || r.stderr != "vkbench: ab: NEW: 2 slower than OLD by more than 5.0%\n" {
 		t.Errorf("stdout %q, stderr %q; want only the line that says so", r.stdout, r.stderr)
 	}
@@ -103,8 +108,8 @@ func TestABSlower(t *testing.T) {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
 	for _, row := range rep.Rows {
-		if row.Lo <= 1.05 || row.Ratio > 1.6 {
-			t.Errorf("%s: ratio %.3f [%.3f, %.3f], want at most 1.6 (40%% more work, some of the time fixed), the interval above 1.05", row.Name, row.Ratio, row.Lo, row.Hi)
+		if row.Lo <= 1.05 || row.Ratio > 2.4 {
+			t.Errorf("%s: ratio %.3f [%.3f, %.3f], want at most 2.4 (twice the work, some of the time fixed), the interval above 1.05", row.Name, row.Ratio, row.Lo, row.Hi)
 		}
 	}
 	var suite junitReport
