@@ -45,7 +45,9 @@
 // measuring where the time goes, with wrong results (bench/gemm_parts.sh),
 // 1 to load only the first DEPTH slices of an interior tile from memory (the
 // multiply-adds and shared memory alone), 2 to skip the multiply-adds (the
-// loads and stores alone).
+// loads and stores alone), 3 to do only the multiply-adds and their
+// fragment loads, on the first slices, without stores or barriers; 4 is
+// 1 without the stores, 5 is 1 without the barriers.
 // Push constants: M, N, K. Bindings: 0 = A, 1 = B, 2 = C.
 //
 // The including kernel defines WARP and LANE (the invocation's warp and
@@ -128,7 +130,7 @@ uvec4 pack8(float16_t h[8]) {
 void loadSlice(uint slot, uint bm, uint bn, uint k0, bool checked) {
     uint tid = gl_LocalInvocationIndex;
     if (!checked) {
-        if (PARTS == 1u && k0 >= DEPTH * BK) {
+        if ((PARTS == 1u || PARTS == 4u || PARTS == 5u) && k0 >= DEPTH * BK) {
             return;
         }
         [[unroll]] for (uint l = 0u; l < AL; l++) {
@@ -271,20 +273,27 @@ void mainLoop(uint bm, uint bn, uint wm, uint wn, bool checked) {
                     multiplySlice(cur % NBUF, wm, wn);
                 }
                 uint next = cur + 1u;
+                if (PARTS == 3u) {
+                    continue;
+                }
                 if (next < slices) {
                     // With one buffer, everyone must be done reading it
                     // first; with two, the other one was last read before
                     // the barrier that ended the previous slice.
-                    if (NBUF == 1u) {
+                    if (NBUF == 1u && PARTS != 5u) {
                         barrier();
                     }
                     uint slot = (d + 1u) % DEPTH;
-                    storeSlice(slot, next % NBUF);
+                    if (PARTS != 4u) {
+                        storeSlice(slot, next % NBUF);
+                    }
                     if (next + DEPTH < slices) {
                         loadSlice(slot, bm, bn, (next + DEPTH) * BK, checked);
                     }
                 }
-                barrier();
+                if (PARTS != 5u) {
+                    barrier();
+                }
             }
         }
     }
