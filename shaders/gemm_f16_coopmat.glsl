@@ -110,11 +110,24 @@ uvec4 rb[DEPTH][BL];
 // cost more instructions than the loads and stores.)
 uint aG, bG, aS, bS;
 
+// aRow and aCol place uvec4 v of a slice of A (AQ to a row). With rows
+// of 4 (BK = 32), the 8 invocations of each phase of a 16-byte store
+// write rows r and r + 4 of a run of 8, which the padding puts in
+// different banks: rows r and r + 1 would share a bank. A warp's loads
+// still cover 8 whole rows, and each phase 2 of them.
+const uint AQ = BK / 8u;
+uint aRow(uint v) {
+    return AQ == 4u ? (v / 32u) * 8u + (v % 32u) / 8u + 4u * ((v % 8u) / 4u) : v / AQ;
+}
+uint aCol(uint v) {
+    return v % AQ;
+}
+
 void initSteps(uint bm, uint bn) {
     uint tid = gl_LocalInvocationIndex;
-    aG = ((bm + tid / (BK / 8u)) * pc.K + 8u * (tid % (BK / 8u))) / 8u;
+    aG = ((bm + aRow(tid)) * pc.K + 8u * aCol(tid)) / 8u;
     bG = ((tid / (BN / 8u)) * pc.N + bn + 8u * (tid % (BN / 8u))) / 8u;
-    aS = (tid / (BK / 8u)) * ASTR + tid % (BK / 8u);
+    aS = aRow(tid) * ASTR + aCol(tid);
     bS = (tid / (BN / 8u)) * BSTR + tid % (BN / 8u);
 }
 
@@ -149,8 +162,8 @@ void loadSlice(uint slot, uint bm, uint bn, uint k0, bool checked) {
     bool nAligned = (pc.N & 7u) == 0u;
     [[unroll]] for (uint l = 0u; l < AL; l++) {
         uint v = tid + l * NT;
-        uint row = bm + v / (BK / 8u);
-        uint k = k0 + 8u * (v % (BK / 8u));
+        uint row = bm + aRow(v);
+        uint k = k0 + 8u * aCol(v);
         uvec4 t = uvec4(0u);
         if (v < AV && row < pc.M) {
             if (kAligned && k + 8u <= pc.K) {
