@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Where gemm-f16's time goes, on the GPU machine: gemm_f16_coopmat's KHR
-# kernel whole, with its loads alone and with its multiply-adds alone
+# kernel whole and in parts: its loads alone, its multiply-adds alone,
+# and without its loads, its stores to shared memory or its barriers
 # (bench/gemm_parts.json; the parts compute no C, so nothing is verified),
 # at 4096^3 and 8192^3. From the repository root, after building vkbench
 # into .devbin:
