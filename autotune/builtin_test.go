@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -75,12 +76,41 @@ func TestTuneBuiltins(t *testing.T) {
 			if o := e.Results[e.Fastest].Outcome; o != autotune.Measured {
 				t.Errorf("the winner's outcome is %s", o)
 			}
-			got, ok := newCache(t, path).Lookup(tu.Table(), tu.Key(op, size), autotune.Checksum(op.Candidates()))
+			got, ok := fileAnswer(t, path, tu, op, size)
 			if !ok || got != e.Fastest {
 				t.Errorf("the file answers %d, %v; want %d", got, ok, e.Fastest)
 			}
 		})
 	}
+}
+
+// fileAnswer is what the cache file at path holds for op at size, as an
+// index of op. Where some candidates do not apply at size (exact tilings
+// at a size not a multiple of them), the tuner tunes the others as an
+// operation of their own (kernels.Subset): the answer is under that
+// operation's key and checksum, as an index of it.
+func fileAnswer(t *testing.T, path string, tu *autotune.Tuner, op kernels.Operation, size kernels.Size) (int, bool) {
+	t.Helper()
+	applies := func(c kernels.Candidate) bool { return c.Applies == nil || c.Applies(size) }
+	target := op
+	var index []int
+	for i, c := range op.Candidates() {
+		if applies(c) {
+			index = append(index, i)
+		}
+	}
+	if len(index) < len(op.Candidates()) {
+		sub, err := kernels.Subset(op, applies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target = sub
+	}
+	got, ok := newCache(t, path).Lookup(tu.Table(), tu.Key(target, size), autotune.Checksum(target.Candidates()))
+	if ok && target != op {
+		got = index[got]
+	}
+	return got, ok
 }
 
 // smallSize is a size quick to tune on a CPU device, not a multiple of
@@ -189,5 +219,54 @@ func tuneChild(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Printf("answer %s=%d\n", tu.Key(op, kernels.Size{n}), i)
+	}
+}
+
+// TestMeasureInapplicable measures gemm's exact tiling beside a checked
+// one: at a size not a multiple of its block it fails, saying so, and is
+// never run (it would compute a wrong result), as a manifest candidate
+// whose assert does not hold fails; at a multiple it is measured and
+// verified like any other.
+func TestMeasureInapplicable(t *testing.T) {
+	dev := devtest.Device(t)
+	gemm, err := kernels.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const exact, checked = "regblock-128x128x8-8x8-exact", "regblock-64x64x16-4x4"
+	op, err := kernels.Subset(gemm, func(c kernels.Candidate) bool { return c.Name == exact || c.Name == checked })
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := quick
+	opts.Budget = 300 * time.Millisecond
+	opts.MaxSamples = stats.MinIntervalSamples
+	for _, tc := range []struct {
+		size kernels.Size
+		want autotune.Outcome
+	}{
+		{kernels.Size{67, 45, 33}, autotune.Failed},
+		{kernels.Size{128, 256, 64}, autotune.Measured},
+	} {
+		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOfSize(tc.size), opts)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.size, err)
+		}
+		for _, r := range e.Results {
+			want := autotune.Measured
+			if r.Name == exact {
+				want = tc.want
+			}
+			got := r.Outcome
+			if got == autotune.Dropped {
+				got = autotune.Measured // verified, then outrun
+			}
+			if got != want {
+				t.Errorf("%v: %s %s (%s), want %s", tc.size, r.Name, r.Outcome, r.Error, want)
+			}
+			if r.Name == exact && want == autotune.Failed && !strings.Contains(r.Error, "does not apply at 67x45x33") {
+				t.Errorf("%v: %s's reason %q does not say that it does not apply at the size", tc.size, r.Name, r.Error)
+			}
+		}
 	}
 }

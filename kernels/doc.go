@@ -52,8 +52,10 @@
 // Space.Points enumerates the configurations valid for a size on a device
 // without compiling any. gemm's space is gemm_regblock's tilings (BM, BN,
 // BK, TX, TY, PH) with A's rows padded in shared memory; its hand-written
-// regblock candidates are points of it, but for the one whose rows of A are
-// swizzled instead (SWZ, a layout, which fits 128x256x16 into 48 KiB).
+// regblock candidates are points of it, but for those whose rows of A are
+// swizzled instead (SWZ, a layout, which fits 128x256x16 into 48 KiB) and
+// those without the checked path of their loads (EXACT, for sizes that
+// are multiples of their tiles: Candidate.Applies).
 // Candidates lists the named points, which vkbench run measures; a search
 // (package autotune) explores the rest.
 //

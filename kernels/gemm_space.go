@@ -2,7 +2,8 @@ package kernels
 
 // gemm's parameter space: the tilings of gemm_regblock with A's rows
 // padded. Its hand-written regblock candidates are points of it but for
-// the swizzled one (SWZ = 1, a layout of A, not a tiling); vkbench run
+// the swizzled ones (SWZ = 1, a layout of A, not a tiling) and the exact
+// ones (EXACT = 1, loads without their checked path); vkbench run
 // measures those (and the naive and tiled kernels, which are not in the
 // space), and a search explores the rest.
 

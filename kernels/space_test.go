@@ -64,8 +64,8 @@ func TestGEMMSpace(t *testing.T) {
 			continue
 		}
 		named++
-		if c.Params["SWZ"] == 1 {
-			checkSwizzled(t, s, c)
+		if c.Params["SWZ"] == 1 || c.Params["EXACT"] == 1 {
+			checkVariant(t, s, c)
 			continue
 		}
 		p, ok := points[c.Name]
@@ -92,15 +92,16 @@ func TestGEMMSpace(t *testing.T) {
 	}
 }
 
-// checkSwizzled checks a hand-written candidate with A's rows swizzled
-// (SWZ = 1, outside the space): it is the space's candidate of its tiling
-// with the constant set and two buffers of BK vec4s less shared memory,
-// the padding it does without.
-func checkSwizzled(t *testing.T, s *kernels.Space, c kernels.Candidate) {
+// checkVariant checks a hand-written candidate outside the space: with
+// A's rows swizzled (SWZ = 1; two buffers of BK vec4s less shared memory,
+// the padding it does without) or its loads unchecked (EXACT = 1; it
+// applies only where M, N and K are multiples of BM, BN and BK), or both.
+// It must be the space's candidate of its tiling with the constants set.
+func checkVariant(t *testing.T, s *kernels.Space, c kernels.Candidate) {
 	t.Helper()
 	cfg := kernels.Config{"PH": 1}
 	for name, v := range c.Params {
-		if name != "SWZ" {
+		if name != "SWZ" && name != "EXACT" {
 			cfg[name] = v
 		}
 	}
@@ -108,15 +109,40 @@ func checkSwizzled(t *testing.T, s *kernels.Space, c kernels.Candidate) {
 	if err != nil {
 		t.Fatalf("%s: the space's candidate of %v: %v", c.Name, cfg, err)
 	}
-	if want := p.Requires.SharedMemory - 2*16*uint32(cfg["BK"]); c.Requires.SharedMemory != want {
-		t.Errorf("%s: %d bytes of shared memory, want %d (%s's less its padding)", c.Name, c.Requires.SharedMemory, want, p.Name)
+	if c.Params["SWZ"] == 1 {
+		if want := p.Requires.SharedMemory - 2*16*uint32(cfg["BK"]); c.Requires.SharedMemory != want {
+			t.Errorf("%s: %d bytes of shared memory, want %d (%s's less its padding)", c.Name, c.Requires.SharedMemory, want, p.Name)
+		}
+		p.Name += "-swz"
+		p.Params["SWZ"] = 1
+		p.Constants = append(p.Constants, hal.Constant{ID: 6, Value: 1})
+		p.Requires.SharedMemory = c.Requires.SharedMemory
 	}
-	p.Name += "-swz"
-	p.Params["SWZ"] = 1
-	p.Constants = append(p.Constants, hal.Constant{ID: 6, Value: 1})
-	p.Requires.SharedMemory = c.Requires.SharedMemory
+	if c.Params["EXACT"] == 1 {
+		p.Name += "-exact"
+		p.Params["EXACT"] = 1
+		p.Constants = append(p.Constants, hal.Constant{ID: 7, Value: 1})
+		bm, bn, bk := cfg["BM"], cfg["BN"], cfg["BK"]
+		for _, tc := range []struct {
+			size kernels.Size
+			want bool
+		}{
+			{kernels.Size{bm, bn, bk}, true},
+			{kernels.Size{3 * bm, 5 * bn, 7 * bk}, true},
+			{kernels.Size{bm + 1, bn, bk}, false},
+			{kernels.Size{bm, bn + 4, bk}, false},
+			{kernels.Size{bm, bn, bk + 4}, false},
+			{kernels.Size{bm / 2, bn, bk}, false},
+		} {
+			if c.Applies == nil || c.Applies(tc.size) != tc.want {
+				t.Errorf("%s: applies to %v: %v, want %v", c.Name, tc.size, c.Applies != nil && c.Applies(tc.size), tc.want)
+			}
+		}
+	} else if c.Applies != nil {
+		t.Errorf("%s: has an Applies rule, but its loads are checked at every size", c.Name)
+	}
 	if diff := cmp.Diff(c, p, cmpopts.IgnoreFields(kernels.Candidate{}, "SPIRV", "Applies")); diff != "" {
-		t.Errorf("%s: differs from the space's %v with SWZ = 1 (-hand +space):\n%s", c.Name, cfg, diff)
+		t.Errorf("%s: differs from the space's %v with its constants (-hand +space):\n%s", c.Name, cfg, diff)
 	}
 }
 
