@@ -153,10 +153,11 @@ func (o *operation) checkSize(size []int) error {
 }
 
 // Entry returns what the cache file holds for op at size: the winner, and
-// every candidate's outcome, statistics and error, which say why it won.
-// It is nil (and no error) when the key has not been tuned, or when the
-// cache keeps answers in memory only. Entry reads the file and measures
-// nothing.
+// every candidate's outcome, statistics and error, which say why it won
+// (where some of op's kernels do not apply at size, of those that do; its
+// indices are op's). It is nil (and no error) when the key has not been
+// tuned, or when the cache keeps answers in memory only. Entry reads the
+// file and measures nothing.
 func (t *Tuner) Entry(op *Op, size ...int) (*autotune.Entry, error) {
 	o, err := op.operation()
 	if err != nil {
@@ -165,7 +166,7 @@ func (t *Tuner) Entry(op *Op, size ...int) (*autotune.Entry, error) {
 	if err := o.checkSize(size); err != nil {
 		return nil, err
 	}
-	return t.cache.Get(t.t.Table(), t.t.Key(o, size), autotune.Checksum(o.cands))
+	return t.t.Stored(o, size)
 }
 
 // Autotune returns the tuner underneath, for what this package does not

@@ -76,41 +76,13 @@ func TestTuneBuiltins(t *testing.T) {
 			if o := e.Results[e.Fastest].Outcome; o != autotune.Measured {
 				t.Errorf("the winner's outcome is %s", o)
 			}
-			got, ok := fileAnswer(t, path, tu, op, size)
-			if !ok || got != e.Fastest {
-				t.Errorf("the file answers %d, %v; want %d", got, ok, e.Fastest)
+			second := autotune.NewTuner(dev, newCache(t, path), opts)
+			got, err := second.Stored(op, size)
+			if err != nil || got == nil || got.Fastest != e.Fastest {
+				t.Errorf("the file answers %v (%v); want the entry with %d", got, err, e.Fastest)
 			}
 		})
 	}
-}
-
-// fileAnswer is what the cache file at path holds for op at size, as an
-// index of op. Where some candidates do not apply at size (exact tilings
-// at a size not a multiple of them), the tuner tunes the others as an
-// operation of their own (kernels.Subset): the answer is under that
-// operation's key and checksum, as an index of it.
-func fileAnswer(t *testing.T, path string, tu *autotune.Tuner, op kernels.Operation, size kernels.Size) (int, bool) {
-	t.Helper()
-	applies := func(c kernels.Candidate) bool { return c.Applies == nil || c.Applies(size) }
-	target := op
-	var index []int
-	for i, c := range op.Candidates() {
-		if applies(c) {
-			index = append(index, i)
-		}
-	}
-	if len(index) < len(op.Candidates()) {
-		sub, err := kernels.Subset(op, applies)
-		if err != nil {
-			t.Fatal(err)
-		}
-		target = sub
-	}
-	got, ok := newCache(t, path).Lookup(tu.Table(), tu.Key(target, size), autotune.Checksum(target.Candidates()))
-	if ok && target != op {
-		got = index[got]
-	}
-	return got, ok
 }
 
 // smallSize is a size quick to tune on a CPU device, not a multiple of
@@ -267,6 +239,66 @@ func TestMeasureInapplicable(t *testing.T) {
 			if r.Name == exact && want == autotune.Failed && !strings.Contains(r.Error, "does not apply at 67x45x33") {
 				t.Errorf("%v: %s's reason %q does not say that it does not apply at the size", tc.size, r.Name, r.Error)
 			}
+		}
+	}
+}
+
+// TestSubsetsShareABucket tunes gemm, cut to a checked tiling and an exact
+// one, at two sizes of one bucket: 256x256x256, where both apply, and
+// 200x256x256, where only the checked one does. They share the key
+// gemm/f32/256x256x256 with different candidates, and the file must keep
+// both answers: each commit dropping the other (as for a changed candidate
+// list) would make every process that asks about both tune again. An
+// answer for another candidate list under the key is still dropped.
+func TestSubsetsShareABucket(t *testing.T) {
+	dev := devtest.Device(t)
+	gemm, err := kernels.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := kernels.Subset(gemm, func(c kernels.Candidate) bool {
+		return c.Name == "regblock-64x64x16-4x4" || c.Name == "regblock-128x128x8-8x8-exact"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.db")
+	opts := quick
+	opts.Budget = 300 * time.Millisecond
+	opts.MaxSamples = stats.MinIntervalSamples
+	whole, part := kernels.Size{256, 256, 256}, kernels.Size{200, 256, 256}
+	tu := autotune.NewTuner(dev, newCache(t, path), opts)
+	if k1, k2 := tu.Key(op, whole), tu.Key(op, part); k1 != k2 {
+		t.Fatalf("keys %s and %s: the sizes are meant to share one", k1, k2)
+	}
+	for _, size := range []kernels.Size{whole, part} {
+		if _, err := tu.Tune(context.Background(), op, size, false); err != nil {
+			t.Fatalf("%v: %v", size, err)
+		}
+	}
+	// A third list under the same key: the exact candidate alone.
+	other, err := kernels.Subset(gemm, func(c kernels.Candidate) bool { return c.Name == "regblock-128x128x8-8x8-exact" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := autotune.NewTuner(dev, newCache(t, path), opts)
+	for _, size := range []kernels.Size{whole, part} {
+		e, err := second.Stored(op, size)
+		if err != nil || e == nil {
+			t.Errorf("%v: the file holds %v (%v), want its answer", size, e, err)
+			continue
+		}
+		if size[0] == 200 && e.Fastest != 0 {
+			t.Errorf("%v: answer %d, want 0 (the only candidate that applies)", size, e.Fastest)
+		}
+	}
+	if _, err := second.Tune(context.Background(), other, whole, false); err != nil {
+		t.Fatal(err)
+	}
+	third := autotune.NewTuner(dev, newCache(t, path), opts)
+	for _, size := range []kernels.Size{whole, part} {
+		if e, err := third.Stored(op, size); err != nil || e != nil {
+			t.Errorf("%v: after another list's answer under the key, the file still holds %v (%v)", size, e, err)
 		}
 	}
 }

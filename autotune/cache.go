@@ -178,6 +178,13 @@ func (c *Cache) remember(t Table, k Key, checksum string, fastest int) {
 	c.mu.Unlock()
 }
 
+// family is the candidate list a checksum is of: the checksum itself, or
+// for a subset of a list (subsetChecksum) the list's, before the "+".
+func family(checksum string) string {
+	list, _, _ := strings.Cut(checksum, "+")
+	return list
+}
+
 // entryKey is the file's key of an entry: the tuning key and the checksum
 // of the candidate list it was tuned under.
 func entryKey(k Key, checksum string) []byte { return []byte(k.String() + "@" + checksum) }
@@ -211,9 +218,11 @@ func (c *Cache) Get(t Table, k Key, checksum string) (*Entry, error) {
 // Commit stores e (for key and checksum) unless the file already holds a
 // readable answer to the same question, in which case that answer is kept
 // and returned: the first process to commit wins, so every process ends up
-// using the same candidate. Entries of the same key under other checksums
-// are removed. When the file cannot be written the answer is kept in
-// memory, with a warning and the error.
+// using the same candidate. Entries of the same key for another candidate
+// list (another checksum, or for a subset, another list's: the part
+// before "+") are removed; those of other subsets of the same list stay.
+// When the file cannot be written the answer is kept in memory, with a
+// warning and the error.
 func (c *Cache) Commit(t Table, k Key, checksum string, e *Entry) (*Entry, error) {
 	return c.store(t, k, checksum, e, false)
 }
@@ -245,13 +254,16 @@ func (c *Cache) store(t Table, k Key, checksum string, e *Entry, force bool) (*E
 			}
 			c.warn("autotune: cache %s: %s: replacing unreadable entry %s: %v", c.path, t, ek, err)
 		}
-		// Answers to the key for other candidates (other checksums) are
-		// stale: the question has changed.
+		// Answers to the key for another candidate list are stale: the
+		// question has changed. Those for another subset of this list
+		// (the candidates that apply at another size of the bucket) are
+		// answers to other questions, and stay.
 		prefix := []byte(k.String() + "@")
+		list := family(checksum)
 		cur := b.Cursor()
 		var stale [][]byte
 		for key, _ := cur.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, _ = cur.Next() {
-			if !bytes.Equal(key, ek) {
+			if !bytes.Equal(key, ek) && family(string(key[len(prefix):])) != list {
 				stale = append(stale, append([]byte(nil), key...))
 			}
 		}

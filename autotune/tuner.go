@@ -55,6 +55,16 @@ type applyKey struct {
 type applySubset struct {
 	op    kernels.Operation
 	index []int
+	sum   string // the subset's checksum (subsetChecksum)
+}
+
+// subsetChecksum is the checksum a subset of op's candidates is tuned
+// under: op's own, "+", the subset's. The cache keeps the answers of
+// every subset of one candidate list side by side under a key (sizes of
+// one bucket can have different candidates that apply), and drops those
+// of another list (Cache.Commit).
+func subsetChecksum(whole string, sub kernels.Operation) string {
+	return whole + "+" + Checksum(sub.Candidates())
 }
 
 // tune is one tune in flight; done closes when it ends.
@@ -158,12 +168,11 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 			return i, nil
 		}
 	}
-	target, index, err := t.applicable(op, size)
+	target, index, sum, err := t.applicable(op, size)
 	if err != nil {
 		return 0, err
 	}
 	k := t.Key(target, size)
-	sum := t.checksum(target)
 	i, ok := t.cache.Fastest(t.table, k, sum)
 	if !ok {
 		// An answer the file could not take is kept in memory: it answers
@@ -214,12 +223,11 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size
 	if err := t.Err(); err != nil {
 		return 0, false, err
 	}
-	target, index, err := t.applicable(op, size)
+	target, index, sum, err := t.applicable(op, size)
 	if err != nil {
 		return 0, false, err
 	}
 	k := t.Key(target, size)
-	sum := t.checksum(target)
 	original := func(i int) int {
 		if index != nil {
 			return index[i]
@@ -253,14 +261,30 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
-	target, index, err := t.applicable(op, size)
+	target, index, sum, err := t.applicable(op, size)
 	if err != nil {
 		return nil, err
 	}
-	e, err := t.tune(ctx, target, t.Key(target, size), t.checksum(target), force, true)
+	e, err := t.tune(ctx, target, t.Key(target, size), sum, force, true)
 	if force && (err == nil || isNotStored(err)) && reflect.TypeOf(op).Comparable() {
 		t.forget(op)
 	}
+	if e != nil && index != nil {
+		e = e.remapped(index)
+	}
+	return e, err
+}
+
+// Stored returns what the cache holds for op at size, as Tune would
+// answer it but without measuring: the entry, its indices op's, or nil
+// (and no error) when the key has not been tuned. Where some candidates
+// do not apply at size, the entry is that of the ones that do.
+func (t *Tuner) Stored(op kernels.Operation, size kernels.Size) (*Entry, error) {
+	target, index, sum, err := t.applicable(op, size)
+	if err != nil {
+		return nil, err
+	}
+	e, err := t.cache.Get(t.table, t.Key(target, size), sum)
 	if e != nil && index != nil {
 		e = e.remapped(index)
 	}
@@ -291,11 +315,12 @@ func isNotStored(err error) bool {
 
 var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 
-// applicable returns the operation to tune for size: op itself when every
-// candidate applies at size (the usual case, which allocates nothing
-// more), else the subset of those that do, made once per set, with their
-// indices in op. No candidate applying is InvalidArgument.
-func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Operation, []int, error) {
+// applicable returns the operation to tune for size and its checksum: op
+// itself when every candidate applies at size (the usual case, which
+// allocates nothing more), else the subset of those that do, made once
+// per set, with their indices in op. No candidate applying is
+// InvalidArgument.
+func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Operation, []int, string, error) {
 	// Applies may keep what it is given: a copy, so that the caller's size
 	// does not escape, and a hit (which returns before this) allocates
 	// nothing.
@@ -314,7 +339,7 @@ func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Op
 		}
 	}
 	if !skipped {
-		return op, nil, nil
+		return op, nil, t.checksum(op), nil
 	}
 	key := applyKey{op, string(mask)}
 	if !reflect.TypeOf(op).Comparable() {
@@ -323,7 +348,7 @@ func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Op
 	t.applyMu.Lock()
 	defer t.applyMu.Unlock()
 	if s, ok := t.applying[key]; ok && key.op != nil {
-		return s.op, s.index, nil
+		return s.op, s.index, s.sum, nil
 	}
 	var index []int
 	for i := range cands {
@@ -332,17 +357,17 @@ func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Op
 		}
 	}
 	if len(index) == 0 {
-		return nil, nil, status.Newf(status.InvalidArgument, "autotune: no candidate of %s applies at size %v", op.Name(), size)
+		return nil, nil, "", status.Newf(status.InvalidArgument, "autotune: no candidate of %s applies at size %v", op.Name(), size)
 	}
 	sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return c.Applies == nil || c.Applies(size) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	s := applySubset{sub, index}
+	s := applySubset{sub, index, subsetChecksum(t.checksum(op), sub)}
 	if key.op != nil {
 		t.applying[key] = s
 	}
-	return s.op, s.index, nil
+	return s.op, s.index, s.sum, nil
 }
 
 func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
