@@ -27,7 +27,9 @@ const (
 	Wrong Outcome = "wrong"
 	// Failed candidates failed to build or run.
 	Failed Outcome = "failed"
-	// Unsupported candidates need a feature the device lacks.
+	// Unsupported candidates need a feature the device lacks, or do not
+	// apply at the size (kernels.Candidate.Applies; a tuner leaves those
+	// out, vkbench run reports them).
 	Unsupported Outcome = "unsupported"
 	// Compiled candidates were only compiled (compile-only mode).
 	Compiled Outcome = "compiled"

@@ -245,6 +245,11 @@ func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, 
 	// nothing cannot pass on what an earlier one left.
 	start := time.Now()
 	if err := kernels.Run(ctx, m.dev, m.p, st.exe, i); err != nil {
+		if status.CodeOf(err) == status.Unimplemented {
+			// The problem cannot run it, as at a size it does not
+			// apply to (Candidate.Applies): it never ran.
+			st.res.Outcome = Unsupported
+		}
 		return status.Annotatef(err, "running %s", c.Name)
 	}
 	ran := time.Now()

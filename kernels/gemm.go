@@ -231,9 +231,10 @@ func (p *gemmProblem) grid(c Candidate) ([3]uint32, error) {
 	if c.Applies != nil && !c.Applies(Size{int(p.m), int(p.n), int(p.k)}) {
 		// A tuner never gets here (it tunes the candidates that apply);
 		// vkbench run measures every candidate, and this one would
-		// compute a wrong result.
-		return [3]uint32{}, status.Newf(status.FailedPrecondition,
-			"kernels: %s does not apply at %dx%dx%d: its loads are unchecked, for sizes whose M, N and K are multiples of %d, %d and %d",
+		// compute a wrong result. Unimplemented: the measurement reports
+		// it unsupported at this size.
+		return [3]uint32{}, status.Newf(status.Unimplemented,
+			"kernels: %s: does not apply at %dx%dx%d: its loads are unchecked, for sizes whose M, N and K are multiples of %d, %d and %d",
 			c.Name, p.m, p.n, p.k, c.Params["BM"], c.Params["BN"], c.Params["BK"])
 	}
 	m, n := uint64(p.m), uint64(p.n)
