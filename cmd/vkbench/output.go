@@ -132,7 +132,7 @@ func statusText(b results.Benchmark) string {
 	default:
 		s = string(b.Outcome)
 		if b.Error != "" {
-			s += ": " + oneLine(reason(b.Outcome, b.Candidate, b.Error), 100)
+			s += ": " + oneLine(reason(b.Error, b.Candidate), 100)
 		}
 	}
 	if len(flags) > 0 {
@@ -141,14 +141,22 @@ func statusText(b results.Benchmark) string {
 	return s
 }
 
-// reason is a candidate's error as a table shows it: for an unsupported
-// candidate, what the device lacks, without the code and the candidate's
-// name that the row already says.
-func reason(outcome results.Outcome, candidate, err string) string {
-	if outcome == results.Unsupported {
-		return strings.TrimPrefix(err, "UNIMPLEMENTED: kernels: "+candidate+": ")
+// reason is a candidate's error as a row of a table or a chart shows it:
+// without what leads the message and the row says already or does not
+// need, so that what went wrong fits the row. Status codes, package
+// names, the candidate's own name and a manifest's place (its file, line
+// and JSON path) go: "UNIMPLEMENTED: kernels: gemm-x: needs 33 KiB" is
+// "needs 33 KiB", "UNIMPLEMENTED: manifest: k.json:148:21:
+// operations[4].candidates[1].assert[0]: the device … fails …" is "the
+// device … fails …". The results file keeps the whole message.
+func reason(msg, cand string) string {
+	for {
+		head, rest, ok := strings.Cut(msg, ": ")
+		if !ok || (head != cand && strings.ContainsAny(head, " ,")) || (head != cand && head != strings.ToUpper(head) && head != strings.ToLower(head)) {
+			return msg
+		}
+		msg = rest
 	}
-	return err
 }
 
 func oneLine(s string, n int) string {

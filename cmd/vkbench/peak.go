@@ -169,7 +169,7 @@ func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64)
 		note := "not measured"
 		if len(e.Results) > 0 {
 			r := e.Results[0]
-			note = string(r.Outcome) + ": " + oneLine(reason(outcomeOf(r.Outcome), r.Name, r.Error), 100)
+			note = string(r.Outcome) + ": " + oneLine(reason(r.Error, r.Name), 100)
 		}
 		p.rows = append(p.rows, peakRow{what: name, unit: unit, note: note})
 		return 0, nil

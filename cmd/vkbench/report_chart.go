@@ -74,7 +74,7 @@ func (r *report) rowLabel(g *opGroup, cand string) string {
 		case !measured(b):
 			what = string(b.Outcome)
 			if len(r.in) == 1 && b.Error != "" {
-				what += ": " + shortReason(b.Error, cand)
+				what += ": " + reason(b.Error, cand)
 			}
 		default:
 			continue
@@ -89,19 +89,6 @@ func (r *report) rowLabel(g *opGroup, cand string) string {
 		label += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return oneLine(label, 72)
-}
-
-// shortReason drops the prefixes of an error message that a chart's row
-// does not need: status codes, package names and the candidate's own name
-// ("UNIMPLEMENTED: kernels: gemm-x: needs 33 KiB" is "needs 33 KiB").
-func shortReason(msg, cand string) string {
-	for {
-		head, rest, ok := strings.Cut(msg, ": ")
-		if !ok || (head != cand && strings.ContainsAny(head, " ,")) || (head != cand && head != strings.ToUpper(head) && head != strings.ToLower(head)) {
-			return msg
-		}
-		msg = rest
-	}
 }
 
 // distinctTicks are gonum's default ticks with labels precise enough to
