@@ -301,3 +301,20 @@ func TestSubsetsShareABucket(t *testing.T) {
 		}
 	}
 }
+
+// TestFastestWrongDimensions asks for gemm, whose exact tilings have an
+// Applies rule, at a size of one dimension: the rule must not index past
+// the size (it panicked once), and the answer is Prepare's error naming
+// the dimensions.
+func TestFastestWrongDimensions(t *testing.T) {
+	dev := devtest.Device(t)
+	gemm, err := kernels.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	_, err = tu.Fastest(context.Background(), gemm, kernels.Size{4096})
+	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "has 1 dimensions, want 3") {
+		t.Errorf("Fastest(gemm, 4096): %v, want INVALID_ARGUMENT naming the dimensions", err)
+	}
+}

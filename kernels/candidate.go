@@ -57,6 +57,11 @@ type Candidate struct {
 	// key of their own. Applies is not in Digest: change the rule and the
 	// candidate's name together.
 	Applies func(Size) bool
+	// AppliesWhere says in words where Applies holds, for the message of
+	// a built-in problem asked to run the candidate where it does not
+	// ("its loads are unchecked, for sizes whose M, N and K are multiples
+	// of 128, 128 and 8"). Like Applies, it is not in Digest.
+	AppliesWhere string
 }
 
 // Executable returns the description of the candidate's pipeline, labelled

@@ -207,6 +207,13 @@ func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, gri
 	if err != nil {
 		return err
 	}
+	if c.Applies != nil && !c.Applies(p.size) {
+		// A tuner never gets here (it tunes the candidates that apply);
+		// vkbench run measures every candidate, and this one would
+		// compute a wrong result. Unimplemented: the measurement reports
+		// it unsupported at this size, unrun.
+		return status.Newf(status.Unimplemented, "kernels: %s: does not apply at %s: %s", c.Name, p.size, c.AppliesWhere)
+	}
 	g, err := grid(c)
 	if err != nil {
 		return err

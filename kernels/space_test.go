@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -133,15 +134,19 @@ func checkVariant(t *testing.T, s *kernels.Space, c kernels.Candidate) {
 			{kernels.Size{bm, bn + 4, bk}, false},
 			{kernels.Size{bm, bn, bk + 4}, false},
 			{kernels.Size{bm / 2, bn, bk}, false},
+			{kernels.Size{bm + 1}, true}, // not gemm's: Prepare refuses it, saying why
 		} {
 			if c.Applies == nil || c.Applies(tc.size) != tc.want {
 				t.Errorf("%s: applies to %v: %v, want %v", c.Name, tc.size, c.Applies != nil && c.Applies(tc.size), tc.want)
 			}
 		}
+		if where := fmt.Sprintf("multiples of %d, %d and %d", bm, bn, bk); !strings.Contains(c.AppliesWhere, where) {
+			t.Errorf("%s: AppliesWhere %q does not say %q", c.Name, c.AppliesWhere, where)
+		}
 	} else if c.Applies != nil {
 		t.Errorf("%s: has an Applies rule, but its loads are checked at every size", c.Name)
 	}
-	if diff := cmp.Diff(c, p, cmpopts.IgnoreFields(kernels.Candidate{}, "SPIRV", "Applies")); diff != "" {
+	if diff := cmp.Diff(c, p, cmpopts.IgnoreFields(kernels.Candidate{}, "SPIRV", "Applies", "AppliesWhere")); diff != "" {
 		t.Errorf("%s: differs from the space's %v with its constants (-hand +space):\n%s", c.Name, cfg, diff)
 	}
 }
