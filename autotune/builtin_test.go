@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,7 +197,7 @@ func tuneChild(t *testing.T) {
 
 // TestMeasureInapplicable measures gemm's exact tiling beside a checked
 // one: at a size not a multiple of its block it is unsupported, saying
-// why, and never run (it would compute a wrong result); at a multiple it
+// why, and neither built nor run (it would compute a wrong result); at a multiple it
 // is measured and verified like any other.
 func TestMeasureInapplicable(t *testing.T) {
 	dev := devtest.Device(t)
@@ -219,9 +220,14 @@ func TestMeasureInapplicable(t *testing.T) {
 		{kernels.Size{67, 45, 33}, autotune.Unsupported},
 		{kernels.Size{128, 256, 64}, autotune.Measured},
 	} {
-		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOfSize(tc.size), opts)
+		counted := &buildCounter{Device: dev}
+		e, err := autotune.Measure(context.Background(), counted, op, autotune.ShapeOfSize(tc.size), opts)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.size, err)
+		}
+		// A candidate refused at the size is not even built.
+		if built := counted.names(); slices.Contains(built, exact) != (tc.want == autotune.Measured) {
+			t.Errorf("%v: pipelines built: %v (%s's only where it applies)", tc.size, built, exact)
 		}
 		for _, r := range e.Results {
 			want := autotune.Measured

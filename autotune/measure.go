@@ -222,6 +222,16 @@ func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate,
 		st.res.Outcome = Unsupported
 		return err
 	}
+	if r, ok := m.p.(kernels.Refuser); ok {
+		if err := r.Refuse(st.res.Index); err != nil {
+			// Not at this size (Candidate.Applies): unsupported here,
+			// neither built nor run.
+			if status.CodeOf(err) == status.Unimplemented {
+				st.res.Outcome = Unsupported
+			}
+			return err
+		}
+	}
 	m.progress(c.Name, "verify", 0, 0)
 	t0 := time.Now()
 	exe, err := m.dev.CreateExecutable(c.Executable())

@@ -108,6 +108,16 @@ type Resetter interface {
 	RecordReset(cb hal.CommandBuffer, cand int) error
 }
 
+// Refuser is implemented by problems that can tell, before a candidate's
+// pipeline is built, that they will not run it: Refuse returns the
+// UNIMPLEMENTED error Record would return for candidate cand (the
+// built-in problems refuse a candidate that does not apply at their size,
+// Candidate.Applies), nil for one they will run. A measurement asks first,
+// so that it builds no pipeline it cannot use.
+type Refuser interface {
+	Refuse(cand int) error
+}
+
 // CandidateWorker is implemented by problems whose work differs between
 // candidates (a manifest's "flops": "20*N*LOOP", with LOOP a candidate's
 // unroll factor): CandidateWork returns the bytes and flops of one run of

@@ -200,19 +200,33 @@ func noGeometry(op string, c Candidate) error {
 	return status.Newf(status.Internal, "kernels: %s: no geometry for shader %s", op, c.Shader)
 }
 
-// record records one dispatch of candidate cand over the grid that grid
-// returns for it, with push and the buffers bound in order.
-func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, grid func(Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) error {
+// Refuse returns the UNIMPLEMENTED error of a candidate that does not
+// apply at the problem's size (Candidate.Applies), which would compute a
+// wrong result there, and nil for one that does. A tuner never asks (it
+// tunes the candidates that apply); vkbench run measures every candidate,
+// and the measurement asks before it builds one's pipeline, so that a
+// candidate refused is reported unsupported at this size, neither built
+// nor run. Recording one refuses it too.
+func (p *problem) Refuse(cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
 		return err
 	}
 	if c.Applies != nil && !c.Applies(p.size) {
-		// A tuner never gets here (it tunes the candidates that apply);
-		// vkbench run measures every candidate, and this one would
-		// compute a wrong result. Unimplemented: the measurement reports
-		// it unsupported at this size, unrun.
 		return status.Newf(status.Unimplemented, "kernels: %s: does not apply at %s: %s", c.Name, p.size, c.AppliesWhere)
+	}
+	return nil
+}
+
+// record records one dispatch of candidate cand over the grid that grid
+// returns for it, with push and the buffers bound in order.
+func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, grid func(Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) error {
+	if err := p.Refuse(cand); err != nil {
+		return err
+	}
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
 	}
 	g, err := grid(c)
 	if err != nil {

@@ -89,6 +89,19 @@ func (p subsetProblem) Verify(ctx context.Context, cand int) error {
 	return p.Problem.Verify(ctx, j)
 }
 
+// Refuse is the operation's problem's refusal of the subset's cand, where
+// it refuses candidates (Refuser).
+func (p subsetProblem) Refuse(cand int) error {
+	j, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	if r, ok := p.Problem.(Refuser); ok {
+		return r.Refuse(j)
+	}
+	return nil
+}
+
 // CandidateWork is the work of the operation's candidate for the
 // subset's cand when the problem's work differs between candidates
 // (CandidateWorker), and Bytes and Flops otherwise.
