@@ -14,6 +14,15 @@
 // spirv-val 2025.1, which know extensions that Debian 12's do not
 // (GL_NV_cooperative_matrix2); scripts/glslc13.sh fetches them, pinned,
 // into bin/tools/glslc13 of the module.
+//
+// None of them knows bfloat16 (GL_EXT_bfloat16, SPV_KHR_bfloat16). A
+// source with the line
+//
+//	// retype: float16 bfloat16
+//
+// is written with float16_t and compiled as usual, and its module's
+// float16 is then made bfloat16 (ToBFloat16); Validate checks such a
+// module as the compiler made it.
 package glslc
 
 import (
@@ -117,11 +126,16 @@ func For(dir, source string) (Toolchain, error) {
 	return Newer(dir)
 }
 
-// wantsVulkan13 reports whether a line of src is Vulkan13Directive
-// (trailing white space, a carriage return among it, aside).
+// wantsVulkan13 reports whether a line of src is Vulkan13Directive.
 func wantsVulkan13(src string) bool {
+	return hasLine(src, Vulkan13Directive)
+}
+
+// hasLine reports whether a line of src is directive (trailing white
+// space, a carriage return among it, aside).
+func hasLine(src, directive string) bool {
 	for line := range strings.Lines(src) {
-		if strings.TrimRight(line, " \t\r\n") == Vulkan13Directive {
+		if strings.TrimRight(line, " \t\r\n") == directive {
 			return true
 		}
 	}
@@ -136,7 +150,35 @@ func Compile(ctx context.Context, dir, source, out string) error {
 	if err != nil {
 		return err
 	}
-	return run(ctx, dir, t.Glslc, append(t.flags(), source, "-o", out)...)
+	if err := run(ctx, dir, t.Glslc, append(t.flags(), source, "-o", out)...); err != nil {
+		return err
+	}
+	text, err := os.ReadFile(filepath.Join(dir, source))
+	if err != nil {
+		return err
+	}
+	if !wantsBFloat16(string(text)) {
+		return nil
+	}
+	path := out
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, out)
+	}
+	return retypeFile(path, source)
+}
+
+// retypeFile makes the float16 of the module at path bfloat16
+// (BFloat16Directive), in place; source names it in an error.
+func retypeFile(path, source string) error {
+	code, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	code, err = ToBFloat16(code)
+	if err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	return os.WriteFile(path, code, 0o644)
 }
 
 // CompileSource compiles the GLSL compute source src for targetEnv
@@ -166,6 +208,11 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	if err := run(ctx, dir, t.Glslc, append(t.flags(), "k"+SourceExt, "-o", "k"+OutputExt)...); err != nil {
 		return nil, err
 	}
+	if wantsBFloat16(src) {
+		if err := retypeFile(filepath.Join(dir, "k"+OutputExt), "the source"); err != nil {
+			return nil, err
+		}
+	}
 	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
 }
 
@@ -178,7 +225,9 @@ func (t Toolchain) flags() []string {
 
 // Validate runs spirv-val on the SPIR-V file path: the newer toolchain's
 // for Vulkan 1.3 if the module is SPIR-V 1.6, else Default's for
-// TargetEnv.
+// TargetEnv. A module with bfloat16 (BFloat16Directive) is validated as
+// the compiler made it, with float16 (FromBFloat16): no spirv-val pinned
+// here knows SPV_KHR_bfloat16.
 func Validate(ctx context.Context, path string) error {
 	code, err := os.ReadFile(path)
 	if err != nil {
@@ -188,6 +237,21 @@ func Validate(ctx context.Context, path string) error {
 	// The version is the header's second word: 0x00010600 for SPIR-V 1.6.
 	if len(code) >= 8 && binary.LittleEndian.Uint32(code[4:]) >= 0x00010600 {
 		if t, err = Newer(filepath.Dir(path)); err != nil {
+			return err
+		}
+	}
+	plain, retyped, err := FromBFloat16(code)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if retyped {
+		dir, err := os.MkdirTemp("", "vkbench-spirv-val-")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = os.RemoveAll(dir) }() // a temporary folder; nothing depends on it
+		path = filepath.Join(dir, filepath.Base(path))
+		if err := os.WriteFile(path, plain, 0o644); err != nil {
 			return err
 		}
 	}
