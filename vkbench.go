@@ -40,10 +40,11 @@ type DType = kernels.DType
 
 // The element types.
 const (
-	F32 = kernels.F32
-	F16 = kernels.F16
-	I32 = kernels.I32
-	U32 = kernels.U32
+	F32  = kernels.F32
+	F16  = kernels.F16
+	BF16 = kernels.BF16
+	I32  = kernels.I32
+	U32  = kernels.U32
 )
 
 // Requirements are what a Kernel needs of a device beyond core Vulkan 1.2

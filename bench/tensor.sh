@@ -8,9 +8,10 @@
 #   2. vkbench peak (stored in the cache, so that percent of peak is of
 #      the tensor-core rate), then every candidate of the peaks
 #      (peak-coopmat-f16, -f16acc, -s8, peak-fma-f16, -f32);
-#   3. vkbench run gemm-f16 and gemm (fp32) at 2048³, 4096³ and 8192³, and
-#      at the odd shapes 4097x4095x1000 and 1000x3000x777;
-#   4. torch: HGEMM (f16 in and out) and SGEMM (TF32 off) at the same sizes;
+#   3. vkbench run gemm-f16, gemm-bf16 and gemm (fp32) at 2048³, 4096³ and
+#      8192³, and at the odd shapes 4097x4095x1000 and 1000x3000x777;
+#   4. torch: HGEMM (f16 in and out), its bfloat16 twin and SGEMM (TF32
+#      off) at the same sizes;
 #   5. bench/tensor_table.py: the table.
 #
 # From the repository root on the GPU machine:
@@ -43,12 +44,14 @@ run "$out/peaks-stderr.txt" run peak-coopmat-f16 peak-coopmat-f16acc peak-coopma
 	--cache "$cache" -q --format json -o "$out/peaks.json" "$@"
 for s in $sizes; do
 	run "$out/gemm-f16-$s-stderr.txt" run gemm-f16 --size "${s}x${s}x${s}" --cache "$cache" -q -v --format json -o "$out/gemm-f16-$s.json" "$@"
+	run "$out/gemm-bf16-$s-stderr.txt" run gemm-bf16 --size "${s}x${s}x${s}" --cache "$cache" -q -v --format json -o "$out/gemm-bf16-$s.json" "$@"
 	if [ "${SGEMM:-1}" != 0 ]; then
 		run "$out/gemm-$s-stderr.txt" run gemm --size "${s}x${s}x${s}" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@"
 	fi
 done
 for s in $odd; do
 	run "$out/gemm-f16-$s-stderr.txt" run gemm-f16 --size "$s" --cache "$cache" -q -v --format json -o "$out/gemm-f16-$s.json" "$@"
+	run "$out/gemm-bf16-$s-stderr.txt" run gemm-bf16 --size "$s" --cache "$cache" -q -v --format json -o "$out/gemm-bf16-$s.json" "$@"
 	if [ "${SGEMM:-1}" != 0 ]; then
 		run "$out/gemm-$s-stderr.txt" run gemm --size "$s" --cache "$cache" -q --format json -o "$out/gemm-$s.json" "$@"
 	fi

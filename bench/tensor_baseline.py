@@ -8,6 +8,7 @@ CUDA-event timings after 5 warm-up runs:
 
   hgemm  torch.matmul of float16 S×S matrices, float16 out: cuBLAS's HGEMM
          (fp16 tensor cores, fp32 sums), what gemm-f16 computes;
+  bgemm  the same in bfloat16: what gemm-bf16 computes;
   sgemm  the same in float32 with TF32 off: cuBLAS's SGEMM.
 
 And one "device" line: the SM count, the SM clock now and at most, and the
@@ -51,6 +52,7 @@ def main():
     sizes = [shape(a) for a in sys.argv[1:]] or [[s] * 3 for s in (2048, 4096, 8192)]
     for m, n, k in sizes:
         gemm("hgemm", m, n, k, torch.float16)
+        gemm("bgemm", m, n, k, torch.bfloat16)
         gemm("sgemm", m, n, k, torch.float32)
     props = torch.cuda.get_device_properties(0)
     try:

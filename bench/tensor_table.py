@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The table of bench/tensor.sh, from the files it leaves in one folder
-(its only argument): peak.json (vkbench peak), peaks.json, gemm-f16-S.json
-and gemm-S.json (vkbench run), baseline.jsonl (bench/tensor_baseline.py).
+(its only argument): peak.json (vkbench peak), peaks.json, gemm-f16-S.json,
+gemm-bf16-S.json and gemm-S.json (vkbench run), baseline.jsonl
+(bench/tensor_baseline.py).
 
-Prints, in Markdown: gemm-f16 against cuBLAS HGEMM and gemm against cuBLAS
-SGEMM at each size (ratios), the peaks against their references (the
+Prints, in Markdown: gemm-f16 against cuBLAS HGEMM, gemm-bf16 against
+cuBLAS's bfloat16 GEMM and gemm against cuBLAS SGEMM at each size (ratios), the peaks against their references (the
 published 622 TFLOP/s of a Vulkan cooperative-matrix fp16 peak on a GH200,
 the theoretical dense fp16 tensor rate at the maximum clock, and
 peak-fma-f16 / peak-fma-f32), and every candidate's compiler statistics
@@ -135,6 +136,7 @@ def main():
         print(f"GPU: {dev['name']}, {dev['sms']} SMs, SM clock {dev['sm_clock_mhz']:.0f} MHz (max {dev['max_sm_clock_mhz']:.0f})")
         print()
     gemm_rows(folder, base, "gemm-f16", "hgemm", "gemm-f16 (fp16 in and out, fp32 sums) against cuBLAS HGEMM (torch float16 matmul)")
+    gemm_rows(folder, base, "gemm-bf16", "bgemm", "gemm-bf16 (bf16 in and out, fp32 sums) against cuBLAS (torch bfloat16 matmul)")
     gemm_rows(folder, base, "gemm", "sgemm", "gemm (fp32) against cuBLAS SGEMM (TF32 off)")
     peak_rows(folder, base)
     compiler_rows(folder)

@@ -134,6 +134,9 @@ type Features struct {
 	// BFloat16 is the bfloat16 type in shaders (VK_KHR_shader_bfloat16's
 	// shaderBFloat16Type).
 	BFloat16 bool
+	// BFloat16CooperativeMatrix is cooperative matrices of bfloat16
+	// (shaderBFloat16CooperativeMatrix, with VK_KHR_cooperative_matrix).
+	BFloat16CooperativeMatrix bool
 	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel),
 	// which GLSL's scoped memory semantics, cooperative matrices among
 	// them, compile to.

@@ -19,6 +19,7 @@ var builtins = []Operation{
 	newTranspose(),
 	newGEMM(),
 	newGEMMF16(),
+	newGEMMBF16(),
 	newPeak(peakF32),
 	newPeak(peakF16),
 	newPeak(peakI32),
@@ -28,7 +29,7 @@ var builtins = []Operation{
 }
 
 // Builtin returns the built-in operations: copy, triad, reduce, transpose,
-// gemm, gemm-f16, peak-fma-f32, peak-fma-f16, peak-mad-i32,
+// gemm, gemm-f16, gemm-bf16, peak-fma-f32, peak-fma-f16, peak-mad-i32,
 // peak-coopmat-f16, peak-coopmat-f16acc and peak-coopmat-s8, in that
 // order.
 func Builtin() []Operation {

@@ -91,7 +91,7 @@ func TestCatalogueWellFormed(t *testing.T) {
 			t.Errorf("%s: all candidates are one kernel (%v); want genuinely different kernels", op.Name(), shaders)
 		}
 	}
-	want := []string{"copy", "triad", "reduce", "transpose", "gemm", "gemm-f16", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32",
+	want := []string{"copy", "triad", "reduce", "transpose", "gemm", "gemm-f16", "gemm-bf16", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32",
 		"peak-coopmat-f16", "peak-coopmat-f16acc", "peak-coopmat-s8"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("Builtin names (-want +got):\n%s", diff)
@@ -129,11 +129,14 @@ var (
 			SubgroupOps: 0xff,
 		},
 		Features: hal.Features{Float16: true, Int64: true, Float64: true, Int8: true, Int16: true, Storage16: true, Storage8: true,
-			VulkanMemoryModel: true, CooperativeMatrixNV: true, CooperativeMatrixKHR: true, CooperativeMatrixNV2: 0x7f},
+			VulkanMemoryModel: true, CooperativeMatrixNV: true, CooperativeMatrixKHR: true, CooperativeMatrixNV2: 0x7f,
+			BFloat16: true, BFloat16CooperativeMatrix: true},
 		MemoryHeaps: []hal.MemoryHeap{{Size: 140 << 30, DeviceLocal: true}, {Size: 64 << 30}},
 		CooperativeMatrices: []hal.CooperativeMatrix{nvShape(16, 8, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), nvShape(16, 16, 16, hal.ComponentF16, hal.ComponentF16), nvShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32),
 			khrShape(16, 16, 16, hal.ComponentF16, hal.ComponentF32), khrShape(16, 8, 16, hal.ComponentF16, hal.ComponentF32), khrShape(16, 16, 32, hal.ComponentS8, hal.ComponentS32),
-			nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256)},
+			nv2Granularity(16, 16, 16, 64), nv2Granularity(32, 16, 16, 128), nv2Granularity(32, 32, 16, 256),
+			khrShape(16, 16, 16, hal.ComponentBF16, hal.ComponentF32),
+			bf16(nv2Granularity(16, 16, 16, 64)), bf16(nv2Granularity(32, 16, 16, 128)), bf16(nv2Granularity(32, 32, 16, 256))},
 	}
 )
 
@@ -151,6 +154,12 @@ func khrShape(m, n, k uint32, in, sum hal.ComponentType) hal.CooperativeMatrix {
 func nv2Granularity(m, n, k, invocations uint32) hal.CooperativeMatrix {
 	return hal.CooperativeMatrix{API: hal.MatrixNV2, M: m, N: n, K: k, A: hal.ComponentF16, B: hal.ComponentF16,
 		C: hal.ComponentF32, Result: hal.ComponentF32, Scope: hal.ScopeWorkgroup, Invocations: invocations}
+}
+
+// bf16 is c with bfloat16 inputs.
+func bf16(c hal.CooperativeMatrix) hal.CooperativeMatrix {
+	c.A, c.B = hal.ComponentBF16, hal.ComponentBF16
+	return c
 }
 
 // nvShape is a subgroup multiply-add of VK_NV_cooperative_matrix with
@@ -171,6 +180,7 @@ func TestDefaultSize(t *testing.T) {
 		"transpose":           {{1024, 1024}, {16384, 16384}, {4096, 4096}},
 		"gemm":                {{256, 256, 256}, {4096, 4096, 4096}, {4096, 4096, 4096}},
 		"gemm-f16":            {{256, 256, 256}, {4096, 4096, 4096}, {4096, 4096, 4096}},
+		"gemm-bf16":           {{256, 256, 256}, {4096, 4096, 4096}, {4096, 4096, 4096}},
 		"peak-fma-f32":        {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
 		"peak-fma-f16":        {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
 		"peak-mad-i32":        {{1 << 14, 1 << 10}, {1 << 22, 1 << 14}, {1 << 22, 1 << 14}},
@@ -358,6 +368,7 @@ func ExampleBuiltin() {
 	// transpose           f32 vector        [M N]
 	// gemm                f32 vector        [M N K]
 	// gemm-f16            f16 matrix-f16    [M N K]
+	// gemm-bf16           bf16 matrix-f16    [M N K]
 	// peak-fma-f32        f32 vector        [N ITERS]
 	// peak-fma-f16        f16 vector        [N ITERS]
 	// peak-mad-i32        i32 vector        [N ITERS]

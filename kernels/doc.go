@@ -8,7 +8,7 @@
 // # Basics
 //
 // An Operation ("copy", "triad", "reduce", "transpose", "gemm", "gemm-f16",
-// "peak-fma-f32", "peak-fma-f16", "peak-mad-i32", "peak-coopmat-f16",
+// "gemm-bf16", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32", "peak-coopmat-f16",
 // "peak-coopmat-f16acc", "peak-coopmat-s8"; see Builtin and Lookup)
 // has named dimensions (Dims) and an ordered list of Candidates. A
 // Candidate is a SPIR-V entry point with specialization constants
@@ -86,7 +86,14 @@
 // GL_NV_cooperative_matrix2's matrices of a whole workgroup, which win
 // where the tile does not divide the problem. A device without an
 // extension reports its candidates unsupported;
-// gemm-f16 has portable candidates besides. The code the cooperative-matrix
+// gemm-f16 has portable candidates besides.
+//
+// gemm-bf16 is gemm-f16 on bfloat16 (VK_KHR_shader_bfloat16): its "khr-"
+// and "nv2-" candidates are gemm-f16's kernels, whose modules only move
+// their 16-bit floats and multiply them in matrices, with their float16
+// type made bfloat16 after compiling (no compiler pinned here knows
+// bfloat16: see internal/glslc); its portable candidates widen and round
+// the bfloat16 patterns themselves, so they verify on any device. The code the cooperative-matrix
 // kernels share with their twins (shaders' *_emu kernels, which hold the
 // fragments in every invocation's registers) is verified by the tests on
 // any device; the twins are not in the catalogue. Operations say which

@@ -30,8 +30,11 @@ func FittedTwins(op Operation, info hal.DeviceInfo) (Operation, []string) {
 		return nil, missing
 	}
 	// Only the register-blocked GEMMs have twins.
-	if _, ok := op.(*gemmF16Op); ok {
+	switch op.(type) {
+	case *gemmF16Op:
 		return gemmF16Of(twins), missing
+	case *gemmBF16Op:
+		return gemmBF16Of(twins), missing
 	}
 	return gemmOf(twins), missing
 }

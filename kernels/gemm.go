@@ -118,7 +118,8 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 			}
 			return regblock(bm, bn, bk, tx, ty)
 		},
-		"gemm_f16_regblock": regblockF16,
+		"gemm_f16_regblock":  regblockF16,
+		"gemm_bf16_regblock": regblockBF16,
 	}[c.Shader]
 	if build == nil || c.Supported(info) == nil {
 		return Candidate{}, false
@@ -154,10 +155,11 @@ func (*gemmOp) DefaultSize(info hal.DeviceInfo) Size {
 type gemmProblem struct {
 	*problem
 	m, n, k int64
-	// a and b are the inputs' values; with half set they are binary16
-	// values, and A, B and C hold halves (gemm-f16).
+	// a and b are the inputs' values, of elem, the type A, B and C hold:
+	// F32, or F16 or BF16 (gemm-f16 and gemm-bf16), whose values are then
+	// exact in their format.
 	a, b []float32
-	half bool
+	elem DType
 	bufA hal.Buffer
 	bufB hal.Buffer
 	bufC hal.Buffer
@@ -177,22 +179,19 @@ type gemmSample struct {
 }
 
 func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepareGEMM(ctx, op, dev, size, seed, false)
+	return prepareGEMM(ctx, op, dev, size, seed, F32)
 }
 
 // prepareGEMM makes the problem of a GEMM operation at size: A and B drawn
-// uniform in [-1, 1) from the seed, in fp32 or, with half, rounded to
-// binary16 and stored as such (the reference then works with those halves
-// exactly), and C of the same element type.
-func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, fp16 bool) (Problem, error) {
+// uniform in [-1, 1) from the seed, in fp32 or, for a 16-bit elem (F16,
+// BF16), rounded to it and stored as such (the reference then works with
+// those values exactly), and C of the same element type.
+func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, elem DType) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
 		m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
-		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, half: fp16, push: pushConstants(uint32(m), uint32(n), uint32(k))}
-		elem, dtype := 4.0, F32
-		if fp16 {
-			elem, dtype = 2, F16
-		}
-		p.bytes, p.flops = elem*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
+		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, elem: elem, push: pushConstants(uint32(m), uint32(n), uint32(k))}
+		dtype := elem
+		p.bytes, p.flops = float64(elem.Bytes())*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
 		for _, e := range []struct {
 			what string
 			n    int64
@@ -212,10 +211,11 @@ func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, s
 		p.a = randomSigned(seed, 0, m*k)
 		p.b = randomSigned(seed, 1, k*n)
 		var a, b any = p.a, p.b
-		if fp16 {
-			roundToHalves(p.a)
-			roundToHalves(p.b)
-			a, b = packHalves(p.a), packHalves(p.b)
+		if elem != F32 {
+			f := format16Of(elem)
+			f.round(p.a)
+			f.round(p.b)
+			a, b = f.pack(p.a), f.pack(p.b)
 		}
 		if err := upload(ctx, p.bufA, a); err != nil {
 			return nil, err
@@ -235,7 +235,8 @@ func (p *gemmProblem) grid(c Candidate) ([3]uint32, error) {
 		return p.grid2D(ceilDiv(n, param(c, "TX")), ceilDiv(m, param(c, "TY")))
 	case "gemm_tiled":
 		return p.grid2D(ceilDiv(n, param(c, "T")), ceilDiv(m, param(c, "T")))
-	case "gemm_regblock", "gemm_f16_regblock", "gemm_f16_coopmat_nv", "gemm_f16_coopmat_emu", "gemm_f16_coopmat_khr", "gemm_f16_coopmat2":
+	case "gemm_regblock", "gemm_f16_regblock", "gemm_f16_coopmat_nv", "gemm_f16_coopmat_emu", "gemm_f16_coopmat_khr", "gemm_f16_coopmat2",
+		"gemm_bf16_regblock", "gemm_bf16_coopmat_khr", "gemm_bf16_coopmat2":
 		return p.grid2D(ceilDiv(n, param(c, "BN")), ceilDiv(m, param(c, "BM")))
 	}
 	return [3]uint32{}, noGeometry("gemm", c)
@@ -317,10 +318,10 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 
 // result reads C back as floats.
 func (p *gemmProblem) result(ctx context.Context) ([]float32, error) {
-	if !p.half {
+	if p.elem == F32 {
 		return p.downloadF32(ctx, p.bufC, p.m*p.n)
 	}
-	return p.downloadHalves(ctx, p.bufC, p.m*p.n)
+	return p.downloadHalves(ctx, p.bufC, p.m*p.n, format16Of(p.elem))
 }
 
 // tolerance returns the tolerance of an element of C whose exact value is
@@ -328,14 +329,16 @@ func (p *gemmProblem) result(ctx context.Context) ([]float32, error) {
 func (p *gemmProblem) tolerance() func(want, mag float64) float64 {
 	k := float64(p.k)
 	factor := 0.5 * eps32 * min(k, 10*math.Sqrt(k))
-	if !p.half {
+	if p.elem == F32 {
 		return func(_, mag float64) float64 { return factor*mag + minNormal32 }
 	}
-	// fp16 in and out, fp32 sums: the products of halves are exact in
-	// float32 and the sum is float32's (with a factor of 2 of margin for
-	// matrix units that truncate rather than round their sums); then one
-	// rounding to binary16, at most half an ulp, allowed one whole ulp.
-	return func(want, mag float64) float64 { return 2*factor*mag + ulpHalf(want) + minNormal16 }
+	// 16-bit floats in and out, fp32 sums: the products of halves (and
+	// of bfloat16s) are exact in float32 and the sum is float32's (with a
+	// factor of 2 of margin for matrix units that truncate rather than
+	// round their sums); then one rounding to the format, at most half an
+	// ulp, allowed one whole ulp.
+	f := format16Of(p.elem)
+	return func(want, mag float64) float64 { return 2*factor*mag + f.ulp(want) + f.minNormal }
 }
 
 // referenceSamples draws the four corners of C and gemmSamples elements

@@ -21,18 +21,26 @@ var (
 		A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
 		Scope: hal.ScopeSubgroup,
 	}
-	khrF16 = func() hal.CooperativeMatrix { m := nvF16; m.API = hal.MatrixKHR; return m }()
+	khrF16  = func() hal.CooperativeMatrix { m := nvF16; m.API = hal.MatrixKHR; return m }()
+	khrBF16 = func() hal.CooperativeMatrix { m := khrF16; m.A, m.B = hal.ComponentBF16, hal.ComponentBF16; return m }()
 )
 
 // regblockF16 is gemm_regblock's tiling on halves (see gemm.go's
 // regblock).
 func regblockF16(bm, bn, bk, tx, ty, ph uint32) Candidate {
+	return regblockHalf("gemm_f16_regblock", bm, bn, bk, tx, ty, ph)
+}
+
+// regblockHalf is a candidate of a kernel on gemm_half_regblock.glsl,
+// gemm_regblock's tiling on 16-bit floats: gemm_f16_regblock or
+// gemm_bf16_regblock.
+func regblockHalf(shader string, bm, bn, bk, tx, ty, ph uint32) Candidate {
 	shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
 	name := fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx)
 	if ph > 1 {
 		name += fmt.Sprintf("-p%d", ph)
 	}
-	return candidate("gemm_f16_regblock", name, 3, 12, [3]uint32{tx, ty, 1},
+	return candidate(shader, name, 3, 12, [3]uint32{tx, ty, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty), "PH": int(ph)},
 		Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk, ph)
 }
@@ -73,10 +81,10 @@ func newGEMMF16() *gemmF16Op {
 		khr(256, 128, 32, 64, 64, 1, 1),
 		khr(128, 128, 32, 64, 64, 1, 1),
 		khr(128, 256, 32, 128, 32, 1, 2),
-		coopmat2GEMM(64, 128, 32, 128),
-		coopmat2GEMM(128, 128, 32, 128),
-		coopmat2GEMM(128, 128, 64, 256),
-		coopmat2GEMM(128, 256, 32, 256),
+		coopmat2GEMM("gemm_f16_coopmat2", 64, 128, 32, 128),
+		coopmat2GEMM("gemm_f16_coopmat2", 128, 128, 32, 128),
+		coopmat2GEMM("gemm_f16_coopmat2", 128, 128, 64, 256),
+		coopmat2GEMM("gemm_f16_coopmat2", 128, 256, 32, 256),
 	})
 }
 
@@ -89,17 +97,22 @@ func gemmF16Of(cands []Candidate) *gemmF16Op {
 	}}
 }
 
-// coopmat2GEMM is a candidate of gemm_f16_coopmat2: a BM×BN tile of C per
-// workgroup of wg invocations, held as one workgroup-scope matrix of
-// VK_NV_cooperative_matrix2 and summed over BM×BK and BK×BN matrices
-// loaded through tensor layouts; the driver stages them.
-func coopmat2GEMM(bm, bn, bk, wg uint32) Candidate {
+// coopmat2GEMM is a candidate of gemm_f16_coopmat2 or gemm_bf16_coopmat2:
+// a BM×BN tile of C per workgroup of wg invocations, held as one
+// workgroup-scope matrix of VK_NV_cooperative_matrix2 and summed over
+// BM×BK and BK×BN matrices loaded through tensor layouts; the driver
+// stages them.
+func coopmat2GEMM(shader string, bm, bn, bk, wg uint32) Candidate {
+	in := hal.ComponentF16
+	if shader == "gemm_bf16_coopmat2" {
+		in = hal.ComponentBF16
+	}
 	req := Requirements{CooperativeMatrices: []hal.CooperativeMatrix{{
 		API: hal.MatrixNV2, M: bm, N: bn, K: bk,
-		A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
+		A: in, B: in, C: hal.ComponentF32, Result: hal.ComponentF32,
 		Scope: hal.ScopeWorkgroup, Invocations: wg,
 	}}, NV2: hal.NV2WorkgroupScope | hal.NV2FlexibleDimensions}
-	return candidate("gemm_f16_coopmat2", fmt.Sprintf("nv2-%dx%dx%d-t%d", bm, bn, bk, wg), 3, 12, [3]uint32{wg, 1, 1},
+	return candidate(shader, fmt.Sprintf("nv2-%dx%dx%d-t%d", bm, bn, bk, wg), 3, 12, [3]uint32{wg, 1, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WG": int(wg)},
 		req, wg, bm, bn, bk)
 }
@@ -123,6 +136,9 @@ func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) 
 	case "gemm_f16_coopmat_khr":
 		req.SubgroupSize = 32
 		req.CooperativeMatrices = []hal.CooperativeMatrix{khrF16}
+	case "gemm_bf16_coopmat_khr":
+		req.SubgroupSize = 32
+		req.CooperativeMatrices = []hal.CooperativeMatrix{khrBF16}
 	}
 	name := fmt.Sprintf("%s-%dx%dx%d-w%dx%d", prefix, bm, bn, bk, wm, wn)
 	if nbuf == 1 {
@@ -165,5 +181,5 @@ func (*gemmF16Op) DefaultSize(info hal.DeviceInfo) Size {
 // Prepare draws A and B uniform in [-1, 1) from the seed and rounds them
 // to binary16; the reference works with those halves exactly.
 func (op *gemmF16Op) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepareGEMM(ctx, op, dev, size, seed, true)
+	return prepareGEMM(ctx, op, dev, size, seed, F16)
 }

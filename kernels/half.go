@@ -6,35 +6,51 @@ import (
 	"github.com/vkbench/vkbench/internal/half"
 )
 
-// The fp16 operations' data is made and checked as float32 or float64
-// values that are exactly representable in binary16, and moves as their
-// 16-bit patterns (internal/half converts).
+// The 16-bit float operations' data is made and checked as float32 or
+// float64 values that are exactly representable in their format, and
+// moves as their 16-bit patterns (internal/half converts).
 
-// ulpHalf is the spacing of binary16 numbers at |v| (that of the
-// subnormals, 2⁻²⁴, below the smallest normal 2⁻¹⁴).
-func ulpHalf(v float64) float64 {
-	v = math.Abs(v)
-	if v < 0x1p-14 {
-		return 0x1p-24
-	}
-	_, e := math.Frexp(v) // v = f · 2^e, f in [0.5, 1)
-	return math.Ldexp(1, e-1-10)
+// format16 is a 16-bit float format: binary16 or bfloat16.
+type format16 struct {
+	from func(float32) uint16
+	to   func(uint16) float32
+	// mant is the bits of the significand after the point; minNormal the
+	// smallest normal number.
+	mant      int
+	minNormal float64
 }
 
-// minNormal16 is the smallest normal binary16: tolerances add it so that
-// a device that flushes fp16 denormals is not called wrong.
-const minNormal16 = 0x1p-14
+var (
+	binary16 = format16{from: half.FromFloat32, to: half.ToFloat32, mant: 10, minNormal: 0x1p-14}
+	bfloat16 = format16{from: half.BFloat16FromFloat32, to: half.BFloat16ToFloat32, mant: 7, minNormal: 0x1p-126}
+)
 
-// packHalves packs values (binary16-exact) two to a little-endian word,
-// element 2i in the low half of word i, as a buffer of halves holds them.
-func packHalves(values []float32) []uint32 {
+// format16Of is the format of a 16-bit float DType: F16 or BF16.
+func format16Of(d DType) format16 {
+	if d == BF16 {
+		return bfloat16
+	}
+	return binary16
+}
+
+// ulp is the spacing of the format's numbers at |v| (that of the
+// subnormals below the smallest normal).
+func (f format16) ulp(v float64) float64 {
+	v = math.Max(math.Abs(v), f.minNormal)
+	_, e := math.Frexp(v) // v = m · 2^e, m in [0.5, 1)
+	return math.Ldexp(1, e-1-f.mant)
+}
+
+// pack packs values (exact in the format) two to a little-endian word,
+// element 2i in the low half of word i, as a buffer of them holds them.
+func (f format16) pack(values []float32) []uint32 {
 	w := make([]uint32, (len(values)+1)/2)
 	spread(len(w), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			lo16 := uint32(half.FromFloat32(values[2*i]))
+			lo16 := uint32(f.from(values[2*i]))
 			hi16 := uint32(0)
 			if 2*i+1 < len(values) {
-				hi16 = uint32(half.FromFloat32(values[2*i+1]))
+				hi16 = uint32(f.from(values[2*i+1]))
 			}
 			w[i] = lo16 | hi16<<16
 		}
@@ -42,11 +58,21 @@ func packHalves(values []float32) []uint32 {
 	return w
 }
 
-// roundToHalves rounds every value to the nearest binary16, in place.
-func roundToHalves(values []float32) {
+// round rounds every value to the nearest of the format, in place.
+func (f format16) round(values []float32) {
 	spread(len(values), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			values[i] = half.ToFloat32(half.FromFloat32(values[i]))
+			values[i] = f.to(f.from(values[i]))
 		}
 	})
 }
+
+// ulpHalf is binary16's ulp.
+func ulpHalf(v float64) float64 { return binary16.ulp(v) }
+
+// minNormal16 is the smallest normal binary16: tolerances add it so that
+// a device that flushes fp16 denormals is not called wrong.
+const minNormal16 = 0x1p-14
+
+// packHalves is binary16's pack.
+func packHalves(values []float32) []uint32 { return binary16.pack(values) }

@@ -182,12 +182,15 @@ const (
 	U32
 	// I8 is a two's-complement 8-bit integer.
 	I8
+	// BF16 is bfloat16: float32's sign, exponent and upper 7 bits of
+	// significand.
+	BF16
 )
 
-var dtypeNames = [...]string{F32: "f32", F16: "f16", I32: "i32", U32: "u32", I8: "i8"}
+var dtypeNames = [...]string{F32: "f32", F16: "f16", I32: "i32", U32: "u32", I8: "i8", BF16: "bf16"}
 
-// String returns the type's short name: "f32", "f16", "i32", "u32" or
-// "i8".
+// String returns the type's short name: "f32", "f16", "i32", "u32", "i8"
+// or "bf16".
 func (d DType) String() string {
 	if d > 0 && int(d) < len(dtypeNames) {
 		return dtypeNames[d]
@@ -200,7 +203,7 @@ func (d DType) Bytes() int {
 	switch d {
 	case I8:
 		return 1
-	case F16:
+	case F16, BF16:
 		return 2
 	case F32, I32, U32:
 		return 4

@@ -32,6 +32,7 @@ var testSizes = map[string][]kernels.Size{
 	"gemm": {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 70, 64}, {256, 256, 64}},
 	// K or N not a multiple of 8 (or 4) takes the scalar paths of gemm-f16.
 	"gemm-f16":     {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 72, 64}},
+	"gemm-bf16":    {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 72, 64}},
 	"peak-fma-f32": {{1000, 37}, {4096, 64}},
 	"peak-fma-f16": {{1001, 37}, {4096, 64}},
 	"peak-mad-i32": {{999, 37}, {4096, 64}},
@@ -212,7 +213,7 @@ func TestVerifyCatchesWrongResults(t *testing.T) {
 			switch out.DType {
 			case kernels.F32:
 				v = math.Float32bits(2*math.Float32frombits(v) + 1)
-			case kernels.F16:
+			case kernels.F16, kernels.BF16:
 				v ^= 0x8000 // the sign of the first half
 			default:
 				v ^= 0x80000001

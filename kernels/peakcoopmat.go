@@ -269,7 +269,7 @@ func (p *coopmatPeakProblem) sums(ctx context.Context, n int64) ([]float64, erro
 	widen := func(v float32) float64 { return float64(v) }
 	switch p.kind.sum {
 	case hal.ComponentF16:
-		h, err := p.downloadHalves(ctx, p.bufY, n)
+		h, err := p.downloadHalves(ctx, p.bufY, n, binary16)
 		return mapped(h, widen), err
 	case hal.ComponentF32:
 		f, err := p.downloadF32(ctx, p.bufY, n)

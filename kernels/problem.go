@@ -13,7 +13,6 @@ import (
 	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/internal/half"
 	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/status"
 )
@@ -359,9 +358,9 @@ func (p *problem) downloadF32(ctx context.Context, buf hal.Buffer, n int64) ([]f
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)), nil
 }
 
-// downloadHalves reads n binary16 values from buf (packed two to a word)
-// as floats.
-func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64) ([]float32, error) {
+// downloadHalves reads n 16-bit floats of format f from buf (packed two
+// to a word) as floats.
+func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64, f format16) ([]float32, error) {
 	w, err := p.download(ctx, buf, (n+1)/2)
 	if err != nil {
 		return nil, err
@@ -373,7 +372,7 @@ func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64) (
 	out := p.halves[:n]
 	spread(int(n), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = half.ToFloat32(uint16(w[i/2] >> (16 * (i % 2))))
+			out[i] = f.to(uint16(w[i/2] >> (16 * (i % 2))))
 		}
 	})
 	return out, nil

@@ -26,6 +26,10 @@ type Requirements struct {
 	// Storage16 and Storage8 are 16- and 8-bit types in storage buffers
 	// (storageBuffer16BitAccess, storageBuffer8BitAccess).
 	Storage16, Storage8 bool
+	// BFloat16 is the bfloat16 type (VK_KHR_shader_bfloat16's
+	// shaderBFloat16Type), and BFloat16CooperativeMatrix cooperative
+	// matrices of it (shaderBFloat16CooperativeMatrix).
+	BFloat16, BFloat16CooperativeMatrix bool
 	// VulkanMemoryModel is the Vulkan memory model (vulkanMemoryModel).
 	VulkanMemoryModel bool
 	// ImageReadWithoutFormat and ImageWriteWithoutFormat are reading and
@@ -95,6 +99,10 @@ func ModuleRequirements(m *spirv.Module) Requirements {
 			r.Storage8 = true
 		case c == spirv.CapVulkanMemoryModel:
 			r.VulkanMemoryModel = true
+		case c == spirv.CapBFloat16TypeKHR:
+			r.BFloat16 = true
+		case c == spirv.CapBFloat16CooperativeMatrixKHR:
+			r.BFloat16CooperativeMatrix = true
 		case c == spirv.CapStorageImageReadWithoutFormat:
 			r.ImageReadWithoutFormat = true
 		case c == spirv.CapStorageImageWriteWithoutFormat:
@@ -128,6 +136,8 @@ func (r Requirements) Merge(o Requirements) Requirements {
 	r.Int8 = r.Int8 || o.Int8
 	r.Storage16 = r.Storage16 || o.Storage16
 	r.Storage8 = r.Storage8 || o.Storage8
+	r.BFloat16 = r.BFloat16 || o.BFloat16
+	r.BFloat16CooperativeMatrix = r.BFloat16CooperativeMatrix || o.BFloat16CooperativeMatrix
 	r.VulkanMemoryModel = r.VulkanMemoryModel || o.VulkanMemoryModel
 	r.ImageReadWithoutFormat = r.ImageReadWithoutFormat || o.ImageReadWithoutFormat
 	r.ImageWriteWithoutFormat = r.ImageWriteWithoutFormat || o.ImageWriteWithoutFormat
@@ -180,6 +190,9 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 		return why
 	}
 	f, l := info.Features, info.Limits
+	if (r.BFloat16 || r.BFloat16CooperativeMatrix) && !f.BFloat16 && slices.Contains(info.Withheld, "VK_KHR_shader_bfloat16") {
+		return "needs bfloat16 (VK_KHR_shader_bfloat16), which the device has and vkbench leaves off under this validation layer, too old to know it (run without validation, or with a newer layer)"
+	}
 	for _, need := range []struct {
 		want, have bool
 		name       string
@@ -191,6 +204,8 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 		{r.Int8, f.Int8, "shaderInt8"},
 		{r.Storage16, f.Storage16, "storageBuffer16BitAccess (16-bit types in storage buffers)"},
 		{r.Storage8, f.Storage8, "storageBuffer8BitAccess (8-bit types in storage buffers)"},
+		{r.BFloat16, f.BFloat16, "shaderBFloat16Type (bfloat16, VK_KHR_shader_bfloat16)"},
+		{r.BFloat16CooperativeMatrix, f.BFloat16CooperativeMatrix, "shaderBFloat16CooperativeMatrix (cooperative matrices of bfloat16, VK_KHR_shader_bfloat16)"},
 		{r.VulkanMemoryModel, f.VulkanMemoryModel, "vulkanMemoryModel"},
 		{r.ImageReadWithoutFormat, f.StorageImageReadWithoutFormat, "shaderStorageImageReadWithoutFormat (reading a storage image whose format the module does not declare)"},
 		{r.ImageWriteWithoutFormat, f.StorageImageWriteWithoutFormat, "shaderStorageImageWriteWithoutFormat (writing a storage image whose format the module does not declare)"},
@@ -270,7 +285,8 @@ func (r Requirements) unsupportedMatrices(info hal.DeviceInfo) string {
 func (r Requirements) appendDigest(b []byte) []byte {
 	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
 	flags := uint32(0)
-	for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel, r.ImageReadWithoutFormat, r.ImageWriteWithoutFormat} {
+	for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel, r.ImageReadWithoutFormat, r.ImageWriteWithoutFormat,
+		r.BFloat16, r.BFloat16CooperativeMatrix} {
 		if on {
 			flags |= 1 << i
 		}

@@ -26,6 +26,10 @@ func TestModuleRequirements(t *testing.T) {
 		{"reduce_subgroup", kernels.Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic, SPIRV: 0x0105}},
 		{"gemm_f16_coopmat2", kernels.Requirements{Float16: true, Storage16: true, VulkanMemoryModel: true,
 			CooperativeMatrix: hal.MatrixNV2, NV2: hal.NV2TensorAddressing, SPIRV: 0x0106}},
+		{"gemm_bf16_coopmat_khr", kernels.Requirements{Float16: true, Storage16: true, VulkanMemoryModel: true,
+			BFloat16: true, BFloat16CooperativeMatrix: true, Subgroup: hal.SubgroupBasic, CooperativeMatrix: hal.MatrixKHR, SPIRV: 0x0106}},
+		// The portable kernel widens the patterns itself: 16-bit storage only.
+		{"gemm_bf16_regblock", kernels.Requirements{Storage16: true, SPIRV: 0x0105}},
 	} {
 		m, err := spirv.Parse(shaders.MustGet(tt.shader))
 		if err != nil {
@@ -105,5 +109,43 @@ func TestMergeRequirements(t *testing.T) {
 	}
 	if len(a.CooperativeMatrices) != 1 || a.Images[0].Features != hal.FormatSampled {
 		t.Errorf("Merge changed its receiver: shapes %v, images %v", a.CooperativeMatrices, a.Images)
+	}
+}
+
+// TestBFloat16Unsupported checks what a device without bfloat16 is told of
+// gemm-bf16's cooperative-matrix candidates: the missing feature by name,
+// and, where the device has it and the validation layer is too old to
+// know it, that vkbench left it off.
+func TestBFloat16Unsupported(t *testing.T) {
+	op, err := kernels.Lookup("gemm-bf16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var khr kernels.Candidate
+	for _, c := range op.Candidates() {
+		if c.Shader == "gemm_bf16_coopmat_khr" {
+			khr = c
+		}
+	}
+	info := h200Info
+	if err := khr.Supported(info); err != nil {
+		t.Fatalf("on an H200: %v", err)
+	}
+	for _, tc := range []struct {
+		edit func(*hal.DeviceInfo)
+		want string
+	}{
+		{func(i *hal.DeviceInfo) { i.Features.BFloat16CooperativeMatrix = false }, "needs shaderBFloat16CooperativeMatrix"},
+		{func(i *hal.DeviceInfo) { i.Features.BFloat16, i.Features.BFloat16CooperativeMatrix = false, false }, "needs shaderBFloat16Type"},
+		{func(i *hal.DeviceInfo) {
+			i.Features.BFloat16, i.Features.BFloat16CooperativeMatrix = false, false
+			i.Withheld = []string{"VK_KHR_shader_bfloat16"}
+		}, "leaves off under this validation layer"},
+	} {
+		i := info
+		tc.edit(&i)
+		if err := khr.Supported(i); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error that says %q", khr.Name, err, tc.want)
+		}
 	}
 }

@@ -80,6 +80,8 @@ const (
 	CapVulkanMemoryModel              = 5345
 	CapCooperativeMatrixNV            = 5357
 	CapCooperativeMatrixKHR           = 6022
+	CapBFloat16TypeKHR                = 5116
+	CapBFloat16CooperativeMatrixKHR   = 5118
 	// SPV_NV_cooperative_matrix2's capabilities, each a feature of
 	// VK_NV_cooperative_matrix2 (5430 to 5434), and SPV_NV_tensor_addressing's
 	// tensor layouts.

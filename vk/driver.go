@@ -268,6 +268,8 @@ func (pd *physicalDevice) describe12(info *hal.DeviceInfo) {
 	info.Features.CooperativeMatrixNV = c.ext_coopmat_nv != 0 && c.coopmat_nv.cooperativeMatrix != 0
 	info.Features.CooperativeMatrixKHR = c.ext_coopmat_khr != 0 && c.coopmat_khr.cooperativeMatrix != 0
 	info.Features.BFloat16 = c.ext_bfloat16 != 0 && c.bfloat16.shaderBFloat16Type != 0
+	info.Features.BFloat16CooperativeMatrix = info.Features.BFloat16 && info.Features.CooperativeMatrixKHR &&
+		c.bfloat16.shaderBFloat16CooperativeMatrix != 0
 	if info.Features.CooperativeMatrixKHR && c.ext_coopmat2_nv != 0 {
 		info.Features.CooperativeMatrixNV2 = nv2Features(&c.coopmat2_nv)
 	}

@@ -1,8 +1,9 @@
-// Package half converts between float32 and IEEE 754 binary16 ("half",
-// float16), which Go lacks, as GPUs convert: to the nearest, ties to even,
-// overflow to an infinity, a NaN to a quiet NaN; back exactly. The fp16
-// data of the built-in operations and of manifests moves through it as
-// 16-bit patterns.
+// Package half converts between float32 and the 16-bit floats, IEEE 754
+// binary16 ("half", float16) and bfloat16 (float32's upper half), which Go
+// lacks, as GPUs convert: to the nearest, ties to even, overflow to an
+// infinity, a NaN to a quiet NaN; back exactly. The 16-bit data of the
+// built-in operations and of manifests moves through it as 16-bit
+// patterns.
 package half
 
 import "math"
@@ -68,4 +69,20 @@ func ToFloat32(h uint16) float32 {
 		return f
 	}
 	return math.Float32frombits(sign | (exp-15+127)<<23 | mant<<13)
+}
+
+// BFloat16FromFloat32 returns the bfloat16 nearest to f, ties to even:
+// float32's upper 16 bits, rounded on the lower 16. Overflow becomes an
+// infinity (the carry reaches the exponent), a NaN a quiet NaN.
+func BFloat16FromFloat32(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 {
+		return uint16(b>>16) | 0x40
+	}
+	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// BFloat16ToFloat32 returns the bfloat16 h as a float32 (exactly).
+func BFloat16ToFloat32(h uint16) float32 {
+	return math.Float32frombits(uint32(h) << 16)
 }

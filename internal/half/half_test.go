@@ -48,3 +48,37 @@ func TestHalfRounding(t *testing.T) {
 		}
 	}
 }
+
+// TestBFloat16 converts every bfloat16 to float32 and back, and checks
+// rounding to nearest, ties to even, at the edges.
+func TestBFloat16(t *testing.T) {
+	for h := range 1 << 16 {
+		f := BFloat16ToFloat32(uint16(h))
+		back := BFloat16FromFloat32(f)
+		isNaN := h&0x7f80 == 0x7f80 && h&0x7f != 0
+		switch {
+		case isNaN && (!math.IsNaN(float64(f)) || back&0x7f80 != 0x7f80 || back&0x40 == 0):
+			t.Errorf("NaN %#04x: float %v, back %#04x", h, f, back)
+		case !isNaN && back != uint16(h):
+			t.Errorf("%#04x -> %v -> %#04x", h, f, back)
+		}
+	}
+	for _, tt := range []struct {
+		f    float32
+		want uint16
+	}{
+		{1, 0x3f80},
+		{-2, 0xc000},
+		{1 + 0x1p-8, 0x3f80},           // a tie: to even (down)
+		{1 + 3*0x1p-8, 0x3f82},         // a tie: to even (up)
+		{1 + 0x1p-8 + 0x1p-20, 0x3f81}, // past the tie
+		{math.MaxFloat32, 0x7f80},      // rounds up past the largest finite: infinity
+		{0x1.fep127, 0x7f7f},           // the largest finite bfloat16
+		{0x1p-133, 0x0001},             // the smallest subnormal
+		{float32(math.Inf(-1)), 0xff80},
+	} {
+		if got := BFloat16FromFloat32(tt.f); got != tt.want {
+			t.Errorf("BFloat16FromFloat32(%g) = %#04x, want %#04x", tt.f, got, tt.want)
+		}
+	}
+}

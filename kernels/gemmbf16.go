@@ -1,0 +1,73 @@
+package kernels
+
+import (
+	"context"
+
+	"github.com/vkbench/vkbench/hal"
+)
+
+// gemmBF16Op is "gemm-bf16": C (M×N) = A (M×K) · B (K×N), row-major, with
+// A, B and C in bfloat16 and the sums in float32, what cuBLAS does for
+// torch's bfloat16 matmul. Bytes: 2(MK + KN + MN); flops: 2MNK.
+//
+// Its candidates are gemm-f16's best, on bfloat16: the portable
+// gemm_bf16_regblock, which needs no bfloat16 type (it widens the 16-bit
+// patterns itself) and so verifies on any device; and, where the device
+// has VK_KHR_shader_bfloat16 with cooperative matrices of it, the KHR
+// fragments' tilings (gemm_bf16_coopmat_khr) and the coopmat2 ones
+// (gemm_bf16_coopmat2), whose modules are gemm-f16's with their float16
+// made bfloat16 (see the shaders' headers).
+type gemmBF16Op struct{ opInfo }
+
+func newGEMMBF16() *gemmBF16Op {
+	regblock := regblockBF16
+	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
+		return coopmatGEMM("gemm_bf16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
+	}
+	return gemmBF16Of([]Candidate{
+		regblock(64, 64, 16, 16, 16, 1),
+		regblock(128, 64, 8, 16, 16, 1),
+		regblock(128, 128, 8, 16, 16, 1),
+		regblock(128, 128, 16, 16, 16, 2),
+		khr(128, 128, 16, 64, 32, 2, 2),
+		khr(128, 256, 16, 64, 64, 2, 2),
+		khr(128, 256, 32, 64, 64, 1, 1),
+		khr(256, 128, 32, 64, 64, 1, 1),
+		khr(128, 128, 32, 64, 64, 1, 1),
+		coopmat2GEMM("gemm_bf16_coopmat2", 64, 128, 32, 128),
+		coopmat2GEMM("gemm_bf16_coopmat2", 128, 128, 32, 128),
+		coopmat2GEMM("gemm_bf16_coopmat2", 128, 128, 64, 256),
+		coopmat2GEMM("gemm_bf16_coopmat2", 128, 256, 32, 256),
+	})
+}
+
+// regblockBF16 is gemm_regblock's tiling on bfloat16 (gemm_bf16_regblock).
+func regblockBF16(bm, bn, bk, tx, ty, ph uint32) Candidate {
+	return regblockHalf("gemm_bf16_regblock", bm, bn, bk, tx, ty, ph)
+}
+
+// gemmBF16Of is the operation with cands as its candidates.
+func gemmBF16Of(cands []Candidate) *gemmBF16Op {
+	return &gemmBF16Op{opInfo{
+		name: "gemm-bf16", dtype: BF16, dims: []string{"M", "N", "K"},
+		summary: "C = A·B, row-major bf16 in and out with fp32 sums: matrix-unit throughput",
+		cands:   cands,
+	}}
+}
+
+// Arithmetic is the matrix units' fp16 rate with fp32 sums: the matrix
+// units of NVIDIA's and AMD's GPUs take bfloat16 at their fp16 rate, which
+// peak-coopmat-f16 measures. A device without them computes gemm-bf16 in
+// fp32 (gemm_bf16_regblock), and its fp32 rate stands in.
+func (*gemmBF16Op) Arithmetic() Arithmetic { return MatrixF16 }
+
+// DefaultSize is gemm-f16's.
+func (*gemmBF16Op) DefaultSize(info hal.DeviceInfo) Size {
+	return (*gemmF16Op)(nil).DefaultSize(info)
+}
+
+// Prepare draws A and B uniform in [-1, 1) from the seed and rounds them
+// to bfloat16; the reference works with those values exactly.
+func (op *gemmBF16Op) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
+	return prepareGEMM(ctx, op, dev, size, seed, BF16)
+}

@@ -1,0 +1,195 @@
+// gemm_half_regblock.glsl: the body of gemm_f16_regblock and
+// gemm_bf16_regblock, gemm_regblock's tiling on 16-bit floats (the
+// including kernel's header says how it works). The including kernel
+// declares A, B and C at bindings 0, 1 and 2 twice each, as vectors of 4
+// elements (a4, b4, c4) and as single elements (a1, b1, c1), and defines
+// load4(x) and load1(x), which make a vec4 and a float of them, and
+// store4(v) and store1(f), which round a vec4 and a float to them.
+
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x_id = 0, local_size_y_id = 1) in;
+layout(constant_id = 2) const uint BM = 128;
+layout(constant_id = 3) const uint BN = 128;
+layout(constant_id = 4) const uint BK = 8;
+layout(constant_id = 5) const uint PH = 1;
+
+layout(push_constant) uniform Params { uint M; uint N; uint K; } pc;
+
+const uint TX = gl_WorkGroupSize.x;
+const uint TY = gl_WorkGroupSize.y;
+const uint NT = TX * TY;
+const uint TM4 = BM / (4u * TY);     // 4-row strips per invocation
+const uint TN4 = BN / (4u * TX);     // 4-column strips per invocation
+const uint TM = 4u * TM4;
+const uint BKP = BK / PH;            // rows of k a phase loads
+const uint AV = BM * BKP / 4u;       // vec4s in a phase of A
+const uint BV = BKP * BN / 4u;       // vec4s in a phase of B
+const uint AL = (AV + NT - 1u) / NT; // vec4s of A each invocation loads
+const uint BL = (BV + NT - 1u) / NT;
+const uint AROW = BM / 4u + 1u;      // padded row of As, in vec4s
+const uint BROW = BN / 4u;
+
+// As[buf][k][m / 4][m % 4] = A[bm + m][k0 + k]; Bs[buf][k][n / 4] = B[k0 + k][bn + n...].
+shared vec4 As[2u * BK * AROW];
+shared vec4 Bs[2u * BK * BROW];
+
+vec4 ra[AL];
+vec4 rb[BL];
+vec4 acc[TM][TN4];
+
+// loadPhase loads phase p (rows k0 + p*BKP ...) of the slice at k0 into
+// registers.
+void loadPhase(uint bm, uint bn, uint k0, uint p) {
+    uint tid = gl_LocalInvocationIndex;
+    bool kAligned = (pc.K & 3u) == 0u;
+    bool nAligned = (pc.N & 3u) == 0u;
+    [[unroll]] for (uint l = 0u; l < AL; l++) {
+        uint v = tid + l * NT;
+        uint r = v / (BKP / 4u);
+        uint row = bm + r;
+        uint k = k0 + p * BKP + 4u * (v % (BKP / 4u));
+        vec4 t = vec4(0.0);
+        if (v < AV && row < pc.M) {
+            if (kAligned && k + 3u < pc.K) {
+                t = load4(a4[(row * pc.K + k) / 4u]);
+            } else {
+                for (uint j = 0u; j < 4u; j++) {
+                    if (k + j < pc.K) {
+                        t[j] = load1(a1[row * pc.K + k + j]);
+                    }
+                }
+            }
+        }
+        ra[l] = t;
+    }
+    [[unroll]] for (uint l = 0u; l < BL; l++) {
+        uint v = tid + l * NT;
+        uint k = k0 + p * BKP + v / BROW;
+        uint col = bn + 4u * (v % BROW);
+        vec4 t = vec4(0.0);
+        if (v < BV && k < pc.K) {
+            if (nAligned && col + 3u < pc.N) {
+                t = load4(b4[(k * pc.N + col) / 4u]);
+            } else {
+                for (uint j = 0u; j < 4u; j++) {
+                    if (col + j < pc.N) {
+                        t[j] = load1(b1[k * pc.N + col + j]);
+                    }
+                }
+            }
+        }
+        rb[l] = t;
+    }
+}
+
+// storePhase stores the registers of phase p into shared buffer buf.
+void storePhase(uint buf, uint p) {
+    uint tid = gl_LocalInvocationIndex;
+    [[unroll]] for (uint l = 0u; l < AL; l++) {
+        uint v = tid + l * NT;
+        if (v < AV) {
+            uint r = v / (BKP / 4u);
+            uint kq = p * BKP + 4u * (v % (BKP / 4u));
+            [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                As[(buf * BK + kq + j) * AROW + r / 4u][r & 3u] = ra[l][j];
+            }
+        }
+    }
+    [[unroll]] for (uint l = 0u; l < BL; l++) {
+        uint v = tid + l * NT;
+        if (v < BV) {
+            Bs[(buf * BK + p * BKP) * BROW + v] = rb[l];
+        }
+    }
+}
+
+// fmaRow does row k of the slice in shared buffer buf: TM + TN floats
+// read, TM * TN fused multiply-adds.
+void fmaRow(uint buf, uint k, uint tx, uint ty) {
+    vec4 a[TM4];
+    vec4 b[TN4];
+    [[unroll]] for (uint i = 0u; i < TM4; i++) {
+        a[i] = As[(buf * BK + k) * AROW + ty + i * TY];
+    }
+    [[unroll]] for (uint t = 0u; t < TN4; t++) {
+        b[t] = Bs[(buf * BK + k) * BROW + tx + t * TX];
+    }
+    [[unroll]] for (uint i = 0u; i < TM4; i++) {
+        [[unroll]] for (uint c = 0u; c < 4u; c++) {
+            [[unroll]] for (uint t = 0u; t < TN4; t++) {
+                acc[4u * i + c][t] = fma(vec4(a[i][c]), b[t], acc[4u * i + c][t]);
+            }
+        }
+    }
+}
+
+void main() {
+    uint tx = gl_LocalInvocationID.x;
+    uint ty = gl_LocalInvocationID.y;
+    uint bm = gl_WorkGroupID.y * BM;
+    uint bn = gl_WorkGroupID.x * BN;
+
+    [[unroll]] for (uint i = 0u; i < TM; i++) {
+        [[unroll]] for (uint t = 0u; t < TN4; t++) {
+            acc[i][t] = vec4(0.0);
+        }
+    }
+
+    uint slices = (pc.K + BK - 1u) / BK;
+    if (slices > 0u) {
+        for (uint p = 0u; p < PH; p++) {
+            loadPhase(bm, bn, 0u, p);
+            storePhase(0u, p);
+        }
+    }
+    barrier();
+    // Every slice but the last loads the next one as it computes; the
+    // last, peeled off, only computes, so that no load in the hot loop is
+    // predicated on there being a next slice.
+    for (uint s = 0u; s + 1u < slices; s++) {
+        uint buf = s & 1u;
+        [[unroll]] for (uint k = 0u; k < BK; k++) {
+            // The other buffer was last read before the barrier that
+            // ended the previous slice: it may be written at any time now.
+            if (k % BKP == 0u) {
+                if (k > 0u) {
+                    storePhase(buf ^ 1u, k / BKP - 1u);
+                }
+                loadPhase(bm, bn, (s + 1u) * BK, k / BKP);
+            }
+            fmaRow(buf, k, tx, ty);
+        }
+        storePhase(buf ^ 1u, PH - 1u);
+        barrier();
+    }
+    if (slices > 0u) {
+        uint buf = (slices - 1u) & 1u;
+        [[unroll]] for (uint k = 0u; k < BK; k++) {
+            fmaRow(buf, k, tx, ty);
+        }
+    }
+
+    bool nAligned = (pc.N & 3u) == 0u;
+    [[unroll]] for (uint i = 0u; i < TM4; i++) {
+        [[unroll]] for (uint c = 0u; c < 4u; c++) {
+            uint row = bm + 4u * (ty + i * TY) + c;
+            if (row >= pc.M) {
+                continue;
+            }
+            [[unroll]] for (uint t = 0u; t < TN4; t++) {
+                uint col = bn + 4u * (tx + t * TX);
+                vec4 v = acc[4u * i + c][t];
+                if (nAligned && col + 3u < pc.N) {
+                    c4[(row * pc.N + col) / 4u] = store4(v);
+                } else {
+                    for (uint j = 0u; j < 4u; j++) {
+                        if (col + j < pc.N) {
+                            c1[row * pc.N + col + j] = store1(v[j]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
