@@ -463,10 +463,10 @@ func (d *opDecoder) decodeDType() error {
 				d.op.dtype = dt
 				return nil
 			}
-			return d.src.errMissing(d.obj.n, "dtype", "the first output's type "+b.typ.name+" is not one of f32, f16, i32, u32; name the operation's element type")
+			return d.src.errMissing(d.obj.n, "dtype", "the first output's type "+b.typ.name+" is not one of f32, f16, bf16, i32, u32; name the operation's element type")
 		}
 	}
-	return d.src.errMissing(d.obj.n, "dtype", "no output buffer gives the operation's element type (f32, f16, i32 or u32)")
+	return d.src.errMissing(d.obj.n, "dtype", "no output buffer gives the operation's element type (f32, f16, bf16, i32 or u32)")
 }
 
 // finish checks what needs the whole operation: defaults for tolerances,

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/vkbench/vkbench/kernels"
 )
 
 func testScope() exprScope {
@@ -153,6 +155,31 @@ func TestF16(t *testing.T) {
 	}
 	if err := f16.encode(b, floatValue(math.NaN())); err != nil || !math.IsNaN(f16.decodeFloat(b)) {
 		t.Errorf("NaN: %v, decodes to %g", err, f16.decodeFloat(b))
+	}
+}
+
+// TestBF16 encodes and decodes bf16 elements: float32's upper half,
+// rounded to the nearest, ties to even; not binary16.
+func TestBF16(t *testing.T) {
+	bf16, ok := lookupScalarType("bf16")
+	if !ok || bf16.size != 2 || bf16.dtype() != kernels.BF16 {
+		t.Fatalf("bf16: %+v, %v; dtype %v", bf16, ok, bf16.dtype())
+	}
+	b := make([]byte, 2)
+	for _, tt := range []struct {
+		v    float64
+		bits uint16
+		back float64
+	}{{1 + 0x3p-8, 0x3f82, 1 + 0x1p-6}, {-2, 0xc000, -2}, {65520, 0x4780, 65536}, {1e38, 0x7e96, 0x1.2cp126}} {
+		if err := bf16.encode(b, floatValue(tt.v)); err != nil || getUint(b, 2) != uint64(tt.bits) {
+			t.Errorf("bf16 %g: %#04x, %v; want %#04x", tt.v, getUint(b, 2), err, tt.bits)
+		}
+		if got := bf16.decodeFloat(b); got != tt.back {
+			t.Errorf("bf16 %#04x decodes to %g, want %g", tt.bits, got, tt.back)
+		}
+	}
+	if tol := defaultTolerance(bf16); tol.rel <= defaultTolerance(scalarType{name: "f16", size: 2, kind: floatKind}).rel {
+		t.Errorf("bf16's default tolerance %+v is no looser than f16's", tol)
 	}
 }
 

@@ -31,7 +31,7 @@ type scalarType struct {
 }
 
 var scalarTypes = []scalarType{
-	{"f32", 4, floatKind}, {"f16", 2, floatKind}, {"f64", 8, floatKind},
+	{"f32", 4, floatKind}, {"f16", 2, floatKind}, {"bf16", 2, floatKind}, {"f64", 8, floatKind},
 	{"u32", 4, uintKind}, {"i32", 4, intKind},
 	{"u8", 1, uintKind}, {"i8", 1, intKind},
 	{"u16", 2, uintKind}, {"i16", 2, intKind},
@@ -92,7 +92,7 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 		case 1: // unorm8
 			u = uint64(math.Round(min(max(f, 0), 1) * 255))
 		case 2:
-			u = uint64(half.FromFloat32(float32(f)))
+			u = uint64(t.from16(float32(f)))
 		case 4:
 			u = uint64(math.Float32bits(float32(f)))
 		case 8:
@@ -126,6 +126,22 @@ func getUint(b []byte, size int) uint64 {
 	return binary.LittleEndian.Uint64(u[:])
 }
 
+// from16 and to16 convert a 16-bit float type's elements: binary16 for
+// f16, bfloat16 for bf16.
+func (t scalarType) from16(f float32) uint16 {
+	if t.name == "bf16" {
+		return half.BFloat16FromFloat32(f)
+	}
+	return half.FromFloat32(f)
+}
+
+func (t scalarType) to16(h uint16) float32 {
+	if t.name == "bf16" {
+		return half.BFloat16ToFloat32(h)
+	}
+	return half.ToFloat32(h)
+}
+
 // decodeFloat reads one element of a float type.
 func (t scalarType) decodeFloat(b []byte) float64 {
 	u := getUint(b, t.size)
@@ -133,7 +149,7 @@ func (t scalarType) decodeFloat(b []byte) float64 {
 	case 1: // unorm8
 		return float64(u) / 255
 	case 2:
-		return float64(half.ToFloat32(uint16(u)))
+		return float64(t.to16(uint16(u)))
 	case 4:
 		return float64(math.Float32frombits(uint32(u)))
 	}
@@ -208,6 +224,9 @@ func defaultTolerance(t scalarType) tolerance {
 	case 1: // unorm8: one step of 1/255, for kernels that round differently
 		return tolerance{rel: 0, abs: 1.0001 / 255}
 	case 2:
+		if t.name == "bf16" { // 8 bits of significand to f16's 11
+			return tolerance{rel: 4e-2, abs: 4e-3}
+		}
 		return tolerance{rel: 1e-2, abs: 1e-3}
 	case 8:
 		return tolerance{rel: 1e-12, abs: 1e-12}
