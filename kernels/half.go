@@ -67,12 +67,5 @@ func (f format16) round(values []float32) {
 	})
 }
 
-// ulpHalf is binary16's ulp.
-func ulpHalf(v float64) float64 { return binary16.ulp(v) }
-
-// minNormal16 is the smallest normal binary16: tolerances add it so that
-// a device that flushes fp16 denormals is not called wrong.
-const minNormal16 = 0x1p-14
-
 // packHalves is binary16's pack.
 func packHalves(values []float32) []uint32 { return binary16.pack(values) }
