@@ -20,25 +20,18 @@ import (
 type gemmBF16Op struct{ opInfo }
 
 func newGEMMBF16() *gemmBF16Op {
-	regblock := regblockBF16
 	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
 		return coopmatGEMM("gemm_bf16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
 	}
-	return gemmBF16Of([]Candidate{
-		regblock(64, 64, 16, 16, 16, 1),
-		regblock(128, 64, 8, 16, 16, 1),
-		regblock(128, 128, 8, 16, 16, 1),
-		regblock(128, 128, 16, 16, 16, 2),
+	cands := halfPortable("gemm_bf16_regblock")
+	cands = append(cands,
 		khr(128, 128, 16, 64, 32, 2, 2),
 		khr(128, 256, 16, 64, 64, 2, 2),
 		khr(128, 256, 32, 64, 64, 1, 1),
 		khr(256, 128, 32, 64, 64, 1, 1),
 		khr(128, 128, 32, 64, 64, 1, 1),
-		coopmat2GEMM("gemm_bf16_coopmat2", 64, 128, 32, 128),
-		coopmat2GEMM("gemm_bf16_coopmat2", 128, 128, 32, 128),
-		coopmat2GEMM("gemm_bf16_coopmat2", 128, 128, 64, 256),
-		coopmat2GEMM("gemm_bf16_coopmat2", 128, 256, 32, 256),
-	})
+	)
+	return gemmBF16Of(append(cands, halfNV2("gemm_bf16_coopmat2")...))
 }
 
 // regblockBF16 is gemm_regblock's tiling on bfloat16 (gemm_bf16_regblock).

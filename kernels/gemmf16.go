@@ -45,19 +45,34 @@ func regblockHalf(shader string, bm, bn, bk, tx, ty, ph uint32) Candidate {
 		Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk, ph)
 }
 
+// halfRegblocks are the tilings of the portable 16-bit GEMM candidates
+// (BM, BN, BK, TX, TY, PH), and halfCoopmat2 those of the coopmat2 ones
+// (BM, BN, BK, invocations): gemm-f16's and gemm-bf16's alike.
+var (
+	halfRegblocks = [][6]uint32{{64, 64, 16, 16, 16, 1}, {128, 64, 8, 16, 16, 1}, {128, 128, 8, 16, 16, 1}, {128, 128, 16, 16, 16, 2}}
+	halfCoopmat2  = [][4]uint32{{64, 128, 32, 128}, {128, 128, 32, 128}, {128, 128, 64, 256}, {128, 256, 32, 256}}
+)
+
+// halfPortable and halfNV2 are the candidates of halfRegblocks on a
+// kernel of gemm_half_regblock.glsl and of halfCoopmat2 on a coopmat2
+// kernel.
+func halfPortable(shader string) []Candidate {
+	return mapped(halfRegblocks, func(t [6]uint32) Candidate { return regblockHalf(shader, t[0], t[1], t[2], t[3], t[4], t[5]) })
+}
+
+func halfNV2(shader string) []Candidate {
+	return mapped(halfCoopmat2, func(t [4]uint32) Candidate { return coopmat2GEMM(shader, t[0], t[1], t[2], t[3]) })
+}
+
 func newGEMMF16() *gemmF16Op {
-	regblock := regblockF16
 	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
 		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf, depth)
 	}
 	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
 		return coopmatGEMM("gemm_f16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
 	}
-	return gemmF16Of([]Candidate{
-		regblock(64, 64, 16, 16, 16, 1),
-		regblock(128, 64, 8, 16, 16, 1),
-		regblock(128, 128, 8, 16, 16, 1),
-		regblock(128, 128, 16, 16, 16, 2),
+	cands := halfPortable("gemm_f16_regblock")
+	cands = append(cands, []Candidate{
 		nv(64, 64, 32, 32, 32, 2, 1),
 		nv(128, 128, 32, 64, 32, 2, 1),
 		nv(128, 128, 64, 64, 32, 1, 1),
@@ -81,11 +96,8 @@ func newGEMMF16() *gemmF16Op {
 		khr(256, 128, 32, 64, 64, 1, 1),
 		khr(128, 128, 32, 64, 64, 1, 1),
 		khr(128, 256, 32, 128, 32, 1, 2),
-		coopmat2GEMM("gemm_f16_coopmat2", 64, 128, 32, 128),
-		coopmat2GEMM("gemm_f16_coopmat2", 128, 128, 32, 128),
-		coopmat2GEMM("gemm_f16_coopmat2", 128, 128, 64, 256),
-		coopmat2GEMM("gemm_f16_coopmat2", 128, 256, 32, 256),
-	})
+	}...)
+	return gemmF16Of(append(cands, halfNV2("gemm_f16_coopmat2")...))
 }
 
 // gemmF16Of is the operation with cands as its candidates.
