@@ -135,6 +135,8 @@ type featuresJSON struct {
 	Storage16 bool `json:"storage16"`
 	Storage8  bool `json:"storage8"`
 	BFloat16  bool `json:"bfloat16"`
+	// BFloat16CooperativeMatrix is hal.Features' field of that name.
+	BFloat16CooperativeMatrix bool `json:"bfloat16_cooperative_matrix"`
 	// VulkanMemoryModel, SubgroupSizeControl, CooperativeMatrixNV and
 	// CooperativeMatrixKHR are hal.Features' fields of those names.
 	VulkanMemoryModel    bool `json:"vulkan_memory_model"`
@@ -226,7 +228,7 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 				MinStorageBufferAlign: l.MinStorageBufferAlign, SubgroupSize: l.SubgroupSize, MinSubgroupSize: l.MinSubgroupSize, MaxSubgroupSize: l.MaxSubgroupSize,
 				SubgroupOps:     l.SubgroupOps.Names(),
 				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
-			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16,
+			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16, f.BFloat16CooperativeMatrix,
 				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, flagNames(f.CooperativeMatrixNV2)},
 			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{},
 			LeftOff: append([]string{}, d.Withheld...)}
@@ -279,7 +281,7 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 			fmt.Fprintf(tw, "  heap %d\t%.1f GiB %s\n", j, float64(h.Size)/(1<<30), kind)
 		}
 		f := d.Features
-		fmt.Fprintf(tw, "  features\tfloat16=%v float64=%v int8=%v int16=%v int64=%v bfloat16=%v\n", f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.BFloat16)
+		fmt.Fprintf(tw, "  features\tfloat16=%v float64=%v int8=%v int16=%v int64=%v bfloat16=%v (matrices=%v)\n", f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.BFloat16, f.BFloat16CooperativeMatrix)
 		fmt.Fprintf(tw, "  storage\t16-bit=%v 8-bit=%v, memory model=%v\n", f.Storage16, f.Storage8, f.VulkanMemoryModel)
 		for j, fm := range hal.Formats() {
 			label := ""
