@@ -190,7 +190,6 @@ func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, s
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
 		m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
 		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, elem: elem, push: pushConstants(uint32(m), uint32(n), uint32(k))}
-		dtype := elem
 		p.bytes, p.flops = float64(elem.Bytes())*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
 		for _, e := range []struct {
 			what string
@@ -201,9 +200,9 @@ func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, s
 			}
 		}
 		err := p.alloc(
-			bufferDesc{&p.bufA, "A", Input, dtype, m * k},
-			bufferDesc{&p.bufB, "B", Input, dtype, k * n},
-			bufferDesc{&p.bufC, "C", Output, dtype, m * n},
+			bufferDesc{&p.bufA, "A", Input, elem, m * k},
+			bufferDesc{&p.bufB, "B", Input, elem, k * n},
+			bufferDesc{&p.bufC, "C", Output, elem, m * n},
 		)
 		if err != nil {
 			return nil, err
@@ -265,10 +264,10 @@ const gemmSamples = 4096
 // which holds for independent rounding errors with probability at least
 // 1 − 2K·exp(−λ²/2); λ = 10 makes that a failure every 10¹⁸ elements.
 //
-// gemm-f16's tolerance is twice that bound (matrix units may truncate
-// their fp32 sums) plus one binary16 ulp of the exact value (C's rounding
-// to fp16, at most half an ulp) and the smallest normal binary16 (a device
-// may flush fp16 denormals).
+// gemm-f16's and gemm-bf16's tolerance is twice that bound (matrix units
+// may truncate their fp32 sums) plus one ulp of C's format at the exact
+// value (C's rounding to fp16 or bf16, at most half an ulp) and the
+// format's smallest normal number (a device may flush denormals).
 func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
