@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/shaders"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -307,5 +308,38 @@ void main() {
 	}
 	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.Size{16}, 0, 1); err != nil {
 		t.Errorf("a kernel reading and writing images without declared formats: %v", err)
+	}
+}
+
+// TestManifestBF16 runs gemm_bf16_regblock, the built-in portable bfloat16
+// GEMM, from a manifest with bf16 buffers: A filled with 1.5 and B with
+// -0.25 (both exact in bfloat16, and neither the same 16 bits in binary16),
+// so C is -0.375·K everywhere, which "expect" checks. A manifest that
+// encoded bf16 as binary16, or read C back as binary16, would fail it.
+func TestManifestBF16(t *testing.T) {
+	dev := devtest.Device(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gemm_bf16.spv"), shaders.MustGet("gemm_bf16_regblock"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{
+  "name": "bgemm", "dims": {"M": 40, "N": 36, "K": 24},
+  "buffers": [
+    {"name": "a", "type": "bf16", "len": "M*K", "binding": 0, "init": {"fill": 1.5}},
+    {"name": "b", "type": "bf16", "len": "K*N", "binding": 1, "init": {"fill": -0.25}},
+    {"name": "c", "type": "bf16", "len": "M*N", "binding": 2, "role": "output", "expect": "-0.375 * K"}],
+  "push_constants": [{"type": "u32", "value": "M"}, {"type": "u32", "value": "N"}, {"type": "u32", "value": "K"}],
+  "verify": {},
+  "candidates": [{"name": "rb", "spirv": "gemm_bf16.spv", "workgroup": [8, 8],
+    "constants": {"2": 32, "3": 32, "4": 8}, "groups": ["div_up(N,32)", "div_up(M,32)"]}]}]}`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := ops[0]
+	if op.DType() != kernels.BF16 {
+		t.Errorf("dtype %v, want bf16 (the output's type)", op.DType())
+	}
+	if err := kernels.VerifyCandidate(context.Background(), dev, op, op.DefaultSize(dev.Info()), 0, 1); err != nil {
+		t.Error(err)
 	}
 }
