@@ -34,10 +34,11 @@ vec4 load4(uvec2 h) {
 #define load1(h) uintBitsToFloat(uint(h) << 16)
 
 // bf16 returns the bfloat16 nearest to f, ties to even, in the low 16
-// bits; a NaN stays a quiet NaN. Without a branch: in the unrolled
-// epilogue, with every sum live, a branch an element made the 8x8 tiles
-// spill on an H200 (128 registers and 256 bytes of local memory, 15
-// times slower than gemm_f16_regblock's).
+// bits; a NaN stays a quiet NaN. It has no branch: with a branch an
+// element (the first version), the 8x8 tiles spilled on an H200 (128
+// registers and 256 bytes of local memory, 15 times slower than
+// gemm_f16_regblock's) in the unrolled epilogue, where every sum is live.
+// Whether the branch was the cause is not measured yet.
 uint bf16(float f) {
     uint u = floatBitsToUint(f);
     uint rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
