@@ -298,8 +298,8 @@ func ParseSize(dims []string, text string) (Size, error) {
 }
 
 func parseExtent(text string) (int, error) {
-	s := strings.TrimSpace(text)
-	mult := 1
+	extent := strings.TrimSpace(text)
+	s, mult := extent, 1
 	for _, suf := range []struct {
 		s string
 		m int
@@ -313,10 +313,10 @@ func parseExtent(text string) (int, error) {
 	// its own INVALID_ARGUMENT.
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("extent %q is not a positive integer", strings.TrimSpace(text))
+		return 0, fmt.Errorf("extent %q is not a positive integer", extent)
 	}
 	if n > int(^uint32(0))/mult {
-		return 0, fmt.Errorf("extent %q is too large (at most %d)", strings.TrimSpace(text), ^uint32(0))
+		return 0, fmt.Errorf("extent %q is too large (at most %d)", extent, ^uint32(0))
 	}
 	return n * mult, nil
 }
