@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,6 +68,9 @@ func TestInterrupt(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
 		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+		if len(lines) == 2 && strings.HasPrefix(lines[0], "vkbench: "+name+": stopping once") {
+			lines = lines[1:] // a stop that took more than a second, said so
+		}
 		if len(lines) != 1 || !strings.HasPrefix(lines[0], "vkbench: interrupted by "+name+": ") {
 			t.Errorf("%s: stderr is not the one line saying it was interrupted:\n%s", what, r.stderr)
 		}
@@ -86,6 +92,71 @@ func TestInterrupt(t *testing.T) {
 		if t.Failed() {
 			t.FailNow()
 		}
+	}
+}
+
+// TestInterruptSlowStop sends SIGINT while lavapipe runs a long
+// submission (a naive GEMM of 1024³, seconds on a CPU), which cannot be cut
+// short: after a second of silence vkbench says what it waits for, then
+// stops, exits 130 and says so last. A second SIGINT after that notice
+// exits at once.
+func TestInterruptSlowStop(t *testing.T) {
+	needDevice(t)
+	for _, twice := range []bool{false, true} {
+		cmd := exec.Command(os.Args[0], "run", "gemm", "--size", "1024x1024x1024", "--candidates", "^naive-16x16$",
+			"--cache", "off", "--budget", "20s", "-v")
+		cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1", "VKBENCH_VALIDATION=1")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		var sent time.Time
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			lines = append(lines, line)
+			switch {
+			case sent.IsZero() && strings.Contains(line, "autotune: prepared"):
+				// The pipeline builds in a fraction of this; then the
+				// verifying run is under way.
+				time.Sleep(500 * time.Millisecond)
+				sent = time.Now()
+				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+			case twice && strings.Contains(line, "SIGINT: stopping once"):
+				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		err = cmd.Wait()
+		took := time.Since(sent)
+		text := strings.Join(lines, "\n")
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("twice %v: %v, want exit status 130\n%s", twice, err, text)
+		}
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			return strings.HasPrefix(l, "vkbench: SIGINT: stopping once the step under way ends")
+		}) {
+			t.Errorf("twice %v: no notice of the wait (it stopped %v after the signal):\n%s", twice, took, text)
+		}
+		want := "vkbench: interrupted by SIGINT: stopped"
+		if twice {
+			want = "vkbench: SIGINT again: exiting at once"
+		}
+		if last := lines[len(lines)-1]; !strings.HasPrefix(last, want) {
+			t.Errorf("twice %v: the last line is %q, want it to start %q:\n%s", twice, last, want, text)
+		}
+		if took > 60*time.Second {
+			t.Errorf("twice %v: took %v to exit", twice, took)
+		}
+		checkDriverMessages(t, cmd.Args, text)
 	}
 }
 

@@ -29,7 +29,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,11 +64,44 @@ func asUsage(err error) error {
 }
 
 func main() {
-	ctx, stop := notifyInterrupt(context.Background(), os.Stderr)
-	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stderr := &quietWriter{w: os.Stderr}
+	ctx, stop := notifyInterrupt(context.Background(), stderr)
+	code := execute(ctx, os.Args[1:], os.Stdout, stderr)
 	stop()
 	os.Exit(code)
 }
+
+// quietWriter is stderr with the time of its last write, so that the
+// notice of a slow stop (notifyInterrupt) comes only after a silence.
+type quietWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	last time.Time
+}
+
+func (q *quietWriter) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.last = time.Now()
+	return q.w.Write(p)
+}
+
+// writeIfQuiet writes msg, and reports true, if nothing has been written
+// for d.
+func (q *quietWriter) writeIfQuiet(d time.Duration, msg string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if time.Since(q.last) < d {
+		return false
+	}
+	_, _ = io.WriteString(q.w, msg) // a notice on the way out; nowhere else to say it
+	q.last = time.Now()
+	return true
+}
+
+// stopNotice is how long the work may take to stop after a signal, in
+// silence, before vkbench says what it is waiting for.
+const stopNotice = time.Second
 
 // interrupt is the cause of a command's context cancelled by a signal.
 type interrupt struct{ sig syscall.Signal }
@@ -87,11 +122,15 @@ func signalName(sig syscall.Signal) string {
 // notifyInterrupt returns a context that the first SIGINT or SIGTERM
 // cancels, with an interrupt as its cause: the command stops its work,
 // waits (boundedly) for the GPU's current submission, writes nothing, and
-// exits with the signal's status. A second signal exits at once.
-func notifyInterrupt(parent context.Context, stderr io.Writer) (context.Context, func()) {
+// exits with the signal's status. Work that cannot be cut short, such as
+// a driver compiling a pipeline or a long submission on a CPU device,
+// finishes first: after stopNotice of silence a line says so. A second
+// signal exits at once.
+func notifyInterrupt(parent context.Context, stderr *quietWriter) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
 	go func() {
 		first, ok := <-sigs
 		if !ok {
@@ -99,6 +138,7 @@ func notifyInterrupt(parent context.Context, stderr io.Writer) (context.Context,
 		}
 		in := interrupt{first.(syscall.Signal)} // SIGINT or SIGTERM, as notified
 		cancel(in)
+		go noticeSlowStop(stderr, in, done)
 		if _, ok := <-sigs; ok {
 			_, _ = fmt.Fprintf(stderr, "vkbench: %s again: exiting at once\n", signalName(in.sig)) // on the way out
 			os.Exit(in.exitCode())
@@ -107,7 +147,29 @@ func notifyInterrupt(parent context.Context, stderr io.Writer) (context.Context,
 	return ctx, func() {
 		signal.Stop(sigs)
 		close(sigs)
+		close(done)
 		cancel(nil)
+	}
+}
+
+// noticeSlowStop says, once, what a stop after signal in waits for, when
+// stderr has been silent for stopNotice and the command has not ended
+// (done).
+func noticeSlowStop(stderr *quietWriter, in interrupt, done <-chan struct{}) {
+	msg := fmt.Sprintf("vkbench: %s: stopping once the step under way ends (a pipeline's compile, a GPU submission or a check of results); %s again exits at once\n",
+		signalName(in.sig), signalName(in.sig))
+	t := time.NewTimer(stopNotice)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			if stderr.writeIfQuiet(stopNotice, msg) {
+				return
+			}
+			t.Reset(stopNotice / 4)
+		}
 	}
 }
 
