@@ -40,7 +40,7 @@ const (
 	fpEncodingBFloat16KHR       = 0
 	extBFloat16                 = "SPV_KHR_bfloat16"
 	spvHeaderWords              = 5
-	bfloat16ArithmeticForbidden = "SPV_KHR_bfloat16 allows no arithmetic on bfloat16 values but the cooperative matrices' multiply-adds"
+	bfloat16ArithmeticForbidden = "SPV_KHR_bfloat16 allows no arithmetic on bfloat16 values but dot products (BFloat16DotProductKHR, which the retype does not declare) and cooperative matrices' multiply-adds"
 )
 
 // ToBFloat16 returns the module code with its float16 type made bfloat16
@@ -49,7 +49,7 @@ const (
 // BFloat16CooperativeMatrixKHR if it has KHR cooperative matrices) and
 // the extension. That is sound for a module that only moves its 16-bit
 // floats: loads and stores, composites, selects, bit casts, conversions
-// to and from float32 (which round to the nearest, ties to even) and
+// to and from float32 (the device rounds those to bfloat16) and
 // cooperative matrices, whose multiply-adds then take bfloat16. A module
 // with float16 arithmetic (a negation, sum, product, quotient, dot product
 // or GLSL.std.450 function with a float16 result) is refused, as is one
