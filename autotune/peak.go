@@ -12,13 +12,15 @@ type Peak struct {
 	// rates; 0 when unsupported or not measured.
 	FP16GFLOPs float64 `json:"fp16_gflop_per_s,omitempty"`
 	Int32GOPs  float64 `json:"int32_gop_per_s,omitempty"`
-	// MatrixF16GFLOPs, MatrixF16AccGFLOPs and MatrixS8GOPs are the matrix
-	// units' (tensor cores') rates, measured by peak-coopmat-f16, -f16acc
-	// and -s8: fp16 with fp32 sums, fp16 with fp16 sums, int8 with int32
+	// MatrixF16GFLOPs, MatrixF16AccGFLOPs, MatrixS8GOPs and
+	// MatrixBF16GFLOPs are the matrix units' (tensor cores') rates,
+	// measured by peak-coopmat-f16, -f16acc, -s8 and -bf16: fp16 with fp32
+	// sums, fp16 with fp16 sums, int8 with int32 sums, bfloat16 with fp32
 	// sums; 0 where the device has none or they were not measured.
 	MatrixF16GFLOPs    float64 `json:"matrix_f16_gflop_per_s,omitempty"`
 	MatrixF16AccGFLOPs float64 `json:"matrix_f16acc_gflop_per_s,omitempty"`
 	MatrixS8GOPs       float64 `json:"matrix_s8_gop_per_s,omitempty"`
+	MatrixBF16GFLOPs   float64 `json:"matrix_bf16_gflop_per_s,omitempty"`
 	// SMClockMHz and MemClockMHz are the highest SM and memory clocks
 	// seen while the peak kernels were measured, where they could be read
 	// (telemetry): a rate measured at another clock is no percentage of
@@ -32,7 +34,8 @@ type Peak struct {
 // precision where it was measured; otherwise, and for every other
 // operation, Compute of its element type. gemm-f16 is thus a percentage
 // of the tensor cores' fp16 rate on a GPU that has them, and of the fp16
-// FMA rate elsewhere.
+// FMA rate elsewhere; gemm-bf16 of their bfloat16 rate, else their fp16
+// rate, else the fp32 FMA rate.
 func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 	if p == nil {
 		return 0
@@ -45,6 +48,16 @@ func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 		m = p.MatrixF16AccGFLOPs
 	case kernels.MatrixS8:
 		m = p.MatrixS8GOPs
+	case kernels.MatrixBF16:
+		// A peak stored before peak-coopmat-bf16 existed, or measured
+		// where the device has no bfloat16 matrices, has no bfloat16
+		// rate: the fp16 one stands in (the same on every device known
+		// here), never the vector rate, which gemm-bf16's matrix
+		// candidates would exceed several times and be flagged for.
+		m = p.MatrixBF16GFLOPs
+		if m == 0 {
+			m = p.MatrixF16GFLOPs
+		}
 	}
 	if m > 0 {
 		return m

@@ -7,7 +7,7 @@
 #   1. vkbench devices: the cooperative-matrix shapes the driver lists;
 #   2. vkbench peak (stored in the cache, so that percent of peak is of
 #      the tensor-core rate), then every candidate of the peaks
-#      (peak-coopmat-f16, -f16acc, -s8, peak-fma-f16, -f32);
+#      (peak-coopmat-f16, -f16acc, -s8, -bf16, peak-fma-f16, -f32);
 #   3. vkbench run gemm-f16, gemm-bf16 and gemm (fp32) at 2048³, 4096³ and
 #      8192³, and at the odd shapes 4097x4095x1000 and 1000x3000x777;
 #   4. torch: HGEMM (f16 in and out), its bfloat16 twin and SGEMM (TF32
@@ -40,7 +40,7 @@ run() {
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | sed 's/^/gpu: /' | tee "$out/gpu.txt"
 "$bin" devices | tee "$out/devices.txt" | grep -E '^device|coopmat|^    ' || true
 "$bin" peak --cache "$cache" -q --budget 5s --format json -o "$out/peak.json"
-run "$out/peaks-stderr.txt" run peak-coopmat-f16 peak-coopmat-f16acc peak-coopmat-s8 peak-fma-f16 peak-fma-f32 \
+run "$out/peaks-stderr.txt" run peak-coopmat-f16 peak-coopmat-f16acc peak-coopmat-s8 peak-coopmat-bf16 peak-fma-f16 peak-fma-f32 \
 	--cache "$cache" -q --format json -o "$out/peaks.json" "$@"
 for s in $sizes; do
 	run "$out/gemm-f16-$s-stderr.txt" run gemm-f16 --size "${s}x${s}x${s}" --cache "$cache" -q -v --format json -o "$out/gemm-f16-$s.json" "$@"

@@ -87,6 +87,7 @@ def peak_rows(folder, base):
         ("peak-coopmat-f16", peak.get("matrix_f16_gflop_per_s", 0), [("published GH200 Vulkan peak", GH200_PUBLISHED), ("theoretical dense fp16 at max clock (arithmetic)", theo)]),
         ("peak-coopmat-f16acc", peak.get("matrix_f16acc_gflop_per_s", 0), [("theoretical dense fp16 at max clock (arithmetic)", theo)]),
         ("peak-coopmat-s8", peak.get("matrix_s8_gop_per_s", 0), [("twice the theoretical dense fp16 (arithmetic)", 2 * theo)]),
+        ("peak-coopmat-bf16", peak.get("matrix_bf16_gflop_per_s", 0), [("peak-coopmat-f16, same call", peak.get("matrix_f16_gflop_per_s", 0))]),
         ("peak-fma-f16", f16, [("peak-fma-f32, same call (target 1.8)", f32)]),
         ("peak-fma-f32", f32, []),
     ]

@@ -19,9 +19,13 @@ const (
 	// MatrixS8 is the matrix units with int8 inputs and int32 sums
 	// (peak-coopmat-s8).
 	MatrixS8
+	// MatrixBF16 is the matrix units with bfloat16 inputs and fp32 sums
+	// (peak-coopmat-bf16).
+	MatrixBF16
 )
 
-// String returns "vector", "matrix-f16", "matrix-f16acc" or "matrix-s8".
+// String returns "vector", "matrix-f16", "matrix-f16acc", "matrix-s8" or
+// "matrix-bf16".
 func (a Arithmetic) String() string {
 	switch a {
 	case MatrixF16:
@@ -30,6 +34,8 @@ func (a Arithmetic) String() string {
 		return "matrix-f16acc"
 	case MatrixS8:
 		return "matrix-s8"
+	case MatrixBF16:
+		return "matrix-bf16"
 	}
 	return "vector"
 }

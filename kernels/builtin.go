@@ -26,12 +26,13 @@ var builtins = []Operation{
 	newCoopmatPeak(peakCoopmatF16),
 	newCoopmatPeak(peakCoopmatF16Acc),
 	newCoopmatPeak(peakCoopmatS8),
+	newCoopmatPeak(peakCoopmatBF16),
 }
 
 // Builtin returns the built-in operations: copy, triad, reduce, transpose,
 // gemm, gemm-f16, gemm-bf16, peak-fma-f32, peak-fma-f16, peak-mad-i32,
-// peak-coopmat-f16, peak-coopmat-f16acc and peak-coopmat-s8, in that
-// order.
+// peak-coopmat-f16, peak-coopmat-f16acc, peak-coopmat-s8 and
+// peak-coopmat-bf16, in that order.
 func Builtin() []Operation {
 	return append([]Operation(nil), builtins...)
 }

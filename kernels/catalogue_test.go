@@ -92,7 +92,7 @@ func TestCatalogueWellFormed(t *testing.T) {
 		}
 	}
 	want := []string{"copy", "triad", "reduce", "transpose", "gemm", "gemm-f16", "gemm-bf16", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32",
-		"peak-coopmat-f16", "peak-coopmat-f16acc", "peak-coopmat-s8"}
+		"peak-coopmat-f16", "peak-coopmat-f16acc", "peak-coopmat-s8", "peak-coopmat-bf16"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("Builtin names (-want +got):\n%s", diff)
 	}
@@ -187,6 +187,7 @@ func TestDefaultSize(t *testing.T) {
 		"peak-coopmat-f16":    {{1 << 8, 1 << 4}, {1 << 17, 1 << 12}, {1 << 17, 1 << 12}},
 		"peak-coopmat-f16acc": {{1 << 8, 1 << 4}, {1 << 17, 1 << 12}, {1 << 17, 1 << 12}},
 		"peak-coopmat-s8":     {{1 << 8, 1 << 4}, {1 << 17, 1 << 12}, {1 << 17, 1 << 12}},
+		"peak-coopmat-bf16":   {{1 << 8, 1 << 4}, {1 << 17, 1 << 12}, {1 << 17, 1 << 12}},
 	}
 	for _, op := range kernels.Builtin() {
 		got := [3]kernels.Size{op.DefaultSize(small), op.DefaultSize(big), op.DefaultSize(narrow)}
@@ -368,11 +369,12 @@ func ExampleBuiltin() {
 	// transpose           f32 vector        [M N]
 	// gemm                f32 vector        [M N K]
 	// gemm-f16            f16 matrix-f16    [M N K]
-	// gemm-bf16           bf16 matrix-f16    [M N K]
+	// gemm-bf16           bf16 matrix-bf16   [M N K]
 	// peak-fma-f32        f32 vector        [N ITERS]
 	// peak-fma-f16        f16 vector        [N ITERS]
 	// peak-mad-i32        i32 vector        [N ITERS]
 	// peak-coopmat-f16    f16 matrix-f16    [N ITERS]
 	// peak-coopmat-f16acc f16 matrix-f16acc [N ITERS]
 	// peak-coopmat-s8     i8  matrix-s8     [N ITERS]
+	// peak-coopmat-bf16   bf16 matrix-bf16   [N ITERS]
 }

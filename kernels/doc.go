@@ -9,7 +9,8 @@
 //
 // An Operation ("copy", "triad", "reduce", "transpose", "gemm", "gemm-f16",
 // "gemm-bf16", "peak-fma-f32", "peak-fma-f16", "peak-mad-i32", "peak-coopmat-f16",
-// "peak-coopmat-f16acc", "peak-coopmat-s8"; see Builtin and Lookup)
+// "peak-coopmat-f16acc", "peak-coopmat-s8", "peak-coopmat-bf16"; see Builtin
+// and Lookup)
 // has named dimensions (Dims) and an ordered list of Candidates. A
 // Candidate is a SPIR-V entry point with specialization constants
 // (workgroup size and tunables), the parameters its geometry uses, and its
@@ -93,7 +94,9 @@
 // their 16-bit floats and multiply them in matrices, with their float16
 // type made bfloat16 after compiling (no compiler pinned here knows
 // bfloat16: see internal/glslc); its portable candidates widen and round
-// the bfloat16 patterns themselves, so they verify on any device. The code the cooperative-matrix
+// the bfloat16 patterns themselves, so they verify on any device.
+// peak-coopmat-bf16 is peak-coopmat-f16's KHR kernel made bfloat16 the
+// same way, and gemm-bf16's percent of peak is of its rate. The code the cooperative-matrix
 // kernels share with their twins (shaders' *_emu kernels, which hold the
 // fragments in every invocation's registers) is verified by the tests on
 // any device; the twins are not in the catalogue. Operations say which

@@ -48,11 +48,11 @@ func gemmBF16Of(cands []Candidate) *gemmBF16Op {
 	}}
 }
 
-// Arithmetic is the matrix units' fp16 rate with fp32 sums: the matrix
-// units of NVIDIA's and AMD's GPUs take bfloat16 at their fp16 rate, which
-// peak-coopmat-f16 measures. A device without them computes gemm-bf16 in
-// fp32 (gemm_bf16_regblock), and its fp32 rate stands in.
-func (*gemmBF16Op) Arithmetic() Arithmetic { return MatrixF16 }
+// Arithmetic is the matrix units' bfloat16 rate with fp32 sums, which
+// peak-coopmat-bf16 measures. A device without them computes gemm-bf16 in
+// fp32 (gemm_bf16_regblock), and its fp32 rate stands in (see
+// autotune.Peak.ComputeOf).
+func (*gemmBF16Op) Arithmetic() Arithmetic { return MatrixBF16 }
 
 // DefaultSize is gemm-f16's.
 func (*gemmBF16Op) DefaultSize(info hal.DeviceInfo) Size {

@@ -40,6 +40,7 @@ var testSizes = map[string][]kernels.Size{
 	"peak-coopmat-f16":    {{37, 5}, {256, 16}},
 	"peak-coopmat-f16acc": {{37, 5}, {256, 16}},
 	"peak-coopmat-s8":     {{37, 5}, {256, 16}},
+	"peak-coopmat-bf16":   {{37, 5}, {256, 16}},
 }
 
 // devices opens every device the Vulkan driver lists, with validation on

@@ -17,7 +17,8 @@ type coopmatPeakKind struct {
 	opInfo     // all but the dimensions and the candidates, which newCoopmatPeak adds
 	arithmetic Arithmetic
 	in, sum    hal.ComponentType
-	// shader is the candidates' NV kernel, khrShader their KHR twin's.
+	// shader is the candidates' NV kernel, khrShader their KHR twin's;
+	// shader is empty where NV's matrices have no such type.
 	shader, khrShader string
 	// shape is the fragments' FM, FN, FK; set as specialization constants
 	// 3, 4 and 5 where the shader takes them (sized says so).
@@ -49,6 +50,14 @@ var (
 		arithmetic: MatrixS8, in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
 		khrShader: "peak_coopmat_s8_khr", shape: [3]uint32{16, 16, 32}, sized: true,
 	}
+	// peakCoopmatBF16 is on KHR's matrices only (VK_NV_cooperative_matrix
+	// has no bfloat16), 16×16×16: gemm-bf16's fragments.
+	peakCoopmatBF16 = coopmatPeakKind{
+		opInfo: opInfo{name: "peak-coopmat-bf16", dtype: BF16,
+			summary: "independent chains of cooperative-matrix multiply-adds, bfloat16 with fp32 sums: peak matrix-unit FLOP/s"},
+		arithmetic: MatrixBF16, in: hal.ComponentBF16, sum: hal.ComponentF32,
+		khrShader: "peak_coopmat_bf16_khr", shape: [3]uint32{16, 16, 16}, sized: true,
+	}
 )
 
 // coopmatPeakShapes are the chains per warp (ACC), the pairs of steps per
@@ -69,7 +78,9 @@ func newCoopmatPeak(k coopmatPeakKind) *coopmatPeakOp {
 	op := &coopmatPeakOp{coopmatPeakKind: k}
 	op.dims = []string{"N", "ITERS"}
 	for _, s := range coopmatPeakShapes {
-		op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
+		if k.shader != "" {
+			op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
+		}
 	}
 	for _, s := range khrPeakShapes {
 		op.cands = append(op.cands, k.candidate(k.khrShader, s.acc, s.unroll, s.warps))
@@ -90,7 +101,7 @@ func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) Can
 	}
 	var req Requirements
 	name := fmt.Sprintf("acc%d-unroll%d-wg%d", acc, unroll, wg)
-	if api := map[string]hal.MatrixAPI{k.shader: hal.MatrixNV, k.khrShader: hal.MatrixKHR}[shader]; api != 0 {
+	if api := map[string]hal.MatrixAPI{k.shader: hal.MatrixNV, k.khrShader: hal.MatrixKHR}[shader]; shader != "" && api != 0 {
 		req = Requirements{SubgroupSize: 32, CooperativeMatrices: []hal.CooperativeMatrix{{
 			API: api, M: f[0], N: f[1], K: f[2], A: k.in, B: k.in, C: k.sum, Result: k.sum, Scope: hal.ScopeSubgroup,
 		}}}
@@ -129,8 +140,8 @@ type coopmatPeakProblem struct {
 }
 
 // coopmatSlot is the elements of binding 0 each fragment of A, B and -B
-// takes (row-major, at its start): 256 for the fp16 kernels, 1024 bytes
-// for int8.
+// takes (row-major, at its start): 256 for the fp16 and bfloat16 kernels,
+// 1024 bytes for int8.
 func (k coopmatPeakKind) slot() int64 {
 	if k.in == hal.ComponentS8 {
 		return 1024
@@ -173,7 +184,7 @@ func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size,
 
 // componentDType is the DType of the buffers that hold matrices' components
 // of each type.
-var componentDType = map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentF32: F32, hal.ComponentS32: I32, hal.ComponentS8: I8}
+var componentDType = map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentBF16: BF16, hal.ComponentF32: F32, hal.ComponentS32: I32, hal.ComponentS8: I8}
 
 // allocate makes the three buffers and uploads the inputs.
 func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
@@ -197,6 +208,8 @@ func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
 	switch t {
 	case hal.ComponentF16:
 		return packHalves(mapped(v, func(x int32) float32 { return float32(x) }))
+	case hal.ComponentBF16:
+		return bfloat16.pack(mapped(v, func(x int32) float32 { return float32(x) }))
 	case hal.ComponentF32:
 		return mapped(v, func(x int32) uint32 { return math.Float32bits(float32(x)) })
 	case hal.ComponentS8:

@@ -34,6 +34,7 @@ var peakMeasures = []struct {
 	{"peak-coopmat-f16", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16GFLOPs }},
 	{"peak-coopmat-f16acc", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16AccGFLOPs }},
 	{"peak-coopmat-s8", "GOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixS8GOPs }},
+	{"peak-coopmat-bf16", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixBF16GFLOPs }},
 }
 
 // gflops and gbps read a result's arithmetic rate and its bandwidth.
@@ -49,7 +50,7 @@ func newPeakCmd() *cobra.Command {
 		Long: `Measure the device's peak arithmetic rates with the FMA-chain kernels (fp32,
 and fp16 and int32 where the device supports them), its memory bandwidth with
 the copy kernels, and where it has cooperative matrices its matrix units'
-(tensor cores') rates (fp16 with fp32 and fp16 sums, int8), at sizes that
+(tensor cores') rates (fp16 with fp32 and fp16 sums, int8, bfloat16), at sizes that
 fill it. The results are stored per hardware in
 the tune cache, so that run and tune can show percent of peak and flag results
 above it, and report can draw the roofline.
