@@ -22,23 +22,23 @@ layout(set = 0, binding = 1) restrict readonly buffer B1 { uint16_t b1[]; };
 layout(set = 0, binding = 2) writeonly buffer C4 { uvec2 c4[]; };
 layout(set = 0, binding = 2) writeonly buffer C1 { uint16_t c1[]; };
 
-// load4 and load1 widen bfloat16s to floats (load4 the 4 of h, element 0
-// lowest, as memory holds them); store4 and store1 round floats to them.
-// A 16-bit value can only be read from or written to memory, not passed
-// to a function or returned from one: load1 and store1 are macros.
+// A slice waits in registers as its 16-bit patterns (RAW4, two uints,
+// element 0 lowest, as memory holds them); load4 widens 4 of them to
+// floats, and store4 rounds 4 floats to them. A 16-bit value can only be
+// read from or written to memory, not passed to a function or returned
+// from one: rawSet and rawGet are macros.
+#define RAW4 uvec2
+#define rawZero uvec2(0u)
+#define rawSet(t, j, x) t[(j) >> 1] |= uint(x) << (16u * ((j) & 1u))
+#define rawGet(t, j) uint16_t(t[(j) >> 1] >> (16u * ((j) & 1u)))
+
 vec4 load4(uvec2 h) {
     return vec4(uintBitsToFloat(h.x << 16), uintBitsToFloat(h.x & 0xffff0000u),
                 uintBitsToFloat(h.y << 16), uintBitsToFloat(h.y & 0xffff0000u));
 }
 
-#define load1(h) uintBitsToFloat(uint(h) << 16)
-
 // bf16 returns the bfloat16 nearest to f, ties to even, in the low 16
-// bits; a NaN stays a quiet NaN. It has no branch: with a branch an
-// element (the first version), the 8x8 tiles spilled on an H200 (128
-// registers and 256 bytes of local memory, 15 times slower than
-// gemm_f16_regblock's) in the unrolled epilogue, where every sum is live.
-// Whether the branch was the cause is not measured yet.
+// bits; a NaN stays a quiet NaN.
 uint bf16(float f) {
     uint u = floatBitsToUint(f);
     uint rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
@@ -48,7 +48,5 @@ uint bf16(float f) {
 uvec2 store4(vec4 v) {
     return uvec2(bf16(v.x) | (bf16(v.y) << 16), bf16(v.z) | (bf16(v.w) << 16));
 }
-
-#define store1(f) uint16_t(bf16(f))
 
 #include "gemm_half_regblock.glsl"

@@ -46,9 +46,11 @@ layout(set = 0, binding = 1) restrict readonly buffer B1 { float16_t b1[]; };
 layout(set = 0, binding = 2) writeonly buffer C4 { f16vec4 c4[]; };
 layout(set = 0, binding = 2) writeonly buffer C1 { float16_t c1[]; };
 
+#define RAW4 f16vec4
+#define rawZero f16vec4(0.0hf)
+#define rawSet(t, j, x) t[j] = x
 #define load4(h) vec4(h)
-#define load1(h) float(h)
+#define rawGet(t, j) t[j]
 #define store4(v) f16vec4(v)
-#define store1(f) float16_t(f)
 
 #include "gemm_half_regblock.glsl"

@@ -3,8 +3,16 @@
 // including kernel's header says how it works). The including kernel
 // declares A, B and C at bindings 0, 1 and 2 twice each, as vectors of 4
 // elements (a4, b4, c4) and as single elements (a1, b1, c1), and defines
-// load4(x) and load1(x), which make a vec4 and a float of them, and
-// store4(v) and store1(f), which round a vec4 and a float to them.
+// RAW4, the type of 4 elements as a4 and b4 hold them, in which a slice
+// waits in registers between its load and its store to shared memory
+// (so that it takes half the registers of 4 floats); rawZero, 4 zeros;
+// rawSet(t, j, x), which sets element j of t (zero before) to the single
+// element x, and rawGet(t, j), which is element j of t; load4(t), which
+// widens t to a vec4; and store4(v), which rounds a vec4 to a RAW4. C's
+// elements are rounded 4 at a time, once, whether they are stored 4 at a
+// time or singly: the epilogue stays short enough for the driver to
+// unroll it (NVIDIA's left gemm_bf16_regblock's 8x8 sums in local memory
+// when the single stores rounded each element again).
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -34,8 +42,8 @@ const uint BROW = BN / 4u;
 shared vec4 As[2u * BK * AROW];
 shared vec4 Bs[2u * BK * BROW];
 
-vec4 ra[AL];
-vec4 rb[BL];
+RAW4 ra[AL];
+RAW4 rb[BL];
 vec4 acc[TM][TN4];
 
 // loadPhase loads phase p (rows k0 + p*BKP ...) of the slice at k0 into
@@ -49,14 +57,14 @@ void loadPhase(uint bm, uint bn, uint k0, uint p) {
         uint r = v / (BKP / 4u);
         uint row = bm + r;
         uint k = k0 + p * BKP + 4u * (v % (BKP / 4u));
-        vec4 t = vec4(0.0);
+        RAW4 t = rawZero;
         if (v < AV && row < pc.M) {
             if (kAligned && k + 3u < pc.K) {
-                t = load4(a4[(row * pc.K + k) / 4u]);
+                t = a4[(row * pc.K + k) / 4u];
             } else {
                 for (uint j = 0u; j < 4u; j++) {
                     if (k + j < pc.K) {
-                        t[j] = load1(a1[row * pc.K + k + j]);
+                        rawSet(t, j, a1[row * pc.K + k + j]);
                     }
                 }
             }
@@ -67,14 +75,14 @@ void loadPhase(uint bm, uint bn, uint k0, uint p) {
         uint v = tid + l * NT;
         uint k = k0 + p * BKP + v / BROW;
         uint col = bn + 4u * (v % BROW);
-        vec4 t = vec4(0.0);
+        RAW4 t = rawZero;
         if (v < BV && k < pc.K) {
             if (nAligned && col + 3u < pc.N) {
-                t = load4(b4[(k * pc.N + col) / 4u]);
+                t = b4[(k * pc.N + col) / 4u];
             } else {
                 for (uint j = 0u; j < 4u; j++) {
                     if (col + j < pc.N) {
-                        t[j] = load1(b1[k * pc.N + col + j]);
+                        rawSet(t, j, b1[k * pc.N + col + j]);
                     }
                 }
             }
@@ -83,23 +91,25 @@ void loadPhase(uint bm, uint bn, uint k0, uint p) {
     }
 }
 
-// storePhase stores the registers of phase p into shared buffer buf.
+// storePhase widens the registers of phase p and stores them into shared
+// buffer buf.
 void storePhase(uint buf, uint p) {
     uint tid = gl_LocalInvocationIndex;
     [[unroll]] for (uint l = 0u; l < AL; l++) {
         uint v = tid + l * NT;
         if (v < AV) {
+            vec4 t = load4(ra[l]);
             uint r = v / (BKP / 4u);
             uint kq = p * BKP + 4u * (v % (BKP / 4u));
             [[unroll]] for (uint j = 0u; j < 4u; j++) {
-                As[(buf * BK + kq + j) * AROW + r / 4u][r & 3u] = ra[l][j];
+                As[(buf * BK + kq + j) * AROW + r / 4u][r & 3u] = t[j];
             }
         }
     }
     [[unroll]] for (uint l = 0u; l < BL; l++) {
         uint v = tid + l * NT;
         if (v < BV) {
-            Bs[(buf * BK + p * BKP) * BROW + v] = rb[l];
+            Bs[(buf * BK + p * BKP) * BROW + v] = load4(rb[l]);
         }
     }
 }
@@ -179,13 +189,13 @@ void main() {
             }
             [[unroll]] for (uint t = 0u; t < TN4; t++) {
                 uint col = bn + 4u * (tx + t * TX);
-                vec4 v = acc[4u * i + c][t];
+                RAW4 h = store4(acc[4u * i + c][t]);
                 if (nAligned && col + 3u < pc.N) {
-                    c4[(row * pc.N + col) / 4u] = store4(v);
+                    c4[(row * pc.N + col) / 4u] = h;
                 } else {
                     for (uint j = 0u; j < 4u; j++) {
                         if (col + j < pc.N) {
-                            c1[row * pc.N + col + j] = store1(v[j]);
+                            c1[row * pc.N + col + j] = rawGet(h, j);
                         }
                     }
                 }
