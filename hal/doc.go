@@ -64,9 +64,10 @@
 //   - Device.Release is safe while other calls run: those already running
 //     finish or fail with ErrReleased, later ones fail with ErrReleased,
 //     and Err reports ErrReleased. It waits a bounded time for the work in
-//     flight, then destroys everything; a GPU that does not finish in time
-//     is treated as lost, and its memory is leaked rather than freed under
-//     running work.
+//     flight (DeviceOptions.ReleaseWait), then destroys everything; a GPU
+//     that does not finish in time leaves the device lost to the fences
+//     still waiting, and its memory is left to the driver (freed when the
+//     process exits) rather than freed under running work.
 //
 // # Timestamps
 //

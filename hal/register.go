@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/vkbench/vkbench/status"
 )
@@ -38,6 +39,12 @@ type DeviceOptions struct {
 	// PipelineCacher.PipelineCacheData of the same hardware; a cache the
 	// driver does not accept is ignored.
 	PipelineCache []byte
+	// ReleaseWait bounds how long Device.Release waits for the work in
+	// flight (10 s if zero). Work still running then is left to the
+	// driver with the device and its objects, which the process frees
+	// when it exits: destroying them under running work would crash the
+	// driver.
+	ReleaseWait time.Duration
 }
 
 // Opener opens a registered backend.

@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"log/slog"
@@ -31,7 +32,8 @@ const (
 	// waitSlice bounds one vkWaitSemaphores, so that a waiter notices a
 	// cancelled context or a device lost by another goroutine in time.
 	waitSlice = 5 * time.Millisecond
-	// releaseWait bounds how long Device.Release waits for work in flight.
+	// releaseWait bounds how long Device.Release waits for work in
+	// flight, unless hal.DeviceOptions.ReleaseWait says otherwise.
 	releaseWait = 10 * time.Second
 )
 
@@ -74,6 +76,8 @@ type device struct {
 	inflight []inflight
 
 	staging staging
+	// releaseWait bounds Release's wait for the work in flight.
+	releaseWait time.Duration
 }
 
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
@@ -90,6 +94,8 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 		c:      c,
 		lostCh: make(chan struct{}),
 		live:   map[resource]struct{}{},
+
+		releaseWait: cmp.Or(opts.ReleaseWait, releaseWait),
 	}
 
 	data := opts.PipelineCache
@@ -173,11 +179,20 @@ func (d *device) result(call string, r C.VkResult) error {
 // pending wait returns the loss error at its next slice, and every later
 // call returns it at once.
 func (d *device) markLost(cause error) {
+	d.setLost(cause, true)
+}
+
+// setLost makes the device lost with cause, once, and logs it as an error
+// if log says so (Release, whose GPU has not finished in time, says what
+// happened in words of its own: the device is not lost, it is busy).
+func (d *device) setLost(cause error, log bool) {
 	d.lostOnce.Do(func() {
 		err := lostError(cause)
 		d.lost.Store(&err)
 		close(d.lostCh)
-		d.logger.Error("vk: device lost", "device", d.info.Name, "err", err)
+		if log {
+			d.logger.Error("vk: device lost", "device", d.info.Name, "err", err)
+		}
 	})
 }
 
@@ -340,19 +355,20 @@ func (d *device) PipelineCacheData() ([]byte, error) {
 	return data[:n], nil
 }
 
-// Release refuses every later call, waits (at most releaseWait) for the
+// Release refuses every later call, waits (at most d.releaseWait) for the
 // work in flight, waits for the calls in progress to leave Vulkan, then
 // destroys every object of the device still alive and the device. It is
 // safe concurrently with every other call: those already running finish
-// or fail with hal.ErrReleased. A GPU that does not finish in time is
-// treated as lost: its device and objects are leaked, with one warning,
-// since destroying them under running work would crash the driver. A
-// second Release returns nil.
+// or fail with hal.ErrReleased. A GPU that does not finish in time leaves
+// the device lost to its waiters, and its device, objects and instance
+// to the driver (the process frees them when it exits), with one warning
+// that says so, since destroying them under running work would crash
+// the driver. A second Release returns nil.
 func (d *device) Release() error {
 	if !d.released.CompareAndSwap(false, true) {
 		return nil
 	}
-	idle := d.drain(releaseWait)
+	idle := d.drain(d.releaseWait)
 	d.gate.Lock()
 	defer d.gate.Unlock()
 	if d.c == nil {
@@ -365,8 +381,9 @@ func (d *device) Release() error {
 	if !idle {
 		d.live, d.inflight = nil, nil
 		d.mu.Unlock()
-		d.markLost(status.Newf(status.DeadlineExceeded, "vk: Device.Release: the GPU did not finish its work within %v", releaseWait))
-		d.logger.Warn("vk: leaking a device whose work has not finished", "device", d.info.Name, "waited", releaseWait)
+		d.setLost(status.Newf(status.DeadlineExceeded, "vk: Device.Release: the GPU did not finish its work within %v", d.releaseWait), false)
+		d.logger.Warn("vk: the GPU did not finish its work in time: leaving the device, its objects and the Vulkan instance to the driver, which frees them when the process exits",
+			"device", d.info.Name, "waited", d.releaseWait)
 		d.c = nil
 		d.drv.leak(d)
 		return nil

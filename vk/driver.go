@@ -408,8 +408,9 @@ func (d *driver) Release() error {
 	if leaked > 0 {
 		// A device left running work: destroying the instance under it,
 		// or the sink its validation messages still reach, would crash
-		// the process. Leaking them is the lesser harm.
-		d.logger.Warn("vk: leaking the Vulkan instance: devices released with work still running", "devices", leaked)
+		// the process. Leaking them is the lesser harm; the device's
+		// Release has said so.
+		d.logger.Debug("vk: leaving the Vulkan instance to the driver: devices released with work still running", "devices", leaked)
 		return status.Join(errs...)
 	}
 	for _, pd := range d.phys {

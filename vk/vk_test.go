@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -859,4 +861,52 @@ func TestCompilerStats(t *testing.T) {
 			t.Errorf("CompilerStats of a released executable: %v, want hal.ErrReleased", err)
 		}
 	})
+}
+
+// TestReleaseBusy checks Release of a device whose GPU is still running
+// past the device's ReleaseWait: Release returns in about that time,
+// the fence of the running work fails as lost, with the wait named, and
+// the log says once, as a warning, that the device is left to the driver,
+// without calling it lost (it is busy, not lost) or warning again when
+// the driver is released.
+func TestReleaseBusy(t *testing.T) {
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	msgs := &messages{}
+	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: true, OnMessage: msgs.add, Logger: logger})
+	if err != nil && status.CodeOf(err) == status.FailedPrecondition && !testenv.Strict() {
+		drv, err = hal.OpenDriver("vulkan", hal.DriverOptions{Logger: logger})
+	}
+	if err != nil {
+		testenv.Unavailable(t, "no usable Vulkan here: %v", err)
+	}
+	defer msgs.flush(t)
+	const wait = 100 * time.Millisecond
+	dev, err := drv.Open(context.Background(), defaultDevice(t, drv), hal.DeviceOptions{ReleaseWait: wait})
+	must(t, err, "Open")
+	s := newSpinner(t, dev, 2*time.Second)
+	cb, f := s.start(t)
+	start := time.Now()
+	must(t, dev.Release(), "Device.Release")
+	took := time.Since(start)
+	must(t, drv.Release(), "Driver.Release")
+	if took > wait+time.Second {
+		t.Errorf("Device.Release took %v with work running; want about its ReleaseWait, %v", took, wait)
+	}
+	err = f.Wait(context.Background())
+	if !errors.Is(err, hal.ErrDeviceLost) || status.CodeOf(err) != status.DataLoss || !strings.Contains(err.Error(), "did not finish its work within 100ms") {
+		t.Errorf("Wait of the work running at Release = %v, want the device lost, naming the wait", err)
+	}
+	release(t, f)
+	release(t, cb)
+	mu.Lock()
+	got := logs.String()
+	mu.Unlock()
+	if n := strings.Count(got, "level="); n != 1 || !strings.Contains(got, "level=WARN") || !strings.Contains(got, "did not finish its work in time") || !strings.Contains(got, "waited=100ms") {
+		t.Errorf("log of a busy device's Release, want one warning that it is left to the driver:\n%s", got)
+	}
+	if strings.Contains(got, "device lost") {
+		t.Errorf("the log calls a busy device lost:\n%s", got)
+	}
 }

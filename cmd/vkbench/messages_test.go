@@ -38,7 +38,7 @@ func TestDriverMessagesFailTests(t *testing.T) {
 			"vk: Validation Error: [ VUID-VkComputePipelineCreateInfo-layout-07987 ] Object 0: handle = 0x1 | Push constant block is not in the pipeline layout",
 			[]any{"id", "VUID-VkComputePipelineCreateInfo-layout-07987", "severity", "error"}}}},
 		{name: "a validation warning", fail: true, logs: []logged{{slog.LevelWarn, "vk: Validation Warning: [ UNASSIGNED-x ] something", []any{"severity", "warning"}}}},
-		{name: "a driver warning", fail: true, logs: []logged{{slog.LevelWarn, "vk: leaking a device whose work has not finished", []any{"device", "llvmpipe", "waited", "10s"}}}},
+		{name: "a driver warning", fail: true, logs: []logged{{slog.LevelWarn, "vk: the GPU did not finish its work in time: leaving the device, its objects and the Vulkan instance to the driver, which frees them when the process exits", []any{"device", "llvmpipe", "waited", "10s"}}}},
 		{name: "among other lines", fail: true, notes: "triad/f32/4096: answered from the tune cache\n", logs: []logged{
 			{slog.LevelWarn, "autotune: the cache is damaged", nil},
 			{slog.LevelWarn, "vk: goki/vulkan InitInstance failed; goki's functions may not work", []any{"err", "x"}},
