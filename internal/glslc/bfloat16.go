@@ -33,6 +33,15 @@ const (
 	opFMod            = 141
 	opVectorTimesScal = 142
 	opDot             = 148
+	opFunction        = 54
+	opTypeFirst       = 19 // OpTypeVoid
+	opTypeLast        = 39 // OpTypeForwardPointer
+	opIsNan           = 156
+	opUnordered       = 163 // the last of the tests of a float: OpIsNan to OpUnordered
+	opFOrdEqual       = 180
+	opFUnordGreaterEq = 191 // the last of the float comparisons
+
+	opTypeCooperativeMatrix = 4456
 
 	capCooperativeMatrixKHR     = 6022
 	capBFloat16TypeKHR          = 5116
@@ -40,7 +49,7 @@ const (
 	fpEncodingBFloat16KHR       = 0
 	extBFloat16                 = "SPV_KHR_bfloat16"
 	spvHeaderWords              = 5
-	bfloat16ArithmeticForbidden = "SPV_KHR_bfloat16 allows no arithmetic on bfloat16 values but dot products (BFloat16DotProductKHR, which the retype does not declare) and cooperative matrices' multiply-adds"
+	bfloat16ArithmeticForbidden = "SPV_KHR_bfloat16 allows bfloat16 values in no arithmetic and no comparison but dot products (BFloat16DotProductKHR, which the retype does not declare) and cooperative matrices' multiply-adds"
 )
 
 // ToBFloat16 returns the module code with its float16 type made bfloat16
@@ -52,18 +61,33 @@ const (
 // to and from float32 (the device rounds those to bfloat16) and
 // cooperative matrices, whose multiply-adds then take bfloat16. A module
 // with float16 arithmetic (a negation, sum, product, quotient, dot product
-// or GLSL.std.450 function with a float16 result) is refused, as is one
-// without a float16 type or with bfloat16 already.
+// or GLSL.std.450 function with a float16 result, or a comparison or test
+// of float16 values) is refused, as is one without a float16 type or with
+// bfloat16 already.
 func ToBFloat16(code []byte) ([]byte, error) {
 	words, err := spvWords(code)
 	if err != nil {
 		return nil, err
 	}
-	half := map[uint32]bool{} // float16 scalar and vector types
+	half := map[uint32]bool{}      // float16 scalar and vector types
+	types := map[uint32]bool{}     // every type's id
+	valueOf := map[uint32]uint32{} // the type of each value, in functions
+	inFunctions := false
 	var caps []uint32
 	coopmat := false
 	for ins := range instructions(words) {
-		switch op := ins[0] & 0xffff; {
+		op := ins[0] & 0xffff
+		if op >= opTypeFirst && op <= opTypeLast || op == opTypeCooperativeMatrix {
+			types[ins[1]] = true
+		}
+		inFunctions = inFunctions || op == opFunction
+		// Ids are unique, so an instruction of a function whose first
+		// operand is a type has a result type and its result next. (Out
+		// of functions, decorations name types and then literals.)
+		if inFunctions && len(ins) >= 3 && types[ins[1]] {
+			valueOf[ins[2]] = ins[1]
+		}
+		switch {
 		case op == opCapability && len(ins) == 2:
 			caps = append(caps, ins[1])
 			coopmat = coopmat || ins[1] == capCooperativeMatrixKHR
@@ -76,6 +100,8 @@ func ToBFloat16(code []byte) ([]byte, error) {
 			half[ins[1]] = true
 		case isFloatArithmetic(op) && len(ins) >= 3 && half[ins[1]]:
 			return nil, fmt.Errorf("glslc: cannot make the module's float16 bfloat16: it computes with float16 (opcode %d), and %s", op, bfloat16ArithmeticForbidden)
+		case isFloatTest(op) && len(ins) >= 4 && half[valueOf[ins[3]]]:
+			return nil, fmt.Errorf("glslc: cannot make the module's float16 bfloat16: it compares or classifies float16 values (opcode %d), and %s", op, bfloat16ArithmeticForbidden)
 		}
 	}
 	if len(half) == 0 {
@@ -140,6 +166,13 @@ func FromBFloat16(code []byte) (out []byte, ok bool, err error) {
 		return code, false, nil
 	}
 	return spvBytes(res), true, nil
+}
+
+// isFloatTest is whether op compares floats or tests one (OpIsNan to
+// OpUnordered, OpFOrdEqual to OpFUnordGreaterThanEqual): a bool from
+// float operands, which bfloat16 does not allow either.
+func isFloatTest(op uint32) bool {
+	return op >= opIsNan && op <= opUnordered || op >= opFOrdEqual && op <= opFUnordGreaterEq
 }
 
 func isFloatArithmetic(op uint32) bool {

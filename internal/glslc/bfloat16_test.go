@@ -41,6 +41,20 @@ void main() {
 }
 `
 
+// compares compares halves, which bfloat16 does not allow either (no
+// arithmetic result is float16: the test is of its operands).
+const compares = `#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+layout(local_size_x = 64) in;
+layout(binding = 0) readonly buffer A { float16_t a[]; };
+layout(binding = 1) writeonly buffer B { uint b[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    b[i] = a[i] < a[i + 1u] ? 1u : 0u;
+}
+`
+
 func requireGlslc(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"glslc", "spirv-val"} {
@@ -54,8 +68,8 @@ func requireGlslc(t *testing.T) {
 // declares bfloat16 (the capability, the extension, OpTypeFloat 16 with
 // the BFloat16KHR encoding) and nothing else changes (FromBFloat16 gives
 // back, byte for byte, the module of the source without the directive),
-// and Validate passes it. A source that adds halves is refused, saying
-// why.
+// and Validate passes it. A source that adds halves, or compares them, is
+// refused, saying why.
 func TestBFloat16(t *testing.T) {
 	requireGlslc(t)
 	ctx := context.Background()
@@ -109,6 +123,10 @@ func TestBFloat16(t *testing.T) {
 	_, err = glslc.CompileSource(ctx, strings.Replace(sums, "\n", "\n"+glslc.BFloat16Directive+"\n", 1), "")
 	if err == nil || !strings.Contains(err.Error(), "computes with float16") {
 		t.Errorf("a source that adds halves, retyped: %v, want an error that says it computes with float16", err)
+	}
+	_, err = glslc.CompileSource(ctx, strings.Replace(compares, "\n", "\n"+glslc.BFloat16Directive+"\n", 1), "")
+	if err == nil || !strings.Contains(err.Error(), "compares or classifies float16") {
+		t.Errorf("a source that compares halves, retyped: %v, want an error that says it compares float16 values", err)
 	}
 	if _, err := glslc.ToBFloat16(code[:len(code)-2]); err == nil {
 		t.Error("ToBFloat16 took a module cut short")
