@@ -78,9 +78,10 @@ func (c Candidate) Executable() hal.ExecutableDesc {
 	}
 }
 
-// Invocations is the number of invocations in a workgroup.
-func (c Candidate) Invocations() uint32 {
-	return c.WorkgroupSize[0] * c.WorkgroupSize[1] * c.WorkgroupSize[2]
+// Invocations is the number of invocations in a workgroup (in 64 bits:
+// three sizes that each fit in 32 need not multiply within 32).
+func (c Candidate) Invocations() uint64 {
+	return uint64(c.WorkgroupSize[0]) * uint64(c.WorkgroupSize[1]) * uint64(c.WorkgroupSize[2])
 }
 
 // Supported returns nil if the device can run the candidate, or an error
@@ -103,7 +104,7 @@ func (c Candidate) unsupported(info hal.DeviceInfo) string {
 			return fmt.Sprintf("needs a workgroup of %d in %c, device allows %d", n, "xyz"[i], l.MaxWorkgroupSize[i])
 		}
 	}
-	if n := c.Invocations(); n > l.MaxWorkgroupInvocations {
+	if n := c.Invocations(); n > uint64(l.MaxWorkgroupInvocations) {
 		return fmt.Sprintf("needs %d invocations per workgroup, device allows %d", n, l.MaxWorkgroupInvocations)
 	}
 	if uint32(c.PushConstantSize) > l.MaxPushConstantsSize {

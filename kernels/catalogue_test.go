@@ -248,6 +248,10 @@ func TestSupported(t *testing.T) {
 	validated.Withheld = []string{"VK_KHR_cooperative_matrix", "VK_NV_cooperative_matrix2"}
 	vulkan12 := h200Info
 	vulkan12.APIVersion = 1<<22 | 2<<12
+	huge := find(gemm, "regblock-128x128x8-8x8") // 2³² invocations: 0 in 32 bits
+	huge.WorkgroupSize = [3]uint32{1 << 16, 1 << 16, 1}
+	wide := h200Info // a device whose limit in x and y is past 2¹⁶
+	wide.Limits.MaxWorkgroupSize = [3]uint32{1 << 20, 1 << 20, 64}
 	coarse := h200Info // a granularity that 128x128x32 is no multiple of
 	coarse.CooperativeMatrices = []hal.CooperativeMatrix{nv2Granularity(48, 16, 16, 128)}
 	tests := []struct {
@@ -259,6 +263,7 @@ func TestSupported(t *testing.T) {
 		{find(gemm, "regblock-128x128x16-8x8"), lavapipeInfo, "needs 32.5 KiB of shared memory, device has 32 KiB"},
 		{find(gemm, "regblock-128x128x8-8x8"), lavapipeInfo, ""},
 		{find(gemm, "tiled-32"), small, "needs 1024 invocations per workgroup, device allows 256"},
+		{huge, wide, "needs 4294967296 invocations per workgroup, device allows 1024"},
 		{find(reduce, "subgroup-vec4-u4-wg256"), noSubgroups, "needs subgroup operations basic+arithmetic, device has basic"},
 		{find(reduce, "tree-wg256-ept4"), noSubgroups, ""},
 		{find(f16, "acc8-unroll8-wg256"), noF16, "needs shaderFloat16"},

@@ -211,7 +211,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		d.require(&cand.Requires, disp)
 		wg := disp.fixed.wg
 		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
-		if inv > uint64(cand.Invocations()) { // every dispatch's workgroup has at least one invocation
+		if inv > cand.Invocations() { // every dispatch's workgroup has at least one invocation
 			cand.WorkgroupSize = wg
 		}
 		d.digest = append(d.digest, disp.mod.code...)
