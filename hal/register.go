@@ -40,7 +40,8 @@ type DeviceOptions struct {
 	// driver does not accept is ignored.
 	PipelineCache []byte
 	// ReleaseWait bounds how long Device.Release waits for the work in
-	// flight (10 s if zero). Work still running then is left to the
+	// flight (10 s if zero; a negative bound is an InvalidArgument error
+	// of Open). Work still running then is left to the
 	// driver with the device and its objects, which the process frees
 	// when it exits: destroying them under running work would crash the
 	// driver.

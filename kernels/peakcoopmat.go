@@ -78,9 +78,10 @@ func newCoopmatPeak(k coopmatPeakKind) *coopmatPeakOp {
 	op := &coopmatPeakOp{coopmatPeakKind: k}
 	op.dims = []string{"N", "ITERS"}
 	for _, s := range coopmatPeakShapes {
-		if k.shader != "" {
-			op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
+		if k.shader == "" {
+			break
 		}
+		op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
 	}
 	for _, s := range khrPeakShapes {
 		op.cands = append(op.cands, k.candidate(k.khrShader, s.acc, s.unroll, s.warps))

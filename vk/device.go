@@ -81,6 +81,9 @@ type device struct {
 }
 
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
+	if opts.ReleaseWait < 0 {
+		return nil, status.Newf(status.InvalidArgument, "vk: DeviceOptions.ReleaseWait is %v; want zero (10 s) or a positive bound", opts.ReleaseWait)
+	}
 	var c *C.vkb_device
 	var failed *C.char
 	if r := C.vkb_create_device(drv.inst, pd.handle, pd.c, &c, &failed); r != C.VK_SUCCESS {

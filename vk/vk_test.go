@@ -864,7 +864,8 @@ func TestCompilerStats(t *testing.T) {
 }
 
 // TestReleaseBusy checks Release of a device whose GPU is still running
-// past the device's ReleaseWait: Release returns in about that time,
+// past the device's ReleaseWait (a negative one is refused when the
+// device is opened): Release returns in about that time,
 // the fence of the running work fails as lost, with the wait named, and
 // the log says once, as a warning, that the device is left to the driver,
 // without calling it lost (it is busy, not lost) or warning again when
@@ -883,6 +884,8 @@ func TestReleaseBusy(t *testing.T) {
 	}
 	defer msgs.flush(t)
 	const wait = 100 * time.Millisecond
+	_, err = drv.Open(context.Background(), defaultDevice(t, drv), hal.DeviceOptions{ReleaseWait: -time.Second})
+	wantCode(t, err, status.InvalidArgument, "Open with a negative ReleaseWait")
 	dev, err := drv.Open(context.Background(), defaultDevice(t, drv), hal.DeviceOptions{ReleaseWait: wait})
 	must(t, err, "Open")
 	s := newSpinner(t, dev, 2*time.Second)
