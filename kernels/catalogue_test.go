@@ -237,6 +237,8 @@ func TestSupported(t *testing.T) {
 	noStorage16.Features.Storage16 = false
 	lavapipeAll := lavapipeInfo // as vk reports Mesa 22's lavapipe
 	lavapipeAll.Features.Storage16, lavapipeAll.Features.VulkanMemoryModel = true, true
+	storageOnly := lavapipeAll // 16-bit storage, no shaderFloat16
+	storageOnly.Features.Float16 = false
 	only16x8 := h200Info
 	only16x8.CooperativeMatrices = only16x8.CooperativeMatrices[:1]
 	wave64 := h200Info
@@ -270,6 +272,7 @@ func TestSupported(t *testing.T) {
 		{find(f16, "acc8-unroll8-wg256"), lavapipeInfo, ""},
 		{find(hgemm, "regblock-64x64x16-4x4"), lavapipeAll, ""},
 		{find(hgemm, "regblock-64x64x16-4x4"), noStorage16, "needs storageBuffer16BitAccess"},
+		{find(hgemm, "regblock-64x64x16-4x4"), storageOnly, ""}, // it widens with unpackHalf2x16: no float16 arithmetic
 		{find(hgemm, "nv-128x128x32-w64x32"), lavapipeAll, "needs cooperative matrices (VK_NV_cooperative_matrix), which the device lacks"},
 		{find(hgemm, "nv-128x128x32-w64x32"), h200Info, ""},
 		{find(hgemm, "nv-128x128x32-w64x32"), only16x8, "needs the cooperative-matrix multiply-add 16x16x16 f16*f16+f32=f32 subgroup (nv), which the device does not list"},
