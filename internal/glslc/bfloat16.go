@@ -34,6 +34,8 @@ const (
 	opVectorTimesScal = 142
 	opDot             = 148
 	opFunction        = 54
+	opConstantFirst   = 41 // OpConstantTrue
+	opConstantLast    = 52 // OpSpecConstantOp
 	opTypeFirst       = 19 // OpTypeVoid
 	opTypeLast        = 39 // OpTypeForwardPointer
 	opIsNan           = 156
@@ -82,9 +84,10 @@ func ToBFloat16(code []byte) ([]byte, error) {
 		}
 		inFunctions = inFunctions || op == opFunction
 		// Ids are unique, so an instruction of a function whose first
-		// operand is a type has a result type and its result next. (Out
-		// of functions, decorations name types and then literals.)
-		if inFunctions && len(ins) >= 3 && types[ins[1]] {
+		// operand is a type has a result type and its result next, as
+		// the constants have. (Elsewhere out of functions, decorations
+		// name types and then literals.)
+		if (inFunctions || op >= opConstantFirst && op <= opConstantLast) && len(ins) >= 3 && types[ins[1]] {
 			valueOf[ins[2]] = ins[1]
 		}
 		switch {
@@ -100,7 +103,7 @@ func ToBFloat16(code []byte) ([]byte, error) {
 			half[ins[1]] = true
 		case isFloatArithmetic(op) && len(ins) >= 3 && half[ins[1]]:
 			return nil, fmt.Errorf("glslc: cannot make the module's float16 bfloat16: it computes with float16 (opcode %d), and %s", op, bfloat16ArithmeticForbidden)
-		case isFloatTest(op) && len(ins) >= 4 && half[valueOf[ins[3]]]:
+		case isFloatTest(op) && len(ins) >= 4 && (half[valueOf[ins[3]]] || len(ins) >= 5 && half[valueOf[ins[4]]]):
 			return nil, fmt.Errorf("glslc: cannot make the module's float16 bfloat16: it compares or classifies float16 values (opcode %d), and %s", op, bfloat16ArithmeticForbidden)
 		}
 	}

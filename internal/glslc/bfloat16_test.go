@@ -124,9 +124,12 @@ func TestBFloat16(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "computes with float16") {
 		t.Errorf("a source that adds halves, retyped: %v, want an error that says it computes with float16", err)
 	}
-	_, err = glslc.CompileSource(ctx, strings.Replace(compares, "\n", "\n"+glslc.BFloat16Directive+"\n", 1), "")
-	if err == nil || !strings.Contains(err.Error(), "compares or classifies float16") {
-		t.Errorf("a source that compares halves, retyped: %v, want an error that says it compares float16 values", err)
+	// The comparison of two loads, and of a constant with a load.
+	for _, src := range []string{compares, strings.Replace(compares, "a[i] < a[i + 1u]", "float16_t(0.5) >= a[i]", 1)} {
+		_, err = glslc.CompileSource(ctx, strings.Replace(src, "\n", "\n"+glslc.BFloat16Directive+"\n", 1), "")
+		if err == nil || !strings.Contains(err.Error(), "compares or classifies float16") {
+			t.Errorf("a source that compares halves, retyped: %v, want an error that says it compares float16 values", err)
+		}
 	}
 	if _, err := glslc.ToBFloat16(code[:len(code)-2]); err == nil {
 		t.Error("ToBFloat16 took a module cut short")
