@@ -1,10 +1,13 @@
 package vkbench_test
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -214,4 +218,78 @@ func TestBuildContext(t *testing.T) {
 	if got := scale(t, dev, p, []float32{1, 2, 3}, 2); got[0] != 2 || got[1] != 4 || got[2] != 6 {
 		t.Errorf("y = 2x after abandoned builds: %v", got)
 	}
+}
+
+// TestCloseWait: Close of a device whose GPU still runs a Run that was
+// given up waits Options.CloseWait, not the default 10 s, and says in one
+// warning that it left the work to the driver; a negative CloseWait is
+// refused by Open.
+func TestCloseWait(t *testing.T) {
+	if _, err := vkbench.Open(context.Background(), vkbench.Options{CloseWait: -time.Second}); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "CloseWait") {
+		t.Errorf("Open with a negative CloseWait: %v, want INVALID_ARGUMENT naming CloseWait", err)
+	}
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	const wait = 50 * time.Millisecond
+	dev, err := vkbench.Open(context.Background(), vkbench.Options{
+		Validation: true,
+		OnMessage:  func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
+		Logger:     slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		CloseWait:  wait,
+	})
+	if err != nil {
+		testenv.Unavailable(t, "no Vulkan device with validation: %v", err)
+	}
+	p, err := dev.Build(context.Background(), spinKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := vkbench.NewBuffer[uint32](context.Background(), dev, 64*4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Workgroups enough for a Run of at least half a second.
+	groups := uint32(1)
+	for ; groups < 4096; groups *= 2 {
+		start := time.Now()
+		if err := dev.Run(context.Background(), p, [3]uint32{groups, 1, 1}, vkbench.Push(uint32(20000)), out); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) > 500*time.Millisecond {
+			break
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	err = dev.Run(ctx, p, [3]uint32{groups, 1, 1}, vkbench.Push(uint32(20000)), out)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Run with a 5 ms deadline, %d workgroups: %v, want it still running at its deadline", groups, err)
+	}
+	start := time.Now()
+	err = dev.Close()
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if took > wait+400*time.Millisecond {
+		t.Errorf("Close with a Run still on the GPU took %v; want about CloseWait, %v", took, wait)
+	}
+	mu.Lock()
+	got := logs.String()
+	mu.Unlock()
+	if strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "did not finish its work in time") || strings.Contains(got, "device lost") {
+		t.Errorf("the log of Close, want one warning that the work was left to the driver:\n%s", got)
+	}
+}
+
+// lockedWriter is a Writer that several goroutines may log to.
+type lockedWriter struct {
+	mu  *sync.Mutex
+	buf *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
 }

@@ -108,6 +108,8 @@ type OpenOptions struct {
 	// the chosen device (nil for none), so that its pipelines need no
 	// compiling; DeviceInfo.PipelineCacheUUID says which data applies.
 	PipelineCache func(DeviceInfo) []byte
+	// ReleaseWait is the device's DeviceOptions.ReleaseWait.
+	ReleaseWait time.Duration
 }
 
 // Open opens the backend registered as name and the device opts choose:
@@ -138,7 +140,7 @@ func OpenOn(ctx context.Context, drv Driver, opts OpenOptions) (Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dopts DeviceOptions
+	dopts := DeviceOptions{ReleaseWait: opts.ReleaseWait}
 	if opts.PipelineCache != nil {
 		dopts.PipelineCache = opts.PipelineCache(infos[i])
 	}
