@@ -1,7 +1,6 @@
 package vkbench_test
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
@@ -228,13 +227,12 @@ func TestCloseWait(t *testing.T) {
 	if _, err := vkbench.Open(context.Background(), vkbench.Options{CloseWait: -time.Second}); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "CloseWait") {
 		t.Errorf("Open with a negative CloseWait: %v, want INVALID_ARGUMENT naming CloseWait", err)
 	}
-	var mu sync.Mutex
-	var logs bytes.Buffer
+	var logs testenv.SyncBuffer
 	const wait = 50 * time.Millisecond
 	dev, err := vkbench.Open(context.Background(), vkbench.Options{
 		Validation: true,
 		OnMessage:  func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
-		Logger:     slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:     slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		CloseWait:  wait,
 	})
 	if err != nil {
@@ -274,22 +272,8 @@ func TestCloseWait(t *testing.T) {
 	if took > wait+400*time.Millisecond {
 		t.Errorf("Close with a Run still on the GPU took %v; want about CloseWait, %v", took, wait)
 	}
-	mu.Lock()
 	got := logs.String()
-	mu.Unlock()
 	if strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "did not finish its work in time") || strings.Contains(got, "device lost") {
 		t.Errorf("the log of Close, want one warning that the work was left to the driver:\n%s", got)
 	}
-}
-
-// lockedWriter is a Writer that several goroutines may log to.
-type lockedWriter struct {
-	mu  *sync.Mutex
-	buf *bytes.Buffer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
 }

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -697,7 +697,7 @@ func checkLocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuffer
+	var out testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -754,25 +754,6 @@ func checkLocked(t *testing.T) {
 	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) > 0 {
 		t.Errorf("a locked file was moved aside: %v", aside)
 	}
-}
-
-// syncBuffer is a bytes.Buffer that a child process writes to while the
-// test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func waitFor(t *testing.T, cond func() bool, what string) {

@@ -1,7 +1,6 @@
 package vk_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -59,24 +58,10 @@ func TestValidationMessages(t *testing.T) {
 		}
 	})
 	t.Run("Logger", func(t *testing.T) {
-		var mu sync.Mutex
-		var buf bytes.Buffer
-		provoke(t, hal.DriverOptions{Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))})
-		mu.Lock()
-		defer mu.Unlock()
+		var buf testenv.SyncBuffer
+		provoke(t, hal.DriverOptions{Logger: slog.New(slog.NewTextHandler(&buf, nil))})
 		if !strings.Contains(buf.String(), "level=ERROR") || !strings.Contains(buf.String(), "VUID") {
 			t.Errorf("the logger got no validation error:\n%s", buf.String())
 		}
 	})
-}
-
-type lockedWriter struct {
-	mu  *sync.Mutex
-	buf *bytes.Buffer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
 }

@@ -871,9 +871,8 @@ func TestCompilerStats(t *testing.T) {
 // without calling it lost (it is busy, not lost) or warning again when
 // the driver is released.
 func TestReleaseBusy(t *testing.T) {
-	var mu sync.Mutex
-	var logs bytes.Buffer
-	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var logs testenv.SyncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	msgs := &messages{}
 	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{Validation: true, OnMessage: msgs.add, Logger: logger})
 	if err != nil && status.CodeOf(err) == status.FailedPrecondition && !testenv.Strict() {
@@ -903,9 +902,7 @@ func TestReleaseBusy(t *testing.T) {
 	}
 	release(t, f)
 	release(t, cb)
-	mu.Lock()
 	got := logs.String()
-	mu.Unlock()
 	if n := strings.Count(got, "level="); n != 1 || !strings.Contains(got, "level=WARN") || !strings.Contains(got, "did not finish its work in time") || !strings.Contains(got, "waited=100ms") {
 		t.Errorf("log of a busy device's Release, want one warning that it is left to the driver:\n%s", got)
 	}

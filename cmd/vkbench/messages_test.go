@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
@@ -69,7 +68,7 @@ func TestValidationMessageReachesStderr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{Validation: true, Logger: warningLogger(stderr)})
 	if err != nil {
 		testenv.Unavailable(t, "no Vulkan with the validation layer: %v", err)
@@ -102,25 +101,6 @@ func TestValidationMessageReachesStderr(t *testing.T) {
 	if !got.Failed {
 		t.Errorf("the rule let the layer's message pass; stderr:\n%s", stderr.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that messages from several threads can
-// write at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestReason: a row's reason keeps what went wrong and drops what leads
