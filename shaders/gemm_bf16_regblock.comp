@@ -13,25 +13,8 @@
 // (a multiple of 4), 5 = PH (phases a slice is loaded in; BK / PH a
 // multiple of 4). Push constants: M, N, K.
 
-#extension GL_EXT_shader_16bit_storage : require
-
-layout(set = 0, binding = 0) restrict readonly buffer A4 { uvec2 a4[]; };
-layout(set = 0, binding = 0) restrict readonly buffer A1 { uint16_t a1[]; };
-layout(set = 0, binding = 1) restrict readonly buffer B4 { uvec2 b4[]; };
-layout(set = 0, binding = 1) restrict readonly buffer B1 { uint16_t b1[]; };
-layout(set = 0, binding = 2) writeonly buffer C4 { uvec2 c4[]; };
-layout(set = 0, binding = 2) writeonly buffer C1 { uint16_t c1[]; };
-
-// A slice waits in registers as its 16-bit patterns (RAW4, two uints,
-// element 0 lowest, as memory holds them); load4 widens 4 of them to
-// floats, and store4 rounds 4 floats to them. A 16-bit value can only be
-// read from or written to memory, not passed to a function or returned
-// from one: rawSet and rawGet are macros.
-#define RAW4 uvec2
-#define rawZero uvec2(0u)
-#define rawSet(t, j, x) t[(j) >> 1] |= uint(x) << (16u * ((j) & 1u))
-#define rawGet(t, j) uint16_t(t[(j) >> 1] >> (16u * ((j) & 1u)))
-
+// load4 widens 4 bfloat16s to floats (each is the upper half of a
+// float32); store4 rounds 4 floats to bfloat16s.
 vec4 load4(uvec2 h) {
     return vec4(uintBitsToFloat(h.x << 16), uintBitsToFloat(h.x & 0xffff0000u),
                 uintBitsToFloat(h.y << 16), uintBitsToFloat(h.y & 0xffff0000u));

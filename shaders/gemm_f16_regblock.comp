@@ -11,7 +11,7 @@
 // in slices of BK:
 //
 //   - the BM x BK slice of A and the BK x BN slice of B go from memory to
-//     shared memory in 8-byte f16vec4 loads (A stored transposed, k-major, so
+//     shared memory in 8-byte loads of 4 halves (A stored transposed, k-major, so
 //     that a thread's rows of A are one vec4 read), double-buffered: the
 //     next slice's loads are issued before the current slice's arithmetic
 //     and land in the other buffer, one barrier per slice. With PH > 1 the
@@ -36,26 +36,10 @@
 // (a multiple of 4), 5 = PH (phases a slice is loaded in; BK / PH a
 // multiple of 4). Push constants: M, N, K.
 
-#extension GL_EXT_shader_16bit_storage : require
-
-layout(set = 0, binding = 0) restrict readonly buffer A4 { uvec2 a4[]; };
-layout(set = 0, binding = 0) restrict readonly buffer A1 { uint16_t a1[]; };
-layout(set = 0, binding = 1) restrict readonly buffer B4 { uvec2 b4[]; };
-layout(set = 0, binding = 1) restrict readonly buffer B1 { uint16_t b1[]; };
-layout(set = 0, binding = 2) writeonly buffer C4 { uvec2 c4[]; };
-layout(set = 0, binding = 2) writeonly buffer C1 { uint16_t c1[]; };
-
-// A slice waits in registers as its 16-bit patterns (RAW4, two uints,
-// element 0 lowest, as memory holds them), widened by unpackHalf2x16 and
-// C rounded by packHalf2x16, two halves an instruction: on an H200 the
-// per-element conversions of f16vec4 made this kernel 20% slower than
-// gemm_bf16_regblock, whose widening is integer operations. A 16-bit
-// value can only be read from or written to memory, not passed to a
-// function or returned from one: rawSet and rawGet are macros.
-#define RAW4 uvec2
-#define rawZero uvec2(0u)
-#define rawSet(t, j, x) t[(j) >> 1] |= uint(x) << (16u * ((j) & 1u))
-#define rawGet(t, j) uint16_t(t[(j) >> 1] >> (16u * ((j) & 1u)))
+// load4 and store4 widen and round two halves an instruction
+// (unpackHalf2x16, packHalf2x16): on an H200 converting each half of an
+// f16vec4 on its own made this kernel 20% slower than gemm_bf16_regblock,
+// whose widening is integer operations.
 #define load4(h) vec4(unpackHalf2x16((h).x), unpackHalf2x16((h).y))
 #define store4(v) uvec2(packHalf2x16((v).xy), packHalf2x16((v).zw))
 

@@ -1,19 +1,19 @@
 // gemm_half_regblock.glsl: the body of gemm_f16_regblock and
 // gemm_bf16_regblock, gemm_regblock's tiling on 16-bit floats (the
-// including kernel's header says how it works). The including kernel
-// declares A, B and C at bindings 0, 1 and 2 twice each, as vectors of 4
-// elements (a4, b4, c4) and as single elements (a1, b1, c1), and defines
-// RAW4, the type of 4 elements as a4 and b4 hold them, in which a slice
-// waits in registers between its load and its store to shared memory
-// (so that it takes half the registers of 4 floats); rawZero, 4 zeros;
-// rawSet(t, j, x), which sets element j of t (zero before) to the single
-// element x, and rawGet(t, j), which is element j of t; load4(t), which
-// widens t to a vec4; and store4(v), which rounds a vec4 to a RAW4. C's
-// elements are rounded 4 at a time, once, whether they are stored 4 at a
-// time or singly: the epilogue stays short enough for the driver to
-// unroll it (NVIDIA's left gemm_bf16_regblock's 8x8 sums in local memory
-// when the single stores rounded each element again).
+// including kernel's header says how it works). A, B and C are bound at
+// 0, 1 and 2 twice each, as pairs of uints that hold 4 elements (a4, b4,
+// c4: element 0 in the low half of the first) and as single 16-bit
+// elements (a1, b1, c1). A slice waits in registers as its 16-bit
+// patterns, half the registers of 4 floats, and is widened on its way to
+// shared memory. The including kernel defines load4(h), which widens the
+// 4 elements of a uvec2 to a vec4, and store4(v), which rounds a vec4 to
+// 4 elements in a uvec2. C's elements are rounded 4 at a time, once,
+// whether they are stored 4 at a time or singly: the epilogue stays short
+// enough for the driver to unroll it (NVIDIA's left gemm_bf16_regblock's
+// 8x8 sums in local memory when the single stores rounded each element
+// again).
 
+#extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
@@ -23,6 +23,20 @@ layout(constant_id = 4) const uint BK = 8;
 layout(constant_id = 5) const uint PH = 1;
 
 layout(push_constant) uniform Params { uint M; uint N; uint K; } pc;
+
+layout(set = 0, binding = 0) restrict readonly buffer A4 { uvec2 a4[]; };
+layout(set = 0, binding = 0) restrict readonly buffer A1 { uint16_t a1[]; };
+layout(set = 0, binding = 1) restrict readonly buffer B4 { uvec2 b4[]; };
+layout(set = 0, binding = 1) restrict readonly buffer B1 { uint16_t b1[]; };
+layout(set = 0, binding = 2) writeonly buffer C4 { uvec2 c4[]; };
+layout(set = 0, binding = 2) writeonly buffer C1 { uint16_t c1[]; };
+
+// setHalf sets element j of t (zero before) to the 16-bit x; getHalf is
+// element j of t. A 16-bit value can only be read from or written to
+// memory, not passed to a function or returned from one: these are
+// macros.
+#define setHalf(t, j, x) t[(j) >> 1] |= uint(x) << (16u * ((j) & 1u))
+#define getHalf(t, j) uint16_t(t[(j) >> 1] >> (16u * ((j) & 1u)))
 
 const uint TX = gl_WorkGroupSize.x;
 const uint TY = gl_WorkGroupSize.y;
@@ -42,8 +56,8 @@ const uint BROW = BN / 4u;
 shared vec4 As[2u * BK * AROW];
 shared vec4 Bs[2u * BK * BROW];
 
-RAW4 ra[AL];
-RAW4 rb[BL];
+uvec2 ra[AL];
+uvec2 rb[BL];
 vec4 acc[TM][TN4];
 
 // loadPhase loads phase p (rows k0 + p*BKP ...) of the slice at k0 into
@@ -57,14 +71,14 @@ void loadPhase(uint bm, uint bn, uint k0, uint p) {
         uint r = v / (BKP / 4u);
         uint row = bm + r;
         uint k = k0 + p * BKP + 4u * (v % (BKP / 4u));
-        RAW4 t = rawZero;
+        uvec2 t = uvec2(0u);
         if (v < AV && row < pc.M) {
             if (kAligned && k + 3u < pc.K) {
                 t = a4[(row * pc.K + k) / 4u];
             } else {
                 for (uint j = 0u; j < 4u; j++) {
                     if (k + j < pc.K) {
-                        rawSet(t, j, a1[row * pc.K + k + j]);
+                        setHalf(t, j, a1[row * pc.K + k + j]);
                     }
                 }
             }
@@ -75,14 +89,14 @@ void loadPhase(uint bm, uint bn, uint k0, uint p) {
         uint v = tid + l * NT;
         uint k = k0 + p * BKP + v / BROW;
         uint col = bn + 4u * (v % BROW);
-        RAW4 t = rawZero;
+        uvec2 t = uvec2(0u);
         if (v < BV && k < pc.K) {
             if (nAligned && col + 3u < pc.N) {
                 t = b4[(k * pc.N + col) / 4u];
             } else {
                 for (uint j = 0u; j < 4u; j++) {
                     if (col + j < pc.N) {
-                        rawSet(t, j, b1[k * pc.N + col + j]);
+                        setHalf(t, j, b1[k * pc.N + col + j]);
                     }
                 }
             }
@@ -189,13 +203,13 @@ void main() {
             }
             [[unroll]] for (uint t = 0u; t < TN4; t++) {
                 uint col = bn + 4u * (tx + t * TX);
-                RAW4 h = store4(acc[4u * i + c][t]);
+                uvec2 h = store4(acc[4u * i + c][t]);
                 if (nAligned && col + 3u < pc.N) {
                     c4[(row * pc.N + col) / 4u] = h;
                 } else {
                     for (uint j = 0u; j < 4u; j++) {
                         if (col + j < pc.N) {
-                            c1[row * pc.N + col + j] = rawGet(h, j);
+                            c1[row * pc.N + col + j] = getHalf(h, j);
                         }
                     }
                 }
