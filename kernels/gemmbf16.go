@@ -31,7 +31,7 @@ func newGEMMBF16() *gemmBF16Op {
 		khr(256, 128, 32, 64, 64, 1, 1),
 		khr(128, 128, 32, 64, 64, 1, 1),
 	)
-	return gemmBF16Of(append(cands, halfNV2("gemm_bf16_coopmat2")...))
+	return gemmBF16Of(append(cands, halfNV2("gemm_bf16_coopmat2", hal.ComponentBF16)...))
 }
 
 // regblockBF16 is gemm_regblock's tiling on bfloat16 (gemm_bf16_regblock).

@@ -55,13 +55,13 @@ var (
 
 // halfPortable and halfNV2 are the candidates of halfRegblocks on a
 // kernel of gemm_half_regblock.glsl and of halfCoopmat2 on a coopmat2
-// kernel.
+// kernel whose A and B are of type in.
 func halfPortable(shader string) []Candidate {
 	return mapped(halfRegblocks, func(t [6]uint32) Candidate { return regblockHalf(shader, t[0], t[1], t[2], t[3], t[4], t[5]) })
 }
 
-func halfNV2(shader string) []Candidate {
-	return mapped(halfCoopmat2, func(t [4]uint32) Candidate { return coopmat2GEMM(shader, t[0], t[1], t[2], t[3]) })
+func halfNV2(shader string, in hal.ComponentType) []Candidate {
+	return mapped(halfCoopmat2, func(t [4]uint32) Candidate { return coopmat2GEMM(shader, in, t[0], t[1], t[2], t[3]) })
 }
 
 func newGEMMF16() *gemmF16Op {
@@ -97,7 +97,7 @@ func newGEMMF16() *gemmF16Op {
 		khr(128, 128, 32, 64, 64, 1, 1),
 		khr(128, 256, 32, 128, 32, 1, 2),
 	}...)
-	return gemmF16Of(append(cands, halfNV2("gemm_f16_coopmat2")...))
+	return gemmF16Of(append(cands, halfNV2("gemm_f16_coopmat2", hal.ComponentF16)...))
 }
 
 // gemmF16Of is the operation with cands as its candidates.
@@ -109,16 +109,12 @@ func gemmF16Of(cands []Candidate) *gemmF16Op {
 	}}
 }
 
-// coopmat2GEMM is a candidate of gemm_f16_coopmat2 or gemm_bf16_coopmat2:
-// a BM×BN tile of C per workgroup of wg invocations, held as one
-// workgroup-scope matrix of VK_NV_cooperative_matrix2 and summed over
-// BM×BK and BK×BN matrices loaded through tensor layouts; the driver
-// stages them.
-func coopmat2GEMM(shader string, bm, bn, bk, wg uint32) Candidate {
-	in := hal.ComponentF16
-	if shader == "gemm_bf16_coopmat2" {
-		in = hal.ComponentBF16
-	}
+// coopmat2GEMM is a candidate of gemm_f16_coopmat2 or gemm_bf16_coopmat2
+// (A and B of type in): a BM×BN tile of C per workgroup of wg
+// invocations, held as one workgroup-scope matrix of
+// VK_NV_cooperative_matrix2 and summed over BM×BK and BK×BN matrices
+// loaded through tensor layouts; the driver stages them.
+func coopmat2GEMM(shader string, in hal.ComponentType, bm, bn, bk, wg uint32) Candidate {
 	req := Requirements{CooperativeMatrices: []hal.CooperativeMatrix{{
 		API: hal.MatrixNV2, M: bm, N: bn, K: bk,
 		A: in, B: in, C: hal.ComponentF32, Result: hal.ComponentF32,

@@ -66,6 +66,3 @@ func (f format16) round(values []float32) {
 		}
 	})
 }
-
-// packHalves is binary16's pack.
-func packHalves(values []float32) []uint32 { return binary16.pack(values) }

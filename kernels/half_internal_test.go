@@ -16,9 +16,9 @@ func TestHalfHelpers(t *testing.T) {
 			t.Errorf("ulp(%g) with %d bits of significand = %g, want %g", tt.v, tt.f.mant, got, tt.want)
 		}
 	}
-	w := packHalves([]float32{1, -2, 0.5})
+	w := binary16.pack([]float32{1, -2, 0.5})
 	if len(w) != 2 || w[0] != 0xc0003c00 || w[1] != 0x3800 {
-		t.Errorf("packHalves(1, -2, 0.5) = %#x", w)
+		t.Errorf("binary16.pack(1, -2, 0.5) = %#x", w)
 	}
 	if w := bfloat16.pack([]float32{1, -2}); len(w) != 1 || w[0] != 0xc0003f80 {
 		t.Errorf("bfloat16.pack(1, -2) = %#x", w)

@@ -207,10 +207,8 @@ func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 // encode packs integers as the words of a buffer of type t.
 func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
 	switch t {
-	case hal.ComponentF16:
-		return packHalves(mapped(v, func(x int32) float32 { return float32(x) }))
-	case hal.ComponentBF16:
-		return bfloat16.pack(mapped(v, func(x int32) float32 { return float32(x) }))
+	case hal.ComponentF16, hal.ComponentBF16:
+		return format16Of(componentDType[t]).pack(mapped(v, func(x int32) float32 { return float32(x) }))
 	case hal.ComponentF32:
 		return mapped(v, func(x int32) uint32 { return math.Float32bits(float32(x)) })
 	case hal.ComponentS8:
