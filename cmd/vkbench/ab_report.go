@@ -14,6 +14,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
@@ -146,14 +147,14 @@ func (r *abReport) judge(row *abRow, old, cur autotune.Result) {
 	}
 	switch {
 	case cur.Outcome == autotune.Wrong:
-		row.Verdict, row.Note = abWrong, "new: "+oneLine(cur.Error, 300)
+		row.Verdict, row.Note = abWrong, "new: "+report.OneLine(cur.Error, 300)
 		return
 	case !measured(old):
-		row.Verdict, row.Note = abNotRun, fmt.Sprintf("old %s: %s", old.Outcome, oneLine(old.Error, 200))
+		row.Verdict, row.Note = abNotRun, fmt.Sprintf("old %s: %s", old.Outcome, report.OneLine(old.Error, 200))
 		return
 	case !measured(cur):
 		// OLD ran and NEW did not: the change broke it.
-		row.Verdict, row.Note = abFailed, fmt.Sprintf("new %s where old ran: %s", cur.Outcome, oneLine(cur.Error, 200))
+		row.Verdict, row.Note = abFailed, fmt.Sprintf("new %s where old ran: %s", cur.Outcome, report.OneLine(cur.Error, 200))
 		return
 	}
 	var logs, olds, news []float64
@@ -255,7 +256,7 @@ func writeAB(w io.Writer, format string, r *abReport) error {
 			ratio = fmt.Sprintf("%.3f", row.Ratio)
 			ci = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Name, fmtSeconds(row.OldMedian), fmtSeconds(row.NewMedian), ratio, ci, abVerdictText(row))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Name, report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, ci, abVerdictText(row))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -271,7 +272,7 @@ func writeABJUnit(w io.Writer, r *abReport) error {
 	s := junitSuite{Name: "vkbench ab", Tests: len(r.Rows)}
 	for _, row := range r.Rows {
 		c := junitCase{Name: row.Name, Class: "vkbench.ab", Output: fmt.Sprintf("old %s, new %s, new/old %.3f [%.3f, %.3f]: %s",
-			fmtSeconds(row.OldMedian), fmtSeconds(row.NewMedian), row.Ratio, row.Lo, row.Hi, abVerdictText(row))}
+			report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), row.Ratio, row.Lo, row.Hi, abVerdictText(row))}
 		switch row.Verdict {
 		case abSlower, abWrong, abFailed:
 			c.Failure = &junitMessage{Message: abVerdictText(row)}

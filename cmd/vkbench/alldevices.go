@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/vk"
 )
@@ -265,7 +266,7 @@ func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) 
 		if e := r.Entry; e != nil && e.Fastest >= 0 {
 			winner = e.FastestName
 			if s := e.Results[e.Fastest].Stats; s != nil {
-				med = fmtSeconds(s.Median)
+				med = report.Seconds(s.Median)
 			}
 			measured = e.Device
 		}
@@ -273,7 +274,7 @@ func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) 
 			note = fmt.Sprintf("retried after %d lost device(s)", r.Retried)
 		}
 		if r.Err != nil {
-			note = oneLine(r.Err.Error(), 100)
+			note = report.OneLine(r.Err.Error(), 100)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Table.Hardware, r.Job.Op.Name(), kernels.Size(r.Job.Size), winner, med, by, measured, r.Took.Round(time.Millisecond), note)
 	}

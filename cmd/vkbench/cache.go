@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -397,8 +398,8 @@ func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
 		}
 		med, ci, n := "-", "-", "-"
 		if s := r.Stats; s != nil {
-			med = fmtSeconds(s.Median)
-			ci = ciText(*s)
+			med = report.Seconds(s.Median)
+			ci = report.Interval(*s)
 			n = fmt.Sprintf("%d×%d", s.N, s.Batch)
 		}
 		note := r.Error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 )
@@ -147,7 +148,7 @@ func writeCompareTable(w io.Writer, rep results.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian),
 			fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))
 	}
 	if err := tw.Flush(); err != nil {
@@ -207,7 +208,7 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows)}
 	for _, r := range rep.Rows {
 		c := junitCase{Name: r.Name, Class: "vkbench",
-			Output: fmt.Sprintf("base %s, new %s, delta %s, %s: %s", fmtSeconds(r.BaseMedian), fmtSeconds(r.NewMedian), fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))}
+			Output: fmt.Sprintf("base %s, new %s, delta %s, %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))}
 		switch r.Verdict {
 		case results.Slower:
 			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
@@ -266,20 +267,6 @@ func withNote(verdict, note string) string {
 		return verdict
 	}
 	return verdict + " (" + note + ")"
-}
-
-func fmtSeconds(s float64) string {
-	switch {
-	case s == 0 || math.IsNaN(s):
-		return "-"
-	case s < 1e-6:
-		return fmt.Sprintf("%.1fns", s*1e9)
-	case s < 1e-3:
-		return fmt.Sprintf("%.2fµs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.3fms", s*1e3)
-	}
-	return fmt.Sprintf("%.3fs", s)
 }
 
 func fmtDelta(d float64) string {

@@ -93,7 +93,7 @@ func TestBadInput(t *testing.T) {
 		{"compare relative and own times", false, []string{"compare", "--relative", "--own-times", compareData("base.json"), compareData("base.json")}, `--relative and --own-times say opposite things`},
 		{"report no file", false, []string{"report", "-o", report}, `at least one result file`},
 		{"report no output", false, []string{"report", compareData("base.json")}, `needs -o`},
-		{"report format", false, []string{"report", compareData("base.json"), "-o", "report.pdf"}, `unknown report format ".pdf"`},
+		{"report format", false, []string{"report", compareData("base.json"), "-o", "report.pdf"}, `-o report.pdf: report: unknown format ".pdf"`},
 		{"report malformed", false, []string{"report", compareData("malformed.json"), "-o", report}, `malformed JSON`},
 		{"report bad output path", false, []string{"report", compareData("base.json"), "-o", filepath.Join(file, "r.svg"), "--peak-gbps", "1", "--peak-gflops", "1"}, `not a directory`},
 	} {

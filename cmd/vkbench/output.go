@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
@@ -62,11 +63,11 @@ func writeTable(w io.Writer, file *results.File) error {
 		}
 		med, ci, mn := "-", "-", "-"
 		if s := b.Stats; s != nil {
-			med, mn = fmtSeconds(s.Median), fmtSeconds(s.Min)
+			med, mn = report.Seconds(s.Median), report.Seconds(s.Min)
 			ci = halfWidthText(*s)
 		}
 		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn,
-			rateText("%.1f", b.GBps), rateText("%.1f", b.GFLOPs), rateText("%.0f%%", b.PercentPeak))
+			report.Rate("%.1f", b.GBps), report.Rate("%.1f", b.GFLOPs), report.Rate("%.0f%%", b.PercentPeak))
 		if energy {
 			e := "-"
 			if b.EnergyJ > 0 {
@@ -86,15 +87,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// rateText writes a rate (or a percentage of peak) with format, or "-"
-// where it is 0: not measured, or no peak known.
-func rateText(format string, v float64) string {
-	if v > 0 {
-		return fmt.Sprintf(format, v)
-	}
-	return "-"
-}
-
 // halfWidthText is the 95% interval of s's median as ± a percentage of
 // it, or "-" where s has too few samples for one.
 func halfWidthText(s stats.Stats) string {
@@ -102,15 +94,6 @@ func halfWidthText(s stats.Stats) string {
 		return "-"
 	}
 	return fmt.Sprintf("±%.1f%%", s.HalfWidth()*100)
-}
-
-// ciText is the 95% interval of s's median as [lo, hi], or "-" where s
-// has too few samples for one.
-func ciText(s stats.Stats) string {
-	if !s.HasInterval() {
-		return "-"
-	}
-	return fmt.Sprintf("[%s, %s]", fmtSeconds(s.Lo), fmtSeconds(s.Hi))
 }
 
 // statusText says what became of a candidate, in a few words.
@@ -132,37 +115,11 @@ func statusText(b results.Benchmark) string {
 	default:
 		s = string(b.Outcome)
 		if b.Error != "" {
-			s += ": " + oneLine(reason(b.Error, b.Candidate), 100)
+			s += ": " + report.OneLine(report.Reason(b.Error, b.Candidate), 100)
 		}
 	}
 	if len(flags) > 0 {
 		s += " [" + strings.Join(flags, ",") + "]"
-	}
-	return s
-}
-
-// reason is a candidate's error as a row of a table or a chart shows it:
-// without what leads the message and the row says already or does not
-// need, so that what went wrong fits the row. Status codes, package
-// names, the candidate's own name and a manifest's place (its file, line
-// and JSON path) go: "UNIMPLEMENTED: kernels: gemm-x: needs 33 KiB" is
-// "needs 33 KiB", "UNIMPLEMENTED: manifest: k.json:148:21:
-// operations[4].candidates[1].assert[0]: the device … fails …" is "the
-// device … fails …". The results file keeps the whole message.
-func reason(msg, cand string) string {
-	for {
-		head, rest, ok := strings.Cut(msg, ": ")
-		if !ok || (head != cand && strings.ContainsAny(head, " ,")) || (head != cand && head != strings.ToUpper(head) && head != strings.ToLower(head)) {
-			return msg
-		}
-		msg = rest
-	}
-}
-
-func oneLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > n {
-		s = s[:n-1] + "…"
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -170,7 +171,7 @@ func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64)
 		note := "not measured"
 		if len(e.Results) > 0 {
 			r := e.Results[0]
-			note = string(r.Outcome) + ": " + oneLine(reason(r.Error, r.Name), 100)
+			note = string(r.Outcome) + ": " + report.OneLine(report.Reason(r.Error, r.Name), 100)
 		}
 		p.rows = append(p.rows, peakRow{what: name, unit: unit, note: note})
 		return 0, nil
@@ -197,7 +198,7 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, rateText("%.1f", r.rate), r.unit, r.note)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, r.note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -3,16 +3,14 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/report"
 )
 
 // newReportCmd is report: charts of result files.
@@ -69,31 +67,73 @@ Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
 
 // runReport draws the report of the files args into output, whose
 // extension says the format, with the roofs the flags give or the cache
-// stores.
+// stores; or, when the files are tuning logs, the searches' convergence.
 func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags, peakGBps, peakGFLOPs float64) error {
-	format, err := reportFormat(output)
-	if err != nil {
-		return err
+	if output == "" {
+		return usageError{fmt.Errorf("report needs -o FILE, ending in .html, .svg or .png")}
 	}
-	if drawn, err := reportConvergence(cmd, args, output, format); drawn || err != nil {
-		return err
+	format, err := report.FormatOf(output)
+	if err != nil {
+		return usageError{fmt.Errorf("-o %s: %w", output, err)}
+	}
+	logs := 0
+	for _, p := range args {
+		if report.IsTuneLog(p) {
+			logs++
+		}
+	}
+	switch {
+	case logs == len(args):
+		return reportConvergence(cmd, args, output, format)
+	case logs > 0:
+		return usageError{fmt.Errorf("report draws result files or tuning logs, not both at once")}
 	}
 	if err := checkPeakFlags(peakGBps, peakGFLOPs); err != nil {
 		return err
 	}
-	in, err := readReportFiles(args)
+	in, err := report.ReadFiles(args)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	peakOf, err := reportPeaks(cmd, cf, peakGBps, peakGFLOPs)
 	if err != nil {
 		return err
 	}
-	rep := buildReport(in, peakOf)
-	if err := writeReportFile(cmd, output, func(w io.Writer) error { return rep.write(w, format) }); err != nil {
+	var charts int
+	err = writeReportFile(cmd, output, func(w io.Writer) (err error) {
+		charts, err = report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, rep.charts(), len(in))
+	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, charts, len(in))
+	return err
+}
+
+// reportConvergence draws the convergence of the searches in the tuning
+// logs paths (vkbench cache export-log, tune --simulate --format log).
+func reportConvergence(cmd *cobra.Command, paths []string, output string, format report.Format) error {
+	var ls []*autotune.TuneLog
+	for _, p := range paths {
+		l, err := readTuneLogFile(p)
+		if err != nil {
+			return err
+		}
+		ls = append(ls, l)
+	}
+	var lines int
+	err := writeReportFile(cmd, output, func(w io.Writer) (err error) {
+		lines, err = report.Convergence(w, format, ls, report.Options{Version: version})
+		return err
+	})
+	if errors.Is(err, report.ErrNothing) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: the convergence of %d search(es) in %d log(s)\n", output, lines, len(ls))
 	return err
 }
 
@@ -136,147 +176,4 @@ func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float6
 		}
 		return &p
 	}, nil
-}
-
-// reportFormat is the output format named by path's extension.
-func reportFormat(path string) (string, error) {
-	if path == "" {
-		return "", usageError{fmt.Errorf("report needs -o FILE, ending in .html, .svg or .png")}
-	}
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".html", ".htm":
-		return "html", nil
-	case ".svg", ".png":
-		return ext[1:], nil
-	}
-	return "", usageError{fmt.Errorf("-o %s: unknown report format %q (want .html, .svg or .png)", path, filepath.Ext(path))}
-}
-
-// reportInput is one result file and the label that names it in charts.
-type reportInput struct {
-	label string
-	file  *results.File
-}
-
-func readReportFiles(paths []string) ([]reportInput, error) {
-	in := make([]reportInput, len(paths))
-	bases := map[string]int{}
-	for i, p := range paths {
-		f, err := results.ReadFile(p)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		in[i] = reportInput{label: filepath.Base(p), file: f}
-		bases[filepath.Base(p)]++
-	}
-	for i := range in {
-		if bases[in[i].label] > 1 {
-			in[i].label = paths[i] // two files of one name: tell them apart by path
-		}
-	}
-	return in, nil
-}
-
-// opGroup is one operation at one dtype and size, across the files.
-type opGroup struct {
-	title string
-	cands []string
-	// at[c][f] is candidate c's benchmark in file f; nil if absent.
-	at map[string][]*results.Benchmark
-}
-
-// splitName returns the group and candidate of b. Files in Go's benchmark
-// format only have names: "op/dtype/shape/candidate" splits at the last
-// slash.
-func splitName(b *results.Benchmark) (group, title, cand string) {
-	if b.Op != "" {
-		return b.Op + "/" + b.DType + "/" + b.Shape, fmt.Sprintf("%s %s, size %s", b.Op, b.DType, b.Shape), b.Candidate
-	}
-	if i := strings.LastIndex(b.Name, "/"); i > 0 {
-		return b.Name[:i], b.Name[:i], b.Name[i+1:]
-	}
-	return b.Name, b.Name, b.Name
-}
-
-func groupBenchmarks(in []reportInput) []*opGroup {
-	var groups []*opGroup
-	index := map[string]*opGroup{}
-	for f, input := range in {
-		for i := range input.file.Benchmarks {
-			b := &input.file.Benchmarks[i]
-			key, title, cand := splitName(b)
-			g := index[key]
-			if g == nil {
-				g = &opGroup{title: title, at: map[string][]*results.Benchmark{}}
-				index[key] = g
-				groups = append(groups, g)
-			}
-			if g.at[cand] == nil {
-				g.at[cand] = make([]*results.Benchmark, len(in))
-				g.cands = append(g.cands, cand)
-			}
-			g.at[cand][f] = b
-		}
-	}
-	return groups
-}
-
-// measured reports whether b has a median to draw.
-func measured(b *results.Benchmark) bool {
-	return b != nil && b.Stats != nil && b.Stats.Median > 0
-}
-
-// report is everything drawn: per operation a chart and a table, then a
-// roofline (or a note) per hardware.
-type report struct {
-	in     []reportInput
-	groups []*opGroup
-	roofs  []roofline
-}
-
-func buildReport(in []reportInput, peakOf func(hardware string) *autotune.Peak) *report {
-	rep := &report{in: in, groups: groupBenchmarks(in)}
-	byHW := map[string]int{}
-	for f, input := range in {
-		hw := input.file.Device.Hardware
-		i, ok := byHW[hw]
-		if !ok {
-			i = len(rep.roofs)
-			byHW[hw] = i
-			rep.roofs = append(rep.roofs, roofline{hardware: hw, device: input.file.Device.Name, peak: peakOf(hw)})
-		}
-		rep.roofs[i].files = append(rep.roofs[i].files, f)
-	}
-	for i := range rep.roofs {
-		rep.roofs[i].notes = rep.rooflineNotes(&rep.roofs[i])
-	}
-	return rep
-}
-
-func (r *report) charts() int {
-	n := len(r.groups)
-	for _, rl := range r.roofs {
-		if rl.drawn(r) {
-			n++
-		}
-	}
-	return n
-}
-
-func fileSuffix(r *report, f int) string {
-	if len(r.in) < 2 {
-		return ""
-	}
-	return " (" + r.in[f].label + ")"
-}
-
-func (r *report) write(w io.Writer, format string) error {
-	panels, err := r.panels()
-	if err != nil {
-		return err
-	}
-	if format == "html" {
-		return r.writeHTML(w, panels)
-	}
-	return writeCanvas(w, format, heightOf(panels), func(c vg.CanvasSizer) { drawPanels(c, panels) })
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/report"
 )
 
 // searchFlags are tune's flags for searching parameter spaces.
@@ -176,7 +177,7 @@ func seconds(s float64) string {
 	if s <= 0 {
 		return "failed"
 	}
-	return fmtSeconds(s)
+	return report.Seconds(s)
 }
 
 // simulate replays strategies against a tuning log file and prints a

@@ -1,17 +1,13 @@
-package main
+package report
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"html/template"
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"strings"
 
-	"github.com/spf13/cobra"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -20,53 +16,23 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 )
 
-// isTuneLog reports whether path is a tuning log (its first line names
-// the format) rather than a result file.
-func isTuneLog(path string) bool {
-	f, err := os.Open(path)
+// Convergence draws the convergence of the searches in tuning logs
+// (vkbench cache export-log, tune --simulate --format log) as format to
+// w: the best time found against the evaluations, one line a search, one
+// colour a strategy, and a dashed line at the fastest any log recorded.
+// It returns the number of searches drawn.
+func Convergence(w io.Writer, format Format, logs []*autotune.TuneLog, opts Options) (searches int, err error) {
+	if len(logs) == 0 {
+		return 0, fmt.Errorf("%w: no tuning log", ErrNothing)
+	}
+	p, lines, err := convergencePlot(logs)
 	if err != nil {
-		return false
+		return 0, err
 	}
-	defer func() { _ = f.Close() }() // read only
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	return strings.Contains(line, `"format":"`+autotune.LogFormat+`"`)
-}
-
-// reportConvergence draws the convergence of the searches in tuning logs
-// (vkbench cache export-log, tune --simulate --format log) when the files
-// are such logs: the best time found against the evaluations, one line a
-// search, one colour a strategy. It reports whether it drew; result files
-// and logs do not mix.
-func reportConvergence(cmd *cobra.Command, paths []string, output, format string) (bool, error) {
-	logs := 0
-	for _, p := range paths {
-		if isTuneLog(p) {
-			logs++
-		}
+	if err := writeChart(w, p, format, opts.Version); err != nil {
+		return 0, err
 	}
-	switch {
-	case logs == 0:
-		return false, nil
-	case logs < len(paths):
-		return true, usageError{fmt.Errorf("report draws result files or tuning logs, not both at once")}
-	}
-	var ls []*autotune.TuneLog
-	for _, p := range paths {
-		l, err := readTuneLogFile(p)
-		if err != nil {
-			return true, err
-		}
-		ls = append(ls, l)
-	}
-	p, lines, err := convergencePlot(ls)
-	if err != nil {
-		return true, err
-	}
-	if err := writeReportFile(cmd, output, func(w io.Writer) error { return writeChart(w, p, format) }); err != nil {
-		return true, err
-	}
-	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: the convergence of %d search(es) in %d log(s)\n", output, lines, len(ls))
-	return true, err
+	return lines, nil
 }
 
 // strategyColors colour each strategy's searches.
@@ -126,7 +92,7 @@ func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
 		}
 	}
 	if lines == 0 {
-		return nil, 0, usageError{fmt.Errorf("the tuning logs hold no search with a verified configuration to draw")}
+		return nil, 0, fmt.Errorf("%w: the tuning logs hold no search with a verified configuration", ErrNothing)
 	}
 	ref, err := plotter.NewLine(plotter.XYs{{X: 1, Y: best * 1e3}, {X: p.X.Max, Y: best * 1e3}})
 	if err != nil {
@@ -146,9 +112,9 @@ func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
 const convergenceHeight = 11 * vg.Centimeter
 
 // writeChart writes one chart as svg, png or an HTML page around the svg.
-func writeChart(w io.Writer, p *plot.Plot, format string) error {
+func writeChart(w io.Writer, p *plot.Plot, format Format, version string) error {
 	drawPlot := func(c vg.CanvasSizer) { p.Draw(draw.New(c)) }
-	if format != "html" {
+	if format != HTML {
 		return writeCanvas(w, format, convergenceHeight, drawPlot)
 	}
 	svg, err := inlineSVG(convergenceHeight, drawPlot)

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ func writeSVG(w io.Writer, c *vgsvg.Canvas) error {
 
 // writeCanvas draws a chart of the charts' width and height h with
 // drawOn, and writes it to w as svg or png.
-func writeCanvas(w io.Writer, format string, h vg.Length, drawOn func(vg.CanvasSizer)) error {
-	if format == "png" {
+func writeCanvas(w io.Writer, format Format, h vg.Length, drawOn func(vg.CanvasSizer)) error {
+	if format == PNG {
 		c := vgimg.NewWith(vgimg.UseWH(chartWidth, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
 		drawOn(c)
 		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
@@ -46,7 +46,7 @@ func writeCanvas(w io.Writer, format string, h vg.Length, drawOn func(vg.CanvasS
 // HTML page.
 func inlineSVG(h vg.Length, drawOn func(vg.CanvasSizer)) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := writeCanvas(&buf, "svg", h, drawOn); err != nil {
+	if err := writeCanvas(&buf, SVG, h, drawOn); err != nil {
 		return "", err
 	}
 	s := buf.String()
@@ -90,11 +90,11 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 		Files    []htmlFile
 		Sections []htmlSection
 	}
-	page.Version = version
+	page.Version = r.version
 	page.Several = len(r.in) > 1
 	for _, input := range r.in {
-		f := input.file
-		hf := htmlFile{Label: input.label, Device: f.Device.Name, Hardware: f.Device.Hardware, Driver: f.Device.Driver,
+		f := input.File
+		hf := htmlFile{Label: input.Label, Device: f.Device.Name, Hardware: f.Device.Hardware, Driver: f.Device.Driver,
 			Mode: f.Mode, Version: f.Version, Seed: f.Seed, Benchmarks: len(f.Benchmarks)}
 		if !f.Time.IsZero() {
 			hf.Time = f.Time.UTC().Format("2006-01-02 15:04:05 UTC")
@@ -110,14 +110,14 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 		for _, c := range g.cands {
 			for f, b := range g.at[c] {
 				if b == nil {
-					sec.Rows = append(sec.Rows, htmlRow{File: r.in[f].label, Candidate: c, Outcome: "absent"})
+					sec.Rows = append(sec.Rows, htmlRow{File: r.in[f].Label, Candidate: c, Outcome: "absent"})
 					continue
 				}
-				row := htmlRow{File: r.in[f].label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
-					Median: "-", CI: "-", GBps: rateText("%.3g", b.GBps), GFLOPs: rateText("%.3g", b.GFLOPs), Peak: rateText("%.0f%%", b.PercentPeak), Note: b.Error}
+				row := htmlRow{File: r.in[f].Label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
+					Median: "-", CI: "-", GBps: Rate("%.3g", b.GBps), GFLOPs: Rate("%.3g", b.GFLOPs), Peak: Rate("%.0f%%", b.PercentPeak), Note: b.Error}
 				if measured(b) {
-					row.Median = fmtSeconds(b.Stats.Median)
-					row.CI = ciText(*b.Stats)
+					row.Median = Seconds(b.Stats.Median)
+					row.CI = Interval(*b.Stats)
 				}
 				if len(b.Flags) > 0 {
 					row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"cmp"
@@ -35,8 +35,8 @@ func (rl *roofline) drawn(r *report) bool {
 		return false
 	}
 	for _, f := range rl.files {
-		for i := range r.in[f].file.Benchmarks {
-			if onRoof(&r.in[f].file.Benchmarks[i]) {
+		for i := range r.in[f].File.Benchmarks {
+			if onRoof(&r.in[f].File.Benchmarks[i]) {
 				return true
 			}
 		}
@@ -61,8 +61,8 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 	for _, f := range rl.files {
 		seen := map[string]bool{}
 		var arith bool
-		for i := range r.in[f].file.Benchmarks {
-			b := &r.in[f].file.Benchmarks[i]
+		for i := range r.in[f].File.Benchmarks {
+			b := &r.in[f].File.Benchmarks[i]
 			if onRoof(b) {
 				arith = true
 			}
@@ -81,7 +81,7 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 			notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, b.GBps, pct))
 		}
 		if !arith {
-			noArith = append(noArith, r.in[f].label)
+			noArith = append(noArith, r.in[f].Label)
 		}
 	}
 	if len(noArith) > 0 && rl.peak != nil {
@@ -147,8 +147,8 @@ func (r *report) roofPointsOf(rl *roofline, box *logBox) []roofPoints {
 	var out []roofPoints
 	for _, f := range rl.files {
 		pts := roofPoints{f: f}
-		for i := range r.in[f].file.Benchmarks {
-			b := &r.in[f].file.Benchmarks[i]
+		for i := range r.in[f].File.Benchmarks {
+			b := &r.in[f].File.Benchmarks[i]
 			if !onRoof(b) {
 				continue
 			}
@@ -258,7 +258,7 @@ func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, placed *plotter.XYs
 	}
 	p.Add(sc)
 	if len(r.in) > 1 {
-		p.Legend.Add(r.in[pts.f].label, sc)
+		p.Legend.Add(r.in[pts.f].Label, sc)
 	}
 	for i, pt := range pts.winners {
 		offset := vg.Point{X: vg.Points(6), Y: vg.Points(-4) - vg.Points(10)*vg.Length(crowded(*placed, pt))}

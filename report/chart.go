@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -74,13 +74,13 @@ func (r *report) rowLabel(g *opGroup, cand string) string {
 		case !measured(b):
 			what = string(b.Outcome)
 			if len(r.in) == 1 && b.Error != "" {
-				what += ": " + reason(b.Error, cand)
+				what += ": " + Reason(b.Error, cand)
 			}
 		default:
 			continue
 		}
 		if len(r.in) > 1 {
-			what += " in " + r.in[f].label
+			what += " in " + r.in[f].Label
 		}
 		notes = append(notes, what)
 	}
@@ -88,7 +88,7 @@ func (r *report) rowLabel(g *opGroup, cand string) string {
 	if len(notes) > 0 {
 		label += " (" + strings.Join(notes, "; ") + ")"
 	}
-	return oneLine(label, 72)
+	return OneLine(label, 72)
 }
 
 // distinctTicks are gonum's default ticks with labels precise enough to
@@ -147,7 +147,7 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 	p := newPlot()
 	p.Title.Text = g.title
 	if len(r.in) == 1 {
-		p.Title.Text += " — " + r.in[0].label
+		p.Title.Text += " — " + r.in[0].Label
 	}
 	p.X.Label.Text = fmt.Sprintf("time per run (%s), lower is better", unit)
 	// Ending at the axis's right end, the label stays inside the chart
@@ -258,7 +258,7 @@ func (r *report) addLegend(p *plot.Plot) {
 		return
 	}
 	for f, input := range r.in {
-		p.Legend.Add(input.label, glyph(r.color(f, false), draw.RingGlyph{}, vg.Points(3)))
+		p.Legend.Add(input.Label, glyph(r.color(f, false), draw.RingGlyph{}, vg.Points(3)))
 	}
 	p.Legend.Add("winner (filled)", glyph(color.Black, draw.CircleGlyph{}, vg.Points(4.5)))
 }

@@ -1,0 +1,214 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
+)
+
+// Errors of bad input: the caller's to fix, not the report's.
+var (
+	// ErrFormat is returned for an output whose extension names no format.
+	ErrFormat = errors.New("report: unknown format")
+	// ErrNothing is returned when the inputs hold nothing to draw.
+	ErrNothing = errors.New("report: nothing to draw")
+)
+
+// Format is the kind of file a report is written as.
+type Format string
+
+// The formats: a self-contained page with the charts inline and a table
+// per operation, or the charts one under the other as an image.
+const (
+	HTML Format = "html"
+	SVG  Format = "svg"
+	PNG  Format = "png"
+)
+
+// FormatOf is the format named by path's extension: .html (or .htm), .svg
+// or .png.
+func FormatOf(path string) (Format, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".html", ".htm":
+		return HTML, nil
+	case ".svg", ".png":
+		return Format(ext[1:]), nil
+	}
+	return "", fmt.Errorf("%w %q (want .html, .svg or .png)", ErrFormat, filepath.Ext(path))
+}
+
+// Input is one result file and the label that names it in charts.
+type Input struct {
+	Label string
+	File  *results.File
+}
+
+// ReadFiles reads result files (vkbench's JSON or Go's benchmark format),
+// each labelled by its base name, or by its path where two share one.
+func ReadFiles(paths []string) ([]Input, error) {
+	in := make([]Input, len(paths))
+	bases := map[string]int{}
+	for i, p := range paths {
+		f, err := results.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		in[i] = Input{Label: filepath.Base(p), File: f}
+		bases[filepath.Base(p)]++
+	}
+	for i := range in {
+		if bases[in[i].Label] > 1 {
+			in[i].Label = paths[i] // two files of one name: tell them apart by path
+		}
+	}
+	return in, nil
+}
+
+// IsTuneLog reports whether path is a tuning log (its first line names
+// the format) rather than a result file.
+func IsTuneLog(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }() // read only
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return strings.Contains(line, `"format":"`+autotune.LogFormat+`"`)
+}
+
+// Options are what a report needs beyond its inputs.
+type Options struct {
+	// Version is the vkbench that draws the report, named on the page.
+	Version string
+	// Peak returns the roofs of a hardware's roofline, nil where none is
+	// known (the roofline is then a note). A nil Peak knows none.
+	Peak func(hardware string) *autotune.Peak
+}
+
+// Write draws the report of in as format to w: per operation (and dtype
+// and size) a chart of every candidate's median time and 95% interval,
+// the files overlaid, then a roofline (or a note) per hardware. It
+// returns the number of charts drawn.
+func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, err error) {
+	rep := build(in, opts)
+	panels, err := rep.panels()
+	if err != nil {
+		return 0, err
+	}
+	if format == HTML {
+		err = rep.writeHTML(w, panels)
+	} else {
+		err = writeCanvas(w, format, heightOf(panels), func(c vg.CanvasSizer) { drawPanels(c, panels) })
+	}
+	if err != nil {
+		return 0, err
+	}
+	return rep.charts(), nil
+}
+
+// opGroup is one operation at one dtype and size, across the files.
+type opGroup struct {
+	title string
+	cands []string
+	// at[c][f] is candidate c's benchmark in file f; nil if absent.
+	at map[string][]*results.Benchmark
+}
+
+// splitName returns the group and candidate of b. Files in Go's benchmark
+// format only have names: "op/dtype/shape/candidate" splits at the last
+// slash.
+func splitName(b *results.Benchmark) (group, title, cand string) {
+	if b.Op != "" {
+		return b.Op + "/" + b.DType + "/" + b.Shape, fmt.Sprintf("%s %s, size %s", b.Op, b.DType, b.Shape), b.Candidate
+	}
+	if i := strings.LastIndex(b.Name, "/"); i > 0 {
+		return b.Name[:i], b.Name[:i], b.Name[i+1:]
+	}
+	return b.Name, b.Name, b.Name
+}
+
+func groupBenchmarks(in []Input) []*opGroup {
+	var groups []*opGroup
+	index := map[string]*opGroup{}
+	for f, input := range in {
+		for i := range input.File.Benchmarks {
+			b := &input.File.Benchmarks[i]
+			key, title, cand := splitName(b)
+			g := index[key]
+			if g == nil {
+				g = &opGroup{title: title, at: map[string][]*results.Benchmark{}}
+				index[key] = g
+				groups = append(groups, g)
+			}
+			if g.at[cand] == nil {
+				g.at[cand] = make([]*results.Benchmark, len(in))
+				g.cands = append(g.cands, cand)
+			}
+			g.at[cand][f] = b
+		}
+	}
+	return groups
+}
+
+// measured reports whether b has a median to draw.
+func measured(b *results.Benchmark) bool {
+	return b != nil && b.Stats != nil && b.Stats.Median > 0
+}
+
+// report is everything drawn: per operation a chart and a table, then a
+// roofline (or a note) per hardware.
+type report struct {
+	in      []Input
+	version string
+	groups  []*opGroup
+	roofs   []roofline
+}
+
+func build(in []Input, opts Options) *report {
+	rep := &report{in: in, version: opts.Version, groups: groupBenchmarks(in)}
+	byHW := map[string]int{}
+	for f, input := range in {
+		hw := input.File.Device.Hardware
+		i, ok := byHW[hw]
+		if !ok {
+			i = len(rep.roofs)
+			byHW[hw] = i
+			var peak *autotune.Peak
+			if opts.Peak != nil {
+				peak = opts.Peak(hw)
+			}
+			rep.roofs = append(rep.roofs, roofline{hardware: hw, device: input.File.Device.Name, peak: peak})
+		}
+		rep.roofs[i].files = append(rep.roofs[i].files, f)
+	}
+	for i := range rep.roofs {
+		rep.roofs[i].notes = rep.rooflineNotes(&rep.roofs[i])
+	}
+	return rep
+}
+
+func (r *report) charts() int {
+	n := len(r.groups)
+	for _, rl := range r.roofs {
+		if rl.drawn(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func fileSuffix(r *report, f int) string {
+	if len(r.in) < 2 {
+		return ""
+	}
+	return " (" + r.in[f].Label + ")"
+}

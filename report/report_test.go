@@ -1,0 +1,53 @@
+package report_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/report"
+)
+
+// TestWrite draws a crafted result file in every format, straight from
+// the package: two operations and a roofline under the roofs given.
+func TestWrite(t *testing.T) {
+	in, err := report.ReadFiles([]string{"../testdata/cli/report-input.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := report.Options{Version: "test", Peak: func(string) *autotune.Peak {
+		return &autotune.Peak{BandwidthGBps: 10, GFLOPs: 100}
+	}}
+	for _, f := range []report.Format{report.HTML, report.SVG, report.PNG} {
+		var buf bytes.Buffer
+		n, err := report.Write(&buf, f, in, opts)
+		if err != nil || n != 3 {
+			t.Errorf("%s: %d charts, %v; want 3 (two operations and a roofline)", f, n, err)
+		}
+		if f != report.PNG && !strings.Contains(buf.String(), "memory 10 GB/s") {
+			t.Errorf("%s: no memory roof drawn", f)
+		}
+	}
+	// Without a peak the roofline is a note, not a chart.
+	n, err := report.Write(&bytes.Buffer{}, report.SVG, in, report.Options{})
+	if err != nil || n != 2 {
+		t.Errorf("without a peak: %d charts, %v; want 2", n, err)
+	}
+}
+
+func TestFormatOf(t *testing.T) {
+	if f, err := report.FormatOf("a/b.HTM"); f != report.HTML || err != nil {
+		t.Errorf("FormatOf(b.HTM) = %q, %v", f, err)
+	}
+	if _, err := report.FormatOf("b.pdf"); !errors.Is(err, report.ErrFormat) {
+		t.Errorf("FormatOf(b.pdf): %v, want ErrFormat", err)
+	}
+}
+
+func ExampleSeconds() {
+	fmt.Println(report.Seconds(0.000123), report.Seconds(2.5e-9), report.Seconds(0))
+	// Output: 123.00µs 2.5ns -
+}
