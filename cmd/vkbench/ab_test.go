@@ -66,8 +66,11 @@ func TestABSame(t *testing.T) {
 		t.Fatalf("%d rows, want 2 (wg64, wg256)", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {
-		if (r.Verdict != abSame && r.Verdict != abUnclear) || !r.Verified || len(r.Rounds) != 5 || r.Ratio < 0.8 || r.Ratio > 1.25 || r.Lo > r.Ratio || r.Hi < r.Ratio {
-			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or unclear), verified, 5 rounds, near 1", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
+		// Not a bound on the ratio itself: on a busy runner two identical
+		// kernels measured 0.735 [0.504, 1.073], rightly unclear. What must
+		// hold at any load is that the gate cries no wolf.
+		if (r.Verdict != abSame && r.Verdict != abUnclear) || !r.Verified || len(r.Rounds) != 5 || r.Lo > r.Ratio || r.Hi < r.Ratio {
+			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or unclear), verified, 5 rounds, the ratio inside its interval", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
 		}
 	}
 	r := mustRun(t, exitOK, abArgs("old.json", "same.json")...)

@@ -156,7 +156,18 @@ func TestInterruptSlowStop(t *testing.T) {
 		if took > 60*time.Second {
 			t.Errorf("twice %v: took %v to exit", twice, took)
 		}
-		checkDriverMessages(t, cmd.Args, text)
+		// The one warning a busy runner may rightly cause: lavapipe still
+		// running the naive GEMM when the device's release wait (10 s)
+		// ends, which vk reports and then leaves the device to the driver.
+		// It is the documented outcome of that wait, not a driver message;
+		// any other line still fails the test.
+		var others []string
+		for _, l := range lines {
+			if !strings.Contains(l, "vk: the GPU did not finish its work in time") {
+				others = append(others, l)
+			}
+		}
+		checkDriverMessages(t, cmd.Args, strings.Join(others, "\n"))
 	}
 }
 
