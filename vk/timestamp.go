@@ -108,9 +108,7 @@ func (p *timestampPool) ticks(op string, first, n int) ([]uint64, error) {
 	return out, nil
 }
 
-// Elapsed converts ticks to time with the timestamp period as a float64.
-// A counter of fewer than 64 valid bits that reads lower at end than at
-// start is taken to have wrapped around once.
+// Elapsed converts ticks to time with hal.TickDuration.
 func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 	if err := p.enter("Elapsed"); err != nil {
 		return 0, err
@@ -127,19 +125,11 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	t0, t1 := s[0], e[0]
-	var ticks uint64
-	switch mask := p.mask(); {
-	case t1 > t0:
-		ticks = t1 - t0
-	case t1 < t0 && mask != math.MaxUint64:
-		ticks = (t1 - t0) & mask
-	default:
-		return 0, status.Wrapf(hal.ErrNoTick, status.OK, "vk: Elapsed: timer did not tick: slot %d reads %d and slot %d reads %d", start, t0, end, t1)
+	d, err := hal.TickDuration(s[0], e[0], p.d.info.Limits.TimestampPeriod, p.d.info.Limits.TimestampValidBits)
+	if err != nil {
+		return 0, status.Annotatef(err, "vk: Elapsed: slots %d and %d", start, end)
 	}
-	ns := math.Round(float64(ticks) * p.d.info.Limits.TimestampPeriod)
-	// The timer ticked, so the time is not zero, however short.
-	return time.Duration(max(ns, 1)), nil
+	return d, nil
 }
 
 // Release frees the pool once no recording uses it; a second Release

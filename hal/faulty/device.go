@@ -174,7 +174,15 @@ func (d *device) MarkLost(cause error) {
 	d.lose(cause)
 }
 
-func (d *device) Info() hal.DeviceInfo { return d.inner.Info() }
+// Info is the inner device's, but for the timestamp period that
+// Plan.ScaleTimestamps changes.
+func (d *device) Info() hal.DeviceInfo {
+	info := d.inner.Info()
+	if m := d.plan.tickScale(); m > 0 {
+		info.Limits.TimestampPeriod /= float64(m)
+	}
+	return info
+}
 
 // Err is the loss error, or once the device is released an error
 // matching hal.ErrReleased.

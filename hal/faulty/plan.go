@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -241,11 +242,29 @@ type Plan struct {
 	holding bool
 	devices []*device
 	timer   *time.Timer
+
+	ticks atomic.Uint64 // ScaleTimestamps's factor; 0 or 1 is none
 }
 
 // NewPlan returns a plan with no rules: devices wrapped with it behave as
 // the devices they wrap, and their calls are counted.
 func NewPlan() *Plan { return &Plan{} }
+
+// ScaleTimestamps makes the devices of the plan report a timestamp period
+// m times shorter than their own, and counter readings (Ticks) m times
+// larger: the same times, told in another unit, as a GPU whose period is
+// not 1 ns tells them. Elapsed converts the scaled readings with the
+// reported period (hal.TickDuration), so a conversion that leaves the
+// period out reports m times the time. m of 0 or 1 turns it off.
+func (p *Plan) ScaleTimestamps(m uint32) { p.ticks.Store(uint64(m)) }
+
+// tickScale returns ScaleTimestamps's factor, or 0 when it is off.
+func (p *Plan) tickScale() uint64 {
+	if m := p.ticks.Load(); m > 1 {
+		return m
+	}
+	return 0
+}
 
 // Add adds a rule. It panics if the rule can never take a call (no Nth and
 // no Rate), if Nth or Rate is out of range, or if it names Release or

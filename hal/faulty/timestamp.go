@@ -18,7 +18,12 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	d, err := p.inner.Elapsed(start, end)
+	var d time.Duration
+	if m := p.dev.plan.tickScale(); m > 0 {
+		d, err = p.scaledElapsed(start, end, m)
+	} else {
+		d, err = p.inner.Elapsed(start, end)
+	}
 	if err == nil && e.slow > 0 {
 		d = time.Duration(float64(d) * e.slow)
 	}
@@ -29,5 +34,29 @@ func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
 	if err := p.dev.enter(Ticks); err != nil {
 		return nil, err
 	}
-	return p.inner.Ticks(first, n)
+	ticks, err := p.inner.Ticks(first, n)
+	if m := p.dev.plan.tickScale(); m > 0 && err == nil {
+		for i := range ticks {
+			ticks[i] *= m
+		}
+	}
+	return ticks, err
+}
+
+// scaledElapsed is Elapsed under Plan.ScaleTimestamps: the scaled
+// readings converted with the period the device reports.
+func (p *timestampPool) scaledElapsed(start, end int, m uint64) (time.Duration, error) {
+	if start < 0 || start >= p.inner.Count() || end < 0 || end >= p.inner.Count() {
+		return p.inner.Elapsed(start, end) // the inner pool's own refusal
+	}
+	var at [2]uint64
+	for i, slot := range []int{start, end} {
+		t, err := p.inner.Ticks(slot, 1)
+		if err != nil {
+			return 0, err
+		}
+		at[i] = t[0] * m
+	}
+	l := p.dev.Info().Limits
+	return hal.TickDuration(at[0], at[1], l.TimestampPeriod, l.TimestampValidBits)
 }
