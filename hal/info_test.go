@@ -22,3 +22,44 @@ func TestDriverVersionString(t *testing.T) {
 		}
 	}
 }
+
+// TestHardwareNamesTheDriver: the hardware name is the cache table's, so an
+// answer is reused only on the same GPU with the same driver. Every part
+// of the identity changes the name (a driver update above all: the answer
+// recorded under 580.95 must not serve 580.159); what is not identity (the
+// limits, the memory) does not.
+func TestHardwareNamesTheDriver(t *testing.T) {
+	nv := func(v [4]uint32) uint32 { return v[0]<<22 | v[1]<<14 | v[2]<<6 | v[3] }
+	base := hal.DeviceInfo{
+		Name: "NVIDIA H200", VendorID: hal.VendorNVIDIA, DeviceID: 0x2335,
+		DriverID: 4, DriverName: "NVIDIA", DriverVersion: nv([4]uint32{580, 159, 4, 0}),
+	}
+	name := base.Hardware()
+	if want := "nvidia_2335_nvidia-h200_nvidia_580.159.4.0"; name != want {
+		t.Errorf("Hardware() = %q, want %q", name, want)
+	}
+	for what, change := range map[string]func(*hal.DeviceInfo){
+		"the driver version": func(d *hal.DeviceInfo) { d.DriverVersion = nv([4]uint32{580, 95, 5, 0}) },
+		"the driver":         func(d *hal.DeviceInfo) { d.DriverName = "NVK" },
+		"the device":         func(d *hal.DeviceInfo) { d.DeviceID = 0x2330 },
+		"the vendor":         func(d *hal.DeviceInfo) { d.VendorID = hal.VendorAMD },
+		"the name":           func(d *hal.DeviceInfo) { d.Name = "NVIDIA H100" },
+	} {
+		d := base
+		change(&d)
+		if d.Hardware() == name {
+			t.Errorf("changing %s leaves Hardware() at %q", what, name)
+		}
+	}
+	lp := hal.DeviceInfo{Name: "llvmpipe (LLVM 15.0.6, 256 bits)", VendorID: 0x10005, DriverID: 13, DriverName: "llvmpipe", DriverInfo: "Mesa 22.3.6 (LLVM 15.0.6)"}
+	lp2 := lp
+	lp2.DriverInfo = "Mesa 23.0.1 (LLVM 15.0.6)"
+	if lp.Hardware() == lp2.Hardware() {
+		t.Errorf("two Mesa releases share the hardware name %q", lp.Hardware())
+	}
+	same := base
+	same.Limits.TimestampPeriod = 2
+	if same.Hardware() != name {
+		t.Errorf("a change of limits renames the hardware: %q, want %q", same.Hardware(), name)
+	}
+}
