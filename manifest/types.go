@@ -239,6 +239,22 @@ type tolerance struct{ rel, abs float64 }
 
 func (t tolerance) of(want float64) float64 { return t.abs + t.rel*math.Abs(want) }
 
+// accepts is the one rule by which a float element passes: equal to what
+// is wanted (infinities of one sign included), NaN where NaN is wanted, or
+// within the tolerance. A NaN or an infinity got where a number is
+// wanted, or a number where NaN or an infinity is, never passes, whatever
+// the tolerance.
+func (t tolerance) accepts(got, want float64) bool {
+	if got == want || math.IsNaN(got) && math.IsNaN(want) {
+		return true
+	}
+	// An infinity wanted would make a relative tolerance infinite too.
+	if math.IsInf(want, 0) || math.IsInf(got, 0) {
+		return false
+	}
+	return math.Abs(got-want) <= t.of(want)
+}
+
 // manifestExpr is an expression and where it was written, for errors.
 type manifestExpr struct {
 	*expr

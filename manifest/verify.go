@@ -65,12 +65,8 @@ func compareElements(m *kernels.Mismatches, b *manifestBuffer, got, want []byte,
 			m.Add("%s[%d]: got %s, want %s (integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(w))
 			continue
 		}
-		gf, wf := b.typ.decodeFloat(g), b.typ.decodeFloat(w)
-		if math.IsNaN(gf) && math.IsNaN(wf) {
-			continue
-		}
-		if tol := b.tol.of(wf); !(math.Abs(gf-wf) <= tol) {
-			m.Add("%s[%d]: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, math.Abs(gf-wf), tol)
+		if gf, wf := b.typ.decodeFloat(g), b.typ.decodeFloat(w); !b.tol.accepts(gf, wf) {
+			m.Add("%s[%d]: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, math.Abs(gf-wf), b.tol.of(wf))
 		}
 	}
 }
@@ -145,7 +141,7 @@ func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) exp
 					return fmt.Sprintf("%s[%d]: got %s, want %s (expect %q; integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expect.src)
 				}
 			}
-		} else if gf, wf := b.typ.decodeFloat(g), v.float(); !(math.Abs(gf-wf) <= b.tol.of(wf)) {
+		} else if gf, wf := b.typ.decodeFloat(g), v.float(); !b.tol.accepts(gf, wf) {
 			describe = func() string {
 				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (expect %q; |difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expect.src, math.Abs(gf-wf), b.tol.of(wf))
 			}
