@@ -12,13 +12,12 @@ import (
 )
 
 // Example runs testdata/scale.comp, b[i] = a[i]*mul + add, on the default
-// device. (It has no Output line, so go test only compiles it: it needs a
-// Vulkan device.)
+// device.
 func Example() {
 	if err := scale(context.Background()); err != nil {
 		log.Fatal(err)
 	}
-	// Prints: [11 21 31 41]
+	// Output: [11 21 31 41]
 }
 
 func scale(ctx context.Context) (err error) {
