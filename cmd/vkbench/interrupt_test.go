@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/internal/testenv"
 )
 
 // TestInterrupt sends SIGINT to vkbench run and tune, as processes with the
@@ -43,10 +44,19 @@ func TestInterrupt(t *testing.T) {
 	long := []string{"triad", "--size", "262144", "--budget", "20s", "--precision", "0.0001", "--max-samples", "100000",
 		"--quiet", "--cache", cache, "-o", out, "--format", "json"}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 15))
+	// Every third run writes its table to stdout instead, verbose, and
+	// is interrupted once it has prepared its problem: nothing of the
+	// table may reach stdout.
+	toStdout := []string{"triad", "--size", "262144", "--budget", "20s", "--precision", "0.0001", "--max-samples", "100000",
+		"--cache", cache, "-v"}
 	for i := range 21 {
 		args := append([]string{"run"}, long...)
 		if i%2 == 1 {
 			args = append([]string{"tune", "--force"}, long...)
+		}
+		verbose := i%3 == 2 && i != 20
+		if verbose {
+			args = append([]string{args[0]}, toStdout...)
 		}
 		sig, want := syscall.SIGINT, 130
 		if i == 20 {
@@ -56,9 +66,12 @@ func TestInterrupt(t *testing.T) {
 		// temporary file of -o appears): main has installed its handler
 		// before. The process is the test binary, whose start takes from
 		// 100 ms to more than a second on a busy machine under -race.
-		started := func() bool {
+		started := func(string) bool {
 			tmp, _ := filepath.Glob(filepath.Join(dir, ".results.json.tmp-*"))
 			return len(tmp) > 0
+		}
+		if verbose {
+			started = func(stderr string) bool { return strings.Contains(stderr, "autotune: prepared") }
 		}
 		after := time.Duration(rng.Int64N(int64(3 * time.Second)))
 		r, took := interrupted(t, args, started, after, sig)
@@ -68,11 +81,20 @@ func TestInterrupt(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
 		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
-		if len(lines) == 2 && strings.HasPrefix(lines[0], "vkbench: "+name+": stopping once") {
-			lines = lines[1:] // a stop that took more than a second, said so
-		}
-		if len(lines) != 1 || !strings.HasPrefix(lines[0], "vkbench: interrupted by "+name+": ") {
-			t.Errorf("%s: stderr is not the one line saying it was interrupted:\n%s", what, r.stderr)
+		said := func(l string) bool { return strings.HasPrefix(l, "vkbench: interrupted by "+name+": ") }
+		if verbose {
+			// What it did is logged; the last line says it was
+			// interrupted, and only that line.
+			if n := len(slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return !said(l) })); n != 1 || !said(lines[len(lines)-1]) {
+				t.Errorf("%s: stderr does not end with the one line saying it was interrupted:\n%s", what, r.stderr)
+			}
+		} else {
+			if len(lines) == 2 && strings.HasPrefix(lines[0], "vkbench: "+name+": stopping once") {
+				lines = lines[1:] // a stop that took more than a second, said so
+			}
+			if len(lines) != 1 || !said(lines[0]) {
+				t.Errorf("%s: stderr is not the one line saying it was interrupted:\n%s", what, r.stderr)
+			}
 		}
 		if r.stdout != "" {
 			t.Errorf("%s: wrote to stdout: %q", what, r.stdout)
@@ -174,18 +196,18 @@ func TestInterruptSlowStop(t *testing.T) {
 // interrupted runs the command as a process, sends it sig the given time
 // after started reports that it has started, and returns what it did and
 // how long it took to exit after the signal.
-func interrupted(t *testing.T, args []string, started func() bool, after time.Duration, sig syscall.Signal) (result, time.Duration) {
+func interrupted(t *testing.T, args []string, started func(stderr string) bool, after time.Duration, sig syscall.Signal) (result, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1", "VKBENCH_VALIDATION=1")
-	var stdout, stderr strings.Builder
+	var stdout, stderr testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); !started(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !started(stderr.String()); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%v: no sign of a start in a minute", args)
 		}
