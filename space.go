@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -130,7 +131,7 @@ func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...
 	if err := o.checkSize(size); err != nil {
 		return nil, nil, err
 	}
-	res, err := t.t.Search(ctx, o, kernels.Size(size), autotune.SearchOptions{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed})
+	res, err := t.t.Search(ctx, o, kernels.Size(size), autotune.SearchOptions{Options: search.Options{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed}})
 	if err != nil {
 		return nil, nil, err
 	}

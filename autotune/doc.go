@@ -51,17 +51,17 @@
 // # Searching
 //
 // An operation with a parameter space (kernels.Searchable) is searched by
-// Tuner.Search with a Strategy (Exhaustive, Random, Anneal, Bayes or
-// Auto), bounded by SearchOptions.MaxEvals and TimeLimit and seeded, so
-// that a search is reproducible. Each proposed configuration is verified
-// and sampled as Measure samples a candidate, while the next ones compile
-// on CPU threads; a wrong one never wins, and the winner is a tie when its
-// interval overlaps the runner-up's. Every evaluation is recorded in the
-// cache file's tuning log as it completes (LogRecord, keyed by the
-// configuration's kernel), so an interrupted search, or a larger one,
-// measures only what the log lacks. WriteTuneLog and ReadTuneLog are the
-// log's exported format (JSON lines, LogFormat), and Replay runs a
-// strategy against it instead of a device.
+// Tuner.Search: package search proposes the configurations (its
+// strategies, seeded, bounded by SearchOptions' search.Options), and the
+// Tuner evaluates them, each verified and sampled as Measure samples a
+// candidate while the next ones compile on CPU threads. A wrong one never
+// wins, and the winner is a tie when its interval overlaps the
+// runner-up's. Every evaluation is recorded in the cache file's tuning
+// log as it completes (LogRecord, keyed by the configuration's kernel),
+// so an interrupted search, or a larger one, measures only what the log
+// lacks. WriteTuneLog and ReadTuneLog are the log's exported format (JSON
+// lines, LogFormat), and Replay runs a strategy against it instead of a
+// device.
 //
 // # Caveats
 //

@@ -7,8 +7,18 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
 )
+
+// ReplayOptions are a replay's search, and when it ends.
+type ReplayOptions struct {
+	search.Options
+	// StopWithin ends the search once a configuration within this
+	// fraction of the log's best (0.03 for 3%) has been evaluated: how
+	// soon a strategy gets there is what a replay compares. Zero never.
+	StopWithin float64
+}
 
 // ReplayResult is a search run against a recorded tuning log.
 type ReplayResult struct {
@@ -61,15 +71,19 @@ func BestSoFar(evals []LogRecord) []float64 {
 // lacks counts as failed), and its time limit is on the recorded times,
 // compiling and measuring one after the other. With the log of an
 // exhaustive search, strategies are compared, and tested, without a GPU.
-func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
+func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
+	sopts := opts.Options
 	g, recs, err := l.grid()
 	if err != nil {
 		return nil, err
 	}
-	if err := sopts.fill(g.Len()); err != nil {
+	if opts.StopWithin < 0 {
+		return nil, status.New(status.InvalidArgument, "autotune: negative search bound")
+	}
+	if err := sopts.Fill(g.Len()); err != nil {
 		return nil, err
 	}
-	strat, err := NewStrategy(sopts.Strategy, g, sopts.Seed, sopts.MaxEvals)
+	strat, err := search.NewStrategy(sopts.Strategy, g, sopts.Seed, sopts.MaxEvals)
 	if err != nil {
 		return nil, err
 	}
@@ -77,13 +91,14 @@ func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
 	bestSoFar := BestSoFar(recs)
 	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
 	src := &logSource{recs: recs}
-	done := func(s step) bool {
-		return sopts.StopWithin > 0 && s.rec.ok() && s.rec.Stats.Median <= res.Best*(1+sopts.StopWithin)
+	done := func(k int) bool {
+		rec := src.steps[k].rec
+		return opts.StopWithin > 0 && rec.ok() && rec.Stats.Median <= res.Best*(1+opts.StopWithin)
 	}
-	steps, err := drive(context.Background(), strat, src, sopts, done)
-	if err != nil {
+	if _, err := search.Drive(context.Background(), strat, src, sopts, done); err != nil {
 		return nil, err
 	}
+	steps := src.steps
 	res.Search = logSearch(sopts, steps)
 	res.Search.Simulated, res.Search.WallSeconds = true, src.clock.Seconds()
 	for _, st := range steps {
@@ -98,7 +113,7 @@ func Replay(l *TuneLog, sopts SearchOptions) (*ReplayResult, error) {
 // replay proposes what the search on the device proposed), and their
 // records. Records of configurations outside the header's space (values
 // it no longer has) are left out.
-func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
+func (l *TuneLog) grid() (*search.Grid, []LogRecord, error) {
 	params := l.Header.Space.params()
 	space := &kernels.Space{Params: params}
 	type point struct {
@@ -119,7 +134,7 @@ func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
 		return nil, nil, status.Newf(status.InvalidArgument, "autotune: the tuning log of %s has no evaluation of its space", l.Header.Key)
 	}
 	slices.SortFunc(pts, func(a, b point) int { return slices.Compare(a.coords, b.coords) })
-	g := &Grid{Params: params}
+	g := &search.Grid{Params: params}
 	recs := make([]LogRecord, len(pts))
 	for k, p := range pts {
 		g.Coords = append(g.Coords, p.coords)
@@ -132,15 +147,21 @@ func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
 type logSource struct {
 	recs  []LogRecord
 	clock time.Duration
+	steps []step
 }
 
-func (s *logSource) start(int) {}
+var _ search.Evaluator = (*logSource)(nil)
 
-func (s *logSource) result(_ context.Context, i int) (LogRecord, bool, error) {
+func (s *logSource) Start(int) {}
+
+func (s *logSource) Evaluate(_ context.Context, i int) (float64, bool, error) {
 	r := s.recs[i]
 	s.clock += time.Duration((r.CompileSeconds + r.MeasureSeconds) * float64(time.Second))
-	return r, true, nil
+	st := step{i: i, rec: r, measured: true}
+	s.steps = append(s.steps, st)
+	sec, ok := st.median()
+	return sec, ok, nil
 }
 
-func (s *logSource) elapsed() time.Duration { return s.clock }
-func (s *logSource) close()                 {}
+func (s *logSource) Elapsed() time.Duration { return s.clock }
+func (s *logSource) Close()                 {}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/search"
 )
 
 var updateSearchExpect = flag.Bool("update-search-expect", false, "pin each strategy's median evaluations on every log of testdata/search in "+searchExpect)
@@ -56,7 +57,7 @@ func TestReplayStrategies(t *testing.T) {
 			medians := replayTable(t, l)
 			measured[name] = medians
 			n := medians["points"]
-			if b := medians[autotune.Bayes]; 4*b > n {
+			if b := medians[search.Bayes]; 4*b > n {
 				t.Errorf("bayes needs %d evaluations (median of %d seeds) to come within 3%% of the best; more than a quarter of the %d points", b, len(replaySeeds), n)
 			}
 			for s, most := range pinned[name] {
@@ -99,7 +100,7 @@ func readLog(t testing.TB, path string) *autotune.TuneLog {
 // median evaluations each needed to come within 3% of the best ("points":
 // the space's size), logging the table.
 func replayTable(t *testing.T, l *autotune.TuneLog) map[string]int {
-	ex, err := autotune.Replay(l, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	ex, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +108,12 @@ func replayTable(t *testing.T, l *autotune.TuneLog) map[string]int {
 	if len(ex.Evals) != n || ex.Search.Best == "" {
 		t.Fatalf("exhaustive replay evaluated %d of %d points, best %q", len(ex.Evals), n, ex.Search.Best)
 	}
-	out := map[string]int{"points": n, autotune.Exhaustive: ex.EvalsWithin(0.03)}
-	t.Logf("%d points; exhaustive best %s, %.4g s, within 3%% after %d evaluations", n, ex.Search.Best, ex.Best, out[autotune.Exhaustive])
-	for _, s := range []string{autotune.Random, autotune.Anneal, autotune.Bayes} {
+	out := map[string]int{"points": n, search.Exhaustive: ex.EvalsWithin(0.03)}
+	t.Logf("%d points; exhaustive best %s, %.4g s, within 3%% after %d evaluations", n, ex.Search.Best, ex.Best, out[search.Exhaustive])
+	for _, s := range []string{search.Random, search.Anneal, search.Bayes} {
 		var evals []int
 		for _, seed := range replaySeeds {
-			r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: s, Seed: seed, MaxEvals: n, StopWithin: 0.03})
+			r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: s, Seed: seed, MaxEvals: n}, StopWithin: 0.03})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,9 +135,9 @@ func replayTable(t *testing.T, l *autotune.TuneLog) map[string]int {
 // seed: the same seed proposes the same points, another seed others.
 func TestReplayReproducible(t *testing.T) {
 	l := readLog(t, syntheticLog)
-	for _, s := range []string{autotune.Random, autotune.Anneal, autotune.Bayes} {
+	for _, s := range []string{search.Random, search.Anneal, search.Bayes} {
 		order := func(seed uint64) []string {
-			r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: s, Seed: seed, MaxEvals: 40})
+			r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: s, Seed: seed, MaxEvals: 40}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,12 +169,12 @@ func TestReplayWrongNeverWins(t *testing.T) {
 	wrong := l.Evals[fastest].Name
 	l.Evals[fastest].Outcome = autotune.Wrong
 	l.Evals[fastest].Error = "kernels: wrong result"
-	for _, s := range []string{autotune.Exhaustive, autotune.Random, autotune.Anneal, autotune.Bayes} {
+	for _, s := range []string{search.Exhaustive, search.Random, search.Anneal, search.Bayes} {
 		budget := len(l.Evals)
-		if s == autotune.Bayes {
+		if s == search.Bayes {
 			budget = 100 // the model's cost grows as the cube of the results; it finds the region by then
 		}
-		r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: s, Seed: 1, MaxEvals: budget})
+		r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: s, Seed: 1, MaxEvals: budget}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +194,7 @@ func TestReplayWrongNeverWins(t *testing.T) {
 // replay: the time limit on the recorded compile and measure times.
 func TestReplayBudgets(t *testing.T) {
 	l := readLog(t, syntheticLog)
-	r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: autotune.Random, Seed: 3, MaxEvals: 17})
+	r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: search.Random, Seed: 3, MaxEvals: 17}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestReplayBudgets(t *testing.T) {
 		t.Errorf("MaxEvals 17: %d evaluations", len(r.Evals))
 	}
 	limit := 5.0
-	r, err = autotune.Replay(l, autotune.SearchOptions{Strategy: autotune.Random, Seed: 3, TimeLimit: secondsDuration(limit)})
+	r, err = autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: search.Random, Seed: 3, TimeLimit: secondsDuration(limit)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestReplayBudgets(t *testing.T) {
 	if spent >= limit || r.Search.WallSeconds < limit && len(r.Evals) < r.Points {
 		t.Errorf("TimeLimit %gs: %d evaluations taking %.3gs before the last, %.3gs in all", limit, len(r.Evals), spent, r.Search.WallSeconds)
 	}
-	if _, err := autotune.Replay(l, autotune.SearchOptions{Strategy: "genetic"}); err == nil || !strings.Contains(err.Error(), `unknown strategy "genetic"`) {
+	if _, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: "genetic"}}); err == nil || !strings.Contains(err.Error(), `unknown strategy "genetic"`) {
 		t.Errorf("an unknown strategy: %v", err)
 	}
 }

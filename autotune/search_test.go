@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/search"
 )
 
 // spaceScaleOp is scaleOp with a space: the workgroup size, a slowing
@@ -86,7 +87,7 @@ func TestSearch(t *testing.T) {
 	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
 	tuner := autotune.NewTuner(dev, cache, quick)
 	op := newSpaceScaleOp([]int{16, 32, 64}, 0)
-	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 14}, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 14}, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestSearchObjective(t *testing.T) {
 		t.Errorf("table %+v: an energy tuner's answers belong in a table of their own", tb)
 	}
 	op := newSpaceScaleOp([]int{32, 64}, 0)
-	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 12}, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 12}, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestSearchResumes(t *testing.T) {
 	size := kernels.Size{1 << 14}
 	ctx, cancel := context.WithCancel(context.Background())
 	var first []string
-	opts := autotune.SearchOptions{Strategy: autotune.Random, Seed: 5, Progress: func(p autotune.SearchProgress) {
+	opts := autotune.SearchOptions{Options: search.Options{Strategy: search.Random, Seed: 5}, Progress: func(p autotune.SearchProgress) {
 		if !p.FromLog {
 			first = append(first, p.Name)
 		}
@@ -216,7 +217,7 @@ func TestSearchResumes(t *testing.T) {
 	}
 	// A larger space: only its new points are measured.
 	wider := newSpaceScaleOp([]int{32, 64, 128}, 0)
-	res, err = tuner.Search(context.Background(), wider, size, autotune.SearchOptions{Strategy: autotune.Exhaustive})
+	res, err = tuner.Search(context.Background(), wider, size, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestSearchResumes(t *testing.T) {
 	}
 	// A changed kernel: every point again.
 	changed := newSpaceScaleOp([]int{32, 64}, 1)
-	res, err = tuner.Search(context.Background(), changed, size, autotune.SearchOptions{Strategy: autotune.Exhaustive, CompileThreads: -1})
+	res, err = tuner.Search(context.Background(), changed, size, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}, CompileThreads: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +243,11 @@ func TestSearchLarger(t *testing.T) {
 	tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
 	op := newSpaceScaleOp([]int{32, 64}, 0)
 	size := kernels.Size{1 << 14}
-	small, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Strategy: autotune.Anneal, Seed: 2, MaxEvals: 4, CompileThreads: -1})
+	small, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Options: search.Options{Strategy: search.Anneal, Seed: 2, MaxEvals: 4}, CompileThreads: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	large, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Strategy: autotune.Anneal, Seed: 2, MaxEvals: 8, CompileThreads: 3})
+	large, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Options: search.Options{Strategy: search.Anneal, Seed: 2, MaxEvals: 8}, CompileThreads: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

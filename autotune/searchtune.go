@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -75,7 +76,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if err := sopts.fill(len(pts.Configs)); err != nil {
 		return nil, err
 	}
-	strat, err := NewStrategy(sopts.Strategy, GridOf(pts), sopts.Seed, sopts.MaxEvals)
+	strat, err := search.NewStrategy(sopts.Strategy, search.GridOf(pts), sopts.Seed, sopts.MaxEvals)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +94,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if sopts.CompileThreads > 0 {
 		src.sem = make(chan struct{}, sopts.CompileThreads)
 	}
-	steps, serr := drive(ctx, strat, src, sopts, progressOf(sopts, src.cands))
-	rec := src.search(steps, serr != nil)
+	_, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src))
+	steps := src.steps
+	rec := src.search(serr != nil)
 	_ = t.cache.AddLogSearch(ref, rec)
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(steps), sopts.MaxEvals, src.measured)
@@ -110,12 +112,14 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	return res, nil
 }
 
-// progressOf returns the callback that reports each evaluation.
-func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(step) bool {
+// progressOf returns the callback that reports each evaluation of src.
+func progressOf(sopts SearchOptions, src *deviceSource) func(k int) bool {
+	cands := src.cands
 	n := 0
 	var bestName string
 	var bestSec float64
-	return func(s step) bool {
+	return func(k int) bool {
+		s := src.steps[k]
 		n++
 		sec := 0.0
 		if s.rec.ok() {
@@ -190,7 +194,10 @@ type deviceSource struct {
 
 	compile  time.Duration // summed over the compile threads
 	measured int
+	steps    []step // the evaluations, in order
 }
+
+var _ search.Evaluator = (*deviceSource)(nil)
 
 // compileJob is one pipeline being built.
 type compileJob struct {
@@ -208,7 +215,7 @@ func (d *deviceSource) fromLog(i int) (LogRecord, bool) {
 	return rec, ok
 }
 
-func (d *deviceSource) start(i int) {
+func (d *deviceSource) Start(i int) {
 	if _, ok := d.fromLog(i); ok || d.sem == nil {
 		return
 	}
@@ -232,7 +239,20 @@ func (d *deviceSource) build(j *compileJob, i int) {
 	j.took = time.Since(t0)
 }
 
-func (d *deviceSource) result(ctx context.Context, i int) (LogRecord, bool, error) {
+func (d *deviceSource) Evaluate(ctx context.Context, i int) (float64, bool, error) {
+	rec, measured, err := d.evaluate(ctx, i)
+	if err != nil {
+		return 0, false, err
+	}
+	s := step{i: i, rec: rec, measured: measured}
+	d.steps = append(d.steps, s)
+	sec, ok := s.median()
+	return sec, ok, nil
+}
+
+// evaluate returns point i's record, from the log (measured false) or
+// measured now.
+func (d *deviceSource) evaluate(ctx context.Context, i int) (LogRecord, bool, error) {
 	if rec, ok := d.fromLog(i); ok {
 		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
 		return rec, false, nil
@@ -290,9 +310,9 @@ func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (Resul
 	return r, time.Since(t0), err
 }
 
-func (d *deviceSource) elapsed() time.Duration { return time.Since(d.t0) }
+func (d *deviceSource) Elapsed() time.Duration { return time.Since(d.t0) }
 
-func (d *deviceSource) close() {
+func (d *deviceSource) Close() {
 	var wg sync.WaitGroup
 	for _, j := range d.jobs {
 		wg.Go(func() {
@@ -310,9 +330,9 @@ func (d *deviceSource) close() {
 	}
 }
 
-// search is the log's record of the search that made steps.
-func (d *deviceSource) search(steps []step, interrupted bool) LogSearch {
-	s := logSearch(d.opts, steps)
+// search is the log's record of the search.
+func (d *deviceSource) search(interrupted bool) LogSearch {
+	s := logSearch(d.opts.Options, d.steps)
 	s.Measured, s.Interrupted = d.measured, interrupted
 	s.CompileSeconds, s.WallSeconds = d.compile.Seconds(), time.Since(d.t0).Seconds()
 	return s

@@ -37,7 +37,7 @@ rm -f "$out"/*.db
 
 # 2. Every strategy, five seeds each, by replay of that log: evaluations
 # until a configuration within 3% of the exhaustive best.
-replay=(tune --simulate "$out/gemm-4096-h200.jsonl" --strategy exhaustive,random,anneal,bayes --seeds 5 --max-evals 100000 --stop-within 3)
+replay=(replay "$out/gemm-4096-h200.jsonl" --strategy exhaustive,random,anneal,bayes --seeds 5 --max-evals 100000 --stop-within 3)
 "$bin" "${replay[@]}" | tee "$out/strategies.md"
 "$bin" "${replay[@]}" --format log -o "$out/replays.jsonl"
 "$bin" report "$out/replays.jsonl" -o "$out/convergence.svg"
@@ -67,7 +67,7 @@ if full:
     print(f"Exhaustive search: {n} configurations measured in {wall} s of wall time "
           f"(compile {comp} s summed over 4 threads, overlapped; verify and measure {mt} s); "
           f"the fastest is {best}. Its log is `gemm-4096-h200.jsonl`.\n")
-print("Every strategy replayed against that log, five seeds each (`vkbench tune --simulate`):\n")
+print("Every strategy replayed against that log, five seeds each (`vkbench replay`):\n")
 print(open(f"{out}/strategies.md").read())
 print("Tuning time of the whole space, on fresh caches, the driver's shader cache off:\n")
 print("| compile threads | compile (s, summed) | verify and measure (s) | wall (s) |")

@@ -14,6 +14,7 @@ import (
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
@@ -208,7 +209,7 @@ func TestSpaceManifestSearch(t *testing.T) {
 	}
 	opts := autotune.Options{TargetHalfWidth: 0.05, Budget: 100 * 1e6, MinSamples: stats.MinIntervalSamples, MaxSamples: 12, Warmup: 1e7}
 	tuner := autotune.NewTuner(dev, cache, opts)
-	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 16}, autotune.SearchOptions{Strategy: autotune.Random, Seed: 4, MaxEvals: 6})
+	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 16}, autotune.SearchOptions{Options: search.Options{Strategy: search.Random, Seed: 4, MaxEvals: 6}})
 	if err != nil {
 		t.Fatal(err)
 	}

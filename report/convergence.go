@@ -14,10 +14,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/search"
 )
 
 // Convergence draws the convergence of the searches in tuning logs
-// (vkbench cache export-log, tune --simulate --format log) as format to
+// (vkbench cache export-log, vkbench replay --format log) as format to
 // w: the best time found against the evaluations, one line a search, one
 // colour a strategy, and a dashed line at the fastest any log recorded.
 // It returns the number of searches drawn.
@@ -37,10 +38,10 @@ func Convergence(w io.Writer, format Format, logs []*autotune.TuneLog, opts Opti
 
 // strategyColors colour each strategy's searches.
 var strategyColors = map[string]color.Color{
-	autotune.Exhaustive: color.RGBA{0x55, 0x55, 0x55, 0xff},
-	autotune.Random:     color.RGBA{0xe6, 0x9f, 0x00, 0xff},
-	autotune.Anneal:     color.RGBA{0x00, 0x9e, 0x73, 0xff},
-	autotune.Bayes:      color.RGBA{0x00, 0x72, 0xb2, 0xff},
+	search.Exhaustive: color.RGBA{0x55, 0x55, 0x55, 0xff},
+	search.Random:     color.RGBA{0xe6, 0x9f, 0x00, 0xff},
+	search.Anneal:     color.RGBA{0x00, 0x9e, 0x73, 0xff},
+	search.Bayes:      color.RGBA{0x00, 0x72, 0xb2, 0xff},
 }
 
 // convergencePlot draws every search of the logs: after each evaluation,

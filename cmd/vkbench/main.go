@@ -238,7 +238,7 @@ wrong result, 2 bad usage or input, 3 a device or driver failure.`,
 	// -v is verbose in every command, as run -v always was; the version is
 	// --version alone (cobra would take -v for it, unless taken).
 	root.PersistentFlags().BoolP("verbose", "v", false, "log on stderr what the command does: for run, tune and ab, where the time goes (preparing, building, verifying, warming up, sampling) and, where the driver reports it, what its compiler made of each kernel (registers, spills)")
-	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd(), newABCmd(), newReportCmd())
+	root.AddCommand(newDevicesCmd(), newRunCmd(), newTuneCmd(), newPeakCmd(), newCacheCmd(), newCompareCmd(), newABCmd(), newReportCmd(), newReplayCmd())
 	root.SetHelpCommand(newHelpCmd(root))
 	root.InitDefaultCompletionCmd()
 	// A command that only groups others has no usage line of its own.

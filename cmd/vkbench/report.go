@@ -112,7 +112,7 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 }
 
 // reportConvergence draws the convergence of the searches in the tuning
-// logs paths (vkbench cache export-log, tune --simulate --format log).
+// logs paths (vkbench cache export-log, vkbench replay --format log).
 func reportConvergence(cmd *cobra.Command, paths []string, output string, format report.Format) error {
 	var ls []*autotune.TuneLog
 	for _, p := range paths {

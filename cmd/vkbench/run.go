@@ -267,9 +267,6 @@ Exit status: as run's.`,
 			if err := f.search.check(cmd); err != nil {
 				return err
 			}
-			if f.search.simulate != "" {
-				return simulate(cmd, &f)
-			}
 			if compileOnly {
 				return compileAll(cmd, &f, args)
 			}

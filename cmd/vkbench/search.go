@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/search"
 )
 
 // searchFlags are tune's flags for searching parameter spaces.
@@ -22,9 +21,6 @@ type searchFlags struct {
 	maxEvals       int
 	timeLimit      time.Duration
 	compileThreads int
-	simulate       string
-	seeds          int
-	stopWithin     float64
 }
 
 // searchHelp is what tune --help says of searching.
@@ -61,11 +57,8 @@ was interrupted, or is run again with a larger budget, answers from the log
 what it has and measures the rest, whatever --precision or --budget the
 record was measured with; a configuration whose kernel changed is measured
 again. --force measures everything again. vkbench cache export-log
-writes a log as JSON lines; --simulate LOG replays strategies against such a
-file instead of the GPU (--strategy takes a comma-separated list, --seeds N
-runs seeds --seed to --seed+N-1, --stop-within PCT ends each search once a
-configuration within PCT% of the log's best is found), printing a table, or
-with --format log the searches themselves, which vkbench report draws.
+writes a log as JSON lines, and vkbench replay runs strategies against such a
+file instead of the GPU.
 
 `
 
@@ -75,13 +68,9 @@ func (s *searchFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&s.maxEvals, "max-evals", 0, "most configurations a search evaluates (default: all for exhaustive, a quarter of the space for the others)")
 	fs.DurationVar(&s.timeLimit, "time-limit", 0, "most time a search takes (default: none)")
 	fs.IntVar(&s.compileThreads, "compile-threads", autotune.DefaultCompileThreads, "pipelines a search compiles at once while the GPU measures; 0 compiles each just before measuring it")
-	fs.StringVar(&s.simulate, "simulate", "", "replay the search against this tuning log (vkbench cache export-log) instead of the GPU")
-	fs.IntVar(&s.seeds, "seeds", 1, "with --simulate: replay each strategy with this many seeds, from --seed on")
-	fs.Float64Var(&s.stopWithin, "stop-within", 0, "with --simulate: end a search once it has found a configuration within this percent of the log's best")
 	cmd.Long = strings.Replace(cmd.Long, "Exit status:", searchHelp+"Exit status:", 1)
 	for name, more := range map[string]string{
 		"seed":   "; and of a search's strategy",
-		"format": "; with --simulate, table (Markdown) or log (the searches, as a tuning log)",
 		"budget": " (in a search, one configuration)",
 	} {
 		if f := fs.Lookup(name); f != nil {
@@ -95,43 +84,37 @@ func (s *searchFlags) on() bool { return s.strategy != "" || s.maxEvals != 0 || 
 
 // check refuses bad search flags before any work.
 func (s *searchFlags) check(cmd *cobra.Command) error {
-	if s.maxEvals < 0 || s.timeLimit < 0 || s.compileThreads < 0 || s.seeds < 1 || s.stopWithin < 0 || math.IsNaN(s.stopWithin) {
-		return usageError{fmt.Errorf("--max-evals, --time-limit, --compile-threads and --stop-within must not be negative, --seeds at least 1")}
+	if s.maxEvals < 0 || s.timeLimit < 0 || s.compileThreads < 0 {
+		return usageError{fmt.Errorf("--max-evals, --time-limit and --compile-threads must not be negative")}
 	}
-	for _, name := range s.strategies() {
-		if !slices.Contains(autotune.Strategies, name) {
-			return usageError{fmt.Errorf("unknown --strategy %q (want %s)", name, strings.Join(autotune.Strategies, ", "))}
-		}
+	if strings.Contains(s.strategy, ",") {
+		return usageError{fmt.Errorf("--strategy takes one strategy (vkbench replay compares several)")}
+	}
+	if err := checkStrategies([]string{cmp.Or(s.strategy, search.Auto)}); err != nil {
+		return err
 	}
 	for _, f := range []string{"all-devices", "compile-only"} {
-		if on, _ := cmd.Flags().GetBool(f); on && (s.on() || s.simulate != "") {
-			return usageError{fmt.Errorf("--%s does not search; leave out --strategy, --max-evals, --time-limit and --simulate", f)}
-		}
-	}
-	if s.simulate == "" {
-		if len(s.strategies()) > 1 {
-			return usageError{fmt.Errorf("--strategy takes one strategy, except with --simulate")}
-		}
-		for _, f := range []string{"seeds", "stop-within"} {
-			if cmd.Flags().Changed(f) {
-				return usageError{fmt.Errorf("--%s is for --simulate", f)}
-			}
+		if on, _ := cmd.Flags().GetBool(f); on && s.on() {
+			return usageError{fmt.Errorf("--%s does not search; leave out --strategy, --max-evals and --time-limit", f)}
 		}
 	}
 	return nil
 }
 
-func (s *searchFlags) strategies() []string {
-	if s.strategy == "" {
-		return []string{autotune.Auto}
+// checkStrategies refuses a strategy that search does not know.
+func checkStrategies(names []string) error {
+	for _, name := range names {
+		if !slices.Contains(search.Strategies, name) {
+			return usageError{fmt.Errorf("unknown --strategy %q (want %s)", name, strings.Join(search.Strategies, ", "))}
+		}
 	}
-	return strings.Split(s.strategy, ",")
+	return nil
 }
 
 func (s *searchFlags) options(seed uint64, force bool) autotune.SearchOptions {
 	// 0 compiles each configuration just before it is measured, which
 	// SearchOptions says with -1 (its 0 is the default).
-	return autotune.SearchOptions{Strategy: s.strategies()[0], MaxEvals: s.maxEvals, TimeLimit: s.timeLimit, Seed: seed,
+	return autotune.SearchOptions{Options: search.Options{Strategy: s.strategy, MaxEvals: s.maxEvals, TimeLimit: s.timeLimit, Seed: seed},
 		CompileThreads: cmp.Or(s.compileThreads, -1), Force: force}
 }
 
@@ -178,71 +161,4 @@ func seconds(s float64) string {
 		return "failed"
 	}
 	return report.Seconds(s)
-}
-
-// simulate replays strategies against a tuning log file and prints a
-// table, or the searches as a log.
-func simulate(cmd *cobra.Command, f *benchFlags) error {
-	s := &f.search
-	if f.format != "table" && f.format != "log" {
-		return usageError{fmt.Errorf("--simulate writes --format table or log, not %q", f.format)}
-	}
-	l, err := readTuneLogFile(s.simulate)
-	if err != nil {
-		return err
-	}
-	out, err := openOutput(cmd, f.output, "")
-	if err != nil {
-		return err
-	}
-	trace := &autotune.TuneLog{Header: l.Header}
-	seen := map[string]bool{}
-	var rows []simRow
-	for _, name := range s.strategies() {
-		seeds := s.seeds
-		if name == autotune.Exhaustive {
-			seeds = 1 // it has no use for one
-		}
-		for k := range seeds {
-			seed := f.seed + uint64(k)
-			r, err := autotune.Replay(l, autotune.SearchOptions{Strategy: name, Seed: seed, MaxEvals: s.maxEvals, TimeLimit: s.timeLimit, StopWithin: s.stopWithin / 100})
-			if err != nil {
-				out.Discard()
-				return usageError{err}
-			}
-			rows = append(rows, simRow{r: r, seed: seed})
-			trace.Searches = append(trace.Searches, r.Search)
-			for _, e := range r.Evals {
-				if !seen[e.Name] {
-					seen[e.Name] = true
-					trace.Evals = append(trace.Evals, e)
-				}
-			}
-		}
-	}
-	if f.format == "log" {
-		err = autotune.WriteTuneLog(out, trace)
-	} else {
-		err = writeSimTable(out, l, rows)
-	}
-	return out.finish(err)
-}
-
-type simRow struct {
-	r    *autotune.ReplayResult
-	seed uint64
-}
-
-// readTuneLogFile reads a tuning log; a file that is not one is bad input.
-func readTuneLogFile(path string) (*autotune.TuneLog, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	defer func() { _ = fh.Close() }() // read only
-	l, err := autotune.ReadTuneLog(fh)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("%s: %w", path, err)}
-	}
-	return l, nil
 }

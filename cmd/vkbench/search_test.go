@@ -79,12 +79,12 @@ func TestTuneSearch(t *testing.T) {
 	}
 }
 
-// TestTuneSimulate replays strategies against the synthetic log: a
-// table, the same every time (a golden file), and the searches as a log.
-func TestTuneSimulate(t *testing.T) {
-	args := []string{"tune", "--simulate", modelLog, "--strategy", "exhaustive,random,anneal,bayes", "--seeds", "3", "--stop-within", "3"}
+// TestReplay replays strategies against the synthetic log: a table, the
+// same every time (a golden file), and the searches as a log.
+func TestReplay(t *testing.T) {
+	args := []string{"replay", modelLog, "--seeds", "3", "--stop-within", "3"}
 	r := mustRun(t, 0, args...)
-	golden(t, "tune-simulate", r.stdout)
+	golden(t, "replay", r.stdout)
 	if again := mustRun(t, 0, args...); again.stdout != r.stdout {
 		t.Error("two replays of the same searches differ")
 	}
@@ -116,13 +116,17 @@ func TestSearchBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"tune", "--strategy", "genetic"}, `unknown --strategy "genetic"`},
-		{[]string{"tune", "--strategy", "random,bayes", "gemm"}, "one strategy, except with --simulate"},
-		{[]string{"tune", "--seeds", "3", "gemm"}, "--seeds is for --simulate"},
+		{[]string{"tune", "--strategy", "random,bayes", "gemm"}, "takes one strategy (vkbench replay compares several)"},
+		{[]string{"tune", "--seeds", "3", "gemm"}, "unknown flag: --seeds"},
+		{[]string{"tune", "--simulate", modelLog}, "unknown flag: --simulate"},
 		{[]string{"tune", "--max-evals", "-1", "gemm"}, "must not be negative"},
 		{[]string{"tune", "--all-devices", "--strategy", "bayes"}, "--all-devices does not search"},
-		{[]string{"tune", "--simulate", filepath.Join(dir, "missing.jsonl")}, "no such file"},
-		{[]string{"tune", "--simulate", notLog}, "not a tuning log"},
-		{[]string{"tune", "--simulate", modelLog, "--format", "csv"}, "--format table or log"},
+		{[]string{"replay", filepath.Join(dir, "missing.jsonl")}, "no such file"},
+		{[]string{"replay", notLog}, "not a tuning log"},
+		{[]string{"replay", modelLog, "--format", "csv"}, "--format table or log"},
+		{[]string{"replay", modelLog, "--strategy", "random,genetic"}, `unknown --strategy "genetic"`},
+		{[]string{"replay", modelLog, "--seeds", "0"}, "--seeds at least 1"},
+		{[]string{"replay"}, "replay takes one tuning log"},
 		{[]string{"report", modelLog, cliData("report-input.json"), "-o", filepath.Join(dir, "r.svg")}, "not both at once"},
 		{[]string{"cache", "export-log", "gemm/f32/32x32x32", "--cache", filepath.Join(dir, "c.db")}, "takes KEY and FILE"},
 		{[]string{"cache", "export-log", "gemm/f32/32x32x32", filepath.Join(dir, "x"), "--cache", filepath.Join(dir, "c.db")}, "0 tuning logs match"},

@@ -3,21 +3,157 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/search"
 )
+
+// replayFlags are vkbench replay's flags.
+type replayFlags struct {
+	strategy   string
+	seed       uint64
+	seeds      int
+	stopWithin float64
+	maxEvals   int
+	timeLimit  time.Duration
+	format     string
+	output     string
+}
+
+// replayStrategies are the strategies replay compares by default.
+var replayStrategies = []string{search.Exhaustive, search.Random, search.Anneal, search.Bayes}
+
+func newReplayCmd() *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay LOG",
+		Short: "Run search strategies against a tuning log instead of the GPU, and compare them",
+		Long: `Replay searches against LOG, a tuning log (vkbench cache export-log) instead of
+the GPU: every configuration a strategy proposes is answered by its record
+(one the log lacks counts as failed), on a clock that adds up the recorded
+compile and measure times. A seeded search proposes here what it proposes on a
+device, so strategies are compared, and tested, without a GPU; the log of an
+exhaustive search gives every strategy the whole space to find its best in.
+
+--strategy takes a comma-separated list (default: every strategy), --seeds N
+replays each with seeds --seed to --seed+N-1 (exhaustive once: it has no use
+for a seed), --stop-within PCT ends each search once it has evaluated a
+configuration within PCT% of the log's best, --max-evals and --time-limit
+bound each search as they bound tune's. The output is a Markdown table, one
+row a search, then each strategy's median over its seeds; or with --format log
+the searches themselves, as a tuning log, which vkbench report draws.
+
+Exit status: 0 success, 2 bad usage or a file that is not a tuning log.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("replay takes one tuning log")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return replay(cmd, &f, args[0])
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.strategy, "strategy", strings.Join(replayStrategies, ","), "the strategies to replay, comma-separated: exhaustive, random, anneal, bayes or auto")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the first replay of each strategy")
+	fs.IntVar(&f.seeds, "seeds", 1, "replay each strategy with this many seeds, from --seed on")
+	fs.Float64Var(&f.stopWithin, "stop-within", 0, "end a search once it has found a configuration within this percent of the log's best (default: never)")
+	fs.IntVar(&f.maxEvals, "max-evals", 0, "most configurations a search evaluates (default: all for exhaustive, a quarter of the space for the others)")
+	fs.DurationVar(&f.timeLimit, "time-limit", 0, "most simulated time a search takes (default: none)")
+	fs.StringVarP(&f.format, "format", "f", "table", "output: table (Markdown) or log (the searches, as a tuning log)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
+	return cmd
+}
+
+// replay replays strategies against a tuning log file and prints a table,
+// or the searches as a log.
+func replay(cmd *cobra.Command, f *replayFlags, path string) error {
+	if f.maxEvals < 0 || f.timeLimit < 0 || f.seeds < 1 || f.stopWithin < 0 || math.IsNaN(f.stopWithin) {
+		return usageError{fmt.Errorf("--max-evals, --time-limit and --stop-within must not be negative, --seeds at least 1")}
+	}
+	names := strings.Split(f.strategy, ",")
+	if err := checkStrategies(names); err != nil {
+		return err
+	}
+	if f.format != "table" && f.format != "log" {
+		return usageError{fmt.Errorf("replay writes --format table or log, not %q", f.format)}
+	}
+	l, err := readTuneLogFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := openOutput(cmd, f.output, "")
+	if err != nil {
+		return err
+	}
+	trace := &autotune.TuneLog{Header: l.Header}
+	seen := map[string]bool{}
+	var rows []replayRow
+	for _, name := range names {
+		seeds := f.seeds
+		if name == search.Exhaustive {
+			seeds = 1 // it has no use for one
+		}
+		for k := range seeds {
+			seed := f.seed + uint64(k)
+			r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: name, Seed: seed, MaxEvals: f.maxEvals, TimeLimit: f.timeLimit},
+				StopWithin: f.stopWithin / 100})
+			if err != nil {
+				out.Discard()
+				return usageError{err}
+			}
+			rows = append(rows, replayRow{r: r, seed: seed})
+			trace.Searches = append(trace.Searches, r.Search)
+			for _, e := range r.Evals {
+				if !seen[e.Name] {
+					seen[e.Name] = true
+					trace.Evals = append(trace.Evals, e)
+				}
+			}
+		}
+	}
+	if f.format == "log" {
+		err = autotune.WriteTuneLog(out, trace)
+	} else {
+		err = writeReplayTable(out, l, rows)
+	}
+	return out.finish(err)
+}
+
+type replayRow struct {
+	r    *autotune.ReplayResult
+	seed uint64
+}
+
+// readTuneLogFile reads a tuning log; a file that is not one is bad input.
+func readTuneLogFile(path string) (*autotune.TuneLog, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	defer func() { _ = fh.Close() }() // read only
+	l, err := autotune.ReadTuneLog(fh)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", path, err)}
+	}
+	return l, nil
+}
 
 // within is the distance to the log's best that the table counts
 // evaluations to: 3%, as the acceptance of a strategy asks.
 const within = 0.03
 
-// writeSimTable writes the replays as Markdown tables: one row a search,
-// then each strategy's median over its seeds.
-func writeSimTable(w io.Writer, l *autotune.TuneLog, rows []simRow) error {
+// writeReplayTable writes the replays as Markdown tables: one row a
+// search, then each strategy's median over its seeds.
+func writeReplayTable(w io.Writer, l *autotune.TuneLog, rows []replayRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -80,7 +216,7 @@ as gemm/f32/4096x4096x4096) to FILE as JSON lines: a header (the hardware,
 the key, the space's params and restrictions), then one line per evaluated
 configuration (its params, statistics or failure, compile and measure time),
 then one line per search (strategy, seed, the configurations in the order it
-evaluated them). vkbench tune --simulate FILE replays strategies against it;
+evaluated them). vkbench replay FILE replays strategies against it;
 vkbench report FILE -o chart.svg draws its searches' convergence. Without
 arguments, lists the tuning logs.`,
 		Args: func(_ *cobra.Command, args []string) error {

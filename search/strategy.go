@@ -1,22 +1,21 @@
-package autotune
+package search
 
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
-	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
 
-// Strategy decides which point of a space a search evaluates next. A
-// search asks Next for proposals and Tells each one's result, in the order
-// proposed; it keeps up to SearchOptions.Lookahead proposals outstanding
-// (being compiled or measured) and asks for the next only after telling
-// the oldest, so that a strategy sees the same results in the same order
-// on the GPU, from the tuning log and in a replay: seeded, a search is
-// reproducible.
+// Strategy decides which point of a space a search evaluates next. Drive
+// asks Next for proposals and Tells each one's result, in the order
+// proposed; it keeps up to Options.Lookahead proposals outstanding (being
+// compiled or measured) and asks for the next only after telling the
+// oldest, so that a strategy sees the same results in the same order on
+// the GPU, from the tuning log and in a replay: seeded, a search is
+// reproducible. NewStrategy makes the built-in ones by name; a caller's
+// own strategy is driven by Drive as they are.
 type Strategy interface {
 	// Next returns the index of the next point to evaluate (one it has not
 	// proposed before), or false when it has nothing more to propose.
@@ -55,81 +54,6 @@ var Strategies = []string{Exhaustive, Random, Anneal, Bayes, Auto}
 // SmallSpace is the most points Auto searches exhaustively.
 const SmallSpace = 64
 
-// Grid is what a strategy knows of a space: its params and, for each valid
-// point, the position of its value of each param in the param's list.
-type Grid struct {
-	Params []kernels.Param
-	// Coords[i][j] is the index of point i's value of param j.
-	Coords [][]int
-}
-
-// GridOf returns the grid of a space's valid points.
-func GridOf(pts *kernels.Points) *Grid {
-	g := &Grid{Params: pts.Space.Params}
-	for _, c := range pts.Configs {
-		g.Coords = append(g.Coords, pts.Space.Index(c))
-	}
-	return g
-}
-
-// Len is the number of points.
-func (g *Grid) Len() int { return len(g.Coords) }
-
-// features returns point i's coordinates scaled to [0, 1].
-func (g *Grid) features(i int) []float64 {
-	f := make([]float64, len(g.Params))
-	for j, p := range g.Params {
-		if n := len(p.Values); n > 1 {
-			f[j] = float64(g.Coords[i][j]) / float64(n-1)
-		}
-	}
-	return f
-}
-
-// neighbours returns, for each point, the points one or two params away,
-// each by one value in its list: a local search's moves. (Two at once,
-// because restrictions tie params together: BM and TY move as one when
-// the micro-tile BM/TY must stay whole.)
-func (g *Grid) neighbours() [][]int {
-	at := make(map[string]int, g.Len())
-	key := func(c []int) string {
-		var b strings.Builder
-		for _, v := range c {
-			b.WriteByte(byte(v))
-			b.WriteByte(byte(v >> 8))
-		}
-		return b.String()
-	}
-	for i, c := range g.Coords {
-		at[key(c)] = i
-	}
-	out := make([][]int, g.Len())
-	for i, c := range g.Coords {
-		d := slices.Clone(c)
-		add := func() {
-			if j, ok := at[key(d)]; ok && j != i && !slices.Contains(out[i], j) {
-				out[i] = append(out[i], j)
-			}
-		}
-		for a := range c {
-			for _, da := range []int{-1, 1} {
-				d[a] = c[a] + da
-				add()
-				for b := a + 1; b < len(c); b++ {
-					for _, db := range []int{-1, 1} {
-						d[b] = c[b] + db
-						add()
-						d[b] = c[b]
-					}
-				}
-				d[a] = c[a]
-			}
-		}
-		slices.Sort(out[i])
-	}
-	return out
-}
-
 // NewStrategy returns the strategy called name for grid g, seeded. budget
 // is the number of evaluations the search may make (annealing cools over
 // it); 0 means the whole grid. An unknown name is InvalidArgument.
@@ -157,7 +81,7 @@ func NewStrategy(name string, g *Grid, seed uint64, budget int) (Strategy, error
 	case Bayes:
 		return newBayes(g, rng), nil
 	}
-	return nil, status.Newf(status.InvalidArgument, "autotune: unknown strategy %q (want %s)", name, strings.Join(Strategies, ", "))
+	return nil, status.Newf(status.InvalidArgument, "search: unknown strategy %q (want %s)", name, strings.Join(Strategies, ", "))
 }
 
 // ordered proposes points in a fixed order: exhaustive and random search.

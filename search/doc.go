@@ -1,0 +1,69 @@
+// Package search decides which points of a parameter space are worth
+// measuring: the strategies, the grid they see, the model that guides
+// one of them, and the driver that runs a search the same way whatever
+// evaluates its points.
+//
+// # Strategies
+//
+// A kernel with a parameter space (kernels.Space: tile sizes, unrolls,
+// workgroup shapes, and restrictions between them) has too many
+// configurations to measure them all on a large problem. A Strategy
+// proposes them one at a time and is told each one's median time:
+//
+//   - Exhaustive: every point, in the space's order.
+//   - Random: a seeded random order, without repetition.
+//   - Anneal: simulated annealing between neighbouring points (one or two
+//     params one value apart in their lists), cooling over the budget.
+//   - Bayes: Bayesian optimization; a Gaussian process models the log of
+//     the times and the point of largest expected improvement comes next.
+//   - Auto: Exhaustive up to SmallSpace points, Bayes above.
+//
+// NewStrategy makes one by name; Strategies lists the names. A failed
+// point (did not build, computed a wrong result) is told with ok false
+// and never wins. Seeded, every strategy is deterministic: the same seed,
+// space and results propose the same points.
+//
+// # The grid
+//
+// A strategy does not see kernels or devices, only a Grid: the space's
+// params and, for each valid point, the position of its value in each
+// param's list. GridOf makes it from kernels.Space.Points. Positions, not
+// values, are what the model scales to [0, 1] and what annealing steps
+// along, so a param of values 16, 32, 64, 128 is four evenly spaced
+// steps.
+//
+// # The model
+//
+// Bayes fits a Gaussian process with a Matérn 5/2 kernel, one length
+// scale a param (a param that hardly matters gets a long one), to the
+// standardized log times of the points told so far, after a random
+// initial design of max(10, 2 × params) points. Its hyperparameters are
+// chosen by the marginal likelihood over a small grid of values, again
+// each time the results grow by a fifth. Proposals still outstanding are
+// counted at the model's prediction (the kriging believer), so that
+// proposals made before their results arrive do not crowd one spot.
+//
+// # Driving a search
+//
+// Drive runs a Strategy against an Evaluator, which does the evaluating:
+// autotune's Tuner.Search compiles and measures each point on a device
+// (or answers it from the tuning log), a replay answers from a recorded
+// log. Drive keeps Options.Lookahead proposals outstanding, so that the
+// next pipelines compile while the GPU measures, and tells results in the
+// order proposed; since the strategy sees the same results in the same
+// order, a seeded search proposes the same points on a device and in a
+// replay. Options bound the search (MaxEvals, TimeLimit) and Fill gives
+// their defaults:
+//
+//	opts := search.Options{Strategy: search.Bayes, Seed: 1}
+//	if err := opts.Fill(grid.Len()); err != nil {
+//		return err
+//	}
+//	s, err := search.NewStrategy(opts.Strategy, grid, opts.Seed, opts.MaxEvals)
+//	if err != nil {
+//		return err
+//	}
+//	evaluated, err := search.Drive(ctx, s, evaluator, opts, nil)
+//
+// A caller's own Strategy is driven the same way (ExampleDrive).
+package search
