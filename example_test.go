@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale.comp -o testdata/library/scale.spv
@@ -186,7 +187,7 @@ func ExampleTuner_Fastest() {
 	tuning.Tuner = "example"               // the cache table: best, the program's name
 	tuning.Budget = 100 * time.Millisecond // per key; the default, 10 s, measures to ±1%
 	tuner, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  autotune.CacheOptions{Path: filepath.Join(dir, "autotune.db")},
+		Cache:  store.Options{Path: filepath.Join(dir, "autotune.db")},
 		Tuning: &tuning,
 	})
 	if err != nil {
@@ -263,7 +264,7 @@ func ExampleTuner_Entry() {
 	tuning.Tuner = "example"
 	tuning.Budget = 100 * time.Millisecond
 	opts := vkbench.TunerOptions{
-		Cache:  autotune.CacheOptions{Path: filepath.Join(dir, "autotune.db")},
+		Cache:  store.Options{Path: filepath.Join(dir, "autotune.db")},
 		Tuning: &tuning,
 	}
 	tuner, err := dev.NewTuner(opts)

@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 //go:embed testdata/library/histogram.spv
@@ -106,7 +107,7 @@ func TestApplies(t *testing.T) {
 	tuning.Tuner = "test"
 	tuning.Warmup = -1
 	tu, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "autotune.db")},
+		Cache:  store.Options{Path: filepath.Join(t.TempDir(), "autotune.db")},
 		Tuning: &tuning,
 	})
 	if err != nil {
@@ -259,7 +260,7 @@ func TestTunerOptions(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("a tune with a 200 ms budget took %v", d)
 	}
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path})
+	c, err := store.Open(store.Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestTunerOptions(t *testing.T) {
 	if err != nil || len(tables) != 1 || tables[0].Tuner != "mine" {
 		t.Fatalf("tables in %s: %v, %v; want one of tuner \"mine\"", path, tables, err)
 	}
-	es, err := c.Entries(tables[0])
+	es, err := autotune.Entries(c, tables[0])
 	if err != nil || len(es) != 1 {
 		t.Fatalf("entries: %v, %v", es, err)
 	}
@@ -290,7 +291,7 @@ func TestSearchSpace(t *testing.T) {
 	tuning.Warmup = -1
 	tuning.Budget = 100 * time.Millisecond
 	tu, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "autotune.db")},
+		Cache:  store.Options{Path: filepath.Join(t.TempDir(), "autotune.db")},
 		Tuning: &tuning,
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // TunerOptions configure a Tuner. The zero value keeps answers in the
@@ -30,7 +31,7 @@ type TunerOptions struct {
 
 	// Cache is for what CachePath does not cover (a lock timeout, no file
 	// at all): package autotune's options; CachePath overrides its Path.
-	Cache autotune.CacheOptions
+	Cache store.Options
 	// Tuning is for what the fields above do not cover (sample counts,
 	// cold caches): package autotune's options, nil for its defaults; the
 	// fields above override it where they are set.
@@ -44,7 +45,7 @@ type TunerOptions struct {
 type Tuner struct {
 	dev   *Device
 	t     *autotune.Tuner
-	cache *autotune.Cache
+	cache *store.Store
 
 	mu    sync.RWMutex
 	built map[builtKey]*Pipeline
@@ -67,7 +68,7 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	if opts.CachePath != "" {
 		copts.Path = opts.CachePath
 	}
-	cache, err := autotune.OpenCache(copts)
+	cache, err := store.Open(copts)
 	if err != nil {
 		return nil, err
 	}
@@ -175,4 +176,4 @@ func (t *Tuner) Autotune() *autotune.Tuner { return t.t }
 
 // Cache returns the tuner's cache, to list, export, import or clear its
 // tables.
-func (t *Tuner) Cache() *autotune.Cache { return t.cache }
+func (t *Tuner) Cache() *store.Store { return t.cache }

@@ -6,10 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk"
 )
 
@@ -97,7 +97,7 @@ type Device struct {
 	release func() error // nil for a borrowed hal.Device
 	// pipelines is where Close saves the driver's pipeline cache; nil
 	// unless Options.PipelineCache.
-	pipelines *autotune.Cache
+	pipelines *store.Store
 
 	mu     sync.Mutex
 	spare  []hal.CommandBuffer // not in flight, ready to record
@@ -130,10 +130,10 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		Device:      opts.Device,
 		ReleaseWait: opts.CloseWait,
 	}
-	var pipelines *autotune.Cache
+	var pipelines *store.Store
 	if opts.PipelineCache {
 		var err error
-		if pipelines, err = autotune.OpenCache(autotune.CacheOptions{Logger: opts.Logger}); err != nil {
+		if pipelines, err = store.Open(store.Options{Logger: opts.Logger}); err != nil {
 			return nil, err
 		}
 		hopts.PipelineCache = func(info hal.DeviceInfo) []byte {

@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // open opens the default device with the validation layer on, every
@@ -48,7 +49,7 @@ func quickTuner(t testing.TB, dev *vkbench.Device) *vkbench.Tuner {
 	tuning.Budget = 50 * time.Millisecond
 	tuning.Warmup = -1
 	tuner, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "autotune.db")},
+		Cache:  store.Options{Path: filepath.Join(t.TempDir(), "autotune.db")},
 		Tuning: &tuning,
 	})
 	if err != nil {
@@ -459,7 +460,7 @@ func TestPipelineCacheKept(t *testing.T) {
 	if err := dev.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path})
+	c, err := store.Open(store.Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}

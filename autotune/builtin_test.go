@@ -161,7 +161,7 @@ func TestTuneManyProcesses(t *testing.T) {
 	if err != nil || len(tables) != 1 {
 		t.Fatalf("tables = %v, %v; want one", tables, err)
 	}
-	entries, err := c.Entries(tables[0])
+	entries, err := autotune.Entries(c, tables[0])
 	if err != nil {
 		t.Fatal(err)
 	}

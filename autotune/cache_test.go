@@ -19,13 +19,14 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
-var testTable = autotune.Table{Hardware: "mesa-0000_llvmpipe_llvmpipe_22.3.6", Tuner: "builtin"}
+var testTable = store.Table{Hardware: "mesa-0000_llvmpipe_llvmpipe_22.3.6", Tuner: "builtin"}
 
-func newCache(tb testing.TB, path string) *autotune.Cache {
+func newCache(tb testing.TB, path string) *store.Store {
 	tb.Helper()
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path, LockTimeout: 10 * time.Second})
+	c, err := store.Open(store.Options{Path: path, LockTimeout: 10 * time.Second})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -41,6 +42,16 @@ func entry(fastest int, names ...string) *autotune.Entry {
 	return e
 }
 
+// lookup reads key's answer from the store, as a tuner's first question
+// about it does.
+func lookup(s *store.Store, t store.Table, k autotune.Key, sum string) (int, bool) {
+	e, err := autotune.ReadEntry(s, t, k, sum)
+	if err != nil || e == nil {
+		return 0, false
+	}
+	return e.Fastest, true
+}
+
 func key(tb testing.TB, s string) autotune.Key {
 	tb.Helper()
 	k, err := autotune.ParseKey(s)
@@ -54,26 +65,23 @@ func TestCacheCommitLookup(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	c := newCache(t, path)
 	k := key(t, "gemm/f32/64x64x64")
-	if _, ok := c.Lookup(testTable, k, "sum1"); ok {
+	if _, ok := lookup(c, testTable, k, "sum1"); ok {
 		t.Fatal("lookup in an empty cache hit")
 	}
 	want := entry(1, "naive", "tiled")
-	got, err := c.Commit(testTable, k, "sum1", want)
+	got, err := autotune.Commit(c, testTable, k, "sum1", want)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != want {
 		t.Errorf("first commit returned another entry")
 	}
-	// A second cache on the same file reads the answer from the file.
+	// A second store on the same file reads the answer from the file.
 	c2 := newCache(t, path)
-	if i, ok := c2.Fastest(testTable, k, "sum1"); ok {
-		t.Fatalf("fresh cache hit in memory: %d", i)
-	}
-	if i, ok := c2.Lookup(testTable, k, "sum1"); !ok || i != 1 {
+	if i, ok := lookup(c2, testTable, k, "sum1"); !ok || i != 1 {
 		t.Fatalf("Lookup from file = %d, %v; want 1, true", i, ok)
 	}
-	e, err := c2.Get(testTable, k, "sum1")
+	e, err := autotune.ReadEntry(c2, testTable, k, "sum1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,12 +89,12 @@ func TestCacheCommitLookup(t *testing.T) {
 		t.Errorf("stored entry differs (-committed +read):\n%s", diff)
 	}
 	// Another checksum is another question: a miss.
-	if _, ok := c2.Lookup(testTable, k, "sum2"); ok {
+	if _, ok := lookup(c2, testTable, k, "sum2"); ok {
 		t.Error("lookup under another checksum hit")
 	}
 	// The first commit wins: a second answer to the same question is
 	// replaced by the stored one.
-	got, err = c2.Commit(testTable, k, "sum1", entry(0, "naive", "tiled"))
+	got, err = autotune.Commit(c2, testTable, k, "sum1", entry(0, "naive", "tiled"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +102,10 @@ func TestCacheCommitLookup(t *testing.T) {
 		t.Errorf("second commit stored fastest %d, want the first commit's 1", got.Fastest)
 	}
 	// Committing under a new checksum replaces the stale entry.
-	if _, err := c2.Commit(testTable, k, "sum2", entry(0, "naive", "tiled")); err != nil {
+	if _, err := autotune.Commit(c2, testTable, k, "sum2", entry(0, "naive", "tiled")); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := c2.Entries(testTable)
+	entries, err := autotune.Entries(c2, testTable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +118,7 @@ func TestCacheCorruptValueIsMiss(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	c := newCache(t, path)
 	k := key(t, "copy/u32/1048576")
-	if _, err := c.Commit(testTable, k, "s", entry(0, "a")); err != nil {
+	if _, err := autotune.Commit(c, testTable, k, "s", entry(0, "a")); err != nil {
 		t.Fatal(err)
 	}
 	db, err := bolt.Open(path, 0o644, nil)
@@ -129,17 +137,17 @@ func TestCacheCorruptValueIsMiss(t *testing.T) {
 		t.Fatal(err)
 	}
 	c2 := newCache(t, path)
-	if _, ok := c2.Lookup(testTable, k, "s"); ok {
+	if _, ok := lookup(c2, testTable, k, "s"); ok {
 		t.Fatal("a value that does not decode was a hit")
 	}
 	if w := c2.Warnings(); len(w) == 0 || !strings.Contains(w[0], "unreadable") {
 		t.Errorf("warnings = %q, want one about the unreadable entry", w)
 	}
 	// Committing again replaces the damaged value.
-	if _, err := c2.Commit(testTable, k, "s", entry(0, "a")); err != nil {
+	if _, err := autotune.Commit(c2, testTable, k, "s", entry(0, "a")); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := newCache(t, path).Lookup(testTable, k, "s"); !ok {
+	if _, ok := lookup(newCache(t, path), testTable, k, "s"); !ok {
 		t.Error("re-tuned entry not found")
 	}
 }
@@ -148,36 +156,36 @@ func TestCacheExportImportClear(t *testing.T) {
 	dir := t.TempDir()
 	src := newCache(t, filepath.Join(dir, "a.db"))
 	for i, s := range []string{"copy/u32/1024", "copy/u32/2048", "gemm/f32/64x64x64"} {
-		if _, err := src.Commit(testTable, key(t, s), "c", entry(i%2, "x", "y")); err != nil {
+		if _, err := autotune.Commit(src, testTable, key(t, s), "c", entry(i%2, "x", "y")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var buf bytes.Buffer
-	if err := src.Export(&buf, testTable); err != nil {
+	if err := autotune.Export(&buf, src, testTable); err != nil {
 		t.Fatal(err)
 	}
 	dst := newCache(t, filepath.Join(dir, "b.db"))
-	if _, _, err := dst.Import(bytes.NewReader(buf.Bytes()), "nvidia-other", false); err == nil {
+	if _, _, err := autotune.Import(dst, bytes.NewReader(buf.Bytes()), "nvidia-other", false); err == nil {
 		t.Error("import onto other hardware without force succeeded")
 	}
-	tbl, n, err := dst.Import(bytes.NewReader(buf.Bytes()), testTable.Hardware, false)
+	tbl, n, err := autotune.Import(dst, bytes.NewReader(buf.Bytes()), testTable.Hardware, false)
 	if err != nil || n != 3 || tbl != testTable {
 		t.Fatalf("Import = %v, %d, %v; want %v, 3, nil", tbl, n, err, testTable)
 	}
-	if i, ok := dst.Lookup(testTable, key(t, "copy/u32/2048"), "c"); !ok || i != 1 {
+	if i, ok := lookup(dst, testTable, key(t, "copy/u32/2048"), "c"); !ok || i != 1 {
 		t.Errorf("imported lookup = %d, %v", i, ok)
 	}
 	tables, err := dst.Tables()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]autotune.Table{testTable}, tables); diff != "" {
+	if diff := cmp.Diff([]store.Table{testTable}, tables); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}
 	if err := dst.Clear(&testTable); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := dst.Lookup(testTable, key(t, "copy/u32/2048"), "c"); ok {
+	if _, ok := lookup(dst, testTable, key(t, "copy/u32/2048"), "c"); ok {
 		t.Error("lookup hit after clear")
 	}
 	if err := dst.Clear(&testTable); err == nil {
@@ -190,21 +198,21 @@ func TestCacheExportImportClear(t *testing.T) {
 // other tables, a cache without a file), and leaves the other tables;
 // clearing everything where there is nothing is no error.
 func TestClearMissingTable(t *testing.T) {
-	other := autotune.Table{Hardware: "nvidia-other", Tuner: "builtin"}
+	other := store.Table{Hardware: "nvidia-other", Tuner: "builtin"}
 	dir := t.TempDir()
 	withOther := newCache(t, filepath.Join(dir, "other.db"))
-	if _, err := withOther.Commit(other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
+	if _, err := autotune.Commit(withOther, other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
 		t.Fatal(err)
 	}
 	empty := newCache(t, filepath.Join(dir, "empty.db"))
 	if _, err := empty.Tables(); err != nil {
 		t.Fatal(err)
 	}
-	memory, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(dir, "memory.db"), Disabled: true})
+	memory, err := store.Open(store.Options{Path: filepath.Join(dir, "memory.db"), Disabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, c := range map[string]*autotune.Cache{
+	for name, c := range map[string]*store.Store{
 		"no file":        newCache(t, filepath.Join(dir, "none.db")),
 		"no tables":      empty,
 		"another table":  withOther,
@@ -222,35 +230,30 @@ func TestClearMissingTable(t *testing.T) {
 	}
 	// The other table survived the failed clear, not the Clear(nil).
 	again := newCache(t, filepath.Join(dir, "other2.db"))
-	if _, err := again.Commit(other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
+	if _, err := autotune.Commit(again, other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
 		t.Fatal(err)
 	}
 	if err := again.Clear(&testTable); status.CodeOf(err) != status.NotFound {
 		t.Fatalf("Clear(missing table) = %v", err)
 	}
-	if tables, err := again.Tables(); err != nil || !cmp.Equal(tables, []autotune.Table{other}) {
+	if tables, err := again.Tables(); err != nil || !cmp.Equal(tables, []store.Table{other}) {
 		t.Errorf("after clearing a missing table: Tables = %v, %v; want [%v]", tables, err, other)
-	}
-	// A cache without a file has a table once it holds an answer of it.
-	if _, err := memory.Commit(testTable, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
-		t.Fatal(err)
-	}
-	if err := memory.Clear(&testTable); err != nil {
-		t.Errorf("Clear of a table held in memory = %v", err)
 	}
 }
 
 func TestCacheDisabled(t *testing.T) {
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "x.db"), Disabled: true})
+	c, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "x.db"), Disabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := key(t, "copy/u32/8")
-	if _, err := c.Commit(testTable, k, "c", entry(0, "a")); err != nil {
+	if _, err := autotune.Commit(c, testTable, k, "c", entry(0, "a")); err != nil {
 		t.Fatal(err)
 	}
-	if i, ok := c.Lookup(testTable, k, "c"); !ok || i != 0 {
-		t.Errorf("in-memory answer lost: %d %v", i, ok)
+	// A store without a file keeps nothing: answers stay with the tuner
+	// that found them.
+	if i, ok := lookup(c, testTable, k, "c"); ok {
+		t.Errorf("a disabled store answered %d", i)
 	}
 	if c.Path() != "" {
 		t.Errorf("disabled cache has path %q", c.Path())
@@ -300,7 +303,7 @@ func TestCacheManyProcesses(t *testing.T) {
 		t.Errorf("processes reported %d keys, want %d", len(answers), keys)
 	}
 	c := newCache(t, path)
-	entries, err := c.Entries(testTable)
+	entries, err := autotune.Entries(c, testTable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,11 +333,11 @@ func cacheChild(t *testing.T) {
 	for j := 0; j < keys; j++ {
 		i := (j*7 + p*5) % keys
 		k := key(t, fmt.Sprintf("copy/u32/%d", 1024*(i+1)))
-		if idx, ok := c.Lookup(testTable, k, "c"); ok {
+		if idx, ok := lookup(c, testTable, k, "c"); ok {
 			fmt.Printf("answer %s=%d\n", k, idx)
 			continue
 		}
-		stored, err := c.Commit(testTable, k, "c", entry(p%3, "a", "b", "c"))
+		stored, err := autotune.Commit(c, testTable, k, "c", entry(p%3, "a", "b", "c"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,33 +367,17 @@ func checkBolt(tb testing.TB, path string) {
 	}
 }
 
-func BenchmarkCacheHit(b *testing.B) {
-	c := newCache(b, filepath.Join(b.TempDir(), "c.db"))
-	k := key(b, "gemm/f32/4096x4096x4096")
-	if _, err := c.Commit(testTable, k, "sum", entry(1, "a", "b")); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, ok := c.Fastest(testTable, k, "sum"); !ok {
-			b.Fatal("miss")
-		}
-	}
-}
-
 func BenchmarkCacheFirstLookupFromFile(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "c.db")
 	c := newCache(b, path)
 	k := key(b, "gemm/f32/4096x4096x4096")
-	if _, err := c.Commit(testTable, k, "sum", entry(1, "a", "b")); err != nil {
+	if _, err := autotune.Commit(c, testTable, k, "sum", entry(1, "a", "b")); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		c.Forget(testTable, k, "sum")
-		if _, ok := c.Lookup(testTable, k, "sum"); !ok {
+		if _, ok := lookup(c, testTable, k, "sum"); !ok {
 			b.Fatal("miss")
 		}
 	}

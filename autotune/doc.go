@@ -1,18 +1,18 @@
 // Package autotune measures candidate kernels honestly, picks the fastest,
-// and remembers the answer per hardware in a bbolt file.
+// and remembers the answer per hardware in a store (package store).
 //
 // # Basics
 //
 // A Tuner answers "which candidate of this operation is fastest for this
 // size on this device?":
 //
-//	cache, _ := autotune.OpenCache(autotune.CacheOptions{})
-//	tuner := autotune.NewTuner(dev, cache, autotune.DefaultOptions)
+//	s, _ := store.Open(store.Options{})
+//	tuner := autotune.NewTuner(dev, s, autotune.DefaultOptions)
 //	i, err := tuner.Fastest(ctx, op, kernels.Size{4096, 4096, 4096})
 //
 // The first question about a key tunes it (or reads the answer another
-// process committed to the file); later ones are answered from memory in
-// tens of nanoseconds, without allocating. Measure measures without
+// process committed to the store); later ones are answered from the
+// tuner's own memory in tens of nanoseconds, without allocating. Measure measures without
 // committing; TuneAll tunes on several devices at once, identical devices
 // sharing the work.
 //
@@ -37,16 +37,20 @@
 // rule that broke it. Cold mode flushes the last-level cache before every
 // timed run, outside the timed region.
 //
-// # Keys and the cache
+// # Keys and answers
 //
 // A Key is an operation, an element type and the shape bucketed by the
 // tuning Level; tuning runs on the bucket's representative shape. Answers
-// are stored under autotune/<schema>/layout-v1/<hardware>/<tuner>, keyed
-// by the key and the Checksum of the candidate list, so that changing a
-// kernel re-tunes. Stored entries are JSON: the winner, and every
-// candidate's statistics or error, for inspection. Several processes may
-// share one file: each opens it only for the duration of an operation, and
-// the first answer committed for a key is the one every process uses.
+// are kept in the store's table of the device's hardware and the tuner's
+// name (store.Table), keyed by the key and the Checksum of the candidate
+// list, so that changing a kernel re-tunes. An Entry is JSON: the winner,
+// and every candidate's statistics or error, for inspection (ReadEntry,
+// Entries, Export, Import). The rule of what a commit keeps is this
+// package's (Commit): the first answer committed for a question is the
+// one every process sharing the store uses; answers of the key for
+// another candidate list go, those of other subsets of the same list
+// stay. An answer the store cannot take is kept by the Tuner, which
+// returns a NotStoredError from Tune.
 //
 // # Searching
 //
@@ -56,8 +60,8 @@
 // Tuner evaluates them, each verified and sampled as Measure samples a
 // candidate while the next ones compile on CPU threads. A wrong one never
 // wins, and the winner is a tie when its interval overlaps the
-// runner-up's. Every evaluation is recorded in the cache file's tuning
-// log as it completes (LogRecord, keyed by the configuration's kernel),
+// runner-up's. Every evaluation is recorded in the store's tuning log
+// as it completes (LogRecord, keyed by the configuration's kernel),
 // so an interrupted search, or a larger one, measures only what the log
 // lacks. WriteTuneLog and ReadTuneLog are the log's exported format (JSON
 // lines, LogFormat), and Replay runs a strategy against it instead of a

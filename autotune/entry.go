@@ -6,12 +6,9 @@ import (
 
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/telemetry"
 )
-
-// SchemaVersion is the version of the stored Entry format and of the
-// bucket layout. Entries of another version are not read.
-const SchemaVersion = 1
 
 // Outcome is what became of one candidate in a tune.
 type Outcome string
@@ -130,8 +127,8 @@ func DecodeEntry(data []byte) (*Entry, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, status.Wrap(err, status.DataLoss, "autotune: cache value does not decode")
 	}
-	if e.Schema != SchemaVersion {
-		return nil, status.Newf(status.DataLoss, "autotune: cache value has schema %d, want %d", e.Schema, SchemaVersion)
+	if e.Schema != store.SchemaVersion {
+		return nil, status.Newf(status.DataLoss, "autotune: cache value has schema %d, want %d", e.Schema, store.SchemaVersion)
 	}
 	if e.Fastest < 0 || e.Fastest >= len(e.Results) {
 		return nil, status.Newf(status.DataLoss, "autotune: cache value's fastest index %d is outside its %d results", e.Fastest, len(e.Results))

@@ -11,6 +11,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
 
@@ -50,7 +51,7 @@ func ExampleTuner_Fastest() {
 			log.Print(err)
 		}
 	}()
-	cache, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(dir, "autotune.db")})
+	cache, err := store.Open(store.Options{Path: filepath.Join(dir, "autotune.db")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func ExampleTuner_Fastest() {
 	}
 	fmt.Println(tuner.Key(op, size))
 
-	entries, err := cache.Entries(tuner.Table())
+	entries, err := autotune.Entries(cache, tuner.Table())
 	if err != nil {
 		log.Fatal(err)
 	}

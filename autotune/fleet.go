@@ -10,6 +10,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // Job is one question for TuneAll: an operation at a size.
@@ -22,7 +23,7 @@ type Job struct {
 type JobResult struct {
 	Job Job
 	// Table is the group's table: the hardware the answer is for.
-	Table Table
+	Table store.Table
 	// Tuner is the index, in TuneAll's tuners, of the one that answered;
 	// -1 when none could. Device is its device. (Entry.Device names the
 	// device that measured, another one when the answer came from the
@@ -52,7 +53,7 @@ type JobResult struct {
 // whose every device was lost, are in the outcomes.
 func TuneAll(ctx context.Context, tuners []*Tuner, jobs []Job, force bool) ([]JobResult, error) {
 	var groups [][]*Tuner
-	index := map[Table]int{}
+	index := map[store.Table]int{}
 	for _, t := range tuners {
 		i, ok := index[t.table]
 		if !ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/store"
 )
 
 // The synthetic tuning log of testdata/search/gemm-4096-model.jsonl is
@@ -132,7 +133,7 @@ func syntheticGEMMLog(t testing.TB) *autotune.TuneLog {
 	}
 	when := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	l := &autotune.TuneLog{Header: autotune.LogHeader{Format: autotune.LogFormat,
-		Table: autotune.Table{Hardware: "model-of-nvidia-h200", Tuner: "builtin"}, Key: "gemm/f32/4096x4096x4096", Mode: "hot",
+		Table: store.Table{Hardware: "model-of-nvidia-h200", Tuner: "builtin"}, Key: "gemm/f32/4096x4096x4096", Mode: "hot",
 		Space: autotune.LogSpaceOf(space), Points: len(pts.Configs), Device: h200.Name, Version: "model", Time: when}}
 	cands := pts.Op.Candidates()
 	flops := 2 * math.Pow(4096, 3)

@@ -10,6 +10,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/telemetry"
 )
 
@@ -123,7 +124,7 @@ func (m *measurement) work(i int) work {
 // shape under opts on the device info describes.
 func newEntry(key string, shape Shape, opts Options, info hal.DeviceInfo) *Entry {
 	return &Entry{
-		Schema:  SchemaVersion,
+		Schema:  store.SchemaVersion,
 		Key:     key,
 		Fastest: -1,
 		Shape:   shape.String(),

@@ -1,6 +1,13 @@
 package autotune
 
-import "github.com/vkbench/vkbench/kernels"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
+)
 
 // Peak is a device's measured peak, for percent-of-peak and plausibility.
 type Peak struct {
@@ -78,4 +85,38 @@ func (p *Peak) Compute(dtype kernels.DType) float64 {
 		return p.Int32GOPs
 	}
 	return p.GFLOPs
+}
+
+// PeakRecord is a stored peak measurement.
+type PeakRecord struct {
+	Peak
+	Device  string    `json:"device"`
+	Version string    `json:"vkbench_version"`
+	Time    time.Time `json:"time"`
+}
+
+// SavePeak stores the peak measured on hardware in s, replacing any
+// earlier one.
+func SavePeak(s *store.Store, hardware string, p PeakRecord) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return status.Wrap(err, status.Internal, "autotune: encoding peak")
+	}
+	return s.SavePeak(hardware, data)
+}
+
+// LoadPeak returns the peak stored in s for hardware, if any. A file that
+// cannot be read is an error and a warning; a peak that does not decode is
+// none, with a warning.
+func LoadPeak(s *store.Store, hardware string) (*PeakRecord, error) {
+	v, err := s.LoadPeak(hardware)
+	if v == nil || err != nil {
+		return nil, err
+	}
+	var p PeakRecord
+	if err := json.Unmarshal(v, &p); err != nil {
+		s.Warn("autotune: cache %s: stored peak of %s is unreadable: %v", s.Path(), hardware, err)
+		return nil, nil
+	}
+	return &p, nil
 }

@@ -15,11 +15,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/store"
 )
 
 // crashTables are the tables the crash test's child commits to, so that
 // kills also land in the creation of buckets.
-var crashTables = []autotune.Table{
+var crashTables = []store.Table{
 	{Hardware: "crash-hw-a", Tuner: "builtin"},
 	{Hardware: "crash-hw-b", Tuner: "builtin"},
 	{Hardware: "crash-hw-b", Tuner: "manifest"},
@@ -34,7 +35,7 @@ type crashCommit struct {
 	sum string
 }
 
-func (cc crashCommit) table() autotune.Table { return crashTables[cc.n%len(crashTables)] }
+func (cc crashCommit) table() store.Table { return crashTables[cc.n%len(crashTables)] }
 func (cc crashCommit) key() autotune.Key {
 	return autotune.Key{Op: "copy", DType: "u32", Shape: autotune.ShapeOf(int64(cc.n + 1))}
 }
@@ -46,7 +47,7 @@ func (cc crashCommit) want() *autotune.Entry {
 	e.Device = "crash-" + strconv.Itoa(cc.n)
 	e.Shape = cc.key().Shape.String()
 	e.Hardware = cc.table().Hardware
-	e.Schema, e.Key, e.Checksum = autotune.SchemaVersion, cc.key().String(), cc.sum
+	e.Schema, e.Key, e.Checksum = store.SchemaVersion, cc.key().String(), cc.sum
 	return e
 }
 
@@ -171,7 +172,7 @@ func verifyCrashFile(t *testing.T, path string, latest map[int]string) (unreport
 	c := newCache(t, path)
 	found := map[int]bool{}
 	for ti, tbl := range crashTables {
-		entries, err := c.Entries(tbl)
+		entries, err := autotune.Entries(c, tbl)
 		if err != nil {
 			if len(latest) == 0 {
 				continue
@@ -243,7 +244,7 @@ func crashChild(t *testing.T) {
 		for _, sum := range sums {
 			cc := crashCommit{n: n, sum: sum}
 			e := cc.want()
-			if _, err := c.Commit(cc.table(), cc.key(), sum, e); err != nil {
+			if _, err := autotune.Commit(c, cc.table(), cc.key(), sum, e); err != nil {
 				fmt.Printf("warning commit %d@%s: %v\n", n, sum, err)
 				continue
 			}

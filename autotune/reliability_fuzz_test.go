@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // FuzzDecodeEntry decodes fuzzed cache values: nothing panics, bad input
@@ -18,7 +19,7 @@ import (
 // testdata/fuzz/FuzzDecodeEntry.
 func FuzzDecodeEntry(f *testing.F) {
 	good := entry(1, "naive", "tiled")
-	good.Schema, good.Key, good.Checksum = autotune.SchemaVersion, "gemm/f32/64x64x64", "c"
+	good.Schema, good.Key, good.Checksum = store.SchemaVersion, "gemm/f32/64x64x64", "c"
 	data, err := json.Marshal(good)
 	if err != nil {
 		f.Fatal(err)
@@ -45,7 +46,7 @@ func FuzzDecodeEntry(f *testing.F) {
 			}
 			return
 		}
-		if e.Schema != autotune.SchemaVersion {
+		if e.Schema != store.SchemaVersion {
 			t.Fatalf("decoded an entry of schema %d", e.Schema)
 		}
 		if e.Fastest < 0 || e.Fastest >= len(e.Results) {

@@ -15,14 +15,15 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/store"
 )
 
 // scaleTables is how many hardware tables the large cache spreads its
 // entries over.
 const scaleTables = 50
 
-func scaleTable(i int) autotune.Table {
-	return autotune.Table{Hardware: fmt.Sprintf("nvidia-%04x_gpu-%02d_575.57.08", 0x2300+i, i), Tuner: "builtin"}
+func scaleTable(i int) store.Table {
+	return store.Table{Hardware: fmt.Sprintf("nvidia-%04x_gpu-%02d_575.57.08", 0x2300+i, i), Tuner: "builtin"}
 }
 
 func scaleKey(i int) autotune.Key {
@@ -38,7 +39,7 @@ func scaleKey(i int) autotune.Key {
 // ten samples each.
 func scaleEntry(k autotune.Key, hw string, i int) *autotune.Entry {
 	e := &autotune.Entry{
-		Schema: autotune.SchemaVersion, Key: k.String(), Checksum: "3f2a9c41d07b5e66",
+		Schema: store.SchemaVersion, Key: k.String(), Checksum: "3f2a9c41d07b5e66",
 		Fastest: i % 4, Shape: k.Shape.String(), Level: "balanced", Mode: "hot",
 		Bounds:   autotune.Bounds{TargetHalfWidth: 0.01, Budget: 2 * time.Second, MinSamples: 10, MaxSamples: 200, MinSampleTime: time.Millisecond},
 		Hardware: hw, Device: "0:NVIDIA H200:9b1c2d3e4f5a60718293a4b5c6d7e8f9", Version: "v0.3.0", Time: time.Unix(1760000000, 0).UTC(),
@@ -133,7 +134,7 @@ func BenchmarkCacheLookupScale(b *testing.B) {
 type scaleFile struct {
 	n     int
 	path  string
-	cache *autotune.Cache
+	cache *store.Store
 	size  int64
 }
 
@@ -150,13 +151,11 @@ func newScaleFile(tb testing.TB, n int) *scaleFile {
 	return f
 }
 
-// lookup looks entry i up in the file (forgetting it first, so that the
-// answer does not come from memory).
+// lookup looks entry i up in the file.
 func (f *scaleFile) lookup(tb testing.TB, i int) {
 	per := (f.n + scaleTables - 1) / scaleTables
 	tbl, k := scaleTable(i/per), scaleKey(i)
-	f.cache.Forget(tbl, k, "3f2a9c41d07b5e66")
-	if _, ok := f.cache.Lookup(tbl, k, "3f2a9c41d07b5e66"); !ok {
+	if _, ok := lookup(f.cache, tbl, k, "3f2a9c41d07b5e66"); !ok {
 		tb.Fatalf("%d entries: miss of %s in %s (warnings %q)", f.n, k, tbl, f.cache.Warnings())
 	}
 }

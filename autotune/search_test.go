@@ -121,16 +121,16 @@ func TestSearch(t *testing.T) {
 	if res.Search.Measured != 14 || len(res.Search.Order) != 14 || res.Search.CompileSeconds <= 0 || res.Search.MeasureSeconds <= 0 {
 		t.Errorf("search record %+v: want 14 measured, compile and measure times", res.Search)
 	}
-	logged, err := cache.LogEvals(res.Log)
+	logged, err := autotune.LogEvals(cache, res.Log)
 	if err != nil || len(logged) != 14 {
 		t.Errorf("the tuning log has %d records (%v), want 14", len(logged), err)
 	}
 	sum := autotune.Checksum(res.Op.Candidates())
-	if i, ok := cache.Lookup(tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Shape: autotune.ShapeOf(16384)}, sum); !ok || i != e.Fastest {
+	if i, ok := lookup(cache, tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Shape: autotune.ShapeOf(16384)}, sum); !ok || i != e.Fastest {
 		t.Errorf("the cache answers %d, %v; the search found %d", i, ok, e.Fastest)
 	}
 	// The named candidates' key is another question.
-	if _, ok := cache.Lookup(tuner.Table(), tuner.Key(op, kernels.Size{1 << 14}), autotune.Checksum(op.Candidates())); ok {
+	if _, ok := lookup(cache, tuner.Table(), tuner.Key(op, kernels.Size{1 << 14}), autotune.Checksum(op.Candidates())); ok {
 		t.Error("the search answered the named candidates' key")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // SpaceSuffix ends the name under which a search's answer is stored: the
@@ -37,7 +38,7 @@ type SearchResult struct {
 	// Search is the search as the tuning log records it.
 	Search LogSearch
 	// Log is the tuning log it read and wrote.
-	Log LogRef
+	Log store.LogRef
 }
 
 // spaceOperation is an operation of a space's points under the name its
@@ -80,14 +81,14 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if err != nil {
 		return nil, err
 	}
-	ref := LogRef{Table: t.table, Key: k.String(), Mode: string(t.opts.Mode)}
+	ref := store.LogRef{Table: t.table, Key: k.String(), Mode: string(t.opts.Mode)}
 	logged := map[string]LogRecord{}
 	if !sopts.Force {
-		logged, _ = t.cache.LogEvals(ref) // an unreadable log is a warning: everything is measured
+		logged, _ = LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
 	}
-	// A file that cannot be written is a warning (Cache.Warnings); the
+	// A file that cannot be written is a warning (store.Store.Warnings); the
 	// search goes on, remembering nothing.
-	_ = t.cache.SaveLogHeader(ref, LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: LogSpaceOf(space),
+	_ = SaveLogHeader(t.store, ref, LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, shape: k.Shape, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
 		opts: sopts, jobs: map[int]*compileJob{}, t0: time.Now()}
@@ -97,7 +98,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	_, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src))
 	steps := src.steps
 	rec := src.search(serr != nil)
-	_ = t.cache.AddLogSearch(ref, rec)
+	_ = AddLogSearch(t.store, ref, rec)
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(steps), sopts.MaxEvals, src.measured)
 	}
@@ -108,7 +109,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	}
 	skey := Key{Op: sop.name, DType: k.DType, Shape: k.Shape}
 	sum := Checksum(sop.Candidates())
-	_, _ = t.cache.store(t.table, skey, sum, e, true) // replacing an earlier search's answer
+	stored, _ := commit(t.store, t.table, skey, sum, e, true) // replacing an earlier search's answer
+	t.remember(skey, sum, stored.Fastest)
 	return res, nil
 }
 
@@ -184,7 +186,7 @@ type deviceSource struct {
 	shape  Shape
 	cands  []kernels.Candidate
 	pts    *kernels.Points
-	ref    LogRef
+	ref    store.LogRef
 	logged map[string]LogRecord
 	opts   SearchOptions
 	sem    chan struct{} // compile threads; nil compiles in line
@@ -290,7 +292,7 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (LogRecord, bool, er
 	}
 	rec.Time = time.Now().UTC()
 	d.measured++
-	_ = d.t.cache.AppendLog(d.ref, rec) // a warning when the file cannot be written
+	_ = AppendLog(d.t.store, d.ref, rec) // a warning when the file cannot be written
 	return rec, true, nil
 }
 

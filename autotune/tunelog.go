@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // LogFormat names the format of an exported tuning log (WriteTuneLog):
@@ -28,8 +29,8 @@ type TuneLog struct {
 
 // LogHeader describes a log: where it was recorded and the space searched.
 type LogHeader struct {
-	Format string `json:"format"`
-	Table  Table  `json:"table"`
+	Format string      `json:"format"`
+	Table  store.Table `json:"table"`
 	// Key is the key searched: the operation (not its space's ".space"
 	// tuning key), dtype and representative shape.
 	Key  string `json:"key"`

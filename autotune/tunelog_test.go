@@ -13,6 +13,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 func logRecord(name string, ms float64, at int) autotune.LogRecord {
@@ -27,29 +28,29 @@ func logRecord(name string, ms float64, at int) autotune.LogRecord {
 func TestTuneLogStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.db")
 	c := newCache(t, path)
-	ref := autotune.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
+	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
 	h := autotune.LogHeader{Table: testTable, Key: ref.Key, Mode: "hot", Points: 2, Time: time.Unix(1760000000, 0).UTC(),
 		Space: autotune.LogSpace{Params: []autotune.LogParam{{Name: "A", Values: []int{1, 2}}}, Restrictions: []string{"A < 3"}}}
-	if err := c.SaveLogHeader(ref, h); err != nil {
+	if err := autotune.SaveLogHeader(c, ref, h); err != nil {
 		t.Fatal(err)
 	}
 	recs := []autotune.LogRecord{logRecord("a1", 2, 1), logRecord("a2", 1, 2)}
 	for _, r := range recs {
-		if err := c.AppendLog(ref, r); err != nil {
+		if err := autotune.AppendLog(c, ref, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s := autotune.LogSearch{Strategy: "random", Seed: 3, Lookahead: 4, Order: []string{"a2", "a1"}, Measured: 2, Best: "a2", Time: h.Time}
-	if err := c.AddLogSearch(ref, s); err != nil {
+	if err := autotune.AddLogSearch(c, ref, s); err != nil {
 		t.Fatal(err)
 	}
 	// Another process reads it.
 	c2 := newCache(t, path)
 	refs, err := c2.TuneLogs()
-	if err != nil || !cmp.Equal(refs, []autotune.LogRef{ref}) {
+	if err != nil || !cmp.Equal(refs, []store.LogRef{ref}) {
 		t.Fatalf("TuneLogs = %v, %v; want [%v]", refs, err, ref)
 	}
-	l, err := c2.ReadLog(ref)
+	l, err := autotune.ReadLog(c2, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestTuneLogStore(t *testing.T) {
 	if err := c2.Clear(&testTable); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c2.ReadLog(ref); status.CodeOf(err) != status.NotFound {
+	if _, err := autotune.ReadLog(c2, ref); status.CodeOf(err) != status.NotFound {
 		t.Errorf("after Clear of its table, ReadLog = %v, want NOT_FOUND", err)
 	}
 }

@@ -12,16 +12,17 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // Tuner answers "which candidate is fastest?" for one device: from memory,
-// else from the cache file, else by measuring and committing the answer.
+// else from the store, else by measuring and committing the answer.
 // It is safe for concurrent use; a key being tuned is Pending, and other
 // callers asking for it wait for that tune instead of starting another.
 type Tuner struct {
 	dev   hal.Device
-	cache *Cache
-	table Table
+	store *store.Store
+	table store.Table
 	opts  Options
 
 	// checksums are the operations' candidate-list checksums, by
@@ -29,10 +30,17 @@ type Tuner struct {
 	checksums sync.Map
 
 	mu      sync.Mutex
-	pending map[memKey]*tune
+	pending map[answerKey]*tune
+
+	// answers are the answers known to this tuner, by key and checksum:
+	// read from the store, committed, or (where the store could not take
+	// them) only here. The store keeps none in memory.
+	answerMu sync.RWMutex
+	answers  map[answerKey]int
 
 	// hits answers repeated questions with one map lookup, before any
-	// bucketing or checksum: (operation, exact size) → index.
+	// bucketing or checksum: (operation, exact size) → index, a shortcut
+	// to answers.
 	hitMu sync.RWMutex
 	hits  map[hitKey]int
 
@@ -62,9 +70,31 @@ type applySubset struct {
 // under: op's own, "+", the subset's. The cache keeps the answers of
 // every subset of one candidate list side by side under a key (sizes of
 // one bucket can have different candidates that apply), and drops those
-// of another list (Cache.Commit).
+// of another list (Commit).
 func subsetChecksum(whole string, sub kernels.Operation) string {
 	return whole + "+" + Checksum(sub.Candidates())
+}
+
+// answerKey is a question the tuner answers: a key and the checksum of
+// the candidate list it is asked of.
+type answerKey struct {
+	key      Key
+	checksum string
+}
+
+// answer returns the index of the fastest candidate for k from memory. A
+// hit allocates nothing.
+func (t *Tuner) answer(k Key, checksum string) (int, bool) {
+	t.answerMu.RLock()
+	i, ok := t.answers[answerKey{k, checksum}]
+	t.answerMu.RUnlock()
+	return i, ok
+}
+
+func (t *Tuner) remember(k Key, checksum string, fastest int) {
+	t.answerMu.Lock()
+	t.answers[answerKey{k, checksum}] = fastest
+	t.answerMu.Unlock()
 }
 
 // tune is one tune in flight; done closes when it ends.
@@ -74,30 +104,31 @@ type tune struct {
 	err   error
 }
 
-// NewTuner makes a tuner for dev that keeps its answers in cache, in the
+// NewTuner makes a tuner for dev that keeps its answers in s, in the
 // table of dev's hardware and opts.Tuner; a tuner for another objective
 // than time keeps them in a table of its own, opts.Tuner+"+"+objective
 // (such as "builtin+energy"), so that the winners by time and by energy
 // of one key are both kept.
-func NewTuner(dev hal.Device, cache *Cache, opts Options) *Tuner {
+func NewTuner(dev hal.Device, s *store.Store, opts Options) *Tuner {
 	opts.fill()
-	table := Table{Hardware: dev.Info().Hardware(), Tuner: opts.Tuner}
+	table := store.Table{Hardware: dev.Info().Hardware(), Tuner: opts.Tuner}
 	if opts.Objective != ObjectiveTime {
 		table.Tuner += "+" + string(opts.Objective)
 	}
 	return &Tuner{
 		dev:      dev,
-		cache:    cache,
+		store:    s,
 		table:    table,
 		opts:     opts,
-		pending:  map[memKey]*tune{},
+		pending:  map[answerKey]*tune{},
+		answers:  map[answerKey]int{},
 		hits:     map[hitKey]int{},
 		applying: map[applyKey]applySubset{},
 	}
 }
 
 // Table is where the tuner's answers are stored.
-func (t *Tuner) Table() Table { return t.table }
+func (t *Tuner) Table() store.Table { return t.table }
 
 // Device is the tuner's device.
 func (t *Tuner) Device() hal.Device { return t.dev }
@@ -173,7 +204,7 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 		return 0, err
 	}
 	k := t.Key(target, size)
-	i, ok := t.cache.Fastest(t.table, k, sum)
+	i, ok := t.answer(k, sum)
 	if !ok {
 		// An answer the file could not take is kept in memory: it answers
 		// this process all the same.
@@ -190,7 +221,7 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 		t.hitMu.Lock()
 		// Exact sizes are unbounded where buckets are not: a program that
 		// asks about endlessly many sizes starts over rather than grow
-		// without end (the bucketed answers stay in the cache's memory).
+		// without end (the bucketed answers stay in answers).
 		if len(t.hits) >= maxHits {
 			clear(t.hits)
 		}
@@ -234,7 +265,7 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size
 		}
 		return i
 	}
-	if i, ok := t.cache.Fastest(t.table, k, sum); ok {
+	if i, ok := t.answer(k, sum); ok {
 		return original(i), false, nil
 	}
 	e, err := t.tune(ctx, target, k, sum, false, false)
@@ -284,7 +315,7 @@ func (t *Tuner) Stored(op kernels.Operation, size kernels.Size) (*Entry, error) 
 	if err != nil {
 		return nil, err
 	}
-	e, err := t.cache.Get(t.table, t.Key(target, size), sum)
+	e, err := ReadEntry(t.store, t.table, t.Key(target, size), sum)
 	if e != nil && index != nil {
 		e = e.remapped(index)
 	}
@@ -371,7 +402,7 @@ func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Op
 }
 
 func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
-	mk := memKey{t.table, k, sum}
+	mk := answerKey{k, sum}
 	t.mu.Lock()
 	if p, ok := t.pending[mk]; ok {
 		t.mu.Unlock()
@@ -402,8 +433,8 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 // it), else by measuring and committing.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool) (*Entry, error) {
 	if !force {
-		if e, err := t.cache.Get(t.table, k, sum); err == nil && e != nil {
-			t.cache.remember(t.table, k, sum, e.Fastest)
+		if e, err := ReadEntry(t.store, t.table, k, sum); err == nil && e != nil {
+			t.remember(k, sum, e.Fastest)
 			return e, nil
 		}
 	}
@@ -416,12 +447,13 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		name, cause := firstError(e, errs)
 		return e, status.Wrapf(cause, status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s; the first, %s, failed", k, t.dev.Info().Name, name)
 	}
-	// A file that cannot be written does not undo the answer: the cache
-	// keeps it in memory and records a warning (Cache.Warnings), and the
-	// caller learns that it was not stored.
-	stored, err := t.cache.store(t.table, k, sum, e, force)
+	// A file that cannot be written does not undo the answer: the tuner
+	// keeps it in memory, the store records a warning (store.Warnings),
+	// and the caller learns that it was not stored.
+	stored, err := commit(t.store, t.table, k, sum, e, force)
+	t.remember(k, sum, stored.Fastest)
 	if err != nil {
-		return e, &NotStoredError{Key: k, Path: t.cache.Path(), Err: err}
+		return e, &NotStoredError{Key: k, Path: t.store.Path(), Err: err}
 	}
 	return stored, nil
 }

@@ -3,6 +3,7 @@ package autotune_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -254,8 +255,39 @@ func TestTunerRetunesCorruptValue(t *testing.T) {
 	if op2.records.Load() == 0 {
 		t.Error("a corrupt stored value was not tuned again")
 	}
-	e, err := newCache(t, path).Get(t2.Table(), k, sum)
+	e, err := autotune.ReadEntry(newCache(t, path), t2.Table(), k, sum)
 	if err != nil || e == nil || e.Fastest != i {
 		t.Errorf("after the re-tune the file holds %+v, %v; want fastest %d", e, err, i)
+	}
+}
+
+// TestTunerKeepsWhatTheStoreCannot: an answer the store could not take
+// (here a path under a regular file) is Tune's NotStoredError, and the
+// tuner keeps it: later questions about its key, at other sizes of the
+// bucket too, are answered without measuring again.
+func TestTunerKeepsWhatTheStoreCannot(t *testing.T) {
+	dev := devtest.Device(t)
+	blocker := filepath.Join(t.TempDir(), "blocker")
+	if err := os.WriteFile(blocker, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	op := defaultScaleOp()
+	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(blocker, "c.db")), quick)
+	e, err := tu.Tune(ctx, op, kernels.Size{3000}, false)
+	if ns, ok := errors.AsType[*autotune.NotStoredError](err); !ok || e == nil {
+		t.Fatalf("Tune = %v, %v; want the entry and a NotStoredError", e, err)
+	} else if ns.Path != filepath.Join(blocker, "c.db") {
+		t.Errorf("NotStoredError names %q", ns.Path)
+	}
+	before := op.records.Load()
+	if i, err := tu.Fastest(ctx, op, kernels.Size{4000}); err != nil || i != e.Fastest {
+		t.Errorf("Fastest = %d, %v; want %d", i, err, e.Fastest)
+	}
+	if i, pending, err := tu.FastestOrDefault(ctx, op, kernels.Size{3500}); err != nil || pending || i != e.Fastest {
+		t.Errorf("FastestOrDefault = %d, %v, %v; want %d", i, pending, err, e.Fastest)
+	}
+	if n := op.records.Load() - before; n != 0 {
+		t.Errorf("%d dispatches recorded after the answer was known", n)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 //go:generate sh ../testdata/manifests/gen.sh
@@ -320,7 +321,7 @@ func TestManifestMeasure(t *testing.T) {
 			t.Errorf("%s: fastest %d %q", op.Name(), e.Fastest, e.FastestName)
 		}
 	}
-	cache, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "c.db")})
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

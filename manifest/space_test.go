@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // spaceManifest is the example with a space: saxpy_vec4's WG × UNROLL.
@@ -203,7 +204,7 @@ func TestSpaceManifestErrors(t *testing.T) {
 func TestSpaceManifestSearch(t *testing.T) {
 	dev := devtest.Device(t)
 	op := loadSpace(t, nil)
-	cache, err := autotune.OpenCache(autotune.CacheOptions{Path: filepath.Join(t.TempDir(), "c.db")})
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

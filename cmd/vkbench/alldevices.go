@@ -19,6 +19,7 @@ import (
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk"
 )
 
@@ -130,7 +131,7 @@ type groupDevice struct {
 
 // open opens every device of infos on drv, each with its own telemetry,
 // and a tuner on it. What it opened before an error, release gives back.
-func (tg *tunerGroups) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions, infos []hal.DeviceInfo, opts autotune.Options, cache *autotune.Cache) error {
+func (tg *tunerGroups) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions, infos []hal.DeviceInfo, opts autotune.Options, cache *store.Store) error {
 	tg.byHW = map[string][]groupDevice{}
 	for _, info := range infos {
 		hopts.Device = strconv.Itoa(info.Index)
@@ -157,7 +158,7 @@ func (tg *tunerGroups) open(ctx context.Context, drv hal.Driver, hopts hal.OpenO
 
 // release closes the telemetry, last opened first, then saves each
 // device's pipeline cache and releases it, joining their errors to err.
-func (tg *tunerGroups) release(cache *autotune.Cache, err error) error {
+func (tg *tunerGroups) release(cache *store.Store, err error) error {
 	for i := len(tg.closers) - 1; i >= 0; i-- {
 		tg.closers[i]()
 	}
@@ -172,7 +173,7 @@ func (tg *tunerGroups) release(cache *autotune.Cache, err error) error {
 // operation that tables names (a manifest's) is committed to that table,
 // the others to the options' own; a group tunes one table's operations
 // after another, so that its devices never measure two at once.
-func (tg *tunerGroups) tuneAll(ctx context.Context, cache *autotune.Cache, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
+func (tg *tunerGroups) tuneAll(ctx context.Context, cache *store.Store, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
 	var order []string // tables, in the order of their first operation
 	byTable := map[string][]kernels.Operation{}
 	for _, op := range ops {

@@ -20,6 +20,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // cacheFlags are the flags every command that uses the cache shares.
@@ -28,15 +29,15 @@ type cacheFlags struct {
 }
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.path, "cache", "", "tune cache file (default $"+autotune.EnvCache+", else "+autotune.DefaultCachePath()+"; \"off\" disables it)")
+	fs.StringVar(&f.path, "cache", "", "tune cache file (default $"+store.EnvCache+", else "+store.DefaultCachePath()+"; \"off\" disables it)")
 }
 
 // open opens the cache, with its warnings on cmd's stderr. A path that
 // cannot serve (under a file that is not a folder; for write, a folder
 // that cannot be created or written) is bad usage now, before any work,
 // rather than a warning after it.
-func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*autotune.Cache, error) {
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: f.path, Logger: warningLogger(cmd.ErrOrStderr())})
+func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) {
+	c, err := store.Open(store.Options{Path: f.path, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -102,7 +103,7 @@ func newCacheCmd() *cobra.Command {
 		Use:   "cache",
 		Short: "Inspect and manage the tune cache",
 		Long: `The tune cache remembers, per hardware, which candidate won each tuning key.
-Tables are named autotune/v1/layout-v1/<hardware>/<tuner>; entries are keyed
+Tables are named ` + store.Table{Hardware: "<hardware>", Tuner: "<tuner>"}.String() + `; entries are keyed
 by operation/dtype/shape and the checksum of the candidate list.`,
 	}
 	cf.register(cmd.PersistentFlags())
@@ -118,7 +119,7 @@ func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 		Short: "Print the cache file's path",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := autotune.OpenCache(autotune.CacheOptions{Path: cf.path})
+			c, err := store.Open(store.Options{Path: cf.path})
 			if err != nil {
 				return err
 			}
@@ -145,13 +146,13 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 				return unusableCache(err)
 			}
 			type tableJSON struct {
-				Table   autotune.Table    `json:"table"`
+				Table   store.Table       `json:"table"`
 				Entries []*autotune.Entry `json:"entries"`
 			}
 			var out []tableJSON
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			for _, t := range tables {
-				entries, err := c.Entries(t)
+				entries, err := autotune.Entries(c, t)
 				if err != nil {
 					return unusableCache(err)
 				}
@@ -214,7 +215,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 				if !tableChosen(t, hw, tuner) {
 					continue
 				}
-				entries, err := c.Entries(t)
+				entries, err := autotune.Entries(c, t)
 				if err != nil {
 					return unusableCache(err)
 				}
@@ -261,7 +262,7 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return c.Export(w, t) }); err != nil {
+			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return autotune.Export(w, c, t) }); err != nil {
 				return unusableCache(err)
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])
@@ -294,7 +295,7 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 			if err != nil {
 				return usageError{err}
 			}
-			t, n, err := c.Import(f, hw, force)
+			t, n, err := autotune.Import(c, f, hw, force)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -346,18 +347,18 @@ func unusableCache(err error) error { return asUsage(err) }
 
 // tableChosen reports whether t is a table that --hardware hw and --tuner
 // tuner choose: either empty matches any.
-func tableChosen(t autotune.Table, hw, tuner string) bool {
+func tableChosen(t store.Table, hw, tuner string) bool {
 	return (hw == "" || t.Hardware == hw) && (tuner == "" || t.Tuner == tuner)
 }
 
 // pickTable finds the one table matching hardware and tuner (each may be
 // empty to match any).
-func pickTable(c *autotune.Cache, hw, tuner string) (autotune.Table, error) {
+func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
 	tables, err := c.Tables()
 	if err != nil {
-		return autotune.Table{}, unusableCache(err)
+		return store.Table{}, unusableCache(err)
 	}
-	var match []autotune.Table
+	var match []store.Table
 	var names []string
 	for _, t := range tables {
 		names = append(names, t.String())
@@ -369,12 +370,12 @@ func pickTable(c *autotune.Cache, hw, tuner string) (autotune.Table, error) {
 	case 1:
 		return match[0], nil
 	case 0:
-		return autotune.Table{}, usageError{fmt.Errorf("no table matches --hardware %q --tuner %q; tables: %s", hw, tuner, strings.Join(names, ", "))}
+		return store.Table{}, usageError{fmt.Errorf("no table matches --hardware %q --tuner %q; tables: %s", hw, tuner, strings.Join(names, ", "))}
 	}
-	return autotune.Table{}, usageError{fmt.Errorf("%d tables match; choose one with --hardware and --tuner: %s", len(match), strings.Join(names, ", "))}
+	return store.Table{}, usageError{fmt.Errorf("%d tables match; choose one with --hardware and --tuner: %s", len(match), strings.Join(names, ", "))}
 }
 
-func writeEntry(cmd *cobra.Command, t autotune.Table, e *autotune.Entry) error {
+func writeEntry(cmd *cobra.Command, t store.Table, e *autotune.Entry) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "%s in %s\n", e.Key, t)
 	fmt.Fprintf(w, "  winner: %s (candidate %d)", e.FastestName, e.Fastest)

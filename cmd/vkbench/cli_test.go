@@ -19,6 +19,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/store"
 )
 
 // runArgs measure the copy kernels on a tiny problem with a short budget:
@@ -547,10 +548,10 @@ func TestCache(t *testing.T) {
 		if r.stdout != "off\n" {
 			t.Errorf("cache path --cache off says %q, want off", r.stdout)
 		}
-		t.Setenv(autotune.EnvCache, filepath.Join(dir, "env.db"))
+		t.Setenv(store.EnvCache, filepath.Join(dir, "env.db"))
 		r = mustRun(t, 0, "cache", "path")
 		if strings.TrimSpace(r.stdout) != filepath.Join(dir, "env.db") {
-			t.Errorf("cache path with $%s says %q", autotune.EnvCache, r.stdout)
+			t.Errorf("cache path with $%s says %q", store.EnvCache, r.stdout)
 		}
 	})
 	t.Run("ls", func(t *testing.T) {
@@ -558,7 +559,7 @@ func TestCache(t *testing.T) {
 		golden(t, "cache-ls", m().mask(r.stdout))
 		r = mustRun(t, 0, "cache", "ls", "--cache", cache, "--json")
 		var tables []struct {
-			Table   autotune.Table    `json:"table"`
+			Table   store.Table       `json:"table"`
 			Entries []*autotune.Entry `json:"entries"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &tables); err != nil {

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk"
 )
 
@@ -26,7 +26,7 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 
 // open opens the chosen device, as hal.Open: release releases it and its
 // driver. The driver's messages (validation) are warnings on cmd's stderr.
-func (f *deviceFlags) open(cmd *cobra.Command, cache *autotune.Cache) (dev hal.Device, release func() error, err error) {
+func (f *deviceFlags) open(cmd *cobra.Command, cache *store.Store) (dev hal.Device, release func() error, err error) {
 	dev, release, err = hal.Open(cmd.Context(), vk.DriverName, f.openOptions(cmd, cache))
 	if err != nil {
 		return nil, nil, deviceSpecError(f.device, err)
@@ -37,7 +37,7 @@ func (f *deviceFlags) open(cmd *cobra.Command, cache *autotune.Cache) (dev hal.D
 // openOptions are how the command opens devices: validated if asked,
 // messages as warnings on stderr, the driver's pipeline cache loaded from
 // the tune cache.
-func (f *deviceFlags) openOptions(cmd *cobra.Command, cache *autotune.Cache) hal.OpenOptions {
+func (f *deviceFlags) openOptions(cmd *cobra.Command, cache *store.Store) hal.OpenOptions {
 	opts := hal.OpenOptions{
 		Driver: hal.DriverOptions{Validation: f.validating(), Logger: warningLogger(cmd.ErrOrStderr())},
 		Device: f.device,
@@ -62,7 +62,7 @@ func deviceSpecError(spec string, err error) error {
 }
 
 // savePipelineCache keeps the driver's compiled pipelines for the next run.
-func savePipelineCache(dev hal.Device, cache *autotune.Cache) error {
+func savePipelineCache(dev hal.Device, cache *store.Store) error {
 	pc, ok := dev.(hal.PipelineCacher)
 	if !ok || cache == nil || cache.Path() == "" {
 		return nil
@@ -76,7 +76,7 @@ func savePipelineCache(dev hal.Device, cache *autotune.Cache) error {
 
 // keepPipelineCache saves the driver's pipeline cache after a command
 // measured: one not saved only costs the next run compile time, a warning.
-func keepPipelineCache(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache) {
+func keepPipelineCache(cmd *cobra.Command, dev hal.Device, cache *store.Store) {
 	if err := savePipelineCache(dev, cache); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/store"
 )
 
 // The tests of this file each try one kind of bad input that vkbench once
@@ -239,7 +240,7 @@ func TestCacheWithoutHome(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("HOME", "")
 	t.Setenv("XDG_CACHE_HOME", "")
-	t.Setenv(autotune.EnvCache, "")
+	t.Setenv(store.EnvCache, "")
 	t.Setenv("TMPDIR", tmp)
 	own := filepath.Join(tmp, fmt.Sprintf("vkbench-%d", os.Getuid()))
 	want := filepath.Join(own, "autotune.db")

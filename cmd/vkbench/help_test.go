@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/store"
 )
 
 // commandPaths lists every command of the tree, as the words that name it
@@ -60,7 +60,7 @@ func TestHelp(t *testing.T) {
 					t.Errorf("subcommand %s is not listed", sub.Name())
 				}
 			}
-			golden(t, name, strings.ReplaceAll(help, autotune.DefaultCachePath(), "<default cache>"))
+			golden(t, name, strings.ReplaceAll(help, store.DefaultCachePath(), "<default cache>"))
 		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/testenv"
+	"github.com/vkbench/vkbench/store"
 )
 
 // TestInterrupt sends SIGINT to vkbench run and tune, as processes with the
@@ -235,7 +236,7 @@ func interrupted(t *testing.T, args []string, started func(stderr string) bool, 
 // fastest candidate and when it was measured.
 func cacheEntries(t *testing.T, path string) []string {
 	t.Helper()
-	c, err := autotune.OpenCache(autotune.CacheOptions{Path: path})
+	c, err := store.Open(store.Options{Path: path})
 	if err != nil {
 		t.Fatalf("opening the cache: %v", err)
 	}
@@ -245,7 +246,7 @@ func cacheEntries(t *testing.T, path string) []string {
 	}
 	var out []string
 	for _, tb := range tables {
-		es, err := c.Entries(tb)
+		es, err := autotune.Entries(c, tb)
 		if err != nil {
 			t.Fatalf("listing the entries of %v: %v", tb, err)
 		}

@@ -113,7 +113,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	if err := p.measureAll(); err != nil {
 		return status.Join(err, release())
 	}
-	if err := cache.SavePeak(info.Hardware(), p.rec); err != nil {
+	if err := autotune.SavePeak(cache, info.Hardware(), p.rec); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
 	if err := release(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/store"
 )
 
 // newReportCmd is report: charts of result files.
@@ -156,7 +157,7 @@ func writeReportFile(cmd *cobra.Command, path string, write func(io.Writer) erro
 // peak stored in the cache for the hardware; nil where neither roof is
 // known. The cache is opened only where a flag is missing.
 func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float64) (func(hardware string) *autotune.Peak, error) {
-	var cache *autotune.Cache
+	var cache *store.Store
 	if peakGBps == 0 || peakGFLOPs == 0 {
 		var err error
 		if cache, err = cf.open(cmd, false); err != nil {
@@ -166,7 +167,7 @@ func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float6
 	return func(hardware string) *autotune.Peak {
 		p := autotune.Peak{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}
 		if cache != nil {
-			if stored, _ := cache.LoadPeak(hardware); stored != nil { // no stored peak is a note, not an error
+			if stored, _ := autotune.LoadPeak(cache, hardware); stored != nil { // no stored peak is a note, not an error
 				p.BandwidthGBps = cmp.Or(p.BandwidthGBps, stored.BandwidthGBps)
 				p.GFLOPs = cmp.Or(p.GFLOPs, stored.GFLOPs)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // version is vkbench's version, recorded with every result: the module's
@@ -331,7 +332,7 @@ func opNames(ops []kernels.Operation) []string {
 // output (--output, written atomically when the command succeeds): what a
 // measuring command does before it opens a device, so that bad input is
 // refused before any file is touched.
-func (f *benchFlags) planAndOpen(cmd *cobra.Command, ops []kernels.Operation) (sizePlan, *autotune.Cache, *outFile, error) {
+func (f *benchFlags) planAndOpen(cmd *cobra.Command, ops []kernels.Operation) (sizePlan, *store.Store, *outFile, error) {
 	sizes, err := planSizes(f.sizes, ops)
 	if err != nil {
 		return nil, nil, nil, err
@@ -382,7 +383,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	info := dev.Info()
-	if p, _ := cache.LoadPeak(info.Hardware()); p != nil {
+	if p, _ := autotune.LoadPeak(cache, info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
 	conditions, closeTelemetry, err := withTelemetry(&opts, info)
@@ -420,7 +421,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 // one operation's own (no candidate computed correctly); a tune whose
 // answer the cache file would not take has failed its purpose, and is such
 // an error, of the cache path (exit status 2).
-func measureAll(cmd *cobra.Command, dev hal.Device, cache *autotune.Cache, opts autotune.Options, ops []kernels.Operation, tables map[string]string, sizes sizePlan, commit, force bool, file *results.File, f *benchFlags) error {
+func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts autotune.Options, ops []kernels.Operation, tables map[string]string, sizes sizePlan, commit, force bool, file *results.File, f *benchFlags) error {
 	ctx := cmd.Context()
 	if !commit && opts.Rounds > 1 {
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/store"
 )
 
 // replayFlags are vkbench replay's flags.
@@ -240,7 +241,7 @@ arguments, lists the tuning logs.`,
 				}
 				return nil
 			}
-			var match []autotune.LogRef
+			var match []store.LogRef
 			var names []string
 			for _, r := range refs {
 				names = append(names, r.String())
@@ -251,7 +252,7 @@ arguments, lists the tuning logs.`,
 			if len(match) != 1 {
 				return usageError{fmt.Errorf("%d tuning logs match %s in %s mode (narrow with --hardware and --tuner); logs: %s", len(match), args[0], mode, strings.Join(names, ", "))}
 			}
-			l, err := c.ReadLog(match[0])
+			l, err := autotune.ReadLog(c, match[0])
 			if err != nil {
 				return err
 			}

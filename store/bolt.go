@@ -1,10 +1,9 @@
-package autotune
+package store
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -20,28 +19,25 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// boltFile is the cache's file layer: a bbolt file that several processes
+// boltFile is the local Backend: a bbolt file that several processes
 // share, read and written one transaction at a time, with bounded waits
-// for other processes' locks and recovery from damage (see Cache for what
-// each problem does). The stores (tune results, peaks, pipeline caches)
-// are buckets of it, reached through view and update.
+// for other processes' locks and recovery from damage (see Store for what
+// each problem does). Tables are buckets, nested as their paths are.
 type boltFile struct {
-	path    string // "" when the file is disabled
+	path    string
 	timeout time.Duration
-	log     *slog.Logger
+	warn    func(format string, args ...any)
 
 	// rmu serialises reads of the file and guards rd.
 	rmu sync.Mutex
 	rd  *reader
 
-	warnMu   sync.Mutex
-	warnings []string
-	warned   map[string]bool
-
 	// lockedAt is when a wait for another process's lock last ran out
 	// (UnixNano; 0 if never): for lockBackoff after it, waits are short.
 	lockedAt atomic.Int64
 }
+
+var _ Backend = (*boltFile)(nil)
 
 // After a wait for another process's lock runs out, the next lockBackoff
 // of waits last at most lockRetry: a process that held the lock that long
@@ -60,36 +56,9 @@ func (bf *boltFile) lockWait() time.Duration {
 	return bf.timeout
 }
 
-// Warnings returns the problems met so far that did not stop the work,
-// each once.
-func (bf *boltFile) Warnings() []string {
-	bf.warnMu.Lock()
-	defer bf.warnMu.Unlock()
-	return append([]string(nil), bf.warnings...)
-}
-
-// warn records a warning and logs it, once per text: a locked or damaged
-// file would otherwise repeat the same warning for every lookup.
-func (bf *boltFile) warn(msg string, args ...any) {
-	text := fmt.Sprintf(msg, args...)
-	bf.warnMu.Lock()
-	seen := bf.warned[text]
-	if !seen {
-		if bf.warned == nil {
-			bf.warned = map[string]bool{}
-		}
-		bf.warned[text] = true
-		bf.warnings = append(bf.warnings, text)
-	}
-	bf.warnMu.Unlock()
-	if !seen {
-		bf.log.Warn(text)
-	}
-}
-
 // Errors of the file, other than the ones callers act on by code (see
-// Cache): errLocked is lockFile's timeout.
-var errLocked = errors.New("autotune: lock timeout")
+// Store): errLocked is lockFile's timeout.
+var errLocked = errors.New("store: lock timeout")
 
 // damageError marks a file that is not a usable bbolt database: bbolt
 // refused it, panicked on it, faulted past the end of it, or its meta page
@@ -141,8 +110,18 @@ func sameVersion(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// view runs fn in a read transaction of the file. A missing or empty file,
-// or a disabled one, runs nothing. The read path never changes the file: a
+// View runs fn in a read transaction of the file (see view).
+func (bf *boltFile) View(fn func(Tx) error) error {
+	return bf.view(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+// Update runs fn in a write transaction of the file (see update).
+func (bf *boltFile) Update(fn func(Tx) error) error {
+	return bf.update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+// view runs fn in a read transaction of the file. A missing or empty file
+// runs nothing. The read path never changes the file: a
 // damaged file is an error with code DataLoss (a miss to Lookup and Get,
 // with a warning), and is moved aside by the next commit.
 //
@@ -161,9 +140,6 @@ func (bf *boltFile) view(fn func(*bolt.Tx) error) error {
 // read is view with fn's error and the file's (not yet wrapped by
 // fileError) apart.
 func (bf *boltFile) read(fn func(*bolt.Tx) error) (err, fileErr error) {
-	if bf.path == "" {
-		return nil, nil
-	}
 	bf.rmu.Lock()
 	defer bf.rmu.Unlock()
 	rd, ferr := bf.lockReader()
@@ -282,68 +258,10 @@ func truncated(tx *bolt.Tx, fi os.FileInfo) error {
 	return nil
 }
 
-// bucketAt returns the bucket at path, nested buckets from the file's
-// root; nil where any of them is missing.
-func bucketAt(tx *bolt.Tx, path ...string) *bolt.Bucket {
-	b := tx.Bucket([]byte(path[0]))
-	for _, name := range path[1:] {
-		if b == nil {
-			return nil
-		}
-		b = b.Bucket([]byte(name))
-	}
-	return b
-}
-
-// createBucketAt returns the bucket at path, making those of it that are
-// missing.
-func createBucketAt(tx *bolt.Tx, path ...string) (*bolt.Bucket, error) {
-	b, err := tx.CreateBucketIfNotExists([]byte(path[0]))
-	for _, name := range path[1:] {
-		if err != nil {
-			return nil, err
-		}
-		b, err = b.CreateBucketIfNotExists([]byte(name))
-	}
-	return b, err
-}
-
-// deleteBucketAt deletes the bucket at path, if there is one, and reports
-// whether there was.
-func deleteBucketAt(tx *bolt.Tx, path ...string) (bool, error) {
-	if bucketAt(tx, path...) == nil {
-		return false, nil
-	}
-	last := []byte(path[len(path)-1])
-	if len(path) == 1 {
-		return true, tx.DeleteBucket(last)
-	}
-	return true, bucketAt(tx, path[:len(path)-1]...).DeleteBucket(last)
-}
-
-// walkBuckets calls fn with the names along every path of depth nested
-// buckets under b (none if b is nil), after above, the names of those
-// above b.
-func walkBuckets(b *bolt.Bucket, depth int, above []string, fn func(names []string)) error {
-	switch {
-	case b == nil:
-		return nil
-	case depth == 0:
-		fn(above)
-		return nil
-	}
-	return b.ForEachBucket(func(name []byte) error {
-		return walkBuckets(b.Bucket(name), depth-1, append(above, string(name)), fn)
-	})
-}
-
 // update runs fn in a write transaction, creating the file if needed. A
 // damaged file is moved aside (its new name in a warning) and fn runs
 // again on a fresh one.
 func (bf *boltFile) update(fn func(*bolt.Tx) error) error {
-	if bf.path == "" {
-		return nil
-	}
 	if err := os.MkdirAll(filepath.Dir(bf.path), 0o755); err != nil {
 		return bf.fileError(err, "creating the folder of")
 	}
@@ -477,27 +395,27 @@ func damaged(err error) bool {
 // the back-off (see lockWait).
 func (bf *boltFile) fileError(err error, doing string) error {
 	if d, ok := errors.AsType[*damageError](err); ok {
-		return status.Wrapf(d, status.DataLoss, "autotune: cache %s is damaged (it will be moved aside by the next commit)", bf.path)
+		return status.Wrapf(d, status.DataLoss, "store: cache %s is damaged (it will be moved aside by the next commit)", bf.path)
 	}
 	if _, ok := errors.AsType[notRegularError](err); ok {
-		return status.Wrapf(err, status.FailedPrecondition, "autotune: cache %s is left as it is", bf.path)
+		return status.Wrapf(err, status.FailedPrecondition, "store: cache %s is left as it is", bf.path)
 	}
 	switch {
 	case errors.Is(err, errLocked) || errors.Is(err, berrors.ErrTimeout):
 		waited := bf.lockWait()
 		bf.lockedAt.Store(time.Now().UnixNano())
 		if waited < bf.timeout {
-			return status.Wrapf(err, status.Unavailable, "autotune: %s cache %s: still locked by another process (waited %v, after a wait of %v ran out less than %v ago)", doing, bf.path, waited, bf.timeout, lockBackoff)
+			return status.Wrapf(err, status.Unavailable, "store: %s cache %s: still locked by another process (waited %v, after a wait of %v ran out less than %v ago)", doing, bf.path, waited, bf.timeout, lockBackoff)
 		}
-		return status.Wrapf(err, status.Unavailable, "autotune: %s cache %s: locked by another process for more than %v", doing, bf.path, bf.timeout)
+		return status.Wrapf(err, status.Unavailable, "store: %s cache %s: locked by another process for more than %v", doing, bf.path, bf.timeout)
 	case errors.Is(err, berrors.ErrVersionMismatch):
-		return status.Wrapf(err, status.Incompatible, "autotune: cache %s was written by a newer bbolt; it is left as it is", bf.path)
+		return status.Wrapf(err, status.Incompatible, "store: cache %s was written by a newer bbolt; it is left as it is", bf.path)
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
-		return status.Wrapf(err, status.PermissionDenied, "autotune: %s cache %s", doing, bf.path)
+		return status.Wrapf(err, status.PermissionDenied, "store: %s cache %s", doing, bf.path)
 	case status.CodeOf(err) != status.Unknown:
-		return status.Wrapf(err, status.CodeOf(err), "autotune: %s cache %s", doing, bf.path)
+		return status.Wrapf(err, status.CodeOf(err), "store: %s cache %s", doing, bf.path)
 	}
-	return status.Wrapf(err, status.FailedPrecondition, "autotune: %s cache %s", doing, bf.path)
+	return status.Wrapf(err, status.FailedPrecondition, "store: %s cache %s", doing, bf.path)
 }
 
 // notRegularError is the error of a cache path that names a folder, a
@@ -536,8 +454,8 @@ func (bf *boltFile) moveAside(d *damageError) (err error) {
 	}
 	aside := fmt.Sprintf("%s.damaged-%s-%d", bf.path, time.Now().UTC().Format("20060102T150405.000000000"), os.Getpid())
 	if err := os.Rename(bf.path, aside); err != nil {
-		return status.Wrapf(status.Join(d, err), status.DataLoss, "autotune: cache %s is damaged and could not be moved aside", bf.path)
+		return status.Wrapf(status.Join(d, err), status.DataLoss, "store: cache %s is damaged and could not be moved aside", bf.path)
 	}
-	bf.warn("autotune: cache %s was damaged (%v); moved it to %s and started a fresh one", bf.path, d.err, aside)
+	bf.warn("store: cache %s was damaged (%v); moved it to %s and started a fresh one", bf.path, d.err, aside)
 	return nil
 }

@@ -1,4 +1,4 @@
-package autotune
+package store
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // DefaultCachePath is the cache file in the user's cache folder
 // ($XDG_CACHE_HOME, else ~/.cache, on Linux). A user who has none (HOME
 // unset, as under some service managers and CI runners) gets a folder of
-// their own in the temporary folder, vkbench-<uid>: OpenCache creates it
+// their own in the temporary folder, vkbench-<uid>: Open creates it
 // readable by its owner alone, and refuses one that another user owns or
 // may write, rather than share answers (and a folder) between users.
 func DefaultCachePath() string {
@@ -36,14 +36,14 @@ func privateTempDir() string {
 // could have made it first, to read or change the answers.
 func ensurePrivateDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return status.Wrapf(err, status.PermissionDenied, "autotune: creating the cache folder %s", dir)
+		return status.Wrapf(err, status.PermissionDenied, "store: creating the cache folder %s", dir)
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return status.Wrapf(err, status.PermissionDenied, "autotune: the cache folder %s", dir)
+		return status.Wrapf(err, status.PermissionDenied, "store: the cache folder %s", dir)
 	}
 	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ownedByMe(fi) {
-		return status.Newf(status.PermissionDenied, "autotune: the cache folder %s (used because the user has no cache folder: HOME is not set) is not a folder of this user's that only they can write (%v); set --cache FILE or $%s", dir, fi.Mode(), EnvCache)
+		return status.Newf(status.PermissionDenied, "store: the cache folder %s (used because the user has no cache folder: HOME is not set) is not a folder of this user's that only they can write (%v); set --cache FILE or $%s", dir, fi.Mode(), EnvCache)
 	}
 	return nil
 }

@@ -1,0 +1,58 @@
+// Package store keeps what vkbench remembers between runs: the tune
+// cache's answers, the tuning logs of searches, each hardware's measured
+// peak and the drivers' pipeline caches. It keeps bytes; what they mean
+// belongs to their owners (autotune encodes its entries and log records,
+// and decides which answer a commit keeps).
+//
+// # Basics
+//
+// A Store is opened on the local file, which several processes may share:
+//
+//	s, err := store.Open(store.Options{}) // $VKBENCH_CACHE, else DefaultCachePath()
+//	t := store.Table{Hardware: info.Hardware(), Tuner: "builtin"}
+//	v, err := s.Get(t, []byte("gemm/f32/4096x4096x4096@3f2a…"))
+//	err = s.Update(t, func(rows store.Rows) error {
+//		if rows.Get(key) != nil {
+//			return nil // the first answer stays
+//		}
+//		return rows.Put(key, value)
+//	})
+//
+// A Table is one tuner's answers for one hardware; its name,
+// autotune/<schema>/layout-v1/<hardware>/<tuner>, is built by
+// Table.String and nowhere else. Update is an atomic read-modify-write of
+// one table: no other writer, in this process or another, comes between
+// what its function reads and what it writes, so a rule such as "the
+// first answer committed wins" holds across processes. Tables, Scan and
+// Clear list, read and remove tables; LogRef names a search's tuning log
+// (a header, records by identity, searches in order); SavePeak and
+// SavePipelineCache keep the other two kinds of data.
+//
+// The store keeps nothing in memory: every Get reads the file, so an
+// answer another process committed is found. Callers that ask the same
+// question often (autotune's Tuner) keep their own map in front of it.
+//
+// # Backends
+//
+// Everything a Store does goes through a Backend: a View and an atomic
+// Update of transactions (Tx) that get, scan, put and delete bytes in
+// tables named by paths, list tables, drop them and count sequences. The
+// local bbolt file is one Backend (bolt.go), and the only one Open makes;
+// New wraps any other, such as a shared network store (Redis would keep a
+// table as a hash and run Update as a WATCH/MULTI transaction). A Backend
+// knows nothing of entries, logs or peaks, and no bbolt type appears in
+// the interface.
+//
+// # Caveats
+//
+// Problems with the file never stop the work: a file locked by another
+// process for longer than Options.LockTimeout, one that cannot be written,
+// a damaged one, one of a newer bbolt format, each is an error with a
+// status code from the call that met it, and a warning (Warnings) that
+// names the file; see Store for each. Reads never change the file: a
+// damaged file is moved aside, to <path>.damaged-<time>-<pid>, by the next
+// write, which starts a fresh one. Tables of another SchemaVersion are not
+// read and never changed, so versions of vkbench can share a file. A
+// Store opened Disabled (or on the path "off") touches no file: reads find
+// nothing and writes keep nothing.
+package store

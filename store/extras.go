@@ -1,0 +1,52 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// Besides the tuning tables and logs, a store keeps two tables of its
+// own: each hardware's measured peak, and the drivers' pipeline caches.
+var (
+	// peaksTable holds each hardware's measured peak, as its owner
+	// encoded it, by hardware.
+	peaksTable = []string{"peaks"}
+	// pipelineTable holds driver pipeline caches by pipeline-cache UUID.
+	pipelineTable = []string{"pipeline-caches"}
+)
+
+// SavePeak stores the peak measured on hardware, replacing any earlier one.
+func (s *Store) SavePeak(hardware string, peak []byte) error {
+	return s.update(func(tx Tx) error { return tx.Put(peaksTable, []byte(hardware), peak) })
+}
+
+// LoadPeak returns the peak stored for hardware, or nil. A file that
+// cannot be read is an error and a warning.
+func (s *Store) LoadPeak(hardware string) ([]byte, error) {
+	return s.load("stored peaks", peaksTable, []byte(hardware))
+}
+
+// SavePipelineCache stores a driver's pipeline cache data under its
+// pipeline-cache UUID.
+func (s *Store) SavePipelineCache(uuid [16]byte, data []byte) error {
+	return s.update(func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
+}
+
+// LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
+// file that cannot be read is an error and a warning.
+func (s *Store) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
+	return s.load("stored pipeline caches", pipelineTable, fmt.Appendf(nil, "%x", uuid))
+}
+
+// load returns a copy of key's value in table, or nil.
+func (s *Store) load(what string, table []string, key []byte) ([]byte, error) {
+	var out []byte
+	err := s.view(func(tx Tx) error {
+		out = bytes.Clone(tx.Get(table, key))
+		return nil
+	})
+	if err != nil {
+		s.Warn("store: %s not read: %v", what, err)
+	}
+	return out, err
+}

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// The tuning logs are kept beside the tuning tables:
+// tune-log / <hardware> / <tuner> / <key> / <mode>, each holding the
+// header of the space last searched, a table "evals" of records by the
+// identity of the configuration's kernel, and a table "searches" of the
+// searches in the order they ran. A record is written as its evaluation
+// completes, in a transaction of its own, so that a search interrupted at
+// any moment keeps everything it measured.
+const (
+	logBucket    = "tune-log"
+	logEvals     = "evals"
+	logSearches  = "searches"
+	logHeaderKey = "header"
+)
+
+// LogRef names one tuning log.
+type LogRef struct {
+	Table Table  `json:"table"`
+	Key   string `json:"key"`
+	Mode  string `json:"mode"`
+}
+
+// String is "hardware/tuner/key@mode", as vkbench cache export-log takes.
+func (r LogRef) String() string {
+	return r.Table.Hardware + "/" + r.Table.Tuner + "/" + r.Key + "@" + r.Mode
+}
+
+func (r LogRef) path() []string {
+	return []string{logBucket, r.Table.Hardware, r.Table.Tuner, r.Key, r.Mode}
+}
+
+// tablePath returns the path of the table at sub under r's (r's own
+// without sub).
+func (r LogRef) tablePath(sub ...string) ([]string, error) {
+	if r.Table.Hardware == "" || r.Table.Tuner == "" || r.Key == "" || r.Mode == "" {
+		return nil, status.Newf(status.InvalidArgument, "store: tuning log %q needs a hardware, a tuner, a key and a mode", r)
+	}
+	return append(r.path(), sub...), nil
+}
+
+// LogEvals returns the records of r's log by identity, as stored; none
+// (and no error) when there is no log.
+func (s *Store) LogEvals(r LogRef) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := s.view(func(tx Tx) error {
+		path, err := r.tablePath(logEvals)
+		if err != nil {
+			return err
+		}
+		return tx.Scan(path, nil, func(k, v []byte) error {
+			out[string(k)] = bytes.Clone(v)
+			return nil
+		})
+	})
+	if err != nil {
+		s.Warn("store: tuning log %s not read: %v", r, err)
+	}
+	return out, err
+}
+
+// PutLogEval stores one evaluation's record in r's log under its
+// identity, replacing an earlier record of the same identity.
+func (s *Store) PutLogEval(r LogRef, id string, rec []byte) error {
+	path, err := r.tablePath(logEvals)
+	if err != nil {
+		return err
+	}
+	return s.update(func(tx Tx) error { return tx.Put(path, []byte(id), rec) })
+}
+
+// PutLogHeader stores the description of the space r's log is of.
+func (s *Store) PutLogHeader(r LogRef, header []byte) error {
+	path, err := r.tablePath()
+	if err != nil {
+		return err
+	}
+	return s.update(func(tx Tx) error { return tx.Put(path, []byte(logHeaderKey), header) })
+}
+
+// AddLogSearch appends a search to r's log.
+func (s *Store) AddLogSearch(r LogRef, search []byte) error {
+	path, err := r.tablePath(logSearches)
+	if err != nil {
+		return err
+	}
+	return s.update(func(tx Tx) error {
+		seq, err := tx.NextSequence(path)
+		if err != nil {
+			return err
+		}
+		return tx.Put(path, binary.BigEndian.AppendUint64(nil, seq), search)
+	})
+}
+
+// TuneLogs lists the tuning logs.
+func (s *Store) TuneLogs() ([]LogRef, error) {
+	var out []LogRef
+	err := s.view(func(tx Tx) error {
+		return tx.Tables([]string{logBucket}, 4, func(p []string) error {
+			out = append(out, LogRef{Table: Table{Hardware: p[0], Tuner: p[1]}, Key: p[2], Mode: p[3]})
+			return nil
+		})
+	})
+	return out, err
+}
+
+// StoredLog is a tuning log as stored: its header (nil if none), its
+// searches in the order they ran, its records by identity.
+type StoredLog struct {
+	Header   []byte
+	Searches [][]byte
+	Evals    map[string][]byte
+}
+
+// ReadLog returns r's whole log. No log is NotFound.
+func (s *Store) ReadLog(r LogRef) (*StoredLog, error) {
+	path, err := r.tablePath()
+	if err != nil {
+		return nil, err
+	}
+	l := &StoredLog{Evals: map[string][]byte{}}
+	found := false
+	err = s.view(func(tx Tx) error {
+		if err := tx.Tables(path[:len(path)-1], 1, func(p []string) error {
+			found = found || p[0] == r.Mode
+			return nil
+		}); err != nil || !found {
+			return err
+		}
+		l.Header = bytes.Clone(tx.Get(path, []byte(logHeaderKey)))
+		if err := tx.Scan(append(path, logSearches), nil, func(_, v []byte) error {
+			l.Searches = append(l.Searches, bytes.Clone(v))
+			return nil
+		}); err != nil {
+			return err
+		}
+		return tx.Scan(append(path, logEvals), nil, func(k, v []byte) error {
+			l.Evals[string(k)] = bytes.Clone(v)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, status.Newf(status.NotFound, "store: no tuning log %s", r)
+	}
+	return l, nil
+}
+
+// clearLogs removes the tuning logs of table t, or every log if t is nil,
+// and reports whether there were any.
+func clearLogs(tx Tx, t *Table) (bool, error) {
+	path := []string{logBucket}
+	if t != nil {
+		path = append(path, t.Hardware, t.Tuner)
+	}
+	return tx.Drop(path)
+}

@@ -1,0 +1,171 @@
+package store
+
+import (
+	"cmp"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// EnvCache names the environment variable that overrides the cache file's
+// path; the value "off" disables the file.
+const EnvCache = "VKBENCH_CACHE"
+
+// Options configure a Store.
+type Options struct {
+	// Path of the bbolt file. Empty means the VKBENCH_CACHE environment
+	// variable, else DefaultCachePath().
+	Path string
+	// Disabled keeps nothing: no file is touched, reads find nothing and
+	// writes keep nothing.
+	Disabled bool
+	// LockTimeout bounds how long an operation waits for another process
+	// holding the file; 5 s if zero. Past it a read finds nothing and a
+	// write keeps nothing, each with a warning.
+	LockTimeout time.Duration
+	// Logger receives warnings; slog.Default() if nil.
+	Logger *slog.Logger
+}
+
+// Store keeps the tune cache's tables, tuning logs, peaks and pipeline
+// caches in a Backend: by default a bbolt file that several processes may
+// share.
+//
+// # Sharing
+//
+// A write opens the file for writing, under bbolt's exclusive lock, for
+// one transaction. Reads take the shared lock for one transaction; between
+// reads the file stays open (and mapped) but unlocked for up to a second,
+// so a lookup does not pay for opening a large file, and is reopened when
+// another process changed it. No process holds a lock for longer than one
+// transaction, and none waits for a lock longer than the lock timeout.
+//
+// # Crashes
+//
+// A write is one bbolt transaction: a process killed at any moment leaves
+// the file with every write that had returned, each complete, and nothing
+// of the one in flight.
+//
+// # Problems with the file
+//
+// None of them stops the work; each is a warning (see Warnings) that names
+// the file, and an error from the method that met it, with this code:
+//
+//   - locked by another process for longer than the lock timeout:
+//     Unavailable. Reads find nothing, writes keep nothing. For 30 s after
+//     such a timeout, waits for the lock last at most 50 ms, so that a
+//     stuck process costs one timeout, not one for every question.
+//   - not writable (permissions, a read-only file system, a path under a
+//     regular file): PermissionDenied or FailedPrecondition. Reads read
+//     the file if they can.
+//   - damaged (truncated, not a bbolt file, a bad checksum, pages bbolt
+//     cannot follow): DataLoss. Reading never changes the file: reads find
+//     nothing. The next write renames it to <path>.damaged-<time>-<pid>,
+//     says so in a warning, and starts a fresh file.
+//   - written by a newer bbolt file format: Incompatible. Left as it is.
+//   - tables of another schema version (autotune/v2/...) are not read and
+//     never changed, Clear included: the versions live side by side.
+//
+// A Store is safe for concurrent use.
+type Store struct {
+	b    Backend // nil when disabled
+	path string  // the file's, "" when disabled
+	log  *slog.Logger
+
+	warnMu   sync.Mutex
+	warnings []string
+	warned   map[string]bool
+}
+
+// Open returns the store opts name. It does not create the file until
+// something is written.
+func Open(opts Options) (*Store, error) {
+	s := &Store{log: cmp.Or(opts.Logger, slog.Default())}
+	path := cmp.Or(opts.Path, os.Getenv(EnvCache))
+	if path == "" {
+		path = DefaultCachePath()
+	}
+	if opts.Disabled || path == "off" {
+		return s, nil
+	}
+	if dir := filepath.Dir(path); dir == privateTempDir() {
+		if err := ensurePrivateDir(dir); err != nil {
+			return nil, err
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, status.Wrapf(err, status.InvalidArgument, "store: cache path %q", path)
+	}
+	s.path = abs
+	s.b = &boltFile{path: abs, timeout: positiveOr(opts.LockTimeout, 5*time.Second), warn: s.Warn}
+	return s, nil
+}
+
+// New returns a store that keeps its tables in b, with warnings to logger
+// (slog.Default() if nil).
+func New(b Backend, logger *slog.Logger) *Store {
+	return &Store{b: b, log: cmp.Or(logger, slog.Default())}
+}
+
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Path is the cache file's path, or "" when there is no file.
+func (s *Store) Path() string { return s.path }
+
+// Disabled reports whether the store keeps nothing.
+func (s *Store) Disabled() bool { return s.b == nil }
+
+// view runs fn in a read transaction; nothing when disabled.
+func (s *Store) view(fn func(Tx) error) error {
+	if s.b == nil {
+		return nil
+	}
+	return s.b.View(fn)
+}
+
+// update runs fn in a write transaction; nothing when disabled.
+func (s *Store) update(fn func(Tx) error) error {
+	if s.b == nil {
+		return nil
+	}
+	return s.b.Update(fn)
+}
+
+// Warnings returns the problems met so far that did not stop the work,
+// each once.
+func (s *Store) Warnings() []string {
+	s.warnMu.Lock()
+	defer s.warnMu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
+
+// Warn records a warning and logs it, once per text: a locked or damaged
+// file would otherwise repeat the same warning for every lookup. Owners
+// of the values warn here of one that does not decode.
+func (s *Store) Warn(format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	s.warnMu.Lock()
+	seen := s.warned[text]
+	if !seen {
+		if s.warned == nil {
+			s.warned = map[string]bool{}
+		}
+		s.warned[text] = true
+		s.warnings = append(s.warnings, text)
+	}
+	s.warnMu.Unlock()
+	if !seen {
+		s.log.Warn(text)
+	}
+}
