@@ -295,8 +295,12 @@ func (op *manifestOp) Summary() string      { return op.summary }
 func (op *manifestOp) DType() kernels.DType { return op.dtype }
 func (op *manifestOp) Dims() []string       { return slices.Clone(op.dims) }
 
-// Verifies is false for "verify": "none".
-func (op *manifestOp) Verifies() bool { return op.ref >= 0 }
+// Verifies reports whether a candidate's results are checked: against a
+// reference candidate, or buffer by buffer against "expect" alone. It is
+// false for "verify": "none".
+func (op *manifestOp) Verifies() bool {
+	return op.ref >= 0 || slices.ContainsFunc(op.bufs, func(b *manifestBuffer) bool { return b.checked() && b.expect != nil })
+}
 
 func (op *manifestOp) Candidates() []kernels.Candidate {
 	out := slices.Clone(op.cands)

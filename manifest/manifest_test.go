@@ -523,3 +523,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestVerifiesByExpectAlone: an operation checked by "expect" alone, with
+// no reference candidate, verifies its candidates (it was reported "not
+// verified"). ("verify": "none" is cmd/vkbench's TestNotVerified.)
+func TestVerifiesByExpectAlone(t *testing.T) {
+	got := map[string]bool{}
+	for _, op := range loadTestManifest(t) {
+		got[op.Name()] = kernels.Verifies(op)
+	}
+	want := map[string]bool{"fma-loop": true, "sum-inplace": true, "saxpy": true}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("Verifies(%s) = %v, want %v", name, got[name], v)
+		}
+	}
+}
