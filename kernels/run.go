@@ -14,19 +14,43 @@ import (
 // earlier candidate left.
 const Poison uint32 = 0xffffffff
 
+// Guard is the 32-bit pattern RecordPoison fills an output's slack past
+// its elements with, and what Check requires to find there after a run.
+// Not Poison: a kernel that reads past the end and writes back, y = a·x +
+// y over too many elements, would turn a NaN into the same NaN (its bits
+// carried through), but 1.1 as a float (or 1066192077 as an integer) into
+// something else.
+const Guard uint32 = 0x3f8ccccd
+
 // RecordPoison records filling every Output and Scratch buffer of p with
-// Poison. Record it, then cb.Barrier(), before a run whose results will be
-// verified.
+// Poison, and its slack past its elements with Guard. Record it, then
+// cb.Barrier(), before a run whose results will be verified.
 func RecordPoison(cb hal.CommandBuffer, p Problem) error {
 	for _, b := range p.Buffers() {
 		if b.Role == Input {
 			continue
 		}
-		if err := cb.Fill(b.Buffer, 0, b.Size()&^3, Poison); err != nil {
+		size, end := b.Size()&^3, guardStart(b)
+		if err := cb.Fill(b.Buffer, 0, end, Poison); err != nil {
 			return status.Annotatef(err, "kernels: poisoning %s", b.Name)
+		}
+		if end < size {
+			if err := cb.Fill(b.Buffer, end, size-end, Guard); err != nil {
+				return status.Annotatef(err, "kernels: guarding %s", b.Name)
+			}
 		}
 	}
 	return nil
+}
+
+// guardStart is where b's slack begins: after its elements, rounded up to
+// a whole word; the whole buffer when its element type has no known size.
+func guardStart(b Operand) int64 {
+	size := b.Size() &^ 3
+	if n := b.DType.Bytes(); n > 0 {
+		return min((b.Len*int64(n)+3)&^3, size)
+	}
+	return size
 }
 
 // Run records one run of candidate cand of p, preceded by RecordPoison,
@@ -116,36 +140,33 @@ func VerifyCandidate(ctx context.Context, dev hal.Device, op Operation, size Siz
 }
 
 // GuardBytes is the slack a problem's outputs may have after their
-// elements: RecordPoison fills it with the rest, and Check then finds a
+// elements: RecordPoison fills it with Guard, and Check then finds a
 // kernel that wrote past an output's end, which the elements alone would
 // not show.
 const GuardBytes = 4096
 
 // Check checks candidate cand's run of p, which RecordPoison preceded:
 // first that no output or scratch buffer was written past its Len
-// elements (its slack, up to GuardBytes, still holds Poison), then
+// elements (its slack, up to GuardBytes, still holds Guard), then
 // p.Verify. Either failure matches ErrWrongResult, the first naming the
 // buffer.
 func Check(ctx context.Context, p Problem, cand int) error {
 	for _, b := range p.Buffers() {
-		if b.Role == Input || b.DType.Bytes() == 0 {
-			// Inputs are not written; an element type of no known size
-			// (a manifest's bytes or 64-bit words) says nothing of where
-			// the elements end.
-			continue
+		if b.Role == Input {
+			continue // not written
 		}
-		end := b.Len * int64(b.DType.Bytes())
-		slack := min(b.Size(), end+GuardBytes) &^ 3
+		end := guardStart(b)
+		slack := min(b.Size()&^3, end+GuardBytes)
 		if slack <= end {
-			continue
+			continue // no slack, or (an element type of no known size) no end
 		}
 		got := make([]byte, slack-end)
 		if err := b.Read(ctx, end, got); err != nil {
 			return status.Annotatef(err, "kernels: reading past the end of %s", b.Name)
 		}
 		for i := 0; i+4 <= len(got); i += 4 {
-			if w := binary.LittleEndian.Uint32(got[i:]); w != Poison {
-				return status.Wrapf(ErrWrongResult, status.OK, "kernels: the kernel wrote past the end of buffer %s: the word at byte %d after its %d elements is 0x%08x, not the 0x%08x put there", b.Name, i, b.Len, w, Poison)
+			if w := binary.LittleEndian.Uint32(got[i:]); w != Guard {
+				return status.Wrapf(ErrWrongResult, status.OK, "kernels: the kernel wrote past the end of buffer %s: the word at byte %d after its %d elements is 0x%08x, not the 0x%08x put there", b.Name, end+int64(i)-b.Len*int64(b.DType.Bytes()), b.Len, w, Guard)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,5 +131,44 @@ func TestManifestExpect(t *testing.T) {
 				t.Errorf("got %v, want a wrong result saying %q", err, tt.says)
 			}
 		})
+	}
+}
+
+// TestWritePastTheEnd: saxpy writing y of N elements into a buffer of N -
+// 100 is a wrong candidate, its error naming the buffer; manifest buffers
+// were allocated to their exact length, and it "verified". The same
+// kernel with y of N elements verifies.
+func TestWritePastTheEnd(t *testing.T) {
+	ctx := context.Background()
+	dev := devtest.Device(t)
+	text, err := os.ReadFile(filepath.Join(manifestDir, "kernels.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const y = `{"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "inout"`
+	if !strings.Contains(string(text), y) {
+		t.Fatalf("kernels.json no longer declares saxpy's y as %s", y)
+	}
+	short, err := manifest.Parse([]byte(strings.Replace(string(text), y, strings.Replace(y, `"len": "N"`, `"len": "N - 100"`, 1), 1)), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what  string
+		ops   []kernels.Operation
+		wrong bool
+	}{
+		{"y of its own length", loadTestManifest(t), false},
+		{"y 100 elements short", short, true},
+	} {
+		op, cands := opNamed(t, c.ops, "saxpy")
+		scalar := slices.IndexFunc(cands, func(c kernels.Candidate) bool { return c.Name == "scalar" })
+		err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{1000}, scalar, 1)
+		switch {
+		case c.wrong && (!errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "wrote past the end of buffer y")):
+			t.Errorf("saxpy, %s: %v, want a wrong result naming y", c.what, err)
+		case !c.wrong && err != nil:
+			t.Errorf("saxpy, %s: %v", c.what, err)
+		}
 	}
 }

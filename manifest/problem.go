@@ -138,18 +138,29 @@ func (p *manifestProblem) build(ctx context.Context, info hal.DeviceInfo) error 
 // allocate creates the buffers and fills the inputs.
 func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, seed uint64) error {
 	op := p.op
-	create := func(i int, label string) (hal.Buffer, error) {
+	// Buffers a kernel writes get kernels.GuardBytes of slack past their
+	// elements, within the binding, which kernels.Check requires to hold
+	// Poison still: a kernel that writes past the end of its output fails,
+	// as the library's kernels do, where an exact allocation let it pass.
+	create := func(i int, label string, guarded bool) (hal.Buffer, error) {
 		b := op.bufs[i]
 		size := max((p.lens[i]*int64(b.typ.size)+3)&^3, 4)
-		if r := info.Limits.MaxStorageBufferRange; r > 0 && uint64(size) > r {
+		r := int64(info.Limits.MaxStorageBufferRange)
+		if r > 0 && size > r {
 			return nil, status.Newf(status.OutOfRange, "manifest: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", b.name, size, r)
+		}
+		if guarded {
+			size += kernels.GuardBytes
+			if r > 0 {
+				size = min(size, r&^3)
+			}
 		}
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: op.name + "." + label})
 		return buf, status.Annotatef(err, "manifest: allocating buffer %s", b.name)
 	}
 	var inputs, outputs, scratch []kernels.Operand
 	for i, b := range op.bufs {
-		buf, err := create(i, b.name)
+		buf, err := create(i, b.name, b.role != roleInput)
 		if err != nil {
 			return err
 		}
@@ -170,7 +181,7 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 		}
 		dst := buf
 		if b.role == roleInOut {
-			if p.initial[i], err = create(i, b.name+".initial"); err != nil {
+			if p.initial[i], err = create(i, b.name+".initial", false); err != nil {
 				return err
 			}
 			inputs = append(inputs, kernels.Operand{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
