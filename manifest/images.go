@@ -156,6 +156,13 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 		if img != nil {
 			return 0, d.src.errAt(at, "entry point %q of %s uses %v, but %q bound there is an image", e.Name, mod.path, b, buf.name)
 		}
+		// Floats of another width read as garbage that may still pass a
+		// loose check (an f16 buffer bound to a float[] "verified"). Other
+		// pairings are left alone: real kernels read bytes and halves
+		// through uint arrays on purpose.
+		if el := b.Element; el.Kind == "float" && buf.typ.kind == floatKind && int(el.Bits) != 8*buf.typ.size {
+			return 0, d.src.errAt(at, "entry point %q of %s declares %v as an array of %d-bit floats, but buffer %q bound there is %s", e.Name, mod.path, b, el.Bits, buf.name, buf.typ.name)
+		}
 		return hal.StorageBufferBinding, nil
 	case spirv.StorageImage, spirv.SampledImage:
 	default:

@@ -466,6 +466,7 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"check past the end", `"role": "inout"`, `"role": "inout", "check": {"first": "N", "count": 1}`, []string{"operations[0].buffers[1]", `check: elements 1024 to 1024 (first 1024, count 1) are not all in buffer "y" of 1024`}},
 		{"check of a float", `"role": "inout"`, `"role": "inout", "check": {"count": "N / 2.0"}`, []string{"operations[0].buffers[1].check.count", "is a float"}},
 		{"pass in repeat", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "repeat": "pass + 1"}`, []string{"operations[0].candidates[0].repeat", "pass cannot be used here: it counts the repeats of a dispatch, and the count is worked out before the passes"}},
+		{"f16 buffer bound to float[]", `{"name": "y", "type": "f32"`, `{"name": "y", "type": "f16"`, []string{"operations[0].candidates[0]", `declares set 0 binding 1 (storage buffer) as an array of 32-bit floats, but buffer "y" bound there is f16`}},
 		{"sized workgroup disagrees", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "workgroup": ["N"]}`, []string{"operations[0].candidates[0].workgroup", `fixes local_size_x of "main" at 256 (a literal local_size), not 1024`}},
 	}
 	for _, tt := range tests {

@@ -181,8 +181,52 @@ type Binding struct {
 	Kind         DescriptorKind
 	// Image describes a StorageImage or SampledImage; it is zero for
 	// the other kinds.
-	Image    Image
+	Image Image
+	// Element is, for a storage buffer whose block ends in a runtime
+	// array, the scalar type of the array's elements, through vectors and
+	// arrays ("float" of 32 bits for a vec4[]); zero where the elements
+	// are structs or the block has no runtime array.
+	Element  Scalar
 	variable uint32
+}
+
+// Scalar is a numeric type of a module: "float", "int" or "uint", of
+// Bits bits. The zero Scalar is none.
+type Scalar struct {
+	Kind string
+	Bits uint32
+}
+
+func (s Scalar) String() string {
+	if s.Kind == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%s%d", s.Kind, s.Bits)
+}
+
+// bufferElement returns the scalar type of the runtime array that ends
+// the block of type id (a struct), through vectors and fixed arrays.
+func (m *Module) bufferElement(id uint32) Scalar {
+	t := m.types[id]
+	if t == nil || t.op != opTypeStruct || len(t.members) == 0 {
+		return Scalar{}
+	}
+	t = m.types[t.members[len(t.members)-1]]
+	if t == nil || t.op != opTypeRuntimeArray {
+		return Scalar{}
+	}
+	for t = m.types[t.elem]; t != nil && (t.op == opTypeVector || t.op == opTypeArray); t = m.types[t.elem] {
+	}
+	switch {
+	case t == nil:
+	case t.op == opTypeFloat:
+		return Scalar{"float", t.width}
+	case t.op == opTypeInt && t.signed:
+		return Scalar{"int", t.width}
+	case t.op == opTypeInt:
+		return Scalar{"uint", t.width}
+	}
+	return Scalar{}
 }
 
 // String says where the binding is and what it holds, as

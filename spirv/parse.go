@@ -349,7 +349,7 @@ func (r *reader) bindings() {
 		if !ok {
 			continue
 		}
-		kind, img := OtherDescriptor, Image{}
+		kind, img, elem := OtherDescriptor, Image{}, Scalar{}
 		if t := m.types[ptr]; t != nil {
 			switch t.storage {
 			case storageStorageBuffer:
@@ -362,8 +362,11 @@ func (r *reader) bindings() {
 			case storageUniformConstant:
 				kind, img = m.imageKind(t.elem)
 			}
+			if kind == StorageBuffer {
+				elem = m.bufferElement(t.elem)
+			}
 		}
-		m.bindings = append(m.bindings, Binding{Set: r.sets[id], Binding: b, Kind: kind, Image: img, variable: id})
+		m.bindings = append(m.bindings, Binding{Set: r.sets[id], Binding: b, Kind: kind, Image: img, Element: elem, variable: id})
 	}
 	slices.SortFunc(m.bindings, func(a, b Binding) int {
 		return int(a.Set<<16|a.Binding) - int(b.Set<<16|b.Binding)
