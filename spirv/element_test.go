@@ -17,7 +17,7 @@ func TestBufferElement(t *testing.T) {
 	for file, want := range map[string][]spirv.Scalar{
 		"saxpy.spv":      {{Kind: "float", Bits: 32}, {Kind: "float", Bits: 32}},
 		"saxpy_vec4.spv": {{Kind: "float", Bits: 32}, {Kind: "float", Bits: 32}}, // vec4[]
-		"histogram.spv":  {{Kind: "uint", Bits: 32}, {}}, // uint bins[256]: no runtime array
+		"histogram.spv":  {{Kind: "uint", Bits: 32}, {}},                         // uint bins[256]: no runtime array
 	} {
 		code, err := os.ReadFile(filepath.Join("..", "testdata", "manifests", file))
 		if err != nil {
