@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -288,7 +289,7 @@ func ExampleTuner_Entry() {
 	}
 	fmt.Println(e.Key)
 	for _, r := range e.Results {
-		if r.Outcome == autotune.Wrong || r.Outcome == autotune.Failed {
+		if r.Outcome == results.Wrong || r.Outcome == results.Failed {
 			fmt.Println(r.Name, "failed")
 		} else {
 			// Measured, or Dropped early when clearly slower than the
@@ -296,8 +297,8 @@ func ExampleTuner_Entry() {
 			fmt.Println(r.Name, "verified")
 		}
 	}
-	fmt.Println(slices.ContainsFunc(e.Results, func(r autotune.Result) bool {
-		return r.Name == e.FastestName && r.Outcome == autotune.Measured
+	fmt.Println(slices.ContainsFunc(e.Results, func(r results.Result) bool {
+		return r.Name == e.FastestName && r.Outcome == results.Measured
 	}))
 	// Output:
 	// scale/f32/1024

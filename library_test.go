@@ -16,6 +16,7 @@ import (
 
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -156,10 +157,10 @@ func TestOutOfBoundsWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.Results[1]
-	if r.Outcome != autotune.Wrong || !strings.Contains(r.Error, "wrote past the end of buffer binding 1") {
+	if r.Outcome != results.Wrong || !strings.Contains(r.Error, "wrote past the end of buffer binding 1") {
 		t.Errorf("the kernel that writes past its output: %s: %s; want wrong, naming binding 1", r.Outcome, r.Error)
 	}
-	if e.Results[0].Outcome != autotune.Measured {
+	if e.Results[0].Outcome != results.Measured {
 		t.Errorf("the right kernel: %s: %s", e.Results[0].Outcome, e.Results[0].Error)
 	}
 }

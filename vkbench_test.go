@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/testenv"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -377,7 +378,7 @@ func TestFastest(t *testing.T) {
 	// poisoned (NaN) before its checked run: without that it would find
 	// the right value another candidate left there.
 	for _, r := range e.Results {
-		if r.Name == "off-by-one" && (r.Outcome != autotune.Wrong || !strings.Contains(r.Error, "y[1023] = NaN")) {
+		if r.Name == "off-by-one" && (r.Outcome != results.Wrong || !strings.Contains(r.Error, "y[1023] = NaN")) {
 			t.Errorf("off-by-one: %s: %s; want failed at y[1023] = NaN", r.Outcome, r.Error)
 		}
 	}

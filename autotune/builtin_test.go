@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
@@ -60,7 +61,7 @@ func TestTuneBuiltins(t *testing.T) {
 			}
 			best, bestMedian := -1, 0.0
 			for _, r := range e.Results {
-				if r.Outcome != autotune.Measured {
+				if r.Outcome != results.Measured {
 					continue
 				}
 				if r.Stats == nil || r.Stats.Median <= 0 {
@@ -74,7 +75,7 @@ func TestTuneBuiltins(t *testing.T) {
 			if e.Fastest != best {
 				t.Errorf("committed %s (%d), but the lowest median is candidate %d", e.FastestName, e.Fastest, best)
 			}
-			if o := e.Results[e.Fastest].Outcome; o != autotune.Measured {
+			if o := e.Results[e.Fastest].Outcome; o != results.Measured {
 				t.Errorf("the winner's outcome is %s", o)
 			}
 			second := autotune.NewTuner(dev, newCache(t, path), opts)
@@ -215,10 +216,10 @@ func TestMeasureInapplicable(t *testing.T) {
 	opts.MaxSamples = stats.MinIntervalSamples
 	for _, tc := range []struct {
 		size kernels.Size
-		want autotune.Outcome
+		want results.Outcome
 	}{
-		{kernels.Size{67, 45, 33}, autotune.Unsupported},
-		{kernels.Size{128, 256, 64}, autotune.Measured},
+		{kernels.Size{67, 45, 33}, results.Unsupported},
+		{kernels.Size{128, 256, 64}, results.Measured},
 	} {
 		counted := &buildCounter{Device: dev}
 		e, err := autotune.Measure(context.Background(), counted, op, autotune.ShapeOfSize(tc.size), opts)
@@ -226,22 +227,22 @@ func TestMeasureInapplicable(t *testing.T) {
 			t.Fatalf("%v: %v", tc.size, err)
 		}
 		// A candidate refused at the size is not even built.
-		if built := counted.names(); slices.Contains(built, exact) != (tc.want == autotune.Measured) {
+		if built := counted.names(); slices.Contains(built, exact) != (tc.want == results.Measured) {
 			t.Errorf("%v: pipelines built: %v (%s's only where it applies)", tc.size, built, exact)
 		}
 		for _, r := range e.Results {
-			want := autotune.Measured
+			want := results.Measured
 			if r.Name == exact {
 				want = tc.want
 			}
 			got := r.Outcome
-			if got == autotune.Dropped {
-				got = autotune.Measured // verified, then outrun
+			if got == results.Dropped {
+				got = results.Measured // verified, then outrun
 			}
 			if got != want {
 				t.Errorf("%v: %s %s (%s), want %s", tc.size, r.Name, r.Outcome, r.Error, want)
 			}
-			if r.Name == exact && want == autotune.Unsupported && !strings.Contains(r.Error, "does not apply at 67x45x33") {
+			if r.Name == exact && want == results.Unsupported && !strings.Contains(r.Error, "does not apply at 67x45x33") {
 				t.Errorf("%v: %s's reason %q does not say that it does not apply at the size", tc.size, r.Name, r.Error)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -36,7 +37,7 @@ func newCache(tb testing.TB, path string) *store.Store {
 func entry(fastest int, names ...string) *autotune.Entry {
 	e := &autotune.Entry{Fastest: fastest, FastestName: names[fastest], Mode: "hot", Time: time.Unix(1700000000, 0).UTC()}
 	for i, n := range names {
-		e.Results = append(e.Results, autotune.Result{Index: i, Name: n, Outcome: autotune.Measured,
+		e.Results = append(e.Results, results.Result{Index: i, Name: n, Outcome: results.Measured,
 			Stats: &stats.Stats{Median: float64(i+1) * 1e-3, N: 10, Batch: 1}})
 	}
 	return e

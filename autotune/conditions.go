@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
@@ -104,7 +105,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 		return nil
 	}
 	for _, c := range m.cands {
-		if len(c.samples) == 0 || (c.res.Outcome != "" && c.res.Outcome != Dropped) {
+		if len(c.samples) == 0 || (c.res.Outcome != "" && c.res.Outcome != results.Dropped) {
 			continue
 		}
 		per := stats.Summarize(c.samples, c.batch).Median
@@ -153,7 +154,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 }
 
 // objectiveValue is what the objective ranks r by, and whether r has it.
-func objectiveValue(o Objective, r Result) (float64, bool) {
+func objectiveValue(o Objective, r results.Result) (float64, bool) {
 	if r.Stats == nil {
 		return 0, false
 	}

@@ -3,6 +3,8 @@ package autotune
 import (
 	"strings"
 	"testing"
+
+	"github.com/vkbench/vkbench/results"
 )
 
 // TestPickByObjective: the winner by energy or by energy-delay product is
@@ -10,14 +12,14 @@ import (
 // runner-up within 2% is a tie; a candidate without its energy leaves the
 // pick to time, saying so.
 func TestPickByObjective(t *testing.T) {
-	res := func(name string, median, joules float64) Result {
+	res := func(name string, median, joules float64) results.Result {
 		s := statsAt(median)
-		return Result{Name: name, Outcome: Measured, Stats: s, EnergyJ: joules}
+		return results.Result{Name: name, Outcome: results.Measured, Stats: s, EnergyJ: joules}
 	}
 	// fast: 1.0 ms at 400 W (0.40 J); lean: 1.2 ms at 250 W (0.30 J);
 	// mid: 1.1 ms at 330 W (0.363 J).
 	entry := func(o Objective) *Entry {
-		return &Entry{Objective: o, Results: []Result{res("fast", 1.0e-3, 0.40), res("lean", 1.2e-3, 0.30), res("mid", 1.1e-3, 0.363)}}
+		return &Entry{Objective: o, Results: []results.Result{res("fast", 1.0e-3, 0.40), res("lean", 1.2e-3, 0.30), res("mid", 1.1e-3, 0.363)}}
 	}
 	for _, c := range []struct {
 		o    Objective

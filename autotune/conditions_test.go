@@ -14,6 +14,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -120,7 +121,7 @@ func TestMeasureRecordsConditions(t *testing.T) {
 		t.Fatalf("entry conditions %+v, note %q; want the window's readings, no note", e.Conditions, e.ConditionsNote)
 	}
 	for _, r := range e.Results {
-		if r.Outcome != autotune.Measured && r.Outcome != autotune.Dropped {
+		if r.Outcome != results.Measured && r.Outcome != results.Dropped {
 			if r.Conditions != nil || r.EnergyJ != 0 {
 				t.Errorf("%s (%s) has conditions %+v, energy %g; want none", r.Name, r.Outcome, r.Conditions, r.EnergyJ)
 			}
@@ -270,11 +271,11 @@ func TestTuneForEnergy(t *testing.T) {
 		}
 		best := -1
 		for i, r := range e.Results {
-			if r.Outcome != autotune.Measured || r.EnergyJ <= 0 {
+			if r.Outcome != results.Measured || r.EnergyJ <= 0 {
 				t.Errorf("%s: %s with %g J per run; want measured to the end, with its energy", r.Name, r.Outcome, r.EnergyJ)
 				continue
 			}
-			v := func(r autotune.Result) float64 {
+			v := func(r results.Result) float64 {
 				if obj == autotune.ObjectiveEDP {
 					return r.EnergyJ * r.Stats.Median
 				}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
 
@@ -17,11 +18,11 @@ func statsAt(median float64) *stats.Stats {
 // the winner's (the drift the measurement could not resolve by measuring
 // again) is flagged, and so is the winner.
 func TestPickWinnerFlagsDrift(t *testing.T) {
-	e := &Entry{Results: []Result{
-		{Index: 0, Name: "a", Outcome: Dropped, Stats: statsAt(1e-3), Error: "dropped"},
-		{Index: 1, Name: "b", Outcome: Measured, Stats: statsAt(2e-3)},
-		{Index: 2, Name: "c", Outcome: Dropped, Stats: statsAt(3e-3), Error: "dropped"},
-		{Index: 3, Name: "d", Outcome: Failed, Error: "no"},
+	e := &Entry{Results: []results.Result{
+		{Index: 0, Name: "a", Outcome: results.Dropped, Stats: statsAt(1e-3), Error: "dropped"},
+		{Index: 1, Name: "b", Outcome: results.Measured, Stats: statsAt(2e-3)},
+		{Index: 2, Name: "c", Outcome: results.Dropped, Stats: statsAt(3e-3), Error: "dropped"},
+		{Index: 3, Name: "d", Outcome: results.Failed, Error: "no"},
 	}}
 	pickWinner(e)
 	if e.Fastest != 1 {
@@ -43,9 +44,9 @@ func TestMergeRoundsFlagsDrift(t *testing.T) {
 	round := func(a, b float64) *Entry {
 		sa, sb := statsAt(a), statsAt(b)
 		sa.Samples, sb.Samples = []float64{a}, []float64{b}
-		return &Entry{Results: []Result{
-			{Index: 0, Name: "a", Outcome: Dropped, Stats: sa, Error: "dropped"},
-			{Index: 1, Name: "b", Outcome: Measured, Stats: sb},
+		return &Entry{Results: []results.Result{
+			{Index: 0, Name: "a", Outcome: results.Dropped, Stats: sa, Error: "dropped"},
+			{Index: 1, Name: "b", Outcome: results.Measured, Stats: sb},
 		}}
 	}
 	e := mergeRounds([]*Entry{round(1e-3, 2e-3), round(1e-3, 2e-3), round(1e-3, 2e-3)}, nil, nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
 
@@ -55,8 +56,8 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 	if e.FastestName != "wg64" {
 		t.Errorf("winner %s, want wg64 (spin does 256 times the work)", e.FastestName)
 	}
-	for _, r := range []autotune.Result{spin, wg64} {
-		if r.Outcome != autotune.Measured || !slices.Contains(r.Flags, autotune.FlagRemeasured) {
+	for _, r := range []results.Result{spin, wg64} {
+		if r.Outcome != results.Measured || !slices.Contains(r.Flags, autotune.FlagRemeasured) {
 			t.Errorf("%s: %s, flags %v; want measured again (%s)", r.Name, r.Outcome, r.Flags, autotune.FlagRemeasured)
 		}
 	}
@@ -74,7 +75,7 @@ func checkNoHiddenDrift(t testing.TB, e *autotune.Entry) {
 	}
 	w := e.Results[e.Fastest]
 	for _, r := range e.Results {
-		if r.Outcome == autotune.Dropped && r.Stats != nil && r.Stats.Median < w.Stats.Median &&
+		if r.Outcome == results.Dropped && r.Stats != nil && r.Stats.Median < w.Stats.Median &&
 			(!slices.Contains(r.Flags, autotune.FlagDrift) || !slices.Contains(w.Flags, autotune.FlagDrift)) {
 			t.Errorf("%s was dropped, and its median %v is below the winner %s's %v, unflagged", r.Name, r.Stats.Median, w.Name, w.Stats.Median)
 		}

@@ -4,68 +4,11 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/telemetry"
 )
-
-// Outcome is what became of one candidate in a tune.
-type Outcome string
-
-const (
-	// Measured candidates were verified and timed.
-	Measured Outcome = "measured"
-	// Dropped candidates were verified, then stopped early because they
-	// were clearly slower than the leader.
-	Dropped Outcome = "dropped"
-	// Wrong candidates ran and computed a wrong result: the verification
-	// against the reference failed.
-	Wrong Outcome = "wrong"
-	// Failed candidates failed to build or run.
-	Failed Outcome = "failed"
-	// Unsupported candidates need a feature the device lacks, or do not
-	// apply at the size (kernels.Candidate.Applies; a tuner leaves those
-	// out, vkbench run reports them).
-	Unsupported Outcome = "unsupported"
-	// Compiled candidates were only compiled (compile-only mode).
-	Compiled Outcome = "compiled"
-)
-
-// Result is one candidate's part in a tune.
-type Result struct {
-	Index   int     `json:"index"`
-	Name    string  `json:"name"`
-	Outcome Outcome `json:"outcome"`
-	// Error says why a candidate failed, is unsupported or was dropped.
-	Error string `json:"error,omitempty"`
-	// Stats summarise the candidate's samples; with several rounds
-	// (Options.Rounds), those of every round pooled, the samples
-	// themselves kept by round in Rounds rather than here.
-	Stats *stats.Stats `json:"stats,omitempty"`
-	// Rounds are the statistics of each round that sampled the candidate,
-	// in the order measured, each with its samples; empty when the key was
-	// measured in one round.
-	Rounds []stats.Stats `json:"rounds,omitempty"`
-	// GBps and GFLOPs are the achieved rates at the median.
-	GBps   float64 `json:"gb_per_s,omitempty"`
-	GFLOPs float64 `json:"gflop_per_s,omitempty"`
-	// Flags are warnings about the numbers, e.g. "above-peak-bandwidth".
-	Flags []string `json:"flags,omitempty"`
-	// Compiler is what the driver's compiler reported of the candidate's
-	// pipeline (hal.CompilerReporter), by statistic name, such as
-	// "Register Count"; empty where the driver reports nothing.
-	Compiler map[string]float64 `json:"compiler,omitempty"`
-	// Conditions are the GPU's at the moments the candidate's samples
-	// were taken (its clocks, power, temperature, the throttles seen);
-	// nil where they were not read (Entry.ConditionsNote says why).
-	Conditions *telemetry.Conditions `json:"conditions,omitempty"`
-	// EnergyJ is the energy of one run in joules, read off the device's
-	// energy counter over an energy pass of back-to-back runs, and PowerW
-	// the mean power over it; 0 where not measured.
-	EnergyJ float64 `json:"energy_per_run_j,omitempty"`
-	PowerW  float64 `json:"power_w,omitempty"`
-}
 
 // Bounds are the bounds a tune ran under: when sampling stops.
 type Bounds struct {
@@ -96,9 +39,9 @@ type Entry struct {
 	FastestName string `json:"fastest_name"`
 	// Tie is set when the winner's interval overlaps the runner-up's;
 	// TieRule says how the tie was broken.
-	Tie     bool     `json:"tie,omitempty"`
-	TieRule string   `json:"tie_rule,omitempty"`
-	Results []Result `json:"results"`
+	Tie     bool             `json:"tie,omitempty"`
+	TieRule string           `json:"tie_rule,omitempty"`
+	Results []results.Result `json:"results"`
 	// Shape is the representative shape that was measured.
 	Shape  string `json:"shape"`
 	Level  string `json:"level"`
@@ -146,7 +89,7 @@ func (e *Entry) remapped(index []int) *Entry {
 	if c.Fastest >= 0 {
 		c.Fastest = index[c.Fastest]
 	}
-	c.Results = append([]Result(nil), e.Results...)
+	c.Results = append([]results.Result(nil), e.Results...)
 	for i := range c.Results {
 		c.Results[i].Index = index[c.Results[i].Index]
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
 
@@ -41,7 +42,7 @@ func TestStopFlagged(t *testing.T) {
 			}
 			measured := 0
 			for _, r := range e.Results {
-				if r.Outcome != autotune.Measured {
+				if r.Outcome != results.Measured {
 					continue
 				}
 				measured++

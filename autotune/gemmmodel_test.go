@@ -15,6 +15,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/store"
 )
@@ -141,7 +142,7 @@ func syntheticGEMMLog(t testing.TB) *autotune.TuneLog {
 		sec, compile := gemmModel(c)
 		s := stats.Stats{Median: sec, Lo: sec * 0.995, Hi: sec * 1.005, Min: sec * 0.99, Max: sec * 1.02, Spread: 0.03, N: 10, Batch: 1}
 		l.Evals = append(l.Evals, autotune.LogRecord{ID: "model-" + cands[i].Name, Config: c,
-			Result: autotune.Result{Index: i, Name: cands[i].Name, Outcome: autotune.Measured, Stats: &s,
+			Result: results.Result{Index: i, Name: cands[i].Name, Outcome: results.Measured, Stats: &s,
 				GBps: 4 * 3 * 4096 * 4096 / sec / 1e9, GFLOPs: flops / sec / 1e9},
 			CompileSeconds: compile, MeasureSeconds: 0.12 + 13*sec, Time: when.Add(time.Duration(i) * time.Second)})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -50,7 +51,7 @@ func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, shap
 }
 
 type candState struct {
-	res      Result
+	res      results.Result
 	exe      hal.Executable
 	batch    int
 	samples  []float64
@@ -78,9 +79,9 @@ func (c *candState) noTick() int {
 func (c *candState) fail(err error) {
 	c.res.Error, c.err = err.Error(), err
 	if c.res.Outcome == "" {
-		c.res.Outcome = Failed
+		c.res.Outcome = results.Failed
 		if errors.Is(err, kernels.ErrWrongResult) {
-			c.res.Outcome = Wrong
+			c.res.Outcome = results.Wrong
 		}
 	}
 }
@@ -146,7 +147,7 @@ func (m *measurement) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st := &candState{res: Result{Index: i, Name: c.Name}}
+		st := &candState{res: results.Result{Index: i, Name: c.Name}}
 		m.cands = append(m.cands, st)
 		if err := m.prepareCandidate(ctx, c, st); err != nil {
 			if fatal(ctx, m.dev, err) {
@@ -219,7 +220,7 @@ func (m *measurement) sameBatch() {
 // calibrates the batch size.
 func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState) error {
 	if err := c.Supported(m.info); err != nil {
-		st.res.Outcome = Unsupported
+		st.res.Outcome = results.Unsupported
 		return err
 	}
 	if r, ok := m.p.(kernels.Refuser); ok {
@@ -227,7 +228,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate,
 			// Not at this size (Candidate.Applies): unsupported here,
 			// neither built nor run.
 			if status.CodeOf(err) == status.Unimplemented {
-				st.res.Outcome = Unsupported
+				st.res.Outcome = results.Unsupported
 			}
 			return err
 		}
@@ -238,7 +239,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate,
 	built := time.Now()
 	if err != nil {
 		if status.CodeOf(err) == status.Unimplemented {
-			st.res.Outcome = Unsupported
+			st.res.Outcome = results.Unsupported
 		}
 		return status.Annotatef(err, "building %s", c.Name)
 	}
@@ -258,14 +259,14 @@ func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, 
 		if status.CodeOf(err) == status.Unimplemented {
 			// The problem cannot run it, as at a size it does not
 			// apply to (Candidate.Applies): it never ran.
-			st.res.Outcome = Unsupported
+			st.res.Outcome = results.Unsupported
 		}
 		return status.Annotatef(err, "running %s", c.Name)
 	}
 	ran := time.Now()
 	if err := kernels.Check(ctx, m.p, i); err != nil {
 		if errors.Is(err, kernels.ErrWrongResult) {
-			st.res.Outcome = Wrong
+			st.res.Outcome = results.Wrong
 		}
 		return status.Annotatef(err, "verifying %s", c.Name)
 	}

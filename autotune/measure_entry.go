@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/telemetry"
@@ -71,11 +72,11 @@ func (m *measurement) entry() *Entry {
 	e.Objective = m.opts.Objective
 	for _, c := range m.cands {
 		r := c.res
-		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == Dropped) {
+		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == results.Dropped) {
 			s := stats.Summarize(c.samples, c.batch)
 			r.Stats = &s
 			if r.Outcome == "" {
-				r.Outcome = Measured
+				r.Outcome = results.Measured
 				// Short of the target, a survivor stopped at MaxSamples
 				// or when the budget ran out (decide says which can end
 				// sampling); at MaxSamples, more budget would not have
@@ -91,7 +92,7 @@ func (m *measurement) entry() *Entry {
 			}
 			setRates(&r, m.work(r.Index), m.opts.Peak, m.op)
 		} else if r.Outcome == "" {
-			r.Outcome = Failed
+			r.Outcome = results.Failed
 			if r.Error == "" {
 				r.Error = "no samples"
 			}
@@ -145,7 +146,7 @@ func deviceName(info hal.DeviceInfo) string {
 }
 
 // setRates sets r's rates at its median and flags those above peak.
-func setRates(r *Result, w work, peak *Peak, op kernels.Operation) {
+func setRates(r *results.Result, w work, peak *Peak, op kernels.Operation) {
 	r.Flags = slices.DeleteFunc(r.Flags, func(f string) bool {
 		return f == FlagAbovePeakBandwidth || f == FlagAbovePeakFLOPs || f == FlagPeakOtherClock
 	})
@@ -189,9 +190,9 @@ func pickWinner(e *Entry) {
 	for i, r := range e.Results {
 		switch {
 		case r.Stats == nil:
-		case r.Outcome == Measured:
+		case r.Outcome == results.Measured:
 			measured = append(measured, ranked{i, *r.Stats})
-		case r.Outcome == Dropped:
+		case r.Outcome == results.Dropped:
 			dropped = append(dropped, ranked{i, *r.Stats})
 		}
 	}
@@ -227,7 +228,7 @@ func pickWinner(e *Entry) {
 }
 
 // addFlag adds flag to r's flags, once.
-func addFlag(r *Result, flag string) {
+func addFlag(r *results.Result, flag string) {
 	if !slices.Contains(r.Flags, flag) {
 		r.Flags = append(r.Flags, flag)
 	}

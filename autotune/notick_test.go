@@ -14,6 +14,7 @@ import (
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 )
 
 // oneRunPerSample measures one candidate with one run per sample (a
@@ -43,7 +44,7 @@ func TestMeasureNoTickRebatches(t *testing.T) {
 		t.Fatalf("%d no-tick faults injected, want 1", n)
 	}
 	r := e.Results[0]
-	if r.Outcome != autotune.Measured || r.Stats == nil {
+	if r.Outcome != results.Measured || r.Stats == nil {
 		t.Fatalf("after one sample whose timer did not tick: %+v, want measured", r)
 	}
 	if r.Stats.Batch != 2 {
@@ -66,7 +67,7 @@ func TestMeasureTimerNeverTicks(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.Results[0]
-	if r.Outcome != autotune.Failed || !strings.Contains(r.Error, "did not tick") {
+	if r.Outcome != results.Failed || !strings.Contains(r.Error, "did not tick") {
 		t.Errorf("a candidate the timer never sees: %+v, want failed saying the timer did not tick", r)
 	}
 	if !slices.Contains(r.Flags, autotune.FlagTimerDidNotTick) {

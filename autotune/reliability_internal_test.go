@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -18,10 +19,10 @@ func TestForcedAnswerDropsStale(t *testing.T) {
 	}
 	tb := store.Table{Hardware: "hw", Tuner: "builtin"}
 	k := Key{Op: "op", DType: "f32", Shape: ShapeOf(64)}
-	if _, err := Commit(s, tb, k, "old-candidates", &Entry{Fastest: 0, Results: []Result{{Name: "a"}}}); err != nil {
+	if _, err := Commit(s, tb, k, "old-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commit(s, tb, k, "new-candidates", &Entry{Fastest: 0, Results: []Result{{Name: "a"}}}, true); err != nil {
+	if _, err := commit(s, tb, k, "new-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}, true); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := Entries(s, tb)

@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/store"
 )
@@ -50,7 +51,7 @@ func scaleEntry(k autotune.Key, hw string, i int) *autotune.Entry {
 			samples[s] = 1e-4 * (1 + float64(c) + float64(s)/97)
 		}
 		st := stats.Summarize(samples, 8)
-		e.Results = append(e.Results, autotune.Result{Index: c, Name: fmt.Sprintf("cand-%d-wg%d", c, 64<<c), Outcome: autotune.Measured,
+		e.Results = append(e.Results, results.Result{Index: c, Name: fmt.Sprintf("cand-%d-wg%d", c, 64<<c), Outcome: results.Measured,
 			Stats: &st, GBps: 3100.5 + float64(c)})
 	}
 	e.FastestName = e.Results[e.Fastest].Name

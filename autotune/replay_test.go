@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 )
 
@@ -167,7 +168,7 @@ func TestReplayWrongNeverWins(t *testing.T) {
 		}
 	}
 	wrong := l.Evals[fastest].Name
-	l.Evals[fastest].Outcome = autotune.Wrong
+	l.Evals[fastest].Outcome = results.Wrong
 	l.Evals[fastest].Error = "kernels: wrong result"
 	for _, s := range []string{search.Exhaustive, search.Random, search.Anneal, search.Bayes} {
 		budget := len(l.Evals)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -83,7 +84,7 @@ func mergeRounds(entries []*Entry, peak *Peak, op kernels.Operation) *Entry {
 		e.Conditions = &cond
 	}
 	for i := range entries[0].Results {
-		rs := make([]Result, len(entries))
+		rs := make([]results.Result, len(entries))
 		for k, re := range entries {
 			rs[k] = re.Results[i]
 		}
@@ -96,14 +97,14 @@ func mergeRounds(entries []*Entry, peak *Peak, op kernels.Operation) *Entry {
 // mergeResult merges one candidate's results of every round. Its rates
 // are at its pooled median, of the work one run did in its rounds (read
 // back from a round's rate and median).
-func mergeResult(rs []Result, peak *Peak, op kernels.Operation) Result {
+func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.Result {
 	for _, r := range rs {
-		if r.Outcome != Measured && r.Outcome != Dropped {
+		if r.Outcome != results.Measured && r.Outcome != results.Dropped {
 			r.Stats, r.Rounds, r.GBps, r.GFLOPs = nil, nil, 0, 0
 			return r
 		}
 	}
-	out := Result{Index: rs[0].Index, Name: rs[0].Name, Outcome: Dropped}
+	out := results.Result{Index: rs[0].Index, Name: rs[0].Name, Outcome: results.Dropped}
 	var w work
 	for _, r := range rs {
 		if s := r.Stats; s != nil && s.Median > 0 && (r.GBps > 0 || r.GFLOPs > 0) {
@@ -124,8 +125,8 @@ func mergeResult(rs []Result, peak *Peak, op kernels.Operation) Result {
 		if r.Conditions != nil {
 			cond = telemetry.Merge(cond, *r.Conditions)
 		}
-		if r.Outcome == Measured {
-			out.Outcome = Measured
+		if r.Outcome == results.Measured {
+			out.Outcome = results.Measured
 		} else {
 			dropped++
 			out.Error = r.Error
@@ -145,7 +146,7 @@ func mergeResult(rs []Result, peak *Peak, op kernels.Operation) Result {
 		pooled = append(pooled, r.Stats.Samples...)
 		batch = max(batch, r.Stats.Batch)
 	}
-	if out.Outcome == Measured {
+	if out.Outcome == results.Measured {
 		out.Error = ""
 	} else {
 		out.Error = fmt.Sprintf("dropped early in each of %d rounds; in the last: %s", dropped, out.Error)

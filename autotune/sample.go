@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
@@ -84,7 +85,7 @@ func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 		c.batch = min(c.batch*2, m.opts.MaxBatch)
 		if c.noTick() > 3 {
 			c.alive = false
-			c.res.Outcome = Failed
+			c.res.Outcome = results.Failed
 			c.res.Error = "the GPU timer did not tick in 4 samples, even batched"
 		}
 		return nil
@@ -125,7 +126,7 @@ func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 	}
 	var again []int
 	for i, c := range m.cands {
-		if c.res.Outcome == Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead.Median {
+		if c.res.Outcome == results.Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead.Median {
 			again = append(again, i)
 		}
 	}
@@ -143,7 +144,7 @@ func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 		names = append(names, c.res.Name)
 		c.alive = true
 		c.samples, c.moments = nil, nil
-		if c.res.Outcome == Dropped {
+		if c.res.Outcome == results.Dropped {
 			c.res.Outcome, c.res.Error = "", ""
 		}
 		c.res.Flags = append(c.res.Flags, FlagRemeasured)
@@ -215,7 +216,7 @@ func (m *measurement) decide(budgetSpent, drop bool) bool {
 		_, leadHi := interval(lead)
 		if drop && i != leader && lo > leadHi*(1+m.opts.DropMargin) {
 			c.alive = false
-			c.res.Outcome = Dropped
+			c.res.Outcome = results.Dropped
 			c.res.Error = fmt.Sprintf("dropped after %d samples: median %.4gs, leader %s %.4gs", len(c.samples), s.Median, m.cands[leader].res.Name, lead.Median)
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 )
 
@@ -106,12 +107,12 @@ func TestSearch(t *testing.T) {
 	if e.Key != "scale.space/f32/16384" || e.Fastest < 0 {
 		t.Fatalf("entry %s, fastest %d", e.Key, e.Fastest)
 	}
-	if w := e.Results[e.Fastest]; w.Outcome != autotune.Measured || w.Name[len(w.Name)-6:] != "wrong0" {
+	if w := e.Results[e.Fastest]; w.Outcome != results.Measured || w.Name[len(w.Name)-6:] != "wrong0" {
 		t.Errorf("winner %s (%s); a wrong point must never win", w.Name, w.Outcome)
 	}
 	wrong := 0
 	for _, r := range e.Results {
-		if r.Outcome == autotune.Wrong {
+		if r.Outcome == results.Wrong {
 			wrong++
 		}
 	}
@@ -160,7 +161,7 @@ func TestSearchObjective(t *testing.T) {
 	}
 	least := -1
 	for i, r := range e.Results {
-		if r.Outcome == autotune.Measured && r.EnergyJ > 0 && (least < 0 || r.EnergyJ < e.Results[least].EnergyJ) {
+		if r.Outcome == results.Measured && r.EnergyJ > 0 && (least < 0 || r.EnergyJ < e.Results[least].EnergyJ) {
 			least = i
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 )
 
 // pointMeasurer measures the points of a space one at a time, on one
@@ -47,7 +48,7 @@ func (pm *pointMeasurer) release() {
 // whose pipeline exe took build to make; exe stays the caller's. An error
 // is returned only when it ends the search (device loss, cancellation);
 // the point's own failures are in its Result.
-func (pm *pointMeasurer) measure(ctx context.Context, i int, c kernels.Candidate, exe hal.Executable, build time.Duration) (Result, error) {
+func (pm *pointMeasurer) measure(ctx context.Context, i int, c kernels.Candidate, exe hal.Executable, build time.Duration) (results.Result, error) {
 	m := pm.base
 	m.opts.Warmup = -1
 	switch {
@@ -58,18 +59,18 @@ func (pm *pointMeasurer) measure(ctx context.Context, i int, c kernels.Candidate
 	}
 	// The point is the measurement's one candidate, at its own index in
 	// the problem of every point.
-	st := &candState{res: Result{Index: i, Name: c.Name}, exe: exe}
+	st := &candState{res: results.Result{Index: i, Name: c.Name}, exe: exe}
 	m.cands = []*candState{st}
 	err := m.verifyCandidate(ctx, c, st, build)
 	if err != nil {
 		if fatal(ctx, m.dev, err) {
-			return Result{}, err
+			return results.Result{}, err
 		}
 		st.fail(err)
 	} else {
 		st.alive = true
 		if err := m.sample(ctx); err != nil {
-			return Result{}, err
+			return results.Result{}, err
 		}
 		pm.last = time.Now()
 	}

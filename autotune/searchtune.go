@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -21,7 +22,7 @@ import (
 const SpaceSuffix = ".space"
 
 // Unevaluated is the outcome of a point a search did not evaluate.
-const Unevaluated Outcome = "unevaluated"
+const Unevaluated results.Outcome = "unevaluated"
 
 // SearchResult is what a search found and did.
 type SearchResult struct {
@@ -144,9 +145,9 @@ func progressOf(sopts SearchOptions, src *deviceSource) func(k int) bool {
 func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, steps []step) *Entry {
 	e := newEntry(Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), shape, t.opts, t.dev.Info())
 	cands := sop.Candidates()
-	e.Results = make([]Result, len(cands))
+	e.Results = make([]results.Result, len(cands))
 	for i, c := range cands {
-		e.Results[i] = Result{Index: i, Name: c.Name, Outcome: Unevaluated, Error: "not evaluated by the search"}
+		e.Results[i] = results.Result{Index: i, Name: c.Name, Outcome: Unevaluated, Error: "not evaluated by the search"}
 	}
 	for _, s := range steps {
 		j := pts.Index[s.i]
@@ -279,9 +280,9 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (LogRecord, bool, er
 		if fatal(ctx, d.t.dev, j.err) {
 			return rec, false, j.err
 		}
-		rec.Result = Result{Index: d.pts.Index[i], Name: c.Name, Outcome: Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}
+		rec.Result = results.Result{Index: d.pts.Index[i], Name: c.Name, Outcome: results.Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}
 		if status.CodeOf(j.err) == status.Unimplemented {
-			rec.Outcome = Unsupported
+			rec.Outcome = results.Unsupported
 		}
 	} else {
 		r, took, err := d.measure(ctx, i, j)
@@ -298,13 +299,13 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (LogRecord, bool, er
 
 // measure measures point i with the pipeline j built, and releases it.
 // The first measurement prepares the problem, which the others share.
-func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (Result, time.Duration, error) {
+func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (results.Result, time.Duration, error) {
 	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
 	t0 := time.Now()
 	if d.pm == nil {
 		pm, err := newPointMeasurer(ctx, d.t.dev, d.op, d.shape, d.t.opts)
 		if err != nil {
-			return Result{}, 0, err
+			return results.Result{}, 0, err
 		}
 		d.pm = pm
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -87,7 +88,7 @@ type LogRecord struct {
 	// a record applies while the kernel is unchanged.
 	ID     string         `json:"id"`
 	Config kernels.Config `json:"config"`
-	Result
+	results.Result
 	CompileSeconds float64   `json:"compile_s"`
 	MeasureSeconds float64   `json:"measure_s"`
 	Time           time.Time `json:"time"`
@@ -96,7 +97,7 @@ type LogRecord struct {
 // ok reports whether r is a verified, timed configuration, one that may
 // win.
 func (r *LogRecord) ok() bool {
-	return (r.Outcome == Measured || r.Outcome == Dropped) && r.Stats != nil && r.Stats.Median > 0
+	return (r.Outcome == results.Measured || r.Outcome == results.Dropped) && r.Stats != nil && r.Stats.Median > 0
 }
 
 // LogSearch is one search: its strategy, seed and bounds, and the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -18,7 +19,7 @@ import (
 
 func logRecord(name string, ms float64, at int) autotune.LogRecord {
 	return autotune.LogRecord{ID: "id-" + name, Config: kernels.Config{"A": at},
-		Result:         autotune.Result{Name: name, Outcome: autotune.Measured, Stats: &stats.Stats{Median: ms / 1e3, N: 6, Batch: 1}},
+		Result:         results.Result{Name: name, Outcome: results.Measured, Stats: &stats.Stats{Median: ms / 1e3, N: 6, Batch: 1}},
 		CompileSeconds: 0.1, MeasureSeconds: 0.2, Time: time.Unix(1760000000+int64(at), 0).UTC()}
 }
 

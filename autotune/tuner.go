@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -461,7 +462,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 // firstError returns the first failed candidate's name and error.
 func firstError(e *Entry, errs []error) (string, error) {
 	for i, r := range e.Results {
-		if r.Outcome != Failed && r.Outcome != Wrong && r.Outcome != Unsupported {
+		if r.Outcome != results.Failed && r.Outcome != results.Wrong && r.Outcome != results.Unsupported {
 			continue
 		}
 		if i < len(errs) && errs[i] != nil {

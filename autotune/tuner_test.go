@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
 
@@ -38,20 +39,20 @@ func TestMeasurePicksFastestAndRecordsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]autotune.Result{}
+	byName := map[string]results.Result{}
 	for _, r := range e.Results {
 		byName[r.Name] = r
 	}
 	if e.FastestName != "wg64" {
 		t.Errorf("fastest = %q, want wg64 (spin does 64x the work); results %+v", e.FastestName, e.Results)
 	}
-	if r := byName["wrong"]; r.Outcome != autotune.Wrong || r.Stats != nil {
+	if r := byName["wrong"]; r.Outcome != results.Wrong || r.Stats != nil {
 		t.Errorf("wrong candidate: %+v, want failed without stats", r)
 	}
-	if r := byName["exotic"]; r.Outcome != autotune.Unsupported {
+	if r := byName["exotic"]; r.Outcome != results.Unsupported {
 		t.Errorf("unsupported candidate: %+v", r)
 	}
-	if r := byName["spin"]; r.Outcome != autotune.Measured && r.Outcome != autotune.Dropped {
+	if r := byName["spin"]; r.Outcome != results.Measured && r.Outcome != results.Dropped {
 		t.Errorf("spin: %+v, want measured or dropped", r)
 	}
 	w := byName["wg64"].Stats

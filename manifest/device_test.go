@@ -11,6 +11,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -42,7 +43,7 @@ func TestManifestDeviceAsserts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := e.Results[1]; r.Outcome != autotune.Unsupported || !strings.Contains(r.Error, want) {
+	if r := e.Results[1]; r.Outcome != results.Unsupported || !strings.Contains(r.Error, want) {
 		t.Errorf("measured rows-shared-wg128: %s %q, want unsupported saying %q", r.Outcome, r.Error, want)
 	}
 	// Without the assert, the shared memory its constants come to at
@@ -115,7 +116,7 @@ func TestManifestMemoryModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := e.Results[0]; r.Outcome != autotune.Unsupported || !strings.Contains(r.Error, "needs vulkanMemoryModel") {
+	if r := e.Results[0]; r.Outcome != results.Unsupported || !strings.Contains(r.Error, "needs vulkanMemoryModel") {
 		t.Errorf("measured without the feature: %s %q, want unsupported naming vulkanMemoryModel", r.Outcome, r.Error)
 	}
 	if b := dev.takeBuilt(); len(b) != 0 {

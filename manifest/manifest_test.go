@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -306,14 +307,14 @@ func TestManifestMeasure(t *testing.T) {
 			name := op.Name() + "/" + r.Name
 			switch {
 			case wrongCandidates[name]:
-				if r.Outcome != autotune.Wrong || !strings.Contains(r.Error, "wrong result") {
+				if r.Outcome != results.Wrong || !strings.Contains(r.Error, "wrong result") {
 					t.Errorf("%s: %+v, want failed with a wrong result", name, r)
 				}
 			case strings.HasPrefix(r.Name, "vec4") && size[0]%4 != 0:
-				if r.Outcome != autotune.Failed || !strings.Contains(r.Error, "assert") {
+				if r.Outcome != results.Failed || !strings.Contains(r.Error, "assert") {
 					t.Errorf("%s: %+v, want failed on its assert", name, r)
 				}
-			case r.Outcome != autotune.Measured && r.Outcome != autotune.Dropped:
+			case r.Outcome != results.Measured && r.Outcome != results.Dropped:
 				t.Errorf("%s: %+v, want measured or dropped", name, r)
 			}
 		}

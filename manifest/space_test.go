@@ -14,6 +14,7 @@ import (
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
@@ -218,7 +219,7 @@ func TestSpaceManifestSearch(t *testing.T) {
 		t.Errorf("searched %d configurations, fastest %q", res.Search.Measured, res.Entry.FastestName)
 	}
 	for _, r := range res.Entry.Results {
-		if r.Outcome != autotune.Measured && r.Outcome != autotune.Unevaluated {
+		if r.Outcome != results.Measured && r.Outcome != autotune.Unevaluated {
 			t.Errorf("%s: %s %s", r.Name, r.Outcome, r.Error)
 		}
 	}

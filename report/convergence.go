@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 )
 
@@ -59,7 +60,7 @@ func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
 		by := map[string]autotune.LogRecord{}
 		for _, e := range l.Evals {
 			by[e.Name] = e
-			if e.Stats != nil && e.Stats.Median > 0 && (e.Outcome == autotune.Measured || e.Outcome == autotune.Dropped) {
+			if e.Stats != nil && e.Stats.Median > 0 && (e.Outcome == results.Measured || e.Outcome == results.Dropped) {
 				best = min(best, e.Stats.Median)
 			}
 		}

@@ -69,11 +69,11 @@ type Device struct {
 	Driver   string `json:"driver,omitempty"`
 }
 
-// Outcome is the results file's field saying what became of a benchmark's
-// candidate: the file format's own vocabulary, one of the constants below.
+// Outcome is what became of a measured candidate, in a tune, a search or
+// a run: one of the constants below.
 type Outcome string
 
-// The outcomes a results file records.
+// The outcomes of a candidate.
 const (
 	// Measured candidates were verified and timed.
 	Measured Outcome = "measured"
@@ -85,7 +85,9 @@ const (
 	Wrong Outcome = "wrong"
 	// Failed candidates failed to build or run.
 	Failed Outcome = "failed"
-	// Unsupported candidates need a feature the device lacks.
+	// Unsupported candidates need a feature the device lacks, or do not
+	// apply at the size (kernels.Candidate.Applies; a tuner leaves those
+	// out, vkbench run reports them).
 	Unsupported Outcome = "unsupported"
 	// Compiled candidates were only compiled (compile-only mode).
 	Compiled Outcome = "compiled"

@@ -141,12 +141,12 @@ func (r *abReport) add(p abPair, e *autotune.Entry) {
 
 // judge gives row its numbers and verdict from the results of OLD's
 // candidate and NEW's.
-func (r *abReport) judge(row *abRow, old, cur autotune.Result) {
-	measured := func(res autotune.Result) bool {
-		return (res.Outcome == autotune.Measured || res.Outcome == autotune.Dropped) && res.Stats != nil
+func (r *abReport) judge(row *abRow, old, cur results.Result) {
+	measured := func(res results.Result) bool {
+		return (res.Outcome == results.Measured || res.Outcome == results.Dropped) && res.Stats != nil
 	}
 	switch {
-	case cur.Outcome == autotune.Wrong:
+	case cur.Outcome == results.Wrong:
 		row.Verdict, row.Note = abWrong, "new: "+report.OneLine(cur.Error, 300)
 		return
 	case !measured(old):

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -424,7 +425,7 @@ func writeEntry(cmd *cobra.Command, t store.Table, e *autotune.Entry) error {
 
 // writeCompilerStats lists what the driver's compiler reported of each
 // candidate (registers, spills: often why one is slower), when it did.
-func writeCompilerStats(w io.Writer, rs []autotune.Result) error {
+func writeCompilerStats(w io.Writer, rs []results.Result) error {
 	var b strings.Builder
 	for _, r := range rs {
 		if len(r.Compiler) == 0 {

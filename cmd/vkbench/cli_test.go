@@ -751,7 +751,7 @@ func TestRunImageManifest(t *testing.T) {
 // that have them, sorted by name, under cache show's table.
 func TestCompilerStatsShown(t *testing.T) {
 	var b strings.Builder
-	err := writeCompilerStats(&b, []autotune.Result{
+	err := writeCompilerStats(&b, []results.Result{
 		{Name: "fast", Compiler: map[string]float64{"Register Count": 127, "Local Memory Size": 0}},
 		{Name: "unreported"},
 		{Name: "spills", Compiler: map[string]float64{"Register Count": 255, "Local Memory Size": 32}},
@@ -766,7 +766,7 @@ func TestCompilerStatsShown(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	if err := writeCompilerStats(&b, []autotune.Result{{Name: "none"}}); err != nil || b.Len() != 0 {
+	if err := writeCompilerStats(&b, []results.Result{{Name: "none"}}); err != nil || b.Len() != 0 {
 		t.Errorf("without statistics: %q, %v; want nothing", b.String(), err)
 	}
 }

@@ -89,10 +89,10 @@ func writeConditions(w io.Writer, file *results.File, verbose bool) error {
 // conditionsNote says, for a verdict on results measured side by side,
 // whether the GPU throttled or its clocks moved while either was
 // measured: a verdict to take with care, or to measure again.
-func conditionsNote(rs ...autotune.Result) string {
+func conditionsNote(rs ...results.Result) string {
 	var notes []string
 	for _, flag := range []string{telemetry.FlagThrottled, telemetry.FlagClocksMoved} {
-		if slices.ContainsFunc(rs, func(r autotune.Result) bool { return slices.Contains(r.Flags, flag) }) {
+		if slices.ContainsFunc(rs, func(r results.Result) bool { return slices.Contains(r.Flags, flag) }) {
 			notes = append(notes, flagAdvice[flag])
 		}
 	}

@@ -184,7 +184,7 @@ var benchNameReplacer = strings.NewReplacer(" ", "_", "\t", "_")
 // arithmetic (autotune.Peak.ComputeOf), intensity ×
 // bandwidth peak) for operations that compute, the bandwidth peak for those
 // that only move data; 0 when the peak is not known.
-func percentOfRoof(r autotune.Result, op kernels.Operation, peak *autotune.Peak) float64 {
+func percentOfRoof(r results.Result, op kernels.Operation, peak *autotune.Peak) float64 {
 	if peak == nil {
 		return 0
 	}

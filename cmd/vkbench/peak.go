@@ -15,6 +15,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -25,7 +26,7 @@ import (
 // measured where the device has them.
 var peakMeasures = []struct {
 	op, unit string
-	rate     func(autotune.Result) float64
+	rate     func(results.Result) float64
 	into     func(*autotune.PeakRecord) *float64
 }{
 	{"peak-fma-f32", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.GFLOPs }},
@@ -39,8 +40,8 @@ var peakMeasures = []struct {
 }
 
 // gflops and gbps read a result's arithmetic rate and its bandwidth.
-func gflops(r autotune.Result) float64 { return r.GFLOPs }
-func gbps(r autotune.Result) float64   { return r.GBps }
+func gflops(r results.Result) float64 { return r.GFLOPs }
+func gbps(r results.Result) float64   { return r.GBps }
 
 // newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {
@@ -158,7 +159,7 @@ func (p *peakRun) measureAll() error {
 // measure measures the operation name and returns its winner's rate, as
 // pick reads it, in unit; 0 where no candidate was measured, which its
 // row says why.
-func (p *peakRun) measure(name, unit string, pick func(autotune.Result) float64) (float64, error) {
+func (p *peakRun) measure(name, unit string, pick func(results.Result) float64) (float64, error) {
 	op, err := kernels.Lookup(name)
 	if err != nil {
 		return 0, err

@@ -509,7 +509,7 @@ func (e errOperationFailed) Error() string {
 func (e *errOperationFailed) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
 	entry := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
 	for i, c := range op.Candidates() {
-		entry.Results = append(entry.Results, autotune.Result{Index: i, Name: c.Name, Outcome: autotune.Failed, Error: err.Error()})
+		entry.Results = append(entry.Results, results.Result{Index: i, Name: c.Name, Outcome: results.Failed, Error: err.Error()})
 	}
 	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, entry, nil)...)
 	e.failures = append(e.failures, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
@@ -587,11 +587,6 @@ func (e errVerification) Error() string {
 	return fmt.Sprintf("candidate %s computed a wrong result", e.name)
 }
 
-// outcomeOf is the results file's outcome for what became of a tuned
-// candidate: the file's vocabulary has the tuner's words (a test holds
-// every autotune outcome to a results one of the same word).
-func outcomeOf(o autotune.Outcome) results.Outcome { return results.Outcome(o) }
-
 // benchmarksOf turns a tune's entry into result-file benchmarks.
 func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) []results.Benchmark {
 	cands := op.Candidates()
@@ -603,7 +598,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			DType:      op.DType().String(),
 			Shape:      e.Shape,
 			Candidate:  r.Name,
-			Outcome:    outcomeOf(r.Outcome),
+			Outcome:    r.Outcome,
 			Error:      r.Error,
 			Winner:     r.Index == e.Fastest,
 			Tie:        tieOf(e, r.Index),

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -103,22 +101,6 @@ func TestSchemaNamesTheFormat(t *testing.T) {
 	}
 	if doc.Title != results.Schema || doc.Properties.Schema.Const != results.Schema {
 		t.Errorf("the schema is titled %q and wants schema %q; the format is %q", doc.Title, doc.Properties.Schema.Const, results.Schema)
-	}
-}
-
-// TestOutcomeOfKeepsTheWord: a tuned candidate's outcome is written to a
-// results file in the tuner's own word, whichever it is, and that word is
-// one the results format declares.
-func TestOutcomeOfKeepsTheWord(t *testing.T) {
-	declared := []results.Outcome{results.Measured, results.Dropped, results.Wrong, results.Failed, results.Unsupported, results.Compiled}
-	for _, o := range []autotune.Outcome{autotune.Measured, autotune.Dropped, autotune.Wrong, autotune.Failed, autotune.Unsupported, autotune.Compiled} {
-		got := outcomeOf(o)
-		if string(got) != string(o) {
-			t.Errorf("outcomeOf(%q) = %q", o, got)
-		}
-		if !slices.Contains(declared, got) {
-			t.Errorf("outcomeOf(%q) = %q, which the results format does not declare", o, got)
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 )
 
@@ -150,7 +151,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 // evaluate.
 func evaluatedOnly(e *autotune.Entry) *autotune.Entry {
 	c := *e
-	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r autotune.Result) bool { return r.Outcome == autotune.Unevaluated })
+	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r results.Result) bool { return r.Outcome == autotune.Unevaluated })
 	return &c
 }
 
