@@ -197,6 +197,7 @@ type Scalar struct {
 	Bits uint32
 }
 
+// String is the kind and width, as "float32", or "none".
 func (s Scalar) String() string {
 	if s.Kind == "" {
 		return "none"
