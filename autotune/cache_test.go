@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -258,91 +255,6 @@ func TestCacheDisabled(t *testing.T) {
 	}
 	if c.Path() != "" {
 		t.Errorf("disabled cache has path %q", c.Path())
-	}
-}
-
-// TestCacheManyProcesses has 8 processes commit overlapping keys to one
-// file at once: every key ends up present once, every process reads back
-// the single stored answer, and the file passes bbolt's check.
-func TestCacheManyProcesses(t *testing.T) {
-	if os.Getenv("VKBENCH_CACHE_CHILD") != "" {
-		cacheChild(t)
-		return
-	}
-	path := filepath.Join(t.TempDir(), "shared.db")
-	const procs, keys = 8, 40
-	var wg sync.WaitGroup
-	outs := make([][]byte, procs)
-	errs := make([]error, procs)
-	for p := 0; p < procs; p++ {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCacheManyProcesses$")
-			cmd.Env = append(os.Environ(), "VKBENCH_CACHE_CHILD="+strconv.Itoa(p), "VKBENCH_CACHE_PATH="+path, "VKBENCH_CACHE_KEYS="+strconv.Itoa(keys))
-			outs[p], errs[p] = cmd.CombinedOutput()
-		}(p)
-	}
-	wg.Wait()
-	answers := map[string]string{}
-	for p := 0; p < procs; p++ {
-		if errs[p] != nil {
-			t.Fatalf("process %d: %v\n%s", p, errs[p], outs[p])
-		}
-		for _, line := range strings.Split(string(outs[p]), "\n") {
-			k, v, ok := strings.Cut(strings.TrimPrefix(line, "answer "), "=")
-			if !ok || !strings.HasPrefix(line, "answer ") {
-				continue
-			}
-			if prev, seen := answers[k]; seen && prev != v {
-				t.Errorf("process %d saw %s=%s, another saw %s", p, k, v, prev)
-			}
-			answers[k] = v
-		}
-	}
-	if len(answers) != keys {
-		t.Errorf("processes reported %d keys, want %d", len(answers), keys)
-	}
-	c := newCache(t, path)
-	entries, err := autotune.Entries(c, testTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int{}
-	for _, e := range entries {
-		seen[e.Key]++
-		if want := answers[e.Key]; want != strconv.Itoa(e.Fastest) {
-			t.Errorf("%s stored %d, processes used %s", e.Key, e.Fastest, want)
-		}
-	}
-	if len(seen) != keys {
-		t.Errorf("file holds %d keys, want %d", len(seen), keys)
-	}
-	for k, n := range seen {
-		if n != 1 {
-			t.Errorf("%s stored %d times", k, n)
-		}
-	}
-	checkBolt(t, path)
-}
-
-func cacheChild(t *testing.T) {
-	p, _ := strconv.Atoi(os.Getenv("VKBENCH_CACHE_CHILD"))
-	keys, _ := strconv.Atoi(os.Getenv("VKBENCH_CACHE_KEYS"))
-	c := newCache(t, os.Getenv("VKBENCH_CACHE_PATH"))
-	// Each process takes the keys in another order, so they overlap.
-	for j := 0; j < keys; j++ {
-		i := (j*7 + p*5) % keys
-		k := key(t, fmt.Sprintf("copy/u32/%d", 1024*(i+1)))
-		if idx, ok := lookup(c, testTable, k, "c"); ok {
-			fmt.Printf("answer %s=%d\n", k, idx)
-			continue
-		}
-		stored, err := autotune.Commit(c, testTable, k, "c", entry(p%3, "a", "b", "c"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Printf("answer %s=%d\n", k, stored.Fastest)
 	}
 }
 

@@ -26,7 +26,9 @@ func FuzzDecodeEntry(f *testing.F) {
 	}
 	f.Add(data)
 	f.Add(data[:len(data)/2])
-	f.Add(mustJSON(f, scaleEntry(scaleKey(3), scaleTable(0).Hardware, 3)))
+	four := entry(2, "a", "b", "c", "d")
+	four.Schema, four.Key, four.Checksum, four.Hardware = store.SchemaVersion, "transpose/f32/67x4096x128", "3f2a9c41d07b5e66", "nvidia-2303_gpu-03_575.57.08"
+	f.Add(mustJSON(f, four))
 	f.Add([]byte(`{"schema":2,"key":"copy/u32/8","fastest":0,"results":[{}]}`))
 	f.Add([]byte(`{"schema":1,"key":"copy/u32/8","fastest":1,"results":[{}]}`))
 	f.Add([]byte(`{"schema":1,"key":"copy/u32/8","fastest":-1,"results":[{}]}`))

@@ -1,7 +1,8 @@
-package autotune_test
+package store_test
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -26,35 +24,54 @@ var crashTables = []store.Table{
 	{Hardware: "crash-hw-b", Tuner: "manifest"},
 }
 
-// crashCommit is one commit of the crash test's child: entry n of table
-// n%3, under checksum sum. Every fifth n is committed twice, first under
-// "old" then under "new", so that kills also land in a commit that
-// replaces a stale entry (a delete and a put in one transaction).
+// crashCommit is one commit of the crash test's child: value n of table
+// n%3, under key copy/u32/<n+1>@sum, as autotune keys its answers. Every
+// fifth n is committed twice, first under "old" then under "new", the
+// second replacing the first (a delete and a put in one Update), so that
+// kills also land in such a commit.
 type crashCommit struct {
 	n   int
 	sum string
 }
 
 func (cc crashCommit) table() store.Table { return crashTables[cc.n%len(crashTables)] }
-func (cc crashCommit) key() autotune.Key {
-	return autotune.Key{Op: "copy", DType: "u32", Shape: autotune.ShapeOf(int64(cc.n + 1))}
+func (cc crashCommit) prefix() string     { return fmt.Sprintf("copy/u32/%d@", cc.n+1) }
+func (cc crashCommit) key() []byte        { return []byte(cc.prefix() + cc.sum) }
+
+// want is the value as the file must hold it: every part is derived from
+// n and sum, so a torn or mixed-up value shows. It is about the size of an
+// answer of three candidates.
+func (cc crashCommit) want() []byte {
+	return fmt.Appendf(nil, `{"schema":1,"key":"copy/u32/%d","checksum":%q,"fastest":%d,"hardware":%q,"device":"crash-%d","results":%q}`,
+		cc.n+1, cc.sum, cc.n%3, cc.table().Hardware, cc.n, strings.Repeat("naive tiled vec4 ", 12))
 }
 
-// want is the entry as the file must hold it: every field is derived from
-// n, so a torn or mixed-up value shows.
-func (cc crashCommit) want() *autotune.Entry {
-	e := entry(cc.n%3, "naive", "tiled", "vec4")
-	e.Device = "crash-" + strconv.Itoa(cc.n)
-	e.Shape = cc.key().Shape.String()
-	e.Hardware = cc.table().Hardware
-	e.Schema, e.Key, e.Checksum = store.SchemaVersion, cc.key().String(), cc.sum
-	return e
+// commit writes cc as autotune commits an answer: in one Update, the
+// key's values under other checksums go and cc's is put.
+func (cc crashCommit) commit(s *store.Store) error {
+	return s.Update(cc.table(), func(rows store.Rows) error {
+		var stale [][]byte
+		if err := rows.Scan([]byte(cc.prefix()), func(k, _ []byte) error {
+			if !bytes.Equal(k, cc.key()) {
+				stale = append(stale, bytes.Clone(k))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if err := rows.Delete(k); err != nil {
+				return err
+			}
+		}
+		return rows.Put(cc.key(), cc.want())
+	})
 }
 
 // TestCacheSurvivesSIGKILL kills a process that commits to the cache in a
 // loop, at a random moment, 50 times (10 with -short), on one file. After
 // each kill the file passes bbolt's consistency check, and holds every
-// entry the child said it had committed, complete; of the commit in
+// value the child said it had committed, complete; of the commit in
 // flight, all or nothing; nothing was moved aside. VKBENCH_CRASH_SEED
 // replays a run.
 func TestCacheSurvivesSIGKILL(t *testing.T) {
@@ -172,7 +189,21 @@ func verifyCrashFile(t *testing.T, path string, latest map[int]string) (unreport
 	c := newCache(t, path)
 	found := map[int]bool{}
 	for ti, tbl := range crashTables {
-		entries, err := autotune.Entries(c, tbl)
+		var stored []crashCommit
+		err := c.Scan(tbl, func(k, v []byte) error {
+			var n int
+			var sum string
+			if _, err := fmt.Sscanf(strings.Replace(string(k), "@", " ", 1), "copy/u32/%d %s", &n, &sum); err != nil {
+				t.Errorf("%s: key %q: %v", tbl, k, err)
+				return nil
+			}
+			cc := crashCommit{n: n - 1, sum: sum}
+			if !bytes.Equal(v, cc.want()) {
+				t.Errorf("%s: value of %s is not what was committed:\n got %s\nwant %s", tbl, k, v, cc.want())
+			}
+			stored = append(stored, cc)
+			return nil
+		})
 		if err != nil {
 			if len(latest) == 0 {
 				continue
@@ -189,30 +220,21 @@ func verifyCrashFile(t *testing.T, path string, latest map[int]string) (unreport
 			}
 			continue
 		}
-		for _, e := range entries {
-			k, err := autotune.ParseKey(e.Key)
-			if err != nil {
-				t.Errorf("%s: %v", tbl, err)
-				continue
-			}
-			n := int(k.Shape.Dim(0)) - 1
-			cc := crashCommit{n: n, sum: e.Checksum}
-			if diff := cmp.Diff(cc.want(), e); diff != "" {
-				t.Errorf("%s: entry %s@%s is not what was committed (-want +got):\n%s", tbl, e.Key, e.Checksum, diff)
-			}
+		for _, cc := range stored {
+			n := cc.n
 			if found[n] {
-				t.Errorf("%s: %s stored under two checksums", tbl, e.Key)
+				t.Errorf("%s: %d stored under two checksums", tbl, n)
 			}
 			found[n] = true
 			sum, ok := latest[n]
 			switch {
 			case !ok:
 				unreported = append(unreported, cc)
-			case sum == e.Checksum:
-			case sum == "old" && e.Checksum == "new":
+			case sum == cc.sum:
+			case sum == "old" && cc.sum == "new":
 				unreported = append(unreported, cc) // the replacing commit was in flight
 			default:
-				t.Errorf("%s: %s has checksum %s, the child last reported %s", tbl, e.Key, e.Checksum, sum)
+				t.Errorf("%s: %d has checksum %s, the child last reported %s", tbl, n, cc.sum, sum)
 			}
 		}
 	}
@@ -227,8 +249,8 @@ func verifyCrashFile(t *testing.T, path string, latest map[int]string) (unreport
 	return unreported
 }
 
-// crashChild commits entries until it is killed (or 20 s pass), printing
-// each after its Commit returned.
+// crashChild commits values until it is killed (or 20 s pass), printing
+// each after its Update returned.
 func crashChild(t *testing.T) {
 	round, _ := strconv.Atoi(os.Getenv("VKBENCH_CRASH_ROUND"))
 	c := newCache(t, os.Getenv("VKBENCH_CRASH_PATH"))
@@ -243,8 +265,7 @@ func crashChild(t *testing.T) {
 		}
 		for _, sum := range sums {
 			cc := crashCommit{n: n, sum: sum}
-			e := cc.want()
-			if _, err := autotune.Commit(c, cc.table(), cc.key(), sum, e); err != nil {
+			if err := cc.commit(c); err != nil {
 				fmt.Printf("warning commit %d@%s: %v\n", n, sum, err)
 				continue
 			}

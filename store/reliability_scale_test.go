@@ -1,21 +1,18 @@
-package autotune_test
+package store_test
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/results"
-	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -27,35 +24,38 @@ func scaleTable(i int) store.Table {
 	return store.Table{Hardware: fmt.Sprintf("nvidia-%04x_gpu-%02d_575.57.08", 0x2300+i, i), Tuner: "builtin"}
 }
 
-func scaleKey(i int) autotune.Key {
+func scaleKey(i int) string {
 	ops := [...]string{"copy", "triad", "reduce", "transpose", "gemm"}
 	op := ops[i%len(ops)]
 	if op == "gemm" || op == "transpose" {
-		return autotune.Key{Op: op, DType: "f32", Shape: autotune.ShapeOf(int64(64+i), 4096, 128)}
+		return fmt.Sprintf("%s/f32/%dx4096x128", op, 64+i)
 	}
-	return autotune.Key{Op: op, DType: "f32", Shape: autotune.ShapeOf(int64(1024 + i))}
+	return fmt.Sprintf("%s/f32/%d", op, 1024+i)
 }
 
-// scaleEntry is an entry of the size a real tune stores: four candidates,
-// ten samples each.
-func scaleEntry(k autotune.Key, hw string, i int) *autotune.Entry {
-	e := &autotune.Entry{
-		Schema: store.SchemaVersion, Key: k.String(), Checksum: "3f2a9c41d07b5e66",
-		Fastest: i % 4, Shape: k.Shape.String(), Level: "balanced", Mode: "hot",
-		Bounds:   autotune.Bounds{TargetHalfWidth: 0.01, Budget: 2 * time.Second, MinSamples: 10, MaxSamples: 200, MinSampleTime: time.Millisecond},
-		Hardware: hw, Device: "0:NVIDIA H200:9b1c2d3e4f5a60718293a4b5c6d7e8f9", Version: "v0.3.0", Time: time.Unix(1760000000, 0).UTC(),
-	}
+// scaleValue is a value of the size and shape of the answer a real tune
+// stores (autotune's Entry): four candidates, ten samples each.
+func scaleValue(k, hw string, i int) []byte {
+	var results []map[string]any
 	for c := 0; c < 4; c++ {
 		samples := make([]float64, 10)
 		for s := range samples {
 			samples[s] = 1e-4 * (1 + float64(c) + float64(s)/97)
 		}
-		st := stats.Summarize(samples, 8)
-		e.Results = append(e.Results, results.Result{Index: c, Name: fmt.Sprintf("cand-%d-wg%d", c, 64<<c), Outcome: results.Measured,
-			Stats: &st, GBps: 3100.5 + float64(c)})
+		results = append(results, map[string]any{"index": c, "name": fmt.Sprintf("cand-%d-wg%d", c, 64<<c), "outcome": "measured",
+			"stats": map[string]any{"n": 10, "batch": 8, "median": samples[5], "lo": samples[2], "hi": samples[8], "min": samples[0],
+				"max": samples[9], "mean": samples[5], "spread": 0.031, "samples": samples}, "gb_per_s": 3100.5 + float64(c)})
 	}
-	e.FastestName = e.Results[e.Fastest].Name
-	return e
+	data, err := json.Marshal(map[string]any{
+		"schema": store.SchemaVersion, "key": k, "checksum": "3f2a9c41d07b5e66", "fastest": i % 4,
+		"fastest_name": results[i%4]["name"], "results": results, "shape": k[strings.LastIndex(k, "/")+1:], "level": "balanced", "mode": "hot",
+		"limits":   map[string]any{"target_half_width": 0.01, "budget_ns": 2e9, "min_samples": 10, "max_samples": 200, "min_sample_time_ns": 1e6},
+		"hardware": hw, "device": "0:NVIDIA H200:9b1c2d3e4f5a60718293a4b5c6d7e8f9", "vkbench_version": "v0.3.0", "time": "2025-10-09T08:53:20Z",
+	})
+	if err != nil {
+		panic(err)
+	}
+	return data
 }
 
 // buildScaleCache writes n entries spread over scaleTables tables straight
@@ -84,11 +84,7 @@ func buildScaleCache(tb testing.TB, path string, n int) {
 			}
 			for i := t * per; i < min(n, (t+1)*per); i++ {
 				k := scaleKey(i)
-				data, err := json.Marshal(scaleEntry(k, tbl.Hardware, i))
-				if err != nil {
-					return err
-				}
-				if err := b.Put([]byte(k.String()+"@3f2a9c41d07b5e66"), data); err != nil {
+				if err := b.Put([]byte(k+"@3f2a9c41d07b5e66"), scaleValue(k, tbl.Hardware, i)); err != nil {
 					return err
 				}
 			}
@@ -156,7 +152,7 @@ func newScaleFile(tb testing.TB, n int) *scaleFile {
 func (f *scaleFile) lookup(tb testing.TB, i int) {
 	per := (f.n + scaleTables - 1) / scaleTables
 	tbl, k := scaleTable(i/per), scaleKey(i)
-	if _, ok := lookup(f.cache, tbl, k, "3f2a9c41d07b5e66"); !ok {
+	if v, _ := f.cache.Get(tbl, []byte(k+"@3f2a9c41d07b5e66")); v == nil {
 		tb.Fatalf("%d entries: miss of %s in %s (warnings %q)", f.n, k, tbl, f.cache.Warnings())
 	}
 }
@@ -218,16 +214,8 @@ func TestCacheLookupScale(t *testing.T) {
 	t.Logf("lookup from the file: %v with %d entries, %v with %d (fastest of %d rounds of %d, ratio %.2f; medians %v and %v)",
 		ts[0], small.n, tl[0], large.n, rounds, per, ratio, ts[rounds/2], tl[rounds/2])
 	t.Logf("file: %d bytes for %d entries, %.0f bytes an entry (an entry's JSON is %d bytes)",
-		large.size, large.n, float64(large.size)/float64(large.n), len(mustJSON(t, scaleEntry(scaleKey(1), scaleTable(0).Hardware, 1))))
+		large.size, large.n, float64(large.size)/float64(large.n), len(scaleValue(scaleKey(1), scaleTable(0).Hardware, 1)))
 	if ratio > 2.5 {
 		t.Errorf("a lookup costs %.2f times as much with %d entries as with %d; want at most 2.5 (the depth of the tree)", ratio, large.n, small.n)
-	}
-}
-
-// closeOK closes c at the end of a test, failing it if that fails.
-func closeOK(tb testing.TB, c io.Closer) {
-	tb.Helper()
-	if err := c.Close(); err != nil {
-		tb.Errorf("close: %v", err)
 	}
 }
