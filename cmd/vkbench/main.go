@@ -16,8 +16,8 @@
 // "vkbench help COMMAND" says more about each.
 //
 // Exit status: 0 success, 1 a regression or a failed verification, 2 bad
-// usage or input, 3 a device or driver failure, 130 interrupted (SIGINT),
-// 143 terminated (SIGTERM).
+// usage or input, 3 a device or driver failure, 4 the output could not be
+// written, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 package main
 
 import (
@@ -46,6 +46,7 @@ const (
 	exitRegression = 1
 	exitUsage      = 2
 	exitDevice     = 3
+	exitOutput     = 4
 )
 
 // usageError marks an error as the user's input, for exit status 2.
@@ -203,7 +204,10 @@ func exitCode(err error) int {
 	var ver errVerification
 	var opFailed errOperationFailed
 	var regText errRegressionText
+	var out errOutput
 	switch {
+	case errors.As(err, &out):
+		return exitOutput
 	case errors.As(err, &reg), errors.As(err, &ver), errors.As(err, &opFailed), errors.As(err, &regText):
 		return exitRegression
 	case errors.As(err, &u):
@@ -229,7 +233,8 @@ timestamps, picks the fastest of several candidate kernels for a problem, and
 remembers the answer per hardware in a tune cache.
 
 Exit status: 0 success, 1 a regression (compare) or a candidate that computed a
-wrong result, 2 bad usage or input, 3 a device or driver failure.`,
+wrong result, 2 bad usage or input, 3 a device or driver failure, 4 the output
+could not be written (a full disk, a closed pipe).`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -1,26 +1,45 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// outFile is where a command writes its output: standard output, or a file
-// given with -o, written atomically. The file's bytes go to a temporary
-// file in the same folder, which Commit renames over the path once the
-// command has succeeded; Discard removes it. A command that fails, or is
-// interrupted, leaves an existing file as it was and no partial one.
+// outFile is where a command writes its output: standard output, or the
+// file given with -o. A regular file is written atomically: the bytes go
+// to a temporary file beside it, which Commit renames over it once the
+// command has succeeded, keeping its permissions; Discard removes it. A
+// symbolic link is followed to the file it names, which is replaced, not
+// the link. Anything else (a terminal, a pipe, /dev/stdout, a descriptor
+// under /dev/fd or /proc) cannot be replaced: what the command writes is
+// kept in memory and written to it at Commit. Either way a command that
+// fails, or is interrupted, writes nothing.
 type outFile struct {
-	io.Writer
-	path string
-	tmp  *os.File // nil for standard output
+	w      io.Writer
+	name   string // for messages: "-o PATH", or "standard output"
+	path   string // as given; "" for standard output
+	target string // the regular file tmp replaces: path, links followed
+	mode   os.FileMode
+	tmp    *os.File      // the atomic case
+	direct *bytes.Buffer // the non-regular case
 }
+
+// errOutput is a failure to write the command's output (a full disk, a
+// closed pipe): exit status 4, not a device's failure, naming the output
+// the user gave, never a temporary file.
+type errOutput struct{ err error }
+
+func (e errOutput) Error() string { return e.err.Error() }
+func (e errOutput) Unwrap() error { return e.err }
 
 // openOutput opens path for output (standard output if path is empty). It
 // checks at once that the file can be written, before any work is done,
@@ -28,24 +47,65 @@ type outFile struct {
 // would destroy.
 func openOutput(cmd *cobra.Command, path, cachePath string) (*outFile, error) {
 	if path == "" {
-		return &outFile{Writer: cmd.OutOrStdout()}, nil
+		return &outFile{w: cmd.OutOrStdout(), name: "standard output"}, nil
 	}
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return nil, usageError{fmt.Errorf("-o %s: not a regular file", path)}
-		}
+	o := &outFile{name: "-o " + path, path: path, mode: 0o644}
+	target, descriptor, err := followLinks(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", o.name, err)}
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, usageError{fmt.Errorf("%s: is a directory", o.name)}
+	case err == nil && (descriptor || !fi.Mode().IsRegular()):
+		o.direct = &bytes.Buffer{}
+		o.w = o.direct
+		return o, nil
+	case err == nil:
 		if cachePath != "" {
 			if ci, err := os.Stat(cachePath); err == nil && os.SameFile(fi, ci) {
-				return nil, usageError{fmt.Errorf("-o %s is the tune cache's file; writing results there would destroy it", path)}
+				return nil, usageError{fmt.Errorf("%s is the tune cache's file; writing results there would destroy it", o.name)}
 			}
 		}
+		o.mode = fi.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, usageError{fmt.Errorf("%s: %w", o.name, unwrapPathError(err))}
 	}
-	dir, base := filepath.Split(path)
-	tmp, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+".tmp-*")
-	if err != nil {
-		return nil, usageError{fmt.Errorf("-o %s: %w", path, unwrapPathError(err))}
+	dir, base := filepath.Split(target)
+	o.target = target
+	if o.tmp, err = os.CreateTemp(cmp.Or(dir, "."), "."+base+".tmp-*"); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", o.name, unwrapPathError(err))}
 	}
-	return &outFile{Writer: tmp, path: path, tmp: tmp}, nil
+	o.w = o.tmp
+	return o, nil
+}
+
+// followLinks returns the file that path names once its symbolic links
+// are followed (the last may not exist yet: it is the file to create), and
+// whether a link on the way led into /dev or /proc, where a name stands
+// for an open descriptor (/dev/stdout) that replacing would not reach.
+func followLinks(path string) (target string, descriptor bool, err error) {
+	descriptor = strings.HasPrefix(filepath.Clean(path), "/dev/")
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			return path, descriptor, nil
+		}
+		if err != nil {
+			return "", false, unwrapPathError(err)
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", false, unwrapPathError(err)
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		descriptor = descriptor || strings.HasPrefix(link, "/dev/") || strings.HasPrefix(link, "/proc/")
+		path = link
+	}
+	return "", false, errors.New("too many levels of symbolic links")
 }
 
 // writeOutput writes a command's output to path (standard output if
@@ -58,8 +118,8 @@ func writeOutput(cmd *cobra.Command, path, cachePath string, write func(io.Write
 	return out.finish(write(out))
 }
 
-// unwrapPathError drops the temporary file's name from err: the user named
-// the output, not the temporary file.
+// unwrapPathError drops the file's name from err: the user named the
+// output, not the temporary file.
 func unwrapPathError(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
@@ -68,28 +128,51 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// Commit makes the written bytes the file's content (0644, as a file made
-// with os.Create). On failure the file is left as it was.
-func (o *outFile) Commit() error {
-	if o.tmp == nil {
-		return nil
+// Write writes to the output; an error of it is an errOutput naming the
+// output as the user gave it.
+func (o *outFile) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		err = errOutput{fmt.Errorf("%s: %w", o.name, unwrapPathError(err))}
 	}
-	tmp := o.tmp
-	o.tmp = nil
-	err := errors.Join(tmp.Chmod(0o644), tmp.Sync(), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), o.path)
+	return n, err
+}
+
+// Commit makes the written bytes the output's content: a regular file is
+// replaced, with its permissions (0644 for a new one); anything else is
+// written. On failure a regular file is left as it was.
+func (o *outFile) Commit() error {
+	var err error
+	switch {
+	case o.tmp != nil:
+		tmp := o.tmp
+		o.tmp = nil
+		err = errors.Join(tmp.Chmod(o.mode), tmp.Sync(), tmp.Close())
+		if err == nil {
+			err = os.Rename(tmp.Name(), o.target)
+		}
+		if err != nil {
+			_ = os.Remove(tmp.Name()) // best effort: the error below is what matters
+		}
+	case o.direct != nil:
+		data := o.direct.Bytes()
+		o.direct = nil
+		var f *os.File
+		if f, err = os.OpenFile(o.path, os.O_WRONLY, 0); err == nil {
+			_, err = f.Write(data)
+			err = errors.Join(err, f.Close())
+		}
 	}
 	if err != nil {
-		_ = os.Remove(tmp.Name()) // best effort: the error below is what matters
-		return fmt.Errorf("-o %s: %w", o.path, unwrapPathError(err))
+		return errOutput{fmt.Errorf("%s: %w", o.name, unwrapPathError(err))}
 	}
 	return nil
 }
 
-// Discard drops what was written; the file stays as it was. It does
+// Discard drops what was written; the output stays as it was. It does
 // nothing after Commit.
 func (o *outFile) Discard() {
+	o.direct = nil
 	if o.tmp == nil {
 		return
 	}

@@ -60,7 +60,8 @@ above it, and report can draw the roofline.
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
 
-Exit status: 0 success, 2 bad usage, 3 a device failure.`,
+Exit status: 0 success, 2 bad usage, 3 a device failure, 4 the output could not
+be written.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f) },
 	}

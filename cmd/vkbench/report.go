@@ -45,7 +45,8 @@ device's bandwidth and compute roofs. The roofs come from --peak-gbps and
 with a note. Operations that only move data (copy, transpose) are listed
 under it with their bandwidth.
 
-Exit status: 0 success, 2 bad usage or an unreadable or malformed file.`,
+Exit status: 0 success, 2 bad usage or an unreadable or malformed file, 4 the
+report could not be written.`,
 		Example: `  vkbench run --format json -o run.json
   vkbench report run.json -o report.html
   vkbench report base.json new.json -o compare.png --peak-gbps 900 --peak-gflops 30000`,

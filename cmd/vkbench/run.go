@@ -227,7 +227,8 @@ each with the reason.
 Operations: ` + strings.Join(opNames(kernels.Builtin()), ", ") + `.
 
 Exit status: 0 success, 1 a candidate computed a wrong result or an operation
-could not run at its size, 2 bad usage, 3 a device failure.`,
+could not run at its size, 2 bad usage, 3 a device failure, 4 the output could
+not be written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBench(cmd, &f, args, false, false)
 		},

@@ -51,7 +51,8 @@ bound each search as they bound tune's. The output is a Markdown table, one
 row a search, then each strategy's median over its seeds; or with --format log
 the searches themselves, as a tuning log, which vkbench report draws.
 
-Exit status: 0 success, 2 bad usage or a file that is not a tuning log.`,
+Exit status: 0 success, 2 bad usage or a file that is not a tuning log, 4 the
+output could not be written.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("replay takes one tuning log")}

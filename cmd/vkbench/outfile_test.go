@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// quickRun is a run that writes a small JSON result.
+var quickRun = []string{"run", "copy", "--size", "1024", "--budget", "50ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off", "--format", "json"}
+
+// TestOutputThroughLink: -o names a symbolic link: the file it points to
+// is replaced, atomically, keeping its permissions, and the link stays a
+// link (it was replaced by a regular file of mode 0644).
+func TestOutputThroughLink(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "results.json"), filepath.Join(dir, "latest.json")
+	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(target, 0o600); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	if err := os.Symlink("results.json", link); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, exitOK, append(quickRun, "-o", link)...)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("-o %s: the link is now %v (%v), want it a symbolic link still", link, fi.Mode(), err)
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file the link names has mode %v, want 0600 as before", fi.Mode().Perm())
+	}
+	if data, err := os.ReadFile(target); err != nil || !strings.HasPrefix(string(data), "{") {
+		t.Errorf("the file the link names holds %.40q (%v), want the results", data, err)
+	}
+	if stray, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(stray) > 0 {
+		t.Errorf("temporary files left: %v", stray)
+	}
+}
+
+// TestOutputToDescriptor: -o /dev/stdout, with standard output a regular
+// file, writes into that file through the descriptor, as a shell's
+// redirection would; /dev/stdout itself is left alone (run as root, it was
+// replaced by a regular file).
+func TestOutputToDescriptor(t *testing.T) {
+	needDevice(t)
+	before, err := os.Lstat("/dev/stdout")
+	if err != nil {
+		t.Fatalf("no /dev/stdout here: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "stdout")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(os.Args[0], append(quickRun, "-o", "/dev/stdout")...)
+	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
+	cmd.Stdout = f
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("-o /dev/stdout: %v\n%s", err, stderr.String())
+	}
+	if data, err := os.ReadFile(out); err != nil || !strings.HasPrefix(string(data), "{") {
+		t.Errorf("standard output's file holds %.40q (%v), want the results", data, err)
+	}
+	after, err := os.Lstat("/dev/stdout")
+	if err != nil || after.Mode() != before.Mode() {
+		t.Errorf("/dev/stdout was %v, is now %v (%v)", before.Mode(), after.Mode(), err)
+	}
+}
+
+// TestOutputFullDisk: an output that cannot be written (a full disk, here
+// /dev/full) exits 4, not 3, which is a device's failure, and the message
+// names the output as the user gave it, not a temporary file.
+func TestOutputFullDisk(t *testing.T) {
+	needDevice(t)
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Fatalf("no /dev/full here: %v", err)
+	}
+	r := vkbench(t, append(quickRun, "-o", "/dev/full")...)
+	if r.code != exitOutput || r.stderr != "vkbench: -o /dev/full: no space left on device\n" {
+		t.Errorf("-o /dev/full: exit status %d, stderr %q; want 4 and the line naming /dev/full", r.code, r.stderr)
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	cmd := exec.Command(os.Args[0], quickRun...)
+	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
+	cmd.Stdout = full
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitOutput || stderr.String() != "vkbench: standard output: no space left on device\n" {
+		t.Errorf("standard output on /dev/full: %v, stderr %q; want exit status 4 and the line naming standard output", err, stderr.String())
+	}
+}
