@@ -11,6 +11,7 @@
 // Submission and waiting.
 
 VkResult vkb_submit(const vkb_device *d, VkCommandBuffer cb, uint64_t wait, uint64_t signal) {
+	VKB_ROUTE(d->route);
 	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 	VkTimelineSemaphoreSubmitInfo ti = {
 		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -34,16 +35,19 @@ VkResult vkb_submit(const vkb_device *d, VkCommandBuffer cb, uint64_t wait, uint
 }
 
 VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns) {
+	VKB_ROUTE(d->route);
 	return vkb_wait_timeline(d, d->timeline, value, timeout_ns);
 }
 
 vkb_counter_value vkb_counter(const vkb_device *d) {
+	VKB_ROUTE(d->route);
 	vkb_counter_value v = {0};
 	v.result = d->GetSemaphoreCounterValue(d->device, d->timeline, &v.value);
 	return v;
 }
 
 VkResult vkb_submit_timeline(const vkb_device *d, VkCommandBuffer cb, VkSemaphore s, uint64_t signal) {
+	VKB_ROUTE(d->route);
 	VkTimelineSemaphoreSubmitInfo ti = {
 		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
 		.signalSemaphoreValueCount = 1,
@@ -61,6 +65,7 @@ VkResult vkb_submit_timeline(const vkb_device *d, VkCommandBuffer cb, VkSemaphor
 }
 
 VkResult vkb_wait_timeline(const vkb_device *d, VkSemaphore s, uint64_t value, uint64_t timeout_ns) {
+	VKB_ROUTE(d->route);
 	VkSemaphoreWaitInfo wi = {
 		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
 		.semaphoreCount = 1,
@@ -73,6 +78,7 @@ VkResult vkb_wait_timeline(const vkb_device *d, VkSemaphore s, uint64_t value, u
 // Pipeline cache.
 
 VkResult vkb_create_pipeline_cache(const vkb_device *d, const void *data, size_t size, VkPipelineCache *out) {
+	VKB_ROUTE(d->route);
 	VkPipelineCacheCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
 		.initialDataSize = size,
@@ -82,16 +88,19 @@ VkResult vkb_create_pipeline_cache(const vkb_device *d, const void *data, size_t
 }
 
 VkResult vkb_pipeline_cache_data(const vkb_device *d, VkPipelineCache cache, size_t *size, void *data) {
+	VKB_ROUTE(d->route);
 	return d->GetPipelineCacheData(d->device, cache, size, data);
 }
 
 void vkb_destroy_pipeline_cache(const vkb_device *d, VkPipelineCache cache) {
+	VKB_ROUTE(d->route);
 	d->DestroyPipelineCache(d->device, cache, NULL);
 }
 
 // Buffers.
 
 VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out, VkMemoryRequirements *req) {
+	VKB_ROUTE(d->route);
 	VkBufferCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
 		.size = size,
@@ -106,6 +115,7 @@ VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out
 }
 
 VkResult vkb_allocate(const vkb_device *d, VkDeviceSize size, uint32_t type, VkDeviceMemory *mem, const char **failed) {
+	VKB_ROUTE(d->route);
 	VkMemoryAllocateInfo ai = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 		.allocationSize = size,
@@ -118,6 +128,7 @@ VkResult vkb_allocate(const vkb_device *d, VkDeviceSize size, uint32_t type, VkD
 
 VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, uint32_t type, int map, VkDeviceMemory *mem,
 	void **ptr, const char **failed) {
+	VKB_ROUTE(d->route);
 	VkResult r = vkb_allocate(d, size, type, mem, failed);
 	if (r != VK_SUCCESS) return r;
 	r = d->BindBufferMemory(d->device, buf, *mem, 0);
@@ -135,6 +146,7 @@ VkResult vkb_bind_memory(const vkb_device *d, VkBuffer buf, VkDeviceSize size, u
 }
 
 void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem) {
+	VKB_ROUTE(d->route);
 	d->DestroyBuffer(d->device, buf, NULL);
 	if (mem != VK_NULL_HANDLE) d->FreeMemory(d->device, mem, NULL); // unmaps too
 }
@@ -144,6 +156,7 @@ void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem) {
 VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
 	uint32_t bindings, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
 	vkb_pipeline *out, const char **failed) {
+	VKB_ROUTE(d->route);
 	memset(out, 0, sizeof *out);
 	VkShaderModuleCreateInfo mci = {
 		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -236,6 +249,7 @@ done:
 }
 
 VkResult vkb_pipeline_executables(const vkb_device *d, VkPipeline p, uint32_t *count, VkPipelineExecutablePropertiesKHR *out) {
+	VKB_ROUTE(d->route);
 	VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = p};
 	if (out != NULL) {
 		for (uint32_t i = 0; i < *count; i++) {
@@ -246,6 +260,7 @@ VkResult vkb_pipeline_executables(const vkb_device *d, VkPipeline p, uint32_t *c
 }
 
 VkResult vkb_pipeline_statistics(const vkb_device *d, VkPipeline p, uint32_t executable, uint32_t *count, VkPipelineExecutableStatisticKHR *out) {
+	VKB_ROUTE(d->route);
 	VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = p, .executableIndex = executable};
 	if (out != NULL) {
 		for (uint32_t i = 0; i < *count; i++) {
@@ -256,6 +271,7 @@ VkResult vkb_pipeline_statistics(const vkb_device *d, VkPipeline p, uint32_t exe
 }
 
 void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p) {
+	VKB_ROUTE(d->route);
 	// Destroying VK_NULL_HANDLE is a no-op.
 	d->DestroyPipeline(d->device, p.pipeline, NULL);
 	d->DestroyPipelineLayout(d->device, p.layout, NULL);
@@ -293,6 +309,7 @@ static void write_mixed_set(const vkb_device *d, VkDescriptorSet set, uint32_t n
 // Command buffers.
 
 VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkCommandBuffer *cb, const char **failed) {
+	VKB_ROUTE(d->route);
 	VkCommandPoolCreateInfo pci = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 		.queueFamilyIndex = d->queue_family,
@@ -317,9 +334,13 @@ VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkC
 	return r;
 }
 
-void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool) { d->DestroyCommandPool(d->device, pool, NULL); }
+void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool) {
+	VKB_ROUTE(d->route);
+	d->DestroyCommandPool(d->device, pool, NULL);
+}
 
 VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, VkDescriptorPool *out) {
+	VKB_ROUTE(d->route);
 	// Images are rarer than buffers: a quarter as many of each kind.
 	uint32_t images = buffers / 4 > 0 ? buffers / 4 : 1;
 	VkDescriptorPoolSize sizes[] = {
@@ -337,10 +358,12 @@ VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t
 }
 
 void vkb_destroy_descriptor_pool(const vkb_device *d, VkDescriptorPool pool) {
+	VKB_ROUTE(d->route);
 	d->DestroyDescriptorPool(d->device, pool, NULL);
 }
 
 vkb_call vkb_begin(const vkb_device *d, VkCommandPool pool, VkCommandBuffer cb, uint32_t npools, const VkDescriptorPool *pools) {
+	VKB_ROUTE(d->route);
 	for (uint32_t i = 0; i < npools; i++) {
 		d->ResetDescriptorPool(d->device, pools[i], 0); // always VK_SUCCESS
 	}
@@ -353,6 +376,7 @@ vkb_call vkb_begin(const vkb_device *d, VkCommandPool pool, VkCommandBuffer cb, 
 }
 
 VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier) {
+	VKB_ROUTE(d->route);
 	if (host_barrier) {
 		// Fences and semaphores make device writes available to the
 		// device only; the host reads mapped memory after the fence, so
@@ -371,6 +395,7 @@ VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier) {
 VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, uint32_t nbind,
 	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const VkDescriptorType *types,
 	const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z) {
+	VKB_ROUTE(d->route);
 	if (nbind > 0) {
 		// Allocate and write the set before recording anything, so that a
 		// full pool (which the caller grows and retries) records nothing.
@@ -416,15 +441,18 @@ VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorP
 
 void vkb_cmd_copy(const vkb_device *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst,
 	VkDeviceSize dst_offset, VkDeviceSize size) {
+	VKB_ROUTE(d->route);
 	VkBufferCopy region = {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size};
 	d->CmdCopyBuffer(cb, src, dst, 1, &region);
 }
 
 void vkb_cmd_fill(const vkb_device *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size, uint32_t value) {
+	VKB_ROUTE(d->route);
 	d->CmdFillBuffer(cb, dst, offset, size, value);
 }
 
 void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb) {
+	VKB_ROUTE(d->route);
 	VkMemoryBarrier mb = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -436,6 +464,7 @@ void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb) {
 }
 
 void vkb_cmd_timestamp(const vkb_device *d, VkCommandBuffer cb, VkQueryPool pool, uint32_t index) {
+	VKB_ROUTE(d->route);
 	d->CmdResetQueryPool(cb, pool, index, 1);
 	d->CmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, index);
 }
@@ -443,6 +472,7 @@ void vkb_cmd_timestamp(const vkb_device *d, VkCommandBuffer cb, VkQueryPool pool
 // Timestamps.
 
 VkResult vkb_create_query_pool(const vkb_device *d, uint32_t count, VkQueryPool *out) {
+	VKB_ROUTE(d->route);
 	VkQueryPoolCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
 		.queryType = VK_QUERY_TYPE_TIMESTAMP,
@@ -457,9 +487,13 @@ VkResult vkb_create_query_pool(const vkb_device *d, uint32_t count, VkQueryPool 
 	return r;
 }
 
-void vkb_destroy_query_pool(const vkb_device *d, VkQueryPool pool) { d->DestroyQueryPool(d->device, pool, NULL); }
+void vkb_destroy_query_pool(const vkb_device *d, VkQueryPool pool) {
+	VKB_ROUTE(d->route);
+	d->DestroyQueryPool(d->device, pool, NULL);
+}
 
 VkResult vkb_query_results(const vkb_device *d, VkQueryPool pool, uint32_t first, uint32_t count, uint64_t *data) {
+	VKB_ROUTE(d->route);
 	return d->GetQueryPoolResults(d->device, pool, first, count, (size_t)count * 2 * sizeof(uint64_t), data,
 		2 * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
 }

@@ -86,7 +86,7 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 	}
 	var c *C.vkb_device
 	var failed *C.char
-	if r := C.vkb_create_device(drv.inst, pd.handle, pd.c, &c, &failed); r != C.VK_SUCCESS {
+	if r := C.vkb_create_device(drv.in.c, pd.handle, pd.c, C.uintptr_t(drv.route), &c, &failed); r != C.VK_SUCCESS {
 		return nil, resultError(C.GoString(failed), int32(r))
 	}
 	d := &device{
@@ -363,7 +363,7 @@ func (d *device) PipelineCacheData() ([]byte, error) {
 // destroys every object of the device still alive and the device. It is
 // safe concurrently with every other call: those already running finish
 // or fail with hal.ErrReleased. A GPU that does not finish in time leaves
-// the device lost to its waiters, and its device, objects and instance
+// the device lost to its waiters, and its device and objects
 // to the driver (the process frees them when it exits), with one warning
 // that says so, since destroying them under running work would crash
 // the driver. A second Release returns nil.
@@ -385,10 +385,10 @@ func (d *device) Release() error {
 		d.live, d.inflight = nil, nil
 		d.mu.Unlock()
 		d.setLost(status.Newf(status.DeadlineExceeded, "vk: Device.Release: the GPU did not finish its work within %v", d.releaseWait), false)
-		d.logger.Warn("vk: the GPU did not finish its work in time: leaving the device, its objects and the Vulkan instance to the driver, which frees them when the process exits",
+		d.logger.Warn("vk: the GPU did not finish its work in time: leaving the device and its objects to the driver, which frees them when the process exits",
 			"device", d.info.Name, "waited", d.releaseWait)
 		d.c = nil
-		d.drv.leak(d)
+		d.drv.forget(d)
 		return nil
 	}
 	// The timeline has passed every submission, but a driver may still be

@@ -34,7 +34,7 @@ func (d *device) gokiInit() error {
 	if gokiErr != nil {
 		return status.Wrap(gokiErr, status.Unavailable, "vk: goki/vulkan Init")
 	}
-	if err := vulkan.InitInstance(vulkan.Instance(unsafe.Pointer(d.drv.inst.instance))); err != nil {
+	if err := vulkan.InitInstance(vulkan.Instance(unsafe.Pointer(d.drv.in.c.instance))); err != nil {
 		return status.Wrap(err, status.Unavailable, "vk: goki/vulkan InitInstance")
 	}
 	return nil

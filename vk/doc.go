@@ -65,6 +65,20 @@
 // enables it and its executables implement hal.CompilerReporter (the
 // compiler's registers, spills and shared memory).
 //
+// # One instance per process
+//
+// A driver opened with hal.OpenDriver is a handle, not a VkInstance: every
+// driver of the process shares one instance without validation and one
+// with it, each created the first time it is asked for and kept until the
+// process exits (instance.go says why: NVIDIA's driver refuses the 31st
+// vkCreateInstance of a process, destroyed instances included). Opening
+// and releasing drivers and devices thousands of times in one process,
+// as a program that recovers from lost devices does, creates no more
+// instances. Validation messages reach the OnMessage (or Logger) of the
+// driver whose call caused them (routes.go). When vkCreateInstance fails,
+// its error names the call and its result, and says that no driver is
+// installed only when the loader has no driver manifest to read.
+//
 // # Optional features
 //
 // A device is opened with every optional shader feature it has enabled

@@ -11,7 +11,6 @@ import "C"
 import (
 	"context"
 	"log/slog"
-	"runtime/cgo"
 	"sync"
 	"unsafe"
 
@@ -23,27 +22,24 @@ func init() { hal.Register(DriverName, open) }
 
 var _ hal.Driver = (*driver)(nil)
 
-// driver is one VkInstance and the physical devices it sees.
+// driver is a handle on the process's shared instance (instance.go) with
+// validation on or off, and the devices opened through it.
 type driver struct {
-	opts   hal.DriverOptions
 	logger *slog.Logger
-	inst   *C.vkb_instance
-	sink   cgo.Handle // of a *messageSink; 0 without validation
-	phys   []*physicalDevice
+	in     *instance
+	// route says where the instance's validation messages about this
+	// driver's calls go (routes.go); 0 without validation.
+	route uintptr
 
 	mu       sync.Mutex
 	devices  map[*device]struct{}
 	released bool
-	// leaked counts devices left alive because their work had not
-	// finished when they were released; the instance and the message sink
-	// must then outlive the driver too.
-	leaked int
 }
 
 // physicalDevice is what the driver knows of one physical device.
 type physicalDevice struct {
 	handle C.VkPhysicalDevice
-	c      *C.vkb_pd_info // C memory, freed by driver.Release
+	c      *C.vkb_pd_info // C memory, kept for the life of the process
 	info   hal.DeviceInfo
 	// unusable says why Open refuses the device; "" if it can be opened.
 	unusable string
@@ -62,109 +58,22 @@ type memoryType struct {
 	heapSize uint64
 }
 
-const (
-	apiVersion12 = 1<<22 | 2<<12
-	apiVersion13 = 1<<22 | 3<<12
-)
-
 // open is the hal.Opener of "vulkan".
 func open(opts hal.DriverOptions) (hal.Driver, error) {
-	if err := load(); err != nil {
-		return nil, err
-	}
-	loaderVersion := hal.Version(C.vkb_loader_version())
-	if loaderVersion < apiVersion12 {
-		return nil, status.Newf(status.Incompatible, "vk: the Vulkan loader libvulkan.so.1 supports Vulkan %s; vkbench needs 1.2 or later (upgrade libvulkan1)", loaderVersion)
-	}
-	api := uint32(apiVersion12)
-	if loaderVersion >= apiVersion13 {
-		api = apiVersion13
-	}
-
-	d := &driver{opts: opts, logger: opts.Logger, devices: map[*device]struct{}{}}
+	d := &driver{logger: opts.Logger, devices: map[*device]struct{}{}}
 	if d.logger == nil {
 		d.logger = slog.Default()
 	}
-	validation := C.int(0)
 	if opts.Validation {
-		if err := checkValidationLayer(); err != nil {
-			return nil, err
-		}
-		validation = 1
-		d.sink = cgo.NewHandle(&messageSink{onMessage: opts.OnMessage, logger: d.logger})
+		d.route = addRoute(&messageSink{onMessage: opts.OnMessage, logger: d.logger})
 	}
-	var failed *C.char
-	if r := C.vkb_create_instance(C.uint32_t(api), validation, C.uintptr_t(d.sink), &d.inst, &failed); r != C.VK_SUCCESS {
-		if d.sink != 0 {
-			d.sink.Delete()
-		}
-		err := resultError(C.GoString(failed), int32(r))
-		if r == C.VK_ERROR_INCOMPATIBLE_DRIVER {
-			// The loader found no driver it could use.
-			err = status.Annotate(err, "no Vulkan driver is installed: on Debian, mesa-vulkan-drivers provides lavapipe (on the CPU); GPUs need their vendor's driver")
-		}
+	in, err := sharedInstance(opts.Validation, d.route)
+	if err != nil {
+		removeRoute(d.route)
 		return nil, err
 	}
-	if err := d.enumerate(); err != nil {
-		return nil, status.Join(err, d.Release())
-	}
+	d.in = in
 	return d, nil
-}
-
-const validationLayer = "VK_LAYER_KHRONOS_validation"
-
-// checkValidationLayer checks that the validation layer and the debug
-// utils extension (which the layer itself provides) are installed.
-func checkValidationLayer() error {
-	layer := C.CString(validationLayer)
-	defer C.free(unsafe.Pointer(layer))
-	var found C.int
-	if r := C.vkb_has_layer(layer, &found); r != C.VK_SUCCESS {
-		return resultError("vkEnumerateInstanceLayerProperties", int32(r))
-	}
-	if found == 0 {
-		return status.New(status.FailedPrecondition, "vk: validation was asked for but the layer "+validationLayer+" is not installed (install the Debian package vulkan-validationlayers)")
-	}
-	ext := C.CString("VK_EXT_debug_utils")
-	defer C.free(unsafe.Pointer(ext))
-	if r := C.vkb_has_instance_extension(layer, ext, &found); r != C.VK_SUCCESS {
-		return resultError("vkEnumerateInstanceExtensionProperties", int32(r))
-	}
-	if found == 0 {
-		if r := C.vkb_has_instance_extension(nil, ext, &found); r != C.VK_SUCCESS {
-			return resultError("vkEnumerateInstanceExtensionProperties", int32(r))
-		}
-	}
-	if found == 0 {
-		return status.New(status.FailedPrecondition, "vk: validation was asked for but VK_EXT_debug_utils is missing, so its messages could not be received")
-	}
-	return nil
-}
-
-// enumerate lists the physical devices once; the list does not change for
-// the life of the instance.
-func (d *driver) enumerate() error {
-	var n C.uint32_t
-	if r := C.vkb_physical_devices(d.inst, &n, nil); r != C.VK_SUCCESS {
-		return resultError("vkEnumeratePhysicalDevices", int32(r))
-	}
-	if n == 0 {
-		return nil
-	}
-	// C memory: the driver writes its handles into it.
-	handles := unsafe.Slice((*C.VkPhysicalDevice)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.VkPhysicalDevice(nil))))), n)
-	defer C.free(unsafe.Pointer(&handles[0]))
-	if r := C.vkb_physical_devices(d.inst, &n, &handles[0]); r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
-		return resultError("vkEnumeratePhysicalDevices", int32(r))
-	}
-	for i, h := range handles[:n] {
-		pd := &physicalDevice{handle: h, c: (*C.vkb_pd_info)(C.calloc(1, C.sizeof_vkb_pd_info))}
-		C.vkb_query_physical_device(d.inst, h, pd.c)
-		pd.describe(i)
-		pd.info.ImageFormats = imageFormats(d.inst, h)
-		d.phys = append(d.phys, pd)
-	}
-	return nil
 }
 
 // describe fills pd's DeviceInfo and limits from what the driver said.
@@ -337,8 +246,8 @@ func (d *driver) Enumerate() ([]hal.DeviceInfo, error) {
 	if d.released {
 		return nil, released("Enumerate", "driver")
 	}
-	infos := make([]hal.DeviceInfo, len(d.phys))
-	for i, pd := range d.phys {
+	infos := make([]hal.DeviceInfo, len(d.in.phys))
+	for i, pd := range d.in.phys {
 		infos[i] = pd.info.Clone()
 	}
 	return infos, nil
@@ -353,10 +262,10 @@ func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (h
 	if d.released {
 		return nil, released("Open", "driver")
 	}
-	if index < 0 || index >= len(d.phys) {
-		return nil, status.Newf(status.NotFound, "vk: Open: no device %d (the driver has %d)", index, len(d.phys))
+	if index < 0 || index >= len(d.in.phys) {
+		return nil, status.Newf(status.NotFound, "vk: Open: no device %d (the driver has %d)", index, len(d.in.phys))
 	}
-	pd := d.phys[index]
+	pd := d.in.phys[index]
 	if pd.unusable != "" {
 		return nil, status.Newf(status.Unimplemented, "vk: Open: device %d (%s) cannot be used: %s", index, pd.info.Name, pd.unusable)
 	}
@@ -375,15 +284,9 @@ func (d *driver) forget(dev *device) {
 	d.mu.Unlock()
 }
 
-// leak forgets a device that was left alive, still running work.
-func (d *driver) leak(dev *device) {
-	d.mu.Lock()
-	delete(d.devices, dev)
-	d.leaked++
-	d.mu.Unlock()
-}
-
-// Release releases the devices still open, then the instance. A second
+// Release releases the devices still open. The instance stays for the
+// next driver (see instance.go); validation messages made for this
+// driver's calls from now on go to every driver with validation. A second
 // Release returns nil.
 func (d *driver) Release() error {
 	d.mu.Lock()
@@ -402,25 +305,6 @@ func (d *driver) Release() error {
 	for _, dev := range open {
 		errs = append(errs, dev.Release())
 	}
-	d.mu.Lock()
-	leaked := d.leaked
-	d.mu.Unlock()
-	if leaked > 0 {
-		// A device left running work: destroying the instance under it,
-		// or the sink its validation messages still reach, would crash
-		// the process. Leaking them is the lesser harm; the device's
-		// Release has said so.
-		d.logger.Debug("vk: leaving the Vulkan instance to the driver: devices released with work still running", "devices", leaked)
-		return status.Join(errs...)
-	}
-	for _, pd := range d.phys {
-		C.free(unsafe.Pointer(pd.c))
-	}
-	d.phys = nil
-	C.vkb_destroy_instance(d.inst)
-	d.inst = nil
-	if d.sink != 0 {
-		d.sink.Delete()
-	}
+	removeRoute(d.route)
 	return status.Join(errs...)
 }

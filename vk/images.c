@@ -11,6 +11,7 @@ static const VkImageSubresourceRange whole = {
 };
 
 uint32_t vkb_format_features(const vkb_instance *in, VkPhysicalDevice pd, VkFormat format) {
+	VKB_ROUTE(in->route);
 	VkFormatProperties p = {0};
 	in->GetPhysicalDeviceFormatProperties(pd, format, &p);
 	return p.optimalTilingFeatures;
@@ -18,6 +19,7 @@ uint32_t vkb_format_features(const vkb_instance *in, VkPhysicalDevice pd, VkForm
 
 VkResult vkb_create_image(const vkb_device *d, VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage,
 	VkImage *out, VkMemoryRequirements *req) {
+	VKB_ROUTE(d->route);
 	VkImageCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
 		.imageType = VK_IMAGE_TYPE_2D,
@@ -40,6 +42,7 @@ VkResult vkb_create_image(const vkb_device *d, VkFormat format, uint32_t width, 
 
 VkResult vkb_bind_image(const vkb_device *d, VkImage img, VkFormat format, VkDeviceSize size, uint32_t type, VkDeviceMemory *mem,
 	VkImageView *view, const char **failed) {
+	VKB_ROUTE(d->route);
 	VkResult r = vkb_allocate(d, size, type, mem, failed);
 	if (r != VK_SUCCESS) return r;
 	r = d->BindImageMemory(d->device, img, *mem, 0);
@@ -64,6 +67,7 @@ VkResult vkb_bind_image(const vkb_device *d, VkImage img, VkFormat format, VkDev
 }
 
 void vkb_destroy_image(const vkb_device *d, VkImage img, VkImageView view, VkDeviceMemory mem) {
+	VKB_ROUTE(d->route);
 	d->DestroyImageView(d->device, view, NULL);
 	d->DestroyImage(d->device, img, NULL);
 	if (mem != VK_NULL_HANDLE) d->FreeMemory(d->device, mem, NULL);
@@ -94,6 +98,7 @@ static void transition(const vkb_device *d, VkCommandBuffer cb, VkImage img, VkI
 #define ANY_STAGE (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT)
 
 void vkb_cmd_image_init(const vkb_device *d, VkCommandBuffer cb, VkImage img) {
+	VKB_ROUTE(d->route);
 	transition(d, cb, img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
 		VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
 	VkClearColorValue zero = {0};
@@ -108,6 +113,7 @@ void vkb_cmd_image_init(const vkb_device *d, VkCommandBuffer cb, VkImage img) {
 // the validation layer quiet) in.
 void vkb_cmd_copy_image(const vkb_device *d, VkCommandBuffer cb, VkBuffer buf, VkDeviceSize offset, VkImage img, uint32_t width,
 	uint32_t y, uint32_t rows, int to_image) {
+	VKB_ROUTE(d->route);
 	VkImageLayout layout = to_image ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
 	VkAccessFlags access = to_image ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_TRANSFER_READ_BIT;
 	transition(d, cb, img, VK_IMAGE_LAYOUT_GENERAL, layout, ANY_ACCESS, access, ANY_STAGE, VK_PIPELINE_STAGE_TRANSFER_BIT);
@@ -126,6 +132,7 @@ void vkb_cmd_copy_image(const vkb_device *d, VkCommandBuffer cb, VkBuffer buf, V
 }
 
 VkResult vkb_create_sampler(const vkb_device *d, int linear, int repeat, int unnormalized, VkSampler *out) {
+	VKB_ROUTE(d->route);
 	VkFilter filter = linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
 	VkSamplerAddressMode mode = repeat ? VK_SAMPLER_ADDRESS_MODE_REPEAT : VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
 	VkSamplerCreateInfo ci = {
@@ -143,4 +150,7 @@ VkResult vkb_create_sampler(const vkb_device *d, int linear, int repeat, int unn
 	return d->CreateSampler(d->device, &ci, NULL, out);
 }
 
-void vkb_destroy_sampler(const vkb_device *d, VkSampler s) { d->DestroySampler(d->device, s, NULL); }
+void vkb_destroy_sampler(const vkb_device *d, VkSampler s) {
+	VKB_ROUTE(d->route);
+	d->DestroySampler(d->device, s, NULL);
+}

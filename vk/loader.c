@@ -99,24 +99,30 @@ VkResult vkb_has_instance_extension(const char *layer, const char *ext, int *fou
 	return r;
 }
 
+_Thread_local uintptr_t vkb_route;
+
+// debug_callback hands a message to Go with the route of the call that
+// made it: the validation layer reports a call's misuse on the thread
+// that makes the call, inside it.
 static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-	VkDebugUtilsMessageTypeFlagsEXT types, const VkDebugUtilsMessengerCallbackDataEXT *data, void *sink) {
+	VkDebugUtilsMessageTypeFlagsEXT types, const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
 	(void)types;
-	vkbGoMessage((uintptr_t)sink, (int)severity, (char *)data->pMessageIdName, (char *)data->pMessage);
+	(void)user;
+	vkbGoMessage(vkb_route, (int)severity, (char *)data->pMessageIdName, (char *)data->pMessage);
 	return VK_FALSE;
 }
 
-static void messenger_info(VkDebugUtilsMessengerCreateInfoEXT *mi, uintptr_t sink) {
+static void messenger_info(VkDebugUtilsMessengerCreateInfoEXT *mi) {
 	memset(mi, 0, sizeof *mi);
 	mi->sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
 	mi->messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
 	mi->messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
 		VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
 	mi->pfnUserCallback = debug_callback;
-	mi->pUserData = (void *)sink;
 }
 
-VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_instance **out, const char **failed) {
+VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t route, vkb_instance **out, const char **failed) {
+	VKB_ROUTE(route);
 	*out = NULL;
 	vkb_instance *in = calloc(1, sizeof *in);
 	if (in == NULL) {
@@ -132,7 +138,7 @@ VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_i
 	const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
 	const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
 	VkDebugUtilsMessengerCreateInfoEXT mi;
-	messenger_info(&mi, sink);
+	messenger_info(&mi);
 	VkInstanceCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
 		.pApplicationInfo = &app,
@@ -154,6 +160,7 @@ VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_i
 		return r;
 	}
 	in->api_version = api;
+	in->route = route;
 #define VKB_LOAD_INSTANCE(name) in->name = (PFN_vk##name)gipa(in->instance, "vk" #name);
 	VKB_INSTANCE_FUNCS(VKB_LOAD_INSTANCE)
 #undef VKB_LOAD_INSTANCE
@@ -182,15 +189,8 @@ VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_i
 	return VK_SUCCESS;
 }
 
-void vkb_destroy_instance(vkb_instance *in) {
-	if (in->messenger != VK_NULL_HANDLE) {
-		in->DestroyDebugUtilsMessengerEXT(in->instance, in->messenger, NULL);
-	}
-	in->DestroyInstance(in->instance, NULL);
-	free(in);
-}
-
 VkResult vkb_physical_devices(const vkb_instance *in, uint32_t *count, VkPhysicalDevice *out) {
+	VKB_ROUTE(in->route);
 	return in->EnumeratePhysicalDevices(in->instance, count, out);
 }
 
@@ -315,6 +315,7 @@ void vkb_test_cooperative_matrices(vkb_pd_info *info) {
 	} while (0)
 
 void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info) {
+	VKB_ROUTE(in->route);
 	memset(info, 0, sizeof *info);
 	in->GetPhysicalDeviceProperties(pd, &info->props);
 	in->GetPhysicalDeviceFeatures(pd, &info->features);
@@ -399,14 +400,16 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 	free(qf);
 }
 
-VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vkb_pd_info *info, vkb_device **out,
+VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vkb_pd_info *info, uintptr_t route, vkb_device **out,
 	const char **failed) {
+	VKB_ROUTE(route);
 	*out = NULL;
 	vkb_device *d = calloc(1, sizeof *d);
 	if (d == NULL) {
 		*failed = "calloc";
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
+	d->route = route;
 
 	// Enable what vk needs (timeline semaphores, host query reset) and
 	// every optional shader feature the device has.
@@ -528,15 +531,20 @@ VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vk
 	return VK_SUCCESS;
 }
 
-VkResult vkb_wait_idle(const vkb_device *d) { return d->DeviceWaitIdle(d->device); }
+VkResult vkb_wait_idle(const vkb_device *d) {
+	VKB_ROUTE(d->route);
+	return d->DeviceWaitIdle(d->device);
+}
 
 void vkb_destroy_device(vkb_device *d) {
+	VKB_ROUTE(d->route);
 	d->DestroySemaphore(d->device, d->timeline, NULL);
 	d->DestroyDevice(d->device, NULL);
 	free(d);
 }
 
 VkResult vkb_create_timeline(const vkb_device *d, VkSemaphore *out) {
+	VKB_ROUTE(d->route);
 	VkSemaphoreTypeCreateInfo ti = {
 		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
 		.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
@@ -546,4 +554,7 @@ VkResult vkb_create_timeline(const vkb_device *d, VkSemaphore *out) {
 	return d->CreateSemaphore(d->device, &ci, NULL, out);
 }
 
-void vkb_destroy_semaphore(const vkb_device *d, VkSemaphore s) { d->DestroySemaphore(d->device, s, NULL); }
+void vkb_destroy_semaphore(const vkb_device *d, VkSemaphore s) {
+	VKB_ROUTE(d->route);
+	d->DestroySemaphore(d->device, s, NULL);
+}

@@ -10,12 +10,8 @@ package vk
 import "C"
 
 import (
-	"context"
-	"log/slog"
-	"runtime/cgo"
 	"sync"
 
-	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -33,40 +29,4 @@ func load() error {
 		}
 	})
 	return loadErr
-}
-
-// messageSink receives the messages of one instance's debug messenger.
-type messageSink struct {
-	onMessage func(hal.Message)
-	logger    *slog.Logger
-}
-
-// The validation layer calls vkbGoMessage, from whatever thread made the
-// Vulkan call it checks, with a cgo.Handle of a *messageSink.
-//
-//export vkbGoMessage
-func vkbGoMessage(sink C.uintptr_t, severity C.int, id, text *C.char) {
-	s := cgo.Handle(sink).Value().(*messageSink)
-	m := hal.Message{Severity: severityName(severity), ID: C.GoString(id), Text: C.GoString(text)}
-	if s.onMessage != nil {
-		s.onMessage(m)
-		return
-	}
-	level := slog.LevelWarn
-	if m.Severity == "error" {
-		level = slog.LevelError
-	}
-	s.logger.Log(context.Background(), level, "vk: "+m.Text, "id", m.ID, "severity", m.Severity)
-}
-
-func severityName(s C.int) string {
-	switch {
-	case s >= C.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT:
-		return "error"
-	case s >= C.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT:
-		return "warning"
-	case s >= C.VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT:
-		return "info"
-	}
-	return "verbose"
 }

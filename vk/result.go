@@ -29,7 +29,9 @@ const (
 	vkIncomplete             = 5
 	vkErrorOutOfHostMemory   = -1
 	vkErrorOutOfDeviceMemory = -2
+	vkErrorInitFailed        = -3
 	vkErrorDeviceLost        = -4
+	vkErrorIncompatible      = -9
 	vkErrorOutOfPoolMemory   = -1000069000
 	vkErrorFragmentedPool    = -12
 )
@@ -48,13 +50,13 @@ var results = map[int32]struct {
 
 	vkErrorOutOfHostMemory:   {"VK_ERROR_OUT_OF_HOST_MEMORY", status.ResourceExhausted},
 	vkErrorOutOfDeviceMemory: {"VK_ERROR_OUT_OF_DEVICE_MEMORY", status.ResourceExhausted},
-	-3:                       {"VK_ERROR_INITIALIZATION_FAILED", status.Unavailable},
+	vkErrorInitFailed:        {"VK_ERROR_INITIALIZATION_FAILED", status.Unavailable},
 	vkErrorDeviceLost:        {"VK_ERROR_DEVICE_LOST", status.DataLoss},
 	-5:                       {"VK_ERROR_MEMORY_MAP_FAILED", status.ResourceExhausted},
 	-6:                       {"VK_ERROR_LAYER_NOT_PRESENT", status.FailedPrecondition},
 	-7:                       {"VK_ERROR_EXTENSION_NOT_PRESENT", status.Unimplemented},
 	-8:                       {"VK_ERROR_FEATURE_NOT_PRESENT", status.Unimplemented},
-	-9:                       {"VK_ERROR_INCOMPATIBLE_DRIVER", status.Incompatible},
+	vkErrorIncompatible:      {"VK_ERROR_INCOMPATIBLE_DRIVER", status.Incompatible},
 	-10:                      {"VK_ERROR_TOO_MANY_OBJECTS", status.ResourceExhausted},
 	-11:                      {"VK_ERROR_FORMAT_NOT_SUPPORTED", status.Unimplemented},
 	vkErrorFragmentedPool:    {"VK_ERROR_FRAGMENTED_POOL", status.ResourceExhausted},

@@ -192,9 +192,23 @@ typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDime
 
 #define VKB_FIELD(name) PFN_vk##name name;
 
+// vkb_route is the route of the Vulkan call this thread is making, for
+// the validation layer's messages, which the layer reports on the thread
+// that makes the call, inside it: VKB_ROUTE(r), first in every vkb_
+// function that works on an instance or a device, sets it to theirs for
+// the rest of the function, and puts back what it was (0 outside any).
+// Package vk (routes.go) says whom a route reaches.
+extern _Thread_local uintptr_t vkb_route;
+static inline void vkb_route_restore(uintptr_t *prev) { vkb_route = *prev; }
+#define VKB_ROUTE(r) \
+	uintptr_t vkb_prev_route __attribute__((cleanup(vkb_route_restore))) = vkb_route; \
+	vkb_route = (r)
+
 typedef struct vkb_instance {
 	VkInstance instance;
 	uint32_t api_version;
+	// route is the route of the driver that created the instance.
+	uintptr_t route;
 	VkDebugUtilsMessengerEXT messenger;
 	PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
 	PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
@@ -212,6 +226,8 @@ typedef struct vkb_instance {
 
 typedef struct vkb_device {
 	VkDevice device;
+	// route is the route of the driver that opened the device.
+	uintptr_t route;
 	VkQueue queue;
 	uint32_t queue_family;
 	// timeline is the device's one timeline semaphore: submission n
@@ -291,8 +307,9 @@ VkResult vkb_has_layer(const char *layer, int *found);
 VkResult vkb_has_instance_extension(const char *layer, const char *ext, int *found);
 
 // Instance.
-VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t sink, vkb_instance **out, const char **failed);
-void vkb_destroy_instance(vkb_instance *in);
+// vkb_create_instance creates an instance; package vk keeps it for the
+// life of the process (see instance.go), so there is no destroying one.
+VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t route, vkb_instance **out, const char **failed);
 VkResult vkb_physical_devices(const vkb_instance *in, uint32_t *count, VkPhysicalDevice *out);
 void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_pd_info *info);
 // vkb_test_cooperative_matrices fills info's multiply-adds from fixed NV
@@ -300,7 +317,8 @@ void vkb_query_physical_device(const vkb_instance *in, VkPhysicalDevice pd, vkb_
 void vkb_test_cooperative_matrices(vkb_pd_info *info);
 
 // Device.
-VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vkb_pd_info *info, vkb_device **out, const char **failed);
+VkResult vkb_create_device(const vkb_instance *in, VkPhysicalDevice pd, const vkb_pd_info *info, uintptr_t route, vkb_device **out,
+	const char **failed);
 void vkb_destroy_device(vkb_device *d);
 // vkb_wait_idle waits until the driver is done with every submission,
 // its own bookkeeping after the signal included.

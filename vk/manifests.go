@@ -1,0 +1,87 @@
+//go:build cgo
+
+package vk
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// driverManifests lists the driver manifests (ICD JSON files) the Vulkan
+// loader reads on Linux, as its documentation (LoaderDriverInterface.md)
+// describes the search: the files and folders of VK_DRIVER_FILES (or the
+// older VK_ICD_FILENAMES) instead of the standard folders when set, those
+// of VK_ADD_DRIVER_FILES in any case, and otherwise vulkan/icd.d under
+// the XDG configuration and data folders and /etc. It says whether a
+// driver is installed at all, for the message of a failed
+// vkCreateInstance; what the loader then makes of each manifest only the
+// loader knows.
+func driverManifests() []string {
+	var places []string
+	split := func(v string) {
+		for _, p := range filepath.SplitList(v) {
+			if p != "" {
+				places = append(places, p)
+			}
+		}
+	}
+	split(os.Getenv("VK_ADD_DRIVER_FILES"))
+	if v := firstEnv("VK_DRIVER_FILES", "VK_ICD_FILENAMES"); v != "" {
+		split(v)
+	} else {
+		home, _ := os.UserHomeDir()
+		dirs := func(env, def string) []string {
+			v := os.Getenv(env)
+			if v == "" {
+				v = def
+			}
+			return filepath.SplitList(v)
+		}
+		var roots []string
+		roots = append(roots, dirs("XDG_CONFIG_HOME", filepath.Join(home, ".config"))...)
+		roots = append(roots, dirs("XDG_CONFIG_DIRS", "/etc/xdg")...)
+		roots = append(roots, "/etc")
+		roots = append(roots, dirs("XDG_DATA_HOME", filepath.Join(home, ".local/share"))...)
+		roots = append(roots, dirs("XDG_DATA_DIRS", "/usr/local/share:/usr/share")...)
+		for _, r := range roots {
+			if r != "" {
+				places = append(places, filepath.Join(r, "vulkan", "icd.d"))
+			}
+		}
+	}
+	var found []string
+	for _, p := range places {
+		st, err := os.Stat(p)
+		switch {
+		case err != nil:
+		case st.IsDir():
+			files, _ := filepath.Glob(filepath.Join(p, "*.json"))
+			found = append(found, files...)
+		default:
+			found = append(found, p)
+		}
+	}
+	slices.Sort(found)
+	return slices.Compact(found)
+}
+
+// firstEnv returns the first of the environment variables that is set.
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// listed names at most n of items, and how many more there are.
+func listed(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
