@@ -42,14 +42,22 @@ func testTimestamps(e *env) {
 			e.dispatch(cb, spinDispatch(job.x, job.out, second))
 			stamp(e, cb, pool, 3)
 		})
+		start := time.Now()
 		e.execute(cb, "spin between timestamps")
+		host := time.Since(start)
 		checkSpin(e, job.out, second)
 		ticks, err := pool.Ticks(0, 4)
 		if err != nil {
 			e.Fatalf("Ticks(0, 4): %v", err)
 		}
 		checkTicks(e, ticks, pool)
-		return elapsed(e, pool, 0, 1), elapsed(e, pool, 2, 3)
+		d1, d2 := elapsed(e, pool, 0, 1), elapsed(e, pool, 2, 3)
+		// What the timer saw happened within what the host waited for,
+		// on a quiet machine or a busy one.
+		if d1+d2 > host+host/20+time.Millisecond {
+			e.Errorf("the timestamps measured %v and %v, more than the %v the host waited for the submission", d1, d2, host)
+		}
+		return d1, d2
 	}
 	// The host-timed estimate of job.iters is refined with timestamps.
 	short := min(job.iters, maxSpinIters/4)
@@ -68,7 +76,7 @@ func testTimestamps(e *env) {
 		r := slices.Sorted(slices.Values(ratios))
 		return r[len(r)/2]
 	}
-	for round := 0; round < 5 || round < 15 && (median() < 2 || median() > 8); round++ {
+	for round := 0; round < 5 || round < 15 && median() < 2; round++ {
 		var d1, d2 time.Duration
 		if round%2 == 0 {
 			d1, d2 = measure(short, long)
@@ -80,10 +88,12 @@ func testTimestamps(e *env) {
 	}
 	ratio := median()
 	e.Logf("spin(%d) took %v, spin(%d) took %v: median ratio %.2f of %.2f", short, shorts, long, longs, ratio, ratios)
-	// Loose bounds: a loaded CPU device stretches either run, but a timer
-	// that measures nothing (ratio 1) or something else (far off 4) fails.
-	if ratio < 2 || ratio > 12 {
-		e.Errorf("spin(%d iterations) took %v and spin(%d iterations) %v: median ratio %.2f, want about 4 (between 2 and 12)",
+	// A timer that measures nothing (ratio 1) fails; one that measures
+	// more than the work fails the host's bound above. No upper bound on
+	// the ratio: on a CPU device a busy host stretched the longer run
+	// most (a median of 24 under a load of 28 on two cores).
+	if ratio < 2 {
+		e.Errorf("spin(%d iterations) took %v and spin(%d iterations) %v: median ratio %.2f, want about 4 (at least 2)",
 			short, shorts, long, longs, ratio)
 	}
 
