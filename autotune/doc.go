@@ -60,12 +60,11 @@
 // Tuner evaluates them, each verified and sampled as Measure samples a
 // candidate while the next ones compile on CPU threads. A wrong one never
 // wins, and the winner is a tie when its interval overlaps the
-// runner-up's. Every evaluation is recorded in the store's tuning log
-// as it completes (LogRecord, keyed by the configuration's kernel),
+// runner-up's. Every evaluation is recorded in the store's tuning log as
+// it completes (a search.LogRecord, keyed by the configuration's kernel),
 // so an interrupted search, or a larger one, measures only what the log
-// lacks. WriteTuneLog and ReadTuneLog are the log's exported format (JSON
-// lines, LogFormat), and Replay runs a strategy against it instead of a
-// device.
+// lacks. The log's format, and the replay of a search against it, are
+// package search's.
 //
 // # Caveats
 //

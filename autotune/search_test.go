@@ -122,7 +122,7 @@ func TestSearch(t *testing.T) {
 	if res.Search.Measured != 14 || len(res.Search.Order) != 14 || res.Search.CompileSeconds <= 0 || res.Search.MeasureSeconds <= 0 {
 		t.Errorf("search record %+v: want 14 measured, compile and measure times", res.Search)
 	}
-	logged, err := autotune.LogEvals(cache, res.Log)
+	logged, err := search.LogEvals(cache, res.Log)
 	if err != nil || len(logged) != 14 {
 		t.Errorf("the tuning log has %d records (%v), want 14", len(logged), err)
 	}

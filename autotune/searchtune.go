@@ -37,7 +37,7 @@ type SearchResult struct {
 	Op     kernels.Operation
 	Points *kernels.Points
 	// Search is the search as the tuning log records it.
-	Search LogSearch
+	Search search.LogSearch
 	// Log is the tuning log it read and wrote.
 	Log store.LogRef
 }
@@ -83,13 +83,13 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		return nil, err
 	}
 	ref := store.LogRef{Table: t.table, Key: k.String(), Mode: string(t.opts.Mode)}
-	logged := map[string]LogRecord{}
+	logged := map[string]search.LogRecord{}
 	if !sopts.Force {
-		logged, _ = LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
+		logged, _ = search.LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
 	}
 	// A file that cannot be written is a warning (store.Store.Warnings); the
 	// search goes on, remembering nothing.
-	_ = SaveLogHeader(t.store, ref, LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: LogSpaceOf(space),
+	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, shape: k.Shape, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
 		opts: sopts, jobs: map[int]*compileJob{}, t0: time.Now()}
@@ -97,16 +97,16 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		src.sem = make(chan struct{}, sopts.CompileThreads)
 	}
 	_, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src))
-	steps := src.steps
-	rec := src.search(serr != nil)
-	_ = AddLogSearch(t.store, ref, rec)
+	evals := src.evals
+	rec := src.logSearch(serr != nil)
+	_ = search.AddLogSearch(t.store, ref, rec)
 	if serr != nil {
-		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(steps), sopts.MaxEvals, src.measured)
+		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
 	}
-	e := t.searchEntry(sop, pts, k.Shape, steps)
+	e := t.searchEntry(sop, pts, k.Shape, evals)
 	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
 	if e.Fastest < 0 {
-		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(steps), info.Name)
+		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
 	skey := Key{Op: sop.name, DType: k.DType, Shape: k.Shape}
 	sum := Checksum(sop.Candidates())
@@ -122,18 +122,18 @@ func progressOf(sopts SearchOptions, src *deviceSource) func(k int) bool {
 	var bestName string
 	var bestSec float64
 	return func(k int) bool {
-		s := src.steps[k]
+		s := src.evals[k]
 		n++
 		sec := 0.0
-		if s.rec.ok() {
-			sec = s.rec.Stats.Median
+		if s.Record.Verified() {
+			sec = s.Record.Stats.Median
 			if bestName == "" || sec < bestSec {
-				bestName, bestSec = cands[s.i].Name, sec
+				bestName, bestSec = cands[s.Point].Name, sec
 			}
 		}
 		if sopts.Progress != nil {
-			sopts.Progress(SearchProgress{Eval: n, Budget: sopts.MaxEvals, Name: cands[s.i].Name, Seconds: sec,
-				FromLog: !s.measured, Best: bestName, BestSeconds: bestSec})
+			sopts.Progress(SearchProgress{Eval: n, Budget: sopts.MaxEvals, Name: cands[s.Point].Name, Seconds: sec,
+				FromLog: !s.Measured, Best: bestName, BestSeconds: bestSec})
 		}
 		return false
 	}
@@ -142,24 +142,24 @@ func progressOf(sopts SearchOptions, src *deviceSource) func(k int) bool {
 // searchEntry is the entry a search commits: a result for each candidate
 // of sop, those of the points it evaluated at their index, the winner by
 // the tuner's objective.
-func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, steps []step) *Entry {
+func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, evals []search.Evaluation) *Entry {
 	e := newEntry(Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), shape, t.opts, t.dev.Info())
 	cands := sop.Candidates()
 	e.Results = make([]results.Result, len(cands))
 	for i, c := range cands {
 		e.Results[i] = results.Result{Index: i, Name: c.Name, Outcome: Unevaluated, Error: "not evaluated by the search"}
 	}
-	for _, s := range steps {
-		j := pts.Index[s.i]
-		r := s.rec.Result
+	for _, s := range evals {
+		j := pts.Index[s.Point]
+		r := s.Record.Result
 		r.Index, r.Name = j, cands[j].Name
 		e.Results[j] = r
 	}
-	first, second := best(steps)
+	first, second := search.Best(evals)
 	if first >= 0 {
-		e.Fastest = pts.Index[steps[first].i]
+		e.Fastest = pts.Index[evals[first].Point]
 		e.FastestName = cands[e.Fastest].Name
-		if second >= 0 && overlap(*steps[first].rec.Stats, *steps[second].rec.Stats) {
+		if second >= 0 && overlap(*evals[first].Record.Stats, *evals[second].Record.Stats) {
 			e.Tie, e.TieRule = true, TieRule
 		}
 	}
@@ -169,9 +169,9 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape
 	// no energy), as a tune's does.
 	e.Objective = t.opts.Objective
 	var ranked []int
-	for _, s := range steps {
-		if s.rec.ok() {
-			ranked = append(ranked, pts.Index[s.i])
+	for _, s := range evals {
+		if s.Record.Verified() {
+			ranked = append(ranked, pts.Index[s.Point])
 		}
 	}
 	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(e.Results[a].Stats.Median, e.Results[b].Stats.Median) })
@@ -188,7 +188,7 @@ type deviceSource struct {
 	cands  []kernels.Candidate
 	pts    *kernels.Points
 	ref    store.LogRef
-	logged map[string]LogRecord
+	logged map[string]search.LogRecord
 	opts   SearchOptions
 	sem    chan struct{} // compile threads; nil compiles in line
 	jobs   map[int]*compileJob
@@ -197,7 +197,7 @@ type deviceSource struct {
 
 	compile  time.Duration // summed over the compile threads
 	measured int
-	steps    []step // the evaluations, in order
+	evals    []search.Evaluation // in order
 }
 
 var _ search.Evaluator = (*deviceSource)(nil)
@@ -210,9 +210,9 @@ type compileJob struct {
 	took time.Duration
 }
 
-func (d *deviceSource) fromLog(i int) (LogRecord, bool) {
+func (d *deviceSource) fromLog(i int) (search.LogRecord, bool) {
 	if d.opts.Force {
-		return LogRecord{}, false
+		return search.LogRecord{}, false
 	}
 	rec, ok := d.logged[d.pts.IDs[i]]
 	return rec, ok
@@ -247,15 +247,15 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (float64, bool, erro
 	if err != nil {
 		return 0, false, err
 	}
-	s := step{i: i, rec: rec, measured: measured}
-	d.steps = append(d.steps, s)
-	sec, ok := s.median()
+	e := search.Evaluation{Point: i, Record: rec, Measured: measured}
+	d.evals = append(d.evals, e)
+	sec, ok := e.Median()
 	return sec, ok, nil
 }
 
 // evaluate returns point i's record, from the log (measured false) or
 // measured now.
-func (d *deviceSource) evaluate(ctx context.Context, i int) (LogRecord, bool, error) {
+func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, bool, error) {
 	if rec, ok := d.fromLog(i); ok {
 		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
 		return rec, false, nil
@@ -270,11 +270,11 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (LogRecord, bool, er
 	select {
 	case <-j.done:
 	case <-ctx.Done():
-		return LogRecord{}, false, ctx.Err()
+		return search.LogRecord{}, false, ctx.Err()
 	}
 	delete(d.jobs, i)
 	d.compile += j.took
-	rec := LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i], CompileSeconds: j.took.Seconds()}
+	rec := search.LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i], CompileSeconds: j.took.Seconds()}
 	c := d.cands[i]
 	if j.err != nil {
 		if fatal(ctx, d.t.dev, j.err) {
@@ -293,7 +293,7 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (LogRecord, bool, er
 	}
 	rec.Time = time.Now().UTC()
 	d.measured++
-	_ = AppendLog(d.t.store, d.ref, rec) // a warning when the file cannot be written
+	_ = search.AppendLog(d.t.store, d.ref, rec) // a warning when the file cannot be written
 	return rec, true, nil
 }
 
@@ -333,9 +333,9 @@ func (d *deviceSource) Close() {
 	}
 }
 
-// search is the log's record of the search.
-func (d *deviceSource) search(interrupted bool) LogSearch {
-	s := logSearch(d.opts.Options, d.steps)
+// logSearch is the log's record of the search.
+func (d *deviceSource) logSearch(interrupted bool) search.LogSearch {
+	s := search.LogSearchOf(d.opts.Options, d.evals)
 	s.Measured, s.Interrupted = d.measured, interrupted
 	s.CompileSeconds, s.WallSeconds = d.compile.Seconds(), time.Since(d.t0).Seconds()
 	return s

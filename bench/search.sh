@@ -9,7 +9,7 @@
 #   source .gl/enter.sh; bash bench/search.sh [extra vkbench tune flags]
 #
 # Writes under $OUT (or /tmp/search): gpu.txt; gemm-4096-h200.jsonl, the
-# tuning log (drop it into autotune/testdata/search/ and the replay test
+# tuning log (drop it into search/testdata/search/ and the replay test
 # holds every strategy to it); exhaustive.json and exhaustive-stderr.txt;
 # strategies.md (the replays' table); convergence.svg (vkbench report of
 # the replayed searches); overlap.md (compile overlap); and results.md, the

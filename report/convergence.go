@@ -13,8 +13,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 )
 
@@ -23,7 +21,7 @@ import (
 // w: the best time found against the evaluations, one line a search, one
 // colour a strategy, and a dashed line at the fastest any log recorded.
 // It returns the number of searches drawn.
-func Convergence(w io.Writer, format Format, logs []*autotune.TuneLog, opts Options) (searches int, err error) {
+func Convergence(w io.Writer, format Format, logs []*search.TuneLog, opts Options) (searches int, err error) {
 	if len(logs) == 0 {
 		return 0, fmt.Errorf("%w: no tuning log", ErrNothing)
 	}
@@ -48,7 +46,7 @@ var strategyColors = map[string]color.Color{
 // convergencePlot draws every search of the logs: after each evaluation,
 // the fastest verified median so far, in ms; a dashed line marks the
 // fastest any log recorded.
-func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
+func convergencePlot(ls []*search.TuneLog) (*plot.Plot, int, error) {
 	p := newPlot()
 	p.Title.Text = "Search convergence: " + ls[0].Header.Key + " on " + ls[0].Header.Table.Hardware
 	p.X.Label.Text = "evaluations"
@@ -57,20 +55,20 @@ func convergencePlot(ls []*autotune.TuneLog) (*plot.Plot, int, error) {
 	lines := 0
 	legend := map[string]bool{}
 	for _, l := range ls {
-		by := map[string]autotune.LogRecord{}
+		by := map[string]search.LogRecord{}
 		for _, e := range l.Evals {
 			by[e.Name] = e
-			if e.Stats != nil && e.Stats.Median > 0 && (e.Outcome == results.Measured || e.Outcome == results.Dropped) {
+			if e.Verified() {
 				best = min(best, e.Stats.Median)
 			}
 		}
 		for _, s := range l.Searches {
-			var evals []autotune.LogRecord
+			var evals []search.LogRecord
 			for _, name := range s.Order {
 				evals = append(evals, by[name])
 			}
 			xy := plotter.XYs{}
-			for k, b := range autotune.BestSoFar(evals) {
+			for k, b := range search.BestSoFar(evals) {
 				if !math.IsInf(b, 1) {
 					xy = append(xy, plotter.XY{X: float64(k + 1), Y: b * 1e3})
 				}

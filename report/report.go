@@ -13,6 +13,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/search"
 )
 
 // Errors of bad input: the caller's to fix, not the report's.
@@ -82,7 +83,7 @@ func IsTuneLog(path string) bool {
 	}
 	defer func() { _ = f.Close() }() // read only
 	line, _ := bufio.NewReader(f).ReadString('\n')
-	return strings.Contains(line, `"format":"`+autotune.LogFormat+`"`)
+	return strings.Contains(line, `"format":"`+search.LogFormat+`"`)
 }
 
 // Options are what a report needs beyond its inputs.

@@ -1,7 +1,8 @@
 // Package search decides which points of a parameter space are worth
 // measuring: the strategies, the grid they see, the model that guides
-// one of them, and the driver that runs a search the same way whatever
-// evaluates its points.
+// one of them, the driver that runs a search the same way whatever
+// evaluates its points, the tuning log that records every evaluation, and
+// the replay of a search against such a log.
 //
 // # Strategies
 //
@@ -66,4 +67,45 @@
 //	evaluated, err := search.Drive(ctx, s, evaluator, opts, nil)
 //
 // A caller's own Strategy is driven the same way (ExampleDrive).
+//
+// # The tuning log
+//
+// Every evaluation is recorded as a LogRecord: the configuration, the
+// identity of its kernel (a record applies while the kernel is
+// unchanged), its results.Result (statistics, or why it failed) and the
+// time it took to compile and to measure. A search is recorded as a
+// LogSearch: its strategy, seed and bounds and the configurations it
+// evaluated, in order. A TuneLog is one key's header (the hardware, the
+// key, the space), records and searches.
+//
+// The tune cache keeps each key's log in its store (LogEvals, AppendLog,
+// SaveLogHeader, AddLogSearch and ReadLog encode them to the store's
+// bytes), one record written as each evaluation completes, so that an
+// interrupted search keeps what it measured and a search run again
+// measures only what the log lacks. WriteTuneLog and ReadTuneLog are its
+// exported form (vkbench cache export-log): JSON lines, LogFormat, a
+// header and then one line a record or a search; a reader skips lines of
+// kinds it does not know, so the format can grow.
+//
+// # Replay
+//
+// Replay runs a search against a TuneLog instead of a device: each point
+// proposed is answered by its record (one the log lacks counts as
+// failed), on a clock that adds up the recorded compile and measure
+// times. Since a seeded search proposes in a replay what it proposes on a
+// device, the log of one exhaustive search lets every strategy be
+// compared, and tested, without a GPU: ReplayResult.EvalsWithin counts
+// the evaluations a strategy needed to come within a fraction of the
+// log's best, and ReplayOptions.StopWithin ends the search there
+// (vkbench replay prints both).
+//
+//	l, err := search.ReadTuneLog(f)
+//	if err != nil {
+//		return err
+//	}
+//	r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: search.Bayes, Seed: 1}, StopWithin: 0.03})
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(r.EvalsWithin(0.03), "of", r.Points)
 package search

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -116,7 +117,7 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 // reportConvergence draws the convergence of the searches in the tuning
 // logs paths (vkbench cache export-log, vkbench replay --format log).
 func reportConvergence(cmd *cobra.Command, paths []string, output string, format report.Format) error {
-	var ls []*autotune.TuneLog
+	var ls []*search.TuneLog
 	for _, p := range paths {
 		l, err := readTuneLogFile(p)
 		if err != nil {

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/search"
 )
 
 // modelLog is the synthetic GEMM tuning log the strategies are tested on.
-var modelLog = filepath.Join("..", "..", "autotune", "testdata", "search", "gemm-4096-model.jsonl")
+var modelLog = filepath.Join("..", "..", "search", "testdata", "search", "gemm-4096-model.jsonl")
 
 // quickSearch are flags that keep a search short on lavapipe: gemm at
 // 32³ has 8 valid configurations (BM = BN = 32).
@@ -50,7 +50,7 @@ func TestTuneSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := autotune.ReadTuneLog(f)
+	l, err := search.ReadTuneLog(f)
 	_ = f.Close() // read only
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }() // read only
-	l, err := autotune.ReadTuneLog(f)
+	l, err := search.ReadTuneLog(f)
 	if err != nil {
 		t.Fatal(err)
 	}

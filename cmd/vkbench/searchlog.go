@@ -96,7 +96,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 	if err != nil {
 		return err
 	}
-	trace := &autotune.TuneLog{Header: l.Header}
+	trace := &search.TuneLog{Header: l.Header}
 	seen := map[string]bool{}
 	var rows []replayRow
 	for _, name := range names {
@@ -106,7 +106,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 		}
 		for k := range seeds {
 			seed := f.seed + uint64(k)
-			r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: name, Seed: seed, MaxEvals: f.maxEvals, TimeLimit: f.timeLimit},
+			r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: name, Seed: seed, MaxEvals: f.maxEvals, TimeLimit: f.timeLimit},
 				StopWithin: f.stopWithin / 100})
 			if err != nil {
 				out.Discard()
@@ -123,7 +123,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 		}
 	}
 	if f.format == "log" {
-		err = autotune.WriteTuneLog(out, trace)
+		err = search.WriteTuneLog(out, trace)
 	} else {
 		err = writeReplayTable(out, l, rows)
 	}
@@ -131,18 +131,18 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 }
 
 type replayRow struct {
-	r    *autotune.ReplayResult
+	r    *search.ReplayResult
 	seed uint64
 }
 
 // readTuneLogFile reads a tuning log; a file that is not one is bad input.
-func readTuneLogFile(path string) (*autotune.TuneLog, error) {
+func readTuneLogFile(path string) (*search.TuneLog, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	defer func() { _ = fh.Close() }() // read only
-	l, err := autotune.ReadTuneLog(fh)
+	l, err := search.ReadTuneLog(fh)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", path, err)}
 	}
@@ -155,7 +155,7 @@ const within = 0.03
 
 // writeReplayTable writes the replays as Markdown tables: one row a
 // search, then each strategy's median over its seeds.
-func writeReplayTable(w io.Writer, l *autotune.TuneLog, rows []replayRow) error {
+func writeReplayTable(w io.Writer, l *search.TuneLog, rows []replayRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -253,11 +253,11 @@ arguments, lists the tuning logs.`,
 			if len(match) != 1 {
 				return usageError{fmt.Errorf("%d tuning logs match %s in %s mode (narrow with --hardware and --tuner); logs: %s", len(match), args[0], mode, strings.Join(names, ", "))}
 			}
-			l, err := autotune.ReadLog(c, match[0])
+			l, err := search.ReadLog(c, match[0])
 			if err != nil {
 				return err
 			}
-			if err := writeOutput(cmd, args[1], c.Path(), func(w io.Writer) error { return autotune.WriteTuneLog(w, l) }); err != nil {
+			if err := writeOutput(cmd, args[1], c.Path(), func(w io.Writer) error { return search.WriteTuneLog(w, l) }); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s (%d configurations, %d searches) to %s\n", match[0], len(l.Evals), len(l.Searches), args[1])

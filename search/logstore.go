@@ -1,4 +1,4 @@
-package autotune
+package search
 
 import (
 	"cmp"
@@ -28,7 +28,7 @@ func decodeEvals(s *store.Store, r store.LogRef, raw map[string][]byte) map[stri
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		var rec LogRecord
 		if err := json.Unmarshal(raw[k], &rec); err != nil || rec.Name == "" {
-			s.Warn("autotune: cache %s: tuning log %s: record %s is unreadable and will be measured again", s.Path(), r, k)
+			s.Warn("search: cache %s: tuning log %s: record %s is unreadable and will be measured again", s.Path(), r, k)
 			continue
 		}
 		out[k] = rec
@@ -42,7 +42,7 @@ func AppendLog(s *store.Store, r store.LogRef, rec LogRecord) error {
 	rec.Kind = "eval"
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return status.Wrap(err, status.Internal, "autotune: encoding a tuning log record")
+		return status.Wrap(err, status.Internal, "search: encoding a tuning log record")
 	}
 	return s.PutLogEval(r, rec.ID, data)
 }
@@ -52,7 +52,7 @@ func SaveLogHeader(s *store.Store, r store.LogRef, h LogHeader) error {
 	h.Format = LogFormat
 	data, err := json.Marshal(h)
 	if err != nil {
-		return status.Wrap(err, status.Internal, "autotune: encoding a tuning log header")
+		return status.Wrap(err, status.Internal, "search: encoding a tuning log header")
 	}
 	return s.PutLogHeader(r, data)
 }
@@ -62,7 +62,7 @@ func AddLogSearch(s *store.Store, r store.LogRef, search LogSearch) error {
 	search.Kind = "search"
 	data, err := json.Marshal(search)
 	if err != nil {
-		return status.Wrap(err, status.Internal, "autotune: encoding a search")
+		return status.Wrap(err, status.Internal, "search: encoding a search")
 	}
 	return s.AddLogSearch(r, data)
 }
@@ -77,7 +77,7 @@ func ReadLog(s *store.Store, r store.LogRef) (*TuneLog, error) {
 	l := &TuneLog{}
 	if raw.Header != nil {
 		if err := json.Unmarshal(raw.Header, &l.Header); err != nil {
-			return nil, status.Wrapf(err, status.DataLoss, "autotune: tuning log %s: header", r)
+			return nil, status.Wrapf(err, status.DataLoss, "search: tuning log %s: header", r)
 		}
 	}
 	for _, v := range raw.Searches {

@@ -1,4 +1,4 @@
-package autotune
+package search
 
 import (
 	"bufio"
@@ -94,9 +94,9 @@ type LogRecord struct {
 	Time           time.Time `json:"time"`
 }
 
-// ok reports whether r is a verified, timed configuration, one that may
-// win.
-func (r *LogRecord) ok() bool {
+// Verified reports whether r is a verified, timed configuration, one
+// that may win.
+func (r *LogRecord) Verified() bool {
 	return (r.Outcome == results.Measured || r.Outcome == results.Dropped) && r.Stats != nil && r.Stats.Median > 0
 }
 
@@ -159,7 +159,7 @@ func ReadTuneLog(r io.Reader) (*TuneLog, error) {
 	l := &TuneLog{}
 	line := 0
 	bad := func(format string, args ...any) (*TuneLog, error) {
-		return nil, status.Newf(status.InvalidArgument, "autotune: tuning log line %d: "+format, append([]any{line}, args...)...)
+		return nil, status.Newf(status.InvalidArgument, "search: tuning log line %d: "+format, append([]any{line}, args...)...)
 	}
 	for sc.Scan() {
 		line++
@@ -195,13 +195,13 @@ func ReadTuneLog(r io.Reader) (*TuneLog, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, status.Wrap(err, status.InvalidArgument, "autotune: reading a tuning log")
+		return nil, status.Wrap(err, status.InvalidArgument, "search: reading a tuning log")
 	}
 	if line == 0 {
-		return nil, status.New(status.InvalidArgument, "autotune: the tuning log is empty")
+		return nil, status.New(status.InvalidArgument, "search: the tuning log is empty")
 	}
 	if len(l.Header.Space.Params) == 0 {
-		return nil, status.New(status.InvalidArgument, "autotune: the tuning log's header names no params")
+		return nil, status.New(status.InvalidArgument, "search: the tuning log's header names no params")
 	}
 	return l, nil
 }

@@ -1,4 +1,4 @@
-package autotune_test
+package search_test
 
 import (
 	"bytes"
@@ -9,16 +9,28 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
 
-func logRecord(name string, ms float64, at int) autotune.LogRecord {
-	return autotune.LogRecord{ID: "id-" + name, Config: kernels.Config{"A": at},
+// testTable is the table the tests' logs are in.
+var testTable = store.Table{Hardware: "mesa-0000_llvmpipe_llvmpipe_22.3.6", Tuner: "builtin"}
+
+func openStore(tb testing.TB, path string) *store.Store {
+	tb.Helper()
+	s, err := store.Open(store.Options{Path: path, LockTimeout: 10 * time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func logRecord(name string, ms float64, at int) search.LogRecord {
+	return search.LogRecord{ID: "id-" + name, Config: kernels.Config{"A": at},
 		Result:         results.Result{Name: name, Outcome: results.Measured, Stats: &stats.Stats{Median: ms / 1e3, N: 6, Batch: 1}},
 		CompileSeconds: 0.1, MeasureSeconds: 0.2, Time: time.Unix(1760000000+int64(at), 0).UTC()}
 }
@@ -28,46 +40,46 @@ func logRecord(name string, ms float64, at int) autotune.LogRecord {
 // read back the same, and clears them with their table.
 func TestTuneLogStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.db")
-	c := newCache(t, path)
+	c := openStore(t, path)
 	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
-	h := autotune.LogHeader{Table: testTable, Key: ref.Key, Mode: "hot", Points: 2, Time: time.Unix(1760000000, 0).UTC(),
-		Space: autotune.LogSpace{Params: []autotune.LogParam{{Name: "A", Values: []int{1, 2}}}, Restrictions: []string{"A < 3"}}}
-	if err := autotune.SaveLogHeader(c, ref, h); err != nil {
+	h := search.LogHeader{Table: testTable, Key: ref.Key, Mode: "hot", Points: 2, Time: time.Unix(1760000000, 0).UTC(),
+		Space: search.LogSpace{Params: []search.LogParam{{Name: "A", Values: []int{1, 2}}}, Restrictions: []string{"A < 3"}}}
+	if err := search.SaveLogHeader(c, ref, h); err != nil {
 		t.Fatal(err)
 	}
-	recs := []autotune.LogRecord{logRecord("a1", 2, 1), logRecord("a2", 1, 2)}
+	recs := []search.LogRecord{logRecord("a1", 2, 1), logRecord("a2", 1, 2)}
 	for _, r := range recs {
-		if err := autotune.AppendLog(c, ref, r); err != nil {
+		if err := search.AppendLog(c, ref, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s := autotune.LogSearch{Strategy: "random", Seed: 3, Lookahead: 4, Order: []string{"a2", "a1"}, Measured: 2, Best: "a2", Time: h.Time}
-	if err := autotune.AddLogSearch(c, ref, s); err != nil {
+	s := search.LogSearch{Strategy: "random", Seed: 3, Lookahead: 4, Order: []string{"a2", "a1"}, Measured: 2, Best: "a2", Time: h.Time}
+	if err := search.AddLogSearch(c, ref, s); err != nil {
 		t.Fatal(err)
 	}
 	// Another process reads it.
-	c2 := newCache(t, path)
+	c2 := openStore(t, path)
 	refs, err := c2.TuneLogs()
 	if err != nil || !cmp.Equal(refs, []store.LogRef{ref}) {
 		t.Fatalf("TuneLogs = %v, %v; want [%v]", refs, err, ref)
 	}
-	l, err := autotune.ReadLog(c2, ref)
+	l, err := search.ReadLog(c2, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Format, s.Kind = autotune.LogFormat, "search"
+	h.Format, s.Kind = search.LogFormat, "search"
 	for i := range recs {
 		recs[i].Kind = "eval"
 	}
-	want := &autotune.TuneLog{Header: h, Evals: recs, Searches: []autotune.LogSearch{s}}
+	want := &search.TuneLog{Header: h, Evals: recs, Searches: []search.LogSearch{s}}
 	if diff := cmp.Diff(want, l); diff != "" {
 		t.Errorf("ReadLog (-wrote +read):\n%s", diff)
 	}
 	var buf bytes.Buffer
-	if err := autotune.WriteTuneLog(&buf, l); err != nil {
+	if err := search.WriteTuneLog(&buf, l); err != nil {
 		t.Fatal(err)
 	}
-	back, err := autotune.ReadTuneLog(&buf)
+	back, err := search.ReadTuneLog(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +89,7 @@ func TestTuneLogStore(t *testing.T) {
 	if err := c2.Clear(&testTable); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := autotune.ReadLog(c2, ref); status.CodeOf(err) != status.NotFound {
+	if _, err := search.ReadLog(c2, ref); status.CodeOf(err) != status.NotFound {
 		t.Errorf("after Clear of its table, ReadLog = %v, want NOT_FOUND", err)
 	}
 }
@@ -94,7 +106,7 @@ func TestReadTuneLogErrors(t *testing.T) {
 		`{"format":"vkbench.tunelog/v1"}`:  "names no params",
 		header + "\n{\"kind\":\"future\"}": "",
 	} {
-		_, err := autotune.ReadTuneLog(strings.NewReader(in))
+		_, err := search.ReadTuneLog(strings.NewReader(in))
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%q: %v; a line of an unknown kind is skipped", in, err)

@@ -1,4 +1,4 @@
-package autotune_test
+package search_test
 
 import (
 	"encoding/json"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 )
@@ -83,14 +82,14 @@ func TestReplayStrategies(t *testing.T) {
 	}
 }
 
-func readLog(t testing.TB, path string) *autotune.TuneLog {
+func readLog(t testing.TB, path string) *search.TuneLog {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }() // read only
-	l, err := autotune.ReadTuneLog(f)
+	l, err := search.ReadTuneLog(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -100,8 +99,8 @@ func readLog(t testing.TB, path string) *autotune.TuneLog {
 // replayTable replays every strategy over the seeds and returns the
 // median evaluations each needed to come within 3% of the best ("points":
 // the space's size), logging the table.
-func replayTable(t *testing.T, l *autotune.TuneLog) map[string]int {
-	ex, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: search.Exhaustive}})
+func replayTable(t *testing.T, l *search.TuneLog) map[string]int {
+	ex, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +113,7 @@ func replayTable(t *testing.T, l *autotune.TuneLog) map[string]int {
 	for _, s := range []string{search.Random, search.Anneal, search.Bayes} {
 		var evals []int
 		for _, seed := range replaySeeds {
-			r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: s, Seed: seed, MaxEvals: n}, StopWithin: 0.03})
+			r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: s, Seed: seed, MaxEvals: n}, StopWithin: 0.03})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +137,7 @@ func TestReplayReproducible(t *testing.T) {
 	l := readLog(t, syntheticLog)
 	for _, s := range []string{search.Random, search.Anneal, search.Bayes} {
 		order := func(seed uint64) []string {
-			r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: s, Seed: seed, MaxEvals: 40}})
+			r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: s, Seed: seed, MaxEvals: 40}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +174,7 @@ func TestReplayWrongNeverWins(t *testing.T) {
 		if s == search.Bayes {
 			budget = 100 // the model's cost grows as the cube of the results; it finds the region by then
 		}
-		r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: s, Seed: 1, MaxEvals: budget}})
+		r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: s, Seed: 1, MaxEvals: budget}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +194,7 @@ func TestReplayWrongNeverWins(t *testing.T) {
 // replay: the time limit on the recorded compile and measure times.
 func TestReplayBudgets(t *testing.T) {
 	l := readLog(t, syntheticLog)
-	r, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: search.Random, Seed: 3, MaxEvals: 17}})
+	r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: search.Random, Seed: 3, MaxEvals: 17}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +202,7 @@ func TestReplayBudgets(t *testing.T) {
 		t.Errorf("MaxEvals 17: %d evaluations", len(r.Evals))
 	}
 	limit := 5.0
-	r, err = autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: search.Random, Seed: 3, TimeLimit: secondsDuration(limit)}})
+	r, err = search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: search.Random, Seed: 3, TimeLimit: secondsDuration(limit)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +213,7 @@ func TestReplayBudgets(t *testing.T) {
 	if spent >= limit || r.Search.WallSeconds < limit && len(r.Evals) < r.Points {
 		t.Errorf("TimeLimit %gs: %d evaluations taking %.3gs before the last, %.3gs in all", limit, len(r.Evals), spent, r.Search.WallSeconds)
 	}
-	if _, err := autotune.Replay(l, autotune.ReplayOptions{Options: search.Options{Strategy: "genetic"}}); err == nil || !strings.Contains(err.Error(), `unknown strategy "genetic"`) {
+	if _, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: "genetic"}}); err == nil || !strings.Contains(err.Error(), `unknown strategy "genetic"`) {
 		t.Errorf("an unknown strategy: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package autotune_test
+package search_test
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/store"
 )
@@ -29,7 +29,7 @@ import (
 // until a log recorded on the GPU joins it (bench/search.sh records one;
 // any *.jsonl in that folder is replayed). Regenerate it with
 //
-//	go test ./autotune -run TestSyntheticLog -update-search-log
+//	go test ./search -run TestSyntheticLog -update-search-log
 var updateSearchLog = flag.Bool("update-search-log", false, "rewrite testdata/search/gemm-4096-model.jsonl from the GEMM timing model")
 
 const syntheticLog = "testdata/search/gemm-4096-model.jsonl"
@@ -122,7 +122,7 @@ func gemmSpaceName(c kernels.Config) string {
 // syntheticGEMMLog is the log the model makes: every valid configuration
 // of gemm's space at 4096³ on the model's H200, measured as a search
 // measures (a median with a ±0.5% interval from 10 samples).
-func syntheticGEMMLog(t testing.TB) *autotune.TuneLog {
+func syntheticGEMMLog(t testing.TB) *search.TuneLog {
 	op, err := kernels.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
@@ -133,15 +133,15 @@ func syntheticGEMMLog(t testing.TB) *autotune.TuneLog {
 		t.Fatal(err)
 	}
 	when := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	l := &autotune.TuneLog{Header: autotune.LogHeader{Format: autotune.LogFormat,
+	l := &search.TuneLog{Header: search.LogHeader{Format: search.LogFormat,
 		Table: store.Table{Hardware: "model-of-nvidia-h200", Tuner: "builtin"}, Key: "gemm/f32/4096x4096x4096", Mode: "hot",
-		Space: autotune.LogSpaceOf(space), Points: len(pts.Configs), Device: h200.Name, Version: "model", Time: when}}
+		Space: search.LogSpaceOf(space), Points: len(pts.Configs), Device: h200.Name, Version: "model", Time: when}}
 	cands := pts.Op.Candidates()
 	flops := 2 * math.Pow(4096, 3)
 	for i, c := range pts.Configs {
 		sec, compile := gemmModel(c)
 		s := stats.Stats{Median: sec, Lo: sec * 0.995, Hi: sec * 1.005, Min: sec * 0.99, Max: sec * 1.02, Spread: 0.03, N: 10, Batch: 1}
-		l.Evals = append(l.Evals, autotune.LogRecord{ID: "model-" + cands[i].Name, Config: c,
+		l.Evals = append(l.Evals, search.LogRecord{ID: "model-" + cands[i].Name, Config: c,
 			Result: results.Result{Index: i, Name: cands[i].Name, Outcome: results.Measured, Stats: &s,
 				GBps: 4 * 3 * 4096 * 4096 / sec / 1e9, GFLOPs: flops / sec / 1e9},
 			CompileSeconds: compile, MeasureSeconds: 0.12 + 13*sec, Time: when.Add(time.Duration(i) * time.Second)})
@@ -153,7 +153,7 @@ func syntheticGEMMLog(t testing.TB) *autotune.TuneLog {
 // model makes (or, with -update-search-log, writes it).
 func TestSyntheticLog(t *testing.T) {
 	var buf bytes.Buffer
-	if err := autotune.WriteTuneLog(&buf, syntheticGEMMLog(t)); err != nil {
+	if err := search.WriteTuneLog(&buf, syntheticGEMMLog(t)); err != nil {
 		t.Fatal(err)
 	}
 	if *updateSearchLog {
@@ -166,7 +166,7 @@ func TestSyntheticLog(t *testing.T) {
 	}
 	have, err := os.ReadFile(syntheticLog)
 	if err != nil {
-		t.Fatalf("%v (go test ./autotune -run TestSyntheticLog -update-search-log writes it)", err)
+		t.Fatalf("%v (go test ./search -run TestSyntheticLog -update-search-log writes it)", err)
 	}
 	if diff := cmp.Diff(string(have), buf.String()); diff != "" {
 		t.Errorf("%s is not what the model makes (-checked in +model); rerun with -update-search-log:\n%s", syntheticLog, diff)

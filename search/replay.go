@@ -1,4 +1,4 @@
-package autotune
+package search
 
 import (
 	"context"
@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
-	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
 )
 
 // ReplayOptions are a replay's search, and when it ends.
 type ReplayOptions struct {
-	search.Options
+	Options
 	// StopWithin ends the search once a configuration within this
 	// fraction of the log's best (0.03 for 3%) has been evaluated: how
 	// soon a strategy gets there is what a replay compares. Zero never.
@@ -39,7 +38,7 @@ type ReplayResult struct {
 // (0.03: at most 3% slower), or 0 if it never did.
 func (r *ReplayResult) EvalsWithin(frac float64) int {
 	for k, rec := range r.Evals {
-		if rec.ok() && rec.Stats.Median <= r.Best*(1+frac) {
+		if rec.Verified() && rec.Stats.Median <= r.Best*(1+frac) {
 			return k + 1
 		}
 	}
@@ -58,7 +57,7 @@ func BestSoFar(evals []LogRecord) []float64 {
 	out := make([]float64, len(evals))
 	b := math.Inf(1)
 	for k, rec := range evals {
-		if rec.ok() {
+		if rec.Verified() {
 			b = min(b, rec.Stats.Median)
 		}
 		out[k] = b
@@ -78,12 +77,12 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 		return nil, err
 	}
 	if opts.StopWithin < 0 {
-		return nil, status.New(status.InvalidArgument, "autotune: negative search bound")
+		return nil, status.New(status.InvalidArgument, "search: negative search bound")
 	}
 	if err := sopts.Fill(g.Len()); err != nil {
 		return nil, err
 	}
-	strat, err := search.NewStrategy(sopts.Strategy, g, sopts.Seed, sopts.MaxEvals)
+	strat, err := NewStrategy(sopts.Strategy, g, sopts.Seed, sopts.MaxEvals)
 	if err != nil {
 		return nil, err
 	}
@@ -92,18 +91,18 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
 	src := &logSource{recs: recs}
 	done := func(k int) bool {
-		rec := src.steps[k].rec
-		return opts.StopWithin > 0 && rec.ok() && rec.Stats.Median <= res.Best*(1+opts.StopWithin)
+		rec := src.evals[k].Record
+		return opts.StopWithin > 0 && rec.Verified() && rec.Stats.Median <= res.Best*(1+opts.StopWithin)
 	}
-	if _, err := search.Drive(context.Background(), strat, src, sopts, done); err != nil {
+	if _, err := Drive(context.Background(), strat, src, sopts, done); err != nil {
 		return nil, err
 	}
-	steps := src.steps
-	res.Search = logSearch(sopts, steps)
+	evals := src.evals
+	res.Search = LogSearchOf(sopts, evals)
 	res.Search.Simulated, res.Search.WallSeconds = true, src.clock.Seconds()
-	for _, st := range steps {
-		res.Evals = append(res.Evals, st.rec)
-		res.Search.CompileSeconds += st.rec.CompileSeconds
+	for _, e := range evals {
+		res.Evals = append(res.Evals, e.Record)
+		res.Search.CompileSeconds += e.Record.CompileSeconds
 	}
 	return res, nil
 }
@@ -113,7 +112,7 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 // replay proposes what the search on the device proposed), and their
 // records. Records of configurations outside the header's space (values
 // it no longer has) are left out.
-func (l *TuneLog) grid() (*search.Grid, []LogRecord, error) {
+func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
 	params := l.Header.Space.params()
 	space := &kernels.Space{Params: params}
 	type point struct {
@@ -131,10 +130,10 @@ func (l *TuneLog) grid() (*search.Grid, []LogRecord, error) {
 		pts = append(pts, point{c, r})
 	}
 	if len(pts) == 0 {
-		return nil, nil, status.Newf(status.InvalidArgument, "autotune: the tuning log of %s has no evaluation of its space", l.Header.Key)
+		return nil, nil, status.Newf(status.InvalidArgument, "search: the tuning log of %s has no evaluation of its space", l.Header.Key)
 	}
 	slices.SortFunc(pts, func(a, b point) int { return slices.Compare(a.coords, b.coords) })
-	g := &search.Grid{Params: params}
+	g := &Grid{Params: params}
 	recs := make([]LogRecord, len(pts))
 	for k, p := range pts {
 		g.Coords = append(g.Coords, p.coords)
@@ -147,19 +146,19 @@ func (l *TuneLog) grid() (*search.Grid, []LogRecord, error) {
 type logSource struct {
 	recs  []LogRecord
 	clock time.Duration
-	steps []step
+	evals []Evaluation
 }
 
-var _ search.Evaluator = (*logSource)(nil)
+var _ Evaluator = (*logSource)(nil)
 
 func (s *logSource) Start(int) {}
 
 func (s *logSource) Evaluate(_ context.Context, i int) (float64, bool, error) {
 	r := s.recs[i]
 	s.clock += time.Duration((r.CompileSeconds + r.MeasureSeconds) * float64(time.Second))
-	st := step{i: i, rec: r, measured: true}
-	s.steps = append(s.steps, st)
-	sec, ok := st.median()
+	e := Evaluation{Point: i, Record: r, Measured: true}
+	s.evals = append(s.evals, e)
+	sec, ok := e.Median()
 	return sec, ok, nil
 }
 
