@@ -512,11 +512,24 @@ func TestMarkLost(t *testing.T) {
 		must(t, err, "CreateBuffer")
 		idle, err := dev.CreateCommandBuffer()
 		must(t, err, "CreateCommandBuffer")
-		_, f := s.start(t)
-
-		waited := make(chan error, 1)
-		go func() { waited <- f.Wait(ctx) }()
-		time.Sleep(10 * time.Millisecond)
+		// The spin must still run when the device is lost: on a busy host
+		// the 10 ms sleep below can outlast it, and then it runs again,
+		// four times longer.
+		var f hal.Fence
+		var waited chan error
+		for attempt := 1; ; attempt++ {
+			_, f = s.start(t)
+			waited = make(chan error, 1)
+			go func() { waited <- f.Wait(ctx) }()
+			time.Sleep(10 * time.Millisecond)
+			if done, _ := f.Poll(); !done {
+				break
+			}
+			if err := <-waited; err != nil || attempt == 3 {
+				t.Fatalf("the spin (%d workgroups) ended before the loss %d times (last Wait: %v)", s.groups[1], attempt, err)
+			}
+			s.groups[1] = min(4*s.groups[1], 65535)
+		}
 		cause := errors.New("injected fault")
 		lostAt := time.Now()
 		dev.(hal.LossMarker).MarkLost(cause)
