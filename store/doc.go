@@ -41,7 +41,9 @@
 // New wraps any other, such as a shared network store (Redis would keep a
 // table as a hash and run Update as a WATCH/MULTI transaction). A Backend
 // knows nothing of entries, logs or peaks, and no bbolt type appears in
-// the interface.
+// the interface. What a Store relies on of a Backend is checked by
+// testBackend (backend_test.go), which a second backend runs from a test
+// of its own.
 //
 // # Caveats
 //

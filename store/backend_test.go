@@ -1,0 +1,204 @@
+package store
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testBackend checks what Store relies on of a Backend, on fresh ones
+// that open gives: one t.Run per property. A second backend runs it from
+// a test of its own.
+func testBackend(t *testing.T, open func(t *testing.T) Backend) {
+	a, b := []string{"top", "a"}, []string{"top", "b"}
+	put := func(t *testing.T, be Backend, table []string, kv ...string) {
+		t.Helper()
+		err := be.Update(func(tx Tx) error {
+			for i := 0; i < len(kv); i += 2 {
+				if err := tx.Put(table, []byte(kv[i]), []byte(kv[i+1])); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	scan := func(t *testing.T, be Backend, table []string, prefix string) []string {
+		t.Helper()
+		var out []string
+		err := be.View(func(tx Tx) error {
+			return tx.Scan(table, []byte(prefix), func(k, v []byte) error {
+				out = append(out, string(k)+"="+string(v))
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	tables := func(t *testing.T, be Backend, above []string, depth int) []string {
+		t.Helper()
+		var out []string
+		err := be.View(func(tx Tx) error {
+			return tx.Tables(above, depth, func(names []string) error {
+				out = append(out, filepath.Join(names...))
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	t.Run("empty", func(t *testing.T) {
+		be := open(t)
+		err := be.View(func(tx Tx) error {
+			if v := tx.Get(a, []byte("k")); v != nil {
+				t.Errorf("Get in a missing table = %q", v)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := scan(t, be, a, ""); len(got) != 0 {
+			t.Errorf("Scan of a missing table = %q", got)
+		}
+		if got := tables(t, be, nil, 1); len(got) != 0 {
+			t.Errorf("Tables of an empty backend = %q", got)
+		}
+	})
+	t.Run("put-get-delete", func(t *testing.T) {
+		be := open(t)
+		put(t, be, a, "k1", "v1", "k2", "v2")
+		put(t, be, b, "k1", "other")
+		err := be.Update(func(tx Tx) error {
+			if got := string(tx.Get(a, []byte("k1"))); got != "v1" {
+				t.Errorf("Get = %q, want v1", got)
+			}
+			return errors.Join(tx.Delete(a, []byte("k1")), tx.Delete(a, []byte("missing")), tx.Delete([]string{"none"}, []byte("k")))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"k2=v2"}, scan(t, be, a, "")); diff != "" {
+			t.Errorf("after Delete (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"k1=other"}, scan(t, be, b, "")); diff != "" {
+			t.Errorf("another table (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("scan-prefix-in-order", func(t *testing.T) {
+		be := open(t)
+		put(t, be, a, "x@2", "2", "x@1", "1", "xy@1", "no", "w", "no", "x@3", "3")
+		if diff := cmp.Diff([]string{"x@1=1", "x@2=2", "x@3=3"}, scan(t, be, a, "x@")); diff != "" {
+			t.Errorf("Scan(x@) (-want +got):\n%s", diff)
+		}
+		// A table below is no key of the one above it.
+		put(t, be, append(slices.Clone(a), "sub"), "k", "v")
+		if got := scan(t, be, a, ""); len(got) != 5 {
+			t.Errorf("Scan saw %d keys, want 5: %q", len(got), got)
+		}
+	})
+	t.Run("tables", func(t *testing.T) {
+		be := open(t)
+		put(t, be, []string{"top", "h1", "t1"}, "k", "v")
+		put(t, be, []string{"top", "h1", "t2"}, "k", "v")
+		put(t, be, []string{"top", "h2", "t1"}, "k", "v")
+		put(t, be, []string{"other"}, "k", "v")
+		if diff := cmp.Diff([]string{"h1/t1", "h1/t2", "h2/t1"}, tables(t, be, []string{"top"}, 2)); diff != "" {
+			t.Errorf("Tables(top, 2) (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"other", "top"}, tables(t, be, nil, 1)); diff != "" {
+			t.Errorf("Tables(root, 1) (-want +got):\n%s", diff)
+		}
+		if got := tables(t, be, []string{"missing"}, 1); len(got) != 0 {
+			t.Errorf("Tables under a missing table = %q", got)
+		}
+	})
+	t.Run("drop", func(t *testing.T) {
+		be := open(t)
+		put(t, be, []string{"top", "h1", "t1"}, "k", "v")
+		put(t, be, []string{"top", "h2", "t1"}, "k", "v")
+		var found, again bool
+		err := be.Update(func(tx Tx) (err error) {
+			if found, err = tx.Drop([]string{"top", "h1"}); err != nil {
+				return err
+			}
+			again, err = tx.Drop([]string{"top", "h1"})
+			return err
+		})
+		if err != nil || !found || again {
+			t.Errorf("Drop = %v, then %v, %v; want true, then false", found, again, err)
+		}
+		if diff := cmp.Diff([]string{"h2/t1"}, tables(t, be, []string{"top"}, 2)); diff != "" {
+			t.Errorf("after Drop (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("sequence", func(t *testing.T) {
+		be := open(t)
+		var got []uint64
+		for range 3 {
+			err := be.Update(func(tx Tx) error {
+				n, err := tx.NextSequence(a)
+				got = append(got, n)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff([]uint64{1, 2, 3}, got); diff != "" {
+			t.Errorf("NextSequence (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("failed-update-writes-nothing", func(t *testing.T) {
+		be := open(t)
+		put(t, be, a, "k", "v")
+		stop := errors.New("stop")
+		err := be.Update(func(tx Tx) error {
+			if err := tx.Put(a, []byte("k"), []byte("changed")); err != nil {
+				return err
+			}
+			if err := tx.Put(b, []byte("k"), []byte("new")); err != nil {
+				return err
+			}
+			return stop
+		})
+		if !errors.Is(err, stop) {
+			t.Errorf("Update = %v, want fn's error", err)
+		}
+		if diff := cmp.Diff([]string{"k=v"}, scan(t, be, a, "")); diff != "" {
+			t.Errorf("after a failed Update (-want +got):\n%s", diff)
+		}
+		if got := tables(t, be, []string{"top"}, 1); !slices.Equal(got, []string{"a"}) {
+			t.Errorf("a failed Update left tables %q", got)
+		}
+	})
+	t.Run("view-cannot-write", func(t *testing.T) {
+		be := open(t)
+		put(t, be, a, "k", "v")
+		_ = be.View(func(tx Tx) error {
+			if err := tx.Put(a, []byte("k"), []byte("changed")); err == nil {
+				t.Error("Put in a View succeeded")
+			}
+			return nil
+		})
+		if diff := cmp.Diff([]string{"k=v"}, scan(t, be, a, "")); diff != "" {
+			t.Errorf("after a Put in a View (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestBoltBackend(t *testing.T) {
+	testBackend(t, func(t *testing.T) Backend {
+		return &boltFile{path: filepath.Join(t.TempDir(), "cache.db"), timeout: 5 * time.Second, warn: t.Logf}
+	})
+}
