@@ -63,10 +63,12 @@ def main(argv):
             try:
                 r = subprocess.run(["go", "test", "-count=1"] + m["test"], cwd=tree, env=env,
                                    capture_output=True, text=True, timeout=900)
-                failed = r.returncode != 0
-                # A mutation that no longer compiles is caught by the
-                # compiler, not by a test: it says nothing of the tests.
-                broken = "[build failed]" in r.stdout or "setup failed" in r.stdout
+                # Caught means a test failed: a mutation that no longer
+                # compiles, or a package that is not there, is caught by
+                # nothing and says nothing of the tests.
+                out = r.stdout + r.stderr
+                failed = r.returncode != 0 and ("--- FAIL" in out or "panic:" in out)
+                broken = r.returncode != 0 and not failed
             except subprocess.TimeoutExpired:
                 failed, broken = True, False
             finally:
@@ -74,8 +76,8 @@ def main(argv):
                     f.write(text)
             took = time.monotonic() - start
             if broken:
-                problems.append(f"{m['name']}: the edit does not compile; make it one that does")
-                print(f"NO-BUILD  {m['name']} ({took:.0f} s)", flush=True)
+                problems.append(f"{m['name']}: go test failed without a failing test (the edit does not compile, or a package is missing): {out.strip().splitlines()[-1] if out.strip() else ''}")
+                print(f"NO-TEST   {m['name']} ({took:.0f} s)", flush=True)
             elif failed:
                 caught += 1
                 print(f"caught    {m['name']} ({took:.0f} s)", flush=True)
