@@ -7,14 +7,19 @@
 //
 // # Basics
 //
-// Open finds the source for a Vulkan device: on NVIDIA, the NVML library
-// that the driver installs (libnvidia-ml.so.1, loaded at run time, so the
-// program runs where there is none), with the NVML device matched to the
-// Vulkan device by UUID. Where there is no source (lavapipe, other
-// vendors for now), Open's error matches ErrNotAvailable and says why;
+// Sources register themselves by name, as database/sql's drivers do, so
+// that a program builds only those it asks for: NVIDIA's, which reads
+// the NVML library the driver installs through a large cgo binding, is
+// package telemetry/nvml, imported for its side effect:
+//
+//	import _ "github.com/vkbench/vkbench/telemetry/nvml"
+//
+// Open finds the source for a Vulkan device among those registered.
+// Where there is none (lavapipe, other vendors for now, a program that
+// registered none), Open's error matches ErrNotAvailable and says why;
 // nothing else fails:
 //
-//	src, err := telemetry.Open(dev.Info())
+//	src, err := telemetry.Open(info) // hal.DeviceInfo
 //	if err != nil {
 //		// errors.Is(err, telemetry.ErrNotAvailable): record why, go on
 //	}

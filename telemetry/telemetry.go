@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,8 +11,8 @@ import (
 )
 
 // ErrNotAvailable is matched by Open's error when a device has no
-// telemetry source (no NVML, or a device NVML does not know). Its code is
-// Unavailable.
+// telemetry source (none registered, no NVML, a device NVML does not
+// know). Its code is Unavailable.
 var ErrNotAvailable = status.New(status.Unavailable, "telemetry: not available")
 
 // Source reads a device's conditions. Its methods are safe for concurrent
@@ -322,5 +321,3 @@ func (c Conditions) String() string {
 
 // Energy returns the energy used between two samples of one source.
 func Energy(before, after Sample) float64 { return max(0, after.EnergyJ-before.EnergyJ) }
-
-var errClosed = errors.New("telemetry: source closed")

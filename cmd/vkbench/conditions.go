@@ -11,6 +11,9 @@ import (
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
+	// The command reads NVIDIA GPUs' conditions; the library alone does
+	// not build NVML's binding.
+	_ "github.com/vkbench/vkbench/telemetry/nvml"
 )
 
 // openTelemetry returns the telemetry source of the device info describes,

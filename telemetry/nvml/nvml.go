@@ -1,7 +1,21 @@
-package telemetry
+// Package nvml is the telemetry source of NVIDIA GPUs: it reads their
+// clocks, power, energy and temperature through NVML, the library the
+// driver installs (libnvidia-ml.so.1, loaded at run time, so a program
+// built with it still runs where there is none). The NVML device is
+// matched to the Vulkan device by UUID.
+//
+// Its binding is cgo and large, so nothing imports it but a program that
+// asks for it, for its side effect of registering the source "nvml" with
+// package telemetry:
+//
+//	import _ "github.com/vkbench/vkbench/telemetry/nvml"
+//
+// after which telemetry.Open reads NVIDIA GPUs.
+package nvml
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,7 +25,16 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
+
+// Name is the name the source registers under, and what its readings say
+// they come from.
+const Name = "nvml"
+
+func init() { telemetry.Register(Name, open) }
+
+var errClosed = errors.New("telemetry: source closed")
 
 // nvmlDevice is what the NVML source asks of one NVML device: a subset of
 // go-nvml's Device, so that its parsing can be tested without a GPU.
@@ -49,18 +72,18 @@ type nvmlSource struct {
 	closed bool
 }
 
-// Open returns the telemetry source of the Vulkan device info: NVML's
+// open returns the telemetry source of the Vulkan device info: NVML's
 // device with the same UUID. Where there is none, the error matches
-// ErrNotAvailable and says why.
-func Open(info hal.DeviceInfo) (Source, error) {
+// telemetry.ErrNotAvailable and says why.
+func open(info hal.DeviceInfo) (telemetry.Source, error) {
 	if info.VendorID != hal.VendorNVIDIA {
-		return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: %s is not an NVIDIA GPU (only NVML is read for now)", info.Name)
+		return nil, status.Wrapf(telemetry.ErrNotAvailable, status.OK, "telemetry: %s is not an NVIDIA GPU (only NVML is read for now)", info.Name)
 	}
 	nvmlMu.Lock()
 	defer nvmlMu.Unlock()
 	lib := openNVML()
 	if r := lib.Init(); r != nvml.SUCCESS {
-		return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: NVML (libnvidia-ml.so.1): %s", nvml.ErrorString(r))
+		return nil, status.Wrapf(telemetry.ErrNotAvailable, status.OK, "telemetry: NVML (libnvidia-ml.so.1): %s", nvml.ErrorString(r))
 	}
 	dev, err := findByUUID(lib, info.DeviceUUID)
 	if err != nil {
@@ -74,7 +97,7 @@ func Open(info hal.DeviceInfo) (Source, error) {
 func findByUUID(lib nvmlLibrary, uuid [16]byte) (nvmlDevice, error) {
 	n, r := lib.DeviceGetCount()
 	if r != nvml.SUCCESS {
-		return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: NVML device count: %s", nvml.ErrorString(r))
+		return nil, status.Wrapf(telemetry.ErrNotAvailable, status.OK, "telemetry: NVML device count: %s", nvml.ErrorString(r))
 	}
 	for i := range n {
 		d, r := lib.DeviceGetHandleByIndex(i)
@@ -89,7 +112,7 @@ func findByUUID(lib nvmlLibrary, uuid [16]byte) (nvmlDevice, error) {
 			return d, nil
 		}
 	}
-	return nil, status.Wrapf(ErrNotAvailable, status.OK, "telemetry: none of NVML's %d devices has UUID %x", n, uuid)
+	return nil, status.Wrapf(telemetry.ErrNotAvailable, status.OK, "telemetry: none of NVML's %d devices has UUID %x", n, uuid)
 }
 
 // parseUUID reads NVML's "GPU-5a1b2c3d-...." into the 16 bytes Vulkan's
@@ -105,25 +128,25 @@ func parseUUID(s string) ([16]byte, bool) {
 	return u, true
 }
 
-func (s *nvmlSource) Name() string { return "nvml" }
+func (s *nvmlSource) Name() string { return Name }
 
 // Sample reads the clocks, power, energy, temperature and clock-event
 // reasons. The first NVML call that fails is the error.
-func (s *nvmlSource) Sample() (Sample, error) {
+func (s *nvmlSource) Sample() (telemetry.Sample, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return Sample{}, errClosed
+		return telemetry.Sample{}, errClosed
 	}
 	return readSample(s.dev, time.Now())
 }
 
-// readSample reads one Sample from d.
-func readSample(d nvmlDevice, at time.Time) (Sample, error) {
-	smp := Sample{Time: at}
+// readSample reads one telemetry.Sample from d.
+func readSample(d nvmlDevice, at time.Time) (telemetry.Sample, error) {
+	smp := telemetry.Sample{Time: at}
 	var r nvml.Return
-	fail := func(what string) (Sample, error) {
-		return Sample{}, status.Newf(status.Unavailable, "telemetry: NVML %s: %s", what, nvml.ErrorString(r))
+	fail := func(what string) (telemetry.Sample, error) {
+		return telemetry.Sample{}, status.Newf(status.Unavailable, "telemetry: NVML %s: %s", what, nvml.ErrorString(r))
 	}
 	if smp.SMClockMHz, r = d.GetClockInfo(nvml.CLOCK_SM); r != nvml.SUCCESS {
 		return fail("SM clock")
@@ -148,7 +171,7 @@ func readSample(d nvmlDevice, at time.Time) (Sample, error) {
 	if r != nvml.SUCCESS {
 		return fail("clock event reasons")
 	}
-	smp.Reasons = Reasons(reasons)
+	smp.Reasons = telemetry.Reasons(reasons)
 	// The limits are read where the driver tells them; a GPU that keeps
 	// them to itself still has the readings above.
 	if v, r := d.GetMaxClockInfo(nvml.CLOCK_SM); r == nvml.SUCCESS {

@@ -1,0 +1,75 @@
+package telemetry
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Opener opens a source's reader of the Vulkan device info describes, or
+// returns an error matching ErrNotAvailable that says why it cannot (a
+// device of another vendor, a library that is not installed).
+type Opener func(info hal.DeviceInfo) (Source, error)
+
+// nvmlImport is the package that registers NVIDIA's source, named in the
+// error of a program that forgot it.
+const nvmlImport = "github.com/vkbench/vkbench/telemetry/nvml"
+
+var (
+	sourcesMu sync.RWMutex
+	sources   = make(map[string]Opener)
+)
+
+// Register makes a source available to Open under name. It is called
+// from the init function of the source's package, so that a program reads
+// the GPUs it imports a source for and builds no other. Register panics
+// if open is nil or a source of that name is registered already.
+func Register(name string, open Opener) {
+	sourcesMu.Lock()
+	defer sourcesMu.Unlock()
+	if open == nil {
+		panic("telemetry: Register of a nil opener for source " + name)
+	}
+	if _, dup := sources[name]; dup {
+		panic("telemetry: Register called twice for source " + name)
+	}
+	sources[name] = open
+}
+
+// Sources returns the names of the registered sources, sorted.
+func Sources() []string {
+	sourcesMu.RLock()
+	defer sourcesMu.RUnlock()
+	names := make([]string, 0, len(sources))
+	for name := range sources {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Open returns the telemetry source of the Vulkan device info describes:
+// the first registered source, in name order, that reads it. Where none
+// does, or none is registered (a program that did not import one), the
+// error matches ErrNotAvailable and says why.
+func Open(info hal.DeviceInfo) (Source, error) {
+	names := Sources()
+	if len(names) == 0 {
+		return nil, status.Wrapf(ErrNotAvailable, status.OK,
+			"telemetry: no source is registered (forgotten import _ %q?)", nvmlImport)
+	}
+	var errs []error
+	for _, name := range names {
+		sourcesMu.RLock()
+		open := sources[name]
+		sourcesMu.RUnlock()
+		src, err := open(info)
+		if err == nil {
+			return src, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, status.Join(errs...)
+}
