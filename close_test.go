@@ -221,21 +221,21 @@ func TestBuildContext(t *testing.T) {
 	}
 }
 
-// TestCloseWait: Close of a device whose GPU still runs a Run that was
-// given up waits Options.CloseWait, not the default 10 s, and says in one
-// warning that it left the work to the driver; a negative CloseWait is
-// refused by Open.
-func TestCloseWait(t *testing.T) {
-	if _, err := vkbench.Open(context.Background(), vkbench.Options{CloseWait: -time.Second}); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "CloseWait") {
-		t.Errorf("Open with a negative CloseWait: %v, want INVALID_ARGUMENT naming CloseWait", err)
+// TestReleaseWait: Close of a device whose GPU still runs a Run that was
+// given up waits Options.ReleaseWait, not the default 10 s, and says in
+// one warning that it left the work to the driver; a negative ReleaseWait
+// is refused by Open.
+func TestReleaseWait(t *testing.T) {
+	if _, err := vkbench.Open(context.Background(), vkbench.Options{ReleaseWait: -time.Second}); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "ReleaseWait") {
+		t.Errorf("Open with a negative ReleaseWait: %v, want INVALID_ARGUMENT naming ReleaseWait", err)
 	}
 	var logs testenv.SyncBuffer
 	const wait = 50 * time.Millisecond
 	dev, err := vkbench.Open(context.Background(), vkbench.Options{
-		Validation: true,
-		OnMessage:  func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
-		Logger:     slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		CloseWait:  wait,
+		Validation:  true,
+		OnMessage:   func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
+		Logger:      slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		ReleaseWait: wait,
 	})
 	if err != nil {
 		testenv.Unavailable(t, "no Vulkan device with validation: %v", err)
@@ -272,7 +272,7 @@ func TestCloseWait(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 	if took > wait+400*time.Millisecond {
-		t.Errorf("Close with a Run still on the GPU took %v; want about CloseWait, %v", took, wait)
+		t.Errorf("Close with a Run still on the GPU took %v; want about ReleaseWait, %v", took, wait)
 	}
 	got := logs.String()
 	if strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "did not finish its work in time") || strings.Contains(got, "device lost") {

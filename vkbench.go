@@ -77,11 +77,12 @@ type Options struct {
 	// (VKBENCH_CACHE, else the user's cache folder), and Close saves them
 	// back, so that a later run builds its pipelines without compiling.
 	PipelineCache bool
-	// CloseWait bounds how long Close waits for work still running on the
-	// GPU (a Run whose context ended, say); 10 s if zero. Work running
+	// ReleaseWait bounds how long Close waits for work still running on
+	// the GPU (a Run whose context ended, say); 10 s if zero, and a
+	// negative bound is an InvalidArgument error of Open. Work running
 	// past it is left to the driver with the device, which the process
 	// frees when it exits, and Close says so in one warning.
-	CloseWait time.Duration
+	ReleaseWait time.Duration
 	// Wrap, if set, is given the opened hal.Device and returns the one to
 	// use in its place: a fault-injecting wrapper (hal/faulty) in tests, a
 	// tracing one in debugging. Closing the Device releases what Wrap
@@ -122,13 +123,10 @@ func Devices() ([]DeviceInfo, error) {
 // not installed, Unimplemented for a device older than Vulkan 1.2 (or a
 // build without cgo). Close the Device when done.
 func Open(ctx context.Context, opts Options) (*Device, error) {
-	if opts.CloseWait < 0 {
-		return nil, status.Newf(status.InvalidArgument, "vkbench: Options.CloseWait is %v; want zero (10 s) or a positive bound", opts.CloseWait)
-	}
 	hopts := hal.OpenOptions{
 		Driver:      hal.DriverOptions{Validation: opts.Validation, OnMessage: opts.OnMessage, Logger: opts.Logger},
 		Device:      opts.Device,
-		ReleaseWait: opts.CloseWait,
+		ReleaseWait: opts.ReleaseWait,
 	}
 	var pipelines *store.Store
 	if opts.PipelineCache {
@@ -177,7 +175,7 @@ func (d *Device) Err() error { return d.hal.Err() }
 // alive: buffers, pipelines, tuners' pipelines. It is safe while other
 // calls run, from any goroutine: those already running finish or fail with
 // an error matching ErrReleased, and so do later ones; Err then reports the
-// release. It waits (Options.CloseWait, 10 seconds by default, at most)
+// release. It waits (Options.ReleaseWait, 10 seconds by default, at most)
 // for work still running, such as a Run whose context ended first, and
 // leaves the device's memory to the driver (the process frees it when it
 // exits), with one warning, only if the GPU does not finish in that time.

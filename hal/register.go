@@ -40,12 +40,30 @@ type DeviceOptions struct {
 	// driver does not accept is ignored.
 	PipelineCache []byte
 	// ReleaseWait bounds how long Device.Release waits for the work in
-	// flight (10 s if zero; a negative bound is an InvalidArgument error
-	// of Open). Work still running then is left to the
-	// driver with the device and its objects, which the process frees
-	// when it exits: destroying them under running work would crash the
-	// driver.
+	// flight (DefaultReleaseWait if zero; a negative bound is an
+	// InvalidArgument error of Open, see ReleaseWaitOf). Work still
+	// running then is left to the driver with the device and its objects,
+	// which the process frees when it exits: destroying them under
+	// running work would crash the driver.
 	ReleaseWait time.Duration
+}
+
+// DefaultReleaseWait is the ReleaseWait of options that leave it zero.
+const DefaultReleaseWait = 10 * time.Second
+
+// ReleaseWaitOf returns the bound a ReleaseWait of d sets: d, or
+// DefaultReleaseWait for zero. A negative d is an InvalidArgument error
+// naming the field. Every backend's Open asks it, so that the rule has one
+// place, whoever passes the bound down (OpenOptions, the vkbench package's
+// Options).
+func ReleaseWaitOf(d time.Duration) (time.Duration, error) {
+	if d < 0 {
+		return 0, status.Newf(status.InvalidArgument, "hal: ReleaseWait is %v; want zero (%v) or a positive bound", d, DefaultReleaseWait)
+	}
+	if d == 0 {
+		return DefaultReleaseWait, nil
+	}
+	return d, nil
 }
 
 // Opener opens a registered backend.

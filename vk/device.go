@@ -9,7 +9,6 @@ import "C"
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"log/slog"
@@ -32,9 +31,6 @@ const (
 	// waitSlice bounds one vkWaitSemaphores, so that a waiter notices a
 	// cancelled context or a device lost by another goroutine in time.
 	waitSlice = 5 * time.Millisecond
-	// releaseWait bounds how long Device.Release waits for work in
-	// flight, unless hal.DeviceOptions.ReleaseWait says otherwise.
-	releaseWait = 10 * time.Second
 )
 
 // device is a logical device with one compute queue and one timeline
@@ -81,8 +77,9 @@ type device struct {
 }
 
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
-	if opts.ReleaseWait < 0 {
-		return nil, status.Newf(status.InvalidArgument, "vk: DeviceOptions.ReleaseWait is %v; want zero (10 s) or a positive bound", opts.ReleaseWait)
+	wait, err := hal.ReleaseWaitOf(opts.ReleaseWait)
+	if err != nil {
+		return nil, err
 	}
 	var c *C.vkb_device
 	var failed *C.char
@@ -98,7 +95,7 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 		lostCh: make(chan struct{}),
 		live:   map[resource]struct{}{},
 
-		releaseWait: cmp.Or(opts.ReleaseWait, releaseWait),
+		releaseWait: wait,
 	}
 
 	data := opts.PipelineCache
