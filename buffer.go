@@ -147,9 +147,6 @@ func (b *Buffer[T]) Release() error {
 
 var errNilBuffer = status.New(status.InvalidArgument, "vkbench: the buffer is nil")
 
-// HAL returns the buffer underneath.
-func (b *Buffer[T]) HAL() hal.Buffer { return b.buf }
-
 func (b *Buffer[T]) binding() (hal.Buffer, kernels.DType, int) {
 	if b == nil {
 		return nil, 0, 0

@@ -84,7 +84,7 @@ func TestCloseRacing(t *testing.T) {
 	for round := range 50 {
 		dev, err := vkbench.Open(context.Background(), vkbench.Options{
 			Validation: true,
-			OnMessage:  func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
+			OnMessage:  func(m vkbench.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -233,7 +233,7 @@ func TestReleaseWait(t *testing.T) {
 	const wait = 50 * time.Millisecond
 	dev, err := vkbench.Open(context.Background(), vkbench.Options{
 		Validation:  true,
-		OnMessage:   func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
+		OnMessage:   func(m vkbench.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
 		Logger:      slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		ReleaseWait: wait,
 	})

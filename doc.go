@@ -3,10 +3,14 @@
 // is fastest for a problem on the GPU it is running on — measuring once,
 // then remembering the answer per hardware in a cache file.
 //
-// It is the library face of vkbench: a small layer over packages hal (the
-// device), kernels (operations and their candidates) and autotune (the
-// measurement, the tuner and its cache), which remain there for what it
-// does not do. Importing it registers the Vulkan backend.
+// It is the library face of vkbench, and the only package a program needs
+// for everyday work: its types are its own. The floors below it remain
+// for what it does not do, imported directly as database/sql's users
+// import driver only to write one: package hal for several dispatches in
+// one submission, timestamps and host-visible memory, kernels and the
+// built-in catalogue for vkbench's own operations, autotune for forced
+// re-tunes and the tuner's cache. Importing vkbench registers the Vulkan
+// backend.
 //
 // # Running a kernel
 //
@@ -39,7 +43,7 @@
 // a given size to measure them on and checks what each one computed. A
 // Tuner answers which candidate is fastest for a size:
 //
-//	tuner, err := dev.NewTuner(vkbench.TunerOptions{})
+//	tuner, err := dev.NewTuner(vkbench.TunerOptions{Table: "myprogram"})
 //	p, err := tuner.Fastest(ctx, scaleOp, n) // first call: cache file, or tune
 //	err = dev.Run(ctx, p, groups(p.Kernel(), n), push, x, y)
 //
@@ -53,7 +57,8 @@
 // The cache file is shared by processes and keyed by the hardware and
 // driver, so a program tunes once per machine, not once per run; the
 // vkbench command lists, shows, exports and clears it (vkbench cache), and
-// Tuner.Entry reads why a candidate won.
+// Tuner.Result reads why a candidate won. The answers of a program go in
+// a table of its own, which TunerOptions.Table names.
 //
 // # Searching a space of kernels
 //
@@ -92,9 +97,10 @@
 // # Testing
 //
 // Options.Validation turns on the Khronos validation layer, which reports
-// misuse of Vulkan; Options.Wrap can put a fault injector (package
-// hal/faulty) between the program and the device, to make calls fail and
-// the device lost on purpose. On a machine without a GPU, lavapipe (Mesa's
+// misuse of Vulkan; Options.Driver can put a fault injector (package
+// hal/faulty, registered as a backend of package hal) between the program
+// and the device, to make calls fail and the device lost on purpose
+// (Example_deviceLoss). On a machine without a GPU, lavapipe (Mesa's
 // Vulkan on the CPU, in Debian's mesa-vulkan-drivers) is the default
 // device.
 package vkbench

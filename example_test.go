@@ -13,12 +13,9 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench"
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
-	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
-	"github.com/vkbench/vkbench/store"
 )
 
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale.comp -o testdata/library/scale.spv
@@ -52,9 +49,9 @@ func ExampleOpen() {
 	}()
 
 	info := dev.Info()
-	// info.Name, info.Type, info.Limits and info.MemoryHeaps describe
-	// the device; info.Hardware() names its table in the tuning cache.
-	fmt.Println(info.Backend, info.Hardware() != "")
+	// info.Name, info.Type, info.Driver, its limits and Memory describe
+	// the device; info.Hardware names its tables in the tuning cache.
+	fmt.Println(info.Backend, info.Hardware != "")
 	// Output: vulkan true
 }
 
@@ -184,12 +181,10 @@ func ExampleTuner_Fastest() {
 			log.Print(err)
 		}
 	}()
-	tuning := autotune.DefaultOptions
-	tuning.Tuner = "example"               // the cache table: best, the program's name
-	tuning.Budget = 100 * time.Millisecond // per key; the default, 10 s, measures to ±1%
 	tuner, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  store.Options{Path: filepath.Join(dir, "autotune.db")},
-		Tuning: &tuning,
+		Table:     "example", // the cache table: best, the program's name
+		CachePath: filepath.Join(dir, "autotune.db"),
+		Budget:    100 * time.Millisecond, // per key; the default, 10 s, measures to ±1%
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -238,10 +233,10 @@ func ExampleTuner_Fastest() {
 	// true <nil>
 }
 
-// Entry reads from the cache file what a tune found: the winner, and why —
-// each candidate's outcome, statistics and error. The vkbench command shows
+// Result reads from the cache file what a tune found: the winner, and why —
+// each candidate's outcome, timing and error. The vkbench command shows
 // the same with `vkbench cache show`.
-func ExampleTuner_Entry() {
+func ExampleTuner_Result() {
 	ctx := context.Background()
 	dev, err := vkbench.Open(ctx, vkbench.Options{})
 	if err != nil {
@@ -261,12 +256,10 @@ func ExampleTuner_Entry() {
 			log.Print(err)
 		}
 	}()
-	tuning := autotune.DefaultOptions
-	tuning.Tuner = "example"
-	tuning.Budget = 100 * time.Millisecond
 	opts := vkbench.TunerOptions{
-		Cache:  store.Options{Path: filepath.Join(dir, "autotune.db")},
-		Tuning: &tuning,
+		Table:     "example",
+		CachePath: filepath.Join(dir, "autotune.db"),
+		Budget:    100 * time.Millisecond,
 	}
 	tuner, err := dev.NewTuner(opts)
 	if err != nil {
@@ -283,22 +276,22 @@ func ExampleTuner_Entry() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	e, err := later.Entry(op, 1000)
+	e, err := later.Result(op, 1000)
 	if err != nil || e == nil {
 		log.Fatal(e, err)
 	}
 	fmt.Println(e.Key)
-	for _, r := range e.Results {
-		if r.Outcome == results.Wrong || r.Outcome == results.Failed {
+	for _, r := range e.Candidates {
+		if r.Outcome == vkbench.Wrong || r.Outcome == vkbench.Failed {
 			fmt.Println(r.Name, "failed")
 		} else {
 			// Measured, or Dropped early when clearly slower than the
-			// leader; r.Stats has its timings.
+			// leader; r.Median, r.Low and r.High are its timings.
 			fmt.Println(r.Name, "verified")
 		}
 	}
-	fmt.Println(slices.ContainsFunc(e.Results, func(r results.Result) bool {
-		return r.Name == e.FastestName && r.Outcome == results.Measured
+	fmt.Println(slices.ContainsFunc(e.Candidates, func(r vkbench.CandidateResult) bool {
+		return r.Name == e.Winner && r.Outcome == vkbench.Measured
 	}))
 	// Output:
 	// scale/f32/1024
@@ -308,17 +301,30 @@ func ExampleTuner_Entry() {
 	// true
 }
 
+// faultPlan is the plan of the fault injector that Example_deviceLoss
+// opens its device through: package hal/faulty's wrapper of the Vulkan
+// backend, registered with package hal as "vulkan-faulty".
+var faultPlan = faulty.NewPlan()
+
+func init() {
+	hal.Register("vulkan-faulty", func(opts hal.DriverOptions) (hal.Driver, error) {
+		drv, err := hal.OpenDriver("vulkan", opts)
+		if err != nil {
+			return nil, err
+		}
+		return faulty.WrapDriver(drv, func(int) *faulty.Plan { return faultPlan }), nil
+	})
+}
+
 // A lost device — a driver reset, a hung kernel — fails the call that finds
 // it with an error matching ErrDeviceLost, and every later call on the
 // device at once. The only way on is a device opened again. Here the
 // device is lost on purpose, by a fault injector put between the program
-// and the device.
+// and the device: a backend registered with package hal that wraps
+// Vulkan's (faultPlan).
 func Example_deviceLoss() {
 	ctx := context.Background()
-	plan := faulty.NewPlan()
-	dev, err := vkbench.Open(ctx, vkbench.Options{
-		Wrap: func(d hal.Device) hal.Device { return faulty.Wrap(d, plan) },
-	})
+	dev, err := vkbench.Open(ctx, vkbench.Options{Driver: "vulkan-faulty"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -342,7 +348,7 @@ func Example_deviceLoss() {
 		return out, y.Read(ctx, out)
 	}
 
-	plan.LoseAt(faulty.Wait, 1) // as a driver reports VK_ERROR_DEVICE_LOST
+	faultPlan.LoseAt(faulty.Wait, 1) // as a driver reports VK_ERROR_DEVICE_LOST
 	_, err = scale(dev)
 	fmt.Println(errors.Is(err, vkbench.ErrDeviceLost), status.CodeOf(err))
 	_, err = scale(dev) // fails at once

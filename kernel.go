@@ -60,9 +60,9 @@ type Kernel struct {
 	// keeps them (and counts them in the Op's checksum).
 	Params map[string]int
 	// Requires is what the kernel needs of a device beyond core Vulkan 1.2
-	// compute (16-bit floats, subgroup operations, shared memory). Build
-	// refuses a device without it, and a Tuner reports such a candidate
-	// as unsupported instead of running it.
+	// compute that its module does not declare. Build refuses a device
+	// without it, or without what the module declares, and a Tuner
+	// reports such a candidate as unsupported instead of running it.
 	Requires Requirements
 	// Applies, if set, reports whether the kernel computes correctly at a
 	// size (one integer per name in its Op's Dims): a kernel that works on
@@ -116,7 +116,7 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 		WorkgroupSize:    wg,
 		Constants:        consts,
 		Params:           maps.Clone(k.Params),
-		Requires:         k.Requires,
+		Requires:         k.Requires.kernels(),
 		Applies:          k.applies(),
 	}, nil
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -104,13 +103,7 @@ func TestTuneAccumulatingKernel(t *testing.T) {
 func TestApplies(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	tuning := autotune.DefaultOptions
-	tuning.Tuner = "test"
-	tuning.Warmup = -1
-	tu, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  store.Options{Path: filepath.Join(t.TempDir(), "autotune.db")},
-		Tuning: &tuning,
-	})
+	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,18 +143,23 @@ func TestOutOfBoundsWrite(t *testing.T) {
 	pastEnd := scaleKernel
 	pastEnd.Name, pastEnd.SPIRV = "past-end", pastEndSPIRV
 	op := scaleOpOf(scaleKernel, pastEnd)
-	opts := autotune.DefaultOptions
-	opts.Budget, opts.Warmup = 100*time.Millisecond, -1
-	e, err := autotune.Measure(context.Background(), dev.HAL(), op.Operation(), autotune.ShapeOf(4096), opts)
+	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Budget: 100 * time.Millisecond, Warmup: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := e.Results[1]
-	if r.Outcome != results.Wrong || !strings.Contains(r.Error, "wrote past the end of buffer binding 1") {
+	if p, err := tu.Fastest(context.Background(), op, 4096); err != nil || p.Kernel().Name != scaleKernel.Name {
+		t.Fatalf("Fastest: %v, %v; want the kernel that stays in bounds", p, err)
+	}
+	e, err := tu.Result(op, 4096)
+	if err != nil || e == nil || len(e.Candidates) != 2 {
+		t.Fatalf("Result: %+v, %v; want both candidates", e, err)
+	}
+	r := e.Candidates[1]
+	if r.Outcome != vkbench.Wrong || !strings.Contains(r.Error, "wrote past the end of buffer binding 1") {
 		t.Errorf("the kernel that writes past its output: %s: %s; want wrong, naming binding 1", r.Outcome, r.Error)
 	}
-	if e.Results[0].Outcome != results.Measured {
-		t.Errorf("the right kernel: %s: %s", e.Results[0].Outcome, e.Results[0].Error)
+	if e.Candidates[0].Outcome != vkbench.Measured {
+		t.Errorf("the right kernel: %s: %s", e.Candidates[0].Outcome, e.Candidates[0].Error)
 	}
 }
 
@@ -174,7 +172,7 @@ func TestSlice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	align := int(dev.Info().Limits.MinStorageBufferAlign / 4)
+	align := int(dev.Info().StorageBufferAlignment / 4)
 	n := 4 * max(align, 16)
 	in := make([]float32, n)
 	for i := range in {
@@ -227,7 +225,7 @@ func TestSlice(t *testing.T) {
 
 	// A buffer larger than the device binds at once is made, and bound in
 	// parts; a slice of all of it is refused when it is made.
-	max := int(dev.Info().Limits.MaxStorageBufferRange / 4)
+	max := int(dev.Info().MaxStorageBufferRange / 4)
 	if max > 64<<20 {
 		t.Logf("maxStorageBufferRange is %d floats: not making a larger buffer", max)
 		return
@@ -246,11 +244,17 @@ func TestSlice(t *testing.T) {
 }
 
 // TestTunerOptions: the root package's own options reach the tuner: the
-// cache file, the table, the budget, the precision.
+// cache file, the table, the level, the budget, the precision. A table
+// must be named; a level must be one.
 func TestTunerOptions(t *testing.T) {
 	dev := open(t)
 	path := filepath.Join(t.TempDir(), "own.db")
-	tu, err := dev.NewTuner(vkbench.TunerOptions{CachePath: path, Table: "mine", Budget: 200 * time.Millisecond, Precision: 0.2})
+	for _, bad := range []vkbench.TunerOptions{{CachePath: path}, {CachePath: path, Table: "My App"}, {CachePath: path, Table: "mine", Level: "thorough"}} {
+		if _, err := dev.NewTuner(bad); status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("NewTuner(%+v): %v; want InvalidArgument", bad, err)
+		}
+	}
+	tu, err := dev.NewTuner(vkbench.TunerOptions{CachePath: path, Table: "mine", Level: "minimal", Budget: 200 * time.Millisecond, Precision: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,8 +277,8 @@ func TestTunerOptions(t *testing.T) {
 	if err != nil || len(es) != 1 {
 		t.Fatalf("entries: %v, %v", es, err)
 	}
-	if b := es[0].Bounds; b.Budget != 200*time.Millisecond || b.TargetHalfWidth != 0.2 {
-		t.Errorf("the entry was measured under %+v; want a 200 ms budget and ±20%%", b)
+	if b := es[0].Bounds; b.Budget != 200*time.Millisecond || b.TargetHalfWidth != 0.2 || es[0].Level != "minimal" {
+		t.Errorf("the entry was measured under %+v, level %s; want a 200 ms budget, ±20%% and level minimal", b, es[0].Level)
 	}
 }
 
@@ -287,13 +291,11 @@ func TestTunerOptions(t *testing.T) {
 func TestSearchSpace(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	tuning := autotune.DefaultOptions
-	tuning.Tuner = "test"
-	tuning.Warmup = -1
-	tuning.Budget = 100 * time.Millisecond
 	tu, err := dev.NewTuner(vkbench.TunerOptions{
-		Cache:  store.Options{Path: filepath.Join(t.TempDir(), "autotune.db")},
-		Tuning: &tuning,
+		Table:     "test",
+		CachePath: filepath.Join(t.TempDir(), "autotune.db"),
+		Budget:    100 * time.Millisecond,
+		Warmup:    -1,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package vkbench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,10 +28,10 @@ type Op struct {
 	// Name names the operation in the cache: lower case, digits and '-'.
 	Name string
 	// Dims names the dimensions of a size, in order, such as {"N"} or
-	// {"M", "N", "K"}; at most kernels.MaxDims.
+	// {"M", "N", "K"}; at most 4.
 	Dims []string
 	// DType is the type of the operation's elements, part of the cache
-	// key; kernels.F32 if zero.
+	// key; F32 if zero.
 	DType DType
 	// Candidates are the kernels, in a fixed order, that Tuner.Fastest
 	// chooses among; none is needed for an Op that is only searched.
@@ -96,18 +97,6 @@ type Fill struct {
 	Value uint32
 }
 
-// Operation returns op as a kernels.Operation, the form autotune and
-// kernels work with, for callers that use those packages directly. It is
-// the same value every time, or nil if op is malformed (Tuner.Fastest
-// says why).
-func (op *Op) Operation() kernels.Operation {
-	o, err := op.operation()
-	if err != nil {
-		return nil
-	}
-	return o
-}
-
 // operation checks op once and returns its kernels.Operation.
 func (op *Op) operation() (*operation, error) {
 	if op == nil {
@@ -147,10 +136,11 @@ func newOperation(op *Op) (*operation, error) {
 	if op.Prepare == nil {
 		return nil, bad("no Prepare")
 	}
-	o := &operation{name: op.Name, dims: slices.Clone(op.Dims), dtype: op.DType, prepare: op.Prepare}
-	if o.dtype == 0 {
-		o.dtype = kernels.F32
+	dtype := cmp.Or(op.DType, F32)
+	if dtype.kernels() == 0 {
+		return nil, bad("unknown DType %d", op.DType)
 	}
+	o := &operation{name: op.Name, dims: slices.Clone(op.Dims), dtype: dtype.kernels(), prepare: op.Prepare}
 	seen := map[string]bool{}
 	for _, k := range op.Candidates {
 		if k.Name == "" || seen[k.Name] {

@@ -31,10 +31,15 @@ type Space struct {
 }
 
 // Param is one parameter of a Space: its name and its values.
-type Param = kernels.Param
+type Param struct {
+	// Name is the name a Config gives the param's value under.
+	Name string
+	// Values are the values it takes, in the order a search walks them.
+	Values []int
+}
 
 // Config is a configuration of a Space: a value for each param, by name.
-type Config = kernels.Config
+type Config map[string]int
 
 // Pow2 returns the powers of two from lo to hi, such as the values of a
 // workgroup size: Pow2(32, 256) is [32 64 128 256].
@@ -64,10 +69,14 @@ func (o *operation) spaceOf(s *Space) (*kernels.Space, error) {
 	}
 	var mu sync.Mutex
 	kerns := map[string]Kernel{}
+	params := make([]kernels.Param, len(s.Params))
+	for i, p := range s.Params {
+		params[i] = kernels.Param(p)
+	}
 	ks := &kernels.Space{
-		Params: s.Params,
+		Params: params,
 		Candidate: func(c kernels.Config) (kernels.Candidate, error) {
-			k := s.Kernel(c)
+			k := s.Kernel(Config(c))
 			cand, err := k.candidate()
 			if err != nil {
 				return kernels.Candidate{}, err
@@ -93,7 +102,7 @@ func (o *operation) spaceOf(s *Space) (*kernels.Space, error) {
 	if s.Valid != nil {
 		ks.Restrictions = []kernels.Restriction{{
 			Expr:  "Space.Valid",
-			Holds: func(e kernels.Env) (bool, error) { return s.Valid(e.Config, e.Size), nil },
+			Holds: func(e kernels.Env) (bool, error) { return s.Valid(Config(e.Config), e.Size), nil },
 		}}
 	}
 	if err := ks.Check(); err != nil {
@@ -108,9 +117,8 @@ func (o *operation) Space() *kernels.Space { return o.space }
 
 // Search explores op's Space at size with a strategy, measures and
 // verifies each configuration it proposes on the tuner's device, commits
-// the fastest verified one to the cache (under the Op's name and
-// autotune.SpaceSuffix) and returns its pipeline, built, with the
-// configuration. Configurations measured before, by this or an earlier
+// the fastest verified one to the cache (under the Op's name, marked as a
+// space's) and returns its pipeline, built, with the configuration. Configurations measured before, by this or an earlier
 // search, are answered from the cache's tuning log: a search run again
 // with a larger budget measures only what it lacks. The pipeline is the
 // caller's: Release it when done (the Device's Close releases it
@@ -143,7 +151,7 @@ func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...
 	var cfg Config
 	for i, j := range res.Points.Index {
 		if j == e.Fastest {
-			cfg = res.Points.Configs[i]
+			cfg = Config(res.Points.Configs[i])
 		}
 	}
 	p, err := t.dev.build(pts.kerns[e.Fastest], pts.cands[e.Fastest])

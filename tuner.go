@@ -1,7 +1,9 @@
 package vkbench
 
 import (
+	"cmp"
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -11,16 +13,25 @@ import (
 	"github.com/vkbench/vkbench/store"
 )
 
-// TunerOptions configure a Tuner. The zero value keeps answers in the
-// default cache file and measures as carefully as the vkbench command.
+// TunerOptions configure a Tuner. Table is required; the rest may be
+// left zero, to keep answers in the default cache file and measure as
+// carefully as the vkbench command does.
 type TunerOptions struct {
+	// Table names the cache table the answers go in, under the device's
+	// hardware: the program's own name reads best ("tunesaxpy"), in lower
+	// case letters, digits and '-'. It is required, so that two programs
+	// sharing a cache file never mix their answers by accident, and it is
+	// what vkbench cache ls and show list the answers under.
+	Table string
 	// CachePath is the file answers are kept in, which several processes
 	// may share: "" for the file $VKBENCH_CACHE names, else one in the
 	// user's cache folder; "off" to keep answers in memory only.
 	CachePath string
-	// Table names the cache table the answers go in: the program's own
-	// name reads best. "app" if empty.
-	Table string
+	// Level is how coarsely sizes are rounded up into keys, each key
+	// tuned once: "balanced" (each dimension to a power of 2; the default
+	// if empty), "minimal" (a power of 4), "extensive" (a power of 2 or
+	// 1.5 times one) or "full" (every size as it is asked about).
+	Level string
 	// Budget bounds the time spent measuring one key, the first time it
 	// is asked about on a machine: 10 s if zero.
 	Budget time.Duration
@@ -28,14 +39,13 @@ type TunerOptions struct {
 	// known to ±Precision (0.01: ±1%, the default if zero), or the budget
 	// is spent.
 	Precision float64
-
-	// Cache is for what CachePath does not cover (a lock timeout, no file
-	// at all): package autotune's options; CachePath overrides its Path.
-	Cache store.Options
-	// Tuning is for what the fields above do not cover (sample counts,
-	// cold caches): package autotune's options, nil for its defaults; the
-	// fields above override it where they are set.
-	Tuning *autotune.Options
+	// Warmup is the GPU time spent running the candidates before any
+	// sample counts, so that a GPU that idled has clocked up: 300 ms if
+	// zero, none if negative.
+	Warmup time.Duration
+	// Logger receives the cache's warnings (a file locked by another
+	// process for too long, a damaged file); slog.Default() if nil.
+	Logger *slog.Logger
 }
 
 // Tuner answers "which candidate of this Op is fastest for this size on
@@ -43,9 +53,8 @@ type TunerOptions struct {
 // every candidate and keeping the answer. It is safe for concurrent use;
 // callers asking about a key that is being tuned wait for that tune.
 type Tuner struct {
-	dev   *Device
-	t     *autotune.Tuner
-	cache *store.Store
+	dev *Device
+	t   *autotune.Tuner
 
 	mu    sync.RWMutex
 	built map[builtKey]*Pipeline
@@ -59,34 +68,36 @@ type builtKey struct {
 
 // NewTuner makes a tuner for d. It opens nothing yet: the cache file is
 // read when a question is first asked, and written when an answer is
-// found. A closed or lost device has no tuner (ErrReleased, ErrDeviceLost).
+// found. A closed or lost device has no tuner (ErrReleased, ErrDeviceLost);
+// options without a Table, or with one that is not a name, or a Level that
+// is none, are InvalidArgument.
 func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
-	copts := opts.Cache
-	if opts.CachePath != "" {
-		copts.Path = opts.CachePath
+	if !validName(opts.Table) {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: TunerOptions.Table is %q; want the program's name, in lower case letters, digits and '-'", opts.Table)
 	}
-	cache, err := store.Open(copts)
+	if opts.Budget < 0 || opts.Precision < 0 {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: TunerOptions: Budget %v and Precision %g; want zero (the default) or positive", opts.Budget, opts.Precision)
+	}
+	tuning := autotune.DefaultOptions
+	tuning.Tuner = opts.Table
+	if opts.Level != "" {
+		level, err := autotune.ParseLevel(opts.Level)
+		if err != nil {
+			return nil, status.Annotate(err, "vkbench: TunerOptions.Level")
+		}
+		tuning.Level = level
+	}
+	tuning.Budget = cmp.Or(opts.Budget, tuning.Budget)
+	tuning.TargetHalfWidth = cmp.Or(opts.Precision, tuning.TargetHalfWidth)
+	tuning.Warmup = cmp.Or(opts.Warmup, tuning.Warmup)
+	cache, err := store.Open(store.Options{Path: opts.CachePath, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
-	tuning := autotune.DefaultOptions
-	tuning.Tuner = "app"
-	if opts.Tuning != nil {
-		tuning = *opts.Tuning
-	}
-	if opts.Table != "" {
-		tuning.Tuner = opts.Table
-	}
-	if opts.Budget > 0 {
-		tuning.Budget = opts.Budget
-	}
-	if opts.Precision > 0 {
-		tuning.TargetHalfWidth = opts.Precision
-	}
-	return &Tuner{dev: d, t: autotune.NewTuner(&tunerDevice{Device: d.hal, owner: d}, cache, tuning), cache: cache, built: map[builtKey]*Pipeline{}}, nil
+	return &Tuner{dev: d, t: autotune.NewTuner(&tunerDevice{Device: d.hal, owner: d}, cache, tuning), built: map[builtKey]*Pipeline{}}, nil
 }
 
 // Fastest returns the pipeline of op's fastest candidate for a problem of
@@ -153,13 +164,13 @@ func (o *operation) checkSize(size []int) error {
 	return nil
 }
 
-// Entry returns what the cache file holds for op at size: the winner, and
-// every candidate's outcome, statistics and error, which say why it won
-// (where some of op's kernels do not apply at size, of those that do; its
+// Result returns what the cache file holds for op at size: the winner,
+// and every candidate's outcome, timing and error, which say why it won
+// (where some of op's kernels do not apply at size, of those that do; the
 // indices are op's). It is nil (and no error) when the key has not been
-// tuned, or when the cache keeps answers in memory only. Entry reads the
+// tuned, or when the cache keeps answers in memory only. Result reads the
 // file and measures nothing.
-func (t *Tuner) Entry(op *Op, size ...int) (*autotune.Entry, error) {
+func (t *Tuner) Result(op *Op, size ...int) (*Result, error) {
 	o, err := op.operation()
 	if err != nil {
 		return nil, err
@@ -167,13 +178,9 @@ func (t *Tuner) Entry(op *Op, size ...int) (*autotune.Entry, error) {
 	if err := o.checkSize(size); err != nil {
 		return nil, err
 	}
-	return t.t.Stored(o, size)
+	e, err := t.t.Stored(o, size)
+	if e == nil || err != nil {
+		return nil, err
+	}
+	return resultOf(e), nil
 }
-
-// Autotune returns the tuner underneath, for what this package does not
-// do: forced re-tunes, answers that must not wait for a tune in progress.
-func (t *Tuner) Autotune() *autotune.Tuner { return t.t }
-
-// Cache returns the tuner's cache, to list, export, import or clear its
-// tables.
-func (t *Tuner) Cache() *store.Store { return t.cache }

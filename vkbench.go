@@ -1,13 +1,13 @@
 package vkbench
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk"
@@ -28,30 +28,6 @@ var (
 	// FailedPrecondition.
 	ErrReleased = hal.ErrReleased
 )
-
-// DeviceInfo describes a device: its name, type, driver, limits, memory,
-// and the Hardware string that names its tables in the tuning cache.
-type DeviceInfo = hal.DeviceInfo
-
-// Message is a validation or driver message (Options.OnMessage).
-type Message = hal.Message
-
-// DType is the type of an Op's elements, part of its cache key.
-type DType = kernels.DType
-
-// The element types.
-const (
-	F32  = kernels.F32
-	F16  = kernels.F16
-	BF16 = kernels.BF16
-	I32  = kernels.I32
-	U32  = kernels.U32
-)
-
-// Requirements are what a Kernel needs of a device beyond core Vulkan 1.2
-// compute: 16-bit floats, 64-bit integers, subgroup operations, shared
-// memory.
-type Requirements = kernels.Requirements
 
 // Options choose and configure the device that Open opens. The zero value
 // opens the default device without validation.
@@ -83,11 +59,11 @@ type Options struct {
 	// past it is left to the driver with the device, which the process
 	// frees when it exits, and Close says so in one warning.
 	ReleaseWait time.Duration
-	// Wrap, if set, is given the opened hal.Device and returns the one to
-	// use in its place: a fault-injecting wrapper (hal/faulty) in tests, a
-	// tracing one in debugging. Closing the Device releases what Wrap
-	// returned, which must release the device it wraps.
-	Wrap func(hal.Device) hal.Device
+	// Driver names the backend that opens the device, as registered with
+	// package hal: "vulkan" if empty. Another is a program's own, such as
+	// a fault injector wrapping Vulkan's (package hal/faulty's WrapDriver)
+	// in tests, or a tracing one in debugging.
+	Driver string
 }
 
 // Device is an opened GPU (or CPU) device with one compute queue. Buffers,
@@ -113,7 +89,11 @@ func Devices() ([]DeviceInfo, error) {
 		return nil, err
 	}
 	infos, err := drv.Enumerate()
-	return infos, status.Join(err, drv.Release())
+	out := make([]DeviceInfo, len(infos))
+	for i, info := range infos {
+		out[i] = deviceInfo(info)
+	}
+	return out, status.Join(err, drv.Release())
 }
 
 // Open opens the device that opts choose (the default device for the zero
@@ -124,9 +104,12 @@ func Devices() ([]DeviceInfo, error) {
 // build without cgo). Close the Device when done.
 func Open(ctx context.Context, opts Options) (*Device, error) {
 	hopts := hal.OpenOptions{
-		Driver:      hal.DriverOptions{Validation: opts.Validation, OnMessage: opts.OnMessage, Logger: opts.Logger},
+		Driver:      hal.DriverOptions{Validation: opts.Validation, Logger: opts.Logger},
 		Device:      opts.Device,
 		ReleaseWait: opts.ReleaseWait,
+	}
+	if on := opts.OnMessage; on != nil {
+		hopts.Driver.OnMessage = func(m hal.Message) { on(Message(m)) }
 	}
 	var pipelines *store.Store
 	if opts.PipelineCache {
@@ -141,16 +124,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 			return data
 		}
 	}
-	dev, release, err := hal.Open(ctx, vk.DriverName, hopts)
+	dev, release, err := hal.Open(ctx, cmp.Or(opts.Driver, vk.DriverName), hopts)
 	if err != nil {
 		return nil, status.Annotate(err, "vkbench: opening the device")
-	}
-	if opts.Wrap != nil {
-		wrapped, inner := opts.Wrap(dev), release
-		// The wrapper releases the device it wraps (releasing it again is
-		// harmless); the driver is left to inner.
-		release = func() error { return status.Join(wrapped.Release(), inner()) }
-		dev = wrapped
 	}
 	return &Device{hal: dev, release: release, pipelines: pipelines}, nil
 }
@@ -161,11 +137,7 @@ func borrow(dev hal.Device) *Device { return &Device{hal: dev} }
 
 // Info describes the device: its name, type, driver, limits and the
 // Hardware string that names its table in the tuning cache.
-func (d *Device) Info() DeviceInfo { return d.hal.Info() }
-
-// HAL returns the device underneath, for what this package does not do:
-// several dispatches in one submission, timestamps, host-visible memory.
-func (d *Device) HAL() hal.Device { return d.hal }
+func (d *Device) Info() DeviceInfo { return deviceInfo(d.hal.Info()) }
 
 // Err is nil while the device works, and an error matching ErrDeviceLost
 // once it has been lost.

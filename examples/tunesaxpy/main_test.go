@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench"
-	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/testenv"
 )
 
@@ -42,7 +41,7 @@ func TestEveryCandidate(t *testing.T) {
 	ctx := context.Background()
 	dev, err := vkbench.Open(ctx, vkbench.Options{
 		Validation: true,
-		OnMessage:  func(m hal.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
+		OnMessage:  func(m vkbench.Message) { t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text) },
 	})
 	if err != nil {
 		testenv.Unavailable(t, "no Vulkan device with validation: %v", err)
