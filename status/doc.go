@@ -65,7 +65,12 @@
 // and nothing is allocated), ModeLocation the code and where it was made,
 // ModeMessages also the messages and annotations (the default), ModeStack
 // also the stack of calls. Code that makes statuses is the same in every
-// mode.
+// mode. The setting belongs to a program's main, as IREE_STATUS_MODE
+// belongs to a build: no package of vkbench sets it, and the vkbench
+// command runs in the default. A program that makes errors in a hot loop
+// (a tuner trying thousands of configurations, most refused) sets
+// ModeCode and pays nothing for them; one chasing where an error came
+// from sets ModeStack and prints it with %+v.
 //
 // # Cost
 //
