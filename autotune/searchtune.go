@@ -96,9 +96,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if sopts.CompileThreads > 0 {
 		src.sem = make(chan struct{}, sopts.CompileThreads)
 	}
-	_, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src))
-	evals := src.evals
-	rec := src.logSearch(serr != nil)
+	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
+	rec := src.logSearch(evals, serr != nil)
 	_ = search.AddLogSearch(t.store, ref, rec)
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
@@ -115,14 +114,12 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	return res, nil
 }
 
-// progressOf returns the callback that reports each evaluation of src.
-func progressOf(sopts SearchOptions, src *deviceSource) func(k int) bool {
-	cands := src.cands
+// progressOf returns the callback that reports each evaluation.
+func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(search.Evaluation) bool {
 	n := 0
 	var bestName string
 	var bestSec float64
-	return func(k int) bool {
-		s := src.evals[k]
+	return func(s search.Evaluation) bool {
 		n++
 		sec := 0.0
 		if s.Record.Verified() {
@@ -197,7 +194,6 @@ type deviceSource struct {
 
 	compile  time.Duration // summed over the compile threads
 	measured int
-	evals    []search.Evaluation // in order
 }
 
 var _ search.Evaluator = (*deviceSource)(nil)
@@ -242,15 +238,9 @@ func (d *deviceSource) build(j *compileJob, i int) {
 	j.took = time.Since(t0)
 }
 
-func (d *deviceSource) Evaluate(ctx context.Context, i int) (float64, bool, error) {
+func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, error) {
 	rec, measured, err := d.evaluate(ctx, i)
-	if err != nil {
-		return 0, false, err
-	}
-	e := search.Evaluation{Point: i, Record: rec, Measured: measured}
-	d.evals = append(d.evals, e)
-	sec, ok := e.Median()
-	return sec, ok, nil
+	return search.Evaluation{Point: i, Record: rec, Measured: measured}, err
 }
 
 // evaluate returns point i's record, from the log (measured false) or
@@ -333,9 +323,9 @@ func (d *deviceSource) Close() {
 	}
 }
 
-// logSearch is the log's record of the search.
-func (d *deviceSource) logSearch(interrupted bool) search.LogSearch {
-	s := search.LogSearchOf(d.opts.Options, d.evals)
+// logSearch is the log's record of the search that made evals.
+func (d *deviceSource) logSearch(evals []search.Evaluation, interrupted bool) search.LogSearch {
+	s := search.LogSearchOf(d.opts.Options, evals)
 	s.Measured, s.Interrupted = d.measured, interrupted
 	s.CompileSeconds, s.WallSeconds = d.compile.Seconds(), time.Since(d.t0).Seconds()
 	return s

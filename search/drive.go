@@ -70,10 +70,9 @@ type Evaluator interface {
 	// (its compile), if anything.
 	Start(i int)
 	// Evaluate waits for point i's evaluation, started earlier, and
-	// returns its median time in seconds, or ok false when the point
-	// failed (did not build, computed a wrong result, did not run). An
-	// error ends the search.
-	Evaluate(ctx context.Context, i int) (seconds float64, ok bool, err error)
+	// returns it; its Median is what the strategy is told. An error ends
+	// the search.
+	Evaluate(ctx context.Context, i int) (Evaluation, error)
 	// Elapsed is the search's time so far.
 	Elapsed() time.Duration
 	// Close ends the evaluations started and not waited for.
@@ -84,12 +83,11 @@ type Evaluator interface {
 // opts.Lookahead proposals outstanding and telling results in the order
 // proposed, so that the same strategy, seed and results propose the same
 // points whatever evaluates them. done, if not nil, is called after each
-// evaluation with its position among them; true ends the search. Drive
-// returns the points evaluated, in order, and the error that ended it
-// early.
-func Drive(ctx context.Context, s Strategy, ev Evaluator, opts Options, done func(k int) bool) ([]int, error) {
+// evaluation; true ends the search. Drive returns the evaluations, in
+// order, and the error that ended it early.
+func Drive(ctx context.Context, s Strategy, ev Evaluator, opts Options, done func(Evaluation) bool) ([]Evaluation, error) {
 	defer ev.Close()
-	var evals []int
+	var evals []Evaluation
 	var queue []int
 	asked, stopped := 0, false
 	timeUp := func() bool { return opts.TimeLimit > 0 && ev.Elapsed() >= opts.TimeLimit }
@@ -119,13 +117,14 @@ func Drive(ctx context.Context, s Strategy, ev Evaluator, opts Options, done fun
 		}
 		i := queue[0]
 		queue = queue[1:]
-		sec, ok, err := ev.Evaluate(ctx, i)
+		e, err := ev.Evaluate(ctx, i)
 		if err != nil {
 			return evals, err
 		}
-		evals = append(evals, i)
+		evals = append(evals, e)
+		sec, ok := e.Median()
 		s.Tell(i, sec, ok)
-		if done != nil && done(len(evals)-1) {
+		if done != nil && done(e) {
 			break
 		}
 		ask()

@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // table is an Evaluator over known times: point i takes times[i] seconds
@@ -30,10 +32,23 @@ func (t *table) Start(i int) {
 	t.most = max(t.most, t.outstanding)
 }
 
-func (t *table) Evaluate(_ context.Context, i int) (float64, bool, error) {
+func (t *table) Evaluate(_ context.Context, i int) (search.Evaluation, error) {
 	t.outstanding--
 	t.clock += time.Second
-	return t.times[i], t.times[i] > 0, nil
+	r := results.Result{Outcome: results.Failed}
+	if t.times[i] > 0 {
+		r = results.Result{Outcome: results.Measured, Stats: &stats.Stats{Median: t.times[i]}}
+	}
+	return search.Evaluation{Point: i, Record: search.LogRecord{Result: r}, Measured: true}, nil
+}
+
+// points returns the points of evals, in order.
+func points(evals []search.Evaluation) []int {
+	var out []int
+	for _, e := range evals {
+		out = append(out, e.Point)
+	}
+	return out
 }
 
 func (t *table) Elapsed() time.Duration { return t.clock }
@@ -76,7 +91,7 @@ func ExampleDrive() {
 		panic(err)
 	}
 	evals, err := search.Drive(context.Background(), s, ev, opts, nil)
-	fmt.Println(evals, err)
+	fmt.Println(points(evals), err)
 	// Output: [7 6 5 4 3] <nil>
 }
 
@@ -88,7 +103,7 @@ func TestDriveLookahead(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		opts  search.Options
-		done  func(int) bool
+		done  func(search.Evaluation) bool
 		ctx   func() context.Context
 		want  []int
 		err   error
@@ -97,7 +112,7 @@ func TestDriveLookahead(t *testing.T) {
 		{name: "all", opts: search.Options{Strategy: search.Exhaustive, Lookahead: 3}, want: []int{0, 1, 2, 3, 4, 5, 6, 7}, ahead: 3},
 		{name: "max-evals", opts: search.Options{Strategy: search.Exhaustive, MaxEvals: 5}, want: []int{0, 1, 2, 3, 4}, ahead: 4},
 		{name: "time-limit", opts: search.Options{Strategy: search.Exhaustive, TimeLimit: 3 * time.Second}, want: []int{0, 1, 2}, ahead: 4},
-		{name: "done", opts: search.Options{Strategy: search.Exhaustive, Lookahead: 2}, done: func(k int) bool { return k == 1 }, want: []int{0, 1}, ahead: 2},
+		{name: "done", opts: search.Options{Strategy: search.Exhaustive, Lookahead: 2}, done: func(e search.Evaluation) bool { return e.Point == 1 }, want: []int{0, 1}, ahead: 2},
 		{name: "cancelled", opts: search.Options{Strategy: search.Exhaustive}, ctx: func() context.Context {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
@@ -117,7 +132,8 @@ func TestDriveLookahead(t *testing.T) {
 			if tt.ctx != nil {
 				ctx = tt.ctx()
 			}
-			got, err := search.Drive(ctx, s, ev, tt.opts, tt.done)
+			evals, err := search.Drive(ctx, s, ev, tt.opts, tt.done)
+			got := points(evals)
 			if !errors.Is(err, tt.err) {
 				t.Errorf("error %v, want %v", err, tt.err)
 			}

@@ -90,14 +90,14 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	bestSoFar := BestSoFar(recs)
 	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
 	src := &logSource{recs: recs}
-	done := func(k int) bool {
-		rec := src.evals[k].Record
+	done := func(e Evaluation) bool {
+		rec := e.Record
 		return opts.StopWithin > 0 && rec.Verified() && rec.Stats.Median <= res.Best*(1+opts.StopWithin)
 	}
-	if _, err := Drive(context.Background(), strat, src, sopts, done); err != nil {
+	evals, err := Drive(context.Background(), strat, src, sopts, done)
+	if err != nil {
 		return nil, err
 	}
-	evals := src.evals
 	res.Search = LogSearchOf(sopts, evals)
 	res.Search.Simulated, res.Search.WallSeconds = true, src.clock.Seconds()
 	for _, e := range evals {
@@ -146,20 +146,16 @@ func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
 type logSource struct {
 	recs  []LogRecord
 	clock time.Duration
-	evals []Evaluation
 }
 
 var _ Evaluator = (*logSource)(nil)
 
 func (s *logSource) Start(int) {}
 
-func (s *logSource) Evaluate(_ context.Context, i int) (float64, bool, error) {
+func (s *logSource) Evaluate(_ context.Context, i int) (Evaluation, error) {
 	r := s.recs[i]
 	s.clock += time.Duration((r.CompileSeconds + r.MeasureSeconds) * float64(time.Second))
-	e := Evaluation{Point: i, Record: r, Measured: true}
-	s.evals = append(s.evals, e)
-	sec, ok := e.Median()
-	return sec, ok, nil
+	return Evaluation{Point: i, Record: r, Measured: true}, nil
 }
 
 func (s *logSource) Elapsed() time.Duration { return s.clock }
