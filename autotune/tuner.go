@@ -183,7 +183,7 @@ func (t *Tuner) checksum(op kernels.Operation) string {
 func (t *Tuner) Err() error { return t.dev.Err() }
 
 // Fastest returns the index of op's fastest candidate for shape. An answer
-// in memory costs no allocation. Otherwise the cache file is read, and on a
+// in memory costs no allocation. Otherwise the store is read, and on a
 // miss the key is tuned on its bucket's representative shape and the
 // answer committed. If another caller is tuning the key, Fastest waits for
 // it (or for ctx). Once the device is lost, Fastest fails at once.
@@ -207,7 +207,7 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 	k := t.Key(target, size)
 	i, ok := t.answer(k, sum)
 	if !ok {
-		// An answer the file could not take is kept in memory: it answers
+		// An answer the store could not take is kept in memory: it answers
 		// this process all the same.
 		e, err := t.tune(ctx, target, k, sum, false, true)
 		if err != nil && !isNotStored(err) {
@@ -284,7 +284,7 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size
 // already has one (then that entry is returned without measuring). force
 // measures again and replaces the stored answer.
 //
-// When the answer cannot be written to the cache file (locked, of a newer
+// When the answer cannot be written to the store (a file locked, of a newer
 // format, not writable), Tune returns the entry and a *NotStoredError:
 // the answer is kept in memory, so that this tuner uses it, but the next
 // process will tune again. Fastest, which only needs the answer, does not
@@ -324,10 +324,10 @@ func (t *Tuner) Stored(op kernels.Operation, size kernels.Size) (*Entry, error) 
 }
 
 // NotStoredError is Tune's error when its answer could not be written to
-// the cache file. Its code is the cache's error's.
+// the store. Its code is the store's error's.
 type NotStoredError struct {
 	Key Key
-	// Path is the cache file's.
+	// Path is the store's file ("" for a store without one).
 	Path string
 	Err  error
 }
@@ -337,7 +337,7 @@ func (e *NotStoredError) Error() string {
 	return fmt.Sprintf("autotune: the answer for %s was not stored in the tune cache %s, only kept in memory: %v", e.Key, e.Path, e.Err)
 }
 
-// Unwrap returns the cache's error.
+// Unwrap returns the store's error.
 func (e *NotStoredError) Unwrap() error { return e.Err }
 
 func isNotStored(err error) bool {
@@ -430,7 +430,7 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 	return p.entry, p.err
 }
 
-// resolve answers one key: from the file (another process may have tuned
+// resolve answers one key: from the store (another process may have tuned
 // it), else by measuring and committing.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool) (*Entry, error) {
 	if !force {
@@ -448,7 +448,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		name, cause := firstError(e, errs)
 		return e, status.Wrapf(cause, status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s; the first, %s, failed", k, t.dev.Info().Name, name)
 	}
-	// A file that cannot be written does not undo the answer: the tuner
+	// A store that cannot be written does not undo the answer: the tuner
 	// keeps it in memory, the store records a warning (store.Warnings),
 	// and the caller learns that it was not stored.
 	stored, err := commit(t.store, t.table, k, sum, e, force)

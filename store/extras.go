@@ -23,7 +23,7 @@ func (s *Store) SavePeak(hardware string, peak []byte) error {
 // LoadPeak returns the peak stored for hardware, or nil. A file that
 // cannot be read is an error and a warning.
 func (s *Store) LoadPeak(hardware string) ([]byte, error) {
-	return s.load("stored peaks", peaksTable, []byte(hardware))
+	return s.load("stored peaks not read", peaksTable, []byte(hardware))
 }
 
 // SavePipelineCache stores a driver's pipeline cache data under its
@@ -35,18 +35,20 @@ func (s *Store) SavePipelineCache(uuid [16]byte, data []byte) error {
 // LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
 // file that cannot be read is an error and a warning.
 func (s *Store) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
-	return s.load("stored pipeline caches", pipelineTable, fmt.Appendf(nil, "%x", uuid))
+	return s.load("stored pipeline caches not read", pipelineTable, fmt.Appendf(nil, "%x", uuid))
 }
 
-// load returns a copy of key's value in table, or nil.
-func (s *Store) load(what string, table []string, key []byte) ([]byte, error) {
+// load returns a copy of key's value in table, or nil; a store that
+// cannot be read is the error, and a warning that says so first.
+func (s *Store) load(warning string, table []string, key []byte) ([]byte, error) {
 	var out []byte
 	err := s.view(func(tx Tx) error {
 		out = bytes.Clone(tx.Get(table, key))
 		return nil
 	})
 	if err != nil {
-		s.Warn("store: %s not read: %v", what, err)
+		s.Warn("store: %s: %v", warning, err)
+		return nil, err
 	}
-	return out, err
+	return out, nil
 }

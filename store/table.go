@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"strconv"
@@ -66,16 +65,7 @@ func (r Rows) Delete(key []byte) error { return r.tx.Delete(r.path, key) }
 // is none, and the file's error when it cannot be read (see Store), with a
 // warning.
 func (s *Store) Get(t Table, key []byte) ([]byte, error) {
-	var out []byte
-	err := s.view(func(tx Tx) error {
-		out = bytes.Clone(tx.Get(t.path(), key))
-		return nil
-	})
-	if err != nil {
-		s.Warn("store: lookups miss: %v", err)
-		return nil, err
-	}
-	return out, nil
+	return s.load("lookups miss", t.path(), key)
 }
 
 // Update runs fn on table t's rows in one atomic read-modify-write,
