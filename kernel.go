@@ -164,6 +164,9 @@ func workgroupOf(mod *spirv.Module, entry *spirv.Entry, given [3]uint32, constan
 type Pipeline struct {
 	exe    hal.Executable
 	kernel Kernel
+	// tuned marks a pipeline a Tuner returned: the Tuner's, which every
+	// later answer returns too, so its Release does nothing.
+	tuned bool
 }
 
 // Build checks k's module and builds its pipeline on d. A malformed
@@ -226,8 +229,16 @@ func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
 func (p *Pipeline) Kernel() Kernel { return p.kernel }
 
 // Release frees the pipeline once no Run uses it; it never waits for the
-// GPU, and releasing twice is not an error.
-func (p *Pipeline) Release() error { return p.exe.Release() }
+// GPU, and releasing twice is not an error. A pipeline a Tuner returned
+// belongs to the Tuner, which returns it again for the next question of
+// the same answer: its Release does nothing, and the Device's Close frees
+// it.
+func (p *Pipeline) Release() error {
+	if p.tuned {
+		return nil
+	}
+	return p.exe.Release()
+}
 
 // Run dispatches p once on groups workgroups (x, y, z), with push as its
 // push constants (nil if it has none) and buffers bound in order at

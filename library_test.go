@@ -353,3 +353,44 @@ func TestSearchSpace(t *testing.T) {
 		t.Errorf("Fastest of an Op with only a Space: %v; want InvalidArgument that says to search", err)
 	}
 }
+
+// TestReleaseTunedPipeline: the pipeline Fastest returns is the tuner's;
+// a caller that releases it anyway does not poison later answers, which
+// return the same pipeline and must still run (it failed every Run).
+func TestReleaseTunedPipeline(t *testing.T) {
+	dev := open(t)
+	ctx := context.Background()
+	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := scaleOpOf(scaleKernel)
+	const n = 1024
+	p, err := tu.Fastest(ctx, op, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Release(); err != nil {
+		t.Errorf("Release of the tuner's pipeline: %v", err)
+	}
+	again, err := tu.Fastest(ctx, op, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := vkbench.Upload(ctx, dev, make([]float32, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := vkbench.NewBuffer[float32](ctx, dev, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Run(ctx, again, vkbench.Groups(n, 64), vkbench.Push(uint32(n), float32(2.5)), x, y); err != nil {
+		t.Errorf("Run of the tuner's answer after a Release of it: %v", err)
+	}
+	for _, b := range []interface{ Release() error }{x, y} {
+		if err := b.Release(); err != nil {
+			t.Error(err)
+		}
+	}
+}

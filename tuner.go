@@ -108,8 +108,9 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 // candidate's result, measures the correct ones with GPU timestamps, and
 // stores the winner. Later questions about the same op and size are
 // answered from memory, without allocating, and return the same
-// *Pipeline. The pipeline belongs to the tuner: do not Release it; the
-// Device's Close does.
+// *Pipeline. The pipeline belongs to the tuner: its Release does nothing
+// (releasing it once poisoned every later answer), and the Device's Close
+// frees it.
 //
 // Errors: a malformed op or size has code InvalidArgument; when no
 // candidate computes correctly the code is FailedPrecondition and the
@@ -147,6 +148,7 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if err != nil {
 		return nil, err
 	}
+	p.tuned = true
 	t.built[key] = p
 	return p, nil
 }
