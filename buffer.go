@@ -74,6 +74,9 @@ func Upload[T Elem](ctx context.Context, d *Device, data []T) (*Buffer[T], error
 }
 
 func newBuffer[T Elem](d *Device, n int) (*Buffer[T], error) {
+	if d == nil || d.hal == nil {
+		return nil, errNoDevice
+	}
 	if n <= 0 || int64(n) > math.MaxInt64/4 {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: a buffer of %d elements", n)
 	}
@@ -110,14 +113,15 @@ func (b *Buffer[T]) Write(ctx context.Context, data []T) error {
 	return b.buf.Write(ctx, 0, asBytes(data))
 }
 
-// Read copies the first len(dst) elements of the buffer into dst; len(dst)
-// must not exceed Len.
+// Read copies the buffer's elements into dst, which must hold exactly Len
+// of them: a shorter dst read a prefix without a word, which hid a wrong
+// length.
 func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 	if b == nil {
 		return errNilBuffer
 	}
-	if len(dst) > b.n {
-		return status.Newf(status.OutOfRange, "vkbench: reading %d elements from a buffer of %d", len(dst), b.n)
+	if len(dst) != b.n {
+		return status.Newf(status.OutOfRange, "vkbench: reading a buffer of %d elements into a slice of %d; Read takes them all", b.n, len(dst))
 	}
 	if len(dst) == 0 {
 		return nil

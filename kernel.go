@@ -178,6 +178,9 @@ type Pipeline struct {
 // once, and the pipeline is released in the background when the compile
 // is done.
 func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
+	if d == nil || d.hal == nil {
+		return nil, errNoDevice
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -253,6 +256,9 @@ func (p *Pipeline) Release() error {
 // dispatch finishes in the background; releasing its buffers and pipeline
 // at once is safe: they go when the dispatch is done.
 func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []byte, buffers ...Binding) error {
+	if d == nil || d.hal == nil {
+		return errNoDevice
+	}
 	if p == nil {
 		return status.New(status.InvalidArgument, "vkbench: Run: the pipeline is nil")
 	}

@@ -394,3 +394,53 @@ func TestReleaseTunedPipeline(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroDeviceAndShortRead: a nil or zero Device is an InvalidArgument
+// error of every call, not a panic; Read into a slice of another length
+// than the buffer's is an error, not a silent prefix.
+func TestZeroDeviceAndShortRead(t *testing.T) {
+	ctx := context.Background()
+	for name, d := range map[string]*vkbench.Device{"nil": nil, "zero": {}} {
+		calls := map[string]func() error{
+			"Err":       d.Err,
+			"Build":     func() error { _, err := d.Build(ctx, scaleKernel); return err },
+			"Run":       func() error { return d.Run(ctx, nil, [3]uint32{1, 1, 1}, nil) },
+			"NewTuner":  func() error { _, err := d.NewTuner(vkbench.TunerOptions{Table: "test"}); return err },
+			"NewBuffer": func() error { _, err := vkbench.NewBuffer[float32](ctx, d, 4); return err },
+		}
+		for call, f := range calls {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s Device: %s panicked: %v", name, call, r)
+					}
+				}()
+				err = f()
+			}()
+			if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "Device is nil or was not opened") {
+				t.Errorf("%s Device: %s: %v, want INVALID_ARGUMENT saying so", name, call, err)
+			}
+		}
+		if err := d.Close(); err != nil {
+			t.Errorf("%s Device: Close: %v", name, err)
+		}
+	}
+	dev := open(t)
+	b, err := vkbench.Upload(ctx, dev, []float32{1, 2, 3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Release(); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := b.Read(ctx, make([]float32, 3)); status.CodeOf(err) != status.OutOfRange {
+		t.Errorf("Read of 4 elements into 3: %v, want OUT_OF_RANGE", err)
+	}
+	got := make([]float32, 4)
+	if err := b.Read(ctx, got); err != nil || got[3] != 4 {
+		t.Errorf("Read of 4 elements into 4: %v, %v", got, err)
+	}
+}

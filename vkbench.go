@@ -135,13 +135,28 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 // not release it.
 func borrow(dev hal.Device) *Device { return &Device{hal: dev} }
 
+// errNoDevice is the error of every call on a nil or zero Device.
+var errNoDevice = status.New(status.InvalidArgument, "vkbench: the Device is nil or was not opened (vkbench.Open makes one)")
+
 // Info describes the device: its name, type, driver, limits and the
-// Hardware string that names its table in the tuning cache.
-func (d *Device) Info() DeviceInfo { return deviceInfo(d.hal.Info()) }
+// Hardware string that names its table in the tuning cache. A nil or
+// zero Device describes nothing.
+func (d *Device) Info() DeviceInfo {
+	if d == nil || d.hal == nil {
+		return DeviceInfo{}
+	}
+	return deviceInfo(d.hal.Info())
+}
 
 // Err is nil while the device works, and an error matching ErrDeviceLost
-// once it has been lost.
-func (d *Device) Err() error { return d.hal.Err() }
+// once it has been lost; an InvalidArgument error for a nil or zero
+// Device, which every other call returns too.
+func (d *Device) Err() error {
+	if d == nil || d.hal == nil {
+		return errNoDevice
+	}
+	return d.hal.Err()
+}
 
 // Close releases the device and everything made from it that is still
 // alive: buffers, pipelines, tuners' pipelines. It is safe while other
@@ -153,6 +168,9 @@ func (d *Device) Err() error { return d.hal.Err() }
 // exits), with one warning, only if the GPU does not finish in that time.
 // A lost device closes too; closing twice is not an error.
 func (d *Device) Close() error {
+	if d == nil || d.hal == nil {
+		return nil // nothing was opened
+	}
 	d.mu.Lock()
 	release := d.release
 	d.release = nil
