@@ -119,21 +119,7 @@ func TestCacheCorruptValueIsMiss(t *testing.T) {
 	if _, err := autotune.Commit(c, testTable, k, "s", entry(0, "a")); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("autotune")).Bucket([]byte("v1")).Bucket([]byte("layout-v1")).
-			Bucket([]byte(testTable.Hardware)).Bucket([]byte(testTable.Tuner))
-		return b.Put([]byte(k.String()+"@s"), []byte(`{"schema":1,"fastest":`))
-	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeRaw(t, c, testTable, map[string][]byte{k.String() + "@s": []byte(`{"schema":1,"fastest":`)})
 	c2 := newCache(t, path)
 	if _, ok := lookup(c2, testTable, k, "s"); ok {
 		t.Fatal("a value that does not decode was a hit")

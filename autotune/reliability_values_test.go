@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/status"
@@ -55,12 +52,13 @@ func TestCacheBadValues(t *testing.T) {
 // three that do not decode.
 func badValueFile(tb testing.TB, path string) {
 	tb.Helper()
-	if _, err := autotune.Commit(newCache(tb, path), testTable, keyInFile, "c", entry(1, "a", "b")); err != nil {
+	s := newCache(tb, path)
+	if _, err := autotune.Commit(s, testTable, keyInFile, "c", entry(1, "a", "b")); err != nil {
 		tb.Fatal(err)
 	}
 	future := entry(0, "a")
 	future.Schema, future.Key, future.Checksum = 2, keyNew.String(), "old"
-	writeRaw(tb, path, []string{"autotune", "v1", "layout-v1", testTable.Hardware, testTable.Tuner}, map[string][]byte{
+	writeRaw(tb, s, testTable, map[string][]byte{
 		keyNew.String() + "@c":        []byte(`{"schema":1,"fastest":`),
 		keyNew.String() + "@old":      mustJSON(tb, future),
 		"copy/u32/8@c":                []byte(`{"schema":1,"key":"copy/u32/8","fastest":3,"results":[]}`),
@@ -104,36 +102,18 @@ func checkBadValues(t *testing.T, path string) {
 	checkBolt(t, path)
 }
 
-// writeRaw writes values into the bucket path buckets of the bbolt file at
-// path, creating both as needed: the test's way of writing what autotune
-// would not.
-func writeRaw(tb testing.TB, path string, buckets []string, values map[string][]byte) {
+// writeRaw writes values into table t of s as they are: the test's way
+// of writing what Commit would not.
+func writeRaw(tb testing.TB, s *store.Store, t store.Table, values map[string][]byte) {
 	tb.Helper()
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte(buckets[0]))
-		for _, name := range buckets[1:] {
-			if err != nil {
-				return err
-			}
-			b, err = b.CreateBucketIfNotExists([]byte(name))
-		}
-		if err != nil {
-			return err
-		}
+	err := s.Update(t, func(rows store.Rows) error {
 		for k, v := range values {
-			if err := b.Put([]byte(k), v); err != nil {
+			if err := rows.Put([]byte(k), v); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		tb.Fatal(err)
 	}

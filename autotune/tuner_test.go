@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
@@ -232,21 +230,7 @@ func TestTunerRetunesCorruptValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, sum := t1.Key(op, kernels.Size{2048}), autotune.Checksum(op.Candidates())
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("autotune")).Bucket([]byte("v1")).Bucket([]byte("layout-v1")).
-			Bucket([]byte(t1.Table().Hardware)).Bucket([]byte(t1.Table().Tuner))
-		return b.Put([]byte(k.String()+"@"+sum), []byte(`{"schema":1,"fastest":`))
-	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeRaw(t, newCache(t, path), t1.Table(), map[string][]byte{k.String() + "@" + sum: []byte(`{"schema":1,"fastest":`)})
 	op2 := defaultScaleOp()
 	t2 := autotune.NewTuner(dev, newCache(t, path), quick)
 	i, err := t2.Fastest(context.Background(), op2, kernels.Size{2048})
