@@ -57,3 +57,31 @@ func TestMergeRoundsFlagsDrift(t *testing.T) {
 		t.Errorf("merged b: %d rounds, pooled %+v; want 3 rounds, 3 samples pooled, none kept", n, e.Results[1].Stats)
 	}
 }
+
+// TestPickWinnerTie: the fastest is a tie, with its rule, when its 95%
+// interval overlaps the runner-up's, and not when they are apart; a
+// candidate that failed never counts as the runner-up.
+func TestPickWinnerTie(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		a, b    *stats.Stats
+		failedB bool
+		tie     bool
+		fastest int
+	}{
+		{"apart", statsAt(1e-3), statsAt(1.1e-3), false, false, 0},
+		{"overlapping", statsAt(1e-3), statsAt(1.015e-3), false, true, 0},
+		{"overlapping, runner-up first", statsAt(1.015e-3), statsAt(1e-3), false, true, 1},
+		{"runner-up failed", statsAt(1e-3), nil, true, false, 0},
+	} {
+		rb := results.Result{Index: 1, Name: "b", Outcome: results.Measured, Stats: c.b}
+		if c.failedB {
+			rb = results.Result{Index: 1, Name: "b", Outcome: results.Wrong, Error: "wrong"}
+		}
+		e := &Entry{Results: []results.Result{{Index: 0, Name: "a", Outcome: results.Measured, Stats: c.a}, rb}}
+		pickWinner(e)
+		if e.Fastest != c.fastest || e.Tie != c.tie || (e.TieRule == TieRule) != c.tie {
+			t.Errorf("%s: fastest %d, tie %v (%q); want %d, tie %v", c.name, e.Fastest, e.Tie, e.TieRule, c.fastest, c.tie)
+		}
+	}
+}
