@@ -112,7 +112,8 @@ func newRow(name string, v Verdict) Row {
 type Report struct {
 	Options CompareOptions `json:"options"`
 	Rows    []Row          `json:"rows"`
-	// Regressions counts Slower rows; Missing counts rows present in only
+	// Regressions counts the rows that fail (Verdict.Fails: slower, wrong,
+	// or failed where the base ran); Missing counts rows present in only
 	// one file or not measured in one; Unjudged counts rows with too few
 	// rounds to judge.
 	Regressions int `json:"regressions"`
@@ -209,7 +210,7 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 		if r.Verdict.judged() {
 			rep.Judged++
 		}
-		if r.Verdict == Slower {
+		if r.Verdict.Fails() {
 			rep.Regressions++
 		}
 	}
@@ -308,6 +309,10 @@ func movedTogether(rows []Row, threshold float64) (bool, float64) {
 func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	row := newRow(b.Name, "")
 	s1, s2 := b.RoundMedians(), n.RoundMedians()
+	if v, note := brokenNew(len(s1) > 0, n); v != "" {
+		row.Verdict, row.Note = v, note
+		return row
+	}
 	if len(s1) == 0 || len(s2) == 0 {
 		row.Verdict = NotMeasured
 		row.Note = "no samples in " + map[bool]string{true: "base", false: "new"}[len(s1) == 0]
@@ -345,7 +350,7 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	for _, w := range c.Warnings {
 		row.Warn = append(row.Warn, w.Error())
 	}
-	if c := conditionsNote(b, n); c != "" {
+	if c := conditionsNote("base", "new", b, n); c != "" {
 		notes = append(notes, c)
 	}
 	row.Note = strings.Join(notes, "; ")
@@ -396,12 +401,12 @@ func signedPercent(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
 // conditions makes it one to take with care: either measured while the
 // GPU throttled or its clocks moved, or the two at SM clocks more than 3%
 // apart (a difference the kernels may not have made).
-func conditionsNote(b, n Benchmark) string {
+func conditionsNote(baseName, newName string, b, n Benchmark) string {
 	var notes []string
 	for _, side := range []struct {
 		name string
 		b    Benchmark
-	}{{"base", b}, {"new", n}} {
+	}{{baseName, b}, {newName, n}} {
 		if slices.Contains(side.b.Flags, telemetry.FlagThrottled) {
 			notes = append(notes, side.name+" measured while the GPU throttled")
 		}
@@ -410,7 +415,7 @@ func conditionsNote(b, n Benchmark) string {
 		}
 	}
 	if bc, nc := b.Conditions, n.Conditions; bc != nil && nc != nil && telemetry.ClocksApart(bc.SMClockMHz.Max, nc.SMClockMHz.Max) {
-		notes = append(notes, fmt.Sprintf("base ran at SM %.0f MHz, new at %.0f MHz", bc.SMClockMHz.Max, nc.SMClockMHz.Max))
+		notes = append(notes, fmt.Sprintf("%s ran at SM %.0f MHz, %s at %.0f MHz", baseName, bc.SMClockMHz.Max, newName, nc.SMClockMHz.Max))
 	}
 	return strings.Join(notes, "; ")
 }

@@ -26,6 +26,12 @@
 //		os.Exit(1)
 //	}
 //
+// ABReport is the other gate, vkbench ab's: two versions measured side by
+// side in one run, judged by the 95% interval of their ratio, pair by pair
+// (ABReport.AddPair). Both gates share one Verdict vocabulary and one rule
+// of what fails (Verdict.Fails): NEW slower past the threshold, NEW
+// computing a wrong result, or NEW failing where the base ran.
+//
 // Two runs in separate processes also differ by whatever changed on the
 // machine between them. A file of several rounds keeps a Probe, a fixed
 // kernel measured in every round, and the Report says how much it moved

@@ -128,14 +128,16 @@ func TestCompareMissing(t *testing.T) {
 	for _, r := range rep.Rows {
 		got[r.Name] = r.Verdict
 	}
-	want := map[string]results.Verdict{"a": results.Same, "b": results.OnlyBase, "c": results.NotMeasured, "d": results.OnlyNew}
+	// c ran in base and failed in new: the change broke it, a regression
+	// (the rule ab's judge had, now one for both).
+	want := map[string]results.Verdict{"a": results.Same, "b": results.OnlyBase, "c": results.Broke, "d": results.OnlyNew}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s: verdict %q, want %q", k, got[k], v)
 		}
 	}
-	if rep.Missing != 3 {
-		t.Errorf("missing = %d, want 3", rep.Missing)
+	if rep.Missing != 2 || rep.Regressions != 1 {
+		t.Errorf("missing = %d, regressions = %d; want 2, 1", rep.Missing, rep.Regressions)
 	}
 }
 

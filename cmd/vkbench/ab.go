@@ -152,14 +152,14 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 			runErr = err
 			break
 		}
-		rep.add(p, e)
+		addPair(rep, p, e)
 	}
 	bar.finish()
 	keepPipelineCache(cmd, dev, cache)
 	if err := status.Join(runErr, release()); err != nil {
 		return err
 	}
-	rep.finish()
+	rep.Finish()
 	if err := writeAB(out, f.format, rep); err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	return rep.err()
+	return abErr(rep)
 }
 
 // pairManifests loads the manifests and pairs their operations: those

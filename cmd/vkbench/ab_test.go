@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/vkbench/vkbench/results"
 )
 
 // The manifests of testdata/manifests/ab are one operation, chain, whose
@@ -33,24 +35,24 @@ func abArgs(old, cur string, extra ...string) []string {
 
 // abJSON runs ab with --format json, checks the report against its
 // schema (testdata/cli/ab.schema.json) and decodes it.
-func abJSON(t *testing.T, code int, args ...string) abReport {
+func abJSON(t *testing.T, code int, args ...string) results.ABReport {
 	t.Helper()
 	r := mustRun(t, code, append(args, "--format", "json")...)
 	validateAB(t, []byte(r.stdout))
-	var rep abReport
+	var rep results.ABReport
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
 		t.Fatalf("ab --format json: %v\n%s", err, r.stdout)
 	}
-	if rep.Schema != ABSchema || rep.Rounds != 5 {
-		t.Errorf("report says schema %q, %d rounds; want %q, 5", rep.Schema, rep.Rounds, ABSchema)
+	if rep.Schema != results.ABSchema || rep.Rounds != 5 {
+		t.Errorf("report says schema %q, %d rounds; want %q, 5", rep.Schema, rep.Rounds, results.ABSchema)
 	}
 	return rep
 }
 
-func verdicts(rep abReport) map[string]string {
-	m := map[string]string{}
+func verdicts(rep results.ABReport) map[string]results.Verdict {
+	m := map[string]results.Verdict{}
 	for _, r := range rep.Rows {
 		m[r.Candidate] = r.Verdict
 	}
@@ -69,7 +71,7 @@ func TestABSame(t *testing.T) {
 		// Not a bound on the ratio itself: on a busy runner two identical
 		// kernels measured 0.735 [0.504, 1.073], rightly unclear. What must
 		// hold at any load is that the gate cries no wolf.
-		if (r.Verdict != abSame && r.Verdict != abUnclear) || !r.Verified || len(r.Rounds) != 5 || r.Lo > r.Ratio || r.Hi < r.Ratio {
+		if (r.Verdict != results.Within && r.Verdict != results.Unclear) || !r.Verified || len(r.Rounds) != 5 || r.Lo > r.Ratio || r.Hi < r.Ratio {
 			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or unclear), verified, 5 rounds, the ratio inside its interval", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
 		}
 	}
@@ -103,11 +105,11 @@ func TestABSlower(t *testing.T) {
 		t.Fatal(err)
 	}
 	validateAB(t, data)
-	var rep abReport
+	var rep results.ABReport
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]string{"wg64": abSlower, "wg256": abSlower}, verdicts(rep)); d != "" {
+	if d := cmp.Diff(map[string]results.Verdict{"wg64": results.Slower, "wg256": results.Slower}, verdicts(rep)); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
 	for _, row := range rep.Rows {
@@ -137,7 +139,7 @@ func TestABWrong(t *testing.T) {
 	needDevice(t)
 	rep := abJSON(t, exitRegression, abArgs("old.json", "wrong.json")...)
 	for _, row := range rep.Rows {
-		if row.Verdict != abWrong || row.Verified || !strings.Contains(row.Note, "against old:"+row.Candidate) || !strings.Contains(row.Note, "y[") {
+		if row.Verdict != results.Miscomputed || row.Verified || !strings.Contains(row.Note, "against old:"+row.Candidate) || !strings.Contains(row.Note, "y[") {
 			t.Errorf("%s: %s (%s), verified %v; want wrong, against old's, naming the element", row.Name, row.Verdict, row.Note, row.Verified)
 		}
 	}
@@ -170,7 +172,7 @@ func TestABUnpaired(t *testing.T) {
 	}
 	rep := abJSON(t, exitOK, append([]string{"ab", abManifest("old.json"), cur}, abQuick...)...)
 	got := verdicts(rep)
-	if got["wg256"] != abOnlyOld || got["wg128"] != abOnlyNew || (got["wg64"] != abSame && got["wg64"] != abUnclear) || rep.Unpaired != 2 {
+	if got["wg256"] != results.OnlyOld || got["wg128"] != results.OnlyInNew || (got["wg64"] != results.Within && got["wg64"] != results.Unclear) || rep.Unpaired != 2 {
 		t.Errorf("verdicts %v, %d unpaired; want wg256 only in old, wg128 only in new, wg64 compared, 2 unpaired", got, rep.Unpaired)
 	}
 }
@@ -268,13 +270,13 @@ func TestABImages(t *testing.T) {
 		t.Fatalf("%d rows, want 3 (fetch, bilinear, storage)", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {
-		if r.Verdict == abSlower || r.Verdict == abWrong || !r.Verified {
+		if r.Verdict == results.Slower || r.Verdict == results.Miscomputed || !r.Verified {
 			t.Errorf("%s: %s, verified %v; want not slower, verified against OLD's image", r.Name, r.Verdict, r.Verified)
 		}
 	}
 	rep = abJSON(t, exitRegression, append([]string{"ab", old, nearest}, quick...)...)
 	got := verdicts(rep)
-	if got["bilinear"] != abWrong {
+	if got["bilinear"] != results.Miscomputed {
 		t.Errorf("verdicts %v; want bilinear wrong (a nearest sampler where OLD's is linear)", got)
 	}
 	for _, r := range rep.Rows {

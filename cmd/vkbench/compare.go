@@ -49,8 +49,9 @@ the median of the rounds' medians, the p-value of Welch's t-test over the
 logarithms of the rounds' medians, adjusted by Holm's method for the number
 of benchmarks compared, and a verdict. A benchmark is a regression when it
 is slower by more than --threshold and the change is significant at
---alpha. The adjustment makes --alpha the chance that two runs in which
-nothing changed report anything at all, however many benchmarks they hold
+--alpha, or when NEW computed a wrong result, or failed where BASE ran
+(the rule vkbench ab applies too). The adjustment makes --alpha the
+chance that two runs in which nothing changed report anything at all, however many benchmarks they hold
 (tested one at a time, 17 benchmarks at 0.05 would flag about one pair of
 identical runs in four). Where the rounds' spread was too wide for a
 slowdown of --threshold to show, compare says how large one had to be.
@@ -213,6 +214,9 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 		case results.Slower:
 			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
 			s.Failures++
+		case results.Miscomputed, results.Broke:
+			c.Failure = &junitMessage{Message: verdictText(r)}
+			s.Failures++
 		case results.OnlyBase, results.OnlyNew, results.NotMeasured:
 			c.Skipped = &junitMessage{Message: verdictText(r)}
 			s.Skipped++
@@ -258,7 +262,9 @@ func writeCompareWarnings(w io.Writer, rep results.Report) {
 
 // verdictText is a row's verdict and, where there is one, why
 // ("not measured (no samples in new)").
-func verdictText(r results.Row) string { return withNote(string(r.Verdict), r.Note) }
+func verdictText(r results.Row) string {
+	return withNote(string(r.Verdict), report.OneLine(r.Note, 300))
+}
 
 // withNote is a verdict followed by its note in parentheses, where it has
 // one.

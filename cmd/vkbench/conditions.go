@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -87,25 +86,6 @@ func writeConditions(w io.Writer, file *results.File, verbose bool) error {
 	}
 	_, err := io.WriteString(w, s.String())
 	return err
-}
-
-// conditionsNote says, for a verdict on results measured side by side,
-// whether the GPU throttled or its clocks moved while either was
-// measured: a verdict to take with care, or to measure again.
-func conditionsNote(rs ...results.Result) string {
-	var notes []string
-	for _, flag := range []string{telemetry.FlagThrottled, telemetry.FlagClocksMoved} {
-		if slices.ContainsFunc(rs, func(r results.Result) bool { return slices.Contains(r.Flags, flag) }) {
-			notes = append(notes, flagAdvice[flag])
-		}
-	}
-	return strings.Join(notes, "; ")
-}
-
-// flagAdvice says what a conditions flag means beside a verdict.
-var flagAdvice = map[string]string{
-	telemetry.FlagThrottled:   "the GPU throttled while measured (power or heat): measure again with it cooler",
-	telemetry.FlagClocksMoved: "the GPU's clocks moved by more than 3% while measured",
 }
 
 // writeEntryConditions writes, for cache show, which objective picked the
