@@ -22,7 +22,6 @@ const abCount = 10
 func newABCmd() *cobra.Command {
 	var f benchFlags
 	var threshold float64
-	var junit string
 	cmd := &cobra.Command{
 		Use:   "ab OLD NEW [OPERATION...]",
 		Short: "Measure two versions of kernels side by side and fail when the new one is slower",
@@ -48,7 +47,7 @@ Exit status: 0 when no pair is slower, 1 when one is, or when a NEW candidate
 computed a wrong result or failed where OLD ran, 2 bad usage or input
 (unreadable manifests, no operation or candidate in both), 3 a device failure.`,
 		Example: `  vkbench ab base/kernels.json kernels.json
-  vkbench ab base/kernels.json kernels.json saxpy --threshold 3 --junit ab.xml`,
+  vkbench ab base/kernels.json kernels.json saxpy --threshold 3 --format junit -o ab.xml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return usageError{fmt.Errorf("ab takes two manifests, OLD and NEW, then operations (see %s --help)", cmd.CommandPath())}
@@ -56,10 +55,11 @@ computed a wrong result or failed where OLD ran, 2 bad usage or input
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAB(cmd, &f, threshold/100, junit, args)
+			return runAB(cmd, &f, threshold/100, args)
 		},
 	}
 	f.register(cmd.Flags())
+	f.registerCount(cmd.Flags())
 	f.count = abCount
 	fl := cmd.Flags().Lookup("count")
 	fl.DefValue = fmt.Sprint(abCount)
@@ -68,10 +68,6 @@ computed a wrong result or failed where OLD ran, 2 bad usage or input
 	f.budget = time.Second
 	cmd.Flags().Lookup("format").Usage = "output: table, json or junit"
 	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% interval of NEW/OLD lies above 1 + threshold/100")
-	cmd.Flags().StringVar(&junit, "junit", "", "also write the verdicts as JUnit XML to this file, for a CI system")
-	for _, name := range []string{"manifest", "level", "objective", "energy-window"} {
-		_ = cmd.Flags().MarkHidden(name) // registered by f.register; the manifests are the arguments, nothing is tuned
-	}
 	return cmd
 }
 
@@ -82,7 +78,7 @@ type abPair struct {
 	onlyOld, onlyNew []string
 }
 
-func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, args []string) error {
+func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, args []string) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -93,11 +89,8 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	if threshold < 0 || threshold >= 1 {
 		return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", threshold*100)}
 	}
-	if f.format != "table" && f.format != "json" && f.format != "junit" {
-		return usageError{fmt.Errorf("unknown --format %q (want table, json or junit)", f.format)}
-	}
-	if opts.Objective != autotune.ObjectiveTime {
-		return usageError{fmt.Errorf("--objective %s: ab compares time per run", opts.Objective)}
+	if err := f.checkFormat("table", "json", "junit"); err != nil {
+		return err
 	}
 	pairs, err := pairManifests(args[0], args[1], args[2:])
 	if err != nil {
@@ -115,20 +108,12 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	if err != nil {
 		return err
 	}
-	// The report (standard output or -o) and, with --junit, a JUnit file:
-	// each written atomically, all or none.
+	// The report, to standard output or -o, written atomically.
 	out, err := openOutput(cmd, f.output, cache.Path())
 	if err != nil {
 		return err
 	}
 	defer out.Discard() // unless committed
-	var junitOut *outFile
-	if junit != "" {
-		if junitOut, err = openOutput(cmd, junit, cache.Path()); err != nil {
-			return err
-		}
-		defer junitOut.Discard() // unless committed
-	}
 	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
@@ -162,14 +147,6 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, junit string, a
 	rep.Finish()
 	if err := writeAB(out, f.format, rep); err != nil {
 		return err
-	}
-	if junitOut != nil {
-		if err := writeAB(junitOut, "junit", rep); err != nil {
-			return err
-		}
-		if err := junitOut.Commit(); err != nil {
-			return err
-		}
 	}
 	if err := out.Commit(); err != nil {
 		return err

@@ -26,7 +26,7 @@ import (
 // tuneAllDevices tunes ops on every device at once: devices of the same
 // hardware share the work (each key is tuned once, by whichever takes it
 // first), and a device lost on the way gives its key back to its twins.
-func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool) (err error) {
+func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, args []string) (err error) {
 	if f.format != "table" && f.format != "json" {
 		return usageError{fmt.Errorf("--all-devices writes table or json, not %q", f.format)}
 	}
@@ -60,7 +60,7 @@ func tuneAllDevices(cmd *cobra.Command, f *benchFlags, args []string, force bool
 		return err
 	}
 	start := time.Now()
-	all, err := tg.tuneAll(ctx, cache, ops, manifestTables(ops), sizes, force)
+	all, err := tg.tuneAll(ctx, cache, ops, manifestTables(ops), sizes, f.force)
 	took := time.Since(start)
 	if err != nil {
 		return err

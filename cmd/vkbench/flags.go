@@ -1,11 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // finiteFloat is a float64 flag that refuses NaN and the infinities when
@@ -63,4 +71,160 @@ func checkPeakFlags(gbps, gflops float64) error {
 		}
 	}
 	return nil
+}
+
+// benchFlags are the flags of every command that measures (run, tune, ab,
+// peak): the device, the cache, sizes, sampling and output. The flags only
+// some of them take are registered by those: --count (registerCount),
+// --manifest, --objective and --energy-window (registerChoice); unregistered,
+// their fields keep the defaults register sets.
+type benchFlags struct {
+	dev        deviceFlags
+	cache      cacheFlags
+	sizes      []string
+	cold       bool
+	budget     time.Duration
+	precision  float64
+	minSamples int
+	maxSamples int
+	count      int
+	seed       uint64
+	format     string
+	output     string
+	manifest   string
+	quiet      bool
+	objective  string
+	// energyWindow is how long each candidate runs for its energy.
+	energyWindow time.Duration
+	warmup       time.Duration
+}
+
+// register registers the flags every measuring command takes, and sets
+// the defaults of those it may not register.
+func (f *benchFlags) register(fs *pflag.FlagSet) {
+	f.count, f.objective, f.energyWindow = 1, string(autotune.ObjectiveTime), autotune.DefaultOptions.EnergyWindow
+	f.dev.register(fs)
+	f.cache.register(fs)
+	fs.StringArrayVarP(&f.sizes, "size", "s", nil, "problem size, as 1048576, 4096x4096x4096 or M=512,N=512,K=512; prefix OP= to set one operation's (gemm=512x512x512); repeatable (default: chosen for the device)")
+	fs.BoolVar(&f.cold, "cold", false, "flush the GPU's last-level cache before every timed run (default: back to back, caches warm)")
+	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
+	floatVar(fs, &f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
+	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", stats.MinIntervalSamples))
+	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random inputs and of the sampling order")
+	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv or gobench")
+	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fs.DurationVar(&f.warmup, "warmup", autotune.DefaultOptions.Warmup, "GPU time spent running the candidates before any sample counts, for the GPU to reach its clocks; 0 samples at once (the conditions then show the clocks moving)")
+}
+
+// registerCount registers --count, the independent rounds.
+func (f *benchFlags) registerCount(fs *pflag.FlagSet) {
+	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
+}
+
+// registerChoice registers what run and tune choose among: the
+// operations of a manifest, and the objective that picks a winner.
+func (f *benchFlags) registerChoice(fs *pflag.FlagSet) {
+	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
+	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
+	fs.DurationVar(&f.energyWindow, "energy-window", autotune.DefaultOptions.EnergyWindow, "where the GPU's energy counter can be read, how long each candidate runs back to back for its energy per run; 0 measures no energy")
+}
+
+// options checks the flags and returns the measurement options they say,
+// at the default tuning level. --format is each command's to check
+// (checkFormat): they write different things.
+func (f *benchFlags) options() (autotune.Options, error) {
+	if f.precision <= 0 || f.budget <= 0 || f.maxSamples < f.minSamples {
+		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and --min-samples <= --max-samples")}
+	}
+	if f.minSamples < stats.MinIntervalSamples {
+		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, stats.MinIntervalSamples)}
+	}
+	if f.count < 1 || f.count > maxCount {
+		return autotune.Options{}, usageError{fmt.Errorf("--count %d is outside [1, %d]", f.count, maxCount)}
+	}
+	objective, err := autotune.ParseObjective(f.objective)
+	if err != nil {
+		return autotune.Options{}, usageError{fmt.Errorf("--objective %q: want time, energy or edp", f.objective)}
+	}
+	if f.energyWindow < 0 || (f.energyWindow == 0 && objective != autotune.ObjectiveTime) {
+		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration (or 0, no energy, with --objective time)", f.energyWindow)}
+	}
+	if f.warmup < 0 {
+		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
+	}
+	o := autotune.DefaultOptions
+	// A flag's 0 means none, which Options says with -1 (its 0 is the
+	// default).
+	o.Warmup = cmp.Or(f.warmup, -1)
+	o.Objective = objective
+	o.EnergyWindow = cmp.Or(f.energyWindow, -1)
+	o.TargetHalfWidth = f.precision / 100
+	o.Budget = f.budget
+	o.MinSamples, o.MaxSamples = f.minSamples, f.maxSamples
+	o.Seed = f.seed
+	o.Rounds = f.count
+	o.Version = version
+	if f.cold {
+		o.Mode = autotune.Cold
+	}
+	return o, nil
+}
+
+// checkFormat checks that --format is one of formats.
+func (f *benchFlags) checkFormat(formats ...string) error {
+	if slices.Contains(formats, f.format) {
+		return nil
+	}
+	want := strings.Join(formats[:len(formats)-1], ", ") + " or " + formats[len(formats)-1]
+	return usageError{fmt.Errorf("unknown --format %q (want %s)", f.format, want)}
+}
+
+// runFlags are run's: the measuring flags and --candidates.
+type runFlags struct {
+	benchFlags
+	// candidates selects candidates by a regular expression.
+	candidates string
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	f.benchFlags.register(fs)
+	f.registerCount(fs)
+	f.registerChoice(fs)
+	fs.StringVar(&f.candidates, "candidates", "", "measure only the candidates whose name matches this regular expression, such as 'vec4|regblock-128x128'; operations with none are skipped")
+}
+
+// tuneFlags are tune's: the measuring flags, the tuning level that
+// buckets shapes into keys, and the search of parameter spaces.
+type tuneFlags struct {
+	benchFlags
+	level  string
+	search searchFlags
+	// compileOnly, force and allDevices are tune's modes.
+	compileOnly, force, allDevices bool
+}
+
+func (f *tuneFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	f.benchFlags.register(fs)
+	f.registerCount(fs)
+	f.registerChoice(fs)
+	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
+	fs.BoolVar(&f.compileOnly, "compile-only", false, "only build the pipelines and keep the driver's pipeline cache")
+	fs.BoolVar(&f.force, "force", false, "measure again and replace answers already in the cache")
+	fs.BoolVar(&f.allDevices, "all-devices", false, "tune on every device at once; identical devices split the work")
+	f.search.register(cmd)
+}
+
+// options are the measuring flags' options at --level.
+func (f *tuneFlags) options() (autotune.Options, error) {
+	o, err := f.benchFlags.options()
+	if err != nil {
+		return o, err
+	}
+	if o.Level, err = autotune.ParseLevel(f.level); err != nil {
+		return autotune.Options{}, usageError{err}
+	}
+	return o, nil
 }

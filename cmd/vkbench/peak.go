@@ -66,11 +66,6 @@ be written.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f) },
 	}
 	f.register(cmd.Flags())
-	// Flags of run that mean nothing to peak: its operations are fixed and
-	// it tunes no keys.
-	for _, name := range []string{"manifest", "level", "count", "objective", "energy-window"} {
-		_ = cmd.Flags().MarkHidden(name) // registered just above
-	}
 	cmd.Flags().Lookup("format").Usage = "output: table or json"
 	return cmd
 }
@@ -82,8 +77,8 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	if f.format != "table" && f.format != "json" {
-		return usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
+	if err := f.checkFormat("table", "json"); err != nil {
+		return err
 	}
 	var names []string
 	for _, m := range peakMeasures {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
@@ -64,107 +62,6 @@ func buildVersion() string {
 // already a quarter of an hour per operation.
 const maxCount = 1000
 
-// benchFlags are the flags of run and tune.
-type benchFlags struct {
-	dev        deviceFlags
-	cache      cacheFlags
-	sizes      []string
-	cold       bool
-	hot        bool
-	budget     time.Duration
-	precision  float64
-	minSamples int
-	maxSamples int
-	count      int
-	level      string
-	seed       uint64
-	format     string
-	output     string
-	manifest   string
-	quiet      bool
-	objective  string
-	// energyWindow is how long each candidate runs for its energy.
-	energyWindow time.Duration
-	warmup       time.Duration
-	// candidates (run only) selects candidates by a regular expression.
-	candidates string
-	// search (tune only) searches parameter spaces.
-	search searchFlags
-}
-
-func (f *benchFlags) register(fs *pflag.FlagSet) {
-	f.dev.register(fs)
-	f.cache.register(fs)
-	fs.StringArrayVarP(&f.sizes, "size", "s", nil, "problem size, as 1048576, 4096x4096x4096 or M=512,N=512,K=512; prefix OP= to set one operation's (gemm=512x512x512); repeatable (default: chosen for the device)")
-	fs.BoolVar(&f.cold, "cold", false, "flush the GPU's last-level cache before every timed run")
-	fs.BoolVar(&f.hot, "hot", false, "run back to back, caches warm (the default)")
-	fs.DurationVar(&f.budget, "budget", autotune.DefaultOptions.Budget, "most time spent sampling one operation")
-	floatVar(fs, &f.precision, "precision", autotune.DefaultOptions.TargetHalfWidth*100, "stop sampling when every candidate's 95% interval is within ±this percent of its median")
-	fs.IntVar(&f.minSamples, "min-samples", autotune.DefaultOptions.MinSamples, fmt.Sprintf("fewest samples per candidate; at least %d, since fewer cannot give a 95%% interval of the median", stats.MinIntervalSamples))
-	fs.IntVar(&f.maxSamples, "max-samples", autotune.DefaultOptions.MaxSamples, "most samples per candidate")
-	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
-	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the random inputs and of the sampling order")
-	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv or gobench")
-	fs.StringVarP(&f.output, "output", "o", "", "write the output to this file instead of standard output")
-	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
-	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
-	fs.DurationVar(&f.warmup, "warmup", autotune.DefaultOptions.Warmup, "GPU time spent running the candidates before any sample counts, for the GPU to reach its clocks; 0 samples at once (the conditions then show the clocks moving)")
-	fs.DurationVar(&f.energyWindow, "energy-window", autotune.DefaultOptions.EnergyWindow, "where the GPU's energy counter can be read, how long each candidate runs back to back for its energy per run; 0 measures no energy")
-}
-
-func (f *benchFlags) options() (autotune.Options, error) {
-	if f.cold && f.hot {
-		return autotune.Options{}, usageError{fmt.Errorf("--cold and --hot exclude each other")}
-	}
-	switch f.format {
-	case "table", "json", "csv", "gobench":
-	default:
-		return autotune.Options{}, usageError{fmt.Errorf("unknown --format %q (want table, json, csv or gobench)", f.format)}
-	}
-	if f.precision <= 0 || f.budget <= 0 || f.maxSamples < f.minSamples {
-		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and --min-samples <= --max-samples")}
-	}
-	if f.minSamples < stats.MinIntervalSamples {
-		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, stats.MinIntervalSamples)}
-	}
-	if f.count < 1 || f.count > maxCount {
-		return autotune.Options{}, usageError{fmt.Errorf("--count %d is outside [1, %d]", f.count, maxCount)}
-	}
-	level, err := autotune.ParseLevel(f.level)
-	if err != nil {
-		return autotune.Options{}, usageError{err}
-	}
-	objective, err := autotune.ParseObjective(f.objective)
-	if err != nil {
-		return autotune.Options{}, usageError{fmt.Errorf("--objective %q: want time, energy or edp", f.objective)}
-	}
-	if f.energyWindow < 0 || (f.energyWindow == 0 && objective != autotune.ObjectiveTime) {
-		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration (or 0, no energy, with --objective time)", f.energyWindow)}
-	}
-	if f.warmup < 0 {
-		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
-	}
-	o := autotune.DefaultOptions
-	// A flag's 0 means none, which Options says with -1 (its 0 is the
-	// default).
-	o.Warmup = cmp.Or(f.warmup, -1)
-	o.Objective = objective
-	o.EnergyWindow = cmp.Or(f.energyWindow, -1)
-	o.Level = level
-	o.TargetHalfWidth = f.precision / 100
-	o.Budget = f.budget
-	o.MinSamples, o.MaxSamples = f.minSamples, f.maxSamples
-	o.Seed = f.seed
-	o.Rounds = f.count
-	o.Version = version
-	if f.cold {
-		o.Mode = autotune.Cold
-	}
-	return o, nil
-}
-
 // operations resolves names among the built-in operations and those of a
 // manifest. With no names: the manifest's operations when there is one,
 // else every built-in operation.
@@ -204,7 +101,7 @@ func (f *benchFlags) operations(args []string) ([]kernels.Operation, error) {
 }
 
 func newRunCmd() *cobra.Command {
-	var f benchFlags
+	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run [OPERATION...]",
 		Short: "Benchmark every candidate of the given operations (default: all built-in)",
@@ -230,19 +127,19 @@ Exit status: 0 success, 1 a candidate computed a wrong result or an operation
 could not run at its size, 2 bad usage, 3 a device failure, 4 the output could
 not be written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBench(cmd, &f, args, false, false)
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			return runBench(cmd, &f.benchFlags, opts, args, f.candidates, nil)
 		},
 	}
 	f.register(cmd.Flags())
-	cmd.Flags().StringVar(&f.candidates, "candidates", "", "measure only the candidates whose name matches this regular expression, such as 'vec4|regblock-128x128'; operations with none are skipped")
-	// run measures the size asked for: no shape is bucketed into a key.
-	_ = cmd.Flags().MarkHidden("level") // registered just above
 	return cmd
 }
 
 func newTuneCmd() *cobra.Command {
-	var f benchFlags
-	var compileOnly, force, allDevices bool
+	var f tuneFlags
 	cmd := &cobra.Command{
 		Use:   "tune [OPERATION...]",
 		Short: "Benchmark the given operations and commit the winners to the tune cache",
@@ -269,20 +166,20 @@ Exit status: as run's.`,
 			if err := f.search.check(cmd); err != nil {
 				return err
 			}
-			if compileOnly {
-				return compileAll(cmd, &f, args)
+			if f.compileOnly {
+				return compileAll(cmd, &f.benchFlags, args)
 			}
-			if allDevices {
-				return tuneAllDevices(cmd, &f, args, force)
+			if f.allDevices {
+				return tuneAllDevices(cmd, &f, args)
 			}
-			return runBench(cmd, &f, args, true, force)
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			return runBench(cmd, &f.benchFlags, opts, args, "", &f)
 		},
 	}
-	f.register(cmd.Flags())
-	cmd.Flags().BoolVar(&compileOnly, "compile-only", false, "only build the pipelines and keep the driver's pipeline cache")
-	cmd.Flags().BoolVar(&force, "force", false, "measure again and replace answers already in the cache")
-	cmd.Flags().BoolVar(&allDevices, "all-devices", false, "tune on every device at once; identical devices split the work")
-	f.search.register(cmd)
+	f.register(cmd)
 	return cmd
 }
 
@@ -349,11 +246,11 @@ func (f *benchFlags) planAndOpen(cmd *cobra.Command, ops []kernels.Operation) (s
 	return sizes, cache, out, nil
 }
 
-// runBench measures ops and writes the results; with commit, it tunes
-// (commits the winners).
-func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bool) error {
-	opts, err := f.options()
-	if err != nil {
+// runBench measures the operations args names (of them, the candidates
+// candidates selects) with opts and writes the results; with tune's flags,
+// it tunes (commits the winners).
+func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []string, candidates string, tune *tuneFlags) error {
+	if err := f.checkFormat("table", "json", "csv", "gobench"); err != nil {
 		return err
 	}
 	ops, err := f.operations(args)
@@ -367,7 +264,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		return err
 	}
 	tables := manifestTables(ops)
-	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, f.candidates); err != nil {
+	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, candidates); err != nil {
 		return err
 	}
 	cache, err := f.cache.open(cmd, true)
@@ -396,7 +293,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 		Objective: string(opts.Objective), Conditions: conditions,
 		Device: resultsDevice(info)}
 	bar := startProgress(cmd, f.quiet, &opts)
-	runErr := measureAll(cmd, dev, cache, opts, ops, tables, sizes, commit, force, file, f)
+	runErr := measureAll(cmd, dev, cache, opts, ops, tables, sizes, file, tune)
 	bar.finish()
 	keepPipelineCache(cmd, dev, cache)
 	// Results measured before a failure are shown (a file given with -o
@@ -416,14 +313,15 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string, commit, force bo
 	return nil
 }
 
-// measureAll measures (with commit, tunes) every operation of ops on dev,
+// measureAll measures (with tune's flags, tunes) every operation of ops on dev,
 // adding the benchmarks to file; a tune commits to the table tables names
 // for the operation (a manifest's), else to opts.Tuner's. It stops at the first error that is not
 // one operation's own (no candidate computed correctly); a tune whose
 // answer the cache file would not take has failed its purpose, and is such
 // an error, of the cache path (exit status 2).
-func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts autotune.Options, ops []kernels.Operation, tables map[string]string, sizes sizePlan, commit, force bool, file *results.File, f *benchFlags) error {
+func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts autotune.Options, ops []kernels.Operation, tables map[string]string, sizes sizePlan, file *results.File, tune *tuneFlags) error {
 	ctx := cmd.Context()
+	commit := tune != nil
 	if !commit && opts.Rounds > 1 {
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
 	}
@@ -439,11 +337,11 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		}
 		var e *autotune.Entry
 		var err error
-		if commit && f.search.on() && kernels.SpaceOf(op) != nil {
-			op, e, err = f.search.tune(cmd, f, tuner, op, size, force)
+		if commit && tune.search.on() && kernels.SpaceOf(op) != nil {
+			op, e, err = tune.search.tune(cmd, &tune.benchFlags, tuner, op, size, tune.force)
 		} else if commit {
 			start := time.Now()
-			e, err = tuner.Tune(ctx, op, size, force)
+			e, err = tuner.Tune(ctx, op, size, tune.force)
 			if err == nil && e != nil && e.Time.Before(start) {
 				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
 			}
