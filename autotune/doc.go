@@ -14,7 +14,7 @@
 // process committed to the store); later ones are answered from the
 // tuner's own memory in tens of nanoseconds, without allocating. Measure measures without
 // committing; TuneAll tunes on several devices at once, identical devices
-// sharing the work.
+// sharing the work: it is the one place that groups devices by hardware.
 //
 // # Measuring
 //

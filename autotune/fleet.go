@@ -39,51 +39,76 @@ type JobResult struct {
 	Retried int
 }
 
-// TuneAll tunes every job on every tuner at once, one goroutine per tuner.
-// Tuners whose tables are the same (devices of the same hardware and the
-// same tuner name) form a group that shares the work: each job is tuned
-// once, by whichever device of the group takes it first, so two identical
-// GPUs finish about twice as fast as one. A device lost during this stops,
-// commits nothing from the tune it was running, and the job it had taken
-// goes back to its group, to be tuned by another device; the others go
-// on. Each group answers every job; the outcomes come back in group order,
-// then job order.
+// JobsFor returns the jobs of one table, for the devices of its group;
+// info is the first device's, for sizes chosen by the device.
+type JobsFor func(table store.Table, info hal.DeviceInfo) []Job
+
+// TuneAll tunes on every tuner at once. This is the one place that groups
+// devices by hardware: tuners of one hardware form a group, which goes
+// through its tables (tuner names, in the order first seen) one after
+// another, so that a device never measures for two at once; the tuners
+// of one table share its jobs (jobs(table, ...)): each job is tuned once,
+// by whichever device of the group takes it first, so two identical GPUs
+// finish about twice as fast as one. Groups of different hardware run at
+// the same time. A device lost during this stops, commits nothing from
+// the tune it was running, and the job it had taken goes back to its
+// group, to be tuned by another device; the others go on. Each group
+// answers every job of each of its tables; the outcomes come back in
+// group order, then table order, then job order.
 //
 // The error is nil unless ctx ended; failures of single jobs, and groups
 // whose every device was lost, are in the outcomes.
-func TuneAll(ctx context.Context, tuners []*Tuner, jobs []Job, force bool) ([]JobResult, error) {
-	var groups [][]*Tuner
-	index := map[store.Table]int{}
-	for _, t := range tuners {
-		i, ok := index[t.table]
-		if !ok {
-			i = len(groups)
-			index[t.table] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], t)
+func TuneAll(ctx context.Context, tuners []*Tuner, jobs JobsFor, force bool) ([]JobResult, error) {
+	type tableGroup struct {
+		table   store.Table
+		members []*Tuner
 	}
-	results := make([][]JobResult, len(groups))
-	queues := make([]*jobQueue, len(groups))
-	var wg sync.WaitGroup
-	for g, members := range groups {
-		q := newJobQueue(jobs)
-		queues[g] = q
-		results[g] = make([]JobResult, len(jobs))
-		for _, t := range members {
-			wg.Go(func() { q.work(ctx, t, slices.Index(tuners, t), force, results[g]) })
+	var hardware []string
+	byHW := map[string][]*tableGroup{}
+	for _, t := range tuners {
+		hw := t.table.Hardware
+		groups, ok := byHW[hw]
+		if !ok {
+			hardware = append(hardware, hw)
 		}
+		i := slices.IndexFunc(groups, func(g *tableGroup) bool { return g.table == t.table })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &tableGroup{table: t.table})
+		}
+		groups[i].members = append(groups[i].members, t)
+		byHW[hw] = groups
+	}
+	results := make([][]JobResult, len(hardware))
+	var wg sync.WaitGroup
+	for h, hw := range hardware {
+		wg.Go(func() {
+			for _, g := range byHW[hw] {
+				results[h] = append(results[h], tuneTable(ctx, tuners, g.members, jobs(g.table, g.members[0].dev.Info()), force)...)
+			}
+		})
 	}
 	wg.Wait()
-	var out []JobResult
-	for g, r := range results {
-		queues[g].finish(groups[g], r)
-		out = append(out, r...)
-	}
+	out := slices.Concat(results...)
 	if err := ctx.Err(); err != nil {
 		return out, status.Wrap(err, status.CodeOf(err), "autotune: TuneAll")
 	}
 	return out, nil
+}
+
+// tuneTable tunes jobs on members, tuners of one table, one goroutine
+// each; all are TuneAll's tuners, whose indices name the one that
+// answered.
+func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force bool) []JobResult {
+	q := newJobQueue(jobs)
+	out := make([]JobResult, len(jobs))
+	var wg sync.WaitGroup
+	for _, t := range members {
+		wg.Go(func() { q.work(ctx, t, slices.Index(all, t), force, out) })
+	}
+	wg.Wait()
+	q.finish(members, out)
+	return out
 }
 
 // jobQueue hands a group's jobs to its devices.

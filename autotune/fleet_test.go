@@ -11,6 +11,7 @@ import (
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/store"
 )
 
 // twinJobs are six keys of the scale operation.
@@ -37,7 +38,7 @@ func TestTuneAllTwinsSplitTheWork(t *testing.T) {
 	op := defaultScaleOp()
 	tuners := []*autotune.Tuner{autotune.NewTuner(a, cache, quick), autotune.NewTuner(b, cache, quick)}
 	jobs := twinJobs(op)
-	out, err := autotune.TuneAll(context.Background(), tuners, jobs, false)
+	out, err := autotune.TuneAll(context.Background(), tuners, func(store.Table, hal.DeviceInfo) []autotune.Job { return jobs }, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestTuneAllLossOnOneTwin(t *testing.T) {
 	// The twin is lost in the middle of its first tune's sampling.
 	plan.LoseAt(faulty.Submit, 8)
 	jobs := twinJobs(op)
-	out, err := autotune.TuneAll(context.Background(), tuners, jobs, false)
+	out, err := autotune.TuneAll(context.Background(), tuners, func(store.Table, hal.DeviceInfo) []autotune.Job { return jobs }, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,5 +113,43 @@ func TestTuneAllLossOnOneTwin(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s committed %d times", k, n)
 		}
+	}
+}
+
+// TestTuneAllTables: twins in two tables go through one table, then the
+// other, each table's jobs shared by the twins and answered in its own
+// table, the outcomes in table order.
+func TestTuneAllTables(t *testing.T) {
+	a, b := twins(t, faulty.NewPlan())
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	op := defaultScaleOp()
+	other := quick
+	other.Tuner = "other"
+	tuners := []*autotune.Tuner{
+		autotune.NewTuner(a, cache, quick), autotune.NewTuner(a, cache, other),
+		autotune.NewTuner(b, cache, quick), autotune.NewTuner(b, cache, other),
+	}
+	jobs := twinJobs(op)
+	perTable := map[string][]autotune.Job{tuners[0].Table().Tuner: jobs[:4], "other": jobs[4:]}
+	out, err := autotune.TuneAll(context.Background(), tuners, func(table store.Table, _ hal.DeviceInfo) []autotune.Job {
+		return perTable[table.Tuner]
+	}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(jobs) {
+		t.Fatalf("%d results for %d jobs in two tables", len(out), len(jobs))
+	}
+	for i, r := range out {
+		want := tuners[0].Table()
+		if i >= 4 {
+			want = tuners[1].Table()
+		}
+		if r.Err != nil || r.Entry == nil || r.Table != want {
+			t.Errorf("job %d: table %v, %v; want answered in %v", i, r.Table, r.Err, want)
+		}
+	}
+	if got := op.prepares.Load(); got != int64(len(jobs)) {
+		t.Errorf("%d tunes for %d keys: some key was tuned twice", got, len(jobs))
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -54,13 +53,13 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, args []string) (err error)
 	if err != nil {
 		return err
 	}
-	var tg tunerGroups
-	defer func() { err = tg.release(cache, err) }()
-	if err := tg.open(ctx, drv, hopts, infos, opts, cache); err != nil {
+	var fl fleet
+	defer func() { err = fl.release(cache, err) }()
+	if err := fl.open(ctx, drv, hopts, infos, opts); err != nil {
 		return err
 	}
 	start := time.Now()
-	all, err := tg.tuneAll(ctx, cache, ops, manifestTables(ops), sizes, f.force)
+	all, err := fl.tuneAll(ctx, cache, ops, manifestTables(ops), sizes, f.force)
 	took := time.Since(start)
 	if err != nil {
 		return err
@@ -111,109 +110,79 @@ func chosenDevices(drv hal.Driver, device string) ([]hal.DeviceInfo, error) {
 	return chosen, nil
 }
 
-// tunerGroups are the devices, grouped by hardware, each with its
-// options (its own telemetry), and what release gives back: the devices,
-// and each device's telemetry.
-type tunerGroups struct {
-	// order is the hardware in the order first seen; byHW its devices.
-	order []string
-	byHW  map[string][]groupDevice
-	devs  []hal.Device
+// fleet is every device chosen, each with its options (its own
+// telemetry), and what release gives back: the devices, and each device's
+// telemetry.
+type fleet struct {
+	devs []hal.Device
+	opts []autotune.Options
 	// closers close the devices' telemetry, in reverse.
 	closers []func()
 }
 
-// groupDevice is a device and the options its tuners measure with.
-type groupDevice struct {
-	dev  hal.Device
-	opts autotune.Options
-}
-
-// open opens every device of infos on drv, each with its own telemetry,
-// and a tuner on it. What it opened before an error, release gives back.
-func (tg *tunerGroups) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions, infos []hal.DeviceInfo, opts autotune.Options, cache *store.Store) error {
-	tg.byHW = map[string][]groupDevice{}
+// open opens every device of infos on drv, each with its own telemetry.
+// What it opened before an error, release gives back.
+func (fl *fleet) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions, infos []hal.DeviceInfo, opts autotune.Options) error {
 	for _, info := range infos {
 		hopts.Device = strconv.Itoa(info.Index)
 		d, err := hal.OpenOn(ctx, drv, hopts)
 		if err != nil {
 			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
 		}
-		tg.devs = append(tg.devs, d)
-		hw := info.Hardware()
-		if _, ok := tg.byHW[hw]; !ok {
-			tg.order = append(tg.order, hw)
-		}
+		fl.devs = append(fl.devs, d)
 		// Each device's conditions are its own.
 		dopts := opts
 		_, closeTelemetry, err := withTelemetry(&dopts, info)
 		if err != nil {
 			return err
 		}
-		tg.closers = append(tg.closers, closeTelemetry)
-		tg.byHW[hw] = append(tg.byHW[hw], groupDevice{d, dopts})
+		fl.closers = append(fl.closers, closeTelemetry)
+		fl.opts = append(fl.opts, dopts)
 	}
 	return nil
 }
 
 // release closes the telemetry, last opened first, then saves each
 // device's pipeline cache and releases it, joining their errors to err.
-func (tg *tunerGroups) release(cache *store.Store, err error) error {
-	for i := len(tg.closers) - 1; i >= 0; i-- {
-		tg.closers[i]()
+func (fl *fleet) release(cache *store.Store, err error) error {
+	for i := len(fl.closers) - 1; i >= 0; i-- {
+		fl.closers[i]()
 	}
-	for _, d := range tg.devs {
+	for _, d := range fl.devs {
 		err = status.Join(err, savePipelineCache(d, cache), d.Release())
 	}
 	return err
 }
 
-// tuneAll tunes ops on every group at once, each group sharing its jobs
-// among its devices, and returns every group's results in order. An
-// operation that tables names (a manifest's) is committed to that table,
-// the others to the options' own; a group tunes one table's operations
-// after another, so that its devices never measure two at once.
-func (tg *tunerGroups) tuneAll(ctx context.Context, cache *store.Store, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
-	var order []string // tables, in the order of their first operation
-	byTable := map[string][]kernels.Operation{}
+// tuneAll tunes ops on every device at once (autotune.TuneAll groups the
+// devices by hardware). An operation that tables names (a manifest's) is
+// committed to that table, the others to the options' own.
+func (fl *fleet) tuneAll(ctx context.Context, cache *store.Store, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
+	var names []string // tables, in the order of their first operation
+	byTuner := map[string][]kernels.Operation{}
 	for _, op := range ops {
 		t := tables[op.Name()]
-		if _, ok := byTable[t]; !ok {
-			order = append(order, t)
+		if !slices.Contains(names, t) {
+			names = append(names, t)
 		}
-		byTable[t] = append(byTable[t], op)
+		byTuner[t] = append(byTuner[t], op)
 	}
-	results := make([][]autotune.JobResult, len(tg.order))
-	errs := make([]error, len(tg.order))
-	var wg sync.WaitGroup
-	for g, hw := range tg.order {
-		devs := tg.byHW[hw]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, table := range order {
-				var tuners []*autotune.Tuner
-				for _, d := range devs {
-					tuners = append(tuners, autotune.NewTuner(d.dev, cache, inTable(d.opts, table)))
-				}
-				var jobs []autotune.Job
-				for _, op := range byTable[table] {
-					jobs = append(jobs, autotune.Job{Op: op, Size: sizes.sizeFor(op, devs[0].dev.Info())})
-				}
-				r, err := autotune.TuneAll(ctx, tuners, jobs, force)
-				results[g] = append(results[g], r...)
-				if err != nil {
-					errs[g] = err
-					return
-				}
-			}
-		}()
+	var tuners []*autotune.Tuner
+	tunerName := map[string]string{} // a table's tuner -> its name in tables
+	for i, d := range fl.devs {
+		for _, t := range names {
+			tuner := autotune.NewTuner(d, cache, inTable(fl.opts[i], t))
+			tunerName[tuner.Table().Tuner] = t
+			tuners = append(tuners, tuner)
+		}
 	}
-	wg.Wait()
-	if err := status.Join(errs...); err != nil {
-		return nil, err
-	}
-	return slices.Concat(results...), nil
+	return autotune.TuneAll(ctx, tuners, func(table store.Table, info hal.DeviceInfo) []autotune.Job {
+		var jobs []autotune.Job
+		for _, op := range byTuner[tunerName[table.Tuner]] {
+			jobs = append(jobs, autotune.Job{Op: op, Size: sizes.sizeFor(op, info)})
+		}
+		return jobs
+	}, force)
 }
 
 // manifestTables maps each operation of ops that comes from a manifest to
