@@ -34,8 +34,11 @@ func newCache(tb testing.TB, path string) *store.Store {
 func entry(fastest int, names ...string) *autotune.Entry {
 	e := &autotune.Entry{Fastest: fastest, FastestName: names[fastest], Mode: "hot", Time: time.Unix(1700000000, 0).UTC()}
 	for i, n := range names {
-		e.Results = append(e.Results, results.Result{Index: i, Name: n, Outcome: results.Measured,
-			Stats: &stats.Stats{Median: float64(i+1) * 1e-3, N: 10, Batch: 1}})
+		e.Results = append(e.Results, results.Result{
+			Index:       i,
+			Name:        n,
+			Measurement: results.Measurement{Outcome: results.Measured, Stats: &stats.Stats{Median: float64(i+1) * 1e-3, N: 10, Batch: 1}},
+		})
 	}
 	return e
 }

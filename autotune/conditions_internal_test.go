@@ -14,7 +14,7 @@ import (
 func TestPickByObjective(t *testing.T) {
 	res := func(name string, median, joules float64) results.Result {
 		s := statsAt(median)
-		return results.Result{Name: name, Outcome: results.Measured, Stats: s, EnergyJ: joules}
+		return results.Result{Name: name, Measurement: results.Measurement{Outcome: results.Measured, Stats: s, EnergyJ: joules}}
 	}
 	// fast: 1.0 ms at 400 W (0.40 J); lean: 1.2 ms at 250 W (0.30 J);
 	// mid: 1.1 ms at 330 W (0.363 J).

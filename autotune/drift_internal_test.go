@@ -19,10 +19,10 @@ func statsAt(median float64) *stats.Stats {
 // again) is flagged, and so is the winner.
 func TestPickWinnerFlagsDrift(t *testing.T) {
 	e := &Entry{Results: []results.Result{
-		{Index: 0, Name: "a", Outcome: results.Dropped, Stats: statsAt(1e-3), Error: "dropped"},
-		{Index: 1, Name: "b", Outcome: results.Measured, Stats: statsAt(2e-3)},
-		{Index: 2, Name: "c", Outcome: results.Dropped, Stats: statsAt(3e-3), Error: "dropped"},
-		{Index: 3, Name: "d", Outcome: results.Failed, Error: "no"},
+		{Index: 0, Name: "a", Measurement: results.Measurement{Outcome: results.Dropped, Stats: statsAt(1e-3), Error: "dropped"}},
+		{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Measured, Stats: statsAt(2e-3)}},
+		{Index: 2, Name: "c", Measurement: results.Measurement{Outcome: results.Dropped, Stats: statsAt(3e-3), Error: "dropped"}},
+		{Index: 3, Name: "d", Measurement: results.Measurement{Outcome: results.Failed, Error: "no"}},
 	}}
 	pickWinner(e)
 	if e.Fastest != 1 {
@@ -45,8 +45,8 @@ func TestMergeRoundsFlagsDrift(t *testing.T) {
 		sa, sb := statsAt(a), statsAt(b)
 		sa.Samples, sb.Samples = []float64{a}, []float64{b}
 		return &Entry{Results: []results.Result{
-			{Index: 0, Name: "a", Outcome: results.Dropped, Stats: sa, Error: "dropped"},
-			{Index: 1, Name: "b", Outcome: results.Measured, Stats: sb},
+			{Index: 0, Name: "a", Measurement: results.Measurement{Outcome: results.Dropped, Stats: sa, Error: "dropped"}},
+			{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Measured, Stats: sb}},
 		}}
 	}
 	e := mergeRounds([]*Entry{round(1e-3, 2e-3), round(1e-3, 2e-3), round(1e-3, 2e-3)}, nil, nil)
@@ -74,11 +74,11 @@ func TestPickWinnerTie(t *testing.T) {
 		{"overlapping, runner-up first", statsAt(1.015e-3), statsAt(1e-3), false, true, 1},
 		{"runner-up failed", statsAt(1e-3), nil, true, false, 0},
 	} {
-		rb := results.Result{Index: 1, Name: "b", Outcome: results.Measured, Stats: c.b}
+		rb := results.Result{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Measured, Stats: c.b}}
 		if c.failedB {
-			rb = results.Result{Index: 1, Name: "b", Outcome: results.Wrong, Error: "wrong"}
+			rb = results.Result{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Wrong, Error: "wrong"}}
 		}
-		e := &Entry{Results: []results.Result{{Index: 0, Name: "a", Outcome: results.Measured, Stats: c.a}, rb}}
+		e := &Entry{Results: []results.Result{{Index: 0, Name: "a", Measurement: results.Measurement{Outcome: results.Measured, Stats: c.a}}, rb}}
 		pickWinner(e)
 		if e.Fastest != c.fastest || e.Tie != c.tie || (e.TieRule == TieRule) != c.tie {
 			t.Errorf("%s: fastest %d, tie %v (%q); want %d, tie %v", c.name, e.Fastest, e.Tie, e.TieRule, c.fastest, c.tie)

@@ -90,7 +90,7 @@ func (m *measurement) entry() *Entry {
 					}
 				}
 			}
-			setRates(&r, m.work(r.Index), m.opts.Peak, m.op)
+			setWork(&r, m.work(r.Index), m.opts.Peak, m.op)
 		} else if r.Outcome == "" {
 			r.Outcome = results.Failed
 			if r.Error == "" {
@@ -145,27 +145,28 @@ func deviceName(info hal.DeviceInfo) string {
 	return fmt.Sprintf("%d:%s:%x", info.Index, info.Name, info.DeviceUUID)
 }
 
-// setRates sets r's rates at its median and flags those above peak.
-func setRates(r *results.Result, w work, peak *Peak, op kernels.Operation) {
+// setWork sets what one run of r moved and did, and flags the rates
+// above peak.
+func setWork(r *results.Result, w work, peak *Peak, op kernels.Operation) {
 	r.Flags = slices.DeleteFunc(r.Flags, func(f string) bool {
 		return f == FlagAbovePeakBandwidth || f == FlagAbovePeakFLOPs || f == FlagPeakOtherClock
 	})
 	if len(r.Flags) == 0 {
 		r.Flags = nil
 	}
-	r.GBps, r.GFLOPs = 0, 0
+	r.Bytes, r.Flops = 0, 0
 	if r.Stats == nil || r.Stats.Median <= 0 {
 		return
 	}
-	r.GBps = w.bytes / r.Stats.Median / 1e9
-	r.GFLOPs = w.flops / r.Stats.Median / 1e9
+	r.Bytes, r.Flops = w.bytes, w.flops
 	if peak == nil {
 		return
 	}
-	if peak.BandwidthGBps > 0 && r.GBps > peak.BandwidthGBps*1.05 {
+	gbps, gflops := r.Rates()
+	if peak.BandwidthGBps > 0 && gbps > peak.BandwidthGBps*1.05 {
 		r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
 	}
-	if c := peak.ComputeOf(op); c > 0 && r.GFLOPs > c*1.05 {
+	if c := peak.ComputeOf(op); c > 0 && gflops > c*1.05 {
 		r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
 	}
 	if c := r.Conditions; c != nil && telemetry.ClocksApart(peak.SMClockMHz, c.SMClockMHz.Max) {

@@ -94,21 +94,20 @@ func mergeRounds(entries []*Entry, peak *Peak, op kernels.Operation) *Entry {
 	return &e
 }
 
-// mergeResult merges one candidate's results of every round. Its rates
-// are at its pooled median, of the work one run did in its rounds (read
-// back from a round's rate and median).
+// mergeResult merges one candidate's results of every round, with the
+// work one run did in its rounds.
 func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.Result {
 	for _, r := range rs {
 		if r.Outcome != results.Measured && r.Outcome != results.Dropped {
-			r.Stats, r.Rounds, r.GBps, r.GFLOPs = nil, nil, 0, 0
+			r.Stats, r.Rounds, r.Bytes, r.Flops = nil, nil, 0, 0
 			return r
 		}
 	}
-	out := results.Result{Index: rs[0].Index, Name: rs[0].Name, Outcome: results.Dropped}
+	out := results.Result{Index: rs[0].Index, Name: rs[0].Name, Measurement: results.Measurement{Outcome: results.Dropped}}
 	var w work
 	for _, r := range rs {
-		if s := r.Stats; s != nil && s.Median > 0 && (r.GBps > 0 || r.GFLOPs > 0) {
-			w = work{bytes: r.GBps * 1e9 * s.Median, flops: r.GFLOPs * 1e9 * s.Median}
+		if r.Bytes > 0 || r.Flops > 0 {
+			w = work{bytes: r.Bytes, flops: r.Flops}
 			break
 		}
 	}
@@ -161,6 +160,6 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 	s := stats.Summarize(slices.Clone(pooled), batch)
 	s.Samples = nil // kept by round
 	out.Stats = &s
-	setRates(&out, w, peak, op)
+	setWork(&out, w, peak, op)
 	return out
 }

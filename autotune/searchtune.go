@@ -21,9 +21,6 @@ import (
 // candidates.
 const SpaceSuffix = ".space"
 
-// Unevaluated is the outcome of a point a search did not evaluate.
-const Unevaluated results.Outcome = "unevaluated"
-
 // SearchResult is what a search found and did.
 type SearchResult struct {
 	// Entry is the answer committed to the cache: one result per candidate
@@ -144,7 +141,7 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape
 	cands := sop.Candidates()
 	e.Results = make([]results.Result, len(cands))
 	for i, c := range cands {
-		e.Results[i] = results.Result{Index: i, Name: c.Name, Outcome: Unevaluated, Error: "not evaluated by the search"}
+		e.Results[i] = results.Result{Index: i, Name: c.Name, Measurement: results.Measurement{Outcome: results.Unevaluated, Error: "not evaluated by the search"}}
 	}
 	for _, s := range evals {
 		j := pts.Index[s.Point]
@@ -270,7 +267,7 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 		if fatal(ctx, d.t.dev, j.err) {
 			return rec, false, j.err
 		}
-		rec.Result = results.Result{Index: d.pts.Index[i], Name: c.Name, Outcome: results.Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}
+		rec.Result = results.Result{Index: d.pts.Index[i], Name: c.Name, Measurement: results.Measurement{Outcome: results.Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}}
 		if status.CodeOf(j.err) == status.Unimplemented {
 			rec.Outcome = results.Unsupported
 		}

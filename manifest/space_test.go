@@ -219,7 +219,7 @@ func TestSpaceManifestSearch(t *testing.T) {
 		t.Errorf("searched %d configurations, fastest %q", res.Search.Measured, res.Entry.FastestName)
 	}
 	for _, r := range res.Entry.Results {
-		if r.Outcome != results.Measured && r.Outcome != autotune.Unevaluated {
+		if r.Outcome != results.Measured && r.Outcome != results.Unevaluated {
 			t.Errorf("%s: %s %s", r.Name, r.Outcome, r.Error)
 		}
 	}

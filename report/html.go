@@ -113,8 +113,9 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 					sec.Rows = append(sec.Rows, htmlRow{File: r.in[f].Label, Candidate: c, Outcome: "absent"})
 					continue
 				}
+				gbps, gflops := b.Rates()
 				row := htmlRow{File: r.in[f].Label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
-					Median: "-", CI: "-", GBps: Rate("%.3g", b.GBps), GFLOPs: Rate("%.3g", b.GFLOPs), Peak: Rate("%.0f%%", b.PercentPeak), Note: b.Error}
+					Median: "-", CI: "-", GBps: Rate("%.3g", gbps), GFLOPs: Rate("%.3g", gflops), Peak: Rate("%.0f%%", b.PercentPeak), Note: b.Error}
 				if measured(b) {
 					row.Median = Seconds(b.Stats.Median)
 					row.CI = Interval(*b.Stats)

@@ -27,7 +27,7 @@ type roofline struct {
 // onRoof reports whether b can stand on a roofline: it does arithmetic and
 // moves bytes.
 func onRoof(b *results.Benchmark) bool {
-	return measured(b) && b.Flops > 0 && b.Bytes > 0 && b.GFLOPs > 0
+	return measured(b) && b.Flops > 0 && b.Bytes > 0
 }
 
 func (rl *roofline) drawn(r *report) bool {
@@ -66,7 +66,8 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 			if onRoof(b) {
 				arith = true
 			}
-			if !b.Winner || !measured(b) || b.Flops > 0 || b.GBps <= 0 {
+			gbps, _ := b.Rates()
+			if !b.Winner || !measured(b) || b.Flops > 0 || gbps <= 0 {
 				continue
 			}
 			key, title, _ := splitName(b)
@@ -76,9 +77,9 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 			seen[key] = true
 			pct := ""
 			if rl.peak != nil && rl.peak.BandwidthGBps > 0 {
-				pct = fmt.Sprintf(", %.0f%% of the %.0f GB/s roof", 100*b.GBps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
+				pct = fmt.Sprintf(", %.0f%% of the %.0f GB/s roof", 100*gbps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
 			}
-			notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, b.GBps, pct))
+			notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, gbps, pct))
 		}
 		if !arith {
 			noArith = append(noArith, r.in[f].Label)
@@ -152,7 +153,8 @@ func (r *report) roofPointsOf(rl *roofline, box *logBox) []roofPoints {
 			if !onRoof(b) {
 				continue
 			}
-			pt := plotter.XY{X: b.Flops / b.Bytes, Y: b.GFLOPs}
+			_, gflops := b.Rates()
+			pt := plotter.XY{X: b.Flops / b.Bytes, Y: gflops}
 			box.widen(pt.X, pt.Y)
 			if b.Winner {
 				group, _, _ := splitName(b)

@@ -122,23 +122,18 @@ func (r *ABReport) AddUnpaired(name, op, cand string, v Verdict) {
 	r.Rows = append(r.Rows, ABRow{Name: name, Op: op, Candidate: cand, Verdict: v})
 }
 
-// measuredBenchmark reports whether b was verified and timed.
-func measuredBenchmark(b Benchmark) bool {
-	return (b.Outcome == Measured || b.Outcome == Dropped) && b.Stats != nil
-}
-
 // judgePair gives row its numbers and verdict from the results of OLD's
 // candidate and NEW's.
 func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
-	if v, note := brokenNew(measuredBenchmark(old), cur); v != "" {
+	if v, note := brokenNew(old.Ran(), cur); v != "" {
 		row.Verdict, row.Note = v, note
 		return
 	}
 	switch {
-	case !measuredBenchmark(old):
+	case !old.Ran():
 		row.Verdict, row.Note = NotMeasured, fmt.Sprintf("old %s: %s", old.Outcome, old.Error)
 		return
-	case !measuredBenchmark(cur):
+	case !cur.Ran():
 		row.Verdict, row.Note = NotMeasured, fmt.Sprintf("new %s: %s", cur.Outcome, cur.Error)
 		return
 	}

@@ -11,7 +11,7 @@ import (
 
 // measuredAt is a benchmark measured in rounds of the given medians.
 func measuredAt(medians ...float64) results.Benchmark {
-	b := results.Benchmark{Outcome: results.Measured, Stats: &stats.Stats{Median: medians[0]}}
+	b := results.Benchmark{Measurement: results.Measurement{Outcome: results.Measured, Stats: &stats.Stats{Median: medians[0]}}}
 	for _, m := range medians {
 		b.Rounds = append(b.Rounds, stats.Stats{Median: m})
 	}
@@ -26,9 +26,9 @@ func TestABVerdicts(t *testing.T) {
 	rep.AddPair("slower", "op", "slower", old, measuredAt(1.50, 1.52, 1.49, 1.51, 1.50), true)
 	rep.AddPair("faster", "op", "faster", old, measuredAt(0.50, 0.51, 0.49, 0.50, 0.51), true)
 	rep.AddPair("same", "op", "same", old, old, true)
-	rep.AddPair("wrong", "op", "wrong", old, results.Benchmark{Outcome: results.Wrong, Error: "y[3]: got 1, want 2"}, true)
-	rep.AddPair("failed", "op", "failed", old, results.Benchmark{Outcome: results.Failed, Error: "no pipeline"}, true)
-	rep.AddPair("unsupported", "op", "unsupported", old, results.Benchmark{Outcome: results.Unsupported}, true)
+	rep.AddPair("wrong", "op", "wrong", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Wrong, Error: "y[3]: got 1, want 2"}}, true)
+	rep.AddPair("failed", "op", "failed", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Failed, Error: "no pipeline"}}, true)
+	rep.AddPair("unsupported", "op", "unsupported", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Unsupported}}, true)
 	rep.AddUnpaired("gone", "op", "gone", results.OnlyOld)
 	rep.Finish()
 	got := map[string]results.Verdict{}

@@ -5,41 +5,90 @@ import (
 	"github.com/vkbench/vkbench/telemetry"
 )
 
-// Result is the record of one measured candidate: what became of it,
-// its statistics, rates and flags, what its compiler made of it and the
-// GPU's conditions while it ran. autotune's entries and the tuning logs
-// hold one per candidate; a results file writes the same words in its
-// Benchmarks.
-type Result struct {
-	Index   int     `json:"index"`
-	Name    string  `json:"name"`
+// Outcome says what became of a measured candidate: one of the constants
+// below, the same words in the tuner's entries and in results files.
+type Outcome string
+
+// The outcomes. A results file records all but Unevaluated.
+const (
+	// Measured candidates were verified and timed.
+	Measured Outcome = "measured"
+	// Dropped candidates were verified, then stopped early because they
+	// were clearly slower than the leader.
+	Dropped Outcome = "dropped"
+	// Wrong candidates ran and computed a wrong result: the verification
+	// against the reference failed.
+	Wrong Outcome = "wrong"
+	// Failed candidates failed to build or run.
+	Failed Outcome = "failed"
+	// Unsupported candidates need a feature the device lacks, or do not
+	// apply at the size (a tuner leaves those out, vkbench run reports
+	// them).
+	Unsupported Outcome = "unsupported"
+	// Compiled candidates were only compiled (compile-only mode).
+	Compiled Outcome = "compiled"
+	// Unevaluated configurations are those of a searched space that the
+	// search did not evaluate: its entry lists every configuration.
+	Unevaluated Outcome = "unevaluated"
+)
+
+// Measurement is the one record of a measured candidate: what became of
+// it, its statistics, and what one run moves and does. The tuner keeps
+// one per candidate in its entries (Result), and a results file's
+// Benchmark is one with the benchmark's name around it.
+//
+// Rates are not kept: Rates computes them at the median, where they are
+// printed.
+type Measurement struct {
 	Outcome Outcome `json:"outcome"`
 	// Error says why a candidate failed, is unsupported or was dropped.
 	Error string `json:"error,omitempty"`
-	// Stats summarise the candidate's samples; with several rounds
-	// (autotune's Options.Rounds), those of every round pooled, the samples
-	// themselves kept by round in Rounds rather than here.
+	// Stats summarise the candidate's samples; with several rounds, those
+	// of every round pooled.
 	Stats *stats.Stats `json:"stats,omitempty"`
 	// Rounds are the statistics of each round that sampled the candidate,
-	// in the order measured, each with its samples; empty when the key was
-	// measured in one round.
+	// in the order measured, each with its samples.
 	Rounds []stats.Stats `json:"rounds,omitempty"`
-	// GBps and GFLOPs are the achieved rates at the median.
-	GBps   float64 `json:"gb_per_s,omitempty"`
-	GFLOPs float64 `json:"gflop_per_s,omitempty"`
+	// Bytes and Flops are moved and done by one run.
+	Bytes float64 `json:"bytes_per_run,omitempty"`
+	Flops float64 `json:"flops_per_run,omitempty"`
 	// Flags are warnings about the numbers, e.g. "above-peak-bandwidth".
 	Flags []string `json:"flags,omitempty"`
 	// Compiler is what the driver's compiler reported of the candidate's
-	// pipeline (hal.CompilerReporter), by statistic name, such as
-	// "Register Count"; empty where the driver reports nothing.
+	// pipeline, by the driver's names ("Register Count", "Local Memory
+	// Size"); absent where the driver reports nothing.
 	Compiler map[string]float64 `json:"compiler,omitempty"`
 	// Conditions are the GPU's at the moments the candidate's samples
-	// were taken (its clocks, power, temperature, the throttles seen);
-	// nil where they were not read (autotune.Entry.ConditionsNote says why).
+	// were taken (its clocks, power, temperature, the throttles seen); nil
+	// where they were not read.
 	Conditions *telemetry.Conditions `json:"conditions,omitempty"`
 	// EnergyJ is the energy of one run in joules, read off the device's
-	// energy counter over an energy pass of back-to-back runs, and PowerW
-	// the mean power over it; 0 where not measured.
+	// energy counter over back-to-back runs, and PowerW the mean power
+	// over them; 0 where not measured.
 	EnergyJ float64 `json:"energy_per_run_j,omitempty"`
 	PowerW  float64 `json:"power_w,omitempty"`
+}
+
+// Rates are the bandwidth (GB/s) and arithmetic rate (GFLOP/s) at the
+// median time per run; 0 where there is no median or nothing was moved
+// or done.
+func (m *Measurement) Rates() (gbps, gflops float64) {
+	if m.Stats == nil || !(m.Stats.Median > 0) {
+		return 0, 0
+	}
+	return m.Bytes / m.Stats.Median / 1e9, m.Flops / m.Stats.Median / 1e9
+}
+
+// Ran reports whether the candidate was verified and timed (measured, or
+// dropped early as slower), with statistics to show.
+func (m *Measurement) Ran() bool {
+	return (m.Outcome == Measured || m.Outcome == Dropped) && m.Stats != nil
+}
+
+// Result is one candidate's part in a tune: its index in the operation's
+// candidates, its name, and its measurement.
+type Result struct {
+	Index int    `json:"index"`
+	Name  string `json:"name"`
+	Measurement
 }

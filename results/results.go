@@ -9,6 +9,14 @@
 // `go test -bench -count N` and `vkbench run --format gobench` write it:
 // one line per round.
 //
+// Measurement is the one record of a measured candidate, shared with the
+// tuner: what became of it (Outcome), its statistics, and what one run
+// moves and does (Bytes, Flops). A tuner's entry keeps a Result (a
+// Measurement with the candidate's index and name) per candidate; a
+// Benchmark is a Measurement with the benchmark's name around it. Rates
+// are computed where they are shown (Measurement.Rates); a file also
+// states them (gb_per_s, gflop_per_s) for the programs that read it.
+//
 // Compare tells, for each benchmark present in both files, whether the new
 // one is slower, judging by the variation between rounds, as benchstat does
 // over go test -count runs: Welch's t-test (golang.org/x/perf's benchmath)
@@ -54,7 +62,6 @@ import (
 
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
-	"github.com/vkbench/vkbench/telemetry"
 )
 
 // Schema names the version of the File format that this package writes.
@@ -75,73 +82,34 @@ type Device struct {
 	Driver   string `json:"driver,omitempty"`
 }
 
-// Outcome is what became of a measured candidate, in a tune, a search or
-// a run: one of the constants below.
-type Outcome string
-
-// The outcomes of a candidate.
-const (
-	// Measured candidates were verified and timed.
-	Measured Outcome = "measured"
-	// Dropped candidates were verified, then stopped early because they
-	// were clearly slower than the leader.
-	Dropped Outcome = "dropped"
-	// Wrong candidates ran and computed a wrong result: the verification
-	// against the reference failed.
-	Wrong Outcome = "wrong"
-	// Failed candidates failed to build or run.
-	Failed Outcome = "failed"
-	// Unsupported candidates need a feature the device lacks, or do not
-	// apply at the size (kernels.Candidate.Applies; a tuner leaves those
-	// out, vkbench run reports them).
-	Unsupported Outcome = "unsupported"
-	// Compiled candidates were only compiled (compile-only mode).
-	Compiled Outcome = "compiled"
-)
-
-// Benchmark is one candidate of one operation at one shape.
+// Benchmark is one candidate of one operation at one shape: its
+// Measurement, named, and the rates at its median (GBps, GFLOPs,
+// PercentPeak), which the file states for programs that read it.
 type Benchmark struct {
 	// Name is "op/dtype/shape/candidate", unique in a file.
-	Name      string  `json:"name"`
-	Op        string  `json:"op"`
-	DType     string  `json:"dtype"`
-	Shape     string  `json:"shape"`
-	Candidate string  `json:"candidate"`
-	SPIRVHash string  `json:"spirv_sha256,omitempty"`
-	Outcome   Outcome `json:"outcome"`
-	Error     string  `json:"error,omitempty"`
-	Winner    bool    `json:"winner,omitempty"`
+	Name      string `json:"name"`
+	Op        string `json:"op"`
+	DType     string `json:"dtype"`
+	Shape     string `json:"shape"`
+	Candidate string `json:"candidate"`
+	SPIRVHash string `json:"spirv_sha256,omitempty"`
+	Winner    bool   `json:"winner,omitempty"`
 	// Tie, on the winner only, says that its 95% interval overlaps the
 	// runner-up's, and how the tie was broken.
 	Tie string `json:"tie,omitempty"`
-	// Bytes and Flops are moved and done by one run.
-	Bytes float64 `json:"bytes_per_run,omitempty"`
-	Flops float64 `json:"flops_per_run,omitempty"`
-	// Stats pool the samples of every round; the samples themselves are
-	// in Rounds.
-	Stats *stats.Stats `json:"stats,omitempty"`
-	// Rounds are each round's statistics and samples, in the order
-	// measured: a comparison judges a difference by the variation
-	// between the rounds' medians.
-	Rounds []stats.Stats `json:"rounds,omitempty"`
-	GBps   float64       `json:"gb_per_s,omitempty"`
-	GFLOPs float64       `json:"gflop_per_s,omitempty"`
+	// Measurement is the candidate's: in a file, Stats pool the samples
+	// of every round, and the samples themselves are in Rounds (a
+	// comparison judges a difference by the variation between the
+	// rounds' medians).
+	Measurement
+	// GBps and GFLOPs are Measurement.Rates, written for programs that
+	// read the file; a reader computes them (Rates) rather than trust
+	// them.
+	GBps   float64 `json:"gb_per_s,omitempty"`
+	GFLOPs float64 `json:"gflop_per_s,omitempty"`
 	// PercentPeak is the rate as a percentage of the device's measured
 	// peak; 0 when no peak is known.
-	PercentPeak float64  `json:"percent_of_peak,omitempty"`
-	Flags       []string `json:"flags,omitempty"`
-	// Compiler is what the driver's compiler reported of the candidate's
-	// pipeline, by the driver's names ("Register Count", "Local Memory
-	// Size"); absent where the driver reports nothing.
-	Compiler map[string]float64 `json:"compiler,omitempty"`
-	// Conditions are the GPU's at the moments the benchmark's samples were
-	// taken: clocks, power, temperature and the throttles seen; absent
-	// where they were not read (File.Conditions says why).
-	Conditions *telemetry.Conditions `json:"conditions,omitempty"`
-	// EnergyJ is the energy of one run in joules, and PowerW the mean
-	// power while it ran back to back; absent where not measured.
-	EnergyJ float64 `json:"energy_per_run_j,omitempty"`
-	PowerW  float64 `json:"power_w,omitempty"`
+	PercentPeak float64 `json:"percent_of_peak,omitempty"`
 }
 
 // File is a set of measurements from one run.
@@ -332,7 +300,7 @@ func parseGoBench(data []byte) (*File, error) {
 			if !ok {
 				i = len(f.Benchmarks)
 				index[name] = i
-				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Outcome: Measured, Stats: &stats.Stats{}})
+				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Measurement: Measurement{Outcome: Measured, Stats: &stats.Stats{}}})
 			}
 			st := f.Benchmarks[i].Stats
 			st.Samples = append(st.Samples, sec)

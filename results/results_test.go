@@ -32,7 +32,7 @@ func file(bs ...results.Benchmark) *results.File {
 
 // bench is a benchmark measured in one round per slice of samples.
 func bench(name string, rounds ...[]float64) results.Benchmark {
-	b := results.Benchmark{Name: name, Outcome: results.Measured}
+	b := results.Benchmark{Name: name, Measurement: results.Measurement{Outcome: results.Measured}}
 	var all []float64
 	for _, r := range rounds {
 		b.Rounds = append(b.Rounds, stats.Summarize(r, 1))
@@ -122,7 +122,7 @@ func TestRoundsNeeded(t *testing.T) {
 
 func TestCompareMissing(t *testing.T) {
 	s := rounds(1, 5, 1e-3, 0.01)
-	failed := results.Benchmark{Name: "c", Outcome: results.Failed, Error: "wrong result"}
+	failed := results.Benchmark{Name: "c", Measurement: results.Measurement{Outcome: results.Failed, Error: "wrong result"}}
 	rep := results.Compare(file(bench("a", s...), bench("b", s...), bench("c", s...)), file(bench("a", s...), failed, bench("d", s...)), results.DefaultCompareOptions)
 	got := map[string]results.Verdict{}
 	for _, r := range rep.Rows {

@@ -35,9 +35,9 @@ func (t *table) Start(i int) {
 func (t *table) Evaluate(_ context.Context, i int) (search.Evaluation, error) {
 	t.outstanding--
 	t.clock += time.Second
-	r := results.Result{Outcome: results.Failed}
+	r := results.Result{Measurement: results.Measurement{Outcome: results.Failed}}
 	if t.times[i] > 0 {
-		r = results.Result{Outcome: results.Measured, Stats: &stats.Stats{Median: t.times[i]}}
+		r = results.Result{Measurement: results.Measurement{Outcome: results.Measured, Stats: &stats.Stats{Median: t.times[i]}}}
 	}
 	return search.Evaluation{Point: i, Record: search.LogRecord{Result: r}, Measured: true}, nil
 }

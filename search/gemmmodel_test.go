@@ -142,8 +142,11 @@ func syntheticGEMMLog(t testing.TB) *search.TuneLog {
 		sec, compile := gemmModel(c)
 		s := stats.Stats{Median: sec, Lo: sec * 0.995, Hi: sec * 1.005, Min: sec * 0.99, Max: sec * 1.02, Spread: 0.03, N: 10, Batch: 1}
 		l.Evals = append(l.Evals, search.LogRecord{ID: "model-" + cands[i].Name, Config: c,
-			Result: results.Result{Index: i, Name: cands[i].Name, Outcome: results.Measured, Stats: &s,
-				GBps: 4 * 3 * 4096 * 4096 / sec / 1e9, GFLOPs: flops / sec / 1e9},
+			Result: results.Result{
+				Index:       i,
+				Name:        cands[i].Name,
+				Measurement: results.Measurement{Outcome: results.Measured, Stats: &s, Bytes: 4 * 3 * 4096 * 4096, Flops: flops},
+			},
 			CompileSeconds: compile, MeasureSeconds: 0.12 + 13*sec, Time: when.Add(time.Duration(i) * time.Second)})
 	}
 	return l

@@ -31,7 +31,7 @@ func openStore(tb testing.TB, path string) *store.Store {
 
 func logRecord(name string, ms float64, at int) search.LogRecord {
 	return search.LogRecord{ID: "id-" + name, Config: kernels.Config{"A": at},
-		Result:         results.Result{Name: name, Outcome: results.Measured, Stats: &stats.Stats{Median: ms / 1e3, N: 6, Batch: 1}},
+		Result:         results.Result{Name: name, Measurement: results.Measurement{Outcome: results.Measured, Stats: &stats.Stats{Median: ms / 1e3, N: 6, Batch: 1}}},
 		CompileSeconds: 0.1, MeasureSeconds: 0.2, Time: time.Unix(1760000000+int64(at), 0).UTC()}
 }
 

@@ -390,7 +390,7 @@ func writeEntry(cmd *cobra.Command, t store.Table, e *autotune.Entry) error {
 	fmt.Fprintln(tw, "  \tcandidate\toutcome\tmedian\t95% CI\tsamples\tGB/s\tGFLOP/s\tenergy/run\tnote")
 	unevaluated := 0
 	for _, r := range e.Results {
-		if r.Outcome == autotune.Unevaluated {
+		if r.Outcome == results.Unevaluated {
 			unevaluated++ // a search's: listed as a count
 			continue
 		}
@@ -412,7 +412,8 @@ func writeEntry(cmd *cobra.Command, t store.Table, e *autotune.Entry) error {
 		if r.EnergyJ > 0 {
 			energy = fmt.Sprintf("%s (%.0f W)", joules(r.EnergyJ), r.PowerW)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", mark, r.Name, r.Outcome, med, ci, n, r.GBps, r.GFLOPs, energy, note)
+		gbps, gflops := r.Rates()
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", mark, r.Name, r.Outcome, med, ci, n, gbps, gflops, energy, note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -752,9 +752,9 @@ func TestRunImageManifest(t *testing.T) {
 func TestCompilerStatsShown(t *testing.T) {
 	var b strings.Builder
 	err := writeCompilerStats(&b, []results.Result{
-		{Name: "fast", Compiler: map[string]float64{"Register Count": 127, "Local Memory Size": 0}},
+		{Name: "fast", Measurement: results.Measurement{Compiler: map[string]float64{"Register Count": 127, "Local Memory Size": 0}}},
 		{Name: "unreported"},
-		{Name: "spills", Compiler: map[string]float64{"Register Count": 255, "Local Memory Size": 32}},
+		{Name: "spills", Measurement: results.Measurement{Compiler: map[string]float64{"Register Count": 255, "Local Memory Size": 32}}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -66,8 +66,9 @@ func writeTable(w io.Writer, file *results.File) error {
 			med, mn = report.Seconds(s.Median), report.Seconds(s.Min)
 			ci = halfWidthText(*s)
 		}
+		gbps, gflops := b.Rates()
 		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn,
-			report.Rate("%.1f", b.GBps), report.Rate("%.1f", b.GFLOPs), report.Rate("%.0f%%", b.PercentPeak))
+			report.Rate("%.1f", gbps), report.Rate("%.1f", gflops), report.Rate("%.0f%%", b.PercentPeak))
 		if energy {
 			e := "-"
 			if b.EnergyJ > 0 {
@@ -188,14 +189,15 @@ func percentOfRoof(r results.Result, op kernels.Operation, peak *autotune.Peak) 
 	if peak == nil {
 		return 0
 	}
+	gbps, gflops := r.Rates()
 	c, bw := peak.ComputeOf(op), peak.BandwidthGBps
 	switch {
-	case r.GFLOPs > 0 && c > 0 && r.GBps > 0 && bw > 0:
-		return 100 * r.GFLOPs / min(c, r.GFLOPs/r.GBps*bw)
-	case r.GFLOPs > 0 && c > 0:
-		return 100 * r.GFLOPs / c
-	case r.GBps > 0 && bw > 0:
-		return 100 * r.GBps / bw
+	case gflops > 0 && c > 0 && gbps > 0 && bw > 0:
+		return 100 * gflops / min(c, gflops/gbps*bw)
+	case gflops > 0 && c > 0:
+		return 100 * gflops / c
+	case gbps > 0 && bw > 0:
+		return 100 * gbps / bw
 	}
 	return 0
 }

@@ -40,8 +40,8 @@ var peakMeasures = []struct {
 }
 
 // gflops and gbps read a result's arithmetic rate and its bandwidth.
-func gflops(r results.Result) float64 { return r.GFLOPs }
-func gbps(r results.Result) float64   { return r.GBps }
+func gflops(r results.Result) float64 { _, v := r.Rates(); return v }
+func gbps(r results.Result) float64   { v, _ := r.Rates(); return v }
 
 // newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {

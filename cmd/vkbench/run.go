@@ -408,7 +408,7 @@ func (e errOperationFailed) Error() string {
 func (e *errOperationFailed) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
 	entry := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
 	for i, c := range op.Candidates() {
-		entry.Results = append(entry.Results, results.Result{Index: i, Name: c.Name, Outcome: results.Failed, Error: err.Error()})
+		entry.Results = append(entry.Results, results.Result{Index: i, Name: c.Name, Measurement: results.Measurement{Outcome: results.Failed, Error: err.Error()}})
 	}
 	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, entry, nil)...)
 	e.failures = append(e.failures, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
@@ -492,28 +492,21 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 	var out []results.Benchmark
 	for _, r := range e.Results {
 		b := results.Benchmark{
-			Name:       fmt.Sprintf("%s/%s/%s/%s", op.Name(), op.DType(), e.Shape, r.Name),
-			Op:         op.Name(),
-			DType:      op.DType().String(),
-			Shape:      e.Shape,
-			Candidate:  r.Name,
-			Outcome:    r.Outcome,
-			Error:      r.Error,
-			Winner:     r.Index == e.Fastest,
-			Tie:        tieOf(e, r.Index),
-			GBps:       r.GBps,
-			GFLOPs:     r.GFLOPs,
-			Flags:      r.Flags,
-			Compiler:   r.Compiler,
-			Conditions: r.Conditions,
-			EnergyJ:    r.EnergyJ,
-			PowerW:     r.PowerW,
+			Name:        fmt.Sprintf("%s/%s/%s/%s", op.Name(), op.DType(), e.Shape, r.Name),
+			Op:          op.Name(),
+			DType:       op.DType().String(),
+			Shape:       e.Shape,
+			Candidate:   r.Name,
+			Winner:      r.Index == e.Fastest,
+			Tie:         tieOf(e, r.Index),
+			Measurement: r.Measurement,
+			PercentPeak: percentOfRoof(r, op, peak),
 		}
+		b.GBps, b.GFLOPs = r.Rates()
 		if r.Stats != nil {
 			// A file keeps each round's samples in its rounds; one round
 			// measured alone is its own only round.
 			st := *r.Stats
-			b.Rounds = r.Rounds
 			if len(b.Rounds) == 0 {
 				b.Rounds = []stats.Stats{st}
 			}
@@ -523,11 +516,6 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 		if r.Index < len(cands) {
 			b.SPIRVHash = fmt.Sprintf("%x", sha256.Sum256(cands[r.Index].SPIRV))
 		}
-		if s := r.Stats; s != nil && s.Median > 0 {
-			b.Bytes = r.GBps * 1e9 * s.Median
-			b.Flops = r.GFLOPs * 1e9 * s.Median
-		}
-		b.PercentPeak = percentOfRoof(r, op, peak)
 		out = append(out, b)
 	}
 	return out

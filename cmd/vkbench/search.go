@@ -151,7 +151,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 // evaluate.
 func evaluatedOnly(e *autotune.Entry) *autotune.Entry {
 	c := *e
-	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r results.Result) bool { return r.Outcome == autotune.Unevaluated })
+	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r results.Result) bool { return r.Outcome == results.Unevaluated })
 	return &c
 }
 
