@@ -126,7 +126,7 @@ func (k Kernel) applies() func(kernels.Size) bool {
 	if k.Applies == nil {
 		return nil
 	}
-	return func(s kernels.Size) bool { return k.Applies(s) }
+	return func(s kernels.Size) bool { return k.Applies(s.Extents()) }
 }
 
 // workgroupOf works out the workgroup size of entry from the module and

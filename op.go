@@ -179,7 +179,7 @@ func (o *operation) Candidates() []kernels.Candidate { return slices.Clone(o.can
 // DefaultSize is for the tools that run an operation without a size: 1024
 // in each dimension.
 func (o *operation) DefaultSize(hal.DeviceInfo) kernels.Size {
-	return slices.Repeat(kernels.Size{1024}, len(o.dims))
+	return kernels.SizeOf(slices.Repeat([]int{1024}, len(o.dims))...)
 }
 
 // tunerDevice is the hal.Device a Tuner measures on: the Device's own,
@@ -191,15 +191,15 @@ type tunerDevice struct {
 }
 
 func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	if len(size) != len(o.dims) {
+	if size.Len() != len(o.dims) {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q: size %v for dimensions %v", o.name, size, o.dims)
 	}
 	d, owned := lookupDevice(dev)
-	p, err := o.prepare(ctx, d, slices.Clone(size), seed)
+	p, err := o.prepare(ctx, d, size.Extents(), seed)
 	if err != nil {
 		return nil, status.Join(status.Annotatef(err, "vkbench: Op %q: Prepare(%v)", o.name, size), d.dropBorrowed(owned))
 	}
-	pr := &problem{d: d, owned: owned, size: slices.Clone(size), p: p}
+	pr := &problem{d: d, owned: owned, size: size, p: p}
 	if err := pr.describe(o); err != nil {
 		return nil, status.Join(err, pr.Release())
 	}
@@ -299,7 +299,7 @@ func (pr *problem) describe(o *operation) error {
 	return nil
 }
 
-func (pr *problem) Size() kernels.Size         { return slices.Clone(pr.size) }
+func (pr *problem) Size() kernels.Size         { return pr.size }
 func (pr *problem) Bytes() float64             { return pr.p.Bytes }
 func (pr *problem) Flops() float64             { return pr.p.Flops }
 func (pr *problem) Buffers() []kernels.Operand { return slices.Clone(pr.bufs) }

@@ -76,8 +76,8 @@ type CandidateResult struct {
 // resultOf is the Result of an entry of the cache.
 func resultOf(e *autotune.Entry) *Result {
 	r := &Result{Key: e.Key, Fastest: e.Fastest, Winner: e.FastestName, Tie: e.Tie, TieRule: e.TieRule, Device: e.Device, Time: e.Time}
-	if shape, err := autotune.ParseShape(e.Shape); err == nil {
-		r.Size = shape.Size()
+	if e.Size.Len() > 0 {
+		r.Size = e.Size.Extents()
 	}
 	seconds := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	for _, c := range e.Results {

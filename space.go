@@ -102,7 +102,7 @@ func (o *operation) spaceOf(s *Space) (*kernels.Space, error) {
 	if s.Valid != nil {
 		ks.Restrictions = []kernels.Restriction{{
 			Expr:  "Space.Valid",
-			Holds: func(e kernels.Env) (bool, error) { return s.Valid(Config(e.Config), e.Size), nil },
+			Holds: func(e kernels.Env) (bool, error) { return s.Valid(Config(e.Config), e.Size.Extents()), nil },
 		}}
 	}
 	if err := ks.Check(); err != nil {
@@ -139,7 +139,7 @@ func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...
 	if err := o.checkSize(size); err != nil {
 		return nil, nil, err
 	}
-	res, err := t.t.Search(ctx, o, kernels.Size(size), autotune.SearchOptions{Options: search.Options{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed}})
+	res, err := t.t.Search(ctx, o, kernels.SizeOf(size...), autotune.SearchOptions{Options: search.Options{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -128,7 +128,7 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if len(o.cands) == 0 {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
 	}
-	i, err := t.t.Fastest(ctx, o, kernels.Size(size))
+	i, err := t.t.Fastest(ctx, o, kernels.SizeOf(size...))
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func (t *Tuner) Result(op *Op, size ...int) (*Result, error) {
 	if err := o.checkSize(size); err != nil {
 		return nil, err
 	}
-	e, err := t.t.Stored(o, size)
+	e, err := t.t.Stored(o, kernels.SizeOf(size...))
 	if e == nil || err != nil {
 		return nil, err
 	}

@@ -95,15 +95,15 @@ func smallSize(op kernels.Operation, info hal.DeviceInfo) kernels.Size {
 		if strings.HasPrefix(op.Name(), "peak") {
 			return op.DefaultSize(info)
 		}
-		return kernels.Size{30001}
+		return kernels.SizeOf(30001)
 	case 2:
 		if strings.HasPrefix(op.Name(), "peak") {
 			s := op.DefaultSize(info)
-			return kernels.Size{min(s[0], 4096), min(s[1], 256)}
+			return kernels.SizeOf(min(s.Dim(0), 4096), min(s.Dim(1), 256))
 		}
-		return kernels.Size{131, 257}
+		return kernels.SizeOf(131, 257)
 	}
-	return kernels.Size{67, 45, 33}
+	return kernels.SizeOf(67, 45, 33)
 }
 
 // TestTuneManyProcesses runs 8 processes of this test binary that tune
@@ -188,11 +188,11 @@ func tuneChild(t *testing.T) {
 	op := defaultScaleOp()
 	for j := range childSizes {
 		n := childSizes[(j+p)%len(childSizes)]
-		i, err := tu.Fastest(context.Background(), op, kernels.Size{n})
+		i, err := tu.Fastest(context.Background(), op, kernels.SizeOf(n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Printf("answer %s=%d\n", tu.Key(op, kernels.Size{n}), i)
+		fmt.Printf("answer %s=%d\n", tu.Key(op, kernels.SizeOf(n)), i)
 	}
 }
 
@@ -218,11 +218,11 @@ func TestMeasureInapplicable(t *testing.T) {
 		size kernels.Size
 		want results.Outcome
 	}{
-		{kernels.Size{67, 45, 33}, results.Unsupported},
-		{kernels.Size{128, 256, 64}, results.Measured},
+		{kernels.SizeOf(67, 45, 33), results.Unsupported},
+		{kernels.SizeOf(128, 256, 64), results.Measured},
 	} {
 		counted := &buildCounter{Device: dev}
-		e, err := autotune.Measure(context.Background(), counted, op, autotune.ShapeOfSize(tc.size), opts)
+		e, err := autotune.Measure(context.Background(), counted, op, tc.size, opts)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.size, err)
 		}
@@ -272,7 +272,7 @@ func TestSubsetsShareABucket(t *testing.T) {
 	opts := quick
 	opts.Budget = 300 * time.Millisecond
 	opts.MaxSamples = stats.MinIntervalSamples
-	whole, part := kernels.Size{256, 256, 256}, kernels.Size{200, 256, 256}
+	whole, part := kernels.SizeOf(256, 256, 256), kernels.SizeOf(200, 256, 256)
 	tu := autotune.NewTuner(dev, newCache(t, path), opts)
 	if k1, k2 := tu.Key(op, whole), tu.Key(op, part); k1 != k2 {
 		t.Fatalf("keys %s and %s: the sizes are meant to share one", k1, k2)
@@ -294,7 +294,7 @@ func TestSubsetsShareABucket(t *testing.T) {
 			t.Errorf("%v: the file holds %v (%v), want its answer", size, e, err)
 			continue
 		}
-		if size[0] == 200 && e.Fastest != 0 {
+		if size.Dim(0) == 200 && e.Fastest != 0 {
 			t.Errorf("%v: answer %d, want 0 (the only candidate that applies)", size, e.Fastest)
 		}
 	}
@@ -320,7 +320,7 @@ func TestFastestWrongDimensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
-	_, err = tu.Fastest(context.Background(), gemm, kernels.Size{4096})
+	_, err = tu.Fastest(context.Background(), gemm, kernels.SizeOf(4096))
 	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "has 1 dimensions, want 3") {
 		t.Errorf("Fastest(gemm, 4096): %v, want INVALID_ARGUMENT naming the dimensions", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
@@ -113,7 +114,7 @@ func TestMeasureRecordsConditions(t *testing.T) {
 		}
 		passes[p.Candidate] = pass{before, after, p.Done}
 	}
-	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<14), o)
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<14), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestMeasureFlagsConditions(t *testing.T) {
 		src.reasons = telemetry.ReasonSWPowerCap
 		o := quick
 		o.Telemetry = src
-		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+		e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +190,7 @@ func TestMeasureFlagsConditions(t *testing.T) {
 		src.clocks = func(n int) uint32 { return []uint32{1980, 1410}[n%2] }
 		o := quick
 		o.Telemetry = src
-		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+		e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +211,7 @@ func TestMeasureFlagsConditions(t *testing.T) {
 		src.fail = errors.New("GPU is lost")
 		o := quick
 		o.Telemetry = src
-		e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+		e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o)
 		if err != nil {
 			t.Fatalf("a failing telemetry source failed the measurement: %v", err)
 		}
@@ -227,7 +228,7 @@ func TestMeasureWithoutTelemetry(t *testing.T) {
 	op := newScaleOp(scaleCand{name: "a", wg: 64})
 	o := quick
 	o.TelemetryNote = "no NVML on this machine"
-	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,12 +236,12 @@ func TestMeasureWithoutTelemetry(t *testing.T) {
 		t.Errorf("note %q, conditions %+v, energy %g; want not available and why, none", e.ConditionsNote, e.Conditions, e.Results[0].EnergyJ)
 	}
 	o.Objective = autotune.ObjectiveEnergy
-	_, err = autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+	_, err = autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o)
 	if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(err.Error(), "no NVML on this machine") {
 		t.Errorf("energy objective without telemetry: %v; want FailedPrecondition saying why", err)
 	}
 	o.Objective = "speed"
-	if _, err = autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o); status.CodeOf(err) != status.InvalidArgument {
+	if _, err = autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("objective \"speed\": %v; want InvalidArgument", err)
 	}
 }
@@ -262,7 +263,7 @@ func TestTuneForEnergy(t *testing.T) {
 		if got, want := tuner.Table().Tuner, "builtin+"+string(obj); got != want {
 			t.Errorf("table %q, want %q", got, want)
 		}
-		e, err := tuner.Tune(context.Background(), op, autotune.ShapeOf(1<<14).Size(), false)
+		e, err := tuner.Tune(context.Background(), op, kernels.SizeOf(1<<14), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +289,7 @@ func TestTuneForEnergy(t *testing.T) {
 		if e.Fastest != best {
 			t.Errorf("%s picked %s; the least %s is %s's", obj, e.FastestName, obj, e.Results[best].Name)
 		}
-		got, _, err := tuner.FastestOrDefault(context.Background(), op, autotune.ShapeOf(1<<14).Size())
+		got, _, err := tuner.FastestOrDefault(context.Background(), op, kernels.SizeOf(1<<14))
 		if err != nil || got != e.Fastest {
 			t.Errorf("the cache answers %d (%v), want %d", got, err, e.Fastest)
 		}

@@ -8,7 +8,7 @@
 //
 //	s, _ := store.Open(store.Options{})
 //	tuner := autotune.NewTuner(dev, s, autotune.DefaultOptions)
-//	i, err := tuner.Fastest(ctx, op, kernels.Size{4096, 4096, 4096})
+//	i, err := tuner.Fastest(ctx, op, kernels.SizeOf(4096, 4096, 4096))
 //
 // The first question about a key tunes it (or reads the answer another
 // process committed to the store); later ones are answered from the

@@ -9,6 +9,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
@@ -44,7 +45,7 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 			plan.SlowFromNow(1000)
 		}
 	}
-	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), o)
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o)
 	if err != nil {
 		t.Fatal(err)
 	}

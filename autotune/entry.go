@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -42,11 +43,12 @@ type Entry struct {
 	Tie     bool             `json:"tie,omitempty"`
 	TieRule string           `json:"tie_rule,omitempty"`
 	Results []results.Result `json:"results"`
-	// Shape is the representative shape that was measured.
-	Shape  string `json:"shape"`
-	Level  string `json:"level"`
-	Mode   string `json:"mode"`
-	Bounds Bounds `json:"limits"`
+	// Size is the representative size that was measured (at the
+	// bucket's size, not necessarily the one asked), stored as its text.
+	Size   kernels.Size `json:"shape"`
+	Level  string       `json:"level"`
+	Mode   string       `json:"mode"`
+	Bounds Bounds       `json:"limits"`
 	// Hardware is the table's hardware; Device the device that measured.
 	Hardware string    `json:"hardware"`
 	Device   string    `json:"device"`

@@ -18,7 +18,7 @@ import (
 // A level buckets shapes, so that one tune answers for every shape of its
 // bucket.
 func ExampleLevel_Bucket() {
-	s := autotune.ShapeOf(1000, 3000)
+	s := kernels.SizeOf(1000, 3000)
 	for _, l := range []autotune.Level{autotune.Minimal, autotune.Balanced, autotune.Extensive, autotune.Full} {
 		fmt.Println(l, l.Bucket(s))
 	}
@@ -63,7 +63,7 @@ func ExampleTuner_Fastest() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	size := kernels.Size{50000}
+	size := kernels.SizeOf(50000)
 	i, err := tuner.Fastest(ctx, op, size) // tunes at 65536, the bucket's shape
 	if err != nil {
 		log.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
@@ -36,7 +37,7 @@ func TestStopFlagged(t *testing.T) {
 			opts.Budget = tc.budget
 			opts.MinSamples = stats.MinIntervalSamples
 			opts.MaxSamples = tc.maxSamples
-			e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), autotune.ShapeOf(1<<12), opts)
+			e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), kernels.SizeOf(1<<12), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ import (
 func twinJobs(op kernels.Operation) []autotune.Job {
 	var jobs []autotune.Job
 	for _, n := range []int{1 << 10, 1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16} {
-		jobs = append(jobs, autotune.Job{Op: op, Size: kernels.Size{n}})
+		jobs = append(jobs, autotune.Job{Op: op, Size: kernels.SizeOf(n)})
 	}
 	return jobs
 }

@@ -9,92 +9,30 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// MaxDims is the most dimensions a problem shape has: kernels.MaxDims.
-const MaxDims = kernels.MaxDims
-
-// Shape is a problem's size: up to MaxDims dimensions, in the operation's
-// order (for GEMM: M, N, K). It is comparable, so keys hash without
-// allocating.
-type Shape struct {
-	n    uint8
-	dims [MaxDims]int64
-}
-
-// ShapeOf makes a Shape. It panics with more than MaxDims dimensions, a
-// programming error.
-func ShapeOf(dims ...int64) Shape {
-	if len(dims) > MaxDims {
-		panic("autotune: shape with more than MaxDims dimensions")
-	}
-	var s Shape
-	s.n = uint8(len(dims))
-	copy(s.dims[:], dims)
-	return s
-}
-
-// Len is the number of dimensions.
-func (s Shape) Len() int { return int(s.n) }
-
-// Dim returns dimension i.
-func (s Shape) Dim(i int) int64 { return s.dims[i] }
-
-// Dims returns the dimensions as a new slice.
-func (s Shape) Dims() []int64 { return append([]int64(nil), s.dims[:s.n]...) }
-
-// String returns the dimensions joined by "x", as "4096x4096x4096".
-func (s Shape) String() string {
-	var b strings.Builder
-	for i := 0; i < int(s.n); i++ {
-		if i > 0 {
-			b.WriteByte('x')
-		}
-		b.WriteString(strconv.FormatInt(s.dims[i], 10))
-	}
-	return b.String()
-}
-
-// ParseShape reads what Shape.String writes.
-func ParseShape(text string) (Shape, error) {
-	parts := strings.Split(text, "x")
-	if len(parts) > MaxDims || text == "" {
-		return Shape{}, status.Newf(status.InvalidArgument, "autotune: bad shape %q: want 1 to %d positive integers joined by x", text, MaxDims)
-	}
-	var s Shape
-	s.n = uint8(len(parts))
-	for i, p := range parts {
-		v, err := strconv.ParseInt(p, 10, 64)
-		if err != nil || v <= 0 {
-			return Shape{}, status.Newf(status.InvalidArgument, "autotune: bad shape %q: dimension %q is not a positive integer", text, p)
-		}
-		s.dims[i] = v
-	}
-	return s, nil
-}
-
 // Key identifies one tuning question: which candidate of an operation is
 // fastest for this element type at this (bucketed) shape.
 type Key struct {
 	Op    string
 	DType string
-	Shape Shape
+	Size  kernels.Size
 }
 
 // String returns "op/dtype/shape", the form stored in the cache and taken
 // by ParseKey.
-func (k Key) String() string { return k.Op + "/" + k.DType + "/" + k.Shape.String() }
+func (k Key) String() string { return k.Op + "/" + k.DType + "/" + k.Size.String() }
 
 // ParseKey reads what Key.String writes.
 func ParseKey(text string) (Key, error) {
 	op, rest, ok1 := strings.Cut(text, "/")
-	dtype, shape, ok2 := strings.Cut(rest, "/")
+	dtype, size, ok2 := strings.Cut(rest, "/")
 	if !ok1 || !ok2 || op == "" || dtype == "" {
-		return Key{}, status.Newf(status.InvalidArgument, "autotune: bad key %q: want operation/dtype/shape, as gemm/f32/4096x4096x4096", text)
+		return Key{}, status.Newf(status.InvalidArgument, "autotune: bad key %q: want operation/dtype/size, as gemm/f32/4096x4096x4096", text)
 	}
-	s, err := ParseShape(shape)
+	s, err := kernels.ParseSize(nil, size)
 	if err != nil {
 		return Key{}, status.Annotatef(err, "in key %q", text)
 	}
-	return Key{Op: op, DType: dtype, Shape: s}, nil
+	return Key{Op: op, DType: dtype, Size: s}, nil
 }
 
 // Level is a tuning level: how coarsely shapes are bucketed, so that one
@@ -137,22 +75,22 @@ func ParseLevel(name string) (Level, error) {
 // (Full). The result is the bucket's representative shape: tuning runs on
 // it, so the answer does not depend on which shape of the bucket came
 // first.
-func (l Level) Bucket(s Shape) Shape {
+func (l Level) Bucket(s kernels.Size) kernels.Size {
 	if l == Full {
 		return s
 	}
-	for i := 0; i < int(s.n); i++ {
-		s.dims[i] = l.bucketDim(s.dims[i])
+	for i := range s.Len() {
+		s = s.With(i, l.bucketDim(s.Dim(i)))
 	}
 	return s
 }
 
 // bucketDim works in integers, so buckets are the same on every machine.
-func (l Level) bucketDim(d int64) int64 {
+func (l Level) bucketDim(d int) int {
 	if d <= 1 {
 		return 1
 	}
-	p := int64(1)
+	p := 1
 	for p < d {
 		switch l {
 		case Minimal:

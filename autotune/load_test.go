@@ -87,7 +87,7 @@ func TestLoad(t *testing.T) {
 			for ctx.Err() == nil {
 				var err error
 				if g%4 == 0 {
-					_, err = tuner.Fastest(ctx, op, kernels.Size{1 << (8 + r.IntN(6))})
+					_, err = tuner.Fastest(ctx, op, kernels.SizeOf(1<<(8+r.IntN(6))))
 					tunes.Add(1)
 				} else {
 					err = runOnce(ctx, dev, exe, 256+r.IntN(4096), r.Uint64())

@@ -13,32 +13,32 @@ import (
 	"github.com/vkbench/vkbench/telemetry"
 )
 
-// Measure verifies and times every candidate of op at shape on dev, and
+// Measure verifies and times every candidate of op at size on dev, and
 // returns the entry a tune would commit (Fastest is -1 when no candidate
 // computed correctly). It commits nothing. An error that is not about one
 // candidate — device loss above all — ends the measurement with that
 // error.
-func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, error) {
-	e, _, err := measure(ctx, dev, op, shape, opts)
+func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, error) {
+	e, _, err := measure(ctx, dev, op, size, opts)
 	return e, err
 }
 
 // measure is Measure, also returning each candidate's error (nil for those
 // that did not fail), for the tuner to report as a cause.
-func measure(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
+func measure(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
 	opts.fill()
 	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
 	if opts.Rounds > 1 {
-		return measureRounds(ctx, dev, op, shape, opts)
+		return measureRounds(ctx, dev, op, size, opts)
 	}
-	return measureOnce(ctx, dev, op, shape, opts)
+	return measureOnce(ctx, dev, op, size, opts)
 }
 
 // measureOnce measures one round.
-func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
-	m := newMeasurement(dev, op, shape, opts)
+func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
+	m := newMeasurement(dev, op, size, opts)
 	defer m.release()
 	if err := m.run(ctx); err != nil {
 		return nil, nil, err
@@ -87,12 +87,12 @@ func (c *candState) fail(err error) {
 }
 
 type measurement struct {
-	dev   hal.Device
-	info  hal.DeviceInfo
-	op    kernels.Operation
-	shape Shape
-	opts  Options
-	key   string
+	dev  hal.Device
+	info hal.DeviceInfo
+	op   kernels.Operation
+	size kernels.Size
+	opts Options
+	key  string
 
 	p     kernels.Problem
 	reset kernels.Resetter
@@ -107,9 +107,9 @@ type measurement struct {
 	conditionsNote string
 }
 
-func newMeasurement(dev hal.Device, op kernels.Operation, shape Shape, opts Options) *measurement {
-	key := Key{Op: op.Name(), DType: op.DType().String(), Shape: shape}.String()
-	return &measurement{dev: dev, op: op, shape: shape, opts: opts, info: dev.Info(), key: key}
+func newMeasurement(dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) *measurement {
+	key := Key{Op: op.Name(), DType: op.DType().String(), Size: size}.String()
+	return &measurement{dev: dev, op: op, size: size, opts: opts, info: dev.Info(), key: key}
 }
 
 // fatal reports whether err ends the whole measurement rather than one
@@ -190,7 +190,7 @@ func (m *measurement) setup(ctx context.Context) error {
 		}
 	}
 	t0 := time.Now()
-	if m.p, err = m.op.Prepare(ctx, m.dev, m.shape.Size(), m.opts.Seed); err != nil {
+	if m.p, err = m.op.Prepare(ctx, m.dev, m.size, m.opts.Seed); err != nil {
 		return status.Annotatef(err, "autotune: preparing %s", m.key)
 	}
 	m.reset, _ = m.p.(kernels.Resetter)

@@ -68,7 +68,7 @@ func interval(s stats.Stats) (lo, hi float64) {
 
 // entry turns the measurements into the entry a tune commits.
 func (m *measurement) entry() *Entry {
-	e := newEntry(m.key, m.shape, m.opts, m.info)
+	e := newEntry(m.key, m.size, m.opts, m.info)
 	e.Objective = m.opts.Objective
 	for _, c := range m.cands {
 		r := c.res
@@ -122,13 +122,13 @@ func (m *measurement) work(i int) work {
 }
 
 // newEntry is the entry, without results, of a measurement of key at
-// shape under opts on the device info describes.
-func newEntry(key string, shape Shape, opts Options, info hal.DeviceInfo) *Entry {
+// size under opts on the device info describes.
+func newEntry(key string, size kernels.Size, opts Options, info hal.DeviceInfo) *Entry {
 	return &Entry{
 		Schema:  store.SchemaVersion,
 		Key:     key,
 		Fastest: -1,
-		Shape:   shape.String(),
+		Size:    size,
 		Level:   opts.Level.String(),
 		Mode:    string(opts.Mode),
 		Bounds: Bounds{TargetHalfWidth: opts.TargetHalfWidth, Budget: opts.Budget, MinSamples: opts.MinSamples,

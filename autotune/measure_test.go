@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 )
@@ -18,7 +19,7 @@ func TestMeasureRefusesTooFewSamples(t *testing.T) {
 	for _, n := range []int{1, 3, stats.MinIntervalSamples - 1} {
 		opts := quick
 		opts.MinSamples = n
-		e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), autotune.ShapeOf(1<<10), opts)
+		e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), kernels.SizeOf(1<<10), opts)
 		if status.CodeOf(err) != status.InvalidArgument || e != nil || !strings.Contains(err.Error(), "95% confidence interval") {
 			t.Errorf("MinSamples %d: entry %v, error %v; want INVALID_ARGUMENT saying why", n, e, err)
 		}

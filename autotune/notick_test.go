@@ -36,7 +36,7 @@ func TestMeasureNoTickRebatches(t *testing.T) {
 	dev := faulty.Wrap(devtest.Device(t), plan)
 	op := newScaleOp(scaleCand{name: "wg64", wg: 64})
 	plan.NoTickAt(2)
-	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), oneRunPerSample())
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), oneRunPerSample())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestMeasureTimerNeverTicks(t *testing.T) {
 	dev := faulty.Wrap(devtest.Device(t), plan)
 	op := newScaleOp(scaleCand{name: "wg64", wg: 64})
 	plan.Add(faulty.Rule{Calls: []faulty.Call{faulty.Elapsed}, Rate: 1, Effect: faulty.NoTick})
-	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<12), oneRunPerSample())
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), oneRunPerSample())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,14 +87,14 @@ func TestTunerAsksTheDevice(t *testing.T) {
 	c := newCache(t, filepath.Join(t.TempDir(), "c.db"))
 	tu := autotune.NewTuner(dev, c, quick)
 	op := newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "wg32", wg: 32})
-	if _, err := tu.Fastest(context.Background(), op, kernels.Size{4096}); err != nil {
+	if _, err := tu.Fastest(context.Background(), op, kernels.SizeOf(4096)); err != nil {
 		t.Fatal(err)
 	}
 	if err := tu.Err(); err != nil {
 		t.Fatalf("Err before the loss: %v", err)
 	}
 	dev.(hal.LossMarker).MarkLost(errors.New("test: lost on purpose"))
-	if _, err := tu.Fastest(context.Background(), op, kernels.Size{4096}); !errors.Is(err, hal.ErrDeviceLost) {
+	if _, err := tu.Fastest(context.Background(), op, kernels.SizeOf(4096)); !errors.Is(err, hal.ErrDeviceLost) {
 		t.Errorf("Fastest of a tuned size after the device was marked lost: %v, want hal.ErrDeviceLost", err)
 	}
 	if err := tu.Err(); !errors.Is(err, hal.ErrDeviceLost) {
@@ -103,13 +103,13 @@ func TestTunerAsksTheDevice(t *testing.T) {
 
 	other := devtest.Device(t)
 	tu = autotune.NewTuner(other, c, quick)
-	if _, err := tu.Fastest(context.Background(), op, kernels.Size{4096}); err != nil {
+	if _, err := tu.Fastest(context.Background(), op, kernels.SizeOf(4096)); err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tu.Fastest(context.Background(), op, kernels.Size{4096}); !errors.Is(err, hal.ErrReleased) {
+	if _, err := tu.Fastest(context.Background(), op, kernels.SizeOf(4096)); !errors.Is(err, hal.ErrReleased) {
 		t.Errorf("Fastest after the device was released: %v, want hal.ErrReleased", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/store"
 )
@@ -18,7 +19,7 @@ func TestForcedAnswerDropsStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := store.Table{Hardware: "hw", Tuner: "builtin"}
-	k := Key{Op: "op", DType: "f32", Shape: ShapeOf(64)}
+	k := Key{Op: "op", DType: "f32", Size: kernels.SizeOf(64)}
 	if _, err := Commit(s, tb, k, "old-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}); err != nil {
 		t.Fatal(err)
 	}

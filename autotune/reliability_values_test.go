@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -24,8 +25,8 @@ const samplesDir = "../testdata/cache"
 // keyInFile is the key the file holds a good answer for; keyNew the one
 // with bad values.
 var (
-	keyInFile = autotune.Key{Op: "copy", DType: "u32", Shape: autotune.ShapeOf(1 << 20)}
-	keyNew    = autotune.Key{Op: "gemm", DType: "f32", Shape: autotune.ShapeOf(256, 256, 256)}
+	keyInFile = autotune.Key{Op: "copy", DType: "u32", Size: kernels.SizeOf(1 << 20)}
+	keyNew    = autotune.Key{Op: "gemm", DType: "f32", Size: kernels.SizeOf(256, 256, 256)}
 )
 
 // TestCacheBadValues gives the tuner's table values that do not decode:

@@ -15,13 +15,13 @@ import (
 // measureRounds measures opts.Rounds independent rounds of a key, one
 // after the other, and merges them (mergeRounds). The errors returned
 // for the tuner are each candidate's first.
-func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*Entry, []error, error) {
+func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
 	var entries []*Entry
 	var errs []error
 	for r := range opts.Rounds {
 		o := opts
 		o.round = r
-		e, cerrs, err := measureOnce(ctx, dev, op, shape, o)
+		e, cerrs, err := measureOnce(ctx, dev, op, size, o)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -38,14 +38,14 @@ func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, sh
 	return mergeRounds(entries, opts.Peak, op), errs, nil
 }
 
-// MeasureRound measures round number round (from 0) of op at shape: as
+// MeasureRound measures round number round (from 0) of op at size: as
 // Measure does with one round, but in that round's own sampling order.
 // Rounds measured apart, other keys' rounds between them, and merged
 // with MergeRounds see more of what changes on a device over time than
 // rounds measured back to back (Options.Rounds) do.
-func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options, round int) (*Entry, error) {
+func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options, round int) (*Entry, error) {
 	opts.Rounds, opts.round = 1, round
-	e, _, err := measure(ctx, dev, op, shape, opts)
+	e, _, err := measure(ctx, dev, op, size, opts)
 	return e, err
 }
 

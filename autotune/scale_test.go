@@ -66,7 +66,7 @@ func (o *scaleOp) Name() string                            { return "scale" }
 func (o *scaleOp) Summary() string                         { return "y = 3x" }
 func (o *scaleOp) DType() kernels.DType                    { return kernels.F32 }
 func (o *scaleOp) Dims() []string                          { return []string{"N"} }
-func (o *scaleOp) DefaultSize(hal.DeviceInfo) kernels.Size { return kernels.Size{1 << 16} }
+func (o *scaleOp) DefaultSize(hal.DeviceInfo) kernels.Size { return kernels.SizeOf(1 << 16) }
 func (o *scaleOp) Candidates() []kernels.Candidate         { return o.cands }
 
 type scaleProblem struct {
@@ -79,7 +79,7 @@ type scaleProblem struct {
 
 func (o *scaleOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
 	o.prepares.Add(1)
-	n := size[0]
+	n := size.Dim(0)
 	p := &scaleProblem{op: o, n: n, want: make([]float32, n), push: make([]byte, 8)}
 	var err error
 	if p.x, err = dev.CreateBuffer(hal.BufferDesc{Size: int64(4 * n), Label: "x"}); err != nil {
@@ -127,7 +127,7 @@ func (p *scaleProblem) Verify(ctx context.Context, cand int) error {
 	return nil
 }
 
-func (p *scaleProblem) Size() kernels.Size { return kernels.Size{p.n} }
+func (p *scaleProblem) Size() kernels.Size { return kernels.SizeOf(p.n) }
 func (p *scaleProblem) Buffers() []kernels.Operand {
 	return []kernels.Operand{
 		{Buffer: p.x, Name: "x", Role: kernels.Input, DType: kernels.F32, Len: int64(p.n)},

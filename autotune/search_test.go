@@ -88,7 +88,7 @@ func TestSearch(t *testing.T) {
 	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
 	tuner := autotune.NewTuner(dev, cache, quick)
 	op := newSpaceScaleOp([]int{16, 32, 64}, 0)
-	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 14}, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +127,11 @@ func TestSearch(t *testing.T) {
 		t.Errorf("the tuning log has %d records (%v), want 14", len(logged), err)
 	}
 	sum := autotune.Checksum(res.Op.Candidates())
-	if i, ok := lookup(cache, tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Shape: autotune.ShapeOf(16384)}, sum); !ok || i != e.Fastest {
+	if i, ok := lookup(cache, tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Size: kernels.SizeOf(16384)}, sum); !ok || i != e.Fastest {
 		t.Errorf("the cache answers %d, %v; the search found %d", i, ok, e.Fastest)
 	}
 	// The named candidates' key is another question.
-	if _, ok := lookup(cache, tuner.Table(), tuner.Key(op, kernels.Size{1 << 14}), autotune.Checksum(op.Candidates())); ok {
+	if _, ok := lookup(cache, tuner.Table(), tuner.Key(op, kernels.SizeOf(1<<14)), autotune.Checksum(op.Candidates())); ok {
 		t.Error("the search answered the named candidates' key")
 	}
 }
@@ -151,7 +151,7 @@ func TestSearchObjective(t *testing.T) {
 		t.Errorf("table %+v: an energy tuner's answers belong in a table of their own", tb)
 	}
 	op := newSpaceScaleOp([]int{32, 64}, 0)
-	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 12}, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<12), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestSearchResumes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.db")
 	tuner := autotune.NewTuner(dev, newCache(t, path), quick)
 	op := newSpaceScaleOp([]int{32, 64}, 0) // 12 points
-	size := kernels.Size{1 << 14}
+	size := kernels.SizeOf(1 << 14)
 	ctx, cancel := context.WithCancel(context.Background())
 	var first []string
 	opts := autotune.SearchOptions{Options: search.Options{Strategy: search.Random, Seed: 5}, Progress: func(p autotune.SearchProgress) {
@@ -243,7 +243,7 @@ func TestSearchLarger(t *testing.T) {
 	dev := devtest.Device(t)
 	tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
 	op := newSpaceScaleOp([]int{32, 64}, 0)
-	size := kernels.Size{1 << 14}
+	size := kernels.SizeOf(1 << 14)
 	small, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Options: search.Options{Strategy: search.Anneal, Seed: 2, MaxEvals: 4}, CompileThreads: -1})
 	if err != nil {
 		t.Fatal(err)

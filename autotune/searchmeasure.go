@@ -25,12 +25,12 @@ type pointMeasurer struct {
 // is warmed up again, for a quarter of Options.Warmup.
 const searchIdle = 100 * time.Millisecond
 
-func newPointMeasurer(ctx context.Context, dev hal.Device, op kernels.Operation, shape Shape, opts Options) (*pointMeasurer, error) {
+func newPointMeasurer(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*pointMeasurer, error) {
 	opts.fill()
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	pm := &pointMeasurer{base: *newMeasurement(dev, op, shape, opts)}
+	pm := &pointMeasurer{base: *newMeasurement(dev, op, size, opts)}
 	if err := pm.base.setup(ctx); err != nil {
 		pm.release()
 		return nil, err

@@ -67,7 +67,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	}
 	k := t.Key(op, size)
 	info := t.dev.Info()
-	pts, err := space.Points(op.Dims(), k.Shape.Size(), info)
+	pts, err := space.Points(op.Dims(), k.Size, info)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// search goes on, remembering nothing.
 	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
-	src := &deviceSource{ctx: ctx, t: t, op: sop, shape: k.Shape, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
+	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
 		opts: sopts, jobs: map[int]*compileJob{}, t0: time.Now()}
 	if sopts.CompileThreads > 0 {
 		src.sem = make(chan struct{}, sopts.CompileThreads)
@@ -99,12 +99,12 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
 	}
-	e := t.searchEntry(sop, pts, k.Shape, evals)
+	e := t.searchEntry(sop, pts, k.Size, evals)
 	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
 	if e.Fastest < 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
-	skey := Key{Op: sop.name, DType: k.DType, Shape: k.Shape}
+	skey := Key{Op: sop.name, DType: k.DType, Size: k.Size}
 	sum := Checksum(sop.Candidates())
 	stored, _ := commit(t.store, t.table, skey, sum, e, true) // replacing an earlier search's answer
 	t.remember(skey, sum, stored.Fastest)
@@ -136,8 +136,8 @@ func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(search.Eval
 // searchEntry is the entry a search commits: a result for each candidate
 // of sop, those of the points it evaluated at their index, the winner by
 // the tuner's objective.
-func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, shape Shape, evals []search.Evaluation) *Entry {
-	e := newEntry(Key{Op: sop.name, DType: sop.DType().String(), Shape: shape}.String(), shape, t.opts, t.dev.Info())
+func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernels.Size, evals []search.Evaluation) *Entry {
+	e := newEntry(Key{Op: sop.name, DType: sop.DType().String(), Size: size}.String(), size, t.opts, t.dev.Info())
 	cands := sop.Candidates()
 	e.Results = make([]results.Result, len(cands))
 	for i, c := range cands {
@@ -178,7 +178,7 @@ type deviceSource struct {
 	ctx    context.Context
 	t      *Tuner
 	op     kernels.Operation
-	shape  Shape
+	size   kernels.Size
 	cands  []kernels.Candidate
 	pts    *kernels.Points
 	ref    store.LogRef
@@ -290,7 +290,7 @@ func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (resul
 	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
 	t0 := time.Now()
 	if d.pm == nil {
-		pm, err := newPointMeasurer(ctx, d.t.dev, d.op, d.shape, d.t.opts)
+		pm, err := newPointMeasurer(ctx, d.t.dev, d.op, d.size, d.t.opts)
 		if err != nil {
 			return results.Result{}, 0, err
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"slices"
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
@@ -144,10 +143,10 @@ func (t *Tuner) Options() Options { return t.opts }
 // shape: bucketing must never turn a candidate that is valid at the size
 // asked into a failed one.
 func (t *Tuner) Key(op kernels.Operation, size kernels.Size) Key {
-	exact := ShapeOfSize(size)
-	k := Key{Op: op.Name(), DType: op.DType().String(), Shape: t.opts.Level.Bucket(exact)}
-	if k.Shape != exact && !appliesAt(op, k.Shape.Size()) {
-		k.Shape = exact
+	exact := size
+	k := Key{Op: op.Name(), DType: op.DType().String(), Size: t.opts.Level.Bucket(exact)}
+	if k.Size != exact && !appliesAt(op, k.Size) {
+		k.Size = exact
 	}
 	return k
 }
@@ -194,7 +193,7 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 	comparable := reflect.TypeOf(op).Comparable()
 	if comparable {
 		t.hitMu.RLock()
-		i, ok := t.hits[hitKey{op, ShapeOfSize(size)}]
+		i, ok := t.hits[hitKey{op, size}]
 		t.hitMu.RUnlock()
 		if ok {
 			return i, nil
@@ -226,7 +225,7 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 		if len(t.hits) >= maxHits {
 			clear(t.hits)
 		}
-		t.hits[hitKey{op, ShapeOfSize(size)}] = i
+		t.hits[hitKey{op, size}] = i
 		t.hitMu.Unlock()
 	}
 	return i, nil
@@ -235,10 +234,10 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 // maxHits bounds the exact-size answers a Tuner keeps.
 const maxHits = 1 << 16
 
-// hitKey is an operation and an exact (not bucketed) shape.
+// hitKey is an operation and an exact (not bucketed) size.
 type hitKey struct {
-	op    kernels.Operation
-	shape Shape
+	op   kernels.Operation
+	size kernels.Size
 }
 
 // forget drops the fast answers of op, after a forced re-tune.
@@ -352,11 +351,7 @@ var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 // allocates nothing more), else the subset of those that do, made once
 // per set, with their indices in op. No candidate applying is
 // InvalidArgument.
-func (t *Tuner) applicable(op kernels.Operation, asked kernels.Size) (kernels.Operation, []int, string, error) {
-	// Applies may keep what it is given: a copy, so that the caller's size
-	// does not escape, and a hit (which returns before this) allocates
-	// nothing.
-	size := slices.Clone(asked)
+func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Operation, []int, string, error) {
 	cands := op.Candidates()
 	var mask []byte
 	skipped := false
@@ -440,7 +435,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		}
 	}
 	opts := t.opts
-	e, errs, err := measure(ctx, t.dev, op, k.Shape, opts)
+	e, errs, err := measure(ctx, t.dev, op, k.Size, opts)
 	if err != nil {
 		return nil, status.Annotatef(err, "autotune: tuning %s", k)
 	}

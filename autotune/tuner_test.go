@@ -33,7 +33,7 @@ var quick = autotune.Options{
 func TestMeasurePicksFastestAndRecordsFailures(t *testing.T) {
 	dev := devtest.Device(t)
 	op := defaultScaleOp()
-	e, err := autotune.Measure(context.Background(), dev, op, autotune.ShapeOf(1<<14), quick)
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<14), quick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestTunerCommitsAndSecondTunerReadsFile(t *testing.T) {
 	ctx := context.Background()
 	op := defaultScaleOp()
 	t1 := autotune.NewTuner(dev, newCache(t, path), quick)
-	i, err := t1.Fastest(ctx, op, kernels.Size{3000})
+	i, err := t1.Fastest(ctx, op, kernels.SizeOf(3000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +74,13 @@ func TestTunerCommitsAndSecondTunerReadsFile(t *testing.T) {
 	}
 	// Same bucket (3000 → 4096 at Balanced): a memory hit, no measuring.
 	before := op.records.Load()
-	if j, err := t1.Fastest(ctx, op, kernels.Size{4000}); err != nil || j != i {
+	if j, err := t1.Fastest(ctx, op, kernels.SizeOf(4000)); err != nil || j != i {
 		t.Errorf("same bucket = %d, %v", j, err)
 	}
 	// A second tuner on the same file answers without running anything.
 	op2 := defaultScaleOp()
 	t2 := autotune.NewTuner(dev, newCache(t, path), quick)
-	if j, err := t2.Fastest(ctx, op2, kernels.Size{4096}); err != nil || j != i {
+	if j, err := t2.Fastest(ctx, op2, kernels.SizeOf(4096)); err != nil || j != i {
 		t.Errorf("second tuner = %d, %v; want %d", j, err, i)
 	}
 	if n := op.records.Load() - before + op2.records.Load(); n != 0 {
@@ -98,7 +98,7 @@ func TestTunerCommitsAndSecondTunerReadsFile(t *testing.T) {
 		t.Fatal("checksum ignores SPIR-V bytes")
 	}
 	t3 := autotune.NewTuner(dev, newCache(t, path), quick)
-	if _, err := t3.Fastest(ctx, op3, kernels.Size{4096}); err != nil {
+	if _, err := t3.Fastest(ctx, op3, kernels.SizeOf(4096)); err != nil {
 		t.Fatal(err)
 	}
 	if op3.records.Load() == 0 {
@@ -117,7 +117,7 @@ func TestTunerPendingDedupe(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			idx[g], errs[g] = tu.Fastest(context.Background(), op, kernels.Size{2048})
+			idx[g], errs[g] = tu.Fastest(context.Background(), op, kernels.SizeOf(2048))
 		}()
 	}
 	wg.Wait()
@@ -137,21 +137,21 @@ func TestTunerNoWaitGetsDefaultWhilePending(t *testing.T) {
 	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
 	done := make(chan error)
 	go func() {
-		_, err := tu.Fastest(context.Background(), op, kernels.Size{1 << 15})
+		_, err := tu.Fastest(context.Background(), op, kernels.SizeOf(1<<15))
 		done <- err
 	}()
 	// Wait until the tune has started.
 	for op.prepares.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	i, pending, err := tu.FastestOrDefault(context.Background(), op, kernels.Size{1 << 15})
+	i, pending, err := tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(1<<15))
 	if err != nil || !pending || i != 0 {
 		t.Errorf("FastestOrDefault during a tune = %d, %v, %v; want 0, true, nil", i, pending, err)
 	}
 	// A waiter honours its context.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
-	if _, err := tu.Fastest(ctx, op, kernels.Size{1 << 15}); err == nil {
+	if _, err := tu.Fastest(ctx, op, kernels.SizeOf(1<<15)); err == nil {
 		// The tune may already be over; then nil is right.
 		select {
 		case err := <-done:
@@ -179,7 +179,7 @@ func TestTunerDeviceLossCommitsNothing(t *testing.T) {
 	// Lose the device at the 10th submission: after verification, during
 	// sampling.
 	plan.LoseAt(faulty.Submit, 10)
-	_, err := tu.Fastest(context.Background(), op, kernels.Size{4096})
+	_, err := tu.Fastest(context.Background(), op, kernels.SizeOf(4096))
 	if !errors.Is(err, hal.ErrDeviceLost) {
 		t.Fatalf("tune on a lost device = %v, want ErrDeviceLost", err)
 	}
@@ -193,7 +193,7 @@ func TestTunerDeviceLossCommitsNothing(t *testing.T) {
 	// seen to return 15 ms late there); a wait for the cache file's lock
 	// (seconds) still fails it.
 	start := time.Now()
-	if _, err := tu.Fastest(context.Background(), op, kernels.Size{4096}); !errors.Is(err, hal.ErrDeviceLost) {
+	if _, err := tu.Fastest(context.Background(), op, kernels.SizeOf(4096)); !errors.Is(err, hal.ErrDeviceLost) {
 		t.Errorf("after loss: %v", err)
 	}
 	if d := time.Since(start); d > 200*time.Millisecond {
@@ -206,7 +206,7 @@ func BenchmarkTunerHit(b *testing.B) {
 	op := defaultScaleOp()
 	tu := autotune.NewTuner(dev, newCache(b, filepath.Join(b.TempDir(), "c.db")), quick)
 	ctx := context.Background()
-	shape := kernels.Size{4096}
+	shape := kernels.SizeOf(4096)
 	if _, err := tu.Fastest(ctx, op, shape); err != nil {
 		b.Fatal(err)
 	}
@@ -226,14 +226,14 @@ func TestTunerRetunesCorruptValue(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.db")
 	op := defaultScaleOp()
 	t1 := autotune.NewTuner(dev, newCache(t, path), quick)
-	if _, err := t1.Fastest(context.Background(), op, kernels.Size{2048}); err != nil {
+	if _, err := t1.Fastest(context.Background(), op, kernels.SizeOf(2048)); err != nil {
 		t.Fatal(err)
 	}
-	k, sum := t1.Key(op, kernels.Size{2048}), autotune.Checksum(op.Candidates())
+	k, sum := t1.Key(op, kernels.SizeOf(2048)), autotune.Checksum(op.Candidates())
 	writeRaw(t, newCache(t, path), t1.Table(), map[string][]byte{k.String() + "@" + sum: []byte(`{"schema":1,"fastest":`)})
 	op2 := defaultScaleOp()
 	t2 := autotune.NewTuner(dev, newCache(t, path), quick)
-	i, err := t2.Fastest(context.Background(), op2, kernels.Size{2048})
+	i, err := t2.Fastest(context.Background(), op2, kernels.SizeOf(2048))
 	if err != nil {
 		t.Fatalf("a corrupt stored value: %v", err)
 	}
@@ -259,17 +259,17 @@ func TestTunerKeepsWhatTheStoreCannot(t *testing.T) {
 	ctx := context.Background()
 	op := defaultScaleOp()
 	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(blocker, "c.db")), quick)
-	e, err := tu.Tune(ctx, op, kernels.Size{3000}, false)
+	e, err := tu.Tune(ctx, op, kernels.SizeOf(3000), false)
 	if ns, ok := errors.AsType[*autotune.NotStoredError](err); !ok || e == nil {
 		t.Fatalf("Tune = %v, %v; want the entry and a NotStoredError", e, err)
 	} else if ns.Path != filepath.Join(blocker, "c.db") {
 		t.Errorf("NotStoredError names %q", ns.Path)
 	}
 	before := op.records.Load()
-	if i, err := tu.Fastest(ctx, op, kernels.Size{4000}); err != nil || i != e.Fastest {
+	if i, err := tu.Fastest(ctx, op, kernels.SizeOf(4000)); err != nil || i != e.Fastest {
 		t.Errorf("Fastest = %d, %v; want %d", i, err, e.Fastest)
 	}
-	if i, pending, err := tu.FastestOrDefault(ctx, op, kernels.Size{3500}); err != nil || pending || i != e.Fastest {
+	if i, pending, err := tu.FastestOrDefault(ctx, op, kernels.SizeOf(3500)); err != nil || pending || i != e.Fastest {
 		t.Errorf("FastestOrDefault = %d, %v, %v; want %d", i, pending, err, e.Fastest)
 	}
 	if n := op.records.Load() - before; n != 0 {

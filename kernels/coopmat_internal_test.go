@@ -75,7 +75,7 @@ func TestCoopmatEmulated(t *testing.T) {
 	ctx := context.Background()
 	dev := devtest.Device(t)
 	op := gemmF16Of(emulatedGEMMF16)
-	for _, size := range []Size{{128, 128, 64}, {96, 160, 64}, {67, 45, 33}, {100, 72, 8}, {33, 130, 70}} {
+	for _, size := range []Size{SizeOf(128, 128, 64), SizeOf(96, 160, 64), SizeOf(67, 45, 33), SizeOf(100, 72, 8), SizeOf(33, 130, 70)} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
 				if err := VerifyCandidate(ctx, dev, op, size, i, 7); err != nil {
@@ -101,7 +101,7 @@ func TestCoopmatPeakEmulated(t *testing.T) {
 		k.candidate("peak_coopmat_f16_emu", 4, 2, 2),
 		k.candidate("peak_coopmat_f16_emu", 8, 1, 4),
 	}
-	for _, size := range []Size{{37, 5}, {64, 8}, {100, 7}} {
+	for _, size := range []Size{SizeOf(37, 5), SizeOf(64, 8), SizeOf(100, 7)} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
 				if err := VerifyCandidate(ctx, dev, op, size, i, 11); err != nil {

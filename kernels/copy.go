@@ -51,7 +51,7 @@ func newCopy() *copyOp {
 // integrated one and 2²⁰ (4 MiB) on a CPU.
 func (*copyOp) DefaultSize(info hal.DeviceInfo) Size {
 	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n} })
-	return Size{int(n)}
+	return SizeOf(int(n))
 }
 
 type copyProblem struct {
@@ -64,7 +64,7 @@ type copyProblem struct {
 
 func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
-		n := int64(size[0])
+		n := int64(size.Dim(0))
 		p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
 		p.bytes = 8 * float64(n)
 		if err := p.alloc(bufferDesc{&p.in, "src", Input, U32, n}, bufferDesc{&p.out, "dst", Output, U32, n}); err != nil {

@@ -29,7 +29,7 @@
 // reference:
 //
 //	op, _ := kernels.Lookup("gemm")
-//	p, err := op.Prepare(ctx, dev, kernels.Size{1024, 1024, 1024}, seed)
+//	p, err := op.Prepare(ctx, dev, kernels.SizeOf(1024, 1024, 1024), seed)
 //	defer p.Release()
 //	for i, c := range op.Candidates() {
 //		if c.Supported(dev.Info()) != nil {

@@ -44,7 +44,7 @@ func ExampleVerifyCandidate() {
 		log.Fatal(err)
 	}
 	for i, c := range triad.Candidates() {
-		err := kernels.VerifyCandidate(ctx, dev, triad, kernels.Size{10000}, i, 1)
+		err := kernels.VerifyCandidate(ctx, dev, triad, kernels.SizeOf(10000), i, 1)
 		fmt.Println(c.Name, err)
 	}
 	// Output:

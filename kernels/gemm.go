@@ -92,7 +92,7 @@ func regblockExact(c Candidate) Candidate {
 	c.Constants = append(c.Constants, hal.Constant{ID: 7, Value: 1})
 	bm, bn, bk := c.Params["BM"], c.Params["BN"], c.Params["BK"]
 	// A size of other than three dimensions is Prepare's to refuse.
-	c.Applies = func(s Size) bool { return len(s) != 3 || s[0]%bm == 0 && s[1]%bn == 0 && s[2]%bk == 0 }
+	c.Applies = func(s Size) bool { return s.Len() != 3 || s.Dim(0)%bm == 0 && s.Dim(1)%bn == 0 && s.Dim(2)%bk == 0 }
 	c.AppliesWhere = fmt.Sprintf("its loads are unchecked, for sizes whose M, N and K are multiples of %d, %d and %d", bm, bn, bk)
 	return c
 }
@@ -149,7 +149,7 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 // 256³ on a CPU (lavapipe does a few GFLOP/s).
 func (*gemmOp) DefaultSize(info hal.DeviceInfo) Size {
 	s := int(pick(info, ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s, 4 * s * s} }))
-	return Size{s, s, s}
+	return SizeOf(s, s, s)
 }
 
 type gemmProblem struct {
@@ -188,7 +188,7 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 // those values exactly), and C of the same element type.
 func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, elem DType) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
-		m, n, k := int64(size[0]), int64(size[1]), int64(size[2])
+		m, n, k := int64(size.Dim(0)), int64(size.Dim(1)), int64(size.Dim(2))
 		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, elem: elem, push: pushConstants(uint32(m), uint32(n), uint32(k))}
 		p.bytes, p.flops = float64(elem.Bytes())*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
 		for _, e := range []struct {

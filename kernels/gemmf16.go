@@ -183,7 +183,7 @@ func (*gemmF16Op) Arithmetic() Arithmetic { return MatrixF16 }
 // 256³ on a CPU, as gemm's.
 func (*gemmF16Op) DefaultSize(info hal.DeviceInfo) Size {
 	s := int(pick(info, ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{2 * s * s, 2 * s * s, 2 * s * s} }))
-	return Size{s, s, s}
+	return SizeOf(s, s, s)
 }
 
 // Prepare draws A and B uniform in [-1, 1) from the seed and rounds them

@@ -2,10 +2,7 @@ package kernels
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -220,105 +217,6 @@ func ParseDType(s string) (DType, error) {
 		}
 	}
 	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32, u32 or i8)", s)
-}
-
-// MaxDims is the most dimensions an operation has: the tune cache keys a
-// size by at most this many extents.
-const MaxDims = 4
-
-// Size is a problem's extent in each of its operation's dimensions, in the
-// order of Operation.Dims: at most MaxDims.
-type Size []int
-
-// String returns the extents joined by 'x', such as "4096x4096x4096".
-func (s Size) String() string { return strings.Join(mapped(s, strconv.Itoa), "x") }
-
-// Elements returns the product of the extents.
-func (s Size) Elements() int64 {
-	n := int64(1)
-	for _, d := range s {
-		n *= int64(d)
-	}
-	return n
-}
-
-// ParseSize reads a size for an operation with the given dimensions,
-// written either as extents in order joined by 'x' ("67x45x33") or as
-// NAME=extent pairs joined by ',' in any order ("K=33,M=67,N=45"); names
-// are case-insensitive and every dimension must be given once. Extents
-// take an optional binary suffix: 64Ki, 1Mi, 1Gi.
-func ParseSize(dims []string, text string) (Size, error) {
-	bad := func(format string, args ...any) (Size, error) {
-		return nil, status.Newf(status.InvalidArgument, "kernels: size %q: "+format, append([]any{text}, args...)...)
-	}
-	size := make(Size, len(dims))
-	if strings.Contains(text, "=") {
-		seen := make([]bool, len(dims))
-		for _, part := range strings.Split(text, ",") {
-			name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
-			if !ok {
-				return bad("%q is not NAME=extent", part)
-			}
-			i := -1
-			for j, d := range dims {
-				if strings.EqualFold(d, strings.TrimSpace(name)) {
-					i = j
-				}
-			}
-			if i < 0 {
-				return bad("no dimension %q (dimensions: %s)", name, strings.Join(dims, ", "))
-			}
-			if seen[i] {
-				return bad("dimension %s given twice", dims[i])
-			}
-			seen[i] = true
-			n, err := parseExtent(value)
-			if err != nil {
-				return bad("%s: %v", dims[i], err)
-			}
-			size[i] = n
-		}
-		if i := slices.Index(seen, false); i >= 0 {
-			return bad("dimension %s is missing", dims[i])
-		}
-		return size, nil
-	}
-	parts := strings.Split(text, "x")
-	if len(parts) != len(dims) {
-		return bad("%d extents for %d dimensions (%s)", len(parts), len(dims), strings.Join(dims, "x"))
-	}
-	for i, p := range parts {
-		n, err := parseExtent(p)
-		if err != nil {
-			return bad("%s: %v", dims[i], err)
-		}
-		size[i] = n
-	}
-	return size, nil
-}
-
-func parseExtent(text string) (int, error) {
-	extent := strings.TrimSpace(text)
-	s, mult := extent, 1
-	for _, suf := range []struct {
-		s string
-		m int
-	}{{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}} {
-		if t, ok := strings.CutSuffix(s, suf.s); ok {
-			s, mult = t, suf.m
-			break
-		}
-	}
-	// Plain errors: ParseSize's message says what was wrong, once, under
-	// its own INVALID_ARGUMENT.
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("extent %q is not a positive integer", extent)
-	}
-	if n > int(^uint32(0))/mult {
-		return 0, fmt.Errorf("extent %q is too large (at most %d)", extent, ^uint32(0))
-	}
-	return n * mult, nil
 }
 
 // Errors of this package.

@@ -22,25 +22,25 @@ const seed = 20261130
 // some degenerate ones. They are small, as lavapipe is slow.
 var testSizes = map[string][]kernels.Size{
 	// 4195003 needs more than 65535 workgroups of 64: the grid folds into y.
-	"copy":      {{4195003}, {1 << 16}, {3}},
-	"triad":     {{1000003}, {1 << 16}, {5}},
-	"reduce":    {{1000003}, {1 << 16}, {3}},
-	"transpose": {{127, 1001}, {256, 256}, {1, 33}},
+	"copy":      {kernels.SizeOf(4195003), kernels.SizeOf(1 << 16), kernels.SizeOf(3)},
+	"triad":     {kernels.SizeOf(1000003), kernels.SizeOf(1 << 16), kernels.SizeOf(5)},
+	"reduce":    {kernels.SizeOf(1000003), kernels.SizeOf(1 << 16), kernels.SizeOf(3)},
+	"transpose": {kernels.SizeOf(127, 1001), kernels.SizeOf(256, 256), kernels.SizeOf(1, 33)},
 	// K or N not a multiple of 4 takes the kernels' scalar paths.
 	// 128³ and 256x256x64 are whole tiles of the exact candidates (and
 	// of their halved twins on lavapipe).
-	"gemm": {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 70, 64}, {256, 256, 64}},
+	"gemm": {kernels.SizeOf(67, 45, 33), kernels.SizeOf(128, 128, 128), kernels.SizeOf(5, 130, 9), kernels.SizeOf(100, 36, 70), kernels.SizeOf(36, 70, 64), kernels.SizeOf(256, 256, 64)},
 	// K or N not a multiple of 8 (or 4) takes the scalar paths of gemm-f16.
-	"gemm-f16":     {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 72, 64}},
-	"gemm-bf16":    {{67, 45, 33}, {128, 128, 128}, {5, 130, 9}, {100, 36, 70}, {36, 72, 64}},
-	"peak-fma-f32": {{1000, 37}, {4096, 64}},
-	"peak-fma-f16": {{1001, 37}, {4096, 64}},
-	"peak-mad-i32": {{999, 37}, {4096, 64}},
+	"gemm-f16":     {kernels.SizeOf(67, 45, 33), kernels.SizeOf(128, 128, 128), kernels.SizeOf(5, 130, 9), kernels.SizeOf(100, 36, 70), kernels.SizeOf(36, 72, 64)},
+	"gemm-bf16":    {kernels.SizeOf(67, 45, 33), kernels.SizeOf(128, 128, 128), kernels.SizeOf(5, 130, 9), kernels.SizeOf(100, 36, 70), kernels.SizeOf(36, 72, 64)},
+	"peak-fma-f32": {kernels.SizeOf(1000, 37), kernels.SizeOf(4096, 64)},
+	"peak-fma-f16": {kernels.SizeOf(1001, 37), kernels.SizeOf(4096, 64)},
+	"peak-mad-i32": {kernels.SizeOf(999, 37), kernels.SizeOf(4096, 64)},
 	// Chains that fill no warp, odd and even steps.
-	"peak-coopmat-f16":    {{37, 5}, {256, 16}},
-	"peak-coopmat-f16acc": {{37, 5}, {256, 16}},
-	"peak-coopmat-s8":     {{37, 5}, {256, 16}},
-	"peak-coopmat-bf16":   {{37, 5}, {256, 16}},
+	"peak-coopmat-f16":    {kernels.SizeOf(37, 5), kernels.SizeOf(256, 16)},
+	"peak-coopmat-f16acc": {kernels.SizeOf(37, 5), kernels.SizeOf(256, 16)},
+	"peak-coopmat-s8":     {kernels.SizeOf(37, 5), kernels.SizeOf(256, 16)},
+	"peak-coopmat-bf16":   {kernels.SizeOf(37, 5), kernels.SizeOf(256, 16)},
 }
 
 // devices opens every device the Vulkan driver lists, with validation on
@@ -288,14 +288,14 @@ func TestVerifyCandidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	cand := firstSupported(t, op, dev.Info())
-	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{33, 17, 9}, cand, seed); err != nil {
+	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(33, 17, 9), cand, seed); err != nil {
 		t.Fatal(err)
 	}
-	err = kernels.VerifyCandidate(ctx, dev, op, kernels.Size{33, 17, 9}, len(op.Candidates()), seed)
+	err = kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(33, 17, 9), len(op.Candidates()), seed)
 	if code := status.CodeOf(err); code != status.InvalidArgument {
 		t.Errorf("candidate out of range: %v, want INVALID_ARGUMENT", err)
 	}
-	_, err = op.Prepare(ctx, dev, kernels.Size{33, 17}, seed)
+	_, err = op.Prepare(ctx, dev, kernels.SizeOf(33, 17), seed)
 	if code := status.CodeOf(err); code != status.InvalidArgument {
 		t.Errorf("Prepare with two dimensions: %v, want INVALID_ARGUMENT", err)
 	}

@@ -81,7 +81,7 @@ func newPeak(k peakKind) *peakOp {
 // an H200) on a discrete GPU, 2²⁰ × 2¹² on an integrated one, and 2¹⁴ ×
 // 2¹⁰ on a CPU.
 func (op *peakOp) DefaultSize(info hal.DeviceInfo) Size {
-	return [...]Size{SmallDevice: {1 << 14, 1 << 10}, MediumDevice: {1 << 20, 1 << 12}, LargeDevice: {1 << 22, 1 << 14}}[ClassOf(info)]
+	return [...]Size{SmallDevice: SizeOf(1<<14, 1<<10), MediumDevice: SizeOf(1<<20, 1<<12), LargeDevice: SizeOf(1<<22, 1<<14)}[ClassOf(info)]
 }
 
 type peakProblem struct {
@@ -97,7 +97,7 @@ type peakProblem struct {
 
 func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
-		n, iters := int64(size[0]), int64(size[1])
+		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
 		p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
 		p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
 		r := NewRand(seed, 0)

@@ -122,7 +122,7 @@ func (op *coopmatPeakOp) Arithmetic() Arithmetic { return op.arithmetic }
 // GPU, 2¹⁴ × 2¹⁰ on an integrated one, 2⁸ × 2⁴ on a CPU (where only the
 // tests' emulated twins run).
 func (op *coopmatPeakOp) DefaultSize(info hal.DeviceInfo) Size {
-	return [...]Size{SmallDevice: {1 << 8, 1 << 4}, MediumDevice: {1 << 14, 1 << 10}, LargeDevice: {1 << 17, 1 << 12}}[ClassOf(info)]
+	return [...]Size{SmallDevice: SizeOf(1<<8, 1<<4), MediumDevice: SizeOf(1<<14, 1<<10), LargeDevice: SizeOf(1<<17, 1<<12)}[ClassOf(info)]
 }
 
 type coopmatPeakProblem struct {
@@ -152,7 +152,7 @@ func (k coopmatPeakKind) slot() int64 {
 
 func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
-		n, iters := int64(size[0]), int64(size[1])
+		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
 		p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
 		f := op.shape
 		p.fragElems = int64(f[0] * f[1])

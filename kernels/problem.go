@@ -67,10 +67,11 @@ func CheckSize(op Operation, size Size) error {
 	if len(dims) > MaxDims {
 		return status.Newf(status.InvalidArgument, "kernels: %s has %d dimensions; an operation has at most %d", op.Name(), len(dims), MaxDims)
 	}
-	if len(size) != len(dims) {
-		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, len(size), len(dims), dims)
+	if size.Len() != len(dims) {
+		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, size.Len(), len(dims), dims)
 	}
-	for i, n := range size {
+	for i := range size.Len() {
+		n := size.Dim(i)
 		if n < 1 || n >= 1<<31 {
 			return status.Newf(status.InvalidArgument, "kernels: %s: dimension %s = %d is outside [1, 2³¹)", op.Name(), dims[i], n)
 		}

@@ -55,7 +55,7 @@ func newReduce() *reduceOp {
 // integrated one and 2²⁰ on a CPU.
 func (*reduceOp) DefaultSize(info hal.DeviceInfo) Size {
 	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n} })
-	return Size{int(n)}
+	return SizeOf(int(n))
 }
 
 // reducePass is one dispatch of a reduction: n values in, one partial per
@@ -82,7 +82,7 @@ type reduceProblem struct {
 
 func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
-		n := int64(size[0])
+		n := int64(size.Dim(0))
 		p := &reduceProblem{problem: base, n: n}
 		p.bytes, p.flops = 4*float64(n), float64(n)
 		// Plan every candidate's passes now: the scratch buffers must hold the

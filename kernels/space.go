@@ -63,8 +63,8 @@ func (e Env) Param(name string) int {
 // operation has no such dimension.
 func (e Env) Dim(name string) int {
 	for i, d := range e.Dims {
-		if d == name && i < len(e.Size) {
-			return e.Size[i]
+		if d == name && i < e.Size.Len() {
+			return e.Size.Dim(i)
 		}
 	}
 	panic(fmt.Sprintf("kernels: restriction reads dimension %q, which the operation does not have (%v)", name, e.Dims))

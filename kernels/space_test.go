@@ -36,7 +36,7 @@ func gemmSpace(t testing.TB) (kernels.Operation, *kernels.Space) {
 // device's own check.
 func TestGEMMSpace(t *testing.T) {
 	op, s := gemmSpace(t)
-	size := kernels.Size{4096, 4096, 4096}
+	size := kernels.SizeOf(4096, 4096, 4096)
 	h200, err := s.Points(op.Dims(), size, h200Info)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestGEMMSpace(t *testing.T) {
 		t.Errorf("only %d hand-written regblock candidates", named)
 	}
 	// A small problem rejects blocks larger than itself.
-	small, err := s.Points(op.Dims(), kernels.Size{40, 200, 64}, h200Info)
+	small, err := s.Points(op.Dims(), kernels.SizeOf(40, 200, 64), h200Info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +128,13 @@ func checkVariant(t *testing.T, s *kernels.Space, c kernels.Candidate) {
 			size kernels.Size
 			want bool
 		}{
-			{kernels.Size{bm, bn, bk}, true},
-			{kernels.Size{3 * bm, 5 * bn, 7 * bk}, true},
-			{kernels.Size{bm + 1, bn, bk}, false},
-			{kernels.Size{bm, bn + 4, bk}, false},
-			{kernels.Size{bm, bn, bk + 4}, false},
-			{kernels.Size{bm / 2, bn, bk}, false},
-			{kernels.Size{bm + 1}, true}, // not gemm's: Prepare refuses it, saying why
+			{kernels.SizeOf(bm, bn, bk), true},
+			{kernels.SizeOf(3*bm, 5*bn, 7*bk), true},
+			{kernels.SizeOf(bm+1, bn, bk), false},
+			{kernels.SizeOf(bm, bn+4, bk), false},
+			{kernels.SizeOf(bm, bn, bk+4), false},
+			{kernels.SizeOf(bm/2, bn, bk), false},
+			{kernels.SizeOf(bm + 1), true}, // not gemm's: Prepare refuses it, saying why
 		} {
 			if c.Applies == nil || c.Applies(tc.size) != tc.want {
 				t.Errorf("%s: applies to %v: %v, want %v", c.Name, tc.size, c.Applies != nil && c.Applies(tc.size), tc.want)
@@ -179,7 +179,7 @@ func TestSpaceCheck(t *testing.T) {
 func TestGEMMSpaceVerifies(t *testing.T) {
 	op, s := gemmSpace(t)
 	dev := devtest.Device(t)
-	size := kernels.Size{131, 97, 45}
+	size := kernels.SizeOf(131, 97, 45)
 	pts, err := s.Points(op.Dims(), size, dev.Info())
 	if err != nil {
 		t.Fatal(err)

@@ -73,7 +73,7 @@ func newTranspose() *transposeOp {
 // 4096×4096 on an integrated one and 1024×1024 on a CPU.
 func (*transposeOp) DefaultSize(info hal.DeviceInfo) Size {
 	side := pick(info, ClassOf(info), [3]int64{1 << 10, 1 << 12, 1 << 14}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s} })
-	return Size{int(side), int(side)}
+	return SizeOf(int(side), int(side))
 }
 
 type transposeProblem struct {
@@ -86,7 +86,7 @@ type transposeProblem struct {
 
 func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
-		m, n := int64(size[0]), int64(size[1])
+		m, n := int64(size.Dim(0)), int64(size.Dim(1))
 		p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
 		p.bytes = 8 * float64(m*n)
 		if err := p.checkIndexRange("in", m*n); err != nil {

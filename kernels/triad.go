@@ -43,7 +43,7 @@ func newTriad() *triadOp {
 // integrated one and 2²⁰ on a CPU.
 func (*triadOp) DefaultSize(info hal.DeviceInfo) Size {
 	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n, 4 * n} })
-	return Size{int(n)}
+	return SizeOf(int(n))
 }
 
 type triadProblem struct {
@@ -57,7 +57,7 @@ type triadProblem struct {
 
 func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (Problem, error) {
-		n := int64(size[0])
+		n := int64(size.Dim(0))
 		p := &triadProblem{problem: base, n: n}
 		p.bytes, p.flops = 12*float64(n), 2*float64(n)
 		err := p.alloc(

@@ -150,7 +150,7 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 		return nil
 	}
 	return func(size kernels.Size) bool {
-		if len(size) != len(op.dims) {
+		if size.Len() != len(op.dims) {
 			return true
 		}
 		env, err := op.env(size, op.runs[c].params, nil)

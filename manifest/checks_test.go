@@ -26,7 +26,7 @@ func TestManifestCandidateWork(t *testing.T) {
 	dev := devtest.Device(t)
 	op, cands := opNamed(t, loadTestManifest(t), "fma-loop")
 	const n = 4096
-	p, err := op.Prepare(ctx, dev, kernels.Size{n}, 1)
+	p, err := op.Prepare(ctx, dev, kernels.SizeOf(n), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestManifestCandidateWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err = sub.Prepare(ctx, dev, kernels.Size{n}, 1); err != nil {
+	if p, err = sub.Prepare(ctx, dev, kernels.SizeOf(n), 1); err != nil {
 		t.Fatal(err)
 	}
 	if b, f := p.(kernels.CandidateWorker).CandidateWork(0); (work{b, f}) != want[2] {
@@ -65,7 +65,7 @@ func TestManifestCandidateWork(t *testing.T) {
 	if err := p.Release(); err != nil {
 		t.Fatal(err)
 	}
-	e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(kernels.Size{n}), quick)
+	e, err := autotune.Measure(ctx, dev, op, kernels.SizeOf(n), quick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestManifestExpect(t *testing.T) {
 				t.Fatal(err)
 			}
 			op, _ := opNamed(t, ops, "sum-inplace")
-			err = kernels.VerifyCandidate(ctx, dev, op, kernels.Size{tt.n}, 0, 1)
+			err = kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(tt.n), 0, 1)
 			switch {
 			case tt.says == "" && err != nil:
 				t.Error(err)
@@ -163,7 +163,7 @@ func TestWritePastTheEnd(t *testing.T) {
 	} {
 		op, cands := opNamed(t, c.ops, "saxpy")
 		scalar := slices.IndexFunc(cands, func(c kernels.Candidate) bool { return c.Name == "scalar" })
-		err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{1000}, scalar, 1)
+		err := kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(1000), scalar, 1)
 		switch {
 		case c.wrong && (!errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "wrote past the end of buffer y")):
 			t.Errorf("saxpy, %s: %v, want a wrong result naming y", c.what, err)

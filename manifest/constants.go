@@ -126,7 +126,7 @@ func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
 	}
 	params := d.op.runs[c].params
 	if !disp.sized {
-		env, _ := d.op.env(nil, params, nil)
+		env, _ := d.op.env(kernels.Size{}, params, nil)
 		ps, err := disp.resolve(env)
 		disp.fixed = ps
 		return err

@@ -113,9 +113,6 @@ func (d *opDecoder) decodeDims() error {
 	if len(n.keys) > kernels.MaxDims {
 		return d.src.errAt(n, "has %d dimensions; an operation has at most %d", len(n.keys), kernels.MaxDims)
 	}
-	for i := range d.op.sizes {
-		d.op.sizes[i] = make(kernels.Size, len(n.keys))
-	}
 	for i, name := range n.keys {
 		v := n.vals[i]
 		if err := d.src.checkNewName(v, name, "dimension"); err != nil {
@@ -160,7 +157,7 @@ func (d *opDecoder) decodeDims() error {
 			}
 		}
 		for class := range sizes {
-			d.op.sizes[class][i] = sizes[class]
+			d.op.sizes[class] = kernels.SizeOf(append(d.op.sizes[class].Extents(), sizes[class])...)
 		}
 		d.op.dims = append(d.op.dims, name)
 		d.names[name] = nameInfo{kind: dimName, typ: intType, usesDims: true}

@@ -30,7 +30,7 @@ func TestManifestDeviceAsserts(t *testing.T) {
 	dev := watch(t)
 	// A device with 2 KiB of shared memory: x's 4*600 bytes do not fit.
 	dev.info.Limits.MaxSharedMemory = 2048
-	size := kernels.Size{70, 600}
+	size := kernels.SizeOf(70, 600)
 	if err := kernels.VerifyCandidate(ctx, dev, op, size, 0, 1); err != nil {
 		t.Errorf("rows-wg64: %v", err)
 	}
@@ -39,7 +39,7 @@ func TestManifestDeviceAsserts(t *testing.T) {
 	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
 		t.Errorf("rows-shared-wg128: got %v, want UNIMPLEMENTED saying %q", err, want)
 	}
-	e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), quick)
+	e, err := autotune.Measure(ctx, dev, op, size, quick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,16 +103,16 @@ func TestManifestMemoryModel(t *testing.T) {
 	if !dev.info.Features.VulkanMemoryModel {
 		t.Skipf("%s has no vulkanMemoryModel", dev.info.Name)
 	}
-	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{1000}, 0, 1); err != nil {
+	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(1000), 0, 1); err != nil {
 		t.Errorf("with the feature: %v", err)
 	}
 	dev.takeBuilt()
 	dev.info.Features.VulkanMemoryModel = false
-	err = kernels.VerifyCandidate(ctx, dev, op, kernels.Size{1000}, 0, 1)
+	err = kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(1000), 0, 1)
 	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), "needs vulkanMemoryModel") {
 		t.Errorf("without the feature: %v, want UNIMPLEMENTED naming vulkanMemoryModel", err)
 	}
-	e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(kernels.Size{1000}), quick)
+	e, err := autotune.Measure(ctx, dev, op, kernels.SizeOf(1000), quick)
 	if err != nil {
 		t.Fatal(err)
 	}

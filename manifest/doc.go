@@ -15,7 +15,7 @@
 //	if err != nil {
 //		return err // one line, naming the file, line and field at fault
 //	}
-//	e, err := autotune.Measure(ctx, dev, ops[0], autotune.ShapeOf(1<<20), opts)
+//	e, err := autotune.Measure(ctx, dev, ops[0], kernels.SizeOf(1<<20), opts)
 //
 // The format is described in testdata/manifests/README.md of the
 // repository, with working examples.

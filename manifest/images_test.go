@@ -64,7 +64,7 @@ func TestImageManifest(t *testing.T) {
 	}
 	dev := devtest.Device(t)
 	ctx := context.Background()
-	for _, size := range []kernels.Size{op.DefaultSize(dev.Info()), {2, 2}, {34, 18}, {258, 130}} {
+	for _, size := range []kernels.Size{op.DefaultSize(dev.Info()), kernels.SizeOf(2, 2), kernels.SizeOf(34, 18), kernels.SizeOf(258, 130)} {
 		for i, c := range cands {
 			if err := kernels.VerifyCandidate(ctx, dev, op, size, i, 1); err != nil {
 				t.Errorf("%s at %v: %v", c.Name, size, err)
@@ -86,7 +86,7 @@ func TestImageManifestChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	op, _ := opNamed(t, ops, "downscale")
-	err = kernels.VerifyCandidate(ctx, dev, op, kernels.Size{64, 32}, 1, 1)
+	err = kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(64, 32), 1, 1)
 	if !errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "dst[") {
 		t.Errorf("the bilinear candidate sampling with a nearest filter: %v, want a wrong result in dst", err)
 	}
@@ -103,7 +103,7 @@ func TestImageManifestChecks(t *testing.T) {
 		}
 		op, cands := opNamed(t, ops, "downscale")
 		for i, c := range cands {
-			err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{34, 18}, i, 1)
+			err := kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(34, 18), i, 1)
 			if expect == "128 / 255.0" && err != nil {
 				t.Errorf("%s with expect %q: %v", c.Name, expect, err)
 			}
@@ -260,7 +260,7 @@ void main() {
 		t.Fatalf("load, which binds src as a storage image: %v", err)
 	}
 	// src is made for what load does with it only, and load verifies.
-	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.Size{8}, 0, 1); err != nil {
+	if err := kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(8), 0, 1); err != nil {
 		t.Errorf("load beside a candidate the device cannot run: %v", err)
 	}
 }
@@ -306,7 +306,7 @@ void main() {
 		}
 		return
 	}
-	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.Size{16}, 0, 1); err != nil {
+	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.SizeOf(16), 0, 1); err != nil {
 		t.Errorf("a kernel reading and writing images without declared formats: %v", err)
 	}
 }

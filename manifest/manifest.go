@@ -317,10 +317,10 @@ func (op *manifestOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
 	for class := kernels.ClassOf(info); class > kernels.SmallDevice; class-- {
 		size := op.sizes[class]
 		if bytes, err := op.bufferBytes(size); err == nil && kernels.Fits(info, bytes...) {
-			return slices.Clone(size)
+			return size
 		}
 	}
-	return slices.Clone(op.sizes[kernels.SmallDevice])
+	return op.sizes[kernels.SmallDevice]
 }
 
 // bufferBytes returns the size in bytes of each buffer at size.

@@ -31,18 +31,18 @@ const manifestDir = "../testdata/manifests"
 // besides its default: sizes that are multiples of nothing, of
 // everything, and degenerate ones.
 var manifestSizes = map[string][]kernels.Size{
-	"saxpy": {{65536}, {4}, {1}},
-	"sum":   {{1}, {64}, {65537}, {1 << 18}},
+	"saxpy": {kernels.SizeOf(65536), kernels.SizeOf(4), kernels.SizeOf(1)},
+	"sum":   {kernels.SizeOf(1), kernels.SizeOf(64), kernels.SizeOf(65537), kernels.SizeOf(1 << 18)},
 	// 70000 rows need more workgroups than a device must allow in x
 	// (65535): the row-per-workgroup candidates fold their grid into y.
-	"matvec":    {{1, 1}, {64, 1024}, {129, 3}, {70000, 2}},
-	"histogram": {{3}, {4096}},
+	"matvec":    {kernels.SizeOf(1, 1), kernels.SizeOf(64, 1024), kernels.SizeOf(129, 3), kernels.SizeOf(70000, 2)},
+	"histogram": {kernels.SizeOf(3), kernels.SizeOf(4096)},
 	// K = 10000 needs 40000 bytes of shared memory for rows-shared-wg128,
 	// which its assert refuses on a device with less (lavapipe has 32 KiB).
-	"matvec-const": {{1, 1}, {64, 1024}, {129, 3}, {70, 10000}},
-	"fma-loop":     {{1}, {1000}, {4096}},
+	"matvec-const": {kernels.SizeOf(1, 1), kernels.SizeOf(64, 1024), kernels.SizeOf(129, 3), kernels.SizeOf(70, 10000)},
+	"fma-loop":     {kernels.SizeOf(1), kernels.SizeOf(1000), kernels.SizeOf(4096)},
 	// One pass, exactly one level (64), two, and four (2²⁰ > 64³).
-	"sum-inplace": {{1}, {64}, {65}, {4097}, {1 << 20}},
+	"sum-inplace": {kernels.SizeOf(1), kernels.SizeOf(64), kernels.SizeOf(65), kernels.SizeOf(4097), kernels.SizeOf(1 << 20)},
 }
 
 // wrongCandidates are the candidates kernels.json describes wrongly on
@@ -217,11 +217,11 @@ func TestManifestCandidatesVerify(t *testing.T) {
 						if !errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "tolerance") {
 							t.Errorf("%s at %v: got %v, want a wrong result that names the tolerance", name, size, err)
 						}
-					case err != nil && strings.HasPrefix(c.Name, "vec4") && size[0]%4 != 0:
+					case err != nil && strings.HasPrefix(c.Name, "vec4") && size.Dim(0)%4 != 0:
 						if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), `assert "N % 4 == 0"`) {
 							t.Errorf("%s at %v: got %v, want the candidate's assert to refuse the size", name, size, err)
 						}
-					case name == "matvec-const/rows-shared-wg128" && 4*size[1] > int(dev.Info().Limits.MaxSharedMemory):
+					case name == "matvec-const/rows-shared-wg128" && 4*size.Dim(1) > int(dev.Info().Limits.MaxSharedMemory):
 						if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), `assert "4*K <= max_shared_memory"`) {
 							t.Errorf("%s at %v: got %v, want the device to fail its assert", name, size, err)
 						}
@@ -245,9 +245,9 @@ func TestManifestPrepareErrors(t *testing.T) {
 		code status.Code
 		says string
 	}{
-		{kernels.Size{1 << 30}, status.OutOfRange, "maxStorageBufferRange"},
-		{kernels.Size{1, 2}, status.InvalidArgument, "2 dimensions, want 1"},
-		{kernels.Size{0}, status.InvalidArgument, "outside [1, 2³¹)"},
+		{kernels.SizeOf(1 << 30), status.OutOfRange, "maxStorageBufferRange"},
+		{kernels.SizeOf(1, 2), status.InvalidArgument, "2 dimensions, want 1"},
+		{kernels.SizeOf(0), status.InvalidArgument, "outside [1, 2³¹)"},
 	} {
 		p, err := saxpy.Prepare(ctx, dev, tt.size, 1)
 		if err == nil {
@@ -268,7 +268,7 @@ func TestManifestPrepareErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ops[0].Prepare(ctx, dev, kernels.Size{1024}, 1)
+	p, err := ops[0].Prepare(ctx, dev, kernels.SizeOf(1024), 1)
 	if err == nil {
 		_ = p.Release()
 		t.Fatal("prepared with a reference the device cannot run")
@@ -298,7 +298,7 @@ func TestManifestMeasure(t *testing.T) {
 	ops := loadTestManifest(t)
 	for _, op := range ops {
 		size := op.DefaultSize(dev.Info())
-		e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), quick)
+		e, err := autotune.Measure(ctx, dev, op, size, quick)
 		if err != nil {
 			t.Fatalf("%s: %v", op.Name(), err)
 		}
@@ -310,7 +310,7 @@ func TestManifestMeasure(t *testing.T) {
 				if r.Outcome != results.Wrong || !strings.Contains(r.Error, "wrong result") {
 					t.Errorf("%s: %+v, want failed with a wrong result", name, r)
 				}
-			case strings.HasPrefix(r.Name, "vec4") && size[0]%4 != 0:
+			case strings.HasPrefix(r.Name, "vec4") && size.Dim(0)%4 != 0:
 				if r.Outcome != results.Failed || !strings.Contains(r.Error, "assert") {
 					t.Errorf("%s: %+v, want failed on its assert", name, r)
 				}
@@ -327,7 +327,7 @@ func TestManifestMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	tu := autotune.NewTuner(dev, cache, quick)
-	best, err := tu.Fastest(ctx, ops[0], kernels.Size{50000})
+	best, err := tu.Fastest(ctx, ops[0], kernels.SizeOf(50000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +518,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, op := range ops {
 			size := op.DefaultSize(hal.DeviceInfo{})
-			if len(size) != len(op.Dims()) || len(op.Candidates()) == 0 {
+			if size.Len() != len(op.Dims()) || len(op.Candidates()) == 0 {
 				t.Fatalf("%s: default size %v for dims %v, %d candidates", op.Name(), size, op.Dims(), len(op.Candidates()))
 			}
 			_ = kernels.Digest(op.Candidates())

@@ -108,7 +108,7 @@ func TestManifestSizesAsConstants(t *testing.T) {
 		t.Errorf("rows-shared-wg128 = %+v, want a workgroup of 128 and 4*257 bytes of shared memory", cands[1])
 	}
 	dev := watch(t)
-	p, err := op.Prepare(ctx, dev, kernels.Size{129, 3}, 1)
+	p, err := op.Prepare(ctx, dev, kernels.SizeOf(129, 3), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestManifestPassConstants(t *testing.T) {
 		{4097, []uint32{1, 64, 4096}},
 		{64, []uint32{1}},
 	} {
-		p, err := op.Prepare(ctx, dev, kernels.Size{tt.n}, 1)
+		p, err := op.Prepare(ctx, dev, kernels.SizeOf(tt.n), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestManifestPipelinesShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev := watch(t)
-	p, err := ops[0].Prepare(ctx, dev, kernels.Size{1000}, 1)
+	p, err := ops[0].Prepare(ctx, dev, kernels.SizeOf(1000), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestManifestUndeclaredConstant(t *testing.T) {
 		t.Errorf("constants passed (-want +got):\n%s", diff)
 	}
 	dev := devtest.Device(t)
-	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.Size{1024}, 0, 1); err != nil {
+	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.SizeOf(1024), 0, 1); err != nil {
 		t.Error(err)
 	}
 }

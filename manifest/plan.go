@@ -42,8 +42,8 @@ const (
 // out what it can before the dry run reports it.
 func (op *manifestOp) env(size kernels.Size, params map[string]int, info *hal.DeviceInfo) (exprEnv, error) {
 	env := exprEnv{}
-	for i, n := range size {
-		env[op.dims[i]] = intValue(int64(n))
+	for i := range size.Len() {
+		env[op.dims[i]] = intValue(int64(size.Dim(i)))
 	}
 	for k, v := range params {
 		env[k] = intValue(int64(v))
@@ -82,7 +82,7 @@ func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size 
 		}
 		var dims []string
 		for i, d := range op.dims {
-			dims = append(dims, fmt.Sprintf("%s=%d", d, size[i]))
+			dims = append(dims, fmt.Sprintf("%s=%d", d, size.Dim(i)))
 		}
 		switch {
 		case a.usesDevice && info == nil && whose == "operation":

@@ -428,8 +428,8 @@ func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool
 	return func(e kernels.Env) (bool, error) {
 		env := ms.env(e.Config)
 		for i, d := range e.Dims {
-			if i < len(e.Size) {
-				env[d] = intValue(int64(e.Size[i]))
+			if i < e.Size.Len() {
+				env[d] = intValue(int64(e.Size.Dim(i)))
 			}
 		}
 		setDevice(env, &hal.DeviceInfo{Limits: e.Limits})

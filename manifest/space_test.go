@@ -67,7 +67,7 @@ func TestSpaceManifest(t *testing.T) {
 	if s == nil {
 		t.Fatal("no space")
 	}
-	pts, err := s.Points(op.Dims(), kernels.Size{100000}, smallDevice)
+	pts, err := s.Points(op.Dims(), kernels.SizeOf(100000), smallDevice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestSpaceManifest(t *testing.T) {
 			t.Errorf("configuration %s has kernel %s (params %v, workgroup %v)", s.Name(cfg), c.Name, c.Params, c.WorkgroupSize)
 		}
 	}
-	small, err := s.Points(op.Dims(), kernels.Size{512}, smallDevice)
+	small, err := s.Points(op.Dims(), kernels.SizeOf(512), smallDevice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestSpaceManifest(t *testing.T) {
 			t.Errorf("N = 512 keeps %s, whose workgroup covers more", s.Name(c))
 		}
 	}
-	if _, err := s.Points(op.Dims(), kernels.Size{64}, smallDevice); status.CodeOf(err) != status.NotFound {
+	if _, err := s.Points(op.Dims(), kernels.SizeOf(64), smallDevice); status.CodeOf(err) != status.NotFound {
 		t.Errorf("N = 64, where no configuration fits: %v, want NOT_FOUND", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestSpaceDeviceLimits(t *testing.T) {
 	})
 	few := smallDevice
 	few.Limits.MaxWorkgroupCount[0] = 100
-	pts, err := kernels.SpaceOf(op).Points(op.Dims(), kernels.Size{100000}, few)
+	pts, err := kernels.SpaceOf(op).Points(op.Dims(), kernels.SizeOf(100000), few)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestSpaceDeviceLimits(t *testing.T) {
 // description changes every one.
 func TestSpaceIdentity(t *testing.T) {
 	ids := func(op kernels.Operation) map[string]string {
-		pts, err := kernels.SpaceOf(op).Points(op.Dims(), kernels.Size{1 << 20}, h200Like)
+		pts, err := kernels.SpaceOf(op).Points(op.Dims(), kernels.SizeOf(1<<20), h200Like)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func TestSpaceManifestSearch(t *testing.T) {
 	}
 	opts := autotune.Options{TargetHalfWidth: 0.05, Budget: 100 * 1e6, MinSamples: stats.MinIntervalSamples, MaxSamples: 12, Warmup: 1e7}
 	tuner := autotune.NewTuner(dev, cache, opts)
-	res, err := tuner.Search(context.Background(), op, kernels.Size{1 << 16}, autotune.SearchOptions{Options: search.Options{Strategy: search.Random, Seed: 4, MaxEvals: 6}})
+	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<16), autotune.SearchOptions{Options: search.Options{Strategy: search.Random, Seed: 4, MaxEvals: 6}})
 	if err != nil {
 		t.Fatal(err)
 	}

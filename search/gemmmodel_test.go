@@ -128,7 +128,7 @@ func syntheticGEMMLog(t testing.TB) *search.TuneLog {
 		t.Fatal(err)
 	}
 	space := kernels.SpaceOf(op)
-	pts, err := space.Points(op.Dims(), kernels.Size{4096, 4096, 4096}, h200)
+	pts, err := space.Points(op.Dims(), kernels.SizeOf(4096, 4096, 4096), h200)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func run(ctx context.Context, names []string, n, reps int, budget time.Duration)
 		size := op.DefaultSize(dev.Info())
 		opts := autotune.DefaultOptions
 		opts.Budget = budget
-		e, err := autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), opts)
+		e, err := autotune.Measure(ctx, dev, op, size, opts)
 		if err != nil {
 			return err
 		}

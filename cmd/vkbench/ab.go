@@ -132,7 +132,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, args []string) 
 	var runErr error
 	for _, p := range pairs {
 		size := sizes.sizeFor(p.op, info)
-		e, err := autotune.Measure(cmd.Context(), dev, p.op, autotune.ShapeOfSize(size), opts)
+		e, err := autotune.Measure(cmd.Context(), dev, p.op, size, opts)
 		if err != nil {
 			runErr = err
 			break

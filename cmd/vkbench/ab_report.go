@@ -23,7 +23,7 @@ func newABReport(oldPath, newPath string, info hal.DeviceInfo, opts autotune.Opt
 // addPair adds the rows of one paired operation, measured in e: its
 // candidates alternate, OLD's then NEW's.
 func addPair(r *results.ABReport, p abPair, e *autotune.Entry) {
-	prefix := fmt.Sprintf("%s/%s/%s/", p.op.Name(), p.op.DType(), e.Shape)
+	prefix := fmt.Sprintf("%s/%s/%s/", p.op.Name(), p.op.DType(), e.Size)
 	bs := benchmarksOf(p.op, e, nil)
 	for i, name := range p.names {
 		r.AddPair(prefix+name, p.op.Name(), name, bs[2*i], bs[2*i+1], kernels.Verifies(p.op))

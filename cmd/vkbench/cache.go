@@ -383,7 +383,7 @@ func writeEntry(cmd *cobra.Command, t store.Table, e *autotune.Entry) error {
 	if e.Tie {
 		fmt.Fprintf(w, ", a tie broken by: %s", e.TieRule)
 	}
-	fmt.Fprintf(w, "\n  measured: shape %s, level %s, mode %s, on %s, vkbench %s, %s\n", e.Shape, e.Level, e.Mode, e.Device, e.Version, e.Time.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(w, "\n  measured: shape %s, level %s, mode %s, on %s, vkbench %s, %s\n", e.Size, e.Level, e.Mode, e.Device, e.Version, e.Time.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(w, "  limits: ±%.1f%% target, budget %v, %d-%d samples, seed %d\n", e.Bounds.TargetHalfWidth*100, e.Bounds.Budget, e.Bounds.MinSamples, e.Bounds.MaxSamples, e.Bounds.Seed)
 	writeEntryConditions(w, e)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -160,7 +160,7 @@ func (p *peakRun) measure(name, unit string, pick func(results.Result) float64) 
 	if err != nil {
 		return 0, err
 	}
-	e, err := autotune.Measure(p.ctx, p.dev, op, autotune.ShapeOfSize(p.sizes.sizeFor(op, p.info)), p.opts)
+	e, err := autotune.Measure(p.ctx, p.dev, op, p.sizes.sizeFor(op, p.info), p.opts)
 	if err != nil {
 		return 0, err
 	}

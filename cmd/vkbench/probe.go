@@ -50,7 +50,7 @@ func (p *probe) measure(ctx context.Context, dev hal.Device, opts autotune.Optio
 	opts.Budget = min(opts.Budget, probeBudget)
 	opts.EnergyWindow = -1
 	opts.Progress = nil
-	e, err := autotune.MeasureRound(ctx, dev, p.op, autotune.ShapeOf(probeElems), opts, r)
+	e, err := autotune.MeasureRound(ctx, dev, p.op, kernels.SizeOf(probeElems), opts, r)
 	if err != nil {
 		return fmt.Errorf("measuring the probe %s: %w", p.name, err)
 	}

@@ -345,11 +345,11 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 			if err == nil && e != nil && e.Time.Before(start) {
 				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
 			}
-			if e != nil && e.Shape != "" && e.Shape != autotune.ShapeOfSize(size).String() {
-				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: measured at %s, the shape that stands for %s's bucket at --level %s (--level full measures every size itself)\n", e.Key, e.Shape, size, opts.Level)
+			if e != nil && e.Size != (kernels.SizeOf()) && e.Size != size {
+				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: measured at %s, the shape that stands for %s's bucket at --level %s (--level full measures every size itself)\n", e.Key, e.Size, size, opts.Level)
 			}
 		} else {
-			e, err = autotune.Measure(ctx, dev, op, autotune.ShapeOfSize(size), opts)
+			e, err = autotune.Measure(ctx, dev, op, size, opts)
 		}
 		if e != nil {
 			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
@@ -406,7 +406,7 @@ func (e errOperationFailed) Error() string {
 // add reports op as failed at size, for the reason err: every candidate
 // of it failed, in file, and op among e's failures.
 func (e *errOperationFailed) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
-	entry := &autotune.Entry{Shape: autotune.ShapeOfSize(size).String(), Fastest: -1}
+	entry := &autotune.Entry{Size: size, Fastest: -1}
 	for i, c := range op.Candidates() {
 		entry.Results = append(entry.Results, results.Result{Index: i, Name: c.Name, Measurement: results.Measurement{Outcome: results.Failed, Error: err.Error()}})
 	}
@@ -450,7 +450,7 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 				continue
 			}
 			size := sizes.sizeFor(ops[i], dev.Info())
-			e, err := autotune.MeasureRound(cmd.Context(), dev, ops[i], autotune.ShapeOfSize(size), opts, r)
+			e, err := autotune.MeasureRound(cmd.Context(), dev, ops[i], size, opts, r)
 			if err != nil && operationsOwn(cmd.Context(), dev, err) {
 				failed[i] = err
 				continue
@@ -492,10 +492,10 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 	var out []results.Benchmark
 	for _, r := range e.Results {
 		b := results.Benchmark{
-			Name:        fmt.Sprintf("%s/%s/%s/%s", op.Name(), op.DType(), e.Shape, r.Name),
+			Name:        fmt.Sprintf("%s/%s/%s/%s", op.Name(), op.DType(), e.Size, r.Name),
 			Op:          op.Name(),
 			DType:       op.DType().String(),
-			Shape:       e.Shape,
+			Shape:       e.Size.String(),
 			Candidate:   r.Name,
 			Winner:      r.Index == e.Fastest,
 			Tie:         tieOf(e, r.Index),
