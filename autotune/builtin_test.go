@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
@@ -44,7 +45,7 @@ func TestTuneBuiltins(t *testing.T) {
 	opts.MaxSamples = 12
 	tu := autotune.NewTuner(dev, newCache(t, path), opts)
 	info := dev.Info()
-	for _, op := range kernels.Builtin() {
+	for _, op := range catalogue.Builtin() {
 		t.Run(op.Name(), func(t *testing.T) {
 			size := smallSize(op, info)
 			e, err := tu.Tune(context.Background(), op, size, false)
@@ -202,7 +203,7 @@ func tuneChild(t *testing.T) {
 // is measured and verified like any other.
 func TestMeasureInapplicable(t *testing.T) {
 	dev := devtest.Device(t)
-	gemm, err := kernels.Lookup("gemm")
+	gemm, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestMeasureInapplicable(t *testing.T) {
 // answer for another candidate list under the key is still dropped.
 func TestSubsetsShareABucket(t *testing.T) {
 	dev := devtest.Device(t)
-	gemm, err := kernels.Lookup("gemm")
+	gemm, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestSubsetsShareABucket(t *testing.T) {
 // the dimensions.
 func TestFastestWrongDimensions(t *testing.T) {
 	dev := devtest.Device(t)
-	gemm, err := kernels.Lookup("gemm")
+	gemm, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}

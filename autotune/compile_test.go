@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
-	"github.com/vkbench/vkbench/kernels"
 )
 
 // compileTime builds every supported built-in candidate on dev and returns
@@ -16,7 +16,7 @@ import (
 func compileTime(t *testing.T, dev hal.Device) time.Duration {
 	t.Helper()
 	start := time.Now()
-	n, err := autotune.Compile(context.Background(), dev, kernels.Builtin())
+	n, err := autotune.Compile(context.Background(), dev, catalogue.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/store"
@@ -59,7 +60,7 @@ func ExampleTuner_Fastest() {
 	opts.Budget = 100 * time.Millisecond // the default, 10 s, measures to ±1%
 	tuner := autotune.NewTuner(dev, cache, opts)
 
-	op, err := kernels.Lookup("copy")
+	op, err := catalogue.Lookup("copy")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/kernels"
 )
 
@@ -12,7 +13,7 @@ import (
 // the FMA rate of its element type.
 func TestComputeOf(t *testing.T) {
 	lookup := func(name string) kernels.Operation {
-		op, err := kernels.Lookup(name)
+		op, err := catalogue.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}

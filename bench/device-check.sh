@@ -11,7 +11,7 @@ root=$(pwd)
 # its testdata/ is where it looks.
 # vk's TestReopen alone opens the device 1,000 times (about 125 s on an
 # H200), so each binary has 400 s.
-for t in vk:vk faulty:hal/faulty catalogue:catalogue autotune:autotune; do
+for t in vk:vk faulty:hal/faulty kernels:kernels catalogue:catalogue autotune:autotune; do
 	dir=${t#*:}
 	t=${t%%:*}
 	(cd "$dir" && timeout 400 "$root/.devbin/$t.test" -test.v -test.count=1 ${TEST_RUN:+-test.run "$TEST_RUN"}) >"$out/$t.txt" 2>&1

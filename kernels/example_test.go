@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/vk" // registers "vulkan"
@@ -12,7 +13,7 @@ import (
 
 // Sizes are written as extents in order, or as named extents in any order.
 func ExampleParseSize() {
-	gemm, err := kernels.Lookup("gemm")
+	gemm, err := catalogue.Lookup("gemm")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func ExampleVerifyCandidate() {
 			log.Print(err)
 		}
 	}()
-	triad, err := kernels.Lookup("triad") // a = b + s·c
+	triad, err := catalogue.Lookup("triad") // a = b + s·c
 	if err != nil {
 		log.Fatal(err)
 	}

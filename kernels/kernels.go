@@ -8,13 +8,15 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// Operation is one computation the catalogue knows how to run and check,
-// such as "copy" or "gemm", with the candidate kernels that compute it.
+// Operation is one computation vkbench knows how to run and check, such
+// as "copy" or "gemm" (package catalogue) or a manifest's, with the
+// candidate kernels that compute it.
 // Implementations are safe for concurrent use; the Problems they prepare
 // are not.
 type Operation interface {
 	// Name is the operation's name: lower case, digits and '-', such as
-	// "copy" or "peak-fma-f32". It is unique in a catalogue.
+	// "copy" or "peak-fma-f32". It is unique among the operations offered
+	// together.
 	Name() string
 	// Summary is a one-line description for people.
 	Summary() string

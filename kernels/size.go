@@ -195,3 +195,22 @@ func parseExtent(text string) (int, error) {
 	}
 	return n * mult, nil
 }
+
+// CheckSize checks that size has one extent per dimension of op, each at
+// least 1 and below 2³¹ (the kernels index with 32-bit integers).
+func CheckSize(op Operation, size Size) error {
+	dims := op.Dims()
+	if len(dims) > MaxDims {
+		return status.Newf(status.InvalidArgument, "kernels: %s has %d dimensions; an operation has at most %d", op.Name(), len(dims), MaxDims)
+	}
+	if size.Len() != len(dims) {
+		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, size.Len(), len(dims), dims)
+	}
+	for i := range size.Len() {
+		n := size.Dim(i)
+		if n < 1 || n >= 1<<31 {
+			return status.Newf(status.InvalidArgument, "kernels: %s: dimension %s = %d is outside [1, 2³¹)", op.Name(), dims[i], n)
+		}
+	}
+	return nil
+}

@@ -44,7 +44,11 @@ func (s *subsetOp) Verifies() bool { return Verifies(s.Operation) }
 
 func (s *subsetOp) Candidates() []Candidate {
 	all := s.Operation.Candidates()
-	return mapped(s.index, func(j int) Candidate { return all[j] })
+	out := make([]Candidate, len(s.index))
+	for i, j := range s.index {
+		out[i] = all[j]
+	}
+	return out
 }
 
 func (s *subsetOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {

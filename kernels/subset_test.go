@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
@@ -20,7 +21,7 @@ import (
 func TestSubset(t *testing.T) {
 	ctx := context.Background()
 	dev := devtest.Device(t)
-	gemm, err := kernels.Lookup("gemm")
+	gemm, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}

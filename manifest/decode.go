@@ -73,9 +73,6 @@ func (d *opDecoder) decodeName() error {
 	if !opNameRE.MatchString(name) {
 		return d.src.errAt(n, "%q is not an operation name (lower case letters, digits and single '-' between them)", name)
 	}
-	if slices.ContainsFunc(kernels.Builtin(), func(b kernels.Operation) bool { return b.Name() == name }) {
-		return d.src.errAt(n, "%q is the name of a built-in operation; choose another", name)
-	}
 	d.op.name = name
 	d.op.summary = "from a manifest"
 	return optional(d.obj, "summary", &d.op.summary, d.src.str)

@@ -425,7 +425,6 @@ func TestManifestErrorsInline(t *testing.T) {
 		name, old, new string
 		says           []string
 	}{
-		{"builtin name", `"name": "saxpy"`, `"name": "copy"`, []string{"operations[0].name", "built-in"}},
 		{"bad op name", `"name": "saxpy"`, `"name": "Saxpy"`, []string{"operations[0].name", "not an operation name"}},
 		{"dims empty", `{"N": 1024}`, `{}`, []string{"operations[0].dims", "is empty"}},
 		{"too many dims", `{"N": 1024}`, `{"N": 1024, "A": 1, "B": 1, "C": 1, "D": 1}`, []string{"operations[0].dims", "has 5 dimensions; an operation has at most 4"}},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
@@ -115,7 +116,7 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 func roundUp(a, b int) int { return ceilDiv(a, b) * b }
 
 func gemmSpaceName(c kernels.Config) string {
-	op, _ := kernels.Lookup("gemm")
+	op, _ := catalogue.Lookup("gemm")
 	return kernels.SpaceOf(op).Name(c)
 }
 
@@ -123,7 +124,7 @@ func gemmSpaceName(c kernels.Config) string {
 // of gemm's space at 4096³ on the model's H200, measured as a search
 // measures (a median with a ±0.5% interval from 10 samples).
 func syntheticGEMMLog(t testing.TB) *search.TuneLog {
-	op, err := kernels.Lookup("gemm")
+	op, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
@@ -49,7 +50,7 @@ func run(ctx context.Context, names []string, n, reps int, budget time.Duration)
 	fmt.Println("| operation | size | candidate | timestamp median | ±95% CI | host wall / run | ratio |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, name := range names {
-		op, err := kernels.Lookup(name)
+		op, err := catalogue.Lookup(name)
 		if err != nil {
 			return err
 		}

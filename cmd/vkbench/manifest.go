@@ -1,15 +1,19 @@
 package main
 
 import (
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/status"
 )
 
 // loadManifest loads the operations of a kernel manifest (see
 // manifest.Load and testdata/manifests/README.md); none for "". A
 // manifest that cannot be loaded is input for the user to fix, so its
 // error, which names the file, the field and what is wrong, is a usage
-// error (exit status 2).
+// error (exit status 2). So is an operation named as a built-in one:
+// the command puts both in one list of names, which package manifest,
+// knowing nothing of the catalogue, cannot check.
 func loadManifest(path string) ([]kernels.Operation, error) {
 	if path == "" {
 		return nil, nil
@@ -17,6 +21,11 @@ func loadManifest(path string) ([]kernels.Operation, error) {
 	ops, err := manifest.Load(path)
 	if err != nil {
 		return nil, usageError{err}
+	}
+	for _, op := range ops {
+		if _, err := catalogue.Lookup(op.Name()); err == nil {
+			return nil, usageError{status.Newf(status.InvalidArgument, "manifest: %s: operation %q has the name of a built-in operation; choose another", path, op.Name())}
+		}
 	}
 	return ops, nil
 }

@@ -151,3 +151,13 @@ func TestTuneBucketKeepsValidCandidate(t *testing.T) {
 		t.Errorf("a manifest taking the built-in table: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestManifestBuiltinName: a manifest operation may not take a built-in
+// operation's name, which would make --ops ambiguous.
+func TestManifestBuiltinName(t *testing.T) {
+	path := writeManifest(t, "copy.json", "", saxpyOp("copy", "scalar", scalarCand))
+	_, err := loadManifest(path)
+	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), `operation "copy" has the name of a built-in operation`) {
+		t.Errorf("loading a manifest with an operation named copy: %v, want a usage error naming copy", err)
+	}
+}

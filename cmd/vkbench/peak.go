@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
@@ -156,7 +156,7 @@ func (p *peakRun) measureAll() error {
 // pick reads it, in unit; 0 where no candidate was measured, which its
 // row says why.
 func (p *peakRun) measure(name, unit string, pick func(results.Result) float64) (float64, error) {
-	op, err := kernels.Lookup(name)
+	op, err := catalogue.Lookup(name)
 	if err != nil {
 		return 0, err
 	}

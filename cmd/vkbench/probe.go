@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
@@ -33,7 +34,7 @@ type probe struct {
 }
 
 func newProbe() (*probe, error) {
-	op, err := kernels.Lookup(probeOp)
+	op, err := catalogue.Lookup(probeOp)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
@@ -70,7 +71,7 @@ func operations(names []string, manifest []kernels.Operation) ([]kernels.Operati
 		if len(manifest) > 0 {
 			return manifest, nil
 		}
-		return kernels.Builtin(), nil
+		return catalogue.Builtin(), nil
 	}
 	var ops []kernels.Operation
 	for _, n := range names {
@@ -78,7 +79,7 @@ func operations(names []string, manifest []kernels.Operation) ([]kernels.Operati
 			ops = append(ops, manifest[i])
 			continue
 		}
-		op, err := kernels.Lookup(n)
+		op, err := catalogue.Lookup(n)
 		if err != nil && len(manifest) > 0 {
 			err = status.Annotatef(err, "nor in the manifest (%s)", strings.Join(opNames(manifest), ", "))
 		}
@@ -121,7 +122,7 @@ as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, and those the device cannot run as unsupported,
 each with the reason.
 
-Operations: ` + strings.Join(opNames(kernels.Builtin()), ", ") + `.
+Operations: ` + strings.Join(opNames(catalogue.Builtin()), ", ") + `.
 
 Exit status: 0 success, 1 a candidate computed a wrong result or an operation
 could not run at its size, 2 bad usage, 3 a device failure, 4 the output could

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 )
@@ -61,7 +62,7 @@ func planSizes(specs []string, ops []kernels.Operation) (sizePlan, error) {
 			plan[op.Name()] = size
 		case named && !slices.ContainsFunc(dims, func(d string) bool { return strings.EqualFold(d, name) }):
 			what := "an operation measured here"
-			if _, err := kernels.Lookup(strings.ToLower(name)); err == nil {
+			if _, err := catalogue.Lookup(strings.ToLower(name)); err == nil {
 				what = "among the operations measured"
 			}
 			return nil, usageError{fmt.Errorf("--size %s: %q is neither %s (%s) nor a dimension of one (%s)", spec, name, what, strings.Join(names, ", "), strings.Join(dims, ", "))}

@@ -1,4 +1,4 @@
-package kernels_test
+package catalogue_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
@@ -44,7 +45,7 @@ func BenchmarkCandidates(b *testing.B) {
 		b.Skip("the device's compute queue has no timestamps")
 	}
 	b.Logf("device: %s (%s %s)", info.Name, info.DriverName, info.DriverVersionString())
-	for _, op := range kernels.Builtin() {
+	for _, op := range catalogue.Builtin() {
 		b.Run(op.Name(), func(b *testing.B) {
 			size := op.DefaultSize(info)
 			if text := os.Getenv("VKBENCH_SIZE_" + strings.ToUpper(strings.ReplaceAll(op.Name(), "-", "_"))); text != "" {

@@ -1,10 +1,11 @@
-package kernels
+package catalogue
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // gemmF16Op is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with A,
@@ -27,14 +28,14 @@ var (
 
 // regblockF16 is gemm_regblock's tiling on halves (see gemm.go's
 // regblock).
-func regblockF16(bm, bn, bk, tx, ty, ph uint32) Candidate {
+func regblockF16(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
 	return regblockHalf("gemm_f16_regblock", bm, bn, bk, tx, ty, ph)
 }
 
 // regblockHalf is a candidate of a kernel on gemm_half_regblock.glsl,
 // gemm_regblock's tiling on 16-bit floats: gemm_f16_regblock or
 // gemm_bf16_regblock.
-func regblockHalf(shader string, bm, bn, bk, tx, ty, ph uint32) Candidate {
+func regblockHalf(shader string, bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
 	shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
 	name := fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx)
 	if ph > 1 {
@@ -42,7 +43,7 @@ func regblockHalf(shader string, bm, bn, bk, tx, ty, ph uint32) Candidate {
 	}
 	return candidate(shader, name, 3, 12, [3]uint32{tx, ty, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty), "PH": int(ph)},
-		Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk, ph)
+		kernels.Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk, ph)
 }
 
 // halfRegblocks are the tilings of the portable 16-bit GEMM candidates
@@ -56,23 +57,23 @@ var (
 // halfPortable and halfNV2 are the candidates of halfRegblocks on a
 // kernel of gemm_half_regblock.glsl and of halfCoopmat2 on a coopmat2
 // kernel whose A and B are of type in.
-func halfPortable(shader string) []Candidate {
-	return mapped(halfRegblocks, func(t [6]uint32) Candidate { return regblockHalf(shader, t[0], t[1], t[2], t[3], t[4], t[5]) })
+func halfPortable(shader string) []kernels.Candidate {
+	return mapped(halfRegblocks, func(t [6]uint32) kernels.Candidate { return regblockHalf(shader, t[0], t[1], t[2], t[3], t[4], t[5]) })
 }
 
-func halfNV2(shader string, in hal.ComponentType) []Candidate {
-	return mapped(halfCoopmat2, func(t [4]uint32) Candidate { return coopmat2GEMM(shader, in, t[0], t[1], t[2], t[3]) })
+func halfNV2(shader string, in hal.ComponentType) []kernels.Candidate {
+	return mapped(halfCoopmat2, func(t [4]uint32) kernels.Candidate { return coopmat2GEMM(shader, in, t[0], t[1], t[2], t[3]) })
 }
 
 func newGEMMF16() *gemmF16Op {
-	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
+	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
 		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf, depth)
 	}
-	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
+	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
 		return coopmatGEMM("gemm_f16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
 	}
 	cands := halfPortable("gemm_f16_regblock")
-	cands = append(cands, []Candidate{
+	cands = append(cands, []kernels.Candidate{
 		nv(64, 64, 32, 32, 32, 2, 1),
 		nv(128, 128, 32, 64, 32, 2, 1),
 		nv(128, 128, 64, 64, 32, 1, 1),
@@ -101,9 +102,9 @@ func newGEMMF16() *gemmF16Op {
 }
 
 // gemmF16Of is the operation with cands as its candidates.
-func gemmF16Of(cands []Candidate) *gemmF16Op {
+func gemmF16Of(cands []kernels.Candidate) *gemmF16Op {
 	return &gemmF16Op{opInfo{
-		name: "gemm-f16", dtype: F16, dims: []string{"M", "N", "K"},
+		name: "gemm-f16", dtype: kernels.F16, dims: []string{"M", "N", "K"},
 		summary: "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput",
 		cands:   cands,
 	}}
@@ -114,8 +115,8 @@ func gemmF16Of(cands []Candidate) *gemmF16Op {
 // invocations, held as one workgroup-scope matrix of
 // VK_NV_cooperative_matrix2 and summed over BM×BK and BK×BN matrices
 // loaded through tensor layouts; the driver stages them.
-func coopmat2GEMM(shader string, in hal.ComponentType, bm, bn, bk, wg uint32) Candidate {
-	req := Requirements{CooperativeMatrices: []hal.CooperativeMatrix{{
+func coopmat2GEMM(shader string, in hal.ComponentType, bm, bn, bk, wg uint32) kernels.Candidate {
+	req := kernels.Requirements{CooperativeMatrices: []hal.CooperativeMatrix{{
 		API: hal.MatrixNV2, M: bm, N: bn, K: bk,
 		A: in, B: in, C: hal.ComponentF32, Result: hal.ComponentF32,
 		Scope: hal.ScopeWorkgroup, Invocations: wg,
@@ -133,10 +134,10 @@ func coopmat2GEMM(shader string, in hal.ComponentType, bm, bn, bk, wg uint32) Ca
 // gemm_f16_coopmat_khr need subgroups of 32 and the NV or KHR fp16
 // multiply-add; gemm_f16_coopmat_emu, the twin that the tests run where
 // there are no cooperative matrices, needs neither.
-func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
+func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
 	warps := (bm / wm) * (bn / wn)
 	wg := 32 * warps
-	req := Requirements{SharedMemory: coopmatShared(bm, bn, bk, nbuf)}
+	req := kernels.Requirements{SharedMemory: coopmatShared(bm, bn, bk, nbuf)}
 	switch shader {
 	case "gemm_f16_coopmat_nv":
 		req.SubgroupSize = 32
@@ -169,7 +170,7 @@ func coopmatShared(bm, bn, bk, nbuf uint32) uint32 {
 // coopmatEpilogueFits reports whether the epilogue's staging (16 rows of
 // WN+8 halves per warp) fits the shared memory of the slices, which it
 // reuses: a candidate for which it does not would write past it.
-func coopmatEpilogueFits(c Candidate) bool {
+func coopmatEpilogueFits(c kernels.Candidate) bool {
 	p := func(name string) uint32 { return uint32(c.Params[name]) }
 	warps := (p("BM") / p("WM")) * (p("BN") / p("WN"))
 	return 16*warps*16*((p("WN")+8)/8) <= coopmatShared(p("BM"), p("BN"), p("BK"), p("NBUF"))
@@ -177,17 +178,17 @@ func coopmatEpilogueFits(c Candidate) bool {
 
 // Arithmetic is the matrix units' fp16 rate with fp32 sums: the fastest
 // candidates use them, and where a device has none its fp16 rate stands in.
-func (*gemmF16Op) Arithmetic() Arithmetic { return MatrixF16 }
+func (*gemmF16Op) Arithmetic() kernels.Arithmetic { return kernels.MatrixF16 }
 
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
 // 256³ on a CPU, as gemm's.
-func (*gemmF16Op) DefaultSize(info hal.DeviceInfo) Size {
-	s := int(pick(info, ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{2 * s * s, 2 * s * s, 2 * s * s} }))
-	return SizeOf(s, s, s)
+func (*gemmF16Op) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	s := int(pick(info, kernels.ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{2 * s * s, 2 * s * s, 2 * s * s} }))
+	return kernels.SizeOf(s, s, s)
 }
 
 // Prepare draws A and B uniform in [-1, 1) from the seed and rounds them
 // to binary16; the reference works with those halves exactly.
-func (op *gemmF16Op) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepareGEMM(ctx, op, dev, size, seed, F16)
+func (op *gemmF16Op) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepareGEMM(ctx, op, dev, size, seed, kernels.F16)
 }

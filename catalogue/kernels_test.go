@@ -1,4 +1,4 @@
-package kernels_test
+package catalogue_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
@@ -81,7 +82,7 @@ func TestCandidates(t *testing.T) {
 	ctx := context.Background()
 	for _, dev := range devices(t) {
 		t.Run(deviceName(dev), func(t *testing.T) {
-			for _, op := range kernels.Builtin() {
+			for _, op := range catalogue.Builtin() {
 				t.Run(op.Name(), func(t *testing.T) {
 					testOperation(t, ctx, dev, op)
 				})
@@ -149,8 +150,8 @@ func TestCandidatesTooLargeForTheDevice(t *testing.T) {
 	ctx := context.Background()
 	for _, dev := range devices(t) {
 		t.Run(deviceName(dev), func(t *testing.T) {
-			for _, op := range kernels.Builtin() {
-				twins, missing := kernels.FittedTwins(op, dev.Info())
+			for _, op := range catalogue.Builtin() {
+				twins, missing := catalogue.FittedTwins(op, dev.Info())
 				for _, name := range missing {
 					t.Errorf("%s/%s: too large for %s, and no smaller twin of it runs there: its code is verified nowhere here", op.Name(), name, dev.Info().Name)
 				}
@@ -185,7 +186,7 @@ func firstSupported(t *testing.T, op kernels.Operation, info hal.DeviceInfo) int
 func TestVerifyCatchesWrongResults(t *testing.T) {
 	ctx := context.Background()
 	dev := devices(t)[0]
-	for _, op := range kernels.Builtin() {
+	for _, op := range catalogue.Builtin() {
 		t.Run(op.Name(), func(t *testing.T) {
 			cand := firstSupported(t, op, dev.Info())
 			p, err := op.Prepare(ctx, dev, testSizes[op.Name()][0], seed)
@@ -283,7 +284,7 @@ func output(t *testing.T, p kernels.Problem) kernels.Operand {
 func TestVerifyCandidate(t *testing.T) {
 	ctx := context.Background()
 	dev := devices(t)[0]
-	op, err := kernels.Lookup("gemm")
+	op, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestDefaultSizeRuns(t *testing.T) {
 	if dev.Info().Type != hal.CPU {
 		t.Skip("default sizes are only small on CPU devices")
 	}
-	for _, op := range kernels.Builtin() {
+	for _, op := range catalogue.Builtin() {
 		t.Run(op.Name(), func(t *testing.T) {
 			size := op.DefaultSize(dev.Info())
 			cand := firstSupported(t, op, dev.Info())

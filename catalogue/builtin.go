@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"fmt"
@@ -6,13 +6,14 @@ import (
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/shaders"
 	"github.com/vkbench/vkbench/status"
 )
 
 // builtins are the built-in operations, built once: their candidates embed
 // SPIR-V from package shaders.
-var builtins = []Operation{
+var builtins = []kernels.Operation{
 	newCopy(),
 	newTriad(),
 	newReduce(),
@@ -33,12 +34,12 @@ var builtins = []Operation{
 // gemm, gemm-f16, gemm-bf16, peak-fma-f32, peak-fma-f16, peak-mad-i32,
 // peak-coopmat-f16, peak-coopmat-f16acc, peak-coopmat-s8 and
 // peak-coopmat-bf16, in that order.
-func Builtin() []Operation {
-	return append([]Operation(nil), builtins...)
+func Builtin() []kernels.Operation {
+	return append([]kernels.Operation(nil), builtins...)
 }
 
 // Lookup returns the built-in operation called name, or NotFound.
-func Lookup(name string) (Operation, error) {
+func Lookup(name string) (kernels.Operation, error) {
 	names := make([]string, len(builtins))
 	for i, op := range builtins {
 		if op.Name() == name {
@@ -46,33 +47,33 @@ func Lookup(name string) (Operation, error) {
 		}
 		names[i] = op.Name()
 	}
-	return nil, status.Newf(status.NotFound, "kernels: no operation %q (built in: %v)", name, names)
+	return nil, status.Newf(status.NotFound, "catalogue: no operation %q (built in: %v)", name, names)
 }
 
 // opInfo is what a built-in operation says of itself, and the methods of
 // Operation that only report it.
 type opInfo struct {
 	name, summary string
-	dtype         DType
+	dtype         kernels.DType
 	dims          []string
-	cands         []Candidate
+	cands         []kernels.Candidate
 }
 
-func (o *opInfo) Name() string    { return o.name }
-func (o *opInfo) Summary() string { return o.summary }
-func (o *opInfo) DType() DType    { return o.dtype }
+func (o *opInfo) Name() string         { return o.name }
+func (o *opInfo) Summary() string      { return o.summary }
+func (o *opInfo) DType() kernels.DType { return o.dtype }
 
 // Dims and Candidates return copies, so that a caller who edits them
 // changes nothing here.
-func (o *opInfo) Dims() []string          { return slices.Clone(o.dims) }
-func (o *opInfo) Candidates() []Candidate { return cloneCandidates(o.cands) }
+func (o *opInfo) Dims() []string                  { return slices.Clone(o.dims) }
+func (o *opInfo) Candidates() []kernels.Candidate { return cloneCandidates(o.cands) }
 
 // candidate builds a built-in candidate from a kernel of package shaders.
 // constants are the values of specialization constants 0, 1, 2, ... in
 // order: every built-in kernel numbers its constants from 0, workgroup
 // size first.
-func candidate(shader, name string, bindings, push int, wg [3]uint32, params map[string]int, req Requirements, constants ...uint32) Candidate {
-	c := Candidate{
+func candidate(shader, name string, bindings, push int, wg [3]uint32, params map[string]int, req kernels.Requirements, constants ...uint32) kernels.Candidate {
+	c := kernels.Candidate{
 		Name:             name,
 		Shader:           shader,
 		SPIRV:            shaders.MustGet(shader),
@@ -89,52 +90,10 @@ func candidate(shader, name string, bindings, push int, wg [3]uint32, params map
 	return c
 }
 
-// SizeClass sorts devices by how much work a default size should give
-// them.
-type SizeClass int
-
-const (
-	SmallDevice  SizeClass = iota // CPU devices (lavapipe) and unknown ones: megabytes
-	MediumDevice                  // integrated and virtual GPUs: an eighth of large
-	LargeDevice                   // discrete GPUs: enough to fill an H200
-)
-
-// ClassOf says how much work a default size should give info's device.
-func ClassOf(info hal.DeviceInfo) SizeClass {
-	switch info.Type {
-	case hal.DiscreteGPU:
-		return LargeDevice
-	case hal.IntegratedGPU, hal.VirtualGPU:
-		return MediumDevice
-	}
-	return SmallDevice
-}
-
-// Fits reports whether buffers of the given sizes in bytes fit the device:
-// each within maxStorageBufferRange, and all together within a quarter of
-// the largest device-local heap (when the device reports one), leaving
-// room for everything else.
-func Fits(info hal.DeviceInfo, buffers ...int64) bool {
-	var heap uint64
-	for _, h := range info.MemoryHeaps {
-		if h.DeviceLocal {
-			heap = max(heap, h.Size)
-		}
-	}
-	var total uint64
-	for _, b := range buffers {
-		if info.Limits.MaxStorageBufferRange > 0 && uint64(b) > info.Limits.MaxStorageBufferRange {
-			return false
-		}
-		total += uint64(b)
-	}
-	return heap == 0 || total <= heap/4
-}
-
 // pick returns the first of the sizes, largest first, that fits.
-func pick(info hal.DeviceInfo, class SizeClass, sizes [3]int64, buffers func(n int64) []int64) int64 {
+func pick(info hal.DeviceInfo, class kernels.SizeClass, sizes [3]int64, buffers func(n int64) []int64) int64 {
 	n := sizes[class]
-	for n > 1024 && !Fits(info, buffers(n)...) {
+	for n > 1024 && !kernels.Fits(info, buffers(n)...) {
 		n /= 2
 	}
 	return n
@@ -143,8 +102,8 @@ func pick(info hal.DeviceInfo, class SizeClass, sizes [3]int64, buffers func(n i
 // cloneCandidates copies a candidate list deeply enough that a caller who
 // edits the copy (its Params, its Constants) changes nothing here. The
 // SPIR-V bytes stay shared: they are read-only.
-func cloneCandidates(cands []Candidate) []Candidate {
-	out := make([]Candidate, len(cands))
+func cloneCandidates(cands []kernels.Candidate) []kernels.Candidate {
+	out := make([]kernels.Candidate, len(cands))
 	for i, c := range cands {
 		c.Params = maps.Clone(c.Params)
 		c.Constants = slices.Clone(c.Constants)
@@ -163,10 +122,10 @@ func mapped[T, U any](v []T, f func(T) U) []U {
 	return out
 }
 
-func param(c Candidate, name string) uint64 {
+func param(c kernels.Candidate, name string) uint64 {
 	v, ok := c.Params[name]
 	if !ok {
-		panic(fmt.Sprintf("kernels: candidate %s has no param %s", c.Name, name))
+		panic(fmt.Sprintf("catalogue: candidate %s has no param %s", c.Name, name))
 	}
 	return uint64(v)
 }

@@ -1,9 +1,12 @@
-package kernels
+package catalogue
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vkbench/vkbench/kernels"
 )
 
 func TestAffinePower(t *testing.T) {
@@ -24,25 +27,18 @@ func TestAffinePower(t *testing.T) {
 func TestParallelKeepsOrderAndCount(t *testing.T) {
 	const n = 1 << 20
 	bad := map[int64]bool{5: true, 700000: true, 700001: true, n - 1: true}
-	m := Mismatches{What: "test"}
-	parallel(n, 1, &m, func(lo, hi int64, m *Mismatches) {
+	m := kernels.Mismatches{What: "test"}
+	parallel(n, 1, &m, func(lo, hi int64, m *kernels.Mismatches) {
 		for i := lo; i < hi; i++ {
 			if bad[i] {
 				m.Add("x[%d]", i)
 			}
 		}
 	})
-	if m.count != int64(len(bad)) {
-		t.Errorf("count = %d, want %d", m.count, len(bad))
-	}
-	want := []string{"x[5]", "x[700000]", "x[700001]"}
-	if len(m.shown) != len(want) {
-		t.Fatalf("shown = %q, want %q", m.shown, want)
-	}
-	for i := range want {
-		if m.shown[i] != want[i] {
-			t.Errorf("shown = %q, want %q (lowest indices first)", m.shown, want)
-		}
+	// The count and the first differences, lowest indices first.
+	want := "kernels: test: 4 of 1048576 checked values wrong: x[5]; x[700000]; x[700001]; and 1 more"
+	if err := m.Err(n); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Err = %v, want %s", err, want)
 	}
 }
 
@@ -92,8 +88,8 @@ func TestParallelSharesFewLargeBlocks(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
 	covered := make([]bool, blocks)
-	m := Mismatches{What: "test"}
-	parallel(blocks, 1<<16, &m, func(lo, hi int64, _ *Mismatches) {
+	m := kernels.Mismatches{What: "test"}
+	parallel(blocks, 1<<16, &m, func(lo, hi int64, _ *kernels.Mismatches) {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++

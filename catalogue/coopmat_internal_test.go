@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // emulatedGEMMF16 are gemm-f16's twins on gemm_f16_coopmat_emu: the code
@@ -14,7 +15,7 @@ import (
 // one and several fragments per warp in each direction, slices of one and
 // two 16s of k, one and two buffers, and one to three slices in flight
 // in registers.
-var emulatedGEMMF16 = []Candidate{
+var emulatedGEMMF16 = []kernels.Candidate{
 	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 2, 1),
 	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 1, 1),
 	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2, 1),
@@ -75,10 +76,10 @@ func TestCoopmatEmulated(t *testing.T) {
 	ctx := context.Background()
 	dev := devtest.Device(t)
 	op := gemmF16Of(emulatedGEMMF16)
-	for _, size := range []Size{SizeOf(128, 128, 64), SizeOf(96, 160, 64), SizeOf(67, 45, 33), SizeOf(100, 72, 8), SizeOf(33, 130, 70)} {
+	for _, size := range []kernels.Size{kernels.SizeOf(128, 128, 64), kernels.SizeOf(96, 160, 64), kernels.SizeOf(67, 45, 33), kernels.SizeOf(100, 72, 8), kernels.SizeOf(33, 130, 70)} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
-				if err := VerifyCandidate(ctx, dev, op, size, i, 7); err != nil {
+				if err := kernels.VerifyCandidate(ctx, dev, op, size, i, 7); err != nil {
 					t.Error(err)
 				}
 			})
@@ -97,14 +98,14 @@ func TestCoopmatPeakEmulated(t *testing.T) {
 	k := peakCoopmatF16
 	k.shape, k.sized = [3]uint32{16, 16, 16}, false
 	op := newCoopmatPeak(k)
-	op.cands = []Candidate{
+	op.cands = []kernels.Candidate{
 		k.candidate("peak_coopmat_f16_emu", 4, 2, 2),
 		k.candidate("peak_coopmat_f16_emu", 8, 1, 4),
 	}
-	for _, size := range []Size{SizeOf(37, 5), SizeOf(64, 8), SizeOf(100, 7)} {
+	for _, size := range []kernels.Size{kernels.SizeOf(37, 5), kernels.SizeOf(64, 8), kernels.SizeOf(100, 7)} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {
-				if err := VerifyCandidate(ctx, dev, op, size, i, 11); err != nil {
+				if err := kernels.VerifyCandidate(ctx, dev, op, size, i, 11); err != nil {
 					t.Error(err)
 				}
 			})

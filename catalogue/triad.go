@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // triadOp is "triad": a = b + s·c over N floats (STREAM's triad), s a push
@@ -13,22 +14,22 @@ import (
 type triadOp struct{ opInfo }
 
 func newTriad() *triadOp {
-	scalar := func(wg uint32) Candidate {
+	scalar := func(wg uint32) kernels.Candidate {
 		return candidate("triad_scalar", fmt.Sprintf("scalar-wg%d", wg), 3, 8, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
 	}
-	vec4 := func(wg uint32) Candidate {
+	vec4 := func(wg uint32) kernels.Candidate {
 		return candidate("triad_vec4", fmt.Sprintf("vec4-wg%d", wg), 3, 8, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
 	}
-	gridstride := func(u, wg, groups uint32) Candidate {
+	gridstride := func(u, wg, groups uint32) kernels.Candidate {
 		return candidate("triad_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 3, 8, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
+			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, kernels.Requirements{}, wg, u)
 	}
 	return &triadOp{opInfo{
-		name: "triad", dtype: F32, dims: []string{"N"},
+		name: "triad", dtype: kernels.F32, dims: []string{"N"},
 		summary: "a = b + s·c over N floats (STREAM triad): memory bandwidth",
-		cands: []Candidate{
+		cands: []kernels.Candidate{
 			scalar(256),
 			vec4(128),
 			vec4(256),
@@ -41,9 +42,9 @@ func newTriad() *triadOp {
 
 // DefaultSize is 2²⁸ floats (3 GiB in all) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.
-func (*triadOp) DefaultSize(info hal.DeviceInfo) Size {
-	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n, 4 * n} })
-	return SizeOf(int(n))
+func (*triadOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	n := pick(info, kernels.ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n, 4 * n} })
+	return kernels.SizeOf(int(n))
 }
 
 type triadProblem struct {
@@ -55,20 +56,20 @@ type triadProblem struct {
 	push             []byte
 }
 
-func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		n := int64(size.Dim(0))
 		p := &triadProblem{problem: base, n: n}
 		p.bytes, p.flops = 12*float64(n), 2*float64(n)
 		err := p.alloc(
-			bufferDesc{&p.bufB, "b", Input, F32, n},
-			bufferDesc{&p.bufC, "c", Input, F32, n},
-			bufferDesc{&p.bufA, "a", Output, F32, n},
+			bufferDesc{&p.bufB, "b", kernels.Input, kernels.F32, n},
+			bufferDesc{&p.bufC, "c", kernels.Input, kernels.F32, n},
+			bufferDesc{&p.bufA, "a", kernels.Output, kernels.F32, n},
 		)
 		if err != nil {
 			return nil, err
 		}
-		r := NewRand(seed, 0)
+		r := kernels.NewRand(seed, 0)
 		p.s = float32(0.5 + 1.5*r.Float64())
 		p.b = randomSigned(seed, 1, n)
 		p.c = randomSigned(seed, 2, n)
@@ -84,7 +85,9 @@ func (p *triadProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int
 	return p.record(cb, exe, cand, p.grid, p.push, p.bufA, p.bufB, p.bufC)
 }
 
-func (p *triadProblem) grid(c Candidate) ([3]uint32, error) { return p.streamGrid(c, uint64(p.n)) }
+func (p *triadProblem) grid(c kernels.Candidate) ([3]uint32, error) {
+	return p.streamGrid(c, uint64(p.n))
+}
 
 // Verify compares a[i] with b[i] + s·c[i] computed in float64 (exact to
 // far below float32's precision). The tolerance is eps32 · (|b| + |s·c|),
@@ -101,9 +104,9 @@ func (p *triadProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: "triad/" + c.Name}
+	m := kernels.Mismatches{What: "triad/" + c.Name}
 	s := float64(p.s)
-	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *Mismatches) {
+	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *kernels.Mismatches) {
 		for i := lo; i < hi; i++ {
 			g := got[i]
 			b, sc := float64(p.b[i]), s*float64(p.c[i])

@@ -1,9 +1,10 @@
-package kernels
+package catalogue
 
 import (
 	"math"
 
 	"github.com/vkbench/vkbench/internal/half"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // The 16-bit float operations' data is made and checked as float32 or
@@ -26,8 +27,8 @@ var (
 )
 
 // format16Of is the format of a 16-bit float DType: F16 or BF16.
-func format16Of(d DType) format16 {
-	if d == BF16 {
+func format16Of(d kernels.DType) format16 {
+	if d == kernels.BF16 {
 		return bfloat16
 	}
 	return binary16

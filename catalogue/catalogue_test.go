@@ -1,4 +1,4 @@
-package kernels_test
+package catalogue_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
@@ -18,7 +19,7 @@ import (
 // module declares, the workgroup size is what constant 0 sets, and the
 // bindings the module decorates are those the candidate declares.
 func TestCatalogueWellFormed(t *testing.T) {
-	ops := kernels.Builtin()
+	ops := catalogue.Builtin()
 	var names []string
 	for _, op := range ops {
 		names = append(names, op.Name())
@@ -97,11 +98,11 @@ func TestCatalogueWellFormed(t *testing.T) {
 		t.Errorf("Builtin names (-want +got):\n%s", diff)
 	}
 	for _, name := range want {
-		if op, err := kernels.Lookup(name); err != nil || op.Name() != name {
+		if op, err := catalogue.Lookup(name); err != nil || op.Name() != name {
 			t.Errorf("Lookup(%q) = %v, %v", name, op, err)
 		}
 	}
-	if _, err := kernels.Lookup("fft"); status.CodeOf(err) != status.NotFound {
+	if _, err := catalogue.Lookup("fft"); status.CodeOf(err) != status.NotFound {
 		t.Errorf(`Lookup("fft") = %v, want NOT_FOUND`, err)
 	}
 }
@@ -189,7 +190,7 @@ func TestDefaultSize(t *testing.T) {
 		"peak-coopmat-s8":     {kernels.SizeOf(1<<8, 1<<4), kernels.SizeOf(1<<17, 1<<12), kernels.SizeOf(1<<17, 1<<12)},
 		"peak-coopmat-bf16":   {kernels.SizeOf(1<<8, 1<<4), kernels.SizeOf(1<<17, 1<<12), kernels.SizeOf(1<<17, 1<<12)},
 	}
-	for _, op := range kernels.Builtin() {
+	for _, op := range catalogue.Builtin() {
 		got := [3]kernels.Size{op.DefaultSize(small), op.DefaultSize(big), op.DefaultSize(narrow)}
 		if diff := cmp.Diff(want[op.Name()], got); diff != "" {
 			t.Errorf("%s: DefaultSize for lavapipe, H200, narrow H200 (-want +got):\n%s", op.Name(), diff)
@@ -198,23 +199,23 @@ func TestDefaultSize(t *testing.T) {
 }
 
 func TestSupported(t *testing.T) {
-	gemm, err := kernels.Lookup("gemm")
+	gemm, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reduce, err := kernels.Lookup("reduce")
+	reduce, err := catalogue.Lookup("reduce")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f16, err := kernels.Lookup("peak-fma-f16")
+	f16, err := catalogue.Lookup("peak-fma-f16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	hgemm, err := kernels.Lookup("gemm-f16")
+	hgemm, err := catalogue.Lookup("gemm-f16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tensor, err := kernels.Lookup("peak-coopmat-s8")
+	tensor, err := catalogue.Lookup("peak-coopmat-s8")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,38 +309,8 @@ func TestSupported(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	dims := []string{"M", "N", "K"}
-	for _, tt := range []struct {
-		in   string
-		want kernels.Size
-	}{
-		{"67x45x33", kernels.SizeOf(67, 45, 33)},
-		{"K=33,M=67,N=45", kernels.SizeOf(67, 45, 33)},
-		{"m=1Ki, n=2, k=1Mi", kernels.SizeOf(1024, 2, 1<<20)},
-	} {
-		got, err := kernels.ParseSize(dims, tt.in)
-		if err != nil {
-			t.Errorf("ParseSize(%q): %v", tt.in, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ParseSize(%q) (-want +got):\n%s", tt.in, diff)
-		}
-		if again, err := kernels.ParseSize(dims, got.String()); err != nil || again != got {
-			t.Errorf("ParseSize(%q.String()) = %v, %v", got, again, err)
-		}
-	}
-	for _, bad := range []string{"", "1x2", "1x2x3x4", "0x1x1", "-1x2x3", "M=1,N=2", "M=1,N=2,K=3,M=4", "M=1,N=2,Q=3", "axbxc", "1x2x99999999999"} {
-		_, err := kernels.ParseSize(dims, bad)
-		if status.CodeOf(err) != status.InvalidArgument || strings.Count(fmt.Sprint(err), "INVALID_ARGUMENT") != 1 {
-			t.Errorf("ParseSize(%q) = %v, want one INVALID_ARGUMENT", bad, err)
-		}
-	}
-}
-
 func TestDigest(t *testing.T) {
-	op, err := kernels.Lookup("copy")
+	op, err := catalogue.Lookup("copy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +338,7 @@ func TestDigest(t *testing.T) {
 }
 
 func ExampleBuiltin() {
-	for _, op := range kernels.Builtin() {
+	for _, op := range catalogue.Builtin() {
 		fmt.Printf("%-19s %-3s %-13s %v\n", op.Name(), op.DType(), kernels.ArithmeticOf(op), op.Dims())
 	}
 	// Output:
@@ -385,4 +356,42 @@ func ExampleBuiltin() {
 	// peak-coopmat-f16acc f16 matrix-f16acc [N ITERS]
 	// peak-coopmat-s8     i8  matrix-s8     [N ITERS]
 	// peak-coopmat-bf16   bf16 matrix-bf16   [N ITERS]
+}
+
+// TestBFloat16Unsupported checks what a device without bfloat16 is told of
+// gemm-bf16's cooperative-matrix candidates: the missing feature by name,
+// and, where the device has it and the validation layer is too old to
+// know it, that vkbench left it off.
+func TestBFloat16Unsupported(t *testing.T) {
+	op, err := catalogue.Lookup("gemm-bf16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var khr kernels.Candidate
+	for _, c := range op.Candidates() {
+		if c.Shader == "gemm_bf16_coopmat_khr" {
+			khr = c
+		}
+	}
+	info := h200Info
+	if err := khr.Supported(info); err != nil {
+		t.Fatalf("on an H200: %v", err)
+	}
+	for _, tc := range []struct {
+		edit func(*hal.DeviceInfo)
+		want string
+	}{
+		{func(i *hal.DeviceInfo) { i.Features.BFloat16CooperativeMatrix = false }, "needs shaderBFloat16CooperativeMatrix"},
+		{func(i *hal.DeviceInfo) { i.Features.BFloat16, i.Features.BFloat16CooperativeMatrix = false, false }, "needs shaderBFloat16Type"},
+		{func(i *hal.DeviceInfo) {
+			i.Features.BFloat16, i.Features.BFloat16CooperativeMatrix = false, false
+			i.Withheld = []string{"VK_KHR_shader_bfloat16"}
+		}, "leaves off under this validation layer"},
+	} {
+		i := info
+		tc.edit(&i)
+		if err := khr.Supported(i); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error that says %q", khr.Name, err, tc.want)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // transposeOp is "transpose": out (N×M) = inᵀ for in M×N, row-major
@@ -13,26 +14,26 @@ import (
 type transposeOp struct{ opInfo }
 
 func newTranspose() *transposeOp {
-	naive := func(x, y uint32) Candidate {
+	naive := func(x, y uint32) kernels.Candidate {
 		return candidate("transpose_naive", fmt.Sprintf("naive-%dx%d", x, y), 2, 8, [3]uint32{x, y, 1},
-			map[string]int{"TX": int(x), "TY": int(y)}, Requirements{}, x, y)
+			map[string]int{"TX": int(x), "TY": int(y)}, kernels.Requirements{}, x, y)
 	}
-	tiled := func(tile, rows uint32) Candidate {
+	tiled := func(tile, rows uint32) kernels.Candidate {
 		return candidate("transpose_tiled", fmt.Sprintf("tiled-%dx%d-rows%d", tile, tile, rows), 2, 8, [3]uint32{tile, rows, 1},
-			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile, rows)
+			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, kernels.Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile, rows)
 	}
 	// tiledVec4: TPW TILE×TILE tiles, one after the other, moved by
 	// (TILE/4)×ROWS invocations in 16-byte loads and stores.
-	tiledVec4 := func(tile, rows, tpw uint32) Candidate {
+	tiledVec4 := func(tile, rows, tpw uint32) kernels.Candidate {
 		name := fmt.Sprintf("tiled-vec4-%dx%d-rows%d", tile, tile, rows)
 		if tpw > 1 {
 			name += fmt.Sprintf("-x%d", tpw)
 		}
 		return candidate("transpose_tiled_vec4", name, 2, 8, [3]uint32{tile / 4, rows, 1},
-			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows, tpw)
+			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, kernels.Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows, tpw)
 	}
 	// down is c with its tiles given to the workgroups down in's columns.
-	down := func(c Candidate) Candidate {
+	down := func(c kernels.Candidate) kernels.Candidate {
 		c.Name += "-down"
 		c.Params["DOWN"] = 1
 		c.Constants = append(c.Constants, hal.Constant{ID: 3, Value: 1})
@@ -40,14 +41,14 @@ func newTranspose() *transposeOp {
 	}
 	// block4: a 4×4 block an invocation, BX×BY invocations a workgroup,
 	// no shared memory.
-	block4 := func(bx, by uint32) Candidate {
+	block4 := func(bx, by uint32) kernels.Candidate {
 		return candidate("transpose_block4", fmt.Sprintf("block4-%dx%d", bx, by), 2, 8, [3]uint32{bx, by, 1},
-			map[string]int{"BX": int(bx), "BY": int(by)}, Requirements{}, bx, by)
+			map[string]int{"BX": int(bx), "BY": int(by)}, kernels.Requirements{}, bx, by)
 	}
 	return &transposeOp{opInfo{
-		name: "transpose", dtype: F32, dims: []string{"M", "N"},
+		name: "transpose", dtype: kernels.F32, dims: []string{"M", "N"},
 		summary: "out (N×M) = transpose of in (M×N), fp32: strided memory bandwidth",
-		cands: []Candidate{
+		cands: []kernels.Candidate{
 			naive(16, 16),
 			naive(32, 8),
 			tiled(32, 8),
@@ -71,9 +72,9 @@ func newTranspose() *transposeOp {
 
 // DefaultSize is 16384×16384 (1 GiB each way) on a discrete GPU,
 // 4096×4096 on an integrated one and 1024×1024 on a CPU.
-func (*transposeOp) DefaultSize(info hal.DeviceInfo) Size {
-	side := pick(info, ClassOf(info), [3]int64{1 << 10, 1 << 12, 1 << 14}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s} })
-	return SizeOf(int(side), int(side))
+func (*transposeOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	side := pick(info, kernels.ClassOf(info), [3]int64{1 << 10, 1 << 12, 1 << 14}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s} })
+	return kernels.SizeOf(int(side), int(side))
 }
 
 type transposeProblem struct {
@@ -84,15 +85,15 @@ type transposeProblem struct {
 	push    []byte
 }
 
-func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		m, n := int64(size.Dim(0)), int64(size.Dim(1))
 		p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
 		p.bytes = 8 * float64(m*n)
 		if err := p.checkIndexRange("in", m*n); err != nil {
 			return nil, err
 		}
-		if err := p.alloc(bufferDesc{&p.in, "in", Input, F32, m * n}, bufferDesc{&p.out, "out", Output, F32, m * n}); err != nil {
+		if err := p.alloc(bufferDesc{&p.in, "in", kernels.Input, kernels.F32, m * n}, bufferDesc{&p.out, "out", kernels.Output, kernels.F32, m * n}); err != nil {
 			return nil, err
 		}
 		p.src = randomSigned(seed, 0, m*n)
@@ -104,7 +105,7 @@ func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand
 	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
 }
 
-func (p *transposeProblem) grid(c Candidate) ([3]uint32, error) {
+func (p *transposeProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	m, n := uint64(p.m), uint64(p.n)
 	switch c.Shader {
 	case "transpose_naive":
@@ -136,12 +137,12 @@ func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	mm := Mismatches{What: "transpose/" + c.Name}
+	mm := kernels.Mismatches{What: "transpose/" + c.Name}
 	// By 64×64 blocks, so that both the input's rows and the output's stay
 	// in cache; in parallel over bands of output rows.
 	const block = 64
 	bands := (p.n + block - 1) / block
-	parallel(bands, block*p.m, &mm, func(lo, hi int64, mm *Mismatches) {
+	parallel(bands, block*p.m, &mm, func(lo, hi int64, mm *kernels.Mismatches) {
 		for jb := lo * block; jb < min(hi*block, p.n); jb += block {
 			for ib := int64(0); ib < p.m; ib += block {
 				for j := jb; j < min(jb+block, p.n); j++ {

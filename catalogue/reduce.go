@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // reduceOp is "reduce": the sum of N floats. Every candidate runs its
@@ -15,29 +16,29 @@ import (
 // flops: N.
 type reduceOp struct{ opInfo }
 
-var subgroupArith = Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic}
+var subgroupArith = kernels.Requirements{Subgroup: hal.SubgroupBasic | hal.SubgroupArithmetic}
 
 func newReduce() *reduceOp {
-	tree := func(wg, ept uint32) Candidate {
+	tree := func(wg, ept uint32) kernels.Candidate {
 		return candidate("reduce_tree", fmt.Sprintf("tree-wg%d-ept%d", wg, ept), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "EPT": int(ept)}, Requirements{SharedMemory: 4 * wg}, wg, ept)
+			map[string]int{"WG": int(wg), "EPT": int(ept)}, kernels.Requirements{SharedMemory: 4 * wg}, wg, ept)
 	}
-	subgroup := func(wg, u uint32) Candidate {
+	subgroup := func(wg, u uint32) kernels.Candidate {
 		req := subgroupArith
 		req.SharedMemory = 4 * wg
 		return candidate("reduce_subgroup", fmt.Sprintf("subgroup-vec4-u%d-wg%d", u, wg), 2, 4, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u)}, req, wg, u)
 	}
-	twopass := func(u, wg, groups uint32) Candidate {
+	twopass := func(u, wg, groups uint32) kernels.Candidate {
 		req := subgroupArith
 		req.SharedMemory = 4 * wg
 		return candidate("reduce_gridstride", fmt.Sprintf("twopass-gridstride-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, req, wg, u)
 	}
 	return &reduceOp{opInfo{
-		name: "reduce", dtype: F32, dims: []string{"N"},
+		name: "reduce", dtype: kernels.F32, dims: []string{"N"},
 		summary: "sum of N floats: memory bandwidth of a reduction",
-		cands: []Candidate{
+		cands: []kernels.Candidate{
 			tree(128, 16),
 			tree(256, 4),
 			tree(512, 8),
@@ -53,9 +54,9 @@ func newReduce() *reduceOp {
 
 // DefaultSize is 2²⁸ floats (1 GiB) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ on a CPU.
-func (*reduceOp) DefaultSize(info hal.DeviceInfo) Size {
-	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n} })
-	return SizeOf(int(n))
+func (*reduceOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	n := pick(info, kernels.ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n} })
+	return kernels.SizeOf(int(n))
 }
 
 // reducePass is one dispatch of a reduction: n values in, one partial per
@@ -80,8 +81,8 @@ type reduceProblem struct {
 	planErrors []error
 }
 
-func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		n := int64(size.Dim(0))
 		p := &reduceProblem{problem: base, n: n}
 		p.bytes, p.flops = 4*float64(n), float64(n)
@@ -100,10 +101,10 @@ func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed
 			}
 		}
 		err := p.alloc(
-			bufferDesc{&p.in, "x", Input, F32, n},
-			bufferDesc{&p.out, "sum", Output, F32, 1},
-			bufferDesc{&p.scratch[0], "partials0", Scratch, F32, int64(max(need[0], 1))},
-			bufferDesc{&p.scratch[1], "partials1", Scratch, F32, int64(max(need[1], 1))},
+			bufferDesc{&p.in, "x", kernels.Input, kernels.F32, n},
+			bufferDesc{&p.out, "sum", kernels.Output, kernels.F32, 1},
+			bufferDesc{&p.scratch[0], "partials0", kernels.Scratch, kernels.F32, int64(max(need[0], 1))},
+			bufferDesc{&p.scratch[1], "partials1", kernels.Scratch, kernels.F32, int64(max(need[1], 1))},
 		)
 		if err != nil {
 			return nil, err
@@ -133,7 +134,7 @@ func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed
 // element to the result. Orders the kernel does not fix (subgroupAdd, the
 // combination of the subgroups' sums) count as the worst: a chain through
 // all WG values.
-func (p *reduceProblem) plan(c Candidate) ([]reducePass, float64, error) {
+func (p *reduceProblem) plan(c kernels.Candidate) ([]reducePass, float64, error) {
 	var passes []reducePass
 	var height float64
 	n := uint64(p.n)
@@ -219,7 +220,7 @@ func (p *reduceProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: "reduce/" + c.Name}
+	m := kernels.Mismatches{What: "reduce/" + c.Name}
 	if tol := eps32*p.heights[cand]*p.abs + minNormal32; !within(got[0], p.sum, tol) {
 		m.AddF32(fmt.Sprintf("sum of %d", p.n), got[0], p.sum, tol)
 	}

@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // coopmatPeakKind is one of the matrix-unit peaks: N independent chains of
@@ -15,7 +16,7 @@ import (
 // 2·FM·FN·FK·N·ITERS.
 type coopmatPeakKind struct {
 	opInfo     // all but the dimensions and the candidates, which newCoopmatPeak adds
-	arithmetic Arithmetic
+	arithmetic kernels.Arithmetic
 	in, sum    hal.ComponentType
 	// shader is the candidates' NV kernel, khrShader their KHR twin's;
 	// shader is empty where NV's matrices have no such type.
@@ -30,32 +31,32 @@ var (
 	// peakCoopmatF16's fragments are 16×8×16, one NVIDIA matrix
 	// instruction each: on an H200 they ran 2–5% faster than 16×16×16.
 	peakCoopmatF16 = coopmatPeakKind{
-		opInfo: opInfo{name: "peak-coopmat-f16", dtype: F16,
+		opInfo: opInfo{name: "peak-coopmat-f16", dtype: kernels.F16,
 			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s"},
-		arithmetic: MatrixF16, in: hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
+		arithmetic: kernels.MatrixF16, in: hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
 		khrShader: "peak_coopmat_f16_khr", shape: [3]uint32{16, 8, 16}, sized: true,
 	}
 	peakCoopmatF16Acc = coopmatPeakKind{
-		opInfo: opInfo{name: "peak-coopmat-f16acc", dtype: F16,
+		opInfo: opInfo{name: "peak-coopmat-f16acc", dtype: kernels.F16,
 			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s"},
-		arithmetic: MatrixF16Acc, in: hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
+		arithmetic: kernels.MatrixF16Acc, in: hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
 		khrShader: "peak_coopmat_f16acc_khr", shape: [3]uint32{16, 16, 16},
 	}
 	// peakCoopmatS8's fragments are 16×16×32, the int8 shape NVIDIA's
 	// drivers list for their matrix units (a device that lists another
 	// reports the candidates unsupported, naming the shape).
 	peakCoopmatS8 = coopmatPeakKind{
-		opInfo: opInfo{name: "peak-coopmat-s8", dtype: I8,
+		opInfo: opInfo{name: "peak-coopmat-s8", dtype: kernels.I8,
 			summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s"},
-		arithmetic: MatrixS8, in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
+		arithmetic: kernels.MatrixS8, in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
 		khrShader: "peak_coopmat_s8_khr", shape: [3]uint32{16, 16, 32}, sized: true,
 	}
 	// peakCoopmatBF16 is on KHR's matrices only (VK_NV_cooperative_matrix
 	// has no bfloat16), 16×16×16: gemm-bf16's fragments.
 	peakCoopmatBF16 = coopmatPeakKind{
-		opInfo: opInfo{name: "peak-coopmat-bf16", dtype: BF16,
+		opInfo: opInfo{name: "peak-coopmat-bf16", dtype: kernels.BF16,
 			summary: "independent chains of cooperative-matrix multiply-adds, bfloat16 with fp32 sums: peak matrix-unit FLOP/s"},
-		arithmetic: MatrixBF16, in: hal.ComponentBF16, sum: hal.ComponentF32,
+		arithmetic: kernels.MatrixBF16, in: hal.ComponentBF16, sum: hal.ComponentF32,
 		khrShader: "peak_coopmat_bf16_khr", shape: [3]uint32{16, 16, 16}, sized: true,
 	}
 )
@@ -93,17 +94,17 @@ func newCoopmatPeak(k coopmatPeakKind) *coopmatPeakOp {
 // names start "khr-", or in the tests the emulated twin, which needs
 // nothing): acc chains a warp, unroll pairs of steps a loop iteration,
 // warps a workgroup.
-func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) Candidate {
+func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) kernels.Candidate {
 	wg := 32 * warps
 	f := k.shape
 	constants := []uint32{wg, acc, unroll}
 	if k.sized {
 		constants = append(constants, f[0], f[1], f[2])
 	}
-	var req Requirements
+	var req kernels.Requirements
 	name := fmt.Sprintf("acc%d-unroll%d-wg%d", acc, unroll, wg)
 	if api := map[string]hal.MatrixAPI{k.shader: hal.MatrixNV, k.khrShader: hal.MatrixKHR}[shader]; shader != "" && api != 0 {
-		req = Requirements{SubgroupSize: 32, CooperativeMatrices: []hal.CooperativeMatrix{{
+		req = kernels.Requirements{SubgroupSize: 32, CooperativeMatrices: []hal.CooperativeMatrix{{
 			API: api, M: f[0], N: f[1], K: f[2], A: k.in, B: k.in, C: k.sum, Result: k.sum, Scope: hal.ScopeSubgroup,
 		}}}
 		if api == hal.MatrixKHR {
@@ -115,14 +116,14 @@ func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) Can
 		req, constants...)
 }
 
-func (op *coopmatPeakOp) Arithmetic() Arithmetic { return op.arithmetic }
+func (op *coopmatPeakOp) Arithmetic() kernels.Arithmetic { return op.arithmetic }
 
 // DefaultSize is 2¹⁷ chains of 2¹² steps (2.2·10¹² operations with
 // 16×8×16 fragments, a few milliseconds on an H200's tensor cores) on a discrete
 // GPU, 2¹⁴ × 2¹⁰ on an integrated one, 2⁸ × 2⁴ on a CPU (where only the
 // tests' emulated twins run).
-func (op *coopmatPeakOp) DefaultSize(info hal.DeviceInfo) Size {
-	return [...]Size{SmallDevice: SizeOf(1<<8, 1<<4), MediumDevice: SizeOf(1<<14, 1<<10), LargeDevice: SizeOf(1<<17, 1<<12)}[ClassOf(info)]
+func (op *coopmatPeakOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	return [...]kernels.Size{kernels.SmallDevice: kernels.SizeOf(1<<8, 1<<4), kernels.MediumDevice: kernels.SizeOf(1<<14, 1<<10), kernels.LargeDevice: kernels.SizeOf(1<<17, 1<<12)}[kernels.ClassOf(info)]
 }
 
 type coopmatPeakProblem struct {
@@ -150,8 +151,8 @@ func (k coopmatPeakKind) slot() int64 {
 	return 256
 }
 
-func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
 		p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
 		f := op.shape
@@ -159,7 +160,7 @@ func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size,
 		p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
 		// Small integers, so that every sum is exact in fp16 (see
 		// peak_coopmat.glsl): A and B in [-2, 2], starting values in [-8, 8].
-		r := NewRand(seed, 0)
+		r := kernels.NewRand(seed, 0)
 		slot := op.slot()
 		p.ab = make([]int32, 3*slot)
 		for i := range slot {
@@ -185,15 +186,15 @@ func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size Size,
 
 // componentDType is the DType of the buffers that hold matrices' components
 // of each type.
-var componentDType = map[hal.ComponentType]DType{hal.ComponentF16: F16, hal.ComponentBF16: BF16, hal.ComponentF32: F32, hal.ComponentS32: I32, hal.ComponentS8: I8}
+var componentDType = map[hal.ComponentType]kernels.DType{hal.ComponentF16: kernels.F16, hal.ComponentBF16: kernels.BF16, hal.ComponentF32: kernels.F32, hal.ComponentS32: kernels.I32, hal.ComponentS8: kernels.I8}
 
 // allocate makes the three buffers and uploads the inputs.
 func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 	k := p.kind
 	err := p.alloc(
-		bufferDesc{&p.bufAB, "AB", Input, componentDType[k.in], int64(len(p.ab))},
-		bufferDesc{&p.bufC0, "C0", Input, componentDType[k.sum], int64(len(p.c0))},
-		bufferDesc{&p.bufY, "Y", Output, componentDType[k.sum], p.maxWarps * p.fragElems},
+		bufferDesc{&p.bufAB, "AB", kernels.Input, componentDType[k.in], int64(len(p.ab))},
+		bufferDesc{&p.bufC0, "C0", kernels.Input, componentDType[k.sum], int64(len(p.c0))},
+		bufferDesc{&p.bufY, "Y", kernels.Output, componentDType[k.sum], p.maxWarps * p.fragElems},
 	)
 	if err != nil {
 		return err
@@ -222,7 +223,7 @@ func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
 }
 
 // warps returns how many warps candidate c runs: one per ACC chains.
-func (p *coopmatPeakProblem) warps(c Candidate) int64 {
+func (p *coopmatPeakProblem) warps(c kernels.Candidate) int64 {
 	return (p.n + int64(param(c, "ACC")) - 1) / int64(param(c, "ACC"))
 }
 
@@ -230,7 +231,7 @@ func (p *coopmatPeakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, ca
 	return p.record(cb, exe, cand, p.grid, p.push, p.bufAB, p.bufC0, p.bufY)
 }
 
-func (p *coopmatPeakProblem) grid(c Candidate) ([3]uint32, error) {
+func (p *coopmatPeakProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	return p.grid1D(ceilDiv(uint64(p.warps(c)), param(c, "WG")/32))
 }
 
@@ -261,7 +262,7 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: p.op + "/" + c.Name}
+	m := kernels.Mismatches{What: p.op + "/" + c.Name}
 	for w := range warps {
 		for e := range fm * fn {
 			var want int64

@@ -1,10 +1,11 @@
-package kernels
+package catalogue
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // copyOp is "copy": dst = src over N 32-bit words, the measure of memory
@@ -12,26 +13,26 @@ import (
 type copyOp struct{ opInfo }
 
 func newCopy() *copyOp {
-	scalar := func(wg uint32) Candidate {
+	scalar := func(wg uint32) kernels.Candidate {
 		return candidate("copy_scalar", fmt.Sprintf("scalar-wg%d", wg), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
 	}
-	vec4 := func(wg uint32) Candidate {
+	vec4 := func(wg uint32) kernels.Candidate {
 		return candidate("copy_vec4", fmt.Sprintf("vec4-wg%d", wg), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg)}, Requirements{}, wg)
+			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
 	}
-	unroll := func(u, wg uint32) Candidate {
+	unroll := func(u, wg uint32) kernels.Candidate {
 		return candidate("copy_vec4_unroll", fmt.Sprintf("vec4-unroll%d-wg%d", u, wg), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "U": int(u)}, Requirements{}, wg, u)
+			map[string]int{"WG": int(wg), "U": int(u)}, kernels.Requirements{}, wg, u)
 	}
-	gridstride := func(u, wg, groups uint32) Candidate {
+	gridstride := func(u, wg, groups uint32) kernels.Candidate {
 		return candidate("copy_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, Requirements{}, wg, u)
+			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, kernels.Requirements{}, wg, u)
 	}
 	return &copyOp{opInfo{
-		name: "copy", dtype: U32, dims: []string{"N"},
+		name: "copy", dtype: kernels.U32, dims: []string{"N"},
 		summary: "dst = src over N 32-bit words: memory bandwidth",
-		cands: []Candidate{
+		cands: []kernels.Candidate{
 			scalar(64),
 			scalar(256),
 			vec4(128),
@@ -49,9 +50,9 @@ func newCopy() *copyOp {
 
 // DefaultSize is 2²⁸ words (1 GiB each way) on a discrete GPU, 2²⁵ on an
 // integrated one and 2²⁰ (4 MiB) on a CPU.
-func (*copyOp) DefaultSize(info hal.DeviceInfo) Size {
-	n := pick(info, ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n} })
-	return SizeOf(int(n))
+func (*copyOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	n := pick(info, kernels.ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n} })
+	return kernels.SizeOf(int(n))
 }
 
 type copyProblem struct {
@@ -62,12 +63,12 @@ type copyProblem struct {
 	pushN   []byte
 }
 
-func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		n := int64(size.Dim(0))
 		p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
 		p.bytes = 8 * float64(n)
-		if err := p.alloc(bufferDesc{&p.in, "src", Input, U32, n}, bufferDesc{&p.out, "dst", Output, U32, n}); err != nil {
+		if err := p.alloc(bufferDesc{&p.in, "src", kernels.Input, kernels.U32, n}, bufferDesc{&p.out, "dst", kernels.Output, kernels.U32, n}); err != nil {
 			return nil, err
 		}
 		p.src = randomWords(seed, 0, n)
@@ -79,7 +80,9 @@ func (p *copyProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 	return p.record(cb, exe, cand, p.grid, p.pushN, p.in, p.out)
 }
 
-func (p *copyProblem) grid(c Candidate) ([3]uint32, error) { return p.streamGrid(c, uint64(p.n)) }
+func (p *copyProblem) grid(c kernels.Candidate) ([3]uint32, error) {
+	return p.streamGrid(c, uint64(p.n))
+}
 
 // Verify compares every word exactly: a copy has no rounding.
 func (p *copyProblem) Verify(ctx context.Context, cand int) error {
@@ -91,8 +94,8 @@ func (p *copyProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: "copy/" + c.Name}
-	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *Mismatches) {
+	m := kernels.Mismatches{What: "copy/" + c.Name}
+	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *kernels.Mismatches) {
 		for i := lo; i < hi; i++ {
 			if got[i] != p.src[i] {
 				m.Add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i])

@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // gemmOp is "gemm": C (M×N) = A (M×K) · B (K×N), row-major fp32.
@@ -14,15 +15,15 @@ import (
 type gemmOp struct{ opInfo }
 
 func newGEMM() *gemmOp {
-	naive := func(t uint32) Candidate {
+	naive := func(t uint32) kernels.Candidate {
 		return candidate("gemm_naive", fmt.Sprintf("naive-%dx%d", t, t), 3, 12, [3]uint32{t, t, 1},
-			map[string]int{"TX": int(t), "TY": int(t)}, Requirements{}, t, t)
+			map[string]int{"TX": int(t), "TY": int(t)}, kernels.Requirements{}, t, t)
 	}
-	tiled := func(t uint32) Candidate {
+	tiled := func(t uint32) kernels.Candidate {
 		return candidate("gemm_tiled", fmt.Sprintf("tiled-%d", t), 3, 12, [3]uint32{t, t, 1},
-			map[string]int{"T": int(t)}, Requirements{SharedMemory: 2 * 4 * t * t}, t, t)
+			map[string]int{"T": int(t)}, kernels.Requirements{SharedMemory: 2 * 4 * t * t}, t, t)
 	}
-	return gemmOf([]Candidate{
+	return gemmOf([]kernels.Candidate{
 		naive(16),
 		tiled(16),
 		tiled(32),
@@ -41,9 +42,9 @@ func newGEMM() *gemmOp {
 }
 
 // gemmOf is the operation with cands as its candidates.
-func gemmOf(cands []Candidate) *gemmOp {
+func gemmOf(cands []kernels.Candidate) *gemmOp {
 	return &gemmOp{opInfo{
-		name: "gemm", dtype: F32, dims: []string{"M", "N", "K"},
+		name: "gemm", dtype: kernels.F32, dims: []string{"M", "N", "K"},
 		summary: "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput",
 		cands:   cands,
 	}}
@@ -52,17 +53,17 @@ func gemmOf(cands []Candidate) *gemmOp {
 // regblock is a candidate of gemm_regblock: a TX×TY workgroup computes a
 // BM×BN block of C, each invocation a (BM/TY)×(BN/TX) micro-tile, through
 // double-buffered BK slices of A and B in shared memory.
-func regblock(bm, bn, bk, tx, ty uint32) Candidate {
+func regblock(bm, bn, bk, tx, ty uint32) kernels.Candidate {
 	shared := uint32(gemmShared(int(bm), int(bn), int(bk), 1))
 	return candidate("gemm_regblock", fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx), 3, 12, [3]uint32{tx, ty, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty)},
-		Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
+		kernels.Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
 }
 
 // regblockPhased is regblock with each slice of k loaded in ph phases, so
 // that a long slice (half the barriers of a short one) needs the
 // registers of a short one.
-func regblockPhased(bm, bn, bk, tx, ty, ph uint32) Candidate {
+func regblockPhased(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
 	c := regblock(bm, bn, bk, tx, ty)
 	c.Name += fmt.Sprintf("-p%d", ph)
 	c.Params["PH"] = int(ph)
@@ -73,7 +74,7 @@ func regblockPhased(bm, bn, bk, tx, ty, ph uint32) Candidate {
 // regblockSwizzled is c with the rows of A in shared memory unpadded,
 // their vec4s permuted instead (SWZ = 1): BK·2 vec4s less, which is what
 // lets 128x256x16 into 48 KiB. c's BM is a multiple of 32.
-func regblockSwizzled(c Candidate) Candidate {
+func regblockSwizzled(c kernels.Candidate) kernels.Candidate {
 	c.Name += "-swz"
 	c.Params["SWZ"] = 1
 	c.Constants = append(c.Constants, hal.Constant{ID: 6, Value: 1})
@@ -86,13 +87,15 @@ func regblockSwizzled(c Candidate) Candidate {
 // says which), where every tile and slice lies inside A and B. Its loop
 // is half c's code; on an H200 that was 5% faster than c, where one
 // kernel with both paths, chosen per workgroup, had been slower.
-func regblockExact(c Candidate) Candidate {
+func regblockExact(c kernels.Candidate) kernels.Candidate {
 	c.Name += "-exact"
 	c.Params["EXACT"] = 1
 	c.Constants = append(c.Constants, hal.Constant{ID: 7, Value: 1})
 	bm, bn, bk := c.Params["BM"], c.Params["BN"], c.Params["BK"]
 	// A size of other than three dimensions is Prepare's to refuse.
-	c.Applies = func(s Size) bool { return s.Len() != 3 || s.Dim(0)%bm == 0 && s.Dim(1)%bn == 0 && s.Dim(2)%bk == 0 }
+	c.Applies = func(s kernels.Size) bool {
+		return s.Len() != 3 || s.Dim(0)%bm == 0 && s.Dim(1)%bn == 0 && s.Dim(2)%bk == 0
+	}
 	c.AppliesWhere = fmt.Sprintf("its loads are unchecked, for sizes whose M, N and K are multiples of %d, %d and %d", bm, bn, bk)
 	return c
 }
@@ -110,9 +113,9 @@ func regblockExact(c Candidate) Candidate {
 // run, so that a small device (lavapipe has 32 KiB of shared memory)
 // still checks c's code. ok is false when c runs on info, is not a
 // gemm_regblock candidate, or cannot be halved enough.
-func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
-	build := map[string]func(bm, bn, bk, tx, ty, ph uint32) Candidate{
-		"gemm_regblock": func(bm, bn, bk, tx, ty, ph uint32) Candidate {
+func fitted(c kernels.Candidate, info hal.DeviceInfo) (kernels.Candidate, bool) {
+	build := map[string]func(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate{
+		"gemm_regblock": func(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
 			if ph > 1 {
 				return regblockPhased(bm, bn, bk, tx, ty, ph)
 			}
@@ -122,13 +125,13 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 		"gemm_bf16_regblock": regblockBF16,
 	}[c.Shader]
 	if build == nil || c.Supported(info) == nil {
-		return Candidate{}, false
+		return kernels.Candidate{}, false
 	}
 	p := func(name string) uint32 { return uint32(c.Params[name]) }
 	bm, bn, bk, tx, ty, ph := p("BM"), p("BN"), p("BK"), p("TX"), p("TY"), max(p("PH"), 1)
 	for {
 		if tx%2 != 0 || ty%2 != 0 {
-			return Candidate{}, false
+			return kernels.Candidate{}, false
 		}
 		bm, bn, tx, ty = bm/2, bn/2, tx/2, ty/2
 		twin := build(bm, bn, bk, tx, ty, ph)
@@ -147,9 +150,9 @@ func fitted(c Candidate, info hal.DeviceInfo) (Candidate, bool) {
 
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
 // 256³ on a CPU (lavapipe does a few GFLOP/s).
-func (*gemmOp) DefaultSize(info hal.DeviceInfo) Size {
-	s := int(pick(info, ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s, 4 * s * s} }))
-	return SizeOf(s, s, s)
+func (*gemmOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	s := int(pick(info, kernels.ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s, 4 * s * s} }))
+	return kernels.SizeOf(s, s, s)
 }
 
 type gemmProblem struct {
@@ -159,7 +162,7 @@ type gemmProblem struct {
 	// F32, or F16 or BF16 (gemm-f16 and gemm-bf16), whose values are then
 	// exact in their format.
 	a, b []float32
-	elem DType
+	elem kernels.DType
 	bufA hal.Buffer
 	bufB hal.Buffer
 	bufC hal.Buffer
@@ -178,16 +181,16 @@ type gemmSample struct {
 	want, mag float64
 }
 
-func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepareGEMM(ctx, op, dev, size, seed, F32)
+func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepareGEMM(ctx, op, dev, size, seed, kernels.F32)
 }
 
 // prepareGEMM makes the problem of a GEMM operation at size: A and B drawn
 // uniform in [-1, 1) from the seed, in fp32 or, for a 16-bit elem (F16,
 // BF16), rounded to it and stored as such (the reference then works with
 // those values exactly), and C of the same element type.
-func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, seed uint64, elem DType) (Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+func prepareGEMM(ctx context.Context, op kernels.Operation, dev hal.Device, size kernels.Size, seed uint64, elem kernels.DType) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		m, n, k := int64(size.Dim(0)), int64(size.Dim(1)), int64(size.Dim(2))
 		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, elem: elem, push: pushConstants(uint32(m), uint32(n), uint32(k))}
 		p.bytes, p.flops = float64(elem.Bytes())*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
@@ -200,9 +203,9 @@ func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, s
 			}
 		}
 		err := p.alloc(
-			bufferDesc{&p.bufA, "A", Input, elem, m * k},
-			bufferDesc{&p.bufB, "B", Input, elem, k * n},
-			bufferDesc{&p.bufC, "C", Output, elem, m * n},
+			bufferDesc{&p.bufA, "A", kernels.Input, elem, m * k},
+			bufferDesc{&p.bufB, "B", kernels.Input, elem, k * n},
+			bufferDesc{&p.bufC, "C", kernels.Output, elem, m * n},
 		)
 		if err != nil {
 			return nil, err
@@ -210,7 +213,7 @@ func prepareGEMM(ctx context.Context, op Operation, dev hal.Device, size Size, s
 		p.a = randomSigned(seed, 0, m*k)
 		p.b = randomSigned(seed, 1, k*n)
 		var a, b any = p.a, p.b
-		if elem != F32 {
+		if elem != kernels.F32 {
 			f := format16Of(elem)
 			f.round(p.a)
 			f.round(p.b)
@@ -227,7 +230,7 @@ func (p *gemmProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 	return p.record(cb, exe, cand, p.grid, p.push, p.bufA, p.bufB, p.bufC)
 }
 
-func (p *gemmProblem) grid(c Candidate) ([3]uint32, error) {
+func (p *gemmProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	m, n := uint64(p.m), uint64(p.n)
 	switch c.Shader {
 	case "gemm_naive":
@@ -277,7 +280,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	mm := Mismatches{What: p.op + "/" + c.Name}
+	mm := kernels.Mismatches{What: p.op + "/" + c.Name}
 	tolerance := p.tolerance()
 	check := func(i, j int64, want, mag float64) {
 		g := got[i*p.n+j]
@@ -317,7 +320,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 
 // result reads C back as floats.
 func (p *gemmProblem) result(ctx context.Context) ([]float32, error) {
-	if p.elem == F32 {
+	if p.elem == kernels.F32 {
 		return p.downloadF32(ctx, p.bufC, p.m*p.n)
 	}
 	return p.downloadHalves(ctx, p.bufC, p.m*p.n, format16Of(p.elem))
@@ -328,7 +331,7 @@ func (p *gemmProblem) result(ctx context.Context) ([]float32, error) {
 func (p *gemmProblem) tolerance() func(want, mag float64) float64 {
 	k := float64(p.k)
 	factor := 0.5 * eps32 * min(k, 10*math.Sqrt(k))
-	if p.elem == F32 {
+	if p.elem == kernels.F32 {
 		return func(_, mag float64) float64 { return factor*mag + minNormal32 }
 	}
 	// 16-bit floats in and out, fp32 sums: the products of halves (and
@@ -343,7 +346,7 @@ func (p *gemmProblem) tolerance() func(want, mag float64) float64 {
 // referenceSamples draws the four corners of C and gemmSamples elements
 // from the seed, and computes their references on every processor.
 func (p *gemmProblem) referenceSamples() []gemmSample {
-	r := NewRand(p.seed, 1000)
+	r := kernels.NewRand(p.seed, 1000)
 	samples := []gemmSample{{i: 0, j: 0}, {i: 0, j: p.n - 1}, {i: p.m - 1, j: 0}, {i: p.m - 1, j: p.n - 1}}
 	for range gemmSamples {
 		samples = append(samples, gemmSample{i: r.Int64N(p.m), j: r.Int64N(p.n)})

@@ -1,4 +1,4 @@
-package kernels_test
+package catalogue_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
@@ -18,7 +19,7 @@ import (
 
 func gemmSpace(t testing.TB) (kernels.Operation, *kernels.Space) {
 	t.Helper()
-	op, err := kernels.Lookup("gemm")
+	op, err := catalogue.Lookup("gemm")
 	if err != nil {
 		t.Fatal(err)
 	}

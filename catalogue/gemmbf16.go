@@ -1,9 +1,10 @@
-package kernels
+package catalogue
 
 import (
 	"context"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // gemmBF16Op is "gemm-bf16": C (M×N) = A (M×K) · B (K×N), row-major, with
@@ -20,7 +21,7 @@ import (
 type gemmBF16Op struct{ opInfo }
 
 func newGEMMBF16() *gemmBF16Op {
-	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) Candidate {
+	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
 		return coopmatGEMM("gemm_bf16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
 	}
 	cands := halfPortable("gemm_bf16_regblock")
@@ -35,14 +36,14 @@ func newGEMMBF16() *gemmBF16Op {
 }
 
 // regblockBF16 is gemm_regblock's tiling on bfloat16 (gemm_bf16_regblock).
-func regblockBF16(bm, bn, bk, tx, ty, ph uint32) Candidate {
+func regblockBF16(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
 	return regblockHalf("gemm_bf16_regblock", bm, bn, bk, tx, ty, ph)
 }
 
 // gemmBF16Of is the operation with cands as its candidates.
-func gemmBF16Of(cands []Candidate) *gemmBF16Op {
+func gemmBF16Of(cands []kernels.Candidate) *gemmBF16Op {
 	return &gemmBF16Op{opInfo{
-		name: "gemm-bf16", dtype: BF16, dims: []string{"M", "N", "K"},
+		name: "gemm-bf16", dtype: kernels.BF16, dims: []string{"M", "N", "K"},
 		summary: "C = A·B, row-major bf16 in and out with fp32 sums: matrix-unit throughput",
 		cands:   cands,
 	}}
@@ -52,15 +53,15 @@ func gemmBF16Of(cands []Candidate) *gemmBF16Op {
 // peak-coopmat-bf16 measures. A device without them computes gemm-bf16 in
 // fp32 (gemm_bf16_regblock), and its fp32 rate stands in (see
 // autotune.Peak.ComputeOf).
-func (*gemmBF16Op) Arithmetic() Arithmetic { return MatrixBF16 }
+func (*gemmBF16Op) Arithmetic() kernels.Arithmetic { return kernels.MatrixBF16 }
 
 // DefaultSize is gemm-f16's.
-func (*gemmBF16Op) DefaultSize(info hal.DeviceInfo) Size {
+func (*gemmBF16Op) DefaultSize(info hal.DeviceInfo) kernels.Size {
 	return (*gemmF16Op)(nil).DefaultSize(info)
 }
 
 // Prepare draws A and B uniform in [-1, 1) from the seed and rounds them
 // to bfloat16; the reference works with those values exactly.
-func (op *gemmBF16Op) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepareGEMM(ctx, op, dev, size, seed, BF16)
+func (op *gemmBF16Op) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepareGEMM(ctx, op, dev, size, seed, kernels.BF16)
 }

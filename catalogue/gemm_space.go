@@ -1,4 +1,6 @@
-package kernels
+package catalogue
+
+import "github.com/vkbench/vkbench/kernels"
 
 // gemm's parameter space: the tilings of gemm_regblock with A's rows
 // padded. Its hand-written regblock candidates are points of it but for
@@ -10,13 +12,13 @@ package kernels
 // gemmParams are gemm_regblock's specialization constants: the block of C
 // a workgroup computes (BM×BN), the depth of a slice of K (BK), the
 // workgroup (TX×TY) and the phases a slice is loaded in (PH).
-var gemmParams = []Param{
-	{Name: "BM", Values: Pow2(32, 256)},
-	{Name: "BN", Values: Pow2(32, 256)},
-	{Name: "BK", Values: Pow2(8, 32)},
-	{Name: "TX", Values: Pow2(8, 32)},
-	{Name: "TY", Values: Pow2(8, 32)},
-	{Name: "PH", Values: Pow2(1, 4)},
+var gemmParams = []kernels.Param{
+	{Name: "BM", Values: kernels.Pow2(32, 256)},
+	{Name: "BN", Values: kernels.Pow2(32, 256)},
+	{Name: "BK", Values: kernels.Pow2(8, 32)},
+	{Name: "TX", Values: kernels.Pow2(8, 32)},
+	{Name: "TY", Values: kernels.Pow2(8, 32)},
+	{Name: "PH", Values: kernels.Pow2(1, 4)},
 }
 
 // gemmShared is the shared memory gemm_regblock declares: two buffers of
@@ -29,35 +31,35 @@ func gemmShared(bm, bn, bk, pad int) int { return 16 * (2*bk*(bm/4+pad) + 2*bk*b
 // registers (at most 64 a invocation: the hand-written kernels' largest;
 // more spill), what the device allows, and blocks no larger than the
 // problem rounded up to the smallest block.
-var gemmRestrictions = []Restriction{
-	rule("BM % (4*TY) == 0", func(e Env) bool { return e.Param("BM")%(4*e.Param("TY")) == 0 }),
-	rule("BN % (4*TX) == 0", func(e Env) bool { return e.Param("BN")%(4*e.Param("TX")) == 0 }),
-	rule("BK % (4*PH) == 0", func(e Env) bool { return e.Param("BK")%(4*e.Param("PH")) == 0 }),
-	rule("(BM/TY) * (BN/TX) <= 64", func(e Env) bool { return e.Param("BM")/e.Param("TY")*(e.Param("BN")/e.Param("TX")) <= 64 }),
-	rule("TX*TY <= max_workgroup_invocations && TX <= max_workgroup_size_x && TY <= max_workgroup_size_y", func(e Env) bool {
+var gemmRestrictions = []kernels.Restriction{
+	rule("BM % (4*TY) == 0", func(e kernels.Env) bool { return e.Param("BM")%(4*e.Param("TY")) == 0 }),
+	rule("BN % (4*TX) == 0", func(e kernels.Env) bool { return e.Param("BN")%(4*e.Param("TX")) == 0 }),
+	rule("BK % (4*PH) == 0", func(e kernels.Env) bool { return e.Param("BK")%(4*e.Param("PH")) == 0 }),
+	rule("(BM/TY) * (BN/TX) <= 64", func(e kernels.Env) bool { return e.Param("BM")/e.Param("TY")*(e.Param("BN")/e.Param("TX")) <= 64 }),
+	rule("TX*TY <= max_workgroup_invocations && TX <= max_workgroup_size_x && TY <= max_workgroup_size_y", func(e kernels.Env) bool {
 		tx, ty := uint32(e.Param("TX")), uint32(e.Param("TY"))
 		return tx*ty <= e.Limits.MaxWorkgroupInvocations && tx <= e.Limits.MaxWorkgroupSize[0] && ty <= e.Limits.MaxWorkgroupSize[1]
 	}),
-	rule("16 * (2*BK*(BM/4 + 1) + 2*BK*BN/4) <= max_shared_memory", func(e Env) bool {
+	rule("16 * (2*BK*(BM/4 + 1) + 2*BK*BN/4) <= max_shared_memory", func(e kernels.Env) bool {
 		return gemmShared(e.Param("BM"), e.Param("BN"), e.Param("BK"), 1) <= int(e.Limits.MaxSharedMemory)
 	}),
-	rule("BM <= round_up(M, 32) && BN <= round_up(N, 32)", func(e Env) bool {
+	rule("BM <= round_up(M, 32) && BN <= round_up(N, 32)", func(e kernels.Env) bool {
 		return e.Param("BM") <= roundUp(e.Dim("M"), 32) && e.Param("BN") <= roundUp(e.Dim("N"), 32)
 	}),
 }
 
 // rule is a restriction that cannot fail to evaluate.
-func rule(expr string, holds func(Env) bool) Restriction {
-	return Restriction{Expr: expr, Holds: func(e Env) (bool, error) { return holds(e), nil }}
+func rule(expr string, holds func(kernels.Env) bool) kernels.Restriction {
+	return kernels.Restriction{Expr: expr, Holds: func(e kernels.Env) (bool, error) { return holds(e), nil }}
 }
 
 func roundUp(a, b int) int { return (a + b - 1) / b * b }
 
 // gemmSpace is the space of gemm_regblock tilings.
-var gemmSpace = &Space{
+var gemmSpace = &kernels.Space{
 	Params:       gemmParams,
 	Restrictions: gemmRestrictions,
-	Candidate: func(c Config) (Candidate, error) {
+	Candidate: func(c kernels.Config) (kernels.Candidate, error) {
 		bm, bn, bk := uint32(c["BM"]), uint32(c["BN"]), uint32(c["BK"])
 		tx, ty, ph := uint32(c["TX"]), uint32(c["TY"]), uint32(c["PH"])
 		if ph > 1 {
@@ -67,7 +69,7 @@ var gemmSpace = &Space{
 		// hand-written candidates have it.
 		return regblock(bm, bn, bk, tx, ty), nil
 	},
-	Operation: func(cands []Candidate) (Operation, []int) {
+	Operation: func(cands []kernels.Candidate) (kernels.Operation, []int) {
 		index := make([]int, len(cands))
 		for i := range index {
 			index[i] = i
@@ -79,4 +81,4 @@ var gemmSpace = &Space{
 // Space is gemm's space of gemm_regblock tilings (BM, BN, BK, TX, TY, PH),
 // 264 valid configurations at 4096³ on a device with 48 KiB of shared
 // memory and 1024 invocations a workgroup.
-func (*gemmOp) Space() *Space { return gemmSpace }
+func (*gemmOp) Space() *kernels.Space { return gemmSpace }

@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/par"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -23,9 +24,9 @@ type problem struct {
 	op     string
 	dev    hal.Device
 	limits hal.Limits
-	size   Size
-	cands  []Candidate
-	bufs   []Operand
+	size   kernels.Size
+	cands  []kernels.Candidate
+	bufs   []kernels.Operand
 	bytes  float64
 	flops  float64
 	// readback is the host memory outputs are downloaded into, kept
@@ -34,12 +35,12 @@ type problem struct {
 	halves   []float32
 }
 
-func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
-	if err := CheckSize(op, size); err != nil {
+func newProblem(op kernels.Operation, dev hal.Device, size kernels.Size) (*problem, error) {
+	if err := kernels.CheckSize(op, size); err != nil {
 		return nil, err
 	}
 	if dev == nil {
-		return nil, status.New(status.InvalidArgument, "kernels: nil device")
+		return nil, status.New(status.InvalidArgument, "catalogue: nil device")
 	}
 	return &problem{op: op.Name(), dev: dev, limits: dev.Info().Limits, size: size, cands: op.Candidates()}, nil
 }
@@ -48,7 +49,7 @@ func newProblem(op Operation, dev hal.Device, size Size) (*problem, error) {
 // then fill, which builds the problem proper on base, allocates its
 // buffers and uploads its inputs. When fill fails, what it returned is
 // dropped and every buffer it made released.
-func prepare(op Operation, dev hal.Device, size Size, fill func(base *problem) (Problem, error)) (Problem, error) {
+func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(base *problem) (kernels.Problem, error)) (kernels.Problem, error) {
 	base, err := newProblem(op, dev, size)
 	if err != nil {
 		return nil, err
@@ -60,39 +61,20 @@ func prepare(op Operation, dev hal.Device, size Size, fill func(base *problem) (
 	return p, nil
 }
 
-// CheckSize checks that size has one extent per dimension of op, each at
-// least 1 and below 2³¹ (the kernels index with 32-bit integers).
-func CheckSize(op Operation, size Size) error {
-	dims := op.Dims()
-	if len(dims) > MaxDims {
-		return status.Newf(status.InvalidArgument, "kernels: %s has %d dimensions; an operation has at most %d", op.Name(), len(dims), MaxDims)
-	}
-	if size.Len() != len(dims) {
-		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, size.Len(), len(dims), dims)
-	}
-	for i := range size.Len() {
-		n := size.Dim(i)
-		if n < 1 || n >= 1<<31 {
-			return status.Newf(status.InvalidArgument, "kernels: %s: dimension %s = %d is outside [1, 2³¹)", op.Name(), dims[i], n)
-		}
-	}
-	return nil
-}
-
 // checkIndexRange fails with OutOfRange if a kernel would index n elements
 // of one buffer: the kernels use 32-bit indices, kept below 2³¹ so that
 // index arithmetic past the end cannot wrap.
 func (p *problem) checkIndexRange(what string, n int64) error {
 	if n >= 1<<31 {
-		return status.Newf(status.OutOfRange, "kernels: %s %v: %s has %d elements; the kernels index at most 2³¹-1", p.op, p.size, what, n)
+		return status.Newf(status.OutOfRange, "catalogue: %s %v: %s has %d elements; the kernels index at most 2³¹-1", p.op, p.size, what, n)
 	}
 	return nil
 }
 
-func (p *problem) Size() Size         { return p.size }
-func (p *problem) Bytes() float64     { return p.bytes }
-func (p *problem) Flops() float64     { return p.flops }
-func (p *problem) Buffers() []Operand { return append([]Operand(nil), p.bufs...) }
+func (p *problem) Size() kernels.Size         { return p.size }
+func (p *problem) Bytes() float64             { return p.bytes }
+func (p *problem) Flops() float64             { return p.flops }
+func (p *problem) Buffers() []kernels.Operand { return append([]kernels.Operand(nil), p.bufs...) }
 
 // Release frees every buffer, reporting every failure.
 func (p *problem) Release() error {
@@ -107,9 +89,9 @@ func (p *problem) Release() error {
 }
 
 // candidate returns candidate i, or InvalidArgument.
-func (p *problem) candidate(i int) (Candidate, error) {
+func (p *problem) candidate(i int) (kernels.Candidate, error) {
 	if i < 0 || i >= len(p.cands) {
-		return Candidate{}, status.Newf(status.InvalidArgument, "kernels: %s: candidate %d out of range [0, %d)", p.op, i, len(p.cands))
+		return kernels.Candidate{}, status.Newf(status.InvalidArgument, "catalogue: %s: candidate %d out of range [0, %d)", p.op, i, len(p.cands))
 	}
 	return p.cands[i], nil
 }
@@ -119,8 +101,8 @@ func (p *problem) candidate(i int) (Candidate, error) {
 type bufferDesc struct {
 	to   *hal.Buffer
 	name string
-	role Role
-	dt   DType
+	role kernels.Role
+	dt   kernels.DType
 	n    int64
 }
 
@@ -131,13 +113,13 @@ func (p *problem) alloc(bufs ...bufferDesc) error {
 	for _, b := range bufs {
 		size := (int64(b.dt.Bytes())*max(b.n, 1) + 3) &^ 3
 		if uint64(size) > p.limits.MaxStorageBufferRange {
-			return status.Newf(status.OutOfRange, "kernels: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", p.op, p.size, b.name, size, p.limits.MaxStorageBufferRange)
+			return status.Newf(status.OutOfRange, "catalogue: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", p.op, p.size, b.name, size, p.limits.MaxStorageBufferRange)
 		}
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: p.op + "." + b.name})
 		if err != nil {
-			return status.Annotatef(err, "kernels: %s %v: allocating %s", p.op, p.size, b.name)
+			return status.Annotatef(err, "catalogue: %s %v: allocating %s", p.op, p.size, b.name)
 		}
-		p.bufs = append(p.bufs, Operand{Buffer: buf, Name: b.name, Role: b.role, DType: b.dt, Len: b.n})
+		p.bufs = append(p.bufs, kernels.Operand{Buffer: buf, Name: b.name, Role: b.role, DType: b.dt, Len: b.n})
 		*b.to = buf
 	}
 	return nil
@@ -151,14 +133,14 @@ func (p *problem) grid1D(groups uint64) ([3]uint32, error) {
 	groups = max(groups, 1)
 	maxX, maxY := uint64(p.limits.MaxWorkgroupCount[0]), uint64(p.limits.MaxWorkgroupCount[1])
 	if maxX == 0 || maxY == 0 {
-		return [3]uint32{}, status.Newf(status.FailedPrecondition, "kernels: %s: device reports no workgroup count limit", p.op)
+		return [3]uint32{}, status.Newf(status.FailedPrecondition, "catalogue: %s: device reports no workgroup count limit", p.op)
 	}
 	if groups <= maxX {
 		return [3]uint32{uint32(groups), 1, 1}, nil
 	}
 	y := ceilDiv(groups, maxX)
 	if y > maxY {
-		return [3]uint32{}, status.Newf(status.OutOfRange, "kernels: %s %v: %d workgroups do not fit the device's %d x %d", p.op, p.size, groups, maxX, maxY)
+		return [3]uint32{}, status.Newf(status.OutOfRange, "catalogue: %s %v: %d workgroups do not fit the device's %d x %d", p.op, p.size, groups, maxX, maxY)
 	}
 	return [3]uint32{uint32(ceilDiv(groups, y)), uint32(y), 1}, nil
 }
@@ -167,7 +149,7 @@ func (p *problem) grid1D(groups uint64) ([3]uint32, error) {
 func (p *problem) grid2D(x, y uint64) ([3]uint32, error) {
 	l := p.limits.MaxWorkgroupCount
 	if x > uint64(l[0]) || y > uint64(l[1]) {
-		return [3]uint32{}, status.Newf(status.OutOfRange, "kernels: %s %v: a grid of %d x %d workgroups is past the device's %d x %d", p.op, p.size, x, y, l[0], l[1])
+		return [3]uint32{}, status.Newf(status.OutOfRange, "catalogue: %s %v: a grid of %d x %d workgroups is past the device's %d x %d", p.op, p.size, x, y, l[0], l[1])
 	}
 	return [3]uint32{uint32(max(x, 1)), uint32(max(y, 1)), 1}, nil
 }
@@ -179,7 +161,7 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 // invocation an element (_scalar); one a uvec4, and one past the last
 // whole one for the tail (_vec4); U uvec4s an invocation (_vec4_unroll);
 // at most GROUPS groups striding over the rest (_gridstride).
-func (p *problem) streamGrid(c Candidate, n uint64) ([3]uint32, error) {
+func (p *problem) streamGrid(c kernels.Candidate, n uint64) ([3]uint32, error) {
 	wg := param(c, "WG")
 	switch {
 	case strings.HasSuffix(c.Shader, "_scalar"):
@@ -196,8 +178,8 @@ func (p *problem) streamGrid(c Candidate, n uint64) ([3]uint32, error) {
 
 // noGeometry is the error of a candidate of op whose shader op does not
 // know how to dispatch.
-func noGeometry(op string, c Candidate) error {
-	return status.Newf(status.Internal, "kernels: %s: no geometry for shader %s", op, c.Shader)
+func noGeometry(op string, c kernels.Candidate) error {
+	return status.Newf(status.Internal, "catalogue: %s: no geometry for shader %s", op, c.Shader)
 }
 
 // Refuse returns the UNIMPLEMENTED error of a candidate that does not
@@ -213,14 +195,14 @@ func (p *problem) Refuse(cand int) error {
 		return err
 	}
 	if c.Applies != nil && !c.Applies(p.size) {
-		return status.Newf(status.Unimplemented, "kernels: %s: does not apply at %s: %s", c.Name, p.size, c.AppliesWhere)
+		return status.Newf(status.Unimplemented, "catalogue: %s: does not apply at %s: %s", c.Name, p.size, c.AppliesWhere)
 	}
 	return nil
 }
 
 // record records one dispatch of candidate cand over the grid that grid
 // returns for it, with push and the buffers bound in order.
-func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, grid func(Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) error {
+func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, grid func(kernels.Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) error {
 	if err := p.Refuse(cand); err != nil {
 		return err
 	}
@@ -255,10 +237,6 @@ func pushConstants(values ...uint32) []byte {
 	return b
 }
 
-// TransferChunk is how many bytes move per Buffer.Write or Read, so that a
-// gigabyte buffer does not need a second gigabyte of bytes on the host.
-const TransferChunk = 32 << 20
-
 // upload writes words (a []uint32, []int32 or []float32) into buf. On a
 // little-endian host the words' own memory is the bytes to send; elsewhere
 // they are encoded a chunk at a time.
@@ -272,13 +250,13 @@ func upload(ctx context.Context, buf hal.Buffer, words any) error {
 	case []float32:
 		w = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 	default:
-		panic(fmt.Sprintf("kernels: upload of %T", words))
+		panic(fmt.Sprintf("catalogue: upload of %T", words))
 	}
 	if littleEndian {
 		return buf.Write(ctx, 0, wordBytes(w))
 	}
 	n := len(w)
-	chunk := make([]byte, min(TransferChunk, 4*n))
+	chunk := make([]byte, min(kernels.TransferChunk, 4*n))
 	for first := 0; first < n; first += len(chunk) / 4 {
 		m := min(len(chunk)/4, n-first)
 		encodeWords(chunk[:4*m], w[first:first+m])
@@ -328,7 +306,7 @@ func (p *problem) download(ctx context.Context, buf hal.Buffer, n int64) ([]uint
 		}
 		return out, nil
 	}
-	chunk := make([]byte, min(TransferChunk, 4*n))
+	chunk := make([]byte, min(kernels.TransferChunk, 4*n))
 	for first := int64(0); first < n; first += int64(len(chunk) / 4) {
 		m := min(int64(len(chunk)/4), n-first)
 		if err := buf.Read(ctx, 4*first, chunk[:4*m]); err != nil {
@@ -379,13 +357,6 @@ func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64, f
 	return out, nil
 }
 
-// NewRand returns the generator for one stream of a problem's data: the
-// same seed and stream always give the same numbers, and different streams
-// (one per input buffer) are independent.
-func NewRand(seed, stream uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^stream))
-}
-
 // randomBlock is how many values one generator of a parallel fill makes.
 const randomBlock = 1 << 16
 
@@ -433,46 +404,9 @@ const eps32 = 0x1p-23
 // device that flushes denormal results to zero is not called wrong.
 const minNormal32 = 0x1p-126
 
-// Mismatches collects the differences a Verify finds and reports the
-// first few and how many there were. What names the candidate checked.
-type Mismatches struct {
-	What  string
-	count int64
-	shown []string
-}
-
-const shownMismatches = 3
-
-// Add records one difference, described as format and args say.
-func (m *Mismatches) Add(format string, args ...any) {
-	if len(m.shown) < shownMismatches {
-		m.shown = append(m.shown, fmt.Sprintf(format, args...))
-	}
-	m.count++
-}
-
-// Err returns nil if nothing was added, else an error matching
-// ErrWrongResult that names the first Mismatches.
-func (m *Mismatches) Err(checked int64) error {
-	if m.count == 0 {
-		return nil
-	}
-	more := ""
-	if m.count > int64(len(m.shown)) {
-		more = fmt.Sprintf("; and %d more", m.count-int64(len(m.shown)))
-	}
-	return status.Wrapf(ErrWrongResult, status.OK, "kernels: %s: %d of %d checked values wrong: %s%s", m.What, m.count, checked, strings.Join(m.shown, "; "), more)
-}
-
 // within reports whether got is within tol of want; NaN never is.
 func within(got float32, want, tol float64) bool {
 	return math.Abs(float64(got)-want) <= tol
-}
-
-// AddF32 records that the float at index (such as "a[12]") was got, not
-// within tol of want.
-func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
-	m.Add("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", index, got, want, math.Abs(float64(got)-want), tol)
 }
 
 // parallel checks [0, n) in chunks on every processor at once: fn is
@@ -483,26 +417,21 @@ func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
 // large blocks are shared out as readily as many elements. Checking a
 // gigabyte of output one element at a time took seconds per candidate,
 // most of a tune's time.
-func parallel(n, unit int64, m *Mismatches, fn func(lo, hi int64, m *Mismatches)) {
+func parallel(n, unit int64, m *kernels.Mismatches, fn func(lo, hi int64, m *kernels.Mismatches)) {
 	if n*max(unit, 1) < 1<<16 {
 		fn(0, n, m)
 		return
 	}
 	var mu sync.Mutex
-	parts := map[int]*Mismatches{} // by the start of their range
+	parts := map[int]*kernels.Mismatches{} // by the start of their range
 	par.Range(int(n), 1, func(lo, hi int) {
-		part := &Mismatches{What: m.What}
+		part := &kernels.Mismatches{What: m.What}
 		fn(int64(lo), int64(hi), part)
 		mu.Lock()
 		defer mu.Unlock()
 		parts[lo] = part
 	})
 	for _, lo := range slices.Sorted(maps.Keys(parts)) {
-		m.count += parts[lo].count
-		for _, s := range parts[lo].shown {
-			if len(m.shown) < shownMismatches {
-				m.shown = append(m.shown, s)
-			}
-		}
+		m.Merge(parts[lo])
 	}
 }

@@ -1,4 +1,4 @@
-package kernels
+package catalogue
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // peakKind is one of the arithmetic-peak operations: N independent chains
@@ -17,7 +18,7 @@ type peakKind struct {
 	opInfo // all but the dimensions and the candidates, which newPeak adds
 	shader string
 	lanes  int // chains per accumulator: 2 for f16vec2
-	req    Requirements
+	req    kernels.Requirements
 	shapes []peakShape
 	// wide are the candidates of a second shader, wideShader, whose
 	// accumulators are wideLanes chains wide.
@@ -34,7 +35,7 @@ var peakShapes = []peakShape{{8, 8, 256}, {4, 32, 256}, {8, 16, 256}, {8, 32, 25
 
 var (
 	peakF32 = peakKind{
-		opInfo: opInfo{name: "peak-fma-f32", dtype: F32, summary: "independent fp32 FMA chains: peak fp32 FLOP/s"},
+		opInfo: opInfo{name: "peak-fma-f32", dtype: kernels.F32, summary: "independent fp32 FMA chains: peak fp32 FLOP/s"},
 		shader: "peak_fma_f32", lanes: 1, shapes: peakShapes,
 	}
 	// peakF16's f16vec2 candidates (two chains a packed instruction) reached
@@ -43,16 +44,16 @@ var (
 	// operations per accumulator and step, for more of them in flight at
 	// the same loop overhead.
 	peakF16 = peakKind{
-		opInfo: opInfo{name: "peak-fma-f16", dtype: F16,
+		opInfo: opInfo{name: "peak-fma-f16", dtype: kernels.F16,
 			summary: "independent fp16 FMA chains on f16vec2 and f16vec4: peak (packed) fp16 FLOP/s"},
 		shader: "peak_fma_f16", lanes: 2,
-		req:        Requirements{Float16: true},
+		req:        kernels.Requirements{Float16: true},
 		shapes:     peakShapes[:4],
 		wideShader: "peak_fma_f16x4", wideLanes: 4,
 		wide: []peakShape{{4, 32, 256}, {8, 16, 256}, {8, 32, 256}, {16, 16, 256}, {8, 32, 128}},
 	}
 	peakI32 = peakKind{
-		opInfo: opInfo{name: "peak-mad-i32", dtype: I32, summary: "independent int32 multiply-add chains: peak int32 OP/s"},
+		opInfo: opInfo{name: "peak-mad-i32", dtype: kernels.I32, summary: "independent int32 multiply-add chains: peak int32 OP/s"},
 		shader: "peak_mad_i32", lanes: 1, shapes: peakShapes[:4],
 	}
 )
@@ -80,8 +81,8 @@ func newPeak(k peakKind) *peakOp {
 // DefaultSize is 2²² chains of 2¹⁴ steps (2³⁷ operations, milliseconds on
 // an H200) on a discrete GPU, 2²⁰ × 2¹² on an integrated one, and 2¹⁴ ×
 // 2¹⁰ on a CPU.
-func (op *peakOp) DefaultSize(info hal.DeviceInfo) Size {
-	return [...]Size{SmallDevice: SizeOf(1<<14, 1<<10), MediumDevice: SizeOf(1<<20, 1<<12), LargeDevice: SizeOf(1<<22, 1<<14)}[ClassOf(info)]
+func (op *peakOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	return [...]kernels.Size{kernels.SmallDevice: kernels.SizeOf(1<<14, 1<<10), kernels.MediumDevice: kernels.SizeOf(1<<20, 1<<12), kernels.LargeDevice: kernels.SizeOf(1<<22, 1<<14)}[kernels.ClassOf(info)]
 }
 
 type peakProblem struct {
@@ -95,14 +96,14 @@ type peakProblem struct {
 	outLength int64
 }
 
-func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (Problem, error) {
+func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
 		p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
 		p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
-		r := NewRand(seed, 0)
+		r := kernels.NewRand(seed, 0)
 		p.x0 = make([]int32, n)
-		if op.dtype == I32 {
+		if op.dtype == kernels.I32 {
 			// Any a and b: integer arithmetic wraps exactly, and the reference
 			// jumps ITERS steps at once (see affinePower).
 			for i := range p.x0 {
@@ -120,20 +121,20 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 		}
 		push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
 		var input any = p.x0
-		if op.dtype != I32 {
+		if op.dtype != kernels.I32 {
 			input = mapped(p.x0, func(v int32) float32 { return float32(v) })
 			push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
 		}
 		p.push = pushConstants(push...)
 		// fp16 chains start from fp32 values in memory (see peak_fma_f16).
 		inType := op.dtype
-		if inType == F16 {
-			inType = F32
+		if inType == kernels.F16 {
+			inType = kernels.F32
 		}
 		// One output per invocation; n covers the candidate with the fewest
 		// chains per invocation.
 		p.outLength = n
-		if err := p.alloc(bufferDesc{&p.in, "x0", Input, inType, n}, bufferDesc{&p.out, "y", Output, inType, n}); err != nil {
+		if err := p.alloc(bufferDesc{&p.in, "x0", kernels.Input, inType, n}, bufferDesc{&p.out, "y", kernels.Output, inType, n}); err != nil {
 			return nil, err
 		}
 		return p, upload(ctx, p.in, input)
@@ -141,7 +142,7 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed u
 }
 
 // chains returns how many chains one invocation of c carries.
-func (p *peakProblem) chains(c Candidate) int64 {
+func (p *peakProblem) chains(c kernels.Candidate) int64 {
 	return int64(param(c, "ACC")) * int64(param(c, "LANES"))
 }
 
@@ -149,7 +150,7 @@ func (p *peakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
 }
 
-func (p *peakProblem) grid(c Candidate) ([3]uint32, error) {
+func (p *peakProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	threads := ceilDiv(uint64(p.n), uint64(p.chains(c)))
 	return p.grid1D(ceilDiv(threads, param(c, "WG")))
 }
@@ -183,11 +184,11 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 	if err != nil {
 		return err
 	}
-	m := Mismatches{What: p.op + "/" + c.Name}
+	m := kernels.Mismatches{What: p.op + "/" + c.Name}
 	bigA, bigB := affinePower(uint32(p.a), uint32(p.b), p.iters)
 	for t := range threads {
 		first, last := t*per, min((t+1)*per, p.n)
-		if p.kind.dtype == I32 {
+		if p.kind.dtype == kernels.I32 {
 			var want uint32
 			for _, x := range p.x0[first:last] {
 				want += bigA*uint32(x) + bigB

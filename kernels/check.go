@@ -1,0 +1,70 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// TransferChunk is how many bytes move per Buffer.Write or Read, so that a
+// gigabyte buffer does not need a second gigabyte of bytes on the host.
+const TransferChunk = 32 << 20
+
+// NewRand returns the generator for one stream of a problem's data: the
+// same seed and stream always give the same numbers, and different streams
+// (one per input buffer) are independent.
+func NewRand(seed, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15^stream))
+}
+
+// Mismatches collects the differences a Verify finds and reports the
+// first few and how many there were. What names the candidate checked.
+type Mismatches struct {
+	What  string
+	count int64
+	shown []string
+}
+
+const shownMismatches = 3
+
+// Add records one difference, described as format and args say.
+func (m *Mismatches) Add(format string, args ...any) {
+	if len(m.shown) < shownMismatches {
+		m.shown = append(m.shown, fmt.Sprintf(format, args...))
+	}
+	m.count++
+}
+
+// Err returns nil if nothing was added, else an error matching
+// ErrWrongResult that names the first Mismatches.
+func (m *Mismatches) Err(checked int64) error {
+	if m.count == 0 {
+		return nil
+	}
+	more := ""
+	if m.count > int64(len(m.shown)) {
+		more = fmt.Sprintf("; and %d more", m.count-int64(len(m.shown)))
+	}
+	return status.Wrapf(ErrWrongResult, status.OK, "kernels: %s: %d of %d checked values wrong: %s%s", m.What, m.count, checked, strings.Join(m.shown, "; "), more)
+}
+
+// AddF32 records that the float at index (such as "a[12]") was got, not
+// within tol of want.
+func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
+	m.Add("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", index, got, want, math.Abs(float64(got)-want), tol)
+}
+
+// Merge adds what o found after what m found: a check split into parts
+// run at once (each with a Mismatches of its own) merges them in order,
+// so that the first differences shown are still the lowest indices.
+func (m *Mismatches) Merge(o *Mismatches) {
+	m.count += o.count
+	for _, s := range o.shown {
+		if len(m.shown) < shownMismatches {
+			m.shown = append(m.shown, s)
+		}
+	}
+}
