@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk"
@@ -211,42 +212,17 @@ func (d *Device) commandBuffer() (hal.CommandBuffer, error) {
 }
 
 // runOnce records a command buffer with record, then submits it and waits
-// for it as submit does.
+// for it: kernels.ExecuteWith, with the device's spare command buffers.
 func (d *Device) runOnce(ctx context.Context, record func(hal.CommandBuffer) error) error {
-	cb, err := d.commandBuffer()
-	if err != nil {
-		return err
-	}
-	err = cb.Begin()
-	if err == nil {
-		err = record(cb)
-	}
-	if err != nil {
-		d.recycle(cb)
-		return err
-	}
-	return d.submit(ctx, cb)
+	return kernels.ExecuteWith(ctx, d.hal, spareCommandBuffers{d}, record)
 }
 
-// submit ends cb, submits it, waits for it, and keeps cb for reuse. If ctx
-// ends first, it returns ctx's error and gives cb up: the submission holds
-// what it uses until it is done (hal's Ownership).
-func (d *Device) submit(ctx context.Context, cb hal.CommandBuffer) error {
-	if err := cb.End(); err != nil {
-		d.recycle(cb)
-		return err
-	}
-	f, err := d.hal.Submit(cb)
-	if err != nil {
-		d.recycle(cb)
-		return err
-	}
-	if err := f.Wait(ctx); err != nil {
-		return status.Join(err, f.Release(), cb.Release())
-	}
-	d.recycle(cb)
-	return f.Release()
-}
+// spareCommandBuffers lends the device's spare command buffers to
+// kernels.ExecuteWith.
+type spareCommandBuffers struct{ d *Device }
+
+func (s spareCommandBuffers) Get() (hal.CommandBuffer, error) { return s.d.commandBuffer() }
+func (s spareCommandBuffers) Put(cb hal.CommandBuffer)        { s.d.recycle(cb) }
 
 // recycle keeps a command buffer that is not in flight for the next call,
 // unless the device was closed meanwhile.

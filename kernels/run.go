@@ -64,9 +64,34 @@ func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, can
 // Execute begins a new command buffer, lets rec record into it, ends it,
 // submits it to dev and waits. Whether the wait succeeds or ctx ends
 // first, the command buffer is released at once: the submission holds
-// what it uses until it is done (hal's Ownership).
+// what it uses until it is done (hal's Ownership). It is the one
+// record-submit-wait: Run, VerifyCandidate and the root package's Device
+// all come here.
 func Execute(ctx context.Context, dev hal.Device, rec func(hal.CommandBuffer) error) error {
-	cb, err := dev.CreateCommandBuffer()
+	return ExecuteWith(ctx, dev, nil, rec)
+}
+
+// CommandBuffers lends command buffers to ExecuteWith, for a caller that
+// submits often and keeps them for reuse (a command buffer can be begun
+// again once its submission is done).
+type CommandBuffers interface {
+	// Get returns a command buffer that is neither recording nor in
+	// flight.
+	Get() (hal.CommandBuffer, error)
+	// Put takes back one that is not in flight.
+	Put(hal.CommandBuffer)
+}
+
+// ExecuteWith is Execute with its command buffer from cbs, given back to
+// cbs when it is done or was never submitted; nil cbs is Execute. If ctx
+// ends first, the command buffer is still in flight: it is released, not
+// given back.
+func ExecuteWith(ctx context.Context, dev hal.Device, cbs CommandBuffers, rec func(hal.CommandBuffer) error) error {
+	get, put := dev.CreateCommandBuffer, func(cb hal.CommandBuffer) error { return cb.Release() }
+	if cbs != nil {
+		get, put = cbs.Get, func(cb hal.CommandBuffer) error { cbs.Put(cb); return nil }
+	}
+	cb, err := get()
 	if err != nil {
 		return err
 	}
@@ -78,13 +103,16 @@ func Execute(ctx context.Context, dev hal.Device, rec func(hal.CommandBuffer) er
 		err = cb.End()
 	}
 	if err != nil {
-		return status.Join(err, cb.Release())
+		return status.Join(err, put(cb))
 	}
 	fence, err := dev.Submit(cb)
 	if err != nil {
-		return status.Join(err, cb.Release())
+		return status.Join(err, put(cb))
 	}
-	return status.Join(fence.Wait(ctx), fence.Release(), cb.Release())
+	if err := fence.Wait(ctx); err != nil {
+		return status.Join(err, fence.Release(), cb.Release())
+	}
+	return status.Join(fence.Release(), put(cb))
 }
 
 // record records what Run runs into cb, which is recording.
