@@ -19,6 +19,19 @@
 // content, so a module that several layers check (the root package, a
 // manifest, the backend) costs one reading.
 //
+// A tool that rewrites a module walks the same words: Words checks them
+// as Parse does first, Instructions yields each instruction (Opcode, and
+// the Op constants, name it), and Instruction, StringOperand and Bytes
+// write a module back:
+//
+//	words, err := spirv.Words(code)
+//	out := slices.Clone(spirv.Header(words))
+//	for _, ins := range spirv.Instructions(words) {
+//		if spirv.Opcode(ins) == spirv.OpTypeFloat { ... }
+//		out = append(out, ins...)
+//	}
+//	code = spirv.Bytes(out)
+//
 // # Rules
 //
 // One rule for each fact, whoever asks:

@@ -43,7 +43,7 @@ type Entry struct {
 
 // typ is one OpType*.
 type typ struct {
-	op      uint32
+	op      Op
 	width   uint32 // int and float
 	signed  bool
 	elem    uint32 // vector, matrix, array, runtime array, pointer: the element or pointee
@@ -209,22 +209,22 @@ func (s Scalar) String() string {
 // the block of type id (a struct), through vectors and fixed arrays.
 func (m *Module) bufferElement(id uint32) Scalar {
 	t := m.types[id]
-	if t == nil || t.op != opTypeStruct || len(t.members) == 0 {
+	if t == nil || t.op != OpTypeStruct || len(t.members) == 0 {
 		return Scalar{}
 	}
 	t = m.types[t.members[len(t.members)-1]]
-	if t == nil || t.op != opTypeRuntimeArray {
+	if t == nil || t.op != OpTypeRuntimeArray {
 		return Scalar{}
 	}
-	for t = m.types[t.elem]; t != nil && (t.op == opTypeVector || t.op == opTypeArray); t = m.types[t.elem] {
+	for t = m.types[t.elem]; t != nil && (t.op == OpTypeVector || t.op == OpTypeArray); t = m.types[t.elem] {
 	}
 	switch {
 	case t == nil:
-	case t.op == opTypeFloat:
+	case t.op == OpTypeFloat:
 		return Scalar{"float", t.width}
-	case t.op == opTypeInt && t.signed:
+	case t.op == OpTypeInt && t.signed:
 		return Scalar{"int", t.width}
-	case t.op == opTypeInt:
+	case t.op == OpTypeInt:
 		return Scalar{"uint", t.width}
 	}
 	return Scalar{}
@@ -260,20 +260,20 @@ func (m *Module) imageKind(id uint32) (DescriptorKind, Image) {
 		return OtherDescriptor, Image{}
 	}
 	kind := StorageImage
-	if t.op == opTypeSampledImage {
+	if t.op == OpTypeSampledImage {
 		kind, t = SampledImage, m.types[t.elem]
 	}
-	if t == nil || t.op != opTypeImage || kind == StorageImage && t.sampled != 2 || kind == SampledImage && t.sampled == 2 {
+	if t == nil || t.op != OpTypeImage || kind == StorageImage && t.sampled != 2 || kind == SampledImage && t.sampled == 2 {
 		return OtherDescriptor, Image{}
 	}
 	img := *t.image
 	if c := m.types[t.elem]; c != nil {
 		switch {
-		case c.op == opTypeFloat:
+		case c.op == OpTypeFloat:
 			img.Component = "float"
-		case c.op == opTypeInt && c.signed:
+		case c.op == OpTypeInt && c.signed:
 			img.Component = "int"
-		case c.op == opTypeInt:
+		case c.op == OpTypeInt:
 			img.Component = "uint"
 		}
 	}
@@ -425,7 +425,7 @@ func (m *Module) WorkgroupSize(e *Entry, spec map[uint32]uint32) ([3]uint32, boo
 func (m *Module) PushConstantBytes(e *Entry, spec map[uint32]uint32) (int, bool) {
 	for id, ptr := range m.vars {
 		t := m.types[ptr]
-		if t == nil || t.op != opTypePointer || t.storage != storagePushConstant || !m.uses(e, id) {
+		if t == nil || t.op != OpTypePointer || t.storage != storagePushConstant || !m.uses(e, id) {
 			continue
 		}
 		n, ok := m.sizer(spec).size(t.elem, 0)
@@ -446,7 +446,7 @@ func (m *Module) SharedMemory(e *Entry, spec map[uint32]uint32) (uint64, bool) {
 	z := m.sizer(spec)
 	for id, ptr := range m.vars {
 		t := m.types[ptr]
-		if t == nil || t.op != opTypePointer || t.storage != storageWorkgroup || !m.uses(e, id) {
+		if t == nil || t.op != OpTypePointer || t.storage != storageWorkgroup || !m.uses(e, id) {
 			continue
 		}
 		s, ok := z.size(t.elem, 0)
@@ -513,17 +513,17 @@ func (z *sizer) sizeOf(id uint32, depth int) (uint64, bool) {
 		return 0, false
 	}
 	switch t.op {
-	case opTypeBool:
+	case OpTypeBool:
 		return 4, true
-	case opTypeInt, opTypeFloat:
+	case OpTypeInt, OpTypeFloat:
 		if t.width%8 != 0 {
 			return 0, false
 		}
 		return uint64(t.width / 8), true
-	case opTypeVector, opTypeMatrix:
+	case OpTypeVector, OpTypeMatrix:
 		s, ok := z.size(t.elem, depth+1)
 		return s * uint64(t.count), ok
-	case opTypeArray:
+	case OpTypeArray:
 		n, ok := m.constValue(t.count, z.spec)
 		if !ok {
 			return 0, false
@@ -535,9 +535,9 @@ func (z *sizer) sizeOf(id uint32, depth int) (uint64, bool) {
 			}
 		}
 		return n * stride, true
-	case opTypeRuntimeArray:
+	case OpTypeRuntimeArray:
 		return 0, true
-	case opTypeStruct:
+	case OpTypeStruct:
 		return z.structSize(id, t, depth)
 	}
 	return 0, false
@@ -557,7 +557,7 @@ func (z *sizer) structSize(id uint32, t *typ, depth int) (uint64, bool) {
 			return 0, false
 		}
 		if ms, ok := m.mstrides[id][uint32(i)]; ok {
-			if mtt := m.types[mt]; mtt != nil && mtt.op == opTypeMatrix {
+			if mtt := m.types[mt]; mtt != nil && mtt.op == OpTypeMatrix {
 				// Column-major: a stride per column; row-major: per row,
 				// as many as the column vectors have components.
 				lines := uint64(mtt.count)

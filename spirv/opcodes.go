@@ -6,36 +6,6 @@ const (
 	magic       = 0x07230203
 	headerWords = 5
 
-	opCapability            = 17
-	opEntryPoint            = 15
-	opExecutionMode         = 16
-	opExecutionModeID       = 331
-	opDecorate              = 71
-	opMemberDecorate        = 72
-	opTypeBool              = 20
-	opTypeInt               = 21
-	opTypeFloat             = 22
-	opTypeVector            = 23
-	opTypeMatrix            = 24
-	opTypeArray             = 28
-	opTypeRuntimeArray      = 29
-	opTypeStruct            = 30
-	opTypePointer           = 32
-	opTypeImage             = 25
-	opTypeSampler           = 26
-	opTypeSampledImage      = 27
-	opConstantTrue          = 41
-	opConstantFalse         = 42
-	opConstant              = 43
-	opConstantComposite     = 44
-	opSpecConstantTrue      = 48
-	opSpecConstantFalse     = 49
-	opSpecConstant          = 50
-	opSpecConstantComposite = 51
-	opFunction              = 54
-	opFunctionEnd           = 56
-	opVariable              = 59
-
 	execModelGLCompute  = 5
 	execModeLocalSize   = 17
 	execModeLocalSizeID = 38
@@ -91,4 +61,62 @@ const (
 	CapCooperativeMatrixTensorAddressingNV     = 5433
 	CapCooperativeMatrixBlockLoadsNV           = 5434
 	CapTensorAddressingNV                      = 5439
+)
+
+// Op is an instruction's opcode.
+type Op uint16
+
+// Opcodes this package and its users read or write, from the SPIR-V
+// specification.
+const (
+	OpExtension                Op = 10
+	OpExtInstImport            Op = 11
+	OpExtInst                  Op = 12
+	OpMemoryModel              Op = 14
+	OpEntryPoint               Op = 15
+	OpExecutionMode            Op = 16
+	OpCapability               Op = 17
+	OpTypeVoid                 Op = 19
+	OpTypeBool                 Op = 20
+	OpTypeInt                  Op = 21
+	OpTypeFloat                Op = 22
+	OpTypeVector               Op = 23
+	OpTypeMatrix               Op = 24
+	OpTypeImage                Op = 25
+	OpTypeSampler              Op = 26
+	OpTypeSampledImage         Op = 27
+	OpTypeArray                Op = 28
+	OpTypeRuntimeArray         Op = 29
+	OpTypeStruct               Op = 30
+	OpTypePointer              Op = 32
+	OpTypeForwardPointer       Op = 39
+	OpConstantTrue             Op = 41
+	OpConstantFalse            Op = 42
+	OpConstant                 Op = 43
+	OpConstantComposite        Op = 44
+	OpSpecConstantTrue         Op = 48
+	OpSpecConstantFalse        Op = 49
+	OpSpecConstant             Op = 50
+	OpSpecConstantComposite    Op = 51
+	OpSpecConstantOp           Op = 52
+	OpFunction                 Op = 54
+	OpFunctionEnd              Op = 56
+	OpVariable                 Op = 59
+	OpDecorate                 Op = 71
+	OpMemberDecorate           Op = 72
+	OpFNegate                  Op = 127
+	OpFAdd                     Op = 129
+	OpFSub                     Op = 131
+	OpFMul                     Op = 133
+	OpFDiv                     Op = 136
+	OpFRem                     Op = 140
+	OpFMod                     Op = 141
+	OpVectorTimesScalar        Op = 142
+	OpDot                      Op = 148
+	OpIsNan                    Op = 156
+	OpUnordered                Op = 163
+	OpFOrdEqual                Op = 180
+	OpFUnordGreaterThanEqual   Op = 191
+	OpExecutionModeID          Op = 331
+	OpTypeCooperativeMatrixKHR Op = 4456
 )

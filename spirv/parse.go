@@ -1,7 +1,6 @@
 package spirv
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/vkbench/vkbench/status"
@@ -27,47 +26,23 @@ func Parse(code []byte) (*Module, error) {
 }
 
 func parse(code []byte) (*Module, error) {
-	if len(code)%4 != 0 {
-		return nil, status.Newf(status.InvalidArgument, "spirv: length %d is not a multiple of 4", len(code))
+	words, err := Words(code)
+	if err != nil {
+		return nil, err
 	}
-	if len(code) < headerWords*4 {
-		return nil, status.Newf(status.InvalidArgument, "spirv: %d bytes is shorter than the 20-byte header", len(code))
-	}
-	word := func(i int) uint32 { return binary.LittleEndian.Uint32(code[4*i:]) }
-	switch w := word(0); w {
-	case magic:
-	case 0x03022307:
-		return nil, status.New(status.InvalidArgument, "spirv: the module is big-endian; only little-endian modules are accepted")
-	default:
-		return nil, status.Newf(status.InvalidArgument, "spirv: not SPIR-V: magic number 0x%08x, want 0x%08x", w, magic)
-	}
-	ver := word(1)
+	ver := words[1]
 	major, minor := ver>>16&0xff, ver>>8&0xff
 	if ver&0xff0000ff != 0 || major != 1 || minor > 6 {
 		return nil, status.Newf(status.InvalidArgument, "spirv: unsupported version word 0x%08x (want 1.0 to 1.6)", ver)
 	}
-	if word(3) == 0 {
+	if words[3] == 0 {
 		return nil, status.New(status.InvalidArgument, "spirv: id bound is 0")
 	}
 	r := newReader(code, uint16(major<<8|minor))
-	n := len(code) / 4
-	for i := headerWords; i < n; {
-		w := word(i)
-		count, op := int(w>>16), w&0xffff
-		if count == 0 {
-			return nil, status.Newf(status.InvalidArgument, "spirv: instruction at word %d (opcode %d) has word count 0", i, op)
-		}
-		if i+count > n {
-			return nil, status.Newf(status.InvalidArgument, "spirv: instruction at word %d (opcode %d) has %d words, past the module's end at word %d", i, op, count, n)
-		}
-		ops := make([]uint32, count-1)
-		for k := range ops {
-			ops[k] = word(i + 1 + k)
-		}
-		if err := r.instruction(i, op, ops); err != nil {
+	for i, ins := range Instructions(words) {
+		if err := r.instruction(i, Opcode(ins), ins[1:]); err != nil {
 			return nil, err
 		}
-		i += count
 	}
 	return r.finish()
 }
@@ -102,7 +77,7 @@ func newReader(code []byte, version uint16) *reader {
 }
 
 // need checks that the instruction at word i has at least min operands.
-func need(i int, op uint32, ops []uint32, min int) error {
+func need(i int, op Op, ops []uint32, min int) error {
 	if len(ops) < min {
 		return status.Newf(status.InvalidArgument, "spirv: instruction at word %d (opcode %d) has %d words, needs at least %d", i, op, len(ops)+1, min+1)
 	}
@@ -111,10 +86,10 @@ func need(i int, op uint32, ops []uint32, min int) error {
 
 // instruction reads one instruction at word i: what checks the structure,
 // then what the queries need.
-func (r *reader) instruction(i int, op uint32, ops []uint32) error {
+func (r *reader) instruction(i int, op Op, ops []uint32) error {
 	m := r.m
 	switch op {
-	case opFunction:
+	case OpFunction:
 		if err := need(i, op, ops, 4); err != nil {
 			return err
 		}
@@ -123,14 +98,14 @@ func (r *reader) instruction(i int, op uint32, ops []uint32) error {
 		}
 		r.open = i
 		r.functions[ops[1]] = true
-	case opFunctionEnd:
+	case OpFunctionEnd:
 		if r.open < 0 {
 			return status.Newf(status.InvalidArgument, "spirv: OpFunctionEnd at word %d ends no function", i)
 		}
 		r.open = -1
-	case opEntryPoint:
+	case OpEntryPoint:
 		return r.entryPoint(i, ops)
-	case opExecutionMode, opExecutionModeID:
+	case OpExecutionMode, OpExecutionModeID:
 		if err := need(i, op, ops, 2); err != nil {
 			return err
 		}
@@ -140,14 +115,14 @@ func (r *reader) instruction(i int, op uint32, ops []uint32) error {
 			}
 			r.modes = append(r.modes, execMode{ops[0], mode, [3]uint32{ops[2], ops[3], ops[4]}})
 		}
-	case opCapability:
+	case OpCapability:
 		if err := need(i, op, ops, 1); err != nil {
 			return err
 		}
 		m.Capabilities = append(m.Capabilities, ops[0])
-	case opDecorate:
+	case OpDecorate:
 		return r.decorate(i, op, ops)
-	case opMemberDecorate:
+	case OpMemberDecorate:
 		if ops[2] == decorationRowMajor && len(ops) >= 3 {
 			m.rowMajor[[2]uint32{ops[0], ops[1]}] = true
 		}
@@ -165,7 +140,7 @@ func (r *reader) instruction(i int, op uint32, ops []uint32) error {
 			}
 			into[ops[0]][ops[1]] = ops[3]
 		}
-	case opVariable:
+	case OpVariable:
 		if len(ops) >= 3 {
 			m.vars[ops[1]] = ops[0]
 		}
@@ -176,10 +151,10 @@ func (r *reader) instruction(i int, op uint32, ops []uint32) error {
 }
 
 func (r *reader) entryPoint(i int, ops []uint32) error {
-	if err := need(i, opEntryPoint, ops, 3); err != nil {
+	if err := need(i, OpEntryPoint, ops, 3); err != nil {
 		return err
 	}
-	name, words, ok := literalString(ops[2:])
+	name, words, ok := LiteralString(ops[2:])
 	if !ok {
 		return status.Newf(status.InvalidArgument, "spirv: OpEntryPoint at word %d has an unterminated name", i)
 	}
@@ -192,7 +167,7 @@ func (r *reader) entryPoint(i int, ops []uint32) error {
 	return nil
 }
 
-func (r *reader) decorate(i int, op uint32, ops []uint32) error {
+func (r *reader) decorate(i int, op Op, ops []uint32) error {
 	if err := need(i, op, ops, 2); err != nil {
 		return err
 	}
@@ -225,7 +200,7 @@ func (r *reader) decorate(i int, op uint32, ops []uint32) error {
 
 // typeOrConstant reads the types and constants sizes are made of; other
 // instructions are skipped.
-func (r *reader) typeOrConstant(op uint32, ops []uint32) {
+func (r *reader) typeOrConstant(op Op, ops []uint32) {
 	at := func(k int) uint32 {
 		if k < len(ops) {
 			return ops[k]
@@ -234,45 +209,45 @@ func (r *reader) typeOrConstant(op uint32, ops []uint32) {
 	}
 	m := r.m
 	switch op {
-	case opTypeBool:
+	case OpTypeBool:
 		m.types[at(0)] = &typ{op: op}
-	case opTypeInt:
+	case OpTypeInt:
 		m.types[at(0)] = &typ{op: op, width: at(1), signed: at(2) != 0}
-	case opTypeFloat:
+	case OpTypeFloat:
 		m.types[at(0)] = &typ{op: op, width: at(1)}
-	case opTypeVector, opTypeMatrix, opTypeArray:
+	case OpTypeVector, OpTypeMatrix, OpTypeArray:
 		m.types[at(0)] = &typ{op: op, elem: at(1), count: at(2)}
-	case opTypeRuntimeArray:
+	case OpTypeRuntimeArray:
 		m.types[at(0)] = &typ{op: op, elem: at(1)}
-	case opTypeStruct:
+	case OpTypeStruct:
 		if len(ops) >= 1 {
 			m.types[at(0)] = &typ{op: op, members: slices.Clone(ops[1:])}
 		}
-	case opTypePointer:
+	case OpTypePointer:
 		m.types[at(0)] = &typ{op: op, storage: at(1), elem: at(2)}
-	case opTypeImage:
+	case OpTypeImage:
 		// Sampled type, Dim, Depth, Arrayed, MS, Sampled, Image Format.
 		m.types[at(0)] = &typ{op: op, elem: at(1), image: &Image{Dim: ImageDim(at(2)), Arrayed: at(4) != 0,
 			Multisampled: at(5) != 0, Format: ImageFormat(at(7))}, sampled: at(6)}
-	case opTypeSampledImage:
+	case OpTypeSampledImage:
 		m.types[at(0)] = &typ{op: op, elem: at(1)}
-	case opTypeSampler:
+	case OpTypeSampler:
 		m.types[at(0)] = &typ{op: op}
-	case opConstant, opSpecConstant:
+	case OpConstant, OpSpecConstant:
 		v := uint64(at(2))
 		if len(ops) > 3 {
 			v |= uint64(at(3)) << 32
 		}
-		m.consts[at(1)] = &constant{typ: at(0), value: v, spec: op == opSpecConstant}
-	case opConstantTrue, opConstantFalse, opSpecConstantTrue, opSpecConstantFalse:
+		m.consts[at(1)] = &constant{typ: at(0), value: v, spec: op == OpSpecConstant}
+	case OpConstantTrue, OpConstantFalse, OpSpecConstantTrue, OpSpecConstantFalse:
 		v := uint64(0)
-		if op == opConstantTrue || op == opSpecConstantTrue {
+		if op == OpConstantTrue || op == OpSpecConstantTrue {
 			v = 1
 		}
-		m.consts[at(1)] = &constant{typ: at(0), value: v, spec: op == opSpecConstantTrue || op == opSpecConstantFalse}
-	case opConstantComposite, opSpecConstantComposite:
+		m.consts[at(1)] = &constant{typ: at(0), value: v, spec: op == OpSpecConstantTrue || op == OpSpecConstantFalse}
+	case OpConstantComposite, OpSpecConstantComposite:
 		if len(ops) >= 2 {
-			m.consts[at(1)] = &constant{typ: at(0), composite: true, spec: op == opSpecConstantComposite, parts: slices.Clone(ops[2:])}
+			m.consts[at(1)] = &constant{typ: at(0), composite: true, spec: op == OpSpecConstantComposite, parts: slices.Clone(ops[2:])}
 		}
 	}
 }
@@ -324,13 +299,13 @@ func (r *reader) specConstants() {
 		info := SpecConstant{Default: uint32(c.value)}
 		if t := m.types[c.typ]; t != nil {
 			switch {
-			case t.op == opTypeBool:
+			case t.op == OpTypeBool:
 				info.Kind, info.Width = "bool", 32
-			case t.op == opTypeInt && t.width == 32 && t.signed:
+			case t.op == OpTypeInt && t.width == 32 && t.signed:
 				info.Kind, info.Width = "int", 32
-			case t.op == opTypeInt && t.width == 32:
+			case t.op == OpTypeInt && t.width == 32:
 				info.Kind, info.Width = "uint", 32
-			case t.op == opTypeFloat && t.width == 32:
+			case t.op == OpTypeFloat && t.width == 32:
 				info.Kind, info.Width = "float", 32
 			default:
 				info.Width = t.width
@@ -373,9 +348,9 @@ func (r *reader) bindings() {
 	})
 }
 
-// literalString decodes a nul-terminated literal string from words, and
+// LiteralString decodes a nul-terminated literal string from words, and
 // says how many words it took.
-func literalString(words []uint32) (string, int, bool) {
+func LiteralString(words []uint32) (string, int, bool) {
 	var b []byte
 	for i, w := range words {
 		for k := range 4 {

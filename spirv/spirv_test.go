@@ -1,9 +1,11 @@
 package spirv_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -335,5 +337,32 @@ void main() {
 	}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("binding names (-want +got):\n%s", diff)
+	}
+}
+
+// TestInstructionsRoundTrip: a module's words, walked instruction by
+// instruction and written back, are the module; a string operand reads
+// back as it was written.
+func TestInstructionsRoundTrip(t *testing.T) {
+	good := readAdd(t)
+	words, err := spirv.Words(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Clone(spirv.Header(words))
+	for _, ins := range spirv.Instructions(words) {
+		out = append(out, ins...)
+	}
+	if !bytes.Equal(spirv.Bytes(out), good) {
+		t.Error("the module's instructions, written back, differ from the module")
+	}
+	ext := spirv.Instruction(spirv.OpExtension, spirv.StringOperand("SPV_KHR_bfloat16")...)
+	if name, n, ok := spirv.LiteralString(ext[1:]); !ok || name != "SPV_KHR_bfloat16" || n != len(ext)-1 || spirv.Opcode(ext) != spirv.OpExtension {
+		t.Errorf("OpExtension %v reads back as %q (%d words, %v)", ext, name, n, ok)
+	}
+	long := slices.Clone(words)
+	long[len(long)-1] = 2<<16 | uint32(spirv.OpFunctionEnd) // its last instruction runs past the end
+	if _, err := spirv.Words(spirv.Bytes(long)); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("Words of a module whose last instruction runs past its end: %v, want INVALID_ARGUMENT", err)
 	}
 }
