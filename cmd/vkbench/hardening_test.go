@@ -386,3 +386,44 @@ func TestOutputKeptOnFailure(t *testing.T) {
 		t.Errorf("temporary files left: %v", stray)
 	}
 }
+
+// TestEveryCandidateFailed: an operation whose every candidate fails when
+// it runs (here one that dispatches more workgroups than the device takes,
+// which only the dispatch finds) is a failed run, exit status 1 with the
+// operation named; it exited 0. Candidates the device cannot run are not
+// failures: run of every built-in operation exits 0 on lavapipe, where the
+// tensor-core ones have none.
+func TestEveryCandidateFailed(t *testing.T) {
+	info := needDevice(t)
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", "ab", "old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	op := m["operations"].([]any)[0].(map[string]any)
+	op["verify"] = "none"
+	spv, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests", "fma_iters.spv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	too := fmt.Sprint(info.Limits.MaxWorkgroupCount[0] + 1)
+	for _, c := range op["candidates"].([]any) {
+		c.(map[string]any)["spirv"] = spv
+		c.(map[string]any)["groups"] = []any{too}
+	}
+	path := filepath.Join(t.TempDir(), "toomany.json")
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, exitRegression, "run", "--manifest", path, "--size", "1024", "--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off")
+	name := op["name"].(string)
+	if !strings.Contains(r.stderr, "could not measure "+name+" at 1024: ") {
+		t.Errorf("stderr does not name the operation that could not be measured:\n%s", r.stderr)
+	}
+}

@@ -366,8 +366,26 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
 			return err
 		}
+		if why := noneRan(e); why != "" {
+			// Every candidate that could run here failed when it ran:
+			// the operation was not measured.
+			failed.failures = append(failed.failures, fmt.Sprintf("%s at %s: %s", op.Name(), size, why))
+		}
 	}
 	return failed.orNil()
+}
+
+// noneRan says why, when e has no winner and a candidate failed when it
+// ran (the first one's error), and is "" otherwise: candidates the device
+// cannot run are no failure of the run.
+func noneRan(e *autotune.Entry) string {
+	if e == nil || e.Fastest >= 0 {
+		return ""
+	}
+	if i := slices.IndexFunc(e.Results, func(r results.Result) bool { return r.Outcome == results.Failed }); i >= 0 {
+		return fmt.Sprintf("no candidate ran; %s: %s", e.Results[i].Name, e.Results[i].Error)
+	}
+	return ""
 }
 
 // inTable returns opts committing to the tune cache table named table (a
