@@ -58,6 +58,9 @@ func TestOutputToDescriptor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no /dev/stdout here: %v", err)
 	}
+	if before.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("/dev/stdout here is a %v, not a link to /proc/self/fd/1: something replaced it (an -o /dev/stdout of a vkbench before this test's fix, run as root); restore it with ln -sf /proc/self/fd/1 /dev/stdout", before.Mode())
+	}
 	out := filepath.Join(t.TempDir(), "stdout")
 	f, err := os.Create(out)
 	if err != nil {
