@@ -11,8 +11,16 @@ import (
 // An owner keeps its rule of what a write keeps inside Update: here the
 // first value written for a key wins, in every process sharing the file.
 func ExampleStore_Update() {
-	dir, _ := os.MkdirTemp("", "store")
-	defer os.RemoveAll(dir)
+	dir, err := os.MkdirTemp("", "store")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Println(err)
+		}
+	}()
 	s, err := store.Open(store.Options{Path: filepath.Join(dir, "cache.db")})
 	if err != nil {
 		fmt.Println(err)

@@ -66,7 +66,11 @@ func TestOutputToDescriptor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	cmd := exec.Command(os.Args[0], append(quickRun, "-o", "/dev/stdout")...)
 	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
 	cmd.Stdout = f
@@ -100,7 +104,11 @@ func TestOutputFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer full.Close()
+	t.Cleanup(func() {
+		if err := full.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	cmd := exec.Command(os.Args[0], quickRun...)
 	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
 	cmd.Stdout = full
