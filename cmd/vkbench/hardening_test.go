@@ -301,31 +301,7 @@ func TestVerboseAndVersion(t *testing.T) {
 // "verify": "none" were once shown as "verified".
 func TestNotVerified(t *testing.T) {
 	needDevice(t)
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", "ab", "old.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	op := m["operations"].([]any)[0].(map[string]any)
-	op["verify"] = "none"
-	spv, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests", "fma_iters.spv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range op["candidates"].([]any) {
-		c.(map[string]any)["spirv"] = spv
-	}
-	path := filepath.Join(t.TempDir(), "unverified.json")
-	data, err = json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, _ := abManifestWith(t, func(c map[string]any) {})
 	run := []string{"run", "--manifest", path, "--size", "1024", "--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off"}
 	r := mustRun(t, 0, run...)
 	if strings.Count(r.stdout, "verified") != 2 || strings.Count(r.stdout, "not verified") != 2 {
@@ -390,11 +366,26 @@ func TestOutputKeptOnFailure(t *testing.T) {
 // TestEveryCandidateFailed: an operation whose every candidate fails when
 // it runs (here one that dispatches more workgroups than the device takes,
 // which only the dispatch finds) is a failed run, exit status 1 with the
-// operation named; it exited 0. Candidates the device cannot run are not
-// failures: run of every built-in operation exits 0 on lavapipe, where the
-// tensor-core ones have none.
+// operation named, in one round or several; it exited 0. Candidates the
+// device cannot run are not failures: run of every built-in operation
+// exits 0 on lavapipe, where the tensor-core ones have none.
 func TestEveryCandidateFailed(t *testing.T) {
 	info := needDevice(t)
+	too := fmt.Sprint(info.Limits.MaxWorkgroupCount[0] + 1)
+	path, name := abManifestWith(t, func(c map[string]any) { c["groups"] = []any{too} })
+	for _, count := range []string{"1", "2"} {
+		r := mustRun(t, exitRegression, "run", "--manifest", path, "--size", "1024", "--count", count, "--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off")
+		if !strings.Contains(r.stderr, "could not measure "+name+" at 1024: ") {
+			t.Errorf("--count %s: stderr does not name the operation that could not be measured:\n%s", count, r.stderr)
+		}
+	}
+}
+
+// abManifestWith writes testdata/manifests/ab/old.json's first operation,
+// with "verify": "none" and every candidate on fma_iters.spv, edited by
+// edit, to a file of its own; it returns the file and the operation's name.
+func abManifestWith(t *testing.T, edit func(candidate map[string]any)) (string, string) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", "ab", "old.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -409,21 +400,16 @@ func TestEveryCandidateFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	too := fmt.Sprint(info.Limits.MaxWorkgroupCount[0] + 1)
 	for _, c := range op["candidates"].([]any) {
 		c.(map[string]any)["spirv"] = spv
-		c.(map[string]any)["groups"] = []any{too}
+		edit(c.(map[string]any))
 	}
-	path := filepath.Join(t.TempDir(), "toomany.json")
+	path := filepath.Join(t.TempDir(), "edited.json")
 	if data, err = json.Marshal(m); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, exitRegression, "run", "--manifest", path, "--size", "1024", "--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off")
-	name := op["name"].(string)
-	if !strings.Contains(r.stderr, "could not measure "+name+" at 1024: ") {
-		t.Errorf("stderr does not name the operation that could not be measured:\n%s", r.stderr)
-	}
+	return path, op["name"].(string)
 }

@@ -487,7 +487,11 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 			opsFailed.add(file, op, sizes.sizeFor(op, dev.Info()), failed[i])
 			continue
 		}
-		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, autotune.MergeRounds(op, rounds[i], opts), opts.Peak)...)
+		e := autotune.MergeRounds(op, rounds[i], opts)
+		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
+		if why := noneRan(e); why != "" {
+			opsFailed.failures = append(opsFailed.failures, fmt.Sprintf("%s at %s: %s", op.Name(), sizes.sizeFor(op, dev.Info()), why))
+		}
 	}
 	return opsFailed.orNil()
 }
