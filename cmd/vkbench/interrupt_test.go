@@ -119,14 +119,14 @@ func TestInterrupt(t *testing.T) {
 }
 
 // TestInterruptSlowStop sends SIGINT while lavapipe runs a long
-// submission (a naive GEMM of 1024³, seconds on a CPU), which cannot be cut
-// short: after a second of silence vkbench says what it waits for, then
+// submission (a naive GEMM of 2048×1024×1024, about 3 s on two quiet CPU
+// cores and longer on busy ones), which cannot be cut short: after a second of silence vkbench says what it waits for, then
 // stops, exits 130 and says so last. A second SIGINT after that notice
 // exits at once.
 func TestInterruptSlowStop(t *testing.T) {
 	needDevice(t)
 	for _, twice := range []bool{false, true} {
-		cmd := exec.Command(os.Args[0], "run", "gemm", "--size", "1024x1024x1024", "--candidates", "^naive-16x16$",
+		cmd := exec.Command(os.Args[0], "run", "gemm", "--size", "2048x1024x1024", "--candidates", "^naive-16x16$",
 			"--cache", "off", "--budget", "20s", "-v")
 		cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1", "VKBENCH_VALIDATION=1")
 		stderr, err := cmd.StderrPipe()
@@ -145,8 +145,8 @@ func TestInterruptSlowStop(t *testing.T) {
 			switch {
 			case sent.IsZero() && strings.Contains(line, "autotune: prepared"):
 				// The pipeline builds in a fraction of this; then the
-				// verifying run is under way.
-				time.Sleep(500 * time.Millisecond)
+				// verifying run is under way, for seconds more.
+				time.Sleep(200 * time.Millisecond)
 				sent = time.Now()
 				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 					t.Fatal(err)

@@ -87,17 +87,18 @@ func (q *quietWriter) Write(p []byte) (int, error) {
 	return q.w.Write(p)
 }
 
-// writeIfQuiet writes msg, and reports true, if nothing has been written
-// for d.
-func (q *quietWriter) writeIfQuiet(d time.Duration, msg string) bool {
+// writeIfQuiet writes msg if nothing has been written for d, and returns
+// 0; otherwise it writes nothing and returns how much longer the quiet
+// must last.
+func (q *quietWriter) writeIfQuiet(d time.Duration, msg string) time.Duration {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if time.Since(q.last) < d {
-		return false
+	if since := time.Since(q.last); since < d {
+		return d - since
 	}
 	_, _ = io.WriteString(q.w, msg) // a notice on the way out; nowhere else to say it
 	q.last = time.Now()
-	return true
+	return 0
 }
 
 // stopNotice is how long the work may take to stop after a signal, in
@@ -166,10 +167,11 @@ func noticeSlowStop(stderr *quietWriter, in interrupt, done <-chan struct{}) {
 		case <-done:
 			return
 		case <-t.C:
-			if stderr.writeIfQuiet(stopNotice, msg) {
+			left := stderr.writeIfQuiet(stopNotice, msg)
+			if left == 0 {
 				return
 			}
-			t.Reset(stopNotice / 4)
+			t.Reset(left)
 		}
 	}
 }
