@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -56,8 +57,24 @@ type Tuner struct {
 	dev *Device
 	t   *autotune.Tuner
 
-	mu    sync.RWMutex
+	// known answers repeated questions: answerKey to *Pipeline. Reads
+	// take no lock, so that goroutines asking at once do not queue; a
+	// program asking about endlessly many exact sizes starts over at
+	// maxKnown (the bucketed answers stay with t).
+	known  sync.Map
+	nKnown atomic.Int64
+
+	mu    sync.Mutex
 	built map[builtKey]*Pipeline
+}
+
+// maxKnown bounds the exact-size answers a Tuner keeps.
+const maxKnown = 1 << 16
+
+// answerKey is an operation and an exact (not bucketed) size.
+type answerKey struct {
+	op   *operation
+	size kernels.Size
 }
 
 // builtKey names a candidate of an operation.
@@ -128,23 +145,38 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if len(o.cands) == 0 {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
 	}
-	i, err := t.t.Fastest(ctx, o, kernels.SizeOf(size...))
+	k := answerKey{o, kernels.SizeOf(size...)}
+	if p, ok := t.known.Load(k); ok {
+		if err := t.dev.Err(); err != nil {
+			return nil, err
+		}
+		return p.(*Pipeline), nil
+	}
+	i, err := t.t.Fastest(ctx, o, k.size)
 	if err != nil {
 		return nil, err
 	}
-	key := builtKey{o, i}
-	t.mu.RLock()
-	p := t.built[key]
-	t.mu.RUnlock()
-	if p != nil {
-		return p, nil
+	p, err := t.pipeline(o, i)
+	if err != nil {
+		return nil, err
 	}
+	if t.nKnown.Add(1) > maxKnown {
+		t.known.Clear()
+		t.nKnown.Store(1)
+	}
+	t.known.Store(k, p)
+	return p, nil
+}
+
+// pipeline returns candidate i of o, built once per tuner.
+func (t *Tuner) pipeline(o *operation, i int) (*Pipeline, error) {
+	key := builtKey{o, i}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if p := t.built[key]; p != nil {
 		return p, nil
 	}
-	p, err = t.dev.build(o.kerns[i], o.cands[i])
+	p, err := t.dev.build(o.kerns[i], o.cands[i])
 	if err != nil {
 		return nil, err
 	}

@@ -389,6 +389,13 @@ func TestFastest(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, func() { _, _ = tuner.Fastest(ctx, op, 1000) }); allocs != 0 {
 		t.Errorf("a Fastest that hits allocates %v times, want 0", allocs)
 	}
+	// An answer from memory is no answer once the device is gone.
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := tuner.Fastest(ctx, op, 1000); q != nil || !errors.Is(err, vkbench.ErrReleased) {
+		t.Errorf("Fastest from memory after Close = %v, %v; want ErrReleased", q, err)
+	}
 }
 
 func TestFastestErrors(t *testing.T) {
@@ -437,6 +444,28 @@ func BenchmarkFastestHit(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkFastestHitParallel asks the same answered question from
+// GOMAXPROCS goroutines at once: its ns/op beside BenchmarkFastestHit's
+// shows how answers from memory scale with cores (run with -cpu 1,16).
+func BenchmarkFastestHitParallel(b *testing.B) {
+	ctx := context.Background()
+	dev := open(b)
+	tuner := quickTuner(b, dev)
+	op := scaleOp()
+	if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // TestPipelineCacheKept: with Options.PipelineCache, Close saves the

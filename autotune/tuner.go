@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"sync"
 
@@ -37,12 +36,6 @@ type Tuner struct {
 	// them) only here. The store keeps none in memory.
 	answerMu sync.RWMutex
 	answers  map[answerKey]int
-
-	// hits answers repeated questions with one map lookup, before any
-	// bucketing or checksum: (operation, exact size) → index, a shortcut
-	// to answers.
-	hitMu sync.RWMutex
-	hits  map[hitKey]int
 
 	// applying are the subsets of operations' candidates that apply at
 	// some sizes (Candidate.Applies), made once each.
@@ -122,7 +115,6 @@ func NewTuner(dev hal.Device, s *store.Store, opts Options) *Tuner {
 		opts:     opts,
 		pending:  map[answerKey]*tune{},
 		answers:  map[answerKey]int{},
-		hits:     map[hitKey]int{},
 		applying: map[applyKey]applySubset{},
 	}
 }
@@ -181,23 +173,14 @@ func (t *Tuner) checksum(op kernels.Operation) string {
 // user of the device (or injected into it) is seen at once.
 func (t *Tuner) Err() error { return t.dev.Err() }
 
-// Fastest returns the index of op's fastest candidate for shape. An answer
-// in memory costs no allocation. Otherwise the store is read, and on a
+// Fastest returns the index of op's fastest candidate for shape: from the
+// answers in memory, else from the store, and on a
 // miss the key is tuned on its bucket's representative shape and the
 // answer committed. If another caller is tuning the key, Fastest waits for
 // it (or for ctx). Once the device is lost, Fastest fails at once.
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
 	if err := t.Err(); err != nil {
 		return 0, err
-	}
-	comparable := reflect.TypeOf(op).Comparable()
-	if comparable {
-		t.hitMu.RLock()
-		i, ok := t.hits[hitKey{op, size}]
-		t.hitMu.RUnlock()
-		if ok {
-			return i, nil
-		}
 	}
 	target, index, sum, err := t.applicable(op, size)
 	if err != nil {
@@ -217,34 +200,7 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 	if index != nil {
 		i = index[i]
 	}
-	if comparable {
-		t.hitMu.Lock()
-		// Exact sizes are unbounded where buckets are not: a program that
-		// asks about endlessly many sizes starts over rather than grow
-		// without end (the bucketed answers stay in answers).
-		if len(t.hits) >= maxHits {
-			clear(t.hits)
-		}
-		t.hits[hitKey{op, size}] = i
-		t.hitMu.Unlock()
-	}
 	return i, nil
-}
-
-// maxHits bounds the exact-size answers a Tuner keeps.
-const maxHits = 1 << 16
-
-// hitKey is an operation and an exact (not bucketed) size.
-type hitKey struct {
-	op   kernels.Operation
-	size kernels.Size
-}
-
-// forget drops the fast answers of op, after a forced re-tune.
-func (t *Tuner) forget(op kernels.Operation) {
-	t.hitMu.Lock()
-	maps.DeleteFunc(t.hits, func(k hitKey, _ int) bool { return k.op == op })
-	t.hitMu.Unlock()
 }
 
 // FastestOrDefault is Fastest for callers that must not wait for another
@@ -297,9 +253,6 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 		return nil, err
 	}
 	e, err := t.tune(ctx, target, t.Key(target, size), sum, force, true)
-	if force && (err == nil || isNotStored(err)) && reflect.TypeOf(op).Comparable() {
-		t.forget(op)
-	}
 	if e != nil && index != nil {
 		e = e.remapped(index)
 	}
