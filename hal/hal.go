@@ -133,6 +133,18 @@ type ExecutableDesc struct {
 	// Constants are the specialization constants, the workgroup size among
 	// them when the kernel declares local_size_x_id and friends.
 	Constants []Constant
+	// SubgroupSize, if not 0, is the subgroup size the pipeline requires
+	// (VK_EXT_subgroup_size_control, core in Vulkan 1.3): a power of two
+	// between the device's MinSubgroupSize and MaxSubgroupSize, on a
+	// device with Features.RequiredSubgroupSize, for a workgroup of at
+	// most Limits.MaxComputeWorkgroupSubgroups subgroups. 0 leaves the
+	// size to the driver.
+	SubgroupSize uint32
+	// FullSubgroups requires every subgroup to be full (a device with
+	// Features.ComputeFullSubgroups): the workgroup's size in x must be a
+	// multiple of SubgroupSize, or of MaxSubgroupSize when SubgroupSize is
+	// 0.
+	FullSubgroups bool
 }
 
 // Executable is a compute pipeline ready to dispatch.

@@ -74,7 +74,11 @@ type Limits struct {
 	// 1.3); both equal SubgroupSize where the device does not say.
 	MinSubgroupSize uint32
 	MaxSubgroupSize uint32
-	SubgroupOps     SubgroupOps
+	// MaxComputeWorkgroupSubgroups is the most subgroups a workgroup of a
+	// pipeline that requires its subgroup size may have (a workgroup of
+	// at most this many times the size); 0 where the device does not say.
+	MaxComputeWorkgroupSubgroups uint32
+	SubgroupOps                  SubgroupOps
 	// TimestampPeriod is nanoseconds per timestamp tick.
 	TimestampPeriod float64
 	// TimestampValidBits is how many low bits of a timestamp count; 0 means
@@ -144,6 +148,14 @@ type Features struct {
 	// SubgroupSizeControl is a pipeline's choice of its subgroup size
 	// between MinSubgroupSize and MaxSubgroupSize (subgroupSizeControl).
 	SubgroupSizeControl bool
+	// RequiredSubgroupSize is SubgroupSizeControl for compute pipelines:
+	// compute is among the device's requiredSubgroupSizeStages, so an
+	// ExecutableDesc may set SubgroupSize.
+	RequiredSubgroupSize bool
+	// ComputeFullSubgroups is a compute pipeline's demand that every
+	// subgroup be full (computeFullSubgroups): ExecutableDesc's
+	// FullSubgroups.
+	ComputeFullSubgroups bool
 	// StorageImageReadWithoutFormat and StorageImageWriteWithoutFormat
 	// are reading and writing storage images whose format the shader does
 	// not declare (shaderStorageImageReadWithoutFormat,
@@ -379,4 +391,42 @@ func SelectDevice(infos []DeviceInfo, spec string) (int, error) {
 		return found, nil
 	}
 	return 0, status.Newf(status.InvalidArgument, "hal: %q matches %d devices (%s); use an index or a UUID", spec, len(match), strings.Join(match, ", "))
+}
+
+// SubgroupsUnsupported says why the device cannot build a compute
+// pipeline of workgroup wg that requires subgroups of size (0: any) and,
+// if full, full subgroups, or returns "" when it can: the one rule that
+// ExecutableDesc's SubgroupSize and FullSubgroups follow, for the backends
+// and for the kernels checked before them.
+func (d DeviceInfo) SubgroupsUnsupported(size uint32, full bool, wg [3]uint32) string {
+	l, f := d.Limits, d.Features
+	if size > 0 {
+		switch {
+		case size&(size-1) != 0:
+			return fmt.Sprintf("a required subgroup size of %d is not a power of two", size)
+		case !f.RequiredSubgroupSize:
+			return fmt.Sprintf("needs a required subgroup size of %d (subgroupSizeControl, with compute in requiredSubgroupSizeStages), which the device lacks", size)
+		case size < l.MinSubgroupSize || size > l.MaxSubgroupSize:
+			return fmt.Sprintf("needs a subgroup size of %d, device has %d to %d", size, l.MinSubgroupSize, l.MaxSubgroupSize)
+		}
+		if inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2]); l.MaxComputeWorkgroupSubgroups > 0 && inv > uint64(l.MaxComputeWorkgroupSubgroups)*uint64(size) {
+			return fmt.Sprintf("needs %d invocations in subgroups of %d, more than the device's %d subgroups per workgroup", inv, size, l.MaxComputeWorkgroupSubgroups)
+		}
+	}
+	if !full {
+		return ""
+	}
+	if !f.ComputeFullSubgroups {
+		return "needs full subgroups (computeFullSubgroups), which the device lacks"
+	}
+	// Without a required size, the driver may choose any up to the
+	// largest.
+	of := size
+	if of == 0 {
+		of = l.MaxSubgroupSize
+	}
+	if of > 0 && wg[0]%of != 0 {
+		return fmt.Sprintf("needs full subgroups with a workgroup of %d in x, not a multiple of the subgroup size %d", wg[0], of)
+	}
+	return ""
 }

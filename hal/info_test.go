@@ -1,6 +1,7 @@
 package hal_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
@@ -61,5 +62,43 @@ func TestHardwareNamesTheDriver(t *testing.T) {
 	same.Limits.TimestampPeriod = 2
 	if same.Hardware() != name {
 		t.Errorf("a change of limits renames the hardware: %q, want %q", same.Hardware(), name)
+	}
+}
+
+// TestSubgroupsUnsupported: the one rule of a pipeline's required
+// subgroup size and full subgroups, on a device of subgroups 16 to 64
+// and 8 subgroups per workgroup at most.
+func TestSubgroupsUnsupported(t *testing.T) {
+	var info hal.DeviceInfo
+	info.Limits.MinSubgroupSize, info.Limits.MaxSubgroupSize, info.Limits.MaxComputeWorkgroupSubgroups = 16, 64, 8
+	info.Features.RequiredSubgroupSize, info.Features.ComputeFullSubgroups = true, true
+	for _, tt := range []struct {
+		size uint32
+		full bool
+		wg   [3]uint32
+		says string // "" when supported
+	}{
+		{0, false, [3]uint32{7, 1, 1}, ""},
+		{32, true, [3]uint32{64, 2, 1}, ""},
+		{0, true, [3]uint32{128, 1, 1}, ""},
+		{0, true, [3]uint32{32, 1, 1}, "workgroup of 32 in x, not a multiple of the subgroup size 64"},
+		{24, false, [3]uint32{48, 1, 1}, "not a power of two"},
+		{8, false, [3]uint32{64, 1, 1}, "needs a subgroup size of 8, device has 16 to 64"},
+		{128, false, [3]uint32{128, 1, 1}, "needs a subgroup size of 128, device has 16 to 64"},
+		{16, false, [3]uint32{256, 1, 1}, "needs 256 invocations in subgroups of 16, more than the device's 8"},
+		{16, true, [3]uint32{24, 1, 1}, "workgroup of 24 in x, not a multiple of the subgroup size 16"},
+	} {
+		got := info.SubgroupsUnsupported(tt.size, tt.full, tt.wg)
+		if tt.says == "" && got != "" || !strings.Contains(got, tt.says) {
+			t.Errorf("SubgroupsUnsupported(%d, %v, %v) = %q, want %q", tt.size, tt.full, tt.wg, got, tt.says)
+		}
+	}
+	info.Features.RequiredSubgroupSize = false
+	if got := info.SubgroupsUnsupported(32, false, [3]uint32{32, 1, 1}); !strings.Contains(got, "subgroupSizeControl") {
+		t.Errorf("without subgroup size control: %q", got)
+	}
+	info.Features.ComputeFullSubgroups = false
+	if got := info.SubgroupsUnsupported(0, true, [3]uint32{64, 1, 1}); !strings.Contains(got, "computeFullSubgroups") {
+		t.Errorf("without full subgroups: %q", got)
 	}
 }

@@ -44,6 +44,12 @@ type Candidate struct {
 	// Constants are the specialization constants, the workgroup size
 	// among them.
 	Constants []hal.Constant
+	// SubgroupSize, if not 0, is the subgroup size the pipeline requires,
+	// and FullSubgroups requires full subgroups
+	// (hal.ExecutableDesc.SubgroupSize, FullSubgroups): a kernel whose
+	// shared memory or indexing counts on one subgroup size, as ggml's do.
+	SubgroupSize  uint32
+	FullSubgroups bool
 	// Params are the values the operation's dispatch geometry and CPU
 	// check use (elements per invocation, tile sizes, grid size), by name;
 	// those the kernel also sees are among Constants.
@@ -75,6 +81,8 @@ func (c Candidate) Executable() hal.ExecutableDesc {
 		BindingKinds:     slices.Clone(c.BindingKinds),
 		PushConstantSize: c.PushConstantSize,
 		Constants:        slices.Clone(c.Constants),
+		SubgroupSize:     c.SubgroupSize,
+		FullSubgroups:    c.FullSubgroups,
 	}
 }
 
@@ -110,6 +118,9 @@ func (c Candidate) unsupported(info hal.DeviceInfo) string {
 	if uint32(c.PushConstantSize) > l.MaxPushConstantsSize {
 		return fmt.Sprintf("needs %d bytes of push constants, device allows %d", c.PushConstantSize, l.MaxPushConstantsSize)
 	}
+	if why := info.SubgroupsUnsupported(c.SubgroupSize, c.FullSubgroups, c.WorkgroupSize); why != "" {
+		return why
+	}
 	return c.Needs().unsupported(info)
 }
 
@@ -129,7 +140,8 @@ func (c Candidate) Needs() Requirements {
 // Digest returns a SHA-256 of everything that makes the candidates what
 // they are, in order: each one's name, shader name, entry point, SPIR-V
 // bytes, bindings, push-constant size, workgroup size, specialization
-// constants (in their order), params (sorted by name) and requirements.
+// constants (in their order), params (sorted by name), requirements and
+// subgroup settings.
 // Change any kernel, reorder the list, or retune a constant and the digest
 // changes, so a tuner's cached answers for the old list stop applying.
 func Digest(cands []Candidate) [sha256.Size]byte {
@@ -171,6 +183,16 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 			b = binary.LittleEndian.AppendUint64(b, uint64(c.Params[k]))
 		}
 		b = c.Requires.appendDigest(b)
+		if c.SubgroupSize > 0 || c.FullSubgroups {
+			// Only where set, so that the digests of other kernels stay.
+			str("subgroups")
+			u32(c.SubgroupSize)
+			if c.FullSubgroups {
+				u32(1)
+			} else {
+				u32(0)
+			}
+		}
 		h.Write(b)
 		b = b[:0]
 	}

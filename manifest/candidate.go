@@ -179,6 +179,9 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 			return kernels.Candidate{}, err
 		}
 	}
+	if err := d.subgroups(c, obj); err != nil {
+		return kernels.Candidate{}, err
+	}
 	spec := dispatchSpec{push: d.pushNode}.override(obj)
 	dispatchObjs, err := d.dispatchObjects(obj)
 	if err != nil {
@@ -227,8 +230,45 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	cand.BindingKinds = slices.Clone(first.desc.BindingKinds)
 	cand.PushConstantSize = first.desc.PushConstantSize
 	cand.Constants = slices.Clone(first.fixed.constants)
+	cand.SubgroupSize, cand.FullSubgroups = run.subgroupSize, run.fullSubgroups
 	run.key = first.fixed.key
 	return cand, obj.done()
+}
+
+// subgroups reads candidate c's "subgroup_size" (an integer expression
+// of its params, so that a space can span it) and "full_subgroups".
+func (d *opDecoder) subgroups(c int, obj *jsonObj) error {
+	run := d.op.runs[c]
+	if n := obj.get("subgroup_size"); n != nil {
+		e, err := d.intExpression(n, subgroupContext, "a subgroup size")
+		if err != nil {
+			return err
+		}
+		if err := d.checkParams(c, &e); err != nil {
+			return err
+		}
+		env := exprEnv{}
+		for k, v := range run.params {
+			env[k] = intValue(int64(v))
+		}
+		v, err := e.evalInt(env)
+		if err != nil {
+			return e.errorf(status.InvalidArgument, err)
+		}
+		// Vulkan's subgroups are powers of two up to 128.
+		if v < 1 || v > 128 || v&(v-1) != 0 {
+			return d.src.errAt(n, "is %d; a required subgroup size is a power of two from 1 to 128", v)
+		}
+		run.subgroupSize = uint32(v)
+	}
+	if n := obj.get("full_subgroups"); n != nil {
+		b, err := d.src.boolean(n)
+		if err != nil {
+			return err
+		}
+		run.fullSubgroups = b
+	}
+	return nil
 }
 
 // dispatchObjects returns the objects of a candidate's dispatches: those

@@ -28,7 +28,8 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	if err != nil {
 		return nil, d.src.errAt(nodeOr(s.entry, s.spirv), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
-	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry}
+	run := d.op.runs[c]
+	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry, SubgroupSize: run.subgroupSize, FullSubgroups: run.fullSubgroups}
 	disp.mod, disp.entry = mod, e
 	if err := d.constants(c, s.constants, disp); err != nil {
 		return nil, err
@@ -37,6 +38,9 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 		return nil, err
 	}
 	if err := d.fix(c, disp); err != nil {
+		return nil, err
+	}
+	if err := d.checkFullSubgroups(s, disp); err != nil {
 		return nil, err
 	}
 	if err := d.bindings(c, o, s, disp); err != nil {
@@ -248,4 +252,16 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, disp *manif
 	disp.pushSize = (end + 3) &^ 3
 	disp.desc.PushConstantSize = disp.pushSize
 	return nil
+}
+
+// checkFullSubgroups fails when a dispatch whose candidate requires full
+// subgroups of a given size has a workgroup whose x is not a multiple of
+// it, a fact of the manifest whatever the device (the device's own
+// sizes are checked against it when it is chosen).
+func (d *opDecoder) checkFullSubgroups(s dispatchSpec, disp *manifestDispatch) error {
+	size, wg := disp.desc.SubgroupSize, disp.fixed.wg
+	if !disp.desc.FullSubgroups || size == 0 || disp.sized || wg[0]%size == 0 {
+		return nil
+	}
+	return d.src.errAt(nodeOr(s.workgroup, s.spirv), "requires full subgroups of %d, but the workgroup's size in x is %d, not a multiple of it", size, wg[0])
 }

@@ -306,6 +306,10 @@ type manifestRun struct {
 	// key is the pipeline key of the candidate's own Executable (its
 	// first dispatch at the default size), which Record is given.
 	key string
+	// subgroupSize (0: the driver's choice) and fullSubgroups are what
+	// every pipeline of the candidate requires of its subgroups.
+	subgroupSize  uint32
+	fullSubgroups bool
 }
 
 type manifestDispatch struct {

@@ -155,7 +155,7 @@ void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem) {
 
 VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
 	uint32_t bindings, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
-	vkb_pipeline *out, const char **failed) {
+	uint32_t subgroup_size, int full_subgroups, vkb_pipeline *out, const char **failed) {
 	VKB_ROUTE(d->route);
 	memset(out, 0, sizeof *out);
 	VkShaderModuleCreateInfo mci = {
@@ -219,12 +219,18 @@ VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const u
 		.dataSize = 4 * (size_t)nconst,
 		.pData = const_values,
 	};
+	VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+		.requiredSubgroupSize = subgroup_size,
+	};
 	VkComputePipelineCreateInfo cci = {
 		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
 		.flags = d->exec_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
 		.stage =
 			{
 				.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+				.pNext = subgroup_size > 0 ? &required : NULL,
+				.flags = full_subgroups ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0,
 				.stage = VK_SHADER_STAGE_COMPUTE_BIT,
 				.module = module,
 				.pName = entry,

@@ -164,6 +164,7 @@ func (pd *physicalDevice) describe12(info *hal.DeviceInfo) {
 	if (c.chain13 != 0 || c.ext_subgroup_size_control != 0) && c.sgsc.minSubgroupSize > 0 {
 		info.Limits.MinSubgroupSize = uint32(c.sgsc.minSubgroupSize)
 		info.Limits.MaxSubgroupSize = uint32(c.sgsc.maxSubgroupSize)
+		info.Limits.MaxComputeWorkgroupSubgroups = uint32(c.sgsc.maxComputeWorkgroupSubgroups)
 	}
 	if c.subgroup.supportedStages&C.VK_SHADER_STAGE_COMPUTE_BIT != 0 {
 		info.Limits.SubgroupOps = hal.SubgroupOps(c.subgroup.supportedOperations)
@@ -174,6 +175,9 @@ func (pd *physicalDevice) describe12(info *hal.DeviceInfo) {
 	info.Features.Storage16 = c.f11.storageBuffer16BitAccess != 0
 	info.Features.VulkanMemoryModel = c.f12.vulkanMemoryModel != 0
 	info.Features.SubgroupSizeControl = c.chain13 != 0 && c.f13.subgroupSizeControl != 0
+	info.Features.RequiredSubgroupSize = info.Features.SubgroupSizeControl &&
+		c.sgsc.requiredSubgroupSizeStages&C.VK_SHADER_STAGE_COMPUTE_BIT != 0
+	info.Features.ComputeFullSubgroups = c.chain13 != 0 && c.f13.computeFullSubgroups != 0
 	info.Features.CooperativeMatrixNV = c.ext_coopmat_nv != 0 && c.coopmat_nv.cooperativeMatrix != 0
 	info.Features.CooperativeMatrixKHR = c.ext_coopmat_khr != 0 && c.coopmat_khr.cooperativeMatrix != 0
 	info.Features.BFloat16 = c.ext_bfloat16 != 0 && c.bfloat16.shaderBFloat16Type != 0

@@ -73,6 +73,12 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	if desc.PushConstantSize < 0 || desc.PushConstantSize%4 != 0 || uint64(desc.PushConstantSize) > uint64(limit) {
 		return nil, invalid("push-constant size %d is not a multiple of 4 between 0 and the device's %d", desc.PushConstantSize, limit)
 	}
+	if desc.SubgroupSize > 0 || desc.FullSubgroups {
+		wg, _ := module.WorkgroupSize(entry, spec)
+		if why := d.info.SubgroupsUnsupported(desc.SubgroupSize, desc.FullSubgroups, wg); why != "" {
+			return nil, status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateExecutable %q: %s: %s", desc.Label, d.info.Name, why)
+		}
+	}
 	ids := make([]uint32, len(desc.Constants))
 	values := make([]uint32, len(desc.Constants))
 	seen := make(map[uint32]bool, len(desc.Constants))
@@ -107,7 +113,8 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	}
 	var failed *C.char
 	r := C.vkb_create_pipeline(d.c, d.cache, (*C.uint32_t)(&code[0]), C.size_t(4*len(code)), centry,
-		C.uint32_t(desc.Bindings), types, C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), idp, valuep, &e.p, &failed)
+		C.uint32_t(desc.Bindings), types, C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), idp, valuep,
+		C.uint32_t(desc.SubgroupSize), boolInt(desc.FullSubgroups), &e.p, &failed)
 	if r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateExecutable %q", desc.Label)
 	}

@@ -374,7 +374,7 @@ typedef struct vkb_pipeline {
 
 VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
 	uint32_t bindings, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
-	vkb_pipeline *out, const char **failed);
+	uint32_t subgroup_size, int full_subgroups, vkb_pipeline *out, const char **failed);
 void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p);
 // vkb_pipeline_executables and vkb_pipeline_statistics are the two-call
 // queries of VK_KHR_pipeline_executable_properties (d->exec_stats set).
