@@ -11,8 +11,10 @@
 # Chromium, in which the tests open the HTML report (run headless), with
 # the charts' font (Liberation Sans), Python, which runs bench/'s own
 # tests, and curl and xz, with which scripts/glslc13.sh fetches the newer
-# shader compiler that the tests check a few kernels with.
-VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev chromium fonts-liberation python3 curl xz-utils)
+# shader compiler that the tests check a few kernels with, and redis-server,
+# the shared tune store the tests of its tier start (on a free port, with a
+# password, in a temporary folder).
+VKBENCH_PACKAGES=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools gcc libc6-dev chromium fonts-liberation python3 curl xz-utils redis-server)
 
 vkbench_setup() {
 	local missing=()

@@ -37,13 +37,28 @@
 // Everything a Store does goes through a Backend: a View and an atomic
 // Update of transactions (Tx) that get, scan, put and delete bytes in
 // tables named by paths, list tables, drop them and count sequences. The
-// local bbolt file is one Backend (bolt.go), and the only one Open makes;
-// New wraps any other, such as a shared network store (Redis would keep a
-// table as a hash and run Update as a WATCH/MULTI transaction). A Backend
-// knows nothing of entries, logs or peaks, and no bbolt type appears in
-// the interface. What a Store relies on of a Backend is checked by
-// testBackend (backend_test.go), which a second backend runs from a test
-// of its own.
+// local bbolt file is one Backend (bolt.go), and the only one Open makes
+// itself; New wraps any other. A Backend knows nothing of entries, logs
+// or peaks, and no bbolt type appears in the interface. What a Store
+// relies on of a Backend is checked by storetest.TestBackend, which every
+// backend runs from a test of its own.
+//
+// # The shared tier
+//
+// Options.Shared names a shared store by URL, the tier a fleet of
+// machines shares above each one's file: a backend registered for the
+// URL's scheme (RegisterShared; store/redis registers redis:// and
+// rediss://, and a program that does not import it builds no Redis
+// client). Store.Shared is that tier as a Store of its own: which tier a
+// question is asked of, and when an answer is copied down, is the
+// caller's (autotune's Tuner). A shared store may fail at any moment:
+// every call is bounded by short timeouts, the first failure is one
+// warning that names the store (never its password), and the tier is then
+// left alone for a while, its calls failing at once with Unavailable, so
+// that work goes on from the file. A shared backend that is a Locker also
+// holds named locks with an expiry (TryLock, a Lease renewed until
+// released), with which one machine tunes a question while the others
+// wait for its answer.
 //
 // # Caveats
 //

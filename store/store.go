@@ -30,6 +30,12 @@ type Options struct {
 	LockTimeout time.Duration
 	// Logger receives warnings; slog.Default() if nil.
 	Logger *slog.Logger
+	// Shared is the URL of a shared store, the tier above the file that a
+	// fleet of machines shares ("" for none): redis://[user:password@]host:port/db,
+	// or rediss:// for TLS, once store/redis is imported. The password
+	// may come from $VKBENCH_STORE_PASSWORD instead. Opening it connects
+	// to nothing; see Shared.
+	Shared string
 }
 
 // Store keeps the tune cache's tables, tuning logs, peaks and pipeline
@@ -77,6 +83,13 @@ type Store struct {
 	path string  // the file's, "" when disabled
 	log  *slog.Logger
 
+	// shared is the shared tier (Options.Shared), nil if none; tier is
+	// set on the shared tier's own Store, and warnTo is the Store whose
+	// warnings its are.
+	shared *Store
+	tier   *sharedTier
+	warnTo *Store
+
 	warnMu   sync.Mutex
 	warnings []string
 	warned   map[string]bool
@@ -89,6 +102,13 @@ func Open(opts Options) (*Store, error) {
 	path := cmp.Or(opts.Path, os.Getenv(EnvCache))
 	if path == "" {
 		path = DefaultCachePath()
+	}
+	if opts.Shared != "" {
+		shared, err := s.openShared(opts.Shared)
+		if err != nil {
+			return nil, err
+		}
+		s.shared = shared
 	}
 	if opts.Disabled || path == "off" {
 		return s, nil
@@ -120,7 +140,8 @@ func positiveOr[T int | time.Duration](v, def T) T {
 	return def
 }
 
-// Path is the cache file's path, or "" when there is no file.
+// Path is the cache file's path, "" when there is no file; for a shared
+// tier (Shared), its URL without the password.
 func (s *Store) Path() string { return s.path }
 
 // Disabled reports whether the store keeps nothing.
@@ -145,6 +166,9 @@ func (s *Store) update(fn func(Tx) error) error {
 // Warnings returns the problems met so far that did not stop the work,
 // each once.
 func (s *Store) Warnings() []string {
+	if s.warnTo != nil {
+		return s.warnTo.Warnings()
+	}
 	s.warnMu.Lock()
 	defer s.warnMu.Unlock()
 	return append([]string(nil), s.warnings...)
@@ -154,6 +178,10 @@ func (s *Store) Warnings() []string {
 // file would otherwise repeat the same warning for every lookup. Owners
 // of the values warn here of one that does not decode.
 func (s *Store) Warn(format string, args ...any) {
+	if s.warnTo != nil {
+		s.warnTo.Warn(format, args...)
+		return
+	}
 	text := fmt.Sprintf(format, args...)
 	s.warnMu.Lock()
 	seen := s.warned[text]

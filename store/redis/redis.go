@@ -1,0 +1,498 @@
+// Package redis is the shared tier of vkbench's store on Redis: a
+// store.Backend, and a store.Locker for the lock that makes one machine of
+// a fleet tune each question. It registers the URL schemes redis:// and
+// rediss:// (TLS) with package store; a program asks for it with
+//
+//	import _ "github.com/vkbench/vkbench/store/redis"
+//
+// and names the store in store.Options.Shared (the vkbench command's
+// --store, the root package's TunerOptions.Store):
+// redis://[user:password@]host:port/db, the password from
+// $VKBENCH_STORE_PASSWORD where the URL has none.
+//
+// A table is a hash, vkbench:t:<path> (each name of the path escaped as a
+// URL path segment, joined by '/'); vkbench:tables is the set of the tables'
+// paths, vkbench:seq a hash of their sequence counters, vkbench:lock:<name>
+// a lock. Update is a WATCH/MULTI/EXEC transaction over the hashes it read,
+// run again when another writer came between. Every call is bounded: a
+// second to connect, read or write, two for a whole View or Update.
+package redis
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
+)
+
+func init() {
+	store.RegisterShared("redis", Open)
+	store.RegisterShared("rediss", Open)
+	// Failures reach the store as errors, and the user as one warning of
+	// the tier; go-redis's own lines on stderr would repeat them for
+	// every retried connection.
+	goredis.SetLogger(quiet{})
+}
+
+// quiet is a go-redis logger that says nothing.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// The bounds of every call: a store that does not answer within them is
+// down, and the work goes on from the local file.
+const (
+	netTimeout  = time.Second
+	callTimeout = 2 * time.Second
+	// maxRetries bounds the runs of an Update whose watched keys another
+	// writer changed.
+	maxRetries = 100
+)
+
+// Key names in the store.
+const (
+	prefix    = "vkbench:"
+	tablesKey = prefix + "tables"
+	seqKey    = prefix + "seq"
+)
+
+// Backend is a Redis database as a store.Backend and store.Locker.
+type Backend struct {
+	c    *goredis.Client
+	name string // the URL without its password, for errors
+}
+
+var (
+	_ store.Backend = (*Backend)(nil)
+	_ store.Locker  = (*Backend)(nil)
+)
+
+// Open returns the backend of the Redis database u names
+// (redis://[user:password@]host:port/db, rediss:// for TLS, and
+// go-redis's query parameters). It connects to nothing yet.
+func Open(u *url.URL) (store.Backend, error) {
+	opts, err := goredis.ParseURL(u.String())
+	if err != nil {
+		return nil, status.Wrapf(err, status.InvalidArgument, "store/redis: %s", u.Redacted())
+	}
+	q := u.Query()
+	set := func(name string, d *time.Duration) {
+		if !q.Has(name) {
+			*d = netTimeout
+		}
+	}
+	set("dial_timeout", &opts.DialTimeout)
+	set("read_timeout", &opts.ReadTimeout)
+	set("write_timeout", &opts.WriteTimeout)
+	set("pool_timeout", &opts.PoolTimeout)
+	if !q.Has("max_retries") {
+		opts.MaxRetries = -1 // the tier's back-off retries, later
+	}
+	opts.ContextTimeoutEnabled = true
+	opts.DisableIdentity = true
+	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return &Backend{c: goredis.NewClient(opts), name: u.Redacted()}, nil
+}
+
+// Close closes the connections.
+func (b *Backend) Close() error { return b.c.Close() }
+
+// fail names the store in err, a failure of Redis itself: Unauthenticated
+// for a refused password, Unavailable for the rest (down, slow, a
+// connection cut).
+func (b *Backend) fail(err error) error {
+	code := status.Unavailable
+	if msg := err.Error(); strings.HasPrefix(msg, "WRONGPASS") || strings.HasPrefix(msg, "NOAUTH") || strings.Contains(msg, "invalid password") {
+		code = status.Unauthenticated
+	}
+	return status.Wrapf(err, code, "store/redis: %s", b.name)
+}
+
+// fnErr carries the error of the function given View or Update through
+// go-redis, so that it is returned as it is.
+type fnErr struct{ err error }
+
+func (e fnErr) Error() string { return e.err.Error() }
+
+// View runs fn with the tables as they are, read-only. Its reads are not
+// one snapshot: what it reads of two tables may straddle another's write.
+func (b *Backend) View(fn func(store.Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	tx := &rtx{ctx: ctx, r: b.c}
+	err := fn(tx)
+	if tx.err != nil {
+		// What fn read was missing for this: the failure is Redis's.
+		return b.fail(tx.err)
+	}
+	return err
+}
+
+// Update runs fn in a WATCH/MULTI/EXEC transaction: every hash and set fn
+// reads is watched, its writes are queued and land at once, and fn runs
+// again when another writer changed what it read.
+func (b *Backend) Update(fn func(store.Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	for range maxRetries {
+		err := b.c.Watch(ctx, func(t *goredis.Tx) error {
+			tx := &rtx{ctx: ctx, r: t, watch: t, write: true}
+			err := fn(tx)
+			if tx.err != nil {
+				return tx.err
+			}
+			if err != nil {
+				return fnErr{err}
+			}
+			if len(tx.ops) == 0 {
+				return nil
+			}
+			_, err = t.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+				for _, op := range tx.ops {
+					op(p)
+				}
+				return nil
+			})
+			return err
+		})
+		if errors.Is(err, goredis.TxFailedErr) {
+			continue
+		}
+		if f, ok := errors.AsType[fnErr](err); ok {
+			return f.err
+		}
+		if err != nil {
+			return b.fail(err)
+		}
+		return nil
+	}
+	return status.Newf(status.Aborted, "store/redis: %s: an update lost to other writers %d times", b.name, maxRetries)
+}
+
+// Lua scripts of the locks: only the token that holds a lock renews or
+// releases it.
+var (
+	renewScript  = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end return 0`)
+	unlockScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0`)
+)
+
+// TryLock sets the lock's key to token if it has none (SET NX PX).
+func (b *Backend) TryLock(name, token string, ttl time.Duration) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	ok, err := b.c.SetNX(ctx, prefix+"lock:"+name, token, ttl).Result()
+	if err != nil {
+		return false, b.fail(err)
+	}
+	return ok, nil
+}
+
+// Renew extends the lock by ttl if token holds it.
+func (b *Backend) Renew(name, token string, ttl time.Duration) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	n, err := renewScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token, ttl.Milliseconds()).Int()
+	if err != nil {
+		return false, b.fail(err)
+	}
+	return n == 1, nil
+}
+
+// Unlock deletes the lock if token holds it.
+func (b *Backend) Unlock(name, token string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if err := unlockScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token).Err(); err != nil {
+		return b.fail(err)
+	}
+	return nil
+}
+
+// encode is a table's path as one string: each name escaped, so that no
+// two paths meet.
+func encode(path []string) string {
+	names := make([]string, len(path))
+	for i, n := range path {
+		names[i] = url.PathEscape(n)
+	}
+	return strings.Join(names, "/")
+}
+
+func decode(p string) []string {
+	names := strings.Split(p, "/")
+	for i, n := range names {
+		names[i], _ = url.PathUnescape(n) // encode wrote it
+	}
+	return names
+}
+
+// hashKey is the key of a table's hash.
+func hashKey(path []string) string { return prefix + "t:" + encode(path) }
+
+// below reports whether path is top or a table under it.
+func below(path, top []string) bool {
+	return len(path) >= len(top) && slices.Equal(path[:len(top)], top)
+}
+
+// rtx is one transaction. Reads go to Redis (watched, in an Update), seen
+// through this transaction's own writes, which are queued in ops.
+type rtx struct {
+	ctx   context.Context
+	r     goredis.Cmdable
+	watch *goredis.Tx // nil in a View
+	write bool
+	err   error // the first failure of Redis; fn's reads found nothing
+
+	ops []func(goredis.Pipeliner)
+	// puts are this transaction's writes by table, a nil value a delete;
+	// dropped are the tables dropped in it (before any puts of theirs).
+	puts    map[string]map[string][]byte
+	dropped map[string]bool
+	// tables is the set of tables' paths, once read; tableOps are this
+	// transaction's changes to it, applied when it is read.
+	tables   map[string]bool
+	tableOps []func(map[string]bool)
+	seqs     map[string]uint64
+	watched  map[string]bool
+}
+
+var _ store.Tx = (*rtx)(nil)
+
+// read prepares a read of key: watched in an Update. It reports false
+// once Redis has failed.
+func (t *rtx) read(key string) bool {
+	if t.err != nil {
+		return false
+	}
+	if t.watch != nil && !t.watched[key] {
+		if t.watched == nil {
+			t.watched = map[string]bool{}
+		}
+		if err := t.watch.Watch(t.ctx, key).Err(); err != nil {
+			t.err = err
+			return false
+		}
+		t.watched[key] = true
+	}
+	return true
+}
+
+func (t *rtx) Get(table []string, key []byte) []byte {
+	p := encode(table)
+	if v, ok := t.puts[p][string(key)]; ok {
+		return v
+	}
+	if t.dropped[p] || !t.read(hashKey(table)) {
+		return nil
+	}
+	v, err := t.r.HGet(t.ctx, hashKey(table), string(key)).Bytes()
+	if err != nil && !errors.Is(err, goredis.Nil) {
+		t.err = err
+	}
+	return v
+}
+
+func (t *rtx) Scan(table []string, pre []byte, fn func(key, value []byte) error) error {
+	p := encode(table)
+	rows := map[string][]byte{}
+	if !t.dropped[p] && t.read(hashKey(table)) {
+		all, err := t.r.HGetAll(t.ctx, hashKey(table)).Result()
+		if err != nil {
+			t.err = err
+			return err
+		}
+		for k, v := range all {
+			rows[k] = []byte(v)
+		}
+	}
+	if t.err != nil {
+		return t.err
+	}
+	for k, v := range t.puts[p] {
+		if v == nil {
+			delete(rows, k)
+		} else {
+			rows[k] = v
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(rows)) {
+		if strings.HasPrefix(k, string(pre)) {
+			if err := fn([]byte(k), rows[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tableSet returns the paths of the tables, as this transaction has made
+// them; nil once Redis has failed.
+func (t *rtx) tableSet() map[string]bool {
+	if t.tables != nil || !t.read(tablesKey) {
+		return t.tables
+	}
+	members, err := t.r.SMembers(t.ctx, tablesKey).Result()
+	if err != nil {
+		t.err = err
+		return nil
+	}
+	t.tables = map[string]bool{}
+	for _, m := range members {
+		t.tables[m] = true
+	}
+	for _, op := range t.tableOps {
+		op(t.tables)
+	}
+	return t.tables
+}
+
+func (t *rtx) Tables(above []string, depth int, fn func(names []string) error) error {
+	set := t.tableSet()
+	if t.err != nil {
+		return t.err
+	}
+	seen := map[string][]string{}
+	for p := range set {
+		path := decode(p)
+		if below(path, above) && len(path) >= len(above)+depth {
+			names := path[len(above) : len(above)+depth]
+			seen[encode(names)] = names
+		}
+	}
+	var out [][]string
+	for _, names := range seen {
+		out = append(out, names)
+	}
+	slices.SortFunc(out, slices.Compare)
+	for _, names := range out {
+		if err := fn(names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queue adds a write; in a View it fails.
+func (t *rtx) queue(op func(goredis.Pipeliner)) error {
+	if !t.write {
+		return status.New(status.FailedPrecondition, "store/redis: write in a read-only transaction")
+	}
+	t.ops = append(t.ops, op)
+	return nil
+}
+
+// addTable records that table exists.
+func (t *rtx) addTable(p string) {
+	add := func(set map[string]bool) { set[p] = true }
+	if t.tables != nil {
+		add(t.tables)
+	}
+	t.tableOps = append(t.tableOps, add)
+}
+
+func (t *rtx) Put(table []string, key, value []byte) error {
+	p, hk, k, v := encode(table), hashKey(table), string(key), string(value)
+	if err := t.queue(func(pl goredis.Pipeliner) { pl.SAdd(t.ctx, tablesKey, p); pl.HSet(t.ctx, hk, k, v) }); err != nil {
+		return err
+	}
+	t.addTable(p)
+	t.put(p, k, slices.Clone(value))
+	return nil
+}
+
+func (t *rtx) put(p, k string, v []byte) {
+	if t.puts == nil {
+		t.puts = map[string]map[string][]byte{}
+	}
+	if t.puts[p] == nil {
+		t.puts[p] = map[string][]byte{}
+	}
+	t.puts[p][k] = v
+}
+
+func (t *rtx) Delete(table []string, key []byte) error {
+	hk, k := hashKey(table), string(key)
+	if err := t.queue(func(pl goredis.Pipeliner) { pl.HDel(t.ctx, hk, k) }); err != nil {
+		return err
+	}
+	t.put(encode(table), k, nil)
+	return nil
+}
+
+func (t *rtx) Drop(table []string) (bool, error) {
+	if !t.write {
+		return false, t.queue(nil)
+	}
+	set := t.tableSet()
+	if t.err != nil {
+		return false, t.err
+	}
+	var gone []string
+	for p := range set {
+		if below(decode(p), table) {
+			gone = append(gone, p)
+		}
+	}
+	if len(gone) == 0 {
+		return false, nil
+	}
+	if t.dropped == nil {
+		t.dropped = map[string]bool{}
+	}
+	for _, p := range gone {
+		delete(set, p)
+		delete(t.puts, p)
+		delete(t.seqs, p)
+		t.dropped[p] = true
+	}
+	t.tableOps = append(t.tableOps, func(s map[string]bool) {
+		for _, p := range gone {
+			delete(s, p)
+		}
+	})
+	return true, t.queue(func(pl goredis.Pipeliner) {
+		for _, p := range gone {
+			pl.Del(t.ctx, hashKey(decode(p)))
+			pl.SRem(t.ctx, tablesKey, p)
+			pl.HDel(t.ctx, seqKey, p)
+		}
+	})
+}
+
+func (t *rtx) NextSequence(table []string) (uint64, error) {
+	if !t.write {
+		return 0, t.queue(nil)
+	}
+	p := encode(table)
+	n, ok := t.seqs[p]
+	if !ok && !t.dropped[p] {
+		if !t.read(seqKey) {
+			return 0, t.err
+		}
+		v, err := t.r.HGet(t.ctx, seqKey, p).Uint64()
+		if err != nil && !errors.Is(err, goredis.Nil) {
+			t.err = err
+			return 0, err
+		}
+		n = v
+	}
+	n++
+	if t.seqs == nil {
+		t.seqs = map[string]uint64{}
+	}
+	t.seqs[p] = n
+	if err := t.queue(func(pl goredis.Pipeliner) { pl.SAdd(t.ctx, tablesKey, p); pl.HSet(t.ctx, seqKey, p, n) }); err != nil {
+		return 0, err
+	}
+	t.addTable(p)
+	return n, nil
+}

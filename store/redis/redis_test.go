@@ -1,0 +1,153 @@
+package redis_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
+	"github.com/vkbench/vkbench/store/redis"
+	"github.com/vkbench/vkbench/store/storetest"
+)
+
+func TestBackend(t *testing.T) {
+	srv := redistest.Start(t)
+	db := 0
+	storetest.TestBackend(t, func(t *testing.T) store.Backend {
+		// A database of its own for each subtest: Redis has 16.
+		db++
+		u, err := url.Parse(strings.TrimSuffix(srv.URL(), "/0") + "/" + string(rune('0'+db%10)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db >= 10 {
+			t.Fatal("more subtests than databases")
+		}
+		b, err := redis.Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := b.(*redis.Backend).Close(); err != nil {
+				t.Error(err)
+			}
+		})
+		return b
+	})
+}
+
+// open opens a store whose shared tier is rawURL, its warnings in the
+// returned buffer.
+func open(t *testing.T, rawURL string) (*store.Store, *bytes.Buffer) {
+	t.Helper()
+	var log bytes.Buffer
+	s, err := store.Open(store.Options{Path: "off", Shared: rawURL, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &log
+}
+
+var table = store.Table{Hardware: "hw", Tuner: "builtin"}
+
+// putGet writes and reads back one value of the shared tier.
+func putGet(s *store.Store) ([]byte, error) {
+	if err := s.Update(table, func(r store.Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
+		return nil, err
+	}
+	return s.Get(table, []byte("k"))
+}
+
+// TestFailures: a shared store that is down, paused or refuses the
+// password fails each call within the bounds, with one warning however
+// many calls fail, and works again once it answers.
+func TestFailures(t *testing.T) {
+	t.Run("password-from-environment", func(t *testing.T) {
+		srv := redistest.Start(t)
+		t.Setenv(store.EnvStorePassword, redistest.Password)
+		s, _ := open(t, srv.URLWithout())
+		if v, err := putGet(s.Shared()); err != nil || string(v) != "v" {
+			t.Fatalf("put and get = %q, %v", v, err)
+		}
+	})
+	for _, c := range []struct {
+		name    string
+		url     func(*redistest.Server) string
+		breakIt func(*redistest.Server)
+		code    status.Code
+	}{
+		{"down", (*redistest.Server).URL, (*redistest.Server).Stop, status.Unavailable},
+		{"paused", (*redistest.Server).URL, (*redistest.Server).Pause, status.Unavailable},
+		{"wrong-password", func(s *redistest.Server) string { return strings.Replace(s.URL(), redistest.Password, "wrong", 1) }, nil, status.Unauthenticated},
+		{"no-password", (*redistest.Server).URLWithout, nil, status.Unauthenticated},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := redistest.Start(t)
+			s, log := open(t, c.url(srv))
+			if c.breakIt != nil {
+				c.breakIt(srv)
+			}
+			shared := s.Shared()
+			_, err := putGet(shared)
+			if status.CodeOf(err) != c.code {
+				t.Fatalf("first call: %v (code %v), want code %v", err, status.CodeOf(err), c.code)
+			}
+			// Later calls fail at once: the tier is left alone.
+			for range 5 {
+				if _, err := putGet(shared); status.CodeOf(err) != status.Unavailable || !strings.Contains(err.Error(), "left alone") {
+					t.Fatalf("later call: %v, want Unavailable without asking the store", err)
+				}
+			}
+			if n := strings.Count(log.String(), "level=WARN"); n != 1 {
+				t.Errorf("%d warnings, want 1:\n%s", n, log)
+			}
+			if !strings.Contains(log.String(), "working from the local file only") || strings.Contains(log.String(), redistest.Password) {
+				t.Errorf("the warning does not say so, or shows the password:\n%s", log)
+			}
+			if c.name == "paused" {
+				srv.Resume()
+			}
+		})
+	}
+}
+
+// TestLock: one holder at a time; a lock expires when its holder stops
+// renewing it; releasing an expired lease never releases the next
+// holder's lock.
+func TestLock(t *testing.T) {
+	srv := redistest.Start(t)
+	a, _ := open(t, srv.URL()+"?lock-expiry=300ms")
+	b, _ := open(t, srv.URL()+"?lock-expiry=300ms")
+	la, err := a.Shared().TryLock("q")
+	if err != nil || la == nil {
+		t.Fatalf("first TryLock = %v, %v", la, err)
+	}
+	// Renewed in the background: still held after several expiries.
+	time.Sleep(time.Second)
+	if lb, err := b.Shared().TryLock("q"); lb != nil || err != nil {
+		t.Fatalf("TryLock while held = %v, %v; want nil, nil", lb, err)
+	}
+	if err := la.Release(); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.Shared().TryLock("q")
+	if err != nil || lb == nil {
+		t.Fatalf("TryLock after Release = %v, %v", lb, err)
+	}
+	// a's second Release does nothing, and a release by a token that no
+	// longer holds the lock leaves b's.
+	if err := la.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if lc, err := a.Shared().TryLock("q"); lc != nil || err != nil {
+		t.Fatalf("TryLock of b's lock = %v, %v; want nil, nil", lc, err)
+	}
+	if err := lb.Release(); err != nil {
+		t.Fatal(err)
+	}
+}

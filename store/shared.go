@@ -1,0 +1,306 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vkbench/vkbench/status"
+)
+
+// EnvStorePassword names the environment variable that holds the shared
+// store's password when its URL has none, so that the password need not
+// appear in a command line or a job's spec.
+const EnvStorePassword = "VKBENCH_STORE_PASSWORD"
+
+// Opener opens the shared store a URL names, of a scheme it was
+// registered for. The URL has the password (from EnvStorePassword where
+// it had none) and none of the store's own query parameters.
+type Opener func(u *url.URL) (Backend, error)
+
+var (
+	openersMu sync.RWMutex
+	openers   = map[string]Opener{}
+)
+
+// RegisterShared makes a shared store of URL scheme available to
+// Options.Shared, as database/sql drivers register: store/redis registers
+// "redis" and "rediss". It panics on a nil opener or a scheme registered
+// twice.
+func RegisterShared(scheme string, open Opener) {
+	openersMu.Lock()
+	defer openersMu.Unlock()
+	if open == nil {
+		panic("store: RegisterShared of a nil opener for " + scheme)
+	}
+	if _, dup := openers[scheme]; dup {
+		panic("store: RegisterShared twice for " + scheme)
+	}
+	openers[scheme] = open
+}
+
+// SharedSchemes lists the registered schemes, sorted.
+func SharedSchemes() []string {
+	openersMu.RLock()
+	defer openersMu.RUnlock()
+	var out []string
+	for s := range openers {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Defaults of the shared tier's lock, which the URL's query parameters
+// lock-expiry and lock-wait override (redis://host:6379/0?lock-expiry=5s).
+const (
+	// DefaultLockExpiry is how long a question's lock outlives the last
+	// renewal of a process that holds it: the time others wait for a
+	// tuner that died before they take over.
+	DefaultLockExpiry = 30 * time.Second
+	// DefaultLockWait bounds how long a process waits for another's tune
+	// of the same question before it tunes the question itself.
+	DefaultLockWait = 10 * time.Minute
+)
+
+// sharedBackoff is how long the shared tier is left alone after a call to
+// it failed: a store that is down or stopped would otherwise cost its
+// timeout on every question.
+const sharedBackoff = 10 * time.Second
+
+// openShared opens the shared tier rawURL names, for s.
+func (s *Store) openShared(rawURL string) (*Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, status.Newf(status.InvalidArgument, "store: shared store %q: want a URL such as redis://host:6379/0", rawURL)
+	}
+	openersMu.RLock()
+	open := openers[u.Scheme]
+	openersMu.RUnlock()
+	if open == nil {
+		return nil, status.Newf(status.InvalidArgument, "store: unknown shared store %q (registered: %s; forgotten import of github.com/vkbench/vkbench/store/redis?)", u.Scheme+"://", strings.Join(SharedSchemes(), ", "))
+	}
+	tier := &sharedTier{name: u.Redacted(), warn: s.Warn, expiry: DefaultLockExpiry, wait: DefaultLockWait}
+	q := u.Query()
+	for _, p := range []struct {
+		name string
+		v    *time.Duration
+	}{{"lock-expiry", &tier.expiry}, {"lock-wait", &tier.wait}} {
+		if !q.Has(p.name) {
+			continue
+		}
+		d, err := time.ParseDuration(q.Get(p.name))
+		if err != nil || d <= 0 {
+			return nil, status.Newf(status.InvalidArgument, "store: shared store %s: %s=%q: want a positive duration such as 30s", tier.name, p.name, q.Get(p.name))
+		}
+		*p.v = d
+		q.Del(p.name)
+	}
+	u.RawQuery = q.Encode()
+	if _, has := u.User.Password(); !has {
+		if pw := os.Getenv(EnvStorePassword); pw != "" {
+			u.User = url.UserPassword(u.User.Username(), pw)
+		}
+	}
+	if tier.b, err = open(u); err != nil {
+		return nil, status.Annotatef(err, "store: shared store %s", tier.name)
+	}
+	shared := New(tier, s.log)
+	shared.path, shared.tier = tier.name, tier
+	// Its warnings are the store's: one list, each said once.
+	shared.warnTo = s
+	return shared, nil
+}
+
+// Shared is the shared tier (Options.Shared), or nil when there is none:
+// a Store of its own, whose reads and writes reach only it. Which tier to
+// ask, and when to copy an answer down, is its caller's (the tuner's).
+func (s *Store) Shared() *Store { return s.shared }
+
+// LockExpiry is how long the shared tier's locks outlive their holder's
+// last renewal: DefaultLockExpiry unless the URL's lock-expiry says.
+func (s *Store) LockExpiry() time.Duration { return s.tier.expiry }
+
+// LockWait is how long to wait for another holder's answer before
+// working without it: DefaultLockWait unless the URL's lock-wait says.
+func (s *Store) LockWait() time.Duration { return s.tier.wait }
+
+// sharedTier is the shared Backend with the rule of a tier that may fail:
+// a call that fails (not the function's own error) warns once, naming the
+// store, and the tier is then left alone for sharedBackoff (its calls
+// fail at once with Unavailable), so that work goes on from the local
+// file at the local file's speed. The backend's own calls are bounded by
+// short timeouts.
+type sharedTier struct {
+	b      Backend
+	name   string
+	warn   func(format string, args ...any)
+	expiry time.Duration
+	wait   time.Duration
+
+	mu        sync.Mutex
+	downUntil time.Time
+	warned    bool
+}
+
+var _ Backend = (*sharedTier)(nil)
+
+// call runs one call of the backend, unless the tier is resting after a
+// failure; fn's own errors pass through without counting as the tier's.
+func (st *sharedTier) call(do func() error) error {
+	st.mu.Lock()
+	resting := time.Now().Before(st.downUntil)
+	st.mu.Unlock()
+	if resting {
+		return status.Newf(status.Unavailable, "store: shared store %s is left alone for %v after a failure", st.name, sharedBackoff)
+	}
+	err := do()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err == nil {
+		st.warned = false
+		return nil
+	}
+	if _, own := errors.AsType[fnError](err); own {
+		return err
+	}
+	st.downUntil = time.Now().Add(sharedBackoff)
+	if !st.warned {
+		st.warned = true
+		st.warn("store: shared store %s failed (%v); working from the local file only", st.name, err)
+	}
+	return err
+}
+
+// fnError marks an error returned by the function given View or Update,
+// so that the tier tells it from its backend's.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+func (e fnError) Unwrap() error { return e.err }
+
+// View runs fn in a read transaction of the shared store.
+func (st *sharedTier) View(fn func(Tx) error) error {
+	return unmark(st.call(func() error { return st.b.View(marked(fn)) }))
+}
+
+// Update runs fn in a write transaction of the shared store.
+func (st *sharedTier) Update(fn func(Tx) error) error {
+	return unmark(st.call(func() error { return st.b.Update(marked(fn)) }))
+}
+
+func marked(fn func(Tx) error) func(Tx) error {
+	return func(tx Tx) error {
+		if err := fn(tx); err != nil {
+			return fnError{err}
+		}
+		return nil
+	}
+}
+
+func unmark(err error) error {
+	if f, ok := errors.AsType[fnError](err); ok {
+		return f.err
+	}
+	return err
+}
+
+// Locker is a Backend that holds named locks with an expiry, for every
+// process that uses it: how one process of a fleet tunes a question while
+// the others wait for its answer. A lock is held under a token, and only
+// that token renews or releases it, so a process whose lock expired never
+// releases the next holder's.
+type Locker interface {
+	// TryLock takes lock name under token for ttl, and reports whether it
+	// did (false: another holds it).
+	TryLock(name, token string, ttl time.Duration) (bool, error)
+	// Renew extends the lock by ttl if token still holds it, and reports
+	// whether it did.
+	Renew(name, token string, ttl time.Duration) (bool, error)
+	// Unlock releases the lock if token holds it.
+	Unlock(name, token string) error
+}
+
+// Lease is a lock held by this process, renewed in the background until
+// Release.
+type Lease struct {
+	stop chan struct{}
+	done chan struct{}
+	// unlock releases the lock; it runs once.
+	unlock func() error
+	once   sync.Once
+}
+
+// TryLock takes the lock name in this store, which must be a shared tier
+// whose backend is a Locker, for LockExpiry, renewed every third of it
+// until the Lease is released: nil (and no error) when another process
+// holds it. A store that cannot lock is Unimplemented; one that fails is
+// its error.
+func (s *Store) TryLock(name string) (*Lease, error) {
+	if s.tier == nil {
+		return nil, status.New(status.Unimplemented, "store: only a shared store has locks")
+	}
+	lk, ok := s.tier.b.(Locker)
+	if !ok {
+		return nil, status.Newf(status.Unimplemented, "store: shared store %s has no locks", s.tier.name)
+	}
+	token := newToken()
+	ttl := s.tier.expiry
+	var held bool
+	err := s.tier.call(func() (err error) {
+		held, err = lk.TryLock(name, token, ttl)
+		return err
+	})
+	if err != nil || !held {
+		return nil, err
+	}
+	l := &Lease{stop: make(chan struct{}), done: make(chan struct{})}
+	l.unlock = func() error {
+		return s.tier.call(func() error { return lk.Unlock(name, token) })
+	}
+	go func() {
+		defer close(l.done)
+		tick := time.NewTicker(ttl / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-tick.C:
+				// A lock lost (expired while the store was away) is not
+				// taken back: another process may tune too, and the
+				// first answer committed wins.
+				ok, err := lk.Renew(name, token, ttl)
+				if err != nil || !ok {
+					return
+				}
+			}
+		}
+	}()
+	return l, nil
+}
+
+// Release stops renewing the lock and releases it (if this process still
+// holds it); a second Release does nothing.
+func (l *Lease) Release() error {
+	var err error
+	l.once.Do(func() {
+		close(l.stop)
+		<-l.done
+		err = l.unlock()
+	})
+	return err
+}
+
+// newToken is a random token that names one holder of a lock.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,223 @@
+// Package storetest is the conformance suite of store's backends: what a
+// store.Store relies on of a place to keep its bytes, checked on a real
+// one (the bbolt file, a Redis server), as hal/haltest checks devices.
+package storetest
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/store"
+)
+
+// TestBackend checks what a store.Store relies on of a Backend, on fresh
+// ones that open gives: one t.Run per property. Every backend runs it
+// from a test of its own, the bbolt file's and Redis's alike.
+func TestBackend(t *testing.T, open func(t *testing.T) store.Backend) {
+	t.Run("empty", func(t *testing.T) { testEmpty(t, open) })
+	t.Run("put-get-delete", func(t *testing.T) { testPutGetDelete(t, open) })
+	t.Run("scan-prefix-in-order", func(t *testing.T) { testScanPrefixInOrder(t, open) })
+	t.Run("tables", func(t *testing.T) { testTables(t, open) })
+	t.Run("drop", func(t *testing.T) { testDrop(t, open) })
+	t.Run("sequence", func(t *testing.T) { testSequence(t, open) })
+	t.Run("failed-update-writes-nothing", func(t *testing.T) { testFailedUpdateWritesNothing(t, open) })
+	t.Run("view-cannot-write", func(t *testing.T) { testViewCannotWrite(t, open) })
+}
+
+// Two tables of the same parent.
+var a, b = []string{"top", "a"}, []string{"top", "b"}
+
+func put(t *testing.T, be store.Backend, table []string, kv ...string) {
+	t.Helper()
+	err := be.Update(func(tx store.Tx) error {
+		for i := 0; i < len(kv); i += 2 {
+			if err := tx.Put(table, []byte(kv[i]), []byte(kv[i+1])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func scan(t *testing.T, be store.Backend, table []string, prefix string) []string {
+	t.Helper()
+	var out []string
+	err := be.View(func(tx store.Tx) error {
+		return tx.Scan(table, []byte(prefix), func(k, v []byte) error {
+			out = append(out, string(k)+"="+string(v))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func tables(t *testing.T, be store.Backend, above []string, depth int) []string {
+	t.Helper()
+	var out []string
+	err := be.View(func(tx store.Tx) error {
+		return tx.Tables(above, depth, func(names []string) error {
+			out = append(out, filepath.Join(names...))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func testEmpty(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	err := be.View(func(tx store.Tx) error {
+		if v := tx.Get(a, []byte("k")); v != nil {
+			t.Errorf("Get in a missing table = %q", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scan(t, be, a, ""); len(got) != 0 {
+		t.Errorf("Scan of a missing table = %q", got)
+	}
+	if got := tables(t, be, nil, 1); len(got) != 0 {
+		t.Errorf("Tables of an empty backend = %q", got)
+	}
+}
+
+func testPutGetDelete(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	put(t, be, a, "k1", "v1", "k2", "v2")
+	put(t, be, b, "k1", "other")
+	err := be.Update(func(tx store.Tx) error {
+		if got := string(tx.Get(a, []byte("k1"))); got != "v1" {
+			t.Errorf("Get = %q, want v1", got)
+		}
+		return errors.Join(tx.Delete(a, []byte("k1")), tx.Delete(a, []byte("missing")), tx.Delete([]string{"none"}, []byte("k")))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"k2=v2"}, scan(t, be, a, "")); diff != "" {
+		t.Errorf("after Delete (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"k1=other"}, scan(t, be, b, "")); diff != "" {
+		t.Errorf("another table (-want +got):\n%s", diff)
+	}
+}
+
+func testScanPrefixInOrder(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	put(t, be, a, "x@2", "2", "x@1", "1", "xy@1", "no", "w", "no", "x@3", "3")
+	if diff := cmp.Diff([]string{"x@1=1", "x@2=2", "x@3=3"}, scan(t, be, a, "x@")); diff != "" {
+		t.Errorf("Scan(x@) (-want +got):\n%s", diff)
+	}
+	// A table below is no key of the one above it.
+	put(t, be, append(slices.Clone(a), "sub"), "k", "v")
+	if got := scan(t, be, a, ""); len(got) != 5 {
+		t.Errorf("Scan saw %d keys, want 5: %q", len(got), got)
+	}
+}
+
+func testTables(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	put(t, be, []string{"top", "h1", "t1"}, "k", "v")
+	put(t, be, []string{"top", "h1", "t2"}, "k", "v")
+	put(t, be, []string{"top", "h2", "t1"}, "k", "v")
+	put(t, be, []string{"other"}, "k", "v")
+	if diff := cmp.Diff([]string{"h1/t1", "h1/t2", "h2/t1"}, tables(t, be, []string{"top"}, 2)); diff != "" {
+		t.Errorf("Tables(top, 2) (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"other", "top"}, tables(t, be, nil, 1)); diff != "" {
+		t.Errorf("Tables(root, 1) (-want +got):\n%s", diff)
+	}
+	if got := tables(t, be, []string{"missing"}, 1); len(got) != 0 {
+		t.Errorf("Tables under a missing table = %q", got)
+	}
+}
+
+func testDrop(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	put(t, be, []string{"top", "h1", "t1"}, "k", "v")
+	put(t, be, []string{"top", "h2", "t1"}, "k", "v")
+	var found, again bool
+	err := be.Update(func(tx store.Tx) (err error) {
+		if found, err = tx.Drop([]string{"top", "h1"}); err != nil {
+			return err
+		}
+		again, err = tx.Drop([]string{"top", "h1"})
+		return err
+	})
+	if err != nil || !found || again {
+		t.Errorf("Drop = %v, then %v, %v; want true, then false", found, again, err)
+	}
+	if diff := cmp.Diff([]string{"h2/t1"}, tables(t, be, []string{"top"}, 2)); diff != "" {
+		t.Errorf("after Drop (-want +got):\n%s", diff)
+	}
+}
+
+func testSequence(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	var got []uint64
+	for range 3 {
+		err := be.Update(func(tx store.Tx) error {
+			n, err := tx.NextSequence(a)
+			got = append(got, n)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]uint64{1, 2, 3}, got); diff != "" {
+		t.Errorf("NextSequence (-want +got):\n%s", diff)
+	}
+}
+
+func testFailedUpdateWritesNothing(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	put(t, be, a, "k", "v")
+	stop := errors.New("stop")
+	err := be.Update(func(tx store.Tx) error {
+		if err := tx.Put(a, []byte("k"), []byte("changed")); err != nil {
+			return err
+		}
+		if err := tx.Put(b, []byte("k"), []byte("new")); err != nil {
+			return err
+		}
+		return stop
+	})
+	if !errors.Is(err, stop) {
+		t.Errorf("Update = %v, want fn's error", err)
+	}
+	if diff := cmp.Diff([]string{"k=v"}, scan(t, be, a, "")); diff != "" {
+		t.Errorf("after a failed Update (-want +got):\n%s", diff)
+	}
+	if got := tables(t, be, []string{"top"}, 1); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("a failed Update left tables %q", got)
+	}
+}
+
+func testViewCannotWrite(t *testing.T, open func(t *testing.T) store.Backend) {
+	be := open(t)
+	put(t, be, a, "k", "v")
+	_ = be.View(func(tx store.Tx) error {
+		if err := tx.Put(a, []byte("k"), []byte("changed")); err == nil {
+			t.Error("Put in a View succeeded")
+		}
+		return nil
+	})
+	if diff := cmp.Diff([]string{"k=v"}, scan(t, be, a, "")); diff != "" {
+		t.Errorf("after a Put in a View (-want +got):\n%s", diff)
+	}
+}
