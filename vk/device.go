@@ -76,6 +76,13 @@ type device struct {
 	releaseWait time.Duration
 }
 
+// spinWait is how long a Wait polls before it blocks, on a GPU: longer
+// than an empty submission's round trip, short beside any measured kernel.
+const spinWait = 100 * time.Microsecond
+
+// setSpin sets how long a wait polls before it blocks.
+func (d *device) setSpin(spin time.Duration) { d.c.spin_ns = C.uint64_t(spin) }
+
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
 	wait, err := hal.ReleaseWaitOf(opts.ReleaseWait)
 	if err != nil {
@@ -96,6 +103,9 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 		live:   map[resource]struct{}{},
 
 		releaseWait: wait,
+	}
+	if d.info.Type != hal.CPU {
+		d.setSpin(spinWait)
 	}
 
 	data := opts.PipelineCache

@@ -308,6 +308,26 @@ func TestRoundTripLoops(t *testing.T) {
 	}
 }
 
+// TestSpinningWait: a wait that polls before it blocks (as on GPUs; here
+// on whatever device there is, polling for up to a second) still sees
+// each submission end, and still ends at its context's deadline, long
+// before the second of polling would.
+func TestSpinningWait(t *testing.T) {
+	d := openDefault(t, true)
+	d.setSpin(time.Second)
+	rt := newRoundTrip(t, d)
+	n := 0
+	rt.halLoop(t, d, func() bool { n++; return n <= 20 })
+	never := &fence{d: d, value: 1 << 40}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := never.Wait(ctx)
+	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took >= time.Second {
+		t.Errorf("Wait for a value never signalled, 20 ms deadline: %v after %v; want DeadlineExceeded well within the second of polling", err, took)
+	}
+}
+
 // TestFailedWaitPropagates: a submission that waits on a failed one does
 // not run, and its fence fails naming the first failure as its cause.
 func TestFailedWaitPropagates(t *testing.T) {

@@ -233,6 +233,9 @@ typedef struct vkb_device {
 	// timeline is the device's one timeline semaphore: submission n
 	// signals n, so its counter says how many submissions have finished.
 	VkSemaphore timeline;
+	// spin_ns is how long vkb_wait polls the timeline's counter before it
+	// blocks: 0 on CPU devices, whose work needs every core.
+	uint64_t spin_ns;
 	VKB_DEVICE_FUNCS(VKB_FIELD)
 	// exec_stats is set when VK_KHR_pipeline_executable_properties is
 	// enabled: pipelines are created capturing the compiler's statistics.
