@@ -33,7 +33,7 @@ func (d *opDecoder) decodeBuffers() error {
 		buf.users = make([]bool, len(d.op.runs))
 		d.op.bufs = append(d.op.bufs, buf)
 	}
-	return nil
+	return d.decodeExpects()
 }
 
 func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
@@ -75,7 +75,7 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 		if b.role == roleOutput || b.role == roleScratch {
 			return nil, d.src.errAt(in, "a %s buffer is not initialised (its contents are poisoned before each verified run); use role \"inout\" for a buffer that starts with data and is written", roleNames[b.role])
 		}
-		if b.init, err = d.decodeInit(in, b.typ); err != nil {
+		if b.init, err = d.decodeInit(in, b); err != nil {
 			return nil, err
 		}
 	} else {
@@ -160,14 +160,64 @@ func (d *opDecoder) decodeCheck(o *jsonObj, b *manifestBuffer) error {
 	case !b.check:
 		return d.src.errAt(x, "the buffer is not checked (\"check\": false)")
 	}
-	e, err := d.expression(x, expectContext)
-	if err != nil {
-		return err
+	b.expectWhere = d.src.where(x)
+	d.expects = append(d.expects, pendingExpect{b, x})
+	return nil
+}
+
+// pendingExpect is a buffer's "expect", read once every buffer is known,
+// since it may read the initial contents of any input (x[i]).
+type pendingExpect struct {
+	b *manifestBuffer
+	n *jsonNode
+}
+
+// decodeExpects reads the buffers' "expect": an expression of the
+// element index i, the dims, params and lets, and the initial elements
+// of the input and inout buffers, or {"npy": path}, the values of a .npy
+// file.
+func (d *opDecoder) decodeExpects() error {
+	for _, b := range d.op.bufs {
+		_, taken := d.names[b.name]
+		if (b.role == roleInput || b.role == roleInOut) && isIdent(b.name) && !taken {
+			typ := intType
+			if b.typ.kind == floatKind {
+				typ = floatType
+			}
+			d.names[b.name] = nameInfo{kind: bufferName, typ: typ, usesDims: true}
+		}
 	}
-	if b.typ.kind != floatKind && e.typ != intType {
-		return d.src.errAt(x, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, b.typ.name)
+	for _, pe := range d.expects {
+		b, x := pe.b, pe.n
+		if x.kind == jsonObject {
+			o, _ := d.src.object(x, "")
+			pn, err := o.need("npy", `the path of a .npy file of the expected values, such as {"npy": "y.npy"}`)
+			if err != nil {
+				return err
+			}
+			if b.expectNpy, err = d.npy(pn, b); err != nil {
+				return err
+			}
+			if err := o.done(); err != nil {
+				return err
+			}
+			continue
+		}
+		e, err := d.expression(x, expectContext)
+		if err != nil {
+			return err
+		}
+		if b.typ.kind != floatKind && e.typ != intType {
+			return d.src.errAt(x, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, b.typ.name)
+		}
+		b.expect = &e
+		for _, name := range e.names {
+			if d.names[name].kind == bufferName {
+				i := slices.IndexFunc(d.op.bufs, func(b *manifestBuffer) bool { return b.name == name })
+				d.op.bufs[i].read = true
+			}
+		}
 	}
-	b.expect = &e
 	return nil
 }
 
@@ -184,10 +234,13 @@ func (d *opDecoder) scalarType(n *jsonNode) (scalarType, error) {
 }
 
 // decodeInit reads "zeros", "iota", "random", {"fill": v},
-// {"iota": {"start", "step"}} or {"random": {"seed", "min", "max"}}.
-func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
+// {"iota": {"start", "step"}}, {"random": {"seed", "min", "max"}} or
+// {"npy": path}. Values are numbers or expressions of the dims and lets
+// ("0 - HALF"), worked out at each size.
+func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, error) {
+	t := b.typ
 	in := bufferInit{}
-	kinds := `"zeros", "iota", "random", {"fill": value}, {"iota": {"start": a, "step": b}} or {"random": {"seed": s, "min": a, "max": b}}`
+	kinds := `"zeros", "iota", "random", {"fill": value}, {"iota": {"start": a, "step": b}}, {"random": {"seed": s, "min": a, "max": b}} or {"npy": "file.npy"}`
 	var body *jsonNode
 	switch n.kind {
 	case jsonString:
@@ -200,8 +253,33 @@ func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
 	default:
 		return in, d.src.errAt(n, "is %s; want %s", n.kind, kinds)
 	}
-	value := func(v *jsonNode) (exprValue, error) { return d.initValue(v, t) }
+	// value reads the value of slot (initValue, initStep, initLo,
+	// initHi): a number now, or an expression for later.
+	value := func(slot int) func(v *jsonNode) (exprValue, error) {
+		return func(v *jsonNode) (exprValue, error) {
+			if v.kind != jsonString {
+				return d.initValue(v, t)
+			}
+			e, err := d.expression(v, initContext)
+			if err != nil {
+				return exprValue{}, err
+			}
+			if t.kind != floatKind && e.typ != intType {
+				return exprValue{}, d.src.errAt(v, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, t.name)
+			}
+			in.exprs[slot] = &e
+			return exprValue{typ: e.typ}, nil
+		}
+	}
 	switch in.kind {
+	case "npy":
+		if body == nil {
+			return in, d.src.errAt(n, `npy needs a path: {"npy": "x.npy"}`)
+		}
+		var err error
+		if in.arr, err = d.npy(body, b); err != nil {
+			return in, err
+		}
 	case "zeros":
 		if body != nil {
 			return in, d.src.errAt(body, "zeros takes nothing; write \"zeros\"")
@@ -210,7 +288,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
 		if body == nil {
 			return in, d.src.errAt(n, `fill needs a value: {"fill": 1.5}`)
 		}
-		v, err := value(body)
+		v, err := value(initValue)(body)
 		if err != nil {
 			return in, err
 		}
@@ -225,10 +303,10 @@ func (d *opDecoder) decodeInit(n *jsonNode, t scalarType) (bufferInit, error) {
 			if err != nil {
 				return in, err
 			}
-			if err := optional(o, "start", &in.value, value); err != nil {
+			if err := optional(o, "start", &in.value, value(initValue)); err != nil {
 				return in, err
 			}
-			if err := optional(o, "step", &in.step, value); err != nil {
+			if err := optional(o, "step", &in.step, value(initStep)); err != nil {
 				return in, err
 			}
 			if err := o.done(); err != nil {
@@ -268,7 +346,7 @@ func (d *opDecoder) initValue(v *jsonNode, t scalarType) (exprValue, error) {
 }
 
 // randomInit reads the body of a "random" init: its seed and range.
-func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(*jsonNode) (exprValue, error)) error {
+func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(int) func(*jsonNode) (exprValue, error)) error {
 	o, err := d.src.object(body, `{"seed": s, "min": a, "max": b}`)
 	if err != nil {
 		return err
@@ -280,16 +358,16 @@ func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(*jsonN
 		}
 		in.seed, in.hasSeed = uint64(v), true
 	}
-	if err := optional(o, "min", &in.lo, value); err != nil {
+	if err := optional(o, "min", &in.lo, value(initLo)); err != nil {
 		return err
 	}
-	if err := optional(o, "max", &in.hi, value); err != nil {
+	if err := optional(o, "max", &in.hi, value(initHi)); err != nil {
 		return err
 	}
 	if err := o.done(); err != nil {
 		return err
 	}
-	if compare(in.lo, in.hi) > 0 {
+	if in.exprs[initLo] == nil && in.exprs[initHi] == nil && compare(in.lo, in.hi) > 0 {
 		return d.src.errAt(body, "min %s is above max %s", in.lo, in.hi)
 	}
 	return nil

@@ -27,7 +27,9 @@ type opDecoder struct {
 	candObjs []*jsonObj
 	// pushNode is the operation's push_constants, or nil.
 	pushNode *jsonNode
-	digest   []byte
+	// expects are the buffers' "expect", read once all buffers are.
+	expects []pendingExpect
+	digest  []byte
 }
 
 func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (*manifestOp, error) {
@@ -226,6 +228,8 @@ func (d *opDecoder) scope(ctx exprContext) exprScope {
 			return "it counts the repeats of a dispatch, and " + ctx.why
 		case info.kind == indexName && !ctx.index:
 			return "it is the element index of an expected value, and " + ctx.why
+		case info.kind == bufferName && !ctx.index:
+			return "it is a buffer, whose elements only an expected value reads, and " + ctx.why
 		case info.kind == letName && info.usesDims && !ctx.dims:
 			return "it is a let that depends on the dimensions, and " + ctx.why
 		case info.kind == letName && info.usesParams && !ctx.params:
@@ -395,8 +399,8 @@ func (d *opDecoder) decodeVerify() error {
 			return d.src.errAt(n, `%q: want "none" or {"reference": "candidate name"}`, n.s)
 		}
 		for _, b := range d.op.bufs {
-			if b.expect != nil {
-				return errWhere(status.InvalidArgument, b.expect.where, "\"verify\" is \"none\", which checks nothing; drop the \"expect\" or \"verify\": \"none\"")
+			if b.expects() {
+				return errWhere(status.InvalidArgument, b.expectWhere, "\"verify\" is \"none\", which checks nothing; drop the \"expect\" or \"verify\": \"none\"")
 			}
 			b.check = false
 		}
@@ -430,7 +434,7 @@ func (d *opDecoder) decodeVerify() error {
 	}
 	if d.op.ref < 0 {
 		for _, b := range d.op.bufs {
-			if b.checked() && b.expect == nil {
+			if b.checked() && !b.expects() {
 				return d.src.errAt(n, "names no reference candidate, and buffer %q has no \"expect\" to check it against: name a \"reference\", or give the buffer an \"expect\" or \"check\": false", b.name)
 			}
 		}
@@ -527,6 +531,12 @@ func (op *manifestOp) dryRun() error {
 			}
 			env := maps.Clone(lay.envs[c])
 			env["i"] = intValue(lay.checks[c][i][0])
+			// No contents yet: zeros of the inputs' lengths.
+			for k, in := range op.bufs {
+				if in.read {
+					env[in.name] = exprValue{arr: &hostArray{typ: in.typ, n: lay.lens[k]}}
+				}
+			}
 			if _, err := b.expect.eval(env); err != nil {
 				return b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", lay.checks[c][i][0], err))
 			}
@@ -556,6 +566,8 @@ var (
 	subgroupContext = exprContext{params: true, why: "a required subgroup size is fixed per candidate, whatever the size or the device"}
 	// Lets are evaluated per candidate, outside any dispatch.
 	letContext = exprContext{dims: true, params: true, why: "lets are evaluated outside any dispatch, whatever the device"}
+	// A buffer's contents are the same for every candidate.
+	initContext = exprContext{dims: true, why: "a buffer's initial contents are the same for every candidate, whatever the device"}
 	// An expected value is worked out on the host, element by element.
 	expectContext = exprContext{dims: true, params: true, index: true, why: "expected values are worked out outside any dispatch, whatever the device"}
 )

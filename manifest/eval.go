@@ -254,10 +254,50 @@ func (n callNode) eval(env exprEnv) (exprValue, error) {
 		return n.ordering(args)
 	case "ceil", "floor", "round":
 		return n.rounding(args[0].f)
-	case "div_up", "round_up", "log2", "pow":
+	case "pow":
+		if n.typ == floatType {
+			return n.finite(math.Pow(args[0].float(), args[1].float()))
+		}
+		return n.integer(args[0].i, args[1].i)
+	case "div_up", "round_up", "log2":
 		return n.integer(args[0].i, args[len(args)-1].i)
 	}
+	if f, ok := floatFuncs[n.name]; ok {
+		return n.finite(f(args[0].float()))
+	}
 	return n.fail("unknown function")
+}
+
+// finite returns f, or an error where it is not a number (the square
+// root or the logarithm of a negative number): an expected value that no
+// result can match.
+func (n callNode) finite(f float64) (exprValue, error) {
+	if math.IsNaN(f) {
+		return n.fail("not a number")
+	}
+	return floatValue(f), nil
+}
+
+// indexNode reads element index of a buffer's initial contents.
+type indexNode struct {
+	name  string
+	pos   int
+	index exprNode
+}
+
+func (n indexNode) eval(env exprEnv) (exprValue, error) {
+	v, ok := env[n.name]
+	if !ok || v.arr == nil {
+		return exprValue{}, &exprError{n.pos, fmt.Sprintf("%s has no contents here", n.name)}
+	}
+	i, err := n.index.eval(env)
+	if err != nil {
+		return i, err
+	}
+	if i.i < 0 || i.i >= v.arr.n {
+		return exprValue{}, &exprError{n.pos, fmt.Sprintf("%s[%d] is outside the buffer's %d elements", n.name, i.i, v.arr.n)}
+	}
+	return v.arr.at(i.i), nil
 }
 
 // fail reports an error of the call.

@@ -38,6 +38,9 @@ type exprValue struct {
 	typ exprType
 	i   int64
 	f   float64
+	// arr is set, and i and f unused, for a buffer whose elements an
+	// expression reads by index (x[i]).
+	arr *hostArray
 }
 
 func intValue(i int64) exprValue     { return exprValue{typ: intType, i: i} }
@@ -75,6 +78,7 @@ const (
 	deviceName                 // a limit of the device: max_groups_x, subgroup_size, ...
 	passName                   // "pass", the index of a repeated dispatch
 	indexName                  // "i", the index of an element an expected value is for
+	bufferName                 // a buffer whose initial elements an expected value reads: x[i]
 )
 
 // nameInfo describes a name an expression may use.
@@ -131,6 +135,12 @@ var exprFuncs = map[string]struct{ minArgs, maxArgs int }{
 	"ceil": {1, 1}, "floor": {1, 1}, "round": {1, 1}, "abs": {1, 1},
 	"div_up": {2, 2}, "round_up": {2, 2}, "log2": {1, 1}, "pow": {2, 2},
 	"select": {3, 3},
+	"exp":    {1, 1}, "log": {1, 1}, "sqrt": {1, 1}, "sin": {1, 1}, "cos": {1, 1}, "tanh": {1, 1},
+}
+
+// floatFuncs are the functions of a float, whatever their argument.
+var floatFuncs = map[string]func(float64) float64{
+	"exp": math.Exp, "log": math.Log, "sqrt": math.Sqrt, "sin": math.Sin, "cos": math.Cos, "tanh": math.Tanh,
 }
 
 // reservedNames may not name dimensions, params or lets: the dispatch's
@@ -358,6 +368,12 @@ func (p *exprParser) parsePrimary() (typedNode, error) {
 		if p.pos < len(p.src) && p.src[p.pos] == '(' {
 			return p.parseCall(name, pos)
 		}
+		if p.pos < len(p.src) && p.src[p.pos] == '[' {
+			return p.parseIndex(name, pos)
+		}
+		if info, ok := p.scope.names[name]; ok && info.kind == bufferName {
+			return typedNode{}, p.errf(pos, "%s is a buffer: read an element of it as %s[index]", name, name)
+		}
 		return p.name(name, pos)
 	}
 	return typedNode{}, p.errf(pos, "unexpected %q", p.rest())
@@ -452,6 +468,30 @@ func (p *exprParser) name(name string, pos int) (typedNode, error) {
 	return typedNode{nameNode{name: name, pos: pos}, info.typ, pos}, nil
 }
 
+// parseIndex parses name[index], an element of a buffer's initial
+// contents.
+func (p *exprParser) parseIndex(name string, pos int) (typedNode, error) {
+	if info, ok := p.scope.names[name]; ok && info.kind != bufferName {
+		return typedNode{}, p.errf(pos, "%s is not a buffer, and only buffers are indexed", name)
+	}
+	base, err := p.name(name, pos)
+	if err != nil {
+		return base, err
+	}
+	p.pos++ // '['
+	idx, err := p.nested(pos, p.parseOr)
+	if err != nil {
+		return idx, err
+	}
+	if !p.accept("]") {
+		return typedNode{}, p.errf(p.pos, "missing ']' to close the '[' of %s at column %d", name, pos+1)
+	}
+	if idx.typ != intType {
+		return typedNode{}, p.errf(idx.pos, "the index of %s is a float; round it with ceil, floor or round", name)
+	}
+	return typedNode{indexNode{name: name, pos: pos, index: idx.n}, base.typ, pos}, nil
+}
+
 func (p *exprParser) parseCall(name string, pos int) (typedNode, error) {
 	f, ok := exprFuncs[name]
 	if !ok {
@@ -522,7 +562,14 @@ func (p *exprParser) call(name string, pos int, args []typedNode) (typedNode, er
 			}
 			return typedNode{}, p.errf(pos, "%s of an integer does nothing%s", name, hint)
 		}
-	case "div_up", "round_up", "log2", "pow":
+	case "pow":
+		// Of integers, an integer (exactly); of a float, a float.
+		if anyFloat {
+			typ = floatType
+		}
+	case "exp", "log", "sqrt", "sin", "cos", "tanh":
+		typ = floatType
+	case "div_up", "round_up", "log2":
 		if err := needInts(); err != nil {
 			return typedNode{}, err
 		}

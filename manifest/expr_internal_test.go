@@ -15,11 +15,22 @@ func testScope() exprScope {
 		"WG":   {kind: paramName, typ: intType, usesParams: true},
 		"half": {kind: letName, typ: floatType, usesDims: true},
 		"pass": {kind: passName, typ: intType},
+		"x":    {kind: bufferName, typ: floatType, usesDims: true},
 	}}
 }
 
+// testArray is x: 10 float32s, 0.5 * index.
+func testArray() *hostArray {
+	a := &hostArray{typ: scalarTypes[0], n: 10, data: make([]byte, 40)}
+	for i := range 10 {
+		_ = a.typ.encode(a.data[4*i:], floatValue(0.5*float64(i)))
+	}
+	return a
+}
+
 func TestExprEval(t *testing.T) {
-	env := exprEnv{"N": intValue(1000), "K": intValue(7), "WG": intValue(256), "half": floatValue(0.5), "pass": intValue(2)}
+	env := exprEnv{"N": intValue(1000), "K": intValue(7), "WG": intValue(256), "half": floatValue(0.5), "pass": intValue(2),
+		"x": {arr: testArray()}}
 	tests := []struct {
 		src  string
 		want exprValue
@@ -54,6 +65,17 @@ func TestExprEval(t *testing.T) {
 		{"K > 10 && N / 0", intValue(0)},
 		{"0x10 + 1e3", floatValue(1016)},
 		{"2.5", floatValue(2.5)},
+		{"exp(0)", floatValue(1)},
+		{"exp(half) * exp(half)", floatValue(math.Exp(0.5) * math.Exp(0.5))},
+		{"log(1)", floatValue(0)},
+		{"sqrt(K * 7)", floatValue(7)},
+		{"sin(0) + cos(0)", floatValue(1)},
+		{"tanh(0)", floatValue(0)},
+		{"pow(2.0, 0.5)", floatValue(math.Sqrt2)},
+		{"pow(half, 2)", floatValue(0.25)},
+		{"x[K]", floatValue(3.5)},
+		{"x[K - 7] + x[N / 1000] * 2", floatValue(1)},
+		{"exp(x[2])", floatValue(math.E)},
 	}
 	for _, tt := range tests {
 		e, err := parseExpr(tt.src, testScope())
@@ -73,10 +95,18 @@ func TestExprEval(t *testing.T) {
 }
 
 func TestExprErrors(t *testing.T) {
-	env := exprEnv{"N": intValue(1000), "K": intValue(0), "WG": intValue(256), "half": floatValue(0.5), "pass": intValue(0)}
+	env := exprEnv{"N": intValue(1000), "K": intValue(0), "WG": intValue(256), "half": floatValue(0.5), "pass": intValue(0),
+		"x": {arr: testArray()}}
 	tests := []struct {
 		src, want string
 	}{
+		{"sqrt(K - 1)", "sqrt: not a number"},
+		{"log(-half)", "log: not a number"},
+		{"x + 1", "x is a buffer: read an element of it as x[index]"},
+		{"N[0]", "N is not a buffer"},
+		{"x[half]", "the index of x is a float"},
+		{"x[N]", "x[1000] is outside the buffer's 10 elements"},
+		{"x[0", "missing ']'"},
 		{"", "at column 1: empty expression"},
 		{"N +", "at column 4: expression ends where a value should be"},
 		{"(N", "at column 3: missing ')' to close the '(' at column 1"},

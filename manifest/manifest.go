@@ -299,7 +299,7 @@ func (op *manifestOp) Dims() []string       { return slices.Clone(op.dims) }
 // reference candidate, or buffer by buffer against "expect" alone. It is
 // false for "verify": "none".
 func (op *manifestOp) Verifies() bool {
-	return op.ref >= 0 || slices.ContainsFunc(op.bufs, func(b *manifestBuffer) bool { return b.checked() && b.expect != nil })
+	return op.ref >= 0 || slices.ContainsFunc(op.bufs, func(b *manifestBuffer) bool { return b.checked() && b.expects() })
 }
 
 func (op *manifestOp) Candidates() []kernels.Candidate {

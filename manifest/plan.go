@@ -127,6 +127,8 @@ type layout struct {
 	checks [][][2]int64
 	// extents are the width and height of each image buffer.
 	extents [][2]int64
+	// inits are the buffers' inits with their expressions worked out.
+	inits []bufferInit
 }
 
 // work is what one run does: the bytes it moves and the arithmetic.
@@ -190,6 +192,9 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 	if err := op.countsOf(counted); err != nil {
 		return nil, err
 	}
+	if l.inits, err = op.initsAt(size, counted, l.lens); err != nil {
+		return nil, err
+	}
 	for c := range op.runs {
 		if l.errs[c] != nil {
 			continue
@@ -200,6 +205,24 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 		l.checks[c], l.errs[c] = op.checkRanges(c, l.envs[c], l.lens)
 	}
 	return l, nil
+}
+
+// initsAt works out the buffers' inits in env, and checks that every
+// .npy file holds as many elements as its buffer has at size.
+func (op *manifestOp) initsAt(size kernels.Size, env exprEnv, lens []int64) ([]bufferInit, error) {
+	inits := make([]bufferInit, len(op.bufs))
+	for i, b := range op.bufs {
+		for _, arr := range []*hostArray{b.init.arr, b.expectNpy} {
+			if arr != nil && arr.n != lens[i] {
+				return nil, errWhere(status.InvalidArgument, b.where, "buffer %q has %d elements at size %v, and %s holds %d", b.name, lens[i], size, arr.path, arr.n)
+			}
+		}
+		var err error
+		if inits[i], err = b.init.resolve(b.typ, env); err != nil {
+			return nil, status.Annotatef(err, "buffer %q", b.name)
+		}
+	}
+	return inits, nil
 }
 
 // countsOf evaluates the bytes and flops that are the same for every

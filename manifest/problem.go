@@ -30,6 +30,9 @@ type manifestProblem struct {
 	want     [][]byte // the reference's outputs, by buffer index
 	// exes are the pipelines the problem built, by key.
 	exes map[string]hal.Executable
+	// host are the initial contents of the buffers that expected values
+	// read, by name.
+	host exprEnv
 }
 
 // resettingProblem is a manifestProblem with inout buffers, whose runs
@@ -60,7 +63,7 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	if err != nil {
 		return nil, err
 	}
-	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{},
+	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{}, host: exprEnv{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
 		plans: make([][]planStep, len(op.runs)), planErrs: lay.errs, want: make([][]byte, len(op.bufs))}
@@ -187,11 +190,22 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 			inputs = append(inputs, kernels.Operand{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
 			dst = p.initial[i]
 		}
+		in := p.inits[i]
 		r := kernels.NewRand(seed, uint64(i))
-		if b.init.hasSeed {
-			r = kernels.NewRand(b.init.seed, 0)
+		if in.hasSeed {
+			r = kernels.NewRand(in.seed, 0)
 		}
-		if err := fill(ctx, dst, p.lens[i], b.typ, b.init.source(b.typ, r)); err != nil {
+		src := in.source(b.typ, r)
+		if b.read {
+			// An expected value reads the contents: keep them.
+			h := &hostArray{typ: b.typ, n: p.lens[i], data: make([]byte, p.lens[i]*int64(b.typ.size))}
+			for k := range h.n {
+				src(k, h.data[k*int64(b.typ.size):])
+			}
+			p.host[b.name] = exprValue{arr: h}
+			src = func(k int64, dst []byte) { copy(dst, h.data[k*int64(b.typ.size):]) }
+		}
+		if err := fill(ctx, dst, p.lens[i], b.typ, src); err != nil {
 			return status.Annotatef(err, "manifest: filling buffer %s", b.name)
 		}
 	}
@@ -266,7 +280,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 		return err
 	}
 	for i, b := range op.bufs {
-		if !b.checked() || b.expect != nil {
+		if !b.checked() || b.expects() {
 			continue
 		}
 		if p.want[i], err = readRange(ctx, p.bufs[i], 0, p.lens[i]*int64(b.typ.size)); err != nil {

@@ -177,6 +177,45 @@ type bufferInit struct {
 	lo, hi  exprValue
 	seed    uint64
 	hasSeed bool
+	// exprs are the values above written as expressions of the dims and
+	// lets (by initValue, initStep, initLo, initHi), worked out at each
+	// size (resolve).
+	exprs [4]*manifestExpr
+	// arr is an npy init's contents.
+	arr *hostArray
+}
+
+// The slots of bufferInit.exprs.
+const (
+	initValue = iota
+	initStep
+	initLo
+	initHi
+)
+
+// resolve returns the init with its expressions worked out in env (the
+// dims and lets at a size), or why one cannot be, or does not fit t.
+func (in bufferInit) resolve(t scalarType, env exprEnv) (bufferInit, error) {
+	for slot, dst := range []*exprValue{&in.value, &in.step, &in.lo, &in.hi} {
+		e := in.exprs[slot]
+		if e == nil {
+			continue
+		}
+		v, err := e.eval(env)
+		if err != nil {
+			return in, e.errorf(status.InvalidArgument, err)
+		}
+		if t.kind != floatKind {
+			if err := t.encode(make([]byte, 8), v); err != nil {
+				return in, e.errorf(status.InvalidArgument, err)
+			}
+		}
+		*dst = promote(v, e.typ)
+	}
+	if in.kind == "random" && compare(in.lo, in.hi) > 0 {
+		return in, status.Newf(status.InvalidArgument, "manifest: random init: min %s is above max %s", in.lo, in.hi)
+	}
+	return in, nil
 }
 
 // elementSource writes element i, as an init makes it, encoded into dst;
@@ -185,6 +224,8 @@ type elementSource func(i int64, dst []byte)
 
 func (in bufferInit) source(t scalarType, r *rand.Rand) elementSource {
 	switch in.kind {
+	case "npy":
+		return func(i int64, dst []byte) { _ = t.encode(dst, in.arr.at(i)) }
 	case "zeros":
 		return func(_ int64, dst []byte) { clear(dst) }
 	case "fill":
@@ -290,13 +331,24 @@ type manifestBuffer struct {
 	// place of the reference candidate's.
 	first, count *manifestExpr
 	expect       *manifestExpr
-	tol          tolerance
-	binding      int // -1: none
+	// expectNpy, if set, holds the expected values of every element, from
+	// a .npy file.
+	expectNpy *hostArray
+	// expectWhere is where "expect" is written.
+	expectWhere string
+	// read says whether an expect reads the buffer's initial elements.
+	read    bool
+	tol     tolerance
+	binding int // -1: none
 	// img is set when the buffer is an image (images.go).
 	img *manifestImage
 	// users[c] says whether candidate c binds the buffer.
 	users []bool
 }
+
+// expects reports whether the buffer is checked against expected values
+// ("expect") rather than the reference's results.
+func (b *manifestBuffer) expects() bool { return b.expect != nil || b.expectNpy != nil }
 
 // manifestRun is how a candidate runs.
 type manifestRun struct {

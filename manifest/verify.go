@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/vkbench/vkbench/internal/par"
@@ -29,7 +30,7 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 	m := kernels.Mismatches{What: op.name + "/" + op.cands[cand].Name}
 	var checked int64
 	for i, b := range op.bufs {
-		if !b.checked() || b.expect == nil && p.want[i] == nil {
+		if !b.checked() || !b.expects() && p.want[i] == nil {
 			continue
 		}
 		first, count := p.checks[cand][i][0], p.checks[cand][i][1]
@@ -38,8 +39,10 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 		if err != nil {
 			return status.Annotatef(err, "manifest: reading %s", b.name)
 		}
-		if b.expect != nil {
-			err = compareExpected(&m, b, got, first, p.envs[cand])
+		if b.expects() {
+			env := maps.Clone(p.envs[cand])
+			maps.Copy(env, p.host)
+			err = compareExpected(&m, b, got, first, env)
 		} else {
 			compareElements(&m, b, got, p.want[i][first*size:(first+count)*size], first)
 		}
@@ -126,10 +129,9 @@ func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) exp
 	want := make([]byte, size)
 	for i := 0; i+size <= len(got); i += size {
 		idx := first + int64(i/size)
-		env["i"] = intValue(idx)
-		v, err := b.expect.eval(env)
+		v, err := b.expected(idx, env)
 		if err != nil {
-			part.err = b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", idx, err))
+			part.err = err
 			return part
 		}
 		g := got[i : i+size]
@@ -138,12 +140,12 @@ func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) exp
 			putUint(want, uint64(v.i), size)
 			if !bytes.Equal(g, want) {
 				describe = func() string {
-					return fmt.Sprintf("%s[%d]: got %s, want %s (expect %q; integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expect.src)
+					return fmt.Sprintf("%s[%d]: got %s, want %s (expect %s; integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expectSource())
 				}
 			}
 		} else if gf, wf := b.typ.decodeFloat(g), v.float(); !b.tol.accepts(gf, wf) {
 			describe = func() string {
-				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (expect %q; |difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expect.src, math.Abs(gf-wf), b.tol.of(wf))
+				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (expect %s; |difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expectSource(), math.Abs(gf-wf), b.tol.of(wf))
 			}
 		}
 		if describe == nil {
@@ -155,4 +157,27 @@ func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) exp
 		}
 	}
 	return part
+}
+
+// expected returns the value element idx of b must have: its .npy
+// file's, or its expression's in env.
+func (b *manifestBuffer) expected(idx int64, env exprEnv) (exprValue, error) {
+	if b.expectNpy != nil {
+		return b.expectNpy.at(idx), nil
+	}
+	env["i"] = intValue(idx)
+	v, err := b.expect.eval(env)
+	if err != nil {
+		return v, b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", idx, err))
+	}
+	return v, nil
+}
+
+// expectSource names what b is checked against, for messages: the
+// expression, quoted, or the .npy file.
+func (b *manifestBuffer) expectSource() string {
+	if b.expectNpy != nil {
+		return b.expectNpy.path
+	}
+	return strconv.Quote(b.expect.src)
 }
