@@ -13,6 +13,12 @@ import (
 // count as observed at the model's prediction (the "kriging believer"), so
 // that several proposals made before their results do not crowd one spot.
 // Failed points are known to be proposed and are left out of the model.
+// Every bayesLocal-th guided proposal is instead the unproposed neighbour
+// of the best point so far that the model predicts fastest: expected
+// improvement alone wanders off a narrow basin it has found (replayed on
+// the recorded logs, the refinement cut the worst of 60 seeds from 28% of
+// the space to 20% on the H200's and the median on the model's from 14% to
+// 9%).
 type bayes struct {
 	observations
 	feats [][]float64
@@ -21,8 +27,10 @@ type bayes struct {
 	model gp
 	// tunedAt is how many results the hyperparameters were chosen with.
 	tunedAt int
-	order   []int // results' points, in the order told
-	pending []int // proposed, not yet told
+	order   []int   // results' points, in the order told
+	pending []int   // proposed, not yet told
+	nb      [][]int // the grid's neighbours
+	guides  int     // guided proposals made
 }
 
 // bayesExplore is the margin of expected improvement, in standard
@@ -36,7 +44,7 @@ const bayesExplore = 0.01
 const bayesRetune = 5
 
 func newBayes(g *Grid, rng *rand.Rand) *bayes {
-	b := &bayes{observations: newObservations(g.Len()), rng: rng}
+	b := &bayes{observations: newObservations(g.Len()), rng: rng, nb: g.neighbours()}
 	for i := range g.Len() {
 		b.feats = append(b.feats, g.features(i))
 	}
@@ -51,6 +59,14 @@ func (b *bayes) Next() (int, bool) {
 		return 0, false
 	}
 	i, ok := b.guided()
+	if ok {
+		b.guides++
+		if b.guides%bayesLocal == 0 {
+			if j, near := b.nearBest(); near {
+				i = j
+			}
+		}
+	}
 	if !ok {
 		i, _ = b.randomUnproposed(b.rng)
 	}
@@ -141,4 +157,31 @@ func meanSD(y []float64) (mean, sd float64) {
 		sd = 1
 	}
 	return mean, sd
+}
+
+// bayesLocal is how often a guided proposal refines the best point.
+const bayesLocal = 3
+
+// nearBest returns the neighbour of the best point so far never proposed
+// that the model predicts fastest, or false.
+func (b *bayes) nearBest() (int, bool) {
+	best, bv := -1, math.Inf(1)
+	for i, v := range b.value {
+		if v < bv {
+			best, bv = i, v
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	pick, pv := -1, math.Inf(1)
+	for _, j := range b.nb[best] {
+		if b.proposed[j] {
+			continue
+		}
+		if mu, _ := b.model.predict(b.feats[j]); mu < pv {
+			pick, pv = j, mu
+		}
+	}
+	return pick, pick >= 0
 }
