@@ -7,13 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/vkbench/vkbench/stats"
 )
 
 // ABSchema names the version of ab's report (ABReport).
-const ABSchema = "vkbench.ab/v1"
+const ABSchema = "vkbench.ab/v2"
 
 // The verdicts of a paired comparison (ab: both versions measured side by
 // side in one run) beside Compare's Slower, Faster and NotMeasured, which
@@ -23,8 +21,12 @@ const (
 	// Within is a ratio whose whole interval lies within ±threshold:
 	// shown to be the same.
 	Within Verdict = "same"
-	// Unclear is a ratio whose interval reaches past ±threshold on one
-	// side without lying past it: more rounds would tell.
+	// NotSlower is a ratio whose interval lies below 1 + threshold but
+	// reaches below 1 − threshold: not slower, perhaps faster.
+	NotSlower Verdict = "not slower"
+	// Unclear is a ratio whose interval reaches past 1 + threshold
+	// without lying past it: NEW may or may not be slower; more rounds
+	// would tell.
 	Unclear Verdict = "unclear"
 	// Miscomputed is a NEW candidate whose result was wrong.
 	Miscomputed Verdict = "wrong"
@@ -60,14 +62,18 @@ type ABRow struct {
 	// OldMedian and NewMedian are the medians of the rounds' medians.
 	OldMedian float64 `json:"old_median_s,omitempty"`
 	NewMedian float64 `json:"new_median_s,omitempty"`
-	// Ratio is NEW/OLD, the geometric mean of the rounds' ratios, with
-	// its 95% interval [Lo, Hi] (a t interval over their logarithms: the
-	// rounds' variation, not the samples').
+	// Ratio is NEW/OLD, the median of the rounds' ratios, and [Lo, Hi]
+	// the bounds of its 95% confidence sequence (MedianBounds: valid
+	// however many rounds were looked at; the rounds' variation, not the
+	// samples'). Lo and Hi are 0 with fewer than MinSequentialRounds.
 	Ratio   float64   `json:"ratio,omitempty"`
 	Lo      float64   `json:"ratio_lo,omitempty"`
 	Hi      float64   `json:"ratio_hi,omitempty"`
 	Rounds  []ABRound `json:"rounds,omitempty"`
 	Verdict Verdict   `json:"verdict"`
+	// Seconds is how long the pair's operation was measured, every round
+	// of it until its pairs were decided (shared by its candidates).
+	Seconds float64 `json:"seconds,omitempty"`
 	// Verified says that NEW's results were checked against OLD's.
 	Verified bool   `json:"verified"`
 	Note     string `json:"note,omitempty"`
@@ -84,7 +90,16 @@ type ABReport struct {
 	Device  Device    `json:"device"`
 	Mode    string    `json:"mode"`
 	Seed    uint64    `json:"seed"`
-	Rounds  int       `json:"rounds"`
+	// Rounds is the most rounds a pair was measured in; MinRounds the
+	// fewest each was (--count); MaxTime (--max-time, in seconds) the time
+	// after which no round starts past MinRounds, 0 for none. OnUnclear
+	// is what an undecided pair does to the gate (pass, warn or fail).
+	Rounds    int     `json:"rounds"`
+	MinRounds int     `json:"min_rounds"`
+	MaxTime   float64 `json:"max_time_s"`
+	OnUnclear string  `json:"on_unclear"`
+	// Seconds is how long the measurement took, every pair.
+	Seconds float64 `json:"seconds"`
 	// Conditions says where the GPU's conditions were read from, or why
 	// they were not ("not available: ...").
 	Conditions string  `json:"conditions,omitempty"`
@@ -147,14 +162,19 @@ func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
 		row.Rounds = append(row.Rounds, ABRound{Old: o, New: n, Ratio: q})
 		logs, olds, news = append(logs, math.Log(q)), append(olds, o), append(news, n)
 	}
-	if len(logs) < 2 {
-		row.Verdict, row.Note = Unclear, fmt.Sprintf("%d round(s) measured both: too few for an interval", len(logs))
+	if len(logs) == 0 {
+		row.Verdict, row.Note = Unclear, "no round measured both"
 		return
 	}
-	th := benchmath.DefaultThresholds
 	row.OldMedian, row.NewMedian = median(olds), median(news)
-	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(logs, &th), stats.Confidence)
-	row.Ratio, row.Lo, row.Hi = math.Exp(sum.Center), math.Exp(sum.Lo), math.Exp(sum.Hi)
+	row.Ratio = math.Exp(median(logs))
+	lo, hi := MedianBounds(logs, stats.Confidence)
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		row.Verdict = Unclear
+		row.Note = fmt.Sprintf("too few rounds for a %.0f%% bound (%d or more)", stats.Confidence*100, MinSequentialRounds)
+		return
+	}
+	row.Lo, row.Hi = math.Exp(lo), math.Exp(hi)
 	t := threshold
 	switch {
 	case row.Lo > 1+t:
@@ -166,11 +186,19 @@ func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
 	case row.Lo >= 1-t && row.Hi <= 1+t:
 		row.Verdict = Within
 		row.Note = fmt.Sprintf("within ±%.1f%%", t*100)
+	case row.Hi <= 1+t:
+		row.Verdict = NotSlower
+		row.Note = fmt.Sprintf("at most %s slower, within %.1f%%; perhaps faster", pct(max(row.Hi, 1)), t*100)
 	default:
 		row.Verdict = Unclear
-		row.Note = fmt.Sprintf("the interval reaches past ±%.1f%%: not shown slower; more rounds (--count) would narrow it", t*100)
+		row.Note = fmt.Sprintf("a slowdown of up to %s could not be ruled out (threshold %.1f%%)", pct(row.Hi), t*100)
 	}
 }
+
+// Decided reports whether v answers the gate's question, whether NEW is
+// slower past the threshold: every verdict but Unclear does. ab adds
+// rounds to a pair until it is decided.
+func (v Verdict) Decided() bool { return v != Unclear }
 
 // brokenNew is the verdict on a NEW benchmark that broke, whatever the
 // times: Miscomputed where it computed a wrong result, Broke where it
@@ -225,8 +253,31 @@ func (r *ABReport) Finish() {
 	}
 }
 
+// The choices of what an undecided pair does to the gate
+// (ABReport.OnUnclear): nothing, a warning, or a failure.
+const (
+	UnclearPasses = "pass"
+	UnclearWarns  = "warn"
+	UnclearFails  = "fail"
+)
+
+// Undecided says, in words, what could not be decided: for each unclear
+// pair, how large a slowdown could not be ruled out, and after how many
+// rounds; none when every pair was decided.
+func (r *ABReport) Undecided() []string {
+	var out []string
+	for _, row := range r.Rows {
+		if row.Verdict != Unclear {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s after %s (%.0f s)", row.Name, row.Note, plural(len(row.Rounds), "round"), row.Seconds))
+	}
+	return out
+}
+
 // Failures says, in words, what fails the gate: the pairs NEW is slower
-// in, computed wrong in, or failed in where OLD ran; "" when none.
+// in, computed wrong in, or failed in where OLD ran, and the unclear ones
+// where OnUnclear is UnclearFails; "" when none.
 func (r *ABReport) Failures() string {
 	var parts []string
 	if r.Slower > 0 {
@@ -237,6 +288,9 @@ func (r *ABReport) Failures() string {
 	}
 	if r.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed where OLD ran", r.Failed))
+	}
+	if r.Unclear > 0 && r.OnUnclear == UnclearFails {
+		parts = append(parts, fmt.Sprintf("%d undecided (--on-unclear fail)", r.Unclear))
 	}
 	return strings.Join(parts, ", ")
 }

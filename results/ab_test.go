@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,11 +22,14 @@ func measuredAt(medians ...float64) results.Benchmark {
 // TestABVerdicts: ab's judge on pairs crafted for each verdict, and the
 // one rule of what fails a gate.
 func TestABVerdicts(t *testing.T) {
-	old := measuredAt(1.00, 1.01, 0.99, 1.00, 1.02)
-	rep := results.ABReport{Threshold: 0.05}
-	rep.AddPair("slower", "op", "slower", old, measuredAt(1.50, 1.52, 1.49, 1.51, 1.50), true)
-	rep.AddPair("faster", "op", "faster", old, measuredAt(0.50, 0.51, 0.49, 0.50, 0.51), true)
+	old := measuredAt(1.00, 1.01, 0.99, 1.00, 1.02, 1.00, 1.01)
+	rep := results.ABReport{Threshold: 0.05, OnUnclear: results.UnclearWarns}
+	rep.AddPair("slower", "op", "slower", old, measuredAt(1.50, 1.52, 1.49, 1.51, 1.50, 1.50, 1.53), true)
+	rep.AddPair("faster", "op", "faster", old, measuredAt(0.50, 0.51, 0.49, 0.50, 0.51, 0.50, 0.52), true)
 	rep.AddPair("same", "op", "same", old, old, true)
+	rep.AddPair("not slower", "op", "not slower", old, measuredAt(0.92, 1.03, 0.98, 1.00, 1.02, 0.99, 1.01), true)
+	rep.AddPair("unclear", "op", "unclear", old, measuredAt(1.00, 1.12, 0.98, 1.00, 1.02, 0.99, 1.01), true)
+	rep.AddPair("too few", "op", "too few", measuredAt(1, 1), measuredAt(2, 2), true)
 	rep.AddPair("wrong", "op", "wrong", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Wrong, Error: "y[3]: got 1, want 2"}}, true)
 	rep.AddPair("failed", "op", "failed", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Failed, Error: "no pipeline"}}, true)
 	rep.AddPair("unsupported", "op", "unsupported", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Unsupported}}, true)
@@ -36,6 +40,7 @@ func TestABVerdicts(t *testing.T) {
 		got[r.Name] = r.Verdict
 	}
 	want := map[string]results.Verdict{"slower": results.Slower, "faster": results.Faster, "same": results.Within,
+		"not slower": results.NotSlower, "unclear": results.Unclear, "too few": results.Unclear,
 		"wrong": results.Miscomputed, "failed": results.Broke, "unsupported": results.NotMeasured, "gone": results.OnlyOld}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
@@ -45,5 +50,13 @@ func TestABVerdicts(t *testing.T) {
 	}
 	if rep.Failures() == "" {
 		t.Error("no failures told")
+	}
+	// What could not be ruled out is said: 1.12 against 1.01, 10.9% slower.
+	if u := rep.Undecided(); len(u) != 2 || !strings.Contains(u[0], "a slowdown of up to 10.9% could not be ruled out") {
+		t.Errorf("undecided: %q; want two, the first not ruling out 10.9%%", u)
+	}
+	rep.OnUnclear = results.UnclearFails
+	if f := rep.Failures(); !strings.Contains(f, "2 undecided") {
+		t.Errorf("with unclear pairs failing: %q", f)
 	}
 }

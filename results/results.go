@@ -35,8 +35,10 @@
 //	}
 //
 // ABReport is the other gate, vkbench ab's: two versions measured side by
-// side in one run, judged by the 95% interval of their ratio, pair by pair
-// (ABReport.AddPair). Both gates share one Verdict vocabulary and one rule
+// side in one run, judged pair by pair (ABReport.AddPair) by the 95%
+// bounds of a confidence sequence for their ratio (MedianBounds), valid
+// however many rounds were looked at, so that ab can add rounds until a
+// pair is decided. Both gates share one Verdict vocabulary and one rule
 // of what fails (Verdict.Fails): NEW slower past the threshold, NEW
 // computing a wrong result, or NEW failing where the base ran.
 //

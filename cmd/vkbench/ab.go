@@ -8,20 +8,35 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 )
 
-// abCount is ab's default --count: rounds enough for the 95% interval of
-// a ratio to be narrow where the device is noisy (lavapipe on a busy CPU),
-// in tens of seconds.
-const abCount = 10
+// ab's defaults: --count, the fewest rounds (as many as a 95% bound
+// needs: results.MinSequentialRounds); --max-time, after which no round
+// starts (rounds of lavapipe on a loaded 2-core runner take about a
+// second, and a 10% slowdown there needs 20 to 40 of them); --budget, the
+// sampling time of a round (rounds, not samples, are what the bound counts,
+// so many short rounds decide sooner than a few long ones).
+const (
+	abCount   = results.MinSequentialRounds
+	abMaxTime = 60 * time.Second
+	abBudget  = 500 * time.Millisecond
+)
+
+// abLimits are ab's own flags.
+type abLimits struct {
+	threshold float64 // a fraction
+	maxTime   time.Duration
+	onUnclear string
+}
 
 func newABCmd() *cobra.Command {
 	var f benchFlags
 	var threshold float64
+	lim := abLimits{maxTime: abMaxTime, onUnclear: results.UnclearWarns}
 	cmd := &cobra.Command{
 		Use:   "ab OLD NEW [OPERATION...]",
 		Short: "Measure two versions of kernels side by side and fail when the new one is slower",
@@ -31,23 +46,38 @@ names, such as a kernel before and after a change. Every candidate present in
 both versions of an operation (or of the OPERATIONs named) is measured on the
 same device and the same inputs, OLD and NEW sampled alternately in a shuffled
 order, so that whatever drifts (clocks, heat, other work on the device) hits
-both alike, in --count independent rounds, each prepared, verified and warmed
-up anew. NEW's results are verified against what OLD computed on the same
+both alike, in independent rounds, each prepared, verified and warmed up
+anew. NEW's results are verified against what OLD computed on the same
 inputs, as well as by its own manifest.
 
-For each pair it prints the ratio NEW/OLD of the median times (above 1 is
-slower) with a 95% interval over the rounds, and a verdict: slower when the
-whole interval lies above 1 + --threshold, faster when below 1 - --threshold,
-same when within both, unclear when it reaches past one of them (more
-rounds would tell). This is the recommended gate for CI: two separate runs
-compared afterwards (vkbench compare) see every change of the machine between
-them; two versions interleaved in one run do not.
+For each pair it prints the ratio NEW/OLD (above 1 is slower), the median of
+the rounds' ratios, with the bounds of its 95% confidence sequence, and a
+verdict: slower when the lower bound lies above 1 + --threshold, faster when
+the upper lies below 1 - --threshold, same when both lie within, not slower
+when the upper lies below 1 + --threshold, unclear otherwise.
 
-Exit status: 0 when no pair is slower, 1 when one is, or when a NEW candidate
-computed a wrong result or failed where OLD ran, 2 bad usage or input
-(unreadable manifests, no operation or candidate in both), 3 a device failure.`,
+Rounds are added until every pair is decided (any verdict but unclear): at
+least --count, and none started after --max-time. A confidence sequence
+(Howard & Ramdas 2022, for the median; see results.MedianBounds) holds at
+every round however many are looked at, so stopping when it decides keeps
+its 95%: a quiet machine stops after a few rounds, a noisy one measures more
+instead of guessing. A pair still unclear when --max-time is spent does
+what --on-unclear says: pass, warn (the default: a warning on stderr, and
+on GitHub Actions an annotation) or fail. Every output says how large a
+slowdown could not be ruled out; JUnit marks the pair skipped.
+
+This is the recommended gate for CI: two separate runs compared afterwards
+(vkbench compare) see every change of the machine between them; two
+versions interleaved in one run do not.
+
+Exit status: 0 when no pair is slower (an unclear pair with --on-unclear
+pass or warn), 1 when one is, or when a NEW candidate computed a wrong result
+or failed where OLD ran, or a pair is unclear with --on-unclear fail; 2 bad
+usage or input (unreadable manifests, no operation or candidate in both), 3
+a device failure, 4 the output could not be written.`,
 		Example: `  vkbench ab base/kernels.json kernels.json
-  vkbench ab base/kernels.json kernels.json saxpy --threshold 3 --format junit -o ab.xml`,
+  vkbench ab base/kernels.json kernels.json saxpy --threshold 3 --format junit -o ab.xml
+  vkbench ab base/kernels.json kernels.json --max-time 5m --on-unclear fail`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return usageError{fmt.Errorf("ab takes two manifests, OLD and NEW, then operations (see %s --help)", cmd.CommandPath())}
@@ -55,7 +85,8 @@ computed a wrong result or failed where OLD ran, 2 bad usage or input
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAB(cmd, &f, threshold/100, args)
+			lim.threshold = threshold / 100
+			return runAB(cmd, &f, lim, args)
 		},
 	}
 	f.register(cmd.Flags())
@@ -63,11 +94,14 @@ computed a wrong result or failed where OLD ran, 2 bad usage or input
 	f.count = abCount
 	fl := cmd.Flags().Lookup("count")
 	fl.DefValue = fmt.Sprint(abCount)
-	fl.Usage = "independent rounds, each prepared, verified, warmed up and sampled anew within its own --budget: the 95% interval of each ratio comes from the variation between them (at least 2)"
-	cmd.Flags().Lookup("budget").DefValue = "1s"
-	f.budget = time.Second
+	fl.Usage = fmt.Sprintf("the fewest rounds, each prepared, verified, warmed up and sampled anew within its own --budget; more are added until every pair is decided or --max-time is spent (a 95%% bound needs %d)", results.MinSequentialRounds)
+	cmd.Flags().Lookup("budget").DefValue = abBudget.String()
+	f.budget = abBudget
+	cmd.Flags().Lookup("budget").Usage = "most time spent sampling one operation in one round"
 	cmd.Flags().Lookup("format").Usage = "output: table, json or junit"
-	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% interval of NEW/OLD lies above 1 + threshold/100")
+	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% bounds of NEW/OLD lie above 1 + threshold/100")
+	cmd.Flags().DurationVar(&lim.maxTime, "max-time", abMaxTime, "start no round after this long (the --count rounds are measured whatever the time); 0 measures exactly --count rounds")
+	cmd.Flags().StringVar(&lim.onUnclear, "on-unclear", results.UnclearWarns, "what a pair still unclear at --max-time does: pass (exit 0), warn (exit 0, a warning on stderr and, under GitHub Actions, a ::warning annotation) or fail (exit 1, an ::error annotation)")
 	return cmd
 }
 
@@ -78,16 +112,21 @@ type abPair struct {
 	onlyOld, onlyNew []string
 }
 
-func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, args []string) error {
+func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
-	if f.count < 2 {
-		return usageError{fmt.Errorf("--count %d: ab needs 2 rounds or more for an interval (%d by default)", f.count, abCount)}
+	if lim.threshold < 0 || lim.threshold >= 1 {
+		return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", lim.threshold*100)}
 	}
-	if threshold < 0 || threshold >= 1 {
-		return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", threshold*100)}
+	if lim.maxTime < 0 {
+		return usageError{fmt.Errorf("--max-time %v: want 0 or more", lim.maxTime)}
+	}
+	switch lim.onUnclear {
+	case results.UnclearPasses, results.UnclearWarns, results.UnclearFails:
+	default:
+		return usageError{fmt.Errorf("--on-unclear %q: want pass, warn or fail", lim.onUnclear)}
 	}
 	if err := f.checkFormat("table", "json", "junit"); err != nil {
 		return err
@@ -127,30 +166,27 @@ func runAB(cmd *cobra.Command, f *benchFlags, threshold float64, args []string) 
 	opts.EnergyWindow = -1 // ab compares times
 	bar := startProgress(cmd, f.quiet, &opts)
 	info := dev.Info()
-	rep := newABReport(args[0], args[1], info, opts, threshold)
+	rep := newABReport(args[0], args[1], info, opts, lim)
+	rep.MinRounds = f.count
 	rep.Conditions = conditions
-	var runErr error
+	gate := &abGate{dev: dev, opts: opts, minRounds: f.count, maxTime: lim.maxTime, threshold: lim.threshold}
 	for _, p := range pairs {
-		size := sizes.sizeFor(p.op, info)
-		e, err := autotune.Measure(cmd.Context(), dev, p.op, size, opts)
-		if err != nil {
-			runErr = err
-			break
-		}
-		addPair(rep, p, e)
+		gate.ops = append(gate.ops, &abOp{pair: p, size: sizes.sizeFor(p.op, info)})
 	}
+	runErr := gate.run(cmd.Context())
 	bar.finish()
 	keepPipelineCache(cmd, dev, cache)
 	if err := status.Join(runErr, release()); err != nil {
 		return err
 	}
-	rep.Finish()
+	gate.report(rep)
 	if err := writeAB(out, f.format, rep); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
 		return err
 	}
+	warnUnclear(cmd, rep)
 	return abErr(rep)
 }
 

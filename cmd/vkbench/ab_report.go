@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
@@ -14,19 +18,20 @@ import (
 	"github.com/vkbench/vkbench/stats"
 )
 
-func newABReport(oldPath, newPath string, info hal.DeviceInfo, opts autotune.Options, threshold float64) *results.ABReport {
+func newABReport(oldPath, newPath string, info hal.DeviceInfo, opts autotune.Options, lim abLimits) *results.ABReport {
 	return &results.ABReport{Schema: results.ABSchema, Version: version, Time: time.Now().UTC(), Old: oldPath, New: newPath,
-		Device: resultsDevice(info),
-		Mode:   string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds, Threshold: threshold, Confidence: stats.Confidence}
+		Device: resultsDevice(info), Mode: string(opts.Mode), Seed: opts.Seed,
+		MaxTime: lim.maxTime.Seconds(), OnUnclear: lim.onUnclear, Threshold: lim.threshold, Confidence: stats.Confidence}
 }
 
-// addPair adds the rows of one paired operation, measured in e: its
-// candidates alternate, OLD's then NEW's.
-func addPair(r *results.ABReport, p abPair, e *autotune.Entry) {
+// addPair adds the rows of one paired operation, measured in e (its
+// candidates alternate, OLD's then NEW's) over spent.
+func addPair(r *results.ABReport, p abPair, e *autotune.Entry, spent time.Duration) {
 	prefix := fmt.Sprintf("%s/%s/%s/", p.op.Name(), p.op.DType(), e.Size)
 	bs := benchmarksOf(p.op, e, nil)
 	for i, name := range p.names {
 		r.AddPair(prefix+name, p.op.Name(), name, bs[2*i], bs[2*i+1], kernels.Verifies(p.op))
+		r.Rows[len(r.Rows)-1].Seconds = spent.Seconds()
 	}
 	for _, n := range p.onlyOld {
 		r.AddUnpaired(prefix+n, p.op.Name(), n, results.OnlyOld)
@@ -36,8 +41,9 @@ func addPair(r *results.ABReport, p abPair, e *autotune.Entry) {
 	}
 }
 
-// abErr is the gate's verdict: exit status 1 when a pair is slower, or NEW
-// computed wrong or failed where OLD ran.
+// abErr is the gate's verdict: exit status 1 when a pair is slower, NEW
+// computed wrong or failed where OLD ran, or a pair is unclear with
+// --on-unclear fail.
 func abErr(r *results.ABReport) error {
 	if f := r.Failures(); f != "" {
 		return errRegressionText("ab: NEW: " + f)
@@ -50,6 +56,55 @@ type errRegressionText string
 
 func (e errRegressionText) Error() string { return string(e) }
 
+// warnUnclear says on stderr what could not be decided (a warning, or,
+// with --on-unclear fail, the reasons of the failure), unless --on-unclear
+// pass asked for silence there (the report still says it);
+// under GitHub Actions it also writes each as an annotation, ::warning, or
+// ::error for a pair that fails the gate. Annotations go to standard
+// output, where Actions reads them, unless the report itself went there
+// (no -o): then to stderr, which Actions reads too.
+func warnUnclear(cmd *cobra.Command, r *results.ABReport) {
+	stderr := cmd.ErrOrStderr()
+	for _, u := range r.Undecided() {
+		switch r.OnUnclear {
+		case results.UnclearWarns:
+			fmt.Fprintf(stderr, "vkbench: warning: ab: undecided: %s\n", u)
+		case results.UnclearFails:
+			fmt.Fprintf(stderr, "vkbench: ab: undecided: %s\n", u)
+		}
+	}
+	if os.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	annotations := cmd.OutOrStdout()
+	if o, _ := cmd.Flags().GetString("output"); o == "" || o == "-" {
+		annotations = stderr
+	}
+	for _, row := range r.Rows {
+		level := ""
+		switch {
+		case row.Verdict.Fails(), row.Verdict == results.Unclear && r.OnUnclear == results.UnclearFails:
+			level = "error"
+		case row.Verdict == results.Unclear && r.OnUnclear == results.UnclearWarns:
+			level = "warning"
+		default:
+			continue
+		}
+		fmt.Fprintf(annotations, "::%s title=%s::%s\n", level, actionsEscape("vkbench ab: "+row.Name, true), actionsEscape(abVerdictText(row), false))
+	}
+}
+
+// actionsEscape escapes s for a GitHub Actions workflow command: its
+// message (%, CR, LF) or, with property, a property's value (: and , too).
+func actionsEscape(s string, property bool) string {
+	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	s = r.Replace(s)
+	if property {
+		s = strings.NewReplacer(":", "%3A", ",", "%2C").Replace(s)
+	}
+	return s
+}
+
 func writeAB(w io.Writer, format string, r *results.ABReport) error {
 	switch format {
 	case "json":
@@ -57,23 +112,38 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 	case "junit":
 		return writeABJUnit(w, r)
 	}
-	fmt.Fprintf(w, "old %s, new %s\ndevice %d: %s (%s), %s mode, %d rounds\n\n", r.Old, r.New, r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode, r.Rounds)
+	fmt.Fprintf(w, "old %s, new %s\ndevice %d: %s (%s), %s mode, %s in %.1f s (at least %d; none started after %s)\n\n",
+		r.Old, r.New, r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode, plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, time.Duration(r.MaxTime*float64(time.Second)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\told\tnew\tnew/old\t95% interval\tverdict")
+	fmt.Fprintln(tw, "benchmark\told\tnew\tnew/old\t95% bounds\trounds\tverdict")
 	for _, row := range r.Rows {
-		ratio, ci := "-", "-"
+		ratio, rounds := "-", "-"
 		if row.Ratio > 0 {
 			ratio = fmt.Sprintf("%.3f", row.Ratio)
-			ci = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
+			rounds = fmt.Sprint(len(row.Rounds))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", row.Name, report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, ci, abVerdictText(row))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Name, report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, abBounds(row), rounds, abVerdictText(row))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d slower (the whole 95%% interval above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired\n",
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nold, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95%% bounds: its confidence sequence, valid however many rounds were looked at\n")
+	fmt.Fprintf(&b, "%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired\n",
 		r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired)
+	for _, u := range r.Undecided() {
+		fmt.Fprintf(&b, "undecided (--on-unclear %s): %s\n", r.OnUnclear, u)
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// abBounds is a pair's 95% bounds, or "-" where it has none.
+func abBounds(row results.ABRow) string {
+	if row.Hi <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 }
 
 func abVerdictText(row results.ABRow) string {
@@ -81,15 +151,27 @@ func abVerdictText(row results.ABRow) string {
 }
 
 func writeABJUnit(w io.Writer, r *results.ABReport) error {
-	s := junitSuite{Name: "vkbench ab", Tests: len(r.Rows)}
+	s := junitSuite{Name: "vkbench ab", Tests: len(r.Rows), Time: junitTime(r.Seconds)}
+	perOp := map[string]int{}
 	for _, row := range r.Rows {
-		c := junitCase{Name: row.Name, Class: "vkbench.ab", Output: fmt.Sprintf("old %s, new %s, new/old %.3f [%.3f, %.3f]: %s",
-			report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), row.Ratio, row.Lo, row.Hi, abVerdictText(row))}
+		if row.Seconds > 0 {
+			perOp[row.Op]++
+		}
+	}
+	for _, row := range r.Rows {
+		c := junitCase{Name: row.Name, Class: "vkbench.ab", Time: junitTime(0),
+			Output: fmt.Sprintf("old %s, new %s, new/old %.3f %s over %s: %s",
+				report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), row.Ratio, abBounds(row), plural(len(row.Rounds), "round", "rounds"), abVerdictText(row))}
+		if n := perOp[row.Op]; n > 0 && row.Seconds > 0 {
+			// The operation's time, shared by its pairs.
+			c.Time = junitTime(row.Seconds / float64(n))
+		}
+		unclear := row.Verdict == results.Unclear
 		switch {
-		case row.Verdict.Fails():
+		case row.Verdict.Fails(), unclear && r.OnUnclear == results.UnclearFails:
 			c.Failure = &junitMessage{Message: abVerdictText(row)}
 			s.Failures++
-		case row.Verdict == results.NotMeasured || row.Verdict == results.OnlyOld || row.Verdict == results.OnlyInNew:
+		case unclear, row.Verdict == results.NotMeasured, row.Verdict == results.OnlyOld, row.Verdict == results.OnlyInNew:
 			c.Skipped = &junitMessage{Message: abVerdictText(row)}
 			s.Skipped++
 		}

@@ -25,16 +25,16 @@ func abManifest(name string) string {
 	return filepath.Join("..", "..", "testdata", "manifests", "ab", name)
 }
 
-// abQuick makes ab quick enough for the race detector: a small size, few
-// short rounds.
-var abQuick = []string{"--size", "2048", "--count", "5", "--budget", "300ms", "--min-samples", "10", "--max-samples", "60", "--quiet", "--cache", "off"}
+// abQuick makes ab quick enough for the race detector: a small size, the
+// fewest rounds that can decide, short, and no more (--max-time 0).
+var abQuick = []string{"--size", "2048", "--count", "7", "--max-time", "0", "--budget", "200ms", "--min-samples", "10", "--max-samples", "60", "--quiet", "--cache", "off"}
 
 func abArgs(old, cur string, extra ...string) []string {
 	return append(append([]string{"ab", abManifest(old), abManifest(cur)}, abQuick...), extra...)
 }
 
 // abJSON runs ab with --format json, checks the report against its
-// schema (testdata/cli/ab.schema.json) and decodes it.
+// schema (results/schema/ab-v2.json) and decodes it.
 func abJSON(t *testing.T, code int, args ...string) results.ABReport {
 	t.Helper()
 	r := mustRun(t, code, append(args, "--format", "json")...)
@@ -45,8 +45,8 @@ func abJSON(t *testing.T, code int, args ...string) results.ABReport {
 	if err := dec.Decode(&rep); err != nil {
 		t.Fatalf("ab --format json: %v\n%s", err, r.stdout)
 	}
-	if rep.Schema != results.ABSchema || rep.Rounds != 5 {
-		t.Errorf("report says schema %q, %d rounds; want %q, 5", rep.Schema, rep.Rounds, results.ABSchema)
+	if rep.Schema != results.ABSchema || rep.Rounds < rep.MinRounds || (rep.MaxTime == 0 && rep.Rounds != rep.MinRounds) || rep.OnUnclear == "" {
+		t.Errorf("report says schema %q, %d rounds of at least %d (max time %g s), on unclear %q; want %q, at least --count rounds (exactly, with --max-time 0), and what unclear does", rep.Schema, rep.Rounds, rep.MinRounds, rep.MaxTime, rep.OnUnclear, results.ABSchema)
 	}
 	return rep
 }
@@ -71,12 +71,12 @@ func TestABSame(t *testing.T) {
 		// Not a bound on the ratio itself: on a busy runner two identical
 		// kernels measured 0.735 [0.504, 1.073], rightly unclear. What must
 		// hold at any load is that the gate cries no wolf.
-		if (r.Verdict != results.Within && r.Verdict != results.Unclear) || !r.Verified || len(r.Rounds) != 5 || r.Lo > r.Ratio || r.Hi < r.Ratio {
-			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or unclear), verified, 5 rounds, the ratio inside its interval", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
+		if r.Verdict.Fails() || r.Verdict == results.Faster || !r.Verified || len(r.Rounds) != 7 || r.Lo > r.Ratio || r.Hi < r.Ratio {
+			t.Errorf("%s: %s, verified %v, %d rounds, ratio %.3f [%.3f, %.3f]; want same (or not slower, or unclear), verified, 7 rounds, the ratio inside its bounds", r.Name, r.Verdict, r.Verified, len(r.Rounds), r.Ratio, r.Lo, r.Hi)
 		}
 	}
 	r := mustRun(t, exitOK, abArgs("old.json", "same.json")...)
-	for _, want := range []string{"chain/f32/2048/wg64", "chain/f32/2048/wg256", "new/old", "95% interval", "0 slower (the whole 95% interval above +5.0%)"} {
+	for _, want := range []string{"chain/f32/2048/wg64", "chain/f32/2048/wg256", "new/old", "95% bounds", "0 slower (the 95% bounds above +5.0%)", "new/old: the median of the rounds' ratios"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the table has no %q:\n%s", want, r.stdout)
 		}
@@ -189,7 +189,9 @@ func TestABBadInput(t *testing.T) {
 		{[]string{"ab", abManifest("old.json"), filepath.Join(dir, "none.json")}, `none.json`},
 		{[]string{"ab", abManifest("old.json"), filepath.Join("..", "..", "testdata", "manifests", "kernels.json")}, `have no operation of the same name`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "saxpy"}, `no operation "saxpy" in both manifests \(in both: chain\)`},
-		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--count", "1"}, `--count 1: ab needs 2 rounds or more`},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--count", "0"}, `--count 0 is outside \[1, `},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--max-time", "-1s"}, `--max-time -1s: want 0 or more`},
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--on-unclear", "ignore"}, `--on-unclear "ignore": want pass, warn or fail`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--threshold", "100"}, `--threshold 100 is outside \[0, 100\)`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--format", "csv"}, `unknown --format "csv" \(want table, json or junit\)`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--size", "K=3"}, `"K" is neither an operation measured here \(chain\) nor a dimension of one \(N\)`},
@@ -201,14 +203,17 @@ func TestABBadInput(t *testing.T) {
 	}
 }
 
-// validateAB checks an ab report against testdata/cli/ab.schema.json.
+// abSchema is the JSON Schema of ab's report.
+var abSchema = filepath.Join("..", "..", "results", "schema", "ab-v2.json")
+
+// validateAB checks an ab report against its schema.
 func validateAB(t *testing.T, data []byte) {
 	t.Helper()
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("ab's report is not JSON: %v\n%s", err, data)
 	}
-	if err := loadSchema(t, cliData("ab.schema.json")).Validate(inst); err != nil {
+	if err := loadSchema(t, abSchema).Validate(inst); err != nil {
 		t.Errorf("ab's report does not follow its schema: %v\n%s", err, data)
 	}
 }
@@ -216,9 +221,9 @@ func validateAB(t *testing.T, data []byte) {
 // TestABSchemaIsStrict: the schema refuses a report with a field it does
 // not know, a verdict it does not know, and one without its pairs.
 func TestABSchemaIsStrict(t *testing.T) {
-	s := loadSchema(t, cliData("ab.schema.json"))
-	good := `{"schema": "vkbench.ab/v1", "vkbench_version": "x", "time": "2026-01-02T03:04:05Z", "old": "a.json", "new": "b.json",
-		"device": {"index": 0, "name": "GPU", "hardware": "hw"}, "mode": "hot", "seed": 1, "rounds": 5, "threshold": 0.05, "confidence": 0.95,
+	s := loadSchema(t, abSchema)
+	good := `{"schema": "vkbench.ab/v2", "vkbench_version": "x", "time": "2026-01-02T03:04:05Z", "old": "a.json", "new": "b.json",
+		"device": {"index": 0, "name": "GPU", "hardware": "hw"}, "mode": "hot", "seed": 1, "rounds": 9, "min_rounds": 7, "max_time_s": 60, "on_unclear": "warn", "seconds": 8.5, "threshold": 0.05, "confidence": 0.95,
 		"pairs": [{"name": "op/f32/1/c", "op": "op", "candidate": "c", "verdict": "same", "verified": true, "ratio": 1.01, "ratio_lo": 0.99, "ratio_hi": 1.03}],
 		"slower": 0, "wrong": 0, "failed": 0, "unclear": 0, "unpaired": 0}`
 	for name, doc := range map[string]string{
@@ -226,6 +231,8 @@ func TestABSchemaIsStrict(t *testing.T) {
 		"unknown field":   strings.Replace(good, `"seed": 1,`, `"seed": 1, "extra": true,`, 1),
 		"unknown verdict": strings.Replace(good, `"verdict": "same"`, `"verdict": "fine"`, 1),
 		"no pairs":        strings.Replace(good, `"pairs": [`, `"pears": [`, 1),
+		"unknown choice":  strings.Replace(good, `"on_unclear": "warn"`, `"on_unclear": "ignore"`, 1),
+		"v1":              strings.Replace(good, `"vkbench.ab/v2"`, `"vkbench.ab/v1"`, 1),
 	} {
 		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
 		if err != nil {
@@ -266,7 +273,7 @@ func TestABImages(t *testing.T) {
   "candidates": [{"name": "bilinear", "spirv": "downscale_sampled.spv", "groups": ["div_up(W / 2, 16)", "div_up(H / 2, 16)"]}]}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	quick := []string{"--size", "W=128,H=64", "--count", "5", "--budget", "200ms", "--min-samples", "10", "--max-samples", "40", "--quiet", "--cache", "off"}
+	quick := []string{"--size", "W=128,H=64", "--count", "7", "--max-time", "0", "--budget", "200ms", "--min-samples", "10", "--max-samples", "40", "--quiet", "--cache", "off"}
 	rep := abJSON(t, exitOK, append([]string{"ab", old, old}, quick...)...)
 	if len(rep.Rows) != 3 {
 		t.Fatalf("%d rows, want 3 (fetch, bilinear, storage)", len(rep.Rows))
@@ -285,5 +292,94 @@ func TestABImages(t *testing.T) {
 		if r.Candidate == "bilinear" && !strings.Contains(r.Note, "dst") {
 			t.Errorf("bilinear's note %q does not name the image dst", r.Note)
 		}
+	}
+}
+
+// TestABSequential: without --max-time 0, rounds are added until every
+// pair is decided, and no more: twice the work is slower at the seventh
+// round or soon after (a loaded machine's odd round may cost a few), far
+// from the cap of ten minutes.
+func TestABSequential(t *testing.T) {
+	needDevice(t)
+	rep := abJSON(t, exitRegression, abArgs("old.json", "slower100.json", "--count", "1", "--max-time", "10m")...)
+	if rep.MinRounds != 1 || rep.Rounds < results.MinSequentialRounds || rep.Rounds > 30 {
+		t.Errorf("%d rounds of at least %d; want from %d, where a 95%% bound can first decide, to 30", rep.Rounds, rep.MinRounds, results.MinSequentialRounds)
+	}
+	for _, row := range rep.Rows {
+		if row.Verdict != results.Slower || len(row.Rounds) > rep.Rounds || row.Seconds <= 0 || row.Seconds > rep.Seconds {
+			t.Errorf("%s: %s after %d rounds in %.1f s (of %.1f s); want slower, its time within the run's", row.Name, row.Verdict, len(row.Rounds), row.Seconds, rep.Seconds)
+		}
+	}
+}
+
+// TestABUnclear: a pair that could not be decided (two rounds, where a
+// 95% bound needs seven) is never silent. With --on-unclear warn (the
+// default) it exits 0 with a warning on stderr; under GitHub Actions an
+// annotation goes to standard output, where the report (in -o) is not;
+// JUnit marks the pair skipped, saying why. With fail it exits 1, the
+// annotation an error and the JUnit case a failure; with pass, nothing on
+// stderr, but the report still says it.
+func TestABUnclear(t *testing.T) {
+	needDevice(t)
+	t.Setenv("GITHUB_ACTIONS", "true")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		choice     string
+		code       int
+		annotation string // "" for none
+		stderr     string
+	}{
+		{"warn", exitOK, "::warning title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: warning: ab: undecided: chain/f32/2048/wg64: too few rounds for a 95% bound (7 or more) after 2 rounds"},
+		{"fail", exitRegression, "::error title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: ab: undecided: chain/f32/2048/wg256: too few rounds for a 95% bound (7 or more) after 2 rounds"},
+		{"pass", exitOK, "", ""},
+	} {
+		t.Run(c.choice, func(t *testing.T) {
+			out := filepath.Join(dir, c.choice+".xml")
+			r := mustRun(t, c.code, abArgs("old.json", "same.json", "--count", "2", "--budget", "100ms", "--on-unclear", c.choice, "--format", "junit", "-o", out)...)
+			if !strings.Contains(r.stdout, c.annotation) || (c.annotation == "") != (r.stdout == "") {
+				t.Errorf("stdout %q; want the annotation %q", r.stdout, c.annotation)
+			}
+			if !strings.Contains(r.stderr, c.stderr) || (c.stderr == "") != (r.stderr == "") {
+				t.Errorf("stderr %q; want %q", r.stderr, c.stderr)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var suite junitReport
+			if err := xml.Unmarshal(data, &suite); err != nil {
+				t.Fatalf("the JUnit file does not parse: %v\n%s", err, data)
+			}
+			failures, skipped := 0, 2
+			if c.choice == "fail" {
+				failures, skipped = 2, 0
+			}
+			if suite.Tests != 2 || suite.Failures != failures || suite.Skipped != skipped || !strings.Contains(string(data), `message="unclear (too few rounds for a 95% bound`) {
+				t.Errorf("JUnit: %d tests, %d failures, %d skipped; want 2, %d, %d, each saying why\n%s", suite.Tests, suite.Failures, suite.Skipped, failures, skipped, data)
+			}
+			for _, tc := range suite.Cases {
+				if tc.Time == "" {
+					t.Errorf("JUnit case %s has no time", tc.Name)
+				}
+			}
+		})
+	}
+	// Without -o the report is on standard output: the annotations go to
+	// stderr, which Actions reads too, and the JSON stays JSON.
+	r := mustRun(t, exitOK, abArgs("old.json", "same.json", "--count", "2", "--budget", "100ms", "--format", "json")...)
+	validateAB(t, []byte(r.stdout))
+	if !strings.Contains(r.stderr, "::warning title=vkbench ab%3A chain/f32/2048/wg256::") {
+		t.Errorf("stderr %q; want the annotations", r.stderr)
+	}
+}
+
+// TestActionsEscape: an annotation's message and title are escaped as
+// GitHub Actions unescapes them.
+func TestActionsEscape(t *testing.T) {
+	if got := actionsEscape("95% of a\nb", false); got != "95%25 of a%0Ab" {
+		t.Errorf("message: %q", got)
+	}
+	if got := actionsEscape("ab: x, y", true); got != "ab%3A x%2C y" {
+		t.Errorf("property: %q", got)
 	}
 }

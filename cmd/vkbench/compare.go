@@ -190,12 +190,14 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name    string        `xml:"name,attr"`
 	Class   string        `xml:"classname,attr"`
+	Time    string        `xml:"time,attr"` // seconds
 	Failure *junitMessage `xml:"failure,omitempty"`
 	Skipped *junitMessage `xml:"skipped,omitempty"`
 	Output  string        `xml:"system-out,omitempty"`
@@ -206,9 +208,10 @@ type junitMessage struct {
 }
 
 func writeJUnit(w io.Writer, rep results.Report) error {
-	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows)}
+	// compare measures nothing: its cases take no time.
+	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows), Time: junitTime(0)}
 	for _, r := range rep.Rows {
-		c := junitCase{Name: r.Name, Class: "vkbench",
+		c := junitCase{Name: r.Name, Class: "vkbench", Time: junitTime(0),
 			Output: fmt.Sprintf("base %s, new %s, delta %s, %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))}
 		switch r.Verdict {
 		case results.Slower:
@@ -225,6 +228,10 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 	}
 	return encodeJUnit(w, s)
 }
+
+// junitTime is a test case's or suite's time as JUnit writes it, in
+// seconds.
+func junitTime(seconds float64) string { return fmt.Sprintf("%.3f", seconds) }
 
 // encodeJUnit writes s as a JUnit XML document.
 func encodeJUnit(w io.Writer, s junitSuite) error {

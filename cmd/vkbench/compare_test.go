@@ -144,6 +144,7 @@ type junitReport struct {
 	Cases    []struct {
 		Name    string `xml:"name,attr"`
 		Class   string `xml:"classname,attr"`
+		Time    string `xml:"time,attr"`
 		Failure *struct {
 			Message string `xml:"message,attr"`
 		} `xml:"failure"`

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
+)
+
+// abOp is one paired operation as ab measures it, round by round.
+type abOp struct {
+	pair    abPair
+	size    kernels.Size
+	rounds  []*autotune.Entry
+	merged  *autotune.Entry // the rounds so far, merged
+	decided bool
+	spent   time.Duration
+}
+
+// abGate measures the paired operations in rounds until each is decided:
+// at least minRounds, and none started once maxTime has passed since the
+// first (0: exactly minRounds).
+type abGate struct {
+	dev       hal.Device
+	opts      autotune.Options
+	minRounds int
+	maxTime   time.Duration
+	threshold float64
+	ops       []*abOp
+	spent     time.Duration
+}
+
+// run measures round after round, each undecided operation once a round,
+// and stops when all are decided or the time is up. An error that is not
+// about one candidate (a device lost, the context cancelled) ends it.
+func (g *abGate) run(ctx context.Context) error {
+	start := time.Now()
+	defer func() { g.spent = time.Since(start) }()
+	for round := 0; ; round++ {
+		if round >= g.minRounds && time.Since(start) >= g.maxTime {
+			return nil
+		}
+		pending := 0
+		for _, op := range g.ops {
+			if op.decided {
+				continue
+			}
+			pending++
+			t := time.Now()
+			e, err := autotune.MeasureRound(ctx, g.dev, op.pair.op, op.size, g.opts, round)
+			op.spent += time.Since(t)
+			if err != nil {
+				return err
+			}
+			op.rounds = append(op.rounds, e)
+			op.merged = autotune.MergeRounds(op.pair.op, op.rounds, g.opts)
+			op.decided = round+1 >= g.minRounds && g.decided(op)
+		}
+		if pending == 0 {
+			return nil
+		}
+	}
+}
+
+// decided reports whether every pair of op is decided by its rounds so
+// far (results.Verdict.Decided), judged as the report will judge them.
+func (g *abGate) decided(op *abOp) bool {
+	scratch := results.ABReport{Threshold: g.threshold}
+	addPair(&scratch, op.pair, op.merged, op.spent)
+	for _, row := range scratch.Rows {
+		if !row.Verdict.Decided() {
+			return false
+		}
+	}
+	return true
+}
+
+// report adds every operation's pairs, as measured, to rep.
+func (g *abGate) report(rep *results.ABReport) {
+	for _, op := range g.ops {
+		if op.merged == nil {
+			continue
+		}
+		addPair(rep, op.pair, op.merged, op.spent)
+		rep.Rounds = max(rep.Rounds, len(op.rounds))
+	}
+	rep.Seconds = g.spent.Seconds()
+	rep.Finish()
+}
