@@ -80,21 +80,33 @@ func readModule(path string) ([]byte, error) {
 	return code, err
 }
 
+// source returns the node of the dispatch's module: its "spirv" or
+// "glsl".
+func (s dispatchSpec) source() *jsonNode { return nodeOr(s.spirv, s.glsl) }
+
 // dispatchSpec is what a dispatch inherits from its candidate, and the
 // candidate from its operation, field by field: each level's field, when
 // present, replaces the one above.
 type dispatchSpec struct {
 	spirv, entry, workgroup, constants, push, bindings *jsonNode
+	// glsl and defines are a GLSL source and its #defines, compiled in
+	// place of a "spirv".
+	glsl, defines *jsonNode
 }
 
 func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 	for _, f := range []struct {
 		key string
 		dst **jsonNode
-	}{{"spirv", &s.spirv}, {"entry", &s.entry}, {"workgroup", &s.workgroup}, {"push_constants", &s.push}, {"bindings", &s.bindings}} {
+	}{{"entry", &s.entry}, {"workgroup", &s.workgroup}, {"push_constants", &s.push}, {"bindings", &s.bindings}, {"defines", &s.defines}} {
 		if v := o.get(f.key); v != nil {
 			*f.dst = v
 		}
+	}
+	// A level's module, SPIR-V or GLSL, replaces the one above.
+	spv, glsl := o.get("spirv"), o.get("glsl")
+	if spv != nil || glsl != nil {
+		s.spirv, s.glsl = spv, glsl
 	}
 	// Constants add to (and replace by id) the candidate's.
 	if v := o.get("constants"); v != nil {

@@ -562,6 +562,8 @@ var (
 	pipelineContext = exprContext{dims: true, params: true, device: true, pass: true, why: "constants and the workgroup are what set it"}
 	dispatchContext = exprContext{dims: true, params: true, workgroup: true, device: true, pass: true, why: "only an expected value has one"}
 	repeatContext   = exprContext{dims: true, params: true, workgroup: true, device: true, why: "the count is worked out before the passes"}
+	// A GLSL source's #defines are the candidate's, whatever the size.
+	defineContext = exprContext{params: true, why: "a GLSL source is compiled once per candidate, whatever the size or the device"}
 	// A required subgroup size is the candidate's, whatever the size.
 	subgroupContext = exprContext{params: true, why: "a required subgroup size is fixed per candidate, whatever the size or the device"}
 	// Lets are evaluated per candidate, outside any dispatch.

@@ -11,10 +11,20 @@ import (
 // fields it inherits in s.
 func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, error) {
 	disp := &manifestDispatch{where: d.src.where(o.n)}
-	if s.spirv == nil {
-		return nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest")
+	var mod *manifestModule
+	var err error
+	switch {
+	case s.spirv != nil && s.glsl != nil:
+		return nil, d.src.errAt(s.glsl, "a dispatch has a \"spirv\" module or a \"glsl\" source, not both")
+	case s.defines != nil && s.glsl == nil:
+		return nil, d.src.errAt(s.defines, "only a \"glsl\" source takes #defines")
+	case s.glsl != nil:
+		mod, err = d.glslModule(c, s.glsl, s.defines)
+	case s.spirv != nil:
+		mod, err = d.module(s.spirv)
+	default:
+		return nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest (or \"glsl\", a GLSL source to compile)")
 	}
-	mod, err := d.module(s.spirv)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +36,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	}
 	e, err := mod.spv.Entry(entry)
 	if err != nil {
-		return nil, d.src.errAt(nodeOr(s.entry, s.spirv), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
+		return nil, d.src.errAt(nodeOr(s.entry, s.source()), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
 	run := d.op.runs[c]
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry, SubgroupSize: run.subgroupSize, FullSubgroups: run.fullSubgroups}
@@ -263,5 +273,5 @@ func (d *opDecoder) checkFullSubgroups(s dispatchSpec, disp *manifestDispatch) e
 	if !disp.desc.FullSubgroups || size == 0 || disp.sized || wg[0]%size == 0 {
 		return nil
 	}
-	return d.src.errAt(nodeOr(s.workgroup, s.spirv), "requires full subgroups of %d, but the workgroup's size in x is %d, not a multiple of it", size, wg[0])
+	return d.src.errAt(nodeOr(s.workgroup, s.source()), "requires full subgroups of %d, but the workgroup's size in x is %d, not a multiple of it", size, wg[0])
 }
