@@ -2,16 +2,18 @@ package catalogue
 
 import "github.com/vkbench/vkbench/kernels"
 
-// gemm's parameter space: the tilings of gemm_regblock with A's rows
-// padded. Its hand-written regblock candidates are points of it but for
-// the swizzled ones (SWZ = 1, a layout of A, not a tiling) and the exact
-// ones (EXACT = 1, loads without their checked path); vkbench run
-// measures those (and the naive and tiled kernels, which are not in the
-// space), and a search explores the rest.
+// gemm's parameter space: gemm_regblock's tilings, the layout of A in
+// shared memory and the loads with or without their checked path. Every
+// hand-written regblock candidate is a point of it, so a search can find
+// whatever the catalogue's best is; vkbench run measures those (and the
+// naive and tiled kernels, which are not in the space), and a search
+// explores the rest.
 
 // gemmParams are gemm_regblock's specialization constants: the block of C
 // a workgroup computes (BM×BN), the depth of a slice of K (BK), the
-// workgroup (TX×TY) and the phases a slice is loaded in (PH).
+// workgroup (TX×TY), the phases a slice is loaded in (PH), A's rows
+// swizzled rather than padded (SWZ) and loads without their bounds checks
+// (EXACT, for sizes that are multiples of the block).
 var gemmParams = []kernels.Param{
 	{Name: "BM", Values: kernels.Pow2(32, 256)},
 	{Name: "BN", Values: kernels.Pow2(32, 256)},
@@ -19,6 +21,8 @@ var gemmParams = []kernels.Param{
 	{Name: "TX", Values: kernels.Pow2(8, 32)},
 	{Name: "TY", Values: kernels.Pow2(8, 32)},
 	{Name: "PH", Values: kernels.Pow2(1, 4)},
+	{Name: "SWZ", Values: []int{0, 1}},
+	{Name: "EXACT", Values: []int{0, 1}},
 }
 
 // gemmShared is the shared memory gemm_regblock declares: two buffers of
@@ -40,8 +44,11 @@ var gemmRestrictions = []kernels.Restriction{
 		tx, ty := uint32(e.Param("TX")), uint32(e.Param("TY"))
 		return tx*ty <= e.Limits.MaxWorkgroupInvocations && tx <= e.Limits.MaxWorkgroupSize[0] && ty <= e.Limits.MaxWorkgroupSize[1]
 	}),
-	rule("16 * (2*BK*(BM/4 + 1) + 2*BK*BN/4) <= max_shared_memory", func(e kernels.Env) bool {
-		return gemmShared(e.Param("BM"), e.Param("BN"), e.Param("BK"), 1) <= int(e.Limits.MaxSharedMemory)
+	rule("16 * (2*BK*(BM/4 + 1 - SWZ) + 2*BK*BN/4) <= max_shared_memory", func(e kernels.Env) bool {
+		return gemmShared(e.Param("BM"), e.Param("BN"), e.Param("BK"), 1-e.Param("SWZ")) <= int(e.Limits.MaxSharedMemory)
+	}),
+	rule("EXACT == 0 || M % BM == 0 && N % BN == 0 && K % BK == 0", func(e kernels.Env) bool {
+		return e.Param("EXACT") == 0 || e.Dim("M")%e.Param("BM") == 0 && e.Dim("N")%e.Param("BN") == 0 && e.Dim("K")%e.Param("BK") == 0
 	}),
 	rule("BM <= round_up(M, 32) && BN <= round_up(N, 32)", func(e kernels.Env) bool {
 		return e.Param("BM") <= roundUp(e.Dim("M"), 32) && e.Param("BN") <= roundUp(e.Dim("N"), 32)
@@ -55,19 +62,26 @@ func rule(expr string, holds func(kernels.Env) bool) kernels.Restriction {
 
 func roundUp(a, b int) int { return (a + b - 1) / b * b }
 
-// gemmSpace is the space of gemm_regblock tilings.
+// gemmSpace is the space of gemm_regblock kernels.
 var gemmSpace = &kernels.Space{
 	Params:       gemmParams,
 	Restrictions: gemmRestrictions,
-	Candidate: func(c kernels.Config) (kernels.Candidate, error) {
-		bm, bn, bk := uint32(c["BM"]), uint32(c["BN"]), uint32(c["BK"])
-		tx, ty, ph := uint32(c["TX"]), uint32(c["TY"]), uint32(c["PH"])
+	Candidate: func(cfg kernels.Config) (kernels.Candidate, error) {
+		bm, bn, bk := uint32(cfg["BM"]), uint32(cfg["BN"]), uint32(cfg["BK"])
+		tx, ty, ph := uint32(cfg["TX"]), uint32(cfg["TY"]), uint32(cfg["PH"])
+		// PH = 1, SWZ = 0 and EXACT = 0 are the kernel's defaults: no
+		// constant, no param, as the hand-written candidates have them.
+		c := regblock(bm, bn, bk, tx, ty)
 		if ph > 1 {
-			return regblockPhased(bm, bn, bk, tx, ty, ph), nil
+			c = regblockPhased(bm, bn, bk, tx, ty, ph)
 		}
-		// PH = 1 is the kernel's default: no constant, no param, as the
-		// hand-written candidates have it.
-		return regblock(bm, bn, bk, tx, ty), nil
+		if cfg["SWZ"] == 1 {
+			c = regblockSwizzled(c)
+		}
+		if cfg["EXACT"] == 1 {
+			c = regblockExact(c)
+		}
+		return c, nil
 	},
 	Operation: func(cands []kernels.Candidate) (kernels.Operation, []int) {
 		index := make([]int, len(cands))
@@ -78,7 +92,7 @@ var gemmSpace = &kernels.Space{
 	},
 }
 
-// Space is gemm's space of gemm_regblock tilings (BM, BN, BK, TX, TY, PH),
-// 264 valid configurations at 4096³ on a device with 48 KiB of shared
-// memory and 1024 invocations a workgroup.
+// Space is gemm's space of gemm_regblock kernels (BM, BN, BK, TX, TY, PH,
+// SWZ, EXACT), 1152 valid configurations at 4096³ on a device with 48 KiB
+// of shared memory and 1024 invocations a workgroup.
 func (*gemmOp) Space() *kernels.Space { return gemmSpace }

@@ -25,9 +25,10 @@ type searchFlags struct {
 }
 
 // searchHelp is what tune --help says of searching.
-const searchHelp = `Searching. An operation with a parameter space (gemm: the tilings of its
-register-blocked kernel, BM, BN, BK, TX, TY and PH, 264 of them on an H200 at
-4096³; a manifest's candidate with "space") is searched when --strategy,
+const searchHelp = `Searching. An operation with a parameter space (gemm: its register-blocked
+kernel's tilings BM, BN, BK, TX, TY and PH, the layout of A (SWZ) and loads
+without bounds checks (EXACT), 1152 configurations on an H200 at 4096³; a
+manifest's candidate with "space") is searched when --strategy,
 --max-evals or --time-limit is given: the strategy proposes configurations,
 each is compiled, verified and measured (a wrong one never wins), and the
 fastest is committed under the key OPERATION.space/dtype/shape (gemm.space/...),

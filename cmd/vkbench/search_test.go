@@ -20,7 +20,8 @@ import (
 var modelLog = filepath.Join("..", "..", "search", "testdata", "search", "gemm-4096-model.jsonl")
 
 // quickSearch are flags that keep a search short on lavapipe: gemm at
-// 32³ has 8 valid configurations (BM = BN = 32).
+// 32³ has 32 valid configurations (BM = BN = 32; PH, BK, SWZ and EXACT
+// vary).
 var quickSearch = []string{"gemm", "--size", "32x32x32", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
 
 // TestTuneSearch searches gemm's space, then again with another strategy
@@ -31,14 +32,14 @@ func TestTuneSearch(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache.db")
 	r := mustRun(t, 0, append([]string{"tune", "--strategy", "exhaustive", "--cache", cache}, quickSearch...)...)
-	if !strings.Contains(r.stderr, "gemm.space/f32/32x32x32: searched gemm's space with exhaustive (seed 1): 8 of 8 configurations evaluated, 8 measured, 0 from the tuning log; compile ") {
+	if !strings.Contains(r.stderr, "gemm.space/f32/32x32x32: searched gemm's space with exhaustive (seed 1): 32 of 32 configurations evaluated, 32 measured, 0 from the tuning log; compile ") {
 		t.Errorf("stderr does not sum the search up:\n%s", r.stderr)
 	}
-	if n := strings.Count(r.stdout, "regblock-32x32x"); n != 8 || !strings.Contains(r.stdout, "gemm.space f32, size 32x32x32") {
-		t.Errorf("the table shows %d configurations, want the 8:\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, "regblock-32x32x"); n != 32 || !strings.Contains(r.stdout, "gemm.space f32, size 32x32x32") {
+		t.Errorf("the table shows %d configurations, want the 32:\n%s", n, r.stdout)
 	}
 	r = mustRun(t, 0, append([]string{"tune", "--strategy", "random", "--max-evals", "5", "--seed", "3", "--cache", cache}, quickSearch...)...)
-	if !strings.Contains(r.stderr, "5 of 8 configurations evaluated, 0 measured, 5 from the tuning log") {
+	if !strings.Contains(r.stderr, "5 of 32 configurations evaluated, 0 measured, 5 from the tuning log") {
 		t.Errorf("the second search measured again:\n%s", r.stderr)
 	}
 	if n := strings.Count(r.stdout, "regblock-32x32x"); n != 5 {
@@ -55,15 +56,15 @@ func TestTuneSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Evals) != 8 || len(l.Searches) != 2 || l.Searches[1].Strategy != "random" || len(l.Header.Space.Params) != 6 {
-		t.Errorf("exported log: %d evaluations, %d searches (%+v), %d params; want 8, 2 (exhaustive then random), 6", len(l.Evals), len(l.Searches), l.Searches, len(l.Header.Space.Params))
+	if len(l.Evals) != 32 || len(l.Searches) != 2 || l.Searches[1].Strategy != "random" || len(l.Header.Space.Params) != 8 {
+		t.Errorf("exported log: %d evaluations, %d searches (%+v), %d params; want 32, 2 (exhaustive then random), 8", len(l.Evals), len(l.Searches), l.Searches, len(l.Header.Space.Params))
 	}
 	if list := mustRun(t, 0, "cache", "export-log", "--cache", cache).stdout; !strings.Contains(list, "/builtin/gemm/f32/32x32x32@hot") {
 		t.Errorf("export-log lists %q", list)
 	}
 	show := mustRun(t, 0, "cache", "show", "gemm.space/f32/32x32x32", "--cache", cache)
-	if !strings.Contains(show.stdout, "winner: regblock-32x32x") || strings.Count(show.stdout, "regblock-32x32x") != 6 || !strings.Contains(show.stdout, "and 3 configurations of the space the search did not evaluate") {
-		t.Errorf("cache show of the search's key (the second search's 5 of 8):\n%s", show.stdout)
+	if !strings.Contains(show.stdout, "winner: regblock-32x32x") || strings.Count(show.stdout, "regblock-32x32x") != 6 || !strings.Contains(show.stdout, "and 27 configurations of the space the search did not evaluate") {
+		t.Errorf("cache show of the search's key (the second search's 5 of 32):\n%s", show.stdout)
 	}
 	svg := filepath.Join(dir, "conv.svg")
 	r = mustRun(t, 0, "report", log, "-o", svg)
@@ -146,19 +147,19 @@ func TestSearchInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache.db")
 	args := append([]string{"tune", "--strategy", "exhaustive", "--cache", cache, "-v"}, quickSearch...)
-	first, _ := interruptedAfter(t, args, regexp.MustCompile(`(?m)^search: 3/8 `), syscall.SIGINT)
+	first, _ := interruptedAfter(t, args, regexp.MustCompile(`(?m)^search: 3/32 `), syscall.SIGINT)
 	if first.code != 130 {
 		t.Fatalf("interrupted search: exit status %d, want 130\n%s", first.code, first.stderr)
 	}
-	done := len(regexp.MustCompile(`(?m)^search: \d+/8 `).FindAllString(first.stderr, -1))
+	done := len(regexp.MustCompile(`(?m)^search: \d+/32 `).FindAllString(first.stderr, -1))
 	r := mustRun(t, 0, append([]string{"tune", "--strategy", "exhaustive", "--cache", cache}, quickSearch...)...)
-	m := regexp.MustCompile(`8 of 8 configurations evaluated, (\d+) measured, (\d+) from the tuning log`).FindStringSubmatch(r.stderr)
+	m := regexp.MustCompile(`32 of 32 configurations evaluated, (\d+) measured, (\d+) from the tuning log`).FindStringSubmatch(r.stderr)
 	if m == nil {
 		t.Fatalf("the second run does not sum up:\n%s", r.stderr)
 	}
 	measured, _ := strconv.Atoi(m[1])
 	logged, _ := strconv.Atoi(m[2])
-	if done < 3 || logged != done || measured != 8-done {
+	if done < 3 || logged != done || measured != 32-done {
 		t.Errorf("the first run recorded %d configurations; the second measured %d and took %d from the log, want %d and %d", done, measured, logged, 8-done, done)
 	}
 }
