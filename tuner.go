@@ -44,6 +44,17 @@ type TunerOptions struct {
 	// sample counts, so that a GPU that idled has clocked up: 300 ms if
 	// zero, none if negative.
 	Warmup time.Duration
+	// Store is the URL of a shared store, which the machines of a fleet
+	// share above each one's cache file: redis://[user:password@]host:port/db,
+	// or rediss:// for TLS (the password may come from
+	// $VKBENCH_STORE_PASSWORD instead); "" for none. The program imports
+	// github.com/vkbench/vkbench/store/redis for it, as a database/sql
+	// program imports its driver. A question is answered from the file,
+	// else from the store (its answer verified on this device before its
+	// first use here, then kept in the file), else tuned, one machine of
+	// the fleet at a time, and committed to both. A store that fails is
+	// one warning, and the file serves alone.
+	Store string
 	// Logger receives the cache's warnings (a file locked by another
 	// process for too long, a damaged file); slog.Default() if nil.
 	Logger *slog.Logger
@@ -110,7 +121,7 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	tuning.Budget = cmp.Or(opts.Budget, tuning.Budget)
 	tuning.TargetHalfWidth = cmp.Or(opts.Precision, tuning.TargetHalfWidth)
 	tuning.Warmup = cmp.Or(opts.Warmup, tuning.Warmup)
-	cache, err := store.Open(store.Options{Path: opts.CachePath, Logger: opts.Logger})
+	cache, err := store.Open(store.Options{Path: opts.CachePath, Logger: opts.Logger, Shared: opts.Store})
 	if err != nil {
 		return nil, err
 	}

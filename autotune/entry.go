@@ -38,6 +38,11 @@ type Entry struct {
 	// Fastest is the index of the winning candidate; FastestName its name.
 	Fastest     int    `json:"fastest"`
 	FastestName string `json:"fastest_name"`
+	// FastestDigest is the digest of the winner's kernel (its SPIR-V,
+	// constants and the rest: kernels.Digest of it alone), by which an
+	// answer from the shared store names it; absent in entries from
+	// before the shared store.
+	FastestDigest string `json:"fastest_digest,omitempty"`
 	// Tie is set when the winner's interval overlaps the runner-up's;
 	// TieRule says how the tie was broken.
 	Tie     bool             `json:"tie,omitempty"`

@@ -386,6 +386,18 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 			t.remember(k, sum, e.Fastest)
 			return e, nil
 		}
+		// Then the shared tier (shared.go): its answer, or another
+		// machine's tune of it, or this process tunes it for the fleet.
+		if e := t.fromShared(ctx, op, k, sum); e != nil {
+			return e, nil
+		}
+		lease, e := t.awaitShared(ctx, op, k, sum)
+		if e != nil {
+			return e, nil
+		}
+		if lease != nil {
+			defer func() { _ = lease.Release() }() // one that fails expires
+		}
 	}
 	opts := t.opts
 	e, errs, err := measure(ctx, t.dev, op, k.Size, opts)
@@ -399,8 +411,10 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	// A store that cannot be written does not undo the answer: the tuner
 	// keeps it in memory, the store records a warning (store.Warnings),
 	// and the caller learns that it was not stored.
+	e.FastestDigest = digest(op.Candidates()[e.Fastest])
 	stored, err := commit(t.store, t.table, k, sum, e, force)
 	t.remember(k, sum, stored.Fastest)
+	t.commitShared(op, k, sum, stored, force)
 	if err != nil {
 		return e, &NotStoredError{Key: k, Path: t.store.Path(), Err: err}
 	}

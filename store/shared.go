@@ -158,7 +158,7 @@ func (st *sharedTier) call(do func() error) error {
 	resting := time.Now().Before(st.downUntil)
 	st.mu.Unlock()
 	if resting {
-		return status.Newf(status.Unavailable, "store: shared store %s is left alone for %v after a failure", st.name, sharedBackoff)
+		return tierFailure{status.Newf(status.Unavailable, "store: shared store %s is left alone for %v after a failure", st.name, sharedBackoff)}
 	}
 	err := do()
 	st.mu.Lock()
@@ -175,7 +175,26 @@ func (st *sharedTier) call(do func() error) error {
 		st.warned = true
 		st.warn("store: shared store %s failed (%v); working from the local file only", st.name, err)
 	}
-	return err
+	return tierFailure{err}
+}
+
+// tierFailure is an error of the shared tier itself, which has warned of
+// it once: Warn says nothing more of it.
+type tierFailure struct{ err error }
+
+func (e tierFailure) Error() string { return e.err.Error() }
+func (e tierFailure) Unwrap() error { return e.err }
+
+// saidOnce reports whether args hold a failure of the shared tier.
+func saidOnce(args []any) bool {
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			if _, tier := errors.AsType[tierFailure](err); tier {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fnError marks an error returned by the function given View or Update,

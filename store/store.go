@@ -175,9 +175,15 @@ func (s *Store) Warnings() []string {
 }
 
 // Warn records a warning and logs it, once per text: a locked or damaged
-// file would otherwise repeat the same warning for every lookup. Owners
+// file would otherwise repeat the same warning for every lookup. A
+// failure of the shared tier among args is no new warning: the tier said
+// so once when it failed. Owners
 // of the values warn here of one that does not decode.
 func (s *Store) Warn(format string, args ...any) {
+	if saidOnce(args) {
+		// The shared tier's failure: it warned once, when it failed.
+		return
+	}
 	if s.warnTo != nil {
 		s.warnTo.Warn(format, args...)
 		return

@@ -22,15 +22,21 @@ import (
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
+	_ "github.com/vkbench/vkbench/store/redis" // --store redis://
 )
 
 // cacheFlags are the flags every command that uses the cache shares.
 type cacheFlags struct {
-	path string
+	path   string
+	shared string
 }
+
+// envStore names the environment variable --store defaults to.
+const envStore = "VKBENCH_STORE"
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.path, "cache", "", "tune cache file (default $"+store.EnvCache+", else "+store.DefaultCachePath()+"; \"off\" disables it)")
+	fs.StringVar(&f.shared, "store", os.Getenv(envStore), "shared tune store above the cache file, which a fleet shares: redis://[user:password@]host:port/db or rediss:// (TLS); the password may come from $"+store.EnvStorePassword+" (default $"+envStore+")")
 }
 
 // open opens the cache, with its warnings on cmd's stderr. A path that
@@ -38,7 +44,7 @@ func (f *cacheFlags) register(fs *pflag.FlagSet) {
 // that cannot be created or written) is bad usage now, before any work,
 // rather than a warning after it.
 func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) {
-	c, err := store.Open(store.Options{Path: f.path, Logger: warningLogger(cmd.ErrOrStderr())})
+	c, err := store.Open(store.Options{Path: f.path, Shared: f.shared, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -146,11 +146,15 @@ func (s *Server) Restart() {
 // and answers nothing, as a server that hangs. Resume continues it.
 func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
 
-// Resume continues a paused server.
+// Resume continues a paused server. Neither does anything to a stopped
+// one.
 func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
 
 func (s *Server) signal(sig syscall.Signal) {
 	s.tb.Helper()
+	if s.cmd == nil {
+		return // stopped
+	}
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		s.tb.Fatalf("redistest: %v: %v", sig, err)
 	}

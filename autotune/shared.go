@@ -1,0 +1,137 @@
+package autotune
+
+import (
+	"context"
+	"encoding/hex"
+	"time"
+
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/store"
+)
+
+// The shared tier (store.Store.Shared) is asked after the local file and
+// before measuring: its answers were measured on other machines of the
+// same hardware and driver (the table is the hardware's), and it is a
+// trust boundary. An answer names its winner by the digest of the
+// winner's kernel (Entry.FastestDigest): an answer whose digest is none of
+// this machine's candidates is ignored, and the candidate it names is
+// verified on this device, as a tune verifies every candidate before
+// timing it, before its first use here; then it is copied into the local
+// file, which this machine trusts. Whoever can write the shared store can
+// choose among this machine's verified candidates, never what code runs
+// or whether it is checked.
+
+// digest is the digest a shared answer names candidate c by: that of its
+// SPIR-V and everything else that makes it the kernel it is
+// (kernels.Digest of c alone).
+func digest(c kernels.Candidate) string {
+	d := kernels.Digest([]kernels.Candidate{c})
+	return hex.EncodeToString(d[:])
+}
+
+// fromShared returns the shared tier's answer for k, trusted: its winner
+// one of op's candidates, verified on this device and copied into the
+// local file; nil when there is none, or none to trust (with a warning).
+func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum string) *Entry {
+	shared := t.store.Shared()
+	if shared == nil {
+		return nil
+	}
+	e, err := ReadEntry(shared, t.table, k, sum)
+	if err != nil || e == nil {
+		return nil // a failed tier and an unreadable value have warned
+	}
+	index := -1
+	for i, c := range op.Candidates() {
+		if e.FastestDigest != "" && digest(c) == e.FastestDigest {
+			index = i
+			break
+		}
+	}
+	if index < 0 {
+		t.store.Warn("autotune: shared store %s: %s: the answer for %s names a kernel (digest %q) that is none of this machine's candidates; ignored", shared.Path(), t.table, k, e.FastestDigest)
+		return nil
+	}
+	if err := verifyOne(ctx, t.dev, op, k.Size, t.opts, index); err != nil {
+		t.store.Warn("autotune: shared store %s: %s: the answer for %s, %s, failed on this device and is ignored: %v", shared.Path(), t.table, k, op.Candidates()[index].Name, err)
+		return nil
+	}
+	e.Fastest, e.FastestName = index, op.Candidates()[index].Name
+	// The local file now holds it: verified here, it is trusted here.
+	stored, _ := commit(t.store, t.table, k, sum, e, false) // a file that cannot be written has warned
+	t.remember(k, sum, stored.Fastest)
+	return stored
+}
+
+// verifyOne builds candidate i of op, runs it once on a problem of size
+// and checks its result: the steps a measurement takes for every
+// candidate before timing it, for an answer measured elsewhere.
+func verifyOne(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options, i int) error {
+	opts.fill()
+	m := newMeasurement(dev, op, size, opts)
+	defer m.release()
+	if err := m.setup(ctx); err != nil {
+		return err
+	}
+	c := op.Candidates()[i]
+	st := &candState{res: results.Result{Index: i, Name: c.Name}}
+	m.cands = append(m.cands, st)
+	return m.prepareCandidate(ctx, c, st)
+}
+
+// awaitShared makes this process the one of the fleet that tunes k: it
+// takes k's lock in the shared tier and returns the lease, to release
+// once the answer is committed. While another process holds the lock it
+// waits for that one's answer (returned, trusted as fromShared's), up to
+// the tier's lock wait, then tunes without the lock; a holder that died
+// stops renewing its lock, which expires, and the lock is taken over.
+// With no shared tier, or one that fails, it returns neither: tune here.
+func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, sum string) (*store.Lease, *Entry) {
+	shared := t.store.Shared()
+	if shared == nil {
+		return nil, nil
+	}
+	name := t.table.String() + "/" + string(entryKey(k, sum))
+	poll := min(250*time.Millisecond, shared.LockExpiry()/4)
+	deadline := time.Now().Add(shared.LockWait())
+	for {
+		lease, err := shared.TryLock(name)
+		if err != nil {
+			return nil, nil
+		}
+		// An answer may have landed between the first look and the lock.
+		if e := t.fromShared(ctx, op, k, sum); e != nil {
+			if lease != nil {
+				_ = lease.Release() // a failed release expires
+			}
+			return nil, e
+		}
+		if lease != nil {
+			return lease, nil
+		}
+		if time.Now().After(deadline) {
+			t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
+			return nil, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-time.After(poll):
+		}
+	}
+}
+
+// commitShared offers e to the shared tier (the first answer committed
+// there stays); a tier that fails has warned, and the answer is the local
+// file's all the same.
+func (t *Tuner) commitShared(op kernels.Operation, k Key, sum string, e *Entry, force bool) {
+	shared := t.store.Shared()
+	if shared == nil || e.Fastest < 0 {
+		return
+	}
+	c := *e
+	c.FastestDigest = digest(op.Candidates()[e.Fastest])
+	_, _ = commit(shared, t.table, k, sum, &c, force)
+}

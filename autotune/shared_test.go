@@ -1,0 +1,391 @@
+package autotune_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/store"
+	_ "github.com/vkbench/vkbench/store/redis"
+)
+
+// machine is one machine of a fleet: its own cache file, the shared
+// store at url, and its warnings.
+type machine struct {
+	cache   *store.Store
+	log     *syncBuffer
+	sampled atomic.Int64 // samples taken: 0 if it measured nothing
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// warnings counts the warnings logged.
+func (m *machine) warnings() int { return strings.Count(m.log.String(), "level=WARN") }
+
+func newMachine(t *testing.T, url string) *machine {
+	t.Helper()
+	m := &machine{log: &syncBuffer{}}
+	var err error
+	m.cache, err = store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db"), LockTimeout: 10 * time.Second,
+		Shared: url, Logger: slog.New(slog.NewTextHandler(m.log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// options are quick's, counting the samples m takes, with progress
+// also told to then (if set).
+func (m *machine) options(then func(autotune.Progress)) autotune.Options {
+	o := quick
+	o.Progress = func(p autotune.Progress) {
+		if p.Step == "sample" {
+			m.sampled.Add(1)
+		}
+		if then != nil {
+			then(p)
+		}
+	}
+	return o
+}
+
+var sharedSizes = []int{1 << 10, 1 << 12, 1 << 14}
+
+// TestSharedSecondMachine: a machine with an empty cache file gets every
+// answer from the shared store, measures nothing, and keeps the answers
+// in its file.
+func TestSharedSecondMachine(t *testing.T) {
+	srv := redistest.Start(t)
+	dev := devtest.Device(t)
+	op := defaultScaleOp()
+	ctx := context.Background()
+	first := newMachine(t, srv.URL())
+	t1 := autotune.NewTuner(dev, first.cache, first.options(nil))
+	want := map[int]int{}
+	for _, n := range sharedSizes {
+		i, err := t1.Fastest(ctx, op, kernels.SizeOf(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[n] = i
+	}
+	second := newMachine(t, srv.URL())
+	t2 := autotune.NewTuner(dev, second.cache, second.options(nil))
+	for _, n := range sharedSizes {
+		i, err := t2.Fastest(ctx, op, kernels.SizeOf(n))
+		if err != nil || i != want[n] {
+			t.Errorf("second machine, size %d: %d, %v; want %d", n, i, err, want[n])
+		}
+		// Copied into its own file.
+		local := autotune.NewTuner(dev, newCache(t, second.cache.Path()), quick)
+		if e, err := local.Stored(op, kernels.SizeOf(n)); e == nil || err != nil {
+			t.Errorf("size %d is not in the second machine's file: %v", n, err)
+		}
+	}
+	if n := second.sampled.Load(); n != 0 {
+		t.Errorf("the second machine took %d samples, want none", n)
+	}
+	if first.warnings()+second.warnings() != 0 {
+		t.Errorf("warnings:\n%s%s", first.log, second.log)
+	}
+}
+
+// plant writes e, the answer for op at size n as a machine of hardware
+// would look it up, into the shared store at url.
+func plant(t *testing.T, url, hardware string, op kernels.Operation, n int, value []byte) {
+	t.Helper()
+	m := newMachine(t, url)
+	k := autotune.NewTuner(devtest.Device(t), m.cache, quick).Key(op, kernels.SizeOf(n))
+	table := store.Table{Hardware: hardware, Tuner: "builtin"}
+	key := []byte(k.String() + "@" + autotune.Checksum(op.Candidates()))
+	if err := m.cache.Shared().Update(table, func(r store.Rows) error { return r.Put(key, value) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// answerNaming is an answer as another vkbench would write it, whose
+// winner is the candidate named, of digest digest.
+func answerNaming(t *testing.T, op kernels.Operation, name, digest string) []byte {
+	t.Helper()
+	names := make([]string, len(op.Candidates()))
+	fastest := 0
+	for i, c := range op.Candidates() {
+		names[i] = c.Name
+		if c.Name == name {
+			fastest = i
+		}
+	}
+	e := entry(fastest, names...)
+	e.Schema, e.Key, e.FastestDigest = store.SchemaVersion, "scale/f32/1024", digest
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func digestOf(c kernels.Candidate) string {
+	d := kernels.Digest([]kernels.Candidate{c})
+	return hex.EncodeToString(d[:])
+}
+
+// TestSharedUntrusted: answers in the shared store that must not be used
+// are not: a value vkbench did not write, one naming a kernel this
+// machine does not have, one naming a candidate that computes wrongly
+// here, one of another driver version. Each is tuned here instead, with
+// the right answer, and a warning for the first three.
+func TestSharedUntrusted(t *testing.T) {
+	op := defaultScaleOp()
+	hw := devtest.Device(t).Info().Hardware()
+	for _, c := range []struct {
+		name     string
+		hardware string
+		value    []byte
+		warning  string
+	}{
+		{"garbage", hw, []byte("not what vkbench wrote"), "unreadable"},
+		{"unknown-digest", hw, answerNaming(t, op, "spin", strings.Repeat("0f", 32)), "none of this machine's candidates"},
+		{"wrong-result", hw, answerNaming(t, op, "wrong", digestOf(op.cands[2])), "failed on this device"},
+		{"other-driver", hw + "-other", answerNaming(t, op, "spin", digestOf(op.cands[0])), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := redistest.Start(t)
+			plant(t, srv.URL(), c.hardware, op, 1<<10, c.value)
+			m := newMachine(t, srv.URL())
+			i, err := autotune.NewTuner(devtest.Device(t), m.cache, m.options(nil)).Fastest(context.Background(), op, kernels.SizeOf(1<<10))
+			if err != nil || op.cands[i].Name != "wg64" {
+				t.Fatalf("Fastest = %d, %v; want wg64, tuned here", i, err)
+			}
+			if m.sampled.Load() == 0 {
+				t.Error("it was not tuned here")
+			}
+			wantWarnings := 0
+			switch c.name {
+			case "garbage":
+				wantWarnings = 2 // and then that this machine's answer replaced it
+			case "other-driver":
+			default:
+				wantWarnings = 1
+			}
+			if m.warnings() != wantWarnings || !strings.Contains(m.log.String(), c.warning) {
+				t.Errorf("warnings, want %d saying %q:\n%s", wantWarnings, c.warning, m.log)
+			}
+		})
+	}
+}
+
+// TestSharedFailures: a shared store down, paused, refusing the password,
+// stopped in the middle of a tune or restarted empty costs one warning;
+// the answer is tuned here and kept in the local file, and nothing
+// waits past the store's timeouts.
+func TestSharedFailures(t *testing.T) {
+	wrongPassword := func(s *redistest.Server) string { return strings.Replace(s.URL(), redistest.Password, "wrong", 1) }
+	for _, c := range []struct {
+		name    string
+		url     func(*redistest.Server) string
+		before  func(*redistest.Server)
+		midTune func(*redistest.Server)
+	}{
+		{"down", (*redistest.Server).URL, (*redistest.Server).Stop, nil},
+		{"paused", (*redistest.Server).URL, (*redistest.Server).Pause, nil},
+		{"wrong-password", wrongPassword, nil, nil},
+		{"stopped-mid-tune", (*redistest.Server).URL, nil, (*redistest.Server).Stop},
+		{"paused-mid-tune", (*redistest.Server).URL, nil, (*redistest.Server).Pause},
+		{"restarted-mid-tune", (*redistest.Server).URL, nil, (*redistest.Server).Restart},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := redistest.Start(t)
+			if c.before != nil {
+				c.before(srv)
+			}
+			m := newMachine(t, c.url(srv))
+			var once sync.Once
+			opts := m.options(func(p autotune.Progress) {
+				if p.Step == "sample" && c.midTune != nil {
+					once.Do(func() { c.midTune(srv) })
+				}
+			})
+			tuner := autotune.NewTuner(devtest.Device(t), m.cache, opts)
+			op := defaultScaleOp()
+			for _, n := range sharedSizes {
+				i, err := tuner.Fastest(context.Background(), op, kernels.SizeOf(n))
+				if err != nil || op.cands[i].Name != "wg64" {
+					t.Fatalf("size %d: Fastest = %d, %v", n, i, err)
+				}
+				local := autotune.NewTuner(devtest.Device(t), newCache(t, m.cache.Path()), quick)
+				if e, err := local.Stored(op, kernels.SizeOf(n)); e == nil || err != nil {
+					t.Errorf("size %d is not in the local file: %v", n, err)
+				}
+			}
+			srv.Resume()
+			n := m.warnings()
+			if c.name == "restarted-mid-tune" && n == 0 {
+				// Back at once, empty: the commit may reach it without a
+				// failure. Nothing was lost on the way: it has the answers.
+				for _, size := range sharedSizes {
+					if e, err := autotune.NewTuner(devtest.Device(t), m.cache.Shared(), quick).Stored(op, kernels.SizeOf(size)); e == nil || err != nil {
+						t.Errorf("the restarted store lacks size %d without a warning: %v", size, err)
+					}
+				}
+				return
+			}
+			if n != 1 || !strings.Contains(m.log.String(), "working from the local file only") {
+				t.Errorf("%d warnings, want 1:\n%s", n, m.log)
+			}
+		})
+	}
+}
+
+// TestSharedOneTunePerQuestion: 8 processes, each a machine with its
+// own empty cache file, ask one uncached question at once: exactly one
+// tunes it, and every one gets its answer.
+func TestSharedOneTunePerQuestion(t *testing.T) {
+	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
+		sharedChild(t)
+		return
+	}
+	srv := redistest.Start(t)
+	const procs = 8
+	outs := make([][]byte, procs)
+	errs := make([]error, procs)
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Go(func() {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSharedOneTunePerQuestion$")
+			cmd.Env = append(os.Environ(), "VKBENCH_SHARED_CHILD=ask", "VKBENCH_SHARED_URL="+srv.URL(), "VKBENCH_SHARED_DIR="+t.TempDir())
+			outs[p], errs[p] = cmd.CombinedOutput()
+		})
+	}
+	wg.Wait()
+	tuned := 0
+	answers := map[string]int{}
+	for p := range procs {
+		if errs[p] != nil {
+			t.Fatalf("process %d: %v\n%s", p, errs[p], outs[p])
+		}
+		var fastest, sampled int
+		var when string
+		line := answerLine(outs[p])
+		if _, err := fmt.Sscanf(line, "answer %d %s sampled=%d", &fastest, &when, &sampled); err != nil {
+			t.Fatalf("process %d: %q: %v\n%s", p, line, err, outs[p])
+		}
+		if sampled > 0 {
+			tuned++
+		}
+		answers[fmt.Sprint(fastest, " ", when)]++
+	}
+	if tuned != 1 || len(answers) != 1 {
+		t.Errorf("%d processes tuned, and they got %d answers (%v); want 1 and 1", tuned, len(answers), answers)
+	}
+}
+
+// answerLine is the line of a child's output that starts "answer ".
+func answerLine(out []byte) string {
+	for line := range strings.Lines(string(out)) {
+		if strings.HasPrefix(line, "answer ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+// sharedChild is one machine of a test's fleet: it tunes scale at 1<<14
+// with the shared store $VKBENCH_SHARED_URL and a cache file of its own
+// in $VKBENCH_SHARED_DIR, and prints "answer <fastest> <time measured>
+// sampled=<samples it took>". As VKBENCH_SHARED_CHILD=hold it first
+// prints "sampling" when it starts to sample, and samples for long.
+func sharedChild(t *testing.T) {
+	m := &machine{log: &syncBuffer{}}
+	var err error
+	m.cache, err = store.Open(store.Options{Path: filepath.Join(os.Getenv("VKBENCH_SHARED_DIR"), "c.db"), Shared: os.Getenv("VKBENCH_SHARED_URL")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := os.Getenv("VKBENCH_SHARED_CHILD") == "hold"
+	var once sync.Once
+	opts := m.options(func(p autotune.Progress) {
+		if hold && p.Step == "sample" {
+			once.Do(func() { fmt.Println("sampling") })
+		}
+	})
+	if hold {
+		opts.Budget, opts.TargetHalfWidth, opts.MaxSamples = time.Minute, 1e-9, 1<<20
+	}
+	e, err := autotune.NewTuner(devtest.Device(t), m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("answer %d %s sampled=%d\n", e.Fastest, e.Time.Format(time.RFC3339Nano), m.sampled.Load())
+}
+
+// TestSharedLockHolderKilled: the process tuning a question is killed
+// (SIGKILL) while it holds the question's lock; the lock expires, and
+// the next machine that asks tunes it, rather than wait out its bound.
+func TestSharedLockHolderKilled(t *testing.T) {
+	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
+		sharedChild(t)
+		return
+	}
+	srv := redistest.Start(t)
+	url := srv.URL() + "?lock-expiry=2s&lock-wait=10m"
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSharedLockHolderKilled$")
+	cmd.Env = append(os.Environ(), "VKBENCH_SHARED_CHILD=hold", "VKBENCH_SHARED_URL="+url, "VKBENCH_SHARED_DIR="+t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && lines.Text() != "sampling" {
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // killed: its status says so
+	m := newMachine(t, url)
+	e, err := autotune.NewTuner(devtest.Device(t), m.cache, m.options(nil)).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
+	if err != nil || e.FastestName != "wg64" {
+		t.Fatalf("Tune after the holder died = %+v, %v", e, err)
+	}
+	if m.sampled.Load() == 0 || m.warnings() != 0 {
+		t.Errorf("it took %d samples, with warnings:\n%s", m.sampled.Load(), m.log)
+	}
+	// The answer is the fleet's now.
+	if got, err := autotune.NewTuner(devtest.Device(t), m.cache.Shared(), quick).Stored(defaultScaleOp(), kernels.SizeOf(1<<14)); got == nil || err != nil {
+		t.Errorf("the shared store has no answer: %v", err)
+	}
+}
