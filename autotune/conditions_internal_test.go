@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -44,10 +45,41 @@ func TestPickByObjective(t *testing.T) {
 		t.Errorf("energies 0.300 and 0.305: %s, tie %v (%q); want lean, a tie by energy", e.FastestName, e.Tie, e.TieRule)
 	}
 
+	// With intervals, a tie is an overlap, whatever the margin: 0.300
+	// [0.298, 0.302] and 0.305 [0.303, 0.307] are apart, 0.300 and 0.330
+	// [0.290, 0.340] overlap.
+	e = entry(ObjectiveEnergy)
+	e.Results[1].EnergyLoJ, e.Results[1].EnergyHiJ = 0.298, 0.302
+	e.Results[2].EnergyJ, e.Results[2].EnergyLoJ, e.Results[2].EnergyHiJ = 0.305, 0.303, 0.307
+	pickWinner(e)
+	if e.FastestName != "lean" || e.Tie {
+		t.Errorf("energies 0.300 [0.298, 0.302] and 0.305 [0.303, 0.307]: %s, tie %v (%q); want lean, no tie", e.FastestName, e.Tie, e.TieRule)
+	}
+	e.Results[2].EnergyJ, e.Results[2].EnergyLoJ, e.Results[2].EnergyHiJ = 0.330, 0.290, 0.340
+	pickWinner(e)
+	if e.FastestName != "lean" || !e.Tie || !strings.Contains(e.TieRule, "intervals overlap") {
+		t.Errorf("energies 0.300 [0.298, 0.302] and 0.330 [0.290, 0.340]: %s, tie %v (%q); want lean, a tie by overlap", e.FastestName, e.Tie, e.TieRule)
+	}
+
 	e = entry(ObjectiveEnergy)
 	e.Results[2].EnergyJ = 0
 	pickWinner(e)
 	if e.FastestName != "fast" || e.Objective != ObjectiveTime || !strings.Contains(e.ObjectiveNote, "mid has no energy") {
 		t.Errorf("one energy missing: %s by %s (%q); want fast by time, saying why", e.FastestName, e.Objective, e.ObjectiveNote)
+	}
+}
+
+// TestCharged: a window's energy less the idle power over the time the
+// GPU ran none of the runs; all of it where the runs fill the window.
+func TestCharged(t *testing.T) {
+	for _, c := range []struct{ e, dt, busy, idle, want float64 }{
+		{e: 10, dt: 0.05, busy: 0.04, idle: 100, want: 9},  // 10 ms idle at 100 W: 1 J off
+		{e: 10, dt: 0.05, busy: 0.05, idle: 100, want: 10}, // no gap
+		{e: 10, dt: 0.05, busy: 0.06, idle: 100, want: 10}, // runs faster than their median
+		{e: 1, dt: 0.05, busy: 0.01, idle: 100, want: 1},   // the idle power would take all
+	} {
+		if got := charged(c.e, c.dt, c.busy, c.idle); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("charged(%g J, %g s, %g s busy, %g W idle) = %g, want %g", c.e, c.dt, c.busy, c.idle, got, c.want)
+		}
 	}
 }

@@ -89,9 +89,12 @@ type Options struct {
 	Telemetry telemetry.Source
 	// TelemetryNote says why there is no Telemetry, for the entry.
 	TelemetryNote string
-	// EnergyWindow is how long each sampled candidate runs back to back
-	// for its energy per run to be read off the device's energy counter
-	// (Telemetry only). Zero means the default (200 ms); negative, none.
+	// EnergyWindow is how long, in all, each sampled candidate runs back
+	// to back for its energy per run to be read off the device's energy
+	// counter (Telemetry only), in six windows. Zero means the default
+	// (300 ms) where the Objective needs energy and none where it does not
+	// (time: the energy decides nothing there, and the passes would add
+	// their windows to every candidate's measurement); negative, none.
 	EnergyWindow time.Duration
 	// Objective is what the winner is picked by: time (the default),
 	// energy per run, or their product (edp). Energy needs Telemetry.
@@ -130,7 +133,7 @@ var DefaultOptions = Options{
 	DropMargin:      0.05,
 	Seed:            1,
 	Tuner:           "builtin",
-	EnergyWindow:    200 * time.Millisecond,
+	EnergyWindow:    300 * time.Millisecond,
 	Objective:       ObjectiveTime,
 }
 
@@ -148,8 +151,10 @@ func (o *Options) fill() {
 	o.DropMargin = positiveOr(o.DropMargin, d.DropMargin)
 	o.Mode = cmp.Or(o.Mode, Hot)
 	o.Tuner = cmp.Or(o.Tuner, d.Tuner)
-	o.EnergyWindow = cmp.Or(o.EnergyWindow, d.EnergyWindow) // negative: none
 	o.Objective = cmp.Or(o.Objective, d.Objective)
+	if o.EnergyWindow == 0 && o.Objective != ObjectiveTime {
+		o.EnergyWindow = d.EnergyWindow
+	}
 	if o.Objective != ObjectiveTime {
 		// A candidate slower per run may use less energy: none is
 		// dropped for being slower.

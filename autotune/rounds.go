@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -114,12 +115,15 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 	var pooled []float64
 	batch := 0
 	dropped := 0
-	var energy, power float64
-	energies := 0
+	var energy, lo, hi, power float64
+	energies, intervals := 0, 0
 	var cond telemetry.Conditions
 	for _, r := range rs {
 		if r.EnergyJ > 0 {
 			energy, power, energies = energy+r.EnergyJ, power+r.PowerW, energies+1
+			if r.EnergyLoJ > 0 {
+				lo, hi, intervals = min(cmp.Or(lo, r.EnergyLoJ), r.EnergyLoJ), max(hi, r.EnergyHiJ), intervals+1
+			}
 		}
 		if r.Conditions != nil {
 			cond = telemetry.Merge(cond, *r.Conditions)
@@ -150,9 +154,13 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 	} else {
 		out.Error = fmt.Sprintf("dropped early in each of %d rounds; in the last: %s", dropped, out.Error)
 	}
-	// Energy is known only if every round measured it.
+	// Energy is known only if every round measured it; its interval is
+	// the rounds' together, from the lowest bound to the highest.
 	if energies == len(rs) {
 		out.EnergyJ, out.PowerW = energy/float64(energies), power/float64(energies)
+		if intervals == energies {
+			out.EnergyLoJ, out.EnergyHiJ = lo, hi
+		}
 	}
 	if cond.Samples > 0 {
 		out.Conditions = &cond

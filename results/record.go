@@ -63,10 +63,14 @@ type Measurement struct {
 	// where they were not read.
 	Conditions *telemetry.Conditions `json:"conditions,omitempty"`
 	// EnergyJ is the energy of one run in joules, read off the device's
-	// energy counter over back-to-back runs, and PowerW the mean power
-	// over them; 0 where not measured.
-	EnergyJ float64 `json:"energy_per_run_j,omitempty"`
-	PowerW  float64 `json:"power_w,omitempty"`
+	// energy counter over windows of back-to-back runs (the median of the
+	// windows, the GPU's idle time between submissions taken off), with
+	// its 95% interval [EnergyLoJ, EnergyHiJ]; PowerW is the mean power
+	// over the windows. All 0 where not measured.
+	EnergyJ   float64 `json:"energy_per_run_j,omitempty"`
+	EnergyLoJ float64 `json:"energy_ci_lo_j,omitempty"`
+	EnergyHiJ float64 `json:"energy_ci_hi_j,omitempty"`
+	PowerW    float64 `json:"power_w,omitempty"`
 }
 
 // Rates are the bandwidth (GB/s) and arithmetic rate (GFLOP/s) at the

@@ -33,7 +33,9 @@ type Sample struct {
 	// SMClockMHz and MemClockMHz are the current graphics (SM) and memory
 	// clocks.
 	SMClockMHz, MemClockMHz uint32
-	// PowerW is the power draw in watts.
+	// PowerW is the power draw in watts: the instantaneous draw where the
+	// source has it, else the driver's figure (on NVIDIA's H200, NVML's
+	// power usage is a one-second average).
 	PowerW float64
 	// EnergyJ is the device's cumulative energy counter in joules, since
 	// an arbitrary origin: only differences mean anything.

@@ -102,7 +102,7 @@ type benchFlags struct {
 // register registers the flags every measuring command takes, and sets
 // the defaults of those it may not register.
 func (f *benchFlags) register(fs *pflag.FlagSet) {
-	f.count, f.objective, f.energyWindow = 1, string(autotune.ObjectiveTime), autotune.DefaultOptions.EnergyWindow
+	f.count, f.objective = 1, string(autotune.ObjectiveTime)
 	f.dev.register(fs)
 	f.cache.register(fs)
 	fs.StringArrayVarP(&f.sizes, "size", "s", nil, "problem size, as 1048576, 4096x4096x4096 or M=512,N=512,K=512; prefix OP= to set one operation's (gemm=512x512x512); repeatable (default: chosen for the device)")
@@ -128,7 +128,7 @@ func (f *benchFlags) registerCount(fs *pflag.FlagSet) {
 func (f *benchFlags) registerChoice(fs *pflag.FlagSet) {
 	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
-	fs.DurationVar(&f.energyWindow, "energy-window", autotune.DefaultOptions.EnergyWindow, "where the GPU's energy counter can be read, how long each candidate runs back to back for its energy per run; 0 measures no energy")
+	fs.DurationVar(&f.energyWindow, "energy-window", 0, fmt.Sprintf("where the GPU's energy counter can be read, how long in all each candidate runs back to back, in six windows, for its energy per run and that energy's interval (default: %v with --objective energy or edp, no energy with time)", autotune.DefaultOptions.EnergyWindow))
 }
 
 // options checks the flags and returns the measurement options they say,
@@ -148,8 +148,8 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	if err != nil {
 		return autotune.Options{}, usageError{fmt.Errorf("--objective %q: want time, energy or edp", f.objective)}
 	}
-	if f.energyWindow < 0 || (f.energyWindow == 0 && objective != autotune.ObjectiveTime) {
-		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration (or 0, no energy, with --objective time)", f.energyWindow)}
+	if f.energyWindow < 0 {
+		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration", f.energyWindow)}
 	}
 	if f.warmup < 0 {
 		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
@@ -159,7 +159,7 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	// default).
 	o.Warmup = cmp.Or(f.warmup, -1)
 	o.Objective = objective
-	o.EnergyWindow = cmp.Or(f.energyWindow, -1)
+	o.EnergyWindow = f.energyWindow // 0: as the objective needs
 	o.TargetHalfWidth = f.precision / 100
 	o.Budget = f.budget
 	o.MinSamples, o.MaxSamples = f.minSamples, f.maxSamples

@@ -14,9 +14,11 @@
 package nvml
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +43,7 @@ var errClosed = errors.New("telemetry: source closed")
 type nvmlDevice interface {
 	GetClockInfo(nvml.ClockType) (uint32, nvml.Return)
 	GetPowerUsage() (uint32, nvml.Return)
+	GetFieldValues([]nvml.FieldValue) nvml.Return
 	GetTotalEnergyConsumption() (uint64, nvml.Return)
 	GetTemperature(nvml.TemperatureSensors) (uint32, nvml.Return)
 	GetCurrentClocksEventReasons() (uint64, nvml.Return)
@@ -159,6 +162,9 @@ func readSample(d nvmlDevice, at time.Time) (telemetry.Sample, error) {
 		return fail("power usage")
 	}
 	smp.PowerW = float64(mw) / 1000
+	if mw, ok := instantPower(d); ok {
+		smp.PowerW = mw / 1000
+	}
 	mj, r := d.GetTotalEnergyConsumption()
 	if r != nvml.SUCCESS {
 		return fail("total energy consumption")
@@ -197,4 +203,25 @@ func (s *nvmlSource) Close() error {
 		return fmt.Errorf("telemetry: NVML shutdown: %s", nvml.ErrorString(r))
 	}
 	return nil
+}
+
+// instantPower reads the device's instantaneous power in milliwatts
+// (NVML's field FI_DEV_POWER_INSTANT), where the driver has it: on GPUs
+// such as the H200, NVML's power usage is a one-second average, which
+// says little of a kernel that ran for 50 ms.
+func instantPower(d nvmlDevice) (float64, bool) {
+	v := []nvml.FieldValue{{FieldId: nvml.FI_DEV_POWER_INSTANT}}
+	if d.GetFieldValues(v) != nvml.SUCCESS || nvml.Return(v[0].NvmlReturn) != nvml.SUCCESS {
+		return 0, false
+	}
+	b := v[0].Value[:]
+	switch nvml.ValueType(v[0].ValueType) {
+	case nvml.VALUE_TYPE_UNSIGNED_INT:
+		return float64(binary.LittleEndian.Uint32(b)), true
+	case nvml.VALUE_TYPE_UNSIGNED_LONG, nvml.VALUE_TYPE_UNSIGNED_LONG_LONG:
+		return float64(binary.LittleEndian.Uint64(b)), true
+	case nvml.VALUE_TYPE_DOUBLE:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b)), true
+	}
+	return 0, false
 }

@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ type fakeDevice struct {
 	mj          uint64
 	temp        uint32
 	reasons     uint64
+	instantMW   uint32 // the instantaneous power field; 0: the driver lacks it
 	fail        string // the call that fails, if any
 }
 
@@ -40,7 +42,18 @@ func (d *fakeDevice) GetClockInfo(t nvml.ClockType) (uint32, nvml.Return) {
 	}
 	return d.mem, d.ret("mem")
 }
-func (d *fakeDevice) GetPowerUsage() (uint32, nvml.Return)             { return d.mw, d.ret("power") }
+func (d *fakeDevice) GetPowerUsage() (uint32, nvml.Return) { return d.mw, d.ret("power") }
+func (d *fakeDevice) GetFieldValues(v []nvml.FieldValue) nvml.Return {
+	for i := range v {
+		if v[i].FieldId != nvml.FI_DEV_POWER_INSTANT || d.instantMW == 0 {
+			v[i].NvmlReturn = uint32(nvml.ERROR_NOT_SUPPORTED)
+			continue
+		}
+		v[i].NvmlReturn, v[i].ValueType = uint32(nvml.SUCCESS), uint32(nvml.VALUE_TYPE_UNSIGNED_INT)
+		binary.LittleEndian.PutUint32(v[i].Value[:], d.instantMW)
+	}
+	return nvml.SUCCESS
+}
 func (d *fakeDevice) GetTotalEnergyConsumption() (uint64, nvml.Return) { return d.mj, d.ret("energy") }
 func (d *fakeDevice) GetTemperature(nvml.TemperatureSensors) (uint32, nvml.Return) {
 	return d.temp, d.ret("temp")
@@ -113,6 +126,11 @@ func TestOpenMatchesByUUID(t *testing.T) {
 		MaxSMClockMHz: 1980, PowerLimitW: 700}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Errorf("sample (-want +got):\n%s", diff)
+	}
+	// Where the driver has the instantaneous power, it is the power.
+	mine.instantMW = 655500
+	if s, err := src.Sample(); err != nil || s.PowerW != 655.5 {
+		t.Errorf("with the instantaneous field: %g W (%v), want 655.5 W, not the average's 412.345", s.PowerW, err)
 	}
 	if err := src.Close(); err != nil || lib.shutdowns != 1 {
 		t.Errorf("Close = %v after %d shutdowns", err, lib.shutdowns)
