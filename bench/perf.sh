@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The performance targets in one call on the GPU machine, each beside its
+# baseline: host-side latency against CUDA's launch+synchronize
+# (latency.sh); a cold tune of every operation, with where its time went
+# (tunetime.py), and a second process answering from the cache; fp32 GEMM
+# against cuBLAS (TF32 off) at 2048³, 4096³ and 8192³; gemm's space
+# searched (bayes, a quarter of the space) against the catalogue's best at
+# 4096³; and two tunes of gemm by energy, which should pick the same
+# winner or record a tie. From the repository root there, binaries built
+# into .devbin/ (vkbench, vk.test, vkbench.test: see latency.sh):
+#
+#   source .gl/enter.sh; bash bench/perf.sh
+#
+# Writes summary.md and the logs under $OUT (or /tmp/perf).
+set -u
+out=${OUT:-/tmp/perf}
+mkdir -p "$out"
+bin=${VKBENCH:-.devbin/vkbench}
+sum="$out/summary.md"
+: >"$sum"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | sed 's/^/gpu: /' | tee -a "$sum"
+
+OUT="$out" bash bench/latency.sh >/dev/null 2>&1
+tail -2 "$out/latency.txt" | tee -a "$sum"
+
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+t=$(date +%s%N)
+"$bin" tune -v --cache "$out/cold.db" --format json -o "$out/tune.json" 2>"$out/tune-v.txt" >/dev/null
+echo "tune of every operation, cold: $(ms "$t") ms (target <= 30000)" | tee -a "$sum"
+t=$(date +%s%N)
+"$bin" tune -q --cache "$out/cold.db" --format json -o "$out/tune-cached.json" >/dev/null 2>&1
+echo "a second process answering from the cache: $(ms "$t") ms" | tee -a "$sum"
+python3 bench/tunetime.py "$out/tune-v.txt" | tee -a "$sum"
+
+for s in 2048 4096 8192; do
+	"$bin" run gemm --size "${s}x${s}x${s}" --cache off -q --format json -o "$out/gemm-$s.json" 2>/dev/null
+	python3 bench/baseline.py "{\"gemm\": [$s, $s, $s]}" --ops gemm >"$out/gemm-$s-cublas.jsonl"
+	python3 - "$out/gemm-$s.json" "$out/gemm-$s-cublas.jsonl" "$s" <<'PY' | tee -a "$sum"
+import json, sys
+res = json.load(open(sys.argv[1]))
+best = max((b for b in res["benchmarks"] if b.get("gflop_per_s")), key=lambda b: b["gflop_per_s"])
+cublas = json.loads(open(sys.argv[2]).readline())["gflops"]
+print("fp32 GEMM %s³: %s %.0f GFLOP/s, cuBLAS %.0f: %.3f (target >= 0.92)" % (sys.argv[3], best["candidate"], best["gflop_per_s"], cublas, best["gflop_per_s"] / cublas))
+PY
+done
+
+"$bin" tune gemm --strategy bayes --cache "$out/search.db" -q --format json -o "$out/search.json" 2>"$out/search-stderr.txt" >/dev/null
+python3 - "$out/gemm-4096.json" "$out/search.json" <<'PY' | tee -a "$sum"
+import json, sys
+def best(path):
+    res = json.load(open(path))
+    return max((b for b in res["benchmarks"] if b.get("gflop_per_s")), key=lambda b: b["gflop_per_s"])
+cat, found = best(sys.argv[1]), best(sys.argv[2])
+print("search at 4096³: %s %.0f GFLOP/s against the catalogue's %s %.0f: %.3f (target >= 0.97)" % (found["candidate"], found["gflop_per_s"], cat["candidate"], cat["gflop_per_s"], found["gflop_per_s"] / cat["gflop_per_s"]))
+PY
+grep -h "searched gemm's space" "$out/search-stderr.txt" | tee -a "$sum"
+
+for i in 1 2; do
+	"$bin" tune gemm --objective energy --cache "$out/energy-$i.db" -q >/dev/null 2>&1
+	"$bin" cache show gemm/f32/4096x4096x4096 --cache "$out/energy-$i.db" 2>&1 | grep -E "winner|tie" | sed "s/^/energy tune $i: /" | tee -a "$sum"
+done
+(cd "$out" && tar czf logs.tgz --exclude=logs.tgz --exclude='*.db' . 2>/dev/null)
