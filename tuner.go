@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
@@ -68,7 +69,7 @@ type Tuner struct {
 	dev *Device
 	t   *autotune.Tuner
 
-	// known answers repeated questions: answerKey to *Pipeline. Reads
+	// known answers repeated questions: answerKey to *known. Reads
 	// take no lock, so that goroutines asking at once do not queue; a
 	// program asking about endlessly many exact sizes starts over at
 	// maxKnown (the bucketed answers stay with t).
@@ -82,10 +83,28 @@ type Tuner struct {
 // maxKnown bounds the exact-size answers a Tuner keeps.
 const maxKnown = 1 << 16
 
-// answerKey is an operation and an exact (not bucketed) size.
-type answerKey struct {
-	op   *operation
-	size kernels.Size
+// answerKey is an operation and an exact (not bucketed) size: the
+// operation's address, then the size's extents, one word each, so that
+// the key hashes as plain memory (a struct with a pointer and a
+// kernels.Size hashed field by field, which was 40% of a hit). The entry
+// it names holds the operation, so the address is not reused while the
+// entry lives.
+type answerKey [1 + kernels.MaxDims]uintptr
+
+// keyOf is o's answerKey at size, which checkSize has found fits o.
+func keyOf(o *operation, size []int) answerKey {
+	k := answerKey{uintptr(unsafe.Pointer(o))}
+	for i, n := range size {
+		k[1+i] = uintptr(n)
+	}
+	return k
+}
+
+// known is an answer from memory: the pipeline, and the operation it is
+// of, which keeps the key's address its own.
+type known struct {
+	op *operation
+	p  *Pipeline
 }
 
 // builtKey names a candidate of an operation.
@@ -156,14 +175,14 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if len(o.cands) == 0 {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
 	}
-	k := answerKey{o, kernels.SizeOf(size...)}
-	if p, ok := t.known.Load(k); ok {
+	k := keyOf(o, size)
+	if v, ok := t.known.Load(k); ok {
 		if err := t.dev.Err(); err != nil {
 			return nil, err
 		}
-		return p.(*Pipeline), nil
+		return v.(*known).p, nil
 	}
-	i, err := t.t.Fastest(ctx, o, k.size)
+	i, err := t.t.Fastest(ctx, o, kernels.SizeOf(size...))
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +194,7 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 		t.known.Clear()
 		t.nKnown.Store(1)
 	}
-	t.known.Store(k, p)
+	t.known.Store(k, &known{o, p})
 	return p, nil
 }
 
