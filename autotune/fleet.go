@@ -19,6 +19,21 @@ type Job struct {
 	Size kernels.Size
 }
 
+// Shard returns the share of items that shard index of count takes: the
+// items at positions index, index+count, index+2·count, ..., in order.
+// The machines of a fleet that list the same work (the same operations
+// and sizes, in the same order) and take shards 0 to count-1 each take a
+// share that none of the others takes, together all of it, and none
+// more than one item above another: vkbench tune --shard, for a job
+// runner's array of jobs.
+func Shard[T any](items []T, index, count int) []T {
+	var out []T
+	for i := index; i < len(items); i += count {
+		out = append(out, items[i])
+	}
+	return out
+}
+
 // JobResult is what became of one job on one group of identical devices.
 type JobResult struct {
 	Job Job

@@ -42,6 +42,9 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, args []string) (err error)
 		return err
 	}
 	defer func() { err = out.finish(err) }()
+	if ops, err = f.sharded(cmd, ops); err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	hopts := f.dev.openOptions(cmd, cache)
 	drv, err := hal.OpenDriver(vk.DriverName, hopts.Driver)

@@ -148,41 +148,42 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tables, err := c.Tables()
-			if err != nil {
-				return unusableCache(err)
-			}
 			type tableJSON struct {
 				Table   store.Table       `json:"table"`
+				Tier    string            `json:"tier,omitempty"`
 				Entries []*autotune.Entry `json:"entries"`
 			}
 			var out []tableJSON
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			for _, t := range tables {
-				entries, err := autotune.Entries(c, t)
+			listed := 0
+			for _, tier := range tiersOf(c) {
+				tables, err := tier.s.Tables()
+				if err != nil && tier.shared {
+					continue // the tier has warned; the file is listed
+				}
 				if err != nil {
 					return unusableCache(err)
 				}
-				out = append(out, tableJSON{t, entries})
-				if asJSON {
-					continue
-				}
-				fmt.Fprintf(tw, "%s (%s)\n", t, plural(len(entries), "entry", "entries"))
-				for _, e := range entries {
-					tie := ""
-					if e.Tie {
-						tie = " (tie)"
+				listed += len(tables)
+				for _, t := range tables {
+					entries, err := autotune.Entries(tier.s, t)
+					if err != nil && tier.shared {
+						continue
 					}
-					if e.Fastest >= 0 && slices.Contains(e.Results[e.Fastest].Flags, autotune.FlagDrift) {
-						tie += " (drift)"
+					if err != nil {
+						return unusableCache(err)
 					}
-					fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", e.Key, e.FastestName, tie, e.Mode, e.Time.Format("2006-01-02 15:04"))
+					out = append(out, tableJSON{t, tier.name, entries})
+					if asJSON {
+						continue
+					}
+					listTable(tw, t, tier.name, entries)
 				}
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
-			if len(tables) == 0 {
+			if listed == 0 {
 				fmt.Fprintln(tw, "the cache is empty")
 			}
 			return tw.Flush()
@@ -190,6 +191,80 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 	}
 	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return ls
+}
+
+// tier is one tier of the store: the local file, or the shared store
+// (named, in listings, only when there is one).
+type tier struct {
+	s      *store.Store
+	name   string
+	shared bool
+}
+
+// tiersOf returns c's tiers: the file, then the shared store if any. A
+// shared tier that fails is left out of listings, with its one warning.
+func tiersOf(c *store.Store) []tier {
+	shared := c.Shared()
+	if shared == nil {
+		return []tier{{s: c}}
+	}
+	return []tier{{s: c, name: "local"}, {s: shared, name: "shared", shared: true}}
+}
+
+// listTable lists table t's entries, from tier (named when there are
+// several), on tw.
+func listTable(tw io.Writer, t store.Table, tier string, entries []*autotune.Entry) {
+	if tier != "" {
+		tier = ", " + tier
+	}
+	fmt.Fprintf(tw, "%s (%s%s)\n", t, plural(len(entries), "entry", "entries"), tier)
+	for _, e := range entries {
+		tie := ""
+		if e.Tie {
+			tie = " (tie)"
+		}
+		if e.Fastest >= 0 && slices.Contains(e.Results[e.Fastest].Flags, autotune.FlagDrift) {
+			tie += " (drift)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", e.Key, e.FastestName, tie, e.Mode, e.Time.Format("2006-01-02 15:04"))
+	}
+}
+
+// showKey shows key k's entries in tier's tables that --hardware hw and
+// --tuner tuner choose, and returns how many there were.
+func showKey(cmd *cobra.Command, tier tier, k autotune.Key, hw, tuner string, asJSON bool) (int, error) {
+	tables, err := tier.s.Tables()
+	if err != nil {
+		return 0, unusableCache(err)
+	}
+	found := 0
+	for _, t := range tables {
+		if !tableChosen(t, hw, tuner) {
+			continue
+		}
+		entries, err := autotune.Entries(tier.s, t)
+		if err != nil {
+			return found, unusableCache(err)
+		}
+		for _, e := range entries {
+			if e.Key != k.String() {
+				continue
+			}
+			found++
+			if asJSON {
+				err = writeJSON(cmd.OutOrStdout(), struct {
+					*autotune.Entry
+					Tier string `json:"tier,omitempty"`
+				}{e, tier.name})
+			} else {
+				err = writeEntry(cmd, t, tier.name, e)
+			}
+			if err != nil {
+				return found, err
+			}
+		}
+	}
+	return found, nil
 }
 
 // newCacheShowCmd is cache show: one entry, in every table that has it.
@@ -213,33 +288,13 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			if err != nil {
 				return err
 			}
-			tables, err := c.Tables()
-			if err != nil {
-				return unusableCache(err)
-			}
 			found := 0
-			for _, t := range tables {
-				if !tableChosen(t, hw, tuner) {
-					continue
+			for _, tier := range tiersOf(c) {
+				n, err := showKey(cmd, tier, k, hw, tuner, asJSON)
+				if err != nil && !tier.shared {
+					return err
 				}
-				entries, err := autotune.Entries(c, t)
-				if err != nil {
-					return unusableCache(err)
-				}
-				for _, e := range entries {
-					if e.Key != k.String() {
-						continue
-					}
-					found++
-					if asJSON {
-						err = writeJSON(cmd.OutOrStdout(), e)
-					} else {
-						err = writeEntry(cmd, t, e)
-					}
-					if err != nil {
-						return err
-					}
-				}
+				found += n
 			}
 			if found == 0 {
 				return usageError{status.Newf(status.NotFound, "no entry %s in %s", k, c.Path())}
@@ -382,9 +437,12 @@ func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
 	return store.Table{}, usageError{fmt.Errorf("%d tables match; choose one with --hardware and --tuner: %s", len(match), strings.Join(names, ", "))}
 }
 
-func writeEntry(cmd *cobra.Command, t store.Table, e *autotune.Entry) error {
+func writeEntry(cmd *cobra.Command, t store.Table, tier string, e *autotune.Entry) error {
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "%s in %s\n", e.Key, t)
+	if tier != "" {
+		tier = " (" + tier + ")"
+	}
+	fmt.Fprintf(w, "%s in %s%s\n", e.Key, t, tier)
 	fmt.Fprintf(w, "  winner: %s (candidate %d)", e.FastestName, e.Fastest)
 	if e.Tie {
 		fmt.Fprintf(w, ", a tie broken by: %s", e.TieRule)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/stats"
 )
 
@@ -203,6 +204,8 @@ type tuneFlags struct {
 	search searchFlags
 	// compileOnly, force and allDevices are tune's modes.
 	compileOnly, force, allDevices bool
+	// shard is --shard: "I/N", or "" for all the work.
+	shard string
 }
 
 func (f *tuneFlags) register(cmd *cobra.Command) {
@@ -214,7 +217,27 @@ func (f *tuneFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.compileOnly, "compile-only", false, "only build the pipelines and keep the driver's pipeline cache")
 	fs.BoolVar(&f.force, "force", false, "measure again and replace answers already in the cache")
 	fs.BoolVar(&f.allDevices, "all-devices", false, "tune on every device at once; identical devices split the work")
+	fs.StringVar(&f.shard, "shard", "", "tune only shard I of N (I/N, I from 0): the operations at positions I, I+N, I+2N, ... of those named, for N jobs of a job runner that share a --store")
 	f.search.register(cmd)
+}
+
+// sharded returns the operations of ops that --shard takes (all of them
+// without it), saying on stderr which when it takes a share.
+func (f *tuneFlags) sharded(cmd *cobra.Command, ops []kernels.Operation) ([]kernels.Operation, error) {
+	if f.shard == "" {
+		return ops, nil
+	}
+	var index, count int
+	if n, err := fmt.Sscanf(f.shard, "%d/%d", &index, &count); err != nil || n != 2 || count < 1 || index < 0 || index >= count || fmt.Sprintf("%d/%d", index, count) != f.shard {
+		return nil, usageError{fmt.Errorf("--shard %q: want I/N with 0 <= I < N, such as 0/4", f.shard)}
+	}
+	share := autotune.Shard(ops, index, count)
+	names := opNames(share)
+	if len(names) == 0 {
+		names = []string{"none"}
+	}
+	_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "shard %s: %d of %d operations: %s\n", f.shard, len(share), len(ops), strings.Join(names, ", "))
+	return share, nil
 }
 
 // options are the measuring flags' options at --level.

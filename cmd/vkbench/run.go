@@ -268,6 +268,11 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	if ops, err = selectCandidates(cmd.ErrOrStderr(), ops, candidates); err != nil {
 		return err
 	}
+	if tune != nil {
+		if ops, err = tune.sharded(cmd, ops); err != nil {
+			return err
+		}
+	}
 	cache, err := f.cache.open(cmd, true)
 	if err != nil {
 		return err

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/results"
+)
+
+// TestFleet: two jobs of a job array (--shard 0/2 and 1/2), each with a
+// cache file of its own and one --store, tune the operations between
+// them; a third machine with an empty file answers every one from the
+// store, with the numbers the shards measured; cache ls and show say
+// which tier holds each answer; a store that refuses the password is one
+// warning, and the tune succeeds from the file.
+func TestFleet(t *testing.T) {
+	needDevice(t)
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	tune := func(cache string, extra ...string) result {
+		a := []string{"tune", "copy", "triad", "reduce", "--size", "4096", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6",
+			"--quiet", "--format", "json", "--store", srv.URL(), "--cache", filepath.Join(dir, cache)}
+		return mustRun(t, 0, append(a, extra...)...)
+	}
+	medians := func(rs ...result) map[string]float64 {
+		out := map[string]float64{}
+		for _, r := range rs {
+			f, err := results.Parse([]byte(r.stdout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range f.Benchmarks {
+				if b.Stats != nil {
+					out[b.Name] = b.Stats.Median
+				}
+			}
+		}
+		return out
+	}
+	shard0, shard1 := tune("0.db", "--shard", "0/2"), tune("1.db", "--shard", "1/2")
+	if !strings.Contains(shard0.stderr, "shard 0/2: 2 of 3 operations: copy, reduce") || !strings.Contains(shard1.stderr, "shard 1/2: 1 of 3 operations: triad") {
+		t.Errorf("the shards do not say their share:\n%s%s", shard0.stderr, shard1.stderr)
+	}
+	third := tune("2.db")
+	for _, key := range []string{"copy/u32/4096", "triad/f32/4096", "reduce/f32/4096"} {
+		if !strings.Contains(third.stderr, key+": answered from the tune cache") {
+			t.Errorf("%s was not answered from the store:\n%s", key, third.stderr)
+		}
+	}
+	if diff := cmp.Diff(medians(shard0, shard1), medians(third)); diff != "" {
+		t.Errorf("the third machine's numbers are not the shards' (-shards +third):\n%s", diff)
+	}
+
+	ls := mustRun(t, 0, "cache", "ls", "--cache", filepath.Join(dir, "2.db"), "--store", srv.URL())
+	for _, want := range []string{"(3 entries, local)", "(3 entries, shared)"} {
+		if !strings.Contains(ls.stdout, want) {
+			t.Errorf("cache ls does not say %q:\n%s", want, ls.stdout)
+		}
+	}
+	show := mustRun(t, 0, "cache", "show", "triad/f32/4096", "--cache", filepath.Join(dir, "1.db"), "--store", srv.URL())
+	if got := strings.Count(show.stdout, "triad/f32/4096 in "); got != 2 || !strings.Contains(show.stdout, "(local)") || !strings.Contains(show.stdout, "(shared)") {
+		t.Errorf("cache show does not show the answer in both tiers:\n%s", show.stdout)
+	}
+
+	wrong := strings.Replace(srv.URL(), redistest.Password, "wrong", 1)
+	r := mustRun(t, 0, "tune", "copy", "--size", "8192", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet",
+		"--store", wrong, "--cache", filepath.Join(dir, "3.db"))
+	warnings := slices.DeleteFunc(strings.Split(r.stderr, "\n"), func(l string) bool { return !strings.Contains(l, "warning") })
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "working from the local file only") || strings.Contains(r.stderr, "wrong@") {
+		t.Errorf("a refused password: want one warning, without the password:\n%s", r.stderr)
+	}
+
+	for _, bad := range []string{"2/2", "-1/2", "0/0", "1", "a/b", "01/2"} {
+		mustRun(t, 2, "tune", "copy", "--shard", bad, "--cache", "off")
+	}
+}
