@@ -17,8 +17,8 @@
 //	}
 //	e, err := autotune.Measure(ctx, dev, ops[0], kernels.SizeOf(1<<20), opts)
 //
-// The format is described in testdata/manifests/README.md of the
-// repository, with working examples.
+// The format is described in docs/manifest.md of the repository, with
+// working examples in testdata/manifests.
 //
 // # Parameter spaces
 //

@@ -27,7 +27,7 @@ const Schema = "vkbench.manifest/v1"
 //
 // A manifest is JSON, decoded strictly: an unknown field is an error that
 // names it (and suggests the field it was probably meant to be). Every
-// object may have a "comment" string. In short (testdata/manifests/README.md
+// object may have a "comment" string. In short (docs/manifest.md
 // has the whole format, with examples):
 //
 //	{"schema": "vkbench.manifest/v1", "operations": [{

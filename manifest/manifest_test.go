@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -140,16 +141,28 @@ func TestBenchManifestsLoad(t *testing.T) {
 }
 
 // TestManifestREADMEExample loads the first example of the format's
-// documentation, so that it stays true.
+// documentation, docs/manifest.md, so that it stays true, and checks
+// that every file it names in testdata/manifests exists.
 func TestManifestREADMEExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(manifestDir, "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "manifest.md"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile("`([a-z0-9_]+\\.(json|comp|glsl))`").FindAllStringSubmatch(string(readme), -1) {
+		found := false
+		for _, dir := range []string{manifestDir, filepath.Join(manifestDir, "ab"), filepath.Join("..", "bench")} {
+			if _, err := os.Stat(filepath.Join(dir, m[1])); err == nil {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("docs/manifest.md names %s, which is not in testdata/manifests", m[1])
+		}
 	}
 	_, rest, ok := strings.Cut(string(readme), "```json\n")
 	example, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 {
-		t.Fatal("README.md has no JSON example")
+		t.Fatal("docs/manifest.md has no JSON example")
 	}
 	ops, err := manifest.Parse([]byte(example), manifestDir)
 	if err != nil {

@@ -41,7 +41,7 @@ func newABCmd() *cobra.Command {
 		Use:   "ab OLD NEW [OPERATION...]",
 		Short: "Measure two versions of kernels side by side and fail when the new one is slower",
 		Long: `Measure the kernels of two manifests side by side, in one process: OLD and NEW
-are kernel manifests (see testdata/manifests/README.md) whose operations share
+are kernel manifests (see docs/manifest.md) whose operations share
 names, such as a kernel before and after a change. Every candidate present in
 both versions of an operation (or of the OPERATIONs named) is measured on the
 same device and the same inputs, OLD and NEW sampled alternately in a shuffled

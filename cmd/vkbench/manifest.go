@@ -8,7 +8,7 @@ import (
 )
 
 // loadManifest loads the operations of a kernel manifest (see
-// manifest.Load and testdata/manifests/README.md); none for "". A
+// manifest.Load and docs/manifest.md); none for "". A
 // manifest that cannot be loaded is input for the user to fix, so its
 // error, which names the file, the field and what is wrong, is a usage
 // error (exit status 2). So is an operation named as a built-in one:
