@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -23,7 +26,8 @@ import (
 // candidates (names, SPIR-V, constants, params, in order) goes with every
 // answer, so that changing any candidate makes old answers stop applying.
 // An Op must not be changed once it is in use, and is used through a
-// pointer.
+// pointer: a Tuner's call with an Op whose fields changed after its first
+// use fails (FailedPrecondition), naming the field.
 type Op struct {
 	// Name names the operation in the cache: lower case, digits and '-'.
 	Name string
@@ -103,7 +107,62 @@ func (op *Op) operation() (*operation, error) {
 		return nil, status.New(status.InvalidArgument, "vkbench: the Op is nil")
 	}
 	op.once.Do(func() { op.op, op.err = newOperation(op) })
-	return op.op, op.err
+	if op.err != nil {
+		return nil, op.err
+	}
+	// The first use fixed what the Op is (its answers are cached under
+	// its checksum): a change after it would be silently ignored.
+	if what := op.op.given.changed(op); what != "" {
+		return nil, status.Newf(status.FailedPrecondition, "vkbench: Op %q: its %s changed after its first use, which fixed them; an Op must not change once in use (make a new Op)", op.op.name, what)
+	}
+	return op.op, nil
+}
+
+// opFields are what an Op's fields were at its first use, to tell a
+// change: shallow copies, compared without allocating (a Fastest that
+// hits allocates nothing). The SPIR-V is compared by its slice, not its
+// bytes, which must not be modified after use.
+type opFields struct {
+	name    string
+	dims    []string
+	dtype   DType
+	kerns   []Kernel
+	prepare uintptr
+	space   *Space
+}
+
+func fieldsOf(op *Op) opFields {
+	return opFields{name: op.Name, dims: slices.Clone(op.Dims), dtype: op.DType, kerns: slices.Clone(op.Candidates),
+		prepare: reflect.ValueOf(op.Prepare).Pointer(), space: op.Space}
+}
+
+// changed names the first field of op that is not as f says, or "".
+func (f *opFields) changed(op *Op) string {
+	switch {
+	case op.Name != f.name:
+		return "Name"
+	case !slices.Equal(op.Dims, f.dims):
+		return "Dims"
+	case op.DType != f.dtype:
+		return "DType"
+	case len(op.Candidates) != len(f.kerns):
+		return "Candidates"
+	case reflect.ValueOf(op.Prepare).Pointer() != f.prepare:
+		return "Prepare"
+	case op.Space != f.space:
+		return "Space"
+	}
+	for i := range op.Candidates {
+		a, b := &op.Candidates[i], &f.kerns[i]
+		if a.Name != b.Name || a.EntryPoint != b.EntryPoint || a.WorkgroupSize != b.WorkgroupSize || a.Bindings != b.Bindings ||
+			a.PushConstantSize != b.PushConstantSize || a.Requires != b.Requires ||
+			len(a.SPIRV) != len(b.SPIRV) || unsafe.SliceData(a.SPIRV) != unsafe.SliceData(b.SPIRV) ||
+			!maps.Equal(a.Constants, b.Constants) || !maps.Equal(a.Params, b.Params) ||
+			reflect.ValueOf(a.Applies).Pointer() != reflect.ValueOf(b.Applies).Pointer() {
+			return "Candidates"
+		}
+	}
+	return ""
 }
 
 // operation is an Op as a kernels.Operation. Its fields are copies, so that
@@ -116,6 +175,8 @@ type operation struct {
 	kerns   []Kernel
 	prepare func(ctx context.Context, d *Device, size []int, seed uint64) (*Problem, error)
 	space   *kernels.Space // nil without a Space
+	// given are the Op's fields at its first use.
+	given opFields
 }
 
 var _ kernels.Operation = (*operation)(nil)
@@ -140,7 +201,7 @@ func newOperation(op *Op) (*operation, error) {
 	if dtype.kernels() == 0 {
 		return nil, bad("unknown DType %d", op.DType)
 	}
-	o := &operation{name: op.Name, dims: slices.Clone(op.Dims), dtype: dtype.kernels(), prepare: op.Prepare}
+	o := &operation{name: op.Name, dims: slices.Clone(op.Dims), dtype: dtype.kernels(), prepare: op.Prepare, given: fieldsOf(op)}
 	seen := map[string]bool{}
 	for _, k := range op.Candidates {
 		if k.Name == "" || seen[k.Name] {

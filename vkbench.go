@@ -166,7 +166,8 @@ func (d *Device) Err() error {
 // release. It waits (Options.ReleaseWait, 10 seconds by default, at most)
 // for work still running, such as a Run whose context ended first, and
 // leaves the device's memory to the driver (the process frees it when it
-// exits), with one warning, only if the GPU does not finish in that time.
+// exits), with one warning, only if the GPU does not finish in that time:
+// Close then returns an error with code DeadlineExceeded that says so.
 // A lost device closes too; closing twice is not an error.
 func (d *Device) Close() error {
 	if d == nil || d.hal == nil {

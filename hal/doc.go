@@ -67,7 +67,8 @@
 //     flight (DeviceOptions.ReleaseWait), then destroys everything; a GPU
 //     that does not finish in time leaves the device lost to the fences
 //     still waiting, and its memory is left to the driver (freed when the
-//     process exits) rather than freed under running work.
+//     process exits) rather than freed under running work; Release then
+//     returns an error with code DeadlineExceeded that says so.
 //
 // # Timestamps
 //

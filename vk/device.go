@@ -396,7 +396,7 @@ func (d *device) Release() error {
 			"device", d.info.Name, "waited", d.releaseWait)
 		d.c = nil
 		d.drv.forget(d)
-		return nil
+		return status.Newf(status.DeadlineExceeded, "vk: Device.Release: %s did not finish its work within %v; the device and its objects are left to the driver, which frees them when the process exits", d.info.Name, d.releaseWait)
 	}
 	// The timeline has passed every submission, but a driver may still be
 	// finishing its own bookkeeping of the last ones on a thread of its

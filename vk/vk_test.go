@@ -888,6 +888,7 @@ func TestCompilerStats(t *testing.T) {
 // TestReleaseBusy checks Release of a device whose GPU is still running
 // past the device's ReleaseWait (a negative one is refused when the
 // device is opened): Release returns in about that time,
+// returning an error that says the device is left to the driver,
 // the fence of the running work fails as lost, with the wait named, and
 // the log says once, as a warning, that the device is left to the driver,
 // without calling it lost (it is busy, not lost) or warning again when
@@ -912,8 +913,11 @@ func TestReleaseBusy(t *testing.T) {
 	s := newSpinner(t, dev, 2*time.Second)
 	cb, f := s.start(t)
 	start := time.Now()
-	must(t, dev.Release(), "Device.Release")
+	err = dev.Release()
 	took := time.Since(start)
+	if status.CodeOf(err) != status.DeadlineExceeded || !strings.Contains(err.Error(), "left to the driver") {
+		t.Errorf("Device.Release of a busy device: %v; want DEADLINE_EXCEEDED saying the device is left to the driver", err)
+	}
 	must(t, drv.Release(), "Driver.Release")
 	if took > wait+time.Second {
 		t.Errorf("Device.Release took %v with work running; want about its ReleaseWait, %v", took, wait)
