@@ -88,10 +88,12 @@ func verifyOne(ctx context.Context, dev hal.Device, op kernels.Operation, size k
 // the tier's lock wait, then tunes without the lock; a holder that died
 // stops renewing its lock, which expires, and the lock is taken over.
 // With no shared tier, or one that fails, it returns neither: tune here.
-func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, sum string) (*store.Lease, *Entry) {
+// Without wait, a lock another holds is busy: the caller does not wait
+// (FastestOrDefault).
+func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, sum string, wait bool) (_ *store.Lease, _ *Entry, busy bool) {
 	shared := t.store.Shared()
 	if shared == nil {
-		return nil, nil
+		return nil, nil, false
 	}
 	name := t.table.String() + "/" + string(entryKey(k, sum))
 	poll := min(250*time.Millisecond, shared.LockExpiry()/4)
@@ -99,25 +101,28 @@ func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, su
 	for {
 		lease, err := shared.TryLock(name)
 		if err != nil {
-			return nil, nil
+			return nil, nil, false
 		}
 		// An answer may have landed between the first look and the lock.
 		if e := t.fromShared(ctx, op, k, sum); e != nil {
 			if lease != nil {
 				_ = lease.Release() // a failed release expires
 			}
-			return nil, e
+			return nil, e, false
 		}
 		if lease != nil {
-			return lease, nil
+			return lease, nil, false
+		}
+		if !wait {
+			return nil, nil, true
 		}
 		if time.Now().After(deadline) {
 			t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
-			return nil, nil
+			return nil, nil, false
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil
+			return nil, nil, false
 		case <-time.After(poll):
 		}
 	}

@@ -360,6 +360,11 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 		}
 		select {
 		case <-p.done:
+			if p.err == errPending {
+				// It did not wait for another machine's tune; this
+				// caller does.
+				return t.tune(ctx, op, k, sum, force, wait)
+			}
 			return p.entry, p.err
 		case <-ctx.Done():
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
@@ -369,7 +374,7 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 	t.pending[mk] = p
 	t.mu.Unlock()
 
-	p.entry, p.err = t.resolve(ctx, op, k, sum, force)
+	p.entry, p.err = t.resolve(ctx, op, k, sum, force, wait)
 
 	t.mu.Lock()
 	delete(t.pending, mk)
@@ -379,8 +384,9 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 }
 
 // resolve answers one key: from the store (another process may have tuned
-// it), else by measuring and committing.
-func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool) (*Entry, error) {
+// it), else by measuring and committing. Without wait, a key another
+// machine is tuning is errPending.
+func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
 	if !force {
 		if e, err := ReadEntry(t.store, t.table, k, sum); err == nil && e != nil {
 			t.remember(k, sum, e.Fastest)
@@ -391,9 +397,12 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		if e := t.fromShared(ctx, op, k, sum); e != nil {
 			return e, nil
 		}
-		lease, e := t.awaitShared(ctx, op, k, sum)
+		lease, e, busy := t.awaitShared(ctx, op, k, sum, wait)
 		if e != nil {
 			return e, nil
+		}
+		if busy {
+			return nil, errPending
 		}
 		if lease != nil {
 			defer func() { _ = lease.Release() }() // one that fails expires
