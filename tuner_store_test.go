@@ -1,0 +1,85 @@
+package vkbench_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vkbench/vkbench"
+	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/status"
+	_ "github.com/vkbench/vkbench/store/redis"
+)
+
+// TestTunerStore: programs whose TunerOptions name one Store share their
+// answers: a second program, with an empty cache file, gets the first's
+// answer from the store, as the first measured it, and keeps it in its
+// file; a store of a scheme no package registered is refused.
+func TestTunerStore(t *testing.T) {
+	srv := redistest.Start(t)
+	dev := open(t)
+	slow := scaleKernel
+	slow.Name, slow.WorkgroupSize, slow.Constants = "slow", [3]uint32{1, 1, 1}, map[uint32]uint32{0: 1}
+	op := scaleOpOf(slow, scaleKernel)
+	tuner := func(cache string) *vkbench.Tuner {
+		tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), cache), Store: srv.URL(), Warmup: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tu
+	}
+	first, second := tuner("a.db"), tuner("b.db")
+	if _, err := first.Fastest(context.Background(), op, 4096); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := second.Result(op, 4096); r != nil || err != nil {
+		t.Fatalf("the second program's file already has %+v, %v", r, err)
+	}
+	if _, err := second.Fastest(context.Background(), op, 4096); err != nil {
+		t.Fatal(err)
+	}
+	want, err := first.Result(op, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := second.Result(op, 4096)
+	if err != nil || got == nil {
+		t.Fatalf("the second program's file has no answer: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the second program's answer is not the one the first measured (-first +second):\n%s", diff)
+	}
+	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: "memcached://localhost:11211"}); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("a store of no registered scheme: %v, want InvalidArgument", err)
+	}
+}
+
+// TestNoRedis: a program that imports vkbench builds no Redis client; one
+// that names a Store imports store/redis, as the vkbench command does.
+func TestNoRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("go list in -short")
+	}
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the dependencies with")
+	}
+	deps := func(pkg string) string {
+		out, err := exec.Command(gotool, "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		return string(out)
+	}
+	const redis = "github.com/redis/go-redis"
+	if d := deps("."); strings.Contains(d, redis) || strings.Contains(d, "/store/redis") {
+		t.Errorf("vkbench depends on Redis:\n%s", d)
+	}
+	if d := deps("./cmd/vkbench"); !strings.Contains(d, redis) {
+		t.Errorf("the vkbench command does not register the Redis store")
+	}
+}
