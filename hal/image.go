@@ -244,9 +244,19 @@ const (
 	// SampledImageBinding is a combined image and sampler
 	// (Binding.Image, created with ImageSampled, and Binding.Sampler).
 	SampledImageBinding
+	// UniformBufferBinding is a uniform buffer (Binding.Buffer): a range
+	// of at most Limits.MaxUniformBufferRange bytes, at an offset that is
+	// a multiple of Limits.MinUniformBufferAlign.
+	UniformBufferBinding
 )
 
-// String returns "storage buffer", "storage image" or "sampled image".
+// IsBuffer reports whether the binding holds a buffer (Binding.Buffer)
+// rather than an image.
+func (k BindingKind) IsBuffer() bool { return k == StorageBufferBinding || k == UniformBufferBinding }
+
+// String returns "storage buffer", "storage image", "sampled image" or
+// "uniform buffer".
 func (k BindingKind) String() string { return nameOr(k, bindingKindNames[:], "binding kind(?)") }
 
-var bindingKindNames = [...]string{StorageBufferBinding: "storage buffer", StorageImageBinding: "storage image", SampledImageBinding: "sampled image"}
+var bindingKindNames = [...]string{StorageBufferBinding: "storage buffer", StorageImageBinding: "storage image", SampledImageBinding: "sampled image",
+	UniformBufferBinding: "uniform buffer"}

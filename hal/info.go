@@ -66,6 +66,10 @@ type Limits struct {
 	MaxPushConstantsSize    uint32
 	MaxStorageBufferRange   uint64
 	MinStorageBufferAlign   uint64
+	// MaxUniformBufferRange and MinUniformBufferAlign are the largest
+	// range of a uniform-buffer binding and the alignment of its offset.
+	MaxUniformBufferRange uint64
+	MinUniformBufferAlign uint64
 	// MaxImageDimension2D is the largest width and height of an image.
 	MaxImageDimension2D uint32
 	SubgroupSize        uint32

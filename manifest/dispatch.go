@@ -145,7 +145,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 		}
 	}
 	kinds := make([]hal.BindingKind, len(table))
-	images := false
+	mixed := false
 	for _, b := range mod.spv.Bindings(e) {
 		switch {
 		case b.Set != 0:
@@ -158,7 +158,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 			return err
 		}
 		kinds[b.Binding] = k
-		images = images || k != hal.StorageBufferBinding
+		mixed = mixed || k != hal.StorageBufferBinding
 	}
 	for len(table) > 0 && table[len(table)-1] < 0 {
 		table = table[:len(table)-1]
@@ -182,7 +182,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 	}
 	disp.bindings = table
 	disp.desc.Bindings = len(table)
-	if images {
+	if mixed {
 		// Only a dispatch with images says its kinds: one of buffers alone
 		// describes its pipeline as before.
 		disp.desc.BindingKinds = kinds

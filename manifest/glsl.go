@@ -1,7 +1,7 @@
 package manifest
 
 import (
-	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -99,17 +99,13 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 	return out, nil
 }
 
-// glslFlags are glslc's arguments for a manifest's sources, as for the
-// checked-in kernels.
-var glslFlags = glslc.Flags
-
 // compileGLSL returns the SPIR-V of the source at path (whose text is
 // src) with defines, from the cache or from glslc. Files the source
 // #includes are looked for beside it, and are not in the digest: edit
 // the source, or clear the cache folder, after changing one.
 func compileGLSL(path string, src []byte, defines []string) ([]byte, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "vkbench glsl v1\x00%s\x00%s\x00", strings.Join(glslFlags, " "), strings.Join(defines, "\x00"))
+	fmt.Fprintf(h, "vkbench glsl v1\x00%s\x00%s\x00", strings.Join(glslc.Flags, " "), strings.Join(defines, "\x00"))
 	h.Write(src)
 	dir := glslCacheDir()
 	cached := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))+".spv")
@@ -118,30 +114,12 @@ func compileGLSL(path string, src []byte, defines []string) ([]byte, error) {
 			return code, nil
 		}
 	}
-	compiler, err := exec.LookPath(glslc.Default.Glslc)
-	if err != nil {
+	if _, err := exec.LookPath(glslc.Default.Glslc); err != nil {
 		return nil, status.Newf(status.FailedPrecondition, "compiling %s needs glslc, the Khronos GLSL compiler (Debian's and Ubuntu's package glslc, or the Vulkan SDK), on the PATH: %v", filepath.Base(path), err)
 	}
-	tmp, err := os.MkdirTemp("", "vkbench-glsl-")
+	code, err := glslc.CompileFile(context.Background(), path, defines)
 	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	out := filepath.Join(tmp, "out.spv")
-	args := slices.Clone(glslFlags)
-	for _, def := range defines {
-		args = append(args, "-D"+def)
-	}
-	args = append(args, "-I", filepath.Dir(path), path, "-o", out)
-	var stderr bytes.Buffer
-	cmd := exec.Command(compiler, args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, status.Newf(status.InvalidArgument, "glslc %s: %v: %s", strings.Join(defines, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	code, err := os.ReadFile(out)
-	if err != nil {
-		return nil, err
+		return nil, status.Newf(status.InvalidArgument, "%v", err)
 	}
 	// The cache is a convenience: a folder that cannot be written costs
 	// a compile next time, nothing else.

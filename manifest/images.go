@@ -164,9 +164,14 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 			return 0, d.src.errAt(at, "entry point %q of %s declares %v as an array of %d-bit floats, but buffer %q bound there is %s", e.Name, mod.path, b, el.Bits, buf.name, buf.typ.name)
 		}
 		return hal.StorageBufferBinding, nil
+	case spirv.UniformBuffer:
+		if img != nil {
+			return 0, d.src.errAt(at, "entry point %q of %s uses %v, but %q bound there is an image", e.Name, mod.path, b, buf.name)
+		}
+		return hal.UniformBufferBinding, nil
 	case spirv.StorageImage, spirv.SampledImage:
 	default:
-		return 0, d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage buffers, storage images and sampled images (combined with their sampler)", e.Name, mod.path, b)
+		return 0, d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage and uniform buffers, storage images and sampled images (combined with their sampler)", e.Name, mod.path, b)
 	}
 	if img == nil {
 		return 0, d.src.errAt(at, "entry point %q of %s uses %v, but %q bound there is a buffer (describe it with \"image\")", e.Name, mod.path, b, buf.name)
@@ -191,7 +196,7 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 func (disp *manifestDispatch) imageBindings() iter.Seq2[int, hal.BindingKind] {
 	return func(yield func(int, hal.BindingKind) bool) {
 		for binding, kind := range disp.desc.BindingKinds {
-			if kind != hal.StorageBufferBinding && !yield(disp.bindings[binding], kind) {
+			if !kind.IsBuffer() && !yield(disp.bindings[binding], kind) {
 				return
 			}
 		}
@@ -293,7 +298,7 @@ func (p *manifestProblem) createImages(ctx context.Context, info hal.DeviceInfo)
 func (p *manifestProblem) binding(disp *manifestDispatch, k, b int) hal.Binding {
 	kinds := disp.desc.BindingKinds
 	switch {
-	case kinds == nil || kinds[k] == hal.StorageBufferBinding:
+	case kinds == nil || kinds[k].IsBuffer():
 		return hal.Binding{Buffer: p.bufs[b]}
 	case kinds[k] == hal.SampledImageBinding:
 		return hal.Binding{Image: p.images[b], Sampler: p.samplers[b]}

@@ -337,7 +337,11 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 	}
 	cb.scratch = append(cb.scratch[:0], e)
 	for i, bd := range dp.Bindings {
-		if e.kinds != nil && e.kinds[i] != hal.StorageBufferBinding {
+		kind := hal.StorageBufferBinding
+		if e.kinds != nil {
+			kind = e.kinds[i]
+		}
+		if !kind.IsBuffer() {
 			if err := cb.checkImageBinding(e, i, bd); err != nil {
 				return nil, err
 			}
@@ -348,7 +352,7 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 			return nil, err
 		}
 		if bd.Image != nil || bd.Sampler != nil {
-			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d is a storage buffer of executable %q, but has an image or a sampler", i, e.label)
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d is a %s of executable %q, but has an image or a sampler", i, kind, e.label)
 		}
 		size := bd.Size
 		if size == 0 && bd.Offset >= 0 {
@@ -357,14 +361,18 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 		if bd.Offset < 0 || size <= 0 || bd.Offset > b.size || size > b.size-bd.Offset {
 			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range [%d, %d+%d) is not inside buffer %q of %d bytes", i, bd.Offset, bd.Offset, bd.Size, b.label, b.size)
 		}
-		if uint64(bd.Offset)%limits.MinStorageBufferAlign != 0 {
-			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: offset %d is not a multiple of the device's storage-buffer alignment %d", i, bd.Offset, limits.MinStorageBufferAlign)
+		align, maxRange := limits.MinStorageBufferAlign, limits.MaxStorageBufferRange
+		if kind == hal.UniformBufferBinding {
+			align, maxRange = limits.MinUniformBufferAlign, limits.MaxUniformBufferRange
 		}
-		if uint64(size) > limits.MaxStorageBufferRange {
-			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range of %d bytes exceeds the device's %d", i, size, limits.MaxStorageBufferRange)
+		if uint64(bd.Offset)%align != 0 {
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: offset %d is not a multiple of the device's %s alignment %d", i, bd.Offset, kind, align)
+		}
+		if uint64(size) > maxRange {
+			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range of %d bytes exceeds the device's %d for a %s", i, size, maxRange, kind)
 		}
 		cb.bufs[i], cb.offsets[i], cb.ranges[i] = b.handle, C.VkDeviceSize(bd.Offset), C.VkDeviceSize(size)
-		cb.types[i], cb.views[i], cb.samplers[i] = C.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, 0
+		cb.types[i], cb.views[i], cb.samplers[i] = descriptorTypes[kind], 0, 0
 		cb.scratch = append(cb.scratch, b)
 	}
 	return e, nil

@@ -135,7 +135,8 @@ VkResult vkb_create_buffer(const vkb_device *d, VkDeviceSize size, VkBuffer *out
 	VkBufferCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
 		.size = size,
-		.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+		         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	};
 	VkResult r = d->CreateBuffer(d->device, &ci, NULL, out);
@@ -329,7 +330,7 @@ static void write_mixed_set(const vkb_device *d, VkDescriptorSet set, uint32_t n
 			.descriptorCount = 1,
 			.descriptorType = types[i],
 		};
-		if (types[i] == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
+		if (types[i] == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || types[i] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
 			w[i].pBufferInfo = &info[i];
 			continue;
 		}
@@ -378,17 +379,19 @@ void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool) {
 
 VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, VkDescriptorPool *out) {
 	VKB_ROUTE(d->route);
-	// Images are rarer than buffers: a quarter as many of each kind.
+	// Images and uniform buffers are rarer than storage buffers: a quarter
+	// as many of each kind.
 	uint32_t images = buffers / 4 > 0 ? buffers / 4 : 1;
 	VkDescriptorPoolSize sizes[] = {
 		{.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = buffers},
 		{.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = images},
 		{.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .descriptorCount = images},
+		{.type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = images},
 	};
 	VkDescriptorPoolCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
 		.maxSets = sets,
-		.poolSizeCount = 3,
+		.poolSizeCount = 4,
 		.pPoolSizes = sizes,
 	};
 	return d->CreateDescriptorPool(d->device, &ci, NULL, out);

@@ -50,6 +50,7 @@ type physicalDevice struct {
 	maxStorageBuffers   uint32 // storage-buffer bindings one pipeline may use
 	maxStorageImages    uint32 // storage-image bindings one pipeline may use
 	maxSampledImages    uint32 // combined image-sampler bindings one pipeline may use
+	maxUniformBuffers   uint32 // uniform-buffer bindings one pipeline may use
 }
 
 // memoryType is one of the device's memory types.
@@ -99,6 +100,8 @@ func (pd *physicalDevice) describe(index int) {
 			MaxPushConstantsSize:    uint32(l.maxPushConstantsSize),
 			MaxStorageBufferRange:   uint64(l.maxStorageBufferRange),
 			MinStorageBufferAlign:   uint64(l.minStorageBufferOffsetAlignment),
+			MaxUniformBufferRange:   uint64(l.maxUniformBufferRange),
+			MinUniformBufferAlign:   uint64(l.minUniformBufferOffsetAlignment),
 			MaxImageDimension2D:     uint32(l.maxImageDimension2D),
 			TimestampPeriod:         float64(l.timestampPeriod),
 			TimestampValidBits:      uint32(c.timestamp_bits),
@@ -113,6 +116,7 @@ func (pd *physicalDevice) describe(index int) {
 		},
 	}
 	pd.maxStorageBuffers = min(uint32(l.maxPerStageDescriptorStorageBuffers), uint32(l.maxDescriptorSetStorageBuffers))
+	pd.maxUniformBuffers = min(uint32(l.maxPerStageDescriptorUniformBuffers), uint32(l.maxDescriptorSetUniformBuffers))
 	pd.maxStorageImages = min(uint32(l.maxPerStageDescriptorStorageImages), uint32(l.maxDescriptorSetStorageImages))
 	pd.maxSampledImages = min(uint32(l.maxPerStageDescriptorSampledImages), uint32(l.maxDescriptorSetSampledImages),
 		uint32(l.maxPerStageDescriptorSamplers), uint32(l.maxDescriptorSetSamplers))

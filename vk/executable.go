@@ -130,6 +130,7 @@ var descriptorTypes = [...]C.VkDescriptorType{
 	hal.StorageBufferBinding: C.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 	hal.StorageImageBinding:  C.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
 	hal.SampledImageBinding:  C.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+	hal.UniformBufferBinding: C.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
 }
 
 // moduleKinds are the descriptors of a module that each binding kind
@@ -138,6 +139,7 @@ var moduleKinds = [...]spirv.DescriptorKind{
 	hal.StorageBufferBinding: spirv.StorageBuffer,
 	hal.StorageImageBinding:  spirv.StorageImage,
 	hal.SampledImageBinding:  spirv.SampledImage,
+	hal.UniformBufferBinding: spirv.UniformBuffer,
 }
 
 // checkBindings checks desc's bindings against the device's limits and
@@ -158,7 +160,7 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 		}
 		return desc.BindingKinds[i]
 	}
-	var count [3]uint32
+	var count [4]uint32
 	for i := range desc.Bindings {
 		k := kind(i)
 		if int(k) >= len(count) {
@@ -166,7 +168,7 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 		}
 		count[k]++
 	}
-	for k, limit := range [3]uint32{d.pd.maxStorageBuffers, d.pd.maxStorageImages, d.pd.maxSampledImages} {
+	for k, limit := range [4]uint32{d.pd.maxStorageBuffers, d.pd.maxStorageImages, d.pd.maxSampledImages, d.pd.maxUniformBuffers} {
 		if count[k] > limit {
 			return nil, invalid("%d %s bindings; the device allows 0 to %d", count[k], hal.BindingKind(k), limit)
 		}

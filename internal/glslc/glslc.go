@@ -216,6 +216,31 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
 }
 
+// CompileFile compiles the GLSL compute source at path with defines
+// ("NAME=value", each a -D), its folder on the include path, by
+// Default's glslc for TargetEnv, and returns its SPIR-V: a manifest's
+// GLSL candidates, compiled per configuration.
+func CompileFile(ctx context.Context, path string, defines []string) ([]byte, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "vkbench-glslc-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary folder; nothing depends on it
+	args := Default.flags()
+	for _, d := range defines {
+		args = append(args, "-D"+d)
+	}
+	args = append(args, "-I", filepath.Dir(abs), abs, "-o", "k"+OutputExt)
+	if err := run(ctx, dir, Default.Glslc, args...); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
+}
+
 // flags are Flags with t's target environment.
 func (t Toolchain) flags() []string {
 	args := slices.Clone(Flags)
