@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
 )
 
 // measuredAt is a benchmark measured in rounds of the given medians.
@@ -58,5 +60,35 @@ func TestABVerdicts(t *testing.T) {
 	rep.OnUnclear = results.UnclearFails
 	if f := rep.Failures(); !strings.Contains(f, "2 undecided") {
 		t.Errorf("with unclear pairs failing: %q", f)
+	}
+}
+
+// TestParseAB reads back an ab report as ab writes it, and refuses one of
+// another schema or that its schema forbids.
+func TestParseAB(t *testing.T) {
+	rep := results.ABReport{Schema: results.ABSchema, Version: "test", Old: "a.json", New: "b.json",
+		Device: results.Device{Name: "GPU", Hardware: "hw"}, Mode: "hot", MinRounds: 7, Rounds: 7, OnUnclear: results.UnclearWarns,
+		Threshold: 0.05, Confidence: 0.95}
+	old := measuredAt(1.00, 1.01, 0.99, 1.00, 1.02, 1.00, 1.01)
+	rep.AddPair("op/f32/8/c", "op", "c", old, measuredAt(1.50, 1.52, 1.49, 1.51, 1.50, 1.50, 1.53), true)
+	rep.Finish()
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := results.ParseAB(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if r := got.Rows[0]; r.Verdict != results.Slower || r.Lo <= 1.05 || r.Hi < r.Ratio {
+		t.Errorf("read back: %+v", r)
+	}
+	for _, bad := range []string{
+		strings.Replace(string(data), results.ABSchema, "vkbench.ab/v1", 1),
+		strings.Replace(string(data), `"verdict":"slower"`, `"verdict":"slow"`, 1),
+	} {
+		if _, err := results.ParseAB([]byte(bad)); status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("ParseAB of a bad report: %v; want InvalidArgument", err)
+		}
 	}
 }

@@ -27,13 +27,12 @@ type CompareOptions struct {
 	Alpha float64 `json:"alpha"`
 	// Relative judges each benchmark's rounds relative to the probe's in
 	// the same rounds, where both files have the same probe (File.Probe),
-	// instead of its own times. Without it, Compare does so only where the
-	// probe itself moved past the threshold: the machine's speed, not the
-	// kernels', differed between the runs. Either way the probe's change
-	// is reported.
+	// instead of its own times. Without it, Compare does so only for the
+	// benchmarks whose rounds the probe demonstrably steadies (see
+	// Compare). Either way the probe's change is reported.
 	Relative bool `json:"relative,omitempty"`
-	// OwnTimes judges every benchmark by its own times, even where the
-	// probe moved (the report still says how much).
+	// OwnTimes judges every benchmark by its own times (the report still
+	// says how much the probe moved).
 	OwnTimes bool `json:"own_times,omitempty"`
 }
 
@@ -71,8 +70,21 @@ type Row struct {
 	BaseMedian float64 `json:"base_median_s,omitempty"`
 	NewMedian  float64 `json:"new_median_s,omitempty"`
 	// Delta is NewMedian/BaseMedian - 1: positive is slower. The medians
-	// are those of the rounds' medians.
+	// are those of the rounds' medians: the benchmark's own times.
 	Delta float64 `json:"delta"`
+	// RelativeDelta is the change relative to the probe, where the
+	// benchmark was judged so (Relative): the median of new's rounds over
+	// the probe's in the same rounds, against base's, minus 1. The
+	// verdict, P and Detectable are then about it.
+	RelativeDelta *float64 `json:"relative_delta,omitempty"`
+	Relative      bool     `json:"relative,omitempty"`
+	// ProbeVariance is, where both files have the probe, the variance of
+	// the benchmark's log round medians relative to the probe over that
+	// of its own (within each file, pooled): under 1, the probe steadies
+	// them; over 1, it adds its own noise. ProbeP is the one-sided p-value
+	// of the Pitman–Morgan test that it is under 1.
+	ProbeVariance float64 `json:"probe_variance,omitempty"`
+	ProbeP        float64 `json:"probe_p,omitempty"`
 	// P is the p-value the verdict takes: Welch's t-test of the logarithms
 	// of the rounds' medians (RawP), adjusted by Holm's method for the
 	// number of benchmarks judged.
@@ -84,9 +96,6 @@ type Row struct {
 	Verdict Verdict  `json:"verdict"`
 	Note    string   `json:"note,omitempty"`
 	Warn    []string `json:"warnings,omitempty"`
-	// RawDelta is the change of the benchmark's own times where Delta,
-	// the test and the verdict are relative to the probe.
-	RawDelta *float64 `json:"raw_delta,omitempty"`
 	// Detectable is the smallest slowdown the rounds' spread would have let
 	// the test call significant, at the adjusted level of the strictest
 	// step (Alpha over the benchmarks judged): a change past the threshold
@@ -108,8 +117,15 @@ func newRow(name string, v Verdict) Row {
 	return Row{Name: name, Verdict: v, Delta: math.NaN(), P: math.NaN(), RawP: math.NaN()}
 }
 
+// CompareSchema names the version of the comparison's report (Report).
+const CompareSchema = "vkbench.compare/v1"
+
 // Report is the comparison of two files.
 type Report struct {
+	Schema string `json:"schema"`
+	// Base and New are the files compared, each side's in order.
+	Base    []string       `json:"base,omitempty"`
+	New     []string       `json:"new,omitempty"`
 	Options CompareOptions `json:"options"`
 	Rows    []Row          `json:"rows"`
 	// Regressions counts the rows that fail (Verdict.Fails: slower, wrong,
@@ -136,10 +152,11 @@ type Report struct {
 	Probe      string  `json:"probe,omitempty"`
 	ProbeShift float64 `json:"probe_shift,omitempty"`
 	ProbeNote  string  `json:"probe_note,omitempty"`
-	// Relative is set when the benchmarks were judged relative to the
-	// probe: with Options.Relative, or because the probe moved past the
-	// threshold.
-	Relative bool `json:"relative,omitempty"`
+	// RelativeRows counts the benchmarks judged relative to the probe:
+	// every one where both files have it, with Options.Relative; by
+	// default those whose rounds it steadies (Row.ProbeP under
+	// ProbeAlpha).
+	RelativeRows int `json:"relative_rows,omitempty"`
 	// Detectable is the median of the judged rows' Detectable: how large a
 	// slowdown had to be for these runs to show it. Over the threshold,
 	// an exit status 0 says less than it seems to.
@@ -151,11 +168,22 @@ type Report struct {
 // medians, its p-values adjusted by Holm's method over the benchmarks
 // judged (so that Options.Alpha bounds the chance of reporting anything
 // at all when nothing changed), and the change of their median against
-// the threshold. Where both files measured the same probe and it moved
-// past the threshold (or Options.Relative), each benchmark's rounds are
-// taken relative to the probe's. Benchmarks in only one file, or without
-// samples in one, are reported, never ignored; so are those with too few
-// rounds to judge (Unjudged).
+// the threshold. Benchmarks in only one file, or without samples in one,
+// are reported, never ignored; so are those with too few rounds to judge
+// (Unjudged).
+//
+// Where both files measured the same probe, a benchmark is judged
+// relative to it, round by round, only where that demonstrably steadies
+// the benchmark's rounds (or always, with Options.Relative; never, with
+// OwnTimes): where the variance of its log round medians over the probe's
+// is smaller than that of its own, by the Pitman–Morgan test of two
+// paired variances (Pitman 1939, Morgan 1939), one-sided at ProbeAlpha,
+// within each file. A probe that does not move with a kernel (a copy
+// beside arithmetic on a CPU that other work shares) only adds its own
+// noise, and judged against it a loaded run measured faster looked
+// slower still. Nor does the probe ever reverse a change: a benchmark
+// whose own times moved one way is not judged past the threshold the
+// other way relative to the probe (it is the same, with a note).
 //
 // Why not the rank test benchstat uses: a comparison is one gate over
 // many benchmarks, and a U test of five rounds against five cannot give
@@ -165,7 +193,7 @@ type Report struct {
 // all. A round's median summarises many samples, so its logarithm is
 // close to normal and the t-test is sound.
 func Compare(base, cur *File, opts CompareOptions) Report {
-	rep := Report{Options: opts}
+	rep := Report{Schema: CompareSchema, Options: opts}
 	var bp, np []float64
 	switch {
 	case base.Probe == nil && cur.Probe == nil:
@@ -176,9 +204,7 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	default:
 		rep.Probe = base.Probe.Name
 		rep.ProbeShift = median(cur.Probe.RoundMedians)/median(base.Probe.RoundMedians) - 1
-		if !opts.OwnTimes && (opts.Relative || math.Abs(rep.ProbeShift) > opts.Threshold) {
-			bp, np = base.Probe.RoundMedians, cur.Probe.RoundMedians
-		}
+		bp, np = base.Probe.RoundMedians, cur.Probe.RoundMedians
 	}
 	for _, b := range base.Benchmarks {
 		n, ok := cur.Lookup(b.Name)
@@ -187,7 +213,9 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			continue
 		}
 		r := compareOne(b, *n, bp, np, opts)
-		rep.Relative = rep.Relative || r.RawDelta != nil
+		if r.Relative {
+			rep.RelativeRows++
+		}
 		rep.Rows = append(rep.Rows, r)
 	}
 	for _, n := range cur.Benchmarks {
@@ -241,15 +269,29 @@ func judge(rows []Row, opts CompareOptions) {
 		r.P = running
 		r.Detectable = detectable(r.se, r.dof, opts.Alpha/float64(m))
 		significant := r.P < opts.Alpha
+		d := r.judgedDelta()
 		switch {
-		case significant && r.Delta > opts.Threshold:
+		case significant && d > opts.Threshold:
 			r.Verdict = Slower
-		case significant && r.Delta < -opts.Threshold:
+		case significant && d < -opts.Threshold:
 			r.Verdict = Faster
 		default:
 			r.Verdict = Same
 		}
+		if (r.Verdict == Slower && r.Delta < 0) || (r.Verdict == Faster && r.Delta > 0) {
+			r.Verdict = Same
+			r.Note = strings.TrimPrefix(r.Note+"; "+fmt.Sprintf("%s relative to the probe, %s by its own times: the probe would reverse the change, so neither is taken", signedPercent(d), signedPercent(r.Delta)), "; ")
+		}
 	}
+}
+
+// judgedDelta is the change the verdict is about: relative to the probe,
+// or the benchmark's own.
+func (r Row) judgedDelta() float64 {
+	if r.RelativeDelta != nil {
+		return *r.RelativeDelta
+	}
+	return r.Delta
 }
 
 // detectable is the smallest slowdown that Welch's test, with standard
@@ -325,14 +367,14 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	}
 	var notes []string
 	if len(bp) == len(s1) && len(np) == len(s2) && len(bp) > 0 && len(np) > 0 {
-		raw := row.Delta
-		row.RawDelta = &raw
-		s1, s2 = relative(s1, bp), relative(s2, np)
-		row.Delta = median(s2)/median(s1) - 1
-		if math.Abs(raw-row.Delta) > opts.Threshold {
-			notes = append(notes, fmt.Sprintf("own times %s", signedPercent(raw)))
+		row.ProbeVariance, row.ProbeP = probeSteadies(s1, bp, s2, np)
+		if !opts.OwnTimes && (opts.Relative || row.ProbeP < ProbeAlpha) {
+			row.Relative = true
+			s1, s2 = relative(s1, bp), relative(s2, np)
+			d := median(s2)/median(s1) - 1
+			row.RelativeDelta = &d
 		}
-	} else if len(bp) > 0 {
+	} else if len(bp) > 0 && !opts.OwnTimes {
 		notes = append(notes, "rounds do not match the probe's: own times judged")
 	}
 	if minUTestP(len(s1), len(s2)) > opts.Alpha {

@@ -16,6 +16,13 @@ import (
 // rounds, as real rounds have), and a probe of 10 µs times probeScale in
 // every round; no probe for probeScale 0.
 func probeFile(t *testing.T, scale, probeScale float64) *results.File {
+	return probeFileOwn(t, scale, probeScale, false)
+}
+
+// probeFileOwn is probeFile, its probe wobbling on its own (by as much as
+// the benchmark, in another order: a probe the machine does not move as
+// it moves the benchmark) where own is set.
+func probeFileOwn(t *testing.T, scale, probeScale float64, own bool) *results.File {
 	t.Helper()
 	wobble := []float64{1, 1.01, 0.99, 1.005, 0.995}
 	var rounds, probe []string
@@ -24,7 +31,11 @@ func probeFile(t *testing.T, scale, probeScale float64) *results.File {
 		rounds = append(rounds, fmt.Sprintf(`{"median_s": %g, "min_s": %g, "max_s": %g, "spread": 0, "samples": 1, "batch": 1, "samples_s": [%g]}`, m, m, m, m))
 		// The probe wobbles with the benchmark, round by round, as a
 		// machine's speed moves both, and a little on its own.
-		probe = append(probe, fmt.Sprintf("%g", 10e-6*probeScale*w*(1+0.002*float64((3*i)%5-2))))
+		pw := w * (1 + 0.002*float64((3*i)%5-2))
+		if own {
+			pw = wobble[(2*i+3)%5]
+		}
+		probe = append(probe, fmt.Sprintf("%g", 10e-6*probeScale*pw))
 	}
 	p := ""
 	if probeScale > 0 {
@@ -44,35 +55,42 @@ func probeFile(t *testing.T, scale, probeScale float64) *results.File {
 
 // TestCompareRelativeToProbe: where both files measured the probe, its
 // change is reported, and a benchmark is judged relative to it round by
-// round when it moved past the threshold (by default) or always (with
+// round where the probe steadies its rounds (by default) or always (with
 // Relative): a machine that ran 60% slower during the new run (the probe
 // too) is then no regression, while its own times (OwnTimes) call it one;
-// a kernel 10% slower is one whether the machine also slowed or not.
-// Without a probe in both files own times are judged, and the report says
-// why.
+// a kernel 10% slower is one whether the machine also slowed or not. A
+// probe that wobbles on its own is not used by default; and relative to
+// the probe a change never turns into its opposite. Delta is always the
+// benchmark's own change, RelativeDelta the one judged relative to the
+// probe. Without a probe in both files own times are judged, and the
+// report says why.
 func TestCompareRelativeToProbe(t *testing.T) {
 	auto := results.DefaultCompareOptions
 	opts := auto
 	opts.Relative = true
 	raw := auto
 	raw.OwnTimes = true
+	nan := math.NaN()
 	for _, c := range []struct {
-		name              string
-		base, cur         *results.File
-		opts              results.CompareOptions
-		verdict           results.Verdict
-		delta, probeShift float64 // NaN: not checked
-		probeNote         string
+		name                   string
+		base, cur              *results.File
+		opts                   results.CompareOptions
+		verdict                results.Verdict
+		delta, rel, probeShift float64 // rel NaN: judged by own times; probeShift NaN: no probe
+		probeNote              string
 	}{
-		{"machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), opts, results.Same, 0, 0.6, ""},
-		{"machine 60% slower, by default", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), auto, results.Same, 0, 0.6, ""},
-		{"kernel 10% slower, machine steady, by default", probeFile(t, 1, 1), probeFile(t, 1.1, 1), auto, results.Slower, 0.1, 0, ""},
-		{"machine 60% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, 0.6, ""},
-		{"kernel 10% slower", probeFile(t, 1, 1), probeFile(t, 1.1, 1), opts, results.Slower, 0.1, 0, ""},
-		{"kernel 10% slower, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6*1.1, 1.6), opts, results.Slower, 0.1, 0.6, ""},
-		{"kernel 10% faster, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6/1.1, 1.6), opts, results.Faster, 1/1.1 - 1, 0.6, ""},
-		{"probe in new only", probeFile(t, 1, 0), probeFile(t, 1.6, 1.6), opts, results.Slower, 0.6, math.NaN(), "only one file has a probe"},
-		{"kernel 10% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.1, 1), raw, results.Slower, 0.1, 0, ""},
+		{"machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), opts, results.Same, 0.6, 0, 0.6, ""},
+		{"machine 60% slower, by default", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), auto, results.Same, 0.6, 0, 0.6, ""},
+		{"kernel 10% slower, machine steady, by default", probeFile(t, 1, 1), probeFile(t, 1.1, 1), auto, results.Slower, 0.1, 0.1, 0, ""},
+		{"machine 60% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, nan, 0.6, ""},
+		{"kernel 10% slower", probeFile(t, 1, 1), probeFile(t, 1.1, 1), opts, results.Slower, 0.1, 0.1, 0, ""},
+		{"kernel 10% slower, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6*1.1, 1.6), opts, results.Slower, 0.76, 0.1, 0.6, ""},
+		{"kernel 10% slower, machine 30% faster: not reversed", probeFile(t, 1, 1), probeFile(t, 0.7*1.1, 0.7), opts, results.Same, -0.23, 0.1, -0.3, ""},
+		{"kernel 10% faster, machine 60% slower: not reversed", probeFile(t, 1, 1), probeFile(t, 1.6/1.1, 1.6), opts, results.Same, 1.6/1.1 - 1, 1/1.1 - 1, 0.6, ""},
+		{"kernel 10% faster, machine 20% faster", probeFile(t, 1, 1), probeFile(t, 0.8/1.1, 0.8), opts, results.Faster, 0.8/1.1 - 1, 1/1.1 - 1, -0.2, ""},
+		{"a probe of its own, 33% slower, by default", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 0.9, 1.33, true), auto, results.Faster, -0.1, nan, 0.33, ""},
+		{"probe in new only", probeFile(t, 1, 0), probeFile(t, 1.6, 1.6), opts, results.Slower, 0.6, nan, nan, "only one file has a probe"},
+		{"kernel 10% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.1, 1), raw, results.Slower, 0.1, nan, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := results.Compare(c.base, c.cur, c.opts)
@@ -84,18 +102,26 @@ func TestCompareRelativeToProbe(t *testing.T) {
 				t.Errorf("verdict %q, want %q (delta %+.3f, p %.3f, note %q)", r.Verdict, c.verdict, r.Delta, r.P, r.Note)
 			}
 			if math.Abs(r.Delta-c.delta) > 0.01 {
-				t.Errorf("delta %+.3f, want %+.3f", r.Delta, c.delta)
+				t.Errorf("delta %+.3f, want %+.3f (own times)", r.Delta, c.delta)
+			}
+			switch {
+			case math.IsNaN(c.rel) && (r.RelativeDelta != nil || r.Relative):
+				t.Errorf("judged relative to the probe (%+.3f); want own times (probe variance ×%.2f, p %.3g)", *r.RelativeDelta, r.ProbeVariance, r.ProbeP)
+			case !math.IsNaN(c.rel) && (r.RelativeDelta == nil || !r.Relative || math.Abs(*r.RelativeDelta-c.rel) > 0.01):
+				t.Errorf("relative delta %v, relative %v; want %+.3f", r.RelativeDelta, r.Relative, c.rel)
+			}
+			if (rep.RelativeRows == 1) != r.Relative {
+				t.Errorf("the report counts %d rows judged relative; the row says %v", rep.RelativeRows, r.Relative)
 			}
 			if !math.IsNaN(c.probeShift) {
 				if rep.Probe == "" || math.Abs(rep.ProbeShift-c.probeShift) > 0.01 {
 					t.Errorf("probe %q shift %+.3f, want %+.3f", rep.Probe, rep.ProbeShift, c.probeShift)
 				}
+				if r.ProbeVariance <= 0 {
+					t.Errorf("no probe variance told")
+				}
 			} else if rep.Probe != "" {
 				t.Errorf("a probe %q is reported where the files do not both have it", rep.Probe)
-			}
-			relative := rep.Probe != "" && !c.opts.OwnTimes && (c.opts.Relative || math.Abs(rep.ProbeShift) > c.opts.Threshold)
-			if relative != (r.RawDelta != nil) || relative != rep.Relative {
-				t.Errorf("judged relative to the probe: want %v; raw_delta given: %v, report says %v", relative, r.RawDelta != nil, rep.Relative)
 			}
 			if !strings.Contains(rep.ProbeNote, c.probeNote) || (c.probeNote == "") != (rep.ProbeNote == "") {
 				t.Errorf("probe note %q, want %q", rep.ProbeNote, c.probeNote)
@@ -104,8 +130,8 @@ func TestCompareRelativeToProbe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (r.RawDelta != nil) != strings.Contains(string(data), `"raw_delta"`) {
-				t.Errorf("the JSON report and raw_delta disagree: %s", data)
+			if (r.RelativeDelta != nil) != strings.Contains(string(data), `"relative_delta"`) || !strings.Contains(string(data), `"schema":"vkbench.compare/v1"`) {
+				t.Errorf("the JSON report and relative_delta disagree, or it names no schema: %s", data)
 			}
 		})
 	}

@@ -45,9 +45,12 @@
 // Two runs in separate processes also differ by whatever changed on the
 // machine between them. A file of several rounds keeps a Probe, a fixed
 // kernel measured in every round, and the Report says how much it moved
-// (ProbeShift): the machine's change, not the kernels'. Where it moved past
-// the threshold (always, with CompareOptions.Relative; never, with
-// OwnTimes) each benchmark is judged relative to the probe, round by round.
+// (ProbeShift): the machine's change, not the kernels'. Each benchmark
+// whose rounds the probe demonstrably steadies (always, with
+// CompareOptions.Relative; never, with OwnTimes) is judged relative to the
+// probe, round by round (Row.RelativeDelta), and the probe never reverses
+// a change. Every document has a JSON Schema in schema/ (SchemaJSON);
+// ParseAB reads ab's report back.
 package results
 
 import (

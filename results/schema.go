@@ -13,17 +13,25 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// The JSON Schemas (draft 2020-12) of the results format, one per version:
-// schema/v2.json is what this version writes, schema/v1.json what the
-// first one did. Parse validates every JSON file against its version's,
-// strictly (no unknown field, formats asserted), so that what the schema
-// forbids no reader ever sees.
+// The JSON Schemas (draft 2020-12) of every document vkbench writes for
+// programs, in schema/, each named by the document's "schema" field: the
+// results format (results-v2.json is what this version writes,
+// results-v1.json what the first one did), ab's report (ab-v2.json),
+// compare's (compare-v1.json) and the devices (devices-v1.json). Parse
+// validates every results file against its version's, strictly (no
+// unknown field, formats asserted), so that what the schema forbids no
+// reader ever sees.
 //
-//go:embed schema/v1.json schema/v2.json
+//go:embed schema/*.json
 var schemaFiles embed.FS
 
-// SchemaJSON returns the JSON Schema of a version of the format, by its
-// name (Schema or SchemaV1).
+// DevicesSchema names the version of the devices document (vkbench
+// devices --format json).
+const DevicesSchema = "vkbench.devices/v1"
+
+// SchemaJSON returns the JSON Schema of a document vkbench writes, by the
+// name its "schema" field gives (Schema, SchemaV1, ABSchema,
+// CompareSchema, DevicesSchema).
 func SchemaJSON(version string) ([]byte, error) {
 	name, ok := schemaFileOf[version]
 	if !ok {
@@ -32,7 +40,13 @@ func SchemaJSON(version string) ([]byte, error) {
 	return schemaFiles.ReadFile(name)
 }
 
-var schemaFileOf = map[string]string{SchemaV1: "schema/v1.json", Schema: "schema/v2.json"}
+var schemaFileOf = map[string]string{
+	SchemaV1:      "schema/results-v1.json",
+	Schema:        "schema/results-v2.json",
+	ABSchema:      "schema/ab-v2.json",
+	CompareSchema: "schema/compare-v1.json",
+	DevicesSchema: "schema/devices-v1.json",
+}
 
 // compiledSchemas are the embedded schemas, compiled once, by version.
 var compiledSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {

@@ -39,6 +39,9 @@ func abJSON(t *testing.T, code int, args ...string) results.ABReport {
 	t.Helper()
 	r := mustRun(t, code, append(args, "--format", "json")...)
 	validateAB(t, []byte(r.stdout))
+	if _, err := results.ParseAB([]byte(r.stdout)); err != nil {
+		t.Errorf("results.ParseAB: %v", err)
+	}
 	var rep results.ABReport
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()

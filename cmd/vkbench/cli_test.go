@@ -108,7 +108,7 @@ func TestDevices(t *testing.T) {
 		if err != nil {
 			t.Fatalf("devices --format json is not JSON: %v", err)
 		}
-		if err := loadSchema(t, cliData("devices.schema.json")).Validate(inst); err != nil {
+		if err := loadSchema(t, filepath.Join("..", "..", "results", "schema", "devices-v1.json")).Validate(inst); err != nil {
 			t.Errorf("devices --format json does not follow its schema: %v\n%s", err, r.stdout)
 		}
 		var doc struct {
@@ -118,8 +118,8 @@ func TestDevices(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 			t.Fatalf("devices --format json: %v", err)
 		}
-		if doc.Schema != DevicesSchema {
-			t.Errorf("schema %q, want %q", doc.Schema, DevicesSchema)
+		if doc.Schema != results.DevicesSchema {
+			t.Errorf("schema %q, want %q", doc.Schema, results.DevicesSchema)
 		}
 		var def map[string]any
 		for _, d := range doc.Devices {

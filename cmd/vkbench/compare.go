@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -58,12 +59,17 @@ slowdown of --threshold to show, compare says how large one had to be.
 
 A run of several rounds also measures a probe in every round, among the
 operations: a fixed 4 MiB copy. Where both files have it, compare prints how
-much its speed changed, the machine's rather than the kernels'. Where it
-moved past --threshold, the machine's speed differed between the runs, and
-compare judges each benchmark's round relative to the probe's in the same
-round instead of by its own times (each benchmark's own change is then in
-the JSON, raw_delta, and where it differs, in the note). --relative does so
-always; --own-times never.
+much its speed changed, the machine's rather than the kernels'. A benchmark
+is judged relative to the probe, round by round, only where that
+demonstrably steadies its rounds: where, within each file, its round
+medians over the probe's vary less than its own (a Pitman-Morgan test at
+0.05); a probe that does not move with a kernel only adds its noise. The
+delta column is always the benchmark's own change; "vs probe" the change
+relative to the probe where it was judged so (relative_delta in the JSON,
+with probe_variance, the ratio of the two variances). Relative to the
+probe a change is never reversed: one whose own times moved the other way
+is judged the same, with a note. --relative judges every benchmark
+relative to the probe; --own-times none.
 
 Each side may be several files, the runs of several processes (BASE... --
 NEW...): their rounds are pooled, so that the variation between processes,
@@ -72,6 +78,11 @@ which one run cannot show, is part of what a difference is judged against.
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures
 both in one process, alternating, and is the better one.
+
+With --format json the report follows results/schema/compare-v1.json
+(schema vkbench.compare/v1). In JUnit, a benchmark not shown slower whose
+rounds were too scattered for a --threshold slowdown to show is skipped,
+saying how large a change could have shown.
 
 Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input,
 including files with too few rounds to judge (it says how many are needed).
@@ -100,6 +111,7 @@ whose benchmarks must not disappear unnoticed.`,
 				return usageError{err}
 			}
 			rep := results.Compare(base, cur, opts)
+			rep.Base, rep.New = basePaths, newPaths
 			if rep.Unjudged > 0 && rep.Judged == 0 {
 				return usageError{fmt.Errorf("cannot judge significance: %s", firstUnjudged(rep))}
 			}
@@ -125,8 +137,8 @@ whose benchmarks must not disappear unnoticed.`,
 	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
 	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level over all the benchmarks compared (each p-value adjusted by Holm's method)")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
-	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds (where both files measured it), even where the probe did not move")
-	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times, even where the probe moved past --threshold")
+	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds (where both files measured it), even where the probe does not steady them")
+	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times, even where the probe would steady its rounds")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
 }
@@ -147,41 +159,90 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 // notes that say how far to trust it.
 func writeCompareTable(w io.Writer, rep results.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
+	probe := rep.Probe != ""
+	if probe {
+		fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tvs probe\tp\tverdict")
+	} else {
+		fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
+	}
 	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian),
-			fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))
+		rel := ""
+		if probe {
+			rel = fmtRelative(r) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\n", r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian),
+			fmtDelta(r.Delta), rel, fmtP(r.P, r.N1, r.N2), verdictText(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	_, err := io.WriteString(w, "\n"+compareNotes(rep))
+	return err
+}
+
+// compareNotes is the summary of a comparison and the notes that say how
+// far to trust it, a line each: under the table, and in JUnit's suite.
+func compareNotes(rep results.Report) string {
+	var b strings.Builder
+	if rep.Probe != "" {
+		fmt.Fprintf(&b, "base, new: median time per run (the median of the rounds' medians); delta: new/base - 1 of those; vs probe: the change relative to the probe, round by round, where a benchmark was judged so (its p and verdict are then about that change)\n")
 	}
 	unjudged := ""
 	if rep.Unjudged > 0 {
 		unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
+	fmt.Fprintf(&b, "%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
 		rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged)
 	switch {
-	case rep.Relative && !rep.Options.Relative:
-		fmt.Fprintf(&b, "note: the probe %s ran %s in new: the machine's speed differed between the runs, so each benchmark was judged relative to the probe, round by round (--own-times judges own times)\n", rep.Probe, fmtDelta(rep.ProbeShift))
-	case rep.Relative:
-		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it, round by round\n", rep.Probe, fmtDelta(rep.ProbeShift))
-	case rep.Probe != "" && math.Abs(rep.ProbeShift) > rep.Options.Threshold:
-		fmt.Fprintf(&b, "note: the probe %s ran %s in new: the machine's speed differed between the runs, and the verdicts above (own times, --own-times) include that\n", rep.Probe, fmtDelta(rep.ProbeShift))
+	case rep.Options.Relative && rep.Probe != "":
+		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
+	case rep.RelativeRows > 0:
+		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it, round by round, where it steadied their rounds (variance %s of their own); the others by their own times (--own-times: all)\n",
+			rep.Probe, fmtDelta(rep.ProbeShift), rep.RelativeRows, plural(len(rep.Rows), "benchmark", "benchmarks"), steadied(rep))
 	case rep.Probe != "":
-		fmt.Fprintf(&b, "probe %s: %s in new\n", rep.Probe, fmtDelta(rep.ProbeShift))
+		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (Pitman-Morgan test at %.2g), so each was judged by its own times (--relative: by the probe)\n", rep.Probe, fmtDelta(rep.ProbeShift), results.ProbeAlpha)
+		if math.Abs(rep.ProbeShift) > rep.Options.Threshold {
+			fmt.Fprintf(&b, "note: the probe moved past the threshold: the machine's speed may have differed between the runs, and the verdicts above include that; vkbench ab measures both versions in one run and is not misled so\n")
+		}
 	case rep.ProbeNote != "":
 		fmt.Fprintf(&b, "note: %s\n", rep.ProbeNote)
 	}
 	if rep.Detectable > rep.Options.Threshold {
-		fmt.Fprintf(&b, "note: with these rounds' spread only a change of about %.1f%% or more could show (the median over the benchmarks): a %.1f%% regression may have passed; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n", 100*rep.Detectable, 100*rep.Options.Threshold)
+		fmt.Fprintf(&b, "note: %s (the median over the benchmarks): a %.1f%% regression may have passed; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n", detectableText(rep.Detectable), 100*rep.Options.Threshold)
 	}
 	if rep.Together {
 		fmt.Fprintf(&b, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
+}
+
+// detectableText says how large a change the rounds' spread let show.
+func detectableText(d float64) string {
+	return fmt.Sprintf("with these rounds' spread only a change of about %.1f%% or more could show", 100*d)
+}
+
+// steadied is the median, over the benchmarks judged relative to the
+// probe, of their variance relative to it over their own, in words.
+func steadied(rep results.Report) string {
+	var vs []float64
+	for _, r := range rep.Rows {
+		if r.Relative && r.ProbeVariance > 0 {
+			vs = append(vs, r.ProbeVariance)
+		}
+	}
+	if len(vs) == 0 {
+		return "unknown"
+	}
+	slices.Sort(vs)
+	return fmt.Sprintf("×%.2f", vs[len(vs)/2])
+}
+
+// fmtRelative is a row's change relative to the probe, or "-".
+func fmtRelative(r results.Row) string {
+	if r.RelativeDelta == nil {
+		return "-"
+	}
+	return fmtDelta(*r.RelativeDelta)
 }
 
 type junitSuite struct {
@@ -192,6 +253,7 @@ type junitSuite struct {
 	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	Output   string      `xml:"system-out,omitempty"`
 }
 
 type junitCase struct {
@@ -209,19 +271,31 @@ type junitMessage struct {
 
 func writeJUnit(w io.Writer, rep results.Report) error {
 	// compare measures nothing: its cases take no time.
-	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows), Time: junitTime(0)}
+	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows), Time: junitTime(0), Output: compareNotes(rep)}
 	for _, r := range rep.Rows {
+		rel := ""
+		if r.RelativeDelta != nil {
+			rel = ", vs probe " + fmtRelative(r)
+		}
 		c := junitCase{Name: r.Name, Class: "vkbench", Time: junitTime(0),
-			Output: fmt.Sprintf("base %s, new %s, delta %s, %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtP(r.P, r.N1, r.N2), verdictText(r))}
-		switch r.Verdict {
-		case results.Slower:
+			Output: fmt.Sprintf("base %s, new %s, delta %s%s, %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), rel, fmtP(r.P, r.N1, r.N2), verdictText(r))}
+		switch {
+		case r.Verdict == results.Slower:
 			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
+			if r.RelativeDelta != nil {
+				c.Failure.Message = fmt.Sprintf("slower by %s relative to the probe, %s by its own times (p=%.3g)", fmtRelative(r), fmtDelta(r.Delta), r.P)
+			}
 			s.Failures++
-		case results.Miscomputed, results.Broke:
+		case r.Verdict == results.Miscomputed, r.Verdict == results.Broke:
 			c.Failure = &junitMessage{Message: verdictText(r)}
 			s.Failures++
-		case results.OnlyBase, results.OnlyNew, results.NotMeasured:
+		case r.Verdict == results.OnlyBase, r.Verdict == results.OnlyNew, r.Verdict == results.NotMeasured:
 			c.Skipped = &junitMessage{Message: verdictText(r)}
+			s.Skipped++
+		case r.Verdict == results.Same && r.Detectable > rep.Options.Threshold:
+			// Not shown slower, but a slowdown past the threshold could
+			// not have shown: CI must not see a plain pass.
+			c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(r), detectableText(r.Detectable), 100*rep.Options.Threshold)}
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, c)

@@ -34,6 +34,7 @@ import (
 func compareJSON(t testing.TB, base, cur string) results.Report {
 	t.Helper()
 	r := vkbench(t, "compare", "--format", "json", compareData(base), compareData(cur))
+	validateAgainst(t, "compare-v1.json", []byte(r.stdout))
 	var rep results.Report
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
@@ -223,6 +224,7 @@ func TestCompareRealRun(t *testing.T) {
 	mustRun(t, 0, args("run", "--cache", cache, "--format", "json", "--output", file, "--count", "5")...)
 	mustRun(t, exitOK, "compare", file, file)
 	r := mustRun(t, exitOK, "compare", "--format", "json", file, file)
+	validateAgainst(t, "compare-v1.json", []byte(r.stdout))
 	var rep results.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
@@ -266,5 +268,30 @@ func TestComparePooled(t *testing.T) {
 	r = mustRun(t, exitOK, "compare", base, base, "--", slower, faster)
 	if strings.Contains(r.stdout, " slower") {
 		t.Errorf("a slower and a faster run pooled: a slower verdict:\n%s", r.stdout)
+	}
+}
+
+// TestCompareJUnitSaysWhatCouldNotShow: where the rounds were too
+// scattered for a --threshold slowdown to show, the JUnit file says so, as
+// the table does: such a benchmark is skipped with how large a change
+// could have shown, and the suite carries the notes, so that CI does not
+// see a plain pass.
+func TestCompareJUnitSaysWhatCouldNotShow(t *testing.T) {
+	table := mustRun(t, exitOK, "compare", compareData("noisy-base.json"), compareData("noisy-new.json"))
+	if !strings.Contains(table.stdout, "only a change of about") {
+		t.Fatalf("the noisy files are quiet enough for a slowdown of the threshold to show:\n%s", table.stdout)
+	}
+	r := mustRun(t, exitOK, "compare", "--format", "junit", compareData("noisy-base.json"), compareData("noisy-new.json"))
+	var suite junitReport
+	if err := xml.Unmarshal([]byte(r.stdout), &suite); err != nil {
+		t.Fatal(err)
+	}
+	if suite.Skipped == 0 || !strings.Contains(r.stdout, "only a change of about") || !strings.Contains(r.stdout, "regression may have passed") {
+		t.Errorf("the JUnit file does not say what could not show (%d skipped):\n%s", suite.Skipped, r.stdout)
+	}
+	for _, c := range suite.Cases {
+		if c.Skipped != nil && !strings.Contains(c.Skipped.Message, "could show") {
+			t.Errorf("%s skipped: %q", c.Name, c.Skipped.Message)
+		}
 	}
 }

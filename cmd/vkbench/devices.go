@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 	"github.com/vkbench/vkbench/vk"
@@ -25,7 +26,7 @@ func newDevicesCmd() *cobra.Command {
 one marked, and where the driver offers them (NVIDIA, through NVML) their
 clocks, power and temperature now, with the highest SM clock and the power
 limit. --format json writes the devices as a document of the schema
-vkbench.devices/v1 (testdata/cli/devices.schema.json): snake_case names, as
+vkbench.devices/v1 (results/schema/devices-v1.json): snake_case names, as
 the results files have, sizes in bytes, UUIDs in hex.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
@@ -59,9 +60,6 @@ the results files have, sizes in bytes, UUIDs in hex.`,
 	_ = cmd.Flags().MarkHidden("json") // registered just above; kept for scripts written before --format
 	return cmd
 }
-
-// DevicesSchema names the version of the devices document.
-const DevicesSchema = "vkbench.devices/v1"
 
 // devicesJSON is what devices --format json writes.
 type devicesJSON struct {
@@ -215,7 +213,7 @@ type heapJSON struct {
 
 func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) error {
 	def := hal.DefaultDevice(infos)
-	out := devicesJSON{Schema: DevicesSchema, Devices: []deviceJSON{}}
+	out := devicesJSON{Schema: results.DevicesSchema, Devices: []deviceJSON{}}
 	for i, d := range infos {
 		l, f := d.Limits, d.Features
 		dj := deviceJSON{Index: d.Index, Default: i == def, Backend: d.Backend, Name: d.Name, Type: d.Type.String(),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ import (
 	"github.com/vkbench/vkbench/results"
 )
 
-// results/schema/v2.json is the JSON Schema (draft 2020-12) of the
+// results/schema/results-v2.json is the JSON Schema (draft 2020-12) of the
 // versioned results format "vkbench.results/v2": what run and tune write
 // with --format json, and compare and report read (results.Parse validates
 // every file against it, or against v1.json for the first version). Every
@@ -23,7 +24,7 @@ import (
 // github.com/santhosh-tekuri/jsonschema.
 
 // schemaFile is the schema of the current version.
-var schemaFile = filepath.Join("..", "..", "results", "schema", "v2.json")
+var schemaFile = filepath.Join("..", "..", "results", "schema", "results-v2.json")
 
 var (
 	schemaMu sync.Mutex
@@ -79,28 +80,49 @@ func checkSchema(t testing.TB, data []byte) error {
 	return resultsSchema(t).Validate(inst)
 }
 
+// TestSchemaNamesTheFormat: every document vkbench writes for programs
+// (results, ab's and compare's reports, the devices) has its schema in
+// results/schema, embedded in the library (results.SchemaJSON), titled by
+// the name its "schema" field takes, which it requires; and the folder
+// holds nothing else.
 func TestSchemaNamesTheFormat(t *testing.T) {
+	versions := []string{results.Schema, results.SchemaV1, results.ABSchema, results.CompareSchema, results.DevicesSchema}
+	dir := filepath.Join("..", "..", "results", "schema")
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(versions) {
+		t.Errorf("%s holds %d files, the schemas of %d documents: %v", dir, len(files), len(versions), files)
+	}
+	for _, v := range versions {
+		embedded, err := results.SchemaJSON(v)
+		if err != nil {
+			t.Errorf("%s: %v", v, err)
+			continue
+		}
+		var doc struct {
+			Title      string   `json:"title"`
+			Required   []string `json:"required"`
+			Properties struct {
+				Schema struct {
+					Const string `json:"const"`
+				} `json:"schema"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(embedded, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Title != v || doc.Properties.Schema.Const != v || !slices.Contains(doc.Required, "schema") {
+			t.Errorf("the schema of %s is titled %q and wants schema %q (required: %v)", v, doc.Title, doc.Properties.Schema.Const, doc.Required)
+		}
+	}
 	data, err := os.ReadFile(schemaFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	embedded, err := results.SchemaJSON(results.Schema)
-	if err != nil || !bytes.Equal(data, embedded) {
-		t.Errorf("the schema the reader embeds is not %s (%v)", schemaFile, err)
-	}
-	var doc struct {
-		Title      string `json:"title"`
-		Properties struct {
-			Schema struct {
-				Const string `json:"const"`
-			} `json:"schema"`
-		} `json:"properties"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Title != results.Schema || doc.Properties.Schema.Const != results.Schema {
-		t.Errorf("the schema is titled %q and wants schema %q; the format is %q", doc.Title, doc.Properties.Schema.Const, results.Schema)
+	if embedded, _ := results.SchemaJSON(results.Schema); !bytes.Equal(data, embedded) {
+		t.Errorf("the schema the reader embeds is not %s", schemaFile)
 	}
 }
 
@@ -173,5 +195,17 @@ func TestCompilerStatsRead(t *testing.T) {
 	}
 	if got := b.Compiler["Register Count"]; got != 32 || len(b.Compiler) != 2 {
 		t.Errorf("compiler statistics %v, want Register Count 32 and Local Memory Size 0", b.Compiler)
+	}
+}
+
+// validateAgainst checks data against the schema results/schema/name.
+func validateAgainst(t testing.TB, name string, data []byte) {
+	t.Helper()
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	if err := loadSchema(t, filepath.Join("..", "..", "results", "schema", name)).Validate(inst); err != nil {
+		t.Errorf("the output does not follow %s: %v\n%s", name, err, data)
 	}
 }

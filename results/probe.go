@@ -1,0 +1,65 @@
+package results
+
+import (
+	"math"
+
+	moremath "github.com/aclements/go-moremath/stats"
+)
+
+// ProbeAlpha is the level at which Compare takes a probe to steady a
+// benchmark's rounds (Row.ProbeP): by default, a benchmark is judged
+// relative to the probe only past it.
+const ProbeAlpha = 0.05
+
+// probeSteadies compares, for a benchmark's round medians s1 and s2 (base,
+// new) and the probe's in the same rounds (p1, p2), the variance of the
+// benchmark's log medians relative to the probe with that of its own,
+// within each file, pooled: their ratio (under 1, the probe steadies
+// them), and the one-sided p-value of the Pitman–Morgan test that it is
+// under 1. For paired X (own) and Y (relative), var X − var Y is the
+// covariance of X + Y and X − Y, so the variances differ as those two
+// correlate; the test is a t-test of that correlation, with n1 + n2 − 3
+// degrees of freedom (one mean removed per file). ratio 0 and p 1 where
+// there is no spread to go by.
+func probeSteadies(s1, p1, s2, p2 []float64) (ratio, p float64) {
+	var own, rel, uu, vv, uv float64
+	for _, side := range [][2][]float64{{s1, p1}, {s2, p2}} {
+		xs, qs := logsInOrder(side[0]), logsInOrder(side[1])
+		mx, mq := mean(xs), mean(qs)
+		for i := range xs {
+			x, q := xs[i]-mx, qs[i]-mq
+			r := x - q
+			own, rel = own+x*x, rel+r*r
+			u, v := x+r, q // v = x − r
+			uu, vv, uv = uu+u*u, vv+v*v, uv+u*v
+		}
+	}
+	df := float64(len(s1) + len(s2) - 3)
+	if own == 0 || uu == 0 || vv == 0 || df < 1 {
+		return 0, 1
+	}
+	rho := uv / math.Sqrt(uu*vv)
+	if rho >= 1 {
+		return rel / own, 0
+	}
+	t := rho * math.Sqrt(df/(1-rho*rho))
+	return rel / own, 1 - moremath.TDist{V: df}.CDF(t)
+}
+
+// logsInOrder is the logarithms of values, in their order (rounds pair
+// with the probe's by position).
+func logsInOrder(values []float64) []float64 {
+	out := make([]float64, len(values))
+	for i, v := range values {
+		out[i] = math.Log(v)
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
