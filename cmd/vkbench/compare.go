@@ -31,15 +31,8 @@ func (e errRegression) Error() string {
 	return fmt.Sprintf("%d benchmark(s) regressed, %d missing or not measured (--fail-on-missing)", e.n, e.missing)
 }
 
-func newCompareCmd() *cobra.Command {
-	opts := results.DefaultCompareOptions
-	thresholdPct := opts.Threshold * 100
-	var format string
-	var failOnMissing bool
-	cmd := &cobra.Command{
-		Use:   "compare BASE NEW | BASE... -- NEW...",
-		Short: "Compare two result files and fail on a significant regression",
-		Long: `Compare two result files (vkbench JSON, or Go benchmark format with one line
+// compareLong is compare's help.
+const compareLong = `Compare two result files (vkbench JSON, or Go benchmark format with one line
 per round, as go test -count writes it) benchmark by benchmark, by the
 variation between rounds: each file must come from a run with --count 5 or
 more (vkbench run --count 5), each round prepared, warmed up and sampled
@@ -88,8 +81,18 @@ Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input,
 including files with too few rounds to judge (it says how many are needed).
 Benchmarks present in only one file, or not measured in one, are reported;
 with --fail-on-missing they fail the comparison too (exit 1), for a CI job
-whose benchmarks must not disappear unnoticed.`,
-		Args: compareArgs,
+whose benchmarks must not disappear unnoticed.`
+
+func newCompareCmd() *cobra.Command {
+	opts := results.DefaultCompareOptions
+	thresholdPct := opts.Threshold * 100
+	var format string
+	var failOnMissing bool
+	cmd := &cobra.Command{
+		Use:   "compare BASE NEW | BASE... -- NEW...",
+		Short: "Compare two result files and fail on a significant regression",
+		Long:  compareLong,
+		Args:  compareArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if thresholdPct < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
 				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
