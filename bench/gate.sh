@@ -8,7 +8,8 @@
 #                               each case (20), quiet and then loaded
 #   bash bench/gate.sh --h200   a large GPU: 10 runs each of identical
 #                               kernels and of a kernel 3% slower, at
-#                               --threshold 1 and N=16777216, no load
+#                               --threshold 1, N=16777216 and --max-time 20s
+#                               (the device call is 10 minutes at most), no load
 #
 # The cases are testdata/manifests/ab's: same (identical kernels: a run
 # that exits 1 is a false alarm), slower10, slower40, slower3 (NEW runs 10%,
@@ -39,7 +40,7 @@ if [ "${1:-}" = "--h200" ]; then
 	n=10
 	loads=${LOADS:-quiet}
 	cases=${CASES:-same slower3}
-	flags=${FLAGS:---threshold 1 --size N=16777216}
+	flags=${FLAGS:---threshold 1 --size N=16777216 --max-time 20s}
 elif [ -n "${1:-}" ]; then
 	n=$1
 fi
