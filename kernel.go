@@ -59,6 +59,18 @@ type Kernel struct {
 	// needs, such as the elements each invocation handles; vkbench only
 	// keeps them (and counts them in the Op's checksum).
 	Params map[string]int
+	// SubgroupSize, if not 0, is the subgroup size the kernel's pipeline
+	// requires (VK_EXT_subgroup_size_control, core in Vulkan 1.3), for a
+	// kernel whose shared memory or indexing counts on one size, as
+	// ggml's do. Where Requires.SubgroupSize asks the device's default
+	// size to be one value, this sets it: a device that cannot (its
+	// range, requiredSubgroupSizeStages) makes Build fail with code
+	// Unimplemented, saying which.
+	SubgroupSize uint32
+	// FullSubgroups requires every subgroup to be full: the workgroup's
+	// x a multiple of SubgroupSize (or of the device's largest size
+	// without one), on a device with computeFullSubgroups.
+	FullSubgroups bool
 	// Requires is what the kernel needs of a device beyond core Vulkan 1.2
 	// compute that its module does not declare. Build refuses a device
 	// without it, or without what the module declares, and a Tuner
@@ -118,6 +130,8 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 		Params:           maps.Clone(k.Params),
 		Requires:         k.Requires.kernels(),
 		Applies:          k.applies(),
+		SubgroupSize:     k.SubgroupSize,
+		FullSubgroups:    k.FullSubgroups,
 	}, nil
 }
 

@@ -156,6 +156,7 @@ func (f *opFields) changed(op *Op) string {
 		a, b := &op.Candidates[i], &f.kerns[i]
 		if a.Name != b.Name || a.EntryPoint != b.EntryPoint || a.WorkgroupSize != b.WorkgroupSize || a.Bindings != b.Bindings ||
 			a.PushConstantSize != b.PushConstantSize || a.Requires != b.Requires ||
+			a.SubgroupSize != b.SubgroupSize || a.FullSubgroups != b.FullSubgroups ||
 			len(a.SPIRV) != len(b.SPIRV) || unsafe.SliceData(a.SPIRV) != unsafe.SliceData(b.SPIRV) ||
 			!maps.Equal(a.Constants, b.Constants) || !maps.Equal(a.Params, b.Params) ||
 			reflect.ValueOf(a.Applies).Pointer() != reflect.ValueOf(b.Applies).Pointer() {
