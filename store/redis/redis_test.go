@@ -150,4 +150,37 @@ func TestLock(t *testing.T) {
 	if err := lb.Release(); err != nil {
 		t.Fatal(err)
 	}
+
+	// A holder whose lock expired neither renews nor releases the next
+	// holder's: only the token that holds a lock does.
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := redis.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := be.(*redis.Backend).Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	lk := be.(store.Locker)
+	if ok, err := lk.TryLock("expiring", "old", 50*time.Millisecond); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if ok, err := lk.TryLock("expiring", "new", time.Minute); !ok || err != nil {
+		t.Fatalf("TryLock after the expiry = %v, %v", ok, err)
+	}
+	if ok, err := lk.Renew("expiring", "old", time.Minute); ok || err != nil {
+		t.Errorf("Renew by the expired holder = %v, %v; want false", ok, err)
+	}
+	if err := lk.Unlock("expiring", "old"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := lk.TryLock("expiring", "third", time.Minute); ok || err != nil {
+		t.Errorf("the expired holder's Unlock released the new holder's lock (TryLock = %v, %v)", ok, err)
+	}
 }
