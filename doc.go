@@ -76,13 +76,14 @@
 //
 // # Errors
 //
-// Every error has a status code (package status): status.CodeOf(err), or
-// errors.Is(err, status.InvalidArgument). Wrong arguments are
-// InvalidArgument and change nothing; memory that does not fit is
-// ResourceExhausted; a kernel the device cannot run is Unimplemented; a
-// missing device is NotFound; a context that ends is Cancelled or
-// DeadlineExceeded (and matches context.Canceled or
-// context.DeadlineExceeded).
+// Every error matches one of this package's Err variables with errors.Is,
+// and reads as Go's wrapped errors do, outermost first. Wrong arguments
+// match ErrInvalidArgument and change nothing; memory that does not fit,
+// ErrResourceExhausted; a kernel the device cannot run, ErrUnimplemented;
+// a missing device, ErrNotFound; an Op none of whose candidates computes
+// correctly, ErrFailedPrecondition; a context that ends matches
+// context.Canceled or context.DeadlineExceeded. Package status reads every
+// code (status.CodeOf).
 //
 // A lost device — a driver reset, a GPU that fell off the bus, a kernel
 // that ran for too long — matches errors.Is(err, ErrDeviceLost), code

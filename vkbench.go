@@ -14,9 +14,12 @@ import (
 	"github.com/vkbench/vkbench/vk"
 )
 
-// Errors that callers match with errors.Is. They are the errors of package
-// hal, under names that need no other import; every error of this package
-// also has a status code, read with status.CodeOf.
+// Errors that callers match with errors.Is, under names that need no other
+// import: every error of this package matches one of them, and its text
+// reads as Go's wrapped errors do, the outermost context first
+// ("INVALID_ARGUMENT: vkbench: Run "wg64": vk: Dispatch: ..."). Package
+// status reads the code of any error (status.CodeOf) for those who want
+// every code.
 var (
 	// ErrDeviceLost is matched by every error that the loss of the device
 	// caused: the call that found it, and every later call on the device
@@ -28,6 +31,29 @@ var (
 	// after its Release, or anything after Device.Close. Its code is
 	// FailedPrecondition.
 	ErrReleased = hal.ErrReleased
+
+	// ErrInvalidArgument is matched by errors of a call given what it
+	// cannot take (a malformed Op, a size that does not fit its Dims, a
+	// slice of another length than its buffer): nothing changed.
+	ErrInvalidArgument error = status.InvalidArgument
+
+	// ErrFailedPrecondition is matched by errors of a call that the state
+	// of things refuses: no candidate of an Op computed correctly, or a
+	// buffer or pipeline used after its Release (ErrReleased, more
+	// precisely).
+	ErrFailedPrecondition error = status.FailedPrecondition
+
+	// ErrResourceExhausted is matched by errors of memory that does not
+	// fit on the device.
+	ErrResourceExhausted error = status.ResourceExhausted
+
+	// ErrUnimplemented is matched by errors of a kernel that needs what the
+	// device lacks (a feature, an extension, more shared memory).
+	ErrUnimplemented error = status.Unimplemented
+
+	// ErrNotFound is matched by errors of a device that Options.Device
+	// names and that is not there.
+	ErrNotFound error = status.NotFound
 )
 
 // Options choose and configure the device that Open opens. The zero value

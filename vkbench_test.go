@@ -179,9 +179,14 @@ func TestWrongArguments(t *testing.T) {
 		"nil buffer":        func() error { return dev.Run(ctx, p, vkbench.Groups(2, 64), push, x, nil) },
 		"device of another": func() error { return other(t).Run(ctx, p, vkbench.Groups(2, 64), push, x, x) },
 	} {
-		if err := run(); status.CodeOf(err) != status.InvalidArgument {
-			t.Errorf("Run with %s: %v, want INVALID_ARGUMENT", name, err)
+		if err := run(); status.CodeOf(err) != status.InvalidArgument || !errors.Is(err, vkbench.ErrInvalidArgument) {
+			t.Errorf("Run with %s: %v, want INVALID_ARGUMENT, matching ErrInvalidArgument", name, err)
 		}
+	}
+	// The text reads as Go's wrapped errors do: the call, then what inside
+	// it went wrong.
+	if err := dev.Run(ctx, p, vkbench.Groups(2, 64), push, x); !strings.HasPrefix(fmt.Sprint(err), `INVALID_ARGUMENT: vkbench: Run "`+p.Kernel().Name+`": vk: `) {
+		t.Errorf("Run with one buffer of two: %q; want the code, then vkbench's call, then vk's", err)
 	}
 	// The device is still fine.
 	if got := scale(t, dev, p, []float32{1, 2}, 4); !cmp.Equal(got, []float32{4, 8}) {
@@ -425,7 +430,7 @@ func TestFastestErrors(t *testing.T) {
 	wrong.Name = "only-wrong"
 	wrong.Candidates = wrong.Candidates[2:]
 	_, err := tuner.Fastest(ctx, wrong, 100)
-	if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(err.Error(), "no candidate") {
+	if status.CodeOf(err) != status.FailedPrecondition || !errors.Is(err, vkbench.ErrFailedPrecondition) || !strings.Contains(err.Error(), "no candidate") {
 		t.Errorf("no correct candidate: %v, want FAILED_PRECONDITION", err)
 	}
 }

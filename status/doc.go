@@ -48,12 +48,13 @@
 //
 // # Formatting
 //
-// %v, %s and Error() print one line:
+// %v, %s and Error() print one line, read as Go's wrapped errors are,
+// the outermost first:
 //
-//	INTERNAL: compile failed; while building pipeline "gemm"; caused by: NOT_FOUND: shader missing
+//	INTERNAL: while building pipeline "gemm": compile failed: NOT_FOUND: shader missing
 //
-// that is the code, the message, the annotations oldest first and the
-// cause. %q quotes that line. %+v prints one part a line, with the
+// that is the code, the annotations newest (outermost) first, the message
+// and the cause. %q quotes that line. %+v prints one part a line, with the
 // location of the status and of each annotation ("kernels/build.go:42"),
 // the payloads, the cause in the same form, and the stack where it was
 // kept; see Status.Format.

@@ -36,7 +36,7 @@ func ExampleWrap() {
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, fs.ErrNotExist))
 	// Output:
-	// INTERNAL: compile failed; caused by: file does not exist
+	// INTERNAL: compile failed: file does not exist
 	// true
 }
 
@@ -57,7 +57,7 @@ func ExampleAnnotate() {
 	fmt.Println(tune(false))
 	// Output:
 	// <nil>
-	// INTERNAL: compile failed; while building pipeline "gemm"; while tuning
+	// INTERNAL: while tuning: while building pipeline "gemm": compile failed
 }
 
 func ExampleCodeOf() {

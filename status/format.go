@@ -8,39 +8,38 @@ import (
 	"strings"
 )
 
-// Error returns the status on one line:
+// Error returns the status on one line, read as Go's wrapped errors are,
+// the outermost first:
 //
-//	CODE: message; annotation; annotation; caused by: cause
+//	CODE: annotation: annotation: message: cause
 //
-// with the annotations oldest first. Each part is left out when empty, so a
-// status without a message reads "CODE; annotation". Everything after
-// "caused by: " is the cause's own text.
+// with the code, then the annotations newest (outermost) first, then the
+// message and last the cause's own text. Each part is left out when
+// empty, so a status without a message reads "CODE: annotation".
 func (st *Status) Error() string { return string(st.appendText(nil)) }
 
 func (st *Status) appendText(b []byte) []byte {
 	b = append(b, st.code.String()...)
+	b = st.appendNotes(b)
 	if st.msg != "" {
 		b = append(b, ": "...)
 		b = append(b, st.msg...)
 	}
-	b = st.appendNotes(b)
 	if st.cause != nil {
-		b = append(b, "; caused by: "...)
+		b = append(b, ": "...)
 		b = append(b, st.cause.Error()...)
 	}
 	return b
 }
 
 // appendNotes appends the notes of st and of the statuses it extends,
-// oldest first.
+// newest first.
 func (st *Status) appendNotes(b []byte) []byte {
-	if st.base == nil {
-		return b
-	}
-	b = st.base.appendNotes(b)
-	if st.note != "" {
-		b = append(b, "; "...)
-		b = append(b, st.note...)
+	for s := st; s.base != nil; s = s.base {
+		if s.note != "" {
+			b = append(b, ": "...)
+			b = append(b, s.note...)
+		}
 	}
 	return b
 }

@@ -87,7 +87,7 @@ func checkGolden(t *testing.T, name, got string) {
 
 func TestFormatVerbs(t *testing.T) {
 	err := status.Annotate(status.New(status.NotFound, `shader "x" missing`), "while building")
-	text := `NOT_FOUND: shader "x" missing; while building`
+	text := `NOT_FOUND: while building: shader "x" missing`
 	tests := []struct {
 		format string
 		want   string

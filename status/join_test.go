@@ -28,7 +28,7 @@ func TestJoin(t *testing.T) {
 	if got := status.CodeOf(err); got != status.NotFound {
 		t.Errorf("CodeOf = %v, want NOT_FOUND, the first code found", got)
 	}
-	const want = "NOT_FOUND: 3 errors: [something foreign] [NOT_FOUND: shader missing] [INTERNAL: bad SPIR-V; candidate 2]"
+	const want = "NOT_FOUND: 3 errors: [something foreign] [NOT_FOUND: shader missing] [INTERNAL: candidate 2: bad SPIR-V]"
 	if got := err.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

@@ -26,7 +26,7 @@ func TestPayload(t *testing.T) {
 	if got, ok := status.Payload[*vkFailure](err); ok {
 		t.Errorf("Payload[*vkFailure] = %v, true; want none: the type must match", got)
 	}
-	if got := err.Error(); got != "DATA_LOSS: device lost; while waiting" {
+	if got := err.Error(); got != "DATA_LOSS: while waiting: device lost" {
 		t.Errorf("Error() = %q: a payload changed the text", got)
 	}
 

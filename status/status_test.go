@@ -58,7 +58,7 @@ func TestNew(t *testing.T) {
 func TestWrap(t *testing.T) {
 	cause := status.New(status.NotFound, "shader missing")
 	err := status.Wrap(cause, status.Internal, "compile failed")
-	if got, want := err.Error(), "INTERNAL: compile failed; caused by: NOT_FOUND: shader missing"; got != want {
+	if got, want := err.Error(), "INTERNAL: compile failed: NOT_FOUND: shader missing"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	if status.CodeOf(err) != status.Internal {
@@ -92,7 +92,7 @@ func TestAnnotateOrder(t *testing.T) {
 	err = status.Annotate(err, "first")
 	err = status.Annotatef(err, "second %d", 2)
 	err = status.Annotate(err, "third")
-	if got, want := err.Error(), "NOT_FOUND: shader missing; first; second 2; third"; got != want {
+	if got, want := err.Error(), "NOT_FOUND: third: second 2: first: shader missing"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	if got := status.Message(err); got != "shader missing" {
@@ -107,10 +107,10 @@ func TestAnnotateLeavesTheOriginal(t *testing.T) {
 	if got := base.Error(); got != "DATA_LOSS: device lost" {
 		t.Errorf("base changed: %q", got)
 	}
-	if got := a.Error(); got != "DATA_LOSS: device lost; while waiting" {
+	if got := a.Error(); got != "DATA_LOSS: while waiting: device lost" {
 		t.Errorf("a = %q", got)
 	}
-	if got := b.Error(); got != "DATA_LOSS: device lost; while submitting" {
+	if got := b.Error(); got != "DATA_LOSS: while submitting: device lost" {
 		t.Errorf("b = %q", got)
 	}
 	// Identity survives annotation, so a status kept in a variable works
@@ -133,7 +133,7 @@ func TestAnnotateConcurrently(t *testing.T) {
 		wg.Go(func() {
 			for j := range 100 {
 				err := status.Annotatef(base, "goroutine %d, try %d", i, j)
-				if want := fmt.Sprintf("DATA_LOSS: device lost; goroutine %d, try %d", i, j); err.Error() != want {
+				if want := fmt.Sprintf("DATA_LOSS: goroutine %d, try %d: device lost", i, j); err.Error() != want {
 					t.Errorf("got %q, want %q", err, want)
 					return
 				}
@@ -154,7 +154,7 @@ func TestAnnotateOther(t *testing.T) {
 	}
 
 	err = status.Annotate(errForeign, "while loading")
-	if got, want := err.Error(), "UNKNOWN: while loading; caused by: something foreign"; got != want {
+	if got, want := err.Error(), "UNKNOWN: while loading: something foreign"; got != want {
 		t.Errorf("Annotate(foreign) = %q, want %q", got, want)
 	}
 	if !errors.Is(err, errForeign) {
@@ -202,7 +202,7 @@ func TestAs(t *testing.T) {
 	if !errors.As(err, &st) {
 		t.Fatal("errors.As found no *Status")
 	}
-	if st.Code() != status.NotFound || st.Error() != "NOT_FOUND: shader missing; while building" {
+	if st.Code() != status.NotFound || st.Error() != "NOT_FOUND: while building: shader missing" {
 		t.Errorf("errors.As found %v", st)
 	}
 	if st2, ok := errors.AsType[*status.Status](errForeign); ok || st2.Code() != status.OK {

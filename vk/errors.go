@@ -39,7 +39,7 @@ func ctxError(op string, err error) error {
 type deviceLostError struct{ cause error }
 
 func (e *deviceLostError) Error() string {
-	return "DATA_LOSS: vk: device lost; caused by: " + e.cause.Error()
+	return "DATA_LOSS: vk: device lost: " + e.cause.Error()
 }
 
 // Unwrap returns hal.ErrDeviceLost first, so that status.CodeOf finds

@@ -87,7 +87,7 @@ func TestBadInput(t *testing.T) {
 		{"compare one file", false, []string{"compare", compareData("base.json")}, `compare takes BASE NEW, or BASE\.\.\. -- NEW\.\.\. .*got 1 argument`},
 		{"compare nothing after --", false, []string{"compare", compareData("base.json"), "--"}, `needs a file on each side of --; got 1 before it and 0 after`},
 		{"compare other hardware", false, []string{"compare", compareData("base.json"), compareData("other-hardware.json"), "--", compareData("slower.json")}, `files of different hardware`},
-		{"compare malformed", false, []string{"compare", compareData("malformed.json"), compareData("base.json")}, `malformed JSON.*malformed.json`},
+		{"compare malformed", false, []string{"compare", compareData("malformed.json"), compareData("base.json")}, `in .*malformed.json: .*malformed JSON`},
 		{"compare wrong schema", false, []string{"compare", compareData("base.json"), compareData("wrong-schema.json")}, `schema "vkbench.results/v0"`},
 		{"compare missing file", false, []string{"compare", "/nonexistent.json", compareData("base.json")}, `/nonexistent.json`},
 		{"compare not results", false, []string{"compare", cliData("results.schema.json"), compareData("base.json")}, `schema`},

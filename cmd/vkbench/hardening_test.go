@@ -208,7 +208,7 @@ func TestResultsReaderRefusesWhatTheSchemaForbids(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		wantUsage(t, tc.want+`.* in .*`+regexp.QuoteMeta(filepath.Base(path)), "compare", path, compareData("base.json"))
+		wantUsage(t, `in .*`+regexp.QuoteMeta(filepath.Base(path))+`: .*`+tc.want, "compare", path, compareData("base.json"))
 		wantUsage(t, tc.want, "report", path, "-o", filepath.Join(dir, "r.svg"))
 	}
 	// Version 1's zero-second samples, which its schema allowed.
