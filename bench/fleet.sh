@@ -43,7 +43,8 @@ sleep 0.5
 export VKBENCH_STORE="redis://:fleet-bench@127.0.0.1:$port/0"
 rm -f "$out"/cold.db "$out"/empty.db
 ms() { echo $(( ($2 - $1) / 1000000 )); }
-"$bin" devices | head -3 | tee "$out/device.txt"
+"$bin" devices >"$out/device.txt"
+head -3 "$out/device.txt"
 t0=$(date +%s%N)
 "$bin" tune --cache "$out/cold.db" -q "$@" >"$out/cold.txt" 2>"$out/cold-stderr.txt"
 t1=$(date +%s%N)
