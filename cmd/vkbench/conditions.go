@@ -77,10 +77,11 @@ func writeConditions(w io.Writer, file *results.File, verbose bool) error {
 		fmt.Fprintf(&s, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1))
 	}
 	if verbose && file.Conditions != "" {
-		fmt.Fprintf(&s, "\nconditions (%s):\n", file.Conditions)
+		s.WriteString("\n")
+		wrap(&s, "", fmt.Sprintf("conditions (%s):", file.Conditions))
 		for _, b := range file.Benchmarks {
 			if text := conditionsText(b); text != "" {
-				fmt.Fprintf(&s, "  %s: %s\n", b.Name, text)
+				wrap(&s, "  ", fmt.Sprintf("%s: %s", b.Name, text))
 			}
 		}
 	}

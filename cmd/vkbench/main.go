@@ -87,6 +87,10 @@ func (q *quietWriter) Write(p []byte) (int, error) {
 	return q.w.Write(p)
 }
 
+// Unwrap is the writer q writes to: the progress bar asks whether it is a
+// terminal.
+func (q *quietWriter) Unwrap() io.Writer { return q.w }
+
 // writeIfQuiet writes msg if nothing has been written for d, and returns
 // 0; otherwise it writes nothing and returns how much longer the quiet
 // must last.

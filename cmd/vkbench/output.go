@@ -5,21 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
-	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
 
 // writeResults writes file in format (table, json, csv or gobench); a
-// verbose table says each benchmark's conditions under it.
-func writeResults(w io.Writer, format string, file *results.File, verbose bool) error {
+// table shows as much as o asks, and a verbose one says each benchmark's
+// conditions under it.
+func writeResults(w io.Writer, format string, file *results.File, o tableOptions) error {
 	switch format {
 	case "json":
 		return writeJSON(w, file)
@@ -28,57 +26,10 @@ func writeResults(w io.Writer, format string, file *results.File, verbose bool) 
 	case "gobench":
 		return writeGoBench(w, file)
 	}
-	if err := writeTable(w, file); err != nil {
+	if err := writeTable(w, file, o); err != nil {
 		return err
 	}
-	return writeConditions(w, file, verbose)
-}
-
-func writeTable(w io.Writer, file *results.File) error {
-	fmt.Fprintf(w, "device %d: %s (%s), %s mode", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
-	if file.Rounds > 1 {
-		fmt.Fprintf(w, ", %d rounds pooled", file.Rounds)
-	}
-	fmt.Fprintln(w)
-	// Energy per run is a column where any benchmark has it.
-	energy := slices.ContainsFunc(file.Benchmarks, func(b results.Benchmark) bool { return b.EnergyJ > 0 })
-	// One table per operation: a line without a tab, as each operation's
-	// title, ends tabwriter's columns, so that each table is aligned on
-	// its own.
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	var op string
-	for _, b := range file.Benchmarks {
-		if head := b.Op + "/" + b.DType + "/" + b.Shape; head != op {
-			op = head
-			fmt.Fprintf(tw, "\n%s %s, size %s\n", b.Op, b.DType, b.Shape)
-			head := "  \tcandidate\tmedian\t±95% CI\tmin\tGB/s\tGFLOP/s\t% peak\t"
-			if energy {
-				head += "energy/run\t"
-			}
-			fmt.Fprintln(tw, head+"status")
-		}
-		mark := ""
-		if b.Winner {
-			mark = "*"
-		}
-		med, ci, mn := "-", "-", "-"
-		if s := b.Stats; s != nil {
-			med, mn = report.Seconds(s.Median), report.Seconds(s.Min)
-			ci = halfWidthText(*s)
-		}
-		gbps, gflops := b.Rates()
-		row := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", mark, b.Candidate, med, ci, mn,
-			report.Rate("%.1f", gbps), report.Rate("%.1f", gflops), report.Rate("%.0f%%", b.PercentPeak))
-		if energy {
-			e := "-"
-			if b.EnergyJ > 0 {
-				e = joules(b.EnergyJ)
-			}
-			row += e + "\t"
-		}
-		fmt.Fprintln(tw, row+statusText(b))
-	}
-	return tw.Flush()
+	return writeConditions(w, file, o.verbose)
 }
 
 // writeJSON writes v as indented JSON, as every command's JSON output is.
@@ -95,34 +46,6 @@ func halfWidthText(s stats.Stats) string {
 		return "-"
 	}
 	return fmt.Sprintf("±%.1f%%", s.HalfWidth()*100)
-}
-
-// statusText says what became of a candidate, in a few words.
-func statusText(b results.Benchmark) string {
-	checked := "verified"
-	flags := b.Flags
-	if slices.Contains(flags, autotune.FlagNotVerified) {
-		// The operation checks nothing ("verify": "none"): its results
-		// ran, and nothing more is known of them.
-		checked = "not verified"
-		flags = slices.DeleteFunc(slices.Clone(flags), func(f string) bool { return f == autotune.FlagNotVerified })
-	}
-	var s string
-	switch b.Outcome {
-	case results.Measured:
-		s = checked
-	case results.Dropped:
-		s = checked + ", dropped early (slower)"
-	default:
-		s = string(b.Outcome)
-		if b.Error != "" {
-			s += ": " + report.OneLine(report.Reason(b.Error, b.Candidate), 100)
-		}
-	}
-	if len(flags) > 0 {
-		s += " [" + strings.Join(flags, ",") + "]"
-	}
-	return s
 }
 
 func writeCSV(w io.Writer, file *results.File) error {

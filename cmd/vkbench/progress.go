@@ -48,12 +48,28 @@ func startProgress(cmd *cobra.Command, quiet bool, opts *autotune.Options) *prog
 	return bar
 }
 
+// newProgress draws progress on w where w is, or writes through to, a
+// terminal (main's stderr is a quietWriter around one), and not quiet.
 func newProgress(w io.Writer, quiet bool) *progress {
-	f, ok := w.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if quiet || !isTerminal(w) {
 		return &progress{}
 	}
 	return newProgressOn(w, os.Getenv("TERM"))
+}
+
+// isTerminal reports whether w is a terminal, or writes through to one:
+// a writer around another says which by its Unwrap method.
+func isTerminal(w io.Writer) bool {
+	for {
+		switch v := w.(type) {
+		case *os.File:
+			return term.IsTerminal(int(v.Fd()))
+		case interface{ Unwrap() io.Writer }:
+			w = v.Unwrap()
+		default:
+			return false
+		}
+	}
 }
 
 // newProgressOn draws progress on w, a terminal of type termType.

@@ -306,7 +306,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
-		werr = writeResults(out, f.format, file, verbose(cmd))
+		werr = writeResults(out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd)})
 	}
 	if err := out.finish(status.Join(runErr, werr, release())); err != nil {
 		return err

@@ -1,0 +1,404 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/results"
+)
+
+// tableOptions say how much a run's table shows.
+type tableOptions struct {
+	// precision is the half-width of the 95% interval asked for, as a
+	// fraction of the median (--precision / 100): a wider interval is
+	// shown as unsettled, not as a figure. 0 shows every interval.
+	precision float64
+	// verbose lists every candidate: those dropped early, those the
+	// device cannot run, and each one's conditions.
+	verbose bool
+}
+
+// writeTable writes file for a person: per operation, its candidates
+// that ran (those dropped early as slower and those the device cannot
+// run folded into a line each, unless verbose), then a summary of the
+// winners. Every line fits the columns of a terminal.
+func writeTable(w io.Writer, file *results.File, o tableOptions) error {
+	var b strings.Builder
+	head := fmt.Sprintf("device %d: %s (%s), %s mode", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
+	if file.Rounds > 1 {
+		head += fmt.Sprintf(", %d rounds pooled", file.Rounds)
+	}
+	b.WriteString(cut(head, columns) + "\n")
+	groups := opGroups(file)
+	seen := legend{}
+	oneLine := false
+	for _, g := range groups {
+		// Operations of one line each are a block.
+		one := g.oneLine(o)
+		if !one || !oneLine {
+			b.WriteByte('\n')
+		}
+		oneLine = one
+		g.write(&b, o, &seen)
+	}
+	writeWinners(&b, groups)
+	seen.write(&b, o)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// opGroup is one operation at one dtype and size: its benchmarks, in the
+// file's order.
+type opGroup struct {
+	op, dtype, shape string
+	benches          []*results.Benchmark
+}
+
+func (g *opGroup) title() string { return fmt.Sprintf("%s %s, size %s", g.op, g.dtype, g.shape) }
+
+// name is the operation and its dtype, the dtype left out where the
+// operation's name already says it (gemm-f16).
+func (g *opGroup) name() string {
+	if strings.Contains(g.op, g.dtype) {
+		return g.op
+	}
+	return g.op + " " + g.dtype
+}
+
+func opGroups(file *results.File) []*opGroup {
+	var groups []*opGroup
+	for i := range file.Benchmarks {
+		b := &file.Benchmarks[i]
+		if n := len(groups); n == 0 || groups[n-1].op != b.Op || groups[n-1].dtype != b.DType || groups[n-1].shape != b.Shape {
+			groups = append(groups, &opGroup{op: b.Op, dtype: b.DType, shape: b.Shape})
+		}
+		groups[len(groups)-1].benches = append(groups[len(groups)-1].benches, b)
+	}
+	return groups
+}
+
+// unit is the rate that matters for the operation, and the prefix and
+// factor its column uses.
+func (g *opGroup) unit() (report.Unit, string, float64) {
+	unit := report.Bandwidth
+	top := 0.0
+	for _, b := range g.benches {
+		if b.Ran() {
+			unit = report.UnitOf(b)
+			top = max(top, report.RateOf(b, unit))
+		}
+	}
+	p, f := report.Prefix(top)
+	return unit, p, f
+}
+
+// winner is the operation's winner and the runner-up's median, or nil.
+func (g *opGroup) winner() (win *results.Benchmark, runnerUp float64) {
+	for _, b := range g.benches {
+		if b.Winner {
+			win = b
+		}
+	}
+	for _, b := range g.benches {
+		if b != win && b.Ran() && (runnerUp == 0 || b.Stats.Median < runnerUp) {
+			runnerUp = b.Stats.Median
+		}
+	}
+	return win, runnerUp
+}
+
+func anyPeak(bs []*results.Benchmark) bool {
+	return slices.ContainsFunc(bs, func(b *results.Benchmark) bool { return b.PercentPeak > 0 })
+}
+
+// folded reports whether b is left out of a table that is not verbose:
+// a candidate dropped early as slower, or one the device cannot run.
+func folded(b *results.Benchmark) bool {
+	return b.Outcome == results.Dropped || b.Outcome == results.Unsupported
+}
+
+// oneLine reports whether the operation is one line: nothing of it ran,
+// and o is not verbose.
+func (g *opGroup) oneLine(o tableOptions) bool {
+	return !o.verbose && !slices.ContainsFunc(g.benches, (*results.Benchmark).Ran)
+}
+
+// write writes the operation's table, or one line where nothing of it ran.
+func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
+	if g.oneLine(o) {
+		b.WriteString(cut(g.title()+": "+countReasons(g.benches, nil), columns) + "\n")
+		seen.folded = true
+		return
+	}
+	b.WriteString(g.title() + "\n")
+	unit, prefix, factor := g.unit()
+	peak := anyPeak(g.benches)
+	energy := slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return b.EnergyJ > 0 })
+	t := grid{indent: "  ", elastic: 1}
+	head := []string{"", "candidate", "median", "±95% CI", "min", prefix + string(unit)}
+	if peak {
+		head = append(head, "% peak")
+	}
+	if energy {
+		head = append(head, "energy/run")
+	}
+	t.add(append(head, "notes")...)
+	var explain []*results.Benchmark
+	for _, bench := range g.benches {
+		if folded(bench) && !o.verbose {
+			continue
+		}
+		mark := ""
+		if bench.Winner {
+			mark = "*"
+		}
+		med, ci, mn := "-", "-", "-"
+		unsettled := false
+		if s := bench.Stats; s != nil {
+			med, mn = report.Seconds(s.Median), report.Seconds(s.Min)
+			ci = halfWidthText(*s)
+			if unsettled = s.HasInterval() && o.precision > 0 && s.HalfWidth() > o.precision; unsettled {
+				ci = "unsettled"
+				seen.unsettled = true
+			}
+		}
+		row := []string{mark, bench.Candidate, med, ci, mn, report.Rate("%.1f", report.RateOf(bench, unit)*factor)}
+		if peak {
+			row = append(row, report.Rate("%.0f%%", bench.PercentPeak))
+		}
+		if energy {
+			row = append(row, joulesText(bench.EnergyJ))
+		}
+		note := notesOf(bench, unsettled)
+		if bench.Tie != "" {
+			note = strings.TrimSuffix("tie; "+note, "; ")
+			seen.tie = bench.Tie
+		}
+		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed) && bench.Error != "" {
+			explain = append(explain, bench)
+		}
+		t.add(append(row, note)...)
+	}
+	t.write(b)
+	for _, bench := range explain {
+		wrap(b, "    ", bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(bench.Error, bench.Candidate))
+	}
+	if o.verbose {
+		writeUnsupported(b, g.benches)
+		return
+	}
+	if n := count(g.benches, results.Dropped); n > 0 {
+		fmt.Fprintf(b, "  + %d dropped early, slower than the leader\n", n)
+		seen.folded = true
+	}
+	if count(g.benches, results.Unsupported) > 0 {
+		b.WriteString(cut("  + "+countReasons(g.benches, []results.Outcome{results.Unsupported}), columns) + "\n")
+		seen.folded = true
+	}
+}
+
+func count(bs []*results.Benchmark, outcome results.Outcome) int {
+	n := 0
+	for _, b := range bs {
+		if b.Outcome == outcome {
+			n++
+		}
+	}
+	return n
+}
+
+// notesOf says what became of a candidate beyond its numbers, in a few
+// words: nothing for one verified and measured within the precision.
+// Where the interval is shown as unsettled, the flags that say why
+// sampling stopped short of the precision go unsaid.
+func notesOf(b *results.Benchmark, unsettled bool) string {
+	var notes []string
+	switch b.Outcome {
+	case results.Measured:
+	case results.Dropped:
+		notes = append(notes, "dropped early (slower)")
+	default:
+		notes = append(notes, string(b.Outcome))
+	}
+	for _, f := range b.Flags {
+		switch {
+		case f == autotune.FlagNotVerified:
+			notes = slices.Insert(notes, 0, "not verified")
+		case unsettled && (f == autotune.FlagMaxSamples || f == autotune.FlagBudgetSpent):
+		default:
+			notes = append(notes, f)
+		}
+	}
+	return strings.Join(notes, "; ")
+}
+
+// countReasons says, in a line, how many of bs ended in each of outcomes
+// (every outcome but measured and dropped, where nil) and why, the
+// commonest reason first: "31 unsupported: 30× needs
+// cooperative matrices (VK_NV_cooperative_matrix ×14, ...)".
+func countReasons(bs []*results.Benchmark, outcomes []results.Outcome) string {
+	var parts []string
+	for _, outcome := range []results.Outcome{results.Wrong, results.Failed, results.Unsupported, results.Compiled} {
+		if outcomes != nil && !slices.Contains(outcomes, outcome) {
+			continue
+		}
+		var reasons []string
+		for _, b := range bs {
+			if b.Outcome == outcome {
+				reasons = append(reasons, report.Reason(b.Error, b.Candidate))
+			}
+		}
+		if len(reasons) > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s: %s", len(reasons), outcome, reasonsText(reasons)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// reasonsText counts reasons: "12× why; 2× why else". Reasons that
+// differ only inside their parentheses are counted together, with what
+// differs: "needs cooperative matrices (VK_NV_cooperative_matrix ×12,
+// VK_KHR_cooperative_matrix ×3), which the device lacks".
+func reasonsText(reasons []string) string {
+	type variant struct {
+		mid string
+		n   int
+	}
+	type group struct {
+		pre, post string
+		n         int
+		variants  []variant
+	}
+	var groups []*group
+	for _, r := range reasons {
+		pre, mid, post := r, "", ""
+		if i := strings.Index(r, "("); i >= 0 {
+			if j := strings.Index(r[i:], ")"); j > 0 {
+				pre, mid, post = r[:i+1], r[i+1:i+j], r[i+j:]
+			}
+		}
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.pre == pre && g.post == post })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{pre: pre, post: post})
+		}
+		g := groups[i]
+		g.n++
+		if k := slices.IndexFunc(g.variants, func(v variant) bool { return v.mid == mid }); k >= 0 {
+			g.variants[k].n++
+		} else {
+			g.variants = append(g.variants, variant{mid, 1})
+		}
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(b.n, a.n) })
+	var parts []string
+	for _, g := range groups {
+		slices.SortStableFunc(g.variants, func(a, b variant) int { return cmp.Compare(b.n, a.n) })
+		mids := make([]string, len(g.variants))
+		for i, v := range g.variants {
+			mids[i] = v.mid
+			if len(g.variants) > 1 {
+				mids[i] += fmt.Sprintf(" ×%d", v.n)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d× %s%s%s", g.n, g.pre, strings.Join(mids, ", "), g.post))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeWinners writes the summary: per operation, its winner, the
+// winner's time and the rate that matters for the operation, the
+// percentage of the device's peak, and how much slower the runner-up is,
+// or "tie" where their intervals overlap.
+func writeWinners(b *strings.Builder, groups []*opGroup) {
+	var all []*results.Benchmark
+	for _, g := range groups {
+		all = append(all, g.benches...)
+	}
+	peak := anyPeak(all)
+	t := grid{indent: "  ", elastic: 2}
+	head := []string{"operation", "size", "winner", "median", "rate"}
+	if peak {
+		head = append(head, "% peak")
+	}
+	t.add(append(head, "margin")...)
+	for _, g := range groups {
+		win, runnerUp := g.winner()
+		if win == nil || win.Stats == nil {
+			continue // its line above says why
+		}
+		unit := report.UnitOf(win)
+		row := []string{g.name(), g.shape, win.Candidate, report.Seconds(win.Stats.Median), report.RateText(report.RateOf(win, unit), unit)}
+		if peak {
+			row = append(row, report.Rate("%.0f%%", win.PercentPeak))
+		}
+		margin := "-"
+		switch {
+		case win.Tie != "":
+			margin = "tie"
+		case runnerUp > 0:
+			margin = fmt.Sprintf("%.1f%%", (runnerUp/win.Stats.Median-1)*100)
+		}
+		t.add(append(row, margin)...)
+	}
+	if len(t.rows) == 1 {
+		return
+	}
+	b.WriteString("\nwinners (margin: how much slower the runner-up is)\n")
+	t.write(b)
+}
+
+// legend is what a table's marks mean, said once under the tables where
+// they appear.
+type legend struct {
+	tie       string // the rule that broke a tie
+	unsettled bool
+	folded    bool
+}
+
+func (l legend) write(b *strings.Builder, o tableOptions) {
+	b.WriteString("\n* the fastest")
+	if l.tie != "" {
+		b.WriteString("; tie: " + l.tie)
+	}
+	b.WriteString("\n")
+	if l.unsettled {
+		fmt.Fprintf(b, "unsettled: the 95%% interval is wider than the ±%g%% asked (--precision)\n", o.precision*100)
+	}
+	if l.folded {
+		b.WriteString("candidates dropped early or that the device cannot run are counted: -v lists them\n")
+	}
+}
+
+func joulesText(j float64) string {
+	if j > 0 {
+		return joules(j)
+	}
+	return "-"
+}
+
+// writeUnsupported lists, under a verbose table, why the device cannot
+// run the candidates whose rows say unsupported: each reason once, with
+// the candidates it stops.
+func writeUnsupported(b *strings.Builder, bs []*results.Benchmark) {
+	var reasons []string
+	who := map[string][]string{}
+	for _, bench := range bs {
+		if bench.Outcome != results.Unsupported {
+			continue
+		}
+		r := report.Reason(bench.Error, bench.Candidate)
+		if who[r] == nil {
+			reasons = append(reasons, r)
+		}
+		who[r] = append(who[r], bench.Candidate)
+	}
+	for _, r := range reasons {
+		wrap(b, "    ", fmt.Sprintf("unsupported, %s: %s", r, strings.Join(who[r], ", ")))
+	}
+}
