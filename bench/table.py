@@ -14,12 +14,21 @@ import argparse
 import json
 
 
+# Below this many operations per byte moved, an operation's bandwidth is
+# the rate that matters, as vkbench's own tables decide (report.UnitOf).
+MEMORY_BOUND = 4
+
+
 def rate_of(b, op):
-    """vkbench's rate for benchmark b, and its unit."""
-    use_flops = op in ("gemm",) or op.startswith("peak")
+    """vkbench's rate for benchmark b, and its unit: GFLOP/s (GOP/s for
+    integer elements, as vkbench peak says) for operations that do a few
+    operations per byte they move or more (every gemm, whatever its
+    element type, and the peak kernels), else GB/s. The op is named for
+    the callers' sake; the benchmark's own counts decide."""
+    flops, nbytes = b.get("flops_per_run", 0), b.get("bytes_per_run", 0)
+    use_flops = flops > 0 and (nbytes <= 0 or flops / nbytes >= MEMORY_BOUND)
     mine = b.get("gflop_per_s", 0) if use_flops else b.get("gb_per_s", 0)
-    # Integer operations are counted in GOP/s, as vkbench peak says.
-    unit = ("GOP/s" if res_dtype(b) in ("i32", "u32") else "GFLOP/s") if use_flops else "GB/s"
+    unit = ("GOP/s" if res_dtype(b)[:1] in ("i", "u") else "GFLOP/s") if use_flops else "GB/s"
     return mine, unit, use_flops
 
 

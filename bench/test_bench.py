@@ -19,6 +19,7 @@ ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
 import baseline  # noqa: E402  (after the path is set)
+import table  # noqa: E402
 
 # A command a section may name as its producer, in backquotes.
 PRODUCER = re.compile(r"`[^`]*(?:\bbench/[\w.-]+|\.devbin/\w+|\bvkbench |\bgo test )[^`]*`")
@@ -86,3 +87,25 @@ class TheoreticalPeak(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RateUnits(unittest.TestCase):
+    """The operation table once showed gemm-f16 and gemm-bf16 in GB/s."""
+
+    def bench(self, dtype, flops, nbytes):
+        return {"dtype": dtype, "flops_per_run": flops, "bytes_per_run": nbytes,
+                "gflop_per_s": 2.0, "gb_per_s": 1.0}
+
+    def test_every_gemm_in_flops(self):
+        n = 4096
+        for op, dtype in (("gemm", "f32"), ("gemm-f16", "f16"), ("gemm-bf16", "bf16")):
+            b = self.bench(dtype, 2 * n**3, 3 * n * n * 2)
+            self.assertEqual(table.rate_of(b, op), (2.0, "GFLOP/s", True), op)
+
+    def test_integer_arithmetic_in_ops(self):
+        b = self.bench("i32", 1e9, 1e6)
+        self.assertEqual(table.rate_of(b, "peak-mad-i32")[1], "GOP/s")
+
+    def test_streaming_in_bandwidth(self):
+        b = self.bench("f32", 2 * 1024, 12 * 1024)  # triad: 2 per 12 bytes
+        self.assertEqual(table.rate_of(b, "triad"), (1.0, "GB/s", False))
