@@ -28,8 +28,9 @@ var (
 		color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
 		color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
 	}
-	winnerColor = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
-	roofColor   = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
+	winnerColor  = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
+	droppedColor = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
+	roofColor    = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
 )
 
 func (r *report) color(f int, winner bool) color.Color {
@@ -58,37 +59,6 @@ func timeUnit(max float64) (scale float64, unit string) {
 		return 1e3, "ms"
 	}
 	return 1, "s"
-}
-
-// rowLabel is a candidate's label on the chart: its name, and what became
-// of it where it has no point.
-func (r *report) rowLabel(g *opGroup, cand string) string {
-	var notes []string
-	for f, b := range g.at[cand] {
-		var what string
-		switch {
-		case b == nil:
-			what = "absent"
-		case b.Outcome == results.Dropped:
-			what = "dropped early"
-		case !measured(b):
-			what = string(b.Outcome)
-			if len(r.in) == 1 && b.Error != "" {
-				what += ": " + Reason(b.Error, cand)
-			}
-		default:
-			continue
-		}
-		if len(r.in) > 1 {
-			what += " in " + r.in[f].Label
-		}
-		notes = append(notes, what)
-	}
-	label := cand
-	if len(notes) > 0 {
-		label += " (" + strings.Join(notes, "; ") + ")"
-	}
-	return OneLine(label, 72)
 }
 
 // distinctTicks are gonum's default ticks with labels precise enough to
@@ -128,21 +98,107 @@ func mustParse(s string) float64 {
 	return v
 }
 
-// candidateChart draws one operation: a row per candidate, top down in
-// catalogue order, with a point per file at the median and a bar over the
-// 95% interval.
-func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
-	hi := 0.0
+// dropShown is how much slower than the winner a candidate dropped early
+// may be and still be drawn: its chart is for telling the close ones
+// apart.
+const dropShown = 1.25
+
+// drawn reports whether b, of file f, has a point on g's chart: it was
+// measured to the end, or dropped early as slower but within dropShown of
+// the winner. Other candidates dropped early, those that failed and those
+// the device cannot run are kept off the chart's scale (a slow candidate
+// dropped early once squeezed every other into the first pixels): the
+// notes under the chart say what became of them.
+func (g *opGroup) drawn(f int, b *results.Benchmark) bool {
+	if !measured(b) {
+		return false
+	}
+	switch b.Outcome {
+	case results.Measured:
+		return true
+	case results.Dropped:
+		w := g.winnerMedian(f)
+		return w > 0 && b.Stats.Median <= dropShown*w
+	}
+	return false
+}
+
+// winnerMedian is the median of file f's winner of g, 0 where none.
+func (g *opGroup) winnerMedian(f int) float64 {
 	for _, c := range g.cands {
-		for _, b := range g.at[c] {
-			if measured(b) {
-				hi = max(hi, b.Stats.Median)
-				if b.Stats.HasInterval() {
-					hi = max(hi, b.Stats.Hi)
-				}
+		if b := g.at[c][f]; b != nil && b.Winner && measured(b) {
+			return b.Stats.Median
+		}
+	}
+	return 0
+}
+
+// droppedDrawn reports whether any candidate dropped early has a point.
+func (g *opGroup) droppedDrawn() bool {
+	for _, bs := range g.at {
+		for f, b := range bs {
+			if b != nil && b.Outcome == results.Dropped && g.drawn(f, b) {
+				return true
 			}
 		}
 	}
+	return false
+}
+
+// rows are the candidates of g that have a point in some file.
+func (g *opGroup) rows() []string {
+	var out []string
+	for _, c := range g.cands {
+		for f, b := range g.at[c] {
+			if g.drawn(f, b) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// timeAxis is the extent of a chart's time axis, in seconds: every
+// median, and the intervals as far as they do not take the axis from
+// them (an interval of ±100% would leave ten medians in a corner). A bar
+// that goes past the axis is cut at its end.
+func (g *opGroup) timeAxis() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, bs := range g.at {
+		for f, b := range bs {
+			if g.drawn(f, b) {
+				lo, hi = min(lo, b.Stats.Median), max(hi, b.Stats.Median)
+			}
+		}
+	}
+	span := max(hi-lo, 0.1*hi)
+	reach := 0.35 * span
+	ilo, ihi := lo, hi
+	for _, bs := range g.at {
+		for f, b := range bs {
+			if g.drawn(f, b) && b.Stats.HasInterval() {
+				ilo, ihi = min(ilo, max(b.Stats.Lo, lo-reach)), max(ihi, min(b.Stats.Hi, hi+reach))
+			}
+		}
+	}
+	if ilo == ihi {
+		ilo, ihi = ilo-0.05*span, ihi+0.05*span
+	}
+	pad := 0.06 * (ihi - ilo)
+	return max(0, ilo-pad), ihi + pad
+}
+
+// candidateChart draws one operation: a row per candidate measured, top
+// down in catalogue order, with a point per file at the median and a bar
+// over the 95% interval, on an axis that the measured candidates span.
+// It is nil where no candidate was measured.
+func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
+	rows := g.rows()
+	if len(rows) == 0 {
+		return nil, 0, nil
+	}
+	lo, hi := g.timeAxis()
 	scale, unit := timeUnit(hi)
 	p := newPlot()
 	p.Title.Text = g.title
@@ -157,79 +213,130 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 	p.X.Tick.Marker = distinctTicks{}
 	p.Add(plotter.NewGrid())
 
-	// Rows from the top: the legend takes the top rows.
-	legendRows := int(math.Ceil(float64(r.legendEntries()) * 16 / rowPitch.Points()))
-	n := len(g.cands)
-	labels := make([]string, n+legendRows)
-	for i, c := range g.cands {
-		labels[n-1-i] = r.rowLabel(g, c)
+	n := len(rows)
+	labels := make([]string, n)
+	for i, c := range rows {
+		labels[n-1-i] = OneLine(c, 40)
 	}
 	p.NominalY(labels...)
-	p.Y.Max = float64(n + legendRows - 1)
+	p.X.Min, p.X.Max = lo*scale, hi*scale
 
 	for f := range r.in {
 		offset := 0.0
 		if len(r.in) > 1 {
 			offset = 0.3 * (float64(len(r.in)-1)/2 - float64(f)) / float64(len(r.in)-1)
 		}
-		for _, winner := range []bool{false, true} {
+		for _, kind := range []results.Outcome{results.Dropped, results.Measured, winnerKind} {
 			var pts plotter.XYs
 			var errs plotter.XErrors
-			for i, c := range g.cands {
+			for i, c := range rows {
 				b := g.at[c][f]
-				if !measured(b) || b.Winner != winner {
+				if !g.drawn(f, b) || kindOf(b) != kind {
 					continue
 				}
 				s := b.Stats
 				pts = append(pts, plotter.XY{X: s.Median * scale, Y: float64(n-1-i) + offset})
-				lo, hi := s.Median, s.Median // no bar without an interval
+				blo, bhi := s.Median, s.Median // no bar without an interval
 				if s.HasInterval() {
-					lo, hi = s.Lo, s.Hi
+					blo, bhi = max(s.Lo, lo), min(s.Hi, hi)
 				}
-				errs = append(errs, struct{ Low, High float64 }{(s.Median - lo) * scale, (hi - s.Median) * scale})
+				errs = append(errs, struct{ Low, High float64 }{(s.Median - blo) * scale, (bhi - s.Median) * scale})
 			}
 			if len(pts) == 0 {
 				continue
 			}
-			col := r.color(f, winner)
-			bars, err := plotter.NewXErrorBars(struct {
-				plotter.XYs
-				plotter.XErrors
-			}{pts, errs})
-			if err != nil {
+			col := r.color(f, kind == winnerKind)
+			if kind == results.Dropped {
+				col = droppedColor
+			}
+			if err := addSeries(p, pts, errs, col, kind == winnerKind); err != nil {
 				return nil, 0, err
 			}
-			bars.Color = col
-			bars.CapWidth = 0.25 * rowPitch
-			var sc *plotter.Scatter
-			if winner {
-				bars.Width = vg.Points(1.5)
-				sc, err = newScatter(pts, col, draw.CircleGlyph{}, vg.Points(4.5))
-			} else {
-				sc, err = newScatter(pts, col, draw.RingGlyph{}, vg.Points(3))
-			}
-			if err != nil {
-				return nil, 0, err
-			}
-			p.Add(bars, sc)
 		}
 	}
-	r.addLegend(p)
-	// The axis need not start at zero: the intervals are what is compared.
-	// A margin keeps the outer points and bars off the edges.
-	if pad := (p.X.Max - p.X.Min) * 0.06; pad > 0 {
-		p.X.Min, p.X.Max = max(0, p.X.Min-pad), p.X.Max+pad
-	} else {
-		p.X.Min, p.X.Max = 0, max(1, 2*p.X.Max)
-	}
-	return p, chartChrome + rowPitch*vg.Length(n+legendRows), nil
+	return p, chartChrome + rowPitch*vg.Length(n), nil
 }
 
-func (r *report) legendEntries() int {
-	if len(r.in) == 1 {
-		return 2
+// winnerKind is the winner's series, drawn over the others.
+const winnerKind results.Outcome = "winner"
+
+func kindOf(b *results.Benchmark) results.Outcome {
+	if b.Winner {
+		return winnerKind
 	}
-	return len(r.in) + 1
+	return b.Outcome
+}
+
+// addSeries draws points with their interval bars in col, filled and
+// larger for winners.
+func addSeries(p *plot.Plot, pts plotter.XYs, errs plotter.XErrors, col color.Color, winner bool) error {
+	bars, err := plotter.NewXErrorBars(struct {
+		plotter.XYs
+		plotter.XErrors
+	}{pts, errs})
+	if err != nil {
+		return err
+	}
+	bars.Color = col
+	bars.CapWidth = 0.25 * rowPitch
+	var sc *plotter.Scatter
+	if winner {
+		bars.Width = vg.Points(1.5)
+		sc, err = newScatter(pts, col, draw.CircleGlyph{}, vg.Points(4.5))
+	} else {
+		sc, err = newScatter(pts, col, draw.RingGlyph{}, vg.Points(3))
+	}
+	if err != nil {
+		return err
+	}
+	p.Add(bars, sc)
+	return nil
+}
+
+// legend is what a candidate chart's marks mean: drawn above the chart,
+// never over its data.
+func (r *report) legend(g *opGroup) []legendEntry {
+	var out []legendEntry
+	if g.droppedDrawn() {
+		out = append(out, legendEntry{"dropped early", droppedColor, draw.RingGlyph{}, vg.Points(3)})
+	}
+	if len(r.in) == 1 {
+		return append(out,
+			legendEntry{"median, 95% interval", fileColors[0], draw.RingGlyph{}, vg.Points(3)},
+			legendEntry{"winner", winnerColor, draw.CircleGlyph{}, vg.Points(4.5)})
+	}
+	for f, input := range r.in {
+		out = append(out, legendEntry{input.Label, r.color(f, false), draw.RingGlyph{}, vg.Points(3)})
+	}
+	return append(out, legendEntry{"winner (filled)", color.Black, draw.CircleGlyph{}, vg.Points(4.5)})
+}
+
+// legendEntry is a legend's glyph and its text.
+type legendEntry struct {
+	text   string
+	col    color.Color
+	shape  draw.GlyphDrawer
+	radius vg.Length
+}
+
+// legendHeight is the strip above a chart that its legend takes.
+const legendHeight = 14
+
+// drawLegend draws entries in a row, ending at the right of the strip
+// whose top is top.
+func drawLegend(dc draw.Canvas, entries []legendEntry, top vg.Length) {
+	sty := noteStyle()
+	sty.Font = sansFont(10)
+	x := dc.Max.X - vg.Points(24)
+	y := top - vg.Points(legendHeight) + vg.Points(3)
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		x -= sty.Width(e.text)
+		dc.FillText(sty, vg.Point{X: x, Y: y}, e.text)
+		x -= vg.Points(10)
+		dc.DrawGlyph(draw.GlyphStyle{Color: e.col, Radius: e.radius, Shape: e.shape}, vg.Point{X: x, Y: y + vg.Points(3.5)})
+		x -= vg.Points(16)
+	}
 }
 
 // newScatter draws pts as glyphs of shape, radius and col.
@@ -242,31 +349,12 @@ func newScatter(pts plotter.XYs, col color.Color, shape draw.GlyphDrawer, radius
 	return sc, nil
 }
 
-// glyph is a legend's sample of a scatter's glyph.
-func glyph(col color.Color, shape draw.GlyphDrawer, radius vg.Length) *plotter.Scatter {
-	sc, _ := newScatter(plotter.XYs{{}}, col, shape, radius) // one point cannot fail
-	return sc
-}
-
-func (r *report) addLegend(p *plot.Plot) {
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.Legend.XOffs = -vg.Points(4)
-	if len(r.in) == 1 {
-		p.Legend.Add("median, 95% interval", glyph(fileColors[0], draw.RingGlyph{}, vg.Points(3)))
-		p.Legend.Add("winner", glyph(winnerColor, draw.CircleGlyph{}, vg.Points(4.5)))
-		return
-	}
-	for f, input := range r.in {
-		p.Legend.Add(input.Label, glyph(r.color(f, false), draw.RingGlyph{}, vg.Points(3)))
-	}
-	p.Legend.Add("winner (filled)", glyph(color.Black, draw.CircleGlyph{}, vg.Points(4.5)))
-}
-
-// panel is one chart with its notes under it, or notes alone.
+// panel is one chart with its notes under it, or notes alone; a
+// candidate chart has its legend above it.
 type panel struct {
 	plot   *plot.Plot
 	height vg.Length
+	legend []legendEntry
 	notes  []string
 }
 
@@ -277,7 +365,12 @@ func (r *report) panels() ([]panel, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, panel{plot: p, height: h})
+		pn := panel{plot: p, height: h, notes: r.groupNotes(g)}
+		if p != nil {
+			pn.legend = r.legend(g)
+			pn.height += legendHeight
+		}
+		out = append(out, pn)
 	}
 	for i := range r.roofs {
 		rl := &r.roofs[i]
@@ -287,7 +380,7 @@ func (r *report) panels() ([]panel, error) {
 			if err != nil {
 				return nil, err
 			}
-			pn.plot, pn.height = p, h
+			pn.plot, pn.height, pn.legend = p, h, r.rooflineLegend()
 		}
 		out = append(out, pn)
 	}
@@ -362,12 +455,17 @@ func drawPanels(c vg.CanvasSizer, panels []panel) {
 	for _, pn := range panels {
 		top := y
 		if pn.plot != nil {
+			ptop := top
+			if len(pn.legend) > 0 {
+				drawLegend(dc, pn.legend, top)
+				ptop -= legendHeight
+			}
 			// gonum draws to the edges; leave a margin around each chart,
 			// wider on the right, where text ends against the edge and a
 			// browser without the charts' font draws it in a wider one.
 			pn.plot.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 				Min: vg.Point{X: dc.Min.X + vg.Points(6), Y: top - pn.height + vg.Points(4)},
-				Max: vg.Point{X: dc.Max.X - vg.Points(24), Y: top - vg.Points(6)}}})
+				Max: vg.Point{X: dc.Max.X - vg.Points(24), Y: ptop - vg.Points(6)}}})
 			y -= pn.height
 		}
 		y -= vg.Points(4)

@@ -12,8 +12,12 @@
 //	n, err := report.Write(w, report.HTML, in, report.Options{Peak: peakOf})
 //
 // Each operation (at one dtype and size) is one chart, a row per
-// candidate; several files overlay, one point per file in the file's
-// colour, so that a base and a new run read side by side. HTML is a
+// candidate measured; several files overlay, one point per file in the
+// file's colour, so that a base and a new run read side by side. The time
+// axis spans the candidates measured (and those dropped early close to
+// the winner): the others are notes under the chart, and an operation
+// with nothing measured is a note without a chart. Legends stand above
+// the charts, never over their data. HTML is a
 // self-contained page (the charts inline, a table per operation, nothing
 // fetched); SVG and PNG put the charts one under the other.
 //

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
@@ -62,19 +63,24 @@ func (pn panel) svg() (template.HTML, error) {
 	if pn.plot == nil {
 		return "", nil
 	}
-	return inlineSVG(pn.height, func(c vg.CanvasSizer) { drawPanels(c, []panel{{plot: pn.plot, height: pn.height}}) })
+	return inlineSVG(pn.height, func(c vg.CanvasSizer) {
+		drawPanels(c, []panel{{plot: pn.plot, height: pn.height, legend: pn.legend}})
+	})
 }
 
 type htmlRow struct {
-	File, Candidate, Outcome, Median, CI, GBps, GFLOPs, Peak, Note string
-	Winner                                                         bool
+	File, Candidate, Outcome, Median, CI, Rate, Peak, Note string
+	Winner                                                 bool
 }
 
+// htmlSection is an operation's chart, notes and table (whose times are
+// all in TimeUnit, and rates in RateUnit), or a roofline's.
 type htmlSection struct {
-	Title string
-	SVG   template.HTML
-	Rows  []htmlRow
-	Notes []string
+	Title              string
+	SVG                template.HTML
+	Rows               []htmlRow
+	Notes              []string
+	TimeUnit, RateUnit string
 }
 
 type htmlFile struct {
@@ -102,29 +108,9 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 		page.Files = append(page.Files, hf)
 	}
 	for i, g := range r.groups {
-		svg, err := panels[i].svg()
+		sec, err := r.groupSection(g, panels[i])
 		if err != nil {
 			return err
-		}
-		sec := htmlSection{Title: g.title, SVG: svg}
-		for _, c := range g.cands {
-			for f, b := range g.at[c] {
-				if b == nil {
-					sec.Rows = append(sec.Rows, htmlRow{File: r.in[f].Label, Candidate: c, Outcome: "absent"})
-					continue
-				}
-				gbps, gflops := b.Rates()
-				row := htmlRow{File: r.in[f].Label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
-					Median: "-", CI: "-", GBps: Rate("%.3g", gbps), GFLOPs: Rate("%.3g", gflops), Peak: Rate("%.0f%%", b.PercentPeak), Note: b.Error}
-				if measured(b) {
-					row.Median = Seconds(b.Stats.Median)
-					row.CI = Interval(*b.Stats)
-				}
-				if len(b.Flags) > 0 {
-					row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)
-				}
-				sec.Rows = append(sec.Rows, row)
-			}
 		}
 		page.Sections = append(page.Sections, sec)
 	}
@@ -143,6 +129,70 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 	return reportPage.Execute(w, page)
 }
 
+// groupSection is g's chart (pn), its notes, and its table: every
+// candidate of every file, times in one unit, the rate that matters for
+// the operation.
+func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
+	svg, err := pn.svg()
+	if err != nil {
+		return htmlSection{}, err
+	}
+	sec := htmlSection{Title: g.title, SVG: svg, Notes: pn.notes}
+	top, unit, rateTop := 0.0, Bandwidth, 0.0
+	for _, c := range g.cands {
+		for _, b := range g.at[c] {
+			if measured(b) {
+				top = max(top, b.Stats.Median)
+				unit = UnitOf(b)
+				rateTop = max(rateTop, RateOf(b, unit))
+			}
+		}
+	}
+	scale, tunit := timeUnit(top)
+	prefix, factor := Prefix(rateTop)
+	sec.TimeUnit, sec.RateUnit = tunit, prefix+string(unit)
+	winners := make([]string, len(r.in))
+	for _, c := range g.cands {
+		for f, b := range g.at[c] {
+			if b != nil && b.Winner {
+				winners[f] = c
+			}
+		}
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v*scale, 'f', 4-min(3, digits(top*scale)), 64) }
+	for _, c := range g.cands {
+		for f, b := range g.at[c] {
+			if b == nil {
+				sec.Rows = append(sec.Rows, htmlRow{File: r.in[f].Label, Candidate: c, Outcome: "absent"})
+				continue
+			}
+			row := htmlRow{File: r.in[f].Label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
+				Median: "-", CI: "-", Rate: Rate("%.3g", RateOf(b, unit)*factor), Peak: Rate("%.0f%%", b.PercentPeak),
+				Note: noteOf(b, scale, tunit, winners[f])}
+			if measured(b) {
+				row.Median = num(b.Stats.Median)
+				if b.Stats.HasInterval() {
+					row.CI = "[" + num(b.Stats.Lo) + ", " + num(b.Stats.Hi) + "]"
+				}
+			}
+			if len(b.Flags) > 0 {
+				row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)
+			}
+			sec.Rows = append(sec.Rows, row)
+		}
+	}
+	return sec, nil
+}
+
+// digits is the number of digits before the point of v (1 for v < 10).
+func digits(v float64) int {
+	n := 1
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
+}
+
 var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -152,7 +202,7 @@ var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 2em; font-size: 0.9em; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.2em 0.6em; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.winner td { font-weight: bold; }
 svg { max-width: 100%; height: auto; }
 p.note { color: #555; }
@@ -179,9 +229,9 @@ p.note { color: #555; }
 {{- end}}
 {{- if .Rows}}
 <table>
-<tr>{{if $.Several}}<th>file</th>{{end}}<th></th><th>candidate</th><th>outcome</th><th>median</th><th>95% CI</th><th>GB/s</th><th>GFLOP/s</th><th>% peak</th><th>note</th></tr>
+<tr>{{if $.Several}}<th>file</th>{{end}}<th></th><th>candidate</th><th>outcome</th><th>median ({{.TimeUnit}})</th><th>95% CI ({{.TimeUnit}})</th><th>{{.RateUnit}}</th><th>% peak</th><th>note</th></tr>
 {{- range .Rows}}
-<tr{{if .Winner}} class="winner"{{end}}>{{if $.Several}}<td>{{.File}}</td>{{end}}<td>{{if .Winner}}★{{end}}</td><td>{{.Candidate}}</td><td>{{.Outcome}}</td><td class="num">{{.Median}}</td><td class="num">{{.CI}}</td><td class="num">{{.GBps}}</td><td class="num">{{.GFLOPs}}</td><td class="num">{{.Peak}}</td><td>{{.Note}}</td></tr>
+<tr{{if .Winner}} class="winner"{{end}}>{{if $.Several}}<td>{{.File}}</td>{{end}}<td>{{if .Winner}}★{{end}}</td><td>{{.Candidate}}</td><td>{{.Outcome}}</td><td class="num">{{.Median}}</td><td class="num">{{.CI}}</td><td class="num">{{.Rate}}</td><td class="num">{{.Peak}}</td><td>{{.Note}}</td></tr>
 {{- end}}
 </table>
 {{- end}}

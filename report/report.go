@@ -198,7 +198,12 @@ func build(in []Input, opts Options) *report {
 }
 
 func (r *report) charts() int {
-	n := len(r.groups)
+	n := 0
+	for _, g := range r.groups {
+		if len(g.rows()) > 0 {
+			n++
+		}
+	}
 	for _, rl := range r.roofs {
 		if rl.drawn(r) {
 			n++

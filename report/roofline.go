@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -24,10 +25,11 @@ type roofline struct {
 	notes    []string
 }
 
-// onRoof reports whether b can stand on a roofline: it does arithmetic and
-// moves bytes.
+// onRoof reports whether b can stand on a roofline: it does
+// floating-point arithmetic and moves bytes. Integer arithmetic is no
+// FLOP: its operations are a note under the roofline, in GOP/s.
 func onRoof(b *results.Benchmark) bool {
-	return measured(b) && b.Flops > 0 && b.Bytes > 0
+	return measured(b) && b.Flops > 0 && b.Bytes > 0 && arithmeticUnit(b.DType) == FLOPs
 }
 
 func (rl *roofline) drawn(r *report) bool {
@@ -66,7 +68,12 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 			if onRoof(b) {
 				arith = true
 			}
-			gbps, _ := b.Rates()
+			gbps, gops := b.Rates()
+			if b.Winner && measured(b) && b.Flops > 0 && arithmeticUnit(b.DType) == IntOps {
+				_, title, _ := splitName(b)
+				notes = append(notes, fmt.Sprintf("%s%s does integer arithmetic, not on this FLOP/s roofline: best %s at %s.", title, fileSuffix(r, f), b.Candidate, RateText(gops, IntOps)))
+				continue
+			}
 			if !b.Winner || !measured(b) || b.Flops > 0 || gbps <= 0 {
 				continue
 			}
@@ -104,25 +111,44 @@ func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
 
 	box := logBox{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
 	files := r.roofPointsOf(rl, &box)
-	if len(r.in) == 1 {
-		p.Legend.Add("winner", glyph(winnerColor, draw.CircleGlyph{}, vg.Points(4)))
-		p.Legend.Add("other candidates", glyph(fileColors[0], draw.RingGlyph{}, vg.Points(2.5)))
-	}
 	box, ridge := roofBox(box, rl.peak)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = box.xmin, box.xmax, box.ymin, box.ymax
 	if err := addRoofs(p, rl.peak, box, ridge); err != nil {
 		return nil, 0, err
 	}
-	// The points go over the roofs.
-	var placed plotter.XYs // labelled points, to keep labels apart
+	// The points go over the roofs; the winners' labels where they cover
+	// no point and no other label.
+	lp := newLabelPlacer(box)
 	for _, pts := range files {
-		if err := r.addRoofPoints(p, pts, &placed); err != nil {
+		lp.points(pts.others, vg.Points(2.5))
+		lp.points(pts.winners, vg.Points(4))
+	}
+	for _, pts := range files {
+		if err := r.addRoofPoints(p, pts, lp); err != nil {
 			return nil, 0, err
 		}
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	return p, 11 * vg.Centimeter, nil
+	return p, rooflineHeight, nil
+}
+
+// rooflineHeight is the height of a roofline's chart, its legend's strip
+// included.
+const rooflineHeight = 11*vg.Centimeter + legendHeight
+
+// rooflineLegend is what a roofline's marks mean: with one file, winners
+// and the other candidates; with several, each file's colour.
+func (r *report) rooflineLegend() []legendEntry {
+	if len(r.in) == 1 {
+		return []legendEntry{
+			{"winner", winnerColor, draw.CircleGlyph{}, vg.Points(4)},
+			{"other candidates", fileColors[0], draw.RingGlyph{}, vg.Points(2.5)},
+		}
+	}
+	var out []legendEntry
+	for f, input := range r.in {
+		out = append(out, legendEntry{input.Label, r.color(f, true), draw.CircleGlyph{}, vg.Points(4)})
+	}
+	return out
 }
 
 // logBox is the extent of a chart on log axes.
@@ -242,7 +268,7 @@ func addLabel(p *plot.Plot, pt plotter.XY, text string, offset vg.Point, col col
 
 // addRoofPoints draws one file's points in its colours, its winners
 // filled and labelled, each label below those already placed near it.
-func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, placed *plotter.XYs) error {
+func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, lp *labelPlacer) error {
 	col, wcol := r.color(pts.f, false), r.color(pts.f, true)
 	if len(pts.others) > 0 {
 		sc, err := newScatter(pts.others, col, draw.RingGlyph{}, vg.Points(2.5))
@@ -259,27 +285,67 @@ func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, placed *plotter.XYs
 		return err
 	}
 	p.Add(sc)
-	if len(r.in) > 1 {
-		p.Legend.Add(r.in[pts.f].Label, sc)
-	}
 	for i, pt := range pts.winners {
-		offset := vg.Point{X: vg.Points(6), Y: vg.Points(-4) - vg.Points(10)*vg.Length(crowded(*placed, pt))}
-		if err := addLabel(p, pt, pts.labels[i], offset, wcol); err != nil {
+		if err := addLabel(p, pt, pts.labels[i], lp.place(pt, pts.labels[i]), wcol); err != nil {
 			return err
 		}
-		*placed = append(*placed, pt)
 	}
 	return nil
 }
 
-// crowded counts the labelled points so near pt (on log axes) that their
-// labels would overlap pt's; pt's label goes that many lines lower.
-func crowded(placed plotter.XYs, pt plotter.XY) int {
-	n := 0
-	for _, q := range placed {
-		if math.Abs(math.Log10(q.X/pt.X)) < 0.5 && math.Abs(math.Log10(q.Y/pt.Y)) < 0.12 {
-			n++
+// labelPlacer places labels on a roofline's log axes where they cover no
+// point and no label placed before, working in points of the page as
+// the chart will be drawn (its data area about 440 by 230 points).
+type labelPlacer struct {
+	box   logBox
+	taken []vg.Rectangle
+}
+
+const (
+	roofDataWidth  = 440
+	roofDataHeight = 230
+)
+
+func newLabelPlacer(box logBox) *labelPlacer { return &labelPlacer{box: box} }
+
+// at is where (x, y) falls in the data area, in points.
+func (lp *labelPlacer) at(pt plotter.XY) vg.Point {
+	u := math.Log10(pt.X/lp.box.xmin) / math.Log10(lp.box.xmax/lp.box.xmin) * roofDataWidth
+	v := math.Log10(pt.Y/lp.box.ymin) / math.Log10(lp.box.ymax/lp.box.ymin) * roofDataHeight
+	return vg.Point{X: vg.Length(u), Y: vg.Length(v)}
+}
+
+// points marks the glyphs of radius at pts as taken.
+func (lp *labelPlacer) points(pts plotter.XYs, radius vg.Length) {
+	for _, pt := range pts {
+		c := lp.at(pt)
+		lp.taken = append(lp.taken, vg.Rectangle{Min: vg.Point{X: c.X - radius, Y: c.Y - radius}, Max: vg.Point{X: c.X + radius, Y: c.Y + radius}})
+	}
+}
+
+// place returns the offset of text's label at pt: right of the point,
+// else left, above or below it, wherever it first covers nothing taken
+// (right, when nothing is free), and takes its place.
+func (lp *labelPlacer) place(pt plotter.XY, text string) vg.Point {
+	sty := noteStyle()
+	w, h := sty.Width(text), vg.Points(9)
+	c := lp.at(pt)
+	offsets := []vg.Point{
+		{X: vg.Points(8), Y: -h / 3}, {X: -w - vg.Points(8), Y: -h / 3},
+		{X: vg.Points(6), Y: vg.Points(5)}, {X: vg.Points(6), Y: -h - vg.Points(5)},
+		{X: -w / 2, Y: vg.Points(7)}, {X: -w / 2, Y: -h - vg.Points(7)},
+		{X: -w - vg.Points(6), Y: vg.Points(5)}, {X: -w - vg.Points(6), Y: -h - vg.Points(5)},
+	}
+	for _, off := range offsets {
+		r := vg.Rectangle{Min: vg.Point{X: c.X + off.X, Y: c.Y + off.Y}, Max: vg.Point{X: c.X + off.X + w, Y: c.Y + off.Y + h}}
+		if !slices.ContainsFunc(lp.taken, func(t vg.Rectangle) bool { return overlaps(r, t) }) {
+			lp.taken = append(lp.taken, r)
+			return off
 		}
 	}
-	return n
+	return offsets[0]
+}
+
+func overlaps(a, b vg.Rectangle) bool {
+	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
 }

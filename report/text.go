@@ -1,10 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
 
@@ -70,4 +73,79 @@ func OneLine(s string, n int) string {
 		s = s[:n-1] + "…"
 	}
 	return s
+}
+
+// CountReasons says, in a line, how many of bs ended in each of outcomes
+// (where none is given: wrong, failed, unsupported and compiled) and why,
+// the commonest reason first: "31 unsupported: 30× needs cooperative
+// matrices (VK_NV_cooperative_matrix ×14, ...), which the device lacks;
+// 1× needs 48 KiB of shared memory, device has 32 KiB".
+func CountReasons(bs []*results.Benchmark, outcomes ...results.Outcome) string {
+	var parts []string
+	for _, outcome := range []results.Outcome{results.Wrong, results.Failed, results.Unsupported, results.Compiled} {
+		if len(outcomes) > 0 && !slices.Contains(outcomes, outcome) {
+			continue
+		}
+		var reasons []string
+		for _, b := range bs {
+			if b.Outcome == outcome {
+				reasons = append(reasons, Reason(b.Error, b.Candidate))
+			}
+		}
+		if len(reasons) > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s: %s", len(reasons), outcome, reasonsText(reasons)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// reasonsText counts reasons: "12× why; 2× why else". Reasons that
+// differ only inside their parentheses are counted together, with what
+// differs: "needs cooperative matrices (VK_NV_cooperative_matrix ×12,
+// VK_KHR_cooperative_matrix ×3), which the device lacks".
+func reasonsText(reasons []string) string {
+	type variant struct {
+		mid string
+		n   int
+	}
+	type group struct {
+		pre, post string
+		n         int
+		variants  []variant
+	}
+	var groups []*group
+	for _, r := range reasons {
+		pre, mid, post := r, "", ""
+		if i := strings.Index(r, "("); i >= 0 {
+			if j := strings.Index(r[i:], ")"); j > 0 {
+				pre, mid, post = r[:i+1], r[i+1:i+j], r[i+j:]
+			}
+		}
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.pre == pre && g.post == post })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{pre: pre, post: post})
+		}
+		g := groups[i]
+		g.n++
+		if k := slices.IndexFunc(g.variants, func(v variant) bool { return v.mid == mid }); k >= 0 {
+			g.variants[k].n++
+		} else {
+			g.variants = append(g.variants, variant{mid, 1})
+		}
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(b.n, a.n) })
+	var parts []string
+	for _, g := range groups {
+		slices.SortStableFunc(g.variants, func(a, b variant) int { return cmp.Compare(b.n, a.n) })
+		mids := make([]string, len(g.variants))
+		for i, v := range g.variants {
+			mids[i] = v.mid
+			if len(g.variants) > 1 {
+				mids[i] += fmt.Sprintf(" ×%d", v.n)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d× %s%s%s", g.n, g.pre, strings.Join(mids, ", "), g.post))
+	}
+	return strings.Join(parts, "; ")
 }

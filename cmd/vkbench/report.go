@@ -31,20 +31,25 @@ read too). The format of OUTPUT follows its extension: .html (a self-contained
 page with the charts inline and a table per operation), .svg or .png (the
 charts one under the other).
 
-For each operation (and dtype and size) one chart shows every candidate's
-median time per run with its 95% confidence interval, lower is better; the
-winner is filled. Candidates that failed or that the device does not support
-have no point: their row says why. With several files the charts overlay
-them: each candidate has one point per file, in the file's colour, so that a
-base and a new run read side by side.
+For each operation (and dtype and size) one chart shows the median time per
+run of every candidate measured, with its 95% confidence interval, lower is
+better; the winner is filled, and those dropped early within 25% of the
+winner are grey. The axis spans them: candidates dropped early as much
+slower, those that failed and those the device does not support are notes
+under the chart, counted by reason, and an operation with nothing measured is
+a line of text, not a chart. A page's table per operation gives its times in
+one unit. With several files the charts overlay them: each candidate has one
+point per file, in the file's colour, so that a base and a new run read side
+by side.
 
-The roofline places each operation that does arithmetic by its arithmetic
-intensity (FLOP per byte moved, x) and its achieved GFLOP/s (y), under the
+The roofline places each operation that does floating-point arithmetic by its
+arithmetic intensity (FLOP per byte moved, x) and its achieved GFLOP/s (y),
+its label beside its point, under the
 device's bandwidth and compute roofs. The roofs come from --peak-gbps and
 --peak-gflops, else from the peak that vkbench peak stored in the tune cache
 (--cache) for the file's hardware; with neither the roofline is left out,
 with a note. Operations that only move data (copy, transpose) are listed
-under it with their bandwidth.
+under it with their bandwidth, and integer operations with their GOP/s.
 
 Exit status: 0 success, 2 bad usage or an unreadable or malformed file, 4 the
 report could not be written.`,

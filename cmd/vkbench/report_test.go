@@ -105,9 +105,9 @@ func TestReportCrafted(t *testing.T) {
 		texts := svgTexts(t, data)
 		containsAll(t, "the SVG", texts,
 			"copy u32, size 1048576 — report-input.json", "gemm f32, size 256x256x256 — report-input.json",
-			"vec4", "scalar (dropped early)", "vec4-unroll4",
-			"tiled (failed: wrong result at C[3,5]: got 1.5, want 2.25",
-			"regblock-big (unsupported: needs 32.5 KiB of shared memory",
+			"vec4", "vec4-unroll4", "median, 95% interval",
+			"Dropped early as much slower, not drawn: scalar (2.092ms).",
+			"Not drawn: 1 failed: 1× wrong result at C[3,5]: got 1.5, want 2.25 (tolerance 1e-05); 1 unsupported: 1× needs 32.5 KiB of",
 			"time per run (ms), lower is better", "winner",
 			"Roofline: Crafted GPU", "arithmetic intensity (FLOP/byte)", "GFLOP/s",
 			"memory 10 GB/s", "compute 100 GFLOP/s", "gemm",

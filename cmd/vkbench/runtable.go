@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -131,7 +130,7 @@ func (g *opGroup) oneLine(o tableOptions) bool {
 // write writes the operation's table, or one line where nothing of it ran.
 func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	if g.oneLine(o) {
-		b.WriteString(cut(g.title()+": "+countReasons(g.benches, nil), columns) + "\n")
+		b.WriteString(cut(g.title()+": "+report.CountReasons(g.benches), columns) + "\n")
 		seen.folded = true
 		return
 	}
@@ -197,7 +196,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		seen.folded = true
 	}
 	if count(g.benches, results.Unsupported) > 0 {
-		b.WriteString(cut("  + "+countReasons(g.benches, []results.Outcome{results.Unsupported}), columns) + "\n")
+		b.WriteString(cut("  + "+report.CountReasons(g.benches, results.Unsupported), columns) + "\n")
 		seen.folded = true
 	}
 }
@@ -235,80 +234,6 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 		}
 	}
 	return strings.Join(notes, "; ")
-}
-
-// countReasons says, in a line, how many of bs ended in each of outcomes
-// (every outcome but measured and dropped, where nil) and why, the
-// commonest reason first: "31 unsupported: 30× needs
-// cooperative matrices (VK_NV_cooperative_matrix ×14, ...)".
-func countReasons(bs []*results.Benchmark, outcomes []results.Outcome) string {
-	var parts []string
-	for _, outcome := range []results.Outcome{results.Wrong, results.Failed, results.Unsupported, results.Compiled} {
-		if outcomes != nil && !slices.Contains(outcomes, outcome) {
-			continue
-		}
-		var reasons []string
-		for _, b := range bs {
-			if b.Outcome == outcome {
-				reasons = append(reasons, report.Reason(b.Error, b.Candidate))
-			}
-		}
-		if len(reasons) > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s: %s", len(reasons), outcome, reasonsText(reasons)))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// reasonsText counts reasons: "12× why; 2× why else". Reasons that
-// differ only inside their parentheses are counted together, with what
-// differs: "needs cooperative matrices (VK_NV_cooperative_matrix ×12,
-// VK_KHR_cooperative_matrix ×3), which the device lacks".
-func reasonsText(reasons []string) string {
-	type variant struct {
-		mid string
-		n   int
-	}
-	type group struct {
-		pre, post string
-		n         int
-		variants  []variant
-	}
-	var groups []*group
-	for _, r := range reasons {
-		pre, mid, post := r, "", ""
-		if i := strings.Index(r, "("); i >= 0 {
-			if j := strings.Index(r[i:], ")"); j > 0 {
-				pre, mid, post = r[:i+1], r[i+1:i+j], r[i+j:]
-			}
-		}
-		i := slices.IndexFunc(groups, func(g *group) bool { return g.pre == pre && g.post == post })
-		if i < 0 {
-			i = len(groups)
-			groups = append(groups, &group{pre: pre, post: post})
-		}
-		g := groups[i]
-		g.n++
-		if k := slices.IndexFunc(g.variants, func(v variant) bool { return v.mid == mid }); k >= 0 {
-			g.variants[k].n++
-		} else {
-			g.variants = append(g.variants, variant{mid, 1})
-		}
-	}
-	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(b.n, a.n) })
-	var parts []string
-	for _, g := range groups {
-		slices.SortStableFunc(g.variants, func(a, b variant) int { return cmp.Compare(b.n, a.n) })
-		mids := make([]string, len(g.variants))
-		for i, v := range g.variants {
-			mids[i] = v.mid
-			if len(g.variants) > 1 {
-				mids[i] += fmt.Sprintf(" ×%d", v.n)
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%d× %s%s%s", g.n, g.pre, strings.Join(mids, ", "), g.post))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // writeWinners writes the summary: per operation, its winner, the
