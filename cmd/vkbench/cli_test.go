@@ -46,7 +46,8 @@ func resultsMasker(t testing.TB, dirs ...string) *masker {
 		regexp(`(?m)  tie$`, "  <p>%").
 		regexp(`(?s)\n\* the fastest.*`, "\n").
 		regexp(`\[,`, "[").
-		regexp(` ?\[\]`, "")
+		regexp(` ?\[\]`, "").
+		regexp(`\b[MGT](B/s|FLOP/s|OP/s)\b`, "<p>$1") // the prefix follows the rate
 	return tableMasker(m)
 }
 
