@@ -106,6 +106,17 @@ type bufferDesc struct {
 	n    int64
 }
 
+// largestFit says, of a problem of one dimension whose buffer b is too
+// large for limit bytes, the largest size whose b fits: b's length grows
+// with the size.
+func largestFit(size kernels.Size, b bufferDesc, limit uint64) string {
+	if size.Len() != 1 || b.n < int64(size.Dim(0)) || b.dt.Bytes() == 0 {
+		return ""
+	}
+	perElem := b.n / int64(size.Dim(0)) * int64(b.dt.Bytes())
+	return fmt.Sprintf("; the largest size that fits is %d", int64(limit)/perElem)
+}
+
 // alloc creates device-local buffers, in order, and adds them to the
 // problem. Each one's size is a whole number of 32-bit words (halves come
 // in pairs), which uploads, downloads and RecordPoison move.
@@ -113,7 +124,7 @@ func (p *problem) alloc(bufs ...bufferDesc) error {
 	for _, b := range bufs {
 		size := (int64(b.dt.Bytes())*max(b.n, 1) + 3) &^ 3
 		if uint64(size) > p.limits.MaxStorageBufferRange {
-			return status.Newf(status.OutOfRange, "catalogue: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d", p.op, p.size, b.name, size, p.limits.MaxStorageBufferRange)
+			return status.Newf(status.OutOfRange, "catalogue: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d%s", p.op, p.size, b.name, size, p.limits.MaxStorageBufferRange, largestFit(p.size, b, p.limits.MaxStorageBufferRange))
 		}
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: p.op + "." + b.name})
 		if err != nil {

@@ -1,7 +1,9 @@
 package kernels
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,7 +189,9 @@ func parseExtent(text string) (int, error) {
 	// Plain errors: ParseSize's message says what was wrong, once, under
 	// its own INVALID_ARGUMENT.
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
+		n = math.MaxInt // a positive integer too large for an int: too large below
+	} else if err != nil || n < 1 {
 		return 0, fmt.Errorf("extent %q is not a positive integer", extent)
 	}
 	if n > int(^uint32(0))/mult {

@@ -136,8 +136,13 @@ func (f *benchFlags) registerChoice(fs *pflag.FlagSet) {
 // at the default tuning level. --format is each command's to check
 // (checkFormat): they write different things.
 func (f *benchFlags) options() (autotune.Options, error) {
-	if f.precision <= 0 || f.budget <= 0 || f.maxSamples < f.minSamples {
-		return autotune.Options{}, usageError{fmt.Errorf("--precision and --budget must be positive, and --min-samples <= --max-samples")}
+	switch {
+	case f.precision <= 0:
+		return autotune.Options{}, usageError{fmt.Errorf("--precision %g: want a positive percentage", f.precision)}
+	case f.budget <= 0:
+		return autotune.Options{}, usageError{fmt.Errorf("--budget %v: want a positive duration", f.budget)}
+	case f.maxSamples < f.minSamples:
+		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d is more than --max-samples %d", f.minSamples, f.maxSamples)}
 	}
 	if f.minSamples < stats.MinIntervalSamples {
 		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, stats.MinIntervalSamples)}

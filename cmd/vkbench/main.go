@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -245,7 +246,7 @@ could not be written (a full disk, a closed pipe).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
 	// -v is verbose in every command, as run -v always was; the version is
 	// --version alone (cobra would take -v for it, unless taken).
 	root.PersistentFlags().BoolP("verbose", "v", false, "log on stderr what the command does: for run, tune and ab, where the time goes (preparing, building, verifying, warming up, sampling) and, where the driver reports it, what its compiler made of each kernel (registers, spills)")
@@ -279,6 +280,34 @@ func strictArgs(cmd *cobra.Command) {
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error { return asUsage(check(c, args)) }
 	}
+}
+
+// strconvError matches what pflag passes on of strconv's error for a flag
+// whose value is no number: `: strconv.ParseUint: parsing "-1": invalid
+// syntax`.
+var strconvError = regexp.MustCompile(`: strconv\.Parse(\w+): parsing "[^"]*": (invalid syntax|value out of range)$`)
+
+// plainFlagError says what a flag wants where its value is no number of
+// its kind, rather than strconv's words: `invalid argument "-1" for
+// "--seed" flag: want a whole number from 0 to 18446744073709551615`.
+func plainFlagError(err error) error {
+	m := strconvError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	want := map[string]string{
+		"Uint":  "a whole number from 0 to 18446744073709551615",
+		"Int":   "a whole number",
+		"Float": "a number",
+		"Bool":  "true or false",
+	}[m[1]]
+	if want == "" {
+		return err
+	}
+	if m[2] == "value out of range" {
+		want += ", and this one is out of range"
+	}
+	return errors.New(strings.TrimSuffix(err.Error(), m[0]) + ": want " + want)
 }
 
 // newHelpCmd replaces cobra's help command, which answers an unknown

@@ -130,7 +130,12 @@ func (g *opGroup) oneLine(o tableOptions) bool {
 // write writes the operation's table, or one line where nothing of it ran.
 func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	if g.oneLine(o) {
-		b.WriteString(cut(g.title()+": "+report.CountReasons(g.benches), columns) + "\n")
+		why, whole := g.notMeasured()
+		if whole {
+			wrap(b, "", g.title()+": "+why) // the reason matters whole
+			return
+		}
+		b.WriteString(cut(g.title()+": "+why, columns) + "\n")
 		seen.folded = true
 		return
 	}
@@ -155,6 +160,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		mark := ""
 		if bench.Winner {
 			mark = "*"
+			seen.winner = true
 		}
 		med, ci, mn := "-", "-", "-"
 		unsettled := false
@@ -199,6 +205,24 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		b.WriteString(cut("  + "+report.CountReasons(g.benches, results.Unsupported), columns) + "\n")
 		seen.folded = true
 	}
+}
+
+// notMeasured says why nothing of the operation was measured: the
+// reasons counted, or, where the operation as a whole failed at its size
+// (every candidate failed the same way), that reason once, without the
+// operation and size the line says already.
+func (g *opGroup) notMeasured() (why string, whole bool) {
+	first := g.benches[0]
+	same := func(b *results.Benchmark) bool { return b.Outcome == first.Outcome && b.Error == first.Error }
+	if first.Outcome != results.Failed || !allOf(g.benches, same) {
+		return report.CountReasons(g.benches), false
+	}
+	why = report.Reason(first.Error, first.Candidate)
+	return "not measured: " + strings.TrimPrefix(why, g.op+" "+g.shape+": "), true
+}
+
+func allOf(bs []*results.Benchmark, f func(*results.Benchmark) bool) bool {
+	return !slices.ContainsFunc(bs, func(b *results.Benchmark) bool { return !f(b) })
 }
 
 func count(bs []*results.Benchmark, outcome results.Outcome) int {
@@ -282,16 +306,20 @@ func writeWinners(b *strings.Builder, groups []*opGroup) {
 // they appear.
 type legend struct {
 	tie       string // the rule that broke a tie
+	winner    bool
 	unsettled bool
 	folded    bool
 }
 
 func (l legend) write(b *strings.Builder, o tableOptions) {
-	b.WriteString("\n* the fastest")
-	if l.tie != "" {
-		b.WriteString("; tie: " + l.tie)
-	}
 	b.WriteString("\n")
+	if l.winner {
+		b.WriteString("* the fastest")
+		if l.tie != "" {
+			b.WriteString("; tie: " + l.tie)
+		}
+		b.WriteString("\n")
+	}
 	if l.unsettled {
 		fmt.Fprintf(b, "unsettled: the 95%% interval is wider than the ±%g%% asked (--precision)\n", o.precision*100)
 	}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestRoughEdges holds the message of each rough edge a new user met, as
+// the command now says it: one line, the flag at fault named, what it
+// wants, and no library's raw words.
+func TestRoughEdges(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// It is a positive integer: too large, and the most is said.
+		{[]string{"run", "copy", "--size", "99999999999999999999999"},
+			`N: extent "99999999999999999999999" is too large (at most 4294967295)`},
+		// strconv's "strconv.ParseUint: parsing "-1": invalid syntax" once.
+		{[]string{"run", "copy", "--seed", "-1"},
+			`vkbench: invalid argument "-1" for "--seed" flag: want a whole number from 0 to 18446744073709551615`},
+		{[]string{"run", "copy", "--seed", "99999999999999999999999"},
+			`vkbench: invalid argument "99999999999999999999999" for "--seed" flag: want a whole number from 0 to 18446744073709551615, and this one is out of range`},
+		// One line once answered three mistakes.
+		{[]string{"run", "copy", "--precision", "0"}, `vkbench: --precision 0: want a positive percentage`},
+		{[]string{"run", "copy", "--budget", "-1s"}, `vkbench: --budget -1s: want a positive duration`},
+		{[]string{"run", "copy", "--min-samples", "20", "--max-samples", "10"}, `vkbench: --min-samples 20 is more than --max-samples 10`},
+	} {
+		t.Run(strings.Join(tc.args[2:], " "), func(t *testing.T) {
+			wantUsage(t, regexp.QuoteMeta(tc.want), append(tc.args, "--cache", "off")...)
+		})
+	}
+}
+
+// TestTooLargeForDevice: a size past the device's largest buffer is one
+// line in the table, not one row per candidate repeating it, and it says
+// the largest size that fits.
+func TestTooLargeForDevice(t *testing.T) {
+	needDevice(t)
+	r := mustRun(t, exitRegression, "run", "copy", "--size", "100000000", "--cache", "off", "--quiet")
+	if n := strings.Count(r.stdout, "maxStorageBufferRange"); n != 1 {
+		t.Errorf("the table says the reason %d times, want once:\n%s", n, r.stdout)
+	}
+	fits := regexp.MustCompile(`buffer src needs 400000000 bytes, past the device's maxStorageBufferRange of (\d+); the largest size that fits is (\d+)`)
+	for _, out := range []string{strings.Join(strings.Fields(r.stdout), " "), r.stderr} {
+		m := fits.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no largest size that fits in:\n%s", out)
+		}
+		if limit, largest := atoi(t, m[1]), atoi(t, m[2]); largest*4 > limit || (largest+1)*4 <= limit {
+			t.Errorf("the largest size that fits %d u32 in %d bytes is %d", largest, limit, limit/4)
+		}
+	}
+	for i, line := range strings.Split(r.stdout, "\n") {
+		if len([]rune(line)) > columns {
+			t.Errorf("line %d is %d columns wide: %q", i+1, len([]rune(line)), line)
+		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
