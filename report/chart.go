@@ -384,6 +384,13 @@ func (r *report) panels() ([]panel, error) {
 		}
 		out = append(out, pn)
 	}
+	for _, ab := range r.abs {
+		pn, err := abPanel(ab)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pn)
+	}
 	return out, nil
 }
 

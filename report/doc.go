@@ -21,6 +21,10 @@
 // self-contained page (the charts inline, a table per operation, nothing
 // fetched); SVG and PNG put the charts one under the other.
 //
+// vkbench ab's reports (--format json) are read too (Input.AB): each is a
+// chart of its pairs' ratios NEW/OLD with their 95% intervals, coloured by
+// verdict, and a table of their medians, ratios and verdicts.
+//
 // # Roofline
 //
 // Options.Peak gives each hardware's roofs (peak bandwidth and FLOP/s).

@@ -79,6 +79,7 @@ type htmlSection struct {
 	Title              string
 	SVG                template.HTML
 	Rows               []htmlRow
+	ABRows             []abRow
 	Notes              []string
 	TimeUnit, RateUnit string
 }
@@ -126,18 +127,35 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 		}
 		page.Sections = append(page.Sections, htmlSection{Title: title, SVG: svg, Notes: slices.Clone(rl.notes)})
 	}
+	for i, ab := range r.abs {
+		a := ab.AB
+		hf := htmlFile{Label: ab.Label, Device: a.Device.Name, Hardware: a.Device.Hardware, Driver: a.Device.Driver,
+			Mode: a.Mode, Version: a.Version, Seed: a.Seed, Benchmarks: len(a.Rows)}
+		if !a.Time.IsZero() {
+			hf.Time = a.Time.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		page.Files = append(page.Files, hf)
+		sec, err := abSection(ab, panels[len(r.groups)+len(r.roofs)+i])
+		if err != nil {
+			return err
+		}
+		page.Sections = append(page.Sections, sec)
+	}
 	return reportPage.Execute(w, page)
 }
 
 // groupSection is g's chart (pn), its notes, and its table: every
 // candidate of every file, times in one unit, the rate that matters for
-// the operation.
+// the operation. An operation with nothing measured is its note alone.
 func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 	svg, err := pn.svg()
 	if err != nil {
 		return htmlSection{}, err
 	}
 	sec := htmlSection{Title: g.title, SVG: svg, Notes: pn.notes}
+	if pn.plot == nil {
+		return sec, nil // nothing measured: its note says why, in a line
+	}
 	top, unit, rateTop := 0.0, Bandwidth, 0.0
 	for _, c := range g.cands {
 		for _, b := range g.at[c] {
@@ -232,6 +250,14 @@ p.note { color: #555; }
 <tr>{{if $.Several}}<th>file</th>{{end}}<th></th><th>candidate</th><th>outcome</th><th>median ({{.TimeUnit}})</th><th>95% CI ({{.TimeUnit}})</th><th>{{.RateUnit}}</th><th>% peak</th><th>note</th></tr>
 {{- range .Rows}}
 <tr{{if .Winner}} class="winner"{{end}}>{{if $.Several}}<td>{{.File}}</td>{{end}}<td>{{if .Winner}}★{{end}}</td><td>{{.Candidate}}</td><td>{{.Outcome}}</td><td class="num">{{.Median}}</td><td class="num">{{.CI}}</td><td class="num">{{.Rate}}</td><td class="num">{{.Peak}}</td><td>{{.Note}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- if .ABRows}}
+<table>
+<tr><th></th><th>pair</th><th>verdict</th><th>OLD median ({{.TimeUnit}})</th><th>NEW median ({{.TimeUnit}})</th><th>NEW/OLD</th><th>95% CI of NEW/OLD</th><th>note</th></tr>
+{{- range .ABRows}}
+<tr{{if .Fails}} class="winner"{{end}}><td>{{if .Fails}}✗{{end}}</td><td>{{.Pair}}</td><td>{{.Verdict}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Ratio}}</td><td class="num">{{.Interval}}</td><td>{{.Note}}</td></tr>
 {{- end}}
 </table>
 {{- end}}

@@ -14,6 +14,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/status"
 )
 
 // Errors of bad input: the caller's to fix, not the report's.
@@ -47,10 +48,14 @@ func FormatOf(path string) (Format, error) {
 	return "", fmt.Errorf("%w %q (want .html, .svg or .png)", ErrFormat, filepath.Ext(path))
 }
 
-// Input is one result file and the label that names it in charts.
+// Input is one result file, or one report of vkbench ab, and the label
+// that names it in charts.
 type Input struct {
 	Label string
 	File  *results.File
+	// AB is vkbench ab's report (--format json), where the file is one:
+	// its pairs are drawn as ratios NEW/OLD, a chart of their own.
+	AB *results.ABReport
 }
 
 // ReadFiles reads result files (vkbench's JSON or Go's benchmark format),
@@ -59,12 +64,23 @@ func ReadFiles(paths []string) ([]Input, error) {
 	in := make([]Input, len(paths))
 	bases := map[string]int{}
 	for i, p := range paths {
-		f, err := results.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		in[i] = Input{Label: filepath.Base(p), File: f}
+		in[i].Label = filepath.Base(p)
 		bases[filepath.Base(p)]++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, status.Wrapf(err, status.CodeOf(err), "report: reading %s", p)
+		}
+		ab, isAB, err := parseAB(data)
+		if err != nil {
+			return nil, status.Wrapf(err, status.InvalidArgument, "in %s", p)
+		}
+		if isAB {
+			in[i].AB = ab
+			continue
+		}
+		if in[i].File, err = results.Parse(data); err != nil {
+			return nil, status.Annotatef(err, "in %s", p)
+		}
 	}
 	for i := range in {
 		if bases[in[i].Label] > 1 {
@@ -100,7 +116,16 @@ type Options struct {
 // the files overlaid, then a roofline (or a note) per hardware. It
 // returns the number of charts drawn.
 func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, err error) {
-	rep := build(in, opts)
+	var files, abs []Input
+	for _, input := range in {
+		if input.AB != nil {
+			abs = append(abs, input)
+		} else {
+			files = append(files, input)
+		}
+	}
+	rep := build(files, opts)
+	rep.abs = abs
 	panels, err := rep.panels()
 	if err != nil {
 		return 0, err
@@ -168,7 +193,8 @@ func measured(b *results.Benchmark) bool {
 // report is everything drawn: per operation a chart and a table, then a
 // roofline (or a note) per hardware.
 type report struct {
-	in      []Input
+	in      []Input // result files
+	abs     []Input // ab's reports
 	version string
 	groups  []*opGroup
 	roofs   []roofline
@@ -206,6 +232,11 @@ func (r *report) charts() int {
 	}
 	for _, rl := range r.roofs {
 		if rl.drawn(r) {
+			n++
+		}
+	}
+	for _, ab := range r.abs {
+		if len(abRatios(ab.AB)) > 0 {
 			n++
 		}
 	}

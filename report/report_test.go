@@ -51,3 +51,35 @@ func ExampleSeconds() {
 	fmt.Println(report.Seconds(0.000123), report.Seconds(2.5e-9), report.Seconds(0))
 	// Output: 123.00µs 2.5ns -
 }
+
+// TestWriteAB draws vkbench ab's report (of a real run on lavapipe: one
+// pair unclear, one slower) beside a result file: the pairs are a chart
+// of ratios NEW/OLD of their own, and the page's table gives each pair's
+// medians, ratio, interval and verdict.
+func TestWriteAB(t *testing.T) {
+	in, err := report.ReadFiles([]string{"../testdata/cli/report-input.json", "../testdata/cli/ab-report.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in[1].AB == nil || in[1].File != nil || in[0].AB != nil {
+		t.Fatalf("ab's report was not told from a result file: %+v", in)
+	}
+	var buf bytes.Buffer
+	n, err := report.Write(&buf, report.HTML, in, report.Options{})
+	if err != nil || n != 3 {
+		t.Fatalf("%d charts, %v; want 3 (two operations and ab's pairs)", n, err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		"<h2>ab: slower10.json against old.json — ab-report.json</h2>",
+		"time NEW/OLD, with its 95% interval (above 1: NEW slower)",
+		"<td>chain/f32/2048/wg256</td><td>slower</td>",
+		`<td class="num">1.101</td><td class="num">[1.080, 2.788]</td><td>slower by 8.0% to 178.8%, past 5.0%</td>`,
+		`<td class="num">1.084</td><td class="num">[0.714, 1.107]</td>`,
+		"<th>OLD median (µs)</th><th>NEW median (µs)</th>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+}

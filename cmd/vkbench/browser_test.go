@@ -127,7 +127,7 @@ const chartsScript = `Array.from(document.querySelectorAll('section')).filter(s 
 	const high = tall.reduce((m, p) => (p.b - p.t > m.b - m.t ? p : m), {t: 0, b: 0});
 	const plot = {l: wide.l, r: wide.r, t: high.t, b: high.b, text: ''};
 	const inside = (q) => (q.l + q.r) / 2 >= plot.l - 2 && (q.l + q.r) / 2 <= plot.r + 2 && (q.t + q.b) / 2 >= plot.t - 8 && (q.t + q.b) / 2 <= plot.b + 8;
-	const legendWords = ['dropped early', 'median, 95% interval', 'winner', 'winner (filled)', 'other candidates', 'report-input.json', 'again.json', 'run-table-input.json'];
+	const legendWords = ['slower, wrong or failed', 'faster', 'within 5%', 'unclear', 'dropped early', 'median, 95% interval', 'winner', 'winner (filled)', 'other candidates', 'report-input.json', 'again.json', 'run-table-input.json'];
 	const texts = Array.from(svg.querySelectorAll('text')).map(box);
 	return {
 		title: s.querySelector('h2').textContent,
@@ -152,11 +152,11 @@ const pageScript = `({
 	bare: Array.from(document.querySelectorAll('section')).filter(s => !s.querySelector('svg')).map(s => s.innerText),
 	tables: Array.from(document.querySelectorAll('section table')).map(t => {
 		const head = Array.from(t.querySelectorAll('th')).map(h => h.textContent);
-		const col = (name) => head.findIndex(h => h.startsWith(name));
+		const cols = head.map((h, i) => /\((ns|µs|ms|s)\)$/.test(h) ? i : -1).filter(i => i >= 0);
 		const rows = Array.from(t.querySelectorAll('tr')).slice(1).map(tr => Array.from(tr.querySelectorAll('td')).map(td => td.textContent));
 		return {
 			head: head,
-			times: rows.flatMap(r => [r[col('median')], r[col('95% CI')]]),
+			times: rows.flatMap(r => cols.map(i => r[i])),
 			winner: (rows.find(r => r.includes('★')) || []).find((c, i, r) => i > 0 && r[i - 1] === '★') || '',
 			notes: rows.map(r => r[r.length - 1]).filter(n => n.startsWith('dropped after')),
 		};
@@ -180,9 +180,9 @@ type pageInfo struct {
 // file overlaid on a copy of itself, and the file of a real run on
 // lavapipe (run-table-input.json: slow candidates dropped early, an
 // interval of ±50%, operations the device cannot run at all, an integer
-// operation). Each page loads with nothing on the console, every chart is
-// laid out and drawn with the series it must have, and its layout holds
-// (checkLayout). A screenshot of each page is kept in the test's artifacts
+// operation; and vkbench ab's report of a real run). Each page loads
+// with nothing on the console, every chart is laid out and drawn with the
+// series it must have, and its layout holds (checkLayout). A screenshot of each page is kept in the test's artifacts
 // (go test -artifacts; scripts/test.sh keeps them under
 // bin/test-artifacts), or in $VKBENCH_SCREENSHOTS where set.
 func TestReportInBrowser(t *testing.T) {
@@ -201,7 +201,8 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	mustRun(t, 0, "report", cliData("report-input.json"), second, "-o", overlay, "--peak-gbps", "10", "--peak-gflops", "100")
 	real := filepath.Join(dir, "lavapipe.html")
-	mustRun(t, 0, "report", cliData("run-table-input.json"), "-o", real, "--peak-gbps", "40", "--peak-gflops", "150")
+	// With vkbench ab's report of a real run: its pairs' ratios.
+	mustRun(t, 0, "report", cliData("run-table-input.json"), cliData("ab-report.json"), "-o", real, "--peak-gbps", "40", "--peak-gflops", "150")
 
 	ctx := browser(t, exe)
 	charts, page := loadPage(t, ctx, overlay, "overlay.png")
@@ -248,6 +249,9 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(page.Text, "peak-mad-i32 i32, size 16384x1024 does integer arithmetic, not on this FLOP/s roofline: best acc8-unroll32-wg256 at 76.3 GOP/s.") {
 		t.Errorf("the page does not say where peak-mad-i32 went:\n%s", page.Text)
+	}
+	if last := charts[len(charts)-1]; last.Title != "ab: slower10.json against old.json — ab-report.json" || len(last.Marks) != 2 {
+		t.Errorf("the last chart is %q with %d points; want ab's, its two pairs", last.Title, len(last.Marks))
 	}
 	var bare []string
 	for _, b := range page.Bare {
@@ -403,7 +407,7 @@ func checkLayout(t *testing.T, charts []chartInfo, page pageInfo) {
 				units++
 			}
 		}
-		if units != 1 {
+		if units != 1 || !slices.ContainsFunc(tb.Head, func(h string) bool { return strings.Contains(h, "median") }) {
 			t.Errorf("a table's times are in %d units, want one: %q", units, tb.Head)
 		}
 		for _, cell := range tb.Times {

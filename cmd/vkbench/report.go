@@ -27,7 +27,9 @@ func newReportCmd() *cobra.Command {
 		Use:   "report FILE... -o OUTPUT",
 		Short: "Draw charts of result files: every candidate's median and 95% interval, and a roofline",
 		Long: `Draw charts of result files (vkbench run --format json; Go benchmark format is
-read too). The format of OUTPUT follows its extension: .html (a self-contained
+read too) and of vkbench ab's reports (ab --format json), whose pairs are
+drawn as their ratio NEW/OLD with its 95% interval, in the colour of their
+verdict, against lines at 1 and at 1 ± the threshold. The format of OUTPUT follows its extension: .html (a self-contained
 page with the charts inline and a table per operation), .svg or .png (the
 charts one under the other).
 

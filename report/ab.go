@@ -1,0 +1,201 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vkbench/vkbench/results"
+)
+
+// parseAB decodes data as ab's report where it names ab's format
+// ("schema": "vkbench.ab/..."), and reports whether it does.
+func parseAB(data []byte) (*results.ABReport, bool, error) {
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) || json.Unmarshal(data, &head) != nil || !strings.HasPrefix(head.Schema, "vkbench.ab/") {
+		return nil, false, nil
+	}
+	if head.Schema != results.ABSchema {
+		return nil, true, fmt.Errorf("report: ab's report of format %q, want %q", head.Schema, results.ABSchema)
+	}
+	var rep results.ABReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, true, fmt.Errorf("report: ab's report: %w", err)
+	}
+	return &rep, true, nil
+}
+
+// Colours of ab's verdicts: what fails a gate in red, a pair shown
+// faster in green, one within the threshold in blue, the rest grey.
+var (
+	slowerColor  = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	fasterColor  = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
+	unclearColor = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
+)
+
+func verdictColor(v results.Verdict) color.Color {
+	switch {
+	case v.Fails():
+		return slowerColor
+	case v == results.Faster:
+		return fasterColor
+	case v == results.Unclear:
+		return unclearColor
+	}
+	return fileColors[0]
+}
+
+// abRatios are the pairs of an ab report that have a ratio, in order.
+func abRatios(rep *results.ABReport) []results.ABRow {
+	var out []results.ABRow
+	for _, row := range rep.Rows {
+		if row.Ratio > 0 {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// abTitle names an ab report's chart and section.
+func abTitle(in Input) string {
+	return fmt.Sprintf("ab: %s against %s — %s", in.AB.New, in.AB.Old, in.Label)
+}
+
+// abPanel draws an ab report: a row per pair, its ratio NEW/OLD with the
+// ratio's 95% interval, in its verdict's colour, against lines at 1 (no
+// change) and at 1 ± the threshold; pairs without a ratio are notes.
+func abPanel(in Input) (panel, error) {
+	rep := in.AB
+	rows := abRatios(rep)
+	pn := panel{notes: abNotes(rep)}
+	if len(rows) == 0 {
+		return pn, nil
+	}
+	// The axis holds the ratios and the threshold's lines, and the
+	// intervals as far as half that span again: one interval of a pair
+	// measured in few rounds would otherwise take the axis from the rest.
+	lo, hi := 1-rep.Threshold, 1+rep.Threshold
+	for _, row := range rows {
+		lo, hi = min(lo, row.Ratio), max(hi, row.Ratio)
+	}
+	reach := 0.5 * (hi - lo)
+	ilo, ihi := lo, hi
+	for _, row := range rows {
+		if row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0) {
+			ilo, ihi = min(ilo, max(row.Lo, lo-reach)), max(ihi, min(row.Hi, hi+reach))
+		}
+	}
+	lo, hi = ilo, ihi
+	pad := 0.06 * (hi - lo)
+	lo, hi = lo-pad, hi+pad
+	p := newPlot()
+	p.Title.Text = abTitle(in)
+	p.X.Label.Text = "time NEW/OLD, with its 95% interval (above 1: NEW slower)"
+	p.X.Label.Position = draw.PosRight
+	p.Y.Tick.Label.Font.Size = vg.Points(9)
+	p.X.Tick.Marker = distinctTicks{}
+	p.Add(plotter.NewGrid())
+	n := len(rows)
+	labels := make([]string, n)
+	for i, row := range rows {
+		labels[n-1-i] = OneLine(row.Name, 40)
+	}
+	p.NominalY(labels...)
+	p.X.Min, p.X.Max = lo, hi
+	for _, x := range []float64{1 - rep.Threshold, 1, 1 + rep.Threshold} {
+		line, err := plotter.NewLine(plotter.XYs{{X: x, Y: -0.5}, {X: x, Y: float64(n) - 0.5}})
+		if err != nil {
+			return panel{}, err
+		}
+		line.Color = roofColor
+		if x != 1 {
+			line.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		}
+		p.Add(line)
+	}
+	for i, row := range rows {
+		pt := plotter.XYs{{X: row.Ratio, Y: float64(n - 1 - i)}}
+		errs := plotter.XErrors{{Low: 0, High: 0}}
+		if row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0) {
+			errs[0].Low, errs[0].High = row.Ratio-max(row.Lo, lo), min(row.Hi, hi)-row.Ratio
+		}
+		if err := addSeries(p, pt, errs, verdictColor(row.Verdict), row.Verdict.Fails()); err != nil {
+			return panel{}, err
+		}
+	}
+	pn.plot, pn.height = p, chartChrome+rowPitch*vg.Length(n)+legendHeight
+	pn.legend = []legendEntry{
+		{"slower, wrong or failed", slowerColor, draw.CircleGlyph{}, vg.Points(4.5)},
+		{"faster", fasterColor, draw.RingGlyph{}, vg.Points(3)},
+		{"within " + strconv.FormatFloat(rep.Threshold*100, 'f', -1, 64) + "%", fileColors[0], draw.RingGlyph{}, vg.Points(3)},
+		{"unclear", unclearColor, draw.RingGlyph{}, vg.Points(3)},
+	}
+	return pn, nil
+}
+
+// abNotes say what an ab chart does not draw: pairs without a ratio, by
+// verdict, with why.
+func abNotes(rep *results.ABReport) []string {
+	var notes []string
+	for _, row := range rep.Rows {
+		if row.Ratio > 0 {
+			continue
+		}
+		note := fmt.Sprintf("%s: %s", row.Name, row.Verdict)
+		if row.Note != "" {
+			note += ": " + Reason(row.Note, row.Candidate)
+		}
+		notes = append(notes, note+".")
+	}
+	return notes
+}
+
+// abRow is a pair in an ab section's table.
+type abRow struct {
+	Pair, Verdict, Old, New, Ratio, Interval, Note string
+	Fails                                          bool
+}
+
+// abSection is an ab report's chart, notes and table: a row per pair,
+// its medians in one unit, its ratio and interval, its verdict.
+func abSection(in Input, pn panel) (htmlSection, error) {
+	svg, err := pn.svg()
+	if err != nil {
+		return htmlSection{}, err
+	}
+	sec := htmlSection{Title: abTitle(in), SVG: svg, Notes: pn.notes}
+	top := 0.0
+	for _, row := range in.AB.Rows {
+		top = max(top, row.OldMedian, row.NewMedian)
+	}
+	scale, unit := timeUnit(top)
+	sec.TimeUnit = unit
+	num := func(v float64) string {
+		if v <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(v*scale, 'f', 4-min(3, digits(top*scale)), 64)
+	}
+	for _, row := range in.AB.Rows {
+		r := abRow{Pair: row.Name, Verdict: string(row.Verdict), Old: num(row.OldMedian), New: num(row.NewMedian),
+			Ratio: "-", Interval: "-", Note: Reason(row.Note, row.Candidate), Fails: row.Verdict.Fails()}
+		if row.Ratio > 0 {
+			r.Ratio = fmt.Sprintf("%.3f", row.Ratio)
+		}
+		if row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0) {
+			r.Interval = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
+		}
+		sec.ABRows = append(sec.ABRows, r)
+	}
+	return sec, nil
+}
