@@ -201,9 +201,10 @@ func compareNotes(rep results.Report) string {
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
 	case rep.RelativeRows > 0:
 		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it, round by round, where it steadied their rounds (variance %s of their own); the others by their own times (--own-times: all)\n",
-			rep.Probe, fmtDelta(rep.ProbeShift), rep.RelativeRows, plural(len(rep.Rows), "benchmark", "benchmarks"), steadied(rep))
+			rep.Probe, fmtDelta(rep.ProbeShift), rep.RelativeRows, plural(len(rep.Rows), "benchmark", "benchmarks"), steadied(rep, true))
 	case rep.Probe != "":
-		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (Pitman-Morgan test at %.2g), so each was judged by its own times (--relative: by the probe)\n", rep.Probe, fmtDelta(rep.ProbeShift), results.ProbeAlpha)
+		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (relative to it their variance would be %s of their own, the median; Pitman-Morgan test at %.2g), so each was judged by its own times (--relative: by the probe)\n",
+			rep.Probe, fmtDelta(rep.ProbeShift), steadied(rep, false), results.ProbeAlpha)
 		if math.Abs(rep.ProbeShift) > rep.Options.Threshold {
 			fmt.Fprintf(&b, "note: the probe moved past the threshold: the machine's speed may have differed between the runs, and the verdicts above include that; vkbench ab measures both versions in one run and is not misled so\n")
 		}
@@ -225,11 +226,12 @@ func detectableText(d float64) string {
 }
 
 // steadied is the median, over the benchmarks judged relative to the
-// probe, of their variance relative to it over their own, in words.
-func steadied(rep results.Report) string {
+// probe (or all, unless relativeOnly), of their variance relative to it
+// over their own, in words.
+func steadied(rep results.Report, relativeOnly bool) string {
 	var vs []float64
 	for _, r := range rep.Rows {
-		if r.Relative && r.ProbeVariance > 0 {
+		if (r.Relative || !relativeOnly) && r.ProbeVariance > 0 {
 			vs = append(vs, r.ProbeVariance)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -294,4 +296,38 @@ func TestCompareJUnitSaysWhatCouldNotShow(t *testing.T) {
 			t.Errorf("%s skipped: %q", c.Name, c.Skipped.Message)
 		}
 	}
+}
+
+// TestCompareProbeShown: where both files have the probe, the table shows
+// the benchmarks' own change in the delta column and, in vs probe, the
+// change relative to the probe where one was judged so; under it, how
+// much the probe moved, whether it was used and its effect on the rounds'
+// variance. A probe that wobbles on its own is not used by default.
+func TestCompareProbeShown(t *testing.T) {
+	dir := t.TempDir()
+	withProbe := func(name string, medians string) string {
+		data, err := os.ReadFile(compareData(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(data), `"mode": "hot",`, `"mode": "hot", "probe": {"name": "copy/u32/1048576/vec4-wg256", "round_medians_s": [`+medians+`]},`, 1)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	base := withProbe("base.json", "1e-5, 1.3e-5, 0.8e-5, 1.1e-5, 0.9e-5")
+	cur := withProbe("slower.json", "1.9e-5, 1.2e-5, 1.6e-5, 1.4e-5, 1.8e-5")
+	r := mustRun(t, exitRegression, "compare", base, cur)
+	for _, want := range []string{"delta    vs probe  p", "+10.00%  -", "probe copy/u32/1048576/vec4-wg256: +60.00% in new; it steadied no benchmark's rounds (relative to it their variance would be ×", "judged by its own times"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the table has no %q:\n%s", want, r.stdout)
+		}
+	}
+	r = vkbench(t, "compare", "--relative", base, cur)
+	if !strings.Contains(r.stdout, "each benchmark judged relative to it, round by round (--relative)") {
+		t.Errorf("--relative: the table does not say so:\n%s", r.stdout)
+	}
+	validateAgainst(t, "compare-v1.json", []byte(mustRun(t, exitRegression, "compare", "--format", "json", base, cur).stdout))
 }
