@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,28 +32,6 @@ type steadySource struct {
 	reasons telemetry.Reasons
 	reads   int
 	fail    error
-	// runs, where set, counts the runs recorded so far (scaleOp.records);
-	// each reading then notes it in readings, with the reading's time.
-	runs     *atomic.Int64
-	readings []reading
-}
-
-// reading is when the source was read, and how many runs had been
-// recorded by then.
-type reading struct {
-	at   time.Time
-	runs int64
-}
-
-// lastTwo returns the source's last two readings.
-func (s *steadySource) lastTwo() (before, after reading, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.readings)
-	if n < 2 {
-		return reading{}, reading{}, false
-	}
-	return s.readings[n-2], s.readings[n-1], true
 }
 
 func (s *steadySource) Name() string { return "steady" }
@@ -67,9 +44,6 @@ func (s *steadySource) Sample() (telemetry.Sample, error) {
 	}
 	s.reads++
 	now := time.Now()
-	if s.runs != nil {
-		s.readings = append(s.readings, reading{now, s.runs.Load()})
-	}
 	clock := uint32(1980)
 	if s.clocks != nil {
 		clock = s.clocks(s.reads)
