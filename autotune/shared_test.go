@@ -211,19 +211,21 @@ func TestSharedUntrusted(t *testing.T) {
 // the answer is tuned here and kept in the local file, and nothing
 // waits past the store's timeouts.
 func TestSharedFailures(t *testing.T) {
-	wrongPassword := func(s *redistest.Server) string { return strings.Replace(s.URL(), redistest.Password, "wrong", 1) }
+	wrongPassword := func(s *redistest.Server) string {
+		return strings.Replace(s.DefaultURL(), redistest.Password, "wrong", 1)
+	}
 	for _, c := range []struct {
 		name    string
 		url     func(*redistest.Server) string
 		before  func(*redistest.Server)
 		midTune func(*redistest.Server)
 	}{
-		{"down", (*redistest.Server).URL, (*redistest.Server).Stop, nil},
-		{"paused", (*redistest.Server).URL, (*redistest.Server).Pause, nil},
+		{"down", (*redistest.Server).DefaultURL, (*redistest.Server).Stop, nil},
+		{"paused", (*redistest.Server).DefaultURL, (*redistest.Server).Pause, nil},
 		{"wrong-password", wrongPassword, nil, nil},
-		{"stopped-mid-tune", (*redistest.Server).URL, nil, (*redistest.Server).Stop},
-		{"paused-mid-tune", (*redistest.Server).URL, nil, (*redistest.Server).Pause},
-		{"restarted-mid-tune", (*redistest.Server).URL, nil, (*redistest.Server).Restart},
+		{"stopped-mid-tune", (*redistest.Server).DefaultURL, nil, (*redistest.Server).Stop},
+		{"paused-mid-tune", (*redistest.Server).DefaultURL, nil, (*redistest.Server).Pause},
+		{"restarted-mid-tune", (*redistest.Server).DefaultURL, nil, (*redistest.Server).Restart},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := redistest.Start(t)
@@ -359,7 +361,7 @@ func TestSharedLockHolderKilled(t *testing.T) {
 		return
 	}
 	srv := redistest.Start(t)
-	url := srv.URL() + "?lock-expiry=2s&lock-wait=10m"
+	url := srv.URL() + "&lock-expiry=2s&lock-wait=10m"
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSharedLockHolderKilled$")
 	cmd.Env = append(os.Environ(), "VKBENCH_SHARED_CHILD=hold", "VKBENCH_SHARED_URL="+url, "VKBENCH_SHARED_DIR="+t.TempDir())
 	stdout, err := cmd.StdoutPipe()

@@ -67,7 +67,7 @@ func TestFleet(t *testing.T) {
 		t.Errorf("cache show does not show the answer in both tiers:\n%s", show.stdout)
 	}
 
-	wrong := strings.Replace(srv.URL(), redistest.Password, "wrong", 1)
+	wrong := strings.Replace(srv.DefaultURL(), redistest.Password, "wrong", 1)
 	r := mustRun(t, 0, "tune", "copy", "--size", "8192", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet",
 		"--store", wrong, "--cache", filepath.Join(dir, "3.db"))
 	warnings := slices.DeleteFunc(strings.Split(r.stderr, "\n"), func(l string) bool { return !strings.Contains(l, "warning") })

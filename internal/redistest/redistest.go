@@ -117,11 +117,21 @@ func (s *Server) answers() bool {
 // Addr is the server's host:port.
 func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
 
-// URL is the store URL of the server's database 0, with the password.
-func (s *Server) URL() string { return "redis://:" + Password + "@" + s.Addr() + "/0" }
+// patient are the timeouts of URL: a test that expects the server to
+// answer must not fail because a loaded machine did not run it for a
+// second.
+const patient = "?dial_timeout=10s&read_timeout=10s&write_timeout=10s"
 
-// URLWithout is the URL without a password.
-func (s *Server) URLWithout() string { return "redis://" + s.Addr() + "/0" }
+// URL is the store URL of the server's database 0, with the password and
+// patient timeouts; append more parameters with "&".
+func (s *Server) URL() string { return s.DefaultURL() + patient }
+
+// DefaultURL is the URL with the timeouts every user gets, for tests of
+// a server that does not answer.
+func (s *Server) DefaultURL() string { return "redis://:" + Password + "@" + s.Addr() + "/0" }
+
+// URLWithout is URL without a password.
+func (s *Server) URLWithout() string { return "redis://" + s.Addr() + "/0" + patient }
 
 // Stop kills the server (SIGKILL: nothing is saved, as in a crash) and
 // waits for it to end; stopping a stopped server does nothing.

@@ -15,7 +15,9 @@
 // paths, vkbench:seq a hash of their sequence counters, vkbench:lock:<name>
 // a lock. Update is a WATCH/MULTI/EXEC transaction over the hashes it read,
 // run again when another writer came between. Every call is bounded: a
-// second to connect, read or write, two for a whole View or Update.
+// second to connect, read or write, two for a whole View or Update
+// (go-redis's URL parameters dial_timeout, read_timeout and write_timeout
+// change the first three, and the last with them).
 package redis
 
 import (
@@ -51,8 +53,10 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // The bounds of every call: a store that does not answer within them is
 // down, and the work goes on from the local file.
 const (
-	netTimeout  = time.Second
-	callTimeout = 2 * time.Second
+	netTimeout = time.Second
+	// A View, an Update or a lock's call lasts at most twice the longest
+	// of the network timeouts (2 s by default).
+	callTimeouts = 2
 	// maxRetries bounds the runs of an Update whose watched keys another
 	// writer changed.
 	maxRetries = 100
@@ -69,6 +73,8 @@ const (
 type Backend struct {
 	c    *goredis.Client
 	name string // the URL without its password, for errors
+	// call bounds one View, Update or lock call.
+	call time.Duration
 }
 
 var (
@@ -100,7 +106,8 @@ func Open(u *url.URL) (store.Backend, error) {
 	opts.ContextTimeoutEnabled = true
 	opts.DisableIdentity = true
 	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	return &Backend{c: goredis.NewClient(opts), name: u.Redacted()}, nil
+	call := callTimeouts * max(opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout)
+	return &Backend{c: goredis.NewClient(opts), name: u.Redacted(), call: call}, nil
 }
 
 // Close closes the connections.
@@ -126,7 +133,7 @@ func (e fnErr) Error() string { return e.err.Error() }
 // View runs fn with the tables as they are, read-only. Its reads are not
 // one snapshot: what it reads of two tables may straddle another's write.
 func (b *Backend) View(fn func(store.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	tx := &rtx{ctx: ctx, r: b.c}
 	err := fn(tx)
@@ -141,7 +148,7 @@ func (b *Backend) View(fn func(store.Tx) error) error {
 // reads is watched, its writes are queued and land at once, and fn runs
 // again when another writer changed what it read.
 func (b *Backend) Update(fn func(store.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	for range maxRetries {
 		err := b.c.Watch(ctx, func(t *goredis.Tx) error {
@@ -187,7 +194,7 @@ var (
 
 // TryLock sets the lock's key to token if it has none (SET NX PX).
 func (b *Backend) TryLock(name, token string, ttl time.Duration) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	ok, err := b.c.SetNX(ctx, prefix+"lock:"+name, token, ttl).Result()
 	if err != nil {
@@ -198,7 +205,7 @@ func (b *Backend) TryLock(name, token string, ttl time.Duration) (bool, error) {
 
 // Renew extends the lock by ttl if token holds it.
 func (b *Backend) Renew(name, token string, ttl time.Duration) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	n, err := renewScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token, ttl.Milliseconds()).Int()
 	if err != nil {
@@ -209,7 +216,7 @@ func (b *Backend) Renew(name, token string, ttl time.Duration) (bool, error) {
 
 // Unlock deletes the lock if token holds it.
 func (b *Backend) Unlock(name, token string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	if err := unlockScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token).Err(); err != nil {
 		return b.fail(err)

@@ -21,7 +21,7 @@ func TestBackend(t *testing.T) {
 	storetest.TestBackend(t, func(t *testing.T) store.Backend {
 		// A database of its own for each subtest: Redis has 16.
 		db++
-		u, err := url.Parse(strings.TrimSuffix(srv.URL(), "/0") + "/" + string(rune('0'+db%10)))
+		u, err := url.Parse(strings.Replace(srv.URL(), "/0?", "/"+string(rune('0'+db%10))+"?", 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,10 +81,14 @@ func TestFailures(t *testing.T) {
 		breakIt func(*redistest.Server)
 		code    status.Code
 	}{
-		{"down", (*redistest.Server).URL, (*redistest.Server).Stop, status.Unavailable},
-		{"paused", (*redistest.Server).URL, (*redistest.Server).Pause, status.Unavailable},
-		{"wrong-password", func(s *redistest.Server) string { return strings.Replace(s.URL(), redistest.Password, "wrong", 1) }, nil, status.Unauthenticated},
-		{"no-password", (*redistest.Server).URLWithout, nil, status.Unauthenticated},
+		{"down", (*redistest.Server).DefaultURL, (*redistest.Server).Stop, status.Unavailable},
+		{"paused", (*redistest.Server).DefaultURL, (*redistest.Server).Pause, status.Unavailable},
+		{"wrong-password", func(s *redistest.Server) string {
+			return strings.Replace(s.DefaultURL(), redistest.Password, "wrong", 1)
+		}, nil, status.Unauthenticated},
+		{"no-password", func(s *redistest.Server) string {
+			return strings.Replace(s.DefaultURL(), ":"+redistest.Password+"@", "", 1)
+		}, nil, status.Unauthenticated},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := redistest.Start(t)
@@ -121,8 +125,8 @@ func TestFailures(t *testing.T) {
 // holder's lock.
 func TestLock(t *testing.T) {
 	srv := redistest.Start(t)
-	a, _ := open(t, srv.URL()+"?lock-expiry=300ms")
-	b, _ := open(t, srv.URL()+"?lock-expiry=300ms")
+	a, _ := open(t, srv.URL()+"&lock-expiry=300ms")
+	b, _ := open(t, srv.URL()+"&lock-expiry=300ms")
 	la, err := a.Shared().TryLock("q")
 	if err != nil || la == nil {
 		t.Fatalf("first TryLock = %v, %v", la, err)
