@@ -1,10 +1,13 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestRoughEdges holds the message of each rough edge a new user met, as
@@ -67,4 +70,29 @@ func atoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestTuneLockedCache: a tune cache locked by another process (here, this
+// test, through bbolt itself) once ended a tune with the advice to fix the
+// file; the lock is what to wait for.
+func TestTuneLockedCache(t *testing.T) {
+	needDevice(t)
+	path := filepath.Join(t.TempDir(), "cache.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	r := vkbench(t, "tune", "copy", "--size", "4096", "--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", path)
+	if r.code != exitUsage {
+		t.Fatalf("exit status %d, want %d\n%s", r.code, exitUsage, r.stderr)
+	}
+	want := "tune failed: its winners must be stored; another process holds the tune cache's lock: let it finish, or point --cache at another file"
+	if !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "fix the cache file") {
+		t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+	}
 }

@@ -362,7 +362,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		}
 		var notStored *autotune.NotStoredError
 		if errors.As(err, &notStored) {
-			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; fix the cache file or point --cache at another")}
+			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; %s", notStoredAdvice(notStored))}
 		}
 		if err != nil && e == nil && operationsOwn(ctx, dev, err) {
 			failed.add(file, op, size, err)
@@ -378,6 +378,15 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		}
 	}
 	return failed.orNil()
+}
+
+// notStoredAdvice says what to do about a tune cache that did not take a
+// winner: wait for the process that holds its lock, or mend the file.
+func notStoredAdvice(e *autotune.NotStoredError) string {
+	if status.CodeOf(e.Err) == status.Unavailable {
+		return "another process holds the tune cache's lock: let it finish, or point --cache at another file"
+	}
+	return "fix the cache file or point --cache at another"
 }
 
 // noneRan says why, when e has no winner and a candidate failed when it
