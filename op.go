@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -133,7 +131,7 @@ type opFields struct {
 
 func fieldsOf(op *Op) opFields {
 	return opFields{name: op.Name, dims: slices.Clone(op.Dims), dtype: op.DType, kerns: slices.Clone(op.Candidates),
-		prepare: reflect.ValueOf(op.Prepare).Pointer(), space: op.Space}
+		prepare: codeOf(op.Prepare), space: op.Space}
 }
 
 // changed names the first field of op that is not as f says, or "".
@@ -147,7 +145,7 @@ func (f *opFields) changed(op *Op) string {
 		return "DType"
 	case len(op.Candidates) != len(f.kerns):
 		return "Candidates"
-	case reflect.ValueOf(op.Prepare).Pointer() != f.prepare:
+	case codeOf(op.Prepare) != f.prepare:
 		return "Prepare"
 	case op.Space != f.space:
 		return "Space"
@@ -158,12 +156,32 @@ func (f *opFields) changed(op *Op) string {
 			a.PushConstantSize != b.PushConstantSize || a.Requires != b.Requires ||
 			a.SubgroupSize != b.SubgroupSize || a.FullSubgroups != b.FullSubgroups ||
 			len(a.SPIRV) != len(b.SPIRV) || unsafe.SliceData(a.SPIRV) != unsafe.SliceData(b.SPIRV) ||
-			!maps.Equal(a.Constants, b.Constants) || !maps.Equal(a.Params, b.Params) ||
-			reflect.ValueOf(a.Applies).Pointer() != reflect.ValueOf(b.Applies).Pointer() {
+			!sameMap(a.Constants, b.Constants) || !sameMap(a.Params, b.Params) ||
+			codeOf(a.Applies) != codeOf(b.Applies) {
 			return "Candidates"
 		}
 	}
 	return ""
+}
+
+// sameMap reports whether a and b are the same map (or both nil). The
+// first use keeps the Op's maps themselves, not copies, so comparing
+// their contents would compare a map with itself: what can be told is a
+// map replaced by another, and that costs no walk of either on the path
+// of every answer from memory.
+func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
+}
+
+// codeOf is the code a func value runs (0 for nil), as reflect's Pointer
+// says, read without reflect: a func value points to a closure whose first
+// word is its code.
+func codeOf[F any](f F) uintptr {
+	closure := *(*unsafe.Pointer)(unsafe.Pointer(&f))
+	if closure == nil {
+		return 0
+	}
+	return *(*uintptr)(closure)
 }
 
 // operation is an Op as a kernels.Operation. Its fields are copies, so that
