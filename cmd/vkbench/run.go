@@ -119,8 +119,13 @@ max-samples-before-target). An operation that cannot run at its size at all
 reason, and the others run; the exit status is then 1.
 The fastest is marked. Candidates that compute a wrong result are reported
 as wrong, with where they differ, and never win; those that fail to build or
-run are reported as failed, and those the device cannot run as unsupported,
-each with the reason.
+run are reported as failed, each with the reason. The table counts, in a line
+each, the candidates dropped early as slower and those the device cannot run
+(with their reasons); -v lists them. An interval wider than --precision reads
+"unsettled"; a winner whose interval overlaps the runner-up's says "tie". A
+summary of the winners ends it: time, the rate that matters (GB/s, GFLOP/s, or
+GOP/s for integer arithmetic), % of peak where vkbench peak measured one, and
+how much slower the runner-up is.
 
 Operations: ` + strings.Join(opNames(catalogue.Builtin()), ", ") + `.
 
