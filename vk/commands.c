@@ -42,13 +42,14 @@ static uint64_t vkb_now_ns(void) {
 }
 
 // vkb_wait waits, for at most timeout_ns, until the device's timeline
-// reaches value. It first polls the counter for up to spin_ns: a short
+// reaches value. It first polls the counter for up to spin_ns (at most
+// timeout_ns): a short
 // submission ends long before a thread blocked in vkWaitSemaphores is
 // woken (tens of microseconds on a discrete GPU), which is what CUDA's
 // default synchronization also does. Then it blocks.
-VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns) {
+VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns, uint64_t spin_ns) {
 	VKB_ROUTE(d->route);
-	uint64_t spin = d->spin_ns < timeout_ns ? d->spin_ns : timeout_ns;
+	uint64_t spin = spin_ns < timeout_ns ? spin_ns : timeout_ns;
 	if (spin > 0) {
 		uint64_t start = vkb_now_ns(), spent = 0;
 		for (;;) {

@@ -74,6 +74,9 @@ type device struct {
 	staging staging
 	// releaseWait bounds Release's wait for the work in flight.
 	releaseWait time.Duration
+	// spin is how long a wait polls the timeline before it blocks, in its
+	// first slice only: 0 on CPU devices, whose work needs every core.
+	spin time.Duration
 }
 
 // spinWait is how long a Wait polls before it blocks, on a GPU: longer
@@ -81,7 +84,7 @@ type device struct {
 const spinWait = 100 * time.Microsecond
 
 // setSpin sets how long a wait polls before it blocks.
-func (d *device) setSpin(spin time.Duration) { d.c.spin_ns = C.uint64_t(spin) }
+func (d *device) setSpin(spin time.Duration) { d.spin = spin }
 
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
 	wait, err := hal.ReleaseWaitOf(opts.ReleaseWait)
@@ -250,6 +253,7 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 		return nil
 	}
 	done := ctx.Done()
+	spin := d.spin
 	for {
 		select {
 		case <-d.lostCh:
@@ -277,7 +281,8 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 		if err := d.enter(op); err != nil {
 			return err
 		}
-		r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(slice))
+		r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(slice), C.uint64_t(spin))
+		spin = 0 // a wait longer than a slice is no short submission
 		var err error
 		switch r {
 		case C.VK_SUCCESS:
@@ -331,7 +336,7 @@ func (d *device) drain(limit time.Duration) bool {
 		return true // destroyed already: nothing runs
 	}
 	defer d.leave()
-	r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(limit))
+	r := C.vkb_wait(d.c, C.uint64_t(v), C.uint64_t(limit), 0)
 	switch r {
 	case C.VK_SUCCESS:
 		d.observe(v)

@@ -233,9 +233,6 @@ typedef struct vkb_device {
 	// timeline is the device's one timeline semaphore: submission n
 	// signals n, so its counter says how many submissions have finished.
 	VkSemaphore timeline;
-	// spin_ns is how long vkb_wait polls the timeline's counter before it
-	// blocks: 0 on CPU devices, whose work needs every core.
-	uint64_t spin_ns;
 	VKB_DEVICE_FUNCS(VKB_FIELD)
 	// exec_stats is set when VK_KHR_pipeline_executable_properties is
 	// enabled: pipelines are created capturing the compiler's statistics.
@@ -327,7 +324,7 @@ void vkb_destroy_device(vkb_device *d);
 // its own bookkeeping after the signal included.
 VkResult vkb_wait_idle(const vkb_device *d);
 VkResult vkb_submit(const vkb_device *d, VkCommandBuffer cb, uint64_t wait, uint64_t signal);
-VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns);
+VkResult vkb_wait(const vkb_device *d, uint64_t value, uint64_t timeout_ns, uint64_t spin_ns);
 // vkb_counter returns the timeline's counter by value (result and
 // counter), sparing Go a heap-allocated out-parameter on a hot path.
 typedef struct vkb_counter_value {
