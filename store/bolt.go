@@ -325,6 +325,28 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 	return err
 }
 
+// probeWrite waits for the file's exclusive lock as a commit would (at
+// most the lock timeout) and lets it go at once, writing nothing: a
+// command that must commit asks before it measures, not after. A file not
+// there yet holds no lock; a platform without flock says nothing.
+func (bf *boltFile) probeWrite() error {
+	if !canRelock {
+		return nil
+	}
+	f, err := os.OpenFile(bf.path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return bf.fileError(err, "writing")
+	}
+	defer func() { _ = f.Close() }() // opened for the lock alone
+	if err := lockFile(f, true, bf.timeout); err != nil {
+		return bf.fileError(err, "writing")
+	}
+	return unlockFile(f)
+}
+
 // openError is err, met opening the file: damage as it is, for update to
 // move the file aside; anything else named by fileError.
 func (bf *boltFile) openError(err error) error {

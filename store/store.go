@@ -155,6 +155,18 @@ func (s *Store) view(fn func(Tx) error) error {
 	return s.b.View(fn)
 }
 
+// CheckWrite reports whether a write to the file would be taken now,
+// writing nothing: another process holding its lock for longer than the
+// lock timeout is Unavailable, as a commit would find it. A command that
+// must store what it measures asks before measuring. Nil when disabled,
+// and for backends other than the file.
+func (s *Store) CheckWrite() error {
+	if bf, ok := s.b.(*boltFile); ok {
+		return bf.probeWrite()
+	}
+	return nil
+}
+
 // update runs fn in a write transaction; nothing when disabled.
 func (s *Store) update(fn func(Tx) error) error {
 	if s.b == nil {

@@ -56,6 +56,20 @@ func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) 
 	return c, nil
 }
 
+// mustStore refuses, before any work, a tune cache that another process
+// holds locked (waiting as a commit would): a command that stores what it
+// measures would otherwise measure, then find it cannot keep it.
+func mustStore(cache *store.Store) error {
+	err := cache.CheckWrite()
+	switch {
+	case err == nil:
+		return nil
+	case status.CodeOf(err) == status.Unavailable:
+		return usageError{fmt.Errorf("--cache %s: another process holds the tune cache's lock: let it finish, or point --cache at another file", cache.Path())}
+	}
+	return usageError{fmt.Errorf("--cache %s: %w", cache.Path(), err)}
+}
+
 func checkCachePath(path string, write bool) error {
 	fi, err := os.Stat(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {

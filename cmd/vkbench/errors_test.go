@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -130,7 +131,6 @@ func TestReadOnlyCacheFolder(t *testing.T) {
 	}
 	cache := filepath.Join(dir, "cache.db")
 	for _, args := range [][]string{
-		{"run", "copy", "--cache", cache},
 		{"tune", "copy", "--cache", cache},
 		{"peak", "--cache", cache},
 		{"cache", "clear", "--cache", cache},
@@ -141,12 +141,38 @@ func TestReadOnlyCacheFolder(t *testing.T) {
 		}
 		checkOneLine(t, r, regexp.MustCompile(`--cache `+regexp.QuoteMeta(cache)+`: .*(permission denied|operation not permitted)`))
 	}
+	// run only reads the tune cache: one that cannot be written serves it.
+	if r := vkbench(t, "run", "copy", "--size", "4096", "--budget", "100ms", "--quiet", "--cache", cache); r.code != exitOK || r.stderr != "" {
+		t.Errorf("run with a cache in a read-only folder: exit status %d, stderr %q; want 0 and nothing said", r.code, r.stderr)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(entries) != 0 {
 		t.Errorf("the read-only folder holds %d entries after the failures", len(entries))
+	}
+}
+
+// TestRunReadOnlyCache: run reads a tune cache it cannot write (a team's
+// file, a read-only mount) and leaves it as it is, with nothing to say.
+func TestRunReadOnlyCache(t *testing.T) {
+	needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	mustRun(t, 0, "tune", "copy", "--size", "4096", "--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", cache)
+	before, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := devtest.MakeUnwritable(t, cache); !ok {
+		t.Skip("cannot make a file unwritable here: " + why)
+	}
+	r := vkbench(t, "run", "copy", "--size", "4096", "--budget", "100ms", "--quiet", "--cache", cache)
+	if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "copy u32, size 4096") {
+		t.Errorf("run with a read-only cache: exit status %d, stderr %q; want 0, its table, and nothing on stderr\n%s", r.code, r.stderr, r.stdout)
+	}
+	if after, err := os.ReadFile(cache); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the read-only cache changed (%v)", err)
 	}
 }
 

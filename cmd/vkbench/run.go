@@ -245,6 +245,9 @@ func (f *benchFlags) planAndOpen(cmd *cobra.Command, ops []kernels.Operation) (s
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := mustStore(cache); err != nil {
+		return nil, nil, nil, err
+	}
 	out, err := openOutput(cmd, f.output, cache.Path())
 	if err != nil {
 		return nil, nil, nil, err
@@ -278,9 +281,17 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 			return err
 		}
 	}
-	cache, err := f.cache.open(cmd, true)
+	// run only reads the tune cache (peaks, the driver's pipeline cache),
+	// so a read-only one serves it; tune stores its winners, and asks for
+	// the file's lock before it measures.
+	cache, err := f.cache.open(cmd, tune != nil)
 	if err != nil {
 		return err
+	}
+	if tune != nil {
+		if err := mustStore(cache); err != nil {
+			return err
+		}
 	}
 	out, err := openOutput(cmd, f.output, cache.Path())
 	if err != nil {
@@ -306,7 +317,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	bar := startProgress(cmd, f.quiet, &opts)
 	runErr := measureAll(cmd, dev, cache, opts, ops, tables, sizes, file, tune)
 	bar.finish()
-	keepPipelineCache(cmd, dev, cache)
+	if tune != nil || cache.Path() == "" || checkCachePath(cache.Path(), true) == nil {
+		keepPipelineCache(cmd, dev, cache)
+	} // else a read-only tune cache, which run reads and leaves as it is
 	// Results measured before a failure are shown (a file given with -o
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
