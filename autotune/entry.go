@@ -68,7 +68,24 @@ type Entry struct {
 	// ConditionsNote says why they are not, or why energies are missing.
 	Conditions     *telemetry.Conditions `json:"conditions,omitempty"`
 	ConditionsNote string                `json:"conditions_note,omitempty"`
+
+	// From is the tier this answer was read from, when this process did
+	// not measure it: FromFile or FromShared; "" for an answer measured
+	// now. It is not stored.
+	From Tier `json:"-"`
 }
+
+// Tier names a tier of the tune store an answer was read from.
+type Tier string
+
+// The tiers an answer is read from.
+const (
+	// FromFile is the local cache file.
+	FromFile Tier = "the local file"
+	// FromShared is the shared store (store.Store.Shared), its answer
+	// verified on this device before its first use here.
+	FromShared Tier = "the shared store"
+)
 
 // DecodeEntry decodes a stored entry. A value that is not an entry of this
 // schema is DataLoss; callers treat it as a miss.

@@ -33,7 +33,8 @@ type SearchResult struct {
 	// its candidates'.
 	Op     kernels.Operation
 	Points *kernels.Points
-	// Search is the search as the tuning log records it.
+	// Search is the search as the tuning log records it; empty for an
+	// answer read from a tier of the store (Entry.From).
 	Search search.LogSearch
 	// Log is the tuning log it read and wrote.
 	Log store.LogRef
@@ -52,11 +53,15 @@ func (o spaceOperation) Name() string { return o.name }
 // with a strategy, measuring each point it proposes on the tuner's device
 // unless the tuning log has it, recording each new one in the log as it
 // completes, and commits the fastest verified point under op's name and
-// SpaceSuffix (replacing an earlier search's answer). Configurations that
-// fail a restriction are never compiled. An interrupted search keeps in
-// the log what it measured, and a search run again continues from it:
-// with the same strategy and seed it proposes the same points, measuring
-// only those the log lacks.
+// SpaceSuffix (replacing an earlier search's answer), in the local file
+// and the shared store. Configurations that fail a restriction are never
+// compiled. An interrupted search keeps in the log what it measured, and
+// a search run again continues from it: with the same strategy and seed
+// it proposes the same points, measuring only those the log lacks. A
+// machine whose log has nothing of the key takes a stored answer instead
+// of searching (Entry.From says which tier's, Search is empty): the local
+// file's, else the shared store's, verified on this device first. Force
+// searches anyway.
 func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.Size, sopts SearchOptions) (*SearchResult, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -80,9 +85,16 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		return nil, err
 	}
 	ref := store.LogRef{Table: t.table, Key: k.String(), Mode: string(t.opts.Mode)}
+	skey := Key{Op: sop.name, DType: k.DType, Size: k.Size}
+	sum := Checksum(sop.Candidates())
 	logged := map[string]search.LogRecord{}
 	if !sopts.Force {
 		logged, _ = search.LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
+		if len(logged) == 0 {
+			if e := t.searched(ctx, sop, skey, sum); e != nil {
+				return &SearchResult{Entry: e, Op: sop, Points: pts, Log: ref}, nil
+			}
+		}
 	}
 	// A file that cannot be written is a warning (store.Store.Warnings); the
 	// search goes on, remembering nothing.
@@ -104,11 +116,27 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if e.Fastest < 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
-	skey := Key{Op: sop.name, DType: k.DType, Size: k.Size}
-	sum := Checksum(sop.Candidates())
+	e.FastestDigest = digest(sop.Candidates()[e.Fastest])
 	stored, _ := commit(t.store, t.table, skey, sum, e, true) // replacing an earlier search's answer
 	t.remember(skey, sum, stored.Fastest)
+	t.commitShared(sop, skey, sum, stored, true)
 	return res, nil
+}
+
+// searched returns the answer to a search of skey that this machine has
+// not searched itself (its tuning log has nothing of skey): the local
+// file's, copied from the shared store earlier, else the shared store's,
+// verified on this device (fromShared); nil when neither has one. A
+// machine that has searched skey searches again, continuing from its
+// log, so that a larger budget finds what a smaller one missed.
+func (t *Tuner) searched(ctx context.Context, sop spaceOperation, skey Key, sum string) *Entry {
+	if e, err := ReadEntry(t.store, t.table, skey, sum); err == nil && e != nil {
+		t.remember(skey, sum, e.Fastest)
+		e.From = FromFile
+		t.answered(skey, e.From, t.store.Path())
+		return e
+	}
+	return t.fromShared(ctx, sop, skey, sum)
 }
 
 // progressOf returns the callback that reports each evaluation.

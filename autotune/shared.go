@@ -62,7 +62,16 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 	// The local file now holds it: verified here, it is trusted here.
 	stored, _ := commit(t.store, t.table, k, sum, e, false) // a file that cannot be written has warned
 	t.remember(k, sum, stored.Fastest)
+	stored.From = FromShared
+	t.answered(k, stored.From, shared.Path())
 	return stored
+}
+
+// answered logs, for -v, which tier answered k.
+func (t *Tuner) answered(k Key, from Tier, where string) {
+	if t.opts.Logger != nil {
+		t.opts.Logger.Debug("autotune: answered from "+string(from), "key", k, "from", where)
+	}
 }
 
 // verifyOne builds candidate i of op, runs it once on a problem of size

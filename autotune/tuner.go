@@ -122,6 +122,9 @@ func NewTuner(dev hal.Device, s *store.Store, opts Options) *Tuner {
 // Table is where the tuner's answers are stored.
 func (t *Tuner) Table() store.Table { return t.table }
 
+// Store is the store the tuner keeps its answers in.
+func (t *Tuner) Store() *store.Store { return t.store }
+
 // Device is the tuner's device.
 func (t *Tuner) Device() hal.Device { return t.dev }
 
@@ -390,6 +393,8 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	if !force {
 		if e, err := ReadEntry(t.store, t.table, k, sum); err == nil && e != nil {
 			t.remember(k, sum, e.Fastest)
+			e.From = FromFile
+			t.answered(k, e.From, t.store.Path())
 			return e, nil
 		}
 		// Then the shared tier (shared.go): its answer, or another

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -47,9 +49,25 @@ func TestFleet(t *testing.T) {
 		t.Errorf("the shards do not say their share:\n%s%s", shard0.stderr, shard1.stderr)
 	}
 	third := tune("2.db")
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, key := range []string{"copy/u32/4096", "triad/f32/4096", "reduce/f32/4096"} {
-		if !strings.Contains(third.stderr, key+": answered from the tune cache") {
-			t.Errorf("%s was not answered from the store:\n%s", key, third.stderr)
+		// The tier that answered, named, without the password.
+		want := regexp.MustCompile("(?m)^" + regexp.QuoteMeta(key+": answered from the shared store "+u.Redacted()+" (tuned ") +
+			`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d, verified on this device\); --force measures again$`)
+		if !want.MatchString(third.stderr) {
+			t.Errorf("%s was not answered from the store, or does not say so as %s:\n%s", key, want, third.stderr)
+		}
+	}
+	// Again, from the file the third machine copied them into, which -v
+	// logs too.
+	again := tune("2.db", "-v")
+	for _, key := range []string{"copy/u32/4096", "triad/f32/4096", "reduce/f32/4096"} {
+		if !strings.Contains(again.stderr, key+": answered from the local tune cache "+filepath.Join(dir, "2.db")+" (tuned ") ||
+			!strings.Contains(again.stderr, `msg="autotune: answered from the local file" key=`+key+" from="+filepath.Join(dir, "2.db")) {
+			t.Errorf("%s was not answered from the local file, or does not say so:\n%s", key, again.stderr)
 		}
 	}
 	if diff := cmp.Diff(medians(shard0, shard1), medians(third)); diff != "" {
@@ -77,5 +95,31 @@ func TestFleet(t *testing.T) {
 
 	for _, bad := range []string{"2/2", "-1/2", "0/0", "1", "a/b", "01/2"} {
 		mustRun(t, 2, "tune", "copy", "--shard", bad, "--cache", "off")
+	}
+}
+
+// TestFleetSearch: a search's answer goes to the shared store too, and a
+// second machine with an empty file takes it from there without
+// searching, and says so.
+func TestFleetSearch(t *testing.T) {
+	needDevice(t)
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	search := func(cache string) result {
+		return mustRun(t, 0, "tune", "gemm", "--strategy", "random", "--max-evals", "2", "--size", "64x64x64", "--budget", "200ms",
+			"--min-samples", "6", "--max-samples", "6", "--quiet", "--store", srv.URL(), "--cache", filepath.Join(dir, cache))
+	}
+	first := search("0.db")
+	if !strings.Contains(first.stderr, "gemm.space/f32/64x64x64: searched gemm's space with random") {
+		t.Fatalf("the first machine did not search:\n%s", first.stderr)
+	}
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := search("1.db")
+	want := "gemm.space/f32/64x64x64: answered from the shared store " + u.Redacted() + " (tuned "
+	if !strings.Contains(second.stderr, want) || strings.Contains(second.stderr, "searched") {
+		t.Errorf("the second machine searched, or does not say %q:\n%s", want, second.stderr)
 	}
 }

@@ -364,10 +364,9 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		if commit && tune.search.on() && kernels.SpaceOf(op) != nil {
 			op, e, err = tune.search.tune(cmd, &tune.benchFlags, tuner, op, size, tune.force)
 		} else if commit {
-			start := time.Now()
 			e, err = tuner.Tune(ctx, op, size, tune.force)
-			if err == nil && e != nil && e.Time.Before(start) {
-				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: answered from the tune cache (tuned %s); --force measures again\n", e.Key, e.Time.Local().Format("2006-01-02 15:04:05"))
+			if err == nil && e != nil && e.From != "" {
+				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force measures again\n", e.Key, answeredFrom(e, cacheWhere(tuner, e.From)))
 			}
 			if e != nil && e.Size != (kernels.SizeOf()) && e.Size != size {
 				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: measured at %s, the shape that stands for %s's bucket at --level %s (--level full measures every size itself)\n", e.Key, e.Size, size, opts.Level)
@@ -396,6 +395,25 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		}
 	}
 	return failed.orNil()
+}
+
+// answeredFrom says which tier of the tune store answered e, where it
+// is, and when e was measured.
+func answeredFrom(e *autotune.Entry, where string) string {
+	when := e.Time.Local().Format("2006-01-02 15:04:05")
+	if e.From == autotune.FromShared {
+		return fmt.Sprintf("answered from the shared store %s (tuned %s, verified on this device)", where, when)
+	}
+	return fmt.Sprintf("answered from the local tune cache %s (tuned %s)", where, when)
+}
+
+// cacheWhere is where tuner's tier from is: the file's path or the
+// shared store's URL, without its password.
+func cacheWhere(tuner *autotune.Tuner, from autotune.Tier) string {
+	if from == autotune.FromShared {
+		return tuner.Store().Shared().Path()
+	}
+	return tuner.Store().Path()
 }
 
 // notStoredAdvice says what to do about a tune cache that did not take a

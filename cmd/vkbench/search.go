@@ -58,7 +58,10 @@ recorded in the tuning log of the tune cache as it completes. A search that
 was interrupted, or is run again with a larger budget, answers from the log
 what it has and measures the rest, whatever --precision or --budget the
 record was measured with; a configuration whose kernel changed is measured
-again. --force measures everything again. vkbench cache export-log
+again. A machine whose log has nothing of the key takes the answer stored
+for it instead of searching: its file's, else the --store's (searched on
+another machine, verified here first), and says which. --force measures
+everything again. vkbench cache export-log
 writes a log as JSON lines, and vkbench replay runs strategies against such a
 file instead of the GPU.
 
@@ -136,6 +139,10 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	res, err := tuner.Search(cmd.Context(), op, size, sopts)
 	if res == nil {
 		return op, nil, err
+	}
+	if res.Entry.From != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force searches again\n", res.Entry.Key, answeredFrom(res.Entry, cacheWhere(tuner, res.Entry.From)))
+		return res.Op, evaluatedOnly(res.Entry), err
 	}
 	r := res.Search
 	how := fmt.Sprintf("%d threads while measuring", sopts.CompileThreads)
