@@ -48,9 +48,15 @@ type Kernel struct {
 	// values: math.Float32bits for a float, 0 or 1 for a bool.
 	Constants map[uint32]uint32
 	// Bindings is the number of storage buffers the kernel takes, at
-	// bindings 0 to Bindings-1 of descriptor set 0. If zero, it is one
-	// more than the highest binding of set 0 in the module.
+	// bindings 0 to Bindings-1 of descriptor set 0 when Sets is nil. If
+	// zero, it and Sets are worked out from the module: one more than the
+	// highest binding of each set it uses.
 	Bindings int
+	// Sets, if not nil, spreads the buffers over descriptor sets: set s
+	// has Sets[s] of them, at bindings 0 to Sets[s]-1 (0 for a set the
+	// module does not use), and Sets sums to Bindings. Run takes the
+	// buffers set by set: set 0's, then set 1's, and so on.
+	Sets []int
 	// PushConstantSize is the size in bytes of the kernel's push-constant
 	// block (a multiple of 4); 0 if it has none. Run must be given exactly
 	// that many bytes.
@@ -106,12 +112,20 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 	if err != nil {
 		return fail(err)
 	}
-	bindings := k.Bindings
+	bindings, sets := k.Bindings, slices.Clone(k.Sets)
 	if bindings == 0 {
 		for _, b := range mod.Bindings(entry) {
-			if b.Set == 0 {
-				bindings = max(bindings, int(b.Binding)+1)
+			for len(sets) <= int(b.Set) {
+				sets = append(sets, 0)
 			}
+			sets[b.Set] = max(sets[b.Set], int(b.Binding)+1)
+		}
+		bindings = 0
+		for _, n := range sets {
+			bindings += n
+		}
+		if len(sets) < 2 {
+			sets = nil
 		}
 	}
 	var consts []hal.Constant
@@ -124,6 +138,7 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 		SPIRV:            k.SPIRV,
 		EntryPoint:       k.EntryPoint,
 		Bindings:         bindings,
+		Sets:             sets,
 		PushConstantSize: k.PushConstantSize,
 		WorkgroupSize:    wg,
 		Constants:        consts,
@@ -237,7 +252,7 @@ func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.WorkgroupSize, k.Bindings = c.WorkgroupSize, c.Bindings
+	k.WorkgroupSize, k.Bindings, k.Sets = c.WorkgroupSize, c.Bindings, c.Sets
 	return &Pipeline{exe: exe, kernel: k}, nil
 }
 
@@ -259,8 +274,8 @@ func (p *Pipeline) Release() error {
 
 // Run dispatches p once on groups workgroups (x, y, z), with push as its
 // push constants (nil if it has none) and buffers bound in order at
-// bindings 0, 1, ..., and waits for it to finish. What it wrote can then
-// be read from the buffers.
+// bindings 0, 1, ... (set by set for a kernel of Sets), and waits for it
+// to finish. What it wrote can then be read from the buffers.
 //
 // Wrong arguments (too few buffers, push constants of the wrong size, a
 // buffer of another device, no groups) are errors with code

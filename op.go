@@ -156,6 +156,7 @@ func (f *opFields) changed(op *Op) string {
 			a.PushConstantSize != b.PushConstantSize || a.Requires != b.Requires ||
 			a.SubgroupSize != b.SubgroupSize || a.FullSubgroups != b.FullSubgroups ||
 			len(a.SPIRV) != len(b.SPIRV) || unsafe.SliceData(a.SPIRV) != unsafe.SliceData(b.SPIRV) ||
+			len(a.Sets) != len(b.Sets) || unsafe.SliceData(a.Sets) != unsafe.SliceData(b.Sets) ||
 			!sameMap(a.Constants, b.Constants) || !sameMap(a.Params, b.Params) ||
 			codeOf(a.Applies) != codeOf(b.Applies) {
 			return "Candidates"
@@ -231,7 +232,7 @@ func newOperation(op *Op) (*operation, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.WorkgroupSize, k.Bindings = c.WorkgroupSize, c.Bindings
+		k.WorkgroupSize, k.Bindings, k.Sets = c.WorkgroupSize, c.Bindings, c.Sets
 		o.cands = append(o.cands, c)
 		o.kerns = append(o.kerns, k)
 	}

@@ -121,9 +121,15 @@ type ExecutableDesc struct {
 	SPIRV []byte
 	// EntryPoint is the GLCompute entry point's name; "main" if empty.
 	EntryPoint string
-	// Bindings is the number of bindings the kernel uses, in descriptor
-	// set 0 at bindings 0..Bindings-1.
+	// Bindings is the number of bindings the kernel uses: in descriptor
+	// set 0 at bindings 0..Bindings-1 when Sets is nil.
 	Bindings int
+	// Sets, if not nil, spreads the bindings over descriptor sets: set s
+	// holds Sets[s] bindings, at bindings 0..Sets[s]-1 (0 for a set the
+	// kernel does not use), and Sets sums to Bindings. BindingKinds and
+	// a dispatch's Bindings list set 0's bindings first, then set 1's,
+	// and so on. len(Sets) is at most Limits.MaxBoundDescriptorSets.
+	Sets []int
 	// BindingKinds is what each binding holds; nil means every one is a
 	// storage buffer, and otherwise its length is Bindings.
 	BindingKinds []BindingKind
@@ -172,7 +178,8 @@ type Binding struct {
 // Dispatch is one compute dispatch to record.
 type Dispatch struct {
 	Executable Executable
-	// Bindings in binding order; len must equal the executable's Bindings.
+	// Bindings in binding order, set by set when the executable has
+	// Sets; len must equal the executable's Bindings.
 	Bindings []Binding
 	// PushConstants are copied at record time; len must equal the
 	// executable's PushConstantSize (or be 0 when that is 0).

@@ -64,8 +64,11 @@ type Limits struct {
 	MaxWorkgroupCount       [3]uint32
 	MaxSharedMemory         uint32 // bytes of workgroup (shared) memory
 	MaxPushConstantsSize    uint32
-	MaxStorageBufferRange   uint64
-	MinStorageBufferAlign   uint64
+	// MaxBoundDescriptorSets is the most descriptor sets a pipeline may
+	// use (ExecutableDesc.Sets); 0 where the device does not say.
+	MaxBoundDescriptorSets uint32
+	MaxStorageBufferRange  uint64
+	MinStorageBufferAlign  uint64
 	// MaxUniformBufferRange and MinUniformBufferAlign are the largest
 	// range of a uniform-buffer binding and the alignment of its offset.
 	MaxUniformBufferRange uint64

@@ -29,8 +29,11 @@ type Candidate struct {
 	// EntryPoint is the GLCompute entry point; "main" if empty.
 	EntryPoint string
 	// Bindings is the number of bindings the kernel uses, at bindings 0
-	// to Bindings-1 of set 0.
+	// to Bindings-1 of set 0 unless Sets spreads them over sets
+	// (hal.ExecutableDesc.Sets).
 	Bindings int
+	// Sets, if not nil, is the number of bindings in each descriptor set.
+	Sets []int
 	// BindingKinds is what each binding holds; nil means storage buffers
 	// only (hal.ExecutableDesc.BindingKinds).
 	BindingKinds []hal.BindingKind
@@ -78,6 +81,7 @@ func (c Candidate) Executable() hal.ExecutableDesc {
 		SPIRV:            c.SPIRV,
 		EntryPoint:       c.EntryPoint,
 		Bindings:         c.Bindings,
+		Sets:             slices.Clone(c.Sets),
 		BindingKinds:     slices.Clone(c.BindingKinds),
 		PushConstantSize: c.PushConstantSize,
 		Constants:        slices.Clone(c.Constants),
@@ -165,6 +169,13 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 			str("kinds")
 			for _, k := range c.BindingKinds {
 				b = append(b, byte(k))
+			}
+		}
+		if c.Sets != nil {
+			// Likewise only a candidate of several sets says them.
+			str("sets")
+			for _, n := range c.Sets {
+				u32(uint32(n))
 			}
 		}
 		u32(uint32(c.PushConstantSize))

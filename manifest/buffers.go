@@ -15,7 +15,7 @@ func (d *opDecoder) decodeBuffers() error {
 	if err != nil {
 		return err
 	}
-	bindings := map[int]string{}
+	bindings := map[[2]int]string{}
 	for _, b := range elems {
 		buf, err := d.decodeBuffer(b)
 		if err != nil {
@@ -25,16 +25,23 @@ func (d *opDecoder) decodeBuffers() error {
 			return d.src.errAt(b.member("name"), "buffer %q is described twice", buf.name)
 		}
 		if buf.binding >= 0 {
-			if other, ok := bindings[buf.binding]; ok {
+			at := [2]int{buf.set, buf.binding}
+			if other, ok := bindings[at]; ok && buf.set == 0 {
 				return d.src.errAt(b.member("binding"), "binding %d is already buffer %q's", buf.binding, other)
+			} else if ok {
+				return d.src.errAt(b.member("binding"), "binding %d of set %d is already buffer %q's", buf.binding, buf.set, other)
 			}
-			bindings[buf.binding] = buf.name
+			bindings[at] = buf.name
 		}
 		buf.users = make([]bool, len(d.op.runs))
 		d.op.bufs = append(d.op.bufs, buf)
 	}
 	return d.decodeExpects()
 }
+
+// maxSets bounds a buffer's "set": more than any device binds (32 on the
+// most generous), fewer than would make its layouts a burden.
+const maxSets = 64
 
 func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	o, err := d.src.object(n, "a buffer")
@@ -69,6 +76,16 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	}
 	if err := optional(o, "binding", &b.binding, binding); err != nil {
 		return nil, err
+	}
+	set := func(n *jsonNode) (int, error) {
+		v, err := d.src.integer(n, 0, maxSets-1)
+		return int(v), err
+	}
+	if err := optional(o, "set", &b.set, set); err != nil {
+		return nil, err
+	}
+	if n := o.get("set"); n != nil && b.binding < 0 {
+		return nil, d.src.errAt(n, "a buffer's \"set\" needs its \"binding\" in that set")
 	}
 	b.init = bufferInit{kind: "random"}
 	if in := o.get("init"); in != nil {

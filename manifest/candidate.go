@@ -239,6 +239,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	cand.SPIRV = first.desc.SPIRV
 	cand.EntryPoint = first.desc.EntryPoint
 	cand.Bindings = first.desc.Bindings
+	cand.Sets = slices.Clone(first.desc.Sets)
 	cand.BindingKinds = slices.Clone(first.desc.BindingKinds)
 	cand.PushConstantSize = first.desc.PushConstantSize
 	cand.Constants = slices.Clone(first.fixed.constants)

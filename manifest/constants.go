@@ -208,6 +208,9 @@ func (disp *manifestDispatch) keyOf(cs []hal.Constant) string {
 	if len(disp.desc.BindingKinds) > 0 {
 		fmt.Fprintf(&key, "\x00%v", disp.desc.BindingKinds)
 	}
+	if disp.desc.Sets != nil {
+		fmt.Fprintf(&key, "\x00sets %v", disp.desc.Sets)
+	}
 	if disp.desc.SubgroupSize > 0 || disp.desc.FullSubgroups {
 		fmt.Fprintf(&key, "\x00subgroups %d %v", disp.desc.SubgroupSize, disp.desc.FullSubgroups)
 	}

@@ -106,11 +106,13 @@ func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each s
 	return out, nil
 }
 
-// bindings builds the dispatch's table of buffers by binding number and
-// checks it against the descriptors the entry point uses.
+// bindings builds the dispatch's tables of buffers by binding number, one
+// a descriptor set, and checks them against the descriptors the entry
+// point uses. "bindings" names set 0's; a buffer's own "set" and
+// "binding" place it otherwise, unless "bindings" names it.
 func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDispatch) error {
 	mod, e := disp.mod, disp.entry
-	var table []int
+	tables := [][]int{nil}
 	at := o.n
 	if s.bindings != nil {
 		at = s.bindings
@@ -120,7 +122,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 		}
 		for _, el := range elems {
 			if el.kind == jsonNull {
-				table = append(table, -1)
+				tables[0] = append(tables[0], -1)
 				continue
 			}
 			name, err := d.src.str(el)
@@ -131,39 +133,59 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 			if i < 0 {
 				return d.src.errAt(el, "no buffer %q (buffers: %s)", name, d.bufferNames())
 			}
-			table = append(table, i)
-		}
-	} else {
-		for i, b := range d.op.bufs {
-			if b.binding < 0 {
-				continue
-			}
-			for len(table) <= b.binding {
-				table = append(table, -1)
-			}
-			table[b.binding] = i
+			tables[0] = append(tables[0], i)
 		}
 	}
-	kinds := make([]hal.BindingKind, len(table))
+	for i, b := range d.op.bufs {
+		// A dispatch that lists "bindings" binds the buffers it names
+		// there alone, and the others of sets but 0 where they say.
+		if b.binding < 0 || s.bindings != nil && (b.set == 0 || slices.Contains(tables[0], i)) {
+			continue
+		}
+		for len(tables) <= b.set {
+			tables = append(tables, nil)
+		}
+		for len(tables[b.set]) <= b.binding {
+			tables[b.set] = append(tables[b.set], -1)
+		}
+		tables[b.set][b.binding] = i
+	}
+	kinds := make([][]hal.BindingKind, len(tables))
+	for set, t := range tables {
+		kinds[set] = make([]hal.BindingKind, len(t))
+	}
 	mixed := false
 	for _, b := range mod.spv.Bindings(e) {
-		switch {
-		case b.Set != 0:
-			return d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds set 0 only", e.Name, mod.path, b)
-		case int(b.Binding) >= len(table) || table[b.Binding] < 0:
-			return d.src.errAt(at, "binding %d, which entry point %q of %s uses, has no buffer: give a buffer \"binding\": %d, or name one at index %d of \"bindings\"", b.Binding, e.Name, mod.path, b.Binding, b.Binding)
+		set, binding := int(b.Set), int(b.Binding)
+		if set >= len(tables) || binding >= len(tables[set]) || tables[set][binding] < 0 {
+			if set == 0 {
+				return d.src.errAt(at, "binding %d, which entry point %q of %s uses, has no buffer: give a buffer \"binding\": %d, or name one at index %d of \"bindings\"", binding, e.Name, mod.path, binding, binding)
+			}
+			return d.src.errAt(at, "binding %d of set %d, which entry point %q of %s uses, has no buffer: give a buffer \"set\": %d, \"binding\": %d", binding, set, e.Name, mod.path, set, binding)
 		}
-		k, err := d.bindingKind(at, e, mod, b, d.op.bufs[table[b.Binding]])
+		k, err := d.bindingKind(at, e, mod, b, d.op.bufs[tables[set][binding]])
 		if err != nil {
 			return err
 		}
-		kinds[b.Binding] = k
+		kinds[set][binding] = k
 		mixed = mixed || k != hal.StorageBufferBinding
 	}
-	for len(table) > 0 && table[len(table)-1] < 0 {
-		table = table[:len(table)-1]
+	return d.layOut(c, at, tables, kinds, mixed, disp)
+}
+
+// layOut sets the dispatch's bindings and its pipeline's, set by set,
+// from the tables of buffers by set and binding and their kinds.
+func (d *opDecoder) layOut(c int, at *jsonNode, tables [][]int, kinds [][]hal.BindingKind, mixed bool, disp *manifestDispatch) error {
+	for set, t := range tables {
+		for len(t) > 0 && t[len(t)-1] < 0 {
+			t = t[:len(t)-1]
+		}
+		tables[set], kinds[set] = t, kinds[set][:len(t)]
 	}
-	kinds = kinds[:len(table)]
+	for len(tables) > 1 && len(tables[len(tables)-1]) == 0 {
+		tables, kinds = tables[:len(tables)-1], kinds[:len(kinds)-1]
+	}
+	table, flat := slices.Concat(tables...), slices.Concat(kinds...)
 	if len(table) == 0 {
 		return d.src.errAt(at, "binds no buffer; a dispatch binds at least one")
 	}
@@ -176,16 +198,19 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 	}
 	for i, b := range table {
 		if b < 0 {
-			table[i], kinds[i] = table[filler], kinds[filler]
+			table[i], flat[i] = table[filler], flat[filler]
 		}
 		d.op.bufs[table[i]].users[c] = true
 	}
 	disp.bindings = table
 	disp.desc.Bindings = len(table)
+	if len(tables) > 1 {
+		disp.desc.Sets = mapped(tables, func(t []int) int { return len(t) })
+	}
 	if mixed {
 		// Only a dispatch with images says its kinds: one of buffers alone
 		// describes its pipeline as before.
-		disp.desc.BindingKinds = kinds
+		disp.desc.BindingKinds = flat
 	}
 	return nil
 }

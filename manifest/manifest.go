@@ -103,7 +103,8 @@ const Schema = "vkbench.manifest/v1"
 //
 // Everything is checked when the manifest is read: each SPIR-V file
 // exists and parses (spirv.Parse); the entry point exists; every
-// binding the entry point uses is in set 0 and has a buffer, or, where
+// binding the entry point uses, in any descriptor set, has a buffer (a
+// buffer's "set" says its set, 0 by default), or, where
 // the module declares a storage or sampled image, an image of the format
 // and texel kind it declares; every constant_id has a value that fits its type; a given
 // workgroup agrees with the module's (a literal LocalSize, or

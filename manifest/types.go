@@ -340,6 +340,7 @@ type manifestBuffer struct {
 	read    bool
 	tol     tolerance
 	binding int // -1: none
+	set     int // the descriptor set of binding
 	// img is set when the buffer is an image (images.go).
 	img *manifestImage
 	// users[c] says whether candidate c binds the buffer.
@@ -382,7 +383,7 @@ type manifestDispatch struct {
 	// size and pass (resolve), and fixed is the one at the default size.
 	sized    bool
 	fixed    pipelineSpec
-	bindings []int // buffer index by binding number
+	bindings []int // buffer index by binding number, set by set (desc.Sets)
 	push     []pushField
 	pushSize int
 	groups   [3]manifestExpr

@@ -408,8 +408,14 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 		if len(cb.descPools) > 0 {
 			pool = cb.descPools[cb.cur]
 		}
-		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, C.uint32_t(len(dp.Bindings)), bufs, offsets, ranges,
-			types, views, samplers, push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
+		var r C.VkResult
+		if e.sets == nil {
+			r = C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, C.uint32_t(len(dp.Bindings)), bufs, offsets, ranges,
+				types, views, samplers, push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
+		} else {
+			r = C.vkb_cmd_dispatch_sets(d.c, cb.cb, pool, e.p, e.sets, bufs, offsets, ranges,
+				types, views, samplers, push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
+		}
 		if r == C.VK_SUCCESS {
 			return nil
 		}

@@ -186,9 +186,58 @@ void vkb_destroy_buffer(const vkb_device *d, VkBuffer buf, VkDeviceMemory mem) {
 
 // Executables.
 
+// create_set_layout makes the layout of a set of n bindings, of types[i]
+// (all storage buffers when types is NULL).
+static VkResult create_set_layout(const vkb_device *d, uint32_t n, const VkDescriptorType *types, VkDescriptorSetLayout *out,
+	const char **failed) {
+	VkDescriptorSetLayoutBinding *b = calloc(n + 1, sizeof *b);
+	if (b == NULL) {
+		*failed = "calloc";
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		b[i].binding = i;
+		b[i].descriptorType = types != NULL ? types[i] : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		b[i].descriptorCount = 1;
+		b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+	}
+	VkDescriptorSetLayoutCreateInfo lci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.bindingCount = n,
+		.pBindings = b,
+	};
+	VkResult r = d->CreateDescriptorSetLayout(d->device, &lci, NULL, out);
+	if (r != VK_SUCCESS) *failed = "vkCreateDescriptorSetLayout";
+	free(b);
+	return r;
+}
+
+// create_sets makes the layouts of n sets, set s of counts[s] bindings of
+// the next counts[s] types.
+static VkResult create_sets(const vkb_device *d, uint32_t n, const uint32_t *counts, const VkDescriptorType *types, vkb_sets **out,
+	const char **failed) {
+	vkb_sets *s = calloc(1, sizeof *s);
+	if (s == NULL || (s->counts = calloc(n, sizeof *s->counts)) == NULL || (s->layouts = calloc(n, sizeof *s->layouts)) == NULL) {
+		free(s != NULL ? s->counts : NULL);
+		free(s);
+		*failed = "calloc";
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	*out = s;
+	s->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		s->counts[i] = counts[i];
+		VkResult r = create_set_layout(d, counts[i], types, &s->layouts[i], failed);
+		if (r != VK_SUCCESS) return r;
+		if (types != NULL) types += counts[i];
+	}
+	return VK_SUCCESS;
+}
+
 VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
-	uint32_t bindings, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
-	uint32_t subgroup_size, int full_subgroups, vkb_pipeline *out, const char **failed) {
+	uint32_t bindings, uint32_t nsets, const uint32_t *set_counts, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst,
+	const uint32_t *const_ids, const uint32_t *const_values, uint32_t subgroup_size, int full_subgroups, vkb_pipeline *out, vkb_sets **sets,
+	const char **failed) {
 	VKB_ROUTE(d->route);
 	memset(out, 0, sizeof *out);
 	VkShaderModuleCreateInfo mci = {
@@ -203,35 +252,24 @@ VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const u
 		return r;
 	}
 
-	VkDescriptorSetLayoutBinding *b = calloc(bindings + 1, sizeof *b);
 	VkSpecializationMapEntry *entries = calloc(nconst + 1, sizeof *entries);
-	if (b == NULL || entries == NULL) {
+	if (entries == NULL) {
 		*failed = "calloc";
 		r = VK_ERROR_OUT_OF_HOST_MEMORY;
 		goto done;
 	}
-	for (uint32_t i = 0; i < bindings; i++) {
-		b[i].binding = i;
-		b[i].descriptorType = types != NULL ? types[i] : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-		b[i].descriptorCount = 1;
-		b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+	if (nsets == 0) {
+		r = create_set_layout(d, bindings, types, &out->set_layout, failed);
+	} else {
+		r = create_sets(d, nsets, set_counts, types, sets, failed);
 	}
-	VkDescriptorSetLayoutCreateInfo lci = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-		.bindingCount = bindings,
-		.pBindings = b,
-	};
-	r = d->CreateDescriptorSetLayout(d->device, &lci, NULL, &out->set_layout);
-	if (r != VK_SUCCESS) {
-		*failed = "vkCreateDescriptorSetLayout";
-		goto done;
-	}
+	if (r != VK_SUCCESS) goto done;
 
 	VkPushConstantRange push = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = push_size};
 	VkPipelineLayoutCreateInfo pci = {
 		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-		.setLayoutCount = bindings > 0 ? 1 : 0,
-		.pSetLayouts = &out->set_layout,
+		.setLayoutCount = nsets > 0 ? nsets : bindings > 0 ? 1 : 0,
+		.pSetLayouts = nsets > 0 ? (*sets)->layouts : &out->set_layout,
 		.pushConstantRangeCount = push_size > 0 ? 1 : 0,
 		.pPushConstantRanges = &push,
 	};
@@ -277,12 +315,12 @@ VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const u
 	}
 
 done:
-	free(b);
 	free(entries);
 	d->DestroyShaderModule(d->device, module, NULL);
 	if (r != VK_SUCCESS) {
-		vkb_destroy_pipeline(d, *out);
+		vkb_destroy_pipeline(d, *out, nsets > 0 ? *sets : NULL);
 		memset(out, 0, sizeof *out);
+		if (nsets > 0) *sets = NULL;
 	}
 	return r;
 }
@@ -309,12 +347,20 @@ VkResult vkb_pipeline_statistics(const vkb_device *d, VkPipeline p, uint32_t exe
 	return d->GetPipelineExecutableStatisticsKHR(d->device, &ei, count, out);
 }
 
-void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p) {
+void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p, vkb_sets *sets) {
 	VKB_ROUTE(d->route);
 	// Destroying VK_NULL_HANDLE is a no-op.
 	d->DestroyPipeline(d->device, p.pipeline, NULL);
 	d->DestroyPipelineLayout(d->device, p.layout, NULL);
 	d->DestroyDescriptorSetLayout(d->device, p.set_layout, NULL);
+	if (sets != NULL) {
+		for (uint32_t i = 0; i < sets->n; i++) {
+			d->DestroyDescriptorSetLayout(d->device, sets->layouts[i], NULL);
+		}
+		free(sets->layouts);
+		free(sets->counts);
+		free(sets);
+	}
 }
 
 // write_mixed_set writes a set whose bindings are of different types, one
@@ -431,6 +477,44 @@ VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier) {
 			VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 	}
 	return d->EndCommandBuffer(cb);
+}
+
+// vkb_cmd_dispatch_sets allocates every set first, so that a full pool
+// records nothing, then writes, binds and dispatches.
+VkResult vkb_cmd_dispatch_sets(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *ps,
+	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const VkDescriptorType *types,
+	const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z) {
+	VKB_ROUTE(d->route);
+	uint32_t n = ps->n;
+	VkDescriptorSet sets[n];
+	VkDescriptorSetAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+		.descriptorPool = pool,
+		.descriptorSetCount = n,
+		.pSetLayouts = ps->layouts,
+	};
+	VkResult r = d->AllocateDescriptorSets(d->device, &ai, sets);
+	if (r != VK_SUCCESS) return r;
+	uint32_t first = 0;
+	for (uint32_t s = 0; s < n; s++) {
+		uint32_t k = ps->counts[s];
+		if (k == 0) continue;
+		VkDescriptorBufferInfo info[k];
+		for (uint32_t i = 0; i < k; i++) {
+			info[i].buffer = buffers[first + i];
+			info[i].offset = offsets[first + i];
+			info[i].range = ranges[first + i];
+		}
+		write_mixed_set(d, sets[s], k, info, types + first, views + first, samplers + first);
+		first += k;
+	}
+	d->CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, n, sets, 0, NULL);
+	d->CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+	if (push_size > 0) {
+		d->CmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+	}
+	d->CmdDispatch(cb, x, y, z);
+	return VK_SUCCESS;
 }
 
 VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, uint32_t nbind,

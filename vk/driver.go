@@ -98,6 +98,7 @@ func (pd *physicalDevice) describe(index int) {
 			MaxWorkgroupCount:       [3]uint32{uint32(l.maxComputeWorkGroupCount[0]), uint32(l.maxComputeWorkGroupCount[1]), uint32(l.maxComputeWorkGroupCount[2])},
 			MaxSharedMemory:         uint32(l.maxComputeSharedMemorySize),
 			MaxPushConstantsSize:    uint32(l.maxPushConstantsSize),
+			MaxBoundDescriptorSets:  uint32(l.maxBoundDescriptorSets),
 			MaxStorageBufferRange:   uint64(l.maxStorageBufferRange),
 			MinStorageBufferAlign:   uint64(l.minStorageBufferOffsetAlignment),
 			MaxUniformBufferRange:   uint64(l.maxUniformBufferRange),

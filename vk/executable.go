@@ -21,8 +21,9 @@ import (
 
 var _ hal.Executable = (*executable)(nil)
 
-// executable is a compute pipeline with its layouts: storage buffers at
-// set 0, bindings 0..bindings-1, and one push-constant range.
+// executable is a compute pipeline with its layouts: its bindings at set
+// 0, bindings 0..bindings-1, or spread over sets as hal.ExecutableDesc.Sets
+// says, and one push-constant range.
 type executable struct {
 	d        *device
 	label    string
@@ -34,6 +35,9 @@ type executable struct {
 	formats  []spirv.ImageFormat
 	pushSize int
 	p        C.vkb_pipeline
+	// sets are the layouts of a pipeline of several sets (nil for set 0
+	// alone), which records with vkb_cmd_dispatch_sets.
+	sets *C.vkb_sets
 	lifetime
 }
 
@@ -48,6 +52,9 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	}
 	invalid := func(format string, args ...any) error {
 		return status.Newf(status.InvalidArgument, "vk: CreateExecutable %q: "+format, append([]any{desc.Label}, args...)...)
+	}
+	if err := d.checkSets(desc); err != nil {
+		return nil, err
 	}
 	formats, err := d.checkBindings(desc, module, entry)
 	if err != nil {
@@ -103,18 +110,19 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 
 	e := &executable{d: d, label: desc.Label, bindings: desc.Bindings, pushSize: desc.PushConstantSize,
 		kinds: slices.Clone(desc.BindingKinds), formats: formats}
-	var types *C.VkDescriptorType
-	if len(desc.BindingKinds) > 0 {
-		t := make([]C.VkDescriptorType, len(desc.BindingKinds))
-		for i, k := range desc.BindingKinds {
-			t[i] = descriptorTypes[k]
-		}
-		types = &t[0]
+	counts, types := e.layouts(desc.Sets)
+	var countp *C.uint32_t
+	if len(counts) > 0 {
+		countp = &counts[0]
+	}
+	var typep *C.VkDescriptorType
+	if len(types) > 0 {
+		typep = &types[0]
 	}
 	var failed *C.char
 	r := C.vkb_create_pipeline(d.c, d.cache, (*C.uint32_t)(&code[0]), C.size_t(4*len(code)), centry,
-		C.uint32_t(desc.Bindings), types, C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), idp, valuep,
-		C.uint32_t(desc.SubgroupSize), boolInt(desc.FullSubgroups), &e.p, &failed)
+		C.uint32_t(desc.Bindings), C.uint32_t(len(counts)), countp, typep, C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), idp, valuep,
+		C.uint32_t(desc.SubgroupSize), boolInt(desc.FullSubgroups), &e.p, &e.sets, &failed)
 	if r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateExecutable %q", desc.Label)
 	}
@@ -123,6 +131,27 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		return nil, err
 	}
 	return e, nil
+}
+
+// layouts returns the bindings of each set for vkb_create_pipeline (none
+// for set 0 alone) and the type of each binding (none for storage buffers
+// alone). A pipeline of sets says its kinds: vkb_cmd_dispatch writes
+// each binding by its kind.
+func (e *executable) layouts(sets []int) ([]C.uint32_t, []C.VkDescriptorType) {
+	var counts []C.uint32_t
+	if sets != nil {
+		if e.kinds == nil && e.bindings > 0 {
+			e.kinds = make([]hal.BindingKind, e.bindings)
+		}
+		for _, n := range sets {
+			counts = append(counts, C.uint32_t(n))
+		}
+	}
+	var types []C.VkDescriptorType
+	for _, k := range e.kinds {
+		types = append(types, descriptorTypes[k])
+	}
+	return counts, types
 }
 
 // descriptorTypes are the VkDescriptorTypes of hal's binding kinds.
@@ -173,14 +202,23 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 			return nil, invalid("%d %s bindings; the device allows 0 to %d", count[k], hal.BindingKind(k), limit)
 		}
 	}
+	sets := desc.Sets
+	if sets == nil {
+		sets = []int{desc.Bindings}
+	}
 	var formats []spirv.ImageFormat
 	for _, b := range module.Bindings(entry) {
-		if b.Set != 0 || int(b.Binding) >= desc.Bindings || b.Kind != moduleKinds[kind(int(b.Binding))] {
+		// i is the binding's place in the flat list, set by set.
+		i, ok := int(b.Binding), int(b.Set) < len(sets) && int(b.Binding) < sets[b.Set]
+		for s := range min(int(b.Set), len(sets)) {
+			i += sets[s]
+		}
+		if !ok || b.Kind != moduleKinds[kind(i)] {
 			what := "nothing"
-			if b.Set == 0 && int(b.Binding) < desc.Bindings {
-				what = "a " + kind(int(b.Binding)).String()
+			if ok {
+				what = "a " + kind(i).String()
 			}
-			return nil, invalid("entry point %q uses %v, but the executable has %s there (%d bindings in set 0)", entry.Name, b, what, desc.Bindings)
+			return nil, invalid("entry point %q uses %v, but the executable has %s there (bindings by set: %v)", entry.Name, b, what, sets)
 		}
 		isImage := b.Kind == spirv.StorageImage || b.Kind == spirv.SampledImage
 		if isImage && (b.Image.Dim != spirv.Dim2D || b.Image.Arrayed || b.Image.Multisampled) {
@@ -190,13 +228,38 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 			if formats == nil {
 				formats = make([]spirv.ImageFormat, desc.Bindings)
 			}
-			formats[b.Binding] = b.Image.Format
+			formats[i] = b.Image.Format
 		}
 	}
 	return formats, nil
 }
 
-func (e *executable) destroy() { C.vkb_destroy_pipeline(e.d.c, e.p) }
+// checkSets checks desc's Sets: they sum to Bindings, and the device
+// binds as many sets.
+func (d *device) checkSets(desc hal.ExecutableDesc) error {
+	if desc.Sets == nil {
+		return nil
+	}
+	sum := 0
+	for _, n := range desc.Sets {
+		if n < 0 {
+			sum = -1
+			break
+		}
+		sum += n
+	}
+	if len(desc.Sets) == 0 || sum != desc.Bindings || sum == 0 {
+		return status.Newf(status.InvalidArgument, "vk: CreateExecutable %q: sets of %v bindings for %d bindings; give sets of bindings, none negative, summing to Bindings (at least 1)",
+			desc.Label, desc.Sets, desc.Bindings)
+	}
+	if limit := d.info.Limits.MaxBoundDescriptorSets; uint64(len(desc.Sets)) > uint64(limit) {
+		return status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateExecutable %q: %s: needs %d descriptor sets, device has %d",
+			desc.Label, d.info.Name, len(desc.Sets), limit)
+	}
+	return nil
+}
+
+func (e *executable) destroy() { C.vkb_destroy_pipeline(e.d.c, e.p, e.sets) }
 
 func (e *executable) Label() string { return e.label }
 

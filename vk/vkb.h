@@ -366,16 +366,30 @@ VkResult vkb_create_sampler(const vkb_device *d, int linear, int repeat, int unn
 void vkb_destroy_sampler(const vkb_device *d, VkSampler s);
 
 // Executables.
+// vkb_sets are the layouts of a pipeline's descriptor sets when it has
+// more than one: set s has counts[s] bindings (0 for an empty layout).
+typedef struct vkb_sets {
+	uint32_t n;
+	uint32_t *counts;
+	VkDescriptorSetLayout *layouts;
+} vkb_sets;
+
+// vkb_pipeline has set_layout for set 0 alone; a pipeline of several sets
+// has their layouts in a vkb_sets beside it, set_layout VK_NULL_HANDLE.
 typedef struct vkb_pipeline {
 	VkDescriptorSetLayout set_layout;
 	VkPipelineLayout layout;
 	VkPipeline pipeline;
 } vkb_pipeline;
 
+// vkb_create_pipeline makes one set of bindings bindings when nsets is 0,
+// and otherwise nsets sets of set_counts[s] bindings each, types listing
+// set 0's first, their layouts in *sets.
 VkResult vkb_create_pipeline(const vkb_device *d, VkPipelineCache cache, const uint32_t *code, size_t size, const char *entry,
-	uint32_t bindings, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
-	uint32_t subgroup_size, int full_subgroups, vkb_pipeline *out, const char **failed);
-void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p);
+	uint32_t bindings, uint32_t nsets, const uint32_t *set_counts, const VkDescriptorType *types, uint32_t push_size, uint32_t nconst, const uint32_t *const_ids, const uint32_t *const_values,
+	uint32_t subgroup_size, int full_subgroups, vkb_pipeline *out, vkb_sets **sets, const char **failed);
+// vkb_destroy_pipeline destroys p and its sets (NULL for none).
+void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p, vkb_sets *sets);
 // vkb_pipeline_executables and vkb_pipeline_statistics are the two-call
 // queries of VK_KHR_pipeline_executable_properties (d->exec_stats set).
 VkResult vkb_pipeline_executables(const vkb_device *d, VkPipeline p, uint32_t *count, VkPipelineExecutablePropertiesKHR *out);
@@ -399,6 +413,11 @@ VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier);
 VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p,
 	uint32_t nbind, const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges,
 	const VkDescriptorType *types, const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
+// vkb_cmd_dispatch_sets is vkb_cmd_dispatch for a pipeline of sets: its
+// bindings set by set, types not NULL.
+VkResult vkb_cmd_dispatch_sets(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *sets,
+	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const VkDescriptorType *types,
+	const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
 void vkb_cmd_copy(const vkb_device *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize size);
 void vkb_cmd_fill(const vkb_device *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size, uint32_t value);
 void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb);

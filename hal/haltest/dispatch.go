@@ -1,8 +1,11 @@
 package haltest
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 )
@@ -72,6 +75,34 @@ func testDispatch(e *env) {
 	cb := e.commandBuffer()
 	e.record(cb, func() { e.dispatch(cb, hal.Dispatch{Executable: empty, Groups: [3]uint32{3, 2, 1}}) })
 	e.execute(cb, "empty")
+}
+
+// testDispatchSets: a kernel whose bindings are in sets 0 and 2 (set 1
+// empty) computes what the CPU computes, its dispatch listing them set by
+// set; a device that binds fewer sets than a kernel needs refuses it as
+// unsupported, saying how many it needs and has.
+func testDispatchSets(e *env) {
+	limit := int(e.info.Limits.MaxBoundDescriptorSets)
+	desc := kernelAddSets.desc()
+	desc.Sets = addSets
+	if limit >= len(addSets) {
+		x, err := e.dev.CreateExecutable(desc)
+		x = owned(e, "Executable", x, err, "CreateExecutable(add_sets)")
+		c := e.newAddCase(rand.New(rand.NewPCG(5, 6)), 64*5+3, hal.DeviceLocal)
+		cb := e.commandBuffer()
+		e.record(cb, func() { e.dispatch(cb, c.dispatch(x)) })
+		e.execute(cb, "add_sets")
+		c.check(e, "c = a + b with b and c in set 2")
+	}
+	desc.Sets = append(slices.Clone(addSets), make([]int, max(limit+1-len(addSets), 0))...)
+	x, err := e.dev.CreateExecutable(desc)
+	if err == nil {
+		_ = x.Release()
+	}
+	want := fmt.Sprintf("needs %d descriptor sets, device has %d", len(desc.Sets), limit)
+	if !errors.Is(err, hal.ErrUnsupported) || !strings.Contains(err.Error(), want) {
+		e.Errorf("CreateExecutable of %d sets on a device of %d: %v; want unsupported saying %q", len(desc.Sets), limit, err, want)
+	}
 }
 
 // fillCase is a dispatch of kernelFillIota over n words of a buffer that

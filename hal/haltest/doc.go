@@ -45,6 +45,10 @@
 //     are InvalidArgument and change nothing.
 //   - Dispatch, Specialization, PushConstants, CopyFillBarrier: recorded
 //     work computes what a CPU computes.
+//   - DescriptorSets: a kernel of bindings in sets 0 and 2 (1 empty)
+//     computes what a CPU computes; more sets than
+//     Limits.MaxBoundDescriptorSets are hal.ErrUnsupported, saying how
+//     many it needs and has.
 //   - Timestamps: durations are positive and scale with the work; a timer
 //     that did not tick is an error.
 //   - ImageReadWrite, ImageDispatch: images start zero and keep the bytes

@@ -48,6 +48,7 @@ func newFakeDevice() *fakeDevice {
 				MaxWorkgroupCount:       [3]uint32{65535, 65535, 65535},
 				MaxSharedMemory:         32 << 10,
 				MaxPushConstantsSize:    128,
+				MaxBoundDescriptorSets:  1,
 				MaxStorageBufferRange:   1 << 27,
 				MinStorageBufferAlign:   16,
 				SubgroupSize:            1,
@@ -261,6 +262,9 @@ func (d *fakeDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, 
 	if desc.Bindings < 0 || desc.PushConstantSize < 0 || desc.PushConstantSize%4 != 0 ||
 		desc.PushConstantSize > int(d.info.Limits.MaxPushConstantsSize) {
 		return nil, status.Newf(status.InvalidArgument, "fake: %d bindings, %d bytes of push constants", desc.Bindings, desc.PushConstantSize)
+	}
+	if n, limit := len(desc.Sets), int(d.info.Limits.MaxBoundDescriptorSets); n > limit {
+		return nil, status.Wrapf(hal.ErrUnsupported, status.OK, "fake: needs %d descriptor sets, device has %d", n, limit)
 	}
 	for _, b := range m.Bindings(entry) {
 		if b.Set != 0 || int(b.Binding) >= desc.Bindings {

@@ -40,6 +40,7 @@ func TestDeviceOptions(t *testing.T, open OpenFunc, opts Options) {
 	s.run(t, "Info", testInfo)
 	s.run(t, "BufferReadWrite", testBufferReadWrite)
 	s.run(t, "Dispatch", testDispatch)
+	s.run(t, "DescriptorSets", testDispatchSets)
 	s.run(t, "Specialization", testSpecialization)
 	s.run(t, "PushConstants", testPushConstants)
 	s.run(t, "CopyFillBarrier", testCopyFillBarrier)

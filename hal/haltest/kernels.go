@@ -11,6 +11,7 @@ import (
 
 // The kernels the suite dispatches, compiled from testdata/*.comp.
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/add.spv testdata/add.comp
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/add_sets.spv testdata/add_sets.comp
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/empty.spv testdata/empty.comp
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/fill_iota.spv testdata/fill_iota.comp
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/inc.spv testdata/inc.comp
@@ -40,9 +41,15 @@ var (
 	kernelInc = loadKernel("inc", 1, 8, 64)
 	// kernelSpin: out[i] = step^(16*iters)(i); binding out; push iters.
 	kernelSpin = loadKernel("spin", 1, 4, 64)
+	// kernelAddSets is kernelAdd with a in set 0 and b and c at bindings 0
+	// and 1 of set 2, set 1 empty (addSets).
+	kernelAddSets = loadKernel("add_sets", 3, 4, 64)
 	// kernelEmpty does nothing.
 	kernelEmpty = loadKernel("empty", 0, 0, 1)
 )
+
+// addSets are kernelAddSets' bindings by set.
+var addSets = []int{1, 0, 2}
 
 func loadKernel(name string, bindings, push int, local uint32) kernel {
 	code, err := spirvFiles.ReadFile("testdata/" + name + ".spv")
