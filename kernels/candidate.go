@@ -100,8 +100,8 @@ func (c Candidate) Invocations() uint64 {
 // with code Unimplemented that names the candidate and says what is
 // missing: a feature (those of its Requires and those its module's
 // capabilities need), cooperative matrices or one of their shapes,
-// subgroup operations or size, shared memory, or a workgroup larger than
-// the device's.
+// subgroup operations or size, shared memory, descriptor sets, or a
+// workgroup larger than the device's.
 func (c Candidate) Supported(info hal.DeviceInfo) error {
 	if why := c.unsupported(info); why != "" {
 		return status.Newf(status.Unimplemented, "kernels: %s: %s", c.Name, why)
@@ -121,6 +121,9 @@ func (c Candidate) unsupported(info hal.DeviceInfo) string {
 	}
 	if uint32(c.PushConstantSize) > l.MaxPushConstantsSize {
 		return fmt.Sprintf("needs %d bytes of push constants, device allows %d", c.PushConstantSize, l.MaxPushConstantsSize)
+	}
+	if n := len(c.Sets); n > 1 && uint64(n) > uint64(l.MaxBoundDescriptorSets) {
+		return fmt.Sprintf("needs %d descriptor sets, device has %d", n, l.MaxBoundDescriptorSets)
 	}
 	if why := info.SubgroupsUnsupported(c.SubgroupSize, c.FullSubgroups, c.WorkgroupSize); why != "" {
 		return why

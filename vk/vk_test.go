@@ -276,6 +276,10 @@ func TestExecutableErrors(t *testing.T) {
 			{"negative bindings", hal.ExecutableDesc{SPIRV: scale, Bindings: -1, PushConstantSize: 12}},
 			{"duplicate constants", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: 12, Constants: []hal.Constant{{ID: 0, Value: 1}, {ID: 0, Value: 2}}}},
 			{"push size short of the module's block", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, PushConstantSize: 8}},
+			{"sets not summing to the bindings", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, Sets: []int{1}, PushConstantSize: 12}},
+			{"a negative set", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, Sets: []int{3, -1}, PushConstantSize: 12}},
+			{"no sets", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, Sets: []int{}, PushConstantSize: 12}},
+			{"set 0's bindings in set 1", hal.ExecutableDesc{SPIRV: scale, Bindings: 2, Sets: []int{0, 2}, PushConstantSize: 12}},
 		} {
 			tc.desc.Label = tc.name
 			_, err := dev.CreateExecutable(tc.desc)
