@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -103,7 +104,7 @@ func abPanel(in Input) (panel, error) {
 	p.X.Label.Text = "time NEW/OLD, with its 95% interval (above 1: NEW slower)"
 	p.X.Label.Position = draw.PosRight
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
-	p.X.Tick.Marker = distinctTicks{}
+	p.X.Tick.Marker = oneTicked{}
 	p.Add(plotter.NewGrid())
 	n := len(rows)
 	labels := make([]string, n)
@@ -198,4 +199,29 @@ func abSection(in Input, pn panel) (htmlSection, error) {
 		sec.ABRows = append(sec.ABRows, r)
 	}
 	return sec, nil
+}
+
+// oneTicked is distinctTicks with 1, where no slower and no faster meet,
+// always labelled: the default ticks may leave it a minor, unlabelled one.
+type oneTicked struct{}
+
+func (oneTicked) Ticks(lo, hi float64) []plot.Tick {
+	ticks := distinctTicks{}.Ticks(lo, hi)
+	if lo > 1 || hi < 1 {
+		return ticks
+	}
+	label := "1"
+	for _, t := range ticks {
+		if _, frac, ok := strings.Cut(t.Label, "."); ok {
+			label = "1." + strings.Repeat("0", len(frac))
+			break
+		}
+	}
+	for i := range ticks {
+		if math.Abs(ticks[i].Value-1) < 1e-9 {
+			ticks[i].Label = label
+			return ticks
+		}
+	}
+	return append(ticks, plot.Tick{Value: 1, Label: label})
 }

@@ -77,6 +77,7 @@ func TestWriteAB(t *testing.T) {
 		`<td class="num">1.101</td><td class="num">[1.080, 2.788]</td><td>slower by 8.0% to 178.8%, past 5.0%</td>`,
 		`<td class="num">1.084</td><td class="num">[0.714, 1.107]</td>`,
 		"<th>OLD median (µs)</th><th>NEW median (µs)</th>",
+		">1.0</text>", // the ratio where neither is slower is labelled on the axis
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not say %q", want)
