@@ -54,7 +54,8 @@ type TunerOptions struct {
 	// else from the store (its answer verified on this device before its
 	// first use here, then kept in the file), else tuned, one machine of
 	// the fleet at a time, and committed to both. A store that fails is
-	// one warning, and the file serves alone.
+	// one warning, and the file serves alone. The Device's Close closes
+	// the store's connections.
 	Store string
 	// Logger receives the cache's warnings (a file locked by another
 	// process for too long, a damaged file); slog.Default() if nil.
@@ -142,6 +143,9 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	tuning.Warmup = cmp.Or(opts.Warmup, tuning.Warmup)
 	cache, err := store.Open(store.Options{Path: opts.CachePath, Logger: opts.Logger, Shared: opts.Store})
 	if err != nil {
+		return nil, err
+	}
+	if err := d.keep(cache); err != nil {
 		return nil, err
 	}
 	return &Tuner{dev: d, t: autotune.NewTuner(&tunerDevice{Device: d.hal, owner: d}, cache, tuning), built: map[builtKey]*Pipeline{}}, nil

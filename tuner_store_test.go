@@ -2,10 +2,13 @@ package vkbench_test
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -55,6 +58,50 @@ func TestTunerStore(t *testing.T) {
 	}
 	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: "memcached://localhost:11211"}); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("a store of no registered scheme: %v, want InvalidArgument", err)
+	}
+}
+
+// TestTunerStoreClosed: the Device's Close closes its tuners' shared
+// stores: the server has no connection from this process after it (the
+// server notices a closed connection when it next reads it, so the test
+// waits for that, up to a bound that only a failure reaches). A tuner
+// made after Close is refused.
+func TestTunerStoreClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	dev := open(t)
+	op := scaleOpOf(scaleKernel)
+	var tuners []*vkbench.Tuner
+	for _, cache := range []string{"a.db", "b.db"} {
+		tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), cache), Store: srv.URL(), Warmup: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tu.Fastest(context.Background(), op, 4096); err != nil {
+			t.Fatal(err)
+		}
+		tuners = append(tuners, tu)
+	}
+	if c := srv.Clients(); len(c) == 0 {
+		t.Fatal("the tuners have no connection to the store: nothing to test")
+	}
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if left = srv.Clients(); len(left) == 0 {
+			break
+		}
+	}
+	if len(left) != 0 {
+		t.Errorf("after the Device's Close, the store still has %d connections from this process:\n%s", len(left), strings.Join(left, "\n"))
+	}
+	// Connections of tuners that nobody holds are closed by the garbage
+	// collector in time: these are held until now, so that only Close
+	// can have closed theirs.
+	runtime.KeepAlive(tuners)
+	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: srv.URL()}); !errors.Is(err, vkbench.ErrReleased) {
+		t.Errorf("NewTuner after Close: %v, want ErrReleased", err)
 	}
 }
 

@@ -106,6 +106,9 @@ type Device struct {
 	mu     sync.Mutex
 	spare  []hal.CommandBuffer // not in flight, ready to record
 	closed bool
+	// stores are the tuners' stores, which Close closes (a shared
+	// store's connections).
+	stores []*store.Store
 }
 
 // Devices lists the Vulkan devices in the order Options.Device indexes them.
@@ -186,7 +189,8 @@ func (d *Device) Err() error {
 }
 
 // Close releases the device and everything made from it that is still
-// alive: buffers, pipelines, tuners' pipelines. It is safe while other
+// alive: buffers, pipelines, tuners' pipelines, and closes its tuners'
+// shared stores (TunerOptions.Store). It is safe while other
 // calls run, from any goroutine: those already running finish or fail with
 // an error matching ErrReleased, and so do later ones; Err then reports the
 // release. It waits (Options.ReleaseWait, 10 seconds by default, at most)
@@ -204,11 +208,36 @@ func (d *Device) Close() error {
 	d.release = nil
 	d.spare = nil // released with the device
 	d.closed = true
+	stores := d.stores
+	d.stores = nil
 	d.mu.Unlock()
-	if release == nil {
-		return nil // borrowed, or closed already
+	// The tuners' stores close even with a borrowed device: they are
+	// the tuners', which end with it.
+	var err error
+	for _, s := range stores {
+		err = status.Join(err, s.Close())
 	}
-	return status.Join(d.savePipelines(), release())
+	if release == nil {
+		return err // borrowed, or closed already
+	}
+	return status.Join(err, d.savePipelines(), release())
+}
+
+// keep makes Close close s, a tuner's store; a device already closed
+// closes it now and returns ErrReleased.
+func (d *Device) keep(s *store.Store) error {
+	d.mu.Lock()
+	if !d.closed {
+		d.stores = append(d.stores, s)
+		d.mu.Unlock()
+		return nil
+	}
+	d.mu.Unlock()
+	err := d.Err()
+	if err == nil { // a borrowed device, still open to its owner
+		err = status.Wrap(ErrReleased, status.FailedPrecondition, "vkbench: NewTuner of a closed Device")
+	}
+	return status.Join(err, s.Close())
 }
 
 // savePipelines saves the driver's pipeline cache, with Options.PipelineCache.

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net/url"
 	"os"
 	"slices"
@@ -123,6 +124,17 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 // ask, and when to copy an answer down, is its caller's (the tuner's).
 func (s *Store) Shared() *Store { return s.shared }
 
+// Close closes the shared tier's connections (a Redis client's pool);
+// a second Close does nothing more. The file needs no closing: each call
+// opens and closes it. After Close the store still reads and writes its
+// file, and a call to the shared tier fails (one warning).
+func (s *Store) Close() error {
+	if s.shared == nil {
+		return nil
+	}
+	return s.shared.tier.close()
+}
+
 // LockExpiry is how long the shared tier's locks outlive their holder's
 // last renewal: DefaultLockExpiry unless the URL's lock-expiry says.
 func (s *Store) LockExpiry() time.Duration { return s.tier.expiry }
@@ -147,6 +159,19 @@ type sharedTier struct {
 	mu        sync.Mutex
 	downUntil time.Time
 	warned    bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// close closes the backend's connections, if it has any to close, once.
+func (st *sharedTier) close() error {
+	st.closeOnce.Do(func() {
+		if c, ok := st.b.(io.Closer); ok {
+			st.closeErr = c.Close()
+		}
+	})
+	return st.closeErr
 }
 
 var _ Backend = (*sharedTier)(nil)

@@ -9,6 +9,7 @@ package redistest
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -168,4 +169,46 @@ func (s *Server) signal(sig syscall.Signal) {
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		s.tb.Fatalf("redistest: %v: %v", sig, err)
 	}
+}
+
+// Clients returns the connections the server has from clients, leaving
+// out the one that asks (CLIENT LIST): those of the process under test,
+// since nothing else connects to a test's server.
+func (s *Server) Clients() []string {
+	s.tb.Helper()
+	c, err := net.DialTimeout("tcp", s.Addr(), 10*time.Second)
+	if err != nil {
+		s.tb.Fatalf("redistest: %v", err)
+	}
+	defer func() { _ = c.Close() }()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := fmt.Fprintf(c, "AUTH %s\r\nCLIENT ID\r\nCLIENT LIST\r\n", Password); err != nil {
+		s.tb.Fatalf("redistest: %v", err)
+	}
+	r := bufio.NewReader(c)
+	var lines [3]string
+	for i := range lines {
+		if lines[i], err = r.ReadString('\n'); err != nil {
+			s.tb.Fatalf("redistest: CLIENT LIST: %v", err)
+		}
+	}
+	var size int
+	if !strings.HasPrefix(lines[0], "+OK") || !strings.HasPrefix(lines[1], ":") || !strings.HasPrefix(lines[2], "$") {
+		s.tb.Fatalf("redistest: CLIENT LIST answered %q", lines)
+	}
+	if _, err := fmt.Sscanf(lines[2], "$%d", &size); err != nil {
+		s.tb.Fatalf("redistest: CLIENT LIST answered %q: %v", lines[2], err)
+	}
+	list := make([]byte, size)
+	if _, err := io.ReadFull(r, list); err != nil {
+		s.tb.Fatalf("redistest: CLIENT LIST: %v", err)
+	}
+	self := "id=" + strings.TrimSpace(lines[1][1:]) + " "
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, self) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
