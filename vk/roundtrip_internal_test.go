@@ -256,29 +256,26 @@ func BenchmarkRoundTrip(b *testing.B) {
 // (Begin, Dispatch, End) through the HAL and directly on goki/vulkan. The
 // HAL allocates and writes a descriptor set per dispatch; the direct loop
 // binds one written beforehand. Unlike BenchmarkRoundTrip it does not
-// depend on how fast the device wakes a waiting thread.
+// depend on how fast the device wakes a waiting thread. hal-sets records
+// the same kernel with its bindings in two descriptor sets, one binding
+// each (vkb_cmd_dispatch_sets).
 func BenchmarkRecord(b *testing.B) {
 	d := openDefault(b, false)
 	rt := newRoundTrip(b, d)
 	b.Run("hal", func(b *testing.B) {
-		cb, err := d.CreateCommandBuffer()
+		recordLoop(b, d, hal.Dispatch{Executable: rt.exe, Bindings: []hal.Binding{{Buffer: rt.buf}}, Groups: [3]uint32{1, 1, 1}})
+	})
+	b.Run("hal-sets", func(b *testing.B) {
+		code, err := os.ReadFile("testdata/empty.spv")
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer release(b, cb)
-		dispatch := hal.Dispatch{Executable: rt.exe, Bindings: []hal.Binding{{Buffer: rt.buf}}, Groups: [3]uint32{1, 1, 1}}
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := cb.Begin(); err != nil {
-				b.Fatal(err)
-			}
-			if err := cb.Dispatch(dispatch); err != nil {
-				b.Fatal(err)
-			}
-			if err := cb.End(); err != nil {
-				b.Fatal(err)
-			}
+		exe, err := d.CreateExecutable(hal.ExecutableDesc{Label: "empty-sets", SPIRV: code, Bindings: 2, Sets: []int{1, 1}})
+		if err != nil {
+			b.Fatal(err)
 		}
+		defer release(b, exe)
+		recordLoop(b, d, hal.Dispatch{Executable: exe, Bindings: []hal.Binding{{Buffer: rt.buf}, {Buffer: rt.buf}}, Groups: [3]uint32{1, 1, 1}})
 	})
 	b.Run("direct", func(b *testing.B) {
 		l := newDirectLoop(b, d, rt)
@@ -290,6 +287,28 @@ func BenchmarkRecord(b *testing.B) {
 			}
 		}
 	})
+}
+
+// recordLoop records dispatch into one command buffer for as long as b
+// says.
+func recordLoop(b *testing.B, d *device, dispatch hal.Dispatch) {
+	cb, err := d.CreateCommandBuffer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer release(b, cb)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := cb.Begin(); err != nil {
+			b.Fatal(err)
+		}
+		if err := cb.Dispatch(dispatch); err != nil {
+			b.Fatal(err)
+		}
+		if err := cb.End(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // TestRoundTripLoops runs both sides of BenchmarkRoundTrip a few times
