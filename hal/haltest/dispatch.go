@@ -79,7 +79,7 @@ func testDispatch(e *env) {
 
 // testDispatchSets: a kernel whose bindings are in sets 0 and 2 (set 1
 // empty) computes what the CPU computes, its dispatch listing them set by
-// set; a device that binds fewer sets than a kernel needs refuses it as
+// set, dispatched 50 times in one recording; a device that binds fewer sets than a kernel needs refuses it as
 // unsupported, saying how many it needs and has.
 func testDispatchSets(e *env) {
 	limit := int(e.info.Limits.MaxBoundDescriptorSets)
@@ -90,9 +90,18 @@ func testDispatchSets(e *env) {
 		x = owned(e, "Executable", x, err, "CreateExecutable(add_sets)")
 		c := e.newAddCase(rand.New(rand.NewPCG(5, 6)), 64*5+3, hal.DeviceLocal)
 		cb := e.commandBuffer()
-		e.record(cb, func() { e.dispatch(cb, c.dispatch(x)) })
+		// Enough dispatches in one recording to outgrow a first pool of
+		// descriptor sets, three sets each.
+		e.record(cb, func() {
+			for i := range 50 {
+				if i > 0 {
+					e.barrier(cb)
+				}
+				e.dispatch(cb, c.dispatch(x))
+			}
+		})
 		e.execute(cb, "add_sets")
-		c.check(e, "c = a + b with b and c in set 2")
+		c.check(e, "c = a + b with b and c in set 2, dispatched 50 times")
 	}
 	desc.Sets = append(slices.Clone(addSets), make([]int, max(limit+1-len(addSets), 0))...)
 	x, err := e.dev.CreateExecutable(desc)
