@@ -3,6 +3,8 @@ package manifest_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +89,49 @@ void main() { y[gl_GlobalInvocationID.x] = 1.0; }`})
 	}
 	if r := e.Results[1]; r.Outcome != results.Measured && r.Outcome != results.Dropped {
 		t.Errorf("the other candidate: %s %q, want measured", r.Outcome, r.Error)
+	}
+}
+
+// TestManifestImageSets: a module that writes its image in descriptor set
+// 1 (downscale_storage with dst moved there) computes what the reference
+// with both images in set 0 does, its image bound in the set the buffer
+// says.
+func TestManifestImageSets(t *testing.T) {
+	dev := devtest.Device(t)
+	dir := t.TempDir()
+	compileInto(t, dir, map[string]string{"downscale_set1": `#version 450
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(set = 0, binding = 0, rgba8) uniform readonly image2D src;
+layout(set = 1, binding = 0, rgba8) uniform writeonly image2D dst;
+void main() {
+	ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+	if (any(greaterThanEqual(p, imageSize(dst)))) {
+		return;
+	}
+	ivec2 q = 2 * p;
+	vec4 sum = imageLoad(src, q) + imageLoad(src, q + ivec2(1, 0))
+		+ imageLoad(src, q + ivec2(0, 1)) + imageLoad(src, q + ivec2(1, 1));
+	imageStore(dst, p, sum * 0.25);
+}`})
+	ref, err := os.ReadFile(filepath.Join(manifestDir, "downscale_storage.spv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "downscale_storage.spv"), ref, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "downscale", "dtype": "f32", "dims": {"W": 64, "H": 32},
+	"buffers": [{"name": "src", "image": {"format": "rgba8", "width": "W", "height": "H"}, "binding": 0},
+		{"name": "dst", "image": {"format": "rgba8", "width": "W / 2", "height": "H / 2"}, "set": 1, "binding": 0, "role": "output"}],
+	"verify": {"reference": "storage"},
+	"candidates": [
+		{"name": "storage", "spirv": "downscale_storage.spv", "bindings": ["src", "dst"], "groups": ["div_up(W / 2, 16)", "div_up(H / 2, 16)"]},
+		{"name": "set1", "spirv": "downscale_set1.spv", "groups": ["div_up(W / 2, 16)", "div_up(H / 2, 16)"]}]}]}`
+	ops, err := manifest.Parse([]byte(text), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kernels.VerifyCandidate(context.Background(), dev, ops[0], kernels.SizeOf(64, 32), 1, 1); err != nil {
+		t.Errorf("downscale with dst in set 1: %v", err)
 	}
 }
