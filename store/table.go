@@ -126,7 +126,7 @@ func (s *Store) Clear(t *Table) error {
 	if s.b == nil {
 		return missing()
 	}
-	if s.path != "" {
+	if s.path != "" && s.tier == nil { // a file's: a shared tier's path is its URL
 		if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
 			return missing()
 		}

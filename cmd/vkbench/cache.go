@@ -387,31 +387,68 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	return imp
 }
 
-// newCacheClearCmd is cache clear: every table, or one.
+// newCacheClearCmd is cache clear: every table, or one, of the local
+// file; with --shared, of the shared store too.
 func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
 	var hw, tuner string
+	var shared bool
 	clear := &cobra.Command{
 		Use:   "clear",
-		Short: "Remove every table, or one with --hardware and --tuner",
-		Args:  exactArgs(0),
+		Short: "Remove every table, or one with --hardware and --tuner (--shared: of the store too)",
+		Long: `Remove every table of the tune cache, or one with --hardware and --tuner,
+with its tuning logs. It clears the local file only, even with --store: the
+shared store is the fleet's, and clearing it takes --shared (with --store),
+which clears both tiers. It says which tier it cleared.`,
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := cf.open(cmd, true)
 			if err != nil {
 				return err
 			}
-			if hw == "" && tuner == "" {
-				return unusableCache(c.Clear(nil))
+			if shared && c.Shared() == nil {
+				return usageError{fmt.Errorf("--shared clears the shared store: name it with --store (or $%s)", envStore)}
 			}
-			t, err := pickTable(c, hw, tuner)
-			if err != nil {
-				return err
+			tiers := []tier{{s: c, name: "the local tune cache " + cmp.Or(c.Path(), "(--cache off)")}}
+			if shared {
+				tiers = append(tiers, tier{s: c.Shared(), name: "the shared store " + c.Shared().Path(), shared: true})
 			}
-			return unusableCache(c.Clear(&t))
+			for _, tr := range tiers {
+				if err := clearTier(cmd, tr, hw, tuner); err != nil {
+					return err
+				}
+			}
+			if c.Shared() != nil && !shared {
+				_, err = fmt.Fprintf(cmd.ErrOrStderr(), "the shared store %s is left as it is (--shared clears it too)\n", c.Shared().Path())
+			}
+			return err
 		},
 	}
 	clear.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
 	clear.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
+	clear.Flags().BoolVar(&shared, "shared", false, "clear the shared store (--store) too, for every machine that shares it")
 	return clear
+}
+
+// clearTier clears every table of tr, or the one hw and tuner choose, and
+// says so on stderr.
+func clearTier(cmd *cobra.Command, tr tier, hw, tuner string) error {
+	what := "every table"
+	if hw == "" && tuner == "" {
+		if err := unusableCache(tr.s.Clear(nil)); err != nil {
+			return err
+		}
+	} else {
+		t, err := pickTable(tr.s, hw, tuner)
+		if err != nil {
+			return usageError{fmt.Errorf("%s: %w", tr.name, err)}
+		}
+		if err := unusableCache(tr.s.Clear(&t)); err != nil {
+			return err
+		}
+		what = "table " + t.String()
+	}
+	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "cleared %s of %s\n", what, tr.name)
+	return err
 }
 
 // unusableCache makes an error of the cache file a usage error (exit

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkbench/vkbench/internal/redistest"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/store"
 )
 
 // TestFleet: two jobs of a job array (--shard 0/2 and 1/2), each with a
@@ -121,5 +122,59 @@ func TestFleetSearch(t *testing.T) {
 	want := "gemm.space/f32/64x64x64: answered from the shared store " + u.Redacted() + " (tuned "
 	if !strings.Contains(second.stderr, want) || strings.Contains(second.stderr, "searched") {
 		t.Errorf("the second machine searched, or does not say %q:\n%s", want, second.stderr)
+	}
+}
+
+// TestFleetCacheClear: cache clear clears the local file only, even with
+// --store, and says so and that the shared store is left; with --shared
+// it clears both tiers, every table or one, and names each; --shared
+// without a store is bad usage.
+func TestFleetCacheClear(t *testing.T) {
+	info := needDevice(t)
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, shared := filepath.Join(dir, "a.db"), u.Redacted()
+	tune := func(cache string) result {
+		return mustRun(t, 0, "tune", "copy", "--size", "4096", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6",
+			"--quiet", "--store", srv.URL(), "--cache", filepath.Join(dir, cache))
+	}
+	ls := func() string {
+		return mustRun(t, 0, "cache", "ls", "--cache", local, "--store", srv.URL()).stdout
+	}
+	tune("a.db")
+	r := mustRun(t, 0, "cache", "clear", "--cache", local, "--store", srv.URL())
+	if want := "cleared every table of the local tune cache " + local + "\nthe shared store " + shared + " is left as it is (--shared clears it too)\n"; r.stderr != want {
+		t.Errorf("cache clear --store says:\n%s\nwant:\n%s", r.stderr, want)
+	}
+	if l := ls(); strings.Contains(l, "local)") || !strings.Contains(l, "(1 entry, shared)") {
+		t.Errorf("after clearing the local file, cache ls:\n%s", l)
+	}
+	if r := mustRun(t, exitUsage, "cache", "clear", "--shared", "--cache", local, "--store", ""); !strings.Contains(r.stderr, "--shared clears the shared store: name it with --store") {
+		t.Errorf("--shared without a store: %s", r.stderr)
+	}
+
+	r = mustRun(t, 0, "cache", "clear", "--shared", "--cache", local, "--store", srv.URL())
+	if want := "cleared every table of the local tune cache " + local + "\ncleared every table of the shared store " + shared + "\n"; r.stderr != want {
+		t.Errorf("cache clear --shared says:\n%s\nwant:\n%s", r.stderr, want)
+	}
+	if l := strings.TrimSpace(ls()); l != "the cache is empty" {
+		t.Errorf("after clearing both tiers, cache ls:\n%s", l)
+	}
+	if r := tune("b.db"); strings.Contains(r.stderr, "answered from") {
+		t.Errorf("a tune after the shared store was cleared was answered:\n%s", r.stderr)
+	}
+
+	tune("a.db")
+	table := store.Table{Hardware: info.Hardware(), Tuner: "builtin"}.String()
+	r = mustRun(t, 0, "cache", "clear", "--shared", "--hardware", info.Hardware(), "--tuner", "builtin", "--cache", local, "--store", srv.URL())
+	if want := "cleared table " + table + " of the local tune cache " + local + "\ncleared table " + table + " of the shared store " + shared + "\n"; r.stderr != want {
+		t.Errorf("cache clear --shared of one table says:\n%s\nwant:\n%s", r.stderr, want)
+	}
+	if l := strings.TrimSpace(ls()); l != "the cache is empty" {
+		t.Errorf("after clearing the table in both tiers, cache ls:\n%s", l)
 	}
 }
