@@ -137,13 +137,17 @@ func (m *measurement) energyPass(ctx context.Context) error {
 		failed bool
 	}
 	tallies := make([]tally, len(cands))
+	per := make([]float64, len(cands)) // each one's median time per run
+	for k, c := range cands {
+		per[k] = stats.Summarize(c.samples, c.batch).Median
+	}
 	for range energyWindows {
 		for k, c := range cands {
 			t := &tallies[k]
 			if t.failed {
 				continue
 			}
-			w, err := m.energyWindow(ctx, c, window, idle)
+			w, err := m.energyWindow(ctx, c, per[k], window, idle)
 			if err != nil {
 				return err
 			}
@@ -202,12 +206,11 @@ type energyReading struct {
 	watts  float64
 }
 
-// energyWindow runs c back to back for d and reads the device's energy
-// counter around it, less idle watts over the time the GPU did not run
-// c. An error is fatal to the measurement; c's own failure is a reading
-// of no runs.
-func (m *measurement) energyWindow(ctx context.Context, c *candState, d time.Duration, idle float64) (energyReading, error) {
-	per := stats.Summarize(c.samples, c.batch).Median
+// energyWindow runs c, whose median time per run is per seconds, back to
+// back for d and reads the device's energy counter around it, less idle
+// watts over the time the GPU did not run c. An error is fatal to the
+// measurement; c's own failure is a reading of no runs.
+func (m *measurement) energyWindow(ctx context.Context, c *candState, per float64, d time.Duration, idle float64) (energyReading, error) {
 	batch := c.batch
 	if per > 0 {
 		batch = min(m.opts.MaxBatch, max(batch, int(energyBatchTime.Seconds()/per)))
