@@ -53,8 +53,8 @@ t2=$(date +%s%N)
 "$bin" tune --cache "$out/empty.db" -q "$@" >"$out/local.txt" 2>"$out/local-stderr.txt"
 t3=$(date +%s%N)
 "$bin" cache ls --cache "$out/empty.db" >"$out/ls.txt" 2>&1
-answered=$(grep -c 'answered from the tune cache' "$out/shared-stderr.txt" || true)
-measured=$(grep -c 'answered from the tune cache' "$out/cold-stderr.txt" || true)
+answered=$(grep -c 'answered from the shared store' "$out/shared-stderr.txt" || true)
+measured=$(grep -c 'answered from the' "$out/cold-stderr.txt" || true)
 warnings=$(cat "$out"/*-stderr.txt | grep -c 'warning' || true)
 {
 	echo "cold tune, empty store (fills it):        $(ms "$t0" "$t1") ms wall"

@@ -11,29 +11,44 @@
 #
 #   source .gl/enter.sh; bash bench/perf.sh
 #
+# PARTS picks some of the parts, in this order (default: all of them):
+# latency, tune, gemm, search, energy. SEARCH_FLAGS bounds the search
+# (default --time-limit 180s). Every step runs under a timeout, so one that
+# hangs costs its own figure, not the call's.
+#
 # Writes summary.md and the logs under $OUT (or /tmp/perf).
 set -u
+parts=" ${PARTS:-latency tune gemm search energy} "
+want() { [[ $parts == *" $1 "* ]]; }
 out=${OUT:-/tmp/perf}
 mkdir -p "$out"
 bin=${VKBENCH:-.devbin/vkbench}
 sum="$out/summary.md"
-: >"$sum"
+: >>"$sum"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | sed 's/^/gpu: /' | tee -a "$sum"
 
-OUT="$out" bash bench/latency.sh >/dev/null 2>&1
-tail -2 "$out/latency.txt" | tee -a "$sum"
+if want latency; then
+	OUT="$out" timeout 300 bash bench/latency.sh >/dev/null 2>&1
+	tail -2 "$out/latency.txt" | tee -a "$sum"
+fi
 
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+if want tune; then
+# The driver's own shader cache starts empty too (NVIDIA's keeps compiled
+# pipelines across processes): a tune after other runs would not be cold.
+export __GL_SHADER_DISK_CACHE_PATH="$out/driver-cache"
+rm -rf "$__GL_SHADER_DISK_CACHE_PATH" && mkdir -p "$__GL_SHADER_DISK_CACHE_PATH"
 t=$(date +%s%N)
-"$bin" tune -v --cache "$out/cold.db" --format json -o "$out/tune.json" 2>"$out/tune-v.txt" >/dev/null
+timeout 300 "$bin" tune -v --cache "$out/cold.db" --format json -o "$out/tune.json" 2>"$out/tune-v.txt" >/dev/null
 echo "tune of every operation, cold: $(ms "$t") ms (target <= 30000)" | tee -a "$sum"
 t=$(date +%s%N)
 "$bin" tune -q --cache "$out/cold.db" --format json -o "$out/tune-cached.json" >/dev/null 2>&1
 echo "a second process answering from the cache: $(ms "$t") ms" | tee -a "$sum"
 python3 bench/tunetime.py "$out/tune-v.txt" | tee -a "$sum"
+fi
 
-for s in 2048 4096 8192; do
-	"$bin" run gemm --size "${s}x${s}x${s}" --cache off -q --format json -o "$out/gemm-$s.json" 2>/dev/null
+want gemm && for s in 2048 4096 8192; do
+	timeout 120 "$bin" run gemm --size "${s}x${s}x${s}" --cache off -q --format json -o "$out/gemm-$s.json" 2>/dev/null
 	python3 bench/baseline.py "{\"gemm\": [$s, $s, $s]}" --ops gemm >"$out/gemm-$s-cublas.jsonl"
 	python3 - "$out/gemm-$s.json" "$out/gemm-$s-cublas.jsonl" "$s" <<'PY' | tee -a "$sum"
 import json, sys
@@ -44,7 +59,9 @@ print("fp32 GEMM %s³: %s %.0f GFLOP/s, cuBLAS %.0f: %.3f (target >= 0.92)" % (s
 PY
 done
 
-"$bin" tune gemm --strategy bayes --cache "$out/search.db" -q --format json -o "$out/search.json" 2>"$out/search-stderr.txt" >/dev/null
+if want search; then
+# shellcheck disable=SC2086 # SEARCH_FLAGS is a list of flags
+timeout 400 "$bin" tune gemm --strategy bayes ${SEARCH_FLAGS:---time-limit 180s} --cache "$out/search.db" -q --format json -o "$out/search.json" 2>"$out/search-stderr.txt" >/dev/null
 python3 - "$out/gemm-4096.json" "$out/search.json" <<'PY' | tee -a "$sum"
 import json, sys
 def best(path):
@@ -54,9 +71,12 @@ cat, found = best(sys.argv[1]), best(sys.argv[2])
 print("search at 4096³: %s %.0f GFLOP/s against the catalogue's %s %.0f: %.3f (target >= 0.97)" % (found["candidate"], found["gflop_per_s"], cat["candidate"], cat["gflop_per_s"], found["gflop_per_s"] / cat["gflop_per_s"]))
 PY
 grep -h "searched gemm's space" "$out/search-stderr.txt" | tee -a "$sum"
+fi
 
-for i in 1 2; do
-	"$bin" tune gemm --objective energy --cache "$out/energy-$i.db" -q >/dev/null 2>&1
-	"$bin" cache show gemm/f32/4096x4096x4096 --cache "$out/energy-$i.db" 2>&1 | grep -E "winner|tie" | sed "s/^/energy tune $i: /" | tee -a "$sum"
+want energy && for i in 1 2; do
+	timeout 200 "$bin" tune gemm --objective energy --cache "$out/energy-$i.db" -q >/dev/null 2>"$out/energy-$i-stderr.txt"
+	key=$("$bin" cache ls --cache "$out/energy-$i.db" 2>/dev/null | awk '$1 ~ /^gemm\// {print $1; exit}')
+	"$bin" cache show "$key" --cache "$out/energy-$i.db" >"$out/energy-$i.txt" 2>&1
+	grep -E "winner|tie" "$out/energy-$i.txt" | sed "s|^|energy tune $i ($key): |" | tee -a "$sum"
 done
 (cd "$out" && tar czf logs.tgz --exclude=logs.tgz --exclude='*.db' . 2>/dev/null)
