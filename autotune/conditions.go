@@ -49,6 +49,20 @@ const telemetryInterval = 10 * time.Millisecond
 // accounted for: see energyPass).
 const energyBatchTime = 20 * time.Millisecond
 
+// energyPoll is how often an energy pass reads the energy counter while
+// it waits for the counter to move, and about how long the short
+// submissions around a window's edges last.
+const energyPoll = time.Millisecond
+
+// energyTicks is how many steps of the energy counter a window spans at
+// least: where the counter moves in steps, a window's edges sit just
+// after a step (within about energyPoll), so what is left of a step's
+// uncertainty is a small part of the window.
+const energyTicks = 5
+
+// energyTickWait bounds the wait for the energy counter to move.
+const energyTickWait = 2 * time.Second
+
 // energyWindows is how many windows an energy pass measures each
 // candidate in: enough for a 95% interval of its energy per run.
 const energyWindows = stats.MinIntervalSamples
@@ -102,14 +116,18 @@ func (m *measurement) attributeConditions(mon *telemetry.Monitor) {
 // sampled, from the device's energy counter read around windows of its
 // runs back to back: energyWindows windows each, taken in turns across the
 // candidates so that a drift of the GPU's state spreads over all of them,
-// EnergyWindow in all. The energy per run is the windows' median, with
-// their 95% interval. Time in a window when the GPU ran none of the
-// candidate's runs (between submissions: its runs times its median time
-// per run, the GPU's own timestamps, leave the rest) is charged at the idle
-// power read just before the pass, and taken off, so that a candidate
-// whose submissions leave more gaps is not charged for them. Without a
-// telemetry source, or without an EnergyWindow, it does nothing; a
-// reading that fails leaves the energy unknown (0) and is noted.
+// EnergyWindow in all. The counter of some GPUs moves in steps (NVML's on
+// an H200 every few tens of milliseconds), so each window starts and ends
+// where the counter moves, and spans at least energyTicks of its steps.
+// The energy per run is the power drawn while the GPU ran the candidate
+// times its median time per run (the GPU's own timestamps): time in a
+// window when the GPU ran none of its runs, between submissions, is
+// charged at the idle power read just before the pass and taken off, so
+// that a candidate whose submissions leave more gaps is not charged for
+// them. The result is the windows' median, with their 95% interval.
+// Without a telemetry source, or without an EnergyWindow, it does
+// nothing; a reading that fails leaves the energy unknown (0) and is
+// noted.
 func (m *measurement) energyPass(ctx context.Context) error {
 	src := m.opts.Telemetry
 	if src == nil || m.opts.EnergyWindow <= 0 {
@@ -124,12 +142,15 @@ func (m *measurement) energyPass(ctx context.Context) error {
 	if len(cands) == 0 {
 		return nil
 	}
-	window := m.opts.EnergyWindow / energyWindows
-	idle, err := idlePower(ctx, src, window)
+	idle, step, err := idlePower(ctx, src, m.opts.EnergyWindow/energyWindows)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		m.conditionsNote = "energy not measured: " + err.Error()
 		return nil
 	}
+	window := max(m.opts.EnergyWindow/energyWindows, energyTicks*step)
 	type tally struct {
 		perRun []float64
 		watts  float64
@@ -155,7 +176,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 				t.failed = true
 				continue
 			}
-			t.perRun = append(t.perRun, w.joules/float64(w.runs))
+			t.perRun = append(t.perRun, w.watts*per[k])
 			t.watts += w.watts
 			t.runs += w.runs
 		}
@@ -173,91 +194,165 @@ func (m *measurement) energyPass(ctx context.Context) error {
 	return nil
 }
 
-// idlePower reads the device's power while nothing is submitted, over d:
-// the energy counter's difference over the time between its readings.
-func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (float64, error) {
-	before, err := src.Sample()
+// nextTick reads src, calling step before each reading, until its energy
+// counter differs from last's: the first reading after the counter moved.
+// It gives up after energyTickWait.
+func nextTick(src telemetry.Source, last telemetry.Sample, step func() error) (telemetry.Sample, error) {
+	deadline := time.Now().Add(energyTickWait)
+	for {
+		if err := step(); err != nil {
+			return telemetry.Sample{}, err
+		}
+		s, err := src.Sample()
+		if err != nil || s.EnergyJ != last.EnergyJ {
+			return s, err
+		}
+		if time.Now().After(deadline) {
+			return s, fmt.Errorf("%s's energy counter did not move in %v", src.Name(), energyTickWait)
+		}
+	}
+}
+
+// pause is a step of nextTick that waits energyPoll, or until ctx ends.
+func pause(ctx context.Context) func() error {
+	return func() error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(energyPoll):
+			return nil
+		}
+	}
+}
+
+// idlePower reads the device's power while nothing is submitted, between
+// two moves of its energy counter at least d apart, and the counter's
+// step: the shortest time between two moves seen (a counter that moves
+// at every reading has a step of about energyPoll).
+func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (watts float64, step time.Duration, err error) {
+	s, err := src.Sample()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	select {
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	case <-time.After(d):
+	var ticks [3]telemetry.Sample
+	for i := range ticks {
+		if s, err = nextTick(src, s, pause(ctx)); err != nil {
+			return 0, 0, err
+		}
+		ticks[i] = s
 	}
-	after, err := src.Sample()
+	step = min(ticks[1].Time.Sub(ticks[0].Time), ticks[2].Time.Sub(ticks[1].Time))
+	start := ticks[2]
+	for time.Since(start.Time) < max(d, energyTicks*step) {
+		if err := pause(ctx)(); err != nil {
+			return 0, 0, err
+		}
+	}
+	mid, err := src.Sample()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	dt := after.Time.Sub(before.Time).Seconds()
-	e := telemetry.Energy(before, after)
+	end, err := nextTick(src, mid, pause(ctx))
+	if err != nil {
+		return 0, 0, err
+	}
+	dt := end.Time.Sub(start.Time).Seconds()
+	e := telemetry.Energy(start, end)
 	if dt <= 0 || e <= 0 {
-		return 0, fmt.Errorf("%s's energy counter did not move", src.Name())
+		return 0, 0, fmt.Errorf("%s's energy counter did not move", src.Name())
 	}
-	return e / dt, nil
+	return e / dt, step, nil
 }
 
 // energyReading is one window of an energy pass: the runs it made (0 when
-// it could not be read, the entry noting why), the energy charged to them
-// and the mean power over the window.
+// it could not be read, the entry noting why) and the power drawn while
+// the GPU ran them.
 type energyReading struct {
-	runs   int
-	joules float64
-	watts  float64
+	runs  int
+	watts float64
 }
 
 // energyWindow runs c, whose median time per run is per seconds, back to
-// back for d and reads the device's energy counter around it, less idle
-// watts over the time the GPU did not run c. An error is fatal to the
+// back from one move of the device's energy counter to the first move at
+// least d later, and reads the power drawn while the GPU ran c: the
+// counter's difference less idle watts over the time the GPU ran none of
+// c's runs, over the time it ran them. Runs before the first move, in
+// short submissions, bring the GPU to its working state and count for
+// nothing; the last move is watched for between short submissions too,
+// so that the window ends close to it. An error is fatal to the
 // measurement; c's own failure is a reading of no runs.
 func (m *measurement) energyWindow(ctx context.Context, c *candState, per float64, d time.Duration, idle float64) (energyReading, error) {
-	batch := c.batch
+	batch, short := c.batch, 1
 	if per > 0 {
 		batch = min(m.opts.MaxBatch, max(batch, int(energyBatchTime.Seconds()/per)))
+		short = min(batch, max(1, int(energyPoll.Seconds()/per)))
 	}
-	src := m.opts.Telemetry
-	before, err := src.Sample()
-	if err != nil {
-		m.conditionsNote = "energy not measured: " + err.Error()
-		return energyReading{}, nil
-	}
+	var failed error // c's own trouble: its energy stays unknown
 	runs := 0
-	for runs == 0 || time.Since(before.Time) < d {
-		_, err := m.timed(ctx, c, batch)
-		switch {
-		case err == nil || errors.Is(err, hal.ErrNoTick):
-			// The runs ran whether or not the timer saw them.
-			runs += batch
-		case fatal(ctx, m.dev, err):
-			return energyReading{}, err
-		default:
-			return energyReading{}, nil // the candidate's trouble: its energy stays unknown
+	run := func(k int) func() error {
+		return func() error {
+			_, err := m.timed(ctx, c, k)
+			switch {
+			case err == nil || errors.Is(err, hal.ErrNoTick):
+				runs += k // the runs ran whether or not the timer saw them
+				return nil
+			case fatal(ctx, m.dev, err):
+				return err
+			}
+			failed = err
+			return err
 		}
 	}
-	after, err := src.Sample()
-	if err != nil {
+	src := m.opts.Telemetry
+	note := func(err error) (energyReading, error) {
+		if failed != nil || err == nil {
+			return energyReading{}, nil
+		}
+		if fatal(ctx, m.dev, err) {
+			return energyReading{}, err
+		}
 		m.conditionsNote = "energy not measured: " + err.Error()
 		return energyReading{}, nil
 	}
-	e := telemetry.Energy(before, after)
-	dt := after.Time.Sub(before.Time).Seconds()
-	if e <= 0 || dt <= 0 {
-		m.conditionsNote = fmt.Sprintf("energy not measured: %s's energy counter did not move", src.Name())
-		return energyReading{}, nil
+	s, err := src.Sample()
+	if err != nil {
+		return note(err)
 	}
-	return energyReading{runs: runs, joules: charged(e, dt, float64(runs)*per, idle), watts: e / dt}, nil
+	start, err := nextTick(src, s, run(short))
+	if err != nil {
+		return note(err)
+	}
+	runs = 0
+	for time.Since(start.Time) < d {
+		if err := run(batch)(); err != nil {
+			return note(err)
+		}
+	}
+	if s, err = src.Sample(); err != nil {
+		return note(err)
+	}
+	end, err := nextTick(src, s, run(short))
+	if err != nil {
+		return note(err)
+	}
+	dt := end.Time.Sub(start.Time).Seconds()
+	e := telemetry.Energy(start, end)
+	if e <= 0 || dt <= 0 {
+		return note(fmt.Errorf("%s's energy counter did not move", src.Name()))
+	}
+	return energyReading{runs: runs, watts: busyPower(e, dt, float64(runs)*per, idle)}, nil
 }
 
-// charged is the energy of a window of dt seconds, e joules on the
-// counter, that the GPU's busy seconds of runs are charged: e less the
-// idle watts over the rest of the window. Where the runs seem to fill the
-// window (they ran faster than the samples' median), or the idle power
-// would take all, it is e.
-func charged(e, dt, busy, idle float64) float64 {
+// busyPower is the power drawn while the GPU ran a window's runs, busy
+// seconds of its dt, e joules on the counter: e less the idle watts over
+// the rest of the window, over the busy time. Where the runs seem to fill
+// the window (they ran faster than the samples' median), or the idle
+// power would take all, it is the window's mean power.
+func busyPower(e, dt, busy, idle float64) float64 {
 	if gap := dt - busy; gap > 0 && e-idle*gap > 0 {
-		return e - idle*gap
+		return (e - idle*gap) / busy
 	}
-	return e
+	return e / dt
 }
 
 // objectiveValue is what the objective ranks r by, with its 95% interval

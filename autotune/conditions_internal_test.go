@@ -69,17 +69,18 @@ func TestPickByObjective(t *testing.T) {
 	}
 }
 
-// TestCharged: a window's energy less the idle power over the time the
-// GPU ran none of the runs; all of it where the runs fill the window.
-func TestCharged(t *testing.T) {
+// TestBusyPower: a window's energy less the idle power over the time
+// the GPU ran none of the runs, over the time it ran them; the window's
+// mean power where the runs fill it.
+func TestBusyPower(t *testing.T) {
 	for _, c := range []struct{ e, dt, busy, idle, want float64 }{
-		{e: 10, dt: 0.05, busy: 0.04, idle: 100, want: 9},  // 10 ms idle at 100 W: 1 J off
-		{e: 10, dt: 0.05, busy: 0.05, idle: 100, want: 10}, // no gap
-		{e: 10, dt: 0.05, busy: 0.06, idle: 100, want: 10}, // runs faster than their median
-		{e: 1, dt: 0.05, busy: 0.01, idle: 100, want: 1},   // the idle power would take all
+		{e: 10, dt: 0.05, busy: 0.04, idle: 100, want: 225}, // 10 ms idle at 100 W: 1 J off, 9 J over 40 ms
+		{e: 10, dt: 0.05, busy: 0.05, idle: 100, want: 200}, // no gap
+		{e: 10, dt: 0.05, busy: 0.06, idle: 100, want: 200}, // runs faster than their median
+		{e: 1, dt: 0.05, busy: 0.01, idle: 100, want: 20},   // the idle power would take all
 	} {
-		if got := charged(c.e, c.dt, c.busy, c.idle); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("charged(%g J, %g s, %g s busy, %g W idle) = %g, want %g", c.e, c.dt, c.busy, c.idle, got, c.want)
+		if got := busyPower(c.e, c.dt, c.busy, c.idle); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("busyPower(%g J, %g s, %g s busy, %g W idle) = %g W, want %g", c.e, c.dt, c.busy, c.idle, got, c.want)
 		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 type steadySource struct {
 	watts float64
 	start time.Time
+	step  time.Duration // where not 0, the energy counter moves only in steps this long
 
 	mu      sync.Mutex
 	clocks  func(n int) uint32 // the SM clock of reading n
@@ -48,8 +49,12 @@ func (s *steadySource) Sample() (telemetry.Sample, error) {
 	if s.clocks != nil {
 		clock = s.clocks(s.reads)
 	}
+	counted := now.Sub(s.start)
+	if s.step > 0 {
+		counted = counted.Truncate(s.step)
+	}
 	return telemetry.Sample{Time: now, SMClockMHz: clock, MemClockMHz: 2619, PowerW: s.watts, TempC: 50,
-		EnergyJ: s.watts * now.Sub(s.start).Seconds(), Reasons: s.reasons, MaxSMClockMHz: 1980, PowerLimitW: 700}, nil
+		EnergyJ: s.watts * counted.Seconds(), Reasons: s.reasons, MaxSMClockMHz: 1980, PowerLimitW: 700}, nil
 }
 
 func newSteady(watts float64) *steadySource { return &steadySource{watts: watts, start: time.Now()} }
@@ -124,6 +129,42 @@ func TestMeasureRecordsConditions(t *testing.T) {
 	for _, r := range e.Results {
 		if r.EnergyJ != 0 {
 			t.Errorf("objective time, no window: %s has %g J per run; want no energy measured", r.Name, r.EnergyJ)
+		}
+	}
+}
+
+// TestEnergyCounterInSteps: where the energy counter moves only every
+// 25 ms (NVML's on some GPUs moves in steps), windows shorter than a step
+// still give every candidate its energy: each window runs from one move
+// to a later one, over several steps, and the power read is the source's
+// (before, most windows saw the counter stand still: no energy at all,
+// and the rest read one step too many or too few).
+func TestEnergyCounterInSteps(t *testing.T) {
+	dev := devtest.Device(t)
+	op := newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "spin", wg: 64, spin: 64})
+	o := quick
+	src := newSteady(100)
+	src.step = 25 * time.Millisecond
+	o.Telemetry = src
+	o.EnergyWindow = 60 * time.Millisecond // 10 ms a window, shorter than a step
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<14), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.ConditionsNote != "" {
+		t.Errorf("note %q; want none", e.ConditionsNote)
+	}
+	for _, r := range e.Results {
+		if r.Outcome != results.Measured && r.Outcome != results.Dropped {
+			continue
+		}
+		// 100 W drawn, busy or idle; a window's edges sit within a few
+		// milliseconds after a step, and it spans at least five steps.
+		if math.Abs(r.PowerW-100) > 25 || math.Abs(r.EnergyJ/(100*r.Stats.Median)-1) > 0.25 {
+			t.Errorf("%s: %g J per run at %g W, median %v; want about 100 W × the median = %g J", r.Name, r.EnergyJ, r.PowerW, time.Duration(r.Stats.Median*1e9), 100*r.Stats.Median)
+		}
+		if !(r.EnergyLoJ > 0 && r.EnergyLoJ <= r.EnergyJ && r.EnergyJ <= r.EnergyHiJ) {
+			t.Errorf("%s: energy %g J, interval [%g, %g]; want an interval around it", r.Name, r.EnergyJ, r.EnergyLoJ, r.EnergyHiJ)
 		}
 	}
 }
