@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -141,7 +142,10 @@ func (m *measurement) run(ctx context.Context) error {
 	if err := m.setup(ctx); err != nil {
 		return err
 	}
-	for i, c := range m.op.Candidates() {
+	cands := m.op.Candidates()
+	jobs := m.startBuilds(ctx, cands)
+	defer abandon(jobs)
+	for i, c := range cands {
 		// Building a pipeline cannot be interrupted, and may take a
 		// second: a cancelled measurement builds no more.
 		if err := ctx.Err(); err != nil {
@@ -149,7 +153,9 @@ func (m *measurement) run(ctx context.Context) error {
 		}
 		st := &candState{res: results.Result{Index: i, Name: c.Name}}
 		m.cands = append(m.cands, st)
-		if err := m.prepareCandidate(ctx, c, st); err != nil {
+		job := jobs[i]
+		jobs[i] = nil // st owns what it built
+		if err := m.prepareCandidate(ctx, c, st, job); err != nil {
 			if fatal(ctx, m.dev, err) {
 				return err
 			}
@@ -162,6 +168,67 @@ func (m *measurement) run(ctx context.Context) error {
 		m.sameBatch()
 	}
 	return m.sample(ctx)
+}
+
+// buildThreads is how many pipelines a measurement builds at once, on CPU
+// threads, while it verifies the candidates built before: a driver that
+// compiles its pipelines from SPIR-V (without a pipeline cache that knows
+// them) takes a tenth of a second or more each.
+var buildThreads = min(runtime.GOMAXPROCS(0), 8)
+
+// compileJob is one pipeline being built; done is closed when it is.
+type compileJob struct {
+	done chan struct{}
+	exe  hal.Executable
+	err  error
+	took time.Duration
+}
+
+// build starts building desc on dev, at most len(sem) at once.
+func build(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc, sem chan struct{}) *compileJob {
+	j := &compileJob{done: make(chan struct{})}
+	go func() {
+		defer close(j.done)
+		sem <- struct{}{}
+		defer func() { <-sem }()
+		if j.err = ctx.Err(); j.err != nil {
+			return
+		}
+		t0 := time.Now()
+		j.exe, j.err = dev.CreateExecutable(desc)
+		j.took = time.Since(t0)
+	}()
+	return j
+}
+
+// startBuilds starts building the pipeline of every candidate that the
+// device and the problem can run (nil for the others): by the time one is
+// verified, the next are built.
+func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate) []*compileJob {
+	jobs := make([]*compileJob, len(cands))
+	if buildThreads < 2 {
+		return jobs
+	}
+	sem := make(chan struct{}, buildThreads)
+	for i, c := range cands {
+		if _, err := m.refuse(c, i); err == nil {
+			jobs[i] = build(ctx, m.dev, c.Executable(), sem)
+		}
+	}
+	return jobs
+}
+
+// abandon waits for the jobs not taken and releases what they built.
+func abandon(jobs []*compileJob) {
+	for _, j := range jobs {
+		if j == nil {
+			continue
+		}
+		<-j.done
+		if j.exe != nil {
+			_ = j.exe.Release() // never used: nobody to tell
+		}
+	}
 }
 
 // setup makes what every sample uses (command buffer, timestamps, the
@@ -216,35 +283,46 @@ func (m *measurement) sameBatch() {
 	}
 }
 
-// prepareCandidate checks support, builds, runs once and verifies, then
-// calibrates the batch size.
-func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState) error {
+// refuse says why candidate c, index i, cannot run here: the device
+// lacks what it needs, or the problem refuses it (Candidate.Applies).
+// Unsupported is set where it is the device, or a size the candidate
+// does not apply to (Unimplemented).
+func (m *measurement) refuse(c kernels.Candidate, i int) (unsupported bool, err error) {
 	if err := c.Supported(m.info); err != nil {
-		st.res.Outcome = results.Unsupported
-		return err
+		return true, err
 	}
 	if r, ok := m.p.(kernels.Refuser); ok {
-		if err := r.Refuse(st.res.Index); err != nil {
-			// Not at this size (Candidate.Applies): unsupported here,
-			// neither built nor run.
-			if status.CodeOf(err) == status.Unimplemented {
-				st.res.Outcome = results.Unsupported
-			}
-			return err
+		if err := r.Refuse(i); err != nil {
+			return status.CodeOf(err) == status.Unimplemented, err
 		}
 	}
-	m.progress(c.Name, "verify", 0, 0)
-	t0 := time.Now()
-	exe, err := m.dev.CreateExecutable(c.Executable())
-	built := time.Now()
-	if err != nil {
-		if status.CodeOf(err) == status.Unimplemented {
+	return false, nil
+}
+
+// prepareCandidate checks support, takes the pipeline job built (or
+// builds it, where job is nil), runs once and verifies, then calibrates
+// the batch size.
+func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState, job *compileJob) error {
+	if unsupported, err := m.refuse(c, st.res.Index); err != nil {
+		// Neither built nor run.
+		if unsupported {
 			st.res.Outcome = results.Unsupported
 		}
-		return status.Annotatef(err, "building %s", c.Name)
+		return err
 	}
-	st.exe = exe
-	return m.verifyCandidate(ctx, c, st, built.Sub(t0))
+	m.progress(c.Name, "verify", 0, 0)
+	if job == nil {
+		job = build(ctx, m.dev, c.Executable(), make(chan struct{}, 1))
+	}
+	<-job.done
+	if job.err != nil {
+		if status.CodeOf(job.err) == status.Unimplemented {
+			st.res.Outcome = results.Unsupported
+		}
+		return status.Annotatef(job.err, "building %s", c.Name)
+	}
+	st.exe = job.exe
+	return m.verifyCandidate(ctx, c, st, job.took)
 }
 
 // verifyCandidate runs candidate c, whose pipeline st.exe took build to

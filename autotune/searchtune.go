@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
@@ -223,14 +222,6 @@ type deviceSource struct {
 
 var _ search.Evaluator = (*deviceSource)(nil)
 
-// compileJob is one pipeline being built.
-type compileJob struct {
-	done chan struct{}
-	exe  hal.Executable
-	err  error
-	took time.Duration
-}
-
 func (d *deviceSource) fromLog(i int) (search.LogRecord, bool) {
 	if d.opts.Force {
 		return search.LogRecord{}, false
@@ -243,24 +234,7 @@ func (d *deviceSource) Start(i int) {
 	if _, ok := d.fromLog(i); ok || d.sem == nil {
 		return
 	}
-	j := &compileJob{done: make(chan struct{})}
-	d.jobs[i] = j
-	go func() {
-		d.sem <- struct{}{}
-		d.build(j, i)
-		<-d.sem
-		close(j.done)
-	}()
-}
-
-func (d *deviceSource) build(j *compileJob, i int) {
-	// Building cannot be interrupted: a cancelled search starts no more.
-	if j.err = d.ctx.Err(); j.err != nil {
-		return
-	}
-	t0 := time.Now()
-	j.exe, j.err = d.t.dev.CreateExecutable(d.cands[i].Executable())
-	j.took = time.Since(t0)
+	d.jobs[i] = build(d.ctx, d.t.dev, d.cands[i].Executable(), d.sem)
 }
 
 func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, error) {
@@ -277,10 +251,8 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 	}
 	j, ok := d.jobs[i]
 	if !ok {
-		j = &compileJob{done: make(chan struct{})}
+		j = build(d.ctx, d.t.dev, d.cands[i].Executable(), make(chan struct{}, 1))
 		d.jobs[i] = j
-		d.build(j, i)
-		close(j.done)
 	}
 	select {
 	case <-j.done:

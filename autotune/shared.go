@@ -87,7 +87,7 @@ func verifyOne(ctx context.Context, dev hal.Device, op kernels.Operation, size k
 	c := op.Candidates()[i]
 	st := &candState{res: results.Result{Index: i, Name: c.Name}}
 	m.cands = append(m.cands, st)
-	return m.prepareCandidate(ctx, c, st)
+	return m.prepareCandidate(ctx, c, st, nil)
 }
 
 // awaitShared makes this process the one of the fleet that tunes k: it

@@ -244,9 +244,12 @@ func TestSharedFailures(t *testing.T) {
 			tuner := autotune.NewTuner(devtest.Device(t), m.cache, opts)
 			op := defaultScaleOp()
 			for _, n := range sharedSizes {
+				// A candidate that computes correctly, measured here: which
+				// one is timing (a redis-server restarting on a busy
+				// two-core runner once slowed wg64's samples past spin's).
 				i, err := tuner.Fastest(context.Background(), op, kernels.SizeOf(n))
-				if err != nil || op.cands[i].Name != "wg64" {
-					t.Fatalf("size %d: Fastest = %d, %v", n, i, err)
+				if err != nil || (op.cands[i].Name != "wg64" && op.cands[i].Name != "spin") {
+					t.Fatalf("size %d: Fastest = %d, %v; want wg64 or spin", n, i, err)
 				}
 				local := autotune.NewTuner(devtest.Device(t), newCache(t, m.cache.Path()), quick)
 				if e, err := local.Stored(op, kernels.SizeOf(n)); e == nil || err != nil {

@@ -12,13 +12,15 @@
 #   source .gl/enter.sh; bash bench/perf.sh
 #
 # PARTS picks some of the parts, in this order (default: all of them):
-# latency, tune, gemm, search, energy. SEARCH_FLAGS bounds the search
+# latency, tune, baseline (the tuned winners of copy, triad, reduce and
+# transpose against PyTorch's, from the cold tune's results), gemm,
+# search, energy. SEARCH_FLAGS bounds the search
 # (default --time-limit 180s). Every step runs under a timeout, so one that
 # hangs costs its own figure, not the call's.
 #
 # Writes summary.md and the logs under $OUT (or /tmp/perf).
 set -u
-parts=" ${PARTS:-latency tune gemm search energy} "
+parts=" ${PARTS:-latency tune baseline gemm search energy} "
 want() { [[ $parts == *" $1 "* ]]; }
 out=${OUT:-/tmp/perf}
 mkdir -p "$out"
@@ -45,6 +47,11 @@ t=$(date +%s%N)
 "$bin" tune -q --cache "$out/cold.db" --format json -o "$out/tune-cached.json" >/dev/null 2>&1
 echo "a second process answering from the cache: $(ms "$t") ms" | tee -a "$sum"
 python3 bench/tunetime.py "$out/tune-v.txt" | tee -a "$sum"
+fi
+
+if want baseline && [ -s "$out/tune.json" ]; then
+	timeout 200 python3 bench/baseline.py '{}' --ops copy,triad,reduce,transpose >"$out/baseline.jsonl"
+	python3 bench/table.py "$out/tune.json" "$out/baseline.jsonl" | tee -a "$sum"
 fi
 
 want gemm && for s in 2048 4096 8192; do

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -122,12 +121,15 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	return writePeakTable(w, info, p.rows, conditions)
 }
 
-// peakRow is one measure in peak's table.
+// peakRow is one measure in peak's table: its winner, or why none was
+// measured (an outcome and its reason).
 type peakRow struct {
 	what, cand string
 	rate       float64
 	unit       string
 	note       string
+
+	outcome, reason string
 }
 
 // peakRun measures one device's peaks into rec, with a row per measure.
@@ -165,12 +167,12 @@ func (p *peakRun) measure(name, unit string, pick func(results.Result) float64) 
 		return 0, err
 	}
 	if e.Fastest < 0 {
-		note := "not measured"
+		row := peakRow{what: name, unit: unit, outcome: "not measured", reason: "no candidate"}
 		if len(e.Results) > 0 {
 			r := e.Results[0]
-			note = string(r.Outcome) + ": " + report.OneLine(report.Reason(r.Error, r.Name), 100)
+			row.outcome, row.reason = string(r.Outcome), report.OneLine(report.Reason(r.Error, r.Name), columns)
 		}
-		p.rows = append(p.rows, peakRow{what: name, unit: unit, note: note})
+		p.rows = append(p.rows, row)
 		return 0, nil
 	}
 	w := e.Results[e.Fastest]
@@ -189,17 +191,32 @@ func (p *peakRun) measure(name, unit string, pick func(results.Result) float64) 
 }
 
 // writePeakTable writes the peaks of the device info as a table, a row
-// per measure, and the conditions they were measured in.
+// per measure, each reason a measure was not measured once under it with
+// the measures it stopped, and the conditions they were measured in.
 func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions string) error {
-	fmt.Fprintf(w, "peak of device %d: %s (%s)\n", info.Index, info.Name, info.Hardware())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  measure\tbest candidate\trate\t\t±95% CI")
+	var b strings.Builder
+	wrap(&b, "", fmt.Sprintf("peak of device %d: %s (%s)", info.Index, info.Name, info.Hardware()))
+	g := grid{indent: "  ", elastic: 1}
+	g.add("measure", "best candidate", "rate", "", "±95% CI")
+	var reasons []string
+	who := map[string][]string{}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, r.note)
+		if r.outcome != "" {
+			g.add(r.what, "-", "-", r.unit, r.outcome)
+			why := r.outcome + ", " + r.reason
+			if who[why] == nil {
+				reasons = append(reasons, why)
+			}
+			who[why] = append(who[why], r.what)
+			continue
+		}
+		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, r.note)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	g.write(&b)
+	for _, r := range reasons {
+		wrap(&b, "  ", r+": "+strings.Join(who[r], ", "))
 	}
-	_, err := fmt.Fprintf(w, "conditions: %s\n", conditions)
+	wrap(&b, "", "conditions: "+conditions)
+	_, err := io.WriteString(w, b.String())
 	return err
 }
