@@ -149,6 +149,13 @@ func (f *opFields) changed(op *Op) string {
 		return "Prepare"
 	case op.Space != f.space:
 		return "Space"
+	case sameMemory(op.Candidates, f.kerns):
+		// Nothing changed, the usual case, told by one comparison of
+		// memory where the walk below costs a third of an answer
+		// from memory per candidate. Memory the same means every field
+		// the walk compares is the same; memory that differs (padding,
+		// a capacity, the same values set again) is left to the walk.
+		return ""
 	}
 	for i := range op.Candidates {
 		a, b := &op.Candidates[i], &f.kerns[i]
@@ -163,6 +170,13 @@ func (f *opFields) changed(op *Op) string {
 		}
 	}
 	return ""
+}
+
+// sameMemory reports whether the elements of a and b, which have the
+// same length, are the same bytes.
+func sameMemory[T any](a, b []T) bool {
+	n := uintptr(len(a)) * unsafe.Sizeof(*new(T))
+	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(a))), n) == unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 // sameMap reports whether a and b are the same map (or both nil). The

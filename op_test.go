@@ -53,6 +53,7 @@ func TestOpChangedAfterUse(t *testing.T) {
 	}
 	op.Dims = []string{op.Dims[0]}
 	op.Candidates = append([]vkbench.Kernel(nil), op.Candidates...)
+	op.Candidates[0].Name = strings.Clone(op.Candidates[0].Name) // the same name, in other memory
 	if _, err := tu.Fastest(ctx, op, n); err != nil {
 		t.Errorf("Fastest after setting the same values again: %v", err)
 	}

@@ -5,9 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
@@ -70,42 +68,11 @@ type Tuner struct {
 	dev *Device
 	t   *autotune.Tuner
 
-	// known answers repeated questions: answerKey to *known. Reads
-	// take no lock, so that goroutines asking at once do not queue; a
-	// program asking about endlessly many exact sizes starts over at
-	// maxKnown (the bucketed answers stay with t).
-	known  sync.Map
-	nKnown atomic.Int64
+	// known answers repeated questions from memory, read without a lock.
+	known knownAnswers
 
 	mu    sync.Mutex
 	built map[builtKey]*Pipeline
-}
-
-// maxKnown bounds the exact-size answers a Tuner keeps.
-const maxKnown = 1 << 16
-
-// answerKey is an operation and an exact (not bucketed) size: the
-// operation's address, then the size's extents, one word each, so that
-// the key hashes as plain memory (a struct with a pointer and a
-// kernels.Size hashed field by field, which was 40% of a hit). The entry
-// it names holds the operation, so the address is not reused while the
-// entry lives.
-type answerKey [1 + kernels.MaxDims]uintptr
-
-// keyOf is o's answerKey at size, which checkSize has found fits o.
-func keyOf(o *operation, size []int) answerKey {
-	k := answerKey{uintptr(unsafe.Pointer(o))}
-	for i, n := range size {
-		k[1+i] = uintptr(n)
-	}
-	return k
-}
-
-// known is an answer from memory: the pipeline, and the operation it is
-// of, which keeps the key's address its own.
-type known struct {
-	op *operation
-	p  *Pipeline
 }
 
 // builtKey names a candidate of an operation.
@@ -176,15 +143,21 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if err := o.checkSize(size); err != nil {
 		return nil, err
 	}
-	if len(o.cands) == 0 {
-		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
-	}
-	k := keyOf(o, size)
-	if v, ok := t.known.Load(k); ok {
+	if p := t.known.load(o, size); p != nil {
 		if err := t.dev.Err(); err != nil {
 			return nil, err
 		}
-		return v.(*known).p, nil
+		return p, nil
+	}
+	return t.answer(ctx, o, size)
+}
+
+// answer finds the answer for o at size that memory does not have, in
+// the cache or by tuning, and keeps it in memory. It is apart from
+// Fastest so that an answer from memory does not pay for its frame.
+func (t *Tuner) answer(ctx context.Context, o *operation, size []int) (*Pipeline, error) {
+	if len(o.cands) == 0 {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
 	}
 	i, err := t.t.Fastest(ctx, o, kernels.SizeOf(size...))
 	if err != nil {
@@ -194,11 +167,7 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if err != nil {
 		return nil, err
 	}
-	if t.nKnown.Add(1) > maxKnown {
-		t.known.Clear()
-		t.nKnown.Store(1)
-	}
-	t.known.Store(k, &known{o, p})
+	t.known.store(o, size, p)
 	return p, nil
 }
 
