@@ -116,9 +116,11 @@ func cloneCandidates(cands []kernels.Candidate) []kernels.Candidate {
 // mapped returns f of every element of v, in order.
 func mapped[T, U any](v []T, f func(T) U) []U {
 	out := make([]U, len(v))
-	for i, x := range v {
-		out[i] = f(x)
-	}
+	spread(len(v), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = f(v[i])
+		}
+	})
 	return out
 }
 

@@ -186,28 +186,30 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 	}
 	m := kernels.Mismatches{What: p.op + "/" + c.Name}
 	bigA, bigB := affinePower(uint32(p.a), uint32(p.b), p.iters)
-	for t := range threads {
-		first, last := t*per, min((t+1)*per, p.n)
-		if p.kind.dtype == kernels.I32 {
-			var want uint32
+	parallel(threads, per, &m, func(lo, hi int64, m *kernels.Mismatches) {
+		for t := lo; t < hi; t++ {
+			first, last := t*per, min((t+1)*per, p.n)
+			if p.kind.dtype == kernels.I32 {
+				var want uint32
+				for _, x := range p.x0[first:last] {
+					want += bigA*uint32(x) + bigB
+				}
+				if got[t] != want {
+					m.Add("y[%d] (chains %d to %d): got %d, want %d (exact)", t, first, last-1, int32(got[t]), int32(want))
+				}
+				continue
+			}
+			var want float32
 			for _, x := range p.x0[first:last] {
-				want += bigA*uint32(x) + bigB
+				if p.iters%2 == 1 {
+					x = p.b - x
+				}
+				want += float32(x)
 			}
-			if got[t] != want {
-				m.Add("y[%d] (chains %d to %d): got %d, want %d (exact)", t, first, last-1, int32(got[t]), int32(want))
+			if g := math.Float32frombits(got[t]); g != want {
+				m.Add("y[%d] (chains %d to %d): got %.9g, want %.9g (exact)", t, first, last-1, g, want)
 			}
-			continue
 		}
-		var want float32
-		for _, x := range p.x0[first:last] {
-			if p.iters%2 == 1 {
-				x = p.b - x
-			}
-			want += float32(x)
-		}
-		if g := math.Float32frombits(got[t]); g != want {
-			m.Add("y[%d] (chains %d to %d): got %.9g, want %.9g (exact)", t, first, last-1, g, want)
-		}
-	}
+	})
 	return m.Err(threads)
 }

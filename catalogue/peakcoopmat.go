@@ -257,23 +257,37 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 			}
 		}
 	}
+	// warpSum(k) is Y's slot of a warp of k chains: every warp has ACC but
+	// the last, which may have fewer.
+	warpSum := func(chains int64) []int64 {
+		want := make([]int64, fm*fn)
+		for j := range chains {
+			for e := range want {
+				want[e] += int64(p.c0[j*fm*fn+int64(e)]) + ab[e]
+			}
+		}
+		return want
+	}
 	warps := p.warps(c)
+	whole, last := warpSum(acc), warpSum(p.n-(warps-1)*acc)
 	got, err := p.sums(ctx, warps*fm*fn)
 	if err != nil {
 		return err
 	}
 	m := kernels.Mismatches{What: p.op + "/" + c.Name}
-	for w := range warps {
-		for e := range fm * fn {
-			var want int64
-			for j := range min(acc, p.n-w*acc) {
-				want += int64(p.c0[j*fm*fn+e]) + ab[e]
+	parallel(warps, fm*fn, &m, func(lo, hi int64, m *kernels.Mismatches) {
+		for w := lo; w < hi; w++ {
+			want := whole
+			if w == warps-1 {
+				want = last
 			}
-			if g := got[w*fm*fn+e]; g != float64(want) {
-				m.Add("Y[%d][%d][%d] (warp %d): got %g, want %d (exact)", w, e/fn, e%fn, w, g, want)
+			for e, x := range want {
+				if g := got[w*fm*fn+int64(e)]; g != float64(x) {
+					m.Add("Y[%d][%d][%d] (warp %d): got %g, want %d (exact)", w, int64(e)/fn, int64(e)%fn, w, g, x)
+				}
 			}
 		}
-	}
+	})
 	return m.Err(warps * fm * fn)
 }
 

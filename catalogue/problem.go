@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -286,6 +287,10 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 func wordBytes(w []uint32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), 4*len(w))
 }
+
+// sameWords reports whether a and b hold the same words, compared as
+// memory: a vectorized compare, faster than a loop of words.
+func sameWords(a, b []uint32) bool { return bytes.Equal(wordBytes(a), wordBytes(b)) }
 
 // encodeWords encodes words little-endian, on every processor at once for
 // large chunks.

@@ -138,17 +138,32 @@ func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 		return err
 	}
 	mm := kernels.Mismatches{What: "transpose/" + c.Name}
-	// By 64×64 blocks, so that both the input's rows and the output's stay
-	// in cache; in parallel over bands of output rows.
-	const block = 64
-	bands := (p.n + block - 1) / block
-	parallel(bands, block*p.m, &mm, func(lo, hi int64, mm *kernels.Mismatches) {
-		for jb := lo * block; jb < min(hi*block, p.n); jb += block {
-			for ib := int64(0); ib < p.m; ib += block {
-				for j := jb; j < min(jb+block, p.n); j++ {
-					for i := ib; i < min(ib+block, p.m); i++ {
-						want := p.src[i*p.n+j]
-						if g := got[j*p.m+i]; g != math.Float32bits(want) {
+	compareTransposed(got, p.src, p.m, p.n, &mm)
+	return mm.Err(p.m * p.n)
+}
+
+// transposeBlock is the side of the blocks the check compares, 64×64
+// words (16 KiB, in a core's first-level cache); transposeStrip is how
+// many of got's rows it takes at once, 1024: a 4 KiB page of each of
+// src's rows.
+const transposeBlock, transposeStrip = 64, 1024
+
+// compareTransposed adds to mm every word of got (n×m) that is not the
+// same bits as its element of srcᵀ (src m×n), in parallel over bands of
+// transposeBlock rows of got. A band with no difference (every band,
+// nearly always) is passed by transposedEqual; one with a difference is
+// walked element by element in 64×64 blocks to say which.
+func compareTransposed(got []uint32, src []float32, m, n int64, mm *kernels.Mismatches) {
+	const b = transposeBlock
+	parallel((n+b-1)/b, b*m, mm, func(lo, hi int64, mm *kernels.Mismatches) {
+		if transposedEqual(got, src, m, n, lo*b, min(hi*b, n)) {
+			return
+		}
+		for jb := lo * b; jb < min(hi*b, n); jb += b {
+			for ib := int64(0); ib < m; ib += b {
+				for j := jb; j < min(jb+b, n); j++ {
+					for i := ib; i < min(ib+b, m); i++ {
+						if g, want := got[j*m+i], src[i*n+j]; g != math.Float32bits(want) {
 							mm.Add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
 						}
 					}
@@ -156,5 +171,35 @@ func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 			}
 		}
 	})
-	return mm.Err(p.m * p.n)
+}
+
+// transposedEqual reports whether rows [j0, j1) of got are srcᵀ's, bit
+// for bit. It reads a block's rows of src along into a tile, transposed
+// there, and compares got's rows with the tile's; strip by strip, so
+// that every page of src it reads is read whole before it moves on.
+// Reading a column of src directly, as the check did, takes one word
+// from each row, rows a power of two apart: in the same few cache sets,
+// each on a page of its own (BenchmarkCompareTransposed).
+func transposedEqual(got []uint32, src []float32, m, n, j0, j1 int64) bool {
+	const b = transposeBlock
+	var tile [b * b]uint32 // tile[j*b+i] is src[ib+i][jb+j]
+	for sj := j0; sj < j1; sj += transposeStrip {
+		for ib := int64(0); ib < m; ib += b {
+			bm := min(b, m-ib)
+			for jb := sj; jb < min(sj+transposeStrip, j1); jb += b {
+				bn := min(b, j1-jb)
+				for i := range bm {
+					for j, v := range src[(ib+i)*n+jb:][:bn] {
+						tile[int64(j)*b+i] = math.Float32bits(v)
+					}
+				}
+				for j := range bn {
+					if !sameWords(got[(jb+j)*m+ib:][:bm], tile[j*b:][:bm]) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
 }

@@ -1,0 +1,179 @@
+package catalogue
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"runtime"
+	"testing"
+
+	"github.com/vkbench/vkbench/kernels"
+)
+
+// compareTransposedBefore is transpose's check as it was before
+// compareTransposed: element by element in 64×64 blocks, reading a
+// column of in for every row of out. It stays as the control of
+// BenchmarkCompareTransposed and the oracle of TestCompareTransposed.
+func compareTransposedBefore(got []uint32, src []float32, m, n int64, mm *kernels.Mismatches) {
+	const block = 64
+	bands := (n + block - 1) / block
+	parallel(bands, block*m, mm, func(lo, hi int64, mm *kernels.Mismatches) {
+		for jb := lo * block; jb < min(hi*block, n); jb += block {
+			for ib := int64(0); ib < m; ib += block {
+				for j := jb; j < min(jb+block, n); j++ {
+					for i := ib; i < min(ib+block, m); i++ {
+						want := src[i*n+j]
+						if g := got[j*m+i]; g != math.Float32bits(want) {
+							mm.Add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// transposed returns src (m×n) transposed, as words.
+func transposed(src []float32, m, n int64) []uint32 {
+	got := make([]uint32, m*n)
+	for i := range m {
+		for j := range n {
+			got[j*m+i] = math.Float32bits(src[i*n+j])
+		}
+	}
+	return got
+}
+
+// BenchmarkCompareTransposed compares a correct 16384×16384 transpose, 1
+// GiB each way as an H200's tune checks it, the way transpose's Verify
+// does now and did before, on every processor.
+func BenchmarkCompareTransposed(b *testing.B) {
+	const m, n = 16384, 16384
+	src := randomSigned(1, 0, m*n)
+	got := transposed(src, m, n)
+	for _, c := range []struct {
+		name    string
+		compare func([]uint32, []float32, int64, int64, *kernels.Mismatches)
+	}{{"before", compareTransposedBefore}, {"now", compareTransposed}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(8 * m * n)
+			for b.Loop() {
+				mm := kernels.Mismatches{What: "bench"}
+				c.compare(got, src, m, n, &mm)
+				if err := mm.Err(m * n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// compensatedSumBefore is reduce's reference sum as it was before
+// compensatedSum, verbatim: one core, one pass. The control of
+// BenchmarkCompensatedSum.
+func compensatedSumBefore(x []float32) (float64, float64) {
+	var sum, comp, abs float64
+	for _, v := range x {
+		f := float64(v)
+		t := sum + f
+		if math.Abs(sum) >= math.Abs(f) {
+			comp += (sum - t) + f
+		} else {
+			comp += (f - t) + sum
+		}
+		sum = t
+		abs += math.Abs(f)
+	}
+	return sum + comp, abs
+}
+
+// BenchmarkCompensatedSum sums 2²⁸ floats, reduce's size on an H200, the
+// way its Prepare does now and did before.
+func BenchmarkCompensatedSum(b *testing.B) {
+	x := randomSigned(1, 0, 1<<28)
+	for _, c := range []struct {
+		name string
+		sum  func([]float32) (float64, float64)
+	}{{"before", compensatedSumBefore}, {"now", compensatedSum}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(4 << 28)
+			for b.Loop() {
+				c.sum(x)
+			}
+		})
+	}
+}
+
+// TestCompareTransposed holds compareTransposed to the check it replaced,
+// message for message: at a size of partial blocks, several bands to each
+// processor and more than one strip, with wrong words in the first and
+// the last block (the last processor's share), on either side of a
+// strip's end, NaNs of other bits, zeros of the other sign, and every
+// word wrong.
+func TestCompareTransposed(t *testing.T) {
+	const m, n = 70, 2*transposeStrip + 52
+	nan := math.Float32frombits(0x7fc00000)
+	for _, c := range []struct {
+		name  string
+		wrong bool
+		edit  func(src []float32, got []uint32)
+	}{
+		{"right", false, func([]float32, []uint32) {}},
+		{"the same NaN", false, func(src []float32, got []uint32) { src[5*n+9], got[9*m+5] = nan, 0x7fc00000 }},
+		{"last word", true, func(_ []float32, got []uint32) { got[m*n-1] ^= 1 }},
+		{"first word", true, func(_ []float32, got []uint32) { got[0] ^= 1 << 31 }},
+		{"around a strip's end", true, func(_ []float32, got []uint32) {
+			got[(transposeStrip-1)*m+m-1]++
+			got[transposeStrip*m]++
+		}},
+		{"another NaN", true, func(src []float32, got []uint32) { src[3*n+2000], got[2000*m+3] = nan, 0x7fc00001 }},
+		{"an infinity", true, func(src []float32, got []uint32) {
+			src[69*n+1], got[1*m+69] = float32(math.Inf(1)), math.Float32bits(float32(math.Inf(-1)))
+		}},
+		{"minus zero", true, func(src []float32, got []uint32) { src[n+1], got[m+1] = 0, 0x80000000 }},
+		{"every word", true, func(_ []float32, got []uint32) {
+			for i := range got {
+				got[i] = kernels.Poison
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := randomSigned(3, 0, m*n)
+			got := transposed(src, m, n)
+			c.edit(src, got)
+			now, before := kernels.Mismatches{What: "t"}, kernels.Mismatches{What: "t"}
+			compareTransposed(got, src, m, n, &now)
+			compareTransposedBefore(got, src, m, n, &before)
+			errNow, errBefore := now.Err(m*n), before.Err(m*n)
+			if (errNow != nil) != c.wrong {
+				t.Errorf("Err = %v, want wrong %v", errNow, c.wrong)
+			}
+			if fmt.Sprint(errNow) != fmt.Sprint(errBefore) {
+				t.Errorf("Err = %v\nbefore: %v", errNow, errBefore)
+			}
+		})
+	}
+}
+
+// TestCompensatedSum checks the sum against the exact one and that the
+// number of processors does not change a bit of it.
+func TestCompensatedSum(t *testing.T) {
+	x := randomSigned(5, 0, 7*randomBlock+13)
+	exact, abs := new(big.Float).SetPrec(2000), 0.0
+	for _, v := range x {
+		exact.Add(exact, big.NewFloat(float64(v)))
+		abs += math.Abs(float64(v))
+	}
+	want, _ := exact.Float64()
+	prev := runtime.GOMAXPROCS(1)
+	sum1, abs1 := compensatedSum(x)
+	runtime.GOMAXPROCS(4)
+	sum4, abs4 := compensatedSum(x)
+	runtime.GOMAXPROCS(prev)
+	if sum1 != sum4 || abs1 != abs4 {
+		t.Errorf("one processor: %v, %v; four: %v, %v", sum1, abs1, sum4, abs4)
+	}
+	if math.Abs(sum1-want) > 0x1p-50*math.Abs(want) || math.Abs(abs1-abs) > 0x1p-40*abs {
+		t.Errorf("compensatedSum = %v, %v; want %v, %v", sum1, abs1, want, abs)
+	}
+}
