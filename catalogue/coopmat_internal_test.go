@@ -2,7 +2,9 @@ package catalogue
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vkbench/vkbench/internal/devtest"
@@ -110,5 +112,44 @@ func TestCoopmatPeakEmulated(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCoopmatPeakLastWarp checks that the check of peak-coopmat's sums
+// reaches the last warp, which has fewer chains than the others: after a
+// correct run, the last sum checked is changed, and the check must say so.
+func TestCoopmatPeakLastWarp(t *testing.T) {
+	ctx := context.Background()
+	dev := devtest.Device(t)
+	k := peakCoopmatF16
+	k.shape, k.sized = [3]uint32{16, 16, 16}, false
+	op := newCoopmatPeak(k)
+	op.cands = []kernels.Candidate{k.candidate("peak_coopmat_f16_emu", 8, 1, 4)}
+	p, err := op.Prepare(ctx, dev, kernels.SizeOf(100, 7), 11) // 13 warps, the last of 4 chains
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := dev.CreateExecutable(op.cands[0].Executable())
+	if err != nil {
+		t.Fatal(errors.Join(err, p.Release()))
+	}
+	t.Cleanup(func() {
+		if err := errors.Join(exe.Release(), p.Release()); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := kernels.Run(ctx, dev, p, exe, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := kernels.Check(ctx, p, 0); err != nil {
+		t.Fatalf("the candidate's own result: %v", err)
+	}
+	y, last := p.(*coopmatPeakProblem).bufY, int64(13*256-1)
+	if err := y.Write(ctx, 4*last, f32bytes(12345)); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Verify(ctx, 0)
+	if want := "1 of 3328 checked values wrong: Y[12][15][15] (warp 12): got 12345"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Verify = %v, want it to say %q", err, want)
 	}
 }
