@@ -50,8 +50,8 @@ type known struct {
 	p    *Pipeline
 }
 
-// hashOf mixes o's address and size's extents (one to MaxDims: checkSize
-// has found them o's) with seed, one 64×64→128-bit multiply folded to 64
+// hashOf mixes o's address and size's extents (one to MaxDims: fits has
+// found them o's) with seed, one 64×64→128-bit multiply folded to 64
 // bits (wyhash's mix) per extent: a few cycles, where a sync.Map hashed
 // its key through the key's type.
 func hashOf(seed uint64, o *operation, size []int) uint64 {

@@ -139,8 +139,8 @@ func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...
 	if o.space == nil {
 		return nil, nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Space to search", o.name)
 	}
-	if err := o.checkSize(size); err != nil {
-		return nil, nil, err
+	if !o.fits(size) {
+		return nil, nil, o.sizeError(size)
 	}
 	res, err := t.t.Search(ctx, o, kernels.SizeOf(size...), autotune.SearchOptions{Options: search.Options{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed}})
 	if err != nil {

@@ -140,8 +140,8 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	if err != nil {
 		return nil, err
 	}
-	if err := o.checkSize(size); err != nil {
-		return nil, err
+	if !o.fits(size) {
+		return nil, o.sizeError(size)
 	}
 	if p := t.known.load(o, size); p != nil {
 		if err := t.dev.Err(); err != nil {
@@ -188,8 +188,24 @@ func (t *Tuner) pipeline(o *operation, i int) (*Pipeline, error) {
 	return p, nil
 }
 
-// checkSize returns an InvalidArgument error unless size fits o's Dims.
-func (o *operation) checkSize(size []int) error {
+// fits reports whether size has one positive extent per name in o's
+// Dims; sizeError says what is wrong where it does not. (fits is small
+// enough to be inlined into an answer from memory.)
+func (o *operation) fits(size []int) bool {
+	if len(size) != len(o.dims) {
+		return false
+	}
+	for _, n := range size {
+		if n <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sizeError is the error of a size that does not fit o's Dims, nil for
+// one that does.
+func (o *operation) sizeError(size []int) error {
 	if len(size) != len(o.dims) {
 		return status.Newf(status.InvalidArgument, "vkbench: Op %q takes %d dimensions %v, not %d", o.name, len(o.dims), o.dims, len(size))
 	}
@@ -212,8 +228,8 @@ func (t *Tuner) Result(op *Op, size ...int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := o.checkSize(size); err != nil {
-		return nil, err
+	if !o.fits(size) {
+		return nil, o.sizeError(size)
 	}
 	e, err := t.t.Stored(o, kernels.SizeOf(size...))
 	if e == nil || err != nil {
