@@ -40,10 +40,11 @@ func openFresh(t testing.TB, validate bool) (hal.Device, func()) {
 	t.Helper()
 	// The driver's logs (a lost device is logged) go to t's.
 	opts := hal.OpenOptions{Driver: hal.DriverOptions{Logger: slog.New(slog.NewTextHandler(tbWriter{t}, nil))}}
+	opening := testenv.NewOpening(func(s string) { t.Errorf("%s", s) })
 	if validate {
 		opts.Driver.Validation = true
 		opts.Driver.OnMessage = func(m hal.Message) {
-			t.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text)
+			opening.Complain(fmt.Sprintf("validation %s [%s]: %s", m.Severity, m.ID, m.Text))
 		}
 	}
 	dev, release, err := hal.Open(context.Background(), vk.DriverName, opts)
@@ -52,6 +53,7 @@ func openFresh(t testing.TB, validate bool) (hal.Device, func()) {
 		opts.Driver.Validation, opts.Driver.OnMessage = false, nil
 		dev, release, err = hal.Open(context.Background(), vk.DriverName, opts)
 	}
+	opening.Opened(err == nil)
 	if err != nil {
 		testenv.Unavailable(t, "no usable Vulkan device: %v", err)
 	}

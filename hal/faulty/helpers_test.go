@@ -42,15 +42,17 @@ func openDriver(t testing.TB) hal.Driver {
 	// Messages can come from any goroutine, also after t has ended (from a
 	// driver still being released); those are not t's to report.
 	done := new(atomic.Bool)
+	opening := testenv.NewOpening(func(s string) { t.Errorf("%s", s) })
 	drv, err := hal.OpenDriver("vulkan", hal.DriverOptions{
 		Validation: true,
 		OnMessage: func(m hal.Message) {
 			if !done.Load() {
-				t.Errorf("driver message: %s %s: %s", m.Severity, m.ID, m.Text)
+				opening.Complain(fmt.Sprintf("driver message: %s %s: %s", m.Severity, m.ID, m.Text))
 			}
 		},
 		Logger: slog.New(slog.NewTextHandler(testLog{t, done}, nil)),
 	})
+	opening.Opened(err == nil)
 	if err != nil {
 		testenv.Unavailable(t, "no Vulkan driver with validation: %v", err)
 	}

@@ -10,6 +10,7 @@ package devtest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -49,6 +50,7 @@ func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
 	// released after tb has ended; those are counted, not reported to tb
 	// (which would panic).
 	done := new(atomic.Bool)
+	opening := testenv.NewOpening(func(s string) { tb.Errorf("%s", s) })
 	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{
 		Validation: true,
 		OnMessage: func(m hal.Message) {
@@ -56,10 +58,11 @@ func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
 			msgs.list = append(msgs.list, m)
 			msgs.mu.Unlock()
 			if fail && !done.Load() {
-				tb.Errorf("validation %s [%s]: %s", m.Severity, m.ID, m.Text)
+				opening.Complain(fmt.Sprintf("validation %s [%s]: %s", m.Severity, m.ID, m.Text))
 			}
 		},
 	})
+	opening.Opened(err == nil)
 	if err != nil {
 		testenv.Unavailable(tb, "no Vulkan with validation: %v", err)
 	}

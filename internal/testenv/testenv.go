@@ -4,7 +4,9 @@
 // missing and which setup step brings it (scripts/test.sh installs all of
 // it), so that a plain `go test ./...` on a fresh clone never passes by
 // skipping what it could not run. A developer who wants such tests skipped
-// says so with VKBENCH_SKIP_UNAVAILABLE=1, and go test -v lists the skips;
+// says so with VKBENCH_SKIP_UNAVAILABLE=1: go test -v lists the skips, and
+// a plain go test, which shows nothing of a package that passed, still
+// says on the terminal, in one line a package, that it skipped;
 // where CI or VKBENCH_REQUIRE_VALIDATION is set (scripts/test.sh sets the
 // latter) nothing is ever skipped. Every test that checks for such a thing
 // ends through Unavailable.
@@ -16,7 +18,9 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -57,9 +61,29 @@ func Unavailable(tb testing.TB, format string, args ...any) {
 		tb.Fatalf("%s (required here because %s is set)", what, v)
 	}
 	if os.Getenv(SkipVar) != "" {
+		announced.Do(func() {
+			pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+			announce(fmt.Sprintf("%s: skipping tests that need what is not here (%s is set; go test -v lists them): %s", pkg, SkipVar, what))
+		})
 		tb.Skipf("%s (skipped because %s is set)", what, SkipVar)
 	}
 	tb.Fatalf("%s (%s)", what, setup)
+}
+
+// announced makes the first skip of a process announce itself.
+var announced sync.Once
+
+// announce tells the person running the tests that some are skipped. go
+// test shows nothing of a package that passed unless -v, so the line goes
+// to the terminal (/dev/tty, never created), where there is one; without
+// one (CI, output to a file) go test -v lists the skips.
+var announce = func(line string) {
+	f, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	_, _ = fmt.Fprintln(f, line)
+	_ = f.Close()
 }
 
 // Outcome is what a test helper did to the testing.TB it was given.
@@ -138,4 +162,47 @@ func (r *recorder) Skipped() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.out.Skipped
+}
+
+// Opening holds the complaints a driver makes while a test opens it (a
+// loader with no driver to load says so before it fails) until the test
+// knows whether it opened: Opened(true) reports them, each through
+// report; Opened(false) drops them, since the failure to open says what
+// is missing, and a test skipped for it must not fail for what the loader
+// said on the way. Complaints after Opened go straight to report. It is
+// safe from any goroutine.
+type Opening struct {
+	mu     sync.Mutex
+	report func(string)
+	opened bool
+	held   []string
+}
+
+// NewOpening returns an Opening that reports through report.
+func NewOpening(report func(string)) *Opening { return &Opening{report: report} }
+
+// Complain reports s, or holds it while the driver opens.
+func (o *Opening) Complain(s string) {
+	o.mu.Lock()
+	if !o.opened {
+		o.held = append(o.held, s)
+		o.mu.Unlock()
+		return
+	}
+	o.mu.Unlock()
+	o.report(s)
+}
+
+// Opened ends the opening: it reports what was held where ok, and drops
+// it where not.
+func (o *Opening) Opened(ok bool) {
+	o.mu.Lock()
+	held := o.held
+	o.held, o.opened = nil, true
+	o.mu.Unlock()
+	if ok {
+		for _, s := range held {
+			o.report(s)
+		}
+	}
 }

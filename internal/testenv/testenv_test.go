@@ -37,11 +37,23 @@ func TestUnavailable(t *testing.T) {
 			if got := testenv.Strict(); got != tc.strict {
 				t.Errorf("Strict() = %v, want %v", got, tc.strict)
 			}
+			var lines []string
+			defer testenv.Announcing(func(l string) { lines = append(lines, l) })()
 			after := false
 			got := testenv.Observe(t, func(tb testing.TB) {
 				testenv.Unavailable(tb, "no %s here", "Vulkan device")
 				after = true
 			})
+			testenv.Observe(t, func(tb testing.TB) { testenv.Unavailable(tb, "no glslc here") })
+			// A skip says so once a package without -v, naming what was
+			// missing; a failure says so itself.
+			if tc.want.Skipped {
+				if len(lines) != 1 || !strings.HasPrefix(lines[0], "testenv: skipping tests") || !strings.Contains(lines[0], "no Vulkan device here") || !strings.Contains(lines[0], testenv.SkipVar) {
+					t.Errorf("announced %q; want one line naming the package, what was missing and %s", lines, testenv.SkipVar)
+				}
+			} else if len(lines) != 0 {
+				t.Errorf("announced %q for a failure", lines)
+			}
 			if after {
 				t.Error("Unavailable returned: the test went on")
 			}
@@ -82,5 +94,30 @@ func TestObserve(t *testing.T) {
 				t.Errorf("outcome (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestOpening: what a driver says while it is opened counts only if it
+// opened; after that, at once.
+func TestOpening(t *testing.T) {
+	var got []string
+	o := testenv.NewOpening(func(s string) { got = append(got, s) })
+	o.Complain("no driver here")
+	o.Opened(false)
+	o.Complain("later")
+	if diff := cmp.Diff([]string{"later"}, got); diff != "" {
+		t.Errorf("not opened (-want +got):\n%s", diff)
+	}
+	got = nil
+	o = testenv.NewOpening(func(s string) { got = append(got, s) })
+	o.Complain("a")
+	o.Complain("b")
+	if len(got) != 0 {
+		t.Errorf("reported %q before it opened", got)
+	}
+	o.Opened(true)
+	o.Complain("c")
+	if diff := cmp.Diff([]string{"a", "b", "c"}, got); diff != "" {
+		t.Errorf("opened (-want +got):\n%s", diff)
 	}
 }
