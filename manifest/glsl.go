@@ -22,8 +22,8 @@ import (
 // #defines of candidate c (defs: names to integer expressions of its
 // params, so that a space spans them), through glslc, once for each
 // source and set of defines: the SPIR-V is kept in the cache folder
-// (glslCacheDir), named by a digest of the compiler's flags, the source
-// and the defines, and later loads read it without a compiler.
+// (glslCacheDir) with the files it was compiled from (compileGLSL), and
+// later loads read it without a compiler while those are unchanged.
 func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error) {
 	p, err := d.src.str(n)
 	if err != nil {
@@ -100,36 +100,104 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 }
 
 // compileGLSL returns the SPIR-V of the source at path (whose text is
-// src) with defines, from the cache or from glslc. Files the source
-// #includes are looked for beside it, and are not in the digest: edit
-// the source, or clear the cache folder, after changing one.
+// src) with defines, from the cache or from glslc. A cache entry is the
+// SPIR-V, named by a digest of the compiler's flags, the defines, the
+// source's folder (where its #includes are looked for) and its text, and
+// beside it a record of the files glslc read for it, #includes of
+// #includes too, with a digest of each and of the SPIR-V: the entry
+// answers while every one of them reads as it did, so an edited header
+// is compiled again.
 func compileGLSL(path string, src []byte, defines []string) ([]byte, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, status.Newf(status.InvalidArgument, "%v", err)
+	}
 	h := sha256.New()
-	fmt.Fprintf(h, "vkbench glsl v1\x00%s\x00%s\x00", strings.Join(glslc.Flags, " "), strings.Join(defines, "\x00"))
+	fmt.Fprintf(h, "vkbench glsl v2\x00%s\x00%s\x00%s\x00", strings.Join(glslc.Flags, " "), strings.Join(defines, "\x00"), filepath.Dir(abs))
 	h.Write(src)
-	dir := glslCacheDir()
-	cached := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))+".spv")
-	if code, err := os.ReadFile(cached); err == nil {
-		if _, err := spirv.Parse(code); err == nil {
-			return code, nil
-		}
+	cached := filepath.Join(glslCacheDir(), hex.EncodeToString(h.Sum(nil))+".spv")
+	if code, err := cachedGLSL(cached, filepath.Base(path)); code != nil || err != nil {
+		return code, err
 	}
 	if _, err := exec.LookPath(glslc.Default.Glslc); err != nil {
 		return nil, status.Newf(status.FailedPrecondition, "compiling %s needs glslc, the Khronos GLSL compiler (Debian's and Ubuntu's package glslc, or the Vulkan SDK), on the PATH: %v", filepath.Base(path), err)
 	}
-	code, err := glslc.CompileFile(context.Background(), path, defines)
+	code, deps, err := glslc.CompileFile(context.Background(), abs, defines)
 	if err != nil {
 		return nil, status.Newf(status.InvalidArgument, "%v", err)
 	}
-	// The cache is a convenience: a folder that cannot be written costs
-	// a compile next time, nothing else.
-	if os.MkdirAll(dir, 0o700) == nil {
-		part := cached + ".part" + strconv.Itoa(os.Getpid())
-		if os.WriteFile(part, code, 0o600) == nil && os.Rename(part, cached) != nil {
-			_ = os.Remove(part)
+	keepGLSL(cached, code, deps)
+	return code, nil
+}
+
+// cachedGLSL returns the SPIR-V of source kept at path if its record
+// (depsPath) is of that very SPIR-V and every file it names has the
+// digest it gives; nil if not, or if any of them cannot be read: glslc,
+// compiling again, says what is wrong. A file that is there but is not a
+// regular one (a named pipe, on which glslc would wait forever) is an
+// error.
+func cachedGLSL(path, source string) ([]byte, error) {
+	rec, err := os.ReadFile(depsPath(path))
+	if err != nil {
+		return nil, nil
+	}
+	code, err := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(rec), "\n"), "\n")
+	if err != nil || len(lines) < 2 || lines[0] != digest(code) {
+		return nil, nil
+	}
+	for _, line := range lines[1:] {
+		sum, dep, _ := strings.Cut(line, " ")
+		if fi, err := os.Stat(dep); err == nil && !fi.Mode().IsRegular() {
+			return nil, status.Newf(status.InvalidArgument, "compiling %s reads %s, which is not a regular file", source, dep)
+		}
+		text, err := readModule(dep)
+		if err != nil || digest(text) != sum {
+			return nil, nil
 		}
 	}
 	return code, nil
+}
+
+// keepGLSL writes code to path, and the record of deps, the files it was
+// compiled from, beside it. The cache is a convenience: a folder that
+// cannot be written, or a file that cannot be read now, costs a compile
+// next time, nothing else.
+func keepGLSL(path string, code []byte, deps []string) {
+	rec := digest(code) + "\n"
+	for _, dep := range deps {
+		text, err := readModule(dep)
+		if err != nil || strings.ContainsRune(dep, '\n') {
+			return
+		}
+		rec += digest(text) + " " + dep + "\n"
+	}
+	if len(deps) == 0 || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return
+	}
+	// Each file is renamed into place whole; the record names the SPIR-V
+	// it goes with, so two processes writing one entry at once leave
+	// either a matching pair or a miss.
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{path, code}, {depsPath(path), []byte(rec)}} {
+		part := f.path + ".part" + strconv.Itoa(os.Getpid())
+		if os.WriteFile(part, f.data, 0o600) != nil || os.Rename(part, f.path) != nil {
+			_ = os.Remove(part)
+			return
+		}
+	}
+}
+
+// depsPath is the record of the files that the SPIR-V at path was
+// compiled from.
+func depsPath(path string) string { return strings.TrimSuffix(path, ".spv") + ".deps" }
+
+// digest is the hex SHA-256 of data.
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // glslCacheDir is where compiled GLSL is kept: the folder "glsl" beside

@@ -2,13 +2,17 @@ package manifest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
@@ -94,5 +98,120 @@ func TestGLSLErrors(t *testing.T) {
 		if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("with %s: %v; want INVALID_ARGUMENT saying %q", tt.new, err, tt.says)
 		}
+	}
+}
+
+// TestGLSLIncludes: the cached SPIR-V of a source follows the files it
+// #includes, and theirs: editing a header, or a header that header
+// includes, changes the kernel that runs (it writes the header's
+// constant, which the check's "expect" tells apart); an unchanged tree
+// is answered from the cache, with no compiler on the PATH; an entry
+// without its record of includes (as caches from before kept them) is
+// compiled again, once; a cache folder that cannot be written costs a
+// compile each time; a header gone is glslc's error, and one that became
+// a named pipe an error, not a wait.
+func TestGLSLIncludes(t *testing.T) {
+	if _, err := exec.LookPath("glslc"); err != nil {
+		testenv.Unavailable(t, "glslc is not on the PATH")
+	}
+	ctx := context.Background()
+	dev := devtest.Device(t)
+	cacheDir := t.TempDir()
+	t.Setenv(store.EnvCache, filepath.Join(cacheDir, "autotune.db"))
+	path := os.Getenv("PATH")
+	src := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("k.comp", "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"consts.h\"\n"+
+		"layout(local_size_x = 64) in;\nlayout(std430, binding = 0) writeonly buffer Out { uint y[]; };\n"+
+		"void main() { y[gl_GlobalInvocationID.x] = OUT; }\n")
+	write("consts.h", "#include \"inner/value.h\"\n#define OUT (VALUE + 100u)\n")
+	write("inner/value.h", "#define VALUE 7u\n")
+	load := func(want int) (kernels.Operation, error) {
+		t.Helper()
+		ops, err := manifest.Parse([]byte(fmt.Sprintf(`{"schema": "vkbench.manifest/v1", "operations": [{"name": "value", "dims": {"N": 64},
+		"buffers": [{"name": "y", "type": "u32", "len": "N", "binding": 0, "role": "output", "expect": "%d"}],
+		"verify": {}, "candidates": [{"name": "included", "glsl": "k.comp", "groups": ["N / 64"]}]}]}`, want)), src)
+		if err != nil {
+			return nil, err
+		}
+		return ops[0], nil
+	}
+	runs := func(step string, want int) {
+		t.Helper()
+		op, err := load(want)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if err := kernels.VerifyCandidate(ctx, dev, op, kernels.SizeOf(64), 0, 1); err != nil {
+			t.Errorf("%s: the kernel does not write %d: %v", step, want, err)
+		}
+	}
+	cachedOnly := func(step string, cached bool) {
+		t.Helper()
+		t.Setenv("PATH", t.TempDir())
+		defer t.Setenv("PATH", path)
+		_, err := load(0)
+		if cached && err != nil || !cached && status.CodeOf(err) != status.FailedPrecondition {
+			t.Errorf("%s, loading with no glslc: %v; want it from the cache: %v", step, err, cached)
+		}
+	}
+
+	runs("first", 107)
+	cachedOnly("unchanged", true)
+	write("inner/value.h", "#define VALUE 8u\n")
+	cachedOnly("an include of an include edited", false)
+	runs("an include of an include edited", 108)
+	write("consts.h", "#include \"inner/value.h\"\n#define OUT (VALUE + 200u)\n")
+	runs("an include edited", 208)
+	cachedOnly("unchanged again", true)
+
+	records, err := filepath.Glob(filepath.Join(cacheDir, "glsl", "*.deps"))
+	if err != nil || len(records) != 1 {
+		t.Fatalf("records %v, %v; want one, the source's (its text is unchanged: each compile replaced it)", records, err)
+	}
+	for _, r := range records {
+		if err := os.Remove(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cachedOnly("no record of includes", false)
+	runs("no record of includes", 208)
+	cachedOnly("recompiled once", true)
+
+	// A cache folder that cannot be made: compiled each time, and right.
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(store.EnvCache, filepath.Join(blocked, "autotune.db"))
+	runs("cache folder not writable", 208)
+	cachedOnly("cache folder not writable", false)
+	t.Setenv(store.EnvCache, filepath.Join(cacheDir, "autotune.db"))
+
+	// A header that became a named pipe: an error that names it, at once.
+	value := filepath.Join(src, "inner", "value.h")
+	if err := os.Remove(value); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(value, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(208); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), value) || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("an included named pipe: %v; want INVALID_ARGUMENT naming it", err)
+	}
+	// A header gone: compiled again, and glslc says what is missing.
+	if err := os.Remove(value); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(208); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "inner/value.h") {
+		t.Errorf("an included header removed: %v; want INVALID_ARGUMENT naming it", err)
 	}
 }

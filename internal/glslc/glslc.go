@@ -218,27 +218,56 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 
 // CompileFile compiles the GLSL compute source at path with defines
 // ("NAME=value", each a -D), its folder on the include path, by
-// Default's glslc for TargetEnv, and returns its SPIR-V: a manifest's
-// GLSL candidates, compiled per configuration.
-func CompileFile(ctx context.Context, path string, defines []string) ([]byte, error) {
+// Default's glslc for TargetEnv, and returns its SPIR-V and the files
+// glslc read for it (-MD): the source and every file it #includes,
+// directly or through another, as absolute paths; empty if glslc's list
+// could not be read. A manifest's GLSL candidates, compiled per
+// configuration, are cached on that list.
+func CompileFile(ctx context.Context, path string, defines []string) (code []byte, deps []string, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dir, err := os.MkdirTemp("", "vkbench-glslc-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }() // a temporary folder; nothing depends on it
 	args := Default.flags()
 	for _, d := range defines {
 		args = append(args, "-D"+d)
 	}
-	args = append(args, "-I", filepath.Dir(abs), abs, "-o", "k"+OutputExt)
+	args = append(args, "-I", filepath.Dir(abs), abs, "-o", "k"+OutputExt, "-MD", "-MF", "k.d")
 	if err := run(ctx, dir, Default.Glslc, args...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
+	if code, err = os.ReadFile(filepath.Join(dir, "k"+OutputExt)); err != nil {
+		return nil, nil, err
+	}
+	rule, err := os.ReadFile(filepath.Join(dir, "k.d"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return code, prerequisites(string(rule)), nil
+}
+
+// prerequisites returns the files of the make rule that glslc -MD
+// writes, "k.spv: /the/source /an/include ...". glslc escapes no space
+// in them, but each is absolute (CompileFile names the source and the
+// include folder so), so each " /" starts the next; a name with " /" in
+// it comes out as two that do not exist, which costs its user a compile
+// each time, not a stale kernel. Nil if the rule is not of that form.
+func prerequisites(rule string) []string {
+	_, list, ok := strings.Cut(rule, ": ")
+	list = strings.TrimSpace(strings.ReplaceAll(list, "\\\n", " "))
+	if !ok || !strings.HasPrefix(list, "/") {
+		return nil
+	}
+	var paths []string
+	for p := range strings.SplitSeq(list[1:], " /") {
+		paths = append(paths, "/"+p)
+	}
+	return paths
 }
 
 // flags are Flags with t's target environment.
