@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"codeberg.org/sbinet/npyio"
+	"codeberg.org/sbinet/npyio/npy"
+	"codeberg.org/sbinet/npyio/npy/float16"
 
 	"github.com/vkbench/vkbench/status"
 )
@@ -50,7 +52,7 @@ func (d *opDecoder) npy(n *jsonNode, b *manifestBuffer) (*hostArray, error) {
 // npyTypes are the element types of .npy files that manifests read, by
 // NumPy's type string less its byte order.
 var npyTypes = map[string]string{
-	"f4": "f32", "f8": "f64", "i1": "i8", "u1": "u8", "i2": "i16", "u2": "u16",
+	"f2": "f16", "f4": "f32", "f8": "f64", "i1": "i8", "u1": "u8", "i2": "i16", "u2": "u16",
 	"i4": "i32", "u4": "u32", "i8": "i64", "u8": "u64",
 }
 
@@ -72,7 +74,7 @@ func readNpy(path string) (*hostArray, error) {
 		name, ok = npyTypes[typ[1:]]
 	}
 	if !ok {
-		return nil, fmt.Errorf("holds elements of type %s; vkbench reads float32, float64 and 8- to 64-bit integers (numpy's astype converts)", h.Type)
+		return nil, fmt.Errorf("holds elements of type %s; vkbench reads float16, float32, float64 and 8- to 64-bit integers (numpy's astype converts)", h.Type)
 	}
 	if h.Fortran && len(h.Shape) > 1 {
 		return nil, status.New(status.InvalidArgument, "is in Fortran order; save it in C order (numpy.ascontiguousarray)")
@@ -85,6 +87,8 @@ func readNpy(path string) (*hostArray, error) {
 	arr := &hostArray{typ: t, n: n, data: make([]byte, n*int64(t.size))}
 	put := func(i int, u uint64) { putUint(arr.data[i*t.size:], u, t.size) }
 	switch name {
+	case "f16":
+		err = readFloat16(r, n, func(i int, v float16.Num) { put(i, uint64(v.Uint16())) })
 	case "f32":
 		err = readInto(r, n, func(i int, v float32) { put(i, uint64(math.Float32bits(v))) })
 	case "f64":
@@ -117,6 +121,23 @@ func readInto[T any](r *npyio.Reader, n int64, put func(int, T)) error {
 	vs := make([]T, n)
 	if err := r.Read(&vs); err != nil {
 		return err
+	}
+	for i, v := range vs {
+		put(i, v)
+	}
+	return nil
+}
+
+// readFloat16 reads n binary16 elements of r, giving each to put: npyio
+// reads them only as a whole array.
+func readFloat16(r *npyio.Reader, n int64, put func(int, float16.Num)) error {
+	var a npy.Array
+	if err := r.Read(&a); err != nil {
+		return err
+	}
+	vs, _ := a.Data().([]float16.Num)
+	if int64(len(vs)) != n {
+		return fmt.Errorf("holds %d float16 elements, and its shape %v says %d", len(vs), a.Shape(), n)
 	}
 	for i, v := range vs {
 		put(i, v)

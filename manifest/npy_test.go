@@ -2,19 +2,25 @@ package manifest_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"codeberg.org/sbinet/npyio"
 
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/half"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // writeNpy writes values to name in dir as a .npy file.
@@ -162,3 +168,151 @@ func TestManifestExpectReadsInputs(t *testing.T) {
 }
 
 func dir(t testing.TB) string { return t.TempDir() }
+
+// writeNpy16 writes the binary16 values bits (float16 patterns) to name
+// in dir as a .npy file of '<f2' or '>f2' (order '<' or '>'), its header
+// padded as NumPy pads it, to a multiple of align bytes (NumPy's 64, or
+// 128, as valid). npyio writes no float16.
+func writeNpy16(t testing.TB, dir, name string, bits []uint16, order byte, align int) {
+	t.Helper()
+	dict := fmt.Sprintf("{'descr': '%cf2', 'fortran_order': False, 'shape': (%d,), }", order, len(bits))
+	pad := (align - (10+len(dict)+1)%align) % align
+	data := append([]byte("\x93NUMPY\x01\x00"), 0, 0)
+	binary.LittleEndian.PutUint16(data[8:], uint16(len(dict)+pad+1))
+	data = append(append(append(data, dict...), strings.Repeat(" ", pad)...), '\n')
+	if len(data)%align != 0 {
+		t.Fatalf("header of %d bytes, not a multiple of %d", len(data), align)
+	}
+	for _, b := range bits {
+		if order == '>' {
+			data = binary.BigEndian.AppendUint16(data, b)
+		} else {
+			data = binary.LittleEndian.AppendUint16(data, b)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestManifestNpyFloat16: float16 .npy files (either byte order,
+// headers padded to 64 and to 128 bytes) are an f16 buffer's input and
+// its answer, NaN and infinities among them. The kernel (y = 2x, in
+// float16 storage) passes; one element off by less than the tolerance
+// passes, by more fails naming it, and so does a NaN or an infinity
+// where a number is wanted, or a number where they are. float32 data in
+// an f16 buffer is rounded as NumPy rounds it (to nearest, ties to
+// even), float16 data in an f32 buffer is exact, and float16 data in an
+// integer buffer is refused.
+func TestManifestNpyFloat16(t *testing.T) {
+	if _, err := exec.LookPath("glslc"); err != nil {
+		testenv.Unavailable(t, "glslc is not on the PATH")
+	}
+	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
+	ctx := context.Background()
+	dev := devtest.Device(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "twice.comp"), []byte(`#version 450
+#extension GL_EXT_shader_16bit_storage : require
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer X { float16_t x[]; };
+layout(std430, binding = 1) writeonly buffer Y { float16_t y[]; };
+void main() { uint i = gl_GlobalInvocationID.x; y[i] = float16_t(2.0 * float(x[i])); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const n = 64
+	const nan, inf, one = 0x7e00, 0x7c00, 0x3c00
+	x, want := make([]uint16, n), make([]uint16, n)
+	for i := range n {
+		x[i] = half.FromFloat32(float32(i-20) / 8)
+	}
+	x[1], x[2], x[3], x[4] = nan, inf, 0x8000|inf, 0x0001 // 2⁻²⁴, the smallest subnormal
+	for i, v := range x {
+		want[i] = half.FromFloat32(2 * half.ToFloat32(v))
+	}
+	verify := func(init string, abs float64, want []uint16) error {
+		t.Helper()
+		writeNpy16(t, dir, "want.npy", want, '<', 128)
+		ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{"name": "twice", "dims": {"N": 64},
+		"buffers": [{"name": "x", "type": "f16", "len": "N", "binding": 0, "init": {"npy": "`+init+`"}},
+			{"name": "y", "type": "f16", "len": "N", "binding": 1, "role": "output",
+			 "expect": {"npy": "want.npy"}, "tolerance": {"rel": 0, "abs": `+fmt.Sprint(abs)+`}}],
+		"verify": {}, "candidates": [{"name": "twice", "glsl": "twice.comp", "groups": ["N / 64"]}]}]}`), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kernels.VerifyCandidate(ctx, dev, ops[0], kernels.SizeOf(n), 0, 1)
+	}
+	writeNpy16(t, dir, "x.npy", x, '<', 64)
+	writeNpy16(t, dir, "x-big.npy", x, '>', 128)
+	for _, init := range []string{"x.npy", "x-big.npy"} {
+		if err := verify(init, 0.01, want); err != nil {
+			t.Errorf("x from %s, against the right answer: %v", init, err)
+		}
+	}
+	// Element 28 is 2x = 2; float16 steps by 2⁻⁹ there.
+	for _, tt := range []struct {
+		i    int
+		v    uint16
+		pass bool
+	}{
+		{28, half.FromFloat32(2 + 5*0x1p-9), true},  // off by 0.0098
+		{28, half.FromFloat32(2 + 6*0x1p-9), false}, // off by 0.0117
+		{28, half.FromFloat32(2 - 6*0x1p-9), false},
+		{28, nan, false},
+		{28, inf, false},
+		{1, one, false},    // a number where NaN is wanted
+		{2, 0x7bff, false}, // 65504 where +Inf is
+		{3, inf, false},    // +Inf where -Inf is
+		{1, 0xfe00, true},  // any NaN is NaN
+		{4, 0x0000, true},  // 2⁻²³ within 0.01 of 0
+	} {
+		off := slices.Clone(want)
+		off[tt.i] = tt.v
+		err := verify("x.npy", 0.01, off)
+		name := fmt.Sprintf("y[%d]:", tt.i)
+		if tt.pass && err != nil || !tt.pass && (!errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "want.npy")) {
+			t.Errorf("y[%d] wanted as %g (%#04x): %v; want pass: %v, else a wrong result naming %s and want.npy", tt.i, half.ToFloat32(tt.v), tt.v, err, tt.pass, name)
+		}
+	}
+
+	// float32 data rounds to the nearest float16, ties to even: 1 + 2⁻¹¹
+	// (a tie) to 1, 1 + 3·2⁻¹¹ (a tie) to 1 + 2⁻⁹; checked exactly.
+	x32 := make([]float32, n)
+	want = make([]uint16, n)
+	for i := range n {
+		x32[i] = 1 + float32(i%4)*0x1p-11
+		want[i] = half.FromFloat32(2 * []float32{1, 1, 1 + 0x1p-10, 1 + 0x1p-9}[i%4])
+	}
+	writeNpy(t, dir, "x32.npy", x32)
+	if err := verify("x32.npy", 0, want); err != nil {
+		t.Errorf("float32 x rounded to f16: %v", err)
+	}
+	want[1] = half.FromFloat32(2 * (1 + 0x1p-10)) // a tie rounded away from zero
+	if err := verify("x32.npy", 0, want); !errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "y[1]:") {
+		t.Errorf("float32 x rounded to f16, against a tie rounded up: %v; want a wrong result naming y[1]", err)
+	}
+
+	// float16 data in saxpy's f32 buffer x, and refused by an i32 one.
+	xs, ys, saxpy := make([]uint16, 1000), make([]float64, 1000), make([]float64, 1000)
+	for i := range ys {
+		xs[i] = half.FromFloat32(float32(i%17)/4 - 2)
+		ys[i] = float64(i) / 7
+		saxpy[i] = 2.5*float64(half.ToFloat32(xs[i])) + ys[i]
+	}
+	writeNpy16(t, dir, "x.npy", xs, '<', 64)
+	writeNpy(t, dir, "y.npy", ys)
+	writeNpy(t, dir, "want.npy", saxpy)
+	ops, err := manifest.Parse([]byte(npyManifest(t)), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kernels.VerifyCandidate(ctx, dev, ops[0], kernels.SizeOf(1000), 0, 1); err != nil {
+		t.Errorf("float16 x in an f32 buffer: %v", err)
+	}
+	text := strings.Replace(npyManifest(t), `"name": "x", "type": "f32"`, `"name": "x", "type": "i32"`, 1)
+	if _, err := manifest.Parse([]byte(text), dir); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "holds f16 floats") {
+		t.Errorf("float16 .npy in an i32 buffer: %v; want INVALID_ARGUMENT saying it holds f16 floats", err)
+	}
+}
