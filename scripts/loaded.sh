@@ -20,11 +20,12 @@ trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
 failed=0
 for i in $(seq "$n"); do
 	tree=$(mktemp -d)
-	git clone -q "$PWD" "$tree/vkbench"
+	rev=$(git rev-parse --short HEAD)
+	git clone -q "$PWD" "$tree/vkbench" && git -C "$tree/vkbench" checkout -q "$rev"
 	start=$(date +%s)
 	(cd "$tree/vkbench" && CI=true bash .ci/run) >"$out/run-$i.log" 2>&1
 	rc=$?
-	echo "run $i of $n at $(git rev-parse --short HEAD): exit $rc in $(($(date +%s) - start)) s, load average $(cut -d' ' -f1-3 /proc/loadavg) (log: $out/run-$i.log)"
+	echo "run $i of $n at $rev: exit $rc in $(($(date +%s) - start)) s, load average $(cut -d' ' -f1-3 /proc/loadavg) (log: $out/run-$i.log)"
 	rm -rf "$tree"
 	[ "$rc" = 0 ] || failed=1
 done
