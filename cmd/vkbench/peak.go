@@ -198,24 +198,17 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions
 	wrap(&b, "", fmt.Sprintf("peak of device %d: %s (%s)", info.Index, info.Name, info.Hardware()))
 	g := grid{indent: "  ", elastic: 1}
 	g.add("measure", "best candidate", "rate", "", "±95% CI")
-	var reasons []string
-	who := map[string][]string{}
+	var why reasons
 	for _, r := range rows {
 		if r.outcome != "" {
 			g.add(r.what, "-", "-", r.unit, r.outcome)
-			why := r.outcome + ", " + r.reason
-			if who[why] == nil {
-				reasons = append(reasons, why)
-			}
-			who[why] = append(who[why], r.what)
+			why.add(r.outcome+", "+r.reason, r.what)
 			continue
 		}
 		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, r.note)
 	}
 	g.write(&b)
-	for _, r := range reasons {
-		wrap(&b, "  ", r+": "+strings.Join(who[r], ", "))
-	}
+	why.write(&b, "  ")
 	wrap(&b, "", "conditions: "+conditions)
 	_, err := io.WriteString(w, b.String())
 	return err

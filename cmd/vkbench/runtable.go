@@ -339,19 +339,35 @@ func joulesText(j float64) string {
 // run the candidates whose rows say unsupported: each reason once, with
 // the candidates it stops.
 func writeUnsupported(b *strings.Builder, bs []*results.Benchmark) {
-	var reasons []string
-	who := map[string][]string{}
+	var r reasons
 	for _, bench := range bs {
-		if bench.Outcome != results.Unsupported {
-			continue
+		if bench.Outcome == results.Unsupported {
+			r.add("unsupported, "+report.Reason(bench.Error, bench.Candidate), bench.Candidate)
 		}
-		r := report.Reason(bench.Error, bench.Candidate)
-		if who[r] == nil {
-			reasons = append(reasons, r)
-		}
-		who[r] = append(who[r], bench.Candidate)
 	}
-	for _, r := range reasons {
-		wrap(b, "    ", fmt.Sprintf("unsupported, %s: %s", r, strings.Join(who[r], ", ")))
+	r.write(b, "    ")
+}
+
+// reasons gathers why things did not run, each reason once, in the order
+// first seen, with the names it stopped.
+type reasons struct {
+	order []string
+	who   map[string][]string
+}
+
+func (r *reasons) add(why, name string) {
+	if r.who == nil {
+		r.who = map[string][]string{}
+	}
+	if r.who[why] == nil {
+		r.order = append(r.order, why)
+	}
+	r.who[why] = append(r.who[why], name)
+}
+
+// write writes a wrapped line a reason: "why: name, name".
+func (r *reasons) write(b *strings.Builder, indent string) {
+	for _, why := range r.order {
+		wrap(b, indent, why+": "+strings.Join(r.who[why], ", "))
 	}
 }
