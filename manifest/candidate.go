@@ -25,16 +25,9 @@ type manifestModule struct {
 
 // module reads and parses the SPIR-V file that n names.
 func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
-	p, err := d.src.str(n)
+	p, full, err := d.path(n, "a SPIR-V file")
 	if err != nil {
 		return nil, err
-	}
-	if p == "" {
-		return nil, d.src.errAt(n, "is empty; want the path of a SPIR-V file")
-	}
-	full := p
-	if !filepath.IsAbs(p) {
-		full = filepath.Join(d.dir, p)
 	}
 	if m, ok := d.modules[full]; ok {
 		return m, nil
@@ -50,6 +43,21 @@ func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 	m := &manifestModule{path: p, code: code, spv: sm}
 	d.modules[full] = m
 	return m, nil
+}
+
+// path reads the path of a file (what it is) that n gives relative to
+// the manifest's folder: as written, and as it is opened.
+func (d *opDecoder) path(n *jsonNode, what string) (p, full string, err error) {
+	if p, err = d.src.str(n); err != nil {
+		return "", "", err
+	}
+	if p == "" {
+		return "", "", d.src.errAt(n, "is empty; want the path of %s", what)
+	}
+	if full = p; !filepath.IsAbs(p) {
+		full = filepath.Join(d.dir, p)
+	}
+	return p, full, nil
 }
 
 // maxModuleSize bounds a SPIR-V file; real kernels are kilobytes.
@@ -260,11 +268,7 @@ func (d *opDecoder) subgroups(c int, obj *jsonObj) error {
 		if err := d.checkParams(c, &e); err != nil {
 			return err
 		}
-		env := exprEnv{}
-		for k, v := range run.params {
-			env[k] = intValue(int64(v))
-		}
-		v, err := e.evalInt(env)
+		v, err := e.evalInt(intEnv(run.params))
 		if err != nil {
 			return e.errorf(status.InvalidArgument, err)
 		}

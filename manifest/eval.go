@@ -96,19 +96,13 @@ func (n binaryNode) eval(env exprEnv) (exprValue, error) {
 
 // compared says whether a comparison op holds for the sign c of compare.
 func compared(op string, c int) bool {
-	switch op {
-	case "==":
-		return c == 0
-	case "!=":
-		return c != 0
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
+	switch {
+	case c < 0:
+		return op == "<" || op == "<=" || op == "!="
+	case c > 0:
+		return op == ">" || op == ">=" || op == "!="
 	}
-	return c >= 0
+	return op == "==" || op == "<=" || op == ">="
 }
 
 func (n binaryNode) floatArith(l, r exprValue) (exprValue, error) {

@@ -129,6 +129,18 @@ type exprNode interface {
 // exprEnv gives the values of names during an evaluation.
 type exprEnv map[string]exprValue
 
+// intEnv is the environment of the integers in each of ms, such as a
+// candidate's params.
+func intEnv(ms ...map[string]int) exprEnv {
+	env := exprEnv{}
+	for _, m := range ms {
+		for k, v := range m {
+			env[k] = intValue(int64(v))
+		}
+	}
+	return env
+}
+
 // exprFuncs are the functions of the language.
 var exprFuncs = map[string]struct{ minArgs, maxArgs int }{
 	"min": {2, -1}, "max": {2, -1}, "clamp": {3, 3},

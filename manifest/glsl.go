@@ -25,16 +25,9 @@ import (
 // (glslCacheDir) with the files it was compiled from (compileGLSL), and
 // later loads read it without a compiler while those are unchanged.
 func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error) {
-	p, err := d.src.str(n)
+	p, full, err := d.path(n, "a GLSL compute source")
 	if err != nil {
 		return nil, err
-	}
-	if p == "" {
-		return nil, d.src.errAt(n, "is empty; want the path of a GLSL compute source")
-	}
-	full := p
-	if !filepath.IsAbs(p) {
-		full = filepath.Join(d.dir, p)
 	}
 	defines, err := d.defines(c, defs)
 	if err != nil {
@@ -73,10 +66,7 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 	if _, err := d.src.object(n, `#define names to integers or expressions of the params, such as {"WG": "WG"}`); err != nil {
 		return nil, err
 	}
-	env := exprEnv{}
-	for k, v := range d.op.runs[c].params {
-		env[k] = intValue(int64(v))
-	}
+	env := intEnv(d.op.runs[c].params)
 	var out []string
 	for i, name := range n.keys {
 		if !isIdent(name) {

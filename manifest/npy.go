@@ -2,14 +2,12 @@ package manifest
 
 import (
 	"fmt"
-	"math"
+	"io"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 
 	"codeberg.org/sbinet/npyio"
-	"codeberg.org/sbinet/npyio/npy"
-	"codeberg.org/sbinet/npyio/npy/float16"
 
 	"github.com/vkbench/vkbench/status"
 )
@@ -19,13 +17,9 @@ import (
 // Its elements, in C order, are b's, so its shape's product is the
 // buffer's length at the sizes it is used at.
 func (d *opDecoder) npy(n *jsonNode, b *manifestBuffer) (*hostArray, error) {
-	p, err := d.src.str(n)
+	p, full, err := d.path(n, "a .npy file")
 	if err != nil {
 		return nil, err
-	}
-	full := p
-	if !filepath.IsAbs(p) {
-		full = filepath.Join(d.dir, p)
 	}
 	arr, err := readNpy(full)
 	if err != nil {
@@ -56,7 +50,9 @@ var npyTypes = map[string]string{
 	"i4": "i32", "u4": "u32", "i8": "i64", "u8": "u64",
 }
 
-// readNpy reads a whole .npy file.
+// readNpy reads a whole .npy file. npyio reads the header; the elements
+// that follow it are read as they lie, since a hostArray's bytes are the
+// same little-endian elements, swapped where the file is big-endian.
 func readNpy(path string) (*hostArray, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -85,62 +81,13 @@ func readNpy(path string) (*hostArray, error) {
 		n *= int64(d)
 	}
 	arr := &hostArray{typ: t, n: n, data: make([]byte, n*int64(t.size))}
-	put := func(i int, u uint64) { putUint(arr.data[i*t.size:], u, t.size) }
-	switch name {
-	case "f16":
-		err = readFloat16(r, n, func(i int, v float16.Num) { put(i, uint64(v.Uint16())) })
-	case "f32":
-		err = readInto(r, n, func(i int, v float32) { put(i, uint64(math.Float32bits(v))) })
-	case "f64":
-		err = readInto(r, n, func(i int, v float64) { put(i, math.Float64bits(v)) })
-	case "i8":
-		err = readInto(r, n, func(i int, v int8) { put(i, uint64(v)) })
-	case "u8":
-		err = readInto(r, n, func(i int, v uint8) { put(i, uint64(v)) })
-	case "i16":
-		err = readInto(r, n, func(i int, v int16) { put(i, uint64(v)) })
-	case "u16":
-		err = readInto(r, n, func(i int, v uint16) { put(i, uint64(v)) })
-	case "i32":
-		err = readInto(r, n, func(i int, v int32) { put(i, uint64(v)) })
-	case "u32":
-		err = readInto(r, n, func(i int, v uint32) { put(i, uint64(v)) })
-	case "i64":
-		err = readInto(r, n, func(i int, v int64) { put(i, uint64(v)) })
-	default:
-		err = readInto(r, n, func(i int, v uint64) { put(i, v) })
+	if _, err := io.ReadFull(f, arr.data); err != nil {
+		return nil, fmt.Errorf("holds fewer than the %d elements its shape %v says", n, h.Shape)
 	}
-	if err != nil {
-		return nil, err
+	if typ[0] == '>' {
+		for i := 0; i < len(arr.data); i += t.size {
+			slices.Reverse(arr.data[i : i+t.size])
+		}
 	}
 	return arr, nil
-}
-
-// readInto reads n elements of r as T, giving each to put.
-func readInto[T any](r *npyio.Reader, n int64, put func(int, T)) error {
-	vs := make([]T, n)
-	if err := r.Read(&vs); err != nil {
-		return err
-	}
-	for i, v := range vs {
-		put(i, v)
-	}
-	return nil
-}
-
-// readFloat16 reads n binary16 elements of r, giving each to put: npyio
-// reads them only as a whole array.
-func readFloat16(r *npyio.Reader, n int64, put func(int, float16.Num)) error {
-	var a npy.Array
-	if err := r.Read(&a); err != nil {
-		return err
-	}
-	vs, _ := a.Data().([]float16.Num)
-	if int64(len(vs)) != n {
-		return fmt.Errorf("holds %d float16 elements, and its shape %v says %d", len(vs), a.Shape(), n)
-	}
-	for i, v := range vs {
-		put(i, v)
-	}
-	return nil
 }

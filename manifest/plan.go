@@ -41,12 +41,9 @@ const (
 // returned with the rest: Prepare stops at it, while the decoder works
 // out what it can before the dry run reports it.
 func (op *manifestOp) env(size kernels.Size, params map[string]int, info *hal.DeviceInfo) (exprEnv, error) {
-	env := exprEnv{}
+	env := intEnv(params)
 	for i := range size.Len() {
 		env[op.dims[i]] = intValue(int64(size.Dim(i)))
-	}
-	for k, v := range params {
-		env[k] = intValue(int64(v))
 	}
 	var first error
 	for _, l := range op.lets {

@@ -276,7 +276,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 // holds reports whether c meets the restrictions of params alone (a
 // failure to evaluate one is a failure).
 func (ms *manifestSpace) holds(c kernels.Config) bool {
-	env := ms.env(c)
+	env := intEnv(ms.fixed, c)
 	for _, r := range ms.restrict {
 		if !r.static {
 			continue
@@ -410,23 +410,10 @@ func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[str
 	op.space = s
 }
 
-// env is the environment of restrictions at configuration c: the
-// candidate's params and c's.
-func (ms *manifestSpace) env(c kernels.Config) exprEnv {
-	env := exprEnv{}
-	for k, v := range ms.fixed {
-		env[k] = intValue(int64(v))
-	}
-	for k, v := range c {
-		env[k] = intValue(int64(v))
-	}
-	return env
-}
-
 // restriction evaluates r at a configuration, size and device.
 func (ms *manifestSpace) restriction(r spaceRestriction) func(kernels.Env) (bool, error) {
 	return func(e kernels.Env) (bool, error) {
-		env := ms.env(e.Config)
+		env := intEnv(ms.fixed, e.Config)
 		for i, d := range e.Dims {
 			if i < e.Size.Len() {
 				env[d] = intValue(int64(e.Size.Dim(i)))
