@@ -3,6 +3,7 @@ package haltest
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -28,16 +29,13 @@ func wantCode(t testing.TB, what string, err error, code status.Code, is error) 
 // wantLost checks that err reports the loss of the device.
 func wantLost(t testing.TB, what string, err error) {
 	t.Helper()
-	if err == nil {
-		t.Errorf("%s: no error after the device was lost, want hal.ErrDeviceLost", what)
-		return
-	}
-	if !errors.Is(err, hal.ErrDeviceLost) {
-		t.Errorf("%s: error %q after the device was lost does not match hal.ErrDeviceLost", what, err)
-	}
-	if c := status.CodeOf(err); c != status.DataLoss {
-		t.Errorf("%s: error %q after the device was lost has code %v, want %v", what, err, c, status.DataLoss)
-	}
+	wantCode(t, what+" after the device was lost", err, status.DataLoss, hal.ErrDeviceLost)
+}
+
+// wantReleased checks that err reports the use of something released.
+func wantReleased(t testing.TB, what string, err error) {
+	t.Helper()
+	wantCode(t, what, err, status.FailedPrecondition, hal.ErrReleased)
 }
 
 // within runs f and fails t, without waiting any longer, if f has not
@@ -57,23 +55,17 @@ func within(t testing.TB, d time.Duration, what string, f func()) {
 	}
 }
 
-// diffWords describes how got differs from want: the count of differing
-// words and the first few, or "" if they are equal.
-func diffWords(got, want []uint32) string { return diffElems(got, want, "words", "%#x") }
-
-// diffBytes is diffWords for bytes.
-func diffBytes(got, want []byte) string { return diffElems(got, want, "bytes", "%#02x") }
-
-// diffElems is diffWords and diffBytes: unit names the elements, verb
-// formats one.
-func diffElems[E uint32 | byte](got, want []E, unit, verb string) string {
+// diffElems describes how got differs from want, elements farther apart
+// than tol: the count of those that differ and the first few, or "" if
+// none does. unit names the elements, verb formats one.
+func diffElems[E uint32 | byte | float32](got, want []E, unit, verb string, tol float64) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("got %d %s, want %d", len(got), unit, len(want))
 	}
 	var b strings.Builder
 	n := 0
 	for i := range got {
-		if got[i] == want[i] {
+		if math.Abs(float64(got[i])-float64(want[i])) <= tol {
 			continue
 		}
 		if n < 8 {
@@ -87,10 +79,21 @@ func diffElems[E uint32 | byte](got, want []E, unit, verb string) string {
 	return fmt.Sprintf("%d of %d %s differ:%s", n, len(got), unit, b.String())
 }
 
+// diffBytes is diffElems for bytes that must be equal.
+func diffBytes(got, want []byte) string { return diffElems(got, want, "bytes", "%#02x", 0) }
+
 // checkWords fails t if got is not want.
 func checkWords(t testing.TB, what string, got, want []uint32) {
 	t.Helper()
-	if d := diffWords(got, want); d != "" {
+	if d := diffElems(got, want, "words", "%#x", 0); d != "" {
 		t.Errorf("%s: %s", what, d)
+	}
+}
+
+// checkFloats fails t if got differs from want by more than tol.
+func checkFloats(t testing.TB, what string, got, want []float32, tol float64) {
+	t.Helper()
+	if d := diffElems(got, want, "values", "%v", tol); d != "" {
+		t.Errorf("%s: %s (tolerance %g)", what, d, tol)
 	}
 }

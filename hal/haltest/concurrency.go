@@ -114,7 +114,7 @@ func fillRounds(e *env, x hal.Executable, g, rounds, n, local int) (err error) {
 		for i := range want {
 			want[i] = uint32(i)*3 + add
 		}
-		if d := diffWords(unwords(got), want); d != "" {
+		if d := diffElems(unpack[uint32](got), want, "words", "%#x", 0); d != "" {
 			return fmt.Errorf("round %d: fill_iota(add %#x): %s", r, add, d)
 		}
 	}

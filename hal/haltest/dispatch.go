@@ -58,17 +58,23 @@ func (c *addCase) check(e *env, what string) {
 	checkWords(e, what, e.readWords(c.c), c.want)
 }
 
+// run records c's dispatch of x, an executable of kernelAdd, runs it and
+// checks the output.
+func (c *addCase) run(e *env, x hal.Executable, what string) {
+	e.Helper()
+	cb := e.commandBuffer()
+	e.record(cb, func() { e.dispatch(cb, c.dispatch(x)) })
+	e.execute(cb, what)
+	c.check(e, what)
+}
+
 // testDispatch: a dispatch computes what the CPU computes, for n not a
 // multiple of the workgroup size, in both memory kinds.
 func testDispatch(e *env) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := e.executable(kernelAdd)
 	for _, mem := range memoryKinds {
-		c := e.newAddCase(rng, 64*37+29, mem)
-		cb := e.commandBuffer()
-		e.record(cb, func() { e.dispatch(cb, c.dispatch(x)) })
-		e.execute(cb, "add")
-		c.check(e, fmt.Sprintf("c = a + b in %v buffers", mem))
+		e.newAddCase(rng, 64*37+29, mem).run(e, x, fmt.Sprintf("c = a + b in %v buffers", mem))
 	}
 	// An executable whose kernel has no bindings and no push constants.
 	empty := e.executable(kernelEmpty)

@@ -35,12 +35,7 @@ func testErrBufferSize(e *env) {
 	b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.MemoryKind(200)})
 	refused(e, "Buffer", b, err, "CreateBuffer of an unknown memory kind", status.InvalidArgument)
 
-	rng := rand.New(rand.NewPCG(7, 8))
-	c := e.newAddCase(rng, 1000, hal.DeviceLocal)
-	cb := e.commandBuffer()
-	e.record(cb, func() { e.dispatch(cb, c.dispatch(e.executable(kernelAdd))) })
-	e.execute(cb, "add after failed allocations")
-	c.check(e, "add after failed allocations")
+	e.newAddCase(rand.New(rand.NewPCG(7, 8)), 1000, hal.DeviceLocal).run(e, e.executable(kernelAdd), "add after failed allocations")
 }
 
 // addDesc describes kernelAdd's bindings and push constants, with code
@@ -92,11 +87,7 @@ func testErrExecutable(e *env) {
 	// The entry point defaults to "main", and may be named.
 	x, err := e.dev.CreateExecutable(addDesc(good, "main"))
 	owned(e, "Executable", x, err, `CreateExecutable of add with entry point "main"`)
-	c := e.newAddCase(rand.New(rand.NewPCG(11, 12)), 999, hal.HostVisible)
-	cb := e.commandBuffer()
-	e.record(cb, func() { e.dispatch(cb, c.dispatch(x)) })
-	e.execute(cb, "add after failed CreateExecutable")
-	c.check(e, "add after failed CreateExecutable")
+	e.newAddCase(rand.New(rand.NewPCG(11, 12)), 999, hal.HostVisible).run(e, x, "add after failed CreateExecutable")
 }
 
 // testErrRecord: every bad argument to a recording call is InvalidArgument
@@ -115,11 +106,7 @@ func testErrRecord(e *env) {
 	e.must("Begin", cb.Begin())
 	good := c.dispatch(x)
 	bad := func(name string, edit func(d *hal.Dispatch)) {
-		d := good
-		d.Bindings = append([]hal.Binding(nil), good.Bindings...)
-		d.PushConstants = append([]byte(nil), good.PushConstants...)
-		edit(&d)
-		wantCode(e, "Dispatch with "+name, cb.Dispatch(d), status.InvalidArgument, nil)
+		wantCode(e, "Dispatch with "+name, cb.Dispatch(edited(good, edit)), status.InvalidArgument, nil)
 	}
 	bad("no executable", func(d *hal.Dispatch) { d.Executable = nil })
 	bad("2 of 3 bindings", func(d *hal.Dispatch) { d.Bindings = d.Bindings[:2] })
@@ -230,11 +217,7 @@ func testErrForeign(e *env) {
 		e.Helper()
 		wantCode(e, what+" that no device made", err, status.InvalidArgument, nil)
 	}
-	with := func(edit func(d *hal.Dispatch)) hal.Dispatch {
-		d := c.dispatch(x)
-		edit(&d)
-		return d
-	}
+	with := func(edit func(d *hal.Dispatch)) hal.Dispatch { return edited(c.dispatch(x), edit) }
 	foreign("Dispatch of an executable", cb.Dispatch(with(func(d *hal.Dispatch) { d.Executable = ox })))
 	foreign("Dispatch with a buffer", cb.Dispatch(with(func(d *hal.Dispatch) { d.Bindings[0].Buffer = oc.a })))
 	foreign("Dispatch writing a buffer", cb.Dispatch(with(func(d *hal.Dispatch) { d.Bindings[2].Buffer = oc.c })))
@@ -308,45 +291,37 @@ func testErrReleased(e *env) {
 		release("TimestampPool", gonePool)
 	}
 
-	isReleased := func(what string, err error) {
-		e.Helper()
-		wantCode(e, what, err, status.FailedPrecondition, hal.ErrReleased)
-	}
-	isReleased("Write to a released buffer", gone.Write(e.ctx, 0, []byte{1, 2, 3, 4}))
-	isReleased("Read of a released buffer", gone.Read(e.ctx, 0, make([]byte, 4)))
+	wantReleased(e, "Write to a released buffer", gone.Write(e.ctx, 0, []byte{1, 2, 3, 4}))
+	wantReleased(e, "Read of a released buffer", gone.Read(e.ctx, 0, make([]byte, 4)))
 
 	cb := e.commandBuffer()
 	e.must("Begin", cb.Begin())
-	withC := func(edit func(d *hal.Dispatch)) hal.Dispatch {
-		d := c.dispatch(x)
-		edit(&d)
-		return d
-	}
-	isReleased("Dispatch of a released executable", cb.Dispatch(withC(func(d *hal.Dispatch) { d.Executable = goneX })))
-	isReleased("Dispatch writing a released buffer", cb.Dispatch(withC(func(d *hal.Dispatch) { d.Bindings[2].Buffer = gone })))
-	isReleased("Copy from a released buffer", cb.Copy(gone, 0, c.c, 0, 16))
-	isReleased("Copy to a released buffer", cb.Copy(c.a, 0, gone, 0, 16))
-	isReleased("Fill of a released buffer", cb.Fill(gone, 0, 16, 1))
+	withC := func(edit func(d *hal.Dispatch)) hal.Dispatch { return edited(c.dispatch(x), edit) }
+	wantReleased(e, "Dispatch of a released executable", cb.Dispatch(withC(func(d *hal.Dispatch) { d.Executable = goneX })))
+	wantReleased(e, "Dispatch writing a released buffer", cb.Dispatch(withC(func(d *hal.Dispatch) { d.Bindings[2].Buffer = gone })))
+	wantReleased(e, "Copy from a released buffer", cb.Copy(gone, 0, c.c, 0, 16))
+	wantReleased(e, "Copy to a released buffer", cb.Copy(c.a, 0, gone, 0, 16))
+	wantReleased(e, "Fill of a released buffer", cb.Fill(gone, 0, 16, 1))
 	if gonePool != nil {
-		isReleased("Timestamp into a released pool", cb.Timestamp(gonePool, 0))
+		wantReleased(e, "Timestamp into a released pool", cb.Timestamp(gonePool, 0))
 		_, err := gonePool.Elapsed(0, 1)
-		isReleased("Elapsed of a released pool", err)
+		wantReleased(e, "Elapsed of a released pool", err)
 		_, err = gonePool.Ticks(0, 1)
-		isReleased("Ticks of a released pool", err)
+		wantReleased(e, "Ticks of a released pool", err)
 	}
 	e.dispatch(cb, c.dispatch(x))
 	e.must("End", cb.End())
 
-	isReleased("Begin of a released command buffer", goneCB.Begin())
-	isReleased("Dispatch into a released command buffer", goneCB.Dispatch(c.dispatch(x)))
-	isReleased("End of a released command buffer", goneCB.End())
+	wantReleased(e, "Begin of a released command buffer", goneCB.Begin())
+	wantReleased(e, "Dispatch into a released command buffer", goneCB.Dispatch(c.dispatch(x)))
+	wantReleased(e, "End of a released command buffer", goneCB.End())
 	_, err := e.dev.Submit(goneCB)
-	isReleased("Submit of a released command buffer", err)
-	isReleased("Wait on a released fence", goneFence.Wait(e.ctx))
+	wantReleased(e, "Submit of a released command buffer", err)
+	wantReleased(e, "Wait on a released fence", goneFence.Wait(e.ctx))
 	_, err = goneFence.Poll()
-	isReleased("Poll of a released fence", err)
+	wantReleased(e, "Poll of a released fence", err)
 	_, err = e.dev.Submit(cb, goneFence)
-	isReleased("Submit waiting on a released fence", err)
+	wantReleased(e, "Submit waiting on a released fence", err)
 
 	e.write(c.c, 0, words(repeat(sentinel, c.n+17)...))
 	e.execute(cb, "add after released objects were refused")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -246,9 +247,29 @@ func (e *env) record(cb hal.CommandBuffer, f func()) {
 // dispatch records a dispatch that must succeed.
 func (e *env) dispatch(cb hal.CommandBuffer, d hal.Dispatch) {
 	e.Helper()
-	if err := cb.Dispatch(d); err != nil {
-		e.Fatalf("CommandBuffer.Dispatch(%s): %v", labelOf(d.Executable), err)
+	e.must("CommandBuffer.Dispatch", cb.Dispatch(d))
+}
+
+// stamped records d between timestamps 0 and 1 of pool, or alone if pool
+// is nil.
+func (e *env) stamped(cb hal.CommandBuffer, pool hal.TimestampPool, d hal.Dispatch) {
+	e.Helper()
+	if pool != nil {
+		stamp(e, cb, pool, 0)
 	}
+	e.dispatch(cb, d)
+	if pool != nil {
+		stamp(e, cb, pool, 1)
+	}
+}
+
+// edited returns d changed by edit, its bindings and push constants
+// copied first so that d is left as it was.
+func edited(d hal.Dispatch, edit func(d *hal.Dispatch)) hal.Dispatch {
+	d.Bindings = slices.Clone(d.Bindings)
+	d.PushConstants = slices.Clone(d.PushConstants)
+	edit(&d)
+	return d
 }
 
 // barrier records a barrier that must succeed.
@@ -308,12 +329,4 @@ func (e *env) read(b hal.Buffer, offset, n int64) []byte {
 func (e *env) readWords(b hal.Buffer) []uint32 {
 	e.Helper()
 	return unwords(e.read(b, 0, b.Size()))
-}
-
-// labelOf names an executable in messages, nil included.
-func labelOf(x hal.Executable) string {
-	if x == nil {
-		return "<nil executable>"
-	}
-	return x.Label()
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"time"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -84,29 +83,6 @@ func (c *sampleCase) dispatch(x hal.Executable, s hal.Sampler, offX float32) hal
 	}
 }
 
-// checkFloats compares got with want within tol, naming the first few
-// that differ.
-func checkFloats(e *env, what string, got, want []float32, tol float64) {
-	e.Helper()
-	var bad []string
-	for i := range want {
-		if i >= len(got) || !(math.Abs(float64(got[i]-want[i])) <= tol) {
-			if len(bad) < 4 {
-				g := "nothing"
-				if i < len(got) {
-					g = fmt.Sprint(got[i])
-				}
-				bad = append(bad, fmt.Sprintf("[%d]: got %s, want %v", i, g, want[i]))
-			} else {
-				bad = append(bad, "")
-			}
-		}
-	}
-	if len(bad) > 0 {
-		e.Errorf("%s: %d of %d values differ by more than %g: %s", what, len(bad), len(want), tol, strings.Join(bad[:min(4, len(bad))], "; "))
-	}
-}
-
 func (e *env) readImage(img hal.Image) []byte {
 	e.Helper()
 	dst := make([]byte, img.Desc().Bytes())
@@ -124,12 +100,10 @@ func testImageReadWrite(e *env) {
 	tested := 0
 	for _, f := range hal.Formats() {
 		var usage hal.ImageUsage
-		have := e.info.ImageFormats.Of(f)
-		if have.Has(hal.FormatStorage) {
-			usage |= hal.ImageStorage
-		}
-		if have.Has(hal.FormatSampled) {
-			usage |= hal.ImageSampled
+		for _, u := range []hal.ImageUsage{hal.ImageStorage, hal.ImageSampled} {
+			if e.info.ImageFormats.Of(f).Has(u.Features()) {
+				usage |= u
+			}
 		}
 		if usage == 0 {
 			continue
@@ -228,23 +202,13 @@ func testImageReleaseAfterSubmit(e *env) {
 			e.barrier(cb)
 			e.must("CopyImageToBuffer", cb.CopyImageToBuffer(c.dst, keep, 0))
 		})
-		release := func() {
-			t0 := time.Now()
-			for _, o := range []object{{"src Image", c.src}, {"dst Image", c.dst}, {"Sampler", s}, {"Executable", x}, {"out Buffer", c.out}} {
-				if err := o.r.Release(); err != nil {
-					e.Errorf("%s.Release: %v", o.name, err)
-				}
-			}
-			if d := time.Since(t0); d > inFlightJob/2 {
-				e.Errorf("releasing the images of a submission in flight took %v; Release must not wait for the GPU", d)
-			}
-		}
+		used := []object{{"src Image", c.src}, {"dst Image", c.dst}, {"Sampler", s}, {"Executable", x}, {"out Buffer", c.out}}
 		if beforeSubmit {
-			release()
+			releaseUnwaited(e, used)
 		}
 		f := e.submit(cb)
 		if !beforeSubmit {
-			release()
+			releaseUnwaited(e, used)
 		}
 		e.wait(f, "the submission whose images were released")
 		want := make([]float32, len(c.texels))
@@ -304,10 +268,7 @@ func testErrImageBindings(e *env) {
 	e.must("Begin", cb.Begin())
 	bad := func(what string, code status.Code, is error, edit func(d *hal.Dispatch)) {
 		e.Helper()
-		d := c.dispatch(x, s, 0)
-		d.Bindings = append([]hal.Binding(nil), d.Bindings...)
-		edit(&d)
-		wantCode(e, "Dispatch with "+what, cb.Dispatch(d), code, is)
+		wantCode(e, "Dispatch with "+what, cb.Dispatch(edited(c.dispatch(x, s, 0), edit)), code, is)
 	}
 	bad("the storage-only image bound as the sampled one", status.InvalidArgument, nil, func(d *hal.Dispatch) { d.Bindings[0].Image = c.dst })
 	bad("the sampled image without its sampler", status.InvalidArgument, nil, func(d *hal.Dispatch) { d.Bindings[0].Sampler = nil })

@@ -40,10 +40,7 @@ func testDeviceLoss(e *env) {
 	l.laterCalls()
 
 	// Other devices go on.
-	ocb := o.commandBuffer()
-	o.record(ocb, func() { o.dispatch(ocb, oc.dispatch(ox)) })
-	o.execute(ocb, "add on another device after the loss")
-	oc.check(o, "add on another device after the loss")
+	oc.run(o, ox, "add on another device after the loss")
 	if err := o.dev.Err(); err != nil {
 		e.Errorf("Err of another device after the loss: %v", err)
 	}
@@ -102,15 +99,7 @@ func (l *lossCase) before(rng *rand.Rand) {
 	}
 	doneCB := e.commandBuffer()
 	l.keep("CommandBuffer (completed)", doneCB)
-	e.record(doneCB, func() {
-		if l.pool != nil {
-			stamp(e, doneCB, l.pool, 0)
-		}
-		e.dispatch(doneCB, l.c.dispatch(l.x))
-		if l.pool != nil {
-			stamp(e, doneCB, l.pool, 1)
-		}
-	})
+	e.record(doneCB, func() { e.stamped(doneCB, l.pool, l.c.dispatch(l.x)) })
 	l.doneFence = e.submit(doneCB)
 	l.keep("Fence (completed)", l.doneFence)
 	e.wait(l.doneFence, "add before the loss")
@@ -189,7 +178,7 @@ func (l *lossCase) lose(lm hal.LossMarker) {
 	lm.MarkLost(errors.New("haltest: device marked lost"))
 	within(e, 10*time.Second, "Fence.Wait of fences pending when the device was lost", wg.Wait)
 	for i, r := range results {
-		what := fmt.Sprintf("Wait of submission %d of %d, pending when the device was lost", i, len(l.fences))
+		what := fmt.Sprintf("Wait of submission %d of %d (pending at the loss)", i, len(l.fences))
 		wantLost(e, what, r.err)
 		if d := r.at.Sub(lostAt); d > lossLatency {
 			e.Errorf("%s returned %v after MarkLost, want within %v", what, d, lossLatency)

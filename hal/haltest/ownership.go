@@ -47,13 +47,7 @@ func (e *env) newOwnedRun(rng *rand.Rand, mem hal.MemoryKind) *ownedRun {
 	e.record(r.cb, func() {
 		r.job.record(e, r.cb)
 		e.barrier(r.cb)
-		if r.pool != nil {
-			stamp(e, r.cb, r.pool, 0)
-		}
-		e.dispatch(r.cb, r.add.dispatch(r.x))
-		if r.pool != nil {
-			stamp(e, r.cb, r.pool, 1)
-		}
+		e.stamped(r.cb, r.pool, r.add.dispatch(r.x))
 		e.barrier(r.cb)
 		e.must("Copy", r.cb.Copy(r.add.c, 0, r.keep, 0, r.add.c.Size()))
 	})
@@ -74,19 +68,19 @@ func (r *ownedRun) used() []object {
 	return objs
 }
 
-// releaseUsed releases every object the submission uses, each of which
-// must return nil, and all of them together well before the job could
-// have finished: Release never waits for the GPU.
-func (r *ownedRun) releaseUsed(e *env) {
+// releaseUnwaited releases objs, which a submission uses that nobody has
+// waited for: each must return nil, and all of them together well before
+// the work could have finished, for Release never waits for the GPU.
+func releaseUnwaited(e *env, objs []object) {
 	e.Helper()
 	t0 := time.Now()
-	for _, o := range r.used() {
+	for _, o := range objs {
 		if err := o.r.Release(); err != nil {
-			e.Errorf("%s.Release while its submission is in flight: %v", o.name, err)
+			e.Errorf("%s.Release of an object a submission uses: %v", o.name, err)
 		}
 	}
 	if d := time.Since(t0); d > inFlightJob/2 {
-		e.Errorf("releasing the objects of a submission in flight took %v; Release must not wait for the GPU (the job lasts %v)", d, inFlightJob)
+		e.Errorf("releasing the objects of a submission took %v; Release must not wait for the GPU (the job lasts %v)", d, inFlightJob)
 	}
 }
 
@@ -104,7 +98,7 @@ func testReleaseAfterSubmit(e *env) {
 	for _, mem := range memoryKinds {
 		r := e.newOwnedRun(rng, mem)
 		f := e.submit(r.cb)
-		r.releaseUsed(e)
+		releaseUnwaited(e, r.used())
 		if done, err := f.Poll(); done {
 			e.Logf("warning: the submission was done (%v) before its objects were released; the property was not tested in %v memory", err, mem)
 		}
@@ -125,7 +119,7 @@ func testReleaseWhileWaiting(e *env) {
 	waited := make(chan error, 1)
 	go func() { waited <- f.Wait(e.ctx) }()
 	var wg sync.WaitGroup
-	wg.Go(func() { r.releaseUsed(e) })
+	wg.Go(func() { releaseUnwaited(e, r.used()) })
 	wg.Wait()
 	e.must("Wait while another goroutine released what the submission uses", <-waited)
 	r.check(e, "add whose objects were released during the Wait")

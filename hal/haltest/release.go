@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/status"
 )
 
 // object is something to release, named for messages.
@@ -50,15 +49,7 @@ func (e *env) objects() []object {
 		keep(c.c, "Buffer c %d", i)
 		cb := e.commandBuffer()
 		keep(cb, "CommandBuffer %d", i)
-		e.record(cb, func() {
-			if pool != nil {
-				stamp(e, cb, pool, 0)
-			}
-			e.dispatch(cb, c.dispatch(x))
-			if pool != nil {
-				stamp(e, cb, pool, 1)
-			}
-		})
+		e.record(cb, func() { e.stamped(cb, pool, c.dispatch(x)) })
 		f := e.submit(cb)
 		keep(f, "Fence %d", i)
 		e.wait(f, "add")
@@ -94,19 +85,15 @@ func (e *env) releaseDevice() {
 	})
 	released(e, "second Device.Release", e.dev.Release())
 
-	isReleased := func(what string, err error) {
-		e.Helper()
-		wantCode(e, what+" of a released device", err, status.FailedPrecondition, hal.ErrReleased)
-	}
 	_, err := e.dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.HostVisible})
-	isReleased("CreateBuffer", err)
+	wantReleased(e, "CreateBuffer of a released device", err)
 	_, err = e.dev.CreateExecutable(hal.ExecutableDesc{SPIRV: kernelEmpty.spirv})
-	isReleased("CreateExecutable", err)
+	wantReleased(e, "CreateExecutable of a released device", err)
 	_, err = e.dev.CreateCommandBuffer()
-	isReleased("CreateCommandBuffer", err)
+	wantReleased(e, "CreateCommandBuffer of a released device", err)
 	if e.info.Limits.TimestampValidBits > 0 {
 		_, err = e.dev.CreateTimestampPool(2)
-		isReleased("CreateTimestampPool", err)
+		wantReleased(e, "CreateTimestampPool of a released device", err)
 	}
 }
 
@@ -142,15 +129,11 @@ func testReleaseDeviceFirst(e *env) {
 		}
 	}
 	e.releaseDevice()
-	isReleased := func(what string, err error) {
-		e.Helper()
-		wantCode(e, what+" of an object of a released device", err, status.FailedPrecondition, hal.ErrReleased)
-	}
-	isReleased("Buffer.Write", buf.Write(e.ctx, 0, make([]byte, 4)))
-	isReleased("Buffer.Read", buf.Read(e.ctx, 0, make([]byte, 4)))
-	isReleased("CommandBuffer.Begin", cb.Begin())
+	wantReleased(e, "Buffer.Write of an object of a released device", buf.Write(e.ctx, 0, make([]byte, 4)))
+	wantReleased(e, "Buffer.Read of an object of a released device", buf.Read(e.ctx, 0, make([]byte, 4)))
+	wantReleased(e, "CommandBuffer.Begin of an object of a released device", cb.Begin())
 	within(e, 10*time.Second, "Fence.Wait of a fence of a released device", func() {
-		isReleased("Fence.Wait", f.Wait(e.ctx))
+		wantReleased(e, "Fence.Wait of an object of a released device", f.Wait(e.ctx))
 	})
 	for _, o := range objs {
 		released(e, o.name+".Release after the device's", o.r.Release())
