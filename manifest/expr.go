@@ -256,8 +256,7 @@ type binaryOp struct {
 var binaryLevels = [][]binaryOp{
 	{{op: "||"}},
 	{{op: "&&"}},
-	{{op: "=="}, {op: "!="}, {op: "<=", not: []string{"<<"}}, {op: ">=", not: []string{">>"}},
-		{op: "<", not: []string{"<<"}}, {op: ">", not: []string{">>"}}},
+	{{op: "=="}, {op: "!="}, {op: "<="}, {op: ">="}, {op: "<", not: []string{"<<"}}, {op: ">", not: []string{">>"}}},
 	{{op: "<<"}, {op: ">>"}},
 	{{op: "+"}, {op: "-"}},
 	{{op: "*"}, {op: "/"}, {op: "%"}},
@@ -445,10 +444,7 @@ func (p *exprParser) name(name string, pos int) (typedNode, error) {
 		known := slices.DeleteFunc(slices.Sorted(maps.Keys(p.scope.names)), func(n string) bool {
 			return p.scope.forbid != nil && p.scope.forbid(n, p.scope.names[n]) != ""
 		})
-		msg := fmt.Sprintf("unknown name %q", name)
-		if s := suggest(name, known); s != "" {
-			msg += fmt.Sprintf(" (did you mean %s?)", s)
-		}
+		msg := unknown("name", name, known)
 		if len(known) > 0 {
 			msg += " (known here: " + strings.Join(known, ", ") + ")"
 		} else {
@@ -508,11 +504,7 @@ func (p *exprParser) parseCall(name string, pos int) (typedNode, error) {
 	f, ok := exprFuncs[name]
 	if !ok {
 		known := slices.Sorted(maps.Keys(exprFuncs))
-		msg := fmt.Sprintf("unknown function %q", name)
-		if s := suggest(name, known); s != "" {
-			msg += fmt.Sprintf(" (did you mean %s?)", s)
-		}
-		return typedNode{}, &exprError{pos, msg + " (functions: " + strings.Join(known, ", ") + ")"}
+		return typedNode{}, &exprError{pos, unknown("function", name, known) + " (functions: " + strings.Join(known, ", ") + ")"}
 	}
 	p.pos++ // '('
 	var args []typedNode
@@ -552,17 +544,10 @@ func (p *exprParser) call(name string, pos int, args []typedNode) (typedNode, er
 		nodes[i] = a.n
 		anyFloat = anyFloat || a.typ == floatType
 	}
-	needInts := func() error {
-		for i, a := range args {
-			if a.typ != intType {
-				return p.errf(a.pos, "argument %d of %s is a float; %s takes integers", i+1, name, name)
-			}
-		}
-		return nil
-	}
 	typ := intType
 	switch name {
-	case "min", "max", "clamp", "abs":
+	case "min", "max", "clamp", "abs", "pow":
+		// Of integers, an integer (exactly); of a float, a float.
 		if anyFloat {
 			typ = floatType
 		}
@@ -574,23 +559,16 @@ func (p *exprParser) call(name string, pos int, args []typedNode) (typedNode, er
 			}
 			return typedNode{}, p.errf(pos, "%s of an integer does nothing%s", name, hint)
 		}
-	case "pow":
-		// Of integers, an integer (exactly); of a float, a float.
-		if anyFloat {
-			typ = floatType
-		}
 	case "exp", "log", "sqrt", "sin", "cos", "tanh":
 		typ = floatType
 	case "div_up", "round_up", "log2":
-		if err := needInts(); err != nil {
-			return typedNode{}, err
+		for i, a := range args {
+			if a.typ != intType {
+				return typedNode{}, p.errf(a.pos, "argument %d of %s is a float; %s takes integers", i+1, name, name)
+			}
 		}
 	case "select":
-		if args[1].typ != args[2].typ {
-			typ = floatType
-		} else {
-			typ = args[1].typ
-		}
+		typ = max(args[1].typ, args[2].typ) // a float if either is
 	}
 	return typedNode{callNode{name: name, pos: pos, args: nodes, typ: typ}, typ, pos}, nil
 }
@@ -599,9 +577,7 @@ func (p *exprParser) binary(op string, pos int, l, r typedNode) (typedNode, erro
 	typ := intType
 	switch op {
 	case "+", "-", "*", "/":
-		if l.typ == floatType || r.typ == floatType {
-			typ = floatType
-		}
+		typ = max(l.typ, r.typ) // a float if either is
 	case "%", "<<", ">>":
 		if l.typ != intType || r.typ != intType {
 			return typedNode{}, p.errf(pos, "%s takes integers, not floats", op)
@@ -610,7 +586,15 @@ func (p *exprParser) binary(op string, pos int, l, r typedNode) (typedNode, erro
 	return typedNode{binaryNode{op: op, pos: pos, l: l.n, r: r.n, typ: typ}, typ, l.pos}, nil
 }
 
-// Nodes.
+// unknown says that name is no known what, and which of known it may be
+// a typo of.
+func unknown(what, name string, known []string) string {
+	msg := fmt.Sprintf("unknown %s %q", what, name)
+	if s := suggest(name, known); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return msg
+}
 
 // suggest returns the name in known closest to name, if one is close
 // enough to be a likely typo.

@@ -381,11 +381,8 @@ func (src *manifestSource) expression(n *jsonNode, scope exprScope) (*expr, erro
 		if i, err := strconv.ParseInt(n.s, 10, 64); err == nil {
 			return literalExpr(intValue(i)), nil
 		}
-		f, err := strconv.ParseFloat(n.s, 64)
-		if err != nil {
-			return nil, src.errAt(n, "%s is not a finite number", n.s)
-		}
-		return literalExpr(floatValue(f)), nil
+		f, err := src.number(n)
+		return literalExpr(floatValue(f)), err
 	case jsonBool:
 		return literalExpr(boolValue(n.b)), nil
 	case jsonString:

@@ -410,29 +410,23 @@ func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 // Release frees the buffers, the images and samplers, and the pipelines
 // Record built.
 func (p *manifestProblem) Release() error {
-	var errs []error
-	for _, list := range [][]hal.Buffer{p.bufs, p.initial} {
-		for i, b := range list {
-			if b != nil {
-				errs = append(errs, b.Release())
-				list[i] = nil
-			}
-		}
-	}
+	errs := []error{releaseAll(p.bufs), releaseAll(p.initial), releaseAll(p.images), releaseAll(p.samplers)}
 	for k, x := range p.exes {
 		errs = append(errs, x.Release())
 		delete(p.exes, k)
 	}
-	for i := range p.images {
-		if p.images[i] != nil {
-			errs = append(errs, p.images[i].Release())
-			p.images[i] = nil
-		}
-		if p.samplers[i] != nil {
-			errs = append(errs, p.samplers[i].Release())
-			p.samplers[i] = nil
+	p.listed = nil
+	return status.Join(errs...)
+}
+
+// releaseAll releases the objects of xs that are there, and forgets them.
+func releaseAll[T interface{ Release() error }](xs []T) error {
+	var errs []error
+	for _, x := range xs {
+		if any(x) != nil {
+			errs = append(errs, x.Release())
 		}
 	}
-	p.listed = nil
+	clear(xs)
 	return status.Join(errs...)
 }

@@ -28,6 +28,9 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 	}
 	op := p.op
 	m := kernels.Mismatches{What: op.name + "/" + op.cands[cand].Name}
+	// What expected values see: the candidate's names and the inputs.
+	env := maps.Clone(p.envs[cand])
+	maps.Copy(env, p.host)
 	var checked int64
 	for i, b := range op.bufs {
 		if !b.checked() || !b.expects() && p.want[i] == nil {
@@ -39,14 +42,9 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 		if err != nil {
 			return status.Annotatef(err, "manifest: reading %s", b.name)
 		}
-		if b.expects() {
-			env := maps.Clone(p.envs[cand])
-			maps.Copy(env, p.host)
-			err = compareExpected(&m, b, got, first, env)
-		} else {
-			compareElements(&m, b, got, p.want[i][first*size:(first+count)*size], first)
-		}
-		if err != nil {
+		if !b.expects() {
+			compareElements(&m, b, got, p.want[i], first)
+		} else if err := compareExpected(&m, b, got, first, env); err != nil {
 			return err
 		}
 		checked += count
@@ -54,24 +52,13 @@ func (p *manifestProblem) Verify(ctx context.Context, cand int) error {
 	return m.Err(checked)
 }
 
-// compareElements adds to m every element of got that differs from want;
-// got starts at element first of the buffer.
+// compareElements adds to m every element of got that differs from want,
+// the whole buffer as another run computed it; got starts at element first
+// of the buffer. The elements are checked as against a .npy file's.
 func compareElements(m *kernels.Mismatches, b *manifestBuffer, got, want []byte, first int64) {
-	size := b.typ.size
-	for i := 0; i+size <= len(got); i += size {
-		g, w := got[i:i+size], want[i:i+size]
-		if bytes.Equal(g, w) {
-			continue
-		}
-		idx := first + int64(i/size)
-		if b.typ.kind != floatKind {
-			m.Add("%s[%d]: got %s, want %s (integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(w))
-			continue
-		}
-		if gf, wf := b.typ.decodeFloat(g), b.typ.decodeFloat(w); !b.tol.accepts(gf, wf) {
-			m.Add("%s[%d]: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, math.Abs(gf-wf), b.tol.of(wf))
-		}
-	}
+	ref := *b
+	ref.expect, ref.expectNpy = nil, &hostArray{typ: b.typ, n: int64(len(want) / b.typ.size), data: want}
+	_ = compareExpected(m, &ref, got, first, nil)
 }
 
 // compareExpected adds to m every element of got that is not the value
@@ -140,12 +127,12 @@ func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) exp
 			putUint(want, uint64(v.i), size)
 			if !bytes.Equal(g, want) {
 				describe = func() string {
-					return fmt.Sprintf("%s[%d]: got %s, want %s (expect %s; integers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expectSource())
+					return fmt.Sprintf("%s[%d]: got %s, want %s (%sintegers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expectSource())
 				}
 			}
 		} else if gf, wf := b.typ.decodeFloat(g), v.float(); !b.tol.accepts(gf, wf) {
 			describe = func() string {
-				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (expect %s; |difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expectSource(), math.Abs(gf-wf), b.tol.of(wf))
+				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (%s|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expectSource(), math.Abs(gf-wf), b.tol.of(wf))
 			}
 		}
 		if describe == nil {
@@ -173,11 +160,15 @@ func (b *manifestBuffer) expected(idx int64, env exprEnv) (exprValue, error) {
 	return v, nil
 }
 
-// expectSource names what b is checked against, for messages: the
-// expression, quoted, or the .npy file.
+// expectSource says what b is checked against, for messages: "expect "
+// and the expression, quoted, or the .npy file, then "; "; nothing for
+// another run's results (compareElements).
 func (b *manifestBuffer) expectSource() string {
-	if b.expectNpy != nil {
-		return b.expectNpy.path
+	switch {
+	case b.expect != nil:
+		return "expect " + strconv.Quote(b.expect.src) + "; "
+	case b.expectNpy.path != "":
+		return "expect " + b.expectNpy.path + "; "
 	}
-	return strconv.Quote(b.expect.src)
+	return ""
 }
