@@ -69,7 +69,7 @@
 //     with hal.ErrDeviceLost at once, every later call fails the same way,
 //     and releasing still works.
 //   - Release: releasing everything, in any order and twice, leaves no
-//     goroutine behind.
+//     goroutine behind, and every later call fails with hal.ErrReleased.
 //   - Ownership: every object a submission uses can be released right
 //     after Submit, or by another goroutine while the fence is waited on,
 //     without waiting for the GPU, and the result is still right; a Wait

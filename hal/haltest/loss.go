@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
 )
 
 // lossLatency bounds how long after MarkLost a blocked Wait may return:
@@ -33,11 +34,20 @@ func testDeviceLoss(e *env) {
 	oc := o.newAddCase(rng, 300, hal.HostVisible)
 	ox := o.executable(kernelAdd)
 
-	l := &lossCase{env: e}
-	l.before(rng)
+	l := &lossCase{env: e, kit: e.newKit()}
 	l.inFlight()
 	l.lose(lm)
-	l.laterCalls()
+	l.kit.refused(e, time.Second, status.DataLoss, hal.ErrDeviceLost, "after the device was lost")
+	for i, f := range append(l.fences, l.done) {
+		within(e, time.Second, fmt.Sprintf("Wait and Poll of fence %d after the device was lost", i), func() {
+			wantLost(e, fmt.Sprintf("Wait of fence %d, again", i), f.Wait(e.ctx))
+			done, err := f.Poll()
+			if !done {
+				e.Errorf("Poll of fence %d after the device was lost: not done", i)
+			}
+			wantLost(e, fmt.Sprintf("Poll of fence %d", i), err)
+		})
+	}
 
 	// Other devices go on.
 	oc.run(o, ox, "add on another device after the loss")
@@ -46,7 +56,7 @@ func testDeviceLoss(e *env) {
 	}
 
 	// Releasing everything works.
-	for _, obj := range l.objects {
+	for _, obj := range l.all {
 		within(e, 10*time.Second, obj.name+".Release after the device was lost", func() {
 			if err := obj.r.Release(); err != nil {
 				e.Errorf("%s.Release after the device was lost: %v", obj.name, err)
@@ -64,52 +74,9 @@ func testDeviceLoss(e *env) {
 // before the loss, and submissions in flight when it comes.
 type lossCase struct {
 	*env
-	objects   []object
-	c         *addCase
-	x         hal.Executable
-	pool      hal.TimestampPool // nil without timestamps
-	img       hal.Image         // nil without r32f storage images
-	doneFence hal.Fence
-	ended     hal.CommandBuffer
-	recording hal.CommandBuffer
-	job       *spinJob
-	fences    []hal.Fence
-}
-
-func (l *lossCase) keep(name string, r interface{ Release() error }) {
-	l.objects = append(l.objects, object{name, r})
-}
-
-// before makes objects of every kind and uses them, before the loss.
-func (l *lossCase) before(rng *rand.Rand) {
-	e := l.env
-	l.c = e.newAddCase(rng, 300, hal.HostVisible)
-	l.keep("Buffer a", l.c.a)
-	l.keep("Buffer b", l.c.b)
-	l.keep("Buffer c", l.c.c)
-	l.x = e.executable(kernelAdd)
-	l.keep("Executable", l.x)
-	if e.info.Limits.TimestampValidBits > 0 {
-		l.pool = e.timestampPool(2)
-		l.keep("TimestampPool", l.pool)
-	}
-	if e.info.ImageFormats.Of(hal.R32Float).Has(hal.FormatStorage) {
-		l.img = e.image(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4, Usage: hal.ImageStorage, Label: "loss"})
-		l.keep("Image", l.img)
-	}
-	doneCB := e.commandBuffer()
-	l.keep("CommandBuffer (completed)", doneCB)
-	e.record(doneCB, func() { e.stamped(doneCB, l.pool, l.c.dispatch(l.x)) })
-	l.doneFence = e.submit(doneCB)
-	l.keep("Fence (completed)", l.doneFence)
-	e.wait(l.doneFence, "add before the loss")
-	l.c.check(e, "add before the loss")
-	l.ended = e.commandBuffer()
-	l.keep("CommandBuffer (ended)", l.ended)
-	e.record(l.ended, func() { e.dispatch(l.ended, l.c.dispatch(l.x)) })
-	l.recording = e.commandBuffer()
-	l.keep("CommandBuffer (recording)", l.recording)
-	e.must("Begin", l.recording.Begin())
+	*kit
+	job    *spinJob
+	fences []hal.Fence
 }
 
 // inFlight submits a long job, and submissions behind it, some waiting on
@@ -117,21 +84,21 @@ func (l *lossCase) before(rng *rand.Rand) {
 func (l *lossCase) inFlight() {
 	e := l.env
 	l.job = e.newSpinJob(time.Second)
-	l.keep("Buffer (spin)", l.job.out)
-	l.keep("Executable (spin)", l.job.x)
+	l.keep(l.job.out, "Buffer (spin)")
+	l.keep(l.job.x, "Executable (spin)")
 	first := e.commandBuffer()
-	l.keep("CommandBuffer (long)", first)
+	l.keep(first, "CommandBuffer (long)")
 	e.record(first, func() { l.job.record(e, first) })
 	l.fences = []hal.Fence{e.submit(first)}
-	l.keep("Fence (long)", l.fences[0])
+	l.keep(l.fences[0], "Fence (long)")
 	const behind = 30
 	fx := e.executable(kernelFillIota)
-	l.keep("Executable (fill_iota)", fx)
+	l.keep(fx, "Executable (fill_iota)")
 	out := e.buffer(4*behind, hal.HostVisible)
-	l.keep("Buffer (fill_iota)", out)
+	l.keep(out, "Buffer (fill_iota)")
 	for i := range behind {
 		cb := e.commandBuffer()
-		l.keep(fmt.Sprintf("CommandBuffer %d", i), cb)
+		l.keep(cb, "CommandBuffer %d behind", i)
 		e.record(cb, func() {
 			e.dispatch(cb, hal.Dispatch{
 				Executable:    fx,
@@ -145,7 +112,7 @@ func (l *lossCase) inFlight() {
 			wait = l.fences[len(l.fences)-1]
 		}
 		f := e.submit(cb, wait)
-		l.keep(fmt.Sprintf("Fence %d", i), f)
+		l.keep(f, "Fence %d behind", i)
 		l.fences = append(l.fences, f)
 	}
 }
@@ -184,98 +151,4 @@ func (l *lossCase) lose(lm hal.LossMarker) {
 			e.Errorf("%s returned %v after MarkLost, want within %v", what, d, lossLatency)
 		}
 	}
-}
-
-// laterCalls checks that every kind of call fails with the loss at once.
-func (l *lossCase) laterCalls() {
-	e := l.env
-	lost := func(what string, f func() error) {
-		e.Helper()
-		var err error
-		within(e, time.Second, what+" after the device was lost", func() { err = f() })
-		wantLost(e, what, err)
-	}
-	lost("Device.Err", e.dev.Err)
-	for i, f := range append(l.fences, l.doneFence) {
-		lost(fmt.Sprintf("Wait of fence %d, again", i), func() error { return f.Wait(e.ctx) })
-		within(e, time.Second, "Fence.Poll after the device was lost", func() {
-			done, err := f.Poll()
-			if !done {
-				e.Errorf("Poll of fence %d after the device was lost: not done", i)
-			}
-			wantLost(e, fmt.Sprintf("Poll of fence %d", i), err)
-		})
-	}
-	created := func(what string, r interface{ Release() error }, err error) error {
-		if err == nil {
-			l.keep(what+" (made after the loss)", r)
-		}
-		return err
-	}
-	lost("CreateBuffer", func() error {
-		b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: 64, Memory: hal.HostVisible})
-		return created("Buffer", b, err)
-	})
-	lost("CreateExecutable", func() error {
-		x, err := e.dev.CreateExecutable(hal.ExecutableDesc{SPIRV: kernelEmpty.spirv})
-		return created("Executable", x, err)
-	})
-	lost("CreateCommandBuffer", func() error {
-		cb, err := e.dev.CreateCommandBuffer()
-		return created("CommandBuffer", cb, err)
-	})
-	lost("CreateTimestampPool", func() error {
-		p, err := e.dev.CreateTimestampPool(2)
-		return created("TimestampPool", p, err)
-	})
-	lost("Submit", func() error {
-		f, err := e.dev.Submit(l.ended)
-		return created("Fence", f, err)
-	})
-	c, rec := l.c, l.recording
-	lost("Buffer.Write", func() error { return c.a.Write(e.ctx, 0, make([]byte, 4)) })
-	lost("Buffer.Read", func() error { return c.c.Read(e.ctx, 0, make([]byte, 4)) })
-	lost("CommandBuffer.Begin", l.ended.Begin)
-	lost("CommandBuffer.Dispatch", func() error { return rec.Dispatch(c.dispatch(l.x)) })
-	lost("CommandBuffer.Copy", func() error { return rec.Copy(c.a, 0, c.c, 0, 16) })
-	lost("CommandBuffer.Fill", func() error { return rec.Fill(c.c, 0, 16, 1) })
-	lost("CommandBuffer.Barrier", rec.Barrier)
-	if p := l.pool; p != nil {
-		lost("CommandBuffer.Timestamp", func() error { return rec.Timestamp(p, 0) })
-		lost("TimestampPool.Elapsed", func() error {
-			_, err := p.Elapsed(0, 1)
-			return err
-		})
-		lost("TimestampPool.Ticks", func() error {
-			_, err := p.Ticks(0, 2)
-			return err
-		})
-	}
-	l.laterImageCalls(lost, created)
-	lost("CommandBuffer.End", rec.End)
-}
-
-// laterImageCalls checks that the calls of images and samplers fail with
-// the loss at once, bad arguments or not.
-func (l *lossCase) laterImageCalls(lost func(string, func() error), created func(string, interface{ Release() error }, error) error) {
-	e := l.env
-	lost("CreateImage", func() error {
-		img, err := e.dev.CreateImage(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4, Usage: hal.ImageStorage})
-		return created("Image", img, err)
-	})
-	lost("CreateImage with a bad description", func() error {
-		img, err := e.dev.CreateImage(hal.ImageDesc{})
-		return created("Image", img, err)
-	})
-	lost("CreateSampler", func() error {
-		s, err := e.dev.CreateSampler(hal.SamplerDesc{Filter: hal.Linear})
-		return created("Sampler", s, err)
-	})
-	if l.img == nil {
-		return
-	}
-	lost("Image.Write", func() error { return l.img.Write(e.ctx, make([]byte, l.img.Desc().Bytes())) })
-	lost("Image.Read", func() error { return l.img.Read(e.ctx, make([]byte, l.img.Desc().Bytes())) })
-	lost("CommandBuffer.CopyBufferToImage", func() error { return l.recording.CopyBufferToImage(l.c.c, 0, l.img) })
-	lost("CommandBuffer.CopyImageToBuffer", func() error { return l.recording.CopyImageToBuffer(l.img, l.c.c, 0) })
 }
