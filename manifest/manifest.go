@@ -69,11 +69,10 @@ const Schema = "vkbench.manifest/v1"
 // that points to div_up.
 //
 // Specialization constants and workgroup sizes may be expressions of the
-// dimensions, the device's limits and pass: each distinct set of values
-// is a pipeline, which Prepare builds (so its compile time falls in no
-// run), shared by every dispatch, pass and candidate with those values.
-// "bytes" and "flops" may use a candidate's params; the problem then
-// reports each candidate's work (kernels.CandidateWorker).
+// dimensions, the device's limits and pass (see Sizes in pipelines in
+// the package's documentation). "bytes" and "flops" may use a
+// candidate's params; the problem then reports each candidate's work
+// (kernels.CandidateWorker).
 //
 // A candidate with "dispatches" runs several dispatches, with a barrier
 // between each, every one with its own module, entry point, constants,
@@ -101,23 +100,8 @@ const Schema = "vkbench.manifest/v1"
 // a default for the type). An operation whose checked buffers all have
 // an expect needs no reference. "verify": "none" checks nothing.
 //
-// Everything is checked when the manifest is read: each SPIR-V file
-// exists and parses (spirv.Parse); the entry point exists; every
-// binding the entry point uses, in any descriptor set, has a buffer (a
-// buffer's "set" says its set, 0 by default), or, where
-// the module declares a storage or sampled image, an image of the format
-// and texel kind it declares; every constant_id has a value that fits its type; a given
-// workgroup agrees with the module's (a literal LocalSize, or
-// local_size_x_id and friends, which "workgroup" then sets); the push
-// constants cover the module's block; every expression parses, uses only
-// names it may, and evaluates at the default size. Each problem is an
-// error with code InvalidArgument (NotFound for a missing file) that
-// names the file, line and column, the field's path
-// (operations[0].candidates[1].groups[0]) and, in an expression, the
-// column. Problems that do not stop the work are warnings, named the same
-// way (see Warnings): a constant_id the module does not declare (glslc -O
-// drops the constants a kernel does not use, and Vulkan ignores such
-// entries) is not passed.
+// Everything is checked when the manifest is read, as the package's
+// documentation says under Checking.
 func Load(path string) ([]kernels.Operation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -313,40 +297,22 @@ func (op *manifestOp) Candidates() []kernels.Candidate {
 
 // DefaultSize is the manifest's default extents for the kind of device
 // (its "integrated" and "discrete" defaults, where given), falling back
-// to a smaller kind's when the buffers would not fit the device.
+// to a smaller kind's when the buffers would not fit the device, or the
+// size is not one the operation can lay out there.
 func (op *manifestOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
 	for class := kernels.ClassOf(info); class > kernels.SmallDevice; class-- {
 		size := op.sizes[class]
-		if bytes, err := op.bufferBytes(size); err == nil && kernels.Fits(info, bytes...) {
+		lay, err := op.layout(size, &info)
+		if err != nil {
+			continue
+		}
+		bytes := make([]int64, len(op.bufs))
+		for i, b := range op.bufs {
+			bytes[i] = lay.lens[i] * int64(b.typ.size)
+		}
+		if kernels.Fits(info, bytes...) {
 			return size
 		}
 	}
 	return op.sizes[kernels.SmallDevice]
-}
-
-// bufferBytes returns the size in bytes of each buffer at size.
-func (op *manifestOp) bufferBytes(size kernels.Size) ([]int64, error) {
-	var out []int64
-	envs := make([]exprEnv, len(op.runs))
-	for c := range op.runs {
-		env, err := op.env(size, op.runs[c].params, nil)
-		if err != nil {
-			return nil, err
-		}
-		envs[c] = env
-	}
-	for _, b := range op.bufs {
-		var n int64
-		for c, uses := range b.users {
-			if uses {
-				v, err := op.bufferLen(b, envs[c])
-				if err != nil {
-					return nil, err
-				}
-				n = max(n, v)
-			}
-		}
-		out = append(out, n*int64(b.typ.size))
-	}
-	return out, nil
 }

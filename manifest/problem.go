@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -161,24 +162,13 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 		buf, err := p.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: hal.DeviceLocal, Label: op.name + "." + label})
 		return buf, status.Annotatef(err, "manifest: allocating buffer %s", b.name)
 	}
-	var inputs, outputs, scratch []kernels.Operand
 	for i, b := range op.bufs {
 		buf, err := create(i, b.name, b.role != roleInput)
 		if err != nil {
 			return err
 		}
 		p.bufs[i] = buf
-		desc := kernels.Operand{Buffer: buf, Name: b.name, DType: b.typ.dtype(), Len: p.lens[i]}
-		switch b.role {
-		case roleInput:
-			inputs = append(inputs, desc)
-		case roleOutput, roleInOut:
-			desc.Role = kernels.Output
-			outputs = append(outputs, desc)
-		case roleScratch:
-			desc.Role = kernels.Scratch
-			scratch = append(scratch, desc)
-		}
+		p.listed = append(p.listed, kernels.Operand{Buffer: buf, Name: b.name, DType: b.typ.dtype(), Len: p.lens[i], Role: operandRoles[b.role]})
 		if b.role != roleInput && b.role != roleInOut {
 			continue
 		}
@@ -187,7 +177,7 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 			if p.initial[i], err = create(i, b.name+".initial", false); err != nil {
 				return err
 			}
-			inputs = append(inputs, kernels.Operand{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
+			p.listed = append(p.listed, kernels.Operand{Buffer: p.initial[i], Name: b.name + ".initial", DType: b.typ.dtype(), Len: p.lens[i]})
 			dst = p.initial[i]
 		}
 		in := p.inits[i]
@@ -209,7 +199,8 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 			return status.Annotatef(err, "manifest: filling buffer %s", b.name)
 		}
 	}
-	p.listed = append(append(inputs, outputs...), scratch...)
+	// Inputs first, then outputs, then scratch, each in the manifest's order.
+	slices.SortStableFunc(p.listed, func(a, b kernels.Operand) int { return cmp.Compare(a.Role, b.Role) })
 	return nil
 }
 

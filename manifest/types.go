@@ -439,3 +439,6 @@ const (
 )
 
 var roleNames = []string{"input", "output", "inout", "scratch"}
+
+// operandRoles are the kernels.Role of each role's buffer.
+var operandRoles = [...]kernels.Role{roleInput: kernels.Input, roleOutput: kernels.Output, roleInOut: kernels.Output, roleScratch: kernels.Scratch}
