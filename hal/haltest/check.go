@@ -26,6 +26,9 @@ func wantCode(t testing.TB, what string, err error, code status.Code, is error) 
 	}
 }
 
+// errOf returns the error of a call that returns a value too.
+func errOf[T any](_ T, err error) error { return err }
+
 // wantLost checks that err reports the loss of the device.
 func wantLost(t testing.TB, what string, err error) {
 	t.Helper()

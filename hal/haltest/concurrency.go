@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/status"
 )
 
 // testConcurrency: goroutines sharing one device, each with its own
@@ -36,11 +37,8 @@ func testConcurrency(e *env) {
 				e.Errorf("CreateBuffer: %v", err)
 				return
 			}
-			if err := b.Write(e.ctx, 0, make([]byte, 64)); err != nil {
-				e.Errorf("Write: %v", err)
-			}
-			if err := b.Release(); err != nil {
-				e.Errorf("Buffer.Release: %v", err)
+			if err := status.Join(b.Write(e.ctx, 0, make([]byte, 64)), b.Release()); err != nil {
+				e.Errorf("Buffer.Write and Release: %v", err)
 			}
 			if i%5 == 0 {
 				x, err := e.dev.CreateExecutable(hal.ExecutableDesc{SPIRV: kernelEmpty.spirv})
@@ -64,51 +62,29 @@ func fillRounds(e *env, x hal.Executable, g, rounds, n, local int) (err error) {
 	if err != nil {
 		return fmt.Errorf("CreateCommandBuffer: %w", err)
 	}
-	defer func() {
-		if rerr := cb.Release(); rerr != nil && err == nil {
-			err = fmt.Errorf("CommandBuffer.Release: %w", rerr)
-		}
-	}()
 	buf, err := e.dev.CreateBuffer(hal.BufferDesc{Size: int64(4 * n), Memory: memoryKinds[g%2]})
 	if err != nil {
-		return fmt.Errorf("CreateBuffer: %w", err)
+		return status.Join(fmt.Errorf("CreateBuffer: %w", err), cb.Release())
 	}
-	defer func() {
-		if rerr := buf.Release(); rerr != nil && err == nil {
-			err = fmt.Errorf("Buffer.Release: %w", rerr)
-		}
-	}()
+	defer func() { err = status.Join(err, cb.Release(), buf.Release()) }()
 	got := make([]byte, 4*n)
 	for r := range rounds {
 		add := uint32(g<<16 | r)
-		if err := cb.Begin(); err != nil {
-			return fmt.Errorf("round %d: Begin: %w", r, err)
-		}
-		err := cb.Dispatch(hal.Dispatch{
+		d := hal.Dispatch{
 			Executable:    x,
 			Bindings:      []hal.Binding{{Buffer: buf}},
 			PushConstants: words(add, uint32(n)),
 			Groups:        groupsFor(n, uint32(local)),
-		})
-		if err != nil {
-			return fmt.Errorf("round %d: Dispatch: %w", r, err)
 		}
-		if err := cb.End(); err != nil {
-			return fmt.Errorf("round %d: End: %w", r, err)
+		if err := status.Join(cb.Begin(), cb.Dispatch(d), cb.End()); err != nil {
+			return fmt.Errorf("round %d: recording: %w", r, err)
 		}
 		f, err := e.dev.Submit(cb)
 		if err != nil {
 			return fmt.Errorf("round %d: Submit: %w", r, err)
 		}
-		werr := f.Wait(e.ctx)
-		if err := f.Release(); err != nil {
-			return fmt.Errorf("round %d: Fence.Release: %w", r, err)
-		}
-		if werr != nil {
-			return fmt.Errorf("round %d: Wait: %w", r, werr)
-		}
-		if err := buf.Read(e.ctx, 0, got); err != nil {
-			return fmt.Errorf("round %d: Read: %w", r, err)
+		if err := status.Join(f.Wait(e.ctx), f.Release(), buf.Read(e.ctx, 0, got)); err != nil {
+			return fmt.Errorf("round %d: Wait, Fence.Release and Read: %w", r, err)
 		}
 		want := make([]uint32, n)
 		for i := range want {

@@ -17,7 +17,7 @@ func testErrBufferSize(e *env) {
 	for _, h := range e.info.MemoryHeaps {
 		largest = max(largest, h.Size)
 	}
-	huge := int64(maxInt64)
+	huge := int64(math.MaxInt64)
 	if largest < 1<<62 {
 		huge = int64(largest) + 1<<20
 	}
@@ -237,18 +237,12 @@ func testErrForeign(e *env) {
 	e.dispatch(cb, c.dispatch(x))
 	e.must("End", cb.End())
 
-	_, err := e.dev.Submit(ocb)
-	foreign("Submit of a command buffer", err)
-	_, err = e.dev.Submit(alienCommandBuffer{cb})
-	alien("Submit of a command buffer", err)
-	_, err = e.dev.Submit(nil)
-	wantCode(e, "Submit(nil)", err, status.InvalidArgument, nil)
-	_, err = e.dev.Submit(cb, of)
-	foreign("Submit waiting on a fence", err)
-	_, err = e.dev.Submit(cb, alienFence{of})
-	alien("Submit waiting on a fence", err)
-	_, err = e.dev.Submit(cb, nil)
-	wantCode(e, "Submit waiting on a nil fence", err, status.InvalidArgument, nil)
+	foreign("Submit of a command buffer", errOf(e.dev.Submit(ocb)))
+	alien("Submit of a command buffer", errOf(e.dev.Submit(alienCommandBuffer{cb})))
+	wantCode(e, "Submit(nil)", errOf(e.dev.Submit(nil)), status.InvalidArgument, nil)
+	foreign("Submit waiting on a fence", errOf(e.dev.Submit(cb, of)))
+	alien("Submit waiting on a fence", errOf(e.dev.Submit(cb, alienFence{of})))
+	wantCode(e, "Submit waiting on a nil fence", errOf(e.dev.Submit(cb, nil)), status.InvalidArgument, nil)
 
 	e.execute(cb, "add after foreign objects were refused")
 	c.check(e, "add recorded after foreign objects were refused")
@@ -273,22 +267,14 @@ func testErrReleased(e *env) {
 	e.record(goneCB, func() { e.dispatch(goneCB, c.dispatch(x)) })
 	goneFence := e.submit(goneCB)
 	e.wait(goneFence, "add")
+	objs := []object{{"Buffer", gone}, {"Executable", goneX}, {"CommandBuffer", goneCB}, {"Fence", goneFence}}
 	var gonePool hal.TimestampPool
 	if e.info.Limits.TimestampValidBits > 0 {
 		gonePool = e.timestampPool(2)
+		objs = append(objs, object{"TimestampPool", gonePool})
 	}
-	release := func(what string, r interface{ Release() error }) {
-		e.Helper()
-		if err := r.Release(); err != nil {
-			e.Fatalf("%s.Release: %v", what, err)
-		}
-	}
-	release("Buffer", gone)
-	release("Executable", goneX)
-	release("CommandBuffer", goneCB)
-	release("Fence", goneFence)
-	if gonePool != nil {
-		release("TimestampPool", gonePool)
+	for _, o := range objs {
+		e.must(o.name+".Release", o.r.Release())
 	}
 
 	wantReleased(e, "Write to a released buffer", gone.Write(e.ctx, 0, []byte{1, 2, 3, 4}))
@@ -304,10 +290,8 @@ func testErrReleased(e *env) {
 	wantReleased(e, "Fill of a released buffer", cb.Fill(gone, 0, 16, 1))
 	if gonePool != nil {
 		wantReleased(e, "Timestamp into a released pool", cb.Timestamp(gonePool, 0))
-		_, err := gonePool.Elapsed(0, 1)
-		wantReleased(e, "Elapsed of a released pool", err)
-		_, err = gonePool.Ticks(0, 1)
-		wantReleased(e, "Ticks of a released pool", err)
+		wantReleased(e, "Elapsed of a released pool", errOf(gonePool.Elapsed(0, 1)))
+		wantReleased(e, "Ticks of a released pool", errOf(gonePool.Ticks(0, 1)))
 	}
 	e.dispatch(cb, c.dispatch(x))
 	e.must("End", cb.End())
@@ -315,25 +299,18 @@ func testErrReleased(e *env) {
 	wantReleased(e, "Begin of a released command buffer", goneCB.Begin())
 	wantReleased(e, "Dispatch into a released command buffer", goneCB.Dispatch(c.dispatch(x)))
 	wantReleased(e, "End of a released command buffer", goneCB.End())
-	_, err := e.dev.Submit(goneCB)
-	wantReleased(e, "Submit of a released command buffer", err)
+	wantReleased(e, "Submit of a released command buffer", errOf(e.dev.Submit(goneCB)))
 	wantReleased(e, "Wait on a released fence", goneFence.Wait(e.ctx))
-	_, err = goneFence.Poll()
-	wantReleased(e, "Poll of a released fence", err)
-	_, err = e.dev.Submit(cb, goneFence)
-	wantReleased(e, "Submit waiting on a released fence", err)
+	wantReleased(e, "Poll of a released fence", errOf(goneFence.Poll()))
+	wantReleased(e, "Submit waiting on a released fence", errOf(e.dev.Submit(cb, goneFence)))
 
 	e.write(c.c, 0, words(repeat(sentinel, c.n+17)...))
 	e.execute(cb, "add after released objects were refused")
 	c.check(e, "add recorded after released objects were refused")
 
 	// Twice is harmless: nil or ErrReleased, nothing else.
-	released(e, "second Buffer.Release", gone.Release())
-	released(e, "second Executable.Release", goneX.Release())
-	released(e, "second CommandBuffer.Release", goneCB.Release())
-	released(e, "second Fence.Release", goneFence.Release())
-	if gonePool != nil {
-		released(e, "second TimestampPool.Release", gonePool.Release())
+	for _, o := range objs {
+		released(e, "second "+o.name+".Release", o.r.Release())
 	}
 }
 
@@ -357,8 +334,7 @@ func testErrSubmit(e *env) {
 		e.Fatalf("Poll right after submitting %v = done (%v), want not done", job, err)
 	}
 
-	_, err := e.dev.Submit(cb)
-	wantCode(e, "Submit of a command buffer in flight", err, status.FailedPrecondition, hal.ErrInFlight)
+	wantCode(e, "Submit of a command buffer in flight", errOf(e.dev.Submit(cb)), status.FailedPrecondition, hal.ErrInFlight)
 	wantCode(e, "Begin of a command buffer in flight", cb.Begin(), status.FailedPrecondition, hal.ErrInFlight)
 	if done, err := f.Poll(); done {
 		e.Logf("warning: %v completed (%v) before the in-flight checks ended; they may not have tested what they meant to", job, err)
@@ -366,14 +342,12 @@ func testErrSubmit(e *env) {
 
 	fc2 := e.newFillCase(100, local)
 	cb2 := e.commandBuffer()
-	_, err = e.dev.Submit(cb2)
-	wantCode(e, "Submit of a command buffer never recorded", err, status.FailedPrecondition, nil)
+	wantCode(e, "Submit of a command buffer never recorded", errOf(e.dev.Submit(cb2)), status.FailedPrecondition, nil)
 	wantCode(e, "Dispatch into a command buffer never begun", cb2.Dispatch(fc2.dispatch(xf, 1)), status.FailedPrecondition, nil)
 	wantCode(e, "End of a command buffer never begun", cb2.End(), status.FailedPrecondition, nil)
 	e.must("Begin", cb2.Begin())
 	e.dispatch(cb2, fc2.dispatch(xf, 9))
-	_, err = e.dev.Submit(cb2)
-	wantCode(e, "Submit of a command buffer not ended", err, status.FailedPrecondition, nil)
+	wantCode(e, "Submit of a command buffer not ended", errOf(e.dev.Submit(cb2)), status.FailedPrecondition, nil)
 	e.must("End", cb2.End())
 	wantCode(e, "End of an ended command buffer", cb2.End(), status.FailedPrecondition, nil)
 	wantCode(e, "Dispatch into an ended command buffer", cb2.Dispatch(fc2.dispatch(xf, 1)), status.FailedPrecondition, nil)
@@ -385,7 +359,7 @@ func testErrSubmit(e *env) {
 	if done, err := f.Poll(); !done || err != nil {
 		e.Errorf("Poll after Wait = %v, %v; want true, nil", done, err)
 	}
-	job.check(e)
+	checkSpin(e, job.out, job.iters)
 	checkWords(e, "fill_iota after the spin job", e.readWords(fc.out), fc.want(3, 5))
 
 	// Done, it can be submitted again as it is.

@@ -317,7 +317,7 @@ func (x *fakeExecutable) run(spans [][]byte, push []byte, groups [3]uint32) {
 			binary.LittleEndian.PutUint32(b[4*i:], v)
 		}
 	}
-	p := unwords(push)
+	p := unpack[uint32](push)
 	switch x.kernel {
 	case "add":
 		for i := uint32(0); i < min(p[0], groups[0]*64); i++ {

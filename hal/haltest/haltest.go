@@ -328,5 +328,5 @@ func (e *env) read(b hal.Buffer, offset, n int64) []byte {
 // readWords reads all of b as uint32s.
 func (e *env) readWords(b hal.Buffer) []uint32 {
 	e.Helper()
-	return unwords(e.read(b, 0, b.Size()))
+	return unpack[uint32](e.read(b, 0, b.Size()))
 }

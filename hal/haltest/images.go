@@ -234,8 +234,8 @@ func testErrImages(e *env) {
 	wantCode(e, "CreateImage with no format", create(hal.ImageDesc{Width: 4, Height: 4, Usage: hal.ImageStorage}), status.InvalidArgument, nil)
 	wantCode(e, "CreateImage of width 0", create(hal.ImageDesc{Format: hal.R32Float, Height: 4, Usage: hal.ImageStorage}), status.InvalidArgument, nil)
 	wantCode(e, "CreateImage with no usage", create(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4}), status.InvalidArgument, nil)
-	_, err := e.dev.CreateSampler(hal.SamplerDesc{Unnormalized: true, Address: hal.Repeat})
-	wantCode(e, "CreateSampler of unnormalized coordinates that repeat", err, status.InvalidArgument, nil)
+	s, err := e.dev.CreateSampler(hal.SamplerDesc{Unnormalized: true, Address: hal.Repeat})
+	refused(e, "Sampler", s, err, "CreateSampler of unnormalized coordinates that repeat", status.InvalidArgument)
 	for _, f := range hal.Formats() {
 		have := e.info.ImageFormats.Of(f)
 		for _, usage := range []hal.ImageUsage{hal.ImageStorage, hal.ImageSampled} {

@@ -32,14 +32,9 @@ func testInfo(e *env) {
 	}
 
 	l := info.Limits
-	for i, n := range l.MaxWorkgroupSize {
-		if n == 0 {
-			e.Errorf("Limits.MaxWorkgroupSize[%d] is 0", i)
-		}
-	}
-	for i, n := range l.MaxWorkgroupCount {
-		if n == 0 {
-			e.Errorf("Limits.MaxWorkgroupCount[%d] is 0", i)
+	for i := range 3 {
+		if l.MaxWorkgroupSize[i] == 0 || l.MaxWorkgroupCount[i] == 0 {
+			e.Errorf("Limits.MaxWorkgroupSize[%d] is %d and MaxWorkgroupCount[%d] %d, want both positive", i, l.MaxWorkgroupSize[i], i, l.MaxWorkgroupCount[i])
 		}
 	}
 	if l.MaxWorkgroupInvocations == 0 {

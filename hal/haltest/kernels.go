@@ -3,7 +3,6 @@ package haltest
 import (
 	"embed"
 	"encoding/binary"
-	"math"
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
@@ -70,27 +69,19 @@ func groupsFor(n int, local uint32) [3]uint32 {
 	return [3]uint32{uint32((n + int(local) - 1) / int(local)), 1, 1}
 }
 
-// spinStep is the step of kernelSpin's generator.
-func spinStep(x uint32) uint32 {
-	x = x*1664525 + 1013904223
-	return x ^ x>>16
-}
-
 // spinRef is what kernelSpin stores for invocation i after iters rounds of
-// 16 steps.
+// 16 steps of its generator.
 func spinRef(i, iters uint32) uint32 {
 	x := i
 	for range 16 * uint64(iters) {
-		x = spinStep(x)
+		x = x*1664525 + 1013904223
+		x ^= x >> 16
 	}
 	return x
 }
 
 // words packs uint32s little-endian, as push constants and buffer contents.
 func words(v ...uint32) []byte { return pack(v) }
-
-// unwords unpacks little-endian uint32s; a trailing partial word is dropped.
-func unwords(b []byte) []uint32 { return unpack[uint32](b) }
 
 // pack packs 32-bit values little-endian, as buffers, push constants and
 // images of 32-bit texels hold them.
@@ -124,6 +115,3 @@ func alignUp(n, align int64) int64 {
 
 // sentinel marks words that no kernel should have written.
 const sentinel = 0xdeadbeef
-
-// maxInt64 guards size arithmetic on heap sizes.
-const maxInt64 = math.MaxInt64

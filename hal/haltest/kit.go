@@ -88,9 +88,6 @@ type call struct {
 	f    func() error
 }
 
-// errOf returns the error of a call that returns a value too.
-func errOf[T any](_ T, err error) error { return err }
-
 // refused makes a call of every kind through e's device and k's objects,
 // good arguments or bad, each of which must fail within d with code and
 // match is: the device is lost, or released (when says which).

@@ -131,8 +131,7 @@ func checkTimestampErrors(e *env, pool hal.TimestampPool, slots int) {
 		wantCode(e, fmt.Sprintf("Elapsed(%d, %d) = %v", c.start, c.end, d), err, status.InvalidArgument, nil)
 	}
 	for _, c := range []struct{ first, n int }{{-1, 2}, {5, 2}, {0, slots + 1}, {0, -1}} {
-		_, err := pool.Ticks(c.first, c.n)
-		wantCode(e, fmt.Sprintf("Ticks(%d, %d)", c.first, c.n), err, status.InvalidArgument, nil)
+		wantCode(e, fmt.Sprintf("Ticks(%d, %d)", c.first, c.n), errOf(pool.Ticks(c.first, c.n)), status.InvalidArgument, nil)
 	}
 }
 
