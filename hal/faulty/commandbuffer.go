@@ -32,7 +32,13 @@ func (cb *commandBuffer) enter(c Call) error {
 	if cb.released.Load() {
 		return status.Annotatef(hal.ErrReleased, "faulty: %s of a released command buffer", c)
 	}
-	return cb.checkHeld(c)
+	cb.dev.plan.holdMu.Lock()
+	held := cb.heldBy != nil
+	cb.dev.plan.holdMu.Unlock()
+	if held {
+		return status.Annotatef(hal.ErrInFlight, "faulty: %s of a command buffer whose submission is held", c)
+	}
+	return nil
 }
 
 // forward is device.forward for a command buffer's call, through enter.
@@ -41,17 +47,6 @@ func (cb *commandBuffer) forward(c Call, f func() error) error {
 		return err
 	}
 	return f()
-}
-
-// checkHeld refuses a call on a command buffer whose submission is held.
-func (cb *commandBuffer) checkHeld(c Call) error {
-	cb.dev.plan.holdMu.Lock()
-	held := cb.heldBy != nil
-	cb.dev.plan.holdMu.Unlock()
-	if held {
-		return status.Annotatef(hal.ErrInFlight, "faulty: %s of a command buffer whose submission is held", c)
-	}
-	return nil
 }
 
 func (cb *commandBuffer) Begin() error {

@@ -72,35 +72,15 @@ const (
 	numCalls
 )
 
+// callNames are the calls' names, in the order of the constants (which
+// TestCalls checks).
 var callNames = [numCalls]string{
-	None:                "None",
-	Open:                "Open",
-	CreateBuffer:        "CreateBuffer",
-	CreateExecutable:    "CreateExecutable",
-	CreateCommandBuffer: "CreateCommandBuffer",
-	CreateTimestampPool: "CreateTimestampPool",
-	Submit:              "Submit",
-	PipelineCacheData:   "PipelineCacheData",
-	BufferWrite:         "BufferWrite",
-	BufferRead:          "BufferRead",
-	Begin:               "Begin",
-	Dispatch:            "Dispatch",
-	Copy:                "Copy",
-	Fill:                "Fill",
-	Barrier:             "Barrier",
-	Timestamp:           "Timestamp",
-	End:                 "End",
-	Wait:                "Wait",
-	Poll:                "Poll",
-	Elapsed:             "Elapsed",
-	Ticks:               "Ticks",
-	CreateImage:         "CreateImage",
-	CreateSampler:       "CreateSampler",
-	ImageWrite:          "ImageWrite",
-	ImageRead:           "ImageRead",
-	CopyBufferToImage:   "CopyBufferToImage",
-	CopyImageToBuffer:   "CopyImageToBuffer",
-	Release:             "Release",
+	"None", "Open", "CreateBuffer", "CreateExecutable", "CreateCommandBuffer", "CreateTimestampPool",
+	"Submit", "PipelineCacheData", "BufferWrite", "BufferRead",
+	"Begin", "Dispatch", "Copy", "Fill", "Barrier", "Timestamp", "End",
+	"Wait", "Poll", "Elapsed", "Ticks",
+	"CreateImage", "CreateSampler", "ImageWrite", "ImageRead", "CopyBufferToImage", "CopyImageToBuffer",
+	"Release",
 }
 
 // String returns the call's name, such as "CreateBuffer".
