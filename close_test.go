@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"errors"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
@@ -79,6 +80,7 @@ func TestRunDeadlineMidKernel(t *testing.T) {
 // build, 50 times: each call succeeds or fails with ErrReleased, nothing
 // crashes or races, and Err then reports the release.
 func TestCloseRacing(t *testing.T) {
+	devtest.NeedVulkan(t)
 	rng := rand.New(rand.NewPCG(43, 44))
 	var succeeded atomic.Int64
 	for round := range 50 {
@@ -160,6 +162,7 @@ func TestCloseRacing(t *testing.T) {
 // TestClosedDevice: after Close, Err reports the release and no tuner can
 // be made for the device.
 func TestClosedDevice(t *testing.T) {
+	devtest.NeedVulkan(t)
 	dev, err := vkbench.Open(context.Background(), vkbench.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -226,6 +229,7 @@ func TestBuildContext(t *testing.T) {
 // one warning that it left the work to the driver; a negative ReleaseWait
 // is refused by Open.
 func TestReleaseWait(t *testing.T) {
+	devtest.NeedVulkan(t)
 	if _, err := vkbench.Open(context.Background(), vkbench.Options{ReleaseWait: -time.Second}); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "ReleaseWait") {
 		t.Errorf("Open with a negative ReleaseWait: %v, want INVALID_ARGUMENT naming ReleaseWait", err)
 	}

@@ -5,11 +5,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"log"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"testing"
 	"time"
 
 	"github.com/vkbench/vkbench"
@@ -17,6 +19,13 @@ import (
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/status"
 )
+
+// TestMain leaves the examples out where tests may skip and there is no
+// Vulkan device: an example cannot skip (see testenv).
+func TestMain(m *testing.M) {
+	devtest.SkipExamplesWithoutVulkan()
+	os.Exit(m.Run())
+}
 
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale.comp -o testdata/library/scale.spv
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale_offbyone.comp -o testdata/library/scale_offbyone.spv

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 // message of which fails t; it is closed at cleanup.
 func open(t testing.TB) *vkbench.Device {
 	t.Helper()
+	devtest.NeedVulkan(t)
 	dev, err := vkbench.Open(context.Background(), vkbench.Options{
 		Validation: true,
 		OnMessage: func(m vkbench.Message) {
@@ -196,6 +198,7 @@ func TestWrongArguments(t *testing.T) {
 
 // other opens a second device.
 func other(t testing.TB) *vkbench.Device {
+	devtest.NeedVulkan(t)
 	dev, err := vkbench.Open(context.Background(), vkbench.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +208,7 @@ func other(t testing.TB) *vkbench.Device {
 }
 
 func TestOpenChoosesDevice(t *testing.T) {
+	devtest.NeedVulkan(t)
 	infos, err := vkbench.Devices()
 	if err != nil {
 		testenv.Unavailable(t, "no Vulkan devices: %v", err)
@@ -477,6 +481,7 @@ func BenchmarkFastestHitParallel(b *testing.B) {
 // driver's pipeline cache in the tune cache file, under the device's
 // pipeline-cache UUID, and the next Open loads it.
 func TestPipelineCacheKept(t *testing.T) {
+	devtest.NeedVulkan(t)
 	path := filepath.Join(t.TempDir(), "c.db")
 	t.Setenv("VKBENCH_CACHE", path)
 	ctx := context.Background()

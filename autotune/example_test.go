@@ -3,9 +3,11 @@ package autotune_test
 import (
 	"context"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"log"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -15,6 +17,13 @@ import (
 	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
+
+// TestMain leaves the examples out where tests may skip and there is no
+// Vulkan device: an example cannot skip (see testenv).
+func TestMain(m *testing.M) {
+	devtest.SkipExamplesWithoutVulkan()
+	os.Exit(m.Run())
+}
 
 // A level buckets shapes, so that one tune answers for every shape of its
 // bucket.

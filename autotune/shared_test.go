@@ -283,6 +283,7 @@ func TestSharedOneTunePerQuestion(t *testing.T) {
 		sharedChild(t)
 		return
 	}
+	devtest.NeedVulkan(t)
 	srv := redistest.Start(t)
 	const procs = 8
 	outs := make([][]byte, procs)

@@ -4,12 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"log"
+	"os"
+	"testing"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
+
+// TestMain leaves the examples out where tests may skip and there is no
+// Vulkan device: an example cannot skip (see testenv).
+func TestMain(m *testing.M) {
+	devtest.SkipExamplesWithoutVulkan()
+	os.Exit(m.Run())
+}
 
 // Open opens the default device of a backend in one call; the
 // release function it returns releases the device and the driver.

@@ -3,13 +3,23 @@ package kernels_test
 import (
 	"context"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"log"
+	"os"
+	"testing"
 
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/vk" // registers "vulkan"
 )
+
+// TestMain leaves the examples out where tests may skip and there is no
+// Vulkan device: an example cannot skip (see testenv).
+func TestMain(m *testing.M) {
+	devtest.SkipExamplesWithoutVulkan()
+	os.Exit(m.Run())
+}
 
 // Sizes are written as extents in order, or as named extents in any order.
 func ExampleParseSize() {

@@ -24,6 +24,13 @@ import (
 	"github.com/vkbench/vkbench/store"
 )
 
+// TestMain leaves the examples out where tests may skip and there is no
+// Vulkan device: an example cannot skip (see testenv).
+func TestMain(m *testing.M) {
+	devtest.SkipExamplesWithoutVulkan()
+	os.Exit(m.Run())
+}
+
 //go:generate sh ../testdata/manifests/gen.sh
 
 const manifestDir = "../testdata/manifests"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"os"
 	"sync"
 	"testing"
@@ -22,7 +23,10 @@ import (
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/spin.spv testdata/spin.comp
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/pushop.spv testdata/pushop.comp
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	devtest.SkipExamplesWithoutVulkan()
+	goleak.VerifyTestMain(m)
+}
 
 // messages collects validation messages, which may arrive on any thread,
 // and reports each as a test failure when flushed.

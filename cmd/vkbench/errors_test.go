@@ -122,6 +122,7 @@ func TestBadInput(t *testing.T) {
 // root included (chattr +i): one line naming the path, exit status 2, and
 // nothing written there.
 func TestReadOnlyCacheFolder(t *testing.T) {
+	devtest.NeedVulkan(t)
 	dir := filepath.Join(t.TempDir(), "readonly")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -279,6 +280,7 @@ func TestCacheWithoutHome(t *testing.T) {
 // TestVerboseAndVersion: -v is verbose in every command (vkbench -v was
 // the version); the version is --version.
 func TestVerboseAndVersion(t *testing.T) {
+	devtest.NeedVulkan(t)
 	r := mustRun(t, 0, "--version")
 	if r.stdout != "vkbench version "+version+"\n" {
 		t.Errorf("--version printed %q", r.stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"math"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,7 @@ func TestRun(t *testing.T) {
 // so the tail of the vec4 kernel and a grid-stride loop over more than one
 // pass are tested here, with the validation layer on.
 func TestEveryCandidate(t *testing.T) {
+	devtest.NeedVulkan(t)
 	ctx := context.Background()
 	dev, err := vkbench.Open(ctx, vkbench.Options{
 		Validation: true,

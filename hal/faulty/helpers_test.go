@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
@@ -33,7 +34,10 @@ var addSPV []byte
 // groupSize is the workgroup size the tests give the kernel.
 const groupSize = 64
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	devtest.SkipExamplesWithoutVulkan()
+	goleak.VerifyTestMain(m)
+}
 
 // openDriver opens the Vulkan driver with validation, failing t on every
 // validation or driver message, and releases it when t ends.

@@ -10,6 +10,7 @@ package devtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -81,6 +82,36 @@ func Device(tb testing.TB) hal.Device {
 	tb.Helper()
 	return OpenIndex(tb, Driver(tb), -1)
 }
+
+// NeedVulkan ends tb through testenv.Unavailable where Vulkan lists no
+// device here: for tests that open a device their own way (through the
+// root package, a child process, an Open whose error they check), before
+// they do.
+func NeedVulkan(tb testing.TB) {
+	tb.Helper()
+	if err := vulkanMissing(); err != nil {
+		testenv.Unavailable(tb, "no Vulkan device: %v", err)
+	}
+}
+
+// SkipExamplesWithoutVulkan, called by TestMain before m.Run, leaves the
+// package's examples out where tests may skip (see testenv) and Vulkan
+// lists no device here.
+func SkipExamplesWithoutVulkan() { testenv.SkipExamplesWithout(vulkanMissing) }
+
+// vulkanMissing says why Vulkan lists no device here, or is nil; it asks
+// the driver once a process.
+var vulkanMissing = sync.OnceValue(func() error {
+	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{})
+	if err != nil {
+		return err
+	}
+	infos, err := drv.Enumerate()
+	if err == nil && len(infos) == 0 {
+		err = errors.New("the Vulkan driver lists no devices")
+	}
+	return errors.Join(err, drv.Release())
+})
 
 // Devices lists the devices of drv. A driver that lists none ends tb
 // through testenv.Unavailable; one that fails to list them fails tb.

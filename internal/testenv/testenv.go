@@ -6,7 +6,7 @@
 // skipping what it could not run. A developer who wants such tests skipped
 // says so with VKBENCH_SKIP_UNAVAILABLE=1: go test -v lists the skips, and
 // a plain go test, which shows nothing of a package that passed, still
-// says on the terminal, in one line a package, that it skipped;
+// says in one line a package that it skipped (see announce);
 // where CI or VKBENCH_REQUIRE_VALIDATION is set (scripts/test.sh sets the
 // latter) nothing is ever skipped. Every test that checks for such a thing
 // ends through Unavailable.
@@ -16,9 +16,11 @@
 package testenv
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime"
 	"strings"
 	"sync"
@@ -62,23 +64,67 @@ func Unavailable(tb testing.TB, format string, args ...any) {
 	}
 	if os.Getenv(SkipVar) != "" {
 		announced.Do(func() {
-			pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
-			announce(fmt.Sprintf("%s: skipping tests that need what is not here (%s is set; go test -v lists them): %s", pkg, SkipVar, what))
+			announce(fmt.Sprintf("%s: skipping tests that need what is not here (%s is set; go test -v lists them): %s", pkgName(), SkipVar, what))
 		})
 		tb.Skipf("%s (skipped because %s is set)", what, SkipVar)
 	}
 	tb.Fatalf("%s (%s)", what, setup)
 }
 
+// SkipExamplesWithout, called by a package's TestMain before m.Run, leaves
+// the package's examples out of the run (as -test.skip '^Example' would)
+// where SkipVar is set, the suite is not Strict and missing, which says
+// why what they need is not here, returns an error. An example cannot
+// skip: one that needs a device fails without one, so the examples go as
+// a whole, announced in the one line of the process's first skip.
+func SkipExamplesWithout(missing func() error) {
+	if Strict() || os.Getenv(SkipVar) == "" {
+		return
+	}
+	err := missing()
+	if err == nil {
+		return
+	}
+	flag.Parse()
+	skip := "^Example"
+	if old := flag.Lookup("test.skip").Value.String(); old != "" {
+		skip = old + "|" + skip
+	}
+	if err := flag.Set("test.skip", skip); err != nil {
+		panic(err)
+	}
+	announced.Do(func() {
+		announce(fmt.Sprintf("%s: skipping its examples and the tests that need what is not here (%s is set; go test -v lists the tests): %v", pkgName(), SkipVar, err))
+	})
+}
+
+// pkgName is the package under test: its import path where the test
+// binary knows it, else the binary's name.
+func pkgName() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		return strings.TrimSuffix(bi.Path, ".test")
+	}
+	return strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+}
+
 // announced makes the first skip of a process announce itself.
 var announced sync.Once
 
 // announce tells the person running the tests that some are skipped. go
-// test shows nothing of a package that passed unless -v, so the line goes
-// to the terminal (/dev/tty, never created), where there is one; without
-// one (CI, output to a file) go test -v lists the skips.
+// test shows nothing of a package that passed unless -v: what the test
+// binary writes goes to the go command, which drops it. So where the
+// binary's parent is the go command (Linux), the line goes to the go
+// command's own standard error, /proc/<parent>/fd/2, appended: where the
+// person running go test sees it, a terminal, a pipe or a file. Otherwise
+// (the binary run by hand, another system) it goes to the terminal
+// (/dev/tty, never created), where there is one.
 var announce = func(line string) {
-	f, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	path := "/dev/tty"
+	parent := fmt.Sprintf("/proc/%d/", os.Getppid())
+	if comm, err := os.ReadFile(parent + "comm"); err == nil && strings.TrimSpace(string(comm)) == "go" {
+		path = parent + "fd/2"
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return
 	}

@@ -1,6 +1,11 @@
 package testenv_test
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,7 +53,7 @@ func TestUnavailable(t *testing.T) {
 			// A skip says so once a package without -v, naming what was
 			// missing; a failure says so itself.
 			if tc.want.Skipped {
-				if len(lines) != 1 || !strings.HasPrefix(lines[0], "testenv: skipping tests") || !strings.Contains(lines[0], "no Vulkan device here") || !strings.Contains(lines[0], testenv.SkipVar) {
+				if len(lines) != 1 || !strings.HasPrefix(lines[0], "github.com/vkbench/vkbench/internal/testenv: skipping tests") || !strings.Contains(lines[0], "no Vulkan device here") || !strings.Contains(lines[0], testenv.SkipVar) {
 					t.Errorf("announced %q; want one line naming the package, what was missing and %s", lines, testenv.SkipVar)
 				}
 			} else if len(lines) != 0 {
@@ -119,5 +124,56 @@ func TestOpening(t *testing.T) {
 	o.Complain("c")
 	if diff := cmp.Diff([]string{"a", "b", "c"}, got); diff != "" {
 		t.Errorf("opened (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnnounceThroughGoTest runs a plain go test of a package whose test
+// and example need what is not here (testdata/skipper): with
+// VKBENCH_SKIP_UNAVAILABLE set it passes and says so in one line that
+// reaches go test's caller, here a pipe, though go test drops the output
+// of a package that passed; without it, it fails naming the setup step.
+func TestAnnounceThroughGoTest(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		testenv.Unavailable(t, "no go command on the PATH: %v", err)
+	}
+	const pkg = "./internal/testenv/testdata/skipper"
+	for _, skip := range []bool{true, false} {
+		cmd := exec.Command(goCmd, "test", "-count=1", pkg)
+		cmd.Dir = filepath.Join("..", "..")
+		cmd.Env = []string{}
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); !slices.Contains([]string{"CI", "VKBENCH_REQUIRE_VALIDATION", testenv.SkipVar}, k) {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		if skip {
+			cmd.Env = append(cmd.Env, testenv.SkipVar+"=1")
+		}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		t.Logf("skip %v: go test: %v\nstdout:\n%s\nstderr:\n%s", skip, err, stdout.String(), stderr.String())
+		var said []string
+		for _, l := range strings.Split(stdout.String()+stderr.String(), "\n") {
+			if strings.HasPrefix(l, "github.com/vkbench/vkbench/internal/testenv/testdata/skipper: skipping") {
+				said = append(said, l)
+			}
+		}
+		if skip {
+			if err != nil || !strings.HasPrefix(stdout.String(), "ok ") {
+				t.Errorf("with %s set: %v, stdout %q; want ok", testenv.SkipVar, err, stdout.String())
+			}
+			if len(said) != 1 || !strings.Contains(said[0], "its examples") || !strings.Contains(said[0], "no widget here") || !strings.HasPrefix(stderr.String(), said[0]) {
+				t.Errorf("with %s set, said %q on stdout and stderr; want one line on stderr, naming the examples and what is missing", testenv.SkipVar, said)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(stdout.String(), "bash scripts/test.sh installs what the tests need") || !strings.Contains(stdout.String(), "--- FAIL: Example") {
+			t.Errorf("without %s: %v; want the test failed naming the setup step, and the example failed", testenv.SkipVar, err)
+		}
+		if len(said) != 0 {
+			t.Errorf("without %s, said %q", testenv.SkipVar, said)
+		}
 	}
 }
