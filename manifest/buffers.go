@@ -7,11 +7,7 @@ import (
 )
 
 func (d *opDecoder) decodeBuffers() error {
-	n, err := d.obj.need("buffers", "the buffers the kernels bind")
-	if err != nil {
-		return err
-	}
-	elems, err := d.src.list(n, "the buffers the kernels bind", "an operation has at least one buffer")
+	elems, err := d.obj.needList("buffers", "the buffers the kernels bind", "an operation has at least one buffer")
 	if err != nil {
 		return err
 	}
@@ -70,18 +66,10 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	if err := optional(o, "role", &b.role, role); err != nil {
 		return nil, err
 	}
-	binding := func(n *jsonNode) (int, error) {
-		v, err := d.src.integer(n, 0, 1<<16-1)
-		return int(v), err
-	}
-	if err := optional(o, "binding", &b.binding, binding); err != nil {
+	if err := optional(o, "binding", &b.binding, d.src.intIn(0, 1<<16-1)); err != nil {
 		return nil, err
 	}
-	set := func(n *jsonNode) (int, error) {
-		v, err := d.src.integer(n, 0, maxSets-1)
-		return int(v), err
-	}
-	if err := optional(o, "set", &b.set, set); err != nil {
+	if err := optional(o, "set", &b.set, d.src.intIn(0, maxSets-1)); err != nil {
 		return nil, err
 	}
 	if n := o.get("set"); n != nil && b.binding < 0 {

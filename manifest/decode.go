@@ -121,10 +121,7 @@ func (d *opDecoder) decodeDims() error {
 		if j := slices.IndexFunc(n.keys[:i], func(k string) bool { return strings.EqualFold(k, name) }); j >= 0 {
 			return d.src.errAt(v, "differs from dimension %q only in case, and --size names dimensions in any case", n.keys[j])
 		}
-		extent := func(v *jsonNode) (int, error) {
-			x, err := d.src.integer(v, 1, 1<<31-1)
-			return int(x), err
-		}
+		extent := d.src.intIn(1, 1<<31-1)
 		// An extent by kernels.SizeClass: "discrete" defaults to
 		// "integrated", and that to "default".
 		var sizes [3]int
@@ -143,13 +140,13 @@ func (d *opDecoder) decodeDims() error {
 			if sizes[kernels.SmallDevice], err = extent(def); err != nil {
 				return err
 			}
-			sizes[kernels.MediumDevice] = sizes[kernels.SmallDevice]
-			if err := optional(o, "integrated", &sizes[kernels.MediumDevice], extent); err != nil {
-				return err
-			}
-			sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
-			if err := optional(o, "discrete", &sizes[kernels.LargeDevice], extent); err != nil {
-				return err
+			for class, key := range []string{kernels.MediumDevice: "integrated", kernels.LargeDevice: "discrete"} {
+				if class > 0 {
+					sizes[class] = sizes[class-1]
+					if err := optional(o, key, &sizes[class], extent); err != nil {
+						return err
+					}
+				}
 			}
 			if err := o.done(); err != nil {
 				return err
@@ -167,11 +164,7 @@ func (d *opDecoder) decodeDims() error {
 // decodeParams reads every candidate's params first, so that the
 // operation's expressions (lets, lengths, push constants) may use them.
 func (d *opDecoder) decodeParams() error {
-	n, err := d.obj.need("candidates", "the kernels that compute the operation")
-	if err != nil {
-		return err
-	}
-	elems, err := d.src.list(n, "the kernels that compute the operation", "an operation has at least one candidate")
+	elems, err := d.obj.needList("candidates", "the kernels that compute the operation", "an operation has at least one candidate")
 	if err != nil {
 		return err
 	}
@@ -342,9 +335,6 @@ func (d *opDecoder) checkParams(c int, es ...*manifestExpr) error {
 }
 
 func (d *opDecoder) candName(c int) string {
-	if c < len(d.op.cands) {
-		return d.op.cands[c].Name
-	}
 	if n := d.candObjs[c].n.member("name"); n != nil && n.kind == jsonString {
 		return n.s
 	}

@@ -131,7 +131,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 			}
 			i := slices.IndexFunc(d.op.bufs, func(b *manifestBuffer) bool { return b.name == name })
 			if i < 0 {
-				return d.src.errAt(el, "no buffer %q (buffers: %s)", name, d.bufferNames())
+				return d.src.errAt(el, "no buffer %q (buffers: %s)", name, strings.Join(mapped(d.op.bufs, func(b *manifestBuffer) string { return b.name }), ", "))
 			}
 			tables[0] = append(tables[0], i)
 		}
@@ -213,10 +213,6 @@ func (d *opDecoder) layOut(c int, at *jsonNode, tables [][]int, kinds [][]hal.Bi
 		disp.desc.BindingKinds = flat
 	}
 	return nil
-}
-
-func (d *opDecoder) bufferNames() string {
-	return strings.Join(mapped(d.op.bufs, func(b *manifestBuffer) string { return b.name }), ", ")
 }
 
 // pushConstants reads the dispatch's push constants and lays them out:

@@ -263,6 +263,16 @@ func (o *jsonObj) needString(key, what string) (*jsonNode, string, error) {
 	return n, s, err
 }
 
+// needList returns the field key, an array of at least one element (see
+// list).
+func (o *jsonObj) needList(key, what, atLeast string) ([]*jsonNode, error) {
+	n, err := o.need(key, what)
+	if err != nil {
+		return nil, err
+	}
+	return o.src.list(n, what, atLeast)
+}
+
 // done fails on a field that was not asked for: a misspelt name must not
 // be silently ignored. "comment" is allowed everywhere, for people.
 func (o *jsonObj) done() error {
@@ -320,6 +330,14 @@ func (src *manifestSource) integer(n *jsonNode, lo, hi int64) (int64, error) {
 		return 0, src.errAt(n, "%d is outside [%d, %d]", v, lo, hi)
 	}
 	return v, nil
+}
+
+// intIn returns a reader of integers in [lo, hi] as ints, for optional.
+func (src *manifestSource) intIn(lo, hi int64) func(*jsonNode) (int, error) {
+	return func(n *jsonNode) (int, error) {
+		v, err := src.integer(n, lo, hi)
+		return int(v), err
+	}
 }
 
 // number reads any finite JSON number.

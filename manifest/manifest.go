@@ -148,7 +148,7 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 		}
 		return nil, src.errAt(schema, "%q is not a vkbench manifest schema (want %q)", s, Schema)
 	}
-	opsNode, err := top.need("operations", "the list of operations")
+	elems, err := top.needList("operations", "the list of operations", "a manifest describes at least one operation")
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +157,6 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 		return nil, err
 	}
 	if err := top.done(); err != nil {
-		return nil, err
-	}
-	elems, err := src.list(opsNode, "the list of operations", "a manifest describes at least one operation")
-	if err != nil {
 		return nil, err
 	}
 	modules := map[string]*manifestModule{}

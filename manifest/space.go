@@ -84,7 +84,7 @@ func expandSpace(src *manifestSource, n *jsonNode) (*jsonNode, *manifestSpace, e
 	named.vals[slices.Index(named.keys, "candidates")] = namedCands
 	point, ok := ms.named()
 	if !ok {
-		return nil, nil, src.errAt(nodeOr(tmpl.member("params"), tmpl), "the candidate's own point %s is not a configuration of its space (a value it does not list, or a restriction of params it fails)", spaceName(ms.params, point))
+		return nil, nil, src.errAt(nodeOr(tmpl.member("params"), tmpl), "the candidate's own point %s is not a configuration of its space (a value it does not list, or a restriction of params it fails)", (&kernels.Space{Params: ms.params}).Name(point))
 	}
 	namedCands.elems[t] = ms.pointNode(tmpl, point, "")
 	ms.base = canonicalJSON(nil, withoutKeys(named, "candidates"))
@@ -339,10 +339,6 @@ func suffix(params []kernels.Param, c kernels.Config) string {
 		parts = append(parts, p.Name+strconv.Itoa(c[p.Name]))
 	}
 	return strings.Join(parts, "-")
-}
-
-func spaceName(params []kernels.Param, c kernels.Config) string {
-	return (&kernels.Space{Params: params}).Name(c)
 }
 
 func cloneNode(n *jsonNode) *jsonNode {
