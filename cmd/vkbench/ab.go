@@ -11,7 +11,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
-	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // ab's defaults: --count, the fewest rounds (as many as a 95% bound
@@ -143,51 +143,38 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	if err != nil {
 		return err
 	}
-	cache, err := f.cache.open(cmd, true)
+	// ab, as run, only reads the tune cache (the driver's pipeline cache).
+	sess, err := f.open(cmd, false, &opts)
 	if err != nil {
 		return err
 	}
-	// The report, to standard output or -o, written atomically.
-	out, err := openOutput(cmd, f.output, cache.Path())
-	if err != nil {
-		return err
-	}
-	defer out.Discard() // unless committed
-	dev, release, err := f.dev.open(cmd, cache)
-	if err != nil {
-		return err
-	}
-	conditions, closeTelemetry, err := withTelemetry(&opts, dev.Info())
-	if err != nil {
-		return status.Join(err, release())
-	}
-	defer closeTelemetry()
 	opts.NoDrop, opts.SameBatch = true, true
 	opts.EnergyWindow = -1 // ab compares times
 	bar := startProgress(cmd, f.quiet, &opts)
-	info := dev.Info()
-	rep := newABReport(args[0], args[1], info, opts, lim)
-	rep.MinRounds = f.count
-	rep.Conditions = conditions
-	gate := &abGate{dev: dev, opts: opts, minRounds: f.count, maxTime: lim.maxTime, threshold: lim.threshold}
+	info := sess.dev.Info()
+	rep := &results.ABReport{Schema: results.ABSchema, Version: version, Time: time.Now().UTC(), Old: args[0], New: args[1],
+		Device: resultsDevice(info), Mode: string(opts.Mode), Seed: opts.Seed, MinRounds: f.count, Conditions: sess.conditions,
+		MaxTime: lim.maxTime.Seconds(), OnUnclear: lim.onUnclear, Threshold: lim.threshold, Confidence: stats.Confidence}
+	gate := &abGate{dev: sess.dev, opts: opts, minRounds: f.count, maxTime: lim.maxTime, threshold: lim.threshold}
 	for _, p := range pairs {
 		gate.ops = append(gate.ops, &abOp{pair: p, size: sizes.sizeFor(p.op, info)})
 	}
-	runErr := gate.run(cmd.Context())
+	err = gate.run(cmd.Context())
 	bar.finish()
-	keepPipelineCache(cmd, dev, cache)
-	if err := status.Join(runErr, release()); err != nil {
-		return err
+	if err == nil {
+		gate.report(rep)
+		err = writeAB(sess.out, f.format, rep)
 	}
-	gate.report(rep)
-	if err := writeAB(out, f.format, rep); err != nil {
-		return err
-	}
-	if err := out.Commit(); err != nil {
+	if err := sess.close(cmd, err); err != nil {
 		return err
 	}
 	warnUnclear(cmd, rep)
-	return abErr(rep)
+	// The gate's verdict: a pair slower, NEW wrong or failed where OLD
+	// ran, or a pair unclear with --on-unclear fail.
+	if f := rep.Failures(); f != "" {
+		return errFailed("ab: NEW: " + f)
+	}
+	return nil
 }
 
 // pairManifests loads the manifests and pairs their operations: those

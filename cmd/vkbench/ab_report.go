@@ -11,18 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
-	"github.com/vkbench/vkbench/stats"
 )
-
-func newABReport(oldPath, newPath string, info hal.DeviceInfo, opts autotune.Options, lim abLimits) *results.ABReport {
-	return &results.ABReport{Schema: results.ABSchema, Version: version, Time: time.Now().UTC(), Old: oldPath, New: newPath,
-		Device: resultsDevice(info), Mode: string(opts.Mode), Seed: opts.Seed,
-		MaxTime: lim.maxTime.Seconds(), OnUnclear: lim.onUnclear, Threshold: lim.threshold, Confidence: stats.Confidence}
-}
 
 // addPair adds the rows of one paired operation, measured in e (its
 // candidates alternate, OLD's then NEW's) over spent.
@@ -40,21 +32,6 @@ func addPair(r *results.ABReport, p abPair, e *autotune.Entry, spent time.Durati
 		r.AddUnpaired(prefix+n, p.op.Name(), n, results.OnlyInNew)
 	}
 }
-
-// abErr is the gate's verdict: exit status 1 when a pair is slower, NEW
-// computed wrong or failed where OLD ran, or a pair is unclear with
-// --on-unclear fail.
-func abErr(r *results.ABReport) error {
-	if f := r.Failures(); f != "" {
-		return errRegressionText("ab: NEW: " + f)
-	}
-	return nil
-}
-
-// errRegressionText is a regression (exit status 1) told in words.
-type errRegressionText string
-
-func (e errRegressionText) Error() string { return string(e) }
 
 // warnUnclear says on stderr what could not be decided (a warning, or,
 // with --on-unclear fail, the reasons of the failure), unless --on-unclear

@@ -37,11 +37,16 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, args []string) (err error)
 	if err != nil {
 		return err
 	}
-	sizes, cache, out, err := f.planAndOpen(cmd, ops)
+	sizes, err := planSizes(f.sizes, ops)
 	if err != nil {
 		return err
 	}
-	defer func() { err = out.finish(err) }()
+	files, err := f.openFiles(cmd, true)
+	if err != nil {
+		return err
+	}
+	defer func() { err = files.close(cmd, err) }()
+	cache, out := files.cache, files.out
 	if ops, err = f.sharded(cmd, ops); err != nil {
 		return err
 	}

@@ -117,7 +117,12 @@ func checkCachePath(path string, write bool) error {
 	return errors.Join(probe.Close(), os.Remove(probe.Name()))
 }
 
-// newCacheCmd is cache, whose subcommands share its --cache flag.
+// newCacheCmd is cache, whose subcommands share its --cache flag. An
+// error of the cache file is bad usage (exit status 2, as the README's
+// table says): the cache commands have nothing to do but read or write
+// the file, and a file that is damaged, locked or of a newer format is the
+// user's to fix (move it aside, point --cache elsewhere), not a failure of
+// the device.
 func newCacheCmd() *cobra.Command {
 	var cf cacheFlags
 	cmd := &cobra.Command{
@@ -162,42 +167,18 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			type tableJSON struct {
-				Table   store.Table       `json:"table"`
-				Tier    string            `json:"tier,omitempty"`
-				Entries []*autotune.Entry `json:"entries"`
-			}
-			var out []tableJSON
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			listed := 0
-			for _, tier := range tiersOf(c) {
-				tables, err := tier.s.Tables()
-				if err != nil && tier.shared {
-					continue // the tier has warned; the file is listed
-				}
-				if err != nil {
-					return unusableCache(err)
-				}
-				listed += len(tables)
-				for _, t := range tables {
-					entries, err := autotune.Entries(tier.s, t)
-					if err != nil && tier.shared {
-						continue
-					}
-					if err != nil {
-						return unusableCache(err)
-					}
-					out = append(out, tableJSON{t, tier.name, entries})
-					if asJSON {
-						continue
-					}
-					listTable(tw, t, tier.name, entries)
-				}
+			tables, err := chosenTables(c, "", "")
+			if err != nil {
+				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), out)
+				return writeJSON(cmd.OutOrStdout(), tables)
 			}
-			if listed == 0 {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			for _, t := range tables {
+				listTable(tw, t)
+			}
+			if len(tables) == 0 {
 				fmt.Fprintln(tw, "the cache is empty")
 			}
 			return tw.Flush()
@@ -215,24 +196,62 @@ type tier struct {
 	shared bool
 }
 
-// tiersOf returns c's tiers: the file, then the shared store if any. A
-// shared tier that fails is left out of listings, with its one warning.
-func tiersOf(c *store.Store) []tier {
-	shared := c.Shared()
-	if shared == nil {
-		return []tier{{s: c}}
-	}
-	return []tier{{s: c, name: "local"}, {s: shared, name: "shared", shared: true}}
+// tableEntries is a table of one tier, and its entries.
+type tableEntries struct {
+	Table   store.Table       `json:"table"`
+	Tier    string            `json:"tier,omitempty"`
+	Entries []*autotune.Entry `json:"entries"`
 }
 
-// listTable lists table t's entries, from tier (named when there are
-// several), on tw.
-func listTable(tw io.Writer, t store.Table, tier string, entries []*autotune.Entry) {
-	if tier != "" {
-		tier = ", " + tier
+// chosenTables returns the tables that --hardware hw and --tuner tuner
+// choose (tableChosen), with their entries: the file's, then the shared
+// store's if any. A shared tier that fails is left out, with its one
+// warning.
+func chosenTables(c *store.Store, hw, tuner string) ([]tableEntries, error) {
+	tiers := []tier{{s: c}}
+	if shared := c.Shared(); shared != nil {
+		tiers = []tier{{s: c, name: "local"}, {s: shared, name: "shared", shared: true}}
 	}
-	fmt.Fprintf(tw, "%s (%s%s)\n", t, plural(len(entries), "entry", "entries"), tier)
-	for _, e := range entries {
+	var out []tableEntries
+	for _, tr := range tiers {
+		tables, err := tr.chosenTables(hw, tuner)
+		if err != nil && !tr.shared {
+			return nil, asUsage(err)
+		}
+		out = append(out, tables...)
+	}
+	return out, nil
+}
+
+// chosenTables returns tr's tables that hw and tuner choose, with their
+// entries.
+func (tr tier) chosenTables(hw, tuner string) ([]tableEntries, error) {
+	tables, err := tr.s.Tables()
+	if err != nil {
+		return nil, err
+	}
+	var out []tableEntries
+	for _, t := range tables {
+		if !tableChosen(t, hw, tuner) {
+			continue
+		}
+		entries, err := autotune.Entries(tr.s, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tableEntries{t, tr.name, entries})
+	}
+	return out, nil
+}
+
+// listTable lists t's entries on tw.
+func listTable(tw io.Writer, t tableEntries) {
+	tier := ""
+	if t.Tier != "" {
+		tier = ", " + t.Tier
+	}
+	fmt.Fprintf(tw, "%s (%s%s)\n", t.Table, plural(len(t.Entries), "entry", "entries"), tier)
+	for _, e := range t.Entries {
 		tie := ""
 		if e.Tie {
 			tie = " (tie)"
@@ -242,43 +261,6 @@ func listTable(tw io.Writer, t store.Table, tier string, entries []*autotune.Ent
 		}
 		fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", e.Key, e.FastestName, tie, e.Mode, e.Time.Format("2006-01-02 15:04"))
 	}
-}
-
-// showKey shows key k's entries in tier's tables that --hardware hw and
-// --tuner tuner choose, and returns how many there were.
-func showKey(cmd *cobra.Command, tier tier, k autotune.Key, hw, tuner string, asJSON bool) (int, error) {
-	tables, err := tier.s.Tables()
-	if err != nil {
-		return 0, unusableCache(err)
-	}
-	found := 0
-	for _, t := range tables {
-		if !tableChosen(t, hw, tuner) {
-			continue
-		}
-		entries, err := autotune.Entries(tier.s, t)
-		if err != nil {
-			return found, unusableCache(err)
-		}
-		for _, e := range entries {
-			if e.Key != k.String() {
-				continue
-			}
-			found++
-			if asJSON {
-				err = writeJSON(cmd.OutOrStdout(), struct {
-					*autotune.Entry
-					Tier string `json:"tier,omitempty"`
-				}{e, tier.name})
-			} else {
-				err = writeEntry(cmd, t, tier.name, e)
-			}
-			if err != nil {
-				return found, err
-			}
-		}
-	}
-	return found, nil
 }
 
 // newCacheShowCmd is cache show: one entry, in every table that has it.
@@ -302,13 +284,29 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			if err != nil {
 				return err
 			}
+			tables, err := chosenTables(c, hw, tuner)
+			if err != nil {
+				return err
+			}
 			found := 0
-			for _, tier := range tiersOf(c) {
-				n, err := showKey(cmd, tier, k, hw, tuner, asJSON)
-				if err != nil && !tier.shared {
-					return err
+			for _, t := range tables {
+				for _, e := range t.Entries {
+					if e.Key != k.String() {
+						continue
+					}
+					found++
+					if asJSON {
+						err = writeJSON(cmd.OutOrStdout(), struct {
+							*autotune.Entry
+							Tier string `json:"tier,omitempty"`
+						}{e, t.Tier})
+					} else {
+						err = writeEntry(cmd, t.Table, t.Tier, e)
+					}
+					if err != nil {
+						return err
+					}
 				}
-				found += n
 			}
 			if found == 0 {
 				return usageError{status.Newf(status.NotFound, "no entry %s in %s", k, c.Path())}
@@ -339,7 +337,7 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 				return err
 			}
 			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return autotune.Export(w, c, t) }); err != nil {
-				return unusableCache(err)
+				return asUsage(err)
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])
 			return err
@@ -434,7 +432,7 @@ which clears both tiers. It says which tier it cleared.`,
 func clearTier(cmd *cobra.Command, tr tier, hw, tuner string) error {
 	what := "every table"
 	if hw == "" && tuner == "" {
-		if err := unusableCache(tr.s.Clear(nil)); err != nil {
+		if err := asUsage(tr.s.Clear(nil)); err != nil {
 			return err
 		}
 	} else {
@@ -442,7 +440,7 @@ func clearTier(cmd *cobra.Command, tr tier, hw, tuner string) error {
 		if err != nil {
 			return usageError{fmt.Errorf("%s: %w", tr.name, err)}
 		}
-		if err := unusableCache(tr.s.Clear(&t)); err != nil {
+		if err := asUsage(tr.s.Clear(&t)); err != nil {
 			return err
 		}
 		what = "table " + t.String()
@@ -450,13 +448,6 @@ func clearTier(cmd *cobra.Command, tr tier, hw, tuner string) error {
 	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "cleared %s of %s\n", what, tr.name)
 	return err
 }
-
-// unusableCache makes an error of the cache file a usage error (exit
-// status 2, as the README's table says): the cache commands have nothing
-// to do but read or write the file, and a file that is damaged, locked or
-// of a newer format is the user's to fix (move it aside, point --cache
-// elsewhere), not a failure of the device.
-func unusableCache(err error) error { return asUsage(err) }
 
 // tableChosen reports whether t is a table that --hardware hw and --tuner
 // tuner choose: either empty matches any.
@@ -469,7 +460,7 @@ func tableChosen(t store.Table, hw, tuner string) bool {
 func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
 	tables, err := c.Tables()
 	if err != nil {
-		return store.Table{}, unusableCache(err)
+		return store.Table{}, asUsage(err)
 	}
 	var match []store.Table
 	var names []string

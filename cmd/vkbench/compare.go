@@ -16,21 +16,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// errRegression makes the command exit with status 1 after its output:
-// n benchmarks regressed, and missing (with --fail-on-missing) were in one
-// file only or not measured in one.
-type errRegression struct{ n, missing int }
-
-func (e errRegression) Error() string {
-	switch {
-	case e.missing == 0:
-		return fmt.Sprintf("%d benchmark(s) regressed", e.n)
-	case e.n == 0:
-		return fmt.Sprintf("%d benchmark(s) missing or not measured (--fail-on-missing)", e.missing)
-	}
-	return fmt.Sprintf("%d benchmark(s) regressed, %d missing or not measured (--fail-on-missing)", e.n, e.missing)
-}
-
 // compareLong is compare's help.
 const compareLong = `Compare two result files (vkbench JSON, or Go benchmark format with one line
 per round, as go test -count writes it) benchmark by benchmark, by the
@@ -124,12 +109,17 @@ func newCompareCmd() *cobra.Command {
 			if verbose(cmd) {
 				writeCompareWarnings(cmd.ErrOrStderr(), rep)
 			}
-			e := errRegression{n: rep.Regressions}
+			missing := 0
 			if failOnMissing {
-				e.missing = rep.Missing
+				missing = rep.Missing
 			}
-			if e.n > 0 || e.missing > 0 {
-				return e
+			switch {
+			case missing == 0 && rep.Regressions > 0:
+				return errFailed(fmt.Sprintf("%d benchmark(s) regressed", rep.Regressions))
+			case missing > 0 && rep.Regressions == 0:
+				return errFailed(fmt.Sprintf("%d benchmark(s) missing or not measured (--fail-on-missing)", missing))
+			case missing > 0:
+				return errFailed(fmt.Sprintf("%d benchmark(s) regressed, %d missing or not measured (--fail-on-missing)", rep.Regressions, missing))
 			}
 			if rep.Unjudged > 0 {
 				return usageError{fmt.Errorf("%d benchmark(s) could not be judged: %s", rep.Unjudged, firstUnjudged(rep))}

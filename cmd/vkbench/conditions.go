@@ -55,9 +55,12 @@ func conditionsText(b results.Benchmark) string {
 	return strings.Join(parts, "; ")
 }
 
-// joules writes an energy with a unit that suits it: "1.23 mJ".
+// joules writes an energy with a unit that suits it: "1.23 mJ"; "-" for
+// none.
 func joules(j float64) string {
 	switch {
+	case j <= 0:
+		return "-"
 	case j >= 1:
 		return fmt.Sprintf("%.3g J", j)
 	case j >= 1e-3:

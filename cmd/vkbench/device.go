@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -34,12 +35,13 @@ func (f *deviceFlags) open(cmd *cobra.Command, cache *store.Store) (dev hal.Devi
 	return dev, release, nil
 }
 
-// openOptions are how the command opens devices: validated if asked,
-// messages as warnings on stderr, the driver's pipeline cache loaded from
+// openOptions are how the command opens devices: validated if asked (by
+// flag or by the environment: the test command sets VKBENCH_VALIDATION=1,
+// so that every command its tests run is validated), messages as warnings on stderr, the driver's pipeline cache loaded from
 // the tune cache.
 func (f *deviceFlags) openOptions(cmd *cobra.Command, cache *store.Store) hal.OpenOptions {
 	opts := hal.OpenOptions{
-		Driver: hal.DriverOptions{Validation: f.validating(), Logger: warningLogger(cmd.ErrOrStderr())},
+		Driver: hal.DriverOptions{Validation: f.validation || os.Getenv("VKBENCH_VALIDATION") == "1", Logger: warningLogger(cmd.ErrOrStderr())},
 		Device: f.device,
 	}
 	if cache != nil {
@@ -74,17 +76,74 @@ func savePipelineCache(dev hal.Device, cache *store.Store) error {
 	return cache.SavePipelineCache(dev.Info().PipelineCacheUUID, data)
 }
 
-// keepPipelineCache saves the driver's pipeline cache after a command
-// measured: one not saved only costs the next run compile time, a warning.
-func keepPipelineCache(cmd *cobra.Command, dev hal.Device, cache *store.Store) {
-	if err := savePipelineCache(dev, cache); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
-	}
+// session is what a measuring command holds while it measures: the tune
+// cache, its output (--output, written atomically when the command
+// succeeds), and the device with its telemetry.
+type session struct {
+	cache *store.Store
+	out   *outFile
+	dev   hal.Device
+	// conditions is what the results say of the device's conditions: the
+	// telemetry's source, or why there is none.
+	conditions     string
+	release        func() error
+	closeTelemetry func()
 }
 
-// validating reports whether the validation layer is asked for, by flag or
-// by the environment (the test command sets VKBENCH_VALIDATION=1, so that
-// every command its tests run is validated).
-func (f *deviceFlags) validating() bool {
-	return f.validation || os.Getenv("VKBENCH_VALIDATION") == "1"
+// openFiles opens the tune cache and the output: what a measuring command
+// does before it opens a device, so that bad input is refused before any
+// file is touched. A command that stores what it measures (stores) asks
+// for the cache file's lock first (mustStore).
+func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool) (*session, error) {
+	cache, err := f.cache.open(cmd, stores)
+	if err != nil {
+		return nil, err
+	}
+	if stores {
+		if err := mustStore(cache); err != nil {
+			return nil, err
+		}
+	}
+	out, err := openOutput(cmd, f.output, cache.Path())
+	if err != nil {
+		return nil, err
+	}
+	return &session{cache: cache, out: out, closeTelemetry: func() {}}, nil
+}
+
+// open opens the files (openFiles), then the device --device chooses,
+// with its telemetry in opts. What it opened before an error, it closes.
+func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Options) (*session, error) {
+	s, err := f.openFiles(cmd, stores)
+	if err != nil {
+		return nil, err
+	}
+	if s.dev, s.release, err = f.dev.open(cmd, s.cache); err != nil {
+		return nil, s.close(cmd, err)
+	}
+	conditions, closeTelemetry, err := withTelemetry(opts, s.dev.Info())
+	if err != nil {
+		return nil, s.close(cmd, err)
+	}
+	s.conditions, s.closeTelemetry = conditions, closeTelemetry
+	return s, nil
+}
+
+// close saves the driver's pipeline cache where the tune cache file can
+// be written (a read-only one, which run reads, is left as it is; one not
+// saved only costs the next run compile time: a warning), closes the
+// telemetry and releases the device; then it commits the output if err,
+// joined with what they said, is nil, and discards it otherwise. It
+// returns that joined error.
+func (s *session) close(cmd *cobra.Command, err error) error {
+	if s.dev != nil {
+		if p := s.cache.Path(); p != "" && checkCachePath(p, true) == nil {
+			if err := savePipelineCache(s.dev, s.cache); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
+			}
+		}
+		s.closeTelemetry()
+		err = status.Join(err, s.release())
+	}
+	return s.out.finish(err)
 }

@@ -207,15 +207,12 @@ func exitCode(err error) int {
 		return exitOK
 	}
 	var u usageError
-	var reg errRegression
-	var ver errVerification
-	var opFailed errOperationFailed
-	var regText errRegressionText
+	var failed errFailed
 	var out errOutput
 	switch {
 	case errors.As(err, &out):
 		return exitOutput
-	case errors.As(err, &reg), errors.As(err, &ver), errors.As(err, &opFailed), errors.As(err, &regText):
+	case errors.As(err, &failed):
 		return exitRegression
 	case errors.As(err, &u):
 		return exitUsage
@@ -225,11 +222,16 @@ func exitCode(err error) int {
 	switch status.CodeOf(err) {
 	case status.InvalidArgument, status.NotFound, status.OutOfRange, status.AlreadyExists, status.PermissionDenied:
 		return exitUsage
-	case status.Unavailable, status.DataLoss, status.Internal, status.Unimplemented, status.Incompatible, status.ResourceExhausted:
-		return exitDevice
 	}
-	return exitDevice
+	return exitDevice // every other code is the device's or the driver's
 }
+
+// errFailed makes the command exit with status 1 after its output: a
+// regression, a candidate that computed a wrong result, an operation that
+// could not be measured.
+type errFailed string
+
+func (e errFailed) Error() string { return string(e) }
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{

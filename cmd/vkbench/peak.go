@@ -14,33 +14,27 @@ import (
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/report"
-	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
 
 // peakMeasures are what peak measures, in its table's order: each
-// operation, the unit of its rate, which of its winner's rates it is, and
-// where the record keeps it. The matrix units' (tensor cores') peaks are
-// measured where the device has them.
+// operation, the unit of its rate (GB/s is the winner's bandwidth, the
+// others its arithmetic rate), and where the record keeps it. The matrix
+// units' (tensor cores') peaks are measured where the device has them.
 var peakMeasures = []struct {
 	op, unit string
-	rate     func(results.Result) float64
 	into     func(*autotune.PeakRecord) *float64
 }{
-	{"peak-fma-f32", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.GFLOPs }},
-	{"peak-fma-f16", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.FP16GFLOPs }},
-	{"peak-mad-i32", "GOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.Int32GOPs }},
-	{"copy", "GB/s", gbps, func(r *autotune.PeakRecord) *float64 { return &r.BandwidthGBps }},
-	{"peak-coopmat-f16", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16GFLOPs }},
-	{"peak-coopmat-f16acc", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16AccGFLOPs }},
-	{"peak-coopmat-s8", "GOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixS8GOPs }},
-	{"peak-coopmat-bf16", "GFLOP/s", gflops, func(r *autotune.PeakRecord) *float64 { return &r.MatrixBF16GFLOPs }},
+	{"peak-fma-f32", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.GFLOPs }},
+	{"peak-fma-f16", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.FP16GFLOPs }},
+	{"peak-mad-i32", "GOP/s", func(r *autotune.PeakRecord) *float64 { return &r.Int32GOPs }},
+	{"copy", "GB/s", func(r *autotune.PeakRecord) *float64 { return &r.BandwidthGBps }},
+	{"peak-coopmat-f16", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16GFLOPs }},
+	{"peak-coopmat-f16acc", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16AccGFLOPs }},
+	{"peak-coopmat-s8", "GOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixS8GOPs }},
+	{"peak-coopmat-bf16", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixBF16GFLOPs }},
 }
-
-// gflops and gbps read a result's arithmetic rate and its bandwidth.
-func gflops(r results.Result) float64 { _, v := r.Rates(); return v }
-func gbps(r results.Result) float64   { v, _ := r.Rates(); return v }
 
 // newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {
@@ -71,7 +65,7 @@ be written.`,
 
 // runPeak measures the peaks of the device that f's flags choose, stores
 // them in the cache for its hardware, and writes them as f.format says.
-func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
+func runPeak(cmd *cobra.Command, f *benchFlags) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -87,38 +81,28 @@ func runPeak(cmd *cobra.Command, f *benchFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	sizes, cache, w, err := f.planAndOpen(cmd, ops)
+	sizes, err := planSizes(f.sizes, ops)
 	if err != nil {
 		return err
 	}
-	defer func() { err = w.finish(err) }()
-	ctx := cmd.Context()
-	dev, release, err := f.dev.open(cmd, cache)
+	sess, err := f.open(cmd, true, &opts)
 	if err != nil {
 		return err
 	}
-	info := dev.Info()
-	conditions, closeTelemetry, err := withTelemetry(&opts, info)
-	if err != nil {
-		return status.Join(err, release())
-	}
-	defer closeTelemetry()
+	info := sess.dev.Info()
 	opts.EnergyWindow = -1 // a peak is a rate
-	p := &peakRun{ctx: ctx, dev: dev, info: info, sizes: sizes, opts: opts,
+	p := &peakRun{ctx: cmd.Context(), dev: sess.dev, info: info, sizes: sizes, opts: opts,
 		rec: autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}}
 	if err := p.measureAll(); err != nil {
-		return status.Join(err, release())
+		return sess.close(cmd, err)
 	}
-	if err := autotune.SavePeak(cache, info.Hardware(), p.rec); err != nil {
+	if err := autotune.SavePeak(sess.cache, info.Hardware(), p.rec); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
-	if err := release(); err != nil {
-		return err
-	}
 	if f.format == "json" {
-		return writeJSON(w, p.rec)
+		return sess.close(cmd, writeJSON(sess.out, p.rec))
 	}
-	return writePeakTable(w, info, p.rows, conditions)
+	return sess.close(cmd, writePeakTable(sess.out, info, p.rows, sess.conditions))
 }
 
 // peakRow is one measure in peak's table: its winner, or why none was
@@ -148,16 +132,15 @@ func (p *peakRun) measureAll() error {
 	var errs []error
 	for _, m := range peakMeasures {
 		var err error
-		*m.into(&p.rec), err = p.measure(m.op, m.unit, m.rate)
+		*m.into(&p.rec), err = p.measure(m.op, m.unit)
 		errs = append(errs, err)
 	}
 	return status.Join(errs...)
 }
 
-// measure measures the operation name and returns its winner's rate, as
-// pick reads it, in unit; 0 where no candidate was measured, which its
-// row says why.
-func (p *peakRun) measure(name, unit string, pick func(results.Result) float64) (float64, error) {
+// measure measures the operation name and returns its winner's rate in
+// unit; 0 where no candidate was measured, which its row says why.
+func (p *peakRun) measure(name, unit string) (float64, error) {
 	op, err := catalogue.Lookup(name)
 	if err != nil {
 		return 0, err
@@ -186,8 +169,12 @@ func (p *peakRun) measure(name, unit string, pick func(results.Result) float64) 
 	if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
 		note += " [" + strings.Join(w.Flags, ",") + "]"
 	}
-	p.rows = append(p.rows, peakRow{what: name, cand: w.Name, rate: pick(w), unit: unit, note: note})
-	return pick(w), nil
+	rate, gops := w.Rates()
+	if unit != "GB/s" {
+		rate = gops
+	}
+	p.rows = append(p.rows, peakRow{what: name, cand: w.Name, rate: rate, unit: unit, note: note})
+	return rate, nil
 }
 
 // writePeakTable writes the peaks of the device info as a table, a row

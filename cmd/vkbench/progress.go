@@ -51,10 +51,14 @@ func startProgress(cmd *cobra.Command, quiet bool, opts *autotune.Options) *prog
 // newProgress draws progress on w where w is, or writes through to, a
 // terminal (main's stderr is a quietWriter around one), and not quiet.
 func newProgress(w io.Writer, quiet bool) *progress {
-	if quiet || !isTerminal(w) {
+	switch {
+	case quiet || !isTerminal(w):
 		return &progress{}
+	case os.Getenv("TERM") == "dumb":
+		return &progress{lines: w}
 	}
-	return newProgressOn(w, os.Getenv("TERM"))
+	return &progress{bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(w), progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery))}
 }
 
 // isTerminal reports whether w is a terminal, or writes through to one:
@@ -70,15 +74,6 @@ func isTerminal(w io.Writer) bool {
 			return false
 		}
 	}
-}
-
-// newProgressOn draws progress on w, a terminal of type termType.
-func newProgressOn(w io.Writer, termType string) *progress {
-	if termType == "dumb" {
-		return &progress{lines: w}
-	}
-	return &progress{bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(w), progressbar.OptionSpinnerType(14),
-		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery))}
 }
 
 func (p *progress) update(ev autotune.Progress) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -110,7 +109,7 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 		return err
 	}
 	var charts int
-	err = writeReportFile(cmd, output, func(w io.Writer) (err error) {
+	err = writeOutput(cmd, output, "", func(w io.Writer) (err error) {
 		charts, err = report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
 		return err
 	})
@@ -133,7 +132,7 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 		ls = append(ls, l)
 	}
 	var lines int
-	err := writeReportFile(cmd, output, func(w io.Writer) (err error) {
+	err := writeOutput(cmd, output, "", func(w io.Writer) (err error) {
 		lines, err = report.Convergence(w, format, ls, report.Options{Version: version})
 		return err
 	})
@@ -145,20 +144,6 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 	}
 	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: the convergence of %d search(es) in %d log(s)\n", output, lines, len(ls))
 	return err
-}
-
-// writeReportFile draws a report with write, then writes it to path
-// atomically (see openOutput): a report that cannot be drawn touches no
-// file.
-func writeReportFile(cmd *cobra.Command, path string, write func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	return writeOutput(cmd, path, "", func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
 }
 
 // reportPeaks returns the peak of each hardware, for its roofline: each

@@ -232,29 +232,6 @@ func opNames(ops []kernels.Operation) []string {
 	return names
 }
 
-// planAndOpen checks --size against ops, then opens the tune cache and the
-// output (--output, written atomically when the command succeeds): what a
-// measuring command does before it opens a device, so that bad input is
-// refused before any file is touched.
-func (f *benchFlags) planAndOpen(cmd *cobra.Command, ops []kernels.Operation) (sizePlan, *store.Store, *outFile, error) {
-	sizes, err := planSizes(f.sizes, ops)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cache, err := f.cache.open(cmd, true)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := mustStore(cache); err != nil {
-		return nil, nil, nil, err
-	}
-	out, err := openOutput(cmd, f.output, cache.Path())
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return sizes, cache, out, nil
-}
-
 // runBench measures the operations args names (of them, the candidates
 // candidates selects) with opts and writes the results; with tune's flags,
 // it tunes (commits the winners).
@@ -282,56 +259,33 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 		}
 	}
 	// run only reads the tune cache (peaks, the driver's pipeline cache),
-	// so a read-only one serves it; tune stores its winners, and asks for
-	// the file's lock before it measures.
-	cache, err := f.cache.open(cmd, tune != nil)
+	// so a read-only one serves it; tune stores its winners.
+	s, err := f.open(cmd, tune != nil, &opts)
 	if err != nil {
 		return err
 	}
-	if tune != nil {
-		if err := mustStore(cache); err != nil {
-			return err
-		}
-	}
-	out, err := openOutput(cmd, f.output, cache.Path())
-	if err != nil {
-		return err
-	}
-	defer out.Discard() // unless finished
-	dev, release, err := f.dev.open(cmd, cache)
-	if err != nil {
-		return err
-	}
-	info := dev.Info()
-	if p, _ := autotune.LoadPeak(cache, info.Hardware()); p != nil {
+	info := s.dev.Info()
+	if p, _ := autotune.LoadPeak(s.cache, info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
-	conditions, closeTelemetry, err := withTelemetry(&opts, info)
-	if err != nil {
-		return status.Join(err, release())
-	}
-	defer closeTelemetry()
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
-		Objective: string(opts.Objective), Conditions: conditions,
+		Objective: string(opts.Objective), Conditions: s.conditions,
 		Device: resultsDevice(info)}
 	bar := startProgress(cmd, f.quiet, &opts)
-	runErr := measureAll(cmd, dev, cache, opts, ops, tables, sizes, file, tune)
+	runErr := measureAll(cmd, s.dev, s.cache, opts, ops, tables, sizes, file, tune)
 	bar.finish()
-	if tune != nil || cache.Path() == "" || checkCachePath(cache.Path(), true) == nil {
-		keepPipelineCache(cmd, dev, cache)
-	} // else a read-only tune cache, which run reads and leaves as it is
 	// Results measured before a failure are shown (a file given with -o
 	// keeps what it had); an interrupted run shows nothing.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
-		werr = writeResults(out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd)})
+		werr = writeResults(s.out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd)})
 	}
-	if err := out.finish(status.Join(runErr, werr, release())); err != nil {
+	if err := s.close(cmd, status.Join(runErr, werr)); err != nil {
 		return err
 	}
 	for _, b := range file.Benchmarks {
 		if b.Outcome == results.Wrong {
-			return errVerification{b.Name}
+			return errFailed(fmt.Sprintf("candidate %s computed a wrong result", b.Name))
 		}
 	}
 	return nil
@@ -350,7 +304,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
 	}
 	tuners := map[string]*autotune.Tuner{}
-	var failed errOperationFailed
+	var failed opFailures
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
 		table := tables[op.Name()]
@@ -366,7 +320,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		} else if commit {
 			e, err = tuner.Tune(ctx, op, size, tune.force)
 			if err == nil && e != nil && e.From != "" {
-				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force measures again\n", e.Key, answeredFrom(e, cacheWhere(tuner, e.From)))
+				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force measures again\n", e.Key, answeredFrom(tuner, e))
 			}
 			if e != nil && e.Size != (kernels.SizeOf()) && e.Size != size {
 				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: measured at %s, the shape that stands for %s's bucket at --level %s (--level full measures every size itself)\n", e.Key, e.Size, size, opts.Level)
@@ -388,32 +342,20 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
 			return err
 		}
-		if why := noneRan(e); why != "" {
-			// Every candidate that could run here failed when it ran:
-			// the operation was not measured.
-			failed.failures = append(failed.failures, fmt.Sprintf("%s at %s: %s", op.Name(), size, why))
-		}
+		failed.noneRan(op, size, e)
 	}
-	return failed.orNil()
+	return failed.err()
 }
 
-// answeredFrom says which tier of the tune store answered e, where it
-// is, and when e was measured.
-func answeredFrom(e *autotune.Entry, where string) string {
+// answeredFrom says which tier of tuner's store answered e, where it is
+// (the file's path, or the shared store's URL without its password), and
+// when e was measured.
+func answeredFrom(tuner *autotune.Tuner, e *autotune.Entry) string {
 	when := e.Time.Local().Format("2006-01-02 15:04:05")
 	if e.From == autotune.FromShared {
-		return fmt.Sprintf("answered from the shared store %s (tuned %s, verified on this device)", where, when)
+		return fmt.Sprintf("answered from the shared store %s (tuned %s, verified on this device)", tuner.Store().Shared().Path(), when)
 	}
-	return fmt.Sprintf("answered from the local tune cache %s (tuned %s)", where, when)
-}
-
-// cacheWhere is where tuner's tier from is: the file's path or the
-// shared store's URL, without its password.
-func cacheWhere(tuner *autotune.Tuner, from autotune.Tier) string {
-	if from == autotune.FromShared {
-		return tuner.Store().Shared().Path()
-	}
-	return tuner.Store().Path()
+	return fmt.Sprintf("answered from the local tune cache %s (tuned %s)", tuner.Store().Path(), when)
 }
 
 // notStoredAdvice says what to do about a tune cache that did not take a
@@ -423,19 +365,6 @@ func notStoredAdvice(e *autotune.NotStoredError) string {
 		return "another process holds the tune cache's lock: let it finish, or point --cache at another file"
 	}
 	return "fix the cache file or point --cache at another"
-}
-
-// noneRan says why, when e has no winner and a candidate failed when it
-// ran (the first one's error), and is "" otherwise: candidates the device
-// cannot run are no failure of the run.
-func noneRan(e *autotune.Entry) string {
-	if e == nil || e.Fastest >= 0 {
-		return ""
-	}
-	if i := slices.IndexFunc(e.Results, func(r results.Result) bool { return r.Outcome == results.Failed }); i >= 0 {
-		return fmt.Sprintf("no candidate ran; %s: %s", e.Results[i].Name, e.Results[i].Error)
-	}
-	return ""
 }
 
 // inTable returns opts committing to the tune cache table named table (a
@@ -463,32 +392,41 @@ func operationsOwn(ctx context.Context, dev hal.Device, err error) bool {
 	return false
 }
 
-// errOperationFailed makes the command exit with status 1 after the
-// other operations ran: these could not be measured at their size, each
-// "name at size: reason".
-type errOperationFailed struct{ failures []string }
-
-func (e errOperationFailed) Error() string {
-	return fmt.Sprintf("could not measure %s (the other operations ran)", strings.Join(e.failures, "; "))
-}
+// opFailures are the operations that could not be measured at their
+// size, each "name at size: reason": the command exits with status 1
+// after the other operations ran.
+type opFailures []string
 
 // add reports op as failed at size, for the reason err: every candidate
-// of it failed, in file, and op among e's failures.
-func (e *errOperationFailed) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
+// of it failed, in file, and op among f.
+func (f *opFailures) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
 	entry := &autotune.Entry{Size: size, Fastest: -1}
 	for i, c := range op.Candidates() {
 		entry.Results = append(entry.Results, results.Result{Index: i, Name: c.Name, Measurement: results.Measurement{Outcome: results.Failed, Error: err.Error()}})
 	}
 	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, entry, nil)...)
-	e.failures = append(e.failures, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
+	*f = append(*f, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
 }
 
-// orNil is e, or nil where no operation failed.
-func (e errOperationFailed) orNil() error {
-	if len(e.failures) == 0 {
+// noneRan adds op when e has no winner and a candidate failed when it ran
+// (with the first one's error): every candidate that could run here
+// failed, and the operation was not measured. Candidates the device
+// cannot run are no failure of the run.
+func (f *opFailures) noneRan(op kernels.Operation, size kernels.Size, e *autotune.Entry) {
+	if e == nil || e.Fastest >= 0 {
+		return
+	}
+	if i := slices.IndexFunc(e.Results, func(r results.Result) bool { return r.Outcome == results.Failed }); i >= 0 {
+		*f = append(*f, fmt.Sprintf("%s at %s: no candidate ran; %s: %s", op.Name(), size, e.Results[i].Name, e.Results[i].Error))
+	}
+}
+
+// err is f as the command's error, or nil where no operation failed.
+func (f opFailures) err() error {
+	if len(f) == 0 {
 		return nil
 	}
-	return e
+	return errFailed(fmt.Sprintf("could not measure %s (the other operations ran)", strings.Join(f, "; ")))
 }
 
 // measureInterleaved measures opts.Rounds rounds of every operation, a
@@ -531,32 +469,24 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 		}
 	}
 	file.Probe = probe.file()
-	var opsFailed errOperationFailed
+	var opsFailed opFailures
 	for i, op := range ops {
+		size := sizes.sizeFor(op, dev.Info())
 		if failed[i] != nil {
-			opsFailed.add(file, op, sizes.sizeFor(op, dev.Info()), failed[i])
+			opsFailed.add(file, op, size, failed[i])
 			continue
 		}
 		e := autotune.MergeRounds(op, rounds[i], opts)
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
-		if why := noneRan(e); why != "" {
-			opsFailed.failures = append(opsFailed.failures, fmt.Sprintf("%s at %s: %s", op.Name(), sizes.sizeFor(op, dev.Info()), why))
-		}
+		opsFailed.noneRan(op, size, e)
 	}
-	return opsFailed.orNil()
+	return opsFailed.err()
 }
 
 // resultsDevice is the device info describes, as results files and ab's
 // report name it.
 func resultsDevice(info hal.DeviceInfo) results.Device {
 	return results.Device{Index: info.Index, Name: info.Name, Hardware: info.Hardware(), UUID: fmt.Sprintf("%x", info.DeviceUUID), Driver: info.DriverName + " " + info.DriverVersionString()}
-}
-
-// errVerification makes the command exit with status 1.
-type errVerification struct{ name string }
-
-func (e errVerification) Error() string {
-	return fmt.Sprintf("candidate %s computed a wrong result", e.name)
 }
 
 // benchmarksOf turns a tune's entry into result-file benchmarks.
@@ -571,9 +501,11 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			Shape:       e.Size.String(),
 			Candidate:   r.Name,
 			Winner:      r.Index == e.Fastest,
-			Tie:         tieOf(e, r.Index),
 			Measurement: r.Measurement,
 			PercentPeak: percentOfRoof(r, op, peak),
+		}
+		if e.Tie && b.Winner {
+			b.Tie = e.TieRule
 		}
 		b.GBps, b.GFLOPs = r.Rates()
 		if r.Stats != nil {
@@ -592,14 +524,6 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 		out = append(out, b)
 	}
 	return out
-}
-
-// tieOf is the tie rule for the winner of a tied entry, else "".
-func tieOf(e *autotune.Entry, i int) string {
-	if e.Tie && i == e.Fastest {
-		return e.TieRule
-	}
-	return ""
 }
 
 // compileAll builds every candidate's pipeline and saves the driver's

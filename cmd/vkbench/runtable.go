@@ -115,12 +115,6 @@ func anyPeak(bs []*results.Benchmark) bool {
 	return slices.ContainsFunc(bs, func(b *results.Benchmark) bool { return b.PercentPeak > 0 })
 }
 
-// folded reports whether b is left out of a table that is not verbose:
-// a candidate dropped early as slower, or one the device cannot run.
-func folded(b *results.Benchmark) bool {
-	return b.Outcome == results.Dropped || b.Outcome == results.Unsupported
-}
-
 // oneLine reports whether the operation is one line: nothing of it ran,
 // and o is not verbose.
 func (g *opGroup) oneLine(o tableOptions) bool {
@@ -154,8 +148,8 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	t.add(append(head, "notes")...)
 	var explain []*results.Benchmark
 	for _, bench := range g.benches {
-		if folded(bench) && !o.verbose {
-			continue
+		if (bench.Outcome == results.Dropped || bench.Outcome == results.Unsupported) && !o.verbose {
+			continue // counted below
 		}
 		mark := ""
 		if bench.Winner {
@@ -177,7 +171,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 			row = append(row, report.Rate("%.0f%%", bench.PercentPeak))
 		}
 		if energy {
-			row = append(row, joulesText(bench.EnergyJ))
+			row = append(row, joules(bench.EnergyJ))
 		}
 		note := notesOf(bench, unsettled)
 		if bench.Tie != "" {
@@ -214,15 +208,11 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 func (g *opGroup) notMeasured() (why string, whole bool) {
 	first := g.benches[0]
 	same := func(b *results.Benchmark) bool { return b.Outcome == first.Outcome && b.Error == first.Error }
-	if first.Outcome != results.Failed || !allOf(g.benches, same) {
+	if first.Outcome != results.Failed || slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return !same(b) }) {
 		return report.CountReasons(g.benches), false
 	}
 	why = report.Reason(first.Error, first.Candidate)
 	return "not measured: " + strings.TrimPrefix(why, g.op+" "+g.shape+": "), true
-}
-
-func allOf(bs []*results.Benchmark, f func(*results.Benchmark) bool) bool {
-	return !slices.ContainsFunc(bs, func(b *results.Benchmark) bool { return !f(b) })
 }
 
 func count(bs []*results.Benchmark, outcome results.Outcome) int {
@@ -326,13 +316,6 @@ func (l legend) write(b *strings.Builder, o tableOptions) {
 	if l.folded {
 		b.WriteString("candidates dropped early or that the device cannot run are counted: -v lists them\n")
 	}
-}
-
-func joulesText(j float64) string {
-	if j > 0 {
-		return joules(j)
-	}
-	return "-"
 }
 
 // writeUnsupported lists, under a verbose table, why the device cannot

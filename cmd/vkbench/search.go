@@ -141,7 +141,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 		return op, nil, err
 	}
 	if res.Entry.From != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force searches again\n", res.Entry.Key, answeredFrom(res.Entry, cacheWhere(tuner, res.Entry.From)))
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force searches again\n", res.Entry.Key, answeredFrom(tuner, res.Entry))
 		return res.Op, evaluatedOnly(res.Entry), err
 	}
 	r := res.Search
