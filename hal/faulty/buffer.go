@@ -8,7 +8,6 @@ import (
 
 var _ hal.Buffer = (*buffer)(nil)
 
-// buffer wraps a hal.Buffer.
 type buffer struct{ wrapped[hal.Buffer] }
 
 func (b *buffer) Size() int64 { return b.inner.Size() }

@@ -10,7 +10,6 @@ import (
 
 var _ hal.CommandBuffer = (*commandBuffer)(nil)
 
-// commandBuffer wraps a hal.CommandBuffer.
 type commandBuffer struct {
 	wrapped[hal.CommandBuffer]
 

@@ -18,7 +18,6 @@ var (
 	_ hal.LossMarker     = cachingDevice{}
 )
 
-// device wraps a hal.Device.
 type device struct {
 	inner  hal.Device
 	plan   *Plan
@@ -326,7 +325,6 @@ func (d *device) Release() error {
 	return status.Join(append(errs, d.inner.Release())...)
 }
 
-// PipelineCacheData calls the inner device's.
 func (d cachingDevice) PipelineCacheData() ([]byte, error) {
 	if err := d.enter(PipelineCacheData); err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 
 var _ hal.Driver = (*driver)(nil)
 
-// driver wraps a hal.Driver.
 type driver struct {
 	inner   hal.Driver
 	planFor func(index int) *Plan

@@ -7,7 +7,6 @@ import (
 
 var _ hal.Executable = (*executable)(nil)
 
-// executable wraps a hal.Executable.
 type executable struct{ wrapped[hal.Executable] }
 
 func (e *executable) Label() string { return e.inner.Label() }

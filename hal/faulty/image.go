@@ -11,10 +11,8 @@ var (
 	_ hal.Sampler = (*sampler)(nil)
 )
 
-// image wraps a hal.Image.
 type image struct{ wrapped[hal.Image] }
 
-// sampler wraps a hal.Sampler.
 type sampler struct{ wrapped[hal.Sampler] }
 
 func (d *device) CreateImage(desc hal.ImageDesc) (hal.Image, error) {

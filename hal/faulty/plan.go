@@ -429,7 +429,6 @@ func (p *Plan) Injected() []Injection {
 	return slices.Clone(p.injected)
 }
 
-// record logs an injection.
 func (p *Plan) record(in Injection) {
 	p.mu.Lock()
 	p.faults[in.Call]++
@@ -479,7 +478,6 @@ func (p *Plan) decide(c Call, quiet bool) (n int, f fault, ok bool) {
 	return n, fault{effect: taken.Effect, err: err, factor: taken.Factor}, true
 }
 
-// attach adds d to the devices of the plan.
 func (p *Plan) attach(d *device) {
 	p.holdMu.Lock()
 	p.devices = append(p.devices, d)

@@ -8,7 +8,6 @@ import (
 
 var _ hal.TimestampPool = (*timestampPool)(nil)
 
-// timestampPool wraps a hal.TimestampPool.
 type timestampPool struct{ wrapped[hal.TimestampPool] }
 
 func (p *timestampPool) Count() int { return p.inner.Count() }

@@ -7,7 +7,6 @@ type wrapped[T interface{ Release() error }] struct {
 	inner T
 }
 
-// unwrapped returns the wrapped object.
 func (w *wrapped[T]) unwrapped() T { return w.inner }
 
 // unwrap returns the object x wraps if x is a wrapper, else x, so that a

@@ -76,7 +76,6 @@ func testBufferReadWrite(e *env) {
 	}
 }
 
-// randomBytes returns n random bytes.
 func randomBytes(rng *rand.Rand, n int) []byte {
 	b := make([]byte, n)
 	for i := range b {
@@ -85,7 +84,6 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 	return b
 }
 
-// randomWords returns n random words.
 func randomWords(rng *rand.Rand, n int) []uint32 {
 	v := make([]uint32, n)
 	for i := range v {

@@ -52,7 +52,6 @@ func (c *addCase) dispatch(x hal.Executable) hal.Dispatch {
 	}
 }
 
-// check checks c's output.
 func (c *addCase) check(e *env, what string) {
 	e.Helper()
 	checkWords(e, what, e.readWords(c.c), c.want)

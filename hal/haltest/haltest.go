@@ -131,7 +131,6 @@ type env struct {
 	ctx context.Context
 }
 
-// env opens a device for t.
 func (s *suite) env(t *testing.T) *env {
 	t.Helper()
 	dev := s.device(t)
@@ -155,8 +154,7 @@ func (s *suite) device(t *testing.T) hal.Device {
 // OpenFunc.
 func (e *env) other() *env {
 	e.Helper()
-	dev := e.s.device(e.T)
-	return &env{T: e.T, s: e.s, dev: dev, info: dev.Info(), ctx: e.ctx}
+	return e.s.env(e.T)
 }
 
 // released checks the result of a Release in a cleanup: the object may
@@ -211,14 +209,12 @@ func (e *env) bufferOf(mem hal.MemoryKind, v []uint32) hal.Buffer {
 	return b
 }
 
-// executable creates an executable of k with constants.
 func (e *env) executable(k kernel, constants ...hal.Constant) hal.Executable {
 	e.Helper()
 	x, err := e.dev.CreateExecutable(k.desc(constants...))
 	return owned(e, "Executable", x, err, "CreateExecutable("+k.name+")")
 }
 
-// commandBuffer creates a command buffer.
 func (e *env) commandBuffer() hal.CommandBuffer {
 	e.Helper()
 	cb, err := e.dev.CreateCommandBuffer()
@@ -293,7 +289,6 @@ func (e *env) submit(cb hal.CommandBuffer, wait ...hal.Fence) hal.Fence {
 	return f
 }
 
-// wait waits for f, which must succeed.
 func (e *env) wait(f hal.Fence, what string) {
 	e.Helper()
 	if err := f.Wait(e.ctx); err != nil {
@@ -301,13 +296,11 @@ func (e *env) wait(f hal.Fence, what string) {
 	}
 }
 
-// execute submits cb and waits for it.
 func (e *env) execute(cb hal.CommandBuffer, what string) {
 	e.Helper()
 	e.wait(e.submit(cb), what)
 }
 
-// write writes data at offset of b.
 func (e *env) write(b hal.Buffer, offset int64, data []byte) {
 	e.Helper()
 	if err := b.Write(e.ctx, offset, data); err != nil {
@@ -315,7 +308,6 @@ func (e *env) write(b hal.Buffer, offset int64, data []byte) {
 	}
 }
 
-// read reads n bytes at offset of b.
 func (e *env) read(b hal.Buffer, offset, n int64) []byte {
 	e.Helper()
 	dst := make([]byte, n)

@@ -102,7 +102,6 @@ func unpack[T uint32 | float32](b []byte) []T {
 	return v
 }
 
-// repeat returns n copies of x.
 func repeat(x uint32, n int) []uint32 { return slices.Repeat([]uint32{x}, n) }
 
 // alignUp rounds n up to a multiple of align (any positive align).

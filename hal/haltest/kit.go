@@ -33,7 +33,6 @@ func (k *kit) keep(r interface{ Release() error }, format string, args ...any) {
 	k.all = append(k.all, object{fmt.Sprintf(format, args...), r})
 }
 
-// newKit makes a kit on e's device.
 func (e *env) newKit() *kit {
 	e.Helper()
 	k := &kit{}

@@ -84,7 +84,6 @@ func releaseUnwaited(e *env, objs []object) {
 	}
 }
 
-// check checks the copied result.
 func (r *ownedRun) check(e *env, what string) {
 	e.Helper()
 	checkWords(e, what, e.readWords(r.keep), r.add.want)
@@ -207,13 +206,9 @@ func testCloseRacing(e *env) {
 	var calls int64
 	defer func() { e.Logf("%d rounds: %d calls succeeded before the device was released", rounds, calls) }()
 	for round := range rounds {
-		dev := e.s.open(e.T)
-		if dev == nil {
-			e.Fatal("haltest: the OpenFunc returned a nil device")
-		}
+		dev := e.s.device(e.T)
 		w := &racer{e: e, dev: dev}
 		if err := w.prepare(workers); err != nil {
-			_ = dev.Release()
 			e.Fatalf("round %d: preparing: %v", round, err)
 		}
 		start := make(chan struct{})
