@@ -152,8 +152,7 @@ func (c *fillCase) want(mul, add uint32) []uint32 {
 // a value, per executable of the same module; without them the defaults
 // hold.
 func testSpecialization(e *env) {
-	local := uint32(48)
-	local = min(local, e.info.Limits.MaxWorkgroupSize[0], e.info.Limits.MaxWorkgroupInvocations)
+	local := min(48, e.info.Limits.MaxWorkgroupSize[0], e.info.Limits.MaxWorkgroupInvocations)
 	// If the workgroup size did not take effect (the default is 1), only
 	// the first groups words would be written.
 	const groups = 20

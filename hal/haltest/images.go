@@ -74,6 +74,15 @@ func (e *env) newSampleCase(rng *rand.Rand, w, h int) *sampleCase {
 	return c
 }
 
+// doubled is what kernelSample writes into its storage image.
+func (c *sampleCase) doubled() []float32 {
+	v := make([]float32, len(c.texels))
+	for i, t := range c.texels {
+		v[i] = 2*t + 1
+	}
+	return v
+}
+
 func (c *sampleCase) dispatch(x hal.Executable, s hal.Sampler, offX float32) hal.Dispatch {
 	return hal.Dispatch{
 		Executable:    x,
@@ -145,10 +154,7 @@ func testImageDispatch(e *env) {
 	if got := unpack[float32](e.readImage(c.src)); !bytes.Equal(pack(got), pack(c.texels)) {
 		e.Fatalf("the image CopyBufferToImage filled does not hold the buffer's texels")
 	}
-	doubled := make([]float32, w*h)
-	for i, v := range c.texels {
-		doubled[i] = 2*v + 1
-	}
+	doubled := c.doubled()
 	for _, tc := range []struct {
 		desc hal.SamplerDesc
 		off  float32
@@ -211,11 +217,7 @@ func testImageReleaseAfterSubmit(e *env) {
 			releaseUnwaited(e, used)
 		}
 		e.wait(f, "the submission whose images were released")
-		want := make([]float32, len(c.texels))
-		for i, v := range c.texels {
-			want[i] = 2*v + 1
-		}
-		checkFloats(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), unpack[float32](e.read(keep, 0, keep.Size())), want, 1e-6)
+		checkFloats(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), unpack[float32](e.read(keep, 0, keep.Size())), c.doubled(), 1e-6)
 	}
 }
 

@@ -94,19 +94,12 @@ func (l *lossCase) inFlight() {
 	const behind = 30
 	fx := e.executable(kernelFillIota)
 	l.keep(fx, "Executable (fill_iota)")
-	out := e.buffer(4*behind, hal.HostVisible)
-	l.keep(out, "Buffer (fill_iota)")
+	fc := &fillCase{n: 1, local: 1, out: e.buffer(4*behind, hal.HostVisible)}
+	l.keep(fc.out, "Buffer (fill_iota)")
 	for i := range behind {
 		cb := e.commandBuffer()
 		l.keep(cb, "CommandBuffer %d behind", i)
-		e.record(cb, func() {
-			e.dispatch(cb, hal.Dispatch{
-				Executable:    fx,
-				Bindings:      []hal.Binding{{Buffer: out, Offset: 0, Size: 0}},
-				PushConstants: words(uint32(i), 1),
-				Groups:        [3]uint32{1, 1, 1},
-			})
-		})
+		e.record(cb, func() { e.dispatch(cb, fc.dispatch(fx, uint32(i))) })
 		wait := l.fences[0]
 		if i%2 == 1 {
 			wait = l.fences[len(l.fences)-1]
