@@ -90,14 +90,10 @@ a device failure, 4 the output could not be written.`,
 		},
 	}
 	f.register(cmd.Flags())
-	f.registerCount(cmd.Flags())
-	f.count = abCount
-	fl := cmd.Flags().Lookup("count")
-	fl.DefValue = fmt.Sprint(abCount)
-	fl.Usage = fmt.Sprintf("the fewest rounds, each prepared, verified, warmed up and sampled anew within its own --budget; more are added until every pair is decided or --max-time is spent (a 95%% bound needs %d)", results.MinSequentialRounds)
-	cmd.Flags().Lookup("budget").DefValue = abBudget.String()
-	f.budget = abBudget
-	cmd.Flags().Lookup("budget").Usage = "most time spent sampling one operation in one round"
+	cmd.Flags().IntVar(&f.count, "count", abCount, fmt.Sprintf("the fewest rounds, each prepared, verified, warmed up and sampled anew within its own --budget; more are added until every pair is decided or --max-time is spent (a 95%% bound needs %d)", results.MinSequentialRounds))
+	budget := cmd.Flags().Lookup("budget")
+	f.budget, budget.DefValue = abBudget, abBudget.String()
+	budget.Usage = "most time spent sampling one operation in one round"
 	cmd.Flags().Lookup("format").Usage = "output: table, json or junit"
 	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% bounds of NEW/OLD lie above 1 + threshold/100")
 	cmd.Flags().DurationVar(&lim.maxTime, "max-time", abMaxTime, "start no round after this long (the --count rounds are measured whatever the time); 0 measures exactly --count rounds")

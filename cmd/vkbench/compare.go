@@ -302,7 +302,6 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 // seconds.
 func junitTime(seconds float64) string { return fmt.Sprintf("%.3f", seconds) }
 
-// encodeJUnit writes s as a JUnit XML document.
 func encodeJUnit(w io.Writer, s junitSuite) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

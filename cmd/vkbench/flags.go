@@ -178,7 +178,6 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	return o, nil
 }
 
-// checkFormat checks that --format is one of formats.
 func (f *benchFlags) checkFormat(formats ...string) error {
 	if slices.Contains(formats, f.format) {
 		return nil

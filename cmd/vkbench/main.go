@@ -201,7 +201,6 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitCode(err)
 }
 
-// exitCode is the exit status for err.
 func exitCode(err error) int {
 	if err == nil {
 		return exitOK
@@ -331,7 +330,6 @@ func newHelpCmd(root *cobra.Command) *cobra.Command {
 	}
 }
 
-// verbose reports whether -v (--verbose) was given to cmd.
 func verbose(cmd *cobra.Command) bool {
 	v, _ := cmd.Flags().GetBool("verbose") // defined on the root for every command
 	return v

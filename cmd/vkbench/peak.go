@@ -127,7 +127,6 @@ type peakRun struct {
 	rows  []peakRow
 }
 
-// measureAll measures every peak of peakMeasures.
 func (p *peakRun) measureAll() error {
 	var errs []error
 	for _, m := range peakMeasures {

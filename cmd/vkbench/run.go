@@ -223,7 +223,6 @@ func selectCandidates(w io.Writer, ops []kernels.Operation, expr string) ([]kern
 	return out, nil
 }
 
-// opNames are the names of ops, in order.
 func opNames(ops []kernels.Operation) []string {
 	names := make([]string, len(ops))
 	for i, op := range ops {

@@ -98,7 +98,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 	}
 	trace := &search.TuneLog{Header: l.Header}
 	seen := map[string]bool{}
-	var rows []replayRow
+	var rows []*search.ReplayResult
 	for _, name := range names {
 		seeds := f.seeds
 		if name == search.Exhaustive {
@@ -112,7 +112,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 				out.Discard()
 				return usageError{err}
 			}
-			rows = append(rows, replayRow{r: r, seed: seed})
+			rows = append(rows, r)
 			trace.Searches = append(trace.Searches, r.Search)
 			for _, e := range r.Evals {
 				if !seen[e.Name] {
@@ -128,11 +128,6 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 		err = writeReplayTable(out, l, rows)
 	}
 	return out.finish(err)
-}
-
-type replayRow struct {
-	r    *search.ReplayResult
-	seed uint64
 }
 
 // readTuneLogFile reads a tuning log; a file that is not one is bad input.
@@ -155,11 +150,11 @@ const within = 0.03
 
 // writeReplayTable writes the replays as Markdown tables: one row a
 // search, then each strategy's median over its seeds.
-func writeReplayTable(w io.Writer, l *search.TuneLog, rows []replayRow) error {
+func writeReplayTable(w io.Writer, l *search.TuneLog, rows []*search.ReplayResult) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	points, bestSec := rows[0].r.Points, rows[0].r.Best
+	points, bestSec := rows[0].Points, rows[0].Best
 	bestName := ""
 	for _, e := range l.Evals {
 		if e.Stats != nil && e.Stats.Median == bestSec {
@@ -170,8 +165,7 @@ func writeReplayTable(w io.Writer, l *search.TuneLog, rows []replayRow) error {
 	fmt.Fprintf(w, "| strategy | seed | evaluations | best found | its median | within %d%% after | simulated time |\n|---|---:|---:|---|---:|---:|---:|\n", int(within*100))
 	evals := map[string][]int{} // each strategy's evaluations to within, over its seeds
 	var order []string
-	for _, row := range rows {
-		r := row.r
+	for _, r := range rows {
 		sec := 0.0
 		for _, e := range r.Evals {
 			if e.Name == r.Search.Best && e.Stats != nil {
@@ -185,7 +179,7 @@ func writeReplayTable(w io.Writer, l *search.TuneLog, rows []replayRow) error {
 		} else {
 			k = points + 1 // after the whole space: above any median of reached ones
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.1f s |\n", r.Search.Strategy, row.seed, len(r.Evals), r.Search.Best, seconds(sec), after, r.Search.WallSeconds)
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.1f s |\n", r.Search.Strategy, r.Search.Seed, len(r.Evals), r.Search.Best, seconds(sec), after, r.Search.WallSeconds)
 		if _, ok := evals[r.Search.Strategy]; !ok {
 			order = append(order, r.Search.Strategy)
 		}
@@ -207,7 +201,6 @@ func writeReplayTable(w io.Writer, l *search.TuneLog, rows []replayRow) error {
 	return nil
 }
 
-// newExportLogCmd is vkbench cache export-log.
 func newExportLogCmd(cf *cacheFlags) *cobra.Command {
 	var hw, tuner, mode string
 	cmd := &cobra.Command{
