@@ -251,7 +251,6 @@ func (p *Plan) tickScale() uint64 {
 // None, or names a call other than Submit with FailAsync.
 func (p *Plan) Add(r Rule) {
 	x := &rule{Rule: r}
-	x.Calls = slices.Clone(r.Calls)
 	switch {
 	case r.Nth < 0:
 		panic("faulty: Rule.Nth is negative")
@@ -264,16 +263,14 @@ func (p *Plan) Add(r Rule) {
 	case r.Effect == Slow && !(r.Factor > 0):
 		panic("faulty: Slow needs a positive Factor")
 	}
-	if len(r.Calls) == 0 {
+	calls := r.Calls
+	if len(calls) == 0 {
+		calls = Calls()
 		if r.Effect == FailAsync {
-			x.kinds[Submit] = true
-		} else {
-			for _, c := range Calls() {
-				x.kinds[c] = true
-			}
+			calls = []Call{Submit}
 		}
 	}
-	for _, c := range r.Calls {
+	for _, c := range calls {
 		switch {
 		case c == None || c == Release || c >= numCalls:
 			panic("faulty: a Rule cannot make " + c.String() + " fail")
@@ -297,12 +294,6 @@ func (p *Plan) Add(r Rule) {
 // (Internal if 0).
 func (p *Plan) FailNth(call Call, n int, code status.Code) {
 	p.Add(Rule{Calls: []Call{call}, Nth: n, Code: code})
-}
-
-// FailNext makes the next call of any kind but Release fail at once with
-// code (Internal if 0).
-func (p *Plan) FailNext(code status.Code) {
-	p.Add(Rule{Nth: 1, Code: code})
 }
 
 // FailRate makes each call of the given kinds (every kind but Release if

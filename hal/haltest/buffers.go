@@ -36,15 +36,11 @@ func testBufferReadWrite(e *env) {
 			e.write(b, w.off, data)
 			copy(model[w.off:], data)
 		}
-		if d := diffBytes(e.read(b, 0, size), model); d != "" {
-			e.Errorf("%v buffer after writes at odd offsets: %s", mem, d)
-		}
+		checkBytes(e, fmt.Sprintf("%v buffer after writes at odd offsets", mem), e.read(b, 0, size), model)
 		for _, r := range []struct{ off, n int64 }{
 			{0, 1}, {1, 3}, {7, 1001}, {size - 3, 3}, {size - 1, 1},
 		} {
-			if d := diffBytes(e.read(b, r.off, r.n), model[r.off:r.off+r.n]); d != "" {
-				e.Errorf("%v buffer: Read(offset %d, %d bytes): %s", mem, r.off, r.n, d)
-			}
+			checkBytes(e, fmt.Sprintf("%v buffer: Read(offset %d, %d bytes)", mem, r.off, r.n), e.read(b, r.off, r.n), model[r.off:r.off+r.n])
 		}
 
 		for _, bad := range []struct{ off, n int64 }{
@@ -56,9 +52,7 @@ func testBufferReadWrite(e *env) {
 			wantCode(e, fmt.Sprintf("%v buffer of %d bytes: Read(offset %d, %d bytes)", mem, size, bad.off, bad.n),
 				b.Read(e.ctx, bad.off, junk), status.InvalidArgument, nil)
 		}
-		if d := diffBytes(e.read(b, 0, size), model); d != "" {
-			e.Errorf("%v buffer changed by out-of-range writes that failed: %s", mem, d)
-		}
+		checkBytes(e, fmt.Sprintf("%v buffer changed by out-of-range writes that failed", mem), e.read(b, 0, size), model)
 
 		// Large enough that a backend staging through a smaller buffer
 		// must split the copy.
@@ -66,13 +60,9 @@ func testBufferReadWrite(e *env) {
 		big := e.buffer(large, mem)
 		data := randomBytes(rng, large)
 		e.write(big, 0, data)
-		if d := diffBytes(e.read(big, 0, large), data); d != "" {
-			e.Errorf("%v buffer of %d bytes read back: %s", mem, large, d)
-		}
+		checkBytes(e, fmt.Sprintf("%v buffer of %d bytes read back", mem, large), e.read(big, 0, large), data)
 		e.write(big, 3, data[:large-3])
-		if d := diffBytes(e.read(big, 3, large-3), data[:large-3]); d != "" {
-			e.Errorf("%v buffer of %d bytes written and read at offset 3: %s", mem, large, d)
-		}
+		checkBytes(e, fmt.Sprintf("%v buffer of %d bytes written and read at offset 3", mem, large), e.read(big, 3, large-3), data[:large-3])
 	}
 }
 

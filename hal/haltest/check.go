@@ -82,8 +82,13 @@ func diffElems[E uint32 | byte | float32](got, want []E, unit, verb string, tol 
 	return fmt.Sprintf("%d of %d %s differ:%s", n, len(got), unit, b.String())
 }
 
-// diffBytes is diffElems for bytes that must be equal.
-func diffBytes(got, want []byte) string { return diffElems(got, want, "bytes", "%#02x", 0) }
+// checkBytes fails t if got is not want.
+func checkBytes(t testing.TB, what string, got, want []byte) {
+	t.Helper()
+	if d := diffElems(got, want, "bytes", "%#02x", 0); d != "" {
+		t.Errorf("%s: %s", what, d)
+	}
+}
 
 // checkWords fails t if got is not want.
 func checkWords(t testing.TB, what string, got, want []uint32) {

@@ -228,12 +228,8 @@ func testCopyFillBarrier(e *env) {
 	copy(srcModel[256:256+1024], fillBytes(1024, 0xa1b2c3d4))
 	copy(dstModel[5:5+2001], srcModel[3:3+2001])
 	copy(dstModel[1000:1008], fillBytes(8, 0x01020304))
-	if d := diffBytes(e.read(dst, 0, size), dstModel); d != "" {
-		e.Errorf("destination after fill, copy, fill: %s", d)
-	}
-	if d := diffBytes(e.read(src, 0, size), srcModel); d != "" {
-		e.Errorf("source after fill, copy, fill: %s", d)
-	}
+	checkBytes(e, "destination after fill, copy, fill", e.read(dst, 0, size), dstModel)
+	checkBytes(e, "source after fill, copy, fill", e.read(src, 0, size), srcModel)
 
 	// Transfers feeding a dispatch feeding a transfer, in one command
 	// buffer: a, b filled; c = a + b; c copied out.

@@ -119,16 +119,12 @@ func testImageReadWrite(e *env) {
 		}
 		tested++
 		img := e.image(hal.ImageDesc{Format: f, Width: 37, Height: 19, Usage: usage, Label: f.String()})
-		if got := e.readImage(img); !bytes.Equal(got, make([]byte, len(got))) {
-			e.Errorf("a new %s image: not zero: %s", f, diffBytes(got, make([]byte, len(got))))
-		}
+		checkBytes(e, "a new "+f.String()+" image, which must be zero", e.readImage(img), make([]byte, img.Desc().Bytes()))
 		data := randomBytes(rng, int(img.Desc().Bytes()))
 		if err := img.Write(e.ctx, data); err != nil {
 			e.Fatalf("Image.Write of a %s image: %v", f, err)
 		}
-		if got := e.readImage(img); !bytes.Equal(got, data) {
-			e.Errorf("%s image: read back: %s", f, diffBytes(got, data))
-		}
+		checkBytes(e, f.String()+" image read back", e.readImage(img), data)
 	}
 	if tested == 0 {
 		e.Skip("the device makes no images")
