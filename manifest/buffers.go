@@ -7,16 +7,10 @@ import (
 )
 
 func (d *opDecoder) decodeBuffers() error {
-	elems, err := d.obj.needList("buffers", "the buffers the kernels bind", "an operation has at least one buffer")
-	if err != nil {
-		return err
-	}
+	elems := must(d.obj.needList("buffers", "the buffers the kernels bind", "an operation has at least one buffer"))
 	bindings := map[[2]int]string{}
 	for _, b := range elems {
-		buf, err := d.decodeBuffer(b)
-		if err != nil {
-			return err
-		}
+		buf := must(d.decodeBuffer(b))
 		if slices.ContainsFunc(d.op.bufs, func(prev *manifestBuffer) bool { return prev.name == buf.name }) {
 			return d.src.errAt(b.member("name"), "buffer %q is described twice", buf.name)
 		}
@@ -40,38 +34,24 @@ func (d *opDecoder) decodeBuffers() error {
 const maxSets = 64
 
 func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
-	o, err := d.src.object(n, "a buffer")
-	if err != nil {
-		return nil, err
-	}
-	nameNode, name, err := o.needString("name", "the buffer's name")
-	if err != nil {
-		return nil, err
-	}
+	o := must(d.src.object(n, "a buffer"))
+	nameNode, name := o.needString("name", "the buffer's name")
 	b := &manifestBuffer{name: name, binding: -1, check: true, where: d.src.where(n)}
 	if !bufNameRE.MatchString(b.name) {
 		return nil, d.src.errAt(nameNode, "%q is not a buffer name (letters, digits, '_', '.', '-')", b.name)
 	}
 	if in := o.get("image"); in != nil {
-		if err := d.decodeImage(o, in, b); err != nil {
-			return nil, err
-		}
-	} else if err := d.decodeElements(o, b); err != nil {
-		return nil, err
+		check(d.decodeImage(o, in, b))
+	} else {
+		check(d.decodeElements(o, b))
 	}
 	role := func(n *jsonNode) (bufferRole, error) {
 		i, err := d.src.choice(n, "role", roleNames, ", ")
 		return bufferRole(i), err
 	}
-	if err := optional(o, "role", &b.role, role); err != nil {
-		return nil, err
-	}
-	if err := optional(o, "binding", &b.binding, d.src.intIn(0, 1<<16-1)); err != nil {
-		return nil, err
-	}
-	if err := optional(o, "set", &b.set, d.src.intIn(0, maxSets-1)); err != nil {
-		return nil, err
-	}
+	check(optional(o, "role", &b.role, role))
+	check(optional(o, "binding", &b.binding, d.src.intIn(0, 1<<16-1)))
+	check(optional(o, "set", &b.set, d.src.intIn(0, maxSets-1)))
 	if n := o.get("set"); n != nil && b.binding < 0 {
 		return nil, d.src.errAt(n, "a buffer's \"set\" needs its \"binding\" in that set")
 	}
@@ -80,23 +60,17 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 		if b.role == roleOutput || b.role == roleScratch {
 			return nil, d.src.errAt(in, "a %s buffer is not initialised (its contents are poisoned before each verified run); use role \"inout\" for a buffer that starts with data and is written", roleNames[b.role])
 		}
-		if b.init, err = d.decodeInit(in, b); err != nil {
-			return nil, err
-		}
+		b.init = must(d.decodeInit(in, b))
 	} else {
 		defaultRange(&b.init, b.typ)
 	}
-	if err := d.decodeCheck(o, b); err != nil {
-		return nil, err
-	}
+	check(d.decodeCheck(o, b))
 	b.tol = tolerance{rel: -1}
 	if t := o.get("tolerance"); t != nil {
 		if b.typ.kind != floatKind {
 			return nil, d.src.errAt(t, "a %s buffer is compared exactly; only float buffers take a tolerance", b.typ.name)
 		}
-		if b.tol, err = d.tolerance(t); err != nil {
-			return nil, err
-		}
+		b.tol = must(d.tolerance(t))
 	}
 	return b, o.done()
 }
@@ -106,19 +80,11 @@ func (d *opDecoder) decodeElements(o *jsonObj, b *manifestBuffer) error {
 	if sn := o.get("sampler"); sn != nil {
 		return d.src.errAt(sn, "only an image has a sampler")
 	}
-	typeNode, err := o.need("type", "the element type: "+scalarTypeNames()+` (or "image": {...} for an image)`)
-	if err != nil {
-		return err
-	}
-	if b.typ, err = d.scalarType(typeNode); err != nil {
-		return err
-	}
-	lenNode, err := o.need("len", `the number of elements, an expression such as "N" or "M*K"`)
-	if err != nil {
-		return err
-	}
-	b.len, err = d.intExpression(lenNode, lengthContext, "a length")
-	return err
+	typeNode := must(o.need("type", "the element type: "+scalarTypeNames()+` (or "image": {...} for an image)`))
+	b.typ = must(d.scalarType(typeNode))
+	lenNode := must(o.need("len", `the number of elements, an expression such as "N" or "M*K"`))
+	b.len = must(d.intExpression(lenNode, lengthContext, "a length"))
+	return nil
 }
 
 // decodeCheck reads what of an output or inout buffer is checked:
@@ -138,16 +104,11 @@ func (d *opDecoder) decodeCheck(o *jsonObj, b *manifestBuffer) error {
 				dst       **manifestExpr
 			}{{"first", "the first element checked", &b.first}, {"count", "the number of elements checked", &b.count}} {
 				if n := co.get(f.key); n != nil {
-					e, err := d.intExpression(n, lengthContext, f.what)
-					if err != nil {
-						return err
-					}
+					e := must(d.intExpression(n, lengthContext, f.what))
 					*f.dst = &e
 				}
 			}
-			if err := co.done(); err != nil {
-				return err
-			}
+			check(co.done())
 		} else {
 			var err error
 			if b.check, err = d.src.boolean(c); err != nil {
@@ -196,22 +157,12 @@ func (d *opDecoder) decodeExpects() error {
 		b, x := pe.b, pe.n
 		if x.kind == jsonObject {
 			o, _ := d.src.object(x, "")
-			pn, err := o.need("npy", `the path of a .npy file of the expected values, such as {"npy": "y.npy"}`)
-			if err != nil {
-				return err
-			}
-			if b.expectNpy, err = d.npy(pn, b); err != nil {
-				return err
-			}
-			if err := o.done(); err != nil {
-				return err
-			}
+			pn := must(o.need("npy", `the path of a .npy file of the expected values, such as {"npy": "y.npy"}`))
+			b.expectNpy = must(d.npy(pn, b))
+			check(o.done())
 			continue
 		}
-		e, err := d.expression(x, expectContext)
-		if err != nil {
-			return err
-		}
+		e := must(d.expression(x, expectContext))
 		if b.typ.kind != floatKind && e.typ != intType {
 			return d.src.errAt(x, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, b.typ.name)
 		}
@@ -227,10 +178,7 @@ func (d *opDecoder) decodeExpects() error {
 }
 
 func (d *opDecoder) scalarType(n *jsonNode) (scalarType, error) {
-	s, err := d.src.str(n)
-	if err != nil {
-		return scalarType{}, err
-	}
+	s := must(d.src.str(n))
 	t, ok := lookupScalarType(s)
 	if !ok {
 		return t, d.src.errAt(n, "unknown type %q (want one of %s)", s, scalarTypeNames())
@@ -265,10 +213,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 			if v.kind != jsonString {
 				return d.initValue(v, t)
 			}
-			e, err := d.expression(v, initContext)
-			if err != nil {
-				return exprValue{}, err
-			}
+			e := must(d.expression(v, initContext))
 			if t.kind != floatKind && e.typ != intType {
 				return exprValue{}, d.src.errAt(v, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, t.name)
 			}
@@ -281,10 +226,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 		if body == nil {
 			return in, d.src.errAt(n, `npy needs a path: {"npy": "x.npy"}`)
 		}
-		var err error
-		if in.arr, err = d.npy(body, b); err != nil {
-			return in, err
-		}
+		in.arr = must(d.npy(body, b))
 	case "zeros":
 		if body != nil {
 			return in, d.src.errAt(body, "zeros takes nothing; write \"zeros\"")
@@ -293,10 +235,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 		if body == nil {
 			return in, d.src.errAt(n, `fill needs a value: {"fill": 1.5}`)
 		}
-		v, err := value(initValue)(body)
-		if err != nil {
-			return in, err
-		}
+		v := must(value(initValue)(body))
 		in.value = v
 	case "iota":
 		in.value, in.step = intValue(0), intValue(1)
@@ -304,26 +243,15 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 			in.value, in.step = floatValue(0), floatValue(1)
 		}
 		if body != nil {
-			o, err := d.src.object(body, `{"start": a, "step": b}`)
-			if err != nil {
-				return in, err
-			}
-			if err := optional(o, "start", &in.value, value(initValue)); err != nil {
-				return in, err
-			}
-			if err := optional(o, "step", &in.step, value(initStep)); err != nil {
-				return in, err
-			}
-			if err := o.done(); err != nil {
-				return in, err
-			}
+			o := must(d.src.object(body, `{"start": a, "step": b}`))
+			check(optional(o, "start", &in.value, value(initValue)))
+			check(optional(o, "step", &in.step, value(initStep)))
+			check(o.done())
 		}
 	case "random":
 		defaultRange(&in, t)
 		if body != nil {
-			if err := d.randomInit(&in, body, value); err != nil {
-				return in, err
-			}
+			check(d.randomInit(&in, body, value))
 		}
 	default:
 		return in, d.src.errAt(n, "unknown init %q; want %s", in.kind, kinds)
@@ -333,10 +261,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 
 // initValue reads a value of an init: a number a buffer of type t holds.
 func (d *opDecoder) initValue(v *jsonNode, t scalarType) (exprValue, error) {
-	f, err := d.src.number(v)
-	if err != nil {
-		return exprValue{}, err
-	}
+	f := must(d.src.number(v))
 	if t.kind == floatKind {
 		return floatValue(f), nil
 	}
@@ -352,26 +277,14 @@ func (d *opDecoder) initValue(v *jsonNode, t scalarType) (exprValue, error) {
 
 // randomInit reads the body of a "random" init: its seed and range.
 func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(int) func(*jsonNode) (exprValue, error)) error {
-	o, err := d.src.object(body, `{"seed": s, "min": a, "max": b}`)
-	if err != nil {
-		return err
-	}
+	o := must(d.src.object(body, `{"seed": s, "min": a, "max": b}`))
 	if s := o.get("seed"); s != nil {
-		v, err := d.src.integer(s, 0, math.MaxInt64)
-		if err != nil {
-			return err
-		}
+		v := must(d.src.integer(s, 0, math.MaxInt64))
 		in.seed, in.hasSeed = uint64(v), true
 	}
-	if err := optional(o, "min", &in.lo, value(initLo)); err != nil {
-		return err
-	}
-	if err := optional(o, "max", &in.hi, value(initHi)); err != nil {
-		return err
-	}
-	if err := o.done(); err != nil {
-		return err
-	}
+	check(optional(o, "min", &in.lo, value(initLo)))
+	check(optional(o, "max", &in.hi, value(initHi)))
+	check(o.done())
 	if in.exprs[initLo] == nil && in.exprs[initHi] == nil && compare(in.lo, in.hi) > 0 {
 		return d.src.errAt(body, "min %s is above max %s", in.lo, in.hi)
 	}
@@ -395,10 +308,7 @@ func defaultRange(in *bufferInit, t scalarType) {
 }
 
 func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {
-	o, err := d.src.object(n, `{"rel": r, "abs": a}`)
-	if err != nil {
-		return tolerance{}, err
-	}
+	o := must(d.src.object(n, `{"rel": r, "abs": a}`))
 	bound := func(n *jsonNode) (float64, error) {
 		v, err := d.src.number(n)
 		if err == nil && v < 0 {
@@ -407,12 +317,8 @@ func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {
 		return v, err
 	}
 	var t tolerance
-	if err := optional(o, "rel", &t.rel, bound); err != nil {
-		return t, err
-	}
-	if err := optional(o, "abs", &t.abs, bound); err != nil {
-		return t, err
-	}
+	check(optional(o, "rel", &t.rel, bound))
+	check(optional(o, "abs", &t.abs, bound))
 	return t, o.done()
 }
 

@@ -140,10 +140,7 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 func (d *opDecoder) decodeCandidates() error {
 	d.pushNode = d.obj.get("push_constants")
 	for c, obj := range d.candObjs {
-		cand, err := d.decodeCandidate(c, obj)
-		if err != nil {
-			return err
-		}
+		cand := must(d.decodeCandidate(c, obj))
 		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
 			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
 		}
@@ -183,30 +180,18 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 
 func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, error) {
 	run := d.op.runs[c]
-	nameNode, name, err := obj.needString("name", "the candidate's name")
-	if err != nil {
-		return kernels.Candidate{}, err
-	}
+	nameNode, name := obj.needString("name", "the candidate's name")
 	if !candNameRE.MatchString(name) {
 		return kernels.Candidate{}, d.src.errAt(nameNode, "%q is not a candidate name (letters, digits, '_', '.', '+', '-')", name)
 	}
 	obj.get("params") // read by decodeParams
-	if run.asserts, err = d.asserts(obj, assertContext); err != nil {
-		return kernels.Candidate{}, err
-	}
+	run.asserts = must(d.asserts(obj, assertContext))
 	for i := range run.asserts {
-		if err := d.checkParams(c, &run.asserts[i]); err != nil {
-			return kernels.Candidate{}, err
-		}
+		check(d.checkParams(c, &run.asserts[i]))
 	}
-	if err := d.subgroups(c, obj); err != nil {
-		return kernels.Candidate{}, err
-	}
+	check(d.subgroups(c, obj))
 	spec := dispatchSpec{push: d.pushNode}.override(obj)
-	dispatchObjs, err := d.dispatchObjects(obj)
-	if err != nil {
-		return kernels.Candidate{}, err
-	}
+	dispatchObjs := must(d.dispatchObjects(obj))
 	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
 	var shaders []string
 	for k, o := range dispatchObjs {
@@ -214,14 +199,9 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		if o != obj {
 			s = spec.override(o)
 		}
-		disp, err := d.decodeDispatch(c, o, s)
-		if err != nil {
-			return kernels.Candidate{}, err
-		}
+		disp := must(d.decodeDispatch(c, o, s))
 		if o != obj {
-			if err := o.done(); err != nil {
-				return kernels.Candidate{}, err
-			}
+			check(o.done())
 		}
 		disp.desc.Label = name
 		if k > 0 {
@@ -239,9 +219,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		}
 		d.digest = append(d.digest, disp.mod.code...)
 	}
-	if err := d.requires(obj, &cand.Requires); err != nil {
-		return kernels.Candidate{}, err
-	}
+	check(d.requires(obj, &cand.Requires))
 	first := run.dispatches[0]
 	cand.Shader = strings.Join(shaders, "+")
 	cand.SPIRV = first.desc.SPIRV
@@ -261,13 +239,8 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 func (d *opDecoder) subgroups(c int, obj *jsonObj) error {
 	run := d.op.runs[c]
 	if n := obj.get("subgroup_size"); n != nil {
-		e, err := d.intExpression(n, subgroupContext, "a subgroup size")
-		if err != nil {
-			return err
-		}
-		if err := d.checkParams(c, &e); err != nil {
-			return err
-		}
+		e := must(d.intExpression(n, subgroupContext, "a subgroup size"))
+		check(d.checkParams(c, &e))
 		v, err := e.evalInt(intEnv(run.params))
 		if err != nil {
 			return e.errorf(status.InvalidArgument, err)
@@ -279,10 +252,7 @@ func (d *opDecoder) subgroups(c int, obj *jsonObj) error {
 		run.subgroupSize = uint32(v)
 	}
 	if n := obj.get("full_subgroups"); n != nil {
-		b, err := d.src.boolean(n)
-		if err != nil {
-			return err
-		}
+		b := must(d.src.boolean(n))
 		run.fullSubgroups = b
 	}
 	return nil
@@ -301,16 +271,10 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	if r := obj.get("repeat"); r != nil {
 		return nil, d.src.errAt(r, "a candidate with \"dispatches\" gives each dispatch its own repeat")
 	}
-	elems, err := d.src.list(ds, "the candidate's dispatches, in order", "a candidate runs at least one dispatch")
-	if err != nil {
-		return nil, err
-	}
+	elems := must(d.src.list(ds, "the candidate's dispatches, in order", "a candidate runs at least one dispatch"))
 	var objs []*jsonObj
 	for _, e := range elems {
-		o, err := d.src.object(e, "a dispatch")
-		if err != nil {
-			return nil, err
-		}
+		o := must(d.src.object(e, "a dispatch"))
 		objs = append(objs, o)
 	}
 	return objs, nil
@@ -350,52 +314,32 @@ func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 		if n == nil {
 			continue
 		}
-		ro, err := d.src.object(n, "what the kernels need of a device")
-		if err != nil {
-			return err
-		}
+		ro := must(d.src.object(n, "what the kernels need of a device"))
 		for _, f := range []struct {
 			key string
 			dst *bool
 		}{{"float16", &r.Float16}, {"int64", &r.Int64}} {
 			if v := ro.get(f.key); v != nil {
-				b, err := d.src.boolean(v)
-				if err != nil {
-					return err
-				}
+				b := must(d.src.boolean(v))
 				*f.dst = *f.dst || b
 			}
 		}
 		if v := ro.get("subgroup"); v != nil {
-			elems, err := d.src.array(v, "subgroup operations such as \"arithmetic\"")
-			if err != nil {
-				return err
-			}
+			elems := must(d.src.array(v, "subgroup operations such as \"arithmetic\""))
 			for _, e := range elems {
-				i, err := d.src.choice(e, "subgroup operations", hal.SubgroupOpNames[:], ", ")
-				if err != nil {
-					return err
-				}
+				i := must(d.src.choice(e, "subgroup operations", hal.SubgroupOpNames[:], ", "))
 				r.Subgroup |= hal.SubgroupOps(1)<<i | hal.SubgroupBasic
 			}
 		}
 		if v := ro.get("min_subgroup_size"); v != nil {
-			x, err := d.src.integer(v, 1, 1<<16)
-			if err != nil {
-				return err
-			}
+			x := must(d.src.integer(v, 1, 1<<16))
 			r.MinSubgroupSize = max(r.MinSubgroupSize, uint32(x))
 		}
 		if v := ro.get("shared_memory"); v != nil {
-			x, err := d.src.integer(v, 0, math.MaxUint32)
-			if err != nil {
-				return err
-			}
+			x := must(d.src.integer(v, 0, math.MaxUint32))
 			r.SharedMemory = max(r.SharedMemory, uint32(x))
 		}
-		if err := ro.done(); err != nil {
-			return err
-		}
+		check(ro.done())
 	}
 	return nil
 }

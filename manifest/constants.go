@@ -27,9 +27,7 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 	if n == nil {
 		return nil
 	}
-	if _, err := d.src.object(n, `constant_id to value, such as {"0": 256, "1": "VEC"}`); err != nil {
-		return err
-	}
+	must(d.src.object(n, `constant_id to value, such as {"0": 256, "1": "VEC"}`))
 	mod := disp.mod
 	for i, key := range n.keys {
 		v := n.vals[i]
@@ -38,13 +36,8 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 			return d.src.errAt(v, "%q is not a constant_id (a non-negative integer)", key)
 		}
 		id := uint32(id64)
-		e, err := d.expression(v, pipelineContext)
-		if err != nil {
-			return err
-		}
-		if err := d.checkParams(c, &e); err != nil {
-			return err
-		}
+		e := must(d.expression(v, pipelineContext))
+		check(d.checkParams(c, &e))
 		info, ok := mod.spv.SpecConstant(id)
 		if !ok {
 			d.warn(v, "%s declares no specialization constant with constant_id %d (it declares %v), so the value is not passed; glslc -O drops the constants a kernel does not use", mod.path, id, mod.spv.SpecIDs())
@@ -68,10 +61,7 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestD
 	at := o.n
 	if s.workgroup != nil {
 		at = s.workgroup
-		xyz, err := d.xyz(c, s.workgroup, "the workgroup size in x, y and z", pipelineContext, "a workgroup size")
-		if err != nil {
-			return err
-		}
+		xyz := must(d.xyz(c, s.workgroup, "the workgroup size in x, y and z", pipelineContext, "a workgroup size"))
 		for i := range xyz {
 			given[i] = &xyz[i]
 		}

@@ -32,11 +32,9 @@ type opDecoder struct {
 	digest  []byte
 }
 
-func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (*manifestOp, error) {
-	obj, err := src.object(n, "an operation")
-	if err != nil {
-		return nil, err
-	}
+func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (_ *manifestOp, err error) {
+	defer catch(&err)
+	obj := must(src.object(n, "an operation"))
 	d := &opDecoder{src: src, dir: dir, modules: modules, op: &manifestOp{ref: -1}, obj: obj,
 		names: map[string]nameInfo{}, lets: map[string]*manifestLet{}}
 	for _, r := range reservedNames {
@@ -54,24 +52,15 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 	steps := []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts,
 		d.decodeBuffers, d.decodeCounts, d.decodeCandidates, d.decodeVerify, d.decodeDType}
 	for _, step := range steps {
-		if err := step(); err != nil {
-			return nil, err
-		}
+		check(step())
 	}
-	if err := obj.done(); err != nil {
-		return nil, err
-	}
-	if err := d.finish(); err != nil {
-		return nil, err
-	}
+	check(obj.done())
+	check(d.finish())
 	return d.op, nil
 }
 
 func (d *opDecoder) decodeName() error {
-	n, name, err := d.obj.needString("name", "the operation's name")
-	if err != nil {
-		return err
-	}
+	n, name := d.obj.needString("name", "the operation's name")
 	if !opNameRE.MatchString(name) {
 		return d.src.errAt(n, "%q is not an operation name (lower case letters, digits and single '-' between them)", name)
 	}
@@ -99,13 +88,8 @@ func (src *manifestSource) checkNewName(n *jsonNode, name, what string) error {
 // extents, each a positive integer or an object {"default", "integrated",
 // "discrete"} for the defaults by kind of device.
 func (d *opDecoder) decodeDims() error {
-	n, err := d.obj.need("dims", `the problem's dimensions, such as {"N": 1048576}`)
-	if err != nil {
-		return err
-	}
-	if _, err := d.src.object(n, "dimension names to default extents"); err != nil {
-		return err
-	}
+	n := must(d.obj.need("dims", `the problem's dimensions, such as {"N": 1048576}`))
+	must(d.src.object(n, "dimension names to default extents"))
 	if len(n.keys) == 0 {
 		return d.src.errAt(n, "is empty; an operation has at least one dimension")
 	}
@@ -114,9 +98,7 @@ func (d *opDecoder) decodeDims() error {
 	}
 	for i, name := range n.keys {
 		v := n.vals[i]
-		if err := d.src.checkNewName(v, name, "dimension"); err != nil {
-			return err
-		}
+		check(d.src.checkNewName(v, name, "dimension"))
 		// --size names a dimension in any case (N=512 or n=512).
 		if j := slices.IndexFunc(n.keys[:i], func(k string) bool { return strings.EqualFold(k, name) }); j >= 0 {
 			return d.src.errAt(v, "differs from dimension %q only in case, and --size names dimensions in any case", n.keys[j])
@@ -126,31 +108,19 @@ func (d *opDecoder) decodeDims() error {
 		// "integrated", and that to "default".
 		var sizes [3]int
 		if v.kind != jsonObject {
-			x, err := extent(v)
-			if err != nil {
-				return err
-			}
+			x := must(extent(v))
 			sizes = [3]int{x, x, x}
 		} else {
 			o, _ := d.src.object(v, "")
-			def, err := o.need("default", "the default extent")
-			if err != nil {
-				return err
-			}
-			if sizes[kernels.SmallDevice], err = extent(def); err != nil {
-				return err
-			}
+			def := must(o.need("default", "the default extent"))
+			sizes[kernels.SmallDevice] = must(extent(def))
 			for class, key := range []string{kernels.MediumDevice: "integrated", kernels.LargeDevice: "discrete"} {
 				if class > 0 {
 					sizes[class] = sizes[class-1]
-					if err := optional(o, key, &sizes[class], extent); err != nil {
-						return err
-					}
+					check(optional(o, key, &sizes[class], extent))
 				}
 			}
-			if err := o.done(); err != nil {
-				return err
-			}
+			check(o.done())
 		}
 		for class := range sizes {
 			d.op.sizes[class] = kernels.SizeOf(append(d.op.sizes[class].Extents(), sizes[class])...)
@@ -164,31 +134,18 @@ func (d *opDecoder) decodeDims() error {
 // decodeParams reads every candidate's params first, so that the
 // operation's expressions (lets, lengths, push constants) may use them.
 func (d *opDecoder) decodeParams() error {
-	elems, err := d.obj.needList("candidates", "the kernels that compute the operation", "an operation has at least one candidate")
-	if err != nil {
-		return err
-	}
+	elems := must(d.obj.needList("candidates", "the kernels that compute the operation", "an operation has at least one candidate"))
 	for _, c := range elems {
-		obj, err := d.src.object(c, "a candidate")
-		if err != nil {
-			return err
-		}
+		obj := must(d.src.object(c, "a candidate"))
 		run := &manifestRun{params: map[string]int{}}
 		if p := obj.get("params"); p != nil {
-			if _, err := d.src.object(p, "param names to integers"); err != nil {
-				return err
-			}
+			must(d.src.object(p, "param names to integers"))
 			for i, name := range p.keys {
-				if err := d.src.checkNewName(p.vals[i], name, "param"); err != nil {
-					return err
-				}
+				check(d.src.checkNewName(p.vals[i], name, "param"))
 				if info, ok := d.names[name]; ok && info.kind == dimName {
 					return d.src.errAt(p.vals[i], "%q is a dimension; a param cannot have its name", name)
 				}
-				v, err := d.src.integer(p.vals[i], math.MinInt32, math.MaxInt32)
-				if err != nil {
-					return err
-				}
+				v := must(d.src.integer(p.vals[i], math.MinInt32, math.MaxInt32))
 				run.params[name] = int(v)
 				d.names[name] = nameInfo{kind: paramName, typ: intType, usesParams: true}
 			}
@@ -234,19 +191,13 @@ func (d *opDecoder) scope(ctx exprContext) exprScope {
 
 // expression reads an expression field and remembers where it is.
 func (d *opDecoder) expression(n *jsonNode, ctx exprContext) (manifestExpr, error) {
-	e, err := d.src.expression(n, d.scope(ctx))
-	if err != nil {
-		return manifestExpr{}, err
-	}
+	e := must(d.src.expression(n, d.scope(ctx)))
 	return manifestExpr{expr: e, where: d.src.where(n)}, nil
 }
 
 // intExpression reads an expression that must be an integer.
 func (d *opDecoder) intExpression(n *jsonNode, ctx exprContext, what string) (manifestExpr, error) {
-	e, err := d.expression(n, ctx)
-	if err != nil {
-		return e, err
-	}
+	e := must(d.expression(n, ctx))
 	if e.typ != intType {
 		return e, d.src.errAt(n, "expression %q is a float; %s must be an integer (round it with ceil, floor or round)", e.src, what)
 	}
@@ -258,21 +209,14 @@ func (d *opDecoder) decodeLets() error {
 	if n == nil {
 		return nil
 	}
-	if _, err := d.src.object(n, "names to expressions"); err != nil {
-		return err
-	}
+	must(d.src.object(n, "names to expressions"))
 	for i, name := range n.keys {
 		v := n.vals[i]
-		if err := d.src.checkNewName(v, name, "let"); err != nil {
-			return err
-		}
+		check(d.src.checkNewName(v, name, "let"))
 		if _, ok := d.names[name]; ok {
 			return d.src.errAt(v, "%q is already a dimension or a param", name)
 		}
-		e, err := d.expression(v, letContext)
-		if err != nil {
-			return err
-		}
+		e := must(d.expression(v, letContext))
 		l := &manifestLet{name: name, manifestExpr: e,
 			info: nameInfo{kind: letName, typ: e.typ, usesDims: e.usesDims, usesParams: e.usesParams}}
 		for _, u := range e.names {
@@ -352,16 +296,10 @@ func (d *opDecoder) asserts(obj *jsonObj, ctx exprContext) ([]manifestExpr, erro
 	if n == nil {
 		return nil, nil
 	}
-	elems, err := d.src.array(n, "conditions on the size")
-	if err != nil {
-		return nil, err
-	}
+	elems := must(d.src.array(n, "conditions on the size"))
 	var out []manifestExpr
 	for _, a := range elems {
-		e, err := d.intExpression(a, ctx, "a condition")
-		if err != nil {
-			return nil, err
-		}
+		e := must(d.intExpression(a, ctx, "a condition"))
 		out = append(out, e)
 	}
 	return out, nil
@@ -373,17 +311,12 @@ func (d *opDecoder) decodeCounts() error {
 		e, err := d.expression(n, countContext)
 		return &e, err
 	}
-	if err := optional(d.obj, "bytes", &d.op.bytes, count); err != nil {
-		return err
-	}
+	check(optional(d.obj, "bytes", &d.op.bytes, count))
 	return optional(d.obj, "flops", &d.op.flops, count)
 }
 
 func (d *opDecoder) decodeVerify() error {
-	n, err := d.obj.need("verify", `{"reference": "candidate name"} to compare every candidate's outputs with one candidate's, {} to check the buffers' "expect" only, or "none"`)
-	if err != nil {
-		return err
-	}
+	n := must(d.obj.need("verify", `{"reference": "candidate name"} to compare every candidate's outputs with one candidate's, {} to check the buffers' "expect" only, or "none"`))
 	if n.kind == jsonString {
 		if n.s != "none" {
 			return d.src.errAt(n, `%q: want "none" or {"reference": "candidate name"}`, n.s)
@@ -396,15 +329,9 @@ func (d *opDecoder) decodeVerify() error {
 		}
 		return nil
 	}
-	o, err := d.src.object(n, `{"reference": "candidate name"} or "none"`)
-	if err != nil {
-		return err
-	}
+	o := must(d.src.object(n, `{"reference": "candidate name"} or "none"`))
 	if r := o.get("reference"); r != nil {
-		name, err := d.src.str(r)
-		if err != nil {
-			return err
-		}
+		name := must(d.src.str(r))
 		d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
 		if d.op.ref < 0 {
 			names := mapped(d.op.cands, func(c kernels.Candidate) string { return c.Name })
@@ -412,10 +339,7 @@ func (d *opDecoder) decodeVerify() error {
 		}
 	}
 	if t := o.get("tolerance"); t != nil {
-		tol, err := d.tolerance(t)
-		if err != nil {
-			return err
-		}
+		tol := must(d.tolerance(t))
 		for _, b := range d.op.bufs {
 			if b.tol.rel < 0 && b.typ.kind == floatKind {
 				b.tol = tol
@@ -434,10 +358,7 @@ func (d *opDecoder) decodeVerify() error {
 
 func (d *opDecoder) decodeDType() error {
 	if n := d.obj.get("dtype"); n != nil {
-		s, err := d.src.str(n)
-		if err != nil {
-			return err
-		}
+		s := must(d.src.str(n))
 		dt, err := kernels.ParseDType(s)
 		if err != nil {
 			return d.src.errAt(n, "%s", status.Message(err))
@@ -474,19 +395,13 @@ func (d *opDecoder) finish() error {
 			if !uses {
 				continue
 			}
-			if err := d.checkParams(c, &b.len, b.first, b.count, b.expect); err != nil {
-				return err
-			}
+			check(d.checkParams(c, &b.len, b.first, b.count, b.expect))
 		}
 	}
 	for c := range op.runs {
-		if err := d.checkParams(c, op.bytes, op.flops); err != nil {
-			return err
-		}
+		check(d.checkParams(c, op.bytes, op.flops))
 	}
-	if err := op.dryRun(); err != nil {
-		return err
-	}
+	check(op.dryRun())
 	d.digest = canonicalJSON(d.digest, d.obj.n)
 	h := sha256.Sum256(d.digest)
 	for i := range op.cands {

@@ -12,27 +12,21 @@ import (
 func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifestDispatch, error) {
 	disp := &manifestDispatch{where: d.src.where(o.n)}
 	var mod *manifestModule
-	var err error
 	switch {
 	case s.spirv != nil && s.glsl != nil:
 		return nil, d.src.errAt(s.glsl, "a dispatch has a \"spirv\" module or a \"glsl\" source, not both")
 	case s.defines != nil && s.glsl == nil:
 		return nil, d.src.errAt(s.defines, "only a \"glsl\" source takes #defines")
 	case s.glsl != nil:
-		mod, err = d.glslModule(c, s.glsl, s.defines)
+		mod = must(d.glslModule(c, s.glsl, s.defines))
 	case s.spirv != nil:
-		mod, err = d.module(s.spirv)
+		mod = must(d.module(s.spirv))
 	default:
 		return nil, d.src.errMissing(o.n, "spirv", "the path of the SPIR-V module, relative to the manifest (or \"glsl\", a GLSL source to compile)")
 	}
-	if err != nil {
-		return nil, err
-	}
 	entry := "main"
 	if s.entry != nil {
-		if entry, err = d.src.str(s.entry); err != nil {
-			return nil, err
-		}
+		entry = must(d.src.str(s.entry))
 	}
 	e, err := mod.spv.Entry(entry)
 	if err != nil {
@@ -41,39 +35,17 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	run := d.op.runs[c]
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry, SubgroupSize: run.subgroupSize, FullSubgroups: run.fullSubgroups}
 	disp.mod, disp.entry = mod, e
-	if err := d.constants(c, s.constants, disp); err != nil {
-		return nil, err
-	}
-	if err := d.workgroup(c, o, s, disp); err != nil {
-		return nil, err
-	}
-	if err := d.fix(c, disp); err != nil {
-		return nil, err
-	}
-	if err := d.checkFullSubgroups(s, disp); err != nil {
-		return nil, err
-	}
-	if err := d.bindings(c, o, s, disp); err != nil {
-		return nil, err
-	}
-	if err := d.pushConstants(c, o, s, disp); err != nil {
-		return nil, err
-	}
-	g, err := o.need("groups", `the number of workgroups in x, y and z, such as ["div_up(N, 256)", 1, 1]`)
-	if err != nil {
-		return nil, err
-	}
-	if disp.groups, err = d.xyz(c, g, "the number of workgroups in x, y and z", dispatchContext, "a workgroup count"); err != nil {
-		return nil, err
-	}
+	check(d.constants(c, s.constants, disp))
+	check(d.workgroup(c, o, s, disp))
+	check(d.fix(c, disp))
+	check(d.checkFullSubgroups(s, disp))
+	check(d.bindings(c, o, s, disp))
+	check(d.pushConstants(c, o, s, disp))
+	g := must(o.need("groups", `the number of workgroups in x, y and z, such as ["div_up(N, 256)", 1, 1]`))
+	disp.groups = must(d.xyz(c, g, "the number of workgroups in x, y and z", dispatchContext, "a workgroup count"))
 	if r := o.get("repeat"); r != nil {
-		e, err := d.intExpression(r, repeatContext, "a repeat count")
-		if err != nil {
-			return nil, err
-		}
-		if err := d.checkParams(c, &e); err != nil {
-			return nil, err
-		}
+		e := must(d.intExpression(r, repeatContext, "a repeat count"))
+		check(d.checkParams(c, &e))
 		disp.repeat = &e
 	}
 	disp.fixed.key = disp.keyOf(disp.fixed.constants)
@@ -84,10 +56,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 // y and z (what it is and what each is); missing ones are 1.
 func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each string) ([3]manifestExpr, error) {
 	var out [3]manifestExpr
-	elems, err := d.src.array(n, what)
-	if err != nil {
-		return out, err
-	}
+	elems := must(d.src.array(n, what))
 	if len(elems) < 1 || len(elems) > 3 {
 		return out, d.src.errAt(n, "has %d elements; want 1 to 3 (x, y, z; missing ones are 1)", len(elems))
 	}
@@ -96,12 +65,8 @@ func (d *opDecoder) xyz(c int, n *jsonNode, what string, ctx exprContext, each s
 			out[i] = manifestExpr{expr: literalExpr(intValue(1)), where: d.src.where(n)}
 			continue
 		}
-		if out[i], err = d.intExpression(elems[i], ctx, each); err != nil {
-			return out, err
-		}
-		if err := d.checkParams(c, &out[i]); err != nil {
-			return out, err
-		}
+		out[i] = must(d.intExpression(elems[i], ctx, each))
+		check(d.checkParams(c, &out[i]))
 	}
 	return out, nil
 }
@@ -116,19 +81,13 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 	at := o.n
 	if s.bindings != nil {
 		at = s.bindings
-		elems, err := d.src.array(s.bindings, "buffer names by binding number (null for none)")
-		if err != nil {
-			return err
-		}
+		elems := must(d.src.array(s.bindings, "buffer names by binding number (null for none)"))
 		for _, el := range elems {
 			if el.kind == jsonNull {
 				tables[0] = append(tables[0], -1)
 				continue
 			}
-			name, err := d.src.str(el)
-			if err != nil {
-				return err
-			}
+			name := must(d.src.str(el))
 			i := slices.IndexFunc(d.op.bufs, func(b *manifestBuffer) bool { return b.name == name })
 			if i < 0 {
 				return d.src.errAt(el, "no buffer %q (buffers: %s)", name, strings.Join(mapped(d.op.bufs, func(b *manifestBuffer) string { return b.name }), ", "))
@@ -163,10 +122,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 			}
 			return d.src.errAt(at, "binding %d of set %d, which entry point %q of %s uses, has no buffer: give a buffer \"set\": %d, \"binding\": %d", binding, set, e.Name, mod.path, set, binding)
 		}
-		k, err := d.bindingKind(at, e, mod, b, d.op.bufs[tables[set][binding]])
-		if err != nil {
-			return err
-		}
+		k := must(d.bindingKind(at, e, mod, b, d.op.bufs[tables[set][binding]]))
 		kinds[set][binding] = k
 		mixed = mixed || k != hal.StorageBufferBinding
 	}
@@ -224,52 +180,27 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, disp *manif
 	end := 0
 	if s.push != nil {
 		at = s.push
-		elems, err := d.src.array(s.push, `the push constants in order, such as [{"type": "u32", "value": "N"}]`)
-		if err != nil {
-			return err
-		}
+		elems := must(d.src.array(s.push, `the push constants in order, such as [{"type": "u32", "value": "N"}]`))
 		for _, el := range elems {
-			po, err := d.src.object(el, `a push constant {"type", "value", "offset"}`)
-			if err != nil {
-				return err
-			}
-			tn, err := po.need("type", "the push constant's type: "+scalarTypeNames())
-			if err != nil {
-				return err
-			}
-			t, err := d.scalarType(tn)
-			if err != nil {
-				return err
-			}
-			vn, err := po.need("value", "the value, a number or an expression")
-			if err != nil {
-				return err
-			}
-			val, err := d.expression(vn, dispatchContext)
-			if err != nil {
-				return err
-			}
+			po := must(d.src.object(el, `a push constant {"type", "value", "offset"}`))
+			tn := must(po.need("type", "the push constant's type: "+scalarTypeNames()))
+			t := must(d.scalarType(tn))
+			vn := must(po.need("value", "the value, a number or an expression"))
+			val := must(d.expression(vn, dispatchContext))
 			if t.kind != floatKind && val.typ != intType {
 				return d.src.errAt(vn, "expression %q is a float; a %s push constant takes an integer (round it with ceil, floor or round)", val.src, t.name)
 			}
-			if err := d.checkParams(c, &val); err != nil {
-				return err
-			}
+			check(d.checkParams(c, &val))
 			off := (end + t.size - 1) / t.size * t.size
 			if on := po.get("offset"); on != nil {
-				x, err := d.src.integer(on, 0, 1<<12)
-				if err != nil {
-					return err
-				}
+				x := must(d.src.integer(on, 0, 1<<12))
 				if int(x)%t.size != 0 {
 					return d.src.errAt(on, "offset %d of a %s is not a multiple of %d", x, t.name, t.size)
 				}
 				off = int(x)
 			}
 			po.get("name")
-			if err := po.done(); err != nil {
-				return err
-			}
+			check(po.done())
 			if slices.ContainsFunc(disp.push, func(f pushField) bool { return off < f.offset+f.typ.size && f.offset < off+t.size }) {
 				return d.src.errAt(el, "bytes %d to %d overlap an earlier push constant", off, off+t.size-1)
 			}

@@ -29,10 +29,7 @@ func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error
 	if err != nil {
 		return nil, err
 	}
-	defines, err := d.defines(c, defs)
-	if err != nil {
-		return nil, err
-	}
+	defines := must(d.defines(c, defs))
 	name := p
 	if len(defines) > 0 {
 		name += "[" + strings.Join(defines, ",") + "]"
@@ -63,22 +60,15 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 	if n == nil {
 		return nil, nil
 	}
-	if _, err := d.src.object(n, `#define names to integers or expressions of the params, such as {"WG": "WG"}`); err != nil {
-		return nil, err
-	}
+	must(d.src.object(n, `#define names to integers or expressions of the params, such as {"WG": "WG"}`))
 	env := intEnv(d.op.runs[c].params)
 	var out []string
 	for i, name := range n.keys {
 		if !isIdent(name) {
 			return nil, d.src.errAt(n.vals[i], "%q is not a macro name", name)
 		}
-		e, err := d.intExpression(n.vals[i], defineContext, "a #define's value")
-		if err != nil {
-			return nil, err
-		}
-		if err := d.checkParams(c, &e); err != nil {
-			return nil, err
-		}
+		e := must(d.intExpression(n.vals[i], defineContext, "a #define's value"))
+		check(d.checkParams(c, &e))
 		v, err := e.evalInt(env)
 		if err != nil {
 			return nil, e.errorf(status.InvalidArgument, err)

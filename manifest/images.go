@@ -60,15 +60,10 @@ func formatNames() string {
 // decodeImage reads an image buffer's "image" (n) and "sampler": its
 // element type and length come from them, so it has no "type" nor "len".
 func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) error {
-	io, err := d.src.object(n, `an image {"format": "rgba8", "width": "W", "height": "H"}`)
-	if err != nil {
-		return err
-	}
-	fn, name, err := io.needString("format", "the image's format: "+formatNames())
-	if err != nil {
-		return err
-	}
+	io := must(d.src.object(n, `an image {"format": "rgba8", "width": "W", "height": "H"}`))
+	fn, name := io.needString("format", "the image's format: "+formatNames())
 	img := &manifestImage{}
+	var err error
 	if img.format, err = hal.ParseFormat(name); err != nil {
 		return d.src.errAt(fn, "unknown image format %q (want one of %s)", name, formatNames())
 	}
@@ -76,20 +71,13 @@ func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) erro
 		key string
 		dst *manifestExpr
 	}{{"width", &img.width}, {"height", &img.height}} {
-		en, err := io.need(f.key, `the image's `+f.key+` in texels, an expression such as "W"`)
-		if err != nil {
-			return err
-		}
-		if *f.dst, err = d.intExpression(en, lengthContext, "an image's "+f.key); err != nil {
-			return err
-		}
+		en := must(io.need(f.key, `the image's `+f.key+` in texels, an expression such as "W"`))
+		*f.dst = must(d.intExpression(en, lengthContext, "an image's "+f.key))
 		if f.dst.usesParams {
 			return d.src.errAt(en, "expression %q uses a candidate's params; an image is the same for every candidate", f.dst.src)
 		}
 	}
-	if err := io.done(); err != nil {
-		return err
-	}
+	check(io.done())
 	for _, k := range []string{"type", "len"} {
 		if x := o.get(k); x != nil {
 			return d.src.errAt(x, "an image's texels and their number come from its format and size; remove %q", k)
@@ -98,14 +86,10 @@ func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) erro
 	b.typ = texelType(img.format)
 	size := &jsonNode{kind: jsonString, path: n.path, off: n.off,
 		s: fmt.Sprintf("(%s) * (%s) * %d", img.width.src, img.height.src, img.format.Components())}
-	if b.len, err = d.intExpression(size, lengthContext, "an image's size"); err != nil {
-		return err
-	}
+	b.len = must(d.intExpression(size, lengthContext, "an image's size"))
 	if sn := o.get("sampler"); sn != nil {
 		img.samplerAt = sn
-		if img.sampler, err = d.decodeSampler(sn); err != nil {
-			return err
-		}
+		img.sampler = must(d.decodeSampler(sn))
 	}
 	b.img = img
 	return nil
@@ -116,28 +100,16 @@ func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) erro
 // the first.
 func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
 	var s hal.SamplerDesc
-	so, err := d.src.object(n, `a sampler {"filter": "linear", "address": "clamp", "coords": "normalized"}`)
-	if err != nil {
-		return s, err
-	}
+	so := must(d.src.object(n, `a sampler {"filter": "linear", "address": "clamp", "coords": "normalized"}`))
 	choose := func(key string, names ...string) (int, error) {
 		if v := so.get(key); v != nil {
 			return d.src.choice(v, key, names, " or ")
 		}
 		return 0, nil
 	}
-	f, err := choose("filter", "nearest", "linear")
-	if err != nil {
-		return s, err
-	}
-	a, err := choose("address", "clamp", "repeat")
-	if err != nil {
-		return s, err
-	}
-	c, err := choose("coords", "normalized", "texels")
-	if err != nil {
-		return s, err
-	}
+	f := must(choose("filter", "nearest", "linear"))
+	a := must(choose("address", "clamp", "repeat"))
+	c := must(choose("coords", "normalized", "texels"))
 	s = hal.SamplerDesc{Filter: hal.Filter(f), Address: hal.AddressMode(a), Unnormalized: c == 1}
 	if s.Unnormalized && s.Address != hal.ClampToEdge {
 		return s, d.src.errAt(n, "coordinates in texels need the clamp address mode (Vulkan's rule)")

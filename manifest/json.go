@@ -184,20 +184,14 @@ func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int)
 				if slices.Contains(n.keys, key) {
 					return nil, status.Newf(status.InvalidArgument, "manifest: %s: %s: given twice", src.position(koff), kpath)
 				}
-				v, err := src.parseValue(dec, kpath, depth+1)
-				if err != nil {
-					return nil, err
-				}
+				v := must(src.parseValue(dec, kpath, depth+1))
 				n.keys = append(n.keys, key)
 				n.vals = append(n.vals, v)
 			}
 		case '[':
 			n.kind = jsonArray
 			for i := 0; dec.More(); i++ {
-				v, err := src.parseValue(dec, fmt.Sprintf("%s[%d]", path, i), depth+1)
-				if err != nil {
-					return nil, err
-				}
+				v := must(src.parseValue(dec, fmt.Sprintf("%s[%d]", path, i), depth+1))
 				n.elems = append(n.elems, v)
 			}
 		}
@@ -206,6 +200,40 @@ func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int)
 		}
 	}
 	return n, nil
+}
+
+// The decoder stops at the first problem of a manifest. Its steps do not
+// return each error to their callers by hand: must and check unwind to
+// the nearest catch, which returns it, as Effective Go's parser example
+// does with panic and recover. Only decodeOperation, expandSpace and
+// parseManifest catch; nothing else may call a function that uses must
+// or check, and the leaf readers (str, integer, object...) return errors
+// as usual.
+type decodeError struct{ err error }
+
+// check unwinds the decoder with err, if it is one.
+func check(err error) {
+	if err != nil {
+		panic(decodeError{err})
+	}
+}
+
+// must returns v, or unwinds the decoder with err.
+func must[T any](v T, err error) T {
+	check(err)
+	return v
+}
+
+// catch, deferred, returns the error the decoder unwound with in *err;
+// any other panic goes on.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		de, ok := r.(decodeError)
+		if !ok {
+			panic(r)
+		}
+		*err = de.err
+	}
 }
 
 // jsonObj reads the fields of an object node, remembering which were
@@ -253,14 +281,11 @@ func (o *jsonObj) need(key, what string) (*jsonNode, error) {
 	return v, nil
 }
 
-// needString returns the field key, a string, and its value.
-func (o *jsonObj) needString(key, what string) (*jsonNode, string, error) {
-	n, err := o.need(key, what)
-	if err != nil {
-		return nil, "", err
-	}
-	s, err := o.src.str(n)
-	return n, s, err
+// needString returns the field key, a string, and its value; only the
+// decoder calls it, as it unwinds (must) where the field is not one.
+func (o *jsonObj) needString(key, what string) (*jsonNode, string) {
+	n := must(o.need(key, what))
+	return n, must(o.src.str(n))
 }
 
 // needList returns the field key, an array of at least one element (see

@@ -129,36 +129,20 @@ func fileError(err error, format string, args ...any) error {
 var opNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 var candNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
-func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error) {
-	root, err := src.parseJSON()
-	if err != nil {
-		return nil, err
-	}
-	top, err := src.object(root, "a manifest")
-	if err != nil {
-		return nil, err
-	}
-	schema, s, err := top.needString("schema", `"`+Schema+`"`)
-	if err != nil {
-		return nil, err
-	}
+func parseManifest(src *manifestSource, dir string) (_ []kernels.Operation, err error) {
+	defer catch(&err)
+	root := must(src.parseJSON())
+	top := must(src.object(root, "a manifest"))
+	schema, s := top.needString("schema", `"`+Schema+`"`)
 	if s != Schema {
 		if strings.HasPrefix(s, "vkbench.manifest/") {
 			return nil, src.errAt(schema, "unsupported version %q (this vkbench reads %q)", s, Schema)
 		}
 		return nil, src.errAt(schema, "%q is not a vkbench manifest schema (want %q)", s, Schema)
 	}
-	elems, err := top.needList("operations", "the list of operations", "a manifest describes at least one operation")
-	if err != nil {
-		return nil, err
-	}
-	tuner, err := tunerName(src, top)
-	if err != nil {
-		return nil, err
-	}
-	if err := top.done(); err != nil {
-		return nil, err
-	}
+	elems := must(top.needList("operations", "the list of operations", "a manifest describes at least one operation"))
+	tuner := must(tunerName(src, top))
+	check(top.done())
 	modules := map[string]*manifestModule{}
 	var ops []kernels.Operation
 	for _, n := range elems {
@@ -166,10 +150,7 @@ func parseManifest(src *manifestSource, dir string) ([]kernels.Operation, error)
 		if err != nil {
 			return nil, err
 		}
-		op, err := decodeOperation(src, dir, modules, named)
-		if err != nil {
-			return nil, err
-		}
+		op := must(decodeOperation(src, dir, modules, named))
 		if space != nil {
 			sop, err := decodeOperation(src, dir, modules, space.node)
 			if err != nil {
@@ -202,10 +183,7 @@ func tunerName(src *manifestSource, top *jsonObj) (string, error) {
 		}
 		return name, nil
 	}
-	name, err := src.str(n)
-	if err != nil {
-		return "", err
-	}
+	name := must(src.str(n))
 	if !tunerRE.MatchString(name) || name == BuiltinTuner {
 		return "", src.errAt(n, "%q is not a tuner name: letters, digits, '_', '.' and '-', at most 64, and not %q (the built-in operations' table)", name, BuiltinTuner)
 	}

@@ -53,7 +53,8 @@ type spaceRestriction struct {
 
 // expandSpace returns the operation n as it is decoded (a candidate with a
 // space at its named point) and, if it has a space, the space.
-func expandSpace(src *manifestSource, n *jsonNode) (*jsonNode, *manifestSpace, error) {
+func expandSpace(src *manifestSource, n *jsonNode) (_ *jsonNode, _ *manifestSpace, err error) {
+	defer catch(&err)
 	cands := n.member("candidates")
 	if n.kind != jsonObject || cands == nil || cands.kind != jsonArray {
 		return n, nil, nil // the decoder says what is wrong
@@ -75,10 +76,7 @@ func expandSpace(src *manifestSource, n *jsonNode) (*jsonNode, *manifestSpace, e
 		return n, nil, nil
 	}
 	tmpl := cands.elems[t]
-	ms, err := readSpace(src, n, tmpl)
-	if err != nil {
-		return nil, nil, err
-	}
+	ms := must(readSpace(src, n, tmpl))
 	named := cloneNode(n)
 	namedCands := cloneNode(cands)
 	named.vals[slices.Index(named.keys, "candidates")] = namedCands
@@ -116,27 +114,17 @@ func readSpace(src *manifestSource, op, tmpl *jsonNode) (*manifestSpace, error) 
 		return nil, src.errAt(sn, "is %s, want an object of params to their values, such as {\"WG\": [64, 128, 256]}", sn.kind)
 	}
 	for i, name := range sn.keys {
-		if err := src.checkNewName(sn.vals[i], name, "param"); err != nil {
-			return nil, err
-		}
-		values, err := spaceValues(src, sn.vals[i])
-		if err != nil {
-			return nil, err
-		}
+		check(src.checkNewName(sn.vals[i], name, "param"))
+		values := must(spaceValues(src, sn.vals[i]))
 		ms.params = append(ms.params, kernels.Param{Name: name, Values: values})
 	}
 	if p := tmpl.member("params"); p != nil && p.kind == jsonObject {
 		for i, name := range p.keys {
-			v, err := src.integer(p.vals[i], math.MinInt32, math.MaxInt32)
-			if err != nil {
-				return nil, err
-			}
+			v := must(src.integer(p.vals[i], math.MinInt32, math.MaxInt32))
 			ms.fixed[name] = int(v)
 		}
 	}
-	if err := ms.readRestrictions(src, op, tmpl.member("restrict")); err != nil {
-		return nil, err
-	}
+	check(ms.readRestrictions(src, op, tmpl.member("restrict")))
 	total := 1
 	for _, p := range ms.params {
 		total *= len(p.Values)
@@ -167,45 +155,30 @@ func spaceValues(src *manifestSource, n *jsonNode) ([]int, error) {
 	switch n.kind {
 	case jsonArray:
 		for _, e := range n.elems {
-			v, err := src.integer(e, math.MinInt32, math.MaxInt32)
-			if err != nil {
-				return nil, err
-			}
+			v := must(src.integer(e, math.MinInt32, math.MaxInt32))
 			out = append(out, int(v))
 		}
 	case jsonObject:
-		bounds := func(key string) (lo, hi int, err error) {
+		bounds := func(key string) (lo, hi int) {
 			b := n.member(key)
 			if b.kind != jsonArray || len(b.elems) != 2 {
-				return 0, 0, src.errAt(b, "want [lo, hi]")
+				check(src.errAt(b, "want [lo, hi]"))
 			}
-			l, err := src.integer(b.elems[0], math.MinInt32, math.MaxInt32)
-			if err != nil {
-				return 0, 0, err
-			}
-			h, err := src.integer(b.elems[1], l, math.MaxInt32)
-			return int(l), int(h), err
+			l := must(src.integer(b.elems[0], math.MinInt32, math.MaxInt32))
+			return int(l), int(must(src.integer(b.elems[1], l, math.MaxInt32)))
 		}
 		switch {
 		case n.member("range") != nil && len(n.keys) <= 2:
-			lo, hi, err := bounds("range")
-			if err != nil {
-				return nil, err
-			}
+			lo, hi := bounds("range")
 			step := int64(1)
 			if s := n.member("step"); s != nil {
-				if step, err = src.integer(s, 1, math.MaxInt32); err != nil {
-					return nil, err
-				}
+				step = must(src.integer(s, 1, math.MaxInt32))
 			} else if len(n.keys) == 2 {
 				return nil, src.errAt(n, "want {\"range\": [lo, hi], \"step\": s}")
 			}
 			out = kernels.Range(lo, hi, int(step))
 		case n.member("pow2") != nil && len(n.keys) == 1:
-			lo, hi, err := bounds("pow2")
-			if err != nil {
-				return nil, err
-			}
+			lo, hi := bounds("pow2")
 			if lo < 1 || lo&(lo-1) != 0 {
 				return nil, src.errAt(n.member("pow2"), "%d is not a power of two", lo)
 			}
@@ -261,10 +234,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 		if e.kind != jsonString {
 			return src.errAt(e, "is %s, want an expression (a string)", e.kind)
 		}
-		x, err := src.expression(e, exprScope{names: names})
-		if err != nil {
-			return err
-		}
+		x := must(src.expression(e, exprScope{names: names}))
 		if x.typ != intType {
 			return src.errAt(e, "expression %q is a float; a restriction is a condition (an integer, non-zero when it holds)", e.s)
 		}
