@@ -70,12 +70,7 @@ func fillRounds(e *env, x hal.Executable, g, rounds, n, local int) (err error) {
 	got := make([]byte, 4*n)
 	for r := range rounds {
 		add := uint32(g<<16 | r)
-		d := hal.Dispatch{
-			Executable:    x,
-			Bindings:      []hal.Binding{{Buffer: buf}},
-			PushConstants: words(add, uint32(n)),
-			Groups:        groupsFor(n, uint32(local)),
-		}
+		d := (&fillCase{n: n, local: local, out: buf}).dispatch(x, add)
 		if err := status.Join(cb.Begin(), cb.Dispatch(d), cb.End()); err != nil {
 			return fmt.Errorf("round %d: recording: %w", r, err)
 		}

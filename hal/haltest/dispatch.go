@@ -245,12 +245,7 @@ func testCopyFillBarrier(e *env) {
 		e.barrier(cb)
 		e.must("Fill", cb.Fill(b, 4*100, 4*50, 1000))
 		e.barrier(cb)
-		e.dispatch(cb, hal.Dispatch{
-			Executable:    x,
-			Bindings:      []hal.Binding{{Buffer: a}, {Buffer: b}, {Buffer: c}},
-			PushConstants: words(n),
-			Groups:        groupsFor(n, kernelAdd.local),
-		})
+		e.dispatch(cb, (&addCase{n: n, a: a, b: b, c: c}).dispatch(x))
 		e.barrier(cb)
 		e.must("Copy", cb.Copy(c, 0, out, 0, 4*n))
 	})

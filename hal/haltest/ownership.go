@@ -293,13 +293,7 @@ func (w *racer) run(g int) error {
 		return err
 	}
 	b := w.bufs[g]
-	err = cb.Dispatch(hal.Dispatch{
-		Executable:    w.x,
-		Bindings:      []hal.Binding{{Buffer: b}, {Buffer: b}, {Buffer: b}},
-		PushConstants: words(raceWords),
-		Groups:        groupsFor(raceWords, kernelAdd.local),
-	})
-	if err != nil {
+	if err := cb.Dispatch((&addCase{n: raceWords, a: b, b: b, c: b}).dispatch(w.x)); err != nil {
 		return err
 	}
 	if err := cb.End(); err != nil {
