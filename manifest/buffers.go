@@ -162,7 +162,7 @@ func (d *opDecoder) decodeExpects() error {
 			check(o.done())
 			continue
 		}
-		e := must(d.expression(x, expectContext))
+		e := d.expression(x, expectContext)
 		if b.typ.kind != floatKind && e.typ != intType {
 			return d.src.errAt(x, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, b.typ.name)
 		}
@@ -213,7 +213,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 			if v.kind != jsonString {
 				return d.initValue(v, t)
 			}
-			e := must(d.expression(v, initContext))
+			e := d.expression(v, initContext)
 			if t.kind != floatKind && e.typ != intType {
 				return exprValue{}, d.src.errAt(v, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, t.name)
 			}

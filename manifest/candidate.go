@@ -185,7 +185,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		return kernels.Candidate{}, d.src.errAt(nameNode, "%q is not a candidate name (letters, digits, '_', '.', '+', '-')", name)
 	}
 	obj.get("params") // read by decodeParams
-	run.asserts = must(d.asserts(obj, assertContext))
+	run.asserts = d.asserts(obj, assertContext)
 	for i := range run.asserts {
 		check(d.checkParams(c, &run.asserts[i]))
 	}

@@ -36,7 +36,7 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 			return d.src.errAt(v, "%q is not a constant_id (a non-negative integer)", key)
 		}
 		id := uint32(id64)
-		e := must(d.expression(v, pipelineContext))
+		e := d.expression(v, pipelineContext)
 		check(d.checkParams(c, &e))
 		info, ok := mod.spv.SpecConstant(id)
 		if !ok {

@@ -190,14 +190,13 @@ func (d *opDecoder) scope(ctx exprContext) exprScope {
 }
 
 // expression reads an expression field and remembers where it is.
-func (d *opDecoder) expression(n *jsonNode, ctx exprContext) (manifestExpr, error) {
-	e := must(d.src.expression(n, d.scope(ctx)))
-	return manifestExpr{expr: e, where: d.src.where(n)}, nil
+func (d *opDecoder) expression(n *jsonNode, ctx exprContext) manifestExpr {
+	return manifestExpr{expr: must(d.src.expression(n, d.scope(ctx))), where: d.src.where(n)}
 }
 
 // intExpression reads an expression that must be an integer.
 func (d *opDecoder) intExpression(n *jsonNode, ctx exprContext, what string) (manifestExpr, error) {
-	e := must(d.expression(n, ctx))
+	e := d.expression(n, ctx)
 	if e.typ != intType {
 		return e, d.src.errAt(n, "expression %q is a float; %s must be an integer (round it with ceil, floor or round)", e.src, what)
 	}
@@ -216,7 +215,7 @@ func (d *opDecoder) decodeLets() error {
 		if _, ok := d.names[name]; ok {
 			return d.src.errAt(v, "%q is already a dimension or a param", name)
 		}
-		e := must(d.expression(v, letContext))
+		e := d.expression(v, letContext)
 		l := &manifestLet{name: name, manifestExpr: e,
 			info: nameInfo{kind: letName, typ: e.typ, usesDims: e.usesDims, usesParams: e.usesParams}}
 		for _, u := range e.names {
@@ -286,30 +285,25 @@ func (d *opDecoder) candName(c int) string {
 }
 
 func (d *opDecoder) decodeAsserts() error {
-	var err error
-	d.op.asserts, err = d.asserts(d.obj, opAssertContext)
-	return err
+	d.op.asserts = d.asserts(d.obj, opAssertContext)
+	return nil
 }
 
-func (d *opDecoder) asserts(obj *jsonObj, ctx exprContext) ([]manifestExpr, error) {
-	n := obj.get("assert")
-	if n == nil {
-		return nil, nil
-	}
-	elems := must(d.src.array(n, "conditions on the size"))
+func (d *opDecoder) asserts(obj *jsonObj, ctx exprContext) []manifestExpr {
 	var out []manifestExpr
-	for _, a := range elems {
-		e := must(d.intExpression(a, ctx, "a condition"))
-		out = append(out, e)
+	if n := obj.get("assert"); n != nil {
+		for _, a := range must(d.src.array(n, "conditions on the size")) {
+			out = append(out, must(d.intExpression(a, ctx, "a condition")))
+		}
 	}
-	return out, nil
+	return out
 }
 
 // decodeCounts reads "bytes" and "flops".
 func (d *opDecoder) decodeCounts() error {
 	count := func(n *jsonNode) (*manifestExpr, error) {
-		e, err := d.expression(n, countContext)
-		return &e, err
+		e := d.expression(n, countContext)
+		return &e, nil
 	}
 	check(optional(d.obj, "bytes", &d.op.bytes, count))
 	return optional(d.obj, "flops", &d.op.flops, count)

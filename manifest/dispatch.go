@@ -186,7 +186,7 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, disp *manif
 			tn := must(po.need("type", "the push constant's type: "+scalarTypeNames()))
 			t := must(d.scalarType(tn))
 			vn := must(po.need("value", "the value, a number or an expression"))
-			val := must(d.expression(vn, dispatchContext))
+			val := d.expression(vn, dispatchContext)
 			if t.kind != floatKind && val.typ != intType {
 				return d.src.errAt(vn, "expression %q is a float; a %s push constant takes an integer (round it with ceil, floor or round)", val.src, t.name)
 			}
