@@ -46,11 +46,7 @@ func testTimestamps(e *env) {
 		e.execute(cb, "spin between timestamps")
 		host := time.Since(start)
 		checkSpin(e, job.out, second)
-		ticks, err := pool.Ticks(0, 4)
-		if err != nil {
-			e.Fatalf("Ticks(0, 4): %v", err)
-		}
-		checkTicks(e, ticks, pool)
+		checkTicks(e, pool)
 		d1, d2 := elapsed(e, pool, 0, 1), elapsed(e, pool, 2, 3)
 		// What the timer saw happened within what the host waited for,
 		// on a quiet machine or a busy one.
@@ -152,10 +148,12 @@ func elapsed(e *env, pool hal.TimestampPool, start, end int) time.Duration {
 	return d
 }
 
-// checkTicks checks raw ticks of slots 0..3: masked to the valid bits,
-// and agreeing with Elapsed, wrapping included.
-func checkTicks(e *env, ticks []uint64, pool hal.TimestampPool) {
+// checkTicks checks the raw ticks of slots 0..3: masked to the valid
+// bits, and agreeing with Elapsed, wrapping included.
+func checkTicks(e *env, pool hal.TimestampPool) {
 	e.Helper()
+	ticks, err := pool.Ticks(0, 4)
+	e.must("Ticks(0, 4)", err)
 	if len(ticks) != 4 {
 		e.Fatalf("Ticks(0, 4) returned %d values", len(ticks))
 	}
@@ -166,16 +164,12 @@ func checkTicks(e *env, ticks []uint64, pool hal.TimestampPool) {
 		}
 	}
 	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
-		a, b := ticks[pair[0]], ticks[pair[1]]
-		b -= a
+		b := ticks[pair[1]] - ticks[pair[0]]
 		if bits < 64 {
 			b &= 1<<bits - 1
 		}
 		ns := float64(b) * e.info.Limits.TimestampPeriod
-		d, err := pool.Elapsed(pair[0], pair[1])
-		if err != nil {
-			e.Fatalf("Elapsed(%d, %d): %v", pair[0], pair[1], err)
-		}
+		d := elapsed(e, pool, pair[0], pair[1])
 		if diff := math.Abs(ns - float64(d.Nanoseconds())); diff > 1000 && diff > ns/1000 {
 			e.Errorf("Elapsed(%d, %d) = %v, but Ticks differ by %d ticks of %v ns = %.0f ns",
 				pair[0], pair[1], d, b, e.info.Limits.TimestampPeriod, ns)
