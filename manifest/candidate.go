@@ -25,10 +25,7 @@ type manifestModule struct {
 
 // module reads and parses the SPIR-V file that n names.
 func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
-	p, full, err := d.path(n, "a SPIR-V file")
-	if err != nil {
-		return nil, err
-	}
+	p, full := d.path(n, "a SPIR-V file")
 	if m, ok := d.modules[full]; ok {
 		return m, nil
 	}
@@ -47,17 +44,14 @@ func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 
 // path reads the path of a file (what it is) that n gives relative to
 // the manifest's folder: as written, and as it is opened.
-func (d *opDecoder) path(n *jsonNode, what string) (p, full string, err error) {
-	if p, err = d.src.str(n); err != nil {
-		return "", "", err
-	}
-	if p == "" {
-		return "", "", d.src.errAt(n, "is empty; want the path of %s", what)
+func (d *opDecoder) path(n *jsonNode, what string) (p, full string) {
+	if p = must(d.src.str(n)); p == "" {
+		check(d.src.errAt(n, "is empty; want the path of %s", what))
 	}
 	if full = p; !filepath.IsAbs(p) {
 		full = filepath.Join(d.dir, p)
 	}
-	return p, full, nil
+	return p, full
 }
 
 // maxModuleSize bounds a SPIR-V file; real kernels are kilobytes.

@@ -25,10 +25,7 @@ import (
 // (glslCacheDir) with the files it was compiled from (compileGLSL), and
 // later loads read it without a compiler while those are unchanged.
 func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error) {
-	p, full, err := d.path(n, "a GLSL compute source")
-	if err != nil {
-		return nil, err
-	}
+	p, full := d.path(n, "a GLSL compute source")
 	defines := must(d.defines(c, defs))
 	name := p
 	if len(defines) > 0 {

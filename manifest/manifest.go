@@ -146,10 +146,7 @@ func parseManifest(src *manifestSource, dir string) (_ []kernels.Operation, err 
 	modules := map[string]*manifestModule{}
 	var ops []kernels.Operation
 	for _, n := range elems {
-		named, space, err := expandSpace(src, n)
-		if err != nil {
-			return nil, err
-		}
+		named, space := expandSpace(src, n)
 		op := must(decodeOperation(src, dir, modules, named))
 		if space != nil {
 			sop, err := decodeOperation(src, dir, modules, space.node)

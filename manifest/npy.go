@@ -17,10 +17,7 @@ import (
 // Its elements, in C order, are b's, so its shape's product is the
 // buffer's length at the sizes it is used at.
 func (d *opDecoder) npy(n *jsonNode, b *manifestBuffer) (*hostArray, error) {
-	p, full, err := d.path(n, "a .npy file")
-	if err != nil {
-		return nil, err
-	}
+	p, full := d.path(n, "a .npy file")
 	arr, err := readNpy(full)
 	if err != nil {
 		if os.IsNotExist(err) {

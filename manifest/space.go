@@ -53,11 +53,10 @@ type spaceRestriction struct {
 
 // expandSpace returns the operation n as it is decoded (a candidate with a
 // space at its named point) and, if it has a space, the space.
-func expandSpace(src *manifestSource, n *jsonNode) (_ *jsonNode, _ *manifestSpace, err error) {
-	defer catch(&err)
+func expandSpace(src *manifestSource, n *jsonNode) (*jsonNode, *manifestSpace) {
 	cands := n.member("candidates")
 	if n.kind != jsonObject || cands == nil || cands.kind != jsonArray {
-		return n, nil, nil // the decoder says what is wrong
+		return n, nil // the decoder says what is wrong
 	}
 	t := -1
 	for k, c := range cands.elems {
@@ -65,15 +64,15 @@ func expandSpace(src *manifestSource, n *jsonNode) (_ *jsonNode, _ *manifestSpac
 			continue
 		}
 		if c.member("space") == nil {
-			return nil, nil, src.errAt(c.member("restrict"), "restricts a space the candidate does not have (add \"space\")")
+			check(src.errAt(c.member("restrict"), "restricts a space the candidate does not have (add \"space\")"))
 		}
 		if t >= 0 {
-			return nil, nil, src.errAt(c.member("space"), "a second candidate with a space; an operation has at most one")
+			check(src.errAt(c.member("space"), "a second candidate with a space; an operation has at most one"))
 		}
 		t = k
 	}
 	if t < 0 {
-		return n, nil, nil
+		return n, nil
 	}
 	tmpl := cands.elems[t]
 	ms := must(readSpace(src, n, tmpl))
@@ -82,7 +81,7 @@ func expandSpace(src *manifestSource, n *jsonNode) (_ *jsonNode, _ *manifestSpac
 	named.vals[slices.Index(named.keys, "candidates")] = namedCands
 	point, ok := ms.named()
 	if !ok {
-		return nil, nil, src.errAt(nodeOr(tmpl.member("params"), tmpl), "the candidate's own point %s is not a configuration of its space (a value it does not list, or a restriction of params it fails)", (&kernels.Space{Params: ms.params}).Name(point))
+		check(src.errAt(nodeOr(tmpl.member("params"), tmpl), "the candidate's own point %s is not a configuration of its space (a value it does not list, or a restriction of params it fails)", (&kernels.Space{Params: ms.params}).Name(point)))
 	}
 	namedCands.elems[t] = ms.pointNode(tmpl, point, "")
 	ms.base = canonicalJSON(nil, withoutKeys(named, "candidates"))
@@ -99,7 +98,7 @@ func expandSpace(src *manifestSource, n *jsonNode) (_ *jsonNode, _ *manifestSpac
 	}
 	spaced.vals[slices.Index(spaced.keys, "candidates")] = all
 	ms.node = spaced
-	return named, ms, nil
+	return named, ms
 }
 
 // readSpace reads a candidate's space and restrictions, and enumerates the
