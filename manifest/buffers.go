@@ -235,8 +235,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 		if body == nil {
 			return in, d.src.errAt(n, `fill needs a value: {"fill": 1.5}`)
 		}
-		v := must(value(initValue)(body))
-		in.value = v
+		in.value = must(value(initValue)(body))
 	case "iota":
 		in.value, in.step = intValue(0), intValue(1)
 		if t.kind == floatKind {
@@ -250,8 +249,18 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 		}
 	case "random":
 		defaultRange(&in, t)
-		if body != nil {
-			check(d.randomInit(&in, body, value))
+		if body == nil {
+			break
+		}
+		o := must(d.src.object(body, `{"seed": s, "min": a, "max": b}`))
+		if s := o.get("seed"); s != nil {
+			in.seed, in.hasSeed = uint64(must(d.src.integer(s, 0, math.MaxInt64))), true
+		}
+		check(optional(o, "min", &in.lo, value(initLo)))
+		check(optional(o, "max", &in.hi, value(initHi)))
+		check(o.done())
+		if in.exprs[initLo] == nil && in.exprs[initHi] == nil && compare(in.lo, in.hi) > 0 {
+			return in, d.src.errAt(body, "min %s is above max %s", in.lo, in.hi)
 		}
 	default:
 		return in, d.src.errAt(n, "unknown init %q; want %s", in.kind, kinds)
@@ -273,22 +282,6 @@ func (d *opDecoder) initValue(v *jsonNode, t scalarType) (exprValue, error) {
 		return exprValue{}, d.src.errAt(v, "%v", err)
 	}
 	return intValue(i), nil
-}
-
-// randomInit reads the body of a "random" init: its seed and range.
-func (d *opDecoder) randomInit(in *bufferInit, body *jsonNode, value func(int) func(*jsonNode) (exprValue, error)) error {
-	o := must(d.src.object(body, `{"seed": s, "min": a, "max": b}`))
-	if s := o.get("seed"); s != nil {
-		v := must(d.src.integer(s, 0, math.MaxInt64))
-		in.seed, in.hasSeed = uint64(v), true
-	}
-	check(optional(o, "min", &in.lo, value(initLo)))
-	check(optional(o, "max", &in.hi, value(initHi)))
-	check(o.done())
-	if in.exprs[initLo] == nil && in.exprs[initHi] == nil && compare(in.lo, in.hi) > 0 {
-		return d.src.errAt(body, "min %s is above max %s", in.lo, in.hi)
-	}
-	return nil
 }
 
 // defaultRange sets the range of random contents when the manifest gives

@@ -245,11 +245,7 @@ func (d *opDecoder) subgroups(c int, obj *jsonObj) error {
 		}
 		run.subgroupSize = uint32(v)
 	}
-	if n := obj.get("full_subgroups"); n != nil {
-		b := must(d.src.boolean(n))
-		run.fullSubgroups = b
-	}
-	return nil
+	return optional(obj, "full_subgroups", &run.fullSubgroups, d.src.boolean)
 }
 
 // dispatchObjects returns the objects of a candidate's dispatches: those
@@ -268,8 +264,7 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 	elems := must(d.src.list(ds, "the candidate's dispatches, in order", "a candidate runs at least one dispatch"))
 	var objs []*jsonObj
 	for _, e := range elems {
-		o := must(d.src.object(e, "a dispatch"))
-		objs = append(objs, o)
+		objs = append(objs, must(d.src.object(e, "a dispatch")))
 	}
 	return objs, nil
 }

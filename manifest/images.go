@@ -124,9 +124,12 @@ func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
 func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModule, b spirv.Binding, buf *manifestBuffer) (hal.BindingKind, error) {
 	img := buf.img
 	switch b.Kind {
-	case spirv.StorageBuffer:
+	case spirv.StorageBuffer, spirv.UniformBuffer:
 		if img != nil {
 			return 0, d.src.errAt(at, "entry point %q of %s uses %v, but %q bound there is an image", e.Name, mod.path, b, buf.name)
+		}
+		if b.Kind == spirv.UniformBuffer {
+			return hal.UniformBufferBinding, nil
 		}
 		// Floats of another width read as garbage that may still pass a
 		// loose check (an f16 buffer bound to a float[] "verified"). Other
@@ -136,11 +139,6 @@ func (d *opDecoder) bindingKind(at *jsonNode, e *spirv.Entry, mod *manifestModul
 			return 0, d.src.errAt(at, "entry point %q of %s declares %v as an array of %d-bit floats, but buffer %q bound there is %s", e.Name, mod.path, b, el.Bits, buf.name, buf.typ.name)
 		}
 		return hal.StorageBufferBinding, nil
-	case spirv.UniformBuffer:
-		if img != nil {
-			return 0, d.src.errAt(at, "entry point %q of %s uses %v, but %q bound there is an image", e.Name, mod.path, b, buf.name)
-		}
-		return hal.UniformBufferBinding, nil
 	case spirv.StorageImage, spirv.SampledImage:
 	default:
 		return 0, d.src.errAt(at, "entry point %q of %s uses %v; vkbench binds storage and uniform buffers, storage images and sampled images (combined with their sampler)", e.Name, mod.path, b)
