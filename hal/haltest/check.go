@@ -41,6 +41,14 @@ func wantReleased(t testing.TB, what string, err error) {
 	wantCode(t, what, err, status.FailedPrecondition, hal.ErrReleased)
 }
 
+// wantDone checks that f, named by what, has completed without error.
+func wantDone(t testing.TB, what string, f hal.Fence) {
+	t.Helper()
+	if done, err := f.Poll(); !done || err != nil {
+		t.Errorf("Poll of %s = %v, %v; want true, nil", what, done, err)
+	}
+}
+
 // within runs f and fails t, without waiting any longer, if f has not
 // returned after d: for calls that must not block, whose hang would
 // otherwise hang the whole test binary.

@@ -217,15 +217,14 @@ func testErrForeign(e *env) {
 		e.Helper()
 		wantCode(e, what+" that no device made", err, status.InvalidArgument, nil)
 	}
-	with := func(edit func(d *hal.Dispatch)) hal.Dispatch { return edited(c.dispatch(x), edit) }
-	foreign("Dispatch of an executable", cb.Dispatch(with(func(d *hal.Dispatch) { d.Executable = ox })))
-	foreign("Dispatch with a buffer", cb.Dispatch(with(func(d *hal.Dispatch) { d.Bindings[0].Buffer = oc.a })))
-	foreign("Dispatch writing a buffer", cb.Dispatch(with(func(d *hal.Dispatch) { d.Bindings[2].Buffer = oc.c })))
+	foreign("Dispatch of an executable", cb.Dispatch(edited(c.dispatch(x), func(d *hal.Dispatch) { d.Executable = ox })))
+	foreign("Dispatch with a buffer", cb.Dispatch(edited(c.dispatch(x), func(d *hal.Dispatch) { d.Bindings[0].Buffer = oc.a })))
+	foreign("Dispatch writing a buffer", cb.Dispatch(edited(c.dispatch(x), func(d *hal.Dispatch) { d.Bindings[2].Buffer = oc.c })))
 	foreign("Copy from a buffer", cb.Copy(oc.a, 0, victim, 0, 16))
 	foreign("Copy to a buffer", cb.Copy(c.a, 0, oc.c, 0, 16))
 	foreign("Fill of a buffer", cb.Fill(oc.c, 0, 16, 1))
-	alien("Dispatch of an executable", cb.Dispatch(with(func(d *hal.Dispatch) { d.Executable = alienExecutable{x} })))
-	alien("Dispatch with a buffer", cb.Dispatch(with(func(d *hal.Dispatch) { d.Bindings[0].Buffer = alienBuffer{c.a} })))
+	alien("Dispatch of an executable", cb.Dispatch(edited(c.dispatch(x), func(d *hal.Dispatch) { d.Executable = alienExecutable{x} })))
+	alien("Dispatch with a buffer", cb.Dispatch(edited(c.dispatch(x), func(d *hal.Dispatch) { d.Bindings[0].Buffer = alienBuffer{c.a} })))
 	alien("Copy from a buffer", cb.Copy(alienBuffer{c.a}, 0, victim, 0, 16))
 	alien("Copy to a buffer", cb.Copy(c.a, 0, alienBuffer{victim}, 0, 16))
 	alien("Fill of a buffer", cb.Fill(alienBuffer{victim}, 0, 16, 1))
@@ -282,9 +281,8 @@ func testErrReleased(e *env) {
 
 	cb := e.commandBuffer()
 	e.must("Begin", cb.Begin())
-	withC := func(edit func(d *hal.Dispatch)) hal.Dispatch { return edited(c.dispatch(x), edit) }
-	wantReleased(e, "Dispatch of a released executable", cb.Dispatch(withC(func(d *hal.Dispatch) { d.Executable = goneX })))
-	wantReleased(e, "Dispatch writing a released buffer", cb.Dispatch(withC(func(d *hal.Dispatch) { d.Bindings[2].Buffer = gone })))
+	wantReleased(e, "Dispatch of a released executable", cb.Dispatch(edited(c.dispatch(x), func(d *hal.Dispatch) { d.Executable = goneX })))
+	wantReleased(e, "Dispatch writing a released buffer", cb.Dispatch(edited(c.dispatch(x), func(d *hal.Dispatch) { d.Bindings[2].Buffer = gone })))
 	wantReleased(e, "Copy from a released buffer", cb.Copy(gone, 0, c.c, 0, 16))
 	wantReleased(e, "Copy to a released buffer", cb.Copy(c.a, 0, gone, 0, 16))
 	wantReleased(e, "Fill of a released buffer", cb.Fill(gone, 0, 16, 1))
@@ -356,9 +354,7 @@ func testErrSubmit(e *env) {
 	checkWords(e, "fill_iota recorded around failed calls", e.readWords(fc2.out), fc2.want(3, 9))
 
 	e.wait(f, "the first submission")
-	if done, err := f.Poll(); !done || err != nil {
-		e.Errorf("Poll after Wait = %v, %v; want true, nil", done, err)
-	}
+	wantDone(e, "the first submission, waited for", f)
 	checkSpin(e, job.out, job.iters)
 	checkWords(e, "fill_iota after the spin job", e.readWords(fc.out), fc.want(3, 5))
 

@@ -103,9 +103,7 @@ func testReleaseAfterSubmit(e *env) {
 		}
 		e.wait(f, fmt.Sprintf("the submission whose objects were released (%v)", mem))
 		r.check(e, fmt.Sprintf("add with every object released after Submit (%v)", mem))
-		if done, err := f.Poll(); !done || err != nil {
-			e.Errorf("Poll after Wait = %v, %v; want true, nil", done, err)
-		}
+		wantDone(e, "the submission, waited for", f)
 	}
 }
 
@@ -117,9 +115,7 @@ func testReleaseWhileWaiting(e *env) {
 	f := e.submit(r.cb)
 	waited := make(chan error, 1)
 	go func() { waited <- f.Wait(e.ctx) }()
-	var wg sync.WaitGroup
-	wg.Go(func() { releaseUnwaited(e, r.used()) })
-	wg.Wait()
+	releaseUnwaited(e, r.used())
 	e.must("Wait while another goroutine released what the submission uses", <-waited)
 	r.check(e, "add whose objects were released during the Wait")
 }
@@ -146,10 +142,7 @@ func testWaitInterrupted(e *env) {
 	misses := 0
 	for i := 0; i < most && (hits[false] < rounds/2 || hits[true] < rounds/2 || i < 2*rounds); i++ {
 		deadline := i%2 == 1
-		f, err := e.dev.Submit(cb)
-		if err != nil {
-			e.Fatalf("round %d: Submit: %v", i, err)
-		}
+		f := e.submit(cb)
 		delay := time.Duration(rng.Int64N(int64(length / 2)))
 		var ctx context.Context
 		var cancel context.CancelFunc
@@ -159,7 +152,7 @@ func testWaitInterrupted(e *env) {
 			ctx, cancel = context.WithCancel(e.ctx)
 			time.AfterFunc(delay, cancel)
 		}
-		err = f.Wait(ctx)
+		err := f.Wait(ctx)
 		cause := ctx.Err()
 		cancel()
 		if err != nil {

@@ -70,9 +70,7 @@ func testWaitContext(e *env) {
 
 	e.wait(f, "Wait after Waits that gave up")
 	e.Logf("%v took %v (host time)", job, time.Since(start))
-	if done, err := f.Poll(); !done || err != nil {
-		e.Errorf("Poll after Wait = %v, %v; want true, nil", done, err)
-	}
+	wantDone(e, "the submission, waited for", f)
 	e.wait(f, "a second Wait after completion")
 	checkSpin(e, job.out, job.iters)
 }
@@ -120,9 +118,7 @@ func testManySubmissions(e *env) {
 		checkWords(e, fmt.Sprintf("submission %d of %d", i, count), got[int64(i)*stride/4:int64(i+1)*stride/4], want)
 	}
 	for i, f := range fences {
-		if done, err := f.Poll(); !done || err != nil {
-			e.Errorf("Poll of submission %d after waiting for it = %v, %v; want true, nil", i, done, err)
-		}
+		wantDone(e, fmt.Sprintf("submission %d, waited for", i), f)
 	}
 }
 
@@ -161,9 +157,7 @@ func testSubmissionChain(e *env) {
 	last := e.submit(cb, fences...)
 	e.wait(last, "a copy waiting on every step of the chain")
 	for i, f := range fences {
-		if done, err := f.Poll(); !done || err != nil {
-			e.Errorf("Poll of step %d, which a completed submission waited on, = %v, %v; want true, nil", i, done, err)
-		}
+		wantDone(e, fmt.Sprintf("step %d, which a completed submission waited on", i), f)
 	}
 	checkWords(e, fmt.Sprintf("x = x*3 + k for k in 0..%d, in order", steps-1), e.readWords(out), repeat(want, n))
 }
