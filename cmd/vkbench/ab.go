@@ -113,15 +113,12 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	if err != nil {
 		return err
 	}
-	if lim.threshold < 0 || lim.threshold >= 1 {
+	switch {
+	case lim.threshold < 0 || lim.threshold >= 1:
 		return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", lim.threshold*100)}
-	}
-	if lim.maxTime < 0 {
+	case lim.maxTime < 0:
 		return usageError{fmt.Errorf("--max-time %v: want 0 or more", lim.maxTime)}
-	}
-	switch lim.onUnclear {
-	case results.UnclearPasses, results.UnclearWarns, results.UnclearFails:
-	default:
+	case !slices.Contains([]string{results.UnclearPasses, results.UnclearWarns, results.UnclearFails}, lim.onUnclear):
 		return usageError{fmt.Errorf("--on-unclear %q: want pass, warn or fail", lim.onUnclear)}
 	}
 	if err := f.checkFormat("table", "json", "junit"); err != nil {

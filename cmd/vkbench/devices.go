@@ -333,11 +333,7 @@ func matrixSummary(d hal.DeviceInfo) string {
 		if api == hal.MatrixNV2 {
 			one, many = "granularity", "granularities"
 		}
-		what := many
-		if n == 1 {
-			what = one
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d %s", api.Extension(), n, what))
+		parts = append(parts, api.Extension()+": "+plural(n, one, many))
 	}
 	if len(parts) == 0 {
 		return "none"

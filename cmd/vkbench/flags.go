@@ -136,6 +136,7 @@ func (f *benchFlags) registerChoice(fs *pflag.FlagSet) {
 // at the default tuning level. --format is each command's to check
 // (checkFormat): they write different things.
 func (f *benchFlags) options() (autotune.Options, error) {
+	objective, err := autotune.ParseObjective(f.objective)
 	switch {
 	case f.precision <= 0:
 		return autotune.Options{}, usageError{fmt.Errorf("--precision %g: want a positive percentage", f.precision)}
@@ -143,21 +144,15 @@ func (f *benchFlags) options() (autotune.Options, error) {
 		return autotune.Options{}, usageError{fmt.Errorf("--budget %v: want a positive duration", f.budget)}
 	case f.maxSamples < f.minSamples:
 		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d is more than --max-samples %d", f.minSamples, f.maxSamples)}
-	}
-	if f.minSamples < stats.MinIntervalSamples {
+	case f.minSamples < stats.MinIntervalSamples:
 		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, stats.MinIntervalSamples)}
-	}
-	if f.count < 1 || f.count > maxCount {
+	case f.count < 1 || f.count > maxCount:
 		return autotune.Options{}, usageError{fmt.Errorf("--count %d is outside [1, %d]", f.count, maxCount)}
-	}
-	objective, err := autotune.ParseObjective(f.objective)
-	if err != nil {
+	case err != nil:
 		return autotune.Options{}, usageError{fmt.Errorf("--objective %q: want time, energy or edp", f.objective)}
-	}
-	if f.energyWindow < 0 {
+	case f.energyWindow < 0:
 		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration", f.energyWindow)}
-	}
-	if f.warmup < 0 {
+	case f.warmup < 0:
 		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
 	}
 	o := autotune.DefaultOptions

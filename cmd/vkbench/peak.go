@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
@@ -91,18 +91,24 @@ func runPeak(cmd *cobra.Command, f *benchFlags) error {
 	}
 	info := sess.dev.Info()
 	opts.EnergyWindow = -1 // a peak is a rate
-	p := &peakRun{ctx: cmd.Context(), dev: sess.dev, info: info, sizes: sizes, opts: opts,
-		rec: autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}}
-	if err := p.measureAll(); err != nil {
+	rec := autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}
+	var rows []peakRow
+	var errs []error
+	for i, m := range peakMeasures {
+		row, err := measurePeak(cmd.Context(), sess.dev, ops[i], sizes.sizeFor(ops[i], info), opts, m.unit, &rec)
+		*m.into(&rec) = row.rate
+		rows, errs = append(rows, row), append(errs, err)
+	}
+	if err := status.Join(errs...); err != nil {
 		return sess.close(cmd, err)
 	}
-	if err := autotune.SavePeak(sess.cache, info.Hardware(), p.rec); err != nil {
+	if err := autotune.SavePeak(sess.cache, info.Hardware(), rec); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
 	if f.format == "json" {
-		return sess.close(cmd, writeJSON(sess.out, p.rec))
+		return sess.close(cmd, writeJSON(sess.out, rec))
 	}
-	return sess.close(cmd, writePeakTable(sess.out, info, p.rows, sess.conditions))
+	return sess.close(cmd, writePeakTable(sess.out, info, rows, sess.conditions))
 }
 
 // peakRow is one measure in peak's table: its winner, or why none was
@@ -116,64 +122,40 @@ type peakRow struct {
 	outcome, reason string
 }
 
-// peakRun measures one device's peaks into rec, with a row per measure.
-type peakRun struct {
-	ctx   context.Context
-	dev   hal.Device
-	info  hal.DeviceInfo
-	sizes sizePlan
-	opts  autotune.Options
-	rec   autotune.PeakRecord
-	rows  []peakRow
-}
-
-func (p *peakRun) measureAll() error {
-	var errs []error
-	for _, m := range peakMeasures {
-		var err error
-		*m.into(&p.rec), err = p.measure(m.op, m.unit)
-		errs = append(errs, err)
-	}
-	return status.Join(errs...)
-}
-
-// measure measures the operation name and returns its winner's rate in
-// unit; 0 where no candidate was measured, which its row says why.
-func (p *peakRun) measure(name, unit string) (float64, error) {
-	op, err := catalogue.Lookup(name)
+// measurePeak measures op at size and returns its row: its winner's rate
+// in unit, or why no candidate was measured (the rate is then 0). The
+// peak is at the highest clocks its kernels ran at: the winner's raise
+// rec's.
+func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts autotune.Options, unit string, rec *autotune.PeakRecord) (peakRow, error) {
+	e, err := autotune.Measure(ctx, dev, op, size, opts)
 	if err != nil {
-		return 0, err
+		return peakRow{}, err
 	}
-	e, err := autotune.Measure(p.ctx, p.dev, op, p.sizes.sizeFor(op, p.info), p.opts)
-	if err != nil {
-		return 0, err
-	}
+	row := peakRow{what: op.Name(), unit: unit}
 	if e.Fastest < 0 {
-		row := peakRow{what: name, unit: unit, outcome: "not measured", reason: "no candidate"}
+		row.outcome, row.reason = "not measured", "no candidate"
 		if len(e.Results) > 0 {
 			r := e.Results[0]
 			row.outcome, row.reason = string(r.Outcome), report.OneLine(report.Reason(r.Error, r.Name), columns)
 		}
-		p.rows = append(p.rows, row)
-		return 0, nil
+		return row, nil
 	}
 	w := e.Results[e.Fastest]
-	note := halfWidthText(*w.Stats)
+	row.cand, row.note = w.Name, halfWidthText(*w.Stats)
 	if c := w.Conditions; c != nil {
-		// The peak is at the highest clocks its kernels ran at.
-		p.rec.SMClockMHz = max(p.rec.SMClockMHz, c.SMClockMHz.Max)
-		p.rec.MemClockMHz = max(p.rec.MemClockMHz, c.MemClockMHz.Max)
-		note += "  at " + c.String()
+		rec.SMClockMHz = max(rec.SMClockMHz, c.SMClockMHz.Max)
+		rec.MemClockMHz = max(rec.MemClockMHz, c.MemClockMHz.Max)
+		row.note += "  at " + c.String()
 	}
 	if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
-		note += " [" + strings.Join(w.Flags, ",") + "]"
+		row.note += " [" + strings.Join(w.Flags, ",") + "]"
 	}
-	rate, gops := w.Rates()
-	if unit != "GB/s" {
-		rate = gops
+	gbps, gops := w.Rates()
+	row.rate = gops
+	if unit == "GB/s" {
+		row.rate = gbps
 	}
-	p.rows = append(p.rows, peakRow{what: name, cand: w.Name, rate: rate, unit: unit, note: note})
-	return rate, nil
+	return row, nil
 }
 
 // writePeakTable writes the peaks of the device info as a table, a row
