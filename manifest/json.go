@@ -103,18 +103,16 @@ func joinPath(parent, key string) string {
 	return parent + "." + key
 }
 
-// parseJSON reads data into a tree. Syntax errors name the line and column.
-func (src *manifestSource) parseJSON() (*jsonNode, error) {
+// parseJSON reads data into a tree. Syntax errors name the line and
+// column; like the parse of each value, it unwinds (must) on one.
+func (src *manifestSource) parseJSON() *jsonNode {
 	dec := json.NewDecoder(bytes.NewReader(src.data))
 	dec.UseNumber()
-	n, err := src.parseValue(dec, "", 0)
-	if err != nil {
-		return nil, err
-	}
+	n := src.parseValue(dec, "", 0)
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, status.Newf(status.InvalidArgument, "manifest: %s: text after the manifest's JSON object", src.position(dec.InputOffset()))
+		check(status.Newf(status.InvalidArgument, "manifest: %s: text after the manifest's JSON object", src.position(dec.InputOffset())))
 	}
-	return n, nil
+	return n
 }
 
 // start returns the offset of the next value at or after off: past
@@ -140,20 +138,17 @@ func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
 }
 
 // token reads the next token, and returns the offset where it starts.
-func (src *manifestSource) token(dec *json.Decoder) (json.Token, int64, error) {
+func (src *manifestSource) token(dec *json.Decoder) (json.Token, int64) {
 	off := src.start(dec.InputOffset())
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, off, src.syntaxError(dec, err)
+		check(src.syntaxError(dec, err))
 	}
-	return tok, off, nil
+	return tok, off
 }
 
-func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) (*jsonNode, error) {
-	tok, off, err := src.token(dec)
-	if err != nil {
-		return nil, err
-	}
+func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int) *jsonNode {
+	tok, off := src.token(dec)
 	n := &jsonNode{path: path, off: off}
 	switch t := tok.(type) {
 	case nil:
@@ -166,40 +161,35 @@ func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int)
 		n.kind, n.s = jsonString, t
 	case json.Delim:
 		if depth >= maxJSONDepth {
-			return nil, src.errAt(n, "nested more than %d levels deep", maxJSONDepth)
+			check(src.errAt(n, "nested more than %d levels deep", maxJSONDepth))
 		}
 		switch t {
 		case '{':
 			n.kind = jsonObject
 			for dec.More() {
-				ktok, koff, err := src.token(dec)
-				if err != nil {
-					return nil, err
-				}
+				ktok, koff := src.token(dec)
 				key, ok := ktok.(string)
 				if !ok {
-					return nil, status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: object key is not a string", src.position(koff))
+					check(status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: object key is not a string", src.position(koff)))
 				}
 				kpath := joinPath(path, key)
 				if slices.Contains(n.keys, key) {
-					return nil, status.Newf(status.InvalidArgument, "manifest: %s: %s: given twice", src.position(koff), kpath)
+					check(status.Newf(status.InvalidArgument, "manifest: %s: %s: given twice", src.position(koff), kpath))
 				}
-				v := must(src.parseValue(dec, kpath, depth+1))
 				n.keys = append(n.keys, key)
-				n.vals = append(n.vals, v)
+				n.vals = append(n.vals, src.parseValue(dec, kpath, depth+1))
 			}
 		case '[':
 			n.kind = jsonArray
 			for i := 0; dec.More(); i++ {
-				v := must(src.parseValue(dec, fmt.Sprintf("%s[%d]", path, i), depth+1))
-				n.elems = append(n.elems, v)
+				n.elems = append(n.elems, src.parseValue(dec, fmt.Sprintf("%s[%d]", path, i), depth+1))
 			}
 		}
 		if _, err := dec.Token(); err != nil { // the closing delimiter
-			return nil, src.syntaxError(dec, err)
+			check(src.syntaxError(dec, err))
 		}
 	}
-	return n, nil
+	return n
 }
 
 // The decoder stops at the first problem of a manifest. Its steps do not
@@ -291,11 +281,7 @@ func (o *jsonObj) needString(key, what string) (*jsonNode, string) {
 // needList returns the field key, an array of at least one element (see
 // list).
 func (o *jsonObj) needList(key, what, atLeast string) ([]*jsonNode, error) {
-	n, err := o.need(key, what)
-	if err != nil {
-		return nil, err
-	}
-	return o.src.list(n, what, atLeast)
+	return o.src.list(must(o.need(key, what)), what, atLeast)
 }
 
 // done fails on a field that was not asked for: a misspelt name must not

@@ -131,7 +131,7 @@ var candNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
 func parseManifest(src *manifestSource, dir string) (_ []kernels.Operation, err error) {
 	defer catch(&err)
-	root := must(src.parseJSON())
+	root := src.parseJSON()
 	top := must(src.object(root, "a manifest"))
 	schema, s := top.needString("schema", `"`+Schema+`"`)
 	if s != Schema {
