@@ -143,9 +143,7 @@ func testImageDispatch(e *env) {
 	staging := e.buffer(16+int64(4*w*h), hal.HostVisible)
 	e.write(staging, 16, pack(c.texels))
 	cb := e.commandBuffer()
-	e.record(cb, func() {
-		e.must("CopyBufferToImage", cb.CopyBufferToImage(staging, 16, c.src))
-	})
+	e.record(cb, func() { e.must("CopyBufferToImage", cb.CopyBufferToImage(staging, 16, c.src)) })
 	e.execute(cb, "CopyBufferToImage")
 	if got := unpack[float32](e.readImage(c.src)); !bytes.Equal(pack(got), pack(c.texels)) {
 		e.Fatalf("the image CopyBufferToImage filled does not hold the buffer's texels")

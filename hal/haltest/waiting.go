@@ -151,9 +151,7 @@ func testSubmissionChain(e *env) {
 	// A copy that waits on every fence of the chain.
 	out := e.bufferOf(hal.HostVisible, repeat(sentinel, n))
 	cb := e.commandBuffer()
-	e.record(cb, func() {
-		e.must("Copy", cb.Copy(buf, 0, out, 0, 4*n))
-	})
+	e.record(cb, func() { e.must("Copy", cb.Copy(buf, 0, out, 0, 4*n)) })
 	last := e.submit(cb, fences...)
 	e.wait(last, "a copy waiting on every step of the chain")
 	for i, f := range fences {
