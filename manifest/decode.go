@@ -114,12 +114,10 @@ func (d *opDecoder) decodeDims() error {
 			o, _ := d.src.object(v, "")
 			def := must(o.need("default", "the default extent"))
 			sizes[kernels.SmallDevice] = must(extent(def))
-			for class, key := range []string{kernels.MediumDevice: "integrated", kernels.LargeDevice: "discrete"} {
-				if class > 0 {
-					sizes[class] = sizes[class-1]
-					check(optional(o, key, &sizes[class], extent))
-				}
-			}
+			sizes[kernels.MediumDevice] = sizes[kernels.SmallDevice]
+			check(optional(o, "integrated", &sizes[kernels.MediumDevice], extent))
+			sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
+			check(optional(o, "discrete", &sizes[kernels.LargeDevice], extent))
 			check(o.done())
 		}
 		for class := range sizes {
