@@ -397,23 +397,20 @@ func (p *exprParser) parseNumber() (typedNode, error) {
 		p.pos += 2
 	}
 	isFloat := false
-	for p.pos < len(p.src) {
+	for ; p.pos < len(p.src); p.pos++ {
 		c := p.src[p.pos]
-		switch {
-		case '0' <= c && c <= '9', hex && strings.IndexByte("abcdefABCDEF", c) >= 0:
-		case !hex && c == '.':
-			isFloat = true
-		case !hex && (c == 'e' || c == 'E'):
-			isFloat = true
-			if p.pos+1 < len(p.src) && (p.src[p.pos+1] == '+' || p.src[p.pos+1] == '-') {
-				p.pos++
-			}
-		default:
-			goto done
+		if '0' <= c && c <= '9' || hex && strings.IndexByte("abcdefABCDEF", c) >= 0 {
+			continue
 		}
-		p.pos++
+		if hex || c != '.' && c != 'e' && c != 'E' {
+			break
+		}
+		isFloat = true
+		// An exponent's sign belongs to the number.
+		if c != '.' && p.pos+1 < len(p.src) && (p.src[p.pos+1] == '+' || p.src[p.pos+1] == '-') {
+			p.pos++
+		}
 	}
-done:
 	text := p.src[pos:p.pos]
 	if p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
 		return typedNode{}, p.errf(pos, "malformed number %q", text+string(p.src[p.pos]))
