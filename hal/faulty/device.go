@@ -65,13 +65,6 @@ func Wrap(dev hal.Device, plan *Plan) hal.Device {
 	return d
 }
 
-// entry is what enterCall decided for a call.
-type entry struct {
-	n     int     // the call's number among the plan's calls of its kind
-	async error   // for Submit, the failure its fence must report
-	slow  float64 // for Elapsed, what to multiply the time by (0: nothing)
-}
-
 // enter counts a call of kind c and applies its fault. A non-nil error is
 // what the call must return without reaching the inner object.
 func (d *device) enter(c Call) error {
@@ -79,31 +72,24 @@ func (d *device) enter(c Call) error {
 	return err
 }
 
-// enterCall is enter, which also says what the call's number is and, for
-// Submit, whether its fence must fail.
-func (d *device) enterCall(c Call) (entry, error) {
+// enterCall is enter, which also returns the fault, for the calls that
+// carry it out later (Submit's FailAsync, Elapsed's Slow) or need their
+// number.
+func (d *device) enterCall(c Call) (fault, error) {
 	// Nothing is injected into a device that is lost or released: its
 	// calls fail as the inner device says.
-	n, f, ok := d.plan.decide(c, d.released.Load() || d.lossErr() != nil)
+	f := d.plan.decide(c, d.released.Load() || d.lossErr() != nil)
 	if e := d.emulated.Load(); e != nil {
-		return entry{n: n}, *e
+		return f, *e
 	}
-	if !ok {
-		return entry{n: n}, nil
-	}
-	switch f.effect {
-	case FailAsync:
-		return entry{n: n, async: f.err}, nil
-	case Slow:
-		return entry{n: n, slow: f.factor}, nil
-	case Lose:
-		d.lose(f.err)
+	if f.lost != nil {
+		d.lose(f.lost)
 		if e := d.lossErr(); e != nil {
-			return entry{n: n}, e
+			return f, e
 		}
-		return entry{n: n}, lostError(f.err)
+		return f, lostError(f.lost)
 	}
-	return entry{n: n}, f.err
+	return f, f.err
 }
 
 // lostError makes the error of an emulated loss.
@@ -225,7 +211,7 @@ type heldSubmission struct {
 }
 
 func (d *device) Submit(cb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, error) {
-	e, err := d.enterCall(Submit)
+	f, err := d.enterCall(Submit)
 	if err != nil {
 		return nil, err
 	}
@@ -234,11 +220,11 @@ func (d *device) Submit(cb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, err
 		wcb = nil // another device's: the inner device refuses it
 	}
 	s := &heldSubmission{
-		fence: &fence{dev: d, n: e.n, ready: make(chan struct{})},
+		fence: &fence{dev: d, n: f.n, ready: make(chan struct{})},
 		cb:    wcb,
 		rawCB: cb,
 		waits: append([]hal.Fence(nil), wait...),
-		async: e.async,
+		async: f.async,
 	}
 	d.plan.holdMu.Lock()
 	if wcb != nil && wcb.heldBy != nil {

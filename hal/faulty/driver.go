@@ -35,11 +35,12 @@ func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (h
 	if plan == nil {
 		plan = NewPlan()
 	}
-	if _, f, ok := plan.decide(Open, false); ok {
-		if f.effect == Lose {
-			// A device lost while it is being opened is not opened.
-			return nil, status.Join(status.Annotate(hal.ErrDeviceLost, "faulty: device lost while opening"), f.err)
-		}
+	f := plan.decide(Open, false)
+	if f.lost != nil {
+		// A device lost while it is being opened is not opened.
+		return nil, status.Join(status.Annotate(hal.ErrDeviceLost, "faulty: device lost while opening"), f.lost)
+	}
+	if f.err != nil {
 		return nil, f.err
 	}
 	dev, err := d.inner.Open(ctx, index, opts)

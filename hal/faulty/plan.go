@@ -1,6 +1,7 @@
 package faulty
 
 import (
+	"cmp"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -197,11 +198,14 @@ type rule struct {
 	rng   *rand.Rand
 }
 
-// fault is what decide chose for a call.
+// fault is what decide chose for a call: its number among the plan's
+// calls of its kind, and what is injected into it, if anything.
 type fault struct {
-	effect Effect
-	err    error
-	factor float64 // for Slow
+	n     int
+	err   error   // for Fail and NoTick, what the call returns
+	async error   // for FailAsync, what the submission's fence reports
+	lost  error   // for Lose, the cause of the loss
+	slow  float64 // for Slow, what the times reported are multiplied by
 }
 
 // Plan is a schedule of faults for the devices wrapped with it, and the
@@ -429,10 +433,10 @@ func (p *Plan) record(in Injection) {
 
 // decide counts a call of kind c and chooses its fault, if any. On a lost
 // device (quiet) nothing is injected.
-func (p *Plan) decide(c Call, quiet bool) (n int, f fault, ok bool) {
+func (p *Plan) decide(c Call, quiet bool) fault {
 	p.mu.Lock()
 	p.calls[c]++
-	n = p.calls[c]
+	n := p.calls[c]
 	var taken *rule
 	if !quiet && c != Release {
 		// Every rule sees the call, so that its count and its random draws
@@ -451,22 +455,24 @@ func (p *Plan) decide(c Call, quiet bool) (n int, f fault, ok bool) {
 		}
 	}
 	p.mu.Unlock()
+	f := fault{n: n}
 	if taken == nil {
-		return n, fault{}, false
+		return f
 	}
-	var err error
 	switch taken.Effect {
 	case Fail:
-		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected failure of %s call %d", c, n)
+		f.err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected failure of %s call %d", c, n)
 	case FailAsync:
-		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected asynchronous failure of submission %d", n)
+		f.async = status.Wrapf(ErrInjected, taken.Code, "faulty: injected asynchronous failure of submission %d", n)
 	case Lose:
-		err = status.Wrapf(ErrInjected, taken.Code, "faulty: injected device loss at %s call %d", c, n)
+		f.lost = status.Wrapf(ErrInjected, taken.Code, "faulty: injected device loss at %s call %d", c, n)
 	case NoTick:
-		err = status.Join(status.Wrapf(hal.ErrNoTick, status.OK, "faulty: injected: the timer did not tick at Elapsed call %d", n), ErrInjected)
+		f.err = status.Join(status.Wrapf(hal.ErrNoTick, status.OK, "faulty: injected: the timer did not tick at Elapsed call %d", n), ErrInjected)
+	case Slow:
+		f.slow = taken.Factor
 	}
-	p.record(Injection{Call: c, N: n, Effect: taken.Effect, Err: err})
-	return n, fault{effect: taken.Effect, err: err, factor: taken.Factor}, true
+	p.record(Injection{Call: c, N: n, Effect: taken.Effect, Err: cmp.Or(f.err, f.async, f.lost)})
+	return f
 }
 
 func (p *Plan) attach(d *device) {

@@ -13,7 +13,7 @@ type timestampPool struct{ wrapped[hal.TimestampPool] }
 func (p *timestampPool) Count() int { return p.inner.Count() }
 
 func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
-	e, err := p.dev.enterCall(Elapsed)
+	f, err := p.dev.enterCall(Elapsed)
 	if err != nil {
 		return 0, err
 	}
@@ -23,8 +23,8 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 	} else {
 		d, err = p.inner.Elapsed(start, end)
 	}
-	if err == nil && e.slow > 0 {
-		d = time.Duration(float64(d) * e.slow)
+	if err == nil && f.slow > 0 {
+		d = time.Duration(float64(d) * f.slow)
 	}
 	return d, err
 }
