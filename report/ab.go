@@ -26,14 +26,8 @@ func parseAB(data []byte) (*results.ABReport, bool, error) {
 	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) || json.Unmarshal(data, &head) != nil || !strings.HasPrefix(head.Schema, "vkbench.ab/") {
 		return nil, false, nil
 	}
-	if head.Schema != results.ABSchema {
-		return nil, true, fmt.Errorf("report: ab's report of format %q, want %q", head.Schema, results.ABSchema)
-	}
-	var rep results.ABReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, true, fmt.Errorf("report: ab's report: %w", err)
-	}
-	return &rep, true, nil
+	rep, err := results.ParseAB(data)
+	return rep, true, err
 }
 
 // Colours of ab's verdicts: what fails a gate in red, a pair shown
@@ -86,33 +80,18 @@ func abPanel(in Input) (panel, error) {
 	// intervals as far as half that span again: one interval of a pair
 	// measured in few rounds would otherwise take the axis from the rest.
 	lo, hi := 1-rep.Threshold, 1+rep.Threshold
-	for _, row := range rows {
-		lo, hi = min(lo, row.Ratio), max(hi, row.Ratio)
-	}
-	reach := 0.5 * (hi - lo)
-	ilo, ihi := lo, hi
-	for _, row := range rows {
-		if row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0) {
-			ilo, ihi = min(ilo, max(row.Lo, lo-reach)), max(ihi, min(row.Hi, hi+reach))
-		}
-	}
-	lo, hi = ilo, ihi
-	pad := 0.06 * (hi - lo)
-	lo, hi = lo-pad, hi+pad
-	p := newPlot()
-	p.Title.Text = abTitle(in)
-	p.X.Label.Text = "time NEW/OLD, with its 95% interval (above 1: NEW slower)"
-	p.X.Label.Position = draw.PosRight
-	p.Y.Tick.Label.Font.Size = vg.Points(9)
-	p.X.Tick.Marker = oneTicked{}
-	p.Add(plotter.NewGrid())
-	n := len(rows)
-	labels := make([]string, n)
+	var bounds [][2]float64
+	labels := make([]string, len(rows))
 	for i, row := range rows {
-		labels[n-1-i] = OneLine(row.Name, 40)
+		lo, hi = min(lo, row.Ratio), max(hi, row.Ratio)
+		if hasBounds(row) {
+			bounds = append(bounds, [2]float64{row.Lo, row.Hi})
+		}
+		labels[i] = row.Name
 	}
-	p.NominalY(labels...)
-	p.X.Min, p.X.Max = lo, hi
+	lo, hi = axisExtent(lo, hi, 0.5*(hi-lo), 0, bounds)
+	p := rowChart(abTitle(in), "time NEW/OLD, with its 95% interval (above 1: NEW slower)", labels, lo, hi, oneTicked{})
+	n := len(rows)
 	for _, x := range []float64{1 - rep.Threshold, 1, 1 + rep.Threshold} {
 		line, err := plotter.NewLine(plotter.XYs{{X: x, Y: -0.5}, {X: x, Y: float64(n) - 0.5}})
 		if err != nil {
@@ -127,7 +106,7 @@ func abPanel(in Input) (panel, error) {
 	for i, row := range rows {
 		pt := plotter.XYs{{X: row.Ratio, Y: float64(n - 1 - i)}}
 		errs := plotter.XErrors{{Low: 0, High: 0}}
-		if row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0) {
+		if hasBounds(row) {
 			errs[0].Low, errs[0].High = row.Ratio-max(row.Lo, lo), min(row.Hi, hi)-row.Ratio
 		}
 		if err := addSeries(p, pt, errs, verdictColor(row.Verdict), row.Verdict.Fails()); err != nil {
@@ -142,6 +121,11 @@ func abPanel(in Input) (panel, error) {
 		{"unclear", unclearColor, draw.RingGlyph{}, vg.Points(3)},
 	}
 	return pn, nil
+}
+
+// hasBounds reports whether row has both bounds of its ratio's interval.
+func hasBounds(row results.ABRow) bool {
+	return row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0)
 }
 
 // abNotes say what an ab chart does not draw: pairs without a ratio, by
@@ -193,7 +177,7 @@ func abSection(in Input, pn panel) (htmlSection, error) {
 		if row.Ratio > 0 {
 			r.Ratio = fmt.Sprintf("%.3f", row.Ratio)
 		}
-		if row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0) {
+		if hasBounds(row) {
 			r.Interval = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 		}
 		sec.ABRows = append(sec.ABRows, r)

@@ -165,28 +165,57 @@ func (g *opGroup) rows() []string {
 // that goes past the axis is cut at its end.
 func (g *opGroup) timeAxis() (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
+	var bounds [][2]float64
 	for _, bs := range g.at {
 		for f, b := range bs {
 			if g.drawn(f, b) {
 				lo, hi = min(lo, b.Stats.Median), max(hi, b.Stats.Median)
+				if b.Stats.HasInterval() {
+					bounds = append(bounds, [2]float64{b.Stats.Lo, b.Stats.Hi})
+				}
 			}
 		}
 	}
 	span := max(hi-lo, 0.1*hi)
-	reach := 0.35 * span
+	lo, hi = axisExtent(lo, hi, 0.35*span, 0.05*span, bounds)
+	return max(0, lo), hi
+}
+
+// axisExtent is the extent of an axis that holds [lo, hi] and the
+// intervals of bounds as far as reach beyond it, widened by least on
+// either side where that leaves it empty, with a margin.
+func axisExtent(lo, hi, reach, least float64, bounds [][2]float64) (float64, float64) {
 	ilo, ihi := lo, hi
-	for _, bs := range g.at {
-		for f, b := range bs {
-			if g.drawn(f, b) && b.Stats.HasInterval() {
-				ilo, ihi = min(ilo, max(b.Stats.Lo, lo-reach)), max(ihi, min(b.Stats.Hi, hi+reach))
-			}
-		}
+	for _, b := range bounds {
+		ilo, ihi = min(ilo, max(b[0], lo-reach)), max(ihi, min(b[1], hi+reach))
 	}
 	if ilo == ihi {
-		ilo, ihi = ilo-0.05*span, ihi+0.05*span
+		ilo, ihi = ilo-least, ihi+least
 	}
 	pad := 0.06 * (ihi - ilo)
-	return max(0, ilo-pad), ihi + pad
+	return ilo - pad, ihi + pad
+}
+
+// rowChart is a chart of a row per label, top down, against a horizontal
+// axis from lo to hi named xLabel.
+func rowChart(title, xLabel string, labels []string, lo, hi float64, ticks plot.Ticker) *plot.Plot {
+	p := newPlot()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	// Ending at the axis's right end, the label stays inside the chart
+	// when long row names leave the axis narrower than it.
+	p.X.Label.Position = draw.PosRight
+	p.Y.Tick.Label.Font.Size = vg.Points(9)
+	p.X.Tick.Marker = ticks
+	p.Add(plotter.NewGrid())
+	n := len(labels)
+	names := make([]string, n)
+	for i, l := range labels {
+		names[n-1-i] = OneLine(l, 40)
+	}
+	p.NominalY(names...)
+	p.X.Min, p.X.Max = lo, hi
+	return p
 }
 
 // candidateChart draws one operation: a row per candidate measured, top
@@ -200,26 +229,12 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 	}
 	lo, hi := g.timeAxis()
 	scale, unit := timeUnit(hi)
-	p := newPlot()
-	p.Title.Text = g.title
+	title := g.title
 	if len(r.in) == 1 {
-		p.Title.Text += " — " + r.in[0].Label
+		title += " — " + r.in[0].Label
 	}
-	p.X.Label.Text = fmt.Sprintf("time per run (%s), lower is better", unit)
-	// Ending at the axis's right end, the label stays inside the chart
-	// when long candidate names leave the axis narrower than it.
-	p.X.Label.Position = draw.PosRight
-	p.Y.Tick.Label.Font.Size = vg.Points(9)
-	p.X.Tick.Marker = distinctTicks{}
-	p.Add(plotter.NewGrid())
-
+	p := rowChart(title, fmt.Sprintf("time per run (%s), lower is better", unit), rows, lo*scale, hi*scale, distinctTicks{})
 	n := len(rows)
-	labels := make([]string, n)
-	for i, c := range rows {
-		labels[n-1-i] = OneLine(c, 40)
-	}
-	p.NominalY(labels...)
-	p.X.Min, p.X.Max = lo*scale, hi*scale
 
 	for f := range r.in {
 		offset := 0.0

@@ -8,10 +8,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/vkbench/vkbench/results"
 )
 
 // writeSVG writes c's SVG to w, each font family followed by the families
@@ -90,6 +93,15 @@ type htmlFile struct {
 	Benchmarks                                           int
 }
 
+func newHTMLFile(label string, d results.Device, mode, version string, seed uint64, benchmarks int, at time.Time) htmlFile {
+	hf := htmlFile{Label: label, Device: d.Name, Hardware: d.Hardware, Driver: d.Driver,
+		Mode: mode, Version: version, Seed: seed, Benchmarks: benchmarks}
+	if !at.IsZero() {
+		hf.Time = at.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	return hf
+}
+
 func (r *report) writeHTML(w io.Writer, panels []panel) error {
 	var page struct {
 		Version  string
@@ -101,12 +113,7 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 	page.Several = len(r.in) > 1
 	for _, input := range r.in {
 		f := input.File
-		hf := htmlFile{Label: input.Label, Device: f.Device.Name, Hardware: f.Device.Hardware, Driver: f.Device.Driver,
-			Mode: f.Mode, Version: f.Version, Seed: f.Seed, Benchmarks: len(f.Benchmarks)}
-		if !f.Time.IsZero() {
-			hf.Time = f.Time.UTC().Format("2006-01-02 15:04:05 UTC")
-		}
-		page.Files = append(page.Files, hf)
+		page.Files = append(page.Files, newHTMLFile(input.Label, f.Device, f.Mode, f.Version, f.Seed, len(f.Benchmarks), f.Time))
 	}
 	for i, g := range r.groups {
 		sec, err := r.groupSection(g, panels[i])
@@ -129,12 +136,7 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 	}
 	for i, ab := range r.abs {
 		a := ab.AB
-		hf := htmlFile{Label: ab.Label, Device: a.Device.Name, Hardware: a.Device.Hardware, Driver: a.Device.Driver,
-			Mode: a.Mode, Version: a.Version, Seed: a.Seed, Benchmarks: len(a.Rows)}
-		if !a.Time.IsZero() {
-			hf.Time = a.Time.UTC().Format("2006-01-02 15:04:05 UTC")
-		}
-		page.Files = append(page.Files, hf)
+		page.Files = append(page.Files, newHTMLFile(ab.Label, a.Device, a.Mode, a.Version, a.Seed, len(a.Rows), a.Time))
 		sec, err := abSection(ab, panels[len(r.groups)+len(r.roofs)+i])
 		if err != nil {
 			return err

@@ -71,14 +71,10 @@ func ReadFiles(paths []string) ([]Input, error) {
 			return nil, status.Wrapf(err, status.CodeOf(err), "report: reading %s", p)
 		}
 		ab, isAB, err := parseAB(data)
+		if in[i].AB = ab; !isAB {
+			in[i].File, err = results.Parse(data)
+		}
 		if err != nil {
-			return nil, status.Wrapf(err, status.InvalidArgument, "in %s", p)
-		}
-		if isAB {
-			in[i].AB = ab
-			continue
-		}
-		if in[i].File, err = results.Parse(data); err != nil {
 			return nil, status.Annotatef(err, "in %s", p)
 		}
 	}

@@ -1,18 +1,13 @@
 package results
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/vkbench/vkbench/stats"
-	"github.com/vkbench/vkbench/status"
 )
 
 // ABSchema names the version of ab's report (ABReport).
@@ -304,20 +299,9 @@ func (r *ABReport) Failures() string {
 // against its schema (SchemaJSON(ABSchema)): for programs and charts that
 // draw each pair's ratio and bounds.
 func ParseAB(data []byte) (*ABReport, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
-	}
-	m, _ := doc.(map[string]any)
-	if version, _ := m["schema"].(string); version != ABSchema {
-		return nil, status.Newf(status.InvalidArgument, "results: schema %q, want %q", version, ABSchema)
-	}
-	if err := validate(ABSchema, doc); err != nil {
-		return nil, err
-	}
 	var r ABReport
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
+	if _, err := decodeValid(data, &r, ABSchema); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

@@ -417,10 +417,7 @@ func welch(a, b []float64) (se, dof float64) {
 // logs returns the sorted logarithms of values: a round's median is
 // positive, and a change of speed scales it.
 func logs(values []float64) []float64 {
-	out := make([]float64, len(values))
-	for i, v := range values {
-		out[i] = math.Log(v)
-	}
+	out := logsInOrder(values)
 	slices.Sort(out)
 	return out
 }

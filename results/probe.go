@@ -25,7 +25,7 @@ func probeSteadies(s1, p1, s2, p2 []float64) (ratio, p float64) {
 	var own, rel, uu, vv, uv float64
 	for _, side := range [][2][]float64{{s1, p1}, {s2, p2}} {
 		xs, qs := logsInOrder(side[0]), logsInOrder(side[1])
-		mx, mq := mean(xs), mean(qs)
+		mx, mq := moremath.Mean(xs), moremath.Mean(qs)
 		for i := range xs {
 			x, q := xs[i]-mx, qs[i]-mq
 			r := x - q
@@ -54,12 +54,4 @@ func logsInOrder(values []float64) []float64 {
 		out[i] = math.Log(v)
 	}
 	return out
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }

@@ -55,14 +55,12 @@ package results
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"math"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/vkbench/vkbench/stats"
@@ -214,20 +212,10 @@ func Parse(data []byte) (*File, error) {
 }
 
 func parseJSON(data []byte) (*File, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
-	}
-	version, _ := doc.(map[string]any)["schema"].(string)
-	if version != Schema && version != SchemaV1 {
-		return nil, status.Newf(status.InvalidArgument, "results: schema %q, want %q (or %q)", version, Schema, SchemaV1)
-	}
-	if err := validate(version, doc); err != nil {
-		return nil, err
-	}
 	var f File
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
+	version, err := decodeValid(data, &f, Schema, SchemaV1)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, b := range f.Benchmarks {

@@ -3,7 +3,9 @@ package results
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -80,6 +82,32 @@ func compiledSchema(version string) (*jsonschema.Schema, error) {
 		return nil, status.Wrap(err, status.Internal, "results: the embedded schemas do not compile")
 	}
 	return schemas[version], nil
+}
+
+// decodeValid decodes the JSON document data into v after checking that
+// its "schema" field names one of versions (the first is the one this
+// package writes) and that it follows that version's schema; it returns
+// the version. Anything else is InvalidArgument.
+func decodeValid(data []byte, v any, versions ...string) (string, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return "", status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
+	}
+	version, _ := doc.(map[string]any)["schema"].(string)
+	if !slices.Contains(versions, version) {
+		want := fmt.Sprintf("%q", versions[0])
+		for _, other := range versions[1:] {
+			want += fmt.Sprintf(" (or %q)", other)
+		}
+		return "", status.Newf(status.InvalidArgument, "results: schema %q, want %s", version, want)
+	}
+	if err := validate(version, doc); err != nil {
+		return "", err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return "", status.Wrap(err, status.InvalidArgument, "results: malformed JSON")
+	}
+	return version, nil
 }
 
 // validate checks the decoded JSON document doc against the schema of
