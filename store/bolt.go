@@ -110,17 +110,7 @@ func sameVersion(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// View runs fn in a read transaction of the file (see view).
-func (bf *boltFile) View(fn func(Tx) error) error {
-	return bf.view(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
-}
-
-// Update runs fn in a write transaction of the file (see update).
-func (bf *boltFile) Update(fn func(Tx) error) error {
-	return bf.update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
-}
-
-// view runs fn in a read transaction of the file. A missing or empty file
+// View runs fn in a read transaction of the file. A missing or empty file
 // runs nothing. The read path never changes the file: a
 // damaged file is an error with code DataLoss (a miss to Lookup and Get,
 // with a warning), and is moved aside by the next commit.
@@ -129,7 +119,7 @@ func (bf *boltFile) Update(fn func(Tx) error) error {
 // read-only handle is kept open between calls (see reader); it is reopened
 // when the file changed, and closed after readerIdle without use.
 // Elsewhere the file is opened for each call.
-func (bf *boltFile) view(fn func(*bolt.Tx) error) error {
+func (bf *boltFile) View(fn func(Tx) error) error {
 	err, ferr := bf.read(fn)
 	if ferr != nil {
 		return bf.fileError(ferr, "reading")
@@ -137,9 +127,9 @@ func (bf *boltFile) view(fn func(*bolt.Tx) error) error {
 	return err
 }
 
-// read is view with fn's error and the file's (not yet wrapped by
+// read is View with fn's error and the file's (not yet wrapped by
 // fileError) apart.
-func (bf *boltFile) read(fn func(*bolt.Tx) error) (err, fileErr error) {
+func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 	bf.rmu.Lock()
 	defer bf.rmu.Unlock()
 	rd, ferr := bf.lockReader()
@@ -151,7 +141,7 @@ func (bf *boltFile) read(fn func(*bolt.Tx) error) (err, fileErr error) {
 			if err := truncated(tx, rd.seen); err != nil {
 				return err
 			}
-			return fn(tx)
+			return fn(boltTx{tx})
 		})
 	})
 	if canRelock {
@@ -258,10 +248,10 @@ func truncated(tx *bolt.Tx, fi os.FileInfo) error {
 	return nil
 }
 
-// update runs fn in a write transaction, creating the file if needed. A
+// Update runs fn in a write transaction, creating the file if needed. A
 // damaged file is moved aside (its new name in a warning) and fn runs
 // again on a fresh one.
-func (bf *boltFile) update(fn func(*bolt.Tx) error) error {
+func (bf *boltFile) Update(fn func(Tx) error) error {
 	if err := os.MkdirAll(filepath.Dir(bf.path), 0o755); err != nil {
 		return bf.fileError(err, "creating the folder of")
 	}
@@ -280,11 +270,11 @@ func (bf *boltFile) update(fn func(*bolt.Tx) error) error {
 	}
 }
 
-func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
+func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 	// Read first: opening for writing loads the free list, which on a
 	// truncated file lies past its end (bbolt would read whatever is
 	// mapped there), and the read handle is usually open already.
-	if _, ferr := bf.read(func(*bolt.Tx) error { return nil }); ferr != nil {
+	if _, ferr := bf.read(func(Tx) error { return nil }); ferr != nil {
 		return bf.openError(ferr)
 	}
 	db, f, err := bf.openDB(false)
@@ -302,7 +292,7 @@ func (bf *boltFile) updateOnce(fn func(*bolt.Tx) error) error {
 			if err := truncated(tx, fi); err != nil {
 				return err
 			}
-			return fn(tx)
+			return fn(boltTx{tx})
 		})
 	})
 	d, damaged := errors.AsType[*damageError](err)

@@ -17,7 +17,7 @@ var (
 
 // SavePeak stores the peak measured on hardware, replacing any earlier one.
 func (s *Store) SavePeak(hardware string, peak []byte) error {
-	return s.update(func(tx Tx) error { return tx.Put(peaksTable, []byte(hardware), peak) })
+	return s.b.Update(func(tx Tx) error { return tx.Put(peaksTable, []byte(hardware), peak) })
 }
 
 // LoadPeak returns the peak stored for hardware, or nil. A file that
@@ -29,7 +29,7 @@ func (s *Store) LoadPeak(hardware string) ([]byte, error) {
 // SavePipelineCache stores a driver's pipeline cache data under its
 // pipeline-cache UUID.
 func (s *Store) SavePipelineCache(uuid [16]byte, data []byte) error {
-	return s.update(func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
+	return s.b.Update(func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
 }
 
 // LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
@@ -42,7 +42,7 @@ func (s *Store) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
 // cannot be read is the error, and a warning that says so first.
 func (s *Store) load(warning string, table []string, key []byte) ([]byte, error) {
 	var out []byte
-	err := s.view(func(tx Tx) error {
+	err := s.b.View(func(tx Tx) error {
 		out = bytes.Clone(tx.Get(table, key))
 		return nil
 	})

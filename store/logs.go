@@ -50,7 +50,7 @@ func (r LogRef) tablePath(sub ...string) ([]string, error) {
 // (and no error) when there is no log.
 func (s *Store) LogEvals(r LogRef) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err := s.view(func(tx Tx) error {
+	err := s.b.View(func(tx Tx) error {
 		path, err := r.tablePath(logEvals)
 		if err != nil {
 			return err
@@ -73,7 +73,7 @@ func (s *Store) PutLogEval(r LogRef, id string, rec []byte) error {
 	if err != nil {
 		return err
 	}
-	return s.update(func(tx Tx) error { return tx.Put(path, []byte(id), rec) })
+	return s.b.Update(func(tx Tx) error { return tx.Put(path, []byte(id), rec) })
 }
 
 // PutLogHeader stores the description of the space r's log is of.
@@ -82,7 +82,7 @@ func (s *Store) PutLogHeader(r LogRef, header []byte) error {
 	if err != nil {
 		return err
 	}
-	return s.update(func(tx Tx) error { return tx.Put(path, []byte(logHeaderKey), header) })
+	return s.b.Update(func(tx Tx) error { return tx.Put(path, []byte(logHeaderKey), header) })
 }
 
 // AddLogSearch appends a search to r's log.
@@ -91,7 +91,7 @@ func (s *Store) AddLogSearch(r LogRef, search []byte) error {
 	if err != nil {
 		return err
 	}
-	return s.update(func(tx Tx) error {
+	return s.b.Update(func(tx Tx) error {
 		seq, err := tx.NextSequence(path)
 		if err != nil {
 			return err
@@ -103,7 +103,7 @@ func (s *Store) AddLogSearch(r LogRef, search []byte) error {
 // TuneLogs lists the tuning logs.
 func (s *Store) TuneLogs() ([]LogRef, error) {
 	var out []LogRef
-	err := s.view(func(tx Tx) error {
+	err := s.b.View(func(tx Tx) error {
 		return tx.Tables([]string{logBucket}, 4, func(p []string) error {
 			out = append(out, LogRef{Table: Table{Hardware: p[0], Tuner: p[1]}, Key: p[2], Mode: p[3]})
 			return nil
@@ -128,7 +128,7 @@ func (s *Store) ReadLog(r LogRef) (*StoredLog, error) {
 	}
 	l := &StoredLog{Evals: map[string][]byte{}}
 	found := false
-	err = s.view(func(tx Tx) error {
+	err = s.b.View(func(tx Tx) error {
 		if err := tx.Tables(path[:len(path)-1], 1, func(p []string) error {
 			found = found || p[0] == r.Mode
 			return nil

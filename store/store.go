@@ -79,7 +79,7 @@ type Options struct {
 //
 // A Store is safe for concurrent use.
 type Store struct {
-	b    Backend // nil when disabled
+	b    Backend // nowhere when disabled
 	path string  // the file's, "" when disabled
 	log  *slog.Logger
 
@@ -98,7 +98,7 @@ type Store struct {
 // Open returns the store opts name. It does not create the file until
 // something is written.
 func Open(opts Options) (*Store, error) {
-	s := &Store{log: cmp.Or(opts.Logger, slog.Default())}
+	s := &Store{b: nowhere{}, log: cmp.Or(opts.Logger, slog.Default())}
 	path := cmp.Or(opts.Path, os.Getenv(EnvCache))
 	if path == "" {
 		path = DefaultCachePath()
@@ -145,15 +145,7 @@ func positiveOr[T int | time.Duration](v, def T) T {
 func (s *Store) Path() string { return s.path }
 
 // Disabled reports whether the store keeps nothing.
-func (s *Store) Disabled() bool { return s.b == nil }
-
-// view runs fn in a read transaction; nothing when disabled.
-func (s *Store) view(fn func(Tx) error) error {
-	if s.b == nil {
-		return nil
-	}
-	return s.b.View(fn)
-}
+func (s *Store) Disabled() bool { return s.b == Backend(nowhere{}) }
 
 // CheckWrite reports whether a write to the file would be taken now,
 // writing nothing: another process holding its lock for longer than the
@@ -167,13 +159,12 @@ func (s *Store) CheckWrite() error {
 	return nil
 }
 
-// update runs fn in a write transaction; nothing when disabled.
-func (s *Store) update(fn func(Tx) error) error {
-	if s.b == nil {
-		return nil
-	}
-	return s.b.Update(fn)
-}
+// nowhere is a disabled store's Backend: reads find nothing and writes
+// keep nothing.
+type nowhere struct{}
+
+func (nowhere) View(func(Tx) error) error   { return nil }
+func (nowhere) Update(func(Tx) error) error { return nil }
 
 // Warnings returns the problems met so far that did not stop the work,
 // each once.

@@ -73,7 +73,7 @@ func (s *Store) Get(t Table, key []byte) ([]byte, error) {
 // caller's, run where no other writer can come between its reads and its
 // writes. A store that cannot be written returns its error (see Store).
 func (s *Store) Update(t Table, fn func(Rows) error) error {
-	return s.update(func(tx Tx) error {
+	return s.b.Update(func(tx Tx) error {
 		if t.Hardware == "" || t.Tuner == "" {
 			return status.Newf(status.InvalidArgument, "store: table %q needs a hardware and a tuner name", t)
 		}
@@ -84,7 +84,7 @@ func (s *Store) Update(t Table, fn func(Rows) error) error {
 // Scan calls fn with every key of table t and its value, in key order.
 // A table that is not there is NotFound.
 func (s *Store) Scan(t Table, fn func(key, value []byte) error) error {
-	return s.view(func(tx Tx) error {
+	return s.b.View(func(tx Tx) error {
 		path := t.path()
 		found := false
 		if err := tx.Tables(path[:len(path)-1], 1, func(p []string) error {
@@ -103,7 +103,7 @@ func (s *Store) Scan(t Table, fn func(key, value []byte) error) error {
 // Tables lists the tables of this schema.
 func (s *Store) Tables() ([]Table, error) {
 	var out []Table
-	err := s.view(func(tx Tx) error {
+	err := s.b.View(func(tx Tx) error {
 		return tx.Tables(tablesAbove, 2, func(p []string) error {
 			out = append(out, Table{Hardware: p[0], Tuner: p[1]})
 			return nil
@@ -123,7 +123,7 @@ func (s *Store) Clear(t *Table) error {
 		}
 		return status.Newf(status.NotFound, "store: no table %s", t)
 	}
-	if s.b == nil {
+	if s.Disabled() {
 		return missing()
 	}
 	if s.path != "" && s.tier == nil { // a file's: a shared tier's path is its URL
@@ -131,7 +131,7 @@ func (s *Store) Clear(t *Table) error {
 			return missing()
 		}
 	}
-	return s.update(func(tx Tx) error {
+	return s.b.Update(func(tx Tx) error {
 		logs, err := clearLogs(tx, t)
 		if err != nil {
 			return err

@@ -135,7 +135,7 @@ func (e fnErr) Error() string { return e.err.Error() }
 func (b *Backend) View(fn func(store.Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
-	tx := &rtx{ctx: ctx, r: b.c}
+	tx := newTx(ctx, b.c, nil)
 	err := fn(tx)
 	if tx.err != nil {
 		// What fn read was missing for this: the failure is Redis's.
@@ -152,7 +152,7 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 	defer cancel()
 	for range maxRetries {
 		err := b.c.Watch(ctx, func(t *goredis.Tx) error {
-			tx := &rtx{ctx: ctx, r: t, watch: t, write: true}
+			tx := newTx(ctx, t, t)
 			err := fn(tx)
 			if tx.err != nil {
 				return tx.err
@@ -255,9 +255,8 @@ func below(path, top []string) bool {
 type rtx struct {
 	ctx   context.Context
 	r     goredis.Cmdable
-	watch *goredis.Tx // nil in a View
-	write bool
-	err   error // the first failure of Redis; fn's reads found nothing
+	watch *goredis.Tx // nil in a View, which cannot write
+	err   error       // the first failure of Redis; fn's reads found nothing
 
 	ops []func(goredis.Pipeliner)
 	// puts are this transaction's writes by table, a nil value a delete;
@@ -274,6 +273,13 @@ type rtx struct {
 
 var _ store.Tx = (*rtx)(nil)
 
+// newTx is a transaction reading r; one of an Update, which writes, reads
+// through watch.
+func newTx(ctx context.Context, r goredis.Cmdable, watch *goredis.Tx) *rtx {
+	return &rtx{ctx: ctx, r: r, watch: watch,
+		puts: map[string]map[string][]byte{}, dropped: map[string]bool{}, seqs: map[string]uint64{}, watched: map[string]bool{}}
+}
+
 // read prepares a read of key: watched in an Update. It reports false
 // once Redis has failed.
 func (t *rtx) read(key string) bool {
@@ -281,9 +287,6 @@ func (t *rtx) read(key string) bool {
 		return false
 	}
 	if t.watch != nil && !t.watched[key] {
-		if t.watched == nil {
-			t.watched = map[string]bool{}
-		}
 		if err := t.watch.Watch(t.ctx, key).Err(); err != nil {
 			t.err = err
 			return false
@@ -390,7 +393,7 @@ func (t *rtx) Tables(above []string, depth int, fn func(names []string) error) e
 
 // queue adds a write; in a View it fails.
 func (t *rtx) queue(op func(goredis.Pipeliner)) error {
-	if !t.write {
+	if t.watch == nil {
 		return status.New(status.FailedPrecondition, "store/redis: write in a read-only transaction")
 	}
 	t.ops = append(t.ops, op)
@@ -417,9 +420,6 @@ func (t *rtx) Put(table []string, key, value []byte) error {
 }
 
 func (t *rtx) put(p, k string, v []byte) {
-	if t.puts == nil {
-		t.puts = map[string]map[string][]byte{}
-	}
 	if t.puts[p] == nil {
 		t.puts[p] = map[string][]byte{}
 	}
@@ -436,7 +436,7 @@ func (t *rtx) Delete(table []string, key []byte) error {
 }
 
 func (t *rtx) Drop(table []string) (bool, error) {
-	if !t.write {
+	if t.watch == nil {
 		return false, t.queue(nil)
 	}
 	set := t.tableSet()
@@ -451,9 +451,6 @@ func (t *rtx) Drop(table []string) (bool, error) {
 	}
 	if len(gone) == 0 {
 		return false, nil
-	}
-	if t.dropped == nil {
-		t.dropped = map[string]bool{}
 	}
 	for _, p := range gone {
 		delete(set, p)
@@ -476,7 +473,7 @@ func (t *rtx) Drop(table []string) (bool, error) {
 }
 
 func (t *rtx) NextSequence(table []string) (uint64, error) {
-	if !t.write {
+	if t.watch == nil {
 		return 0, t.queue(nil)
 	}
 	p := encode(table)
@@ -493,9 +490,6 @@ func (t *rtx) NextSequence(table []string) (uint64, error) {
 		n = v
 	}
 	n++
-	if t.seqs == nil {
-		t.seqs = map[string]uint64{}
-	}
 	t.seqs[p] = n
 	if err := t.queue(func(pl goredis.Pipeliner) { pl.SAdd(t.ctx, tablesKey, p); pl.HSet(t.ctx, seqKey, p, n) }); err != nil {
 		return 0, err

@@ -45,3 +45,10 @@ func lockFile(f *os.File, exclusive bool, timeout time.Duration) error {
 func unlockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }
+
+// ownedByMe reports whether the file fi describes belongs to this
+// process's user.
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
