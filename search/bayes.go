@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // bayes is Bayesian optimization with a Gaussian process over the grid's
@@ -100,7 +102,10 @@ func (b *bayes) guided() (int, bool) {
 	if len(y) < 3 {
 		return 0, false
 	}
-	mean, sd := meanSD(y)
+	mean, sd := stat.PopMeanStdDev(y, nil)
+	if sd < 1e-9 {
+		sd = 1
+	}
 	z := make([]float64, len(y))
 	best := math.Inf(1)
 	for k, v := range y {
@@ -142,21 +147,6 @@ func (b *bayes) guided() (int, bool) {
 		}
 	}
 	return pick, pick >= 0
-}
-
-func meanSD(y []float64) (mean, sd float64) {
-	for _, v := range y {
-		mean += v
-	}
-	mean /= float64(len(y))
-	for _, v := range y {
-		sd += (v - mean) * (v - mean)
-	}
-	sd = math.Sqrt(sd / float64(len(y)))
-	if sd < 1e-9 {
-		sd = 1
-	}
-	return mean, sd
 }
 
 // bayesLocal is how often a guided proposal refines the best point.

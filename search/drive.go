@@ -44,10 +44,7 @@ const (
 // InvalidArgument.
 func (o *Options) Fill(points int) error {
 	if o.Strategy == "" || o.Strategy == Auto {
-		o.Strategy = Bayes
-		if points <= SmallSpace {
-			o.Strategy = Exhaustive
-		}
+		o.Strategy = autoStrategy(points)
 	}
 	if o.MaxEvals < 0 || o.TimeLimit < 0 || o.Lookahead < 0 {
 		return status.New(status.InvalidArgument, "search: negative search bound")

@@ -45,12 +45,6 @@ func (r *ReplayResult) EvalsWithin(frac float64) int {
 	return 0
 }
 
-// BestSoFar returns, after each evaluation, the fastest verified median
-// so far (+Inf before the first).
-func (r *ReplayResult) BestSoFar() []float64 {
-	return BestSoFar(r.Evals)
-}
-
 // BestSoFar returns, after each of evals, the fastest verified median of
 // those up to it (+Inf before the first): a search's convergence.
 func BestSoFar(evals []LogRecord) []float64 {

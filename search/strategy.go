@@ -64,10 +64,7 @@ func NewStrategy(name string, g *Grid, seed uint64, budget int) (Strategy, error
 	rng := rand.New(rand.NewPCG(seed, 0x5ea4c4))
 	switch name {
 	case Auto:
-		if g.Len() <= SmallSpace {
-			return NewStrategy(Exhaustive, g, seed, budget)
-		}
-		return NewStrategy(Bayes, g, seed, budget)
+		return NewStrategy(autoStrategy(g.Len()), g, seed, budget)
 	case Exhaustive:
 		order := make([]int, g.Len())
 		for i := range order {
@@ -82,6 +79,15 @@ func NewStrategy(name string, g *Grid, seed uint64, budget int) (Strategy, error
 		return newBayes(g, rng), nil
 	}
 	return nil, status.Newf(status.InvalidArgument, "search: unknown strategy %q (want %s)", name, strings.Join(Strategies, ", "))
+}
+
+// autoStrategy is the strategy Auto stands for on a space of points
+// points.
+func autoStrategy(points int) string {
+	if points <= SmallSpace {
+		return Exhaustive
+	}
+	return Bayes
 }
 
 // ordered proposes points in a fixed order: exhaustive and random search.
