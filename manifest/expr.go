@@ -160,16 +160,24 @@ var floatFuncs = map[string]func(float64) float64{
 // the element index.
 var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, mapped(kernels.DeviceLimits, func(l kernels.DeviceLimit) string { return l.Name })...), "pass", "i")
 
-// parseExpr parses src in scope. Errors are *exprError.
-func parseExpr(src string, scope exprScope) (*expr, error) {
+// parseExpr parses src in scope. Errors are *exprError: the parser
+// panics with the first, which parseExpr recovers (as the decoder does
+// with its errors).
+func parseExpr(src string, scope exprScope) (_ *expr, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*exprError)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
 	p := &exprParser{src: src, scope: scope, e: &expr{src: src}}
 	if strings.TrimSpace(src) == "" {
 		return nil, &exprError{0, "empty expression"}
 	}
-	root, err := p.parseOr()
-	if err != nil {
-		return nil, err
-	}
+	root := p.parseOr()
 	p.skipSpace()
 	if p.pos < len(src) {
 		return nil, p.errf(p.pos, "unexpected %q", p.rest())
@@ -263,18 +271,15 @@ var binaryLevels = [][]binaryOp{
 }
 
 // parseOr parses a whole expression, from its loosest operator.
-func (p *exprParser) parseOr() (typedNode, error) { return p.parseBinary(0) }
+func (p *exprParser) parseOr() typedNode { return p.parseBinary(0) }
 
 // parseBinary parses the operators of binaryLevels[level] and those that
 // bind tighter, left to right.
-func (p *exprParser) parseBinary(level int) (typedNode, error) {
+func (p *exprParser) parseBinary(level int) typedNode {
 	if level == len(binaryLevels) {
 		return p.parseUnary()
 	}
-	left, err := p.parseBinary(level + 1)
-	if err != nil {
-		return left, err
-	}
+	left := p.parseBinary(level + 1)
 	for {
 		p.skipSpace()
 		pos := p.pos
@@ -286,15 +291,10 @@ func (p *exprParser) parseBinary(level int) (typedNode, error) {
 			}
 		}
 		if matched == "" {
-			return left, nil
+			return left
 		}
-		right, err := p.parseBinary(level + 1)
-		if err != nil {
-			return left, err
-		}
-		if left, err = p.binary(matched, pos, left, right); err != nil {
-			return left, err
-		}
+		right := p.parseBinary(level + 1)
+		left = p.binary(matched, pos, left, right)
 	}
 }
 
@@ -304,31 +304,28 @@ const maxExprDepth = 200
 
 // nested parses with parse one level of nesting deeper, refusing an
 // expression nested past maxExprDepth at pos.
-func (p *exprParser) nested(pos int, parse func() (typedNode, error)) (typedNode, error) {
+func (p *exprParser) nested(pos int, parse func() typedNode) typedNode {
 	if p.depth >= maxExprDepth {
-		return typedNode{}, p.errf(pos, "expression nested too deeply")
+		panic(p.errf(pos, "expression nested too deeply"))
 	}
 	p.depth++
 	defer func() { p.depth-- }()
 	return parse()
 }
 
-func (p *exprParser) parseUnary() (typedNode, error) {
+func (p *exprParser) parseUnary() typedNode {
 	p.skipSpace()
 	pos := p.pos
 	for _, op := range []string{"-", "+", "!"} {
 		if p.accept(op, "!=") {
-			x, err := p.nested(pos, p.parseUnary)
-			if err != nil {
-				return x, err
-			}
+			x := p.nested(pos, p.parseUnary)
 			switch op {
 			case "-":
-				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, x.typ, pos}, nil
+				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, x.typ, pos}
 			case "!":
-				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, intType, pos}, nil
+				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, intType, pos}
 			}
-			return x, nil
+			return x
 		}
 	}
 	return p.parsePrimary()
@@ -350,24 +347,21 @@ func isIdent(s string) bool {
 	return true
 }
 
-func (p *exprParser) parsePrimary() (typedNode, error) {
+func (p *exprParser) parsePrimary() typedNode {
 	p.skipSpace()
 	pos := p.pos
 	if p.pos >= len(p.src) {
-		return typedNode{}, p.errf(pos, "expression ends where a value should be")
+		panic(p.errf(pos, "expression ends where a value should be"))
 	}
 	c := p.src[p.pos]
 	switch {
 	case c == '(':
 		p.pos++
-		x, err := p.nested(pos, p.parseOr)
-		if err != nil {
-			return x, err
-		}
+		x := p.nested(pos, p.parseOr)
 		if !p.accept(")") {
-			return x, p.errf(p.pos, "missing ')' to close the '(' at column %d", pos+1)
+			panic(p.errf(p.pos, "missing ')' to close the '(' at column %d", pos+1))
 		}
-		return x, nil
+		return x
 	case '0' <= c && c <= '9' || c == '.':
 		return p.parseNumber()
 	case isIdentStart(c):
@@ -383,14 +377,14 @@ func (p *exprParser) parsePrimary() (typedNode, error) {
 			return p.parseIndex(name, pos)
 		}
 		if info, ok := p.scope.names[name]; ok && info.kind == bufferName {
-			return typedNode{}, p.errf(pos, "%s is a buffer: read an element of it as %s[index]", name, name)
+			panic(p.errf(pos, "%s is a buffer: read an element of it as %s[index]", name, name))
 		}
 		return p.name(name, pos)
 	}
-	return typedNode{}, p.errf(pos, "unexpected %q", p.rest())
+	panic(p.errf(pos, "unexpected %q", p.rest()))
 }
 
-func (p *exprParser) parseNumber() (typedNode, error) {
+func (p *exprParser) parseNumber() typedNode {
 	pos := p.pos
 	hex := strings.HasPrefix(p.src[pos:], "0x") || strings.HasPrefix(p.src[pos:], "0X")
 	if hex {
@@ -413,28 +407,28 @@ func (p *exprParser) parseNumber() (typedNode, error) {
 	}
 	text := p.src[pos:p.pos]
 	if p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
-		return typedNode{}, p.errf(pos, "malformed number %q", text+string(p.src[p.pos]))
+		panic(p.errf(pos, "malformed number %q", text+string(p.src[p.pos])))
 	}
 	if isFloat {
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsInf(f, 0) {
-			return typedNode{}, p.errf(pos, "malformed number %q", text)
+			panic(p.errf(pos, "malformed number %q", text))
 		}
-		return typedNode{constNode{floatValue(f)}, floatType, pos}, nil
+		return typedNode{constNode{floatValue(f)}, floatType, pos}
 	}
 	i, err := strconv.ParseInt(text, 0, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return typedNode{}, p.errf(pos, "integer %s does not fit 64 bits", text)
+			panic(p.errf(pos, "integer %s does not fit 64 bits", text))
 		}
-		return typedNode{}, p.errf(pos, "malformed number %q", text)
+		panic(p.errf(pos, "malformed number %q", text))
 	}
-	return typedNode{constNode{intValue(i)}, intType, pos}, nil
+	return typedNode{constNode{intValue(i)}, intType, pos}
 }
 
-func (p *exprParser) name(name string, pos int) (typedNode, error) {
+func (p *exprParser) name(name string, pos int) typedNode {
 	if _, ok := exprFuncs[name]; ok {
-		return typedNode{}, p.errf(pos, "%s is a function: call it as %s(…)", name, name)
+		panic(p.errf(pos, "%s is a function: call it as %s(…)", name, name))
 	}
 	info, ok := p.scope.names[name]
 	if !ok {
@@ -447,11 +441,11 @@ func (p *exprParser) name(name string, pos int) (typedNode, error) {
 		} else {
 			msg += " (no names can be used here)"
 		}
-		return typedNode{}, &exprError{pos, msg}
+		panic(&exprError{pos, msg})
 	}
 	if p.scope.forbid != nil {
 		if why := p.scope.forbid(name, info); why != "" {
-			return typedNode{}, p.errf(pos, "%s cannot be used here: %s", name, why)
+			panic(p.errf(pos, "%s cannot be used here: %s", name, why))
 		}
 	}
 	if !slices.Contains(p.e.names, name) {
@@ -470,54 +464,44 @@ func (p *exprParser) name(name string, pos int) (typedNode, error) {
 		p.e.usesDims = p.e.usesDims || info.usesDims
 		p.e.usesParams = p.e.usesParams || info.usesParams
 	}
-	return typedNode{nameNode{name: name, pos: pos}, info.typ, pos}, nil
+	return typedNode{nameNode{name: name, pos: pos}, info.typ, pos}
 }
 
 // parseIndex parses name[index], an element of a buffer's initial
 // contents.
-func (p *exprParser) parseIndex(name string, pos int) (typedNode, error) {
+func (p *exprParser) parseIndex(name string, pos int) typedNode {
 	if info, ok := p.scope.names[name]; ok && info.kind != bufferName {
-		return typedNode{}, p.errf(pos, "%s is not a buffer, and only buffers are indexed", name)
+		panic(p.errf(pos, "%s is not a buffer, and only buffers are indexed", name))
 	}
-	base, err := p.name(name, pos)
-	if err != nil {
-		return base, err
-	}
+	base := p.name(name, pos)
 	p.pos++ // '['
-	idx, err := p.nested(pos, p.parseOr)
-	if err != nil {
-		return idx, err
-	}
+	idx := p.nested(pos, p.parseOr)
 	if !p.accept("]") {
-		return typedNode{}, p.errf(p.pos, "missing ']' to close the '[' of %s at column %d", name, pos+1)
+		panic(p.errf(p.pos, "missing ']' to close the '[' of %s at column %d", name, pos+1))
 	}
 	if idx.typ != intType {
-		return typedNode{}, p.errf(idx.pos, "the index of %s is a float; round it with ceil, floor or round", name)
+		panic(p.errf(idx.pos, "the index of %s is a float; round it with ceil, floor or round", name))
 	}
-	return typedNode{indexNode{name: name, pos: pos, index: idx.n}, base.typ, pos}, nil
+	return typedNode{indexNode{name: name, pos: pos, index: idx.n}, base.typ, pos}
 }
 
-func (p *exprParser) parseCall(name string, pos int) (typedNode, error) {
+func (p *exprParser) parseCall(name string, pos int) typedNode {
 	f, ok := exprFuncs[name]
 	if !ok {
 		known := slices.Sorted(maps.Keys(exprFuncs))
-		return typedNode{}, &exprError{pos, unknown("function", name, known) + " (functions: " + strings.Join(known, ", ") + ")"}
+		panic(&exprError{pos, unknown("function", name, known) + " (functions: " + strings.Join(known, ", ") + ")"})
 	}
 	p.pos++ // '('
 	var args []typedNode
 	p.skipSpace()
 	if !p.accept(")") {
 		for {
-			a, err := p.nested(pos, p.parseOr)
-			if err != nil {
-				return a, err
-			}
-			args = append(args, a)
+			args = append(args, p.nested(pos, p.parseOr))
 			if p.accept(")") {
 				break
 			}
 			if !p.accept(",") {
-				return typedNode{}, p.errf(p.pos, "missing ')' to close the call of %s at column %d", name, pos+1)
+				panic(p.errf(p.pos, "missing ')' to close the call of %s at column %d", name, pos+1))
 			}
 		}
 	}
@@ -529,12 +513,12 @@ func (p *exprParser) parseCall(name string, pos int) (typedNode, error) {
 		case f.maxArgs != f.minArgs:
 			want += " to " + strconv.Itoa(f.maxArgs)
 		}
-		return typedNode{}, p.errf(pos, "%s takes %s arguments, got %d", name, want, len(args))
+		panic(p.errf(pos, "%s takes %s arguments, got %d", name, want, len(args)))
 	}
 	return p.call(name, pos, args)
 }
 
-func (p *exprParser) call(name string, pos int, args []typedNode) (typedNode, error) {
+func (p *exprParser) call(name string, pos int, args []typedNode) typedNode {
 	nodes := make([]exprNode, len(args))
 	anyFloat := false
 	for i, a := range args {
@@ -554,33 +538,33 @@ func (p *exprParser) call(name string, pos int, args []typedNode) (typedNode, er
 			if strings.Contains(p.src[args[0].pos:p.pos], "/") {
 				hint = "; '/' between integers truncates, so use div_up(a, b) to round a quotient up"
 			}
-			return typedNode{}, p.errf(pos, "%s of an integer does nothing%s", name, hint)
+			panic(p.errf(pos, "%s of an integer does nothing%s", name, hint))
 		}
 	case "exp", "log", "sqrt", "sin", "cos", "tanh":
 		typ = floatType
 	case "div_up", "round_up", "log2":
 		for i, a := range args {
 			if a.typ != intType {
-				return typedNode{}, p.errf(a.pos, "argument %d of %s is a float; %s takes integers", i+1, name, name)
+				panic(p.errf(a.pos, "argument %d of %s is a float; %s takes integers", i+1, name, name))
 			}
 		}
 	case "select":
 		typ = max(args[1].typ, args[2].typ) // a float if either is
 	}
-	return typedNode{callNode{name: name, pos: pos, args: nodes, typ: typ}, typ, pos}, nil
+	return typedNode{callNode{name: name, pos: pos, args: nodes, typ: typ}, typ, pos}
 }
 
-func (p *exprParser) binary(op string, pos int, l, r typedNode) (typedNode, error) {
+func (p *exprParser) binary(op string, pos int, l, r typedNode) typedNode {
 	typ := intType
 	switch op {
 	case "+", "-", "*", "/":
 		typ = max(l.typ, r.typ) // a float if either is
 	case "%", "<<", ">>":
 		if l.typ != intType || r.typ != intType {
-			return typedNode{}, p.errf(pos, "%s takes integers, not floats", op)
+			panic(p.errf(pos, "%s takes integers, not floats", op))
 		}
 	}
-	return typedNode{binaryNode{op: op, pos: pos, l: l.n, r: r.n, typ: typ}, typ, l.pos}, nil
+	return typedNode{binaryNode{op: op, pos: pos, l: l.n, r: r.n, typ: typ}, typ, l.pos}
 }
 
 // unknown says that name is no known what, and which of known it may be
