@@ -37,8 +37,7 @@ type device struct {
 
 	// Guarded by plan.holdMu.
 	held   []*heldSubmission
-	closed bool                // lost or released: no more holding
-	live   map[*fence]struct{} // fences let through and not released
+	closed bool // lost or released: no more holding
 	// orphanErrs are the errors of releasing the inner fences of fences
 	// released while held, for Release to report.
 	orphanErrs []error
@@ -55,7 +54,7 @@ func Wrap(dev hal.Device, plan *Plan) hal.Device {
 	if plan == nil {
 		plan = NewPlan()
 	}
-	d := &device{inner: dev, plan: plan, live: map[*fence]struct{}{}}
+	d := &device{inner: dev, plan: plan}
 	d.lost, d.cancelLost = context.WithCancel(context.Background())
 	d.marker, _ = dev.(hal.LossMarker)
 	plan.attach(d)
@@ -291,7 +290,6 @@ func (d *device) forwardLocked(s *heldSubmission) {
 		s.fence.root = s.async
 		s.fence.injected = s.async
 	}
-	d.live[s.fence] = struct{}{}
 	s.fence.resolveLocked(inner, nil)
 }
 

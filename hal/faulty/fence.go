@@ -62,7 +62,6 @@ func (f *fence) resolveLocked(inner hal.Fence, fail error) {
 	if inner != nil && f.releasedWhenHeld {
 		// Released while held: nobody can wait on it any more, and nobody
 		// is left to tell how releasing it went but the device.
-		delete(f.dev.live, f)
 		if err := inner.Release(); err != nil {
 			f.dev.orphanErrs = append(f.dev.orphanErrs, err)
 		}
@@ -162,7 +161,6 @@ func (f *fence) Release() error {
 		d.plan.holdMu.Unlock()
 		return nil
 	}
-	delete(d.live, f)
 	d.plan.holdMu.Unlock()
 	if f.inner == nil {
 		return nil

@@ -279,9 +279,7 @@ func (e *env) barrier(cb hal.CommandBuffer) {
 func (e *env) submit(cb hal.CommandBuffer, wait ...hal.Fence) hal.Fence {
 	e.Helper()
 	f, err := e.dev.Submit(cb, wait...)
-	if err != nil {
-		e.Fatalf("Device.Submit: %v", err)
-	}
+	e.must("Device.Submit", err)
 	if f == nil {
 		e.Fatal("Device.Submit returned a nil fence and no error")
 	}

@@ -68,10 +68,7 @@ func testReleasePending(e *env) {
 	job := e.newSpinJob(300 * time.Millisecond)
 	cb := e.commandBuffer()
 	e.record(cb, func() { job.record(e, cb) })
-	f, err := e.dev.Submit(cb)
-	if err != nil {
-		e.Fatalf("Submit: %v", err)
-	}
+	f := e.submit(cb)
 	within(e, time.Second, "Fence.Release of a pending submission", func() {
 		if err := f.Release(); err != nil {
 			e.Errorf("Fence.Release of a pending submission: %v", err)

@@ -139,9 +139,7 @@ func stamp(e *env, cb hal.CommandBuffer, pool hal.TimestampPool, i int) {
 func elapsed(e *env, pool hal.TimestampPool, start, end int) time.Duration {
 	e.Helper()
 	d, err := pool.Elapsed(start, end)
-	if err != nil {
-		e.Fatalf("Elapsed(%d, %d): %v", start, end, err)
-	}
+	e.must(fmt.Sprintf("Elapsed(%d, %d)", start, end), err)
 	if d <= 0 {
 		e.Fatalf("Elapsed(%d, %d) = %v, want a positive duration", start, end, d)
 	}
