@@ -9,19 +9,19 @@ import (
 
 type constNode struct{ v exprValue }
 
-func (n constNode) eval(exprEnv) (exprValue, error) { return n.v, nil }
+func (n constNode) eval(exprEnv) exprValue { return n.v }
 
 type nameNode struct {
 	name string
 	pos  int
 }
 
-func (n nameNode) eval(env exprEnv) (exprValue, error) {
+func (n nameNode) eval(env exprEnv) exprValue {
 	v, ok := env[n.name]
 	if !ok {
-		return exprValue{}, &exprError{n.pos, fmt.Sprintf("%s has no value here", n.name)}
+		panic(&exprError{n.pos, fmt.Sprintf("%s has no value here", n.name)})
 	}
-	return v, nil
+	return v
 }
 
 type unaryNode struct {
@@ -30,21 +30,18 @@ type unaryNode struct {
 	x   exprNode
 }
 
-func (n unaryNode) eval(env exprEnv) (exprValue, error) {
-	x, err := n.x.eval(env)
-	if err != nil {
-		return x, err
-	}
+func (n unaryNode) eval(env exprEnv) exprValue {
+	x := n.x.eval(env)
 	if n.op == "!" {
-		return boolValue(!x.truth()), nil
+		return boolValue(!x.truth())
 	}
 	if x.typ == floatType {
-		return floatValue(-x.f), nil
+		return floatValue(-x.f)
 	}
 	if x.i == math.MinInt64 {
-		return x, &exprError{n.pos, "integer overflow"}
+		panic(&exprError{n.pos, "integer overflow"})
 	}
-	return intValue(-x.i), nil
+	return intValue(-x.i)
 }
 
 func boolValue(b bool) exprValue {
@@ -61,32 +58,26 @@ type binaryNode struct {
 	typ  exprType
 }
 
-func (n binaryNode) eval(env exprEnv) (exprValue, error) {
-	l, err := n.l.eval(env)
-	if err != nil {
-		return l, err
-	}
+func (n binaryNode) eval(env exprEnv) exprValue {
+	l := n.l.eval(env)
 	// && and || evaluate their right side only when it matters, so that
 	// "K > 0 && N / K > 4" is safe.
 	switch n.op {
 	case "&&":
 		if !l.truth() {
-			return intValue(0), nil
+			return intValue(0)
 		}
 	case "||":
 		if l.truth() {
-			return intValue(1), nil
+			return intValue(1)
 		}
 	}
-	r, err := n.r.eval(env)
-	if err != nil {
-		return r, err
-	}
+	r := n.r.eval(env)
 	switch n.op {
 	case "&&", "||":
-		return boolValue(r.truth()), nil
+		return boolValue(r.truth())
 	case "==", "!=", "<", "<=", ">", ">=":
-		return boolValue(compared(n.op, compare(l, r))), nil
+		return boolValue(compared(n.op, compare(l, r)))
 	}
 	if n.typ == floatType {
 		return n.floatArith(l, r)
@@ -105,73 +96,73 @@ func compared(op string, c int) bool {
 	return op == "==" || op == "<=" || op == ">="
 }
 
-func (n binaryNode) floatArith(l, r exprValue) (exprValue, error) {
+func (n binaryNode) floatArith(l, r exprValue) exprValue {
 	a, b := l.float(), r.float()
 	switch n.op {
 	case "+":
-		return floatValue(a + b), nil
+		return floatValue(a + b)
 	case "-":
-		return floatValue(a - b), nil
+		return floatValue(a - b)
 	case "*":
-		return floatValue(a * b), nil
+		return floatValue(a * b)
 	case "/":
 		if b == 0 {
-			return exprValue{}, &exprError{n.pos, fmt.Sprintf("division by zero in %s / %s", l, r)}
+			panic(&exprError{n.pos, fmt.Sprintf("division by zero in %s / %s", l, r)})
 		}
-		return floatValue(a / b), nil
+		return floatValue(a / b)
 	}
-	return exprValue{}, &exprError{n.pos, "unknown operator " + n.op}
+	panic(&exprError{n.pos, "unknown operator " + n.op})
 }
 
 // intArith does integer arithmetic, refusing what overflows 64 bits.
-func (n binaryNode) intArith(l, r exprValue) (exprValue, error) {
-	overflow := func() (exprValue, error) {
-		return exprValue{}, &exprError{n.pos, fmt.Sprintf("integer overflow in %s %s %s", l, n.op, r)}
+func (n binaryNode) intArith(l, r exprValue) exprValue {
+	overflow := func() *exprError {
+		return &exprError{n.pos, fmt.Sprintf("integer overflow in %s %s %s", l, n.op, r)}
 	}
 	a, b := l.i, r.i
 	switch n.op {
 	case "+":
 		s := a + b
 		if (s > a) != (b > 0) {
-			return overflow()
+			panic(overflow())
 		}
-		return intValue(s), nil
+		return intValue(s)
 	case "-":
 		s := a - b
 		if (s < a) != (b > 0) {
-			return overflow()
+			panic(overflow())
 		}
-		return intValue(s), nil
+		return intValue(s)
 	case "*":
 		v, ok := mulInt(a, b)
 		if !ok {
-			return overflow()
+			panic(overflow())
 		}
-		return intValue(v), nil
+		return intValue(v)
 	case "/", "%":
 		if b == 0 {
-			return exprValue{}, &exprError{n.pos, fmt.Sprintf("division by zero in %s %s %s", l, n.op, r)}
+			panic(&exprError{n.pos, fmt.Sprintf("division by zero in %s %s %s", l, n.op, r)})
 		}
 		if a == math.MinInt64 && b == -1 {
-			return overflow()
+			panic(overflow())
 		}
 		if n.op == "/" {
-			return intValue(a / b), nil
+			return intValue(a / b)
 		}
-		return intValue(a % b), nil
+		return intValue(a % b)
 	case "<<", ">>":
 		if b < 0 || b > 62 {
-			return exprValue{}, &exprError{n.pos, fmt.Sprintf("shift by %d is outside [0, 62]", b)}
+			panic(&exprError{n.pos, fmt.Sprintf("shift by %d is outside [0, 62]", b)})
 		}
 		if n.op == ">>" {
-			return intValue(a >> b), nil
+			return intValue(a >> b)
 		}
 		if a<<b>>b != a {
-			return overflow()
+			panic(overflow())
 		}
-		return intValue(a << b), nil
+		return intValue(a << b)
 	}
-	return exprValue{}, &exprError{n.pos, "unknown operator " + n.op}
+	panic(&exprError{n.pos, "unknown operator " + n.op})
 }
 
 func compare(a, b exprValue) int {
@@ -218,30 +209,18 @@ type callNode struct {
 	typ  exprType
 }
 
-func (n callNode) eval(env exprEnv) (exprValue, error) {
+func (n callNode) eval(env exprEnv) exprValue {
 	if n.name == "select" {
 		// Only the chosen branch is evaluated.
-		c, err := n.args[0].eval(env)
-		if err != nil {
-			return c, err
-		}
 		branch := n.args[2]
-		if c.truth() {
+		if n.args[0].eval(env).truth() {
 			branch = n.args[1]
 		}
-		v, err := branch.eval(env)
-		if err != nil {
-			return v, err
-		}
-		return promote(v, n.typ), nil
+		return promote(branch.eval(env), n.typ)
 	}
 	args := make([]exprValue, len(n.args))
 	for i, a := range n.args {
-		v, err := a.eval(env)
-		if err != nil {
-			return v, err
-		}
-		args[i] = v
+		args[i] = a.eval(env)
 	}
 	switch n.name {
 	case "min", "max", "clamp", "abs":
@@ -259,17 +238,17 @@ func (n callNode) eval(env exprEnv) (exprValue, error) {
 	if f, ok := floatFuncs[n.name]; ok {
 		return n.finite(f(args[0].float()))
 	}
-	return n.fail("unknown function")
+	panic(n.fail("unknown function"))
 }
 
-// finite returns f, or an error where it is not a number (the square
-// root or the logarithm of a negative number): an expected value that no
+// finite returns f, and fails where it is not a number (the square root
+// or the logarithm of a negative number): an expected value that no
 // result can match.
-func (n callNode) finite(f float64) (exprValue, error) {
+func (n callNode) finite(f float64) exprValue {
 	if math.IsNaN(f) {
-		return n.fail("not a number")
+		panic(n.fail("not a number"))
 	}
-	return floatValue(f), nil
+	return floatValue(f)
 }
 
 // indexNode reads element index of a buffer's initial contents.
@@ -279,28 +258,25 @@ type indexNode struct {
 	index exprNode
 }
 
-func (n indexNode) eval(env exprEnv) (exprValue, error) {
+func (n indexNode) eval(env exprEnv) exprValue {
 	v, ok := env[n.name]
 	if !ok || v.arr == nil {
-		return exprValue{}, &exprError{n.pos, fmt.Sprintf("%s has no contents here", n.name)}
+		panic(&exprError{n.pos, fmt.Sprintf("%s has no contents here", n.name)})
 	}
-	i, err := n.index.eval(env)
-	if err != nil {
-		return i, err
-	}
+	i := n.index.eval(env)
 	if i.i < 0 || i.i >= v.arr.n {
-		return exprValue{}, &exprError{n.pos, fmt.Sprintf("%s[%d] is outside the buffer's %d elements", n.name, i.i, v.arr.n)}
+		panic(&exprError{n.pos, fmt.Sprintf("%s[%d] is outside the buffer's %d elements", n.name, i.i, v.arr.n)})
 	}
-	return v.arr.at(i.i), nil
+	return v.arr.at(i.i)
 }
 
-// fail reports an error of the call.
-func (n callNode) fail(format string, a ...any) (exprValue, error) {
-	return exprValue{}, &exprError{n.pos, n.name + ": " + fmt.Sprintf(format, a...)}
+// fail is an error of the call, to panic with.
+func (n callNode) fail(format string, a ...any) *exprError {
+	return &exprError{n.pos, n.name + ": " + fmt.Sprintf(format, a...)}
 }
 
 // ordering evaluates min, max, clamp and abs, of integers or floats.
-func (n callNode) ordering(args []exprValue) (exprValue, error) {
+func (n callNode) ordering(args []exprValue) exprValue {
 	switch n.name {
 	case "min", "max":
 		best := args[0]
@@ -310,11 +286,11 @@ func (n callNode) ordering(args []exprValue) (exprValue, error) {
 				best = a
 			}
 		}
-		return promote(best, n.typ), nil
+		return promote(best, n.typ)
 	case "clamp":
 		x, lo, hi := args[0], args[1], args[2]
 		if compare(lo, hi) > 0 {
-			return n.fail("low bound %s is above high bound %s", lo, hi)
+			panic(n.fail("low bound %s is above high bound %s", lo, hi))
 		}
 		if compare(x, lo) < 0 {
 			x = lo
@@ -322,19 +298,19 @@ func (n callNode) ordering(args []exprValue) (exprValue, error) {
 		if compare(x, hi) > 0 {
 			x = hi
 		}
-		return promote(x, n.typ), nil
+		return promote(x, n.typ)
 	}
 	if args[0].typ == floatType {
-		return floatValue(math.Abs(args[0].f)), nil
+		return floatValue(math.Abs(args[0].f))
 	}
 	if args[0].i == math.MinInt64 {
-		return n.fail("integer overflow")
+		panic(n.fail("integer overflow"))
 	}
-	return intValue(absInt(args[0].i)), nil
+	return intValue(absInt(args[0].i))
 }
 
 // rounding evaluates ceil, floor and round, which make integers of floats.
-func (n callNode) rounding(f float64) (exprValue, error) {
+func (n callNode) rounding(f float64) exprValue {
 	switch n.name {
 	case "ceil":
 		f = math.Ceil(f)
@@ -344,59 +320,59 @@ func (n callNode) rounding(f float64) (exprValue, error) {
 		f = math.Round(f)
 	}
 	if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {
-		return n.fail("%g does not fit a 64-bit integer", f)
+		panic(n.fail("%g does not fit a 64-bit integer", f))
 	}
-	return intValue(int64(f)), nil
+	return intValue(int64(f))
 }
 
 // integer evaluates div_up, round_up, pow (of a and b) and log2 (of a).
-func (n callNode) integer(a, b int64) (exprValue, error) {
+func (n callNode) integer(a, b int64) exprValue {
 	switch n.name {
 	case "div_up", "round_up":
 		if b <= 0 {
-			return n.fail("divisor %d is not positive", b)
+			panic(n.fail("divisor %d is not positive", b))
 		}
 		if a < 0 {
-			return n.fail("%d is negative", a)
+			panic(n.fail("%d is negative", a))
 		}
 		q := a / b
 		if a%b != 0 {
 			q++
 		}
 		if n.name == "div_up" {
-			return intValue(q), nil
+			return intValue(q)
 		}
 		v, ok := mulInt(q, b)
 		if !ok {
-			return n.fail("integer overflow")
+			panic(n.fail("integer overflow"))
 		}
-		return intValue(v), nil
+		return intValue(v)
 	case "log2":
 		if a <= 0 {
-			return n.fail("%d is not positive", a)
+			panic(n.fail("%d is not positive", a))
 		}
-		return intValue(int64(bits.Len64(uint64(a)) - 1)), nil
+		return intValue(int64(bits.Len64(uint64(a)) - 1))
 	}
 	if b < 0 {
-		return n.fail("negative exponent %d", b)
+		panic(n.fail("negative exponent %d", b))
 	}
 	switch a {
 	case 0, 1:
 		if b == 0 {
-			return intValue(1), nil
+			return intValue(1)
 		}
-		return intValue(a), nil
+		return intValue(a)
 	case -1:
-		return intValue(1 - 2*(b&1)), nil
+		return intValue(1 - 2*(b&1))
 	}
 	v := int64(1)
 	for range b {
 		var ok bool
 		if v, ok = mulInt(v, a); !ok {
-			return n.fail("integer overflow")
+			panic(n.fail("integer overflow"))
 		}
 	}
-	return intValue(v), nil
+	return intValue(v)
 }
 
 func promote(v exprValue, typ exprType) exprValue {

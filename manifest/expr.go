@@ -122,8 +122,22 @@ type exprError struct {
 
 func (e *exprError) Error() string { return fmt.Sprintf("at column %d: %s", e.pos+1, e.msg) }
 
+// exprNode is a node of a parsed expression. Its eval panics with an
+// *exprError where the expression has no value (expr.eval recovers it).
 type exprNode interface {
-	eval(env exprEnv) (exprValue, error)
+	eval(env exprEnv) exprValue
+}
+
+// recoverExprError, deferred, returns in *err the *exprError that parsing
+// or evaluating panicked with; any other panic goes on.
+func recoverExprError(err *error) {
+	if r := recover(); r != nil {
+		e, ok := r.(*exprError)
+		if !ok {
+			panic(r)
+		}
+		*err = e
+	}
 }
 
 // exprEnv gives the values of names during an evaluation.
@@ -164,15 +178,7 @@ var reservedNames = append(append([]string{"local_size_x", "local_size_y", "loca
 // panics with the first, which parseExpr recovers (as the decoder does
 // with its errors).
 func parseExpr(src string, scope exprScope) (_ *expr, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*exprError)
-			if !ok {
-				panic(r)
-			}
-			err = e
-		}
-	}()
+	defer recoverExprError(&err)
 	p := &exprParser{src: src, scope: scope, e: &expr{src: src}}
 	if strings.TrimSpace(src) == "" {
 		return nil, &exprError{0, "empty expression"}
@@ -193,7 +199,11 @@ func literalExpr(v exprValue) *expr {
 	return &expr{src: v.String(), root: constNode{v}, typ: v.typ}
 }
 
-func (e *expr) eval(env exprEnv) (exprValue, error) { return e.root.eval(env) }
+// eval evaluates e in env; errors are *exprError.
+func (e *expr) eval(env exprEnv) (_ exprValue, err error) {
+	defer recoverExprError(&err)
+	return e.root.eval(env), nil
+}
 
 // evalInt evaluates an integer expression.
 func (e *expr) evalInt(env exprEnv) (int64, error) {
