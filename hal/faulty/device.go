@@ -1,6 +1,7 @@
 package faulty
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -263,16 +264,12 @@ func (d *device) forwardLocked(s *heldSubmission) {
 			innerWaits = append(innerWaits, w)
 			continue
 		}
-		if f.fail != nil {
-			if cause == nil {
-				cause = f.fail
-			}
-			continue
+		// The first failure waited on is the cause; a submission that
+		// never reached the inner device is not waited on there.
+		cause = cmp.Or(cause, f.fail, f.root)
+		if f.fail == nil {
+			innerWaits = append(innerWaits, f.inner)
 		}
-		if f.root != nil && cause == nil {
-			cause = f.root
-		}
-		innerWaits = append(innerWaits, f.inner)
 	}
 	inner, err := d.inner.Submit(unwrap(s.rawCB), innerWaits...)
 	if s.cb != nil {
