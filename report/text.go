@@ -66,11 +66,12 @@ func Reason(msg, cand string) string {
 	}
 }
 
-// OneLine is s on one line of at most n bytes, cut with an ellipsis.
+// OneLine is s on one line of at most n characters, cut with an
+// ellipsis.
 func OneLine(s string, n int) string {
 	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > n {
-		s = s[:n-1] + "…"
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
 	}
 	return s
 }

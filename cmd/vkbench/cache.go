@@ -430,20 +430,16 @@ which clears both tiers. It says which tier it cleared.`,
 // clearTier clears every table of tr, or the one hw and tuner choose, and
 // says so on stderr.
 func clearTier(cmd *cobra.Command, tr tier, hw, tuner string) error {
-	what := "every table"
-	if hw == "" && tuner == "" {
-		if err := asUsage(tr.s.Clear(nil)); err != nil {
-			return err
-		}
-	} else {
+	what, table := "every table", (*store.Table)(nil)
+	if hw != "" || tuner != "" {
 		t, err := pickTable(tr.s, hw, tuner)
 		if err != nil {
 			return usageError{fmt.Errorf("%s: %w", tr.name, err)}
 		}
-		if err := asUsage(tr.s.Clear(&t)); err != nil {
-			return err
-		}
-		what = "table " + t.String()
+		what, table = "table "+t.String(), &t
+	}
+	if err := asUsage(tr.s.Clear(table)); err != nil {
+		return err
 	}
 	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "cleared %s of %s\n", what, tr.name)
 	return err

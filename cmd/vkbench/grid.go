@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vkbench/vkbench/report"
 )
 
 // columns is the width every table of the command fits: a terminal of 100
@@ -60,18 +62,9 @@ func (g *grid) write(b *strings.Builder) {
 			}
 			line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
 		}
-		b.WriteString(cut(strings.TrimRight(line, " "), columns))
+		b.WriteString(report.OneLine(strings.TrimRight(line, " "), columns))
 		b.WriteByte('\n')
 	}
-}
-
-// cut is s in at most n columns, cut at its end with an ellipsis.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // middleCut is s in at most n columns, its middle replaced by an
@@ -101,6 +94,6 @@ func wrap(b *strings.Builder, indent, text string) {
 		line += word
 	}
 	if line != start {
-		b.WriteString(cut(line, columns) + "\n")
+		b.WriteString(report.OneLine(line, columns) + "\n")
 	}
 }

@@ -32,7 +32,7 @@ func writeTable(w io.Writer, file *results.File, o tableOptions) error {
 	if file.Rounds > 1 {
 		head += fmt.Sprintf(", %d rounds pooled", file.Rounds)
 	}
-	b.WriteString(cut(head, columns) + "\n")
+	b.WriteString(report.OneLine(head, columns) + "\n")
 	groups := opGroups(file)
 	seen := legend{}
 	oneLine := false
@@ -129,7 +129,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 			wrap(b, "", g.title()+": "+why) // the reason matters whole
 			return
 		}
-		b.WriteString(cut(g.title()+": "+why, columns) + "\n")
+		b.WriteString(report.OneLine(g.title()+": "+why, columns) + "\n")
 		seen.folded = true
 		return
 	}
@@ -196,7 +196,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		seen.folded = true
 	}
 	if count(g.benches, results.Unsupported) > 0 {
-		b.WriteString(cut("  + "+report.CountReasons(g.benches, results.Unsupported), columns) + "\n")
+		b.WriteString(report.OneLine("  + "+report.CountReasons(g.benches, results.Unsupported), columns) + "\n")
 		seen.folded = true
 	}
 }
