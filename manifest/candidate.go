@@ -309,13 +309,11 @@ func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 			dst *bool
 		}{{"float16", &r.Float16}, {"int64", &r.Int64}} {
 			if v := ro.get(f.key); v != nil {
-				b := must(d.src.boolean(v))
-				*f.dst = *f.dst || b
+				*f.dst = must(d.src.boolean(v)) || *f.dst
 			}
 		}
 		if v := ro.get("subgroup"); v != nil {
-			elems := must(d.src.array(v, "subgroup operations such as \"arithmetic\""))
-			for _, e := range elems {
+			for _, e := range must(d.src.array(v, "subgroup operations such as \"arithmetic\"")) {
 				i := must(d.src.choice(e, "subgroup operations", hal.SubgroupOpNames[:], ", "))
 				r.Subgroup |= hal.SubgroupOps(1)<<i | hal.SubgroupBasic
 			}

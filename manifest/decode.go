@@ -132,8 +132,7 @@ func (d *opDecoder) decodeDims() error {
 // decodeParams reads every candidate's params first, so that the
 // operation's expressions (lets, lengths, push constants) may use them.
 func (d *opDecoder) decodeParams() error {
-	elems := must(d.obj.needList("candidates", "the kernels that compute the operation", "an operation has at least one candidate"))
-	for _, c := range elems {
+	for _, c := range must(d.obj.needList("candidates", "the kernels that compute the operation", "an operation has at least one candidate")) {
 		obj := must(d.src.object(c, "a candidate"))
 		run := &manifestRun{params: map[string]int{}}
 		if p := obj.get("params"); p != nil {
@@ -143,8 +142,7 @@ func (d *opDecoder) decodeParams() error {
 				if info, ok := d.names[name]; ok && info.kind == dimName {
 					return d.src.errAt(p.vals[i], "%q is a dimension; a param cannot have its name", name)
 				}
-				v := must(d.src.integer(p.vals[i], math.MinInt32, math.MaxInt32))
-				run.params[name] = int(v)
+				run.params[name] = int(must(d.src.integer(p.vals[i], math.MinInt32, math.MaxInt32)))
 				d.names[name] = nameInfo{kind: paramName, typ: intType, usesParams: true}
 			}
 		}

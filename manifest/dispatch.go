@@ -81,8 +81,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 	at := o.n
 	if s.bindings != nil {
 		at = s.bindings
-		elems := must(d.src.array(s.bindings, "buffer names by binding number (null for none)"))
-		for _, el := range elems {
+		for _, el := range must(d.src.array(s.bindings, "buffer names by binding number (null for none)")) {
 			if el.kind == jsonNull {
 				tables[0] = append(tables[0], -1)
 				continue
@@ -180,8 +179,7 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, disp *manif
 	end := 0
 	if s.push != nil {
 		at = s.push
-		elems := must(d.src.array(s.push, `the push constants in order, such as [{"type": "u32", "value": "N"}]`))
-		for _, el := range elems {
+		for _, el := range must(d.src.array(s.push, `the push constants in order, such as [{"type": "u32", "value": "N"}]`)) {
 			po := must(d.src.object(el, `a push constant {"type", "value", "offset"}`))
 			tn := must(po.need("type", "the push constant's type: "+scalarTypeNames()))
 			t := must(d.scalarType(tn))

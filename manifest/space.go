@@ -114,13 +114,11 @@ func readSpace(src *manifestSource, op, tmpl *jsonNode) (*manifestSpace, error) 
 	}
 	for i, name := range sn.keys {
 		check(src.checkNewName(sn.vals[i], name, "param"))
-		values := must(spaceValues(src, sn.vals[i]))
-		ms.params = append(ms.params, kernels.Param{Name: name, Values: values})
+		ms.params = append(ms.params, kernels.Param{Name: name, Values: must(spaceValues(src, sn.vals[i]))})
 	}
 	if p := tmpl.member("params"); p != nil && p.kind == jsonObject {
 		for i, name := range p.keys {
-			v := must(src.integer(p.vals[i], math.MinInt32, math.MaxInt32))
-			ms.fixed[name] = int(v)
+			ms.fixed[name] = int(must(src.integer(p.vals[i], math.MinInt32, math.MaxInt32)))
 		}
 	}
 	check(ms.readRestrictions(src, op, tmpl.member("restrict")))
@@ -154,8 +152,7 @@ func spaceValues(src *manifestSource, n *jsonNode) ([]int, error) {
 	switch n.kind {
 	case jsonArray:
 		for _, e := range n.elems {
-			v := must(src.integer(e, math.MinInt32, math.MaxInt32))
-			out = append(out, int(v))
+			out = append(out, int(must(src.integer(e, math.MinInt32, math.MaxInt32))))
 		}
 	case jsonObject:
 		bounds := func(key string) (lo, hi int) {
