@@ -164,7 +164,6 @@ type sharedTier struct {
 	closeErr  error
 }
 
-// close closes the backend's connections, if it has any to close, once.
 func (st *sharedTier) close() error {
 	st.closeOnce.Do(func() {
 		if c, ok := st.b.(io.Closer); ok {
@@ -230,25 +229,23 @@ func (e fnError) Error() string { return e.err.Error() }
 func (e fnError) Unwrap() error { return e.err }
 
 // View runs fn in a read transaction of the shared store.
-func (st *sharedTier) View(fn func(Tx) error) error {
-	return unmark(st.call(func() error { return st.b.View(marked(fn)) }))
-}
+func (st *sharedTier) View(fn func(Tx) error) error { return st.run(st.b.View, fn) }
 
 // Update runs fn in a write transaction of the shared store.
-func (st *sharedTier) Update(fn func(Tx) error) error {
-	return unmark(st.call(func() error { return st.b.Update(marked(fn)) }))
-}
+func (st *sharedTier) Update(fn func(Tx) error) error { return st.run(st.b.Update, fn) }
 
-func marked(fn func(Tx) error) func(Tx) error {
-	return func(tx Tx) error {
-		if err := fn(tx); err != nil {
-			return fnError{err}
-		}
-		return nil
-	}
-}
-
-func unmark(err error) error {
+// run runs fn in a transaction of the backend's kind txn (View or
+// Update): fn's own error is returned as it is, not taken for a failure
+// of the tier.
+func (st *sharedTier) run(txn func(func(Tx) error) error, fn func(Tx) error) error {
+	err := st.call(func() error {
+		return txn(func(tx Tx) error {
+			if err := fn(tx); err != nil {
+				return fnError{err}
+			}
+			return nil
+		})
+	})
 	if f, ok := errors.AsType[fnError](err); ok {
 		return f.err
 	}

@@ -123,7 +123,7 @@ func Open(opts Options) (*Store, error) {
 		return nil, status.Wrapf(err, status.InvalidArgument, "store: cache path %q", path)
 	}
 	s.path = abs
-	s.b = &boltFile{path: abs, timeout: positiveOr(opts.LockTimeout, 5*time.Second), warn: s.Warn}
+	s.b = &boltFile{path: abs, timeout: cmp.Or(max(opts.LockTimeout, 0), 5*time.Second), warn: s.Warn}
 	return s, nil
 }
 
@@ -131,13 +131,6 @@ func Open(opts Options) (*Store, error) {
 // (slog.Default() if nil).
 func New(b Backend, logger *slog.Logger) *Store {
 	return &Store{b: b, log: cmp.Or(logger, slog.Default())}
-}
-
-func positiveOr[T int | time.Duration](v, def T) T {
-	if v > 0 {
-		return v
-	}
-	return def
 }
 
 // Path is the cache file's path, "" when there is no file; for a shared

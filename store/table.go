@@ -28,7 +28,6 @@ type Table struct {
 // place that says so.
 var tablesAbove = []string{"autotune", "v" + strconv.Itoa(SchemaVersion), "layout-v1"}
 
-// path is the table's path in the backend.
 func (t Table) path() []string {
 	return append(tablesAbove[:len(tablesAbove):len(tablesAbove)], t.Hardware, t.Tuner)
 }

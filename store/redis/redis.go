@@ -45,7 +45,6 @@ func init() {
 	goredis.SetLogger(quiet{})
 }
 
-// quiet is a go-redis logger that says nothing.
 type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
@@ -242,7 +241,6 @@ func decode(p string) []string {
 	return names
 }
 
-// hashKey is the key of a table's hash.
 func hashKey(path []string) string { return prefix + "t:" + encode(path) }
 
 // below reports whether path is top or a table under it.
@@ -263,12 +261,13 @@ type rtx struct {
 	// dropped are the tables dropped in it (before any puts of theirs).
 	puts    map[string]map[string][]byte
 	dropped map[string]bool
-	// tables is the set of tables' paths, once read; tableOps are this
-	// transaction's changes to it, applied when it is read.
-	tables   map[string]bool
-	tableOps []func(map[string]bool)
-	seqs     map[string]uint64
-	watched  map[string]bool
+	// tables is the set of tables' paths, once read, as this transaction
+	// changed it; made are the tables it made before reading it (a Drop
+	// reads it first).
+	tables  map[string]bool
+	made    []string
+	seqs    map[string]uint64
+	watched map[string]bool
 }
 
 var _ store.Tx = (*rtx)(nil)
@@ -359,8 +358,8 @@ func (t *rtx) tableSet() map[string]bool {
 	for _, m := range members {
 		t.tables[m] = true
 	}
-	for _, op := range t.tableOps {
-		op(t.tables)
+	for _, p := range t.made {
+		t.tables[p] = true
 	}
 	return t.tables
 }
@@ -402,11 +401,11 @@ func (t *rtx) queue(op func(goredis.Pipeliner)) error {
 
 // addTable records that table exists.
 func (t *rtx) addTable(p string) {
-	add := func(set map[string]bool) { set[p] = true }
 	if t.tables != nil {
-		add(t.tables)
+		t.tables[p] = true
+	} else {
+		t.made = append(t.made, p)
 	}
-	t.tableOps = append(t.tableOps, add)
 }
 
 func (t *rtx) Put(table []string, key, value []byte) error {
@@ -458,11 +457,6 @@ func (t *rtx) Drop(table []string) (bool, error) {
 		delete(t.seqs, p)
 		t.dropped[p] = true
 	}
-	t.tableOps = append(t.tableOps, func(s map[string]bool) {
-		for _, p := range gone {
-			delete(s, p)
-		}
-	})
 	return true, t.queue(func(pl goredis.Pipeliner) {
 		for _, p := range gone {
 			pl.Del(t.ctx, hashKey(decode(p)))

@@ -18,14 +18,14 @@ import (
 // ones that open gives: one t.Run per property. Every backend runs it
 // from a test of its own, the bbolt file's and Redis's alike.
 func TestBackend(t *testing.T, open func(t *testing.T) store.Backend) {
-	t.Run("empty", func(t *testing.T) { testEmpty(t, open) })
-	t.Run("put-get-delete", func(t *testing.T) { testPutGetDelete(t, open) })
-	t.Run("scan-prefix-in-order", func(t *testing.T) { testScanPrefixInOrder(t, open) })
-	t.Run("tables", func(t *testing.T) { testTables(t, open) })
-	t.Run("drop", func(t *testing.T) { testDrop(t, open) })
-	t.Run("sequence", func(t *testing.T) { testSequence(t, open) })
-	t.Run("failed-update-writes-nothing", func(t *testing.T) { testFailedUpdateWritesNothing(t, open) })
-	t.Run("view-cannot-write", func(t *testing.T) { testViewCannotWrite(t, open) })
+	t.Run("empty", func(t *testing.T) { testEmpty(t, open(t)) })
+	t.Run("put-get-delete", func(t *testing.T) { testPutGetDelete(t, open(t)) })
+	t.Run("scan-prefix-in-order", func(t *testing.T) { testScanPrefixInOrder(t, open(t)) })
+	t.Run("tables", func(t *testing.T) { testTables(t, open(t)) })
+	t.Run("drop", func(t *testing.T) { testDrop(t, open(t)) })
+	t.Run("sequence", func(t *testing.T) { testSequence(t, open(t)) })
+	t.Run("failed-update-writes-nothing", func(t *testing.T) { testFailedUpdateWritesNothing(t, open(t)) })
+	t.Run("view-cannot-write", func(t *testing.T) { testViewCannotWrite(t, open(t)) })
 }
 
 // Two tables of the same parent.
@@ -76,8 +76,7 @@ func tables(t *testing.T, be store.Backend, above []string, depth int) []string 
 	return out
 }
 
-func testEmpty(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testEmpty(t *testing.T, be store.Backend) {
 	err := be.View(func(tx store.Tx) error {
 		if v := tx.Get(a, []byte("k")); v != nil {
 			t.Errorf("Get in a missing table = %q", v)
@@ -95,8 +94,7 @@ func testEmpty(t *testing.T, open func(t *testing.T) store.Backend) {
 	}
 }
 
-func testPutGetDelete(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testPutGetDelete(t *testing.T, be store.Backend) {
 	put(t, be, a, "k1", "v1", "k2", "v2")
 	put(t, be, b, "k1", "other")
 	err := be.Update(func(tx store.Tx) error {
@@ -116,8 +114,7 @@ func testPutGetDelete(t *testing.T, open func(t *testing.T) store.Backend) {
 	}
 }
 
-func testScanPrefixInOrder(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testScanPrefixInOrder(t *testing.T, be store.Backend) {
 	put(t, be, a, "x@2", "2", "x@1", "1", "xy@1", "no", "w", "no", "x@3", "3")
 	if diff := cmp.Diff([]string{"x@1=1", "x@2=2", "x@3=3"}, scan(t, be, a, "x@")); diff != "" {
 		t.Errorf("Scan(x@) (-want +got):\n%s", diff)
@@ -129,8 +126,7 @@ func testScanPrefixInOrder(t *testing.T, open func(t *testing.T) store.Backend) 
 	}
 }
 
-func testTables(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testTables(t *testing.T, be store.Backend) {
 	put(t, be, []string{"top", "h1", "t1"}, "k", "v")
 	put(t, be, []string{"top", "h1", "t2"}, "k", "v")
 	put(t, be, []string{"top", "h2", "t1"}, "k", "v")
@@ -146,8 +142,7 @@ func testTables(t *testing.T, open func(t *testing.T) store.Backend) {
 	}
 }
 
-func testDrop(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testDrop(t *testing.T, be store.Backend) {
 	put(t, be, []string{"top", "h1", "t1"}, "k", "v")
 	put(t, be, []string{"top", "h2", "t1"}, "k", "v")
 	var found, again bool
@@ -166,8 +161,7 @@ func testDrop(t *testing.T, open func(t *testing.T) store.Backend) {
 	}
 }
 
-func testSequence(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testSequence(t *testing.T, be store.Backend) {
 	var got []uint64
 	for range 3 {
 		err := be.Update(func(tx store.Tx) error {
@@ -184,8 +178,7 @@ func testSequence(t *testing.T, open func(t *testing.T) store.Backend) {
 	}
 }
 
-func testFailedUpdateWritesNothing(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testFailedUpdateWritesNothing(t *testing.T, be store.Backend) {
 	put(t, be, a, "k", "v")
 	stop := errors.New("stop")
 	err := be.Update(func(tx store.Tx) error {
@@ -208,8 +201,7 @@ func testFailedUpdateWritesNothing(t *testing.T, open func(t *testing.T) store.B
 	}
 }
 
-func testViewCannotWrite(t *testing.T, open func(t *testing.T) store.Backend) {
-	be := open(t)
+func testViewCannotWrite(t *testing.T, be store.Backend) {
 	put(t, be, a, "k", "v")
 	_ = be.View(func(tx store.Tx) error {
 		if err := tx.Put(a, []byte("k"), []byte("changed")); err == nil {
