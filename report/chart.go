@@ -75,7 +75,8 @@ func (distinctTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			l := strconv.FormatFloat(t.Value, 'f', prec, 64)
-			if seen[l] || math.Abs(t.Value-mustParse(l)) > 1e-9*math.Max(1, math.Abs(t.Value)) {
+			v, _ := strconv.ParseFloat(l, 64) // formatted just before
+			if seen[l] || math.Abs(t.Value-v) > 1e-9*math.Max(1, math.Abs(t.Value)) {
 				ok = false
 				break
 			}
@@ -91,11 +92,6 @@ func (distinctTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
-}
-
-func mustParse(s string) float64 {
-	v, _ := strconv.ParseFloat(s, 64) // formatted just before
-	return v
 }
 
 // dropShown is how much slower than the winner a candidate dropped early
@@ -354,7 +350,6 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, top vg.Length) {
 	}
 }
 
-// newScatter draws pts as glyphs of shape, radius and col.
 func newScatter(pts plotter.XYs, col color.Color, shape draw.GlyphDrawer, radius vg.Length) (*plotter.Scatter, error) {
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -426,7 +421,6 @@ func newPlot() *plot.Plot {
 	return p
 }
 
-// noteStyle is the style of the notes under a chart.
 func noteStyle() text.Style {
 	return text.Style{Color: color.Black, Font: sansFont(9), Handler: plot.DefaultTextHandler}
 }

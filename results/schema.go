@@ -75,15 +75,6 @@ var compiledSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, err
 	return out, nil
 })
 
-// compiledSchema returns the compiled schema of version.
-func compiledSchema(version string) (*jsonschema.Schema, error) {
-	schemas, err := compiledSchemas()
-	if err != nil {
-		return nil, status.Wrap(err, status.Internal, "results: the embedded schemas do not compile")
-	}
-	return schemas[version], nil
-}
-
 // decodeValid decodes the JSON document data into v after checking that
 // its "schema" field names one of versions (the first is the one this
 // package writes) and that it follows that version's schema; it returns
@@ -114,11 +105,11 @@ func decodeValid(data []byte, v any, versions ...string) (string, error) {
 // version. The error names the field the first failure is about, as a
 // JSON pointer, and what is wrong with it.
 func validate(version string, doc any) error {
-	s, err := compiledSchema(version)
+	schemas, err := compiledSchemas()
 	if err != nil {
-		return err
+		return status.Wrap(err, status.Internal, "results: the embedded schemas do not compile")
 	}
-	err = s.Validate(doc)
+	err = schemas[version].Validate(doc)
 	if err == nil {
 		return nil
 	}

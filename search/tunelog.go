@@ -70,7 +70,6 @@ func LogSpaceOf(s *kernels.Space) LogSpace {
 	return out
 }
 
-// params returns the space's params.
 func (s LogSpace) params() []kernels.Param {
 	var out []kernels.Param
 	for _, p := range s.Params {
@@ -96,9 +95,7 @@ type LogRecord struct {
 
 // Verified reports whether r is a verified, timed configuration, one
 // that may win.
-func (r *LogRecord) Verified() bool {
-	return (r.Outcome == results.Measured || r.Outcome == results.Dropped) && r.Stats != nil && r.Stats.Median > 0
-}
+func (r *LogRecord) Verified() bool { return r.Ran() && r.Stats.Median > 0 }
 
 // LogSearch is one search: its strategy, seed and bounds, and the
 // configurations it evaluated, by name, in order.
