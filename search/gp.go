@@ -62,23 +62,13 @@ func (g *gp) fit(x [][]float64, y []float64) (logML float64, ok bool) {
 
 // predict returns the posterior mean and variance at x.
 func (g *gp) predict(x []float64) (mean, variance float64) {
-	n := len(g.x)
-	ks := mat.NewVecDense(n, nil)
-	for i := range n {
-		ks.SetVec(i, g.kernel(x, g.x[i]))
-	}
-	mean = mat.Dot(ks, g.alpha)
-	// var = k(x,x) - k*ᵀ K⁻¹ k* = 1 - |L⁻¹k*|².
-	v := mat.NewVecDense(n, nil)
-	if err := v.SolveVec(&g.l, ks); err != nil {
-		return mean, 1
-	}
-	return mean, max(1-mat.Dot(v, v), 1e-12)
+	means, variances := g.predictAll([][]float64{x})
+	return means[0], variances[0]
 }
 
 // predictAll returns the posterior means and variances at every point of
-// xs: predict's arithmetic as two matrix operations, much faster than a
-// solve per point.
+// xs, as two matrix operations: the mean is k*ᵀ K⁻¹y, the variance
+// k(x,x) - k*ᵀ K⁻¹ k* = 1 - |L⁻¹k*|² (1 where L cannot be solved).
 func (g *gp) predictAll(xs [][]float64) (means, variances []float64) {
 	n, m := len(g.x), len(xs)
 	ks := mat.NewDense(n, m, nil)
@@ -92,16 +82,13 @@ func (g *gp) predictAll(xs [][]float64) (means, variances []float64) {
 	var mu mat.VecDense
 	mu.MulVec(ks.T(), g.alpha)
 	var v mat.Dense
-	if err := v.Solve(&g.l, ks); err != nil {
-		for k, x := range xs {
-			means[k], variances[k] = g.predict(x)
-		}
-		return means, variances
-	}
+	err := v.Solve(&g.l, ks)
 	for k := range m {
-		col := mat.Col(nil, k, &v)
-		means[k] = mu.AtVec(k)
-		variances[k] = max(1-floats.Dot(col, col), 1e-12)
+		means[k], variances[k] = mu.AtVec(k), 1
+		if err == nil {
+			col := mat.Col(nil, k, &v)
+			variances[k] = max(1-floats.Dot(col, col), 1e-12)
+		}
 	}
 	return means, variances
 }
