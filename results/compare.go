@@ -280,7 +280,7 @@ func judge(rows []Row, opts CompareOptions) {
 		}
 		if (r.Verdict == Slower && r.Delta < 0) || (r.Verdict == Faster && r.Delta > 0) {
 			r.Verdict = Same
-			r.Note = strings.TrimPrefix(r.Note+"; "+fmt.Sprintf("%s relative to the probe, %s by its own times: the probe would reverse the change, so neither is taken", signedPercent(d), signedPercent(r.Delta)), "; ")
+			r.Note = strings.TrimPrefix(r.Note+"; "+fmt.Sprintf("%+.1f%% relative to the probe, %+.1f%% by its own times: the probe would reverse the change, so neither is taken", 100*d, 100*r.Delta), "; ")
 		}
 	}
 }
@@ -433,8 +433,6 @@ func relative(rounds, probe []float64) []float64 {
 
 // median is the median of values, as stats.Summarize takes it.
 func median(values []float64) float64 { return stats.Summarize(values, 1).Median }
-
-func signedPercent(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
 
 // conditionsNote says, beside a verdict, what in the two benchmarks'
 // conditions makes it one to take with care: either measured while the

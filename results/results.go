@@ -272,7 +272,7 @@ func upgrade(f *File) {
 // sec/op (ns/op lines are tidied to seconds by benchfmt).
 func parseGoBench(data []byte) (*File, error) {
 	f := &File{Schema: Schema}
-	index := map[string]int{}
+	samples := map[string][]float64{}
 	r := benchfmt.NewReader(bytes.NewReader(data), "")
 	for r.Scan() {
 		switch rec := r.Result().(type) {
@@ -280,23 +280,14 @@ func parseGoBench(data []byte) (*File, error) {
 			return nil, status.Newf(status.InvalidArgument, "results: %v", rec)
 		case *benchfmt.Result:
 			name := strings.TrimPrefix(string(rec.Name.Full()), "Benchmark")
-			sec := math.NaN()
-			for _, v := range rec.Values {
-				if v.Unit == "sec/op" {
-					sec = v.Value
-				}
-			}
-			if math.IsNaN(sec) || math.IsInf(sec, 0) || sec < 0 {
+			sec, ok := rec.Value("sec/op")
+			if !ok || math.IsNaN(sec) || math.IsInf(sec, 0) || sec < 0 {
 				return nil, status.Newf(status.InvalidArgument, "results: benchmark %q has no valid sec/op (ns/op) value", name)
 			}
-			i, ok := index[name]
-			if !ok {
-				i = len(f.Benchmarks)
-				index[name] = i
-				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Measurement: Measurement{Outcome: Measured, Stats: &stats.Stats{}}})
+			if samples[name] == nil {
+				f.Benchmarks = append(f.Benchmarks, Benchmark{Name: name, Measurement: Measurement{Outcome: Measured}})
 			}
-			st := f.Benchmarks[i].Stats
-			st.Samples = append(st.Samples, sec)
+			samples[name] = append(samples[name], sec)
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -307,15 +298,15 @@ func parseGoBench(data []byte) (*File, error) {
 	}
 	// Each line is one run of the benchmark, as benchstat reads it: a
 	// round, with the line's time as its median.
-	f.Rounds = 0
 	for i := range f.Benchmarks {
 		b := &f.Benchmarks[i]
-		for _, v := range b.Stats.Samples {
+		for _, v := range samples[b.Name] {
 			b.Rounds = append(b.Rounds, stats.Summarize([]float64{v}, 1))
 		}
 		f.Rounds = max(f.Rounds, len(b.Rounds))
-		*b.Stats = stats.Summarize(b.Stats.Samples, 1)
-		b.Stats.Samples = nil
+		st := stats.Summarize(samples[b.Name], 1)
+		st.Samples = nil
+		b.Stats = &st
 	}
 	return f, nil
 }
