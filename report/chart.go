@@ -113,20 +113,20 @@ func (g *opGroup) drawn(f int, b *results.Benchmark) bool {
 	case results.Measured:
 		return true
 	case results.Dropped:
-		w := g.winnerMedian(f)
-		return w > 0 && b.Stats.Median <= dropShown*w
+		w := g.winner(f)
+		return w != "" && measured(g.at[w][f]) && b.Stats.Median <= dropShown*g.at[w][f].Stats.Median
 	}
 	return false
 }
 
-// winnerMedian is the median of file f's winner of g, 0 where none.
-func (g *opGroup) winnerMedian(f int) float64 {
+// winner is the candidate that won g in file f, "" where none did.
+func (g *opGroup) winner(f int) string {
 	for _, c := range g.cands {
-		if b := g.at[c][f]; b != nil && b.Winner && measured(b) {
-			return b.Stats.Median
+		if b := g.at[c][f]; b != nil && b.Winner {
+			return c
 		}
 	}
-	return 0
+	return ""
 }
 
 // droppedDrawn reports whether any candidate dropped early has a point.

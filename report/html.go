@@ -171,14 +171,6 @@ func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 	scale, tunit := timeUnit(top)
 	prefix, factor := Prefix(rateTop)
 	sec.TimeUnit, sec.RateUnit = tunit, prefix+string(unit)
-	winners := make([]string, len(r.in))
-	for _, c := range g.cands {
-		for f, b := range g.at[c] {
-			if b != nil && b.Winner {
-				winners[f] = c
-			}
-		}
-	}
 	num := func(v float64) string { return strconv.FormatFloat(v*scale, 'f', 4-min(3, digits(top*scale)), 64) }
 	for _, c := range g.cands {
 		for f, b := range g.at[c] {
@@ -188,7 +180,7 @@ func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 			}
 			row := htmlRow{File: r.in[f].Label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
 				Median: "-", CI: "-", Rate: Rate("%.3g", RateOf(b, unit)*factor), Peak: Rate("%.0f%%", b.PercentPeak),
-				Note: noteOf(b, scale, tunit, winners[f])}
+				Note: noteOf(b, scale, tunit, g.winner(f))}
 			if measured(b) {
 				row.Median = num(b.Stats.Median)
 				if b.Stats.HasInterval() {

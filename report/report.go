@@ -134,7 +134,12 @@ func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, er
 	if err != nil {
 		return 0, err
 	}
-	return rep.charts(), nil
+	for _, pn := range panels {
+		if pn.plot != nil {
+			charts++
+		}
+	}
+	return charts, nil
 }
 
 // opGroup is one operation at one dtype and size, across the files.
@@ -217,26 +222,6 @@ func build(in []Input, opts Options) *report {
 		rep.roofs[i].notes = rep.rooflineNotes(&rep.roofs[i])
 	}
 	return rep
-}
-
-func (r *report) charts() int {
-	n := 0
-	for _, g := range r.groups {
-		if len(g.rows()) > 0 {
-			n++
-		}
-	}
-	for _, rl := range r.roofs {
-		if rl.drawn(r) {
-			n++
-		}
-	}
-	for _, ab := range r.abs {
-		if len(abRatios(ab.AB)) > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 func fileSuffix(r *report, f int) string {

@@ -33,17 +33,13 @@ func (r LogRef) String() string {
 	return r.Table.Hardware + "/" + r.Table.Tuner + "/" + r.Key + "@" + r.Mode
 }
 
-func (r LogRef) path() []string {
-	return []string{logBucket, r.Table.Hardware, r.Table.Tuner, r.Key, r.Mode}
-}
-
 // tablePath returns the path of the table at sub under r's (r's own
 // without sub).
 func (r LogRef) tablePath(sub ...string) ([]string, error) {
 	if r.Table.Hardware == "" || r.Table.Tuner == "" || r.Key == "" || r.Mode == "" {
 		return nil, status.Newf(status.InvalidArgument, "store: tuning log %q needs a hardware, a tuner, a key and a mode", r)
 	}
-	return append(r.path(), sub...), nil
+	return append([]string{logBucket, r.Table.Hardware, r.Table.Tuner, r.Key, r.Mode}, sub...), nil
 }
 
 // LogEvals returns the records of r's log by identity, as stored; none

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -50,12 +51,7 @@ func RegisterShared(scheme string, open Opener) {
 func SharedSchemes() []string {
 	openersMu.RLock()
 	defer openersMu.RUnlock()
-	var out []string
-	for s := range openers {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(openers))
 }
 
 // Defaults of the shared tier's lock, which the URL's query parameters
