@@ -63,9 +63,14 @@ func Unavailable(tb testing.TB, format string, args ...any) {
 		tb.Fatalf("%s (required here because %s is set)", what, v)
 	}
 	if os.Getenv(SkipVar) != "" {
-		announced.Do(func() {
-			announce(fmt.Sprintf("%s: skipping tests that need what is not here (%s is set; go test -v lists them): %s", pkgName(), SkipVar, what))
-		})
+		line := fmt.Sprintf("%s: skipping tests that need what is not here (%s is set; go test -v lists them): %s", pkgName(), SkipVar, what)
+		if r, ok := tb.(*recorder); ok {
+			r.mu.Lock()
+			r.out.Announced = append(r.out.Announced, line)
+			r.mu.Unlock()
+		} else {
+			announced.Do(func() { announce(line) })
+		}
 		tb.Skipf("%s (skipped because %s is set)", what, SkipVar)
 	}
 	tb.Fatalf("%s (%s)", what, setup)
@@ -137,6 +142,10 @@ type Outcome struct {
 	Failed, Skipped bool
 	// Messages are those of Error, Fatal, Skip and Log, in order.
 	Messages []string
+	// Announced is what Unavailable would have announced of a skip (each
+	// process's first, to the person running the tests): an observed test
+	// announces nothing.
+	Announced []string
 }
 
 // Observe runs f with a testing.TB that records failures, skips and logs

@@ -42,16 +42,14 @@ func TestUnavailable(t *testing.T) {
 			if got := testenv.Strict(); got != tc.strict {
 				t.Errorf("Strict() = %v, want %v", got, tc.strict)
 			}
-			var lines []string
-			defer testenv.Announcing(func(l string) { lines = append(lines, l) })()
 			after := false
 			got := testenv.Observe(t, func(tb testing.TB) {
 				testenv.Unavailable(tb, "no %s here", "Vulkan device")
 				after = true
 			})
-			testenv.Observe(t, func(tb testing.TB) { testenv.Unavailable(tb, "no glslc here") })
-			// A skip says so once a package without -v, naming what was
-			// missing; a failure says so itself.
+			// A skip says so without -v, naming what was missing; a
+			// failure says so itself.
+			lines := got.Announced
 			if tc.want.Skipped {
 				if len(lines) != 1 || !strings.HasPrefix(lines[0], "github.com/vkbench/vkbench/internal/testenv: skipping tests") || !strings.Contains(lines[0], "no Vulkan device here") || !strings.Contains(lines[0], testenv.SkipVar) {
 					t.Errorf("announced %q; want one line naming the package, what was missing and %s", lines, testenv.SkipVar)
@@ -65,7 +63,7 @@ func TestUnavailable(t *testing.T) {
 			if len(got.Messages) != 1 || !strings.HasPrefix(got.Messages[0], "no Vulkan device here (") || !strings.Contains(got.Messages[0], tc.mentions) {
 				t.Errorf("messages %q, want one that says what is missing and mentions %q", got.Messages, tc.mentions)
 			}
-			got.Messages = nil
+			got.Messages, got.Announced = nil, nil
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("outcome (-want +got):\n%s", diff)
 			}
