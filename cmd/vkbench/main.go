@@ -58,8 +58,7 @@ func (e usageError) Unwrap() error { return e.err }
 
 // asUsage marks err, if it is not nil, as the user's input.
 func asUsage(err error) error {
-	var u usageError
-	if err == nil || errors.As(err, &u) {
+	if _, ok := errors.AsType[usageError](err); err == nil || ok {
 		return err
 	}
 	return usageError{err}
@@ -189,8 +188,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	var in interrupt
-	if errors.As(context.Cause(ctx), &in) {
+	if in, ok := errors.AsType[interrupt](context.Cause(ctx)); ok {
 		// Whatever the work said on its way out, it was told to stop.
 		_, _ = fmt.Fprintf(stderr, "vkbench: %s: stopped; no results written, winners already in the tune cache kept\n", in) // nowhere left to say it
 		return in.exitCode()

@@ -121,8 +121,7 @@ func writeOutput(cmd *cobra.Command, path, cachePath string, write func(io.Write
 // unwrapPathError drops the file's name from err: the user named the
 // output, not the temporary file.
 func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
 		return pe.Err
 	}
 	return err

@@ -25,38 +25,17 @@ import (
 	"github.com/vkbench/vkbench/store"
 )
 
-// version is vkbench's version, recorded with every result: the module's
-// version when built from a tagged module, else 0.1.0-dev and, when the
-// build recorded it, the commit (and "-dirty" for uncommitted changes).
+// version is vkbench's version, recorded with every result: the main
+// module's version as the build stamped it (a tag, or since Go 1.24 a
+// pseudo-version naming the commit, with "+dirty" for uncommitted
+// changes), else 0.1.0-dev.
 var version = buildVersion()
 
 func buildVersion() string {
-	const base = "0.1.0-dev"
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return base
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
 	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev string
-	dirty := false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return base
-	}
-	v := base + "+" + rev[:min(12, len(rev))]
-	if dirty {
-		v += "-dirty"
-	}
-	return v
+	return "0.1.0-dev"
 }
 
 // maxCount bounds --count: a thousand rounds of the shortest budget is
@@ -330,8 +309,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		if e != nil {
 			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
 		}
-		var notStored *autotune.NotStoredError
-		if errors.As(err, &notStored) {
+		if notStored, ok := errors.AsType[*autotune.NotStoredError](err); ok {
 			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; %s", notStoredAdvice(notStored))}
 		}
 		if err != nil && e == nil && operationsOwn(ctx, dev, err) {
