@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -92,7 +93,6 @@ type Store struct {
 
 	warnMu   sync.Mutex
 	warnings []string
-	warned   map[string]bool
 }
 
 // Open returns the store opts name. It does not create the file until
@@ -186,12 +186,8 @@ func (s *Store) Warn(format string, args ...any) {
 	}
 	text := fmt.Sprintf(format, args...)
 	s.warnMu.Lock()
-	seen := s.warned[text]
+	seen := slices.Contains(s.warnings, text)
 	if !seen {
-		if s.warned == nil {
-			s.warned = map[string]bool{}
-		}
-		s.warned[text] = true
 		s.warnings = append(s.warnings, text)
 	}
 	s.warnMu.Unlock()
