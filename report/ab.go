@@ -50,17 +50,6 @@ func verdictColor(v results.Verdict) color.Color {
 	return fileColors[0]
 }
 
-// abRatios are the pairs of an ab report that have a ratio, in order.
-func abRatios(rep *results.ABReport) []results.ABRow {
-	var out []results.ABRow
-	for _, row := range rep.Rows {
-		if row.Ratio > 0 {
-			out = append(out, row)
-		}
-	}
-	return out
-}
-
 // abTitle names an ab report's chart and section.
 func abTitle(in Input) string {
 	return fmt.Sprintf("ab: %s against %s — %s", in.AB.New, in.AB.Old, in.Label)
@@ -68,11 +57,23 @@ func abTitle(in Input) string {
 
 // abPanel draws an ab report: a row per pair, its ratio NEW/OLD with the
 // ratio's 95% interval, in its verdict's colour, against lines at 1 (no
-// change) and at 1 ± the threshold; pairs without a ratio are notes.
+// change) and at 1 ± the threshold; pairs without a ratio are notes, by
+// verdict, with why.
 func abPanel(in Input) (panel, error) {
 	rep := in.AB
-	rows := abRatios(rep)
-	pn := panel{notes: abNotes(rep)}
+	var rows []results.ABRow
+	var pn panel
+	for _, row := range rep.Rows {
+		if row.Ratio > 0 {
+			rows = append(rows, row)
+			continue
+		}
+		note := fmt.Sprintf("%s: %s", row.Name, row.Verdict)
+		if row.Note != "" {
+			note += ": " + Reason(row.Note, row.Candidate)
+		}
+		pn.notes = append(pn.notes, note+".")
+	}
 	if len(rows) == 0 {
 		return pn, nil
 	}
@@ -126,23 +127,6 @@ func abPanel(in Input) (panel, error) {
 // hasBounds reports whether row has both bounds of its ratio's interval.
 func hasBounds(row results.ABRow) bool {
 	return row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0)
-}
-
-// abNotes say what an ab chart does not draw: pairs without a ratio, by
-// verdict, with why.
-func abNotes(rep *results.ABReport) []string {
-	var notes []string
-	for _, row := range rep.Rows {
-		if row.Ratio > 0 {
-			continue
-		}
-		note := fmt.Sprintf("%s: %s", row.Name, row.Verdict)
-		if row.Note != "" {
-			note += ": " + Reason(row.Note, row.Candidate)
-		}
-		notes = append(notes, note+".")
-	}
-	return notes
 }
 
 // abRow is a pair in an ab section's table.

@@ -68,25 +68,22 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 			if onRoof(b) {
 				arith = true
 			}
+			if !b.Winner || !measured(b) {
+				continue
+			}
 			gbps, gops := b.Rates()
-			if b.Winner && measured(b) && b.Flops > 0 && arithmeticUnit(b.DType) == IntOps {
-				_, title, _ := splitName(b)
-				notes = append(notes, fmt.Sprintf("%s%s does integer arithmetic, not on this FLOP/s roofline: best %s at %s.", title, fileSuffix(r, f), b.Candidate, RateText(gops, IntOps)))
-				continue
-			}
-			if !b.Winner || !measured(b) || b.Flops > 0 || gbps <= 0 {
-				continue
-			}
 			key, title, _ := splitName(b)
-			if seen[key] {
-				continue
+			switch {
+			case b.Flops > 0 && arithmeticUnit(b.DType) == IntOps:
+				notes = append(notes, fmt.Sprintf("%s%s does integer arithmetic, not on this FLOP/s roofline: best %s at %s.", title, fileSuffix(r, f), b.Candidate, RateText(gops, IntOps)))
+			case b.Flops <= 0 && gbps > 0 && !seen[key]:
+				seen[key] = true
+				pct := ""
+				if rl.peak != nil && rl.peak.BandwidthGBps > 0 {
+					pct = fmt.Sprintf(", %.0f%% of the %.0f GB/s roof", 100*gbps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
+				}
+				notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, gbps, pct))
 			}
-			seen[key] = true
-			pct := ""
-			if rl.peak != nil && rl.peak.BandwidthGBps > 0 {
-				pct = fmt.Sprintf(", %.0f%% of the %.0f GB/s roof", 100*gbps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
-			}
-			notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, gbps, pct))
 		}
 		if !arith {
 			noArith = append(noArith, r.in[f].Label)
