@@ -377,12 +377,7 @@ func (t *rtx) Tables(above []string, depth int, fn func(names []string) error) e
 			seen[encode(names)] = names
 		}
 	}
-	var out [][]string
-	for _, names := range seen {
-		out = append(out, names)
-	}
-	slices.SortFunc(out, slices.Compare)
-	for _, names := range out {
+	for _, names := range slices.SortedFunc(maps.Values(seen), slices.Compare) {
 		if err := fn(names); err != nil {
 			return err
 		}
