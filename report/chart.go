@@ -489,9 +489,6 @@ func drawPanels(c vg.CanvasSizer, panels []panel) {
 			y -= lineHeight
 			dc.FillText(sty, vg.Point{X: dc.Min.X + vg.Centimeter/2, Y: y}, l)
 		}
-		if len(pn.notes) > 0 {
-			y -= vg.Points(4)
-		}
 		y = top - pn.totalHeight(sty)
 	}
 }

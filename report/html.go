@@ -197,13 +197,7 @@ func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 }
 
 // digits is the number of digits before the point of v (1 for v < 10).
-func digits(v float64) int {
-	n := 1
-	for ; v >= 10; v /= 10 {
-		n++
-	}
-	return n
-}
+func digits(v float64) int { return len(strconv.Itoa(int(v))) }
 
 var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
