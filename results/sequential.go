@@ -3,6 +3,8 @@ package results
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/mathext"
 )
 
 // ab decides sequentially: rounds are added until each pair's verdict is
@@ -89,12 +91,5 @@ func MedianBounds(xs []float64, confidence float64) (lo, hi float64) {
 // of k successes in n against a fair coin: 2^n B(a+k, a+n−k) / B(a, a).
 func logMixtureRatio(n, k int) float64 {
 	a := mixture
-	return float64(n)*math.Ln2 + logBeta(a+float64(k), a+float64(n-k)) - logBeta(a, a)
-}
-
-func logBeta(a, b float64) float64 {
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	return la + lb - lab
+	return float64(n)*math.Ln2 + mathext.Lbeta(a+float64(k), a+float64(n-k)) - mathext.Lbeta(a, a)
 }
