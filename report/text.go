@@ -17,17 +17,12 @@ import (
 // Seconds writes a time in the unit a reader would choose: 1.5ns,
 // 12.34µs, 0.125ms, 2.000s; "-" for no time.
 func Seconds(s float64) string {
-	switch {
-	case s == 0 || math.IsNaN(s):
+	if s == 0 || math.IsNaN(s) {
 		return "-"
-	case s < 1e-6:
-		return fmt.Sprintf("%.1fns", s*1e9)
-	case s < 1e-3:
-		return fmt.Sprintf("%.2fµs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.3fms", s*1e3)
 	}
-	return fmt.Sprintf("%.3fs", s)
+	scale, unit := timeUnit(s)
+	decimals := map[string]int{"ns": 1, "µs": 2, "ms": 3, "s": 3}[unit]
+	return fmt.Sprintf("%.*f%s", decimals, s*scale, unit)
 }
 
 // Interval is the 95% interval of s's median as [lo, hi], or "-" where s
