@@ -115,7 +115,7 @@ func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
 	}
 	// The points go over the roofs; the winners' labels where they cover
 	// no point and no other label.
-	lp := newLabelPlacer(box)
+	lp := &labelPlacer{box: box}
 	for _, pts := range files {
 		lp.points(pts.others, vg.Points(2.5))
 		lp.points(pts.winners, vg.Points(4))
@@ -302,8 +302,6 @@ const (
 	roofDataWidth  = 440
 	roofDataHeight = 230
 )
-
-func newLabelPlacer(box logBox) *labelPlacer { return &labelPlacer{box: box} }
 
 // at is where (x, y) falls in the data area, in points.
 func (lp *labelPlacer) at(pt plotter.XY) vg.Point {
