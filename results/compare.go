@@ -384,8 +384,10 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 		return row
 	}
 	th := benchmath.DefaultThresholds
-	x := benchmath.NewSample(logs(s1), &th)
-	y := benchmath.NewSample(logs(s2), &th)
+	// On logarithms: a round's median is positive, and a change of speed
+	// scales it. NewSample sorts them.
+	x := benchmath.NewSample(logsOf(s1), &th)
+	y := benchmath.NewSample(logsOf(s2), &th)
 	c := benchmath.AssumeNormal.Compare(x, y)
 	row.RawP = c.P
 	row.se, row.dof = welch(x.Values, y.Values)
@@ -412,14 +414,6 @@ func welch(a, b []float64) (se, dof float64) {
 	}
 	dof = (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
 	return math.Sqrt(va + vb), dof
-}
-
-// logs returns the sorted logarithms of values: a round's median is
-// positive, and a change of speed scales it.
-func logs(values []float64) []float64 {
-	out := logsInOrder(values)
-	slices.Sort(out)
-	return out
 }
 
 // relative divides each round's median by the probe's in that round.

@@ -24,7 +24,7 @@ const ProbeAlpha = 0.05
 func probeSteadies(s1, p1, s2, p2 []float64) (ratio, p float64) {
 	var own, rel, uu, vv, uv float64
 	for _, side := range [][2][]float64{{s1, p1}, {s2, p2}} {
-		xs, qs := logsInOrder(side[0]), logsInOrder(side[1])
+		xs, qs := logsOf(side[0]), logsOf(side[1])
 		mx, mq := moremath.Mean(xs), moremath.Mean(qs)
 		for i := range xs {
 			x, q := xs[i]-mx, qs[i]-mq
@@ -46,9 +46,9 @@ func probeSteadies(s1, p1, s2, p2 []float64) (ratio, p float64) {
 	return rel / own, 1 - moremath.TDist{V: df}.CDF(t)
 }
 
-// logsInOrder is the logarithms of values, in their order (rounds pair
+// logsOf is the logarithms of values, in their order (rounds pair
 // with the probe's by position).
-func logsInOrder(values []float64) []float64 {
+func logsOf(values []float64) []float64 {
 	out := make([]float64, len(values))
 	for i, v := range values {
 		out[i] = math.Log(v)
