@@ -127,10 +127,10 @@ func Open(opts Options) (*Store, error) {
 	return s, nil
 }
 
-// New returns a store that keeps its tables in b, with warnings to logger
-// (slog.Default() if nil).
+// New returns a store that keeps its tables in b (nil keeps nothing, as
+// a disabled store), with warnings to logger (slog.Default() if nil).
 func New(b Backend, logger *slog.Logger) *Store {
-	return &Store{b: b, log: cmp.Or(logger, slog.Default())}
+	return &Store{b: cmp.Or(b, Backend(nowhere{})), log: cmp.Or(logger, slog.Default())}
 }
 
 // Path is the cache file's path, "" when there is no file; for a shared
