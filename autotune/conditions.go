@@ -168,17 +168,17 @@ func (m *measurement) energyPass(ctx context.Context) error {
 			if t.failed {
 				continue
 			}
-			w, err := m.energyWindow(ctx, c, per[k], window, idle)
+			runs, watts, err := m.energyWindow(ctx, c, per[k], window, idle)
 			if err != nil {
 				return err
 			}
-			if w.runs == 0 {
+			if runs == 0 {
 				t.failed = true
 				continue
 			}
-			t.perRun = append(t.perRun, w.watts*per[k])
-			t.watts += w.watts
-			t.runs += w.runs
+			t.perRun = append(t.perRun, watts*per[k])
+			t.watts += watts
+			t.runs += runs
 		}
 	}
 	for k, c := range cands {
@@ -264,14 +264,6 @@ func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (watt
 	return e / dt, step, nil
 }
 
-// energyReading is one window of an energy pass: the runs it made (0 when
-// it could not be read, the entry noting why) and the power drawn while
-// the GPU ran them.
-type energyReading struct {
-	runs  int
-	watts float64
-}
-
 // energyWindow runs c, whose median time per run is per seconds, back to
 // back from one move of the device's energy counter to the first move at
 // least d later, and reads the power drawn while the GPU ran c: the
@@ -279,16 +271,17 @@ type energyReading struct {
 // c's runs, over the time it ran them. Runs before the first move, in
 // short submissions, bring the GPU to its working state and count for
 // nothing; the last move is watched for between short submissions too,
-// so that the window ends close to it. An error is fatal to the
-// measurement; c's own failure is a reading of no runs.
-func (m *measurement) energyWindow(ctx context.Context, c *candState, per float64, d time.Duration, idle float64) (energyReading, error) {
+// so that the window ends close to it. It returns the runs made (0 when
+// the window could not be read, the entry noting why) and the power. An
+// error is fatal to the measurement; c's own failure is a window of no
+// runs.
+func (m *measurement) energyWindow(ctx context.Context, c *candState, per float64, d time.Duration, idle float64) (runs int, watts float64, err error) {
 	batch, short := c.batch, 1
 	if per > 0 {
 		batch = min(m.opts.MaxBatch, max(batch, int(energyBatchTime.Seconds()/per)))
 		short = min(batch, max(1, int(energyPoll.Seconds()/per)))
 	}
 	var failed error // c's own trouble: its energy stays unknown
-	runs := 0
 	run := func(k int) func() error {
 		return func() error {
 			_, err := m.timed(ctx, c, k)
@@ -304,15 +297,15 @@ func (m *measurement) energyWindow(ctx context.Context, c *candState, per float6
 		}
 	}
 	src := m.opts.Telemetry
-	note := func(err error) (energyReading, error) {
+	note := func(err error) (int, float64, error) {
 		if failed != nil || err == nil {
-			return energyReading{}, nil
+			return 0, 0, nil
 		}
 		if fatal(ctx, m.dev, err) {
-			return energyReading{}, err
+			return 0, 0, err
 		}
 		m.conditionsNote = "energy not measured: " + err.Error()
-		return energyReading{}, nil
+		return 0, 0, nil
 	}
 	s, err := src.Sample()
 	if err != nil {
@@ -340,7 +333,7 @@ func (m *measurement) energyWindow(ctx context.Context, c *candState, per float6
 	if e <= 0 || dt <= 0 {
 		return note(fmt.Errorf("%s's energy counter did not move", src.Name()))
 	}
-	return energyReading{runs: runs, watts: busyPower(e, dt, float64(runs)*per, idle)}, nil
+	return runs, busyPower(e, dt, float64(runs)*per, idle), nil
 }
 
 // busyPower is the power drawn while the GPU ran a window's runs, busy

@@ -107,8 +107,12 @@ func DecodeEntry(data []byte) (*Entry, error) {
 }
 
 // remapped returns a copy of e whose candidate indices, which are those of
-// a subset of an operation's candidates, are index[i] in the operation.
+// a subset of an operation's candidates, are index[i] in the operation;
+// e itself where index is nil (the whole operation) or e is nil.
 func (e *Entry) remapped(index []int) *Entry {
+	if e == nil || index == nil {
+		return e
+	}
 	c := *e
 	if c.Fastest >= 0 {
 		c.Fastest = index[c.Fastest]

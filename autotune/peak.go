@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 
@@ -39,10 +40,11 @@ type Peak struct {
 // ComputeOf returns the peak rate that bounds op's arithmetic: for an
 // operation on the matrix units (kernels.ArithmeticOf), their rate at its
 // precision where it was measured; otherwise, and for every other
-// operation, Compute of its element type. gemm-f16 is thus a percentage
-// of the tensor cores' fp16 rate on a GPU that has them, and of the fp16
-// FMA rate elsewhere; gemm-bf16 of their bfloat16 rate, else their fp16
-// rate, else the fp32 FMA rate.
+// operation, the FMA rate of its element type: fp16, int32 multiply-add
+// for int32 and uint32, else fp32 (0 when unknown). gemm-f16 is thus a
+// percentage of the tensor cores' fp16 rate on a GPU that has them, and of
+// the fp16 FMA rate elsewhere; gemm-bf16 of their bfloat16 rate, else
+// their fp16 rate, else the fp32 FMA rate.
 func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 	if p == nil {
 		return 0
@@ -61,27 +63,14 @@ func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 		// rate: the fp16 one stands in (the same on every device known
 		// here), never the vector rate, which gemm-bf16's matrix
 		// candidates would exceed several times and be flagged for.
-		m = p.MatrixBF16GFLOPs
-		if m == 0 {
-			m = p.MatrixF16GFLOPs
-		}
+		m = cmp.Or(p.MatrixBF16GFLOPs, p.MatrixF16GFLOPs)
 	}
-	if m > 0 {
+	switch {
+	case m > 0:
 		return m
-	}
-	return p.Compute(op.DType())
-}
-
-// Compute returns the peak arithmetic rate for operations on elements of
-// dtype: fp16, int32/uint32, or else fp32; 0 when unknown.
-func (p *Peak) Compute(dtype kernels.DType) float64 {
-	if p == nil {
-		return 0
-	}
-	switch dtype {
-	case kernels.F16:
+	case op.DType() == kernels.F16:
 		return p.FP16GFLOPs
-	case kernels.I32, kernels.U32:
+	case op.DType() == kernels.I32, op.DType() == kernels.U32:
 		return p.Int32GOPs
 	}
 	return p.GFLOPs

@@ -3,8 +3,8 @@ package autotune
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
@@ -90,7 +90,17 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if !sopts.Force {
 		logged, _ = search.LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
 		if len(logged) == 0 {
-			if e := t.searched(ctx, sop, skey, sum); e != nil {
+			// A machine that has not searched skey takes the answer of
+			// one that has: the local file's (copied from the shared
+			// store earlier), else the shared store's, verified here. A
+			// machine that has searched it searches again, continuing
+			// from its log, so that a larger budget finds what a smaller
+			// one missed.
+			e := t.fromFile(skey, sum)
+			if e == nil {
+				e = t.fromShared(ctx, sop, skey, sum)
+			}
+			if e != nil {
 				return &SearchResult{Entry: e, Op: sop, Points: pts, Log: ref}, nil
 			}
 		}
@@ -120,22 +130,6 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	t.remember(skey, sum, stored.Fastest)
 	t.commitShared(sop, skey, sum, stored, true)
 	return res, nil
-}
-
-// searched returns the answer to a search of skey that this machine has
-// not searched itself (its tuning log has nothing of skey): the local
-// file's, copied from the shared store earlier, else the shared store's,
-// verified on this device (fromShared); nil when neither has one. A
-// machine that has searched skey searches again, continuing from its
-// log, so that a larger budget finds what a smaller one missed.
-func (t *Tuner) searched(ctx context.Context, sop spaceOperation, skey Key, sum string) *Entry {
-	if e, err := ReadEntry(t.store, t.table, skey, sum); err == nil && e != nil {
-		t.remember(skey, sum, e.Fastest)
-		e.From = FromFile
-		t.answered(skey, e.From, t.store.Path())
-		return e
-	}
-	return t.fromShared(ctx, sop, skey, sum)
 }
 
 // progressOf returns the callback that reports each evaluation.
@@ -176,11 +170,17 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernel
 		r.Index, r.Name = j, cands[j].Name
 		e.Results[j] = r
 	}
-	first, second := search.Best(evals)
-	if first >= 0 {
-		e.Fastest = pts.Index[evals[first].Point]
+	var ranked []int // the verified points, fastest first
+	for _, s := range evals {
+		if s.Record.Verified() {
+			ranked = append(ranked, pts.Index[s.Point])
+		}
+	}
+	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(e.Results[a].Stats.Median, e.Results[b].Stats.Median) })
+	if len(ranked) > 0 {
+		e.Fastest = ranked[0]
 		e.FastestName = cands[e.Fastest].Name
-		if second >= 0 && overlap(*evals[first].Record.Stats, *evals[second].Record.Stats) {
+		if len(ranked) > 1 && overlap(*e.Results[ranked[0]].Stats, *e.Results[ranked[1]].Stats) {
 			e.Tie, e.TieRule = true, TieRule
 		}
 	}
@@ -189,16 +189,13 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernel
 	// have it, and otherwise says that time picked it (a search measures
 	// no energy), as a tune's does.
 	e.Objective = t.opts.Objective
-	var ranked []int
-	for _, s := range evals {
-		if s.Record.Verified() {
-			ranked = append(ranked, pts.Index[s.Point])
-		}
-	}
-	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(e.Results[a].Stats.Median, e.Results[b].Stats.Median) })
 	pickByObjective(e, ranked)
 	return e
 }
+
+// searchIdle is how long the GPU may wait between points before the next
+// is warmed up again, for a quarter of Options.Warmup.
+const searchIdle = 100 * time.Millisecond
 
 // deviceSource evaluates points on the tuner's device, or from the log.
 type deviceSource struct {
@@ -213,8 +210,13 @@ type deviceSource struct {
 	opts   SearchOptions
 	sem    chan struct{} // compile threads; nil compiles in line
 	jobs   map[int]*compileJob
-	pm     *pointMeasurer
 	t0     time.Time
+	// base is the measurement whose problem, prepared for the first
+	// point, every point is measured on; last is when the GPU last ran a
+	// sample: a GPU idle for a while (waiting for a compile) clocks down
+	// and is warmed up again.
+	base *measurement
+	last time.Time
 
 	compile  time.Duration // summed over the compile threads
 	measured int
@@ -284,39 +286,62 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 	return rec, true, nil
 }
 
-// measure measures point i with the pipeline j built, and releases it.
-// The first measurement prepares the problem, which the others share.
+// measure verifies point i with the pipeline j built, calibrates it, and
+// samples it in rounds until its interval is within the target, its
+// budget (Options.Budget, per point) is spent or it has MaxSamples
+// samples, as Measure samples a candidate; then it releases the pipeline.
+// An error is returned only when it ends the search (device loss,
+// cancellation); the point's own failures are in its Result.
 func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (results.Result, time.Duration, error) {
 	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
 	t0 := time.Now()
-	if d.pm == nil {
-		pm, err := newPointMeasurer(ctx, d.t.dev, d.op, d.size, d.t.opts)
-		if err != nil {
+	if d.base == nil {
+		if err := d.t.opts.check(); err != nil {
 			return results.Result{}, 0, err
 		}
-		d.pm = pm
+		m := newMeasurement(d.t.dev, d.op, d.size, d.t.opts)
+		if err := m.setup(ctx); err != nil {
+			m.release()
+			return results.Result{}, 0, err
+		}
+		d.base = m
 	}
-	r, err := d.pm.measure(ctx, d.pts.Index[i], d.cands[i], j.exe, j.took)
-	return r, time.Since(t0), err
+	m := *d.base
+	m.opts.Warmup = -1
+	switch {
+	case d.last.IsZero():
+		m.opts.Warmup = d.base.opts.Warmup
+	case time.Since(d.last) > searchIdle && d.base.opts.Warmup > 0:
+		m.opts.Warmup = d.base.opts.Warmup / 4
+	}
+	// The point is the measurement's one candidate, at its own index in
+	// the problem of every point.
+	c := d.cands[i]
+	st := &candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}, exe: j.exe}
+	m.cands = []*candState{st}
+	if err := m.verifyCandidate(ctx, c, st, j.took); err != nil {
+		if fatal(ctx, m.dev, err) {
+			return results.Result{}, 0, err
+		}
+		st.fail(err)
+	} else {
+		st.alive = true
+		if err := m.sample(ctx); err != nil {
+			return results.Result{}, 0, err
+		}
+		d.last = time.Now()
+	}
+	return m.entry().Results[0], time.Since(t0), nil
 }
 
 func (d *deviceSource) Elapsed() time.Duration { return time.Since(d.t0) }
 
 func (d *deviceSource) Close() {
-	var wg sync.WaitGroup
-	for _, j := range d.jobs {
-		wg.Go(func() {
-			<-j.done
-			if j.exe != nil {
-				_ = j.exe.Release() // abandoned: nobody to tell
-			}
-		})
-	}
-	wg.Wait()
+	abandon(slices.Collect(maps.Values(d.jobs)))
 	d.jobs = map[int]*compileJob{}
-	if d.pm != nil {
-		d.pm.release()
-		d.pm = nil
+	if d.base != nil {
+		d.base.release()
+		d.base = nil
 	}
 }
 

@@ -182,34 +182,19 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // answer committed. If another caller is tuning the key, Fastest waits for
 // it (or for ctx). Once the device is lost, Fastest fails at once.
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
-	if err := t.Err(); err != nil {
-		return 0, err
-	}
-	target, index, sum, err := t.applicable(op, size)
-	if err != nil {
-		return 0, err
-	}
-	k := t.Key(target, size)
-	i, ok := t.answer(k, sum)
-	if !ok {
-		// An answer the store could not take is kept in memory: it answers
-		// this process all the same.
-		e, err := t.tune(ctx, target, k, sum, false, true)
-		if err != nil && !isNotStored(err) {
-			return 0, err
-		}
-		i = e.Fastest
-	}
-	if index != nil {
-		i = index[i]
-	}
-	return i, nil
+	i, _, err := t.fastest(ctx, op, size, true)
+	return i, err
 }
 
 // FastestOrDefault is Fastest for callers that must not wait for another
 // caller's tune: while the key is Pending it returns the default candidate
 // (index 0) and pending true at once.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size kernels.Size) (i int, pending bool, err error) {
+	return t.fastest(ctx, op, size, false)
+}
+
+// fastest is Fastest, and without wait FastestOrDefault.
+func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.Size, wait bool) (i int, pending bool, err error) {
 	if err := t.Err(); err != nil {
 		return 0, false, err
 	}
@@ -218,24 +203,25 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size
 		return 0, false, err
 	}
 	k := t.Key(target, size)
-	original := func(i int) int {
-		if index != nil {
-			return index[i]
+	i, ok := t.answer(k, sum)
+	if !ok {
+		e, err := t.tune(ctx, target, k, sum, false, wait)
+		switch {
+		case errors.Is(err, errPending):
+			// The default candidate is the first that applies.
+			i, pending = 0, true
+		case err != nil && !isNotStored(err):
+			return 0, false, err
+		default:
+			// An answer the store could not take is kept in memory: it
+			// answers this process all the same.
+			i = e.Fastest
 		}
-		return i
 	}
-	if i, ok := t.answer(k, sum); ok {
-		return original(i), false, nil
+	if index != nil {
+		i = index[i]
 	}
-	e, err := t.tune(ctx, target, k, sum, false, false)
-	if errors.Is(err, errPending) {
-		// The default candidate is the first that applies.
-		return original(0), true, nil
-	}
-	if err != nil && !isNotStored(err) {
-		return 0, false, err
-	}
-	return original(e.Fastest), false, nil
+	return i, pending, nil
 }
 
 // Tune tunes op at size's key and commits the answer, unless the cache
@@ -256,10 +242,7 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 		return nil, err
 	}
 	e, err := t.tune(ctx, target, t.Key(target, size), sum, force, true)
-	if e != nil && index != nil {
-		e = e.remapped(index)
-	}
-	return e, err
+	return e.remapped(index), err
 }
 
 // Stored returns what the cache holds for op at size, as Tune would
@@ -272,10 +255,7 @@ func (t *Tuner) Stored(op kernels.Operation, size kernels.Size) (*Entry, error) 
 		return nil, err
 	}
 	e, err := ReadEntry(t.store, t.table, t.Key(target, size), sum)
-	if e != nil && index != nil {
-		e = e.remapped(index)
-	}
-	return e, err
+	return e.remapped(index), err
 }
 
 // NotStoredError is Tune's error when its answer could not be written to
@@ -391,10 +371,7 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 // machine is tuning is errPending.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
 	if !force {
-		if e, err := ReadEntry(t.store, t.table, k, sum); err == nil && e != nil {
-			t.remember(k, sum, e.Fastest)
-			e.From = FromFile
-			t.answered(k, e.From, t.store.Path())
+		if e := t.fromFile(k, sum); e != nil {
 			return e, nil
 		}
 		// Then the shared tier (shared.go): its answer, or another
@@ -433,6 +410,19 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		return e, &NotStoredError{Key: k, Path: t.store.Path(), Err: err}
 	}
 	return stored, nil
+}
+
+// fromFile returns the local file's answer for k, remembered; nil when
+// it has none (or none readable: a warning).
+func (t *Tuner) fromFile(k Key, sum string) *Entry {
+	e, err := ReadEntry(t.store, t.table, k, sum)
+	if err != nil || e == nil {
+		return nil
+	}
+	t.remember(k, sum, e.Fastest)
+	e.From = FromFile
+	t.answered(k, e.From, t.store.Path())
+	return e
 }
 
 // firstError returns the first failed candidate's name and error.
