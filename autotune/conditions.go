@@ -72,15 +72,6 @@ const energyWindows = stats.MinIntervalSamples
 // fewer windows than energyWindows).
 const energyTieMargin = 0.02
 
-// watchConditions starts reading the device's conditions, where there is
-// a telemetry source; nil otherwise.
-func (m *measurement) watchConditions() *telemetry.Monitor {
-	if m.opts.Telemetry == nil {
-		return nil
-	}
-	return telemetry.Watch(m.opts.Telemetry, telemetryInterval)
-}
-
 // attributeConditions stops mon and gives each candidate sampled the
 // conditions at the moments its samples were taken (telemetry.Around),
 // flagging those measured while the GPU throttled or its clocks moved.

@@ -49,7 +49,7 @@ func TestMergeRoundsFlagsDrift(t *testing.T) {
 			{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Measured, Stats: sb}},
 		}}
 	}
-	e := mergeRounds([]*Entry{round(1e-3, 2e-3), round(1e-3, 2e-3), round(1e-3, 2e-3)}, nil, nil)
+	e := MergeRounds(nil, []*Entry{round(1e-3, 2e-3), round(1e-3, 2e-3), round(1e-3, 2e-3)}, Options{})
 	if e.Fastest != 1 || !slices.Contains(e.Results[0].Flags, FlagDrift) || !slices.Contains(e.Results[1].Flags, FlagDrift) {
 		t.Errorf("merged: fastest %d, flags %v and %v; want 1, both drift", e.Fastest, e.Results[0].Flags, e.Results[1].Flags)
 	}

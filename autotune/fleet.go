@@ -115,7 +115,11 @@ func TuneAll(ctx context.Context, tuners []*Tuner, jobs JobsFor, force bool) ([]
 // each; all are TuneAll's tuners, whose indices name the one that
 // answered.
 func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force bool) []JobResult {
-	q := newJobQueue(jobs)
+	q := &jobQueue{jobs: jobs, retried: make([]int, len(jobs))}
+	q.cond = sync.NewCond(&q.mu)
+	for i := range jobs {
+		q.next = append(q.next, i)
+	}
 	out := make([]JobResult, len(jobs))
 	var wg sync.WaitGroup
 	for _, t := range members {
@@ -134,15 +138,6 @@ type jobQueue struct {
 	next    []int // indices of jobs not yet taken, in order
 	busy    int   // jobs being tuned now
 	retried []int
-}
-
-func newJobQueue(jobs []Job) *jobQueue {
-	q := &jobQueue{jobs: jobs, retried: make([]int, len(jobs))}
-	q.cond = sync.NewCond(&q.mu)
-	for i := range jobs {
-		q.next = append(q.next, i)
-	}
-	return q
 }
 
 // take returns the next job, waiting while the queue is empty but a job in

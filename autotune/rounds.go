@@ -14,7 +14,7 @@ import (
 )
 
 // measureRounds measures opts.Rounds independent rounds of a key, one
-// after the other, and merges them (mergeRounds). The errors returned
+// after the other, and merges them (MergeRounds). The errors returned
 // for the tuner are each candidate's first.
 func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
 	var entries []*Entry
@@ -36,7 +36,7 @@ func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, si
 			}
 		}
 	}
-	return mergeRounds(entries, opts.Peak, op), errs, nil
+	return MergeRounds(op, entries, opts), errs, nil
 }
 
 // MeasureRound measures round number round (from 0) of op at size: as
@@ -52,23 +52,17 @@ func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, siz
 
 // MergeRounds makes one entry of the entries of op's rounds (MeasureRound,
 // the same key, in the order measured), as Measure with Options.Rounds
-// does.
-func MergeRounds(op kernels.Operation, rounds []*Entry, opts Options) *Entry {
-	if len(rounds) == 1 {
-		return rounds[0]
-	}
-	return mergeRounds(rounds, opts.Peak, op)
-}
-
-// mergeRounds makes one entry of the entries of several rounds of the same
-// key (the same candidates, in the same order). A candidate that failed,
+// does: the same candidates, in the same order. A candidate that failed,
 // computed wrong or was unsupported in any round is that, with the first
 // such round's error: a kernel that fails once is not to be trusted. The
 // others pool their samples into Stats and keep each round's statistics in
 // Rounds; one measured to the end in any round is measured, one dropped in
 // every round is dropped. The winner is then picked from the pooled
 // statistics, as for one round (pickWinner).
-func mergeRounds(entries []*Entry, peak *Peak, op kernels.Operation) *Entry {
+func MergeRounds(op kernels.Operation, entries []*Entry, opts Options) *Entry {
+	if len(entries) == 1 {
+		return entries[0]
+	}
 	last := entries[len(entries)-1]
 	e := *last
 	e.Results = nil
@@ -89,7 +83,7 @@ func mergeRounds(entries []*Entry, peak *Peak, op kernels.Operation) *Entry {
 		for k, re := range entries {
 			rs[k] = re.Results[i]
 		}
-		e.Results = append(e.Results, mergeResult(rs, peak, op))
+		e.Results = append(e.Results, mergeResult(rs, opts.Peak, op))
 	}
 	pickWinner(&e)
 	return &e

@@ -11,6 +11,7 @@ import (
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // sample warms the GPU up, then samples the surviving candidates in
@@ -28,7 +29,10 @@ func (m *measurement) sample(ctx context.Context) error {
 	start := time.Now()
 	m.debug("warmed up", "took", start.Sub(t0))
 	defer func() { m.debug("sampled", "took", time.Since(start)) }()
-	mon := m.watchConditions()
+	var mon *telemetry.Monitor // reading the device's conditions, where there is a source
+	if m.opts.Telemetry != nil {
+		mon = telemetry.Watch(m.opts.Telemetry, telemetryInterval)
+	}
 	err := m.samplePasses(ctx, rng, !m.opts.NoDrop)
 	if err == nil {
 		err = m.recheck(ctx, rng)

@@ -43,12 +43,11 @@ type Tuner struct {
 	applying map[applyKey]applySubset
 }
 
-// applyKey is an operation and the set of its candidates that apply at a
-// size, as a bit mask (candidates past the 64th always count as applying
-// in the mask; Subset still leaves out those that do not).
+// applyKey is an operation and the indices of its candidates that apply
+// at a size, as text.
 type applyKey struct {
-	op   kernels.Operation
-	mask string
+	op      kernels.Operation
+	applies string
 }
 
 // applySubset is the operation restricted to some of its candidates, and
@@ -288,23 +287,20 @@ var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 // per set, with their indices in op. No candidate applying is
 // InvalidArgument.
 func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Operation, []int, string, error) {
-	cands := op.Candidates()
-	var mask []byte
-	skipped := false
-	for i, c := range cands {
-		if i%8 == 0 {
-			mask = append(mask, 0)
-		}
-		if c.Applies == nil || c.Applies(size) {
-			mask[i/8] |= 1 << (i % 8)
-		} else {
-			skipped = true
-		}
-	}
-	if !skipped {
+	if appliesAt(op, size) {
 		return op, nil, t.checksum(op), nil
 	}
-	key := applyKey{op, string(mask)}
+	applies := func(c kernels.Candidate) bool { return c.Applies == nil || c.Applies(size) }
+	var index []int
+	for i, c := range op.Candidates() {
+		if applies(c) {
+			index = append(index, i)
+		}
+	}
+	if len(index) == 0 {
+		return nil, nil, "", status.Newf(status.InvalidArgument, "autotune: no candidate of %s applies at size %v", op.Name(), size)
+	}
+	key := applyKey{op, fmt.Sprint(index)}
 	if !reflect.TypeOf(op).Comparable() {
 		key.op = nil
 	}
@@ -313,16 +309,7 @@ func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Ope
 	if s, ok := t.applying[key]; ok && key.op != nil {
 		return s.op, s.index, s.sum, nil
 	}
-	var index []int
-	for i := range cands {
-		if mask[i/8]&(1<<(i%8)) != 0 {
-			index = append(index, i)
-		}
-	}
-	if len(index) == 0 {
-		return nil, nil, "", status.Newf(status.InvalidArgument, "autotune: no candidate of %s applies at size %v", op.Name(), size)
-	}
-	sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return c.Applies == nil || c.Applies(size) })
+	sub, err := kernels.Subset(op, applies)
 	if err != nil {
 		return nil, nil, "", err
 	}
