@@ -27,18 +27,13 @@ const (
 // String returns "vector", "matrix-f16", "matrix-f16acc", "matrix-s8" or
 // "matrix-bf16".
 func (a Arithmetic) String() string {
-	switch a {
-	case MatrixF16:
-		return "matrix-f16"
-	case MatrixF16Acc:
-		return "matrix-f16acc"
-	case MatrixS8:
-		return "matrix-s8"
-	case MatrixBF16:
-		return "matrix-bf16"
+	if int(a) < len(arithmeticNames) {
+		return arithmeticNames[a]
 	}
 	return "vector"
 }
+
+var arithmeticNames = [...]string{"vector", "matrix-f16", "matrix-f16acc", "matrix-s8", "matrix-bf16"}
 
 // ArithmeticOf returns the arithmetic op's flops run on: what op says if
 // it implements interface{ Arithmetic() Arithmetic }, else

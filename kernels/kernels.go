@@ -140,15 +140,12 @@ const (
 	Scratch
 )
 
+var roleNames = [...]string{Input: "input", Output: "output", Scratch: "scratch"}
+
 // String returns "input", "output" or "scratch".
 func (r Role) String() string {
-	switch r {
-	case Input:
-		return "input"
-	case Output:
-		return "output"
-	case Scratch:
-		return "scratch"
+	if int(r) < len(roleNames) {
+		return roleNames[r]
 	}
 	return "role(" + strconv.Itoa(int(r)) + ")"
 }
