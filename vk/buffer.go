@@ -28,7 +28,6 @@ const (
 // buffer is a VkBuffer with a VkDeviceMemory of its own. Host-visible
 // memory stays mapped for the buffer's life.
 type buffer struct {
-	d      *device
 	label  string
 	size   int64
 	kind   hal.MemoryKind
@@ -67,7 +66,7 @@ func (d *device) newBuffer(desc hal.BufferDesc) (*buffer, error) {
 	if err := d.fits("CreateBuffer", desc, size, ^uint32(0)); err != nil {
 		return nil, err
 	}
-	b := &buffer{d: d, label: desc.Label, size: desc.Size, kind: desc.Memory}
+	b := &buffer{lifetime: lifetime{d: d}, label: desc.Label, size: desc.Size, kind: desc.Memory}
 	var req C.VkMemoryRequirements
 	if r := C.vkb_create_buffer(d.c, C.VkDeviceSize(size), &b.handle, &req); r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result("vkCreateBuffer", r), "vk: CreateBuffer %q of %d bytes", desc.Label, size)
@@ -160,16 +159,6 @@ func (b *buffer) destroy() {
 func (b *buffer) Size() int64            { return b.size }
 func (b *buffer) Memory() hal.MemoryKind { return b.kind }
 
-func (b *buffer) check(op string) error {
-	if err := b.d.usable(op); err != nil {
-		return err
-	}
-	if b.released.Load() {
-		return released(op, "buffer "+quote(b.label))
-	}
-	return nil
-}
-
 // span checks that [offset, offset+n) lies inside the buffer.
 func (b *buffer) span(op string, offset, n int64) error {
 	if offset < 0 || n < 0 || offset > b.size || n > b.size-offset {
@@ -189,7 +178,10 @@ func (b *buffer) Read(ctx context.Context, offset int64, dst []byte) error {
 // transfer is Write (toDevice) and Read. The buffer is held while the call
 // is in progress, so that a Release from another goroutine destroys it
 // only when the call is done; a mapped copy holds the gate too, so that
-// the device's Release cannot unmap the memory under it.
+// the device's Release cannot unmap the memory under it. A staged
+// transfer's copies each hold the buffer too, until the timeline passes
+// them, so that a transfer whose context ends while its copy runs leaves
+// nothing to be freed under it.
 func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []byte, toDevice bool) error {
 	if err := b.check(op); err != nil {
 		return err
@@ -203,12 +195,19 @@ func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []b
 	if len(data) == 0 {
 		return nil
 	}
-	if err := b.d.hold(b, op, "buffer "+quote(b.label)); err != nil {
+	if err := b.d.hold(b, op); err != nil {
 		return err
 	}
 	defer b.d.drop(b)
 	if b.mapped == nil {
-		return b.d.staging.transfer(ctx, b, offset, data, toDevice)
+		return b.d.staging.chunks(ctx, op, b.d, b, data, stagingChunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int) {
+			off := C.VkDeviceSize(offset + int64(at))
+			if toDevice {
+				C.vkb_cmd_copy(b.d.c, cb, staging, 0, b.handle, off, C.VkDeviceSize(n))
+			} else {
+				C.vkb_cmd_copy(b.d.c, cb, b.handle, off, staging, 0, C.VkDeviceSize(n))
+			}
+		})
 	}
 	if err := b.d.enter(op); err != nil {
 		return err
@@ -219,13 +218,6 @@ func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []b
 	} else {
 		copy(data, b.mapped[offset:])
 	}
-	return nil
-}
-
-// Release frees the buffer once nothing uses it; a second Release returns
-// nil.
-func (b *buffer) Release() error {
-	b.d.release(b)
 	return nil
 }
 

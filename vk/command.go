@@ -8,7 +8,6 @@ package vk
 import "C"
 
 import (
-	"strconv"
 	"sync/atomic"
 	"unsafe"
 
@@ -36,7 +35,6 @@ const (
 // pools of its own, all reset at Begin. One goroutine records it at a
 // time.
 type commandBuffer struct {
-	d     *device
 	pool  C.VkCommandPool
 	cb    C.VkCommandBuffer
 	state int
@@ -59,13 +57,8 @@ type commandBuffer struct {
 	uses map[resource]struct{}
 
 	// Scratch for Dispatch, kept to spare allocations.
-	scratch  []resource
-	bufs     []C.VkBuffer
-	offsets  []C.VkDeviceSize
-	ranges   []C.VkDeviceSize
-	types    []C.VkDescriptorType
-	views    []C.VkImageView
-	samplers []C.VkSampler
+	scratch []resource
+	binds   []C.vkb_binding
 
 	lifetime
 }
@@ -75,7 +68,7 @@ func (d *device) CreateCommandBuffer() (hal.CommandBuffer, error) {
 		return nil, err
 	}
 	defer d.leave()
-	cb := &commandBuffer{d: d, uses: map[resource]struct{}{}}
+	cb := &commandBuffer{lifetime: lifetime{d: d}, uses: map[resource]struct{}{}}
 	var failed *C.char
 	if r := C.vkb_create_command_buffer(d.c, &cb.pool, &cb.cb, &failed); r != C.VK_SUCCESS {
 		return nil, d.result(C.GoString(failed), r)
@@ -119,12 +112,7 @@ func (cb *commandBuffer) inFlight() (bool, error) {
 // Release from another goroutine waits for the call to end), and check
 // that it is not in flight. leave undoes it.
 func (cb *commandBuffer) enter(op string) error {
-	d := cb.d
-	if err := d.call(op); err != nil {
-		return err
-	}
-	if err := d.hold(cb, op, "command buffer"); err != nil {
-		d.leave()
+	if err := cb.d.enterHolding(op, cb); err != nil {
 		return err
 	}
 	busy, err := cb.inFlight()
@@ -138,10 +126,7 @@ func (cb *commandBuffer) enter(op string) error {
 	return nil
 }
 
-func (cb *commandBuffer) leave() {
-	cb.d.drop(cb)
-	cb.d.leave()
-}
+func (cb *commandBuffer) leave() { cb.d.leaveHolding(cb) }
 
 // recording is enter plus the state check of the recording calls.
 func (cb *commandBuffer) recording(op string) error {
@@ -246,30 +231,6 @@ func (cb *commandBuffer) addDescriptorPool(sets uint32) error {
 	return nil
 }
 
-// bufferOf returns the *buffer of this device behind hb. what names it
-// in errors: "binding" is followed by index.
-func (cb *commandBuffer) bufferOf(op, what string, index int, hb hal.Buffer) (*buffer, error) {
-	b, ok := hb.(*buffer)
-	if !ok || b == nil || b.d != cb.d || b.released.Load() {
-		if what == "binding" {
-			what += " " + strconv.Itoa(index)
-		}
-	}
-	if !ok || b == nil {
-		if hb == nil {
-			return nil, status.Newf(status.InvalidArgument, "vk: %s: %s is nil", op, what)
-		}
-		return nil, foreign(op, what)
-	}
-	if b.d != cb.d {
-		return nil, foreign(op, what)
-	}
-	if b.released.Load() {
-		return nil, released(op, what+" "+quote(b.label))
-	}
-	return b, nil
-}
-
 // Dispatch checks everything before it records anything: a call that
 // fails leaves the recording as it was.
 func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
@@ -302,18 +263,9 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 	const op = "Dispatch"
 	d := cb.d
-	e, ok := dp.Executable.(*executable)
-	if !ok || e == nil {
-		if dp.Executable == nil {
-			return nil, status.New(status.InvalidArgument, "vk: Dispatch: no executable")
-		}
-		return nil, foreign(op, "executable")
-	}
-	if e.d != d {
-		return nil, foreign(op, "executable")
-	}
-	if e.released.Load() {
-		return nil, released(op, "executable "+quote(e.label))
+	e, err := objectOf[*executable](d, op, "executable", -1, dp.Executable)
+	if err != nil {
+		return nil, err
 	}
 	if len(dp.Bindings) != e.bindings {
 		return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: %d bindings for executable %q, which has %d", len(dp.Bindings), e.label, e.bindings)
@@ -327,13 +279,8 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: %d workgroups in %c; the device allows 1 to %d", n, "xyz"[i], limits.MaxWorkgroupCount[i])
 		}
 	}
-	if n := len(dp.Bindings); cap(cb.bufs) < n {
-		cb.bufs = make([]C.VkBuffer, n)
-		cb.offsets = make([]C.VkDeviceSize, n)
-		cb.ranges = make([]C.VkDeviceSize, n)
-		cb.types = make([]C.VkDescriptorType, n)
-		cb.views = make([]C.VkImageView, n)
-		cb.samplers = make([]C.VkSampler, n)
+	if n := len(dp.Bindings); len(cb.binds) < n {
+		cb.binds = make([]C.vkb_binding, n)
 	}
 	cb.scratch = append(cb.scratch[:0], e)
 	for i, bd := range dp.Bindings {
@@ -347,7 +294,7 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 			}
 			continue
 		}
-		b, err := cb.bufferOf(op, "binding", i, bd.Buffer)
+		b, err := objectOf[*buffer](d, op, "binding", i, bd.Buffer)
 		if err != nil {
 			return nil, err
 		}
@@ -371,8 +318,10 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 		if uint64(size) > maxRange {
 			return nil, status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d: range of %d bytes exceeds the device's %d for a %s", i, size, maxRange, kind)
 		}
-		cb.bufs[i], cb.offsets[i], cb.ranges[i] = b.handle, C.VkDeviceSize(bd.Offset), C.VkDeviceSize(size)
-		cb.types[i], cb.views[i], cb.samplers[i] = descriptorTypes[kind], 0, 0
+		cb.binds[i] = C.vkb_binding{
+			buffer: C.VkDescriptorBufferInfo{buffer: b.handle, offset: C.VkDeviceSize(bd.Offset), _range: C.VkDeviceSize(size)},
+			_type:  descriptorTypes[kind],
+		}
 		cb.scratch = append(cb.scratch, b)
 	}
 	return e, nil
@@ -383,16 +332,9 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 // growing them when they are full).
 func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 	d := cb.d
-	var bufs *C.VkBuffer
-	var offsets, ranges *C.VkDeviceSize
-	var types *C.VkDescriptorType
-	var views *C.VkImageView
-	var samplers *C.VkSampler
+	var binds *C.vkb_binding
 	if len(dp.Bindings) > 0 {
-		bufs, offsets, ranges = &cb.bufs[0], &cb.offsets[0], &cb.ranges[0]
-		if e.kinds != nil {
-			types, views, samplers = &cb.types[0], &cb.views[0], &cb.samplers[0]
-		}
+		binds = &cb.binds[0]
 		if len(cb.descPools) == 0 {
 			if err := cb.addDescriptorPool(descriptorSets); err != nil {
 				return err
@@ -408,14 +350,8 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 		if len(cb.descPools) > 0 {
 			pool = cb.descPools[cb.cur]
 		}
-		var r C.VkResult
-		if e.sets == nil {
-			r = C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, C.uint32_t(len(dp.Bindings)), bufs, offsets, ranges,
-				types, views, samplers, push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
-		} else {
-			r = C.vkb_cmd_dispatch_sets(d.c, cb.cb, pool, e.p, e.sets, bufs, offsets, ranges,
-				types, views, samplers, push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
-		}
+		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, e.sets, C.uint32_t(len(dp.Bindings)), binds, boolInt(e.kinds != nil),
+			push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
 		if r == C.VK_SUCCESS {
 			return nil
 		}
@@ -438,11 +374,11 @@ func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, d
 		return err
 	}
 	defer cb.leave()
-	s, err := cb.bufferOf(op, "source", 0, src)
+	s, err := objectOf[*buffer](cb.d, op, "source", -1, src)
 	if err != nil {
 		return err
 	}
-	t, err := cb.bufferOf(op, "destination", 0, dst)
+	t, err := objectOf[*buffer](cb.d, op, "destination", -1, dst)
 	if err != nil {
 		return err
 	}
@@ -472,7 +408,7 @@ func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) 
 		return err
 	}
 	defer cb.leave()
-	t, err := cb.bufferOf(op, "destination", 0, dst)
+	t, err := objectOf[*buffer](cb.d, op, "destination", -1, dst)
 	if err != nil {
 		return err
 	}
@@ -505,18 +441,9 @@ func (cb *commandBuffer) Timestamp(hp hal.TimestampPool, index int) error {
 		return err
 	}
 	defer cb.leave()
-	p, ok := hp.(*timestampPool)
-	if !ok || p == nil {
-		if hp == nil {
-			return status.New(status.InvalidArgument, "vk: Timestamp: pool is nil")
-		}
-		return foreign(op, "timestamp pool")
-	}
-	if p.d != cb.d {
-		return foreign(op, "timestamp pool")
-	}
-	if p.released.Load() {
-		return released(op, "timestamp pool")
+	p, err := objectOf[*timestampPool](cb.d, op, "timestamp pool", -1, hp)
+	if err != nil {
+		return err
 	}
 	if cb.d.info.Limits.TimestampValidBits == 0 {
 		return status.Wrapf(hal.ErrUnsupported, status.OK, "vk: Timestamp: the compute queue of %s has no timestamps", cb.d.info.Name)
@@ -541,30 +468,5 @@ func (cb *commandBuffer) End() error {
 		return cb.d.result("vkEndCommandBuffer", r)
 	}
 	cb.state = cbExecutable
-	return nil
-}
-
-// readyToSubmit checks what Submit needs of the command buffer, which the
-// caller holds, with the gate held.
-func (cb *commandBuffer) readyToSubmit() error {
-	const op = "Submit"
-	busy, err := cb.inFlight()
-	if err != nil {
-		return err
-	}
-	if busy {
-		return inFlight(op)
-	}
-	if cb.state != cbExecutable {
-		return status.New(status.FailedPrecondition, "vk: Submit: command buffer is not ended (call Begin, record, then End)")
-	}
-	return nil
-}
-
-// Release gives up the command buffer: it is destroyed, with its
-// recording's holds, once no submission of it is in flight. It never
-// waits. A second Release returns nil.
-func (cb *commandBuffer) Release() error {
-	cb.d.release(cb)
 	return nil
 }

@@ -8,31 +8,10 @@ package vk
 import "C"
 
 import (
-	"strconv"
-
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
-
-// imageOf returns the *image of this device behind hi; what names it in
-// errors.
-func (cb *commandBuffer) imageOf(op, what string, hi hal.Image) (*image, error) {
-	img, ok := hi.(*image)
-	if !ok || img == nil {
-		if hi == nil {
-			return nil, status.Newf(status.InvalidArgument, "vk: %s: %s has no image", op, what)
-		}
-		return nil, foreign(op, what)
-	}
-	if img.d != cb.d {
-		return nil, foreign(op, what)
-	}
-	if img.released.Load() {
-		return nil, released(op, what+" "+quote(img.desc.Label))
-	}
-	return img, nil
-}
 
 // checkImageBinding checks binding i of a dispatch, a storage image or a
 // sampled image of executable e, and fills the scratch arrays with it.
@@ -42,20 +21,18 @@ func (cb *commandBuffer) imageOf(op, what string, hi hal.Image) (*image, error) 
 func (cb *commandBuffer) checkImageBinding(e *executable, i int, bd hal.Binding) error {
 	const op = "Dispatch"
 	kind := e.kinds[i]
-	what := "binding " + strconv.Itoa(i)
 	invalid := func(format string, args ...any) error {
 		return status.Newf(status.InvalidArgument, "vk: Dispatch: binding %d (a %s of executable %q): "+format, append([]any{i, kind, e.label}, args...)...)
 	}
 	if bd.Buffer != nil {
 		return invalid("has a buffer; an image binding takes an Image")
 	}
-	img, err := cb.imageOf(op, what, bd.Image)
+	img, err := objectOf[*image](cb.d, op, "image of binding", i, bd.Image)
 	if err != nil {
 		return err
 	}
 	desc := img.desc
-	cb.bufs[i], cb.offsets[i], cb.ranges[i] = 0, 0, 0
-	cb.views[i], cb.samplers[i] = img.view, 0
+	cb.binds[i] = C.vkb_binding{view: img.view, _type: C.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}
 	cb.scratch = append(cb.scratch, img)
 	if kind == hal.StorageImageBinding {
 		if !desc.Usage.Has(hal.ImageStorage) {
@@ -67,26 +44,23 @@ func (cb *commandBuffer) checkImageBinding(e *executable, i int, bd hal.Binding)
 		if declared := e.formats[i]; declared != spirv.Unknown && declared.String() != desc.Format.String() {
 			return invalid("image %q is %s, but the module declares %s", desc.Label, desc.Format, declared)
 		}
-		cb.types[i] = C.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
 		return nil
 	}
 	if !desc.Usage.Has(hal.ImageSampled) {
 		return invalid("image %q was created for %s use, not sampled", desc.Label, desc.Usage)
 	}
-	s, ok := bd.Sampler.(*sampler)
-	switch {
-	case bd.Sampler == nil:
+	if bd.Sampler == nil {
 		return invalid("has no sampler")
-	case !ok || s == nil || s.d != cb.d:
-		return foreign(op, what+" sampler")
-	case s.released.Load():
-		return released(op, what+" sampler "+quote(s.desc.Label))
+	}
+	s, err := objectOf[*sampler](cb.d, op, "sampler of binding", i, bd.Sampler)
+	if err != nil {
+		return err
 	}
 	if s.desc.Filter == hal.Linear && !cb.d.info.ImageFormats.Of(desc.Format).Has(hal.FormatLinearFilter) {
 		return status.Wrapf(hal.ErrUnsupported, status.OK, "vk: Dispatch: binding %d: sampler %q filters linearly, but %s cannot filter image %q's format %s linearly (it lacks the linear-filter feature)",
 			i, s.desc.Label, cb.d.info.Name, desc.Label, desc.Format)
 	}
-	cb.types[i], cb.samplers[i] = C.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, s.handle
+	cb.binds[i]._type, cb.binds[i].sampler = C.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, s.handle
 	cb.scratch = append(cb.scratch, s)
 	return nil
 }
@@ -110,11 +84,11 @@ func (cb *commandBuffer) copyImage(op string, hb hal.Buffer, offset int64, hi ha
 	if !toImage {
 		bufWhat, imgWhat = imgWhat, bufWhat
 	}
-	b, err := cb.bufferOf(op, bufWhat, 0, hb)
+	b, err := objectOf[*buffer](cb.d, op, bufWhat, -1, hb)
 	if err != nil {
 		return err
 	}
-	img, err := cb.imageOf(op, imgWhat, hi)
+	img, err := objectOf[*image](cb.d, op, imgWhat, -1, hi)
 	if err != nil {
 		return err
 	}

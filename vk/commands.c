@@ -363,27 +363,44 @@ void vkb_destroy_pipeline(const vkb_device *d, vkb_pipeline p, vkb_sets *sets) {
 	}
 }
 
-// write_mixed_set writes a set whose bindings are of different types, one
-// write per binding.
-static void write_mixed_set(const vkb_device *d, VkDescriptorSet set, uint32_t nbind, const VkDescriptorBufferInfo *info,
-	const VkDescriptorType *types, const VkImageView *views, const VkSampler *samplers) {
+// write_set writes the nbind bindings of set: with one write when they
+// are all storage buffers (mixed 0), consecutive and alike, so that the
+// update rolls over from one binding to the next; else one write per
+// binding.
+static void write_set(const vkb_device *d, VkDescriptorSet set, uint32_t nbind, const vkb_binding *b, int mixed) {
+	VkDescriptorBufferInfo info[nbind];
 	VkDescriptorImageInfo images[nbind];
 	VkWriteDescriptorSet w[nbind];
 	for (uint32_t i = 0; i < nbind; i++) {
+		info[i] = b[i].buffer;
+	}
+	if (!mixed) {
+		w[0] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = set,
+			.descriptorCount = nbind,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.pBufferInfo = info,
+		};
+		d->UpdateDescriptorSets(d->device, 1, w, 0, NULL);
+		return;
+	}
+	for (uint32_t i = 0; i < nbind; i++) {
+		VkDescriptorType type = b[i].type;
 		w[i] = (VkWriteDescriptorSet){
 			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
 			.dstSet = set,
 			.dstBinding = i,
 			.descriptorCount = 1,
-			.descriptorType = types[i],
+			.descriptorType = type,
 		};
-		if (types[i] == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || types[i] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
+		if (type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
 			w[i].pBufferInfo = &info[i];
 			continue;
 		}
 		images[i] = (VkDescriptorImageInfo){
-			.sampler = types[i] == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER ? samplers[i] : VK_NULL_HANDLE,
-			.imageView = views[i],
+			.sampler = type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER ? b[i].sampler : VK_NULL_HANDLE,
+			.imageView = b[i].view,
 			.imageLayout = VK_IMAGE_LAYOUT_GENERAL,
 		};
 		w[i].pImageInfo = &images[i];
@@ -479,82 +496,33 @@ VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier) {
 	return d->EndCommandBuffer(cb);
 }
 
-// vkb_cmd_dispatch_sets allocates every set first, so that a full pool
-// records nothing, then writes, binds and dispatches.
-VkResult vkb_cmd_dispatch_sets(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *ps,
-	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const VkDescriptorType *types,
-	const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z) {
+// vkb_cmd_dispatch allocates and writes every set before it records
+// anything, so that a full pool (which the caller grows and retries)
+// records nothing.
+VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *sets,
+	uint32_t nbind, const vkb_binding *binds, int mixed, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z) {
 	VKB_ROUTE(d->route);
-	uint32_t n = ps->n;
-	VkDescriptorSet sets[n];
-	VkDescriptorSetAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-		.descriptorPool = pool,
-		.descriptorSetCount = n,
-		.pSetLayouts = ps->layouts,
-	};
-	VkResult r = d->AllocateDescriptorSets(d->device, &ai, sets);
-	if (r != VK_SUCCESS) return r;
-	uint32_t first = 0;
-	for (uint32_t s = 0; s < n; s++) {
-		uint32_t k = ps->counts[s];
-		if (k == 0) continue;
-		VkDescriptorBufferInfo info[k];
-		for (uint32_t i = 0; i < k; i++) {
-			info[i].buffer = buffers[first + i];
-			info[i].offset = offsets[first + i];
-			info[i].range = ranges[first + i];
-		}
-		write_mixed_set(d, sets[s], k, info, types + first, views + first, samplers + first);
-		first += k;
-	}
-	d->CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, n, sets, 0, NULL);
-	d->CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-	if (push_size > 0) {
-		d->CmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
-	}
-	d->CmdDispatch(cb, x, y, z);
-	return VK_SUCCESS;
-}
-
-VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, uint32_t nbind,
-	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const VkDescriptorType *types,
-	const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z) {
-	VKB_ROUTE(d->route);
-	if (nbind > 0) {
-		// Allocate and write the set before recording anything, so that a
-		// full pool (which the caller grows and retries) records nothing.
-		VkDescriptorSet set;
+	uint32_t n = sets != NULL ? sets->n : nbind > 0;
+	if (n > 0) {
+		VkDescriptorSet ds[n];
 		VkDescriptorSetAllocateInfo ai = {
 			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
 			.descriptorPool = pool,
-			.descriptorSetCount = 1,
-			.pSetLayouts = &p.set_layout,
+			.descriptorSetCount = n,
+			.pSetLayouts = sets != NULL ? sets->layouts : &p.set_layout,
 		};
-		VkResult r = d->AllocateDescriptorSets(d->device, &ai, &set);
+		VkResult r = d->AllocateDescriptorSets(d->device, &ai, ds);
 		if (r != VK_SUCCESS) return r;
-		VkDescriptorBufferInfo info[nbind];
-		for (uint32_t i = 0; i < nbind; i++) {
-			info[i].buffer = buffers[i];
-			info[i].offset = offsets[i];
-			info[i].range = ranges[i];
+		if (sets == NULL) {
+			write_set(d, ds[0], nbind, binds, mixed);
 		}
-		if (types == NULL) {
-			// One write covers bindings 0..nbind-1: they are consecutive
-			// and alike, so the update rolls over from one binding to the
-			// next.
-			VkWriteDescriptorSet w = {
-				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-				.dstSet = set,
-				.descriptorCount = nbind,
-				.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-				.pBufferInfo = info,
-			};
-			d->UpdateDescriptorSets(d->device, 1, &w, 0, NULL);
-		} else {
-			write_mixed_set(d, set, nbind, info, types, views, samplers);
+		for (uint32_t s = 0, first = 0; sets != NULL && s < n; s++) {
+			uint32_t k = sets->counts[s];
+			if (k == 0) continue;
+			write_set(d, ds[s], k, binds + first, 1);
+			first += k;
 		}
-		d->CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, NULL);
+		d->CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, n, ds, 0, NULL);
 	}
 	d->CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
 	if (push_size > 0) {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/binary"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,9 +84,6 @@ type device struct {
 // than an empty submission's round trip, short beside any measured kernel.
 const spinWait = 100 * time.Microsecond
 
-// setSpin sets how long a wait polls before it blocks.
-func (d *device) setSpin(spin time.Duration) { d.spin = spin }
-
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
 	wait, err := hal.ReleaseWaitOf(opts.ReleaseWait)
 	if err != nil {
@@ -108,7 +106,7 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 		releaseWait: wait,
 	}
 	if d.info.Type != hal.CPU {
-		d.setSpin(spinWait)
+		d.spin = spinWait
 	}
 
 	data := opts.PipelineCache
@@ -181,22 +179,17 @@ func (d *device) result(call string, r C.VkResult) error {
 	}
 	err := resultError(call, int32(r))
 	if r == C.VK_ERROR_DEVICE_LOST {
-		d.markLost(err)
-		d.retireAll()
+		d.MarkLost(err)
+		d.retire(math.MaxUint64) // nothing runs any more: destroying is allowed
 		return *d.lost.Load()
 	}
 	return err
 }
 
-// markLost makes the device lost, once: the first cause is kept, every
-// pending wait returns the loss error at its next slice, and every later
-// call returns it at once.
-func (d *device) markLost(cause error) {
-	d.setLost(cause, true)
-}
-
-// setLost makes the device lost with cause, once, and logs it as an error
-// if log says so (Release, whose GPU has not finished in time, says what
+// setLost makes the device lost with cause, once: the first cause is
+// kept, every pending wait returns the loss error at its next slice, and
+// every later call returns it at once. It logs the loss as an error if
+// log says so (Release, whose GPU has not finished in time, says what
 // happened in words of its own: the device is not lost, it is busy).
 func (d *device) setLost(cause error, log bool) {
 	d.lostOnce.Do(func() {
@@ -213,7 +206,7 @@ func (d *device) setLost(cause error, log bool) {
 // VK_ERROR_DEVICE_LOST from the driver does, except that the work in
 // flight may go on running: its objects stay held until the timeline
 // passes it, or the device's Release has drained it.
-func (d *device) MarkLost(cause error) { d.markLost(cause) }
+func (d *device) MarkLost(cause error) { d.setLost(cause, true) }
 
 // observe records that the timeline has reached v, and retires the
 // submissions that this completes.
@@ -316,7 +309,6 @@ func (d *device) submit(cb C.VkCommandBuffer, waitFor uint64, holder resource) (
 		return 0, d.result("vkQueueSubmit", r)
 	}
 	d.submitted = v
-	d.holdAgain(holder)
 	d.submittedHold(v, holder)
 	return v, nil
 }
@@ -428,26 +420,19 @@ func (d *device) Release() error {
 }
 
 func (d *device) Submit(hcb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, error) {
-	if err := d.call("Submit"); err != nil {
+	if err := d.usable("Submit"); err != nil {
 		return nil, err
 	}
-	defer d.leave()
-	cb, ok := hcb.(*commandBuffer)
-	if !ok || cb == nil {
-		if hcb == nil {
-			return nil, status.New(status.InvalidArgument, "vk: Submit: nil command buffer")
-		}
-		return nil, foreign("Submit", "command buffer")
-	}
-	if cb.d != d {
-		return nil, foreign("Submit", "command buffer")
-	}
-	if err := d.hold(cb, "Submit", "command buffer"); err != nil {
+	cb, err := objectOf[*commandBuffer](d, "Submit", "command buffer", -1, hcb)
+	if err != nil {
 		return nil, err
 	}
-	defer d.drop(cb)
-	if err := cb.readyToSubmit(); err != nil {
+	if err := cb.enter("Submit"); err != nil {
 		return nil, err
+	}
+	defer cb.leave()
+	if cb.state != cbExecutable {
+		return nil, status.New(status.FailedPrecondition, "vk: Submit: command buffer is not ended (call Begin, record, then End)")
 	}
 	var waitFor uint64
 	var failed *fence

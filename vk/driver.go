@@ -229,18 +229,13 @@ func withheld(c *C.vkb_pd_info) []string {
 	return names
 }
 
+// deviceType converts a VkPhysicalDeviceType: hal's types are in its
+// order.
 func deviceType(t C.VkPhysicalDeviceType) hal.DeviceType {
-	switch t {
-	case C.VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-		return hal.IntegratedGPU
-	case C.VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-		return hal.DiscreteGPU
-	case C.VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-		return hal.VirtualGPU
-	case C.VK_PHYSICAL_DEVICE_TYPE_CPU:
-		return hal.CPU
+	if t > C.VK_PHYSICAL_DEVICE_TYPE_CPU {
+		return hal.OtherDevice
 	}
-	return hal.OtherDevice
+	return hal.DeviceType(t)
 }
 
 func uuid(u *[C.VK_UUID_SIZE]C.uint8_t) [16]byte {

@@ -21,6 +21,12 @@ func inFlight(op string) error {
 	return status.Wrapf(hal.ErrInFlight, status.OK, "vk: %s: command buffer is in flight", op)
 }
 
+// invalidArg reports an argument of op, a call that makes the object
+// label, that is wrong whatever the device.
+func invalidArg(op, label, format string, args ...any) error {
+	return status.Newf(status.InvalidArgument, "vk: %s %q: "+format, append([]any{op, label}, args...)...)
+}
+
 // foreign reports an object (what) of another device, or of another
 // backend, passed to op.
 func foreign(op, what string) error {

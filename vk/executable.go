@@ -25,7 +25,6 @@ var _ hal.Executable = (*executable)(nil)
 // 0, bindings 0..bindings-1, or spread over sets as hal.ExecutableDesc.Sets
 // says, and one push-constant range.
 type executable struct {
-	d        *device
 	label    string
 	bindings int
 	// kinds are the bindings' kinds (nil: all storage buffers), and
@@ -36,7 +35,7 @@ type executable struct {
 	pushSize int
 	p        C.vkb_pipeline
 	// sets are the layouts of a pipeline of several sets (nil for set 0
-	// alone), which records with vkb_cmd_dispatch_sets.
+	// alone), which vkb_cmd_dispatch records set by set.
 	sets *C.vkb_sets
 	lifetime
 }
@@ -49,9 +48,6 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	module, entry, err := spirv.Check(desc.SPIRV, desc.EntryPoint)
 	if err != nil {
 		return nil, status.Annotatef(err, "vk: CreateExecutable %q", desc.Label)
-	}
-	invalid := func(format string, args ...any) error {
-		return status.Newf(status.InvalidArgument, "vk: CreateExecutable %q: "+format, append([]any{desc.Label}, args...)...)
 	}
 	if err := d.checkSets(desc); err != nil {
 		return nil, err
@@ -68,17 +64,17 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	// values on most drivers, a crash on some.
 	push, known := module.PushConstantBytes(entry, spec)
 	if !known && desc.PushConstantSize == 0 {
-		return nil, invalid("entry point %q has a push-constant block, but the executable's PushConstantSize is 0", entry.Name)
+		return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q has a push-constant block, but the executable's PushConstantSize is 0", entry.Name)
 	}
 	if known && push > desc.PushConstantSize {
 		if desc.PushConstantSize == 0 {
-			return nil, invalid("entry point %q has a push-constant block of %d bytes, but the executable's PushConstantSize is 0", entry.Name, push)
+			return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q has a push-constant block of %d bytes, but the executable's PushConstantSize is 0", entry.Name, push)
 		}
-		return nil, invalid("entry point %q's push-constant block is %d bytes, more than the executable's PushConstantSize of %d", entry.Name, push, desc.PushConstantSize)
+		return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q's push-constant block is %d bytes, more than the executable's PushConstantSize of %d", entry.Name, push, desc.PushConstantSize)
 	}
 	limit := d.info.Limits.MaxPushConstantsSize
 	if desc.PushConstantSize < 0 || desc.PushConstantSize%4 != 0 || uint64(desc.PushConstantSize) > uint64(limit) {
-		return nil, invalid("push-constant size %d is not a multiple of 4 between 0 and the device's %d", desc.PushConstantSize, limit)
+		return nil, invalidArg("CreateExecutable", desc.Label, "push-constant size %d is not a multiple of 4 between 0 and the device's %d", desc.PushConstantSize, limit)
 	}
 	if desc.SubgroupSize > 0 || desc.FullSubgroups {
 		wg, _ := module.WorkgroupSize(entry, spec)
@@ -91,7 +87,7 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	seen := make(map[uint32]bool, len(desc.Constants))
 	for i, c := range desc.Constants {
 		if seen[c.ID] {
-			return nil, invalid("specialization constant %d is given twice", c.ID)
+			return nil, invalidArg("CreateExecutable", desc.Label, "specialization constant %d is given twice", c.ID)
 		}
 		seen[c.ID] = true
 		ids[i], values[i] = c.ID, c.Value
@@ -108,7 +104,7 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		idp, valuep = (*C.uint32_t)(&ids[0]), (*C.uint32_t)(&values[0])
 	}
 
-	e := &executable{d: d, label: desc.Label, bindings: desc.Bindings, pushSize: desc.PushConstantSize,
+	e := &executable{lifetime: lifetime{d: d}, label: desc.Label, bindings: desc.Bindings, pushSize: desc.PushConstantSize,
 		kinds: slices.Clone(desc.BindingKinds), formats: formats}
 	counts, types := e.layouts(desc.Sets)
 	var countp *C.uint32_t
@@ -177,11 +173,8 @@ var moduleKinds = [...]spirv.DescriptorKind{
 // (lavapipe) crash building its pipeline. It returns the formats the
 // module declares of its storage images, by binding.
 func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, entry *spirv.Entry) ([]spirv.ImageFormat, error) {
-	invalid := func(format string, args ...any) error {
-		return status.Newf(status.InvalidArgument, "vk: CreateExecutable %q: "+format, append([]any{desc.Label}, args...)...)
-	}
 	if desc.Bindings < 0 || len(desc.BindingKinds) > 0 && len(desc.BindingKinds) != desc.Bindings {
-		return nil, invalid("%d bindings with %d kinds; give a kind for each binding, or none for storage buffers only", desc.Bindings, len(desc.BindingKinds))
+		return nil, invalidArg("CreateExecutable", desc.Label, "%d bindings with %d kinds; give a kind for each binding, or none for storage buffers only", desc.Bindings, len(desc.BindingKinds))
 	}
 	kind := func(i int) hal.BindingKind {
 		if desc.BindingKinds == nil {
@@ -193,13 +186,13 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 	for i := range desc.Bindings {
 		k := kind(i)
 		if int(k) >= len(count) {
-			return nil, invalid("binding %d has unknown kind %d", i, k)
+			return nil, invalidArg("CreateExecutable", desc.Label, "binding %d has unknown kind %d", i, k)
 		}
 		count[k]++
 	}
 	for k, limit := range [4]uint32{d.pd.maxStorageBuffers, d.pd.maxStorageImages, d.pd.maxSampledImages, d.pd.maxUniformBuffers} {
 		if count[k] > limit {
-			return nil, invalid("%d %s bindings; the device allows 0 to %d", count[k], hal.BindingKind(k), limit)
+			return nil, invalidArg("CreateExecutable", desc.Label, "%d %s bindings; the device allows 0 to %d", count[k], hal.BindingKind(k), limit)
 		}
 	}
 	sets := desc.Sets
@@ -218,11 +211,11 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 			if ok {
 				what = "a " + kind(i).String()
 			}
-			return nil, invalid("entry point %q uses %v, but the executable has %s there (bindings by set: %v)", entry.Name, b, what, sets)
+			return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q uses %v, but the executable has %s there (bindings by set: %v)", entry.Name, b, what, sets)
 		}
 		isImage := b.Kind == spirv.StorageImage || b.Kind == spirv.SampledImage
 		if isImage && (b.Image.Dim != spirv.Dim2D || b.Image.Arrayed || b.Image.Multisampled) {
-			return nil, invalid("entry point %q uses %v; vkbench binds 2D images only, neither arrayed nor multisampled", entry.Name, b)
+			return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q uses %v; vkbench binds 2D images only, neither arrayed nor multisampled", entry.Name, b)
 		}
 		if b.Kind == spirv.StorageImage {
 			if formats == nil {
@@ -249,8 +242,8 @@ func (d *device) checkSets(desc hal.ExecutableDesc) error {
 		sum += n
 	}
 	if len(desc.Sets) == 0 || sum != desc.Bindings || sum == 0 {
-		return status.Newf(status.InvalidArgument, "vk: CreateExecutable %q: sets of %v bindings for %d bindings; give sets of bindings, none negative, summing to Bindings (at least 1)",
-			desc.Label, desc.Sets, desc.Bindings)
+		return invalidArg("CreateExecutable", desc.Label, "sets of %v bindings for %d bindings; give sets of bindings, none negative, summing to Bindings (at least 1)",
+			desc.Sets, desc.Bindings)
 	}
 	if limit := d.info.Limits.MaxBoundDescriptorSets; uint64(len(desc.Sets)) > uint64(limit) {
 		return status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateExecutable %q: %s: needs %d descriptor sets, device has %d",
@@ -263,13 +256,6 @@ func (e *executable) destroy() { C.vkb_destroy_pipeline(e.d.c, e.p, e.sets) }
 
 func (e *executable) Label() string { return e.label }
 
-// Release frees the pipeline once no recording uses it; a second Release
-// returns nil.
-func (e *executable) Release() error {
-	e.d.release(e)
-	return nil
-}
-
 var _ hal.CompilerReporter = (*executable)(nil)
 
 // CompilerStats returns what the driver's compiler reports of the
@@ -277,46 +263,29 @@ var _ hal.CompilerReporter = (*executable)(nil)
 // when the device does not have it.
 func (e *executable) CompilerStats() ([]hal.CompilerStat, error) {
 	const op = "Executable.CompilerStats"
-	if err := e.d.call(op); err != nil {
+	if err := e.d.enterHolding(op, e); err != nil {
 		return nil, err
 	}
-	defer e.d.leave()
-	if err := e.d.hold(e, op, "executable "+quote(e.label)); err != nil {
-		return nil, err
-	}
-	defer e.d.drop(e)
+	defer e.d.leaveHolding(e)
 	if e.d.c.exec_stats == 0 {
 		return nil, status.Newf(status.Unimplemented, "vk: %s: %s does not report compiler statistics (no VK_KHR_pipeline_executable_properties)", op, e.d.info.Name)
 	}
-	var n C.uint32_t
-	if r := C.vkb_pipeline_executables(e.d.c, e.p.pipeline, &n, nil); r != C.VK_SUCCESS {
-		return nil, e.d.result("vkGetPipelineExecutablePropertiesKHR", r)
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	props := (*C.VkPipelineExecutablePropertiesKHR)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.VkPipelineExecutablePropertiesKHR{}))))
-	defer C.free(unsafe.Pointer(props))
-	if r := C.vkb_pipeline_executables(e.d.c, e.p.pipeline, &n, props); r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
+	props, r := enumerate(func(n *C.uint32_t, out *C.VkPipelineExecutablePropertiesKHR) C.VkResult {
+		return C.vkb_pipeline_executables(e.d.c, e.p.pipeline, n, out)
+	})
+	if r != C.VK_SUCCESS {
 		return nil, e.d.result("vkGetPipelineExecutablePropertiesKHR", r)
 	}
 	var stats []hal.CompilerStat
-	for i, p := range unsafe.Slice(props, int(n)) {
+	for i, p := range props {
 		name := C.GoString(&p.name[0])
-		var m C.uint32_t
-		if r := C.vkb_pipeline_statistics(e.d.c, e.p.pipeline, C.uint32_t(i), &m, nil); r != C.VK_SUCCESS {
+		list, r := enumerate(func(n *C.uint32_t, out *C.VkPipelineExecutableStatisticKHR) C.VkResult {
+			return C.vkb_pipeline_statistics(e.d.c, e.p.pipeline, C.uint32_t(i), n, out)
+		})
+		if r != C.VK_SUCCESS {
 			return nil, e.d.result("vkGetPipelineExecutableStatisticsKHR", r)
 		}
-		if m == 0 {
-			continue
-		}
-		list := (*C.VkPipelineExecutableStatisticKHR)(C.calloc(C.size_t(m), C.size_t(unsafe.Sizeof(C.VkPipelineExecutableStatisticKHR{}))))
-		r := C.vkb_pipeline_statistics(e.d.c, e.p.pipeline, C.uint32_t(i), &m, list)
-		if r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
-			C.free(unsafe.Pointer(list))
-			return nil, e.d.result("vkGetPipelineExecutableStatisticsKHR", r)
-		}
-		for _, s := range unsafe.Slice(list, int(m)) {
+		for _, s := range list {
 			st := hal.CompilerStat{
 				Executable:  name,
 				Name:        C.GoString(&s.name[0]),
@@ -333,7 +302,6 @@ func (e *executable) CompilerStats() ([]hal.CompilerStat, error) {
 			}
 			stats = append(stats, st)
 		}
-		C.free(unsafe.Pointer(list))
 	}
 	return stats, nil
 }

@@ -56,7 +56,6 @@ func imageFormats(in *C.vkb_instance, pd C.VkPhysicalDevice) hal.ImageFormats {
 // the global memory barriers that order buffers' uses order its uses too,
 // and no command changes its layout.
 type image struct {
-	d      *device
 	desc   hal.ImageDesc
 	handle C.VkImage
 	view   C.VkImageView
@@ -80,7 +79,7 @@ func (d *device) CreateImage(desc hal.ImageDesc) (hal.Image, error) {
 	// The image is the device's from here: if the device is released
 	// meanwhile, its Release destroys the image.
 	if err := d.initImage(img); err != nil {
-		d.release(img)
+		_ = img.Release()
 		return nil, status.Annotatef(err, "vk: %s %q", op, desc.Label)
 	}
 	return img, nil
@@ -89,18 +88,15 @@ func (d *device) CreateImage(desc hal.ImageDesc) (hal.Image, error) {
 // checkImageDesc refuses a description the device cannot make: a format
 // it lacks a feature of is hal.ErrUnsupported, naming both.
 func (d *device) checkImageDesc(desc hal.ImageDesc) error {
-	invalid := func(format string, args ...any) error {
-		return status.Newf(status.InvalidArgument, "vk: CreateImage %q: "+format, append([]any{desc.Label}, args...)...)
-	}
 	if !desc.Format.Valid() {
-		return invalid("unknown format %d", desc.Format)
+		return invalidArg("CreateImage", desc.Label, "unknown format %d", desc.Format)
 	}
 	if desc.Usage == 0 || desc.Usage&^(hal.ImageStorage|hal.ImageSampled) != 0 {
-		return invalid("usage %d is not storage, sampled or both", desc.Usage)
+		return invalidArg("CreateImage", desc.Label, "usage %d is not storage, sampled or both", desc.Usage)
 	}
 	limit := int(d.info.Limits.MaxImageDimension2D)
 	if desc.Width < 1 || desc.Height < 1 || desc.Width > limit || desc.Height > limit {
-		return invalid("%d×%d texels; the device allows 1 to %d in each dimension", desc.Width, desc.Height, limit)
+		return invalidArg("CreateImage", desc.Label, "%d×%d texels; the device allows 1 to %d in each dimension", desc.Width, desc.Height, limit)
 	}
 	have := d.info.ImageFormats.Of(desc.Format)
 	if need := desc.Usage.Features(); !have.Has(need) {
@@ -117,7 +113,7 @@ func (d *device) newImage(desc hal.ImageDesc) (*image, error) {
 		return nil, err
 	}
 	defer d.leave()
-	img := &image{d: d, desc: desc}
+	img := &image{lifetime: lifetime{d: d}, desc: desc}
 	var usage C.VkImageUsageFlags
 	if desc.Usage.Has(hal.ImageStorage) {
 		usage |= C.VK_IMAGE_USAGE_STORAGE_BIT
@@ -195,12 +191,8 @@ func (img *image) Read(ctx context.Context, dst []byte) error {
 // it, as a buffer's staged transfer does.
 func (img *image) transfer(ctx context.Context, op string, data []byte, toDevice bool) error {
 	d := img.d
-	if err := d.usable(op); err != nil {
+	if err := img.check(op); err != nil {
 		return err
-	}
-	what := "image " + quote(img.desc.Label)
-	if img.released.Load() {
-		return released(op, what)
 	}
 	if n := img.desc.Bytes(); int64(len(data)) != n {
 		return status.Newf(status.InvalidArgument, "vk: %s: %d bytes for image %q of %d×%d %s texels, which has %d", op, len(data), img.desc.Label, img.desc.Width, img.desc.Height, img.desc.Format, n)
@@ -208,7 +200,7 @@ func (img *image) transfer(ctx context.Context, op string, data []byte, toDevice
 	if err := ctx.Err(); err != nil {
 		return ctxError(op, err)
 	}
-	if err := d.hold(img, op, what); err != nil {
+	if err := d.hold(img, op); err != nil {
 		return err
 	}
 	defer d.drop(img)
@@ -223,11 +215,4 @@ func boolInt(b bool) C.int {
 		return 1
 	}
 	return 0
-}
-
-// Release frees the image once nothing uses it; a second Release returns
-// nil.
-func (img *image) Release() error {
-	img.d.release(img)
-	return nil
 }

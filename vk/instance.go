@@ -174,21 +174,14 @@ func checkValidationLayer() error {
 
 // listPhysicalDevices lists and describes the physical devices of in.
 func listPhysicalDevices(in *C.vkb_instance) ([]*physicalDevice, error) {
-	var n C.uint32_t
-	if r := C.vkb_physical_devices(in, &n, nil); r != C.VK_SUCCESS {
+	handles, r := enumerate(func(n *C.uint32_t, out *C.VkPhysicalDevice) C.VkResult {
+		return C.vkb_physical_devices(in, n, out)
+	})
+	if r != C.VK_SUCCESS {
 		return nil, resultError("vkEnumeratePhysicalDevices", int32(r))
 	}
-	if n == 0 {
-		return nil, nil
-	}
-	// C memory: the driver writes its handles into it.
-	handles := unsafe.Slice((*C.VkPhysicalDevice)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.VkPhysicalDevice(nil))))), n)
-	defer C.free(unsafe.Pointer(&handles[0]))
-	if r := C.vkb_physical_devices(in, &n, &handles[0]); r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
-		return nil, resultError("vkEnumeratePhysicalDevices", int32(r))
-	}
-	phys := make([]*physicalDevice, 0, n)
-	for i, h := range handles[:n] {
+	phys := make([]*physicalDevice, 0, len(handles))
+	for i, h := range handles {
 		// C memory, kept with the instance for the life of the process.
 		pd := &physicalDevice{handle: h, c: (*C.vkb_pd_info)(C.calloc(1, C.sizeof_vkb_pd_info))}
 		C.vkb_query_physical_device(in, h, pd.c)
@@ -197,4 +190,19 @@ func listPhysicalDevices(in *C.vkb_instance) ([]*physicalDevice, error) {
 		phys = append(phys, pd)
 	}
 	return phys, nil
+}
+
+// enumerate makes Vulkan's two calls of a list: list(&n, nil) for the
+// count, then list(&n, out) for n elements; VK_INCOMPLETE, a list that
+// shrank between the calls, is success with what came.
+func enumerate[T any](list func(n *C.uint32_t, out *T) C.VkResult) ([]T, C.VkResult) {
+	var n C.uint32_t
+	if r := list(&n, nil); r != C.VK_SUCCESS || n == 0 {
+		return nil, r
+	}
+	out := make([]T, n)
+	if r := list(&n, &out[0]); r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
+		return nil, r
+	}
+	return out[:n], C.VK_SUCCESS
 }

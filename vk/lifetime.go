@@ -8,8 +8,11 @@ package vk
 import "C"
 
 import (
-	"math"
+	"strconv"
+	"strings"
 	"sync/atomic"
+
+	"github.com/vkbench/vkbench/status"
 )
 
 // Who may destroy a Vulkan object, and when.
@@ -44,6 +47,9 @@ import (
 // lifetime is what every object of a device keeps of its life. Objects
 // embed it.
 type lifetime struct {
+	d *device
+	// self is the object that embeds the lifetime, set by track.
+	self resource
 	// released is set by the owner's Release: calls through the handle fail.
 	released atomic.Bool
 	// holds counts the recordings, submissions and calls in progress that
@@ -104,28 +110,40 @@ func (d *device) track(r resource, op string) error {
 		return released(op, "device")
 	}
 	d.live[r] = struct{}{}
+	r.life().self = r
 	return nil
 }
 
 // hold keeps r alive for a call in progress; it fails if r's handle was
-// released (what names r in the error). drop ends the hold.
-func (d *device) hold(r resource, op, what string) error {
+// released. drop ends the hold.
+func (d *device) hold(r resource, op string) error {
 	l := r.life()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if l.released.Load() || l.dead {
-		return released(op, what)
+		return released(op, describe(r))
 	}
 	l.holds++
 	return nil
 }
 
-// holdAgain adds a hold to an object its caller already holds, so it
-// cannot have gone.
-func (d *device) holdAgain(r resource) {
-	d.mu.Lock()
-	r.life().holds++
-	d.mu.Unlock()
+// enterHolding is what a call on an object that uses the VkDevice does
+// first: check the device, enter the gate and hold r. leaveHolding undoes
+// it.
+func (d *device) enterHolding(op string, r resource) error {
+	if err := d.call(op); err != nil {
+		return err
+	}
+	if err := d.hold(r, op); err != nil {
+		d.leave()
+		return err
+	}
+	return nil
+}
+
+func (d *device) leaveHolding(r resource) {
+	d.drop(r)
+	d.leave()
 }
 
 // drop ends a hold of r; the last hold of a released object destroys it.
@@ -149,31 +167,72 @@ func (d *device) destroyLocked(r resource) {
 	r.destroy()
 }
 
-// release is every object's Release: it marks the handle released and
-// destroys the object if nothing holds it. Otherwise a submission may
-// hold it that the GPU has finished already: the timeline is read once, so
-// that an object released after its work is done goes at once. Releasing
-// twice does nothing.
-func (d *device) release(r resource) {
-	l := r.life()
+// Release marks the object released and destroys it if nothing holds it.
+// Otherwise a submission may hold it that the GPU has finished already:
+// the timeline is read once, so that an object released after its work
+// is done goes at once. Release never waits for the GPU; a second Release
+// returns nil.
+func (l *lifetime) Release() error {
 	if !l.released.CompareAndSwap(false, true) {
-		return
+		return nil
 	}
+	d := l.d
 	d.mu.Lock()
 	held := l.holds > 0
 	if !held && !l.dead {
-		d.destroyLocked(r)
+		d.destroyLocked(l.self)
 	}
 	d.mu.Unlock()
 	if held {
 		d.collect()
 	}
+	return nil
 }
 
-// submitted records that the submission of value v holds r until the
-// timeline reaches v. queueMu is held, so values arrive in order.
+// check returns the error of a call through a released object, or on a
+// lost or released device.
+func (l *lifetime) check(op string) error {
+	if err := l.d.usable(op); err != nil {
+		return err
+	}
+	if l.released.Load() {
+		return released(op, describe(l.self))
+	}
+	return nil
+}
+
+// objectOf returns the object of device d that h, an argument of op,
+// stands for; what names the argument in errors, followed by index when
+// that is not negative.
+func objectOf[T resource](d *device, op, what string, index int, h any) (T, error) {
+	o, ok := h.(T)
+	var none T
+	if ok && any(o) != any(none) && o.life().d == d && !o.life().released.Load() {
+		return o, nil
+	}
+	if index >= 0 {
+		what += " " + strconv.Itoa(index)
+	}
+	switch {
+	case h == nil:
+		return none, status.Newf(status.InvalidArgument, "vk: %s: %s is nil", op, what)
+	case !ok || any(o) == any(none) || o.life().d != d:
+		return none, foreign(op, what)
+	}
+	if name := describe(o); strings.HasPrefix(name, what) {
+		what = name
+	} else {
+		what += " (" + name + ")"
+	}
+	return none, released(op, what)
+}
+
+// submittedHold makes the submission of value v hold r, which its caller
+// holds already, until the timeline reaches v. queueMu is held, so values
+// arrive in order.
 func (d *device) submittedHold(v uint64, r resource) {
 	d.mu.Lock()
+	r.life().holds++
 	d.inflight = append(d.inflight, inflight{v, r})
 	d.mu.Unlock()
 }
@@ -193,10 +252,6 @@ func (d *device) retire(reached uint64) {
 		d.inflight = append(d.inflight[:0], d.inflight[n:]...)
 	}
 }
-
-// retireAll ends every submission's holds: the driver has said the device
-// is lost, so nothing runs any more and destroying is allowed.
-func (d *device) retireAll() { d.retire(math.MaxUint64) }
 
 // collect reads the timeline and retires what it has passed. It is
 // best effort: a device destroyed or lost meanwhile has nothing to say.

@@ -3,6 +3,7 @@
 package vk
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,17 +30,11 @@ func driverManifests() []string {
 		}
 	}
 	split(os.Getenv("VK_ADD_DRIVER_FILES"))
-	if v := firstEnv("VK_DRIVER_FILES", "VK_ICD_FILENAMES"); v != "" {
+	if v := cmp.Or(os.Getenv("VK_DRIVER_FILES"), os.Getenv("VK_ICD_FILENAMES")); v != "" {
 		split(v)
 	} else {
 		home, _ := os.UserHomeDir()
-		dirs := func(env, def string) []string {
-			v := os.Getenv(env)
-			if v == "" {
-				v = def
-			}
-			return filepath.SplitList(v)
-		}
+		dirs := func(env, def string) []string { return filepath.SplitList(cmp.Or(os.Getenv(env), def)) }
 		var roots []string
 		roots = append(roots, dirs("XDG_CONFIG_HOME", filepath.Join(home, ".config"))...)
 		roots = append(roots, dirs("XDG_CONFIG_DIRS", "/etc/xdg")...)
@@ -66,16 +61,6 @@ func driverManifests() []string {
 	}
 	slices.Sort(found)
 	return slices.Compact(found)
-}
-
-// firstEnv returns the first of the environment variables that is set.
-func firstEnv(names ...string) string {
-	for _, n := range names {
-		if v := os.Getenv(n); v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // listed names at most n of items, and how many more there are.

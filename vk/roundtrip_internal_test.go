@@ -258,7 +258,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 // binds one written beforehand. Unlike BenchmarkRoundTrip it does not
 // depend on how fast the device wakes a waiting thread. hal-sets records
 // the same kernel with its bindings in two descriptor sets, one binding
-// each (vkb_cmd_dispatch_sets).
+// each (vkb_cmd_dispatch with sets).
 func BenchmarkRecord(b *testing.B) {
 	d := openDefault(b, false)
 	rt := newRoundTrip(b, d)
@@ -333,7 +333,7 @@ func TestRoundTripLoops(t *testing.T) {
 // before the second of polling would.
 func TestSpinningWait(t *testing.T) {
 	d := openDefault(t, true)
-	d.setSpin(time.Second)
+	d.spin = time.Second
 	rt := newRoundTrip(t, d)
 	n := 0
 	rt.halLoop(t, d, func() bool { n++; return n <= 20 })

@@ -16,7 +16,6 @@ var _ hal.Sampler = (*sampler)(nil)
 
 // sampler is a VkSampler of one mip level.
 type sampler struct {
-	d      *device
 	desc   hal.SamplerDesc
 	handle C.VkSampler
 	lifetime
@@ -27,23 +26,20 @@ func (d *device) CreateSampler(desc hal.SamplerDesc) (hal.Sampler, error) {
 	if err := d.usable(op); err != nil {
 		return nil, err
 	}
-	invalid := func(format string, args ...any) error {
-		return status.Newf(status.InvalidArgument, "vk: CreateSampler %q: "+format, append([]any{desc.Label}, args...)...)
-	}
 	switch {
 	case desc.Filter != hal.Nearest && desc.Filter != hal.Linear:
-		return nil, invalid("unknown filter %d", desc.Filter)
+		return nil, invalidArg(op, desc.Label, "unknown filter %d", desc.Filter)
 	case desc.Address != hal.ClampToEdge && desc.Address != hal.Repeat:
-		return nil, invalid("unknown address mode %d", desc.Address)
+		return nil, invalidArg(op, desc.Label, "unknown address mode %d", desc.Address)
 	case desc.Unnormalized && desc.Address != hal.ClampToEdge:
 		// Vulkan allows unnormalized coordinates only with clamping.
-		return nil, invalid("unnormalized coordinates need the clamp address mode, not %s", desc.Address)
+		return nil, invalidArg(op, desc.Label, "unnormalized coordinates need the clamp address mode, not %s", desc.Address)
 	}
 	if err := d.call(op); err != nil {
 		return nil, err
 	}
 	defer d.leave()
-	s := &sampler{d: d, desc: desc}
+	s := &sampler{lifetime: lifetime{d: d}, desc: desc}
 	if r := C.vkb_create_sampler(d.c, boolInt(desc.Filter == hal.Linear), boolInt(desc.Address == hal.Repeat), boolInt(desc.Unnormalized), &s.handle); r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result("vkCreateSampler", r), "vk: %s %q", op, desc.Label)
 	}
@@ -57,10 +53,3 @@ func (d *device) CreateSampler(desc hal.SamplerDesc) (hal.Sampler, error) {
 func (s *sampler) destroy() { C.vkb_destroy_sampler(s.d.c, s.handle) }
 
 func (s *sampler) Desc() hal.SamplerDesc { return s.desc }
-
-// Release frees the sampler once no recording uses it; a second Release
-// returns nil.
-func (s *sampler) Release() error {
-	s.d.release(s)
-	return nil
-}

@@ -33,33 +33,14 @@ type staging struct {
 	last uint64
 }
 
-// transfer copies data into b at offset (toDevice) or out of b at offset
-// into data. The caller holds b; each staged copy holds it too, until the
-// timeline passes the copy, so that a transfer whose context ends while
-// its copy runs leaves nothing to be freed under it. The gate must not be
-// held: it is entered for the host's work on each chunk and left while
-// the GPU copies.
-func (s *staging) transfer(ctx context.Context, b *buffer, offset int64, data []byte, toDevice bool) error {
-	op := "Buffer.Read"
-	if toDevice {
-		op = "Buffer.Write"
-	}
-	return s.chunks(ctx, op, b.d, b, data, stagingChunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int) {
-		off := C.VkDeviceSize(offset + int64(at))
-		if toDevice {
-			C.vkb_cmd_copy(b.d.c, cb, staging, 0, b.handle, off, C.VkDeviceSize(n))
-		} else {
-			C.vkb_cmd_copy(b.d.c, cb, b.handle, off, staging, 0, C.VkDeviceSize(n))
-		}
-	})
-}
-
 // chunks moves data between the host and holder through the staging
 // buffer, step bytes at a time (at most stagingChunk): for each chunk it
 // waits for the previous copy, fills the staging buffer (toDevice),
 // records the copy that record makes of the chunk at byte at of data, n
 // bytes long, submits it, waits, and reads the staging buffer back
 // (!toDevice). The one protocol of buffers' and images' staged transfers.
+// The gate must not be held: it is entered for the host's work on each
+// chunk and left while the GPU copies.
 func (s *staging) chunks(ctx context.Context, op string, d *device, holder resource, data []byte, step int, toDevice bool,
 	record func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int)) error {
 	s.mu.Lock()

@@ -20,7 +20,6 @@ var _ hal.TimestampPool = (*timestampPool)(nil)
 // timestampPool is a VkQueryPool of timestamps, reset on the host when it
 // is made so that a slot never written reads as unavailable.
 type timestampPool struct {
-	d      *device
 	count  int
 	handle C.VkQueryPool
 	lifetime
@@ -37,7 +36,7 @@ func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
 	if count <= 0 || count > math.MaxInt32 {
 		return nil, status.Newf(status.InvalidArgument, "vk: CreateTimestampPool: count %d is not positive", count)
 	}
-	p := &timestampPool{d: d, count: count}
+	p := &timestampPool{lifetime: lifetime{d: d}, count: count}
 	if r := C.vkb_create_query_pool(d.c, C.uint32_t(count), &p.handle); r != C.VK_SUCCESS {
 		return nil, d.result("vkCreateQueryPool", r)
 	}
@@ -52,38 +51,11 @@ func (p *timestampPool) destroy() { C.vkb_destroy_query_pool(p.d.c, p.handle) }
 
 func (p *timestampPool) Count() int { return p.count }
 
-// enter is what Ticks and Elapsed do first: check the device and the
-// pool, enter the gate and hold the pool. leave undoes it.
-func (p *timestampPool) enter(op string) error {
-	if err := p.d.call(op); err != nil {
-		return err
-	}
-	if err := p.d.hold(p, op, "timestamp pool"); err != nil {
-		p.d.leave()
-		return err
-	}
-	return nil
-}
-
-func (p *timestampPool) leave() {
-	p.d.drop(p)
-	p.d.leave()
-}
-
-// mask returns the mask of the valid bits of a timestamp.
-func (p *timestampPool) mask() uint64 {
-	bits := p.d.info.Limits.TimestampValidBits
-	if bits >= 64 {
-		return math.MaxUint64
-	}
-	return 1<<bits - 1
-}
-
 func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
-	if err := p.enter("Ticks"); err != nil {
+	if err := p.d.enterHolding("Ticks", p); err != nil {
 		return nil, err
 	}
-	defer p.leave()
+	defer p.d.leaveHolding(p)
 	if first < 0 || n <= 0 || first > p.count || n > p.count-first {
 		return nil, status.Newf(status.InvalidArgument, "vk: Ticks: slots [%d, %d+%d) are outside the pool of %d", first, first, n, p.count)
 	}
@@ -97,7 +69,10 @@ func (p *timestampPool) ticks(op string, first, n int) ([]uint64, error) {
 	if r != C.VK_SUCCESS && r != C.VK_NOT_READY {
 		return nil, p.d.result("vkGetQueryPoolResults", r)
 	}
-	mask := p.mask()
+	mask := uint64(math.MaxUint64) // of the valid bits
+	if bits := p.d.info.Limits.TimestampValidBits; bits < 64 {
+		mask = 1<<bits - 1
+	}
 	out := make([]uint64, n)
 	for i := range n {
 		if data[2*i+1] == 0 {
@@ -110,10 +85,10 @@ func (p *timestampPool) ticks(op string, first, n int) ([]uint64, error) {
 
 // Elapsed converts ticks to time with hal.TickDuration.
 func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
-	if err := p.enter("Elapsed"); err != nil {
+	if err := p.d.enterHolding("Elapsed", p); err != nil {
 		return 0, err
 	}
-	defer p.leave()
+	defer p.d.leaveHolding(p)
 	if start < 0 || start >= p.count || end < 0 || end >= p.count {
 		return 0, status.Newf(status.InvalidArgument, "vk: Elapsed: slots %d and %d are not both in the pool of %d", start, end, p.count)
 	}
@@ -130,11 +105,4 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 		return 0, status.Annotatef(err, "vk: Elapsed: slots %d and %d", start, end)
 	}
 	return d, nil
-}
-
-// Release frees the pool once no recording uses it; a second Release
-// returns nil.
-func (p *timestampPool) Release() error {
-	p.d.release(p)
-	return nil
 }

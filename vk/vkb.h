@@ -407,17 +407,20 @@ typedef struct vkb_call {
 } vkb_call;
 vkb_call vkb_begin(const vkb_device *d, VkCommandPool pool, VkCommandBuffer cb, uint32_t npools, const VkDescriptorPool *pools);
 VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier);
-// vkb_cmd_dispatch binds storage buffers at every binding when types is
-// NULL; otherwise binding i is of types[i], and views and samplers hold
-// the image views and samplers of the image bindings.
-VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p,
-	uint32_t nbind, const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges,
-	const VkDescriptorType *types, const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
-// vkb_cmd_dispatch_sets is vkb_cmd_dispatch for a pipeline of sets: its
-// bindings set by set, types not NULL.
-VkResult vkb_cmd_dispatch_sets(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *sets,
-	const VkBuffer *buffers, const VkDeviceSize *offsets, const VkDeviceSize *ranges, const VkDescriptorType *types,
-	const VkImageView *views, const VkSampler *samplers, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
+// vkb_binding is one binding of a dispatch: a buffer's range, or an
+// image's view with, for a sampled image, its sampler.
+typedef struct vkb_binding {
+	VkDescriptorBufferInfo buffer;
+	VkImageView view;
+	VkSampler sampler;
+	VkDescriptorType type;
+} vkb_binding;
+// vkb_cmd_dispatch records a dispatch of p with nbind bindings, at set 0
+// when sets is NULL, else set by set as sets says. mixed is 0 when every
+// binding is a storage buffer (type is then not read), 1 otherwise, and
+// always for a pipeline of sets.
+VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *sets,
+	uint32_t nbind, const vkb_binding *binds, int mixed, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
 void vkb_cmd_copy(const vkb_device *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize size);
 void vkb_cmd_fill(const vkb_device *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size, uint32_t value);
 void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb);
