@@ -20,10 +20,7 @@ func Words(code []byte) ([]uint32, error) {
 	if len(code) < headerWords*4 {
 		return nil, status.Newf(status.InvalidArgument, "spirv: %d bytes is shorter than the 20-byte header", len(code))
 	}
-	words := make([]uint32, len(code)/4)
-	for i := range words {
-		words[i] = binary.LittleEndian.Uint32(code[4*i:])
-	}
+	words := toWords(code)
 	switch w := words[0]; w {
 	case magic:
 	case 0x03022307:
@@ -77,15 +74,16 @@ func Instruction(op Op, operands ...uint32) []uint32 {
 // StringOperand returns the words of a literal string operand: its bytes,
 // a terminating NUL, and NULs to a whole word.
 func StringOperand(s string) []uint32 {
-	b := append([]byte(s), 0)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
+	return toWords(append([]byte(s), make([]byte, 4-len(s)%4)...))
+}
+
+// toWords reads whole little-endian words from b.
+func toWords(b []byte) []uint32 {
+	words := make([]uint32, len(b)/4)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(b[4*i:])
 	}
-	out := make([]uint32, len(b)/4)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
+	return words
 }
 
 // Bytes returns words as a module's code.

@@ -100,18 +100,14 @@ const (
 // String returns "storage buffer", "uniform buffer", "storage image",
 // "sampled image" or "other descriptor".
 func (k DescriptorKind) String() string {
-	switch k {
-	case StorageBuffer:
-		return "storage buffer"
-	case UniformBuffer:
-		return "uniform buffer"
-	case StorageImage:
-		return "storage image"
-	case SampledImage:
-		return "sampled image"
+	if int(k) >= len(kindNames) {
+		k = OtherDescriptor
 	}
-	return "other descriptor (a separate image or sampler, or an array)"
+	return kindNames[k]
 }
+
+var kindNames = [...]string{StorageBuffer: "storage buffer", UniformBuffer: "uniform buffer", StorageImage: "storage image",
+	SampledImage: "sampled image", OtherDescriptor: "other descriptor (a separate image or sampler, or an array)"}
 
 // ImageDim is an image's dimensionality, SPIR-V's Dim.
 type ImageDim uint32
@@ -218,6 +214,11 @@ func (m *Module) bufferElement(id uint32) Scalar {
 	}
 	for t = m.types[t.elem]; t != nil && (t.op == OpTypeVector || t.op == OpTypeArray); t = m.types[t.elem] {
 	}
+	return t.scalar()
+}
+
+// scalar returns the numeric type t is, or none; t may be nil.
+func (t *typ) scalar() Scalar {
 	switch {
 	case t == nil:
 	case t.op == OpTypeFloat:
@@ -267,16 +268,7 @@ func (m *Module) imageKind(id uint32) (DescriptorKind, Image) {
 		return OtherDescriptor, Image{}
 	}
 	img := *t.image
-	if c := m.types[t.elem]; c != nil {
-		switch {
-		case c.op == OpTypeFloat:
-			img.Component = "float"
-		case c.op == OpTypeInt && c.signed:
-			img.Component = "int"
-		case c.op == OpTypeInt:
-			img.Component = "uint"
-		}
-	}
+	img.Component = m.types[t.elem].scalar().Kind
 	return kind, img
 }
 

@@ -14,14 +14,14 @@ import (
 // where. The Module is shared: callers must not modify it, nor code after
 // the call.
 func Parse(code []byte) (*Module, error) {
-	if m, ok := modules.get(code); ok {
+	if m, ok := remembered(code); ok {
 		return m, nil
 	}
 	m, err := parse(code)
 	if err != nil {
 		return nil, err
 	}
-	modules.put(code, m)
+	remember(code, m)
 	return m, nil
 }
 
@@ -38,7 +38,15 @@ func parse(code []byte) (*Module, error) {
 	if words[3] == 0 {
 		return nil, status.New(status.InvalidArgument, "spirv: id bound is 0")
 	}
-	r := newReader(code, uint16(major<<8|minor))
+	r := &reader{
+		m: &Module{
+			Version: uint16(major<<8 | minor), byName: map[string]*Entry{}, types: map[uint32]*typ{}, consts: map[uint32]*constant{},
+			vars: map[uint32]uint32{}, strides: map[uint32]uint32{}, offsets: map[uint32]map[uint32]uint32{},
+			mstrides: map[uint32]map[uint32]uint32{}, rowMajor: map[[2]uint32]bool{}, blocks: map[uint32]uint32{},
+			specs: map[uint32]SpecConstant{},
+		},
+		open: -1, functions: map[uint32]bool{}, specIDs: map[uint32]uint32{}, sets: map[uint32]uint32{}, binds: map[uint32]uint32{},
+	}
 	for i, ins := range Instructions(words) {
 		if err := r.instruction(i, Opcode(ins), ins[1:]); err != nil {
 			return nil, err
@@ -62,18 +70,6 @@ type reader struct {
 type execMode struct {
 	entry, mode uint32
 	ops         [3]uint32
-}
-
-func newReader(code []byte, version uint16) *reader {
-	return &reader{
-		m: &Module{
-			Version: version, byName: map[string]*Entry{}, types: map[uint32]*typ{}, consts: map[uint32]*constant{},
-			vars: map[uint32]uint32{}, strides: map[uint32]uint32{}, offsets: map[uint32]map[uint32]uint32{},
-			mstrides: map[uint32]map[uint32]uint32{}, rowMajor: map[[2]uint32]bool{}, blocks: map[uint32]uint32{},
-			specs: map[uint32]SpecConstant{},
-		},
-		open: -1, functions: map[uint32]bool{}, specIDs: map[uint32]uint32{}, sets: map[uint32]uint32{}, binds: map[uint32]uint32{},
-	}
 }
 
 // need checks that the instruction at word i has at least min operands.
@@ -298,17 +294,12 @@ func (r *reader) specConstants() {
 		c.specID, c.hasID = sid, true
 		info := SpecConstant{Default: uint32(c.value)}
 		if t := m.types[c.typ]; t != nil {
+			info.Width = t.width
 			switch {
 			case t.op == OpTypeBool:
 				info.Kind, info.Width = "bool", 32
-			case t.op == OpTypeInt && t.width == 32 && t.signed:
-				info.Kind, info.Width = "int", 32
-			case t.op == OpTypeInt && t.width == 32:
-				info.Kind, info.Width = "uint", 32
-			case t.op == OpTypeFloat && t.width == 32:
-				info.Kind, info.Width = "float", 32
-			default:
-				info.Width = t.width
+			case t.width == 32:
+				info.Kind = t.scalar().Kind
 			}
 		}
 		m.specs[sid] = info

@@ -136,10 +136,7 @@ func (st *Status) writeExtras(b *strings.Builder) {
 func (j *joinError) Format(f fmt.State, verb rune) {
 	if verb == 'v' && f.Flag('+') {
 		var b strings.Builder
-		b.WriteString(j.code.String())
-		b.WriteString(": ")
-		b.WriteString(strconv.Itoa(len(j.errs)))
-		b.WriteString(" errors")
+		fmt.Fprintf(&b, "%s: %d errors", j.code, len(j.errs))
 		for i, err := range j.errs {
 			label := "\n  [" + strconv.Itoa(i+1) + "] "
 			b.WriteString(label)

@@ -1,8 +1,8 @@
 package status
 
 import (
+	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -52,12 +52,9 @@ func (j *joinError) Error() string { return j.code.String() + ": " + j.message()
 // message is Error without the code.
 func (j *joinError) message() string {
 	var b strings.Builder
-	b.WriteString(strconv.Itoa(len(j.errs)))
-	b.WriteString(" errors:")
+	fmt.Fprintf(&b, "%d errors:", len(j.errs))
 	for _, err := range j.errs {
-		b.WriteString(" [")
-		b.WriteString(err.Error())
-		b.WriteString("]")
+		fmt.Fprintf(&b, " [%s]", err.Error())
 	}
 	return b.String()
 }

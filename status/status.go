@@ -173,11 +173,7 @@ func Annotate(err error, msg string) error {
 	if isOK(err) {
 		return nil
 	}
-	m := CurrentMode()
-	if m == ModeCode {
-		return err
-	}
-	return annotate(m, err, msg)
+	return annotate(CurrentMode(), err, msg)
 }
 
 // Annotatef is Annotate with a message formatted as fmt.Sprintf does. The
@@ -187,15 +183,15 @@ func Annotatef(err error, format string, args ...any) error {
 		return nil
 	}
 	m := CurrentMode()
-	if m == ModeCode {
-		return err
-	}
 	return annotate(m, err, sprintf(m, format, args))
 }
 
-// annotate is Annotate and Annotatef past ModeCode, once they have their
-// message; the note's location is its caller's caller.
+// annotate is Annotate and Annotatef once they have their message; the
+// note's location is its caller's caller.
 func annotate(m Mode, err error, msg string) error {
+	if m == ModeCode {
+		return err
+	}
 	if st, ok := err.(*Status); ok && st != nil {
 		if m < ModeMessages || msg == "" {
 			return err

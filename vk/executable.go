@@ -9,7 +9,6 @@ package vk
 import "C"
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 	"unsafe"
@@ -41,7 +40,8 @@ type executable struct {
 }
 
 func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
-	if err := d.call("CreateExecutable"); err != nil {
+	const op = "CreateExecutable"
+	if err := d.call(op); err != nil {
 		return nil, err
 	}
 	defer d.leave()
@@ -57,24 +57,30 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		return nil, err
 	}
 	spec := make(map[uint32]uint32, len(desc.Constants))
-	for _, c := range desc.Constants {
+	ids := make([]uint32, len(desc.Constants))
+	values := make([]uint32, len(desc.Constants))
+	for i, c := range desc.Constants {
+		if _, twice := spec[c.ID]; twice {
+			return nil, invalidArg(op, desc.Label, "specialization constant %d is given twice", c.ID)
+		}
 		spec[c.ID] = c.Value
+		ids[i], values[i] = c.ID, c.Value
 	}
 	// A block longer than the range pushed would read past it: undefined
 	// values on most drivers, a crash on some.
 	push, known := module.PushConstantBytes(entry, spec)
 	if !known && desc.PushConstantSize == 0 {
-		return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q has a push-constant block, but the executable's PushConstantSize is 0", entry.Name)
+		return nil, invalidArg(op, desc.Label, "entry point %q has a push-constant block, but the executable's PushConstantSize is 0", entry.Name)
 	}
 	if known && push > desc.PushConstantSize {
 		if desc.PushConstantSize == 0 {
-			return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q has a push-constant block of %d bytes, but the executable's PushConstantSize is 0", entry.Name, push)
+			return nil, invalidArg(op, desc.Label, "entry point %q has a push-constant block of %d bytes, but the executable's PushConstantSize is 0", entry.Name, push)
 		}
-		return nil, invalidArg("CreateExecutable", desc.Label, "entry point %q's push-constant block is %d bytes, more than the executable's PushConstantSize of %d", entry.Name, push, desc.PushConstantSize)
+		return nil, invalidArg(op, desc.Label, "entry point %q's push-constant block is %d bytes, more than the executable's PushConstantSize of %d", entry.Name, push, desc.PushConstantSize)
 	}
 	limit := d.info.Limits.MaxPushConstantsSize
 	if desc.PushConstantSize < 0 || desc.PushConstantSize%4 != 0 || uint64(desc.PushConstantSize) > uint64(limit) {
-		return nil, invalidArg("CreateExecutable", desc.Label, "push-constant size %d is not a multiple of 4 between 0 and the device's %d", desc.PushConstantSize, limit)
+		return nil, invalidArg(op, desc.Label, "push-constant size %d is not a multiple of 4 between 0 and the device's %d", desc.PushConstantSize, limit)
 	}
 	if desc.SubgroupSize > 0 || desc.FullSubgroups {
 		wg, _ := module.WorkgroupSize(entry, spec)
@@ -82,21 +88,8 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 			return nil, status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateExecutable %q: %s: %s", desc.Label, d.info.Name, why)
 		}
 	}
-	ids := make([]uint32, len(desc.Constants))
-	values := make([]uint32, len(desc.Constants))
-	seen := make(map[uint32]bool, len(desc.Constants))
-	for i, c := range desc.Constants {
-		if seen[c.ID] {
-			return nil, invalidArg("CreateExecutable", desc.Label, "specialization constant %d is given twice", c.ID)
-		}
-		seen[c.ID] = true
-		ids[i], values[i] = c.ID, c.Value
-	}
-	// Copy the code into words: pCode must be 4-byte aligned.
-	code := make([]uint32, len(desc.SPIRV)/4)
-	for i := range code {
-		code[i] = binary.LittleEndian.Uint32(desc.SPIRV[4*i:])
-	}
+	// pCode must be 4-byte aligned; spirv.Check has read the words once.
+	code, _ := spirv.Words(desc.SPIRV)
 	centry := C.CString(entry.Name)
 	defer C.free(unsafe.Pointer(centry))
 	var idp, valuep *C.uint32_t
@@ -122,7 +115,7 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	if r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateExecutable %q", desc.Label)
 	}
-	if err := d.track(e, "CreateExecutable"); err != nil {
+	if err := d.track(e, op); err != nil {
 		e.destroy()
 		return nil, err
 	}

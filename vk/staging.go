@@ -60,10 +60,12 @@ func (s *staging) chunks(ctx context.Context, op string, d *device, holder resou
 		if err := d.wait(ctx, op, v); err != nil {
 			return err
 		}
-		if !toDevice {
-			if err := s.readBack(op, d, chunk); err != nil {
+		if !toDevice { // read what the copy brought back
+			if err := d.enter(op); err != nil {
 				return err
 			}
+			parallelCopy(chunk, s.buf.mapped)
+			d.leave()
 		}
 	}
 	return nil
@@ -78,8 +80,7 @@ func (s *staging) copyChunk(op string, d *device, holder resource, chunk []byte,
 		return 0, err
 	}
 	defer d.leave()
-	n := len(chunk)
-	if err := s.ensure(d, n); err != nil {
+	if err := s.ensure(d, len(chunk)); err != nil {
 		return 0, err
 	}
 	if toDevice {
@@ -93,25 +94,10 @@ func (s *staging) copyChunk(op string, d *device, holder resource, chunk []byte,
 	C.vkb_cmd_barrier(d.c, s.cb)
 	copy(s.cb, s.buf.handle)
 	C.vkb_cmd_barrier(d.c, s.cb)
-	hostRead := C.int(0)
-	if !toDevice {
-		hostRead = 1
-	}
-	if r := C.vkb_end(d.c, s.cb, hostRead); r != C.VK_SUCCESS {
+	if r := C.vkb_end(d.c, s.cb, boolInt(!toDevice)); r != C.VK_SUCCESS {
 		return 0, d.result("vkEndCommandBuffer", r)
 	}
 	return d.submit(s.cb, 0, holder)
-}
-
-// readBack copies what the last copy brought into the staging buffer out
-// to dst.
-func (s *staging) readBack(op string, d *device, dst []byte) error {
-	if err := d.enter(op); err != nil {
-		return err
-	}
-	defer d.leave()
-	parallelCopy(dst, s.buf.mapped)
-	return nil
 }
 
 // parallelCopy copies src into dst as copy does, split among the
