@@ -5,9 +5,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
-	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -17,8 +15,9 @@ import (
 // trust boundary. An answer names its winner by the digest of the
 // winner's kernel (Entry.FastestDigest): an answer whose digest is none of
 // this machine's candidates is ignored, and the candidate it names is
-// verified on this device, as a tune verifies every candidate before
-// timing it, before its first use here; then it is copied into the local
+// verified on this device (kernels.VerifyCandidate: run once on the tune's
+// seeded inputs and checked, as a tune checks every candidate before
+// timing it) before its first use here; then it is copied into the local
 // file, which this machine trusts. Whoever can write the shared store can
 // choose among this machine's verified candidates, never what code runs
 // or whether it is checked.
@@ -54,7 +53,7 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 		t.store.Warn("autotune: shared store %s: %s: the answer for %s names a kernel (digest %q) that is none of this machine's candidates; ignored", shared.Path(), t.table, k, e.FastestDigest)
 		return nil
 	}
-	if err := verifyOne(ctx, t.dev, op, k.Size, t.opts, index); err != nil {
+	if err := kernels.VerifyCandidate(ctx, t.dev, op, k.Size, index, t.opts.Seed); err != nil {
 		t.store.Warn("autotune: shared store %s: %s: the answer for %s, %s, failed on this device and is ignored: %v", shared.Path(), t.table, k, op.Candidates()[index].Name, err)
 		return nil
 	}
@@ -72,22 +71,6 @@ func (t *Tuner) answered(k Key, from Tier, where string) {
 	if t.opts.Logger != nil {
 		t.opts.Logger.Debug("autotune: answered from "+string(from), "key", k, "from", where)
 	}
-}
-
-// verifyOne builds candidate i of op, runs it once on a problem of size
-// and checks its result: the steps a measurement takes for every
-// candidate before timing it, for an answer measured elsewhere.
-func verifyOne(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options, i int) error {
-	opts.fill()
-	m := newMeasurement(dev, op, size, opts)
-	defer m.release()
-	if err := m.setup(ctx); err != nil {
-		return err
-	}
-	c := op.Candidates()[i]
-	st := &candState{res: results.Result{Index: i, Name: c.Name}}
-	m.cands = append(m.cands, st)
-	return m.prepareCandidate(ctx, c, st, nil)
 }
 
 // awaitShared makes this process the one of the fleet that tunes k: it

@@ -459,8 +459,9 @@ func TestSharedSearch(t *testing.T) {
 	if n := second.sampled.Load(); n != 0 {
 		t.Errorf("the second machine took %d samples, want none", n)
 	}
-	// Verified before its first use here: the winner, and only it, built.
-	if built := dev.names(); !slices.Equal(built, []string{winner}) {
+	// Verified before its first use here: the winner, and only it, built
+	// (labelled with its operation, as kernels.VerifyCandidate does).
+	if built := dev.names(); !slices.Equal(built, []string{res1.Op.Name() + "/" + winner}) {
 		t.Errorf("the second machine built %q; want the winner %s alone, to verify it", built, winner)
 	}
 	res3, err := tuner.Search(ctx, op, size, sopts)
