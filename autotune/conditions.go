@@ -143,15 +143,15 @@ func (m *measurement) energyPass(ctx context.Context) error {
 	}
 	window := max(m.opts.EnergyWindow/energyWindows, energyTicks*step)
 	type tally struct {
+		per    float64 // the median time per run
 		perRun []float64
 		watts  float64
 		runs   int
 		failed bool
 	}
 	tallies := make([]tally, len(cands))
-	per := make([]float64, len(cands)) // each one's median time per run
 	for k, c := range cands {
-		per[k] = stats.Summarize(c.samples, c.batch).Median
+		tallies[k].per = stats.Summarize(c.samples, c.batch).Median
 	}
 	for range energyWindows {
 		for k, c := range cands {
@@ -159,7 +159,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 			if t.failed {
 				continue
 			}
-			runs, watts, err := m.energyWindow(ctx, c, per[k], window, idle)
+			runs, watts, err := m.energyWindow(ctx, c, t.per, window, idle)
 			if err != nil {
 				return err
 			}
@@ -167,7 +167,7 @@ func (m *measurement) energyPass(ctx context.Context) error {
 				t.failed = true
 				continue
 			}
-			t.perRun = append(t.perRun, watts*per[k])
+			t.perRun = append(t.perRun, watts*t.per)
 			t.watts += watts
 			t.runs += runs
 		}

@@ -74,32 +74,26 @@ type JobsFor func(table store.Table, info hal.DeviceInfo) []Job
 // The error is nil unless ctx ended; failures of single jobs, and groups
 // whose every device was lost, are in the outcomes.
 func TuneAll(ctx context.Context, tuners []*Tuner, jobs JobsFor, force bool) ([]JobResult, error) {
-	type tableGroup struct {
-		table   store.Table
-		members []*Tuner
-	}
-	var hardware []string
-	byHW := map[string][]*tableGroup{}
+	members := map[store.Table][]*Tuner{}
+	var hardware []string // in the order first seen, as the tables of each
+	tables := map[string][]store.Table{}
 	for _, t := range tuners {
 		hw := t.table.Hardware
-		groups, ok := byHW[hw]
-		if !ok {
+		if tables[hw] == nil {
 			hardware = append(hardware, hw)
 		}
-		i := slices.IndexFunc(groups, func(g *tableGroup) bool { return g.table == t.table })
-		if i < 0 {
-			i = len(groups)
-			groups = append(groups, &tableGroup{table: t.table})
+		if members[t.table] == nil {
+			tables[hw] = append(tables[hw], t.table)
 		}
-		groups[i].members = append(groups[i].members, t)
-		byHW[hw] = groups
+		members[t.table] = append(members[t.table], t)
 	}
 	results := make([][]JobResult, len(hardware))
 	var wg sync.WaitGroup
 	for h, hw := range hardware {
 		wg.Go(func() {
-			for _, g := range byHW[hw] {
-				results[h] = append(results[h], tuneTable(ctx, tuners, g.members, jobs(g.table, g.members[0].dev.Info()), force)...)
+			for _, tb := range tables[hw] {
+				g := members[tb]
+				results[h] = append(results[h], tuneTable(ctx, tuners, g, jobs(tb, g[0].dev.Info()), force)...)
 			}
 		})
 	}

@@ -99,13 +99,7 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 		}
 	}
 	out := results.Result{Index: rs[0].Index, Name: rs[0].Name, Measurement: results.Measurement{Outcome: results.Dropped}}
-	var w work
-	for _, r := range rs {
-		if r.Bytes > 0 || r.Flops > 0 {
-			w = work{bytes: r.Bytes, flops: r.Flops}
-			break
-		}
-	}
+	var w work // one run's, from the first round that has it
 	var pooled []float64
 	batch := 0
 	dropped := 0
@@ -113,6 +107,9 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 	energies, intervals := 0, 0
 	var cond telemetry.Conditions
 	for _, r := range rs {
+		if w == (work{}) {
+			w = work{bytes: r.Bytes, flops: r.Flops}
+		}
 		if r.EnergyJ > 0 {
 			energy, power, energies = energy+r.EnergyJ, power+r.PowerW, energies+1
 			if r.EnergyLoJ > 0 {

@@ -124,12 +124,6 @@ func (t *Tuner) Table() store.Table { return t.table }
 // Store is the store the tuner keeps its answers in.
 func (t *Tuner) Store() *store.Store { return t.store }
 
-// Device is the tuner's device.
-func (t *Tuner) Device() hal.Device { return t.dev }
-
-// Options are the tuner's options, defaults filled in.
-func (t *Tuner) Options() Options { return t.opts }
-
 // Key returns the key that size of op is tuned under: its dimensions
 // bucketed by the tuning level, and measured at the bucket's
 // representative shape. Where a candidate of op applies at size but not
