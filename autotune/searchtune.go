@@ -125,10 +125,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if e.Fastest < 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
-	e.FastestDigest = digest(sop.Candidates()[e.Fastest])
-	stored, _ := commit(t.store, t.table, skey, sum, e, true) // replacing an earlier search's answer
-	t.remember(skey, sum, stored.Fastest)
-	t.commitShared(sop, skey, sum, stored, true)
+	_, _ = t.publish(sop, skey, sum, e, true) // replacing an earlier search's answer; a file that cannot be written has warned
 	return res, nil
 }
 

@@ -120,15 +120,20 @@ func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, su
 	}
 }
 
-// commitShared offers e to the shared tier (the first answer committed
-// there stays); a tier that fails has warned, and the answer is the local
-// file's all the same.
-func (t *Tuner) commitShared(op kernels.Operation, k Key, sum string, e *Entry, force bool) {
-	shared := t.store.Shared()
-	if shared == nil || e.Fastest < 0 {
-		return
+// publish commits e, the answer measured here for k, to the local file
+// (commit: with force it replaces the file's answer, else the first one
+// committed stays), remembers the answer the file keeps, and offers it to
+// the shared tier, where likewise the first one committed stays. The
+// shared tier failing has warned: the answer is the local file's all the
+// same. The error is the local file's.
+func (t *Tuner) publish(op kernels.Operation, k Key, sum string, e *Entry, force bool) (*Entry, error) {
+	e.FastestDigest = digest(op.Candidates()[e.Fastest])
+	stored, err := commit(t.store, t.table, k, sum, e, force)
+	t.remember(k, sum, stored.Fastest)
+	if shared := t.store.Shared(); shared != nil && stored.Fastest >= 0 {
+		c := *stored
+		c.FastestDigest = digest(op.Candidates()[stored.Fastest])
+		_, _ = commit(shared, t.table, k, sum, &c, force)
 	}
-	c := *e
-	c.FastestDigest = digest(op.Candidates()[e.Fastest])
-	_, _ = commit(shared, t.table, k, sum, &c, force)
+	return stored, err
 }

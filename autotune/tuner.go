@@ -371,8 +371,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 			defer func() { _ = lease.Release() }() // one that fails expires
 		}
 	}
-	opts := t.opts
-	e, errs, err := measure(ctx, t.dev, op, k.Size, opts)
+	e, errs, err := measure(ctx, t.dev, op, k.Size, t.opts)
 	if err != nil {
 		return nil, status.Annotatef(err, "autotune: tuning %s", k)
 	}
@@ -383,10 +382,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	// A store that cannot be written does not undo the answer: the tuner
 	// keeps it in memory, the store records a warning (store.Warnings),
 	// and the caller learns that it was not stored.
-	e.FastestDigest = digest(op.Candidates()[e.Fastest])
-	stored, err := commit(t.store, t.table, k, sum, e, force)
-	t.remember(k, sum, stored.Fastest)
-	t.commitShared(op, k, sum, stored, force)
+	stored, err := t.publish(op, k, sum, e, force)
 	if err != nil {
 		return e, &NotStoredError{Key: k, Path: t.store.Path(), Err: err}
 	}
