@@ -25,11 +25,12 @@ type Module struct {
 	bindings []Binding
 	// wgBuiltin is the id of the constant decorated WorkgroupSize, or 0.
 	wgBuiltin uint32
-	strides   map[uint32]uint32            // ArrayStride by type id
-	offsets   map[uint32]map[uint32]uint32 // Offset by struct id and member
-	mstrides  map[uint32]map[uint32]uint32 // MatrixStride by struct id and member
-	rowMajor  map[[2]uint32]bool           // RowMajor (struct id, member)
-	blocks    map[uint32]uint32            // Block or BufferBlock by struct id
+	strides   map[uint32]uint32 // ArrayStride by type id
+	// members are the member decorations (Offset, MatrixStride,
+	// RowMajor...) by struct id, member and decoration: their operand, 0
+	// for none.
+	members map[[3]uint32]uint32
+	blocks  map[uint32]uint32 // Block or BufferBlock by struct id
 }
 
 // Entry is a GLCompute entry point of a Module.
@@ -541,19 +542,20 @@ func (z *sizer) structSize(id uint32, t *typ, depth int) (uint64, bool) {
 	m := z.m
 	var end, off uint64
 	for i, mt := range t.members {
-		if o, ok := m.offsets[id][uint32(i)]; ok {
+		if o, ok := m.members[[3]uint32{id, uint32(i), decorationOffset}]; ok {
 			off = uint64(o)
 		}
 		s, ok := z.size(mt, depth+1)
 		if !ok {
 			return 0, false
 		}
-		if ms, ok := m.mstrides[id][uint32(i)]; ok {
+		if ms, ok := m.members[[3]uint32{id, uint32(i), decorationMatrixStride}]; ok {
 			if mtt := m.types[mt]; mtt != nil && mtt.op == OpTypeMatrix {
 				// Column-major: a stride per column; row-major: per row,
 				// as many as the column vectors have components.
 				lines := uint64(mtt.count)
-				if col := m.types[mtt.elem]; m.rowMajor[[2]uint32{id, uint32(i)}] && col != nil {
+				_, rowMajor := m.members[[3]uint32{id, uint32(i), decorationRowMajor}]
+				if col := m.types[mtt.elem]; rowMajor && col != nil {
 					lines = uint64(col.count)
 				}
 				s = uint64(ms) * lines

@@ -41,9 +41,8 @@ func parse(code []byte) (*Module, error) {
 	r := &reader{
 		m: &Module{
 			Version: uint16(major<<8 | minor), byName: map[string]*Entry{}, types: map[uint32]*typ{}, consts: map[uint32]*constant{},
-			vars: map[uint32]uint32{}, strides: map[uint32]uint32{}, offsets: map[uint32]map[uint32]uint32{},
-			mstrides: map[uint32]map[uint32]uint32{}, rowMajor: map[[2]uint32]bool{}, blocks: map[uint32]uint32{},
-			specs: map[uint32]SpecConstant{},
+			vars: map[uint32]uint32{}, strides: map[uint32]uint32{}, members: map[[3]uint32]uint32{},
+			blocks: map[uint32]uint32{}, specs: map[uint32]SpecConstant{},
 		},
 		open: -1, functions: map[uint32]bool{}, specIDs: map[uint32]uint32{}, sets: map[uint32]uint32{}, binds: map[uint32]uint32{},
 	}
@@ -119,23 +118,14 @@ func (r *reader) instruction(i int, op Op, ops []uint32) error {
 	case OpDecorate:
 		return r.decorate(i, op, ops)
 	case OpMemberDecorate:
-		if ops[2] == decorationRowMajor && len(ops) >= 3 {
-			m.rowMajor[[2]uint32{ops[0], ops[1]}] = true
+		if err := need(i, op, ops, 3); err != nil {
+			return err
 		}
+		v := uint32(0)
 		if len(ops) >= 4 {
-			into := m.offsets
-			switch ops[2] {
-			case decorationOffset:
-			case decorationMatrixStride:
-				into = m.mstrides
-			default:
-				return nil
-			}
-			if into[ops[0]] == nil {
-				into[ops[0]] = map[uint32]uint32{}
-			}
-			into[ops[0]][ops[1]] = ops[3]
+			v = ops[3]
 		}
+		m.members[[3]uint32{ops[0], ops[1], ops[2]}] = v
 	case OpVariable:
 		if len(ops) >= 3 {
 			m.vars[ops[1]] = ops[0]

@@ -47,7 +47,6 @@ func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {
 		return nil, err
 	}
 	if err := d.track(b, "CreateBuffer"); err != nil {
-		b.destroy()
 		return nil, err
 	}
 	return b, nil

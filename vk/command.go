@@ -74,7 +74,6 @@ func (d *device) CreateCommandBuffer() (hal.CommandBuffer, error) {
 		return nil, d.result(C.GoString(failed), r)
 	}
 	if err := d.track(cb, "CreateCommandBuffer"); err != nil {
-		cb.destroy()
 		return nil, err
 	}
 	return cb, nil
@@ -209,11 +208,7 @@ func (cb *commandBuffer) Begin() error {
 	}
 	cb.cur = 0
 	cb.hostBarrier = false
-	var pools *C.VkDescriptorPool
-	if len(cb.descPools) > 0 {
-		pools = &cb.descPools[0]
-	}
-	if c := C.vkb_begin(d.c, cb.pool, cb.cb, C.uint32_t(len(cb.descPools)), pools); c.result != C.VK_SUCCESS {
+	if c := C.vkb_begin(d.c, cb.pool, cb.cb, C.uint32_t(len(cb.descPools)), first(cb.descPools)); c.result != C.VK_SUCCESS {
 		cb.state = cbInitial
 		return d.result(C.GoString(c.call), c.result)
 	}
@@ -332,26 +327,18 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 // growing them when they are full).
 func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 	d := cb.d
-	var binds *C.vkb_binding
-	if len(dp.Bindings) > 0 {
-		binds = &cb.binds[0]
-		if len(cb.descPools) == 0 {
-			if err := cb.addDescriptorPool(descriptorSets); err != nil {
-				return err
-			}
+	if len(dp.Bindings) > 0 && len(cb.descPools) == 0 {
+		if err := cb.addDescriptorPool(descriptorSets); err != nil {
+			return err
 		}
-	}
-	var push unsafe.Pointer
-	if len(dp.PushConstants) > 0 {
-		push = unsafe.Pointer(&dp.PushConstants[0])
 	}
 	for {
 		var pool C.VkDescriptorPool
 		if len(cb.descPools) > 0 {
 			pool = cb.descPools[cb.cur]
 		}
-		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, e.sets, C.uint32_t(len(dp.Bindings)), binds, boolInt(e.kinds != nil),
-			push, C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
+		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, e.sets, C.uint32_t(len(dp.Bindings)), first(cb.binds[:len(dp.Bindings)]), boolInt(e.kinds != nil),
+			unsafe.Pointer(first(dp.PushConstants)), C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
 		if r == C.VK_SUCCESS {
 			return nil
 		}

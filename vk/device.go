@@ -127,11 +127,7 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 }
 
 func (d *device) createCache(data []byte) C.VkResult {
-	var p unsafe.Pointer
-	if len(data) > 0 {
-		p = unsafe.Pointer(&data[0])
-	}
-	return C.vkb_create_pipeline_cache(d.c, p, C.size_t(len(data)), &d.cache)
+	return C.vkb_create_pipeline_cache(d.c, unsafe.Pointer(first(data)), C.size_t(len(data)), &d.cache)
 }
 
 // acceptsCache reports whether data has the header of a pipeline cache of
@@ -385,38 +381,36 @@ func (d *device) Release() error {
 	for r := range d.live {
 		r.life().dead = true
 	}
-	if !idle {
-		d.live, d.inflight = nil, nil
-		d.mu.Unlock()
+	var err error
+	if idle {
+		// The timeline has passed every submission, but a driver may still
+		// be finishing its own bookkeeping of the last ones on a thread of
+		// its own: lavapipe's submit thread releases a submission's timeline
+		// points after it signals, and destroying the timeline under it
+		// crashed that thread (1 run in 5 of the vk tests on a loaded
+		// machine). The device is idle as far as the work goes, so this
+		// returns at once but for that bookkeeping; a lost device answers
+		// VK_ERROR_DEVICE_LOST, and nothing runs on it.
+		if r := C.vkb_wait_idle(d.c); r != C.VK_SUCCESS && r != C.VK_ERROR_DEVICE_LOST {
+			d.logger.Warn("vk: Device.Release: vkDeviceWaitIdle failed; destroying the device all the same", "device", d.info.Name, "result", resultName(int32(r)))
+		}
+		for r := range d.live {
+			r.destroy()
+		}
+		d.staging.destroy(d)
+		C.vkb_destroy_pipeline_cache(d.c, d.cache)
+		C.vkb_destroy_device(d.c)
+	} else {
 		d.setLost(status.Newf(status.DeadlineExceeded, "vk: Device.Release: the GPU did not finish its work within %v", d.releaseWait), false)
 		d.logger.Warn("vk: the GPU did not finish its work in time: leaving the device and its objects to the driver, which frees them when the process exits",
 			"device", d.info.Name, "waited", d.releaseWait)
-		d.c = nil
-		d.drv.forget(d)
-		return status.Newf(status.DeadlineExceeded, "vk: Device.Release: %s did not finish its work within %v; the device and its objects are left to the driver, which frees them when the process exits", d.info.Name, d.releaseWait)
-	}
-	// The timeline has passed every submission, but a driver may still be
-	// finishing its own bookkeeping of the last ones on a thread of its
-	// own: lavapipe's submit thread releases a submission's timeline
-	// points after it signals, and destroying the timeline under it
-	// crashed that thread (1 run in 5 of the vk tests on a loaded
-	// machine). The device is idle as far as the work goes, so this
-	// returns at once but for that bookkeeping; a lost device answers
-	// VK_ERROR_DEVICE_LOST, and nothing runs on it.
-	if r := C.vkb_wait_idle(d.c); r != C.VK_SUCCESS && r != C.VK_ERROR_DEVICE_LOST {
-		d.logger.Warn("vk: Device.Release: vkDeviceWaitIdle failed; destroying the device all the same", "device", d.info.Name, "result", resultName(int32(r)))
-	}
-	for r := range d.live {
-		r.destroy()
+		err = status.Newf(status.DeadlineExceeded, "vk: Device.Release: %s did not finish its work within %v; the device and its objects are left to the driver, which frees them when the process exits", d.info.Name, d.releaseWait)
 	}
 	d.live, d.inflight = nil, nil
 	d.mu.Unlock()
-	d.staging.destroy(d)
-	C.vkb_destroy_pipeline_cache(d.c, d.cache)
-	C.vkb_destroy_device(d.c)
 	d.c = nil
 	d.drv.forget(d)
-	return nil
+	return err
 }
 
 func (d *device) Submit(hcb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, error) {

@@ -57,14 +57,14 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		return nil, err
 	}
 	spec := make(map[uint32]uint32, len(desc.Constants))
-	ids := make([]uint32, len(desc.Constants))
-	values := make([]uint32, len(desc.Constants))
+	ids := make([]C.uint32_t, len(desc.Constants))
+	values := make([]C.uint32_t, len(desc.Constants))
 	for i, c := range desc.Constants {
 		if _, twice := spec[c.ID]; twice {
 			return nil, invalidArg(op, desc.Label, "specialization constant %d is given twice", c.ID)
 		}
 		spec[c.ID] = c.Value
-		ids[i], values[i] = c.ID, c.Value
+		ids[i], values[i] = C.uint32_t(c.ID), C.uint32_t(c.Value)
 	}
 	// A block longer than the range pushed would read past it: undefined
 	// values on most drivers, a crash on some.
@@ -92,31 +92,17 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 	code, _ := spirv.Words(desc.SPIRV)
 	centry := C.CString(entry.Name)
 	defer C.free(unsafe.Pointer(centry))
-	var idp, valuep *C.uint32_t
-	if len(ids) > 0 {
-		idp, valuep = (*C.uint32_t)(&ids[0]), (*C.uint32_t)(&values[0])
-	}
-
 	e := &executable{lifetime: lifetime{d: d}, label: desc.Label, bindings: desc.Bindings, pushSize: desc.PushConstantSize,
 		kinds: slices.Clone(desc.BindingKinds), formats: formats}
 	counts, types := e.layouts(desc.Sets)
-	var countp *C.uint32_t
-	if len(counts) > 0 {
-		countp = &counts[0]
-	}
-	var typep *C.VkDescriptorType
-	if len(types) > 0 {
-		typep = &types[0]
-	}
 	var failed *C.char
 	r := C.vkb_create_pipeline(d.c, d.cache, (*C.uint32_t)(&code[0]), C.size_t(4*len(code)), centry,
-		C.uint32_t(desc.Bindings), C.uint32_t(len(counts)), countp, typep, C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), idp, valuep,
+		C.uint32_t(desc.Bindings), C.uint32_t(len(counts)), first(counts), first(types), C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), first(ids), first(values),
 		C.uint32_t(desc.SubgroupSize), boolInt(desc.FullSubgroups), &e.p, &e.sets, &failed)
 	if r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateExecutable %q", desc.Label)
 	}
 	if err := d.track(e, op); err != nil {
-		e.destroy()
 		return nil, err
 	}
 	return e, nil

@@ -142,7 +142,6 @@ func (d *device) newImage(desc hal.ImageDesc) (*image, error) {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: %s %q", op, desc.Label)
 	}
 	if err := d.track(img, op); err != nil {
-		img.destroy()
 		return nil, err
 	}
 	return img, nil

@@ -101,12 +101,13 @@ func (d *device) call(op string) error {
 }
 
 // track registers a new object, so that the device destroys it if it is
-// still alive when the device is released. It fails if the device was
-// released meanwhile; the caller then destroys the object.
+// still alive when the device is released. If the device was released
+// meanwhile, it destroys the object and fails.
 func (d *device) track(r resource, op string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.released.Load() {
+		r.destroy()
 		return released(op, "device")
 	}
 	d.live[r] = struct{}{}
@@ -199,6 +200,15 @@ func (l *lifetime) check(op string) error {
 		return released(op, describe(l.self))
 	}
 	return nil
+}
+
+// first returns a pointer to the first element of s, nil if s is empty:
+// an array as C takes it.
+func first[T any](s []T) *T {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
 }
 
 // objectOf returns the object of device d that h, an argument of op,

@@ -44,7 +44,6 @@ func (d *device) CreateSampler(desc hal.SamplerDesc) (hal.Sampler, error) {
 		return nil, status.Annotatef(d.result("vkCreateSampler", r), "vk: %s %q", op, desc.Label)
 	}
 	if err := d.track(s, op); err != nil {
-		s.destroy()
 		return nil, err
 	}
 	return s, nil

@@ -41,7 +41,6 @@ func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
 		return nil, d.result("vkCreateQueryPool", r)
 	}
 	if err := d.track(p, "CreateTimestampPool"); err != nil {
-		p.destroy()
 		return nil, err
 	}
 	return p, nil
