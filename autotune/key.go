@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,4 +107,13 @@ func (l Level) bucketDim(d int) int {
 		}
 	}
 	return p
+}
+
+// Checksum identifies a candidate list (kernels.Digest: names, SPIR-V
+// bytes, entry points, specialization constants, workgroup sizes and the
+// rest, in order) in the cache's keys. Change any candidate and answers
+// tuned under the old list stop applying.
+func Checksum(cands []kernels.Candidate) string {
+	d := kernels.Digest(cands)
+	return hex.EncodeToString(d[:16])
 }
