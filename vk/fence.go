@@ -59,10 +59,7 @@ func (f *fence) Poll() (bool, error) {
 	}
 	defer f.d.leave()
 	done, err := f.d.reached(f.value)
-	if err != nil {
-		return true, err
-	}
-	return done, nil
+	return done || err != nil, err
 }
 
 // Release forgets the fence; the submission runs on. A second Release

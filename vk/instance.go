@@ -16,14 +16,10 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// One instance per process, for the process's life.
-//
-// A driver (hal.Driver) of vk is a handle on an instance, not an instance:
-// every driver opened in a process, and so every device opened, listed or
-// reopened (the library's Open, the command's --all-devices, every test)
-// shares the process's one VkInstance, or two: instances differ in one
-// thing only, whether the validation layer is on, so there is one of each
-// kind at most, made the first time a driver of that kind is opened.
+// One instance per process, for the process's life (see the package
+// doc): every driver, and so every device opened, listed or reopened (the
+// library's Open, the command's --all-devices, every test), shares the
+// process's instance with validation or the one without.
 //
 // Instances are never destroyed. NVIDIA's driver on the H200 refuses the
 // 31st vkCreateInstance of a process with VK_ERROR_INCOMPATIBLE_DRIVER,
@@ -35,9 +31,6 @@ import (
 // devices' descriptions and what the driver keeps of an instance); a
 // device opened under it is created and destroyed with each Open and
 // Release as before.
-//
-// The validating instance's messages reach the driver whose call made
-// them through routes (routes.go).
 
 // instance is a VkInstance and the physical devices it sees.
 type instance struct {
