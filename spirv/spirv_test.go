@@ -66,6 +66,15 @@ func TestCheck(t *testing.T) {
 		// word past the module's end.
 		"one word past the end": mutate(func(b []byte) []byte { b[len(b)-2] = 2; return b }),
 		"word count zero":       mutate(func(b []byte) []byte { b[22], b[23] = 0, 0; return b }),
+		// An OpMemberDecorate needs a struct, a member and a decoration.
+		"OpMemberDecorate of two operands": func() []byte {
+			words, err := spirv.Words(good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := spirv.Header(words)
+			return spirv.Bytes(slices.Concat(header, spirv.Instruction(spirv.OpMemberDecorate, 1, 0), words[len(header):]))
+		}(),
 	}
 	for name, code := range bad {
 		t.Run(name, func(t *testing.T) {
