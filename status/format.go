@@ -16,32 +16,20 @@ import (
 // with the code, then the annotations newest (outermost) first, then the
 // message and last the cause's own text. Each part is left out when
 // empty, so a status without a message reads "CODE: annotation".
-func (st *Status) Error() string { return string(st.appendText(nil)) }
-
-func (st *Status) appendText(b []byte) []byte {
-	b = append(b, st.code.String()...)
-	b = st.appendNotes(b)
-	if st.msg != "" {
-		b = append(b, ": "...)
-		b = append(b, st.msg...)
-	}
-	if st.cause != nil {
-		b = append(b, ": "...)
-		b = append(b, st.cause.Error()...)
-	}
-	return b
-}
-
-// appendNotes appends the notes of st and of the statuses it extends,
-// newest first.
-func (st *Status) appendNotes(b []byte) []byte {
-	for s := st; s.base != nil; s = s.base {
+func (st *Status) Error() string {
+	b := []byte(st.code.String())
+	for s := st; s.base != nil; s = s.base { // the notes, newest first
 		if s.note != "" {
-			b = append(b, ": "...)
-			b = append(b, s.note...)
+			b = append(append(b, ": "...), s.note...)
 		}
 	}
-	return b
+	if st.msg != "" {
+		b = append(append(b, ": "...), st.msg...)
+	}
+	if st.cause != nil {
+		b = append(append(b, ": "...), st.cause.Error()...)
+	}
+	return string(b)
 }
 
 // Format implements fmt.Formatter. %v and %s print Error(); %q quotes it,
