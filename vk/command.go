@@ -89,38 +89,24 @@ func (cb *commandBuffer) destroy() {
 	C.vkb_destroy_command_pool(cb.d.c, cb.pool)
 }
 
-// inFlight reports whether the last submission has not finished. The gate
-// must be held.
-func (cb *commandBuffer) inFlight() (bool, error) {
-	v := cb.pending.Load()
-	if v == 0 {
-		return false, nil
-	}
-	done, err := cb.d.reached(v)
-	if err != nil {
-		return false, err
-	}
-	if done {
-		cb.pending.CompareAndSwap(v, 0)
-	}
-	return !done, nil
-}
-
 // enter is what every call but Release does first: check the device and
 // the command buffer, enter the gate, hold the command buffer (so that a
 // Release from another goroutine waits for the call to end), and check
-// that it is not in flight. leave undoes it.
+// that its last submission, if any, has finished. leave undoes it.
 func (cb *commandBuffer) enter(op string) error {
 	if err := cb.d.enterHolding(op, cb); err != nil {
 		return err
 	}
-	busy, err := cb.inFlight()
-	if err == nil && busy {
-		err = inFlight(op)
-	}
-	if err != nil {
-		cb.leave()
-		return err
+	if v := cb.pending.Load(); v != 0 {
+		done, err := cb.d.reached(v)
+		if err == nil && !done {
+			err = inFlight(op)
+		}
+		if err != nil {
+			cb.leave()
+			return err
+		}
+		cb.pending.CompareAndSwap(v, 0)
 	}
 	return nil
 }

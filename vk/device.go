@@ -343,19 +343,10 @@ func (d *device) PipelineCacheData() ([]byte, error) {
 		return nil, err
 	}
 	defer d.leave()
-	var n C.size_t
-	if r := C.vkb_pipeline_cache_data(d.c, d.cache, &n, nil); r != C.VK_SUCCESS {
-		return nil, d.result("vkGetPipelineCacheData", r)
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	data := make([]byte, n)
-	r := C.vkb_pipeline_cache_data(d.c, d.cache, &n, unsafe.Pointer(&data[0]))
-	if r != C.VK_SUCCESS && r != C.VK_INCOMPLETE {
-		return nil, d.result("vkGetPipelineCacheData", r)
-	}
-	return data[:n], nil
+	data, r := enumerate(func(n *C.size_t, out *byte) C.VkResult {
+		return C.vkb_pipeline_cache_data(d.c, d.cache, n, unsafe.Pointer(out))
+	})
+	return data, d.result("vkGetPipelineCacheData", r)
 }
 
 // Release refuses every later call, waits (at most d.releaseWait) for the

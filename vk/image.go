@@ -77,8 +77,14 @@ func (d *device) CreateImage(desc hal.ImageDesc) (hal.Image, error) {
 		return nil, err
 	}
 	// The image is the device's from here: if the device is released
-	// meanwhile, its Release destroys the image.
-	if err := d.initImage(img); err != nil {
+	// meanwhile, its Release destroys the image. Its first copy, on the
+	// staging command buffer, moves it into the general layout and clears
+	// it; the wait is bounded: the GPU clears an image as fast as it does
+	// anything, and a lost device ends it.
+	err = d.staging.chunks(context.Background(), op, d, img, nil, 1, true, func(cb C.VkCommandBuffer, _ C.VkBuffer, _, _ int) {
+		C.vkb_cmd_image_init(d.c, cb, img.handle)
+	})
+	if err != nil {
 		_ = img.Release()
 		return nil, status.Annotatef(err, "vk: %s %q", op, desc.Label)
 	}
@@ -145,28 +151,6 @@ func (d *device) newImage(desc hal.ImageDesc) (*image, error) {
 		return nil, err
 	}
 	return img, nil
-}
-
-// initImage moves the image into the general layout and clears it, on
-// the staging command buffer, and waits. The wait is bounded: the GPU
-// clears an image as fast as it does anything, and a lost device ends it.
-func (d *device) initImage(img *image) error {
-	const op = "CreateImage"
-	s := &d.staging
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ctx := context.Background()
-	if err := d.wait(ctx, op, s.last); err != nil {
-		return err
-	}
-	v, err := s.copyChunk(op, d, img, nil, true, func(cb C.VkCommandBuffer, _ C.VkBuffer) {
-		C.vkb_cmd_image_init(d.c, cb, img.handle)
-	})
-	if err != nil {
-		return err
-	}
-	s.last = v
-	return d.wait(ctx, op, v)
 }
 
 // destroy frees the view, the image and its memory; a handle not made

@@ -188,8 +188,8 @@ func listPhysicalDevices(in *C.vkb_instance) ([]*physicalDevice, error) {
 // enumerate makes Vulkan's two calls of a list: list(&n, nil) for the
 // count, then list(&n, out) for n elements; VK_INCOMPLETE, a list that
 // shrank between the calls, is success with what came.
-func enumerate[T any](list func(n *C.uint32_t, out *T) C.VkResult) ([]T, C.VkResult) {
-	var n C.uint32_t
+func enumerate[T any, N C.uint32_t | C.size_t](list func(n *N, out *T) C.VkResult) ([]T, C.VkResult) {
+	var n N
 	if r := list(&n, nil); r != C.VK_SUCCESS || n == 0 {
 		return nil, r
 	}

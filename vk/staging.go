@@ -38,14 +38,15 @@ type staging struct {
 // waits for the previous copy, fills the staging buffer (toDevice),
 // records the copy that record makes of the chunk at byte at of data, n
 // bytes long, submits it, waits, and reads the staging buffer back
-// (!toDevice). The one protocol of buffers' and images' staged transfers.
-// The gate must not be held: it is entered for the host's work on each
-// chunk and left while the GPU copies.
+// (!toDevice). The one protocol of buffers' and images' staged transfers,
+// and of an image's first clear, a copy of no data. The gate must not be
+// held: it is entered for the host's work on each chunk and left while
+// the GPU copies.
 func (s *staging) chunks(ctx context.Context, op string, d *device, holder resource, data []byte, step int, toDevice bool,
 	record func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for at := 0; at < len(data); at += step {
+	for at := 0; at == 0 || at < len(data); at += step {
 		if err := d.wait(ctx, op, s.last); err != nil {
 			return err
 		}
