@@ -183,49 +183,53 @@ func setWork(r *results.Result, w work, peak *Peak, op kernels.Operation) {
 // the device's speed drifted, and the answer is not to be trusted
 // unnoticed.
 func pickWinner(e *Entry) {
-	type ranked struct {
-		i int
-		s stats.Stats
-	}
-	var measured, dropped []ranked
+	var measured, dropped []int
 	for i, r := range e.Results {
 		switch {
 		case r.Stats == nil:
 		case r.Outcome == results.Measured:
-			measured = append(measured, ranked{i, *r.Stats})
+			measured = append(measured, i)
 		case r.Outcome == results.Dropped:
-			dropped = append(dropped, ranked{i, *r.Stats})
+			dropped = append(dropped, i)
 		}
 	}
 	if len(measured) == 0 {
 		measured = dropped
 	}
-	slices.SortStableFunc(measured, func(a, b ranked) int { return cmp.Compare(a.s.Median, b.s.Median) })
-	e.Fastest, e.FastestName, e.Tie, e.TieRule = -1, "", false, ""
+	crown(e, measured)
 	if len(measured) == 0 {
 		return
 	}
-	e.Fastest = measured[0].i
-	e.FastestName = e.Results[e.Fastest].Name
-	if len(measured) > 1 && overlap(measured[0].s, measured[1].s) {
-		e.Tie = true
-		e.TieRule = TieRule
-	}
+	leader := measured[0] // by time
 	drift := false
 	for _, d := range dropped {
-		if d.i != e.Fastest && d.s.Median < measured[0].s.Median {
-			addFlag(&e.Results[d.i], FlagDrift)
+		if d != leader && e.Results[d].Stats.Median < e.Results[leader].Stats.Median {
+			addFlag(&e.Results[d], FlagDrift)
 			drift = true
 		}
 	}
 	if drift {
-		addFlag(&e.Results[e.Fastest], FlagDrift)
+		addFlag(&e.Results[leader], FlagDrift)
 	}
-	order := make([]int, len(measured))
-	for k, r := range measured {
-		order[k] = r.i
+}
+
+// crown sorts ranked, the indices of e's results that compete (each with
+// statistics), by median, and makes the first e's winner, a tie when its
+// interval overlaps the runner-up's; then e's objective, where it is not
+// time, picks again among them (pickByObjective).
+func crown(e *Entry, ranked []int) {
+	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(e.Results[a].Stats.Median, e.Results[b].Stats.Median) })
+	e.Fastest, e.FastestName, e.Tie, e.TieRule = -1, "", false, ""
+	if len(ranked) == 0 {
+		return
 	}
-	pickByObjective(e, order)
+	e.Fastest = ranked[0]
+	e.FastestName = e.Results[e.Fastest].Name
+	if len(ranked) > 1 && overlap(*e.Results[ranked[0]].Stats, *e.Results[ranked[1]].Stats) {
+		e.Tie = true
+		e.TieRule = TieRule
+	}
+	pickByObjective(e, ranked)
 }
 
 // addFlag adds flag to r's flags, once.

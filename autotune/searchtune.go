@@ -206,24 +206,14 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernel
 	for i, c := range cands {
 		e.Results[i] = results.Result{Index: i, Name: c.Name, Measurement: results.Measurement{Outcome: results.Unevaluated, Error: "not evaluated by the search"}}
 	}
+	var ranked []int // the verified points
 	for _, s := range evals {
 		j := pts.Index[s.Point]
 		r := s.Record.Result
 		r.Index, r.Name = j, cands[j].Name
 		e.Results[j] = r
-	}
-	var ranked []int // the verified points, fastest first
-	for _, s := range evals {
 		if s.Record.Verified() {
-			ranked = append(ranked, pts.Index[s.Point])
-		}
-	}
-	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(e.Results[a].Stats.Median, e.Results[b].Stats.Median) })
-	if len(ranked) > 0 {
-		e.Fastest = ranked[0]
-		e.FastestName = cands[e.Fastest].Name
-		if len(ranked) > 1 && overlap(*e.Results[ranked[0]].Stats, *e.Results[ranked[1]].Stats) {
-			e.Tie, e.TieRule = true, TieRule
+			ranked = append(ranked, j)
 		}
 	}
 	// A tuner of another objective than time commits into a table of its
@@ -231,7 +221,7 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernel
 	// have it, and otherwise says that time picked it (a search measures
 	// no energy), as a tune's does.
 	e.Objective = t.opts.Objective
-	pickByObjective(e, ranked)
+	crown(e, ranked)
 	return e
 }
 
