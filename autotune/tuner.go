@@ -131,10 +131,9 @@ func (t *Tuner) Store() *store.Store { return t.store }
 // shape: bucketing must never turn a candidate that is valid at the size
 // asked into a failed one.
 func (t *Tuner) Key(op kernels.Operation, size kernels.Size) Key {
-	exact := size
-	k := Key{Op: op.Name(), DType: op.DType().String(), Size: t.opts.Level.Bucket(exact)}
-	if k.Size != exact && !appliesAt(op, k.Size) {
-		k.Size = exact
+	k := Key{Op: op.Name(), DType: op.DType().String(), Size: t.opts.Level.Bucket(size)}
+	if k.Size != size && !appliesAt(op, k.Size) {
+		k.Size = size
 	}
 	return k
 }
