@@ -53,12 +53,28 @@ func guardStart(b Operand) int64 {
 	return size
 }
 
-// Run records one run of candidate cand of p, preceded by RecordPoison,
-// submits it to dev and waits for it. exe must have been created from the
-// candidate's Executable(). The results can then be checked with
-// p.Verify(ctx, cand).
+// Run records one run of candidate cand of p, preceded by RecordPoison
+// (and by its reset, for a Resetter), submits it to dev and waits for it.
+// exe must have been created from the candidate's Executable(). The
+// results can then be checked with p.Verify(ctx, cand).
 func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, cand int) error {
-	return Execute(ctx, dev, func(cb hal.CommandBuffer) error { return record(cb, p, exe, cand) })
+	return Execute(ctx, dev, func(cb hal.CommandBuffer) error {
+		if err := RecordPoison(cb, p); err != nil {
+			return err
+		}
+		if err := cb.Barrier(); err != nil {
+			return err
+		}
+		if r, ok := p.(Resetter); ok {
+			if err := r.RecordReset(cb, cand); err != nil {
+				return err
+			}
+			if err := cb.Barrier(); err != nil {
+				return err
+			}
+		}
+		return p.Record(cb, exe, cand)
+	})
 }
 
 // Execute begins a new command buffer, lets rec record into it, ends it,
@@ -113,25 +129,6 @@ func ExecuteWith(ctx context.Context, dev hal.Device, cbs CommandBuffers, rec fu
 		return status.Join(err, fence.Release(), cb.Release())
 	}
 	return status.Join(fence.Release(), put(cb))
-}
-
-// record records what Run runs into cb, which is recording.
-func record(cb hal.CommandBuffer, p Problem, exe hal.Executable, cand int) error {
-	if err := RecordPoison(cb, p); err != nil {
-		return err
-	}
-	if err := cb.Barrier(); err != nil {
-		return err
-	}
-	if r, ok := p.(Resetter); ok {
-		if err := r.RecordReset(cb, cand); err != nil {
-			return err
-		}
-		if err := cb.Barrier(); err != nil {
-			return err
-		}
-	}
-	return p.Record(cb, exe, cand)
 }
 
 // VerifyCandidate checks candidate cand of op on dev at size: it returns
