@@ -75,15 +75,19 @@ func (c *candState) noTick() int {
 	return c.ticks
 }
 
-// fail records err as the candidate's: it is Failed, or Wrong, unless its
-// outcome was set already (Unsupported).
+// fail records err as the candidate's: it is Unsupported where err's code
+// is Unimplemented (the device lacks what it needs, or the problem cannot
+// run it, as at a size it does not apply to: it never ran), Wrong where
+// it computed a wrong result, else Failed.
 func (c *candState) fail(err error) {
 	c.res.Error, c.err = err.Error(), err
-	if c.res.Outcome == "" {
+	switch {
+	case status.CodeOf(err) == status.Unimplemented:
+		c.res.Outcome = results.Unsupported
+	case errors.Is(err, kernels.ErrWrongResult):
+		c.res.Outcome = results.Wrong
+	default:
 		c.res.Outcome = results.Failed
-		if errors.Is(err, kernels.ErrWrongResult) {
-			c.res.Outcome = results.Wrong
-		}
 	}
 }
 
@@ -211,7 +215,7 @@ func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate
 	}
 	sem := make(chan struct{}, buildThreads)
 	for i, c := range cands {
-		if _, err := m.refuse(c, i); err == nil {
+		if m.refuse(c, i) == nil {
 			jobs[i] = build(ctx, m.dev, c.Executable(), sem)
 		}
 	}
@@ -285,30 +289,22 @@ func (m *measurement) sameBatch() {
 
 // refuse says why candidate c, index i, cannot run here: the device
 // lacks what it needs, or the problem refuses it (Candidate.Applies).
-// Unsupported is set where it is the device, or a size the candidate
-// does not apply to (Unimplemented).
-func (m *measurement) refuse(c kernels.Candidate, i int) (unsupported bool, err error) {
+func (m *measurement) refuse(c kernels.Candidate, i int) error {
 	if err := c.Supported(m.info); err != nil {
-		return true, err
+		return err
 	}
 	if r, ok := m.p.(kernels.Refuser); ok {
-		if err := r.Refuse(i); err != nil {
-			return status.CodeOf(err) == status.Unimplemented, err
-		}
+		return r.Refuse(i)
 	}
-	return false, nil
+	return nil
 }
 
 // prepareCandidate checks support, takes the pipeline job built (or
 // builds it, where job is nil), runs once and verifies, then calibrates
 // the batch size.
 func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState, job *compileJob) error {
-	if unsupported, err := m.refuse(c, st.res.Index); err != nil {
-		// Neither built nor run.
-		if unsupported {
-			st.res.Outcome = results.Unsupported
-		}
-		return err
+	if err := m.refuse(c, st.res.Index); err != nil {
+		return err // neither built nor run
 	}
 	m.progress(c.Name, "verify", 0, 0)
 	if job == nil {
@@ -316,9 +312,6 @@ func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate,
 	}
 	<-job.done
 	if job.err != nil {
-		if status.CodeOf(job.err) == status.Unimplemented {
-			st.res.Outcome = results.Unsupported
-		}
 		return status.Annotatef(job.err, "building %s", c.Name)
 	}
 	st.exe = job.exe
@@ -334,18 +327,10 @@ func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, 
 	// nothing cannot pass on what an earlier one left.
 	start := time.Now()
 	if err := kernels.Run(ctx, m.dev, m.p, st.exe, i); err != nil {
-		if status.CodeOf(err) == status.Unimplemented {
-			// The problem cannot run it, as at a size it does not
-			// apply to (Candidate.Applies): it never ran.
-			st.res.Outcome = results.Unsupported
-		}
 		return status.Annotatef(err, "running %s", c.Name)
 	}
 	ran := time.Now()
 	if err := kernels.Check(ctx, m.p, i); err != nil {
-		if errors.Is(err, kernels.ErrWrongResult) {
-			st.res.Outcome = results.Wrong
-		}
 		return status.Annotatef(err, "verifying %s", c.Name)
 	}
 	m.debug("verified", "candidate", c.Name, "build", build, "run", ran.Sub(start), "verify", time.Since(ran))

@@ -301,10 +301,9 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 		if fatal(ctx, d.t.dev, j.err) {
 			return rec, false, j.err
 		}
-		rec.Result = results.Result{Index: d.pts.Index[i], Name: c.Name, Measurement: results.Measurement{Outcome: results.Failed, Error: status.Annotatef(j.err, "building %s", c.Name).Error()}}
-		if status.CodeOf(j.err) == status.Unimplemented {
-			rec.Outcome = results.Unsupported
-		}
+		st := candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
+		st.fail(status.Annotatef(j.err, "building %s", c.Name))
+		rec.Result = st.res
 	} else {
 		r, took, err := d.measure(ctx, i, j)
 		if err != nil {
