@@ -42,6 +42,7 @@ var results = map[int32]struct {
 	name string
 	code status.Code
 }{
+	vkSuccess:    {"VK_SUCCESS", status.OK},
 	vkNotReady:   {"VK_NOT_READY", status.Unavailable},
 	vkTimeout:    {"VK_TIMEOUT", status.DeadlineExceeded},
 	3:            {"VK_EVENT_SET", status.Internal},
@@ -76,9 +77,6 @@ var results = map[int32]struct {
 func resultName(r int32) string {
 	if e, ok := results[r]; ok {
 		return e.name
-	}
-	if r == vkSuccess {
-		return "VK_SUCCESS"
 	}
 	return "VkResult(" + strconv.Itoa(int(r)) + ")"
 }
