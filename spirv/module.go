@@ -451,22 +451,6 @@ func (m *Module) SharedMemory(e *Entry, spec map[uint32]uint32) (uint64, bool) {
 	return total, true
 }
 
-// constValue returns the value of scalar constant id with the
-// specialization constants set as in spec, or false if it is not a scalar
-// constant whose value is known without evaluating OpSpecConstantOp.
-func (m *Module) constValue(id uint32, spec map[uint32]uint32) (uint64, bool) {
-	c := m.consts[id]
-	if c == nil || c.composite {
-		return 0, false
-	}
-	if c.spec && c.hasID {
-		if v, ok := spec[c.specID]; ok {
-			return uint64(v), true
-		}
-	}
-	return c.value, true
-}
-
 // sizer sizes types laid out explicitly (Offset, ArrayStride and
 // MatrixStride decorations), as push-constant blocks are; workgroup
 // memory, which has no layout, is sized the same way, tightly. Each type
@@ -517,17 +501,21 @@ func (z *sizer) sizeOf(id uint32, depth int) (uint64, bool) {
 		s, ok := z.size(t.elem, depth+1)
 		return s * uint64(t.count), ok
 	case OpTypeArray:
-		n, ok := m.constValue(t.count, z.spec)
-		if !ok {
+		// The length, a scalar constant, with the specialization
+		// constants set as in spec.
+		c := m.consts[t.count]
+		if c == nil || c.composite {
 			return 0, false
 		}
-		stride := uint64(m.strides[id])
-		if stride == 0 {
-			if stride, ok = z.size(t.elem, depth+1); !ok {
-				return 0, false
-			}
+		n := c.value
+		if v, ok := z.spec[c.specID]; c.spec && c.hasID && ok {
+			n = uint64(v)
 		}
-		return n * stride, true
+		if stride := m.strides[id]; stride != 0 {
+			return n * uint64(stride), true
+		}
+		s, ok := z.size(t.elem, depth+1)
+		return n * s, ok
 	case OpTypeRuntimeArray:
 		return 0, true
 	case OpTypeStruct:

@@ -47,10 +47,9 @@ type physicalDevice struct {
 	// maxAlloc and maxBuffer bound one allocation and one buffer; 0 when
 	// the device does not say.
 	maxAlloc, maxBuffer uint64
-	maxStorageBuffers   uint32 // storage-buffer bindings one pipeline may use
-	maxStorageImages    uint32 // storage-image bindings one pipeline may use
-	maxSampledImages    uint32 // combined image-sampler bindings one pipeline may use
-	maxUniformBuffers   uint32 // uniform-buffer bindings one pipeline may use
+	// maxBindings are the bindings of each hal.BindingKind one pipeline
+	// may use.
+	maxBindings [4]uint32
 }
 
 // memoryType is one of the device's memory types.
@@ -116,11 +115,13 @@ func (pd *physicalDevice) describe(index int) {
 			StorageImageWriteWithoutFormat: c.features.shaderStorageImageWriteWithoutFormat != 0,
 		},
 	}
-	pd.maxStorageBuffers = min(uint32(l.maxPerStageDescriptorStorageBuffers), uint32(l.maxDescriptorSetStorageBuffers))
-	pd.maxUniformBuffers = min(uint32(l.maxPerStageDescriptorUniformBuffers), uint32(l.maxDescriptorSetUniformBuffers))
-	pd.maxStorageImages = min(uint32(l.maxPerStageDescriptorStorageImages), uint32(l.maxDescriptorSetStorageImages))
-	pd.maxSampledImages = min(uint32(l.maxPerStageDescriptorSampledImages), uint32(l.maxDescriptorSetSampledImages),
-		uint32(l.maxPerStageDescriptorSamplers), uint32(l.maxDescriptorSetSamplers))
+	pd.maxBindings = [4]uint32{
+		hal.StorageBufferBinding: min(uint32(l.maxPerStageDescriptorStorageBuffers), uint32(l.maxDescriptorSetStorageBuffers)),
+		hal.UniformBufferBinding: min(uint32(l.maxPerStageDescriptorUniformBuffers), uint32(l.maxDescriptorSetUniformBuffers)),
+		hal.StorageImageBinding:  min(uint32(l.maxPerStageDescriptorStorageImages), uint32(l.maxDescriptorSetStorageImages)),
+		hal.SampledImageBinding: min(uint32(l.maxPerStageDescriptorSampledImages), uint32(l.maxDescriptorSetSampledImages),
+			uint32(l.maxPerStageDescriptorSamplers), uint32(l.maxDescriptorSetSamplers)),
+	}
 	if c.chain12 != 0 {
 		pd.describe12(&info)
 	}

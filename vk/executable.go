@@ -169,7 +169,7 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 		}
 		count[k]++
 	}
-	for k, limit := range [4]uint32{d.pd.maxStorageBuffers, d.pd.maxStorageImages, d.pd.maxSampledImages, d.pd.maxUniformBuffers} {
+	for k, limit := range d.pd.maxBindings {
 		if count[k] > limit {
 			return nil, invalidArg("CreateExecutable", desc.Label, "%d %s bindings; the device allows 0 to %d", count[k], hal.BindingKind(k), limit)
 		}
