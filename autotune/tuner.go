@@ -198,11 +198,11 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 	i, ok := t.answer(k, sum)
 	if !ok {
 		e, err := t.tune(ctx, target, k, sum, false, wait)
-		switch {
+		switch _, notStored := errors.AsType[*NotStoredError](err); {
 		case errors.Is(err, errPending):
 			// The default candidate is the first that applies.
 			i, pending = 0, true
-		case err != nil && !isNotStored(err):
+		case err != nil && !notStored:
 			return 0, false, err
 		default:
 			// An answer the store could not take is kept in memory: it
@@ -266,11 +266,6 @@ func (e *NotStoredError) Error() string {
 
 // Unwrap returns the store's error.
 func (e *NotStoredError) Unwrap() error { return e.Err }
-
-func isNotStored(err error) bool {
-	var ns *NotStoredError
-	return errors.As(err, &ns)
-}
 
 var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 
