@@ -194,15 +194,12 @@ func (d DType) String() string {
 	return "dtype(" + strconv.Itoa(int(d)) + ")"
 }
 
+var dtypeBytes = [...]int{F32: 4, F16: 2, I32: 4, U32: 4, I8: 1, BF16: 2}
+
 // Bytes returns the size of one element.
 func (d DType) Bytes() int {
-	switch d {
-	case I8:
-		return 1
-	case F16, BF16:
-		return 2
-	case F32, I32, U32:
-		return 4
+	if int(d) < len(dtypeBytes) {
+		return dtypeBytes[d]
 	}
 	return 0
 }
@@ -215,7 +212,7 @@ func ParseDType(s string) (DType, error) {
 			return DType(d), nil
 		}
 	}
-	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32, u32 or i8)", s)
+	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32, u32, i8 or bf16)", s)
 }
 
 // Errors of this package.
