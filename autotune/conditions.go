@@ -233,26 +233,36 @@ func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (watt
 		ticks[i] = s
 	}
 	step = min(ticks[1].Time.Sub(ticks[0].Time), ticks[2].Time.Sub(ticks[1].Time))
-	start := ticks[2]
-	for time.Since(start.Time) < max(d, energyTicks*step) {
-		if err := pause(ctx)(); err != nil {
+	e, dt, err := window(src, ticks[2], max(d, energyTicks*step), pause(ctx), pause(ctx))
+	if err != nil {
+		return 0, 0, err
+	}
+	return e / dt, step, nil
+}
+
+// window calls body until d has passed since start, a move of src's
+// energy counter, then edge before each reading until the counter moves
+// again, and returns the energy counted between the two moves and the
+// seconds between them.
+func window(src telemetry.Source, start telemetry.Sample, d time.Duration, body, edge func() error) (joules, seconds float64, err error) {
+	for time.Since(start.Time) < d {
+		if err := body(); err != nil {
 			return 0, 0, err
 		}
 	}
-	mid, err := src.Sample()
+	s, err := src.Sample()
 	if err != nil {
 		return 0, 0, err
 	}
-	end, err := nextTick(src, mid, pause(ctx))
+	end, err := nextTick(src, s, edge)
 	if err != nil {
 		return 0, 0, err
 	}
-	dt := end.Time.Sub(start.Time).Seconds()
-	e := telemetry.Energy(start, end)
-	if dt <= 0 || e <= 0 {
+	joules, seconds = telemetry.Energy(start, end), end.Time.Sub(start.Time).Seconds()
+	if joules <= 0 || seconds <= 0 {
 		return 0, 0, fmt.Errorf("%s's energy counter did not move", src.Name())
 	}
-	return e / dt, step, nil
+	return joules, seconds, nil
 }
 
 // energyWindow runs c, whose median time per run is per seconds, back to
@@ -307,22 +317,9 @@ func (m *measurement) energyWindow(ctx context.Context, c *candState, per float6
 		return note(err)
 	}
 	runs = 0
-	for time.Since(start.Time) < d {
-		if err := run(batch)(); err != nil {
-			return note(err)
-		}
-	}
-	if s, err = src.Sample(); err != nil {
-		return note(err)
-	}
-	end, err := nextTick(src, s, run(short))
+	e, dt, err := window(src, start, d, run(batch), run(short))
 	if err != nil {
 		return note(err)
-	}
-	dt := end.Time.Sub(start.Time).Seconds()
-	e := telemetry.Energy(start, end)
-	if e <= 0 || dt <= 0 {
-		return note(fmt.Errorf("%s's energy counter did not move", src.Name()))
 	}
 	return runs, busyPower(e, dt, float64(runs)*per, idle), nil
 }
