@@ -423,12 +423,8 @@ func (m *measurement) timed(ctx context.Context, st *candState, k int) (float64,
 	if err != nil {
 		return 0, err
 	}
-	werr := f.Wait(ctx)
-	if rerr := f.Release(); werr == nil {
-		werr = rerr
-	}
-	if werr != nil {
-		return 0, werr
+	if err := status.Join(f.Wait(ctx), f.Release()); err != nil {
+		return 0, err
 	}
 	var total time.Duration
 	n := 1
