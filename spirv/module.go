@@ -25,12 +25,20 @@ type Module struct {
 	bindings []Binding
 	// wgBuiltin is the id of the constant decorated WorkgroupSize, or 0.
 	wgBuiltin uint32
-	strides   map[uint32]uint32 // ArrayStride by type id
-	// members are the member decorations (Offset, MatrixStride,
-	// RowMajor...) by struct id, member and decoration: their operand, 0
-	// for none.
-	members map[[3]uint32]uint32
-	blocks  map[uint32]uint32 // Block or BufferBlock by struct id
+	// decorations are what OpDecorate and OpMemberDecorate say, by id,
+	// member (noMember for the id itself) and decoration: the first
+	// operand, 0 for none.
+	decorations map[[3]uint32]uint32
+}
+
+// noMember is the member of an id's own decorations.
+const noMember = ^uint32(0)
+
+// decoration returns the operand of decoration dec of id (member noMember)
+// or of one of its members, and whether it is decorated so.
+func (m *Module) decoration(id, member, dec uint32) (uint32, bool) {
+	v, ok := m.decorations[[3]uint32{id, member, dec}]
+	return v, ok
 }
 
 // Entry is a GLCompute entry point of a Module.
@@ -511,7 +519,7 @@ func (z *sizer) sizeOf(id uint32, depth int) (uint64, bool) {
 		if v, ok := z.spec[c.specID]; c.spec && c.hasID && ok {
 			n = uint64(v)
 		}
-		if stride := m.strides[id]; stride != 0 {
+		if stride, _ := m.decoration(id, noMember, decorationArrayStride); stride != 0 {
 			return n * uint64(stride), true
 		}
 		s, ok := z.size(t.elem, depth+1)
@@ -530,19 +538,19 @@ func (z *sizer) structSize(id uint32, t *typ, depth int) (uint64, bool) {
 	m := z.m
 	var end, off uint64
 	for i, mt := range t.members {
-		if o, ok := m.members[[3]uint32{id, uint32(i), decorationOffset}]; ok {
+		if o, ok := m.decoration(id, uint32(i), decorationOffset); ok {
 			off = uint64(o)
 		}
 		s, ok := z.size(mt, depth+1)
 		if !ok {
 			return 0, false
 		}
-		if ms, ok := m.members[[3]uint32{id, uint32(i), decorationMatrixStride}]; ok {
+		if ms, ok := m.decoration(id, uint32(i), decorationMatrixStride); ok {
 			if mtt := m.types[mt]; mtt != nil && mtt.op == OpTypeMatrix {
 				// Column-major: a stride per column; row-major: per row,
 				// as many as the column vectors have components.
 				lines := uint64(mtt.count)
-				_, rowMajor := m.members[[3]uint32{id, uint32(i), decorationRowMajor}]
+				_, rowMajor := m.decoration(id, uint32(i), decorationRowMajor)
 				if col := m.types[mtt.elem]; rowMajor && col != nil {
 					lines = uint64(col.count)
 				}

@@ -11,7 +11,6 @@ const (
 	execModeLocalSizeID = 38
 
 	decorationSpecID        = 1
-	decorationBlock         = 2
 	decorationBufferBlock   = 3
 	decorationRowMajor      = 4
 	decorationArrayStride   = 6

@@ -41,10 +41,9 @@ func parse(code []byte) (*Module, error) {
 	r := &reader{
 		m: &Module{
 			Version: uint16(major<<8 | minor), byName: map[string]*Entry{}, types: map[uint32]*typ{}, consts: map[uint32]*constant{},
-			vars: map[uint32]uint32{}, strides: map[uint32]uint32{}, members: map[[3]uint32]uint32{},
-			blocks: map[uint32]uint32{}, specs: map[uint32]SpecConstant{},
+			vars: map[uint32]uint32{}, decorations: map[[3]uint32]uint32{}, specs: map[uint32]SpecConstant{},
 		},
-		open: -1, functions: map[uint32]bool{}, specIDs: map[uint32]uint32{}, sets: map[uint32]uint32{}, binds: map[uint32]uint32{},
+		open: -1, functions: map[uint32]bool{},
 	}
 	for i, ins := range Instructions(words) {
 		if err := r.instruction(i, Opcode(ins), ins[1:]); err != nil {
@@ -60,9 +59,6 @@ type reader struct {
 	// open is the word index of the OpFunction not yet ended, or -1.
 	open      int
 	functions map[uint32]bool
-	specIDs   map[uint32]uint32 // constant id -> constant_id
-	sets      map[uint32]uint32 // variable id -> descriptor set
-	binds     map[uint32]uint32 // variable id -> binding
 	modes     []execMode
 }
 
@@ -115,17 +111,8 @@ func (r *reader) instruction(i int, op Op, ops []uint32) error {
 			return err
 		}
 		m.Capabilities = append(m.Capabilities, ops[0])
-	case OpDecorate:
+	case OpDecorate, OpMemberDecorate:
 		return r.decorate(i, op, ops)
-	case OpMemberDecorate:
-		if err := need(i, op, ops, 3); err != nil {
-			return err
-		}
-		v := uint32(0)
-		if len(ops) >= 4 {
-			v = ops[3]
-		}
-		m.members[[3]uint32{ops[0], ops[1], ops[2]}] = v
 	case OpVariable:
 		if len(ops) >= 3 {
 			m.vars[ops[1]] = ops[0]
@@ -153,33 +140,33 @@ func (r *reader) entryPoint(i int, ops []uint32) error {
 	return nil
 }
 
+// decorate records an OpDecorate (target, decoration, operands) or an
+// OpMemberDecorate (target, member, decoration, operands).
 func (r *reader) decorate(i int, op Op, ops []uint32) error {
-	if err := need(i, op, ops, 2); err != nil {
+	head, key := 2, [3]uint32{0, noMember, 0}
+	if op == OpMemberDecorate {
+		head = 3
+	}
+	if err := need(i, op, ops, head); err != nil {
 		return err
 	}
-	target, dec := ops[0], ops[1]
-	switch dec {
+	key[0], key[2] = ops[0], ops[head-1]
+	if op == OpMemberDecorate {
+		key[1] = ops[1]
+	}
+	switch key[2] {
 	case decorationSpecID, decorationBinding, decorationDescriptorSet, decorationArrayStride, decorationBuiltIn:
-		if err := need(i, op, ops, 3); err != nil {
+		if err := need(i, op, ops, head+1); err != nil {
 			return err
 		}
 	}
-	m := r.m
-	switch dec {
-	case decorationSpecID:
-		r.specIDs[target] = ops[2]
-	case decorationBinding:
-		r.binds[target] = ops[2]
-	case decorationDescriptorSet:
-		r.sets[target] = ops[2]
-	case decorationArrayStride:
-		m.strides[target] = ops[2]
-	case decorationBlock, decorationBufferBlock:
-		m.blocks[target] = dec
-	case decorationBuiltIn:
-		if ops[2] == builtInWorkgroupSize {
-			m.wgBuiltin = target
-		}
+	v := uint32(0)
+	if len(ops) > head {
+		v = ops[head]
+	}
+	r.m.decorations[key] = v
+	if key[1] == noMember && key[2] == decorationBuiltIn && v == builtInWorkgroupSize {
+		r.m.wgBuiltin = key[0]
 	}
 	return nil
 }
@@ -276,9 +263,9 @@ func (r *reader) finish() (*Module, error) {
 // constant_id.
 func (r *reader) specConstants() {
 	m := r.m
-	for id, sid := range r.specIDs {
-		c := m.consts[id]
-		if c == nil || !c.spec {
+	for id, c := range m.consts {
+		sid, ok := m.decoration(id, noMember, decorationSpecID)
+		if !ok || !c.spec {
 			continue
 		}
 		c.specID, c.hasID = sid, true
@@ -301,10 +288,11 @@ func (r *reader) specConstants() {
 func (r *reader) bindings() {
 	m := r.m
 	for id, ptr := range m.vars {
-		b, ok := r.binds[id]
+		b, ok := m.decoration(id, noMember, decorationBinding)
 		if !ok {
 			continue
 		}
+		set, _ := m.decoration(id, noMember, decorationDescriptorSet)
 		kind, img, elem := OtherDescriptor, Image{}, Scalar{}
 		if t := m.types[ptr]; t != nil {
 			switch t.storage {
@@ -312,7 +300,7 @@ func (r *reader) bindings() {
 				kind = StorageBuffer
 			case storageUniform:
 				kind = UniformBuffer
-				if m.blocks[t.elem] == decorationBufferBlock {
+				if _, ok := m.decoration(t.elem, noMember, decorationBufferBlock); ok {
 					kind = StorageBuffer
 				}
 			case storageUniformConstant:
@@ -322,7 +310,7 @@ func (r *reader) bindings() {
 				elem = m.bufferElement(t.elem)
 			}
 		}
-		m.bindings = append(m.bindings, Binding{Set: r.sets[id], Binding: b, Kind: kind, Image: img, Element: elem, variable: id})
+		m.bindings = append(m.bindings, Binding{Set: set, Binding: b, Kind: kind, Image: img, Element: elem, variable: id})
 	}
 	slices.SortFunc(m.bindings, func(a, b Binding) int {
 		return int(a.Set<<16|a.Binding) - int(b.Set<<16|b.Binding)
