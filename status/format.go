@@ -64,33 +64,23 @@ func (st *Status) detail() string {
 	var b strings.Builder
 	b.WriteString(st.code.String())
 	if st.msg != "" {
-		b.WriteString(": ")
-		b.WriteString(st.msg)
+		b.WriteString(": " + st.msg)
 	}
-	if st.pc != 0 {
-		b.WriteString("\n    at ")
-		b.WriteString(location(st.pc))
-	}
+	writeAt(&b, st.pc)
 	st.writeExtras(&b)
 	if len(st.stack) > 0 {
 		b.WriteString("\n  stack:")
 		frames := runtime.CallersFrames(st.stack)
-		for {
-			fr, more := frames.Next()
+		for more := true; more; {
+			var fr runtime.Frame
+			fr, more = frames.Next()
 			if fr.Function != "runtime.goexit" {
-				b.WriteString("\n    ")
-				b.WriteString(fr.Function)
-				b.WriteString("\n        ")
-				b.WriteString(fileLine(fr))
-			}
-			if !more {
-				break
+				fmt.Fprintf(&b, "\n    %s\n        %s", fr.Function, fileLine(fr))
 			}
 		}
 	}
 	if st.cause != nil {
-		b.WriteString("\n  caused by: ")
-		b.WriteString(shift(fmt.Sprintf("%+v", st.cause), "    "))
+		b.WriteString("\n  caused by: " + shift(fmt.Sprintf("%+v", st.cause), "    "))
 	}
 	return b.String()
 }
@@ -105,12 +95,16 @@ func (st *Status) writeExtras(b *strings.Builder) {
 	case st.payload != nil:
 		fmt.Fprintf(b, "\n  payload %T: %+v", st.payload, st.payload)
 	case st.base != nil && st.note != "":
-		b.WriteString("\n  ")
-		b.WriteString(st.note)
-		if st.notePC != 0 {
-			b.WriteString("\n    at ")
-			b.WriteString(location(st.notePC))
-		}
+		b.WriteString("\n  " + st.note)
+		writeAt(b, st.notePC)
+	}
+}
+
+// writeAt writes the location of a program counter kept by capture, if
+// there is one.
+func writeAt(b *strings.Builder, pc uintptr) {
+	if pc != 0 {
+		b.WriteString("\n    at " + location(pc))
 	}
 }
 
