@@ -11,6 +11,8 @@ import "C"
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -300,10 +302,7 @@ func (d *driver) Release() error {
 		return nil
 	}
 	d.released = true
-	open := make([]*device, 0, len(d.devices))
-	for dev := range d.devices {
-		open = append(open, dev)
-	}
+	open := slices.Collect(maps.Keys(d.devices))
 	d.mu.Unlock()
 
 	var errs []error

@@ -10,6 +10,8 @@ import "C"
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
@@ -70,11 +72,7 @@ func sinksOf(route uintptr) []*messageSink {
 	if s, ok := routes.sinks[route]; ok {
 		return []*messageSink{s}
 	}
-	all := make([]*messageSink, 0, len(routes.sinks))
-	for _, s := range routes.sinks {
-		all = append(all, s)
-	}
-	return all
+	return slices.Collect(maps.Values(routes.sinks))
 }
 
 // The messenger's callback calls vkbGoMessage, on the thread that made
