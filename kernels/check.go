@@ -54,6 +54,10 @@ func (m *Mismatches) Err(checked int64) error {
 // AddF32 records that the float at index (such as "a[12]") was got, not
 // within tol of want.
 func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
+	if len(m.shown) == shownMismatches {
+		m.count++ // shown no more: nothing to format, nor to box for it
+		return
+	}
 	m.Add("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", index, got, want, math.Abs(float64(got)-want), tol)
 }
 
