@@ -66,9 +66,6 @@ func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
 // so that the first differences shown are still the lowest indices.
 func (m *Mismatches) Merge(o *Mismatches) {
 	m.count += o.count
-	for _, s := range o.shown {
-		if len(m.shown) < shownMismatches {
-			m.shown = append(m.shown, s)
-		}
-	}
+	n := min(len(o.shown), shownMismatches-len(m.shown))
+	m.shown = append(m.shown, o.shown[:n]...)
 }
