@@ -201,11 +201,7 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 			// Only where set, so that the digests of other kernels stay.
 			str("subgroups")
 			u32(c.SubgroupSize)
-			if c.FullSubgroups {
-				u32(1)
-			} else {
-				u32(0)
-			}
+			u32(bit(c.FullSubgroups))
 		}
 		h.Write(b)
 		b = b[:0]

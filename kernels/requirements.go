@@ -287,9 +287,7 @@ func (r Requirements) appendDigest(b []byte) []byte {
 	flags := uint32(0)
 	for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel, r.ImageReadWithoutFormat, r.ImageWriteWithoutFormat,
 		r.BFloat16, r.BFloat16CooperativeMatrix} {
-		if on {
-			flags |= 1 << i
-		}
+		flags |= bit(on) << i
 	}
 	u32(flags)
 	u32(uint32(r.Subgroup))
@@ -299,11 +297,7 @@ func (r Requirements) appendDigest(b []byte) []byte {
 	u32(uint32(r.CooperativeMatrix))
 	u32(uint32(len(r.CooperativeMatrices)))
 	for _, m := range r.CooperativeMatrices {
-		sat := uint32(0)
-		if m.SaturatingAccumulation {
-			sat = 1
-		}
-		for _, v := range []uint32{uint32(m.API), m.M, m.N, m.K, uint32(m.A), uint32(m.B), uint32(m.C), uint32(m.Result), sat, uint32(m.Scope)} {
+		for _, v := range []uint32{uint32(m.API), m.M, m.N, m.K, uint32(m.A), uint32(m.B), uint32(m.C), uint32(m.Result), bit(m.SaturatingAccumulation), uint32(m.Scope)} {
 			u32(v)
 		}
 		if m.Invocations != 0 { // NV2's only: the digests of the others stay
@@ -334,4 +328,12 @@ func kib(n uint32) string {
 		return fmt.Sprintf("%d KiB", n/1024)
 	}
 	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}
+
+// bit is 1 for true and 0 for false, as digests write flags.
+func bit(on bool) uint32 {
+	if on {
+		return 1
+	}
+	return 0
 }
