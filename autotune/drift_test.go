@@ -24,7 +24,7 @@ import (
 func TestMeasureDriftRemeasures(t *testing.T) {
 	plan := faulty.NewPlan()
 	dev := faulty.Wrap(devtest.Device(t), plan)
-	op := newScaleOp(scaleCand{name: "spin", wg: 64, spin: 256}, scaleCand{name: "wg64", wg: 64})
+	op := newScaleOp(scaleCand{name: "spin", wg: 64, spin: 1024}, scaleCand{name: "wg64", wg: 64})
 	o := quick
 	o.MinSamples, o.MaxSamples = stats.MinIntervalSamples, 60
 	o.TargetHalfWidth = 1e-6 // sample to MaxSamples
@@ -55,7 +55,7 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 	checkNoHiddenDrift(t, e)
 	spin, wg64 := e.Results[0], e.Results[1]
 	if e.FastestName != "wg64" {
-		t.Errorf("winner %s, want wg64 (spin does 256 times the work)", e.FastestName)
+		t.Errorf("winner %s, want wg64 (spin does 1024 times the work)", e.FastestName)
 	}
 	for _, r := range []results.Result{spin, wg64} {
 		if r.Outcome != results.Measured || !slices.Contains(r.Flags, autotune.FlagRemeasured) {
