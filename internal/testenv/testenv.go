@@ -119,15 +119,20 @@ var announced sync.Once
 // test shows nothing of a package that passed unless -v: what the test
 // binary writes goes to the go command, which drops it. So where the
 // binary's parent is the go command (Linux), the line goes to the go
-// command's own standard error, /proc/<parent>/fd/2, appended: where the
-// person running go test sees it, a terminal, a pipe or a file. Otherwise
-// (the binary run by hand, another system) it goes to the terminal
-// (/dev/tty, never created), where there is one.
+// command's own standard error, /proc/<parent>/fd/2, where the person
+// running go test sees it: a terminal or a pipe. Otherwise (the binary run
+// by hand, another system, go test's output going to a file) it goes to
+// the terminal (/dev/tty, never created), where there is one.
 var announce = func(line string) {
 	path := "/dev/tty"
 	parent := fmt.Sprintf("/proc/%d/", os.Getppid())
 	if comm, err := os.ReadFile(parent + "comm"); err == nil && strings.TrimSpace(string(comm)) == "go" {
-		path = parent + "fd/2"
+		// A regular file is left alone: the go command writes it at an
+		// offset of its own, which would write over the line and leave
+		// its tail behind.
+		if fi, err := os.Stat(parent + "fd/2"); err == nil && !fi.Mode().IsRegular() {
+			path = parent + "fd/2"
+		}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {

@@ -165,6 +165,28 @@ func TestAnnounceThroughGoTest(t *testing.T) {
 			if len(said) != 1 || !strings.Contains(said[0], "its examples") || !strings.Contains(said[0], "no widget here") || !strings.HasPrefix(stderr.String(), said[0]) {
 				t.Errorf("with %s set, said %q on stdout and stderr; want one line on stderr, naming the examples and what is missing", testenv.SkipVar, said)
 			}
+			if err == nil {
+				// go test's output into a file, as `go test > log 2>&1`
+				// writes it: the file must hold go's lines and nothing over
+				// or after them.
+				log, err := os.Create(filepath.Join(t.TempDir(), "log"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				again := exec.Command(goCmd, "test", "-count=1", pkg)
+				again.Dir, again.Env, again.Stdout, again.Stderr = cmd.Dir, cmd.Env, log, log
+				runErr := again.Run()
+				if err := log.Close(); err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(log.Name())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if runErr != nil || !strings.HasPrefix(string(got), "ok ") || strings.Count(string(got), "\n") != 1 {
+					t.Errorf("go test into a file: %v, the file holds %q; want go's one ok line alone", runErr, got)
+				}
+			}
 			continue
 		}
 		if err == nil || !strings.Contains(stdout.String(), "bash scripts/test.sh installs what the tests need") || !strings.Contains(stdout.String(), "--- FAIL: Example") {
