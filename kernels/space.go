@@ -12,10 +12,11 @@ import (
 
 // Param is one tunable parameter of a Space: a name, and the values it
 // takes in order. A local search steps between neighbouring values, so
-// list them in an order where neighbours are alike (ascending sizes).
+// list them in an order where neighbours are alike (ascending sizes). A
+// tuning log records a space's params in this form.
 type Param struct {
-	Name   string
-	Values []int
+	Name   string `json:"name"`
+	Values []int  `json:"values"`
 }
 
 // Pow2 returns the powers of two from lo to hi: Pow2(8, 64) is

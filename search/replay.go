@@ -107,7 +107,7 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 // records. Records of configurations outside the header's space (values
 // it no longer has) are left out.
 func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
-	params := l.Header.Space.params()
+	params := l.Header.Space.Params
 	space := &kernels.Space{Params: params}
 	type point struct {
 		coords []int

@@ -48,32 +48,15 @@ type LogHeader struct {
 
 // LogSpace is a space's description in a log.
 type LogSpace struct {
-	Params       []LogParam `json:"params"`
-	Restrictions []string   `json:"restrictions,omitempty"`
-}
-
-// LogParam is a param of a space in a log.
-type LogParam struct {
-	Name   string `json:"name"`
-	Values []int  `json:"values"`
+	Params       []kernels.Param `json:"params"`
+	Restrictions []string        `json:"restrictions,omitempty"`
 }
 
 // LogSpaceOf describes s as a log records it.
 func LogSpaceOf(s *kernels.Space) LogSpace {
-	var out LogSpace
-	for _, p := range s.Params {
-		out.Params = append(out.Params, LogParam{Name: p.Name, Values: slices.Clone(p.Values)})
-	}
+	out := LogSpace{Params: slices.Clone(s.Params)}
 	for _, r := range s.Restrictions {
 		out.Restrictions = append(out.Restrictions, r.Expr)
-	}
-	return out
-}
-
-func (s LogSpace) params() []kernels.Param {
-	var out []kernels.Param
-	for _, p := range s.Params {
-		out = append(out, kernels.Param{Name: p.Name, Values: p.Values})
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package search_test
 
 import (
 	"bytes"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +45,7 @@ func TestTuneLogStore(t *testing.T) {
 	c := openStore(t, path)
 	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
 	h := search.LogHeader{Table: testTable, Key: ref.Key, Mode: "hot", Points: 2, Time: time.Unix(1760000000, 0).UTC(),
-		Space: search.LogSpace{Params: []search.LogParam{{Name: "A", Values: []int{1, 2}}}, Restrictions: []string{"A < 3"}}}
+		Space: search.LogSpace{Params: []kernels.Param{{Name: "A", Values: []int{1, 2}}}, Restrictions: []string{"A < 3"}}}
 	if err := search.SaveLogHeader(c, ref, h); err != nil {
 		t.Fatal(err)
 	}
@@ -113,5 +115,59 @@ func TestReadTuneLogErrors(t *testing.T) {
 		case want != "" && (status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), want)):
 			t.Errorf("%q: %v, want INVALID_ARGUMENT saying %q", in, err, want)
 		}
+	}
+}
+
+// TestRecordedLogHeaders reads every log recorded under testdata/search
+// and writes it again: its header (the space's params, restrictions and
+// the rest) comes out byte for byte as recorded, so logs written before
+// the space's params were kernels.Param still read and export the same.
+func TestRecordedLogHeaders(t *testing.T) {
+	paths, err := filepath.Glob("testdata/search/*.jsonl")
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("recorded logs: %v, %v; want at least the H200's and the model's", paths, err)
+	}
+	for _, path := range paths {
+		recorded, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := search.ReadTuneLog(bytes.NewReader(recorded))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(l.Header.Space.Params) == 0 || len(l.Header.Space.Params[0].Values) == 0 {
+			t.Errorf("%s: the header's params read as %+v", path, l.Header.Space.Params)
+		}
+		var buf bytes.Buffer
+		if err := search.WriteTuneLog(&buf, l); err != nil {
+			t.Fatal(err)
+		}
+		have, _, _ := bytes.Cut(buf.Bytes(), []byte("\n"))
+		want, _, _ := bytes.Cut(recorded, []byte("\n"))
+		if diff := cmp.Diff(string(want), string(have)); diff != "" {
+			t.Errorf("%s: the header written again differs (-recorded +written):\n%s", path, diff)
+		}
+	}
+}
+
+// TestLogSearchBest: a search's record names the lowest verified median
+// it evaluated, the earliest among equals; a faster point that computed
+// wrong, or failed, is never its best.
+func TestLogSearchBest(t *testing.T) {
+	wrong := logRecord("wrong", 0.5, 1)
+	wrong.Outcome = results.Wrong
+	failed := logRecord("failed", 0.1, 2)
+	failed.Outcome, failed.Stats = results.Failed, nil
+	var evals []search.Evaluation
+	for _, r := range []search.LogRecord{logRecord("slow", 3, 3), wrong, logRecord("first", 1, 4), failed, logRecord("second", 1, 5)} {
+		evals = append(evals, search.Evaluation{Record: r, Measured: true})
+	}
+	s := search.LogSearchOf(search.Options{Strategy: search.Random}, evals)
+	if s.Best != "first" || len(s.Order) != 5 || math.Abs(s.MeasureSeconds-1.0) > 1e-9 {
+		t.Errorf("LogSearchOf: best %q of %v, measured %gs; want first of 5, 1s", s.Best, s.Order, s.MeasureSeconds)
+	}
+	if s := search.LogSearchOf(search.Options{}, evals[1:2]); s.Best != "" {
+		t.Errorf("LogSearchOf of a wrong point alone: best %q, want none", s.Best)
 	}
 }
