@@ -1,6 +1,9 @@
 package search
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // An Evaluation is one point of a search evaluated, as the tuning log
 // records it.
@@ -22,36 +25,19 @@ func (e Evaluation) Median() (seconds float64, ok bool) {
 }
 
 // LogSearchOf is the log's record of the search under opts (filled) that
-// made evals: its order, its best point and the time spent measuring.
+// made evals: its order, its best point (the lowest verified median, the
+// earliest among equals) and the time spent measuring.
 func LogSearchOf(opts Options, evals []Evaluation) LogSearch {
 	s := LogSearch{Strategy: opts.Strategy, Seed: opts.Seed, Lookahead: opts.Lookahead, MaxEvals: opts.MaxEvals, Time: time.Now().UTC()}
+	best := math.Inf(1)
 	for _, e := range evals {
 		s.Order = append(s.Order, e.Record.Name)
 		if e.Measured {
 			s.MeasureSeconds += e.Record.MeasureSeconds
 		}
-	}
-	if first, _ := Best(evals); first >= 0 {
-		s.Best = evals[first].Record.Name
+		if sec, ok := e.Median(); ok && sec < best {
+			best, s.Best = sec, e.Record.Name
+		}
 	}
 	return s
-}
-
-// Best returns the fastest verified evaluation of evals, and the
-// runner-up (-1 if none): the lowest medians, earlier first among equals.
-func Best(evals []Evaluation) (first, second int) {
-	first, second = -1, -1
-	for k, e := range evals {
-		if !e.Record.Verified() {
-			continue
-		}
-		m := e.Record.Stats.Median
-		switch {
-		case first < 0 || m < evals[first].Record.Stats.Median:
-			first, second = k, first
-		case second < 0 || m < evals[second].Record.Stats.Median:
-			second = k
-		}
-	}
-	return first, second
 }
