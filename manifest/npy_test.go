@@ -202,8 +202,9 @@ func writeNpy16(t testing.TB, dir, name string, bits []uint16, order byte, align
 // passes, by more fails naming it, and so does a NaN or an infinity
 // where a number is wanted, or a number where they are. float32 data in
 // an f16 buffer is rounded as NumPy rounds it (to nearest, ties to
-// even), float16 data in an f32 buffer is exact, and float16 data in an
-// integer buffer is refused.
+// even), and so is float64 data, once (not through float32), from a file
+// or a fill; float16 data in an f32 buffer is exact, and float16 data in
+// an integer buffer is refused.
 func TestManifestNpyFloat16(t *testing.T) {
 	if _, err := exec.LookPath("glslc"); err != nil {
 		testenv.Unavailable(t, "glslc is not on the PATH")
@@ -235,7 +236,7 @@ void main() { uint i = gl_GlobalInvocationID.x; y[i] = float16_t(2.0 * float(x[i
 		t.Helper()
 		writeNpy16(t, dir, "want.npy", want, '<', 128)
 		ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{"name": "twice", "dims": {"N": 64},
-		"buffers": [{"name": "x", "type": "f16", "len": "N", "binding": 0, "init": {"npy": "`+init+`"}},
+		"buffers": [{"name": "x", "type": "f16", "len": "N", "binding": 0, "init": `+init+`},
 			{"name": "y", "type": "f16", "len": "N", "binding": 1, "role": "output",
 			 "expect": {"npy": "want.npy"}, "tolerance": {"rel": 0, "abs": `+fmt.Sprint(abs)+`}}],
 		"verify": {}, "candidates": [{"name": "twice", "glsl": "twice.comp", "groups": ["N / 64"]}]}]}`), dir)
@@ -246,7 +247,7 @@ void main() { uint i = gl_GlobalInvocationID.x; y[i] = float16_t(2.0 * float(x[i
 	}
 	writeNpy16(t, dir, "x.npy", x, '<', 64)
 	writeNpy16(t, dir, "x-big.npy", x, '>', 128)
-	for _, init := range []string{"x.npy", "x-big.npy"} {
+	for _, init := range []string{`{"npy": "x.npy"}`, `{"npy": "x-big.npy"}`} {
 		if err := verify(init, 0.01, want); err != nil {
 			t.Errorf("x from %s, against the right answer: %v", init, err)
 		}
@@ -270,7 +271,7 @@ void main() { uint i = gl_GlobalInvocationID.x; y[i] = float16_t(2.0 * float(x[i
 	} {
 		off := slices.Clone(want)
 		off[tt.i] = tt.v
-		err := verify("x.npy", 0.01, off)
+		err := verify(`{"npy": "x.npy"}`, 0.01, off)
 		name := fmt.Sprintf("y[%d]:", tt.i)
 		if tt.pass && err != nil || !tt.pass && (!errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "want.npy")) {
 			t.Errorf("y[%d] wanted as %g (%#04x): %v; want pass: %v, else a wrong result naming %s and want.npy", tt.i, half.ToFloat32(tt.v), tt.v, err, tt.pass, name)
@@ -286,12 +287,27 @@ void main() { uint i = gl_GlobalInvocationID.x; y[i] = float16_t(2.0 * float(x[i
 		want[i] = half.FromFloat32(2 * []float32{1, 1, 1 + 0x1p-10, 1 + 0x1p-9}[i%4])
 	}
 	writeNpy(t, dir, "x32.npy", x32)
-	if err := verify("x32.npy", 0, want); err != nil {
+	if err := verify(`{"npy": "x32.npy"}`, 0, want); err != nil {
 		t.Errorf("float32 x rounded to f16: %v", err)
 	}
 	want[1] = half.FromFloat32(2 * (1 + 0x1p-10)) // a tie rounded away from zero
-	if err := verify("x32.npy", 0, want); !errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "y[1]:") {
+	if err := verify(`{"npy": "x32.npy"}`, 0, want); !errors.Is(err, kernels.ErrWrongResult) || !strings.Contains(err.Error(), "y[1]:") {
 		t.Errorf("float32 x rounded to f16, against a tie rounded up: %v; want a wrong result naming y[1]", err)
+	}
+
+	// float64 data, from a .npy file or a fill, rounds once: 1 + 2⁻¹¹ +
+	// 2⁻⁴⁰ is past the tie, to 1 + 2⁻¹⁰; rounded to float32 first, it
+	// would become the tie, and round to 1.
+	x64 := make([]float64, n)
+	for i := range n {
+		x64[i] = 1 + 0x1p-11 + 0x1p-40
+		want[i] = half.FromFloat32(2 + 0x1p-9)
+	}
+	writeNpy(t, dir, "x64.npy", x64)
+	for _, init := range []string{`{"npy": "x64.npy"}`, `{"fill": 1.0004882812500009}`} {
+		if err := verify(init, 0, want); err != nil {
+			t.Errorf("float64 x (%s) rounded to f16 once: %v", init, err)
+		}
 	}
 
 	// float16 data in saxpy's f32 buffer x, and refused by an i32 one.

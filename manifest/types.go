@@ -92,7 +92,7 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 		case 1: // unorm8
 			u = uint64(math.Round(min(max(f, 0), 1) * 255))
 		case 2:
-			u = uint64(t.from16(float32(f)))
+			u = uint64(t.from16(f))
 		case 4:
 			u = uint64(math.Float32bits(float32(f)))
 		case 8:
@@ -127,12 +127,12 @@ func getUint(b []byte, size int) uint64 {
 }
 
 // from16 and to16 convert a 16-bit float type's elements: binary16 for
-// f16, bfloat16 for bf16.
-func (t scalarType) from16(f float32) uint16 {
+// f16, bfloat16 for bf16. from16 rounds once, from the float64.
+func (t scalarType) from16(f float64) uint16 {
 	if t.name == "bf16" {
-		return half.BFloat16FromFloat32(f)
+		return half.BFloat16FromFloat64(f)
 	}
-	return half.FromFloat32(f)
+	return half.FromFloat64(f)
 }
 
 func (t scalarType) to16(h uint16) float32 {
