@@ -45,11 +45,16 @@ func TestMergeRoundsFlagsDrift(t *testing.T) {
 		sa, sb := statsAt(a), statsAt(b)
 		sa.Samples, sb.Samples = []float64{a}, []float64{b}
 		return &Entry{Results: []results.Result{
-			{Index: 0, Name: "a", Measurement: results.Measurement{Outcome: results.Dropped, Stats: sa, Error: "dropped"}},
+			{Index: 0, Name: "a", Measurement: results.Measurement{Outcome: results.Dropped, Stats: sa, Error: "dropped",
+				Drop: &results.Drop{Samples: 1, Median: a, Leader: "b", LeaderMedian: b}}},
 			{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Measured, Stats: sb}},
 		}}
 	}
-	e := MergeRounds(nil, []*Entry{round(1e-3, 2e-3), round(1e-3, 2e-3), round(1e-3, 2e-3)}, Options{})
+	rounds := []*Entry{round(1e-3, 2e-3), round(1e-3, 2e-3), round(1e-3, 2e-3)}
+	e := MergeRounds(nil, rounds, Options{})
+	if d := e.Results[0].Drop; d == nil || d.Rounds != 3 || rounds[2].Results[0].Drop.Rounds != 0 {
+		t.Errorf("merged a's drop %+v; want the last round's, counting 3 rounds (the round's own untouched)", d)
+	}
 	if e.Fastest != 1 || !slices.Contains(e.Results[0].Flags, FlagDrift) || !slices.Contains(e.Results[1].Flags, FlagDrift) {
 		t.Errorf("merged: fastest %d, flags %v and %v; want 1, both drift", e.Fastest, e.Results[0].Flags, e.Results[1].Flags)
 	}

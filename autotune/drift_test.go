@@ -58,12 +58,36 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 		t.Errorf("winner %s, want wg64 (spin does 1024 times the work)", e.FastestName)
 	}
 	for _, r := range []results.Result{spin, wg64} {
-		if r.Outcome != results.Measured || !slices.Contains(r.Flags, autotune.FlagRemeasured) {
-			t.Errorf("%s: %s, flags %v; want measured again (%s)", r.Name, r.Outcome, r.Flags, autotune.FlagRemeasured)
+		if r.Outcome != results.Measured || !slices.Contains(r.Flags, autotune.FlagRemeasured) || r.Drop != nil {
+			t.Errorf("%s: %s, flags %v, drop %+v; want measured again (%s), no drop", r.Name, r.Outcome, r.Flags, r.Drop, autotune.FlagRemeasured)
 		}
 	}
 	if spin.Stats.Median <= wg64.Stats.Median {
 		t.Errorf("measured again side by side, spin's median %v is not above wg64's %v", spin.Stats.Median, wg64.Stats.Median)
+	}
+}
+
+// TestMeasureRecordsDrop: a candidate dropped early carries the drop as
+// data (its samples and median then, the leader and its median), which
+// the report reads instead of the message; one measured again after a
+// drift carries none.
+func TestMeasureRecordsDrop(t *testing.T) {
+	op := newScaleOp(scaleCand{name: "spin", wg: 64, spin: 1024}, scaleCand{name: "wg64", wg: 64})
+	o := quick
+	o.MinSamples, o.MaxSamples = stats.MinIntervalSamples, 60
+	o.TargetHalfWidth = 1e-6 // sample to MaxSamples: spin is dropped long before
+	e, err := autotune.Measure(context.Background(), devtest.Device(t), op, kernels.SizeOf(1<<12), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spin, wg64 := e.Results[0], e.Results[1]
+	if spin.Outcome != results.Dropped || wg64.Drop != nil {
+		t.Fatalf("spin %s, wg64's drop %+v; want spin dropped, wg64 not", spin.Outcome, wg64.Drop)
+	}
+	d := spin.Drop
+	if d == nil || d.Leader != "wg64" || d.Samples != spin.Stats.N || d.Median != spin.Stats.Median ||
+		!(d.LeaderMedian > 0 && d.LeaderMedian < d.Median) || d.Rounds != 0 {
+		t.Errorf("spin's drop %+v, stats %+v; want its samples and median, under wg64's", d, spin.Stats)
 	}
 }
 

@@ -123,7 +123,7 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 			out.Outcome = results.Measured
 		} else {
 			dropped++
-			out.Error = r.Error
+			out.Error, out.Drop = r.Error, r.Drop
 		}
 		if out.Compiler == nil {
 			out.Compiler = r.Compiler
@@ -141,9 +141,14 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 		batch = max(batch, r.Stats.Batch)
 	}
 	if out.Outcome == results.Measured {
-		out.Error = ""
+		out.Error, out.Drop = "", nil
 	} else {
 		out.Error = fmt.Sprintf("dropped early in each of %d rounds; in the last: %s", dropped, out.Error)
+		if out.Drop != nil {
+			d := *out.Drop
+			d.Rounds = dropped
+			out.Drop = &d
+		}
 	}
 	// Energy is known only if every round measured it; its interval is
 	// the rounds' together, from the lowest bound to the highest.

@@ -149,7 +149,7 @@ func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 		c.alive = true
 		c.samples, c.moments = nil, nil
 		if c.res.Outcome == results.Dropped {
-			c.res.Outcome, c.res.Error = "", ""
+			c.res.Outcome, c.res.Error, c.res.Drop = "", "", nil
 		}
 		c.res.Flags = append(c.res.Flags, FlagRemeasured)
 	}
@@ -221,6 +221,7 @@ func (m *measurement) decide(budgetSpent, drop bool) bool {
 		if drop && i != leader && lo > leadHi*(1+m.opts.DropMargin) {
 			c.alive = false
 			c.res.Outcome = results.Dropped
+			c.res.Drop = &results.Drop{Samples: len(c.samples), Median: s.Median, Leader: m.cands[leader].res.Name, LeaderMedian: lead.Median}
 			c.res.Error = fmt.Sprintf("dropped after %d samples: median %.4gs, leader %s %.4gs", len(c.samples), s.Median, m.cands[leader].res.Name, lead.Median)
 			continue
 		}

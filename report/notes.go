@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/vkbench/vkbench/results"
@@ -44,28 +42,22 @@ func (r *report) groupNotes(g *opGroup) []string {
 	return notes
 }
 
-// dropNote matches the tuner's note on a candidate dropped early:
-// "dropped after 11 samples: median 0.008222s, leader block4-4x8
-// 0.001894s", in seconds, naming the leader at that moment.
-var dropNote = regexp.MustCompile(`^dropped after (\d+) samples: median (\S+)s, leader (\S+) (\S+)s$`)
-
 // noteOf is b's error or note as a table shows it: without status codes
 // and package names (Reason); a drop's times in the table's unit, and
 // its leader named as the leader at the time unless it is winner, the
 // operation's final winner.
 func noteOf(b *results.Benchmark, scale float64, unit, winner string) string {
-	m := dropNote.FindStringSubmatch(b.Error)
-	if m == nil {
+	d := b.Drop
+	if b.Outcome != results.Dropped || d == nil {
 		return Reason(b.Error, b.Candidate)
 	}
-	med, err1 := strconv.ParseFloat(m[2], 64)
-	lead, err2 := strconv.ParseFloat(m[4], 64)
-	if err1 != nil || err2 != nil {
-		return b.Error
+	who := d.Leader + ", the leader at the time,"
+	if d.Leader == winner {
+		who = d.Leader + ", the winner,"
 	}
-	who := m[3] + ", the leader at the time,"
-	if m[3] == winner {
-		who = m[3] + ", the winner,"
+	rounds := ""
+	if d.Rounds > 1 {
+		rounds = fmt.Sprintf("dropped early in each of %d rounds; in the last, ", d.Rounds)
 	}
-	return fmt.Sprintf("dropped after %s samples at a median of %.4g %s: %s was at %.4g %s", m[1], med*scale, unit, who, lead*scale, unit)
+	return fmt.Sprintf("%sdropped after %d samples at a median of %.4g %s: %s was at %.4g %s", rounds, d.Samples, d.Median*scale, unit, who, d.LeaderMedian*scale, unit)
 }

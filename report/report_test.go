@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/results"
 )
 
 // TestWrite draws a crafted result file in every format, straight from
@@ -82,5 +83,56 @@ func TestWriteAB(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not say %q", want)
 		}
+	}
+}
+
+// TestDropNote: the page's note on a dropped candidate is made of the
+// drop the tuner recorded, not of its message, whose words may change:
+// here they are other words, and the note is still there, its times in
+// the table's unit and its leader named as the winner or as the leader
+// at the time; several rounds that each dropped it are counted. A
+// dropped candidate without a recorded drop (a file of an older
+// vkbench) shows its message.
+func TestDropNote(t *testing.T) {
+	in, err := report.ReadFiles([]string{"../testdata/cli/report-input.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := in[0].File.Benchmarks
+	var dropped *results.Benchmark
+	for i := range bs {
+		if bs[i].Outcome == results.Dropped {
+			dropped = &bs[i]
+		}
+	}
+	if dropped == nil || dropped.Drop == nil {
+		t.Fatal("report-input.json has no dropped candidate with its drop")
+	}
+	for _, c := range []struct {
+		drop results.Drop
+		note string
+	}{
+		{results.Drop{Samples: 7, Median: 0.0042, Leader: "vec4", LeaderMedian: 0.00105},
+			"dropped after 7 samples at a median of 4.2 ms: vec4, the winner, was at 1.05 ms"},
+		{results.Drop{Samples: 9, Median: 0.0033, Leader: "elsewhere", LeaderMedian: 0.0011, Rounds: 4},
+			"dropped early in each of 4 rounds; in the last, dropped after 9 samples at a median of 3.3 ms: elsewhere, the leader at the time, was at 1.1 ms"},
+	} {
+		d := c.drop
+		dropped.Drop, dropped.Error = &d, "cast out: words of another version"
+		var buf bytes.Buffer
+		if _, err := report.Write(&buf, report.HTML, in, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if page := buf.String(); !strings.Contains(page, c.note) || strings.Contains(page, "cast out") {
+			t.Errorf("drop %+v: the page does not say %q, or shows the message", d, c.note)
+		}
+	}
+	dropped.Drop = nil
+	var buf bytes.Buffer
+	if _, err := report.Write(&buf, report.HTML, in, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "cast out: words of another version") {
+		t.Error("without a recorded drop, the page does not show the message")
 	}
 }

@@ -89,6 +89,6 @@ func mergeBenchmark(b *Benchmark, n Benchmark) {
 		b.Conditions = &c
 	}
 	if n.Outcome != Measured && n.Outcome != Dropped && b.Outcome != n.Outcome {
-		b.Outcome, b.Error = n.Outcome, n.Error
+		b.Outcome, b.Error, b.Drop = n.Outcome, n.Error, n.Drop
 	}
 }

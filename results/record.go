@@ -43,6 +43,10 @@ type Measurement struct {
 	Outcome Outcome `json:"outcome"`
 	// Error says why a candidate failed, is unsupported or was dropped.
 	Error string `json:"error,omitempty"`
+	// Drop says, of a dropped candidate, when it was dropped and against
+	// which leader, for a program to read (Error says it for a person);
+	// nil for any other outcome.
+	Drop *Drop `json:"drop,omitempty"`
 	// Stats summarise the candidate's samples; with several rounds, those
 	// of every round pooled.
 	Stats *stats.Stats `json:"stats,omitempty"`
@@ -71,6 +75,18 @@ type Measurement struct {
 	EnergyLoJ float64 `json:"energy_ci_lo_j,omitempty"`
 	EnergyHiJ float64 `json:"energy_ci_hi_j,omitempty"`
 	PowerW    float64 `json:"power_w,omitempty"`
+}
+
+// Drop is the moment a candidate was dropped early as much slower: how
+// many samples it had, its median then, and the leader's name and median
+// then; where several rounds each dropped it, how many, and this in the
+// last of them.
+type Drop struct {
+	Samples      int     `json:"samples"`
+	Median       float64 `json:"median_s"`
+	Leader       string  `json:"leader"`
+	LeaderMedian float64 `json:"leader_median_s"`
+	Rounds       int     `json:"rounds,omitempty"`
 }
 
 // Rates are the bandwidth (GB/s) and arithmetic rate (GFLOP/s) at the
