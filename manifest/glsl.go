@@ -77,7 +77,8 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 }
 
 // compileGLSL returns the SPIR-V of the source at path (whose text is
-// src) with defines, from the cache or from glslc. A cache entry is the
+// src) with defines, for the Vulkan version its target-env line names,
+// from the cache or from glslc. A cache entry is the
 // SPIR-V, named by a digest of the compiler's flags, the defines, the
 // source's folder (where its #includes are looked for) and its text, and
 // beside it a record of the files glslc read for it, #includes of
@@ -89,17 +90,21 @@ func compileGLSL(path string, src []byte, defines []string) ([]byte, error) {
 	if err != nil {
 		return nil, status.Newf(status.InvalidArgument, "%v", err)
 	}
+	tc := glslc.Default
+	if tc.TargetEnv, err = glslc.TargetEnvOf(path, string(src)); err != nil {
+		return nil, status.Newf(status.InvalidArgument, "%v", err)
+	}
 	h := sha256.New()
-	fmt.Fprintf(h, "vkbench glsl v2\x00%s\x00%s\x00%s\x00", strings.Join(glslc.Flags, " "), strings.Join(defines, "\x00"), filepath.Dir(abs))
+	fmt.Fprintf(h, "vkbench glsl v2\x00%s\x00%s\x00%s\x00", strings.Join(tc.Flags(), " "), strings.Join(defines, "\x00"), filepath.Dir(abs))
 	h.Write(src)
 	cached := filepath.Join(glslCacheDir(), hex.EncodeToString(h.Sum(nil))+".spv")
 	if code, err := cachedGLSL(cached, filepath.Base(path)); code != nil || err != nil {
 		return code, err
 	}
-	if _, err := exec.LookPath(glslc.Default.Glslc); err != nil {
+	if _, err := exec.LookPath(tc.Glslc); err != nil {
 		return nil, status.Newf(status.FailedPrecondition, "compiling %s needs glslc, the Khronos GLSL compiler (Debian's and Ubuntu's package glslc, or the Vulkan SDK), on the PATH: %v", filepath.Base(path), err)
 	}
-	code, deps, err := glslc.CompileFile(context.Background(), abs, defines)
+	code, deps, err := tc.CompileFile(context.Background(), abs, defines)
 	if err != nil {
 		return nil, status.Newf(status.InvalidArgument, "%v", err)
 	}

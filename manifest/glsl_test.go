@@ -17,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -213,5 +214,58 @@ func TestGLSLIncludes(t *testing.T) {
 	}
 	if _, err := load(208); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "inner/value.h") {
 		t.Errorf("an included header removed: %v; want INVALID_ARGUMENT naming it", err)
+	}
+}
+
+// TestGLSLTargetEnv: a GLSL candidate is built for the Vulkan version its
+// "// target-env:" line names (SPIR-V 1.6 for vulkan1.3, 1.3 for
+// vulkan1.1), 1.2 (SPIR-V 1.5) without one, and runs; a version glslc
+// does not take for Vulkan is an error that names the manifest's field
+// and the source's line.
+func TestGLSLTargetEnv(t *testing.T) {
+	if _, err := exec.LookPath("glslc"); err != nil {
+		testenv.Unavailable(t, "glslc is not on the PATH")
+	}
+	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
+	dev := devtest.Device(t)
+	dir := t.TempDir()
+	load := func(line string) (kernels.Operation, error) {
+		t.Helper()
+		src := "#version 450\n" + line + "\nlayout(local_size_x = 64) in;\n" +
+			"layout(std430, binding = 0) writeonly buffer Out { uint y[]; };\nvoid main() { y[gl_GlobalInvocationID.x] = 7u; }\n"
+		if err := os.WriteFile(filepath.Join(dir, "k.comp"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ops, err := manifest.Parse([]byte(`{"schema": "vkbench.manifest/v1", "operations": [{"name": "seven", "dims": {"N": 64},
+		"buffers": [{"name": "y", "type": "u32", "len": "N", "binding": 0, "role": "output", "expect": "7"}],
+		"verify": {}, "candidates": [{"name": "seven", "glsl": "k.comp", "groups": ["N / 64"]}]}]}`), dir)
+		if err != nil {
+			return nil, err
+		}
+		return ops[0], nil
+	}
+	for _, tt := range []struct {
+		line string
+		spv  uint16
+	}{{"", 0x0105}, {"// target-env: vulkan1.3", 0x0106}, {"// target-env: vulkan1.1", 0x0103}} {
+		op, err := load(tt.line)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.line, err)
+		}
+		m, err := spirv.Parse(op.Candidates()[0].SPIRV)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Version != tt.spv {
+			t.Errorf("%q: SPIR-V version %#04x, want %#04x", tt.line, m.Version, tt.spv)
+		}
+		if err := kernels.VerifyCandidate(context.Background(), dev, op, kernels.SizeOf(64), 0, 1); err != nil {
+			t.Errorf("%q: %v", tt.line, err)
+		}
+	}
+	_, err := load("// target-env: vulkan13")
+	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "candidates[0].glsl") ||
+		!strings.Contains(err.Error(), `k.comp:2: target-env "vulkan13" is not one of`) {
+		t.Errorf("a bad target-env: %v; want INVALID_ARGUMENT naming the field, k.comp:2 and the version", err)
 	}
 }

@@ -4,16 +4,19 @@
 // compile modules of their own share it, so that every module is built
 // with the very same flags.
 //
-// Two toolchains build the checked-in kernels. Most are built for Vulkan
-// 1.2 by the glslc and spirv-val on the PATH (Debian 12's: shaderc 2023.2,
-// SPIRV-Tools 2023.1). A source whose text has the line
+// A source is built for Vulkan 1.2 (TargetEnv) unless a line of it names
+// another version (TargetEnvOf), as
 //
 //	// target-env: vulkan1.3
 //
-// is built for Vulkan 1.3 (SPIR-V 1.6) by Debian 13's glslc 2025.2 and
-// spirv-val 2025.1, which know extensions that Debian 12's do not
-// (GL_NV_cooperative_matrix2); scripts/glslc13.sh fetches them, pinned,
-// into bin/tools/glslc13 of the module.
+// Two toolchains build the checked-in kernels. Most are built by the
+// glslc and spirv-val on the PATH (Debian 12's: shaderc 2023.2,
+// SPIRV-Tools 2023.1); those for Vulkan 1.3 (SPIR-V 1.6) by Debian 13's
+// glslc 2025.2 and spirv-val 2025.1, which know extensions that Debian
+// 12's do not (GL_NV_cooperative_matrix2); scripts/glslc13.sh fetches
+// them, pinned, into bin/tools/glslc13 of the module. A manifest's GLSL
+// (CompileFile) is built by the glslc on the PATH, for the version its
+// line names.
 //
 // None of them knows bfloat16 (GL_EXT_bfloat16, SPV_KHR_bfloat16). A
 // source with the line
@@ -49,12 +52,6 @@ const (
 // accepts (lavapipe, NVIDIA, AMD, Intel and Arm drivers of the last years).
 const TargetEnv = "vulkan1.2"
 
-// Flags are glslc's arguments before the input and output names: optimise
-// (which also drops names and debug information, so the output depends
-// only on the source text, not on where it lives), the target environment,
-// and the shader stage.
-var Flags = []string{"-O", "--target-env=" + TargetEnv, "-fshader-stage=compute"}
-
 // Sources returns the base names of the GLSL sources in dir, sorted.
 func Sources(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -76,9 +73,40 @@ func OutputName(source string) string {
 	return strings.TrimSuffix(source, SourceExt) + OutputExt
 }
 
-// Vulkan13Directive is the line by which a source asks to be built for
-// Vulkan 1.3 with the newer toolchain.
-const Vulkan13Directive = "// target-env: vulkan1.3"
+// TargetEnvDirective starts the line by which a source names the Vulkan
+// version it is built for; Vulkan13Directive is the line that asks for
+// Vulkan 1.3, which the checked-in kernels build with the newer toolchain.
+const (
+	TargetEnvDirective = "// target-env:"
+	Vulkan13Directive  = TargetEnvDirective + " vulkan1.3"
+)
+
+// TargetEnvs are the versions a source's target-env line may name.
+var TargetEnvs = []string{"vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3", "vulkan1.4"}
+
+// TargetEnvOf returns the version that the source src asks to be built
+// for on a line of its own that starts with TargetEnvDirective, or
+// TargetEnv if it has none. A version that is not one of TargetEnvs, or a
+// second line that names another, is an error that names the source
+// (name) and the line.
+func TargetEnvOf(name, src string) (string, error) {
+	env, at, n := TargetEnv, 0, 0
+	for line := range strings.Lines(src) {
+		n++
+		v, ok := strings.CutPrefix(strings.TrimRight(line, " \t\r\n"), TargetEnvDirective)
+		if !ok {
+			continue
+		}
+		switch v = strings.TrimSpace(v); {
+		case !slices.Contains(TargetEnvs, v):
+			return "", fmt.Errorf("%s:%d: target-env %q is not one of %s", name, n, v, strings.Join(TargetEnvs, ", "))
+		case at > 0 && v != env:
+			return "", fmt.Errorf("%s:%d: target-env %s, where line %d says %s", name, n, v, at, env)
+		}
+		env, at = v, n
+	}
+	return env, nil
+}
 
 // Toolchain is a compiler and a validator, and the Vulkan version they
 // build and check for.
@@ -114,21 +142,28 @@ func Newer(dir string) (Toolchain, error) {
 }
 
 // For returns the toolchain that builds dir/source: Newer if the source
-// has Vulkan13Directive, else Default.
+// asks for Vulkan 1.3, else Default for the version it asks for.
 func For(dir, source string) (Toolchain, error) {
 	text, err := os.ReadFile(filepath.Join(dir, source))
 	if err != nil {
 		return Toolchain{}, err
 	}
-	if !wantsVulkan13(string(text)) {
-		return Default, nil
-	}
-	return Newer(dir)
+	return forSource(dir, source, string(text))
 }
 
-// wantsVulkan13 reports whether a line of src is Vulkan13Directive.
-func wantsVulkan13(src string) bool {
-	return hasLine(src, Vulkan13Directive)
+// forSource is For of the source src, named name in errors; the newer
+// toolchain is looked for from dir up.
+func forSource(dir, name, src string) (Toolchain, error) {
+	env, err := TargetEnvOf(name, src)
+	switch {
+	case err != nil:
+		return Toolchain{}, err
+	case env == "vulkan1.3":
+		return Newer(dir)
+	}
+	t := Default
+	t.TargetEnv = env
+	return t, nil
 }
 
 // hasLine reports whether a line of src is directive (trailing white
@@ -150,7 +185,7 @@ func Compile(ctx context.Context, dir, source, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := run(ctx, dir, t.Glslc, append(t.flags(), source, "-o", out)...); err != nil {
+	if err := run(ctx, dir, t.Glslc, append(t.Flags(), source, "-o", out)...); err != nil {
 		return err
 	}
 	text, err := os.ReadFile(filepath.Join(dir, source))
@@ -182,17 +217,14 @@ func retypeFile(path, source string) error {
 }
 
 // CompileSource compiles the GLSL compute source src for targetEnv
-// (TargetEnv if empty; "vulkan1.3" makes SPIR-V 1.6) and returns its
-// SPIR-V, in a temporary folder it removes. A source with
-// Vulkan13Directive is built by the newer toolchain, found from the
-// current folder up, for Vulkan 1.3.
+// (if empty, the one its target-env line names, else TargetEnv;
+// "vulkan1.3" makes SPIR-V 1.6) and returns its SPIR-V, in a temporary
+// folder it removes. A source that asks for Vulkan 1.3 is built by the
+// newer toolchain, found from the current folder up.
 func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
-	t := Default
-	if wantsVulkan13(src) {
-		var err error
-		if t, err = Newer("."); err != nil {
-			return nil, err
-		}
+	t, err := forSource(".", "the source", src)
+	if err != nil {
+		return nil, err
 	}
 	if targetEnv != "" {
 		t.TargetEnv = targetEnv
@@ -205,7 +237,7 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	if err := os.WriteFile(filepath.Join(dir, "k"+SourceExt), []byte(src), 0o644); err != nil {
 		return nil, err
 	}
-	if err := run(ctx, dir, t.Glslc, append(t.flags(), "k"+SourceExt, "-o", "k"+OutputExt)...); err != nil {
+	if err := run(ctx, dir, t.Glslc, append(t.Flags(), "k"+SourceExt, "-o", "k"+OutputExt)...); err != nil {
 		return nil, err
 	}
 	if wantsBFloat16(src) {
@@ -217,13 +249,14 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 }
 
 // CompileFile compiles the GLSL compute source at path with defines
-// ("NAME=value", each a -D), its folder on the include path, by
-// Default's glslc for TargetEnv, and returns its SPIR-V and the files
-// glslc read for it (-MD): the source and every file it #includes,
-// directly or through another, as absolute paths; empty if glslc's list
-// could not be read. A manifest's GLSL candidates, compiled per
-// configuration, are cached on that list.
-func CompileFile(ctx context.Context, path string, defines []string) (code []byte, deps []string, err error) {
+// ("NAME=value", each a -D), its folder on the include path, by t's
+// glslc for t's TargetEnv (a manifest's is Default's glslc, for the
+// source's TargetEnvOf), and returns its SPIR-V and the files glslc read
+// for it (-MD): the source and every file it #includes, directly or
+// through another, as absolute paths; empty if glslc's list could not be
+// read. A manifest's GLSL candidates, compiled per configuration, are
+// cached on that list.
+func (t Toolchain) CompileFile(ctx context.Context, path string, defines []string) (code []byte, deps []string, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, err
@@ -233,12 +266,12 @@ func CompileFile(ctx context.Context, path string, defines []string) (code []byt
 		return nil, nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }() // a temporary folder; nothing depends on it
-	args := Default.flags()
+	args := t.Flags()
 	for _, d := range defines {
 		args = append(args, "-D"+d)
 	}
 	args = append(args, "-I", filepath.Dir(abs), abs, "-o", "k"+OutputExt, "-MD", "-MF", "k.d")
-	if err := run(ctx, dir, Default.Glslc, args...); err != nil {
+	if err := run(ctx, dir, t.Glslc, args...); err != nil {
 		return nil, nil, err
 	}
 	if code, err = os.ReadFile(filepath.Join(dir, "k"+OutputExt)); err != nil {
@@ -270,11 +303,12 @@ func prerequisites(rule string) []string {
 	return paths
 }
 
-// flags are Flags with t's target environment.
-func (t Toolchain) flags() []string {
-	args := slices.Clone(Flags)
-	args[slices.Index(args, "--target-env="+TargetEnv)] = "--target-env=" + t.TargetEnv
-	return args
+// Flags are glslc's arguments before the input and output names:
+// optimise (which also drops names and debug information, so the output
+// depends only on the source text, not on where it lives), t's target
+// environment, and the shader stage.
+func (t Toolchain) Flags() []string {
+	return []string{"-O", "--target-env=" + t.TargetEnv, "-fshader-stage=compute"}
 }
 
 // Validate runs spirv-val on the SPIR-V file path: the newer toolchain's

@@ -16,8 +16,10 @@ import (
 )
 
 // TestFor checks which toolchain builds a source: the PATH's for a plain
-// one; for one with the directive, the newer one under the module's
-// bin/tools/glslc13, or an error that says how to fetch it.
+// one, and for one that asks for another version than 1.3 (for that
+// version); for one with the Vulkan 1.3 directive, the newer one under
+// the module's bin/tools/glslc13, or an error that says how to fetch it;
+// for an unknown version, an error naming the source and line.
 func TestFor(t *testing.T) {
 	mod := t.TempDir()
 	dir := filepath.Join(mod, "shaders")
@@ -37,6 +39,14 @@ func TestFor(t *testing.T) {
 	// The directive must be a line of its own, not part of another.
 	write(filepath.Join(dir, "quoted.comp"), "#version 450\n// see "+glslc.Vulkan13Directive+"\nvoid main() {}\n")
 
+	write(filepath.Join(dir, "v11.comp"), "#version 450\n// target-env: vulkan1.1\nvoid main() {}\n")
+	write(filepath.Join(dir, "bad.comp"), "#version 450\n// target-env: vulkan13\nvoid main() {}\n")
+	if tc, err := glslc.For(dir, "v11.comp"); err != nil || tc.Glslc != glslc.Default.Glslc || tc.TargetEnv != "vulkan1.1" {
+		t.Errorf("For(v11.comp) = %+v, %v; want the default glslc for vulkan1.1", tc, err)
+	}
+	if _, err := glslc.For(dir, "bad.comp"); err == nil || !strings.Contains(err.Error(), `bad.comp:2: target-env "vulkan13"`) {
+		t.Errorf("For(bad.comp) = %v; want an error naming bad.comp:2 and the version", err)
+	}
 	for _, src := range []string{"plain.comp", "quoted.comp"} {
 		if tc, err := glslc.For(dir, src); err != nil || tc != glslc.Default {
 			t.Errorf("For(%s) = %+v, %v; want the default toolchain", src, tc, err)
@@ -57,6 +67,27 @@ func TestFor(t *testing.T) {
 	tc, err := glslc.For(dir, "newer.comp")
 	if err != nil || tc.Glslc != filepath.Join(bin, "glslc") || tc.SpirvVal != filepath.Join(bin, "spirv-val") || tc.TargetEnv != "vulkan1.3" {
 		t.Errorf("For(newer.comp) = %+v, %v; want the tools in %s for vulkan1.3", tc, err, bin)
+	}
+}
+
+// TestTargetEnvOf: a source's target-env line names the version it is
+// built for, TargetEnv without one; a line that only quotes the
+// directive does not count; a version glslc would not take for Vulkan,
+// or two lines that disagree, is an error naming the source and line.
+func TestTargetEnvOf(t *testing.T) {
+	for _, tt := range []struct{ src, want, err string }{
+		{"#version 450\nvoid main() {}\n", glslc.TargetEnv, ""},
+		{"#version 450\r\n// target-env: vulkan1.3 \r\n", "vulkan1.3", ""},
+		{"// target-env:vulkan1.1\n// target-env: vulkan1.1\n", "vulkan1.1", ""},
+		{"// see // target-env: vulkan1.3\n", glslc.TargetEnv, ""},
+		{"#version 450\n// target-env: vulkan2.0\n", "", `k.comp:2: target-env "vulkan2.0" is not one of vulkan1.0, `},
+		{"// target-env: opengl4.5\n", "", `k.comp:1: target-env "opengl4.5" is not one of`},
+		{"// target-env: vulkan1.3\n\n// target-env: vulkan1.2\n", "", "k.comp:3: target-env vulkan1.2, where line 1 says vulkan1.3"},
+	} {
+		got, err := glslc.TargetEnvOf("k.comp", tt.src)
+		if got != tt.want || tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("TargetEnvOf(%q) = %q, %v; want %q, an error saying %q", tt.src, got, err, tt.want, tt.err)
+		}
 	}
 }
 
@@ -84,7 +115,7 @@ func TestCompileFileDeps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, deps, err := glslc.CompileFile(context.Background(), filepath.Join(dir, "k.comp"), nil)
+	code, deps, err := glslc.Default.CompileFile(context.Background(), filepath.Join(dir, "k.comp"), nil)
 	if err != nil || len(code) == 0 {
 		t.Fatalf("CompileFile: %d bytes, %v", len(code), err)
 	}
