@@ -9,6 +9,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/creack/pty v1.1.24
+	github.com/gofrs/flock v0.13.2
 	github.com/goki/vulkan v1.0.8
 	github.com/google/go-cmp v0.7.0
 	github.com/redis/go-redis/v9 v9.23.0

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gofrs/flock"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
@@ -57,8 +59,32 @@ func (bf *boltFile) lockWait() time.Duration {
 }
 
 // Errors of the file, other than the ones callers act on by code (see
-// Store): errLocked is lockFile's timeout.
+// Store): errLocked is lockPath's timeout.
 var errLocked = errors.New("store: lock timeout")
+
+// lockPoll is how often a wait for another process's lock tries again: a
+// commit holds the lock for milliseconds.
+const lockPoll = 5 * time.Millisecond
+
+// lockPath takes the advisory lock bbolt uses (shared, or exclusive) on
+// the file at path, through a descriptor of its own opened with flag (a
+// file not there is fs.ErrNotExist: nothing is created), waiting at most
+// wait; errLocked when the wait ran out.
+func lockPath(path string, flag int, exclusive bool, wait time.Duration) (*flock.Flock, error) {
+	fl := flock.New(path, flock.SetFlag(flag))
+	try := fl.TryRLockContext
+	if exclusive {
+		try = fl.TryLockContext
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if _, err := try(ctx, lockPoll); errors.Is(err, context.DeadlineExceeded) {
+		return nil, errLocked
+	} else if err != nil {
+		return nil, err
+	}
+	return fl, nil
+}
 
 // damageError marks a file that is not a usable bbolt database: bbolt
 // refused it, panicked on it, faulted past the end of it, or its meta page
@@ -96,8 +122,7 @@ const readerIdle = time.Second
 // transaction, never between them, so it never delays another process's
 // commit by more than one read.
 type reader struct {
-	db   *bolt.DB
-	file *os.File
+	db *bolt.DB
 	// seen is the file as last read: a change of identity (moved aside and
 	// replaced), size or modification time makes the handle stale.
 	seen os.FileInfo
@@ -132,7 +157,7 @@ func (bf *boltFile) View(fn func(Tx) error) error {
 func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 	bf.rmu.Lock()
 	defer bf.rmu.Unlock()
-	rd, ferr := bf.lockReader()
+	rd, unlock, ferr := bf.lockReader()
 	if rd == nil || ferr != nil {
 		return nil, ferr
 	}
@@ -144,11 +169,9 @@ func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 			return fn(boltTx{tx})
 		})
 	})
-	if canRelock {
-		if uerr := unlockFile(rd.file); uerr != nil {
-			bf.dropReader()
-			return nil, uerr
-		}
+	if uerr := unlock(); uerr != nil {
+		bf.dropReader()
+		return nil, uerr
 	}
 	d, damaged := errors.AsType[*damageError](err)
 	if damaged || !canRelock {
@@ -166,50 +189,56 @@ func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 }
 
 // lockReader returns the read handle with the file's shared lock held,
-// opening the file if there is no handle or if the file changed since it
-// was read; nil, nil when there is no file to read.
-func (bf *boltFile) lockReader() (*reader, error) {
+// and the function that releases it, opening the file if there is no
+// handle or if the file changed since it was read; nil when there is no
+// file to read.
+func (bf *boltFile) lockReader() (*reader, func() error, error) {
 	if rd := bf.rd; rd != nil {
-		if err := lockFile(rd.file, false, bf.lockWait()); err != nil {
-			bf.dropReader()
-			return nil, err
-		}
-		if fi, err := os.Stat(bf.path); err == nil && sameVersion(fi, rd.seen) {
-			return rd, nil
+		fl, err := lockPath(bf.path, os.O_RDONLY, false, bf.lockWait())
+		if err == nil {
+			// The lock is on the file the path names now: the one
+			// mapped, or one that replaced it.
+			if fi, err := fl.Stat(); err == nil && sameVersion(fi, rd.seen) {
+				return rd, fl.Unlock, nil
+			}
+			_ = fl.Unlock() // nothing was read under it
 		}
 		bf.dropReader()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
 	}
 	fi, err := os.Stat(bf.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return nil, nil, nil
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	case !fi.Mode().IsRegular():
-		return nil, notRegularError{fi.Mode()}
+		return nil, nil, notRegularError{fi.Mode()}
 	case fi.Size() == 0:
 		// Being created by another process, or left empty by one that
 		// died before writing: nothing to read either way.
-		return nil, nil
+		return nil, nil, nil
 	}
 	db, f, err := bf.openDB(true)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // moved aside since the Stat
+		return nil, nil, nil // moved aside since the Stat
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rd := &reader{db: db, file: f, used: time.Now()}
+	rd := &reader{db: db, used: time.Now()}
 	// bolt.Open holds the shared lock: this is the version it mapped.
 	if rd.seen, err = f.Stat(); err != nil {
 		_ = guard(db.Close)
-		return nil, err
+		return nil, nil, err
 	}
 	if canRelock {
 		rd.idle = time.AfterFunc(readerIdle, func() { bf.closeIdle(rd) })
 	}
 	bf.rd = rd
-	return rd, nil
+	return rd, func() error { return unlockFile(f) }, nil
 }
 
 // closeIdle closes rd if it has not been used for readerIdle.
@@ -323,18 +352,14 @@ func (bf *boltFile) probeWrite() error {
 	if !canRelock {
 		return nil
 	}
-	f, err := os.OpenFile(bf.path, os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	fl, err := lockPath(bf.path, os.O_RDWR, true, bf.timeout)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
-	}
-	if err != nil {
+	case err != nil:
 		return bf.fileError(err, "writing")
 	}
-	defer func() { _ = f.Close() }() // opened for the lock alone
-	if err := lockFile(f, true, bf.timeout); err != nil {
-		return bf.fileError(err, "writing")
-	}
-	return unlockFile(f)
+	return fl.Unlock()
 }
 
 // openError is err, met opening the file: damage as it is, for update to
@@ -443,22 +468,21 @@ func (e notRegularError) Error() string { return fmt.Sprintf("not a regular file
 // processes that find the same file damaged, the second must not move
 // aside the fresh file the first one started.
 func (bf *boltFile) moveAside(d *damageError) (err error) {
-	f, err := os.Open(bf.path)
+	held, err := os.Stat(bf.path)
+	if err == nil && canRelock {
+		var fl *flock.Flock
+		if fl, err = lockPath(bf.path, os.O_RDONLY, true, bf.lockWait()); errors.Is(err, errLocked) {
+			return bf.fileError(err, "moving aside")
+		} else if err == nil {
+			defer func() { err = status.Join(err, fl.Unlock()) }()
+			held, err = fl.Stat()
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // moved aside by another process: try again
 	}
 	if err != nil {
 		return bf.fileError(status.Join(d, err), "moving aside")
-	}
-	defer func() { err = status.Join(err, f.Close()) }()
-	if canRelock {
-		if err := lockFile(f, true, bf.lockWait()); err != nil {
-			return bf.fileError(err, "moving aside")
-		}
-	}
-	held, err := f.Stat()
-	if err != nil {
-		return bf.fileError(err, "moving aside")
 	}
 	cur, err := os.Stat(bf.path)
 	if err != nil || !os.SameFile(held, cur) || (d.file != nil && !os.SameFile(held, d.file)) {

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/vkbench/vkbench/status"
 )
 
 // TestMoveAsideOnlyTheDamagedFile has two processes' stores find the same
@@ -72,16 +75,8 @@ func TestLockBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	holder, err := os.OpenFile(path, os.O_RDWR, 0)
+	holder, err := lockPath(path, os.O_RDWR, true, time.Second)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := holder.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := lockFile(holder, true, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	lookup := func() (bool, time.Duration) {
@@ -99,10 +94,62 @@ func TestLockBackoff(t *testing.T) {
 			t.Errorf("read %d after the timeout: found %v after %v; want a miss within %v", i+2, ok, took, timeout/2)
 		}
 	}
-	if err := unlockFile(holder); err != nil {
+	if err := holder.Unlock(); err != nil {
 		t.Fatal(err)
 	}
 	if ok, took := lookup(); !ok {
 		t.Errorf("read once the lock is gone: a miss after %v; want the stored value", took)
+	}
+}
+
+// TestLockedWithReadHandle holds the file's exclusive lock while a store
+// has its read handle open, so that a read takes the lock again on a
+// descriptor of its own rather than through bolt.Open: the read waits out
+// the timeout and misses with Unavailable naming the file and the lock,
+// CheckWrite says the same before any work, both go through once the lock
+// is gone, and a file removed under the handle is a miss, not an error.
+func TestLockedWithReadHandle(t *testing.T) {
+	if !canRelock {
+		t.Skip("no flock here")
+	}
+	path := filepath.Join(t.TempDir(), "cache.db")
+	s, err := Open(Options{Path: path, LockTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, k := Table{Hardware: "hw", Tuner: "builtin"}, []byte("k")
+	if err := s.Update(tbl, func(r Rows) error { return r.Put(k, []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get(tbl, k); string(v) != "v" || s.b.(*boltFile).rd == nil {
+		t.Fatalf("Get = %q, %v; want v, with the read handle left open", v, err)
+	}
+	holder, err := lockPath(path, os.O_RDWR, true, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked := func(what string, err error) {
+		t.Helper()
+		if status.CodeOf(err) != status.Unavailable || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "locked by another process") {
+			t.Errorf("%s of a locked file: %v; want code Unavailable naming the file and the lock", what, err)
+		}
+	}
+	v, err := s.Get(tbl, k)
+	if v != nil {
+		t.Errorf("Get of a locked file found %q", v)
+	}
+	locked("Get", err)
+	locked("CheckWrite", s.CheckWrite())
+	if err := holder.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get(tbl, k); string(v) != "v" || s.CheckWrite() != nil {
+		t.Errorf("once the lock is gone: Get = %q, %v, CheckWrite = %v; want v and nil", v, err, s.CheckWrite())
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get(tbl, k); v != nil || err != nil {
+		t.Errorf("Get after the file was removed = %q, %v; want a miss without an error", v, err)
 	}
 }

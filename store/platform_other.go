@@ -2,18 +2,12 @@
 
 package store
 
-import (
-	"errors"
-	"os"
-	"time"
-)
+import "os"
 
 // canRelock is false where flock(2) is missing: the file is then opened
 // for every read (bbolt takes and releases its own lock), and a damaged
 // file is moved aside after checking it is still the one found damaged.
 const canRelock = false
-
-func lockFile(*os.File, bool, time.Duration) error { return errors.ErrUnsupported }
 
 func unlockFile(*os.File) error { return nil }
 
