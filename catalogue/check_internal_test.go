@@ -24,7 +24,9 @@ func compareTransposedBefore(got []uint32, src []float32, m, n int64, mm *kernel
 					for i := ib; i < min(ib+block, m); i++ {
 						want := src[i*n+j]
 						if g := got[j*m+i]; g != math.Float32bits(want) {
-							mm.Add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+							mm.Add(func() string {
+								return fmt.Sprintf("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+							})
 						}
 					}
 				}

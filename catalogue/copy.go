@@ -98,7 +98,7 @@ func (p *copyProblem) Verify(ctx context.Context, cand int) error {
 	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *kernels.Mismatches) {
 		for i := lo; i < hi; i++ {
 			if got[i] != p.src[i] {
-				m.Add("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i])
+				m.Add(func() string { return fmt.Sprintf("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i]) })
 			}
 		}
 	})

@@ -285,7 +285,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	check := func(i, j int64, want, mag float64) {
 		g := got[i*p.n+j]
 		if tol := tolerance(want, mag); !within(g, want, tol) {
-			mm.AddF32(fmt.Sprintf("C[%d][%d]", i, j), g, want, tol)
+			mm.AddF32(g, want, tol, "C[%d][%d]", i, j)
 		}
 	}
 	if p.m*p.n*p.k <= gemmFullCheck {

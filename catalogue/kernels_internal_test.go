@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ func TestParallelKeepsOrderAndCount(t *testing.T) {
 	parallel(n, 1, &m, func(lo, hi int64, m *kernels.Mismatches) {
 		for i := lo; i < hi; i++ {
 			if bad[i] {
-				m.Add("x[%d]", i)
+				m.Add(func() string { return fmt.Sprintf("x[%d]", i) })
 			}
 		}
 	})

@@ -195,7 +195,9 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 					want += bigA*uint32(x) + bigB
 				}
 				if got[t] != want {
-					m.Add("y[%d] (chains %d to %d): got %d, want %d (exact)", t, first, last-1, int32(got[t]), int32(want))
+					m.Add(func() string {
+						return fmt.Sprintf("y[%d] (chains %d to %d): got %d, want %d (exact)", t, first, last-1, int32(got[t]), int32(want))
+					})
 				}
 				continue
 			}
@@ -207,7 +209,9 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 				want += float32(x)
 			}
 			if g := math.Float32frombits(got[t]); g != want {
-				m.Add("y[%d] (chains %d to %d): got %.9g, want %.9g (exact)", t, first, last-1, g, want)
+				m.Add(func() string {
+					return fmt.Sprintf("y[%d] (chains %d to %d): got %.9g, want %.9g (exact)", t, first, last-1, g, want)
+				})
 			}
 		}
 	})

@@ -283,7 +283,9 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 			}
 			for e, x := range want {
 				if g := got[w*fm*fn+int64(e)]; g != float64(x) {
-					m.Add("Y[%d][%d][%d] (warp %d): got %g, want %d (exact)", w, int64(e)/fn, int64(e)%fn, w, g, x)
+					m.Add(func() string {
+						return fmt.Sprintf("Y[%d][%d][%d] (warp %d): got %g, want %d (exact)", w, int64(e)/fn, int64(e)%fn, w, g, x)
+					})
 				}
 			}
 		}

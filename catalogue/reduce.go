@@ -245,7 +245,7 @@ func (p *reduceProblem) Verify(ctx context.Context, cand int) error {
 	}
 	m := kernels.Mismatches{What: "reduce/" + c.Name}
 	if tol := eps32*p.heights[cand]*p.abs + minNormal32; !within(got[0], p.sum, tol) {
-		m.AddF32(fmt.Sprintf("sum of %d", p.n), got[0], p.sum, tol)
+		m.AddF32(got[0], p.sum, tol, "sum of %d", p.n)
 	}
 	return m.Err(1)
 }

@@ -164,7 +164,9 @@ func compareTransposed(got []uint32, src []float32, m, n int64, mm *kernels.Mism
 				for j := jb; j < min(jb+b, n); j++ {
 					for i := ib; i < min(ib+b, m); i++ {
 						if g, want := got[j*m+i], src[i*n+j]; g != math.Float32bits(want) {
-							mm.Add("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+							mm.Add(func() string {
+								return fmt.Sprintf("out[%d][%d]: got %.9g (0x%08x), want in[%d][%d] = %.9g (exact)", j, i, math.Float32frombits(g), g, i, j, want)
+							})
 						}
 					}
 				}

@@ -111,7 +111,7 @@ func (p *triadProblem) Verify(ctx context.Context, cand int) error {
 			g := got[i]
 			b, sc := float64(p.b[i]), s*float64(p.c[i])
 			if tol := eps32*(math.Abs(b)+math.Abs(sc)) + minNormal32; !within(g, b+sc, tol) {
-				m.AddF32(fmt.Sprintf("a[%d]", i), g, b+sc, tol)
+				m.AddF32(g, b+sc, tol, "a[%d]", i)
 			}
 		}
 	})

@@ -22,6 +22,11 @@ func NewRand(seed, stream uint64) *rand.Rand {
 
 // Mismatches collects the differences a Verify finds and reports the
 // first few and how many there were. What names the candidate checked.
+//
+// Only the differences shown are described: a badly wrong result has
+// millions of wrong elements, checked for every candidate of a tune, and
+// past the first few each costs a count, with nothing formatted and
+// nothing allocated.
 type Mismatches struct {
 	What  string
 	count int64
@@ -30,10 +35,11 @@ type Mismatches struct {
 
 const shownMismatches = 3
 
-// Add records one difference, described as format and args say.
-func (m *Mismatches) Add(format string, args ...any) {
+// Add records one difference; describe says what it is, and is called
+// only while the difference is one of those shown.
+func (m *Mismatches) Add(describe func() string) {
 	if len(m.shown) < shownMismatches {
-		m.shown = append(m.shown, fmt.Sprintf(format, args...))
+		m.shown = append(m.shown, describe())
 	}
 	m.count++
 }
@@ -51,14 +57,17 @@ func (m *Mismatches) Err(checked int64) error {
 	return status.Wrapf(ErrWrongResult, status.OK, "kernels: %s: %d of %d checked values wrong: %s%s", m.What, m.count, checked, strings.Join(m.shown, "; "), more)
 }
 
-// AddF32 records that the float at index (such as "a[12]") was got, not
-// within tol of want.
-func (m *Mismatches) AddF32(index string, got float32, want, tol float64) {
-	if len(m.shown) == shownMismatches {
-		m.count++ // shown no more: nothing to format, nor to box for it
-		return
-	}
-	m.Add("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", index, got, want, math.Abs(float64(got)-want), tol)
+// AddF32 records that a float was got, not within tol of want. It is at
+// index, a format of the integers at ("a[%d]", "C[%d][%d]"), formatted
+// only where the difference is shown.
+func (m *Mismatches) AddF32(got float32, want, tol float64, index string, at ...int64) {
+	m.Add(func() string {
+		args := make([]any, len(at))
+		for i, n := range at {
+			args[i] = n
+		}
+		return fmt.Sprintf("%s: got %.9g, want %.9g (|difference| %.3g > tolerance %.3g)", fmt.Sprintf(index, args...), got, want, math.Abs(float64(got)-want), tol)
+	})
 }
 
 // Merge adds what o found after what m found: a check split into parts

@@ -248,7 +248,9 @@ func (p *pairProblem) compareWithOld(ctx context.Context, cand int) error {
 		}
 		want := p.want[j]
 		if len(got) != len(want) {
-			m.Add("%s: new has %d elements, old %d", b.name, len(got)/b.typ.size, len(want)/b.typ.size)
+			m.Add(func() string {
+				return fmt.Sprintf("%s: new has %d elements, old %d", b.name, len(got)/b.typ.size, len(want)/b.typ.size)
+			})
 			continue
 		}
 		compareElements(&m, b, got, want, 0)

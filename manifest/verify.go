@@ -84,30 +84,18 @@ func compareExpected(m *kernels.Mismatches, b *manifestBuffer, got []byte, first
 		if part.err != nil {
 			return part.err
 		}
-		for _, s := range part.shown {
-			m.Add("%s", s)
-		}
-		// Mismatches shows the first few; the rest only count.
-		for range part.count - int64(len(part.shown)) {
-			m.Add("")
-		}
+		m.Merge(&part.found)
 	}
 	return nil
 }
 
-// expectedPart is what checking a part of a buffer found: the number of
-// elements that differ, the first few described, or why an expected value
-// could not be worked out.
+// expectedPart is what checking a part of a buffer found: the elements
+// that differ, or why an expected value could not be worked out.
 type expectedPart struct {
 	lo    int
-	count int64
-	shown []string
+	found kernels.Mismatches
 	err   error
 }
-
-// shownPerPart is how many differences a part describes, as many as a
-// kernels.Mismatches shows.
-const shownPerPart = 3
 
 // checkExpected checks elements of b from index first, in env.
 func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) expectedPart {
@@ -138,10 +126,7 @@ func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) exp
 		if describe == nil {
 			continue
 		}
-		part.count++
-		if len(part.shown) < shownPerPart {
-			part.shown = append(part.shown, describe())
-		}
+		part.found.Add(describe)
 	}
 	return part
 }

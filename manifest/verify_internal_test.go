@@ -61,8 +61,8 @@ func TestFloatCheckBothSides(t *testing.T) {
 		if part.err != nil {
 			t.Fatalf("expect: %s: %v", what, part.err)
 		}
-		if passed := part.count == 0; passed != c.pass {
-			t.Errorf("against expect: %s: passed %v, want %v (%v)", what, passed, c.pass, part.shown)
+		if err := part.found.Err(1); (err == nil) != c.pass {
+			t.Errorf("against expect: %s: passed %v, want %v (%v)", what, err == nil, c.pass, err)
 		}
 	}
 }
