@@ -55,10 +55,18 @@ func TestManifestDeviceAsserts(t *testing.T) {
 	}
 	op, _ = opNamed(t, ops, "matvec-const")
 	err = kernels.VerifyCandidate(ctx, dev, op, size, 1, 1)
-	want = "with constants 0=128 1=70 2=600, needs 2400 bytes of shared memory, the device has 2048"
+	want = "with constants 0=128 1=70 2=600: kernels: rows-shared-wg128: needs 2.3 KiB of shared memory, device has 2 KiB"
 	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
 		t.Errorf("rows-shared-wg128 without its assert: got %v, want UNIMPLEMENTED saying %q", err, want)
 	}
+	// So is its workgroup, by the same check as every candidate's.
+	dev.info.Limits.MaxSharedMemory, dev.info.Limits.MaxWorkgroupInvocations = 1<<20, 64
+	err = kernels.VerifyCandidate(ctx, dev, op, size, 1, 1)
+	want = "kernels: rows-shared-wg128: needs 128 invocations per workgroup, device allows 64"
+	if status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
+		t.Errorf("rows-shared-wg128 on a device of 64 invocations: got %v, want UNIMPLEMENTED saying %q", err, want)
+	}
+	dev.info.Limits = dev.Device.Info().Limits
 	// The operation's assert about the device: the manifest loads (any
 	// device may do), a device that fails it cannot prepare the problem.
 	text = strings.Replace(string(data), `"assert": ["div_up(M, 64) <= max_groups_x"]`, `"assert": ["subgroup_size >= 1000000"]`, 1)

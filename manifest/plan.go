@@ -325,7 +325,7 @@ func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, info *hal.Devi
 	for _, d := range op.runs[c].dispatches {
 		// The repeat count sees the workgroup size of the first pass.
 		env["pass"] = intValue(0)
-		ps, err := op.pipeline(d, env, info)
+		ps, err := op.pipeline(c, d, env, info)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +343,7 @@ func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, info *hal.Devi
 		for pass := range count {
 			env["pass"] = intValue(pass)
 			if pass > 0 {
-				if ps, err = op.pipeline(d, env, info); err != nil {
+				if ps, err = op.pipeline(c, d, env, info); err != nil {
 					return nil, err
 				}
 				setWorkgroup(env, ps.wg)
@@ -368,11 +368,13 @@ func setWorkgroup(env exprEnv, wg [3]uint32) {
 	env["local_size_x"], env["local_size_y"], env["local_size_z"] = intValue(int64(wg[0])), intValue(int64(wg[1])), intValue(int64(wg[2]))
 }
 
-// pipeline works out dispatch d's pipeline in env: the one of the
-// manifest, or, for constants that depend on the size, the device or the
-// pass, the one of their values here, checked against the module and the
-// device (when given) as the candidate's own is when it is read.
-func (op *manifestOp) pipeline(d *manifestDispatch, env exprEnv, info *hal.DeviceInfo) (pipelineSpec, error) {
+// pipeline works out candidate c's dispatch d's pipeline in env: the one
+// of the manifest, or, for constants that depend on the size, the device
+// or the pass, the one of their values here, checked against the module,
+// and against the device (when given) by kernels.Candidate.Supported of
+// the candidate with this pipeline's workgroup, constants and shared
+// memory.
+func (op *manifestOp) pipeline(c int, d *manifestDispatch, env exprEnv, info *hal.DeviceInfo) (pipelineSpec, error) {
 	if !d.sized {
 		return d.fixed, nil
 	}
@@ -387,20 +389,13 @@ func (op *manifestOp) pipeline(d *manifestDispatch, env exprEnv, info *hal.Devic
 	if info == nil {
 		return ps, nil
 	}
-	l := info.Limits
-	unsupported := func(format string, args ...any) (pipelineSpec, error) {
-		return ps, errWhere(status.Unimplemented, d.where, "with constants %s, %s", constantsString(ps.constants), fmt.Sprintf(format, args...))
+	cand := op.cands[c]
+	cand.WorkgroupSize, cand.Constants = ps.wg, ps.constants
+	if shared, ok := d.mod.spv.SharedMemory(d.entry, spec); ok {
+		cand.Requires.SharedMemory = uint32(min(shared, math.MaxUint32))
 	}
-	for i, n := range ps.wg {
-		if n > l.MaxWorkgroupSize[i] {
-			return unsupported("needs a workgroup of %d in %c, the device allows %d", n, "xyz"[i], l.MaxWorkgroupSize[i])
-		}
-	}
-	if inv := uint64(ps.wg[0]) * uint64(ps.wg[1]) * uint64(ps.wg[2]); inv > uint64(l.MaxWorkgroupInvocations) {
-		return unsupported("needs %d invocations per workgroup, the device allows %d", inv, l.MaxWorkgroupInvocations)
-	}
-	if shared, ok := d.mod.spv.SharedMemory(d.entry, spec); ok && shared > uint64(l.MaxSharedMemory) {
-		return unsupported("needs %d bytes of shared memory, the device has %d", shared, l.MaxSharedMemory)
+	if err := cand.Supported(*info); err != nil {
+		return ps, errWhere(status.Unimplemented, d.where, "with constants %s: %s", constantsString(ps.constants), status.Message(err))
 	}
 	return ps, nil
 }
