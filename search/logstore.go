@@ -19,8 +19,15 @@ import (
 // error) when there is no log. A record that does not decode is skipped
 // with a warning: its configuration is measured again.
 func LogEvals(s *store.Store, r store.LogRef) (map[string]LogRecord, error) {
-	raw, err := s.LogEvals(r)
-	return decodeEvals(s, r, raw), err
+	raw, err := s.ReadLog(r)
+	switch {
+	case status.CodeOf(err) == status.NotFound:
+		return map[string]LogRecord{}, nil
+	case err != nil:
+		s.Warn("search: tuning log %s not read: %v", r, err)
+		return map[string]LogRecord{}, err
+	}
+	return decodeEvals(s, r, raw.Evals), nil
 }
 
 func decodeEvals(s *store.Store, r store.LogRef, raw map[string][]byte) map[string]LogRecord {

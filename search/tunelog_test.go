@@ -74,6 +74,15 @@ func TestTuneLogStore(t *testing.T) {
 		recs[i].Kind = "eval"
 	}
 	want := &search.TuneLog{Header: h, Evals: recs, Searches: []search.LogSearch{s}}
+	evals, err := search.LogEvals(c2, ref)
+	if diff := cmp.Diff(map[string]search.LogRecord{recs[0].ID: recs[0], recs[1].ID: recs[1]}, evals); err != nil || diff != "" {
+		t.Errorf("LogEvals: %v (-wrote +read):\n%s", err, diff)
+	}
+	other := ref
+	other.Mode = "cold"
+	if evals, err := search.LogEvals(c2, other); len(evals) != 0 || err != nil {
+		t.Errorf("LogEvals of a log not there = %v, %v; want none and no error", evals, err)
+	}
 	if diff := cmp.Diff(want, l); diff != "" {
 		t.Errorf("ReadLog (-wrote +read):\n%s", diff)
 	}

@@ -42,26 +42,6 @@ func (r LogRef) tablePath(sub ...string) ([]string, error) {
 	return append([]string{logBucket, r.Table.Hardware, r.Table.Tuner, r.Key, r.Mode}, sub...), nil
 }
 
-// LogEvals returns the records of r's log by identity, as stored; none
-// (and no error) when there is no log.
-func (s *Store) LogEvals(r LogRef) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	err := s.b.View(func(tx Tx) error {
-		path, err := r.tablePath(logEvals)
-		if err != nil {
-			return err
-		}
-		return tx.Scan(path, nil, func(k, v []byte) error {
-			out[string(k)] = bytes.Clone(v)
-			return nil
-		})
-	})
-	if err != nil {
-		s.Warn("store: tuning log %s not read: %v", r, err)
-	}
-	return out, err
-}
-
 // PutLogEval stores one evaluation's record in r's log under its
 // identity, replacing an earlier record of the same identity.
 func (s *Store) PutLogEval(r LogRef, id string, rec []byte) error {
