@@ -1,0 +1,261 @@
+package results_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
+)
+
+// How often compare, the gate between two result files, is wrong: pairs
+// of simulated runs of 17 benchmarks, five rounds a side, each with the
+// probe, judged with the default options. A pair in which nothing changed
+// (A/A) that reports a regression is a false alarm; one that reports none
+// while some benchmark's rounds were too scattered for a slowdown of the
+// threshold to show is undecided (what JUnit marks skipped); a pair with
+// one benchmark slower by a known amount (A/B) is a detection when that
+// benchmark is called slower.
+//
+// The samples inside a round are drawn from the only GPU samples the
+// repository keeps: those of an H200 tuning a GEMM
+// (search/testdata/search/gemm-4096-h200.jsonl; each sample's deviation
+// from its candidate's median: a floor, a skew to the slow side and now
+// and then a sample 4 times as slow). How rounds and runs differ is a
+// model (gateNoise), since no file here records rounds from separate
+// processes: a load that every kernel of a round shares (heavy-tailed), a
+// drift across each run, each benchmark's own noise with now and then a
+// round thrown out slow, and a shift of the whole run; the probe moves
+// with half the benchmarks (those that, like it, move memory) and barely
+// with the other half.
+
+// gateNoise is how the log round medians of a simulated run vary.
+type gateNoise struct {
+	name string
+	// own is the standard deviation of each benchmark's own noise, round
+	// to round; probeOwn the probe's.
+	own, probeOwn float64
+	// load scales the load shared by the kernels of a round: a t
+	// distribution of 3 degrees of freedom (a busy machine's round now and
+	// then far out).
+	load float64
+	// drift is the largest change across a run (heat, clocks): each run
+	// drifts by a uniform amount in ±drift from its first round to its
+	// last.
+	drift float64
+	// process is the standard deviation of a whole run's shift: what one
+	// process met that another did not.
+	process float64
+	// outlier is the chance that a round of a benchmark is thrown out
+	// slower, by a factor 1 + an exponential of mean outlierSize.
+	outlier, outlierSize float64
+	// untracked is how much the machine's speed (load, drift, process
+	// shift) moves the half of the benchmarks that the probe does not
+	// track; the other half move as the probe does.
+	untracked float64
+}
+
+// gateNoises are the machines simulated: a quiet GPU, a shared runner
+// whose rounds scatter by a few percent, and that runner when the runs
+// also differ as a whole (each process at its own speed).
+var gateNoises = []gateNoise{
+	{name: "quiet", own: 0.003, probeOwn: 0.003, load: 0.002, drift: 0.005, outlier: 0.02, outlierSize: 0.05, untracked: 0.3},
+	{name: "busy", own: 0.03, probeOwn: 0.01, load: 0.02, drift: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 0.3},
+	{name: "busy+process", own: 0.03, probeOwn: 0.01, load: 0.02, drift: 0.03, process: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 0.3},
+	{name: "loaded+process", own: 0.01, probeOwn: 0.01, load: 0.05, drift: 0.05, process: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 0.3},
+}
+
+const (
+	gateBenchmarks = 17 // copy and triad at one size, as bench/gates.sh compares
+	gateRounds     = 5  // run --count 5
+	gateSamples    = 10 // samples a round
+	probeName      = "copy/u32/1048576/probe"
+)
+
+var (
+	h200Once      sync.Once
+	h200Residuals []float64
+	h200Err       error
+)
+
+// recordedResiduals returns the log deviation of every sample of the
+// H200 tuning log from its candidate's median.
+func recordedResiduals(tb testing.TB) []float64 {
+	tb.Helper()
+	h200Once.Do(func() {
+		data, err := os.ReadFile("../search/testdata/search/gemm-4096-h200.jsonl")
+		if err != nil {
+			h200Err = err
+			return
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec struct {
+				Stats *stats.Stats `json:"stats"`
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				h200Err = err
+				return
+			}
+			if rec.Stats == nil || len(rec.Stats.Samples) == 0 {
+				continue
+			}
+			m := stats.Summarize(rec.Stats.Samples, 1).Median
+			for _, s := range rec.Stats.Samples {
+				h200Residuals = append(h200Residuals, math.Log(s/m))
+			}
+		}
+	})
+	if h200Err != nil || len(h200Residuals) < 1000 {
+		tb.Fatalf("the recorded H200 samples: %v (%d read)", h200Err, len(h200Residuals))
+	}
+	return h200Residuals
+}
+
+// simRun is a simulated results file: gateBenchmarks benchmarks and the
+// probe, gateRounds rounds each, the benchmarks in slower that many times
+// slower.
+func simRun(r *rand.Rand, nz gateNoise, residuals []float64, slower map[int]float64) *results.File {
+	process := nz.process * r.NormFloat64()
+	drift := nz.drift * (2*r.Float64() - 1)
+	machine := make([]float64, gateRounds) // the machine's log slowdown, round by round
+	probe := make([]float64, gateRounds)
+	for k := range machine {
+		machine[k] = process + drift*float64(k)/(gateRounds-1) + nz.load*studentT3(r)
+		probe[k] = 10e-6 * math.Exp(machine[k]+nz.probeOwn*r.NormFloat64())
+	}
+	f := &results.File{Schema: results.Schema, Rounds: gateRounds, Probe: &results.Probe{Name: probeName, RoundMedians: probe}}
+	for i := range gateBenchmarks {
+		beta := 1.0
+		if i%2 == 1 {
+			beta = nz.untracked
+		}
+		base := 1e-4 * float64(1+i%5)
+		if s, ok := slower[i]; ok {
+			base *= s
+		}
+		b := results.Benchmark{Name: fmt.Sprintf("op%d/f32/4096/c", i), Measurement: results.Measurement{Outcome: results.Measured}}
+		for k := range gateRounds {
+			level := beta*machine[k] + nz.own*r.NormFloat64()
+			if r.Float64() < nz.outlier {
+				level += math.Log1p(nz.outlierSize * r.ExpFloat64())
+			}
+			ss := make([]float64, gateSamples)
+			for j := range ss {
+				ss[j] = base * math.Exp(level+residuals[r.IntN(len(residuals))])
+			}
+			b.Rounds = append(b.Rounds, stats.Summarize(ss, 1))
+		}
+		f.Benchmarks = append(f.Benchmarks, b)
+	}
+	return f
+}
+
+// studentT3 draws from a t distribution of 3 degrees of freedom, scaled
+// to unit variance.
+func studentT3(r *rand.Rand) float64 {
+	chi := 0.0
+	for range 3 {
+		z := r.NormFloat64()
+		chi += z * z
+	}
+	return r.NormFloat64() / math.Sqrt(chi/3) / math.Sqrt(3)
+}
+
+// gateRates are how often the gate was wrong or silent.
+type gateRates struct {
+	trials     int
+	falseAlarm float64 // A/A pairs that reported a regression
+	undecided  float64 // A/A pairs not flagged, with a benchmark too scattered to show the threshold
+	silent     float64 // of those, the ones whose table says nothing (the median is within reach)
+	relative   float64 // of the benchmarks judged, those judged relative to the probe
+}
+
+// aaRates runs trials A/A pairs of noise nz, judged with opts.
+func aaRates(tb testing.TB, seed uint64, trials int, nz gateNoise, opts results.CompareOptions) gateRates {
+	residuals := recordedResiduals(tb)
+	r := rand.New(rand.NewPCG(seed, 2))
+	out := gateRates{trials: trials}
+	var flagged, undecided, silent, relative, judged int
+	for range trials {
+		rep := results.Compare(simRun(r, nz, residuals, nil), simRun(r, nz, residuals, nil), opts)
+		relative += rep.RelativeRows
+		judged += rep.Judged
+		if rep.Regressions > 0 {
+			flagged++
+			continue
+		}
+		for _, row := range rep.Rows {
+			if row.Verdict == results.Same && row.Detectable > opts.Threshold {
+				undecided++
+				if rep.Detectable <= opts.Threshold {
+					silent++
+				}
+				break
+			}
+		}
+	}
+	out.falseAlarm = float64(flagged) / float64(trials)
+	out.undecided = float64(undecided) / float64(trials)
+	out.silent = float64(silent) / float64(trials)
+	out.relative = float64(relative) / float64(max(judged, 1))
+	return out
+}
+
+// power is the share of trials A/B pairs, benchmark 0 (one the probe
+// tracks) slower by factor slower in new, that call it slower.
+func power(tb testing.TB, seed uint64, trials int, nz gateNoise, slower float64, opts results.CompareOptions) float64 {
+	residuals := recordedResiduals(tb)
+	r := rand.New(rand.NewPCG(seed, 3))
+	caught := 0
+	for range trials {
+		rep := results.Compare(simRun(r, nz, residuals, nil), simRun(r, nz, residuals, map[int]float64{0: slower}), opts)
+		if rep.Rows[0].Verdict == results.Slower {
+			caught++
+		}
+	}
+	return float64(caught) / float64(trials)
+}
+
+// BenchmarkCompareGate measures compare's error rates under each noise,
+// with the default options and with each fixed choice about the probe:
+//
+//	go test ./results -run '^$' -bench CompareGate -benchtime 1x
+//
+// Metrics: false-alarm (A/A pairs flagged), undecided (A/A pairs with a
+// benchmark too scattered for the threshold to show, not flagged),
+// silent (of those, the ones whose table note says nothing), relative
+// (benchmarks judged relative to the probe), power-2%, -5%, -10%.
+func BenchmarkCompareGate(b *testing.B) {
+	trials := 2000
+	for _, nz := range gateNoises {
+		for _, o := range []struct {
+			name string
+			opts func(*results.CompareOptions)
+		}{
+			{"default", func(*results.CompareOptions) {}},
+			{"own-times", func(o *results.CompareOptions) { o.OwnTimes = true }},
+			{"relative", func(o *results.CompareOptions) { o.Relative = true }},
+		} {
+			opts := results.DefaultCompareOptions
+			o.opts(&opts)
+			b.Run(nz.name+"/"+o.name, func(b *testing.B) {
+				for range b.N {
+					rates := aaRates(b, 1, trials, nz, opts)
+					b.ReportMetric(rates.falseAlarm, "false-alarm")
+					b.ReportMetric(rates.undecided, "undecided")
+					b.ReportMetric(rates.silent, "silent")
+					b.ReportMetric(rates.relative, "relative")
+					for _, s := range []float64{1.02, 1.05, 1.10} {
+						b.ReportMetric(power(b, 2, trials/2, nz, s, opts), fmt.Sprintf("power-%.0f%%", 100*(s-1)))
+					}
+				}
+			})
+		}
+	}
+}
