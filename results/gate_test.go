@@ -259,3 +259,42 @@ func BenchmarkCompareGate(b *testing.B) {
 		}
 	}
 }
+
+// TestCompareFalseAlarms: under every simulated machine (gateNoises), at
+// most half of Alpha of the pairs of runs in which nothing changed report
+// a regression: Alpha is what compare promises, and the half is the
+// margin a sound rule keeps over 400 pairs (0.5% at most over 2,000
+// pairs of BenchmarkCompareGate, 1.5% over these). Judging a whole-run
+// shift by own times alone, choosing the smaller of the two p-values, or
+// leaving out Holm's adjustment each breaks that bound here.
+// Two controls show that the simulation can fail: judged by their own
+// times alone, runs that differ as a whole by a few percent report one in
+// more than Alpha of pairs, and a kernel 10% slower on a quiet GPU is
+// caught in nine pairs in ten.
+func TestCompareFalseAlarms(t *testing.T) {
+	const trials = 400
+	opts := results.DefaultCompareOptions
+	for i, nz := range gateNoises {
+		t.Run(nz.name, func(t *testing.T) {
+			rates := aaRates(t, uint64(10+i), trials, nz, opts)
+			t.Logf("%d pairs of identical runs: %.1f%% reported a regression, %.1f%% could not show a %.0f%% one (%.1f%% without a note under the table); %.0f%% of benchmarks judged relative to the probe alone",
+				trials, 100*rates.falseAlarm, 100*rates.undecided, 100*opts.Threshold, 100*rates.silent, 100*rates.relative)
+			if rates.falseAlarm > opts.Alpha/2 {
+				t.Errorf("%.1f%% of %d pairs of identical runs reported a regression; compare promises at most %.0f%%, and a sound rule keeps under %.1f%% here",
+					100*rates.falseAlarm, trials, 100*opts.Alpha, 100*opts.Alpha/2)
+			}
+		})
+	}
+	t.Run("control: own times", func(t *testing.T) {
+		own := opts
+		own.OwnTimes = true
+		if rates := aaRates(t, 20, trials, gateNoises[2], own); rates.falseAlarm <= opts.Alpha {
+			t.Errorf("judged by their own times, runs that differ as a whole reported a regression in only %.1f%% of pairs: the simulation shows nothing", 100*rates.falseAlarm)
+		}
+	})
+	t.Run("control: power", func(t *testing.T) {
+		if p := power(t, 21, trials/2, gateNoises[0], 1.10, opts); p < 0.9 {
+			t.Errorf("a kernel 10%% slower on a quiet GPU was caught in %.0f%% of pairs, want 90%% or more", 100*p)
+		}
+	})
+}

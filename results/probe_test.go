@@ -59,11 +59,13 @@ func probeFileOwn(t *testing.T, scale, probeScale float64, own bool) *results.Fi
 // Relative): a machine that ran 60% slower during the new run (the probe
 // too) is then no regression, while its own times (OwnTimes) call it one;
 // a kernel 10% slower is one whether the machine also slowed or not. A
-// probe that wobbles on its own is not used by default; and relative to
-// the probe a change never turns into its opposite. Delta is always the
-// benchmark's own change, RelativeDelta the one judged relative to the
-// probe. Without a probe in both files own times are judged, and the
-// report says why.
+// probe that wobbles on its own is not used alone by default: a kernel is
+// then slower only where it is so both by its own times and relative to
+// the probe, so that a machine slower through a whole run is no
+// regression either; and relative to the probe a change never turns into
+// its opposite. Delta is always the benchmark's own change, RelativeDelta
+// the one relative to the probe. Without a probe in both files own times
+// are judged, and the report says why.
 func TestCompareRelativeToProbe(t *testing.T) {
 	auto := results.DefaultCompareOptions
 	opts := auto
@@ -76,21 +78,24 @@ func TestCompareRelativeToProbe(t *testing.T) {
 		base, cur              *results.File
 		opts                   results.CompareOptions
 		verdict                results.Verdict
-		delta, rel, probeShift float64 // rel NaN: judged by own times; probeShift NaN: no probe
+		delta, rel, probeShift float64 // rel NaN: no change relative to the probe told; probeShift NaN: no probe
+		alone                  bool    // judged relative to the probe alone (Row.Relative)
 		probeNote              string
 	}{
-		{"machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), opts, results.Same, 0.6, 0, 0.6, ""},
-		{"machine 60% slower, by default", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), auto, results.Same, 0.6, 0, 0.6, ""},
-		{"kernel 10% slower, machine steady, by default", probeFile(t, 1, 1), probeFile(t, 1.1, 1), auto, results.Slower, 0.1, 0.1, 0, ""},
-		{"machine 60% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, nan, 0.6, ""},
-		{"kernel 10% slower", probeFile(t, 1, 1), probeFile(t, 1.1, 1), opts, results.Slower, 0.1, 0.1, 0, ""},
-		{"kernel 10% slower, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6*1.1, 1.6), opts, results.Slower, 0.76, 0.1, 0.6, ""},
-		{"kernel 10% slower, machine 30% faster: not reversed", probeFile(t, 1, 1), probeFile(t, 0.7*1.1, 0.7), opts, results.Same, -0.23, 0.1, -0.3, ""},
-		{"kernel 10% faster, machine 60% slower: not reversed", probeFile(t, 1, 1), probeFile(t, 1.6/1.1, 1.6), opts, results.Same, 1.6/1.1 - 1, 1/1.1 - 1, 0.6, ""},
-		{"kernel 10% faster, machine 20% faster", probeFile(t, 1, 1), probeFile(t, 0.8/1.1, 0.8), opts, results.Faster, 0.8/1.1 - 1, 1/1.1 - 1, -0.2, ""},
-		{"a probe of its own, 33% slower, by default", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 0.9, 1.33, true), auto, results.Faster, -0.1, nan, 0.33, ""},
-		{"probe in new only", probeFile(t, 1, 0), probeFile(t, 1.6, 1.6), opts, results.Slower, 0.6, nan, nan, "only one file has a probe"},
-		{"kernel 10% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.1, 1), raw, results.Slower, 0.1, nan, 0, ""},
+		{"machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), opts, results.Same, 0.6, 0, 0.6, true, ""},
+		{"machine 60% slower, by default", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), auto, results.Same, 0.6, 0, 0.6, true, ""},
+		{"kernel 10% slower, machine steady, by default", probeFile(t, 1, 1), probeFile(t, 1.1, 1), auto, results.Slower, 0.1, 0.1, 0, true, ""},
+		{"machine 60% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.6, 1.6), raw, results.Slower, 0.6, nan, 0.6, false, ""},
+		{"kernel 10% slower", probeFile(t, 1, 1), probeFile(t, 1.1, 1), opts, results.Slower, 0.1, 0.1, 0, true, ""},
+		{"kernel 10% slower, machine 60% slower", probeFile(t, 1, 1), probeFile(t, 1.6*1.1, 1.6), opts, results.Slower, 0.76, 0.1, 0.6, true, ""},
+		{"kernel 10% slower, machine 30% faster: not reversed", probeFile(t, 1, 1), probeFile(t, 0.7*1.1, 0.7), opts, results.Same, -0.23, 0.1, -0.3, true, ""},
+		{"kernel 10% faster, machine 60% slower: not reversed", probeFile(t, 1, 1), probeFile(t, 1.6/1.1, 1.6), opts, results.Same, 1.6/1.1 - 1, 1/1.1 - 1, 0.6, true, ""},
+		{"kernel 10% faster, machine 20% faster", probeFile(t, 1, 1), probeFile(t, 0.8/1.1, 0.8), opts, results.Faster, 0.8/1.1 - 1, 1/1.1 - 1, -0.2, true, ""},
+		{"a probe of its own, 33% slower, by default", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 0.9, 1.33, true), auto, results.Faster, -0.1, 0.9/1.33 - 1, 0.33, false, ""},
+		{"machine 30% slower, a probe of its own, by default: both ways or not at all", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 1.3, 1.3, true), auto, results.Same, 0.3, 0, 0.3, false, ""},
+		{"kernel 10% slower, a probe of its own, by default", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 1.1, 1, true), auto, results.Slower, 0.1, 0.1, 0, false, ""},
+		{"probe in new only", probeFile(t, 1, 0), probeFile(t, 1.6, 1.6), opts, results.Slower, 0.6, nan, nan, false, "only one file has a probe"},
+		{"kernel 10% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.1, 1), raw, results.Slower, 0.1, nan, 0, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := results.Compare(c.base, c.cur, c.opts)
@@ -105,10 +110,13 @@ func TestCompareRelativeToProbe(t *testing.T) {
 				t.Errorf("delta %+.3f, want %+.3f (own times)", r.Delta, c.delta)
 			}
 			switch {
-			case math.IsNaN(c.rel) && (r.RelativeDelta != nil || r.Relative):
-				t.Errorf("judged relative to the probe (%+.3f); want own times (probe variance ×%.2f, p %.3g)", *r.RelativeDelta, r.ProbeVariance, r.ProbeP)
-			case !math.IsNaN(c.rel) && (r.RelativeDelta == nil || !r.Relative || math.Abs(*r.RelativeDelta-c.rel) > 0.01):
-				t.Errorf("relative delta %v, relative %v; want %+.3f", r.RelativeDelta, r.Relative, c.rel)
+			case math.IsNaN(c.rel) && r.RelativeDelta != nil:
+				t.Errorf("a change relative to the probe (%+.3f) told; want own times alone (probe variance ×%.2f, p %.3g)", *r.RelativeDelta, r.ProbeVariance, r.ProbeP)
+			case !math.IsNaN(c.rel) && (r.RelativeDelta == nil || math.Abs(*r.RelativeDelta-c.rel) > 0.01):
+				t.Errorf("relative delta %v; want %+.3f", r.RelativeDelta, c.rel)
+			}
+			if r.Relative != c.alone {
+				t.Errorf("judged relative to the probe alone: %v, want %v (probe variance ×%.2f, p %.3g)", r.Relative, c.alone, r.ProbeVariance, r.ProbeP)
 			}
 			if (rep.RelativeRows == 1) != r.Relative {
 				t.Errorf("the report counts %d rows judged relative; the row says %v", rep.RelativeRows, r.Relative)

@@ -49,7 +49,8 @@
 // whose rounds the probe demonstrably steadies (always, with
 // CompareOptions.Relative; never, with OwnTimes) is judged relative to the
 // probe, round by round (Row.RelativeDelta), and the probe never reverses
-// a change. Every document has a JSON Schema in schema/ (SchemaJSON);
+// a change; every other one is slower only where both its own times and
+// its times relative to the probe are. Every document has a JSON Schema in schema/ (SchemaJSON);
 // ParseAB reads ab's report back.
 package results
 

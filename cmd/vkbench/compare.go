@@ -38,16 +38,20 @@ slowdown of --threshold to show, compare says how large one had to be.
 A run of several rounds also measures a probe in every round, among the
 operations: a fixed 4 MiB copy. Where both files have it, compare prints how
 much its speed changed, the machine's rather than the kernels'. A benchmark
-is judged relative to the probe, round by round, only where that
+is judged relative to the probe alone, round by round, where that
 demonstrably steadies its rounds: where, within each file, its round
 medians over the probe's vary less than its own (a Pitman-Morgan test at
-0.05); a probe that does not move with a kernel only adds its noise. The
-delta column is always the benchmark's own change; "vs probe" the change
-relative to the probe where it was judged so (relative_delta in the JSON,
-with probe_variance, the ratio of the two variances). Relative to the
-probe a change is never reversed: one whose own times moved the other way
-is judged the same, with a note. --relative judges every benchmark
-relative to the probe; --own-times none.
+0.05); a probe that does not move with a kernel only adds its noise.
+Every other benchmark is slower only where both its own times and its
+times relative to the probe say so, each significant: a machine slower
+through one whole run moves a kernel by some part of what it moves the
+probe, and then shows in one of the two as no slowdown. The delta column
+is always the benchmark's own change; "vs probe" the change relative to
+the probe (relative_delta in the JSON, with probe_variance, the ratio of
+the two variances). Relative to the probe a change is never reversed: one
+whose own times moved the other way is judged the same, with a note.
+--relative judges every benchmark relative to the probe alone;
+--own-times by its own times alone.
 
 Each side may be several files, the runs of several processes (BASE... --
 NEW...): their rounds are pooled, so that the variation between processes,
@@ -131,7 +135,7 @@ func newCompareCmd() *cobra.Command {
 	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level over all the benchmarks compared (each p-value adjusted by Holm's method)")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
 	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds (where both files measured it), even where the probe does not steady them")
-	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times, even where the probe would steady its rounds")
+	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times alone, not relative to the probe as well")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
 }
@@ -178,7 +182,7 @@ func writeCompareTable(w io.Writer, rep results.Report) error {
 func compareNotes(rep results.Report) string {
 	var b strings.Builder
 	if rep.Probe != "" {
-		fmt.Fprintf(&b, "base, new: median time per run (the median of the rounds' medians); delta: new/base - 1 of those; vs probe: the change relative to the probe, round by round, where a benchmark was judged so (its p and verdict are then about that change)\n")
+		fmt.Fprintf(&b, "base, new: median time per run (the median of the rounds' medians); delta: new/base - 1 of those; vs probe: the change relative to the probe, round by round (its p and verdict are about that change too)\n")
 	}
 	unjudged := ""
 	if rep.Unjudged > 0 {
@@ -190,13 +194,13 @@ func compareNotes(rep results.Report) string {
 	case rep.Options.Relative && rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
 	case rep.RelativeRows > 0:
-		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it, round by round, where it steadied their rounds (variance %s of their own); the others by their own times (--own-times: all)\n",
+		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it alone, round by round, where it steadied their rounds (variance %s of their own); the others both by their own times and relative to it, slower only where both are (--own-times: all by their own times)\n",
 			rep.Probe, fmtDelta(rep.ProbeShift), rep.RelativeRows, plural(len(rep.Rows), "benchmark", "benchmarks"), steadied(rep, true))
 	case rep.Probe != "":
-		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (relative to it their variance would be %s of their own, the median; Pitman-Morgan test at %.2g), so each was judged by its own times (--relative: by the probe)\n",
+		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (relative to it their variance would be %s of their own, the median; Pitman-Morgan test at %.2g), so each was judged both by its own times and relative to it, slower only where both are (--own-times, --relative: one way)\n",
 			rep.Probe, fmtDelta(rep.ProbeShift), steadied(rep, false), results.ProbeAlpha)
 		if math.Abs(rep.ProbeShift) > rep.Options.Threshold {
-			fmt.Fprintf(&b, "note: the probe moved past the threshold: the machine's speed may have differed between the runs, and the verdicts above include that; vkbench ab measures both versions in one run and is not misled so\n")
+			fmt.Fprintf(&b, "note: the probe moved past the threshold: the machine's speed may have differed between the runs, and a kernel's change within that cannot be told from the machine's; vkbench ab measures both versions in one run and is not misled so\n")
 		}
 	case rep.ProbeNote != "":
 		fmt.Fprintf(&b, "note: %s\n", rep.ProbeNote)
