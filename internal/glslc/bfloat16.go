@@ -3,6 +3,7 @@ package glslc
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/vkbench/vkbench/spirv"
 )
@@ -159,7 +160,13 @@ func extensionName(ins []uint32) string {
 	return name
 }
 
-// wantsBFloat16 reports whether a line of src is BFloat16Directive.
+// wantsBFloat16 reports whether a line of src is BFloat16Directive
+// (trailing white space, a carriage return among it, aside).
 func wantsBFloat16(src string) bool {
-	return hasLine(src, BFloat16Directive)
+	for line := range strings.Lines(src) {
+		if strings.TrimRight(line, " \t\r\n") == BFloat16Directive {
+			return true
+		}
+	}
+	return false
 }

@@ -166,54 +166,42 @@ func forSource(dir, name, src string) (Toolchain, error) {
 	return t, nil
 }
 
-// hasLine reports whether a line of src is directive (trailing white
-// space, a carriage return among it, aside).
-func hasLine(src, directive string) bool {
-	for line := range strings.Lines(src) {
-		if strings.TrimRight(line, " \t\r\n") == directive {
-			return true
-		}
-	}
-	return false
-}
-
 // Compile builds dir/source into out with its toolchain (For). It runs in
 // dir with the source's base name, so that messages name the file as the
 // repository does.
 func Compile(ctx context.Context, dir, source, out string) error {
-	t, err := For(dir, source)
-	if err != nil {
-		return err
-	}
-	if err := run(ctx, dir, t.Glslc, append(t.Flags(), source, "-o", out)...); err != nil {
-		return err
-	}
 	text, err := os.ReadFile(filepath.Join(dir, source))
 	if err != nil {
 		return err
 	}
-	if !wantsBFloat16(string(text)) {
-		return nil
-	}
-	path := out
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, out)
-	}
-	return retypeFile(path, source)
-}
-
-// retypeFile makes the float16 of the module at path bfloat16
-// (BFloat16Directive), in place; source names it in an error.
-func retypeFile(path, source string) error {
-	code, err := os.ReadFile(path)
+	t, err := forSource(dir, source, string(text))
 	if err != nil {
 		return err
 	}
-	code, err = ToBFloat16(code)
+	return t.compile(ctx, dir, source, string(text), out)
+}
+
+// compile builds dir/source, whose text is src, into out (in dir unless
+// absolute), and makes its float16 bfloat16 if src asks
+// (BFloat16Directive); source names it in an error.
+func (t Toolchain) compile(ctx context.Context, dir, source, src, out string) error {
+	if err := run(ctx, dir, t.Glslc, append(t.Flags(), source, "-o", out)...); err != nil {
+		return err
+	}
+	if !wantsBFloat16(src) {
+		return nil
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(dir, out)
+	}
+	code, err := os.ReadFile(out)
 	if err != nil {
+		return err
+	}
+	if code, err = ToBFloat16(code); err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	return os.WriteFile(path, code, 0o644)
+	return os.WriteFile(out, code, 0o644)
 }
 
 // CompileSource compiles the GLSL compute source src for targetEnv
@@ -237,13 +225,8 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	if err := os.WriteFile(filepath.Join(dir, "k"+SourceExt), []byte(src), 0o644); err != nil {
 		return nil, err
 	}
-	if err := run(ctx, dir, t.Glslc, append(t.Flags(), "k"+SourceExt, "-o", "k"+OutputExt)...); err != nil {
+	if err := t.compile(ctx, dir, "k"+SourceExt, src, "k"+OutputExt); err != nil {
 		return nil, err
-	}
-	if wantsBFloat16(src) {
-		if err := retypeFile(filepath.Join(dir, "k"+OutputExt), "the source"); err != nil {
-			return nil, err
-		}
 	}
 	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
 }
