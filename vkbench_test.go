@@ -439,19 +439,33 @@ func TestFastestErrors(t *testing.T) {
 	}
 }
 
+// BenchmarkFastestHit asks an answered question of an Op of 3
+// candidates and of one of 48: the cost of an answer from memory, and
+// how it grows with the candidates (every call compares them with what
+// they were at the Op's first use, to tell a change).
 func BenchmarkFastestHit(b *testing.B) {
 	ctx := context.Background()
 	dev := open(b)
 	tuner := quickTuner(b, dev)
-	op := scaleOp()
-	if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
-		b.Fatal(err)
+	many := scaleOp()
+	for i := len(many.Candidates); i < 48; i++ {
+		k := many.Candidates[0]
+		k.Name = fmt.Sprintf("wg32-%d", i)
+		many.Candidates = append(many.Candidates, k)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
+	many.Name = "scale-48"
+	for _, op := range []*vkbench.Op{scaleOp(), many} {
 		if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
 			b.Fatal(err)
 		}
+		b.Run(fmt.Sprintf("candidates=%d", len(op.Candidates)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tuner.Fastest(ctx, op, 1000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
