@@ -215,12 +215,7 @@ func (s *Space) Config(i int) Config {
 
 // Candidates returns the configurations' kernels, in order.
 func (p *Points) Candidates() []Candidate {
-	all := p.Op.Candidates()
-	out := make([]Candidate, len(p.Index))
-	for i, j := range p.Index {
-		out[i] = all[j]
-	}
-	return out
+	return (&subsetOp{Operation: p.Op, index: p.Index}).Candidates()
 }
 
 // Points enumerates the configurations of the space valid for a problem of
