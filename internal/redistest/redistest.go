@@ -7,9 +7,8 @@
 package redistest
 
 import (
-	"bufio"
+	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/vkbench/vkbench/internal/testenv"
 )
@@ -94,25 +96,19 @@ func (s *Server) start() {
 	}
 }
 
+// client is a connection pool to the server, authenticated, for this
+// package's own questions, each bounded by timeout.
+func (s *Server) client(timeout time.Duration) *goredis.Client {
+	return goredis.NewClient(&goredis.Options{Addr: s.Addr(), Password: Password,
+		DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, MaxRetries: -1, DisableIdentity: true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
+}
+
 // answers reports whether the server answers an authenticated PING.
 func (s *Server) answers() bool {
-	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
-	if err != nil {
-		return false
-	}
+	c := s.client(time.Second)
 	defer func() { _ = c.Close() }()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := fmt.Fprintf(c, "AUTH %s\r\nPING\r\n", Password); err != nil {
-		return false
-	}
-	r := bufio.NewReader(c)
-	for range 2 {
-		line, err := r.ReadString('\n')
-		if err != nil || !strings.HasPrefix(line, "+") {
-			return false
-		}
-	}
-	return true
+	return c.Ping(context.Background()).Err() == nil
 }
 
 // Addr is the server's host:port.
@@ -176,36 +172,22 @@ func (s *Server) signal(sig syscall.Signal) {
 // since nothing else connects to a test's server.
 func (s *Server) Clients() []string {
 	s.tb.Helper()
-	c, err := net.DialTimeout("tcp", s.Addr(), 10*time.Second)
-	if err != nil {
-		s.tb.Fatalf("redistest: %v", err)
-	}
+	c := s.client(30 * time.Second)
 	defer func() { _ = c.Close() }()
-	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := fmt.Fprintf(c, "AUTH %s\r\nCLIENT ID\r\nCLIENT LIST\r\n", Password); err != nil {
-		s.tb.Fatalf("redistest: %v", err)
+	conn := c.Conn() // one connection, to ask for its own ID
+	defer func() { _ = conn.Close() }()
+	ctx := context.Background()
+	id, err := conn.ClientID(ctx).Result()
+	if err != nil {
+		s.tb.Fatalf("redistest: CLIENT ID: %v", err)
 	}
-	r := bufio.NewReader(c)
-	var lines [3]string
-	for i := range lines {
-		if lines[i], err = r.ReadString('\n'); err != nil {
-			s.tb.Fatalf("redistest: CLIENT LIST: %v", err)
-		}
-	}
-	var size int
-	if !strings.HasPrefix(lines[0], "+OK") || !strings.HasPrefix(lines[1], ":") || !strings.HasPrefix(lines[2], "$") {
-		s.tb.Fatalf("redistest: CLIENT LIST answered %q", lines)
-	}
-	if _, err := fmt.Sscanf(lines[2], "$%d", &size); err != nil {
-		s.tb.Fatalf("redistest: CLIENT LIST answered %q: %v", lines[2], err)
-	}
-	list := make([]byte, size)
-	if _, err := io.ReadFull(r, list); err != nil {
+	list, err := conn.ClientList(ctx).Result()
+	if err != nil {
 		s.tb.Fatalf("redistest: CLIENT LIST: %v", err)
 	}
-	self := "id=" + strings.TrimSpace(lines[1][1:]) + " "
+	self := fmt.Sprintf("id=%d ", id)
 	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, self) {
 			out = append(out, l)
 		}
