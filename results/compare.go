@@ -169,7 +169,8 @@ type Report struct {
 	RelativeRows int `json:"relative_rows,omitempty"`
 	// Detectable is the median of the judged rows' Detectable: how large a
 	// slowdown had to be for these runs to show it. Over the threshold,
-	// an exit status 0 says less than it seems to.
+	// an exit status 0 says less than it seems to; Undecided names the
+	// rows where it does, however few.
 	Detectable float64 `json:"detectable,omitempty"`
 }
 
@@ -270,6 +271,19 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	}
 	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep
+}
+
+// Undecided returns the rows judged the same whose rounds could not have
+// shown a slowdown of the threshold (Detectable past it): there, passing
+// the gate rules no regression out.
+func (rep Report) Undecided() []Row {
+	var out []Row
+	for _, r := range rep.Rows {
+		if r.Verdict == Same && r.Detectable > rep.Options.Threshold {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // judge adjusts the raw p-values of the rows still to be judged by Holm's

@@ -78,7 +78,9 @@ func TestCompareFamilyWise(t *testing.T) {
 // spread let the test see. Rounds as tight as a quiet GPU's can show a
 // 5% change among 17 benchmarks; rounds scattered by 5% cannot, and the
 // report says so rather than let exit status 0 pass for "no regression".
-// A slowdown that was found is past what was detectable.
+// A slowdown that was found is past what was detectable. One scattered
+// benchmark among tight ones is named even where the median is within
+// reach.
 func TestCompareDetectable(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	quiet := results.Compare(family(r, 17, 0.005, nil), family(r, 17, 0.005, map[int]float64{3: 1.1}), results.DefaultCompareOptions)
@@ -93,4 +95,19 @@ func TestCompareDetectable(t *testing.T) {
 		t.Errorf("rounds scattered by 5%%: detectable %.3f, want past the 5%% threshold", d)
 	}
 	t.Logf("detectable: %.1f%% with rounds scattered by 0.5%%, %.1f%% by 5%%", 100*quiet.Detectable, 100*noisy.Detectable)
+
+	// One benchmark of 17 scattered by 5%: the median is within reach, and
+	// Undecided names that one.
+	base, cur := family(r, 17, 0.005, nil), family(r, 17, 0.005, nil)
+	base.Benchmarks[5].Rounds = family(r, 1, 0.05, nil).Benchmarks[0].Rounds
+	cur.Benchmarks[5].Rounds = family(r, 1, 0.05, nil).Benchmarks[0].Rounds
+	one := results.Compare(base, cur, results.DefaultCompareOptions)
+	und := one.Undecided()
+	if one.Detectable >= 0.05 || len(und) != 1 || und[0].Name != base.Benchmarks[5].Name {
+		var names []string
+		for _, row := range und {
+			names = append(names, row.Name)
+		}
+		t.Errorf("one benchmark of 17 scattered: detectable %.3f (the median), undecided %v; want under 0.05, and %s alone", one.Detectable, names, base.Benchmarks[5].Name)
+	}
 }

@@ -19,7 +19,7 @@ import (
 // probe, judged with the default options. A pair in which nothing changed
 // (A/A) that reports a regression is a false alarm; one that reports none
 // while some benchmark's rounds were too scattered for a slowdown of the
-// threshold to show is undecided (what JUnit marks skipped); a pair with
+// threshold to show is undecided (Report.Undecided); a pair with
 // one benchmark slower by a known amount (A/B) is a detection when that
 // benchmark is called slower.
 //
@@ -167,12 +167,11 @@ func studentT3(r *rand.Rand) float64 {
 	return r.NormFloat64() / math.Sqrt(chi/3) / math.Sqrt(3)
 }
 
-// gateRates are how often the gate was wrong or silent.
+// gateRates are how often the gate was wrong or undecided.
 type gateRates struct {
 	trials     int
 	falseAlarm float64 // A/A pairs that reported a regression
 	undecided  float64 // A/A pairs not flagged, with a benchmark too scattered to show the threshold
-	silent     float64 // of those, the ones whose table says nothing (the median is within reach)
 	relative   float64 // of the benchmarks judged, those judged relative to the probe
 }
 
@@ -181,7 +180,7 @@ func aaRates(tb testing.TB, seed uint64, trials int, nz gateNoise, opts results.
 	residuals := recordedResiduals(tb)
 	r := rand.New(rand.NewPCG(seed, 2))
 	out := gateRates{trials: trials}
-	var flagged, undecided, silent, relative, judged int
+	var flagged, undecided, relative, judged int
 	for range trials {
 		rep := results.Compare(simRun(r, nz, residuals, nil), simRun(r, nz, residuals, nil), opts)
 		relative += rep.RelativeRows
@@ -190,19 +189,12 @@ func aaRates(tb testing.TB, seed uint64, trials int, nz gateNoise, opts results.
 			flagged++
 			continue
 		}
-		for _, row := range rep.Rows {
-			if row.Verdict == results.Same && row.Detectable > opts.Threshold {
-				undecided++
-				if rep.Detectable <= opts.Threshold {
-					silent++
-				}
-				break
-			}
+		if len(rep.Undecided()) > 0 {
+			undecided++
 		}
 	}
 	out.falseAlarm = float64(flagged) / float64(trials)
 	out.undecided = float64(undecided) / float64(trials)
-	out.silent = float64(silent) / float64(trials)
 	out.relative = float64(relative) / float64(max(judged, 1))
 	return out
 }
@@ -228,9 +220,9 @@ func power(tb testing.TB, seed uint64, trials int, nz gateNoise, slower float64,
 //	go test ./results -run '^$' -bench CompareGate -benchtime 1x
 //
 // Metrics: false-alarm (A/A pairs flagged), undecided (A/A pairs with a
-// benchmark too scattered for the threshold to show, not flagged),
-// silent (of those, the ones whose table note says nothing), relative
-// (benchmarks judged relative to the probe), power-2%, -5%, -10%.
+// benchmark too scattered for the threshold to show, not flagged:
+// Report.Undecided), relative (benchmarks judged relative to the probe
+// alone), power-2%, -5%, -10%.
 func BenchmarkCompareGate(b *testing.B) {
 	trials := 2000
 	for _, nz := range gateNoises {
@@ -249,7 +241,6 @@ func BenchmarkCompareGate(b *testing.B) {
 					rates := aaRates(b, 1, trials, nz, opts)
 					b.ReportMetric(rates.falseAlarm, "false-alarm")
 					b.ReportMetric(rates.undecided, "undecided")
-					b.ReportMetric(rates.silent, "silent")
 					b.ReportMetric(rates.relative, "relative")
 					for _, s := range []float64{1.02, 1.05, 1.10} {
 						b.ReportMetric(power(b, 2, trials/2, nz, s, opts), fmt.Sprintf("power-%.0f%%", 100*(s-1)))
@@ -277,8 +268,8 @@ func TestCompareFalseAlarms(t *testing.T) {
 	for i, nz := range gateNoises {
 		t.Run(nz.name, func(t *testing.T) {
 			rates := aaRates(t, uint64(10+i), trials, nz, opts)
-			t.Logf("%d pairs of identical runs: %.1f%% reported a regression, %.1f%% could not show a %.0f%% one (%.1f%% without a note under the table); %.0f%% of benchmarks judged relative to the probe alone",
-				trials, 100*rates.falseAlarm, 100*rates.undecided, 100*opts.Threshold, 100*rates.silent, 100*rates.relative)
+			t.Logf("%d pairs of identical runs: %.1f%% reported a regression, %.1f%% could not show a %.0f%% one; %.0f%% of benchmarks judged relative to the probe alone",
+				trials, 100*rates.falseAlarm, 100*rates.undecided, 100*opts.Threshold, 100*rates.relative)
 			if rates.falseAlarm > opts.Alpha/2 {
 				t.Errorf("%.1f%% of %d pairs of identical runs reported a regression; compare promises at most %.0f%%, and a sound rule keeps under %.1f%% here",
 					100*rates.falseAlarm, trials, 100*opts.Alpha, 100*opts.Alpha/2)

@@ -205,8 +205,14 @@ func compareNotes(rep results.Report) string {
 	case rep.ProbeNote != "":
 		fmt.Fprintf(&b, "note: %s\n", rep.ProbeNote)
 	}
-	if rep.Detectable > rep.Options.Threshold {
-		fmt.Fprintf(&b, "note: %s (the median over the benchmarks): a %.1f%% regression may have passed; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n", detectableText(rep.Detectable), 100*rep.Options.Threshold)
+	if und := rep.Undecided(); len(und) > 0 {
+		ds := make([]float64, len(und))
+		for i, r := range und {
+			ds[i] = r.Detectable
+		}
+		slices.Sort(ds)
+		fmt.Fprintf(&b, "note: %d of %s: %s (the median over those): a %.1f%% regression may have passed there; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n",
+			len(und), plural(rep.Judged, "benchmark", "benchmarks"), detectableText(ds[len(ds)/2]), 100*rep.Options.Threshold)
 	}
 	if rep.Together {
 		fmt.Fprintf(&b, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))
