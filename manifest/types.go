@@ -91,8 +91,11 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 		switch t.size {
 		case 1: // unorm8
 			u = uint64(math.Round(min(max(f, 0), 1) * 255))
-		case 2:
-			u = uint64(t.from16(f))
+		case 2: // rounded once, from the float64
+			u = uint64(half.FromFloat64(f))
+			if t.name == "bf16" {
+				u = uint64(half.BFloat16FromFloat64(f))
+			}
 		case 4:
 			u = uint64(math.Float32bits(float32(f)))
 		case 8:
@@ -126,22 +129,6 @@ func getUint(b []byte, size int) uint64 {
 	return binary.LittleEndian.Uint64(u[:])
 }
 
-// from16 and to16 convert a 16-bit float type's elements: binary16 for
-// f16, bfloat16 for bf16. from16 rounds once, from the float64.
-func (t scalarType) from16(f float64) uint16 {
-	if t.name == "bf16" {
-		return half.BFloat16FromFloat64(f)
-	}
-	return half.FromFloat64(f)
-}
-
-func (t scalarType) to16(h uint16) float32 {
-	if t.name == "bf16" {
-		return half.BFloat16ToFloat32(h)
-	}
-	return half.ToFloat32(h)
-}
-
 // decodeFloat reads one element of a float type.
 func (t scalarType) decodeFloat(b []byte) float64 {
 	u := getUint(b, t.size)
@@ -149,7 +136,10 @@ func (t scalarType) decodeFloat(b []byte) float64 {
 	case 1: // unorm8
 		return float64(u) / 255
 	case 2:
-		return float64(t.to16(uint16(u)))
+		if t.name == "bf16" {
+			return float64(half.BFloat16ToFloat32(uint16(u)))
+		}
+		return float64(half.ToFloat32(uint16(u)))
 	case 4:
 		return float64(math.Float32frombits(uint32(u)))
 	}
