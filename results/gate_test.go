@@ -59,16 +59,27 @@ type gateNoise struct {
 	// shift) moves the half of the benchmarks that the probe does not
 	// track; the other half move as the probe does.
 	untracked float64
+	// beyond says why compare cannot keep its promise on this machine,
+	// which BenchmarkCompareGate measures and TestCompareFalseAlarms
+	// leaves out; "" for the others.
+	beyond string
 }
 
-// gateNoises are the machines simulated: a quiet GPU, a shared runner
-// whose rounds scatter by a few percent, and that runner when the runs
-// also differ as a whole (each process at its own speed).
+// gateNoises are the machines simulated: a quiet GPU; a shared runner
+// whose rounds scatter by a few percent; that runner when the runs also
+// differ as a whole (each process at its own speed); a loaded one whose
+// speed moves more from round to round than the kernels' own noise, its
+// runs differing as a whole too; one whose probe has as much noise of its
+// own as the kernels, so that its rounds say little of how the kernels
+// move with it; last, one that compare cannot judge (beyond).
 var gateNoises = []gateNoise{
 	{name: "quiet", own: 0.003, probeOwn: 0.003, load: 0.002, drift: 0.005, outlier: 0.02, outlierSize: 0.05, untracked: 0.3},
 	{name: "busy", own: 0.03, probeOwn: 0.01, load: 0.02, drift: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 0.3},
 	{name: "busy+process", own: 0.03, probeOwn: 0.01, load: 0.02, drift: 0.03, process: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 0.3},
 	{name: "loaded+process", own: 0.01, probeOwn: 0.01, load: 0.05, drift: 0.05, process: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 0.3},
+	{name: "noisy-probe+process", own: 0.03, probeOwn: 0.03, load: 0.01, drift: 0.01, process: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 0.3},
+	{name: "busy+process-x2", own: 0.03, probeOwn: 0.01, load: 0.02, drift: 0.03, process: 0.03, outlier: 0.05, outlierSize: 0.2, untracked: 2,
+		beyond: "half the kernels move twice as much as the probe with the machine's speed, so a whole run's shift shows in both their own times and relative to the probe"},
 }
 
 const (
@@ -251,21 +262,24 @@ func BenchmarkCompareGate(b *testing.B) {
 	}
 }
 
-// TestCompareFalseAlarms: under every simulated machine (gateNoises), at
-// most half of Alpha of the pairs of runs in which nothing changed report
-// a regression: Alpha is what compare promises, and the half is the
-// margin a sound rule keeps over 400 pairs (0.5% at most over 2,000
-// pairs of BenchmarkCompareGate, 1.5% over these). Judging a whole-run
-// shift by own times alone, choosing the smaller of the two p-values, or
-// leaving out Holm's adjustment each breaks that bound here.
-// Two controls show that the simulation can fail: judged by their own
-// times alone, runs that differ as a whole by a few percent report one in
-// more than Alpha of pairs, and a kernel 10% slower on a quiet GPU is
-// caught in nine pairs in ten.
+// TestCompareFalseAlarms: under every simulated machine (gateNoises) but
+// the one marked beyond, at most half of Alpha of the pairs of runs in
+// which nothing changed report a regression: Alpha is what compare
+// promises, and the half is the margin a sound rule keeps over 400 pairs
+// (0.5% at most over 2,000 pairs of BenchmarkCompareGate, 1.5% over
+// these). Judging a whole-run shift by own times alone, choosing the
+// smaller of the two p-values, or leaving out Holm's adjustment each
+// breaks that bound here. Two controls show that the simulation can
+// fail: judged by their own times alone, runs that differ as a whole by a
+// few percent report one in more than Alpha of pairs, and a kernel 10%
+// slower on a quiet GPU is caught in nine pairs in ten.
 func TestCompareFalseAlarms(t *testing.T) {
 	const trials = 400
 	opts := results.DefaultCompareOptions
 	for i, nz := range gateNoises {
+		if nz.beyond != "" {
+			continue
+		}
 		t.Run(nz.name, func(t *testing.T) {
 			rates := aaRates(t, uint64(10+i), trials, nz, opts)
 			t.Logf("%d pairs of identical runs: %.1f%% reported a regression, %.1f%% could not show a %.0f%% one; %.0f%% of benchmarks judged relative to the probe alone",
