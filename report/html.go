@@ -171,6 +171,7 @@ func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 	scale, tunit := timeUnit(top)
 	prefix, factor := Prefix(rateTop)
 	sec.TimeUnit, sec.RateUnit = tunit, prefix+string(unit)
+	var peak PeakLegend
 	num := func(v float64) string { return strconv.FormatFloat(v*scale, 'f', 4-min(3, digits(top*scale)), 64) }
 	for _, c := range g.cands {
 		for f, b := range g.at[c] {
@@ -179,7 +180,7 @@ func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 				continue
 			}
 			row := htmlRow{File: r.in[f].Label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
-				Median: "-", CI: "-", Rate: Rate("%.3g", RateOf(b, unit)*factor), Peak: Rate("%.0f%%", b.PercentPeak),
+				Median: "-", CI: "-", Rate: Rate("%.3g", RateOf(b, unit)*factor), Peak: PeakText(b),
 				Note: noteOf(b, scale, tunit, g.winner(f))}
 			if measured(b) {
 				row.Median = num(b.Stats.Median)
@@ -190,9 +191,11 @@ func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 			if len(b.Flags) > 0 {
 				row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)
 			}
+			peak.See(b)
 			sec.Rows = append(sec.Rows, row)
 		}
 	}
+	sec.Notes = append(slices.Clip(sec.Notes), peak.Notes()...)
 	return sec, nil
 }
 

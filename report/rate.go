@@ -3,8 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -77,4 +80,81 @@ func RateText(g float64, unit Unit) string {
 	}
 	p, f := Prefix(g)
 	return fmt.Sprintf("%.1f %s%s", g*f, p, unit)
+}
+
+// PercentOfPeak is m's rate as a percentage of what the roofline allows
+// at its arithmetic intensity: min(compute peak of op's arithmetic
+// (autotune.Peak.ComputeOf), intensity × bandwidth peak) for operations
+// that compute, the bandwidth peak for those that only move data; 0 when
+// the peak is not known.
+func PercentOfPeak(m *results.Measurement, op kernels.Operation, peak *autotune.Peak) float64 {
+	if peak == nil {
+		return 0
+	}
+	gbps, gflops := m.Rates()
+	c, bw := peak.ComputeOf(op), peak.BandwidthGBps
+	switch {
+	case gflops > 0 && c > 0 && gbps > 0 && bw > 0:
+		return 100 * gflops / min(c, gflops/gbps*bw)
+	case gflops > 0 && c > 0:
+		return 100 * gflops / c
+	case gbps > 0 && bw > 0:
+		return 100 * gbps / bw
+	}
+	return 0
+}
+
+// The words a table writes for a rate at or above the device's peak, in
+// the place of a percentage over 100, and what they mean, for the
+// table's legend.
+const (
+	AtPeak        = "at peak"
+	AbovePeak     = "above peak"
+	AtPeakNote    = "at peak: up to a few percent above the device's peak, which is vkbench peak's fastest copy, FMA or matrix kernel: a measurement too, which a kernel that reaches it passes by noise about as often as not"
+	AbovePeakNote = "above peak: faster than the peak by more than its noise (flagged above-peak-bandwidth or above-peak-flops): the peak was measured in other conditions (run vkbench peak again), or the operation's bytes or operations per run are miscounted"
+)
+
+// PeakText writes b's percentage of the device's peak for a person: "-"
+// where no peak is known, the percentage up to 100, and words above it:
+// AtPeak within the noise autotune allows a rate beside the peak,
+// AbovePeak where autotune flagged the rate above it. A percentage of a
+// peak the kernel beat says nothing a reader can use; the results file
+// keeps it.
+func PeakText(b *results.Benchmark) string {
+	switch {
+	case !(b.PercentPeak > 0):
+		return "-"
+	case b.PercentPeak <= 100:
+		return fmt.Sprintf("%.0f%%", b.PercentPeak)
+	case slices.ContainsFunc(b.Flags, func(f string) bool {
+		return f == autotune.FlagAbovePeakBandwidth || f == autotune.FlagAbovePeakFLOPs
+	}):
+		return AbovePeak
+	}
+	return AtPeak
+}
+
+// PeakLegend is what a table's PeakText needs said under the table.
+type PeakLegend struct{ atPeak, above bool }
+
+// See notes how PeakText writes b.
+func (l *PeakLegend) See(b *results.Benchmark) {
+	switch PeakText(b) {
+	case AtPeak:
+		l.atPeak = true
+	case AbovePeak:
+		l.above = true
+	}
+}
+
+// Notes are the legend's lines: AtPeakNote, AbovePeakNote, where seen.
+func (l PeakLegend) Notes() []string {
+	var notes []string
+	if l.atPeak {
+		notes = append(notes, AtPeakNote)
+	}
+	if l.above {
+		notes = append(notes, AbovePeakNote)
+	}
+	return notes
 }

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vkbench/vkbench/autotune"
-	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 )
@@ -102,25 +100,3 @@ func writeGoBench(w io.Writer, file *results.File) error {
 func benchName(s string) string { return benchNameReplacer.Replace(s) }
 
 var benchNameReplacer = strings.NewReplacer(" ", "_", "\t", "_")
-
-// percentOfRoof is a result's rate as a percentage of what the roofline
-// allows at its arithmetic intensity: min(compute peak of the operation's
-// arithmetic (autotune.Peak.ComputeOf), intensity ×
-// bandwidth peak) for operations that compute, the bandwidth peak for those
-// that only move data; 0 when the peak is not known.
-func percentOfRoof(r results.Result, op kernels.Operation, peak *autotune.Peak) float64 {
-	if peak == nil {
-		return 0
-	}
-	gbps, gflops := r.Rates()
-	c, bw := peak.ComputeOf(op), peak.BandwidthGBps
-	switch {
-	case gflops > 0 && c > 0 && gbps > 0 && bw > 0:
-		return 100 * gflops / min(c, gflops/gbps*bw)
-	case gflops > 0 && c > 0:
-		return 100 * gflops / c
-	case gbps > 0 && bw > 0:
-		return 100 * gbps / bw
-	}
-	return 0
-}

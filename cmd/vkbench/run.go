@@ -19,6 +19,7 @@ import (
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
@@ -479,7 +480,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 			Candidate:   r.Name,
 			Winner:      r.Index == e.Fastest,
 			Measurement: r.Measurement,
-			PercentPeak: percentOfRoof(r, op, peak),
+			PercentPeak: report.PercentOfPeak(&r.Measurement, op, peak),
 		}
 		if e.Tie && b.Winner {
 			b.Tie = e.TieRule

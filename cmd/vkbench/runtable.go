@@ -45,7 +45,7 @@ func writeTable(w io.Writer, file *results.File, o tableOptions) error {
 		oneLine = one
 		g.write(&b, o, &seen)
 	}
-	writeWinners(&b, groups)
+	writeWinners(&b, groups, &seen)
 	seen.write(&b, o)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -168,7 +168,8 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		}
 		row := []string{mark, bench.Candidate, med, ci, mn, report.Rate("%.1f", report.RateOf(bench, unit)*factor)}
 		if peak {
-			row = append(row, report.Rate("%.0f%%", bench.PercentPeak))
+			row = append(row, report.PeakText(bench))
+			seen.peak.See(bench)
 		}
 		if energy {
 			row = append(row, joules(bench.EnergyJ))
@@ -228,7 +229,8 @@ func count(bs []*results.Benchmark, outcome results.Outcome) int {
 // notesOf says what became of a candidate beyond its numbers, in a few
 // words: nothing for one verified and measured within the precision.
 // Where the interval is shown as unsettled, the flags that say why
-// sampling stopped short of the precision go unsaid.
+// sampling stopped short of the precision go unsaid, and so do those
+// the % peak column says.
 func notesOf(b *results.Benchmark, unsettled bool) string {
 	var notes []string
 	switch b.Outcome {
@@ -243,6 +245,8 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 		case f == autotune.FlagNotVerified:
 			notes = slices.Insert(notes, 0, "not verified")
 		case unsettled && (f == autotune.FlagMaxSamples || f == autotune.FlagBudgetSpent):
+		case (f == autotune.FlagAbovePeakBandwidth || f == autotune.FlagAbovePeakFLOPs) && report.PeakText(b) == report.AbovePeak:
+			// the % peak column says it
 		default:
 			notes = append(notes, f)
 		}
@@ -254,7 +258,7 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 // winner's time and the rate that matters for the operation, the
 // percentage of the device's peak, and how much slower the runner-up is,
 // or "tie" where their intervals overlap.
-func writeWinners(b *strings.Builder, groups []*opGroup) {
+func writeWinners(b *strings.Builder, groups []*opGroup, seen *legend) {
 	var all []*results.Benchmark
 	for _, g := range groups {
 		all = append(all, g.benches...)
@@ -274,7 +278,8 @@ func writeWinners(b *strings.Builder, groups []*opGroup) {
 		unit := report.UnitOf(win)
 		row := []string{g.name(), g.shape, win.Candidate, report.Seconds(win.Stats.Median), report.RateText(report.RateOf(win, unit), unit)}
 		if peak {
-			row = append(row, report.Rate("%.0f%%", win.PercentPeak))
+			row = append(row, report.PeakText(win))
+			seen.peak.See(win)
 		}
 		margin := "-"
 		switch {
@@ -299,6 +304,7 @@ type legend struct {
 	winner    bool
 	unsettled bool
 	folded    bool
+	peak      report.PeakLegend
 }
 
 func (l legend) write(b *strings.Builder, o tableOptions) {
@@ -315,6 +321,9 @@ func (l legend) write(b *strings.Builder, o tableOptions) {
 	}
 	if l.folded {
 		b.WriteString("candidates dropped early or that the device cannot run are counted: -v lists them\n")
+	}
+	for _, note := range l.peak.Notes() {
+		wrap(b, "", note)
 	}
 }
 
