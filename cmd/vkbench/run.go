@@ -282,28 +282,18 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 	if !commit && opts.Rounds > 1 {
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
 	}
-	tuners := map[string]*autotune.Tuner{}
+	tuners := map[string]*autotune.Tuner{} // by table, for a tune
 	var failed opFailures
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
-		table := tables[op.Name()]
-		tuner := tuners[table]
-		if tuner == nil {
-			tuner = autotune.NewTuner(dev, cache, inTable(opts, table))
-			tuners[table] = tuner
-		}
 		var e *autotune.Entry
 		var err error
-		if commit && tune.search.on() && kernels.SpaceOf(op) != nil {
-			op, e, err = tune.search.tune(cmd, &tune.benchFlags, tuner, op, size, tune.force)
-		} else if commit {
-			e, err = tuner.Tune(ctx, op, size, tune.force)
-			if err == nil && e != nil && e.From != "" {
-				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force measures again\n", e.Key, answeredFrom(tuner, e))
+		if commit {
+			table := tables[op.Name()]
+			if tuners[table] == nil {
+				tuners[table] = autotune.NewTuner(dev, cache, inTable(opts, table))
 			}
-			if e != nil && e.Size != (kernels.SizeOf()) && e.Size != size {
-				_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: measured at %s, the shape that stands for %s's bucket at --level %s (--level full measures every size itself)\n", e.Key, e.Size, size, opts.Level)
-			}
+			op, e, err = tune.tuneOne(cmd, tuners[table], op, size)
 		} else {
 			e, err = autotune.Measure(ctx, dev, op, size, opts)
 		}
@@ -323,6 +313,24 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		failed.noneRan(op, size, e)
 	}
 	return failed.err()
+}
+
+// tuneOne tunes op at size with tuner, searching its space where the
+// flags ask for a search and it has one, and says on stderr where an
+// answer came from the store or was measured at another shape. It
+// returns the operation the entry's results are of.
+func (t *tuneFlags) tuneOne(cmd *cobra.Command, tuner *autotune.Tuner, op kernels.Operation, size kernels.Size) (kernels.Operation, *autotune.Entry, error) {
+	if t.search.on() && kernels.SpaceOf(op) != nil {
+		return t.search.tune(cmd, &t.benchFlags, tuner, op, size, t.force)
+	}
+	e, err := tuner.Tune(cmd.Context(), op, size, t.force)
+	if err == nil && e != nil && e.From != "" {
+		_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force measures again\n", e.Key, answeredFrom(tuner, e))
+	}
+	if e != nil && e.Size != (kernels.SizeOf()) && e.Size != size {
+		_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "%s: measured at %s, the shape that stands for %s's bucket at --level %s (--level full measures every size itself)\n", e.Key, e.Size, size, t.level)
+	}
+	return op, e, err
 }
 
 // answeredFrom says which tier of tuner's store answered e, where it is
