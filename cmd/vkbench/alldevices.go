@@ -62,7 +62,7 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, args []string) (err error)
 		return err
 	}
 	var fl fleet
-	defer func() { err = fl.release(cache, err) }()
+	defer func() { err = fl.release(cmd.ErrOrStderr(), cache, err) }()
 	if err := fl.open(ctx, drv, hopts, infos, opts); err != nil {
 		return err
 	}
@@ -150,14 +150,15 @@ func (fl *fleet) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions
 	return nil
 }
 
-// release closes the telemetry, last opened first, then saves each
-// device's pipeline cache and releases it, joining their errors to err.
-func (fl *fleet) release(cache *store.Store, err error) error {
+// release closes the telemetry, last opened first, then keeps each
+// device's pipeline cache (keepPipelineCache: a warning on warn where it
+// cannot) and releases the device, joining their errors to err.
+func (fl *fleet) release(warn io.Writer, cache *store.Store, err error) error {
 	for i := len(fl.closers) - 1; i >= 0; i-- {
 		fl.closers[i]()
 	}
 	for _, d := range fl.devs {
-		err = status.Join(err, savePipelineCache(d, cache), d.Release())
+		err = status.Join(err, keepPipelineCache(warn, d, cache, false), d.Release())
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -63,17 +64,30 @@ func deviceSpecError(spec string, err error) error {
 	return err
 }
 
-// savePipelineCache keeps the driver's compiled pipelines for the next run.
-func savePipelineCache(dev hal.Device, cache *store.Store) error {
+// keepPipelineCache saves the driver's compiled pipelines in the tune
+// cache, for the next run. One rule for every command: a pipeline cache
+// only spares a later run compile time, so one that cannot be saved is a
+// warning on warn and the command's own work stands; only where keeping
+// it is the whole of the work (tune --compile-only: required) is that
+// the command's error. A tune cache file the command cannot write (run
+// only reads one) is left alone, without a word.
+func keepPipelineCache(warn io.Writer, dev hal.Device, cache *store.Store, required bool) error {
 	pc, ok := dev.(hal.PipelineCacher)
-	if !ok || cache == nil || cache.Path() == "" {
+	if !ok || cache == nil || cache.Path() == "" || !required && checkCachePath(cache.Path(), true) != nil {
 		return nil
 	}
 	data, err := pc.PipelineCacheData()
-	if err != nil || len(data) == 0 {
-		return err
+	if err == nil && len(data) > 0 {
+		err = cache.SavePipelineCache(dev.Info().PipelineCacheUUID, data)
 	}
-	return cache.SavePipelineCache(dev.Info().PipelineCacheUUID, data)
+	switch {
+	case err == nil:
+		return nil
+	case required:
+		return status.Annotatef(err, "the pipeline cache was not kept")
+	}
+	_, err = fmt.Fprintf(warn, "vkbench: warning: pipeline cache not saved: %v\n", err)
+	return err
 }
 
 // session is what a measuring command holds while it measures: the tune
@@ -129,19 +143,13 @@ func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Option
 	return s, nil
 }
 
-// close saves the driver's pipeline cache where the tune cache file can
-// be written (a read-only one, which run reads, is left as it is; one not
-// saved only costs the next run compile time: a warning), closes the
+// close keeps the driver's pipeline cache (keepPipelineCache), closes the
 // telemetry and releases the device; then it commits the output if err,
 // joined with what they said, is nil, and discards it otherwise. It
 // returns that joined error.
 func (s *session) close(cmd *cobra.Command, err error) error {
 	if s.dev != nil {
-		if p := s.cache.Path(); p != "" && checkCachePath(p, true) == nil {
-			if err := savePipelineCache(s.dev, s.cache); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: pipeline cache not saved: %v\n", err)
-			}
-		}
+		err = status.Join(err, keepPipelineCache(cmd.ErrOrStderr(), s.dev, s.cache, false))
 		s.closeTelemetry()
 		err = status.Join(err, s.release())
 	}

@@ -138,7 +138,9 @@ measured, which stderr names when it is not the size asked; where a candidate
 applies at the size asked but not at that shape (a manifest candidate's
 assert), the size itself is measured, under a key of its own. --compile-only
 builds every candidate's pipeline and keeps the driver's pipeline cache, so
-that later runs pay no compile time; it measures nothing.
+that later runs pay no compile time; it measures nothing, and fails where it
+cannot keep that cache (every other command warns: it only spares compile
+time).
 
 --all-devices tunes on every device at once. Devices of the same hardware
 share one table and split the work: each key is tuned once, by whichever
@@ -512,8 +514,8 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 	return out
 }
 
-// compileAll builds every candidate's pipeline and saves the driver's
-// pipeline cache.
+// compileAll builds every candidate's pipeline and keeps the driver's
+// pipeline cache, which is its work: one it cannot keep is its error.
 func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	ops, err := f.operations(args)
 	if err != nil {
@@ -523,13 +525,18 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The pipeline cache is what it is for: a file it cannot keep it in
+	// is refused before any work, as tune's.
+	if err := mustStore(cache); err != nil {
+		return err
+	}
 	dev, release, err := f.dev.open(cmd, cache)
 	if err != nil {
 		return err
 	}
 	n, err := autotune.Compile(cmd.Context(), dev, ops)
 	if err == nil {
-		err = savePipelineCache(dev, cache)
+		err = keepPipelineCache(cmd.ErrOrStderr(), dev, cache, true)
 	}
 	if err := status.Join(err, release()); err != nil {
 		return err
