@@ -119,9 +119,12 @@ type limitsJSON struct {
 	SubgroupSize            uint32    `json:"subgroup_size"`
 	MinSubgroupSize         uint32    `json:"min_subgroup_size"`
 	MaxSubgroupSize         uint32    `json:"max_subgroup_size"`
-	SubgroupOps             []string  `json:"subgroup_ops"`
-	TimestampPeriod         float64   `json:"timestamp_period_ns"`
-	TimestampValidBits      uint32    `json:"timestamp_valid_bits"`
+	// MaxWorkgroupSubgroups is hal.Limits.MaxComputeWorkgroupSubgroups:
+	// absent where the device does not say.
+	MaxWorkgroupSubgroups uint32   `json:"max_compute_workgroup_subgroups,omitempty"`
+	SubgroupOps           []string `json:"subgroup_ops"`
+	TimestampPeriod       float64  `json:"timestamp_period_ns"`
+	TimestampValidBits    uint32   `json:"timestamp_valid_bits"`
 }
 
 type featuresJSON struct {
@@ -135,10 +138,13 @@ type featuresJSON struct {
 	BFloat16  bool `json:"bfloat16"`
 	// BFloat16CooperativeMatrix is hal.Features' field of that name.
 	BFloat16CooperativeMatrix bool `json:"bfloat16_cooperative_matrix"`
-	// VulkanMemoryModel, SubgroupSizeControl, CooperativeMatrixNV and
-	// CooperativeMatrixKHR are hal.Features' fields of those names.
+	// VulkanMemoryModel, SubgroupSizeControl, RequiredSubgroupSize,
+	// ComputeFullSubgroups, CooperativeMatrixNV and CooperativeMatrixKHR
+	// are hal.Features' fields of those names.
 	VulkanMemoryModel    bool `json:"vulkan_memory_model"`
 	SubgroupSizeControl  bool `json:"subgroup_size_control"`
+	RequiredSubgroupSize bool `json:"required_subgroup_size"`
+	ComputeFullSubgroups bool `json:"compute_full_subgroups"`
 	CooperativeMatrixNV  bool `json:"cooperative_matrix_nv"`
 	CooperativeMatrixKHR bool `json:"cooperative_matrix_khr"`
 	// CooperativeMatrixNV2 names the features of VK_NV_cooperative_matrix2
@@ -224,10 +230,10 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 			Limits: limitsJSON{MaxWorkgroupSize: l.MaxWorkgroupSize, MaxWorkgroupInvocations: l.MaxWorkgroupInvocations, MaxWorkgroupCount: l.MaxWorkgroupCount,
 				MaxSharedMemory: l.MaxSharedMemory, MaxPushConstantsSize: l.MaxPushConstantsSize, MaxStorageBufferRange: l.MaxStorageBufferRange,
 				MinStorageBufferAlign: l.MinStorageBufferAlign, SubgroupSize: l.SubgroupSize, MinSubgroupSize: l.MinSubgroupSize, MaxSubgroupSize: l.MaxSubgroupSize,
-				SubgroupOps:     l.SubgroupOps.Names(),
+				MaxWorkgroupSubgroups: l.MaxComputeWorkgroupSubgroups, SubgroupOps: l.SubgroupOps.Names(),
 				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
 			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16, f.BFloat16CooperativeMatrix,
-				f.VulkanMemoryModel, f.SubgroupSizeControl, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, flagNames(f.CooperativeMatrixNV2)},
+				f.VulkanMemoryModel, f.SubgroupSizeControl, f.RequiredSubgroupSize, f.ComputeFullSubgroups, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, flagNames(f.CooperativeMatrixNV2)},
 			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{},
 			LeftOff: append([]string{}, d.Withheld...)}
 		for _, fm := range hal.Formats() {
@@ -268,7 +274,8 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 		fmt.Fprintf(tw, "  device UUID\t%x\n", d.DeviceUUID)
 		l := d.Limits
 		fmt.Fprintf(tw, "  workgroup\tmax size %v, max invocations %d, shared memory %d KiB\n", l.MaxWorkgroupSize, l.MaxWorkgroupInvocations, l.MaxSharedMemory/1024)
-		fmt.Fprintf(tw, "  subgroup\tsize %d (%d to %d, control %v), ops %#x\n", l.SubgroupSize, l.MinSubgroupSize, l.MaxSubgroupSize, d.Features.SubgroupSizeControl, uint32(l.SubgroupOps))
+		fmt.Fprintf(tw, "  subgroup\t%s\n", subgroupControl(d))
+		fmt.Fprintf(tw, "  subgroup ops\t%s\n", strings.Join(l.SubgroupOps.Names(), " "))
 		fmt.Fprintf(tw, "  timestamps\t%.3g ns/tick, %d valid bits\n", l.TimestampPeriod, l.TimestampValidBits)
 		fmt.Fprintf(tw, "  now\t%s\n", now[i].text())
 		for j, h := range d.MemoryHeaps {
@@ -339,4 +346,27 @@ func matrixSummary(d hal.DeviceInfo) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// subgroupControl says a device's subgroup size and what a kernel may ask
+// of it: a size of its own in the device's range (subgroup size control,
+// which a compute pipeline may use only where the device says so), full
+// subgroups, and how many subgroups a workgroup may then have.
+func subgroupControl(d hal.DeviceInfo) string {
+	l, f := d.Limits, d.Features
+	text := fmt.Sprintf("size %d", l.SubgroupSize)
+	switch {
+	case !f.SubgroupSizeControl:
+		return text + ", fixed: no subgroup size control"
+	case !f.RequiredSubgroupSize:
+		return text + fmt.Sprintf(", %d to %d, but compute cannot require one", l.MinSubgroupSize, l.MaxSubgroupSize)
+	}
+	text += fmt.Sprintf("; compute may require %d to %d", l.MinSubgroupSize, l.MaxSubgroupSize)
+	if f.ComputeFullSubgroups {
+		text += ", full subgroups"
+	}
+	if l.MaxComputeWorkgroupSubgroups > 0 {
+		text += fmt.Sprintf(", at most %d a workgroup", l.MaxComputeWorkgroupSubgroups)
+	}
+	return text
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -51,5 +52,52 @@ func TestDevicesTableMatrices(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the table's last lines (-want +got):\n%s", d)
+	}
+}
+
+// TestDevicesSubgroupControl: devices says what a kernel may ask of the
+// subgroup size, in the table and in the JSON: a fixed size, a range a
+// compute pipeline cannot require, or one it can, with full subgroups
+// and the most subgroups a workgroup then has. (Mutation: leaving out
+// RequiredSubgroupSize, in either output, fails it.)
+func TestDevicesSubgroupControl(t *testing.T) {
+	limits := hal.Limits{SubgroupSize: 32, MinSubgroupSize: 16, MaxSubgroupSize: 64, MaxComputeWorkgroupSubgroups: 16, SubgroupOps: hal.SubgroupBasic | hal.SubgroupShuffle}
+	for _, tc := range []struct {
+		name     string
+		features hal.Features
+		line     string
+	}{
+		{"fixed", hal.Features{}, "size 32, fixed: no subgroup size control"},
+		{"not for compute", hal.Features{SubgroupSizeControl: true}, "size 32, 16 to 64, but compute cannot require one"},
+		{"required", hal.Features{SubgroupSizeControl: true, RequiredSubgroupSize: true}, "size 32; compute may require 16 to 64, at most 16 a workgroup"},
+		{"full", hal.Features{SubgroupSizeControl: true, RequiredSubgroupSize: true, ComputeFullSubgroups: true}, "size 32; compute may require 16 to 64, full subgroups, at most 16 a workgroup"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			infos := []hal.DeviceInfo{{Name: "gpu", Limits: limits, Features: tc.features}}
+			now := []deviceNow{{why: "none here"}}
+			var b bytes.Buffer
+			if err := writeDevicesTable(&b, infos, now); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"  subgroup          " + tc.line + "\n", "  subgroup ops      basic shuffle\n"} {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("the table does not say %q:\n%s", want, b.String())
+				}
+			}
+			b.Reset()
+			if err := writeDevicesJSON(&b, infos, now); err != nil {
+				t.Fatal(err)
+			}
+			var doc devicesJSON
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			f, l := doc.Devices[0].Features, doc.Devices[0].Limits
+			got := []any{f.SubgroupSizeControl, f.RequiredSubgroupSize, f.ComputeFullSubgroups, l.MinSubgroupSize, l.MaxSubgroupSize, l.MaxWorkgroupSubgroups}
+			want := []any{tc.features.SubgroupSizeControl, tc.features.RequiredSubgroupSize, tc.features.ComputeFullSubgroups, uint32(16), uint32(64), uint32(16)}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("the JSON's subgroup control (-want +got):\n%s", d)
+			}
+		})
 	}
 }
