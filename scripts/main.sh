@@ -2,7 +2,7 @@
 # The main job: set up, build vkbench, measure the default Vulkan device's
 # own peak (vkbench peak, stored for percent of peak), then benchmark every
 # candidate of every built-in operation on it (vkbench run).
-# Arguments replace both: bash scripts/main.sh devices --json
+# Arguments replace both: bash scripts/main.sh devices --format json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh

@@ -17,7 +17,7 @@ import (
 )
 
 func newDevicesCmd() *cobra.Command {
-	var asJSON, validation bool
+	var validation bool
 	var format string
 	cmd := &cobra.Command{
 		Use:   "devices",
@@ -30,9 +30,6 @@ vkbench.devices/v1 (results/schema/devices-v1.json): snake_case names, as
 the results files have, sizes in bytes, UUIDs in hex.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			if asJSON {
-				format = "json"
-			}
 			if format != "table" && format != "json" {
 				return usageError{fmt.Errorf("unknown --format %q (want table or json)", format)}
 			}
@@ -55,9 +52,7 @@ the results files have, sizes in bytes, UUIDs in hex.`,
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table or json")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "the same as --format json")
 	cmd.Flags().BoolVar(&validation, "validation", false, "list the devices as they open under the Khronos validation layer, which leaves off the extensions it is older than (\"left off\"); also on when $VKBENCH_VALIDATION is 1")
-	_ = cmd.Flags().MarkHidden("json") // registered just above; kept for scripts written before --format
 	return cmd
 }
 

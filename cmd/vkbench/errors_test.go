@@ -228,7 +228,7 @@ func TestDeviceFailure(t *testing.T) {
 	noDriver := []string{"VK_ICD_FILENAMES=/nonexistent/icd.json", "VK_DRIVER_FILES=/nonexistent/icd.json", "VK_ADD_DRIVER_FILES=", "VKBENCH_VALIDATION=0"}
 	for _, args := range [][]string{
 		{"devices"},
-		{"devices", "--json"},
+		{"devices", "--format", "json"},
 		append([]string{"run", "--cache", "off"}, runArgs...),
 		{"tune", "--compile-only", "--cache", "off"},
 	} {
