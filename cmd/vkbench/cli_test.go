@@ -341,6 +341,7 @@ func canonicalResults(t testing.TB, data []byte) string {
 		if b["outcome"] == string(results.Dropped) {
 			b["outcome"] = string(results.Measured)
 			delete(b, "error")
+			delete(b, "drop")
 		}
 		for k, x := range b {
 			switch k {
