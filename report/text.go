@@ -34,8 +34,8 @@ func Interval(s stats.Stats) string {
 	return fmt.Sprintf("[%s, %s]", Seconds(s.Lo), Seconds(s.Hi))
 }
 
-// Rate writes a rate (or a percentage of peak) with format, or "-" where
-// it is 0: not measured, or no peak known.
+// Rate writes a rate with format, or "-" where it is 0: not measured.
+// (A percentage of peak is PeakText's to write.)
 func Rate(format string, v float64) string {
 	if v > 0 {
 		return fmt.Sprintf(format, v)
