@@ -58,9 +58,12 @@ func (bf *boltFile) lockWait() time.Duration {
 	return bf.timeout
 }
 
-// Errors of the file, other than the ones callers act on by code (see
-// Store): errLocked is lockPath's timeout.
-var errLocked = errors.New("store: lock timeout")
+// lockedError is a wait for another process's lock on the file that ran
+// out (lockPath's, or bolt.Open's berrors.ErrTimeout), with how long it
+// waited: the full lock timeout, or less during the back-off (lockWait).
+type lockedError struct{ waited time.Duration }
+
+func (e lockedError) Error() string { return fmt.Sprintf("store: lock timeout after %v", e.waited) }
 
 // lockPoll is how often a wait for another process's lock tries again: a
 // commit holds the lock for milliseconds.
@@ -69,7 +72,7 @@ const lockPoll = 5 * time.Millisecond
 // lockPath takes the advisory lock bbolt uses (shared, or exclusive) on
 // the file at path, through a descriptor of its own opened with flag (a
 // file not there is fs.ErrNotExist: nothing is created), waiting at most
-// wait; errLocked when the wait ran out.
+// wait; a lockedError when the wait ran out.
 func lockPath(path string, flag int, exclusive bool, wait time.Duration) (*flock.Flock, error) {
 	fl := flock.New(path, flock.SetFlag(flag))
 	try := fl.TryRLockContext
@@ -79,7 +82,7 @@ func lockPath(path string, flag int, exclusive bool, wait time.Duration) (*flock
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if _, err := try(ctx, lockPoll); errors.Is(err, context.DeadlineExceeded) {
-		return nil, errLocked
+		return nil, lockedError{wait}
 	} else if err != nil {
 		return nil, err
 	}
@@ -412,6 +415,9 @@ func (bf *boltFile) openDB(readOnly bool) (*bolt.DB, *os.File, error) {
 	if damaged(err) {
 		return nil, nil, &damageError{err: err, file: opened}
 	}
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, nil, lockedError{opts.Timeout}
+	}
 	return nil, nil, err
 }
 
@@ -437,14 +443,14 @@ func (bf *boltFile) fileError(err error, doing string) error {
 	if _, ok := errors.AsType[notRegularError](err); ok {
 		return status.Wrapf(err, status.FailedPrecondition, "store: cache %s is left as it is", bf.path)
 	}
-	switch {
-	case errors.Is(err, errLocked) || errors.Is(err, berrors.ErrTimeout):
-		waited := bf.lockWait()
+	if l, ok := errors.AsType[lockedError](err); ok {
 		bf.lockedAt.Store(time.Now().UnixNano())
-		if waited < bf.timeout {
-			return status.Wrapf(err, status.Unavailable, "store: %s cache %s: still locked by another process (waited %v, after a wait of %v ran out less than %v ago)", doing, bf.path, waited, bf.timeout, lockBackoff)
+		if l.waited < bf.timeout {
+			return status.Wrapf(err, status.Unavailable, "store: %s cache %s: still locked by another process (waited %v, after a wait of %v ran out less than %v ago)", doing, bf.path, l.waited, bf.timeout, lockBackoff)
 		}
-		return status.Wrapf(err, status.Unavailable, "store: %s cache %s: locked by another process for more than %v", doing, bf.path, bf.timeout)
+		return status.Wrapf(err, status.Unavailable, "store: %s cache %s: locked by another process for more than %v", doing, bf.path, l.waited)
+	}
+	switch {
 	case errors.Is(err, berrors.ErrVersionMismatch):
 		return status.Wrapf(err, status.Incompatible, "store: cache %s was written by a newer bbolt; it is left as it is", bf.path)
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
@@ -471,7 +477,8 @@ func (bf *boltFile) moveAside(d *damageError) (err error) {
 	held, err := os.Stat(bf.path)
 	if err == nil && canRelock {
 		var fl *flock.Flock
-		if fl, err = lockPath(bf.path, os.O_RDONLY, true, bf.lockWait()); errors.Is(err, errLocked) {
+		fl, err = lockPath(bf.path, os.O_RDONLY, true, bf.lockWait())
+		if _, locked := errors.AsType[lockedError](err); locked {
 			return bf.fileError(err, "moving aside")
 		} else if err == nil {
 			defer func() { err = status.Join(err, fl.Unlock()) }()

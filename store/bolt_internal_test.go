@@ -128,18 +128,24 @@ func TestLockedWithReadHandle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	locked := func(what string, err error) {
+	// Each message says what was waited: the whole timeout, or during
+	// the back-off after it, the short retry (a Get's; CheckWrite always
+	// waits the whole timeout).
+	locked := func(what string, err error, waited string) {
 		t.Helper()
-		if status.CodeOf(err) != status.Unavailable || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "locked by another process") {
-			t.Errorf("%s of a locked file: %v; want code Unavailable naming the file and the lock", what, err)
+		if status.CodeOf(err) != status.Unavailable || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), waited) {
+			t.Errorf("%s of a locked file: %v; want code Unavailable naming the file and saying %q", what, err, waited)
 		}
 	}
 	v, err := s.Get(tbl, k)
 	if v != nil {
 		t.Errorf("Get of a locked file found %q", v)
 	}
-	locked("Get", err)
-	locked("CheckWrite", s.CheckWrite())
+	const whole = "locked by another process for more than 200ms"
+	locked("Get", err, whole)
+	locked("CheckWrite", s.CheckWrite(), whole)
+	_, err = s.Get(tbl, k)
+	locked("Get during the back-off", err, "still locked by another process (waited 50ms, after a wait of 200ms ran out")
 	if err := holder.Unlock(); err != nil {
 		t.Fatal(err)
 	}
