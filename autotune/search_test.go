@@ -88,7 +88,9 @@ func TestSearch(t *testing.T) {
 	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
 	tuner := autotune.NewTuner(dev, cache, quick)
 	op := newSpaceScaleOp([]int{16, 32, 64}, 0)
-	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	var last autotune.SearchProgress
+	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive},
+		Progress: func(p autotune.SearchProgress) { last = p }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +123,15 @@ func TestSearch(t *testing.T) {
 	}
 	if res.Search.Measured != 14 || len(res.Search.Order) != 14 || res.Search.CompileSeconds <= 0 || res.Search.MeasureSeconds <= 0 {
 		t.Errorf("search record %+v: want 14 measured, compile and measure times", res.Search)
+	}
+	// The progress's best so far ends at the log's best, by one rule.
+	if last.Eval != 14 || last.Best == "" || last.Best != res.Search.Best {
+		t.Errorf("the last progress: %d evaluations, best %q; want 14, the log's best %q", last.Eval, last.Best, res.Search.Best)
+	}
+	for _, r := range e.Results {
+		if r.Name == last.Best && (r.Stats == nil || last.BestSeconds != r.Stats.Median) {
+			t.Errorf("the last progress's best %s at %gs; measured %+v", r.Name, last.BestSeconds, r.Stats)
+		}
 	}
 	logged, err := search.LogEvals(cache, res.Log)
 	if err != nil || len(logged) != 14 {

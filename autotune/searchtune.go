@@ -174,23 +174,24 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	return res, nil
 }
 
-// progressOf returns the callback that reports each evaluation.
+// progressOf returns the callback that reports each evaluation, with
+// the best so far by the search's rule (search.Evaluation.Beats).
 func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(search.Evaluation) bool {
 	n := 0
-	var bestName string
-	var bestSec float64
+	var best search.Evaluation
 	return func(s search.Evaluation) bool {
 		n++
-		sec := 0.0
-		if s.Record.Verified() {
-			sec = s.Record.Stats.Median
-			if bestName == "" || sec < bestSec {
-				bestName, bestSec = cands[s.Point].Name, sec
-			}
+		if s.Beats(best) {
+			best = s
 		}
 		if sopts.Progress != nil {
+			sec, ok := s.Median()
+			if !ok {
+				sec = 0
+			}
+			bestSec, _ := best.Median()
 			sopts.Progress(SearchProgress{Eval: n, Budget: sopts.MaxEvals, Name: cands[s.Point].Name, Seconds: sec,
-				FromLog: !s.Measured, Best: bestName, BestSeconds: bestSec})
+				FromLog: !s.Measured, Best: best.Record.Name, BestSeconds: bestSec})
 		}
 		return false
 	}

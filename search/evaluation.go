@@ -1,9 +1,6 @@
 package search
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // An Evaluation is one point of a search evaluated, as the tuning log
 // records it.
@@ -24,20 +21,30 @@ func (e Evaluation) Median() (seconds float64, ok bool) {
 	return e.Record.Stats.Median, e.Record.Verified()
 }
 
+// Beats reports whether e is better than best, the best so far (zero
+// before any): verified, with a lower median (the earliest of equals
+// stays). The one rule of a search's best point.
+func (e Evaluation) Beats(best Evaluation) bool {
+	sec, ok := e.Median()
+	bestSec, bestOK := best.Median()
+	return ok && (!bestOK || sec < bestSec)
+}
+
 // LogSearchOf is the log's record of the search under opts (filled) that
-// made evals: its order, its best point (the lowest verified median, the
-// earliest among equals) and the time spent measuring.
+// made evals: its order, its best point (Beats) and the time spent
+// measuring.
 func LogSearchOf(opts Options, evals []Evaluation) LogSearch {
 	s := LogSearch{Strategy: opts.Strategy, Seed: opts.Seed, Lookahead: opts.Lookahead, MaxEvals: opts.MaxEvals, Time: time.Now().UTC()}
-	best := math.Inf(1)
+	var best Evaluation
 	for _, e := range evals {
 		s.Order = append(s.Order, e.Record.Name)
 		if e.Measured {
 			s.MeasureSeconds += e.Record.MeasureSeconds
 		}
-		if sec, ok := e.Median(); ok && sec < best {
-			best, s.Best = sec, e.Record.Name
+		if e.Beats(best) {
+			best = e
 		}
 	}
+	s.Best = best.Record.Name
 	return s
 }

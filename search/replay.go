@@ -49,10 +49,11 @@ func (r *ReplayResult) EvalsWithin(frac float64) int {
 // those up to it (+Inf before the first): a search's convergence.
 func BestSoFar(evals []LogRecord) []float64 {
 	out := make([]float64, len(evals))
+	var best Evaluation
 	b := math.Inf(1)
 	for k, rec := range evals {
-		if rec.Verified() {
-			b = min(b, rec.Stats.Median)
+		if e := (Evaluation{Record: rec}); e.Beats(best) {
+			best, b = e, rec.Stats.Median
 		}
 		out[k] = b
 	}
