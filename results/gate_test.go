@@ -167,6 +167,20 @@ func simRun(r *rand.Rand, nz gateNoise, residuals []float64, slower map[int]floa
 	return f
 }
 
+// simSide is one side of a comparison: runs simulated runs (simRun),
+// pooled as compare pools the files of several processes (Merge).
+func simSide(tb testing.TB, r *rand.Rand, nz gateNoise, residuals []float64, slower map[int]float64, runs int) *results.File {
+	files := make([]*results.File, runs)
+	for i := range files {
+		files[i] = simRun(r, nz, residuals, slower)
+	}
+	f, err := results.Merge(files...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
 // studentT3 draws from a t distribution of 3 degrees of freedom, scaled
 // to unit variance.
 func studentT3(r *rand.Rand) float64 {
@@ -186,14 +200,15 @@ type gateRates struct {
 	relative   float64 // of the benchmarks judged, those judged relative to the probe
 }
 
-// aaRates runs trials A/A pairs of noise nz, judged with opts.
-func aaRates(tb testing.TB, seed uint64, trials int, nz gateNoise, opts results.CompareOptions) gateRates {
+// aaRates runs trials A/A pairs of noise nz, each side pooled from runs
+// runs, judged with opts.
+func aaRates(tb testing.TB, seed uint64, trials int, nz gateNoise, opts results.CompareOptions, runs int) gateRates {
 	residuals := recordedResiduals(tb)
 	r := rand.New(rand.NewPCG(seed, 2))
 	out := gateRates{trials: trials}
 	var flagged, undecided, relative, judged int
 	for range trials {
-		rep := results.Compare(simRun(r, nz, residuals, nil), simRun(r, nz, residuals, nil), opts)
+		rep := results.Compare(simSide(tb, r, nz, residuals, nil, runs), simSide(tb, r, nz, residuals, nil, runs), opts)
 		relative += rep.RelativeRows
 		judged += rep.Judged
 		if rep.Regressions > 0 {
@@ -210,14 +225,15 @@ func aaRates(tb testing.TB, seed uint64, trials int, nz gateNoise, opts results.
 	return out
 }
 
-// power is the share of trials A/B pairs, benchmark 0 (one the probe
-// tracks) slower by factor slower in new, that call it slower.
-func power(tb testing.TB, seed uint64, trials int, nz gateNoise, slower float64, opts results.CompareOptions) float64 {
+// power is the share of trials A/B pairs, each side pooled from runs
+// runs, benchmark 0 (one the probe tracks) slower by factor slower in
+// new, that call it slower.
+func power(tb testing.TB, seed uint64, trials int, nz gateNoise, slower float64, opts results.CompareOptions, runs int) float64 {
 	residuals := recordedResiduals(tb)
 	r := rand.New(rand.NewPCG(seed, 3))
 	caught := 0
 	for range trials {
-		rep := results.Compare(simRun(r, nz, residuals, nil), simRun(r, nz, residuals, map[int]float64{0: slower}), opts)
+		rep := results.Compare(simSide(tb, r, nz, residuals, nil, runs), simSide(tb, r, nz, residuals, map[int]float64{0: slower}, runs), opts)
 		if rep.Rows[0].Verdict == results.Slower {
 			caught++
 		}
@@ -226,7 +242,9 @@ func power(tb testing.TB, seed uint64, trials int, nz gateNoise, slower float64,
 }
 
 // BenchmarkCompareGate measures compare's error rates under each noise,
-// with the default options and with each fixed choice about the probe:
+// with the default options and with each fixed choice about the probe,
+// each side one run or (pooled3) three runs pooled, as compare pools
+// files of separate processes:
 //
 //	go test ./results -run '^$' -bench CompareGate -benchtime 1x
 //
@@ -240,21 +258,24 @@ func BenchmarkCompareGate(b *testing.B) {
 		for _, o := range []struct {
 			name string
 			opts func(*results.CompareOptions)
+			runs int
 		}{
-			{"default", func(*results.CompareOptions) {}},
-			{"own-times", func(o *results.CompareOptions) { o.OwnTimes = true }},
-			{"relative", func(o *results.CompareOptions) { o.Relative = true }},
+			{"default", func(*results.CompareOptions) {}, 1},
+			{"own-times", func(o *results.CompareOptions) { o.OwnTimes = true }, 1},
+			{"relative", func(o *results.CompareOptions) { o.Relative = true }, 1},
+			{"default-pooled3", func(*results.CompareOptions) {}, 3},
+			{"own-times-pooled3", func(o *results.CompareOptions) { o.OwnTimes = true }, 3},
 		} {
 			opts := results.DefaultCompareOptions
 			o.opts(&opts)
 			b.Run(nz.name+"/"+o.name, func(b *testing.B) {
 				for range b.N {
-					rates := aaRates(b, 1, trials, nz, opts)
+					rates := aaRates(b, 1, trials/o.runs, nz, opts, o.runs)
 					b.ReportMetric(rates.falseAlarm, "false-alarm")
 					b.ReportMetric(rates.undecided, "undecided")
 					b.ReportMetric(rates.relative, "relative")
 					for _, s := range []float64{1.02, 1.05, 1.10} {
-						b.ReportMetric(power(b, 2, trials/2, nz, s, opts), fmt.Sprintf("power-%.0f%%", 100*(s-1)))
+						b.ReportMetric(power(b, 2, trials/2/o.runs, nz, s, opts, o.runs), fmt.Sprintf("power-%.0f%%", 100*(s-1)))
 					}
 				}
 			})
@@ -281,7 +302,7 @@ func TestCompareFalseAlarms(t *testing.T) {
 			continue
 		}
 		t.Run(nz.name, func(t *testing.T) {
-			rates := aaRates(t, uint64(10+i), trials, nz, opts)
+			rates := aaRates(t, uint64(10+i), trials, nz, opts, 1)
 			t.Logf("%d pairs of identical runs: %.1f%% reported a regression, %.1f%% could not show a %.0f%% one; %.0f%% of benchmarks judged relative to the probe alone",
 				trials, 100*rates.falseAlarm, 100*rates.undecided, 100*opts.Threshold, 100*rates.relative)
 			if rates.falseAlarm > opts.Alpha/2 {
@@ -293,12 +314,12 @@ func TestCompareFalseAlarms(t *testing.T) {
 	t.Run("control: own times", func(t *testing.T) {
 		own := opts
 		own.OwnTimes = true
-		if rates := aaRates(t, 20, trials, gateNoises[2], own); rates.falseAlarm <= opts.Alpha {
+		if rates := aaRates(t, 20, trials, gateNoises[2], own, 1); rates.falseAlarm <= opts.Alpha {
 			t.Errorf("judged by their own times, runs that differ as a whole reported a regression in only %.1f%% of pairs: the simulation shows nothing", 100*rates.falseAlarm)
 		}
 	})
 	t.Run("control: power", func(t *testing.T) {
-		if p := power(t, 21, trials/2, gateNoises[0], 1.10, opts); p < 0.9 {
+		if p := power(t, 21, trials/2, gateNoises[0], 1.10, opts, 1); p < 0.9 {
 			t.Errorf("a kernel 10%% slower on a quiet GPU was caught in %.0f%% of pairs, want 90%% or more", 100*p)
 		}
 	})
