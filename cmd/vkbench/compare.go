@@ -193,6 +193,11 @@ func compareNotes(rep results.Report) string {
 	switch {
 	case rep.Options.Relative && rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
+	case rep.Options.OwnTimes && rep.Probe != "":
+		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged by its own times alone (--own-times)\n", rep.Probe, fmtDelta(rep.ProbeShift))
+		if math.Abs(rep.ProbeShift) > rep.Options.Threshold {
+			fmt.Fprintf(&b, "note: the probe moved past the threshold: the machine's speed may have differed between the runs, and the verdicts above include that; vkbench ab measures both versions in one run and is not misled so\n")
+		}
 	case rep.RelativeRows > 0:
 		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it alone, round by round, where it steadied their rounds (variance %s of their own); the others both by their own times and relative to it, slower only where both are (--own-times: all by their own times)\n",
 			rep.Probe, fmtDelta(rep.ProbeShift), rep.RelativeRows, plural(len(rep.Rows), "benchmark", "benchmarks"), steadied(rep, true))

@@ -328,6 +328,9 @@ func TestCompareProbeShown(t *testing.T) {
 			t.Errorf("the table has no %q:\n%s", want, r.stdout)
 		}
 	}
+	if r := vkbench(t, "compare", "--own-times", base, cur); !strings.Contains(r.stdout, "+2.00% in new; each benchmark judged by its own times alone (--own-times)") {
+		t.Errorf("--own-times: the table does not say so:\n%s", r.stdout)
+	}
 	r = vkbench(t, "compare", "--relative", base, cur)
 	if !strings.Contains(r.stdout, "each benchmark judged relative to it, round by round (--relative)") {
 		t.Errorf("--relative: the table does not say so:\n%s", r.stdout)
