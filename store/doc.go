@@ -57,8 +57,8 @@
 // left alone for a while, its calls failing at once with Unavailable, so
 // that work goes on from the file. A shared backend that is a Locker also
 // holds named locks with an expiry (TryLock, a Lease renewed until
-// released), with which one machine tunes a question while the others
-// wait for its answer.
+// released, through failed renewals, until lost), with which one machine
+// tunes a question while the others wait for its answer.
 //
 // # Caveats
 //

@@ -265,7 +265,9 @@ type Locker interface {
 }
 
 // Lease is a lock held by this process, renewed in the background until
-// Release.
+// Release or until it is lost: while its holder lives, others see the
+// lock held however long it works; a holder that dies stops renewing it,
+// and it expires LockExpiry later.
 type Lease struct {
 	stop chan struct{}
 	done chan struct{}
@@ -310,11 +312,12 @@ func (s *Store) TryLock(name string) (*Lease, error) {
 			case <-l.stop:
 				return
 			case <-tick.C:
-				// A lock lost (expired while the store was away) is not
+				// A renewal that failed is tried again at the next tick
+				// (a long search outlives a store's short outage). A
+				// lock lost (expired while the store was away) is not
 				// taken back: another process may tune too, and the
 				// first answer committed wins.
-				ok, err := lk.Renew(name, token, ttl)
-				if err != nil || !ok {
+				if ok, err := lk.Renew(name, token, ttl); err == nil && !ok {
 					return
 				}
 			}

@@ -2,9 +2,11 @@ package redis_test
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,5 +188,77 @@ func TestLock(t *testing.T) {
 	}
 	if ok, err := lk.TryLock("expiring", "third", time.Minute); ok || err != nil {
 		t.Errorf("the expired holder's Unlock released the new holder's lock (TryLock = %v, %v)", ok, err)
+	}
+}
+
+// flaky is the real Redis backend whose lock renewals fail while fail is
+// set, as when the store is out of reach for a moment; each renewal's
+// outcome goes to renewals.
+type flaky struct {
+	*redis.Backend
+	fail     atomic.Bool
+	renewals chan error
+}
+
+func (f *flaky) Renew(name, token string, ttl time.Duration) (bool, error) {
+	ok, err := false, errors.New("flaky: the store is out of reach")
+	if !f.fail.Load() {
+		ok, err = f.Backend.Renew(name, token, ttl)
+	}
+	if err == nil && !ok {
+		err = errors.New("the lock was lost")
+	}
+	f.renewals <- err
+	return ok, err
+}
+
+var flakies = make(chan *flaky, 1)
+
+func init() {
+	store.RegisterShared("flaky", func(u *url.URL) (store.Backend, error) {
+		real := *u
+		real.Scheme = "redis"
+		b, err := redis.Open(&real)
+		if err != nil {
+			return nil, err
+		}
+		f := &flaky{Backend: b.(*redis.Backend), renewals: make(chan error, 100)}
+		flakies <- f
+		return f, nil
+	})
+}
+
+// TestLockRenewedAfterAFailure: a renewal of a held lock that fails is
+// tried again at the next renewal, which holds the lock on: a long
+// search outlives a moment of the store out of reach.
+func TestLockRenewedAfterAFailure(t *testing.T) {
+	srv := redistest.Start(t)
+	s, _ := open(t, strings.Replace(srv.URL(), "redis://", "flaky://", 1)+"&lock-expiry=3s")
+	f := <-flakies
+	f.fail.Store(true)
+	lease, err := s.Shared().TryLock("q")
+	if err != nil || lease == nil {
+		t.Fatalf("TryLock = %v, %v", lease, err)
+	}
+	defer func() {
+		if err := lease.Release(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := <-f.renewals; err == nil {
+		t.Fatal("the first renewal did not fail")
+	}
+	f.fail.Store(false)
+	select {
+	case err := <-f.renewals:
+		if err != nil {
+			t.Errorf("the renewal after the failure: %v", err)
+		}
+	case <-time.After(30 * time.Second): // ten renewals' time
+		t.Fatal("no renewal after the failure")
+	}
+	other, _ := open(t, srv.URL())
+	if l, err := other.Shared().TryLock("q"); l != nil || err != nil {
+		t.Errorf("another TryLock = %v, %v; want the lock held", l, err)
 	}
 }
