@@ -64,7 +64,10 @@
 // it completes (a search.LogRecord, keyed by the configuration's kernel),
 // so an interrupted search, or a larger one, measures only what the log
 // lacks. The log's format, and the replay of a search against it, are
-// package search's.
+// package search's. With a shared store, one machine of a fleet searches
+// a key nobody has answered, under its lock, while the others wait for
+// its answer as long as it renews the lock; its answer is committed as a
+// tune's is (the first one stays).
 //
 // # Caveats
 //

@@ -97,15 +97,19 @@ func (o spaceOperation) Name() string { return o.name }
 // with a strategy, measuring each point it proposes on the tuner's device
 // unless the tuning log has it, recording each new one in the log as it
 // completes, and commits the fastest verified point under op's name and
-// SpaceSuffix (replacing an earlier search's answer), in the local file
-// and the shared store. Configurations that fail a restriction are never
-// compiled. An interrupted search keeps in the log what it measured, and
-// a search run again continues from it: with the same strategy and seed
-// it proposes the same points, measuring only those the log lacks. A
-// machine whose log has nothing of the key takes a stored answer instead
-// of searching (Entry.From says which tier's, Search is empty): the local
-// file's, else the shared store's, verified on this device first. Force
-// searches anyway.
+// SpaceSuffix: in the local file, replacing an earlier search's answer,
+// and in the shared store, where the first answer committed stays, as a
+// tune's does (Force replaces it). Configurations that fail a restriction
+// are never compiled. An interrupted search keeps in the log what it
+// measured, and a search run again continues from it: with the same
+// strategy and seed it proposes the same points, measuring only those the
+// log lacks. A machine whose log has nothing of the key takes a stored
+// answer instead of searching (Entry.From says which tier's, Search is
+// empty): the local file's, else the shared store's, verified on this
+// device first. When neither has one, one machine of a fleet searches the
+// key under the shared store's lock while the others wait for its answer,
+// as long as it renews the lock (a holder that dies stops, and the lock
+// expires and is taken over). Force searches anyway.
 func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.Size, sopts SearchOptions) (*SearchResult, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -137,13 +141,20 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		if len(logged) == 0 {
 			// A machine that has not searched skey takes the answer of
 			// one that has: the local file's (copied from the shared
-			// store earlier), else the shared store's, verified here. A
-			// machine that has searched it searches again, continuing
-			// from its log, so that a larger budget finds what a smaller
-			// one missed.
+			// store earlier), else the shared store's, verified here,
+			// else that of the machine holding skey's lock; or it holds
+			// the lock until its own answer is published. A machine that
+			// has searched it searches again, continuing from its log,
+			// so that a larger budget finds what a smaller one missed.
 			e := t.fromFile(skey, sum)
 			if e == nil {
 				e = t.fromShared(ctx, sop, skey, sum)
+			}
+			if e == nil {
+				var lease *store.Lease
+				if lease, e, _ = t.awaitShared(ctx, sop, skey, sum, whileRenewed); lease != nil {
+					defer func() { _ = lease.Release() }() // one that fails expires
+				}
 			}
 			if e != nil {
 				return &SearchResult{Entry: e, Op: sop, Points: pts, Log: ref}, nil
@@ -170,7 +181,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if e.Fastest < 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
-	_, _ = t.publish(sop, skey, sum, e, true) // replacing an earlier search's answer; a file that cannot be written has warned
+	_, _ = t.publish(sop, skey, sum, e, sopts.Force, true) // a file that cannot be written has warned
 	return res, nil
 }
 

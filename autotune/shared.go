@@ -73,16 +73,27 @@ func (t *Tuner) answered(k Key, from Tier, where string) {
 	}
 }
 
+// patience is how long awaitShared waits for a lock another holds: not
+// at all (FastestOrDefault: busy), the tier's LockWait at most (a tune,
+// which then tunes without the lock), or as long as the holder renews it
+// (a search, which may take an hour; the -v log says so at each LockWait).
+type patience int
+
+const (
+	noWait patience = iota
+	untilLockWait
+	whileRenewed
+)
+
 // awaitShared makes this process the one of the fleet that tunes k: it
 // takes k's lock in the shared tier and returns the lease, to release
 // once the answer is committed. While another process holds the lock it
-// waits for that one's answer (returned, trusted as fromShared's), up to
-// the tier's lock wait, then tunes without the lock; a holder that died
-// stops renewing its lock, which expires, and the lock is taken over.
-// With no shared tier, or one that fails, it returns neither: tune here.
-// Without wait, a lock another holds is busy: the caller does not wait
-// (FastestOrDefault).
-func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, sum string, wait bool) (_ *store.Lease, _ *Entry, busy bool) {
+// waits for that one's answer (returned, trusted as fromShared's), as
+// long as wait says; a holder that died stops renewing its lock, which
+// expires, and the lock is taken over. With no shared tier, or one that
+// fails, it returns neither: tune here. With noWait, a lock another holds
+// is busy: the caller does not wait.
+func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience) (_ *store.Lease, _ *Entry, busy bool) {
 	shared := t.store.Shared()
 	if shared == nil {
 		return nil, nil, false
@@ -105,12 +116,19 @@ func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, su
 		if lease != nil {
 			return lease, nil, false
 		}
-		if !wait {
+		if wait == noWait {
 			return nil, nil, true
 		}
 		if time.Now().After(deadline) {
-			t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
-			return nil, nil, false
+			if wait == untilLockWait {
+				t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
+				return nil, nil, false
+			}
+			// Still held: renewed within LockExpiry, so still at work.
+			if t.opts.Logger != nil {
+				t.opts.Logger.Debug("autotune: still waiting for another machine's work on "+k.String()+", which renews its lock", "store", shared.Path())
+			}
+			deadline = time.Now().Add(shared.LockWait())
 		}
 		select {
 		case <-ctx.Done():
@@ -121,14 +139,14 @@ func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, su
 }
 
 // publish commits e, the answer measured here for k, to the local file
-// (commit: with force it replaces the file's answer, else the first one
-// committed stays), remembers the answer the file keeps, and offers it to
-// the shared tier, where likewise the first one committed stays. The
-// shared tier failing has warned: the answer is the local file's all the
-// same. The error is the local file's.
-func (t *Tuner) publish(op kernels.Operation, k Key, sum string, e *Entry, force bool) (*Entry, error) {
+// and the shared tier by commit's rule (the first answer committed stays
+// unless force), and remembers the file's. own replaces the file's answer
+// all the same: a search's, picked from a log that holds every point the
+// file's (this machine's earlier search) was picked from. The shared tier
+// failing has warned. The error is the local file's.
+func (t *Tuner) publish(op kernels.Operation, k Key, sum string, e *Entry, force, own bool) (*Entry, error) {
 	e.FastestDigest = digest(op.Candidates()[e.Fastest])
-	stored, err := commit(t.store, t.table, k, sum, e, force)
+	stored, err := commit(t.store, t.table, k, sum, e, force || own)
 	t.remember(k, sum, stored.Fastest)
 	if shared := t.store.Shared(); shared != nil && stored.Fastest >= 0 {
 		c := *stored

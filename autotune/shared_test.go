@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,7 +21,6 @@ import (
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/redistest"
 	"github.com/vkbench/vkbench/kernels"
-	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/store"
 	_ "github.com/vkbench/vkbench/store/redis"
 )
@@ -421,60 +419,5 @@ func TestSharedFastestOrDefault(t *testing.T) {
 	}
 	if i, pending, err := tuner.FastestOrDefault(context.Background(), op, size); op.cands[i].Name != "wg64" || pending || err != nil || m.sampled.Load() == 0 {
 		t.Errorf("after the release: %d, pending %v, %v; want wg64, tuned here", i, pending, err)
-	}
-}
-
-// TestSharedSearch: a search's answer is committed to the shared store
-// too, and a second machine with an empty file that searches the same
-// key takes it from there instead of searching: it builds only the
-// winner, to verify it on its device, keeps the answer in its file, and
-// answers the next search from the file. Force searches anyway.
-func TestSharedSearch(t *testing.T) {
-	srv := redistest.Start(t)
-	ctx := context.Background()
-	op := newSpaceScaleOp([]int{32, 64}, 0)
-	size := kernels.SizeOf(1 << 14)
-	sopts := autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}}
-	first := newMachine(t, srv.URL())
-	res1, err := autotune.NewTuner(devtest.Device(t), first.cache, quick).Search(ctx, op, size, sopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res1.Entry.From != "" || res1.Search.Measured == 0 {
-		t.Fatalf("the first machine's search: from %q, %d measured; want a search", res1.Entry.From, res1.Search.Measured)
-	}
-	winner := res1.Op.Candidates()[res1.Entry.Fastest].Name
-
-	second := newMachine(t, srv.URL())
-	dev := &buildCounter{Device: devtest.Device(t)}
-	tuner := autotune.NewTuner(dev, second.cache, second.options(nil))
-	res2, err := tuner.Search(ctx, op, size, sopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res2.Entry.From != autotune.FromShared || res2.Search.Measured != 0 || res2.Entry.FastestName != winner {
-		t.Errorf("the second machine: from %q, %d measured, winner %s; want the shared store's answer %s, nothing measured",
-			res2.Entry.From, res2.Search.Measured, res2.Entry.FastestName, winner)
-	}
-	if n := second.sampled.Load(); n != 0 {
-		t.Errorf("the second machine took %d samples, want none", n)
-	}
-	// Verified before its first use here: the winner, and only it, built
-	// (labelled with its operation, as kernels.VerifyCandidate does).
-	if built := dev.names(); !slices.Equal(built, []string{res1.Op.Name() + "/" + winner}) {
-		t.Errorf("the second machine built %q; want the winner %s alone, to verify it", built, winner)
-	}
-	res3, err := tuner.Search(ctx, op, size, sopts)
-	if err != nil || res3.Entry.From != autotune.FromFile || res3.Entry.FastestName != winner {
-		t.Errorf("the second machine's next search: %v, from %q, winner %s; want its file's answer", err, res3.Entry.From, res3.Entry.FastestName)
-	}
-	forced := sopts
-	forced.Force = true
-	res4, err := tuner.Search(ctx, op, size, forced)
-	if err != nil || res4.Entry.From != "" || res4.Search.Measured != len(res4.Points.Configs) {
-		t.Errorf("a forced search: %v, from %q, %d of %d measured; want a search", err, res4.Entry.From, res4.Search.Measured, len(res4.Points.Configs))
-	}
-	if first.warnings()+second.warnings() != 0 {
-		t.Errorf("warnings:\n%s%s", first.log, second.log)
 	}
 }

@@ -174,7 +174,7 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // answer committed. If another caller is tuning the key, Fastest waits for
 // it (or for ctx). Once the device is lost, Fastest fails at once.
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
-	i, _, err := t.fastest(ctx, op, size, true)
+	i, _, err := t.fastest(ctx, op, size, untilLockWait)
 	return i, err
 }
 
@@ -182,11 +182,11 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 // caller's tune: while the key is Pending it returns the default candidate
 // (index 0) and pending true at once.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size kernels.Size) (i int, pending bool, err error) {
-	return t.fastest(ctx, op, size, false)
+	return t.fastest(ctx, op, size, noWait)
 }
 
-// fastest is Fastest, and without wait FastestOrDefault.
-func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.Size, wait bool) (i int, pending bool, err error) {
+// fastest is Fastest, and with noWait FastestOrDefault.
+func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.Size, wait patience) (i int, pending bool, err error) {
 	if err := t.Err(); err != nil {
 		return 0, false, err
 	}
@@ -233,7 +233,7 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 	if err != nil {
 		return nil, err
 	}
-	e, err := t.tune(ctx, target, t.Key(target, size), sum, force, true)
+	e, err := t.tune(ctx, target, t.Key(target, size), sum, force, untilLockWait)
 	return e.remapped(index), err
 }
 
@@ -308,12 +308,12 @@ func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Ope
 	return s.op, s.index, s.sum, nil
 }
 
-func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
+func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	mk := answerKey{k, sum}
 	t.mu.Lock()
 	if p, ok := t.pending[mk]; ok {
 		t.mu.Unlock()
-		if !wait {
+		if wait == noWait {
 			return nil, errPending
 		}
 		select {
@@ -342,9 +342,9 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 }
 
 // resolve answers one key: from the store (another process may have tuned
-// it), else by measuring and committing. Without wait, a key another
+// it), else by measuring and committing. With noWait, a key another
 // machine is tuning is errPending.
-func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force, wait bool) (*Entry, error) {
+func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	if !force {
 		if e := t.fromFile(k, sum); e != nil {
 			return e, nil
@@ -376,7 +376,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	// A store that cannot be written does not undo the answer: the tuner
 	// keeps it in memory, the store records a warning (store.Warnings),
 	// and the caller learns that it was not stored.
-	stored, err := t.publish(op, k, sum, e, force)
+	stored, err := t.publish(op, k, sum, e, force, false)
 	if err != nil {
 		return e, &NotStoredError{Key: k, Path: t.store.Path(), Err: err}
 	}

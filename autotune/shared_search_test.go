@@ -1,0 +1,236 @@
+package autotune_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/store"
+)
+
+// TestSharedSearch: a search's answer is committed to the shared store
+// too, and a second machine with an empty file that searches the same
+// key takes it from there instead of searching: it builds only the
+// winner, to verify it on its device, keeps the answer in its file, and
+// answers the next search from the file. Force searches anyway.
+func TestSharedSearch(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	sopts := autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}}
+	first := newMachine(t, srv.URL())
+	res1, err := autotune.NewTuner(devtest.Device(t), first.cache, quick).Search(ctx, op, size, sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res1.Entry.From != "" || res1.Search.Measured == 0 {
+		t.Fatalf("the first machine's search: from %q, %d measured; want a search", res1.Entry.From, res1.Search.Measured)
+	}
+	winner := res1.Op.Candidates()[res1.Entry.Fastest].Name
+
+	second := newMachine(t, srv.URL())
+	dev := &buildCounter{Device: devtest.Device(t)}
+	tuner := autotune.NewTuner(dev, second.cache, second.options(nil))
+	res2, err := tuner.Search(ctx, op, size, sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Entry.From != autotune.FromShared || res2.Search.Measured != 0 || res2.Entry.FastestName != winner {
+		t.Errorf("the second machine: from %q, %d measured, winner %s; want the shared store's answer %s, nothing measured",
+			res2.Entry.From, res2.Search.Measured, res2.Entry.FastestName, winner)
+	}
+	if n := second.sampled.Load(); n != 0 {
+		t.Errorf("the second machine took %d samples, want none", n)
+	}
+	// Verified before its first use here: the winner, and only it, built
+	// (labelled with its operation, as kernels.VerifyCandidate does).
+	if built := dev.names(); !slices.Equal(built, []string{res1.Op.Name() + "/" + winner}) {
+		t.Errorf("the second machine built %q; want the winner %s alone, to verify it", built, winner)
+	}
+	res3, err := tuner.Search(ctx, op, size, sopts)
+	if err != nil || res3.Entry.From != autotune.FromFile || res3.Entry.FastestName != winner {
+		t.Errorf("the second machine's next search: %v, from %q, winner %s; want its file's answer", err, res3.Entry.From, res3.Entry.FastestName)
+	}
+	forced := sopts
+	forced.Force = true
+	res4, err := tuner.Search(ctx, op, size, forced)
+	if err != nil || res4.Entry.From != "" || res4.Search.Measured != len(res4.Points.Configs) {
+		t.Errorf("a forced search: %v, from %q, %d of %d measured; want a search", err, res4.Entry.From, res4.Search.Measured, len(res4.Points.Configs))
+	}
+	if first.warnings()+second.warnings() != 0 {
+		t.Errorf("warnings:\n%s%s", first.log, second.log)
+	}
+}
+
+// exhaustive searches every point of a space.
+var exhaustive = autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}}
+
+// stored is the answer the store s holds for res's key, or nil.
+func stored(t *testing.T, s *store.Store, tuner *autotune.Tuner, res *autotune.SearchResult, size kernels.Size) *autotune.Entry {
+	t.Helper()
+	e, err := autotune.ReadEntry(s, tuner.Table(), tuner.Key(res.Op, size), autotune.Checksum(res.Op.Candidates()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestSharedSearchFirstStays: two machines search one key, each from its
+// own tuning log; the shared store keeps the first answer committed, as
+// it does a tune's, not that of the last to finish, and each machine's
+// file keeps its own search's.
+func TestSharedSearchFirstStays(t *testing.T) {
+	srv := redistest.Start(t)
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	// The second machine starts first and is interrupted after one point:
+	// its log has it, and it commits nothing.
+	second := newMachine(t, srv.URL())
+	t2 := autotune.NewTuner(devtest.Device(t), second.cache, quick)
+	ctx, cancel := context.WithCancel(context.Background())
+	interrupted := exhaustive
+	interrupted.Progress = func(autotune.SearchProgress) { cancel() }
+	if _, err := t2.Search(ctx, op, size, interrupted); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the interrupted search: %v; want it cancelled", err)
+	}
+	first := newMachine(t, srv.URL())
+	t1 := autotune.NewTuner(devtest.Device(t), first.cache, quick)
+	res1, err := t1.Search(context.Background(), op, size, exhaustive)
+	if err != nil || res1.Entry.From != "" || res1.Search.Measured == 0 {
+		t.Fatalf("the first machine's search: %v; want a search", err)
+	}
+	// The second continues from its log, after the first has committed.
+	res2, err := t2.Search(context.Background(), op, size, exhaustive)
+	if err != nil || res2.Entry.From != "" || res2.Search.Measured != res1.Search.Measured-1 {
+		t.Fatalf("the second machine's search: %v, %d measured; want a search continued from its log", err, res2.Search.Measured)
+	}
+	if e := stored(t, first.cache.Shared(), t1, res1, size); e == nil || !e.Time.Equal(res1.Entry.Time) {
+		t.Errorf("the shared store holds the answer of %v; want the first committed, of %v (the second's is of %v)", e.Time, res1.Entry.Time, res2.Entry.Time)
+	}
+	if e := stored(t, second.cache, t2, res2, size); e == nil || !e.Time.Equal(res2.Entry.Time) {
+		t.Errorf("the second machine's file holds the answer of %v; want its own search's, of %v", e.Time, res2.Entry.Time)
+	}
+	if first.warnings()+second.warnings() != 0 {
+		t.Errorf("warnings:\n%s%s", first.log, second.log)
+	}
+}
+
+// searched is what became of a search run in a goroutine.
+type searched struct {
+	res *autotune.SearchResult
+	err error
+}
+
+// goSearch searches op at size on a tuner of m's in a goroutine, with
+// opts; a progress that blocks holds the search (and its lock) there.
+func goSearch(m *machine, dev hal.Device, tuner autotune.Options, op kernels.Operation, size kernels.Size, opts autotune.SearchOptions) <-chan searched {
+	out := make(chan searched, 1)
+	go func() {
+		res, err := autotune.NewTuner(dev, m.cache, tuner).Search(context.Background(), op, size, opts)
+		out <- searched{res, err}
+	}()
+	return out
+}
+
+// holding returns search options whose first evaluation is held until
+// release is called; at is closed when it is, with the key's lock held.
+func holding() (opts autotune.SearchOptions, at chan struct{}, release func()) {
+	at, held := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	opts = exhaustive
+	opts.Progress = func(autotune.SearchProgress) { once.Do(func() { close(at); <-held }) }
+	return opts, at, sync.OnceFunc(func() { close(held) })
+}
+
+// TestSharedSearchWaitsWhileRenewed: a machine that searches a key holds
+// its lock for longer than the lock's expiry and than another machine's
+// lock wait, renewing it. The other waits past its lock wait, measuring
+// nothing, and takes the searcher's answer once it is published.
+func TestSharedSearchWaitsWhileRenewed(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.URL() + "&lock-expiry=2s&lock-wait=3s"
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	holder := newMachine(t, url)
+	hopts, at, release := holding()
+	defer release()
+	held := goSearch(holder, devtest.Device(t), quick, op, size, hopts)
+	<-at
+	waiter := newMachine(t, url)
+	dev := &buildCounter{Device: devtest.Device(t)}
+	wopts := waiter.options(nil)
+	wopts.Logger = slog.New(slog.NewTextHandler(waiter.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	waited := goSearch(waiter, dev, wopts, op, size, exhaustive)
+	// Its lock wait (3 s) outlasts the lock's expiry (2 s): the lock is
+	// still held because the holder renewed it.
+	for !strings.Contains(waiter.log.String(), "still waiting for another machine's work") {
+		select {
+		case w := <-waited:
+			t.Fatalf("the waiter did not wait for the holder: %v\n%s", w.err, waiter.log)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if built := dev.names(); len(built) != 0 || waiter.sampled.Load() != 0 {
+		t.Errorf("the waiter built %q and took %d samples while it waited; want nothing", built, waiter.sampled.Load())
+	}
+	release()
+	h := <-held
+	if h.err != nil {
+		t.Fatal(h.err)
+	}
+	w := <-waited
+	if w.err != nil || w.res.Entry.From != autotune.FromShared || w.res.Entry.FastestName != h.res.Entry.FastestName || waiter.sampled.Load() != 0 {
+		t.Errorf("the waiter: %v, from %q, winner %s, %d samples; want the holder's answer %s from the shared store, nothing measured",
+			w.err, w.res.Entry.From, w.res.Entry.FastestName, waiter.sampled.Load(), h.res.Entry.FastestName)
+	}
+	if holder.warnings()+waiter.warnings() != 0 {
+		t.Errorf("warnings:\n%s%s", holder.log, waiter.log)
+	}
+}
+
+// TestSharedSearchHolderDies: the machine searching a key dies while it
+// holds the key's lock (its connections close: it renews the lock no
+// more, and never releases it). The lock expires, and a machine waiting
+// for it takes it over and searches, rather than wait out its lock wait.
+func TestSharedSearchHolderDies(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.URL() + "&lock-expiry=2s&lock-wait=10m"
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	holder := newMachine(t, url)
+	hopts, at, release := holding()
+	defer release()
+	held := goSearch(holder, devtest.Device(t), quick, op, size, hopts)
+	<-at
+	if err := holder.cache.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waiter := newMachine(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // the lock wait, 10 minutes, is not what ends the wait
+	defer cancel()
+	tuner := autotune.NewTuner(devtest.Device(t), waiter.cache, waiter.options(nil))
+	res, err := tuner.Search(ctx, op, size, exhaustive)
+	if err != nil || res.Entry.From != "" || res.Search.Measured == 0 {
+		t.Fatalf("the waiter: %v; want a search of its own", err)
+	}
+	if e := stored(t, waiter.cache.Shared(), tuner, res, size); e == nil || !e.Time.Equal(res.Entry.Time) {
+		t.Errorf("the shared store lacks the waiter's answer")
+	}
+	if waiter.warnings() != 0 {
+		t.Errorf("warnings:\n%s", waiter.log)
+	}
+	release()
+	<-held // its store is closed: what it does now is its own affair
+}
