@@ -179,9 +179,13 @@ type Report struct {
 // medians, its p-values adjusted by Holm's method over the benchmarks
 // judged (so that Options.Alpha bounds the chance of reporting anything
 // at all when nothing changed), and the change of their median against
-// the threshold. Benchmarks in only one file, or without samples in one,
-// are reported, never ignored; so are those with too few rounds to judge
-// (Unjudged).
+// the threshold. Where both sides pooled several runs (Merge), the test
+// is over the runs' means (Benchmark.Runs): rounds of one process share
+// its shift, and 15 rounds of three runs a side, taken as independent,
+// reported such shifts as regressions in 7% of identical pairs
+// (BenchmarkCompareGate), judged by their own times. Benchmarks in only
+// one file, or without samples in one, are reported, never ignored; so
+// are those with too few rounds to judge (Unjudged).
 //
 // Where both files measured the same probe, a benchmark is judged
 // relative to it, round by round, alone only where that demonstrably
@@ -438,9 +442,15 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 			plural(len(s1), "round"), plural(len(s2), "round"), opts.Alpha, RoundsNeeded(opts.Alpha))
 		return row
 	}
-	row.RawP, row.se, row.dof, row.Warn = welchTest(s1, s2)
+	// By runs only where both sides pooled several: one run's rounds
+	// cannot show how far another run would lie.
+	runs1, runs2 := b.Runs, n.Runs
+	if len(runMeans(s1, runs1)) < 2 || len(runMeans(s2, runs2)) < 2 {
+		runs1, runs2 = nil, nil
+	}
+	row.RawP, row.se, row.dof, row.Warn = welchTest(s1, s2, runs1, runs2)
 	if row.both {
-		p, se, dof, warn := welchTest(r1, r2)
+		p, se, dof, warn := welchTest(r1, r2, runs1, runs2)
 		row.RawP, row.relSE, row.relDOF = max(row.RawP, p), se, dof
 		for _, w := range warn {
 			if !slices.Contains(row.Warn, w) {
@@ -459,18 +469,21 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 // p-value, the standard error of the difference of the means and its
 // Welch–Satterthwaite degrees of freedom as the test takes them (zeros
 // where either side has fewer than two values, or neither any spread),
-// and benchmath's warnings.
-func welchTest(s1, s2 []float64) (p, se, dof float64, warn []string) {
+// and benchmath's warnings. Where runs1 and runs2 say how many of each
+// side's rounds came from each of several runs, the test is of the runs'
+// means: rounds of one run share that run's shift, and taken as
+// independent values they would call a shift between runs significant.
+func welchTest(s1, s2 []float64, runs1, runs2 []int) (p, se, dof float64, warn []string) {
 	th := benchmath.DefaultThresholds
 	// On logarithms: a round's median is positive, and a change of speed
 	// scales it. NewSample sorts them.
-	x := benchmath.NewSample(logsOf(s1), &th)
-	y := benchmath.NewSample(logsOf(s2), &th)
+	x := benchmath.NewSample(runMeans(logsOf(s1), runs1), &th)
+	y := benchmath.NewSample(runMeans(logsOf(s2), runs2), &th)
 	c := benchmath.AssumeNormal.Compare(x, y)
 	for _, w := range c.Warnings {
 		warn = append(warn, w.Error())
 	}
-	n1, n2 := float64(len(s1)), float64(len(s2))
+	n1, n2 := float64(len(x.Values)), float64(len(y.Values))
 	if n1 < 2 || n2 < 2 {
 		return c.P, 0, 0, warn
 	}
@@ -479,6 +492,27 @@ func welchTest(s1, s2 []float64) (p, se, dof float64, warn []string) {
 		se, dof = math.Sqrt(v1+v2), (v1+v2)*(v1+v2)/(v1*v1/(n1-1)+v2*v2/(n2-1))
 	}
 	return c.P, se, dof, warn
+}
+
+// runMeans is the mean of each run's values, values holding the runs'
+// values in order and runs how many each has (a run without any is left
+// out); values itself where runs does not add up to them.
+func runMeans(values []float64, runs []int) []float64 {
+	total := 0
+	for _, n := range runs {
+		total += n
+	}
+	if total != len(values) {
+		return values
+	}
+	var out []float64
+	for _, n := range runs {
+		if n > 0 {
+			out = append(out, moremath.Mean(values[:n]))
+		}
+		values = values[n:]
+	}
+	return out
 }
 
 // relative divides each round's median by the probe's in that round.

@@ -243,8 +243,8 @@ func power(tb testing.TB, seed uint64, trials int, nz gateNoise, slower float64,
 
 // BenchmarkCompareGate measures compare's error rates under each noise,
 // with the default options and with each fixed choice about the probe,
-// each side one run or (pooled3) three runs pooled, as compare pools
-// files of separate processes:
+// each side one run or (pooled3, pooled5) three or five runs pooled, as
+// compare pools files of separate processes:
 //
 //	go test ./results -run '^$' -bench CompareGate -benchtime 1x
 //
@@ -265,6 +265,7 @@ func BenchmarkCompareGate(b *testing.B) {
 			{"relative", func(o *results.CompareOptions) { o.Relative = true }, 1},
 			{"default-pooled3", func(*results.CompareOptions) {}, 3},
 			{"own-times-pooled3", func(o *results.CompareOptions) { o.OwnTimes = true }, 3},
+			{"default-pooled5", func(*results.CompareOptions) {}, 5},
 		} {
 			opts := results.DefaultCompareOptions
 			o.opts(&opts)
@@ -290,7 +291,9 @@ func BenchmarkCompareGate(b *testing.B) {
 // (0.5% at most over 2,000 pairs of BenchmarkCompareGate, 1.5% over
 // these). Judging a whole-run shift by own times alone, choosing the
 // smaller of the two p-values, or leaving out Holm's adjustment each
-// breaks that bound here. Two controls show that the simulation can
+// breaks that bound here. Sides pooled from three runs each keep it too,
+// by their own times alone: their rounds taken as independent values
+// reported one in 7%. Two controls show that the simulation can
 // fail: judged by their own times alone, runs that differ as a whole by a
 // few percent report one in more than Alpha of pairs, and a kernel 10%
 // slower on a quiet GPU is caught in nine pairs in ten.
@@ -311,6 +314,14 @@ func TestCompareFalseAlarms(t *testing.T) {
 			}
 		})
 	}
+	t.Run("three runs a side, own times", func(t *testing.T) {
+		own := opts
+		own.OwnTimes = true
+		if rates := aaRates(t, 22, trials/3, gateNoises[2], own, 3); rates.falseAlarm > opts.Alpha/2 {
+			t.Errorf("%.1f%% of %d pairs of identical sides of three runs each, judged by their own times, reported a regression; want at most %.1f%%",
+				100*rates.falseAlarm, trials/3, 100*opts.Alpha/2)
+		}
+	})
 	t.Run("control: own times", func(t *testing.T) {
 		own := opts
 		own.OwnTimes = true

@@ -14,7 +14,8 @@ import (
 // enters the variation between rounds that Compare judges by, as
 // benchstat pools go test -count runs. Each benchmark keeps every file's
 // rounds, in the files' order, its Stats pooled from their samples; one
-// that did not measure in some file takes that file's outcome and error.
+// that did not measure in some file takes that file's outcome and error,
+// and says how many rounds each file gave it (Benchmark.Runs).
 // The probe is kept, its rounds concatenated, when every file has the same
 // one. Files of different hardware are refused (InvalidArgument): their
 // differences are not noise.
@@ -47,6 +48,7 @@ func Merge(files ...*File) (*File, error) {
 				index[b.Name] = len(out.Benchmarks)
 				b.Rounds = slices.Clone(b.Rounds)
 				b.Flags = slices.Clone(b.Flags)
+				b.Runs = []int{len(b.Rounds)}
 				out.Benchmarks = append(out.Benchmarks, b)
 				continue
 			}
@@ -76,6 +78,7 @@ func Merge(files ...*File) (*File, error) {
 // that did not measure in n takes n's outcome and error.
 func mergeBenchmark(b *Benchmark, n Benchmark) {
 	b.Rounds = append(b.Rounds, n.Rounds...)
+	b.Runs = append(b.Runs, len(n.Rounds))
 	for _, fl := range n.Flags {
 		if !slices.Contains(b.Flags, fl) {
 			b.Flags = append(b.Flags, fl)

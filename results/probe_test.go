@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 )
@@ -157,6 +159,9 @@ func TestMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	bm := m.Benchmarks[0]
+	if d := cmp.Diff([]int{5, 5}, bm.Runs); d != "" {
+		t.Errorf("merged: the rounds of each run (-want +got):\n%s", d)
+	}
 	if len(bm.Rounds) != 10 || m.Rounds != 10 || bm.Stats.N != 10 {
 		t.Errorf("merged: %d rounds (file says %d), stats of %d samples; want 10, 10, 10", len(bm.Rounds), m.Rounds, bm.Stats.N)
 	}

@@ -114,6 +114,11 @@ type Benchmark struct {
 	// PercentPeak is the rate as a percentage of the device's measured
 	// peak; 0 when no peak is known.
 	PercentPeak float64 `json:"percent_of_peak,omitempty"`
+	// Runs is, for a benchmark that Merge pooled from several runs, how
+	// many of its rounds came from each, in order: rounds of one run
+	// share what that process met, and Compare judges such sides by
+	// their runs. Nil for the rounds of one run; never written.
+	Runs []int `json:"-"`
 }
 
 // File is a set of measurements from one run.

@@ -54,8 +54,11 @@ whose own times moved the other way is judged the same, with a note.
 --own-times by its own times alone.
 
 Each side may be several files, the runs of several processes (BASE... --
-NEW...): their rounds are pooled, so that the variation between processes,
-which one run cannot show, is part of what a difference is judged against.
+NEW...): their rounds are pooled, and where both sides have two runs or
+more, each run counts as one value, the mean of its rounds, so that the
+variation between processes, which one run cannot show, is what a
+difference is judged against (five runs a side find a 10% slowdown on a
+busy machine about two times in three; three, one time in five).
 
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures

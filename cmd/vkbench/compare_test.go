@@ -258,12 +258,41 @@ func TestCompareOneRound(t *testing.T) {
 	}
 }
 
-// TestComparePooled: BASE... -- NEW... pools each side's runs: two runs
-// of a kernel 10% slower against two of the base are one regression over
-// 10+10 rounds; a slower and a faster run pooled against the base are not.
+// scaledRun writes a copy of the crafted file name whose every round is
+// factor times as long: another run of the same kernels, for pooling.
+func scaledRun(t *testing.T, name string, factor float64) string {
+	t.Helper()
+	f, err := results.ReadFile(compareData(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Benchmarks {
+		for j := range f.Benchmarks[i].Rounds {
+			r := &f.Benchmarks[i].Rounds[j]
+			r.Median, r.Lo, r.Hi, r.Min, r.Max = factor*r.Median, factor*r.Lo, factor*r.Hi, factor*r.Min, factor*r.Max
+			for k := range r.Samples {
+				r.Samples[k] *= factor
+			}
+		}
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestComparePooled: BASE... -- NEW... pools each side's runs, each run
+// one value (the mean of its rounds): two runs of a kernel 10% slower
+// against two of the base are one regression over 10+10 rounds; a slower
+// and a faster run pooled against the base are not.
 func TestComparePooled(t *testing.T) {
 	base, slower, faster := compareData("base.json"), compareData("slower.json"), compareData("faster.json")
-	r := mustRun(t, exitRegression, "compare", base, base, "--", slower, slower)
+	r := mustRun(t, exitRegression, "compare", base, scaledRun(t, "base.json", 1.01), "--", slower, scaledRun(t, "slower.json", 0.99))
 	if !strings.Contains(r.stdout, "rounds=10+10  slower") {
 		t.Errorf("two runs a side: no slower verdict over 10+10 rounds:\n%s", r.stdout)
 	}
