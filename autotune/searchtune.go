@@ -146,15 +146,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 			// the lock until its own answer is published. A machine that
 			// has searched it searches again, continuing from its log,
 			// so that a larger budget finds what a smaller one missed.
-			e := t.fromFile(skey, sum)
-			if e == nil {
-				e = t.fromShared(ctx, sop, skey, sum)
-			}
-			if e == nil {
-				var lease *store.Lease
-				if lease, e, _ = t.awaitShared(ctx, sop, skey, sum, whileRenewed); lease != nil {
-					defer func() { _ = lease.Release() }() // one that fails expires
-				}
+			e, lease, _ := t.claim(ctx, sop, skey, sum, whileRenewed)
+			if lease != nil {
+				defer func() { _ = lease.Release() }() // one that fails expires
 			}
 			if e != nil {
 				return &SearchResult{Entry: e, Op: sop, Points: pts, Log: ref}, nil

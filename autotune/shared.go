@@ -73,10 +73,10 @@ func (t *Tuner) answered(k Key, from Tier, where string) {
 	}
 }
 
-// patience is how long awaitShared waits for a lock another holds: not
-// at all (FastestOrDefault: busy), the tier's LockWait at most (a tune,
-// which then tunes without the lock), or as long as the holder renews it
-// (a search, which may take an hour; the -v log says so at each LockWait).
+// patience is how long claim waits for a lock another holds: not at all
+// (FastestOrDefault: busy), the tier's LockWait at most (a tune, which
+// then tunes without the lock), or as long as the holder renews it (a
+// search, which may take an hour; the -v log says so at each LockWait).
 type patience int
 
 const (
@@ -85,15 +85,22 @@ const (
 	whileRenewed
 )
 
-// awaitShared makes this process the one of the fleet that tunes k: it
-// takes k's lock in the shared tier and returns the lease, to release
-// once the answer is committed. While another process holds the lock it
-// waits for that one's answer (returned, trusted as fromShared's), as
-// long as wait says; a holder that died stops renewing its lock, which
+// claim answers k from the local file, else the shared tier, else from
+// the machine of the fleet that holds k's lock; or makes this process the
+// one that answers k for the fleet, taking the lock and returning its
+// lease, to release once the answer is committed. While another process
+// holds the lock it waits for that one's answer (trusted as fromShared's)
+// as long as wait says; a holder that died stops renewing its lock, which
 // expires, and the lock is taken over. With no shared tier, or one that
-// fails, it returns neither: tune here. With noWait, a lock another holds
-// is busy: the caller does not wait.
-func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience) (_ *store.Lease, _ *Entry, busy bool) {
+// fails, it returns neither answer nor lease: answer k here. With noWait,
+// a lock another holds is busy: the caller does not wait.
+func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience) (_ *Entry, _ *store.Lease, busy bool) {
+	if e := t.fromFile(k, sum); e != nil {
+		return e, nil, false
+	}
+	if e := t.fromShared(ctx, op, k, sum); e != nil {
+		return e, nil, false
+	}
 	shared := t.store.Shared()
 	if shared == nil {
 		return nil, nil, false
@@ -111,10 +118,10 @@ func (t *Tuner) awaitShared(ctx context.Context, op kernels.Operation, k Key, su
 			if lease != nil {
 				_ = lease.Release() // a failed release expires
 			}
-			return nil, e, false
+			return e, nil, false
 		}
 		if lease != nil {
-			return lease, nil, false
+			return nil, lease, false
 		}
 		if wait == noWait {
 			return nil, nil, true

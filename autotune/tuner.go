@@ -346,22 +346,13 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 // machine is tuning is errPending.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	if !force {
-		if e := t.fromFile(k, sum); e != nil {
-			return e, nil
-		}
-		// Then the shared tier (shared.go): its answer, or another
-		// machine's tune of it, or this process tunes it for the fleet.
-		if e := t.fromShared(ctx, op, k, sum); e != nil {
-			return e, nil
-		}
-		lease, e, busy := t.awaitShared(ctx, op, k, sum, wait)
-		if e != nil {
-			return e, nil
-		}
-		if busy {
+		// The tiers (shared.go), or this process tunes it for the fleet.
+		switch e, lease, busy := t.claim(ctx, op, k, sum, wait); {
+		case busy:
 			return nil, errPending
-		}
-		if lease != nil {
+		case e != nil:
+			return e, nil
+		case lease != nil:
 			defer func() { _ = lease.Release() }() // one that fails expires
 		}
 	}
