@@ -67,10 +67,10 @@ const SpaceSuffix = ".space"
 
 // SearchResult is what a search found and did.
 type SearchResult struct {
-	// Entry is the answer committed to the cache: one result per candidate
-	// of Op (Unevaluated for those the search skipped), the fastest
-	// verified one the winner, a tie when its interval overlaps the
-	// runner-up's.
+	// Entry is the answer committed to the local file (the shared store
+	// keeps the first one committed): one result per candidate of Op
+	// (Unevaluated for those the search skipped), the fastest verified
+	// one the winner, a tie when its interval overlaps the runner-up's.
 	Entry *Entry
 	// Op has the space's valid points among its candidates (at
 	// Points.Index), named op.Name() + SpaceSuffix: Entry's indices are
