@@ -222,7 +222,8 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 	case r.SubgroupSize > 0 && l.SubgroupSize != r.SubgroupSize:
 		return fmt.Sprintf("needs a subgroup size of %d, device has %d", r.SubgroupSize, l.SubgroupSize)
 	case r.SharedMemory > l.MaxSharedMemory:
-		return fmt.Sprintf("needs %s of shared memory, device has %s", kib(r.SharedMemory), kib(l.MaxSharedMemory))
+		need, have := amounts(r.SharedMemory, l.MaxSharedMemory)
+		return fmt.Sprintf("needs %s of shared memory, device has %s", need, have)
 	}
 	for _, u := range r.Images {
 		if have := info.ImageFormats.Of(u.Format); !have.Has(u.Features) {
@@ -323,11 +324,22 @@ func (r Requirements) appendDigest(b []byte) []byte {
 	return b
 }
 
-func kib(n uint32) string {
-	if n%1024 == 0 {
-		return fmt.Sprintf("%d KiB", n/1024)
+// amounts writes two amounts of bytes for a message: in KiB to a tenth
+// ("32.5 KiB", "32 KiB") where the tenths tell them apart, else in bytes
+// ("1028 bytes", "1024 bytes"), so that different amounts never read
+// alike.
+func amounts(a, b uint32) (string, string) {
+	tenths := func(n uint32) string { return fmt.Sprintf("%.1f", float64(n)/1024) }
+	if a != b && tenths(a) == tenths(b) {
+		return fmt.Sprintf("%d bytes", a), fmt.Sprintf("%d bytes", b)
 	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	kib := func(n uint32) string {
+		if n%1024 == 0 {
+			return fmt.Sprintf("%d KiB", n/1024)
+		}
+		return tenths(n) + " KiB"
+	}
+	return kib(a), kib(b)
 }
 
 // bit is 1 for true and 0 for false, as digests write flags.

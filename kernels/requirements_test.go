@@ -111,3 +111,26 @@ func TestMergeRequirements(t *testing.T) {
 		t.Errorf("Merge changed its receiver: shapes %v, images %v", a.CooperativeMatrices, a.Images)
 	}
 }
+
+// TestSharedMemoryMessage: the shared memory a kernel needs and the
+// device's are written so that two different amounts never read alike:
+// in KiB to a tenth where the tenths differ, else both in bytes.
+func TestSharedMemoryMessage(t *testing.T) {
+	for _, tt := range []struct {
+		need, have uint32
+		want       string
+	}{
+		{1028, 1024, "needs 1028 bytes of shared memory, device has 1024 bytes"},
+		{33 << 10, 32 << 10, "needs 33 KiB of shared memory, device has 32 KiB"},
+		{33280, 32 << 10, "needs 32.5 KiB of shared memory, device has 32 KiB"},
+		{32800, 32 << 10, "needs 32800 bytes of shared memory, device has 32768 bytes"},
+		{2400, 2048, "needs 2.3 KiB of shared memory, device has 2 KiB"},
+	} {
+		var info hal.DeviceInfo
+		info.Limits.MaxSharedMemory = tt.have
+		err := kernels.Requirements{SharedMemory: tt.need}.Supported(info)
+		if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+			t.Errorf("%d bytes on a device of %d: %v, want %q", tt.need, tt.have, err, tt.want)
+		}
+	}
+}
