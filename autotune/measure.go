@@ -146,8 +146,13 @@ func (m *measurement) run(ctx context.Context) error {
 	if err := m.setup(ctx); err != nil {
 		return err
 	}
+	// Each candidate as the problem runs it at this size, and why not.
 	cands := m.op.Candidates()
-	jobs := m.startBuilds(ctx, cands)
+	refused := make([]error, len(cands))
+	for i, c := range cands {
+		cands[i], refused[i] = kernels.CandidateAt(m.p, c, i, m.info)
+	}
+	jobs := m.startBuilds(ctx, cands, refused)
 	defer abandon(jobs)
 	for i, c := range cands {
 		// Building a pipeline cannot be interrupted, and may take a
@@ -159,7 +164,7 @@ func (m *measurement) run(ctx context.Context) error {
 		m.cands = append(m.cands, st)
 		job := jobs[i]
 		jobs[i] = nil // st owns what it built
-		if err := m.prepareCandidate(ctx, c, st, job); err != nil {
+		if err := m.prepareCandidate(ctx, c, st, job, refused[i]); err != nil {
 			if fatal(ctx, m.dev, err) {
 				return err
 			}
@@ -206,16 +211,16 @@ func build(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc, sem cha
 }
 
 // startBuilds starts building the pipeline of every candidate that the
-// device and the problem can run (nil for the others): by the time one is
-// verified, the next are built.
-func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate) []*compileJob {
+// device and the problem can run (those not refused; nil for the others):
+// by the time one is verified, the next are built.
+func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate, refused []error) []*compileJob {
 	jobs := make([]*compileJob, len(cands))
 	if buildThreads < 2 {
 		return jobs
 	}
 	sem := make(chan struct{}, buildThreads)
 	for i, c := range cands {
-		if m.refuse(c, i) == nil {
+		if refused[i] == nil {
 			jobs[i] = build(ctx, m.dev, c.Executable(), sem)
 		}
 	}
@@ -287,24 +292,12 @@ func (m *measurement) sameBatch() {
 	}
 }
 
-// refuse says why candidate c, index i, cannot run here: the device
-// lacks what it needs, or the problem refuses it (Candidate.Applies).
-func (m *measurement) refuse(c kernels.Candidate, i int) error {
-	if err := c.Supported(m.info); err != nil {
-		return err
-	}
-	if r, ok := m.p.(kernels.Refuser); ok {
-		return r.Refuse(i)
-	}
-	return nil
-}
-
-// prepareCandidate checks support, takes the pipeline job built (or
-// builds it, where job is nil), runs once and verifies, then calibrates
-// the batch size.
-func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState, job *compileJob) error {
-	if err := m.refuse(c, st.res.Index); err != nil {
-		return err // neither built nor run
+// prepareCandidate fails a candidate refused (neither built nor run),
+// takes the pipeline job built (or builds it, where job is nil), runs once
+// and verifies, then calibrates the batch size.
+func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState, job *compileJob, refused error) error {
+	if refused != nil {
+		return refused
 	}
 	m.progress(c.Name, "verify", 0, 0)
 	if job == nil {

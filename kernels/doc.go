@@ -35,6 +35,9 @@
 //	// time runs of p.Record(cb, exe, i) between timestamps:
 //	// GB/s = p.Bytes() / t, FLOP/s = p.Flops() / t.
 //
+// A problem whose candidates' pipelines depend on its size (a manifest's
+// constants worked out from its dims) is a Sizer: CandidateAt gives the
+// candidate as it runs there, the one to judge and to build for Record.
 // VerifyCandidate does all of this for one candidate. Execute is the one
 // record-submit-wait of the module: Run and the root package's Device go
 // through it. Run fills outputs with Poison first, so that a candidate

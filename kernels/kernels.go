@@ -79,7 +79,8 @@ type Problem interface {
 	Buffers() []Operand
 	// Record records one complete run of candidate cand (an index into
 	// the operation's Candidates) into cb, using exe, which must have been
-	// created from that candidate's Executable(). A run may be several
+	// created from that candidate's Executable() (or, for a Sizer, its
+	// SizedCandidate's: see CandidateAt). A run may be several
 	// dispatches with barriers between them; Record puts no barrier before
 	// its first dispatch or after its last, so a caller that records
 	// several runs, or reads the results in the same command buffer, puts
@@ -115,6 +116,42 @@ type Resetter interface {
 // so that it builds no pipeline it cannot use.
 type Refuser interface {
 	Refuse(cand int) error
+}
+
+// Sizer is implemented by problems whose candidates' pipelines depend on
+// their size (a manifest's constants or workgroup worked out from its
+// dims), where the operation's Candidates are those of a default size.
+// SizedCandidate returns candidate cand as the problem runs it: the
+// constants, workgroup size and shared memory of its pipelines at the
+// problem's size; or the error Record would return for it there (a
+// pipeline of this size that the device cannot run, say). A caller that
+// asks judges that candidate (Supported) and gives Record its Executable;
+// one that does not gives Record the operation's candidate's, which the
+// problem uses only where it is the pipeline, building the others. Use
+// CandidateAt.
+type Sizer interface {
+	SizedCandidate(cand int) (Candidate, error)
+}
+
+// CandidateAt returns candidate cand of p's operation, c, as p runs it at
+// its size (Sizer), and why not where the device info describes cannot
+// run it (Candidate.Supported) or p refuses it (Refuser). What it returns
+// is what to build for Record.
+func CandidateAt(p Problem, c Candidate, cand int, info hal.DeviceInfo) (Candidate, error) {
+	if s, ok := p.(Sizer); ok {
+		sized, err := s.SizedCandidate(cand)
+		if err != nil {
+			return c, err
+		}
+		c = sized
+	}
+	if err := c.Supported(info); err != nil {
+		return c, err
+	}
+	if r, ok := p.(Refuser); ok {
+		return c, r.Refuse(cand)
+	}
+	return c, nil
 }
 
 // CandidateWorker is implemented by problems whose work differs between

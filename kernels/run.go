@@ -131,26 +131,27 @@ func ExecuteWith(ctx context.Context, dev hal.Device, cbs CommandBuffers, rec fu
 	return status.Join(fence.Release(), put(cb))
 }
 
-// VerifyCandidate checks candidate cand of op on dev at size: it returns
-// the candidate's Supported error if the device cannot run it (code
-// Unimplemented), and otherwise prepares a problem from seed, builds the
-// pipeline, runs it once and verifies the result. A wrong result matches
-// ErrWrongResult. Everything it creates is released before it returns.
+// VerifyCandidate checks candidate cand of op on dev at size: it prepares
+// a problem from seed, returns why not (code Unimplemented) where the
+// device cannot run the candidate at this size (CandidateAt), and
+// otherwise builds the pipeline, runs it once and verifies the result. A
+// wrong result matches ErrWrongResult. Everything it creates is released
+// before it returns.
 func VerifyCandidate(ctx context.Context, dev hal.Device, op Operation, size Size, cand int, seed uint64) (err error) {
 	cands := op.Candidates()
 	if cand < 0 || cand >= len(cands) {
 		return status.Newf(status.InvalidArgument, "kernels: %s: candidate %d out of range [0, %d)", op.Name(), cand, len(cands))
 	}
-	c := cands[cand]
-	if err := c.Supported(dev.Info()); err != nil {
-		return err
-	}
-	defer func() { err = status.Annotatef(err, "kernels: %s/%s at %v", op.Name(), c.Name, size) }()
+	defer func() { err = status.Annotatef(err, "kernels: %s/%s at %v", op.Name(), cands[cand].Name, size) }()
 	p, err := op.Prepare(ctx, dev, size, seed)
 	if err != nil {
 		return err
 	}
 	defer func() { err = status.Join(err, p.Release()) }()
+	c, err := CandidateAt(p, cands[cand], cand, dev.Info())
+	if err != nil {
+		return err
+	}
 	desc := c.Executable()
 	desc.Label = op.Name() + "/" + c.Name
 	exe, err := dev.CreateExecutable(desc)

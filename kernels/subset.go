@@ -56,7 +56,7 @@ func (s *subsetOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed 
 	if err != nil {
 		return nil, err
 	}
-	sp := subsetProblem{Problem: p, index: s.index}
+	sp := subsetProblem{Problem: p, index: s.index, cands: s.Candidates()}
 	if r, ok := p.(Resetter); ok {
 		return resettingSubset{sp, r}, nil
 	}
@@ -67,6 +67,7 @@ func (s *subsetOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed 
 type subsetProblem struct {
 	Problem
 	index []int
+	cands []Candidate // the subset's
 }
 
 // candidate returns the operation's index of the subset's candidate i.
@@ -104,6 +105,19 @@ func (p subsetProblem) Refuse(cand int) error {
 		return r.Refuse(j)
 	}
 	return nil
+}
+
+// SizedCandidate is the operation's problem's sized candidate for the
+// subset's cand, where it sizes them (Sizer), else the candidate.
+func (p subsetProblem) SizedCandidate(cand int) (Candidate, error) {
+	j, err := p.candidate(cand)
+	if err != nil {
+		return Candidate{}, err
+	}
+	if s, ok := p.Problem.(Sizer); ok {
+		return s.SizedCandidate(j)
+	}
+	return p.cands[cand], nil
 }
 
 // CandidateWork is the work of the operation's candidate for the

@@ -187,6 +187,8 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	spec := dispatchSpec{push: d.pushNode}.override(obj)
 	dispatchObjs := must(d.dispatchObjects(obj))
 	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
+	check(d.requires(obj, &cand.Requires))
+	run.shared = cand.Requires.SharedMemory
 	var shaders []string
 	for k, o := range dispatchObjs {
 		s := spec
@@ -213,19 +215,18 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		}
 		d.digest = append(d.digest, disp.mod.code...)
 	}
-	check(d.requires(obj, &cand.Requires))
-	first := run.dispatches[0]
 	cand.Shader = strings.Join(shaders, "+")
-	cand.SPIRV = first.desc.SPIRV
-	cand.EntryPoint = first.desc.EntryPoint
-	cand.Bindings = first.desc.Bindings
-	cand.Sets = slices.Clone(first.desc.Sets)
-	cand.BindingKinds = slices.Clone(first.desc.BindingKinds)
-	cand.PushConstantSize = first.desc.PushConstantSize
-	cand.Constants = slices.Clone(first.fixed.constants)
-	cand.SubgroupSize, cand.FullSubgroups = run.subgroupSize, run.fullSubgroups
-	run.key = first.fixed.key
+	setPipeline(&cand, run.dispatches[0], run.dispatches[0].fixed)
 	return cand, obj.done()
+}
+
+// setPipeline makes c's own pipeline dispatch d's with the constants of
+// ps.
+func setPipeline(c *kernels.Candidate, d *manifestDispatch, ps pipelineSpec) {
+	desc := d.executable(ps)
+	c.SPIRV, c.EntryPoint, c.Bindings, c.Sets, c.BindingKinds = desc.SPIRV, desc.EntryPoint, desc.Bindings, slices.Clone(desc.Sets), slices.Clone(desc.BindingKinds)
+	c.PushConstantSize, c.Constants = desc.PushConstantSize, desc.Constants
+	c.SubgroupSize, c.FullSubgroups = desc.SubgroupSize, desc.FullSubgroups
 }
 
 // subgroups reads candidate c's "subgroup_size" (an integer expression
@@ -279,9 +280,7 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 // dispatches are known only through r.
 func (d *opDecoder) require(r *kernels.Requirements, disp *manifestDispatch) {
 	*r = r.Merge(kernels.ModuleRequirements(disp.mod.spv))
-	if shared, ok := disp.mod.spv.SharedMemory(disp.entry, disp.fixed.spec()); ok && shared <= math.MaxUint32 {
-		r.SharedMemory = max(r.SharedMemory, uint32(shared))
-	}
+	r.SharedMemory = max(r.SharedMemory, disp.fixed.shared)
 	for b, kind := range disp.imageBindings() {
 		img := d.op.bufs[b].img
 		f := hal.FormatStorage

@@ -187,8 +187,15 @@ func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
 		}
 		ps.wg[i] = v
 	}
-	ps.key = disp.keyOf(ps.constants)
+	ps.key, ps.shared = disp.keyOf(ps.constants), disp.sharedOf(ps)
 	return ps, nil
+}
+
+// sharedOf is the shared memory the dispatch's entry point declares with
+// the constants of ps; 0 where that cannot be worked out.
+func (disp *manifestDispatch) sharedOf(ps pipelineSpec) uint32 {
+	n, _ := disp.mod.spv.SharedMemory(disp.entry, ps.spec())
+	return uint32(min(n, math.MaxUint32))
 }
 
 // keyOf returns the key of the dispatch's pipeline with constants cs.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
@@ -129,5 +130,67 @@ func TestManifestMemoryModel(t *testing.T) {
 	}
 	if b := dev.takeBuilt(); len(b) != 0 {
 		t.Errorf("without the feature, pipelines were built: %+v", b)
+	}
+}
+
+// sizedManifest is y = A x by candidates whose needs grow with the size:
+// rows-shared's shared memory (4*K bytes) and rows-wgM's workgroup (M).
+const sizedManifest = `{"schema": "vkbench.manifest/v1", "operations": [{"name": "matvec", "dims": {"M": 300, "K": 257},
+	"buffers": [{"name": "A", "type": "f32", "len": "M*K", "binding": 0},
+		{"name": "x", "type": "f32", "len": "K", "binding": 1},
+		{"name": "y", "type": "f32", "len": "M", "binding": 2, "role": "output"}],
+	"verify": {"reference": "rows-wg64", "tolerance": {"rel": 1e-4, "abs": 1e-4}},
+	"candidates": [
+		{"name": "rows-wg64", "spirv": "matvec_const.spv", "workgroup": [64], "constants": {"1": "M", "2": "K"}, "groups": ["div_up(M, 64)"]},
+		{"name": "rows-shared", "spirv": "matvec_const_shared.spv", "workgroup": [128], "constants": {"1": "M", "2": "K"}, "groups": ["div_up(M, 128)"]},
+		{"name": "rows-wgM", "spirv": "matvec_const.spv", "workgroup": ["M"], "constants": {"1": "M", "2": "K"}, "groups": [1]}]}]}`
+
+// TestManifestSizedNeeds: a candidate whose shared memory or workgroup
+// depends on the size is judged at the size asked, by the pipeline it
+// runs there, and only that pipeline is built: on a device of 1 KiB of
+// shared memory and 256 invocations, where neither fits at the default
+// size (1,028 bytes; 300 invocations), both run and verify at a size
+// where they fit, and are refused at one where they do not, saying what
+// they need there.
+func TestManifestSizedNeeds(t *testing.T) {
+	ctx := context.Background()
+	ops, err := manifest.Parse([]byte(sizedManifest), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := ops[0]
+	dev := watch(t)
+	dev.info.Limits.MaxSharedMemory, dev.info.Limits.MaxWorkgroupInvocations, dev.info.Limits.MaxWorkgroupSize[0] = 1024, 256, 256
+	for _, tt := range []struct {
+		size kernels.Size
+		want []string // each candidate's reason to be refused; "" to run
+	}{
+		{kernels.SizeOf(70, 200), []string{"", "", ""}},
+		{kernels.SizeOf(70, 300), []string{"", "needs 1.2 KiB of shared memory, device has 1 KiB", ""}},
+		{kernels.SizeOf(260, 256), []string{"", "", "needs a workgroup of 260 in x, device allows 256"}},
+	} {
+		dev.takeBuilt()
+		e, err := autotune.Measure(ctx, dev, op, tt.size, quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range e.Results {
+			switch ran := r.Outcome == results.Measured || r.Outcome == results.Dropped; {
+			case tt.want[i] == "" && !ran:
+				t.Errorf("%v: %s %s (%s), want it run and verified", tt.size, r.Name, r.Outcome, r.Error)
+			case tt.want[i] != "" && (r.Outcome != results.Unsupported || !strings.Contains(r.Error, tt.want[i])):
+				t.Errorf("%v: %s %s (%s), want unsupported saying %q", tt.size, r.Name, r.Outcome, r.Error, tt.want[i])
+			}
+		}
+		// Every pipeline built has this size's constants.
+		m, k := uint32(tt.size.Dim(0)), uint32(tt.size.Dim(1))
+		for _, b := range dev.takeBuilt() {
+			if len(b.Constants) < 3 || b.Constants[1] != (hal.Constant{ID: 1, Value: m}) || b.Constants[2] != (hal.Constant{ID: 2, Value: k}) {
+				t.Errorf("%v: built %s with constants %v, not those of the size", tt.size, b.Label, b.Constants)
+			}
+		}
+		if err := kernels.VerifyCandidate(ctx, dev, op, tt.size, 1, 1); (err == nil) != (tt.want[1] == "") {
+			t.Errorf("%v: verifying rows-shared: %v", tt.size, err)
+		}
 	}
 }

@@ -48,7 +48,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 		check(d.checkParams(c, &e))
 		disp.repeat = &e
 	}
-	disp.fixed.key = disp.keyOf(disp.fixed.constants)
+	disp.fixed.key, disp.fixed.shared = disp.keyOf(disp.fixed.constants), disp.sharedOf(disp.fixed)
 	return disp, nil
 }
 

@@ -197,7 +197,7 @@ func (op *manifestOp) imageExtent(b *manifestBuffer, env exprEnv) ([2]int64, err
 func (op *manifestOp) imageUsage(info hal.DeviceInfo) []hal.ImageUsage {
 	usage := make([]hal.ImageUsage, len(op.bufs))
 	for c, run := range op.runs {
-		if op.cands[c].Supported(info) != nil {
+		if (kernels.Requirements{Images: op.cands[c].Requires.Images}).Supported(info) != nil {
 			continue
 		}
 		for _, disp := range run.dispatches {

@@ -148,6 +148,7 @@ var (
 	_ kernels.Problem         = (*pairProblem)(nil)
 	_ kernels.Resetter        = resettingPair{}
 	_ kernels.CandidateWorker = (*pairProblem)(nil)
+	_ kernels.Sizer           = (*pairProblem)(nil)
 )
 
 // side returns the problem and its candidate index for candidate cand.
@@ -180,6 +181,18 @@ func (p *pairProblem) CandidateWork(cand int) (bytes, flops float64) {
 
 func (p *pairProblem) Buffers() []kernels.Operand {
 	return append(p.old.Buffers(), p.new.Buffers()...)
+}
+
+// SizedCandidate is the version's candidate at the problem's size, under
+// the pair's name.
+func (p *pairProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
+	side, i, err := p.side(cand)
+	if err != nil {
+		return kernels.Candidate{}, err
+	}
+	c, err := side.(kernels.Sizer).SizedCandidate(i)
+	c.Name = p.op.cands[cand].Name
+	return c, err
 }
 
 func (p *pairProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {

@@ -74,10 +74,15 @@ func constants(pairs ...uint32) []hal.Constant {
 }
 
 // runOnce runs candidate cand of a prepared problem with the candidate's
-// own pipeline, as a measurement does, and verifies it.
+// own pipeline at the problem's size, as a measurement does, and
+// verifies it.
 func runOnce(t *testing.T, dev hal.Device, p kernels.Problem, c kernels.Candidate, cand int) error {
 	t.Helper()
 	ctx := context.Background()
+	c, err := kernels.CandidateAt(p, c, cand, dev.Info())
+	if err != nil {
+		return err
+	}
 	exe, err := dev.CreateExecutable(c.Executable())
 	if err != nil {
 		t.Fatal(err)
@@ -95,9 +100,11 @@ func runOnce(t *testing.T, dev hal.Device, p kernels.Problem, c kernels.Candidat
 
 // TestManifestSizesAsConstants: constants that are expressions of the
 // dimensions (matvec-const's M and K) give each size its own pipelines,
-// built when the problem is prepared, one per distinct set of values; a
-// run then builds nothing. The candidate's own pipeline (Executable) has
-// the values of the default size.
+// one per distinct set of values. The candidate's own pipeline
+// (Executable) has the values of the default size; at another, its
+// SizedCandidate's has that size's, and is the only one a measurement
+// builds for it: the reference's run builds its own, and a run nothing
+// else.
 func TestManifestSizesAsConstants(t *testing.T) {
 	ctx := context.Background()
 	op, cands := opNamed(t, loadTestManifest(t), "matvec-const")
@@ -117,10 +124,7 @@ func TestManifestSizesAsConstants(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	want := []built{
-		{"matvec-const/rows-wg64 (0=64 1=129 2=3)", constants(0, 64, 1, 129, 2, 3)},
-		{"matvec-const/rows-shared-wg128 (0=128 1=129 2=3)", constants(0, 128, 1, 129, 2, 3)},
-	}
+	want := []built{{"matvec-const/rows-wg64 (0=64 1=129 2=3)", constants(0, 64, 1, 129, 2, 3)}}
 	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
 		t.Errorf("pipelines Prepare built (-want +got):\n%s", diff)
 	}
@@ -129,17 +133,16 @@ func TestManifestSizesAsConstants(t *testing.T) {
 			t.Errorf("%s: %v", c.Name, err)
 		}
 	}
-	// Only the candidates' own pipelines, which runOnce built.
-	got := dev.takeBuilt()
-	if len(got) != 2 || got[0].Label != "rows-wg64" || got[1].Label != "rows-shared-wg128" {
-		t.Errorf("runs built %+v, want nothing but the candidates' own", got)
+	// Only the candidates' own pipelines at this size, which runOnce built.
+	want = []built{{"rows-wg64", constants(0, 64, 1, 129, 2, 3)}, {"rows-shared-wg128", constants(0, 128, 1, 129, 2, 3)}}
+	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
+		t.Errorf("runs built (-want +got):\n%s", diff)
 	}
 }
 
 // TestManifestPassConstants: a multi-pass reduction written once, the
 // stride of each pass a constant pow(WG, pass): each pass at each size
-// has its pipeline, and the first pass at the default size is the
-// candidate's own.
+// has its pipeline, the first pass's the candidate's own at that size.
 func TestManifestPassConstants(t *testing.T) {
 	ctx := context.Background()
 	op, cands := opNamed(t, loadTestManifest(t), "sum-inplace")
@@ -151,10 +154,11 @@ func TestManifestPassConstants(t *testing.T) {
 		n       int
 		strides []uint32
 	}{
-		{300007, []uint32{64, 4096, 262144}}, // stride 1 is the candidate's own
-		{1 << 20, []uint32{1, 64, 4096, 262144}},
-		{4097, []uint32{1, 64, 4096}},
-		{64, []uint32{1}},
+		// Stride 1's is the candidate's own, which runOnce builds.
+		{300007, []uint32{64, 4096, 262144}},
+		{1 << 20, []uint32{64, 4096, 262144}},
+		{4097, []uint32{64, 4096}},
+		{64, nil},
 	} {
 		p, err := op.Prepare(ctx, dev, kernels.SizeOf(tt.n), 1)
 		if err != nil {
@@ -171,7 +175,9 @@ func TestManifestPassConstants(t *testing.T) {
 		if err := runOnce(t, dev, p, cands[0], 0); err != nil {
 			t.Errorf("N=%d: %v", tt.n, err)
 		}
-		dev.takeBuilt() // the candidate's own, which runOnce built
+		if b := dev.takeBuilt(); len(b) != 1 || !cmp.Equal(b[0].Constants, constants(0, 64, 1, uint32(tt.n), 2, 1)) {
+			t.Errorf("N=%d: the run built %+v, want the candidate's own at this size", tt.n, b)
+		}
 		if err := p.Release(); err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +185,8 @@ func TestManifestPassConstants(t *testing.T) {
 }
 
 // TestManifestPipelinesShared: candidates whose constants come to the
-// same values at a size share one pipeline.
+// same values at a size share one pipeline, where the problem builds it
+// (Record given no pipeline).
 func TestManifestPipelinesShared(t *testing.T) {
 	ctx := context.Background()
 	text := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "twins", "dims": {"N": 4096},
@@ -204,14 +211,17 @@ func TestManifestPipelinesShared(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	want := []built{{"twins/a (0=1000 1=16)", constants(0, 1000, 1, 16)}}
-	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
-		t.Errorf("pipelines Prepare built (-want +got):\n%s", diff)
-	}
 	for i, c := range ops[0].Candidates() {
-		if err := runOnce(t, dev, p, c, i); err != nil {
+		if err := kernels.Run(ctx, dev, p, nil, i); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if err := p.Verify(ctx, i); err != nil {
 			t.Errorf("%s: %v", c.Name, err)
 		}
+	}
+	want := []built{{"twins/a (0=1000 1=16)", constants(0, 1000, 1, 16)}}
+	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
+		t.Errorf("pipelines built (-want +got):\n%s", diff)
 	}
 }
 

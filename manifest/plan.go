@@ -390,10 +390,7 @@ func (op *manifestOp) pipeline(c int, d *manifestDispatch, env exprEnv, info *ha
 		return ps, nil
 	}
 	cand := op.cands[c]
-	cand.WorkgroupSize, cand.Constants = ps.wg, ps.constants
-	if shared, ok := d.mod.spv.SharedMemory(d.entry, spec); ok {
-		cand.Requires.SharedMemory = uint32(min(shared, math.MaxUint32))
-	}
+	cand.WorkgroupSize, cand.Constants, cand.Requires.SharedMemory = ps.wg, ps.constants, max(ps.shared, op.runs[c].shared)
 	if err := cand.Supported(*info); err != nil {
 		return ps, errWhere(status.Unimplemented, d.where, "with constants %s: %s", constantsString(ps.constants), status.Message(err))
 	}

@@ -28,7 +28,10 @@ type manifestProblem struct {
 	listed   []kernels.Operand
 	plans    [][]planStep
 	planErrs []error
-	want     [][]byte // the reference's outputs, by buffer index
+	// sized marks the candidates whose SizedCandidate was asked for:
+	// Record is given their pipelines at this size.
+	sized []bool
+	want  [][]byte // the reference's outputs, by buffer index
 	// exes are the pipelines the problem built, by key.
 	exes map[string]hal.Executable
 	// host are the initial contents of the buffers that expected values
@@ -44,6 +47,7 @@ var (
 	_ kernels.Problem         = (*manifestProblem)(nil)
 	_ kernels.Resetter        = resettingProblem{}
 	_ kernels.CandidateWorker = (*manifestProblem)(nil)
+	_ kernels.Sizer           = (*manifestProblem)(nil)
 )
 
 // Prepare allocates the buffers at size, fills the inputs as the
@@ -67,7 +71,7 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{}, host: exprEnv{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
-		plans: make([][]planStep, len(op.runs)), planErrs: lay.errs, want: make([][]byte, len(op.bufs))}
+		plans: make([][]planStep, len(op.runs)), planErrs: lay.errs, sized: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
 	defer func() {
 		if err != nil {
 			err = status.Join(err, p.Release())
@@ -110,21 +114,22 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 }
 
 // build builds the pipelines that the runs of the candidates the device
-// supports need beyond their own (the one Record is given): those of
-// later dispatches, and those of constants worked out at this size and
-// pass, one for each distinct set of values. Building them here keeps
-// compile time out of every run. A candidate whose pipeline fails to
-// build fails with that error; a device that fails is the problem's.
+// supports at this size need beyond their own (the one Record is given:
+// the candidate's at the default size, or at this one, kernels.Sizer):
+// those of later dispatches and passes, one for each distinct set of
+// constants. Building them here keeps compile time out of every run. A
+// candidate whose pipeline fails to build fails with that error; a device
+// that fails is the problem's.
 func (p *manifestProblem) build(ctx context.Context, info hal.DeviceInfo) error {
 	for c, steps := range p.plans {
-		if p.planErrs[c] != nil || p.op.cands[c].Supported(info) != nil {
+		if p.planErrs[c] != nil || p.op.sized(c, steps).Supported(info) != nil {
 			continue
 		}
 		for _, st := range steps {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if st.ps.key == p.op.runs[c].key {
+			if st.ps.key == p.op.runs[c].dispatches[0].fixed.key || st.ps.key == steps[0].ps.key {
 				continue
 			}
 			if _, err := p.executable(st); err != nil {
@@ -247,24 +252,12 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 	if err := p.planErrs[op.ref]; err != nil {
 		return cannot(err)
 	}
-	if err := c.Supported(info); err != nil {
+	if err := p.op.sized(op.ref, p.plans[op.ref]).Supported(info); err != nil {
 		return cannot(err)
 	}
-	// The candidate's own pipeline is built only if a dispatch at this
-	// size uses it; build built the others.
-	var exe hal.Executable
-	if slices.ContainsFunc(p.plans[op.ref], func(st planStep) bool { return st.ps.key == op.runs[op.ref].key }) {
-		desc := c.Executable()
-		desc.Label = op.name + "/" + c.Name + " (reference)"
-		if exe, err = p.dev.CreateExecutable(desc); err != nil {
-			return status.Annotatef(err, "manifest: building the reference candidate %q", c.Name)
-		}
-	}
-	err = kernels.Run(ctx, p.dev, prob, exe, op.ref)
-	if exe != nil {
-		err = status.Join(err, exe.Release())
-	}
-	if err != nil {
+	// Without a pipeline of its own, Record builds the reference's (and
+	// keeps them for the problem's life).
+	if err := kernels.Run(ctx, p.dev, prob, nil, op.ref); err != nil {
 		return status.Annotatef(err, "manifest: running the reference candidate %q", c.Name)
 	}
 	if err := p.download(ctx); err != nil {
@@ -326,15 +319,19 @@ func (p *manifestProblem) candidate(cand int) error {
 }
 
 // Record records the candidate's dispatches, with a barrier between
-// each. exe runs the dispatches whose pipeline is the candidate's own;
-// the others use those Prepare built (or, for a candidate Prepare did
-// not build for, that Record builds the first time and keeps until
-// Release).
+// each. exe runs the dispatches whose pipeline is the candidate's own (at
+// this size where SizedCandidate was asked for it, else at the default
+// size); the others use those Prepare built (or, for one Prepare did not
+// build, or with exe nil, that Record builds the first time and keeps
+// until Release).
 func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
 	if err := p.candidate(cand); err != nil {
 		return err
 	}
-	own := p.op.runs[cand].key
+	own := p.op.runs[cand].dispatches[0].fixed.key
+	if p.sized[cand] {
+		own = p.plans[cand][0].ps.key
+	}
 	for k, st := range p.plans[cand] {
 		if k > 0 {
 			if err := cb.Barrier(); err != nil {
@@ -342,7 +339,7 @@ func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand 
 			}
 		}
 		x := exe
-		if st.ps.key != own {
+		if st.ps.key != own || x == nil {
 			var err error
 			if x, err = p.executable(st); err != nil {
 				return err
@@ -354,6 +351,33 @@ func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand 
 		}
 	}
 	return nil
+}
+
+// SizedCandidate is candidate cand as it runs at the problem's size
+// (kernels.Sizer), or the error of its plan there.
+func (p *manifestProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
+	if err := p.candidate(cand); err != nil {
+		return kernels.Candidate{}, err
+	}
+	p.sized[cand] = true
+	return p.op.sized(cand, p.plans[cand]), nil
+}
+
+// sized is candidate c as steps, its run at some size, run it: its own
+// pipeline the first step's, its workgroup the largest of its steps' and
+// its shared memory the most any of them declares (or its "requires"
+// asks).
+func (op *manifestOp) sized(c int, steps []planStep) kernels.Candidate {
+	cand := op.cands[c]
+	setPipeline(&cand, steps[0].d, steps[0].ps)
+	cand.WorkgroupSize, cand.Requires.SharedMemory = [3]uint32{}, op.runs[c].shared
+	for _, st := range steps {
+		if wg := st.ps.wg; uint64(wg[0])*uint64(wg[1])*uint64(wg[2]) > cand.Invocations() {
+			cand.WorkgroupSize = wg
+		}
+		cand.Requires.SharedMemory = max(cand.Requires.SharedMemory, st.ps.shared)
+	}
+	return cand
 }
 
 // executable returns the pipeline of st, built the first time.

@@ -346,9 +346,9 @@ type manifestRun struct {
 	params     map[string]int
 	asserts    []manifestExpr
 	dispatches []*manifestDispatch
-	// key is the pipeline key of the candidate's own Executable (its
-	// first dispatch at the default size), which Record is given.
-	key string
+	// shared is the shared memory its "requires" asks for, the least it
+	// needs at any size.
+	shared uint32
 	// subgroupSize (0: the driver's choice) and fullSubgroups are what
 	// every pipeline of the candidate requires of its subgroups.
 	subgroupSize  uint32
@@ -398,11 +398,13 @@ type wgAxis struct {
 }
 
 // pipelineSpec is what a dispatch's constants come to at one size and
-// pass: their values, the workgroup size, and the key of the pipeline
-// they make (equal keys, same pipeline).
+// pass: their values, the workgroup size, the shared memory they declare
+// (0 where it cannot be worked out), and the key of the pipeline they
+// make (equal keys, same pipeline).
 type pipelineSpec struct {
 	constants []hal.Constant
 	wg        [3]uint32
+	shared    uint32
 	key       string
 }
 
