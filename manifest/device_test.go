@@ -193,4 +193,24 @@ func TestManifestSizedNeeds(t *testing.T) {
 			t.Errorf("%v: verifying rows-shared: %v", tt.size, err)
 		}
 	}
+	// So do ab's pairs and a subset of the candidates.
+	pair, err := manifest.Pair(op, op, []string{"rows-shared", "rows-wgM"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return c.Name != "rows-wg64" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []kernels.Operation{pair, sub} {
+		e, err := autotune.Measure(ctx, dev, o, kernels.SizeOf(70, 200), quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range e.Results {
+			if r.Outcome != results.Measured && r.Outcome != results.Dropped {
+				t.Errorf("%s at 70x200: %s %s (%s), want it run and verified", o.Name(), r.Name, r.Outcome, r.Error)
+			}
+		}
+	}
 }
