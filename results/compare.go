@@ -468,8 +468,9 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 // welchTest is Welch's t-test of the logarithms of s1 against s2: its
 // p-value, the standard error of the difference of the means and its
 // Welch–Satterthwaite degrees of freedom as the test takes them (zeros
-// where either side has fewer than two values, or neither any spread),
-// and benchmath's warnings. Where runs1 and runs2 say how many of each
+// where either side has fewer than two values, or neither any spread:
+// then p is 0 where their means differ, 1 where not), and benchmath's
+// warnings. Where runs1 and runs2 say how many of each
 // side's rounds came from each of several runs, the test is of the runs'
 // means: rounds of one run share that run's shift, and taken as
 // independent values they would call a shift between runs significant.
@@ -488,9 +489,16 @@ func welchTest(s1, s2 []float64, runs1, runs2 []int) (p, se, dof float64, warn [
 		return c.P, 0, 0, warn
 	}
 	v1, v2 := moremath.Variance(x.Values)/n1, moremath.Variance(y.Values)/n2
-	if v1+v2 > 0 {
-		se, dof = math.Sqrt(v1+v2), (v1+v2)*(v1+v2)/(v1*v1/(n1-1)+v2*v2/(n2-1))
+	if v1+v2 == 0 {
+		// Every value of each side the same (a timer too coarse to see
+		// noise): the t-test fails, and benchmath says p 1, which passed
+		// rounds all 20% slower. Without noise, any difference is one.
+		if moremath.Mean(x.Values) != moremath.Mean(y.Values) {
+			return 0, 0, 0, warn
+		}
+		return 1, 0, 0, warn
 	}
+	se, dof = math.Sqrt(v1+v2), (v1+v2)*(v1+v2)/(v1*v1/(n1-1)+v2*v2/(n2-1))
 	return c.P, se, dof, warn
 }
 

@@ -56,6 +56,15 @@ func rounds(seed uint64, n int, median, roundNoise float64) [][]float64 {
 }
 
 func TestCompareVerdicts(t *testing.T) {
+	// steady is n rounds of one sample each, all v: a timer too coarse
+	// to see any noise.
+	steady := func(n int, v float64) [][]float64 {
+		out := make([][]float64, n)
+		for i := range out {
+			out[i] = []float64{v}
+		}
+		return out
+	}
 	tests := []struct {
 		name       string
 		base, cur  [][]float64
@@ -67,6 +76,8 @@ func TestCompareVerdicts(t *testing.T) {
 		{"noisy 10% shift", rounds(5, 5, 1e-3, 0.6), rounds(6, 5, 1.1e-3, 0.6), results.Same, false},
 		{"improvement", rounds(7, 5, 1e-3, 0.005), rounds(8, 5, 0.8e-3, 0.005), results.Faster, false},
 		{"3% slower is under the threshold", rounds(9, 8, 1e-3, 0.002), rounds(10, 8, 1.03e-3, 0.002), results.Same, false},
+		{"steady rounds, 20% slower", steady(5, 1e-3), steady(5, 1.2e-3), results.Slower, true},
+		{"steady rounds, no change", steady(5, 1e-3), steady(5, 1e-3), results.Same, false},
 		// The issue this design answers: two runs of the same kernel
 		// whose device ran 20% slower the second time. Each run's samples
 		// are tight, so a test over samples calls it significant; one
