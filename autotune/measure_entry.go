@@ -162,13 +162,7 @@ func setWork(r *results.Result, w work, peak *Peak, op kernels.Operation) {
 	if peak == nil {
 		return
 	}
-	gbps, gflops := r.Rates()
-	if peak.BandwidthGBps > 0 && gbps > peak.BandwidthGBps*1.05 {
-		r.Flags = append(r.Flags, FlagAbovePeakBandwidth)
-	}
-	if c := peak.ComputeOf(op); c > 0 && gflops > c*1.05 {
-		r.Flags = append(r.Flags, FlagAbovePeakFLOPs)
-	}
+	r.Flags = append(r.Flags, peak.Above(&r.Measurement, op)...)
 	if c := r.Conditions; c != nil && telemetry.ClocksApart(peak.SMClockMHz, c.SMClockMHz.Max) {
 		r.Flags = append(r.Flags, FlagPeakOtherClock)
 	}

@@ -3,15 +3,35 @@ package autotune
 import (
 	"cmp"
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
 
-// Peak is a device's measured peak, for percent-of-peak and plausibility.
+// Peak is a device's measured peak, for percent-of-peak and plausibility:
+// each rate's median, and its 95% interval.
 type Peak struct {
+	Rates
+	// Low and High are the bottoms and tops of the rates' 95% intervals
+	// (the winning kernel's interval of its median time, turned into
+	// rates). A peak stored by a vkbench that kept no intervals has
+	// neither, and is judged as a point.
+	Low  *Rates `json:"ci_lo,omitempty"`
+	High *Rates `json:"ci_hi,omitempty"`
+	// SMClockMHz and MemClockMHz are the highest SM and memory clocks
+	// seen while the peak kernels were measured, where they could be read
+	// (telemetry): a rate measured at another clock is no percentage of
+	// this peak (FlagPeakOtherClock).
+	SMClockMHz  float64 `json:"sm_clock_mhz,omitempty"`
+	MemClockMHz float64 `json:"mem_clock_mhz,omitempty"`
+}
+
+// Rates are the rates a peak measures, in thousands of millions a second.
+type Rates struct {
 	// BandwidthGBps is the copy bandwidth (bytes read + written) in GB/s.
 	BandwidthGBps float64 `json:"bandwidth_gb_per_s"`
 	// GFLOPs is the fp32 FMA rate.
@@ -29,12 +49,12 @@ type Peak struct {
 	MatrixF16AccGFLOPs float64 `json:"matrix_f16acc_gflop_per_s,omitempty"`
 	MatrixS8GOPs       float64 `json:"matrix_s8_gop_per_s,omitempty"`
 	MatrixBF16GFLOPs   float64 `json:"matrix_bf16_gflop_per_s,omitempty"`
-	// SMClockMHz and MemClockMHz are the highest SM and memory clocks
-	// seen while the peak kernels were measured, where they could be read
-	// (telemetry): a rate measured at another clock is no percentage of
-	// this peak (FlagPeakOtherClock).
-	SMClockMHz  float64 `json:"sm_clock_mhz,omitempty"`
-	MemClockMHz float64 `json:"mem_clock_mhz,omitempty"`
+}
+
+// all are r's rates, each once.
+func (r *Rates) all() []*float64 {
+	return []*float64{&r.BandwidthGBps, &r.GFLOPs, &r.FP16GFLOPs, &r.Int32GOPs,
+		&r.MatrixF16GFLOPs, &r.MatrixF16AccGFLOPs, &r.MatrixS8GOPs, &r.MatrixBF16GFLOPs}
 }
 
 // ComputeOf returns the peak rate that bounds op's arithmetic: for an
@@ -49,6 +69,10 @@ func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 	if p == nil {
 		return 0
 	}
+	return p.Rates.computeOf(op)
+}
+
+func (p *Rates) computeOf(op kernels.Operation) float64 {
 	var m float64
 	switch kernels.ArithmeticOf(op) {
 	case kernels.MatrixF16:
@@ -76,6 +100,64 @@ func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 	return p.GFLOPs
 }
 
+// upper is the top of the 95% interval of the peak's rate that rate
+// reads: the rate itself for a peak stored without intervals, +Inf where
+// the rate has no interval.
+func (p *Peak) upper(rate func(*Rates) float64) float64 {
+	v := rate(&p.Rates)
+	if p.High == nil {
+		return v
+	}
+	if hi := rate(p.High); hi >= v {
+		return hi
+	}
+	return math.Inf(1)
+}
+
+// Above returns the flags of the rates of m (op's) that lie above the
+// peak's: FlagAbovePeakBandwidth, FlagAbovePeakFLOPs, each only where the
+// rate's 95% interval lies wholly above the peak's. A rate whose interval
+// overlaps the peak's is as fast as the peak, within the noise of both;
+// one without an interval is never above.
+func (p *Peak) Above(m *results.Measurement, op kernels.Operation) []string {
+	if p == nil || m.Stats == nil {
+		return nil
+	}
+	_, slowest := interval(*m.Stats)
+	var flags []string
+	if bw := p.upper(func(r *Rates) float64 { return r.BandwidthGBps }); bw > 0 && m.Bytes/slowest/1e9 > bw {
+		flags = append(flags, FlagAbovePeakBandwidth)
+	}
+	if c := p.upper(func(r *Rates) float64 { return r.computeOf(op) }); c > 0 && m.Flops/slowest/1e9 > c {
+		flags = append(flags, FlagAbovePeakFLOPs)
+	}
+	return flags
+}
+
+// HalfWidth is the half-width of the 95% interval of the rate that rate
+// points at in a Rates, relative to the rate: 0 for a rate not measured,
+// +Inf for one without an interval (stored by an older vkbench, say).
+func (p *Peak) HalfWidth(rate func(*Rates) *float64) float64 {
+	v := *rate(&p.Rates)
+	switch {
+	case v <= 0:
+		return 0
+	case p.Low == nil || p.High == nil || !(*rate(p.Low) <= v && v <= *rate(p.High)):
+		return math.Inf(1)
+	}
+	return (*rate(p.High) - *rate(p.Low)) / 2 / v
+}
+
+// Widest is the widest HalfWidth of p's rates: how far the noisiest of
+// them may be from the device's true peak.
+func (p *Peak) Widest() float64 {
+	w := 0.0
+	for i := range p.Rates.all() {
+		w = max(w, p.HalfWidth(func(r *Rates) *float64 { return r.all()[i] }))
+	}
+	return w
+}
+
 // PeakRecord is a stored peak measurement.
 type PeakRecord struct {
 	Peak
@@ -84,14 +166,26 @@ type PeakRecord struct {
 	Time    time.Time `json:"time"`
 }
 
-// SavePeak stores the peak measured on hardware in s, replacing any
-// earlier one.
-func SavePeak(s *store.Store, hardware string, p PeakRecord) error {
+// SavePeak stores the peak measured on hardware in s, replacing the one
+// stored, unless it is too noisy to trust: a peak whose Widest interval
+// is wider than precision (a half-width relative to the rate) replaces
+// only a stored peak noisier still, or one stored without intervals. It
+// returns the stored peak that p did not replace, or nil.
+func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64) (kept *PeakRecord, err error) {
+	if w := p.Widest(); w > precision {
+		old, err := LoadPeak(s, hardware)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil && old.Widest() <= w {
+			return old, nil
+		}
+	}
 	data, err := json.Marshal(p)
 	if err != nil {
-		return status.Wrap(err, status.Internal, "autotune: encoding peak")
+		return nil, status.Wrap(err, status.Internal, "autotune: encoding peak")
 	}
-	return s.SavePeak(hardware, data)
+	return nil, s.SavePeak(hardware, data)
 }
 
 // LoadPeak returns the peak stored in s for hardware, if any. A file that

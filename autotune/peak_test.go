@@ -1,11 +1,19 @@
 package autotune_test
 
 import (
+	"math"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // TestComputeOf checks which peak bounds which operation: the matrix
@@ -19,11 +27,11 @@ func TestComputeOf(t *testing.T) {
 		}
 		return op
 	}
-	h200 := &autotune.Peak{GFLOPs: 62700, FP16GFLOPs: 125000, Int32GOPs: 31000,
-		MatrixF16GFLOPs: 650000, MatrixF16AccGFLOPs: 660000, MatrixS8GOPs: 1300000, MatrixBF16GFLOPs: 640000}
+	h200 := &autotune.Peak{Rates: autotune.Rates{GFLOPs: 62700, FP16GFLOPs: 125000, Int32GOPs: 31000,
+		MatrixF16GFLOPs: 650000, MatrixF16AccGFLOPs: 660000, MatrixS8GOPs: 1300000, MatrixBF16GFLOPs: 640000}}
 	older := *h200 // stored before peak-coopmat-bf16
 	older.MatrixBF16GFLOPs = 0
-	lavapipe := &autotune.Peak{GFLOPs: 95, FP16GFLOPs: 22, Int32GOPs: 100}
+	lavapipe := &autotune.Peak{Rates: autotune.Rates{GFLOPs: 95, FP16GFLOPs: 22, Int32GOPs: 100}}
 	for _, tt := range []struct {
 		op   string
 		peak *autotune.Peak
@@ -45,5 +53,117 @@ func TestComputeOf(t *testing.T) {
 		if got := tt.peak.ComputeOf(lookup(tt.op)); got != tt.want {
 			t.Errorf("ComputeOf(%s) with %+v = %g, want %g", tt.op, tt.peak, got, tt.want)
 		}
+	}
+}
+
+// TestPeakAbove checks that a rate is above the peak only where its 95%
+// interval lies wholly above the peak's: one whose interval overlaps the
+// peak's is not, however far its median is past the peak's; a peak stored
+// without intervals is a point. (Mutation: judging the kernel by its
+// median, or the peak by its median where it has an interval, fails the
+// overlapping cases.)
+func TestPeakAbove(t *testing.T) {
+	copyOp, err := catalogue.Lookup("copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gemm, err := catalogue.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 GB and 1 GFLOP a run: a rate in G/s is 1/seconds.
+	at := func(lo, median, hi float64, n int) *results.Measurement {
+		return &results.Measurement{Bytes: 1e9, Flops: 1e9, Stats: &stats.Stats{Median: 1 / median, Lo: 1 / hi, Hi: 1 / lo, N: n}}
+	}
+	withCI := &autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 10},
+		Low: &autotune.Rates{BandwidthGBps: 9.5, GFLOPs: 9}, High: &autotune.Rates{BandwidthGBps: 10.5, GFLOPs: 12}}
+	point := &autotune.Peak{Rates: withCI.Rates} // stored by an older vkbench
+	for _, tt := range []struct {
+		name string
+		peak *autotune.Peak
+		op   kernels.Operation
+		m    *results.Measurement
+		want []string
+	}{
+		{"overlaps the peak's interval", withCI, copyOp, at(10.2, 10.8, 11.5, 10), nil},
+		{"median far past, interval overlapping", withCI, copyOp, at(10.4, 14, 20, 10), nil},
+		{"wholly above", withCI, copyOp, at(10.6, 10.8, 11, 10), []string{autotune.FlagAbovePeakBandwidth}},
+		{"below", withCI, copyOp, at(8, 9, 10, 10), nil},
+		{"no interval of its own", withCI, copyOp, at(20, 20, 20, 3), nil},
+		{"above a point peak", point, copyOp, at(10.2, 10.8, 11.5, 10), []string{autotune.FlagAbovePeakBandwidth}},
+		{"compute within the peak's", withCI, gemm, at(11, 11.5, 12, 10), []string{autotune.FlagAbovePeakBandwidth}},
+		{"compute above the peak's", withCI, gemm, at(12.5, 13, 14, 10), []string{autotune.FlagAbovePeakBandwidth, autotune.FlagAbovePeakFLOPs}},
+		{"no peak", nil, copyOp, at(10.6, 10.8, 11, 10), nil},
+	} {
+		if got := tt.peak.Above(tt.m, tt.op); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Above = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPeakRecordStored checks the stored record: its intervals round
+// trip, a record stored before peaks kept intervals still reads (as a
+// point, of unknown noise), and the rule of SavePeak: a peak within the
+// precision replaces the stored one; a noisier one replaces only a
+// stored peak noisier still or without intervals, and otherwise the
+// stored one is kept and returned. (Mutation: storing every peak fails
+// the kept case; keeping every stored one fails the replaced ones.)
+func TestPeakRecordStored(t *testing.T) {
+	c := newCache(t, filepath.Join(t.TempDir(), "cache.db"))
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	const hw, precision = "mesa-0000_llvmpipe_llvmpipe_22.3.6", 0.01
+	load := func() *autotune.PeakRecord {
+		t.Helper()
+		p, err := autotune.LoadPeak(c, hw)
+		if err != nil || p == nil {
+			t.Fatalf("LoadPeak = %v, %v", p, err)
+		}
+		return p
+	}
+	// peak is a copy peak of 10 GB/s, its interval ±w, measured on day.
+	peak := func(w float64, day int) autotune.PeakRecord {
+		return autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 80},
+			Low:  &autotune.Rates{BandwidthGBps: 10 * (1 - w), GFLOPs: 80 * (1 - w/2)},
+			High: &autotune.Rates{BandwidthGBps: 10 * (1 + w), GFLOPs: 80 * (1 + w/2)}},
+			Device: "llvmpipe", Version: "test", Time: time.Date(2026, 12, day, 8, 0, 0, 0, time.UTC)}
+	}
+	// An older vkbench's record: rates only.
+	old := `{"bandwidth_gb_per_s":6.2,"gflop_per_s":76,"device":"llvmpipe","vkbench_version":"v0.9","time":"2026-11-01T08:00:00Z"}`
+	if err := c.SavePeak(hw, []byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	got := load()
+	if got.BandwidthGBps != 6.2 || got.GFLOPs != 76 || got.Low != nil || got.High != nil || !math.IsInf(got.Widest(), 1) {
+		t.Errorf("old record read as %+v (widest %g), want its rates, no intervals, widest +Inf", got, got.Widest())
+	}
+	for i, step := range []struct {
+		name   string
+		rec    autotune.PeakRecord
+		stored autotune.PeakRecord // what LoadPeak reads after it
+		kept   bool
+	}{
+		{"noisy over one without intervals", peak(0.03, 1), peak(0.03, 1), false},
+		{"noisier still", peak(0.05, 2), peak(0.03, 1), true},
+		{"settled", peak(0.008, 3), peak(0.008, 3), false},
+		{"noisy over a settled one", peak(0.02, 4), peak(0.008, 3), true},
+		{"settled but wider than the stored", peak(0.01, 5), peak(0.01, 5), false},
+	} {
+		kept, err := autotune.SavePeak(c, hw, step.rec, precision)
+		if err != nil {
+			t.Fatalf("%d %s: %v", i, step.name, err)
+		}
+		if (kept != nil) != step.kept {
+			t.Errorf("%d %s: kept %v, want kept: %v", i, step.name, kept, step.kept)
+		}
+		if diff := cmp.Diff(step.stored, *load()); diff != "" {
+			t.Errorf("%d %s: stored peak (-want +got):\n%s", i, step.name, diff)
+		}
+	}
+	if w := load().Widest(); math.Abs(w-0.01) > 1e-9 {
+		t.Errorf("Widest = %g, want 0.01 (the bandwidth's, wider than the FLOP/s')", w)
 	}
 }

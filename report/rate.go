@@ -110,14 +110,14 @@ func PercentOfPeak(m *results.Measurement, op kernels.Operation, peak *autotune.
 const (
 	AtPeak        = "at peak"
 	AbovePeak     = "above peak"
-	AtPeakNote    = "at peak: up to a few percent above the device's peak, which is vkbench peak's fastest copy, FMA or matrix kernel: a measurement too, which a kernel that reaches it passes by noise about as often as not"
-	AbovePeakNote = "above peak: faster than the peak by more than its noise (flagged above-peak-bandwidth or above-peak-flops): the peak was measured in other conditions (run vkbench peak again), or the operation's bytes or operations per run are miscounted"
+	AtPeakNote    = "at peak: above the median of the device's peak (vkbench peak's fastest copy, FMA or matrix kernel, a measurement too), but their 95% intervals overlap: as fast as the peak, within the noise of both"
+	AbovePeakNote = "above peak: the rate's 95% interval lies above the peak's (flagged above-peak-bandwidth or above-peak-flops): the peak was measured in other conditions (run vkbench peak again), or the operation's bytes or operations per run are miscounted"
 )
 
 // PeakText writes b's percentage of the device's peak for a person: "-"
 // where no peak is known, the percentage up to 100, and words above it:
-// AtPeak within the noise autotune allows a rate beside the peak,
-// AbovePeak where autotune flagged the rate above it. A percentage of a
+// AtPeak where the rate's interval overlaps the peak's, AbovePeak where
+// autotune flagged it above. A percentage of a
 // peak the kernel beat says nothing a reader can use; the results file
 // keeps it.
 func PeakText(b *results.Benchmark) string {

@@ -20,7 +20,7 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := report.Options{Version: "test", Peak: func(string) *autotune.Peak {
-		return &autotune.Peak{BandwidthGBps: 10, GFLOPs: 100}
+		return &autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 100}}
 	}}
 	for _, f := range []report.Format{report.HTML, report.SVG, report.PNG} {
 		var buf bytes.Buffer

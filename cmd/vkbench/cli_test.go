@@ -505,22 +505,34 @@ func TestTuneCompileOnly(t *testing.T) {
 var peakArgs = []string{"--size", "copy=4096", "--size", "peak-fma-f32=1024x64", "--size", "peak-fma-f16=1024x64",
 	"--size", "peak-mad-i32=1024x64", "--size", "peak-coopmat-f16=1024x64", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
 
+// TestPeak measures the peak twice: within a --precision it cannot miss
+// (the table's golden file), then with one it cannot meet, which must say
+// the peak is too noisy and store it only where the stored one is
+// noisier, as it says. (Mutation: leaving the warning out fails it; the
+// rule itself is autotune's TestPeakRecordStored's.)
 func TestPeak(t *testing.T) {
 	needDevice(t)
 	cache := filepath.Join(t.TempDir(), "cache.db")
-	r := mustRun(t, 0, append([]string{"peak", "--cache", cache}, peakArgs...)...)
+	r := mustRun(t, 0, append([]string{"peak", "--cache", cache, "--precision", "1000"}, peakArgs...)...)
 	m := tableMasker(deviceMasker(t).regexp(`(?m)^(  (?:peak-\S+|copy) +)\S+`, "$1<candidate>"))
 	golden(t, "peak-table", m.mask(r.stdout))
 
-	r = mustRun(t, 0, append([]string{"peak", "--cache", cache, "--format", "json"}, peakArgs...)...)
+	r = mustRun(t, 0, append([]string{"peak", "--cache", cache, "--format", "json", "--precision", "0.001"}, peakArgs...)...)
 	var rec autotune.PeakRecord
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
 		t.Fatalf("peak --format json: %v\n%s", err, r.stdout)
 	}
-	if rec.GFLOPs <= 0 || rec.BandwidthGBps <= 0 {
-		t.Errorf("peak measured %v GFLOP/s and %v GB/s, want both positive", rec.GFLOPs, rec.BandwidthGBps)
+	if rec.GFLOPs <= 0 || rec.BandwidthGBps <= 0 || rec.Low == nil || !(rec.Low.GFLOPs <= rec.GFLOPs && rec.GFLOPs <= rec.High.GFLOPs) {
+		t.Errorf("peak measured %+v, want positive GFLOP/s and GB/s within their intervals", rec)
+	}
+	stored := storedPeak(t, cache)
+	switch {
+	case !strings.Contains(r.stderr, "vkbench: warning: too noisy to trust: "):
+		t.Errorf("a peak wider than --precision 0.001 does not say it is too noisy:\n%s", r.stderr)
+	case strings.Contains(r.stderr, "Not stored: the stored peak") != !stored.Time.Equal(rec.Time):
+		t.Errorf("peak said %q, yet the stored peak is of %v, the new one of %v", r.stderr, stored.Time, rec.Time)
 	}
 	// run shows the percent of the stored peak.
 	run := mustRun(t, 0, args("run", "--cache", cache, "--format", "json")...)
@@ -533,6 +545,25 @@ func TestPeak(t *testing.T) {
 			t.Errorf("%s: no percent of peak though a peak is stored", b.Name)
 		}
 	}
+}
+
+// storedPeak is the peak stored in the cache file path.
+func storedPeak(t testing.TB, path string) *autotune.PeakRecord {
+	t.Helper()
+	c, err := store.Open(store.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	p, err := autotune.LoadPeak(c, needDevice(t).Hardware())
+	if err != nil || p == nil {
+		t.Fatalf("stored peak: %v, %v", p, err)
+	}
+	return p
 }
 
 func TestCache(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -24,16 +25,16 @@ import (
 // units' (tensor cores') peaks are measured where the device has them.
 var peakMeasures = []struct {
 	op, unit string
-	into     func(*autotune.PeakRecord) *float64
+	into     func(*autotune.Rates) *float64
 }{
-	{"peak-fma-f32", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.GFLOPs }},
-	{"peak-fma-f16", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.FP16GFLOPs }},
-	{"peak-mad-i32", "GOP/s", func(r *autotune.PeakRecord) *float64 { return &r.Int32GOPs }},
-	{"copy", "GB/s", func(r *autotune.PeakRecord) *float64 { return &r.BandwidthGBps }},
-	{"peak-coopmat-f16", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16GFLOPs }},
-	{"peak-coopmat-f16acc", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixF16AccGFLOPs }},
-	{"peak-coopmat-s8", "GOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixS8GOPs }},
-	{"peak-coopmat-bf16", "GFLOP/s", func(r *autotune.PeakRecord) *float64 { return &r.MatrixBF16GFLOPs }},
+	{"peak-fma-f32", "GFLOP/s", func(r *autotune.Rates) *float64 { return &r.GFLOPs }},
+	{"peak-fma-f16", "GFLOP/s", func(r *autotune.Rates) *float64 { return &r.FP16GFLOPs }},
+	{"peak-mad-i32", "GOP/s", func(r *autotune.Rates) *float64 { return &r.Int32GOPs }},
+	{"copy", "GB/s", func(r *autotune.Rates) *float64 { return &r.BandwidthGBps }},
+	{"peak-coopmat-f16", "GFLOP/s", func(r *autotune.Rates) *float64 { return &r.MatrixF16GFLOPs }},
+	{"peak-coopmat-f16acc", "GFLOP/s", func(r *autotune.Rates) *float64 { return &r.MatrixF16AccGFLOPs }},
+	{"peak-coopmat-s8", "GOP/s", func(r *autotune.Rates) *float64 { return &r.MatrixS8GOPs }},
+	{"peak-coopmat-bf16", "GFLOP/s", func(r *autotune.Rates) *float64 { return &r.MatrixBF16GFLOPs }},
 }
 
 // newPeakCmd is peak: the device's own peak rates, stored in the cache.
@@ -47,8 +48,11 @@ and fp16 and int32 where the device supports them), its memory bandwidth with
 the copy kernels, and where it has cooperative matrices its matrix units'
 (tensor cores') rates (fp16 with fp32 and fp16 sums, int8, bfloat16), at sizes that
 fill it. The results are stored per hardware in
-the tune cache, so that run and tune can show percent of peak and flag results
-above it, and report can draw the roofline.
+the tune cache, each rate with its 95% interval, so that run and tune can show
+percent of peak and flag results above it, and report can draw the roofline.
+A peak whose interval is wider than --precision is too noisy to trust: peak says
+so, and it replaces the stored peak only where that one is noisier still (or was
+stored without intervals).
 
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
@@ -92,32 +96,75 @@ func runPeak(cmd *cobra.Command, f *benchFlags) error {
 	info := sess.dev.Info()
 	opts.EnergyWindow = -1 // a peak is a rate
 	rec := autotune.PeakRecord{Device: info.Name, Version: version, Time: time.Now().UTC()}
+	rec.Low, rec.High = &autotune.Rates{}, &autotune.Rates{}
 	var rows []peakRow
 	var errs []error
 	for i, m := range peakMeasures {
 		row, err := measurePeak(cmd.Context(), sess.dev, ops[i], sizes.sizeFor(ops[i], info), opts, m.unit, &rec)
-		*m.into(&rec) = row.rate
+		*m.into(&rec.Rates), *m.into(rec.Low), *m.into(rec.High) = row.rate, row.lo, row.hi
+		row.halfWidth = rec.HalfWidth(m.into)
 		rows, errs = append(rows, row), append(errs, err)
 	}
 	if err := status.Join(errs...); err != nil {
 		return sess.close(cmd, err)
 	}
-	if err := autotune.SavePeak(sess.cache, info.Hardware(), rec); err != nil {
+	kept, err := autotune.SavePeak(sess.cache, info.Hardware(), rec, opts.TargetHalfWidth)
+	if err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
+	noisy := noisyPeak(rows, opts.TargetHalfWidth, kept, err == nil)
 	if f.format == "json" {
+		if noisy != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: %s\n", noisy)
+		}
 		return sess.close(cmd, writeJSON(sess.out, rec))
 	}
-	return sess.close(cmd, writePeakTable(sess.out, info, rows, sess.conditions))
+	return sess.close(cmd, writePeakTable(sess.out, info, rows, noisy, sess.conditions))
+}
+
+// noisyPeak says, where the peak's intervals are wider than precision,
+// which are, and what became of the peak: kept is the tighter stored peak
+// it did not replace (nil where it was stored, if stored).
+func noisyPeak(rows []peakRow, precision float64, kept *autotune.PeakRecord, stored bool) string {
+	var wide []string
+	for _, r := range rows {
+		if r.halfWidth > precision {
+			wide = append(wide, fmt.Sprintf("%s (%s)", r.what, percentText(r.halfWidth)))
+		}
+	}
+	if len(wide) == 0 {
+		return ""
+	}
+	say := fmt.Sprintf("too noisy to trust: the 95%% interval of %s is wider than the ±%g%% asked (--precision); measure again on a quiet machine or with a longer --budget. ",
+		strings.Join(wide, ", "), precision*100)
+	switch {
+	case kept != nil:
+		return say + fmt.Sprintf("Not stored: the stored peak, of %s, is tighter (%s at its widest) and stays.",
+			kept.Time.Format(time.DateTime), percentText(kept.Widest()))
+	case stored:
+		return say + "Stored with its intervals, as no tighter peak was: a rate reads above peak only where its own interval lies above the peak's."
+	}
+	return say
+}
+
+// percentText is a relative half-width as ± a percentage, "-" where it
+// is unknown.
+func percentText(w float64) string {
+	if math.IsInf(w, 0) {
+		return "-"
+	}
+	return fmt.Sprintf("±%.1f%%", w*100)
 }
 
 // peakRow is one measure in peak's table: its winner, or why none was
 // measured (an outcome and its reason).
 type peakRow struct {
 	what, cand string
-	rate       float64
-	unit       string
-	note       string
+	// rate is the winner's, in the 95% interval [lo, hi], whose
+	// half-width relative to it is halfWidth.
+	rate, lo, hi, halfWidth float64
+	unit                    string
+	note                    string
 
 	outcome, reason string
 }
@@ -141,11 +188,11 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 		return row, nil
 	}
 	w := e.Results[e.Fastest]
-	row.cand, row.note = w.Name, halfWidthText(*w.Stats)
+	row.cand = w.Name
 	if c := w.Conditions; c != nil {
 		rec.SMClockMHz = max(rec.SMClockMHz, c.SMClockMHz.Max)
 		rec.MemClockMHz = max(rec.MemClockMHz, c.MemClockMHz.Max)
-		row.note += "  at " + c.String()
+		row.note = "at " + c.String()
 	}
 	if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
 		row.note += " [" + strings.Join(w.Flags, ",") + "]"
@@ -155,13 +202,18 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 	if unit == "GB/s" {
 		row.rate = gbps
 	}
+	// A rate is work over time: the interval's slowest time is its lowest.
+	if s := w.Stats; s.HasInterval() {
+		row.lo, row.hi = row.rate*s.Median/s.Hi, row.rate*s.Median/s.Lo
+	}
 	return row, nil
 }
 
 // writePeakTable writes the peaks of the device info as a table, a row
 // per measure, each reason a measure was not measured once under it with
-// the measures it stopped, and the conditions they were measured in.
-func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions string) error {
+// the measures it stopped, what noisyPeak said, and the conditions they
+// were measured in.
+func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, noisy, conditions string) error {
 	var b strings.Builder
 	wrap(&b, "", fmt.Sprintf("peak of device %d: %s (%s)", info.Index, info.Name, info.Hardware()))
 	g := grid{indent: "  ", elastic: 1}
@@ -173,10 +225,13 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, conditions
 			why.add(r.outcome+", "+r.reason, r.what)
 			continue
 		}
-		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, r.note)
+		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, strings.TrimSpace(percentText(r.halfWidth)+"  "+r.note))
 	}
 	g.write(&b)
 	why.write(&b, "  ")
+	if noisy != "" {
+		wrap(&b, "", noisy)
+	}
 	wrap(&b, "", "conditions: "+conditions)
 	_, err := io.WriteString(w, b.String())
 	return err

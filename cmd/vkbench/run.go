@@ -106,8 +106,9 @@ each, the candidates dropped early as slower and those the device cannot run
 summary of the winners ends it: time, the rate that matters (GB/s, GFLOP/s, or
 GOP/s for integer arithmetic), % of peak where vkbench peak measured one, and
 how much slower the runner-up is. The peak is a measurement too: a rate past
-it reads "at peak" within its noise, "above peak" beyond (a stale peak, or
-miscounted work), never a percentage over 100; the JSON keeps the figure.
+it reads "at peak" where their 95% intervals overlap, "above peak" where the
+rate's lies above the peak's (a stale peak, or miscounted work), never a
+percentage over 100; the JSON keeps the figure.
 
 Operations: ` + strings.Join(opNames(catalogue.Builtin()), ", ") + `.
 
