@@ -286,12 +286,16 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 func (rep Report) Undecided() []Row {
 	var out []Row
 	for _, r := range rep.Rows {
-		if r.Verdict == Same && r.Detectable > rep.Options.Threshold {
+		if r.Undecided(rep.Options.Threshold) {
 			out = append(out, r)
 		}
 	}
 	return out
 }
+
+// Undecided reports whether the row was judged the same while its rounds
+// could not have shown a slowdown of threshold (Detectable past it).
+func (r Row) Undecided(threshold float64) bool { return r.Verdict == Same && r.Detectable > threshold }
 
 // judge adjusts the raw p-values of the rows still to be judged by Holm's
 // step-down method (the k-th smallest of m multiplied by m − k + 1, never

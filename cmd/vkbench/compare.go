@@ -305,7 +305,7 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 		case r.Verdict == results.OnlyBase, r.Verdict == results.OnlyNew, r.Verdict == results.NotMeasured:
 			c.Skipped = &junitMessage{Message: verdictText(r)}
 			s.Skipped++
-		case r.Verdict == results.Same && r.Detectable > rep.Options.Threshold:
+		case r.Undecided(rep.Options.Threshold):
 			// Not shown slower, but a slowdown past the threshold could
 			// not have shown: CI must not see a plain pass.
 			c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(r), detectableText(r.Detectable), 100*rep.Options.Threshold)}
