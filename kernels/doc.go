@@ -38,6 +38,8 @@
 // A problem whose candidates' pipelines depend on its size (a manifest's
 // constants worked out from its dims) is a Sizer: CandidateAt gives the
 // candidate as it runs there, the one to judge and to build for Record.
+// Its operation is then an OperationSizer, which says the same without a
+// problem or a device (CandidatesAt).
 // VerifyCandidate does all of this for one candidate. Execute is the one
 // record-submit-wait of the module: Run and the root package's Device go
 // through it. Run fills outputs with Poison first, so that a candidate
@@ -50,8 +52,9 @@
 // parameters implements Searchable: its Space names the params and their
 // values, the Restrictions (conditions of the params, the problem's dims
 // and the device's limits) and how a configuration becomes a Candidate.
-// Space.Points enumerates the configurations valid for a size on a device
-// without compiling any; a search (packages search and autotune) explores
+// Space.Points enumerates the configurations valid for a size on a device,
+// each kernel judged as it runs at that size (CandidatesAt), without
+// compiling any; a search (packages search and autotune) explores
 // them.
 //
 // # Writing an operation

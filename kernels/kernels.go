@@ -154,6 +154,33 @@ func CandidateAt(p Problem, c Candidate, cand int, info hal.DeviceInfo) (Candida
 	return c, nil
 }
 
+// OperationSizer is implemented by operations whose problems are Sizers:
+// CandidatesAt works out, without a device or a problem, each candidate as
+// a problem of size prepared on the device info describes runs it (its
+// SizedCandidate), or why it cannot run there. Use CandidatesAt.
+type OperationSizer interface {
+	CandidatesAt(size Size, info hal.DeviceInfo) ([]Candidate, []error)
+}
+
+// CandidatesAt returns op's candidates as a problem of size prepared on the
+// device info describes runs them (OperationSizer), each with why it
+// cannot run there (what the size makes of it, or Candidate.Supported),
+// preparing nothing: what a Space's Points judges, and what to compile for
+// that size.
+func CandidatesAt(op Operation, size Size, info hal.DeviceInfo) ([]Candidate, []error) {
+	cands, errs := op.Candidates(), []error(nil)
+	if s, ok := op.(OperationSizer); ok {
+		cands, errs = s.CandidatesAt(size, info)
+	}
+	errs = append(errs, make([]error, len(cands)-len(errs))...)
+	for i, c := range cands {
+		if errs[i] == nil {
+			errs[i] = c.Supported(info)
+		}
+	}
+	return cands, errs
+}
+
 // CandidateWorker is implemented by problems whose work differs between
 // candidates (a manifest's "flops": "20*N*LOOP", with LOOP a candidate's
 // unroll factor): CandidateWork returns the bytes and flops of one run of

@@ -138,8 +138,9 @@ type Points struct {
 	// IDs identify each configuration's kernel (Space.Identity).
 	IDs []string
 	// Rejected counts the configurations each restriction rejected (by its
-	// Expr; "device" for those the device cannot run), the first failed
-	// restriction of each configuration.
+	// Expr; "device" for those the device cannot run at the size, "size"
+	// for those the size refuses otherwise), the first failed restriction
+	// of each configuration.
 	Rejected map[string]int
 	// Total is the size of the product of the params' values.
 	Total int
@@ -221,13 +222,14 @@ func (p *Points) Candidates() []Candidate {
 // Points enumerates the configurations of the space valid for a problem of
 // size (of an operation with dimensions dims) on a device described by
 // info, in the order of the product (the first param varying slowest): those
-// that meet every restriction and whose kernel the device supports
-// (Candidate.Supported). Nothing is compiled.
+// that meet every restriction and whose kernel, as it runs at size
+// (CandidatesAt), the device supports. Nothing is compiled.
 func (s *Space) Points(dims []string, size Size, info hal.DeviceInfo) (*Points, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
 	pts := &Points{Space: s, Rejected: map[string]int{}, Total: s.Size()}
+	var cfgs []Config
 	var cands []Candidate
 	names := map[string]bool{}
 next:
@@ -244,32 +246,48 @@ next:
 		if err != nil {
 			return nil, status.Annotatef(err, "kernels: space: configuration %s", s.Name(cfg))
 		}
-		if c.Supported(info) != nil {
-			pts.Rejected["device"]++
-			continue
-		}
 		if names[c.Name] {
 			return nil, status.Newf(status.InvalidArgument, "kernels: space: two configurations make a candidate named %q", c.Name)
 		}
 		names[c.Name] = true
+		cfgs, cands = append(cfgs, cfg), append(cands, c)
+	}
+	// A kernel's pipeline may depend on the size (a manifest's constants,
+	// workgroup or shared memory worked out from its dims): each is judged
+	// as it runs at this one.
+	op, index := s.Operation(cands)
+	if len(index) != len(cands) {
+		return nil, status.Newf(status.Internal, "kernels: space: Operation placed %d of %d kernels", len(index), len(cands))
+	}
+	_, refused := CandidatesAt(op, size, info)
+	var kept []Candidate
+	for k, c := range cands {
+		if err := refused[index[k]]; err != nil {
+			reason := "device"
+			if status.CodeOf(err) != status.Unimplemented {
+				reason = "size" // a manifest's assert of the size, say
+			}
+			pts.Rejected[reason]++
+			continue
+		}
 		id := ""
 		if s.Identity != nil {
-			id = s.Identity(cfg, c)
+			id = s.Identity(cfgs[k], c)
 		} else {
 			d := Digest([]Candidate{c})
 			id = fmt.Sprintf("%x", d[:16])
 		}
-		pts.Configs = append(pts.Configs, cfg)
+		pts.Configs = append(pts.Configs, cfgs[k])
 		pts.IDs = append(pts.IDs, id)
-		cands = append(cands, c)
+		kept = append(kept, c)
 	}
-	if len(cands) == 0 {
+	if len(kept) == 0 {
 		return nil, status.Newf(status.NotFound, "kernels: space: none of its %d configurations is valid at %v on %s (rejected: %v)", pts.Total, size, info.Name, pts.Rejected)
 	}
-	pts.Op, pts.Index = s.Operation(cands)
-	if len(pts.Index) != len(cands) {
-		return nil, status.Newf(status.Internal, "kernels: space: Operation placed %d of %d kernels", len(pts.Index), len(cands))
+	if len(kept) < len(cands) {
+		op, index = s.Operation(kept)
 	}
+	pts.Op, pts.Index = op, index
 	return pts, nil
 }
 

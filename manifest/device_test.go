@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -211,6 +213,64 @@ func TestManifestSizedNeeds(t *testing.T) {
 			if r.Outcome != results.Measured && r.Outcome != results.Dropped {
 				t.Errorf("%s at 70x200: %s %s (%s), want it run and verified", o.Name(), r.Name, r.Outcome, r.Error)
 			}
+		}
+	}
+}
+
+// tiledSpace is y = A x by a space of kernels that stage x through shared
+// memory in PARTS tiles: a kernel needs 4*div_up(K, PARTS) bytes.
+const tiledSpace = `{"schema": "vkbench.manifest/v1", "operations": [{"name": "matvec", "dims": {"M": 300, "K": 257},
+	"buffers": [{"name": "A", "type": "f32", "len": "M*K", "binding": 0},
+		{"name": "x", "type": "f32", "len": "K", "binding": 1},
+		{"name": "y", "type": "f32", "len": "M", "binding": 2, "role": "output"}],
+	"verify": {"reference": "rows-wg64", "tolerance": {"rel": 1e-4, "abs": 1e-4}},
+	"candidates": [
+		{"name": "rows-wg64", "spirv": "matvec_const.spv", "workgroup": [64], "constants": {"1": "M", "2": "K"}, "groups": ["div_up(M, 64)"]},
+		{"name": "tiled", "spirv": "matvec_tiled.spv", "workgroup": [64], "constants": {"1": "M", "2": "K", "3": "div_up(K, PARTS)"},
+			"space": {"PARTS": [1, 2, 4]}, "groups": ["div_up(M, 64)"]}]}]}`
+
+// TestManifestSpaceSizedNeeds: a space's configurations are judged by
+// what their kernels need at the size searched, not at the default size:
+// on a device of 1 KiB of shared memory, where PARTS=1 does not fit at the
+// default size (1,028 bytes), every configuration is a point at K=200,
+// and runs and verifies there; at K=600 only PARTS=4 fits, and the others
+// are rejected by the device, saying what they need there.
+func TestManifestSpaceSizedNeeds(t *testing.T) {
+	ctx := context.Background()
+	ops, err := manifest.Parse([]byte(tiledSpace), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := kernels.SpaceOf(ops[0])
+	dev := watch(t)
+	dev.info.Limits.MaxSharedMemory = 1024
+	small := kernels.SizeOf(70, 200)
+	pts, err := s.Points(ops[0].Dims(), small, dev.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, cfg := range pts.Configs {
+		names = append(names, s.Name(cfg))
+		if err := kernels.VerifyCandidate(ctx, dev, pts.Op, small, pts.Index[i], 1); err != nil {
+			t.Errorf("%s at %v: %v", s.Name(cfg), small, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"PARTS=1", "PARTS=2", "PARTS=4"}, names); diff != "" {
+		t.Errorf("points at %v (-want +got):\n%s", small, diff)
+	}
+	large := kernels.SizeOf(70, 600)
+	big, err := s.Points(ops[0].Dims(), large, dev.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(big.Configs) != 1 || big.Configs[0]["PARTS"] != 4 || !cmp.Equal(big.Rejected, map[string]int{"device": 2}) {
+		t.Errorf("at %v: points %v, rejected %v; want PARTS=4 alone, 2 rejected by the device", large, big.Configs, big.Rejected)
+	}
+	_, refused := kernels.CandidatesAt(pts.Op, large, dev.Info())
+	for i, want := range []string{"needs 2.3 KiB of shared memory, device has 1 KiB", "needs 1.2 KiB of shared memory, device has 1 KiB"} {
+		if err := refused[pts.Index[i]]; status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s at %v: %v, want UNIMPLEMENTED saying %q", s.Name(pts.Configs[i]), large, err, want)
 		}
 	}
 }

@@ -364,6 +364,18 @@ func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, info *hal.Devi
 	return steps, nil
 }
 
+// planAll plans every candidate that lay lays out at size, keeping in
+// lay.errs why a candidate has no plan.
+func (op *manifestOp) planAll(size kernels.Size, lay *layout, info *hal.DeviceInfo) [][]planStep {
+	plans := make([][]planStep, len(op.runs))
+	for c := range op.runs {
+		if lay.errs[c] == nil {
+			plans[c], lay.errs[c] = op.plan(size, c, lay.envs[c], info)
+		}
+	}
+	return plans
+}
+
 func setWorkgroup(env exprEnv, wg [3]uint32) {
 	env["local_size_x"], env["local_size_y"], env["local_size_z"] = intValue(int64(wg[0])), intValue(int64(wg[1])), intValue(int64(wg[2]))
 }

@@ -48,6 +48,7 @@ var (
 	_ kernels.Resetter        = resettingProblem{}
 	_ kernels.CandidateWorker = (*manifestProblem)(nil)
 	_ kernels.Sizer           = (*manifestProblem)(nil)
+	_ kernels.OperationSizer  = (*manifestOp)(nil)
 )
 
 // Prepare allocates the buffers at size, fills the inputs as the
@@ -71,7 +72,7 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{}, host: exprEnv{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
-		plans: make([][]planStep, len(op.runs)), planErrs: lay.errs, sized: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
+		planErrs: lay.errs, sized: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
 	defer func() {
 		if err != nil {
 			err = status.Join(err, p.Release())
@@ -83,11 +84,9 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	if err := p.createImages(ctx, info); err != nil {
 		return nil, err
 	}
+	p.plans = op.planAll(size, lay, &info)
 	for c := range op.runs {
 		if p.planErrs[c] != nil {
-			continue
-		}
-		if p.plans[c], p.planErrs[c] = op.plan(size, c, lay.envs[c], &info); p.planErrs[c] != nil {
 			continue
 		}
 		for k := range p.plans[c] {
@@ -361,6 +360,26 @@ func (p *manifestProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
 	}
 	p.sized[cand] = true
 	return p.op.sized(cand, p.plans[cand]), nil
+}
+
+// CandidatesAt is each candidate as a problem of size prepared on the
+// device info describes runs it, planned as Prepare plans it
+// (kernels.OperationSizer).
+func (op *manifestOp) CandidatesAt(size kernels.Size, info hal.DeviceInfo) ([]kernels.Candidate, []error) {
+	cands, errs := op.Candidates(), make([]error, len(op.runs))
+	lay, err := op.layout(size, &info)
+	if err != nil {
+		for c := range errs {
+			errs[c] = err
+		}
+		return cands, errs
+	}
+	for c, steps := range op.planAll(size, lay, &info) {
+		if errs[c] = lay.errs[c]; errs[c] == nil {
+			cands[c] = op.sized(c, steps)
+		}
+	}
+	return cands, errs
 }
 
 // sized is candidate c as steps, its run at some size, run it: its own
