@@ -270,11 +270,35 @@ func (d *deviceSource) fromLog(i int) (search.LogRecord, bool) {
 	return rec, ok
 }
 
+// Start starts building point i's pipeline, as the search's problem runs
+// it at its size, unless the log has the point.
 func (d *deviceSource) Start(i int) {
 	if _, ok := d.fromLog(i); ok || d.sem == nil {
 		return
 	}
-	d.jobs[i] = build(d.ctx, d.t.dev, d.cands[i].Executable(), d.sem)
+	if c, refused, err := d.candidate(i); err == nil && refused == nil {
+		d.jobs[i] = build(d.ctx, d.t.dev, c.Executable(), d.sem)
+	}
+}
+
+// candidate returns point i as the problem every point is measured on
+// runs it at the search's size (kernels.CandidateAt), preparing the
+// problem the first time, or why it refuses the point; err is why no
+// problem could be prepared, which ends the search.
+func (d *deviceSource) candidate(i int) (c kernels.Candidate, refused, err error) {
+	if d.base == nil {
+		if err := d.t.opts.check(); err != nil {
+			return c, nil, err
+		}
+		m := newMeasurement(d.t.dev, d.op, d.size, d.t.opts)
+		if err := m.setup(d.ctx); err != nil {
+			m.release()
+			return c, nil, err
+		}
+		d.base = m
+	}
+	c, refused = kernels.CandidateAt(d.base.p, d.cands[i], d.pts.Index[i], d.base.info)
+	return c, refused, nil
 }
 
 func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, error) {
@@ -289,34 +313,44 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
 		return rec, false, nil
 	}
+	sized, refused, err := d.candidate(i)
+	if err != nil {
+		return search.LogRecord{}, false, err
+	}
+	rec := search.LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i]}
+	c := d.cands[i]
+	st := candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
 	j, ok := d.jobs[i]
-	if !ok {
-		j = build(d.ctx, d.t.dev, d.cands[i].Executable(), make(chan struct{}, 1))
+	switch {
+	case refused != nil:
+		st.fail(refused) // neither built nor run
+	case !ok:
+		j = build(d.ctx, d.t.dev, sized.Executable(), make(chan struct{}, 1))
 		d.jobs[i] = j
 	}
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		return search.LogRecord{}, false, ctx.Err()
-	}
-	delete(d.jobs, i)
-	d.compile += j.took
-	rec := search.LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i], CompileSeconds: j.took.Seconds()}
-	c := d.cands[i]
-	if j.err != nil {
-		if fatal(ctx, d.t.dev, j.err) {
-			return rec, false, j.err
+	if j != nil {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return search.LogRecord{}, false, ctx.Err()
 		}
-		st := candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
-		st.fail(status.Annotatef(j.err, "building %s", c.Name))
-		rec.Result = st.res
-	} else {
-		r, took, err := d.measure(ctx, i, j)
-		if err != nil {
-			return rec, false, err
+		delete(d.jobs, i)
+		d.compile += j.took
+		rec.CompileSeconds = j.took.Seconds()
+		if j.err != nil {
+			if fatal(ctx, d.t.dev, j.err) {
+				return rec, false, j.err
+			}
+			st.fail(status.Annotatef(j.err, "building %s", c.Name))
+		} else {
+			r, took, err := d.measure(ctx, i, j)
+			if err != nil {
+				return rec, false, err
+			}
+			st.res, rec.MeasureSeconds = r, took.Seconds()
 		}
-		rec.Result, rec.MeasureSeconds = r, took.Seconds()
 	}
+	rec.Result = st.res
 	rec.Time = time.Now().UTC()
 	d.measured++
 	_ = search.AppendLog(d.t.store, d.ref, rec) // a warning when the file cannot be written
@@ -332,17 +366,6 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (results.Result, time.Duration, error) {
 	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
 	t0 := time.Now()
-	if d.base == nil {
-		if err := d.t.opts.check(); err != nil {
-			return results.Result{}, 0, err
-		}
-		m := newMeasurement(d.t.dev, d.op, d.size, d.t.opts)
-		if err := m.setup(ctx); err != nil {
-			m.release()
-			return results.Result{}, 0, err
-		}
-		d.base = m
-	}
 	m := *d.base
 	m.opts.Warmup = -1
 	switch {

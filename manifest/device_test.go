@@ -15,7 +15,9 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 )
 
 // TestManifestDeviceAsserts: asserts may name the device's limits; they
@@ -271,6 +273,60 @@ func TestManifestSpaceSizedNeeds(t *testing.T) {
 	for i, want := range []string{"needs 2.3 KiB of shared memory, device has 1 KiB", "needs 1.2 KiB of shared memory, device has 1 KiB"} {
 		if err := refused[pts.Index[i]]; status.CodeOf(err) != status.Unimplemented || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s at %v: %v, want UNIMPLEMENTED saying %q", s.Name(pts.Configs[i]), large, err, want)
+		}
+	}
+}
+
+// TestManifestSpaceSearchSized: a search of such a space builds each
+// point's pipeline once, at the size searched, and the problem builds none
+// of a point's: every pipeline built has the size's constants, each
+// point's tile among them once, and the compile time the tuning log keeps
+// for a point is of that one build.
+func TestManifestSpaceSearchSized(t *testing.T) {
+	ops, err := manifest.Parse([]byte(tiledSpace), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := watch(t)
+	dev.info.Limits.MaxSharedMemory = 1024
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	opts := quick
+	opts.Level = autotune.Full
+	size := kernels.SizeOf(70, 200)
+	res, err := autotune.NewTuner(dev, cache, opts).Search(context.Background(), ops[0], size, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiles := map[uint32]int{} // builds of each tile's pipeline
+	for _, b := range dev.takeBuilt() {
+		if len(b.Constants) < 3 || b.Constants[1] != (hal.Constant{ID: 1, Value: 70}) || b.Constants[2] != (hal.Constant{ID: 2, Value: 200}) {
+			t.Errorf("built %s with constants %v, not those of %v", b.Label, b.Constants, size)
+		}
+		if len(b.Constants) == 4 {
+			tiles[b.Constants[3].Value]++
+		}
+	}
+	if diff := cmp.Diff(map[uint32]int{200: 1, 100: 1, 50: 1}, tiles); diff != "" {
+		t.Errorf("builds of each tile's pipeline (-want +got):\n%s", diff)
+	}
+	log, err := search.ReadLog(cache, res.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Evals) != 3 {
+		t.Errorf("the log has %d points, want 3", len(log.Evals))
+	}
+	for _, r := range log.Evals {
+		if !r.Verified() || r.CompileSeconds <= 0 {
+			t.Errorf("%s: %s (%s), compiled in %gs; want it verified, with its compile time", r.Name, r.Outcome, r.Error, r.CompileSeconds)
 		}
 	}
 }
