@@ -38,7 +38,7 @@ func resultsMasker(t testing.TB, dirs ...string) *masker {
 	m := deviceMasker(t, dirs...)
 	m.regexp(`(?m)^  \*  `, "     ").
 		regexp(`(?m)^  \+ \d+ dropped early.*\n`, "").
-		regexp(`\bdropped early \(slower\)`, "").
+		regexp(`\bdropped \(slower\)`, "").
 		regexp(`\bunsettled\b`, "±<p>%").
 		regexp(`,?\b(`+strings.Join(timingFlags, "|")+`)\b`, "").
 		regexp(`(?m)^(     .*?) +tie$`, "$1").

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -17,8 +18,9 @@ const minLast = 16
 
 // grid is a table of cells aligned in columns, two spaces apart, each
 // line at most columns wide: where the rows are wider, the elastic column
-// (a candidate's name) is shortened in its middle, then the last column
-// (notes) is cut, each with an ellipsis.
+// (a candidate's name) is shortened in its middle, with an ellipsis, then
+// the last column (notes) is folded onto lines of its own below, its
+// words whole.
 type grid struct {
 	indent  string
 	elastic int
@@ -41,8 +43,8 @@ func (g *grid) write(b *strings.Builder) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	// The last column is cut rather than the elastic one shortened, as
-	// long as a few of its words still show.
+	// The last column is folded rather than the elastic one shortened,
+	// as long as a few of its words fit a line.
 	total := len(g.indent) + 2*(n-1) + min(widths[n-1], minLast)
 	for _, w := range widths[:n-1] {
 		total += w
@@ -52,18 +54,26 @@ func (g *grid) write(b *strings.Builder) {
 	}
 	for _, r := range g.rows {
 		line := g.indent
-		for i, c := range r {
-			if i == len(r)-1 {
-				line += c
-				break
-			}
+		for i, c := range r[:len(r)-1] {
 			if i == g.elastic {
 				c = middleCut(c, widths[i])
 			}
 			line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
 		}
-		b.WriteString(report.OneLine(strings.TrimRight(line, " "), columns))
-		b.WriteByte('\n')
+		// The last cell's words stay whole: its lines go under it where
+		// every word fits there, else under the row, hanging.
+		at, last := utf8.RuneCountInString(line), r[len(r)-1]
+		hang := at
+		if slices.ContainsFunc(strings.Fields(last), func(w string) bool { return utf8.RuneCountInString(w) > columns-at }) {
+			hang = len(g.indent) + 8
+		}
+		for i, part := range fold(last, columns-at, columns-hang) {
+			if i > 0 {
+				line = strings.Repeat(" ", hang)
+			}
+			b.WriteString(report.OneLine(strings.TrimRight(line+part, " "), columns))
+			b.WriteByte('\n')
+		}
 	}
 }
 
@@ -81,19 +91,41 @@ func middleCut(s string, n int) string {
 // wrap writes text on lines of at most columns, broken between words,
 // the first starting with indent and the others two spaces further in.
 func wrap(b *strings.Builder, indent, text string) {
-	line, start := indent, indent
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	n := utf8.RuneCountInString(indent)
+	for i, line := range fold(text, columns-n, columns-n-2) {
+		if i == 1 {
+			indent += "  "
+		}
+		b.WriteString(report.OneLine(indent+line, columns) + "\n")
+	}
+}
+
+// fold breaks text into lines between words, the first at most first
+// columns wide and the others rest. Where the first word does not fit the
+// first line but would a later one, the first line is empty; a word too
+// long for any line is cut.
+func fold(text string, first, rest int) []string {
+	var lines []string
+	line, n, rest := "", max(first, 1), max(rest, 1)
 	for _, word := range strings.Fields(text) {
-		if line != start && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > columns {
-			b.WriteString(line + "\n")
-			start = indent + "  "
-			line = start
+		for word != "" {
+			w := utf8.RuneCountInString(word)
+			if line == "" && w <= n || line != "" && utf8.RuneCountInString(line)+1+w <= n {
+				line, word = strings.TrimPrefix(line+" "+word, " "), ""
+				continue
+			}
+			if line == "" && (len(lines) > 0 || n >= rest) {
+				r := []rune(word)
+				line, word = string(r[:n]), string(r[n:])
+			}
+			lines, line, n = append(lines, line), "", rest
 		}
-		if line != start {
-			line += " "
-		}
-		line += word
 	}
-	if line != start {
-		b.WriteString(report.OneLine(line, columns) + "\n")
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
 	}
+	return lines
 }

@@ -236,7 +236,7 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 	switch b.Outcome {
 	case results.Measured:
 	case results.Dropped:
-		notes = append(notes, "dropped early (slower)")
+		notes = append(notes, "dropped (slower)")
 	default:
 		notes = append(notes, string(b.Outcome))
 	}

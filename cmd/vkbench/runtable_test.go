@@ -153,3 +153,50 @@ func TestRunTablePeak(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTableFlagsWhole: a candidate's notes are never cut: flags too
+// long for the notes column fold onto lines of their own under the row
+// (under the notes where the longest fits there, else hanging from the
+// row's start: with the % peak column it does not), each flag whole, and
+// every line fits 100 columns. (Mutation: the cut
+// the grid made before, "remeasured-after-…", fails it; so does cutting a
+// flag where it wraps.)
+func TestRunTableFlagsWhole(t *testing.T) {
+	file, err := results.ReadFile(cliData("run-table-input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{autotune.FlagRemeasured, autotune.FlagDrift, autotune.FlagPeakOtherClock,
+		autotune.FlagBudgetSpent, "throttled", "clocks-moved"}
+	for i := range file.Benchmarks {
+		if b := &file.Benchmarks[i]; b.Winner && b.Op == "copy" {
+			b.Flags = flags
+		}
+	}
+	for _, verbose := range []bool{false, true} {
+		if verbose { // a column more: the notes narrower than a flag
+			for i := range file.Benchmarks {
+				file.Benchmarks[i].PercentPeak = 50
+			}
+		}
+		var buf bytes.Buffer
+		if err := writeTable(&buf, file, tableOptions{verbose: verbose}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		for _, line := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(line); n > columns {
+				t.Errorf("a line of %d columns: %q", n, line)
+			}
+		}
+		if strings.Contains(out, "…;") || strings.Contains(out, "-…") {
+			t.Errorf("a flag is cut:\n%s", out)
+		}
+		row := regexp.MustCompile(`(?m)^  \*  vec4-unroll4-wg256 .*\n( {6,}\S.*\n)*`).FindString(out)
+		for _, f := range flags {
+			if !regexp.MustCompile(`(^|[ ;])` + f + `(;|\n)`).MatchString(row) {
+				t.Errorf("verbose %v: the winner's row does not show %s whole:\n%s", verbose, f, row)
+			}
+		}
+	}
+}
