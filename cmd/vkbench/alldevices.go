@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -219,7 +218,7 @@ type jobJSON struct {
 func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
 	jobs := make([]jobJSON, len(all))
 	for i, r := range all {
-		j := jobJSON{Op: r.Job.Op.Name(), Size: kernels.Size(r.Job.Size).String(), Device: r.Device.Index, Retried: r.Retried, TookS: r.Took.Seconds(), Entry: r.Entry}
+		j := jobJSON{Op: r.Job.Op.Name(), Size: r.Job.Size.String(), Device: r.Device.Index, Retried: r.Retried, TookS: r.Took.Seconds(), Entry: r.Entry}
 		if r.Tuner < 0 {
 			j.Device = -1
 		}
@@ -234,29 +233,93 @@ func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
 	}{took.Seconds(), jobs}
 }
 
+// writeAllDevices writes the jobs for a person: a table per hardware,
+// under its name; the device that answered (it tuned, or read the cache)
+// and the one that measured the answer, by its index and its UUID
+// shortened as git shortens hashes; under the table, each job retried
+// and each error, whole.
 func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "hardware\toperation\tsize\twinner\tmedian\tanswered by\tmeasured by\ttook\tnote")
+	var hardware []string
+	byHardware := map[string][]autotune.JobResult{}
+	var uuids []string
 	for _, r := range all {
-		winner, med, by, measured, note := "-", "-", "-", "-", ""
-		if r.Tuner >= 0 {
-			by = fmt.Sprintf("device %d", r.Device.Index)
+		hw := r.Table.Hardware
+		if byHardware[hw] == nil {
+			hardware = append(hardware, hw)
 		}
-		if e := r.Entry; e != nil && e.Fastest >= 0 {
-			winner = e.FastestName
-			if s := e.Results[e.Fastest].Stats; s != nil {
-				med = report.Seconds(s.Median)
-			}
-			measured = e.Device
+		byHardware[hw] = append(byHardware[hw], r)
+		if e := r.Entry; e != nil {
+			uuids = append(uuids, measuredBy(e.Device, 0))
 		}
-		if r.Retried > 0 {
-			note = fmt.Sprintf("retried after %d lost device(s)", r.Retried)
-		}
-		if r.Err != nil {
-			note = report.OneLine(r.Err.Error(), 100)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Table.Hardware, r.Job.Op.Name(), kernels.Size(r.Job.Size), winner, med, by, measured, r.Took.Round(time.Millisecond), note)
 	}
-	fmt.Fprintf(tw, "\n%d jobs on every device at once in %v\n", len(all), took.Round(time.Millisecond))
-	return tw.Flush()
+	short := uniquePrefix(uuids)
+	var b strings.Builder
+	for _, hw := range hardware {
+		wrap(&b, "", hw)
+		g := grid{indent: "  ", elastic: 2}
+		g.add("operation", "size", "winner", "median", "device", "measured by", "took")
+		var notes []string
+		for _, r := range byHardware[hw] {
+			winner, med, by, measured := "-", "-", "-", "-"
+			if r.Tuner >= 0 {
+				by = strconv.Itoa(r.Device.Index)
+			}
+			if e := r.Entry; e != nil && e.Fastest >= 0 {
+				winner = e.FastestName
+				if s := e.Results[e.Fastest].Stats; s != nil {
+					med = report.Seconds(s.Median)
+				}
+				measured = measuredBy(e.Device, short)
+			}
+			what := r.Job.Op.Name() + " " + r.Job.Size.String()
+			if r.Retried > 0 {
+				notes = append(notes, fmt.Sprintf("%s: retried after %d lost device(s)", what, r.Retried))
+			}
+			if r.Err != nil {
+				winner = "failed"
+				notes = append(notes, what+" failed: "+r.Err.Error())
+			}
+			g.add(r.Job.Op.Name(), r.Job.Size.String(), winner, med, by, measured, r.Took.Round(time.Millisecond).String())
+		}
+		g.write(&b)
+		for _, note := range notes {
+			wrap(&b, "  ", note)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%d jobs on every device at once in %v\n", len(all), took.Round(time.Millisecond))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// measuredBy is how the table names the device an entry's Device string
+// names ("index:name:uuid"): "I (UUID)", the UUID's first n hex
+// digits; the UUID alone where n is 0; a string of another form as is.
+func measuredBy(device string, n int) string {
+	index, rest, ok := strings.Cut(device, ":")
+	i := strings.LastIndexByte(rest, ':')
+	if !ok || i < 0 {
+		return device
+	}
+	uuid := rest[i+1:]
+	if n == 0 {
+		return uuid
+	}
+	return fmt.Sprintf("%s (%s)", index, uuid[:min(n, len(uuid))])
+}
+
+// uniquePrefix is how many leading characters tell the strings ids apart,
+// 7 at least, as git shortens hashes.
+func uniquePrefix(ids []string) int {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	n := 7
+	for i := 1; i < len(ids); i++ {
+		common := 0
+		for common < min(len(ids[i-1]), len(ids[i])) && ids[i-1][common] == ids[i][common] {
+			common++
+		}
+		n = max(n, common+1)
+	}
+	return n
 }
