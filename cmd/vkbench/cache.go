@@ -157,12 +157,17 @@ func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 
 // newCacheLsCmd is cache ls: every table and its entries.
 func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
-	var asJSON bool
+	var format outputFormat
 	ls := &cobra.Command{
 		Use:   "ls",
 		Short: "List tables and their entries",
+		Long:  "List every table of the tune cache and its entries." + jsonDeprecated,
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := format.json(cmd)
+			if err != nil {
+				return err
+			}
 			c, err := cf.open(cmd, false)
 			if err != nil {
 				return err
@@ -184,9 +189,50 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	format.register(ls)
 	return ls
 }
+
+// jsonDeprecated is what the help of cache ls and show says of --json.
+const jsonDeprecated = `
+
+--json, deprecated, is --format json: scripts that pass it still work, and are
+told so on stderr.`
+
+// outputFormat is cache ls's and show's --format, table or json, as the
+// other commands take it, with the --json it replaces, kept for scripts.
+type outputFormat struct {
+	format  string
+	oldJSON bool
+}
+
+func (f *outputFormat) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVarP(&f.format, "format", "f", "table", "output: table or json")
+	fs.BoolVar(&f.oldJSON, "json", false, "print JSON")
+	if err := fs.MarkDeprecated("json", "use --format json"); err != nil {
+		panic(err) // the flag is registered just above
+	}
+	// cobra prints the notice on the command's output, where it would
+	// spoil the JSON a script reads: it goes to stderr.
+	fs.SetOutput(stderrOf{cmd})
+}
+
+// json reports whether the flags ask for JSON, or a usage error.
+func (f *outputFormat) json(cmd *cobra.Command) (bool, error) {
+	switch {
+	case f.format != "table" && f.format != "json":
+		return false, usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
+	case f.oldJSON && cmd.Flags().Changed("format") && f.format != "json":
+		return false, usageError{fmt.Errorf("--json and --format %s disagree", f.format)}
+	}
+	return f.oldJSON || f.format == "json", nil
+}
+
+// stderrOf writes to the command's standard error as it is when written.
+type stderrOf struct{ cmd *cobra.Command }
+
+func (w stderrOf) Write(p []byte) (int, error) { return w.cmd.ErrOrStderr().Write(p) }
 
 // tier is one tier of the store: the local file, or the shared store
 // (named, in listings, only when there is one).
@@ -266,16 +312,20 @@ func listTable(tw io.Writer, t tableEntries) {
 // newCacheShowCmd is cache show: one entry, in every table that has it.
 func newCacheShowCmd(cf *cacheFlags) *cobra.Command {
 	var (
-		asJSON    bool
+		format    outputFormat
 		hw, tuner string
 	)
 	show := &cobra.Command{
 		Use:   "show KEY",
 		Short: "Show one entry: every candidate's measurements and why the winner won",
 		Long: `Show the entry for KEY (operation/dtype/shape, as "gemm/f32/4096x4096x4096")
-in every table that has it, or only in the table of --hardware and --tuner.`,
+in every table that has it, or only in the table of --hardware and --tuner.` + jsonDeprecated,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			asJSON, err := format.json(cmd)
+			if err != nil {
+				return err
+			}
 			k, err := autotune.ParseKey(args[0])
 			if err != nil {
 				return usageError{err}
@@ -314,7 +364,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			return nil
 		},
 	}
-	show.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	format.register(show)
 	show.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
 	show.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
 	return show

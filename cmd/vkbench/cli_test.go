@@ -547,6 +547,23 @@ func TestPeak(t *testing.T) {
 	}
 }
 
+// checkOldJSON checks that the command args, given the deprecated --json
+// that --format json replaced, still write what --format json wrote
+// (asJSON), the JSON alone on stdout, and say on stderr that --json is
+// deprecated; and that --format takes table or json alone. (Mutation:
+// dropping --json, or its notice, or the notice on stdout, fails it.)
+func checkOldJSON(t *testing.T, asJSON string, args ...string) {
+	t.Helper()
+	r := mustRun(t, 0, append(args, "--json")...)
+	if r.stdout != asJSON {
+		t.Errorf("%s --json wrote\n%s\nwhere --format json wrote\n%s", strings.Join(args[:2], " "), r.stdout, asJSON)
+	}
+	if !strings.Contains(r.stderr, "Flag --json has been deprecated, use --format json") {
+		t.Errorf("%s --json says no deprecation on stderr: %q", strings.Join(args[:2], " "), r.stderr)
+	}
+	wantUsage(t, `unknown --format "yaml" \(want table or json\)`, append(args, "--format", "yaml")...)
+}
+
 // storedPeak is the peak stored in the cache file path.
 func storedPeak(t testing.TB, path string) *autotune.PeakRecord {
 	t.Helper()
@@ -613,29 +630,31 @@ func TestCache(t *testing.T) {
 	t.Run("ls", func(t *testing.T) {
 		r := mustRun(t, 0, "cache", "ls", "--cache", cache)
 		golden(t, "cache-ls", m().mask(r.stdout))
-		r = mustRun(t, 0, "cache", "ls", "--cache", cache, "--json")
+		r = mustRun(t, 0, "cache", "ls", "--cache", cache, "--format", "json")
 		var tables []struct {
 			Table   store.Table       `json:"table"`
 			Entries []*autotune.Entry `json:"entries"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &tables); err != nil {
-			t.Fatalf("cache ls --json: %v", err)
+			t.Fatalf("cache ls --format json: %v", err)
 		}
 		if len(tables) != 1 || tables[0].Table.Hardware != info.Hardware() || len(tables[0].Entries) != 1 || tables[0].Entries[0].FastestName != winner {
-			t.Errorf("cache ls --json = %s, want one table of %s with one entry won by %s", r.stdout, info.Hardware(), winner)
+			t.Errorf("cache ls --format json = %s, want one table of %s with one entry won by %s", r.stdout, info.Hardware(), winner)
 		}
+		checkOldJSON(t, r.stdout, "cache", "ls", "--cache", cache)
 	})
 	t.Run("show", func(t *testing.T) {
 		r := mustRun(t, 0, "cache", "show", "copy/u32/4096", "--cache", cache)
 		golden(t, "cache-show", m().mask(r.stdout))
-		r = mustRun(t, 0, "cache", "show", "copy/u32/4096", "--cache", cache, "--json", "--hardware", info.Hardware(), "--tuner", "builtin")
+		r = mustRun(t, 0, "cache", "show", "copy/u32/4096", "--cache", cache, "-f", "json", "--hardware", info.Hardware(), "--tuner", "builtin")
 		e, err := autotune.DecodeEntry([]byte(r.stdout))
 		if err != nil {
-			t.Fatalf("cache show --json: %v", err)
+			t.Fatalf("cache show -f json: %v", err)
 		}
 		if e.FastestName != winner || e.Key != "copy/u32/4096" {
-			t.Errorf("cache show --json: key %s won by %s, want copy/u32/4096 won by %s", e.Key, e.FastestName, winner)
+			t.Errorf("cache show -f json: key %s won by %s, want copy/u32/4096 won by %s", e.Key, e.FastestName, winner)
 		}
+		checkOldJSON(t, r.stdout, "cache", "show", "copy/u32/4096", "--cache", cache, "--hardware", info.Hardware(), "--tuner", "builtin")
 		r = mustRun(t, exitUsage, "cache", "show", "copy/u32/8192", "--cache", cache)
 		if !strings.HasPrefix(r.stderr, "vkbench: ") || !strings.Contains(r.stderr, "no entry copy/u32/8192") {
 			t.Errorf("show of a missing key: stderr %q", r.stderr)

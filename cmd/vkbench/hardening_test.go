@@ -85,7 +85,7 @@ func TestUnusableCacheIsUsage(t *testing.T) {
 	if err := os.Symlink(loop, loop); err != nil {
 		t.Fatal(err)
 	}
-	for _, sub := range [][]string{{"ls"}, {"ls", "--json"}, {"show", "copy/u32/1024"}, {"export", filepath.Join(dir, "out.json")}} {
+	for _, sub := range [][]string{{"ls"}, {"ls", "--format", "json"}, {"show", "copy/u32/1024"}, {"export", filepath.Join(dir, "out.json")}} {
 		wantUsage(t, `cache .*damaged.db is damaged`, append(append([]string{"cache"}, sub...), "--cache", damaged)...)
 		wantUsage(t, `--cache .*loop.db: too many levels of symbolic links`, append(append([]string{"cache"}, sub...), "--cache", loop)...)
 	}

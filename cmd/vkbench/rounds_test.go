@@ -50,10 +50,10 @@ func TestRunCount(t *testing.T) {
 	}
 	cache := filepath.Join(t.TempDir(), "cache.db")
 	mustRun(t, 0, args("tune", "--cache", cache, "--count", "2")...)
-	r = mustRun(t, 0, "cache", "show", "copy/u32/4096", "--json", "--cache", cache)
+	r = mustRun(t, 0, "cache", "show", "copy/u32/4096", "--format", "json", "--cache", cache)
 	var e autotune.Entry
 	if err := json.Unmarshal([]byte(r.stdout), &e); err != nil {
-		t.Fatalf("cache show --json: %v\n%s", err, r.stdout)
+		t.Fatalf("cache show --format json: %v\n%s", err, r.stdout)
 	}
 	if e.Bounds.Rounds != 2 || len(e.Results[e.Fastest].Rounds) != 2 {
 		t.Errorf("the cache's entry: %d rounds, the winner's %d; want 2, 2", e.Bounds.Rounds, len(e.Results[e.Fastest].Rounds))
