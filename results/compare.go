@@ -28,13 +28,17 @@ type CompareOptions struct {
 	// Relative judges each benchmark's rounds relative to the probe's in
 	// the same rounds, where both files have the same probe (File.Probe),
 	// instead of its own times. Without it, Compare does so only for the
-	// benchmarks whose rounds the probe demonstrably steadies, and judges
-	// the others both ways (see Compare). Either way the probe's change is
-	// reported.
+	// benchmarks whose rounds the probe demonstrably steadies, judges the
+	// others by their own times too, and every one net of the probe as
+	// well (see Compare). Either way the probe's change is reported.
 	Relative bool `json:"relative,omitempty"`
 	// OwnTimes judges every benchmark by its own times (the report still
 	// says how much the probe moved).
 	OwnTimes bool `json:"own_times,omitempty"`
+
+	// withoutNet judges no benchmark net of the probe (Row.NetDelta), as
+	// Compare did before: BenchmarkCompareGate sets it for its before.
+	withoutNet bool
 }
 
 // DefaultCompareOptions: 5% slower, at significance 0.05.
@@ -75,12 +79,20 @@ type Row struct {
 	Delta float64 `json:"delta"`
 	// RelativeDelta is the change relative to the probe, wherever both
 	// files have it (unless OwnTimes): the median of new's rounds over the
-	// probe's in the same rounds, against base's, minus 1. Where the
-	// benchmark was judged relative to the probe alone (Relative), the
-	// verdict, P and Detectable are about it; elsewhere about it and
-	// Delta together: slower or faster only where both are.
+	// probe's in the same rounds, against base's, minus 1. With
+	// Options.Relative the verdict, P and Detectable are about it alone;
+	// by default about it and NetDelta together, and Delta too where the
+	// probe does not steady the benchmark (not Relative): slower or faster
+	// only where all are.
 	RelativeDelta *float64 `json:"relative_delta,omitempty"`
 	Relative      bool     `json:"relative,omitempty"`
+	// NetDelta is, where RelativeDelta is and unless Options.Relative, the
+	// change net of the probe's: of the rounds over the probe's raised to
+	// ProbeSlope, the slope of the benchmark's log round medians against
+	// the probe's within each file (how much it moves as the probe moves).
+	// It counts too: slower or faster only where it also is.
+	NetDelta   *float64 `json:"net_delta,omitempty"`
+	ProbeSlope float64  `json:"probe_slope,omitempty"`
 	// ProbeVariance is, where both files have the probe, the variance of
 	// the benchmark's log round medians relative to the probe over that
 	// of its own (within each file, pooled): under 1, the probe steadies
@@ -90,9 +102,9 @@ type Row struct {
 	ProbeP        float64 `json:"probe_p,omitempty"`
 	// P is the p-value the verdict takes: Welch's t-test of the logarithms
 	// of the rounds' medians (RawP), adjusted by Holm's method for the
-	// number of benchmarks judged. For a benchmark judged both by its own
-	// times and relative to the probe, RawP is the larger of the two
-	// tests' p-values: both changes must be significant.
+	// number of benchmarks judged. For a benchmark judged several ways (by
+	// its own times, relative to the probe, net of it), RawP is the
+	// largest of their p-values: every change must be significant.
 	P    float64 `json:"p"`
 	RawP float64 `json:"p_raw"`
 	// N1 and N2 are the rounds compared, in base and in new.
@@ -104,18 +116,20 @@ type Row struct {
 	// Detectable is the smallest slowdown the rounds' spread would have let
 	// the test call significant, at the adjusted level of the strictest
 	// step (Alpha over the benchmarks judged): a change past the threshold
-	// but under this can pass unnoticed. Where both ways count, the larger
-	// of the two, times what the probe moved (a slowdown must show in the
-	// one the probe's move held back too).
+	// but under this can pass unnoticed. Where several ways count, the
+	// largest, times how far their changes lie apart (a slowdown must show
+	// in the one the probe's move held back most too).
 	Detectable float64 `json:"detectable,omitempty"`
 
-	// se and dof are Welch's standard error of the difference of the log
-	// medians and its degrees of freedom, for Detectable; relSE and relDOF
-	// those relative to the probe, where both ways count (both).
-	se, dof       float64
-	relSE, relDOF float64
-	both          bool
+	// tests are the Welch tests the verdict takes, one for each way it
+	// was judged, for the verdict and Detectable.
+	tests []welchFit
 }
+
+// welchFit is one of a row's Welch tests: the change of the median it
+// judged, the standard error of the difference of the log medians and its
+// degrees of freedom.
+type welchFit struct{ delta, se, dof float64 }
 
 // judged reports whether v is a verdict on a difference: slower, faster or
 // the same.
@@ -209,9 +223,21 @@ type Report struct {
 // with b between 0 and 1, its own times move by b·p and relative to the
 // probe by (b−1)·p, of the other sign, so the change is not taken for a
 // regression however large p is. A kernel that the machine's speed moves
-// more than it moves the probe (b over 1) is beyond this: with half the
-// kernels at b = 2, one pair in eleven still reported one (and one in six
-// by own times alone). Nor does the probe ever reverse a
+// more than it moves the probe (b over 1: arithmetic when the SM clocks
+// drop more than a copy slows) moves both ways alike: with half the
+// kernels at b = 2, one pair in eleven reported one. So every benchmark
+// judged relative to the probe, alone or not, is judged net of it too
+// (an analysis of covariance, unless Options.Relative): b is the slope of
+// its log round medians against the probe's within each file
+// (Row.ProbeSlope), its rounds are divided by the probe's raised to b,
+// and Welch's standard error is widened by the slope's own error times
+// how far the probe moved. It is slower or faster only where that change
+// is too, significant and past the threshold (the largest p-value is the
+// one adjusted), which kept every machine BenchmarkCompareGate simulates,
+// b = 2 included, at 1% of pairs or fewer. Its price: where the probe
+// moved far and the rounds say little of how a benchmark moves with it,
+// the net change cannot be told from the machine's, and a change both
+// other ways show is not taken. Nor does the probe ever reverse a
 // change: a benchmark judged relative to it alone whose own times moved
 // one way is not judged past the threshold the other way (it is the same,
 // with a note).
@@ -315,21 +341,16 @@ func judge(rows []Row, opts CompareOptions) {
 		running = max(running, min(1, float64(m-k)*rows[i].RawP))
 		r := &rows[i]
 		r.P = running
-		r.Detectable = detectable(r.se, r.dof, opts.Alpha/float64(m))
 		significant := r.P < opts.Alpha
-		lo, hi := r.Delta, r.Delta // the change by every way it was judged
-		switch {
-		case r.Relative:
-			lo, hi = *r.RelativeDelta, *r.RelativeDelta
-		case r.both:
-			lo, hi = min(r.Delta, *r.RelativeDelta), max(r.Delta, *r.RelativeDelta)
-			// A slowdown adds to both changes; to show, it must lift the
-			// lower past the threshold too, and the two lie apart by what
-			// the probe moved.
-			gap := math.Log((1 + hi) / (1 + lo))
-			d := max(r.Detectable, detectable(r.relSE, r.relDOF, opts.Alpha/float64(m)))
-			r.Detectable = (1+d)*math.Exp(gap) - 1
+		// The change by every way it was judged. A slowdown adds to each;
+		// to show, it must lift the lowest past the threshold too, and the
+		// changes lie apart by what the probe moved.
+		lo, hi, d := math.Inf(1), math.Inf(-1), 0.0
+		for _, w := range r.tests {
+			lo, hi = min(lo, w.delta), max(hi, w.delta)
+			d = max(d, detectable(w.se, w.dof, opts.Alpha/float64(m)))
 		}
+		r.Detectable = (1+d)*(1+hi)/(1+lo) - 1
 		switch {
 		case significant && lo > opts.Threshold:
 			r.Verdict = Slower
@@ -342,8 +363,12 @@ func judge(rows []Row, opts CompareOptions) {
 		case r.Relative && ((r.Verdict == Slower && r.Delta < 0) || (r.Verdict == Faster && r.Delta > 0)):
 			r.Verdict = Same
 			r.addNote(fmt.Sprintf("%+.1f%% relative to the probe, %+.1f%% by its own times: the probe would reverse the change, so neither is taken", 100*lo, 100*r.Delta))
-		case r.both && significant && (hi > opts.Threshold || lo < -opts.Threshold) && r.Verdict == Same:
-			r.addNote(fmt.Sprintf("%+.1f%% by its own times, %+.1f%% relative to the probe: the machine's speed may explain the change, so it is not taken", 100*r.Delta, 100**r.RelativeDelta))
+		case len(r.tests) > 1 && significant && (hi > opts.Threshold || lo < -opts.Threshold) && r.Verdict == Same:
+			ways := fmt.Sprintf("%+.1f%% by its own times, %+.1f%% relative to the probe", 100*r.Delta, 100**r.RelativeDelta)
+			if r.NetDelta != nil {
+				ways += fmt.Sprintf(", %+.1f%% net of it", 100**r.NetDelta)
+			}
+			r.addNote(ways + ": the machine's speed may explain the change, so it is not taken")
 		}
 	}
 }
@@ -423,18 +448,22 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 		row.Delta = row.NewMedian/row.BaseMedian - 1
 	}
 	var notes []string
-	var r1, r2 []float64 // the rounds relative to the probe, where they count too
+	ways := [][2][]float64{{s1, s2}} // the rounds of each way it is judged, base and new
+	var fit probeFit
 	if len(bp) == len(s1) && len(np) == len(s2) && len(bp) > 0 && len(np) > 0 {
-		row.ProbeVariance, row.ProbeP = probeSteadies(s1, bp, s2, np)
+		fit = probeSteadies(s1, bp, s2, np)
+		row.ProbeVariance, row.ProbeP = fit.ratio, fit.p
 		if !opts.OwnTimes {
-			r1, r2 = relative(s1, bp), relative(s2, np)
-			d := median(r2)/median(r1) - 1
-			row.RelativeDelta = &d
-			if opts.Relative || row.ProbeP < ProbeAlpha {
-				row.Relative = true
-				s1, s2, r1, r2 = r1, r2, nil, nil
-			} else {
-				row.both = true
+			rel := [2][]float64{relative(s1, bp, 1), relative(s2, np, 1)}
+			row.RelativeDelta = medianChange(rel)
+			if row.Relative = opts.Relative || row.ProbeP < ProbeAlpha; row.Relative {
+				ways = ways[:0]
+			}
+			ways = append(ways, rel)
+			if !opts.Relative && !opts.withoutNet {
+				net := [2][]float64{relative(s1, bp, fit.slope), relative(s2, np, fit.slope)}
+				row.ProbeSlope, row.NetDelta = fit.slope, medianChange(net)
+				ways = append(ways, net)
 			}
 		}
 	} else if len(bp) > 0 && !opts.OwnTimes {
@@ -452,16 +481,25 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	if len(runMeans(s1, runs1)) < 2 || len(runMeans(s2, runs2)) < 2 {
 		runs1, runs2 = nil, nil
 	}
-	row.RawP, row.se, row.dof, row.Warn = welchTest(s1, s2, runs1, runs2)
-	if row.both {
-		p, se, dof, warn := welchTest(r1, r2, runs1, runs2)
-		row.RawP, row.relSE, row.relDOF = max(row.RawP, p), se, dof
+	var ps []float64
+	for i, w := range ways {
+		// Net of the probe, the slope's own error adds to the difference's
+		// as far as the probe moved (analysis of covariance).
+		extra := 0.0
+		if i == len(ways)-1 && row.NetDelta != nil {
+			dq := moremath.Mean(runMeans(logsOf(np), runs2)) - moremath.Mean(runMeans(logsOf(bp), runs1))
+			extra = dq * dq * fit.slopeVar
+		}
+		p, se, dof, warn := welchTest(w[0], w[1], runs1, runs2, extra)
+		ps = append(ps, p)
+		row.tests = append(row.tests, welchFit{*medianChange(w), se, dof})
 		for _, w := range warn {
 			if !slices.Contains(row.Warn, w) {
 				row.Warn = append(row.Warn, w)
 			}
 		}
 	}
+	row.RawP = slices.Max(ps) // every way must be significant
 	if c := conditionsNote("base", "new", b, n); c != "" {
 		notes = append(notes, c)
 	}
@@ -478,7 +516,10 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 // side's rounds came from each of several runs, the test is of the runs'
 // means: rounds of one run share that run's shift, and taken as
 // independent values they would call a shift between runs significant.
-func welchTest(s1, s2 []float64, runs1, runs2 []int) (p, se, dof float64, warn []string) {
+// extra is a variance the difference of the means has besides theirs (a
+// slope's error, net of the probe): it widens the standard error the
+// p-value takes.
+func welchTest(s1, s2 []float64, runs1, runs2 []int, extra float64) (p, se, dof float64, warn []string) {
 	th := benchmath.DefaultThresholds
 	// On logarithms: a round's median is positive, and a change of speed
 	// scales it. NewSample sorts them.
@@ -502,7 +543,12 @@ func welchTest(s1, s2 []float64, runs1, runs2 []int) (p, se, dof float64, warn [
 		}
 		return 1, 0, 0, warn
 	}
-	se, dof = math.Sqrt(v1+v2), (v1+v2)*(v1+v2)/(v1*v1/(n1-1)+v2*v2/(n2-1))
+	se, dof = math.Sqrt(v1+v2+extra), (v1+v2)*(v1+v2)/(v1*v1/(n1-1)+v2*v2/(n2-1))
+	if extra > 0 {
+		t := math.Abs(moremath.Mean(y.Values)-moremath.Mean(x.Values)) / se
+		p = 2 * (1 - moremath.TDist{V: dof}.CDF(t))
+		return p, se, dof, warn
+	}
 	return c.P, se, dof, warn
 }
 
@@ -527,13 +573,23 @@ func runMeans(values []float64, runs []int) []float64 {
 	return out
 }
 
-// relative divides each round's median by the probe's in that round.
-func relative(rounds, probe []float64) []float64 {
+// relative divides each round's median by the probe's in that round raised
+// to slope: slope 1 is the rounds relative to the probe, the probe's
+// regression slope (probeSteadies) the rounds net of what the probe's
+// moves predict.
+func relative(rounds, probe []float64, slope float64) []float64 {
 	out := make([]float64, len(rounds))
 	for i, v := range rounds {
-		out[i] = v / probe[i]
+		out[i] = v / math.Pow(probe[i], slope)
 	}
 	return out
+}
+
+// medianChange is the change of the median from sides[0] (base) to
+// sides[1] (new).
+func medianChange(sides [2][]float64) *float64 {
+	d := median(sides[1])/median(sides[0]) - 1
+	return &d
 }
 
 // median is the median of values, as stats.Summarize takes it.

@@ -18,18 +18,20 @@ import (
 // rounds, as real rounds have), and a probe of 10 µs times probeScale in
 // every round; no probe for probeScale 0.
 func probeFile(t *testing.T, scale, probeScale float64) *results.File {
-	return probeFileOwn(t, scale, probeScale, false)
+	return probeFileOwn(t, scale, probeScale, false, 1)
 }
 
 // probeFileOwn is probeFile, its probe wobbling on its own (by as much as
 // the benchmark, in another order: a probe the machine does not move as
-// it moves the benchmark) where own is set.
-func probeFileOwn(t *testing.T, scale, probeScale float64, own bool) *results.File {
+// it moves the benchmark) where own is set, and the benchmark wobbling as
+// the machine's speed raised to beta (2: it moves twice as much as the
+// probe).
+func probeFileOwn(t *testing.T, scale, probeScale float64, own bool, beta float64) *results.File {
 	t.Helper()
 	wobble := []float64{1, 1.01, 0.99, 1.005, 0.995}
 	var rounds, probe []string
 	for i, w := range wobble {
-		m := 100e-6 * scale * w
+		m := 100e-6 * scale * math.Pow(w, beta)
 		rounds = append(rounds, fmt.Sprintf(`{"median_s": %g, "min_s": %g, "max_s": %g, "spread": 0, "samples": 1, "batch": 1, "samples_s": [%g]}`, m, m, m, m))
 		// The probe wobbles with the benchmark, round by round, as a
 		// machine's speed moves both, and a little on its own.
@@ -65,8 +67,13 @@ func probeFileOwn(t *testing.T, scale, probeScale float64, own bool) *results.Fi
 // then slower only where it is so both by its own times and relative to
 // the probe, so that a machine slower through a whole run is no
 // regression either; and relative to the probe a change never turns into
-// its opposite. Delta is always the benchmark's own change, RelativeDelta
-// the one relative to the probe. Without a probe in both files own times
+// its opposite. By default the change net of the probe (NetDelta) counts
+// too: a kernel that moves twice as much as the probe is no regression
+// where the machine slowed, one where it slowed too; and where a probe
+// that does not move with the kernel moved 33%, how the kernel would move
+// with it is unknown, and a kernel 10% faster both by its own times and
+// relative to the probe is not taken as faster. Delta is always the
+// benchmark's own change, RelativeDelta the one relative to the probe. Without a probe in both files own times
 // are judged, and the report says why.
 func TestCompareRelativeToProbe(t *testing.T) {
 	auto := results.DefaultCompareOptions
@@ -74,6 +81,7 @@ func TestCompareRelativeToProbe(t *testing.T) {
 	opts.Relative = true
 	raw := auto
 	raw.OwnTimes = true
+	both := results.WithoutNet(auto)
 	nan := math.NaN()
 	for _, c := range []struct {
 		name                   string
@@ -93,9 +101,12 @@ func TestCompareRelativeToProbe(t *testing.T) {
 		{"kernel 10% slower, machine 30% faster: not reversed", probeFile(t, 1, 1), probeFile(t, 0.7*1.1, 0.7), opts, results.Same, -0.23, 0.1, -0.3, true, ""},
 		{"kernel 10% faster, machine 60% slower: not reversed", probeFile(t, 1, 1), probeFile(t, 1.6/1.1, 1.6), opts, results.Same, 1.6/1.1 - 1, 1/1.1 - 1, 0.6, true, ""},
 		{"kernel 10% faster, machine 20% faster", probeFile(t, 1, 1), probeFile(t, 0.8/1.1, 0.8), opts, results.Faster, 0.8/1.1 - 1, 1/1.1 - 1, -0.2, true, ""},
-		{"a probe of its own, 33% slower, by default", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 0.9, 1.33, true), auto, results.Faster, -0.1, 0.9/1.33 - 1, 0.33, false, ""},
-		{"machine 30% slower, a probe of its own, by default: both ways or not at all", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 1.3, 1.3, true), auto, results.Same, 0.3, 0, 0.3, false, ""},
-		{"kernel 10% slower, a probe of its own, by default", probeFileOwn(t, 1, 1, true), probeFileOwn(t, 1.1, 1, true), auto, results.Slower, 0.1, 0.1, 0, false, ""},
+		{"a probe of its own, 33% slower, by default: how the kernel moves with it unknown", probeFileOwn(t, 1, 1, true, 1), probeFileOwn(t, 0.9, 1.33, true, 1), auto, results.Same, -0.1, 0.9/1.33 - 1, 0.33, false, ""},
+		{"a probe of its own, 33% slower, both ways", probeFileOwn(t, 1, 1, true, 1), probeFileOwn(t, 0.9, 1.33, true, 1), both, results.Faster, -0.1, 0.9/1.33 - 1, 0.33, false, ""},
+		{"machine 10% slower, kernel moves twice as much, by default", probeFileOwn(t, 1, 1, false, 2), probeFileOwn(t, 1.21, 1.1, false, 2), auto, results.Same, 0.21, 0.1, 0.1, true, ""},
+		{"kernel 10% slower, machine 10% slower, kernel moves twice as much, by default", probeFileOwn(t, 1, 1, false, 2), probeFileOwn(t, 1.1*1.21, 1.1, false, 2), auto, results.Slower, 0.331, 0.21, 0.1, true, ""},
+		{"machine 30% slower, a probe of its own, by default: both ways or not at all", probeFileOwn(t, 1, 1, true, 1), probeFileOwn(t, 1.3, 1.3, true, 1), auto, results.Same, 0.3, 0, 0.3, false, ""},
+		{"kernel 10% slower, a probe of its own, by default", probeFileOwn(t, 1, 1, true, 1), probeFileOwn(t, 1.1, 1, true, 1), auto, results.Slower, 0.1, 0.1, 0, false, ""},
 		{"probe in new only", probeFile(t, 1, 0), probeFile(t, 1.6, 1.6), opts, results.Slower, 0.6, nan, nan, false, "only one file has a probe"},
 		{"kernel 10% slower, own times", probeFile(t, 1, 1), probeFile(t, 1.1, 1), raw, results.Slower, 0.1, nan, 0, false, ""},
 	} {
@@ -116,6 +127,9 @@ func TestCompareRelativeToProbe(t *testing.T) {
 				t.Errorf("a change relative to the probe (%+.3f) told; want own times alone (probe variance ×%.2f, p %.3g)", *r.RelativeDelta, r.ProbeVariance, r.ProbeP)
 			case !math.IsNaN(c.rel) && (r.RelativeDelta == nil || math.Abs(*r.RelativeDelta-c.rel) > 0.01):
 				t.Errorf("relative delta %v; want %+.3f", r.RelativeDelta, c.rel)
+			}
+			if wantNet := r.RelativeDelta != nil && c.opts == auto; (r.NetDelta != nil) != wantNet {
+				t.Errorf("change net of the probe %v, want one: %v", r.NetDelta, wantNet)
 			}
 			if r.Relative != c.alone {
 				t.Errorf("judged relative to the probe alone: %v, want %v (probe variance ×%.2f, p %.3g)", r.Relative, c.alone, r.ProbeVariance, r.ProbeP)
@@ -140,7 +154,7 @@ func TestCompareRelativeToProbe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (r.RelativeDelta != nil) != strings.Contains(string(data), `"relative_delta"`) || !strings.Contains(string(data), `"schema":"vkbench.compare/v1"`) {
+			if (r.RelativeDelta != nil) != strings.Contains(string(data), `"relative_delta"`) || (r.NetDelta != nil) != strings.Contains(string(data), `"net_delta"`) || !strings.Contains(string(data), `"schema":"vkbench.compare/v1"`) {
 				t.Errorf("the JSON report and relative_delta disagree, or it names no schema: %s", data)
 			}
 		})

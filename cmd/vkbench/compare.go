@@ -45,7 +45,13 @@ medians over the probe's vary less than its own (a Pitman-Morgan test at
 Every other benchmark is slower only where both its own times and its
 times relative to the probe say so, each significant: a machine slower
 through one whole run moves a kernel by some part of what it moves the
-probe, and then shows in one of the two as no slowdown. The delta column
+probe, and then shows in one of the two as no slowdown. Every benchmark
+judged relative to the probe must be slower net of it too: its rounds
+over the probe's raised to the slope at which, within each file, it
+moves with the probe (net_delta and probe_slope in the JSON), so that a
+kernel the machine slows more than the probe is not taken for slower
+either; where the probe moved far and that slope is uncertain, no change
+is taken. The delta column
 is always the benchmark's own change; "vs probe" the change relative to
 the probe (relative_delta in the JSON, with probe_variance, the ratio of
 the two variances). Relative to the probe a change is never reversed: one
@@ -202,10 +208,10 @@ func compareNotes(rep results.Report) string {
 			fmt.Fprintf(&b, "note: the probe moved past the threshold: the machine's speed may have differed between the runs, and the verdicts above include that; vkbench ab measures both versions in one run and is not misled so\n")
 		}
 	case rep.RelativeRows > 0:
-		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it alone, round by round, where it steadied their rounds (variance %s of their own); the others both by their own times and relative to it, slower only where both are (--own-times: all by their own times)\n",
+		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it alone, round by round, where it steadied their rounds (variance %s of their own); the others by their own times too; all net of it as well, slower only where every way is (--own-times: all by their own times)\n",
 			rep.Probe, fmtDelta(rep.ProbeShift), rep.RelativeRows, plural(len(rep.Rows), "benchmark", "benchmarks"), steadied(rep, true))
 	case rep.Probe != "":
-		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (relative to it their variance would be %s of their own, the median; Pitman-Morgan test at %.2g), so each was judged both by its own times and relative to it, slower only where both are (--own-times, --relative: one way)\n",
+		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (relative to it their variance would be %s of their own, the median; Pitman-Morgan test at %.2g), so each was judged by its own times, relative to it and net of it, slower only where all are (--own-times, --relative: one way)\n",
 			rep.Probe, fmtDelta(rep.ProbeShift), steadied(rep, false), results.ProbeAlpha)
 		if math.Abs(rep.ProbeShift) > rep.Options.Threshold {
 			fmt.Fprintf(&b, "note: the probe moved past the threshold: the machine's speed may have differed between the runs, and a kernel's change within that cannot be told from the machine's; vkbench ab measures both versions in one run and is not misled so\n")

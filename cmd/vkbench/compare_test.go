@@ -352,7 +352,7 @@ func TestCompareProbeShown(t *testing.T) {
 	base := withProbe("base.json", "1e-5, 1.01e-5, 0.99e-5, 1.005e-5, 0.995e-5")
 	cur := withProbe("slower.json", "1.02e-5, 1.015e-5, 1.025e-5, 1.01e-5, 1.03e-5")
 	r := mustRun(t, exitRegression, "compare", base, cur)
-	for _, want := range []string{"delta    vs probe  p", "+10.00%  +7.63%", "probe copy/u32/1048576/vec4-wg256: +2.00% in new; it steadied no benchmark's rounds (relative to it their variance would be ×", "judged both by its own times and relative to it"} {
+	for _, want := range []string{"delta    vs probe  p", "+10.00%  +7.63%", "probe copy/u32/1048576/vec4-wg256: +2.00% in new; it steadied no benchmark's rounds (relative to it their variance would be ×", "judged by its own times, relative to it and net of it"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the table has no %q:\n%s", want, r.stdout)
 		}
