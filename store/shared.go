@@ -1,9 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net/url"
@@ -254,9 +255,9 @@ func (st *sharedTier) run(txn func(func(Tx) error) error, fn func(Tx) error) err
 // that token renews or releases it, so a process whose lock expired never
 // releases the next holder's.
 type Locker interface {
-	// TryLock takes lock name under token for ttl, and reports whether it
-	// did (false: another holds it).
-	TryLock(name, token string, ttl time.Duration) (bool, error)
+	// TryLock takes lock name under token for ttl, and returns "" where
+	// it did, else the token of the holder.
+	TryLock(name, token string, ttl time.Duration) (holder string, err error)
 	// Renew extends the lock by ttl if token still holds it, and reports
 	// whether it did.
 	Renew(name, token string, ttl time.Duration) (bool, error)
@@ -278,26 +279,31 @@ type Lease struct {
 
 // TryLock takes the lock name in this store, which must be a shared tier
 // whose backend is a Locker, for LockExpiry, renewed every third of it
-// until the Lease is released: nil (and no error) when another process
-// holds it. A store that cannot lock is Unimplemented; one that fails is
-// its error.
-func (s *Store) TryLock(name string) (*Lease, error) {
+// until the Lease is released. Where another process holds it, the lease
+// is nil (and the error too), and holder names that process by its host
+// and process id ("" where its lock does not say: an older vkbench's). A
+// store that cannot lock is Unimplemented; one that fails is its error.
+func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 	if s.tier == nil {
-		return nil, status.New(status.Unimplemented, "store: only a shared store has locks")
+		return nil, "", status.New(status.Unimplemented, "store: only a shared store has locks")
 	}
 	lk, ok := s.tier.b.(Locker)
 	if !ok {
-		return nil, status.Newf(status.Unimplemented, "store: shared store %s has no locks", s.tier.name)
+		return nil, "", status.Newf(status.Unimplemented, "store: shared store %s has no locks", s.tier.name)
 	}
 	token := newToken()
 	ttl := s.tier.expiry
-	var held bool
 	err := s.tier.call(func() (err error) {
-		held, err = lk.TryLock(name, token, ttl)
+		holder, err = lk.TryLock(name, token, ttl)
 		return err
 	})
-	if err != nil || !held {
-		return nil, err
+	if err != nil || holder != "" {
+		// A token is "host pid N #random" (newToken).
+		who, _, ok := strings.Cut(holder, " #")
+		if !ok {
+			who = ""
+		}
+		return nil, who, err
 	}
 	l := &Lease{stop: make(chan struct{}), done: make(chan struct{})}
 	l.unlock = func() error {
@@ -323,7 +329,7 @@ func (s *Store) TryLock(name string) (*Lease, error) {
 			}
 		}
 	}()
-	return l, nil
+	return l, "", nil
 }
 
 // Release stops renewing the lock and releases it (if this process still
@@ -338,9 +344,11 @@ func (l *Lease) Release() error {
 	return err
 }
 
-// newToken is a random token that names one holder of a lock.
+// newToken is a token that names one holder of a lock: the process, by
+// host and id, for those who wait for it, and a random part, unique.
 func newToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return hex.EncodeToString(b[:])
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s pid %d #%x", cmp.Or(host, "a host"), os.Getpid(), b)
 }

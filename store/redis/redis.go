@@ -184,22 +184,25 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 	return status.Newf(status.Aborted, "store/redis: %s: an update lost to other writers %d times", b.name, maxRetries)
 }
 
-// Lua scripts of the locks: only the token that holds a lock renews or
+// Lua scripts of the locks: a lock is taken where none is held, else its
+// holder's token is returned; only the token that holds a lock renews or
 // releases it.
 var (
+	lockScript   = goredis.NewScript(`local h = redis.call("get", KEYS[1]) if h then return h end redis.call("set", KEYS[1], ARGV[1], "px", ARGV[2]) return ""`)
 	renewScript  = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end return 0`)
 	unlockScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0`)
 )
 
-// TryLock sets the lock's key to token if it has none (SET NX PX).
-func (b *Backend) TryLock(name, token string, ttl time.Duration) (bool, error) {
+// TryLock sets the lock's key to token if it has none, else returns the
+// token that holds it.
+func (b *Backend) TryLock(name, token string, ttl time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
-	ok, err := b.c.SetNX(ctx, prefix+"lock:"+name, token, ttl).Result()
+	holder, err := lockScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token, ttl.Milliseconds()).Text()
 	if err != nil {
-		return false, b.fail(err)
+		return "", b.fail(err)
 	}
-	return ok, nil
+	return holder, nil
 }
 
 // Renew extends the lock by ttl if token holds it.

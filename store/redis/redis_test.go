@@ -3,8 +3,10 @@ package redis_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -129,19 +131,24 @@ func TestLock(t *testing.T) {
 	srv := redistest.Start(t)
 	a, _ := open(t, srv.URL()+"&lock-expiry=300ms")
 	b, _ := open(t, srv.URL()+"&lock-expiry=300ms")
-	la, err := a.Shared().TryLock("q")
+	la, _, err := a.Shared().TryLock("q")
 	if err != nil || la == nil {
 		t.Fatalf("first TryLock = %v, %v", la, err)
 	}
 	// Renewed in the background: still held after several expiries.
 	time.Sleep(time.Second)
-	if lb, err := b.Shared().TryLock("q"); lb != nil || err != nil {
-		t.Fatalf("TryLock while held = %v, %v; want nil, nil", lb, err)
+	// The one that waits learns which process holds it: this one.
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lb, holder, err := b.Shared().TryLock("q"); lb != nil || err != nil || holder != fmt.Sprintf("%s pid %d", host, os.Getpid()) {
+		t.Fatalf("TryLock while held = %v, %q, %v; want nil, this process, nil", lb, holder, err)
 	}
 	if err := la.Release(); err != nil {
 		t.Fatal(err)
 	}
-	lb, err := b.Shared().TryLock("q")
+	lb, _, err := b.Shared().TryLock("q")
 	if err != nil || lb == nil {
 		t.Fatalf("TryLock after Release = %v, %v", lb, err)
 	}
@@ -150,7 +157,7 @@ func TestLock(t *testing.T) {
 	if err := la.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if lc, err := a.Shared().TryLock("q"); lc != nil || err != nil {
+	if lc, _, err := a.Shared().TryLock("q"); lc != nil || err != nil {
 		t.Fatalf("TryLock of b's lock = %v, %v; want nil, nil", lc, err)
 	}
 	if err := lb.Release(); err != nil {
@@ -173,12 +180,12 @@ func TestLock(t *testing.T) {
 		}
 	}()
 	lk := be.(store.Locker)
-	if ok, err := lk.TryLock("expiring", "old", 50*time.Millisecond); !ok || err != nil {
-		t.Fatalf("TryLock = %v, %v", ok, err)
+	if h, err := lk.TryLock("expiring", "old", 50*time.Millisecond); h != "" || err != nil {
+		t.Fatalf("TryLock = %q, %v", h, err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	if ok, err := lk.TryLock("expiring", "new", time.Minute); !ok || err != nil {
-		t.Fatalf("TryLock after the expiry = %v, %v", ok, err)
+	if h, err := lk.TryLock("expiring", "new", time.Minute); h != "" || err != nil {
+		t.Fatalf("TryLock after the expiry = %q, %v", h, err)
 	}
 	if ok, err := lk.Renew("expiring", "old", time.Minute); ok || err != nil {
 		t.Errorf("Renew by the expired holder = %v, %v; want false", ok, err)
@@ -186,8 +193,8 @@ func TestLock(t *testing.T) {
 	if err := lk.Unlock("expiring", "old"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := lk.TryLock("expiring", "third", time.Minute); ok || err != nil {
-		t.Errorf("the expired holder's Unlock released the new holder's lock (TryLock = %v, %v)", ok, err)
+	if h, err := lk.TryLock("expiring", "third", time.Minute); h != "new" || err != nil {
+		t.Errorf("the expired holder's Unlock released the new holder's lock (TryLock = %q, %v; want the holder new)", h, err)
 	}
 }
 
@@ -236,7 +243,7 @@ func TestLockRenewedAfterAFailure(t *testing.T) {
 	s, _ := open(t, strings.Replace(srv.URL(), "redis://", "flaky://", 1)+"&lock-expiry=3s")
 	f := <-flakies
 	f.fail.Store(true)
-	lease, err := s.Shared().TryLock("q")
+	lease, _, err := s.Shared().TryLock("q")
 	if err != nil || lease == nil {
 		t.Fatalf("TryLock = %v, %v", lease, err)
 	}
@@ -258,7 +265,7 @@ func TestLockRenewedAfterAFailure(t *testing.T) {
 		t.Fatal("no renewal after the failure")
 	}
 	other, _ := open(t, srv.URL())
-	if l, err := other.Shared().TryLock("q"); l != nil || err != nil {
+	if l, _, err := other.Shared().TryLock("q"); l != nil || err != nil {
 		t.Errorf("another TryLock = %v, %v; want the lock held", l, err)
 	}
 }
