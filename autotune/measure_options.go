@@ -113,10 +113,20 @@ type Options struct {
 type Progress struct {
 	Key       string
 	Candidate string
-	// Step is "verify", "sample" or "done".
+	// Step is "verify", "sample" or "done"; or, while another machine of
+	// the fleet holds Key's lock in the shared store, "wait" as the wait
+	// starts and again after each lock wait (store.Store.LockWait) it
+	// goes on, and "waiting" at each look at the lock between (about four
+	// times a second), for a display that redraws.
 	Step string
 	// Done and Total count samples taken and the most there will be.
 	Done, Total int
+	// Holder names the process that holds Key's lock, by host and process
+	// id, where the lock says; Waited is how long this one has waited, and
+	// MaxWait the most it waits (0: as long as the holder renews its lock,
+	// as a search does).
+	Holder          string
+	Waited, MaxWait time.Duration
 }
 
 // DefaultOptions measure to ±1% with up to 10 s per key.

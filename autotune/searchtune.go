@@ -138,21 +138,21 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	logged := map[string]search.LogRecord{}
 	if !sopts.Force {
 		logged, _ = search.LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
-		if len(logged) == 0 {
-			// A machine that has not searched skey takes the answer of
-			// one that has: the local file's (copied from the shared
-			// store earlier), else the shared store's, verified here,
-			// else that of the machine holding skey's lock; or it holds
-			// the lock until its own answer is published. A machine that
-			// has searched it searches again, continuing from its log,
-			// so that a larger budget finds what a smaller one missed.
-			e, lease, _ := t.claim(ctx, sop, skey, sum, whileRenewed)
-			if lease != nil {
-				defer func() { _ = lease.Release() }() // one that fails expires
-			}
-			if e != nil {
-				return &SearchResult{Entry: e, Op: sop, Points: pts, Log: ref}, nil
-			}
+		// A machine that has not searched skey takes the answer of one
+		// that has: the local file's (copied from the shared store
+		// earlier), else the shared store's, verified here, else that of
+		// the machine holding skey's lock; or it holds the lock until its
+		// own answer is published. A machine that has searched it
+		// searches again, continuing from its log, so that a larger
+		// budget finds what a smaller one missed: under the lock too,
+		// waiting while another machine holds it, so that no fresh
+		// machine searches beside it.
+		e, lease, _ := t.claim(ctx, sop, skey, sum, whileRenewed, len(logged) == 0)
+		if lease != nil {
+			defer func() { _ = lease.Release() }() // one that fails expires
+		}
+		if e != nil {
+			return &SearchResult{Entry: e, Op: sop, Points: pts, Log: ref}, nil
 		}
 	}
 	// A file that cannot be written is a warning (store.Store.Warnings); the

@@ -76,7 +76,8 @@ func (t *Tuner) answered(k Key, from Tier, where string) {
 // patience is how long claim waits for a lock another holds: not at all
 // (FastestOrDefault: busy), the tier's LockWait at most (a tune, which
 // then tunes without the lock), or as long as the holder renews it (a
-// search, which may take an hour; the -v log says so at each LockWait).
+// search, which may take an hour). A wait is told to Progress and the
+// log (waiting).
 type patience int
 
 const (
@@ -93,13 +94,14 @@ const (
 // as long as wait says; a holder that died stops renewing its lock, which
 // expires, and the lock is taken over. With no shared tier, or one that
 // fails, it returns neither answer nor lease: answer k here. With noWait,
-// a lock another holds is busy: the caller does not wait.
-func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience) (_ *Entry, _ *store.Lease, busy bool) {
-	if e := t.fromFile(k, sum); e != nil {
-		return e, nil, false
-	}
-	if e := t.fromShared(ctx, op, k, sum); e != nil {
-		return e, nil, false
+// a lock another holds is busy: the caller does not wait. Without take,
+// no answer is taken, of a tier or of the holder: it waits for the lock
+// alone (a search that continues its own log).
+func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool) {
+	if take {
+		if e := t.fromFile(k, sum); e != nil {
+			return e, nil, false
+		}
 	}
 	shared := t.store.Shared()
 	if shared == nil {
@@ -107,41 +109,63 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	}
 	name := t.table.String() + "/" + string(entryKey(k, sum))
 	poll := min(250*time.Millisecond, shared.LockExpiry()/4)
+	most := shared.LockWait()
+	if wait == whileRenewed {
+		most = 0
+	}
+	var since time.Time
 	deadline := time.Now().Add(shared.LockWait())
 	for {
-		lease, err := shared.TryLock(name)
-		if err != nil {
-			return nil, nil, false
-		}
-		// An answer may have landed between the first look and the lock.
-		if e := t.fromShared(ctx, op, k, sum); e != nil {
-			if lease != nil {
-				_ = lease.Release() // a failed release expires
+		lease, holder, err := shared.TryLock(name)
+		// The shared tier's answer, there already or landed while the
+		// lock was held.
+		if take {
+			if e := t.fromShared(ctx, op, k, sum); e != nil {
+				if lease != nil {
+					_ = lease.Release() // a failed release expires
+				}
+				return e, nil, false
 			}
-			return e, nil, false
 		}
-		if lease != nil {
+		if err != nil || lease != nil {
 			return nil, lease, false
 		}
 		if wait == noWait {
 			return nil, nil, true
 		}
-		if time.Now().After(deadline) {
+		now, step := time.Now(), "waiting"
+		switch {
+		case since.IsZero():
+			since, step = now, "wait"
+		case now.After(deadline):
 			if wait == untilLockWait {
 				t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
 				return nil, nil, false
 			}
 			// Still held: renewed within LockExpiry, so still at work.
-			if t.opts.Logger != nil {
-				t.opts.Logger.Debug("autotune: still waiting for another machine's work on "+k.String()+", which renews its lock", "store", shared.Path())
-			}
-			deadline = time.Now().Add(shared.LockWait())
+			deadline, step = now.Add(shared.LockWait()), "wait"
 		}
+		t.waiting(Progress{Key: k.String(), Step: step, Holder: holder, Waited: now.Sub(since), MaxWait: most})
 		select {
 		case <-ctx.Done():
 			return nil, nil, false
 		case <-time.After(poll):
 		}
+	}
+}
+
+// waiting tells Progress of a wait for another machine's lock, and the
+// -v log of its start and of each lock wait it goes on.
+func (t *Tuner) waiting(p Progress) {
+	if t.opts.Progress != nil {
+		t.opts.Progress(p)
+	}
+	if l := t.opts.Logger; l != nil && p.Step == "wait" {
+		msg := "autotune: waiting for another machine's work on " + p.Key
+		if p.Waited > 0 {
+			msg = "autotune: still waiting for another machine's work on " + p.Key + ", which renews its lock"
+		}
+		l.Debug(msg, "holder", p.Holder, "waited", p.Waited.Round(time.Second), "max_wait", p.MaxWait, "store", t.store.Shared().Path())
 	}
 }
 

@@ -3,7 +3,9 @@ package autotune_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -233,4 +235,157 @@ func TestSharedSearchHolderDies(t *testing.T) {
 	}
 	release()
 	<-held // its store is closed: what it does now is its own affair
+}
+
+// waits records the waits a tuner tells its Progress of.
+type waits struct {
+	mu sync.Mutex
+	ps []autotune.Progress
+}
+
+func (w *waits) add(p autotune.Progress) {
+	if p.Step == "wait" || p.Step == "waiting" {
+		w.mu.Lock()
+		w.ps = append(w.ps, p)
+		w.mu.Unlock()
+	}
+}
+
+// count counts the waits of step, and of those the ones after the first
+// lock wait (Waited above 0).
+func (w *waits) count(step string) (all, later int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.ps {
+		if p.Step == step {
+			all++
+			if p.Waited > 0 {
+				later++
+			}
+		}
+	}
+	return all, later
+}
+
+// until waits until cond holds, failing t if done says first that the
+// tuner stopped waiting.
+func until[T any](t *testing.T, cond func() bool, done <-chan T, what string) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-done:
+			t.Fatalf("it ended before %s", what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestSharedWaitTold: a tune and a search that wait for another
+// process's lock tell Options.Progress, without a logger: "wait" as the
+// wait starts, naming the holder (this process, by host and id) and the
+// most it waits (the lock wait for a tune; 0 for a search, which waits as
+// long as the holder renews), "waiting" at each look between, and the
+// search "wait" again after each lock wait. Released, the tune takes the
+// lock and tunes; the search takes the holder's answer.
+func TestSharedWaitTold(t *testing.T) {
+	srv := redistest.Start(t)
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := fmt.Sprintf("%s pid %d", host, os.Getpid())
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	k := autotune.NewTuner(devtest.Device(t), newMachine(t, srv.URL()).cache, quick).Key(op, size)
+	check := func(t *testing.T, w *waits, key string, most time.Duration) {
+		t.Helper()
+		w.mu.Lock()
+		first := w.ps[0]
+		w.mu.Unlock()
+		if first.Step != "wait" || first.Key != key || first.Holder != me || first.MaxWait != most {
+			t.Errorf("the wait's start: %+v; want step wait, key %s, holder %q, most %v", first, key, me, most)
+		}
+	}
+
+	t.Run("tune", func(t *testing.T) {
+		m := newMachine(t, srv.URL())
+		w := &waits{}
+		tuner := autotune.NewTuner(devtest.Device(t), m.cache, m.options(w.add))
+		lease, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(tuner.Table().String() + "/" + tuner.Key(op, size).String() + "@" + autotune.Checksum(op.Candidates()))
+		if err != nil || lease == nil {
+			t.Fatalf("TryLock = %v, %v", lease, err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := tuner.Tune(context.Background(), op, size, false)
+			done <- err
+		}()
+		until(t, func() bool { n, _ := w.count("waiting"); return n > 0 }, done, "it waited")
+		check(t, w, k.String(), store.DefaultLockWait)
+		if err := lease.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil || m.sampled.Load() == 0 {
+			t.Errorf("after the release: %v, %d samples; want a tune", err, m.sampled.Load())
+		}
+	})
+
+	t.Run("search", func(t *testing.T) {
+		url := srv.URL() + "&lock-wait=200ms"
+		hopts, at, release := holding()
+		defer release()
+		held := goSearch(newMachine(t, url), devtest.Device(t), quick, op, size, hopts)
+		<-at
+		m := newMachine(t, url)
+		w := &waits{}
+		waited := goSearch(m, devtest.Device(t), m.options(w.add), op, size, exhaustive)
+		until(t, func() bool { _, later := w.count("wait"); return later > 0 }, waited, "it waited a lock wait")
+		check(t, w, autotune.Key{Op: op.Name() + autotune.SpaceSuffix, DType: k.DType, Size: k.Size}.String(), 0)
+		release()
+		if h := <-held; h.err != nil {
+			t.Fatal(h.err)
+		}
+		if r := <-waited; r.err != nil || r.res.Entry.From != autotune.FromShared {
+			t.Errorf("the waiter: %v; want the holder's answer", r.err)
+		}
+	})
+}
+
+// TestSharedSearchContinuing: a machine that continues its own search
+// (its tuning log has some of the key) holds the key's lock while it
+// searches, as a fresh machine does: a fresh machine asking meanwhile
+// waits for its answer rather than search the key beside it, and takes
+// it.
+func TestSharedSearchContinuing(t *testing.T) {
+	srv := redistest.Start(t)
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	cont := newMachine(t, srv.URL())
+	ctx, cancel := context.WithCancel(context.Background())
+	interrupted := exhaustive
+	interrupted.Progress = func(autotune.SearchProgress) { cancel() }
+	if _, err := autotune.NewTuner(devtest.Device(t), cont.cache, quick).Search(ctx, op, size, interrupted); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the interrupted search: %v; want it cancelled", err)
+	}
+	hopts, at, release := holding()
+	defer release()
+	held := goSearch(cont, devtest.Device(t), quick, op, size, hopts)
+	<-at
+	fresh := newMachine(t, srv.URL())
+	w := &waits{}
+	waited := goSearch(fresh, devtest.Device(t), fresh.options(w.add), op, size, exhaustive)
+	until(t, func() bool { n, _ := w.count("wait"); return n > 0 }, waited, "the fresh machine waited for the one continuing its search")
+	release()
+	h := <-held
+	if h.err != nil || h.res.Entry.From != "" || h.res.Search.Measured != len(h.res.Points.Configs)-1 {
+		t.Fatalf("the continued search: %v; want it to measure what its log lacks", h.err)
+	}
+	r := <-waited
+	if r.err != nil || r.res.Entry.From != autotune.FromShared || r.res.Entry.FastestName != h.res.Entry.FastestName || fresh.sampled.Load() != 0 {
+		t.Errorf("the fresh machine: %v, from %q, %d samples; want the continued search's answer %s, nothing measured",
+			r.err, r.res.Entry.From, fresh.sampled.Load(), h.res.Entry.FastestName)
+	}
+	if cont.warnings()+fresh.warnings() != 0 {
+		t.Errorf("warnings:\n%s%s", cont.log, fresh.log)
+	}
 }

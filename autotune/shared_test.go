@@ -407,7 +407,7 @@ func TestSharedFastestOrDefault(t *testing.T) {
 	m := newMachine(t, srv.URL())
 	tuner := autotune.NewTuner(devtest.Device(t), m.cache, m.options(nil))
 	other := newMachine(t, srv.URL())
-	lease, err := other.cache.Shared().TryLock(tuner.Table().String() + "/" + tuner.Key(op, size).String() + "@" + autotune.Checksum(op.Candidates()))
+	lease, _, err := other.cache.Shared().TryLock(tuner.Table().String() + "/" + tuner.Key(op, size).String() + "@" + autotune.Checksum(op.Candidates()))
 	if err != nil || lease == nil {
 		t.Fatalf("TryLock = %v, %v", lease, err)
 	}

@@ -347,7 +347,7 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	if !force {
 		// The tiers (shared.go), or this process tunes it for the fleet.
-		switch e, lease, busy := t.claim(ctx, op, k, sum, wait); {
+		switch e, lease, busy := t.claim(ctx, op, k, sum, wait, true); {
 		case busy:
 			return nil, errPending
 		case e != nil:

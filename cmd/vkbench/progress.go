@@ -33,6 +33,7 @@ type progress struct {
 
 	mu    sync.Mutex
 	lines io.Writer // dumb terminal
+	notes io.Writer // a wait's lines: stderr, unless -v logs the wait
 	last  time.Time
 	step  string // the last line's step, to draw one when it changes
 }
@@ -44,6 +45,8 @@ func startProgress(cmd *cobra.Command, quiet bool, opts *autotune.Options) *prog
 	opts.Progress = bar.update
 	if verbose(cmd) {
 		opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	} else {
+		bar.notes = cmd.ErrOrStderr()
 	}
 	return bar
 }
@@ -77,6 +80,10 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progress) update(ev autotune.Progress) {
+	if ev.Step == "wait" || ev.Step == "waiting" {
+		p.wait(ev)
+		return
+	}
 	if p.bar == nil && p.lines == nil {
 		return
 	}
@@ -98,6 +105,37 @@ func (p *progress) update(ev autotune.Progress) {
 	p.last = now
 	p.bar.Describe(fmt.Sprintf("%s: %s %s %d", ev.Key, ev.Step, ev.Candidate, ev.Done))
 	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
+}
+
+// wait shows a wait for another machine of the fleet: a line as it
+// starts and after each lock wait it goes on, on any stderr (above the
+// bar, where one is drawn), and the bar redrawn with what it waits for,
+// so that it does not look frozen.
+func (p *progress) wait(ev autotune.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	who := "another machine"
+	if ev.Holder != "" {
+		who += " (" + ev.Holder + ")"
+	}
+	if ev.Step == "wait" && p.notes != nil {
+		line := fmt.Sprintf("%s: %s holds its lock in the shared store; waiting as long as it renews the lock", ev.Key, who)
+		switch {
+		case ev.Waited > 0:
+			line = fmt.Sprintf("%s: still waiting for %s, %v so far", ev.Key, who, ev.Waited.Round(time.Second))
+		case ev.MaxWait > 0:
+			line = fmt.Sprintf("%s: %s holds its lock in the shared store; waiting up to %v for its answer, then tuning here", ev.Key, who, ev.MaxWait)
+		}
+		if p.bar != nil {
+			_ = p.bar.Clear() // a bar that cannot draw must not stop the work
+		}
+		_, _ = fmt.Fprintln(p.notes, line)
+	}
+	if p.bar != nil && time.Since(p.last) >= redrawEvery {
+		p.last = time.Now()
+		p.bar.Describe(fmt.Sprintf("%s: waiting for %s", ev.Key, who))
+		_ = p.bar.Add(1)
+	}
 }
 
 func (p *progress) finish() {

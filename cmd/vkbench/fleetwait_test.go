@@ -1,0 +1,97 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/vkbench/vkbench/internal/redistest"
+)
+
+// stoppedAt runs args as a process and stops it (SIGSTOP) once a line of
+// its stderr matches re: it keeps what it held then (a lock in the
+// shared store, no longer renewed) until the test ends and kills it.
+func stoppedAt(t *testing.T, re *regexp.Regexp, args ...string) *os.Process {
+	t.Helper()
+	cmd := exec.CommandContext(context.Background(), os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // SIGKILL ends a stopped process too
+		_ = cmd.Wait()         // killed: its status says so
+	})
+	var seen strings.Builder
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		seen.WriteString(sc.Text() + "\n")
+		if re.MatchString(sc.Text()) {
+			if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = io.Copy(io.Discard, pipe) }() // until it is killed
+			return cmd.Process
+		}
+	}
+	t.Fatalf("vkbench %s ended before a line of its stderr matched %s:\n%s", strings.Join(args, " "), re, seen.String())
+	return nil
+}
+
+// TestFleetWaitShown: a tune and a search that wait for another machine's
+// lock say so on a stderr that is no terminal, without -v: which key,
+// which process holds it (host and process id), and how long they may
+// wait; the search again after each lock wait. The holder is a vkbench
+// process stopped while it holds the lock (its lock-expiry is long).
+func TestFleetWaitShown(t *testing.T) {
+	needDevice(t)
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick := []string{"--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--store"}
+	holdURL := srv.URL() + "&lock-expiry=10m"
+	holder := func(re string, args ...string) string {
+		p := stoppedAt(t, regexp.MustCompile(re), append(append(args, "-v", "--cache", filepath.Join(dir, "h.db")), append(quick, holdURL)...)...)
+		return fmt.Sprintf("another machine (%s pid %d) holds its lock in the shared store; ", host, p.Pid)
+	}
+
+	held := holder(`autotune: prepared`, "tune", "copy", "--size", "4096")
+	r := mustRun(t, 0, append([]string{"tune", "copy", "--size", "4096", "--cache", filepath.Join(dir, "t.db")}, append(quick, holdURL+"&lock-wait=1s")...)...)
+	if want := "copy/u32/4096: " + held + "waiting up to 1s for its answer, then tuning here\n"; !strings.HasPrefix(r.stderr, want) ||
+		!strings.Contains(r.stderr, "waited 1s for another machine's tune of copy/u32/4096; tuning it here") {
+		t.Errorf("the tune's stderr does not start with\n%sand then say it tunes:\n%s", want, r.stderr)
+	}
+	// On a terminal the line comes above the bar, which is redrawn with
+	// the wait, rather than stand still.
+	held = holder(`autotune: prepared`, "tune", "copy", "--size", "8192")
+	got, _ := runOnTerminal(t, "xterm-256color", append([]string{"tune", "copy", "--size", "8192", "--cache", filepath.Join(dir, "t2.db")}, append(quick, holdURL+"&lock-wait=1s")...)...)
+	if n := strings.Count(got, "copy/u32/8192: waiting for another machine ("); !strings.Contains(got, "copy/u32/8192: "+held+"waiting up to 1s") || n < 3 {
+		t.Errorf("on a terminal: the bar drew the wait %d times in its second (want 3 or more), or the line is missing:\n%q", n, got)
+	}
+
+	search := []string{"tune", "gemm", "--strategy", "exhaustive", "--size", "64x64x64"}
+	held = holder(`^search: 1/`, search...)
+	still := regexp.MustCompile(`(?m)^gemm\.space/f32/64x64x64: still waiting for another machine \(` + regexp.QuoteMeta(fmt.Sprintf("%s pid ", host)) + `\d+\), \ds so far$`)
+	r, _ = interruptedAfter(t, append(append(search, "--cache", filepath.Join(dir, "s.db")), append(quick, holdURL+"&lock-wait=1s")...),
+		regexp.MustCompile(`(?s)still waiting.*still waiting`), syscall.SIGINT)
+	if want := "gemm.space/f32/64x64x64: " + held + "waiting as long as it renews the lock\n"; !strings.HasPrefix(r.stderr, want) || len(still.FindAllString(r.stderr, -1)) < 2 {
+		t.Errorf("the search's stderr does not start with\n%sand then say at each lock wait that it still waits:\n%s", want, r.stderr)
+	}
+}
