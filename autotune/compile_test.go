@@ -16,7 +16,7 @@ import (
 func compileTime(t *testing.T, dev hal.Device) time.Duration {
 	t.Helper()
 	start := time.Now()
-	n, err := autotune.Compile(context.Background(), dev, catalogue.Builtin())
+	n, err := autotune.Compile(context.Background(), dev, catalogue.Builtin(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

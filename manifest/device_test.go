@@ -330,3 +330,26 @@ func TestManifestSpaceSearchSized(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestCompileSized: Compile builds a candidate whose pipeline
+// depends on the size at each size asked, as a measurement there builds
+// it, once, and not where the device cannot run it: on a device of 1 KiB
+// of shared memory, tiled (x in one tile of 4*K bytes) at K=200 and not at
+// K=600, rows-wg64 at both.
+func TestManifestCompileSized(t *testing.T) {
+	ops, err := manifest.Parse([]byte(tiledSpace), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := watch(t)
+	dev.info.Limits.MaxSharedMemory = 1024
+	sizes := []kernels.Size{kernels.SizeOf(70, 200), kernels.SizeOf(70, 600), kernels.SizeOf(70, 200)}
+	n, err := autotune.Compile(context.Background(), dev, ops, [][]kernels.Size{sizes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []built{{"rows-wg64", constants(0, 64, 1, 70, 2, 200)}, {"tiled", constants(0, 64, 1, 70, 2, 200, 3, 200)}, {"rows-wg64", constants(0, 64, 1, 70, 2, 600)}}
+	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" || n != len(want) {
+		t.Errorf("compiled %d pipelines (-want +built):\n%s", n, diff)
+	}
+}

@@ -32,7 +32,7 @@ func TestKeepPipelineCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := autotune.Compile(context.Background(), dev, []kernels.Operation{op}); err != nil {
+	if _, err := autotune.Compile(context.Background(), dev, []kernels.Operation{op}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -140,8 +140,12 @@ Shapes are bucketed by --level, and the bucket's representative shape is
 measured, which stderr names when it is not the size asked; where a candidate
 applies at the size asked but not at that shape (a manifest candidate's
 assert), the size itself is measured, under a key of its own. --compile-only
-builds every candidate's pipeline and keeps the driver's pipeline cache, so
-that later runs pay no compile time; it measures nothing, and fails where it
+builds the pipeline of every candidate the device can run, at the size asked
+(--size, else the default) and at the shape tune measures for it at --level,
+and keeps the driver's pipeline cache, so that later runs at those sizes pay
+no compile time for them (a manifest candidate whose constants or workgroup
+depend on the size has a pipeline for each; those of its later dispatches and
+passes are built when it is measured). It measures nothing, and fails where it
 cannot keep that cache (every other command warns: it only spares compile
 time).
 
@@ -158,7 +162,7 @@ Exit status: as run's.`,
 				return err
 			}
 			if f.compileOnly {
-				return compileAll(cmd, &f.benchFlags, args)
+				return compileAll(cmd, &f, args)
 			}
 			if f.allDevices {
 				return tuneAllDevices(cmd, &f, args)
@@ -517,12 +521,21 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 	return out
 }
 
-// compileAll builds every candidate's pipeline and keeps the driver's
-// pipeline cache, which is its work: one it cannot keep is its error.
-func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
+// compileAll builds every candidate's pipeline at the sizes tune would
+// measure and keeps the driver's pipeline cache, which is its work: one it
+// cannot keep is its error.
+func compileAll(cmd *cobra.Command, f *tuneFlags, args []string) error {
 	ops, err := f.operations(args)
 	if err != nil {
 		return err
+	}
+	plan, err := planSizes(f.sizes, ops)
+	if err != nil {
+		return err
+	}
+	level, err := autotune.ParseLevel(f.level)
+	if err != nil {
+		return usageError{err}
 	}
 	cache, err := f.cache.open(cmd, true)
 	if err != nil {
@@ -537,7 +550,13 @@ func compileAll(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	n, err := autotune.Compile(cmd.Context(), dev, ops)
+	// At the size asked and the shape tune measures for it at --level.
+	sizes := make([][]kernels.Size, len(ops))
+	for i, op := range ops {
+		size := plan.sizeFor(op, dev.Info())
+		sizes[i] = []kernels.Size{size, level.Bucket(size)}
+	}
+	n, err := autotune.Compile(cmd.Context(), dev, ops, sizes)
 	if err == nil {
 		err = keepPipelineCache(cmd.ErrOrStderr(), dev, cache, true)
 	}
