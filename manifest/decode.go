@@ -410,14 +410,12 @@ func (op *manifestOp) dryRun() error {
 	if err != nil {
 		return status.Annotatef(err, "at the default size %s", size)
 	}
+	op.planAll(size, lay, nil)
 	for c := range op.runs {
 		if err := lay.errs[c]; err != nil {
 			if isAssertFailure(err) {
 				continue
 			}
-			return err
-		}
-		if _, err := op.plan(size, c, lay.envs[c], nil); err != nil {
 			return err
 		}
 		for i, b := range op.bufs {
