@@ -2,10 +2,13 @@ package autotune
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
@@ -46,7 +49,9 @@ func ReadEntry(s *store.Store, t store.Table, k Key, checksum string) (*Entry, e
 // Commit stores e (for key and checksum) in table t of s unless the table
 // already holds a readable answer to the same question, in which case that
 // answer is kept and returned: the first process to commit wins, so every
-// process ends up using the same candidate. Entries of the same key for
+// process ends up using the same candidate, unless e clearly beats it
+// (replaces: a later, larger search's better answer reaches the fleet
+// without measuring everything again). Entries of the same key for
 // another candidate list (another checksum, or for a subset, another
 // list's: the part before "+") are removed; those of other subsets of the
 // same list stay. When the store cannot be written, e is returned with
@@ -71,12 +76,13 @@ func commit(s *store.Store, t store.Table, k Key, checksum string, e *Entry, for
 		stored = e
 		ek := entryKey(k, checksum)
 		if old := rows.Get(ek); old != nil && !force {
-			prev, err := DecodeEntry(old)
-			if err == nil {
+			switch prev, err := DecodeEntry(old); {
+			case err != nil:
+				s.Warn("autotune: cache %s: %s: replacing unreadable entry %s: %v", s.Path(), t, ek, err)
+			case !replaces(e, prev):
 				stored = prev
 				return nil
 			}
-			s.Warn("autotune: cache %s: %s: replacing unreadable entry %s: %v", s.Path(), t, ek, err)
 		}
 		// Answers to the key for another candidate list are stale: the
 		// question has changed. Those for another subset of this list
@@ -104,6 +110,44 @@ func commit(s *store.Store, t store.Table, k Key, checksum string, e *Entry, for
 		s.Warn("autotune: %s: answer for %s kept in memory only: %v", t, k, err)
 	}
 	return stored, err
+}
+
+// replaces reports whether e, a new answer, replaces prev, the stored
+// answer to the same question: both winners verified, e's better by e's
+// objective beyond both 95% intervals, in e's own measurement of the two
+// (one machine, side by side) and against prev's interval of its winner
+// (so a slower machine never replaces a faster one's answer); and prev,
+// where it measured e's winner, did not find it clearly worse (no
+// flapping between two answers). A slower answer, a tie, one that did not
+// measure prev's winner, or another objective's never replaces prev. Two
+// machines' intervals alone do not decide: each is the noise of its own
+// machine, not how two machines of one hardware differ.
+func replaces(e, prev *Entry) bool {
+	w, s := e.Fastest, prev.Fastest
+	o := cmp.Or(e.Objective, ObjectiveTime)
+	if w < 0 || w == s || w >= len(prev.Results) || s >= len(e.Results) || o != cmp.Or(prev.Objective, ObjectiveTime) {
+		return false
+	}
+	return beyond(o, e.Results[w], e.Results[s]) && beyond(o, e.Results[w], prev.Results[s]) && !beyond(o, prev.Results[s], prev.Results[w])
+}
+
+// beyond reports whether a and b are verified measurements and a is
+// better than b by objective o, a's interval wholly below b's.
+func beyond(o Objective, a, b results.Result) bool {
+	bounds := func(r results.Result) (lo, hi float64, ok bool) {
+		if !r.Ran() || slices.Contains(r.Flags, FlagNotVerified) {
+			return 0, 0, false
+		}
+		if o == ObjectiveTime {
+			lo, hi = interval(*r.Stats)
+			return lo, hi, true
+		}
+		_, lo, hi, ok = objectiveValue(o, r)
+		return lo, hi, ok && lo > 0
+	}
+	_, aHi, aOK := bounds(a)
+	bLo, _, bOK := bounds(b)
+	return aOK && bOK && aHi < bLo
 }
 
 // Entries returns the readable entries of table t of s, in key order;
@@ -145,7 +189,8 @@ func Export(w io.Writer, s *store.Store, t store.Table) error {
 // s of the same name. Answers measured on other hardware do not apply:
 // importing into a table whose hardware is not hardware fails unless
 // force is set (hardware "" accepts any). It returns the number of entries
-// imported; entries already present are kept.
+// imported; entries already present are kept unless an imported one
+// replaces them by Commit's rule.
 func Import(s *store.Store, r io.Reader, hardware string, force bool) (store.Table, int, error) {
 	var f exportFile
 	if err := json.NewDecoder(r).Decode(&f); err != nil {

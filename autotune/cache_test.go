@@ -284,3 +284,62 @@ func BenchmarkCacheFirstLookupFromFile(b *testing.B) {
 		}
 	}
 }
+
+// timed is a verified result of median m and 95% interval [lo, hi].
+func timed(i int, name string, lo, m, hi float64) results.Result {
+	return results.Result{Index: i, Name: name, Measurement: results.Measurement{Outcome: results.Measured,
+		Stats: &stats.Stats{Median: m, Lo: lo, Hi: hi, Min: lo, Max: hi, N: 20, Batch: 1}}}
+}
+
+// unevaluated is a configuration a search did not evaluate.
+func unevaluated(i int, name string) results.Result {
+	return results.Result{Index: i, Name: name, Measurement: results.Measurement{Outcome: results.Unevaluated}}
+}
+
+// TestCommitReplacesOnlyClearlyBetter: a stored answer (a at 1 ms) is
+// replaced by a new one (b) only where the new one measured a too and
+// found b faster beyond both intervals, b's interval also wholly below
+// the stored one of a, and the stored answer did not find b clearly
+// slower. Slower (a slower machine's b), tied, not measured beside a,
+// and contradicted answers keep a; the clearly faster one replaces it,
+// and the old answer committed again does not come back.
+func TestCommitReplacesOnlyClearlyBetter(t *testing.T) {
+	k := key(t, "gemm.space/f32/64x64x64")
+	answer := func(fastest int, a, b results.Result) *autotune.Entry {
+		e := &autotune.Entry{Fastest: fastest, Results: []results.Result{a, b}, Mode: "hot", Time: time.Unix(1700000000, 0).UTC()}
+		e.FastestName = e.Results[fastest].Name
+		return e
+	}
+	first := answer(0, timed(0, "a", 0.98e-3, 1e-3, 1.02e-3), unevaluated(1, "b"))
+	for _, c := range []struct {
+		name   string
+		stored *autotune.Entry
+		b, a   results.Result // the new answer's
+		want   string
+	}{
+		{"slower", first, timed(1, "b", 1.08e-3, 1.10e-3, 1.12e-3), timed(0, "a", 1.18e-3, 1.20e-3, 1.22e-3), "a"},
+		{"tied-with-stored", first, timed(1, "b", 0.97e-3, 0.98e-3, 0.99e-3), timed(0, "a", 1.03e-3, 1.05e-3, 1.07e-3), "a"},
+		{"tied-side-by-side", first, timed(1, "b", 0.90e-3, 0.92e-3, 0.94e-3), timed(0, "a", 0.93e-3, 0.95e-3, 0.97e-3), "a"},
+		{"a-not-measured", first, timed(1, "b", 0.90e-3, 0.91e-3, 0.92e-3), unevaluated(0, "a"), "a"},
+		{"contradicted", answer(0, timed(0, "a", 0.98e-3, 1e-3, 1.02e-3), timed(1, "b", 1.10e-3, 1.12e-3, 1.14e-3)),
+			timed(1, "b", 0.90e-3, 0.91e-3, 0.92e-3), timed(0, "a", 0.99e-3, 1e-3, 1.01e-3), "a"},
+		{"clearly-faster", first, timed(1, "b", 0.90e-3, 0.91e-3, 0.92e-3), timed(0, "a", 0.99e-3, 1e-3, 1.01e-3), "b"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+			if _, err := autotune.Commit(s, testTable, k, "sum", c.stored); err != nil {
+				t.Fatal(err)
+			}
+			got, err := autotune.Commit(s, testTable, k, "sum", answer(1, c.a, c.b))
+			if err != nil || got.FastestName != c.want {
+				t.Fatalf("Commit kept %s (%v); want %s", got.FastestName, err, c.want)
+			}
+			if e, _ := autotune.ReadEntry(s, testTable, k, "sum"); e == nil || e.FastestName != c.want {
+				t.Errorf("the store holds %v; want %s", e, c.want)
+			}
+			if got, _ := autotune.Commit(s, testTable, k, "sum", first); got.FastestName != c.want {
+				t.Errorf("the first answer committed again: %s stored; want %s", got.FastestName, c.want)
+			}
+		})
+	}
+}

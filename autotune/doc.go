@@ -47,7 +47,9 @@
 // and every candidate's statistics or error, for inspection (ReadEntry,
 // Entries, Export, Import). The rule of what a commit keeps is this
 // package's (Commit): the first answer committed for a question is the
-// one every process sharing the store uses; answers of the key for
+// one every process sharing the store uses, until an answer that
+// measured both winners side by side shows its own better beyond both
+// intervals and the stored one's too; answers of the key for
 // another candidate list go, those of other subsets of the same list
 // stay. An answer the store cannot take is kept by the Tuner, which
 // returns a NotStoredError from Tune.
@@ -66,8 +68,9 @@
 // lacks. The log's format, and the replay of a search against it, are
 // package search's. With a shared store, one machine of a fleet searches
 // a key nobody has answered, under its lock, while the others wait for
-// its answer as long as it renews the lock; its answer is committed as a
-// tune's is (the first one stays).
+// its answer as long as it renews the lock, and a machine that continues
+// its own search holds the lock too; its answer is committed as a tune's
+// is (the first one stays, unless the search's clearly beats it).
 //
 // # Caveats
 //

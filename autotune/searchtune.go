@@ -68,7 +68,7 @@ const SpaceSuffix = ".space"
 // SearchResult is what a search found and did.
 type SearchResult struct {
 	// Entry is the answer committed to the local file (the shared store
-	// keeps the first one committed): one result per candidate of Op
+	// keeps its own by Commit's rule): one result per candidate of Op
 	// (Unevaluated for those the search skipped), the fastest verified
 	// one the winner, a tie when its interval overlaps the runner-up's.
 	Entry *Entry
@@ -98,8 +98,8 @@ func (o spaceOperation) Name() string { return o.name }
 // unless the tuning log has it, recording each new one in the log as it
 // completes, and commits the fastest verified point under op's name and
 // SpaceSuffix: in the local file, replacing an earlier search's answer,
-// and in the shared store, where the first answer committed stays, as a
-// tune's does (Force replaces it). Configurations that fail a restriction
+// and in the shared store by Commit's rule, as a tune's is (Force
+// replaces its answer). Configurations that fail a restriction
 // are never compiled. An interrupted search keeps in the log what it
 // measured, and a search run again continues from it: with the same
 // strategy and seed it proposes the same points, measuring only those the

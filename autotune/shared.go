@@ -171,7 +171,7 @@ func (t *Tuner) waiting(p Progress) {
 
 // publish commits e, the answer measured here for k, to the local file
 // and the shared tier by commit's rule (the first answer committed stays
-// unless force), and remembers the file's. own replaces the file's answer
+// unless force, or e clearly beats it), and remembers the file's. own replaces the file's answer
 // all the same: a search's, picked from a log that holds every point the
 // file's (this machine's earlier search) was picked from. The shared tier
 // failing has warned. The error is the local file's.
