@@ -154,12 +154,15 @@ func CandidateAt(p Problem, c Candidate, cand int, info hal.DeviceInfo) (Candida
 	return c, nil
 }
 
-// OperationSizer is implemented by operations whose problems are Sizers:
-// CandidatesAt works out, without a device or a problem, each candidate as
+// OperationSizer is implemented by operations whose problems are Sizers.
+// Without a device or a problem, CandidatesAt works out each candidate as
 // a problem of size prepared on the device info describes runs it (its
-// SizedCandidate), or why it cannot run there. Use CandidatesAt.
+// SizedCandidate), or why it cannot run there (use the function
+// CandidatesAt); PipelinesAt, the pipelines such a problem builds beyond
+// those candidates' own (of later dispatches and passes).
 type OperationSizer interface {
 	CandidatesAt(size Size, info hal.DeviceInfo) ([]Candidate, []error)
+	PipelinesAt(size Size, info hal.DeviceInfo) []hal.ExecutableDesc
 }
 
 // CandidatesAt returns op's candidates as a problem of size prepared on the

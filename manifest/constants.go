@@ -217,10 +217,14 @@ func (disp *manifestDispatch) keyOf(cs []hal.Constant) string {
 	return key.String()
 }
 
-// executable describes the dispatch's pipeline with the constants of ps.
+// executable describes the dispatch's pipeline with the constants of ps,
+// labelled with them where they depend on the size.
 func (disp *manifestDispatch) executable(ps pipelineSpec) hal.ExecutableDesc {
 	desc := disp.desc
 	desc.Constants = slices.Clone(ps.constants)
+	if disp.sized {
+		desc.Label += " (" + constantsString(ps.constants) + ")"
+	}
 	return desc
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -331,25 +332,53 @@ func TestManifestSpaceSearchSized(t *testing.T) {
 	}
 }
 
-// TestManifestCompileSized: Compile builds a candidate whose pipeline
-// depends on the size at each size asked, as a measurement there builds
-// it, once, and not where the device cannot run it: on a device of 1 KiB
-// of shared memory, tiled (x in one tile of 4*K bytes) at K=200 and not at
-// K=600, rows-wg64 at both.
+// TestManifestCompileSized: Compile builds, at each size asked, every
+// pipeline a measurement there builds (each once, and none the device
+// cannot run): on a device of 1 KiB of shared memory, tiled (x in one
+// tile of 4*K bytes) at K=200 and not at K=600, rows-wg64 at both, and
+// each pass of sum-inplace's tree, whose stride is a constant.
 func TestManifestCompileSized(t *testing.T) {
+	ctx := context.Background()
 	ops, err := manifest.Parse([]byte(tiledSpace), manifestDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum, _ := opNamed(t, loadTestManifest(t), "sum-inplace")
 	dev := watch(t)
 	dev.info.Limits.MaxSharedMemory = 1024
-	sizes := []kernels.Size{kernels.SizeOf(70, 200), kernels.SizeOf(70, 600), kernels.SizeOf(70, 200)}
-	n, err := autotune.Compile(context.Background(), dev, ops, [][]kernels.Size{sizes})
-	if err != nil {
-		t.Fatal(err)
+	// pipelines are the distinct constants of the pipelines built since
+	// the last call: the labels of a candidate's own differ.
+	pipelines := func() []string {
+		var out []string
+		for _, b := range dev.takeBuilt() {
+			out = append(out, fmt.Sprint(b.Constants))
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
 	}
-	want := []built{{"rows-wg64", constants(0, 64, 1, 70, 2, 200)}, {"tiled", constants(0, 64, 1, 70, 2, 200, 3, 200)}, {"rows-wg64", constants(0, 64, 1, 70, 2, 600)}}
-	if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" || n != len(want) {
-		t.Errorf("compiled %d pipelines (-want +built):\n%s", n, diff)
+	for _, tt := range []struct {
+		op    kernels.Operation
+		sizes []kernels.Size
+	}{
+		{ops[0], []kernels.Size{kernels.SizeOf(70, 200), kernels.SizeOf(70, 600), kernels.SizeOf(70, 200)}},
+		{sum, []kernels.Size{kernels.SizeOf(4097), kernels.SizeOf(1 << 20)}},
+	} {
+		dev.takeBuilt()
+		n, err := autotune.Compile(ctx, dev, []kernels.Operation{tt.op}, [][]kernels.Size{tt.sizes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compiled := pipelines()
+		var measured []string
+		for _, size := range tt.sizes {
+			if _, err := autotune.Measure(ctx, dev, tt.op, size, quick); err != nil {
+				t.Fatal(err)
+			}
+			measured = append(measured, pipelines()...)
+		}
+		slices.Sort(measured)
+		if diff := cmp.Diff(slices.Compact(measured), compiled); diff != "" || n != len(compiled) {
+			t.Errorf("%s: compiled %d pipelines (-measured +compiled):\n%s", tt.op.Name(), n, diff)
+		}
 	}
 }

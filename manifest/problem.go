@@ -382,6 +382,31 @@ func (op *manifestOp) CandidatesAt(size kernels.Size, info hal.DeviceInfo) ([]ke
 	return cands, errs
 }
 
+// PipelinesAt is every pipeline a problem of size prepared on the device
+// info describes builds beyond its candidates' own (CandidatesAt): those
+// of their later dispatches and passes (kernels.OperationSizer).
+func (op *manifestOp) PipelinesAt(size kernels.Size, info hal.DeviceInfo) []hal.ExecutableDesc {
+	lay, err := op.layout(size, &info)
+	if err != nil {
+		return nil
+	}
+	var out []hal.ExecutableDesc
+	seen := map[string]bool{}
+	for c, steps := range op.planAll(size, lay, &info) {
+		if lay.errs[c] != nil || op.sized(c, steps).Supported(info) != nil {
+			continue
+		}
+		seen[steps[0].ps.key] = true
+		for _, st := range steps {
+			if !seen[st.ps.key] {
+				seen[st.ps.key] = true
+				out = append(out, st.d.executable(st.ps))
+			}
+		}
+	}
+	return out
+}
+
 // sized is candidate c as steps, its run at some size, run it: its own
 // pipeline the first step's, its workgroup the largest of its steps' and
 // its shared memory the most any of them declares (or its "requires"
@@ -406,9 +431,6 @@ func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
 	}
 	desc := st.d.executable(st.ps)
 	desc.Label = p.op.name + "/" + desc.Label
-	if st.d.sized {
-		desc.Label += " (" + constantsString(st.ps.constants) + ")"
-	}
 	x, err := p.dev.CreateExecutable(desc)
 	if err != nil {
 		return nil, status.Annotatef(err, "manifest: building %s", desc.Label)

@@ -142,12 +142,10 @@ applies at the size asked but not at that shape (a manifest candidate's
 assert), the size itself is measured, under a key of its own. --compile-only
 builds the pipeline of every candidate the device can run, at the size asked
 (--size, else the default) and at the shape tune measures for it at --level,
-and keeps the driver's pipeline cache, so that later runs at those sizes pay
-no compile time for them (a manifest candidate whose constants or workgroup
-depend on the size has a pipeline for each; those of its later dispatches and
-passes are built when it is measured). It measures nothing, and fails where it
-cannot keep that cache (every other command warns: it only spares compile
-time).
+with those of a manifest candidate's later dispatches and passes there, and
+keeps the driver's pipeline cache, so that later runs at those sizes pay no
+compile time; it measures nothing, and fails where it cannot keep that cache
+(every other command warns: it only spares compile time).
 
 --all-devices tunes on every device at once. Devices of the same hardware
 share one table and split the work: each key is tuned once, by whichever
