@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/vkbench/vkbench/results"
-	"github.com/vkbench/vkbench/stats"
 )
 
 // writeResults writes file in format (table, json, csv or gobench); a
@@ -37,13 +37,14 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// halfWidthText is the 95% interval of s's median as ± a percentage of
-// it, or "-" where s has too few samples for one.
-func halfWidthText(s stats.Stats) string {
-	if !s.HasInterval() {
+// halfWidthText is a 95% interval's half-width relative to its median
+// (stats.Stats.HalfWidth) as ± a percentage, "-" where there is no
+// interval (+Inf).
+func halfWidthText(w float64) string {
+	if math.IsInf(w, 0) {
 		return "-"
 	}
-	return fmt.Sprintf("±%.1f%%", s.HalfWidth()*100)
+	return fmt.Sprintf("±%.1f%%", w*100)
 }
 
 func writeCSV(w io.Writer, file *results.File) error {

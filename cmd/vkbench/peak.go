@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -129,7 +128,7 @@ func noisyPeak(rows []peakRow, precision float64, kept *autotune.PeakRecord, sto
 	var wide []string
 	for _, r := range rows {
 		if r.halfWidth > precision {
-			wide = append(wide, fmt.Sprintf("%s (%s)", r.what, percentText(r.halfWidth)))
+			wide = append(wide, fmt.Sprintf("%s (%s)", r.what, halfWidthText(r.halfWidth)))
 		}
 	}
 	if len(wide) == 0 {
@@ -140,20 +139,11 @@ func noisyPeak(rows []peakRow, precision float64, kept *autotune.PeakRecord, sto
 	switch {
 	case kept != nil:
 		return say + fmt.Sprintf("Not stored: the stored peak, of %s, is tighter (%s at its widest) and stays.",
-			kept.Time.Format(time.DateTime), percentText(kept.Widest()))
+			kept.Time.Format(time.DateTime), halfWidthText(kept.Widest()))
 	case stored:
 		return say + "Stored with its intervals, as no tighter peak was: a rate reads above peak only where its own interval lies above the peak's."
 	}
 	return say
-}
-
-// percentText is a relative half-width as ± a percentage, "-" where it
-// is unknown.
-func percentText(w float64) string {
-	if math.IsInf(w, 0) {
-		return "-"
-	}
-	return fmt.Sprintf("±%.1f%%", w*100)
 }
 
 // peakRow is one measure in peak's table: its winner, or why none was
@@ -225,7 +215,7 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, noisy, con
 			why.add(r.outcome+", "+r.reason, r.what)
 			continue
 		}
-		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, strings.TrimSpace(percentText(r.halfWidth)+"  "+r.note))
+		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, strings.TrimSpace(halfWidthText(r.halfWidth)+"  "+r.note))
 	}
 	g.write(&b)
 	why.write(&b, "  ")

@@ -160,7 +160,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		unsettled := false
 		if s := bench.Stats; s != nil {
 			med, mn = report.Seconds(s.Median), report.Seconds(s.Min)
-			ci = halfWidthText(*s)
+			ci = halfWidthText(s.HalfWidth())
 			if unsettled = s.HasInterval() && o.precision > 0 && s.HalfWidth() > o.precision; unsettled {
 				ci = "unsettled"
 				seen.unsettled = true
