@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -98,6 +99,11 @@ func TestDevices(t *testing.T) {
 	info := needDevice(t)
 	t.Run("table", func(t *testing.T) {
 		r := mustRun(t, 0, "devices")
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(l); n > columns {
+				t.Errorf("a line of %d columns, over %d: %q", n, columns, l)
+			}
+		}
 		// Only the default device's block: other machines have other devices.
 		var block []string
 		in := false
@@ -113,8 +119,10 @@ func TestDevices(t *testing.T) {
 		if !strings.Contains(got, "(default)  <device>") {
 			t.Errorf("the default device's line does not name it:\n%s", got)
 		}
-		// The values are the device's; the keys are the structure.
+		// The values are the device's; the keys are the structure. A
+		// line without a key is a value's: folded, or one more of a list.
 		got = regexp.MustCompile(`(?m)^(  \S(?:\S| \S)*) {2,}.*$`).ReplaceAllString(got, "$1  <value>")
+		got = regexp.MustCompile(`(?m)^ {4,}\S.*\n`).ReplaceAllString(got, "")
 		golden(t, "devices", got+"\n")
 	})
 	t.Run("json", func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -252,56 +251,61 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 	return writeJSON(w, out)
 }
 
+// writeDevicesTable writes each device's identity, limits, features and
+// formats as a person reads them: a label and its value, long values
+// folded within 100 columns.
 func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) error {
 	def := hal.DefaultDevice(infos)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var g grid
 	for i, d := range infos {
 		mark := ""
 		if i == def {
 			mark = " (default)"
 		}
-		fmt.Fprintf(tw, "device %d%s\t%s\n", d.Index, mark, d.Name)
-		fmt.Fprintf(tw, "  type\t%s\n", d.Type)
-		fmt.Fprintf(tw, "  vendor / device\t%s 0x%04x / 0x%04x\n", hal.VendorName(d.VendorID), d.VendorID, d.DeviceID)
-		fmt.Fprintf(tw, "  driver\t%s %s (%s)\n", d.DriverName, d.DriverVersionString(), d.DriverInfo)
-		fmt.Fprintf(tw, "  Vulkan\t%s\n", d.APIVersion)
-		fmt.Fprintf(tw, "  hardware\t%s\n", d.Hardware())
-		fmt.Fprintf(tw, "  device UUID\t%x\n", d.DeviceUUID)
-		l := d.Limits
-		fmt.Fprintf(tw, "  workgroup\tmax size %v, max invocations %d, shared memory %d KiB\n", l.MaxWorkgroupSize, l.MaxWorkgroupInvocations, l.MaxSharedMemory/1024)
-		fmt.Fprintf(tw, "  subgroup\t%s\n", subgroupControl(d))
-		fmt.Fprintf(tw, "  subgroup ops\t%s\n", strings.Join(l.SubgroupOps.Names(), " "))
-		fmt.Fprintf(tw, "  timestamps\t%.3g ns/tick, %d valid bits\n", l.TimestampPeriod, l.TimestampValidBits)
-		fmt.Fprintf(tw, "  now\t%s\n", now[i].text())
+		l, f := d.Limits, d.Features
+		g.add(fmt.Sprintf("device %d%s", d.Index, mark), d.Name)
+		g.add("  type", d.Type.String())
+		g.add("  vendor / device", fmt.Sprintf("%s 0x%04x / 0x%04x", hal.VendorName(d.VendorID), d.VendorID, d.DeviceID))
+		g.add("  driver", fmt.Sprintf("%s %s (%s)", d.DriverName, d.DriverVersionString(), d.DriverInfo))
+		g.add("  Vulkan", d.APIVersion.String())
+		g.add("  hardware", d.Hardware())
+		g.add("  device UUID", fmt.Sprintf("%x", d.DeviceUUID))
+		g.add("  workgroup", fmt.Sprintf("max size %v, max invocations %d, shared memory %d KiB", l.MaxWorkgroupSize, l.MaxWorkgroupInvocations, l.MaxSharedMemory/1024))
+		g.add("  subgroup", subgroupControl(d))
+		g.add("  subgroup ops", strings.Join(l.SubgroupOps.Names(), " "))
+		g.add("  timestamps", fmt.Sprintf("%.3g ns/tick, %d valid bits", l.TimestampPeriod, l.TimestampValidBits))
+		g.add("  now", now[i].text())
 		for j, h := range d.MemoryHeaps {
 			kind := "host"
 			if h.DeviceLocal {
 				kind = "device-local"
 			}
-			fmt.Fprintf(tw, "  heap %d\t%.1f GiB %s\n", j, float64(h.Size)/(1<<30), kind)
+			g.add(fmt.Sprintf("  heap %d", j), fmt.Sprintf("%.1f GiB %s", float64(h.Size)/(1<<30), kind))
 		}
-		f := d.Features
-		fmt.Fprintf(tw, "  features\tfloat16=%v float64=%v int8=%v int16=%v int64=%v bfloat16=%v (matrices=%v)\n", f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.BFloat16, f.BFloat16CooperativeMatrix)
-		fmt.Fprintf(tw, "  storage\t16-bit=%v 8-bit=%v, memory model=%v\n", f.Storage16, f.Storage8, f.VulkanMemoryModel)
+		g.add("  features", fmt.Sprintf("float16=%v float64=%v int8=%v int16=%v int64=%v bfloat16=%v (matrices=%v)", f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.BFloat16, f.BFloat16CooperativeMatrix))
+		g.add("  storage", fmt.Sprintf("16-bit=%v 8-bit=%v, memory model=%v", f.Storage16, f.Storage8, f.VulkanMemoryModel))
 		for j, fm := range hal.Formats() {
 			label := ""
 			if j == 0 {
 				label = "  images"
 			}
-			fmt.Fprintf(tw, "%s\t%s: %s\n", label, fm, d.ImageFormats.Of(fm))
+			g.add(label, fmt.Sprintf("%s: %s", fm, d.ImageFormats.Of(fm)))
 		}
-		fmt.Fprintf(tw, "  coopmat\t%s\n", matrixSummary(d))
+		g.add("  coopmat", matrixSummary(d))
 		for _, m := range d.CooperativeMatrices {
-			fmt.Fprintf(tw, "    \t%s\n", m)
+			g.add("", m.String())
 		}
 		if f.CooperativeMatrixNV2 != 0 {
-			fmt.Fprintf(tw, "  coopmat2\t%s\n", strings.Join(flagNames(f.CooperativeMatrixNV2), " "))
+			g.add("  coopmat2", strings.Join(flagNames(f.CooperativeMatrixNV2), " "))
 		}
 		if len(d.Withheld) > 0 {
-			fmt.Fprintf(tw, "  left off\t%s (the validation layer is older than them)\n", strings.Join(d.Withheld, " "))
+			g.add("  left off", strings.Join(d.Withheld, " ")+" (the validation layer is older than them)")
 		}
 	}
-	return tw.Flush()
+	var b strings.Builder
+	g.write(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // flagNames lists the flags set in f by name, in order (an empty list,
