@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -164,25 +163,27 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 // writeCompareTable writes a row per benchmark, then the summary and the
 // notes that say how far to trust it.
 func writeCompareTable(w io.Writer, rep results.Report) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	g := grid{}
 	probe := rep.Probe != ""
 	if probe {
-		fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tvs probe\tp\tverdict")
+		g.add("benchmark", "base", "new", "delta", "vs probe", "p", "verdict")
 	} else {
-		fmt.Fprintln(tw, "benchmark\tbase\tnew\tdelta\tp\tverdict")
+		g.add("benchmark", "base", "new", "delta", "p", "verdict")
 	}
 	for _, r := range rep.Rows {
-		rel := ""
+		row := []string{r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta)}
 		if probe {
-			rel = fmtRelative(r) + "\t"
+			row = append(row, fmtRelative(r))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\n", r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian),
-			fmtDelta(r.Delta), rel, fmtP(r.P, r.N1, r.N2), verdictText(r))
+		g.add(append(row, fmtP(r.P, r.N1, r.N2), verdictText(r))...)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	var b strings.Builder
+	g.write(&b)
+	b.WriteByte('\n')
+	for _, line := range strings.Split(strings.TrimSuffix(compareNotes(rep), "\n"), "\n") {
+		wrap(&b, "", line)
 	}
-	_, err := io.WriteString(w, "\n"+compareNotes(rep))
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/vkbench/vkbench/results"
 )
@@ -334,7 +335,8 @@ func TestCompareJUnitSaysWhatCouldNotShow(t *testing.T) {
 // on its own is not used alone by default: a kernel is slower where it is
 // both by its own times and relative to the probe. Where that probe moved
 // by more than the kernel, which of the two moved cannot be told, and
-// the table says so instead of failing the gate.
+// the table says so instead of failing the gate. Every line fits 100
+// columns, the notes wrapped (a note a line wrote up to 240).
 func TestCompareProbeShown(t *testing.T) {
 	dir := t.TempDir()
 	withProbe := func(name string, medians string) string {
@@ -352,16 +354,21 @@ func TestCompareProbeShown(t *testing.T) {
 	base := withProbe("base.json", "1e-5, 1.01e-5, 0.99e-5, 1.005e-5, 0.995e-5")
 	cur := withProbe("slower.json", "1.02e-5, 1.015e-5, 1.025e-5, 1.01e-5, 1.03e-5")
 	r := mustRun(t, exitRegression, "compare", base, cur)
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if n := utf8.RuneCountInString(line); n > columns {
+			t.Errorf("a line of %d columns, over %d: %q", n, columns, line)
+		}
+	}
 	for _, want := range []string{"delta    vs probe  p", "+10.00%  +7.63%", "probe copy/u32/1048576/vec4-wg256: +2.00% in new; it steadied no benchmark's rounds (relative to it their variance would be ×", "judged by its own times, relative to it and net of it"} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(unwrapped(r.stdout), want) {
 			t.Errorf("the table has no %q:\n%s", want, r.stdout)
 		}
 	}
-	if r := vkbench(t, "compare", "--own-times", base, cur); !strings.Contains(r.stdout, "+2.00% in new; each benchmark judged by its own times alone (--own-times)") {
+	if r := vkbench(t, "compare", "--own-times", base, cur); !strings.Contains(unwrapped(r.stdout), "+2.00% in new; each benchmark judged by its own times alone (--own-times)") {
 		t.Errorf("--own-times: the table does not say so:\n%s", r.stdout)
 	}
 	r = vkbench(t, "compare", "--relative", base, cur)
-	if !strings.Contains(r.stdout, "each benchmark judged relative to it, round by round (--relative)") {
+	if !strings.Contains(unwrapped(r.stdout), "each benchmark judged relative to it, round by round (--relative)") {
 		t.Errorf("--relative: the table does not say so:\n%s", r.stdout)
 	}
 	validateAgainst(t, "compare-v1.json", []byte(mustRun(t, exitRegression, "compare", "--format", "json", base, cur).stdout))
@@ -370,7 +377,11 @@ func TestCompareProbeShown(t *testing.T) {
 	// 60%: which of the two moved cannot be told.
 	base = withProbe("base.json", "1e-5, 1.3e-5, 0.8e-5, 1.1e-5, 0.9e-5")
 	cur = withProbe("slower.json", "1.9e-5, 1.2e-5, 1.6e-5, 1.4e-5, 1.8e-5")
-	if r := vkbench(t, "compare", base, cur); r.code != 0 || !strings.Contains(r.stdout, "+60.00% in new") || !strings.Contains(r.stdout, "a 5.0% regression may have passed") {
+	if r := vkbench(t, "compare", base, cur); r.code != 0 || !strings.Contains(unwrapped(r.stdout), "+60.00% in new") || !strings.Contains(unwrapped(r.stdout), "a 5.0% regression may have passed") {
 		t.Errorf("a kernel 10%% slower, the probe 60%% slower: exit %d, want 0 and a note that a regression may have passed:\n%s", r.code, r.stdout)
 	}
 }
+
+// unwrapped is a table's output with the lines that wrap (wrap) folded
+// its notes into joined again, for a test to find a note whole.
+func unwrapped(out string) string { return strings.ReplaceAll(out, "\n  ", " ") }
