@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -261,8 +262,10 @@ next:
 	}
 	_, refused := CandidatesAt(op, size, info)
 	var kept []Candidate
+	var why error // the first refusal
 	for k, c := range cands {
 		if err := refused[index[k]]; err != nil {
+			why = cmp.Or(why, err)
 			reason := "device"
 			if status.CodeOf(err) != status.Unimplemented {
 				reason = "size" // a manifest's assert of the size, say
@@ -282,7 +285,11 @@ next:
 		kept = append(kept, c)
 	}
 	if len(kept) == 0 {
-		return nil, status.Newf(status.NotFound, "kernels: space: none of its %d configurations is valid at %v on %s (rejected: %v)", pts.Total, size, info.Name, pts.Rejected)
+		msg := fmt.Sprintf("kernels: space: none of its %d configurations is valid at %v on %s (rejected: %v)", pts.Total, size, info.Name, pts.Rejected)
+		if why != nil {
+			return nil, status.Wrapf(why, status.NotFound, "%s; the first refused", msg)
+		}
+		return nil, status.New(status.NotFound, msg)
 	}
 	if len(kept) < len(cands) {
 		op, index = s.Operation(kept)

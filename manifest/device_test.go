@@ -237,7 +237,8 @@ const tiledSpace = `{"schema": "vkbench.manifest/v1", "operations": [{"name": "m
 // on a device of 1 KiB of shared memory, where PARTS=1 does not fit at the
 // default size (1,028 bytes), every configuration is a point at K=200,
 // and runs and verifies there; at K=600 only PARTS=4 fits, and the others
-// are rejected by the device, saying what they need there.
+// are rejected by the device, saying what they need there; at K=2000 none
+// fits, and the error says why.
 func TestManifestSpaceSizedNeeds(t *testing.T) {
 	ctx := context.Background()
 	ops, err := manifest.Parse([]byte(tiledSpace), manifestDir)
@@ -269,6 +270,11 @@ func TestManifestSpaceSizedNeeds(t *testing.T) {
 	}
 	if len(big.Configs) != 1 || big.Configs[0]["PARTS"] != 4 || !cmp.Equal(big.Rejected, map[string]int{"device": 2}) {
 		t.Errorf("at %v: points %v, rejected %v; want PARTS=4 alone, 2 rejected by the device", large, big.Configs, big.Rejected)
+	}
+	// Where none fits, the error says why the first did not.
+	_, err = s.Points(ops[0].Dims(), kernels.SizeOf(70, 2000), dev.Info())
+	if want := "needs 7.8 KiB of shared memory, device has 1 KiB"; status.CodeOf(err) != status.NotFound || !strings.Contains(err.Error(), want) {
+		t.Errorf("at 70x2000: %v, want NOT_FOUND saying %q", err, want)
 	}
 	_, refused := kernels.CandidatesAt(pts.Op, large, dev.Info())
 	for i, want := range []string{"needs 2.3 KiB of shared memory, device has 1 KiB", "needs 1.2 KiB of shared memory, device has 1 KiB"} {
