@@ -16,7 +16,8 @@
 // Requirements and what its module's capabilities need, one mapping for
 // every kernel: ModuleRequirements), naming what is missing, and
 // Candidate.Executable describes its pipeline, which can be built without
-// any problem (a compile-only pass). Digest hashes a candidate list, so
+// any problem (a compile-only pass, which builds CandidatesAt's at the
+// sizes asked). Digest hashes a candidate list, so
 // that a cache of tuning results notices when any kernel changes.
 //
 // A Size is a problem's extent in each dimension: a small comparable

@@ -57,6 +57,10 @@
 // device's limits and the pass of a repeated dispatch, as many kernels
 // take their sizes. Each distinct set of constant values is a pipeline,
 // shared by every dispatch, pass and candidate with those values; Prepare
-// builds those of its size (the candidate's own Executable being the
-// default size's), so that no run pays a compilation.
+// builds those of its size beyond each candidate's own (which a
+// measurement builds from its SizedCandidate; the candidate's Executable
+// is the default size's), so that no run pays a compilation. Without a
+// device, the operation says what each candidate is at a size and which
+// pipelines its problem builds there (kernels.OperationSizer): a space's
+// points are judged, and a compile-only pass builds, by that.
 package manifest
