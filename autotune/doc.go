@@ -60,7 +60,8 @@
 // Tuner.Search: package search proposes the configurations (its
 // strategies, seeded, bounded by SearchOptions' search.Options), and the
 // Tuner evaluates them, each verified and sampled as Measure samples a
-// candidate while the next ones compile on CPU threads. A wrong one never
+// candidate while the next ones compile on CPU threads, each as the
+// search's problem runs it at the size searched. A wrong one never
 // wins, and the winner is a tie when its interval overlaps the
 // runner-up's. Every evaluation is recorded in the store's tuning log as
 // it completes (a search.LogRecord, keyed by the configuration's kernel),
