@@ -116,8 +116,9 @@ type Progress struct {
 	// Step is "verify", "sample" or "done"; or, while another machine of
 	// the fleet holds Key's lock in the shared store, "wait" as the wait
 	// starts and again after each lock wait (store.Store.LockWait) it
-	// goes on, and "waiting" at each look at the lock between (about four
-	// times a second), for a display that redraws.
+	// goes on, "waiting" at each look at the lock between (about four
+	// times a second), for a display that redraws, and "waited" as it
+	// ends (the holder's answer taken, the lock, or the wait given up).
 	Step string
 	// Done and Total count samples taken and the most there will be.
 	Done, Total int

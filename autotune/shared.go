@@ -113,7 +113,14 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	if wait == whileRenewed {
 		most = 0
 	}
-	var since time.Time
+	var since time.Time // when the wait began; zero once its end is told
+	ended := func() {
+		if !since.IsZero() {
+			t.waiting(Progress{Key: k.String(), Step: "waited", Waited: time.Since(since), MaxWait: most})
+			since = time.Time{}
+		}
+	}
+	defer ended()
 	deadline := time.Now().Add(shared.LockWait())
 	for {
 		lease, holder, err := shared.TryLock(name)
@@ -139,6 +146,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 			since, step = now, "wait"
 		case now.After(deadline):
 			if wait == untilLockWait {
+				ended() // before the warning: a display clears what it drew
 				t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
 				return nil, nil, false
 			}

@@ -244,7 +244,7 @@ type waits struct {
 }
 
 func (w *waits) add(p autotune.Progress) {
-	if p.Step == "wait" || p.Step == "waiting" {
+	if p.Step == "wait" || p.Step == "waiting" || p.Step == "waited" {
 		w.mu.Lock()
 		w.ps = append(w.ps, p)
 		w.mu.Unlock()
@@ -285,8 +285,9 @@ func until[T any](t *testing.T, cond func() bool, done <-chan T, what string) {
 // wait starts, naming the holder (this process, by host and id) and the
 // most it waits (the lock wait for a tune; 0 for a search, which waits as
 // long as the holder renews), "waiting" at each look between, and the
-// search "wait" again after each lock wait. Released, the tune takes the
-// lock and tunes; the search takes the holder's answer.
+// search "wait" again after each lock wait; "waited" once as it ends.
+// Released, the tune takes the lock and tunes; the search takes the
+// holder's answer.
 func TestSharedWaitTold(t *testing.T) {
 	srv := redistest.Start(t)
 	host, err := os.Hostname()
@@ -328,6 +329,9 @@ func TestSharedWaitTold(t *testing.T) {
 		if err := <-done; err != nil || m.sampled.Load() == 0 {
 			t.Errorf("after the release: %v, %d samples; want a tune", err, m.sampled.Load())
 		}
+		if n, _ := w.count("waited"); n != 1 {
+			t.Errorf("the end of the wait told %d times; want once", n)
+		}
 	})
 
 	t.Run("search", func(t *testing.T) {
@@ -347,6 +351,9 @@ func TestSharedWaitTold(t *testing.T) {
 		}
 		if r := <-waited; r.err != nil || r.res.Entry.From != autotune.FromShared {
 			t.Errorf("the waiter: %v; want the holder's answer", r.err)
+		}
+		if n, _ := w.count("waited"); n != 1 {
+			t.Errorf("the end of the wait told %d times; want once", n)
 		}
 	})
 }

@@ -79,11 +79,15 @@ func TestFleetWaitShown(t *testing.T) {
 		t.Errorf("the tune's stderr does not start with\n%sand then say it tunes:\n%s", want, r.stderr)
 	}
 	// On a terminal the line comes above the bar, which is redrawn with
-	// the wait, rather than stand still.
+	// the wait, rather than stand still, and cleared as the wait ends,
+	// before the warning that it was given up.
 	held = holder(`autotune: prepared`, "tune", "copy", "--size", "8192")
 	got, _ := runOnTerminal(t, "xterm-256color", append([]string{"tune", "copy", "--size", "8192", "--cache", filepath.Join(dir, "t2.db")}, append(quick, holdURL+"&lock-wait=1s")...)...)
 	if n := strings.Count(got, "copy/u32/8192: waiting for another machine ("); !strings.Contains(got, "copy/u32/8192: "+held+"waiting up to 1s") || n < 3 {
 		t.Errorf("on a terminal: the bar drew the wait %d times in its second (want 3 or more), or the line is missing:\n%q", n, got)
+	}
+	if m := regexp.MustCompile(`\[\d+s\] *vkbench: warning`).FindString(got); m != "" {
+		t.Errorf("on a terminal, the warning was written onto the bar: %q", m)
 	}
 
 	search := []string{"tune", "gemm", "--strategy", "exhaustive", "--size", "64x64x64"}

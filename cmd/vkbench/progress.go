@@ -80,7 +80,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progress) update(ev autotune.Progress) {
-	if ev.Step == "wait" || ev.Step == "waiting" {
+	if ev.Step == "wait" || ev.Step == "waiting" || ev.Step == "waited" {
 		p.wait(ev)
 		return
 	}
@@ -110,10 +110,17 @@ func (p *progress) update(ev autotune.Progress) {
 // wait shows a wait for another machine of the fleet: a line as it
 // starts and after each lock wait it goes on, on any stderr (above the
 // bar, where one is drawn), and the bar redrawn with what it waits for,
-// so that it does not look frozen.
+// so that it does not look frozen; cleared as the wait ends, for the
+// lines that follow (the answer taken, the warning of a wait given up).
 func (p *progress) wait(ev autotune.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Step == "waited" {
+		if p.bar != nil {
+			_ = p.bar.Clear() // a bar that cannot draw must not stop the work
+		}
+		return
+	}
 	who := "another machine"
 	if ev.Holder != "" {
 		who += " (" + ev.Holder + ")"
