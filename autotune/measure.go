@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -146,8 +147,10 @@ func (m *measurement) run(ctx context.Context) error {
 	if err := m.setup(ctx); err != nil {
 		return err
 	}
-	// Each candidate as the problem runs it at this size, and why not.
-	cands := m.op.Candidates()
+	// Each candidate as the problem runs it at this size, and why not:
+	// a copy, since the operation's own list is shared by every tune of
+	// it in flight.
+	cands := slices.Clone(m.op.Candidates())
 	refused := make([]error, len(cands))
 	for i, c := range cands {
 		cands[i], refused[i] = kernels.CandidateAt(m.p, c, i, m.info)
