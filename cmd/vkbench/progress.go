@@ -30,6 +30,7 @@ const (
 // to thousands of times a second; what it draws is throttled.
 type progress struct {
 	bar *progressbar.ProgressBar
+	out *syncWriter // the bar's writer
 
 	mu    sync.Mutex
 	lines io.Writer // dumb terminal
@@ -60,8 +61,29 @@ func newProgress(w io.Writer, quiet bool) *progress {
 	case os.Getenv("TERM") == "dumb":
 		return &progress{lines: w}
 	}
-	return &progress{bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(w), progressbar.OptionSpinnerType(14),
+	out := &syncWriter{w: w}
+	return &progress{out: out, bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(out), progressbar.OptionSpinnerType(14),
 		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery))}
+}
+
+// syncWriter writes to w one Write at a time.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+// clear erases the bar's line, for lines of its own below. The bar's own
+// Clear reads its state without its lock, a data race with the goroutine
+// that redraws the spinner; the erase written through the bar's writer,
+// as that goroutine's writes are, is none.
+func (p *progress) clear() {
+	_, _ = p.out.Write([]byte("\r\x1b[2K")) // a bar that cannot draw must not stop the work
 }
 
 // isTerminal reports whether w is a terminal, or writes through to one:
@@ -117,7 +139,7 @@ func (p *progress) wait(ev autotune.Progress) {
 	defer p.mu.Unlock()
 	if ev.Step == "waited" {
 		if p.bar != nil {
-			_ = p.bar.Clear() // a bar that cannot draw must not stop the work
+			p.clear()
 		}
 		return
 	}
@@ -134,7 +156,7 @@ func (p *progress) wait(ev autotune.Progress) {
 			line = fmt.Sprintf("%s: %s holds its lock in the shared store; waiting up to %v for its answer, then tuning here", ev.Key, who, ev.MaxWait)
 		}
 		if p.bar != nil {
-			_ = p.bar.Clear() // a bar that cannot draw must not stop the work
+			p.clear()
 		}
 		_, _ = fmt.Fprintln(p.notes, line)
 	}
