@@ -516,8 +516,9 @@ var peakArgs = []string{"--size", "copy=4096", "--size", "peak-fma-f32=1024x64",
 // TestPeak measures the peak twice: within a --precision it cannot miss
 // (the table's golden file), then with one it cannot meet, which must say
 // the peak is too noisy and store it only where the stored one is
-// noisier, as it says. (Mutation: leaving the warning out fails it; the
-// rule itself is autotune's TestPeakRecordStored's.)
+// noisier, as it says; without a cache, it says nothing of storing.
+// (Mutation: leaving the warning out fails it; the rule itself is
+// autotune's TestPeakRecordStored's.)
 func TestPeak(t *testing.T) {
 	needDevice(t)
 	cache := filepath.Join(t.TempDir(), "cache.db")
@@ -541,6 +542,11 @@ func TestPeak(t *testing.T) {
 		t.Errorf("a peak wider than --precision 0.001 does not say it is too noisy:\n%s", r.stderr)
 	case strings.Contains(r.stderr, "Not stored: the stored peak") != !stored.Time.Equal(rec.Time):
 		t.Errorf("peak said %q, yet the stored peak is of %v, the new one of %v", r.stderr, stored.Time, rec.Time)
+	}
+	// Without a cache nothing is stored, and it says no such thing.
+	r = mustRun(t, 0, append([]string{"peak", "--cache", "off", "--format", "json", "--precision", "0.001"}, peakArgs...)...)
+	if !strings.Contains(r.stderr, "too noisy to trust") || strings.Contains(r.stderr, "tored") {
+		t.Errorf("peak --cache off, too noisy, says:\n%s", r.stderr)
 	}
 	// run shows the percent of the stored peak.
 	run := mustRun(t, 0, args("run", "--cache", cache, "--format", "json")...)

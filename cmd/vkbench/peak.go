@@ -111,7 +111,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
-	noisy := noisyPeak(rows, opts.TargetHalfWidth, kept, err == nil)
+	noisy := noisyPeak(rows, opts.TargetHalfWidth, kept, err == nil && sess.cache.Path() != "")
 	if f.format == "json" {
 		if noisy != "" {
 			fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: %s\n", noisy)
@@ -134,7 +134,11 @@ func noisyPeak(rows []peakRow, precision float64, kept *autotune.PeakRecord, sto
 	if len(wide) == 0 {
 		return ""
 	}
-	say := fmt.Sprintf("too noisy to trust: the 95%% interval of %s is wider than the ±%g%% asked (--precision); measure again on a quiet machine or with a longer --budget. ",
+	of := "interval of %s is"
+	if len(wide) > 1 {
+		of = "intervals of %s are"
+	}
+	say := fmt.Sprintf("too noisy to trust: the 95%% "+of+" wider than the ±%g%% asked (--precision); measure again on a quiet machine or with a longer --budget. ",
 		strings.Join(wide, ", "), precision*100)
 	switch {
 	case kept != nil:
