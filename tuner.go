@@ -56,7 +56,10 @@ type TunerOptions struct {
 	// the store's connections.
 	Store string
 	// Logger receives the cache's warnings (a file locked by another
-	// process for too long, a damaged file); slog.Default() if nil.
+	// process for too long, a damaged file), the waits for another
+	// machine of the fleet that holds a key's lock (at Info: whose, and
+	// for how long so far) and, at Debug, where each tune's time went;
+	// slog.Default() if nil.
 	Logger *slog.Logger
 }
 
@@ -108,6 +111,7 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	tuning.Budget = cmp.Or(opts.Budget, tuning.Budget)
 	tuning.TargetHalfWidth = cmp.Or(opts.Precision, tuning.TargetHalfWidth)
 	tuning.Warmup = cmp.Or(opts.Warmup, tuning.Warmup)
+	tuning.Logger = cmp.Or(opts.Logger, slog.Default())
 	cache, err := store.Open(store.Options{Path: opts.CachePath, Logger: opts.Logger, Shared: opts.Store})
 	if err != nil {
 		return nil, err

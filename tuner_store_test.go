@@ -3,6 +3,7 @@ package vkbench_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -128,5 +129,24 @@ func TestNoRedis(t *testing.T) {
 	}
 	if d := deps("./cmd/vkbench"); !strings.Contains(d, redis) {
 		t.Errorf("the vkbench command does not register the Redis store")
+	}
+}
+
+// TestTunerLogger: TunerOptions.Logger receives the tuner's records
+// too, not only the cache's: at Debug, where a tune's time went, under
+// its key.
+func TestTunerLogger(t *testing.T) {
+	dev := open(t)
+	var log strings.Builder
+	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Budget: 50 * time.Millisecond, Warmup: -1,
+		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tu.Fastest(context.Background(), scaleOp(), 4096); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), `msg="autotune: measured" key=`) {
+		t.Errorf("the program's logger has no record of the tune:\n%s", log.String())
 	}
 }

@@ -68,7 +68,8 @@ type Options struct {
 	// Progress, if set, is told about each step.
 	Progress func(Progress)
 	// Logger, if set, receives a debug record of where a tune's time went
-	// (preparing, building, verifying, warming up, sampling).
+	// (preparing, building, verifying, warming up, sampling), and an Info
+	// record as a wait for another machine's lock starts and goes on.
 	Logger *slog.Logger
 	// Rounds is how many independent rounds measure a key (0 means 1).
 	// Each round prepares the problem again (same inputs), builds,

@@ -163,7 +163,8 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 }
 
 // waiting tells Progress of a wait for another machine's lock, and the
-// -v log of its start and of each lock wait it goes on.
+// Logger, at Info, of its start and of each lock wait it goes on: a wait
+// of up to an hour is news to a program that only logs.
 func (t *Tuner) waiting(p Progress) {
 	if t.opts.Progress != nil {
 		t.opts.Progress(p)
@@ -173,7 +174,7 @@ func (t *Tuner) waiting(p Progress) {
 		if p.Waited > 0 {
 			msg = "autotune: still waiting for another machine's work on " + p.Key + ", which renews its lock"
 		}
-		l.Debug(msg, "holder", p.Holder, "waited", p.Waited.Round(time.Second), "max_wait", p.MaxWait, "store", t.store.Shared().Path())
+		l.Info(msg, "holder", p.Holder, "waited", p.Waited.Round(time.Second), "max_wait", p.MaxWait, "store", t.store.Shared().Path())
 	}
 }
 

@@ -173,7 +173,8 @@ func TestSharedSearchWaitsWhileRenewed(t *testing.T) {
 	waiter := newMachine(t, url)
 	dev := &buildCounter{Device: devtest.Device(t)}
 	wopts := waiter.options(nil)
-	wopts.Logger = slog.New(slog.NewTextHandler(waiter.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	// At Info, as a library program logs: the wait is news to it.
+	wopts.Logger = slog.New(slog.NewTextHandler(waiter.log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	waited := goSearch(waiter, dev, wopts, op, size, exhaustive)
 	// Its lock wait (3 s) outlasts the lock's expiry (2 s): the lock is
 	// still held because the holder renewed it.
