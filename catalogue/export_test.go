@@ -41,7 +41,3 @@ func FittedTwins(op kernels.Operation, info hal.DeviceInfo) (kernels.Operation, 
 	}
 	return gemmOf(twins), missing
 }
-
-// RemappedGEMM returns an operation whose candidates are the remapped
-// variants (WL, GM) of gemm's gemm_regblock candidates (gemmRemapped).
-func RemappedGEMM() kernels.Operation { return gemmOf(gemmRemapped()) }

@@ -3,9 +3,7 @@ package catalogue
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
@@ -102,65 +100,16 @@ func regblockExact(c kernels.Candidate) kernels.Candidate {
 	return c
 }
 
-// regblockRemapped is c, a gemm_regblock candidate, with its invocations
-// and workgroups remapped: with wl = 1 (WL, constant 8) each 32
-// consecutive invocations compute an 8×4 patch of micro-tiles, where they
-// compute a 16×2 one (TX = 16), so that a warp's shared-memory reads of a
-// k step come to 4 wavefronts instead of 6; with gm > 0 (GM, constant 9)
-// the workgroups walk the grid gm block rows at a time, so that the
-// blocks in flight share rows of A and columns of B in the L2 cache.
-// Either computes the same sums in the same order as c; 0 keeps c's
-// mapping (and adds nothing to c). Name suffixes: -wl, -gmN. No default
-// candidate has them yet: they enter the list when one wins on a GPU
-// (bench/gemm_sweep.json measures them). wl = 1 needs TX a multiple of 8
-// and TY of 4; anything else is a programming error, and panics.
-func regblockRemapped(c kernels.Candidate, wl, gm uint32) kernels.Candidate {
-	c.Params = maps.Clone(c.Params)
-	c.Constants = slices.Clone(c.Constants)
-	if wl == 1 {
-		if c.Params["TX"]%8 != 0 || c.Params["TY"]%4 != 0 {
-			panic(fmt.Sprintf("catalogue: %s: WL = 1 needs TX a multiple of 8 and TY of 4", c.Name))
-		}
-		c.Name += "-wl"
-		c.Params["WL"] = 1
-		c.Constants = append(c.Constants, hal.Constant{ID: 8, Value: 1})
-	} else if wl != 0 {
-		panic(fmt.Sprintf("catalogue: %s: WL = %d, want 0 or 1", c.Name, wl))
-	}
-	if gm > 0 {
-		c.Name += fmt.Sprintf("-gm%d", gm)
-		c.Params["GM"] = int(gm)
-		c.Constants = append(c.Constants, hal.Constant{ID: 9, Value: gm})
-	}
-	return c
-}
-
-// gemmRemapped returns the remapped variants (regblockRemapped: WL = 1,
-// GM = 8 and both) of gemm's gemm_regblock candidates, which its tests
-// verify; they are not gemm's candidates.
-func gemmRemapped() []kernels.Candidate {
-	var out []kernels.Candidate
-	for _, c := range newGEMM().Candidates() {
-		if c.Shader != "gemm_regblock" {
-			continue
-		}
-		for _, v := range [][2]uint32{{1, 0}, {0, 8}, {1, 8}} {
-			out = append(out, regblockRemapped(c, v[0], v[1]))
-		}
-	}
-	return out
-}
-
 // fitted returns, for a gemm_regblock candidate c that info cannot run
 // for want of shared memory or of a large enough workgroup, a candidate of
 // the same shader that it can: the workgroup, and with it the block,
 // halved in x and y until it fits, with the micro-tile of each invocation
 // (BM/TY × BN/TX), the slice depth BK, the phases PH, the layout of A
-// (SWZ), the unchecked loads (EXACT, with the smaller block's rule) and
-// the remapping (WL and GM; none where the halved workgroup cannot keep
-// WL) kept. Its code is c's code: the same micro-tile arithmetic, slice
-// loop and phases, each invocation loading twice the vec4s of a slice per
-// halving (the load loops, unrolled, run more times). The tests verify it where c cannot
+// (SWZ) and the unchecked loads (EXACT, with the smaller block's rule)
+// kept. Its code is
+// c's code: the same micro-tile arithmetic, slice loop and phases, each
+// invocation loading twice the vec4s of a slice per halving (the load
+// loops, unrolled, run more times). The tests verify it where c cannot
 // run, so that a small device (lavapipe has 32 KiB of shared memory)
 // still checks c's code. ok is false when c runs on info, is not a
 // gemm_regblock candidate, or cannot be halved enough.
@@ -192,10 +141,6 @@ func fitted(c kernels.Candidate, info hal.DeviceInfo) (kernels.Candidate, bool) 
 		if c.Params["EXACT"] == 1 {
 			twin = regblockExact(twin)
 		}
-		if c.Params["WL"] == 1 && (tx%8 != 0 || ty%4 != 0) {
-			return kernels.Candidate{}, false
-		}
-		twin = regblockRemapped(twin, uint32(c.Params["WL"]), uint32(c.Params["GM"]))
 		if twin.Supported(info) == nil {
 			twin.Name = c.Name + "-as-" + strings.TrimPrefix(twin.Name, "regblock-")
 			return twin, true

@@ -96,12 +96,6 @@ func testOperation(t *testing.T, ctx context.Context, dev hal.Device, op kernels
 	if !ok {
 		t.Fatalf("no test sizes for %s", op.Name())
 	}
-	testOperationAt(t, ctx, dev, op, sizes)
-}
-
-// testOperationAt verifies every candidate of op that dev can run at
-// every size of sizes it applies to.
-func testOperationAt(t *testing.T, ctx context.Context, dev hal.Device, op kernels.Operation, sizes []kernels.Size) {
 	var problems []kernels.Problem
 	for _, size := range sizes {
 		p, err := op.Prepare(ctx, dev, size, seed)

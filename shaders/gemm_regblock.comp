@@ -32,24 +32,10 @@
 // unchecked loads alone, half the code; both paths in one kernel, chosen
 // per workgroup, ran slower than the checked path alone on an H200.
 //
-// Two remappings change which invocation and which workgroup computes
-// what, never what is computed:
-//
-//   - WL = 1 lays each 32 consecutive invocations (an NVIDIA warp) on an
-//     8 x 4 patch of micro-tiles, where WL = 0 lays them on TX x (32 / TX)
-//     (16 x 2 for TX = 16): a warp's shared-memory reads of a k step are
-//     then 4 distinct vec4s of A and 8 of B per strip, one 128-byte
-//     wavefront each, where 16 x 2 reads 2 and 16 (one and two);
-//   - GM > 0 rasterizes the grid of blocks in groups of GM block rows,
-//     column by column within a group (the last group may have fewer
-//     rows), so that the workgroups in flight share rows of A and columns
-//     of B in the L2 cache; GM = 0 keeps the grid's own order.
-//
 // Specialization: 0 = TX, 1 = TY (workgroup size), 2 = BM, 3 = BN, 4 = BK
 // (a multiple of 4), 5 = PH (phases a slice is loaded in; BK / PH a
 // multiple of 4), 6 = SWZ (0 or 1; with 1, BM a multiple of 32), 7 =
-// EXACT (0 or 1), 8 = WL (0 or 1; with 1, TX a multiple of 8 and TY of
-// 4), 9 = GM (0, or block rows per group). Push constants: M, N, K.
+// EXACT (0 or 1). Push constants: M, N, K.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -60,8 +46,6 @@ layout(constant_id = 4) const uint BK = 8;
 layout(constant_id = 5) const uint PH = 1;
 layout(constant_id = 6) const uint SWZ = 0;
 layout(constant_id = 7) const uint EXACT = 0;
-layout(constant_id = 8) const uint WL = 0;
-layout(constant_id = 9) const uint GM = 0;
 
 layout(set = 0, binding = 0) restrict readonly buffer A4 { vec4 a4[]; };
 layout(set = 0, binding = 0) restrict readonly buffer A1 { float a1[]; };
@@ -246,41 +230,11 @@ void mainLoop(uint bm, uint bn, uint tx, uint ty, bool checked) {
     }
 }
 
-// invocation returns the micro-tile (tx, ty) of this invocation: its
-// local ID, or with WL = 1 the warp's 8 x 4 patch, patches laid row by
-// row over the workgroup's TX / 8 x TY / 4.
-uvec2 invocation() {
-    if (WL == 0u) {
-        return gl_LocalInvocationID.xy;
-    }
-    uint lane = gl_LocalInvocationIndex % 32u;
-    uint warp = gl_LocalInvocationIndex / 32u;
-    return uvec2(warp % (TX / 8u) * 8u + lane % 8u, warp / (TX / 8u) * 4u + lane / 8u);
-}
-
-// block returns the block (column, row) of C this workgroup computes: its
-// workgroup ID, or with GM > 0 the grid walked in groups of GM block rows
-// (the last group has the rows that remain), column by column within a
-// group: a bijection of the grid onto itself.
-uvec2 block() {
-    if (GM == 0u) {
-        return gl_WorkGroupID.xy;
-    }
-    uint cols = gl_NumWorkGroups.x;
-    uint id = gl_WorkGroupID.y * cols + gl_WorkGroupID.x;
-    uint first = id / (GM * cols) * GM;
-    uint rows = min(gl_NumWorkGroups.y - first, GM);
-    uint i = id % (GM * cols);
-    return uvec2(i / rows, first + i % rows);
-}
-
 void main() {
-    uvec2 inv = invocation();
-    uint tx = inv.x;
-    uint ty = inv.y;
-    uvec2 blk = block();
-    uint bm = blk.y * BM;
-    uint bn = blk.x * BN;
+    uint tx = gl_LocalInvocationID.x;
+    uint ty = gl_LocalInvocationID.y;
+    uint bm = gl_WorkGroupID.y * BM;
+    uint bn = gl_WorkGroupID.x * BN;
 
     [[unroll]] for (uint i = 0u; i < TM; i++) {
         [[unroll]] for (uint t = 0u; t < TN4; t++) {
