@@ -119,7 +119,10 @@ type Progress struct {
 	// starts and again after each lock wait (store.Store.LockWait) it
 	// goes on, "waiting" at each look at the lock between (about four
 	// times a second), for a display that redraws, and "waited" as it
-	// ends (the holder's answer taken, the lock, or the wait given up).
+	// ends (the holder's answer taken, the lock, or the wait given up);
+	// "took over" where the lock was held by a process of this host that
+	// no longer exists (Holder), whose lock was taken at once rather than
+	// waited for until it expired.
 	Step string
 	// Done and Total count samples taken and the most there will be.
 	Done, Total int

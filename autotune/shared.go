@@ -92,11 +92,12 @@ const (
 // lease, to release once the answer is committed. While another process
 // holds the lock it waits for that one's answer (trusted as fromShared's)
 // as long as wait says; a holder that died stops renewing its lock, which
-// expires, and the lock is taken over. With no shared tier, or one that
-// fails, it returns neither answer nor lease: answer k here. With noWait,
-// a lock another holds is busy: the caller does not wait. Without take,
-// no answer is taken, of a tier or of the holder: it waits for the lock
-// alone (a search that continues its own log).
+// expires, and the lock is taken over (at once where the holder was a
+// process of this host that no longer exists). With no shared tier, or
+// one that fails, it returns neither answer nor lease: answer k here.
+// With noWait, a lock another holds is busy: the caller does not wait.
+// Without take, no answer is taken, of a tier or of the holder: it waits
+// for the lock alone (a search that continues its own log).
 func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool) {
 	if take {
 		if e := t.fromFile(k, sum); e != nil {
@@ -124,6 +125,10 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	deadline := time.Now().Add(shared.LockWait())
 	for {
 		lease, holder, err := shared.TryLock(name)
+		if lease != nil && lease.TookOver() != "" {
+			ended()
+			t.tookOver(k, lease.TookOver())
+		}
 		// The shared tier's answer, there already or landed while the
 		// lock was held.
 		if take {
@@ -159,6 +164,18 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 			return nil, nil, false
 		case <-time.After(poll):
 		}
+	}
+}
+
+// tookOver tells Progress (step "took over") and the log that k's lock,
+// held by dead, a process of this host that no longer exists, was taken
+// over rather than waited for until it expired.
+func (t *Tuner) tookOver(k Key, dead string) {
+	if t.opts.Progress != nil {
+		t.opts.Progress(Progress{Key: k.String(), Step: "took over", Holder: dead})
+	}
+	if l := t.opts.Logger; l != nil {
+		l.Info("autotune: took over the lock of "+k.String()+" from a process of this host that no longer exists", "holder", dead, "store", t.store.Shared().Path())
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/redistest"
@@ -357,15 +359,17 @@ func sharedChild(t *testing.T) {
 }
 
 // TestSharedLockHolderKilled: the process tuning a question is killed
-// (SIGKILL) while it holds the question's lock; the lock expires, and
-// the next machine that asks tunes it, rather than wait out its bound.
+// (SIGKILL) while it holds the question's lock, and a runner started
+// again on the same host asks it at once: the dead process's lock is
+// taken over (told to Progress, naming it, and to the log), not waited
+// for until it expires (the default 30 s), and the question is tuned.
 func TestSharedLockHolderKilled(t *testing.T) {
 	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
 		sharedChild(t)
 		return
 	}
 	srv := redistest.Start(t)
-	url := srv.URL() + "&lock-expiry=2s&lock-wait=10m"
+	url := srv.URL() // the lock's default expiry: no wait of the test ends at it
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSharedLockHolderKilled$")
 	cmd.Env = append(os.Environ(), "VKBENCH_SHARED_CHILD=hold", "VKBENCH_SHARED_URL="+url, "VKBENCH_SHARED_DIR="+t.TempDir())
 	stdout, err := cmd.StdoutPipe()
@@ -382,10 +386,35 @@ func TestSharedLockHolderKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait() // killed: its status says so
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf("%s pid %d", host, cmd.Process.Pid)
 	m := newMachine(t, url)
-	e, err := autotune.NewTuner(devtest.Device(t), m.cache, m.options(nil)).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
+	var mu sync.Mutex
+	var steps []string
+	opts := m.options(func(p autotune.Progress) {
+		if p.Step != "sample" && p.Step != "verify" && p.Step != "done" {
+			mu.Lock()
+			steps = append(steps, p.Step+" "+p.Holder)
+			mu.Unlock()
+		}
+	})
+	opts.Logger = slog.New(slog.NewTextHandler(m.log, nil))
+	t0 := time.Now()
+	e, err := autotune.NewTuner(devtest.Device(t), m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
 	if err != nil || e.FastestName != "wg64" {
 		t.Fatalf("Tune after the holder died = %+v, %v", e, err)
+	}
+	t.Logf("the restarted runner's tune took %v", time.Since(t0).Round(time.Millisecond))
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"took over " + dead}, steps); diff != "" {
+		t.Errorf("the steps told besides measuring (-want +got): the dead holder's lock taken over at once, no wait\n%s", diff)
+	}
+	if !strings.Contains(m.log.String(), "took over the lock") || !strings.Contains(m.log.String(), dead) {
+		t.Errorf("the log does not say that the lock of %s was taken over:\n%s", dead, m.log)
 	}
 	if m.sampled.Load() == 0 || m.warnings() != 0 {
 		t.Errorf("it took %d samples, with warnings:\n%s", m.sampled.Load(), m.log)

@@ -14,3 +14,10 @@ func unlockFile(*os.File) error { return nil }
 // ownedByMe cannot tell owners apart here: the folder's permissions are
 // checked alone.
 func ownedByMe(os.FileInfo) bool { return true }
+
+// processGone cannot tell here: no process counts as gone, and a dead
+// holder's lock is waited for until it expires.
+func processGone(int) bool { return false }
+
+// pidNamespace is "": no namespaces are told apart here.
+func pidNamespace() string { return "" }

@@ -3,7 +3,9 @@
 package store
 
 import (
+	"errors"
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -25,3 +27,20 @@ func ownedByMe(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
 }
+
+// processGone reports whether no process has id pid: kill(2) with signal
+// 0 finds none (ESRCH). A process of another user exists (EPERM), and so
+// does one that has exited but that its parent has not yet reaped.
+func processGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// pidNamespace names the process namespace of this process's id where the
+// platform has namespaces (Linux: "pid:[4026531836]"), else "".
+var pidNamespace = sync.OnceValue(func() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return ns
+})

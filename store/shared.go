@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -252,8 +253,8 @@ func (st *sharedTier) run(txn func(func(Tx) error) error, fn func(Tx) error) err
 // Locker is a Backend that holds named locks with an expiry, for every
 // process that uses it: how one process of a fleet tunes a question while
 // the others wait for its answer. A lock is held under a token, and only
-// that token renews or releases it, so a process whose lock expired never
-// releases the next holder's.
+// that token renews, releases or hands it over, so a process whose lock
+// expired never releases the next holder's.
 type Locker interface {
 	// TryLock takes lock name under token for ttl, and returns "" where
 	// it did, else the token of the holder.
@@ -263,6 +264,11 @@ type Locker interface {
 	Renew(name, token string, ttl time.Duration) (bool, error)
 	// Unlock releases the lock if token holds it.
 	Unlock(name, token string) error
+	// Replace gives the lock to token for ttl if stale still holds it,
+	// and reports whether it did, atomically: of several processes that
+	// replace one stale token at once, one does. A lock that expired
+	// meanwhile, or that another holds, is left as it is.
+	Replace(name, stale, token string, ttl time.Duration) (bool, error)
 }
 
 // Lease is a lock held by this process, renewed in the background until
@@ -275,7 +281,14 @@ type Lease struct {
 	// unlock releases the lock; it runs once.
 	unlock func() error
 	once   sync.Once
+	// tookOver names the dead process whose lock this lease replaced.
+	tookOver string
 }
+
+// TookOver names, by host and process id, the process whose lock this
+// lease took over because that process, on this host, no longer exists;
+// "" where the lock was free.
+func (l *Lease) TookOver() string { return l.tookOver }
 
 // TryLock takes the lock name in this store, which must be a shared tier
 // whose backend is a Locker, for LockExpiry, renewed every third of it
@@ -283,6 +296,13 @@ type Lease struct {
 // is nil (and the error too), and holder names that process by its host
 // and process id ("" where its lock does not say: an older vkbench's). A
 // store that cannot lock is Unimplemented; one that fails is its error.
+//
+// A lock held by a process of this host (and process namespace) that no
+// longer exists is taken over at once (Lease.TookOver says whose), rather
+// than waited for until it expires: a runner killed and started again
+// does not wait for itself. Only a process id that exists on no process
+// counts as dead; one reused by another process, and any holder on
+// another host, is waited for as before.
 func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 	if s.tier == nil {
 		return nil, "", status.New(status.Unimplemented, "store: only a shared store has locks")
@@ -293,19 +313,28 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 	}
 	token := newToken()
 	ttl := s.tier.expiry
+	var tookOver string
 	err := s.tier.call(func() (err error) {
-		holder, err = lk.TryLock(name, token, ttl)
-		return err
+		// A few rounds: a dead holder's lock that another process took
+		// over first, or that expired, is looked at again.
+		for range 3 {
+			if holder, err = lk.TryLock(name, token, ttl); err != nil || !deadHere(holder) {
+				return err
+			}
+			ok, err := lk.Replace(name, holder, token, ttl)
+			if err != nil || ok {
+				if ok {
+					tookOver, holder = holder, ""
+				}
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil || holder != "" {
-		// A token is "host pid N #random" (newToken).
-		who, _, ok := strings.Cut(holder, " #")
-		if !ok {
-			who = ""
-		}
-		return nil, who, err
+		return nil, holderOf(holder), err
 	}
-	l := &Lease{stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Lease{stop: make(chan struct{}), done: make(chan struct{}), tookOver: holderOf(tookOver)}
 	l.unlock = func() error {
 		return s.tier.call(func() error { return lk.Unlock(name, token) })
 	}
@@ -345,10 +374,41 @@ func (l *Lease) Release() error {
 }
 
 // newToken is a token that names one holder of a lock: the process, by
-// host and id, for those who wait for it, and a random part, unique.
+// host and id, for those who wait for it, a random part, unique, and
+// where the platform has them the process namespace its id belongs to
+// ("host pid N #random ns"), so that a process of another container
+// that shares the host's name is never taken for one of this host.
 func newToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	host, _ := os.Hostname()
-	return fmt.Sprintf("%s pid %d #%x", cmp.Or(host, "a host"), os.Getpid(), b)
+	token := fmt.Sprintf("%s pid %d #%x", cmp.Or(host, "a host"), os.Getpid(), b)
+	if ns := pidNamespace(); ns != "" {
+		token += " " + ns
+	}
+	return token
+}
+
+// holderOf is the part of token that names its holder ("host pid N"):
+// "" for a token that says nothing of it (an older vkbench's).
+func holderOf(token string) string {
+	who, _, ok := strings.Cut(token, " #")
+	if !ok {
+		return ""
+	}
+	return who
+}
+
+// deadHere reports whether token names a process of this host and of
+// this process's namespace that no longer exists.
+func deadHere(token string) bool {
+	who, rest, ok := strings.Cut(token, " #")
+	host, id, found := strings.Cut(who, " pid ")
+	if !ok || !found {
+		return false
+	}
+	_, ns, _ := strings.Cut(rest, " ")
+	me, err := os.Hostname()
+	pid, perr := strconv.Atoi(id)
+	return err == nil && me != "" && host == me && ns == pidNamespace() && perr == nil && pid > 0 && pid != os.Getpid() && processGone(pid)
 }

@@ -99,3 +99,31 @@ func TestFleetWaitShown(t *testing.T) {
 		t.Errorf("the search's stderr does not start with\n%sand then say at each lock wait that it still waits:\n%s", want, r.stderr)
 	}
 }
+
+// TestFleetTakeoverShown: a tune whose question's lock is held by a
+// vkbench process of this host that was killed (SIGKILL) takes the lock
+// over at once and says so on stderr without -v, naming the dead process;
+// it neither waits (its lock wait is 1 s, its lock's expiry 10 minutes)
+// nor warns.
+func TestFleetTakeoverShown(t *testing.T) {
+	needDevice(t)
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick := []string{"--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--store", srv.URL() + "&lock-expiry=10m&lock-wait=1s"}
+	p := stoppedAt(t, regexp.MustCompile(`autotune: prepared`), append([]string{"tune", "copy", "--size", "4096", "-v", "--cache", filepath.Join(dir, "h.db")}, quick...)...)
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, 0, append([]string{"tune", "copy", "--size", "4096", "--cache", filepath.Join(dir, "t.db")}, quick...)...)
+	want := fmt.Sprintf("copy/u32/4096: took over the lock in the shared store of %s pid %d, which no longer runs on this host\n", host, p.Pid)
+	if !strings.HasPrefix(r.stderr, want) || strings.Contains(r.stderr, "holds its lock") || strings.Contains(r.stderr, "warning") {
+		t.Errorf("the tune's stderr does not start with\n%sor it waited, or warned:\n%s", want, r.stderr)
+	}
+}

@@ -34,7 +34,7 @@ type progress struct {
 
 	mu    sync.Mutex
 	lines io.Writer // dumb terminal
-	notes io.Writer // a wait's lines: stderr, unless -v logs the wait
+	notes io.Writer // a wait's and a takeover's lines: stderr, unless -v logs them
 	last  time.Time
 	step  string // the last line's step, to draw one when it changes
 }
@@ -102,8 +102,12 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progress) update(ev autotune.Progress) {
-	if ev.Step == "wait" || ev.Step == "waiting" || ev.Step == "waited" {
+	switch ev.Step {
+	case "wait", "waiting", "waited":
 		p.wait(ev)
+		return
+	case "took over":
+		p.tookOver(ev)
 		return
 	}
 	if p.bar == nil && p.lines == nil {
@@ -165,6 +169,21 @@ func (p *progress) wait(ev autotune.Progress) {
 		p.bar.Describe(fmt.Sprintf("%s: waiting for %s", ev.Key, who))
 		_ = p.bar.Add(1)
 	}
+}
+
+// tookOver says, on stderr (above the bar, where one is drawn), that the
+// lock of a process of this host that no longer exists was taken over:
+// why the work starts at once although the store said the lock was held.
+func (p *progress) tookOver(ev autotune.Progress) {
+	if p.notes == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.clear()
+	}
+	_, _ = fmt.Fprintf(p.notes, "%s: took over the lock in the shared store of %s, which no longer runs on this host\n", ev.Key, ev.Holder)
 }
 
 func (p *progress) finish() {

@@ -185,12 +185,14 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 }
 
 // Lua scripts of the locks: a lock is taken where none is held, else its
-// holder's token is returned; only the token that holds a lock renews or
-// releases it.
+// holder's token is returned; only the token that holds a lock renews,
+// releases or replaces it.
 var (
 	lockScript   = goredis.NewScript(`local h = redis.call("get", KEYS[1]) if h then return h end redis.call("set", KEYS[1], ARGV[1], "px", ARGV[2]) return ""`)
 	renewScript  = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end return 0`)
 	unlockScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0`)
+	// A script runs alone: no other client comes between its get and set.
+	replaceScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "px", ARGV[3]) return 1 end return 0`)
 )
 
 // TryLock sets the lock's key to token if it has none, else returns the
@@ -224,6 +226,17 @@ func (b *Backend) Unlock(name, token string) error {
 		return b.fail(err)
 	}
 	return nil
+}
+
+// Replace sets the lock to token, for ttl, if stale still holds it.
+func (b *Backend) Replace(name, stale, token string, ttl time.Duration) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
+	defer cancel()
+	n, err := replaceScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, stale, token, ttl.Milliseconds()).Int()
+	if err != nil {
+		return false, b.fail(err)
+	}
+	return n == 1, nil
 }
 
 // encode is a table's path as one string: each name escaped, so that no

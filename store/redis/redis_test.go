@@ -45,6 +45,12 @@ func TestBackend(t *testing.T) {
 	})
 }
 
+// TestLocks: the lock of a process of this host that was killed is taken
+// over at once, by one of the processes that ask.
+func TestLocks(t *testing.T) {
+	storetest.TestLocks(t, func(t *testing.T) string { return redistest.Start(t).URL() })
+}
+
 // open opens a store whose shared tier is rawURL, its warnings in the
 // returned buffer.
 func open(t *testing.T, rawURL string) (*store.Store, *bytes.Buffer) {

@@ -1,0 +1,192 @@
+package storetest
+
+import (
+	"bufio"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vkbench/vkbench/store"
+)
+
+// testReplace: Replace hands a lock over only from the token that holds
+// it, and of several processes replacing one stale token at once, one
+// does.
+func testReplace(t *testing.T, be store.Backend) {
+	lk, ok := be.(store.Locker)
+	if !ok {
+		t.Skip("not a store.Locker: this backend holds no locks")
+	}
+	if h, err := lk.TryLock("q", "stale", time.Minute); h != "" || err != nil {
+		t.Fatalf("TryLock = %q, %v", h, err)
+	}
+	if ok, err := lk.Replace("q", "other", "new", time.Minute); ok || err != nil {
+		t.Errorf("Replace of a token that does not hold the lock = %v, %v; want false", ok, err)
+	}
+	if ok, err := lk.Replace("missing", "stale", "new", time.Minute); ok || err != nil {
+		t.Errorf("Replace of a lock nobody holds = %v, %v; want false", ok, err)
+	}
+	if h, err := lk.TryLock("missing", "third", time.Minute); h != "" || err != nil {
+		t.Errorf("a Replace of a lock nobody held took it: TryLock = %q, %v", h, err)
+	}
+	var wg sync.WaitGroup
+	won := make([]bool, 8)
+	for i := range won {
+		wg.Go(func() {
+			ok, err := lk.Replace("q", "stale", fmt.Sprint("contender ", i), time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			won[i] = ok
+		})
+	}
+	wg.Wait()
+	var winners []string
+	for i, ok := range won {
+		if ok {
+			winners = append(winners, fmt.Sprint("contender ", i))
+		}
+	}
+	if len(winners) != 1 {
+		t.Fatalf("%d of %d contenders replaced one stale token (%q); want one", len(winners), len(won), winners)
+	}
+	if h, err := lk.TryLock("q", "late", time.Minute); h != winners[0] || err != nil {
+		t.Errorf("the lock is held by %q (%v); want the one that replaced it, %q", h, err, winners[0])
+	}
+	if ok, err := lk.Renew("q", winners[0], time.Minute); !ok || err != nil {
+		t.Errorf("Renew by the new holder = %v, %v; want true", ok, err)
+	}
+}
+
+// The child of TestLocks is told by these environment variables.
+const (
+	envLockChild = "VKBENCH_STORETEST_LOCK_CHILD"
+	envLockURL   = "VKBENCH_STORETEST_LOCK_URL"
+)
+
+// TestLocks checks, on a shared store of a backend that is a
+// store.Locker, how Store.TryLock treats the lock of a process that
+// died: start gives the store's URL (once, in the test's process). Call
+// it from a top-level test of its own, before anything else the test
+// does: the test runs its own binary again as the process that dies, and
+// that process, told by its environment, does only its part and never
+// returns.
+func TestLocks(t *testing.T, start func(t *testing.T) string) {
+	if os.Getenv(envLockChild) != "" {
+		lockChild(t, os.Getenv(envLockURL), os.Getenv(envLockChild))
+		return
+	}
+	// A long expiry: what ends each wait here is not the lock's expiry.
+	url := start(t) + "&lock-expiry=1m"
+	t.Run("dead-holder-taken-over", func(t *testing.T) { testDeadHolder(t, url) })
+}
+
+// lockChild takes the lock name in the store at url, prints "locked",
+// and waits to be killed.
+func lockChild(t *testing.T, url, name string) {
+	s := openShared(t, url)
+	lease, holder, err := s.Shared().TryLock(name)
+	if err != nil || lease == nil {
+		t.Fatalf("child: TryLock = %v, %q, %v", lease, holder, err)
+	}
+	fmt.Println("locked")
+	time.Sleep(time.Hour)
+}
+
+func openShared(t *testing.T, url string) *store.Store {
+	t.Helper()
+	s, err := store.Open(store.Options{Path: "off", Shared: url, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// testDeadHolder: a process of this host that holds a lock is waited for
+// while it lives; killed (SIGKILL, so it neither releases nor renews the
+// lock), its lock is taken over at once, not at its expiry, by one of
+// several processes asking at once, which holds it as its own.
+func testDeadHolder(t *testing.T, url string) {
+	top, _, _ := strings.Cut(t.Name(), "/")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+top+"$")
+	cmd.Env = append(os.Environ(), envLockChild+"=dead", envLockURL+"="+url)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }() // where the test ends early
+	lines := bufio.NewScanner(out)
+	for lines.Scan() && lines.Text() != "locked" {
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := fmt.Sprintf("%s pid %d", host, cmd.Process.Pid)
+	s := openShared(t, url)
+	if l, holder, err := s.Shared().TryLock("dead"); l != nil || holder != child || err != nil {
+		t.Fatalf("TryLock while the child lives = %v, %q, %v; want nil, %q: a live holder is waited for", l, holder, err, child)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // killed: its status says so; reaped, its id is no process's
+	// Several contenders at once, each a store of its own (as processes
+	// are): one takes the lock over, the others find it held.
+	stores := make([]*store.Store, 4)
+	for i := range stores {
+		stores[i] = openShared(t, url)
+	}
+	leases := make([]*store.Lease, len(stores))
+	holders := make([]string, len(stores))
+	errs := make([]error, len(stores))
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i, s := range stores {
+		wg.Go(func() { leases[i], holders[i], errs[i] = s.Shared().TryLock("dead") })
+	}
+	wg.Wait()
+	took := time.Since(t0)
+	me := fmt.Sprintf("%s pid %d", host, os.Getpid())
+	var won []int
+	for i := range stores {
+		switch {
+		case errs[i] != nil:
+			t.Errorf("contender %d: %v", i, errs[i])
+		case leases[i] != nil:
+			won = append(won, i)
+			if got := leases[i].TookOver(); got != child {
+				t.Errorf("contender %d: TookOver = %q, want the dead child %q", i, got, child)
+			}
+			defer func() {
+				if err := leases[i].Release(); err != nil {
+					t.Error(err)
+				}
+			}()
+		case holders[i] != me:
+			t.Errorf("contender %d found the lock held by %q; want this process, which took it over", i, holders[i])
+		}
+	}
+	if len(won) != 1 {
+		t.Fatalf("%d contenders took the dead child's lock over (%v); want one, at once, not at its expiry", len(won), won)
+	}
+	t.Logf("the dead child's lock was taken over %v after it was reaped (the lock's expiry: 1m)", took.Round(time.Millisecond))
+	// The lock is the winner's: held, and taken over from nobody.
+	if l, holder, err := s.Shared().TryLock("dead"); l != nil || holder != me || err != nil {
+		t.Errorf("TryLock after the takeover = %v, %q, %v; want held by this process", l, holder, err)
+	}
+}
