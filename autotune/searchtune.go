@@ -109,7 +109,9 @@ func (o spaceOperation) Name() string { return o.name }
 // device first. When neither has one, one machine of a fleet searches the
 // key under the shared store's lock while the others wait for its answer,
 // as long as it renews the lock (a holder that dies stops, and the lock
-// expires and is taken over). Force searches anyway.
+// expires and is taken over). Force searches anyway, under the lock: it
+// waits while another machine holds it, then measures afresh, never
+// taking that machine's answer instead.
 func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.Size, sopts SearchOptions) (*SearchResult, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -138,22 +140,23 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	logged := map[string]search.LogRecord{}
 	if !sopts.Force {
 		logged, _ = search.LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
-		// A machine that has not searched skey takes the answer of one
-		// that has: the local file's (copied from the shared store
-		// earlier), else the shared store's, verified here, else that of
-		// the machine holding skey's lock; or it holds the lock until its
-		// own answer is published. A machine that has searched it
-		// searches again, continuing from its log, so that a larger
-		// budget finds what a smaller one missed: under the lock too,
-		// waiting while another machine holds it, so that no fresh
-		// machine searches beside it.
-		e, lease, _ := t.claim(ctx, sop, skey, sum, whileRenewed, len(logged) == 0)
-		if lease != nil {
-			defer func() { _ = lease.Release() }() // one that fails expires
-		}
-		if e != nil {
-			return &SearchResult{Entry: e, Op: sop, Points: pts, Log: ref}, nil
-		}
+	}
+	// A machine that has not searched skey takes the answer of one that
+	// has: the local file's (copied from the shared store earlier), else
+	// the shared store's, verified here, else that of the machine holding
+	// skey's lock; or it holds the lock until its own answer is
+	// published. A machine that has searched it searches again,
+	// continuing from its log, so that a larger budget finds what a
+	// smaller one missed, and a forced search measures everything again:
+	// both under the lock too, waiting while another machine holds it
+	// but taking no answer, so that no other machine searches beside
+	// them and their answers do not race to the store.
+	answer, lease, _ := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
+	if lease != nil {
+		defer func() { _ = lease.Release() }() // one that fails expires
+	}
+	if answer != nil {
+		return &SearchResult{Entry: answer, Op: sop, Points: pts, Log: ref}, nil
 	}
 	// A file that cannot be written is a warning (store.Store.Warnings); the
 	// search goes on, remembering nothing.

@@ -97,7 +97,8 @@ const (
 // one that fails, it returns neither answer nor lease: answer k here.
 // With noWait, a lock another holds is busy: the caller does not wait.
 // Without take, no answer is taken, of a tier or of the holder: it waits
-// for the lock alone (a search that continues its own log).
+// for the lock alone (a search that continues its own log, or a forced
+// one).
 func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool) {
 	if take {
 		if e := t.fromFile(k, sum); e != nil {

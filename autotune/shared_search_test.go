@@ -203,6 +203,57 @@ func TestSharedSearchWaitsWhileRenewed(t *testing.T) {
 	}
 }
 
+// TestSharedForcedSearchWaits: a forced search (Force) takes the key's
+// lock as any search does. A second machine's forced search of the key
+// waits while the first holds the lock, building and measuring nothing,
+// and once the first has published it measures every point afresh, not
+// taking the first one's answer; so the two never search side by side
+// and race to publish.
+func TestSharedForcedSearchWaits(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.URL() + "&lock-expiry=2s&lock-wait=3s"
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	holder := newMachine(t, url)
+	hopts, at, release := holding()
+	defer release()
+	hopts.Force = true
+	held := goSearch(holder, devtest.Device(t), quick, op, size, hopts)
+	<-at
+	waiter := newMachine(t, url)
+	dev := &buildCounter{Device: devtest.Device(t)}
+	var w waits
+	wopts := waiter.options(w.add)
+	forced := exhaustive
+	forced.Force = true
+	waited := goSearch(waiter, dev, wopts, op, size, forced)
+	// Past a lock wait (3 s) and the lock's expiry (2 s): the holder
+	// renews its lock, and the forced search waits on.
+	until(t, func() bool { _, later := w.count("wait"); return later > 0 }, waited, "the forced search waited past a lock wait")
+	if built := dev.names(); len(built) != 0 || waiter.sampled.Load() != 0 {
+		t.Errorf("the forced search built %q and took %d samples while the other held the lock; want nothing", built, waiter.sampled.Load())
+	}
+	release()
+	h := <-held
+	if h.err != nil {
+		t.Fatal(h.err)
+	}
+	r := <-waited
+	if r.err != nil || r.res.Entry.From != "" || r.res.Search.Measured != len(r.res.Points.Configs) || waiter.sampled.Load() == 0 {
+		t.Fatalf("the forced search after the lock was released: %v, from %q; want every point measured afresh", r.err, r.res.Entry.From)
+	}
+	if got := len(dev.names()); got != len(r.res.Points.Configs) {
+		t.Errorf("the forced search built %d points, want all %d", got, len(r.res.Points.Configs))
+	}
+	// Forced, its answer replaces the first's in the shared store.
+	if e := stored(t, waiter.cache.Shared(), autotune.NewTuner(devtest.Device(t), waiter.cache, quick), r.res, size); e == nil || !e.Time.Equal(r.res.Entry.Time) {
+		t.Errorf("the shared store lacks the forced search's answer")
+	}
+	if holder.warnings()+waiter.warnings() != 0 {
+		t.Errorf("warnings:\n%s%s", holder.log, waiter.log)
+	}
+}
+
 // TestSharedSearchHolderDies: the machine searching a key dies while it
 // holds the key's lock (its connections close: it renews the lock no
 // more, and never releases it). The lock expires, and a machine waiting

@@ -61,7 +61,8 @@ record was measured with; a configuration whose kernel changed is measured
 again. A machine whose log has nothing of the key takes the answer stored
 for it instead of searching: its file's, else the --store's (searched on
 another machine, verified here first), and says which. --force measures
-everything again. vkbench cache export-log
+everything again, after any other machine searching the key with the
+--store has published. vkbench cache export-log
 writes a log as JSON lines, and vkbench replay runs strategies against such a
 file instead of the GPU.
 
