@@ -72,24 +72,70 @@ func main() {
 	os.Exit(code)
 }
 
-// quietWriter is stderr with the time of its last write, so that the
-// notice of a slow stop (notifyInterrupt) comes only after a silence.
+// quietWriter is the command's stderr. It keeps the time of its last
+// write, so that the notice of a slow stop (notifyInterrupt) comes only
+// after a silence; and while a progress bar is drawn on it, every line
+// written to it starts on a clean line: the bar's line is erased first
+// (the bar redraws itself with its next step), where the line would
+// otherwise be glued to the end of the spinner's.
 type quietWriter struct {
 	mu   sync.Mutex
 	w    io.Writer
 	last time.Time
+	bar  bool // a progress bar is drawn, through barWriter
+	open bool // the last write left its line unfinished
 }
 
 func (q *quietWriter) Write(p []byte) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.writeLines(p)
+}
+
+// writeLines writes p, erasing the bar's line first where p starts a
+// line; q.mu is held.
+func (q *quietWriter) writeLines(p []byte) (int, error) {
 	q.last = time.Now()
-	return q.w.Write(p)
+	if q.bar && !q.open && len(p) > 0 {
+		if _, err := io.WriteString(q.w, eraseLine); err != nil {
+			return 0, err
+		}
+	}
+	n, err := q.w.Write(p)
+	if n > 0 {
+		q.open = p[n-1] != '\n'
+	}
+	return n, err
 }
 
 // Unwrap is the writer q writes to: the progress bar asks whether it is a
 // terminal.
 func (q *quietWriter) Unwrap() io.Writer { return q.w }
+
+// barWriter is what a progress bar draws with on q, from then until
+// drawn(false): its writes are the bar's own line, the others' lines go
+// above it.
+func (q *quietWriter) barWriter() io.Writer {
+	q.drawn(true)
+	return barWriter{q}
+}
+
+// drawn says whether a bar is drawn on q.
+func (q *quietWriter) drawn(on bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.bar = on
+}
+
+type barWriter struct{ q *quietWriter }
+
+func (b barWriter) Write(p []byte) (int, error) {
+	b.q.mu.Lock()
+	defer b.q.mu.Unlock()
+	b.q.last = time.Now()
+	b.q.open = false // the line is the bar's now
+	return b.q.w.Write(p)
+}
 
 // writeIfQuiet writes msg if nothing has been written for d, and returns
 // 0; otherwise it writes nothing and returns how much longer the quiet
@@ -100,8 +146,7 @@ func (q *quietWriter) writeIfQuiet(d time.Duration, msg string) time.Duration {
 	if since := time.Since(q.last); since < d {
 		return d - since
 	}
-	_, _ = io.WriteString(q.w, msg) // a notice on the way out; nowhere else to say it
-	q.last = time.Now()
+	_, _ = q.writeLines([]byte(msg)) // a notice on the way out; nowhere else to say it
 	return 0
 }
 
@@ -183,6 +228,9 @@ func noticeSlowStop(stderr *quietWriter, in interrupt, done <-chan struct{}) {
 // execute runs the command line args and returns the exit status. An error
 // is one line on stderr, "vkbench: " and the message; never a usage dump.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if _, ok := stderr.(*quietWriter); !ok {
+		stderr = &quietWriter{w: stderr}
+	}
 	root := newRoot()
 	root.SetArgs(append([]string{}, args...)) // never nil: nil means os.Args
 	root.SetOut(stdout)

@@ -23,14 +23,18 @@ const (
 	lineEvery   = time.Second
 )
 
+// eraseLine returns to the start of a terminal's line and erases it.
+const eraseLine = "\r\x1b[2K"
+
 // progress shows what a long measurement is doing, on a terminal: a
 // spinner with the current step redrawn in place, or plain lines where the
 // terminal cannot redraw (TERM=dumb). Elsewhere (a file, a pipe) nothing:
 // the output is for programs. Its update is called for every sample, up
 // to thousands of times a second; what it draws is throttled.
 type progress struct {
-	bar *progressbar.ProgressBar
-	out *syncWriter // the bar's writer
+	bar    *progressbar.ProgressBar
+	stderr *quietWriter // what the bar is drawn on
+	out    io.Writer    // the bar's writer on it
 
 	mu    sync.Mutex
 	lines io.Writer // dumb terminal
@@ -54,6 +58,8 @@ func startProgress(cmd *cobra.Command, quiet bool, opts *autotune.Options) *prog
 
 // newProgress draws progress on w where w is, or writes through to, a
 // terminal (main's stderr is a quietWriter around one), and not quiet.
+// The bar is drawn through w's barWriter, where w is the command's
+// quietWriter, so that the others' lines on w are written above it.
 func newProgress(w io.Writer, quiet bool) *progress {
 	switch {
 	case quiet || !isTerminal(w):
@@ -61,21 +67,13 @@ func newProgress(w io.Writer, quiet bool) *progress {
 	case os.Getenv("TERM") == "dumb":
 		return &progress{lines: w}
 	}
-	out := &syncWriter{w: w}
-	return &progress{out: out, bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(out), progressbar.OptionSpinnerType(14),
+	q, ok := w.(*quietWriter)
+	if !ok {
+		q = &quietWriter{w: w}
+	}
+	out := q.barWriter()
+	return &progress{stderr: q, out: out, bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(out), progressbar.OptionSpinnerType(14),
 		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery))}
-}
-
-// syncWriter writes to w one Write at a time.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
 }
 
 // clear erases the bar's line, for lines of its own below. The bar's own
@@ -83,7 +81,7 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 // that redraws the spinner; the erase written through the bar's writer,
 // as that goroutine's writes are, is none.
 func (p *progress) clear() {
-	_, _ = p.out.Write([]byte("\r\x1b[2K")) // a bar that cannot draw must not stop the work
+	_, _ = p.out.Write([]byte(eraseLine)) // a bar that cannot draw must not stop the work
 }
 
 // isTerminal reports whether w is a terminal, or writes through to one:
@@ -159,10 +157,7 @@ func (p *progress) wait(ev autotune.Progress) {
 		case ev.MaxWait > 0:
 			line = fmt.Sprintf("%s: %s holds its lock in the shared store; waiting up to %v for its answer, then tuning here", ev.Key, who, ev.MaxWait)
 		}
-		if p.bar != nil {
-			p.clear()
-		}
-		_, _ = fmt.Fprintln(p.notes, line)
+		_, _ = fmt.Fprintln(p.notes, line) // stderr, above the bar
 	}
 	if p.bar != nil && time.Since(p.last) >= redrawEvery {
 		p.last = time.Now()
@@ -180,14 +175,12 @@ func (p *progress) tookOver(ev autotune.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.clear()
-	}
 	_, _ = fmt.Fprintf(p.notes, "%s: took over the lock in the shared store of %s, which no longer runs on this host\n", ev.Key, ev.Holder)
 }
 
 func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
+		p.stderr.drawn(false)
 	}
 }

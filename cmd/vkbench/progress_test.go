@@ -8,12 +8,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
 	"golang.org/x/term"
+
+	"github.com/vkbench/vkbench/autotune"
 )
 
 // runOnTerminal runs args as a process, through main as a user runs it,
@@ -99,4 +103,100 @@ func TestProgressThrottled(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestWarningAboveProgress: a warning logged while the bar is drawn (the
+// store's, as the tune's commit moves a damaged cache file aside) starts a
+// line of its own, the bar's line erased first; warnings were once
+// written onto the end of the spinner's line.
+func TestWarningAboveProgress(t *testing.T) {
+	needDevice(t)
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cache", "damaged-random-bytes.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(t.TempDir(), "damaged.db")
+	if err := os.WriteFile(cache, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := runOnTerminal(t, "xterm-256color", "tune", "copy", "--size", "1024", "--budget", "300ms", "--min-samples", "6", "--max-samples", "6", "--cache", cache)
+	moved := strings.Index(got, "vkbench: warning: store: cache "+cache+" was damaged")
+	if moved < 0 || !strings.Contains(got[:moved], "copy/u32/1024: ") {
+		t.Fatalf("the warning that the damaged cache was moved aside is missing, or came before the bar was drawn:\n%q", got)
+	}
+	for i := 0; ; i++ {
+		at := strings.Index(got[i:], "vkbench: warning: ")
+		if at < 0 {
+			break
+		}
+		i += at
+		if before := got[:i]; before != "" && !strings.HasSuffix(before, "\n") && !strings.HasSuffix(before, eraseLine) {
+			t.Errorf("a warning does not start a line: %q", got[max(0, i-60):min(len(got), i+60)])
+		}
+	}
+}
+
+// TestLinesAboveBar: while a bar is drawn on the command's stderr, a
+// warning logged there, as the bar is redrawn from another goroutine,
+// starts a line of its own, the bar's line erased first; a line written in
+// two parts is erased before its first only; once the bar has finished,
+// lines are written as they come.
+func TestLinesAboveBar(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if _, err := term.MakeRaw(int(tty.Fd())); err != nil {
+		t.Fatalf("making the pseudo-terminal raw: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		var b strings.Builder
+		_, _ = io.Copy(&b, ptmx) // ends with EIO once the terminal end is closed
+		got <- b.String()
+	}()
+	t.Setenv("TERM", "xterm-256color")
+	stderr := &quietWriter{w: tty}
+	bar := newProgress(stderr, false)
+	step := func(i int) {
+		bar.update(autotune.Progress{Key: "copy/u32/1024", Step: "sample", Candidate: "vec4-wg128", Done: i})
+	}
+	step(0) // the first step is drawn at once
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 30 {
+			step(i + 1)
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	time.Sleep(50 * time.Millisecond)
+	warningLogger(stderr).Warn("autotune: answer kept in memory only")
+	wg.Wait()
+	_, _ = io.WriteString(stderr, "a line ")
+	_, _ = io.WriteString(stderr, "in two parts\n")
+	bar.finish()
+	_, _ = io.WriteString(stderr, "after the bar\n")
+	if err := tty.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := <-got
+	if err := ptmx.Close(); err != nil {
+		t.Error(err)
+	}
+	before := func(s string) string {
+		i := strings.Index(out, s)
+		if i < 0 {
+			t.Fatalf("%q is missing:\n%q", s, out)
+		}
+		return out[:i]
+	}
+	if b := before("vkbench: warning: autotune: answer kept in memory only\n"); !strings.Contains(b, "copy/u32/1024: sample") || !strings.HasSuffix(b, eraseLine) {
+		t.Errorf("the warning was not written on a line erased after the bar was drawn:\n%q", out)
+	}
+	if b := before("a line in two parts\n"); !strings.HasSuffix(b, eraseLine) {
+		t.Errorf("the line in two parts does not start on an erased line:\n%q", out)
+	}
+	if b := before("after the bar\n"); strings.HasSuffix(b, eraseLine) {
+		t.Errorf("a line after the bar finished was erased before:\n%q", out)
+	}
 }
