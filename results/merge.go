@@ -13,9 +13,11 @@ import (
 // measured in several processes, so that the variation between processes
 // enters the variation between rounds that Compare judges by, as
 // benchstat pools go test -count runs. Each benchmark keeps every file's
-// rounds, in the files' order, its Stats pooled from their samples; one
-// that did not measure in some file takes that file's outcome and error,
-// and says how many rounds each file gave it (Benchmark.Runs).
+// rounds, in the files' order, its Stats pooled from their samples, and
+// says how many rounds each file gave it (Benchmark.Runs). One that did
+// not measure in some file (failed, wrong) takes that file's outcome and
+// error; one dropped early in some files and measured in others is
+// Measured.
 // The probe is kept, its rounds concatenated, when every file has the same
 // one. Files of different hardware are refused (InvalidArgument): their
 // differences are not noise.
@@ -74,8 +76,12 @@ func Merge(files ...*File) (*File, error) {
 	return &out, nil
 }
 
-// mergeBenchmark adds n's rounds, flags and conditions to b; a benchmark
-// that did not measure in n takes n's outcome and error.
+// mergeBenchmark adds n's rounds, flags and conditions to b. A benchmark
+// that did not measure in n (it failed, or was wrong) takes n's outcome
+// and error; one dropped early in b's files but measured fully in n is
+// Measured, without the drop's detail, which described one run and not
+// the rounds pooled: as autotune pools the rounds of one run, where a
+// candidate measured in any round is measured.
 func mergeBenchmark(b *Benchmark, n Benchmark) {
 	b.Rounds = append(b.Rounds, n.Rounds...)
 	b.Runs = append(b.Runs, len(n.Rounds))
@@ -91,7 +97,10 @@ func mergeBenchmark(b *Benchmark, n Benchmark) {
 		c := telemetry.Merge(*b.Conditions, *n.Conditions)
 		b.Conditions = &c
 	}
-	if n.Outcome != Measured && n.Outcome != Dropped && b.Outcome != n.Outcome {
+	switch {
+	case n.Outcome != Measured && n.Outcome != Dropped && b.Outcome != n.Outcome:
 		b.Outcome, b.Error, b.Drop = n.Outcome, n.Error, n.Drop
+	case n.Outcome == Measured && b.Outcome == Dropped:
+		b.Outcome, b.Error, b.Drop = Measured, "", nil
 	}
 }

@@ -208,3 +208,50 @@ func TestMerge(t *testing.T) {
 		t.Errorf("pooled runs of a kernel 10%% slower: %s (delta %+.3f, p %.3f); want slower", r.Verdict, r.Delta, r.P)
 	}
 }
+
+// TestMergeDroppedAndMeasured: a benchmark dropped early in one file and
+// measured fully in another is Measured, in either order of the files,
+// without the drop's detail, which described one run and not the rounds
+// pooled; one dropped in every file stays dropped, with its detail. It
+// once stayed dropped wherever the first file had dropped it, and so was
+// hidden from the table and the report's charts.
+func TestMergeDroppedAndMeasured(t *testing.T) {
+	dropped := func() *results.File {
+		f := probeFile(t, 1.5, 1)
+		b := &f.Benchmarks[0]
+		b.Outcome, b.Winner = results.Dropped, false
+		b.Error = "dropped early: much slower than vec4-wg256"
+		b.Drop = &results.Drop{Samples: 5, Median: 150e-6, Leader: "vec4-wg256", LeaderMedian: 100e-6}
+		return f
+	}
+	type merged struct {
+		Outcome results.Outcome
+		Error   string
+		Drop    *results.Drop
+		Runs    []int
+	}
+	got := func(files ...*results.File) merged {
+		t.Helper()
+		m, err := results.Merge(files...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := m.Benchmarks[0]
+		return merged{b.Outcome, b.Error, b.Drop, b.Runs}
+	}
+	measured := merged{Outcome: results.Measured, Runs: []int{5, 5}}
+	if d := cmp.Diff(measured, got(dropped(), probeFile(t, 1, 1))); d != "" {
+		t.Errorf("dropped, then measured (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(measured, got(probeFile(t, 1, 1), dropped())); d != "" {
+		t.Errorf("measured, then dropped (-want +got):\n%s", d)
+	}
+	first := dropped()
+	want := merged{Outcome: results.Dropped, Error: first.Benchmarks[0].Error, Drop: first.Benchmarks[0].Drop, Runs: []int{5, 5}}
+	if d := cmp.Diff(want, got(first, dropped())); d != "" {
+		t.Errorf("dropped in both (-want +got):\n%s", d)
+	}
+	if first.Benchmarks[0].Outcome != results.Dropped || first.Benchmarks[0].Drop == nil {
+		t.Errorf("Merge changed its first file: %+v", first.Benchmarks[0].Measurement)
+	}
+}
