@@ -11,7 +11,8 @@ import (
 // order: to measure or profile a few kernels of an operation without the
 // rest. Its problems are op's, with candidate indices into the subset. It
 // returns op itself when keep accepts every candidate, and NotFound when
-// it accepts none.
+// it accepts none. Where op's candidates depend on the size
+// (OperationSizer), so do the subset's.
 //
 // A subset's digest is its own, so a tune cache keeps its answers apart
 // from the whole operation's: the fastest of a subset is not the
@@ -31,7 +32,11 @@ func Subset(op Operation, keep func(Candidate) bool) (Operation, error) {
 	case len(all):
 		return op, nil
 	}
-	return &subsetOp{Operation: op, index: index}, nil
+	sub := &subsetOp{Operation: op, index: index}
+	if s, ok := op.(OperationSizer); ok {
+		return &sizingSubset{sub, s}, nil
+	}
+	return sub, nil
 }
 
 // subsetOp is an Operation with some of its candidates.
@@ -61,6 +66,35 @@ func (s *subsetOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed 
 		return resettingSubset{sp, r}, nil
 	}
 	return sp, nil
+}
+
+// sizingSubset is a subsetOp whose operation is an OperationSizer: a
+// subset of one that is not claims no sizes.
+type sizingSubset struct {
+	*subsetOp
+	sizer OperationSizer
+}
+
+var _ OperationSizer = (*sizingSubset)(nil)
+
+// CandidatesAt is the operation's CandidatesAt of the subset's candidates.
+func (s *sizingSubset) CandidatesAt(size Size, info hal.DeviceInfo) ([]Candidate, []error) {
+	all, allErrs := s.sizer.CandidatesAt(size, info)
+	cands, errs := make([]Candidate, len(s.index)), make([]error, len(s.index))
+	for i, j := range s.index {
+		cands[i] = all[j]
+		if j < len(allErrs) {
+			errs[i] = allErrs[j]
+		}
+	}
+	return cands, errs
+}
+
+// PipelinesAt is the operation's: OperationSizer does not say which
+// candidate builds which, so those of the candidates the subset leaves
+// out are among them (compiled for nothing, never missing).
+func (s *sizingSubset) PipelinesAt(size Size, info hal.DeviceInfo) []hal.ExecutableDesc {
+	return s.sizer.PipelinesAt(size, info)
 }
 
 // subsetProblem maps a subset's candidate indices to its operation's.

@@ -43,6 +43,12 @@ func TestSubset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Its candidates depend on the size (CandidatesAt) where the
+			// operation's do, and only there.
+			_, sizes := op.(kernels.OperationSizer)
+			if _, ok := sub.(kernels.OperationSizer); ok != sizes {
+				t.Errorf("the subset is an OperationSizer: %v; the operation: %v", ok, sizes)
+			}
 			got := sub.Candidates()
 			if len(got) != len(names) || (len(all) > 1 && len(got) == len(all)) {
 				t.Fatalf("subset has %d candidates, want %d of %d", len(got), len(names), len(all))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -215,6 +216,71 @@ func TestManifestSizedNeeds(t *testing.T) {
 		for _, r := range e.Results {
 			if r.Outcome != results.Measured && r.Outcome != results.Dropped {
 				t.Errorf("%s at 70x200: %s %s (%s), want it run and verified", o.Name(), r.Name, r.Outcome, r.Error)
+			}
+		}
+	}
+}
+
+// TestManifestSizedSubset: a subset of a size-dependent operation's
+// candidates (vkbench run --candidates) and ab's pair of it judge their
+// candidates at the size asked, as the operation does (CandidatesAt, what
+// a compile-only tune goes by), each under its own index and name: at
+// 70x200 none is refused, where the subset and the pair once judged them
+// at the default size, at which neither rows-shared's shared memory nor
+// rows-wgM's workgroup fits this device.
+func TestManifestSizedSubset(t *testing.T) {
+	ops, err := manifest.Parse([]byte(sizedManifest), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := ops[0]
+	info := watch(t).info
+	info.Limits.MaxSharedMemory, info.Limits.MaxWorkgroupInvocations, info.Limits.MaxWorkgroupSize[0] = 1024, 256, 256
+	re := regexp.MustCompile("shared|wgM")
+	sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return re.MatchString(c.Name) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := manifest.Pair(op, op, []string{"rows-shared", "rows-wgM"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the tests compare of a candidate judged at a size.
+	judged := func(c kernels.Candidate, err error) string {
+		return fmt.Sprintf("%s: workgroup %v, %d bytes shared, constants %v: %v", c.Name, c.WorkgroupSize, c.Requires.SharedMemory, c.Constants, err)
+	}
+	for _, tt := range []struct {
+		size    kernels.Size
+		refused []bool // of rows-shared and rows-wgM
+	}{
+		{kernels.SizeOf(70, 200), []bool{false, false}},
+		{kernels.SizeOf(70, 300), []bool{true, false}},
+		{kernels.SizeOf(260, 256), []bool{false, true}},
+	} {
+		cands, errs := kernels.CandidatesAt(op, tt.size, info)
+		var want, wantPair []string
+		for i, j := range []int{1, 2} {
+			if (errs[j] != nil) != tt.refused[i] {
+				t.Errorf("%v: the operation's %s: %v, want refused: %v", tt.size, cands[j].Name, errs[j], tt.refused[i])
+			}
+			want = append(want, judged(cands[j], errs[j]))
+			for _, side := range []string{"old:", "new:"} {
+				c := cands[j]
+				c.Name = side + c.Name
+				wantPair = append(wantPair, judged(c, errs[j]))
+			}
+		}
+		for _, o := range []struct {
+			op   kernels.Operation
+			want []string
+		}{{sub, want}, {pair, wantPair}} {
+			var got []string
+			cands, errs := kernels.CandidatesAt(o.op, tt.size, info)
+			for i, c := range cands {
+				got = append(got, judged(c, errs[i]))
+			}
+			if d := cmp.Diff(o.want, got); d != "" {
+				t.Errorf("%v: %T's candidates judged, not as the operation judges them (-want +got):\n%s", tt.size, o.op, d)
 			}
 		}
 	}

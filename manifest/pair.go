@@ -92,6 +92,31 @@ func (p *pairOp) Candidates() []kernels.Candidate              { return slices.C
 // Verifies is false when either version checks nothing.
 func (p *pairOp) Verifies() bool { return p.old.Verifies() && p.new.Verifies() }
 
+var _ kernels.OperationSizer = (*pairOp)(nil)
+
+// CandidatesAt is each version's candidate as a problem of size prepared
+// on the device info describes runs it, under the pair's name
+// (kernels.OperationSizer), as the pair's problem's SizedCandidate is.
+func (p *pairOp) CandidatesAt(size kernels.Size, info hal.DeviceInfo) ([]kernels.Candidate, []error) {
+	olds, oldErrs := p.old.CandidatesAt(size, info)
+	news, newErrs := p.new.CandidatesAt(size, info)
+	cands, errs := make([]kernels.Candidate, len(p.cands)), make([]error, len(p.cands))
+	for i := range p.oldIdx {
+		cands[2*i], errs[2*i] = olds[p.oldIdx[i]], oldErrs[p.oldIdx[i]]
+		cands[2*i+1], errs[2*i+1] = news[p.newIdx[i]], newErrs[p.newIdx[i]]
+	}
+	for i := range cands {
+		cands[i].Name = p.cands[i].Name
+	}
+	return cands, errs
+}
+
+// PipelinesAt is old's and new's (kernels.OperationSizer): those of their
+// candidates left unpaired among them.
+func (p *pairOp) PipelinesAt(size kernels.Size, info hal.DeviceInfo) []hal.ExecutableDesc {
+	return append(p.old.PipelinesAt(size, info), p.new.PipelinesAt(size, info)...)
+}
+
 func (p *pairOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
 	first, second, names := p.old, p.new, [2]string{"old", "new"}
 	if p.prepared.Add(1)%2 == 0 {
