@@ -70,10 +70,10 @@
 // package search's. With a shared store, one machine of a fleet searches
 // a key nobody has answered, under its lock, while the others wait for
 // its answer as long as it renews the lock, and a machine that continues
-// its own search holds the lock too, as does a forced search (Force),
-// which waits for the lock but never takes another's answer; its answer
-// is committed as a tune's is (the first one stays, unless the search's
-// clearly beats it; a forced search's replaces it).
+// its own search holds the lock too, as does a forced search (Force) or
+// tune, which waits for the lock but never takes another's answer; its
+// answer is committed as a tune's is (the first one stays, unless the
+// search's clearly beats it; a forced search's replaces it).
 //
 // # Caveats
 //

@@ -76,7 +76,7 @@ func (t *Tuner) answered(k Key, from Tier, where string) {
 // patience is how long claim waits for a lock another holds: not at all
 // (FastestOrDefault: busy), the tier's LockWait at most (a tune, which
 // then tunes without the lock), or as long as the holder renews it (a
-// search, which may take an hour). A wait is told to Progress and the
+// search, which may take an hour, and a forced tune). A wait is told to Progress and the
 // log (waiting).
 type patience int
 
@@ -98,7 +98,7 @@ const (
 // With noWait, a lock another holds is busy: the caller does not wait.
 // Without take, no answer is taken, of a tier or of the holder: it waits
 // for the lock alone (a search that continues its own log, or a forced
-// one).
+// search or tune).
 func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool) {
 	if take {
 		if e := t.fromFile(k, sum); e != nil {

@@ -272,6 +272,73 @@ func TestSharedForcedSearchWaits(t *testing.T) {
 	}
 }
 
+// tuned is what became of a tune run in a goroutine.
+type tuned struct {
+	e   *autotune.Entry
+	err error
+}
+
+// goTune tunes op at size on a tuner of m's in a goroutine; a progress
+// that blocks holds the tune (and its lock) there.
+func goTune(m *machine, dev hal.Device, opts autotune.Options, op kernels.Operation, size kernels.Size, force bool) <-chan tuned {
+	out := make(chan tuned, 1)
+	go func() {
+		e, err := autotune.NewTuner(dev, m.cache, opts).Tune(context.Background(), op, size, force)
+		out <- tuned{e, err}
+	}()
+	return out
+}
+
+// TestSharedForcedTuneWaits: a forced tune (Tune with force, vkbench
+// tune --force) takes the key's lock as a forced search does. A second
+// machine's forced tune of the key waits while the first holds the lock,
+// past its lock wait while the first renews it, measuring nothing, and
+// once the first has published it measures afresh, not taking the first
+// one's answer, and its answer replaces the first's in the shared store.
+func TestSharedForcedTuneWaits(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.URL() + "&lock-expiry=2s&lock-wait=3s"
+	op := defaultScaleOp()
+	size := kernels.SizeOf(1 << 14)
+	holder := newMachine(t, url)
+	at, held := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	release := sync.OnceFunc(func() { close(held) })
+	defer release()
+	// Its first sample is held, with the key's lock.
+	h := goTune(holder, devtest.Device(t), holder.options(func(p autotune.Progress) {
+		if p.Step == "sample" {
+			once.Do(func() { close(at); <-held })
+		}
+	}), op, size, true)
+	<-at
+	waiter := newMachine(t, url)
+	var w waits
+	waited := goTune(waiter, devtest.Device(t), waiter.options(w.add), op, size, true)
+	// Past a lock wait (3 s) and the lock's expiry (2 s): the holder
+	// renews its lock, and the forced tune waits on.
+	until(t, func() bool { _, later := w.count("wait"); return later > 0 }, waited, "the forced tune waited past a lock wait")
+	if n := waiter.sampled.Load(); n != 0 {
+		t.Errorf("the forced tune took %d samples while the other held the lock; want none", n)
+	}
+	release()
+	first := <-h
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	r := <-waited
+	if r.err != nil || r.e.From != "" || waiter.sampled.Load() == 0 || r.e.Time.Equal(first.e.Time) {
+		t.Fatalf("the forced tune after the lock was released: %v, from %q, %d samples; want measured afresh", r.err, r.e.From, waiter.sampled.Load())
+	}
+	// Forced, its answer replaces the first's in the shared store.
+	if e, err := autotune.NewTuner(devtest.Device(t), waiter.cache.Shared(), quick).Stored(op, size); e == nil || err != nil || !e.Time.Equal(r.e.Time) {
+		t.Errorf("the shared store lacks the forced tune's answer: %+v, %v", e, err)
+	}
+	if holder.warnings()+waiter.warnings() != 0 {
+		t.Errorf("warnings:\n%s%s", holder.log, waiter.log)
+	}
+}
+
 // TestSharedSearchHolderDies: the machine searching a key dies while it
 // holds the key's lock (its connections close: it renews the lock no
 // more, and never releases it). The lock expires, and a machine waiting

@@ -218,7 +218,9 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 
 // Tune tunes op at size's key and commits the answer, unless the cache
 // already has one (then that entry is returned without measuring). force
-// measures again and replaces the stored answer.
+// measures again and replaces the stored answer; with a shared store it
+// does so under the key's lock, waiting while another machine holds it
+// (as long as that one renews it) but never taking its answer instead.
 //
 // When the answer cannot be written to the store (a file locked, of a newer
 // format, not writable), Tune returns the entry and a *NotStoredError:
@@ -345,16 +347,21 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 // it), else by measuring and committing. With noWait, a key another
 // machine is tuning is errPending.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
-	if !force {
-		// The tiers (shared.go), or this process tunes it for the fleet.
-		switch e, lease, busy := t.claim(ctx, op, k, sum, wait, true); {
-		case busy:
-			return nil, errPending
-		case e != nil:
-			return e, nil
-		case lease != nil:
-			defer func() { _ = lease.Release() }() // one that fails expires
-		}
+	// The tiers (shared.go), or this process tunes it for the fleet. A
+	// forced tune takes no answer but waits for the lock while its holder
+	// renews it, as a forced search does, so that two machines forcing
+	// one key never measure it side by side and race to publish.
+	take := !force
+	if force {
+		wait = whileRenewed
+	}
+	switch e, lease, busy := t.claim(ctx, op, k, sum, wait, take); {
+	case busy:
+		return nil, errPending
+	case e != nil:
+		return e, nil
+	case lease != nil:
+		defer func() { _ = lease.Release() }() // one that fails expires
 	}
 	e, errs, err := measure(ctx, t.dev, op, k.Size, t.opts)
 	if err != nil {
