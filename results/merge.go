@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/vkbench/vkbench/stats"
@@ -17,7 +18,11 @@ import (
 // says how many rounds each file gave it (Benchmark.Runs). One that did
 // not measure in some file (failed, wrong) takes that file's outcome and
 // error; one dropped early in some files and measured in others is
-// Measured.
+// Measured. The winner of an operation at a dtype and shape is the
+// candidate that every file naming a winner for it names, and only when
+// it is Measured after merging (its Tie any file's that says one); where
+// the files name different winners there is none: the runs disagree, and
+// the pooled rounds are not a tune that picked one.
 // The probe is kept, its rounds concatenated, when every file has the same
 // one. Files of different hardware are refused (InvalidArgument): their
 // differences are not noise.
@@ -34,6 +39,7 @@ func Merge(files ...*File) (*File, error) {
 	index := map[string]int{}
 	probe := true
 	var probeRounds []float64
+	winners := map[string]string{} // by operation, dtype and shape; "" where files disagree
 	for _, f := range files {
 		if f.Device.Hardware != out.Device.Hardware {
 			return nil, status.Newf(status.InvalidArgument, "results: Merge: files of different hardware (%s, %s)", out.Device.Hardware, f.Device.Hardware)
@@ -45,6 +51,13 @@ func Merge(files ...*File) (*File, error) {
 			probeRounds = append(probeRounds, f.Probe.RoundMedians...)
 		}
 		for _, b := range f.Benchmarks {
+			if b.Winner {
+				if w, ok := winners[question(b)]; ok && w != b.Candidate {
+					winners[question(b)] = ""
+				} else {
+					winners[question(b)] = b.Candidate
+				}
+			}
 			i, ok := index[b.Name]
 			if !ok {
 				index[b.Name] = len(out.Benchmarks)
@@ -63,6 +76,10 @@ func Merge(files ...*File) (*File, error) {
 	}
 	for i := range out.Benchmarks {
 		b := &out.Benchmarks[i]
+		b.Winner = b.Outcome == Measured && winners[question(*b)] == b.Candidate
+		if !b.Winner {
+			b.Tie = ""
+		}
 		var all []float64
 		for _, r := range b.Rounds {
 			all = append(all, r.Samples...)
@@ -76,7 +93,11 @@ func Merge(files ...*File) (*File, error) {
 	return &out, nil
 }
 
-// mergeBenchmark adds n's rounds, flags and conditions to b. A benchmark
+// question is what b's operation is tuned for: its operation, dtype and
+// shape, of which one candidate is the winner.
+func question(b Benchmark) string { return b.Op + "/" + b.DType + "/" + b.Shape }
+
+// mergeBenchmark adds n's rounds, flags, conditions and tie to b. A benchmark
 // that did not measure in n (it failed, or was wrong) takes n's outcome
 // and error; one dropped early in b's files but measured fully in n is
 // Measured, without the drop's detail, which described one run and not
@@ -85,6 +106,7 @@ func Merge(files ...*File) (*File, error) {
 func mergeBenchmark(b *Benchmark, n Benchmark) {
 	b.Rounds = append(b.Rounds, n.Rounds...)
 	b.Runs = append(b.Runs, len(n.Rounds))
+	b.Tie = cmp.Or(b.Tie, n.Tie)
 	for _, fl := range n.Flags {
 		if !slices.Contains(b.Flags, fl) {
 			b.Flags = append(b.Flags, fl)

@@ -255,3 +255,76 @@ func TestMergeDroppedAndMeasured(t *testing.T) {
 		t.Errorf("Merge changed its first file: %+v", first.Benchmarks[0].Measurement)
 	}
 }
+
+// TestMergeWinner: in a merged file the winner of an operation at a shape
+// is the candidate that every file naming a winner names, measured after
+// merging, in either order of the files, with a tie any of them told;
+// where the files name different winners (a candidate dropped early in
+// one run, which another run picked) there is none, and where the one
+// named failed in another file there is none either. Before, the first
+// file's Winner flag and Tie stayed, so the star depended on the files'
+// order and could fall on a failed candidate.
+func TestMergeWinner(t *testing.T) {
+	// run is a file of two candidates, vec4 and scalar, winner the named
+	// one ("" for none), tie its Tie; dropped is dropped early, failed
+	// failed.
+	run := func(winner, tie, dropped, failed string) *results.File {
+		f := probeFile(t, 1, 1)
+		scalar := f.Benchmarks[0]
+		scalar.Name, scalar.Candidate = "copy/u32/4096/scalar", "scalar"
+		f.Benchmarks = append(f.Benchmarks, scalar)
+		for i := range f.Benchmarks {
+			b := &f.Benchmarks[i]
+			b.Winner = b.Candidate == winner
+			if b.Winner {
+				b.Tie = tie
+			}
+			switch b.Candidate {
+			case dropped:
+				b.Outcome, b.Error = results.Dropped, "dropped early: much slower than the leader"
+				b.Drop = &results.Drop{Samples: 5, Median: 150e-6, Leader: winner, LeaderMedian: 100e-6}
+			case failed:
+				b.Outcome, b.Error = results.Failed, "vk: vkQueueSubmit: VK_ERROR_DEVICE_LOST"
+			}
+		}
+		return f
+	}
+	type won struct{ Winner, Tie string }
+	winner := func(files ...*results.File) won {
+		t.Helper()
+		m, err := results.Merge(files...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w won
+		for _, b := range m.Benchmarks {
+			switch {
+			case b.Winner && w.Winner != "":
+				t.Errorf("two winners: %s and %s", w.Winner, b.Candidate)
+			case b.Winner:
+				w = won{b.Candidate, b.Tie}
+			case b.Tie != "":
+				t.Errorf("%s is no winner but ties: %q", b.Candidate, b.Tie)
+			}
+		}
+		return w
+	}
+	const tie = "the first of those that tie"
+	for _, c := range []struct {
+		name string
+		a, b *results.File
+		want won
+	}{
+		{"agree", run("scalar", "", "", ""), run("scalar", "", "vec4", ""), won{"scalar", ""}},
+		{"agree, one tied", run("scalar", tie, "", ""), run("scalar", "", "", ""), won{"scalar", tie}},
+		{"dropped in one, the winner in another", run("scalar", "", "vec4", ""), run("vec4", "", "", ""), won{}},
+		{"the winner failed in another", run("vec4", "", "", ""), run("", "", "", "vec4"), won{}},
+	} {
+		if d := cmp.Diff(c.want, winner(c.a, c.b)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, d)
+		}
+		if d := cmp.Diff(c.want, winner(c.b, c.a)); d != "" {
+			t.Errorf("%s, the other order (-want +got):\n%s", c.name, d)
+		}
+	}
+}

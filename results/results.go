@@ -97,7 +97,10 @@ type Benchmark struct {
 	Shape     string `json:"shape"`
 	Candidate string `json:"candidate"`
 	SPIRVHash string `json:"spirv_sha256,omitempty"`
-	Winner    bool   `json:"winner,omitempty"`
+	// Winner marks the candidate the tune picked for its operation at
+	// its dtype and shape: one at most, and Measured. In a merged file
+	// (Merge), the one every run that picked one picked.
+	Winner bool `json:"winner,omitempty"`
 	// Tie, on the winner only, says that its 95% interval overlaps the
 	// runner-up's, and how the tie was broken.
 	Tie string `json:"tie,omitempty"`
