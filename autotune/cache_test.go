@@ -343,3 +343,61 @@ func TestCommitReplacesOnlyClearlyBetter(t *testing.T) {
 		})
 	}
 }
+
+// joules is r with energy per run j and its 95% interval [lo, hi].
+func joules(r results.Result, lo, j, hi float64) results.Result {
+	r.EnergyLoJ, r.EnergyJ, r.EnergyHiJ = lo, j, hi
+	return r
+}
+
+// TestCommitReplacesByEnergy: for answers of the energy objective, the
+// rule of TestCommitReplacesOnlyClearlyBetter is judged by energy per run
+// and its intervals, not by time: an answer whose winner used clearly
+// less energy than the stored winner, side by side and against the
+// stored interval, replaces it even though it is slower; one whose
+// energy interval overlaps, or which is faster but not more frugal,
+// keeps it; and an answer picked by another objective than the stored
+// one's never replaces it.
+func TestCommitReplacesByEnergy(t *testing.T) {
+	k := key(t, "copy/u32/1048576")
+	answer := func(o autotune.Objective, fastest int, a, b results.Result) *autotune.Entry {
+		e := &autotune.Entry{Fastest: fastest, Results: []results.Result{a, b}, Mode: "hot", Objective: o, Time: time.Unix(1700000000, 0).UTC()}
+		e.FastestName = e.Results[fastest].Name
+		return e
+	}
+	// The stored answer: a, 1 ms and 1 J per run.
+	a := joules(timed(0, "a", 0.98e-3, 1e-3, 1.02e-3), 0.95, 1, 1.05)
+	first := answer(autotune.ObjectiveEnergy, 0, a, unevaluated(1, "b"))
+	for _, c := range []struct {
+		name   string
+		stored *autotune.Entry
+		o      autotune.Objective // the new answer's
+		b, a   results.Result
+		want   string
+	}{
+		{"clearly-less-energy-though-slower", first, autotune.ObjectiveEnergy,
+			joules(timed(1, "b", 1.18e-3, 1.2e-3, 1.22e-3), 0.80, 0.85, 0.90), a, "b"},
+		{"energy-overlapping", first, autotune.ObjectiveEnergy,
+			joules(timed(1, "b", 0.90e-3, 0.91e-3, 0.92e-3), 0.90, 0.94, 0.98), a, "a"},
+		{"faster-not-less-energy", first, autotune.ObjectiveEnergy,
+			joules(timed(1, "b", 0.80e-3, 0.81e-3, 0.82e-3), 1.10, 1.15, 1.20), a, "a"},
+		{"energy-without-interval", first, autotune.ObjectiveEnergy,
+			joules(timed(1, "b", 0.90e-3, 0.91e-3, 0.92e-3), 0, 0.5, 0), a, "a"},
+		{"stored-by-time", answer(autotune.ObjectiveTime, 0, a, unevaluated(1, "b")), autotune.ObjectiveEnergy,
+			joules(timed(1, "b", 0.90e-3, 0.91e-3, 0.92e-3), 0.80, 0.85, 0.90), a, "a"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+			if _, err := autotune.Commit(s, testTable, k, "sum", c.stored); err != nil {
+				t.Fatal(err)
+			}
+			got, err := autotune.Commit(s, testTable, k, "sum", answer(c.o, 1, c.a, c.b))
+			if err != nil || got.FastestName != c.want {
+				t.Fatalf("Commit kept %s (%v); want %s", got.FastestName, err, c.want)
+			}
+			if e, _ := autotune.ReadEntry(s, testTable, k, "sum"); e == nil || e.FastestName != c.want {
+				t.Errorf("the store holds %v; want %s", e, c.want)
+			}
+		})
+	}
+}
