@@ -111,7 +111,7 @@ const (
 	AtPeak        = "at peak"
 	AbovePeak     = "above peak"
 	AtPeakNote    = "at peak: above the median of the device's peak (vkbench peak's fastest copy, FMA or matrix kernel, a measurement too), but their 95% intervals overlap: as fast as the peak, within the noise of both"
-	AbovePeakNote = "above peak: the rate's 95% interval lies above the peak's (flagged above-peak-bandwidth or above-peak-flops): the peak was measured in other conditions (run vkbench peak again), or the operation's bytes or operations per run are miscounted"
+	AbovePeakNote = "above peak: the rate's 95% interval lies above the peak's (flagged above-peak-bandwidth or above-peak-flops): the peak was measured in other conditions (run vkbench peak again), the operation reads more for each byte it writes than copy (triad reads two arrays a write: where a write costs a read too, as on CPUs, its counted rate can pass copy's), or its bytes or operations per run are miscounted"
 )
 
 // PeakText writes b's percentage of the device's peak for a person: "-"
