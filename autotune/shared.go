@@ -76,8 +76,8 @@ func (t *Tuner) answered(k Key, from Tier, where string) {
 // patience is how long claim waits for a lock another holds: not at all
 // (FastestOrDefault: busy), the tier's LockWait at most (a tune, which
 // then tunes without the lock), or as long as the holder renews it (a
-// search, which may take an hour, and a forced tune). A wait is told to Progress and the
-// log (waiting).
+// search, which may take an hour, and a forced tune). A wait is told to
+// Progress and the log (waiting).
 type patience int
 
 const (
