@@ -7,7 +7,7 @@ the GPU's theoretical fp32 peak.
 Prints one JSON object per line: {"op", "size", "seconds", "gbps",
 "gflops", "source", "reps"}. A measured baseline is the median of --reps
 repetitions (default 50; GEMM 20 unless --reps is given) timed with CUDA
-events, after 5 untimed ones, at the sizes vkbench measures on a discrete
+events, after 5 untimed ones (and --hot seconds of them, where given), at the sizes vkbench measures on a discrete
 GPU (SIZES_JSON replaces them: {"gemm": [M, N, K], "copy": n, ...}); run it
 in the same call as vkbench, on the same GPU. "source" says what was timed.
 
@@ -21,6 +21,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 
 try:  # the tests import this file for fp32_peak, on machines without torch
     import torch
@@ -38,10 +39,22 @@ FP32_LANES_PER_SM = {(7, 0): 64, (7, 5): 64, (8, 0): 64, (8, 6): 128, (8, 7): 12
 OPS = ("copy", "triad", "reduce", "transpose", "gemm", "peak-fma-f32")
 
 
+HOT = 0.0  # seconds of back-to-back runs before timing (--hot)
+
+
 def timed(fn, reps, warm=5):
     for _ in range(warm):
         fn()
     torch.cuda.synchronize()
+    if HOT > 0:
+        # The GPU at its sustained clocks: vkbench samples in shuffled
+        # rounds over seconds, where a short burst after idle runs at the
+        # clocks of a cool GPU with power to spare.
+        end = time.monotonic() + HOT
+        while time.monotonic() < end:
+            for _ in range(10):
+                fn()
+            torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         a = torch.cuda.Event(enable_timing=True)
@@ -60,6 +73,8 @@ def emit(op, size, sec, source, reps, nbytes=0.0, flops=0.0, **extra):
             "gbps": nbytes / sec / 1e9 if nbytes and sec else 0.0,
             "gflops": flops / sec / 1e9 if flops and sec else 0.0,
             "source": source, "reps": reps}
+    if HOT > 0:
+        line["hot_s"] = HOT
     line.update(extra)
     print(json.dumps(line), flush=True)
 
@@ -93,7 +108,11 @@ def main():
     ap.add_argument("sizes", nargs="?", default="{}", help="sizes as JSON, by operation")
     ap.add_argument("--ops", default=",".join(OPS), help="operations, comma-separated (default: all)")
     ap.add_argument("--reps", type=int, default=0, help="timed repetitions (default: 50; GEMM 20)")
+    ap.add_argument("--hot", type=float, default=0.0,
+                    help="seconds of untimed back-to-back runs before each timing, for the clocks a sustained load runs at (default 0: a burst)")
     args = ap.parse_args()
+    global HOT
+    HOT = args.hot
     sizes = json.loads(args.sizes)
     ops = args.ops.split(",")
     for op in ops:
