@@ -139,13 +139,24 @@ func (p *Peak) Above(m *results.Measurement, op kernels.Operation) []string {
 // +Inf for one without an interval (stored by an older vkbench, say).
 func (p *Peak) HalfWidth(rate func(*Rates) *float64) float64 {
 	v := *rate(&p.Rates)
+	lo, hi, ok := p.interval(rate)
 	switch {
 	case v <= 0:
 		return 0
-	case p.Low == nil || p.High == nil || !(*rate(p.Low) <= v && v <= *rate(p.High)):
+	case !ok:
 		return math.Inf(1)
 	}
-	return (*rate(p.High) - *rate(p.Low)) / 2 / v
+	return (hi - lo) / 2 / v
+}
+
+// interval returns the 95% interval of the rate that rate points at, and
+// whether it has one: a measured rate within its stored interval.
+func (p *Peak) interval(rate func(*Rates) *float64) (lo, hi float64, ok bool) {
+	v := *rate(&p.Rates)
+	if v <= 0 || p.Low == nil || p.High == nil || !(*rate(p.Low) <= v && v <= *rate(p.High)) {
+		return 0, 0, false
+	}
+	return *rate(p.Low), *rate(p.High), true
 }
 
 // Widest is the widest HalfWidth of p's rates: how far the noisiest of
@@ -158,7 +169,9 @@ func (p *Peak) Widest() float64 {
 	return w
 }
 
-// PeakRecord is a stored peak measurement.
+// PeakRecord is a stored peak measurement. Time and Version are those of
+// the latest measurement stored, whose rates may have kept earlier ones
+// (SavePeak): a kept rate keeps its value and interval only.
 type PeakRecord struct {
 	Peak
 	Device  string    `json:"device"`
@@ -166,26 +179,74 @@ type PeakRecord struct {
 	Time    time.Time `json:"time"`
 }
 
-// SavePeak stores the peak measured on hardware in s, replacing the one
-// stored, unless it is too noisy to trust: a peak whose Widest interval
-// is wider than precision (a half-width relative to the rate) replaces
-// only a stored peak noisier still, or one stored without intervals. It
-// returns the stored peak that p did not replace, or nil.
-func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64) (kept *PeakRecord, err error) {
-	if w := p.Widest(); w > precision {
+// PeakKept is what SavePeak kept of the peak stored before.
+type PeakKept struct {
+	// Old is the peak stored before, nil where there was none.
+	Old *PeakRecord
+	// Whole is set where the new peak was too noisy to replace Old,
+	// which stays as it was.
+	Whole bool
+	// Slower are Old's rates that the new peak measured below beyond
+	// both intervals, which stay with their intervals; 0 for the others.
+	Slower Rates
+}
+
+// SavePeak stores the peak measured on hardware in s over the one stored,
+// unless replace is set, when it stores p whatever the stored one says.
+// A peak too noisy to trust, whose Widest interval is wider than
+// precision (a half-width relative to the rate), replaces only a stored
+// peak noisier still, or one stored without intervals. Otherwise it
+// replaces the stored peak rate by rate, except where its rate's interval
+// lies wholly below the stored rate's: a peak is what the device can do,
+// and a device measured slower beyond the noise of both was busy or
+// throttled, so the stored rate stays, with its interval. A stored rate
+// without an interval is replaced; where one stays, the clocks are the
+// highest of both. It returns what it kept.
+func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
+	var kept PeakKept
+	if !replace {
 		old, err := LoadPeak(s, hardware)
 		if err != nil {
-			return nil, err
+			return kept, err
 		}
-		if old != nil && old.Widest() <= w {
-			return old, nil
+		kept.Old = old
+		if w := p.Widest(); old != nil && w > precision && old.Widest() <= w {
+			kept.Whole = true
+			return kept, nil
+		}
+		if old != nil {
+			p, kept.Slower = keepFaster(*old, p)
 		}
 	}
 	data, err := json.Marshal(p)
 	if err != nil {
-		return nil, status.Wrap(err, status.Internal, "autotune: encoding peak")
+		return kept, status.Wrap(err, status.Internal, "autotune: encoding peak")
 	}
-	return nil, s.SavePeak(hardware, data)
+	return kept, s.SavePeak(hardware, data)
+}
+
+// keepFaster returns p with each rate that lies below old's beyond both
+// intervals taken from old, interval and all, and those rates of old.
+func keepFaster(old, p PeakRecord) (PeakRecord, Rates) {
+	var slower Rates
+	if p.Low == nil || p.High == nil {
+		return p, slower // no interval lies wholly below anything
+	}
+	low, high := *p.Low, *p.High // p's own stay the caller's
+	p.Low, p.High = &low, &high
+	for i := range p.Rates.all() {
+		rate := func(r *Rates) *float64 { return r.all()[i] }
+		_, hi, ok := p.interval(rate)
+		oldLo, oldHi, oldOK := old.interval(rate)
+		if ok && oldOK && hi < oldLo {
+			*rate(&p.Rates), *rate(p.Low), *rate(p.High) = *rate(&old.Rates), oldLo, oldHi
+			*rate(&slower) = *rate(&old.Rates)
+		}
+	}
+	if slower != (Rates{}) {
+		p.SMClockMHz, p.MemClockMHz = max(p.SMClockMHz, old.SMClockMHz), max(p.MemClockMHz, old.MemClockMHz)
+	}
+	return p, slower
 }
 
 // LoadPeak returns the peak stored in s for hardware, if any. A file that

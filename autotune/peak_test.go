@@ -152,11 +152,11 @@ func TestPeakRecordStored(t *testing.T) {
 		{"noisy over a settled one", peak(0.02, 4), peak(0.008, 3), true},
 		{"settled but wider than the stored", peak(0.01, 5), peak(0.01, 5), false},
 	} {
-		kept, err := autotune.SavePeak(c, hw, step.rec, precision)
+		kept, err := autotune.SavePeak(c, hw, step.rec, precision, false)
 		if err != nil {
 			t.Fatalf("%d %s: %v", i, step.name, err)
 		}
-		if (kept != nil) != step.kept {
+		if kept.Whole != step.kept {
 			t.Errorf("%d %s: kept %v, want kept: %v", i, step.name, kept, step.kept)
 		}
 		if diff := cmp.Diff(step.stored, *load()); diff != "" {
@@ -165,5 +165,91 @@ func TestPeakRecordStored(t *testing.T) {
 	}
 	if w := load().Widest(); math.Abs(w-0.01) > 1e-9 {
 		t.Errorf("Widest = %g, want 0.01 (the bandwidth's, wider than the FLOP/s')", w)
+	}
+}
+
+// TestPeakKeepsFaster checks SavePeak's rule rate by rate: a rate whose
+// interval lies wholly below the stored one's (a busy or throttled device)
+// keeps the stored rate and its interval, and is returned; one that
+// overlaps it, or is faster, or that the stored peak lacks, replaces it;
+// the clocks are the highest of both where a rate stays; replace stores
+// the new peak whatever the stored one says, too noisy or slower; a
+// stored rate without an interval is replaced. (Mutation: keeping no
+// slower rate fails the slower cases; judging by the medians fails the
+// overlapping one.)
+func TestPeakKeepsFaster(t *testing.T) {
+	const hw, precision = "mesa-0000_llvmpipe_llvmpipe_22.3.6", 0.05
+	// at is a peak of day at sm MHz: copy's bw GB/s in [lo, hi], fp32's
+	// 80 GFLOP/s ±0.5%, and int32's 30 GOP/s where withInt.
+	at := func(day int, sm, bw, lo, hi float64, withInt bool) autotune.PeakRecord {
+		p := autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: bw, GFLOPs: 80},
+			Low: &autotune.Rates{BandwidthGBps: lo, GFLOPs: 79.6}, High: &autotune.Rates{BandwidthGBps: hi, GFLOPs: 80.4},
+			SMClockMHz: sm, MemClockMHz: 2000}, Device: "llvmpipe", Version: "test", Time: time.Date(2026, 12, day, 8, 0, 0, 0, time.UTC)}
+		if withInt {
+			p.Int32GOPs, p.Low.Int32GOPs, p.High.Int32GOPs = 30, 29.7, 30.3
+		}
+		return p
+	}
+	stored := at(1, 1500, 100, 98, 102, false)
+	pointStored := stored
+	pointStored.Low, pointStored.High = nil, nil // an older vkbench's
+	// slowerCopy is the new peak of day 2 with copy's rate stored (and
+	// its interval) and the clocks the highest of both.
+	slowerCopy := at(2, 1500, 100, 98, 102, true)
+	for _, tt := range []struct {
+		name        string
+		old, rec    autotune.PeakRecord
+		replace     bool
+		want        autotune.PeakRecord
+		whole       bool
+		slowerBytes float64 // kept.Slower.BandwidthGBps
+	}{
+		{"slower beyond both intervals", stored, at(2, 1400, 90, 89, 91, true), false, slowerCopy, false, 100},
+		{"overlapping", stored, at(2, 1400, 97, 95, 98.5, true), false, at(2, 1400, 97, 95, 98.5, true), false, 0},
+		{"faster", stored, at(2, 1400, 120, 119, 121, true), false, at(2, 1400, 120, 119, 121, true), false, 0},
+		{"slower, replaced", stored, at(2, 1400, 90, 89, 91, true), true, at(2, 1400, 90, 89, 91, true), false, 0},
+		{"too noisy", stored, at(2, 1400, 90, 80, 100, true), false, stored, true, 0},
+		{"too noisy, replaced", stored, at(2, 1400, 90, 80, 100, true), true, at(2, 1400, 90, 80, 100, true), false, 0},
+		{"noisy over a point", pointStored, at(2, 1400, 90, 80, 100, true), false, at(2, 1400, 90, 80, 100, true), false, 0},
+		{"slower than a point", pointStored, at(2, 1400, 90, 89, 91, true), false, at(2, 1400, 90, 89, 91, true), false, 0},
+	} {
+		c := newCache(t, filepath.Join(t.TempDir(), "cache.db"))
+		if _, err := autotune.SavePeak(c, hw, tt.old, precision, true); err != nil {
+			t.Fatal(err)
+		}
+		rec := tt.rec
+		measured := *rec.Low
+		kept, err := autotune.SavePeak(c, hw, rec, precision, tt.replace)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got, err := autotune.LoadPeak(c, hw)
+		if err != nil || got == nil {
+			t.Fatalf("%s: LoadPeak = %v, %v", tt.name, got, err)
+		}
+		if diff := cmp.Diff(tt.want, *got); diff != "" {
+			t.Errorf("%s: stored peak (-want +got):\n%s", tt.name, diff)
+		}
+		if kept.Whole != tt.whole || kept.Slower != (autotune.Rates{BandwidthGBps: tt.slowerBytes}) {
+			t.Errorf("%s: kept whole %v, slower %+v; want whole %v, slower copy %g", tt.name, kept.Whole, kept.Slower, tt.whole, tt.slowerBytes)
+		}
+		if (kept.Old == nil) != tt.replace {
+			t.Errorf("%s: kept.Old = %v with replace %v", tt.name, kept.Old, tt.replace)
+		}
+		if *rec.Low != measured {
+			t.Errorf("%s: SavePeak changed the caller's measured intervals to %+v", tt.name, *rec.Low)
+		}
+		for i, r := range []func(*autotune.Rates) *float64{
+			func(r *autotune.Rates) *float64 { return &r.BandwidthGBps },
+			func(r *autotune.Rates) *float64 { return &r.GFLOPs },
+			func(r *autotune.Rates) *float64 { return &r.Int32GOPs },
+		} {
+			if w := got.HalfWidth(r); got.Low != nil && math.IsInf(w, 0) {
+				t.Errorf("%s: stored rate %d lies outside its interval: half-width %g", tt.name, i, w)
+			}
+		}
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -558,6 +559,57 @@ func TestPeak(t *testing.T) {
 		if b.Stats != nil && b.PercentPeak <= 0 {
 			t.Errorf("%s: no percent of peak though a peak is stored", b.Name)
 		}
+	}
+}
+
+// TestPeakKeepsFaster stores a peak far faster than this device, then
+// measures its peak: the fp32 and copy rates, measured below the stored
+// ones beyond both intervals, stay as stored, and the table says so and
+// how to replace them; rates the stored peak lacks are the new ones'.
+// --replace then stores the new peak as measured. (Mutation: keeping no
+// slower rate, or dropping the message, fails it.)
+func TestPeakKeepsFaster(t *testing.T) {
+	info := needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	when := time.Date(2026, 12, 5, 10, 14, 3, 0, time.UTC)
+	fast := autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 1e6, GFLOPs: 1e7},
+		Low:  &autotune.Rates{BandwidthGBps: 0.995e6, GFLOPs: 0.99e7},
+		High: &autotune.Rates{BandwidthGBps: 1.005e6, GFLOPs: 1.01e7}}, Device: info.Name, Version: "test", Time: when}
+	c, err := store.Open(store.Options{Path: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := autotune.SavePeak(c, info.Hardware(), fast, 0.01, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, 0, append([]string{"peak", "--cache", cache, "--precision", "1000"}, peakArgs...)...)
+	t.Logf("peak over a faster stored one:\n%s", r.stdout)
+	said := strings.Join(strings.Fields(r.stdout), " ")
+	for _, re := range []string{
+		`peak-fma-f32: [0-9.]+ GFLOP/s measured, below the stored 10000000.0 GFLOP/s \(±1.0%\); `,
+		`copy: [0-9.]+ GB/s measured, below the stored 1000000.0 GB/s \(±0.5%\) beyond both intervals: ` +
+			`the stored rates, of 2026-12-05 10:14:03, stay \(a busy or throttled device measures low\); ` +
+			"`vkbench peak --replace` stores these.",
+	} {
+		if !regexp.MustCompile(re).MatchString(said) {
+			t.Errorf("peak over a faster stored peak does not say %q:\n%s", re, r.stdout)
+		}
+	}
+	got := storedPeak(t, cache)
+	if got.GFLOPs != fast.GFLOPs || got.BandwidthGBps != fast.BandwidthGBps || *got.Low != (autotune.Rates{BandwidthGBps: 0.995e6, GFLOPs: 0.99e7, FP16GFLOPs: got.Low.FP16GFLOPs, Int32GOPs: got.Low.Int32GOPs}) ||
+		!(got.Int32GOPs > 0 && got.Int32GOPs < 1e6) || got.Time.Equal(when) {
+		t.Errorf("stored after a slower peak: %+v (low %+v), want the faster fp32 and copy rates and intervals, the new int32 rate and time", got, *got.Low)
+	}
+	r = mustRun(t, 0, append([]string{"peak", "--cache", cache, "--precision", "1000", "--replace", "--format", "json"}, peakArgs...)...)
+	var rec autotune.PeakRecord
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil {
+		t.Fatalf("peak --format json: %v\n%s", err, r.stdout)
+	}
+	if diff := cmp.Diff(rec, *storedPeak(t, cache)); diff != "" || strings.Contains(r.stderr, "--replace") {
+		t.Errorf("peak --replace stored (-measured +stored):\n%s\nand said:\n%s", diff, r.stderr)
 	}
 }
 

@@ -39,6 +39,7 @@ var peakMeasures = []struct {
 // newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {
 	var f benchFlags
+	var replace bool
 	cmd := &cobra.Command{
 		Use:   "peak",
 		Short: "Measure the device's own peak FLOP/s and memory bandwidth, and store them",
@@ -51,7 +52,12 @@ the tune cache, each rate with its 95% interval, so that run and tune can show
 percent of peak and flag results above it, and report can draw the roofline.
 A peak whose interval is wider than --precision is too noisy to trust: peak says
 so, and it replaces the stored peak only where that one is noisier still (or was
-stored without intervals).
+stored without intervals). Otherwise it replaces the stored rates, except those
+it measured below the stored ones beyond both intervals: a busy or throttled
+device measures low, so those stay, and peak says so. --replace stores the new
+peak whatever the stored one says (a device that became slower: a power cap,
+another driver). The stored record's time is the latest peak's; a rate kept
+keeps its value and interval only.
 
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
@@ -59,16 +65,18 @@ peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
 Exit status: 0 success, 2 bad usage, 3 a device failure, 4 the output could not
 be written.`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f, replace) },
 	}
 	f.register(cmd.Flags())
+	cmd.Flags().BoolVar(&replace, "replace", false, "store this peak whatever the stored one says")
 	cmd.Flags().Lookup("format").Usage = "output: table or json"
 	return cmd
 }
 
 // runPeak measures the peaks of the device that f's flags choose, stores
-// them in the cache for its hardware, and writes them as f.format says.
-func runPeak(cmd *cobra.Command, f *benchFlags) error {
+// them in the cache for its hardware (over the stored peak's, unless
+// replace), and writes them as f.format says.
+func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -107,24 +115,26 @@ func runPeak(cmd *cobra.Command, f *benchFlags) error {
 	if err := status.Join(errs...); err != nil {
 		return sess.close(cmd, err)
 	}
-	kept, err := autotune.SavePeak(sess.cache, info.Hardware(), rec, opts.TargetHalfWidth)
+	kept, err := autotune.SavePeak(sess.cache, info.Hardware(), rec, opts.TargetHalfWidth, replace)
 	if err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
-	noisy := noisyPeak(rows, opts.TargetHalfWidth, kept, err == nil && sess.cache.Path() != "")
+	said := []string{noisyPeak(rows, opts.TargetHalfWidth, kept, err == nil && sess.cache.Path() != ""), slowerPeak(rows, kept)}
 	if f.format == "json" {
-		if noisy != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: %s\n", noisy)
+		for _, s := range said {
+			if s != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: %s\n", s)
+			}
 		}
 		return sess.close(cmd, writeJSON(sess.out, rec))
 	}
-	return sess.close(cmd, writePeakTable(sess.out, info, rows, noisy, sess.conditions))
+	return sess.close(cmd, writePeakTable(sess.out, info, rows, said, sess.conditions))
 }
 
 // noisyPeak says, where the peak's intervals are wider than precision,
-// which are, and what became of the peak: kept is the tighter stored peak
-// it did not replace (nil where it was stored, if stored).
-func noisyPeak(rows []peakRow, precision float64, kept *autotune.PeakRecord, stored bool) string {
+// which are, and what became of the peak: kept says whether SavePeak kept
+// the tighter stored peak whole (else it was stored, if stored).
+func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored bool) string {
 	var wide []string
 	for _, r := range rows {
 		if r.halfWidth > precision {
@@ -141,13 +151,35 @@ func noisyPeak(rows []peakRow, precision float64, kept *autotune.PeakRecord, sto
 	say := fmt.Sprintf("too noisy to trust: the 95%% "+of+" wider than the ±%g%% asked (--precision); measure again on a quiet machine or with a longer --budget. ",
 		strings.Join(wide, ", "), precision*100)
 	switch {
-	case kept != nil:
+	case kept.Whole:
 		return say + fmt.Sprintf("Not stored: the stored peak, of %s, is tighter (%s at its widest) and stays.",
-			kept.Time.Format(time.DateTime), halfWidthText(kept.Widest()))
+			kept.Old.Time.Format(time.DateTime), halfWidthText(kept.Old.Widest()))
 	case stored:
 		return say + "Stored with its intervals, as no tighter peak was: a rate reads above peak only where its own interval lies above the peak's."
 	}
 	return say
+}
+
+// slowerPeak says which rates the peak measured below the stored ones
+// beyond both intervals, which SavePeak kept (kept.Slower), and how to
+// store them anyway; "" where none.
+func slowerPeak(rows []peakRow, kept autotune.PeakKept) string {
+	var below []string
+	for i, m := range peakMeasures {
+		if *m.into(&kept.Slower) > 0 {
+			below = append(below, fmt.Sprintf("%s: %s %s measured, below the stored %s %s (%s)", m.op,
+				report.Rate("%.1f", rows[i].rate), m.unit, report.Rate("%.1f", *m.into(&kept.Slower)), m.unit, halfWidthText(kept.Old.HalfWidth(m.into))))
+		}
+	}
+	if len(below) == 0 {
+		return ""
+	}
+	rates, stay, these := "rate", "stays", "this one"
+	if len(below) > 1 {
+		rates, stay, these = "rates", "stay", "these"
+	}
+	return fmt.Sprintf("%s beyond both intervals: the stored %s, of %s, %s (a busy or throttled device measures low); `vkbench peak --replace` stores %s.",
+		strings.Join(below, "; "), rates, kept.Old.Time.Format(time.DateTime), stay, these)
 }
 
 // peakRow is one measure in peak's table: its winner, or why none was
@@ -205,9 +237,9 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 
 // writePeakTable writes the peaks of the device info as a table, a row
 // per measure, each reason a measure was not measured once under it with
-// the measures it stopped, what noisyPeak said, and the conditions they
-// were measured in.
-func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, noisy, conditions string) error {
+// the measures it stopped, what noisyPeak and slowerPeak said, and the
+// conditions they were measured in.
+func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, said []string, conditions string) error {
 	var b strings.Builder
 	wrap(&b, "", fmt.Sprintf("peak of device %d: %s (%s)", info.Index, info.Name, info.Hardware()))
 	g := grid{indent: "  ", elastic: 1}
@@ -223,8 +255,10 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, noisy, con
 	}
 	g.write(&b)
 	why.write(&b, "  ")
-	if noisy != "" {
-		wrap(&b, "", noisy)
+	for _, s := range said {
+		if s != "" {
+			wrap(&b, "", s)
+		}
 	}
 	wrap(&b, "", "conditions: "+conditions)
 	_, err := io.WriteString(w, b.String())
