@@ -199,8 +199,8 @@ type PeakKept struct {
 // replaces the stored peak rate by rate, except where its rate's interval
 // lies wholly below the stored rate's: a peak is what the device can do,
 // and a device measured slower beyond the noise of both was busy or
-// throttled, so the stored rate stays, with its interval. A stored rate
-// without an interval is replaced; where one stays, the clocks are the
+// throttled, so the stored rate stays, with its interval; so does one p
+// did not measure. A stored rate without an interval is replaced; where one stays, the clocks are the
 // highest of both. It returns what it kept.
 func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
 	var kept PeakKept
@@ -226,7 +226,8 @@ func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, 
 }
 
 // keepFaster returns p with each rate that lies below old's beyond both
-// intervals taken from old, interval and all, and those rates of old.
+// intervals taken from old, interval and all, and those rates of old; a
+// rate p did not measure is old's too.
 func keepFaster(old, p PeakRecord) (PeakRecord, Rates) {
 	var slower Rates
 	if p.Low == nil || p.High == nil {
@@ -238,7 +239,12 @@ func keepFaster(old, p PeakRecord) (PeakRecord, Rates) {
 		rate := func(r *Rates) *float64 { return r.all()[i] }
 		_, hi, ok := p.interval(rate)
 		oldLo, oldHi, oldOK := old.interval(rate)
-		if ok && oldOK && hi < oldLo {
+		switch {
+		case *rate(&p.Rates) <= 0 && *rate(&old.Rates) > 0:
+			// Not measured this time (its kernels failed, say): the
+			// stored rate is still the best known.
+			*rate(&p.Rates), *rate(p.Low), *rate(p.High) = *rate(&old.Rates), oldLo, oldHi
+		case ok && oldOK && hi < oldLo:
 			*rate(&p.Rates), *rate(p.Low), *rate(p.High) = *rate(&old.Rates), oldLo, oldHi
 			*rate(&slower) = *rate(&old.Rates)
 		}

@@ -174,9 +174,9 @@ func TestPeakRecordStored(t *testing.T) {
 // overlaps it, or is faster, or that the stored peak lacks, replaces it;
 // the clocks are the highest of both where a rate stays; replace stores
 // the new peak whatever the stored one says, too noisy or slower; a
-// stored rate without an interval is replaced. (Mutation: keeping no
-// slower rate fails the slower cases; judging by the medians fails the
-// overlapping one.)
+// stored rate without an interval is replaced; one the new peak did not
+// measure stays. (Mutation: keeping no slower rate fails the slower
+// cases; judging by the medians fails the overlapping one.)
 func TestPeakKeepsFaster(t *testing.T) {
 	const hw, precision = "mesa-0000_llvmpipe_llvmpipe_22.3.6", 0.05
 	// at is a peak of day at sm MHz: copy's bw GB/s in [lo, hi], fp32's
@@ -211,6 +211,7 @@ func TestPeakKeepsFaster(t *testing.T) {
 		{"too noisy", stored, at(2, 1400, 90, 80, 100, true), false, stored, true, 0},
 		{"too noisy, replaced", stored, at(2, 1400, 90, 80, 100, true), true, at(2, 1400, 90, 80, 100, true), false, 0},
 		{"noisy over a point", pointStored, at(2, 1400, 90, 80, 100, true), false, at(2, 1400, 90, 80, 100, true), false, 0},
+		{"not measured", at(1, 1500, 100, 98, 102, true), at(2, 1400, 101, 99, 103, false), false, at(2, 1400, 101, 99, 103, true), false, 0},
 		{"slower than a point", pointStored, at(2, 1400, 90, 89, 91, true), false, at(2, 1400, 90, 89, 91, true), false, 0},
 	} {
 		c := newCache(t, filepath.Join(t.TempDir(), "cache.db"))
