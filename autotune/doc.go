@@ -80,4 +80,10 @@
 // A device lost during a tune commits nothing, clears the key's pending
 // mark, and makes every later question to that Tuner fail at once with an
 // error matching hal.ErrDeviceLost.
+//
+// A context that ends while a tune or search waits for another machine's
+// lock ends it at once, with the context's code (status.Cancelled, or
+// DeadlineExceeded), before anything is measured, locked or stored; a
+// caller of the same Tuner that joined that tune goes on, by its own
+// context.
 package autotune

@@ -151,7 +151,10 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// both under the lock too, waiting while another machine holds it
 	// but taking no answer, so that no other machine searches beside
 	// them and their answers do not race to the store.
-	answer, lease, _ := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
+	answer, lease, _, err := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
+	if err != nil {
+		return nil, err
+	}
 	if lease != nil {
 		defer func() { _ = lease.Release() }() // one that fails expires
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -98,16 +99,17 @@ const (
 // With noWait, a lock another holds is busy: the caller does not wait.
 // Without take, no answer is taken, of a tier or of the holder: it waits
 // for the lock alone (a search that continues its own log, or a forced
-// search or tune).
-func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool) {
+// search or tune). ctx ending while it waits is its error, of ctx's code:
+// the caller neither measures nor stores anything.
+func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool, _ error) {
 	if take {
 		if e := t.fromFile(k, sum); e != nil {
-			return e, nil, false
+			return e, nil, false, nil
 		}
 	}
 	shared := t.store.Shared()
 	if shared == nil {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
 	name := t.table.String() + "/" + string(entryKey(k, sum))
 	poll := min(250*time.Millisecond, shared.LockExpiry()/4)
@@ -137,14 +139,14 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 				if lease != nil {
 					_ = lease.Release() // a failed release expires
 				}
-				return e, nil, false
+				return e, nil, false, nil
 			}
 		}
 		if err != nil || lease != nil {
-			return nil, lease, false
+			return nil, lease, false, nil
 		}
 		if wait == noWait {
-			return nil, nil, true
+			return nil, nil, true, nil
 		}
 		now, step := time.Now(), "waiting"
 		switch {
@@ -154,7 +156,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 			if wait == untilLockWait {
 				ended() // before the warning: a display clears what it drew
 				t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
-				return nil, nil, false
+				return nil, nil, false, nil
 			}
 			// Still held: renewed within LockExpiry, so still at work.
 			deadline, step = now.Add(shared.LockWait()), "wait"
@@ -162,8 +164,10 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		t.waiting(Progress{Key: k.String(), Step: step, Holder: holder, Waited: now.Sub(since), MaxWait: most})
 		select {
 		case <-ctx.Done():
-			return nil, nil, false
 		case <-time.After(poll):
+		}
+		if err := ctx.Err(); err != nil { // even where the poll came due too
+			return nil, nil, false, status.Wrap(err, status.CodeOf(err), "autotune: waiting for another machine's work on "+k.String())
 		}
 	}
 }

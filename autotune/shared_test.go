@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,9 +21,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/redistest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 	_ "github.com/vkbench/vkbench/store/redis"
 )
@@ -448,5 +451,213 @@ func TestSharedFastestOrDefault(t *testing.T) {
 	}
 	if i, pending, err := tuner.FastestOrDefault(context.Background(), op, size); op.cands[i].Name != "wg64" || pending || err != nil || m.sampled.Load() == 0 {
 		t.Errorf("after the release: %d, pending %v, %v; want wg64, tuned here", i, pending, err)
+	}
+}
+
+// lockKey is the name of the shared store's lock that a tuner takes to
+// tune op at size, or with space to search op's space there.
+func lockKey(t *testing.T, tuner *autotune.Tuner, dev hal.Device, op kernels.Operation, size kernels.Size, space bool) string {
+	t.Helper()
+	k, cands := tuner.Key(op, size), op.Candidates()
+	if space {
+		pts, err := kernels.SpaceOf(op).Points(op.Dims(), k.Size, dev.Info())
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.Op, cands = op.Name()+autotune.SpaceSuffix, pts.Op.Candidates()
+	}
+	return tuner.Table().String() + "/" + k.String() + "@" + autotune.Checksum(cands)
+}
+
+// TestSharedCancelledWhileWaiting: a tune, a forced tune, a search and a
+// forced search whose context ends while they wait for another machine's
+// lock return at once with the context's code (Cancelled, or
+// DeadlineExceeded for a timeout), saying what they waited for. They
+// build, measure and store nothing, and the other machine keeps its lock.
+func TestSharedCancelledWhileWaiting(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		search, force bool
+		timeout       time.Duration // else cancelled once the wait begins
+	}{
+		{name: "tune"},
+		{name: "tune-timeout", timeout: 300 * time.Millisecond},
+		{name: "forced-tune", force: true},
+		{name: "search", search: true},
+		{name: "forced-search", search: true, force: true},
+		{name: "search-timeout", search: true, timeout: 300 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := redistest.Start(t)
+			url := srv.URL() + "&lock-wait=10m" // not what ends the wait
+			var op kernels.Operation = defaultScaleOp()
+			if c.search {
+				op = newSpaceScaleOp([]int{32, 64}, 0)
+			}
+			size := kernels.SizeOf(1 << 14)
+			m := newMachine(t, url)
+			dev := &buildCounter{Device: devtest.Device(t)}
+			began := make(chan struct{})
+			var once sync.Once
+			tuner := autotune.NewTuner(dev, m.cache, m.options(func(p autotune.Progress) {
+				if p.Step == "wait" {
+					once.Do(func() { close(began) })
+				}
+			}))
+			name := lockKey(t, tuner, dev, op, size, c.search)
+			other := newMachine(t, url)
+			lease, _, err := other.cache.Shared().TryLock(name)
+			if err != nil || lease == nil {
+				t.Fatalf("TryLock = %v, %v", lease, err)
+			}
+			defer func() { _ = lease.Release() }() // checked below
+			ctx, cancel := context.WithCancel(context.Background())
+			want, key := status.Cancelled, tuner.Key(op, size).String()
+			if c.timeout > 0 {
+				ctx, cancel = context.WithTimeout(context.Background(), c.timeout)
+				want = status.DeadlineExceeded
+			}
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				var err error
+				switch {
+				case c.search:
+					opts := exhaustive
+					opts.Force = c.force
+					_, err = tuner.Search(ctx, op, size, opts)
+				case c.force:
+					_, err = tuner.Tune(ctx, op, size, true)
+				default:
+					_, err = tuner.Fastest(ctx, op, size)
+				}
+				done <- err
+			}()
+			<-began
+			if c.timeout == 0 {
+				cancel()
+			}
+			<-ctx.Done()
+			ended := time.Now()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("still waiting 30 s after its context ended")
+			}
+			if took := time.Since(ended); took > 2*time.Second {
+				t.Errorf("returned %v after its context ended; want at once", took)
+			}
+			if c.search {
+				key = autotune.Key{Op: op.Name() + autotune.SpaceSuffix, DType: op.DType().String(), Size: size}.String()
+			}
+			if status.CodeOf(err) != want || !strings.Contains(err.Error(), "waiting for another machine's work on "+key) {
+				t.Errorf("err = %v (%v); want %v, saying it waited for another machine's work on %s", err, status.CodeOf(err), want, key)
+			}
+			prepared := int64(0)
+			if !c.search {
+				prepared = op.(*scaleOp).prepares.Load()
+			}
+			if built := dev.names(); len(built) != 0 || m.sampled.Load() != 0 || prepared != 0 {
+				t.Errorf("it prepared %d problems, built %q and took %d samples; want nothing measured", prepared, built, m.sampled.Load())
+			}
+			if l, _, err := newMachine(t, url).cache.Shared().TryLock(name); l != nil || err != nil {
+				if l != nil {
+					_ = l.Release()
+				}
+				t.Errorf("the lock could be taken after the wait was cancelled (%v); want it still the other machine's", err)
+			}
+			for _, s := range []*store.Store{m.cache, m.cache.Shared()} {
+				tables, err := s.Tables()
+				logs, lerr := s.TuneLogs()
+				if len(tables)+len(logs) != 0 || err != nil || lerr != nil {
+					t.Errorf("%s holds tables %v and tuning logs %v (%v, %v); want nothing stored", s.Path(), tables, logs, err, lerr)
+				}
+			}
+		})
+	}
+}
+
+// parkedIn reports whether a goroutine is blocked in a select whose
+// innermost function is fn: a caller parked where no callback can say
+// so.
+func parkedIn(fn string) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		header, frame, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[select") && strings.HasPrefix(frame, fn+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSharedJoinedTune: a Fastest waits for another machine's lock, and
+// a Tune of the same key and tuner joins it. Joining, a forced Tune does
+// not return the answer the Fastest takes from the shared store, which
+// the force was asked to replace: it waits for the Fastest, then
+// measures afresh under the lock. An unforced Tune is not ended by the
+// Fastest's context ending: it waits on, and takes the answer once it
+// lands.
+func TestSharedJoinedTune(t *testing.T) {
+	for _, force := range []bool{true, false} {
+		t.Run(map[bool]string{true: "forced", false: "first-cancelled"}[force], func(t *testing.T) {
+			srv := redistest.Start(t)
+			op := defaultScaleOp()
+			size := kernels.SizeOf(1 << 10)
+			m := newMachine(t, srv.URL())
+			began := make(chan struct{})
+			var once sync.Once
+			dev := devtest.Device(t)
+			tuner := autotune.NewTuner(dev, m.cache, m.options(func(p autotune.Progress) {
+				if p.Step == "wait" {
+					once.Do(func() { close(began) })
+				}
+			}))
+			lease, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(lockKey(t, tuner, dev, op, size, false))
+			if err != nil || lease == nil {
+				t.Fatalf("TryLock = %v, %v", lease, err)
+			}
+			defer func() { _ = lease.Release() }() // released below
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			first := make(chan error, 1)
+			go func() {
+				_, err := tuner.Fastest(ctx, op, size)
+				first <- err
+			}()
+			<-began
+			joined := make(chan tuned, 1)
+			go func() {
+				e, err := tuner.Tune(context.Background(), op, size, force)
+				joined <- tuned{e, err}
+			}()
+			until(t, func() bool { return parkedIn("github.com/vkbench/vkbench/autotune.(*Tuner).tune") }, joined, "the Tune joined the Fastest")
+			if !force {
+				cancel()
+				if err := <-first; !status.IsCode(err, status.Cancelled) {
+					t.Fatalf("the cancelled Fastest: %v; want Cancelled", err)
+				}
+			}
+			// The other machine's answer lands, and its lock is released.
+			plant(t, srv.URL(), dev.Info().Hardware(), op, size.Dim(0), answerNaming(t, op, "spin", digestOf(op.cands[0])))
+			if err := lease.Release(); err != nil {
+				t.Fatal(err)
+			}
+			if force {
+				if err := <-first; err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := <-joined
+			switch {
+			case r.err != nil:
+				t.Errorf("the joined Tune: %v", r.err)
+			case force && (r.e.From != "" || r.e.FastestName != "wg64" || m.sampled.Load() == 0):
+				t.Errorf("the forced Tune: from %q, winner %s, %d samples; want wg64 measured afresh", r.e.From, r.e.FastestName, m.sampled.Load())
+			case !force && (r.e.From != autotune.FromShared || r.e.FastestName != "spin" || m.sampled.Load() != 0):
+				t.Errorf("the Tune: from %q, winner %s, %d samples; want spin from the shared store, nothing measured", r.e.From, r.e.FastestName, m.sampled.Load())
+			}
+		})
 	}
 }

@@ -92,8 +92,12 @@ func (t *Tuner) remember(k Key, checksum string, fastest int) {
 // tune is one tune in flight; done closes when it ends.
 type tune struct {
 	done  chan struct{}
+	force bool
 	entry *Entry
 	err   error
+	// stopped is whether it ended because its caller's context did,
+	// which ends no other caller's.
+	stopped bool
 }
 
 // NewTuner makes a tuner for dev that keeps its answers in s, in the
@@ -172,7 +176,8 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // answers in memory, else from the store, and on a
 // miss the key is tuned on its bucket's representative shape and the
 // answer committed. If another caller is tuning the key, Fastest waits for
-// it (or for ctx). Once the device is lost, Fastest fails at once.
+// it (or for ctx), and tunes the key itself where that caller's context
+// ended first. Once the device is lost, Fastest fails at once.
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
 	i, _, err := t.fastest(ctx, op, size, untilLockWait)
 	return i, err
@@ -220,7 +225,8 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 // already has one (then that entry is returned without measuring). force
 // measures again and replaces the stored answer; with a shared store it
 // does so under the key's lock, waiting while another machine holds it
-// (as long as that one renews it) but never taking its answer instead.
+// (as long as that one renews it) but never taking its answer instead,
+// nor that of an unforced tune of the key in flight in this process.
 //
 // When the answer cannot be written to the store (a file locked, of a newer
 // format, not writable), Tune returns the entry and a *NotStoredError:
@@ -320,9 +326,14 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 		}
 		select {
 		case <-p.done:
-			if p.err == errPending {
-				// It did not wait for another machine's tune; this
-				// caller does.
+			// This caller tunes k itself where the tune it joined did
+			// not wait for another machine's (errPending), was stopped
+			// by its own caller's context, or was not forced and this
+			// one is: that one may have answered from a tier, or kept
+			// the first answer committed, the very answer the force was
+			// asked to replace. A forced tune in flight measures afresh
+			// whenever it began, and is joined.
+			if p.err == errPending || p.stopped && ctx.Err() == nil || force && !p.force {
 				return t.tune(ctx, op, k, sum, force, wait)
 			}
 			return p.entry, p.err
@@ -330,11 +341,12 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
 		}
 	}
-	p := &tune{done: make(chan struct{})}
+	p := &tune{done: make(chan struct{}), force: force}
 	t.pending[mk] = p
 	t.mu.Unlock()
 
 	p.entry, p.err = t.resolve(ctx, op, k, sum, force, wait)
+	p.stopped = p.err != nil && ctx.Err() != nil
 
 	t.mu.Lock()
 	delete(t.pending, mk)
@@ -355,7 +367,9 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	if force {
 		wait = whileRenewed
 	}
-	switch e, lease, busy := t.claim(ctx, op, k, sum, wait, take); {
+	switch e, lease, busy, err := t.claim(ctx, op, k, sum, wait, take); {
+	case err != nil:
+		return nil, err
 	case busy:
 		return nil, errPending
 	case e != nil:

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/store"
 )
 
 // stoppedAt runs args as a process and stops it (SIGSTOP) once a line of
@@ -55,8 +56,10 @@ func stoppedAt(t *testing.T, re *regexp.Regexp, args ...string) *os.Process {
 // TestFleetWaitShown: a tune and a search that wait for another machine's
 // lock say so on a stderr that is no terminal, without -v: which key,
 // which process holds it (host and process id), and how long they may
-// wait; the search again after each lock wait. The holder is a vkbench
-// process stopped while it holds the lock (its lock-expiry is long).
+// wait; the search again after each lock wait. The search, interrupted
+// (SIGINT) while it waits, exits 130 as any interrupted command does,
+// having begun no tuning log. The holder is a vkbench process stopped
+// while it holds the lock (its lock-expiry is long).
 func TestFleetWaitShown(t *testing.T) {
 	needDevice(t)
 	srv := redistest.Start(t)
@@ -97,6 +100,19 @@ func TestFleetWaitShown(t *testing.T) {
 		regexp.MustCompile(`(?s)still waiting.*still waiting`), syscall.SIGINT)
 	if want := "gemm.space/f32/64x64x64: " + held + "waiting as long as it renews the lock\n"; !strings.HasPrefix(r.stderr, want) || len(still.FindAllString(r.stderr, -1)) < 2 {
 		t.Errorf("the search's stderr does not start with\n%sand then say at each lock wait that it still waits:\n%s", want, r.stderr)
+	}
+	// Interrupted while it waits, it stops as any interrupted command
+	// does, having begun no tuning log.
+	if !strings.HasSuffix(r.stderr, "vkbench: interrupted by SIGINT: stopped; no results written, winners already in the tune cache kept\n") || r.code != 130 {
+		t.Errorf("the search interrupted while it waited: exit status %d, want 130 and a last line saying so:\n%s", r.code, r.stderr)
+	}
+	c, err := store.Open(store.Options{Path: filepath.Join(dir, "s.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }() // read only
+	if logs, err := c.TuneLogs(); len(logs) != 0 || err != nil {
+		t.Errorf("the search interrupted while it waited began tuning logs %v (%v); want none", logs, err)
 	}
 }
 
