@@ -110,7 +110,8 @@ func smallSize(op kernels.Operation, info hal.DeviceInfo) kernels.Size {
 // TestTuneManyProcesses runs 8 processes of this test binary that tune
 // overlapping keys of one operation into one cache file at once. Afterwards
 // every key is present exactly once, every process used the answer that is
-// stored, and the file passes bbolt's check.
+// stored or one that it replaced by the commit rule, and the file passes
+// bbolt's check.
 func TestTuneManyProcesses(t *testing.T) {
 	if os.Getenv("VKBENCH_TUNE_CHILD") != "" {
 		tuneChild(t)
@@ -136,7 +137,7 @@ func TestTuneManyProcesses(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	answers := map[string]string{}
+	answers := map[string]map[int]bool{} // by key, every answer a process used
 	for p := range procs {
 		if errs[p] != nil {
 			t.Fatalf("process %d: %v\n%s", p, errs[p], outs[p])
@@ -148,11 +149,15 @@ func TestTuneManyProcesses(t *testing.T) {
 				continue
 			}
 			k, v, _ := strings.Cut(rest, "=")
-			seen++
-			if prev, dup := answers[k]; dup && prev != v {
-				t.Errorf("process %d used %s=%s, another used %s", p, k, v, prev)
+			i, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("process %d: answer line %q", p, line)
 			}
-			answers[k] = v
+			seen++
+			if answers[k] == nil {
+				answers[k] = map[int]bool{}
+			}
+			answers[k][i] = true
 		}
 		if seen != len(childSizes) {
 			t.Errorf("process %d reported %d answers, want %d:\n%s", p, seen, len(childSizes), outs[p])
@@ -170,9 +175,25 @@ func TestTuneManyProcesses(t *testing.T) {
 	if len(entries) != len(childSizes) {
 		t.Errorf("%d entries for %d keys", len(entries), len(childSizes))
 	}
+	// Every process used the answer stored when it committed: the first
+	// one, or one that replaced it by the commit rule (its winner beyond
+	// the other's 95% interval in its own measurement, which a loaded
+	// machine's noise can give). So processes differ only where the
+	// stored answer shows itself clearly faster than the others used.
 	for _, e := range entries {
-		if answers[e.Key] != strconv.Itoa(e.Fastest) {
-			t.Errorf("%s: stored %d, processes used %s", e.Key, e.Fastest, answers[e.Key])
+		used := answers[e.Key]
+		if !used[e.Fastest] {
+			t.Errorf("%s: stored %d, which no process used (they used %v)", e.Key, e.Fastest, used)
+			continue
+		}
+		w := e.Results[e.Fastest].Stats
+		for i := range used {
+			if i == e.Fastest {
+				continue
+			}
+			if o := e.Results[i].Stats; w == nil || o == nil || !w.HasInterval() || !o.HasInterval() || !(w.Hi < o.Lo) {
+				t.Errorf("%s: processes used %d and %d, and the stored answer %d is not clearly faster than %d (%+v against %+v)", e.Key, e.Fastest, i, e.Fastest, i, w, o)
+			}
 		}
 	}
 	checkBolt(t, path)
