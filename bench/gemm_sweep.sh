@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 37's sweep: fp32 GEMM's exact tilings of gemm_regblock whose
-# invocations hold 16x8 or 8x16 of C, with A swizzled and slices in two
-# phases (bench/gemm_sweep.json, the catalogue's committed SPIR-V with
-# those constants), beside the catalogue's best through vkbench run gemm,
-# against cuBLAS fp32 (TF32 off, bench/baseline.py) at the same size in
-# the same call. From the repository root on the GPU machine, the binary
+# Issue 37's sweep: fp32 GEMM's exact tilings of gemm_regblock, each beside
+# the same tiling of bench/gemm_regblock_u2.comp (the slice loop unrolled
+# by two; bench/gemm_sweep.json: the catalogue's committed SPIR-V and the
+# variant's with those constants), and the catalogue's best through
+# vkbench run gemm, against cuBLAS fp32 (TF32 off, bench/baseline.py) at
+# the same size in the same call. From the repository root on the GPU machine, the binary
 # built into .devbin/:
 #
 #   source .gl/enter.sh; bash bench/gemm_sweep.sh
@@ -36,6 +36,18 @@ left() {
 	echo "$rest"
 }
 
+# The variants' own shaders (bench/*.comp) are compiled here where glslc
+# is, as the catalogue's are; the GPU machine has none, so build them
+# before carrying the tree there (`bash bench/gemm_sweep.sh` with SIZES=256
+# NO_CUBLAS=1 on the development machine does it, and checks them on its
+# device), and carry bench/*.spv, which git ignores.
+for src in bench/*.comp; do
+	spv=${src%.comp}.spv
+	if command -v glslc >/dev/null && [ "$src" -nt "$spv" ]; then
+		glslc -O --target-env=vulkan1.2 -fshader-stage=compute "$src" -o "$spv"
+	fi
+	[ -f "$spv" ] || { echo "bench/gemm_sweep.sh: $spv is missing and there is no glslc to build it from $src" >&2; exit 2; }
+done
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | sed 's/^/gpu: /'
 for s in $sizes; do
 	t0=$SECONDS
