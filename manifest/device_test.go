@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -452,5 +453,85 @@ func TestManifestCompileSized(t *testing.T) {
 		if diff := cmp.Diff(slices.Compact(measured), compiled); diff != "" || n != len(compiled) {
 			t.Errorf("%s: compiled %d pipelines (-measured +compiled):\n%s", tt.op.Name(), n, diff)
 		}
+	}
+}
+
+// TestManifestSharedMemoryOfSpecConstantOps: gemm_regblock sizes its
+// shared arrays by expressions of its constants (OpSpecConstantOp): 2 BK
+// (BM / 4 + 1 - SWZ) vec4s of A and 2 BK BN / 4 of B. At
+// M=256,N=256,K=512 on a device of 32 KiB of shared memory, each of
+// bench/gemm_sweep.json's candidates of it that declares more (its
+// 256x128x16 tilings declare 48 KiB) is unsupported with the catalogue's
+// message and no pipeline of its own is built (the reference's is); the
+// others are supported. The sweep's candidates of modules that it builds
+// itself, and git ignores, are left out.
+func TestManifestSharedMemoryOfSpecConstantOps(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile("../bench/gemm_sweep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sweep map[string]any
+	if err := json.Unmarshal(data, &sweep); err != nil {
+		t.Fatal(err)
+	}
+	op := sweep["operations"].([]any)[0].(map[string]any)
+	want := map[string]string{}
+	var kept []any
+	for _, c := range op["candidates"].([]any) {
+		c := c.(map[string]any)
+		if c["spirv"] != "../shaders/gemm_regblock.spv" {
+			continue
+		}
+		kept = append(kept, c)
+		value := func(id string) int {
+			switch v := c["constants"].(map[string]any)[id].(type) {
+			case string:
+				return int(c["params"].(map[string]any)[v].(float64))
+			case float64:
+				return int(v)
+			}
+			t.Fatalf("%s: constant %s is %v", c["name"], id, c["constants"])
+			return 0
+		}
+		bm, bn, bk, swz := value("2"), value("3"), value("4"), value("6")
+		if shared := 2*bk*(bm/4+1-swz)*16 + 2*bk*(bn/4)*16; shared > 32<<10 {
+			want[c["name"].(string)] = fmt.Sprintf("needs %d KiB of shared memory, device has 32 KiB", shared>>10)
+		}
+	}
+	if want["regblock-256x128x16-8x8-p2-swz-exact"] != "needs 48 KiB of shared memory, device has 32 KiB" {
+		t.Fatalf("gemm_sweep.json no longer has the 48 KiB candidate: %q", want)
+	}
+	op["candidates"] = kept
+	if data, err = json.Marshal(sweep); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := manifest.Parse(data, "../bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := watch(t)
+	dev.info.Limits.MaxSharedMemory = 32 << 10
+	got := map[string]string{}
+	for i, c := range ops[0].Candidates() {
+		if err := c.Supported(dev.Info()); err == nil {
+			continue
+		}
+		err := kernels.VerifyCandidate(ctx, dev, ops[0], kernels.SizeOf(256, 256, 512), i, 1)
+		if status.CodeOf(err) != status.Unimplemented {
+			t.Errorf("%s: %v, want UNIMPLEMENTED", c.Name, err)
+		}
+		got[c.Name] = regexp.MustCompile(`needs .*`).FindString(status.Message(err))
+		for _, b := range dev.takeBuilt() { // the reference's, which Prepare runs
+			if strings.Contains(b.Label, c.Name) {
+				t.Errorf("%s: built %v", c.Name, b)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unsupported candidates (-want +got):\n%s", diff)
+	}
+	if w := manifest.Warnings(ops); len(w) > 0 {
+		t.Errorf("warnings: %q", w)
 	}
 }

@@ -48,7 +48,13 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 		check(d.checkParams(c, &e))
 		disp.repeat = &e
 	}
-	disp.fixed.key, disp.fixed.shared = disp.keyOf(disp.fixed.constants), disp.sharedOf(disp.fixed)
+	disp.fixed.key = disp.keyOf(disp.fixed.constants)
+	var sized bool
+	if disp.fixed.shared, sized = disp.sharedOf(disp.fixed); !sized && run.shared == 0 {
+		// The candidate still runs; a pipeline past the device's limit
+		// is undefined behaviour, so say that it goes unchecked.
+		d.warn(s.source(), "the shared memory entry point %q of %s declares with constants %s cannot be worked out, so it is not checked against the device's limit; \"requires\": {\"shared_memory\": BYTES} has it checked", e.Name, mod.path, constantsString(disp.fixed.constants))
+	}
 	return disp, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/testenv"
@@ -267,5 +269,59 @@ func TestGLSLTargetEnv(t *testing.T) {
 	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "candidates[0].glsl") ||
 		!strings.Contains(err.Error(), `k.comp:2: target-env "vulkan13" is not one of`) {
 		t.Errorf("a bad target-env: %v; want INVALID_ARGUMENT naming the field, k.comp:2 and the version", err)
+	}
+}
+
+// TestManifestSharedMemoryUnknown: a candidate whose shared memory
+// cannot be worked out (its length divides by a constant set to 0) runs
+// as before, unchecked against the device's limit, and a warning says
+// so, once; a "requires" of its shared memory is checked instead, and
+// silences it. With the constant set to 2 it is worked out.
+func TestManifestSharedMemoryUnknown(t *testing.T) {
+	if _, err := exec.LookPath("glslc"); err != nil {
+		testenv.Unavailable(t, "glslc is not on the PATH")
+	}
+	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
+	dir := t.TempDir()
+	src := `#version 450
+layout(local_size_x = 64) in;
+layout(constant_id = 1) const uint D = 1;
+layout(binding = 0) buffer Y { float y[]; };
+shared float t[64u / D];
+void main() {
+	t[gl_LocalInvocationID.x % (64u / D)] = y[gl_GlobalInvocationID.x];
+	barrier();
+	y[gl_GlobalInvocationID.x] = t[0];
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "div.comp"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const text = `{"schema": "vkbench.manifest/v1", "operations": [{"name": "div", "dims": {"N": 64},
+		"buffers": [{"name": "y", "type": "f32", "len": "N", "binding": 0, "role": "output"}], "verify": "none",
+		"candidates": [{"name": "d", "glsl": "div.comp", REQUIRES"constants": {"1": D}, "groups": [1]}]}]}`
+	for _, tc := range []struct {
+		d, requires string
+		shared      uint32
+		warning     string
+	}{
+		{"0", "", 0, `manifest: manifest:3:40: operations[0].candidates[0].glsl: the shared memory entry point "main" of div.comp declares with constants 1=0 cannot be worked out, so it is not checked against the device's limit; "requires": {"shared_memory": BYTES} has it checked`},
+		{"0", `"requires": {"shared_memory": 256}, `, 256, ""},
+		{"2", "", 128, ""},
+	} {
+		ops, err := manifest.Parse([]byte(strings.NewReplacer("REQUIRES", tc.requires, "D}", tc.d+"}").Replace(text)), dir)
+		if err != nil {
+			t.Fatalf("D=%s %s: %v", tc.d, tc.requires, err)
+		}
+		var want []string
+		if tc.warning != "" {
+			want = []string{tc.warning}
+		}
+		if diff := cmp.Diff(want, manifest.Warnings(ops)); diff != "" {
+			t.Errorf("D=%s %s: warnings (-want +got):\n%s", tc.d, tc.requires, diff)
+		}
+		if got := ops[0].Candidates()[0].Requires.SharedMemory; got != tc.shared {
+			t.Errorf("D=%s %s: requires %d bytes of shared memory, want %d", tc.d, tc.requires, got, tc.shared)
+		}
 	}
 }

@@ -48,6 +48,12 @@
 //     bytes; arrays sized by specialization constants take the values
 //     given. A size that cannot be worked out is reported as unknown,
 //     never guessed.
+//   - A constant computed from specialization constants (OpSpecConstantOp:
+//     glslang's 2u * BK * (BM / 4u + 1u) or gl_WorkGroupSize.x * 4u) is
+//     worked out, for array lengths and workgroup sizes alike, with the
+//     integer and boolean operations Vulkan allows there, at the operands'
+//     width (32 bits wrap as 32 bits); a division by zero, a shift past the
+//     width, a float, a cycle or another operation leave it unknown.
 //
 // # Caveats
 //

@@ -71,7 +71,9 @@ type constant struct {
 	specID    uint32 // if spec and decorated
 	hasID     bool
 	composite bool
-	parts     []uint32 // a composite's constituents
+	parts     []uint32 // a composite's constituents, an operation's operands
+	// op is an OpSpecConstantOp's operation, 0 for other constants.
+	op Op
 }
 
 // SpecConstant describes one specialization constant.
@@ -354,7 +356,9 @@ type Dim struct {
 	// Value is the component before specialization.
 	Value uint32
 	// Known is false when the component is computed from other constants
-	// (OpSpecConstantOp), which this reader does not evaluate.
+	// (OpSpecConstantOp): it changes with them, Value is what it comes to
+	// with their defaults (0 if that cannot be worked out), and
+	// WorkgroupSize works it out with the values given.
 	Known bool
 	// Spec is set when a specialization constant, SpecID, sets it.
 	Spec   bool
@@ -370,35 +374,44 @@ type Dim struct {
 // LocalSize.
 func (m *Module) Workgroup(e *Entry) ([3]Dim, string) {
 	var out [3]Dim
-	from := func(ids []uint32) {
-		for i, id := range ids[:min(3, len(ids))] {
-			c := m.consts[id]
-			if c == nil || c.composite {
-				continue
-			}
-			out[i] = Dim{Value: uint32(c.value), Known: !c.spec || c.hasID, Spec: c.spec && c.hasID, SpecID: c.specID}
-		}
-	}
-	switch {
-	case m.wgBuiltin != 0:
-		c := m.consts[m.wgBuiltin]
-		if c != nil && c.composite {
-			from(c.parts)
-		}
-		if c != nil && !c.spec {
-			return out, "a literal local_size"
-		}
-		return out, "the WorkgroupSize built-in"
-	case e.sizeIDs != nil:
-		from(e.sizeIDs[:])
-		return out, "LocalSizeId"
-	case e.localSize != nil:
+	ids, how := m.workgroupIDs(e)
+	if ids == nil && how != "" {
 		for i, v := range e.localSize {
 			out[i] = Dim{Value: v, Known: true}
 		}
-		return out, "a literal local_size"
 	}
-	return out, ""
+	z := m.sizer(nil)
+	for i, id := range ids[:min(3, len(ids))] {
+		c := m.consts[id]
+		if c == nil || c.composite {
+			continue
+		}
+		v, _ := z.value(id, 0)
+		out[i] = Dim{Value: uint32(v), Known: c.op == 0 && (!c.spec || c.hasID), Spec: c.spec && c.hasID, SpecID: c.specID}
+	}
+	return out, how
+}
+
+// workgroupIDs returns the constants that set entry e's workgroup size
+// (nil for a literal LocalSize) and how it is set, as Workgroup says.
+func (m *Module) workgroupIDs(e *Entry) ([]uint32, string) {
+	switch {
+	case m.wgBuiltin != 0:
+		c := m.consts[m.wgBuiltin]
+		var parts []uint32
+		if c != nil && c.composite {
+			parts = c.parts
+		}
+		if c != nil && !c.spec {
+			return parts, "a literal local_size"
+		}
+		return parts, "the WorkgroupSize built-in"
+	case e.sizeIDs != nil:
+		return e.sizeIDs[:], "LocalSizeId"
+	case e.localSize != nil:
+		return nil, "a literal local_size"
+	}
+	return nil, ""
 }
 
 // WorkgroupSize returns entry e's workgroup size with the specialization
@@ -406,16 +419,23 @@ func (m *Module) Workgroup(e *Entry) ([3]Dim, string) {
 // not given), and false when the module sets none or a component cannot be
 // worked out.
 func (m *Module) WorkgroupSize(e *Entry, spec map[uint32]uint32) ([3]uint32, bool) {
-	dims, how := m.Workgroup(e)
 	var wg [3]uint32
-	for i, d := range dims {
-		if !d.Known || how == "" {
+	ids, how := m.workgroupIDs(e)
+	switch {
+	case how == "":
+		return wg, false
+	case ids == nil:
+		return *e.localSize, true
+	case len(ids) < 3:
+		return wg, false
+	}
+	z := m.sizer(spec)
+	for i := range wg {
+		v, ok := z.value(ids[i], 0)
+		if !ok {
 			return wg, false
 		}
-		wg[i] = d.Value
-		if v, ok := spec[d.SpecID]; d.Spec && ok {
-			wg[i] = v
-		}
+		wg[i] = uint32(v)
 	}
 	return wg, true
 }
@@ -468,12 +488,14 @@ type sizer struct {
 	m    *Module
 	spec map[uint32]uint32
 	memo map[uint32]uint64 // bytes by type id; sizeUnknown when unknown
+	// values are the scalar constants worked out so far (value).
+	values map[uint32]worked
 }
 
 const sizeUnknown = ^uint64(0)
 
 func (m *Module) sizer(spec map[uint32]uint32) *sizer {
-	return &sizer{m: m, spec: spec, memo: map[uint32]uint64{}}
+	return &sizer{m: m, spec: spec, memo: map[uint32]uint64{}, values: map[uint32]worked{}}
 }
 
 // size returns the size of type id, and false if it cannot be worked out.
@@ -511,13 +533,9 @@ func (z *sizer) sizeOf(id uint32, depth int) (uint64, bool) {
 	case OpTypeArray:
 		// The length, a scalar constant, with the specialization
 		// constants set as in spec.
-		c := m.consts[t.count]
-		if c == nil || c.composite {
+		n, ok := z.value(t.count, 0)
+		if !ok {
 			return 0, false
-		}
-		n := c.value
-		if v, ok := z.spec[c.specID]; c.spec && c.hasID && ok {
-			n = uint64(v)
 		}
 		if stride, _ := m.decoration(id, noMember, decorationArrayStride); stride != 0 {
 			return n * uint64(stride), true

@@ -218,6 +218,10 @@ func (r *reader) typeOrConstant(op Op, ops []uint32) {
 			v = 1
 		}
 		m.consts[at(1)] = &constant{typ: at(0), value: v, spec: op == OpSpecConstantTrue || op == OpSpecConstantFalse}
+	case OpSpecConstantOp:
+		if len(ops) >= 3 {
+			m.consts[at(1)] = &constant{typ: at(0), spec: true, op: Op(at(2)), parts: slices.Clone(ops[3:])}
+		}
 	case OpConstantComposite, OpSpecConstantComposite:
 		if len(ops) >= 2 {
 			m.consts[at(1)] = &constant{typ: at(0), composite: true, spec: op == OpSpecConstantComposite, parts: slices.Clone(ops[2:])}
@@ -265,7 +269,7 @@ func (r *reader) specConstants() {
 	m := r.m
 	for id, c := range m.consts {
 		sid, ok := m.decoration(id, noMember, decorationSpecID)
-		if !ok || !c.spec {
+		if !ok || !c.spec || c.op != 0 {
 			continue
 		}
 		c.specID, c.hasID = sid, true

@@ -120,6 +120,11 @@ func FuzzParse(f *testing.F) {
 	pastEnd[len(pastEnd)-2] = 2 // the last instruction claims one word more
 	f.Add(pastEnd, "main")
 	f.Add([]byte{3, 2, 35, 7}, "")
+	gemm, err := os.ReadFile("../shaders/gemm_regblock.spv") // chains of OpSpecConstantOp
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(gemm, "main")
 	f.Fuzz(func(t *testing.T, code []byte, entry string) {
 		m, e, err := spirv.Check(code, entry)
 		if err != nil {
@@ -211,7 +216,7 @@ void main() { x[0] = USE; }
 }
 
 // TestSharedMemory sizes workgroup memory, with array lengths from
-// specialization constants.
+// specialization constants and expressions of them.
 func TestSharedMemory(t *testing.T) {
 	src := `#version 450
 layout(local_size_x_id = 0) in;
@@ -226,25 +231,19 @@ void main() {
 	x[gl_GlobalInvocationID.x] = tile[0] + more[1].x;
 }
 `
-	m, e, err := spirv.Check(compile(t, src, ""), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// WG * 1u is an OpSpecConstantOp, which is not evaluated: unknown.
-	if n, ok := m.SharedMemory(e, nil); ok {
-		t.Errorf("SharedMemory with a length computed from a constant = %d, want unknown", n)
-	}
-	src = strings.Replace(src, "tile[WG * 1u]", "tile[WG]", 1)
-	m, e, err = spirv.Check(compile(t, src, ""), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		spec map[uint32]uint32
-		want uint64
-	}{{nil, 4*64 + 16*8}, {map[uint32]uint32{0: 256}, 4*256 + 16*8}} {
-		if n, ok := m.SharedMemory(e, c.spec); !ok || n != c.want {
-			t.Errorf("SharedMemory(%v) = %d, %v; want %d", c.spec, n, ok, c.want)
+	// WG * 1u is an OpSpecConstantOp, worked out with WG set.
+	for _, length := range []string{"WG * 1u", "WG"} {
+		m, e, err := spirv.Check(compile(t, strings.Replace(src, "WG * 1u", length, 1), ""), "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			spec map[uint32]uint32
+			want uint64
+		}{{nil, 4*64 + 16*8}, {map[uint32]uint32{0: 256}, 4*256 + 16*8}} {
+			if n, ok := m.SharedMemory(e, c.spec); !ok || n != c.want {
+				t.Errorf("tile[%s]: SharedMemory(%v) = %d, %v; want %d", length, c.spec, n, ok, c.want)
+			}
 		}
 	}
 }
