@@ -51,19 +51,28 @@ func TestCoopmatGeometry(t *testing.T) {
 		case depth < 1 || depth > 3:
 			t.Errorf("%s: DEPTH = %d", c.Name, depth)
 		case !coopmatEpilogueFits(c):
-			t.Errorf("%s: the epilogue's staging does not fit the %d bytes of shared memory", c.Name, c.Requires.SharedMemory)
+			t.Errorf("%s: the epilogue's staging does not fit the %d bytes of shared memory", c.Name, c.Needs().SharedMemory)
 		case int(c.WorkgroupSize[0])%(bk/8) != 0 || int(c.WorkgroupSize[0])%(bn/8) != 0:
 			t.Errorf("%s: a workgroup of %d does not step through a slice by whole rows (%d and %d uvec4s)", c.Name, c.WorkgroupSize[0], bk/8, bn/8)
 		case int(c.WorkgroupSize[0]) != 32*(bm/wm)*(bn/wn):
 			t.Errorf("%s: workgroup of %d for %d warps", c.Name, c.WorkgroupSize[0], (bm/wm)*(bn/wn))
 		}
-		if c.Shader != "gemm_f16_coopmat_emu" && (c.Requires.SharedMemory > h200SharedMemory || c.Requires.SubgroupSize != 32 || len(c.Requires.CooperativeMatrices) != 1) {
+		if c.Shader != "gemm_f16_coopmat_emu" && (c.Needs().SharedMemory > h200SharedMemory || c.Requires.SubgroupSize != 32 || len(c.Requires.CooperativeMatrices) != 1) {
 			t.Errorf("%s: requires %+v; want at most the H200's 48 KiB, subgroups of 32 and the NV fp16 multiply-add", c.Name, c.Requires)
 		}
 	}
 	if n < 8 {
 		t.Errorf("only %d cooperative-matrix candidates", n)
 	}
+}
+
+// coopmatEpilogueFits reports whether the epilogue's staging (16 rows of
+// WN+8 halves per warp) fits the shared memory of the slices, which it
+// reuses: a candidate for which it does not would write past it.
+func coopmatEpilogueFits(c kernels.Candidate) bool {
+	p := func(name string) uint32 { return uint32(c.Params[name]) }
+	warps := (p("BM") / p("WM")) * (p("BN") / p("WN"))
+	return 16*warps*16*((p("WN")+8)/8) <= c.Needs().SharedMemory
 }
 
 // h200SharedMemory is an H200's maxComputeSharedMemorySize.

@@ -21,7 +21,7 @@ func newGEMM() *gemmOp {
 	}
 	tiled := func(t uint32) kernels.Candidate {
 		return candidate("gemm_tiled", fmt.Sprintf("tiled-%d", t), 3, 12, [3]uint32{t, t, 1},
-			map[string]int{"T": int(t)}, kernels.Requirements{SharedMemory: 2 * 4 * t * t}, t, t)
+			map[string]int{"T": int(t)}, kernels.Requirements{}, t, t)
 	}
 	return gemmOf([]kernels.Candidate{
 		naive(16),
@@ -54,10 +54,9 @@ func gemmOf(cands []kernels.Candidate) *gemmOp {
 // BM×BN block of C, each invocation a (BM/TY)×(BN/TX) micro-tile, through
 // double-buffered BK slices of A and B in shared memory.
 func regblock(bm, bn, bk, tx, ty uint32) kernels.Candidate {
-	shared := uint32(gemmShared(int(bm), int(bn), int(bk), 1))
 	return candidate("gemm_regblock", fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx), 3, 12, [3]uint32{tx, ty, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty)},
-		kernels.Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk)
+		kernels.Requirements{}, tx, ty, bm, bn, bk)
 }
 
 // regblockPhased is regblock with each slice of k loaded in ph phases, so
@@ -78,7 +77,6 @@ func regblockSwizzled(c kernels.Candidate) kernels.Candidate {
 	c.Name += "-swz"
 	c.Params["SWZ"] = 1
 	c.Constants = append(c.Constants, hal.Constant{ID: 6, Value: 1})
-	c.Requires.SharedMemory = uint32(gemmShared(c.Params["BM"], c.Params["BN"], c.Params["BK"], 0))
 	return c
 }
 

@@ -1,6 +1,12 @@
 package catalogue
 
-import "github.com/vkbench/vkbench/kernels"
+import (
+	"sync"
+
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/shaders"
+	"github.com/vkbench/vkbench/spirv"
+)
 
 // gemm's parameter space: gemm_regblock's tilings, the layout of A in
 // shared memory and the loads with or without their checked path. Every
@@ -25,10 +31,9 @@ var gemmParams = []kernels.Param{
 	{Name: "EXACT", Values: []int{0, 1}},
 }
 
-// gemmShared is the shared memory gemm_regblock declares: two buffers of
-// a BK-deep slice of A (rows padded by pad vec4s: 1, or 0 with SWZ) and
-// of B.
-func gemmShared(bm, bn, bk, pad int) int { return 16 * (2*bk*(bm/4+pad) + 2*bk*bn/4) }
+// regblockModule is gemm_regblock's module, parsed once for the shared
+// memory of every configuration the space's restriction weighs.
+var regblockModule = sync.OnceValues(func() (*spirv.Module, error) { return spirv.Parse(shaders.MustGet("gemm_regblock")) })
 
 // gemmRestrictions are what the shader's code assumes (micro-tiles of
 // whole vec4s, phases of whole vec4 rows), what keeps its accumulators in
@@ -44,9 +49,12 @@ var gemmRestrictions = []kernels.Restriction{
 		tx, ty := uint32(e.Param("TX")), uint32(e.Param("TY"))
 		return tx*ty <= e.Limits.MaxWorkgroupInvocations && tx <= e.Limits.MaxWorkgroupSize[0] && ty <= e.Limits.MaxWorkgroupSize[1]
 	}),
-	rule("16 * (2*BK*(BM/4 + 1 - SWZ) + 2*BK*BN/4) <= max_shared_memory", func(e kernels.Env) bool {
-		return gemmShared(e.Param("BM"), e.Param("BN"), e.Param("BK"), 1-e.Param("SWZ")) <= int(e.Limits.MaxSharedMemory)
-	}),
+	// The module's figure, which the expression writes out.
+	{Expr: "16 * (2*BK*(BM/4 + 1 - SWZ) + 2*BK*BN/4) <= max_shared_memory", Holds: func(e kernels.Env) (bool, error) {
+		m, err := regblockModule()
+		c, _ := regblockOf(e.Config)
+		return err == nil && c.SharedMemory(m) <= e.Limits.MaxSharedMemory, err
+	}},
 	rule("EXACT == 0 || M % BM == 0 && N % BN == 0 && K % BK == 0", func(e kernels.Env) bool {
 		return e.Param("EXACT") == 0 || e.Dim("M")%e.Param("BM") == 0 && e.Dim("N")%e.Param("BN") == 0 && e.Dim("K")%e.Param("BK") == 0
 	}),
@@ -62,27 +70,30 @@ func rule(expr string, holds func(kernels.Env) bool) kernels.Restriction {
 
 func roundUp(a, b int) int { return (a + b - 1) / b * b }
 
+// regblockOf is the gemm_regblock candidate of configuration cfg.
+func regblockOf(cfg kernels.Config) (kernels.Candidate, error) {
+	bm, bn, bk := uint32(cfg["BM"]), uint32(cfg["BN"]), uint32(cfg["BK"])
+	tx, ty, ph := uint32(cfg["TX"]), uint32(cfg["TY"]), uint32(cfg["PH"])
+	// PH = 1, SWZ = 0 and EXACT = 0 are the kernel's defaults: no
+	// constant, no param, as the hand-written candidates have them.
+	c := regblock(bm, bn, bk, tx, ty)
+	if ph > 1 {
+		c = regblockPhased(bm, bn, bk, tx, ty, ph)
+	}
+	if cfg["SWZ"] == 1 {
+		c = regblockSwizzled(c)
+	}
+	if cfg["EXACT"] == 1 {
+		c = regblockExact(c)
+	}
+	return c, nil
+}
+
 // gemmSpace is the space of gemm_regblock kernels.
 var gemmSpace = &kernels.Space{
 	Params:       gemmParams,
 	Restrictions: gemmRestrictions,
-	Candidate: func(cfg kernels.Config) (kernels.Candidate, error) {
-		bm, bn, bk := uint32(cfg["BM"]), uint32(cfg["BN"]), uint32(cfg["BK"])
-		tx, ty, ph := uint32(cfg["TX"]), uint32(cfg["TY"]), uint32(cfg["PH"])
-		// PH = 1, SWZ = 0 and EXACT = 0 are the kernel's defaults: no
-		// constant, no param, as the hand-written candidates have them.
-		c := regblock(bm, bn, bk, tx, ty)
-		if ph > 1 {
-			c = regblockPhased(bm, bn, bk, tx, ty, ph)
-		}
-		if cfg["SWZ"] == 1 {
-			c = regblockSwizzled(c)
-		}
-		if cfg["EXACT"] == 1 {
-			c = regblockExact(c)
-		}
-		return c, nil
-	},
+	Candidate:    regblockOf,
 	Operation: func(cands []kernels.Candidate) (kernels.Operation, []int) {
 		index := make([]int, len(cands))
 		for i := range index {

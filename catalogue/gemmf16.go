@@ -36,14 +36,13 @@ func regblockF16(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
 // gemm_regblock's tiling on 16-bit floats: gemm_f16_regblock or
 // gemm_bf16_regblock.
 func regblockHalf(shader string, bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
-	shared := 16 * (2*bk*(bm/4+1) + 2*bk*bn/4)
 	name := fmt.Sprintf("regblock-%dx%dx%d-%dx%d", bm, bn, bk, bm/ty, bn/tx)
 	if ph > 1 {
 		name += fmt.Sprintf("-p%d", ph)
 	}
 	return candidate(shader, name, 3, 12, [3]uint32{tx, ty, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "TX": int(tx), "TY": int(ty), "PH": int(ph)},
-		kernels.Requirements{SharedMemory: shared}, tx, ty, bm, bn, bk, ph)
+		kernels.Requirements{}, tx, ty, bm, bn, bk, ph)
 }
 
 // halfRegblocks are the tilings of the portable 16-bit GEMM candidates
@@ -137,7 +136,7 @@ func coopmat2GEMM(shader string, in hal.ComponentType, bm, bn, bk, wg uint32) ke
 func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
 	warps := (bm / wm) * (bn / wn)
 	wg := 32 * warps
-	req := kernels.Requirements{SharedMemory: coopmatShared(bm, bn, bk, nbuf)}
+	var req kernels.Requirements
 	switch shader {
 	case "gemm_f16_coopmat_nv":
 		req.SubgroupSize = 32
@@ -159,21 +158,6 @@ func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) 
 	return candidate(shader, name, 3, 12, [3]uint32{wg, 1, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WM": int(wm), "WN": int(wn), "NBUF": int(nbuf), "DEPTH": int(depth), "WG": int(wg)},
 		req, wg, bm, bn, bk, wm, wn, nbuf, depth)
-}
-
-// coopmatShared is the shared memory of gemm_f16_coopmat.glsl: NBUF
-// slices of A (BM rows of BK+8 halves) and of B (BK rows of BN+8).
-func coopmatShared(bm, bn, bk, nbuf uint32) uint32 {
-	return 16 * nbuf * (bm*((bk+8)/8) + bk*((bn+8)/8))
-}
-
-// coopmatEpilogueFits reports whether the epilogue's staging (16 rows of
-// WN+8 halves per warp) fits the shared memory of the slices, which it
-// reuses: a candidate for which it does not would write past it.
-func coopmatEpilogueFits(c kernels.Candidate) bool {
-	p := func(name string) uint32 { return uint32(c.Params[name]) }
-	warps := (p("BM") / p("WM")) * (p("BN") / p("WN"))
-	return 16*warps*16*((p("WN")+8)/8) <= coopmatShared(p("BM"), p("BN"), p("BK"), p("NBUF"))
 }
 
 // Arithmetic is the matrix units' fp16 rate with fp32 sums: the fastest

@@ -21,19 +21,15 @@ var subgroupArith = kernels.Requirements{Subgroup: hal.SubgroupBasic | hal.Subgr
 func newReduce() *reduceOp {
 	tree := func(wg, ept uint32) kernels.Candidate {
 		return candidate("reduce_tree", fmt.Sprintf("tree-wg%d-ept%d", wg, ept), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "EPT": int(ept)}, kernels.Requirements{SharedMemory: 4 * wg}, wg, ept)
+			map[string]int{"WG": int(wg), "EPT": int(ept)}, kernels.Requirements{}, wg, ept)
 	}
 	subgroup := func(wg, u uint32) kernels.Candidate {
-		req := subgroupArith
-		req.SharedMemory = 4 * wg
 		return candidate("reduce_subgroup", fmt.Sprintf("subgroup-vec4-u%d-wg%d", u, wg), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "U": int(u)}, req, wg, u)
+			map[string]int{"WG": int(wg), "U": int(u)}, subgroupArith, wg, u)
 	}
 	twopass := func(u, wg, groups uint32) kernels.Candidate {
-		req := subgroupArith
-		req.SharedMemory = 4 * wg
 		return candidate("reduce_gridstride", fmt.Sprintf("twopass-gridstride-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, req, wg, u)
+			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, subgroupArith, wg, u)
 	}
 	return &reduceOp{opInfo{
 		name: "reduce", dtype: kernels.F32, dims: []string{"N"},

@@ -20,7 +20,7 @@ func newTranspose() *transposeOp {
 	}
 	tiled := func(tile, rows uint32) kernels.Candidate {
 		return candidate("transpose_tiled", fmt.Sprintf("tiled-%dx%d-rows%d", tile, tile, rows), 2, 8, [3]uint32{tile, rows, 1},
-			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, kernels.Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile, rows)
+			map[string]int{"TILE": int(tile), "ROWS": int(rows)}, kernels.Requirements{}, tile, rows)
 	}
 	// tiledVec4: TPW TILE×TILE tiles, one after the other, moved by
 	// (TILE/4)×ROWS invocations in 16-byte loads and stores.
@@ -30,7 +30,7 @@ func newTranspose() *transposeOp {
 			name += fmt.Sprintf("-x%d", tpw)
 		}
 		return candidate("transpose_tiled_vec4", name, 2, 8, [3]uint32{tile / 4, rows, 1},
-			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, kernels.Requirements{SharedMemory: 4 * tile * (tile + 1)}, tile/4, rows, tpw)
+			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, kernels.Requirements{}, tile/4, rows, tpw)
 	}
 	// down is c with its tiles given to the workgroups down in's columns.
 	down := func(c kernels.Candidate) kernels.Candidate {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
@@ -132,16 +133,36 @@ func (c Candidate) unsupported(info hal.DeviceInfo) string {
 }
 
 // Needs returns everything the candidate needs of a device: its Requires
-// and what its module's capabilities need (ModuleRequirements), so that a
-// kernel is checked against the device by what its SPIR-V declares, whoever
-// wrote its Requires. A module that does not parse adds nothing: creating
-// its pipeline says what is wrong with it.
+// (with SharedMemory's figure) and what its module's capabilities need
+// (ModuleRequirements), so that a kernel is checked against the device by
+// what its SPIR-V declares, whoever wrote its Requires. A module that does
+// not parse adds nothing: creating its pipeline says what is wrong with it.
 func (c Candidate) Needs() Requirements {
 	m, err := spirv.Parse(c.SPIRV)
 	if err != nil {
 		return c.Requires
 	}
-	return c.Requires.Merge(ModuleRequirements(m))
+	r := c.Requires
+	r.SharedMemory = c.SharedMemory(m)
+	return r.Merge(ModuleRequirements(m))
+}
+
+// SharedMemory returns the workgroup (shared) memory the candidate needs,
+// in bytes, given its parsed module m: Requires.SharedMemory where set (for
+// a module whose size cannot be worked out), else what m's entry point
+// declares with the candidate's specialization constants; 0 where neither
+// says. Many candidates of one module can share one parse.
+func (c Candidate) SharedMemory(m *spirv.Module) uint32 {
+	e, err := m.Entry(c.EntryPoint)
+	if c.Requires.SharedMemory != 0 || err != nil {
+		return c.Requires.SharedMemory
+	}
+	spec := make(map[uint32]uint32, len(c.Constants))
+	for _, k := range c.Constants {
+		spec[k.ID] = k.Value
+	}
+	n, _ := m.SharedMemory(e, spec)
+	return uint32(min(n, math.MaxUint32))
 }
 
 // Digest returns a SHA-256 of everything that makes the candidates what
@@ -196,7 +217,12 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 			str(k)
 			b = binary.LittleEndian.AppendUint64(b, uint64(c.Params[k]))
 		}
-		b = c.Requires.appendDigest(b)
+		// Needs' shared memory: a figure digests alike, declared or not.
+		r := c.Requires
+		if m, err := spirv.Parse(c.SPIRV); err == nil {
+			r.SharedMemory = c.SharedMemory(m)
+		}
+		b = r.appendDigest(b)
 		if c.SubgroupSize > 0 || c.FullSubgroups {
 			// Only where set, so that the digests of other kernels stay.
 			str("subgroups")

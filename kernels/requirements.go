@@ -13,8 +13,8 @@ import (
 // Requirements is what a kernel needs of a device beyond core Vulkan 1.2
 // compute. Candidate.Needs adds what the kernel's module declares to a
 // candidate's own, so a built-in candidate states here only what its
-// SPIR-V cannot say: shared memory, a subgroup size, the shapes of its
-// cooperative matrices.
+// SPIR-V cannot say: a subgroup size, the shapes of its cooperative
+// matrices.
 type Requirements struct {
 	// Float16 is 16-bit float arithmetic (shaderFloat16).
 	Float16 bool
@@ -46,7 +46,9 @@ type Requirements struct {
 	// matrices' subgroups, say).
 	SubgroupSize uint32
 	// SharedMemory is the workgroup (shared) memory the kernel declares,
-	// in bytes.
+	// in bytes; 0 leaves it to the candidate's module
+	// (Candidate.SharedMemory). Set it only for a module whose size
+	// cannot be worked out.
 	SharedMemory uint32
 	// CooperativeMatrix is the extension whose cooperative matrices the
 	// kernel uses; 0 for none.
