@@ -21,7 +21,7 @@ import (
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/scale.spv testdata/scale.comp
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/empty.spv testdata/empty.comp
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/spin.spv testdata/spin.comp
-//go:generate glslc -O --target-env=vulkan1.2 -o testdata/pushop.spv testdata/pushop.comp
+//go:generate glslc -O --target-env=vulkan1.2 -o testdata/bigshared.spv testdata/bigshared.comp
 
 func TestMain(m *testing.M) {
 	devtest.SkipExamplesWithoutVulkan()

@@ -431,7 +431,7 @@ func TestSharedInstance(t *testing.T) {
 	defer release(t, devA)
 	devB := openListed(t, b, listDevices(t, b)[defaultDevice(t, b)])
 	defer release(t, devB)
-	exe, err := devB.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "pushop.spv"), Bindings: 1, PushConstantSize: 4})
+	exe, err := devB.CreateExecutable(hal.ExecutableDesc{SPIRV: readSPIRV(t, "bigshared.spv"), Bindings: 1})
 	if err == nil {
 		release(t, exe)
 	}
