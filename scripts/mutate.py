@@ -31,6 +31,9 @@ def main(argv):
         mutations = json.load(f)
     if argv:
         mutations = [m for m in mutations if any(w in m["name"] for w in argv)]
+        if not mutations:
+            print(f"mutate.py: no edit's name contains {' or '.join(argv)}", file=sys.stderr)
+            return 2
     files = subprocess.run(["git", "ls-files", "-z"], cwd=root, check=True,
                            capture_output=True).stdout.decode().split("\0")
     env = dict(os.environ, VKBENCH_VALIDATION="1", VKBENCH_REQUIRE_VALIDATION="1")
@@ -91,4 +94,11 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    args = sys.argv[1:]
+    if any(a in ("-h", "--help") for a in args):
+        print(__doc__.strip())
+        sys.exit(0)
+    if any(a.startswith("-") for a in args):
+        print(f"mutate.py: unknown option {next(a for a in args if a.startswith('-'))} (it takes words of edits' names; -h for help)", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(args))
