@@ -183,25 +183,27 @@ type PeakRecord struct {
 type PeakKept struct {
 	// Old is the peak stored before, nil where there was none.
 	Old *PeakRecord
-	// Whole is set where the new peak was too noisy to replace Old,
-	// which stays as it was.
+	// Whole is set where nothing of the new peak was stored: Old stays
+	// as it was, its time included.
 	Whole bool
 	// Slower are Old's rates that the new peak measured below beyond
-	// both intervals, which stay with their intervals; 0 for the others.
-	Slower Rates
+	// both intervals, and Noisy those it measured too noisily (wider than
+	// the precision, and wider than Old's): both stay with their
+	// intervals; 0 for the others.
+	Slower, Noisy Rates
 }
 
 // SavePeak stores the peak measured on hardware in s over the one stored,
-// unless replace is set, when it stores p whatever the stored one says.
-// A peak too noisy to trust, whose Widest interval is wider than
-// precision (a half-width relative to the rate), replaces only a stored
-// peak noisier still, or one stored without intervals. Otherwise it
-// replaces the stored peak rate by rate, except where its rate's interval
-// lies wholly below the stored rate's: a peak is what the device can do,
-// and a device measured slower beyond the noise of both was busy or
-// throttled, so the stored rate stays, with its interval; so does one p
-// did not measure. A stored rate without an interval is replaced; where one stays, the clocks are the
-// highest of both. It returns what it kept.
+// rate by rate, unless replace is set, when it stores p whatever the
+// stored one says. A stored rate stays, with its interval, where p's
+// interval of it is wider than precision (a half-width relative to the
+// rate) and wider than the stored one's; where p's lies wholly below the
+// stored one's (a peak is what the device can do, and a device measured
+// slower beyond the noise of both was busy or throttled); and where p did
+// not measure it. Every other rate is p's, a stored one without an
+// interval included. Where a rate stays, the clocks are the highest of
+// both; where every rate stays, nothing is written. It returns what it
+// kept.
 func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
 	var kept PeakKept
 	if !replace {
@@ -210,12 +212,12 @@ func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, 
 			return kept, err
 		}
 		kept.Old = old
-		if w := p.Widest(); old != nil && w > precision && old.Widest() <= w {
-			kept.Whole = true
-			return kept, nil
-		}
 		if old != nil {
-			p, kept.Slower = keepFaster(*old, p)
+			var took bool
+			p, kept.Slower, kept.Noisy, took = keepStored(*old, p, precision)
+			if kept.Whole = !took; kept.Whole {
+				return kept, nil
+			}
 		}
 	}
 	data, err := json.Marshal(p)
@@ -225,34 +227,45 @@ func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, 
 	return kept, s.SavePeak(hardware, data)
 }
 
-// keepFaster returns p with each rate that lies below old's beyond both
-// intervals taken from old, interval and all, and those rates of old; a
-// rate p did not measure is old's too.
-func keepFaster(old, p PeakRecord) (PeakRecord, Rates) {
-	var slower Rates
-	if p.Low == nil || p.High == nil {
-		return p, slower // no interval lies wholly below anything
+// keepStored returns p with the rates SavePeak keeps of old taken from
+// old, interval and all; those of them p measured slower and too noisily;
+// and whether any rate of p is left.
+func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noisy Rates, took bool) {
+	var low, high Rates // p's own stay the caller's
+	if p.Low != nil && p.High != nil {
+		low, high = *p.Low, *p.High
 	}
-	low, high := *p.Low, *p.High // p's own stay the caller's
 	p.Low, p.High = &low, &high
 	for i := range p.Rates.all() {
 		rate := func(r *Rates) *float64 { return r.all()[i] }
 		_, hi, ok := p.interval(rate)
 		oldLo, oldHi, oldOK := old.interval(rate)
+		keep := func(into *Rates) {
+			*rate(&p.Rates), *rate(p.Low), *rate(p.High) = *rate(&old.Rates), oldLo, oldHi
+			if into != nil {
+				*rate(into) = *rate(&old.Rates)
+			}
+		}
+		w := p.HalfWidth(rate)
 		switch {
-		case *rate(&p.Rates) <= 0 && *rate(&old.Rates) > 0:
-			// Not measured this time (its kernels failed, say): the
-			// stored rate is still the best known.
-			*rate(&p.Rates), *rate(p.Low), *rate(p.High) = *rate(&old.Rates), oldLo, oldHi
+		case *rate(&p.Rates) <= 0:
+			if *rate(&old.Rates) > 0 {
+				// Not measured this time (its kernels failed, say): the
+				// stored rate is still the best known.
+				keep(nil)
+			}
+		case w > precision && *rate(&old.Rates) > 0 && old.HalfWidth(rate) <= w:
+			keep(&noisy)
 		case ok && oldOK && hi < oldLo:
-			*rate(&p.Rates), *rate(p.Low), *rate(p.High) = *rate(&old.Rates), oldLo, oldHi
-			*rate(&slower) = *rate(&old.Rates)
+			keep(&slower)
+		default:
+			took = true
 		}
 	}
-	if slower != (Rates{}) {
+	if slower != (Rates{}) || noisy != (Rates{}) {
 		p.SMClockMHz, p.MemClockMHz = max(p.SMClockMHz, old.SMClockMHz), max(p.MemClockMHz, old.MemClockMHz)
 	}
-	return p, slower
+	return p, slower, noisy, took
 }
 
 // LoadPeak returns the peak stored in s for hardware, if any. A file that

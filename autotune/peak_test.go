@@ -104,9 +104,10 @@ func TestPeakAbove(t *testing.T) {
 // TestPeakRecordStored checks the stored record: its intervals round
 // trip, a record stored before peaks kept intervals still reads (as a
 // point, of unknown noise), and the rule of SavePeak: a peak within the
-// precision replaces the stored one; a noisier one replaces only a
-// stored peak noisier still or without intervals, and otherwise the
-// stored one is kept and returned. (Mutation: storing every peak fails
+// precision replaces the stored one; a rate measured more noisily
+// replaces only a stored rate noisier still or without an interval, and
+// otherwise the stored rate is kept and returned, rate by rate: the
+// others of the same peak are stored. (Mutation: storing every peak fails
 // the kept case; keeping every stored one fails the replaced ones.)
 func TestPeakRecordStored(t *testing.T) {
 	c := newCache(t, filepath.Join(t.TempDir(), "cache.db"))
@@ -140,24 +141,29 @@ func TestPeakRecordStored(t *testing.T) {
 	if got.BandwidthGBps != 6.2 || got.GFLOPs != 76 || got.Low != nil || got.High != nil || !math.IsInf(got.Widest(), 1) {
 		t.Errorf("old record read as %+v (widest %g), want its rates, no intervals, widest +Inf", got, got.Widest())
 	}
+	// mixed is the peak of day 4 with the settled copy rate of day 3,
+	// which its noisy one did not replace.
+	mixed := peak(0.02, 4)
+	mixed.Low.BandwidthGBps, mixed.High.BandwidthGBps = 10*(1-0.008), 10*(1+0.008)
 	for i, step := range []struct {
 		name   string
 		rec    autotune.PeakRecord
 		stored autotune.PeakRecord // what LoadPeak reads after it
-		kept   bool
+		kept   bool                // nothing of rec stored
+		noisy  float64             // the copy rate kept as tighter
 	}{
-		{"noisy over one without intervals", peak(0.03, 1), peak(0.03, 1), false},
-		{"noisier still", peak(0.05, 2), peak(0.03, 1), true},
-		{"settled", peak(0.008, 3), peak(0.008, 3), false},
-		{"noisy over a settled one", peak(0.02, 4), peak(0.008, 3), true},
-		{"settled but wider than the stored", peak(0.01, 5), peak(0.01, 5), false},
+		{"noisy over one without intervals", peak(0.03, 1), peak(0.03, 1), false, 0},
+		{"noisier still", peak(0.05, 2), peak(0.03, 1), true, 10},
+		{"settled", peak(0.008, 3), peak(0.008, 3), false, 0},
+		{"noisy copy over a settled one, FLOP/s within the precision", peak(0.02, 4), mixed, false, 10},
+		{"settled but wider than the stored", peak(0.01, 5), peak(0.01, 5), false, 0},
 	} {
 		kept, err := autotune.SavePeak(c, hw, step.rec, precision, false)
 		if err != nil {
 			t.Fatalf("%d %s: %v", i, step.name, err)
 		}
-		if kept.Whole != step.kept {
-			t.Errorf("%d %s: kept %v, want kept: %v", i, step.name, kept, step.kept)
+		if kept.Whole != step.kept || kept.Noisy.BandwidthGBps != step.noisy {
+			t.Errorf("%d %s: kept %+v, want kept whole: %v, copy kept as tighter: %g", i, step.name, kept, step.kept, step.noisy)
 		}
 		if diff := cmp.Diff(step.stored, *load()); diff != "" {
 			t.Errorf("%d %s: stored peak (-want +got):\n%s", i, step.name, diff)
@@ -201,18 +207,18 @@ func TestPeakKeepsFaster(t *testing.T) {
 		old, rec    autotune.PeakRecord
 		replace     bool
 		want        autotune.PeakRecord
-		whole       bool
+		noisyBytes  float64 // kept.Noisy.BandwidthGBps
 		slowerBytes float64 // kept.Slower.BandwidthGBps
 	}{
-		{"slower beyond both intervals", stored, at(2, 1400, 90, 89, 91, true), false, slowerCopy, false, 100},
-		{"overlapping", stored, at(2, 1400, 97, 95, 98.5, true), false, at(2, 1400, 97, 95, 98.5, true), false, 0},
-		{"faster", stored, at(2, 1400, 120, 119, 121, true), false, at(2, 1400, 120, 119, 121, true), false, 0},
-		{"slower, replaced", stored, at(2, 1400, 90, 89, 91, true), true, at(2, 1400, 90, 89, 91, true), false, 0},
-		{"too noisy", stored, at(2, 1400, 90, 80, 100, true), false, stored, true, 0},
-		{"too noisy, replaced", stored, at(2, 1400, 90, 80, 100, true), true, at(2, 1400, 90, 80, 100, true), false, 0},
-		{"noisy over a point", pointStored, at(2, 1400, 90, 80, 100, true), false, at(2, 1400, 90, 80, 100, true), false, 0},
-		{"not measured", at(1, 1500, 100, 98, 102, true), at(2, 1400, 101, 99, 103, false), false, at(2, 1400, 101, 99, 103, true), false, 0},
-		{"slower than a point", pointStored, at(2, 1400, 90, 89, 91, true), false, at(2, 1400, 90, 89, 91, true), false, 0},
+		{"slower beyond both intervals", stored, at(2, 1400, 90, 89, 91, true), false, slowerCopy, 0, 100},
+		{"overlapping", stored, at(2, 1400, 97, 95, 98.5, true), false, at(2, 1400, 97, 95, 98.5, true), 0, 0},
+		{"faster", stored, at(2, 1400, 120, 119, 121, true), false, at(2, 1400, 120, 119, 121, true), 0, 0},
+		{"slower, replaced", stored, at(2, 1400, 90, 89, 91, true), true, at(2, 1400, 90, 89, 91, true), 0, 0},
+		{"too noisy", stored, at(2, 1400, 90, 80, 100, true), false, slowerCopy, 100, 0},
+		{"too noisy, replaced", stored, at(2, 1400, 90, 80, 100, true), true, at(2, 1400, 90, 80, 100, true), 0, 0},
+		{"noisy over a point", pointStored, at(2, 1400, 90, 80, 100, true), false, at(2, 1400, 90, 80, 100, true), 0, 0},
+		{"not measured", at(1, 1500, 100, 98, 102, true), at(2, 1400, 101, 99, 103, false), false, at(2, 1400, 101, 99, 103, true), 0, 0},
+		{"slower than a point", pointStored, at(2, 1400, 90, 89, 91, true), false, at(2, 1400, 90, 89, 91, true), 0, 0},
 	} {
 		c := newCache(t, filepath.Join(t.TempDir(), "cache.db"))
 		if _, err := autotune.SavePeak(c, hw, tt.old, precision, true); err != nil {
@@ -231,8 +237,8 @@ func TestPeakKeepsFaster(t *testing.T) {
 		if diff := cmp.Diff(tt.want, *got); diff != "" {
 			t.Errorf("%s: stored peak (-want +got):\n%s", tt.name, diff)
 		}
-		if kept.Whole != tt.whole || kept.Slower != (autotune.Rates{BandwidthGBps: tt.slowerBytes}) {
-			t.Errorf("%s: kept whole %v, slower %+v; want whole %v, slower copy %g", tt.name, kept.Whole, kept.Slower, tt.whole, tt.slowerBytes)
+		if kept.Whole || kept.Noisy != (autotune.Rates{BandwidthGBps: tt.noisyBytes}) || kept.Slower != (autotune.Rates{BandwidthGBps: tt.slowerBytes}) {
+			t.Errorf("%s: kept whole %v, noisy %+v, slower %+v; want noisy copy %g, slower copy %g", tt.name, kept.Whole, kept.Noisy, kept.Slower, tt.noisyBytes, tt.slowerBytes)
 		}
 		if (kept.Old == nil) != tt.replace {
 			t.Errorf("%s: kept.Old = %v with replace %v", tt.name, kept.Old, tt.replace)

@@ -50,11 +50,12 @@ the copy kernels, and where it has cooperative matrices its matrix units'
 fill it. The results are stored per hardware in
 the tune cache, each rate with its 95% interval, so that run and tune can show
 percent of peak and flag results above it, and report can draw the roofline.
-A peak whose interval is wider than --precision is too noisy to trust: peak says
-so, and it replaces the stored peak only where that one is noisier still (or was
-stored without intervals). Otherwise it replaces the stored rates, except those
-it measured below the stored ones beyond both intervals: a busy or throttled
-device measures low, so those stay, and peak says so. --replace stores the new
+It replaces the stored rates one by one. A rate whose interval is wider than
+--precision is too noisy to trust: peak says so, and it replaces the stored rate
+only where that one is noisier still (or was stored without an interval). A rate
+measured below the stored one beyond both intervals does not replace it either:
+a busy or throttled device measures low, so the stored rate stays, and peak says
+so. --replace stores the new
 peak whatever the stored one says (a device that became slower: a power cap,
 another driver). The stored record's time is the latest peak's; a rate kept
 keeps its value and interval only.
@@ -132,13 +133,17 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 }
 
 // noisyPeak says, where the peak's intervals are wider than precision,
-// which are, and what became of the peak: kept says whether SavePeak kept
-// the tighter stored peak whole (else it was stored, if stored).
+// which are, and what became of them: the stored rates that are tighter
+// stay (kept.Noisy), the others were stored with their intervals where
+// the peak was stored.
 func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored bool) string {
-	var wide []string
-	for _, r := range rows {
+	var wide, stays []string
+	for i, r := range rows {
 		if r.halfWidth > precision {
 			wide = append(wide, fmt.Sprintf("%s (%s)", r.what, halfWidthText(r.halfWidth)))
+			if *peakMeasures[i].into(&kept.Noisy) > 0 {
+				stays = append(stays, r.what)
+			}
 		}
 	}
 	if len(wide) == 0 {
@@ -150,14 +155,17 @@ func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored
 	}
 	say := fmt.Sprintf("too noisy to trust: the 95%% "+of+" wider than the ±%g%% asked (--precision); measure again on a quiet machine or with a longer --budget. ",
 		strings.Join(wide, ", "), precision*100)
-	switch {
-	case kept.Whole:
-		return say + fmt.Sprintf("Not stored: the stored peak, of %s, is tighter (%s at its widest) and stays.",
-			kept.Old.Time.Format(time.DateTime), halfWidthText(kept.Old.Widest()))
-	case stored:
-		return say + "Stored with its intervals, as no tighter peak was: a rate reads above peak only where its own interval lies above the peak's."
+	if len(stays) > 0 {
+		rates, are := "rate", "is tighter and stays"
+		if len(stays) > 1 {
+			rates, are = "rates", "are tighter and stay"
+		}
+		say += fmt.Sprintf("Not stored for %s: the stored %s, of %s, %s. ", strings.Join(stays, ", "), rates, kept.Old.Time.Format(time.DateTime), are)
 	}
-	return say
+	if stored && len(stays) < len(wide) {
+		say += "The rest is stored with its intervals, as no tighter rates were: a rate reads above peak only where its own interval lies above the peak's."
+	}
+	return strings.TrimSpace(say)
 }
 
 // slowerPeak says which rates the peak measured below the stored ones
