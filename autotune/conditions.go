@@ -55,13 +55,30 @@ const energyBatchTime = 20 * time.Millisecond
 const energyPoll = time.Millisecond
 
 // energyTicks is how many steps of the energy counter a window spans at
-// least: where the counter moves in steps, a window's edges sit just
-// after a step (within about energyPoll), so what is left of a step's
-// uncertainty is a small part of the window.
+// least: where the counter moves in steps, a window's edges are stamped
+// within half a short submission of a step (nextTick), so what is left of
+// a step's uncertainty is a small part of the window.
 const energyTicks = 5
 
 // energyTickWait bounds the wait for the energy counter to move.
 const energyTickWait = 2 * time.Second
+
+// energyEdgeShare bounds how much of a window its edges leave uncertain:
+// a window's edges are stamped at the middle of the readings around the
+// counter's moves, so its length is uncertain by half their spans
+// together, and a window goes on to a later move until that is at most
+// this share of the time it measured (its runs' time, for a candidate's
+// window). The window's energy is charged idle power over its gaps, so an
+// error in its length counts in full against its runs: on a CPU device
+// under load, where one short submission can take tens of milliseconds
+// and the runs fill a tenth of a window, a window 10 ms short read 138 W
+// where 100 W were drawn.
+const energyEdgeShare = 0.05
+
+// energyStretch is how many times its planned length a window may grow
+// to meet energyEdgeShare: past that it ends at the next move, as
+// uncertain as it is.
+const energyStretch = 8
 
 // energyWindows is how many windows an energy pass measures each
 // candidate in: enough for a 95% interval of its energy per run.
@@ -109,7 +126,8 @@ func (m *measurement) attributeConditions(mon *telemetry.Monitor) {
 // candidates so that a drift of the GPU's state spreads over all of them,
 // EnergyWindow in all. The counter of some GPUs moves in steps (NVML's on
 // an H200 every few tens of milliseconds), so each window starts and ends
-// where the counter moves, and spans at least energyTicks of its steps.
+// where the counter moves, and spans at least energyTicks of its steps,
+// more where its edges leave its length uncertain (energyEdgeShare).
 // The energy per run is the power drawn while the GPU ran the candidate
 // times its median time per run (the GPU's own timestamps): time in a
 // window when the GPU ran none of its runs, between submissions, is
@@ -186,21 +204,34 @@ func (m *measurement) energyPass(ctx context.Context) error {
 }
 
 // nextTick reads src, calling step before each reading, until its energy
-// counter differs from last's: the first reading after the counter moved.
-// It gives up after energyTickWait.
-func nextTick(src telemetry.Source, last telemetry.Sample, step func() error) (telemetry.Sample, error) {
+// counter differs from last's, and returns the first reading after the
+// move and span, the time since the reading before it. Where a reading
+// before it saw the counter stand still, the counter moves in steps, and
+// it moved at some time in that span: the reading is stamped at the
+// middle, within span/2 of the move. Where the first reading moved, the
+// counter may count continuously, its value the reading's own: the stamp
+// stays. It gives up after energyTickWait.
+func nextTick(src telemetry.Source, last telemetry.Sample, step func() error) (s telemetry.Sample, span time.Duration, err error) {
 	deadline := time.Now().Add(energyTickWait)
-	for {
+	before := last.Time
+	for still := false; ; still = true {
 		if err := step(); err != nil {
-			return telemetry.Sample{}, err
+			return telemetry.Sample{}, 0, err
 		}
-		s, err := src.Sample()
-		if err != nil || s.EnergyJ != last.EnergyJ {
-			return s, err
+		if s, err = src.Sample(); err != nil {
+			return s, 0, err
+		}
+		if s.EnergyJ != last.EnergyJ {
+			span = s.Time.Sub(before)
+			if still {
+				s.Time = before.Add(span / 2)
+			}
+			return s, span, nil
 		}
 		if time.Now().After(deadline) {
-			return s, fmt.Errorf("%s's energy counter did not move in %v", src.Name(), energyTickWait)
+			return s, 0, fmt.Errorf("%s's energy counter did not move in %v", src.Name(), energyTickWait)
 		}
+		before = s.Time
 	}
 }
 
@@ -226,14 +257,15 @@ func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (watt
 		return 0, 0, err
 	}
 	var ticks [3]telemetry.Sample
+	var span time.Duration
 	for i := range ticks {
-		if s, err = nextTick(src, s, pause(ctx)); err != nil {
+		if s, span, err = nextTick(src, s, pause(ctx)); err != nil {
 			return 0, 0, err
 		}
 		ticks[i] = s
 	}
 	step = min(ticks[1].Time.Sub(ticks[0].Time), ticks[2].Time.Sub(ticks[1].Time))
-	e, dt, err := window(src, ticks[2], max(d, energyTicks*step), pause(ctx), pause(ctx))
+	e, dt, err := window(src, ticks[2], span, max(d, energyTicks*step), pause(ctx), pause(ctx), func(dt float64) float64 { return dt })
 	if err != nil {
 		return 0, 0, err
 	}
@@ -241,28 +273,37 @@ func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (watt
 }
 
 // window calls body until d has passed since start, a move of src's
-// energy counter, then edge before each reading until the counter moves
-// again, and returns the energy counted between the two moves and the
-// seconds between them.
-func window(src telemetry.Source, start telemetry.Sample, d time.Duration, body, edge func() error) (joules, seconds float64, err error) {
-	for time.Since(start.Time) < d {
-		if err := body(); err != nil {
+// energy counter stamped within startSpan/2 of it (nextTick), then edge
+// before each reading until the counter moves again, and returns the
+// energy counted between the two moves and the seconds between them.
+// Where the edges leave those seconds uncertain by more than
+// energyEdgeShare of what measured(seconds) says the window measured, it
+// goes on to a later move, up to energyStretch × d.
+func window(src telemetry.Source, start telemetry.Sample, startSpan, d time.Duration, body, edge func() error, measured func(seconds float64) float64) (joules, seconds float64, err error) {
+	limit := energyStretch * d
+	for {
+		for time.Since(start.Time) < d {
+			if err := body(); err != nil {
+				return 0, 0, err
+			}
+		}
+		s, err := src.Sample()
+		if err != nil {
 			return 0, 0, err
 		}
+		end, span, err := nextTick(src, s, edge)
+		if err != nil {
+			return 0, 0, err
+		}
+		joules, seconds = telemetry.Energy(start, end), end.Time.Sub(start.Time).Seconds()
+		if joules <= 0 || seconds <= 0 {
+			return 0, 0, fmt.Errorf("%s's energy counter did not move", src.Name())
+		}
+		if (startSpan+span).Seconds()/2 <= energyEdgeShare*measured(seconds) || d >= limit {
+			return joules, seconds, nil
+		}
+		d = min(limit, 2*end.Time.Sub(start.Time))
 	}
-	s, err := src.Sample()
-	if err != nil {
-		return 0, 0, err
-	}
-	end, err := nextTick(src, s, edge)
-	if err != nil {
-		return 0, 0, err
-	}
-	joules, seconds = telemetry.Energy(start, end), end.Time.Sub(start.Time).Seconds()
-	if joules <= 0 || seconds <= 0 {
-		return 0, 0, fmt.Errorf("%s's energy counter did not move", src.Name())
-	}
-	return joules, seconds, nil
 }
 
 // energyWindow runs c, whose median time per run is per seconds, back to
@@ -312,12 +353,12 @@ func (m *measurement) energyWindow(ctx context.Context, c *candState, per float6
 	if err != nil {
 		return note(err)
 	}
-	start, err := nextTick(src, s, run(short))
+	start, span, err := nextTick(src, s, run(short))
 	if err != nil {
 		return note(err)
 	}
 	runs = 0
-	e, dt, err := window(src, start, d, run(batch), run(short))
+	e, dt, err := window(src, start, span, d, run(batch), run(short), func(float64) float64 { return float64(runs) * per })
 	if err != nil {
 		return note(err)
 	}

@@ -4,8 +4,10 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // TestPickByObjective: the winner by energy or by energy-delay product is
@@ -81,6 +83,98 @@ func TestBusyPower(t *testing.T) {
 	} {
 		if got := busyPower(c.e, c.dt, c.busy, c.idle); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("busyPower(%g J, %g s, %g s busy, %g W idle) = %g W, want %g", c.e, c.dt, c.busy, c.idle, got, c.want)
+		}
+	}
+}
+
+// steppedSource's energy counter moves every step, at watts.
+type steppedSource struct {
+	start time.Time
+	step  time.Duration
+	watts float64
+}
+
+func (s steppedSource) Name() string { return "stepped" }
+func (s steppedSource) Close() error { return nil }
+func (s steppedSource) Sample() (telemetry.Sample, error) {
+	now := time.Now()
+	return telemetry.Sample{Time: now, EnergyJ: s.watts * now.Sub(s.start).Truncate(s.step).Seconds()}, nil
+}
+
+// TestWindowEdges: a window's edges are stamped at the middle of the
+// readings around the counter's moves; where those readings are far apart
+// (an edge step of 20 ms, as one short submission takes on a busy CPU
+// device) against what the window measured, the window goes on from move
+// to move up to energyStretch times its length, and its energy and length
+// still agree with the counter's steps.
+func TestWindowEdges(t *testing.T) {
+	const step, d = 10 * time.Millisecond, 40 * time.Millisecond
+	src := steppedSource{start: time.Now(), step: step, watts: 100}
+	sleep := func(d time.Duration) func() error { return func() error { time.Sleep(d); return nil } }
+	start, span, err := nextTick(src, must(src.Sample()), sleep(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The window measured a tenth of its time: 20 ms edges are 5% of it
+	// only past 4 s, so it stretches to its limit.
+	e, dt, err := window(src, start, span, d, sleep(time.Millisecond), sleep(20*time.Millisecond), func(s float64) float64 { return s / 10 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt < (energyStretch * d).Seconds() {
+		t.Errorf("window of %v with 20 ms edges and a tenth of it measured; want it stretched to %v", time.Duration(dt*1e9), energyStretch*d)
+	}
+	// The energy is a whole number of steps, about as many as fit the
+	// window (its stamps sit within half an edge of the moves, and an edge
+	// takes 20 ms or more).
+	if steps := e / (src.watts * step.Seconds()); math.Abs(steps-math.Round(steps)) > 1e-6 || math.Abs(steps*step.Seconds()/dt-1) > 0.25 {
+		t.Errorf("window of %v holds %g J, %g steps; want whole steps of %v, about as many as fit it", time.Duration(dt*1e9), e, steps, step)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// scriptSource returns its readings in turn.
+type scriptSource []telemetry.Sample
+
+func (s *scriptSource) Name() string { return "script" }
+func (s *scriptSource) Close() error { return nil }
+func (s *scriptSource) Sample() (telemetry.Sample, error) {
+	r := (*s)[0]
+	*s = (*s)[1:]
+	return r, nil
+}
+
+// TestNextTickStamps: a counter that stood still at a reading and moved
+// at the next moved between the two: the move is stamped at their middle,
+// with their distance as its span. A counter that moved at the first
+// reading may count continuously: the reading keeps its own time.
+func TestNextTickStamps(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int, j float64) telemetry.Sample {
+		return telemetry.Sample{Time: t0.Add(time.Duration(ms) * time.Millisecond), EnergyJ: j}
+	}
+	none := func() error { return nil }
+	for _, c := range []struct {
+		name     string
+		readings scriptSource
+		stamp    int // ms
+		span     int // ms
+	}{
+		{"stepped", scriptSource{at(10, 5), at(30, 5), at(70, 6)}, 50, 40},
+		{"continuous", scriptSource{at(4, 5.1)}, 4, 4},
+	} {
+		s, span, err := nextTick(&c.readings, at(0, 5), none)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Time.Sub(t0); got != time.Duration(c.stamp)*time.Millisecond || span != time.Duration(c.span)*time.Millisecond {
+			t.Errorf("%s: stamped at %v, span %v; want %d ms, span %d ms", c.name, got, span, c.stamp, c.span)
 		}
 	}
 }
