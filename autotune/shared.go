@@ -34,14 +34,15 @@ func digest(c kernels.Candidate) string {
 // fromShared returns the shared tier's answer for k, trusted: its winner
 // one of op's candidates, verified on this device and copied into the
 // local file; nil when there is none, or none to trust (with a warning).
-func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum string) *Entry {
+// ctx ending while it verifies is its error: the answer was not judged.
+func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum string) (*Entry, error) {
 	shared := t.store.Shared()
 	if shared == nil {
-		return nil
+		return nil, nil
 	}
 	e, err := ReadEntry(shared, t.table, k, sum)
 	if err != nil || e == nil {
-		return nil // a failed tier and an unreadable value have warned
+		return nil, nil // a failed tier and an unreadable value have warned
 	}
 	index := -1
 	for i, c := range op.Candidates() {
@@ -52,11 +53,14 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 	}
 	if index < 0 {
 		t.store.Warn("autotune: shared store %s: %s: the answer for %s names a kernel (digest %q) that is none of this machine's candidates; ignored", shared.Path(), t.table, k, e.FastestDigest)
-		return nil
+		return nil, nil
 	}
 	if err := kernels.VerifyCandidate(ctx, t.dev, op, k.Size, index, t.opts.Seed); err != nil {
+		if ctx.Err() != nil {
+			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: verifying the shared store's answer for "+k.String())
+		}
 		t.store.Warn("autotune: shared store %s: %s: the answer for %s, %s, failed on this device and is ignored: %v", shared.Path(), t.table, k, op.Candidates()[index].Name, err)
-		return nil
+		return nil, nil
 	}
 	e.Fastest, e.FastestName = index, op.Candidates()[index].Name
 	// The local file now holds it: verified here, it is trusted here.
@@ -64,7 +68,7 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 	t.remember(k, sum, stored.Fastest)
 	stored.From = FromShared
 	t.answered(k, stored.From, shared.Path())
-	return stored
+	return stored, nil
 }
 
 // answered logs, for -v, which tier answered k.
@@ -127,6 +131,13 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	defer ended()
 	deadline := time.Now().Add(shared.LockWait())
 	for {
+		if err := ctx.Err(); err != nil { // before taking a free lock too
+			what := "autotune: " + k.String()
+			if !since.IsZero() {
+				what = "autotune: waiting for another machine's work on " + k.String()
+			}
+			return nil, nil, false, status.Wrap(err, status.CodeOf(err), what)
+		}
 		lease, holder, err := shared.TryLock(name)
 		if lease != nil && lease.TookOver() != "" {
 			ended()
@@ -135,11 +146,12 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		// The shared tier's answer, there already or landed while the
 		// lock was held.
 		if take {
-			if e := t.fromShared(ctx, op, k, sum); e != nil {
-				if lease != nil {
-					_ = lease.Release() // a failed release expires
-				}
-				return e, nil, false, nil
+			e, ferr := t.fromShared(ctx, op, k, sum)
+			if (e != nil || ferr != nil) && lease != nil {
+				_ = lease.Release() // a failed release expires
+			}
+			if e != nil || ferr != nil {
+				return e, nil, false, ferr
 			}
 		}
 		if err != nil || lease != nil {
@@ -165,9 +177,6 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		select {
 		case <-ctx.Done():
 		case <-time.After(poll):
-		}
-		if err := ctx.Err(); err != nil { // even where the poll came due too
-			return nil, nil, false, status.Wrap(err, status.CodeOf(err), "autotune: waiting for another machine's work on "+k.String())
 		}
 	}
 }

@@ -661,3 +661,72 @@ func TestSharedJoinedTune(t *testing.T) {
 		})
 	}
 }
+
+// cancelOnBuild cancels a context when the device builds its first
+// executable: a Ctrl-C while a shared answer is verified.
+type cancelOnBuild struct {
+	hal.Device
+	cancel context.CancelFunc
+}
+
+func (d cancelOnBuild) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
+	d.cancel()
+	return d.Device.CreateExecutable(desc)
+}
+
+// TestSharedVerifyCancelled: a context that ends while the shared store's
+// answer is verified on this device is the caller's error, of its code;
+// the answer is not called one that failed here, nothing is measured or
+// stored, and the lock is left free. A context that ended before the call
+// takes no free lock.
+func TestSharedVerifyCancelled(t *testing.T) {
+	srv := redistest.Start(t)
+	dev := devtest.Device(t)
+	op := defaultScaleOp()
+	size := kernels.SizeOf(1 << 14)
+	first := newMachine(t, srv.URL())
+	if _, err := autotune.NewTuner(dev, first.cache, first.options(nil)).Fastest(context.Background(), op, size); err != nil {
+		t.Fatal(err)
+	}
+	second := newMachine(t, srv.URL())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tuner := autotune.NewTuner(cancelOnBuild{Device: dev, cancel: cancel}, second.cache, second.options(nil))
+	name := lockKey(t, tuner, dev, op, size, false)
+	_, err := tuner.Fastest(ctx, op, size)
+	if status.CodeOf(err) != status.Cancelled || !strings.Contains(err.Error(), "verifying the shared store's answer") {
+		t.Errorf("err = %v (%v); want Cancelled, while verifying the shared store's answer", err, status.CodeOf(err))
+	}
+	if strings.Contains(second.log.String(), "failed on this device") || second.sampled.Load() != 0 {
+		t.Errorf("took %d samples; log:\n%s\nwant none, and no answer called failed", second.sampled.Load(), second.log)
+	}
+	if e, err := autotune.NewTuner(dev, newCache(t, second.cache.Path()), quick).Stored(op, size); e != nil || err != nil {
+		t.Errorf("the local file holds %+v (%v); want nothing stored", e, err)
+	}
+	free := func(name string) {
+		t.Helper()
+		l, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(name)
+		if l == nil || err != nil {
+			t.Errorf("the lock %s could not be taken after a cancelled call (%v); want it free", name, err)
+			return
+		}
+		_ = l.Release()
+	}
+	free(name)
+
+	// Cancelled before the call, with no answer anywhere: nothing is
+	// prepared or built, and no lock taken.
+	third := newMachine(t, srv.URL())
+	other := kernels.SizeOf(1 << 12)
+	name = lockKey(t, tuner, dev, op, other, false)
+	counter := &buildCounter{Device: dev}
+	prepared := op.prepares.Load()
+	_, err = autotune.NewTuner(counter, third.cache, third.options(nil)).Fastest(ctx, op, other)
+	if status.CodeOf(err) != status.Cancelled {
+		t.Errorf("already cancelled: err = %v (%v); want Cancelled", err, status.CodeOf(err))
+	}
+	if built := counter.names(); len(built) != 0 || op.prepares.Load() != prepared {
+		t.Errorf("already cancelled: built %q, prepared %d problems; want nothing", built, op.prepares.Load()-prepared)
+	}
+	free(name)
+}
