@@ -206,25 +206,25 @@ type PeakKept struct {
 // kept.
 func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
 	var kept PeakKept
-	if !replace {
-		old, err := LoadPeak(s, hardware)
-		if err != nil {
-			return kept, err
-		}
-		kept.Old = old
-		if old != nil {
-			var took bool
-			p, kept.Slower, kept.Noisy, took = keepStored(*old, p, precision)
-			if kept.Whole = !took; kept.Whole {
-				return kept, nil
+	err := s.UpdatePeak(hardware, func(v []byte) ([]byte, error) {
+		kept = PeakKept{} // this reading's alone
+		rec := p
+		if !replace {
+			if kept.Old = decodePeak(s, hardware, v); kept.Old != nil {
+				var took bool
+				rec, kept.Slower, kept.Noisy, took = keepStored(*kept.Old, rec, precision)
+				if kept.Whole = !took; kept.Whole {
+					return nil, nil
+				}
 			}
 		}
-	}
-	data, err := json.Marshal(p)
-	if err != nil {
-		return kept, status.Wrap(err, status.Internal, "autotune: encoding peak")
-	}
-	return kept, s.SavePeak(hardware, data)
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return nil, status.Wrap(err, status.Internal, "autotune: encoding peak")
+		}
+		return data, nil
+	})
+	return kept, err
 }
 
 // keepStored returns p with the rates SavePeak keeps of old taken from
@@ -273,13 +273,22 @@ func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noi
 // none, with a warning.
 func LoadPeak(s *store.Store, hardware string) (*PeakRecord, error) {
 	v, err := s.LoadPeak(hardware)
-	if v == nil || err != nil {
+	if err != nil {
 		return nil, err
+	}
+	return decodePeak(s, hardware, v), nil
+}
+
+// decodePeak decodes v, the peak stored for hardware in s: nil where
+// there is none, or where it cannot be read (with a warning).
+func decodePeak(s *store.Store, hardware string, v []byte) *PeakRecord {
+	if v == nil {
+		return nil
 	}
 	var p PeakRecord
 	if err := json.Unmarshal(v, &p); err != nil {
 		s.Warn("autotune: cache %s: stored peak of %s is unreadable: %v", s.Path(), hardware, err)
-		return nil, nil
+		return nil
 	}
-	return &p, nil
+	return &p
 }

@@ -1,9 +1,11 @@
 package autotune_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,7 +136,7 @@ func TestPeakRecordStored(t *testing.T) {
 	}
 	// An older vkbench's record: rates only.
 	old := `{"bandwidth_gb_per_s":6.2,"gflop_per_s":76,"device":"llvmpipe","vkbench_version":"v0.9","time":"2026-11-01T08:00:00Z"}`
-	if err := c.SavePeak(hw, []byte(old)); err != nil {
+	if err := c.UpdatePeak(hw, func([]byte) ([]byte, error) { return []byte(old), nil }); err != nil {
 		t.Fatal(err)
 	}
 	got := load()
@@ -257,6 +259,42 @@ func TestPeakKeepsFaster(t *testing.T) {
 		}
 		if err := c.Close(); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestPeakSavedAtOnce: peaks stored at once, each measuring one rate,
+// merge over each other: every rate measured is stored. (Reading the
+// stored peak and writing the merged one in two transactions lost rates
+// here: one writer's merge overwrote a rate another had stored between.)
+func TestPeakSavedAtOnce(t *testing.T) {
+	c := newCache(t, filepath.Join(t.TempDir(), "cache.db"))
+	all := func(r *autotune.Rates) []*float64 {
+		return []*float64{&r.BandwidthGBps, &r.GFLOPs, &r.FP16GFLOPs, &r.Int32GOPs,
+			&r.MatrixF16GFLOPs, &r.MatrixF16AccGFLOPs, &r.MatrixS8GOPs, &r.MatrixBF16GFLOPs}
+	}
+	for round := range 20 {
+		hw := fmt.Sprintf("hardware-%d", round)
+		var wg sync.WaitGroup
+		for i := range len(all(&autotune.Rates{})) {
+			wg.Go(func() {
+				var r, lo, hi autotune.Rates
+				*all(&r)[i], *all(&lo)[i], *all(&hi)[i] = float64(10+i), float64(10+i)*0.99, float64(10+i)*1.01
+				rec := autotune.PeakRecord{Peak: autotune.Peak{Rates: r, Low: &lo, High: &hi}, Device: "llvmpipe", Version: "test", Time: time.Now()}
+				if _, err := autotune.SavePeak(c, hw, rec, 0.05, false); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		got, err := autotune.LoadPeak(c, hw)
+		if err != nil || got == nil {
+			t.Fatalf("LoadPeak = %v, %v", got, err)
+		}
+		for i, v := range all(&got.Rates) {
+			if *v != float64(10+i) {
+				t.Errorf("round %d: rate %d stored as %g; want %d: every rate measured, each by one of the writers at once", round, i, *v, 10+i)
+			}
 		}
 	}
 }

@@ -25,7 +25,7 @@
 // what its function reads and what it writes, so a rule such as "the
 // first answer committed wins" holds across processes. Tables, Scan and
 // Clear list, read and remove tables; LogRef names a search's tuning log
-// (a header, records by identity, searches in order); SavePeak and
+// (a header, records by identity, searches in order); UpdatePeak and
 // SavePipelineCache keep the other two kinds of data.
 //
 // The store keeps nothing in memory: every Get reads the file, so an

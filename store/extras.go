@@ -15,9 +15,19 @@ var (
 	pipelineTable = []string{"pipeline-caches"}
 )
 
-// SavePeak stores the peak measured on hardware, replacing any earlier one.
-func (s *Store) SavePeak(hardware string, peak []byte) error {
-	return s.b.Update(func(tx Tx) error { return tx.Put(peaksTable, []byte(hardware), peak) })
+// UpdatePeak stores what merge makes of the peak stored for hardware
+// (nil where there is none), in one transaction: no other writer, in this
+// process or another, comes between what merge reads and what is
+// written, so two peaks stored at once merge over each other. A nil
+// result writes nothing.
+func (s *Store) UpdatePeak(hardware string, merge func(old []byte) ([]byte, error)) error {
+	return s.b.Update(func(tx Tx) error {
+		peak, err := merge(bytes.Clone(tx.Get(peaksTable, []byte(hardware))))
+		if err != nil || peak == nil {
+			return err
+		}
+		return tx.Put(peaksTable, []byte(hardware), peak)
+	})
 }
 
 // LoadPeak returns the peak stored for hardware, or nil. A file that
