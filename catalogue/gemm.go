@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -96,54 +95,6 @@ func regblockExact(c kernels.Candidate) kernels.Candidate {
 	}
 	c.AppliesWhere = fmt.Sprintf("its loads are unchecked, for sizes whose M, N and K are multiples of %d, %d and %d", bm, bn, bk)
 	return c
-}
-
-// fitted returns, for a gemm_regblock candidate c that info cannot run
-// for want of shared memory or of a large enough workgroup, a candidate of
-// the same shader that it can: the workgroup, and with it the block,
-// halved in x and y until it fits, with the micro-tile of each invocation
-// (BM/TY × BN/TX), the slice depth BK, the phases PH, the layout of A
-// (SWZ) and the unchecked loads (EXACT, with the smaller block's rule)
-// kept. Its code is
-// c's code: the same micro-tile arithmetic, slice loop and phases, each
-// invocation loading twice the vec4s of a slice per halving (the load
-// loops, unrolled, run more times). The tests verify it where c cannot
-// run, so that a small device (lavapipe has 32 KiB of shared memory)
-// still checks c's code. ok is false when c runs on info, is not a
-// gemm_regblock candidate, or cannot be halved enough.
-func fitted(c kernels.Candidate, info hal.DeviceInfo) (kernels.Candidate, bool) {
-	build := map[string]func(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate{
-		"gemm_regblock": func(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
-			if ph > 1 {
-				return regblockPhased(bm, bn, bk, tx, ty, ph)
-			}
-			return regblock(bm, bn, bk, tx, ty)
-		},
-		"gemm_f16_regblock":  regblockF16,
-		"gemm_bf16_regblock": regblockBF16,
-	}[c.Shader]
-	if build == nil || c.Supported(info) == nil {
-		return kernels.Candidate{}, false
-	}
-	p := func(name string) uint32 { return uint32(c.Params[name]) }
-	bm, bn, bk, tx, ty, ph := p("BM"), p("BN"), p("BK"), p("TX"), p("TY"), max(p("PH"), 1)
-	for {
-		if tx%2 != 0 || ty%2 != 0 {
-			return kernels.Candidate{}, false
-		}
-		bm, bn, tx, ty = bm/2, bn/2, tx/2, ty/2
-		twin := build(bm, bn, bk, tx, ty, ph)
-		if c.Params["SWZ"] == 1 {
-			twin = regblockSwizzled(twin)
-		}
-		if c.Params["EXACT"] == 1 {
-			twin = regblockExact(twin)
-		}
-		if twin.Supported(info) == nil {
-			twin.Name = c.Name + "-as-" + strings.TrimPrefix(twin.Name, "regblock-")
-			return twin, true
-		}
-	}
 }
 
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and

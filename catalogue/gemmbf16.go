@@ -35,11 +35,6 @@ func newGEMMBF16() *gemmBF16Op {
 	return gemmBF16Of(append(cands, halfNV2("gemm_bf16_coopmat2", hal.ComponentBF16)...))
 }
 
-// regblockBF16 is gemm_regblock's tiling on bfloat16 (gemm_bf16_regblock).
-func regblockBF16(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
-	return regblockHalf("gemm_bf16_regblock", bm, bn, bk, tx, ty, ph)
-}
-
 // gemmBF16Of is the operation with cands as its candidates.
 func gemmBF16Of(cands []kernels.Candidate) *gemmBF16Op {
 	return &gemmBF16Op{opInfo{

@@ -26,12 +26,6 @@ var (
 	khrBF16 = func() hal.CooperativeMatrix { m := khrF16; m.A, m.B = hal.ComponentBF16, hal.ComponentBF16; return m }()
 )
 
-// regblockF16 is gemm_regblock's tiling on halves (see gemm.go's
-// regblock).
-func regblockF16(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
-	return regblockHalf("gemm_f16_regblock", bm, bn, bk, tx, ty, ph)
-}
-
 // regblockHalf is a candidate of a kernel on gemm_half_regblock.glsl,
 // gemm_regblock's tiling on 16-bit floats: gemm_f16_regblock or
 // gemm_bf16_regblock.
