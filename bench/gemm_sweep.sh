@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 37's sweep: fp32 GEMM's exact tilings of gemm_regblock, each beside
-# the same tiling of bench/gemm_regblock_u2.comp (the slice loop unrolled
-# by two; bench/gemm_sweep.json: the catalogue's committed SPIR-V and the
-# variant's with those constants), and the catalogue's best through
-# vkbench run gemm, against cuBLAS fp32 (TF32 off, bench/baseline.py) at
-# the same size in the same call. From the repository root on the GPU machine, the binary
+# Issue 37's sweep: fp32 GEMM's exact tilings of gemm_regblock
+# (bench/gemm_sweep.json: the catalogue's committed SPIR-V with those
+# constants, and a variant's of the same tilings where one is being
+# tried), and the catalogue's best through vkbench run gemm, against
+# cuBLAS fp32 (TF32 off, bench/baseline.py) at the same size in the same
+# call. From the repository root on the GPU machine, the binary
 # built into .devbin/:
 #
 #   source .gl/enter.sh; bash bench/gemm_sweep.sh
@@ -23,7 +23,7 @@ mkdir -p "$out"
 bin=${VKBENCH:-.devbin/vkbench}
 sizes=${SIZES:-2048 4096 8192}
 budget=${BUDGET:-3s}
-best=${BEST:-^regblock-256x128x16-8x8-p2-swz-exact\$}
+best=${BEST:-^regblock-128x128x8-8x8-exact\$}
 deadline=${DEADLINE:-240}
 start=$SECONDS
 
@@ -39,6 +39,7 @@ left() {
 # The variants' own shaders (bench/*.comp, their SPIR-V committed beside
 # them, as the catalogue's are) are compiled again where glslc is and the
 # source is newer; the GPU machine has none and runs the committed SPIR-V.
+shopt -s nullglob
 for src in bench/*.comp; do
 	spv=${src%.comp}.spv
 	if command -v glslc >/dev/null && [ "$src" -nt "$spv" ]; then

@@ -193,7 +193,32 @@ void fmaRow(uint buf, uint k, uint tx, uint ty) {
     }
 }
 
-// mainLoop sums the block of C over K into acc.
+// slice does the arithmetic of slice s, in shared buffer buf, while it
+// loads slice s + 1 into the other: called with buf a constant, so that
+// every shared-memory address of the slice folds to a register and an
+// immediate offset.
+void slice(uint bm, uint bn, uint tx, uint ty, uint s, uint buf, bool checked) {
+    [[unroll]] for (uint k = 0u; k < BK; k++) {
+        // The other buffer was last read before the barrier that ended
+        // the previous slice: it may be written at any time now.
+        if (k % BKP == 0u) {
+            if (k > 0u) {
+                storePhase(buf ^ 1u, k / BKP - 1u);
+            }
+            loadPhase(bm, bn, (s + 1u) * BK, k / BKP, checked);
+        }
+        fmaRow(buf, k, tx, ty);
+    }
+    storePhase(buf ^ 1u, PH - 1u);
+    barrier();
+}
+
+// mainLoop sums the block of C over K into acc: two slices an iteration,
+// buffers 0 and 1 (one slice's code with a buffer index that alternates
+// spent about a twelfth of its instructions on recomputing addresses), a
+// lone one where the count of slices that load the next is odd, and the
+// last, peeled off, which only computes, so that no load in the hot loop
+// is predicated on there being a next slice.
 void mainLoop(uint bm, uint bn, uint tx, uint ty, bool checked) {
     uint slices = (pc.K + BK - 1u) / BK;
     if (slices > 0u) {
@@ -203,27 +228,17 @@ void mainLoop(uint bm, uint bn, uint tx, uint ty, bool checked) {
         }
     }
     barrier();
-    // Every slice but the last loads the next one as it computes; the
-    // last, peeled off, only computes, so that no load in the hot loop is
-    // predicated on there being a next slice.
-    for (uint s = 0u; s + 1u < slices; s++) {
-        uint buf = s & 1u;
-        [[unroll]] for (uint k = 0u; k < BK; k++) {
-            // The other buffer was last read before the barrier that
-            // ended the previous slice: it may be written at any time now.
-            if (k % BKP == 0u) {
-                if (k > 0u) {
-                    storePhase(buf ^ 1u, k / BKP - 1u);
-                }
-                loadPhase(bm, bn, (s + 1u) * BK, k / BKP, checked);
-            }
-            fmaRow(buf, k, tx, ty);
-        }
-        storePhase(buf ^ 1u, PH - 1u);
-        barrier();
+    uint s = 0u;
+    for (; s + 2u < slices; s += 2u) {
+        slice(bm, bn, tx, ty, s, 0u, checked);
+        slice(bm, bn, tx, ty, s + 1u, 1u, checked);
+    }
+    if (s + 1u < slices) {
+        slice(bm, bn, tx, ty, s, 0u, checked);
+        s++;
     }
     if (slices > 0u) {
-        uint buf = (slices - 1u) & 1u;
+        uint buf = s & 1u;
         [[unroll]] for (uint k = 0u; k < BK; k++) {
             fmaRow(buf, k, tx, ty);
         }
