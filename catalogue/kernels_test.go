@@ -29,8 +29,11 @@ var testSizes = map[string][]kernels.Size{
 	"transpose": {kernels.SizeOf(127, 1001), kernels.SizeOf(256, 256), kernels.SizeOf(1, 33)},
 	// K or N not a multiple of 4 takes the kernels' scalar paths.
 	// 128³ and 256x256x64 are whole tiles of the exact candidates (and
-	// of their halved twins on lavapipe).
-	"gemm": {kernels.SizeOf(67, 45, 33), kernels.SizeOf(128, 128, 128), kernels.SizeOf(5, 130, 9), kernels.SizeOf(100, 36, 70), kernels.SizeOf(36, 70, 64), kernels.SizeOf(256, 256, 64)},
+	// of their halved twins on lavapipe); with K of 128, 64, 24 and 8,
+	// those of 8 rows of k run an odd number of slices that load the
+	// next (a lone one after the pairs), an even number, and none.
+	"gemm": {kernels.SizeOf(67, 45, 33), kernels.SizeOf(128, 128, 128), kernels.SizeOf(5, 130, 9), kernels.SizeOf(100, 36, 70), kernels.SizeOf(36, 70, 64), kernels.SizeOf(256, 256, 64),
+		kernels.SizeOf(128, 128, 24), kernels.SizeOf(128, 128, 8)},
 	// K or N not a multiple of 8 (or 4) takes the scalar paths of gemm-f16.
 	"gemm-f16":     {kernels.SizeOf(67, 45, 33), kernels.SizeOf(128, 128, 128), kernels.SizeOf(5, 130, 9), kernels.SizeOf(100, 36, 70), kernels.SizeOf(36, 72, 64)},
 	"gemm-bf16":    {kernels.SizeOf(67, 45, 33), kernels.SizeOf(128, 128, 128), kernels.SizeOf(5, 130, 9), kernels.SizeOf(100, 36, 70), kernels.SizeOf(36, 72, 64)},

@@ -194,7 +194,7 @@ void fmaRow(uint buf, uint k, uint tx, uint ty) {
 }
 
 // slice does the arithmetic of slice s, in shared buffer buf, while it
-// loads slice s + 1 into the other: called with buf a constant, so that
+// loads slice s + 1 into the other. Called with buf a constant (PAIRS),
 // every shared-memory address of the slice folds to a register and an
 // immediate offset.
 void slice(uint bm, uint bn, uint tx, uint ty, uint s, uint buf, bool checked) {
@@ -213,12 +213,20 @@ void slice(uint bm, uint bn, uint tx, uint ty, uint s, uint buf, bool checked) {
     barrier();
 }
 
-// mainLoop sums the block of C over K into acc: two slices an iteration,
-// buffers 0 and 1 (one slice's code with a buffer index that alternates
-// spent about a twelfth of its instructions on recomputing addresses), a
-// lone one where the count of slices that load the next is odd, and the
-// last, peeled off, which only computes, so that no load in the hot loop
-// is predicated on there being a next slice.
+// PAIRS: mainLoop runs two slices an iteration, buffers 0 and 1, where a
+// slice's code is short: exact loads and at most 8 rows of k. One slice's
+// code with a buffer index that alternates spends about a twelfth of its
+// instructions recomputing shared-memory addresses, which a constant index
+// folds away: on an H200 the pairs took 128x128x8-exact from 0.90-0.92 of
+// cuBLAS to 0.95-0.96. Longer slices lost by it (256x128x16-p2-swz-exact,
+// 0.90-0.93 to 0.87-0.88: twice the loop's code), and every slice's code
+// is compiled three times over, so the others keep one slice an iteration.
+const bool PAIRS = BK <= 8u && EXACT == 1u;
+
+// mainLoop sums the block of C over K into acc: the slices that load the
+// next, in pairs (PAIRS) or one by one, then the last, peeled off, which
+// only computes, so that no load in the hot loop is predicated on there
+// being a next slice.
 void mainLoop(uint bm, uint bn, uint tx, uint ty, bool checked) {
     uint slices = (pc.K + BK - 1u) / BK;
     if (slices > 0u) {
@@ -229,13 +237,14 @@ void mainLoop(uint bm, uint bn, uint tx, uint ty, bool checked) {
     }
     barrier();
     uint s = 0u;
-    for (; s + 2u < slices; s += 2u) {
-        slice(bm, bn, tx, ty, s, 0u, checked);
-        slice(bm, bn, tx, ty, s + 1u, 1u, checked);
+    if (PAIRS) {
+        for (; s + 2u < slices; s += 2u) {
+            slice(bm, bn, tx, ty, s, 0u, checked);
+            slice(bm, bn, tx, ty, s + 1u, 1u, checked);
+        }
     }
-    if (s + 1u < slices) {
-        slice(bm, bn, tx, ty, s, 0u, checked);
-        s++;
+    for (; s + 1u < slices; s++) {
+        slice(bm, bn, tx, ty, s, s & 1u, checked);
     }
     if (slices > 0u) {
         uint buf = s & 1u;
