@@ -160,7 +160,7 @@ func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored
 		if len(stays) > 1 {
 			rates, are = "rates", "are tighter and stay"
 		}
-		say += fmt.Sprintf("Not stored for %s: the stored %s, of %s, %s. ", strings.Join(stays, ", "), rates, kept.Old.Time.Format(time.DateTime), are)
+		say += fmt.Sprintf("Not stored for %s: the stored %s %s (the stored peak was last written %s; a rate kept then may be older). ", strings.Join(stays, ", "), rates, are, kept.Old.Time.Format(time.DateTime))
 	}
 	if stored && len(stays) < len(wide) {
 		say += "The rest is stored with its intervals, as no tighter rates were: a rate reads above peak only where its own interval lies above the peak's."
@@ -186,8 +186,8 @@ func slowerPeak(rows []peakRow, kept autotune.PeakKept) string {
 	if len(below) > 1 {
 		rates, stay, these = "rates", "stay", "these"
 	}
-	return fmt.Sprintf("%s beyond both intervals: the stored %s, of %s, %s (a busy or throttled device measures low); `vkbench peak --replace` stores %s.",
-		strings.Join(below, "; "), rates, kept.Old.Time.Format(time.DateTime), stay, these)
+	return fmt.Sprintf("%s beyond both intervals: the stored %s %s (a busy or throttled device measures low; the stored peak was last written %s, a rate kept then may be older); `vkbench peak --replace` stores %s.",
+		strings.Join(below, "; "), rates, stay, kept.Old.Time.Format(time.DateTime), these)
 }
 
 // peakRow is one measure in peak's table: its winner, or why none was
