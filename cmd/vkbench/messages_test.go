@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/vk"
@@ -100,5 +102,23 @@ func TestValidationMessageReachesStderr(t *testing.T) {
 	got := testenv.Observe(t, func(tb testing.TB) { checkDriverMessages(tb, []string{"run"}, stderr.String()) })
 	if !got.Failed {
 		t.Errorf("the rule let the layer's message pass; stderr:\n%s", stderr.String())
+	}
+}
+
+// TestNoisyPeakNamesKept: a rate measured too noisily, whose stored rate
+// is tighter, is named as kept, and the rest said stored; the time of
+// the stored peak is said once, by peak, not in this message.
+func TestNoisyPeakNamesKept(t *testing.T) {
+	rows := make([]peakRow, len(peakMeasures))
+	for i, m := range peakMeasures {
+		rows[i] = peakRow{what: m.op, rate: 100, unit: m.unit}
+	}
+	rows[0].halfWidth, rows[1].halfWidth = 0.05, 0.04
+	kept := autotune.PeakKept{Old: &autotune.PeakRecord{}, Noisy: autotune.Rates{GFLOPs: 80}}
+	got := noisyPeak(rows, 0.01, kept, true)
+	for _, want := range []string{"peak-fma-f32 (±5.0%), peak-fma-f16 (±4.0%)", "Not stored for peak-fma-f32: the stored rate is tighter and stays.", "The rest is stored with its intervals"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("noisyPeak says %q; want it to say %q", got, want)
+		}
 	}
 }

@@ -121,6 +121,9 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
 	said := []string{noisyPeak(rows, opts.TargetHalfWidth, kept, err == nil && sess.cache.Path() != ""), slowerPeak(rows, kept)}
+	if kept.Old != nil && (kept.Slower != autotune.Rates{} || kept.Noisy != autotune.Rates{}) {
+		said = append(said, fmt.Sprintf("The stored peak was last written %s; a rate kept then may be older.", kept.Old.Time.Format(time.DateTime)))
+	}
 	if f.format == "json" {
 		for _, s := range said {
 			if s != "" {
@@ -160,7 +163,7 @@ func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored
 		if len(stays) > 1 {
 			rates, are = "rates", "are tighter and stay"
 		}
-		say += fmt.Sprintf("Not stored for %s: the stored %s %s (the stored peak was last written %s; a rate kept then may be older). ", strings.Join(stays, ", "), rates, are, kept.Old.Time.Format(time.DateTime))
+		say += fmt.Sprintf("Not stored for %s: the stored %s %s. ", strings.Join(stays, ", "), rates, are)
 	}
 	if stored && len(stays) < len(wide) {
 		say += "The rest is stored with its intervals, as no tighter rates were: a rate reads above peak only where its own interval lies above the peak's."
@@ -186,8 +189,8 @@ func slowerPeak(rows []peakRow, kept autotune.PeakKept) string {
 	if len(below) > 1 {
 		rates, stay, these = "rates", "stay", "these"
 	}
-	return fmt.Sprintf("%s beyond both intervals: the stored %s %s (a busy or throttled device measures low; the stored peak was last written %s, a rate kept then may be older); `vkbench peak --replace` stores %s.",
-		strings.Join(below, "; "), rates, stay, kept.Old.Time.Format(time.DateTime), these)
+	return fmt.Sprintf("%s beyond both intervals: the stored %s %s (a busy or throttled device measures low); `vkbench peak --replace` stores %s.",
+		strings.Join(below, "; "), rates, stay, these)
 }
 
 // peakRow is one measure in peak's table: its winner, or why none was
