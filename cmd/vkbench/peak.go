@@ -137,15 +137,20 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 
 // noisyPeak says, where the peak's intervals are wider than precision,
 // which are, and what became of them: the stored rates that are tighter
-// stay (kept.Noisy), the others were stored with their intervals where
-// the peak was stored.
+// stay (kept.Noisy), those measured slower stay too (slowerPeak says so),
+// and the others were stored with their intervals where the peak was
+// stored.
 func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored bool) string {
 	var wide, stays []string
+	storedWide := 0 // wide rates stored: kept neither as noisier nor as slower
 	for i, r := range rows {
 		if r.halfWidth > precision {
 			wide = append(wide, fmt.Sprintf("%s (%s)", r.what, halfWidthText(r.halfWidth)))
-			if *peakMeasures[i].into(&kept.Noisy) > 0 {
+			switch {
+			case *peakMeasures[i].into(&kept.Noisy) > 0:
 				stays = append(stays, r.what)
+			case *peakMeasures[i].into(&kept.Slower) == 0:
+				storedWide++
 			}
 		}
 	}
@@ -165,7 +170,7 @@ func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored
 		}
 		say += fmt.Sprintf("Not stored for %s: the stored %s %s. ", strings.Join(stays, ", "), rates, are)
 	}
-	if stored && len(stays) < len(wide) {
+	if stored && storedWide > 0 {
 		say += "The rest is stored with its intervals, as no tighter rates were: a rate reads above peak only where its own interval lies above the peak's."
 	}
 	return strings.TrimSpace(say)
