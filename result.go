@@ -22,7 +22,7 @@ type Result struct {
 	// Winner is the winner's name.
 	Winner string
 	// Tie is set when the winner's confidence interval overlaps the
-	// runner-up's.
+	// runner-up's, or their medians are within the target precision.
 	Tie bool
 	// TieRule says how a tie was broken.
 	TieRule string

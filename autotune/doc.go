@@ -63,7 +63,7 @@
 // candidate while the next ones compile on CPU threads, each as the
 // search's problem runs it at the size searched. A wrong one never
 // wins, and the winner is a tie when its interval overlaps the
-// runner-up's. Every evaluation is recorded in the store's tuning log as
+// runner-up's or their medians are within the target half-width. Every evaluation is recorded in the store's tuning log as
 // it completes (a search.LogRecord, keyed by the configuration's kernel),
 // so an interrupted search, or a larger one, measures only what the log
 // lacks. The log's format, and the replay of a search against it, are

@@ -64,29 +64,37 @@ func TestMergeRoundsFlagsDrift(t *testing.T) {
 }
 
 // TestPickWinnerTie: the fastest is a tie, with its rule, when its 95%
-// interval overlaps the runner-up's, and not when they are apart; a
-// candidate that failed never counts as the runner-up.
+// interval overlaps the runner-up's, or, apart, when their medians are
+// within the target half-width of each other; not when they are apart by
+// more; a candidate that failed never counts as the runner-up.
 func TestPickWinnerTie(t *testing.T) {
+	tight := func(median float64) *stats.Stats {
+		return &stats.Stats{Median: median, Lo: median * 0.9999, Hi: median * 1.0001, N: 10, Batch: 1}
+	}
 	for _, c := range []struct {
 		name    string
 		a, b    *stats.Stats
 		failedB bool
-		tie     bool
+		rule    string
 		fastest int
 	}{
-		{"apart", statsAt(1e-3), statsAt(1.1e-3), false, false, 0},
-		{"overlapping", statsAt(1e-3), statsAt(1.015e-3), false, true, 0},
-		{"overlapping, runner-up first", statsAt(1.015e-3), statsAt(1e-3), false, true, 1},
-		{"runner-up failed", statsAt(1e-3), nil, true, false, 0},
+		{"apart", statsAt(1e-3), statsAt(1.1e-3), false, "", 0},
+		{"overlapping", statsAt(1e-3), statsAt(1.015e-3), false, TieRule, 0},
+		{"overlapping, runner-up first", statsAt(1.015e-3), statsAt(1e-3), false, TieRule, 1},
+		{"apart, within the target", tight(1e-3), tight(1.009e-3), false, TieRuleTarget, 0},
+		{"apart, within the target, runner-up first", tight(1.009e-3), tight(1e-3), false, TieRuleTarget, 1},
+		{"apart, beyond the target", tight(1e-3), tight(1.011e-3), false, "", 0},
+		{"runner-up failed", statsAt(1e-3), nil, true, "", 0},
 	} {
 		rb := results.Result{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Measured, Stats: c.b}}
 		if c.failedB {
 			rb = results.Result{Index: 1, Name: "b", Measurement: results.Measurement{Outcome: results.Wrong, Error: "wrong"}}
 		}
-		e := &Entry{Results: []results.Result{{Index: 0, Name: "a", Measurement: results.Measurement{Outcome: results.Measured, Stats: c.a}}, rb}}
+		e := &Entry{Bounds: Bounds{TargetHalfWidth: 0.01},
+			Results: []results.Result{{Index: 0, Name: "a", Measurement: results.Measurement{Outcome: results.Measured, Stats: c.a}}, rb}}
 		pickWinner(e)
-		if e.Fastest != c.fastest || e.Tie != c.tie || (e.TieRule == TieRule) != c.tie {
-			t.Errorf("%s: fastest %d, tie %v (%q); want %d, tie %v", c.name, e.Fastest, e.Tie, e.TieRule, c.fastest, c.tie)
+		if e.Fastest != c.fastest || e.Tie != (c.rule != "") || e.TieRule != c.rule {
+			t.Errorf("%s: fastest %d, tie %v (%q); want %d, rule %q", c.name, e.Fastest, e.Tie, e.TieRule, c.fastest, c.rule)
 		}
 	}
 }

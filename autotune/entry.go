@@ -43,8 +43,9 @@ type Entry struct {
 	// answer from the shared store names it; absent in entries from
 	// before the shared store.
 	FastestDigest string `json:"fastest_digest,omitempty"`
-	// Tie is set when the winner's interval overlaps the runner-up's;
-	// TieRule says how the tie was broken.
+	// Tie is set when the winner's interval overlaps the runner-up's or
+	// their medians are within Bounds.TargetHalfWidth of each other;
+	// TieRule says which, and how the tie was broken.
 	Tie     bool             `json:"tie,omitempty"`
 	TieRule string           `json:"tie_rule,omitempty"`
 	Results []results.Result `json:"results"`

@@ -102,7 +102,8 @@ type Benchmark struct {
 	// (Merge), the one every run that picked one picked.
 	Winner bool `json:"winner,omitempty"`
 	// Tie, on the winner only, says that its 95% interval overlaps the
-	// runner-up's, and how the tie was broken.
+	// runner-up's or their medians are within the target precision, and
+	// how the tie was broken.
 	Tie string `json:"tie,omitempty"`
 	// Measurement is the candidate's: in a file, Stats pool the samples
 	// of every round, and the samples themselves are in Rounds (a
