@@ -177,7 +177,9 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		note := notesOf(bench, unsettled)
 		if bench.Tie != "" {
 			note = strings.TrimSuffix("tie; "+note, "; ")
-			seen.tie = bench.Tie
+			if !slices.Contains(seen.ties, bench.Tie) {
+				seen.ties = append(seen.ties, bench.Tie)
+			}
 		}
 		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed) && bench.Error != "" {
 			explain = append(explain, bench)
@@ -300,7 +302,7 @@ func writeWinners(b *strings.Builder, groups []*opGroup, seen *legend) {
 // legend is what a table's marks mean, said once under the tables where
 // they appear.
 type legend struct {
-	tie       string // the rule that broke a tie
+	ties      []string // the rules that broke ties, each once
 	winner    bool
 	unsettled bool
 	folded    bool
@@ -311,8 +313,12 @@ func (l legend) write(b *strings.Builder, o tableOptions) {
 	b.WriteString("\n")
 	if l.winner {
 		b.WriteString("* the fastest")
-		if l.tie != "" {
-			b.WriteString("; tie: " + l.tie)
+		for i, rule := range l.ties {
+			if i == 0 {
+				b.WriteString("; tie: " + rule)
+			} else {
+				b.WriteString("\n  or: " + rule)
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -88,6 +88,37 @@ func TestRunTableWords(t *testing.T) {
 	}
 }
 
+// TestRunTableTieRules: the legend says each rule that broke a tie in the
+// tables once, where it said only the last one seen, as if it broke them
+// all.
+func TestRunTableTieRules(t *testing.T) {
+	file, err := results.ReadFile(cliData("run-table-input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ties := 0
+	for i := range file.Benchmarks {
+		if b := &file.Benchmarks[i]; b.Tie != "" {
+			if ties++; ties == 1 {
+				b.Tie = autotune.TieRuleTarget
+			} else {
+				b.Tie = autotune.TieRule
+			}
+		}
+	}
+	if ties < 2 {
+		t.Fatalf("%d ties in the input; want two or more", ties)
+	}
+	var b bytes.Buffer
+	if err := writeTable(&b, file, tableOptions{precision: 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\n* the fastest; tie: " + autotune.TieRuleTarget + "\n  or: " + autotune.TieRule + "\n"
+	if out := b.String(); !strings.Contains(out, want) || strings.Count(out, autotune.TieRule) != 1 {
+		t.Errorf("the legend does not say each rule once, %q:\n%s", want, out)
+	}
+}
+
 // TestRunTablePeak: the peak is a measurement too, with a 95% interval,
 // so a kernel that reaches it may read a few percent above its median. A
 // rate whose interval overlaps the peak's reads "at peak", in the rows
