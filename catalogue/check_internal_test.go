@@ -1,13 +1,18 @@
 package catalogue
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"runtime"
 	"testing"
 
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
 )
 
 // compareTransposedBefore is transpose's check as it was before
@@ -177,5 +182,121 @@ func TestCompensatedSum(t *testing.T) {
 	}
 	if math.Abs(sum1-want) > 0x1p-50*math.Abs(want) || math.Abs(abs1-abs) > 0x1p-40*abs {
 		t.Errorf("compensatedSum = %v, %v; want %v, %v", sum1, abs1, want, abs)
+	}
+}
+
+// TestOutputDigest: the device's digest of a buffer (shaders/digest.comp) is
+// the host's (expectedDigest) for lengths below, at and past a
+// workgroup's and a grid's worth of words; a changed bit, two words
+// swapped, and the same words at transposed indices each change it.
+func TestOutputDigest(t *testing.T) {
+	dev := devtest.Device(t)
+	p := &problem{op: "digest-test", dev: dev, limits: dev.Info().Limits}
+	defer func() {
+		if err := p.Release(); err != nil {
+			t.Error(err)
+		}
+	}()
+	rng := kernels.NewRand(7, 0)
+	for _, n := range []int64{1, 255, 256, 257, 256*digestGroups + 5, 1<<20 + 3} {
+		words := make([]uint32, n)
+		for i := range words {
+			words[i] = rng.Uint32()
+		}
+		buf, err := dev.CreateBuffer(hal.BufferDesc{Size: 4*n + 64, Memory: hal.DeviceLocal, Label: "digest-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := upload(context.Background(), buf, words); err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.digest(context.Background(), buf, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := expectedDigest(n, func(i int64) (uint32, int64) { return words[i], i }); got != want {
+			t.Errorf("%d words: the device's digest is %#x, the host's %#x", n, got, want)
+		}
+		if err := buf.Release(); err != nil {
+			t.Error(err)
+		}
+	}
+
+	base := expectedDigest(1000, func(i int64) (uint32, int64) { return uint32(i), i })
+	for name, word := range map[string]func(i int64) (uint32, int64){
+		"one bit of one word": func(i int64) (uint32, int64) {
+			if i == 500 {
+				return uint32(i) ^ 1<<17, i
+			}
+			return uint32(i), i
+		},
+		"two words swapped": func(i int64) (uint32, int64) {
+			switch i {
+			case 3:
+				return 9, i
+			case 9:
+				return 3, i
+			}
+			return uint32(i), i
+		},
+		"every word at a transposed index": func(i int64) (uint32, int64) { return uint32(i), i%40*25 + i/40 },
+	} {
+		if expectedDigest(1000, word) == base {
+			t.Errorf("%s: the digest did not change", name)
+		}
+	}
+}
+
+// TestVerifyByDigest: a right result of copy and of transpose is passed
+// by its digest alone, nothing read back; a wrong one (the output left
+// as the poison put there) is read back, and its wrong elements named.
+func TestVerifyByDigest(t *testing.T) {
+	dev := devtest.Device(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		op   string
+		size kernels.Size
+	}{
+		{"copy", kernels.SizeOf(1<<16 + 3)},
+		{"transpose", kernels.SizeOf(96, 160)},
+	} {
+		op, err := Lookup(c.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob, err := op.Prepare(ctx, dev, c.size, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var base *problem
+		switch p := prob.(type) {
+		case *copyProblem:
+			base = p.problem
+		case *transposeProblem:
+			base = p.problem
+		}
+		cand, err := kernels.CandidateAt(prob, op.Candidates()[0], 0, dev.Info())
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe, err := dev.CreateExecutable(cand.Executable())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := kernels.Run(ctx, dev, prob, exe, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := prob.Verify(ctx, 0); err != nil || base.readback != nil {
+			t.Errorf("%s, right: %v, read back %v; want passed by its digest, nothing read back", c.op, err, base.readback != nil)
+		}
+		if err := kernels.Execute(ctx, dev, func(cb hal.CommandBuffer) error { return kernels.RecordPoison(cb, prob) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := prob.Verify(ctx, 0); !errors.Is(err, kernels.ErrWrongResult) || base.readback == nil {
+			t.Errorf("%s, poisoned: %v; want a wrong result, read back to say so", c.op, err)
+		}
+		if err := status.Join(exe.Release(), prob.Release()); err != nil {
+			t.Error(err)
+		}
 	}
 }

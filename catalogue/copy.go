@@ -61,6 +61,7 @@ type copyProblem struct {
 	src     []uint32
 	in, out hal.Buffer
 	pushN   []byte
+	want    expected
 }
 
 func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
@@ -84,10 +85,16 @@ func (p *copyProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	return p.streamGrid(c, uint64(p.n))
 }
 
-// Verify compares every word exactly: a copy has no rounding.
+// Verify compares every word exactly: a copy has no rounding. The output's
+// digest, computed on the device, is compared first; only where it
+// differs is the output read back, to say which words are wrong.
 func (p *copyProblem) Verify(ctx context.Context, cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
+		return err
+	}
+	same, err := p.digestMatches(ctx, p.out, p.n, &p.want, func(i int64) (uint32, int64) { return p.src[i], i })
+	if same || err != nil {
 		return err
 	}
 	got, err := p.download(ctx, p.out, p.n)

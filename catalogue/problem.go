@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/shaders"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -34,6 +35,10 @@ type problem struct {
 	// between Verify calls; halves the floats of halves decoded from it.
 	readback []uint32
 	halves   []float32
+	// digester and partials are what digest runs, made on its first
+	// call and kept.
+	digester hal.Executable
+	partials hal.Buffer
 }
 
 func newProblem(op kernels.Operation, dev hal.Device, size kernels.Size) (*problem, error) {
@@ -83,7 +88,12 @@ func (p *problem) Release() error {
 	for _, b := range p.bufs {
 		errs = append(errs, b.Release())
 	}
-	p.bufs = nil
+	for _, r := range []interface{ Release() error }{p.digester, p.partials} {
+		if r != nil {
+			errs = append(errs, r.Release())
+		}
+	}
+	p.bufs, p.digester, p.partials = nil, nil, nil
 	p.readback = nil
 	p.halves = nil
 	return status.Join(errs...)
@@ -331,6 +341,120 @@ func (p *problem) download(ctx context.Context, buf hal.Buffer, n int64) ([]uint
 		decodeWords(out[first:first+m], chunk[:4*m])
 	}
 	return out, nil
+}
+
+// digestGroups is how many workgroups a digest runs: enough to keep a
+// large GPU busy, few enough that their partial sums read back at once.
+const digestGroups = 1024
+
+// fmix is MurmurHash3's finalizer, as shaders/digest.comp has it.
+func fmix(h uint32) uint32 {
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+// wordDigest is the digest of word v at index k, in two lanes, as
+// shaders/digest.comp computes it: a buffer's digest is the sum of its
+// words', each lane modulo 2^32. A word changed, or moved to another
+// index, changes the sum but with a chance of 2^-64.
+func wordDigest(v, k uint32) uint64 {
+	a := fmix(v ^ fmix(k+0x9e3779b9))
+	b := fmix((v+0x7f4a7c15)*0x9e3779b1 ^ fmix(k^0x85ebca77))
+	return uint64(a) | uint64(b)<<32
+}
+
+// addDigests adds two digests lane by lane, modulo 2^32 each.
+func addDigests(x, y uint64) uint64 {
+	return uint64(uint32(x)+uint32(y)) | uint64(uint32(x>>32)+uint32(y>>32))<<32
+}
+
+// expectedDigest is the digest of n words of which word(i) is the i-th,
+// computed on every processor: the host's side of digest.
+func expectedDigest(n int64, word func(i int64) (v uint32, at int64)) uint64 {
+	var mu sync.Mutex
+	var sum uint64
+	par.Range(int(n), 1<<16, func(lo, hi int) {
+		var part uint64
+		for i := lo; i < hi; i++ {
+			v, at := word(int64(i))
+			part = addDigests(part, wordDigest(v, uint32(at)))
+		}
+		mu.Lock()
+		sum = addDigests(sum, part)
+		mu.Unlock()
+	})
+	return sum
+}
+
+// expected is the digest an output should have, worked out on the host
+// once (ok) and kept.
+type expected struct {
+	sum uint64
+	ok  bool
+}
+
+// digestMatches reports whether buf's first n words have the digest the
+// host expects, word(i) being the i-th word of the expected output and
+// its index there (worked out once, into want): a Verify's fast path,
+// which reads no output back. False, or an error that leaves the device
+// and ctx working (the digest could not be built or run), sends the
+// Verify to read the output back and compare every word: the host's
+// comparison is the authority, the digest only spares it where nothing
+// differs.
+func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, want *expected, word func(i int64) (uint32, int64)) (bool, error) {
+	got, err := p.digest(ctx, buf, n)
+	if err != nil {
+		if ctx.Err() != nil || p.dev.Err() != nil {
+			return false, err
+		}
+		return false, nil
+	}
+	if !want.ok {
+		want.sum, want.ok = expectedDigest(n, word), true
+	}
+	return got == want.sum, nil
+}
+
+// digest returns the digest of buf's first n words, computed on the
+// device (shaders/digest.comp), reading back only its partial sums: what
+// a Verify compares with the expected digest before it reads a whole
+// output back, which it then does only to say what is wrong.
+func (p *problem) digest(ctx context.Context, buf hal.Buffer, n int64) (uint64, error) {
+	if p.digester == nil {
+		exe, err := p.dev.CreateExecutable(hal.ExecutableDesc{Label: p.op + ".digest", SPIRV: shaders.MustGet("digest"), Bindings: 2, PushConstantSize: 4})
+		if err != nil {
+			return 0, status.Annotatef(err, "catalogue: %s: building the digest", p.op)
+		}
+		p.digester = exe
+	}
+	if p.partials == nil {
+		b, err := p.dev.CreateBuffer(hal.BufferDesc{Size: 8 * digestGroups, Memory: hal.DeviceLocal, Label: p.op + ".digest"})
+		if err != nil {
+			return 0, status.Annotatef(err, "catalogue: %s: allocating the digest", p.op)
+		}
+		p.partials = b
+	}
+	groups := uint32(min(digestGroups, max(1, ceilDiv(uint64(n), 256))))
+	err := kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error {
+		return cb.Dispatch(hal.Dispatch{Executable: p.digester, PushConstants: pushConstants(uint32(n)), Groups: [3]uint32{groups, 1, 1},
+			Bindings: []hal.Binding{{Buffer: buf, Size: 4 * n}, {Buffer: p.partials, Size: 8 * int64(groups)}}})
+	})
+	if err != nil {
+		return 0, status.Annotatef(err, "catalogue: %s: computing the digest", p.op)
+	}
+	raw := make([]byte, 8*groups)
+	if err := p.partials.Read(ctx, 0, raw); err != nil {
+		return 0, status.Annotatef(err, "catalogue: %s: reading the digest", p.op)
+	}
+	var sum uint64
+	for i := 0; i < len(raw); i += 8 {
+		sum = addDigests(sum, binary.LittleEndian.Uint64(raw[i:]))
+	}
+	return sum, nil
 }
 
 // decodeWords decodes little-endian words, on every processor at once for

@@ -83,6 +83,7 @@ type transposeProblem struct {
 	src     []float32
 	in, out hal.Buffer
 	push    []byte
+	want    expected
 }
 
 func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
@@ -127,10 +128,19 @@ func (p *transposeProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 }
 
 // Verify compares every element exactly: a transpose moves bits and
-// rounds nothing.
+// rounds nothing. The output's digest, computed on the device, is
+// compared first; only where it differs is the output read back, to say
+// which elements are wrong.
 func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
+		return err
+	}
+	// Output word j*m+i is src's word i*n+j.
+	same, err := p.digestMatches(ctx, p.out, p.m*p.n, &p.want, func(k int64) (uint32, int64) {
+		return math.Float32bits(p.src[k]), k%p.n*p.m + k/p.n
+	})
+	if same || err != nil {
 		return err
 	}
 	got, err := p.download(ctx, p.out, p.m*p.n)
