@@ -438,7 +438,7 @@ func (p *problem) digest(ctx context.Context, buf hal.Buffer, n int64) (uint64, 
 		}
 		p.partials = b
 	}
-	groups := uint32(min(digestGroups, max(1, ceilDiv(uint64(n), 256))))
+	groups := uint32(min(digestGroups, max(1, ceilDiv(uint64(n), 128))))
 	err := kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error {
 		return cb.Dispatch(hal.Dispatch{Executable: p.digester, PushConstants: pushConstants(uint32(n)), Groups: [3]uint32{groups, 1, 1},
 			Bindings: []hal.Binding{{Buffer: buf, Size: 4 * n}, {Buffer: p.partials, Size: 8 * int64(groups)}}})

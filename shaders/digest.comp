@@ -6,10 +6,11 @@
 // same hash on the host). Each workgroup writes its two partial sums; the
 // host adds them.
 //
-// Push constants: n (words). Local size 256; any number of workgroups,
-// each invocation taking every (groups × 256)th word.
+// Push constants: n (words). Local size 128, which every Vulkan device
+// allows; any number of workgroups, each invocation taking every
+// (groups × 128)th word.
 
-layout(local_size_x = 256) in;
+layout(local_size_x = 128) in;
 
 layout(set = 0, binding = 0) restrict readonly buffer Words { uint words[]; };
 layout(set = 0, binding = 1) restrict writeonly buffer Partials { uvec2 partials[]; };
@@ -26,11 +27,11 @@ uint fmix(uint h) {
     return h;
 }
 
-shared uvec2 sums[256];
+shared uvec2 sums[128];
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
-    uint stride = gl_NumWorkGroups.x * 256u;
+    uint stride = gl_NumWorkGroups.x * 128u;
     uvec2 acc = uvec2(0u);
     for (uint k = gl_GlobalInvocationID.x; k < pc.n; k += stride) {
         uint v = words[k];
@@ -39,7 +40,7 @@ void main() {
     }
     sums[lid] = acc;
     barrier();
-    for (uint s = 128u; s > 0u; s >>= 1) {
+    for (uint s = 64u; s > 0u; s >>= 1) {
         if (lid < s) {
             sums[lid] += sums[lid + s];
         }
