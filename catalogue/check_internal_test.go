@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
@@ -248,8 +249,10 @@ func TestOutputDigest(t *testing.T) {
 }
 
 // TestVerifyByDigest: a right result of copy and of transpose is passed
-// by its digest alone, nothing read back; a wrong one (the output left
-// as the poison put there) is read back, and its wrong elements named.
+// by its digest alone, nothing read back; a Verify whose context has
+// ended is Cancelled, not a wrong result, and does not give the digest
+// up; a wrong one (the output left as the poison put there) is read
+// back, and its wrong elements named.
 func TestVerifyByDigest(t *testing.T) {
 	dev := devtest.Device(t)
 	ctx := context.Background()
@@ -289,6 +292,11 @@ func TestVerifyByDigest(t *testing.T) {
 		if err := prob.Verify(ctx, 0); err != nil || base.readback != nil {
 			t.Errorf("%s, right: %v, read back %v; want passed by its digest, nothing read back", c.op, err, base.readback != nil)
 		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := prob.Verify(cancelled, 0); status.CodeOf(err) != status.Cancelled || base.noDigest {
+			t.Errorf("%s, cancelled: %v (%v), digest given up %v; want Cancelled, the digest kept for later", c.op, err, status.CodeOf(err), base.noDigest)
+		}
 		if err := kernels.Execute(ctx, dev, func(cb hal.CommandBuffer) error { return kernels.RecordPoison(cb, prob) }); err != nil {
 			t.Fatal(err)
 		}
@@ -298,5 +306,64 @@ func TestVerifyByDigest(t *testing.T) {
 		if err := status.Join(exe.Release(), prob.Release()); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// noDigestDevice is the test device with a digest that cannot be built.
+type noDigestDevice struct {
+	hal.Device
+	tries int
+}
+
+func (d *noDigestDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
+	if strings.HasSuffix(desc.Label, ".digest") {
+		d.tries++
+		return nil, status.New(status.Unimplemented, "test: no digest here")
+	}
+	return d.Device.CreateExecutable(desc)
+}
+
+// TestVerifyWithoutDigest: where the digest cannot be built on a device
+// that works, a right copy is still verified, by reading it back, and the
+// digest is tried once, not again for every candidate.
+func TestVerifyWithoutDigest(t *testing.T) {
+	ctx := context.Background()
+	dev := &noDigestDevice{Device: devtest.Device(t)}
+	op, err := Lookup("copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := op.Prepare(ctx, dev, kernels.SizeOf(4099), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := prob.Release(); err != nil {
+			t.Error(err)
+		}
+	}()
+	cand, err := kernels.CandidateAt(prob, op.Candidates()[0], 0, dev.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := dev.CreateExecutable(cand.Executable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := exe.Release(); err != nil {
+			t.Error(err)
+		}
+	}()
+	for range 3 {
+		if err := kernels.Run(ctx, dev, prob, exe, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := prob.Verify(ctx, 0); err != nil {
+			t.Fatalf("a right copy without a digest: %v; want it verified by reading it back", err)
+		}
+	}
+	if p := prob.(*copyProblem); dev.tries != 1 || p.readback == nil {
+		t.Errorf("the digest was tried %d times, the output read back %v; want once, and read back", dev.tries, p.readback != nil)
 	}
 }

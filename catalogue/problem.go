@@ -36,9 +36,11 @@ type problem struct {
 	readback []uint32
 	halves   []float32
 	// digester and partials are what digest runs, made on its first
-	// call and kept.
+	// call and kept; noDigest is set once a digest failed on a device
+	// that still works, so that later Verifies do not build it again.
 	digester hal.Executable
 	partials hal.Buffer
+	noDigest bool
 }
 
 func newProblem(op kernels.Operation, dev hal.Device, size kernels.Size) (*problem, error) {
@@ -404,13 +406,18 @@ type expected struct {
 // and ctx working (the digest could not be built or run), sends the
 // Verify to read the output back and compare every word: the host's
 // comparison is the authority, the digest only spares it where nothing
-// differs.
+// differs. After such an error the problem's later Verifies read back
+// without trying the digest again.
 func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, want *expected, word func(i int64) (uint32, int64)) (bool, error) {
+	if p.noDigest {
+		return false, nil
+	}
 	got, err := p.digest(ctx, buf, n)
 	if err != nil {
 		if ctx.Err() != nil || p.dev.Err() != nil {
 			return false, err
 		}
+		p.noDigest = true
 		return false, nil
 	}
 	if !want.ok {
