@@ -38,7 +38,11 @@
 // reduce and gemm bounds relative to the sum of magnitudes (Σ|x|,
 // Σ|a·b|), because results of mixed signs can be far smaller than the
 // rounding errors of their parts. A mismatch names the element, the value
-// got, the value wanted and the tolerance.
+// got, the value wanted and the tolerance. Copy and transpose compare
+// first a 64-bit digest of the output, computed on the device
+// (shaders/digest.comp), with the one the host works out from its
+// inputs, and read the output back only where the two differ, to name
+// the wrong elements.
 //
 // # Parameter spaces
 //
