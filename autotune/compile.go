@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -30,17 +32,7 @@ func Compile(ctx context.Context, dev hal.Device, ops []kernels.Operation, sizes
 		}
 		built := map[string]bool{}
 		for _, size := range at {
-			cands, refused := kernels.CandidatesAt(op, size, info)
-			var descs []hal.ExecutableDesc
-			for k, c := range cands {
-				if refused[k] == nil {
-					descs = append(descs, c.Executable())
-				}
-			}
-			if s, ok := op.(kernels.OperationSizer); ok {
-				descs = append(descs, s.PipelinesAt(size, info)...)
-			}
-			for _, desc := range descs {
+			for _, desc := range pipelinesOf(Job{Op: op, Size: size}, info) {
 				if key := pipelineKey(desc); !built[key] {
 					built[key] = true
 					if err := compileOne(ctx, dev, desc); err != nil {
@@ -71,4 +63,99 @@ func compileOne(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc) er
 		return err
 	}
 	return exe.Release()
+}
+
+// prebuilding holds the build slots of each device a Prebuild runs on,
+// which that device's measurements share.
+var prebuilding sync.Map // hal.Device → *buildSlots
+
+// slotsFor returns the build slots of dev's Prebuild, or new ones.
+func slotsFor(dev hal.Device) *buildSlots {
+	if s, ok := prebuilding.Load(dev); ok {
+		return s.(*buildSlots)
+	}
+	return newBuildSlots(buildThreads)
+}
+
+// Prebuild builds on CPU threads, and releases at once, the pipelines
+// that measuring each job on dev will build, in the jobs' order, taking
+// only the build slots the measurements on dev leave free: with the
+// device's pipeline cache (every hal device keeps one), a measurement
+// then finds its pipelines compiled while the one before it verified and
+// sampled, where it would otherwise wait for the driver's compiler, the
+// longest part of a cold tune on a GPU. Stop ends it, waiting for the
+// builds in flight; call it before the device is closed. One Prebuild
+// runs on a device at a time (a second does nothing); it does nothing on
+// a device that runs on the host's processors (a CPU device), whose runs
+// the builds would slow, nor where builds do not run on threads. A
+// prebuild that fails is not reported: the measurement builds the
+// pipeline again and reports why it fails.
+func Prebuild(ctx context.Context, dev hal.Device, opts Options, jobs []Job) (stop func()) {
+	if buildThreads < 2 || dev.Info().Type == hal.CPU {
+		return func() {}
+	}
+	return prebuild(ctx, dev, opts, jobs)
+}
+
+// prebuild is Prebuild on any device.
+func prebuild(ctx context.Context, dev hal.Device, opts Options, jobs []Job) (stop func()) {
+	slots := newBuildSlots(buildThreads)
+	if _, busy := prebuilding.LoadOrStore(dev, slots); busy {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		info := dev.Info()
+		for _, j := range jobs {
+			t0 := time.Now()
+			var built sync.WaitGroup
+			n := 0
+			for _, desc := range pipelinesOf(j, info) {
+				slots.acquire(false)
+				if ctx.Err() != nil {
+					slots.release()
+					break
+				}
+				n++
+				built.Go(func() {
+					defer slots.release()
+					if exe, err := dev.CreateExecutable(desc); err == nil {
+						_ = exe.Release() // built for the driver's cache only
+					}
+				})
+			}
+			built.Wait()
+			if ctx.Err() != nil {
+				return
+			}
+			if opts.Logger != nil {
+				key := Key{Op: j.Op.Name(), DType: j.Op.DType().String(), Size: j.Size}
+				opts.Logger.Debug("autotune: prebuilt", "key", key.String(), "pipelines", n, "took", time.Since(t0))
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+		prebuilding.CompareAndDelete(dev, slots)
+	}
+}
+
+// pipelinesOf returns the pipelines a measurement of j on the device info
+// describes builds, as far as they are known without a problem: each
+// candidate the device can run, at j's size, and the problem's other
+// pipelines (kernels.OperationSizer).
+func pipelinesOf(j Job, info hal.DeviceInfo) []hal.ExecutableDesc {
+	cands, refused := kernels.CandidatesAt(j.Op, j.Size, info)
+	var descs []hal.ExecutableDesc
+	for i, c := range cands {
+		if refused[i] == nil {
+			descs = append(descs, c.Executable())
+		}
+	}
+	if s, ok := j.Op.(kernels.OperationSizer); ok {
+		descs = append(descs, s.PipelinesAt(j.Size, info)...)
+	}
+	return descs
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -196,13 +197,13 @@ type compileJob struct {
 	took time.Duration
 }
 
-// build starts building desc on dev, at most len(sem) at once.
-func build(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc, sem chan struct{}) *compileJob {
+// build starts building desc on dev in one of slots, ahead of prebuilds.
+func build(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc, slots *buildSlots) *compileJob {
 	j := &compileJob{done: make(chan struct{})}
 	go func() {
 		defer close(j.done)
-		sem <- struct{}{}
-		defer func() { <-sem }()
+		slots.acquire(true)
+		defer slots.release()
 		if j.err = ctx.Err(); j.err != nil {
 			return
 		}
@@ -221,13 +222,55 @@ func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate
 	if buildThreads < 2 {
 		return jobs
 	}
-	sem := make(chan struct{}, buildThreads)
+	slots := slotsFor(m.dev)
 	for i, c := range cands {
 		if refused[i] == nil {
-			jobs[i] = build(ctx, m.dev, c.Executable(), sem)
+			jobs[i] = build(ctx, m.dev, c.Executable(), slots)
 		}
 	}
 	return jobs
+}
+
+// buildSlots bounds how many pipelines build at once on one device; a
+// measurement's builds (urgent) take a free slot before any prebuild.
+type buildSlots struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	free    int
+	waiting int // urgent acquirers waiting for a slot
+}
+
+func newBuildSlots(n int) *buildSlots {
+	s := &buildSlots{free: n}
+	s.cond.L = &s.mu
+	return s
+}
+
+// acquire waits for a free slot and takes it; one not urgent also waits
+// while an urgent one waits.
+func (s *buildSlots) acquire(urgent bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if urgent {
+		s.waiting++
+	}
+	for s.free == 0 || !urgent && s.waiting > 0 {
+		s.cond.Wait()
+	}
+	s.free--
+	if urgent {
+		s.waiting--
+		if s.waiting == 0 && s.free > 0 {
+			s.cond.Broadcast() // prebuilds may go on
+		}
+	}
+}
+
+func (s *buildSlots) release() {
+	s.mu.Lock()
+	s.free++
+	s.mu.Unlock()
+	s.cond.Broadcast()
 }
 
 // abandon waits for the jobs not taken and releases what they built.
@@ -304,7 +347,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate,
 	}
 	m.progress(c.Name, "verify", 0, 0)
 	if job == nil {
-		job = build(ctx, m.dev, c.Executable(), make(chan struct{}, 1))
+		job = build(ctx, m.dev, c.Executable(), newBuildSlots(1))
 	}
 	<-job.done
 	if job.err != nil {

@@ -168,7 +168,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
 		opts: sopts, jobs: map[int]*compileJob{}, t0: time.Now()}
 	if sopts.CompileThreads > 0 {
-		src.sem = make(chan struct{}, sopts.CompileThreads)
+		src.sem = newBuildSlots(sopts.CompileThreads)
 	}
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
 	rec := src.logSearch(evals, serr != nil)
@@ -252,7 +252,7 @@ type deviceSource struct {
 	ref    store.LogRef
 	logged map[string]search.LogRecord
 	opts   SearchOptions
-	sem    chan struct{} // compile threads; nil compiles in line
+	sem    *buildSlots // compile threads; nil compiles in line
 	jobs   map[int]*compileJob
 	t0     time.Time
 	// base is the measurement whose problem, prepared for the first
@@ -331,7 +331,7 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 	case refused != nil:
 		st.fail(refused) // neither built nor run
 	case !ok:
-		j = build(d.ctx, d.t.dev, sized.Executable(), make(chan struct{}, 1))
+		j = build(d.ctx, d.t.dev, sized.Executable(), newBuildSlots(1))
 		d.jobs[i] = j
 	}
 	if j != nil {

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Where tune time goes: reads the -v log of `vkbench tune` (stdin or a
 file) and prints, per key and in all, the seconds spent preparing the
-problem, building pipelines, running and checking the verifying runs,
-warming up and sampling, beside the key's whole measurement."""
+problem, building pipelines ahead of its measurement (prebuild: the wall
+time of building them behind the measurements before it) and during it,
+running and checking the verifying runs, warming up and sampling, beside
+the key's whole measurement."""
 import re
 import sys
 
@@ -17,7 +19,7 @@ def seconds(text):
     return total
 
 
-PHASES = ["prepare", "build", "verify-run", "check", "warm-up", "sampling", "total"]
+PHASES = ["prepare", "prebuild", "build", "verify-run", "check", "warm-up", "sampling", "total"]
 
 
 def main():
@@ -32,6 +34,8 @@ def main():
         fields = dict(re.findall(r"(\w+)=(\S+)", rest))
         if what == "prepared":
             row["prepare"] += seconds(fields.get("took", ""))
+        elif what == "prebuilt":
+            row["prebuild"] += seconds(fields.get("took", ""))
         elif what == "verified":
             row["build"] += seconds(fields.get("build", ""))
             row["verify-run"] += seconds(fields.get("run", ""))

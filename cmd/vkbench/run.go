@@ -290,17 +290,34 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		return measureInterleaved(cmd, dev, opts, ops, sizes, file)
 	}
 	tuners := map[string]*autotune.Tuner{} // by table, for a tune
+	tunerOf := func(op kernels.Operation) *autotune.Tuner {
+		table := tables[op.Name()]
+		if tuners[table] == nil {
+			tuners[table] = autotune.NewTuner(dev, cache, inTable(opts, table))
+		}
+		return tuners[table]
+	}
+	// What will be measured after the first is built ahead, behind the
+	// measurements: every operation run measures, those a tune measures
+	// (not answered by the cache, nor searched). The first builds its own.
+	var ahead []autotune.Job
+	for _, op := range ops {
+		size := sizes.sizeFor(op, dev.Info())
+		if commit && (tune.search.on() && kernels.SpaceOf(op) != nil || !tune.force && stored(tunerOf(op), op, size)) {
+			continue
+		}
+		ahead = append(ahead, autotune.Job{Op: op, Size: size})
+	}
+	if len(ahead) > 1 {
+		defer autotune.Prebuild(ctx, dev, opts, ahead[1:])()
+	}
 	var failed opFailures
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
 		var e *autotune.Entry
 		var err error
 		if commit {
-			table := tables[op.Name()]
-			if tuners[table] == nil {
-				tuners[table] = autotune.NewTuner(dev, cache, inTable(opts, table))
-			}
-			op, e, err = tune.tuneOne(cmd, tuners[table], op, size)
+			op, e, err = tune.tuneOne(cmd, tunerOf(op), op, size)
 		} else {
 			e, err = autotune.Measure(ctx, dev, op, size, opts)
 		}
@@ -320,6 +337,12 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		failed.noneRan(op, size, e)
 	}
 	return failed.err()
+}
+
+// stored reports whether tuner's store answers op at size.
+func stored(tuner *autotune.Tuner, op kernels.Operation, size kernels.Size) bool {
+	e, err := tuner.Stored(op, size)
+	return e != nil && err == nil
 }
 
 // tuneOne tunes op at size with tuner, searching its space where the
