@@ -107,8 +107,21 @@ func TuneAll(ctx context.Context, tuners []*Tuner, jobs JobsFor, force bool) ([]
 
 // tuneTable tunes jobs on members, tuners of one table, one goroutine
 // each; all are TuneAll's tuners, whose indices name the one that
-// answered.
+// answered. A lone member builds the jobs it will measure after the first
+// ahead (Prebuild); twins take jobs as they come, so none knows its next.
 func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force bool) []JobResult {
+	if len(members) == 1 {
+		t := members[0]
+		var ahead []Job
+		for _, j := range jobs {
+			if e, err := t.Stored(j.Op, j.Size); force || e == nil || err != nil {
+				ahead = append(ahead, j)
+			}
+		}
+		if len(ahead) > 1 {
+			defer Prebuild(ctx, t.dev, t.opts, ahead[1:])()
+		}
+	}
 	q := &jobQueue{jobs: jobs, retried: make([]int, len(jobs))}
 	q.cond = sync.NewCond(&q.mu)
 	for i := range jobs {
