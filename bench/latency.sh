@@ -38,11 +38,13 @@ PY
 python3 - "$out/latency.txt" <<'PY' | tee -a "$out/latency.txt"
 import re, statistics, sys
 text = open(sys.argv[1]).read()
-def med(name):
-    v = [float(x) for x in re.findall(r"^%s\s+\d+\s+([0-9.]+) ns/op" % re.escape(name), text, re.M)]
+def med(name, procs=""):
+    # procs: the -N suffix go test gives a run at GOMAXPROCS N > 1 (the
+    # round trip runs at the machine's, so any).
+    v = [float(x) for x in re.findall(r"^%s%s\s+\d+\s+([0-9.]+) ns/op" % (re.escape(name), procs), text, re.M)]
     return statistics.median(v) if v else None
 cuda = re.search(r"median ([0-9.]+) us", text)
-hal, direct = med("BenchmarkRoundTrip/hal"), med("BenchmarkRoundTrip/direct")
+hal, direct = med("BenchmarkRoundTrip/hal", r"(?:-\d+)?"), med("BenchmarkRoundTrip/direct", r"(?:-\d+)?")
 if cuda and hal:
     c = float(cuda.group(1)) * 1000
     print("round trip: hal %.1f us, direct %.1f us, cuda %.1f us; hal/cuda %.2f (target <= 2)" % (hal / 1e3, (direct or 0) / 1e3, c / 1e3, hal / c))
