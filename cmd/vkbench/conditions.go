@@ -55,20 +55,30 @@ func conditionsText(b results.Benchmark) string {
 	return strings.Join(parts, "; ")
 }
 
-// joules writes an energy with a unit that suits it: "1.23 mJ"; "-" for
-// none.
+// joules writes an energy to three significant figures, zeros kept, with
+// a unit that suits it: "2.00 J", "12.3 mJ"; "-" for none.
 func joules(j float64) string {
-	switch {
-	case j <= 0:
+	if j <= 0 {
 		return "-"
-	case j >= 1:
-		return fmt.Sprintf("%.3g J", j)
-	case j >= 1e-3:
-		return fmt.Sprintf("%.3g mJ", j*1e3)
-	case j >= 1e-6:
-		return fmt.Sprintf("%.3g µJ", j*1e6)
 	}
-	return fmt.Sprintf("%.3g nJ", j*1e9)
+	v, unit := j*1e9, "nJ"
+	for _, u := range []struct {
+		scale float64
+		name  string
+	}{{1, "J"}, {1e-3, "mJ"}, {1e-6, "µJ"}} {
+		if j >= u.scale {
+			v, unit = j/u.scale, u.name
+			break
+		}
+	}
+	decimals := 0
+	switch {
+	case v < 10:
+		decimals = 2
+	case v < 100:
+		decimals = 1
+	}
+	return fmt.Sprintf("%.*f %s", decimals, v, unit)
 }
 
 // writeConditions writes, under a table, what the results file says of

@@ -83,3 +83,17 @@ func ptrOr(m *json.RawMessage) []byte {
 	}
 	return *m
 }
+
+func TestJoules(t *testing.T) {
+	for _, c := range []struct {
+		j    float64
+		want string
+	}{
+		{0, "-"}, {2, "2.00 J"}, {2.004, "2.00 J"}, {15.94, "15.9 J"}, {158.2, "158 J"}, {1234, "1234 J"},
+		{0.0123, "12.3 mJ"}, {0.001, "1.00 mJ"}, {4.5e-6, "4.50 µJ"}, {7e-9, "7.00 nJ"},
+	} {
+		if got := joules(c.j); got != c.want {
+			t.Errorf("joules(%g) = %q, want %q", c.j, got, c.want)
+		}
+	}
+}
