@@ -212,8 +212,7 @@ func (d *opDecoder) decodeLets() error {
 			return d.src.errAt(v, "%q is already a dimension or a param", name)
 		}
 		e := d.expression(v, letContext)
-		l := &manifestLet{name: name, manifestExpr: e,
-			info: nameInfo{kind: letName, typ: e.typ, usesDims: e.usesDims, usesParams: e.usesParams}}
+		l := &manifestLet{name: name, manifestExpr: e}
 		for _, u := range e.names {
 			switch info := d.names[u]; info.kind {
 			case paramName:
@@ -226,7 +225,7 @@ func (d *opDecoder) decodeLets() error {
 		l.params = slices.Compact(l.params)
 		d.op.lets = append(d.op.lets, l)
 		d.lets[name] = l
-		d.names[name] = l.info
+		d.names[name] = nameInfo{kind: letName, typ: e.typ, usesDims: e.usesDims, usesParams: e.usesParams}
 	}
 	return nil
 }

@@ -301,7 +301,6 @@ func (m manifestExpr) errorf(code status.Code, err error) error {
 type manifestLet struct {
 	name string
 	manifestExpr
-	info nameInfo
 	// params are the params it needs, directly or through other lets.
 	params []string
 }
