@@ -46,7 +46,6 @@ type manifestSpace struct {
 }
 
 type spaceRestriction struct {
-	src    string
 	e      *expr
 	static bool // uses params only
 }
@@ -234,7 +233,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 		if x.typ != intType {
 			return src.errAt(e, "expression %q is a float; a restriction is a condition (an integer, non-zero when it holds)", e.s)
 		}
-		ms.restrict = append(ms.restrict, spaceRestriction{src: e.s, e: x, static: !x.usesDims && !x.usesDevice})
+		ms.restrict = append(ms.restrict, spaceRestriction{e: x, static: !x.usesDims && !x.usesDevice})
 	}
 	return nil
 }
@@ -346,7 +345,7 @@ func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[str
 	}
 	s := &kernels.Space{Params: ms.params}
 	for _, r := range ms.restrict {
-		s.Restrictions = append(s.Restrictions, kernels.Restriction{Expr: r.src, Holds: ms.restriction(r)})
+		s.Restrictions = append(s.Restrictions, kernels.Restriction{Expr: r.e.src, Holds: ms.restriction(r)})
 	}
 	s.Candidate = func(c kernels.Config) (kernels.Candidate, error) {
 		i, ok := at[ms.tmpl+"-"+suffix(ms.params, c)]
