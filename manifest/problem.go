@@ -26,8 +26,7 @@ type manifestProblem struct {
 	samplers []hal.Sampler
 	initial  []hal.Buffer // the initial contents of inout buffers
 	listed   []kernels.Operand
-	plans    [][]planStep
-	planErrs []error
+	plans    [][]planStep // the layout's errs say why a candidate cannot run
 	// sized marks the candidates whose SizedCandidate was asked for:
 	// Record is given their pipelines at this size.
 	sized []bool
@@ -72,7 +71,7 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{}, host: exprEnv{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
-		planErrs: lay.errs, sized: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
+		sized: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
 	defer func() {
 		if err != nil {
 			err = status.Join(err, p.Release())
@@ -86,7 +85,7 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	}
 	p.plans = op.planAll(size, lay, &info)
 	for c := range op.runs {
-		if p.planErrs[c] != nil {
+		if p.errs[c] != nil {
 			continue
 		}
 		for k := range p.plans[c] {
@@ -121,7 +120,7 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 // that fails is the problem's.
 func (p *manifestProblem) build(ctx context.Context, info hal.DeviceInfo) error {
 	for c, steps := range p.plans {
-		if p.planErrs[c] != nil || p.op.sized(c, steps).Supported(info) != nil {
+		if p.errs[c] != nil || p.op.sized(c, steps).Supported(info) != nil {
 			continue
 		}
 		for _, st := range steps {
@@ -135,7 +134,7 @@ func (p *manifestProblem) build(ctx context.Context, info hal.DeviceInfo) error 
 				if derr := p.dev.Err(); derr != nil {
 					return derr
 				}
-				p.planErrs[c] = err
+				p.errs[c] = err
 				break
 			}
 		}
@@ -248,7 +247,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 	cannot := func(err error) error {
 		return status.Wrapf(err, status.FailedPrecondition, "manifest: the reference candidate %q cannot run, so no candidate can be verified", c.Name)
 	}
-	if err := p.planErrs[op.ref]; err != nil {
+	if err := p.errs[op.ref]; err != nil {
 		return cannot(err)
 	}
 	if err := p.op.sized(op.ref, p.plans[op.ref]).Supported(info); err != nil {
@@ -314,7 +313,7 @@ func (p *manifestProblem) candidate(cand int) error {
 	if cand < 0 || cand >= len(p.op.cands) {
 		return status.Newf(status.InvalidArgument, "manifest: %s: candidate %d out of range [0, %d)", p.op.name, cand, len(p.op.cands))
 	}
-	return p.planErrs[cand]
+	return p.errs[cand]
 }
 
 // Record records the candidate's dispatches, with a barrier between
