@@ -24,7 +24,6 @@ type manifestImage struct {
 	format        hal.Format
 	width, height manifestExpr
 	sampler       hal.SamplerDesc
-	samplerAt     *jsonNode // where "sampler" is written; nil for the default
 }
 
 // unorm8 is the element of an 8-bit unsigned normalized format: a byte b
@@ -88,7 +87,6 @@ func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) erro
 		s: fmt.Sprintf("(%s) * (%s) * %d", img.width.src, img.height.src, img.format.Components())}
 	b.len = must(d.intExpression(size, lengthContext, "an image's size"))
 	if sn := o.get("sampler"); sn != nil {
-		img.samplerAt = sn
 		img.sampler = must(d.decodeSampler(sn))
 	}
 	b.img = img
@@ -99,7 +97,6 @@ func (d *opDecoder) decodeImage(o *jsonObj, n *jsonNode, b *manifestBuffer) erro
 // "clamp"|"repeat", "coords": "normalized"|"texels"}; each defaults to
 // the first.
 func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
-	var s hal.SamplerDesc
 	so := must(d.src.object(n, `a sampler {"filter": "linear", "address": "clamp", "coords": "normalized"}`))
 	choose := func(key string, names ...string) (int, error) {
 		if v := so.get(key); v != nil {
@@ -110,7 +107,7 @@ func (d *opDecoder) decodeSampler(n *jsonNode) (hal.SamplerDesc, error) {
 	f := must(choose("filter", "nearest", "linear"))
 	a := must(choose("address", "clamp", "repeat"))
 	c := must(choose("coords", "normalized", "texels"))
-	s = hal.SamplerDesc{Filter: hal.Filter(f), Address: hal.AddressMode(a), Unnormalized: c == 1}
+	s := hal.SamplerDesc{Filter: hal.Filter(f), Address: hal.AddressMode(a), Unnormalized: c == 1}
 	if s.Unnormalized && s.Address != hal.ClampToEdge {
 		return s, d.src.errAt(n, "coordinates in texels need the clamp address mode (Vulkan's rule)")
 	}
