@@ -32,11 +32,7 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, args []string) (err error)
 	if err != nil {
 		return err
 	}
-	ops, err := f.operations(args)
-	if err != nil {
-		return err
-	}
-	sizes, err := planSizes(f.sizes, ops)
+	ops, sizes, err := f.operations(args)
 	if err != nil {
 		return err
 	}

@@ -89,11 +89,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	for _, m := range peakMeasures {
 		names = append(names, m.op)
 	}
-	ops, err := operations(names, nil)
-	if err != nil {
-		return err
-	}
-	sizes, err := planSizes(f.sizes, ops)
+	ops, sizes, err := f.operations(names)
 	if err != nil {
 		return err
 	}

@@ -72,13 +72,19 @@ func operations(names []string, manifest []kernels.Operation) ([]kernels.Operati
 }
 
 // operations resolves the operations named in args among the built-in
-// ones and those of --manifest (see operations).
-func (f *benchFlags) operations(args []string) ([]kernels.Operation, error) {
+// ones and those of --manifest (see operations), and checks every --size
+// against them (planSizes).
+func (f *benchFlags) operations(args []string) ([]kernels.Operation, sizePlan, error) {
 	extra, err := loadManifest(f.manifest)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return operations(args, extra)
+	ops, err := operations(args, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	sizes, err := planSizes(f.sizes, ops)
+	return ops, sizes, err
 }
 
 func newRunCmd() *cobra.Command {
@@ -225,13 +231,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	if err := f.checkFormat("table", "json", "csv", "gobench"); err != nil {
 		return err
 	}
-	ops, err := f.operations(args)
-	if err != nil {
-		return err
-	}
 	// Sizes are checked against the operations named, before
 	// --candidates skips any.
-	sizes, err := planSizes(f.sizes, ops)
+	ops, sizes, err := f.operations(args)
 	if err != nil {
 		return err
 	}
@@ -546,11 +548,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 // measure and keeps the driver's pipeline cache, which is its work: one it
 // cannot keep is its error.
 func compileAll(cmd *cobra.Command, f *tuneFlags, args []string) error {
-	ops, err := f.operations(args)
-	if err != nil {
-		return err
-	}
-	plan, err := planSizes(f.sizes, ops)
+	ops, plan, err := f.operations(args)
 	if err != nil {
 		return err
 	}
