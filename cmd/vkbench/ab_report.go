@@ -67,7 +67,7 @@ func warnUnclear(cmd *cobra.Command, r *results.ABReport) {
 		default:
 			continue
 		}
-		fmt.Fprintf(annotations, "::%s title=%s::%s\n", level, actionsEscape("vkbench ab: "+row.Name, true), actionsEscape(abVerdictText(row), false))
+		fmt.Fprintf(annotations, "::%s title=%s::%s\n", level, actionsEscape("vkbench ab: "+row.Name, true), actionsEscape(verdictText(row.Verdict, row.Note), false))
 	}
 }
 
@@ -99,7 +99,7 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 			ratio = fmt.Sprintf("%.3f", row.Ratio)
 			rounds = fmt.Sprint(len(row.Rounds))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Name, report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, abBounds(row), rounds, abVerdictText(row))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Name, report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, abBounds(row), rounds, verdictText(row.Verdict, row.Note))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -123,10 +123,6 @@ func abBounds(row results.ABRow) string {
 	return fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 }
 
-func abVerdictText(row results.ABRow) string {
-	return withNote(string(row.Verdict), report.OneLine(row.Note, 300))
-}
-
 func writeABJUnit(w io.Writer, r *results.ABReport) error {
 	s := junitSuite{Name: "vkbench ab", Tests: len(r.Rows), Time: junitTime(r.Seconds)}
 	perOp := map[string]int{}
@@ -138,7 +134,7 @@ func writeABJUnit(w io.Writer, r *results.ABReport) error {
 	for _, row := range r.Rows {
 		c := junitCase{Name: row.Name, Class: "vkbench.ab", Time: junitTime(0),
 			Output: fmt.Sprintf("old %s, new %s, new/old %.3f %s over %s: %s",
-				report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), row.Ratio, abBounds(row), plural(len(row.Rounds), "round", "rounds"), abVerdictText(row))}
+				report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), row.Ratio, abBounds(row), plural(len(row.Rounds), "round", "rounds"), verdictText(row.Verdict, row.Note))}
 		if n := perOp[row.Op]; n > 0 && row.Seconds > 0 {
 			// The operation's time, shared by its pairs.
 			c.Time = junitTime(row.Seconds / float64(n))
@@ -146,10 +142,10 @@ func writeABJUnit(w io.Writer, r *results.ABReport) error {
 		unclear := row.Verdict == results.Unclear
 		switch {
 		case row.Verdict.Fails(), unclear && r.OnUnclear == results.UnclearFails:
-			c.Failure = &junitMessage{Message: abVerdictText(row)}
+			c.Failure = &junitMessage{Message: verdictText(row.Verdict, row.Note)}
 			s.Failures++
 		case unclear, row.Verdict == results.NotMeasured, row.Verdict == results.OnlyOld, row.Verdict == results.OnlyInNew:
-			c.Skipped = &junitMessage{Message: abVerdictText(row)}
+			c.Skipped = &junitMessage{Message: verdictText(row.Verdict, row.Note)}
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, c)

@@ -175,7 +175,7 @@ func writeCompareTable(w io.Writer, rep results.Report) error {
 		if probe {
 			row = append(row, fmtRelative(r))
 		}
-		g.add(append(row, fmtP(r.P, r.N1, r.N2), verdictText(r))...)
+		g.add(append(row, fmtP(r.P, r.N1, r.N2), verdictText(r.Verdict, r.Note))...)
 	}
 	var b strings.Builder
 	g.write(&b)
@@ -298,7 +298,7 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 			rel = ", vs probe " + fmtRelative(r)
 		}
 		c := junitCase{Name: r.Name, Class: "vkbench", Time: junitTime(0),
-			Output: fmt.Sprintf("base %s, new %s, delta %s%s, %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), rel, fmtP(r.P, r.N1, r.N2), verdictText(r))}
+			Output: fmt.Sprintf("base %s, new %s, delta %s%s, %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), rel, fmtP(r.P, r.N1, r.N2), verdictText(r.Verdict, r.Note))}
 		switch {
 		case r.Verdict == results.Slower:
 			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
@@ -307,15 +307,15 @@ func writeJUnit(w io.Writer, rep results.Report) error {
 			}
 			s.Failures++
 		case r.Verdict == results.Miscomputed, r.Verdict == results.Broke:
-			c.Failure = &junitMessage{Message: verdictText(r)}
+			c.Failure = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
 			s.Failures++
 		case r.Verdict == results.OnlyBase, r.Verdict == results.OnlyNew, r.Verdict == results.NotMeasured:
-			c.Skipped = &junitMessage{Message: verdictText(r)}
+			c.Skipped = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
 			s.Skipped++
 		case r.Undecided(rep.Options.Threshold):
 			// Not shown slower, but a slowdown past the threshold could
 			// not have shown: CI must not see a plain pass.
-			c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(r), detectableText(r.Detectable), 100*rep.Options.Threshold)}
+			c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(r.Verdict, r.Note), detectableText(r.Detectable), 100*rep.Options.Threshold)}
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, c)
@@ -360,10 +360,10 @@ func writeCompareWarnings(w io.Writer, rep results.Report) {
 	}
 }
 
-// verdictText is a row's verdict and, where there is one, why
-// ("not measured (no samples in new)").
-func verdictText(r results.Row) string {
-	return withNote(string(r.Verdict), report.OneLine(r.Note, 300))
+// verdictText is a verdict, a compare row's or an ab pair's, and, where
+// there is one, its note, on one line ("not measured (no samples in new)").
+func verdictText(v results.Verdict, note string) string {
+	return withNote(string(v), report.OneLine(note, 300))
 }
 
 // withNote is a verdict followed by its note in parentheses, where it has
