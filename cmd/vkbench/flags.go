@@ -76,9 +76,9 @@ func checkPeakFlags(gbps, gflops float64) error {
 
 // benchFlags are the flags of every command that measures (run, tune, ab,
 // peak): the device, the cache, sizes, sampling and output. The flags only
-// some of them take are registered by those: --count (registerCount),
-// --manifest, --objective and --energy-window (registerChoice); unregistered,
-// their fields keep the defaults register sets.
+// some of them take are registered by those: --count, --manifest,
+// --objective and --energy-window (registerRunTune); unregistered, their
+// fields keep the defaults register sets.
 type benchFlags struct {
 	dev        deviceFlags
 	cache      cacheFlags
@@ -119,14 +119,11 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.warmup, "warmup", autotune.DefaultOptions.Warmup, "GPU time spent running the candidates before any sample counts, for the GPU to reach its clocks; 0 samples at once (the conditions then show the clocks moving)")
 }
 
-// registerCount registers --count, the independent rounds.
-func (f *benchFlags) registerCount(fs *pflag.FlagSet) {
+// registerRunTune registers the flags of run and tune: --count, the
+// independent rounds, and what they choose among: the operations of a
+// manifest, and the objective that picks a winner.
+func (f *benchFlags) registerRunTune(fs *pflag.FlagSet) {
 	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
-}
-
-// registerChoice registers what run and tune choose among: the
-// operations of a manifest, and the objective that picks a winner.
-func (f *benchFlags) registerChoice(fs *pflag.FlagSet) {
 	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
 	fs.DurationVar(&f.energyWindow, "energy-window", 0, fmt.Sprintf("where the GPU's energy counter can be read, how long in all each candidate runs back to back, in six windows (each at least five steps of a counter that moves in steps), for its energy per run and that energy's interval (default: %v with --objective energy or edp, no energy with time)", autotune.DefaultOptions.EnergyWindow))
@@ -190,8 +187,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.benchFlags.register(fs)
-	f.registerCount(fs)
-	f.registerChoice(fs)
+	f.registerRunTune(fs)
 	fs.StringVar(&f.candidates, "candidates", "", "measure only the candidates whose name matches this regular expression, such as 'vec4|regblock-128x128'; operations with none are skipped")
 }
 
@@ -210,8 +206,7 @@ type tuneFlags struct {
 func (f *tuneFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	f.benchFlags.register(fs)
-	f.registerCount(fs)
-	f.registerChoice(fs)
+	f.registerRunTune(fs)
 	fs.StringVar(&f.level, "level", "balanced", "tuning level: how shapes are bucketed (minimal, balanced, extensive, full)")
 	fs.BoolVar(&f.compileOnly, "compile-only", false, "only build the pipelines and keep the driver's pipeline cache")
 	fs.BoolVar(&f.force, "force", false, "measure again and replace answers already in the cache")
