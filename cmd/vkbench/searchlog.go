@@ -109,8 +109,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 			r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: name, Seed: seed, MaxEvals: f.maxEvals, TimeLimit: f.timeLimit},
 				StopWithin: f.stopWithin / 100})
 			if err != nil {
-				out.Discard()
-				return usageError{err}
+				return out.finish(usageError{err})
 			}
 			rows = append(rows, r)
 			trace.Searches = append(trace.Searches, r.Search)
