@@ -165,15 +165,17 @@ Exit status: as run's.`,
 			if err := f.search.check(cmd); err != nil {
 				return err
 			}
+			// Every mode refuses a bad flag, --compile-only too, which
+			// measures nothing.
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
 			if f.compileOnly {
 				return compileAll(cmd, &f, args)
 			}
 			if f.allDevices {
 				return tuneAllDevices(cmd, &f, args)
-			}
-			opts, err := f.options()
-			if err != nil {
-				return err
 			}
 			return runBench(cmd, &f.benchFlags, opts, args, "", &f)
 		},
