@@ -55,7 +55,10 @@ func (p *probe) measure(ctx context.Context, dev hal.Device, opts autotune.Optio
 	if err != nil {
 		return fmt.Errorf("measuring the probe %s: %w", p.name, err)
 	}
-	if len(e.Results) != 1 || e.Results[0].Stats == nil {
+	if len(e.Results) != 1 {
+		return fmt.Errorf("measuring the probe %s: %d results, want 1", p.name, len(e.Results))
+	}
+	if e.Results[0].Stats == nil {
 		return fmt.Errorf("measuring the probe %s: no samples (%s: %s)", p.name, e.Results[0].Outcome, e.Results[0].Error)
 	}
 	p.rounds = append(p.rounds, e.Results[0].Stats.Median)

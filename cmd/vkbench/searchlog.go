@@ -188,12 +188,11 @@ func writeReplayTable(w io.Writer, l *search.TuneLog, rows []*search.ReplayResul
 	for _, s := range order {
 		e := slices.Sorted(slices.Values(evals[s]))
 		m := e[len(e)/2]
-		if m > points {
-			fmt.Fprintf(w, "| %s | %d | never | — |\n", s, len(e))
-			continue
+		row := fmt.Sprintf("| %s | %d | never | — |\n", s, len(e))
+		if m <= points {
+			row = fmt.Sprintf("| %s | %d | %d | %.0f%% |\n", s, len(e), m, 100*float64(m)/float64(points))
 		}
-		_, err := fmt.Fprintf(w, "| %s | %d | %d | %.0f%% |\n", s, len(e), m, 100*float64(m)/float64(points))
-		if err != nil {
+		if _, err := io.WriteString(w, row); err != nil {
 			return err
 		}
 	}
