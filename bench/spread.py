@@ -29,10 +29,12 @@ def main():
                     winners.append(b["candidate"])
                     medians.append(s["median_s"])
                     hws.append((s["ci_hi_s"] - s["ci_lo_s"]) / 2 / s["median_s"])
-            # A tie: the winner's interval overlaps the runner-up's (the
-            # winner says so in "tie"; older files are judged from the
-            # intervals).
-            if len(timed) > 1 and timed[0]["stats"]["ci_hi_s"] >= timed[1]["stats"]["ci_lo_s"]:
+            # A tie: the winner says so in "tie", by whichever rule (the
+            # intervals overlap, or the lead is below the target
+            # half-width); older files, without it, are judged from the
+            # intervals.
+            said = any(b["op"] == op and b.get("winner") and b.get("tie") for b in r["benchmarks"])
+            if len(timed) > 1 and (said or timed[0]["stats"]["ci_hi_s"] >= timed[1]["stats"]["ci_lo_s"]):
                 tied.append({timed[0]["candidate"], timed[1]["candidate"]})
         same = len(set(winners)) == 1
         if not same and len(tied) == len(runs) and set(winners) <= set().union(*tied):

@@ -19,6 +19,7 @@ ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
 import baseline  # noqa: E402  (after the path is set)
+import spread  # noqa: E402
 import table  # noqa: E402
 
 # A command a section may name as its producer, in backquotes.
@@ -109,3 +110,47 @@ class RateUnits(unittest.TestCase):
     def test_streaming_in_bandwidth(self):
         b = self.bench("f32", 2 * 1024, 12 * 1024)  # triad: 2 per 12 bytes
         self.assertEqual(table.rate_of(b, "triad"), (1.0, "GB/s", False))
+
+
+class SpreadTies(unittest.TestCase):
+    """bench/spread.py counts two processes' different winners as a tie
+    where each winner recorded one, whichever rule it was by."""
+
+    def run_spread(self, runs):
+        import contextlib
+        import io
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for i, benches in enumerate(runs):
+                paths.append(os.path.join(d, "%d.json" % i))
+                with open(paths[-1], "w") as f:
+                    json.dump({"benchmarks": benches}, f)
+            out = io.StringIO()
+            argv = sys.argv
+            sys.argv = ["spread.py"] + paths
+            try:
+                with contextlib.redirect_stdout(out):
+                    spread.main()
+            finally:
+                sys.argv = argv
+        return out.getvalue()
+
+    @staticmethod
+    def bench(name, lo, med, hi, winner=False, tie=None):
+        b = {"op": "gemm", "candidate": name, "outcome": "measured",
+             "stats": {"median_s": med, "ci_lo_s": lo, "ci_hi_s": hi}}
+        if winner:
+            b["winner"] = True
+        if tie:
+            b["tie"] = tie
+        return b
+
+    def test_tie_by_target_half_width(self):
+        # The intervals do not overlap: only the winners' word makes a tie.
+        run = lambda first, tie: [self.bench(first, 1.000, 1.001, 1.002, True, tie),
+                                  self.bench({"a": "b", "b": "a"}[first], 1.003, 1.004, 1.005)]
+        said = "lowest median; the two fastest are within the target half-width of each other"
+        self.assertIn("| tie (a = b) |", self.run_spread([run("a", said), run("b", said)]))
+        self.assertIn("| no |", self.run_spread([run("a", None), run("b", None)]))
