@@ -12,8 +12,9 @@ import (
 
 // TestPickByObjective: the winner by energy or by energy-delay product is
 // not the winner by time when the faster kernel draws more power; a
-// runner-up within 2% is a tie; a candidate without its energy leaves the
-// pick to time, saying so.
+// runner-up within 2%, or whose interval overlaps, is a tie, and the
+// fastest of the tied wins, whichever has the least energy; a candidate
+// without its energy leaves the pick to time, saying so.
 func TestPickByObjective(t *testing.T) {
 	res := func(name string, median, joules float64) results.Result {
 		s := statsAt(median)
@@ -41,10 +42,17 @@ func TestPickByObjective(t *testing.T) {
 	}
 
 	e := entry(ObjectiveEnergy)
-	e.Results[2].EnergyJ = 0.305 // within 2% of lean's
+	e.Results[2].EnergyJ = 0.305 // within 2% of lean's, and mid is faster
 	pickWinner(e)
-	if e.FastestName != "lean" || !e.Tie || !strings.Contains(e.TieRule, "energy") {
-		t.Errorf("energies 0.300 and 0.305: %s, tie %v (%q); want lean, a tie by energy", e.FastestName, e.Tie, e.TieRule)
+	if e.FastestName != "mid" || !e.Tie || !strings.Contains(e.TieRule, "energy within 2%: the fastest of them wins") {
+		t.Errorf("energies 0.300 (1.2 ms) and 0.305 (1.1 ms): %s, tie %v (%q); want mid, the faster of a tie by energy", e.FastestName, e.Tie, e.TieRule)
+	}
+	e = entry(ObjectiveEnergy)
+	e.Results[0].EnergyJ = 0.305 // fast ties too: the fastest of all wins
+	e.Results[2].EnergyJ = 0.304
+	pickWinner(e)
+	if e.FastestName != "fast" || !e.Tie {
+		t.Errorf("energies 0.305 (1.0 ms), 0.300 (1.2 ms), 0.304 (1.1 ms): %s, tie %v; want fast, the fastest of three tied", e.FastestName, e.Tie)
 	}
 
 	// With intervals, a tie is an overlap, whatever the margin: 0.300
@@ -59,8 +67,8 @@ func TestPickByObjective(t *testing.T) {
 	}
 	e.Results[2].EnergyJ, e.Results[2].EnergyLoJ, e.Results[2].EnergyHiJ = 0.330, 0.290, 0.340
 	pickWinner(e)
-	if e.FastestName != "lean" || !e.Tie || !strings.Contains(e.TieRule, "intervals overlap") {
-		t.Errorf("energies 0.300 [0.298, 0.302] and 0.330 [0.290, 0.340]: %s, tie %v (%q); want lean, a tie by overlap", e.FastestName, e.Tie, e.TieRule)
+	if e.FastestName != "mid" || !e.Tie || !strings.Contains(e.TieRule, "intervals overlap") {
+		t.Errorf("energies 0.300 [0.298, 0.302] (1.2 ms) and 0.330 [0.290, 0.340] (1.1 ms): %s, tie %v (%q); want mid, the faster of a tie by overlap", e.FastestName, e.Tie, e.TieRule)
 	}
 
 	e = entry(ObjectiveEnergy)

@@ -44,8 +44,10 @@ type Entry struct {
 	// before the shared store.
 	FastestDigest string `json:"fastest_digest,omitempty"`
 	// Tie is set when the winner's interval overlaps the runner-up's or
-	// their medians are within Bounds.TargetHalfWidth of each other;
-	// TieRule says which, and how the tie was broken.
+	// their medians are within Bounds.TargetHalfWidth of each other (by
+	// energy, or edp: where others' intervals overlap the least one's, and
+	// the fastest of them won); TieRule says which, and how the tie was
+	// broken.
 	Tie     bool             `json:"tie,omitempty"`
 	TieRule string           `json:"tie_rule,omitempty"`
 	Results []results.Result `json:"results"`
