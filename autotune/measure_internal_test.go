@@ -150,3 +150,44 @@ func TestPrebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestPrebuildDeviceReleased: a device released from another goroutine
+// while a prebuild builds on it ends the prebuild's builds with errors,
+// not a hang: Stop returns, and the release reports no object left alive.
+func TestPrebuildDeviceReleased(t *testing.T) {
+	drv := devtest.Driver(t)
+	infos := devtest.Devices(t, drv)
+	dev, err := drv.Open(context.Background(), hal.DefaultDevice(infos), hal.DeviceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := catalogue.Lookup("reduce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &counted{Device: dev}
+	stop := prebuild(context.Background(), d, Options{}, slices.Repeat([]Job{{Op: op, Size: kernels.SizeOf(1 << 16)}}, 50))
+	for len(d.names()) == 0 {
+		runtime.Gosched()
+	}
+	released := make(chan error, 1)
+	go func() { released <- dev.Release() }()
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	select {
+	case err := <-released:
+		if err != nil {
+			t.Errorf("Release during a prebuild: %v; want nil", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Release during a prebuild did not return in a minute")
+	}
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("Stop after the device's release did not return in a minute")
+	}
+	if n := d.live.Load(); n != 0 {
+		t.Errorf("%d prebuilt executables alive; want none", n)
+	}
+}
