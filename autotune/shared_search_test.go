@@ -95,8 +95,23 @@ func stored(t *testing.T, s *store.Store, tuner *autotune.Tuner, res *autotune.S
 // as it does a tune's: the first committed, unless the second clearly
 // beats it (which the test works out by the same rule on a file of its
 // own; on one device the first mostly stays), never simply that of the
-// last to finish. Each machine's file keeps its own search's.
+// last to finish. Each machine's file keeps its own search's. Where the
+// second's clearly beats the first's, the last to finish and the rule
+// agree, so the pair runs again, up to three times, until the first
+// stays: one such pair in five on a busy machine let a store that keeps
+// the last answer pass.
 func TestSharedSearchFirstStays(t *testing.T) {
+	for range 3 {
+		if firstStays(t) {
+			return
+		}
+	}
+}
+
+// firstStays runs TestSharedSearchFirstStays's pair of searches once and
+// reports whether Commit's rule kept the first's answer.
+func firstStays(t *testing.T) bool {
+	t.Helper()
 	srv := redistest.Start(t)
 	op := newSpaceScaleOp([]int{32, 64}, 0)
 	size := kernels.SizeOf(1 << 14)
@@ -145,6 +160,7 @@ func TestSharedSearchFirstStays(t *testing.T) {
 	if first.warnings()+second.warnings() != 0 {
 		t.Errorf("warnings:\n%s%s", first.log, second.log)
 	}
+	return want == res1.Entry
 }
 
 // searched is what became of a search run in a goroutine.
