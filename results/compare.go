@@ -509,12 +509,13 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 
 // welchTest is Welch's t-test of the logarithms of s1 against s2: its
 // p-value, the standard error of the difference of the means and its
-// Welch–Satterthwaite degrees of freedom as the test takes them (zeros
-// where either side has fewer than two values, or neither any spread:
-// then p is 0 where their means differ, 1 where not), and benchmath's
-// warnings. Where runs1 and runs2 say how many of each
-// side's rounds came from each of several runs, the test is of the runs'
-// means: rounds of one run share that run's shift, and taken as
+// Welch–Satterthwaite degrees of freedom as the test takes them (at most
+// n1 + n2 − 3 where extra is given and the values are rounds, from which
+// a slope was fitted; zeros where either side has fewer than two values,
+// or neither any spread: then p is 0 where their means differ, 1 where
+// not), and benchmath's warnings. Where runs1 and runs2 say how many of
+// each side's rounds came from each of several runs, the test is of the
+// runs' means: rounds of one run share that run's shift, and taken as
 // independent values they would call a shift between runs significant.
 // extra is a variance the difference of the means has besides theirs (a
 // slope's error, net of the probe): it widens the standard error the
@@ -545,6 +546,13 @@ func welchTest(s1, s2 []float64, runs1, runs2 []int, extra float64) (p, se, dof 
 	}
 	se, dof = math.Sqrt(v1+v2+extra), (v1+v2)*(v1+v2)/(v1*v1/(n1-1)+v2*v2/(n2-1))
 	if extra > 0 {
+		if runs1 == nil && runs2 == nil {
+			// Net of the probe, the slope was fitted from these rounds
+			// too, which takes one degree of freedom more (analysis of
+			// covariance: n1 + n2 − 3). Runs' means are other values
+			// than those it was fitted from.
+			dof = min(dof, n1+n2-3)
+		}
 		t := math.Abs(moremath.Mean(y.Values)-moremath.Mean(x.Values)) / se
 		p = 2 * (1 - moremath.TDist{V: dof}.CDF(t))
 		return p, se, dof, warn

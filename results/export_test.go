@@ -6,3 +6,10 @@ func WithoutNet(opts CompareOptions) CompareOptions {
 	opts.withoutNet = true
 	return opts
 }
+
+// WelchTest is welchTest of single runs: its p-value and degrees of
+// freedom.
+func WelchTest(s1, s2 []float64, extra float64) (p, dof float64) {
+	p, _, dof, _ = welchTest(s1, s2, nil, nil, extra)
+	return p, dof
+}

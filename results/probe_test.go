@@ -328,3 +328,24 @@ func TestMergeWinner(t *testing.T) {
 		}
 	}
 }
+
+// TestNetDegreesOfFreedom: judged net of the probe, the difference has
+// n1 + n2 − 3 degrees of freedom, one fewer than Welch's most, since the
+// slope was fitted from the same rounds; its own times keep Welch's.
+func TestNetDegreesOfFreedom(t *testing.T) {
+	// Five rounds a side with the same spread of their logarithms:
+	// Welch–Satterthwaite gives n1 + n2 − 2 = 8.
+	var base, next []float64
+	for i := range 5 {
+		base = append(base, math.Exp(0.01*float64(i)))
+		next = append(next, math.Exp(0.05+0.01*float64(i)))
+	}
+	pOwn, own := results.WelchTest(base, next, 0)
+	pNet, net := results.WelchTest(base, next, 1e-9)
+	if own < 7.99 || own > 8.01 || net != 7 {
+		t.Errorf("degrees of freedom %g by own times, %g net of the probe; want 8 and 7", own, net)
+	}
+	if !(pNet > pOwn) {
+		t.Errorf("p %g net of the probe, %g by own times; want the net one larger (fewer degrees of freedom, a wider standard error)", pNet, pOwn)
+	}
+}
