@@ -278,14 +278,7 @@ func TestVerifyByDigest(t *testing.T) {
 		case *transposeProblem:
 			base = p.problem
 		}
-		cand, err := kernels.CandidateAt(prob, op.Candidates()[0], 0, dev.Info())
-		if err != nil {
-			t.Fatal(err)
-		}
-		exe, err := dev.CreateExecutable(cand.Executable())
-		if err != nil {
-			t.Fatal(err)
-		}
+		exe := firstExecutable(t, dev, op, prob)
 		if err := kernels.Run(ctx, dev, prob, exe, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -303,10 +296,30 @@ func TestVerifyByDigest(t *testing.T) {
 		if err := prob.Verify(ctx, 0); !errors.Is(err, kernels.ErrWrongResult) || base.readback == nil {
 			t.Errorf("%s, poisoned: %v; want a wrong result, read back to say so", c.op, err)
 		}
-		if err := status.Join(exe.Release(), prob.Release()); err != nil {
+		if err := prob.Release(); err != nil {
 			t.Error(err)
 		}
 	}
+}
+
+// firstExecutable builds op's first candidate as it runs prob on dev,
+// released at the test's end.
+func firstExecutable(t *testing.T, dev hal.Device, op kernels.Operation, prob kernels.Problem) hal.Executable {
+	t.Helper()
+	cand, err := kernels.CandidateAt(prob, op.Candidates()[0], 0, dev.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := dev.CreateExecutable(cand.Executable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := exe.Release(); err != nil {
+			t.Error(err)
+		}
+	})
+	return exe
 }
 
 // noDigestDevice is the test device with a digest that cannot be built.
@@ -342,19 +355,7 @@ func TestVerifyWithoutDigest(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	cand, err := kernels.CandidateAt(prob, op.Candidates()[0], 0, dev.Info())
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := dev.CreateExecutable(cand.Executable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := exe.Release(); err != nil {
-			t.Error(err)
-		}
-	}()
+	exe := firstExecutable(t, dev, op, prob)
 	for range 3 {
 		if err := kernels.Run(ctx, dev, prob, exe, 0); err != nil {
 			t.Fatal(err)

@@ -36,10 +36,13 @@ type problem struct {
 	readback []uint32
 	halves   []float32
 	// digester and partials are what digest runs, made on its first
-	// call and kept; noDigest is set once a digest failed on a device
-	// that still works, so that later Verifies do not build it again.
+	// call and kept; want is the digest the output should have, worked
+	// out on the host once (digestMatches); noDigest is set once a digest
+	// failed on a device that still works, so that later Verifies do not
+	// build it again.
 	digester hal.Executable
 	partials hal.Buffer
+	want     expected
 	noDigest bool
 }
 
@@ -399,16 +402,16 @@ type expected struct {
 	ok  bool
 }
 
-// digestMatches reports whether buf's first n words have the digest the
-// host expects, word(i) being the i-th word of the expected output and
-// its index there (worked out once, into want): a Verify's fast path,
-// which reads no output back. False, or an error that leaves the device
-// and ctx working (the digest could not be built or run), sends the
-// Verify to read the output back and compare every word: the host's
-// comparison is the authority, the digest only spares it where nothing
-// differs. After such an error the problem's later Verifies read back
-// without trying the digest again.
-func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, want *expected, word func(i int64) (uint32, int64)) (bool, error) {
+// digestMatches reports whether buf's first n words, the problem's
+// output, have the digest the host expects, word(i) being the i-th word
+// of the expected output and its index there (worked out once, into
+// p.want): a Verify's fast path, which reads no output back. False, or an
+// error that leaves the device and ctx working (the digest could not be
+// built or run), sends the Verify to read the output back and compare
+// every word: the host's comparison is the authority, the digest only
+// spares it where nothing differs. After such an error the problem's
+// later Verifies read back without trying the digest again.
+func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, word func(i int64) (uint32, int64)) (bool, error) {
 	if p.noDigest {
 		return false, nil
 	}
@@ -420,10 +423,10 @@ func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, wa
 		p.noDigest = true
 		return false, nil
 	}
-	if !want.ok {
-		want.sum, want.ok = expectedDigest(n, word), true
+	if !p.want.ok {
+		p.want.sum, p.want.ok = expectedDigest(n, word), true
 	}
-	return got == want.sum, nil
+	return got == p.want.sum, nil
 }
 
 // digest returns the digest of buf's first n words, computed on the
