@@ -180,26 +180,12 @@ func compare(a, b exprValue) int {
 	return 0
 }
 
+// mulInt returns a*b, and false where it overflows 64 bits: then the
+// quotient does not give b back, or (the one case where it does) a is -1
+// and b the least int64.
 func mulInt(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	hi, lo := bits.Mul64(uint64(absInt(a)), uint64(absInt(b)))
-	if hi != 0 || lo > math.MaxInt64 || a == math.MinInt64 || b == math.MinInt64 {
-		return 0, false
-	}
-	v := int64(lo)
-	if (a < 0) != (b < 0) {
-		v = -v
-	}
-	return v, true
-}
-
-func absInt(a int64) int64 {
-	if a < 0 {
-		return -a
-	}
-	return a
+	v := a * b
+	return v, a == 0 || v/a == b && (a != -1 || b != math.MinInt64)
 }
 
 type callNode struct {
@@ -306,7 +292,7 @@ func (n callNode) ordering(args []exprValue) exprValue {
 	if args[0].i == math.MinInt64 {
 		panic(n.fail("integer overflow"))
 	}
-	return intValue(absInt(args[0].i))
+	return intValue(max(args[0].i, -args[0].i))
 }
 
 // rounding evaluates ceil, floor and round, which make integers of floats.
