@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -329,13 +330,13 @@ func (p *exprParser) parseUnary() typedNode {
 	for _, op := range []string{"-", "+", "!"} {
 		if p.accept(op, "!=") {
 			x := p.nested(pos, p.parseUnary)
-			switch op {
-			case "-":
-				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, x.typ, pos}
-			case "!":
-				return typedNode{unaryNode{op: op, pos: pos, x: x.n}, intType, pos}
+			if op == "+" {
+				return x
 			}
-			return x
+			if op == "!" {
+				x.typ = intType
+			}
+			return typedNode{unaryNode{op: op, pos: pos, x: x.n}, x.typ, pos}
 		}
 	}
 	return p.parsePrimary()
@@ -344,18 +345,11 @@ func (p *exprParser) parseUnary() typedNode {
 func isIdentStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isIdentChar(c byte) bool  { return isIdentStart(c) || '0' <= c && c <= '9' }
 
-// isIdent reports whether s is a name the language can use.
-func isIdent(s string) bool {
-	if s == "" || !isIdentStart(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if !isIdentChar(s[i]) {
-			return false
-		}
-	}
-	return true
-}
+// isIdent reports whether s is a name the language can use: an
+// isIdentStart, then isIdentChars.
+func isIdent(s string) bool { return identRE.MatchString(s) }
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (p *exprParser) parsePrimary() typedNode {
 	p.skipSpace()
