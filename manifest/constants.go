@@ -108,32 +108,21 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestD
 // module's defaults if the default size cannot have one (a candidate
 // whose assert refuses it, say; the dry run reports any other error).
 func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
-	for _, k := range disp.consts {
-		disp.sized = disp.sized || k.value.dependsOnSize()
-	}
-	for _, a := range disp.axes {
-		disp.sized = disp.sized || a.given != nil && a.given.dependsOnSize()
-	}
-	params := d.op.runs[c].params
-	if !disp.sized {
-		env, _ := d.op.env(kernels.Size{}, params, nil)
-		ps, err := disp.resolve(env)
-		disp.fixed = ps
-		return err
-	}
+	disp.sized = slices.ContainsFunc(disp.consts, func(k specConst) bool { return k.value.dependsOnSize() }) ||
+		slices.ContainsFunc(disp.axes[:], func(a wgAxis) bool { return a.given != nil && a.given.dependsOnSize() })
 	// The environment at the default size of the smallest kind of device,
 	// before any device, at pass 0.
-	env, _ := d.op.env(d.op.sizes[kernels.SmallDevice], params, nil)
+	env, _ := d.op.env(d.op.sizes[kernels.SmallDevice], d.op.runs[c].params, nil)
 	env["pass"] = intValue(0)
 	ps, err := disp.resolve(env)
-	if err != nil {
-		ps = pipelineSpec{}
+	if err != nil && disp.sized {
+		ps, err = pipelineSpec{}, nil
 		for i, a := range disp.axes {
 			ps.wg[i] = max(a.def, 1)
 		}
 	}
 	disp.fixed = ps
-	return nil
+	return err
 }
 
 // dependsOnSize reports whether e has a value only when a problem is
