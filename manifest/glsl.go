@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -185,9 +186,5 @@ func digest(data []byte) string {
 // glslCacheDir is where compiled GLSL is kept: the folder "glsl" beside
 // the tune cache ($VKBENCH_CACHE, else the user's cache folder).
 func glslCacheDir() string {
-	path := os.Getenv(store.EnvCache)
-	if path == "" {
-		path = store.DefaultCachePath()
-	}
-	return filepath.Join(filepath.Dir(path), "glsl")
+	return filepath.Join(filepath.Dir(cmp.Or(os.Getenv(store.EnvCache), store.DefaultCachePath())), "glsl")
 }

@@ -14,13 +14,10 @@ type hostArray struct {
 
 // at returns element i, which must be below n.
 func (a *hostArray) at(i int64) exprValue {
-	if a.data == nil {
-		if a.typ.kind == floatKind {
-			return floatValue(0)
-		}
-		return intValue(0)
+	b := make([]byte, 8) // zeros, where there is no data
+	if a.data != nil {
+		b = a.data[i*int64(a.typ.size):]
 	}
-	b := a.data[i*int64(a.typ.size):]
 	if a.typ.kind == floatKind {
 		return floatValue(a.typ.decodeFloat(b))
 	}
