@@ -122,43 +122,28 @@ func (p *pairOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size,
 	if p.prepared.Add(1)%2 == 0 {
 		first, second, names = p.new, p.old, [2]string{"new", "old"}
 	}
-	a, err := first.Prepare(ctx, dev, size, seed)
+	a, err := first.prepare(ctx, dev, size, seed)
 	if err != nil {
 		return nil, status.Annotate(err, "manifest: preparing "+names[0])
 	}
-	b, err := second.Prepare(ctx, dev, size, seed)
+	b, err := second.prepare(ctx, dev, size, seed)
 	if err != nil {
 		return nil, status.Join(status.Annotate(err, "manifest: preparing "+names[1]), a.Release())
 	}
-	op, np := a, b
+	pp := &pairProblem{op: p, old: a, new: b, wantPair: -1}
 	if first == p.new {
-		op, np = b, a
+		pp.old, pp.new = b, a
 	}
-	pp := &pairProblem{op: p, old: op, new: np, oldM: manifestOf(op), newM: manifestOf(np), wantPair: -1}
-	_, r1 := op.(kernels.Resetter)
-	_, r2 := np.(kernels.Resetter)
-	if r1 || r2 {
+	if p.old.resets() || p.new.resets() {
 		return resettingPair{pp}, nil
 	}
 	return pp, nil
 }
 
-// manifestOf is the manifestProblem a manifest operation's problem is.
-func manifestOf(p kernels.Problem) *manifestProblem {
-	switch p := p.(type) {
-	case *manifestProblem:
-		return p
-	case resettingProblem:
-		return p.manifestProblem
-	}
-	return nil
-}
-
 // pairProblem is the problem of a pairOp.
 type pairProblem struct {
-	op         *pairOp
-	old, new   kernels.Problem
-	oldM, newM *manifestProblem
+	op       *pairOp
+	old, new *manifestProblem
 	// want holds what old's candidate of pair wantPair computed, by
 	// checked buffer in order, for new's of the same pair to be compared
 	// with.
@@ -177,7 +162,7 @@ var (
 )
 
 // side returns the problem and its candidate index for candidate cand.
-func (p *pairProblem) side(cand int) (kernels.Problem, int, error) {
+func (p *pairProblem) side(cand int) (*manifestProblem, int, error) {
 	if cand < 0 || cand >= len(p.op.cands) {
 		return nil, 0, status.Newf(status.InvalidArgument, "manifest: %s: candidate %d out of range [0, %d)", p.op.Name(), cand, len(p.op.cands))
 	}
@@ -198,10 +183,7 @@ func (p *pairProblem) CandidateWork(cand int) (bytes, flops float64) {
 	if err != nil {
 		return 0, 0
 	}
-	if w, ok := side.(kernels.CandidateWorker); ok {
-		return w.CandidateWork(i)
-	}
-	return side.Bytes(), side.Flops()
+	return side.CandidateWork(i)
 }
 
 func (p *pairProblem) Buffers() []kernels.Operand {
@@ -215,7 +197,7 @@ func (p *pairProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
 	if err != nil {
 		return kernels.Candidate{}, err
 	}
-	c, err := side.(kernels.Sizer).SizedCandidate(i)
+	c, err := side.SizedCandidate(i)
 	c.Name = p.op.cands[cand].Name
 	return c, err
 }
@@ -228,15 +210,14 @@ func (p *pairProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int)
 	return side.Record(cb, exe, i)
 }
 
+// RecordReset resets the version's candidate that candidate cand is, as
+// its own problem does (nothing, where the version has nothing to reset).
 func (p resettingPair) RecordReset(cb hal.CommandBuffer, cand int) error {
 	side, i, err := p.side(cand)
 	if err != nil {
 		return err
 	}
-	if r, ok := side.(kernels.Resetter); ok {
-		return r.RecordReset(cb, i)
-	}
-	return nil
+	return resettingProblem{side}.RecordReset(cb, i)
 }
 
 // Verify verifies old's candidates as old does, keeping what they
@@ -258,7 +239,7 @@ func (p *pairProblem) Verify(ctx context.Context, cand int) error {
 		p.want, p.wantPair = nil, -1
 		for _, k := range p.op.old.checkedBuffers() {
 			b := p.op.old.bufs[k]
-			data, err := readRange(ctx, p.oldM.bufs[k], 0, p.oldM.lens[k]*int64(b.typ.size))
+			data, err := readRange(ctx, p.old.bufs[k], 0, p.old.lens[k]*int64(b.typ.size))
 			if err != nil {
 				return status.Annotatef(err, "manifest: reading old's %s", b.name)
 			}
@@ -280,7 +261,7 @@ func (p *pairProblem) compareWithOld(ctx context.Context, cand int) error {
 	var checked int64
 	for j, k := range p.op.new.checkedBuffers() {
 		b := p.op.new.bufs[k]
-		got, err := readRange(ctx, p.newM.bufs[k], 0, p.newM.lens[k]*int64(b.typ.size))
+		got, err := readRange(ctx, p.new.bufs[k], 0, p.new.lens[k]*int64(b.typ.size))
 		if err != nil {
 			return status.Annotatef(err, "manifest: reading new's %s", b.name)
 		}
@@ -292,7 +273,7 @@ func (p *pairProblem) compareWithOld(ctx context.Context, cand int) error {
 			continue
 		}
 		compareElements(&m, b, got, want, 0)
-		checked += p.newM.lens[k]
+		checked += p.new.lens[k]
 	}
 	return m.Err(checked)
 }

@@ -55,7 +55,24 @@ var (
 // they need beyond the candidates' own (constants that depend on the
 // size or the pass), and runs the reference candidate once to have the
 // results to verify against.
-func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (_ kernels.Problem, err error) {
+func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	p, err := op.prepare(ctx, dev, size, seed)
+	if err != nil {
+		return nil, err
+	}
+	return p.problem(), nil
+}
+
+// problem is p, a Resetter where the operation's runs change their own
+// inputs.
+func (p *manifestProblem) problem() kernels.Problem {
+	if p.op.resets() {
+		return resettingProblem{p}
+	}
+	return p
+}
+
+func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (_ *manifestProblem, err error) {
 	if err := kernels.CheckSize(op, size); err != nil {
 		return nil, err
 	}
@@ -101,14 +118,10 @@ func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.
 	if err := p.build(ctx, info); err != nil {
 		return nil, err
 	}
-	var prob kernels.Problem = p
-	if op.resets() {
-		prob = resettingProblem{p}
-	}
-	if err := p.runReference(ctx, prob, info); err != nil {
+	if err := p.runReference(ctx, info); err != nil {
 		return nil, err
 	}
-	return prob, nil
+	return p, nil
 }
 
 // build builds the pipelines that the runs of the candidates the device
@@ -238,7 +251,7 @@ func readRange(ctx context.Context, buf hal.Buffer, off, n int64) ([]byte, error
 // runReference runs the reference candidate once and keeps its outputs,
 // then poisons the outputs again, so that a candidate that writes nothing
 // cannot pass on what the reference left.
-func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem, info hal.DeviceInfo) (err error) {
+func (p *manifestProblem) runReference(ctx context.Context, info hal.DeviceInfo) (err error) {
 	op := p.op
 	if op.ref < 0 {
 		return nil
@@ -255,7 +268,7 @@ func (p *manifestProblem) runReference(ctx context.Context, prob kernels.Problem
 	}
 	// Without a pipeline of its own, Record builds the reference's (and
 	// keeps them for the problem's life).
-	if err := kernels.Run(ctx, p.dev, prob, nil, op.ref); err != nil {
+	if err := kernels.Run(ctx, p.dev, p.problem(), nil, op.ref); err != nil {
 		return status.Annotatef(err, "manifest: running the reference candidate %q", c.Name)
 	}
 	if err := p.download(ctx); err != nil {
