@@ -70,19 +70,6 @@ func (t scalarType) dtype() kernels.DType {
 	return d
 }
 
-// intRange returns the smallest and largest values of an integer type,
-// as int64 and uint64 bounds.
-func (t scalarType) intRange() (lo int64, hi uint64) {
-	bits := uint(8 * t.size)
-	if t.kind == intKind {
-		return -1 << (bits - 1), 1<<(bits-1) - 1
-	}
-	if bits == 64 {
-		return 0, math.MaxUint64
-	}
-	return 0, 1<<bits - 1
-}
-
 // encode writes v as one element of t into dst (t.size bytes), or says
 // why it does not fit.
 func (t scalarType) encode(dst []byte, v exprValue) error {
@@ -107,7 +94,11 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 	if v.typ != intType {
 		return fmt.Errorf("%s is a float; %s needs an integer", v, t.name)
 	}
-	lo, hi := t.intRange()
+	bits := uint(8 * t.size)
+	lo, hi := int64(0), uint64(math.MaxUint64)>>(64-bits)
+	if t.kind == intKind {
+		lo, hi = -1<<(bits-1), 1<<(bits-1)-1
+	}
 	if v.i < lo || v.i >= 0 && uint64(v.i) > hi {
 		return fmt.Errorf("%d is outside %s's range [%d, %d]", v.i, t.name, lo, hi)
 	}
@@ -148,12 +139,10 @@ func (t scalarType) decodeFloat(b []byte) float64 {
 
 // formatInt formats one element of an integer type.
 func (t scalarType) formatInt(b []byte) string {
-	u := getUint(b, t.size)
-	if t.kind == intKind {
-		shift := 64 - 8*uint(t.size)
-		return fmt.Sprint(int64(u<<shift) >> shift)
+	if t.kind == uintKind {
+		return fmt.Sprint(getUint(b, t.size))
 	}
-	return fmt.Sprint(u)
+	return (&hostArray{typ: t, n: 1, data: b}).at(0).String()
 }
 
 // bufferInit is how a manifest buffer's initial contents are made.
