@@ -75,11 +75,8 @@ func readModule(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	code, err := io.ReadAll(io.LimitReader(f, maxModuleSize+1))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return code, err
+	defer func() { _ = f.Close() }() // read only: nothing to lose
+	return io.ReadAll(io.LimitReader(f, maxModuleSize+1))
 }
 
 // source returns the node of the dispatch's module: its "spirv" or
