@@ -282,21 +282,19 @@ func (op *manifestOp) checkRanges(c int, env exprEnv, lens []int64) ([][2]int64,
 		if !b.checked() {
 			continue
 		}
-		first, count := int64(0), int64(-1)
-		for _, f := range []struct {
-			e   *manifestExpr
-			dst *int64
-		}{{b.first, &first}, {b.count, &count}} {
-			if f.e == nil {
+		var fc [2]int64 // first and count
+		for k, e := range []*manifestExpr{b.first, b.count} {
+			if e == nil {
 				continue
 			}
-			v, err := f.e.evalInt(env)
+			v, err := e.evalInt(env)
 			if err != nil {
-				return nil, f.e.errorf(status.InvalidArgument, err)
+				return nil, e.errorf(status.InvalidArgument, err)
 			}
-			*f.dst = v
+			fc[k] = v
 		}
-		if count < 0 && b.count == nil {
+		first, count := fc[0], fc[1]
+		if b.count == nil {
 			count = lens[i] - first
 		}
 		if first < 0 || count < 0 || first > lens[i] || count > lens[i]-first {
