@@ -280,13 +280,11 @@ func (ms *manifestSpace) pointNode(tmpl *jsonNode, c kernels.Config, name string
 	if p := tmpl.member("params"); p != nil {
 		params.off = p.off
 	}
-	for _, k := range slices.Sorted(maps.Keys(ms.fixed)) {
-		params.keys = append(params.keys, k)
-		params.vals = append(params.vals, &jsonNode{kind: jsonNumber, s: strconv.Itoa(ms.fixed[k]), path: joinPath(params.path, k), off: params.off})
-	}
-	for _, p := range ms.params {
-		params.keys = append(params.keys, p.Name)
-		params.vals = append(params.vals, &jsonNode{kind: jsonNumber, s: strconv.Itoa(c[p.Name]), path: joinPath(params.path, p.Name), off: params.off})
+	vals := maps.Clone(ms.fixed)
+	maps.Copy(vals, c)
+	params.keys = append(slices.Sorted(maps.Keys(ms.fixed)), mapped(ms.params, func(p kernels.Param) string { return p.Name })...)
+	for _, k := range params.keys {
+		params.vals = append(params.vals, &jsonNode{kind: jsonNumber, s: strconv.Itoa(vals[k]), path: joinPath(params.path, k), off: params.off})
 	}
 	n.keys = append(n.keys, "params")
 	n.vals = append(n.vals, params)
@@ -299,11 +297,7 @@ func (ms *manifestSpace) pointNode(tmpl *jsonNode, c kernels.Config, name string
 
 // suffix names a configuration in a candidate's name: "WG64-EPT4".
 func suffix(params []kernels.Param, c kernels.Config) string {
-	var parts []string
-	for _, p := range params {
-		parts = append(parts, p.Name+strconv.Itoa(c[p.Name]))
-	}
-	return strings.Join(parts, "-")
+	return strings.Join(mapped(params, func(p kernels.Param) string { return p.Name + strconv.Itoa(c[p.Name]) }), "-")
 }
 
 func cloneNode(n *jsonNode) *jsonNode {
