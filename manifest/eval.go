@@ -116,53 +116,41 @@ func (n binaryNode) floatArith(l, r exprValue) exprValue {
 
 // intArith does integer arithmetic, refusing what overflows 64 bits.
 func (n binaryNode) intArith(l, r exprValue) exprValue {
-	overflow := func() *exprError {
-		return &exprError{n.pos, fmt.Sprintf("integer overflow in %s %s %s", l, n.op, r)}
-	}
 	a, b := l.i, r.i
+	var v int64
+	ok := true
 	switch n.op {
 	case "+":
-		s := a + b
-		if (s > a) != (b > 0) {
-			panic(overflow())
-		}
-		return intValue(s)
+		v = a + b
+		ok = (v > a) == (b > 0)
 	case "-":
-		s := a - b
-		if (s < a) != (b > 0) {
-			panic(overflow())
-		}
-		return intValue(s)
+		v = a - b
+		ok = (v < a) == (b > 0)
 	case "*":
-		v, ok := mulInt(a, b)
-		if !ok {
-			panic(overflow())
-		}
-		return intValue(v)
+		v, ok = mulInt(a, b)
 	case "/", "%":
 		if b == 0 {
 			panic(&exprError{n.pos, fmt.Sprintf("division by zero in %s %s %s", l, n.op, r)})
 		}
-		if a == math.MinInt64 && b == -1 {
-			panic(overflow())
+		ok = a != math.MinInt64 || b != -1
+		if v = a / b; n.op == "%" {
+			v = a % b
 		}
-		if n.op == "/" {
-			return intValue(a / b)
-		}
-		return intValue(a % b)
 	case "<<", ">>":
 		if b < 0 || b > 62 {
 			panic(&exprError{n.pos, fmt.Sprintf("shift by %d is outside [0, 62]", b)})
 		}
-		if n.op == ">>" {
-			return intValue(a >> b)
+		if v = a >> b; n.op == "<<" {
+			v = a << b
+			ok = v>>b == a
 		}
-		if a<<b>>b != a {
-			panic(overflow())
-		}
-		return intValue(a << b)
+	default:
+		panic(&exprError{n.pos, "unknown operator " + n.op})
 	}
-	panic(&exprError{n.pos, "unknown operator " + n.op})
+	if !ok {
+		panic(&exprError{n.pos, fmt.Sprintf("integer overflow in %s %s %s", l, n.op, r)})
+	}
+	return intValue(v)
 }
 
 func compare(a, b exprValue) int {
