@@ -188,23 +188,13 @@ func (disp *manifestDispatch) sharedOf(ps pipelineSpec) (uint32, bool) {
 	return uint32(min(n, math.MaxUint32)), ok
 }
 
-// keyOf returns the key of the dispatch's pipeline with constants cs.
+// keyOf returns the key of the dispatch's pipeline with constants cs:
+// everything of its description but its label (and its code, which the
+// module's path stands for).
 func (disp *manifestDispatch) keyOf(cs []hal.Constant) string {
-	var key strings.Builder
-	fmt.Fprintf(&key, "%s\x00%s\x00%d\x00%d", disp.mod.path, disp.desc.EntryPoint, disp.desc.Bindings, disp.desc.PushConstantSize)
-	if len(disp.desc.BindingKinds) > 0 {
-		fmt.Fprintf(&key, "\x00%v", disp.desc.BindingKinds)
-	}
-	if disp.desc.Sets != nil {
-		fmt.Fprintf(&key, "\x00sets %v", disp.desc.Sets)
-	}
-	if disp.desc.SubgroupSize > 0 || disp.desc.FullSubgroups {
-		fmt.Fprintf(&key, "\x00subgroups %d %v", disp.desc.SubgroupSize, disp.desc.FullSubgroups)
-	}
-	for _, k := range cs {
-		fmt.Fprintf(&key, "\x00%d=%d", k.ID, k.Value)
-	}
-	return key.String()
+	d := disp.desc
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%v\x00%v\x00%d %v\x00%v",
+		disp.mod.path, d.EntryPoint, d.Bindings, d.PushConstantSize, d.BindingKinds, d.Sets, d.SubgroupSize, d.FullSubgroups, cs)
 }
 
 // executable describes the dispatch's pipeline with the constants of ps,
