@@ -205,9 +205,8 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 			shaders = append(shaders, disp.mod.path)
 		}
 		d.require(&cand.Requires, disp)
-		wg := disp.fixed.wg
-		inv := uint64(wg[0]) * uint64(wg[1]) * uint64(wg[2])
-		if inv > cand.Invocations() { // every dispatch's workgroup has at least one invocation
+		// Every dispatch's workgroup has at least one invocation.
+		if wg := disp.fixed.wg; (kernels.Candidate{WorkgroupSize: wg}).Invocations() > cand.Invocations() {
 			cand.WorkgroupSize = wg
 		}
 		d.digest = append(d.digest, disp.mod.code...)

@@ -428,7 +428,7 @@ func (op *manifestOp) sized(c int, steps []planStep) kernels.Candidate {
 	setPipeline(&cand, steps[0].d, steps[0].ps)
 	cand.WorkgroupSize, cand.Requires.SharedMemory = [3]uint32{}, op.runs[c].shared
 	for _, st := range steps {
-		if wg := st.ps.wg; uint64(wg[0])*uint64(wg[1])*uint64(wg[2]) > cand.Invocations() {
+		if wg := st.ps.wg; (kernels.Candidate{WorkgroupSize: wg}).Invocations() > cand.Invocations() {
 			cand.WorkgroupSize = wg
 		}
 		cand.Requires.SharedMemory = max(cand.Requires.SharedMemory, st.ps.shared)
