@@ -64,7 +64,6 @@ func Sources(dir string) ([]string, error) {
 			names = append(names, e.Name())
 		}
 	}
-	slices.Sort(names)
 	return names, nil
 }
 
