@@ -129,7 +129,6 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 }
 
 func (d *opDecoder) decodeCandidates() error {
-	d.pushNode = d.obj.get("push_constants")
 	for c, obj := range d.candObjs {
 		cand := must(d.decodeCandidate(c, obj))
 		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
@@ -181,7 +180,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		check(d.checkParams(c, &run.asserts[i]))
 	}
 	check(d.subgroups(c, obj))
-	spec := dispatchSpec{push: d.pushNode}.override(obj)
+	spec := dispatchSpec{push: d.obj.get("push_constants")}.override(obj)
 	dispatchObjs := must(d.dispatchObjects(obj))
 	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
 	check(d.requires(obj, &cand.Requires))

@@ -25,8 +25,6 @@ type opDecoder struct {
 	// lets by name; candObjs are the candidates' objects.
 	lets     map[string]*manifestLet
 	candObjs []*jsonObj
-	// pushNode is the operation's push_constants, or nil.
-	pushNode *jsonNode
 	// expects are the buffers' "expect", read once all buffers are.
 	expects []pendingExpect
 	digest  []byte
