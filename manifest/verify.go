@@ -71,16 +71,15 @@ func compareExpected(m *kernels.Mismatches, b *manifestBuffer, got []byte, first
 	size := b.typ.size
 	n := len(got) / size
 	var mu sync.Mutex
-	var parts []expectedPart
+	parts := map[int]expectedPart{} // by first index
 	par.Range(n, 1<<14, func(lo, hi int) {
 		part := b.checkExpected(got[lo*size:hi*size], first+int64(lo), maps.Clone(env))
-		part.lo = lo
 		mu.Lock()
-		parts = append(parts, part)
-		mu.Unlock()
+		defer mu.Unlock()
+		parts[lo] = part
 	})
-	slices.SortFunc(parts, func(a, b expectedPart) int { return a.lo - b.lo })
-	for _, part := range parts {
+	for _, lo := range slices.Sorted(maps.Keys(parts)) {
+		part := parts[lo]
 		if part.err != nil {
 			return part.err
 		}
@@ -92,7 +91,6 @@ func compareExpected(m *kernels.Mismatches, b *manifestBuffer, got []byte, first
 // expectedPart is what checking a part of a buffer found: the elements
 // that differ, or why an expected value could not be worked out.
 type expectedPart struct {
-	lo    int
 	found kernels.Mismatches
 	err   error
 }
@@ -110,23 +108,18 @@ func (b *manifestBuffer) checkExpected(got []byte, first int64, env exprEnv) exp
 			return part
 		}
 		g := got[i : i+size]
-		var describe func() string
 		if b.typ.kind != floatKind {
 			putUint(want, uint64(v.i), size)
 			if !bytes.Equal(g, want) {
-				describe = func() string {
+				part.found.Add(func() string {
 					return fmt.Sprintf("%s[%d]: got %s, want %s (%sintegers are compared exactly)", b.name, idx, b.typ.formatInt(g), b.typ.formatInt(want), b.expectSource())
-				}
+				})
 			}
 		} else if gf, wf := b.typ.decodeFloat(g), v.float(); !b.tol.accepts(gf, wf) {
-			describe = func() string {
+			part.found.Add(func() string {
 				return fmt.Sprintf("%s[%d]: got %.9g, want %.9g (%s|difference| %.3g > tolerance %.3g)", b.name, idx, gf, wf, b.expectSource(), math.Abs(gf-wf), b.tol.of(wf))
-			}
+			})
 		}
-		if describe == nil {
-			continue
-		}
-		part.found.Add(describe)
 	}
 	return part
 }
