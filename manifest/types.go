@@ -224,16 +224,11 @@ func (in bufferInit) source(t scalarType, r *rand.Rand) elementSource {
 		return func(_ int64, dst []byte) { _ = t.encode(dst, floatValue(lo+(hi-lo)*r.Float64())) }
 	}
 	lo, hi := in.lo.i, in.hi.i
-	span := uint64(hi-lo) + 1 // 0 when the range is all of 64 bits
-	return func(_ int64, dst []byte) {
-		var u uint64
-		if span == 0 {
-			u = r.Uint64()
-		} else {
-			u = r.Uint64N(span)
-		}
-		putUint(dst, uint64(lo)+u, t.size)
+	if span := uint64(hi-lo) + 1; span > 0 {
+		return func(_ int64, dst []byte) { putUint(dst, uint64(lo)+r.Uint64N(span), t.size) }
 	}
+	// The range is all of 64 bits.
+	return func(_ int64, dst []byte) { putUint(dst, uint64(lo)+r.Uint64(), t.size) }
 }
 
 // defaultTolerance is the tolerance of a float type when the manifest
