@@ -168,10 +168,7 @@ func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int)
 			n.kind = jsonObject
 			for dec.More() {
 				ktok, koff := src.token(dec)
-				key, ok := ktok.(string)
-				if !ok {
-					check(status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: object key is not a string", src.position(koff)))
-				}
+				key := ktok.(string) // Token refuses any other key as malformed
 				kpath := joinPath(path, key)
 				if slices.Contains(n.keys, key) {
 					check(status.Newf(status.InvalidArgument, "manifest: %s: %s: given twice", src.position(koff), kpath))
