@@ -45,11 +45,9 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	} else {
 		check(d.decodeElements(o, b))
 	}
-	role := func(n *jsonNode) (bufferRole, error) {
-		i, err := d.src.choice(n, "role", roleNames, ", ")
-		return bufferRole(i), err
+	if n := o.get("role"); n != nil {
+		b.role = bufferRole(must(d.src.choice(n, "role", roleNames, ", ")))
 	}
-	check(optional(o, "role", &b.role, role))
 	check(optional(o, "binding", &b.binding, d.src.intIn(0, 1<<16-1)))
 	check(optional(o, "set", &b.set, d.src.intIn(0, maxSets-1)))
 	if n := o.get("set"); n != nil && b.binding < 0 {
