@@ -3,6 +3,7 @@ package manifest
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
@@ -478,13 +479,11 @@ func (p resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 // Release frees the buffers, the images and samplers, and the pipelines
 // Record built.
 func (p *manifestProblem) Release() error {
-	errs := []error{releaseAll(p.bufs), releaseAll(p.initial), releaseAll(p.images), releaseAll(p.samplers)}
-	for k, x := range p.exes {
-		errs = append(errs, x.Release())
-		delete(p.exes, k)
-	}
+	err := status.Join(releaseAll(p.bufs), releaseAll(p.initial), releaseAll(p.images), releaseAll(p.samplers),
+		releaseAll(slices.Collect(maps.Values(p.exes))))
+	clear(p.exes)
 	p.listed = nil
-	return status.Join(errs...)
+	return err
 }
 
 // releaseAll releases the objects of xs that are there, and forgets them.
