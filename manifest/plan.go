@@ -50,14 +50,11 @@ func (op *manifestOp) env(size kernels.Size, params map[string]int, info *hal.De
 		if slices.ContainsFunc(l.params, func(p string) bool { _, ok := params[p]; return !ok }) {
 			continue
 		}
-		v, err := l.eval(env)
-		if err != nil {
-			if first == nil {
-				first = l.errorf(status.InvalidArgument, err)
-			}
-			continue
+		if v, err := l.eval(env); err == nil {
+			env[l.name] = v
+		} else if first == nil {
+			first = l.errorf(status.InvalidArgument, err)
 		}
-		env[l.name] = v
 	}
 	setDevice(env, info)
 	return env, first
