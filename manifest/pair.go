@@ -38,8 +38,13 @@ func Pair(old, new kernels.Operation, names []string) (kernels.Operation, error)
 	if !slices.Equal(o.dims, n.dims) {
 		return nil, status.Newf(status.InvalidArgument, "manifest: %s: old's dimensions are %s, new's %s", o.name, strings.Join(o.dims, ", "), strings.Join(n.dims, ", "))
 	}
-	if err := sameOutputs(o, n); err != nil {
-		return nil, err
+	// New's results are compared with old's in the output buffers both
+	// check, of the same types.
+	outs := func(op *manifestOp) []string {
+		return mapped(op.checkedBuffers(), func(i int) string { return op.bufs[i].name + " " + op.bufs[i].typ.name })
+	}
+	if a, b := outs(o), outs(n); !slices.Equal(a, b) {
+		return nil, status.Newf(status.InvalidArgument, "manifest: %s: old checks the outputs [%s], new [%s]; their results cannot be compared", o.name, strings.Join(a, ", "), strings.Join(b, ", "))
 	}
 	p := &pairOp{old: o, new: n}
 	for _, name := range names {
@@ -57,18 +62,6 @@ func Pair(old, new kernels.Operation, names []string) (kernels.Operation, error)
 		return nil, status.Newf(status.NotFound, "manifest: %s: no candidate to pair", o.name)
 	}
 	return p, nil
-}
-
-// sameOutputs checks that old and new check the same output buffers, of
-// the same types: what new's results are compared with old's in.
-func sameOutputs(o, n *manifestOp) error {
-	outs := func(op *manifestOp) []string {
-		return mapped(op.checkedBuffers(), func(i int) string { return op.bufs[i].name + " " + op.bufs[i].typ.name })
-	}
-	if a, b := outs(o), outs(n); !slices.Equal(a, b) {
-		return status.Newf(status.InvalidArgument, "manifest: %s: old checks the outputs [%s], new [%s]; their results cannot be compared", o.name, strings.Join(a, ", "), strings.Join(b, ", "))
-	}
-	return nil
 }
 
 // pairOp is the kernels.Operation Pair returns.
