@@ -27,13 +27,6 @@ const (
 	floatType
 )
 
-func (t exprType) String() string {
-	if t == floatType {
-		return "float"
-	}
-	return "integer"
-}
-
 // exprValue is the value of an expression: an int64 or a float64.
 type exprValue struct {
 	typ exprType
