@@ -372,7 +372,7 @@ func (d *opDecoder) finish() error {
 	op := d.op
 	for _, b := range op.bufs {
 		if b.tol.rel < 0 {
-			b.tol = defaultTolerance(b.typ)
+			b.tol = defaultTolerances[b.typ.name] // none for integers, compared exactly
 		}
 		if !slices.Contains(b.users, true) {
 			return status.Newf(status.InvalidArgument, "manifest: %s: buffer %q is bound by no dispatch of any candidate (give it a \"binding\", or name it in a candidate's \"bindings\")",

@@ -208,7 +208,7 @@ func TestBF16(t *testing.T) {
 			t.Errorf("bf16 %#04x decodes to %g, want %g", tt.bits, got, tt.back)
 		}
 	}
-	if tol := defaultTolerance(bf16); tol.rel <= defaultTolerance(scalarType{name: "f16", size: 2, kind: floatKind}).rel {
+	if tol := defaultTolerances["bf16"]; tol.rel <= defaultTolerances["f16"].rel {
 		t.Errorf("bf16's default tolerance %+v is no looser than f16's", tol)
 	}
 }

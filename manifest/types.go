@@ -231,22 +231,15 @@ func (in bufferInit) source(t scalarType, r *rand.Rand) elementSource {
 	return func(_ int64, dst []byte) { putUint(dst, uint64(lo)+r.Uint64(), t.size) }
 }
 
-// defaultTolerance is the tolerance of a float type when the manifest
-// gives none: a few roundings of the type, for kernels that sum in
-// different orders, not a licence for wrong results.
-func defaultTolerance(t scalarType) tolerance {
-	switch t.size {
-	case 1: // unorm8: one step of 1/255, for kernels that round differently
-		return tolerance{rel: 0, abs: 1.0001 / 255}
-	case 2:
-		if t.name == "bf16" { // 8 bits of significand to f16's 11
-			return tolerance{rel: 4e-2, abs: 4e-3}
-		}
-		return tolerance{rel: 1e-2, abs: 1e-3}
-	case 8:
-		return tolerance{rel: 1e-12, abs: 1e-12}
-	}
-	return tolerance{rel: 1e-5, abs: 1e-6}
+// defaultTolerances are the tolerances of the float types, by name, when
+// the manifest gives none: a few roundings of the type, for kernels that
+// sum in different orders, not a licence for wrong results.
+var defaultTolerances = map[string]tolerance{
+	"unorm8": {abs: 1.0001 / 255},    // one step of 1/255, for kernels that round differently
+	"bf16":   {rel: 4e-2, abs: 4e-3}, // 8 bits of significand to f16's 11
+	"f16":    {rel: 1e-2, abs: 1e-3},
+	"f32":    {rel: 1e-5, abs: 1e-6},
+	"f64":    {rel: 1e-12, abs: 1e-12},
 }
 
 // tolerance bounds |got - want| by abs + rel·|want|.
