@@ -598,9 +598,12 @@ func writeCompilerStats(w io.Writer, rs []results.Result) error {
 }
 
 // plural writes n and the noun in the right number.
-func plural(n int, one, many string) string {
+func plural(n int, one, many string) string { return fmt.Sprintf("%d %s", n, pick(n, one, many)) }
+
+// pick is one where n is 1, else many: the word of a count.
+func pick(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return one
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return many
 }

@@ -153,17 +153,11 @@ func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored
 	if len(wide) == 0 {
 		return ""
 	}
-	of := "interval of %s is"
-	if len(wide) > 1 {
-		of = "intervals of %s are"
-	}
+	of := pick(len(wide), "interval of %s is", "intervals of %s are")
 	say := fmt.Sprintf("too noisy to trust: the 95%% "+of+" wider than the ±%g%% asked (--precision); measure again on a quiet machine or with a longer --budget. ",
 		strings.Join(wide, ", "), precision*100)
 	if len(stays) > 0 {
-		rates, are := "rate", "is tighter and stays"
-		if len(stays) > 1 {
-			rates, are = "rates", "are tighter and stay"
-		}
+		rates, are := pick(len(stays), "rate", "rates"), pick(len(stays), "is tighter and stays", "are tighter and stay")
 		say += fmt.Sprintf("Not stored for %s: the stored %s %s. ", strings.Join(stays, ", "), rates, are)
 	}
 	if stored && storedWide > 0 {
@@ -186,10 +180,8 @@ func slowerPeak(rows []peakRow, kept autotune.PeakKept) string {
 	if len(below) == 0 {
 		return ""
 	}
-	rates, stay, these := "rate", "stays", "this one"
-	if len(below) > 1 {
-		rates, stay, these = "rates", "stay", "these"
-	}
+	n := len(below)
+	rates, stay, these := pick(n, "rate", "rates"), pick(n, "stays", "stay"), pick(n, "this one", "these")
 	return fmt.Sprintf("%s beyond both intervals: the stored %s %s (a busy or throttled device measures low); `vkbench peak --replace` stores %s.",
 		strings.Join(below, "; "), rates, stay, these)
 }
