@@ -251,15 +251,12 @@ func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	var u usageError
-	var failed errFailed
-	var out errOutput
 	switch {
-	case errors.As(err, &out):
+	case errors.As(err, new(errOutput)):
 		return exitOutput
-	case errors.As(err, &failed):
+	case errors.As(err, new(errFailed)):
 		return exitRegression
-	case errors.As(err, &u):
+	case errors.As(err, new(usageError)):
 		return exitUsage
 	case errors.Is(err, hal.ErrDeviceLost):
 		return exitDevice
