@@ -226,11 +226,7 @@ func (f *tuneFlags) sharded(cmd *cobra.Command, ops []kernels.Operation) ([]kern
 		return nil, usageError{fmt.Errorf("--shard %q: want I/N with 0 <= I < N, such as 0/4", f.shard)}
 	}
 	share := autotune.Shard(ops, index, count)
-	names := opNames(share)
-	if len(names) == 0 {
-		names = []string{"none"}
-	}
-	_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "shard %s: %d of %d operations: %s\n", f.shard, len(share), len(ops), strings.Join(names, ", "))
+	_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "shard %s: %d of %d operations: %s\n", f.shard, len(share), len(ops), cmp.Or(strings.Join(opNames(share), ", "), "none"))
 	return share, nil
 }
 
