@@ -62,14 +62,13 @@ func joules(j float64) string {
 		return "-"
 	}
 	v, unit := j*1e9, "nJ"
-	for _, u := range []struct {
-		scale float64
-		name  string
-	}{{1, "J"}, {1e-3, "mJ"}, {1e-6, "µJ"}} {
-		if j >= u.scale {
-			v, unit = j/u.scale, u.name
-			break
-		}
+	switch {
+	case j >= 1:
+		v, unit = j, "J"
+	case j >= 1e-3:
+		v, unit = j/1e-3, "mJ"
+	case j >= 1e-6:
+		v, unit = j/1e-6, "µJ"
 	}
 	decimals := 0
 	switch {
