@@ -76,14 +76,6 @@ func newProgress(w io.Writer, quiet bool) *progress {
 		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery))}
 }
 
-// clear erases the bar's line, for lines of its own below. The bar's own
-// Clear reads its state without its lock, a data race with the goroutine
-// that redraws the spinner; the erase written through the bar's writer,
-// as that goroutine's writes are, is none.
-func (p *progress) clear() {
-	_, _ = p.out.Write([]byte(eraseLine)) // a bar that cannot draw must not stop the work
-}
-
 // isTerminal reports whether w is a terminal, or writes through to one:
 // a writer around another says which by its Unwrap method.
 func isTerminal(w io.Writer) bool {
@@ -141,7 +133,10 @@ func (p *progress) wait(ev autotune.Progress) {
 	defer p.mu.Unlock()
 	if ev.Step == "waited" {
 		if p.bar != nil {
-			p.clear()
+			// Erased through the bar's writer, as the goroutine that redraws
+			// the spinner writes: the bar's own Clear reads its state without
+			// its lock, a data race with that goroutine.
+			_, _ = p.out.Write([]byte(eraseLine)) // a bar that cannot draw must not stop the work
 		}
 		return
 	}
