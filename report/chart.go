@@ -385,7 +385,7 @@ func (r *report) panels() ([]panel, error) {
 	for i := range r.roofs {
 		rl := &r.roofs[i]
 		pn := panel{notes: rl.notes}
-		if rl.drawn(r) {
+		if rl.peak != nil && rl.onRoof {
 			p, h, err := r.rooflineChart(rl)
 			if err != nil {
 				return nil, err

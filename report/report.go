@@ -219,7 +219,7 @@ func build(in []Input, opts Options) *report {
 		rep.roofs[i].files = append(rep.roofs[i].files, f)
 	}
 	for i := range rep.roofs {
-		rep.roofs[i].notes = rep.rooflineNotes(&rep.roofs[i])
+		rep.rooflineNotes(&rep.roofs[i])
 	}
 	return rep
 }

@@ -23,6 +23,9 @@ type roofline struct {
 	peak     *autotune.Peak
 	files    []int
 	notes    []string
+	// onRoof is whether any benchmark of the files stands on a roofline
+	// (onRoof): with a peak, the roofline is drawn.
+	onRoof bool
 }
 
 // onRoof reports whether b can stand on a roofline: it does
@@ -32,21 +35,8 @@ func onRoof(b *results.Benchmark) bool {
 	return measured(b) && b.Flops > 0 && b.Bytes > 0 && arithmeticUnit(b.DType) == FLOPs
 }
 
-func (rl *roofline) drawn(r *report) bool {
-	if rl.peak == nil {
-		return false
-	}
-	for _, f := range rl.files {
-		for i := range r.in[f].File.Benchmarks {
-			if onRoof(&r.in[f].File.Benchmarks[i]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (r *report) rooflineNotes(rl *roofline) []string {
+// rooflineNotes sets rl's notes, and whether anything stands on it.
+func (r *report) rooflineNotes(rl *roofline) {
 	var notes []string
 	hw := cmp.Or(rl.hardware, "unknown hardware")
 	switch {
@@ -66,7 +56,7 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 		for i := range r.in[f].File.Benchmarks {
 			b := &r.in[f].File.Benchmarks[i]
 			if onRoof(b) {
-				arith = true
+				arith, rl.onRoof = true, true
 			}
 			if !b.Winner || !measured(b) {
 				continue
@@ -92,7 +82,7 @@ func (r *report) rooflineNotes(rl *roofline) []string {
 	if len(noArith) > 0 && rl.peak != nil {
 		notes = append(notes, fmt.Sprintf("Nothing to place on the roofline from %s: no benchmark there has both FLOPs and bytes.", strings.Join(noArith, ", ")))
 	}
-	return notes
+	rl.notes = notes
 }
 
 // rooflineChart draws achieved GFLOP/s against arithmetic intensity, on
