@@ -50,11 +50,6 @@ func verdictColor(v results.Verdict) color.Color {
 	return fileColors[0]
 }
 
-// abTitle names an ab report's chart and section.
-func abTitle(in Input) string {
-	return fmt.Sprintf("ab: %s against %s — %s", in.AB.New, in.AB.Old, in.Label)
-}
-
 // abPanel draws an ab report: a row per pair, its ratio NEW/OLD with the
 // ratio's 95% interval, in its verdict's colour, against lines at 1 (no
 // change) and at 1 ± the threshold; pairs without a ratio are notes, by
@@ -62,7 +57,7 @@ func abTitle(in Input) string {
 func abPanel(in Input) (panel, error) {
 	rep := in.AB
 	var rows []results.ABRow
-	var pn panel
+	pn := panel{title: fmt.Sprintf("ab: %s against %s — %s", rep.New, rep.Old, in.Label)}
 	for _, row := range rep.Rows {
 		if row.Ratio > 0 {
 			rows = append(rows, row)
@@ -91,7 +86,7 @@ func abPanel(in Input) (panel, error) {
 		labels[i] = row.Name
 	}
 	lo, hi = axisExtent(lo, hi, 0.5*(hi-lo), 0, bounds)
-	p := rowChart(abTitle(in), "time NEW/OLD, with its 95% interval (above 1: NEW slower)", labels, lo, hi, oneTicked{})
+	p := rowChart(pn.title, "time NEW/OLD, with its 95% interval (above 1: NEW slower)", labels, lo, hi, oneTicked{})
 	n := len(rows)
 	for _, x := range []float64{1 - rep.Threshold, 1, 1 + rep.Threshold} {
 		line, err := plotter.NewLine(plotter.XYs{{X: x, Y: -0.5}, {X: x, Y: float64(n) - 0.5}})
@@ -135,14 +130,9 @@ type abRow struct {
 	Fails                                          bool
 }
 
-// abSection is an ab report's chart, notes and table: a row per pair,
-// its medians in one unit, its ratio and interval, its verdict.
-func abSection(in Input, pn panel) (htmlSection, error) {
-	svg, err := pn.svg()
-	if err != nil {
-		return htmlSection{}, err
-	}
-	sec := htmlSection{Title: abTitle(in), SVG: svg, Notes: pn.notes}
+// abTable adds an ab report's table to its section: a row per pair, its
+// medians in one unit, its ratio and interval, its verdict.
+func abTable(sec *htmlSection, in Input) {
 	top := 0.0
 	for _, row := range in.AB.Rows {
 		top = max(top, row.OldMedian, row.NewMedian)
@@ -166,7 +156,6 @@ func abSection(in Input, pn panel) (htmlSection, error) {
 		}
 		sec.ABRows = append(sec.ABRows, r)
 	}
-	return sec, nil
 }
 
 // oneTicked is distinctTicks with 1, where no slower and no faster meet,

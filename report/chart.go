@@ -360,8 +360,10 @@ func newScatter(pts plotter.XYs, col color.Color, shape draw.GlyphDrawer, radius
 }
 
 // panel is one chart with its notes under it, or notes alone; a
-// candidate chart has its legend above it.
+// candidate chart has its legend above it. Its title is its section's,
+// in a page.
 type panel struct {
+	title  string
 	plot   *plot.Plot
 	height vg.Length
 	legend []legendEntry
@@ -375,7 +377,7 @@ func (r *report) panels() ([]panel, error) {
 		if err != nil {
 			return nil, err
 		}
-		pn := panel{plot: p, height: h, notes: r.groupNotes(g)}
+		pn := panel{title: g.title, plot: p, height: h, notes: r.groupNotes(g)}
 		if p != nil {
 			pn.legend = r.legend(g)
 			pn.height += legendHeight
@@ -384,7 +386,10 @@ func (r *report) panels() ([]panel, error) {
 	}
 	for i := range r.roofs {
 		rl := &r.roofs[i]
-		pn := panel{notes: rl.notes}
+		pn := panel{title: "Roofline", notes: rl.notes}
+		if rl.device != "" {
+			pn.title += ": " + rl.device
+		}
 		if rl.peak != nil && rl.onRoof {
 			p, h, err := r.rooflineChart(rl)
 			if err != nil {

@@ -103,61 +103,42 @@ func newHTMLFile(label string, d results.Device, mode, version string, seed uint
 }
 
 func (r *report) writeHTML(w io.Writer, panels []panel) error {
-	var page struct {
+	page := struct {
 		Version  string
 		Several  bool
 		Files    []htmlFile
 		Sections []htmlSection
-	}
-	page.Version = r.version
-	page.Several = len(r.in) > 1
+	}{Version: r.version, Several: len(r.in) > 1}
 	for _, input := range r.in {
 		f := input.File
 		page.Files = append(page.Files, newHTMLFile(input.Label, f.Device, f.Mode, f.Version, f.Seed, len(f.Benchmarks), f.Time))
 	}
-	for i, g := range r.groups {
-		sec, err := r.groupSection(g, panels[i])
-		if err != nil {
-			return err
-		}
-		page.Sections = append(page.Sections, sec)
-	}
-	for i := range r.roofs {
-		rl := &r.roofs[i]
-		svg, err := panels[len(r.groups)+i].svg()
-		if err != nil {
-			return err
-		}
-		title := "Roofline: " + rl.device
-		if rl.device == "" {
-			title = "Roofline"
-		}
-		page.Sections = append(page.Sections, htmlSection{Title: title, SVG: svg, Notes: slices.Clone(rl.notes)})
-	}
-	for i, ab := range r.abs {
+	for _, ab := range r.abs {
 		a := ab.AB
 		page.Files = append(page.Files, newHTMLFile(ab.Label, a.Device, a.Mode, a.Version, a.Seed, len(a.Rows), a.Time))
-		sec, err := abSection(ab, panels[len(r.groups)+len(r.roofs)+i])
+	}
+	// The panels are the groups', then the rooflines', then ab's reports'.
+	abs := len(r.groups) + len(r.roofs)
+	for i, pn := range panels {
+		svg, err := pn.svg()
 		if err != nil {
 			return err
+		}
+		sec := htmlSection{Title: pn.title, SVG: svg, Notes: slices.Clip(pn.notes)}
+		switch {
+		case i < len(r.groups) && pn.plot != nil: // nothing measured: its note says why, in a line
+			r.groupTable(&sec, r.groups[i])
+		case i >= abs:
+			abTable(&sec, r.abs[i-abs])
 		}
 		page.Sections = append(page.Sections, sec)
 	}
 	return reportPage.Execute(w, page)
 }
 
-// groupSection is g's chart (pn), its notes, and its table: every
-// candidate of every file, times in one unit, the rate that matters for
-// the operation. An operation with nothing measured is its note alone.
-func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
-	svg, err := pn.svg()
-	if err != nil {
-		return htmlSection{}, err
-	}
-	sec := htmlSection{Title: g.title, SVG: svg, Notes: pn.notes}
-	if pn.plot == nil {
-		return sec, nil // nothing measured: its note says why, in a line
-	}
+// groupTable adds g's table to its section: every candidate of every
+// file, times in one unit, the rate that matters for the operation.
+func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 	top, unit, rateTop := 0.0, Bandwidth, 0.0
 	for _, c := range g.cands {
 		for _, b := range g.at[c] {
@@ -195,8 +176,7 @@ func (r *report) groupSection(g *opGroup, pn panel) (htmlSection, error) {
 			sec.Rows = append(sec.Rows, row)
 		}
 	}
-	sec.Notes = append(slices.Clip(sec.Notes), peak.Notes()...)
-	return sec, nil
+	sec.Notes = append(sec.Notes, peak.Notes()...)
 }
 
 // digits is the number of digits before the point of v (1 for v < 10).
