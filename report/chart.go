@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,27 +69,18 @@ type distinctTicks struct{}
 func (distinctTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for prec := 0; prec <= 6; prec++ {
-		seen := map[string]bool{}
-		ok := true
-		for _, t := range ticks {
+		labelled, seen, ok := slices.Clone(ticks), map[string]bool{}, true
+		for i, t := range ticks {
 			if t.Label == "" {
 				continue
 			}
 			l := strconv.FormatFloat(t.Value, 'f', prec, 64)
 			v, _ := strconv.ParseFloat(l, 64) // formatted just before
-			if seen[l] || math.Abs(t.Value-v) > 1e-9*math.Max(1, math.Abs(t.Value)) {
-				ok = false
-				break
-			}
-			seen[l] = true
+			ok = ok && !seen[l] && math.Abs(t.Value-v) <= 1e-9*math.Max(1, math.Abs(t.Value))
+			seen[l], labelled[i].Label = true, l
 		}
 		if ok {
-			for i := range ticks {
-				if ticks[i].Label != "" {
-					ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', prec, 64)
-				}
-			}
-			break
+			return labelled
 		}
 	}
 	return ticks
