@@ -261,11 +261,7 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 // percentage of the device's peak, and how much slower the runner-up is,
 // or "tie" where their intervals overlap.
 func writeWinners(b *strings.Builder, groups []*opGroup, seen *legend) {
-	var all []*results.Benchmark
-	for _, g := range groups {
-		all = append(all, g.benches...)
-	}
-	peak := anyPeak(all)
+	peak := slices.ContainsFunc(groups, func(g *opGroup) bool { return anyPeak(g.benches) })
 	t := grid{indent: "  ", elastic: 2}
 	head := []string{"operation", "size", "winner", "median", "rate"}
 	if peak {
@@ -313,12 +309,8 @@ func (l legend) write(b *strings.Builder, o tableOptions) {
 	b.WriteString("\n")
 	if l.winner {
 		b.WriteString("* the fastest")
-		for i, rule := range l.ties {
-			if i == 0 {
-				b.WriteString("; tie: " + rule)
-			} else {
-				b.WriteString("\n  or: " + rule)
-			}
+		if len(l.ties) > 0 {
+			b.WriteString("; tie: " + strings.Join(l.ties, "\n  or: "))
 		}
 		b.WriteString("\n")
 	}
