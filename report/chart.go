@@ -425,20 +425,12 @@ func noteStyle() text.Style {
 // wrapNote breaks a note into lines that fit the chart's width.
 func wrapNote(s string, sty text.Style, width vg.Length) []string {
 	var lines []string
-	line := ""
 	for _, w := range strings.Fields(s) {
-		next := w
-		if line != "" {
-			next = line + " " + w
+		if n := len(lines); n > 0 && sty.Width(lines[n-1]+" "+w) <= width {
+			lines[n-1] += " " + w
+		} else {
+			lines = append(lines, w)
 		}
-		if line != "" && sty.Width(next) > width {
-			lines = append(lines, line)
-			next = w
-		}
-		line = next
-	}
-	if line != "" {
-		lines = append(lines, line)
 	}
 	return lines
 }
