@@ -402,14 +402,8 @@ func inTable(opts autotune.Options, table string) autotune.Options {
 // device, a dispatch of too many workgroups) rather than the device's or
 // the user's: the other operations can still run.
 func operationsOwn(ctx context.Context, dev hal.Device, err error) bool {
-	if ctx.Err() != nil || dev.Err() != nil || errors.Is(err, hal.ErrDeviceLost) {
-		return false
-	}
-	switch status.CodeOf(err) {
-	case status.FailedPrecondition, status.InvalidArgument, status.OutOfRange, status.Unimplemented, status.ResourceExhausted:
-		return true
-	}
-	return false
+	own := []status.Code{status.FailedPrecondition, status.InvalidArgument, status.OutOfRange, status.Unimplemented, status.ResourceExhausted}
+	return ctx.Err() == nil && dev.Err() == nil && !errors.Is(err, hal.ErrDeviceLost) && slices.Contains(own, status.CodeOf(err))
 }
 
 // opFailures are the operations that could not be measured at their
