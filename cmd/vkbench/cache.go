@@ -420,10 +420,7 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 				return usageError{err}
 			}
 			t, n, err := autotune.Import(c, f, hw, force)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			if err := status.Join(err, f.Close()); err != nil {
 				return usageError{err}
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "imported %d entries into %s\n", n, t)
