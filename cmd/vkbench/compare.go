@@ -164,23 +164,19 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 // notes that say how far to trust it.
 func writeCompareTable(w io.Writer, rep results.Report) error {
 	g := grid{}
-	probe := rep.Probe != ""
-	if probe {
-		g.add("benchmark", "base", "new", "delta", "vs probe", "p", "verdict")
-	} else {
-		g.add("benchmark", "base", "new", "delta", "p", "verdict")
-	}
+	g.add("benchmark", "base", "new", "delta", "vs probe", "p", "verdict")
 	for _, r := range rep.Rows {
-		row := []string{r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta)}
-		if probe {
-			row = append(row, fmtRelative(r))
+		g.add(r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), fmtP(r.P, r.N1, r.N2), verdictText(r.Verdict, r.Note))
+	}
+	if rep.Probe == "" { // no probe: no column of changes relative to it
+		for i := range g.rows {
+			g.rows[i] = slices.Delete(g.rows[i], 4, 5)
 		}
-		g.add(append(row, fmtP(r.P, r.N1, r.N2), verdictText(r.Verdict, r.Note))...)
 	}
 	var b strings.Builder
 	g.write(&b)
 	b.WriteByte('\n')
-	for _, line := range strings.Split(strings.TrimSuffix(compareNotes(rep), "\n"), "\n") {
+	for line := range strings.Lines(compareNotes(rep)) {
 		wrap(&b, "", line)
 	}
 	_, err := io.WriteString(w, b.String())
