@@ -74,12 +74,11 @@ func warnUnclear(cmd *cobra.Command, r *results.ABReport) {
 // actionsEscape escapes s for a GitHub Actions workflow command: its
 // message (%, CR, LF) or, with property, a property's value (: and , too).
 func actionsEscape(s string, property bool) string {
-	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	s = r.Replace(s)
+	pairs := []string{"%", "%25", "\r", "%0D", "\n", "%0A"}
 	if property {
-		s = strings.NewReplacer(":", "%3A", ",", "%2C").Replace(s)
+		pairs = append(pairs, ":", "%3A", ",", "%2C")
 	}
-	return s
+	return strings.NewReplacer(pairs...).Replace(s)
 }
 
 func writeAB(w io.Writer, format string, r *results.ABReport) error {
