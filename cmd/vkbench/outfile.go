@@ -16,12 +16,12 @@ import (
 
 // outFile is where a command writes its output: standard output, or the
 // file given with -o. A regular file is written atomically: the bytes go
-// to a temporary file beside it, which Commit renames over it once the
-// command has succeeded, keeping its permissions; Discard removes it. A
+// to a temporary file beside it, which finish renames over it once the
+// command has succeeded, keeping its permissions, or else removes. A
 // symbolic link is followed to the file it names, which is replaced, not
 // the link. Anything else (a terminal, a pipe, /dev/stdout, a descriptor
 // under /dev/fd or /proc) cannot be replaced: what the command writes is
-// kept in memory and written to it at Commit. Either way a command that
+// kept in memory and written to it at finish. Either way a command that
 // fails, or is interrupted, writes nothing.
 type outFile struct {
 	w      io.Writer
@@ -137,15 +137,22 @@ func (o *outFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Commit makes the written bytes the output's content: a regular file is
-// replaced, with its permissions (0644 for a new one); anything else is
-// written. On failure a regular file is left as it was.
-func (o *outFile) Commit() error {
-	var err error
+// finish ends the output. Where err is nil it commits the written bytes
+// as the output's content: a regular file is replaced, with its
+// permissions (0644 for a new one); anything else is written; on failure
+// a regular file is left as it was. Otherwise it drops what was written,
+// and the output stays as it was. It returns err, or the commit's error.
+func (o *outFile) finish(err error) error {
+	tmp, direct := o.tmp, o.direct
+	o.tmp, o.direct = nil, nil
 	switch {
-	case o.tmp != nil:
-		tmp := o.tmp
-		o.tmp = nil
+	case err != nil:
+		if tmp != nil {
+			_ = tmp.Close() // the file goes away; nothing to report
+			_ = os.Remove(tmp.Name())
+		}
+		return err
+	case tmp != nil:
 		err = errors.Join(tmp.Chmod(o.mode), tmp.Sync(), tmp.Close())
 		if err == nil {
 			err = os.Rename(tmp.Name(), o.target)
@@ -153,12 +160,10 @@ func (o *outFile) Commit() error {
 		if err != nil {
 			_ = os.Remove(tmp.Name()) // best effort: the error below is what matters
 		}
-	case o.direct != nil:
-		data := o.direct.Bytes()
-		o.direct = nil
+	case direct != nil:
 		var f *os.File
 		if f, err = os.OpenFile(o.path, os.O_WRONLY, 0); err == nil {
-			_, err = f.Write(data)
+			_, err = f.Write(direct.Bytes())
 			err = errors.Join(err, f.Close())
 		}
 	}
@@ -166,26 +171,4 @@ func (o *outFile) Commit() error {
 		return errOutput{fmt.Errorf("%s: %w", o.name, unwrapPathError(err))}
 	}
 	return nil
-}
-
-// Discard drops what was written; the output stays as it was. It does
-// nothing after Commit.
-func (o *outFile) Discard() {
-	o.direct = nil
-	if o.tmp == nil {
-		return
-	}
-	_ = o.tmp.Close() // the file goes away; nothing to report
-	_ = os.Remove(o.tmp.Name())
-	o.tmp = nil
-}
-
-// finish commits the output if err is nil, discards it otherwise, and
-// returns err joined with the commit's error.
-func (o *outFile) finish(err error) error {
-	if err != nil {
-		o.Discard()
-		return err
-	}
-	return o.Commit()
 }
