@@ -78,12 +78,7 @@ a device failure, 4 the output could not be written.`,
 		Example: `  vkbench ab base/kernels.json kernels.json
   vkbench ab base/kernels.json kernels.json saxpy --threshold 3 --format junit -o ab.xml
   vkbench ab base/kernels.json kernels.json --max-time 5m --on-unclear fail`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return usageError{fmt.Errorf("ab takes two manifests, OLD and NEW, then operations (see %s --help)", cmd.CommandPath())}
-			}
-			return nil
-		},
+		Args: argsWhere(func(n int) bool { return n >= 2 }, "ab takes two manifests, OLD and NEW, then operations (see vkbench ab --help)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lim.threshold = threshold / 100
 			return runAB(cmd, &f, lim, args)

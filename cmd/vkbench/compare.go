@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -417,6 +418,17 @@ func readMerged(paths []string) (*results.File, error) {
 		return nil, status.Annotatef(err, "merging %s", strings.Join(paths, ", "))
 	}
 	return f, nil
+}
+
+// argsWhere refuses, as bad usage that msg says, a number of arguments
+// that ok refuses.
+func argsWhere(ok func(n int) bool, msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if !ok(len(args)) {
+			return usageError{errors.New(msg)}
+		}
+		return nil
+	}
 }
 
 // exactArgs is cobra.ExactArgs with an error that counts as bad usage.

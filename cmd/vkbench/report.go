@@ -57,12 +57,7 @@ report could not be written.`,
 		Example: `  vkbench run --format json -o run.json
   vkbench report run.json -o report.html
   vkbench report base.json new.json -o compare.png --peak-gbps 900 --peak-gflops 30000`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError{fmt.Errorf("report needs at least one result file (see %s --help)", cmd.CommandPath())}
-			}
-			return nil
-		},
+		Args: argsWhere(func(n int) bool { return n > 0 }, "report needs at least one result file (see vkbench report --help)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd, args, output, &cf, peakGBps, peakGFLOPs)
 		},

@@ -53,12 +53,7 @@ the searches themselves, as a tuning log, which vkbench report draws.
 
 Exit status: 0 success, 2 bad usage or a file that is not a tuning log, 4 the
 output could not be written.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError{fmt.Errorf("replay takes one tuning log")}
-			}
-			return nil
-		},
+		Args: argsWhere(func(n int) bool { return n == 1 }, "replay takes one tuning log"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return replay(cmd, &f, args[0])
 		},
@@ -212,12 +207,7 @@ then one line per search (strategy, seed, the configurations in the order it
 evaluated them). vkbench replay FILE replays strategies against it;
 vkbench report FILE -o chart.svg draws its searches' convergence. Without
 arguments, lists the tuning logs.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 0 && len(args) != 2 {
-				return usageError{fmt.Errorf("export-log takes KEY and FILE, or nothing to list the logs")}
-			}
-			return nil
-		},
+		Args: argsWhere(func(n int) bool { return n == 0 || n == 2 }, "export-log takes KEY and FILE, or nothing to list the logs"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := cf.open(cmd, false)
 			if err != nil {
