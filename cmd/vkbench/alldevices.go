@@ -278,9 +278,7 @@ func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) 
 			g.add(r.Job.Op.Name(), r.Job.Size.String(), winner, med, by, measured, r.Took.Round(time.Millisecond).String())
 		}
 		g.write(&b)
-		for _, note := range notes {
-			wrap(&b, "  ", note)
-		}
+		wrap(&b, "  ", notes...)
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "%d jobs on every device at once in %v\n", len(all), took.Round(time.Millisecond))

@@ -177,9 +177,7 @@ func writeCompareTable(w io.Writer, rep results.Report) error {
 	var b strings.Builder
 	g.write(&b)
 	b.WriteByte('\n')
-	for line := range strings.Lines(compareNotes(rep)) {
-		wrap(&b, "", line)
-	}
+	wrap(&b, "", strings.Split(compareNotes(rep), "\n")...)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -88,18 +88,22 @@ func middleCut(s string, n int) string {
 	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
-// wrap writes text on lines of at most columns, broken between words,
-// the first starting with indent and the others two spaces further in.
-func wrap(b *strings.Builder, indent, text string) {
-	if strings.TrimSpace(text) == "" {
-		return
-	}
+// wrap writes each of texts that is not blank on lines of at most
+// columns, broken between words, the first starting with indent and the
+// others two spaces further in.
+func wrap(b *strings.Builder, indent string, texts ...string) {
 	n := utf8.RuneCountInString(indent)
-	for i, line := range fold(text, columns-n, columns-n-2) {
-		if i == 1 {
-			indent += "  "
+	for _, text := range texts {
+		if strings.TrimSpace(text) == "" {
+			continue
 		}
-		b.WriteString(report.OneLine(indent+line, columns) + "\n")
+		in := indent
+		for i, line := range fold(text, columns-n, columns-n-2) {
+			if i == 1 {
+				in += "  "
+			}
+			b.WriteString(report.OneLine(in+line, columns) + "\n")
+		}
 	}
 }
 

@@ -259,11 +259,7 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, said []str
 	}
 	g.write(&b)
 	why.write(&b, "  ")
-	for _, s := range said {
-		if s != "" {
-			wrap(&b, "", s)
-		}
-	}
+	wrap(&b, "", said...)
 	wrap(&b, "", "conditions: "+conditions)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -320,9 +320,7 @@ func (l legend) write(b *strings.Builder, o tableOptions) {
 	if l.folded {
 		b.WriteString("candidates dropped early or that the device cannot run are counted: -v lists them\n")
 	}
-	for _, note := range l.peak.Notes() {
-		wrap(b, "", note)
-	}
+	wrap(b, "", l.peak.Notes()...)
 }
 
 // writeUnsupported lists, under a verbose table, why the device cannot
