@@ -37,15 +37,14 @@ func onRoof(b *results.Benchmark) bool {
 
 // rooflineNotes sets rl's notes, and whether anything stands on it.
 func (r *report) rooflineNotes(rl *roofline) {
-	var notes []string
 	hw := cmp.Or(rl.hardware, "unknown hardware")
 	switch {
 	case rl.peak == nil:
-		notes = append(notes, fmt.Sprintf("No roofline for %s: no peak is known (run vkbench peak on it, point --cache at the cache that holds its peak, or pass --peak-gbps and --peak-gflops).", hw))
+		rl.notes = append(rl.notes, fmt.Sprintf("No roofline for %s: no peak is known (run vkbench peak on it, point --cache at the cache that holds its peak, or pass --peak-gbps and --peak-gflops).", hw))
 	case rl.peak.BandwidthGBps == 0:
-		notes = append(notes, fmt.Sprintf("The bandwidth roof of %s is unknown (--peak-gbps); only the compute roof is drawn.", hw))
+		rl.notes = append(rl.notes, fmt.Sprintf("The bandwidth roof of %s is unknown (--peak-gbps); only the compute roof is drawn.", hw))
 	case rl.peak.GFLOPs == 0:
-		notes = append(notes, fmt.Sprintf("The compute roof of %s is unknown (--peak-gflops); only the bandwidth roof is drawn.", hw))
+		rl.notes = append(rl.notes, fmt.Sprintf("The compute roof of %s is unknown (--peak-gflops); only the bandwidth roof is drawn.", hw))
 	}
 	// Operations that do no arithmetic are not on the roofline: say what
 	// their best candidate moved.
@@ -65,14 +64,14 @@ func (r *report) rooflineNotes(rl *roofline) {
 			key, title, _ := splitName(b)
 			switch {
 			case b.Flops > 0 && arithmeticUnit(b.DType) == IntOps:
-				notes = append(notes, fmt.Sprintf("%s%s does integer arithmetic, not on this FLOP/s roofline: best %s at %s.", title, fileSuffix(r, f), b.Candidate, RateText(gops, IntOps)))
+				rl.notes = append(rl.notes, fmt.Sprintf("%s%s does integer arithmetic, not on this FLOP/s roofline: best %s at %s.", title, fileSuffix(r, f), b.Candidate, RateText(gops, IntOps)))
 			case b.Flops <= 0 && gbps > 0 && !seen[key]:
 				seen[key] = true
 				pct := ""
 				if rl.peak != nil && rl.peak.BandwidthGBps > 0 {
 					pct = fmt.Sprintf(", %.0f%% of the %.0f GB/s roof", 100*gbps/rl.peak.BandwidthGBps, rl.peak.BandwidthGBps)
 				}
-				notes = append(notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, gbps, pct))
+				rl.notes = append(rl.notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, gbps, pct))
 			}
 		}
 		if !arith {
@@ -80,9 +79,8 @@ func (r *report) rooflineNotes(rl *roofline) {
 		}
 	}
 	if len(noArith) > 0 && rl.peak != nil {
-		notes = append(notes, fmt.Sprintf("Nothing to place on the roofline from %s: no benchmark there has both FLOPs and bytes.", strings.Join(noArith, ", ")))
+		rl.notes = append(rl.notes, fmt.Sprintf("Nothing to place on the roofline from %s: no benchmark there has both FLOPs and bytes.", strings.Join(noArith, ", ")))
 	}
-	rl.notes = notes
 }
 
 // rooflineChart draws achieved GFLOP/s against arithmetic intensity, on
