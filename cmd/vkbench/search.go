@@ -75,14 +75,9 @@ func (s *searchFlags) register(cmd *cobra.Command) {
 	fs.DurationVar(&s.timeLimit, "time-limit", 0, "most time a search takes (default: none)")
 	fs.IntVar(&s.compileThreads, "compile-threads", autotune.DefaultCompileThreads, "pipelines a search compiles at once while the GPU measures; 0 compiles each just before measuring it")
 	cmd.Long = strings.Replace(cmd.Long, "Exit status:", searchHelp+"Exit status:", 1)
-	for name, more := range map[string]string{
-		"seed":   "; and of a search's strategy",
-		"budget": " (in a search, one configuration)",
-	} {
-		if f := fs.Lookup(name); f != nil {
-			f.Usage += more
-		}
-	}
+	// tune's measuring flags are registered before.
+	fs.Lookup("seed").Usage += "; and of a search's strategy"
+	fs.Lookup("budget").Usage += " (in a search, one configuration)"
 }
 
 // on reports whether tune searches.
