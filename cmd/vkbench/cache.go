@@ -91,18 +91,16 @@ func checkCachePath(path string, write bool) error {
 		return f.Close()
 	}
 	dir := filepath.Dir(path)
-	for d := dir; ; {
+	for d := dir; ; d = filepath.Dir(d) {
 		if fi, err := os.Stat(d); err == nil {
 			if !fi.IsDir() {
 				return fmt.Errorf("%s is not a folder", d)
 			}
 			break
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
+		if filepath.Dir(d) == d {
 			break
 		}
-		d = parent
 	}
 	if !write {
 		return nil
