@@ -83,22 +83,19 @@ func joules(j float64) string {
 // writeConditions writes, under a table, what the results file says of
 // the conditions and, for each benchmark that has them, its conditions;
 // and which objective picked the winners, when not time.
-func writeConditions(w io.Writer, file *results.File, verbose bool) error {
-	var s strings.Builder
+func writeConditions(s *strings.Builder, file *results.File, verbose bool) {
 	if file.Objective != "" && file.Objective != string(autotune.ObjectiveTime) {
-		fmt.Fprintf(&s, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1))
+		fmt.Fprintf(s, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1))
 	}
 	if verbose && file.Conditions != "" {
 		s.WriteString("\n")
-		wrap(&s, "", fmt.Sprintf("conditions (%s):", file.Conditions))
+		wrap(s, "", fmt.Sprintf("conditions (%s):", file.Conditions))
 		for _, b := range file.Benchmarks {
 			if text := conditionsText(b); text != "" {
-				wrap(&s, "  ", fmt.Sprintf("%s: %s", b.Name, text))
+				wrap(s, "  ", fmt.Sprintf("%s: %s", b.Name, text))
 			}
 		}
 	}
-	_, err := io.WriteString(w, s.String())
-	return err
 }
 
 // writeEntryConditions writes, for cache show, which objective picked the

@@ -24,10 +24,7 @@ func writeResults(w io.Writer, format string, file *results.File, o tableOptions
 	case "gobench":
 		return writeGoBench(w, file)
 	}
-	if err := writeTable(w, file, o); err != nil {
-		return err
-	}
-	return writeConditions(w, file, o.verbose)
+	return writeTable(w, file, o)
 }
 
 // writeJSON writes v as indented JSON, as every command's JSON output is.

@@ -25,7 +25,8 @@ type tableOptions struct {
 // writeTable writes file for a person: per operation, its candidates
 // that ran (those dropped early as slower and those the device cannot
 // run folded into a line each, unless verbose), then a summary of the
-// winners. Every line fits the columns of a terminal.
+// winners, and what writeConditions says. Every line fits the columns of
+// a terminal.
 func writeTable(w io.Writer, file *results.File, o tableOptions) error {
 	var b strings.Builder
 	head := fmt.Sprintf("device %d: %s (%s), %s mode", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
@@ -47,6 +48,7 @@ func writeTable(w io.Writer, file *results.File, o tableOptions) error {
 	}
 	writeWinners(&b, groups, &seen)
 	seen.write(&b, o)
+	writeConditions(&b, file, o.verbose)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
