@@ -95,6 +95,4 @@ func writeGoBench(w io.Writer, file *results.File) error {
 }
 
 // benchName makes a string safe as a Go benchmark name: no spaces.
-func benchName(s string) string { return benchNameReplacer.Replace(s) }
-
-var benchNameReplacer = strings.NewReplacer(" ", "_", "\t", "_")
+var benchName = strings.NewReplacer(" ", "_", "\t", "_").Replace
