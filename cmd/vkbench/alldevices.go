@@ -24,13 +24,9 @@ import (
 // tuneAllDevices tunes ops on every device at once: devices of the same
 // hardware share the work (each key is tuned once, by whichever takes it
 // first), and a device lost on the way gives its key back to its twins.
-func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, args []string) (err error) {
+func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, args []string) (err error) {
 	if f.format != "table" && f.format != "json" {
 		return usageError{fmt.Errorf("--all-devices writes table or json, not %q", f.format)}
-	}
-	opts, err := f.options()
-	if err != nil {
-		return err
 	}
 	ops, sizes, err := f.operations(args)
 	if err != nil {

@@ -172,10 +172,10 @@ Exit status: as run's.`,
 				return err
 			}
 			if f.compileOnly {
-				return compileAll(cmd, &f, args)
+				return compileAll(cmd, &f, opts.Level, args)
 			}
 			if f.allDevices {
-				return tuneAllDevices(cmd, &f, args)
+				return tuneAllDevices(cmd, &f, opts, args)
 			}
 			return runBench(cmd, &f.benchFlags, opts, args, "", &f)
 		},
@@ -541,16 +541,12 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 }
 
 // compileAll builds every candidate's pipeline at the sizes tune would
-// measure and keeps the driver's pipeline cache, which is its work: one it
-// cannot keep is its error.
-func compileAll(cmd *cobra.Command, f *tuneFlags, args []string) error {
+// measure at level and keeps the driver's pipeline cache, which is its
+// work: one it cannot keep is its error.
+func compileAll(cmd *cobra.Command, f *tuneFlags, level autotune.Level, args []string) error {
 	ops, plan, err := f.operations(args)
 	if err != nil {
 		return err
-	}
-	level, err := autotune.ParseLevel(f.level)
-	if err != nil {
-		return usageError{err}
 	}
 	cache, err := f.cache.open(cmd, true)
 	if err != nil {
