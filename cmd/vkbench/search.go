@@ -112,17 +112,13 @@ func checkStrategies(names []string) error {
 	return nil
 }
 
-func (s *searchFlags) options(seed uint64, force bool) autotune.SearchOptions {
-	// 0 compiles each configuration just before it is measured, which
-	// SearchOptions says with -1 (its 0 is the default).
-	return autotune.SearchOptions{Options: search.Options{Strategy: s.strategy, MaxEvals: s.maxEvals, TimeLimit: s.timeLimit, Seed: seed},
-		CompileThreads: cmp.Or(s.compileThreads, -1), Force: force}
-}
-
 // tune searches op's space at size and returns the operation of its
 // points and the entry to show (the evaluated configurations only).
 func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tuner, op kernels.Operation, size kernels.Size, force bool) (kernels.Operation, *autotune.Entry, error) {
-	sopts := s.options(f.seed, force)
+	// --compile-threads 0 compiles each configuration just before it is
+	// measured, which SearchOptions says with -1 (its 0 is the default).
+	sopts := autotune.SearchOptions{Options: search.Options{Strategy: s.strategy, MaxEvals: s.maxEvals, TimeLimit: s.timeLimit, Seed: f.seed},
+		CompileThreads: cmp.Or(s.compileThreads, -1), Force: force}
 	if verbose(cmd) {
 		sopts.Progress = func(p autotune.SearchProgress) {
 			from := ""
