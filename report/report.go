@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
@@ -203,13 +204,11 @@ type report struct {
 
 func build(in []Input, opts Options) *report {
 	rep := &report{in: in, version: opts.Version, groups: groupBenchmarks(in)}
-	byHW := map[string]int{}
 	for f, input := range in {
 		hw := input.File.Device.Hardware
-		i, ok := byHW[hw]
-		if !ok {
+		i := slices.IndexFunc(rep.roofs, func(rl roofline) bool { return rl.hardware == hw })
+		if i < 0 {
 			i = len(rep.roofs)
-			byHW[hw] = i
 			var peak *autotune.Peak
 			if opts.Peak != nil {
 				peak = opts.Peak(hw)
