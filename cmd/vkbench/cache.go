@@ -235,9 +235,8 @@ func (w stderrOf) Write(p []byte) (int, error) { return w.cmd.ErrOrStderr().Writ
 // tier is one tier of the store: the local file, or the shared store
 // (named, in listings, only when there is one).
 type tier struct {
-	s      *store.Store
-	name   string
-	shared bool
+	s    *store.Store
+	name string
 }
 
 // tableEntries is a table of one tier, and its entries.
@@ -254,12 +253,12 @@ type tableEntries struct {
 func chosenTables(c *store.Store, hw, tuner string) ([]tableEntries, error) {
 	tiers := []tier{{s: c}}
 	if shared := c.Shared(); shared != nil {
-		tiers = []tier{{s: c, name: "local"}, {s: shared, name: "shared", shared: true}}
+		tiers = []tier{{s: c, name: "local"}, {s: shared, name: "shared"}}
 	}
 	var out []tableEntries
 	for _, tr := range tiers {
 		tables, err := tr.chosenTables(hw, tuner)
-		if err != nil && !tr.shared {
+		if err != nil && tr.s == c {
 			return nil, asUsage(err)
 		}
 		out = append(out, tables...)
@@ -453,7 +452,7 @@ which clears both tiers. It says which tier it cleared.`,
 			}
 			tiers := []tier{{s: c, name: "the local tune cache " + cmp.Or(c.Path(), "(--cache off)")}}
 			if shared {
-				tiers = append(tiers, tier{s: c.Shared(), name: "the shared store " + c.Shared().Path(), shared: true})
+				tiers = append(tiers, tier{s: c.Shared(), name: "the shared store " + c.Shared().Path()})
 			}
 			for _, tr := range tiers {
 				if err := clearTier(cmd, tr, hw, tuner); err != nil {
