@@ -136,7 +136,6 @@ by operation/dtype/shape and the checksum of the candidate list.`,
 	return cmd
 }
 
-// newCachePathCmd is cache path: the cache file's path, or "off".
 func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "path",
@@ -153,7 +152,6 @@ func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 	}
 }
 
-// newCacheLsCmd is cache ls: every table and its entries.
 func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 	var format outputFormat
 	ls := &cobra.Command{
@@ -306,7 +304,6 @@ func listTable(tw io.Writer, t tableEntries) {
 	}
 }
 
-// newCacheShowCmd is cache show: one entry, in every table that has it.
 func newCacheShowCmd(cf *cacheFlags) *cobra.Command {
 	var (
 		format    outputFormat
@@ -367,7 +364,6 @@ in every table that has it, or only in the table of --hardware and --tuner.` + j
 	return show
 }
 
-// newCacheExportCmd is cache export: a table to a file.
 func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 	var hw, tuner string
 	export := &cobra.Command{
@@ -395,7 +391,6 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 	return export
 }
 
-// newCacheImportCmd is cache import: a table from a file export wrote.
 func newCacheImportCmd(cf *cacheFlags) *cobra.Command {
 	var (
 		hw    string
@@ -429,8 +424,6 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	return imp
 }
 
-// newCacheClearCmd is cache clear: every table, or one, of the local
-// file; with --shared, of the shared store too.
 func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
 	var hw, tuner string
 	var shared bool

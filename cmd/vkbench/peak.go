@@ -36,7 +36,6 @@ var peakMeasures = []struct {
 	{"peak-coopmat-bf16", "GFLOP/s", func(r *autotune.Rates) *float64 { return &r.MatrixBF16GFLOPs }},
 }
 
-// newPeakCmd is peak: the device's own peak rates, stored in the cache.
 func newPeakCmd() *cobra.Command {
 	var f benchFlags
 	var replace bool

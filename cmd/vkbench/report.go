@@ -14,7 +14,6 @@ import (
 	"github.com/vkbench/vkbench/store"
 )
 
-// newReportCmd is report: charts of result files.
 func newReportCmd() *cobra.Command {
 	var (
 		cf         cacheFlags
