@@ -206,14 +206,15 @@ func rowChart(title, xLabel string, labels []string, lo, hi float64, ticks plot.
 	return p
 }
 
-// candidateChart draws one operation: a row per candidate measured, top
+// candidatePanel draws one operation: a row per candidate measured, top
 // down in catalogue order, with a point per file at the median and a bar
 // over the 95% interval, on an axis that the measured candidates span.
-// It is nil where no candidate was measured.
-func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
+// Where no candidate was measured it is its notes alone.
+func (r *report) candidatePanel(g *opGroup) (panel, error) {
+	pn := panel{title: g.title, notes: r.groupNotes(g)}
 	rows := g.rows()
 	if len(rows) == 0 {
-		return nil, 0, nil
+		return pn, nil
 	}
 	lo, hi := g.timeAxis()
 	scale, unit := timeUnit(hi)
@@ -253,11 +254,12 @@ func (r *report) candidateChart(g *opGroup) (*plot.Plot, vg.Length, error) {
 				col = droppedColor
 			}
 			if err := addSeries(p, pts, errs, col, kind == winnerKind); err != nil {
-				return nil, 0, err
+				return panel{}, err
 			}
 		}
 	}
-	return p, chartChrome + rowPitch*vg.Length(n), nil
+	pn.plot, pn.height, pn.legend = p, chartChrome+rowPitch*vg.Length(n)+legendHeight, r.legend(g)
+	return pn, nil
 }
 
 // winnerKind is the winner's series, drawn over the others.
@@ -365,29 +367,16 @@ type panel struct {
 func (r *report) panels() ([]panel, error) {
 	var out []panel
 	for _, g := range r.groups {
-		p, h, err := r.candidateChart(g)
+		pn, err := r.candidatePanel(g)
 		if err != nil {
 			return nil, err
-		}
-		pn := panel{title: g.title, plot: p, height: h, notes: r.groupNotes(g)}
-		if p != nil {
-			pn.legend = r.legend(g)
-			pn.height += legendHeight
 		}
 		out = append(out, pn)
 	}
 	for i := range r.roofs {
-		rl := &r.roofs[i]
-		pn := panel{title: "Roofline", notes: rl.notes}
-		if rl.device != "" {
-			pn.title += ": " + rl.device
-		}
-		if rl.peak != nil && rl.onRoof {
-			p, h, err := r.rooflineChart(rl)
-			if err != nil {
-				return nil, err
-			}
-			pn.plot, pn.height, pn.legend = p, h, r.rooflineLegend()
+		pn, err := r.rooflinePanel(&r.roofs[i])
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, pn)
 	}

@@ -83,9 +83,17 @@ func (r *report) rooflineNotes(rl *roofline) {
 	}
 }
 
-// rooflineChart draws achieved GFLOP/s against arithmetic intensity, on
-// log axes, under the roofs of rl.peak.
-func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
+// rooflinePanel draws achieved GFLOP/s against arithmetic intensity, on
+// log axes, under the roofs of rl.peak; without a peak, or nothing to
+// place under it, it is rl's notes alone.
+func (r *report) rooflinePanel(rl *roofline) (panel, error) {
+	pn := panel{title: "Roofline", notes: rl.notes}
+	if rl.device != "" {
+		pn.title += ": " + rl.device
+	}
+	if rl.peak == nil || !rl.onRoof {
+		return pn, nil
+	}
 	p := newPlot()
 	p.Title.Text = "Roofline: " + rl.device
 	p.X.Label.Text = "arithmetic intensity (FLOP/byte)"
@@ -99,7 +107,7 @@ func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
 	box, ridge := roofBox(box, rl.peak)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = box.xmin, box.xmax, box.ymin, box.ymax
 	if err := addRoofs(p, rl.peak, box, ridge); err != nil {
-		return nil, 0, err
+		return panel{}, err
 	}
 	// The points go over the roofs; the winners' labels where they cover
 	// no point and no other label.
@@ -110,15 +118,12 @@ func (r *report) rooflineChart(rl *roofline) (*plot.Plot, vg.Length, error) {
 	}
 	for _, pts := range files {
 		if err := r.addRoofPoints(p, pts, lp); err != nil {
-			return nil, 0, err
+			return panel{}, err
 		}
 	}
-	return p, rooflineHeight, nil
+	pn.plot, pn.height, pn.legend = p, 11*vg.Centimeter+legendHeight, r.rooflineLegend()
+	return pn, nil
 }
-
-// rooflineHeight is the height of a roofline's chart, its legend's strip
-// included.
-const rooflineHeight = 11*vg.Centimeter + legendHeight
 
 // rooflineLegend is what a roofline's marks mean: with one file, winners
 // and the other candidates; with several, each file's colour.
