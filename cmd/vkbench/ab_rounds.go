@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -70,12 +71,7 @@ func (g *abGate) run(ctx context.Context) error {
 func (g *abGate) decided(op *abOp) bool {
 	scratch := results.ABReport{Threshold: g.threshold}
 	addPair(&scratch, op.pair, op.merged, op.spent)
-	for _, row := range scratch.Rows {
-		if !row.Verdict.Decided() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(scratch.Rows, func(row results.ABRow) bool { return !row.Verdict.Decided() })
 }
 
 // report adds every operation's pairs, as measured, to rep.
