@@ -9,7 +9,6 @@ import (
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
-	"github.com/vkbench/vkbench/results"
 )
 
 // The probe is a fixed built-in kernel that run --count measures in every
@@ -63,9 +62,4 @@ func (p *probe) measure(ctx context.Context, dev hal.Device, opts autotune.Optio
 	}
 	p.rounds = append(p.rounds, e.Results[0].Stats.Median)
 	return nil
-}
-
-// file is the probe as a results file keeps it.
-func (p *probe) file() *results.Probe {
-	return &results.Probe{Name: p.name, RoundMedians: p.rounds}
 }

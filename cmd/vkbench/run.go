@@ -482,7 +482,7 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 			rounds[i] = append(rounds[i], e)
 		}
 	}
-	file.Probe = probe.file()
+	file.Probe = &results.Probe{Name: probe.name, RoundMedians: probe.rounds}
 	var opsFailed opFailures
 	for i, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
