@@ -206,9 +206,7 @@ func (f *outputFormat) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table or json")
 	fs.BoolVar(&f.oldJSON, "json", false, "print JSON")
-	if err := fs.MarkDeprecated("json", "use --format json"); err != nil {
-		panic(err) // the flag is registered just above
-	}
+	_ = fs.MarkDeprecated("json", "use --format json") // registered just above: it cannot fail
 	// cobra prints the notice on the command's output, where it would
 	// spoil the JSON a script reads: it goes to stderr.
 	fs.SetOutput(stderrOf{cmd})
