@@ -411,25 +411,21 @@ func noteStyle() text.Style {
 	return text.Style{Color: color.Black, Font: sansFont(9), Handler: plot.DefaultTextHandler}
 }
 
-// wrapNote breaks a note into lines that fit the chart's width.
-func wrapNote(s string, sty text.Style, width vg.Length) []string {
+// lines are the panel's notes, each broken into lines that fit the
+// chart's width.
+func (pn panel) lines(sty text.Style) []string {
 	var lines []string
-	for _, w := range strings.Fields(s) {
-		if n := len(lines); n > 0 && sty.Width(lines[n-1]+" "+w) <= width {
-			lines[n-1] += " " + w
-		} else {
-			lines = append(lines, w)
+	for _, note := range pn.notes {
+		first := len(lines)
+		for _, w := range strings.Fields(note) {
+			if n := len(lines); n > first && sty.Width(lines[n-1]+" "+w) <= chartWidth-vg.Centimeter {
+				lines[n-1] += " " + w
+			} else {
+				lines = append(lines, w)
+			}
 		}
 	}
 	return lines
-}
-
-func (pn panel) lines(sty text.Style) []string {
-	var out []string
-	for _, n := range pn.notes {
-		out = append(out, wrapNote(n, sty, chartWidth-vg.Centimeter)...)
-	}
-	return out
 }
 
 func (pn panel) totalHeight(sty text.Style) vg.Length {
