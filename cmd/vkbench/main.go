@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -260,9 +261,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, hal.ErrDeviceLost):
 		return exitDevice
-	}
-	switch status.CodeOf(err) {
-	case status.InvalidArgument, status.NotFound, status.OutOfRange, status.AlreadyExists, status.PermissionDenied:
+	case slices.Contains([]status.Code{status.InvalidArgument, status.NotFound, status.OutOfRange, status.AlreadyExists, status.PermissionDenied}, status.CodeOf(err)):
 		return exitUsage
 	}
 	return exitDevice // every other code is the device's or the driver's
