@@ -149,9 +149,11 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	}
 	t.add(append(head, "notes")...)
 	var explain []*results.Benchmark
+	folded := map[results.Outcome]int{} // counted under the table, unless verbose
 	for _, bench := range g.benches {
 		if (bench.Outcome == results.Dropped || bench.Outcome == results.Unsupported) && !o.verbose {
-			continue // counted below
+			folded[bench.Outcome]++
+			continue
 		}
 		mark := ""
 		if bench.Winner {
@@ -196,11 +198,11 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		writeUnsupported(b, g.benches)
 		return
 	}
-	if n := count(g.benches, results.Dropped); n > 0 {
+	if n := folded[results.Dropped]; n > 0 {
 		fmt.Fprintf(b, "  + %d dropped early, slower than the leader\n", n)
 		seen.folded = true
 	}
-	if count(g.benches, results.Unsupported) > 0 {
+	if folded[results.Unsupported] > 0 {
 		b.WriteString(report.OneLine("  + "+report.CountReasons(g.benches, results.Unsupported), columns) + "\n")
 		seen.folded = true
 	}
@@ -218,16 +220,6 @@ func (g *opGroup) notMeasured() (why string, whole bool) {
 	}
 	why = report.Reason(first.Error, first.Candidate)
 	return "not measured: " + strings.TrimPrefix(why, g.op+" "+g.shape+": "), true
-}
-
-func count(bs []*results.Benchmark, outcome results.Outcome) int {
-	n := 0
-	for _, b := range bs {
-		if b.Outcome == outcome {
-			n++
-		}
-	}
-	return n
 }
 
 // notesOf says what became of a candidate beyond its numbers, in a few
