@@ -110,13 +110,11 @@ type gemmProblem struct {
 	// a and b are the inputs' values, of elem, the type A, B and C hold:
 	// F32, or F16 or BF16 (gemm-f16 and gemm-bf16), whose values are then
 	// exact in their format.
-	a, b []float32
-	elem kernels.DType
-	bufA hal.Buffer
-	bufB hal.Buffer
-	bufC hal.Buffer
-	push []byte
-	seed uint64
+	a, b             []float32
+	elem             kernels.DType
+	bufA, bufB, bufC hal.Buffer
+	push             []byte
+	seed             uint64
 	// samples are the elements of C a large product checks, with their
 	// float64 references: computed by the first Verify, the same for every
 	// candidate.

@@ -87,13 +87,12 @@ func (op *peakOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
 
 type peakProblem struct {
 	*problem
-	kind      peakKind
-	n, iters  int64
-	x0        []int32 // starting values, as integers (converted for floats)
-	a, b      int32
-	in, out   hal.Buffer
-	push      []byte
-	outLength int64
+	kind     peakKind
+	n, iters int64
+	x0       []int32 // starting values, as integers (converted for floats)
+	a, b     int32
+	in, out  hal.Buffer
+	push     []byte
 }
 
 func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
@@ -133,7 +132,6 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 		}
 		// One output per invocation; n covers the candidate with the fewest
 		// chains per invocation.
-		p.outLength = n
 		if err := p.alloc(bufferDesc{&p.in, "x0", kernels.Input, inType, n}, bufferDesc{&p.out, "y", kernels.Output, inType, n}); err != nil {
 			return nil, err
 		}

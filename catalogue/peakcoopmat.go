@@ -132,13 +132,11 @@ type coopmatPeakProblem struct {
 	n, iters int64
 	// ab are A, B and -B and c0 the 16 starting fragments, as integers,
 	// each fragment in a slot of slot elements.
-	ab, c0    []int32
-	bufAB     hal.Buffer
-	bufC0     hal.Buffer
-	bufY      hal.Buffer
-	push      []byte
-	maxWarps  int64 // the warps of the candidate with the fewest chains a warp
-	fragElems int64 // FM·FN: Y's slot per warp
+	ab, c0             []int32
+	bufAB, bufC0, bufY hal.Buffer
+	push               []byte
+	maxWarps           int64 // the warps of the candidate with the fewest chains a warp
+	fragElems          int64 // FM·FN: Y's slot per warp
 }
 
 // coopmatSlot is the elements of binding 0 each fragment of A, B and -B

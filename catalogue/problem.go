@@ -98,9 +98,7 @@ func (p *problem) Release() error {
 			errs = append(errs, r.Release())
 		}
 	}
-	p.bufs, p.digester, p.partials = nil, nil, nil
-	p.readback = nil
-	p.halves = nil
+	p.bufs, p.digester, p.partials, p.readback, p.halves = nil, nil, nil, nil, nil
 	return status.Join(errs...)
 }
 
@@ -233,11 +231,7 @@ func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, gri
 	if err := p.Refuse(cand); err != nil {
 		return err
 	}
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	g, err := grid(c)
+	g, err := grid(p.cands[cand])
 	if err != nil {
 		return err
 	}
