@@ -127,12 +127,7 @@ func ParseSize(dims []string, text string) (Size, error) {
 			if !ok {
 				return bad("%q is not NAME=extent", part)
 			}
-			i := -1
-			for j, d := range dims {
-				if strings.EqualFold(d, strings.TrimSpace(name)) {
-					i = j
-				}
-			}
+			i := slices.IndexFunc(dims, func(d string) bool { return strings.EqualFold(d, strings.TrimSpace(name)) })
 			if i < 0 {
 				return bad("no dimension %q (dimensions: %s)", name, strings.Join(dims, ", "))
 			}

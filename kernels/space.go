@@ -150,16 +150,11 @@ type Points struct {
 // Name returns a configuration as "BM=128,BN=64,...", in the space's
 // order of params.
 func (s *Space) Name(c Config) string {
-	var b strings.Builder
+	parts := make([]string, len(s.Params))
 	for i, p := range s.Params {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(p.Name)
-		b.WriteByte('=')
-		b.WriteString(strconv.Itoa(c[p.Name]))
+		parts[i] = p.Name + "=" + strconv.Itoa(c[p.Name])
 	}
-	return b.String()
+	return strings.Join(parts, ",")
 }
 
 // Check returns nil if the space is well formed: at least one param,
