@@ -1,6 +1,7 @@
 package hal
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -428,10 +429,7 @@ func (d DeviceInfo) SubgroupsUnsupported(size uint32, full bool, wg [3]uint32) s
 	}
 	// Without a required size, the driver may choose any up to the
 	// largest.
-	of := size
-	if of == 0 {
-		of = l.MaxSubgroupSize
-	}
+	of := cmp.Or(size, l.MaxSubgroupSize)
 	if of > 0 && wg[0]%of != 0 {
 		return fmt.Sprintf("needs full subgroups with a workgroup of %d in x, not a multiple of the subgroup size %d", wg[0], of)
 	}

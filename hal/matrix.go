@@ -199,14 +199,8 @@ func ParseCooperativeMatrix(s string) (CooperativeMatrix, error) {
 	if m.Scope, ok = parseName(scope, ScopeDevice, ScopeWorkgroup, ScopeSubgroup, ScopeQueueFamily); !ok {
 		return bad("unknown scope " + scope)
 	}
-	switch f[3] {
-	case "(nv)":
-		m.API = MatrixNV
-	case "(khr)":
-		m.API = MatrixKHR
-	case "(nv2)":
-		m.API = MatrixNV2
-	default:
+	api, _ := strings.CutSuffix(strings.TrimPrefix(f[3], "("), ")")
+	if m.API, ok = parseName(api, MatrixNV, MatrixKHR, MatrixNV2); !ok || "("+api+")" != f[3] {
 		return bad("unknown extension " + f[3])
 	}
 	return m, nil

@@ -3,6 +3,7 @@ package hal
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -92,12 +93,7 @@ func Register(name string, open Opener) {
 func Drivers() []string {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(registry))
 }
 
 // OpenDriver opens the backend registered as name.
