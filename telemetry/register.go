@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -42,12 +43,7 @@ func Register(name string, open Opener) {
 func Sources() []string {
 	sourcesMu.RLock()
 	defer sourcesMu.RUnlock()
-	names := make([]string, 0, len(sources))
-	for name := range sources {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(sources))
 }
 
 // Open returns the telemetry source of the Vulkan device info describes:

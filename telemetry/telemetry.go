@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +68,6 @@ const (
 	ReasonDisplayClocks Reasons = 1 << 8  // display clock setting
 	ReasonBoardLimit    Reasons = 1 << 9  // a board limit
 	ReasonReliability   Reasons = 1 << 10 // reliability
-	reasonsKnown        Reasons = 1<<11 - 1
 	throttlingReasons           = ReasonSWPowerCap | ReasonHWSlowdown | ReasonSWThermal | ReasonHWThermal | ReasonHWPowerBrake | ReasonBoardLimit | ReasonReliability
 	clockMoveTolerance          = 0.03
 )
@@ -219,9 +219,7 @@ func (m *Monitor) take() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
-		if m.err == nil {
-			m.err = err
-		}
+		m.err = cmp.Or(m.err, err)
 		return
 	}
 	m.samples = append(m.samples, s)
@@ -308,13 +306,13 @@ func (c Conditions) String() string {
 	if c.Samples == 0 {
 		return "no readings"
 	}
-	r := func(x Range, unit string, prec int) string {
+	r := func(x Range, unit string) string {
 		if x.Min == x.Max {
-			return strconv.FormatFloat(x.Min, 'f', prec, 64) + " " + unit
+			return strconv.FormatFloat(x.Min, 'f', 0, 64) + " " + unit
 		}
-		return strconv.FormatFloat(x.Min, 'f', prec, 64) + "-" + strconv.FormatFloat(x.Max, 'f', prec, 64) + " " + unit
+		return strconv.FormatFloat(x.Min, 'f', 0, 64) + "-" + strconv.FormatFloat(x.Max, 'f', 0, 64) + " " + unit
 	}
-	s := "SM " + r(c.SMClockMHz, "MHz", 0) + ", memory " + r(c.MemClockMHz, "MHz", 0) + ", " + r(c.PowerW, "W", 0) + ", " + r(c.TempC, "°C", 0)
+	s := "SM " + r(c.SMClockMHz, "MHz") + ", memory " + r(c.MemClockMHz, "MHz") + ", " + r(c.PowerW, "W") + ", " + r(c.TempC, "°C")
 	if len(c.Throttles) > 0 {
 		s += ", throttled (" + strings.Join(c.Throttles, ", ") + ")"
 	}
