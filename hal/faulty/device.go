@@ -52,9 +52,7 @@ type cachingDevice struct{ *device }
 // device implements hal.LossMarker, and hal.PipelineCacher when dev does.
 // Releasing it releases dev.
 func Wrap(dev hal.Device, plan *Plan) hal.Device {
-	if plan == nil {
-		plan = NewPlan()
-	}
+	plan = cmp.Or(plan, NewPlan())
 	d := &device{inner: dev, plan: plan}
 	d.lost, d.cancelLost = context.WithCancel(context.Background())
 	d.marker, _ = dev.(hal.LossMarker)
@@ -135,9 +133,7 @@ func (d *device) lose(cause error) {
 
 // failHeld fails every held submission of d with err and stops holding.
 func (d *device) failHeld(err error) {
-	if err == nil {
-		err = status.New(status.Internal, "faulty: held submission failed for no reason")
-	}
+	err = cmp.Or(err, status.New(status.Internal, "faulty: held submission failed for no reason"))
 	d.plan.holdMu.Lock()
 	defer d.plan.holdMu.Unlock()
 	d.closed = true
@@ -153,10 +149,7 @@ func (d *device) failHeld(err error) {
 
 // MarkLost makes the device lost with cause, as an injected loss does.
 func (d *device) MarkLost(cause error) {
-	if cause == nil {
-		cause = status.New(status.DataLoss, "faulty: MarkLost without a cause")
-	}
-	d.lose(cause)
+	d.lose(cmp.Or(cause, status.New(status.DataLoss, "faulty: MarkLost without a cause")))
 }
 
 // Info is the inner device's, but for the timestamp period that

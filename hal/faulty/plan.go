@@ -448,9 +448,7 @@ func (p *Plan) decide(c Call, quiet bool) fault {
 			r.seen++
 			if r.Nth > 0 && r.seen == r.Nth || r.Nth == 0 && r.rng.Float64() < r.Rate {
 				r.taken++
-				if taken == nil {
-					taken = r
-				}
+				taken = cmp.Or(taken, r)
 			}
 		}
 	}
