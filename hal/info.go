@@ -307,10 +307,7 @@ var vendorNames = map[uint32]string{
 // with the same Hardware run the same kernels equally fast, so it names the
 // autotune cache's table. It contains only [a-z0-9._-].
 func (d DeviceInfo) Hardware() string {
-	driver := d.DriverName
-	if driver == "" {
-		driver = fmt.Sprintf("driver%d", d.DriverID)
-	}
+	driver := cmp.Or(d.DriverName, fmt.Sprintf("driver%d", d.DriverID))
 	parts := []string{
 		VendorName(d.VendorID),
 		fmt.Sprintf("%04x", d.DeviceID),

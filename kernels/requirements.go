@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -145,13 +146,9 @@ func (r Requirements) Merge(o Requirements) Requirements {
 	r.ImageWriteWithoutFormat = r.ImageWriteWithoutFormat || o.ImageWriteWithoutFormat
 	r.Subgroup |= o.Subgroup
 	r.MinSubgroupSize = max(r.MinSubgroupSize, o.MinSubgroupSize)
-	if r.SubgroupSize == 0 {
-		r.SubgroupSize = o.SubgroupSize
-	}
+	r.SubgroupSize = cmp.Or(r.SubgroupSize, o.SubgroupSize)
 	r.SharedMemory = max(r.SharedMemory, o.SharedMemory)
-	if r.CooperativeMatrix == 0 {
-		r.CooperativeMatrix = o.CooperativeMatrix
-	}
+	r.CooperativeMatrix = cmp.Or(r.CooperativeMatrix, o.CooperativeMatrix)
 	r.NV2 |= o.NV2
 	r.SPIRV = max(r.SPIRV, o.SPIRV)
 	r.CooperativeMatrices = slices.Clone(r.CooperativeMatrices)

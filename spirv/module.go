@@ -1,6 +1,7 @@
 package spirv
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -296,9 +297,7 @@ func (m *Module) EntryPoints() []string {
 // Entry returns the GLCompute entry point name ("main" if empty); one the
 // module lacks is InvalidArgument, naming those it has.
 func (m *Module) Entry(name string) (*Entry, error) {
-	if name == "" {
-		name = "main"
-	}
+	name = cmp.Or(name, "main")
 	if e, ok := m.byName[name]; ok {
 		return e, nil
 	}
