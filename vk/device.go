@@ -145,9 +145,7 @@ func (d *device) acceptsCache(data []byte) bool {
 		bytes.Equal(data[16:32], d.info.PipelineCacheUUID[:])
 }
 
-func (d *device) Info() hal.DeviceInfo {
-	return d.info.Clone()
-}
+func (d *device) Info() hal.DeviceInfo { return d.info.Clone() }
 
 // usable returns the error that every call on the device or on its
 // objects returns first: the loss error once the device is lost, then

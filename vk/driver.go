@@ -9,6 +9,7 @@ package vk
 import "C"
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"maps"
@@ -62,10 +63,7 @@ type memoryType struct {
 
 // open is the hal.Opener of "vulkan".
 func open(opts hal.DriverOptions) (hal.Driver, error) {
-	d := &driver{logger: opts.Logger, devices: map[*device]struct{}{}}
-	if d.logger == nil {
-		d.logger = slog.Default()
-	}
+	d := &driver{logger: cmp.Or(opts.Logger, slog.Default()), devices: map[*device]struct{}{}}
 	if opts.Validation {
 		d.route = addRoute(&messageSink{onMessage: opts.OnMessage, logger: d.logger})
 	}
