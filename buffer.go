@@ -155,17 +155,14 @@ func (b *Buffer[T]) binding() (hal.Buffer, kernels.DType, int) {
 	if b == nil {
 		return nil, 0, 0
 	}
-	var dt kernels.DType
 	var zero T
 	switch reflect.TypeOf(zero).Kind() {
 	case reflect.Float32:
-		dt = kernels.F32
+		return b.buf, kernels.F32, b.n
 	case reflect.Int32:
-		dt = kernels.I32
-	default:
-		dt = kernels.U32
+		return b.buf, kernels.I32, b.n
 	}
-	return b.buf, dt, b.n
+	return b.buf, kernels.U32, b.n
 }
 
 func (b *Buffer[T]) bind() hal.Binding {

@@ -120,7 +120,6 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 			}
 			sets[b.Set] = max(sets[b.Set], int(b.Binding)+1)
 		}
-		bindings = 0
 		for _, n := range sets {
 			bindings += n
 		}
@@ -337,16 +336,6 @@ func Push(values ...any) []byte {
 
 // pushWord returns the 32 bits a push constant holds for v.
 func pushWord(v any) (uint32, error) {
-	switch v := v.(type) {
-	case uint32:
-		return v, nil
-	case int32:
-		return uint32(v), nil
-	case float32:
-		return math.Float32bits(v), nil
-	case float64:
-		return math.Float32bits(float32(v)), nil
-	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:

@@ -3,6 +3,7 @@ package vkbench
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -66,15 +67,7 @@ func hashOf(seed uint64, o *operation, size []int) uint64 {
 
 // is reports whether e is the answer for o at size.
 func (e *known) is(o *operation, size []int) bool {
-	if e.op != o {
-		return false
-	}
-	for i, n := range size {
-		if e.size[i] != n {
-			return false
-		}
-	}
-	return true
+	return e.op == o && slices.Equal(e.size[:len(size)], size)
 }
 
 // load returns the pipeline answered for o at size, or nil.

@@ -2,6 +2,7 @@ package vkbench
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -152,10 +153,8 @@ func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...
 		return nil, nil, status.Newf(status.Internal, "vkbench: Op %q: the search's answer names no configuration", o.name)
 	}
 	var cfg Config
-	for i, j := range res.Points.Index {
-		if j == e.Fastest {
-			cfg = Config(res.Points.Configs[i])
-		}
+	if i := slices.Index(res.Points.Index, e.Fastest); i >= 0 {
+		cfg = Config(res.Points.Configs[i])
 	}
 	p, err := t.dev.build(pts.kerns[e.Fastest], pts.cands[e.Fastest])
 	if err != nil {
