@@ -35,12 +35,8 @@ func driverManifests() []string {
 	} else {
 		home, _ := os.UserHomeDir()
 		dirs := func(env, def string) []string { return filepath.SplitList(cmp.Or(os.Getenv(env), def)) }
-		var roots []string
-		roots = append(roots, dirs("XDG_CONFIG_HOME", filepath.Join(home, ".config"))...)
-		roots = append(roots, dirs("XDG_CONFIG_DIRS", "/etc/xdg")...)
-		roots = append(roots, "/etc")
-		roots = append(roots, dirs("XDG_DATA_HOME", filepath.Join(home, ".local/share"))...)
-		roots = append(roots, dirs("XDG_DATA_DIRS", "/usr/local/share:/usr/share")...)
+		roots := slices.Concat(dirs("XDG_CONFIG_HOME", filepath.Join(home, ".config")), dirs("XDG_CONFIG_DIRS", "/etc/xdg"), []string{"/etc"},
+			dirs("XDG_DATA_HOME", filepath.Join(home, ".local/share")), dirs("XDG_DATA_DIRS", "/usr/local/share:/usr/share"))
 		for _, r := range roots {
 			if r != "" {
 				places = append(places, filepath.Join(r, "vulkan", "icd.d"))

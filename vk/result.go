@@ -95,11 +95,9 @@ func resultError(call string, r int32) error {
 		code = e.code
 	}
 	msg := "vk: " + call + ": " + resultName(r)
-	var err error
+	err := status.New(code, msg)
 	if r == vkErrorDeviceLost {
 		err = status.Wrap(hal.ErrDeviceLost, code, msg)
-	} else {
-		err = status.New(code, msg)
 	}
 	return status.WithPayload(err, Result{Call: call, Code: r})
 }

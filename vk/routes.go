@@ -40,19 +40,16 @@ type messageSink struct {
 	logger    *slog.Logger
 }
 
-var routes struct {
+var routes = struct {
 	mu    sync.RWMutex
 	last  uintptr
 	sinks map[uintptr]*messageSink
-}
+}{sinks: map[uintptr]*messageSink{}}
 
 // addRoute registers a sink and returns its route, never 0.
 func addRoute(s *messageSink) uintptr {
 	routes.mu.Lock()
 	defer routes.mu.Unlock()
-	if routes.sinks == nil {
-		routes.sinks = map[uintptr]*messageSink{}
-	}
 	routes.last++
 	routes.sinks[routes.last] = s
 	return routes.last
