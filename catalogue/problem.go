@@ -46,25 +46,18 @@ type problem struct {
 	noDigest bool
 }
 
-func newProblem(op kernels.Operation, dev hal.Device, size kernels.Size) (*problem, error) {
+// prepare makes the problem of op at size on dev: it checks the size and
+// the device, then calls fill, which builds the problem proper on base,
+// allocates its buffers and uploads its inputs. When fill fails, what it
+// returned is dropped and every buffer it made released.
+func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(base *problem) (kernels.Problem, error)) (kernels.Problem, error) {
 	if err := kernels.CheckSize(op, size); err != nil {
 		return nil, err
 	}
 	if dev == nil {
 		return nil, status.New(status.InvalidArgument, "catalogue: nil device")
 	}
-	return &problem{op: op.Name(), dev: dev, limits: dev.Info().Limits, size: size, cands: op.Candidates()}, nil
-}
-
-// prepare makes the problem of op at size on dev: newProblem's checks,
-// then fill, which builds the problem proper on base, allocates its
-// buffers and uploads its inputs. When fill fails, what it returned is
-// dropped and every buffer it made released.
-func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(base *problem) (kernels.Problem, error)) (kernels.Problem, error) {
-	base, err := newProblem(op, dev, size)
-	if err != nil {
-		return nil, err
-	}
+	base := &problem{op: op.Name(), dev: dev, limits: dev.Info().Limits, size: size, cands: op.Candidates()}
 	p, err := fill(base)
 	if err != nil {
 		return nil, status.Join(err, base.Release())
