@@ -48,9 +48,7 @@ func (cb *commandBuffer) forward(c Call, f func() error) error {
 	return f()
 }
 
-func (cb *commandBuffer) Begin() error {
-	return cb.forward(Begin, cb.inner.Begin)
-}
+func (cb *commandBuffer) Begin() error { return cb.forward(Begin, cb.inner.Begin) }
 
 func (cb *commandBuffer) Dispatch(d hal.Dispatch) error {
 	if err := cb.enter(Dispatch); err != nil {
@@ -73,17 +71,13 @@ func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) 
 	return cb.forward(Fill, func() error { return cb.inner.Fill(unwrap(dst), offset, size, value) })
 }
 
-func (cb *commandBuffer) Barrier() error {
-	return cb.forward(Barrier, cb.inner.Barrier)
-}
+func (cb *commandBuffer) Barrier() error { return cb.forward(Barrier, cb.inner.Barrier) }
 
 func (cb *commandBuffer) Timestamp(pool hal.TimestampPool, index int) error {
 	return cb.forward(Timestamp, func() error { return cb.inner.Timestamp(unwrap(pool), index) })
 }
 
-func (cb *commandBuffer) End() error {
-	return cb.forward(End, cb.inner.End)
-}
+func (cb *commandBuffer) End() error { return cb.forward(End, cb.inner.End) }
 
 // Release releases the inner command buffer, which the inner device
 // destroys once its submissions are done. One whose submission is held has
