@@ -124,9 +124,6 @@ var nv2FeatureNames = [...]string{
 	"cooperativeMatrixBlockLoads",
 }
 
-// Has reports whether f includes every feature of o.
-func (f NV2Features) Has(o NV2Features) bool { return f&o == o }
-
 // String joins the features' Vulkan names with "+", or says "none".
 func (f NV2Features) String() string { return flagsString(f, nv2FeatureNames[:]) }
 

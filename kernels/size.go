@@ -78,15 +78,6 @@ func (s Size) String() string {
 	return string(b)
 }
 
-// Elements returns the product of the extents.
-func (s Size) Elements() int64 {
-	n := int64(1)
-	for _, d := range s.extents[:s.n] {
-		n *= int64(d)
-	}
-	return n
-}
-
 // MarshalText writes String's form.
 func (s Size) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
