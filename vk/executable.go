@@ -214,13 +214,9 @@ func (d *device) checkSets(desc hal.ExecutableDesc) error {
 	}
 	sum := 0
 	for _, n := range desc.Sets {
-		if n < 0 {
-			sum = -1
-			break
-		}
 		sum += n
 	}
-	if len(desc.Sets) == 0 || sum != desc.Bindings || sum == 0 {
+	if len(desc.Sets) == 0 || slices.Min(desc.Sets) < 0 || sum != desc.Bindings || sum == 0 {
 		return invalidArg("CreateExecutable", desc.Label, "sets of %v bindings for %d bindings; give sets of bindings, none negative, summing to Bindings (at least 1)",
 			desc.Sets, desc.Bindings)
 	}
