@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	"github.com/vkbench/vkbench/hal"
@@ -274,10 +275,8 @@ func (d DType) Bytes() int {
 // ParseDType returns the type String names. Anything else is
 // InvalidArgument.
 func ParseDType(s string) (DType, error) {
-	for d, name := range dtypeNames {
-		if name != "" && name == s {
-			return DType(d), nil
-		}
+	if d := slices.Index(dtypeNames[:], s); d > 0 {
+		return DType(d), nil
 	}
 	return 0, status.Newf(status.InvalidArgument, "kernels: unknown element type %q (want f32, f16, i32, u32, i8 or bf16)", s)
 }
