@@ -204,12 +204,9 @@ func (d *Device) Close() error {
 		return nil // nothing was opened
 	}
 	d.mu.Lock()
-	release := d.release
-	d.release = nil
-	d.spare = nil // released with the device
-	d.closed = true
-	stores := d.stores
-	d.stores = nil
+	release, stores := d.release, d.stores
+	// The spare command buffers are released with the device.
+	d.release, d.spare, d.stores, d.closed = nil, nil, nil, true
 	d.mu.Unlock()
 	// The tuners' stores close even with a borrowed device: they are
 	// the tuners', which end with it.
