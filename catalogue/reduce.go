@@ -90,10 +90,8 @@ func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Si
 			p.plans = append(p.plans, plan)
 			p.heights = append(p.heights, h)
 			p.planErrors = append(p.planErrors, err)
-			for i, pass := range plan {
-				if i < len(plan)-1 {
-					need[i%2] = max(need[i%2], pass.outputs())
-				}
+			for i, pass := range plan[:max(len(plan)-1, 0)] {
+				need[i%2] = max(need[i%2], pass.outputs())
 			}
 		}
 		err := p.alloc(
@@ -215,8 +213,7 @@ func (p *reduceProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand in
 		if i < len(plan)-1 {
 			out = p.scratch[i%2]
 		}
-		err := dispatch(cb, exe, pass.grid, pass.push, in, out)
-		if err != nil {
+		if err := dispatch(cb, exe, pass.grid, pass.push, in, out); err != nil {
 			return err
 		}
 	}
