@@ -100,8 +100,5 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 		return 0, err
 	}
 	d, err := hal.TickDuration(s[0], e[0], p.d.info.Limits.TimestampPeriod, p.d.info.Limits.TimestampValidBits)
-	if err != nil {
-		return 0, status.Annotatef(err, "vk: Elapsed: slots %d and %d", start, end)
-	}
-	return d, nil
+	return d, status.Annotatef(err, "vk: Elapsed: slots %d and %d", start, end)
 }
