@@ -267,24 +267,18 @@ func (d *Device) commandBuffer() (hal.CommandBuffer, error) {
 // runOnce records a command buffer with record, then submits it and waits
 // for it: kernels.ExecuteWith, with the device's spare command buffers.
 func (d *Device) runOnce(ctx context.Context, record func(hal.CommandBuffer) error) error {
-	return kernels.ExecuteWith(ctx, d.hal, spareCommandBuffers{d}, record)
+	return kernels.ExecuteWith(ctx, d.hal, d.commandBuffer, d.recycle, record)
 }
-
-// spareCommandBuffers lends the device's spare command buffers to
-// kernels.ExecuteWith.
-type spareCommandBuffers struct{ d *Device }
-
-func (s spareCommandBuffers) Get() (hal.CommandBuffer, error) { return s.d.commandBuffer() }
-func (s spareCommandBuffers) Put(cb hal.CommandBuffer)        { s.d.recycle(cb) }
 
 // recycle keeps a command buffer that is not in flight for the next call,
 // unless the device was closed meanwhile.
-func (d *Device) recycle(cb hal.CommandBuffer) {
+func (d *Device) recycle(cb hal.CommandBuffer) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		_ = cb.Release() // released with the device already: a no-op
-		return
+		return nil
 	}
 	d.spare = append(d.spare, cb)
+	return nil
 }

@@ -84,29 +84,16 @@ func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, can
 // record-submit-wait: Run, VerifyCandidate and the root package's Device
 // all come here.
 func Execute(ctx context.Context, dev hal.Device, rec func(hal.CommandBuffer) error) error {
-	return ExecuteWith(ctx, dev, nil, rec)
+	return ExecuteWith(ctx, dev, dev.CreateCommandBuffer, hal.CommandBuffer.Release, rec)
 }
 
-// CommandBuffers lends command buffers to ExecuteWith, for a caller that
-// submits often and keeps them for reuse (a command buffer can be begun
-// again once its submission is done).
-type CommandBuffers interface {
-	// Get returns a command buffer that is neither recording nor in
-	// flight.
-	Get() (hal.CommandBuffer, error)
-	// Put takes back one that is not in flight.
-	Put(hal.CommandBuffer)
-}
-
-// ExecuteWith is Execute with its command buffer from cbs, given back to
-// cbs when it is done or was never submitted; nil cbs is Execute. If ctx
+// ExecuteWith is Execute with its command buffer from get (neither
+// recording nor in flight), given to put when it is done or was never
+// submitted: for a caller that submits often and keeps command buffers
+// for reuse (one can be begun again once its submission is done). If ctx
 // ends first, the command buffer is still in flight: it is released, not
-// given back.
-func ExecuteWith(ctx context.Context, dev hal.Device, cbs CommandBuffers, rec func(hal.CommandBuffer) error) error {
-	get, put := dev.CreateCommandBuffer, func(cb hal.CommandBuffer) error { return cb.Release() }
-	if cbs != nil {
-		get, put = cbs.Get, func(cb hal.CommandBuffer) error { cbs.Put(cb); return nil }
-	}
+// given to put.
+func ExecuteWith(ctx context.Context, dev hal.Device, get func() (hal.CommandBuffer, error), put func(hal.CommandBuffer) error, rec func(hal.CommandBuffer) error) error {
 	cb, err := get()
 	if err != nil {
 		return err
