@@ -27,12 +27,8 @@ import (
 // the device's instance: done on first use only, so that processes that
 // never use goki do not pay for it.
 func (d *device) gokiInit() error {
-	gokiOnce.Do(func() {
-		vulkan.SetGetInstanceProcAddr(C.vkb_get_instance_proc_addr())
-		gokiErr = vulkan.Init()
-	})
-	if gokiErr != nil {
-		return status.Wrap(gokiErr, status.Unavailable, "vk: goki/vulkan Init")
+	if err := gokiLoad(); err != nil {
+		return status.Wrap(err, status.Unavailable, "vk: goki/vulkan Init")
 	}
 	if err := vulkan.InitInstance(vulkan.Instance(unsafe.Pointer(d.drv.in.c.instance))); err != nil {
 		return status.Wrap(err, status.Unavailable, "vk: goki/vulkan InitInstance")
@@ -40,10 +36,10 @@ func (d *device) gokiInit() error {
 	return nil
 }
 
-var (
-	gokiOnce sync.Once
-	gokiErr  error
-)
+var gokiLoad = sync.OnceValue(func() error {
+	vulkan.SetGetInstanceProcAddr(C.vkb_get_instance_proc_addr())
+	return vulkan.Init()
+})
 
 // gokiDevice returns the device's VkDevice, its queue and the queue's family.
 func (d *device) gokiDevice() (vulkan.Device, vulkan.Queue, uint32) {

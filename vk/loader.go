@@ -15,18 +15,11 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-var (
-	loadOnce sync.Once
-	loadErr  error
-)
-
 // load opens libvulkan.so.1, once per process.
-func load() error {
-	loadOnce.Do(func() {
-		var msg [512]C.char
-		if C.vkb_load(&msg[0], C.int(len(msg))) != 0 {
-			loadErr = status.Newf(status.Unavailable, "vk: cannot load libvulkan.so.1: %s (install libvulkan1)", C.GoString(&msg[0]))
-		}
-	})
-	return loadErr
-}
+var load = sync.OnceValue(func() error {
+	var msg [512]C.char
+	if C.vkb_load(&msg[0], C.int(len(msg))) != 0 {
+		return status.Newf(status.Unavailable, "vk: cannot load libvulkan.so.1: %s (install libvulkan1)", C.GoString(&msg[0]))
+	}
+	return nil
+})
