@@ -349,10 +349,8 @@ func pathSafe(s string) string {
 // then CPU device, else the first device. It returns -1 for an empty list.
 func DefaultDevice(infos []DeviceInfo) int {
 	for _, t := range []DeviceType{DiscreteGPU, IntegratedGPU, VirtualGPU, CPU} {
-		for i, d := range infos {
-			if d.Type == t {
-				return i
-			}
+		if i := slices.IndexFunc(infos, func(d DeviceInfo) bool { return d.Type == t }); i >= 0 {
+			return i
 		}
 	}
 	if len(infos) > 0 {
