@@ -1,6 +1,7 @@
 package faulty
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/vkbench/vkbench/hal"
@@ -32,9 +33,7 @@ func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (h
 	if d.planFor != nil {
 		plan = d.planFor(index)
 	}
-	if plan == nil {
-		plan = NewPlan()
-	}
+	plan = cmp.Or(plan, NewPlan())
 	f := plan.decide(Open, false)
 	if f.lost != nil {
 		// A device lost while it is being opened is not opened.
