@@ -150,9 +150,7 @@ func spaceValues(src *manifestSource, n *jsonNode) ([]int, error) {
 	var out []int
 	switch n.kind {
 	case jsonArray:
-		for _, e := range n.elems {
-			out = append(out, int(must(src.integer(e, math.MinInt32, math.MaxInt32))))
-		}
+		out = mapped(n.elems, func(e *jsonNode) int { return int(must(src.integer(e, math.MinInt32, math.MaxInt32))) })
 	case jsonObject:
 		bounds := func(key string) (lo, hi int) {
 			b := n.member(key)
@@ -349,11 +347,7 @@ func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[str
 		return sop.Candidates()[i], nil
 	}
 	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
-		index := make([]int, len(cands))
-		for k, c := range cands {
-			index[k] = at[c.Name]
-		}
-		return sop, index
+		return sop, mapped(cands, func(c kernels.Candidate) int { return at[c.Name] })
 	}
 	s.Identity = func(_ kernels.Config, c kernels.Candidate) string {
 		c.Params = maps.Clone(c.Params)
