@@ -94,12 +94,11 @@ type dispatchSpec struct {
 }
 
 func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
-	for _, f := range []struct {
-		key string
-		dst **jsonNode
-	}{{"entry", &s.entry}, {"workgroup", &s.workgroup}, {"push_constants", &s.push}, {"bindings", &s.bindings}, {"defines", &s.defines}} {
-		if v := o.get(f.key); v != nil {
-			*f.dst = v
+	fields := map[string]**jsonNode{"entry": &s.entry, "workgroup": &s.workgroup, "push_constants": &s.push,
+		"bindings": &s.bindings, "defines": &s.defines}
+	for key, dst := range fields {
+		if v := o.get(key); v != nil {
+			*dst = v
 		}
 	}
 	// A level's module, SPIR-V or GLSL, replaces the one above.
@@ -258,11 +257,7 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 		return nil, d.src.errAt(r, "a candidate with \"dispatches\" gives each dispatch its own repeat")
 	}
 	elems := must(d.src.list(ds, "the candidate's dispatches, in order", "a candidate runs at least one dispatch"))
-	var objs []*jsonObj
-	for _, e := range elems {
-		objs = append(objs, must(d.src.object(e, "a dispatch")))
-	}
-	return objs, nil
+	return mapped(elems, func(e *jsonNode) *jsonObj { return must(d.src.object(e, "a dispatch")) }), nil
 }
 
 // require adds to r what dispatch disp needs of a device:
