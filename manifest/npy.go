@@ -62,11 +62,9 @@ func readNpy(path string) (*hostArray, error) {
 	}
 	h := r.Header.Descr
 	typ := strings.Trim(h.Type, `'"`)
-	name, ok := "", len(typ) == 3 && strings.ContainsRune("<>|=", rune(typ[0]))
-	if ok {
-		name, ok = npyTypes[typ[1:]]
-	}
-	if !ok {
+	// A byte order, then a type.
+	name, ok := npyTypes[strings.TrimLeft(typ, "<>|=")]
+	if !ok || len(typ) != 3 {
 		return nil, fmt.Errorf("holds elements of type %s; vkbench reads float16, float32, float64 and 8- to 64-bit integers (numpy's astype converts)", h.Type)
 	}
 	if h.Fortran && len(h.Shape) > 1 {
