@@ -97,9 +97,7 @@ func (p *pairOp) CandidatesAt(size kernels.Size, info hal.DeviceInfo) ([]kernels
 	for i := range p.oldIdx {
 		cands[2*i], errs[2*i] = olds[p.oldIdx[i]], oldErrs[p.oldIdx[i]]
 		cands[2*i+1], errs[2*i+1] = news[p.newIdx[i]], newErrs[p.newIdx[i]]
-	}
-	for i := range cands {
-		cands[i].Name = p.cands[i].Name
+		cands[2*i].Name, cands[2*i+1].Name = p.cands[2*i].Name, p.cands[2*i+1].Name
 	}
 	return cands, errs
 }
