@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -81,7 +82,7 @@ func readModule(path string) ([]byte, error) {
 
 // source returns the node of the dispatch's module: its "spirv" or
 // "glsl".
-func (s dispatchSpec) source() *jsonNode { return nodeOr(s.spirv, s.glsl) }
+func (s dispatchSpec) source() *jsonNode { return cmp.Or(s.spirv, s.glsl) }
 
 // dispatchSpec is what a dispatch inherits from its candidate, and the
 // candidate from its operation, field by field: each level's field, when

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -30,7 +31,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	}
 	e, err := mod.spv.Entry(entry)
 	if err != nil {
-		return nil, d.src.errAt(nodeOr(s.entry, s.source()), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
+		return nil, d.src.errAt(cmp.Or(s.entry, s.source()), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
 	}
 	run := d.op.runs[c]
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry, SubgroupSize: run.subgroupSize, FullSubgroups: run.fullSubgroups}
@@ -229,5 +230,5 @@ func (d *opDecoder) checkFullSubgroups(s dispatchSpec, disp *manifestDispatch) e
 	if !disp.desc.FullSubgroups || size == 0 || disp.sized || wg[0]%size == 0 {
 		return nil
 	}
-	return d.src.errAt(nodeOr(s.workgroup, s.source()), "requires full subgroups of %d, but the workgroup's size in x is %d, not a multiple of it", size, wg[0])
+	return d.src.errAt(cmp.Or(s.workgroup, s.source()), "requires full subgroups of %d, but the workgroup's size in x is %d, not a multiple of it", size, wg[0])
 }

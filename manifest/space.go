@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
@@ -80,7 +81,7 @@ func expandSpace(src *manifestSource, n *jsonNode) (*jsonNode, *manifestSpace) {
 	named.vals[slices.Index(named.keys, "candidates")] = namedCands
 	point, ok := ms.named()
 	if !ok {
-		check(src.errAt(nodeOr(tmpl.member("params"), tmpl), "the candidate's own point %s is not a configuration of its space (a value it does not list, or a restriction of params it fails)", (&kernels.Space{Params: ms.params}).Name(point)))
+		check(src.errAt(cmp.Or(tmpl.member("params"), tmpl), "the candidate's own point %s is not a configuration of its space (a value it does not list, or a restriction of params it fails)", (&kernels.Space{Params: ms.params}).Name(point)))
 	}
 	namedCands.elems[t] = ms.pointNode(tmpl, point, "")
 	ms.base = canonicalJSON(nil, withoutKeys(named, "candidates"))
@@ -313,13 +314,6 @@ func withoutKeys(n *jsonNode, keys ...string) *jsonNode {
 		}
 	}
 	return c
-}
-
-func nodeOr(n, or *jsonNode) *jsonNode {
-	if n != nil {
-		return n
-	}
-	return or
 }
 
 // attach decodes the space's operation and gives op its Space.
