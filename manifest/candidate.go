@@ -147,12 +147,7 @@ func (d *opDecoder) decodeCandidates() error {
 // cannot be evaluated at a size is left for Prepare to report; nil for a
 // candidate without asserts about the size.
 func (op *manifestOp) applies(c int) func(kernels.Size) bool {
-	var sized []manifestExpr
-	for _, a := range op.runs[c].asserts {
-		if !a.usesDevice {
-			sized = append(sized, a)
-		}
-	}
+	sized := slices.DeleteFunc(slices.Clone(op.runs[c].asserts), func(a manifestExpr) bool { return a.usesDevice })
 	if len(sized) == 0 {
 		return nil
 	}
