@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,11 +77,7 @@ func (src *manifestSource) position(off int64) string {
 // where returns "file:line:col: path" of n, which errors and warnings
 // about it name.
 func (src *manifestSource) where(n *jsonNode) string {
-	path := n.path
-	if path == "" {
-		path = "(top level)"
-	}
-	return src.position(n.off) + ": " + path
+	return src.position(n.off) + ": " + cmp.Or(n.path, "(top level)")
 }
 
 // errAt returns an InvalidArgument naming the position and path of n.
