@@ -490,7 +490,6 @@ func (p *exprParser) parseCall(name string, pos int) typedNode {
 	}
 	p.pos++ // '('
 	var args []typedNode
-	p.skipSpace()
 	if !p.accept(")") {
 		for {
 			args = append(args, p.nested(pos, p.parseOr))
@@ -503,12 +502,9 @@ func (p *exprParser) parseCall(name string, pos int) typedNode {
 		}
 	}
 	if len(args) < f.minArgs || f.maxArgs >= 0 && len(args) > f.maxArgs {
-		want := strconv.Itoa(f.minArgs)
-		switch {
-		case f.maxArgs < 0:
+		want := strconv.Itoa(f.minArgs) // a function takes that many, or (maxArgs -1) at least that many
+		if f.maxArgs < 0 {
 			want = "at least " + want
-		case f.maxArgs != f.minArgs:
-			want += " to " + strconv.Itoa(f.maxArgs)
 		}
 		panic(p.errf(pos, "%s takes %s arguments, got %d", name, want, len(args)))
 	}
