@@ -210,10 +210,9 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 			names[d] = nameInfo{kind: dimName, typ: intType}
 		}
 	}
+	// A dimension with a device limit's name (an error the decoder
+	// reports, as it does any reserved name) is the limit here.
 	for _, l := range kernels.DeviceLimits {
-		if _, ok := names[l.Name]; ok {
-			return src.errAt(op.member("dims"), "dimension %q has the name of a device limit a restriction may use", l.Name)
-		}
 		names[l.Name] = nameInfo{kind: deviceName, typ: intType}
 	}
 	// A param that has a dimension's name (an error the decoder reports)
