@@ -3,7 +3,6 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -420,15 +419,14 @@ func (op *manifestOp) dryRun() error {
 				continue
 			}
 			env := maps.Clone(lay.envs[c])
-			env["i"] = intValue(lay.checks[c][i][0])
 			// No contents yet: zeros of the inputs' lengths.
 			for k, in := range op.bufs {
 				if in.read {
 					env[in.name] = exprValue{arr: &hostArray{typ: in.typ, n: lay.lens[k]}}
 				}
 			}
-			if _, err := b.expect.eval(env); err != nil {
-				return b.expect.errorf(status.InvalidArgument, fmt.Errorf("at i = %d: %v", lay.checks[c][i][0], err))
+			if _, err := b.expected(lay.checks[c][i][0], env); err != nil {
+				return err
 			}
 		}
 	}
