@@ -157,7 +157,7 @@ type exprContext struct {
 }
 
 func (d *opDecoder) scope(ctx exprContext) exprScope {
-	return exprScope{names: d.names, forbid: func(name string, info nameInfo) string {
+	return exprScope{names: d.names, forbid: func(info nameInfo) string {
 		switch {
 		case info.kind == dimName && !ctx.dims:
 			return "it is a dimension, and " + ctx.why

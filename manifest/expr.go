@@ -91,7 +91,7 @@ type exprScope struct {
 	names map[string]nameInfo
 	// forbid, if set, returns why a name of that kind may not be used
 	// here, or "" if it may.
-	forbid func(name string, info nameInfo) string
+	forbid func(info nameInfo) string
 }
 
 // expr is a parsed expression.
@@ -430,7 +430,7 @@ func (p *exprParser) name(name string, pos int) typedNode {
 	info, ok := p.scope.names[name]
 	if !ok {
 		known := slices.DeleteFunc(slices.Sorted(maps.Keys(p.scope.names)), func(n string) bool {
-			return p.scope.forbid != nil && p.scope.forbid(n, p.scope.names[n]) != ""
+			return p.scope.forbid != nil && p.scope.forbid(p.scope.names[n]) != ""
 		})
 		msg := unknown("name", name, known)
 		if len(known) > 0 {
@@ -441,7 +441,7 @@ func (p *exprParser) name(name string, pos int) typedNode {
 		panic(&exprError{pos, msg})
 	}
 	if p.scope.forbid != nil {
-		if why := p.scope.forbid(name, info); why != "" {
+		if why := p.scope.forbid(info); why != "" {
 			panic(p.errf(pos, "%s cannot be used here: %s", name, why))
 		}
 	}

@@ -147,7 +147,7 @@ func TestExprErrors(t *testing.T) {
 
 func TestExprForbiddenNames(t *testing.T) {
 	scope := testScope()
-	scope.forbid = func(name string, info nameInfo) string {
+	scope.forbid = func(info nameInfo) string {
 		if info.kind == dimName {
 			return "it is a dimension"
 		}
