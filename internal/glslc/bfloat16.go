@@ -2,8 +2,8 @@ package glslc
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/vkbench/vkbench/spirv"
 )
@@ -162,11 +162,6 @@ func extensionName(ins []uint32) string {
 
 // wantsBFloat16 reports whether a line of src is BFloat16Directive
 // (trailing white space, a carriage return among it, aside).
-func wantsBFloat16(src string) bool {
-	for line := range strings.Lines(src) {
-		if strings.TrimRight(line, " \t\r\n") == BFloat16Directive {
-			return true
-		}
-	}
-	return false
-}
+func wantsBFloat16(src string) bool { return bfloat16Line.MatchString(src) }
+
+var bfloat16Line = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(BFloat16Directive) + `[ \t\r]*$`)
