@@ -13,7 +13,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// opDecoder decodes one operation.
 type opDecoder struct {
 	src     *manifestSource
 	dir     string
@@ -291,7 +290,6 @@ func (d *opDecoder) asserts(obj *jsonObj, ctx exprContext) []manifestExpr {
 	return out
 }
 
-// decodeCounts reads "bytes" and "flops".
 func (d *opDecoder) decodeCounts() error {
 	count := func(n *jsonNode) (*manifestExpr, error) {
 		e := d.expression(n, countContext)

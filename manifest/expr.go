@@ -94,7 +94,6 @@ type exprScope struct {
 	forbid func(info nameInfo) string
 }
 
-// expr is a parsed expression.
 type expr struct {
 	src  string
 	root exprNode
@@ -134,7 +133,6 @@ func recoverExprError(err *error) {
 	}
 }
 
-// exprEnv gives the values of names during an evaluation.
 type exprEnv map[string]exprValue
 
 // intEnv is the environment of the integers in each of ms, such as a
@@ -199,7 +197,6 @@ func (e *expr) eval(env exprEnv) (_ exprValue, err error) {
 	return e.root.eval(env), nil
 }
 
-// evalInt evaluates an integer expression.
 func (e *expr) evalInt(env exprEnv) (int64, error) {
 	v, err := e.eval(env)
 	if err != nil {

@@ -177,7 +177,6 @@ func keepGLSL(path string, code []byte, deps []string) {
 // compiled from.
 func depsPath(path string) string { return strings.TrimSuffix(path, ".spv") + ".deps" }
 
-// digest is the hex SHA-256 of data.
 func digest(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])

@@ -30,7 +30,6 @@ type manifestImage struct {
 // that a kernel reads as b/255. Only images have it.
 var unorm8 = scalarType{"unorm8", 1, floatKind}
 
-// texelType is the element type of an image of format f.
 func texelType(f hal.Format) scalarType {
 	switch f {
 	case hal.R32Uint:
@@ -170,7 +169,6 @@ func (disp *manifestDispatch) imageBindings() iter.Seq2[int, hal.BindingKind] {
 	}
 }
 
-// imageExtent evaluates the width and height of image buffer b in env.
 func (op *manifestOp) imageExtent(b *manifestBuffer, env exprEnv) ([2]int64, error) {
 	var out [2]int64
 	for k, e := range []manifestExpr{b.img.width, b.img.height} {

@@ -49,7 +49,6 @@ type jsonNode struct {
 	elems []*jsonNode
 }
 
-// member returns the value of key, or nil.
 func (n *jsonNode) member(key string) *jsonNode {
 	if i := slices.Index(n.keys, key); i >= 0 {
 		return n.vals[i]

@@ -244,8 +244,6 @@ type manifestOp struct {
 	tuner string
 }
 
-// Operation.
-
 func (op *manifestOp) Name() string         { return op.name }
 func (op *manifestOp) Summary() string      { return op.summary }
 func (op *manifestOp) DType() kernels.DType { return op.dtype }

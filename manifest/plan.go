@@ -95,7 +95,6 @@ func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size 
 	return nil
 }
 
-// bufferLen evaluates the length of b in env.
 func (op *manifestOp) bufferLen(b *manifestBuffer, env exprEnv) (int64, error) {
 	n, err := b.len.evalInt(env)
 	if err != nil {

@@ -384,7 +384,6 @@ type pipelineSpec struct {
 	key       string
 }
 
-// spec returns the constants by constant_id.
 func (ps pipelineSpec) spec() map[uint32]uint32 {
 	spec := make(map[uint32]uint32, len(ps.constants))
 	for _, k := range ps.constants {
