@@ -119,7 +119,6 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 	for set, t := range tables {
 		kinds[set] = make([]hal.BindingKind, len(t))
 	}
-	mixed := false
 	for _, b := range mod.spv.Bindings(e) {
 		set, binding := int(b.Set), int(b.Binding)
 		if set >= len(tables) || binding >= len(tables[set]) || tables[set][binding] < 0 {
@@ -128,16 +127,14 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 			}
 			return d.src.errAt(at, "binding %d of set %d, which entry point %q of %s uses, has no buffer: give a buffer \"set\": %d, \"binding\": %d", binding, set, e.Name, mod.path, set, binding)
 		}
-		k := must(d.bindingKind(at, e, mod, b, d.op.bufs[tables[set][binding]]))
-		kinds[set][binding] = k
-		mixed = mixed || k != hal.StorageBufferBinding
+		kinds[set][binding] = must(d.bindingKind(at, e, mod, b, d.op.bufs[tables[set][binding]]))
 	}
-	return d.layOut(c, at, tables, kinds, mixed, disp)
+	return d.layOut(c, at, tables, kinds, disp)
 }
 
 // layOut sets the dispatch's bindings and its pipeline's, set by set,
 // from the tables of buffers by set and binding and their kinds.
-func (d *opDecoder) layOut(c int, at *jsonNode, tables [][]int, kinds [][]hal.BindingKind, mixed bool, disp *manifestDispatch) error {
+func (d *opDecoder) layOut(c int, at *jsonNode, tables [][]int, kinds [][]hal.BindingKind, disp *manifestDispatch) error {
 	for set, t := range tables {
 		for len(t) > 0 && t[len(t)-1] < 0 {
 			t = t[:len(t)-1]
@@ -169,9 +166,10 @@ func (d *opDecoder) layOut(c int, at *jsonNode, tables [][]int, kinds [][]hal.Bi
 	if len(tables) > 1 {
 		disp.desc.Sets = mapped(tables, func(t []int) int { return len(t) })
 	}
-	if mixed {
-		// Only a dispatch with images says its kinds: one of buffers alone
-		// describes its pipeline as before.
+	// Only a dispatch that binds more than storage buffers says its kinds:
+	// nil says that to hal, and keeps the pipeline's description (and the
+	// candidate's digest) that of a kernel of buffers.
+	if slices.ContainsFunc(flat, func(k hal.BindingKind) bool { return k != hal.StorageBufferBinding }) {
 		disp.desc.BindingKinds = flat
 	}
 	return nil
