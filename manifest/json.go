@@ -122,8 +122,7 @@ func (src *manifestSource) start(off int64) int64 {
 
 func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
 	off := dec.InputOffset()
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		off = se.Offset
 	}
 	msg := err.Error()
