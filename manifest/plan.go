@@ -195,7 +195,7 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 		if l.work[c], l.errs[c] = op.counts(c, l.envs[c], own[c]); l.errs[c] != nil {
 			continue
 		}
-		l.checks[c], l.errs[c] = op.checkRanges(c, l.envs[c], l.lens)
+		l.checks[c], l.errs[c] = op.checkRanges(l.envs[c], l.lens)
 	}
 	return l, nil
 }
@@ -270,9 +270,9 @@ func (op *manifestOp) counts(c int, env exprEnv, lens []int64) (work, error) {
 	return w, nil
 }
 
-// checkRanges returns the part of each checked buffer that candidate c
-// is checked on: its "check" range, else all of it.
-func (op *manifestOp) checkRanges(c int, env exprEnv, lens []int64) ([][2]int64, error) {
+// checkRanges returns the part of each checked buffer that a candidate,
+// in env, is checked on: its "check" range, else all of it.
+func (op *manifestOp) checkRanges(env exprEnv, lens []int64) ([][2]int64, error) {
 	out := make([][2]int64, len(op.bufs))
 	for i, b := range op.bufs {
 		if !b.checked() {
