@@ -178,7 +178,7 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 	spec := dispatchSpec{push: d.obj.get("push_constants")}.override(obj)
 	dispatchObjs := must(d.dispatchObjects(obj))
 	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
-	check(d.requires(obj, &cand.Requires))
+	d.requires(obj, &cand.Requires)
 	run.shared = cand.Requires.SharedMemory
 	var shaders []string
 	for k, o := range dispatchObjs {
@@ -282,7 +282,7 @@ func (d *opDecoder) require(r *kernels.Requirements, disp *manifestDispatch) {
 
 // requires reads a candidate's (or, for every candidate, the
 // operation's) "requires" and adds it to what the modules need.
-func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
+func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) {
 	for _, o := range []*jsonObj{d.obj, obj} {
 		n := o.get("requires")
 		if n == nil {
@@ -313,5 +313,4 @@ func (d *opDecoder) requires(obj *jsonObj, r *kernels.Requirements) error {
 		}
 		check(ro.done())
 	}
-	return nil
 }
