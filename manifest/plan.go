@@ -149,11 +149,6 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 		}
 		l.errs[c] = op.checkAssertList(run.asserts, l.envs[c], size, "candidate", info)
 	}
-	// own[c][i] is the length of buffer i that candidate c needs.
-	own := make([][]int64, n)
-	for c := range own {
-		own[c] = make([]int64, len(op.bufs))
-	}
 	for i, b := range op.bufs {
 		if !b.len.usesParams {
 			// The same for every candidate: a failure is the operation's.
@@ -165,13 +160,14 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 			if !uses || l.errs[c] != nil {
 				continue
 			}
-			own[c][i] = l.lens[i]
+			n := l.lens[i] // the length candidate c needs
 			if b.len.usesParams {
-				if own[c][i], l.errs[c] = op.bufferLen(b, l.envs[c]); l.errs[c] != nil {
+				if n, l.errs[c] = op.bufferLen(b, l.envs[c]); l.errs[c] != nil {
 					continue
 				}
-				l.lens[i] = max(l.lens[i], own[c][i])
+				l.lens[i] = max(l.lens[i], n)
 			}
+			l.work[c].bytes += float64(n) * float64(b.typ.size) * bytesMoved[b.role]
 		}
 	}
 	l.extents = make([][2]int64, len(op.bufs))
@@ -192,7 +188,7 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 		if l.errs[c] != nil {
 			continue
 		}
-		if l.work[c], l.errs[c] = op.counts(c, l.envs[c], own[c]); l.errs[c] != nil {
+		if l.errs[c] = op.counts(c, l.envs[c], &l.work[c]); l.errs[c] != nil {
 			continue
 		}
 		l.checks[c], l.errs[c] = op.checkRanges(l.envs[c], l.lens)
@@ -231,43 +227,27 @@ func (op *manifestOp) countsOf(env exprEnv) error {
 	return nil
 }
 
-// counts returns the bytes and flops of one run of candidate c, whose
-// buffers have the lengths lens: the manifest's expressions, or by
-// default no flops and each input it binds read once and each output
-// written once.
-func (op *manifestOp) counts(c int, env exprEnv, lens []int64) (work, error) {
-	var w work
-	if op.bytes != nil {
-		v, err := op.bytes.eval(env)
+// counts works out into w the bytes and flops of one run of candidate c
+// that the manifest's "bytes" and "flops" give, where it has them: w
+// holds the bytes layout counts by default, and no flops.
+func (op *manifestOp) counts(c int, env exprEnv, w *work) error {
+	for _, f := range []struct {
+		e   *manifestExpr
+		dst *float64
+	}{{op.bytes, &w.bytes}, {op.flops, &w.flops}} {
+		if f.e == nil {
+			continue
+		}
+		v, err := f.e.eval(env)
 		if err != nil {
-			return w, op.bytes.errorf(status.InvalidArgument, err)
+			return f.e.errorf(status.InvalidArgument, err)
 		}
-		w.bytes = v.float()
-	} else {
-		for i, b := range op.bufs {
-			if !b.users[c] {
-				continue
-			}
-			n := float64(lens[i]) * float64(b.typ.size)
-			switch b.role {
-			case roleInput, roleOutput:
-				w.bytes += n
-			case roleInOut:
-				w.bytes += 2 * n
-			}
-		}
-	}
-	if op.flops != nil {
-		v, err := op.flops.eval(env)
-		if err != nil {
-			return w, op.flops.errorf(status.InvalidArgument, err)
-		}
-		w.flops = v.float()
+		*f.dst = v.float()
 	}
 	if w.bytes < 0 || w.flops < 0 || math.IsNaN(w.bytes+w.flops) {
-		return w, status.Newf(status.InvalidArgument, "manifest: %s/%s: bytes %g and flops %g must not be negative", op.name, op.cands[c].Name, w.bytes, w.flops)
+		return status.Newf(status.InvalidArgument, "manifest: %s/%s: bytes %g and flops %g must not be negative", op.name, op.cands[c].Name, w.bytes, w.flops)
 	}
-	return w, nil
+	return nil
 }
 
 // checkRanges returns the part of each checked buffer that a candidate,

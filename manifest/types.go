@@ -407,5 +407,10 @@ const (
 
 var roleNames = []string{"input", "output", "inout", "scratch"}
 
+// bytesMoved is how many times a run moves each element of a buffer of
+// each role, by default: inputs are read, outputs written, once; inouts
+// both.
+var bytesMoved = [...]float64{roleInput: 1, roleOutput: 1, roleInOut: 2, roleScratch: 0}
+
 // operandRoles are the kernels.Role of each role's buffer.
 var operandRoles = [...]kernels.Role{roleInput: kernels.Input, roleOutput: kernels.Output, roleInOut: kernels.Output, roleScratch: kernels.Scratch}
