@@ -124,16 +124,8 @@ func (d *opDecoder) decodeCheck(o *jsonObj, b *manifestBuffer) error {
 	case !b.check:
 		return d.src.errAt(x, "the buffer is not checked (\"check\": false)")
 	}
-	b.expectWhere = d.src.where(x)
-	d.expects = append(d.expects, pendingExpect{b, x})
+	b.expectNode = x
 	return nil
-}
-
-// pendingExpect is a buffer's "expect", read once every buffer is known,
-// since it may read the initial contents of any input (x[i]).
-type pendingExpect struct {
-	b *manifestBuffer
-	n *jsonNode
 }
 
 // decodeExpects reads the buffers' "expect": an expression of the
@@ -151,8 +143,11 @@ func (d *opDecoder) decodeExpects() error {
 			d.names[b.name] = nameInfo{kind: bufferName, typ: typ, usesDims: true}
 		}
 	}
-	for _, pe := range d.expects {
-		b, x := pe.b, pe.n
+	for _, b := range d.op.bufs {
+		x := b.expectNode
+		if x == nil {
+			continue
+		}
 		if x.kind == jsonObject {
 			o, _ := d.src.object(x, "")
 			pn := must(o.need("npy", `the path of a .npy file of the expected values, such as {"npy": "y.npy"}`))

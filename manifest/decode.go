@@ -23,9 +23,7 @@ type opDecoder struct {
 	// lets by name; candObjs are the candidates' objects.
 	lets     map[string]*manifestLet
 	candObjs []*jsonObj
-	// expects are the buffers' "expect", read once all buffers are.
-	expects []pendingExpect
-	digest  []byte
+	digest   []byte
 }
 
 func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (_ *manifestOp, err error) {
@@ -307,7 +305,7 @@ func (d *opDecoder) decodeVerify() error {
 		}
 		for _, b := range d.op.bufs {
 			if b.expects() {
-				return errWhere(status.InvalidArgument, b.expectWhere, "\"verify\" is \"none\", which checks nothing; drop the \"expect\" or \"verify\": \"none\"")
+				return d.src.errAt(b.expectNode, "\"verify\" is \"none\", which checks nothing; drop the \"expect\" or \"verify\": \"none\"")
 			}
 			b.check = false
 		}

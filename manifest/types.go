@@ -300,8 +300,9 @@ type manifestBuffer struct {
 	// expectNpy, if set, holds the expected values of every element, from
 	// a .npy file.
 	expectNpy *hostArray
-	// expectWhere is where "expect" is written.
-	expectWhere string
+	// expectNode is "expect", read once every buffer is known, since it
+	// may read the initial contents of any input (x[i]).
+	expectNode *jsonNode
 	// read says whether an expect reads the buffer's initial elements.
 	read    bool
 	tol     tolerance
