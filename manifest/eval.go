@@ -285,14 +285,7 @@ func (n callNode) ordering(args []exprValue) exprValue {
 
 // rounding evaluates ceil, floor and round, which make integers of floats.
 func (n callNode) rounding(f float64) exprValue {
-	switch n.name {
-	case "ceil":
-		f = math.Ceil(f)
-	case "floor":
-		f = math.Floor(f)
-	default:
-		f = math.Round(f)
-	}
+	f = map[string]func(float64) float64{"ceil": math.Ceil, "floor": math.Floor, "round": math.Round}[n.name](f)
 	if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {
 		panic(n.fail("%g does not fit a 64-bit integer", f))
 	}
