@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 type constNode struct{ v exprValue }
@@ -252,15 +253,10 @@ func (n callNode) fail(format string, a ...any) *exprError {
 // ordering evaluates min, max, clamp and abs, of integers or floats.
 func (n callNode) ordering(args []exprValue) exprValue {
 	switch n.name {
-	case "min", "max":
-		best := args[0]
-		for _, a := range args[1:] {
-			c := compare(a, best)
-			if n.name == "min" && c < 0 || n.name == "max" && c > 0 {
-				best = a
-			}
-		}
-		return promote(best, n.typ)
+	case "min":
+		return promote(slices.MinFunc(args, compare), n.typ)
+	case "max":
+		return promote(slices.MaxFunc(args, compare), n.typ)
 	case "clamp":
 		x, lo, hi := args[0], args[1], args[2]
 		if compare(lo, hi) > 0 {
