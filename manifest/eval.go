@@ -88,13 +88,8 @@ func (n binaryNode) eval(env exprEnv) exprValue {
 
 // compared says whether a comparison op holds for the sign c of compare.
 func compared(op string, c int) bool {
-	switch {
-	case c < 0:
-		return op == "<" || op == "<=" || op == "!="
-	case c > 0:
-		return op == ">" || op == ">=" || op == "!="
-	}
-	return op == "==" || op == "<=" || op == ">="
+	holds := map[int][]string{-1: {"<", "<=", "!="}, 0: {"==", "<=", ">="}, 1: {">", ">=", "!="}}
+	return slices.Contains(holds[c], op)
 }
 
 func (n binaryNode) floatArith(l, r exprValue) exprValue {
