@@ -284,18 +284,12 @@ func (p *exprParser) parseBinary(level int) typedNode {
 	for {
 		p.skipSpace()
 		pos := p.pos
-		matched := ""
-		for _, o := range binaryLevels[level] {
-			if p.accept(o.op, o.not...) {
-				matched = o.op
-				break
-			}
-		}
-		if matched == "" {
+		// The first operator of the level that comes next, consumed.
+		i := slices.IndexFunc(binaryLevels[level], func(o binaryOp) bool { return p.accept(o.op, o.not...) })
+		if i < 0 {
 			return left
 		}
-		right := p.parseBinary(level + 1)
-		left = p.binary(matched, pos, left, right)
+		left = p.binary(binaryLevels[level][i].op, pos, left, p.parseBinary(level+1))
 	}
 }
 
