@@ -443,9 +443,7 @@ func canonicalJSON(b []byte, n *jsonNode) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, k)
-		b = append(b, ':')
-		b = canonicalJSON(b, n.vals[i])
+		b = canonicalJSON(append(strconv.AppendQuote(b, k), ':'), n.vals[i])
 	}
 	return append(b, '}')
 }
