@@ -33,10 +33,7 @@ func (f *finiteFloat) Type() string { return "float64" }
 func (f *finiteFloat) Set(s string) error {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok {
-			err = ne.Err
-		}
-		return fmt.Errorf("not a number (%v)", err)
+		return fmt.Errorf("not a number (%v)", err.(*strconv.NumError).Err) // ParseFloat's errors are all *NumError
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("not a finite number")
