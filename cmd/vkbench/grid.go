@@ -71,8 +71,7 @@ func (g *grid) write(b *strings.Builder) {
 			if i > 0 {
 				line = strings.Repeat(" ", hang)
 			}
-			b.WriteString(report.OneLine(strings.TrimRight(line+part, " "), columns))
-			b.WriteByte('\n')
+			b.WriteString(report.OneLine(strings.TrimRight(line+part, " "), columns) + "\n")
 		}
 	}
 }
