@@ -17,23 +17,12 @@ import (
 	"github.com/vkbench/vkbench/results"
 )
 
-// writeSVG writes c's SVG to w, each font family followed by the families
-// of the same metrics (Liberation Sans is drawn to Arial's and
-// Helvetica's widths): the layout was measured with the first, and a
-// browser without it would otherwise substitute one of other widths and
-// overflow the chart's edges with the text placed against them.
-func writeSVG(w io.Writer, c *vgsvg.Canvas) error {
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return err
-	}
-	s := strings.ReplaceAll(buf.String(), "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
-	_, err := io.WriteString(w, s)
-	return err
-}
-
 // writeCanvas draws a chart of the charts' width and height h with
-// drawOn, and writes it to w as svg or png.
+// drawOn, and writes it to w as svg or png. An SVG's font family is
+// followed by the families of the same metrics (Liberation Sans is drawn
+// to Arial's and Helvetica's widths): the layout was measured with the
+// first, and a browser without it would otherwise substitute one of other
+// widths and overflow the chart's edges with the text placed against them.
 func writeCanvas(w io.Writer, format Format, h vg.Length, drawOn func(vg.CanvasSizer)) error {
 	if format == PNG {
 		c := vgimg.NewWith(vgimg.UseWH(chartWidth, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
@@ -43,7 +32,12 @@ func writeCanvas(w io.Writer, format Format, h vg.Length, drawOn func(vg.CanvasS
 	}
 	c := vgsvg.New(chartWidth, h)
 	drawOn(c)
-	return writeSVG(w, c)
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, strings.ReplaceAll(buf.String(), "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+	return err
 }
 
 // inlineSVG draws a chart of height h with drawOn as SVG to put inside an
