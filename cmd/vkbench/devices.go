@@ -121,26 +121,23 @@ type limitsJSON struct {
 	TimestampValidBits    uint32   `json:"timestamp_valid_bits"`
 }
 
+// featuresJSON is hal.Features, each field of the same name.
 type featuresJSON struct {
-	Float16   bool `json:"float16"`
-	Float64   bool `json:"float64"`
-	Int8      bool `json:"int8"`
-	Int16     bool `json:"int16"`
-	Int64     bool `json:"int64"`
-	Storage16 bool `json:"storage16"`
-	Storage8  bool `json:"storage8"`
-	BFloat16  bool `json:"bfloat16"`
-	// BFloat16CooperativeMatrix is hal.Features' field of that name.
+	Float16                   bool `json:"float16"`
+	Float64                   bool `json:"float64"`
+	Int8                      bool `json:"int8"`
+	Int16                     bool `json:"int16"`
+	Int64                     bool `json:"int64"`
+	Storage16                 bool `json:"storage16"`
+	Storage8                  bool `json:"storage8"`
+	BFloat16                  bool `json:"bfloat16"`
 	BFloat16CooperativeMatrix bool `json:"bfloat16_cooperative_matrix"`
-	// VulkanMemoryModel, SubgroupSizeControl, RequiredSubgroupSize,
-	// ComputeFullSubgroups, CooperativeMatrixNV and CooperativeMatrixKHR
-	// are hal.Features' fields of those names.
-	VulkanMemoryModel    bool `json:"vulkan_memory_model"`
-	SubgroupSizeControl  bool `json:"subgroup_size_control"`
-	RequiredSubgroupSize bool `json:"required_subgroup_size"`
-	ComputeFullSubgroups bool `json:"compute_full_subgroups"`
-	CooperativeMatrixNV  bool `json:"cooperative_matrix_nv"`
-	CooperativeMatrixKHR bool `json:"cooperative_matrix_khr"`
+	VulkanMemoryModel         bool `json:"vulkan_memory_model"`
+	SubgroupSizeControl       bool `json:"subgroup_size_control"`
+	RequiredSubgroupSize      bool `json:"required_subgroup_size"`
+	ComputeFullSubgroups      bool `json:"compute_full_subgroups"`
+	CooperativeMatrixNV       bool `json:"cooperative_matrix_nv"`
+	CooperativeMatrixKHR      bool `json:"cooperative_matrix_khr"`
 	// CooperativeMatrixNV2 names the features of VK_NV_cooperative_matrix2
 	// the device has.
 	CooperativeMatrixNV2 []string `json:"cooperative_matrix_nv2"`
