@@ -119,8 +119,12 @@ func newCompareCmd() *cobra.Command {
 			if err := writeCompare(cmd.OutOrStdout(), format, rep); err != nil {
 				return err
 			}
-			if verbose(cmd) {
-				writeCompareWarnings(cmd.ErrOrStderr(), rep)
+			if verbose(cmd) { // what benchmath warned of each row
+				for _, r := range rep.Rows {
+					for _, warn := range r.Warn {
+						fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: %s: %s\n", r.Name, warn)
+					}
+				}
 			}
 			missing := 0
 			if failOnMissing {
@@ -344,15 +348,6 @@ func firstUnjudged(rep results.Report) string {
 		}
 	}
 	return ""
-}
-
-// writeCompareWarnings writes, for -v, what benchmath warned of each row.
-func writeCompareWarnings(w io.Writer, rep results.Report) {
-	for _, r := range rep.Rows {
-		for _, warn := range r.Warn {
-			fmt.Fprintf(w, "vkbench: %s: %s\n", r.Name, warn)
-		}
-	}
 }
 
 // verdictText is a verdict, a compare row's or an ab pair's, and, where
