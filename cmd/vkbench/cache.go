@@ -522,7 +522,16 @@ func writeEntry(cmd *cobra.Command, t store.Table, tier string, e *autotune.Entr
 	}
 	fmt.Fprintf(w, "\n  measured: shape %s, level %s, mode %s, on %s, vkbench %s, %s\n", e.Size, e.Level, e.Mode, e.Device, e.Version, e.Time.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(w, "  limits: ±%.1f%% target, budget %v, %d-%d samples, seed %d\n", e.Bounds.TargetHalfWidth*100, e.Bounds.Budget, e.Bounds.MinSamples, e.Bounds.MaxSamples, e.Bounds.Seed)
-	writeEntryConditions(w, e)
+	// Which objective picked the winner, and the conditions of the tune.
+	if e.Objective != "" {
+		fmt.Fprintf(w, "  objective: %s\n", withNote(string(e.Objective), e.ObjectiveNote))
+	}
+	switch {
+	case e.Conditions != nil:
+		fmt.Fprintf(w, "  conditions: %s\n", withNote(e.Conditions.String(), e.ConditionsNote))
+	case e.ConditionsNote != "":
+		fmt.Fprintf(w, "  conditions: %s\n", e.ConditionsNote)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  \tcandidate\toutcome\tmedian\t95% CI\tsamples\tGB/s\tGFLOP/s\tenergy/run\tnote")
 	unevaluated := 0

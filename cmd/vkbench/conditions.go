@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/vkbench/vkbench/autotune"
@@ -43,18 +42,6 @@ func withTelemetry(opts *autotune.Options, info hal.DeviceInfo) (string, func(),
 	return src.Name(), func() { _ = src.Close() }, nil
 }
 
-// conditionsText says a benchmark's conditions in a line, for -v.
-func conditionsText(b results.Benchmark) string {
-	var parts []string
-	if c := b.Conditions; c != nil {
-		parts = append(parts, c.String())
-	}
-	if b.EnergyJ > 0 {
-		parts = append(parts, fmt.Sprintf("%s per run at %.0f W", joules(b.EnergyJ), b.PowerW))
-	}
-	return strings.Join(parts, "; ")
-}
-
 // joules writes an energy to three significant figures, zeros kept, with
 // a unit that suits it: "2.00 J", "12.3 mJ"; "-" for none.
 func joules(j float64) string {
@@ -91,23 +78,16 @@ func writeConditions(s *strings.Builder, file *results.File, verbose bool) {
 		s.WriteString("\n")
 		wrap(s, "", fmt.Sprintf("conditions (%s):", file.Conditions))
 		for _, b := range file.Benchmarks {
-			if text := conditionsText(b); text != "" {
-				wrap(s, "  ", fmt.Sprintf("%s: %s", b.Name, text))
+			var parts []string
+			if c := b.Conditions; c != nil {
+				parts = append(parts, c.String())
+			}
+			if b.EnergyJ > 0 {
+				parts = append(parts, fmt.Sprintf("%s per run at %.0f W", joules(b.EnergyJ), b.PowerW))
+			}
+			if len(parts) > 0 {
+				wrap(s, "  ", b.Name+": "+strings.Join(parts, "; "))
 			}
 		}
-	}
-}
-
-// writeEntryConditions writes, for cache show, which objective picked the
-// winner and the conditions of the tune.
-func writeEntryConditions(w io.Writer, e *autotune.Entry) {
-	if e.Objective != "" {
-		fmt.Fprintf(w, "  objective: %s\n", withNote(string(e.Objective), e.ObjectiveNote))
-	}
-	switch {
-	case e.Conditions != nil:
-		fmt.Fprintf(w, "  conditions: %s\n", withNote(e.Conditions.String(), e.ConditionsNote))
-	case e.ConditionsNote != "":
-		fmt.Fprintf(w, "  conditions: %s\n", e.ConditionsNote)
 	}
 }

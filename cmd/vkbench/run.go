@@ -329,7 +329,11 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
 		}
 		if notStored, ok := errors.AsType[*autotune.NotStoredError](err); ok {
-			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; %s", notStoredAdvice(notStored))}
+			advice := "fix the cache file or point --cache at another"
+			if status.CodeOf(notStored.Err) == status.Unavailable {
+				advice = "another process holds the tune cache's lock: let it finish, or point --cache at another file"
+			}
+			return usageError{status.Annotatef(err, "tune failed: its winners must be stored; %s", advice)}
 		}
 		if err != nil && e == nil && operationsOwn(ctx, dev, err) {
 			failed.add(file, op, size, err)
@@ -376,15 +380,6 @@ func answeredFrom(tuner *autotune.Tuner, e *autotune.Entry) string {
 		return fmt.Sprintf("answered from the shared store %s (tuned %s, verified on this device)", tuner.Store().Shared().Path(), when)
 	}
 	return fmt.Sprintf("answered from the local tune cache %s (tuned %s)", tuner.Store().Path(), when)
-}
-
-// notStoredAdvice says what to do about a tune cache that did not take a
-// winner: wait for the process that holds its lock, or mend the file.
-func notStoredAdvice(e *autotune.NotStoredError) string {
-	if status.CodeOf(e.Err) == status.Unavailable {
-		return "another process holds the tune cache's lock: let it finish, or point --cache at another file"
-	}
-	return "fix the cache file or point --cache at another"
 }
 
 // inTable returns opts committing to the tune cache table named table (a
