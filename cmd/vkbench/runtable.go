@@ -149,6 +149,9 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	}
 	t.add(append(head, "notes")...)
 	var explain []*results.Benchmark
+	// Verbose, why the device cannot run the candidates whose rows say
+	// unsupported: each reason once, with the candidates it stops.
+	var unsupported reasons
 	folded := map[results.Outcome]int{} // counted under the table, unless verbose
 	for _, bench := range g.benches {
 		if (bench.Outcome == results.Dropped || bench.Outcome == results.Unsupported) && !o.verbose {
@@ -188,6 +191,9 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed) && bench.Error != "" {
 			explain = append(explain, bench)
 		}
+		if bench.Outcome == results.Unsupported {
+			unsupported.add("unsupported, "+report.Reason(bench.Error, bench.Candidate), bench.Candidate)
+		}
 		t.add(append(row, note)...)
 	}
 	t.write(b)
@@ -195,7 +201,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		wrap(b, "    ", bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(bench.Error, bench.Candidate))
 	}
 	if o.verbose {
-		writeUnsupported(b, g.benches)
+		unsupported.write(b, "    ")
 		return
 	}
 	if n := folded[results.Dropped]; n > 0 {
@@ -315,19 +321,6 @@ func (l legend) write(b *strings.Builder, o tableOptions) {
 		b.WriteString("candidates dropped early or that the device cannot run are counted: -v lists them\n")
 	}
 	wrap(b, "", l.peak.Notes()...)
-}
-
-// writeUnsupported lists, under a verbose table, why the device cannot
-// run the candidates whose rows say unsupported: each reason once, with
-// the candidates it stops.
-func writeUnsupported(b *strings.Builder, bs []*results.Benchmark) {
-	var r reasons
-	for _, bench := range bs {
-		if bench.Outcome == results.Unsupported {
-			r.add("unsupported, "+report.Reason(bench.Error, bench.Candidate), bench.Candidate)
-		}
-	}
-	r.write(b, "    ")
 }
 
 // reasons gathers why things did not run, each reason once, in the order
