@@ -28,9 +28,6 @@ type replayFlags struct {
 	output     string
 }
 
-// replayStrategies are the strategies replay compares by default.
-var replayStrategies = []string{search.Exhaustive, search.Random, search.Anneal, search.Bayes}
-
 func newReplayCmd() *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
@@ -59,7 +56,8 @@ output could not be written.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.strategy, "strategy", strings.Join(replayStrategies, ","), "the strategies to replay, comma-separated: exhaustive, random, anneal, bayes or auto")
+	// Every strategy but auto, which picks one of the others.
+	fs.StringVar(&f.strategy, "strategy", strings.Join([]string{search.Exhaustive, search.Random, search.Anneal, search.Bayes}, ","), "the strategies to replay, comma-separated: exhaustive, random, anneal, bayes or auto")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the first replay of each strategy")
 	fs.IntVar(&f.seeds, "seeds", 1, "replay each strategy with this many seeds, from --seed on")
 	fs.Float64Var(&f.stopWithin, "stop-within", 0, "end a search once it has found a configuration within this percent of the log's best (default: never)")
