@@ -226,15 +226,3 @@ func (f *tuneFlags) sharded(cmd *cobra.Command, ops []kernels.Operation) ([]kern
 	_, _ = fmt.Fprintf(cmd.ErrOrStderr(), "shard %s: %d of %d operations: %s\n", f.shard, len(share), len(ops), cmp.Or(strings.Join(opNames(share), ", "), "none"))
 	return share, nil
 }
-
-// options are the measuring flags' options at --level.
-func (f *tuneFlags) options() (autotune.Options, error) {
-	o, err := f.benchFlags.options()
-	if err != nil {
-		return o, err
-	}
-	if o.Level, err = autotune.ParseLevel(f.level); err != nil {
-		return autotune.Options{}, usageError{err}
-	}
-	return o, nil
-}

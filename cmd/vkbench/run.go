@@ -171,6 +171,9 @@ Exit status: as run's.`,
 			if err != nil {
 				return err
 			}
+			if opts.Level, err = autotune.ParseLevel(f.level); err != nil {
+				return usageError{err}
+			}
 			if f.compileOnly {
 				return compileAll(cmd, &f, opts.Level, args)
 			}
