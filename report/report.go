@@ -113,16 +113,8 @@ type Options struct {
 // the files overlaid, then a roofline (or a note) per hardware. It
 // returns the number of charts drawn.
 func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, err error) {
-	var files, abs []Input
-	for _, input := range in {
-		if input.AB != nil {
-			abs = append(abs, input)
-		} else {
-			files = append(files, input)
-		}
-	}
-	rep := build(files, opts)
-	rep.abs = abs
+	rep := build(slices.DeleteFunc(slices.Clone(in), func(i Input) bool { return i.AB != nil }), opts)
+	rep.abs = slices.DeleteFunc(slices.Clone(in), func(i Input) bool { return i.AB == nil })
 	panels, err := rep.panels()
 	if err != nil {
 		return 0, err
