@@ -114,8 +114,11 @@ func (b *Backend) Close() error { return b.c.Close() }
 
 // fail names the store in err, a failure of Redis itself: Unauthenticated
 // for a refused password, Unavailable for the rest (down, slow, a
-// connection cut).
+// connection cut); nil for nil.
 func (b *Backend) fail(err error) error {
+	if err == nil {
+		return nil
+	}
 	code := status.Unavailable
 	if msg := err.Error(); strings.HasPrefix(msg, "WRONGPASS") || strings.HasPrefix(msg, "NOAUTH") || strings.Contains(msg, "invalid password") {
 		code = status.Unauthenticated
@@ -176,10 +179,7 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 		if f, ok := errors.AsType[fnErr](err); ok {
 			return f.err
 		}
-		if err != nil {
-			return b.fail(err)
-		}
-		return nil
+		return b.fail(err)
 	}
 	return status.Newf(status.Aborted, "store/redis: %s: an update lost to other writers %d times", b.name, maxRetries)
 }
@@ -195,48 +195,35 @@ var (
 	replaceScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "px", ARGV[3]) return 1 end return 0`)
 )
 
+// lock runs script on the key of lock name, within the call's bound.
+func (b *Backend) lock(script *goredis.Script, name string, args ...any) *goredis.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
+	defer cancel()
+	return script.Run(ctx, b.c, []string{prefix + "lock:" + name}, args...)
+}
+
 // TryLock sets the lock's key to token if it has none, else returns the
 // token that holds it.
 func (b *Backend) TryLock(name, token string, ttl time.Duration) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
-	defer cancel()
-	holder, err := lockScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token, ttl.Milliseconds()).Text()
-	if err != nil {
-		return "", b.fail(err)
-	}
-	return holder, nil
+	holder, err := b.lock(lockScript, name, token, ttl.Milliseconds()).Text()
+	return holder, b.fail(err)
 }
 
 // Renew extends the lock by ttl if token holds it.
 func (b *Backend) Renew(name, token string, ttl time.Duration) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
-	defer cancel()
-	n, err := renewScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token, ttl.Milliseconds()).Int()
-	if err != nil {
-		return false, b.fail(err)
-	}
-	return n == 1, nil
+	n, err := b.lock(renewScript, name, token, ttl.Milliseconds()).Int()
+	return n == 1, b.fail(err)
 }
 
 // Unlock deletes the lock if token holds it.
 func (b *Backend) Unlock(name, token string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
-	defer cancel()
-	if err := unlockScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, token).Err(); err != nil {
-		return b.fail(err)
-	}
-	return nil
+	return b.fail(b.lock(unlockScript, name, token).Err())
 }
 
 // Replace sets the lock to token, for ttl, if stale still holds it.
 func (b *Backend) Replace(name, stale, token string, ttl time.Duration) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
-	defer cancel()
-	n, err := replaceScript.Run(ctx, b.c, []string{prefix + "lock:" + name}, stale, token, ttl.Milliseconds()).Int()
-	if err != nil {
-		return false, b.fail(err)
-	}
-	return n == 1, nil
+	n, err := b.lock(replaceScript, name, stale, token, ttl.Milliseconds()).Int()
+	return n == 1, b.fail(err)
 }
 
 // encode is a table's path as one string: each name escaped, so that no
