@@ -5,7 +5,7 @@
 // (schema in SchemaJSON) with the device, the mode, and for each benchmark
 // (an operation, a shape and a candidate) its statistics and, for each of
 // the independent rounds that measured it (run --count), that round's
-// statistics and raw samples. Read also accepts Go's benchmark format, as
+// statistics and raw samples. Parse also accepts Go's benchmark format, as
 // `go test -bench -count N` and `vkbench run --format gobench` write it:
 // one line per round.
 //
@@ -56,7 +56,6 @@ package results
 
 import (
 	"bytes"
-	"io"
 	"math"
 	"os"
 	"strings"
@@ -183,7 +182,7 @@ func (f *File) Lookup(name string) (*Benchmark, bool) {
 	return nil, false
 }
 
-// ReadFile reads a results file by name; see Read.
+// ReadFile reads a results file by name; see Parse.
 func ReadFile(name string) (*File, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
@@ -194,15 +193,6 @@ func ReadFile(name string) (*File, error) {
 		return nil, status.Annotatef(err, "in %s", name)
 	}
 	return f, nil
-}
-
-// Read reads a File from r; see Parse.
-func Read(r io.Reader) (*File, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, status.Wrap(err, status.CodeOf(err), "results: reading")
-	}
-	return Parse(data)
 }
 
 // Parse decodes a File: JSON when data starts with '{', Go's benchmark
