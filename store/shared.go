@@ -49,13 +49,6 @@ func RegisterShared(scheme string, open Opener) {
 	openers[scheme] = open
 }
 
-// SharedSchemes lists the registered schemes, sorted.
-func SharedSchemes() []string {
-	openersMu.RLock()
-	defer openersMu.RUnlock()
-	return slices.Sorted(maps.Keys(openers))
-}
-
 // Defaults of the shared tier's lock, which the URL's query parameters
 // lock-expiry and lock-wait override (redis://host:6379/0?lock-expiry=5s).
 const (
@@ -80,10 +73,10 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 		return nil, status.Newf(status.InvalidArgument, "store: shared store %q: want a URL such as redis://host:6379/0", rawURL)
 	}
 	openersMu.RLock()
-	open := openers[u.Scheme]
+	open, schemes := openers[u.Scheme], slices.Sorted(maps.Keys(openers))
 	openersMu.RUnlock()
 	if open == nil {
-		return nil, status.Newf(status.InvalidArgument, "store: unknown shared store %q (registered: %s; forgotten import of github.com/vkbench/vkbench/store/redis?)", u.Scheme+"://", strings.Join(SharedSchemes(), ", "))
+		return nil, status.Newf(status.InvalidArgument, "store: unknown shared store %q (registered: %s; forgotten import of github.com/vkbench/vkbench/store/redis?)", u.Scheme+"://", strings.Join(schemes, ", "))
 	}
 	tier := &sharedTier{name: u.Redacted(), warn: s.Warn, expiry: DefaultLockExpiry, wait: DefaultLockWait}
 	q := u.Query()

@@ -137,9 +137,6 @@ func New(b Backend, logger *slog.Logger) *Store {
 // tier (Shared), its URL without the password.
 func (s *Store) Path() string { return s.path }
 
-// Disabled reports whether the store keeps nothing.
-func (s *Store) Disabled() bool { return s.b == Backend(nowhere{}) }
-
 // CheckWrite reports whether a write to the file would be taken now,
 // writing nothing: another process holding its lock for longer than the
 // lock timeout is Unavailable, as a commit would find it. A command that

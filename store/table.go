@@ -122,7 +122,7 @@ func (s *Store) Clear(t *Table) error {
 		}
 		return status.Newf(status.NotFound, "store: no table %s", t)
 	}
-	if s.Disabled() {
+	if s.b == Backend(nowhere{}) {
 		return missing()
 	}
 	if s.path != "" && s.tier == nil { // a file's: a shared tier's path is its URL
