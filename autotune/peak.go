@@ -159,16 +159,6 @@ func (p *Peak) interval(rate func(*Rates) *float64) (lo, hi float64, ok bool) {
 	return *rate(p.Low), *rate(p.High), true
 }
 
-// Widest is the widest HalfWidth of p's rates: how far the noisiest of
-// them may be from the device's true peak.
-func (p *Peak) Widest() float64 {
-	w := 0.0
-	for i := range p.Rates.all() {
-		w = max(w, p.HalfWidth(func(r *Rates) *float64 { return r.all()[i] }))
-	}
-	return w
-}
-
 // PeakRecord is a stored peak measurement. Time and Version are those of
 // the latest measurement stored, whose rates may have kept earlier ones
 // (SavePeak): a kept rate keeps its value and interval only.

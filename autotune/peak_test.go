@@ -140,8 +140,9 @@ func TestPeakRecordStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := load()
-	if got.BandwidthGBps != 6.2 || got.GFLOPs != 76 || got.Low != nil || got.High != nil || !math.IsInf(got.Widest(), 1) {
-		t.Errorf("old record read as %+v (widest %g), want its rates, no intervals, widest +Inf", got, got.Widest())
+	bandwidth := func(r *autotune.Rates) *float64 { return &r.BandwidthGBps }
+	if got.BandwidthGBps != 6.2 || got.GFLOPs != 76 || got.Low != nil || got.High != nil || !math.IsInf(got.HalfWidth(bandwidth), 1) {
+		t.Errorf("old record read as %+v (half-width %g), want its rates, no intervals, half-width +Inf", got, got.HalfWidth(bandwidth))
 	}
 	// mixed is the peak of day 4 with the settled copy rate of day 3,
 	// which its noisy one did not replace.
@@ -171,8 +172,8 @@ func TestPeakRecordStored(t *testing.T) {
 			t.Errorf("%d %s: stored peak (-want +got):\n%s", i, step.name, diff)
 		}
 	}
-	if w := load().Widest(); math.Abs(w-0.01) > 1e-9 {
-		t.Errorf("Widest = %g, want 0.01 (the bandwidth's, wider than the FLOP/s')", w)
+	if w := load().HalfWidth(bandwidth); math.Abs(w-0.01) > 1e-9 {
+		t.Errorf("bandwidth's HalfWidth = %g, want 0.01", w)
 	}
 }
 
