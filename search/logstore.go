@@ -47,31 +47,28 @@ func decodeEvals(s *store.Store, r store.LogRef, raw map[string][]byte) map[stri
 // of the same identity.
 func AppendLog(s *store.Store, r store.LogRef, rec LogRecord) error {
 	rec.Kind = "eval"
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return status.Wrap(err, status.Internal, "search: encoding a tuning log record")
-	}
-	return s.PutLogEval(r, rec.ID, data)
+	return putJSON("a tuning log record", rec, func(data []byte) error { return s.PutLogEval(r, rec.ID, data) })
 }
 
 // SaveLogHeader stores the description of the space r's log is of.
 func SaveLogHeader(s *store.Store, r store.LogRef, h LogHeader) error {
 	h.Format = LogFormat
-	data, err := json.Marshal(h)
-	if err != nil {
-		return status.Wrap(err, status.Internal, "search: encoding a tuning log header")
-	}
-	return s.PutLogHeader(r, data)
+	return putJSON("a tuning log header", h, func(data []byte) error { return s.PutLogHeader(r, data) })
 }
 
 // AddLogSearch appends a search to r's log.
 func AddLogSearch(s *store.Store, r store.LogRef, search LogSearch) error {
 	search.Kind = "search"
-	data, err := json.Marshal(search)
+	return putJSON("a search", search, func(data []byte) error { return s.AddLogSearch(r, data) })
+}
+
+// putJSON stores v, what it is, as JSON by put.
+func putJSON(what string, v any, put func([]byte) error) error {
+	data, err := json.Marshal(v)
 	if err != nil {
-		return status.Wrap(err, status.Internal, "search: encoding a search")
+		return status.Wrap(err, status.Internal, "search: encoding "+what)
 	}
-	return s.AddLogSearch(r, data)
+	return put(data)
 }
 
 // ReadLog returns r's whole log from s: its header, its records in the
