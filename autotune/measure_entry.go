@@ -53,14 +53,6 @@ const (
 // its rates.
 type work struct{ bytes, flops float64 }
 
-// overlap reports whether the intervals of a (the faster) and b overlap;
-// a candidate without an interval overlaps every other.
-func overlap(a, b stats.Stats) bool {
-	_, aHi := interval(a)
-	bLo, _ := interval(b)
-	return aHi >= bLo
-}
-
 // interval returns the 95% interval of the median of s, or [0, +Inf]
 // without one: an interval that overlaps every other, so that a candidate
 // without one is never dropped as slower, nor beaten without a tie.
@@ -231,8 +223,10 @@ func crown(e *Entry, ranked []int) {
 	e.FastestName = e.Results[e.Fastest].Name
 	if len(ranked) > 1 {
 		a, b := *e.Results[ranked[0]].Stats, *e.Results[ranked[1]].Stats
+		_, aHi := interval(a)
+		bLo, _ := interval(b)
 		switch {
-		case overlap(a, b):
+		case aHi >= bLo: // the intervals overlap
 			e.Tie, e.TieRule = true, TieRule
 		case b.Median <= a.Median*(1+e.Bounds.TargetHalfWidth):
 			e.Tie, e.TieRule = true, TieRuleTarget

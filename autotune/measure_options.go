@@ -196,11 +196,7 @@ func (o *Options) check() error {
 		return err
 	}
 	if o.Objective != ObjectiveTime && o.Telemetry == nil {
-		why := o.TelemetryNote
-		if why == "" {
-			why = "no telemetry source"
-		}
-		return status.Newf(status.FailedPrecondition, "autotune: objective %s needs the device's energy counter, which is not available here (%s)", o.Objective, why)
+		return status.Newf(status.FailedPrecondition, "autotune: objective %s needs the device's energy counter, which is not available here (%s)", o.Objective, cmp.Or(o.TelemetryNote, "no telemetry source"))
 	}
 	return nil
 }

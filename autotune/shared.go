@@ -3,6 +3,7 @@ package autotune
 import (
 	"context"
 	"encoding/hex"
+	"slices"
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
@@ -44,13 +45,7 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 	if err != nil || e == nil {
 		return nil, nil // a failed tier and an unreadable value have warned
 	}
-	index := -1
-	for i, c := range op.Candidates() {
-		if e.FastestDigest != "" && digest(c) == e.FastestDigest {
-			index = i
-			break
-		}
-	}
+	index := slices.IndexFunc(op.Candidates(), func(c kernels.Candidate) bool { return e.FastestDigest != "" && digest(c) == e.FastestDigest })
 	if index < 0 {
 		t.store.Warn("autotune: shared store %s: %s: the answer for %s names a kernel (digest %q) that is none of this machine's candidates; ignored", shared.Path(), t.table, k, e.FastestDigest)
 		return nil, nil
