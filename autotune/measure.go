@@ -399,63 +399,49 @@ func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, 
 // the GPU time of one run in seconds.
 func (m *measurement) timed(ctx context.Context, st *candState, k int) (float64, error) {
 	cb, i := m.cb, st.res.Index
-	if err := cb.Begin(); err != nil {
-		return 0, err
+	// Recording stops at the first command that fails: its error is
+	// timed's.
+	var err error
+	rec := func(cmd func() error) {
+		if err == nil {
+			err = cmd()
+		}
 	}
+	stamp := func(q int) func() error { return func() error { return cb.Timestamp(m.pool, q) } }
+	rec(cb.Begin)
 	// Runs are timed one by one (a pair of timestamps each) when something
 	// must happen between them outside the timed region: the cold-mode
 	// flush, or a reset of a problem whose runs are not idempotent.
 	cold := m.opts.Mode == Cold
 	pairs := m.reset != nil || cold
 	if !pairs {
-		if err := cb.Timestamp(m.pool, 0); err != nil {
-			return 0, err
-		}
+		rec(stamp(0))
 	}
 	for r := 0; r < k; r++ {
 		if pairs {
 			if cold {
-				if err := cb.Fill(m.flush, 0, m.flush.Size(), uint32(r)); err != nil {
-					return 0, err
-				}
-				if err := cb.Barrier(); err != nil {
-					return 0, err
-				}
+				rec(func() error { return cb.Fill(m.flush, 0, m.flush.Size(), uint32(r)) })
+				rec(cb.Barrier)
 			}
 			if m.reset != nil {
-				if err := m.reset.RecordReset(cb, i); err != nil {
-					return 0, err
-				}
-				if err := cb.Barrier(); err != nil {
-					return 0, err
-				}
+				rec(func() error { return m.reset.RecordReset(cb, i) })
+				rec(cb.Barrier)
 			}
-			if err := cb.Timestamp(m.pool, 2*r); err != nil {
-				return 0, err
-			}
+			rec(stamp(2 * r))
 		} else if r > 0 {
-			if err := cb.Barrier(); err != nil {
-				return 0, err
-			}
+			rec(cb.Barrier)
 		}
-		if err := m.p.Record(cb, st.exe, i); err != nil {
-			return 0, err
-		}
+		rec(func() error { return m.p.Record(cb, st.exe, i) })
 		if pairs {
-			if err := cb.Timestamp(m.pool, 2*r+1); err != nil {
-				return 0, err
-			}
-			if err := cb.Barrier(); err != nil {
-				return 0, err
-			}
+			rec(stamp(2*r + 1))
+			rec(cb.Barrier)
 		}
 	}
 	if !pairs {
-		if err := cb.Timestamp(m.pool, 1); err != nil {
-			return 0, err
-		}
+		rec(stamp(1))
 	}
-	if err := cb.End(); err != nil {
+	rec(cb.End)
+	if err != nil {
 		return 0, err
 	}
 	f, err := m.dev.Submit(cb)
