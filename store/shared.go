@@ -103,6 +103,12 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 	if tier.b, err = open(u); err != nil {
 		return nil, status.Annotatef(err, "store: shared store %s", tier.name)
 	}
+	tier.close = sync.OnceValue(func() error {
+		if c, ok := tier.b.(io.Closer); ok {
+			return c.Close()
+		}
+		return nil
+	})
 	shared := New(tier, s.log)
 	shared.path, shared.tier = tier.name, tier
 	// Its warnings are the store's: one list, each said once.
@@ -151,17 +157,8 @@ type sharedTier struct {
 	downUntil time.Time
 	warned    bool
 
-	closeOnce sync.Once
-	closeErr  error
-}
-
-func (st *sharedTier) close() error {
-	st.closeOnce.Do(func() {
-		if c, ok := st.b.(io.Closer); ok {
-			st.closeErr = c.Close()
-		}
-	})
-	return st.closeErr
+	// close closes the backend where it is an io.Closer, once.
+	close func() error
 }
 
 var _ Backend = (*sharedTier)(nil)
@@ -202,14 +199,11 @@ func (e tierFailure) Unwrap() error { return e.err }
 
 // saidOnce reports whether args hold a failure of the shared tier.
 func saidOnce(args []any) bool {
-	for _, a := range args {
-		if err, ok := a.(error); ok {
-			if _, tier := errors.AsType[tierFailure](err); tier {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, func(a any) bool {
+		err, _ := a.(error)
+		_, tier := errors.AsType[tierFailure](err)
+		return tier
+	})
 }
 
 // fnError marks an error returned by the function given View or Update,
@@ -269,11 +263,8 @@ type Locker interface {
 // lock held however long it works; a holder that dies stops renewing it,
 // and it expires LockExpiry later.
 type Lease struct {
-	stop chan struct{}
-	done chan struct{}
-	// unlock releases the lock; it runs once.
-	unlock func() error
-	once   sync.Once
+	// release stops the renewals and releases the lock, once.
+	release func() error
 	// tookOver names the dead process whose lock this lease replaced.
 	tookOver string
 }
@@ -327,17 +318,19 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 	if err != nil || holder != "" {
 		return nil, holderOf(holder), err
 	}
-	l := &Lease{stop: make(chan struct{}), done: make(chan struct{}), tookOver: holderOf(tookOver)}
-	l.unlock = func() error {
+	stop, done := make(chan struct{}), make(chan struct{})
+	release := sync.OnceValue(func() error {
+		close(stop)
+		<-done
 		return s.tier.call(func() error { return lk.Unlock(name, token) })
-	}
+	})
 	go func() {
-		defer close(l.done)
+		defer close(done)
 		tick := time.NewTicker(ttl / 3)
 		defer tick.Stop()
 		for {
 			select {
-			case <-l.stop:
+			case <-stop:
 				return
 			case <-tick.C:
 				// A renewal that failed is tried again at the next tick
@@ -351,20 +344,12 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 			}
 		}
 	}()
-	return l, "", nil
+	return &Lease{release: release, tookOver: holderOf(tookOver)}, "", nil
 }
 
 // Release stops renewing the lock and releases it (if this process still
 // holds it); a second Release does nothing.
-func (l *Lease) Release() error {
-	var err error
-	l.once.Do(func() {
-		close(l.stop)
-		<-l.done
-		err = l.unlock()
-	})
-	return err
-}
+func (l *Lease) Release() error { return l.release() }
 
 // newToken is a token that names one holder of a lock: the process, by
 // host and id, for those who wait for it, a random part, unique, and
