@@ -171,7 +171,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		src.sem = newBuildSlots(sopts.CompileThreads)
 	}
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
-	rec := src.logSearch(evals, serr != nil)
+	rec := search.LogSearchOf(sopts.Options, evals)
+	rec.Measured, rec.Interrupted = src.measured, serr != nil
+	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), time.Since(src.t0).Seconds()
 	_ = search.AddLogSearch(t.store, ref, rec)
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
@@ -250,7 +252,7 @@ type deviceSource struct {
 	cands  []kernels.Candidate
 	pts    *kernels.Points
 	ref    store.LogRef
-	logged map[string]search.LogRecord
+	logged map[string]search.LogRecord // by identity; none when forced
 	opts   SearchOptions
 	sem    *buildSlots // compile threads; nil compiles in line
 	jobs   map[int]*compileJob
@@ -268,18 +270,10 @@ type deviceSource struct {
 
 var _ search.Evaluator = (*deviceSource)(nil)
 
-func (d *deviceSource) fromLog(i int) (search.LogRecord, bool) {
-	if d.opts.Force {
-		return search.LogRecord{}, false
-	}
-	rec, ok := d.logged[d.pts.IDs[i]]
-	return rec, ok
-}
-
 // Start starts building point i's pipeline, as the search's problem runs
 // it at its size, unless the log has the point.
 func (d *deviceSource) Start(i int) {
-	if _, ok := d.fromLog(i); ok || d.sem == nil {
+	if _, ok := d.logged[d.pts.IDs[i]]; ok || d.sem == nil {
 		return
 	}
 	if c, refused, err := d.candidate(i); err == nil && refused == nil {
@@ -315,7 +309,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 // evaluate returns point i's record, from the log (measured false) or
 // measured now.
 func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, bool, error) {
-	if rec, ok := d.fromLog(i); ok {
+	if rec, ok := d.logged[d.pts.IDs[i]]; ok {
 		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
 		return rec, false, nil
 	}
@@ -409,12 +403,4 @@ func (d *deviceSource) Close() {
 		d.base.release()
 		d.base = nil
 	}
-}
-
-// logSearch is the log's record of the search that made evals.
-func (d *deviceSource) logSearch(evals []search.Evaluation, interrupted bool) search.LogSearch {
-	s := search.LogSearchOf(d.opts.Options, evals)
-	s.Measured, s.Interrupted = d.measured, interrupted
-	s.CompileSeconds, s.WallSeconds = d.compile.Seconds(), time.Since(d.t0).Seconds()
-	return s
 }
