@@ -142,13 +142,21 @@ func (m *measurement) energyPass(ctx context.Context) error {
 	if src == nil || m.opts.EnergyWindow <= 0 {
 		return nil
 	}
-	var cands []*candState
+	type tally struct {
+		c      *candState
+		per    float64 // the median time per run
+		perRun []float64
+		watts  float64
+		runs   int
+		failed bool
+	}
+	var tallies []*tally
 	for _, c := range m.cands {
 		if len(c.samples) > 0 && (c.res.Outcome == "" || c.res.Outcome == results.Dropped) {
-			cands = append(cands, c)
+			tallies = append(tallies, &tally{c: c, per: stats.Summarize(c.samples, c.batch).Median})
 		}
 	}
-	if len(cands) == 0 {
+	if len(tallies) == 0 {
 		return nil
 	}
 	idle, step, err := idlePower(ctx, src, m.opts.EnergyWindow/energyWindows)
@@ -160,24 +168,12 @@ func (m *measurement) energyPass(ctx context.Context) error {
 		return nil
 	}
 	window := max(m.opts.EnergyWindow/energyWindows, energyTicks*step)
-	type tally struct {
-		per    float64 // the median time per run
-		perRun []float64
-		watts  float64
-		runs   int
-		failed bool
-	}
-	tallies := make([]tally, len(cands))
-	for k, c := range cands {
-		tallies[k].per = stats.Summarize(c.samples, c.batch).Median
-	}
 	for range energyWindows {
-		for k, c := range cands {
-			t := &tallies[k]
+		for _, t := range tallies {
 			if t.failed {
 				continue
 			}
-			runs, watts, err := m.energyWindow(ctx, c, t.per, window, idle)
+			runs, watts, err := m.energyWindow(ctx, t.c, t.per, window, idle)
 			if err != nil {
 				return err
 			}
@@ -190,15 +186,15 @@ func (m *measurement) energyPass(ctx context.Context) error {
 			t.runs += runs
 		}
 	}
-	for k, c := range cands {
-		t := tallies[k]
+	for _, t := range tallies {
 		if t.failed {
 			continue
 		}
 		e := stats.Summarize(t.perRun, 1)
-		c.res.EnergyJ, c.res.EnergyLoJ, c.res.EnergyHiJ = e.Median, e.Lo, e.Hi
-		c.res.PowerW = t.watts / float64(len(t.perRun))
-		m.progress(c.res.Name, "energy", t.runs, t.runs)
+		r := &t.c.res
+		r.EnergyJ, r.EnergyLoJ, r.EnergyHiJ = e.Median, e.Lo, e.Hi
+		r.PowerW = t.watts / float64(len(t.perRun))
+		m.progress(r.Name, "energy", t.runs, t.runs)
 	}
 	return nil
 }

@@ -122,10 +122,7 @@ func newMeasurement(dev hal.Device, op kernels.Operation, size kernels.Size, opt
 // fatal reports whether err ends the whole measurement rather than one
 // candidate: device loss, a cancelled context, a released device.
 func fatal(ctx context.Context, dev hal.Device, err error) bool {
-	if errors.Is(err, hal.ErrDeviceLost) || ctx.Err() != nil {
-		return true
-	}
-	return dev.Err() != nil
+	return errors.Is(err, hal.ErrDeviceLost) || ctx.Err() != nil || dev.Err() != nil
 }
 
 func (m *measurement) release() {
