@@ -19,7 +19,7 @@ import (
 // the rule of which answer a commit keeps.
 
 // family is the candidate list a checksum is of: the checksum itself, or
-// for a subset of a list (subsetChecksum) the list's, before the "+".
+// for a subset of a list (applySubset.sum) the list's, before the "+".
 func family(checksum string) string {
 	list, _, _ := strings.Cut(checksum, "+")
 	return list

@@ -127,12 +127,11 @@ func fatal(ctx context.Context, dev hal.Device, err error) bool {
 
 func (m *measurement) release() {
 	// Best effort: failing to free must not hide the measurements.
+	var rs []interface{ Release() error }
 	for _, c := range m.cands {
-		if c.exe != nil {
-			_ = c.exe.Release()
-		}
+		rs = append(rs, c.exe)
 	}
-	for _, r := range []interface{ Release() error }{m.cb, m.pool, m.flush, m.p} {
+	for _, r := range append(rs, m.cb, m.pool, m.flush, m.p) {
 		if r != nil {
 			_ = r.Release()
 		}

@@ -101,8 +101,7 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 	out := results.Result{Index: rs[0].Index, Name: rs[0].Name, Measurement: results.Measurement{Outcome: results.Dropped}}
 	var w work // one run's, from the first round that has it
 	var pooled []float64
-	batch := 0
-	dropped := 0
+	batch, dropped := 0, 0
 	var energy, lo, hi, power float64
 	energies, intervals := 0, 0
 	var cond telemetry.Conditions

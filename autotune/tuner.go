@@ -55,16 +55,12 @@ type applyKey struct {
 type applySubset struct {
 	op    kernels.Operation
 	index []int
-	sum   string // the subset's checksum (subsetChecksum)
-}
-
-// subsetChecksum is the checksum a subset of op's candidates is tuned
-// under: op's own, "+", the subset's. The cache keeps the answers of
-// every subset of one candidate list side by side under a key (sizes of
-// one bucket can have different candidates that apply), and drops those
-// of another list (Commit).
-func subsetChecksum(whole string, sub kernels.Operation) string {
-	return whole + "+" + Checksum(sub.Candidates())
+	// sum is the checksum the subset is tuned under: the whole's, "+",
+	// the subset's. The cache keeps the answers of every subset of one
+	// candidate list side by side under a key (sizes of one bucket can
+	// have different candidates that apply), and drops those of another
+	// list (Commit).
+	sum string
 }
 
 // answerKey is a question the tuner answers: a key and the checksum of
@@ -289,7 +285,7 @@ func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Ope
 	if err != nil {
 		return nil, nil, "", err
 	}
-	s := applySubset{sub, index, subsetChecksum(t.checksum(op), sub)}
+	s := applySubset{sub, index, t.checksum(op) + "+" + Checksum(sub.Candidates())}
 	if key.op != nil {
 		t.applying[key] = s
 	}
