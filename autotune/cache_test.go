@@ -195,7 +195,7 @@ func TestClearMissingTable(t *testing.T) {
 	if _, err := empty.Tables(); err != nil {
 		t.Fatal(err)
 	}
-	memory, err := store.Open(store.Options{Path: filepath.Join(dir, "memory.db"), Disabled: true})
+	memory, err := store.Open(store.Options{Path: "off"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestClearMissingTable(t *testing.T) {
 }
 
 func TestCacheDisabled(t *testing.T) {
-	c, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "x.db"), Disabled: true})
+	c, err := store.Open(store.Options{Path: "off"})
 	if err != nil {
 		t.Fatal(err)
 	}

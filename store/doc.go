@@ -73,6 +73,6 @@
 // damaged file is moved aside, to <path>.damaged-<time>-<pid>, by the next
 // write, which starts a fresh one. Tables of another SchemaVersion are not
 // read and never changed, so versions of vkbench can share a file. A
-// Store opened Disabled (or on the path "off") touches no file: reads find
-// nothing and writes keep nothing.
+// Store opened on the path "off" touches no file: reads find nothing and
+// writes keep nothing.
 package store

@@ -20,11 +20,9 @@ const EnvCache = "VKBENCH_CACHE"
 // Options configure a Store.
 type Options struct {
 	// Path of the bbolt file. Empty means the VKBENCH_CACHE environment
-	// variable, else DefaultCachePath().
+	// variable, else DefaultCachePath(). "off" keeps nothing: no file is
+	// touched, reads find nothing and writes keep nothing.
 	Path string
-	// Disabled keeps nothing: no file is touched, reads find nothing and
-	// writes keep nothing.
-	Disabled bool
 	// LockTimeout bounds how long an operation waits for another process
 	// holding the file; 5 s if zero. Past it a read finds nothing and a
 	// write keeps nothing, each with a warning.
@@ -99,10 +97,7 @@ type Store struct {
 // something is written.
 func Open(opts Options) (*Store, error) {
 	s := &Store{b: nowhere{}, log: cmp.Or(opts.Logger, slog.Default())}
-	path := cmp.Or(opts.Path, os.Getenv(EnvCache))
-	if path == "" {
-		path = DefaultCachePath()
-	}
+	path := cmp.Or(opts.Path, os.Getenv(EnvCache), DefaultCachePath())
 	if opts.Shared != "" {
 		shared, err := s.openShared(opts.Shared)
 		if err != nil {
@@ -110,7 +105,7 @@ func Open(opts Options) (*Store, error) {
 		}
 		s.shared = shared
 	}
-	if opts.Disabled || path == "off" {
+	if path == "off" {
 		return s, nil
 	}
 	if dir := filepath.Dir(path); dir == privateTempDir() {
