@@ -296,12 +296,9 @@ func (m *measurement) setup(ctx context.Context) error {
 		return status.Annotate(err, "autotune: timestamps are needed to measure")
 	}
 	if m.opts.Mode == Cold {
-		size := m.opts.FlushBytes
-		if size <= 0 {
-			size = 64 << 20
-			if m.info.Type == hal.DiscreteGPU {
-				size = 512 << 20
-			}
+		size := int64(64 << 20)
+		if m.info.Type == hal.DiscreteGPU {
+			size = 512 << 20
 		}
 		if m.flush, err = m.dev.CreateBuffer(hal.BufferDesc{Size: size, Label: "cold-flush"}); err != nil {
 			return status.Annotate(err, "autotune: allocating the cold-mode flush buffer")

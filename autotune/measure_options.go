@@ -51,12 +51,6 @@ type Options struct {
 	// milliseconds of work run several times slower than the rest. Zero
 	// means the default; negative, none.
 	Warmup time.Duration
-	// DropMargin: a candidate whose interval's low end is above the
-	// leader's high end by more than this fraction is dropped early.
-	DropMargin float64
-	// FlushBytes is the size of the cold-mode flush buffer; 0 chooses by
-	// device type.
-	FlushBytes int64
 	// Seed makes inputs and the shuffled order reproducible.
 	Seed uint64
 	// Peak, when known, flags results above it.
@@ -145,7 +139,6 @@ var DefaultOptions = Options{
 	MinSampleTime:   500 * time.Microsecond,
 	MaxBatch:        256,
 	Warmup:          300 * time.Millisecond,
-	DropMargin:      0.05,
 	Seed:            1,
 	Tuner:           "builtin",
 	EnergyWindow:    300 * time.Millisecond,
@@ -163,7 +156,6 @@ func (o *Options) fill() {
 	o.MinSampleTime = positiveOr(o.MinSampleTime, d.MinSampleTime)
 	o.MaxBatch = positiveOr(o.MaxBatch, d.MaxBatch)
 	o.Warmup = cmp.Or(o.Warmup, d.Warmup) // negative: none
-	o.DropMargin = positiveOr(o.DropMargin, d.DropMargin)
 	o.Mode = cmp.Or(o.Mode, Hot)
 	o.Tuner = cmp.Or(o.Tuner, d.Tuner)
 	o.Objective = cmp.Or(o.Objective, d.Objective)

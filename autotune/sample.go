@@ -203,6 +203,10 @@ func (m *measurement) leader() (int, stats.Stats) {
 	return leader, lead
 }
 
+// dropMargin: a candidate whose interval's low end is above the leader's
+// high end by more than this fraction is dropped early.
+const dropMargin = 0.05
+
 // decide drops clearly slower candidates (with drop) and reports whether
 // sampling is done.
 func (m *measurement) decide(budgetSpent, drop bool) bool {
@@ -218,7 +222,7 @@ func (m *measurement) decide(budgetSpent, drop bool) bool {
 		s := stats.Summarize(c.samples, c.batch)
 		lo, _ := interval(s)
 		_, leadHi := interval(lead)
-		if drop && i != leader && lo > leadHi*(1+m.opts.DropMargin) {
+		if drop && i != leader && lo > leadHi*(1+dropMargin) {
 			c.alive = false
 			c.res.Outcome = results.Dropped
 			c.res.Drop = &results.Drop{Samples: len(c.samples), Median: s.Median, Leader: m.cands[leader].res.Name, LeaderMedian: lead.Median}
