@@ -68,8 +68,7 @@ func (b *bayes) Next() (int, bool) {
 				i = j
 			}
 		}
-	}
-	if !ok {
+	} else {
 		i, _ = b.randomUnproposed(b.rng)
 	}
 	b.propose(i)

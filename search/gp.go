@@ -56,8 +56,7 @@ func (g *gp) fit(x [][]float64, y []float64) (logML float64, ok bool) {
 	if err := g.chol.SolveVecTo(g.alpha, mat.NewVecDense(n, y)); err != nil {
 		return math.Inf(-1), false
 	}
-	fitLog := -0.5*mat.Dot(mat.NewVecDense(n, y), g.alpha) - 0.5*g.chol.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
-	return fitLog, true
+	return -0.5*mat.Dot(mat.NewVecDense(n, y), g.alpha) - 0.5*g.chol.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi), true
 }
 
 // predict returns the posterior mean and variance at x.

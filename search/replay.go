@@ -85,11 +85,9 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	bestSoFar := BestSoFar(recs)
 	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
 	src := &logSource{recs: recs}
-	done := func(e Evaluation) bool {
-		rec := e.Record
-		return opts.StopWithin > 0 && rec.Verified() && rec.Stats.Median <= res.Best*(1+opts.StopWithin)
-	}
-	evals, err := Drive(context.Background(), strat, src, sopts, done)
+	evals, err := Drive(context.Background(), strat, src, sopts, func(e Evaluation) bool {
+		return opts.StopWithin > 0 && e.Record.Verified() && e.Record.Stats.Median <= res.Best*(1+opts.StopWithin)
+	})
 	if err != nil {
 		return nil, err
 	}
