@@ -125,16 +125,15 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		lease, holder, err := shared.TryLock(name)
 		if lease != nil && lease.TookOver() != "" {
 			ended()
-			t.tookOver(k, lease.TookOver())
+			t.waiting(Progress{Key: k.String(), Step: "took over", Holder: lease.TookOver()})
 		}
 		// The shared tier's answer, there already or landed while the
 		// lock was held.
 		if take {
-			e, ferr := t.fromShared(ctx, op, k, sum)
-			if (e != nil || ferr != nil) && lease != nil {
-				_ = lease.Release() // a failed release expires
-			}
-			if e != nil || ferr != nil {
+			if e, ferr := t.fromShared(ctx, op, k, sum); e != nil || ferr != nil {
+				if lease != nil {
+					_ = lease.Release() // a failed release expires
+				}
 				return e, nil, ferr
 			}
 		}
@@ -162,26 +161,19 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	}
 }
 
-// tookOver tells Progress (step "took over") and the log that k's lock,
-// held by dead, a process of this host that no longer exists, was taken
-// over rather than waited for until it expired.
-func (t *Tuner) tookOver(k Key, dead string) {
-	if t.opts.Progress != nil {
-		t.opts.Progress(Progress{Key: k.String(), Step: "took over", Holder: dead})
-	}
-	if l := t.opts.Logger; l != nil {
-		l.Info("autotune: took over the lock of "+k.String()+" from a process of this host that no longer exists", "holder", dead, "store", t.store.Shared().Path())
-	}
-}
-
 // waiting tells Progress of a wait for another machine's lock, and the
-// Logger, at Info, of its start and of each lock wait it goes on: a wait
-// of up to an hour is news to a program that only logs.
+// Logger, at Info, of its start and of each lock wait it goes on (a wait
+// of up to an hour is news to a program that only logs), and of a lock
+// taken over (step "took over") from a process of this host that no
+// longer exists rather than waited for until it expired.
 func (t *Tuner) waiting(p Progress) {
 	if t.opts.Progress != nil {
 		t.opts.Progress(p)
 	}
-	if l := t.opts.Logger; l != nil && p.Step == "wait" {
+	switch l := t.opts.Logger; {
+	case l != nil && p.Step == "took over":
+		l.Info("autotune: took over the lock of "+p.Key+" from a process of this host that no longer exists", "holder", p.Holder, "store", t.store.Shared().Path())
+	case l != nil && p.Step == "wait":
 		msg := "autotune: waiting for another machine's work on " + p.Key
 		if p.Waited > 0 {
 			msg = "autotune: still waiting for another machine's work on " + p.Key + ", which renews its lock"
