@@ -166,7 +166,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
-		opts: sopts, jobs: map[int]*compileJob{}, t0: time.Now()}
+		jobs: map[int]*compileJob{}, t0: time.Now()}
 	if sopts.CompileThreads > 0 {
 		src.sem = newBuildSlots(sopts.CompileThreads)
 	}
@@ -253,8 +253,7 @@ type deviceSource struct {
 	pts    *kernels.Points
 	ref    store.LogRef
 	logged map[string]search.LogRecord // by identity; none when forced
-	opts   SearchOptions
-	sem    *buildSlots // compile threads; nil compiles in line
+	sem    *buildSlots                 // compile threads; nil compiles in line
 	jobs   map[int]*compileJob
 	t0     time.Time
 	// base is the measurement whose problem, prepared for the first
