@@ -237,18 +237,11 @@ func pct(ratio float64) string { return fmt.Sprintf("%.1f%%", (ratio-1)*100) }
 
 // Finish counts the verdicts.
 func (r *ABReport) Finish() {
+	count := map[Verdict]*int{Slower: &r.Slower, Miscomputed: &r.Wrong, Broke: &r.Failed, Unclear: &r.Unclear,
+		NotMeasured: &r.Unpaired, OnlyOld: &r.Unpaired, OnlyInNew: &r.Unpaired}
 	for _, row := range r.Rows {
-		switch row.Verdict {
-		case Slower:
-			r.Slower++
-		case Miscomputed:
-			r.Wrong++
-		case Broke:
-			r.Failed++
-		case Unclear:
-			r.Unclear++
-		case NotMeasured, OnlyOld, OnlyInNew:
-			r.Unpaired++
+		if n := count[row.Verdict]; n != nil {
+			*n++
 		}
 	}
 }
