@@ -54,15 +54,12 @@ type JobResult struct {
 	Retried int
 }
 
-// JobsFor returns the jobs of one table, for the devices of its group;
-// info is the first device's, for sizes chosen by the device.
-type JobsFor func(table store.Table, info hal.DeviceInfo) []Job
-
 // TuneAll tunes on every tuner at once. This is the one place that groups
 // devices by hardware: tuners of one hardware form a group, which goes
 // through its tables (tuner names, in the order first seen) one after
 // another, so that a device never measures for two at once; the tuners
-// of one table share its jobs (jobs(table, ...)): each job is tuned once,
+// of one table share its jobs (jobs(table, info), info the first
+// device's, for sizes chosen by the device): each job is tuned once,
 // by whichever device of the group takes it first, so two identical GPUs
 // finish about twice as fast as one. Groups of different hardware run at
 // the same time. A device lost during this stops, commits nothing from
@@ -73,7 +70,7 @@ type JobsFor func(table store.Table, info hal.DeviceInfo) []Job
 //
 // The error is nil unless ctx ended; failures of single jobs, and groups
 // whose every device was lost, are in the outcomes.
-func TuneAll(ctx context.Context, tuners []*Tuner, jobs JobsFor, force bool) ([]JobResult, error) {
+func TuneAll(ctx context.Context, tuners []*Tuner, jobs func(table store.Table, info hal.DeviceInfo) []Job, force bool) ([]JobResult, error) {
 	members := map[store.Table][]*Tuner{}
 	var hardware []string // in the order first seen, as the tables of each
 	tables := map[string][]store.Table{}
