@@ -89,10 +89,7 @@ func (m *measurement) entry() *Entry {
 			}
 			setWork(&r, m.work(r.Index), m.opts.Peak, m.op)
 		} else if r.Outcome == "" {
-			r.Outcome = results.Failed
-			if r.Error == "" {
-				r.Error = "no samples"
-			}
+			r.Outcome, r.Error = results.Failed, cmp.Or(r.Error, "no samples")
 		}
 		e.Results = append(e.Results, r)
 	}
