@@ -61,8 +61,7 @@ const mixture = 0.5
 // (MinSequentialRounds at 0.95).
 func MedianBounds(xs []float64, confidence float64) (lo, hi float64) {
 	n := len(xs)
-	sorted := slices.Clone(xs)
-	slices.Sort(sorted)
+	sorted := slices.Sorted(slices.Values(xs))
 	// The counts k of values at or below m that leave m in the sequence
 	// are those whose mixture ratio stays under 1/α; they form an interval
 	// [kLo, kHi] around n/2, and m between the kLo-th and the (kHi+1)-th

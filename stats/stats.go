@@ -111,8 +111,7 @@ func Summarize(samples []float64, batch int) Stats {
 	if len(samples) == 0 {
 		return s
 	}
-	sorted := slices.Clone(samples)
-	slices.Sort(sorted)
+	sorted := slices.Sorted(slices.Values(samples))
 	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(sorted, &benchmath.DefaultThresholds), Confidence)
 	s.Median = sum.Center
 	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
