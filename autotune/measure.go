@@ -374,8 +374,7 @@ func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, 
 	t, err := m.timed(ctx, st, 1)
 	switch {
 	case errors.Is(err, hal.ErrNoTick):
-		// Too short for the timer: batch as many runs as allowed.
-		t = 0
+		// Too short for the timer (t is 0): batch as many runs as allowed.
 		st.noTick()
 	case err != nil:
 		return status.Annotatef(err, "timing %s", c.Name)

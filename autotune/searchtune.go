@@ -300,21 +300,15 @@ func (d *deviceSource) candidate(i int) (c kernels.Candidate, refused, err error
 	return c, refused, nil
 }
 
+// Evaluate returns point i's evaluation, from the log or measured now.
 func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, error) {
-	rec, measured, err := d.evaluate(ctx, i)
-	return search.Evaluation{Point: i, Record: rec, Measured: measured}, err
-}
-
-// evaluate returns point i's record, from the log (measured false) or
-// measured now.
-func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, bool, error) {
 	if rec, ok := d.logged[d.pts.IDs[i]]; ok {
 		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
-		return rec, false, nil
+		return search.Evaluation{Point: i, Record: rec}, nil
 	}
 	sized, refused, err := d.candidate(i)
 	if err != nil {
-		return search.LogRecord{}, false, err
+		return search.Evaluation{}, err
 	}
 	rec := search.LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i]}
 	c := d.cands[i]
@@ -331,20 +325,20 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 		select {
 		case <-j.done:
 		case <-ctx.Done():
-			return search.LogRecord{}, false, ctx.Err()
+			return search.Evaluation{}, ctx.Err()
 		}
 		delete(d.jobs, i)
 		d.compile += j.took
 		rec.CompileSeconds = j.took.Seconds()
 		if j.err != nil {
 			if fatal(ctx, d.t.dev, j.err) {
-				return rec, false, j.err
+				return search.Evaluation{}, j.err
 			}
 			st.fail(status.Annotatef(j.err, "building %s", c.Name))
 		} else {
 			r, took, err := d.measure(ctx, i, j)
 			if err != nil {
-				return rec, false, err
+				return search.Evaluation{}, err
 			}
 			st.res, rec.MeasureSeconds = r, took.Seconds()
 		}
@@ -353,7 +347,7 @@ func (d *deviceSource) evaluate(ctx context.Context, i int) (search.LogRecord, b
 	rec.Time = time.Now().UTC()
 	d.measured++
 	_ = search.AppendLog(d.t.store, d.ref, rec) // a warning when the file cannot be written
-	return rec, true, nil
+	return search.Evaluation{Point: i, Record: rec, Measured: true}, nil
 }
 
 // measure verifies point i with the pipeline j built, calibrates it, and
