@@ -159,10 +159,8 @@ func (o *Options) fill() {
 	o.Mode = cmp.Or(o.Mode, Hot)
 	o.Tuner = cmp.Or(o.Tuner, d.Tuner)
 	o.Objective = cmp.Or(o.Objective, d.Objective)
-	if o.EnergyWindow == 0 && o.Objective != ObjectiveTime {
-		o.EnergyWindow = d.EnergyWindow
-	}
 	if o.Objective != ObjectiveTime {
+		o.EnergyWindow = cmp.Or(o.EnergyWindow, d.EnergyWindow)
 		// A candidate slower per run may use less energy: none is
 		// dropped for being slower.
 		o.NoDrop = true
