@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -246,11 +247,8 @@ func (p *manifestProblem) createImages(ctx context.Context, info hal.DeviceInfo)
 	}
 	return kernels.Execute(ctx, p.dev, func(cb hal.CommandBuffer) error {
 		for _, i := range uploads {
-			src := p.bufs[i]
-			if p.initial[i] != nil {
-				src = p.initial[i]
-			}
-			if err := cb.CopyBufferToImage(src, 0, p.images[i]); err != nil {
+			// An inout image starts from its initial contents.
+			if err := cb.CopyBufferToImage(cmp.Or(p.initial[i], p.bufs[i]), 0, p.images[i]); err != nil {
 				return status.Annotatef(err, "manifest: filling image %s", op.bufs[i].name)
 			}
 		}
