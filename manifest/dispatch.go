@@ -115,10 +115,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 		}
 		tables[b.set][b.binding] = i
 	}
-	kinds := make([][]hal.BindingKind, len(tables))
-	for set, t := range tables {
-		kinds[set] = make([]hal.BindingKind, len(t))
-	}
+	kinds := mapped(tables, func(t []int) []hal.BindingKind { return make([]hal.BindingKind, len(t)) })
 	for _, b := range mod.spv.Bindings(e) {
 		set, binding := int(b.Set), int(b.Binding)
 		if set >= len(tables) || binding >= len(tables[set]) || tables[set][binding] < 0 {

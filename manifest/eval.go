@@ -188,10 +188,7 @@ func (n callNode) eval(env exprEnv) exprValue {
 		}
 		return promote(branch.eval(env), n.typ)
 	}
-	args := make([]exprValue, len(n.args))
-	for i, a := range n.args {
-		args[i] = a.eval(env)
-	}
+	args := mapped(n.args, func(a exprNode) exprValue { return a.eval(env) })
 	switch n.name {
 	case "min", "max", "clamp", "abs":
 		return n.ordering(args)

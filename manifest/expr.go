@@ -503,12 +503,8 @@ func (p *exprParser) parseCall(name string, pos int) typedNode {
 }
 
 func (p *exprParser) call(name string, pos int, args []typedNode) typedNode {
-	nodes := make([]exprNode, len(args))
-	anyFloat := false
-	for i, a := range args {
-		nodes[i] = a.n
-		anyFloat = anyFloat || a.typ == floatType
-	}
+	nodes := mapped(args, func(a typedNode) exprNode { return a.n })
+	anyFloat := slices.ContainsFunc(args, func(a typedNode) bool { return a.typ == floatType })
 	typ := intType
 	switch name {
 	case "min", "max", "clamp", "abs", "pow":
