@@ -132,7 +132,6 @@ func (e manifestExpr) dependsOnSize() bool { return e.usesDims || e.usesDevice |
 // resolve works out the dispatch's constants and workgroup size in env.
 func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
 	var ps pipelineSpec
-	vals := make(map[uint32]uint32, len(disp.consts))
 	for _, k := range disp.consts {
 		v, err := k.value.eval(env)
 		if err != nil {
@@ -143,9 +142,9 @@ func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
 			an := map[bool]string{true: "n"}[k.kind == "int" || k.kind == "uint"]
 			return ps, errWhere(status.InvalidArgument, k.value.where, "constant_id %d of %s is a%s %s: %v", k.id, disp.mod.path, an, k.kind, err)
 		}
-		vals[k.id] = bits
 		ps.constants = append(ps.constants, hal.Constant{ID: k.id, Value: bits})
 	}
+	vals := ps.spec()
 	for i, a := range disp.axes {
 		axis := "xyz"[i]
 		v := a.def
