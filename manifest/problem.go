@@ -379,14 +379,11 @@ func (p *manifestProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
 // device info describes runs it, planned as Prepare plans it
 // (kernels.OperationSizer).
 func (op *manifestOp) CandidatesAt(size kernels.Size, info hal.DeviceInfo) ([]kernels.Candidate, []error) {
-	cands, errs := op.Candidates(), make([]error, len(op.runs))
 	lay, err := op.layout(size, &info)
 	if err != nil {
-		for c := range errs {
-			errs[c] = err
-		}
-		return cands, errs
+		return op.Candidates(), slices.Repeat([]error{err}, len(op.runs))
 	}
+	cands, errs := op.Candidates(), make([]error, len(op.runs))
 	for c, steps := range op.planAll(size, lay, &info) {
 		if errs[c] = lay.errs[c]; errs[c] == nil {
 			cands[c] = op.sized(c, steps)
