@@ -257,11 +257,10 @@ func (op *manifestOp) Verifies() bool {
 }
 
 func (op *manifestOp) Candidates() []kernels.Candidate {
-	out := slices.Clone(op.cands)
-	for i := range out {
-		out[i].Constants = slices.Clone(out[i].Constants)
-	}
-	return out
+	return mapped(op.cands, func(c kernels.Candidate) kernels.Candidate {
+		c.Constants = slices.Clone(c.Constants)
+		return c
+	})
 }
 
 // DefaultSize is the manifest's default extents for the kind of device
