@@ -47,12 +47,8 @@ func (v exprValue) float() float64 {
 	return float64(v.i)
 }
 
-func (v exprValue) truth() bool {
-	if v.typ == floatType {
-		return v.f != 0
-	}
-	return v.i != 0
-}
+// truth is whether v is not 0 (NaN included): no integer but 0 is 0 as a float.
+func (v exprValue) truth() bool { return v.float() != 0 }
 
 func (v exprValue) String() string {
 	if v.typ == floatType {
