@@ -313,10 +313,8 @@ func (d *opDecoder) decodeVerify() error {
 	}
 	o := must(d.src.object(n, `{"reference": "candidate name"} or "none"`))
 	if r := o.get("reference"); r != nil {
-		name := must(d.src.str(r))
-		d.op.ref = slices.IndexFunc(d.op.cands, func(c kernels.Candidate) bool { return c.Name == name })
-		if d.op.ref < 0 {
-			names := mapped(d.op.cands, func(c kernels.Candidate) string { return c.Name })
+		name, names := must(d.src.str(r)), mapped(d.op.cands, func(c kernels.Candidate) string { return c.Name })
+		if d.op.ref = slices.Index(names, name); d.op.ref < 0 {
 			return d.src.errAt(r, "no candidate %q (candidates: %s)", name, strings.Join(names, ", "))
 		}
 	}
