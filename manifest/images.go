@@ -272,12 +272,7 @@ func (p *manifestProblem) binding(disp *manifestDispatch, k, b int) hal.Binding 
 // resets reports whether any buffer or image of the operation must be
 // reset before each run.
 func (op *manifestOp) resets() bool {
-	for _, b := range op.bufs {
-		if b.role == roleInOut || b.img != nil && b.role == roleOutput {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(op.bufs, func(b *manifestBuffer) bool { return b.role == roleInOut || b.img != nil && b.role == roleOutput })
 }
 
 // download copies every checked image into its buffer, where Verify and
