@@ -326,12 +326,9 @@ func (d *opDecoder) decodeVerify() error {
 			}
 		}
 	}
-	if d.op.ref < 0 {
-		for _, b := range d.op.bufs {
-			if b.checked() && !b.expects() {
-				return d.src.errAt(n, "names no reference candidate, and buffer %q has no \"expect\" to check it against: name a \"reference\", or give the buffer an \"expect\" or \"check\": false", b.name)
-			}
-		}
+	noExpect := slices.IndexFunc(d.op.bufs, func(b *manifestBuffer) bool { return b.checked() && !b.expects() })
+	if d.op.ref < 0 && noExpect >= 0 {
+		return d.src.errAt(n, "names no reference candidate, and buffer %q has no \"expect\" to check it against: name a \"reference\", or give the buffer an \"expect\" or \"check\": false", d.op.bufs[noExpect].name)
 	}
 	return o.done()
 }
