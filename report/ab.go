@@ -56,11 +56,21 @@ func verdictColor(v results.Verdict) color.Color {
 // verdict, with why.
 func abPanel(in Input) (panel, error) {
 	rep := in.AB
-	var rows []results.ABRow
 	pn := panel{title: fmt.Sprintf("ab: %s against %s — %s", rep.New, rep.Old, in.Label)}
+	// The axis holds the ratios and the threshold's lines, and the
+	// intervals as far as half that span again: one interval of a pair
+	// measured in few rounds would otherwise take the axis from the rest.
+	lo, hi := 1-rep.Threshold, 1+rep.Threshold
+	var rows []results.ABRow
+	var labels []string
+	var bounds [][2]float64
 	for _, row := range rep.Rows {
 		if row.Ratio > 0 {
-			rows = append(rows, row)
+			rows, labels = append(rows, row), append(labels, row.Name)
+			lo, hi = min(lo, row.Ratio), max(hi, row.Ratio)
+			if hasBounds(row) {
+				bounds = append(bounds, [2]float64{row.Lo, row.Hi})
+			}
 			continue
 		}
 		note := fmt.Sprintf("%s: %s", row.Name, row.Verdict)
@@ -71,19 +81,6 @@ func abPanel(in Input) (panel, error) {
 	}
 	if len(rows) == 0 {
 		return pn, nil
-	}
-	// The axis holds the ratios and the threshold's lines, and the
-	// intervals as far as half that span again: one interval of a pair
-	// measured in few rounds would otherwise take the axis from the rest.
-	lo, hi := 1-rep.Threshold, 1+rep.Threshold
-	var bounds [][2]float64
-	labels := make([]string, len(rows))
-	for i, row := range rows {
-		lo, hi = min(lo, row.Ratio), max(hi, row.Ratio)
-		if hasBounds(row) {
-			bounds = append(bounds, [2]float64{row.Lo, row.Hi})
-		}
-		labels[i] = row.Name
 	}
 	lo, hi = axisExtent(lo, hi, 0.5*(hi-lo), 0, bounds)
 	p := rowChart(pn.title, "time NEW/OLD, with its 95% interval (above 1: NEW slower)", labels, lo, hi, oneTicked{})
