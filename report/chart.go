@@ -284,18 +284,12 @@ func addSeries(p *plot.Plot, pts plotter.XYs, errs plotter.XErrors, col color.Co
 	}
 	bars.Color = col
 	bars.CapWidth = 0.25 * rowPitch
-	var sc *plotter.Scatter
+	p.Add(bars)
 	if winner {
 		bars.Width = vg.Points(1.5)
-		sc, err = newScatter(pts, col, draw.CircleGlyph{}, vg.Points(4.5))
-	} else {
-		sc, err = newScatter(pts, col, draw.RingGlyph{}, vg.Points(3))
+		return addScatter(p, pts, col, draw.CircleGlyph{}, vg.Points(4.5))
 	}
-	if err != nil {
-		return err
-	}
-	p.Add(bars, sc)
-	return nil
+	return addScatter(p, pts, col, draw.RingGlyph{}, vg.Points(3))
 }
 
 // legend is what a candidate chart's marks mean: drawn above the chart,
@@ -344,13 +338,15 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, top vg.Length) {
 	}
 }
 
-func newScatter(pts plotter.XYs, col color.Color, shape draw.GlyphDrawer, radius vg.Length) (*plotter.Scatter, error) {
+// addScatter draws glyphs of shape and radius at pts, in col.
+func addScatter(p *plot.Plot, pts plotter.XYs, col color.Color, shape draw.GlyphDrawer, radius vg.Length) error {
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sc.Color, sc.Shape, sc.Radius = col, shape, radius
-	return sc, nil
+	p.Add(sc)
+	return nil
 }
 
 // panel is one chart with its notes under it, or notes alone; a

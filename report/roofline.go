@@ -261,20 +261,15 @@ func addLabel(p *plot.Plot, pt plotter.XY, text string, offset vg.Point, col col
 func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, lp *labelPlacer) error {
 	col, wcol := r.color(pts.f, false), r.color(pts.f, true)
 	if len(pts.others) > 0 {
-		sc, err := newScatter(pts.others, col, draw.RingGlyph{}, vg.Points(2.5))
-		if err != nil {
+		if err := addScatter(p, pts.others, col, draw.RingGlyph{}, vg.Points(2.5)); err != nil {
 			return err
 		}
-		p.Add(sc)
 	}
-	if len(pts.winners) == 0 {
-		return nil
+	if len(pts.winners) > 0 {
+		if err := addScatter(p, pts.winners, wcol, draw.CircleGlyph{}, vg.Points(4)); err != nil {
+			return err
+		}
 	}
-	sc, err := newScatter(pts.winners, wcol, draw.CircleGlyph{}, vg.Points(4))
-	if err != nil {
-		return err
-	}
-	p.Add(sc)
 	for i, pt := range pts.winners {
 		if err := addLabel(p, pt, pts.labels[i], lp.place(pt, pts.labels[i]), wcol); err != nil {
 			return err
