@@ -151,7 +151,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// both under the lock too, waiting while another machine holds it
 	// but taking no answer, so that no other machine searches beside
 	// them and their answers do not race to the store.
-	answer, lease, err := t.claim(ctx, sop, skey, sum, true, !sopts.Force && len(logged) == 0)
+	answer, lease, _, err := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
 	if err != nil {
 		return nil, err
 	}

@@ -73,36 +73,47 @@ func (t *Tuner) answered(k Key, from Tier, where string) {
 	}
 }
 
+// patience is how long claim waits for a lock another holds: not at all
+// (FastestOrDefault: busy), the tier's LockWait at most (a tune, which
+// then tunes without the lock), or as long as the holder renews it (a
+// search, which may take an hour, and a forced tune). A wait is told to
+// Progress and the log (waiting).
+type patience int
+
+const (
+	noWait patience = iota
+	untilLockWait
+	whileRenewed
+)
+
 // claim answers k from the local file, else the shared tier, else from
 // the machine of the fleet that holds k's lock; or makes this process the
 // one that answers k for the fleet, taking the lock and returning its
 // lease, to release once the answer is committed. While another process
-// holds the lock it waits for that one's answer (trusted as fromShared's):
-// the tier's LockWait at most (a tune, which then tunes without the
-// lock), or with renewed as long as the holder renews it (a search, which
-// may take an hour, and a forced tune); a wait is told to Progress and
-// the log (waiting). A holder that died stops renewing its lock, which
+// holds the lock it waits for that one's answer (trusted as fromShared's)
+// as long as wait says; a holder that died stops renewing its lock, which
 // expires, and the lock is taken over (at once where the holder was a
 // process of this host that no longer exists). With no shared tier, or
 // one that fails, it returns neither answer nor lease: answer k here.
+// With noWait, a lock another holds is busy: the caller does not wait.
 // Without take, no answer is taken, of a tier or of the holder: it waits
 // for the lock alone (a search that continues its own log, or a forced
 // search or tune). ctx ending while it waits is its error, of ctx's code:
 // the caller neither measures nor stores anything.
-func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, renewed, take bool) (*Entry, *store.Lease, error) {
+func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool, _ error) {
 	if take {
 		if e := t.fromFile(k, sum); e != nil {
-			return e, nil, nil
+			return e, nil, false, nil
 		}
 	}
 	shared := t.store.Shared()
 	if shared == nil {
-		return nil, nil, nil
+		return nil, nil, false, nil
 	}
 	name := t.table.String() + "/" + string(entryKey(k, sum))
 	poll := min(250*time.Millisecond, shared.LockExpiry()/4)
 	most := shared.LockWait()
-	if renewed {
+	if wait == whileRenewed {
 		most = 0
 	}
 	var since time.Time // when the wait began; zero once its end is told
@@ -120,7 +131,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 			if !since.IsZero() {
 				what = "autotune: waiting for another machine's work on " + k.String()
 			}
-			return nil, nil, status.Wrap(err, status.CodeOf(err), what)
+			return nil, nil, false, status.Wrap(err, status.CodeOf(err), what)
 		}
 		lease, holder, err := shared.TryLock(name)
 		if lease != nil && lease.TookOver() != "" {
@@ -134,21 +145,24 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 				if lease != nil {
 					_ = lease.Release() // a failed release expires
 				}
-				return e, nil, ferr
+				return e, nil, false, ferr
 			}
 		}
 		if err != nil || lease != nil {
-			return nil, lease, nil
+			return nil, lease, false, nil
+		}
+		if wait == noWait {
+			return nil, nil, true, nil
 		}
 		now, step := time.Now(), "waiting"
 		switch {
 		case since.IsZero():
 			since, step = now, "wait"
 		case now.After(deadline):
-			if !renewed {
+			if wait == untilLockWait {
 				ended() // before the warning: a display clears what it drew
 				t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
-				return nil, nil, nil
+				return nil, nil, false, nil
 			}
 			// Still held: renewed within LockExpiry, so still at work.
 			deadline, step = now.Add(shared.LockWait()), "wait"

@@ -428,6 +428,32 @@ func TestSharedLockHolderKilled(t *testing.T) {
 	}
 }
 
+// TestSharedFastestOrDefault: while another machine holds a question's
+// lock, FastestOrDefault does not wait for its tune: it answers the
+// default candidate, pending, and measures nothing; once the lock is
+// released, it tunes.
+func TestSharedFastestOrDefault(t *testing.T) {
+	srv := redistest.Start(t)
+	op := defaultScaleOp()
+	size := kernels.SizeOf(1 << 12)
+	m := newMachine(t, srv.URL())
+	tuner := autotune.NewTuner(devtest.Device(t), m.cache, m.options(nil))
+	other := newMachine(t, srv.URL())
+	lease, _, err := other.cache.Shared().TryLock(tuner.Table().String() + "/" + tuner.Key(op, size).String() + "@" + autotune.Checksum(op.Candidates()))
+	if err != nil || lease == nil {
+		t.Fatalf("TryLock = %v, %v", lease, err)
+	}
+	if i, pending, err := tuner.FastestOrDefault(context.Background(), op, size); i != 0 || !pending || err != nil || m.sampled.Load() != 0 {
+		t.Errorf("while another tunes: %d, pending %v, %v, %d samples; want 0, pending, nothing measured", i, pending, err, m.sampled.Load())
+	}
+	if err := lease.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if i, pending, err := tuner.FastestOrDefault(context.Background(), op, size); op.cands[i].Name != "wg64" || pending || err != nil || m.sampled.Load() == 0 {
+		t.Errorf("after the release: %d, pending %v, %v; want wg64, tuned here", i, pending, err)
+	}
+}
+
 // lockKey is the name of the shared store's lock that a tuner takes to
 // tune op at size, or with space to search op's space there.
 func lockKey(t *testing.T, tuner *autotune.Tuner, dev hal.Device, op kernels.Operation, size kernels.Size, space bool) string {

@@ -16,8 +16,8 @@ import (
 
 // Tuner answers "which candidate is fastest?" for one device: from memory,
 // else from the store, else by measuring and committing the answer.
-// It is safe for concurrent use: callers asking for a key being tuned
-// wait for that tune instead of starting another.
+// It is safe for concurrent use; a key being tuned is Pending, and other
+// callers asking for it wait for that tune instead of starting another.
 type Tuner struct {
 	dev   hal.Device
 	store *store.Store
@@ -175,28 +175,46 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // it (or for ctx), and tunes the key itself where that caller's context
 // ended first. Once the device is lost, Fastest fails at once.
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
+	i, _, err := t.fastest(ctx, op, size, untilLockWait)
+	return i, err
+}
+
+// FastestOrDefault is Fastest for callers that must not wait for another
+// caller's tune: while the key is Pending it returns the default candidate
+// (index 0) and pending true at once.
+func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size kernels.Size) (i int, pending bool, err error) {
+	return t.fastest(ctx, op, size, noWait)
+}
+
+// fastest is Fastest, and with noWait FastestOrDefault.
+func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.Size, wait patience) (i int, pending bool, err error) {
 	if err := t.Err(); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	target, index, sum, err := t.applicable(op, size)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	k := t.Key(target, size)
 	i, ok := t.answer(k, sum)
 	if !ok {
-		e, err := t.tune(ctx, target, k, sum, false)
-		if _, notStored := errors.AsType[*NotStoredError](err); err != nil && !notStored {
-			return 0, err
+		e, err := t.tune(ctx, target, k, sum, false, wait)
+		switch _, notStored := errors.AsType[*NotStoredError](err); {
+		case errors.Is(err, errPending):
+			// The default candidate is the first that applies.
+			i, pending = 0, true
+		case err != nil && !notStored:
+			return 0, false, err
+		default:
+			// An answer the store could not take is kept in memory: it
+			// answers this process all the same.
+			i = e.Fastest
 		}
-		// An answer the store could not take is kept in memory: it
-		// answers this process all the same.
-		i = e.Fastest
 	}
 	if index != nil {
 		i = index[i]
 	}
-	return i, nil
+	return i, pending, nil
 }
 
 // Tune tunes op at size's key and commits the answer, unless the cache
@@ -219,7 +237,7 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 	if err != nil {
 		return nil, err
 	}
-	e, err := t.tune(ctx, target, t.Key(target, size), sum, force)
+	e, err := t.tune(ctx, target, t.Key(target, size), sum, force, untilLockWait)
 	return e.remapped(index), err
 }
 
@@ -252,6 +270,8 @@ func (e *NotStoredError) Error() string {
 
 // Unwrap returns the store's error.
 func (e *NotStoredError) Unwrap() error { return e.Err }
+
+var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 
 // applicable returns the operation to tune for size and its checksum: op
 // itself when every candidate applies at size (the usual case, which
@@ -292,21 +312,25 @@ func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Ope
 	return s.op, s.index, s.sum, nil
 }
 
-func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force bool) (*Entry, error) {
+func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	mk := answerKey{k, sum}
 	t.mu.Lock()
 	if p, ok := t.pending[mk]; ok {
 		t.mu.Unlock()
+		if wait == noWait {
+			return nil, errPending
+		}
 		select {
 		case <-p.done:
-			// This caller tunes k itself where the tune it joined was
-			// stopped by its own caller's context, or was not forced and
-			// this one is: that one may have answered from a tier, or
-			// kept the first answer committed, the very answer the force
-			// was asked to replace. A forced tune in flight measures
-			// afresh whenever it began, and is joined.
-			if p.stopped && ctx.Err() == nil || force && !p.force {
-				return t.tune(ctx, op, k, sum, force)
+			// This caller tunes k itself where the tune it joined did
+			// not wait for another machine's (errPending), was stopped
+			// by its own caller's context, or was not forced and this
+			// one is: that one may have answered from a tier, or kept
+			// the first answer committed, the very answer the force was
+			// asked to replace. A forced tune in flight measures afresh
+			// whenever it began, and is joined.
+			if p.err == errPending || p.stopped && ctx.Err() == nil || force && !p.force {
+				return t.tune(ctx, op, k, sum, force, wait)
 			}
 			return p.entry, p.err
 		case <-ctx.Done():
@@ -317,7 +341,7 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 	t.pending[mk] = p
 	t.mu.Unlock()
 
-	p.entry, p.err = t.resolve(ctx, op, k, sum, force)
+	p.entry, p.err = t.resolve(ctx, op, k, sum, force, wait)
 	p.stopped = p.err != nil && ctx.Err() != nil
 
 	t.mu.Lock()
@@ -328,15 +352,22 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 }
 
 // resolve answers one key: from the store (another process may have tuned
-// it), else by measuring and committing.
-func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool) (*Entry, error) {
+// it), else by measuring and committing. With noWait, a key another
+// machine is tuning is errPending.
+func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	// The tiers (shared.go), or this process tunes it for the fleet. A
 	// forced tune takes no answer but waits for the lock while its holder
 	// renews it, as a forced search does, so that two machines forcing
 	// one key never measure it side by side and race to publish.
-	switch e, lease, err := t.claim(ctx, op, k, sum, force, !force); {
+	take := !force
+	if force {
+		wait = whileRenewed
+	}
+	switch e, lease, busy, err := t.claim(ctx, op, k, sum, wait, take); {
 	case err != nil:
 		return nil, err
+	case busy:
+		return nil, errPending
 	case e != nil:
 		return e, nil
 	case lease != nil:

@@ -131,7 +131,7 @@ func TestTunerPendingDedupe(t *testing.T) {
 	}
 }
 
-func TestTunerWaiterHonoursContext(t *testing.T) {
+func TestTunerNoWaitGetsDefaultWhilePending(t *testing.T) {
 	dev := devtest.Device(t)
 	op := defaultScaleOp()
 	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
@@ -143,6 +143,10 @@ func TestTunerWaiterHonoursContext(t *testing.T) {
 	// Wait until the tune has started.
 	for op.prepares.Load() == 0 {
 		time.Sleep(time.Millisecond)
+	}
+	i, pending, err := tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(1<<15))
+	if err != nil || !pending || i != 0 {
+		t.Errorf("FastestOrDefault during a tune = %d, %v, %v; want 0, true, nil", i, pending, err)
 	}
 	// A waiter honours its context.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
@@ -265,8 +269,8 @@ func TestTunerKeepsWhatTheStoreCannot(t *testing.T) {
 	if i, err := tu.Fastest(ctx, op, kernels.SizeOf(4000)); err != nil || i != e.Fastest {
 		t.Errorf("Fastest = %d, %v; want %d", i, err, e.Fastest)
 	}
-	if i, err := tu.Fastest(ctx, op, kernels.SizeOf(3500)); err != nil || i != e.Fastest {
-		t.Errorf("Fastest(3500) = %d, %v; want %d", i, err, e.Fastest)
+	if i, pending, err := tu.FastestOrDefault(ctx, op, kernels.SizeOf(3500)); err != nil || pending || i != e.Fastest {
+		t.Errorf("FastestOrDefault = %d, %v, %v; want %d", i, pending, err, e.Fastest)
 	}
 	if n := op.records.Load() - before; n != 0 {
 		t.Errorf("%d dispatches recorded after the answer was known", n)
