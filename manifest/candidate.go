@@ -107,11 +107,14 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 	if spv != nil || glsl != nil {
 		s.spirv, s.glsl = spv, glsl
 	}
-	// Constants add to (and replace by id) the candidate's.
+	// Constants add to (and replace by id) the candidate's; both must be
+	// objects, or a value that is not would be dropped by the merge.
 	if v := o.get("constants"); v != nil {
 		if s.constants == nil {
 			s.constants = v
 		} else {
+			must(o.src.object(s.constants, constantsWhat))
+			must(o.src.object(v, constantsWhat))
 			merged := &jsonNode{kind: jsonObject, path: v.path, off: v.off,
 				keys: slices.Clone(s.constants.keys), vals: slices.Clone(s.constants.vals)}
 			for i, k := range v.keys {

@@ -19,6 +19,9 @@ import (
 // the dimensions, the device's limits or the pass index make one pipeline
 // per distinct set of values, which a problem builds when it is prepared.
 
+// constantsWhat is what a "constants" field holds, for its errors.
+const constantsWhat = `constant_id to value, such as {"0": 256, "1": "VEC"}`
+
 // constants reads "constants": constant_id to value (a number, a
 // boolean, or an expression), each typed by the module. An id the module
 // does not declare is a warning, not an error: glslc -O drops the
@@ -27,7 +30,7 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 	if n == nil {
 		return nil
 	}
-	must(d.src.object(n, `constant_id to value, such as {"0": 256, "1": "VEC"}`))
+	must(d.src.object(n, constantsWhat))
 	mod := disp.mod
 	for i, key := range n.keys {
 		v := n.vals[i]

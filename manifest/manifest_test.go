@@ -468,6 +468,8 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"pass in assert", `"dims"`, `"assert": ["pass < 2"], "dims"`, []string{"operations[0].assert[0]", "pass cannot be used here: it counts the repeats of a dispatch"}},
 		{"index outside expect", `"len": "N", "binding": 0`, `"len": "i", "binding": 0`, []string{"operations[0].buffers[0].len", "i cannot be used here: it is the element index of an expected value"}},
 		{"dispatches and groups", `"groups": ["div_up(N, 256)"]`, `"groups": [1], "dispatches": [{"groups": [1]}]`, []string{"operations[0].candidates[0].groups", "gives each dispatch its own groups"}},
+		{"candidate constants not an object", `"groups": ["div_up(N, 256)"]}`, `"constants": 5, "dispatches": [{"groups": ["div_up(N, 256)"], "constants": {}}]}`, []string{"operations[0].candidates[0].constants", "is a number, want an object"}},
+		{"dispatch constants not an object", `"groups": ["div_up(N, 256)"]}`, `"constants": {}, "dispatches": [{"groups": ["div_up(N, 256)"], "constants": "VEC"}]}`, []string{"operations[0].candidates[0].dispatches[0].constants", "is a string, want an object"}},
 		{"unknown binding buffer", `"groups": ["div_up(N, 256)"]`, `"groups": ["div_up(N, 256)"], "bindings": ["x", "z"]`, []string{"operations[0].candidates[0].bindings[1]", `no buffer "z"`}},
 		{"tolerance on ints", `"type": "f32", "len": "N", "binding": 0`, `"type": "u32", "len": "N", "binding": 0, "tolerance": {"rel": 1}`, []string{"operations[0].buffers[0].tolerance", "compared exactly"}},
 		{"not an object", `"verify": {`, `"verify": 3, "x": {`, []string{"operations[0].verify", "is a number"}},
