@@ -128,9 +128,9 @@ func TestSearchBadInput(t *testing.T) {
 		{[]string{"replay", modelLog, "--format", "csv"}, "--format table or log"},
 		{[]string{"replay", modelLog, "--strategy", "random,genetic"}, `unknown --strategy "genetic"`},
 		{[]string{"replay", modelLog, "--seeds", "0"}, "--seeds at least 1"},
-		{[]string{"replay"}, "replay takes one tuning log"},
+		{[]string{"replay"}, "replay takes one tuning log (see vkbench replay --help)"},
 		{[]string{"report", modelLog, cliData("report-input.json"), "-o", filepath.Join(dir, "r.svg")}, "not both at once"},
-		{[]string{"cache", "export-log", "gemm/f32/32x32x32", "--cache", filepath.Join(dir, "c.db")}, "takes KEY and FILE"},
+		{[]string{"cache", "export-log", "gemm/f32/32x32x32", "--cache", filepath.Join(dir, "c.db")}, "takes KEY and FILE, or nothing to list the logs (see vkbench cache export-log --help)"},
 		{[]string{"cache", "export-log", "gemm/f32/32x32x32", filepath.Join(dir, "x"), "--cache", filepath.Join(dir, "c.db")}, "0 tuning logs match"},
 	} {
 		r := vkbench(t, tt.args...)

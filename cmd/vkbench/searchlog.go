@@ -50,7 +50,7 @@ the searches themselves, as a tuning log, which vkbench report draws.
 
 Exit status: 0 success, 2 bad usage or a file that is not a tuning log, 4 the
 output could not be written.`,
-		Args: argsWhere(func(n int) bool { return n == 1 }, "replay takes one tuning log"),
+		Args: argsWhere(func(n int) bool { return n == 1 }, "replay takes one tuning log (see vkbench replay --help)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return replay(cmd, &f, args[0])
 		},
@@ -205,7 +205,7 @@ then one line per search (strategy, seed, the configurations in the order it
 evaluated them). vkbench replay FILE replays strategies against it;
 vkbench report FILE -o chart.svg draws its searches' convergence. Without
 arguments, lists the tuning logs.`,
-		Args: argsWhere(func(n int) bool { return n == 0 || n == 2 }, "export-log takes KEY and FILE, or nothing to list the logs"),
+		Args: argsWhere(func(n int) bool { return n == 0 || n == 2 }, "export-log takes KEY and FILE, or nothing to list the logs (see vkbench cache export-log --help)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := cf.open(cmd, false)
 			if err != nil {
