@@ -64,10 +64,8 @@ func (e Env) Param(name string) int {
 // Dim returns the problem's extent in dimension name; it panics when the
 // operation has no such dimension.
 func (e Env) Dim(name string) int {
-	for i, d := range e.Dims {
-		if d == name && i < e.Size.Len() {
-			return e.Size.Dim(i)
-		}
+	if i := slices.Index(e.Dims, name); i >= 0 && i < e.Size.Len() {
+		return e.Size.Dim(i)
 	}
 	panic(fmt.Sprintf("kernels: restriction reads dimension %q, which the operation does not have (%v)", name, e.Dims))
 }
@@ -179,9 +177,7 @@ func (s *Space) Check() error {
 		if len(p.Values) == 0 {
 			return bad("param %s has no values", p.Name)
 		}
-		sorted := slices.Clone(p.Values)
-		slices.Sort(sorted)
-		if len(slices.Compact(sorted)) != len(p.Values) {
+		if len(slices.Compact(slices.Sorted(slices.Values(p.Values)))) != len(p.Values) {
 			return bad("param %s repeats a value: %v", p.Name, p.Values)
 		}
 	}
