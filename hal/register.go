@@ -1,6 +1,7 @@
 package hal
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"maps"
@@ -61,10 +62,7 @@ func ReleaseWaitOf(d time.Duration) (time.Duration, error) {
 	if d < 0 {
 		return 0, status.Newf(status.InvalidArgument, "hal: ReleaseWait is %v; want zero (%v) or a positive bound", d, DefaultReleaseWait)
 	}
-	if d == 0 {
-		return DefaultReleaseWait, nil
-	}
-	return d, nil
+	return cmp.Or(d, DefaultReleaseWait), nil
 }
 
 // Opener opens a registered backend.
@@ -102,10 +100,7 @@ func OpenDriver(name string, opts DriverOptions) (Driver, error) {
 	open, ok := registry[name]
 	registryMu.RUnlock()
 	if !ok {
-		registered := "none"
-		if names := Drivers(); len(names) > 0 {
-			registered = strings.Join(names, ", ")
-		}
+		registered := cmp.Or(strings.Join(Drivers(), ", "), "none")
 		return nil, status.Newf(status.NotFound, "hal: unknown driver %q; registered: %s (forgotten import?)", name, registered)
 	}
 	return open(opts)
