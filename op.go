@@ -132,11 +132,6 @@ type opFields struct {
 	space   *Space
 }
 
-func fieldsOf(op *Op) opFields {
-	return opFields{name: op.Name, dims: slices.Clone(op.Dims), dtype: op.DType, kerns: slices.Clone(op.Candidates),
-		prepare: codeOf(op.Prepare), space: op.Space}
-}
-
 // same reports whether op is as f says, the usual case, told by
 // comparing memory: the Name's and Dims' strings where they are, and the
 // Candidates all at once, where changed's walk costs a third of an
@@ -244,7 +239,9 @@ func newOperation(op *Op) (*operation, error) {
 	if dtype.kernels() == 0 {
 		return nil, bad("unknown DType %d", op.DType)
 	}
-	o := &operation{name: op.Name, dims: slices.Clone(op.Dims), dtype: dtype.kernels(), prepare: op.Prepare, given: fieldsOf(op)}
+	o := &operation{name: op.Name, dims: slices.Clone(op.Dims), dtype: dtype.kernels(), prepare: op.Prepare}
+	o.given = opFields{name: op.Name, dims: slices.Clone(op.Dims), dtype: op.DType, kerns: slices.Clone(op.Candidates),
+		prepare: codeOf(op.Prepare), space: op.Space}
 	seen := map[string]bool{}
 	for _, k := range op.Candidates {
 		if k.Name == "" || seen[k.Name] {
