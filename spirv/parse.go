@@ -75,15 +75,19 @@ func need(i int, op Op, ops []uint32, min int) error {
 	return nil
 }
 
+// minOperands are the operands an instruction must have for the reader to
+// take it (decorations are checked where they are read).
+var minOperands = map[Op]int{OpFunction: 4, OpEntryPoint: 3, OpExecutionMode: 2, OpExecutionModeID: 2, OpCapability: 1}
+
 // instruction reads one instruction at word i: what checks the structure,
 // then what the queries need.
 func (r *reader) instruction(i int, op Op, ops []uint32) error {
 	m := r.m
+	if err := need(i, op, ops, minOperands[op]); err != nil {
+		return err
+	}
 	switch op {
 	case OpFunction:
-		if err := need(i, op, ops, 4); err != nil {
-			return err
-		}
 		if r.open >= 0 {
 			return status.Newf(status.InvalidArgument, "spirv: OpFunction at word %d begins inside the function begun at word %d", i, r.open)
 		}
@@ -97,9 +101,6 @@ func (r *reader) instruction(i int, op Op, ops []uint32) error {
 	case OpEntryPoint:
 		return r.entryPoint(i, ops)
 	case OpExecutionMode, OpExecutionModeID:
-		if err := need(i, op, ops, 2); err != nil {
-			return err
-		}
 		if mode := ops[1]; mode == execModeLocalSize || mode == execModeLocalSizeID {
 			if err := need(i, op, ops, 5); err != nil {
 				return err
@@ -107,9 +108,6 @@ func (r *reader) instruction(i int, op Op, ops []uint32) error {
 			r.modes = append(r.modes, execMode{ops[0], mode, [3]uint32{ops[2], ops[3], ops[4]}})
 		}
 	case OpCapability:
-		if err := need(i, op, ops, 1); err != nil {
-			return err
-		}
 		m.Capabilities = append(m.Capabilities, ops[0])
 	case OpDecorate, OpMemberDecorate:
 		return r.decorate(i, op, ops)
@@ -124,9 +122,6 @@ func (r *reader) instruction(i int, op Op, ops []uint32) error {
 }
 
 func (r *reader) entryPoint(i int, ops []uint32) error {
-	if err := need(i, OpEntryPoint, ops, 3); err != nil {
-		return err
-	}
 	name, words, ok := LiteralString(ops[2:])
 	if !ok {
 		return status.Newf(status.InvalidArgument, "spirv: OpEntryPoint at word %d has an unterminated name", i)
