@@ -82,34 +82,23 @@ type ImageUse struct {
 // count as those of storage buffers, the only ones vkbench binds.
 func ModuleRequirements(m *spirv.Module) Requirements {
 	r := Requirements{SPIRV: m.Version}
+	// The capabilities that each need one feature.
+	features := map[uint32]*bool{
+		spirv.CapFloat16: &r.Float16, spirv.CapFloat64: &r.Float64, spirv.CapInt64: &r.Int64, spirv.CapInt16: &r.Int16, spirv.CapInt8: &r.Int8,
+		spirv.CapStorageBuffer16Bit: &r.Storage16, spirv.CapUniformStorage16Bit: &r.Storage16, spirv.CapStoragePushConstant16: &r.Storage16,
+		spirv.CapStorageBuffer8Bit: &r.Storage8, spirv.CapUniformStorage8Bit: &r.Storage8, spirv.CapStoragePushConstant8: &r.Storage8,
+		spirv.CapVulkanMemoryModel: &r.VulkanMemoryModel,
+		spirv.CapBFloat16TypeKHR:   &r.BFloat16, spirv.CapBFloat16CooperativeMatrixKHR: &r.BFloat16CooperativeMatrix,
+		spirv.CapStorageImageReadWithoutFormat: &r.ImageReadWithoutFormat, spirv.CapStorageImageWriteWithoutFormat: &r.ImageWriteWithoutFormat,
+	}
 	for _, c := range m.Capabilities {
+		if f := features[c]; f != nil {
+			*f = true
+			continue
+		}
 		switch {
-		case c == spirv.CapFloat16:
-			r.Float16 = true
-		case c == spirv.CapFloat64:
-			r.Float64 = true
-		case c == spirv.CapInt64:
-			r.Int64 = true
-		case c == spirv.CapInt16:
-			r.Int16 = true
-		case c == spirv.CapInt8:
-			r.Int8 = true
 		case spirv.CapGroupNonUniform <= c && c <= spirv.CapGroupNonUniformQuad:
 			r.Subgroup |= hal.SubgroupOps(1) << (c - spirv.CapGroupNonUniform)
-		case c == spirv.CapStorageBuffer16Bit, c == spirv.CapUniformStorage16Bit, c == spirv.CapStoragePushConstant16:
-			r.Storage16 = true
-		case c == spirv.CapStorageBuffer8Bit, c == spirv.CapUniformStorage8Bit, c == spirv.CapStoragePushConstant8:
-			r.Storage8 = true
-		case c == spirv.CapVulkanMemoryModel:
-			r.VulkanMemoryModel = true
-		case c == spirv.CapBFloat16TypeKHR:
-			r.BFloat16 = true
-		case c == spirv.CapBFloat16CooperativeMatrixKHR:
-			r.BFloat16CooperativeMatrix = true
-		case c == spirv.CapStorageImageReadWithoutFormat:
-			r.ImageReadWithoutFormat = true
-		case c == spirv.CapStorageImageWriteWithoutFormat:
-			r.ImageWriteWithoutFormat = true
 		case c == spirv.CapCooperativeMatrixNV:
 			r.CooperativeMatrix = hal.MatrixNV
 		case c == spirv.CapCooperativeMatrixKHR && r.CooperativeMatrix == 0:
