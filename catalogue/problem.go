@@ -37,12 +37,12 @@ type problem struct {
 	halves   []float32
 	// digester and partials are what digest runs, made on its first
 	// call and kept; want is the digest the output should have, worked
-	// out on the host once (digestMatches); noDigest is set once a digest
+	// out on the host once (digestMatches), nil until then; noDigest is set once a digest
 	// failed on a device that still works, so that later Verifies do not
 	// build it again.
 	digester hal.Executable
 	partials hal.Buffer
-	want     expected
+	want     *uint64
 	noDigest bool
 }
 
@@ -382,13 +382,6 @@ func expectedDigest(n int64, word func(i int64) (v uint32, at int64)) uint64 {
 	return sum
 }
 
-// expected is the digest an output should have, worked out on the host
-// once (ok) and kept.
-type expected struct {
-	sum uint64
-	ok  bool
-}
-
 // digestMatches reports whether buf's first n words, the problem's
 // output, have the digest the host expects, word(i) being the i-th word
 // of the expected output and its index there (worked out once, into
@@ -410,10 +403,11 @@ func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, wo
 		p.noDigest = true
 		return false, nil
 	}
-	if !p.want.ok {
-		p.want.sum, p.want.ok = expectedDigest(n, word), true
+	if p.want == nil {
+		want := expectedDigest(n, word)
+		p.want = &want
 	}
-	return got == p.want.sum, nil
+	return got == *p.want, nil
 }
 
 // digest returns the digest of buf's first n words, computed on the
