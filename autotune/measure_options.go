@@ -147,14 +147,15 @@ var DefaultOptions = Options{
 
 func (o *Options) fill() {
 	d := DefaultOptions
-	o.TargetHalfWidth = positiveOr(o.TargetHalfWidth, d.TargetHalfWidth)
-	o.Budget = positiveOr(o.Budget, d.Budget)
-	o.MinSamples = positiveOr(o.MinSamples, d.MinSamples)
+	// Bounds unset, or meaningless below zero, are the defaults.
+	o.TargetHalfWidth = cmp.Or(max(o.TargetHalfWidth, 0), d.TargetHalfWidth)
+	o.Budget = cmp.Or(max(o.Budget, 0), d.Budget)
+	o.MinSamples = cmp.Or(max(o.MinSamples, 0), d.MinSamples)
 	if o.MaxSamples < o.MinSamples {
 		o.MaxSamples = max(d.MaxSamples, o.MinSamples)
 	}
-	o.MinSampleTime = positiveOr(o.MinSampleTime, d.MinSampleTime)
-	o.MaxBatch = positiveOr(o.MaxBatch, d.MaxBatch)
+	o.MinSampleTime = cmp.Or(max(o.MinSampleTime, 0), d.MinSampleTime)
+	o.MaxBatch = cmp.Or(max(o.MaxBatch, 0), d.MaxBatch)
 	o.Warmup = cmp.Or(o.Warmup, d.Warmup) // negative: none
 	o.Mode = cmp.Or(o.Mode, Hot)
 	o.Tuner = cmp.Or(o.Tuner, d.Tuner)
@@ -165,15 +166,6 @@ func (o *Options) fill() {
 		// dropped for being slower.
 		o.NoDrop = true
 	}
-}
-
-// positiveOr returns v, or d where v is not positive (unset, or
-// meaningless below zero).
-func positiveOr[T int | float64 | time.Duration](v, d T) T {
-	if v <= 0 {
-		return d
-	}
-	return v
 }
 
 // check refuses options, defaults filled in, that cannot give what a
