@@ -2,7 +2,6 @@ package search
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/vkbench/vkbench/kernels"
 )
@@ -45,12 +44,11 @@ func (g *Grid) features(i int) []float64 {
 func (g *Grid) neighbours() [][]int {
 	at := make(map[string]int, g.Len())
 	key := func(c []int) string {
-		var b strings.Builder
+		b := make([]byte, 0, 2*len(c))
 		for _, v := range c {
-			b.WriteByte(byte(v))
-			b.WriteByte(byte(v >> 8))
+			b = append(b, byte(v), byte(v>>8))
 		}
-		return b.String()
+		return string(b)
 	}
 	for i, c := range g.Coords {
 		at[key(c)] = i
