@@ -36,7 +36,6 @@ func Merge(files ...*File) (*File, error) {
 	out := *files[0]
 	out.Benchmarks = nil
 	out.Rounds = 0
-	index := map[string]int{}
 	probe := true
 	var probeRounds []float64
 	winners := map[string]string{} // by operation, dtype and shape; "" where files disagree
@@ -58,16 +57,12 @@ func Merge(files ...*File) (*File, error) {
 					winners[question(b)] = b.Candidate
 				}
 			}
-			i, ok := index[b.Name]
-			if !ok {
-				index[b.Name] = len(out.Benchmarks)
-				b.Rounds = slices.Clone(b.Rounds)
-				b.Flags = slices.Clone(b.Flags)
-				b.Runs = []int{len(b.Rounds)}
-				out.Benchmarks = append(out.Benchmarks, b)
+			if m, ok := out.Lookup(b.Name); ok {
+				mergeBenchmark(m, b)
 				continue
 			}
-			mergeBenchmark(&out.Benchmarks[i], b)
+			b.Rounds, b.Flags, b.Runs = slices.Clone(b.Rounds), slices.Clone(b.Flags), []int{len(b.Rounds)}
+			out.Benchmarks = append(out.Benchmarks, b)
 		}
 	}
 	out.Probe = nil
