@@ -444,16 +444,14 @@ func (t *rtx) Drop(table []string) (bool, error) {
 	for p := range set {
 		if below(decode(p), table) {
 			gone = append(gone, p)
+			delete(set, p)
+			delete(t.puts, p)
+			delete(t.seqs, p)
+			t.dropped[p] = true
 		}
 	}
 	if len(gone) == 0 {
 		return false, nil
-	}
-	for _, p := range gone {
-		delete(set, p)
-		delete(t.puts, p)
-		delete(t.seqs, p)
-		t.dropped[p] = true
 	}
 	return true, t.queue(func(pl goredis.Pipeliner) {
 		for _, p := range gone {
