@@ -51,14 +51,6 @@ type SearchProgress struct {
 // by default.
 var DefaultCompileThreads = 4
 
-func (o *SearchOptions) fill(points int) error {
-	if err := o.Options.Fill(points); err != nil {
-		return err
-	}
-	o.CompileThreads = cmp.Or(o.CompileThreads, DefaultCompileThreads) // negative: in line
-	return nil
-}
-
 // SpaceSuffix ends the name under which a search's answer is stored: the
 // key "gemm.space/f32/4096x4096x4096" is the fastest point of gemm's
 // space, apart from "gemm/f32/4096x4096x4096", the fastest of its named
@@ -127,7 +119,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		return nil, err
 	}
 	sop := spaceOperation{Operation: pts.Op, name: op.Name() + SpaceSuffix}
-	if err := sopts.fill(len(pts.Configs)); err != nil {
+	if err := sopts.Fill(len(pts.Configs)); err != nil {
 		return nil, err
 	}
 	strat, err := search.NewStrategy(sopts.Strategy, search.GridOf(pts), sopts.Seed, sopts.MaxEvals)
@@ -167,8 +159,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
 		jobs: map[int]*compileJob{}, t0: time.Now()}
-	if sopts.CompileThreads > 0 {
-		src.sem = newBuildSlots(sopts.CompileThreads)
+	if n := cmp.Or(sopts.CompileThreads, DefaultCompileThreads); n > 0 { // negative: in line
+		src.sem = newBuildSlots(n)
 	}
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
 	rec := search.LogSearchOf(sopts.Options, evals)
