@@ -154,6 +154,7 @@ func (m *measurement) run(ctx context.Context) error {
 	}
 	jobs := m.startBuilds(ctx, cands, refused)
 	defer abandon(jobs)
+	most := 0 // the largest batch a candidate was calibrated to
 	for i, c := range cands {
 		// Building a pipeline cannot be interrupted, and may take a
 		// second: a cancelled measurement builds no more.
@@ -172,9 +173,18 @@ func (m *measurement) run(ctx context.Context) error {
 			continue
 		}
 		st.alive = true
+		most = max(most, st.batch)
 	}
 	if m.opts.SameBatch {
-		m.sameBatch()
+		// A sample of k runs costs, per run, a little less than one of
+		// fewer (the barriers between them are cheaper than what a
+		// sample pays to start), so candidates compared run for run
+		// must batch alike: every one batches the most runs any does.
+		for _, c := range m.cands {
+			if c.alive {
+				c.batch = most
+			}
+		}
 	}
 	return m.sample(ctx)
 }
@@ -311,24 +321,6 @@ func (m *measurement) setup(ctx context.Context) error {
 	m.reset, _ = m.p.(kernels.Resetter)
 	m.debug("prepared", "took", time.Since(t0))
 	return nil
-}
-
-// sameBatch gives every candidate the largest batch any was calibrated
-// to: a sample of k runs costs, per run, a little less than one of fewer
-// (the barriers between them are cheaper than what a sample pays to
-// start), so candidates compared run for run must batch alike.
-func (m *measurement) sameBatch() {
-	most := 0
-	for _, c := range m.cands {
-		if c.alive {
-			most = max(most, c.batch)
-		}
-	}
-	for _, c := range m.cands {
-		if c.alive {
-			c.batch = most
-		}
-	}
 }
 
 // prepareCandidate fails a candidate refused (neither built nor run),
