@@ -260,10 +260,9 @@ const (
 func (r *ABReport) Undecided() []string {
 	var out []string
 	for _, row := range r.Rows {
-		if row.Verdict != Unclear {
-			continue
+		if row.Verdict == Unclear {
+			out = append(out, fmt.Sprintf("%s: %s after %s (%.0f s)", row.Name, row.Note, plural(len(row.Rounds), "round"), row.Seconds))
 		}
-		out = append(out, fmt.Sprintf("%s: %s after %s (%.0f s)", row.Name, row.Note, plural(len(row.Rounds), "round"), row.Seconds))
 	}
 	return out
 }
