@@ -67,10 +67,7 @@ func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop boo
 				return err
 			}
 		}
-		if pass+1 < m.opts.MinSamples {
-			continue
-		}
-		if m.decide(time.Since(start) > m.opts.Budget, drop) {
+		if pass+1 >= m.opts.MinSamples && m.decide(time.Since(start) > m.opts.Budget, drop) {
 			return nil
 		}
 	}
