@@ -264,12 +264,10 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 		bp, np = base.Probe.RoundMedians, cur.Probe.RoundMedians
 	}
 	for _, b := range base.Benchmarks {
-		n, ok := cur.Lookup(b.Name)
-		if !ok {
-			rep.Rows = append(rep.Rows, newRow(b.Name, OnlyBase))
-			continue
+		r := newRow(b.Name, OnlyBase)
+		if n, ok := cur.Lookup(b.Name); ok {
+			r = compareOne(b, *n, bp, np, opts)
 		}
-		r := compareOne(b, *n, bp, np, opts)
 		if r.Relative {
 			rep.RelativeRows++
 		}
