@@ -21,44 +21,19 @@ import (
 	"github.com/vkbench/vkbench/vk"
 )
 
-// Messages counts validation messages, to assert on.
-type Messages struct {
-	mu   sync.Mutex
-	list []hal.Message
-}
-
-// List returns the messages seen so far.
-func (m *Messages) List() []hal.Message {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]hal.Message(nil), m.list...)
-}
-
 // Driver opens the "vulkan" driver with validation on. Every validation
 // message fails tb; the driver is released at cleanup.
 func Driver(tb testing.TB) hal.Driver {
 	tb.Helper()
-	drv, _ := DriverMessages(tb, true)
-	return drv
-}
-
-// DriverMessages opens the driver, with validation messages collected and,
-// if fail is set, each one failing tb.
-func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
-	tb.Helper()
-	msgs := &Messages{}
 	// Messages can come from any goroutine, also while the driver is
-	// released after tb has ended; those are counted, not reported to tb
-	// (which would panic).
+	// released after tb has ended; those are not reported to tb (which
+	// would panic).
 	done := new(atomic.Bool)
 	opening := testenv.NewOpening(func(s string) { tb.Errorf("%s", s) })
 	drv, err := hal.OpenDriver(vk.DriverName, hal.DriverOptions{
 		Validation: true,
 		OnMessage: func(m hal.Message) {
-			msgs.mu.Lock()
-			msgs.list = append(msgs.list, m)
-			msgs.mu.Unlock()
-			if fail && !done.Load() {
+			if !done.Load() {
 				opening.Complain(fmt.Sprintf("validation %s [%s]: %s", m.Severity, m.ID, m.Text))
 			}
 		},
@@ -73,7 +48,7 @@ func DriverMessages(tb testing.TB, fail bool) (hal.Driver, *Messages) {
 		}
 		done.Store(true)
 	})
-	return drv, msgs
+	return drv
 }
 
 // Device opens the default device of a validated driver, released at
