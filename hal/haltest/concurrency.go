@@ -68,10 +68,10 @@ func fillRounds(e *env, x hal.Executable, g, rounds, n, local int) (err error) {
 	}
 	defer func() { err = status.Join(err, cb.Release(), buf.Release()) }()
 	got := make([]byte, 4*n)
+	c := &fillCase{n: n, local: local, out: buf}
 	for r := range rounds {
 		add := uint32(g<<16 | r)
-		d := (&fillCase{n: n, local: local, out: buf}).dispatch(x, add)
-		if err := status.Join(cb.Begin(), cb.Dispatch(d), cb.End()); err != nil {
+		if err := status.Join(cb.Begin(), cb.Dispatch(c.dispatch(x, add)), cb.End()); err != nil {
 			return fmt.Errorf("round %d: recording: %w", r, err)
 		}
 		f, err := e.dev.Submit(cb)
@@ -81,11 +81,7 @@ func fillRounds(e *env, x hal.Executable, g, rounds, n, local int) (err error) {
 		if err := status.Join(f.Wait(e.ctx), f.Release(), buf.Read(e.ctx, 0, got)); err != nil {
 			return fmt.Errorf("round %d: Wait, Fence.Release and Read: %w", r, err)
 		}
-		want := make([]uint32, n)
-		for i := range want {
-			want[i] = uint32(i)*3 + add
-		}
-		if d := diffElems(unpack[uint32](got), want, "words", "%#x", 0); d != "" {
+		if d := diffElems(unpack[uint32](got), c.want(3, add), "words", "%#x", 0); d != "" {
 			return fmt.Errorf("round %d: fill_iota(add %#x): %s", r, add, d)
 		}
 	}
