@@ -251,9 +251,7 @@ func testCopyFillBarrier(e *env) {
 	})
 	e.execute(cb, "fill, add, copy")
 	want := repeat(42, n)
-	for i := 100; i < 150; i++ {
-		want[i] = 1040
-	}
+	copy(want[100:150], repeat(1040, 50))
 	checkWords(e, "fill, add, copy", e.readWords(out), want)
 }
 
