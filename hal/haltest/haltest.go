@@ -131,23 +131,17 @@ type env struct {
 	ctx context.Context
 }
 
+// env opens a device that t releases when it ends.
 func (s *suite) env(t *testing.T) *env {
-	t.Helper()
-	dev := s.device(t)
-	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
-	t.Cleanup(cancel)
-	return &env{T: t, s: s, dev: dev, info: dev.Info(), ctx: ctx}
-}
-
-// device opens a device that t releases when it ends.
-func (s *suite) device(t *testing.T) hal.Device {
 	t.Helper()
 	dev := s.open(t)
 	if dev == nil {
 		t.Fatal("haltest: the OpenFunc returned a nil device")
 	}
 	t.Cleanup(func() { released(t, "Device.Release", dev.Release()) })
-	return dev
+	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+	t.Cleanup(cancel)
+	return &env{T: t, s: s, dev: dev, info: dev.Info(), ctx: ctx}
 }
 
 // other returns an env for a second device, opened through the same

@@ -199,7 +199,7 @@ func testCloseRacing(e *env) {
 	var calls int64
 	defer func() { e.Logf("%d rounds: %d calls succeeded before the device was released", rounds, calls) }()
 	for round := range rounds {
-		re := e.s.env(e.T)
+		re := e.other()
 		dev := re.dev
 		w := &racer{e: re, x: re.executable(kernelAdd)}
 		for g := range workers {
