@@ -43,8 +43,7 @@ func Start(tb testing.TB) *Server {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		testenv.Unavailable(tb, "redistest: no redis-server on PATH (Debian's package redis-server)")
 	}
-	s := &Server{tb: tb, dir: tb.TempDir()}
-	s.port = freePort(tb)
+	s := &Server{tb: tb, dir: tb.TempDir(), port: freePort(tb)}
 	s.start()
 	tb.Cleanup(func() { s.Stop() })
 	return s
