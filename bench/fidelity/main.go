@@ -117,8 +117,7 @@ func hostTime(ctx context.Context, dev hal.Device, op kernels.Operation, size ke
 		if err != nil {
 			return 0, err
 		}
-		err = status.Join(f.Wait(ctx), f.Release())
-		if err != nil {
+		if err := status.Join(f.Wait(ctx), f.Release()); err != nil {
 			return 0, err
 		}
 		if i > 0 { // the first one warms up
