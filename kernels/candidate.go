@@ -232,7 +232,5 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 		h.Write(b)
 		b = b[:0]
 	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
+	return [sha256.Size]byte(h.Sum(nil))
 }
