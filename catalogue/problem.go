@@ -244,10 +244,7 @@ func dispatch(cb hal.CommandBuffer, exe hal.Executable, grid [3]uint32, push []b
 // pushConstants packs 32-bit values as the little-endian push-constant
 // block of a kernel.
 func pushConstants(values ...uint32) []byte {
-	b := make([]byte, 0, 4*len(values))
-	for _, v := range values {
-		b = binary.LittleEndian.AppendUint32(b, v)
-	}
+	b, _ := binary.Append(nil, binary.LittleEndian, values) // a []uint32 always encodes
 	return b
 }
 

@@ -88,9 +88,6 @@ func toWords(b []byte) []uint32 {
 
 // Bytes returns words as a module's code.
 func Bytes(words []uint32) []byte {
-	b := make([]byte, 0, 4*len(words))
-	for _, w := range words {
-		b = binary.LittleEndian.AppendUint32(b, w)
-	}
+	b, _ := binary.Append(nil, binary.LittleEndian, words) // a []uint32 always encodes
 	return b
 }
