@@ -64,9 +64,20 @@ func (o *opInfo) Summary() string      { return o.summary }
 func (o *opInfo) DType() kernels.DType { return o.dtype }
 
 // Dims and Candidates return copies, so that a caller who edits them
-// changes nothing here.
-func (o *opInfo) Dims() []string                  { return slices.Clone(o.dims) }
-func (o *opInfo) Candidates() []kernels.Candidate { return cloneCandidates(o.cands) }
+// (a candidate's Params, its Constants) changes nothing here. The SPIR-V
+// bytes stay shared: they are read-only.
+func (o *opInfo) Dims() []string { return slices.Clone(o.dims) }
+
+func (o *opInfo) Candidates() []kernels.Candidate {
+	out := make([]kernels.Candidate, len(o.cands))
+	for i, c := range o.cands {
+		c.Params = maps.Clone(c.Params)
+		c.Constants = slices.Clone(c.Constants)
+		c.Requires.CooperativeMatrices = slices.Clone(c.Requires.CooperativeMatrices)
+		out[i] = c
+	}
+	return out
+}
 
 // candidate builds a built-in candidate from a kernel of package shaders.
 // constants are the values of specialization constants 0, 1, 2, ... in
@@ -97,20 +108,6 @@ func pick(info hal.DeviceInfo, class kernels.SizeClass, sizes [3]int64, buffers 
 		n /= 2
 	}
 	return n
-}
-
-// cloneCandidates copies a candidate list deeply enough that a caller who
-// edits the copy (its Params, its Constants) changes nothing here. The
-// SPIR-V bytes stay shared: they are read-only.
-func cloneCandidates(cands []kernels.Candidate) []kernels.Candidate {
-	out := make([]kernels.Candidate, len(cands))
-	for i, c := range cands {
-		c.Params = maps.Clone(c.Params)
-		c.Constants = slices.Clone(c.Constants)
-		c.Requires.CooperativeMatrices = slices.Clone(c.Requires.CooperativeMatrices)
-		out[i] = c
-	}
-	return out
 }
 
 // mapped returns f of every element of v, in order.

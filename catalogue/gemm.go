@@ -236,8 +236,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 		}
 	}
 	if p.m*p.n*p.k <= gemmFullCheck {
-		want := make([]float64, p.n)
-		mag := make([]float64, p.n)
+		want, mag := make([]float64, p.n), make([]float64, p.n)
 		for i := range p.m {
 			clear(want)
 			clear(mag)
