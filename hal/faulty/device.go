@@ -56,7 +56,9 @@ func Wrap(dev hal.Device, plan *Plan) hal.Device {
 	d := &device{inner: dev, plan: plan}
 	d.lost, d.cancelLost = context.WithCancel(context.Background())
 	d.marker, _ = dev.(hal.LossMarker)
-	plan.attach(d)
+	plan.holdMu.Lock()
+	plan.devices = append(plan.devices, d)
+	plan.holdMu.Unlock()
 	if _, ok := dev.(hal.PipelineCacher); ok {
 		return cachingDevice{d}
 	}

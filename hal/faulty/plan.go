@@ -473,12 +473,6 @@ func (p *Plan) decide(c Call, quiet bool) fault {
 	return f
 }
 
-func (p *Plan) attach(d *device) {
-	p.holdMu.Lock()
-	p.devices = append(p.devices, d)
-	p.holdMu.Unlock()
-}
-
 // detach removes d from the devices of the plan, and stops LoseAfter's
 // timer when none is left. holdMu must be held.
 func (p *Plan) detachLocked(d *device) {
