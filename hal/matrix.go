@@ -2,6 +2,8 @@ package hal
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -181,7 +183,7 @@ func ParseCooperativeMatrix(s string) (CooperativeMatrix, error) {
 		return bad("no A*B+C=Result types")
 	}
 	for i, dst := range []*ComponentType{&m.A, &m.B, &m.C, &m.Result} {
-		t, ok := componentByName(types[i])
+		t, ok := parseName(types[i], slices.Collect(maps.Keys(componentNames))...)
 		if !ok {
 			return bad("unknown component type " + types[i])
 		}
@@ -215,15 +217,6 @@ func (m *CooperativeMatrix) UnmarshalText(b []byte) error {
 	}
 	*m = v
 	return nil
-}
-
-func componentByName(s string) (ComponentType, bool) {
-	for t, name := range componentNames {
-		if name == s {
-			return t, true
-		}
-	}
-	return 0, false
 }
 
 // HasCooperativeMatrix reports whether the device lists the multiply-add
