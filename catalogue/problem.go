@@ -153,9 +153,6 @@ func (p *problem) grid1D(groups uint64) ([3]uint32, error) {
 	if maxX == 0 || maxY == 0 {
 		return [3]uint32{}, status.Newf(status.FailedPrecondition, "catalogue: %s: device reports no workgroup count limit", p.op)
 	}
-	if groups <= maxX {
-		return [3]uint32{uint32(groups), 1, 1}, nil
-	}
 	y := ceilDiv(groups, maxX)
 	if y > maxY {
 		return [3]uint32{}, status.Newf(status.OutOfRange, "catalogue: %s %v: %d workgroups do not fit the device's %d x %d", p.op, p.size, groups, maxX, maxY)
