@@ -20,15 +20,10 @@ func TickDuration(start, end uint64, period float64, validBits uint32) (time.Dur
 		mask = 1<<validBits - 1
 	}
 	start, end = start&mask, end&mask
-	var ticks uint64
-	switch {
-	case end > start:
-		ticks = end - start
-	case end < start && mask != math.MaxUint64:
-		ticks = (end - start) & mask
-	default:
+	if end == start || end < start && mask == math.MaxUint64 {
 		return 0, status.Wrapf(ErrNoTick, status.OK, "hal: the timer reads %d at the start and %d at the end", start, end)
 	}
+	ticks := (end - start) & mask // a counter below 64 bits wraps at the mask
 	ns := math.Round(float64(ticks) * period)
 	// The timer ticked, so the time is not zero, however short.
 	return time.Duration(max(ns, 1)), nil
