@@ -4,6 +4,7 @@ package vk
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -253,10 +254,7 @@ func (d *device) retire(reached uint64) {
 		d.dropLocked(d.inflight[n].r)
 		n++
 	}
-	if n > 0 {
-		clear(d.inflight[:n])
-		d.inflight = append(d.inflight[:0], d.inflight[n:]...)
-	}
+	d.inflight = slices.Delete(d.inflight, 0, n)
 }
 
 // collect reads the timeline and retires what it has passed. It is
