@@ -97,7 +97,6 @@ func (m *knownAnswers) store(o *operation, size []int, p *Pipeline) {
 	switch {
 	case t == nil || t.n >= maxKnown:
 		t = newKnownTable(16)
-		m.table.Store(t)
 	case 2*(t.n+1) > len(t.slots):
 		grown := newKnownTable(2 * len(t.slots))
 		for i := range t.slots {
@@ -106,8 +105,8 @@ func (m *knownAnswers) store(o *operation, size []int, p *Pipeline) {
 			}
 		}
 		t = grown
-		m.table.Store(t)
 	}
+	m.table.Store(t)
 	e := &known{op: o, p: p}
 	copy(e.size[:], size)
 	t.insert(e)
