@@ -3,6 +3,7 @@
 package devtest
 
 import (
+	"errors"
 	"os"
 	"testing"
 
@@ -39,11 +40,7 @@ func setImmutable(path string, on bool) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
+	defer func() { err = errors.Join(err, f.Close()) }()
 	flags, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
 	if err != nil {
 		return err
