@@ -202,13 +202,12 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 	out.printf("fastest for N=%d: %s (first answer in %v, the next in %v)\n", *n, p.Kernel().Name, first.Round(time.Millisecond), time.Since(start))
 	if e, err := tuner.Result(saxpy, *n); err == nil && e != nil {
 		for _, r := range e.Candidates {
-			switch {
-			case r.Median > 0:
+			if r.Median > 0 {
 				// One run moves x, y and z: 12 bytes an element of the
 				// size measured (the key's, *n rounded up).
 				gbps := 12 * float64(e.Size[0]) / r.Median.Seconds() / 1e9
 				out.printf("  %-17s %-8s %8.1f µs  %6.1f GB/s\n", r.Name, r.Outcome, float64(r.Median.Nanoseconds())/1e3, gbps)
-			default:
+			} else {
 				out.printf("  %-17s %-8s %s\n", r.Name, r.Outcome, r.Error)
 			}
 		}
