@@ -92,31 +92,27 @@ type suite struct {
 	spinNanos float64
 }
 
-// run runs f as the subtest name, on a fresh device.
+// run runs f as the subtest name, on a fresh device, and checks, after
+// everything else the subtest cleans up, that no goroutine it started is
+// left and that no validation message came.
 func (s *suite) run(t *testing.T, name string, f func(e *env)) {
 	t.Run(name, func(t *testing.T) {
-		s.checkClean(t)
-		f(s.env(t))
-	})
-}
-
-// checkClean makes t check, after everything else it cleans up, that no
-// goroutine it started is left and that no validation message came.
-func (s *suite) checkClean(t *testing.T) {
-	ignore := goleak.IgnoreCurrent()
-	before := 0
-	if s.opts.Messages != nil {
-		before = s.opts.Messages()
-	}
-	t.Cleanup(func() {
+		ignore := goleak.IgnoreCurrent()
+		before := 0
 		if s.opts.Messages != nil {
-			if n := s.opts.Messages() - before; n > 0 {
-				t.Errorf("the backend reported %d validation or driver messages during this subtest", n)
+			before = s.opts.Messages()
+		}
+		t.Cleanup(func() {
+			if s.opts.Messages != nil {
+				if n := s.opts.Messages() - before; n > 0 {
+					t.Errorf("the backend reported %d validation or driver messages during this subtest", n)
+				}
 			}
-		}
-		if err := goleak.Find(ignore); err != nil {
-			t.Errorf("goroutines left behind after every device was released: %v", err)
-		}
+			if err := goleak.Find(ignore); err != nil {
+				t.Errorf("goroutines left behind after every device was released: %v", err)
+			}
+		})
+		f(s.env(t))
 	})
 }
 
