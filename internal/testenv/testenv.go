@@ -27,9 +27,6 @@ import (
 	"testing"
 )
 
-// strictVars are the environment variables that make the suite strict.
-var strictVars = []string{"CI", "VKBENCH_REQUIRE_VALIDATION"}
-
 // Strict reports whether the suite runs as CI runs it: whether CI or
 // VKBENCH_REQUIRE_VALIDATION is set. Then the validation layer is
 // required as well (elsewhere tests without it run unvalidated), and
@@ -38,7 +35,7 @@ func Strict() bool { return strictBy() != "" }
 
 // strictBy names the variable that makes the suite strict, or is "".
 func strictBy() string {
-	for _, v := range strictVars {
+	for _, v := range []string{"CI", "VKBENCH_REQUIRE_VALIDATION"} {
 		if os.Getenv(v) != "" {
 			return v
 		}
