@@ -358,10 +358,7 @@ func (t *rtx) tableSet() map[string]bool {
 		return nil
 	}
 	t.tables = map[string]bool{}
-	for _, m := range members {
-		t.tables[m] = true
-	}
-	for _, p := range t.made {
+	for _, p := range slices.Concat(members, t.made) {
 		t.tables[p] = true
 	}
 	return t.tables
