@@ -258,12 +258,10 @@ func checkSamples(i int, b *Benchmark) error {
 func upgrade(f *File) {
 	f.Schema, f.Rounds = Schema, 1
 	for i := range f.Benchmarks {
-		b := &f.Benchmarks[i]
-		if b.Stats == nil || len(b.Stats.Samples) == 0 {
-			continue
+		if b := &f.Benchmarks[i]; b.Stats != nil && len(b.Stats.Samples) > 0 {
+			b.Rounds = []stats.Stats{*b.Stats}
+			b.Stats.Samples = nil
 		}
-		b.Rounds = []stats.Stats{*b.Stats}
-		b.Stats.Samples = nil
 	}
 }
 
