@@ -60,17 +60,18 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 	e.Fastest, e.FastestName = index, op.Candidates()[index].Name
 	// The local file now holds it: verified here, it is trusted here.
 	stored, _ := commit(t.store, t.table, k, sum, e, false) // a file that cannot be written has warned
-	t.remember(k, sum, stored.Fastest)
-	stored.From = FromShared
-	t.answered(k, stored.From, shared.Path())
-	return stored, nil
+	return t.answered(k, sum, stored, FromShared, shared.Path()), nil
 }
 
-// answered logs, for -v, which tier answered k.
-func (t *Tuner) answered(k Key, from Tier, where string) {
+// answered remembers e, the answer to k that the tier from (at where)
+// gave, and logs, for -v, which tier answered k.
+func (t *Tuner) answered(k Key, sum string, e *Entry, from Tier, where string) *Entry {
+	t.remember(k, sum, e.Fastest)
+	e.From = from
 	if t.opts.Logger != nil {
 		t.opts.Logger.Debug("autotune: answered from "+string(from), "key", k, "from", where)
 	}
+	return e
 }
 
 // patience is how long claim waits for a lock another holds: not at all

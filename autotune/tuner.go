@@ -398,10 +398,7 @@ func (t *Tuner) fromFile(k Key, sum string) *Entry {
 	if err != nil || e == nil {
 		return nil
 	}
-	t.remember(k, sum, e.Fastest)
-	e.From = FromFile
-	t.answered(k, e.From, t.store.Path())
-	return e
+	return t.answered(k, sum, e, FromFile, t.store.Path())
 }
 
 // firstError returns the first failed candidate's name and error.
