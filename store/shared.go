@@ -109,11 +109,8 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 		}
 		return nil
 	})
-	shared := New(tier, s.log)
-	shared.path, shared.tier = tier.name, tier
 	// Its warnings are the store's: one list, each said once.
-	shared.warnTo = s
-	return shared, nil
+	return &Store{b: tier, log: s.log, path: tier.name, tier: tier, warnTo: s}, nil
 }
 
 // Shared is the shared tier (Options.Shared), or nil when there is none:
