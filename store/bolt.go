@@ -391,8 +391,7 @@ func (bf *boltFile) openDB(readOnly bool) (*bolt.DB, *os.File, error) {
 			return f, err
 		}}
 	var db *bolt.DB
-	err := guard(func() error {
-		var err error
+	err := guard(func() (err error) {
 		db, err = bolt.Open(bf.path, 0o644, opts)
 		return err
 	})

@@ -117,8 +117,7 @@ func Open(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, status.Wrapf(err, status.InvalidArgument, "store: cache path %q", path)
 	}
-	s.path = abs
-	s.b = &boltFile{path: abs, timeout: cmp.Or(max(opts.LockTimeout, 0), 5*time.Second), warn: s.Warn}
+	s.path, s.b = abs, &boltFile{path: abs, timeout: cmp.Or(max(opts.LockTimeout, 0), 5*time.Second), warn: s.Warn}
 	return s, nil
 }
 
