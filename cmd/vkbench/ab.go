@@ -116,7 +116,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	case !slices.Contains([]string{results.UnclearPasses, results.UnclearWarns, results.UnclearFails}, lim.onUnclear):
 		return usageError{fmt.Errorf("--on-unclear %q: want pass, warn or fail", lim.onUnclear)}
 	}
-	if err := f.checkFormat("table", "json", "junit"); err != nil {
+	if err := checkFormat(f.format, "table", "json", "junit"); err != nil {
 		return err
 	}
 	pairs, err := pairManifests(args[0], args[1], args[2:])

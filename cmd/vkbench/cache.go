@@ -214,10 +214,10 @@ func (f *outputFormat) register(cmd *cobra.Command) {
 
 // json reports whether the flags ask for JSON, or a usage error.
 func (f *outputFormat) json(cmd *cobra.Command) (bool, error) {
-	switch {
-	case f.format != "table" && f.format != "json":
-		return false, usageError{fmt.Errorf("unknown --format %q (want table or json)", f.format)}
-	case f.oldJSON && cmd.Flags().Changed("format") && f.format != "json":
+	if err := checkFormat(f.format, "table", "json"); err != nil {
+		return false, err
+	}
+	if f.oldJSON && cmd.Flags().Changed("format") && f.format != "json" {
 		return false, usageError{fmt.Errorf("--json and --format %s disagree", f.format)}
 	}
 	return f.oldJSON || f.format == "json", nil

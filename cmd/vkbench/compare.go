@@ -95,6 +95,9 @@ func newCompareCmd() *cobra.Command {
 			if thresholdPct < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
 				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
 			}
+			if err := checkFormat(format, "table", "json", "junit"); err != nil {
+				return err
+			}
 			if opts.Relative && opts.OwnTimes {
 				return usageError{fmt.Errorf("--relative and --own-times say opposite things: give one")}
 			}
@@ -159,10 +162,8 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		return writeCompareTable(w, rep)
 	case "json":
 		return writeJSON(w, rep)
-	case "junit":
-		return writeJUnit(w, rep)
 	}
-	return usageError{fmt.Errorf("unknown --format %q (want table, json or junit)", format)}
+	return writeJUnit(w, rep) // "junit": RunE checked format first
 }
 
 // writeCompareTable writes a row per benchmark, then the summary and the

@@ -29,8 +29,8 @@ vkbench.devices/v1 (results/schema/devices-v1.json): snake_case names, as
 the results files have, sizes in bytes, UUIDs in hex.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			if format != "table" && format != "json" {
-				return usageError{fmt.Errorf("unknown --format %q (want table or json)", format)}
+			if err := checkFormat(format, "table", "json"); err != nil {
+				return err
 			}
 			// Opened as every command opens it, for the same extensions left off.
 			dev := deviceFlags{validation: validation}

@@ -93,6 +93,7 @@ func TestBadInput(t *testing.T) {
 		{"compare missing file", false, []string{"compare", "/nonexistent.json", compareData("base.json")}, `/nonexistent.json`},
 		{"compare not results", false, []string{"compare", cliData("results.schema.json"), compareData("base.json")}, `schema`},
 		{"compare format", false, []string{"compare", "--format", "xml", compareData("base.json"), compareData("base.json")}, `unknown --format "xml"`},
+		{"compare format before files", false, []string{"compare", "--format", "xml", "/nonexistent.json", compareData("base.json")}, `unknown --format "xml" \(want table, json or junit\)`},
 		{"compare alpha", false, []string{"compare", "--alpha", "2", compareData("base.json"), compareData("base.json")}, `--alpha`},
 		{"compare relative and own times", false, []string{"compare", "--relative", "--own-times", compareData("base.json"), compareData("base.json")}, `--relative and --own-times say opposite things`},
 		{"report no file", false, []string{"report", "-o", report}, `at least one result file`},

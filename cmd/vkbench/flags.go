@@ -167,12 +167,13 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	return o, nil
 }
 
-func (f *benchFlags) checkFormat(formats ...string) error {
-	if slices.Contains(formats, f.format) {
+// checkFormat refuses, as bad usage, a --format not among formats.
+func checkFormat(format string, formats ...string) error {
+	if slices.Contains(formats, format) {
 		return nil
 	}
 	want := strings.Join(formats[:len(formats)-1], ", ") + " or " + formats[len(formats)-1]
-	return usageError{fmt.Errorf("unknown --format %q (want %s)", f.format, want)}
+	return usageError{fmt.Errorf("unknown --format %q (want %s)", format, want)}
 }
 
 // runFlags are run's: the measuring flags and --candidates.

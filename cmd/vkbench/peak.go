@@ -81,7 +81,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	if err != nil {
 		return err
 	}
-	if err := f.checkFormat("table", "json"); err != nil {
+	if err := checkFormat(f.format, "table", "json"); err != nil {
 		return err
 	}
 	var names []string

@@ -233,7 +233,7 @@ func opNames(ops []kernels.Operation) []string {
 // candidates selects) with opts and writes the results; with tune's flags,
 // it tunes (commits the winners).
 func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []string, candidates string, tune *tuneFlags) error {
-	if err := f.checkFormat("table", "json", "csv", "gobench"); err != nil {
+	if err := checkFormat(f.format, "table", "json", "csv", "gobench"); err != nil {
 		return err
 	}
 	// Sizes are checked against the operations named, before
