@@ -140,39 +140,73 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 // ErrDeviceLost, and so does every later call. A context that ends stops
 // the tune, and nothing is stored.
 func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, error) {
+	o, p, err := t.remembered(op, size)
+	if p != nil || err != nil {
+		return p, err
+	}
+	p, _, err = t.answer(ctx, o, size, true)
+	return p, err
+}
+
+// FastestOrDefault is Fastest for a caller that must not wait for another
+// caller's tune, such as a request with a deadline of its own: while
+// another goroutine of the program, or another machine sharing its Store,
+// tunes the size's key, it returns op's first candidate that applies at
+// once, with pending true, and remembers nothing, so that a later call
+// gets the tuned answer. Where nobody else is tuning the key, it answers
+// as Fastest does, tuning the key itself if it must.
+func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *Pipeline, pending bool, err error) {
+	o, p, err := t.remembered(op, size)
+	if p != nil || err != nil {
+		return p, false, err
+	}
+	return t.answer(ctx, o, size, false)
+}
+
+// remembered returns op's operation, checked, and the answer memory has
+// for size, if the device is still usable (nil where memory has none).
+func (t *Tuner) remembered(op *Op, size []int) (*operation, *Pipeline, error) {
 	o, err := op.operation()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !o.fits(size) {
-		return nil, o.sizeError(size)
+		return nil, nil, o.sizeError(size)
 	}
-	if p := t.known.load(o, size); p != nil {
+	p := t.known.load(o, size)
+	if p != nil {
 		if err := t.dev.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return p, nil
 	}
-	return t.answer(ctx, o, size)
+	return o, p, nil
 }
 
 // answer finds the answer for o at size that memory does not have, in
-// the cache or by tuning, and keeps it in memory. It is apart from
-// Fastest so that an answer from memory does not pay for its frame.
-func (t *Tuner) answer(ctx context.Context, o *operation, size []int) (*Pipeline, error) {
+// the cache or by tuning, waiting for another caller's tune unless wait
+// is false, and keeps it in memory unless it is the default a caller
+// that would not wait got (pending). It is apart from Fastest so that an
+// answer from memory does not pay for its frame.
+func (t *Tuner) answer(ctx context.Context, o *operation, size []int, wait bool) (p *Pipeline, pending bool, err error) {
 	if len(o.cands) == 0 {
-		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
+		return nil, false, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
 	}
-	i, err := t.t.Fastest(ctx, o, kernels.SizeOf(size...))
+	var i int
+	if wait {
+		i, err = t.t.Fastest(ctx, o, kernels.SizeOf(size...))
+	} else {
+		i, pending, err = t.t.FastestOrDefault(ctx, o, kernels.SizeOf(size...))
+	}
+	if err == nil {
+		p, err = t.pipeline(o, i)
+	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	p, err := t.pipeline(o, i)
-	if err != nil {
-		return nil, err
+	if !pending {
+		t.known.store(o, size, p)
 	}
-	t.known.store(o, size, p)
-	return p, nil
+	return p, pending, nil
 }
 
 // pipeline returns candidate i of o, built once per tuner.

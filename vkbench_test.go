@@ -439,6 +439,53 @@ func TestFastestErrors(t *testing.T) {
 	}
 }
 
+// TestFastestOrDefault: while a key is being tuned, FastestOrDefault
+// returns the Op's first candidate at once, pending, and does not keep it
+// as the answer: once the tune is done it returns the winner, as Fastest
+// does. The first candidate computes a wrong result, so it can never be
+// the winner, and the tune is held inside Prepare until the default has
+// been asked for.
+func TestFastestOrDefault(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	cands := scaleOp().Candidates
+	op := scaleOpOf(cands[2], cands[1]) // off-by-one, then wg256
+	prepare := op.Prepare
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+		once.Do(func() { close(started); <-release })
+		return prepare(ctx, d, size, seed)
+	}
+	type answer struct {
+		p   *vkbench.Pipeline
+		err error
+	}
+	tuned := make(chan answer, 1)
+	go func() {
+		p, err := tuner.Fastest(ctx, op, 1000)
+		tuned <- answer{p, err}
+	}()
+	<-started
+	p, pending, err := tuner.FastestOrDefault(ctx, op, 1000)
+	close(release)
+	if err != nil || !pending || p == nil || p.Kernel().Name != "off-by-one" {
+		t.Fatalf("FastestOrDefault during the tune = %v, %v, %v; want off-by-one, pending", p, pending, err)
+	}
+	won := <-tuned
+	if won.err != nil || won.p.Kernel().Name != "wg256" {
+		t.Fatalf("Fastest = %v, %v; want wg256", won.p, won.err)
+	}
+	if p, pending, err := tuner.FastestOrDefault(ctx, op, 1000); p != won.p || pending || err != nil {
+		t.Errorf("FastestOrDefault after the tune = %v, %v, %v; want Fastest's pipeline, not pending", p, pending, err)
+	}
+	if _, _, err := tuner.FastestOrDefault(ctx, op, 0); status.CodeOf(err) != status.InvalidArgument {
+		t.Errorf("FastestOrDefault of size 0: %v, want INVALID_ARGUMENT", err)
+	}
+}
+
 // BenchmarkFastestHit asks an answered question of an Op of 3
 // candidates and of one of 48: the cost of an answer from memory, and
 // how it grows with the candidates (every call compares them with what
