@@ -469,11 +469,14 @@ func TestFastestOrDefault(t *testing.T) {
 		tuned <- answer{p, err}
 	}()
 	<-started
-	p, pending, err := tuner.FastestOrDefault(ctx, op, 1000)
-	close(release)
-	if err != nil || !pending || p == nil || p.Kernel().Name != "off-by-one" {
-		t.Fatalf("FastestOrDefault during the tune = %v, %v, %v; want off-by-one, pending", p, pending, err)
+	for range 2 { // the second is not answered from memory either
+		p, pending, err := tuner.FastestOrDefault(ctx, op, 1000)
+		if err != nil || !pending || p == nil || p.Kernel().Name != "off-by-one" {
+			close(release)
+			t.Fatalf("FastestOrDefault during the tune = %v, %v, %v; want off-by-one, pending", p, pending, err)
+		}
 	}
+	close(release)
 	won := <-tuned
 	if won.err != nil || won.p.Kernel().Name != "wg256" {
 		t.Fatalf("Fastest = %v, %v; want wg256", won.p, won.err)
