@@ -66,7 +66,8 @@ type TunerOptions struct {
 // Tuner answers "which candidate of this Op is fastest for this size on
 // this device?": from memory, else from the cache file, else by measuring
 // every candidate and keeping the answer. It is safe for concurrent use;
-// callers asking about a key that is being tuned wait for that tune.
+// callers asking about a key that is being tuned wait for that tune, or,
+// with FastestOrDefault, run the Op's first candidate meanwhile.
 type Tuner struct {
 	dev *Device
 	t   *autotune.Tuner
