@@ -109,7 +109,8 @@ type Progress struct {
 	Key       string
 	Candidate string
 	// Step is "verify", "sample" or "done"; or, while another machine of
-	// the fleet holds Key's lock in the shared store, "wait" as the wait
+	// the fleet holds Key's lock in the shared store (or, without one,
+	// another process holds it in the cache file), "wait" as the wait
 	// starts and again after each lock wait (store.Store.LockWait) it
 	// goes on, "waiting" at each look at the lock between (about four
 	// times a second), for a display that redraws, and "waited" as it
@@ -126,6 +127,9 @@ type Progress struct {
 	// as a search does).
 	Holder          string
 	Waited, MaxWait time.Duration
+	// InFile says that the lock is the cache file's, which another
+	// process of this machine holds, not the shared store's.
+	InFile bool
 }
 
 // DefaultOptions measure to ±1% with up to 10 s per key.

@@ -88,14 +88,15 @@ const (
 )
 
 // claim answers k from the local file, else the shared tier, else from
-// the machine of the fleet that holds k's lock; or makes this process the
-// one that answers k for the fleet, taking the lock and returning its
-// lease, to release once the answer is committed. While another process
-// holds the lock it waits for that one's answer (trusted as fromShared's)
-// as long as wait says; a holder that died stops renewing its lock, which
-// expires, and the lock is taken over (at once where the holder was a
-// process of this host that no longer exists). With no shared tier, or
-// one that fails, it returns neither answer nor lease: answer k here.
+// the machine of the fleet that holds k's lock (or, with no shared tier,
+// the process that holds it in the file); or makes this process the one
+// that answers k, taking the lock and returning its lease, to release
+// once the answer is committed. While another process holds the lock it
+// waits for that one's answer (trusted as fromShared's) as long as wait
+// says; a holder that died stops renewing its lock, which expires, and
+// the lock is taken over (at once where the holder was a process of this
+// host that no longer exists). With a store that has no locks (no file),
+// or one that fails, it returns neither answer nor lease: answer k here.
 // With noWait, a lock another holds is busy: the caller does not wait.
 // Without take, no answer is taken, of a tier or of the holder: it waits
 // for the lock alone (a search that continues its own log, or a forced
@@ -107,42 +108,49 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 			return e, nil, false, nil
 		}
 	}
-	shared := t.store.Shared()
-	if shared == nil {
-		return nil, nil, false, nil
+	// The lock is the shared tier's, or, without one, the file's: of the
+	// processes that share it, one tunes k (a store without a file has no
+	// locks: this process tunes k).
+	locks, who, place := t.store.Shared(), "another machine", "shared store"
+	if locks == nil {
+		locks, who, place = t.store, "another process", "cache file"
 	}
 	name := t.table.String() + "/" + string(entryKey(k, sum))
-	poll := min(250*time.Millisecond, shared.LockExpiry()/4)
-	most := shared.LockWait()
+	poll := min(250*time.Millisecond, locks.LockExpiry()/4)
+	most := locks.LockWait()
 	if wait == whileRenewed {
 		most = 0
 	}
 	var since time.Time // when the wait began; zero once its end is told
 	ended := func() {
 		if !since.IsZero() {
-			t.waiting(Progress{Key: k.String(), Step: "waited", Waited: time.Since(since), MaxWait: most})
+			t.waiting(Progress{Key: k.String(), Step: "waited", Waited: time.Since(since), MaxWait: most}, locks)
 			since = time.Time{}
 		}
 	}
 	defer ended()
-	deadline := time.Now().Add(shared.LockWait())
+	deadline := time.Now().Add(locks.LockWait())
 	for {
 		if err := ctx.Err(); err != nil { // before taking a free lock too
 			what := "autotune: " + k.String()
 			if !since.IsZero() {
-				what = "autotune: waiting for another machine's work on " + k.String()
+				what = "autotune: waiting for " + who + "'s work on " + k.String()
 			}
 			return nil, nil, false, status.Wrap(err, status.CodeOf(err), what)
 		}
-		lease, holder, err := shared.TryLock(name)
+		lease, holder, err := locks.TryLock(name)
 		if lease != nil && lease.TookOver() != "" {
 			ended()
-			t.waiting(Progress{Key: k.String(), Step: "took over", Holder: lease.TookOver()})
+			t.waiting(Progress{Key: k.String(), Step: "took over", Holder: lease.TookOver()}, locks)
 		}
-		// The shared tier's answer, there already or landed while the
-		// lock was held.
+		// The answer of the holder, committed to the file or the shared
+		// tier while it held the lock.
 		if take {
-			if e, ferr := t.fromShared(ctx, op, k, sum); e != nil || ferr != nil {
+			e, ferr := t.fromFile(k, sum), error(nil)
+			if e == nil {
+				e, ferr = t.fromShared(ctx, op, k, sum)
+			}
+			if e != nil || ferr != nil {
 				if lease != nil {
 					_ = lease.Release() // a failed release expires
 				}
@@ -162,13 +170,13 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		case now.After(deadline):
 			if wait == untilLockWait {
 				ended() // before the warning: a display clears what it drew
-				t.store.Warn("autotune: shared store %s: waited %v for another machine's tune of %s; tuning it here", shared.Path(), shared.LockWait(), k)
+				t.store.Warn("autotune: %s %s: waited %v for %s's tune of %s; tuning it here", place, locks.Path(), locks.LockWait(), who, k)
 				return nil, nil, false, nil
 			}
 			// Still held: renewed within LockExpiry, so still at work.
-			deadline, step = now.Add(shared.LockWait()), "wait"
+			deadline, step = now.Add(locks.LockWait()), "wait"
 		}
-		t.waiting(Progress{Key: k.String(), Step: step, Holder: holder, Waited: now.Sub(since), MaxWait: most})
+		t.waiting(Progress{Key: k.String(), Step: step, Holder: holder, Waited: now.Sub(since), MaxWait: most}, locks)
 		select {
 		case <-ctx.Done():
 		case <-time.After(poll):
@@ -176,24 +184,29 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	}
 }
 
-// waiting tells Progress of a wait for another machine's lock, and the
-// Logger, at Info, of its start and of each lock wait it goes on (a wait
-// of up to an hour is news to a program that only logs), and of a lock
-// taken over (step "took over") from a process of this host that no
-// longer exists rather than waited for until it expired.
-func (t *Tuner) waiting(p Progress) {
+// waiting tells Progress of a wait for another process's lock in locks,
+// and the Logger, at Info, of its start and of each lock wait it goes on
+// (a wait of up to an hour is news to a program that only logs), and of
+// a lock taken over (step "took over") from a process of this host that
+// no longer exists rather than waited for until it expired.
+func (t *Tuner) waiting(p Progress, locks *store.Store) {
+	p.InFile = locks != t.store.Shared()
 	if t.opts.Progress != nil {
 		t.opts.Progress(p)
 	}
+	who := "another machine's"
+	if p.InFile {
+		who = "another process's"
+	}
 	switch l := t.opts.Logger; {
 	case l != nil && p.Step == "took over":
-		l.Info("autotune: took over the lock of "+p.Key+" from a process of this host that no longer exists", "holder", p.Holder, "store", t.store.Shared().Path())
+		l.Info("autotune: took over the lock of "+p.Key+" from a process of this host that no longer exists", "holder", p.Holder, "store", locks.Path())
 	case l != nil && p.Step == "wait":
-		msg := "autotune: waiting for another machine's work on " + p.Key
+		msg := "autotune: waiting for " + who + " work on " + p.Key
 		if p.Waited > 0 {
-			msg = "autotune: still waiting for another machine's work on " + p.Key + ", which renews its lock"
+			msg = "autotune: still waiting for " + who + " work on " + p.Key + ", which renews its lock"
 		}
-		l.Info(msg, "holder", p.Holder, "waited", p.Waited.Round(time.Second), "max_wait", p.MaxWait, "store", t.store.Shared().Path())
+		l.Info(msg, "holder", p.Holder, "waited", p.Waited.Round(time.Second), "max_wait", p.MaxWait, "store", locks.Path())
 	}
 }
 

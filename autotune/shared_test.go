@@ -288,14 +288,41 @@ func TestSharedOneTunePerQuestion(t *testing.T) {
 	}
 	devtest.NeedVulkan(t)
 	srv := redistest.Start(t)
+	oneTunePerQuestion(t, func() []string {
+		return []string{"VKBENCH_SHARED_URL=" + srv.URL(), "VKBENCH_SHARED_DIR=" + t.TempDir()}
+	})
+}
+
+// TestFileOneTunePerQuestion: 8 processes of one machine, with no shared
+// store, share one empty cache file and ask one uncached question at
+// once: exactly one tunes it (the file's lock), and every one gets its
+// answer.
+func TestFileOneTunePerQuestion(t *testing.T) {
+	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
+		sharedChild(t)
+		return
+	}
+	devtest.NeedVulkan(t)
+	dir := t.TempDir()
+	oneTunePerQuestion(t, func() []string { return []string{"VKBENCH_SHARED_DIR=" + dir} })
+}
+
+// oneTunePerQuestion runs 8 children of t's test (sharedChild) at once,
+// each with the environment env gives it, and checks that exactly one
+// tuned and that all got the same answer.
+func oneTunePerQuestion(t *testing.T, env func() []string) {
 	const procs = 8
 	outs := make([][]byte, procs)
 	errs := make([]error, procs)
+	envs := make([][]string, procs)
+	for p := range procs {
+		envs[p] = append(os.Environ(), append(env(), "VKBENCH_SHARED_CHILD=ask")...)
+	}
 	var wg sync.WaitGroup
 	for p := range procs {
 		wg.Go(func() {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestSharedOneTunePerQuestion$")
-			cmd.Env = append(os.Environ(), "VKBENCH_SHARED_CHILD=ask", "VKBENCH_SHARED_URL="+srv.URL(), "VKBENCH_SHARED_DIR="+t.TempDir())
+			cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$")
+			cmd.Env = envs[p]
 			outs[p], errs[p] = cmd.CombinedOutput()
 		})
 	}
@@ -333,8 +360,8 @@ func answerLine(out []byte) string {
 }
 
 // sharedChild is one machine of a test's fleet: it tunes scale at 1<<14
-// with the shared store $VKBENCH_SHARED_URL and a cache file of its own
-// in $VKBENCH_SHARED_DIR, and prints "answer <fastest> <time measured>
+// with the shared store $VKBENCH_SHARED_URL (none where unset) and the
+// cache file in $VKBENCH_SHARED_DIR, and prints "answer <fastest> <time measured>
 // sampled=<samples it took>". As VKBENCH_SHARED_CHILD=hold it first
 // prints "sampling" when it starts to sample, and samples for long.
 func sharedChild(t *testing.T) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,7 +40,7 @@ type boltFile struct {
 	lockedAt atomic.Int64
 }
 
-var _ Backend = (*boltFile)(nil)
+var _ Locker = (*boltFile)(nil)
 
 // After a wait for another process's lock runs out, the next lockBackoff
 // of waits last at most lockRetry: a process that held the lock that long
@@ -500,4 +501,83 @@ func (bf *boltFile) moveAside(d *damageError) (err error) {
 	}
 	bf.warn("store: cache %s was damaged (%v); moved it to %s and started a fresh one", bf.path, d.err, aside)
 	return nil
+}
+
+// The file holds locks as a shared tier's backend does (Locker), so that
+// of the processes sharing one file, one tunes a question while the
+// others wait for its answer. A lock is a value of locksTable: when it
+// expires (Unix nanoseconds, 8 bytes big-endian), then its holder's token.
+var locksTable = []string{"locks"}
+
+// lockHolder returns the token a lock's value names, and whether the
+// lock is still held at now.
+func lockHolder(v []byte, now time.Time) (token string, live bool) {
+	if len(v) < 8 {
+		return "", false
+	}
+	return string(v[8:]), int64(binary.BigEndian.Uint64(v)) > now.UnixNano()
+}
+
+// setLock calls fn with lock name's holder (its token, and whether it
+// still holds the lock), and gives the lock to the token fn returns for
+// ttl, or releases it where that is "", if fn says set: in one
+// transaction, so of several processes only one sees the lock free.
+func (bf *boltFile) setLock(name string, ttl time.Duration, fn func(holder string, live bool) (token string, set bool)) error {
+	return bf.Update(func(tx Tx) error {
+		now := time.Now()
+		token, set := fn(lockHolder(tx.Get(locksTable, []byte(name)), now))
+		switch {
+		case !set:
+			return nil
+		case token == "":
+			return tx.Delete(locksTable, []byte(name))
+		}
+		return tx.Put(locksTable, []byte(name), append(binary.BigEndian.AppendUint64(nil, uint64(now.Add(ttl).UnixNano())), token...))
+	})
+}
+
+// TryLock takes lock name for token, for ttl, where nobody holds it.
+func (bf *boltFile) TryLock(name, token string, ttl time.Duration) (holder string, err error) {
+	// Looked at first in a read: those who wait ask a few times a second,
+	// and a write transaction syncs the file.
+	err = bf.View(func(tx Tx) error {
+		if h, live := lockHolder(tx.Get(locksTable, []byte(name)), time.Now()); live {
+			holder = h
+		}
+		return nil
+	})
+	if err != nil || holder != "" {
+		return holder, err
+	}
+	err = bf.setLock(name, ttl, func(h string, live bool) (string, bool) {
+		if live {
+			holder = h
+		}
+		return token, !live
+	})
+	return holder, err
+}
+
+// Renew extends lock name by ttl where token still holds it.
+func (bf *boltFile) Renew(name, token string, ttl time.Duration) (ok bool, err error) {
+	err = bf.setLock(name, ttl, func(h string, live bool) (string, bool) {
+		ok = live && h == token
+		return token, ok
+	})
+	return ok, err
+}
+
+// Unlock releases lock name where token holds it (or held it last: an
+// expired lock's value goes too).
+func (bf *boltFile) Unlock(name, token string) error {
+	return bf.setLock(name, 0, func(h string, _ bool) (string, bool) { return "", h == token })
+}
+
+// Replace gives lock name to token for ttl where stale still holds it.
+func (bf *boltFile) Replace(name, stale, token string, ttl time.Duration) (ok bool, err error) {
+	err = bf.setLock(name, ttl, func(h string, live bool) (string, bool) {
+		ok = live && h == stale
+		return token, ok
+	})
+	return ok, err
 }

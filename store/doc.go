@@ -58,7 +58,10 @@
 // that work goes on from the file. A shared backend that is a Locker also
 // holds named locks with an expiry (TryLock, a Lease renewed until
 // released, through failed renewals, until lost), with which one machine
-// tunes a question while the others wait for its answer. A lock whose
+// tunes a question while the others wait for its answer. The file holds
+// such locks too, for the processes that share it (N CI jobs on one
+// runner): with no shared tier, one of them tunes a question while the
+// others wait. A lock whose
 // holder is a process of this host that no longer exists (a runner
 // killed and started again) is taken over at once, by a compare-and-swap
 // on the dead holder's token, rather than waited for until it expires.

@@ -49,7 +49,7 @@ func RegisterShared(scheme string, open Opener) {
 	openers[scheme] = open
 }
 
-// Defaults of the shared tier's lock, which the URL's query parameters
+// Defaults of a store's locks, which a shared tier's URL's query parameters
 // lock-expiry and lock-wait override (redis://host:6379/0?lock-expiry=5s).
 const (
 	// DefaultLockExpiry is how long a question's lock outlives the last
@@ -129,13 +129,25 @@ func (s *Store) Close() error {
 	return s.shared.tier.close()
 }
 
-// LockExpiry is how long the shared tier's locks outlive their holder's
-// last renewal: DefaultLockExpiry unless the URL's lock-expiry says.
-func (s *Store) LockExpiry() time.Duration { return s.tier.expiry }
+// LockExpiry is how long the store's locks outlive their holder's last
+// renewal: DefaultLockExpiry unless a shared tier's URL's lock-expiry
+// says.
+func (s *Store) LockExpiry() time.Duration {
+	if s.tier == nil {
+		return DefaultLockExpiry
+	}
+	return s.tier.expiry
+}
 
 // LockWait is how long to wait for another holder's answer before
-// working without it: DefaultLockWait unless the URL's lock-wait says.
-func (s *Store) LockWait() time.Duration { return s.tier.wait }
+// working without it: DefaultLockWait unless a shared tier's URL's
+// lock-wait says.
+func (s *Store) LockWait() time.Duration {
+	if s.tier == nil {
+		return DefaultLockWait
+	}
+	return s.tier.wait
+}
 
 // sharedTier is the shared Backend with the rule of a tier that may fail:
 // a call that fails (not the function's own error) warns once, naming the
@@ -271,9 +283,10 @@ type Lease struct {
 // "" where the lock was free.
 func (l *Lease) TookOver() string { return l.tookOver }
 
-// TryLock takes the lock name in this store, which must be a shared tier
-// whose backend is a Locker, for LockExpiry, renewed every third of it
-// until the Lease is released. Where another process holds it, the lease
+// TryLock takes the lock name in this store, a shared tier whose backend
+// is a Locker or the cache file (whose locks are for the processes that
+// share it), for LockExpiry, renewed every third of it until the Lease is
+// released. Where another process holds it, the lease
 // is nil (and the error too), and holder names that process by its host
 // and process id ("" where its lock does not say: an older vkbench's). A
 // store that cannot lock is Unimplemented; one that fails is its error.
@@ -285,17 +298,18 @@ func (l *Lease) TookOver() string { return l.tookOver }
 // counts as dead; one reused by another process, and any holder on
 // another host, is waited for as before.
 func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
-	if s.tier == nil {
-		return nil, "", status.New(status.Unimplemented, "store: only a shared store has locks")
+	lk, ok := s.b.(Locker)
+	call := func(do func() error) error { return do() }
+	if s.tier != nil {
+		lk, ok = s.tier.b.(Locker)
+		call = s.tier.call
 	}
-	lk, ok := s.tier.b.(Locker)
 	if !ok {
-		return nil, "", status.Newf(status.Unimplemented, "store: shared store %s has no locks", s.tier.name)
+		return nil, "", status.Newf(status.Unimplemented, "store: %s has no locks", cmp.Or(s.path, "a store without a file"))
 	}
-	token := newToken()
-	ttl := s.tier.expiry
+	token, ttl := newToken(), s.LockExpiry()
 	var tookOver string
-	err := s.tier.call(func() (err error) {
+	err := call(func() (err error) {
 		// A few rounds: a dead holder's lock that another process took
 		// over first, or that expired, is looked at again.
 		for range 3 {
@@ -319,7 +333,7 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 	release := sync.OnceValue(func() error {
 		close(stop)
 		<-done
-		return s.tier.call(func() error { return lk.Unlock(name, token) })
+		return call(func() error { return lk.Unlock(name, token) })
 	})
 	go func() {
 		defer close(done)

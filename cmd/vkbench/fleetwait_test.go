@@ -143,3 +143,35 @@ func TestFleetTakeoverShown(t *testing.T) {
 		t.Errorf("the tune's stderr does not start with\n%sor it waited, or warned:\n%s", want, r.stderr)
 	}
 }
+
+// TestFileWaitShown: without a shared store, a tune of a question that
+// another vkbench process sharing the cache file is tuning waits for its
+// answer and says so (which process holds the lock in the cache file),
+// rather than measure the question beside it; interrupted, it exits 130.
+// Once the holder is killed, its lock is taken over at once and the
+// question tuned.
+func TestFileWaitShown(t *testing.T) {
+	needDevice(t)
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tune := []string{"tune", "copy", "--size", "4096", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--cache", filepath.Join(t.TempDir(), "c.db")}
+	p := stoppedAt(t, regexp.MustCompile(`autotune: prepared`), append(tune, "-v")...)
+	r, _ := interruptedAfter(t, tune, regexp.MustCompile(`holds its lock`), syscall.SIGINT)
+	want := fmt.Sprintf("copy/u32/4096: another process (%s pid %d) holds its lock in the cache file; waiting up to 10m0s for its answer, then tuning here\n", host, p.Pid)
+	if !strings.HasPrefix(r.stderr, want) || r.code != 130 {
+		t.Errorf("the tune that waited: exit status %d (want 130), and its stderr does not start with\n%s%s", r.code, want, r.stderr)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, 0, tune...)
+	want = fmt.Sprintf("copy/u32/4096: took over the lock in the cache file of %s pid %d, which no longer runs on this host\n", host, p.Pid)
+	if !strings.HasPrefix(r.stderr, want) || strings.Contains(r.stderr, "warning") {
+		t.Errorf("the tune after the holder died: its stderr does not start with\n%sor it warned:\n%s", want, r.stderr)
+	}
+}

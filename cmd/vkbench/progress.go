@@ -123,11 +123,12 @@ func (p *progress) update(ev autotune.Progress) {
 	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
 }
 
-// wait shows a wait for another machine of the fleet: a line as it
-// starts and after each lock wait it goes on, on any stderr (above the
-// bar, where one is drawn), and the bar redrawn with what it waits for,
-// so that it does not look frozen; cleared as the wait ends, for the
-// lines that follow (the answer taken, the warning of a wait given up).
+// wait shows a wait for another machine of the fleet, or another process
+// sharing the cache file: a line as it starts and after each lock wait it
+// goes on, on any stderr (above the bar, where one is drawn), and the bar
+// redrawn with what it waits for, so that it does not look frozen;
+// cleared as the wait ends, for the lines that follow (the answer taken,
+// the warning of a wait given up).
 func (p *progress) wait(ev autotune.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -140,17 +141,20 @@ func (p *progress) wait(ev autotune.Progress) {
 		}
 		return
 	}
-	who := "another machine"
+	who, where := "another machine", "the shared store"
+	if ev.InFile {
+		who, where = "another process", "the cache file"
+	}
 	if ev.Holder != "" {
 		who += " (" + ev.Holder + ")"
 	}
 	if ev.Step == "wait" && p.notes != nil {
-		line := fmt.Sprintf("%s: %s holds its lock in the shared store; waiting as long as it renews the lock", ev.Key, who)
+		line := fmt.Sprintf("%s: %s holds its lock in %s; waiting as long as it renews the lock", ev.Key, who, where)
 		switch {
 		case ev.Waited > 0:
 			line = fmt.Sprintf("%s: still waiting for %s, %v so far", ev.Key, who, ev.Waited.Round(time.Second))
 		case ev.MaxWait > 0:
-			line = fmt.Sprintf("%s: %s holds its lock in the shared store; waiting up to %v for its answer, then tuning here", ev.Key, who, ev.MaxWait)
+			line = fmt.Sprintf("%s: %s holds its lock in %s; waiting up to %v for its answer, then tuning here", ev.Key, who, where, ev.MaxWait)
 		}
 		_, _ = fmt.Fprintln(p.notes, line) // stderr, above the bar
 	}
@@ -170,7 +174,11 @@ func (p *progress) tookOver(ev autotune.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, _ = fmt.Fprintf(p.notes, "%s: took over the lock in the shared store of %s, which no longer runs on this host\n", ev.Key, ev.Holder)
+	where := "the shared store"
+	if ev.InFile {
+		where = "the cache file"
+	}
+	_, _ = fmt.Fprintf(p.notes, "%s: took over the lock in %s of %s, which no longer runs on this host\n", ev.Key, where, ev.Holder)
 }
 
 func (p *progress) finish() {

@@ -63,34 +63,59 @@ func testReplace(t *testing.T, be store.Backend) {
 	}
 }
 
+// testExpiry: a lock expires when its holder stops renewing it, and the
+// holder whose lock expired neither renews nor releases the next
+// holder's: only the token that holds a lock does.
+func testExpiry(t *testing.T, be store.Backend) {
+	lk, ok := be.(store.Locker)
+	if !ok {
+		t.Skip("not a store.Locker: this backend holds no locks")
+	}
+	if h, err := lk.TryLock("expiring", "old", 50*time.Millisecond); h != "" || err != nil {
+		t.Fatalf("TryLock = %q, %v", h, err)
+	}
+	time.Sleep(200 * time.Millisecond) // at least: a busy host only sleeps longer
+	if h, err := lk.TryLock("expiring", "new", time.Minute); h != "" || err != nil {
+		t.Fatalf("TryLock after the expiry = %q, %v", h, err)
+	}
+	if ok, err := lk.Renew("expiring", "old", time.Minute); ok || err != nil {
+		t.Errorf("Renew by the expired holder = %v, %v; want false", ok, err)
+	}
+	if err := lk.Unlock("expiring", "old"); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := lk.TryLock("expiring", "third", time.Minute); h != "new" || err != nil {
+		t.Errorf("the expired holder's Unlock released the new holder's lock (TryLock = %q, %v; want the holder new)", h, err)
+	}
+}
+
 // The child of TestLocks is told by these environment variables.
 const (
 	envLockChild = "VKBENCH_STORETEST_LOCK_CHILD"
 	envLockURL   = "VKBENCH_STORETEST_LOCK_URL"
 )
 
-// TestLocks checks, on a shared store of a backend that is a
-// store.Locker, how Store.TryLock treats the lock of a process that
-// died: start gives the store's URL (once, in the test's process). Call
-// it from a top-level test of its own, before anything else the test
-// does: the test runs its own binary again as the process that dies, and
-// that process, told by its environment, does only its part and never
-// returns.
+// TestLocks checks how Store.TryLock treats the lock of a process that
+// died, on a cache file or on a shared store of a backend that is a
+// store.Locker: start gives the file's path or the store's URL (once, in
+// the test's process), with an expiry of a minute or more, so that what
+// ends each wait here is not the lock's expiry. Call it from a top-level
+// test of its own, before anything else the test does: the test runs its
+// own binary again as the process that dies, and that process, told by
+// its environment, does only its part and never returns.
 func TestLocks(t *testing.T, start func(t *testing.T) string) {
 	if os.Getenv(envLockChild) != "" {
 		lockChild(t, os.Getenv(envLockURL), os.Getenv(envLockChild))
 		return
 	}
-	// A long expiry: what ends each wait here is not the lock's expiry.
-	url := start(t) + "&lock-expiry=1m"
-	t.Run("dead-holder-taken-over", func(t *testing.T) { testDeadHolder(t, url) })
+	place := start(t)
+	t.Run("dead-holder-taken-over", func(t *testing.T) { testDeadHolder(t, place) })
 }
 
-// lockChild takes the lock name in the store at url, prints "locked",
+// lockChild takes the lock name in the store at place, prints "locked",
 // and waits to be killed.
-func lockChild(t *testing.T, url, name string) {
-	s := openShared(t, url)
-	lease, holder, err := s.Shared().TryLock(name)
+func lockChild(t *testing.T, place, name string) {
+	lease, holder, err := lockStore(t, place).TryLock(name)
 	if err != nil || lease == nil {
 		t.Fatalf("child: TryLock = %v, %q, %v", lease, holder, err)
 	}
@@ -98,9 +123,15 @@ func lockChild(t *testing.T, url, name string) {
 	time.Sleep(time.Hour)
 }
 
-func openShared(t *testing.T, url string) *store.Store {
+// lockStore opens the store at place, a shared store's URL or a cache
+// file's path, and returns the Store that holds place's locks.
+func lockStore(t *testing.T, place string) *store.Store {
 	t.Helper()
-	s, err := store.Open(store.Options{Path: "off", Shared: url, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	opts := store.Options{Path: place, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	if strings.Contains(place, "://") {
+		opts.Path, opts.Shared = "off", place
+	}
+	s, err := store.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +140,9 @@ func openShared(t *testing.T, url string) *store.Store {
 			t.Error(err)
 		}
 	})
+	if s.Shared() != nil {
+		return s.Shared()
+	}
 	return s
 }
 
@@ -116,10 +150,10 @@ func openShared(t *testing.T, url string) *store.Store {
 // while it lives; killed (SIGKILL, so it neither releases nor renews the
 // lock), its lock is taken over at once, not at its expiry, by one of
 // several processes asking at once, which holds it as its own.
-func testDeadHolder(t *testing.T, url string) {
+func testDeadHolder(t *testing.T, place string) {
 	top, _, _ := strings.Cut(t.Name(), "/")
 	cmd := exec.Command(os.Args[0], "-test.run=^"+top+"$")
-	cmd.Env = append(os.Environ(), envLockChild+"=dead", envLockURL+"="+url)
+	cmd.Env = append(os.Environ(), envLockChild+"=dead", envLockURL+"="+place)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -137,8 +171,8 @@ func testDeadHolder(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	child := fmt.Sprintf("%s pid %d", host, cmd.Process.Pid)
-	s := openShared(t, url)
-	if l, holder, err := s.Shared().TryLock("dead"); l != nil || holder != child || err != nil {
+	s := lockStore(t, place)
+	if l, holder, err := s.TryLock("dead"); l != nil || holder != child || err != nil {
 		t.Fatalf("TryLock while the child lives = %v, %q, %v; want nil, %q: a live holder is waited for", l, holder, err, child)
 	}
 	if err := cmd.Process.Kill(); err != nil {
@@ -149,7 +183,7 @@ func testDeadHolder(t *testing.T, url string) {
 	// are): one takes the lock over, the others find it held.
 	stores := make([]*store.Store, 4)
 	for i := range stores {
-		stores[i] = openShared(t, url)
+		stores[i] = lockStore(t, place)
 	}
 	leases := make([]*store.Lease, len(stores))
 	holders := make([]string, len(stores))
@@ -157,7 +191,7 @@ func testDeadHolder(t *testing.T, url string) {
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	for i, s := range stores {
-		wg.Go(func() { leases[i], holders[i], errs[i] = s.Shared().TryLock("dead") })
+		wg.Go(func() { leases[i], holders[i], errs[i] = s.TryLock("dead") })
 	}
 	wg.Wait()
 	took := time.Since(t0)
@@ -186,7 +220,7 @@ func testDeadHolder(t *testing.T, url string) {
 	}
 	t.Logf("the dead child's lock was taken over %v after it was reaped (the lock's expiry: 1m)", took.Round(time.Millisecond))
 	// The lock is the winner's: held, and taken over from nobody.
-	if l, holder, err := s.Shared().TryLock("dead"); l != nil || holder != me || err != nil {
+	if l, holder, err := s.TryLock("dead"); l != nil || holder != me || err != nil {
 		t.Errorf("TryLock after the takeover = %v, %q, %v; want held by this process", l, holder, err)
 	}
 }

@@ -17,9 +17,9 @@ import (
 // TestBackend checks what a store.Store relies on of a Backend, on fresh
 // ones that open gives: one t.Run per property. Every backend runs it
 // from a test of its own, the bbolt file's and Redis's alike; the
-// properties of locks are skipped for a backend that is no store.Locker
-// (the file). TestLocks checks what Store.TryLock does with a Locker's
-// locks across processes.
+// properties of locks are skipped for a backend that is no store.Locker.
+// TestLocks checks what Store.TryLock does with a Locker's locks across
+// processes.
 func TestBackend(t *testing.T, open func(t *testing.T) store.Backend) {
 	t.Run("empty", func(t *testing.T) { testEmpty(t, open(t)) })
 	t.Run("put-get-delete", func(t *testing.T) { testPutGetDelete(t, open(t)) })
@@ -30,6 +30,7 @@ func TestBackend(t *testing.T, open func(t *testing.T) store.Backend) {
 	t.Run("failed-update-writes-nothing", func(t *testing.T) { testFailedUpdateWritesNothing(t, open(t)) })
 	t.Run("view-cannot-write", func(t *testing.T) { testViewCannotWrite(t, open(t)) })
 	t.Run("lock-replace", func(t *testing.T) { testReplace(t, open(t)) })
+	t.Run("lock-expiry", func(t *testing.T) { testExpiry(t, open(t)) })
 }
 
 // Two tables of the same parent.
