@@ -7,6 +7,13 @@ func WithoutNet(opts CompareOptions) CompareOptions {
 	return opts
 }
 
+// KeepOutliers is opts leaving no round out as an outlier, as Compare did
+// before it did.
+func KeepOutliers(opts CompareOptions) CompareOptions {
+	opts.keepOutliers = true
+	return opts
+}
+
 // WelchTest is welchTest of single runs: its p-value and degrees of
 // freedom.
 func WelchTest(s1, s2 []float64, extra float64) (p, dof float64) {

@@ -128,7 +128,7 @@ func TestCompareRelativeToProbe(t *testing.T) {
 			case !math.IsNaN(c.rel) && (r.RelativeDelta == nil || math.Abs(*r.RelativeDelta-c.rel) > 0.01):
 				t.Errorf("relative delta %v; want %+.3f", r.RelativeDelta, c.rel)
 			}
-			if wantNet := r.RelativeDelta != nil && c.opts == auto; (r.NetDelta != nil) != wantNet {
+			if wantNet := r.RelativeDelta != nil && c.opts != both; (r.NetDelta != nil) != wantNet {
 				t.Errorf("change net of the probe %v, want one: %v", r.NetDelta, wantNet)
 			}
 			if r.Relative != c.alone {

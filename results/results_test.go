@@ -105,6 +105,65 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 }
 
+// TestCompareOutlierRounds: a round far slower than the rest of its run
+// (a neighbour's job on a shared machine) is left out before the test, and
+// the row says so: kept, its spread hid a kernel 10% slower. A round far
+// faster is kept (only other work slows a round), and a round is judged
+// against the rest of its own run, not against runs it is pooled with
+// that ran slower as a whole. A row of as many rounds as alpha needs stays
+// judged when one is left out.
+func TestCompareOutlierRounds(t *testing.T) {
+	// hit is rounds with the round at i made factor slower.
+	hit := func(rs [][]float64, i int, factor float64) [][]float64 {
+		for j := range rs[i] {
+			rs[i][j] *= factor
+		}
+		return rs
+	}
+	pooled := func(runs ...[][]float64) *results.File {
+		var files []*results.File
+		for _, r := range runs {
+			files = append(files, file(bench("copy/u32/1024/vec4", r...)))
+		}
+		f, err := results.Merge(files...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	strict := results.DefaultCompareOptions
+	strict.Alpha = 0.01
+	for _, c := range []struct {
+		name      string
+		base, cur *results.File
+		opts      results.CompareOptions
+		want      results.Verdict
+		n1, n2    int
+		note      string
+	}{
+		{"kernel 10% slower, a round of new 80% slower", file(bench("copy/u32/1024/vec4", rounds(1, 5, 1e-3, 0.005)...)), file(bench("copy/u32/1024/vec4", hit(rounds(2, 5, 1.1e-3, 0.005), 2, 1.8)...)),
+			results.DefaultCompareOptions, results.Slower, 5, 4, "rounds far slower than the rest of their run left out: 0 in base, 1 in new"},
+		{"no change, a round of base 80% slower", file(bench("copy/u32/1024/vec4", hit(rounds(3, 5, 1e-3, 0.005), 0, 1.8)...)), file(bench("copy/u32/1024/vec4", rounds(4, 5, 1e-3, 0.005)...)),
+			results.DefaultCompareOptions, results.Same, 4, 5, "1 in base, 0 in new"},
+		{"a round twice as fast is kept", file(bench("copy/u32/1024/vec4", rounds(5, 5, 1e-3, 0.005)...)), file(bench("copy/u32/1024/vec4", hit(rounds(6, 5, 1e-3, 0.005), 1, 0.5)...)),
+			results.DefaultCompareOptions, results.Same, 5, 5, ""},
+		{"three runs a side, two 20% slower as a whole, a round of the other 20% slower", pooled(hit(rounds(7, 5, 1e-3, 0.002), 3, 1.2), rounds(8, 5, 1.2e-3, 0.002), rounds(9, 5, 1.2e-3, 0.002)), pooled(rounds(10, 5, 1e-3, 0.002), rounds(11, 5, 1.2e-3, 0.002), rounds(12, 5, 1.2e-3, 0.002)),
+			results.DefaultCompareOptions, results.Same, 14, 15, "1 in base, 0 in new"},
+		{"alpha 0.01: kernel 30% slower, a round of new 80% slower", file(bench("copy/u32/1024/vec4", rounds(13, 5, 1e-3, 0.005)...)), file(bench("copy/u32/1024/vec4", hit(rounds(14, 5, 1.3e-3, 0.005), 4, 1.8)...)),
+			strict, results.Slower, 5, 4, "0 in base, 1 in new"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := results.Compare(c.base, c.cur, c.opts).Rows[0]
+			if r.Verdict != c.want || r.N1 != c.n1 || r.N2 != c.n2 {
+				t.Errorf("%q over %d and %d rounds (delta %+.3f, p %.3g, note %q); want %q over %d and %d", r.Verdict, r.N1, r.N2, r.Delta, r.P, r.Note, c.want, c.n1, c.n2)
+			}
+			if !strings.Contains(r.Note, c.note) || (c.note == "") != (r.Note == "") {
+				t.Errorf("note %q, want %q", r.Note, c.note)
+			}
+		})
+	}
+}
+
 // TestCompareMovedTogether: when every benchmark moved the same way past
 // the threshold, the report says so; one that did not is enough to say
 // nothing.

@@ -34,6 +34,12 @@ chance that two runs in which nothing changed report anything at all, however ma
 (tested one at a time, 17 benchmarks at 0.05 would flag about one pair of
 identical runs in four). Where the rounds' spread was too wide for a
 slowdown of --threshold to show, compare says how large one had to be.
+Before any test, the slowest round of each file is left out where Grubbs'
+test at 0.01, over the logarithms of that file's rounds' medians, calls
+it an outlier (a neighbour's job on a shared machine slows one round far
+more than the rest, and its spread would hide a regression); the row's
+note says how many were left out, and n_base and n_new in the JSON count
+the rounds kept.
 
 A run of several rounds also measures a probe in every round, among the
 operations: a fixed 4 MiB copy. Where both files have it, compare prints how
@@ -56,15 +62,15 @@ is always the benchmark's own change; "vs probe" the change relative to
 the probe (relative_delta in the JSON, with probe_variance, the ratio of
 the two variances). Relative to the probe a change is never reversed: one
 whose own times moved the other way is judged the same, with a note.
---relative judges every benchmark relative to the probe alone;
---own-times by its own times alone.
+--relative judges every benchmark relative to the probe and net of it,
+never by its own times; --own-times by its own times alone.
 
 Each side may be several files, the runs of several processes (BASE... --
 NEW...): their rounds are pooled, and where both sides have two runs or
 more, each run counts as one value, the mean of its rounds, so that the
 variation between processes, which one run cannot show, is what a
 difference is judged against (five runs a side find a 10% slowdown on a
-busy machine about two times in three; three, one time in five).
+busy machine more than four times in five; three, one time in five).
 
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures
@@ -150,7 +156,7 @@ func newCompareCmd() *cobra.Command {
 	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
 	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level over all the benchmarks compared (each p-value adjusted by Holm's method)")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
-	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds (where both files measured it), even where the probe does not steady them")
+	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds and net of it (where both files measured it), even where the probe does not steady them")
 	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times alone, not relative to the probe as well")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
@@ -202,7 +208,7 @@ func compareNotes(rep results.Report) string {
 		rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged)
 	switch {
 	case rep.Options.Relative && rep.Probe != "":
-		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
+		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it and net of it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
 	case rep.Options.OwnTimes && rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged by its own times alone (--own-times)\n", rep.Probe, fmtDelta(rep.ProbeShift))
 		if math.Abs(rep.ProbeShift) > rep.Options.Threshold {

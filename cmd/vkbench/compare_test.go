@@ -368,7 +368,7 @@ func TestCompareProbeShown(t *testing.T) {
 		t.Errorf("--own-times: the table does not say so:\n%s", r.stdout)
 	}
 	r = vkbench(t, "compare", "--relative", base, cur)
-	if !strings.Contains(unwrapped(r.stdout), "each benchmark judged relative to it, round by round (--relative)") {
+	if !strings.Contains(unwrapped(r.stdout), "each benchmark judged relative to it and net of it, round by round (--relative)") {
 		t.Errorf("--relative: the table does not say so:\n%s", r.stdout)
 	}
 	validateAgainst(t, "compare-v1.json", []byte(mustRun(t, exitRegression, "compare", "--format", "json", base, cur).stdout))
