@@ -57,7 +57,7 @@ for i in $(seq "$n"); do
 	echo $? >>"$out/compare.codes"
 	"$vk" compare --relative "$out/compare-$i-a.json" "$out/compare-$i-b.json" >"$out/compare-rel-$i.txt" 2>&1
 	echo $? >>"$out/compare-rel.codes"
-	echo "compare $i: exit $(tail -1 "$out/compare.codes") (own times), $(tail -1 "$out/compare-rel.codes") (--relative)"
+	echo "compare $i: exit $(tail -1 "$out/compare.codes") (default), $(tail -1 "$out/compare-rel.codes") (--relative)"
 done
 
 : >"$out/compare10.codes"
@@ -71,7 +71,7 @@ for i in $(seq "$n"); do
 	echo $? >>"$out/compare10.codes"
 	"$vk" compare --relative "$out/compare10-$i-old.json" "$out/compare10-$i-slower10.json" >"$out/compare10-rel-$i.txt" 2>&1
 	echo $? >>"$out/compare10-rel.codes"
-	echo "compare10 $i: exit $(tail -1 "$out/compare10.codes") (own times), $(tail -1 "$out/compare10-rel.codes") (--relative)"
+	echo "compare10 $i: exit $(tail -1 "$out/compare10.codes") (default), $(tail -1 "$out/compare10-rel.codes") (--relative)"
 done
 
 ab() { # ab NAME NEW [FLAGS...]
