@@ -374,15 +374,21 @@ func judge(rows []Row, opts CompareOptions) {
 		switch {
 		case r.Relative && ((r.Verdict == Slower && r.Delta < 0) || (r.Verdict == Faster && r.Delta > 0)):
 			r.Verdict = Same
-			r.addNote(fmt.Sprintf("%+.1f%% relative to the probe, %+.1f%% by its own times: the probe would reverse the change, so neither is taken", 100*lo, 100*r.Delta))
+			r.addNote(r.ways() + ": the probe would reverse the change, so neither is taken")
 		case len(r.tests) > 1 && significant && (hi > opts.Threshold || lo < -opts.Threshold) && r.Verdict == Same:
-			ways := fmt.Sprintf("%+.1f%% by its own times, %+.1f%% relative to the probe", 100*r.Delta, 100**r.RelativeDelta)
-			if r.NetDelta != nil {
-				ways += fmt.Sprintf(", %+.1f%% net of it", 100**r.NetDelta)
-			}
-			r.addNote(ways + ": the machine's speed may explain the change, so it is not taken")
+			r.addNote(r.ways() + ": the machine's speed may explain the change, so it is not taken")
 		}
 	}
+}
+
+// ways tells the row's change by each way it was judged against the
+// probe, each under its name.
+func (r *Row) ways() string {
+	s := fmt.Sprintf("%+.1f%% by its own times, %+.1f%% relative to the probe", 100*r.Delta, 100**r.RelativeDelta)
+	if r.NetDelta != nil {
+		s += fmt.Sprintf(", %+.1f%% net of it", 100**r.NetDelta)
+	}
+	return s
 }
 
 // addNote appends note to the row's notes.

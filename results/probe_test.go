@@ -57,6 +57,25 @@ func probeFileOwn(t *testing.T, scale, probeScale float64, own bool, beta float6
 	return f
 }
 
+// TestCompareReversalNote: where the probe would reverse a change, the
+// note tells the change by each way it was judged, each under its own
+// name. A kernel 20% slower whose times move with the square root of the
+// machine's speed, on a machine 36% faster, is 4% faster by its own
+// times, 50% slower relative to the probe, and slower net of it by what
+// the slope fitted from five rounds leaves.
+func TestCompareReversalNote(t *testing.T) {
+	opts := results.DefaultCompareOptions
+	opts.Relative = true
+	r := results.Compare(probeFileOwn(t, 1, 1, false, 0.5), probeFileOwn(t, 1.2*0.8, 0.64, false, 0.5), opts).Rows[0]
+	if r.NetDelta == nil {
+		t.Fatalf("no change net of the probe: %+v", r)
+	}
+	want := fmt.Sprintf("-4.0%% by its own times, +50.0%% relative to the probe, %+.1f%% net of it: the probe would reverse the change", 100**r.NetDelta)
+	if r.Verdict != results.Same || !strings.Contains(r.Note, want) {
+		t.Errorf("verdict %s, note %q; want the same, and a note that says %q", r.Verdict, r.Note, want)
+	}
+}
+
 // TestCompareRelativeToProbe: where both files measured the probe, its
 // change is reported, and a benchmark is judged relative to it round by
 // round where the probe steadies its rounds (by default) or always (with
