@@ -456,8 +456,7 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 		return row
 	}
 	if len(s1) == 0 || len(s2) == 0 {
-		row.Verdict = NotMeasured
-		row.Note = "no samples in " + map[bool]string{true: "base", false: "new"}[len(s1) == 0]
+		row.Verdict, row.Note = NotMeasured, "no samples in "+map[bool]string{true: "base", false: "new"}[len(s1) == 0]
 		return row
 	}
 	row.BaseMedian, row.NewMedian = median(s1), median(s2)
@@ -498,8 +497,7 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 		}
 	}
 	if minUTestP(rounds1, rounds2) > opts.Alpha {
-		row.Verdict = Unjudged
-		row.Note = fmt.Sprintf("%s in base, %s in new: too few for a difference to be judged at alpha %g; measure both with --count %d or more, or gate with vkbench ab",
+		row.Verdict, row.Note = Unjudged, fmt.Sprintf("%s in base, %s in new: too few for a difference to be judged at alpha %g; measure both with --count %d or more, or gate with vkbench ab",
 			plural(rounds1, "round"), plural(rounds2, "round"), opts.Alpha, RoundsNeeded(opts.Alpha))
 		return row
 	}
