@@ -12,12 +12,15 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// lossLatency bounds how long after MarkLost a blocked Wait may return:
-// at once, which on an idle machine is within 20 ms. 200 ms leaves a
-// loaded CI machine room to wake the waiters (hal/faulty's own loss tests
-// saw 53 ms there against the 100 ms this bound once was) and still fails
-// a Wait that returns when its work ends: the work is a second of
-// spinning, begun some 20 ms before the loss.
+// lossLatency bounds how long after MarkLost a blocked Wait may return,
+// beyond what the host's scheduler adds: at once, not when its work ends
+// nor at its waiter's timeout. The scheduler's share is measured beside
+// the fences (as many plain goroutines woken at the loss), as hal/faulty's
+// loss tests do: on a loaded machine (load average 10 on two cores) the
+// Waits were seen to return 241 ms after MarkLost, all at one moment,
+// against a fixed 200 ms bound. 200 ms more still fails a Wait that returns
+// when its work ends: the work is a second of spinning, begun some 20 ms
+// before the loss.
 const lossLatency = 200 * time.Millisecond
 
 // testDeviceLoss: once a device is marked lost, every pending fence fails
@@ -111,7 +114,8 @@ func (l *lossCase) inFlight() {
 }
 
 // lose marks the device lost while a goroutine waits on every fence: each
-// wait fails with the loss, within lossLatency.
+// wait fails with the loss, within lossLatency of the moment plain
+// goroutines woken at the loss ran.
 func (l *lossCase) lose(lm hal.LossMarker) {
 	e := l.env
 	type result struct {
@@ -134,14 +138,39 @@ func (l *lossCase) lose(lm hal.LossMarker) {
 			e.Fatalf("submission %d of %d completed (%v) before the loss, behind %v: cannot test pending fences", i, len(l.fences), err, l.job)
 		}
 	}
+	// A control: as many goroutines as fences, woken by a channel closed at
+	// the moment of the loss. How long they take to run is what the host's
+	// scheduler adds, on a quiet machine or a busy one; the Waits may take
+	// that, plus lossLatency of their own.
+	control := make(chan struct{})
+	woken := make(chan time.Time, len(l.fences))
+	var ready sync.WaitGroup
+	for range l.fences {
+		ready.Add(1)
+		go func() {
+			ready.Done()
+			<-control
+			woken <- time.Now()
+		}()
+	}
+	ready.Wait()
 	lostAt := time.Now()
+	close(control)
 	lm.MarkLost(errors.New("haltest: device marked lost"))
 	within(e, 10*time.Second, "Fence.Wait of fences pending when the device was lost", wg.Wait)
+	var scheduler, slowest time.Duration
+	for range l.fences {
+		scheduler = max(scheduler, (<-woken).Sub(lostAt))
+	}
+	bound := lossLatency + scheduler
 	for i, r := range results {
 		what := fmt.Sprintf("Wait of submission %d of %d (pending at the loss)", i, len(l.fences))
 		wantLost(e, what, r.err)
-		if d := r.at.Sub(lostAt); d > lossLatency {
-			e.Errorf("%s returned %v after MarkLost, want within %v", what, d, lossLatency)
+		d := r.at.Sub(lostAt)
+		slowest = max(slowest, d)
+		if d > bound {
+			e.Errorf("%s returned %v after MarkLost, want within %v (%v, plus the %v the host took to wake as many plain goroutines)", what, d, bound, lossLatency, scheduler)
 		}
 	}
+	e.Logf("Waits failed within %v of MarkLost; plain goroutines woke within %v", slowest, scheduler)
 }
