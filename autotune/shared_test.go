@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
@@ -501,14 +502,23 @@ func lockKey(t *testing.T, tuner *autotune.Tuner, dev hal.Device, op kernels.Ope
 // lock return at once with the context's code (Cancelled, or
 // DeadlineExceeded for a timeout), saying what they waited for. They
 // build, measure and store nothing, and the other machine keeps its lock.
+// A timeout that passes before the wait begins (on a busy host, or while
+// the local file is locked) ends the call at once with its code too, and
+// is tried again with a longer one: the test never waits for a wait that
+// is not coming.
 func TestSharedCancelledWhileWaiting(t *testing.T) {
 	for _, c := range []struct {
 		name          string
 		search, force bool
 		timeout       time.Duration // else cancelled once the wait begins
+		// late: the tuner is held up until its first timeout passes, as
+		// on a busy host (the local file is locked till then), so that
+		// it ends without waiting and is asked again.
+		late bool
 	}{
 		{name: "tune"},
 		{name: "tune-timeout", timeout: 300 * time.Millisecond},
+		{name: "tune-timeout-late", timeout: 300 * time.Millisecond, late: true},
 		{name: "forced-tune", force: true},
 		{name: "search", search: true},
 		{name: "forced-search", search: true, force: true},
@@ -538,29 +548,83 @@ func TestSharedCancelledWhileWaiting(t *testing.T) {
 				t.Fatalf("TryLock = %v, %v", lease, err)
 			}
 			defer func() { _ = lease.Release() }() // checked below
-			ctx, cancel := context.WithCancel(context.Background())
 			want, key := status.Cancelled, tuner.Key(op, size).String()
 			if c.timeout > 0 {
-				ctx, cancel = context.WithTimeout(context.Background(), c.timeout)
 				want = status.DeadlineExceeded
 			}
-			defer cancel()
-			done := make(chan error, 1)
-			go func() {
-				var err error
-				switch {
-				case c.search:
-					opts := exhaustive
-					opts.Force = c.force
-					_, err = tuner.Search(ctx, op, size, opts)
-				case c.force:
-					_, err = tuner.Tune(ctx, op, size, true)
-				default:
-					_, err = tuner.Fastest(ctx, op, size)
+			// ask asks in the background, under a context that ends after
+			// timeout, or when cancelled (timeout 0).
+			ask := func(timeout time.Duration) (context.Context, context.CancelFunc, chan error) {
+				ctx, cancel := context.WithCancel(context.Background())
+				if timeout > 0 {
+					ctx, cancel = context.WithTimeout(context.Background(), timeout)
 				}
-				done <- err
-			}()
-			<-began
+				done := make(chan error, 1)
+				go func() {
+					var err error
+					switch {
+					case c.search:
+						opts := exhaustive
+						opts.Force = c.force
+						_, err = tuner.Search(ctx, op, size, opts)
+					case c.force:
+						_, err = tuner.Tune(ctx, op, size, true)
+					default:
+						_, err = tuner.Fastest(ctx, op, size)
+					}
+					done <- err
+				}()
+				return ctx, cancel, done
+			}
+			// A timeout tests the wait only if it ends it. On a busy host it
+			// can pass before the wait begins (before the read of the local
+			// file, or the first question to the server, returns): the
+			// tuner then ends at once with the deadline's code, having
+			// waited for nothing, and is asked again with twice the
+			// timeout, so that what is tested does not depend on how busy
+			// the host is. Everything the tries measured or stored is
+			// counted below.
+			var ctx context.Context
+			var cancel context.CancelFunc
+			var done chan error
+			tries := 0
+			for timeout := c.timeout; ; timeout *= 2 {
+				tries++
+				var held *bolt.DB
+				if c.late && tries == 1 {
+					// bbolt holds the file's exclusive lock while open:
+					// the tuner's first read of it waits.
+					if held, err = bolt.Open(m.cache.Path(), 0o644, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				ctx, cancel, done = ask(timeout)
+				defer cancel()
+				if held != nil {
+					go func(ctx context.Context) {
+						<-ctx.Done()
+						_ = held.Close() // its error is no matter: the file is read next
+					}(ctx)
+				}
+				select {
+				case <-began:
+				case err := <-done:
+					select {
+					case <-began: // told before it returned: it waited, and its wait ended too
+						done <- err
+					default:
+						if timeout == 0 || status.CodeOf(err) != want || timeout >= 16*c.timeout {
+							t.Fatalf("it ended before it waited for the other machine's lock (context %v): %v (%v); want a wait, ended by its context", timeout, err, status.CodeOf(err))
+						}
+						t.Logf("its %v deadline passed before its wait began (%v); asking again with %v", timeout, err, 2*timeout)
+						continue
+					}
+				}
+				break
+			}
+			if c.late && tries == 1 {
+				t.Errorf("it waited for the lock, though its deadline passed while it read the local file; want it ended, and asked again")
+			}
 			if c.timeout == 0 {
 				cancel()
 			}
