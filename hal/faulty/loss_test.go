@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/hal/haltest"
 )
 
 // lossLatency is how soon after a loss every pending fence must fail,
@@ -215,31 +215,15 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 		t.Fatalf("Wait on submission %d returned before the loss: %v", res.i, res.err)
 	default:
 	}
-	// A control: as many goroutines again, woken by a channel closed at
-	// the moment of the loss. How long they take to run is what the host's
-	// scheduler adds, on a quiet machine or a busy one; the fences may take
-	// that, plus lossLatency of their own.
-	control := make(chan struct{})
-	woken := make(chan time.Time, len(fences))
-	var ready sync.WaitGroup
-	for range fences {
-		ready.Add(1)
-		go func() {
-			ready.Done()
-			<-control
-			woken <- time.Now()
-		}()
-	}
-	ready.Wait()
-	lossAt := time.Now()
-	close(control)
+	// A control: what the host's scheduler adds to as many goroutines
+	// woken at the moment of the loss, on a quiet machine or a busy one;
+	// the fences may take that, plus lossLatency of their own.
+	wake, woken := haltest.WakeControl(len(fences))
+	lossAt := wake()
 	r.plan.LoseNow()
 	lostIn := time.Since(lossAt)
 	t.Logf("the device was lost %v after the first submission", lossAt.Sub(firstSubmit))
-	var scheduler time.Duration
-	for range fences {
-		scheduler = max(scheduler, (<-woken).Sub(lossAt))
-	}
+	scheduler := woken()
 	bound := lossLatency + scheduler
 
 	var latencies []time.Duration

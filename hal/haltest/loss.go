@@ -138,31 +138,16 @@ func (l *lossCase) lose(lm hal.LossMarker) {
 			e.Fatalf("submission %d of %d completed (%v) before the loss, behind %v: cannot test pending fences", i, len(l.fences), err, l.job)
 		}
 	}
-	// A control: as many goroutines as fences, woken by a channel closed at
-	// the moment of the loss. How long they take to run is what the host's
-	// scheduler adds, on a quiet machine or a busy one; the Waits may take
-	// that, plus lossLatency of their own.
-	control := make(chan struct{})
-	woken := make(chan time.Time, len(l.fences))
-	var ready sync.WaitGroup
-	for range l.fences {
-		ready.Add(1)
-		go func() {
-			ready.Done()
-			<-control
-			woken <- time.Now()
-		}()
-	}
-	ready.Wait()
-	lostAt := time.Now()
-	close(control)
+	// A control: what the host's scheduler adds to as many goroutines
+	// woken at the moment of the loss, on a quiet machine or a busy one;
+	// the Waits may take that, plus lossLatency of their own.
+	wake, woken := WakeControl(len(l.fences))
+	lostAt := wake()
 	lm.MarkLost(errors.New("haltest: device marked lost"))
 	within(e, 10*time.Second, "Fence.Wait of fences pending when the device was lost", wg.Wait)
-	var scheduler, slowest time.Duration
-	for range l.fences {
-		scheduler = max(scheduler, (<-woken).Sub(lostAt))
-	}
+	scheduler := woken()
 	bound := lossLatency + scheduler
+	var slowest time.Duration
 	for i, r := range results {
 		what := fmt.Sprintf("Wait of submission %d of %d (pending at the loss)", i, len(l.fences))
 		wantLost(e, what, r.err)
@@ -173,4 +158,38 @@ func (l *lossCase) lose(lm hal.LossMarker) {
 		}
 	}
 	e.Logf("Waits failed within %v of MarkLost; plain goroutines woke within %v", slowest, scheduler)
+}
+
+// WakeControl starts n goroutines that wait for the moment wake is
+// called: wake returns that moment, and woken, called after it, how long
+// the host took to run the last of them. A test that bounds how soon
+// something woken at a moment reacts allows woken's delay too: what the
+// scheduler of a busy host adds, measured beside it.
+func WakeControl(n int) (wake func() time.Time, woken func() time.Duration) {
+	control := make(chan struct{})
+	at := make(chan time.Time, n)
+	var ready sync.WaitGroup
+	for range n {
+		ready.Add(1)
+		go func() {
+			ready.Done()
+			<-control
+			at <- time.Now()
+		}()
+	}
+	ready.Wait()
+	var moment time.Time
+	wake = func() time.Time {
+		moment = time.Now()
+		close(control)
+		return moment
+	}
+	woken = func() time.Duration {
+		var most time.Duration
+		for range n {
+			most = max(most, (<-at).Sub(moment))
+		}
+		return most
+	}
+	return wake, woken
 }
