@@ -95,8 +95,9 @@ const (
 // waits for that one's answer (trusted as fromShared's) as long as wait
 // says; a holder that died stops renewing its lock, which expires, and
 // the lock is taken over (at once where the holder was a process of this
-// host that no longer exists). With a store that has no locks (no file),
-// or one that fails, it returns neither answer nor lease: answer k here.
+// host that no longer exists). A shared tier that fails leaves the file's
+// lock. With a store that has no locks (no file), or one that fails, it
+// returns neither answer nor lease: answer k here.
 // With noWait, a lock another holds is busy: the caller does not wait.
 // Without take, no answer is taken, of a tier or of the holder: it waits
 // for the lock alone (a search that continues its own log, or a forced
@@ -139,6 +140,12 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 			return nil, nil, false, status.Wrap(err, status.CodeOf(err), what)
 		}
 		lease, holder, err := locks.TryLock(name)
+		if err != nil && locks != t.store {
+			// A shared tier that fails (it has warned) leaves the
+			// processes of this machine the file's lock.
+			locks, who, place = t.store, "another process", "cache file"
+			continue
+		}
 		if lease != nil && lease.TookOver() != "" {
 			ended()
 			t.waiting(Progress{Key: k.String(), Step: "took over", Holder: lease.TookOver()}, locks)

@@ -308,6 +308,22 @@ func TestFileOneTunePerQuestion(t *testing.T) {
 	oneTunePerQuestion(t, func() []string { return []string{"VKBENCH_SHARED_DIR=" + dir} })
 }
 
+// TestFileOneTunePerQuestionStoreDown: as TestFileOneTunePerQuestion,
+// but each process is also told of a shared store that does not answer
+// (stopped): its lock failing, the processes take the file's, and one
+// tunes.
+func TestFileOneTunePerQuestionStoreDown(t *testing.T) {
+	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
+		sharedChild(t)
+		return
+	}
+	devtest.NeedVulkan(t)
+	srv := redistest.Start(t)
+	srv.Stop()
+	dir := t.TempDir()
+	oneTunePerQuestion(t, func() []string { return []string{"VKBENCH_SHARED_URL=" + srv.URL(), "VKBENCH_SHARED_DIR=" + dir} })
+}
+
 // oneTunePerQuestion runs 8 children of t's test (sharedChild) at once,
 // each with the environment env gives it, and checks that exactly one
 // tuned and that all got the same answer.
