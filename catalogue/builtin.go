@@ -2,7 +2,6 @@ package catalogue
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
@@ -71,10 +70,7 @@ func (o *opInfo) Dims() []string { return slices.Clone(o.dims) }
 func (o *opInfo) Candidates() []kernels.Candidate {
 	out := make([]kernels.Candidate, len(o.cands))
 	for i, c := range o.cands {
-		c.Params = maps.Clone(c.Params)
-		c.Constants = slices.Clone(c.Constants)
-		c.Requires.CooperativeMatrices = slices.Clone(c.Requires.CooperativeMatrices)
-		out[i] = c
+		out[i] = c.Clone()
 	}
 	return out
 }

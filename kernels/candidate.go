@@ -74,6 +74,17 @@ type Candidate struct {
 	AppliesWhere string
 }
 
+// Clone returns c with slices and maps of its own (Sets, BindingKinds,
+// Constants, Params and the requirements' lists), as an operation hands
+// its candidates to a caller that may change them. The SPIR-V is shared:
+// code is never changed in place.
+func (c Candidate) Clone() Candidate {
+	c.Sets, c.BindingKinds, c.Constants = slices.Clone(c.Sets), slices.Clone(c.BindingKinds), slices.Clone(c.Constants)
+	c.Params = maps.Clone(c.Params)
+	c.Requires.CooperativeMatrices, c.Requires.Images = slices.Clone(c.Requires.CooperativeMatrices), slices.Clone(c.Requires.Images)
+	return c
+}
+
 // Executable returns the description of the candidate's pipeline, labelled
 // with its name.
 func (c Candidate) Executable() hal.ExecutableDesc {

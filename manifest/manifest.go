@@ -256,12 +256,8 @@ func (op *manifestOp) Verifies() bool {
 	return op.ref >= 0 || slices.ContainsFunc(op.bufs, func(b *manifestBuffer) bool { return b.checked() && b.expects() })
 }
 
-func (op *manifestOp) Candidates() []kernels.Candidate { return mapped(op.cands, owned) }
-
-// owned is c with constants of its own, for a caller that may change them.
-func owned(c kernels.Candidate) kernels.Candidate {
-	c.Constants = slices.Clone(c.Constants)
-	return c
+func (op *manifestOp) Candidates() []kernels.Candidate {
+	return mapped(op.cands, kernels.Candidate.Clone)
 }
 
 // DefaultSize is the manifest's default extents for the kind of device

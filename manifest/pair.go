@@ -80,7 +80,7 @@ func (p *pairOp) Summary() string                              { return p.old.su
 func (p *pairOp) DType() kernels.DType                         { return p.old.dtype }
 func (p *pairOp) Dims() []string                               { return slices.Clone(p.old.dims) }
 func (p *pairOp) DefaultSize(info hal.DeviceInfo) kernels.Size { return p.old.DefaultSize(info) }
-func (p *pairOp) Candidates() []kernels.Candidate              { return mapped(p.cands, owned) }
+func (p *pairOp) Candidates() []kernels.Candidate              { return mapped(p.cands, kernels.Candidate.Clone) }
 
 // Verifies is false when either version checks nothing.
 func (p *pairOp) Verifies() bool { return p.old.Verifies() && p.new.Verifies() }

@@ -337,7 +337,7 @@ func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[str
 		if !ok {
 			return kernels.Candidate{}, status.Newf(status.InvalidArgument, "manifest: %s: configuration %s fails a restriction of params", op.name, s.Name(c))
 		}
-		return owned(sop.cands[i]), nil
+		return sop.cands[i].Clone(), nil
 	}
 	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
 		return sop, mapped(cands, func(c kernels.Candidate) int { return at[c.Name] })
