@@ -283,15 +283,7 @@ func TestSharedFailures(t *testing.T) {
 // own empty cache file, ask one uncached question at once: exactly one
 // tunes it, and every one gets its answer.
 func TestSharedOneTunePerQuestion(t *testing.T) {
-	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
-		sharedChild(t)
-		return
-	}
-	devtest.NeedVulkan(t)
-	srv := redistest.Start(t)
-	oneTunePerQuestion(t, func() []string {
-		return []string{"VKBENCH_SHARED_URL=" + srv.URL(), "VKBENCH_SHARED_DIR=" + t.TempDir()}
-	})
+	oneTunePerQuestion(t, func() string { return redistest.Start(t).URL() }, true)
 }
 
 // TestFileOneTunePerQuestion: 8 processes of one machine, with no shared
@@ -299,13 +291,7 @@ func TestSharedOneTunePerQuestion(t *testing.T) {
 // once: exactly one tunes it (the file's lock), and every one gets its
 // answer.
 func TestFileOneTunePerQuestion(t *testing.T) {
-	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
-		sharedChild(t)
-		return
-	}
-	devtest.NeedVulkan(t)
-	dir := t.TempDir()
-	oneTunePerQuestion(t, func() []string { return []string{"VKBENCH_SHARED_DIR=" + dir} })
+	oneTunePerQuestion(t, func() string { return "" }, false)
 }
 
 // TestFileOneTunePerQuestionStoreDown: as TestFileOneTunePerQuestion,
@@ -313,27 +299,33 @@ func TestFileOneTunePerQuestion(t *testing.T) {
 // (stopped): its lock failing, the processes take the file's, and one
 // tunes.
 func TestFileOneTunePerQuestionStoreDown(t *testing.T) {
+	oneTunePerQuestion(t, func() string {
+		srv := redistest.Start(t)
+		srv.Stop()
+		return srv.URL()
+	}, false)
+}
+
+// oneTunePerQuestion runs 8 children of t's test (sharedChild, which it
+// is in a child) at once, with the shared store url gives ("" for none)
+// and a cache file each (ownFiles) or one for all, and checks that
+// exactly one tuned and that all got the same answer.
+func oneTunePerQuestion(t *testing.T, url func() string, ownFiles bool) {
 	if os.Getenv("VKBENCH_SHARED_CHILD") != "" {
 		sharedChild(t)
 		return
 	}
 	devtest.NeedVulkan(t)
-	srv := redistest.Start(t)
-	srv.Stop()
-	dir := t.TempDir()
-	oneTunePerQuestion(t, func() []string { return []string{"VKBENCH_SHARED_URL=" + srv.URL(), "VKBENCH_SHARED_DIR=" + dir} })
-}
-
-// oneTunePerQuestion runs 8 children of t's test (sharedChild) at once,
-// each with the environment env gives it, and checks that exactly one
-// tuned and that all got the same answer.
-func oneTunePerQuestion(t *testing.T, env func() []string) {
 	const procs = 8
 	outs := make([][]byte, procs)
 	errs := make([]error, procs)
 	envs := make([][]string, procs)
+	u, dir := url(), t.TempDir()
 	for p := range procs {
-		envs[p] = append(os.Environ(), append(env(), "VKBENCH_SHARED_CHILD=ask")...)
+		if ownFiles {
+			dir = t.TempDir()
+		}
+		envs[p] = append(os.Environ(), "VKBENCH_SHARED_CHILD=ask", "VKBENCH_SHARED_URL="+u, "VKBENCH_SHARED_DIR="+dir)
 	}
 	var wg sync.WaitGroup
 	for p := range procs {
