@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"slices"
@@ -112,10 +113,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	// The lock is the shared tier's, or, without one, the file's: of the
 	// processes that share it, one tunes k (a store without a file has no
 	// locks: this process tunes k).
-	locks, who, place := t.store.Shared(), "another machine", "shared store"
-	if locks == nil {
-		locks, who, place = t.store, "another process", "cache file"
-	}
+	locks := cmp.Or(t.store.Shared(), t.store)
 	name := t.table.String() + "/" + string(entryKey(k, sum))
 	poll := min(250*time.Millisecond, locks.LockExpiry()/4)
 	most := locks.LockWait()
@@ -135,6 +133,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		if err := ctx.Err(); err != nil { // before taking a free lock too
 			what := "autotune: " + k.String()
 			if !since.IsZero() {
+				who, _ := t.lockedBy(locks)
 				what = "autotune: waiting for " + who + "'s work on " + k.String()
 			}
 			return nil, nil, false, status.Wrap(err, status.CodeOf(err), what)
@@ -143,7 +142,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		if err != nil && locks != t.store {
 			// A shared tier that fails (it has warned) leaves the
 			// processes of this machine the file's lock.
-			locks, who, place = t.store, "another process", "cache file"
+			locks = t.store
 			continue
 		}
 		if lease != nil && lease.TookOver() != "" {
@@ -177,6 +176,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		case now.After(deadline):
 			if wait == untilLockWait {
 				ended() // before the warning: a display clears what it drew
+				who, place := t.lockedBy(locks)
 				t.store.Warn("autotune: %s %s: waited %v for %s's tune of %s; tuning it here", place, locks.Path(), locks.LockWait(), who, k)
 				return nil, nil, false, nil
 			}
@@ -197,24 +197,30 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 // a lock taken over (step "took over") from a process of this host that
 // no longer exists rather than waited for until it expired.
 func (t *Tuner) waiting(p Progress, locks *store.Store) {
-	p.InFile = locks != t.store.Shared()
+	p.InFile = locks == t.store
 	if t.opts.Progress != nil {
 		t.opts.Progress(p)
 	}
-	who := "another machine's"
-	if p.InFile {
-		who = "another process's"
-	}
+	who, _ := t.lockedBy(locks)
 	switch l := t.opts.Logger; {
 	case l != nil && p.Step == "took over":
 		l.Info("autotune: took over the lock of "+p.Key+" from a process of this host that no longer exists", "holder", p.Holder, "store", locks.Path())
 	case l != nil && p.Step == "wait":
-		msg := "autotune: waiting for " + who + " work on " + p.Key
+		msg := "autotune: waiting for " + who + "'s work on " + p.Key
 		if p.Waited > 0 {
-			msg = "autotune: still waiting for " + who + " work on " + p.Key + ", which renews its lock"
+			msg = "autotune: still waiting for " + who + "'s work on " + p.Key + ", which renews its lock"
 		}
 		l.Info(msg, "holder", p.Holder, "waited", p.Waited.Round(time.Second), "max_wait", p.MaxWait, "store", locks.Path())
 	}
+}
+
+// lockedBy says who holds a lock of locks, and where: another process in
+// the cache file, or another machine in the shared store.
+func (t *Tuner) lockedBy(locks *store.Store) (who, place string) {
+	if locks == t.store {
+		return "another process", "cache file"
+	}
+	return "another machine", "shared store"
 }
 
 // publish commits e, the answer measured here for k, to the local file

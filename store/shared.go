@@ -286,10 +286,10 @@ func (l *Lease) TookOver() string { return l.tookOver }
 // TryLock takes the lock name in this store, a shared tier whose backend
 // is a Locker or the cache file (whose locks are for the processes that
 // share it), for LockExpiry, renewed every third of it until the Lease is
-// released. Where another process holds it, the lease
-// is nil (and the error too), and holder names that process by its host
-// and process id ("" where its lock does not say: an older vkbench's). A
-// store that cannot lock is Unimplemented; one that fails is its error.
+// released. Where another process holds it, the lease is nil (and the
+// error too), and holder names that process by its host and process id
+// ("" where its lock does not say: an older vkbench's). A store that
+// cannot lock is Unimplemented; one that fails is its error.
 //
 // A lock held by a process of this host (and process namespace) that no
 // longer exists is taken over at once (Lease.TookOver says whose), rather

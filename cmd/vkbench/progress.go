@@ -141,10 +141,7 @@ func (p *progress) wait(ev autotune.Progress) {
 		}
 		return
 	}
-	who, where := "another machine", "the shared store"
-	if ev.InFile {
-		who, where = "another process", "the cache file"
-	}
+	who, where := lockedBy(ev)
 	if ev.Holder != "" {
 		who += " (" + ev.Holder + ")"
 	}
@@ -174,11 +171,17 @@ func (p *progress) tookOver(ev autotune.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	where := "the shared store"
-	if ev.InFile {
-		where = "the cache file"
-	}
+	_, where := lockedBy(ev)
 	_, _ = fmt.Fprintf(p.notes, "%s: took over the lock in %s of %s, which no longer runs on this host\n", ev.Key, where, ev.Holder)
+}
+
+// lockedBy says who holds ev's lock, and where: another process in the
+// cache file, or another machine of the fleet in the shared store.
+func lockedBy(ev autotune.Progress) (who, where string) {
+	if ev.InFile {
+		return "another process", "the cache file"
+	}
+	return "another machine", "the shared store"
 }
 
 func (p *progress) finish() {
