@@ -487,6 +487,16 @@ func TestFastestOrDefault(t *testing.T) {
 	if _, _, err := tuner.FastestOrDefault(ctx, op, 0); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("FastestOrDefault of size 0: %v, want INVALID_ARGUMENT", err)
 	}
+	// Once the device is closed, neither an answer from memory nor a new
+	// question gets a pipeline.
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1000, 5000} {
+		if p, pending, err := tuner.FastestOrDefault(ctx, op, n); p != nil || pending || !errors.Is(err, vkbench.ErrReleased) {
+			t.Errorf("FastestOrDefault(%d) after Close = %v, %v, %v; want ErrReleased", n, p, pending, err)
+		}
+	}
 }
 
 // BenchmarkFastestHit asks an answered question of an Op of 3

@@ -142,6 +142,9 @@ func newTuneCmd() *cobra.Command {
 this device's hardware (a manifest's operations in a table of their own, named
 by the manifest's "tuner", else its file's name). A key already in the cache
 is answered from it without measuring, unless --force; it says so on stderr.
+Processes that share the cache file (or a --store) and ask for one key at once
+tune it once: one measures it while the others wait for its answer, saying so
+on stderr.
 Shapes are bucketed by --level, and the bucket's representative shape is
 measured, which stderr names when it is not the size asked; where a candidate
 applies at the size asked but not at that shape (a manifest candidate's
