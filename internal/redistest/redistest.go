@@ -7,12 +7,16 @@
 package redistest
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,11 +47,29 @@ func Start(tb testing.TB) *Server {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		testenv.Unavailable(tb, "redistest: no redis-server on PATH (Debian's package redis-server)")
 	}
-	s := &Server{tb: tb, dir: tb.TempDir(), port: freePort(tb)}
-	s.start()
+	s := &Server{tb: tb, dir: tb.TempDir()}
+	// A free port is free only until the server binds it: another process
+	// may take it in between, so a port that turns out taken is given up
+	// for another.
+	for try := 1; ; try++ {
+		s.port = freePort(tb)
+		err := s.start()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errPortTaken) || try == maxPortTries {
+			tb.Fatal(err)
+		}
+	}
 	tb.Cleanup(func() { s.Stop() })
 	return s
 }
+
+// maxPortTries bounds the ports Start tries.
+const maxPortTries = 5
+
+// errPortTaken is start's error when another process holds the port.
+var errPortTaken = errors.New("redistest: the port is taken")
 
 // freePort returns a loopback port no one listens on now.
 func freePort(tb testing.TB) int {
@@ -62,19 +84,24 @@ func freePort(tb testing.TB) int {
 	return port
 }
 
-// start runs the server on s.port and waits until it answers.
-func (s *Server) start() {
-	s.tb.Helper()
+// start runs the server on s.port and waits until it answers. Only this
+// server's answer counts: a server of another test that took the port
+// answers too, with the same password.
+func (s *Server) start() error {
 	conf := fmt.Sprintf("port %d\nbind 127.0.0.1\nrequirepass %s\ndir %s\nsave \"\"\nappendonly no\nlogfile %s\n",
-		s.port, Password, s.dir, filepath.Join(s.dir, "redis.log"))
+		s.port, Password, s.dir, s.logPath())
 	path := filepath.Join(s.dir, "redis.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		s.tb.Fatal(err)
+		return err
+	}
+	// Each try logs afresh, so that a bind error read below is this try's.
+	if err := os.Remove(s.logPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	s.cmd = exec.Command("redis-server", path)
 	s.exited = make(chan struct{})
 	if err := s.cmd.Start(); err != nil {
-		s.tb.Fatalf("redistest: starting redis-server: %v", err)
+		return fmt.Errorf("redistest: starting redis-server: %w", err)
 	}
 	go func(cmd *exec.Cmd, exited chan struct{}) {
 		_ = cmd.Wait() // killed at the end: its status says nothing
@@ -84,16 +111,24 @@ func (s *Server) start() {
 	for !s.answers() {
 		select {
 		case <-s.exited:
-			log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
-			s.tb.Fatalf("redistest: redis-server exited at start:\n%s", log)
+			s.cmd = nil
+			log, _ := os.ReadFile(s.logPath())
+			if bytes.Contains(log, []byte("Address already in use")) {
+				return fmt.Errorf("%w: %d", errPortTaken, s.port)
+			}
+			return fmt.Errorf("redistest: redis-server exited at start:\n%s", log)
 		default:
 		}
 		if time.Now().After(deadline) {
-			s.tb.Fatal("redistest: redis-server did not answer within 30 s")
+			s.Stop()
+			return errors.New("redistest: redis-server did not answer within 30 s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return nil
 }
+
+func (s *Server) logPath() string { return filepath.Join(s.dir, "redis.log") }
 
 // client is a connection pool to the server, authenticated, for this
 // package's own questions, each bounded by timeout.
@@ -103,11 +138,13 @@ func (s *Server) client(timeout time.Duration) *goredis.Client {
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
 }
 
-// answers reports whether the server answers an authenticated PING.
+// answers reports whether this server, the process s started, answers an
+// authenticated question.
 func (s *Server) answers() bool {
 	c := s.client(time.Second)
 	defer func() { _ = c.Close() }()
-	return c.Ping(context.Background()).Err() == nil
+	info, err := c.InfoMap(context.Background(), "server").Result()
+	return err == nil && info["Server"]["process_id"] == strconv.Itoa(s.cmd.Process.Pid)
 }
 
 // Addr is the server's host:port.
@@ -139,13 +176,6 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
 	<-s.exited
 	s.cmd = nil
-}
-
-// Restart starts the server again, empty, on the same port.
-func (s *Server) Restart() {
-	s.tb.Helper()
-	s.Stop()
-	s.start()
 }
 
 // Pause stops the server's process (SIGSTOP): it accepts connections
