@@ -204,11 +204,11 @@ func testImageReleaseAfterSubmit(e *env) {
 		})
 		used := []object{{"src Image", c.src}, {"dst Image", c.dst}, {"Sampler", s}, {"Executable", x}, {"out Buffer", c.out}}
 		if beforeSubmit {
-			releaseUnwaited(e, used)
+			releaseUnwaited(e, used, nil)
 		}
 		f := e.submit(cb)
 		if !beforeSubmit {
-			releaseUnwaited(e, used)
+			releaseUnwaited(e, used, f)
 		}
 		e.wait(f, "the submission whose images were released")
 		checkFloats(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), unpack[float32](e.read(keep, 0, keep.Size())), c.doubled(), 1e-6)
