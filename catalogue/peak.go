@@ -9,12 +9,12 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 )
 
-// peakKind is one of the arithmetic-peak operations: N independent chains
+// peakOp is one of the arithmetic-peak operations: N independent chains
 // x ← x·a + b, each stepped ITERS times, a and b push constants. Every
 // invocation carries several chains (ACC accumulators, each LANES chains
 // wide) so that the arithmetic pipeline's latency is hidden, and writes
 // the sum of its chains so that no step can be dropped. Flops: 2·N·ITERS.
-type peakKind struct {
+type peakOp struct {
 	opInfo // all but the dimensions and the candidates, which newPeak adds
 	shader string
 	lanes  int // chains per accumulator: 2 for f16vec2
@@ -34,7 +34,7 @@ type peakKind struct {
 var peakShapes = []peakShape{{8, 8, 256}, {4, 32, 256}, {8, 16, 256}, {8, 32, 256}, {16, 16, 256}, {16, 16, 128}}
 
 var (
-	peakF32 = peakKind{
+	peakF32 = peakOp{
 		opInfo: opInfo{name: "peak-fma-f32", dtype: kernels.F32, summary: "independent fp32 FMA chains: peak fp32 FLOP/s"},
 		shader: "peak_fma_f32", lanes: 1, shapes: peakShapes,
 	}
@@ -43,7 +43,7 @@ var (
 	// its f16vec4 candidates (peak_fma_f16x4) issue two independent packed
 	// operations per accumulator and step, for more of them in flight at
 	// the same loop overhead.
-	peakF16 = peakKind{
+	peakF16 = peakOp{
 		opInfo: opInfo{name: "peak-fma-f16", dtype: kernels.F16,
 			summary: "independent fp16 FMA chains on f16vec2 and f16vec4: peak (packed) fp16 FLOP/s"},
 		shader: "peak_fma_f16", lanes: 2,
@@ -52,30 +52,27 @@ var (
 		wideShader: "peak_fma_f16x4", wideLanes: 4,
 		wide: []peakShape{{4, 32, 256}, {8, 16, 256}, {8, 32, 256}, {16, 16, 256}, {8, 32, 128}},
 	}
-	peakI32 = peakKind{
+	peakI32 = peakOp{
 		opInfo: opInfo{name: "peak-mad-i32", dtype: kernels.I32, summary: "independent int32 multiply-add chains: peak int32 OP/s"},
 		shader: "peak_mad_i32", lanes: 1, shapes: peakShapes[:4],
 	}
 )
 
-type peakOp struct{ peakKind }
-
 // peakShape is one peak candidate: ACC accumulators per invocation, the
 // inner loop unrolled UNROLL steps, workgroups of WG.
 type peakShape struct{ acc, unroll, wg uint32 }
 
-func newPeak(k peakKind) *peakOp {
-	op := &peakOp{peakKind: k}
-	op.dims = []string{"N", "ITERS"}
+func newPeak(k peakOp) *peakOp {
+	k.dims = []string{"N", "ITERS"}
 	add := func(shader, prefix string, lanes int, shapes []peakShape) {
 		for _, s := range shapes {
-			op.cands = append(op.cands, candidate(shader, fmt.Sprintf("%sacc%d-unroll%d-wg%d", prefix, s.acc, s.unroll, s.wg), 2, 16, [3]uint32{s.wg, 1, 1},
+			k.cands = append(k.cands, candidate(shader, fmt.Sprintf("%sacc%d-unroll%d-wg%d", prefix, s.acc, s.unroll, s.wg), 2, 16, [3]uint32{s.wg, 1, 1},
 				map[string]int{"WG": int(s.wg), "ACC": int(s.acc), "UNROLL": int(s.unroll), "LANES": lanes}, k.req, s.wg, s.acc, s.unroll))
 		}
 	}
 	add(k.shader, "", k.lanes, k.shapes)
 	add(k.wideShader, fmt.Sprintf("x%d-", k.wideLanes), k.wideLanes, k.wide)
-	return op
+	return &k
 }
 
 // DefaultSize is 2²² chains of 2¹⁴ steps (2³⁷ operations, milliseconds on
@@ -87,7 +84,7 @@ func (op *peakOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
 
 type peakProblem struct {
 	*problem
-	kind     peakKind
+	kind     *peakOp
 	n, iters int64
 	x0       []int32 // starting values, as integers (converted for floats)
 	a, b     int32
@@ -98,7 +95,7 @@ type peakProblem struct {
 func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
-		p := &peakProblem{problem: base, kind: op.peakKind, n: n, iters: iters}
+		p := &peakProblem{problem: base, kind: op, n: n, iters: iters}
 		p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
 		r := kernels.NewRand(seed, 0)
 		p.x0 = make([]int32, n)

@@ -9,12 +9,12 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 )
 
-// coopmatPeakKind is one of the matrix-unit peaks: N independent chains of
+// coopmatPeakOp is one of the matrix-unit peaks: N independent chains of
 // fragment multiply-adds C ← A·B + C, each stepped ITERS times (see
 // shaders/peak_coopmat.glsl), on fragments of FM×FK times FK×FN. Every
 // warp of 32 invocations carries ACC chains and writes their sum. Flops:
 // 2·FM·FN·FK·N·ITERS.
-type coopmatPeakKind struct {
+type coopmatPeakOp struct {
 	opInfo     // all but the dimensions and the candidates, which newCoopmatPeak adds
 	arithmetic kernels.Arithmetic
 	in, sum    hal.ComponentType
@@ -30,13 +30,13 @@ type coopmatPeakKind struct {
 var (
 	// peakCoopmatF16's fragments are 16×8×16, one NVIDIA matrix
 	// instruction each: on an H200 they ran 2–5% faster than 16×16×16.
-	peakCoopmatF16 = coopmatPeakKind{
+	peakCoopmatF16 = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-f16", dtype: kernels.F16,
 			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s"},
 		arithmetic: kernels.MatrixF16, in: hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
 		khrShader: "peak_coopmat_f16_khr", shape: [3]uint32{16, 8, 16}, sized: true,
 	}
-	peakCoopmatF16Acc = coopmatPeakKind{
+	peakCoopmatF16Acc = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-f16acc", dtype: kernels.F16,
 			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s"},
 		arithmetic: kernels.MatrixF16Acc, in: hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
@@ -45,7 +45,7 @@ var (
 	// peakCoopmatS8's fragments are 16×16×32, the int8 shape NVIDIA's
 	// drivers list for their matrix units (a device that lists another
 	// reports the candidates unsupported, naming the shape).
-	peakCoopmatS8 = coopmatPeakKind{
+	peakCoopmatS8 = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-s8", dtype: kernels.I8,
 			summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s"},
 		arithmetic: kernels.MatrixS8, in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
@@ -53,7 +53,7 @@ var (
 	}
 	// peakCoopmatBF16 is on KHR's matrices only (VK_NV_cooperative_matrix
 	// has no bfloat16), 16×16×16: gemm-bf16's fragments.
-	peakCoopmatBF16 = coopmatPeakKind{
+	peakCoopmatBF16 = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-bf16", dtype: kernels.BF16,
 			summary: "independent chains of cooperative-matrix multiply-adds, bfloat16 with fp32 sums: peak matrix-unit FLOP/s"},
 		arithmetic: kernels.MatrixBF16, in: hal.ComponentBF16, sum: hal.ComponentF32,
@@ -73,28 +73,25 @@ var (
 	khrPeakShapes = []struct{ acc, unroll, warps uint32 }{{4, 4, 4}, {12, 4, 4}, {16, 8, 4}}
 )
 
-type coopmatPeakOp struct{ coopmatPeakKind }
-
-func newCoopmatPeak(k coopmatPeakKind) *coopmatPeakOp {
-	op := &coopmatPeakOp{coopmatPeakKind: k}
-	op.dims = []string{"N", "ITERS"}
+func newCoopmatPeak(k coopmatPeakOp) *coopmatPeakOp {
+	k.dims = []string{"N", "ITERS"}
 	for _, s := range coopmatPeakShapes {
 		if k.shader == "" {
 			break
 		}
-		op.cands = append(op.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
+		k.cands = append(k.cands, k.candidate(k.shader, s.acc, s.unroll, s.warps))
 	}
 	for _, s := range khrPeakShapes {
-		op.cands = append(op.cands, k.candidate(k.khrShader, s.acc, s.unroll, s.warps))
+		k.cands = append(k.cands, k.candidate(k.khrShader, s.acc, s.unroll, s.warps))
 	}
-	return op
+	return &k
 }
 
 // candidate is a candidate of shader (the NV kernel, the KHR one, whose
 // names start "khr-", or in the tests the emulated twin, which needs
 // nothing): acc chains a warp, unroll pairs of steps a loop iteration,
 // warps a workgroup.
-func (k coopmatPeakKind) candidate(shader string, acc, unroll, warps uint32) kernels.Candidate {
+func (k *coopmatPeakOp) candidate(shader string, acc, unroll, warps uint32) kernels.Candidate {
 	wg := 32 * warps
 	f := k.shape
 	constants := []uint32{wg, acc, unroll}
@@ -128,7 +125,7 @@ func (op *coopmatPeakOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
 
 type coopmatPeakProblem struct {
 	*problem
-	kind     coopmatPeakKind
+	kind     *coopmatPeakOp
 	n, iters int64
 	// ab are A, B and -B and c0 the 16 starting fragments, as integers,
 	// each fragment in a slot of slot elements.
@@ -142,7 +139,7 @@ type coopmatPeakProblem struct {
 // coopmatSlot is the elements of binding 0 each fragment of A, B and -B
 // takes (row-major, at its start): 256 for the fp16 and bfloat16 kernels,
 // 1024 bytes for int8.
-func (k coopmatPeakKind) slot() int64 {
+func (k *coopmatPeakOp) slot() int64 {
 	if k.in == hal.ComponentS8 {
 		return 1024
 	}
@@ -152,7 +149,7 @@ func (k coopmatPeakKind) slot() int64 {
 func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
 	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
-		p := &coopmatPeakProblem{problem: base, kind: op.coopmatPeakKind, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
+		p := &coopmatPeakProblem{problem: base, kind: op, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
 		f := op.shape
 		p.fragElems = int64(f[0] * f[1])
 		p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
@@ -204,7 +201,7 @@ func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
 }
 
 // encode packs integers as the words of a buffer of type t.
-func (coopmatPeakKind) encode(t hal.ComponentType, v []int32) []uint32 {
+func (*coopmatPeakOp) encode(t hal.ComponentType, v []int32) []uint32 {
 	switch t {
 	case hal.ComponentF16, hal.ComponentBF16:
 		return format16Of(componentDType[t]).pack(mapped(v, func(x int32) float32 { return float32(x) }))
