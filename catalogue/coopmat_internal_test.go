@@ -86,7 +86,7 @@ const h200SharedMemory = 48 << 10
 func TestCoopmatEmulated(t *testing.T) {
 	ctx := context.Background()
 	dev := devtest.Device(t)
-	op := gemmF16Of(emulatedGEMMF16)
+	op := gemmOf(kernels.F16, emulatedGEMMF16)
 	for _, size := range []kernels.Size{kernels.SizeOf(128, 128, 64), kernels.SizeOf(96, 160, 64), kernels.SizeOf(67, 45, 33), kernels.SizeOf(100, 72, 8), kernels.SizeOf(33, 130, 70)} {
 		for i, c := range op.Candidates() {
 			t.Run(fmt.Sprintf("%s/%v", c.Name, size), func(t *testing.T) {

@@ -35,13 +35,7 @@ func FittedTwins(op kernels.Operation, info hal.DeviceInfo) (kernels.Operation, 
 		return nil, missing
 	}
 	// Only the register-blocked GEMMs have twins.
-	switch op.(type) {
-	case *gemmF16Op:
-		return gemmF16Of(twins), missing
-	case *gemmBF16Op:
-		return gemmBF16Of(twins), missing
-	}
-	return gemmOf(twins), missing
+	return gemmOf(op.DType(), twins), missing
 }
 
 // fitted returns, for a gemm_regblock candidate c that info cannot run

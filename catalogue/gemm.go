@@ -9,9 +9,16 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 )
 
-// gemmOp is "gemm": C (M×N) = A (M×K) · B (K×N), row-major fp32.
-// Bytes: 4(MK + KN + MN); flops: 2MNK.
-type gemmOp struct{ opInfo }
+// gemmOp is "gemm": C (M×N) = A (M×K) · B (K×N), row-major fp32, or, of
+// its DType, "gemm-f16" or "gemm-bf16" (newGEMMF16, newGEMMBF16). Bytes:
+// the DType's size times (MK + KN + MN); flops: 2MNK.
+type gemmOp struct {
+	opInfo
+	// arithmetic is what its flops run on (Arithmetic): the matrix units
+	// for the 16-bit ones, whose fastest candidates use them (a device
+	// without them has another rate stand in: autotune.Peak.ComputeOf).
+	arithmetic kernels.Arithmetic
+}
 
 func newGEMM() *gemmOp {
 	naive := func(t uint32) kernels.Candidate {
@@ -22,7 +29,7 @@ func newGEMM() *gemmOp {
 		return candidate("gemm_tiled", fmt.Sprintf("tiled-%d", t), 3, 12, [3]uint32{t, t, 1},
 			map[string]int{"T": int(t)}, kernels.Requirements{}, t, t)
 	}
-	return gemmOf([]kernels.Candidate{
+	return gemmOf(kernels.F32, []kernels.Candidate{
 		naive(16),
 		tiled(16),
 		tiled(32),
@@ -40,14 +47,24 @@ func newGEMM() *gemmOp {
 	})
 }
 
-// gemmOf is the operation with cands as its candidates.
-func gemmOf(cands []kernels.Candidate) *gemmOp {
-	return &gemmOp{opInfo{
-		name: "gemm", dtype: kernels.F32, dims: []string{"M", "N", "K"},
-		summary: "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput",
-		cands:   cands,
-	}}
+// gemmOps are the GEMM operations by element type, less their dimensions
+// and candidates.
+var gemmOps = map[kernels.DType]gemmOp{
+	kernels.F32: {opInfo: opInfo{name: "gemm", summary: "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput"}},
+	kernels.F16: {opInfo: opInfo{name: "gemm-f16", summary: "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput"},
+		arithmetic: kernels.MatrixF16},
+	kernels.BF16: {opInfo: opInfo{name: "gemm-bf16", summary: "C = A·B, row-major bf16 in and out with fp32 sums: matrix-unit throughput"},
+		arithmetic: kernels.MatrixBF16},
 }
+
+// gemmOf is the GEMM operation on elem with cands as its candidates.
+func gemmOf(elem kernels.DType, cands []kernels.Candidate) *gemmOp {
+	op := gemmOps[elem]
+	op.dtype, op.dims, op.cands = elem, []string{"M", "N", "K"}, cands
+	return &op
+}
+
+func (op *gemmOp) Arithmetic() kernels.Arithmetic { return op.arithmetic }
 
 // regblock is a candidate of gemm_regblock: a TX×TY workgroup computes a
 // BM×BN block of C, each invocation a (BM/TY)×(BN/TX) micro-tile, through
@@ -99,8 +116,9 @@ func regblockExact(c kernels.Candidate) kernels.Candidate {
 
 // DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
 // 256³ on a CPU (lavapipe does a few GFLOP/s).
-func (*gemmOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
-	s := int(pick(info, kernels.ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s, 4 * s * s} }))
+func (op *gemmOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
+	e := int64(op.dtype.Bytes())
+	s := int(pick(info, kernels.ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{e * s * s, e * s * s, e * s * s} }))
 	return kernels.SizeOf(s, s, s)
 }
 
@@ -128,15 +146,12 @@ type gemmSample struct {
 	want, mag float64
 }
 
+// Prepare makes the problem at size: A and B drawn uniform in [-1, 1)
+// from the seed, in fp32 or, for a 16-bit DType (F16, BF16), rounded to
+// it and stored as such (the reference then works with those values
+// exactly), and C of the same element type.
 func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepareGEMM(ctx, op, dev, size, seed, kernels.F32)
-}
-
-// prepareGEMM makes the problem of a GEMM operation at size: A and B drawn
-// uniform in [-1, 1) from the seed, in fp32 or, for a 16-bit elem (F16,
-// BF16), rounded to it and stored as such (the reference then works with
-// those values exactly), and C of the same element type.
-func prepareGEMM(ctx context.Context, op kernels.Operation, dev hal.Device, size kernels.Size, seed uint64, elem kernels.DType) (kernels.Problem, error) {
+	elem := op.dtype
 	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
 		m, n, k := int64(size.Dim(0)), int64(size.Dim(1)), int64(size.Dim(2))
 		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, elem: elem, push: pushConstants(uint32(m), uint32(n), uint32(k))}

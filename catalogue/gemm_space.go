@@ -99,11 +99,17 @@ var gemmSpace = &kernels.Space{
 		for i := range index {
 			index[i] = i
 		}
-		return gemmOf(cands), index
+		return gemmOf(kernels.F32, cands), index
 	},
 }
 
 // Space is gemm's space of gemm_regblock kernels (BM, BN, BK, TX, TY, PH,
 // SWZ, EXACT), 1152 valid configurations at 4096³ on a device with 48 KiB
-// of shared memory and 1024 invocations a workgroup.
-func (*gemmOp) Space() *kernels.Space { return gemmSpace }
+// of shared memory and 1024 invocations a workgroup; nil for gemm-f16
+// and gemm-bf16, which have none.
+func (op *gemmOp) Space() *kernels.Space {
+	if op.dtype != kernels.F32 {
+		return nil
+	}
+	return gemmSpace
+}

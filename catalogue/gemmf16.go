@@ -1,17 +1,11 @@
 package catalogue
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 )
-
-// gemmF16Op is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with A,
-// B and C in binary16 and the sums in float32, what cuBLAS's HGEMM does
-// for torch's float16 matmul. Bytes: 2(MK + KN + MN); flops: 2MNK.
-type gemmF16Op struct{ opInfo }
 
 // nvF16 is the multiply-add of the NV cooperative-matrix candidates: 16 ×
 // 16 × 16 fragments of one subgroup, fp16 in, fp32 sums; khrF16 the same
@@ -58,7 +52,11 @@ func halfNV2(shader string, in hal.ComponentType) []kernels.Candidate {
 	return mapped(halfCoopmat2, func(t [4]uint32) kernels.Candidate { return coopmat2GEMM(shader, in, t[0], t[1], t[2], t[3]) })
 }
 
-func newGEMMF16() *gemmF16Op {
+// newGEMMF16 is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with
+// A, B and C in binary16 and the sums in float32, what cuBLAS's HGEMM does
+// for torch's float16 matmul. Its A and B are rounded to binary16; the
+// reference works with those halves exactly.
+func newGEMMF16() *gemmOp {
 	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
 		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf, depth)
 	}
@@ -91,16 +89,7 @@ func newGEMMF16() *gemmF16Op {
 		khr(128, 128, 32, 64, 64, 1, 1),
 		khr(128, 256, 32, 128, 32, 1, 2),
 	}...)
-	return gemmF16Of(append(cands, halfNV2("gemm_f16_coopmat2", hal.ComponentF16)...))
-}
-
-// gemmF16Of is the operation with cands as its candidates.
-func gemmF16Of(cands []kernels.Candidate) *gemmF16Op {
-	return &gemmF16Op{opInfo{
-		name: "gemm-f16", dtype: kernels.F16, dims: []string{"M", "N", "K"},
-		summary: "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput",
-		cands:   cands,
-	}}
+	return gemmOf(kernels.F16, append(cands, halfNV2("gemm_f16_coopmat2", hal.ComponentF16)...))
 }
 
 // coopmat2GEMM is a candidate of gemm_f16_coopmat2 or gemm_bf16_coopmat2
@@ -152,21 +141,4 @@ func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) 
 	return candidate(shader, name, 3, 12, [3]uint32{wg, 1, 1},
 		map[string]int{"BM": int(bm), "BN": int(bn), "BK": int(bk), "WM": int(wm), "WN": int(wn), "NBUF": int(nbuf), "DEPTH": int(depth), "WG": int(wg)},
 		req, wg, bm, bn, bk, wm, wn, nbuf, depth)
-}
-
-// Arithmetic is the matrix units' fp16 rate with fp32 sums: the fastest
-// candidates use them, and where a device has none its fp16 rate stands in.
-func (*gemmF16Op) Arithmetic() kernels.Arithmetic { return kernels.MatrixF16 }
-
-// DefaultSize is 4096³ on a discrete GPU, 2048³ on an integrated one and
-// 256³ on a CPU, as gemm's.
-func (*gemmF16Op) DefaultSize(info hal.DeviceInfo) kernels.Size {
-	s := int(pick(info, kernels.ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{2 * s * s, 2 * s * s, 2 * s * s} }))
-	return kernels.SizeOf(s, s, s)
-}
-
-// Prepare draws A and B uniform in [-1, 1) from the seed and rounds them
-// to binary16; the reference works with those halves exactly.
-func (op *gemmF16Op) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepareGEMM(ctx, op, dev, size, seed, kernels.F16)
 }
