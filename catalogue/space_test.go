@@ -185,3 +185,14 @@ func TestGEMMSpaceVerifies(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyGEMMHasASpace checks that of the built-in operations only gemm
+// spans a space: gemm-f16 and gemm-bf16, of gemm's type, have none (a
+// search of theirs would explore gemm's fp32 kernels).
+func TestOnlyGEMMHasASpace(t *testing.T) {
+	for _, op := range catalogue.Builtin() {
+		if has := kernels.SpaceOf(op) != nil; has != (op.Name() == "gemm") {
+			t.Errorf("%s: has a space: %v, want %v", op.Name(), has, !has)
+		}
+	}
+}
