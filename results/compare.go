@@ -203,16 +203,16 @@ type Report struct {
 // one file, or without samples in one, are reported, never ignored; so
 // are those with too few rounds to judge (Unjudged).
 //
-// A neighbour's job on a shared machine slows one round far more than the
-// others, and that round's spread hid a kernel 10% slower on a quiet GPU
-// in half the pairs of runs where one round in five of half the runs was
-// so hit (BenchmarkCompareGate). So before any test, the slowest round of
-// each run (each file) is left out, with the probe's in it, where Grubbs'
-// test (Grubbs 1969), one-sided at 0.01 over the logarithms of the run's
-// round medians, calls it an outlier; the row says how many were left
-// out, and N1 and N2 count those kept (steadyRounds says why this test).
-// Only a slower round is left out, since only other work slows one.
-// Judged so, that kernel was caught in 97% of pairs.
+// A neighbour's job on a shared machine slows a round or two far more
+// than the others, and their spread hid a kernel 10% slower on a quiet
+// GPU in half the pairs of runs where one round in five of half the runs
+// was so hit (BenchmarkCompareGate). So before any test, the slower
+// rounds of each run (each file), two at most, are left out, with the
+// probe's in them, where the generalized ESD test (Rosner 1983), one-sided
+// at 0.01 over the logarithms of the run's round medians, calls them
+// outliers; the row says how many, and N1 and N2 count the rounds kept
+// (steadyRounds says why this test). That kernel is then caught in 99% of
+// pairs, and in 95% where two rounds were hit.
 //
 // Where both files measured the same probe, a benchmark is judged
 // relative to it, round by round, alone only where that demonstrably

@@ -34,12 +34,13 @@ chance that two runs in which nothing changed report anything at all, however ma
 (tested one at a time, 17 benchmarks at 0.05 would flag about one pair of
 identical runs in four). Where the rounds' spread was too wide for a
 slowdown of --threshold to show, compare says how large one had to be.
-Before any test, the slowest round of each file is left out where Grubbs'
-test at 0.01, over the logarithms of that file's rounds' medians, calls
-it an outlier (a neighbour's job on a shared machine slows one round far
-more than the rest, and its spread would hide a regression); the row's
-note says how many were left out, and n_base and n_new in the JSON count
-the rounds kept.
+Before any test, the slowest round or two of each file are left out where
+the generalized ESD test (Grubbs' test extended to two) at 0.01, over the
+logarithms of that file's rounds' medians, calls them outliers (a
+neighbour's job on a shared machine slows a round or two far more than the
+rest, and their spread would hide a regression); the row's note says how
+many were left out, and n_base and n_new in the JSON count the rounds
+kept.
 
 A run of several rounds also measures a probe in every round, among the
 operations: a fixed 4 MiB copy. Where both files have it, compare prints how
