@@ -67,13 +67,7 @@ func (o *opInfo) DType() kernels.DType { return o.dtype }
 // bytes stay shared: they are read-only.
 func (o *opInfo) Dims() []string { return slices.Clone(o.dims) }
 
-func (o *opInfo) Candidates() []kernels.Candidate {
-	out := make([]kernels.Candidate, len(o.cands))
-	for i, c := range o.cands {
-		out[i] = c.Clone()
-	}
-	return out
-}
+func (o *opInfo) Candidates() []kernels.Candidate { return mapped(o.cands, kernels.Candidate.Clone) }
 
 // candidate builds a built-in candidate from a kernel of package shaders.
 // constants are the values of specialization constants 0, 1, 2, ... in
