@@ -178,6 +178,15 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
+// Restart starts the server again, empty, on the same port.
+func (s *Server) Restart() {
+	s.tb.Helper()
+	s.Stop()
+	if err := s.start(); err != nil {
+		s.tb.Fatal(err)
+	}
+}
+
 // Pause stops the server's process (SIGSTOP): it accepts connections
 // and answers nothing, as a server that hangs. Resume continues it.
 func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
