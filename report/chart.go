@@ -187,9 +187,7 @@ func axisExtent(lo, hi, reach, least float64, bounds [][2]float64) (float64, flo
 // rowChart is a chart of a row per label, top down, against a horizontal
 // axis from lo to hi named xLabel.
 func rowChart(title, xLabel string, labels []string, lo, hi float64, ticks plot.Ticker) *plot.Plot {
-	p := newPlot()
-	p.Title.Text = title
-	p.X.Label.Text = xLabel
+	p := newPlot(title, xLabel, "")
 	// Ending at the axis's right end, the label stays inside the chart
 	// when long row names leave the axis narrower than it.
 	p.X.Label.Position = draw.PosRight
@@ -394,9 +392,11 @@ func sansFont(size vg.Length) font.Font {
 	return font.From(f, size)
 }
 
-// newPlot is a plot in the charts' font.
-func newPlot() *plot.Plot {
+// newPlot is a plot in the charts' font, with its title and its axes'
+// labels.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
 	for _, s := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
 		s.Font = sansFont(s.Font.Size)
 	}

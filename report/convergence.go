@@ -47,10 +47,8 @@ var strategyColors = map[string]color.Color{
 // the fastest verified median so far, in ms; a dashed line marks the
 // fastest any log recorded.
 func convergencePlot(ls []*search.TuneLog) (*plot.Plot, int, error) {
-	p := newPlot()
-	p.Title.Text = "Search convergence: " + ls[0].Header.Key + " on " + ls[0].Header.Table.Hardware
-	p.X.Label.Text = "evaluations"
-	p.Y.Label.Text = "fastest time so far (ms), lower is better"
+	title := "Search convergence: " + ls[0].Header.Key + " on " + ls[0].Header.Table.Hardware
+	p := newPlot(title, "evaluations", "fastest time so far (ms), lower is better")
 	best := math.Inf(1)
 	lines := 0
 	legend := map[string]bool{}

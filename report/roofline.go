@@ -94,10 +94,7 @@ func (r *report) rooflinePanel(rl *roofline) (panel, error) {
 	if rl.peak == nil || !rl.onRoof {
 		return pn, nil
 	}
-	p := newPlot()
-	p.Title.Text = "Roofline: " + rl.device
-	p.X.Label.Text = "arithmetic intensity (FLOP/byte)"
-	p.Y.Label.Text = "GFLOP/s"
+	p := newPlot("Roofline: "+rl.device, "arithmetic intensity (FLOP/byte)", "GFLOP/s")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
