@@ -204,21 +204,16 @@ func pairManifests(oldPath, newPath string, names []string) ([]abPair, error) {
 
 // pairOperation pairs the candidates of two versions of an operation.
 func pairOperation(old, new kernels.Operation) (abPair, error) {
+	// Every name of NEW's is onlyNew until OLD has it too.
 	var p abPair
-	var newNames []string
 	for _, c := range new.Candidates() {
-		newNames = append(newNames, c.Name)
+		p.onlyNew = append(p.onlyNew, c.Name)
 	}
 	for _, c := range old.Candidates() {
-		if slices.Contains(newNames, c.Name) {
-			p.names = append(p.names, c.Name)
+		if i := slices.Index(p.onlyNew, c.Name); i >= 0 {
+			p.names, p.onlyNew = append(p.names, c.Name), slices.Delete(p.onlyNew, i, i+1)
 		} else {
 			p.onlyOld = append(p.onlyOld, c.Name)
-		}
-	}
-	for _, n := range newNames {
-		if !slices.Contains(p.names, n) {
-			p.onlyNew = append(p.onlyNew, n)
 		}
 	}
 	if len(p.names) == 0 {
