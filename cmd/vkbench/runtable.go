@@ -148,7 +148,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		head = append(head, "energy/run")
 	}
 	t.add(append(head, "notes")...)
-	var explain []*results.Benchmark
+	var explain []string // why candidates were wrong or failed, under the table
 	// Verbose, why the device cannot run the candidates whose rows say
 	// unsupported: each reason once, with the candidates it stops.
 	var unsupported reasons
@@ -189,7 +189,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 			}
 		}
 		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed) && bench.Error != "" {
-			explain = append(explain, bench)
+			explain = append(explain, bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(bench.Error, bench.Candidate))
 		}
 		if bench.Outcome == results.Unsupported {
 			unsupported.add("unsupported, "+report.Reason(bench.Error, bench.Candidate), bench.Candidate)
@@ -197,9 +197,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		t.add(append(row, note)...)
 	}
 	t.write(b)
-	for _, bench := range explain {
-		wrap(b, "    ", bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(bench.Error, bench.Candidate))
-	}
+	wrap(b, "    ", explain...)
 	if o.verbose {
 		unsupported.write(b, "    ")
 		return
