@@ -85,41 +85,37 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 	if err != nil {
 		return err
 	}
-	out, err := openOutput(cmd, f.output, "")
-	if err != nil {
-		return err
-	}
-	trace := &search.TuneLog{Header: l.Header}
-	seen := map[string]bool{}
-	var rows []*search.ReplayResult
-	for _, name := range names {
-		seeds := f.seeds
-		if name == search.Exhaustive {
-			seeds = 1 // it has no use for one
-		}
-		for k := range seeds {
-			seed := f.seed + uint64(k)
-			r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: name, Seed: seed, MaxEvals: f.maxEvals, TimeLimit: f.timeLimit},
-				StopWithin: f.stopWithin / 100})
-			if err != nil {
-				return out.finish(usageError{err})
+	// The output is opened before the work, and written once it is done.
+	return writeOutput(cmd, f.output, "", func(out io.Writer) error {
+		trace := &search.TuneLog{Header: l.Header}
+		seen := map[string]bool{}
+		var rows []*search.ReplayResult
+		for _, name := range names {
+			seeds := f.seeds
+			if name == search.Exhaustive {
+				seeds = 1 // it has no use for one
 			}
-			rows = append(rows, r)
-			trace.Searches = append(trace.Searches, r.Search)
-			for _, e := range r.Evals {
-				if !seen[e.Name] {
-					seen[e.Name] = true
-					trace.Evals = append(trace.Evals, e)
+			for k := range seeds {
+				r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: name, Seed: f.seed + uint64(k), MaxEvals: f.maxEvals, TimeLimit: f.timeLimit},
+					StopWithin: f.stopWithin / 100})
+				if err != nil {
+					return usageError{err}
+				}
+				rows = append(rows, r)
+				trace.Searches = append(trace.Searches, r.Search)
+				for _, e := range r.Evals {
+					if !seen[e.Name] {
+						seen[e.Name] = true
+						trace.Evals = append(trace.Evals, e)
+					}
 				}
 			}
 		}
-	}
-	if f.format == "log" {
-		err = search.WriteTuneLog(out, trace)
-	} else {
-		err = writeReplayTable(out, l, rows)
-	}
-	return out.finish(err)
+		if f.format == "log" {
+			return search.WriteTuneLog(out, trace)
+		}
+		return writeReplayTable(out, l, rows)
+	})
 }
 
 // readTuneLogFile reads a tuning log; a file that is not one is bad input.
