@@ -234,7 +234,9 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	root := newRoot()
 	root.SetArgs(append([]string{}, args...)) // never nil: nil means os.Args
-	root.SetOut(stdout)
+	// Standard output, as -o's file, is an outFile: a write it fails is
+	// exit status 4, whichever command wrote.
+	root.SetOut(&outFile{w: stdout, name: "standard output"})
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if in, ok := errors.AsType[interrupt](context.Cause(ctx)); ok {

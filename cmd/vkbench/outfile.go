@@ -128,10 +128,10 @@ func unwrapPathError(err error) error {
 }
 
 // Write writes to the output; an error of it is an errOutput naming the
-// output as the user gave it.
+// output as the user gave it (once: standard output is an outFile itself).
 func (o *outFile) Write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
-	if err != nil {
+	if _, named := err.(errOutput); err != nil && !named {
 		err = errOutput{fmt.Errorf("%s: %w", o.name, unwrapPathError(err))}
 	}
 	return n, err

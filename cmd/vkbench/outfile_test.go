@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -118,5 +119,26 @@ func TestOutputFullDisk(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitOutput || stderr.String() != "vkbench: standard output: no space left on device\n" {
 		t.Errorf("standard output on /dev/full: %v, stderr %q; want exit status 4 and the line naming standard output", err, stderr.String())
+	}
+}
+
+// fullWriter is a standard output that takes nothing, as a full disk.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestStandardOutputFull: a command that writes to standard output alone
+// (compare, cache path) exits 4 where it cannot, as run does, naming
+// standard output, not 3, which is a device's failure.
+func TestStandardOutputFull(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", compareData("base.json"), compareData("base.json")},
+		{"cache", "path", "--cache", filepath.Join(t.TempDir(), "tune.cache")},
+	} {
+		var stderr strings.Builder
+		code := execute(context.Background(), args, fullWriter{}, &stderr)
+		if code != exitOutput || stderr.String() != "vkbench: standard output: no space left on device\n" {
+			t.Errorf("vkbench %s on a full standard output: exit status %d, stderr %q; want 4 and the line naming standard output", strings.Join(args, " "), code, stderr.String())
+		}
 	}
 }
