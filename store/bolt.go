@@ -558,15 +558,6 @@ func (bf *boltFile) TryLock(name, token string, ttl time.Duration) (holder strin
 	return holder, err
 }
 
-// Renew extends lock name by ttl where token still holds it.
-func (bf *boltFile) Renew(name, token string, ttl time.Duration) (ok bool, err error) {
-	err = bf.setLock(name, ttl, func(h string, live bool) (string, bool) {
-		ok = live && h == token
-		return token, ok
-	})
-	return ok, err
-}
-
 // Unlock releases lock name where token holds it (or held it last: an
 // expired lock's value goes too).
 func (bf *boltFile) Unlock(name, token string) error {

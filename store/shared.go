@@ -255,15 +255,13 @@ type Locker interface {
 	// TryLock takes lock name under token for ttl, and returns "" where
 	// it did, else the token of the holder.
 	TryLock(name, token string, ttl time.Duration) (holder string, err error)
-	// Renew extends the lock by ttl if token still holds it, and reports
-	// whether it did.
-	Renew(name, token string, ttl time.Duration) (bool, error)
 	// Unlock releases the lock if token holds it.
 	Unlock(name, token string) error
 	// Replace gives the lock to token for ttl if stale still holds it,
 	// and reports whether it did, atomically: of several processes that
 	// replace one stale token at once, one does. A lock that expired
-	// meanwhile, or that another holds, is left as it is.
+	// meanwhile, or that another holds, is left as it is. Its holder
+	// renews it by replacing its own token (stale == token).
 	Replace(name, stale, token string, ttl time.Duration) (bool, error)
 }
 
@@ -349,7 +347,7 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 				// lock lost (expired while the store was away) is not
 				// taken back: another process may tune too, and the
 				// first answer committed wins.
-				if ok, err := lk.Renew(name, token, ttl); err == nil && !ok {
+				if ok, err := lk.Replace(name, token, token, ttl); err == nil && !ok {
 					return
 				}
 			}

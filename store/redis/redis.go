@@ -185,11 +185,10 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 }
 
 // Lua scripts of the locks: a lock is taken where none is held, else its
-// holder's token is returned; only the token that holds a lock renews,
-// releases or replaces it.
+// holder's token is returned; only the token that holds a lock releases
+// or replaces (renews) it.
 var (
 	lockScript   = goredis.NewScript(`local h = redis.call("get", KEYS[1]) if h then return h end redis.call("set", KEYS[1], ARGV[1], "px", ARGV[2]) return ""`)
-	renewScript  = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end return 0`)
 	unlockScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0`)
 	// A script runs alone: no other client comes between its get and set.
 	replaceScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "px", ARGV[3]) return 1 end return 0`)
@@ -207,12 +206,6 @@ func (b *Backend) lock(script *goredis.Script, name string, args ...any) *goredi
 func (b *Backend) TryLock(name, token string, ttl time.Duration) (string, error) {
 	holder, err := b.lock(lockScript, name, token, ttl.Milliseconds()).Text()
 	return holder, b.fail(err)
-}
-
-// Renew extends the lock by ttl if token holds it.
-func (b *Backend) Renew(name, token string, ttl time.Duration) (bool, error) {
-	n, err := b.lock(renewScript, name, token, ttl.Milliseconds()).Int()
-	return n == 1, b.fail(err)
 }
 
 // Unlock deletes the lock if token holds it.

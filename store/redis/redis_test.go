@@ -172,19 +172,22 @@ func TestLock(t *testing.T) {
 
 }
 
-// flaky is the real Redis backend whose lock renewals fail while fail is
-// set, as when the store is out of reach for a moment; each renewal's
-// outcome goes to renewals.
+// flaky is the real Redis backend whose lock renewals (a Replace of the
+// holder's own token) fail while fail is set, as when the store is out of
+// reach for a moment; each renewal's outcome goes to renewals.
 type flaky struct {
 	*redis.Backend
 	fail     atomic.Bool
 	renewals chan error
 }
 
-func (f *flaky) Renew(name, token string, ttl time.Duration) (bool, error) {
+func (f *flaky) Replace(name, stale, token string, ttl time.Duration) (bool, error) {
+	if stale != token { // a takeover, not a renewal
+		return f.Backend.Replace(name, stale, token, ttl)
+	}
 	ok, err := false, errors.New("flaky: the store is out of reach")
 	if !f.fail.Load() {
-		ok, err = f.Backend.Renew(name, token, ttl)
+		ok, err = f.Backend.Replace(name, stale, token, ttl)
 	}
 	if err == nil && !ok {
 		err = errors.New("the lock was lost")

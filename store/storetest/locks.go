@@ -58,8 +58,8 @@ func testReplace(t *testing.T, be store.Backend) {
 	if h, err := lk.TryLock("q", "late", time.Minute); h != winners[0] || err != nil {
 		t.Errorf("the lock is held by %q (%v); want the one that replaced it, %q", h, err, winners[0])
 	}
-	if ok, err := lk.Renew("q", winners[0], time.Minute); !ok || err != nil {
-		t.Errorf("Renew by the new holder = %v, %v; want true", ok, err)
+	if ok, err := lk.Replace("q", winners[0], winners[0], time.Minute); !ok || err != nil {
+		t.Errorf("a renewal (Replace of its own token) by the new holder = %v, %v; want true", ok, err)
 	}
 }
 
@@ -78,8 +78,8 @@ func testExpiry(t *testing.T, be store.Backend) {
 	if h, err := lk.TryLock("expiring", "new", time.Minute); h != "" || err != nil {
 		t.Fatalf("TryLock after the expiry = %q, %v", h, err)
 	}
-	if ok, err := lk.Renew("expiring", "old", time.Minute); ok || err != nil {
-		t.Errorf("Renew by the expired holder = %v, %v; want false", ok, err)
+	if ok, err := lk.Replace("expiring", "old", "old", time.Minute); ok || err != nil {
+		t.Errorf("a renewal (Replace of its own token) by the expired holder = %v, %v; want false", ok, err)
 	}
 	if err := lk.Unlock("expiring", "old"); err != nil {
 		t.Fatal(err)
