@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -27,16 +28,32 @@ func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, size ker
 }
 
 // measure is Measure, also returning each candidate's error (nil for those
-// that did not fail), for the tuner to report as a cause.
+// that did not fail), for the tuner to report as a cause: its first, of
+// opts.Rounds independent rounds measured one after the other and merged
+// (MergeRounds).
 func measure(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
 	opts.fill()
 	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
-	if opts.Rounds > 1 {
-		return measureRounds(ctx, dev, op, size, opts)
+	var entries []*Entry
+	var errs []error
+	for r := range max(opts.Rounds, 1) {
+		o := opts
+		o.round += r // after MeasureRound's round, 0 but there
+		e, cerrs, err := measureOnce(ctx, dev, op, size, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, e)
+		if errs == nil {
+			errs = cerrs
+		}
+		for i, err := range cerrs {
+			errs[i] = cmp.Or(errs[i], err)
+		}
 	}
-	return measureOnce(ctx, dev, op, size, opts)
+	return MergeRounds(op, entries, opts), errs, nil
 }
 
 // measureOnce measures one round.

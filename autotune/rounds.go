@@ -13,32 +13,6 @@ import (
 	"github.com/vkbench/vkbench/telemetry"
 )
 
-// measureRounds measures opts.Rounds independent rounds of a key, one
-// after the other, and merges them (MergeRounds). The errors returned
-// for the tuner are each candidate's first.
-func measureRounds(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
-	var entries []*Entry
-	var errs []error
-	for r := range opts.Rounds {
-		o := opts
-		o.round = r
-		e, cerrs, err := measureOnce(ctx, dev, op, size, o)
-		if err != nil {
-			return nil, nil, err
-		}
-		entries = append(entries, e)
-		if errs == nil {
-			errs = make([]error, len(cerrs))
-		}
-		for i, err := range cerrs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
-		}
-	}
-	return MergeRounds(op, entries, opts), errs, nil
-}
-
 // MeasureRound measures round number round (from 0) of op at size: as
 // Measure does with one round, but in that round's own sampling order.
 // Rounds measured apart, other keys' rounds between them, and merged
