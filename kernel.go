@@ -91,9 +91,10 @@ type Kernel struct {
 }
 
 // candidate returns the kernel in the catalogue's form, with what the
-// module says filled in. It checks the module, and that WorkgroupSize and
-// Constants agree with it.
-func (k Kernel) candidate() (kernels.Candidate, error) {
+// module says filled in, there and in k (WorkgroupSize, Bindings and
+// Sets, as Pipeline.Kernel and Problem.Groups show them). It checks the
+// module, and that WorkgroupSize and Constants agree with it.
+func (k *Kernel) candidate() (kernels.Candidate, error) {
 	fail := func(err error) (kernels.Candidate, error) {
 		return kernels.Candidate{}, status.Annotatef(err, "vkbench: kernel %q", k.Name)
 	}
@@ -131,6 +132,7 @@ func (k Kernel) candidate() (kernels.Candidate, error) {
 	for _, id := range slices.Sorted(maps.Keys(constants)) {
 		consts = append(consts, hal.Constant{ID: id, Value: constants[id]})
 	}
+	k.WorkgroupSize, k.Bindings, k.Sets = wg, bindings, sets
 	return kernels.Candidate{
 		Name:             k.Name,
 		Shader:           k.Name,
@@ -251,7 +253,6 @@ func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.WorkgroupSize, k.Bindings, k.Sets = c.WorkgroupSize, c.Bindings, c.Sets
 	return &Pipeline{exe: exe, kernel: k}, nil
 }
 

@@ -252,7 +252,6 @@ func newOperation(op *Op) (*operation, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.WorkgroupSize, k.Bindings, k.Sets = c.WorkgroupSize, c.Bindings, c.Sets
 		o.cands = append(o.cands, c)
 		o.kerns = append(o.kerns, k)
 	}

@@ -82,7 +82,6 @@ func (o *operation) spaceOf(s *Space) (*kernels.Space, error) {
 			if err != nil {
 				return kernels.Candidate{}, err
 			}
-			k.WorkgroupSize, k.Bindings, k.Sets = cand.WorkgroupSize, cand.Bindings, cand.Sets
 			mu.Lock()
 			kerns[cand.Name] = k
 			mu.Unlock()
