@@ -106,8 +106,7 @@ var (
 // few dozen factorizations), enough for a model that only ranks points.
 func (g *gp) tune(x [][]float64, y []float64) {
 	best, _ := g.fit(x, y)
-	try := func(set func(float64), values []float64, cur float64) float64 {
-		keep := cur
+	try := func(set func(float64), values []float64, keep float64) {
 		for _, v := range values {
 			set(v)
 			if l, ok := g.fit(x, y); ok && l > best {
@@ -115,7 +114,6 @@ func (g *gp) tune(x [][]float64, y []float64) {
 			}
 		}
 		set(keep)
-		return keep
 	}
 	for range 2 {
 		for j := range g.ls {
