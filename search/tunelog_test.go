@@ -105,6 +105,32 @@ func TestTuneLogStore(t *testing.T) {
 	}
 }
 
+// TestTuneLogSearchesInOrder: a log's searches come back in the order
+// they were added, each kept, each added by a store of its own on the
+// file.
+func TestTuneLogSearchesInOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
+	var want []uint64
+	for seed := range uint64(12) {
+		if err := search.AddLogSearch(openStore(t, path), ref, search.LogSearch{Strategy: "random", Seed: 11 - seed}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, 11-seed)
+	}
+	l, err := search.ReadLog(openStore(t, path), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint64
+	for _, s := range l.Searches {
+		got = append(got, s.Seed)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("searches' seeds (-added +read):\n%s", diff)
+	}
+}
+
 // TestReadTuneLogErrors: what is not a tuning log is refused, naming the
 // line.
 func TestReadTuneLogErrors(t *testing.T) {

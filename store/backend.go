@@ -42,8 +42,4 @@ type Tx interface {
 	// Drop removes table, its keys and every table below it, and reports
 	// whether there was one.
 	Drop(table []string) (bool, error)
-	// NextSequence returns the next number of table's own counter, 1 the
-	// first time, creating the table where missing: keys in order of
-	// arrival.
-	NextSequence(table []string) (uint64, error)
 }

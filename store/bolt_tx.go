@@ -114,11 +114,3 @@ func (t boltTx) Drop(table []string) (bool, error) {
 	}
 	return true, t.bucket(table[:len(table)-1]).DeleteBucket(last)
 }
-
-func (t boltTx) NextSequence(table []string) (uint64, error) {
-	b, err := t.create(table)
-	if err != nil {
-		return 0, err
-	}
-	return b.NextSequence()
-}

@@ -68,11 +68,16 @@ func (s *Store) AddLogSearch(r LogRef, search []byte) error {
 		return err
 	}
 	return s.b.Update(func(tx Tx) error {
-		seq, err := tx.NextSequence(path)
-		if err != nil {
+		// Keys count the searches from 1, in the order they ran: the
+		// searches already there, plus one.
+		n := uint64(1)
+		if err := tx.Scan(path, nil, func(_, _ []byte) error {
+			n++
+			return nil
+		}); err != nil {
 			return err
 		}
-		return tx.Put(path, binary.BigEndian.AppendUint64(nil, seq), search)
+		return tx.Put(path, binary.BigEndian.AppendUint64(nil, n), search)
 	})
 }
 

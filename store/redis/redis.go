@@ -12,8 +12,7 @@
 //
 // A table is a hash, vkbench:t:<path> (each name of the path escaped as a
 // URL path segment, joined by '/'); vkbench:tables is the set of the tables'
-// paths, vkbench:seq a hash of their sequence counters, vkbench:lock:<name>
-// a lock. Update is a WATCH/MULTI/EXEC transaction over the hashes it read,
+// paths, vkbench:lock:<name> a lock. Update is a WATCH/MULTI/EXEC transaction over the hashes it read,
 // run again when another writer came between. Every call is bounded: a
 // second to connect, read or write, two for a whole View or Update
 // (go-redis's URL parameters dial_timeout, read_timeout and write_timeout
@@ -65,7 +64,6 @@ const (
 const (
 	prefix    = "vkbench:"
 	tablesKey = prefix + "tables"
-	seqKey    = prefix + "seq"
 )
 
 // Backend is a Redis database as a store.Backend and store.Locker.
@@ -262,7 +260,6 @@ type rtx struct {
 	// reads it first).
 	tables  map[string]bool
 	made    []string
-	seqs    map[string]uint64
 	watched map[string]bool
 }
 
@@ -272,7 +269,7 @@ var _ store.Tx = (*rtx)(nil)
 // through watch.
 func newTx(ctx context.Context, r goredis.Cmdable, watch *goredis.Tx) *rtx {
 	return &rtx{ctx: ctx, r: r, watch: watch,
-		puts: map[string]map[string][]byte{}, dropped: map[string]bool{}, seqs: map[string]uint64{}, watched: map[string]bool{}}
+		puts: map[string]map[string][]byte{}, dropped: map[string]bool{}, watched: map[string]bool{}}
 }
 
 // read prepares a read of key: watched in an Update. It reports false
@@ -436,7 +433,6 @@ func (t *rtx) Drop(table []string) (bool, error) {
 			gone = append(gone, p)
 			delete(set, p)
 			delete(t.puts, p)
-			delete(t.seqs, p)
 			t.dropped[p] = true
 		}
 	}
@@ -447,33 +443,6 @@ func (t *rtx) Drop(table []string) (bool, error) {
 		for _, p := range gone {
 			pl.Del(t.ctx, hashKey(decode(p)))
 			pl.SRem(t.ctx, tablesKey, p)
-			pl.HDel(t.ctx, seqKey, p)
 		}
 	})
-}
-
-func (t *rtx) NextSequence(table []string) (uint64, error) {
-	if t.watch == nil {
-		return 0, t.queue(nil)
-	}
-	p := encode(table)
-	n, ok := t.seqs[p]
-	if !ok && !t.dropped[p] {
-		if !t.read(seqKey) {
-			return 0, t.err
-		}
-		v, err := t.r.HGet(t.ctx, seqKey, p).Uint64()
-		if err != nil && !errors.Is(err, goredis.Nil) {
-			t.err = err
-			return 0, err
-		}
-		n = v
-	}
-	n++
-	t.seqs[p] = n
-	if err := t.queue(func(pl goredis.Pipeliner) { pl.SAdd(t.ctx, tablesKey, p); pl.HSet(t.ctx, seqKey, p, n) }); err != nil {
-		return 0, err
-	}
-	t.addTable(p)
-	return n, nil
 }

@@ -26,7 +26,6 @@ func TestBackend(t *testing.T, open func(t *testing.T) store.Backend) {
 	t.Run("scan-prefix-in-order", func(t *testing.T) { testScanPrefixInOrder(t, open(t)) })
 	t.Run("tables", func(t *testing.T) { testTables(t, open(t)) })
 	t.Run("drop", func(t *testing.T) { testDrop(t, open(t)) })
-	t.Run("sequence", func(t *testing.T) { testSequence(t, open(t)) })
 	t.Run("failed-update-writes-nothing", func(t *testing.T) { testFailedUpdateWritesNothing(t, open(t)) })
 	t.Run("view-cannot-write", func(t *testing.T) { testViewCannotWrite(t, open(t)) })
 	t.Run("lock-replace", func(t *testing.T) { testReplace(t, open(t)) })
@@ -163,23 +162,6 @@ func testDrop(t *testing.T, be store.Backend) {
 	}
 	if diff := cmp.Diff([]string{"h2/t1"}, tables(t, be, []string{"top"}, 2)); diff != "" {
 		t.Errorf("after Drop (-want +got):\n%s", diff)
-	}
-}
-
-func testSequence(t *testing.T, be store.Backend) {
-	var got []uint64
-	for range 3 {
-		err := be.Update(func(tx store.Tx) error {
-			n, err := tx.NextSequence(a)
-			got = append(got, n)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if diff := cmp.Diff([]uint64{1, 2, 3}, got); diff != "" {
-		t.Errorf("NextSequence (-want +got):\n%s", diff)
 	}
 }
 
