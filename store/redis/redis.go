@@ -384,21 +384,16 @@ func (t *rtx) queue(op func(goredis.Pipeliner)) error {
 	return nil
 }
 
-// addTable records that table exists.
-func (t *rtx) addTable(p string) {
-	if t.tables != nil {
-		t.tables[p] = true
-	} else {
-		t.made = append(t.made, p)
-	}
-}
-
 func (t *rtx) Put(table []string, key, value []byte) error {
 	p, hk, k, v := encode(table), hashKey(table), string(key), string(value)
 	if err := t.queue(func(pl goredis.Pipeliner) { pl.SAdd(t.ctx, tablesKey, p); pl.HSet(t.ctx, hk, k, v) }); err != nil {
 		return err
 	}
-	t.addTable(p)
+	if t.tables != nil { // the set read, as this transaction changes it
+		t.tables[p] = true
+	} else {
+		t.made = append(t.made, p)
+	}
 	t.put(p, k, slices.Clone(value))
 	return nil
 }
