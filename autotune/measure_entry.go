@@ -66,7 +66,6 @@ func interval(s stats.Stats) (lo, hi float64) {
 // entry turns the measurements into the entry a tune commits.
 func (m *measurement) entry() *Entry {
 	e := newEntry(m.key, m.size, m.opts, m.info)
-	e.Objective = m.opts.Objective
 	for _, c := range m.cands {
 		r := c.res
 		if len(c.samples) > 0 && (r.Outcome == "" || r.Outcome == results.Dropped) {
@@ -127,10 +126,11 @@ func newEntry(key string, size kernels.Size, opts Options, info hal.DeviceInfo) 
 		Mode:    string(opts.Mode),
 		Bounds: Bounds{TargetHalfWidth: opts.TargetHalfWidth, Budget: opts.Budget, MinSamples: opts.MinSamples,
 			MaxSamples: opts.MaxSamples, MinSampleTime: opts.MinSampleTime, Seed: opts.Seed},
-		Hardware: info.Hardware(),
-		Device:   deviceName(info),
-		Version:  opts.Version,
-		Time:     time.Now().UTC(),
+		Hardware:  info.Hardware(),
+		Device:    deviceName(info),
+		Version:   opts.Version,
+		Time:      time.Now().UTC(),
+		Objective: opts.Objective,
 	}
 }
 

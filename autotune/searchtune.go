@@ -226,7 +226,6 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernel
 	// own: its answer is picked by that objective where the evaluations
 	// have it, and otherwise says that time picked it (a search measures
 	// no energy), as a tune's does.
-	e.Objective = t.opts.Objective
 	crown(e, ranked)
 	return e
 }
