@@ -124,12 +124,6 @@ func (b *Backend) fail(err error) error {
 	return status.Wrapf(err, code, "store/redis: %s", b.name)
 }
 
-// fnErr carries the error of the function given View or Update through
-// go-redis, so that it is returned as it is.
-type fnErr struct{ err error }
-
-func (e fnErr) Error() string { return e.err.Error() }
-
 // View runs fn with the tables as they are, read-only. Its reads are not
 // one snapshot: what it reads of two tables may straddle another's write.
 func (b *Backend) View(fn func(store.Tx) error) error {
@@ -151,16 +145,17 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	for range maxRetries {
+		var own error // fn's error, returned as it is: no failure of Redis
 		err := b.c.Watch(ctx, func(t *goredis.Tx) error {
 			tx := newTx(ctx, t, t)
 			err := fn(tx)
-			if tx.err != nil {
+			switch {
+			case tx.err != nil:
 				return tx.err
-			}
-			if err != nil {
-				return fnErr{err}
-			}
-			if len(tx.ops) == 0 {
+			case err != nil:
+				own = err
+				return err
+			case len(tx.ops) == 0:
 				return nil
 			}
 			_, err = t.TxPipelined(ctx, func(p goredis.Pipeliner) error {
@@ -171,11 +166,11 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 			})
 			return err
 		})
-		if errors.Is(err, goredis.TxFailedErr) {
+		switch {
+		case own != nil:
+			return own
+		case errors.Is(err, goredis.TxFailedErr):
 			continue
-		}
-		if f, ok := errors.AsType[fnErr](err); ok {
-			return f.err
 		}
 		return b.fail(err)
 	}
