@@ -134,6 +134,7 @@ func TestStandardOutputFull(t *testing.T) {
 	for _, args := range [][]string{
 		{"compare", compareData("base.json"), compareData("base.json")},
 		{"cache", "path", "--cache", filepath.Join(t.TempDir(), "tune.cache")},
+		{"cache", "export-log", "--cache", filepath.Join(t.TempDir(), "tune.cache")},
 	} {
 		var stderr strings.Builder
 		code := execute(context.Background(), args, fullWriter{}, &stderr)

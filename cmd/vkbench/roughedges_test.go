@@ -32,6 +32,7 @@ func TestRoughEdges(t *testing.T) {
 		{[]string{"run", "copy", "--min-samples", "20", "--max-samples", "10"}, `vkbench: --min-samples 20 is more than --max-samples 10`},
 		// --compile-only measures nothing, but a bad flag is still refused.
 		{[]string{"tune", "copy", "--compile-only", "--precision", "0"}, `vkbench: --precision 0: want a positive percentage`},
+		{[]string{"tune", "copy", "--compile-only", "--format", "xml"}, `vkbench: unknown --format "xml" (want table, json, csv or gobench)`},
 	} {
 		t.Run(strings.Join(tc.args[2:], " "), func(t *testing.T) {
 			wantUsage(t, regexp.QuoteMeta(tc.want), append(tc.args, "--cache", "off")...)

@@ -178,6 +178,9 @@ Exit status: as run's.`,
 				return usageError{err}
 			}
 			if f.compileOnly {
+				if err := checkFormat(f.format, runFormats...); err != nil {
+					return err
+				}
 				return compileAll(cmd, &f, opts.Level, args)
 			}
 			if f.allDevices {
@@ -232,11 +235,14 @@ func opNames(ops []kernels.Operation) []string {
 	return names
 }
 
+// runFormats are run's and tune's formats.
+var runFormats = []string{"table", "json", "csv", "gobench"}
+
 // runBench measures the operations args names (of them, the candidates
 // candidates selects) with opts and writes the results; with tune's flags,
 // it tunes (commits the winners).
 func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []string, candidates string, tune *tuneFlags) error {
-	if err := checkFormat(f.format, "table", "json", "csv", "gobench"); err != nil {
+	if err := checkFormat(f.format, runFormats...); err != nil {
 		return err
 	}
 	// Sizes are checked against the operations named, before

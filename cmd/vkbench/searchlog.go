@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -212,8 +213,14 @@ arguments, lists the tuning logs.`,
 				return err
 			}
 			if len(args) == 0 {
+				if len(refs) == 0 {
+					_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s has no tuning logs (a tune --strategy search writes one)\n", cmp.Or(c.Path(), "the cache"))
+					return err
+				}
 				for _, r := range refs {
-					fmt.Fprintln(cmd.OutOrStdout(), r)
+					if _, err := fmt.Fprintln(cmd.OutOrStdout(), r); err != nil {
+						return err
+					}
 				}
 				return nil
 			}
