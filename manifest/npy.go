@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +57,7 @@ func readNpy(path string) (*hostArray, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	r, err := npyio.NewReader(f)
+	r, err := newNpyReader(f)
 	if err != nil {
 		return nil, fmt.Errorf("not a .npy file: %v", err)
 	}
@@ -85,4 +86,16 @@ func readNpy(path string) (*hostArray, error) {
 		}
 	}
 	return arr, nil
+}
+
+// newNpyReader is npyio.NewReader, whose header parser panics where the
+// header has no closing newline (one cut short among them): that panic
+// is the file's fault, and an error.
+func newNpyReader(f io.Reader) (r *npyio.Reader, err error) {
+	defer func() {
+		if recover() != nil {
+			r, err = nil, errors.New("its header is cut short or has no closing newline")
+		}
+	}()
+	return npyio.NewReader(f)
 }

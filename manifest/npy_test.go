@@ -332,3 +332,43 @@ void main() { uint i = gl_GlobalInvocationID.x; y[i] = float16_t(2.0 * float(x[i
 		t.Errorf("float16 .npy in an i32 buffer: %v; want INVALID_ARGUMENT saying it holds f16 floats", err)
 	}
 }
+
+// TestManifestNpyNotNpy: a file named as .npy that is not one, or is cut
+// short, is refused as bad input naming the file and what is wrong with
+// it: never a panic (npyio's header parser panics on a header without its
+// closing newline).
+func TestManifestNpyNotNpy(t *testing.T) {
+	npyHeader := func(major byte, header string) []byte {
+		b := append([]byte("\x93NUMPY"), major, 0)
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(header)))
+		return append(b, header...)
+	}
+	good := npyHeader(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }\n")
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "not a .npy file"},
+		{"text", []byte("x,y\n1,2\n"), "not a .npy file"},
+		{"magic alone", []byte("\x93NUMPY"), "not a .npy file"},
+		{"header cut short", npyHeader(1, "{")[:12], "not a .npy file"},
+		{"header length past the end", append(npyHeader(1, ""), 200, 0, '{'), "not a .npy file"},
+		{"header without its newline", npyHeader(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }"), "not a .npy file"},
+		{"no data", good, "holds fewer than the 1000 elements"},
+		{"complex elements", npyHeader(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (1000,), }\n"), "holds elements of type"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeNpy(t, dir, "y.npy", make([]float32, 1000))
+			writeNpy(t, dir, "want.npy", make([]float32, 1000))
+			if err := os.WriteFile(filepath.Join(dir, "x.npy"), c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := manifest.Parse([]byte(npyManifest(t)), dir)
+			if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "x.npy") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("x.npy %s: %v; want INVALID_ARGUMENT naming x.npy and saying %q", c.name, err, c.want)
+			}
+		})
+	}
+}
