@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -348,11 +350,15 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 	return err
 }
 
-// probeWrite waits for the file's exclusive lock as a commit would (at
-// most the lock timeout) and lets it go at once, writing nothing: a
-// command that must commit asks before it measures, not after. A file not
-// there yet holds no lock; a platform without flock says nothing.
+// probeWrite refuses a file bbolt did not write, and waits for the file's
+// exclusive lock as a commit would (at most the lock timeout) and lets it
+// go at once, writing nothing: a command that must commit asks before it
+// measures, not after. A file not there yet holds no lock; a platform
+// without flock says nothing of locks.
 func (bf *boltFile) probeWrite() error {
+	if fi, err := os.Stat(bf.path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && !boltHeader(bf.path) {
+		return bf.fileError(notCacheError{}, "writing")
+	}
 	if !canRelock {
 		return nil
 	}
@@ -413,6 +419,9 @@ func (bf *boltFile) openDB(readOnly bool) (*bolt.DB, *os.File, error) {
 		return nil, nil, d
 	}
 	if damaged(err) {
+		if !boltHeader(bf.path) {
+			return nil, nil, notCacheError{}
+		}
 		return nil, nil, &damageError{err: err, file: opened}
 	}
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -440,6 +449,9 @@ func (bf *boltFile) fileError(err error, doing string) error {
 	if d, ok := errors.AsType[*damageError](err); ok {
 		return status.Wrapf(d, status.DataLoss, "store: cache %s is damaged (it will be moved aside by the next commit)", bf.path)
 	}
+	if _, ok := errors.AsType[notCacheError](err); ok {
+		return status.Wrapf(err, status.FailedPrecondition, "store: cache %s is not a tune cache; it is left as it is (use another file, or remove it)", bf.path)
+	}
 	if _, ok := errors.AsType[notRegularError](err); ok {
 		return status.Wrapf(err, status.FailedPrecondition, "store: cache %s is left as it is", bf.path)
 	}
@@ -459,6 +471,40 @@ func (bf *boltFile) fileError(err error, doing string) error {
 		return status.Wrapf(err, status.CodeOf(err), "store: %s cache %s", doing, bf.path)
 	}
 	return status.Wrapf(err, status.FailedPrecondition, "store: %s cache %s", doing, bf.path)
+}
+
+// notCacheError is the error of a cache path that names a file bbolt did
+// not write: a results file or any other given as the cache by mistake.
+// Damage that bbolt's own writes can leave keeps one of the meta pages'
+// headers, and a crash that loses the writes leaves zeros; anything else
+// is not moved aside as damaged, which would take its name, but left as
+// it is.
+type notCacheError struct{}
+
+func (notCacheError) Error() string { return "no bbolt database header in it" }
+
+// boltMagic is the number at byte 16 of a bbolt meta page, the first two
+// pages of its file.
+const boltMagic = 0xED0CDAED
+
+// boltHeader reports whether the file at path has a bbolt meta page's
+// magic number where the first or the second meta page begins, whatever
+// the page size it was written with (the second's offset), or begins with
+// nothing but zeros, or cannot be read to tell.
+func boltHeader(path string) bool {
+	data := make([]byte, 64<<10+20)
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	n, _ := io.ReadFull(f, data)
+	_ = f.Close() // read only
+	for _, at := range []int{0, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10} {
+		if at+20 <= n && binary.LittleEndian.Uint32(data[at+16:]) == boltMagic {
+			return true
+		}
+	}
+	return !slices.ContainsFunc(data[:n], func(b byte) bool { return b != 0 })
 }
 
 // notRegularError is the error of a cache path that names a folder, a

@@ -171,11 +171,6 @@ var damagedFiles = []struct {
 		healthyFile(tb, path, 24)
 		truncate(tb, path, fileSize(tb, path)/pageSize*2/5*pageSize+1000)
 	}},
-	{"random-bytes", false, func(tb testing.TB, path string) {
-		if err := os.WriteFile(path, randomBytes(1, 16<<10), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}},
 	{"garbled-pages", false, func(tb testing.TB, path string) {
 		// Valid meta pages over pages of noise: bbolt opens it and
 		// panics (or faults) when it follows the tree. The pages in use
@@ -472,6 +467,40 @@ func TestCacheUnusualFiles(t *testing.T) {
 					copyFile(t, filepath.Join(samplesDir, "future-schema.db"), path)
 				}
 				checkFutureSchema(t, path)
+			})
+		}
+	})
+	// A file bbolt did not write (no meta page header), given as the
+	// cache by mistake, is not damage to mend: moving it aside would take
+	// its name.
+	t.Run("not-a-cache", func(t *testing.T) {
+		for _, c := range []struct {
+			name string
+			data func(t *testing.T) []byte
+		}{
+			{"random-bytes", func(*testing.T) []byte { return randomBytes(1, 16<<10) }},
+			{"testdata/not-a-cache-random-bytes", func(t *testing.T) []byte {
+				data, err := os.ReadFile(filepath.Join(samplesDir, "not-a-cache-random-bytes.db"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return data
+			}},
+			{"results-json", func(*testing.T) []byte { return []byte(`{"schema": "vkbench.results/v2", "benchmarks": []}` + "\n") }},
+			{"one-byte", func(*testing.T) []byte { return []byte("x") }},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "cache.db")
+				data := c.data(t)
+				if *updateSamples && c.name == "random-bytes" {
+					if err := os.WriteFile(filepath.Join(samplesDir, "not-a-cache-random-bytes.db"), data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.WriteFile(path, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				checkNotWritten(t, path, status.FailedPrecondition, "is not a tune cache")
 			})
 		}
 	})

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/vkbench/vkbench/internal/devtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/store"
 )
@@ -74,7 +75,7 @@ func TestReportPeakRange(t *testing.T) {
 func TestUnusableCacheIsUsage(t *testing.T) {
 	dir := t.TempDir()
 	damaged := filepath.Join(dir, "damaged.db")
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cache", "damaged-random-bytes.db"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cache", "damaged-truncated-in-first-page.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,4 +415,33 @@ func abManifestWith(t *testing.T, edit func(candidate map[string]any)) (string, 
 		t.Fatal(err)
 	}
 	return path, op["name"].(string)
+}
+
+// TestNotACacheLeftAlone: a file that is not a tune cache (a results file
+// given as --cache by mistake) is left as it is, its name kept: run warns
+// and measures, tune and the cache commands refuse it before any work,
+// exit 2, naming it.
+func TestNotACacheLeftAlone(t *testing.T) {
+	needDevice(t)
+	path := filepath.Join(t.TempDir(), "results.json")
+	orig := []byte(`{"schema": "vkbench.results/v2", "benchmarks": []}` + "\n")
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notCache := regexp.QuoteMeta("cache " + path + " is not a tune cache; it is left as it is")
+	r := mustRun(t, 0, "run", "copy", "--size", "1024", "--budget", "100ms", "--quiet", "--cache", path)
+	if !regexp.MustCompile(notCache).MatchString(r.stderr) {
+		t.Errorf("run's warnings do not say the file is not a tune cache:\n%s", r.stderr)
+	}
+	r = vkbench(t, "tune", "copy", "--size", "1024", "--budget", "100ms", "--quiet", "--cache", path)
+	if r.code != exitUsage || !regexp.MustCompile(notCache).MatchString(r.stderr) || strings.Contains(r.stdout, "copy u32") {
+		t.Errorf("tune on a file that is not a tune cache: exit %d, want %d, refused before measuring; stdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
+	}
+	wantUsage(t, notCache, "cache", "ls", "--cache", path)
+	if now, err := os.ReadFile(path); err != nil || !bytes.Equal(now, orig) {
+		t.Errorf("the file is now %q (%v), want it as it was", now, err)
+	}
+	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) > 0 {
+		t.Errorf("moved aside: %v", aside)
+	}
 }

@@ -111,7 +111,7 @@ func TestProgressThrottled(t *testing.T) {
 // written onto the end of the spinner's line.
 func TestWarningAboveProgress(t *testing.T) {
 	needDevice(t)
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cache", "damaged-random-bytes.db"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cache", "damaged-truncated-in-first-page.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
