@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"bufio"
 	"encoding/json"
 	"io"
@@ -145,7 +146,11 @@ func ReadTuneLog(r io.Reader) (*TuneLog, error) {
 		line++
 		data := sc.Bytes()
 		if line == 1 {
-			if err := json.Unmarshal(data, &l.Header); err != nil || l.Header.Format != LogFormat {
+			err := json.Unmarshal(data, &l.Header)
+			if err != nil && bytes.Contains(data, []byte(`"`+LogFormat+`"`)) {
+				return bad("a tuning log's header, cut short or damaged: %v", err)
+			}
+			if err != nil || l.Header.Format != LogFormat {
 				return bad("not a tuning log (want a header with \"format\": %q)", LogFormat)
 			}
 			continue

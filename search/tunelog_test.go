@@ -141,6 +141,7 @@ func TestReadTuneLogErrors(t *testing.T) {
 		header + "\n{\"kind\":\"eval\"}":   "line 2: an evaluation without a configuration or a name",
 		header + "\nnot json":              "line 2:",
 		`{"format":"vkbench.tunelog/v1"}`:  "names no params",
+		header[:len(header)-20]:            "line 1: a tuning log's header, cut short or damaged: unexpected end of JSON input",
 		header + "\n{\"kind\":\"future\"}": "",
 	} {
 		_, err := search.ReadTuneLog(strings.NewReader(in))
