@@ -64,9 +64,9 @@
 // # Searching a space of kernels
 //
 // When the candidates are too many to list (every tile and workgroup size
-// a kernel takes as specialization constants), give the Op a Space: its
-// Params, which configurations are Valid at a size, and the Kernel of
-// each. Tuner.Search explores it with a strategy (exhaustive, random,
+// a kernel takes as specialization constants), give the Op a Space before
+// its first use, which fixes the Op (or make a new Op): its Params, which
+// configurations are Valid at a size, and the Kernel of each. Tuner.Search explores it with a strategy (exhaustive, random,
 // simulated annealing, or a Gaussian process that proposes the most
 // promising configuration next) within a budget, checks and times each
 // configuration like a candidate, records it in the cache's tuning log,

@@ -25,7 +25,10 @@ import (
 // answer, so that changing any candidate makes old answers stop applying.
 // An Op must not be changed once it is in use, and is used through a
 // pointer: a Tuner's call with an Op whose fields changed after its first
-// use fails (FailedPrecondition), naming the field.
+// use fails (FailedPrecondition), naming the field, so a Space is set
+// before the first use (or on a new Op). Nor may an Op be copied (go vet
+// warns): a copy of a used Op carries its state, and fails the same way
+// once a field of it differs.
 type Op struct {
 	// Name names the operation in the cache: lower case, digits and '-'.
 	Name string
