@@ -37,7 +37,8 @@ type TunerOptions struct {
 	Budget time.Duration
 	// Precision is when sampling stops: once every candidate's median is
 	// known to ±Precision (0.01: ±1%, the default if zero), or the budget
-	// is spent.
+	// is spent. It is a fraction, where the command's --precision is a
+	// percent (1 for ±1%).
 	Precision float64
 	// Warmup is the GPU time spent running the candidates before any
 	// sample counts, so that a GPU that idled has clocked up: 300 ms if
