@@ -19,64 +19,89 @@ import (
 // several.
 const stagingChunk = 16 << 20
 
-// staging moves bytes between the host and device-local buffers through a
-// host-visible buffer of the device's own: copy into it, submit a copy,
-// wait. One transfer at a time per device.
+// staging moves bytes between the host and device-local buffers through
+// host-visible buffers of the device's own: copy into one, submit a copy,
+// and so on. It has two slots, each a staging buffer and a command buffer,
+// so that the host copies one chunk while the GPU copies the next: a large
+// transfer takes about the longer of the two copies, not their sum. One
+// transfer at a time per device.
 type staging struct {
-	mu   sync.Mutex
+	mu    sync.Mutex
+	slots [2]stagingSlot
+}
+
+// stagingSlot is one staging buffer and the command buffer of its copies.
+type stagingSlot struct {
 	buf  *buffer // created on first use, grown up to stagingChunk
 	pool C.VkCommandPool
 	cb   C.VkCommandBuffer
-	// last is the timeline value of the last copy: the staging memory and
+	// last is the timeline value of the slot's last copy: its memory and
 	// command buffer are busy until the timeline reaches it (a transfer
 	// whose context ended may have left its copy running).
 	last uint64
 }
 
 // chunks moves data between the host and holder through the staging
-// buffer, step bytes at a time (at most stagingChunk): for each chunk it
-// waits for the previous copy, fills the staging buffer (toDevice),
-// records the copy that record makes of the chunk at byte at of data, n
-// bytes long, submits it, waits, and reads the staging buffer back
-// (!toDevice). The one protocol of buffers' and images' staged transfers,
-// and of an image's first clear, a copy of no data. The gate must not be
-// held: it is entered for the host's work on each chunk and left while
-// the GPU copies.
+// slots, step bytes at a time (at most stagingChunk), chunk i through slot
+// i mod 2: it waits for the slot's previous copy, fills its buffer
+// (toDevice), records the copy that record makes of the chunk at byte at
+// of data, n bytes long, and submits it; reading (!toDevice), it then
+// reads the previous chunk back from its slot, while the GPU copies this
+// one. It returns when every copy has completed and been read. The one
+// protocol of buffers' and images' staged transfers, and of an image's
+// first clear, a copy of no data. The gate must not be held: it is entered
+// for the host's work on each chunk and left while the GPU copies.
 func (s *staging) chunks(ctx context.Context, op string, d *device, holder resource, data []byte, step int, toDevice bool,
 	record func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for at := 0; at == 0 || at < len(data); at += step {
-		if err := d.wait(ctx, op, s.last); err != nil {
+	var unread *stagingSlot // reading: the slot whose copy is not read yet
+	var unreadChunk []byte
+	readBack := func() error {
+		if err := d.wait(ctx, op, unread.last); err != nil {
+			return err
+		}
+		if err := d.enter(op); err != nil {
+			return err
+		}
+		parallelCopy(unreadChunk, unread.buf.mapped)
+		d.leave()
+		return nil
+	}
+	var last uint64
+	for i, at := 0, 0; at == 0 || at < len(data); i, at = i+1, at+step {
+		slot := &s.slots[i%2]
+		if err := d.wait(ctx, op, slot.last); err != nil {
 			return err
 		}
 		chunk := data[at:min(at+step, len(data))]
-		v, err := s.copyChunk(op, d, holder, chunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer) {
+		v, err := slot.copyChunk(op, d, holder, chunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer) {
 			record(cb, staging, at, len(chunk))
 		})
 		if err != nil {
 			return err
 		}
-		s.last = v
-		if err := d.wait(ctx, op, v); err != nil {
-			return err
-		}
-		if !toDevice { // read what the copy brought back
-			if err := d.enter(op); err != nil {
-				return err
+		slot.last, last = v, v
+		if !toDevice {
+			if unread != nil {
+				if err := readBack(); err != nil {
+					return err
+				}
 			}
-			parallelCopy(chunk, s.buf.mapped)
-			d.leave()
+			unread, unreadChunk = slot, chunk
 		}
 	}
-	return nil
+	if unread != nil {
+		return readBack()
+	}
+	return d.wait(ctx, op, last)
 }
 
-// copyChunk records and submits the copy of one chunk between the staging
-// buffer (filled from chunk first, toDevice) and the object holder, which
-// copy records, and returns the value the copy signals. The submission
-// holds holder. The staging memory is idle.
-func (s *staging) copyChunk(op string, d *device, holder resource, chunk []byte, toDevice bool, copy func(cb C.VkCommandBuffer, staging C.VkBuffer)) (uint64, error) {
+// copyChunk records and submits the copy of one chunk between the slot's
+// staging buffer (filled from chunk first, toDevice) and the object
+// holder, which copy records, and returns the value the copy signals. The
+// submission holds holder. The slot is idle.
+func (s *stagingSlot) copyChunk(op string, d *device, holder resource, chunk []byte, toDevice bool, copy func(cb C.VkCommandBuffer, staging C.VkBuffer)) (uint64, error) {
 	if err := d.enter(op); err != nil {
 		return 0, err
 	}
@@ -109,9 +134,9 @@ func parallelCopy(dst, src []byte) {
 	par.Range(n, 1<<20, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 }
 
-// ensure makes the staging buffer at least n bytes long. The staging
-// memory is idle and the gate held when it is called.
-func (s *staging) ensure(d *device, n int) error {
+// ensure makes the slot's staging buffer at least n bytes long. The slot
+// is idle and the gate held when it is called.
+func (s *stagingSlot) ensure(d *device, n int) error {
 	if s.cb == nil {
 		var failed *C.char
 		if r := C.vkb_create_command_buffer(d.c, &s.pool, &s.cb, &failed); r != C.VK_SUCCESS {
@@ -142,12 +167,15 @@ func (s *staging) ensure(d *device, n int) error {
 // may hold that while it waits to enter the gate, and it touches the
 // staging objects only inside the gate.
 func (s *staging) destroy(d *device) {
-	if s.buf != nil {
-		s.buf.destroy()
-		s.buf = nil
-	}
-	if s.cb != nil {
-		C.vkb_destroy_command_pool(d.c, s.pool)
-		s.cb = nil
+	for i := range s.slots {
+		slot := &s.slots[i]
+		if slot.buf != nil {
+			slot.buf.destroy()
+			slot.buf = nil
+		}
+		if slot.cb != nil {
+			C.vkb_destroy_command_pool(d.c, slot.pool)
+			slot.cb = nil
+		}
 	}
 }
