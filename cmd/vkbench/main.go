@@ -66,6 +66,10 @@ func asUsage(err error) error {
 }
 
 func main() {
+	// A write to a closed pipe returns an error (EPIPE), exit status 4 as
+	// any output's failure, where the signal would end the process with
+	// no word of it.
+	signal.Ignore(syscall.SIGPIPE)
 	stderr := &quietWriter{w: os.Stderr}
 	ctx, stop := notifyInterrupt(context.Background(), stderr)
 	code := execute(ctx, os.Args[1:], os.Stdout, stderr)
@@ -235,10 +239,15 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(append([]string{}, args...)) // never nil: nil means os.Args
 	// Standard output, as -o's file, is an outFile: a write it fails is
-	// exit status 4, whichever command wrote.
-	root.SetOut(&outFile{w: stdout, name: "standard output"})
+	// exit status 4, whichever command wrote, even where the writer drops
+	// the error (cobra's help does).
+	out := &outFile{w: stdout, name: "standard output"}
+	root.SetOut(out)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = out.err
+	}
 	if in, ok := errors.AsType[interrupt](context.Cause(ctx)); ok {
 		// Whatever the work said on its way out, it was told to stop.
 		_, _ = fmt.Fprintf(stderr, "vkbench: %s: stopped; no results written, winners already in the tune cache kept\n", in) // nowhere left to say it

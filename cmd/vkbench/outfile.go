@@ -31,6 +31,7 @@ type outFile struct {
 	mode   os.FileMode
 	tmp    *os.File      // the atomic case
 	direct *bytes.Buffer // the non-regular case
+	err    error         // the first error of Write
 }
 
 // errOutput is a failure to write the command's output (a full disk, a
@@ -128,11 +129,15 @@ func unwrapPathError(err error) error {
 }
 
 // Write writes to the output; an error of it is an errOutput naming the
-// output as the user gave it (once: standard output is an outFile itself).
+// output as the user gave it (once: standard output is an outFile itself),
+// and the first is kept in o.err.
 func (o *outFile) Write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
 	if _, named := err.(errOutput); err != nil && !named {
 		err = errOutput{fmt.Errorf("%s: %w", o.name, unwrapPathError(err))}
+	}
+	if o.err == nil {
+		o.err = err
 	}
 	return n, err
 }

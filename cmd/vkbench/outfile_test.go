@@ -128,10 +128,14 @@ type fullWriter struct{}
 func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
 
 // TestStandardOutputFull: a command that writes to standard output alone
-// (compare, cache path) exits 4 where it cannot, as run does, naming
-// standard output, not 3, which is a device's failure.
+// (compare, cache path, help) exits 4 where it cannot, as run does, naming
+// standard output, not 3, which is a device's failure. Help's writer drops
+// the error: it exited 0 having written nothing.
 func TestStandardOutputFull(t *testing.T) {
 	for _, args := range [][]string{
+		{"--help"},
+		{"help", "run"},
+		{"run", "--help"},
 		{"compare", compareData("base.json"), compareData("base.json")},
 		{"cache", "path", "--cache", filepath.Join(t.TempDir(), "tune.cache")},
 		{"cache", "export-log", "--cache", filepath.Join(t.TempDir(), "tune.cache")},
@@ -140,6 +144,42 @@ func TestStandardOutputFull(t *testing.T) {
 		code := execute(context.Background(), args, fullWriter{}, &stderr)
 		if code != exitOutput || stderr.String() != "vkbench: standard output: no space left on device\n" {
 			t.Errorf("vkbench %s on a full standard output: exit status %d, stderr %q; want 4 and the line naming standard output", strings.Join(args, " "), code, stderr.String())
+		}
+	}
+}
+
+// TestClosedPipe: standard output is a pipe its reader has closed
+// (vkbench ... | head): the command exits 4 with a line naming standard
+// output, as for a full disk, where the signal killed it (status 141, no
+// word of it).
+func TestClosedPipe(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", compareData("base.json"), compareData("base.json")},
+		{"--help"},
+		{"cache", "path", "--cache", filepath.Join(t.TempDir(), "tune.cache")},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
+		cmd.Stdout = w
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		code := 0
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+			code = ee.ExitCode() // -1 where a signal ended it
+		}
+		if code != exitOutput || stderr.String() != "vkbench: standard output: broken pipe\n" {
+			t.Errorf("vkbench %s | (closed): %v, exit status %d, stderr %q; want 4 and the line naming standard output", strings.Join(args, " "), err, code, stderr.String())
 		}
 	}
 }
