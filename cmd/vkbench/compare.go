@@ -218,6 +218,10 @@ func compareNotes(rep results.Report) string {
 	case rep.RelativeRows > 0:
 		fmt.Fprintf(&b, "probe %s: %s in new; %d of %s judged relative to it alone, round by round, where it steadied their rounds (variance %s of their own); the others by their own times too; all net of it as well, slower only where every way is (--own-times: all by their own times)\n",
 			rep.Probe, fmtDelta(rep.ProbeShift), rep.RelativeRows, plural(len(rep.Rows), "benchmark", "benchmarks"), steadied(rep, true))
+	case rep.Probe != "" && steadied(rep, false) == "unknown":
+		// No row to weigh it against: "variance unknown of their own"
+		// said nothing.
+		fmt.Fprintf(&b, "probe %s: %s in new; no benchmark measured in both files had rounds to set against its, so none was judged relative to it\n", rep.Probe, fmtDelta(rep.ProbeShift))
 	case rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; it steadied no benchmark's rounds (relative to it their variance would be %s of their own, the median; Pitman-Morgan test at %.2g), so each was judged by its own times, relative to it and net of it, slower only where all are (--own-times, --relative: one way)\n",
 			rep.Probe, fmtDelta(rep.ProbeShift), steadied(rep, false), results.ProbeAlpha)
@@ -411,6 +415,9 @@ func readMerged(paths []string) (*results.File, error) {
 		f, err := results.ReadFile(p)
 		if err != nil {
 			return nil, err
+		}
+		if len(f.Benchmarks) == 0 { // as a Go benchmark file with none is refused
+			return nil, status.Newf(status.InvalidArgument, "in %s: results: no benchmarks found (its list of benchmarks is empty)", p)
 		}
 		files = append(files, f)
 	}

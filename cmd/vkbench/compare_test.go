@@ -385,3 +385,55 @@ func TestCompareProbeShown(t *testing.T) {
 // unwrapped is a table's output with the lines that wrap (wrap) folded
 // its notes into joined again, for a test to find a note whole.
 func unwrapped(out string) string { return strings.ReplaceAll(out, "\n  ", " ") }
+
+// TestCompareNoBenchmarks: a JSON results file whose list of benchmarks is
+// empty is refused (exit 2, naming the file), as a Go benchmark file with
+// no benchmark lines is: compared, it passed with every benchmark of the
+// other file "missing", and with itself as an empty table.
+func TestCompareNoBenchmarks(t *testing.T) {
+	data, err := os.ReadFile(compareData("base.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	f["benchmarks"] = []any{}
+	empty := filepath.Join(t.TempDir(), "nobench.json")
+	if data, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `^vkbench: (INVALID_ARGUMENT: )?in .*nobench\.json: results: no benchmarks found`
+	wantUsage(t, want, "compare", compareData("base.json"), empty)
+	wantUsage(t, want, "compare", empty, empty)
+	wantUsage(t, want, "compare", compareData("base.json"), "--", empty, compareData("base.json"))
+}
+
+// TestCompareProbeWithNothingInBoth: where both files have the probe but
+// no benchmark was measured in both, the probe's line says that none was
+// judged relative to it, where it said their variance "would be unknown
+// of their own".
+func TestCompareProbeWithNothingInBoth(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(compareData("base.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), `"mode": "hot",`, `"mode": "hot", "probe": {"name": "copy/u32/1048576/vec4-wg256", "round_medians_s": [1e-5, 1.01e-5, 0.99e-5, 1.005e-5, 0.995e-5]},`, 1)
+	base, other := filepath.Join(dir, "base.json"), filepath.Join(dir, "other.json")
+	if err := os.WriteFile(base, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte(strings.ReplaceAll(text, `"copy/u32/4096/`, `"copy/u32/8192/`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := vkbench(t, "compare", base, other)
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	if want := "probe copy/u32/1048576/vec4-wg256: +0.00% in new; no benchmark measured in both files had rounds to set against its, so none was judged relative to it"; !strings.Contains(flat, want) || strings.Contains(flat, "unknown") {
+		t.Errorf("compare of files with no benchmark in common, with a probe: exit status %d, stdout\n%s\nwant the line %q", r.code, r.stdout, want)
+	}
+}
