@@ -200,7 +200,13 @@ func rowChart(title, xLabel string, labels []string, lo, hi float64, ticks plot.
 		names[n-1-i] = OneLine(l, 40)
 	}
 	p.NominalY(names...)
+	// Every row on the axis, half a row from either end. Spanned by the
+	// points alone, gonum's axis left off the name of a row whose points
+	// lay inside its line: a first row drawn for the second of two files
+	// only (offset below the line) lost its name, its point up by the
+	// title.
 	p.X.Min, p.X.Max = lo, hi
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	return p
 }
 
@@ -449,9 +455,14 @@ func drawPanels(c vg.CanvasSizer, panels []panel) {
 			// gonum draws to the edges; leave a margin around each chart,
 			// wider on the right, where text ends against the edge and a
 			// browser without the charts' font draws it in a wider one.
-			pn.plot.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			area := vg.Rectangle{
 				Min: vg.Point{X: dc.Min.X + vg.Points(6), Y: top - pn.height + vg.Points(4)},
-				Max: vg.Point{X: dc.Max.X - vg.Points(24), Y: ptop - vg.Points(6)}}})
+				Max: vg.Point{X: dc.Max.X - vg.Points(24), Y: ptop - vg.Points(6)}}
+			// gonum centres the title on the chart however wide it is: one
+			// longer than the chart is cut to fit, its start kept.
+			p := *pn.plot
+			p.Title.Text = fitText(p.Title.TextStyle, p.Title.Text, area.Size().X)
+			p.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: area})
 			y -= pn.height
 		}
 		y -= vg.Points(4)
@@ -461,6 +472,15 @@ func drawPanels(c vg.CanvasSizer, panels []panel) {
 		}
 		y = top - pn.totalHeight(sty)
 	}
+}
+
+// fitText is s, cut with an ellipsis where it is wider than width in sty.
+func fitText(sty text.Style, s string, width vg.Length) string {
+	r := []rune(s)
+	for n := len(r); sty.Width(s) > width && n > 1; n-- {
+		s = strings.TrimRight(string(r[:n-1]), " ,:;") + "…"
+	}
+	return s
 }
 
 func heightOf(panels []panel) vg.Length {

@@ -7,11 +7,11 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vkbench/vkbench/search"
 )
@@ -47,7 +47,7 @@ var strategyColors = map[string]color.Color{
 // the fastest verified median so far, in ms; a dashed line marks the
 // fastest any log recorded.
 func convergencePlot(ls []*search.TuneLog) (*plot.Plot, int, error) {
-	title := "Search convergence: " + ls[0].Header.Key + " on " + ls[0].Header.Table.Hardware
+	title := "Search convergence: " + ls[0].Header.Key + " on " + deviceName(ls[0].Header)
 	p := newPlot(title, "evaluations", "fastest time so far (ms), lower is better")
 	best := math.Inf(1)
 	lines := 0
@@ -106,12 +106,26 @@ func convergencePlot(ls []*search.TuneLog) (*plot.Plot, int, error) {
 	return p, lines, nil
 }
 
+// deviceName is the name of the device a log's searches ran on, as the
+// driver gives it ("llvmpipe (LLVM 15.0.6, 256 bits)"), from the header's
+// "index:name:uuid"; the hardware's key where the header names no
+// device.
+func deviceName(h search.LogHeader) string {
+	_, rest, ok := strings.Cut(h.Device, ":")
+	if i := strings.LastIndex(rest, ":"); ok && i > 0 {
+		return rest[:i]
+	}
+	return h.Table.Hardware
+}
+
 // convergenceHeight is the chart's height.
 const convergenceHeight = 11 * vg.Centimeter
 
 // writeChart writes one chart as svg, png or an HTML page around the svg.
 func writeChart(w io.Writer, p *plot.Plot, format Format, version string) error {
-	drawPlot := func(c vg.CanvasSizer) { p.Draw(draw.New(c)) }
+	// Drawn as a panel, with its margins: on the whole canvas the axis's
+	// label and the legend touched its edges.
+	drawPlot := func(c vg.CanvasSizer) { drawPanels(c, []panel{{plot: p, height: convergenceHeight}}) }
 	if format != HTML {
 		return writeCanvas(w, format, convergenceHeight, drawPlot)
 	}

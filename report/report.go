@@ -111,13 +111,23 @@ type Options struct {
 // Write draws the report of in as format to w: per operation (and dtype
 // and size) a chart of every candidate's median time and 95% interval,
 // the files overlaid, then a roofline (or a note) per hardware. It
-// returns the number of charts drawn.
+// returns the number of charts drawn. Where it would draw none and a
+// result file holds no benchmarks, it writes nothing and returns
+// ErrNothing, naming the file.
 func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, err error) {
 	rep := build(slices.DeleteFunc(slices.Clone(in), func(i Input) bool { return i.AB != nil }), opts)
 	rep.abs = slices.DeleteFunc(slices.Clone(in), func(i Input) bool { return i.AB == nil })
 	panels, err := rep.panels()
 	if err != nil {
 		return 0, err
+	}
+	for _, pn := range panels {
+		if pn.plot != nil {
+			charts++
+		}
+	}
+	if empty := rep.empty(); charts == 0 && len(empty) > 0 {
+		return 0, fmt.Errorf("%w: %s holds no benchmarks", ErrNothing, strings.Join(empty, ", "))
 	}
 	if format == HTML {
 		err = rep.writeHTML(w, panels)
@@ -127,12 +137,20 @@ func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, er
 	if err != nil {
 		return 0, err
 	}
-	for _, pn := range panels {
-		if pn.plot != nil {
-			charts++
+	return charts, nil
+}
+
+// empty are the labels of the result files that hold no benchmarks: a
+// report of them alone draws nothing, as a comparison with one compares
+// nothing. Beside a file with charts one is left in the report.
+func (r *report) empty() []string {
+	var out []string
+	for _, input := range r.in {
+		if len(input.File.Benchmarks) == 0 {
+			out = append(out, input.Label)
 		}
 	}
-	return charts, nil
+	return out
 }
 
 // opGroup is one operation at one dtype and size, across the files.

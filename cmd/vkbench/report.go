@@ -51,8 +51,9 @@ device's bandwidth and compute roofs. The roofs come from --peak-gbps and
 with a note. Operations that only move data (copy, transpose) are listed
 under it with their bandwidth, and integer operations with their GOP/s.
 
-Exit status: 0 success, 2 bad usage or an unreadable or malformed file, 4 the
-report could not be written.`,
+Exit status: 0 success, 2 bad usage, an unreadable or malformed file, or
+nothing to draw (a result file without benchmarks, and no other file with a
+chart), 4 the report could not be written.`,
 		Example: `  vkbench run --format json -o run.json
   vkbench report run.json -o report.html
   vkbench report base.json new.json -o compare.png --peak-gbps 900 --peak-gflops 30000`,
@@ -107,6 +108,9 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 		charts, err = report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
 		return err
 	})
+	if errors.Is(err, report.ErrNothing) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}

@@ -150,6 +150,32 @@ func TestReportCrafted(t *testing.T) {
 		}
 		golden(t, "report-overlay-html", maskSVG(t, string(page)))
 	})
+	// A result file without benchmarks is bad input, as compare refuses
+	// it: the report names it and writes nothing, unless another file
+	// has charts to draw.
+	t.Run("no-benchmarks", func(t *testing.T) {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		empty := filepath.Join(dir, "nobench.json")
+		body := regexp.MustCompile(`(?s)"benchmarks": \[.*\]`).ReplaceAll(data, []byte(`"benchmarks": []`))
+		if err := os.WriteFile(empty, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "nobench.svg")
+		r := mustRun(t, 2, append([]string{"report", empty, "-o", out}, peak...)...)
+		if !strings.Contains(r.stderr, "nobench.json holds no benchmarks") {
+			t.Errorf("stderr %q does not name the empty file", r.stderr)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s written (%v)", out, err)
+		}
+		r = mustRun(t, 0, append([]string{"report", empty, in, "-o", out}, peak...)...)
+		if !strings.Contains(r.stderr, "3 chart(s) of 2 file(s)") {
+			t.Errorf("beside a file with charts: stderr %q", r.stderr)
+		}
+	})
 	t.Run("gobench", func(t *testing.T) {
 		out := filepath.Join(dir, "gobench.svg")
 		mustRun(t, 0, "report", compareData("base.txt"), "-o", out, "--cache", "off")
