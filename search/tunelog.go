@@ -1,8 +1,8 @@
 package search
 
 import (
-	"bytes"
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"slices"
