@@ -3,10 +3,12 @@ package main
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -99,5 +101,30 @@ func TestTuneLockedCache(t *testing.T) {
 	want := "vkbench: --cache " + path + ": another process holds the tune cache's lock: let it finish, or point --cache at another file\n"
 	if r.stderr != want {
 		t.Errorf("stderr is\n%s\nwant only\n%s", r.stderr, want)
+	}
+}
+
+// TestCacheEmpty: every command with --cache refuses an empty one (exit
+// 2, saying what it wants), where it meant the default cache: a script
+// passing --cache "$CACHE" with CACHE unset wrote the user's own.
+func TestCacheEmpty(t *testing.T) {
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Runnable() && (c.Flags().Lookup("cache") != nil || c.InheritedFlags().Lookup("cache") != nil) {
+			paths = append(paths, path)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clip(path), sub.Name()))
+		}
+	}
+	walk(newRoot(), nil)
+	if len(paths) < 12 { // run, tune, ab, peak, report and cache's seven, at least
+		t.Fatalf("only %d commands with --cache found: %v", len(paths), paths)
+	}
+	for _, path := range paths {
+		for _, flag := range [][]string{{"--cache", ""}, {"--cache="}} {
+			wantUsage(t, `^`+regexp.QuoteMeta(`vkbench: invalid argument "" for "--cache" flag: want a file, or "off"`)+`\n$`, append(slices.Clip(path), flag...)...)
+		}
 	}
 }
