@@ -83,7 +83,9 @@ rounds were too scattered for a --threshold slowdown to show is skipped,
 saying how large a change could have shown.
 
 Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input,
-including files with too few rounds to judge (it says how many are needed).
+including files with too few rounds to judge (it says how many are needed),
+4 the output could not be written (with -o, the report is written on exit 1
+too).
 Benchmarks present in only one file, or not measured in one, are reported;
 with --fail-on-missing they fail the comparison too (exit 1), for a CI job
 whose benchmarks must not disappear unnoticed.`
@@ -91,7 +93,7 @@ whose benchmarks must not disappear unnoticed.`
 func newCompareCmd() *cobra.Command {
 	opts := results.DefaultCompareOptions
 	thresholdPct := opts.Threshold * 100
-	var format string
+	var format, output string
 	var failOnMissing bool
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW | BASE... -- NEW...",
@@ -113,20 +115,17 @@ func newCompareCmd() *cobra.Command {
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				basePaths, newPaths = args[:dash], args[dash:]
 			}
-			base, err := readMerged(basePaths)
+			// The output is opened before the files are read, and written
+			// whatever the verdict.
+			out, err := openOutput(cmd, output, "")
 			if err != nil {
-				return usageError{err}
+				return err
 			}
-			cur, err := readMerged(newPaths)
-			if err != nil {
-				return usageError{err}
+			rep, err := compareFiles(basePaths, newPaths, opts)
+			if err == nil {
+				err = writeCompare(out, format, rep)
 			}
-			rep := results.Compare(base, cur, opts)
-			rep.Base, rep.New = basePaths, newPaths
-			if rep.Unjudged > 0 && rep.Judged == 0 {
-				return usageError{fmt.Errorf("cannot judge significance: %s", firstUnjudged(rep))}
-			}
-			if err := writeCompare(cmd.OutOrStdout(), format, rep); err != nil {
+			if err := out.finish(err); err != nil {
 				return err
 			}
 			if verbose(cmd) { // what benchmath warned of each row
@@ -157,10 +156,30 @@ func newCompareCmd() *cobra.Command {
 	floatVar(cmd.Flags(), &thresholdPct, "threshold", thresholdPct, "smallest slowdown of the median that counts, in percent (as ab's and --precision)")
 	floatVar(cmd.Flags(), &opts.Alpha, "alpha", opts.Alpha, "significance level over all the benchmarks compared (each p-value adjusted by Holm's method)")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or junit")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the output to this file instead of standard output")
 	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds and net of it (where both files measured it), even where the probe does not steady them")
 	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times alone, not relative to the probe as well")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
 	return cmd
+}
+
+// compareFiles reads and compares the files of each side. Files that
+// cannot be read, or too few rounds to judge any benchmark, are bad input.
+func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (results.Report, error) {
+	base, err := readMerged(basePaths)
+	if err != nil {
+		return results.Report{}, usageError{err}
+	}
+	cur, err := readMerged(newPaths)
+	if err != nil {
+		return results.Report{}, usageError{err}
+	}
+	rep := results.Compare(base, cur, opts)
+	rep.Base, rep.New = basePaths, newPaths
+	if rep.Unjudged > 0 && rep.Judged == 0 {
+		return rep, usageError{fmt.Errorf("cannot judge significance: %s", firstUnjudged(rep))}
+	}
+	return rep, nil
 }
 
 func writeCompare(w io.Writer, format string, rep results.Report) error {

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -436,4 +438,31 @@ func TestCompareProbeWithNothingInBoth(t *testing.T) {
 	if want := "probe copy/u32/1048576/vec4-wg256: +0.00% in new; no benchmark measured in both files had rounds to set against its, so none was judged relative to it"; !strings.Contains(flat, want) || strings.Contains(flat, "unknown") {
 		t.Errorf("compare of files with no benchmark in common, with a probe: exit status %d, stdout\n%s\nwant the line %q", r.code, r.stdout, want)
 	}
+}
+
+// TestCompareOutput: compare -o writes the report to the file, as run,
+// ab and the others do, and nothing to standard output: on exit 1 too (a
+// regression), in every format; bad input writes no file.
+func TestCompareOutput(t *testing.T) {
+	dir := t.TempDir()
+	for _, format := range []string{"table", "json", "junit"} {
+		args := []string{"compare", compareData("base.json"), compareData("slower.json"), "--format", format}
+		want := mustRun(t, exitRegression, args...)
+		path := filepath.Join(dir, "cmp."+format)
+		r := mustRun(t, exitRegression, append(args, "-o", path)...)
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != want.stdout || r.stdout != "" {
+			t.Errorf("compare --format %s -o %s: the file holds %q (%v), standard output %q; want the report in the file alone, %q", format, path, got, err, r.stdout, want.stdout)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "none.txt")
+	mustRun(t, exitUsage, "compare", bad, compareData("base.json"), "-o", path)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("compare of a bad file with -o %s: the file is there (%v), want none", path, err)
+	}
+	wantUsage(t, `-o .*/no/such/folder/cmp\.txt: no such file or directory`, "compare", compareData("base.json"), compareData("slower.json"), "-o", filepath.Join(dir, "no", "such", "folder", "cmp.txt"))
 }
