@@ -131,7 +131,7 @@ func TestSearchBadInput(t *testing.T) {
 		{[]string{"replay"}, "replay takes one tuning log (see vkbench replay --help)"},
 		{[]string{"report", modelLog, cliData("report-input.json"), "-o", filepath.Join(dir, "r.svg")}, "not both at once"},
 		{[]string{"cache", "export-log", "gemm/f32/32x32x32", "--cache", filepath.Join(dir, "c.db")}, "takes KEY and FILE, or nothing to list the logs (see vkbench cache export-log --help)"},
-		{[]string{"cache", "export-log", "gemm/f32/32x32x32", filepath.Join(dir, "x"), "--cache", filepath.Join(dir, "c.db")}, "0 tuning logs match"},
+		{[]string{"cache", "export-log", "gemm/f32/32x32x32", filepath.Join(dir, "x"), "--cache", filepath.Join(dir, "c.db")}, "c.db has no tuning logs (a tune --strategy search writes one)"},
 	} {
 		r := vkbench(t, tt.args...)
 		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tt.want) {
@@ -206,4 +206,37 @@ func interruptedAfter(t *testing.T, args []string, re *regexp.Regexp, sig syscal
 	}
 	checkDriverMessages(t, args, stderr.String())
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}, time.Since(sent)
+}
+
+// TestExportLogKey: cache export-log takes the key of a search's answer as
+// cache ls shows it (gemm.space/...), where it said "0 tuning logs match
+// ... (narrow with --hardware and --tuner)"; a key with no log says so,
+// naming the logs there are, rather than advising to narrow.
+func TestExportLogKey(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache.db")
+	mustRun(t, 0, append([]string{"tune", "--strategy", "random", "--max-evals", "3", "--cache", cache}, quickSearch...)...)
+	const key = "gemm.space/f32/32x32x32"
+	if ls := mustRun(t, 0, "cache", "ls", "--cache", cache).stdout; !strings.Contains(ls, key) {
+		t.Fatalf("cache ls does not show %s:\n%s", key, ls)
+	}
+	log := filepath.Join(dir, "gemm.jsonl")
+	r := mustRun(t, 0, "cache", "export-log", key, log, "--cache", cache)
+	if !strings.HasSuffix(r.stderr, "/builtin/gemm/f32/32x32x32@hot (3 configurations, 1 search) to "+log+"\n") {
+		t.Errorf("cache export-log %s: stderr %q", key, r.stderr)
+	}
+	if data, err := os.ReadFile(log); err != nil || !strings.Contains(string(data), `"key":"gemm/f32/32x32x32"`) {
+		t.Errorf("the exported log: %.200q (%v)", data, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gemm/f32/64x64x64"}, `^vkbench: no tuning log of gemm/f32/64x64x64; logs: \S+/builtin/gemm/f32/32x32x32@hot\n$`},
+		{[]string{key, "--mode", "cold"}, `^vkbench: no tuning log of gemm\.space/f32/32x32x32 in cold mode; logs of it: \S+/builtin/gemm/f32/32x32x32@hot\n$`},
+		{[]string{key, "--tuner", "other"}, `^vkbench: no tuning log of gemm\.space/f32/32x32x32 in hot mode with --tuner other; logs of it: `},
+	} {
+		wantUsage(t, tc.want, append([]string{"cache", "export-log", tc.args[0], filepath.Join(dir, "x.jsonl"), "--cache", cache}, tc.args[1:]...)...)
+	}
 }

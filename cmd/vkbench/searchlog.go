@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -212,9 +213,10 @@ arguments, lists the tuning logs.`,
 			if err != nil {
 				return err
 			}
+			none := fmt.Sprintf("%s has no tuning logs (a tune --strategy search writes one)", cmp.Or(c.Path(), "the cache"))
 			if len(args) == 0 {
 				if len(refs) == 0 {
-					_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s has no tuning logs (a tune --strategy search writes one)\n", cmp.Or(c.Path(), "the cache"))
+					_, err := fmt.Fprintln(cmd.OutOrStdout(), none)
 					return err
 				}
 				for _, r := range refs {
@@ -224,16 +226,30 @@ arguments, lists the tuning logs.`,
 				}
 				return nil
 			}
+			// The key as cache ls shows the search's answer (gemm.space/...)
+			// names the log too, which is kept under the operation's.
+			key, space := args[0], logKey(args[0])
 			var match []store.LogRef
-			var names []string
+			var names, ofKey []string
 			for _, r := range refs {
 				names = append(names, r.String())
-				if r.Key == args[0] && tableChosen(r.Table, hw, tuner) && r.Mode == mode {
+				if r.Key != key && r.Key != space {
+					continue
+				}
+				ofKey = append(ofKey, r.String())
+				if tableChosen(r.Table, hw, tuner) && r.Mode == mode {
 					match = append(match, r)
 				}
 			}
-			if len(match) != 1 {
-				return usageError{fmt.Errorf("%d tuning logs match %s in %s mode (narrow with --hardware and --tuner); logs: %s", len(match), args[0], mode, strings.Join(names, ", "))}
+			switch {
+			case len(refs) == 0:
+				return usageError{errors.New(none)}
+			case len(ofKey) == 0:
+				return usageError{fmt.Errorf("no tuning log of %s; logs: %s", key, strings.Join(names, ", "))}
+			case len(match) == 0:
+				return usageError{fmt.Errorf("no tuning log of %s in %s mode%s; logs of it: %s", key, mode, chosenText(hw, tuner), strings.Join(ofKey, ", "))}
+			case len(match) > 1:
+				return usageError{fmt.Errorf("%d tuning logs match %s in %s mode (narrow with --hardware and --tuner); logs: %s", len(match), key, mode, strings.Join(ofKey, ", "))}
 			}
 			l, err := search.ReadLog(c, match[0])
 			if err != nil {
@@ -242,7 +258,7 @@ arguments, lists the tuning logs.`,
 			if err := writeOutput(cmd, args[1], c.Path(), func(w io.Writer) error { return search.WriteTuneLog(w, l) }); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s (%d configurations, %d searches) to %s\n", match[0], len(l.Evals), len(l.Searches), args[1])
+			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s (%s, %s) to %s\n", match[0], plural(len(l.Evals), "configuration", "configurations"), plural(len(l.Searches), "search", "searches"), args[1])
 			return err
 		},
 	}
@@ -250,4 +266,26 @@ arguments, lists the tuning logs.`,
 	cmd.Flags().StringVar(&tuner, "tuner", "", "the log's tuner (needed when several match)")
 	cmd.Flags().StringVar(&mode, "mode", string(autotune.Hot), "the log's mode: hot or cold")
 	return cmd
+}
+
+// logKey is the key of the tuning log of key, the key of a search's answer
+// as cache ls shows it: the log of gemm.space/f32/64x64x64 is kept under
+// gemm/f32/64x64x64, the operation's (autotune.SpaceSuffix).
+func logKey(key string) string {
+	if op, rest, ok := strings.Cut(key, "/"); ok {
+		return strings.TrimSuffix(op, autotune.SpaceSuffix) + "/" + rest
+	}
+	return strings.TrimSuffix(key, autotune.SpaceSuffix)
+}
+
+// chosenText says which --hardware and --tuner were asked for, if any.
+func chosenText(hw, tuner string) string {
+	var b strings.Builder
+	if hw != "" {
+		fmt.Fprintf(&b, " with --hardware %s", hw)
+	}
+	if tuner != "" {
+		fmt.Fprintf(&b, "%s --tuner %s", map[bool]string{true: " and", false: " with"}[hw != ""], tuner)
+	}
+	return b.String()
 }
