@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/vkbench/vkbench/results"
 )
 
 // TestRoughEdges holds the message of each rough edge a new user met, as
@@ -126,5 +130,35 @@ func TestCacheEmpty(t *testing.T) {
 		for _, flag := range [][]string{{"--cache", ""}, {"--cache="}} {
 			wantUsage(t, `^`+regexp.QuoteMeta(`vkbench: invalid argument "" for "--cache" flag: want a file, or "off"`)+`\n$`, append(slices.Clip(path), flag...)...)
 		}
+	}
+}
+
+// TestTooLargeKeepsOutput: an operation that cannot run at its size is a
+// result, as a wrong candidate is: the file given with -o is written, with
+// the operations that ran and the one that could not, and the status is 1.
+func TestTooLargeKeepsOutput(t *testing.T) {
+	needDevice(t)
+	out := filepath.Join(t.TempDir(), "results.json")
+	r := mustRun(t, exitRegression, "run", "copy", "triad", "--size", "copy=100000000", "--size", "triad=1024", "--budget", "100ms",
+		"--cache", "off", "--quiet", "--format", "json", "-o", out)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("-o's file after an operation that could not run: %v (stderr %q)", err, r.stderr)
+	}
+	var file results.File
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	var measured, failed int
+	for _, b := range file.Benchmarks {
+		switch {
+		case strings.HasPrefix(b.Name, "triad/") && b.Outcome == results.Measured:
+			measured++
+		case strings.HasPrefix(b.Name, "copy/") && b.Outcome == results.Failed:
+			failed++
+		}
+	}
+	if measured == 0 || failed == 0 {
+		t.Errorf("-o's file holds %d measured triad and %d failed copy benchmarks, want some of each:\n%s", measured, failed, data)
 	}
 }

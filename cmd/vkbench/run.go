@@ -277,13 +277,22 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	runErr := measureAll(cmd, s.dev, s.cache, opts, ops, tables, sizes, file, tune)
 	bar.finish()
 	// Results measured before a failure are shown (a file given with -o
-	// keeps what it had); an interrupted run shows nothing.
+	// keeps what it had); an interrupted run shows nothing. An operation
+	// that could not run at its size is a result, as a wrong candidate
+	// is: the others' are written, -o's file too, and the status is 1.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
 		werr = writeResults(s.out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd)})
 	}
+	failedOps, _ := errors.AsType[errFailed](runErr)
+	if failedOps != "" {
+		runErr = nil
+	}
 	if err := s.close(cmd, status.Join(runErr, werr)); err != nil {
 		return err
+	}
+	if failedOps != "" {
+		return failedOps
 	}
 	for _, b := range file.Benchmarks {
 		if b.Outcome == results.Wrong {
