@@ -89,10 +89,10 @@
 //
 // # Replay
 //
-// Replay runs a search against a TuneLog instead of a device: each point
-// proposed is answered by its record (one the log lacks counts as
-// failed), on a clock that adds up the recorded compile and measure
-// times. Since a seeded search proposes in a replay what it proposes on a
+// Replay runs a search against a TuneLog instead of a device, over the
+// configurations the log records (the space's others are not proposed):
+// each point proposed is answered by its record, on a clock that adds up
+// the recorded compile and measure times. Since a seeded search proposes in a replay what it proposes on a
 // device, the log of one exhaustive search lets every strategy be
 // compared, and tested, without a GPU: ReplayResult.EvalsWithin counts
 // the evaluations a strategy needed to come within a fraction of the

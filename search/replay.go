@@ -60,10 +60,10 @@ func BestSoFar(evals []LogRecord) []float64 {
 	return out
 }
 
-// Replay runs a search against a recorded tuning log instead of a device:
-// every configuration it proposes is answered by its record (one the log
-// lacks counts as failed), and its time limit is on the recorded times,
-// compiling and measuring one after the other. With the log of an
+// Replay runs a search against a recorded tuning log instead of a device,
+// over the configurations the log records (grid): every configuration it
+// proposes is answered by its record, and its time limit is on the
+// recorded times, compiling and measuring one after the other. With the log of an
 // exhaustive search, strategies are compared, and tested, without a GPU.
 func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	sopts := opts.Options
