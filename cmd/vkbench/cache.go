@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -370,7 +372,7 @@ in every table that has it, or only in the table of --hardware and --tuner.` + j
 				}
 			}
 			if found == 0 {
-				return usageError{status.Newf(status.NotFound, "no entry %s in %s", k, c.Path())}
+				return usageError{noEntry(k.String(), c.Path(), cf.shared)}
 			}
 			return nil
 		},
@@ -430,7 +432,7 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 			}
 			t, n, err := autotune.Import(c, f, hw, force)
 			if err := status.Join(err, f.Close()); err != nil {
-				return usageError{err}
+				return usageError{importError(args[0], err)}
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "imported %d entries into %s\n", n, t)
 			return err
@@ -439,6 +441,62 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	imp.Flags().StringVar(&hw, "hardware", "", "refuse files measured on other hardware than this")
 	imp.Flags().BoolVar(&force, "force", false, "import even when the hardware differs")
 	return imp
+}
+
+// noEntry is cache show's error where no table has key: in the file at
+// path, or in no file at all where there is none there or the cache is
+// off (and no shared store was asked).
+func noEntry(key, path, shared string) error {
+	where := "in " + path
+	if shared == "" {
+		if path == "" {
+			where = "(the tune cache is off)"
+		} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			where = "(the tune cache " + path + " does not exist)"
+		}
+	}
+	return status.Newf(status.NotFound, "no entry %s %s", key, where)
+}
+
+// importError is cache import's error of file: named, and where the file
+// is not an exported table at all, saying so in JSON's words, not in Go's
+// ("cannot unmarshal string into Go struct field exportFile.schema").
+func importError(file string, err error) error {
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return fmt.Errorf("%s is not a table written by vkbench cache export: not JSON (%v, at byte %d)", file, se, se.Offset)
+	}
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		what := "it is"
+		if te.Field != "" {
+			what = fmt.Sprintf("its %q is", te.Field)
+		}
+		return fmt.Errorf("%s is not a table written by vkbench cache export: %s a JSON %s, want %s", file, what, te.Value, jsonKind(te.Type))
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s is empty, not a table written by vkbench cache export", file)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s is not a table written by vkbench cache export: its JSON is cut short", file)
+	}
+	return status.Annotatef(err, "importing %s", file)
+}
+
+// jsonKind is what JSON value a Go type decodes from, in words.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a number"
 }
 
 func newCacheClearCmd(cf *cacheFlags) *cobra.Command {

@@ -75,8 +75,7 @@ func writeConditions(s *strings.Builder, file *results.File, verbose bool) {
 		fmt.Fprintf(s, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1))
 	}
 	if verbose && file.Conditions != "" {
-		s.WriteString("\n")
-		wrap(s, "", fmt.Sprintf("conditions (%s):", file.Conditions))
+		var lines []string
 		for _, b := range file.Benchmarks {
 			var parts []string
 			if c := b.Conditions; c != nil {
@@ -86,8 +85,17 @@ func writeConditions(s *strings.Builder, file *results.File, verbose bool) {
 				parts = append(parts, fmt.Sprintf("%s per run at %.0f W", joules(b.EnergyJ), b.PowerW))
 			}
 			if len(parts) > 0 {
-				wrap(s, "  ", b.Name+": "+strings.Join(parts, "; "))
+				lines = append(lines, b.Name+": "+strings.Join(parts, "; "))
 			}
+		}
+		s.WriteString("\n")
+		if len(lines) == 0 { // one line, not a heading with nothing under it
+			wrap(s, "", "conditions: "+file.Conditions)
+			return
+		}
+		wrap(s, "", fmt.Sprintf("conditions (%s):", file.Conditions))
+		for _, l := range lines {
+			wrap(s, "  ", l)
 		}
 	}
 }

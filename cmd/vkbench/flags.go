@@ -126,6 +126,15 @@ func (f *benchFlags) registerRunTune(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.energyWindow, "energy-window", 0, fmt.Sprintf("where the GPU's energy counter can be read, how long in all each candidate runs back to back, in six windows (each at least five steps of a counter that moves in steps), for its energy per run and that energy's interval (default: %v with --objective energy or edp, no energy with time)", autotune.DefaultOptions.EnergyWindow))
 }
 
+// theDefault is " (the default)" where a flag's value v is its default
+// def: a flag the user did not give, named in a message, says so.
+func theDefault(v, def int) string {
+	if v == def {
+		return " (the default)"
+	}
+	return ""
+}
+
 // options checks the flags and returns the measurement options they say,
 // at the default tuning level. --format is each command's to check
 // (checkFormat): they write different things.
@@ -137,7 +146,8 @@ func (f *benchFlags) options() (autotune.Options, error) {
 	case f.budget <= 0:
 		return autotune.Options{}, usageError{fmt.Errorf("--budget %v: want a positive duration", f.budget)}
 	case f.maxSamples < f.minSamples:
-		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d is more than --max-samples %d", f.minSamples, f.maxSamples)}
+		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d%s is more than --max-samples %d%s", f.minSamples, theDefault(f.minSamples, autotune.DefaultOptions.MinSamples),
+			f.maxSamples, theDefault(f.maxSamples, autotune.DefaultOptions.MaxSamples))}
 	case f.minSamples < stats.MinIntervalSamples:
 		return autotune.Options{}, usageError{fmt.Errorf("--min-samples %d: a 95%% confidence interval of the median needs at least %d samples", f.minSamples, stats.MinIntervalSamples)}
 	case f.count < 1 || f.count > maxCount:

@@ -256,3 +256,27 @@ func cacheEntries(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestInterruptSaysWhatWasKept: the line of an interrupted command says
+// that the tune cache keeps the winners already committed only for tune,
+// the one command that commits as it goes: ab, peak and run said it too,
+// though none stores a winner.
+func TestInterruptSaysWhatWasKept(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, want string
+	}{
+		{"tune", "vkbench: interrupted by SIGINT: stopped; no results written, winners already in the tune cache kept\n"},
+		{"ab", "vkbench: interrupted by SIGINT: stopped; no results written\n"},
+		{"peak", "vkbench: interrupted by SIGINT: stopped; no results written\n"},
+		{"run", "vkbench: interrupted by SIGINT: stopped; no results written\n"},
+	} {
+		// Interrupted before it starts; a bad flag ends it at once.
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(interrupt{syscall.SIGINT})
+		var stdout, stderr strings.Builder
+		code := execute(ctx, []string{tc.cmd, "--budget", "-1s", "--cache", "off"}, &stdout, &stderr)
+		if code != 130 || !strings.HasSuffix(stderr.String(), tc.want) {
+			t.Errorf("vkbench %s interrupted: exit status %d, stderr %q; want 130 and the last line %q", tc.cmd, code, stderr.String(), tc.want)
+		}
+	}
+}

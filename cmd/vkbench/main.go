@@ -164,6 +164,12 @@ type interrupt struct{ sig syscall.Signal }
 
 func (i interrupt) Error() string { return "interrupted by " + signalName(i.sig) }
 
+// keptOnInterrupt is the annotation of a command that stores as it goes:
+// what an interrupt leaves stored, as the end of the line that says it
+// stopped (", winners already in the tune cache kept"). The others stored
+// nothing.
+const keptOnInterrupt = "kept-on-interrupt"
+
 // exitCode is what a shell expects of a process that a signal ended: 128
 // plus the signal's number (130 for SIGINT, 143 for SIGTERM).
 func (i interrupt) exitCode() int { return 128 + int(i.sig) }
@@ -244,13 +250,17 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &outFile{w: stdout, name: "standard output"}
 	root.SetOut(out)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		err = out.err
 	}
 	if in, ok := errors.AsType[interrupt](context.Cause(ctx)); ok {
 		// Whatever the work said on its way out, it was told to stop.
-		_, _ = fmt.Fprintf(stderr, "vkbench: %s: stopped; no results written, winners already in the tune cache kept\n", in) // nowhere left to say it
+		kept := ""
+		if cmd != nil {
+			kept = cmd.Annotations[keptOnInterrupt]
+		}
+		_, _ = fmt.Fprintf(stderr, "vkbench: %s: stopped; no results written%s\n", in, kept) // nowhere left to say it
 		return in.exitCode()
 	}
 	if err != nil {

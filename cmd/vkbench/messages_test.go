@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -106,9 +107,10 @@ func TestValidationMessageReachesStderr(t *testing.T) {
 }
 
 // TestNoisyPeakNamesKept: a rate measured too noisily, whose stored rate
-// is tighter, is named as kept, and the rest said stored, unless the
-// rest was kept as slower; the time of the stored peak is said once, by
-// peak, not in this message.
+// is tighter, is named as kept, and the others named as stored, unless
+// they were kept as slower; where every wide rate was stored, they are
+// said stored, not "the rest" of none kept. The time of the stored peak
+// is said once, by peak, not in this message.
 func TestNoisyPeakNamesKept(t *testing.T) {
 	rows := make([]peakRow, len(peakMeasures))
 	for i, m := range peakMeasures {
@@ -117,14 +119,29 @@ func TestNoisyPeakNamesKept(t *testing.T) {
 	rows[0].halfWidth, rows[1].halfWidth = 0.05, 0.04
 	kept := autotune.PeakKept{Old: &autotune.PeakRecord{}, Noisy: autotune.Rates{GFLOPs: 80}}
 	got := noisyPeak(rows, 0.01, kept, true)
-	for _, want := range []string{"peak-fma-f32 (±5.0%), peak-fma-f16 (±4.0%)", "Not stored for peak-fma-f32: the stored rate is tighter and stays.", "The rest is stored with its intervals"} {
+	for _, want := range []string{"peak-fma-f32 (±5.0%), peak-fma-f16 (±4.0%)", "Not stored for peak-fma-f32: the stored rate is tighter and stays. Stored for peak-fma-f16, with its interval, as no tighter rate was: "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("noisyPeak says %q; want it to say %q", got, want)
 		}
 	}
 	// The other wide rate kept as slower: nothing wide was stored.
 	kept.Slower.FP16GFLOPs = 120
-	if got := noisyPeak(rows, 0.01, kept, true); strings.Contains(got, "The rest is stored") {
-		t.Errorf("noisyPeak says %q, with every wide rate kept; want no word of the rest being stored", got)
+	if got := noisyPeak(rows, 0.01, kept, true); peakStoredSaid.MatchString(got) {
+		t.Errorf("noisyPeak says %q, with every wide rate kept; want no word of any being stored", got)
+	}
+	// Every rate wide, none kept: all stored.
+	for i := range rows {
+		rows[i].halfWidth = 0.05
+	}
+	want := "measure again on a quiet machine or with a longer --budget. They are stored with their intervals, as no tighter rates were: a rate reads above peak"
+	if got := noisyPeak(rows, 0.01, autotune.PeakKept{}, true); !strings.Contains(got, want) || strings.Contains(got, "rest") {
+		t.Errorf("noisyPeak says %q, with every rate wide and stored; want it to say %q", got, want)
+	}
+	rows = rows[:1]
+	if got := noisyPeak(rows, 0.01, autotune.PeakKept{}, true); !strings.Contains(got, "It is stored with its interval, as no tighter rate was: ") {
+		t.Errorf("noisyPeak says %q of one rate wide and stored", got)
 	}
 }
+
+// peakStoredSaid matches where noisyPeak says that wide rates were stored.
+var peakStoredSaid = regexp.MustCompile(`(It is|They are) stored with|\. Stored for `)

@@ -137,7 +137,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 // stored.
 func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored bool) string {
 	var wide, stays []string
-	storedWide := 0 // wide rates stored: kept neither as noisier nor as slower
+	var storedWide []string // wide rates stored: kept neither as noisier nor as slower
 	for i, r := range rows {
 		if r.halfWidth > precision {
 			wide = append(wide, fmt.Sprintf("%s (%s)", r.what, halfWidthText(r.halfWidth)))
@@ -145,7 +145,7 @@ func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored
 			case *peakMeasures[i].into(&kept.Noisy) > 0:
 				stays = append(stays, r.what)
 			case *peakMeasures[i].into(&kept.Slower) == 0:
-				storedWide++
+				storedWide = append(storedWide, r.what)
 			}
 		}
 	}
@@ -159,8 +159,15 @@ func noisyPeak(rows []peakRow, precision float64, kept autotune.PeakKept, stored
 		rates, are := pick(len(stays), "rate", "rates"), pick(len(stays), "is tighter and stays", "are tighter and stay")
 		say += fmt.Sprintf("Not stored for %s: the stored %s %s. ", strings.Join(stays, ", "), rates, are)
 	}
-	if stored && storedWide > 0 {
-		say += "The rest is stored with its intervals, as no tighter rates were: a rate reads above peak only where its own interval lies above the peak's."
+	if n := len(storedWide); stored && n > 0 {
+		// Named where some wide rate was not stored: "the rest" read
+		// oddly where none was kept.
+		if n == len(wide) {
+			say += pick(n, "It is stored with its interval, as no tighter rate was", "They are stored with their intervals, as no tighter rates were")
+		} else {
+			say += fmt.Sprintf("Stored for %s, with %s, as no tighter %s", strings.Join(storedWide, ", "), pick(n, "its interval", "their intervals"), pick(n, "rate was", "rates were"))
+		}
+		say += ": a rate reads above peak only where its own interval lies above the peak's."
 	}
 	return strings.TrimSpace(say)
 }

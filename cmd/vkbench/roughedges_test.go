@@ -36,6 +36,8 @@ func TestRoughEdges(t *testing.T) {
 		{[]string{"run", "copy", "--precision", "0"}, `vkbench: --precision 0: want a positive percentage`},
 		{[]string{"run", "copy", "--budget", "-1s"}, `vkbench: --budget -1s: want a positive duration`},
 		{[]string{"run", "copy", "--min-samples", "20", "--max-samples", "10"}, `vkbench: --min-samples 20 is more than --max-samples 10`},
+		// The 10 is the default, not the user's.
+		{[]string{"run", "copy", "--max-samples", "5"}, `vkbench: --min-samples 10 (the default) is more than --max-samples 5`},
 		// --compile-only measures nothing, but a bad flag is still refused.
 		{[]string{"tune", "copy", "--compile-only", "--precision", "0"}, `vkbench: --precision 0: want a positive percentage`},
 		{[]string{"tune", "copy", "--compile-only", "--format", "xml"}, `vkbench: unknown --format "xml" (want table, json, csv or gobench)`},
@@ -160,5 +162,38 @@ func TestTooLargeKeepsOutput(t *testing.T) {
 	}
 	if measured == 0 || failed == 0 {
 		t.Errorf("-o's file holds %d measured triad and %d failed copy benchmarks, want some of each:\n%s", measured, failed, data)
+	}
+}
+
+// TestCacheMessages: cache import of a file that is not an exported
+// table names the file and says what is wrong in JSON's words, where it
+// said Go's ("cannot unmarshal string into Go struct field
+// exportFile.schema of type int") and named no file; cache show of a key
+// in a cache file that does not exist, or with the cache off, says so,
+// where it said "no entry ... in PATH" (or "in " and nothing).
+func TestCacheMessages(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "c.db")
+	for _, tc := range []struct{ name, content, want string }{
+		{"schema.json", `{"schema": "x"}`, `its "schema" is a JSON string, want a number`},
+		{"array.json", `[1]`, `it is a JSON array, want an object`},
+		{"text.txt", "hello\n", `not JSON (invalid character 'h' looking for beginning of value, at byte 1)`},
+		{"cut.json", `{"schema": 1,`, `its JSON is cut short`},
+		{"empty.json", ``, `is empty, not a table written by vkbench cache export`},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, `^vkbench: `+regexp.QuoteMeta(path)+` (is not a table written by vkbench cache export: )?`+regexp.QuoteMeta(tc.want)+`\n$`, "cache", "import", path, "--cache", cache)
+	}
+	missing := filepath.Join(dir, "missing.db")
+	r := vkbench(t, "cache", "show", "copy/u32/4096", "--cache", missing)
+	if want := "no entry copy/u32/4096 (the tune cache " + missing + " does not exist)\n"; r.code != exitUsage || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("cache show of a key in a file that does not exist: exit status %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+	r = vkbench(t, "cache", "show", "copy/u32/4096", "--cache", "off")
+	if want := "no entry copy/u32/4096 (the tune cache is off)\n"; r.code != exitUsage || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("cache show --cache off: exit status %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
 	}
 }

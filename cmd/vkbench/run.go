@@ -136,8 +136,9 @@ not be written.`,
 func newTuneCmd() *cobra.Command {
 	var f tuneFlags
 	cmd := &cobra.Command{
-		Use:   "tune [OPERATION...]",
-		Short: "Benchmark the given operations and commit the winners to the tune cache",
+		Use:         "tune [OPERATION...]",
+		Short:       "Benchmark the given operations and commit the winners to the tune cache",
+		Annotations: map[string]string{keptOnInterrupt: ", winners already in the tune cache kept"},
 		Long: `As run, and commit each operation's winner to the tune cache, in the table of
 this device's hardware (a manifest's operations in a table of their own, named
 by the manifest's "tuner", else its file's name). A key already in the cache
