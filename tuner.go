@@ -247,7 +247,11 @@ func (o *operation) fits(size []int) bool {
 // one that does.
 func (o *operation) sizeError(size []int) error {
 	if len(size) != len(o.dims) {
-		return status.Newf(status.InvalidArgument, "vkbench: Op %q takes %d dimensions %v, not %d", o.name, len(o.dims), o.dims, len(size))
+		dims := "dimensions"
+		if len(o.dims) == 1 {
+			dims = "dimension"
+		}
+		return status.Newf(status.InvalidArgument, "vkbench: Op %q takes %d %s %v, not %d", o.name, len(o.dims), dims, o.dims, len(size))
 	}
 	for i, n := range size {
 		if n <= 0 {

@@ -430,6 +430,10 @@ func TestFastestErrors(t *testing.T) {
 			t.Errorf("size %v: %v, want INVALID_ARGUMENT", size, err)
 		}
 	}
+	// One dimension is said in the singular ("takes 1 dimensions" once).
+	if _, err := tuner.Fastest(ctx, good, 1, 2); err == nil || !strings.Contains(err.Error(), `Op "scale" takes 1 dimension [N], not 2`) {
+		t.Errorf("size [1 2] of a one-dimensional Op: %v", err)
+	}
 	wrong := scaleOp()
 	wrong.Name = "only-wrong"
 	wrong.Candidates = wrong.Candidates[2:]

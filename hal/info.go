@@ -373,7 +373,10 @@ func SelectDevice(infos []DeviceInfo, spec string) (int, error) {
 	}
 	if i, err := strconv.Atoi(spec); err == nil {
 		if i < 0 || i >= len(infos) {
-			return 0, status.Newf(status.NotFound, "hal: device %d is out of range: there are %d device(s), 0 to %d", i, len(infos), len(infos)-1)
+			if len(infos) == 1 {
+				return 0, status.Newf(status.NotFound, "hal: device %d is out of range: there is 1 device, 0", i)
+			}
+			return 0, status.Newf(status.NotFound, "hal: device %d is out of range: there are %d devices, 0 to %d", i, len(infos), len(infos)-1)
 		}
 		return i, nil
 	}

@@ -144,7 +144,7 @@ func ParseSize(dims []string, text string) (Size, error) {
 	case len(dims) == 0:
 		size.n = uint8(len(parts))
 	case len(parts) != len(dims):
-		return bad("%d extents for %d dimensions (%s)", len(parts), len(dims), strings.Join(dims, "x"))
+		return bad("%s for %s (%s)", count(len(parts), "extent"), count(len(dims), "dimension"), strings.Join(dims, "x"))
 	}
 	for i, p := range parts {
 		n, err := parseExtent(p)
@@ -203,4 +203,13 @@ func CheckSize(op Operation, size Size) error {
 		}
 	}
 	return nil
+}
+
+// count is n and the word, plural where n is not 1: "1 dimension", "2
+// extents".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

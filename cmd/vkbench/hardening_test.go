@@ -148,11 +148,11 @@ func TestSizesCheckedFirst(t *testing.T) {
 		{[]string{"copy", "--size", "gemm=64x64x64"}, `"gemm" is neither among the operations measured \(copy\)`},
 		{[]string{"copy", "--size", "4096", "--size", "8192"}, `--size 8192: a size for every operation is already given \(--size 4096\); prefix OP= to size one operation`},
 		{[]string{"copy", "-s", "copy=4096", "-s", "copy=8192"}, `--size copy=8192: copy already has --size copy=4096`},
-		{[]string{"copy", "gemm", "--size", "4096"}, `--size 4096 for gemm \(dimensions M, N, K\): .*1 extents for 3 dimensions`},
+		{[]string{"copy", "gemm", "--size", "4096"}, `--size 4096 for gemm \(dimensions M, N, K\): .*: 1 extent for 3 dimensions \(MxNxK\)`},
 		{[]string{"gemm", "-s", "gemm=M=128,N=64"}, `dimension K is missing \(dimensions of gemm: M, N, K\)`},
 		{[]string{"gemm", "-s", "gemm=M=128,N=64,Q=2"}, `no dimension "Q"`},
 		{[]string{"tune", "copy", "gemm", "--size", "N=4096"}, `--size N=4096 for gemm`},
-		{[]string{"peak", "--size", "copy=1x2"}, `--size copy=1x2: .*2 extents for 1 dimensions`},
+		{[]string{"peak", "--size", "copy=1x2"}, `--size copy=1x2: .*: 2 extents for 1 dimension \(N\)`},
 	} {
 		args := append([]string{"run"}, tc.args...)
 		if tc.args[0] == "tune" || tc.args[0] == "peak" {
