@@ -199,6 +199,9 @@ func Import(s *store.Store, r io.Reader, hardware string, force bool) (store.Tab
 	if f.Schema != store.SchemaVersion {
 		return f.Table, 0, status.Newf(status.Incompatible, "autotune: import file has schema %d, want %d", f.Schema, store.SchemaVersion)
 	}
+	if f.Table.Hardware == "" || f.Table.Tuner == "" {
+		return f.Table, 0, status.New(status.InvalidArgument, "autotune: import file names no table (its hardware and tuner)")
+	}
 	if hardware != "" && f.Table.Hardware != hardware && !force {
 		return f.Table, 0, status.Newf(status.FailedPrecondition, "autotune: import file was measured on %s, not %s (force to import anyway)", f.Table.Hardware, hardware)
 	}

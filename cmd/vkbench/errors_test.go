@@ -52,6 +52,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown command", false, []string{"bogus"}, `unknown command "bogus" for "vkbench"`},
 		{"unknown cache command", false, []string{"cache", "bogus"}, `unknown command "bogus" for "vkbench cache"`},
+		{"misspelt command", false, []string{"tnue", "copy"}, `unknown command "tnue" for "vkbench"; did you mean tune\? \(see vkbench --help\)`},
+		{"misspelt cache command", false, []string{"cache", "lss"}, `unknown command "lss" for "vkbench cache"; did you mean ls\?`},
 		{"unknown help topic", false, []string{"help", "bogus"}, `unknown help topic "bogus"`},
 		{"unknown completion shell", false, []string{"completion", "cmd"}, `unknown command "cmd"`},
 		{"argument to devices", false, []string{"devices", "extra"}, `unknown command "extra" for "vkbench devices"`},

@@ -15,8 +15,9 @@
 //
 // "vkbench help COMMAND" says more about each.
 //
-// Exit status: 0 success, 1 a regression or a failed verification, 2 bad
-// usage or input, 3 a device or driver failure, 4 the output could not be
+// Exit status: 0 success, 1 a verdict on the kernels (a regression, a
+// wrong result, an operation that could not run at its size), 2 bad usage
+// or input, 3 a device or driver failure, 4 the output could not be
 // written, 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 package main
 
@@ -303,9 +304,11 @@ func newRoot() *cobra.Command {
 timestamps, picks the fastest of several candidate kernels for a problem, and
 remembers the answer per hardware in a tune cache.
 
-Exit status: 0 success, 1 a regression (compare) or a candidate that computed a
-wrong result, 2 bad usage or input, 3 a device or driver failure, 4 the output
-could not be written (a full disk, a closed pipe).`,
+Exit status: 0 success; 1 a verdict on the kernels: a regression (compare, ab),
+a candidate that computed a wrong result, an operation that could not run at its
+size; 2 bad usage or input; 3 a device or driver failure; 4 the output could not
+be written (a full disk, a closed pipe); 130 interrupted, 143 terminated. Each
+command's help says which of them it gives.`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -332,8 +335,12 @@ func strictArgs(cmd *cobra.Command) {
 		strictArgs(c)
 	}
 	if cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which only its Find sets
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
+				if like := c.SuggestionsFor(args[0]); len(like) > 0 {
+					return usageError{fmt.Errorf("unknown command %q for %q; did you mean %s? (see %s --help)", args[0], c.CommandPath(), strings.Join(like, " or "), c.CommandPath())}
+				}
 				return usageError{fmt.Errorf("unknown command %q for %q (see %s --help)", args[0], c.CommandPath(), c.CommandPath())}
 			}
 			return nil

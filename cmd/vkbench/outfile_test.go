@@ -110,16 +110,29 @@ func TestOutputFullDisk(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	cmd := exec.Command(os.Args[0], quickRun...)
+	if code, stderr := runWithStdout(t, full, quickRun...); code != exitOutput || stderr != "vkbench: standard output: no space left on device\n" {
+		t.Errorf("standard output on /dev/full: exit status %d, stderr %q; want 4 and the line naming standard output", code, stderr)
+	}
+}
+
+// runWithStdout runs the command as a process of its own, args its
+// arguments, with stdout its standard output, and returns its exit status
+// (-1 where a signal ended it) and what it wrote on standard error.
+func runWithStdout(t *testing.T, stdout *os.File, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
-	cmd.Stdout = full
+	cmd.Stdout = stdout
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	err = cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitOutput || stderr.String() != "vkbench: standard output: no space left on device\n" {
-		t.Errorf("standard output on /dev/full: %v, stderr %q; want exit status 4 and the line naming standard output", err, stderr.String())
+	err := cmd.Run()
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+		return ee.ExitCode(), stderr.String()
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stderr.String()
 }
 
 // fullWriter is a standard output that takes nothing, as a full disk.
@@ -165,21 +178,12 @@ func TestClosedPipe(t *testing.T) {
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
-		cmd.Stdout = w
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		err = cmd.Run()
+		code, stderr := runWithStdout(t, w, args...)
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		code := 0
-		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
-			code = ee.ExitCode() // -1 where a signal ended it
-		}
-		if code != exitOutput || stderr.String() != "vkbench: standard output: broken pipe\n" {
-			t.Errorf("vkbench %s | (closed): %v, exit status %d, stderr %q; want 4 and the line naming standard output", strings.Join(args, " "), err, code, stderr.String())
+		if code != exitOutput || stderr != "vkbench: standard output: broken pipe\n" {
+			t.Errorf("vkbench %s | (closed): exit status %d, stderr %q; want 4 and the line naming standard output", strings.Join(args, " "), code, stderr)
 		}
 	}
 }

@@ -187,6 +187,12 @@ func TestCacheMessages(t *testing.T) {
 		}
 		wantUsage(t, `^vkbench: `+regexp.QuoteMeta(path)+` (is not a table written by vkbench cache export: )?`+regexp.QuoteMeta(tc.want)+`\n$`, "cache", "import", path, "--cache", cache)
 	}
+	// A table of no name was "imported 0 entries into autotune/v1/layout-v1//".
+	notable := filepath.Join(dir, "notable.json")
+	if err := os.WriteFile(notable, []byte(`{"schema": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, regexp.QuoteMeta(notable)+`: autotune: import file names no table`, "cache", "import", notable, "--cache", cache)
 	missing := filepath.Join(dir, "missing.db")
 	r := vkbench(t, "cache", "show", "copy/u32/4096", "--cache", missing)
 	if want := "no entry copy/u32/4096 (the tune cache " + missing + " does not exist)\n"; r.code != exitUsage || !strings.HasSuffix(r.stderr, want) {

@@ -36,9 +36,9 @@ func newReplayCmd() *cobra.Command {
 		Use:   "replay LOG",
 		Short: "Run search strategies against a tuning log instead of the GPU, and compare them",
 		Long: `Replay searches against LOG, a tuning log (vkbench cache export-log) instead of
-the GPU: every configuration a strategy proposes is answered by its record
-(one the log lacks counts as failed), on a clock that adds up the recorded
-compile and measure times. A seeded search proposes here what it proposes on a
+the GPU, over the configurations the log records (the space's others are not
+proposed): every configuration a strategy proposes is answered by its record,
+on a clock that adds up the recorded compile and measure times. A seeded search proposes here what it proposes on a
 device, so strategies are compared, and tested, without a GPU; the log of an
 exhaustive search gives every strategy the whole space to find its best in.
 
