@@ -38,6 +38,10 @@ func TestRunDeadlineMidKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A Run of at least 40 ms: the deadlines, 1 to 20 ms, pass mid-kernel
+	// on any device, a fast GPU's too (64 workgroups took under 6 ms on
+	// an H100).
+	groups := spinFor(t, dev, p, 64, 40*time.Millisecond)
 	rng := rand.New(rand.NewPCG(41, 42))
 	hits := 0
 	for i := range 10 {
@@ -48,7 +52,7 @@ func TestRunDeadlineMidKernel(t *testing.T) {
 		deadline := time.Duration(1+rng.IntN(20)) * time.Millisecond
 		ctx, cancel := context.WithTimeout(context.Background(), deadline)
 		start := time.Now()
-		err = dev.Run(ctx, p, [3]uint32{64, 1, 1}, vkbench.Push(uint32(20000)), out)
+		err = dev.Run(ctx, p, groups, vkbench.Push(uint32(20000)), out)
 		took := time.Since(start)
 		cancel()
 		if err := out.Release(); err != nil {
@@ -252,19 +256,9 @@ func TestReleaseWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Workgroups enough for a Run of at least half a second.
-	groups := uint32(1)
-	for ; groups < 4096; groups *= 2 {
-		start := time.Now()
-		if err := dev.Run(context.Background(), p, [3]uint32{groups, 1, 1}, vkbench.Push(uint32(20000)), out); err != nil {
-			t.Fatal(err)
-		}
-		if time.Since(start) > 500*time.Millisecond {
-			break
-		}
-	}
+	groups := spinFor(t, dev, p, 4096, 500*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-	err = dev.Run(ctx, p, [3]uint32{groups, 1, 1}, vkbench.Push(uint32(20000)), out)
+	err = dev.Run(ctx, p, groups, vkbench.Push(uint32(20000)), out)
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Run with a 5 ms deadline, %d workgroups: %v, want it still running at its deadline", groups, err)
@@ -288,6 +282,38 @@ func TestReleaseWait(t *testing.T) {
 	got := logs.String()
 	if strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "did not finish its work in time") || strings.Contains(got, "device lost") {
 		t.Errorf("the log of Close, want one warning that the work was left to the driver:\n%s", got)
+	}
+}
+
+// spinFor returns the workgroups of a Run of spinKernel (20000 iterations)
+// that lasts at least d on dev, or the most it tries: doubled along x up
+// to maxX (its output, made here, holds 64 words a workgroup along x),
+// then along y, whose layers write the same words.
+func spinFor(t *testing.T, dev *vkbench.Device, p *vkbench.Pipeline, maxX uint32, d time.Duration) [3]uint32 {
+	t.Helper()
+	out, err := vkbench.NewBuffer[uint32](context.Background(), dev, 64*int(maxX))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := out.Release(); err != nil {
+			t.Error(err)
+		}
+	}()
+	groups := [3]uint32{1, 1, 1}
+	for {
+		start := time.Now()
+		if err := dev.Run(context.Background(), p, groups, vkbench.Push(uint32(20000)), out); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) >= d || groups[1] >= 1<<15 {
+			return groups
+		}
+		if groups[0] < maxX {
+			groups[0] *= 2
+		} else {
+			groups[1] *= 2
+		}
 	}
 }
 
