@@ -28,12 +28,16 @@ func openTelemetry(info hal.DeviceInfo) (telemetry.Source, string) {
 // withTelemetry sets opts to read the conditions of the device info
 // describes and returns what the results file says of them ("nvml", or
 // "not available: why") and a function that closes the source. An
-// objective other than time without a source is bad usage.
+// objective other than time, or an energy window, without a source is bad
+// usage: what was asked cannot be measured.
 func withTelemetry(opts *autotune.Options, info hal.DeviceInfo) (string, func(), error) {
 	src, why := openTelemetry(info)
 	if src == nil {
 		if opts.Objective != "" && opts.Objective != autotune.ObjectiveTime {
 			return "", nil, usageError{fmt.Errorf("--objective %s needs the GPU's energy counter, which is not available here: %s", opts.Objective, why)}
+		}
+		if opts.EnergyWindow > 0 {
+			return "", nil, usageError{fmt.Errorf("--energy-window %v needs the GPU's energy counter, which is not available here: %s", opts.EnergyWindow, why)}
 		}
 		opts.TelemetryNote = why
 		return "not available: " + why, func() {}, nil

@@ -58,6 +58,8 @@ func TestConditions(t *testing.T) {
 	}
 	if openErr != nil {
 		wantUsage(t, `^vkbench: --objective energy needs the GPU's energy counter, which is not available here: .+`, "tune", "copy", "--objective", "energy", "--cache", "off")
+		// It was ignored without a word.
+		wantUsage(t, `^vkbench: --energy-window 1s needs the GPU's energy counter, which is not available here: .+`, "run", "copy", "--energy-window", "1s", "--cache", "off")
 	}
 	wantUsage(t, `--objective "speed": want time, energy or edp`, "tune", "copy", "--objective", "speed", "--cache", "off")
 	wantUsage(t, `--energy-window -1s: want a positive duration`, "run", "copy", "--energy-window", "-1s", "--cache", "off")
