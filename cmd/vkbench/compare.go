@@ -117,7 +117,7 @@ func newCompareCmd() *cobra.Command {
 			}
 			// The output is opened before the files are read, and written
 			// whatever the verdict.
-			out, err := openOutput(cmd, output, "")
+			out, err := openOutput(cmd, output, "", args...)
 			if err != nil {
 				return err
 			}

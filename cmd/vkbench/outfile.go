@@ -44,9 +44,9 @@ func (e errOutput) Unwrap() error { return e.err }
 
 // openOutput opens path for output (standard output if path is empty). It
 // checks at once that the file can be written, before any work is done,
-// and refuses a path that is the tune cache's file, which a result file
-// would destroy.
-func openOutput(cmd *cobra.Command, path, cachePath string) (*outFile, error) {
+// and refuses a path that is the tune cache's file or one of the
+// command's inputs, which the output would destroy.
+func openOutput(cmd *cobra.Command, path, cachePath string, inputs ...string) (*outFile, error) {
 	if path == "" {
 		return &outFile{w: cmd.OutOrStdout(), name: "standard output"}, nil
 	}
@@ -67,6 +67,11 @@ func openOutput(cmd *cobra.Command, path, cachePath string) (*outFile, error) {
 		if cachePath != "" {
 			if ci, err := os.Stat(cachePath); err == nil && os.SameFile(fi, ci) {
 				return nil, usageError{fmt.Errorf("%s is the tune cache's file; writing results there would destroy it", o.name)}
+			}
+		}
+		for _, in := range inputs {
+			if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
+				return nil, usageError{fmt.Errorf("%s is %s, an input of the command; writing there would destroy it", o.name, in)}
 			}
 		}
 		o.mode = fi.Mode().Perm()
@@ -111,8 +116,8 @@ func followLinks(path string) (target string, descriptor bool, err error) {
 
 // writeOutput writes a command's output to path (standard output if
 // empty) with write, atomically: see openOutput and finish.
-func writeOutput(cmd *cobra.Command, path, cachePath string, write func(io.Writer) error) error {
-	out, err := openOutput(cmd, path, cachePath)
+func writeOutput(cmd *cobra.Command, path, cachePath string, write func(io.Writer) error, inputs ...string) error {
+	out, err := openOutput(cmd, path, cachePath, inputs...)
 	if err != nil {
 		return err
 	}

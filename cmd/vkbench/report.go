@@ -107,7 +107,7 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 	err = writeOutput(cmd, output, "", func(w io.Writer) (err error) {
 		charts, err = report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
 		return err
-	})
+	}, args...)
 	if errors.Is(err, report.ErrNothing) {
 		return usageError{err}
 	}
@@ -133,7 +133,7 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 	err := writeOutput(cmd, output, "", func(w io.Writer) (err error) {
 		lines, err = report.Convergence(w, format, ls, report.Options{Version: version})
 		return err
-	})
+	}, paths...)
 	if errors.Is(err, report.ErrNothing) {
 		return usageError{err}
 	}

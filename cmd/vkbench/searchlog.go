@@ -117,7 +117,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 			return search.WriteTuneLog(out, trace)
 		}
 		return writeReplayTable(out, l, rows)
-	})
+	}, path)
 }
 
 // readTuneLogFile reads a tuning log; a file that is not one is bad input.
