@@ -68,16 +68,19 @@ func (s *Store) AddLogSearch(r LogRef, search []byte) error {
 		return err
 	}
 	return s.b.Update(func(tx Tx) error {
-		// Keys count the searches from 1, in the order they ran: the
-		// searches already there, plus one.
-		n := uint64(1)
-		if err := tx.Scan(path, nil, func(_, _ []byte) error {
-			n++
+		// Keys number the searches from 1, in the order they ran: one past
+		// the last, so that a gap (a search another version left out)
+		// never makes a key taken.
+		var last uint64
+		if err := tx.Scan(path, nil, func(k, _ []byte) error {
+			if len(k) == 8 {
+				last = max(last, binary.BigEndian.Uint64(k))
+			}
 			return nil
 		}); err != nil {
 			return err
 		}
-		return tx.Put(path, binary.BigEndian.AppendUint64(nil, n), search)
+		return tx.Put(path, binary.BigEndian.AppendUint64(nil, last+1), search)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -731,5 +732,39 @@ func holdLock(t *testing.T, path string) {
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLogSearchAfterAGap: a search added to a log whose keys have a gap
+// (searches 1, 2 and 4, as a version that left one out writes) takes the
+// key after the last, and every search is kept, in order.
+func TestLogSearchAfterAGap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
+	c := fileCache(t, path)
+	for _, s := range []string{"one", "two"} {
+		if err := c.AddLogSearch(ref, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeRaw(t, path, []string{"tune-log", ref.Table.Hardware, ref.Table.Tuner, ref.Key, ref.Mode, "searches"},
+		map[string][]byte{string(binary.BigEndian.AppendUint64(nil, 4)): []byte("four")})
+	c = fileCache(t, path)
+	if err := c.AddLogSearch(ref, []byte("five")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.ReadLog(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range l.Searches {
+		got = append(got, string(s))
+	}
+	if want := []string{"one", "two", "four", "five"}; !slices.Equal(got, want) {
+		t.Errorf("the log's searches: %q, want %q", got, want)
 	}
 }
