@@ -14,8 +14,9 @@ import (
 //	CODE: annotation: annotation: message: cause
 //
 // with the code, then the annotations newest (outermost) first, then the
-// message and last the cause's own text. Each part is left out when
-// empty, so a status without a message reads "CODE: annotation".
+// message and last the cause's own text, less the code where the cause
+// begins with the same one. Each part is left out when empty, so a status
+// without a message reads "CODE: annotation".
 func (st *Status) Error() string {
 	b := []byte(st.code.String())
 	for s := st; s.base != nil; s = s.base { // the notes, newest first
@@ -27,7 +28,9 @@ func (st *Status) Error() string {
 		b = append(append(b, ": "...), st.msg...)
 	}
 	if st.cause != nil {
-		b = append(append(b, ": "...), st.cause.Error()...)
+		// A cause that begins with this status's code (a status of the
+		// same code, or one wrapped by fmt's %w) does not repeat it.
+		b = append(append(b, ": "...), strings.TrimPrefix(st.cause.Error(), st.code.String()+": ")...)
 	}
 	return string(b)
 }

@@ -133,3 +133,22 @@ func TestFormatLocationIsTheCaller(t *testing.T) {
 		t.Errorf("%%+v = %q, want it to contain %q", got, want)
 	}
 }
+
+// TestFormatCodeOnce: a cause that begins with the status's own code (a
+// status of that code, or one wrapped by fmt's %w first) reads without
+// it; a cause of another code keeps its own.
+func TestFormatCodeOnce(t *testing.T) {
+	wrong := status.New(status.Internal, "kernels: wrong result")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{status.Wrapf(wrong, status.OK, "kernels: y: 3 of 8 wrong"), "INTERNAL: kernels: y: 3 of 8 wrong: kernels: wrong result"},
+		{status.Annotate(fmt.Errorf("%w: y[0] = 1, want 0", wrong), "verifying c"), "INTERNAL: verifying c: kernels: wrong result: y[0] = 1, want 0"},
+		{status.Wrap(wrong, status.FailedPrecondition, "no candidate ran"), "FAILED_PRECONDITION: no candidate ran: INTERNAL: kernels: wrong result"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+}
