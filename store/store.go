@@ -132,8 +132,9 @@ func New(b Backend, logger *slog.Logger) *Store {
 func (s *Store) Path() string { return s.path }
 
 // CheckWrite reports whether a write to the file would be taken now,
-// writing nothing: another process holding its lock for longer than the
-// lock timeout is Unavailable, as a commit would find it. A command that
+// writing nothing: a file bbolt did not write is FailedPrecondition, and
+// another process holding its lock for longer than the lock timeout is
+// Unavailable, as a commit would find them. A command that
 // must store what it measures asks before measuring. Nil when disabled,
 // and for backends other than the file.
 func (s *Store) CheckWrite() error {

@@ -47,14 +47,15 @@
 // hal.LossMarker.MarkLost, makes the device lost for good.
 //
 // Buffers have a VkDeviceMemory each. Host-visible buffers stay mapped;
-// device-local ones are read and written through a staging buffer of the
-// device, whose copies to and from the host use every processor. Images
+// device-local ones are read and written through two staging buffers of
+// the device, in 16 MiB chunks, the host copying one chunk while the GPU
+// copies the next; the host's copies use every processor. Images
 // (image.go) are device-local, optimal-tiling 2D images with a memory and
 // a view each, cleared when created and from then on in the general
 // layout between commands, so that the global barriers that order
 // buffers order them too; a copy moves its image into the transfer
 // layout and back. They are written and read through the same staging
-// buffer, whole rows at a time. What a device can do with each format is
+// buffers, whole rows at a time. What a device can do with each format is
 // vkGetPhysicalDeviceFormatProperties' optimal-tiling features. Command
 // buffers have their own command and descriptor pools, reset at Begin.
 //
