@@ -15,7 +15,8 @@ type Backend interface {
 	// Update runs fn atomically: every write fn makes lands, or none does,
 	// and what fn read was not changed by another writer before they land
 	// (a backend that cannot lock may run fn again until that holds). An
-	// error from fn undoes its writes and is returned as it is.
+	// error from fn undoes its writes and is returned as it is, unless a
+	// write of fn's Tx failed: that failure is the Backend's own.
 	Update(fn func(Tx) error) error
 }
 

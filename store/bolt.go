@@ -172,7 +172,7 @@ func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 			if err := truncated(tx, rd.seen); err != nil {
 				return err
 			}
-			return fn(boltTx{tx})
+			return fn(&boltTx{tx: tx})
 		})
 	})
 	if uerr := unlock(); uerr != nil {
@@ -316,6 +316,7 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 	if err != nil {
 		return bf.openError(err)
 	}
+	var own error // fn's own error, returned as it is
 	err = guard(func() error {
 		return db.Update(func(tx *bolt.Tx) error {
 			// A file cut short still has valid meta pages; writing to it
@@ -327,7 +328,14 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 			if err := truncated(tx, fi); err != nil {
 				return err
 			}
-			return fn(boltTx{tx})
+			btx := &boltTx{tx: tx}
+			if err := fn(btx); err != nil {
+				if btx.err == nil {
+					own = err
+				}
+				return err
+			}
+			return nil
 		})
 	})
 	d, damaged := errors.AsType[*damageError](err)
@@ -338,16 +346,10 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 	switch {
 	case err == nil && cerr != nil:
 		return bf.fileError(cerr, "closing")
-	case err == nil || damaged:
+	case err == nil || damaged || own != nil:
 		return err
 	}
-	// fn's own errors (NotFound from Clear, InvalidArgument from a bad
-	// table name) carry a code and pass through; the rest come from
-	// writing the file.
-	if _, ok := errors.AsType[*fs.PathError](err); ok || status.CodeOf(err) == status.Unknown {
-		return bf.fileError(err, "writing")
-	}
-	return err
+	return bf.fileError(err, "writing")
 }
 
 // probeWrite refuses a file bbolt did not write, and waits for the file's

@@ -8,12 +8,25 @@ import (
 
 // boltTx is a transaction of the bbolt file: a table is a bucket, nested
 // in the buckets of the names before it in its path.
-type boltTx struct{ tx *bolt.Tx }
+type boltTx struct {
+	tx *bolt.Tx
+	// err is the first write that failed: the file's failure, whatever
+	// the function running the transaction makes of it.
+	err error
+}
 
-var _ Tx = boltTx{}
+var _ Tx = (*boltTx)(nil)
+
+// fail remembers err as the transaction's failure, and returns it.
+func (t *boltTx) fail(err error) error {
+	if t.err == nil {
+		t.err = err
+	}
+	return err
+}
 
 // bucket returns the bucket at path; nil where any of it is missing.
-func (t boltTx) bucket(path []string) *bolt.Bucket {
+func (t *boltTx) bucket(path []string) *bolt.Bucket {
 	if len(path) == 0 {
 		return nil
 	}
@@ -28,7 +41,7 @@ func (t boltTx) bucket(path []string) *bolt.Bucket {
 }
 
 // create returns the bucket at path, making those of it that are missing.
-func (t boltTx) create(path []string) (*bolt.Bucket, error) {
+func (t *boltTx) create(path []string) (*bolt.Bucket, error) {
 	b, err := t.tx.CreateBucketIfNotExists([]byte(path[0]))
 	for _, name := range path[1:] {
 		if err != nil {
@@ -39,14 +52,14 @@ func (t boltTx) create(path []string) (*bolt.Bucket, error) {
 	return b, err
 }
 
-func (t boltTx) Get(table []string, key []byte) []byte {
+func (t *boltTx) Get(table []string, key []byte) []byte {
 	if b := t.bucket(table); b != nil {
 		return b.Get(key)
 	}
 	return nil
 }
 
-func (t boltTx) Scan(table []string, prefix []byte, fn func(key, value []byte) error) error {
+func (t *boltTx) Scan(table []string, prefix []byte, fn func(key, value []byte) error) error {
 	b := t.bucket(table)
 	if b == nil {
 		return nil
@@ -63,7 +76,7 @@ func (t boltTx) Scan(table []string, prefix []byte, fn func(key, value []byte) e
 	return nil
 }
 
-func (t boltTx) Tables(above []string, depth int, fn func(names []string) error) error {
+func (t *boltTx) Tables(above []string, depth int, fn func(names []string) error) error {
 	var b *bolt.Bucket
 	if len(above) > 0 {
 		if b = t.bucket(above); b == nil {
@@ -89,28 +102,28 @@ func walk(tx *bolt.Tx, b *bolt.Bucket, depth int, above []string, fn func(names 
 	return b.ForEachBucket(func(name []byte) error { return next(name, b.Bucket(name)) })
 }
 
-func (t boltTx) Put(table []string, key, value []byte) error {
+func (t *boltTx) Put(table []string, key, value []byte) error {
 	b, err := t.create(table)
 	if err != nil {
-		return err
+		return t.fail(err)
 	}
-	return b.Put(key, value)
+	return t.fail(b.Put(key, value))
 }
 
-func (t boltTx) Delete(table []string, key []byte) error {
+func (t *boltTx) Delete(table []string, key []byte) error {
 	if b := t.bucket(table); b != nil {
-		return b.Delete(key)
+		return t.fail(b.Delete(key))
 	}
 	return nil
 }
 
-func (t boltTx) Drop(table []string) (bool, error) {
+func (t *boltTx) Drop(table []string) (bool, error) {
 	if t.bucket(table) == nil {
 		return false, nil
 	}
 	last := []byte(table[len(table)-1])
 	if len(table) == 1 {
-		return true, t.tx.DeleteBucket(last)
+		return true, t.fail(t.tx.DeleteBucket(last))
 	}
-	return true, t.bucket(table[:len(table)-1]).DeleteBucket(last)
+	return true, t.fail(t.bucket(table[:len(table)-1]).DeleteBucket(last))
 }
