@@ -97,9 +97,11 @@ type Buffer interface {
 	Memory() MemoryKind
 	// Write copies data into the buffer at offset, and returns when the
 	// bytes are in the buffer. It must not race with GPU work that uses the
-	// buffer.
+	// buffer. Where it fails (its context ended, say), the bytes it was to
+	// write are undefined.
 	Write(ctx context.Context, offset int64, data []byte) error
-	// Read copies len(dst) bytes at offset out of the buffer.
+	// Read copies len(dst) bytes at offset out of the buffer. Where it
+	// fails, dst is undefined.
 	Read(ctx context.Context, offset int64, dst []byte) error
 	// Release gives up the buffer; it is freed once no recording,
 	// submission or call in progress uses it.

@@ -167,9 +167,10 @@ type Image interface {
 	Desc() ImageDesc
 	// Write replaces the whole image by data, of Desc().Bytes() bytes, and
 	// returns when the texels are in the image. It must not race with GPU
-	// work that uses the image.
+	// work that uses the image. Where it fails, the texels are undefined.
 	Write(ctx context.Context, data []byte) error
-	// Read copies the whole image into dst, of Desc().Bytes() bytes.
+	// Read copies the whole image into dst, of Desc().Bytes() bytes. Where
+	// it fails, dst is undefined.
 	Read(ctx context.Context, dst []byte) error
 	// Release gives up the image; it is freed once no recording,
 	// submission or call in progress uses it.

@@ -47,7 +47,9 @@ type stagingSlot struct {
 // (toDevice), records the copy that record makes of the chunk at byte at
 // of data, n bytes long, and submits it; reading (!toDevice), it then
 // reads the previous chunk back from its slot, while the GPU copies this
-// one. It returns when every copy has completed and been read. The one
+// one. It returns when every copy has completed and been read, or, once
+// ctx has ended, before the next chunk: the copies submitted stay queued,
+// before any later work, and the destination is left part written. The one
 // protocol of buffers' and images' staged transfers, and of an image's
 // first clear, a copy of no data. The gate must not be held: it is entered
 // for the host's work on each chunk and left while the GPU copies.
@@ -70,6 +72,10 @@ func (s *staging) chunks(ctx context.Context, op string, d *device, holder resou
 	}
 	var last uint64
 	for i, at := 0, 0; at == 0 || at < len(data); i, at = i+1, at+step {
+		// The slot's wait sees the context only when it has to block.
+		if err := ctx.Err(); err != nil {
+			return ctxError(op, err)
+		}
 		slot := &s.slots[i%2]
 		if err := d.wait(ctx, op, slot.last); err != nil {
 			return err
