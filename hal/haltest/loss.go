@@ -60,17 +60,9 @@ func testDeviceLoss(e *env) {
 
 	// Releasing everything works.
 	for _, obj := range l.all {
-		within(e, 10*time.Second, obj.name+".Release after the device was lost", func() {
-			if err := obj.r.Release(); err != nil {
-				e.Errorf("%s.Release after the device was lost: %v", obj.name, err)
-			}
-		})
+		releaseWithin(e, 10*time.Second, obj.name+".Release after the device was lost", obj.r)
 	}
-	within(e, time.Minute, "Device.Release after the device was lost", func() {
-		if err := e.dev.Release(); err != nil {
-			e.Errorf("Device.Release after the device was lost: %v", err)
-		}
-	})
+	releaseWithin(e, time.Minute, "Device.Release after the device was lost", e.dev)
 }
 
 // lossCase is the state of testDeviceLoss: objects of every kind, used

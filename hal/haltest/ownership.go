@@ -224,11 +224,7 @@ func testCloseRacing(e *env) {
 		}
 		close(start)
 		time.Sleep(time.Duration(rng.Int64N(int64(5 * time.Millisecond))))
-		within(e, time.Minute, "Device.Release racing 8 goroutines", func() {
-			if err := dev.Release(); err != nil {
-				e.Errorf("round %d: Device.Release racing other calls: %v", round, err)
-			}
-		})
+		releaseWithin(e, time.Minute, fmt.Sprintf("round %d: Device.Release racing %d goroutines", round, workers), dev)
 		wg.Wait()
 		calls += w.calls.Load()
 		wantReleased(e, fmt.Sprintf("round %d: Err after Release", round), dev.Err())

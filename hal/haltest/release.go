@@ -13,9 +13,7 @@ import (
 func (e *env) releaseAll(k *kit) {
 	e.Helper()
 	for _, o := range k.all {
-		if err := o.r.Release(); err != nil {
-			e.Errorf("%s.Release: %v", o.name, err)
-		}
+		releaseWithin(e, time.Minute, o.name+".Release", o.r)
 	}
 	for _, o := range k.all {
 		released(e, "second "+o.name+".Release", o.r.Release())
@@ -28,13 +26,20 @@ func (e *env) releaseAll(k *kit) {
 // to be used.
 func (e *env) releaseDevice(k *kit) {
 	e.Helper()
-	within(e, time.Minute, "Device.Release", func() {
-		if err := e.dev.Release(); err != nil {
-			e.Errorf("Device.Release: %v", err)
-		}
-	})
+	releaseWithin(e, time.Minute, "Device.Release", e.dev)
 	released(e, "second Device.Release", e.dev.Release())
 	k.refused(e, 10*time.Second, status.FailedPrecondition, hal.ErrReleased, "after Device.Release")
+}
+
+// releaseWithin releases r, which must return nil within d; what names
+// the call.
+func releaseWithin(e *env, d time.Duration, what string, r interface{ Release() error }) {
+	e.Helper()
+	within(e, d, what, func() {
+		if err := r.Release(); err != nil {
+			e.Errorf("%s: %v", what, err)
+		}
+	})
 }
 
 // testReleaseInOrder: objects released in the order they were made, then
@@ -69,10 +74,6 @@ func testReleasePending(e *env) {
 	cb := e.commandBuffer()
 	e.record(cb, func() { job.record(e, cb) })
 	f := e.submit(cb)
-	within(e, time.Second, "Fence.Release of a pending submission", func() {
-		if err := f.Release(); err != nil {
-			e.Errorf("Fence.Release of a pending submission: %v", err)
-		}
-	})
+	releaseWithin(e, time.Second, "Fence.Release of a pending submission", f)
 	e.releaseDevice(k)
 }
