@@ -27,12 +27,12 @@ func testBufferReadWrite(e *env) {
 		if b.Memory() != mem {
 			e.Errorf("%v buffer: Memory() = %v", mem, b.Memory())
 		}
-		model := randomBytes(rng, size)
+		model := random[byte](rng, size)
 		e.write(b, 0, model)
 		for _, w := range []struct{ off, n int64 }{
 			{0, 1}, {1, 3}, {5, 1000}, {size - 7, 7}, {size - 1, 1}, {4093, 2}, {2047, 1025}, {3, 0},
 		} {
-			data := randomBytes(rng, int(w.n))
+			data := random[byte](rng, int(w.n))
 			e.write(b, w.off, data)
 			copy(model[w.off:], data)
 		}
@@ -58,7 +58,7 @@ func testBufferReadWrite(e *env) {
 		// must split the copy.
 		const large = 5<<20 + 13
 		big := e.buffer(large, mem)
-		data := randomBytes(rng, large)
+		data := random[byte](rng, large)
 		e.write(big, 0, data)
 		checkBytes(e, fmt.Sprintf("%v buffer of %d bytes read back", mem, large), e.read(big, 0, large), data)
 		e.write(big, 3, data[:large-3])
@@ -66,18 +66,11 @@ func testBufferReadWrite(e *env) {
 	}
 }
 
-func randomBytes(rng *rand.Rand, n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(rng.Uint32())
-	}
-	return b
-}
-
-func randomWords(rng *rand.Rand, n int) []uint32 {
-	v := make([]uint32, n)
+// random returns n values of rng's draws, bytes or words.
+func random[T byte | uint32](rng *rand.Rand, n int) []T {
+	v := make([]T, n)
 	for i := range v {
-		v[i] = rng.Uint32()
+		v[i] = T(rng.Uint32())
 	}
 	return v
 }

@@ -24,7 +24,7 @@ type addCase struct {
 func (e *env) newAddCase(rng *rand.Rand, n int, mem hal.MemoryKind) *addCase {
 	e.Helper()
 	const tail = 17
-	a, b := randomWords(rng, n), randomWords(rng, n)
+	a, b := random[uint32](rng, n), random[uint32](rng, n)
 	c := &addCase{n: n, bOffset: alignUp(4, int64(e.info.Limits.MinStorageBufferAlign))}
 	c.a = e.bufferOf(mem, a)
 	c.b = e.buffer(c.bOffset+int64(4*n)+12, mem)
@@ -210,7 +210,7 @@ func testCopyFillBarrier(e *env) {
 	const size = 4096 + 12
 	src := e.buffer(size, hal.DeviceLocal)
 	dst := e.buffer(size, hal.HostVisible)
-	srcModel, dstModel := randomBytes(rng, size), randomBytes(rng, size)
+	srcModel, dstModel := random[byte](rng, size), random[byte](rng, size)
 	e.write(src, 0, srcModel)
 	e.write(dst, 0, dstModel)
 

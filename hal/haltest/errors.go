@@ -56,7 +56,7 @@ func testErrExecutable(e *env) {
 	good := kernelAdd.spirv
 	wrongMagic := append([]byte(nil), good...)
 	wrongMagic[0] ^= 0xff
-	garbage := randomBytes(rand.New(rand.NewPCG(9, 10)), 256)
+	garbage := random[byte](rand.New(rand.NewPCG(9, 10)), 256)
 	for _, c := range []struct {
 		name string
 		desc hal.ExecutableDesc
@@ -97,7 +97,7 @@ func testErrRecord(e *env) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	c := e.newAddCase(rng, 1000, hal.DeviceLocal)
 	x := e.executable(kernelAdd)
-	victimWords := randomWords(rng, 256)
+	victimWords := random[uint32](rng, 256)
 	victim := e.bufferOf(hal.HostVisible, victimWords)
 	lim := e.info.Limits
 	align := int64(lim.MinStorageBufferAlign)
@@ -205,7 +205,7 @@ func testErrForeign(e *env) {
 
 	c := e.newAddCase(rng, 500, hal.DeviceLocal)
 	x := e.executable(kernelAdd)
-	victimWords := randomWords(rng, 64)
+	victimWords := random[uint32](rng, 64)
 	victim := e.bufferOf(hal.HostVisible, victimWords)
 	cb := e.commandBuffer()
 	e.must("Begin", cb.Begin())

@@ -120,7 +120,7 @@ func testImageReadWrite(e *env) {
 		tested++
 		img := e.image(hal.ImageDesc{Format: f, Width: 37, Height: 19, Usage: usage, Label: f.String()})
 		checkBytes(e, "a new "+f.String()+" image, which must be zero", e.readImage(img), make([]byte, img.Desc().Bytes()))
-		data := randomBytes(rng, int(img.Desc().Bytes()))
+		data := random[byte](rng, int(img.Desc().Bytes()))
 		if err := img.Write(e.ctx, data); err != nil {
 			e.Fatalf("Image.Write of a %s image: %v", f, err)
 		}

@@ -40,7 +40,7 @@ func (e *env) newKit() *kit {
 	for i := range 10 {
 		for _, mem := range memoryKinds {
 			b := e.buffer(int64(64+4*i), mem)
-			e.write(b, 0, randomBytes(rng, int(b.Size())))
+			e.write(b, 0, random[byte](rng, int(b.Size())))
 			k.keep(b, "%v Buffer %d", mem, i)
 		}
 	}
