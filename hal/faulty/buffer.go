@@ -6,8 +6,6 @@ import (
 	"github.com/vkbench/vkbench/hal"
 )
 
-var _ hal.Buffer = (*buffer)(nil)
-
 type buffer struct{ wrapped[hal.Buffer] }
 
 func (b *buffer) Size() int64 { return b.inner.Size() }

@@ -8,8 +8,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-var _ hal.CommandBuffer = (*commandBuffer)(nil)
-
 type commandBuffer struct {
 	wrapped[hal.CommandBuffer]
 

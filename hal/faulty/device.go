@@ -12,9 +12,7 @@ import (
 )
 
 var (
-	_ hal.Device         = (*device)(nil)
 	_ hal.LossMarker     = (*device)(nil)
-	_ hal.Device         = cachingDevice{}
 	_ hal.PipelineCacher = cachingDevice{}
 	_ hal.LossMarker     = cachingDevice{}
 )

@@ -8,8 +8,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-var _ hal.Driver = (*driver)(nil)
-
 type driver struct {
 	inner   hal.Driver
 	planFor func(index int) *Plan

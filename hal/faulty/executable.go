@@ -5,8 +5,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-var _ hal.Executable = (*executable)(nil)
-
 type executable struct{ wrapped[hal.Executable] }
 
 func (e *executable) Label() string { return e.inner.Label() }

@@ -10,8 +10,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-var _ hal.Fence = (*fence)(nil)
-
 // heldLossCheck is how often a Wait on a held submission asks the inner
 // device whether it was lost behind the wrapper's back; well under the
 // 200 ms in which a loss must fail every pending fence.

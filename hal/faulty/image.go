@@ -6,11 +6,6 @@ import (
 	"github.com/vkbench/vkbench/hal"
 )
 
-var (
-	_ hal.Image   = (*image)(nil)
-	_ hal.Sampler = (*sampler)(nil)
-)
-
 type image struct{ wrapped[hal.Image] }
 
 type sampler struct{ wrapped[hal.Sampler] }

@@ -6,8 +6,6 @@ import (
 	"github.com/vkbench/vkbench/hal"
 )
 
-var _ hal.TimestampPool = (*timestampPool)(nil)
-
 type timestampPool struct{ wrapped[hal.TimestampPool] }
 
 func (p *timestampPool) Count() int { return p.inner.Count() }
