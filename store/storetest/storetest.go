@@ -80,6 +80,14 @@ func tables(t *testing.T, be store.Backend, above []string, depth int) []string 
 	return out
 }
 
+// wantRows fails t if got is not want.
+func wantRows(t *testing.T, what string, want, got []string) {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", what, diff)
+	}
+}
+
 func testEmpty(t *testing.T, be store.Backend) {
 	err := be.View(func(tx store.Tx) error {
 		if v := tx.Get(a, []byte("k")); v != nil {
@@ -110,19 +118,13 @@ func testPutGetDelete(t *testing.T, be store.Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"k2=v2"}, scan(t, be, a, "")); diff != "" {
-		t.Errorf("after Delete (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"k1=other"}, scan(t, be, b, "")); diff != "" {
-		t.Errorf("another table (-want +got):\n%s", diff)
-	}
+	wantRows(t, "after Delete", []string{"k2=v2"}, scan(t, be, a, ""))
+	wantRows(t, "another table", []string{"k1=other"}, scan(t, be, b, ""))
 }
 
 func testScanPrefixInOrder(t *testing.T, be store.Backend) {
 	put(t, be, a, "x@2", "2", "x@1", "1", "xy@1", "no", "w", "no", "x@3", "3")
-	if diff := cmp.Diff([]string{"x@1=1", "x@2=2", "x@3=3"}, scan(t, be, a, "x@")); diff != "" {
-		t.Errorf("Scan(x@) (-want +got):\n%s", diff)
-	}
+	wantRows(t, "Scan(x@)", []string{"x@1=1", "x@2=2", "x@3=3"}, scan(t, be, a, "x@"))
 	// A table below is no key of the one above it.
 	put(t, be, append(slices.Clone(a), "sub"), "k", "v")
 	if got := scan(t, be, a, ""); len(got) != 5 {
@@ -135,12 +137,8 @@ func testTables(t *testing.T, be store.Backend) {
 	put(t, be, []string{"top", "h1", "t2"}, "k", "v")
 	put(t, be, []string{"top", "h2", "t1"}, "k", "v")
 	put(t, be, []string{"other"}, "k", "v")
-	if diff := cmp.Diff([]string{"h1/t1", "h1/t2", "h2/t1"}, tables(t, be, []string{"top"}, 2)); diff != "" {
-		t.Errorf("Tables(top, 2) (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"other", "top"}, tables(t, be, nil, 1)); diff != "" {
-		t.Errorf("Tables(root, 1) (-want +got):\n%s", diff)
-	}
+	wantRows(t, "Tables(top, 2)", []string{"h1/t1", "h1/t2", "h2/t1"}, tables(t, be, []string{"top"}, 2))
+	wantRows(t, "Tables(root, 1)", []string{"other", "top"}, tables(t, be, nil, 1))
 	if got := tables(t, be, []string{"missing"}, 1); len(got) != 0 {
 		t.Errorf("Tables under a missing table = %q", got)
 	}
@@ -160,9 +158,7 @@ func testDrop(t *testing.T, be store.Backend) {
 	if err != nil || !found || again {
 		t.Errorf("Drop = %v, then %v, %v; want true, then false", found, again, err)
 	}
-	if diff := cmp.Diff([]string{"h2/t1"}, tables(t, be, []string{"top"}, 2)); diff != "" {
-		t.Errorf("after Drop (-want +got):\n%s", diff)
-	}
+	wantRows(t, "after Drop", []string{"h2/t1"}, tables(t, be, []string{"top"}, 2))
 }
 
 func testFailedUpdateWritesNothing(t *testing.T, be store.Backend) {
@@ -180,9 +176,7 @@ func testFailedUpdateWritesNothing(t *testing.T, be store.Backend) {
 	if err != stop {
 		t.Errorf("Update = %v, want fn's error as it is", err)
 	}
-	if diff := cmp.Diff([]string{"k=v"}, scan(t, be, a, "")); diff != "" {
-		t.Errorf("after a failed Update (-want +got):\n%s", diff)
-	}
+	wantRows(t, "after a failed Update", []string{"k=v"}, scan(t, be, a, ""))
 	if got := tables(t, be, []string{"top"}, 1); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("a failed Update left tables %q", got)
 	}
@@ -196,7 +190,5 @@ func testViewCannotWrite(t *testing.T, be store.Backend) {
 		}
 		return nil
 	})
-	if diff := cmp.Diff([]string{"k=v"}, scan(t, be, a, "")); diff != "" {
-		t.Errorf("after a Put in a View (-want +got):\n%s", diff)
-	}
+	wantRows(t, "after a Put in a View", []string{"k=v"}, scan(t, be, a, ""))
 }
