@@ -23,7 +23,7 @@ type commandBuffer struct {
 // submission of the command buffer refuses as the inner device refuses a
 // command buffer in flight.
 func (cb *commandBuffer) enter(c Call) error {
-	if err := cb.dev.enter(c); err != nil {
+	if _, err := cb.dev.enter(c); err != nil {
 		return err
 	}
 	if cb.released.Load() {

@@ -64,16 +64,10 @@ func Wrap(dev hal.Device, plan *Plan) hal.Device {
 }
 
 // enter counts a call of kind c and applies its fault. A non-nil error is
-// what the call must return without reaching the inner object.
-func (d *device) enter(c Call) error {
-	_, err := d.enterCall(c)
-	return err
-}
-
-// enterCall is enter, which also returns the fault, for the calls that
-// carry it out later (Submit's FailAsync, Elapsed's Slow) or need their
-// number.
-func (d *device) enterCall(c Call) (fault, error) {
+// what the call must return without reaching the inner object. The fault
+// is for the calls that carry it out later (Submit's FailAsync, Elapsed's
+// Slow) or need their number.
+func (d *device) enter(c Call) (fault, error) {
 	// Nothing is injected into a device that is lost or released: its
 	// calls fail as the inner device says.
 	f := d.plan.decide(c, d.released.Load() || d.lossErr() != nil)
@@ -204,7 +198,7 @@ type heldSubmission struct {
 }
 
 func (d *device) Submit(cb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, error) {
-	f, err := d.enterCall(Submit)
+	f, err := d.enter(Submit)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +294,7 @@ func (d *device) Release() error {
 }
 
 func (d cachingDevice) PipelineCacheData() ([]byte, error) {
-	if err := d.enter(PipelineCacheData); err != nil {
+	if _, err := d.enter(PipelineCacheData); err != nil {
 		return nil, err
 	}
 	return d.inner.(hal.PipelineCacher).PipelineCacheData()

@@ -67,7 +67,7 @@ func (f *fence) resolveLocked(inner hal.Fence, fail error) {
 }
 
 func (f *fence) Wait(ctx context.Context) error {
-	if err := f.dev.enter(Wait); err != nil {
+	if _, err := f.dev.enter(Wait); err != nil {
 		return err
 	}
 	if f.released.Load() {
@@ -122,7 +122,7 @@ func (f *fence) waitReady(ctx context.Context) error {
 }
 
 func (f *fence) Poll() (bool, error) {
-	if err := f.dev.enter(Poll); err != nil {
+	if _, err := f.dev.enter(Poll); err != nil {
 		// A loss completes the submission; any other failure is Poll's
 		// own, and the submission is as it was.
 		return errors.Is(err, hal.ErrDeviceLost), err

@@ -11,7 +11,7 @@ type timestampPool struct{ wrapped[hal.TimestampPool] }
 func (p *timestampPool) Count() int { return p.inner.Count() }
 
 func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
-	f, err := p.dev.enterCall(Elapsed)
+	f, err := p.dev.enter(Elapsed)
 	if err != nil {
 		return 0, err
 	}
@@ -28,7 +28,7 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 }
 
 func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
-	if err := p.dev.enter(Ticks); err != nil {
+	if _, err := p.dev.enter(Ticks); err != nil {
 		return nil, err
 	}
 	ticks, err := p.inner.Ticks(first, n)

@@ -29,7 +29,7 @@ func (w *wrapped[T]) Release() error {
 // the fault check of call c fails it, and wraps it with wrap.
 func create[T interface{ Release() error }](d *device, c Call, newInner func() (T, error), wrap func(wrapped[T]) T) (T, error) {
 	var none T
-	if err := d.enter(c); err != nil {
+	if _, err := d.enter(c); err != nil {
 		return none, err
 	}
 	x, err := newInner()
@@ -42,7 +42,7 @@ func create[T interface{ Release() error }](d *device, c Call, newInner func() (
 // forward makes a call of kind c through f, which calls the inner object,
 // unless the fault check fails it.
 func (d *device) forward(c Call, f func() error) error {
-	if err := d.enter(c); err != nil {
+	if _, err := d.enter(c); err != nil {
 		return err
 	}
 	return f()
