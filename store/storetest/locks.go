@@ -81,9 +81,7 @@ func testExpiry(t *testing.T, be store.Backend) {
 	if ok, err := lk.Replace("expiring", "old", "old", time.Minute); ok || err != nil {
 		t.Errorf("a renewal (Replace of its own token) by the expired holder = %v, %v; want false", ok, err)
 	}
-	if err := lk.Unlock("expiring", "old"); err != nil {
-		t.Fatal(err)
-	}
+	must(t, lk.Unlock("expiring", "old"))
 	if h, err := lk.TryLock("expiring", "third", time.Minute); h != "new" || err != nil {
 		t.Errorf("the expired holder's Unlock released the new holder's lock (TryLock = %q, %v; want the holder new)", h, err)
 	}
@@ -159,9 +157,7 @@ func testDeadHolder(t *testing.T, place string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, cmd.Start())
 	defer func() { _ = cmd.Process.Kill() }() // where the test ends early
 	lines := bufio.NewScanner(out)
 	for lines.Scan() && lines.Text() != "locked" {
@@ -175,9 +171,7 @@ func testDeadHolder(t *testing.T, place string) {
 	if l, holder, err := s.TryLock("dead"); l != nil || holder != child || err != nil {
 		t.Fatalf("TryLock while the child lives = %v, %q, %v; want nil, %q: a live holder is waited for", l, holder, err, child)
 	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	must(t, cmd.Process.Kill())
 	_ = cmd.Wait() // killed: its status says so; reaped, its id is no process's
 	// Several contenders at once, each a store of its own (as processes
 	// are): one takes the lock over, the others find it held.

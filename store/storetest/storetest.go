@@ -37,47 +37,46 @@ var a, b = []string{"top", "a"}, []string{"top", "b"}
 
 func put(t *testing.T, be store.Backend, table []string, kv ...string) {
 	t.Helper()
-	err := be.Update(func(tx store.Tx) error {
+	must(t, be.Update(func(tx store.Tx) error {
 		for i := 0; i < len(kv); i += 2 {
 			if err := tx.Put(table, []byte(kv[i]), []byte(kv[i+1])); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}))
 }
 
 func scan(t *testing.T, be store.Backend, table []string, prefix string) []string {
 	t.Helper()
 	var out []string
-	err := be.View(func(tx store.Tx) error {
+	must(t, be.View(func(tx store.Tx) error {
 		return tx.Scan(table, []byte(prefix), func(k, v []byte) error {
 			out = append(out, string(k)+"="+string(v))
 			return nil
 		})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}))
 	return out
 }
 
 func tables(t *testing.T, be store.Backend, above []string, depth int) []string {
 	t.Helper()
 	var out []string
-	err := be.View(func(tx store.Tx) error {
+	must(t, be.View(func(tx store.Tx) error {
 		return tx.Tables(above, depth, func(names []string) error {
 			out = append(out, filepath.Join(names...))
 			return nil
 		})
-	})
+	}))
+	return out
+}
+
+// must fails t at once if err is not nil.
+func must(t *testing.T, err error) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // wantRows fails t if got is not want.
@@ -89,15 +88,12 @@ func wantRows(t *testing.T, what string, want, got []string) {
 }
 
 func testEmpty(t *testing.T, be store.Backend) {
-	err := be.View(func(tx store.Tx) error {
+	must(t, be.View(func(tx store.Tx) error {
 		if v := tx.Get(a, []byte("k")); v != nil {
 			t.Errorf("Get in a missing table = %q", v)
 		}
 		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}))
 	if got := scan(t, be, a, ""); len(got) != 0 {
 		t.Errorf("Scan of a missing table = %q", got)
 	}
@@ -109,15 +105,12 @@ func testEmpty(t *testing.T, be store.Backend) {
 func testPutGetDelete(t *testing.T, be store.Backend) {
 	put(t, be, a, "k1", "v1", "k2", "v2")
 	put(t, be, b, "k1", "other")
-	err := be.Update(func(tx store.Tx) error {
+	must(t, be.Update(func(tx store.Tx) error {
 		if got := string(tx.Get(a, []byte("k1"))); got != "v1" {
 			t.Errorf("Get = %q, want v1", got)
 		}
 		return errors.Join(tx.Delete(a, []byte("k1")), tx.Delete(a, []byte("missing")), tx.Delete([]string{"none"}, []byte("k")))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}))
 	wantRows(t, "after Delete", []string{"k2=v2"}, scan(t, be, a, ""))
 	wantRows(t, "another table", []string{"k1=other"}, scan(t, be, b, ""))
 }
