@@ -37,6 +37,9 @@ func TestDevice(t *testing.T, open OpenFunc) {
 
 // TestDeviceOptions is TestDevice with options.
 func TestDeviceOptions(t *testing.T, open OpenFunc, opts Options) {
+	if opts.Messages == nil {
+		opts.Messages = func() int { return 0 }
+	}
 	s := &suite{open: open, opts: opts}
 	s.run(t, "Info", testInfo)
 	s.run(t, "BufferReadWrite", testBufferReadWrite)
@@ -98,15 +101,10 @@ type suite struct {
 func (s *suite) run(t *testing.T, name string, f func(e *env)) {
 	t.Run(name, func(t *testing.T) {
 		ignore := goleak.IgnoreCurrent()
-		before := 0
-		if s.opts.Messages != nil {
-			before = s.opts.Messages()
-		}
+		before := s.opts.Messages()
 		t.Cleanup(func() {
-			if s.opts.Messages != nil {
-				if n := s.opts.Messages() - before; n > 0 {
-					t.Errorf("the backend reported %d validation or driver messages during this subtest", n)
-				}
+			if n := s.opts.Messages() - before; n > 0 {
+				t.Errorf("the backend reported %d validation or driver messages during this subtest", n)
 			}
 			if err := goleak.Find(ignore); err != nil {
 				t.Errorf("goroutines left behind after every device was released: %v", err)
