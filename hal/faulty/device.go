@@ -150,7 +150,7 @@ func (d *device) MarkLost(cause error) {
 // Plan.ScaleTimestamps changes.
 func (d *device) Info() hal.DeviceInfo {
 	info := d.inner.Info()
-	if m := d.plan.tickScale(); m > 0 {
+	if m := d.plan.ticks.Load(); m > 1 {
 		info.Limits.TimestampPeriod /= float64(m)
 	}
 	return info

@@ -242,14 +242,6 @@ func NewPlan() *Plan { return &Plan{} }
 // period out reports m times the time. m of 0 or 1 turns it off.
 func (p *Plan) ScaleTimestamps(m uint32) { p.ticks.Store(uint64(m)) }
 
-// tickScale returns ScaleTimestamps's factor, or 0 when it is off.
-func (p *Plan) tickScale() uint64 {
-	if m := p.ticks.Load(); m > 1 {
-		return m
-	}
-	return 0
-}
-
 // Add adds a rule. It panics if the rule can never take a call (no Nth and
 // no Rate), if Nth or Rate is out of range, or if it names Release or
 // None, or names a call other than Submit with FailAsync.

@@ -16,7 +16,7 @@ func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 		return 0, err
 	}
 	var d time.Duration
-	if m := p.dev.plan.tickScale(); m > 0 {
+	if m := p.dev.plan.ticks.Load(); m > 1 {
 		d, err = p.scaledElapsed(start, end, m)
 	} else {
 		d, err = p.inner.Elapsed(start, end)
@@ -32,7 +32,7 @@ func (p *timestampPool) Ticks(first, n int) ([]uint64, error) {
 		return nil, err
 	}
 	ticks, err := p.inner.Ticks(first, n)
-	if m := p.dev.plan.tickScale(); m > 0 && err == nil {
+	if m := p.dev.plan.ticks.Load(); m > 1 && err == nil {
 		for i := range ticks {
 			ticks[i] *= m
 		}
