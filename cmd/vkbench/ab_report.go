@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -88,27 +87,25 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 	case "junit":
 		return writeABJUnit(w, r)
 	}
-	fmt.Fprintf(w, "old %s, new %s\ndevice %d: %s (%s), %s mode, %s in %.1f s (at least %d; none started after %s)\n\n",
-		r.Old, r.New, r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode, plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, time.Duration(r.MaxTime*float64(time.Second)))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\told\tnew\tnew/old\t95% bounds\trounds\tverdict")
+	var b strings.Builder
+	wrap(&b, "", fmt.Sprintf("old %s, new %s", r.Old, r.New))
+	b.WriteString(report.OneLine(fmt.Sprintf("device %d: %s (%s), %s mode", r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode), columns) + "\n")
+	fmt.Fprintf(&b, "%s in %.1f s (at least %d; none started after %s)\n\n", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, time.Duration(r.MaxTime*float64(time.Second)))
+	var rows []gateRow
 	for _, row := range r.Rows {
 		ratio, rounds := "-", "-"
 		if row.Ratio > 0 {
 			ratio = fmt.Sprintf("%.3f", row.Ratio)
 			rounds = fmt.Sprint(len(row.Rounds))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.Name, report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, abBounds(row), rounds, verdictText(row.Verdict, row.Note))
+		rows = append(rows, gateRow{row.Name, []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, abBounds(row), rounds}, string(row.Verdict), row.Note})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nold, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95%% bounds: its confidence sequence, valid however many rounds were looked at\n")
-	fmt.Fprintf(&b, "%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired\n",
-		r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired)
+	writeGateTable(&b, []string{"old", "new", "new/old", "95% bounds", "rounds"}, rows)
+	b.WriteByte('\n')
+	wrap(&b, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",
+		fmt.Sprintf("%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired", r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired))
 	for _, u := range r.Undecided() {
-		fmt.Fprintf(&b, "undecided (--on-unclear %s): %s\n", r.OnUnclear, u)
+		wrap(&b, "", fmt.Sprintf("undecided (--on-unclear %s): %s", r.OnUnclear, u))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -122,16 +119,19 @@ func abBounds(row results.ABRow) string {
 	return fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 }
 
+// writeABJUnit writes a case per pair, in its share of its operation's
+// time: a failure where it fails the gate (an unclear pair too, with
+// --on-unclear fail), skipped where it was not compared or is unclear.
 func writeABJUnit(w io.Writer, r *results.ABReport) error {
-	s := junitSuite{Name: "vkbench ab", Tests: len(r.Rows), Time: junitTime(r.Seconds)}
 	perOp := map[string]int{}
 	for _, row := range r.Rows {
 		if row.Seconds > 0 {
 			perOp[row.Op]++
 		}
 	}
+	var cases []junitCase
 	for _, row := range r.Rows {
-		c := junitCase{Name: row.Name, Class: "vkbench.ab", Time: junitTime(0),
+		c := junitCase{Name: row.Name, Time: junitTime(0),
 			Output: fmt.Sprintf("old %s, new %s, new/old %.3f %s over %s: %s",
 				report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), row.Ratio, abBounds(row), plural(len(row.Rounds), "round", "rounds"), verdictText(row.Verdict, row.Note))}
 		if n := perOp[row.Op]; n > 0 && row.Seconds > 0 {
@@ -142,12 +142,10 @@ func writeABJUnit(w io.Writer, r *results.ABReport) error {
 		switch {
 		case row.Verdict.Fails(), unclear && r.OnUnclear == results.UnclearFails:
 			c.Failure = &junitMessage{Message: verdictText(row.Verdict, row.Note)}
-			s.Failures++
 		case unclear, row.Verdict == results.NotMeasured, row.Verdict == results.OnlyOld, row.Verdict == results.OnlyInNew:
 			c.Skipped = &junitMessage{Message: verdictText(row.Verdict, row.Note)}
-			s.Skipped++
 		}
-		s.Cases = append(s.Cases, c)
+		cases = append(cases, c)
 	}
-	return encodeJUnit(w, s)
+	return writeJUnit(w, "ab", r.Seconds, "", cases)
 }

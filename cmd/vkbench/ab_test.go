@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -79,8 +81,11 @@ func TestABSame(t *testing.T) {
 		}
 	}
 	r := mustRun(t, exitOK, abArgs("old.json", "same.json")...)
-	for _, want := range []string{"chain/f32/2048/wg64", "chain/f32/2048/wg256", "new/old", "95% bounds", "0 slower (the 95% bounds above +5.0%)", "new/old: the median of the rounds' ratios"} {
-		if !strings.Contains(r.stdout, want) {
+	if d := cmp.Diff([]string{"chain/f32/2048/wg64", "chain/f32/2048/wg256"}, tableNames(r.stdout)); d != "" {
+		t.Errorf("the table's pairs (-want +got):\n%s\n%s", d, r.stdout)
+	}
+	for _, want := range []string{"new/old", "95% bounds", "0 slower (the 95% bounds above +5.0%)", "new/old: the median of the rounds' ratios"} {
+		if !strings.Contains(unwrapped(r.stdout), want) {
 			t.Errorf("the table has no %q:\n%s", want, r.stdout)
 		}
 	}
@@ -384,5 +389,65 @@ func TestActionsEscape(t *testing.T) {
 	}
 	if got := actionsEscape("ab: x, y", true); got != "ab%3A x%2C y" {
 		t.Errorf("property: %q", got)
+	}
+}
+
+// TestABTable: ab's table, of a real run's report, its pairs renamed as a
+// long operation's, keeps to a terminal's columns: the header in short
+// lines, each pair a line, its name whole under a heading of its
+// operation, type and size, its verdict short with the note under the
+// table, and the legend wrapped as prose (its lines were 125 and 293
+// columns). A candidate's name too long for the columns widens the table,
+// whole, rather than be cut. Its JUnit cases are of class vkbench.ab.
+func TestABTable(t *testing.T) {
+	data, err := os.ReadFile(cliData("ab-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := results.ParseAB(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "fused-multiply-add-chain-of-a-long-name/f32/1048576x4096/"
+	for _, cand := range []string{"tiled-32x32-unroll4-", strings.Repeat("x", 90)} {
+		var want []string
+		for i, row := range rep.Rows {
+			rep.Rows[i].Name = long + cand + row.Candidate
+			want = append(want, rep.Rows[i].Name)
+		}
+		var b bytes.Buffer
+		if err := writeAB(&b, "table", rep); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if d := cmp.Diff(want, tableNames(out)); d != "" {
+			t.Errorf("the table's pairs (-want +got):\n%s\n%s", d, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(line); n > columns && len(cand) < 40 {
+				t.Errorf("a line of %d columns, over %d: %q", n, columns, line)
+			}
+		}
+		for i, row := range rep.Rows {
+			if mark := fmt.Sprintf("[%d]", i+1); !strings.Contains(out, fmt.Sprintf("  %s %s\n", row.Verdict, mark)) || !strings.Contains(out, "\n"+mark+" "+row.Note+"\n") {
+				t.Errorf("%s: no verdict %s marked %s, its note under the table:\n%s", row.Name, row.Verdict, mark, out)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := writeAB(&b, "junit", rep); err != nil {
+		t.Fatal(err)
+	}
+	var suite junitReport
+	if err := xml.Unmarshal(b.Bytes(), &suite); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range suite.Cases {
+		if c.Class != "vkbench.ab" {
+			t.Errorf("%s: class %q, want vkbench.ab", c.Name, c.Class)
+		}
+	}
+	if suite.Name != "vkbench ab" || len(suite.Cases) != 2 || suite.Failures != 1 || suite.Skipped != 1 {
+		t.Errorf("suite %q of %d cases, %d failures, %d skipped; want vkbench ab, 2, 1 (slower), 1 (unclear)", suite.Name, len(suite.Cases), suite.Failures, suite.Skipped)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -189,28 +190,83 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 	case "json":
 		return writeJSON(w, rep)
 	}
-	return writeJUnit(w, rep) // "junit": RunE checked format first
+	return writeCompareJUnit(w, rep) // "junit": RunE checked format first
 }
 
 // writeCompareTable writes a row per benchmark, then the summary and the
 // notes that say how far to trust it.
 func writeCompareTable(w io.Writer, rep results.Report) error {
-	g := grid{}
-	g.add("benchmark", "base", "new", "delta", "vs probe", "p", "verdict")
+	head := []string{"base", "new", "delta", "vs probe", "p", "rounds"}
+	var rows []gateRow
 	for _, r := range rep.Rows {
-		g.add(r.Name, report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), fmtP(r.P, r.N1, r.N2), verdictText(r.Verdict, r.Note))
+		p, rounds := fmtP(r)
+		rows = append(rows, gateRow{r.Name, []string{report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), p, rounds}, string(r.Verdict), r.Note})
 	}
 	if rep.Probe == "" { // no probe: no column of changes relative to it
-		for i := range g.rows {
-			g.rows[i] = slices.Delete(g.rows[i], 4, 5)
+		head = slices.Delete(head, 3, 4)
+		for i := range rows {
+			rows[i].cells = slices.Delete(rows[i].cells, 3, 4)
 		}
 	}
 	var b strings.Builder
-	g.write(&b)
+	writeGateTable(&b, head, rows)
 	b.WriteByte('\n')
 	wrap(&b, "", strings.Split(compareNotes(rep), "\n")...)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// gateRow is a row of a gate's table, a benchmark compared or a pair of
+// ab: its name, its figures, its verdict and the note that explains it.
+type gateRow struct {
+	name          string
+	cells         []string
+	verdict, note string
+}
+
+// writeGateTable writes a gate's rows a line each, under head (the
+// figures' columns), grouped under their names up to the last slash (the
+// operation, type and size: a name is its heading and its row together).
+// A row holds the rest of its name whole (one too long widens the table,
+// as benchstat's do, rather than be cut), its figures, and its verdict
+// with a mark [n] for its note; the notes follow the table, numbered, each
+// once.
+func writeGateTable(b *strings.Builder, head []string, rows []gateRow) {
+	g := grid{whole: true}
+	g.add(slices.Concat([]string{"benchmark"}, head, []string{"verdict"})...)
+	var dirs, notes []string
+	byDir := map[string][]gateRow{}
+	for _, r := range rows {
+		dir, _ := path.Split(r.name)
+		switch {
+		case byDir[dir] != nil:
+		case dir == "": // names without a heading first, under none
+			dirs = slices.Insert(dirs, 0, dir)
+		default:
+			dirs = append(dirs, dir)
+		}
+		byDir[dir] = append(byDir[dir], r)
+	}
+	for _, dir := range dirs {
+		if dir != "" {
+			g.add(dir)
+		}
+		for _, r := range byDir[dir] {
+			v := r.verdict
+			if note := report.OneLine(r.note, 300); note != "" {
+				i := slices.Index(notes, note)
+				if i < 0 {
+					i, notes = len(notes), append(notes, note)
+				}
+				v += fmt.Sprintf(" [%d]", i+1)
+			}
+			g.add(slices.Concat([]string{"  " + strings.TrimPrefix(r.name, dir)}, r.cells, []string{v})...)
+		}
+	}
+	g.write(b)
+	for i, note := range notes {
+		wrap(b, "", fmt.Sprintf("[%d] %s", i+1, note))
+	}
 }
 
 // compareNotes is the summary of a comparison and the notes that say how
@@ -319,45 +375,22 @@ type junitMessage struct {
 	Message string `xml:"message,attr"`
 }
 
-func writeJUnit(w io.Writer, rep results.Report) error {
-	// compare measures nothing: its cases take no time.
-	s := junitSuite{Name: "vkbench compare", Tests: len(rep.Rows), Time: junitTime(0), Output: compareNotes(rep)}
-	for _, r := range rep.Rows {
-		rel := ""
-		if r.RelativeDelta != nil {
-			rel = ", vs probe " + fmtRelative(r)
-		}
-		c := junitCase{Name: r.Name, Class: "vkbench", Time: junitTime(0),
-			Output: fmt.Sprintf("base %s, new %s, delta %s%s, %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), rel, fmtP(r.P, r.N1, r.N2), verdictText(r.Verdict, r.Note))}
+// writeJUnit writes a gate's cases as the JUnit suite "vkbench command",
+// which took seconds, with notes, the summary, as its output. Every case
+// is of class vkbench.command (vkbench.compare, vkbench.ab): CI systems
+// group cases by class, a package and a class where it has a dot, and a
+// job that runs both gates keeps their verdicts on one benchmark apart.
+func writeJUnit(w io.Writer, command string, seconds float64, notes string, cases []junitCase) error {
+	s := junitSuite{Name: "vkbench " + command, Tests: len(cases), Time: junitTime(seconds), Cases: cases, Output: notes}
+	for i, c := range cases {
+		cases[i].Class = "vkbench." + command
 		switch {
-		case r.Verdict == results.Slower:
-			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
-			if r.RelativeDelta != nil {
-				c.Failure.Message = fmt.Sprintf("slower by %s relative to the probe, %s by its own times (p=%.3g)", fmtRelative(r), fmtDelta(r.Delta), r.P)
-			}
+		case c.Failure != nil:
 			s.Failures++
-		case r.Verdict == results.Miscomputed, r.Verdict == results.Broke:
-			c.Failure = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
-			s.Failures++
-		case r.Verdict == results.OnlyBase, r.Verdict == results.OnlyNew, r.Verdict == results.NotMeasured:
-			c.Skipped = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
-			s.Skipped++
-		case r.Undecided(rep.Options.Threshold):
-			// Not shown slower, but a slowdown past the threshold could
-			// not have shown: CI must not see a plain pass.
-			c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(r.Verdict, r.Note), detectableText(r.Detectable), 100*rep.Options.Threshold)}
+		case c.Skipped != nil:
 			s.Skipped++
 		}
-		s.Cases = append(s.Cases, c)
 	}
-	return encodeJUnit(w, s)
-}
-
-// junitTime is a test case's or suite's time as JUnit writes it, in
-// seconds.
-func junitTime(seconds float64) string { return fmt.Sprintf("%.3f", seconds) }
-
-func encodeJUnit(w io.Writer, s junitSuite) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -369,6 +402,44 @@ func encodeJUnit(w io.Writer, s junitSuite) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
+
+// writeCompareJUnit writes a case per benchmark: a failure where it
+// regressed, skipped where it was not compared or where a slowdown past
+// the threshold could not have shown.
+func writeCompareJUnit(w io.Writer, rep results.Report) error {
+	var cases []junitCase
+	for _, r := range rep.Rows {
+		rel := ""
+		if r.RelativeDelta != nil {
+			rel = ", vs probe " + fmtRelative(r)
+		}
+		p, rounds := fmtP(r)
+		// compare measures nothing: its cases take no time.
+		c := junitCase{Name: r.Name, Time: junitTime(0),
+			Output: fmt.Sprintf("base %s, new %s, delta %s%s, p %s, rounds %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), rel, p, rounds, verdictText(r.Verdict, r.Note))}
+		switch {
+		case r.Verdict == results.Slower:
+			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
+			if r.RelativeDelta != nil {
+				c.Failure.Message = fmt.Sprintf("slower by %s relative to the probe, %s by its own times (p=%.3g)", fmtRelative(r), fmtDelta(r.Delta), r.P)
+			}
+		case r.Verdict == results.Miscomputed, r.Verdict == results.Broke:
+			c.Failure = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
+		case r.Verdict == results.OnlyBase, r.Verdict == results.OnlyNew, r.Verdict == results.NotMeasured:
+			c.Skipped = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
+		case r.Undecided(rep.Options.Threshold):
+			// Not shown slower, but a slowdown past the threshold could
+			// not have shown: CI must not see a plain pass.
+			c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(r.Verdict, r.Note), detectableText(r.Detectable), 100*rep.Options.Threshold)}
+		}
+		cases = append(cases, c)
+	}
+	return writeJUnit(w, "compare", 0, compareNotes(rep), cases)
+}
+
+// junitTime is a test case's or suite's time as JUnit writes it, in
+// seconds.
+func junitTime(seconds float64) string { return fmt.Sprintf("%.3f", seconds) }
 
 // firstUnjudged is the note of the first row that could not be judged:
 // how many rounds there were, and what to do.
@@ -403,14 +474,18 @@ func fmtDelta(d float64) string {
 	return fmt.Sprintf("%+.2f%%", d*100)
 }
 
-func fmtP(p float64, n1, n2 int) string {
-	if math.IsNaN(p) {
-		return "-"
+// fmtP is a row's p-value and the rounds it was judged by, base+new; "-"
+// where it was not judged.
+func fmtP(r results.Row) (p, rounds string) {
+	switch {
+	case math.IsNaN(r.P):
+		return "-", "-"
+	case r.P < 0.001:
+		p = "<0.001"
+	default:
+		p = fmt.Sprintf("%.3f", r.P)
 	}
-	if p < 0.001 {
-		return fmt.Sprintf("p<0.001 rounds=%d+%d", n1, n2)
-	}
-	return fmt.Sprintf("p=%.3f rounds=%d+%d", p, n1, n2)
+	return p, fmt.Sprintf("%d+%d", r.N1, r.N2)
 }
 
 // compareArgs accepts BASE NEW, or BASE... -- NEW... with at least one

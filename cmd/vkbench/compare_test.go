@@ -14,6 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -106,7 +108,14 @@ func TestCompareMismatched(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			r := mustRun(t, exitOK, "compare", "--format", format, compareData("base.json"), compareData("mismatched.json"))
 			golden(t, "compare-mismatched-"+format, r.stdout)
-			for _, name := range []string{"copy/u32/4096/scalar", "copy/u32/4096/broken", "copy/u32/4096/gone", "copy/u32/4096/added"} {
+			names := []string{"copy/u32/4096/vec4", "copy/u32/4096/scalar", "copy/u32/4096/broken", "copy/u32/4096/gone", "copy/u32/4096/added"}
+			if format == "table" {
+				if d := cmp.Diff(names, tableNames(r.stdout)); d != "" {
+					t.Errorf("the table's benchmarks (-want +got):\n%s\n%s", d, r.stdout)
+				}
+				return
+			}
+			for _, name := range names {
 				if !strings.Contains(r.stdout, name) {
 					t.Errorf("%s is not reported:\n%s", name, r.stdout)
 				}
@@ -189,8 +198,8 @@ func TestCompareJUnit(t *testing.T) {
 				if c.Skipped != nil {
 					skipped++
 				}
-				if c.Name == "" || c.Out == "" {
-					t.Errorf("test case without a name or output: %+v", c)
+				if c.Name == "" || c.Out == "" || c.Class != "vkbench.compare" {
+					t.Errorf("test case without a name or output, or not of class vkbench.compare: %+v", c)
 				}
 			}
 			if rep.Tests != tc.tests || len(rep.Cases) != tc.tests || rep.Failures != tc.failures || failures != tc.failures || rep.Skipped != tc.skipped || skipped != tc.skipped {
@@ -297,7 +306,7 @@ func scaledRun(t *testing.T, name string, factor float64) string {
 func TestComparePooled(t *testing.T) {
 	base, slower, faster := compareData("base.json"), compareData("slower.json"), compareData("faster.json")
 	r := mustRun(t, exitRegression, "compare", base, scaledRun(t, "base.json", 1.01), "--", slower, scaledRun(t, "slower.json", 0.99))
-	if !strings.Contains(r.stdout, "rounds=10+10  slower") {
+	if !regexp.MustCompile(`  10\+10 +slower\n`).MatchString(r.stdout) {
 		t.Errorf("two runs a side: no slower verdict over 10+10 rounds:\n%s", r.stdout)
 	}
 	r = mustRun(t, exitOK, "compare", base, base, "--", slower, faster)
@@ -486,5 +495,68 @@ func TestCompareOutput(t *testing.T) {
 	}
 	if now, err := os.ReadFile(input); err != nil || !bytes.Equal(now, orig) {
 		t.Errorf("the input given as -o is now %d bytes (%v), want it unchanged", len(now), err)
+	}
+}
+
+// tableNames reads a gate's table (compare's, ab's) back as a reader
+// does: the name of each row, its heading's and its own, one a line, in
+// order, from the line of column titles to the first line that is not
+// a heading or a row.
+func tableNames(out string) []string {
+	var names []string
+	dir := ""
+	_, table, _ := strings.Cut(out, "\nbenchmark ")
+	if strings.HasPrefix(out, "benchmark ") {
+		table = out
+	}
+	lines := strings.Split(table, "\n")
+	for _, line := range lines[1:] {
+		switch {
+		case strings.HasPrefix(line, "  "):
+			names = append(names, dir+strings.Fields(line)[0])
+		case line == "" || strings.HasPrefix(line, "["):
+			return names
+		default:
+			dir = line
+		}
+	}
+	return names
+}
+
+// TestCompareLongNames: compare's table is a line a benchmark, its name
+// whole: under a heading of the operation, type and size, the rest in
+// its row, so that long names keep the table within the columns of a
+// terminal; the verdict is short and its note follows the table, marked.
+// A name too long for them widens the table, whole, rather than be cut (it
+// was cut in its middle, its verdict's note folded over five lines).
+func TestCompareLongNames(t *testing.T) {
+	dir := t.TempDir()
+	long := "fused-multiply-add-chain-of-a-long-name/f32/1048576x4096/"
+	rename := func(name, vec4 string) string {
+		data, err := os.ReadFile(compareData(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.ReplaceAll(string(data), `"copy/u32/4096/vec4"`, `"`+long+vec4+`"`)
+		path := filepath.Join(dir, vec4+"-"+name)
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(text, `"copy/u32/4096/`, `"`+long)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, vec4 := range []string{"regblock-128x128x8-8x8-exact", strings.Repeat("vec4-", 20) + "wg256"} {
+		r := mustRun(t, exitRegression, "compare", rename("base.json", vec4), rename("slower.json", vec4))
+		want := []string{long + vec4, long + "scalar", long + "broken", long + "gone"}
+		if d := cmp.Diff(want, tableNames(r.stdout)); d != "" {
+			t.Errorf("the table's benchmarks (-want +got):\n%s\n%s", d, r.stdout)
+		}
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > columns && len(vec4) < 40 {
+				t.Errorf("a line of %d columns, over %d: %q", n, columns, line)
+			}
+		}
+		if !strings.Contains(r.stdout, "  not measured [1]\n") || !strings.Contains(r.stdout, "\n[1] no samples in base\n") {
+			t.Errorf("the note of a verdict is not under the table, marked:\n%s", r.stdout)
+		}
 	}
 }

@@ -20,10 +20,13 @@ const minLast = 16
 // line at most columns wide: where the rows are wider, the elastic column
 // (a candidate's name) is shortened in its middle, with an ellipsis, then
 // the last column (notes) is folded onto lines of its own below, its
-// words whole.
+// words whole; unless whole: then no cell is cut or folded, and a row too
+// wide is one line too wide (a gate's benchmark names must read whole). A
+// row of one cell is a heading: it sets no column's width.
 type grid struct {
 	indent  string
 	elastic int
+	whole   bool
 	rows    [][]string
 }
 
@@ -39,6 +42,9 @@ func (g *grid) write(b *strings.Builder) {
 	}
 	widths := make([]int, n)
 	for _, r := range g.rows {
+		if len(r) == 1 { // a heading
+			continue
+		}
 		for i, c := range r {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
@@ -49,7 +55,7 @@ func (g *grid) write(b *strings.Builder) {
 	for _, w := range widths[:n-1] {
 		total += w
 	}
-	if over := total - columns; over > 0 && g.elastic < n-1 {
+	if over := total - columns; over > 0 && g.elastic < n-1 && !g.whole {
 		widths[g.elastic] = max(widths[g.elastic]-over, min(widths[g.elastic], 16))
 	}
 	for _, r := range g.rows {
@@ -63,6 +69,10 @@ func (g *grid) write(b *strings.Builder) {
 		// The last cell's words stay whole: its lines go under it where
 		// every word fits there, else under the row, hanging.
 		at, last := utf8.RuneCountInString(line), r[len(r)-1]
+		if g.whole {
+			b.WriteString(strings.TrimRight(line+last, " ") + "\n")
+			continue
+		}
 		hang := at
 		if slices.ContainsFunc(strings.Fields(last), func(w string) bool { return utf8.RuneCountInString(w) > columns-at }) {
 			hang = len(g.indent) + 8
