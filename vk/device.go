@@ -148,14 +148,14 @@ func (d *device) acceptsCache(data []byte) bool {
 func (d *device) Info() hal.DeviceInfo { return d.info.Clone() }
 
 // usable returns the error that every call on the device or on its
-// objects returns first: the loss error once the device is lost, then
-// ErrReleased once it is released. It is two atomic loads.
+// objects returns first: ErrReleased once the device is released, else
+// the loss error once it is lost. It is two atomic loads.
 func (d *device) usable(op string) error {
-	if p := d.lost.Load(); p != nil {
-		return *p
-	}
 	if d.released.Load() {
 		return released(op, "device")
+	}
+	if p := d.lost.Load(); p != nil {
+		return *p
 	}
 	return nil
 }

@@ -23,6 +23,11 @@ type fence struct {
 }
 
 func (f *fence) check(op string) error {
+	// The loss first: a Release that timed out leaves the device lost to
+	// the fences of the work it could not wait for.
+	if p := f.d.lost.Load(); p != nil {
+		return *p
+	}
 	if err := f.d.usable(op); err != nil {
 		return err
 	}

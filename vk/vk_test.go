@@ -936,6 +936,12 @@ func TestReleaseBusy(t *testing.T) {
 	if status.CodeOf(err) != status.DeadlineExceeded || !strings.Contains(err.Error(), "left to the driver") {
 		t.Errorf("Device.Release of a busy device: %v; want DEADLINE_EXCEEDED saying the device is left to the driver", err)
 	}
+	_, createErr := dev.CreateBuffer(hal.BufferDesc{Size: 4})
+	for call, err := range map[string]error{"Err": dev.Err(), "CreateBuffer": createErr} {
+		if !errors.Is(err, hal.ErrReleased) || errors.Is(err, hal.ErrDeviceLost) {
+			t.Errorf("%s after a Release that timed out = %v, want hal.ErrReleased (the device was released, whatever its work)", call, err)
+		}
+	}
 	must(t, drv.Release(), "Driver.Release")
 	if took > wait+time.Second {
 		t.Errorf("Device.Release took %v with work running; want about its ReleaseWait, %v", took, wait)

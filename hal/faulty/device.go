@@ -156,16 +156,13 @@ func (d *device) Info() hal.DeviceInfo {
 	return info
 }
 
-// Err is the loss error, or once the device is released an error
-// matching hal.ErrReleased.
+// Err is an error matching hal.ErrReleased once the device is released,
+// else the loss error once it is lost.
 func (d *device) Err() error {
-	if err := d.lossErr(); err != nil {
-		return err
-	}
 	if d.released.Load() {
 		return status.Annotate(hal.ErrReleased, "faulty: device released")
 	}
-	return nil
+	return d.lossErr()
 }
 
 func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {

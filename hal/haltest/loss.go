@@ -63,6 +63,9 @@ func testDeviceLoss(e *env) {
 		releaseWithin(e, 10*time.Second, obj.name+".Release after the device was lost", obj.r)
 	}
 	releaseWithin(e, time.Minute, "Device.Release after the device was lost", e.dev)
+	if err := e.dev.Err(); !errors.Is(err, hal.ErrReleased) {
+		e.Errorf("Err of a lost device once released = %v, want hal.ErrReleased", err)
+	}
 }
 
 // lossCase is the state of testDeviceLoss: objects of every kind, used
