@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -501,6 +502,73 @@ func TestFastestOrDefault(t *testing.T) {
 			t.Errorf("FastestOrDefault(%d) after Close = %v, %v, %v; want ErrReleased", n, p, pending, err)
 		}
 	}
+}
+
+// TestFastestAfterPanic: a panic in an Op's Prepare, or in its Problem's
+// Check, reaches the caller whose call ran the tune, and leaves the key
+// to be tuned again: a caller that waited for that tune gets an error of
+// code Internal saying so, and the next call tunes the key and answers
+// (where every later call used to wait for a tune that never ended).
+func TestFastestAfterPanic(t *testing.T) {
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	for _, in := range []string{"prepare", "check"} {
+		op := scaleOp()
+		op.Name = in
+		prepare := op.Prepare
+		started, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (p *vkbench.Problem, err error) {
+			first := false
+			once.Do(func() { first = true; close(started); <-release })
+			if p, err = prepare(ctx, d, size, seed); first && in == "prepare" {
+				panic(in)
+			} else if first && err == nil {
+				p.Check = func(context.Context) error { panic(in) }
+			}
+			return p, err
+		}
+		panicked := make(chan any, 1)
+		go func() {
+			defer func() { panicked <- recover() }()
+			_, _ = tuner.Fastest(context.Background(), op, 1000)
+		}()
+		<-started
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		waited := make(chan error, 1)
+		go func() {
+			_, err := tuner.Fastest(ctx, op, 1000)
+			waited <- err
+		}()
+		for !parkedIn("github.com/vkbench/vkbench/autotune.(*Tuner).tune") {
+			time.Sleep(time.Millisecond)
+		}
+		close(release)
+		if v := <-panicked; v != in {
+			t.Errorf("%s: the tuning call recovered %v; want the panic %q", in, v, in)
+		}
+		if err := <-waited; status.CodeOf(err) != status.Internal || !strings.Contains(err.Error(), "panicked") {
+			t.Errorf("%s: the waiting call = %v; want INTERNAL, saying the tune panicked", in, err)
+		}
+		if p, err := tuner.Fastest(ctx, op, 1000); p == nil || err != nil {
+			t.Errorf("%s: Fastest after the panic = %v, %v; want the key tuned again", in, p, err)
+		}
+		cancel()
+	}
+}
+
+// parkedIn reports whether a goroutine is blocked in a select whose
+// innermost function is fn.
+func parkedIn(fn string) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		header, frame, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[select") && strings.HasPrefix(frame, fn+"(") {
+			return true
+		}
+	}
+	return false
 }
 
 // BenchmarkFastestHit asks an answered question of an Op of 3

@@ -337,17 +337,20 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
 		}
 	}
-	p := &tune{done: make(chan struct{}), force: force}
+	// A tune that panics (in an Op's Prepare or Check, say) ends all the
+	// same: its waiters get this error, the next call tunes again, and the
+	// panic goes on to this caller.
+	p := &tune{done: make(chan struct{}), force: force, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", k)}
 	t.pending[mk] = p
 	t.mu.Unlock()
-
+	defer func() {
+		t.mu.Lock()
+		delete(t.pending, mk)
+		t.mu.Unlock()
+		close(p.done)
+	}()
 	p.entry, p.err = t.resolve(ctx, op, k, sum, force, wait)
 	p.stopped = p.err != nil && ctx.Err() != nil
-
-	t.mu.Lock()
-	delete(t.pending, mk)
-	t.mu.Unlock()
-	close(p.done)
 	return p.entry, p.err
 }
 
