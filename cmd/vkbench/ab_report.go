@@ -91,16 +91,7 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 	wrap(&b, "", fmt.Sprintf("old %s, new %s", r.Old, r.New))
 	b.WriteString(report.OneLine(fmt.Sprintf("device %d: %s (%s), %s mode", r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode), columns) + "\n")
 	fmt.Fprintf(&b, "%s in %.1f s (at least %d; none started after %s)\n\n", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, time.Duration(r.MaxTime*float64(time.Second)))
-	var rows []gateRow
-	for _, row := range r.Rows {
-		ratio, rounds := "-", "-"
-		if row.Ratio > 0 {
-			ratio = fmt.Sprintf("%.3f", row.Ratio)
-			rounds = fmt.Sprint(len(row.Rounds))
-		}
-		rows = append(rows, gateRow{row.Name, []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, abBounds(row), rounds}, string(row.Verdict), row.Note})
-	}
-	writeGateTable(&b, []string{"old", "new", "new/old", "95% bounds", "rounds"}, rows)
+	abTable(r).write(&b)
 	b.WriteByte('\n')
 	wrap(&b, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",
 		fmt.Sprintf("%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired", r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired))
@@ -111,12 +102,21 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 	return err
 }
 
-// abBounds is a pair's 95% bounds, or "-" where it has none.
-func abBounds(row results.ABRow) string {
-	if row.Hi <= 0 {
-		return "-"
+// abTable is a row per pair: its medians, its ratio with the ratio's 95%
+// bounds, and the rounds it was measured in; "-" for what a pair lacks.
+func abTable(r *results.ABReport) gateTable {
+	t := gateTable{head: []string{"old", "new", "new/old", "95% bounds", "rounds"}}
+	for _, row := range r.Rows {
+		ratio, bounds, rounds := "-", "-", "-"
+		if row.Ratio > 0 {
+			ratio, rounds = fmt.Sprintf("%.3f", row.Ratio), fmt.Sprint(len(row.Rounds))
+		}
+		if row.Hi > 0 {
+			bounds = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
+		}
+		t.rows = append(t.rows, gateRow{row.Name, []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, bounds, rounds}, string(row.Verdict), row.Note})
 	}
-	return fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
+	return t
 }
 
 // writeABJUnit writes a case per pair, in its share of its operation's
@@ -130,10 +130,9 @@ func writeABJUnit(w io.Writer, r *results.ABReport) error {
 		}
 	}
 	var cases []junitCase
-	for _, row := range r.Rows {
-		c := junitCase{Name: row.Name, Time: junitTime(0),
-			Output: fmt.Sprintf("old %s, new %s, new/old %.3f %s over %s: %s",
-				report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), row.Ratio, abBounds(row), plural(len(row.Rounds), "round", "rounds"), verdictText(row.Verdict, row.Note))}
+	t := abTable(r)
+	for i, row := range r.Rows {
+		c := junitCase{Name: row.Name, Time: junitTime(0), Output: t.text(i)}
 		if n := perOp[row.Op]; n > 0 && row.Seconds > 0 {
 			// The operation's time, shared by its pairs.
 			c.Time = junitTime(row.Seconds / float64(n))

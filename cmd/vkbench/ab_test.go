@@ -398,7 +398,9 @@ func TestActionsEscape(t *testing.T) {
 // operation, type and size, its verdict short with the note under the
 // table, and the legend wrapped as prose (its lines were 125 and 293
 // columns). A candidate's name too long for the columns widens the table,
-// whole, rather than be cut. Its JUnit cases are of class vkbench.ab.
+// whole, rather than be cut. Its JUnit cases are of class vkbench.ab,
+// each saying its row's figures (a pair without a ratio said "new/old
+// 0.000").
 func TestABTable(t *testing.T) {
 	data, err := os.ReadFile(cliData("ab-report.json"))
 	if err != nil {
@@ -434,6 +436,8 @@ func TestABTable(t *testing.T) {
 			}
 		}
 	}
+	// A case says its row's figures; a pair without them, dashes.
+	rep.AddUnpaired(long+"wg128", "chain", "wg128", results.OnlyOld)
 	var b bytes.Buffer
 	if err := writeAB(&b, "junit", rep); err != nil {
 		t.Fatal(err)
@@ -442,12 +446,22 @@ func TestABTable(t *testing.T) {
 	if err := xml.Unmarshal(b.Bytes(), &suite); err != nil {
 		t.Fatal(err)
 	}
+	var got []string
 	for _, c := range suite.Cases {
+		got = append(got, c.Out)
 		if c.Class != "vkbench.ab" {
 			t.Errorf("%s: class %q, want vkbench.ab", c.Name, c.Class)
 		}
 	}
-	if suite.Name != "vkbench ab" || len(suite.Cases) != 2 || suite.Failures != 1 || suite.Skipped != 1 {
-		t.Errorf("suite %q of %d cases, %d failures, %d skipped; want vkbench ab, 2, 1 (slower), 1 (unclear)", suite.Name, len(suite.Cases), suite.Failures, suite.Skipped)
+	want := []string{
+		"old 412.26µs, new 443.67µs, new/old 1.084, 95% bounds [0.714, 1.107], rounds 7: unclear (" + rep.Rows[0].Note + ")",
+		"old 383.17µs, new 443.06µs, new/old 1.101, 95% bounds [1.080, 2.788], rounds 7: slower (" + rep.Rows[1].Note + ")",
+		"old -, new -, new/old -, 95% bounds -, rounds -: only in old",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the cases' output (-want +got):\n%s", d)
+	}
+	if suite.Name != "vkbench ab" || len(suite.Cases) != 3 || suite.Failures != 1 || suite.Skipped != 2 {
+		t.Errorf("suite %q of %d cases, %d failures, %d skipped; want vkbench ab, 3, 1 (slower), 2 (unclear, only in old)", suite.Name, len(suite.Cases), suite.Failures, suite.Skipped)
 	}
 }

@@ -196,47 +196,70 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 // writeCompareTable writes a row per benchmark, then the summary and the
 // notes that say how far to trust it.
 func writeCompareTable(w io.Writer, rep results.Report) error {
-	head := []string{"base", "new", "delta", "vs probe", "p", "rounds"}
-	var rows []gateRow
-	for _, r := range rep.Rows {
-		p, rounds := fmtP(r)
-		rows = append(rows, gateRow{r.Name, []string{report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), p, rounds}, string(r.Verdict), r.Note})
-	}
-	if rep.Probe == "" { // no probe: no column of changes relative to it
-		head = slices.Delete(head, 3, 4)
-		for i := range rows {
-			rows[i].cells = slices.Delete(rows[i].cells, 3, 4)
-		}
-	}
 	var b strings.Builder
-	writeGateTable(&b, head, rows)
+	compareTable(rep).write(&b)
 	b.WriteByte('\n')
 	wrap(&b, "", strings.Split(compareNotes(rep), "\n")...)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// gateRow is a row of a gate's table, a benchmark compared or a pair of
-// ab: its name, its figures, its verdict and the note that explains it.
+// compareTable is a row per benchmark: its medians, their change, its
+// change relative to the probe (where the files have one), its p-value
+// and rounds.
+func compareTable(rep results.Report) gateTable {
+	t := gateTable{head: []string{"base", "new", "delta", "vs probe", "p", "rounds"}}
+	for _, r := range rep.Rows {
+		p, rounds := fmtP(r)
+		t.rows = append(t.rows, gateRow{r.Name, []string{report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), p, rounds}, string(r.Verdict), r.Note})
+	}
+	if rep.Probe == "" { // no probe: no column of changes relative to it
+		t.head = slices.Delete(t.head, 3, 4)
+		for i := range t.rows {
+			t.rows[i].cells = slices.Delete(t.rows[i].cells, 3, 4)
+		}
+	}
+	return t
+}
+
+// gateTable is a gate's verdicts, compare's or ab's, for a person: the
+// titles of the figures' columns, and a row per benchmark.
+type gateTable struct {
+	head []string
+	rows []gateRow
+}
+
+// gateRow is a benchmark compared, or a pair of ab: its name, its
+// figures, its verdict and the note that explains it.
 type gateRow struct {
 	name          string
 	cells         []string
 	verdict, note string
 }
 
-// writeGateTable writes a gate's rows a line each, under head (the
-// figures' columns), grouped under their names up to the last slash (the
-// operation, type and size: a name is its heading and its row together).
-// A row holds the rest of its name whole (one too long widens the table,
-// as benchstat's do, rather than be cut), its figures, and its verdict
-// with a mark [n] for its note; the notes follow the table, numbered, each
-// once.
-func writeGateTable(b *strings.Builder, head []string, rows []gateRow) {
+// text is row i in a line of words, each figure after its column's title,
+// then the verdict with its note: a JUnit case's output.
+func (t gateTable) text(i int) string {
+	r := t.rows[i]
+	figures := make([]string, len(t.head))
+	for j, h := range t.head {
+		figures[j] = h + " " + r.cells[j]
+	}
+	return strings.Join(figures, ", ") + ": " + withNote(r.verdict, report.OneLine(r.note, 300))
+}
+
+// write writes the rows a line each, under the titles, grouped under
+// their names up to the last slash (the operation, type and size: a name
+// is its heading and its row together). A row holds the rest of its name
+// whole (one too long widens the table, as benchstat's do, rather than be
+// cut), its figures, and its verdict with a mark [n] for its note; the
+// notes follow the table, numbered, each once.
+func (t gateTable) write(b *strings.Builder) {
 	g := grid{whole: true}
-	g.add(slices.Concat([]string{"benchmark"}, head, []string{"verdict"})...)
+	g.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
 	var dirs, notes []string
 	byDir := map[string][]gateRow{}
-	for _, r := range rows {
+	for _, r := range t.rows {
 		dir, _ := path.Split(r.name)
 		switch {
 		case byDir[dir] != nil:
@@ -408,15 +431,10 @@ func writeJUnit(w io.Writer, command string, seconds float64, notes string, case
 // the threshold could not have shown.
 func writeCompareJUnit(w io.Writer, rep results.Report) error {
 	var cases []junitCase
-	for _, r := range rep.Rows {
-		rel := ""
-		if r.RelativeDelta != nil {
-			rel = ", vs probe " + fmtRelative(r)
-		}
-		p, rounds := fmtP(r)
+	t := compareTable(rep)
+	for i, r := range rep.Rows {
 		// compare measures nothing: its cases take no time.
-		c := junitCase{Name: r.Name, Time: junitTime(0),
-			Output: fmt.Sprintf("base %s, new %s, delta %s%s, p %s, rounds %s: %s", report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), rel, p, rounds, verdictText(r.Verdict, r.Note))}
+		c := junitCase{Name: r.Name, Time: junitTime(0), Output: t.text(i)}
 		switch {
 		case r.Verdict == results.Slower:
 			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
