@@ -90,7 +90,11 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 	var b strings.Builder
 	wrap(&b, "", fmt.Sprintf("old %s, new %s", r.Old, r.New))
 	b.WriteString(report.OneLine(fmt.Sprintf("device %d: %s (%s), %s mode", r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode), columns) + "\n")
-	fmt.Fprintf(&b, "%s in %.1f s (at least %d; none started after %s)\n\n", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, time.Duration(r.MaxTime*float64(time.Second)))
+	limit := fmt.Sprintf("none started after %s", time.Duration(r.MaxTime*float64(time.Second)))
+	if r.MaxTime == 0 {
+		limit = "no more: --max-time 0"
+	}
+	fmt.Fprintf(&b, "%s in %.1f s (at least %d; %s)\n\n", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, limit)
 	abTable(r).write(&b)
 	b.WriteByte('\n')
 	wrap(&b, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",

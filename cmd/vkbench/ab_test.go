@@ -436,6 +436,14 @@ func TestABTable(t *testing.T) {
 			}
 		}
 	}
+	// --max-time 0 measures exactly --count rounds: no time limit to name.
+	for maxTime, want := range map[float64]string{60: "none started after 1m0s)", 0: "no more: --max-time 0)"} {
+		rep.MaxTime = maxTime
+		var b bytes.Buffer
+		if err := writeAB(&b, "table", rep); err != nil || !strings.Contains(b.String(), want) {
+			t.Errorf("with a max time of %g s, the header does not say %q (%v):\n%s", maxTime, want, err, b.String())
+		}
+	}
 	// A case says its row's figures; a pair without them, dashes.
 	rep.AddUnpaired(long+"wg128", "chain", "wg128", results.OnlyOld)
 	var b bytes.Buffer

@@ -303,8 +303,8 @@ func compareNotes(rep results.Report) string {
 	if rep.Unjudged > 0 {
 		unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
 	}
-	fmt.Fprintf(&b, "%d regression(s) (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
-		rep.Regressions, rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged)
+	fmt.Fprintf(&b, "%s (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
+		plural(rep.Regressions, "regression", "regressions"), rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged)
 	switch {
 	case rep.Options.Relative && rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it and net of it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
