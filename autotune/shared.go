@@ -102,8 +102,9 @@ const (
 // With noWait, a lock another holds is busy: the caller does not wait.
 // Without take, no answer is taken, of a tier or of the holder: it waits
 // for the lock alone (a search that continues its own log, or a forced
-// search or tune). ctx ending while it waits is its error, of ctx's code:
-// the caller neither measures nor stores anything.
+// search or tune). ctx ending while it waits is its error, of ctx's code,
+// and so is the device's end (released by a Device's Close, or lost): the
+// caller neither measures nor stores anything.
 func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool, _ error) {
 	if take {
 		if e := t.fromFile(k, sum); e != nil {
@@ -130,7 +131,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 	defer ended()
 	deadline := time.Now().Add(locks.LockWait())
 	for {
-		if err := ctx.Err(); err != nil { // before taking a free lock too
+		if err := cmp.Or(ctx.Err(), t.Err()); err != nil { // before taking a free lock too
 			what := "autotune: " + k.String()
 			if !since.IsZero() {
 				who, _ := t.lockedBy(locks)

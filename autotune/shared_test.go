@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -828,4 +829,53 @@ func TestSharedVerifyCancelled(t *testing.T) {
 		t.Errorf("already cancelled: built %q, prepared %d problems; want nothing", built, op.prepares.Load()-prepared)
 	}
 	free(name)
+}
+
+// TestFileWaitEndsWithTheDevice: a Fastest waiting for another process's
+// tune of its key (the cache file's lock, held here through a second
+// store of the file) ends once its device is released, as a Device's
+// Close releases it, with an error matching ErrReleased: not after the
+// lock wait of 10 minutes, and having measured nothing.
+func TestFileWaitEndsWithTheDevice(t *testing.T) {
+	dev := devtest.Device(t)
+	path := filepath.Join(t.TempDir(), "c.db")
+	op, size := defaultScaleOp(), kernels.SizeOf(1<<14)
+	began := make(chan struct{})
+	var once sync.Once
+	opts := quick
+	opts.Progress = func(p autotune.Progress) {
+		if p.Step == "wait" {
+			once.Do(func() { close(began) })
+		}
+	}
+	tuner := autotune.NewTuner(dev, newCache(t, path), opts)
+	lease, _, err := newCache(t, path).TryLock(lockKey(t, tuner, dev, op, size, false))
+	if err != nil || lease == nil {
+		t.Fatalf("TryLock = %v, %v", lease, err)
+	}
+	defer func() { _ = lease.Release() }()
+	done := make(chan error, 1)
+	go func() {
+		_, err := tuner.Fastest(context.Background(), op, size)
+		done <- err
+	}()
+	select {
+	case <-began:
+	case err := <-done:
+		t.Fatalf("Fastest = %v without waiting for the lock", err)
+	}
+	if err := dev.Release(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, hal.ErrReleased) || !strings.Contains(err.Error(), "waiting for another process's work on") {
+			t.Errorf("Fastest after the device's release = %v; want ErrReleased, saying what it waited for", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Fastest still waits for the lock 10 s after its device was released")
+	}
+	if n := op.prepares.Load(); n != 0 {
+		t.Errorf("%d problems prepared; want none", n)
+	}
 }
