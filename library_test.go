@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -249,9 +250,16 @@ func TestSlice(t *testing.T) {
 func TestTunerOptions(t *testing.T) {
 	dev := open(t)
 	path := filepath.Join(t.TempDir(), "own.db")
-	for _, bad := range []vkbench.TunerOptions{{CachePath: path}, {CachePath: path, Table: "My App"}, {CachePath: path, Table: "mine", Level: "thorough"}} {
-		if _, err := dev.NewTuner(bad); status.CodeOf(err) != status.InvalidArgument {
-			t.Errorf("NewTuner(%+v): %v; want InvalidArgument", bad, err)
+	bad := []vkbench.TunerOptions{{CachePath: path}, {CachePath: path, Table: "My App"}, {CachePath: path, Table: "mine", Level: "thorough"},
+		{CachePath: path, Table: "mine", Budget: -time.Second}}
+	// A Precision that is not a fraction below 1: NaN, once accepted,
+	// made answers that could not be stored; 1 or more is a percent.
+	for _, p := range []float64{math.NaN(), math.Inf(1), -0.01, 1, 5} {
+		bad = append(bad, vkbench.TunerOptions{CachePath: path, Table: "mine", Precision: p})
+	}
+	for _, bad := range bad {
+		if _, err := dev.NewTuner(bad); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "TunerOptions.") {
+			t.Errorf("NewTuner(%+v): %v; want InvalidArgument naming the field", bad, err)
 		}
 	}
 	tu, err := dev.NewTuner(vkbench.TunerOptions{CachePath: path, Table: "mine", Level: "minimal", Budget: 200 * time.Millisecond, Precision: 0.2})

@@ -37,8 +37,8 @@ type TunerOptions struct {
 	Budget time.Duration
 	// Precision is when sampling stops: once every candidate's median is
 	// known to ±Precision (0.01: ±1%, the default if zero), or the budget
-	// is spent. It is a fraction, where the command's --precision is a
-	// percent (1 for ±1%).
+	// is spent. It is a fraction below 1, where the command's --precision
+	// is a percent (1 for ±1%).
 	Precision float64
 	// Warmup is the GPU time spent running the candidates before any
 	// sample counts, so that a GPU that idled has clocked up: 300 ms if
@@ -89,8 +89,9 @@ type builtKey struct {
 // NewTuner makes a tuner for d. It opens nothing yet: the cache file is
 // read when a question is first asked, and written when an answer is
 // found. A closed or lost device has no tuner (ErrReleased, ErrDeviceLost);
-// options without a Table, or with one that is not a name, or a Level that
-// is none, are InvalidArgument.
+// options without a Table, or with one that is not a name, a Level that is
+// none, a negative Budget or a Precision that is not a fraction in [0, 1),
+// are InvalidArgument.
 func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	if err := d.Err(); err != nil {
 		return nil, err
@@ -98,8 +99,11 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	if !validName(opts.Table) {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: TunerOptions.Table is %q; want the program's name, in lower case letters, digits and '-'", opts.Table)
 	}
-	if opts.Budget < 0 || opts.Precision < 0 {
-		return nil, status.Newf(status.InvalidArgument, "vkbench: TunerOptions: Budget %v and Precision %g; want zero (the default) or positive", opts.Budget, opts.Precision)
+	if opts.Budget < 0 {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: TunerOptions.Budget is %v; want zero (the default) or positive", opts.Budget)
+	}
+	if !(opts.Precision >= 0 && opts.Precision < 1) { // NaN too
+		return nil, status.Newf(status.InvalidArgument, "vkbench: TunerOptions.Precision is %g; want a fraction below 1 (0.01 for ±1%%; zero for the default), not a percent", opts.Precision)
 	}
 	tuning := autotune.DefaultOptions
 	tuning.Tuner = opts.Table
