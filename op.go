@@ -299,6 +299,9 @@ func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Si
 	}
 	d, owned := lookupDevice(dev)
 	p, err := o.prepare(ctx, d, size.Extents(), seed)
+	if p == nil && err == nil {
+		err = status.New(status.InvalidArgument, "returned no Problem and no error")
+	}
 	if err != nil {
 		return nil, status.Join(status.Annotatef(err, "vkbench: Op %q: Prepare(%v)", o.name, size), d.dropBorrowed(owned))
 	}

@@ -421,8 +421,10 @@ func TestFastestErrors(t *testing.T) {
 		"no prepare":    {Name: "s", Dims: []string{"N"}, Candidates: good.Candidates},
 		"twin names":    {Name: "s", Dims: []string{"N"}, Candidates: append(good.Candidates[:1:1], good.Candidates[0]), Prepare: good.Prepare},
 		"bad spirv":     {Name: "s", Dims: []string{"N"}, Candidates: []vkbench.Kernel{{Name: "x", SPIRV: []byte{1, 2, 3, 4}}}, Prepare: good.Prepare},
+		"nil problem": {Name: "nil-problem", Dims: []string{"N"}, Candidates: good.Candidates,
+			Prepare: func(context.Context, *vkbench.Device, []int, uint64) (*vkbench.Problem, error) { return nil, nil }},
 	} {
-		if _, err := tuner.Fastest(ctx, op, 10); status.CodeOf(err) != status.InvalidArgument {
+		if _, err := tuner.Fastest(ctx, op, 10); status.CodeOf(err) != status.InvalidArgument || op.Name == "nil-problem" && !strings.Contains(err.Error(), `Op "nil-problem": Prepare`) {
 			t.Errorf("%s: %v, want INVALID_ARGUMENT", name, err)
 		}
 	}
