@@ -105,7 +105,7 @@ func (b *Buffer[T]) Write(ctx context.Context, data []T) error {
 		return errNilBuffer
 	}
 	if len(data) > b.n {
-		return status.Newf(status.OutOfRange, "vkbench: writing %d elements to a buffer of %d", len(data), b.n)
+		return status.Newf(status.InvalidArgument, "vkbench: writing %d elements to a buffer of %d", len(data), b.n)
 	}
 	if len(data) == 0 {
 		return nil
@@ -121,7 +121,7 @@ func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 		return errNilBuffer
 	}
 	if len(dst) != b.n {
-		return status.Newf(status.OutOfRange, "vkbench: reading a buffer of %d elements into a slice of %d; Read takes them all", b.n, len(dst))
+		return status.Newf(status.InvalidArgument, "vkbench: reading a buffer of %d elements into a slice of %d; Read takes them all", b.n, len(dst))
 	}
 	if len(dst) == 0 {
 		return nil

@@ -78,14 +78,15 @@
 //
 // # Errors
 //
-// Every error matches one of this package's Err variables with errors.Is,
-// and reads as Go's wrapped errors do, outermost first. Wrong arguments
-// match ErrInvalidArgument and change nothing; memory that does not fit,
+// Errors match this package's Err variables with errors.Is, and read as
+// Go's wrapped errors do, outermost first. Wrong arguments match
+// ErrInvalidArgument and change nothing; memory that does not fit,
 // ErrResourceExhausted; a kernel the device cannot run, ErrUnimplemented;
-// a missing device, ErrNotFound; an Op none of whose candidates computes
-// correctly, ErrFailedPrecondition; a context that ends matches
-// context.Canceled or context.DeadlineExceeded. Package status reads every
-// code (status.CodeOf).
+// a missing device (or a Space that Valid empties), ErrNotFound; an Op
+// none of whose candidates computes correctly, ErrFailedPrecondition; a
+// context that ends matches context.Canceled or DeadlineExceeded; an
+// error that an Op's Prepare returned passes through, matching what it
+// matched. Package status reads every code (status.CodeOf).
 //
 // A lost device — a driver reset, a GPU that fell off the bus, a kernel
 // that ran for too long — matches errors.Is(err, ErrDeviceLost), code

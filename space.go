@@ -128,7 +128,8 @@ func (o *operation) Space() *kernels.Space { return o.space }
 // otherwise).
 //
 // Errors: an Op without a Space, or a malformed one, has code
-// InvalidArgument; when no configuration computes correctly the code is
+// InvalidArgument; a Space none of whose configurations Valid accepts at
+// size, NotFound; when no configuration computes correctly the code is
 // FailedPrecondition; a context that ends stops the search (what it
 // measured stays in the tuning log); a lost device matches ErrDeviceLost.
 func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...int) (*Pipeline, Config, error) {

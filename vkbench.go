@@ -15,11 +15,12 @@ import (
 )
 
 // Errors that callers match with errors.Is, under names that need no other
-// import: every error of this package matches one of them, and its text
-// reads as Go's wrapped errors do, the outermost context first
-// ("INVALID_ARGUMENT: vkbench: Run "wg64": vk: Dispatch: ..."). Package
-// status reads the code of any error (status.CodeOf) for those who want
-// every code.
+// import: an error of this package of their kinds matches one of them, and
+// its text reads as Go's wrapped errors do, the outermost context first
+// ("INVALID_ARGUMENT: vkbench: Run "wg64": vk: Dispatch: ..."). An error
+// that the caller's own code returned (an Op's Prepare) passes through,
+// matching what it matched. Package status reads the code of any error
+// (status.CodeOf), such as Unavailable where there is no Vulkan loader.
 var (
 	// ErrDeviceLost is matched by every error that the loss of the device
 	// caused: the call that found it, and every later call on the device
@@ -52,7 +53,8 @@ var (
 	ErrUnimplemented error = status.Unimplemented
 
 	// ErrNotFound is matched by errors of a device that Options.Device
-	// names and that is not there.
+	// names and that is not there, and of a Search whose Space has no
+	// configuration that Valid accepts at the size.
 	ErrNotFound error = status.NotFound
 )
 
