@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,5 +30,50 @@ func TestBoltWriteFailure(t *testing.T) {
 	err := be.Update(func(tx store.Tx) error { return tx.Put([]string{"t"}, nil, []byte("v")) })
 	if err == nil || !strings.Contains(err.Error(), "writing cache "+path) {
 		t.Errorf("Put of an empty key = %v; want the file's write failure, naming it", err)
+	}
+}
+
+// TestBoltCallerPanic: a panic of a transaction function's own code (a
+// write to a nil map, a nil pointer's dereference: a fault below any
+// mapping, not the file's) in an update or a read is the caller's: it
+// propagates, the transaction rolled back, and the file is left where it
+// is with its value, not moved aside as damaged.
+func TestBoltCallerPanic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	be := store.FileBackend(path, t.Errorf)
+	table, key := []string{"t"}, []byte("k")
+	if err := be.Update(func(tx store.Tx) error { return tx.Put(table, key, []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]int
+	var p *struct{ n int }
+	for _, bug := range []func(){func() { m["x"] = 1 }, func() { p.n = 1 }} {
+		for _, call := range []func(func(store.Tx) error) error{be.Update, be.View} {
+			func() {
+				defer func() {
+					if r := recover(); !strings.Contains(fmt.Sprint(r), "nil") {
+						t.Errorf("recovered %v; want the function's own panic", r)
+					}
+				}()
+				err := call(func(tx store.Tx) error {
+					_ = tx.Put(table, key, []byte("lost"))
+					bug()
+					return nil
+				})
+				t.Errorf("returned %v; want a panic", err)
+			}()
+		}
+	}
+	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) != 0 {
+		t.Errorf("moved aside: %v", aside)
+	}
+	err := be.View(func(tx store.Tx) error {
+		if v := tx.Get(table, key); string(v) != "v" {
+			t.Errorf("value after the panics = %q; want %q", v, "v")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -105,18 +106,52 @@ type damageError struct {
 func (d *damageError) Error() string { return d.err.Error() }
 func (d *damageError) Unwrap() error { return d.err }
 
-// guard runs fn, which reads the file through bbolt, and turns a panic or
-// a memory fault into a damageError. bbolt trusts the pages it maps: it
-// panics on inconsistent ones and faults (SIGBUS) on pages past the end of
-// a truncated file, which without SetPanicOnFault would kill the process.
+// guard runs fn, which reads the file through bbolt, and turns a panic
+// raised in bbolt or a memory fault into a damageError. bbolt trusts the
+// pages it maps: it panics on inconsistent ones and faults (SIGBUS) on
+// pages past the end of a truncated file, which without SetPanicOnFault
+// would kill the process. Any other panic, of a transaction function's own
+// code, is the caller's: a callerPanic, which read and updateOnce raise
+// again once the transaction is rolled back and the file let go.
 func guard(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			err = &damageError{err: fmt.Errorf("bbolt: %v", r)}
+			if _, fault := r.(interface {
+				runtime.Error
+				Addr() uintptr
+			}); !fault && !bboltPanicked() {
+				err = callerPanic{r}
+			}
 		}
 	}()
 	return fn()
+}
+
+// callerPanic is a panic of a transaction function's own code, recovered.
+type callerPanic struct{ value any }
+
+func (p callerPanic) Error() string { return fmt.Sprint(p.value) }
+
+// bboltPanicked reports whether the panic that the deferred function
+// calling it is recovering was raised in bbolt: from the panic up, the
+// first function of bbolt or of this package decides.
+func bboltPanicked() bool {
+	pc := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
+	panicking := false
+	for f, more := frames.Next(); more; f, more = frames.Next() {
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && strings.HasPrefix(f.Function, "go.etcd.io/bbolt"):
+			return true
+		case panicking && strings.HasPrefix(f.Function, "github.com/vkbench/vkbench/store."):
+			return false
+		}
+	}
+	return false
 }
 
 // readerIdle is how long the read handle stays open after its last use.
@@ -190,6 +225,9 @@ func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 			d.file = rd.seen
 		}
 		return nil, d
+	}
+	if p, ok := err.(callerPanic); ok {
+		panic(p.value)
 	}
 	return err, nil
 }
@@ -343,6 +381,9 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 		d.file, _ = f.Stat()
 	}
 	cerr := guard(db.Close)
+	if p, ok := err.(callerPanic); ok {
+		panic(p.value)
+	}
 	switch {
 	case err == nil && cerr != nil:
 		return bf.fileError(cerr, "closing")
