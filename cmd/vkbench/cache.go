@@ -396,7 +396,7 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 			}
 			t, err := pickTable(c, hw, tuner)
 			if err != nil {
-				return err
+				return asUsage(err)
 			}
 			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return autotune.Export(w, c, t) }); err != nil {
 				return asUsage(err)
@@ -508,7 +508,8 @@ func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
 		Long: `Remove every table of the tune cache, or one with --hardware and --tuner,
 with its tuning logs. It clears the local file only, even with --store: the
 shared store is the fleet's, and clearing it takes --shared (with --store),
-which clears both tiers. It says which tier it cleared.`,
+which clears both tiers. It says which tier it cleared; a shared store that
+fails is not cleared, and the command says so and exits 3.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := cf.open(cmd, true)
@@ -523,8 +524,12 @@ which clears both tiers. It says which tier it cleared.`,
 				tiers = append(tiers, tier{s: c.Shared(), name: "the shared store " + c.Shared().Path()})
 			}
 			for _, tr := range tiers {
-				if err := clearTier(cmd, tr, hw, tuner); err != nil {
-					return err
+				if err := clearTier(cmd, tr, hw, tuner); err != nil && tr.s == c {
+					return asUsage(err)
+				} else if err != nil {
+					// A store that failed is no bad usage: the work
+					// failed (exit 3), the local file cleared.
+					return fmt.Errorf("the local file was cleared, not the shared store: %w", err)
 				}
 			}
 			if c.Shared() != nil && !shared {
@@ -546,11 +551,11 @@ func clearTier(cmd *cobra.Command, tr tier, hw, tuner string) error {
 	if hw != "" || tuner != "" {
 		t, err := pickTable(tr.s, hw, tuner)
 		if err != nil {
-			return usageError{fmt.Errorf("%s: %w", tr.name, err)}
+			return fmt.Errorf("%s: %w", tr.name, err)
 		}
 		what, table = "table "+t.String(), &t
 	}
-	if err := asUsage(tr.s.Clear(table)); err != nil {
+	if err := tr.s.Clear(table); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "cleared %s of %s\n", what, tr.name)
@@ -564,11 +569,12 @@ func tableChosen(t store.Table, hw, tuner string) bool {
 }
 
 // pickTable finds the one table matching hardware and tuner (each may be
-// empty to match any).
+// empty to match any): none or several is bad usage; the store's failure
+// is its error.
 func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
 	tables, err := c.Tables()
 	if err != nil {
-		return store.Table{}, asUsage(err)
+		return store.Table{}, err
 	}
 	var match []store.Table
 	var names []string

@@ -178,3 +178,29 @@ func TestFleetCacheClear(t *testing.T) {
 		t.Errorf("after clearing the table in both tiers, cache ls:\n%s", l)
 	}
 }
+
+// TestFleetCacheClearStoreDown: cache clear --shared with the store down
+// clears the local file, says that the store was not cleared, and exits 3,
+// a failure of the work: the usage was good.
+func TestFleetCacheClearStoreDown(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.DefaultURL()
+	srv.Stop()
+	local := filepath.Join(t.TempDir(), "a.db")
+	put := func() {
+		c, err := store.Open(store.Options{Path: local})
+		if err == nil {
+			err = c.Update(store.Table{Hardware: "hw", Tuner: "builtin"}, func(rows store.Rows) error { return rows.Put([]byte("k"), []byte("v")) })
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{nil, {"--hardware", "hw"}} {
+		put()
+		r := mustRun(t, exitDevice, append([]string{"cache", "clear", "--shared", "--cache", local, "--store", url}, args...)...)
+		if !strings.Contains(r.stderr, "of the local tune cache "+local+"\nvkbench: the local file was cleared, not the shared store: ") || !strings.Contains(r.stderr, "UNAVAILABLE") {
+			t.Errorf("cache clear --shared %s with the store down says:\n%s", args, r.stderr)
+		}
+	}
+}
