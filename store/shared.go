@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vkbench/vkbench/status"
@@ -104,6 +105,7 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 		return nil, status.Annotatef(err, "store: shared store %s", tier.name)
 	}
 	tier.close = sync.OnceValue(func() error {
+		tier.closed.Store(true)
 		if c, ok := tier.b.(io.Closer); ok {
 			return c.Close()
 		}
@@ -121,7 +123,8 @@ func (s *Store) Shared() *Store { return s.shared }
 // Close closes the shared tier's connections (a Redis client's pool);
 // a second Close does nothing more. The file needs no closing: each call
 // opens and closes it. After Close the store still reads and writes its
-// file, and a call to the shared tier fails (one warning).
+// file, and a call to the shared tier fails, with no warning: the store
+// did not fail.
 func (s *Store) Close() error {
 	if s.shared == nil {
 		return nil
@@ -166,8 +169,10 @@ type sharedTier struct {
 	downUntil time.Time
 	warned    bool
 
-	// close closes the backend where it is an io.Closer, once.
-	close func() error
+	// close closes the backend where it is an io.Closer, once; closed
+	// is set from then on: calls fail, by the owner's doing, unwarned.
+	close  func() error
+	closed atomic.Bool
 }
 
 var _ Backend = (*sharedTier)(nil)
@@ -190,6 +195,9 @@ func (st *sharedTier) call(do func() error) error {
 	}
 	if _, own := errors.AsType[fnError](err); own {
 		return err
+	}
+	if st.closed.Load() {
+		return tierFailure{err} // its owner closed it: no failure to warn of
 	}
 	st.downUntil = time.Now().Add(sharedBackoff)
 	if !st.warned {

@@ -246,3 +246,21 @@ func TestLockRenewedAfterAFailure(t *testing.T) {
 		t.Errorf("another TryLock = %v, %v; want the lock held", l, err)
 	}
 }
+
+// TestClosed: after its owner's Close, a call to the shared tier fails
+// with the closed client's error and no warning: the store did not fail,
+// the program closed it.
+func TestClosed(t *testing.T) {
+	s, log := open(t, redistest.Start(t).URL())
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := putGet(s.Shared()); err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("a call after Close = %v; want the closed client's error", err)
+		}
+	}
+	if log.Len() != 0 || len(s.Warnings()) != 0 {
+		t.Errorf("warnings after Close: %q\n%s", s.Warnings(), log)
+	}
+}
