@@ -372,7 +372,7 @@ in every table that has it, or only in the table of --hardware and --tuner.` + j
 				}
 			}
 			if found == 0 {
-				return usageError{noEntry(k.String(), c.Path(), cf.shared)}
+				return usageError{noEntry(k.String(), c)}
 			}
 			return nil
 		},
@@ -388,7 +388,9 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 	export := &cobra.Command{
 		Use:   "export FILE",
 		Short: "Write a table to FILE (JSON), to import on machines of the same hardware",
-		Args:  exactArgs(1),
+		Long: `Write a table of the local tune cache file to FILE (JSON), to import on
+machines of the same hardware. A shared store (--store) is not read.`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := cf.open(cmd, false)
 			if err != nil {
@@ -396,7 +398,7 @@ func newCacheExportCmd(cf *cacheFlags) *cobra.Command {
 			}
 			t, err := pickTable(c, hw, tuner)
 			if err != nil {
-				return asUsage(err)
+				return asUsage(fmt.Errorf("the local tune cache %s: %w", cmp.Or(c.Path(), "(--cache off)"), err))
 			}
 			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return autotune.Export(w, c, t) }); err != nil {
 				return asUsage(err)
@@ -443,17 +445,21 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 	return imp
 }
 
-// noEntry is cache show's error where no table has key: in the file at
-// path, or in no file at all where there is none there or the cache is
-// off (and no shared store was asked).
-func noEntry(key, path, shared string) error {
+// noEntry is cache show's error where no table of c has key: in its file,
+// or in no file at all where there is none there or the cache is off, and
+// in its shared store if any.
+func noEntry(key string, c *store.Store) error {
+	path := c.Path()
 	where := "in " + path
-	if shared == "" {
-		if path == "" {
-			where = "(the tune cache is off)"
-		} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			where = "(the tune cache " + path + " does not exist)"
-		}
+	if path == "" {
+		where = "(the tune cache is off)"
+	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		where = "(the tune cache " + path + " does not exist)"
+	}
+	if s := c.Shared(); s != nil && strings.HasPrefix(where, "in ") {
+		where += " or in the shared store " + s.Path()
+	} else if s != nil {
+		where = "in the shared store " + s.Path() + " " + where
 	}
 	return status.Newf(status.NotFound, "no entry %s %s", key, where)
 }
@@ -575,6 +581,9 @@ func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
 	tables, err := c.Tables()
 	if err != nil {
 		return store.Table{}, err
+	}
+	if len(tables) == 0 {
+		return store.Table{}, usageError{errors.New("it has no tables")}
 	}
 	var match []store.Table
 	var names []string

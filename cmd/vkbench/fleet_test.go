@@ -187,20 +187,47 @@ func TestFleetCacheClearStoreDown(t *testing.T) {
 	url := srv.DefaultURL()
 	srv.Stop()
 	local := filepath.Join(t.TempDir(), "a.db")
-	put := func() {
-		c, err := store.Open(store.Options{Path: local})
-		if err == nil {
-			err = c.Update(store.Table{Hardware: "hw", Tuner: "builtin"}, func(rows store.Rows) error { return rows.Put([]byte("k"), []byte("v")) })
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, args := range [][]string{nil, {"--hardware", "hw"}} {
-		put()
+		putTable(t, local)
 		r := mustRun(t, exitDevice, append([]string{"cache", "clear", "--shared", "--cache", local, "--store", url}, args...)...)
-		if !strings.Contains(r.stderr, "of the local tune cache "+local+"\nvkbench: the local file was cleared, not the shared store: ") || !strings.Contains(r.stderr, "UNAVAILABLE") {
+		if !strings.Contains(r.stderr, "of the local tune cache "+local+"\n") || !strings.Contains(r.stderr, "vkbench: the local file was cleared, not the shared store: ") ||
+			!strings.Contains(r.stderr, "UNAVAILABLE") {
 			t.Errorf("cache clear --shared %s with the store down says:\n%s", args, r.stderr)
 		}
+	}
+}
+
+// putTable writes a table, hw's, of one row into the cache file at path.
+func putTable(t *testing.T, path string) {
+	c, err := store.Open(store.Options{Path: path})
+	if err == nil {
+		err = c.Update(store.Table{Hardware: "hw", Tuner: "builtin"}, func(rows store.Rows) error { return rows.Put([]byte("k"), []byte("v")) })
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFleetCacheMessages: with --store, cache show of a key in neither
+// tier names both, where it named only the file; cache export of a file
+// with no tables says so, naming the local file (its help says the store
+// is not read), where it said "no table matches --hardware "" --tuner "";
+// tables: ".
+func TestFleetCacheMessages(t *testing.T) {
+	srv := redistest.Start(t)
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := filepath.Join(t.TempDir(), "a.db")
+	putTable(t, local)
+	r := mustRun(t, exitUsage, "cache", "show", "copy/u32/4096", "--cache", local, "--store", srv.URL())
+	if want := "no entry copy/u32/4096 in " + local + " or in the shared store " + u.Redacted() + "\n"; !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("cache show of a key in neither tier says %q; want %q", r.stderr, want)
+	}
+	mustRun(t, 0, "cache", "clear", "--cache", local)
+	r = mustRun(t, exitUsage, "cache", "export", filepath.Join(t.TempDir(), "x.json"), "--cache", local, "--store", srv.URL())
+	if want := "vkbench: the local tune cache " + local + ": it has no tables\n"; r.stderr != want {
+		t.Errorf("cache export of a file with no tables says %q; want %q", r.stderr, want)
 	}
 }
