@@ -554,7 +554,7 @@ func boltHeader(path string) bool {
 // device or the like: it is neither used nor moved aside.
 type notRegularError struct{ mode fs.FileMode }
 
-func (e notRegularError) Error() string { return fmt.Sprintf("not a regular file (%v)", e.mode.Type()) }
+func (e notRegularError) Error() string { return fmt.Sprintf("not a regular file (%v)", e.mode) }
 
 // moveAside renames the damaged file to <path>.damaged-<time>-<pid>, with a
 // warning that names it, so that a fresh one can start. It moves only the

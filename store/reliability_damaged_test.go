@@ -523,10 +523,11 @@ func TestCacheUnusualFiles(t *testing.T) {
 	})
 	t.Run("directory", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "cache.db")
-		if err := os.Mkdir(path, 0o755); err != nil {
+		if err := os.Mkdir(path, 0o755); err != nil || os.Chmod(path, 0o755) != nil {
 			t.Fatal(err)
 		}
-		checkNotWritten(t, path, status.FailedPrecondition, "not a regular file")
+		// Its mode, where it said d--------- of every folder.
+		checkNotWritten(t, path, status.FailedPrecondition, "not a regular file (drwxr-xr-x)")
 		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
 			t.Errorf("the folder at the cache's path is gone: %v", err)
 		}
