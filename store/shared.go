@@ -356,6 +356,7 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 				// taken back: another process may tune too, and the
 				// first answer committed wins.
 				if ok, err := lk.Replace(name, token, token, ttl); err == nil && !ok {
+					s.Warn("store: this process's lock %s in %s expired before it was renewed (the process stopped or stalled for more than %v): another process may answer the question too, and the first answer committed stays", name, s.path, ttl)
 					return
 				}
 			}

@@ -264,3 +264,39 @@ func TestClosed(t *testing.T) {
 		t.Errorf("warnings after Close: %q\n%s", s.Warnings(), log)
 	}
 }
+
+// TestLockLostWarns: a holder whose lock expired before it was renewed
+// (as a process stopped past the expiry, and another took the lock) is
+// told so, once, where it went on without a word.
+func TestLockLostWarns(t *testing.T) {
+	srv := redistest.Start(t)
+	s, _ := open(t, srv.URL()+"&lock-expiry=600ms")
+	lease, _, err := s.Shared().TryLock("q")
+	if err != nil || lease == nil {
+		t.Fatalf("TryLock = %v, %v", lease, err)
+	}
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := redis.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.(*redis.Backend).Close() }() // the test's own client
+	// Another process takes the lock, as once it expired.
+	held, err := other.(store.Locker).TryLock("q", "other", time.Minute)
+	if ok, err2 := other.(store.Locker).Replace("q", held, "other", time.Minute); !ok || err != nil || err2 != nil {
+		t.Fatalf("taking the lock: %v, %v, %v", ok, err, err2)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(s.Warnings()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // more renewals' time: it warns once
+	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "lock q in "+s.Shared().Path()+" expired before it was renewed") {
+		t.Errorf("warnings %q; want 1 that the lock expired", w)
+	}
+	if err := lease.Release(); err != nil {
+		t.Error(err)
+	}
+}
