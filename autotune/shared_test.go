@@ -321,12 +321,13 @@ func oneTunePerQuestion(t *testing.T, url func() string, ownFiles bool) {
 	outs := make([][]byte, procs)
 	errs := make([]error, procs)
 	envs := make([][]string, procs)
-	u, dir := url(), t.TempDir()
+	u, dir, ready := url(), t.TempDir(), t.TempDir()
 	for p := range procs {
 		if ownFiles {
 			dir = t.TempDir()
 		}
-		envs[p] = append(os.Environ(), "VKBENCH_SHARED_CHILD=ask", "VKBENCH_SHARED_URL="+u, "VKBENCH_SHARED_DIR="+dir)
+		envs[p] = append(os.Environ(), "VKBENCH_SHARED_CHILD=ask", "VKBENCH_SHARED_URL="+u, "VKBENCH_SHARED_DIR="+dir,
+			"VKBENCH_SHARED_READY="+ready, fmt.Sprint("VKBENCH_SHARED_PROCS=", procs))
 	}
 	var wg sync.WaitGroup
 	for p := range procs {
@@ -391,7 +392,23 @@ func sharedChild(t *testing.T) {
 	if hold {
 		opts.Budget, opts.TargetHalfWidth, opts.MaxSamples = time.Minute, 1e-9, 1<<20
 	}
-	e, err := autotune.NewTuner(devtest.Device(t), m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
+	dev := devtest.Device(t)
+	if ready := os.Getenv("VKBENCH_SHARED_READY"); ready != "" {
+		// Ask at once, all of them: a busy machine starts processes
+		// seconds apart, and a question answered before the last one
+		// starts proves nothing of the lock.
+		if err := os.WriteFile(filepath.Join(ready, fmt.Sprint(os.Getpid())), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+			if ents, _ := os.ReadDir(ready); fmt.Sprint(len(ents)) == os.Getenv("VKBENCH_SHARED_PROCS") {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("%d of %s processes ready after a minute", len(ents), os.Getenv("VKBENCH_SHARED_PROCS"))
+			}
+		}
+	}
+	e, err := autotune.NewTuner(dev, m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +460,23 @@ func TestSharedLockHolderKilled(t *testing.T) {
 	})
 	opts.Logger = slog.New(slog.NewTextHandler(m.log, nil))
 	t0 := time.Now()
-	e, err := autotune.NewTuner(devtest.Device(t), m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
+	dev := devtest.Device(t)
+	if ready := os.Getenv("VKBENCH_SHARED_READY"); ready != "" {
+		// Ask at once, all of them: a busy machine starts processes
+		// seconds apart, and a question answered before the last one
+		// starts proves nothing of the lock.
+		if err := os.WriteFile(filepath.Join(ready, fmt.Sprint(os.Getpid())), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+			if ents, _ := os.ReadDir(ready); fmt.Sprint(len(ents)) == os.Getenv("VKBENCH_SHARED_PROCS") {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("%d of %s processes ready after a minute", len(ents), os.Getenv("VKBENCH_SHARED_PROCS"))
+			}
+		}
+	}
+	e, err := autotune.NewTuner(dev, m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
 	if err != nil || e.FastestName != "wg64" {
 		t.Fatalf("Tune after the holder died = %+v, %v", e, err)
 	}
