@@ -514,7 +514,8 @@ func newCacheClearCmd(cf *cacheFlags) *cobra.Command {
 		Long: `Remove every table of the tune cache, or one with --hardware and --tuner,
 with its tuning logs. It clears the local file only, even with --store: the
 shared store is the fleet's, and clearing it takes --shared (with --store),
-which clears both tiers. It says which tier it cleared; a shared store that
+which clears both tiers (a table that one of them lacks, in the other). It
+says which tier it cleared; a shared store that
 fails is not cleared, and the command says so and exits 3.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -529,14 +530,27 @@ fails is not cleared, and the command says so and exits 3.`,
 			if shared {
 				tiers = append(tiers, tier{s: c.Shared(), name: "the shared store " + c.Shared().Path()})
 			}
+			var none []error // the tiers with no table to clear
 			for _, tr := range tiers {
-				if err := clearTier(cmd, tr, hw, tuner); err != nil && tr.s == c {
+				err := clearTier(cmd, tr, hw, tuner)
+				if _, ok := errors.AsType[noTableError](err); ok {
+					none = append(none, err)
+				} else if err != nil && tr.s == c {
 					return asUsage(err)
 				} else if err != nil {
 					// A store that failed is no bad usage: the work
-					// failed (exit 3), the local file cleared.
+					// failed (exit 3).
+					if len(none) > 0 {
+						return fmt.Errorf("nothing was cleared (%v), not the shared store: %w", none[0], err)
+					}
 					return fmt.Errorf("the local file was cleared, not the shared store: %w", err)
 				}
+			}
+			if len(none) == len(tiers) {
+				return usageError{errors.Join(none...)}
+			}
+			for _, e := range none {
+				fmt.Fprintf(cmd.ErrOrStderr(), "nothing cleared in %v\n", e)
 			}
 			if c.Shared() != nil && !shared {
 				_, err = fmt.Fprintf(cmd.ErrOrStderr(), "the shared store %s is left as it is (--shared clears it too)\n", c.Shared().Path())
@@ -574,6 +588,10 @@ func tableChosen(t store.Table, hw, tuner string) bool {
 	return (hw == "" || t.Hardware == hw) && (tuner == "" || t.Tuner == tuner)
 }
 
+// noTableError says that no table of a tier is one --hardware and
+// --tuner choose: bad usage, unless another tier has it.
+type noTableError struct{ error }
+
 // pickTable finds the one table matching hardware and tuner (each may be
 // empty to match any): none or several is bad usage; the store's failure
 // is its error.
@@ -583,7 +601,7 @@ func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
 		return store.Table{}, err
 	}
 	if len(tables) == 0 {
-		return store.Table{}, usageError{errors.New("it has no tables")}
+		return store.Table{}, usageError{noTableError{errors.New("it has no tables")}}
 	}
 	var match []store.Table
 	var names []string
@@ -597,7 +615,7 @@ func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
 	case 1:
 		return match[0], nil
 	case 0:
-		return store.Table{}, usageError{fmt.Errorf("no table matches --hardware %q --tuner %q; tables: %s", hw, tuner, strings.Join(names, ", "))}
+		return store.Table{}, usageError{noTableError{fmt.Errorf("no table matches --hardware %q --tuner %q; tables: %s", hw, tuner, strings.Join(names, ", "))}}
 	}
 	return store.Table{}, usageError{fmt.Errorf("%d tables match; choose one with --hardware and --tuner: %s", len(match), strings.Join(names, ", "))}
 }

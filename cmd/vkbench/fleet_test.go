@@ -177,6 +177,18 @@ func TestFleetCacheClear(t *testing.T) {
 	if l := strings.TrimSpace(ls()); l != "the cache is empty" {
 		t.Errorf("after clearing the table in both tiers, cache ls:\n%s", l)
 	}
+
+	// A table in one tier only is cleared there, the other said to have
+	// none; in neither, it is bad usage naming both.
+	tune("c.db")
+	r = mustRun(t, 0, "cache", "clear", "--shared", "--hardware", info.Hardware(), "--cache", local, "--store", srv.URL())
+	if want := "cleared table " + table + " of the shared store " + shared + "\nnothing cleared in the local tune cache " + local + ": it has no tables\n"; !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("cache clear --shared of a table only the store has says:\n%s\nwant it to end:\n%s", r.stderr, want)
+	}
+	r = mustRun(t, exitUsage, "cache", "clear", "--shared", "--hardware", info.Hardware(), "--cache", local, "--store", srv.URL())
+	if !strings.Contains(r.stderr, "the local tune cache "+local+": it has no tables") || !strings.Contains(r.stderr, "the shared store "+shared+": it has no tables") {
+		t.Errorf("cache clear --shared of a table in neither tier says:\n%s", r.stderr)
+	}
 }
 
 // TestFleetCacheClearStoreDown: cache clear --shared with the store down
