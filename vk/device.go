@@ -288,14 +288,14 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 // submit queues cb to run after the timeline reaches waitFor (0: no wait),
 // and returns the value it will signal. The submission holds holder until
 // the timeline reaches that value; the caller's own hold of it stays the
-// caller's. The gate must be held.
-func (d *device) submit(cb C.VkCommandBuffer, waitFor uint64, holder resource) (uint64, error) {
+// caller's. The gate must be held; op names the call, in its errors.
+func (d *device) submit(op string, cb C.VkCommandBuffer, waitFor uint64, holder resource) (uint64, error) {
 	d.queueMu.Lock()
 	defer d.queueMu.Unlock()
 	// Checked under queueMu: Release sets released before it reads the
 	// last value submitted under queueMu, so it drains every submission
 	// that gets past this.
-	if err := d.usable("Submit"); err != nil {
+	if err := d.usable(op); err != nil {
 		return 0, err
 	}
 	v := d.submitted + 1
@@ -446,7 +446,7 @@ func (d *device) Submit(hcb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, er
 	} else if done {
 		waitFor = 0
 	}
-	v, err := d.submit(cb.cb, waitFor, cb)
+	v, err := d.submit("Submit", cb.cb, waitFor, cb)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -204,8 +206,8 @@ func TestStagedTransferReleased(t *testing.T) {
 				runtime.Gosched()
 			}
 		})
-		if err := f(ctx, 0, make([]byte, size)); !errors.Is(err, hal.ErrReleased) {
-			t.Errorf("%s during Device.Release = %v, want hal.ErrReleased", op, err)
+		if err := f(ctx, 0, make([]byte, size)); !errors.Is(err, hal.ErrReleased) || !strings.Contains(fmt.Sprint(err), "Buffer."+op) {
+			t.Errorf("%s during Device.Release = %v, want hal.ErrReleased, naming Buffer.%[1]s", op, err)
 		}
 		if err := <-released; err != nil {
 			t.Errorf("Device.Release during %s: %v", op, err)
