@@ -164,7 +164,7 @@ func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 				}
 			}
 			if len(b.Flags) > 0 {
-				row.Note = strings.TrimSpace("[" + strings.Join(b.Flags, ",") + "] " + row.Note)
+				row.Note = strings.TrimSpace("[" + FlagText(b.Flags...) + "] " + row.Note)
 			}
 			peak.See(b)
 			sec.Rows = append(sec.Rows, row)

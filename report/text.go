@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // The words of numbers, shared by the charts, the page's tables and the
@@ -59,6 +61,34 @@ func Reason(msg, cand string) string {
 		}
 		msg = rest
 	}
+}
+
+// flagWords are the results' flags in words. The flags themselves are
+// tokens that results files keep, for programs to read.
+var flagWords = map[string]string{
+	autotune.FlagAbovePeakBandwidth: "above the bandwidth peak",
+	autotune.FlagAbovePeakFLOPs:     "above the compute peak",
+	autotune.FlagTimerDidNotTick:    "the timer did not tick in a sample",
+	autotune.FlagBudgetSpent:        "budget spent before the precision was reached",
+	autotune.FlagMaxSamples:         "max samples taken before the precision was reached",
+	autotune.FlagPeakOtherClock:     "peak measured at another clock",
+	autotune.FlagRemeasured:         "measured again after the speed drifted",
+	autotune.FlagDrift:              "speed drifted while measured",
+	autotune.FlagNotVerified:        "not verified",
+	telemetry.FlagThrottled:         "throttled while measured",
+	telemetry.FlagClocksMoved:       "clocks moved while measured",
+}
+
+// FlagText says a result's flags in words, "; " between them, as the
+// command's tables and the page show them: "budget spent before the
+// precision was reached" for "budget-spent-before-target"; a flag it
+// does not know, as it is.
+func FlagText(flags ...string) string {
+	words := make([]string, len(flags))
+	for i, f := range flags {
+		words[i] = cmp.Or(flagWords[f], f)
+	}
+	return strings.Join(words, "; ")
 }
 
 // OneLine is s on one line of at most n characters, cut with an

@@ -1,9 +1,12 @@
 package report_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // TestReason: a row's reason keeps what went wrong and drops what leads
@@ -22,5 +25,25 @@ func TestReason(t *testing.T) {
 		if got := report.Reason(tc.msg, tc.cand); got != tc.want {
 			t.Errorf("Reason(%q, %q) = %q, want %q", tc.msg, tc.cand, got, tc.want)
 		}
+	}
+}
+
+// TestFlagText: every flag a result can carry is said in words, each its
+// own (no two flags read alike, none reads as its token), "; " between
+// them; a flag it does not know reads as it is.
+func TestFlagText(t *testing.T) {
+	flags := []string{autotune.FlagAbovePeakBandwidth, autotune.FlagAbovePeakFLOPs, autotune.FlagTimerDidNotTick,
+		autotune.FlagBudgetSpent, autotune.FlagMaxSamples, autotune.FlagPeakOtherClock, autotune.FlagRemeasured,
+		autotune.FlagDrift, autotune.FlagNotVerified, telemetry.FlagThrottled, telemetry.FlagClocksMoved}
+	seen := map[string]bool{}
+	for _, f := range flags {
+		w := report.FlagText(f)
+		if w == f || strings.Contains(w, "-") || seen[w] {
+			t.Errorf("FlagText(%q) = %q: not words of its own", f, w)
+		}
+		seen[w] = true
+	}
+	if got, want := report.FlagText(autotune.FlagRemeasured, "new-flag"), "measured again after the speed drifted; new-flag"; got != want {
+		t.Errorf("FlagText(remeasured, new) = %q, want %q", got, want)
 	}
 }

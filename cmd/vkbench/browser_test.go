@@ -232,8 +232,9 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 	checkLayout(t, charts, page)
-	// What the charts leave out, the notes under them say.
-	for _, s := range []string{"Dropped early as much slower (report-input.json), not drawn: scalar (2.092ms).",
+	// What the charts leave out, the notes under them say; a row's flags
+	// are words.
+	for _, s := range []string{"[budget spent before the precision was reached]", "Dropped early as much slower (report-input.json), not drawn: scalar (2.092ms).",
 		"Not drawn (again.json): 1 failed: 1× wrong result at C[3,5]: got 1.5, want 2.25 (tolerance 1e-05); 1 unsupported: 1× needs 32.5 KiB of shared memory"} {
 		if !strings.Contains(page.Text, s) {
 			t.Errorf("the page does not say %q:\n%s", s, page.Text)

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vkbench/vkbench/autotune"
 )
 
 // svgTexts parses an SVG document and returns its text elements; it fails
@@ -92,6 +94,10 @@ func TestReportCrafted(t *testing.T) {
 			if strings.Contains(rest, bad) {
 				t.Errorf("the page contains %q: not self-contained", bad)
 			}
+		}
+		// A row's flags are words; the token is the results file's.
+		if !strings.Contains(string(page), "<td>[budget spent before the precision was reached]</td>") || strings.Contains(string(page), autotune.FlagBudgetSpent) {
+			t.Errorf("vec4-unroll4's flag is not said in words:\n%s", page)
 		}
 		golden(t, "report-crafted-html", maskSVG(t, string(page)))
 	})

@@ -243,12 +243,12 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 	for _, f := range b.Flags {
 		switch {
 		case f == autotune.FlagNotVerified:
-			notes = slices.Insert(notes, 0, "not verified")
+			notes = slices.Insert(notes, 0, report.FlagText(f))
 		case unsettled && (f == autotune.FlagMaxSamples || f == autotune.FlagBudgetSpent):
 		case (f == autotune.FlagAbovePeakBandwidth || f == autotune.FlagAbovePeakFLOPs) && report.PeakText(b) == report.AbovePeak:
 			// the % peak column says it
 		default:
-			notes = append(notes, f)
+			notes = append(notes, report.FlagText(f))
 		}
 	}
 	return strings.Join(notes, "; ")
