@@ -68,7 +68,7 @@ func abPanel(in Input) (panel, error) {
 		if row.Ratio > 0 {
 			rows, labels = append(rows, row), append(labels, row.Name)
 			lo, hi = min(lo, row.Ratio), max(hi, row.Ratio)
-			if hasBounds(row) {
+			if row.HasBounds() {
 				bounds = append(bounds, [2]float64{row.Lo, row.Hi})
 			}
 			continue
@@ -99,7 +99,7 @@ func abPanel(in Input) (panel, error) {
 	for i, row := range rows {
 		pt := plotter.XYs{{X: row.Ratio, Y: float64(n - 1 - i)}}
 		errs := plotter.XErrors{{Low: 0, High: 0}}
-		if hasBounds(row) {
+		if row.HasBounds() {
 			errs[0].Low, errs[0].High = row.Ratio-max(row.Lo, lo), min(row.Hi, hi)-row.Ratio
 		}
 		if err := addSeries(p, pt, errs, verdictColor(row.Verdict), row.Verdict.Fails()); err != nil {
@@ -114,11 +114,6 @@ func abPanel(in Input) (panel, error) {
 		{"unclear", unclearColor, draw.RingGlyph{}, vg.Points(3)},
 	}
 	return pn, nil
-}
-
-// hasBounds reports whether row has both bounds of its ratio's interval.
-func hasBounds(row results.ABRow) bool {
-	return row.Lo > 0 && row.Hi > 0 && !math.IsInf(row.Hi, 0)
 }
 
 // abRow is a pair in an ab section's table.
@@ -148,7 +143,7 @@ func abTable(sec *htmlSection, in Input) {
 		if row.Ratio > 0 {
 			r.Ratio = fmt.Sprintf("%.3f", row.Ratio)
 		}
-		if hasBounds(row) {
+		if row.HasBounds() {
 			r.Interval = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 		}
 		sec.ABRows = append(sec.ABRows, r)

@@ -79,6 +79,10 @@ type ABRow struct {
 	Note     string `json:"note,omitempty"`
 }
 
+// HasBounds reports whether r has both bounds of its ratio's interval,
+// each above 0 and finite.
+func (r ABRow) HasBounds() bool { return r.Lo > 0 && r.Hi > 0 && !math.IsInf(r.Hi, 0) }
+
 // ABReport is what ab found: a row per candidate of the operations both
 // versions have.
 type ABReport struct {

@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -89,6 +90,20 @@ func TestParseAB(t *testing.T) {
 	} {
 		if _, err := results.ParseAB([]byte(bad)); status.CodeOf(err) != status.InvalidArgument {
 			t.Errorf("ParseAB of a bad report: %v; want InvalidArgument", err)
+		}
+	}
+}
+
+// TestHasBounds: a pair has bounds only where both are there, above 0
+// and finite; a file that gives only the upper one (ratio_lo left out)
+// has none, so that no table prints a bound of 0.
+func TestHasBounds(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   bool
+	}{{0.9, 1.1, true}, {0, 0, false}, {0, 1.1, false}, {0.9, math.Inf(1), false}} {
+		if got := (results.ABRow{Ratio: 1, Lo: tc.lo, Hi: tc.hi}).HasBounds(); got != tc.want {
+			t.Errorf("[%g, %g]: HasBounds %v, want %v", tc.lo, tc.hi, got, tc.want)
 		}
 	}
 }

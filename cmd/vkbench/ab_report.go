@@ -115,7 +115,7 @@ func abTable(r *results.ABReport) gateTable {
 		if row.Ratio > 0 {
 			ratio, rounds = fmt.Sprintf("%.3f", row.Ratio), fmt.Sprint(len(row.Rounds))
 		}
-		if row.Hi > 0 {
+		if row.HasBounds() {
 			bounds = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 		}
 		t.rows = append(t.rows, gateRow{row.Name, []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, bounds, rounds}, string(row.Verdict), row.Note})

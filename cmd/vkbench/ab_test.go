@@ -473,3 +473,13 @@ func TestABTable(t *testing.T) {
 		t.Errorf("suite %q of %d cases, %d failures, %d skipped; want vkbench ab, 3, 1 (slower), 2 (unclear, only in old)", suite.Name, len(suite.Cases), suite.Failures, suite.Skipped)
 	}
 }
+
+// TestABTableBounds: ab's table shows a pair's bounds where the report's
+// page does (results.ABRow.HasBounds): not for a file that gives only the
+// upper one, where it printed "[0.000, 1.100]".
+func TestABTableBounds(t *testing.T) {
+	tab := abTable(&results.ABReport{Rows: []results.ABRow{{Name: "a", Ratio: 1, Lo: 0.9, Hi: 1.1}, {Name: "b", Ratio: 1, Hi: 1.1}}})
+	if got := [2]string{tab.rows[0].cells[3], tab.rows[1].cells[3]}; got != [2]string{"[0.900, 1.100]", "-"} {
+		t.Errorf("bounds %q; want [0.900, 1.100] and -", got)
+	}
+}
