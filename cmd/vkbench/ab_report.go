@@ -33,22 +33,25 @@ func addPair(r *results.ABReport, p abPair, e *autotune.Entry, spent time.Durati
 }
 
 // warnUnclear says on stderr what could not be decided (a warning, or,
-// with --on-unclear fail, the reasons of the failure), unless --on-unclear
-// pass asked for silence there (the report still says it);
-// under GitHub Actions it also writes each as an annotation, ::warning, or
-// ::error for a pair that fails the gate. Annotations go to standard
+// with --on-unclear fail, the reasons of the failure), wrapped to the
+// columns, unless --on-unclear pass asked for silence there (the report
+// still says it); under GitHub Actions it also writes each as an
+// annotation of one line, as Actions reads them: ::warning, or ::error
+// for a pair that fails the gate. Annotations go to standard
 // output, where Actions reads them, unless the report itself went there
 // (no -o): then to stderr, which Actions reads too.
 func warnUnclear(cmd *cobra.Command, r *results.ABReport) {
 	stderr := cmd.ErrOrStderr()
+	var b strings.Builder
 	for _, u := range r.Undecided() {
 		switch r.OnUnclear {
 		case results.UnclearWarns:
-			fmt.Fprintf(stderr, "vkbench: warning: ab: undecided: %s\n", u)
+			wrap(&b, "", "vkbench: warning: ab: undecided: "+u)
 		case results.UnclearFails:
-			fmt.Fprintf(stderr, "vkbench: ab: undecided: %s\n", u)
+			wrap(&b, "", "vkbench: ab: undecided: "+u)
 		}
 	}
+	fmt.Fprint(stderr, b.String())
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}

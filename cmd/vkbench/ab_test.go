@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/results"
 )
@@ -347,7 +348,7 @@ func TestABUnclear(t *testing.T) {
 			if !strings.Contains(r.stdout, c.annotation) || (c.annotation == "") != (r.stdout == "") {
 				t.Errorf("stdout %q; want the annotation %q", r.stdout, c.annotation)
 			}
-			if !strings.Contains(r.stderr, c.stderr) || (c.stderr == "") != (r.stderr == "") {
+			if !strings.Contains(strings.Join(strings.Fields(r.stderr), " "), c.stderr) || (c.stderr == "") != (r.stderr == "") {
 				t.Errorf("stderr %q; want %q", r.stderr, c.stderr)
 			}
 			data, err := os.ReadFile(out)
@@ -481,5 +482,37 @@ func TestABTableBounds(t *testing.T) {
 	tab := abTable(&results.ABReport{Rows: []results.ABRow{{Name: "a", Ratio: 1, Lo: 0.9, Hi: 1.1}, {Name: "b", Ratio: 1, Hi: 1.1}}})
 	if got := [2]string{tab.rows[0].cells[3], tab.rows[1].cells[3]}; got != [2]string{"[0.900, 1.100]", "-"} {
 		t.Errorf("bounds %q; want [0.900, 1.100] and -", got)
+	}
+}
+
+// TestABUndecidedWrapped: an undecided pair's warning on stderr is
+// wrapped to the columns, as run's and compare's prose is, its words
+// whole; the GitHub Actions annotation of it stays one line, as Actions
+// requires (its line was 200 columns).
+func TestABUndecidedWrapped(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "true")
+	note := "a slowdown of up to 12.3% could not be ruled out (threshold 5.0%); new measured while the GPU throttled, its clocks moved"
+	r := &results.ABReport{OnUnclear: results.UnclearWarns, Rows: []results.ABRow{{Name: "transpose-shared/f32/4096x4096/tile32-padded-wg256", Verdict: results.Unclear, Note: note, Rounds: make([]results.ABRound, 9), Seconds: 41}}}
+	cmd := &cobra.Command{}
+	var stderr bytes.Buffer
+	cmd.SetErr(&stderr)
+	warnUnclear(cmd, r) // no -o: the annotation goes to stderr too
+	var warning, annotations []string
+	for _, line := range strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n") {
+		if strings.HasPrefix(line, "::") {
+			annotations = append(annotations, line)
+			continue
+		}
+		if n := utf8.RuneCountInString(line); n > columns {
+			t.Errorf("a warning line of %d columns: %q", n, line)
+		}
+		warning = append(warning, line)
+	}
+	want := "vkbench: warning: ab: undecided: " + r.Undecided()[0]
+	if got := strings.Join(strings.Fields(strings.Join(warning, " ")), " "); len(warning) < 2 || got != want {
+		t.Errorf("the warning in %d lines reads %q; want %q wrapped", len(warning), got, want)
+	}
+	if len(annotations) != 1 || !strings.HasPrefix(annotations[0], "::warning title=vkbench ab%3A transpose-shared/f32/4096x4096/tile32-padded-wg256::") || !strings.HasSuffix(annotations[0], actionsEscape(note, false)+")") {
+		t.Errorf("annotations %q; want the pair's, whole on one line", annotations)
 	}
 }
