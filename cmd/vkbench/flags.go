@@ -141,8 +141,8 @@ func theDefault(v, def int) string {
 func (f *benchFlags) options() (autotune.Options, error) {
 	objective, err := autotune.ParseObjective(f.objective)
 	switch {
-	case f.precision <= 0 || f.precision >= 100:
-		return autotune.Options{}, usageError{fmt.Errorf("--precision %g: want a percentage above 0 and below 100", f.precision)}
+	case f.precision <= 0:
+		return autotune.Options{}, usageError{fmt.Errorf("--precision %g: want a positive percentage", f.precision)}
 	case f.budget <= 0:
 		return autotune.Options{}, usageError{fmt.Errorf("--budget %v: want a positive duration", f.budget)}
 	case f.maxSamples < f.minSamples:
