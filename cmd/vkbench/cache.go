@@ -174,15 +174,14 @@ func newCachePathCmd(cf *cacheFlags) *cobra.Command {
 }
 
 func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
-	var format outputFormat
+	var format *string
 	ls := &cobra.Command{
 		Use:   "ls",
 		Short: "List tables and their entries",
-		Long:  "List every table of the tune cache and its entries." + jsonDeprecated,
+		Long:  "List every table of the tune cache and its entries.",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := format.json(cmd)
-			if err != nil {
+			if err := checkFormat(*format, "table", "json"); err != nil {
 				return err
 			}
 			c, err := cf.open(cmd, false)
@@ -193,7 +192,7 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if *format == "json" {
 				return writeJSON(cmd.OutOrStdout(), tables)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
@@ -206,48 +205,15 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	format.register(ls)
+	format = formatFlag(ls)
 	return ls
 }
 
-// jsonDeprecated is what the help of cache ls and show says of --json.
-const jsonDeprecated = `
-
---json, deprecated, is --format json: scripts that pass it still work, and are
-told so on stderr.`
-
-// outputFormat is cache ls's and show's --format, table or json, as the
-// other commands take it, with the --json it replaces, kept for scripts.
-type outputFormat struct {
-	format  string
-	oldJSON bool
+// formatFlag registers cache ls's and show's --format, table or json,
+// and returns it.
+func formatFlag(cmd *cobra.Command) *string {
+	return cmd.Flags().StringP("format", "f", "table", "output: table or json")
 }
-
-func (f *outputFormat) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	fs.StringVarP(&f.format, "format", "f", "table", "output: table or json")
-	fs.BoolVar(&f.oldJSON, "json", false, "print JSON")
-	_ = fs.MarkDeprecated("json", "use --format json") // registered just above: it cannot fail
-	// cobra prints the notice on the command's output, where it would
-	// spoil the JSON a script reads: it goes to stderr.
-	fs.SetOutput(stderrOf{cmd})
-}
-
-// json reports whether the flags ask for JSON, or a usage error.
-func (f *outputFormat) json(cmd *cobra.Command) (bool, error) {
-	if err := checkFormat(f.format, "table", "json"); err != nil {
-		return false, err
-	}
-	if f.oldJSON && cmd.Flags().Changed("format") && f.format != "json" {
-		return false, usageError{fmt.Errorf("--json and --format %s disagree", f.format)}
-	}
-	return f.oldJSON || f.format == "json", nil
-}
-
-// stderrOf writes to the command's standard error as it is when written.
-type stderrOf struct{ cmd *cobra.Command }
-
-func (w stderrOf) Write(p []byte) (int, error) { return w.cmd.ErrOrStderr().Write(p) }
 
 // tier is one tier of the store: the local file, or the shared store
 // (named, in listings, only when there is one).
@@ -325,18 +291,17 @@ func listTable(tw io.Writer, t tableEntries) {
 
 func newCacheShowCmd(cf *cacheFlags) *cobra.Command {
 	var (
-		format    outputFormat
+		format    *string
 		hw, tuner string
 	)
 	show := &cobra.Command{
 		Use:   "show KEY",
 		Short: "Show one entry: every candidate's measurements and why the winner won",
 		Long: `Show the entry for KEY (operation/dtype/shape, as "gemm/f32/4096x4096x4096")
-in every table that has it, or only in the table of --hardware and --tuner.` + jsonDeprecated,
+in every table that has it, or only in the table of --hardware and --tuner.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			asJSON, err := format.json(cmd)
-			if err != nil {
+			if err := checkFormat(*format, "table", "json"); err != nil {
 				return err
 			}
 			k, err := autotune.ParseKey(args[0])
@@ -358,7 +323,7 @@ in every table that has it, or only in the table of --hardware and --tuner.` + j
 						continue
 					}
 					found++
-					if asJSON {
+					if *format == "json" {
 						err = writeJSON(cmd.OutOrStdout(), struct {
 							*autotune.Entry
 							Tier string `json:"tier,omitempty"`
@@ -377,7 +342,7 @@ in every table that has it, or only in the table of --hardware and --tuner.` + j
 			return nil
 		},
 	}
-	format.register(show)
+	format = formatFlag(show)
 	show.Flags().StringVar(&hw, "hardware", "", "only this hardware's table")
 	show.Flags().StringVar(&tuner, "tuner", "", "only this tuner's table")
 	return show

@@ -618,21 +618,13 @@ func TestPeakKeepsFaster(t *testing.T) {
 	}
 }
 
-// checkOldJSON checks that the command args, given the deprecated --json
-// that --format json replaced, still write what --format json wrote
-// (asJSON), the JSON alone on stdout, and say on stderr that --json is
-// deprecated; and that --format takes table or json alone. (Mutation:
-// dropping --json, or its notice, or the notice on stdout, fails it.)
-func checkOldJSON(t *testing.T, asJSON string, args ...string) {
+// checkFormatFlag checks that the command args take --format table or
+// json alone: yaml is bad usage, and so is the --json that --format json
+// replaced.
+func checkFormatFlag(t *testing.T, args ...string) {
 	t.Helper()
-	r := mustRun(t, 0, append(args, "--json")...)
-	if r.stdout != asJSON {
-		t.Errorf("%s --json wrote\n%s\nwhere --format json wrote\n%s", strings.Join(args[:2], " "), r.stdout, asJSON)
-	}
-	if !strings.Contains(r.stderr, "Flag --json has been deprecated, use --format json") {
-		t.Errorf("%s --json says no deprecation on stderr: %q", strings.Join(args[:2], " "), r.stderr)
-	}
 	wantUsage(t, `unknown --format "yaml" \(want table or json\)`, append(args, "--format", "yaml")...)
+	wantUsage(t, `unknown flag: --json`, append(args, "--json")...)
 }
 
 // storedPeak is the peak stored in the cache file path.
@@ -712,7 +704,7 @@ func TestCache(t *testing.T) {
 		if len(tables) != 1 || tables[0].Table.Hardware != info.Hardware() || len(tables[0].Entries) != 1 || tables[0].Entries[0].FastestName != winner {
 			t.Errorf("cache ls --format json = %s, want one table of %s with one entry won by %s", r.stdout, info.Hardware(), winner)
 		}
-		checkOldJSON(t, r.stdout, "cache", "ls", "--cache", cache)
+		checkFormatFlag(t, "cache", "ls", "--cache", cache)
 	})
 	t.Run("show", func(t *testing.T) {
 		r := mustRun(t, 0, "cache", "show", "copy/u32/4096", "--cache", cache)
@@ -725,7 +717,7 @@ func TestCache(t *testing.T) {
 		if e.FastestName != winner || e.Key != "copy/u32/4096" {
 			t.Errorf("cache show -f json: key %s won by %s, want copy/u32/4096 won by %s", e.Key, e.FastestName, winner)
 		}
-		checkOldJSON(t, r.stdout, "cache", "show", "copy/u32/4096", "--cache", cache, "--hardware", info.Hardware(), "--tuner", "builtin")
+		checkFormatFlag(t, "cache", "show", "copy/u32/4096", "--cache", cache, "--hardware", info.Hardware(), "--tuner", "builtin")
 		r = mustRun(t, exitUsage, "cache", "show", "copy/u32/8192", "--cache", cache)
 		if !strings.HasPrefix(r.stderr, "vkbench: ") || !strings.Contains(r.stderr, "no entry copy/u32/8192") {
 			t.Errorf("show of a missing key: stderr %q", r.stderr)
