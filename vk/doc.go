@@ -48,7 +48,7 @@
 //
 // Buffers have a VkDeviceMemory each. Host-visible buffers stay mapped;
 // device-local ones are read and written through two staging buffers of
-// the device, in 16 MiB chunks, the host copying one chunk while the GPU
+// the device, in 32 MiB chunks, the host copying one chunk while the GPU
 // copies the next; the host's copies use every processor. Images
 // (image.go) are device-local, optimal-tiling 2D images with a memory and
 // a view each, cleared when created and from then on in the general
