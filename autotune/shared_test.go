@@ -460,23 +460,7 @@ func TestSharedLockHolderKilled(t *testing.T) {
 	})
 	opts.Logger = slog.New(slog.NewTextHandler(m.log, nil))
 	t0 := time.Now()
-	dev := devtest.Device(t)
-	if ready := os.Getenv("VKBENCH_SHARED_READY"); ready != "" {
-		// Ask at once, all of them: a busy machine starts processes
-		// seconds apart, and a question answered before the last one
-		// starts proves nothing of the lock.
-		if err := os.WriteFile(filepath.Join(ready, fmt.Sprint(os.Getpid())), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-			if ents, _ := os.ReadDir(ready); fmt.Sprint(len(ents)) == os.Getenv("VKBENCH_SHARED_PROCS") {
-				break
-			} else if time.Now().After(deadline) {
-				t.Fatalf("%d of %s processes ready after a minute", len(ents), os.Getenv("VKBENCH_SHARED_PROCS"))
-			}
-		}
-	}
-	e, err := autotune.NewTuner(dev, m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
+	e, err := autotune.NewTuner(devtest.Device(t), m.cache, opts).Tune(context.Background(), defaultScaleOp(), kernels.SizeOf(1<<14), false)
 	if err != nil || e.FastestName != "wg64" {
 		t.Fatalf("Tune after the holder died = %+v, %v", e, err)
 	}
