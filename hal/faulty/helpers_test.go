@@ -410,22 +410,6 @@ func wantInjected(t testing.TB, what string, err error, code status.Code) {
 	}
 }
 
-// within runs f and fails t at once if f has not returned after d, so that
-// a call that hangs fails the test instead of hanging it.
-func within(t testing.TB, d time.Duration, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("%s has not returned after %v", what, d)
-	}
-}
-
 func TestLCGPower(t *testing.T) {
 	for _, reps := range []uint32{0, 1, 2, 3, 7, 64, 1000, 50000} {
 		x := uint32(12345)

@@ -16,14 +16,13 @@ import (
 )
 
 // lossLatency is how soon after a loss every pending fence must fail,
-// beyond what the host's scheduler adds: at once, not when its work ends
-// nor at its waiter's timeout. The scheduler's share is measured beside
-// the fences (as many plain goroutines woken at the loss), because on a
-// busy runner it alone reached 670 ms while the fences themselves took
-// under 20 ms more than the plain goroutines. 200 ms more still fails a
-// fence that waits for its work to end (the first submission, 300 ms of
-// work begun some 60 ms before the loss) or for its waiter's timeout
-// (10 s).
+// beyond what the host adds: at once, not when its work ends nor at its
+// waiter's timeout. The host's share is measured beside the fences, by as
+// many Waits on them whose context is cancelled at the loss
+// (haltest.WaitControl), because on a busy runner it alone reached 670 ms.
+// 200 ms more still fails a fence that waits for its work to end (the
+// first submission, 300 ms of work begun some 60 ms before the loss) or
+// for its waiter's timeout (10 s).
 const lossLatency = 200 * time.Millisecond
 
 // noMarker hides the wrapped device's hal.LossMarker, so that the wrapper
@@ -166,6 +165,8 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 	var fences []hal.Fence
 	var results chan result
 	var firstSubmit time.Time
+	var wake func() time.Time
+	var woken func() time.Duration
 	for attempt := 1; ; attempt++ {
 		jobs[0] = r.newJob(longN, maxReps, 0)
 		fences = make([]hal.Fence, len(jobs))
@@ -191,6 +192,8 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 				results <- result{i, err, time.Now()}
 			}()
 		}
+		// A control beside the waiters (see lossLatency).
+		wake, woken = haltest.WaitControl(fences)
 		time.Sleep(50 * time.Millisecond) // for the waiters to wait
 		// The queue runs in order: while the first is pending, all are.
 		if done, err := fences[0].Poll(); !done && err == nil {
@@ -208,6 +211,8 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 				t.Fatalf("Wait on submission %d: %v", res.i, res.err)
 			}
 		}
+		wake()
+		woken()
 		longN *= 4
 	}
 	select {
@@ -215,10 +220,6 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 		t.Fatalf("Wait on submission %d returned before the loss: %v", res.i, res.err)
 	default:
 	}
-	// A control: what the host's scheduler adds to as many goroutines
-	// woken at the moment of the loss, on a quiet machine or a busy one;
-	// the fences may take that, plus lossLatency of their own.
-	wake, woken := haltest.WakeControl(len(fences))
 	lossAt := wake()
 	r.plan.LoseNow()
 	lostIn := time.Since(lossAt)
@@ -233,12 +234,12 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 		after := res.at.Sub(lossAt)
 		latencies = append(latencies, after)
 		if after > bound {
-			t.Errorf("Wait on submission %d returned %v after the loss, want within %v (%v, plus the %v the host took to wake as many plain goroutines)",
+			t.Errorf("Wait on submission %d returned %v after the loss, want within %v (%v, plus the %v that as many Waits cancelled at the loss took)",
 				res.i, after, bound, lossLatency, scheduler)
 		}
 	}
 	slices.Sort(latencies)
-	t.Logf("LoseNow took %v; fences failed after the loss within: median %v, max %v; plain goroutines woke within %v",
+	t.Logf("LoseNow took %v; fences failed after the loss within: median %v, max %v; Waits cancelled at the loss returned within %v",
 		lostIn, latencies[len(latencies)/2], latencies[len(latencies)-1], scheduler)
 	if got := r.plan.Held(); got != 0 {
 		t.Errorf("Held() = %d after the loss, want 0", got)
@@ -295,7 +296,7 @@ func testLossWhileInFlight(t *testing.T, r *rig) {
 		},
 	}
 	for name, call := range calls {
-		within(t, time.Second, name, func() {
+		haltest.Within(t, time.Second, name, func() {
 			start := time.Now()
 			err := call()
 			if took := time.Since(start); took > bound {

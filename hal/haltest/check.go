@@ -49,10 +49,10 @@ func wantDone(t testing.TB, what string, f hal.Fence) {
 	}
 }
 
-// within runs f and fails t, without waiting any longer, if f has not
+// Within runs f and fails t, without waiting any longer, if f has not
 // returned after d: for calls that must not block, whose hang would
-// otherwise hang the whole test binary.
-func within(t testing.TB, d time.Duration, what string, f func()) {
+// otherwise hang the whole test binary. what names the call.
+func Within(t testing.TB, d time.Duration, what string, f func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {

@@ -135,7 +135,7 @@ func (k *kit) refused(e *env, d time.Duration, code status.Code, is error, when 
 	}
 	for _, call := range append(calls, call{"CommandBuffer.End", rec.End}) {
 		var err error
-		within(e, d, call.name+" "+when, func() { err = call.f() })
+		Within(e, d, call.name+" "+when, func() { err = call.f() })
 		wantCode(e, call.name+" "+when, err, code, is)
 	}
 }

@@ -35,7 +35,7 @@ func (e *env) releaseDevice(k *kit) {
 // the call.
 func releaseWithin(e *env, d time.Duration, what string, r interface{ Release() error }) {
 	e.Helper()
-	within(e, d, what, func() {
+	Within(e, d, what, func() {
 		if err := r.Release(); err != nil {
 			e.Errorf("%s: %v", what, err)
 		}

@@ -112,7 +112,7 @@ func checkTimestampErrors(e *env, pool hal.TimestampPool, slots int) {
 	} {
 		var d time.Duration
 		var err error
-		within(e, 10*time.Second, "TimestampPool.Elapsed", func() { d, err = pool.Elapsed(c.start, c.end) })
+		Within(e, 10*time.Second, "TimestampPool.Elapsed", func() { d, err = pool.Elapsed(c.start, c.end) })
 		if err == nil {
 			e.Errorf("Elapsed(%d, %d) = %v, want an error: %s", c.start, c.end, d, c.why)
 		} else if c.why == notAfter && !errors.Is(err, hal.ErrNoTick) {
