@@ -48,8 +48,8 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	if n := o.get("role"); n != nil {
 		b.role = bufferRole(must(d.src.choice(n, "role", roleNames, ", ")))
 	}
-	check(optional(o, "binding", &b.binding, d.src.intIn(0, 1<<16-1)))
-	check(optional(o, "set", &b.set, d.src.intIn(0, maxSets-1)))
+	optional(o, "binding", &b.binding, d.src.intIn(0, 1<<16-1))
+	optional(o, "set", &b.set, d.src.intIn(0, maxSets-1))
 	if n := o.get("set"); n != nil && b.binding < 0 {
 		return nil, d.src.errAt(n, "a buffer's \"set\" needs its \"binding\" in that set")
 	}
@@ -97,15 +97,8 @@ func (d *opDecoder) decodeCheck(o *jsonObj, b *manifestBuffer) error {
 		}
 		if c.kind == jsonObject {
 			co, _ := d.src.object(c, "")
-			for _, f := range []struct {
-				key, what string
-				dst       **manifestExpr
-			}{{"first", "the first element checked", &b.first}, {"count", "the number of elements checked", &b.count}} {
-				if n := co.get(f.key); n != nil {
-					e := must(d.intExpression(n, lengthContext, f.what))
-					*f.dst = &e
-				}
-			}
+			optional(co, "first", &b.first, d.intExprIn(lengthContext, "the first element checked"))
+			optional(co, "count", &b.count, d.intExprIn(lengthContext, "the number of elements checked"))
 			check(co.done())
 		} else {
 			var err error
@@ -236,8 +229,8 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 		}
 		if body != nil {
 			o := must(d.src.object(body, `{"start": a, "step": b}`))
-			check(optional(o, "start", &in.value, value(initValue)))
-			check(optional(o, "step", &in.step, value(initStep)))
+			optional(o, "start", &in.value, value(initValue))
+			optional(o, "step", &in.step, value(initStep))
 			check(o.done())
 		}
 	case "random":
@@ -249,8 +242,8 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 		if s := o.get("seed"); s != nil {
 			in.seed, in.hasSeed = uint64(must(d.src.integer(s, 0, math.MaxInt64))), true
 		}
-		check(optional(o, "min", &in.lo, value(initLo)))
-		check(optional(o, "max", &in.hi, value(initHi)))
+		optional(o, "min", &in.lo, value(initLo))
+		optional(o, "max", &in.hi, value(initHi))
 		check(o.done())
 		if in.exprs[initLo] == nil && in.exprs[initHi] == nil && compare(in.lo, in.hi) > 0 {
 			return in, d.src.errAt(body, "min %s is above max %s", in.lo, in.hi)
@@ -303,8 +296,8 @@ func (d *opDecoder) tolerance(n *jsonNode) (tolerance, error) {
 		return v, err
 	}
 	var t tolerance
-	check(optional(o, "rel", &t.rel, bound))
-	check(optional(o, "abs", &t.abs, bound))
+	optional(o, "rel", &t.rel, bound)
+	optional(o, "abs", &t.abs, bound)
 	return t, o.done()
 }
 

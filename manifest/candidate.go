@@ -239,7 +239,8 @@ func (d *opDecoder) subgroups(c int, obj *jsonObj) error {
 		}
 		run.subgroupSize = uint32(v)
 	}
-	return optional(obj, "full_subgroups", &run.fullSubgroups, d.src.boolean)
+	optional(obj, "full_subgroups", &run.fullSubgroups, d.src.boolean)
+	return nil
 }
 
 // dispatchObjects returns the objects of a candidate's dispatches: those

@@ -60,7 +60,8 @@ func (d *opDecoder) decodeName() error {
 	}
 	d.op.name = name
 	d.op.summary = "from a manifest"
-	return optional(d.obj, "summary", &d.op.summary, d.src.str)
+	optional(d.obj, "summary", &d.op.summary, d.src.str)
+	return nil
 }
 
 // checkNewName checks that name can be defined as a what (dimension,
@@ -109,9 +110,9 @@ func (d *opDecoder) decodeDims() error {
 			def := must(o.need("default", "the default extent"))
 			sizes[kernels.SmallDevice] = must(extent(def))
 			sizes[kernels.MediumDevice] = sizes[kernels.SmallDevice]
-			check(optional(o, "integrated", &sizes[kernels.MediumDevice], extent))
+			optional(o, "integrated", &sizes[kernels.MediumDevice], extent)
 			sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
-			check(optional(o, "discrete", &sizes[kernels.LargeDevice], extent))
+			optional(o, "discrete", &sizes[kernels.LargeDevice], extent)
 			check(o.done())
 		}
 		for class := range sizes {
@@ -191,6 +192,15 @@ func (d *opDecoder) intExpression(n *jsonNode, ctx exprContext, what string) (ma
 		return e, d.src.errAt(n, "expression %q is a float; %s must be an integer (round it with ceil, floor or round)", e.src, what)
 	}
 	return e, nil
+}
+
+// intExprIn returns a reader of integer expressions in ctx (what says
+// what each is), for optional.
+func (d *opDecoder) intExprIn(ctx exprContext, what string) func(*jsonNode) (*manifestExpr, error) {
+	return func(n *jsonNode) (*manifestExpr, error) {
+		e, err := d.intExpression(n, ctx, what)
+		return &e, err
+	}
 }
 
 func (d *opDecoder) decodeLets() error {
@@ -293,8 +303,9 @@ func (d *opDecoder) decodeCounts() error {
 		e := d.expression(n, countContext)
 		return &e, nil
 	}
-	check(optional(d.obj, "bytes", &d.op.bytes, count))
-	return optional(d.obj, "flops", &d.op.flops, count)
+	optional(d.obj, "bytes", &d.op.bytes, count)
+	optional(d.obj, "flops", &d.op.flops, count)
+	return nil
 }
 
 func (d *opDecoder) decodeVerify() error {

@@ -44,11 +44,8 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	check(d.pushConstants(c, o, s, disp))
 	g := must(o.need("groups", `the number of workgroups in x, y and z, such as ["div_up(N, 256)", 1, 1]`))
 	disp.groups = must(d.xyz(c, g, "the number of workgroups in x, y and z", dispatchContext, "a workgroup count"))
-	if r := o.get("repeat"); r != nil {
-		e := must(d.intExpression(r, repeatContext, "a repeat count"))
-		check(d.checkParams(c, &e))
-		disp.repeat = &e
-	}
+	optional(o, "repeat", &disp.repeat, d.intExprIn(repeatContext, "a repeat count"))
+	check(d.checkParams(c, disp.repeat))
 	disp.fixed.key = disp.keyOf(disp.fixed.constants)
 	var sized bool
 	if disp.fixed.shared, sized = disp.sharedOf(disp.fixed); !sized && run.shared == 0 {

@@ -297,18 +297,12 @@ func (o *jsonObj) done() error {
 	return nil
 }
 
-// optional reads the field key of o with read into *dst, if o has it.
-func optional[T any](o *jsonObj, key string, dst *T, read func(*jsonNode) (T, error)) error {
-	n := o.get(key)
-	if n == nil {
-		return nil
+// optional reads the field key of o with read into *dst, if o has it;
+// only the decoder calls it, as it unwinds (must) where read fails.
+func optional[T any](o *jsonObj, key string, dst *T, read func(*jsonNode) (T, error)) {
+	if n := o.get(key); n != nil {
+		*dst = must(read(n))
 	}
-	v, err := read(n)
-	if err != nil {
-		return err
-	}
-	*dst = v
-	return nil
 }
 
 // Typed readers of leaf values.
