@@ -114,10 +114,8 @@ func (src *manifestSource) parseJSON() *jsonNode {
 // start returns the offset of the next value at or after off: past
 // white space, ':' and ','.
 func (src *manifestSource) start(off int64) int64 {
-	for off < int64(len(src.data)) && strings.IndexByte(" \t\r\n:,", src.data[off]) >= 0 {
-		off++
-	}
-	return off
+	rest := src.data[off:]
+	return off + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n:,")))
 }
 
 func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
