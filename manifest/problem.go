@@ -241,12 +241,7 @@ func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elemen
 // readRange reads n bytes of buf from off.
 func readRange(ctx context.Context, buf hal.Buffer, off, n int64) ([]byte, error) {
 	out := make([]byte, n)
-	for first := int64(0); first < n; first += kernels.TransferChunk {
-		if err := buf.Read(ctx, off+first, out[first:min(n, first+kernels.TransferChunk)]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, buf.Read(ctx, off, out)
 }
 
 // runReference runs the reference candidate once and keeps its outputs,
