@@ -311,21 +311,18 @@ func (n callNode) integer(a, b int64) exprValue {
 	if b < 0 {
 		panic(n.fail("negative exponent %d", b))
 	}
-	switch a {
-	case 0, 1:
-		if b == 0 {
-			return intValue(1)
+	// By squaring: a square that overflows would be a factor of the power.
+	v, ok := int64(1), true
+	for ; b > 0 && ok; b >>= 1 {
+		if b&1 == 1 {
+			v, ok = mulInt(v, a)
 		}
-		return intValue(a)
-	case -1:
-		return intValue(1 - 2*(b&1))
+		if b > 1 && ok {
+			a, ok = mulInt(a, a)
+		}
 	}
-	v := int64(1)
-	for range b {
-		var ok bool
-		if v, ok = mulInt(v, a); !ok {
-			panic(n.fail("integer overflow"))
-		}
+	if !ok {
+		panic(n.fail("integer overflow"))
 	}
 	return intValue(v)
 }
