@@ -142,7 +142,7 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 	}
 	n := len(op.runs)
 	l := &layout{envs: make([]exprEnv, n), errs: make([]error, n), lens: make([]int64, len(op.bufs)),
-		work: make([]work, n), checks: make([][][2]int64, n)}
+		work: make([]work, n), checks: make([][][2]int64, n), extents: make([][2]int64, len(op.bufs))}
 	for c, run := range op.runs {
 		if l.envs[c], l.errs[c] = op.env(size, run.params, info); l.errs[c] != nil {
 			continue
@@ -153,6 +153,11 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 		if !b.len.usesParams {
 			// The same for every candidate: a failure is the operation's.
 			if l.lens[i], err = op.bufferLen(b, counted); err != nil {
+				return nil, err
+			}
+		}
+		if b.img != nil {
+			if l.extents[i], err = op.imageExtent(b, counted); err != nil {
 				return nil, err
 			}
 		}
@@ -168,14 +173,6 @@ func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, 
 				l.lens[i] = max(l.lens[i], n)
 			}
 			l.work[c].bytes += float64(n) * float64(b.typ.size) * bytesMoved[b.role]
-		}
-	}
-	l.extents = make([][2]int64, len(op.bufs))
-	for i, b := range op.bufs {
-		if b.img != nil {
-			if l.extents[i], err = op.imageExtent(b, counted); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if err := op.countsOf(counted); err != nil {
