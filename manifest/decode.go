@@ -354,16 +354,14 @@ func (d *opDecoder) decodeDType() error {
 		d.op.dtype = dt
 		return nil
 	}
-	for _, b := range d.op.bufs {
-		if b.role == roleOutput || b.role == roleInOut {
-			if dt := b.typ.dtype(); dt != 0 {
-				d.op.dtype = dt
-				return nil
-			}
-			return d.src.errMissing(d.obj.n, "dtype", "the first output's type "+b.typ.name+" is not one of f32, f16, bf16, i32, u32; name the operation's element type")
-		}
+	i := slices.IndexFunc(d.op.bufs, func(b *manifestBuffer) bool { return b.role == roleOutput || b.role == roleInOut })
+	if i < 0 {
+		return d.src.errMissing(d.obj.n, "dtype", "no output buffer gives the operation's element type (f32, f16, bf16, i32 or u32)")
 	}
-	return d.src.errMissing(d.obj.n, "dtype", "no output buffer gives the operation's element type (f32, f16, bf16, i32 or u32)")
+	if d.op.dtype = d.op.bufs[i].typ.dtype(); d.op.dtype == 0 {
+		return d.src.errMissing(d.obj.n, "dtype", "the first output's type "+d.op.bufs[i].typ.name+" is not one of f32, f16, bf16, i32, u32; name the operation's element type")
+	}
+	return nil
 }
 
 // finish checks what needs the whole operation: defaults for tolerances,
