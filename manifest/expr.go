@@ -231,22 +231,16 @@ func (p *exprParser) rest() string {
 }
 
 func (p *exprParser) skipSpace() {
-	for p.pos < len(p.src) && strings.IndexByte(" \t\n\r", p.src[p.pos]) >= 0 {
-		p.pos++
-	}
+	p.pos = len(p.src) - len(strings.TrimLeft(p.src[p.pos:], " \t\n\r"))
 }
 
 // accept consumes op if it comes next (and is not the start of a longer
 // operator in longer).
 func (p *exprParser) accept(op string, longer ...string) bool {
 	p.skipSpace()
-	if !strings.HasPrefix(p.src[p.pos:], op) {
+	rest := p.src[p.pos:]
+	if !strings.HasPrefix(rest, op) || slices.ContainsFunc(longer, func(l string) bool { return strings.HasPrefix(rest, l) }) {
 		return false
-	}
-	for _, l := range longer {
-		if strings.HasPrefix(p.src[p.pos:], l) {
-			return false
-		}
 	}
 	p.pos += len(op)
 	return true
