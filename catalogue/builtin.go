@@ -91,6 +91,15 @@ func candidate(shader, name string, bindings, push int, wg [3]uint32, params map
 	return c
 }
 
+// variant is c with param name set to v, as its specialization constant
+// id, and suffix added to its name.
+func variant(c kernels.Candidate, suffix, name string, id, v uint32) kernels.Candidate {
+	c.Name += suffix
+	c.Params[name] = int(v)
+	c.Constants = append(c.Constants, hal.Constant{ID: id, Value: v})
+	return c
+}
+
 // pick returns the first of the sizes, largest first, that fits.
 func pick(info hal.DeviceInfo, class kernels.SizeClass, sizes [3]int64, buffers func(n int64) []int64) int64 {
 	n := sizes[class]

@@ -18,14 +18,14 @@ import (
 // two 16s of k, one and two buffers, and one to three slices in flight
 // in registers.
 var emulatedGEMMF16 = []kernels.Candidate{
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 2, 1),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 1, 1),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2, 1),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 32, 32, 16, 1, 1),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 32, 64, 16, 16, 32, 2, 2),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 16, 32, 16, 1, 3),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 64, 32, 32, 32, 2, 2),
-	coopmatGEMM("gemm_f16_coopmat_emu", "emu", 64, 32, 16, 32, 16, 2, 3),
+	coopmatGEMM("gemm_f16_coopmat_emu", 64, 64, 32, 32, 32, 2, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", 64, 64, 32, 32, 32, 1, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", 32, 64, 16, 16, 32, 2, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", 64, 32, 32, 32, 16, 1, 1),
+	coopmatGEMM("gemm_f16_coopmat_emu", 32, 64, 16, 16, 32, 2, 2),
+	coopmatGEMM("gemm_f16_coopmat_emu", 64, 32, 16, 32, 16, 1, 3),
+	coopmatGEMM("gemm_f16_coopmat_emu", 64, 64, 32, 32, 32, 2, 2),
+	coopmatGEMM("gemm_f16_coopmat_emu", 64, 32, 16, 32, 16, 2, 3),
 }
 
 // TestCoopmatGeometry checks what the cooperative-matrix shader assumes of

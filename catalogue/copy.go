@@ -60,53 +60,40 @@ type copyProblem struct {
 	n       int64
 	src     []uint32
 	in, out hal.Buffer
-	pushN   []byte
 }
 
 func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (checker, error) {
 		n := int64(size.Dim(0))
-		p := &copyProblem{problem: base, n: n, pushN: pushConstants(uint32(n))}
+		p := &copyProblem{problem: base, n: n}
 		p.bytes = 8 * float64(n)
 		if err := p.alloc(bufferDesc{&p.in, "src", kernels.Input, kernels.U32, n}, bufferDesc{&p.out, "dst", kernels.Output, kernels.U32, n}); err != nil {
 			return nil, err
 		}
+		p.dispatches(p.streamGrid(uint64(n)), pushConstants(uint32(n)), p.in, p.out)
 		p.src = randomWords(seed, 0, n)
 		return p, upload(ctx, p.in, p.src)
 	})
 }
 
-func (p *copyProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	return p.record(cb, exe, cand, p.grid, p.pushN, p.in, p.out)
-}
-
-func (p *copyProblem) grid(c kernels.Candidate) ([3]uint32, error) {
-	return p.streamGrid(c, uint64(p.n))
-}
-
-// Verify compares every word exactly: a copy has no rounding. The output's
+// verify compares every word exactly: a copy has no rounding. The output's
 // digest, computed on the device, is compared first; only where it
 // differs is the output read back, to say which words are wrong.
-func (p *copyProblem) Verify(ctx context.Context, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+func (p *copyProblem) verify(ctx context.Context, _ int, m *kernels.Mismatches) (int64, error) {
 	same, err := p.digestMatches(ctx, p.out, p.n, func(i int64) (uint32, int64) { return p.src[i], i })
 	if same || err != nil {
-		return err
+		return p.n, err
 	}
 	got, err := p.download(ctx, p.out, p.n)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	m := kernels.Mismatches{What: "copy/" + c.Name}
-	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *kernels.Mismatches) {
+	parallel(int64(len(got)), 1, m, func(lo, hi int64, m *kernels.Mismatches) {
 		for i := lo; i < hi; i++ {
 			if got[i] != p.src[i] {
 				m.Add(func() string { return fmt.Sprintf("dst[%d]: got 0x%08x, want 0x%08x (exact)", i, got[i], p.src[i]) })
 			}
 		}
 	})
-	return m.Err(p.n)
+	return p.n, nil
 }

@@ -79,21 +79,14 @@ func regblock(bm, bn, bk, tx, ty uint32) kernels.Candidate {
 // that a long slice (half the barriers of a short one) needs the
 // registers of a short one.
 func regblockPhased(bm, bn, bk, tx, ty, ph uint32) kernels.Candidate {
-	c := regblock(bm, bn, bk, tx, ty)
-	c.Name += fmt.Sprintf("-p%d", ph)
-	c.Params["PH"] = int(ph)
-	c.Constants = append(c.Constants, hal.Constant{ID: 5, Value: ph})
-	return c
+	return variant(regblock(bm, bn, bk, tx, ty), fmt.Sprintf("-p%d", ph), "PH", 5, ph)
 }
 
 // regblockSwizzled is c with the rows of A in shared memory unpadded,
 // their vec4s permuted instead (SWZ = 1): BK·2 vec4s less, which is what
 // lets 128x256x16 into 48 KiB. c's BM is a multiple of 32.
 func regblockSwizzled(c kernels.Candidate) kernels.Candidate {
-	c.Name += "-swz"
-	c.Params["SWZ"] = 1
-	c.Constants = append(c.Constants, hal.Constant{ID: 6, Value: 1})
-	return c
+	return variant(c, "-swz", "SWZ", 6, 1)
 }
 
 // regblockExact is c without the checked path of its loads (EXACT = 1):
@@ -102,9 +95,7 @@ func regblockSwizzled(c kernels.Candidate) kernels.Candidate {
 // is half c's code; on an H200 that was 5% faster than c, where one
 // kernel with both paths, chosen per workgroup, had been slower.
 func regblockExact(c kernels.Candidate) kernels.Candidate {
-	c.Name += "-exact"
-	c.Params["EXACT"] = 1
-	c.Constants = append(c.Constants, hal.Constant{ID: 7, Value: 1})
+	c = variant(c, "-exact", "EXACT", 7, 1)
 	bm, bn, bk := c.Params["BM"], c.Params["BN"], c.Params["BK"]
 	// A size of other than three dimensions is Prepare's to refuse.
 	c.Applies = func(s kernels.Size) bool {
@@ -131,7 +122,6 @@ type gemmProblem struct {
 	a, b             []float32
 	elem             kernels.DType
 	bufA, bufB, bufC hal.Buffer
-	push             []byte
 	seed             uint64
 	// samples are the elements of C a large product checks, with their
 	// float64 references: computed by the first Verify, the same for every
@@ -152,18 +142,10 @@ type gemmSample struct {
 // exactly), and C of the same element type.
 func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
 	elem := op.dtype
-	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (checker, error) {
 		m, n, k := int64(size.Dim(0)), int64(size.Dim(1)), int64(size.Dim(2))
-		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, elem: elem, push: pushConstants(uint32(m), uint32(n), uint32(k))}
+		p := &gemmProblem{problem: base, m: m, n: n, k: k, seed: seed, elem: elem}
 		p.bytes, p.flops = float64(elem.Bytes())*float64(m*k+k*n+m*n), 2*float64(m)*float64(n)*float64(k)
-		for _, e := range []struct {
-			what string
-			n    int64
-		}{{"A", m * k}, {"B", k * n}, {"C", m * n}} {
-			if err := p.checkIndexRange(e.what, e.n); err != nil {
-				return nil, err
-			}
-		}
 		err := p.alloc(
 			bufferDesc{&p.bufA, "A", kernels.Input, elem, m * k},
 			bufferDesc{&p.bufB, "B", kernels.Input, elem, k * n},
@@ -172,9 +154,10 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 		if err != nil {
 			return nil, err
 		}
+		p.dispatches(p.grid, pushConstants(uint32(m), uint32(n), uint32(k)), p.bufA, p.bufB, p.bufC)
 		p.a = randomSigned(seed, 0, m*k)
 		p.b = randomSigned(seed, 1, k*n)
-		var a, b any = p.a, p.b
+		a, b := asWords(p.a), asWords(p.b)
 		if elem != kernels.F32 {
 			f := format16Of(elem)
 			f.round(p.a)
@@ -186,10 +169,6 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 		}
 		return p, upload(ctx, p.bufB, b)
 	})
-}
-
-func (p *gemmProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	return p.record(cb, exe, cand, p.grid, p.push, p.bufA, p.bufB, p.bufC)
 }
 
 func (p *gemmProblem) grid(c kernels.Candidate) ([3]uint32, error) {
@@ -214,7 +193,7 @@ const gemmFullCheck = 1 << 26
 // when the product is too large to check whole.
 const gemmSamples = 4096
 
-// Verify checks C against a float64 reference of the inputs' values (for
+// verify checks C against a float64 reference of the inputs' values (for
 // gemm-f16, the halves themselves): every element when
 // M·N·K ≤ 2²⁶ (the tests' sizes, a fraction of a second on the CPU),
 // otherwise the four corners and 4096 elements drawn from the seed (a
@@ -233,16 +212,11 @@ const gemmSamples = 4096
 // may truncate their fp32 sums) plus one ulp of C's format at the exact
 // value (C's rounding to fp16 or bf16, at most half an ulp) and the
 // format's smallest normal number (a device may flush denormals).
-func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+func (p *gemmProblem) verify(ctx context.Context, _ int, mm *kernels.Mismatches) (int64, error) {
 	got, err := p.result(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	mm := kernels.Mismatches{What: p.op + "/" + c.Name}
 	tolerance := p.tolerance()
 	check := func(i, j int64, want, mag float64) {
 		g := got[i*p.n+j]
@@ -268,7 +242,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 				check(i, j, want[j], mag[j])
 			}
 		}
-		return mm.Err(p.m * p.n)
+		return p.m * p.n, nil
 	}
 	if p.samples == nil {
 		p.samples = p.referenceSamples()
@@ -276,7 +250,7 @@ func (p *gemmProblem) Verify(ctx context.Context, cand int) error {
 	for _, s := range p.samples {
 		check(s.i, s.j, s.want, s.mag)
 	}
-	return mm.Err(int64(len(p.samples)))
+	return int64(len(p.samples)), nil
 }
 
 // result reads C back as floats.

@@ -21,7 +21,7 @@ import (
 // them computes it in fp32 (gemm_bf16_regblock).
 func newGEMMBF16() *gemmOp {
 	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
-		return coopmatGEMM("gemm_bf16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
+		return coopmatGEMM("gemm_bf16_coopmat_khr", bm, bn, bk, wm, wn, nbuf, depth)
 	}
 	cands := halfPortable("gemm_bf16_regblock")
 	cands = append(cands,

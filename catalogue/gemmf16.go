@@ -2,23 +2,24 @@ package catalogue
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 )
 
-// nvF16 is the multiply-add of the NV cooperative-matrix candidates: 16 ×
-// 16 × 16 fragments of one subgroup, fp16 in, fp32 sums; khrF16 the same
-// of the KHR ones.
-var (
-	nvF16 = hal.CooperativeMatrix{
-		API: hal.MatrixNV, M: 16, N: 16, K: 16,
-		A: hal.ComponentF16, B: hal.ComponentF16, C: hal.ComponentF32, Result: hal.ComponentF32,
-		Scope: hal.ScopeSubgroup,
-	}
-	khrF16  = func() hal.CooperativeMatrix { m := nvF16; m.API = hal.MatrixKHR; return m }()
-	khrBF16 = func() hal.CooperativeMatrix { m := khrF16; m.A, m.B = hal.ComponentBF16, hal.ComponentBF16; return m }()
-)
+// coopmatFragments are the multiply-adds of the cooperative-matrix GEMM
+// kernels: 16 × 16 × 16 fragments of one subgroup, fp16 (or bfloat16) in,
+// fp32 sums, of NV's or KHR's extension.
+var coopmatFragments = map[string]hal.CooperativeMatrix{
+	"gemm_f16_coopmat_nv":   fragment16(hal.MatrixNV, hal.ComponentF16),
+	"gemm_f16_coopmat_khr":  fragment16(hal.MatrixKHR, hal.ComponentF16),
+	"gemm_bf16_coopmat_khr": fragment16(hal.MatrixKHR, hal.ComponentBF16),
+}
+
+func fragment16(api hal.MatrixAPI, in hal.ComponentType) hal.CooperativeMatrix {
+	return hal.CooperativeMatrix{API: api, M: 16, N: 16, K: 16, A: in, B: in, C: hal.ComponentF32, Result: hal.ComponentF32, Scope: hal.ScopeSubgroup}
+}
 
 // regblockHalf is a candidate of a kernel on gemm_half_regblock.glsl,
 // gemm_regblock's tiling on 16-bit floats: gemm_f16_regblock or
@@ -58,10 +59,10 @@ func halfNV2(shader string, in hal.ComponentType) []kernels.Candidate {
 // reference works with those halves exactly.
 func newGEMMF16() *gemmOp {
 	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
-		return coopmatGEMM("gemm_f16_coopmat_nv", "nv", bm, bn, bk, wm, wn, nbuf, depth)
+		return coopmatGEMM("gemm_f16_coopmat_nv", bm, bn, bk, wm, wn, nbuf, depth)
 	}
 	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
-		return coopmatGEMM("gemm_f16_coopmat_khr", "khr", bm, bn, bk, wm, wn, nbuf, depth)
+		return coopmatGEMM("gemm_f16_coopmat_khr", bm, bn, bk, wm, wn, nbuf, depth)
 	}
 	cands := halfPortable("gemm_f16_regblock")
 	cands = append(cands, []kernels.Candidate{
@@ -112,26 +113,19 @@ func coopmat2GEMM(shader string, in hal.ComponentType, bm, bn, bk, wg uint32) ke
 // a BM×BN tile of C per workgroup, in warps of 32 invocations that each
 // compute WM×WN of it as 16×16 fragments, through BK-deep slices of A and
 // B in NBUF buffers of shared memory, each loaded into registers DEPTH
-// slices ahead (see the .glsl for the layout). gemm_f16_coopmat_nv and
-// gemm_f16_coopmat_khr need subgroups of 32 and the NV or KHR fp16
-// multiply-add; gemm_f16_coopmat_emu, the twin that the tests run where
-// there are no cooperative matrices, needs neither.
-func coopmatGEMM(shader, prefix string, bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
+// slices ahead (see the .glsl for the layout). Its name begins with the
+// end of the shader's ("nv", "khr", "emu"). The NV and KHR kernels need
+// subgroups of 32 and their coopmatFragments; gemm_f16_coopmat_emu, the
+// twin that the tests run where there are no cooperative matrices, needs
+// neither.
+func coopmatGEMM(shader string, bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
 	warps := (bm / wm) * (bn / wn)
 	wg := 32 * warps
 	var req kernels.Requirements
-	switch shader {
-	case "gemm_f16_coopmat_nv":
-		req.SubgroupSize = 32
-		req.CooperativeMatrices = []hal.CooperativeMatrix{nvF16}
-	case "gemm_f16_coopmat_khr":
-		req.SubgroupSize = 32
-		req.CooperativeMatrices = []hal.CooperativeMatrix{khrF16}
-	case "gemm_bf16_coopmat_khr":
-		req.SubgroupSize = 32
-		req.CooperativeMatrices = []hal.CooperativeMatrix{khrBF16}
+	if m, ok := coopmatFragments[shader]; ok {
+		req = kernels.Requirements{SubgroupSize: 32, CooperativeMatrices: []hal.CooperativeMatrix{m}}
 	}
-	name := fmt.Sprintf("%s-%dx%dx%d-w%dx%d", prefix, bm, bn, bk, wm, wn)
+	name := fmt.Sprintf("%s-%dx%dx%d-w%dx%d", shader[strings.LastIndexByte(shader, '_')+1:], bm, bn, bk, wm, wn)
 	if nbuf == 1 {
 		name += "-1buf"
 	}

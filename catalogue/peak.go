@@ -89,11 +89,10 @@ type peakProblem struct {
 	x0       []int32 // starting values, as integers (converted for floats)
 	a, b     int32
 	in, out  hal.Buffer
-	push     []byte
 }
 
 func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (checker, error) {
 		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
 		p := &peakProblem{problem: base, kind: op, n: n, iters: iters}
 		p.bytes, p.flops = 4*float64(n), 2*float64(n)*float64(iters)
@@ -116,12 +115,11 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 			p.a, p.b = -1, int32(r.IntN(64))-32
 		}
 		push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
-		var input any = p.x0
+		input := asWords(p.x0)
 		if op.dtype != kernels.I32 {
-			input = mapped(p.x0, func(v int32) float32 { return float32(v) })
+			input = mapped(p.x0, func(v int32) uint32 { return math.Float32bits(float32(v)) })
 			push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
 		}
-		p.push = pushConstants(push...)
 		// fp16 chains start from fp32 values in memory (see peak_fma_f16).
 		inType := op.dtype
 		if inType == kernels.F16 {
@@ -132,6 +130,7 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 		if err := p.alloc(bufferDesc{&p.in, "x0", kernels.Input, inType, n}, bufferDesc{&p.out, "y", kernels.Output, inType, n}); err != nil {
 			return nil, err
 		}
+		p.dispatches(p.grid, pushConstants(push...), p.in, p.out)
 		return p, upload(ctx, p.in, input)
 	})
 }
@@ -139,10 +138,6 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 // chains returns how many chains one invocation of c carries.
 func (p *peakProblem) chains(c kernels.Candidate) int64 {
 	return int64(param(c, "ACC")) * int64(param(c, "LANES"))
-}
-
-func (p *peakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
 }
 
 func (p *peakProblem) grid(c kernels.Candidate) ([3]uint32, error) {
@@ -164,24 +159,19 @@ func affinePower(a, b uint32, iters int64) (uint32, uint32) {
 	return ra, rb
 }
 
-// Verify compares every invocation's sum exactly. For fp32 and fp16 the
+// verify compares every invocation's sum exactly. For fp32 and fp16 the
 // chains alternate between x0 and b − x0 (a = −1), small integers that
 // every step and the sum represent exactly; for int32 every chain ends at
 // A·x0 + B (affinePower), wrapping as the device does.
-func (p *peakProblem) Verify(ctx context.Context, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	per := p.chains(c)
+func (p *peakProblem) verify(ctx context.Context, cand int, m *kernels.Mismatches) (int64, error) {
+	per := p.chains(p.cands[cand])
 	threads := (p.n + per - 1) / per
 	got, err := p.download(ctx, p.out, threads)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	m := kernels.Mismatches{What: p.op + "/" + c.Name}
 	bigA, bigB := affinePower(uint32(p.a), uint32(p.b), p.iters)
-	parallel(threads, per, &m, func(lo, hi int64, m *kernels.Mismatches) {
+	parallel(threads, per, m, func(lo, hi int64, m *kernels.Mismatches) {
 		for t := lo; t < hi; t++ {
 			first, last := t*per, min((t+1)*per, p.n)
 			if p.kind.dtype == kernels.I32 {
@@ -210,5 +200,5 @@ func (p *peakProblem) Verify(ctx context.Context, cand int) error {
 			}
 		}
 	})
-	return m.Err(threads)
+	return threads, nil
 }

@@ -131,7 +131,6 @@ type coopmatPeakProblem struct {
 	// each fragment in a slot of slot elements.
 	ab, c0             []int32
 	bufAB, bufC0, bufY hal.Buffer
-	push               []byte
 	maxWarps           int64 // the warps of the candidate with the fewest chains a warp
 	fragElems          int64 // FM·FN: Y's slot per warp
 }
@@ -147,9 +146,9 @@ func (k *coopmatPeakOp) slot() int64 {
 }
 
 func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (checker, error) {
 		n, iters := int64(size.Dim(0)), int64(size.Dim(1))
-		p := &coopmatPeakProblem{problem: base, kind: op, n: n, iters: iters, push: pushConstants(uint32(n), uint32(iters))}
+		p := &coopmatPeakProblem{problem: base, kind: op, n: n, iters: iters}
 		f := op.shape
 		p.fragElems = int64(f[0] * f[1])
 		p.flops = 2 * float64(f[0]*f[1]*f[2]) * float64(n) * float64(iters)
@@ -172,33 +171,25 @@ func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size kerne
 		}
 		p.maxWarps = (n + minACC - 1) / minACC
 		p.bytes = float64(int64(componentDType[op.in].Bytes())*3*slot + int64(componentDType[op.sum].Bytes())*int64(len(p.c0)))
-		if err := p.checkIndexRange("Y", p.maxWarps*p.fragElems); err != nil {
+		err := p.alloc(
+			bufferDesc{&p.bufAB, "AB", kernels.Input, componentDType[op.in], int64(len(p.ab))},
+			bufferDesc{&p.bufC0, "C0", kernels.Input, componentDType[op.sum], int64(len(p.c0))},
+			bufferDesc{&p.bufY, "Y", kernels.Output, componentDType[op.sum], p.maxWarps * p.fragElems},
+		)
+		if err != nil {
 			return nil, err
 		}
-		return p, p.allocate(ctx)
+		p.dispatches(p.grid, pushConstants(uint32(n), uint32(iters)), p.bufAB, p.bufC0, p.bufY)
+		if err := upload(ctx, p.bufAB, op.encode(op.in, p.ab)); err != nil {
+			return nil, err
+		}
+		return p, upload(ctx, p.bufC0, op.encode(op.sum, p.c0))
 	})
 }
 
 // componentDType is the DType of the buffers that hold matrices' components
 // of each type.
 var componentDType = map[hal.ComponentType]kernels.DType{hal.ComponentF16: kernels.F16, hal.ComponentBF16: kernels.BF16, hal.ComponentF32: kernels.F32, hal.ComponentS32: kernels.I32, hal.ComponentS8: kernels.I8}
-
-// allocate makes the three buffers and uploads the inputs.
-func (p *coopmatPeakProblem) allocate(ctx context.Context) error {
-	k := p.kind
-	err := p.alloc(
-		bufferDesc{&p.bufAB, "AB", kernels.Input, componentDType[k.in], int64(len(p.ab))},
-		bufferDesc{&p.bufC0, "C0", kernels.Input, componentDType[k.sum], int64(len(p.c0))},
-		bufferDesc{&p.bufY, "Y", kernels.Output, componentDType[k.sum], p.maxWarps * p.fragElems},
-	)
-	if err != nil {
-		return err
-	}
-	if err := upload(ctx, p.bufAB, k.encode(k.in, p.ab)); err != nil {
-		return err
-	}
-	return upload(ctx, p.bufC0, k.encode(k.sum, p.c0))
-}
 
 // encode packs integers as the words of a buffer of type t.
 func (*coopmatPeakOp) encode(t hal.ComponentType, v []int32) []uint32 {
@@ -222,22 +213,15 @@ func (p *coopmatPeakProblem) warps(c kernels.Candidate) int64 {
 	return (p.n + int64(param(c, "ACC")) - 1) / int64(param(c, "ACC"))
 }
 
-func (p *coopmatPeakProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	return p.record(cb, exe, cand, p.grid, p.push, p.bufAB, p.bufC0, p.bufY)
-}
-
 func (p *coopmatPeakProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	return p.grid1D(ceilDiv(uint64(p.warps(c)), param(c, "WG")/32))
 }
 
-// Verify compares every warp's sum exactly: after ITERS steps alternating
+// verify compares every warp's sum exactly: after ITERS steps alternating
 // B and -B, chain j is at C0[j], plus A·B if ITERS is odd; all small
 // integers.
-func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+func (p *coopmatPeakProblem) verify(ctx context.Context, cand int, m *kernels.Mismatches) (int64, error) {
+	c := p.cands[cand]
 	fm, fn, fk := int64(param(c, "FM")), int64(param(c, "FN")), int64(param(c, "FK"))
 	acc := int64(param(c, "ACC"))
 	slot := p.kind.slot()
@@ -267,10 +251,9 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 	whole, last := warpSum(acc), warpSum(p.n-(warps-1)*acc)
 	got, err := p.sums(ctx, warps*fm*fn)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	m := kernels.Mismatches{What: p.op + "/" + c.Name}
-	parallel(warps, fm*fn, &m, func(lo, hi int64, m *kernels.Mismatches) {
+	parallel(warps, fm*fn, m, func(lo, hi int64, m *kernels.Mismatches) {
 		for w := lo; w < hi; w++ {
 			want := whole
 			if w == warps-1 {
@@ -285,7 +268,7 @@ func (p *coopmatPeakProblem) Verify(ctx context.Context, cand int) error {
 			}
 		}
 	})
-	return m.Err(warps * fm * fn)
+	return warps * fm * fn, nil
 }
 
 // sums reads n sums of Y back as float64 values.

@@ -31,6 +31,14 @@ type problem struct {
 	bufs   []kernels.Operand
 	bytes  float64
 	flops  float64
+	// gridOf, push and binds are the one dispatch Record records
+	// (dispatches sets them): every built-in problem's but reduce's,
+	// which records passes of its own.
+	gridOf func(kernels.Candidate) ([3]uint32, error)
+	push   []byte
+	binds  []hal.Buffer
+	// check is the verify of the problem built on this one (prepare).
+	check func(ctx context.Context, cand int, m *kernels.Mismatches) (int64, error)
 	// readback is the host memory outputs are downloaded into, kept
 	// between Verify calls; halves the floats of halves decoded from it.
 	readback []uint32
@@ -46,11 +54,19 @@ type problem struct {
 	noDigest bool
 }
 
+// checker is a built-in problem: verify is Verify's comparison of
+// candidate cand's output with the reference, which adds what differs to
+// m and returns how many values it compared.
+type checker interface {
+	kernels.Problem
+	verify(ctx context.Context, cand int, m *kernels.Mismatches) (int64, error)
+}
+
 // prepare makes the problem of op at size on dev: it checks the size and
 // the device, then calls fill, which builds the problem proper on base,
 // allocates its buffers and uploads its inputs. When fill fails, what it
 // returned is dropped and every buffer it made released.
-func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(base *problem) (kernels.Problem, error)) (kernels.Problem, error) {
+func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(base *problem) (checker, error)) (kernels.Problem, error) {
 	if err := kernels.CheckSize(op, size); err != nil {
 		return nil, err
 	}
@@ -62,17 +78,8 @@ func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(
 	if err != nil {
 		return nil, status.Join(err, base.Release())
 	}
+	base.check = p.verify
 	return p, nil
-}
-
-// checkIndexRange fails with OutOfRange if a kernel would index n elements
-// of one buffer: the kernels use 32-bit indices, kept below 2³¹ so that
-// index arithmetic past the end cannot wrap.
-func (p *problem) checkIndexRange(what string, n int64) error {
-	if n >= 1<<31 {
-		return status.Newf(status.OutOfRange, "catalogue: %s %v: %s has %d elements; the kernels index at most 2³¹-1", p.op, p.size, what, n)
-	}
-	return nil
 }
 
 func (p *problem) Size() kernels.Size         { return p.size }
@@ -126,9 +133,14 @@ func largestFit(size kernels.Size, b bufferDesc, limit uint64) string {
 
 // alloc creates device-local buffers, in order, and adds them to the
 // problem. Each one's size is a whole number of 32-bit words (halves come
-// in pairs), which uploads, downloads and RecordPoison move.
+// in pairs), which uploads, downloads and RecordPoison move. A buffer of
+// 2³¹ elements or more is OutOfRange: the kernels use 32-bit indices, kept
+// below 2³¹ so that index arithmetic past the end cannot wrap.
 func (p *problem) alloc(bufs ...bufferDesc) error {
 	for _, b := range bufs {
+		if b.n >= 1<<31 {
+			return status.Newf(status.OutOfRange, "catalogue: %s %v: %s has %d elements; the kernels index at most 2³¹-1", p.op, p.size, b.name, b.n)
+		}
 		size := (int64(b.dt.Bytes())*max(b.n, 1) + 3) &^ 3
 		if uint64(size) > p.limits.MaxStorageBufferRange {
 			return status.Newf(status.OutOfRange, "catalogue: %s %v: buffer %s needs %d bytes, past the device's maxStorageBufferRange of %d%s", p.op, p.size, b.name, size, p.limits.MaxStorageBufferRange, largestFit(p.size, b, p.limits.MaxStorageBufferRange))
@@ -171,24 +183,26 @@ func (p *problem) grid2D(x, y uint64) ([3]uint32, error) {
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
-// streamGrid returns the grid a streaming kernel over n elements (copy,
+// streamGrid returns the grids a streaming kernel over n elements (copy,
 // triad) dispatches, by its shape, the end of its shader's name: one
 // invocation an element (_scalar); one a uvec4, and one past the last
 // whole one for the tail (_vec4); U uvec4s an invocation (_vec4_unroll);
 // at most GROUPS groups striding over the rest (_gridstride).
-func (p *problem) streamGrid(c kernels.Candidate, n uint64) ([3]uint32, error) {
-	wg := param(c, "WG")
-	switch {
-	case strings.HasSuffix(c.Shader, "_scalar"):
-		return p.grid1D(ceilDiv(n, wg))
-	case strings.HasSuffix(c.Shader, "_vec4"):
-		return p.grid1D(ceilDiv(n/4+1, wg))
-	case strings.HasSuffix(c.Shader, "_vec4_unroll"):
-		return p.grid1D(ceilDiv(n/4, wg*param(c, "U")))
-	case strings.HasSuffix(c.Shader, "_gridstride"):
-		return p.grid1D(min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U"))))
+func (p *problem) streamGrid(n uint64) func(kernels.Candidate) ([3]uint32, error) {
+	return func(c kernels.Candidate) ([3]uint32, error) {
+		wg := param(c, "WG")
+		switch {
+		case strings.HasSuffix(c.Shader, "_scalar"):
+			return p.grid1D(ceilDiv(n, wg))
+		case strings.HasSuffix(c.Shader, "_vec4"):
+			return p.grid1D(ceilDiv(n/4+1, wg))
+		case strings.HasSuffix(c.Shader, "_vec4_unroll"):
+			return p.grid1D(ceilDiv(n/4, wg*param(c, "U")))
+		case strings.HasSuffix(c.Shader, "_gridstride"):
+			return p.grid1D(min(param(c, "GROUPS"), ceilDiv(n/4, wg*param(c, "U"))))
+		}
+		return [3]uint32{}, noGeometry(p.op, c)
 	}
-	return [3]uint32{}, noGeometry(p.op, c)
 }
 
 // noGeometry is the error of a candidate of op whose shader op does not
@@ -215,17 +229,38 @@ func (p *problem) Refuse(cand int) error {
 	return nil
 }
 
-// record records one dispatch of candidate cand over the grid that grid
-// returns for it, with push and the buffers bound in order.
-func (p *problem) record(cb hal.CommandBuffer, exe hal.Executable, cand int, grid func(kernels.Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) error {
+// dispatches sets the one dispatch of a candidate that Record records:
+// over the grid gridOf returns for it, with push and the buffers bound in
+// order.
+func (p *problem) dispatches(gridOf func(kernels.Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) {
+	p.gridOf, p.push, p.binds = gridOf, push, bufs
+}
+
+// Record records the one dispatch of candidate cand that dispatches set.
+func (p *problem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
 	if err := p.Refuse(cand); err != nil {
 		return err
 	}
-	g, err := grid(p.cands[cand])
+	g, err := p.gridOf(p.cands[cand])
 	if err != nil {
 		return err
 	}
-	return dispatch(cb, exe, g, push, bufs...)
+	return dispatch(cb, exe, g, p.push, p.binds...)
+}
+
+// Verify compares candidate cand's output with the reference (the
+// problem's verify).
+func (p *problem) Verify(ctx context.Context, cand int) error {
+	c, err := p.candidate(cand)
+	if err != nil {
+		return err
+	}
+	m := kernels.Mismatches{What: p.op + "/" + c.Name}
+	n, err := p.check(ctx, cand, &m)
+	if err != nil {
+		return err
+	}
+	return m.Err(n)
 }
 
 // dispatch records one dispatch of exe over grid with the buffers bound
@@ -245,21 +280,15 @@ func pushConstants(values ...uint32) []byte {
 	return b
 }
 
-// upload writes words (a []uint32, []int32 or []float32) into buf. On a
-// little-endian host the words' own memory is the bytes to send; elsewhere
-// they are encoded a chunk at a time.
-func upload(ctx context.Context, buf hal.Buffer, words any) error {
-	var w []uint32
-	switch v := words.(type) {
-	case []uint32:
-		w = v
-	case []int32:
-		w = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
-	case []float32:
-		w = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
-	default:
-		panic(fmt.Sprintf("catalogue: upload of %T", words))
-	}
+// asWords is the memory of v seen as words, without a copy.
+func asWords[T uint32 | int32 | float32](v []T) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+// upload writes words w into buf. On a little-endian host the words' own
+// memory is the bytes to send; elsewhere they are encoded a chunk at a
+// time.
+func upload(ctx context.Context, buf hal.Buffer, w []uint32) error {
 	if littleEndian {
 		return buf.Write(ctx, 0, wordBytes(w))
 	}

@@ -78,7 +78,7 @@ type reduceProblem struct {
 }
 
 func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (checker, error) {
 		n := int64(size.Dim(0))
 		p := &reduceProblem{problem: base, n: n}
 		p.bytes, p.flops = 4*float64(n), float64(n)
@@ -105,7 +105,7 @@ func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Si
 		}
 		p.x = randomSigned(seed, 0, n)
 		p.sum, p.abs = compensatedSum(p.x)
-		return p, upload(ctx, p.in, p.x)
+		return p, upload(ctx, p.in, asWords(p.x))
 	})
 }
 
@@ -220,25 +220,20 @@ func (p *reduceProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand in
 	return nil
 }
 
-// Verify compares the sum with the float64 reference within
+// verify compares the sum with the float64 reference within
 // eps32 · h · Σ|x|, h the height of the candidate's summation tree (see
 // plan): the classic bound on the error of floating-point summation in
 // any order of that depth (Higham, Accuracy and Stability of Numerical
 // Algorithms, §4.2), with eps32 twice the unit roundoff for margin. A bound
 // relative to the sum itself would be wrong: the sum of values of mixed
 // signs can be much smaller than the rounding errors of its parts.
-func (p *reduceProblem) Verify(ctx context.Context, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+func (p *reduceProblem) verify(ctx context.Context, cand int, m *kernels.Mismatches) (int64, error) {
 	got, err := p.downloadF32(ctx, p.out, 1)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	m := kernels.Mismatches{What: "reduce/" + c.Name}
 	if tol := eps32*p.heights[cand]*p.abs + minNormal32; !within(got[0], p.sum, tol) {
 		m.AddF32(got[0], p.sum, tol, "sum of %d", p.n)
 	}
-	return m.Err(1)
+	return 1, nil
 }

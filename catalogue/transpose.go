@@ -33,12 +33,7 @@ func newTranspose() *transposeOp {
 			map[string]int{"TILE": int(tile), "ROWS": int(rows), "TPW": int(tpw)}, kernels.Requirements{}, tile/4, rows, tpw)
 	}
 	// down is c with its tiles given to the workgroups down in's columns.
-	down := func(c kernels.Candidate) kernels.Candidate {
-		c.Name += "-down"
-		c.Params["DOWN"] = 1
-		c.Constants = append(c.Constants, hal.Constant{ID: 3, Value: 1})
-		return c
-	}
+	down := func(c kernels.Candidate) kernels.Candidate { return variant(c, "-down", "DOWN", 3, 1) }
 	// block4: a 4×4 block an invocation, BX×BY invocations a workgroup,
 	// no shared memory.
 	block4 := func(bx, by uint32) kernels.Candidate {
@@ -82,27 +77,20 @@ type transposeProblem struct {
 	m, n    int64
 	src     []float32
 	in, out hal.Buffer
-	push    []byte
 }
 
 func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (checker, error) {
 		m, n := int64(size.Dim(0)), int64(size.Dim(1))
-		p := &transposeProblem{problem: base, m: m, n: n, push: pushConstants(uint32(m), uint32(n))}
+		p := &transposeProblem{problem: base, m: m, n: n}
 		p.bytes = 8 * float64(m*n)
-		if err := p.checkIndexRange("in", m*n); err != nil {
-			return nil, err
-		}
 		if err := p.alloc(bufferDesc{&p.in, "in", kernels.Input, kernels.F32, m * n}, bufferDesc{&p.out, "out", kernels.Output, kernels.F32, m * n}); err != nil {
 			return nil, err
 		}
+		p.dispatches(p.grid, pushConstants(uint32(m), uint32(n)), p.in, p.out)
 		p.src = randomSigned(seed, 0, m*n)
-		return p, upload(ctx, p.in, p.src)
+		return p, upload(ctx, p.in, asWords(p.src))
 	})
-}
-
-func (p *transposeProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	return p.record(cb, exe, cand, p.grid, p.push, p.in, p.out)
 }
 
 func (p *transposeProblem) grid(c kernels.Candidate) ([3]uint32, error) {
@@ -126,29 +114,24 @@ func (p *transposeProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	return [3]uint32{}, noGeometry("transpose", c)
 }
 
-// Verify compares every element exactly: a transpose moves bits and
+// verify compares every element exactly: a transpose moves bits and
 // rounds nothing. The output's digest, computed on the device, is
 // compared first; only where it differs is the output read back, to say
 // which elements are wrong.
-func (p *transposeProblem) Verify(ctx context.Context, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+func (p *transposeProblem) verify(ctx context.Context, _ int, m *kernels.Mismatches) (int64, error) {
 	// Output word j*m+i is src's word i*n+j.
 	same, err := p.digestMatches(ctx, p.out, p.m*p.n, func(k int64) (uint32, int64) {
 		return math.Float32bits(p.src[k]), k%p.n*p.m + k/p.n
 	})
 	if same || err != nil {
-		return err
+		return p.m * p.n, err
 	}
 	got, err := p.download(ctx, p.out, p.m*p.n)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	mm := kernels.Mismatches{What: "transpose/" + c.Name}
-	compareTransposed(got, p.src, p.m, p.n, &mm)
-	return mm.Err(p.m * p.n)
+	compareTransposed(got, p.src, p.m, p.n, m)
+	return p.m * p.n, nil
 }
 
 // transposeBlock is the side of the blocks the check compares, 64×64

@@ -53,11 +53,10 @@ type triadProblem struct {
 	s                float32
 	b, c             []float32
 	bufA, bufB, bufC hal.Buffer
-	push             []byte
 }
 
 func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	return prepare(op, dev, size, func(base *problem) (kernels.Problem, error) {
+	return prepare(op, dev, size, func(base *problem) (checker, error) {
 		n := int64(size.Dim(0))
 		p := &triadProblem{problem: base, n: n}
 		p.bytes, p.flops = 12*float64(n), 2*float64(n)
@@ -73,40 +72,27 @@ func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Siz
 		p.s = float32(0.5 + 1.5*r.Float64())
 		p.b = randomSigned(seed, 1, n)
 		p.c = randomSigned(seed, 2, n)
-		p.push = pushConstants(uint32(n), math.Float32bits(p.s))
-		if err := upload(ctx, p.bufB, p.b); err != nil {
+		p.dispatches(p.streamGrid(uint64(n)), pushConstants(uint32(n), math.Float32bits(p.s)), p.bufA, p.bufB, p.bufC)
+		if err := upload(ctx, p.bufB, asWords(p.b)); err != nil {
 			return nil, err
 		}
-		return p, upload(ctx, p.bufC, p.c)
+		return p, upload(ctx, p.bufC, asWords(p.c))
 	})
 }
 
-func (p *triadProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
-	return p.record(cb, exe, cand, p.grid, p.push, p.bufA, p.bufB, p.bufC)
-}
-
-func (p *triadProblem) grid(c kernels.Candidate) ([3]uint32, error) {
-	return p.streamGrid(c, uint64(p.n))
-}
-
-// Verify compares a[i] with b[i] + s·c[i] computed in float64 (exact to
+// verify compares a[i] with b[i] + s·c[i] computed in float64 (exact to
 // far below float32's precision). The tolerance is eps32 · (|b| + |s·c|),
 // plus the smallest normal float for devices that flush denormals: a
 // kernel rounds at most twice (the product, then the sum; once if it fuses
 // them into an FMA), each rounding off by at most half an eps32 of the
 // magnitudes involved.
-func (p *triadProblem) Verify(ctx context.Context, cand int) error {
-	c, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
+func (p *triadProblem) verify(ctx context.Context, _ int, m *kernels.Mismatches) (int64, error) {
 	got, err := p.downloadF32(ctx, p.bufA, p.n)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	m := kernels.Mismatches{What: "triad/" + c.Name}
 	s := float64(p.s)
-	parallel(int64(len(got)), 1, &m, func(lo, hi int64, m *kernels.Mismatches) {
+	parallel(int64(len(got)), 1, m, func(lo, hi int64, m *kernels.Mismatches) {
 		for i := lo; i < hi; i++ {
 			g := got[i]
 			b, sc := float64(p.b[i]), s*float64(p.c[i])
@@ -115,5 +101,5 @@ func (p *triadProblem) Verify(ctx context.Context, cand int) error {
 			}
 		}
 	})
-	return m.Err(p.n)
+	return p.n, nil
 }
