@@ -27,81 +27,32 @@ const Schema = "vkbench.manifest/v1"
 //
 // A manifest is JSON, decoded strictly: an unknown field is an error that
 // names it (and suggests the field it was probably meant to be). Every
-// object may have a "comment" string. In short (docs/manifest.md
-// has the whole format, with examples):
+// object may have a "comment" string. In short:
 //
 //	{"schema": "vkbench.manifest/v1", "operations": [{
 //	  "name": "saxpy",                      // lower case, digits, '-'
-//	  "summary": "y = a*x + y",
-//	  "dtype": "f32",                       // default: the first output's type
 //	  "dims": {"N": 1048576},               // ordered; default extents
-//	  "let": {"G": "div_up(N, 256)"},       // derived values, in order
 //	  "assert": ["N % 4 == 0"],             // sizes the operation accepts
 //	  "buffers": [
-//	    {"name": "x", "type": "f32", "len": "N", "binding": 0,
-//	     "init": {"random": {"seed": 7, "min": -1, "max": 1}}},
+//	    {"name": "x", "type": "f32", "len": "N", "binding": 0},
 //	    {"name": "y", "type": "f32", "len": "N", "binding": 1,
-//	     "role": "inout", "init": "zeros"}],
+//	     "role": "inout"}],
 //	  "push_constants": [{"type": "u32", "value": "N"}, {"type": "f32", "value": 2.5}],
 //	  "bytes": "12*N", "flops": "2*N",      // default bytes: inputs + outputs
-//	  "verify": {"reference": "scalar", "tolerance": {"rel": 1e-6, "abs": 1e-6}},
+//	  "verify": {"reference": "scalar"},    // or {} for each buffer's "expect"
 //	  "candidates": [
 //	    {"name": "scalar", "spirv": "saxpy.spv", "workgroup": [256],
 //	     "groups": ["div_up(N, local_size_x)"]},
-//	    {"name": "vec4", "spirv": "saxpy_vec4.spv", "entry": "main",
+//	    {"name": "vec4", "spirv": "saxpy_vec4.spv",
 //	     "constants": {"0": "WG"}, "params": {"WG": 64},
-//	     "groups": ["div_up(N, 4*WG)", 1, 1]}]}]}
+//	     "groups": ["div_up(N, 4*WG)"]}]}]}
 //
-// Expressions are strings (or plain JSON numbers) in a small language:
-// integer and float literals, + - * / % (integer division truncates, as
-// in GLSL), << >>, comparisons and && || ! (1 or 0), parentheses, and
-// min, max, clamp, abs, ceil, floor, round, div_up (ceiling division),
-// round_up (to a multiple), log2, pow and select(cond, a, b). They use the
-// dimensions, the candidate's params, the operation's lets and, where they
-// are known, local_size_x/y/z (the dispatch's workgroup size), the
-// device's limits (max_groups_x/y/z, max_workgroup_size_x/y/z,
-// max_workgroup_invocations, max_shared_memory, subgroup_size: the
-// device's when a problem is prepared, the least any device allows when
-// the manifest is read), pass (the index of a repeated dispatch) and, in
-// an expect, i (the element's index). Names and integer literals are
-// integers and a float literal makes a float; types are checked when the
-// manifest is read, so ceil(N/256), which rounds nothing, is an error
-// that points to div_up.
-//
-// Specialization constants and workgroup sizes may be expressions of the
-// dimensions, the device's limits and pass (see Sizes in pipelines in
-// the package's documentation). "bytes" and "flops" may use a
-// candidate's params; the problem then reports each candidate's work
-// (kernels.CandidateWorker).
-//
-// A candidate with "dispatches" runs several dispatches, with a barrier
-// between each, every one with its own module, entry point, constants,
-// workgroup, groups, push constants, bindings, and "repeat" count. A
-// buffer's "role" is input (the default: filled by "init", only read),
-// output (written; poisoned before each verified run), inout (filled by
-// "init", written, and restored before every run: the problem is a
-// Resetter) or scratch (intermediate, never checked). Buffers are bound
-// at their "binding", or as a dispatch's "bindings" list (buffer names by
-// binding number) says.
-//
-// A buffer with "image": {"format": "rgba8", "width": "W", "height": "H"}
-// is a 2D image (r32f, rgba32f, rgba8, rgba8_srgb or r32ui), bound as a
-// storage image or as a sampled image with its "sampler" ({"filter",
-// "address", "coords"}), as each module declares; its elements are its
-// texels' components, rows first, which the problem copies into the image
-// before a run and out of it to verify.
-//
-// Verification checks every output and inout buffer of a candidate (or
-// the part its "check" range says): against its "expect", an expression
-// of the element's index i, else against the results of the "reference"
-// candidate, which Prepare runs once on the same inputs; integers exactly
-// (an integer expect wraps as the type does), floats within
-// abs + rel·|want| (per buffer "tolerance", else the operation's, else
-// a default for the type). An operation whose checked buffers all have
-// an expect needs no reference. "verify": "none" checks nothing.
-//
-// Everything is checked when the manifest is read, as the package's
-// documentation says under Checking.
+// The whole format (buffers' roles and initial values, images and
+// samplers, several dispatches, verification against an expect or a
+// reference, the expression language, parameter spaces, GLSL sources) is
+// docs/manifest.md of the repository, with working examples in
+// testdata/manifests. Everything is checked when the manifest is read, as
+// the package's documentation says under Checking.
 func Load(path string) ([]kernels.Operation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
