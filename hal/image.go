@@ -189,12 +189,7 @@ const (
 )
 
 // String returns "nearest" or "linear".
-func (f Filter) String() string {
-	if f == Linear {
-		return "linear"
-	}
-	return "nearest"
-}
+func (f Filter) String() string { return nameOr(f, []string{Linear: "linear"}, "nearest") }
 
 // AddressMode is what a sampler reads outside the image.
 type AddressMode uint8
@@ -207,12 +202,7 @@ const (
 )
 
 // String returns "clamp" or "repeat".
-func (a AddressMode) String() string {
-	if a == Repeat {
-		return "repeat"
-	}
-	return "clamp"
-}
+func (a AddressMode) String() string { return nameOr(a, []string{Repeat: "repeat"}, "clamp") }
 
 // SamplerDesc describes a sampler to create.
 type SamplerDesc struct {

@@ -324,24 +324,8 @@ func (d DeviceInfo) Hardware() string {
 // pathSafe lower-cases s and replaces every run of characters outside
 // [a-z0-9.-] with one '-', trimming them at the ends.
 func pathSafe(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.'
-		if !ok {
-			dash = b.Len() > 0
-			continue
-		}
-		if dash {
-			b.WriteByte('-')
-			dash = false
-		}
-		b.WriteRune(r)
-	}
-	if b.Len() == 0 {
-		return "unknown"
-	}
-	return b.String()
+	unsafe := func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.') }
+	return cmp.Or(strings.Join(strings.FieldsFunc(strings.ToLower(s), unsafe), "-"), "unknown")
 }
 
 // DefaultDevice returns the index in infos of the device to use when none

@@ -1,6 +1,7 @@
 package hal
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -40,10 +41,7 @@ var componentNames = map[ComponentType]string{
 // String returns the type's short name ("f16", "s8", "bf16", ...), or
 // "type(N)" for a value vkbench does not know.
 func (t ComponentType) String() string {
-	if s, ok := componentNames[t]; ok {
-		return s
-	}
-	return fmt.Sprintf("type(%d)", uint32(t))
+	return cmp.Or(componentNames[t], fmt.Sprintf("type(%d)", uint32(t)))
 }
 
 // Scope is the set of invocations that share a cooperative matrix, with
@@ -60,12 +58,7 @@ const (
 
 // String returns "device", "workgroup", "subgroup", "queue-family" or
 // "scope(N)".
-func (s Scope) String() string {
-	if name := nameOr(s, scopeNames[:], ""); name != "" {
-		return name
-	}
-	return fmt.Sprintf("scope(%d)", uint32(s))
-}
+func (s Scope) String() string { return nameOr(s, scopeNames[:], fmt.Sprintf("scope(%d)", uint32(s))) }
 
 var scopeNames = [...]string{ScopeDevice: "device", ScopeWorkgroup: "workgroup", ScopeSubgroup: "subgroup", ScopeQueueFamily: "queue-family"}
 
@@ -90,10 +83,7 @@ const (
 
 // String returns "nv", "khr" or "nv2".
 func (a MatrixAPI) String() string {
-	if name := nameOr(a, matrixAPINames[:], ""); name != "" {
-		return name
-	}
-	return fmt.Sprintf("api(%d)", uint8(a))
+	return nameOr(a, matrixAPINames[:], fmt.Sprintf("api(%d)", uint8(a)))
 }
 
 var matrixAPINames = [...]string{MatrixNV: "nv", MatrixKHR: "khr", MatrixNV2: "nv2"}

@@ -219,5 +219,3 @@ func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []b
 	}
 	return nil
 }
-
-func quote(s string) string { return `"` + s + `"` }

@@ -8,6 +8,7 @@ package vk
 import "C"
 
 import (
+	"strconv"
 	"sync/atomic"
 	"unsafe"
 
@@ -157,15 +158,15 @@ func (cb *commandBuffer) unuseLocked() {
 func describe(r resource) string {
 	switch r := r.(type) {
 	case *buffer:
-		return "buffer " + quote(r.label)
+		return "buffer " + strconv.Quote(r.label)
 	case *executable:
-		return "executable " + quote(r.label)
+		return "executable " + strconv.Quote(r.label)
 	case *timestampPool:
 		return "timestamp pool"
 	case *image:
-		return "image " + quote(r.desc.Label)
+		return "image " + strconv.Quote(r.desc.Label)
 	case *sampler:
-		return "sampler " + quote(r.desc.Label)
+		return "sampler " + strconv.Quote(r.desc.Label)
 	}
 	return "command buffer"
 }

@@ -24,9 +24,7 @@ func (r Result) String() string { return r.Call + ": " + resultName(r.Code) }
 // VkResult values that vk tests for by name (from vulkan_core.h).
 const (
 	vkSuccess                = 0
-	vkNotReady               = 1
 	vkTimeout                = 2
-	vkIncomplete             = 5
 	vkErrorOutOfHostMemory   = -1
 	vkErrorOutOfDeviceMemory = -2
 	vkErrorInitFailed        = -3
@@ -42,12 +40,12 @@ var results = map[int32]struct {
 	name string
 	code status.Code
 }{
-	vkSuccess:    {"VK_SUCCESS", status.OK},
-	vkNotReady:   {"VK_NOT_READY", status.Unavailable},
-	vkTimeout:    {"VK_TIMEOUT", status.DeadlineExceeded},
-	3:            {"VK_EVENT_SET", status.Internal},
-	4:            {"VK_EVENT_RESET", status.Internal},
-	vkIncomplete: {"VK_INCOMPLETE", status.Internal},
+	vkSuccess: {"VK_SUCCESS", status.OK},
+	1:         {"VK_NOT_READY", status.Unavailable},
+	vkTimeout: {"VK_TIMEOUT", status.DeadlineExceeded},
+	3:         {"VK_EVENT_SET", status.Internal},
+	4:         {"VK_EVENT_RESET", status.Internal},
+	5:         {"VK_INCOMPLETE", status.Internal},
 
 	vkErrorOutOfHostMemory:   {"VK_ERROR_OUT_OF_HOST_MEMORY", status.ResourceExhausted},
 	vkErrorOutOfDeviceMemory: {"VK_ERROR_OUT_OF_DEVICE_MEMORY", status.ResourceExhausted},
