@@ -625,10 +625,7 @@ func writeEntry(cmd *cobra.Command, t store.Table, tier string, e *autotune.Entr
 			ci = report.Interval(*s)
 			n = fmt.Sprintf("%d×%d", s.N, s.Batch)
 		}
-		note := r.Error
-		if len(r.Flags) > 0 {
-			note = strings.TrimSpace(strings.Join(r.Flags, ",") + " " + note)
-		}
+		note := strings.Trim(report.FlagText(r.Flags...)+"; "+r.Error, "; ")
 		energy := "-"
 		if r.EnergyJ > 0 {
 			energy = fmt.Sprintf("%s (%.0f W)", joules(r.EnergyJ), r.PowerW)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/testenv"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/store"
 )
@@ -671,7 +672,7 @@ func TestCache(t *testing.T) {
 			regexp(`vkbench [0-9][^, ]*`, "vkbench <version>").
 			regexp(`seed \d+`, "seed <n>").
 			regexp(`\d+-\d+ samples`, "<n>-<n> samples").
-			regexp(`(`+strings.Join(timingFlags, "|")+`),? ?`, "")
+			regexp(`(`+strings.ReplaceAll(report.FlagText(timingFlags...), "; ", "|")+`)(; )?`, "")
 		return tableMasker(m)
 	}
 

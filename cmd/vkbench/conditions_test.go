@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -102,5 +109,33 @@ func TestJoules(t *testing.T) {
 		if got := joules(c.j); got != c.want {
 			t.Errorf("joules(%g) = %q, want %q", c.j, got, c.want)
 		}
+	}
+}
+
+// throttledSource reads a GPU held back by its power limit.
+type throttledSource struct{}
+
+func (throttledSource) Name() string { return "throttled" }
+func (throttledSource) Close() error { return nil }
+func (throttledSource) Sample() (telemetry.Sample, error) {
+	return telemetry.Sample{Time: time.Now(), SMClockMHz: 1410, MemClockMHz: 2619, PowerW: 700, Reasons: telemetry.ReasonSWPowerCap}, nil
+}
+
+// TestPeakFlagsInWords: peak's row says a throttled winner's flags in
+// words, as run's table does. (Mutation: the tokens shown instead fail
+// it.)
+func TestPeakFlagsInWords(t *testing.T) {
+	dev := devtest.Device(t)
+	op, err := catalogue.Lookup("copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := autotune.Options{Budget: time.Second, MinSamples: 6, MaxSamples: 6, Warmup: time.Millisecond, EnergyWindow: -1, Telemetry: throttledSource{}}
+	row, err := measurePeak(context.Background(), dev, op, kernels.SizeOf(4096), opts, "GB/s", &autotune.PeakRecord{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[" + report.FlagText(telemetry.FlagThrottled); !strings.Contains(row.note, want) {
+		t.Errorf("peak's note %q; want %q in it", row.note, want)
 	}
 }

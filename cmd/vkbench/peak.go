@@ -231,7 +231,7 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 		row.note = "at " + c.String()
 	}
 	if slices.Contains(w.Flags, telemetry.FlagThrottled) || slices.Contains(w.Flags, telemetry.FlagClocksMoved) {
-		row.note += " [" + strings.Join(w.Flags, ",") + "]"
+		row.note += " [" + report.FlagText(w.Flags...) + "]"
 	}
 	gbps, gops := w.Rates()
 	row.rate = gops

@@ -11,6 +11,7 @@ import (
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/store"
 )
 
 // TestRunTableLayout holds the layout of run's and tune's table with a
@@ -230,6 +231,34 @@ func TestRunTableFlagsWhole(t *testing.T) {
 			if !regexp.MustCompile(`[ ;]`+report.FlagText(f)+`(;|$)`).MatchString(notes) || strings.Contains(f, "-") && strings.Contains(out, f) {
 				t.Errorf("verbose %v: the winner's row does not say %s in words, whole (%q):\n%s", verbose, f, report.FlagText(f), row)
 			}
+		}
+	}
+}
+
+// TestCacheShowFlagsInWords: cache show says a candidate's flags in
+// words, as run's table does, before its error, each once. (Mutation:
+// the tokens shown instead fail it.)
+func TestCacheShowFlagsInWords(t *testing.T) {
+	flags := []string{autotune.FlagBudgetSpent, autotune.FlagDrift}
+	e := &autotune.Entry{Key: "copy/u32/4096", Results: []results.Result{
+		{Index: 0, Name: "flagged", Measurement: results.Measurement{Outcome: results.Measured, Flags: flags}},
+		{Index: 1, Name: "failed", Measurement: results.Measurement{Outcome: results.Failed, Error: "it broke"}},
+		{Index: 2, Name: "both", Measurement: results.Measurement{Outcome: results.Failed, Error: "it broke", Flags: flags[:1]}},
+	}}
+	cmd := newCacheCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	if err := writeEntry(cmd, store.Table{}, "", e); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"flagged": "budget spent before the precision was reached; speed drifted while measured",
+		"failed":  "it broke",
+		"both":    "budget spent before the precision was reached; it broke",
+	}
+	for name, note := range want {
+		if !regexp.MustCompile(`(?m)^ +\*? +` + name + ` .*  ` + regexp.QuoteMeta(note) + `$`).MatchString(out.String()) {
+			t.Errorf("cache show: no row %s with the note %q:\n%s", name, note, out.String())
 		}
 	}
 }
