@@ -121,18 +121,10 @@ func ModuleRequirements(m *spirv.Module) Requirements {
 
 // Merge returns what r and o need together.
 func (r Requirements) Merge(o Requirements) Requirements {
-	r.Float16 = r.Float16 || o.Float16
-	r.Int64 = r.Int64 || o.Int64
-	r.Float64 = r.Float64 || o.Float64
-	r.Int16 = r.Int16 || o.Int16
-	r.Int8 = r.Int8 || o.Int8
-	r.Storage16 = r.Storage16 || o.Storage16
-	r.Storage8 = r.Storage8 || o.Storage8
-	r.BFloat16 = r.BFloat16 || o.BFloat16
-	r.BFloat16CooperativeMatrix = r.BFloat16CooperativeMatrix || o.BFloat16CooperativeMatrix
-	r.VulkanMemoryModel = r.VulkanMemoryModel || o.VulkanMemoryModel
-	r.ImageReadWithoutFormat = r.ImageReadWithoutFormat || o.ImageReadWithoutFormat
-	r.ImageWriteWithoutFormat = r.ImageWriteWithoutFormat || o.ImageWriteWithoutFormat
+	of := o.flags()
+	for i, f := range r.flags() {
+		*f = *f || *of[i]
+	}
 	r.Subgroup |= o.Subgroup
 	r.MinSubgroupSize = max(r.MinSubgroupSize, o.MinSubgroupSize)
 	r.SubgroupSize = cmp.Or(r.SubgroupSize, o.SubgroupSize)
@@ -155,6 +147,12 @@ func (r Requirements) Merge(o Requirements) Requirements {
 		}
 	}
 	return r
+}
+
+// flags are r's features that are flags, in the order digests write them.
+func (r *Requirements) flags() []*bool {
+	return []*bool{&r.Float16, &r.Int64, &r.Float64, &r.Int16, &r.Int8, &r.Storage16, &r.Storage8, &r.VulkanMemoryModel,
+		&r.ImageReadWithoutFormat, &r.ImageWriteWithoutFormat, &r.BFloat16, &r.BFloat16CooperativeMatrix}
 }
 
 // Supported returns nil if info meets the requirements, or an error with
@@ -274,9 +272,8 @@ func (r Requirements) unsupportedMatrices(info hal.DeviceInfo) string {
 func (r Requirements) appendDigest(b []byte) []byte {
 	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
 	flags := uint32(0)
-	for i, on := range []bool{r.Float16, r.Int64, r.Float64, r.Int16, r.Int8, r.Storage16, r.Storage8, r.VulkanMemoryModel, r.ImageReadWithoutFormat, r.ImageWriteWithoutFormat,
-		r.BFloat16, r.BFloat16CooperativeMatrix} {
-		flags |= bit(on) << i
+	for i, on := range r.flags() {
+		flags |= bit(*on) << i
 	}
 	u32(flags)
 	u32(uint32(r.Subgroup))
