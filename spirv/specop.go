@@ -171,41 +171,34 @@ func operate(op Op, x [3]uint64, w uint32) (uint64, bool) {
 		}
 		return x[2], true
 	}
-	var t bool
-	switch op {
-	case OpIEqual, OpLogicalEqual:
-		t = a == b
-	case OpINotEqual, OpLogicalNotEqual:
-		t = a != b
-	case OpLogicalAnd:
-		t = a != 0 && b != 0
-	case OpLogicalOr:
-		t = a != 0 || b != 0
-	case OpLogicalNot:
-		t = a == 0
-	case OpUGreaterThan:
-		t = a > b
-	case OpUGreaterThanEqual:
-		t = a >= b
-	case OpULessThan:
-		t = a < b
-	case OpULessThanEqual:
-		t = a <= b
-	case OpSGreaterThan:
-		t = sa > sb
-	case OpSGreaterThanEqual:
-		t = sa >= sb
-	case OpSLessThan:
-		t = sa < sb
-	case OpSLessThanEqual:
-		t = sa <= sb
-	default:
+	compare, ok := comparisons[op]
+	if !ok {
 		return 0, false
 	}
-	if t {
+	if compare(a, b, sa, sb) {
 		return 1, true
 	}
 	return 0, true
+}
+
+// comparisons are the operations whose result is a bool, of their
+// operands' unsigned (a, b) and signed (sa, sb) values.
+var comparisons = map[Op]func(a, b uint64, sa, sb int64) bool{
+	OpIEqual:            func(a, b uint64, _, _ int64) bool { return a == b },
+	OpLogicalEqual:      func(a, b uint64, _, _ int64) bool { return a == b },
+	OpINotEqual:         func(a, b uint64, _, _ int64) bool { return a != b },
+	OpLogicalNotEqual:   func(a, b uint64, _, _ int64) bool { return a != b },
+	OpLogicalAnd:        func(a, b uint64, _, _ int64) bool { return a != 0 && b != 0 },
+	OpLogicalOr:         func(a, b uint64, _, _ int64) bool { return a != 0 || b != 0 },
+	OpLogicalNot:        func(a, _ uint64, _, _ int64) bool { return a == 0 },
+	OpUGreaterThan:      func(a, b uint64, _, _ int64) bool { return a > b },
+	OpUGreaterThanEqual: func(a, b uint64, _, _ int64) bool { return a >= b },
+	OpULessThan:         func(a, b uint64, _, _ int64) bool { return a < b },
+	OpULessThanEqual:    func(a, b uint64, _, _ int64) bool { return a <= b },
+	OpSGreaterThan:      func(_, _ uint64, sa, sb int64) bool { return sa > sb },
+	OpSGreaterThanEqual: func(_, _ uint64, sa, sb int64) bool { return sa >= sb },
+	OpSLessThan:         func(_, _ uint64, sa, sb int64) bool { return sa < sb },
+	OpSLessThanEqual:    func(_, _ uint64, sa, sb int64) bool { return sa <= sb },
 }
 
 // extract works out an OpCompositeExtract of a constant composite
