@@ -162,9 +162,6 @@ type Rule struct {
 	Rate float64
 	// Seed seeds Rate's generator.
 	Seed uint64
-	// Limit is the most calls the rule takes; 0 means no limit (a rule
-	// with Nth takes one call whatever Limit says).
-	Limit int
 	// Effect is what happens to a call the rule takes.
 	Effect Effect
 	// Code is the code of the injected error; 0 (OK) means Internal. A
@@ -194,7 +191,6 @@ type rule struct {
 	Rule
 	kinds [numCalls]bool
 	seen  int
-	taken int
 	rng   *rand.Rand
 }
 
@@ -434,12 +430,11 @@ func (p *Plan) decide(c Call, quiet bool) fault {
 		// Every rule sees the call, so that its count and its random draws
 		// do not depend on the other rules.
 		for _, r := range p.rules {
-			if !r.kinds[c] || (r.Limit > 0 && r.taken >= r.Limit) || (r.Nth > 0 && r.seen >= r.Nth) {
+			if !r.kinds[c] || (r.Nth > 0 && r.seen >= r.Nth) {
 				continue
 			}
 			r.seen++
 			if r.Nth > 0 && r.seen == r.Nth || r.Nth == 0 && r.rng.Float64() < r.Rate {
-				r.taken++
 				taken = cmp.Or(taken, r)
 			}
 		}
