@@ -2,6 +2,7 @@ package spirv
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/vkbench/vkbench/status"
 )
@@ -13,17 +14,37 @@ import (
 // function. Any problem is InvalidArgument and names what is wrong and
 // where. The Module is shared: callers must not modify it, nor code after
 // the call.
+//
+// Parse remembers up to memoSize modules it read, by their code, so that
+// a module checked by several layers on its way to a pipeline is read
+// once; past that it starts over rather than grow without end.
 func Parse(code []byte) (*Module, error) {
-	if m, ok := remembered(code); ok {
+	modules.mu.Lock()
+	m, ok := modules.byCode[string(code)]
+	modules.mu.Unlock()
+	if ok {
 		return m, nil
 	}
 	m, err := parse(code)
 	if err != nil {
 		return nil, err
 	}
-	remember(code, m)
+	modules.mu.Lock()
+	defer modules.mu.Unlock()
+	if modules.byCode == nil || len(modules.byCode) >= memoSize {
+		modules.byCode = map[string]*Module{}
+	}
+	modules.byCode[string(code)] = m // a copy of code: callers may reuse their slices
 	return m, nil
 }
+
+// modules are the modules Parse remembers.
+var modules struct {
+	mu     sync.Mutex
+	byCode map[string]*Module
+}
+
+const memoSize = 512
 
 func parse(code []byte) (*Module, error) {
 	words, err := Words(code)
