@@ -1,8 +1,10 @@
 package store_test
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -37,7 +39,9 @@ func TestBoltWriteFailure(t *testing.T) {
 // write to a nil map, a nil pointer's dereference: a fault below any
 // mapping, not the file's) in an update or a read is the caller's: it
 // propagates, the transaction rolled back, and the file is left where it
-// is with its value, not moved aside as damaged.
+// is with its value, not moved aside as damaged. The panic raised again
+// names the function that panicked (its stack, not the store's) and is
+// still the runtime.Error it was to errors.As.
 func TestBoltCallerPanic(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	be := store.FileBackend(path, t.Errorf)
@@ -45,14 +49,13 @@ func TestBoltCallerPanic(t *testing.T) {
 	if err := be.Update(func(tx store.Tx) error { return tx.Put(table, key, []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]int
-	var p *struct{ n int }
-	for _, bug := range []func(){func() { m["x"] = 1 }, func() { p.n = 1 }} {
+	for name, bug := range map[string]func(){"store_test.writeNilMap": writeNilMap, "store_test.setThroughNil": setThroughNil} {
 		for _, call := range []func(func(store.Tx) error) error{be.Update, be.View} {
 			func() {
 				defer func() {
-					if r := recover(); !strings.Contains(fmt.Sprint(r), "nil") {
-						t.Errorf("recovered %v; want the function's own panic", r)
+					r := recover()
+					if err, _ := r.(error); !strings.Contains(fmt.Sprint(r), "nil") || !strings.Contains(fmt.Sprint(r), name+"(") || !errors.As(err, new(runtime.Error)) {
+						t.Errorf("recovered %v; want the function's own runtime.Error, naming %s", r, name)
 					}
 				}()
 				err := call(func(tx store.Tx) error {
@@ -76,4 +79,14 @@ func TestBoltCallerPanic(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
+}
+
+// writeNilMap and setThroughNil are bugs of a transaction function's own.
+func writeNilMap() { neverMade["x"] = 1 }
+
+var neverMade map[string]int
+
+func setThroughNil() {
+	var p *struct{ n int }
+	p.n = 1
 }

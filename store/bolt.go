@@ -122,17 +122,30 @@ func guard(fn func() error) (err error) {
 				runtime.Error
 				Addr() uintptr
 			}); !fault && !bboltPanicked() {
-				err = callerPanic{r}
+				err = callerPanic{r, debug.Stack()}
 			}
 		}
 	}()
 	return fn()
 }
 
-// callerPanic is a panic of a transaction function's own code, recovered.
-type callerPanic struct{ value any }
+// callerPanic is a panic of a transaction function's own code, recovered
+// with the stack it was raised on: raised again, it says both, so that the
+// trace names the code that panicked, not this file, and an error value
+// stays open to errors.Is and errors.As.
+type callerPanic struct {
+	value any
+	stack []byte
+}
 
-func (p callerPanic) Error() string { return fmt.Sprint(p.value) }
+func (p callerPanic) Error() string {
+	return fmt.Sprintf("%v\n\nraised in a store transaction, on this stack:\n%s", p.value, p.stack)
+}
+
+func (p callerPanic) Unwrap() error {
+	err, _ := p.value.(error)
+	return err
+}
 
 // bboltPanicked reports whether the panic that the deferred function
 // calling it is recovering was raised in bbolt: from the panic up, the
@@ -227,7 +240,7 @@ func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 		return nil, d
 	}
 	if p, ok := err.(callerPanic); ok {
-		panic(p.value)
+		panic(p)
 	}
 	return err, nil
 }
@@ -382,7 +395,7 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 	}
 	cerr := guard(db.Close)
 	if p, ok := err.(callerPanic); ok {
-		panic(p.value)
+		panic(p)
 	}
 	switch {
 	case err == nil && cerr != nil:
