@@ -3,6 +3,7 @@ package status
 import (
 	"fmt"
 	"io"
+	"path"
 	"runtime"
 	"strconv"
 	"strings"
@@ -149,14 +150,8 @@ func location(pc uintptr) string {
 // as build.go apart across packages, and dropping the rest keeps the text
 // the same on every machine.
 func fileLine(fr runtime.Frame) string {
-	file := fr.File
-	if file == "" {
+	if fr.File == "" {
 		return "unknown"
 	}
-	if i := strings.LastIndexByte(file, '/'); i >= 0 {
-		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
-			file = file[j+1:]
-		}
-	}
-	return file + ":" + strconv.Itoa(fr.Line)
+	return path.Join(path.Base(path.Dir(fr.File)), path.Base(fr.File)) + ":" + strconv.Itoa(fr.Line)
 }
