@@ -1,6 +1,7 @@
 package spirv
 
 import (
+	"bytes"
 	"slices"
 	"sync"
 
@@ -340,15 +341,10 @@ func (r *reader) bindings() {
 // LiteralString decodes a nul-terminated literal string from words, and
 // says how many words it took.
 func LiteralString(words []uint32) (string, int, bool) {
-	var b []byte
-	for i, w := range words {
-		for k := range 4 {
-			c := byte(w >> (8 * k))
-			if c == 0 {
-				return string(b), i + 1, true
-			}
-			b = append(b, c)
-		}
+	b := Bytes(words)
+	n := bytes.IndexByte(b, 0)
+	if n < 0 {
+		return "", 0, false
 	}
-	return "", 0, false
+	return string(b[:n]), n/4 + 1, true
 }
