@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // gp is a Gaussian process regression with a Matérn 5/2 kernel, one
@@ -133,8 +134,5 @@ func expectedImprovement(mu, v, best, xi float64) float64 {
 		return max(d, 0)
 	}
 	z := d / s
-	return d*normCDF(z) + s*normPDF(z)
+	return d*distuv.UnitNormal.CDF(z) + s*distuv.UnitNormal.Prob(z)
 }
-
-func normPDF(z float64) float64 { return math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) }
-func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/vkbench/vkbench/kernels"
@@ -43,21 +44,14 @@ func (g *Grid) features(i int) []float64 {
 // the micro-tile BM/TY must stay whole.)
 func (g *Grid) neighbours() [][]int {
 	at := make(map[string]int, g.Len())
-	key := func(c []int) string {
-		b := make([]byte, 0, 2*len(c))
-		for _, v := range c {
-			b = append(b, byte(v), byte(v>>8))
-		}
-		return string(b)
-	}
 	for i, c := range g.Coords {
-		at[key(c)] = i
+		at[fmt.Sprint(c)] = i
 	}
 	out := make([][]int, g.Len())
 	for i, c := range g.Coords {
 		d := slices.Clone(c)
 		add := func() {
-			if j, ok := at[key(d)]; ok && j != i && !slices.Contains(out[i], j) {
+			if j, ok := at[fmt.Sprint(d)]; ok && j != i && !slices.Contains(out[i], j) {
 				out[i] = append(out[i], j)
 			}
 		}
