@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -127,11 +126,11 @@ func (r *ABReport) AddPair(name, op, cand string, old, cur Benchmark, verifies b
 	row := ABRow{Name: name, Op: op, Candidate: cand}
 	judgePair(&row, old, cur, r.Threshold)
 	if note := conditionsNote("old", "new", old, cur); note != "" {
-		row.Note = strings.TrimPrefix(row.Note+"; "+note, "; ")
+		addNote(&row.Note, note)
 	}
 	row.Verified = row.Verdict != Miscomputed && row.Verdict != NotMeasured && row.Verdict != Broke && verifies
 	if !verifies {
-		row.Note = strings.TrimPrefix(row.Note+"; "+string(NotVerified)+" (\"verify\": \"none\")", "; ")
+		addNote(&row.Note, string(NotVerified)+" (\"verify\": \"none\")")
 	}
 	r.Rows = append(r.Rows, row)
 }
@@ -229,11 +228,7 @@ func roundRatio(old, cur stats.Stats) float64 {
 	for j := range rs {
 		rs[j] = cur.Samples[j] / old.Samples[j]
 	}
-	slices.Sort(rs)
-	if n := len(rs); n%2 == 0 {
-		return (rs[n/2-1] + rs[n/2]) / 2
-	}
-	return rs[len(rs)/2]
+	return median(rs)
 }
 
 // pct writes a ratio above 1 as the percentage it exceeds 1 by.

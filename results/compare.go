@@ -374,9 +374,9 @@ func judge(rows []Row, opts CompareOptions) {
 		switch {
 		case r.Relative && ((r.Verdict == Slower && r.Delta < 0) || (r.Verdict == Faster && r.Delta > 0)):
 			r.Verdict = Same
-			r.addNote(r.ways() + ": the probe would reverse the change, so neither is taken")
+			addNote(&r.Note, r.ways()+": the probe would reverse the change, so neither is taken")
 		case len(r.tests) > 1 && significant && (hi > opts.Threshold || lo < -opts.Threshold) && r.Verdict == Same:
-			r.addNote(r.ways() + ": the machine's speed may explain the change, so it is not taken")
+			addNote(&r.Note, r.ways()+": the machine's speed may explain the change, so it is not taken")
 		}
 	}
 }
@@ -391,8 +391,8 @@ func (r *Row) ways() string {
 	return s
 }
 
-// addNote appends note to the row's notes.
-func (r *Row) addNote(note string) { r.Note = strings.TrimPrefix(r.Note+"; "+note, "; ") }
+// addNote appends note to notes, "; " between them.
+func addNote(notes *string, note string) { *notes = strings.TrimPrefix(*notes+"; "+note, "; ") }
 
 // detectable is the smallest slowdown that Welch's test, with standard
 // error se of the difference of the log medians and dof degrees of
