@@ -125,11 +125,11 @@ const convergenceHeight = 11 * vg.Centimeter
 func writeChart(w io.Writer, p *plot.Plot, format Format, version string) error {
 	// Drawn as a panel, with its margins: on the whole canvas the axis's
 	// label and the legend touched its edges.
-	drawPlot := func(c vg.CanvasSizer) { drawPanels(c, []panel{{plot: p, height: convergenceHeight}}) }
+	pn := panel{plot: p, height: convergenceHeight}
 	if format != HTML {
-		return writeCanvas(w, format, convergenceHeight, drawPlot)
+		return writeCanvas(w, format, []panel{pn})
 	}
-	svg, err := inlineSVG(convergenceHeight, drawPlot)
+	svg, err := pn.svg()
 	if err != nil {
 		return err
 	}

@@ -10,28 +10,28 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/vkbench/vkbench/results"
 )
 
-// writeCanvas draws a chart of the charts' width and height h with
-// drawOn, and writes it to w as svg or png. An SVG's font family is
+// writeCanvas draws panels one under the other, the charts' width and
+// their height, and writes them to w as svg or png. An SVG's font family is
 // followed by the families of the same metrics (Liberation Sans is drawn
 // to Arial's and Helvetica's widths): the layout was measured with the
 // first, and a browser without it would otherwise substitute one of other
 // widths and overflow the chart's edges with the text placed against them.
-func writeCanvas(w io.Writer, format Format, h vg.Length, drawOn func(vg.CanvasSizer)) error {
+func writeCanvas(w io.Writer, format Format, panels []panel) error {
+	h := heightOf(panels)
 	if format == PNG {
 		c := vgimg.NewWith(vgimg.UseWH(chartWidth, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
-		drawOn(c)
+		drawPanels(c, panels)
 		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
 		return err
 	}
 	c := vgsvg.New(chartWidth, h)
-	drawOn(c)
+	drawPanels(c, panels)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return err
@@ -40,11 +40,15 @@ func writeCanvas(w io.Writer, format Format, h vg.Length, drawOn func(vg.CanvasS
 	return err
 }
 
-// inlineSVG draws a chart of height h with drawOn as SVG to put inside an
+// svg draws the panel's chart, without its notes, as SVG to put inside an
 // HTML page.
-func inlineSVG(h vg.Length, drawOn func(vg.CanvasSizer)) (template.HTML, error) {
+func (pn panel) svg() (template.HTML, error) {
+	if pn.plot == nil {
+		return "", nil
+	}
+	pn.notes = nil
 	var buf bytes.Buffer
-	if err := writeCanvas(&buf, SVG, h, drawOn); err != nil {
+	if err := writeCanvas(&buf, SVG, []panel{pn}); err != nil {
 		return "", err
 	}
 	s := buf.String()
@@ -52,17 +56,6 @@ func inlineSVG(h vg.Length, drawOn func(vg.CanvasSizer)) (template.HTML, error) 
 		s = s[i:] // drop the XML declaration and comment, which HTML does not want
 	}
 	return template.HTML(s), nil //nolint:gosec // drawn here; vgsvg escapes every text
-}
-
-// svg draws the panel's chart, without its notes, as SVG to put inside an
-// HTML page.
-func (pn panel) svg() (template.HTML, error) {
-	if pn.plot == nil {
-		return "", nil
-	}
-	return inlineSVG(pn.height, func(c vg.CanvasSizer) {
-		drawPanels(c, []panel{{plot: pn.plot, height: pn.height, legend: pn.legend}})
-	})
 }
 
 type htmlRow struct {

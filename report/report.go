@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot/vg"
-
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
@@ -132,7 +130,7 @@ func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, er
 	if format == HTML {
 		err = rep.writeHTML(w, panels)
 	} else {
-		err = writeCanvas(w, format, heightOf(panels), func(c vg.CanvasSizer) { drawPanels(c, panels) })
+		err = writeCanvas(w, format, panels)
 	}
 	if err != nil {
 		return 0, err
