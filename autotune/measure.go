@@ -88,9 +88,7 @@ type candState struct {
 // (once) and returns how many there have been.
 func (c *candState) noTick() int {
 	c.ticks++
-	if c.ticks == 1 {
-		c.res.Flags = append(c.res.Flags, FlagTimerDidNotTick)
-	}
+	addFlag(&c.res, FlagTimerDidNotTick)
 	return c.ticks
 }
 

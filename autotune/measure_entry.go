@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -49,10 +50,6 @@ const (
 	TieRuleTarget = "lowest median; the two fastest are within the target half-width of each other"
 )
 
-// work is what one run of a problem moves and computes: the numerators of
-// its rates.
-type work struct{ bytes, flops float64 }
-
 // interval returns the 95% interval of the median of s, or [0, +Inf]
 // without one: an interval that overlaps every other, so that a candidate
 // without one is never dropped as slower, nor beaten without a tie.
@@ -86,7 +83,8 @@ func (m *measurement) entry() *Entry {
 					}
 				}
 			}
-			setWork(&r, m.work(r.Index), m.opts.Peak, m.op)
+			bytes, flops := m.work(r.Index)
+			setWork(&r, bytes, flops, m.opts.Peak, m.op)
 		} else if r.Outcome == "" {
 			r.Outcome, r.Error = results.Failed, cmp.Or(r.Error, "no samples")
 		}
@@ -94,10 +92,7 @@ func (m *measurement) entry() *Entry {
 	}
 	e.Conditions, e.ConditionsNote = m.conditions, m.conditionsNote
 	if m.opts.Telemetry == nil {
-		e.ConditionsNote = "not available"
-		if m.opts.TelemetryNote != "" {
-			e.ConditionsNote += ": " + m.opts.TelemetryNote
-		}
+		e.ConditionsNote = strings.TrimSuffix("not available: "+m.opts.TelemetryNote, ": ")
 	}
 	pickWinner(e)
 	return e
@@ -106,12 +101,11 @@ func (m *measurement) entry() *Entry {
 // work returns what one run of candidate i moves and computes: the
 // problem's, unless its candidates do different amounts of work
 // (kernels.CandidateWorker).
-func (m *measurement) work(i int) work {
+func (m *measurement) work(i int) (bytes, flops float64) {
 	if w, ok := m.p.(kernels.CandidateWorker); ok {
-		b, f := w.CandidateWork(i)
-		return work{b, f}
+		return w.CandidateWork(i)
 	}
-	return work{m.p.Bytes(), m.p.Flops()}
+	return m.p.Bytes(), m.p.Flops()
 }
 
 // newEntry is the entry, without results, of a measurement of key at
@@ -141,7 +135,7 @@ func deviceName(info hal.DeviceInfo) string {
 
 // setWork sets what one run of r moved and did, and flags the rates
 // above peak.
-func setWork(r *results.Result, w work, peak *Peak, op kernels.Operation) {
+func setWork(r *results.Result, bytes, flops float64, peak *Peak, op kernels.Operation) {
 	r.Flags = slices.DeleteFunc(r.Flags, func(f string) bool {
 		return f == FlagAbovePeakBandwidth || f == FlagAbovePeakFLOPs || f == FlagPeakOtherClock
 	})
@@ -152,7 +146,7 @@ func setWork(r *results.Result, w work, peak *Peak, op kernels.Operation) {
 	if r.Stats == nil || r.Stats.Median <= 0 {
 		return
 	}
-	r.Bytes, r.Flops = w.bytes, w.flops
+	r.Bytes, r.Flops = bytes, flops
 	if peak == nil {
 		return
 	}

@@ -73,15 +73,15 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 		}
 	}
 	out := results.Result{Index: rs[0].Index, Name: rs[0].Name, Measurement: results.Measurement{Outcome: results.Dropped}}
-	var w work // one run's, from the first round that has it
+	var bytes, flops float64 // one run's, from the first round that has it
 	var pooled []float64
 	batch, dropped := 0, 0
 	var energy, lo, hi, power float64
 	energies, intervals := 0, 0
 	var cond telemetry.Conditions
 	for _, r := range rs {
-		if w == (work{}) {
-			w = work{bytes: r.Bytes, flops: r.Flops}
+		if bytes == 0 && flops == 0 {
+			bytes, flops = r.Bytes, r.Flops
 		}
 		if r.EnergyJ > 0 {
 			energy, power, energies = energy+r.EnergyJ, power+r.PowerW, energies+1
@@ -137,6 +137,6 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 	s := stats.Summarize(slices.Clone(pooled), batch)
 	s.Samples = nil // kept by round
 	out.Stats = &s
-	setWork(&out, w, peak, op)
+	setWork(&out, bytes, flops, peak, op)
 	return out
 }
