@@ -183,15 +183,11 @@ func pickWinner(e *Entry) {
 		return
 	}
 	leader := measured[0] // by time
-	drift := false
 	for _, d := range dropped {
 		if d != leader && e.Results[d].Stats.Median < e.Results[leader].Stats.Median {
 			addFlag(&e.Results[d], FlagDrift)
-			drift = true
+			addFlag(&e.Results[leader], FlagDrift)
 		}
-	}
-	if drift {
-		addFlag(&e.Results[leader], FlagDrift)
 	}
 }
 
