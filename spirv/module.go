@@ -341,13 +341,7 @@ func (m *Module) uses(e *Entry, id uint32) bool {
 // Bindings returns the descriptors entry e uses, sorted by set and
 // binding.
 func (m *Module) Bindings(e *Entry) []Binding {
-	var out []Binding
-	for _, b := range m.bindings {
-		if m.uses(e, b.variable) {
-			out = append(out, b)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(m.bindings), func(b Binding) bool { return !m.uses(e, b.variable) })
 }
 
 // Dim says where one component of a workgroup size comes from.
