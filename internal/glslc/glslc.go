@@ -331,11 +331,8 @@ func Validate(ctx context.Context, path string) error {
 func run(ctx context.Context, dir, tool string, args ...string) error {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, bytes.TrimSpace(out.Bytes()))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, bytes.TrimSpace(out))
 	}
 	return nil
 }
