@@ -202,9 +202,7 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 			// Only a candidate with images says its kinds, so that the
 			// digests of storage buffers alone stay as they were.
 			str("kinds")
-			for _, k := range c.BindingKinds {
-				b = append(b, byte(k))
-			}
+			b, _ = binary.Append(b, binary.LittleEndian, c.BindingKinds) // bytes always encode
 		}
 		if c.Sets != nil {
 			// Likewise only a candidate of several sets says them.
@@ -214,14 +212,9 @@ func Digest(cands []Candidate) [sha256.Size]byte {
 			}
 		}
 		u32(uint32(c.PushConstantSize))
-		for _, n := range c.WorkgroupSize {
-			u32(n)
-		}
+		b, _ = binary.Append(b, binary.LittleEndian, c.WorkgroupSize) // words always encode
 		u32(uint32(len(c.Constants)))
-		for _, k := range c.Constants {
-			u32(k.ID)
-			u32(k.Value)
-		}
+		b, _ = binary.Append(b, binary.LittleEndian, c.Constants) // each ID, then its Value
 		keys := slices.Sorted(maps.Keys(c.Params))
 		u32(uint32(len(keys)))
 		for _, k := range keys {

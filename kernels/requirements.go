@@ -283,9 +283,7 @@ func (r Requirements) appendDigest(b []byte) []byte {
 	u32(uint32(r.CooperativeMatrix))
 	u32(uint32(len(r.CooperativeMatrices)))
 	for _, m := range r.CooperativeMatrices {
-		for _, v := range []uint32{uint32(m.API), m.M, m.N, m.K, uint32(m.A), uint32(m.B), uint32(m.C), uint32(m.Result), bit(m.SaturatingAccumulation), uint32(m.Scope)} {
-			u32(v)
-		}
+		b, _ = binary.Append(b, binary.LittleEndian, []uint32{uint32(m.API), m.M, m.N, m.K, uint32(m.A), uint32(m.B), uint32(m.C), uint32(m.Result), bit(m.SaturatingAccumulation), uint32(m.Scope)})
 		if m.Invocations != 0 { // NV2's only: the digests of the others stay
 			u32(m.Invocations)
 		}
