@@ -80,9 +80,7 @@ func StringOperand(s string) []uint32 {
 // toWords reads whole little-endian words from b.
 func toWords(b []byte) []uint32 {
 	words := make([]uint32, len(b)/4)
-	for i := range words {
-		words[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
+	_, _ = binary.Decode(b[:4*len(words)], binary.LittleEndian, words) // exactly the words' bytes: never short
 	return words
 }
 
