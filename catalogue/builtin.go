@@ -39,14 +39,10 @@ func Builtin() []kernels.Operation {
 
 // Lookup returns the built-in operation called name, or NotFound.
 func Lookup(name string) (kernels.Operation, error) {
-	names := make([]string, len(builtins))
-	for i, op := range builtins {
-		if op.Name() == name {
-			return op, nil
-		}
-		names[i] = op.Name()
+	if i := slices.IndexFunc(builtins, func(op kernels.Operation) bool { return op.Name() == name }); i >= 0 {
+		return builtins[i], nil
 	}
-	return nil, status.Newf(status.NotFound, "catalogue: no operation %q (built in: %v)", name, names)
+	return nil, status.Newf(status.NotFound, "catalogue: no operation %q (built in: %v)", name, mapped(builtins, kernels.Operation.Name))
 }
 
 // opInfo is what a built-in operation says of itself, and the methods of
