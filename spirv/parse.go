@@ -15,10 +15,6 @@ import (
 // function. Any problem is InvalidArgument and names what is wrong and
 // where. The Module is shared: callers must not modify it, nor code after
 // the call.
-//
-// Parse remembers up to memoSize modules it read, by their code, so that
-// a module checked by several layers on its way to a pipeline is read
-// once; past that it starts over rather than grow without end.
 func Parse(code []byte) (*Module, error) {
 	modules.mu.Lock()
 	m, ok := modules.byCode[string(code)]
@@ -39,7 +35,8 @@ func Parse(code []byte) (*Module, error) {
 	return m, nil
 }
 
-// modules are the modules Parse remembers.
+// modules are the modules Parse remembers, by their code: up to
+// memoSize, past which it starts over rather than grow without end.
 var modules struct {
 	mu     sync.Mutex
 	byCode map[string]*Module
