@@ -409,11 +409,26 @@ func TestReleaseTunedPipeline(t *testing.T) {
 	}
 }
 
-// TestZeroDeviceAndShortRead: a nil or zero Device is an InvalidArgument
-// error of every call, not a panic; Read into a slice of another length
-// than the buffer's is an error, not a silent prefix.
+// TestZeroDeviceAndShortRead: a nil or zero Device, or Tuner, is an
+// InvalidArgument error of every call, not a panic; Read into a slice of
+// another length than the buffer's is an error, not a silent prefix.
 func TestZeroDeviceAndShortRead(t *testing.T) {
 	ctx := context.Background()
+	refuses := func(what string, f func() error, says string) {
+		t.Helper()
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s panicked: %v", what, r)
+				}
+			}()
+			err = f()
+		}()
+		if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: %v, want INVALID_ARGUMENT saying %q", what, err, says)
+		}
+	}
 	for name, d := range map[string]*vkbench.Device{"nil": nil, "zero": {}} {
 		calls := map[string]func() error{
 			"Err":       d.Err,
@@ -423,21 +438,22 @@ func TestZeroDeviceAndShortRead(t *testing.T) {
 			"NewBuffer": func() error { _, err := vkbench.NewBuffer[float32](ctx, d, 4); return err },
 		}
 		for call, f := range calls {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Errorf("%s Device: %s panicked: %v", name, call, r)
-					}
-				}()
-				err = f()
-			}()
-			if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "Device is nil or was not opened") {
-				t.Errorf("%s Device: %s: %v, want INVALID_ARGUMENT saying so", name, call, err)
-			}
+			refuses(name+" Device: "+call, f, "Device is nil or was not opened")
 		}
 		if err := d.Close(); err != nil {
 			t.Errorf("%s Device: Close: %v", name, err)
+		}
+	}
+	op := scaleOp()
+	for name, tu := range map[string]*vkbench.Tuner{"nil": nil, "zero": {}} {
+		calls := map[string]func() error{
+			"Fastest":          func() error { _, err := tu.Fastest(ctx, op, 1024); return err },
+			"FastestOrDefault": func() error { _, _, err := tu.FastestOrDefault(ctx, op, 1024); return err },
+			"Result":           func() error { _, err := tu.Result(op, 1024); return err },
+			"Search":           func() error { _, _, err := tu.Search(ctx, op, vkbench.SearchOptions{}, 1024); return err },
+		}
+		for call, f := range calls {
+			refuses(name+" Tuner: "+call, f, "Tuner is nil or was not made")
 		}
 	}
 	dev := open(t)

@@ -133,7 +133,7 @@ func (o *operation) Space() *kernels.Space { return o.space }
 // FailedPrecondition; a context that ends stops the search (what it
 // measured stays in the tuning log); a lost device matches ErrDeviceLost.
 func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...int) (*Pipeline, Config, error) {
-	o, err := op.operation()
+	o, err := t.operation(op)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -68,7 +68,9 @@ type TunerOptions struct {
 // this device?": from memory, else from the cache file, else by measuring
 // every candidate and keeping the answer. It is safe for concurrent use;
 // callers asking about a key that is being tuned wait for that tune, or,
-// with FastestOrDefault, run the Op's first candidate meanwhile.
+// with FastestOrDefault, run the Op's first candidate meanwhile. A nil or
+// zero Tuner answers every call with an InvalidArgument error, as a nil
+// Device does.
 type Tuner struct {
 	dev *Device
 	t   *autotune.Tuner
@@ -78,6 +80,17 @@ type Tuner struct {
 
 	mu    sync.Mutex
 	built map[builtKey]*Pipeline
+}
+
+// errNoTuner is the error of every call on a nil or zero Tuner.
+var errNoTuner = status.New(status.InvalidArgument, "vkbench: the Tuner is nil or was not made (Device.NewTuner makes one)")
+
+// operation returns op's operation, checked, for a tuner that was made.
+func (t *Tuner) operation(op *Op) (*operation, error) {
+	if t == nil || t.t == nil {
+		return nil, errNoTuner
+	}
+	return op.operation()
 }
 
 // builtKey names a candidate of an operation.
@@ -174,7 +187,7 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *P
 // remembered returns op's operation, checked, and the answer memory has
 // for size, if the device is still usable (nil where memory has none).
 func (t *Tuner) remembered(op *Op, size []int) (*operation, *Pipeline, error) {
-	o, err := op.operation()
+	o, err := t.operation(op)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -274,7 +287,7 @@ func (o *operation) sizeError(size []int) error {
 // tuned, or when the cache keeps answers in memory only. Result reads the
 // file and measures nothing.
 func (t *Tuner) Result(op *Op, size ...int) (*Result, error) {
-	o, err := op.operation()
+	o, err := t.operation(op)
 	if err != nil {
 		return nil, err
 	}
