@@ -3,6 +3,7 @@ package autotune
 import (
 	"cmp"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/vkbench/vkbench/stats"
@@ -177,6 +178,9 @@ func (o *Options) fill() {
 func (o *Options) check() error {
 	if o.MinSamples < stats.MinIntervalSamples {
 		return status.Newf(status.InvalidArgument, "autotune: MinSamples %d is fewer than the %d samples a 95%% confidence interval of the median needs", o.MinSamples, stats.MinIntervalSamples)
+	}
+	if !(o.TargetHalfWidth < math.Inf(1)) { // NaN too: max(NaN, 0) kept it
+		return status.Newf(status.InvalidArgument, "autotune: TargetHalfWidth %g is no bound; want a finite fraction (0.01 for ±1%%; zero for the default)", o.TargetHalfWidth)
 	}
 	if _, err := ParseObjective(string(o.Objective)); err != nil {
 		return err

@@ -3,6 +3,8 @@ package autotune_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +21,8 @@ import (
 )
 
 // TestMeasureRefusesTooFewSamples: options whose MinSamples cannot give a
-// 95% interval are refused before anything is measured.
+// 95% interval, or whose TargetHalfWidth is NaN or infinite, are refused
+// before anything is measured.
 func TestMeasureRefusesTooFewSamples(t *testing.T) {
 	dev := devtest.Device(t)
 	for _, n := range []int{1, 3, stats.MinIntervalSamples - 1} {
@@ -28,6 +31,14 @@ func TestMeasureRefusesTooFewSamples(t *testing.T) {
 		e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), kernels.SizeOf(1<<10), opts)
 		if status.CodeOf(err) != status.InvalidArgument || e != nil || !strings.Contains(err.Error(), "95% confidence interval") {
 			t.Errorf("MinSamples %d: entry %v, error %v; want INVALID_ARGUMENT saying why", n, e, err)
+		}
+	}
+	for _, w := range []float64{math.NaN(), math.Inf(1)} {
+		opts := quick
+		opts.TargetHalfWidth = w
+		e, err := autotune.Measure(context.Background(), dev, defaultScaleOp(), kernels.SizeOf(1<<10), opts)
+		if status.CodeOf(err) != status.InvalidArgument || e != nil || !strings.Contains(err.Error(), fmt.Sprintf("TargetHalfWidth %g is no bound", w)) {
+			t.Errorf("TargetHalfWidth %g: entry %v, error %v; want INVALID_ARGUMENT saying why", w, e, err)
 		}
 	}
 }
