@@ -208,7 +208,7 @@ func (s *Space) Config(i int) Config {
 
 // Candidates returns the configurations' kernels, in order.
 func (p *Points) Candidates() []Candidate {
-	return (&subsetOp{Operation: p.Op, index: p.Index}).Candidates()
+	return picked(p.Op.Candidates(), p.Index)
 }
 
 // Points enumerates the configurations of the space valid for a problem of

@@ -47,10 +47,12 @@ type subsetOp struct {
 
 func (s *subsetOp) Verifies() bool { return Verifies(s.Operation) }
 
-func (s *subsetOp) Candidates() []Candidate {
-	all := s.Operation.Candidates()
-	out := make([]Candidate, len(s.index))
-	for i, j := range s.index {
+func (s *subsetOp) Candidates() []Candidate { return picked(s.Operation.Candidates(), s.index) }
+
+// picked returns all[j] for each j of index, in index's order.
+func picked[T any](all []T, index []int) []T {
+	out := make([]T, len(index))
+	for i, j := range index {
 		out[i] = all[j]
 	}
 	return out
@@ -79,15 +81,9 @@ var _ OperationSizer = (*sizingSubset)(nil)
 
 // CandidatesAt is the operation's CandidatesAt of the subset's candidates.
 func (s *sizingSubset) CandidatesAt(size Size, info hal.DeviceInfo) ([]Candidate, []error) {
-	all, allErrs := s.sizer.CandidatesAt(size, info)
-	cands, errs := make([]Candidate, len(s.index)), make([]error, len(s.index))
-	for i, j := range s.index {
-		cands[i] = all[j]
-		if j < len(allErrs) {
-			errs[i] = allErrs[j]
-		}
-	}
-	return cands, errs
+	all, errs := s.sizer.CandidatesAt(size, info)
+	errs = append(errs, make([]error, len(all)-len(errs))...) // those left off are nil
+	return picked(all, s.index), picked(errs, s.index)
 }
 
 // PipelinesAt is the operation's: OperationSizer does not say which
