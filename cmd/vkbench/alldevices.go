@@ -32,41 +32,46 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, arg
 	if err != nil {
 		return err
 	}
-	files, err := f.openFiles(cmd, true)
+	s, err := f.openFiles(cmd, true)
 	if err != nil {
 		return err
 	}
-	defer func() { err = files.close(cmd, err) }()
-	cache, out := files.cache, files.out
+	defer func() { err = s.close(cmd, err) }()
 	if ops, err = f.sharded(cmd, ops); err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	hopts := f.dev.openOptions(cmd, cache)
+	hopts := f.dev.openOptions(cmd, s.cache)
 	drv, err := hal.OpenDriver(vk.DriverName, hopts.Driver)
 	if err != nil {
 		return err
 	}
-	defer func() { err = status.Join(err, drv.Release()) }()
+	s.closers = append(s.closers, drv.Release) // after its devices
 	infos, err := chosenDevices(drv, f.dev.device)
 	if err != nil {
 		return err
 	}
-	var fl fleet
-	defer func() { err = fl.release(cmd.ErrOrStderr(), cache, err) }()
-	if err := fl.open(ctx, drv, hopts, infos, opts); err != nil {
-		return err
+	// Each device's conditions are its own.
+	devs, devOpts := make([]hal.Device, len(infos)), make([]autotune.Options, len(infos))
+	for i, info := range infos {
+		hopts.Device = strconv.Itoa(info.Index)
+		if devs[i], err = hal.OpenOn(cmd.Context(), drv, hopts); err != nil {
+			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
+		}
+		devOpts[i] = opts
+		if _, err := s.add(cmd, devs[i], devs[i].Release, &devOpts[i]); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
-	all, err := fl.tuneAll(ctx, cache, ops, manifestTables(ops), sizes, f.force)
+	all, err := tuneAll(cmd.Context(), devs, devOpts, s.cache, ops, manifestTables(ops), sizes, f.force)
 	took := time.Since(start)
 	if err != nil {
 		return err
 	}
 	if f.format == "json" {
-		err = writeJSON(out, allDevicesJSON(all, took))
+		err = writeJSON(s.out, allDevicesJSON(all, took))
 	} else {
-		err = writeAllDevices(out, all, took)
+		err = writeAllDevices(s.out, all, took)
 	}
 	if err != nil {
 		return err
@@ -109,55 +114,11 @@ func chosenDevices(drv hal.Driver, device string) ([]hal.DeviceInfo, error) {
 	return chosen, nil
 }
 
-// fleet is every device chosen, each with its options (its own
-// telemetry), and what release gives back: the devices, and each device's
-// telemetry.
-type fleet struct {
-	devs []hal.Device
-	opts []autotune.Options
-	// closers close the devices' telemetry, in reverse.
-	closers []func()
-}
-
-// open opens every device of infos on drv, each with its own telemetry.
-// What it opened before an error, release gives back.
-func (fl *fleet) open(ctx context.Context, drv hal.Driver, hopts hal.OpenOptions, infos []hal.DeviceInfo, opts autotune.Options) error {
-	for _, info := range infos {
-		hopts.Device = strconv.Itoa(info.Index)
-		d, err := hal.OpenOn(ctx, drv, hopts)
-		if err != nil {
-			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
-		}
-		fl.devs = append(fl.devs, d)
-		// Each device's conditions are its own.
-		dopts := opts
-		_, closeTelemetry, err := withTelemetry(&dopts, info)
-		if err != nil {
-			return err
-		}
-		fl.closers = append(fl.closers, closeTelemetry)
-		fl.opts = append(fl.opts, dopts)
-	}
-	return nil
-}
-
-// release closes the telemetry, last opened first, then keeps each
-// device's pipeline cache (keepPipelineCache: a warning on warn where it
-// cannot) and releases the device, joining their errors to err.
-func (fl *fleet) release(warn io.Writer, cache *store.Store, err error) error {
-	for i := len(fl.closers) - 1; i >= 0; i-- {
-		fl.closers[i]()
-	}
-	for _, d := range fl.devs {
-		err = status.Join(err, keepPipelineCache(warn, d, cache, false), d.Release())
-	}
-	return err
-}
-
-// tuneAll tunes ops on every device at once (autotune.TuneAll groups the
-// devices by hardware). An operation that tables names (a manifest's) is
-// committed to that table, the others to the options' own.
-func (fl *fleet) tuneAll(ctx context.Context, cache *store.Store, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
+// tuneAll tunes ops on every device of devs at once, each with its options
+// of opts (autotune.TuneAll groups the devices by hardware). An operation
+// that tables names (a manifest's) is committed to that table, the others
+// to the options' own.
+func tuneAll(ctx context.Context, devs []hal.Device, opts []autotune.Options, cache *store.Store, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
 	var names []string // tables, in the order of their first operation
 	byTuner := map[string][]kernels.Operation{}
 	for _, op := range ops {
@@ -169,9 +130,9 @@ func (fl *fleet) tuneAll(ctx context.Context, cache *store.Store, ops []kernels.
 	}
 	var tuners []*autotune.Tuner
 	tunerName := map[string]string{} // a table's tuner -> its name in tables
-	for i, d := range fl.devs {
+	for i, d := range devs {
 		for _, t := range names {
-			tuner := autotune.NewTuner(d, cache, inTable(fl.opts[i], t))
+			tuner := autotune.NewTuner(d, cache, inTable(opts[i], t))
 			tunerName[tuner.Table().Tuner] = t
 			tuners = append(tuners, tuner)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -92,16 +93,16 @@ func keepPipelineCache(warn io.Writer, dev hal.Device, cache *store.Store, requi
 
 // session is what a measuring command holds while it measures: the tune
 // cache, its output (--output, written atomically when the command
-// succeeds), and the device with its telemetry.
+// succeeds), and the devices with their telemetry (dev, the first).
 type session struct {
 	cache *store.Store
 	out   *outFile
 	dev   hal.Device
-	// conditions is what the results say of the device's conditions: the
+	// conditions is what the results say of dev's conditions: the
 	// telemetry's source, or why there is none.
-	conditions     string
-	release        func() error
-	closeTelemetry func()
+	conditions string
+	// closers are what close undoes, the last opened first.
+	closers []func() error
 }
 
 // openFiles opens the tune cache and the output: what a measuring command
@@ -122,7 +123,7 @@ func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool) (*session, error
 	if err != nil {
 		return nil, err
 	}
-	return &session{cache: cache, out: out, closeTelemetry: func() {}}, nil
+	return &session{cache: cache, out: out}, nil
 }
 
 // open opens the files (openFiles), then the device --device chooses,
@@ -132,26 +133,39 @@ func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Option
 	if err != nil {
 		return nil, err
 	}
-	if s.dev, s.release, err = f.dev.open(cmd, s.cache); err != nil {
-		return nil, s.close(cmd, err)
-	}
-	conditions, closeTelemetry, err := withTelemetry(opts, s.dev.Info())
+	dev, release, err := f.dev.open(cmd, s.cache)
 	if err != nil {
 		return nil, s.close(cmd, err)
 	}
-	s.conditions, s.closeTelemetry = conditions, closeTelemetry
+	if s.conditions, err = s.add(cmd, dev, release, opts); err != nil {
+		return nil, s.close(cmd, err)
+	}
+	s.dev = dev
 	return s, nil
 }
 
-// close keeps the driver's pipeline cache (keepPipelineCache), closes the
-// telemetry and releases the device; then it commits the output if err,
-// joined with what they said, is nil, and discards it otherwise. It
-// returns that joined error.
+// add hands dev to s, which at close keeps its driver's pipeline cache
+// (keepPipelineCache) and releases it with release, and reads its
+// conditions through opts (withTelemetry), returning what the results say
+// of them.
+func (s *session) add(cmd *cobra.Command, dev hal.Device, release func() error, opts *autotune.Options) (string, error) {
+	s.closers = append(s.closers, func() error {
+		return status.Join(keepPipelineCache(cmd.ErrOrStderr(), dev, s.cache, false), release())
+	})
+	conditions, closeTelemetry, err := withTelemetry(opts, dev.Info())
+	if err == nil {
+		s.closers = append(s.closers, func() error { closeTelemetry(); return nil })
+	}
+	return conditions, err
+}
+
+// close closes what s opened, the last first: each device's telemetry,
+// then the device, its pipeline cache kept (add). Then it commits the
+// output if err, joined with what they said, is nil, and discards it
+// otherwise. It returns that joined error.
 func (s *session) close(cmd *cobra.Command, err error) error {
-	if s.dev != nil {
-		err = status.Join(err, keepPipelineCache(cmd.ErrOrStderr(), s.dev, s.cache, false))
-		s.closeTelemetry()
-		err = status.Join(err, s.release())
+	for _, c := range slices.Backward(s.closers) {
+		err = status.Join(err, c())
 	}
 	return s.out.finish(err)
 }
