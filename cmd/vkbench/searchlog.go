@@ -214,25 +214,20 @@ arguments, lists the tuning logs.`,
 				return err
 			}
 			none := fmt.Sprintf("%s has no tuning logs (a tune --strategy search writes one)", cmp.Or(c.Path(), "the cache"))
+			var names []string
+			for _, r := range refs {
+				names = append(names, r.String())
+			}
 			if len(args) == 0 {
-				if len(refs) == 0 {
-					_, err := fmt.Fprintln(cmd.OutOrStdout(), none)
-					return err
-				}
-				for _, r := range refs {
-					if _, err := fmt.Fprintln(cmd.OutOrStdout(), r); err != nil {
-						return err
-					}
-				}
-				return nil
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), cmp.Or(strings.Join(names, "\n"), none))
+				return err
 			}
 			// The key as cache ls shows the search's answer (gemm.space/...)
 			// names the log too, which is kept under the operation's.
 			key, space := args[0], logKey(args[0])
 			var match []store.LogRef
-			var names, ofKey []string
+			var ofKey []string
 			for _, r := range refs {
-				names = append(names, r.String())
 				if r.Key != key && r.Key != space {
 					continue
 				}
