@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
@@ -140,12 +141,7 @@ func (t *Tuner) Key(op kernels.Operation, size kernels.Size) Key {
 
 // appliesAt reports whether every candidate of op applies at size.
 func appliesAt(op kernels.Operation, size kernels.Size) bool {
-	for _, c := range op.Candidates() {
-		if c.Applies != nil && !c.Applies(size) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(op.Candidates(), func(c kernels.Candidate) bool { return c.Applies != nil && !c.Applies(size) })
 }
 
 // checksum returns op's candidate-list checksum, computed once per
