@@ -318,14 +318,12 @@ func (lp *labelPlacer) place(pt plotter.XY, text string) vg.Point {
 	}
 	for _, off := range offsets {
 		r := vg.Rectangle{Min: vg.Point{X: c.X + off.X, Y: c.Y + off.Y}, Max: vg.Point{X: c.X + off.X + w, Y: c.Y + off.Y + h}}
-		if !slices.ContainsFunc(lp.taken, func(t vg.Rectangle) bool { return overlaps(r, t) }) {
+		if !slices.ContainsFunc(lp.taken, func(t vg.Rectangle) bool {
+			return r.Min.X < t.Max.X && t.Min.X < r.Max.X && r.Min.Y < t.Max.Y && t.Min.Y < r.Max.Y
+		}) {
 			lp.taken = append(lp.taken, r)
 			return off
 		}
 	}
 	return offsets[0]
-}
-
-func overlaps(a, b vg.Rectangle) bool {
-	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
 }
