@@ -96,6 +96,9 @@ var formatFeatureNames = []string{"storage-image", "sampled-image", "linear-filt
 // Has reports whether every feature of x is in f.
 func (f FormatFeatures) Has(x FormatFeatures) bool { return f&x == x }
 
+// Names lists the names of the features in f, in bit order.
+func (f FormatFeatures) Names() []string { return flagNames(f, formatFeatureNames) }
+
 // String names the features, joined by "+", or says "none".
 func (f FormatFeatures) String() string { return flagsString(f, formatFeatureNames) }
 

@@ -116,6 +116,9 @@ var nv2FeatureNames = [...]string{
 	"cooperativeMatrixBlockLoads",
 }
 
+// Names lists the Vulkan names of the features in f, in bit order.
+func (f NV2Features) Names() []string { return flagNames(f, nv2FeatureNames[:]) }
+
 // String joins the features' Vulkan names with "+", or says "none".
 func (f NV2Features) String() string { return flagsString(f, nv2FeatureNames[:]) }
 

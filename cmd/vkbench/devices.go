@@ -224,11 +224,11 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 				MaxWorkgroupSubgroups: l.MaxComputeWorkgroupSubgroups, SubgroupOps: l.SubgroupOps.Names(),
 				TimestampPeriod: l.TimestampPeriod, TimestampValidBits: l.TimestampValidBits},
 			Features: featuresJSON{f.Float16, f.Float64, f.Int8, f.Int16, f.Int64, f.Storage16, f.Storage8, f.BFloat16, f.BFloat16CooperativeMatrix,
-				f.VulkanMemoryModel, f.SubgroupSizeControl, f.RequiredSubgroupSize, f.ComputeFullSubgroups, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, flagNames(f.CooperativeMatrixNV2)},
+				f.VulkanMemoryModel, f.SubgroupSizeControl, f.RequiredSubgroupSize, f.ComputeFullSubgroups, f.CooperativeMatrixNV, f.CooperativeMatrixKHR, f.CooperativeMatrixNV2.Names()},
 			MemoryHeaps: []heapJSON{}, CooperativeMatrices: []string{}, ImageFormats: map[string][]string{},
 			LeftOff: append([]string{}, d.Withheld...)}
 		for _, fm := range hal.Formats() {
-			dj.ImageFormats[fm.String()] = flagNames(d.ImageFormats.Of(fm))
+			dj.ImageFormats[fm.String()] = d.ImageFormats.Of(fm).Names()
 		}
 		for _, m := range d.CooperativeMatrices {
 			dj.CooperativeMatrices = append(dj.CooperativeMatrices, m.String())
@@ -293,7 +293,7 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 			g.add("", m.String())
 		}
 		if f.CooperativeMatrixNV2 != 0 {
-			g.add("  coopmat2", strings.Join(flagNames(f.CooperativeMatrixNV2), " "))
+			g.add("  coopmat2", strings.Join(f.CooperativeMatrixNV2.Names(), " "))
 		}
 		if len(d.Withheld) > 0 {
 			g.add("  left off", strings.Join(d.Withheld, " ")+" (the validation layer is older than them)")
@@ -303,18 +303,6 @@ func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) err
 	g.write(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// flagNames lists the flags set in f by name, in order (an empty list,
-// not null, for none): hal's flag types write them joined by "+".
-func flagNames[F interface {
-	~uint8
-	String() string
-}](f F) []string {
-	if f == 0 {
-		return []string{}
-	}
-	return strings.Split(f.String(), "+")
 }
 
 // matrixSummary says which cooperative-matrix extensions the device has

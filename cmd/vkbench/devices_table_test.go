@@ -47,7 +47,7 @@ func TestDevicesTableMatrices(t *testing.T) {
 		"coopmat VK_NV_cooperative_matrix: 1 shape, VK_NV_cooperative_matrix2: 1 granularity",
 		nv.String(),
 		nv2.String(),
-		"coopmat2 " + strings.Join(flagNames(hal.NV2WorkgroupScope), " "),
+		"coopmat2 " + strings.Join(hal.NV2WorkgroupScope.Names(), " "),
 		"left off VK_KHR_cooperative_matrix (the validation layer is older than them)",
 	}
 	if d := cmp.Diff(want, got); d != "" {
