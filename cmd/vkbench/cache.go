@@ -107,7 +107,7 @@ func checkCachePath(path string, write bool) error {
 		}
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
-			return err
+			return unwritable(err)
 		}
 		return f.Close()
 	}
@@ -127,13 +127,22 @@ func checkCachePath(path string, write bool) error {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return unwritable(err)
 	}
 	probe, err := os.CreateTemp(dir, ".vkbench-probe-*")
 	if err != nil {
-		return err
+		return unwritable(err)
 	}
 	return errors.Join(probe.Close(), os.Remove(probe.Name()))
+}
+
+// unwritable says, of a permission the system refused, what it means to
+// a user of the tune cache and what to do.
+func unwritable(err error) error {
+	if !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	return fmt.Errorf("the tune cache file cannot be written (%w): point --cache or $%s at one that can; run reads this one as it is", unwrapPathError(err), store.EnvCache)
 }
 
 // newCacheCmd is cache, whose subcommands share its --cache flag. An

@@ -121,9 +121,16 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// unwritableCache is the line of a command that would write the tune
+// cache file path, which cannot be written: what is wrong, in the user's
+// terms, and what to do.
+func unwritableCache(path string) *regexp.Regexp {
+	return regexp.MustCompile(`^vkbench: --cache ` + regexp.QuoteMeta(path) + `: the tune cache file cannot be written \((permission denied|operation not permitted)\): point --cache or \$VKBENCH_CACHE at one that can; run reads this one as it is\n$`)
+}
+
 // TestReadOnlyCacheFolder points --cache into a folder no one may write,
-// root included (chattr +i): one line naming the path, exit status 2, and
-// nothing written there.
+// root included (chattr +i): one line naming the path and saying what to
+// do, exit status 2, and nothing written there.
 func TestReadOnlyCacheFolder(t *testing.T) {
 	devtest.NeedVulkan(t)
 	dir := filepath.Join(t.TempDir(), "readonly")
@@ -143,7 +150,7 @@ func TestReadOnlyCacheFolder(t *testing.T) {
 		if r.code != exitUsage {
 			t.Errorf("vkbench %s: exit status %d, want %d; stderr: %s", strings.Join(args, " "), r.code, exitUsage, r.stderr)
 		}
-		checkOneLine(t, r, regexp.MustCompile(`--cache `+regexp.QuoteMeta(cache)+`: .*(permission denied|operation not permitted)`))
+		checkOneLine(t, r, unwritableCache(cache))
 	}
 	// run only reads the tune cache: one that cannot be written serves it.
 	if r := vkbench(t, "run", "copy", "--size", "4096", "--budget", "100ms", "--quiet", "--cache", cache); r.code != exitOK || r.stderr != "" {
@@ -159,7 +166,9 @@ func TestReadOnlyCacheFolder(t *testing.T) {
 }
 
 // TestRunReadOnlyCache: run reads a tune cache it cannot write (a team's
-// file, a read-only mount) and leaves it as it is, with nothing to say.
+// file, a read-only mount) and leaves it as it is, with nothing to say;
+// tune refuses it, saying what to do. (Root may write a file chmod 444
+// leaves: MakeUnwritable makes it immutable instead.)
 func TestRunReadOnlyCache(t *testing.T) {
 	needDevice(t)
 	cache := filepath.Join(t.TempDir(), "cache.db")
@@ -171,7 +180,12 @@ func TestRunReadOnlyCache(t *testing.T) {
 	if ok, why := devtest.MakeUnwritable(t, cache); !ok {
 		t.Skip("cannot make a file unwritable here: " + why)
 	}
-	r := vkbench(t, "run", "copy", "--size", "4096", "--budget", "100ms", "--quiet", "--cache", cache)
+	r := vkbench(t, "tune", "copy", "--cache", cache)
+	if r.code != exitUsage {
+		t.Errorf("tune with a read-only cache: exit status %d, want %d", r.code, exitUsage)
+	}
+	checkOneLine(t, r, unwritableCache(cache))
+	r = vkbench(t, "run", "copy", "--size", "4096", "--budget", "100ms", "--quiet", "--cache", cache)
 	if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "copy u32, size 4096") {
 		t.Errorf("run with a read-only cache: exit status %d, stderr %q; want 0, its table, and nothing on stderr\n%s", r.code, r.stderr, r.stdout)
 	}
