@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -555,7 +556,8 @@ func argsWhere(ok func(n int) bool, msg string) cobra.PositionalArgs {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError{fmt.Errorf("%s takes %d argument(s), got %d (see %s --help)", cmd.Name(), n, len(args), cmd.CommandPath())}
+			want := map[int]string{0: "no arguments", 1: "1 argument"}[n]
+			return usageError{fmt.Errorf("%s takes %s, got %d: %q (see %s --help)", cmd.Name(), cmp.Or(want, fmt.Sprint(n, " arguments")), len(args), args, cmd.CommandPath())}
 		}
 		return nil
 	}

@@ -57,6 +57,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown help topic", false, []string{"help", "bogus"}, `unknown help topic "bogus"`},
 		{"unknown completion shell", false, []string{"completion", "cmd"}, `unknown command "cmd"`},
 		{"argument to devices", false, []string{"devices", "extra"}, `unknown command "extra" for "vkbench devices"`},
+		{"argument to peak", false, []string{"peak", "extra"}, `peak takes no arguments, got 1: \["extra"\] \(see vkbench peak --help\)`},
+		{"two keys to cache show", false, []string{"cache", "show", "a", "b"}, `show takes 1 argument, got 2: \["a" "b"\]`},
 		{"unknown flag", false, []string{"run", "--bogus"}, `unknown flag: --bogus`},
 		{"unknown shorthand", false, []string{"compare", "-z"}, `unknown shorthand flag: 'z'`},
 		{"bad flag value", false, []string{"run", "copy", "--budget", "soon"}, `invalid argument "soon" for "--budget"`},
