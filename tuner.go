@@ -52,9 +52,13 @@ type TunerOptions struct {
 	// program imports its driver. A question is answered from the file,
 	// else from the store (its answer verified on this device before its
 	// first use here, then kept in the file), else tuned, one machine of
-	// the fleet at a time, and committed to both. A store that fails is
-	// one warning, and the file serves alone. The Device's Close closes
-	// the store's connections.
+	// the fleet at a time, and committed to both. NewTuner asks the store
+	// once: one that refuses this program (a wrong password, a database
+	// it does not have, rediss:// to a plain-text server or the converse)
+	// is its error, of code Unauthenticated, PermissionDenied,
+	// InvalidArgument or FailedPrecondition; one out of reach (down,
+	// stopped, slow), then or later, is one warning, and the file serves
+	// alone. The Device's Close closes the store's connections.
 	Store string
 	// Logger receives the cache's warnings (a file locked by another
 	// process for too long, a damaged file), the waits for another

@@ -22,7 +22,8 @@ import (
 // TestTunerStore: programs whose TunerOptions name one Store share their
 // answers: a second program, with an empty cache file, gets the first's
 // answer from the store, as the first measured it, and keeps it in its
-// file; a store of a scheme no package registered is refused.
+// file; a store of a scheme no package registered is refused, and so is
+// one that refuses the password; one that is down is a warning.
 func TestTunerStore(t *testing.T) {
 	srv := redistest.Start(t)
 	dev := open(t)
@@ -59,6 +60,21 @@ func TestTunerStore(t *testing.T) {
 	}
 	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: "memcached://localhost:11211"}); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("a store of no registered scheme: %v, want InvalidArgument", err)
+	}
+	wrong := strings.Replace(srv.DefaultURL(), redistest.Password, "wrong", 1)
+	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: wrong}); status.CodeOf(err) != status.Unauthenticated {
+		t.Errorf("a store that refuses the password: %v, want Unauthenticated", err)
+	}
+	// A store out of reach is a warning: the tuner works from its file.
+	srv.Stop()
+	var log strings.Builder
+	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "c.db"), Store: srv.DefaultURL(), Warmup: -1,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatalf("NewTuner with the store down: %v", err)
+	}
+	if _, err := tu.Fastest(context.Background(), op, 4096); err != nil || strings.Count(log.String(), "level=WARN") != 1 || !strings.Contains(log.String(), "working from the local file only") {
+		t.Errorf("with the store down: %v; want an answer and one warning:\n%s", err, log.String())
 	}
 }
 

@@ -51,11 +51,15 @@
 // rediss://, and a program that does not import it builds no Redis
 // client). Store.Shared is that tier as a Store of its own: which tier a
 // question is asked of, and when an answer is copied down, is the
-// caller's (autotune's Tuner). A shared store may fail at any moment:
-// every call is bounded by short timeouts, the first failure is one
-// warning that names the store (never its password), and the tier is then
-// left alone for a while, its calls failing at once with Unavailable, so
-// that work goes on from the file. A shared backend that is a Locker also
+// caller's (autotune's Tuner). Open asks the store once (Pinger): one
+// that refuses this process as configured (a wrong password, a database
+// it does not have, TLS asked of a plain-text server or the converse) is
+// Open's error, a configuration to fix before any work. Past that, a
+// shared store may fail at any moment, from Open on: every call is
+// bounded by short timeouts, the first failure is one warning that names
+// the store (never its password), and the tier is then left alone for a
+// while, its calls failing at once with Unavailable, so that work goes on
+// from the file. A shared backend that is a Locker also
 // holds named locks with an expiry (TryLock, a Lease renewed until
 // released, through failed renewals, until lost), with which one machine
 // tunes a question while the others wait for its answer. The file holds

@@ -111,8 +111,34 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 		}
 		return nil
 	})
+	if p, ok := tier.b.(Pinger); ok {
+		err := p.Ping()
+		if refused(err) {
+			return nil, status.Join(status.Annotatef(err, "store: shared store %s refused this process, a configuration to fix (a store out of reach is only a warning)", tier.name), tier.close())
+		}
+		_ = tier.call(func() error { return err }) // out of reach: one warning, and the file alone for a while
+	}
 	// Its warnings are the store's: one list, each said once.
 	return &Store{b: tier, log: s.log, path: tier.name, tier: tier, warnTo: s}, nil
+}
+
+// Pinger is a shared Backend that Open asks once whether it takes this
+// process's requests, so that a store that refuses them (a wrong
+// password, a database it does not have, TLS asked of a plain-text
+// server) is Open's error, before any work, and not a warning that
+// leaves a fleet tuning alone for ever. Ping is bounded by the backend's
+// timeouts; an error of code Unauthenticated, PermissionDenied,
+// InvalidArgument or FailedPrecondition is a refusal, to fix in the
+// configuration, and any other the store out of reach (down, stopped,
+// slow): one warning, as any failure of the tier, and the work goes on
+// from the file.
+type Pinger interface {
+	Ping() error
+}
+
+// refused reports whether err, a Pinger's, is a refusal.
+func refused(err error) bool {
+	return slices.Contains([]status.Code{status.Unauthenticated, status.PermissionDenied, status.InvalidArgument, status.FailedPrecondition}, status.CodeOf(err))
 }
 
 // Shared is the shared tier (Options.Shared), or nil when there is none:

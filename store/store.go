@@ -32,8 +32,9 @@ type Options struct {
 	// Shared is the URL of a shared store, the tier above the file that a
 	// fleet of machines shares ("" for none): redis://[user:password@]host:port/db,
 	// or rediss:// for TLS, once store/redis is imported. The password
-	// may come from $VKBENCH_STORE_PASSWORD instead. Opening it connects
-	// to nothing; see Shared.
+	// may come from $VKBENCH_STORE_PASSWORD instead. Open asks it once
+	// (Pinger): one that refuses this process is Open's error, one out of
+	// reach a warning; see Shared.
 	Shared string
 }
 

@@ -145,7 +145,9 @@ by the manifest's "tuner", else its file's name). A key already in the cache
 is answered from it without measuring, unless --force; it says so on stderr.
 Processes that share the cache file (or a --store) and ask for one key at once
 tune it once: one measures it while the others wait for its answer, saying so
-on stderr.
+on stderr. A --store that refuses this machine (its password, its database,
+rediss:// to a plain-text server or the converse) is bad usage, before any
+work; one out of reach, now or later, is one warning, and the file serves alone.
 Shapes are bucketed by --level, and the bucket's representative shape is
 measured, which stderr names when it is not the size asked; where a candidate
 applies at the size asked but not at that shape (a manifest candidate's

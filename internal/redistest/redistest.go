@@ -9,9 +9,16 @@ package redistest
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -36,6 +43,7 @@ type Server struct {
 	tb   testing.TB
 	dir  string
 	port int
+	tls  bool // it speaks TLS only
 	cmd  *exec.Cmd
 	// exited is closed when the process ends.
 	exited chan struct{}
@@ -44,10 +52,26 @@ type Server struct {
 // Start starts a redis-server for tb and stops it when tb ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
+	return start(tb, false)
+}
+
+// StartTLS starts a redis-server, as Start, that speaks TLS only, with a
+// certificate of its own that no machine trusts: its URLs are rediss://,
+// and a client that would use it adds skip_verify=true.
+func StartTLS(tb testing.TB) *Server {
+	tb.Helper()
+	return start(tb, true)
+}
+
+func start(tb testing.TB, tls bool) *Server {
+	tb.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		testenv.Unavailable(tb, "redistest: no redis-server on PATH (Debian's package redis-server)")
 	}
-	s := &Server{tb: tb, dir: tb.TempDir()}
+	s := &Server{tb: tb, dir: tb.TempDir(), tls: tls}
+	if tls {
+		s.writeCertificate()
+	}
 	// A free port is free only until the server binds it: another process
 	// may take it in between, so a port that turns out taken is given up
 	// for another.
@@ -88,8 +112,13 @@ func freePort(tb testing.TB) int {
 // server's answer counts: a server of another test that took the port
 // answers too, with the same password.
 func (s *Server) start() error {
-	conf := fmt.Sprintf("port %d\nbind 127.0.0.1\nrequirepass %s\ndir %s\nsave \"\"\nappendonly no\nlogfile %s\n",
-		s.port, Password, s.dir, s.logPath())
+	listen := fmt.Sprintf("port %d\n", s.port)
+	if s.tls {
+		listen = fmt.Sprintf("port 0\ntls-port %d\ntls-cert-file %s\ntls-key-file %s\ntls-auth-clients no\n",
+			s.port, filepath.Join(s.dir, "cert.pem"), filepath.Join(s.dir, "key.pem"))
+	}
+	conf := fmt.Sprintf("%sbind 127.0.0.1\nrequirepass %s\ndir %s\nsave \"\"\nappendonly no\nlogfile %s\n",
+		listen, Password, s.dir, s.logPath())
 	path := filepath.Join(s.dir, "redis.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		return err
@@ -130,12 +159,40 @@ func (s *Server) start() error {
 
 func (s *Server) logPath() string { return filepath.Join(s.dir, "redis.log") }
 
+// writeCertificate writes a self-signed certificate for 127.0.0.1 and its
+// key, cert.pem and key.pem, into the server's folder.
+func (s *Server) writeCertificate() {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
+	cert, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	for name, b := range map[string]*pem.Block{"cert.pem": {Type: "CERTIFICATE", Bytes: cert}, "key.pem": {Type: "PRIVATE KEY", Bytes: der}} {
+		if err := os.WriteFile(filepath.Join(s.dir, name), pem.EncodeToMemory(b), 0o600); err != nil {
+			s.tb.Fatal(err)
+		}
+	}
+}
+
 // client is a connection pool to the server, authenticated, for this
 // package's own questions, each bounded by timeout.
 func (s *Server) client(timeout time.Duration) *goredis.Client {
-	return goredis.NewClient(&goredis.Options{Addr: s.Addr(), Password: Password,
+	opts := &goredis.Options{Addr: s.Addr(), Password: Password,
 		DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, MaxRetries: -1, DisableIdentity: true,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}}
+	if s.tls {
+		opts.TLSConfig = &tls.Config{InsecureSkipVerify: true} // its own certificate, which it made
+	}
+	return goredis.NewClient(opts)
 }
 
 // answers reports whether this server, the process s started, answers an
@@ -161,7 +218,13 @@ func (s *Server) URL() string { return s.DefaultURL() + patient }
 
 // DefaultURL is the URL with the timeouts every user gets, for tests of
 // a server that does not answer.
-func (s *Server) DefaultURL() string { return "redis://:" + Password + "@" + s.Addr() + "/0" }
+func (s *Server) DefaultURL() string {
+	scheme := "redis"
+	if s.tls {
+		scheme = "rediss"
+	}
+	return scheme + "://:" + Password + "@" + s.Addr() + "/0"
+}
 
 // URLWithout is URL without a password.
 func (s *Server) URLWithout() string { return "redis://" + s.Addr() + "/0" + patient }

@@ -17,12 +17,21 @@
 // second to connect, read or write, two for a whole View or Update
 // (go-redis's URL parameters dial_timeout, read_timeout and write_timeout
 // change the first three, and the last with them).
+//
+// store.Open pings the store once (Backend.Ping): what Redis refuses
+// (credentials, an ACL, a database number, an untrusted certificate) is
+// its error, as is a URL of the wrong protocol, found by asking the
+// server in the other one where it answered nothing; what is out of reach
+// is a warning.
 package redis
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"io"
 	"maps"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -77,6 +86,7 @@ type Backend struct {
 var (
 	_ store.Backend = (*Backend)(nil)
 	_ store.Locker  = (*Backend)(nil)
+	_ store.Pinger  = (*Backend)(nil)
 )
 
 // Open returns the backend of the Redis database u names
@@ -110,18 +120,74 @@ func Open(u *url.URL) (store.Backend, error) {
 // Close closes the connections.
 func (b *Backend) Close() error { return b.c.Close() }
 
-// fail names the store in err, a failure of Redis itself: Unauthenticated
-// for a refused password, Unavailable for the rest (down, slow, a
-// connection cut); nil for nil.
+// fail names the store in err, a failure of Redis itself, with a code
+// that says what to fix. The configuration, where Redis refused the
+// request as made: Unauthenticated for the credentials, PermissionDenied
+// for a command the user's ACL forbids, InvalidArgument for any other ERR
+// reply (a database number it does not have), FailedPrecondition for a
+// TLS certificate this machine does not trust. Else the server, which is
+// Unavailable: down, slow, a connection cut, or a state it leaves by
+// itself (LOADING, BUSY, OOM, max clients). Nil for nil.
 func (b *Backend) fail(err error) error {
 	if err == nil {
 		return nil
 	}
-	code := status.Unavailable
-	if msg := err.Error(); strings.HasPrefix(msg, "WRONGPASS") || strings.HasPrefix(msg, "NOAUTH") || strings.Contains(msg, "invalid password") {
-		code = status.Unauthenticated
+	code, check := status.Unavailable, ""
+	switch msg := err.Error(); {
+	case goredis.IsAuthError(err) || strings.Contains(msg, "invalid password"):
+		code, check = status.Unauthenticated, ": refused the credentials; check the user and password (the URL's, else $"+store.EnvStorePassword+")"
+	case goredis.IsPermissionError(err):
+		code, check = status.PermissionDenied, ": refused a command; check the user's ACL, which must allow vkbench's on the keys "+prefix+"*"
+	case errors.As(err, new(goredis.Error)) && strings.HasPrefix(msg, "ERR ") && !goredis.IsMaxClientsError(err):
+		code, check = status.InvalidArgument, ": refused the request; check the URL (its database number, its parameters)"
+	case errors.As(err, new(*tls.CertificateVerificationError)):
+		code, check = status.FailedPrecondition, ": its TLS certificate is not trusted here; check the URL's host name and this machine's certificate authorities"
 	}
-	return status.Wrapf(err, code, "store/redis: %s", b.name)
+	return status.Wrapf(err, code, "store/redis: %s%s", b.name, check)
+}
+
+// Ping asks Redis for a PONG within a call's bound (store.Pinger): the
+// first connection, which authenticates and selects the database as every
+// later one does. Where the server is out of reach, it asks whether the
+// server speaks the other protocol, TLS or plain text: FailedPrecondition
+// where it does, since only the URL's scheme is wrong.
+func (b *Backend) Ping() error {
+	ctx, cancel := context.WithTimeout(context.Background(), b.call)
+	defer cancel()
+	err := b.c.Ping(ctx).Err()
+	switch o := b.c.Options(); {
+	case status.CodeOf(b.fail(err)) != status.Unavailable || !speaksOther(o):
+		return b.fail(err)
+	case o.TLSConfig != nil:
+		return status.Wrapf(err, status.FailedPrecondition, "store/redis: %s: rediss:// asks for TLS, and the server speaks plain text; use redis://", b.name)
+	}
+	return status.Wrapf(err, status.FailedPrecondition, "store/redis: %s: redis:// speaks plain text, and the server asks for TLS; use rediss://", b.name)
+}
+
+// speaksOther reports whether the server o names answers, within the
+// dial timeout, in the protocol o does not speak: a Redis reply to a
+// plain PING where o asks for TLS, a TLS handshake where it does not.
+func speaksOther(o *goredis.Options) bool {
+	deadline := time.Now().Add(o.DialTimeout)
+	conn, err := (&net.Dialer{Deadline: deadline}).Dial(o.Network, o.Addr)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = conn.Close() }() // it served its question
+	if err := conn.SetDeadline(deadline); err != nil {
+		return false
+	}
+	if o.TLSConfig == nil {
+		// Whoever answers learns nothing of the store: nothing is sent
+		// but the handshake, so the certificate need not be checked.
+		return tls.Client(conn, &tls.Config{InsecureSkipVerify: true}).Handshake() == nil
+	}
+	reply := make([]byte, 1)
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	_, err = io.ReadFull(conn, reply)
+	return err == nil && (reply[0] == '+' || reply[0] == '-') // +PONG, or -NOAUTH before AUTH
 }
 
 // View runs fn with the tables as they are, read-only. Its reads are not

@@ -73,9 +73,9 @@ func putGet(s *store.Store) ([]byte, error) {
 	return s.Get(table, []byte("k"))
 }
 
-// TestFailures: a shared store that is down, paused or refuses the
-// password fails each call within the bounds, with one warning however
-// many calls fail, and works again once it answers.
+// TestFailures: a shared store that is down or paused, from the start or
+// later, fails each call within the bounds, with one warning however many
+// calls fail; the store opens all the same, and works from the file.
 func TestFailures(t *testing.T) {
 	t.Run("password-from-environment", func(t *testing.T) {
 		srv := redistest.Start(t)
@@ -89,27 +89,26 @@ func TestFailures(t *testing.T) {
 		name    string
 		url     func(*redistest.Server) string
 		breakIt func(*redistest.Server)
-		code    status.Code
+		atOpen  bool // broken before the store is opened
 	}{
-		{"down", (*redistest.Server).DefaultURL, (*redistest.Server).Stop, status.Unavailable},
-		{"paused", (*redistest.Server).DefaultURL, (*redistest.Server).Pause, status.Unavailable},
-		{"wrong-password", func(s *redistest.Server) string {
-			return strings.Replace(s.DefaultURL(), redistest.Password, "wrong", 1)
-		}, nil, status.Unauthenticated},
-		{"no-password", func(s *redistest.Server) string {
-			return strings.Replace(s.DefaultURL(), ":"+redistest.Password+"@", "", 1)
-		}, nil, status.Unauthenticated},
+		{"down", (*redistest.Server).DefaultURL, (*redistest.Server).Stop, false},
+		{"paused", (*redistest.Server).DefaultURL, (*redistest.Server).Pause, false},
+		{"down-at-open", (*redistest.Server).DefaultURL, (*redistest.Server).Stop, true},
+		{"paused-at-open", (*redistest.Server).DefaultURL, (*redistest.Server).Pause, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := redistest.Start(t)
+			if c.atOpen {
+				c.breakIt(srv)
+			}
 			s, log := open(t, c.url(srv))
-			if c.breakIt != nil {
+			if !c.atOpen {
 				c.breakIt(srv)
 			}
 			shared := s.Shared()
 			_, err := putGet(shared)
-			if status.CodeOf(err) != c.code {
-				t.Fatalf("first call: %v (code %v), want code %v", err, status.CodeOf(err), c.code)
+			if status.CodeOf(err) != status.Unavailable {
+				t.Fatalf("first call: %v (code %v), want Unavailable", err, status.CodeOf(err))
 			}
 			// Later calls fail at once: the tier is left alone.
 			for range 5 {
@@ -123,10 +122,52 @@ func TestFailures(t *testing.T) {
 			if !strings.Contains(log.String(), "working from the local file only") || strings.Contains(log.String(), redistest.Password) {
 				t.Errorf("the warning does not say so, or shows the password:\n%s", log)
 			}
-			if c.name == "paused" {
-				srv.Resume()
+			srv.Resume()
+		})
+	}
+}
+
+// TestRefused: a store that refuses this process as configured (a wrong
+// or missing password, a database it does not have, TLS asked of a
+// plain-text server or plain text of a TLS one, a certificate not
+// trusted) is Open's error, which names the store without its password
+// and what to check, and no warning; asked rightly, the same servers
+// serve.
+func TestRefused(t *testing.T) {
+	plain, secure := redistest.Start(t), redistest.StartTLS(t)
+	// The other protocol is asked within the dial timeout: a generous one
+	// for a busy machine.
+	const patient = "?dial_timeout=5s"
+	for _, c := range []struct {
+		name, url string
+		code      status.Code
+		says      string
+	}{
+		{"wrong-password", strings.Replace(plain.DefaultURL(), redistest.Password, "wrong", 1), status.Unauthenticated, "refused the credentials; check the user and password"},
+		{"no-password", strings.Replace(plain.DefaultURL(), ":"+redistest.Password+"@", "", 1), status.Unauthenticated, "refused the credentials; check the user and password"},
+		{"database-out-of-range", strings.TrimSuffix(plain.DefaultURL(), "/0") + "/16", status.InvalidArgument, "check the URL (its database number, its parameters): ERR DB index is out of range"},
+		{"tls-to-plain-text", strings.Replace(plain.DefaultURL(), "redis://", "rediss://", 1) + patient, status.FailedPrecondition, "rediss:// asks for TLS, and the server speaks plain text; use redis://"},
+		{"plain-text-to-tls", strings.Replace(secure.DefaultURL(), "rediss://", "redis://", 1) + patient, status.FailedPrecondition, "redis:// speaks plain text, and the server asks for TLS; use rediss://"},
+		{"untrusted-certificate", secure.DefaultURL(), status.FailedPrecondition, "its TLS certificate is not trusted here"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var log bytes.Buffer
+			s, err := store.Open(store.Options{Path: "off", Shared: c.url, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			u, _ := url.Parse(c.url)
+			if s != nil || status.CodeOf(err) != c.code || !strings.Contains(err.Error(), "store: shared store "+u.Redacted()+" refused this process") ||
+				!strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), redistest.Password) {
+				t.Errorf("Open = %v, %v; want code %v saying it refused, and %q, without the password", s, err, c.code, c.says)
+			}
+			if log.Len() != 0 {
+				t.Errorf("a refusal warned:\n%s", log.String())
 			}
 		})
+	}
+	for _, rawURL := range []string{plain.URL(), secure.URL() + "&skip_verify=true"} {
+		s, log := open(t, rawURL)
+		if v, err := putGet(s.Shared()); err != nil || string(v) != "v" || log.Len() != 0 {
+			t.Errorf("%s: put and get = %q, %v; warnings:\n%s", rawURL, v, err, log)
+		}
 	}
 }
 
