@@ -32,9 +32,9 @@ const eraseLine = "\r\x1b[2K"
 // the output is for programs. Its update is called for every sample, up
 // to thousands of times a second; what it draws is throttled.
 type progress struct {
-	bar    *progressbar.ProgressBar
-	stderr *quietWriter // what the bar is drawn on
-	out    io.Writer    // the bar's writer on it
+	bar    *progressbar.ProgressBar // made at its first draw
+	stderr *quietWriter             // what the bar is drawn on
+	out    io.Writer                // the bar's writer on it, where a bar is drawn
 
 	mu    sync.Mutex
 	lines io.Writer // dumb terminal
@@ -71,9 +71,21 @@ func newProgress(w io.Writer, quiet bool) *progress {
 	if !ok {
 		q = &quietWriter{w: w}
 	}
-	out := q.barWriter()
-	return &progress{stderr: q, out: out, bar: progressbar.NewOptions(-1, progressbar.OptionSetWriter(out), progressbar.OptionSpinnerType(14),
-		progressbar.OptionClearOnFinish(), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery))}
+	return &progress{stderr: q, out: q.barWriter()}
+}
+
+// draw draws the bar with text, making it at the first draw: drawn as it
+// is made, it is started before its spinner's goroutine, which reads the
+// start time without the bar's lock (started by a first Describe, that
+// was a data race). Called with p.mu held.
+func (p *progress) draw(text string) {
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(p.out), progressbar.OptionSpinnerType(14), progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(redrawEvery), progressbar.OptionSetDescription(text), progressbar.OptionSetRenderBlankState(true))
+		return
+	}
+	p.bar.Describe(text)
+	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
 }
 
 // isTerminal reports whether w is a terminal, or writes through to one:
@@ -100,7 +112,7 @@ func (p *progress) update(ev autotune.Progress) {
 		p.tookOver(ev)
 		return
 	}
-	if p.bar == nil && p.lines == nil {
+	if p.out == nil && p.lines == nil {
 		return
 	}
 	p.mu.Lock()
@@ -119,8 +131,7 @@ func (p *progress) update(ev autotune.Progress) {
 		return
 	}
 	p.last = now
-	p.bar.Describe(fmt.Sprintf("%s: %s %s %d", ev.Key, ev.Step, ev.Candidate, ev.Done))
-	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
+	p.draw(fmt.Sprintf("%s: %s %s %d", ev.Key, ev.Step, ev.Candidate, ev.Done))
 }
 
 // wait shows a wait for another machine of the fleet, or another process
@@ -155,10 +166,9 @@ func (p *progress) wait(ev autotune.Progress) {
 		}
 		_, _ = fmt.Fprintln(p.notes, line) // stderr, above the bar
 	}
-	if p.bar != nil && time.Since(p.last) >= redrawEvery {
+	if p.out != nil && time.Since(p.last) >= redrawEvery {
 		p.last = time.Now()
-		p.bar.Describe(fmt.Sprintf("%s: waiting for %s", ev.Key, who))
-		_ = p.bar.Add(1)
+		p.draw(fmt.Sprintf("%s: waiting for %s", ev.Key, who))
 	}
 }
 
