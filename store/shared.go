@@ -114,7 +114,7 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 	if p, ok := tier.b.(Pinger); ok {
 		err := p.Ping()
 		if refused(err) {
-			return nil, status.Join(status.Annotatef(err, "store: shared store %s refused this process, a configuration to fix (a store out of reach is only a warning)", tier.name), tier.close())
+			return nil, status.Join(status.Annotatef(err, "store: shared store %s refused this process (a configuration to fix)", tier.name), tier.close())
 		}
 		_ = tier.call(func() error { return err }) // out of reach: one warning, and the file alone for a while
 	}

@@ -77,8 +77,7 @@ const (
 
 // Backend is a Redis database as a store.Backend and store.Locker.
 type Backend struct {
-	c    *goredis.Client
-	name string // the URL without its password, for errors
+	c *goredis.Client
 	// call bounds one View, Update or lock call.
 	call time.Duration
 }
@@ -114,14 +113,15 @@ func Open(u *url.URL) (store.Backend, error) {
 	opts.DisableIdentity = true
 	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	call := callTimeouts * max(opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout)
-	return &Backend{c: goredis.NewClient(opts), name: u.Redacted(), call: call}, nil
+	return &Backend{c: goredis.NewClient(opts), call: call}, nil
 }
 
 // Close closes the connections.
 func (b *Backend) Close() error { return b.c.Close() }
 
-// fail names the store in err, a failure of Redis itself, with a code
-// that says what to fix. The configuration, where Redis refused the
+// fail gives err, a failure of Redis itself, a code that says what to
+// fix (the store's name is the shared tier's to say, in each of its
+// warnings and errors). The configuration, where Redis refused the
 // request as made: Unauthenticated for the credentials, PermissionDenied
 // for a command the user's ACL forbids, InvalidArgument for any other ERR
 // reply (a database number it does not have), FailedPrecondition for a
@@ -143,7 +143,7 @@ func (b *Backend) fail(err error) error {
 	case errors.As(err, new(*tls.CertificateVerificationError)):
 		code, check = status.FailedPrecondition, ": its TLS certificate is not trusted here; check the URL's host name and this machine's certificate authorities"
 	}
-	return status.Wrapf(err, code, "store/redis: %s%s", b.name, check)
+	return status.Wrapf(err, code, "store/redis%s", check)
 }
 
 // Ping asks Redis for a PONG within a call's bound (store.Pinger): the
@@ -159,9 +159,9 @@ func (b *Backend) Ping() error {
 	case status.CodeOf(b.fail(err)) != status.Unavailable || !speaksOther(o):
 		return b.fail(err)
 	case o.TLSConfig != nil:
-		return status.Wrapf(err, status.FailedPrecondition, "store/redis: %s: rediss:// asks for TLS, and the server speaks plain text; use redis://", b.name)
+		return status.Wrapf(err, status.FailedPrecondition, "store/redis: rediss:// asks for TLS, and the server speaks plain text; use redis://")
 	}
-	return status.Wrapf(err, status.FailedPrecondition, "store/redis: %s: redis:// speaks plain text, and the server asks for TLS; use rediss://", b.name)
+	return status.Wrapf(err, status.FailedPrecondition, "store/redis: redis:// speaks plain text, and the server asks for TLS; use rediss://")
 }
 
 // speaksOther reports whether the server o names answers, within the
@@ -240,7 +240,7 @@ func (b *Backend) Update(fn func(store.Tx) error) error {
 		}
 		return b.fail(err)
 	}
-	return status.Newf(status.Aborted, "store/redis: %s: an update lost to other writers %d times", b.name, maxRetries)
+	return status.Newf(status.Aborted, "store/redis: an update lost to other writers %d times", maxRetries)
 }
 
 // Lua scripts of the locks: a lock is taken where none is held, else its
