@@ -139,7 +139,7 @@ func checkCachePath(path string, write bool) error {
 // unwritable says, of a permission the system refused, what it means to
 // a user of the tune cache and what to do.
 func unwritable(err error) error {
-	if !errors.Is(err, fs.ErrPermission) {
+	if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) {
 		return err
 	}
 	return fmt.Errorf("the tune cache file cannot be written (%w): point --cache or $%s at one that can; run reads this one as it is", unwrapPathError(err), store.EnvCache)

@@ -127,7 +127,7 @@ func TestBadInput(t *testing.T) {
 // cache file path, which cannot be written: what is wrong, in the user's
 // terms, and what to do.
 func unwritableCache(path string) *regexp.Regexp {
-	return regexp.MustCompile(`^vkbench: --cache ` + regexp.QuoteMeta(path) + `: the tune cache file cannot be written \((permission denied|operation not permitted)\): point --cache or \$VKBENCH_CACHE at one that can; run reads this one as it is\n$`)
+	return regexp.MustCompile(`^vkbench: --cache ` + regexp.QuoteMeta(path) + `: the tune cache file cannot be written \((permission denied|operation not permitted|read-only file system)\): point --cache or \$VKBENCH_CACHE at one that can; run reads this one as it is\n$`)
 }
 
 // TestReadOnlyCacheFolder points --cache into a folder no one may write,
@@ -165,6 +165,29 @@ func TestReadOnlyCacheFolder(t *testing.T) {
 	if len(entries) != 0 {
 		t.Errorf("the read-only folder holds %d entries after the failures", len(entries))
 	}
+}
+
+// TestReadOnlyMountCache points --cache into a file system mounted
+// read-only (a cache on a CI runner's read-only volume): tune says what to
+// do, as for a folder no one may write, where it said only "read-only file
+// system".
+func TestReadOnlyMountCache(t *testing.T) {
+	devtest.NeedVulkan(t)
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a read-only file system here (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	cache := filepath.Join(dir, "cache.db")
+	r := vkbench(t, "tune", "copy", "--cache", cache)
+	if r.code != exitUsage {
+		t.Errorf("tune on a read-only mount: exit status %d, want %d; stderr: %s", r.code, exitUsage, r.stderr)
+	}
+	checkOneLine(t, r, unwritableCache(cache))
 }
 
 // TestRunReadOnlyCache: run reads a tune cache it cannot write (a team's
