@@ -85,8 +85,9 @@ rounds were too scattered for a --threshold slowdown to show is skipped,
 saying how large a change could have shown.
 
 Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input,
-including files with too few rounds to judge (it says how many are needed),
-4 the output could not be written (with -o, the report is written on exit 1
+including files with too few rounds to judge (it says how many are needed)
+and files with no benchmark measured in both (it says what each holds), 4
+the output could not be written (with -o, the report is written on exit 1
 too).
 Benchmarks present in only one file, or not measured in one, are reported;
 with --fail-on-missing they fail the comparison too (exit 1), for a CI job
@@ -166,7 +167,8 @@ func newCompareCmd() *cobra.Command {
 }
 
 // compareFiles reads and compares the files of each side. Files that
-// cannot be read, or too few rounds to judge any benchmark, are bad input.
+// cannot be read, too few rounds to judge any benchmark, or no benchmark
+// measured in both, are bad input.
 func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (results.Report, error) {
 	base, err := readMerged(basePaths)
 	if err != nil {
@@ -178,10 +180,32 @@ func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (re
 	}
 	rep := results.Compare(base, cur, opts)
 	rep.Base, rep.New = basePaths, newPaths
-	if rep.Unjudged > 0 && rep.Judged == 0 {
+	switch {
+	case rep.Unjudged > 0 && rep.Judged == 0:
 		return rep, usageError{fmt.Errorf("cannot judge significance: %s", firstUnjudged(rep))}
+	case rep.Judged == 0 && rep.Regressions == 0:
+		return rep, usageError{fmt.Errorf("nothing to compare: no benchmark was measured in both files (%s); compare judges two runs of the same benchmarks (operation, type, size, candidate)", unmatched(rep))}
 	}
 	return rep, nil
+}
+
+// unmatched says, for a comparison with nothing in both files, how many
+// benchmarks each side has alone and names one of each.
+func unmatched(rep results.Report) string {
+	var parts []string
+	for _, v := range []results.Verdict{results.OnlyBase, results.OnlyNew, results.NotMeasured} {
+		var names []string
+		for _, r := range rep.Rows {
+			if r.Verdict == v {
+				names = append(names, r.Name)
+			}
+		}
+		if len(names) > 0 {
+			where := map[results.Verdict]string{results.OnlyBase: "in base only", results.OnlyNew: "in new only", results.NotMeasured: "not measured in one"}[v]
+			parts = append(parts, fmt.Sprintf("%d %s, such as %s", len(names), where, names[0]))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func writeCompare(w io.Writer, format string, rep results.Report) error {

@@ -425,11 +425,12 @@ func TestCompareNoBenchmarks(t *testing.T) {
 	wantUsage(t, want, "compare", compareData("base.json"), "--", empty, compareData("base.json"))
 }
 
-// TestCompareProbeWithNothingInBoth: where both files have the probe but
-// no benchmark was measured in both, the probe's line says that none was
-// judged relative to it, where it said their variance "would be unknown
-// of their own".
-func TestCompareProbeWithNothingInBoth(t *testing.T) {
+// TestCompareNothingInBoth: files that share no measured benchmark (run
+// at other sizes, of other operations) are refused, exit 2, in every
+// format, --fail-on-missing too, saying what each side holds, and no -o
+// file is written: compared, they passed, exit 0, "0 regressions ... of 0
+// benchmarks", a CI gate green without a comparison.
+func TestCompareNothingInBoth(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(compareData("base.json"))
 	if err != nil {
@@ -443,10 +444,13 @@ func TestCompareProbeWithNothingInBoth(t *testing.T) {
 	if err := os.WriteFile(other, []byte(strings.ReplaceAll(text, `"copy/u32/4096/`, `"copy/u32/8192/`)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := vkbench(t, "compare", base, other)
-	flat := strings.Join(strings.Fields(r.stdout), " ")
-	if want := "probe copy/u32/1048576/vec4-wg256: +0.00% in new; no benchmark measured in both files had rounds to set against its, so none was judged relative to it"; !strings.Contains(flat, want) || strings.Contains(flat, "unknown") {
-		t.Errorf("compare of files with no benchmark in common, with a probe: exit status %d, stdout\n%s\nwant the line %q", r.code, r.stdout, want)
+	want := `^vkbench: nothing to compare: no benchmark was measured in both files \(4 in base only, such as copy/u32/4096/vec4; 4 in new only, such as copy/u32/8192/vec4\); compare judges two runs of the same benchmarks \(operation, type, size, candidate\)`
+	out := filepath.Join(dir, "out.xml")
+	for _, extra := range [][]string{nil, {"--format", "json"}, {"--format", "junit", "-o", out}, {"--fail-on-missing"}} {
+		wantUsage(t, want, append([]string{"compare", base, other}, extra...)...)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("compare of nothing in both left -o %s: %v", out, err)
 	}
 }
 
