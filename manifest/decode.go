@@ -388,7 +388,7 @@ func (d *opDecoder) finish() error {
 		check(d.checkParams(c, op.bytes, op.flops))
 	}
 	check(op.dryRun())
-	d.digest = canonicalJSON(d.digest, d.obj.n)
+	d.digest = append(canonicalJSON(d.digest, d.obj.n), op.npy...)
 	h := sha256.Sum256(d.digest)
 	for i := range op.cands {
 		op.cands[i].Params["#manifest"] = int(binary.LittleEndian.Uint64(h[:]) >> 1)

@@ -188,6 +188,8 @@ type manifestOp struct {
 	ref           int // the reference candidate; -1 when there is none
 	cands         []kernels.Candidate
 	runs          []*manifestRun
+	// npy digests what its .npy files hold, which its JSON only names.
+	npy []byte
 	// warnings are the problems of the description that did not stop it.
 	warnings []string
 	space    *kernels.Space // nil without one (space.go)

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,8 @@ func (d *opDecoder) npy(n *jsonNode, b *manifestBuffer) (*hostArray, error) {
 		}
 	}
 	arr.path = p
+	sum := sha256.Sum256(arr.data)
+	d.op.npy = append(append(d.op.npy, arr.typ.name...), sum[:]...)
 	return arr, nil
 }
 

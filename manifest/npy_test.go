@@ -372,3 +372,50 @@ func TestManifestNpyNotNpy(t *testing.T) {
 		})
 	}
 }
+
+// TestManifestNpyDigest: what a manifest's .npy files hold is part of
+// what identifies its kernels, as its JSON and its modules are: writing
+// other inputs into the file changes every candidate's digest (the tune
+// cache's key) and every configuration's identity in a space (the
+// tuning log's), so that neither serves an answer verified against the
+// data before; the same data again changes neither.
+func TestManifestNpyDigest(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(manifestDir, spaceManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xPath := filepath.Join(dir, "x.npy")
+	text := strings.Replace(string(data), `"init": {"random": {"min": -1, "max": 1}}`, fmt.Sprintf(`"init": {"npy": %q}`, xPath), 1)
+	x := make([]float32, 100000)
+	for i := range x {
+		x[i] = float32(i%13) / 4
+	}
+	load := func() ([32]byte, []string) {
+		t.Helper()
+		writeNpy(t, dir, "x.npy", x)
+		ops, err := manifest.Parse([]byte(text), manifestDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := kernels.SpaceOf(ops[0]).Points(ops[0].Dims(), kernels.SizeOf(len(x)), h200Like)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kernels.Digest(ops[0].Candidates()), pts.IDs
+	}
+	digest, ids := load()
+	if again, againIDs := load(); again != digest || !slices.Equal(againIDs, ids) {
+		t.Fatal("the same .npy data again changed the digest or the identities")
+	}
+	x[777]++
+	other, otherIDs := load()
+	if other == digest {
+		t.Error("x.npy holds other data, and the candidates' digest is the same: a tune cache would answer with a winner verified against the old data")
+	}
+	for i, id := range otherIDs {
+		if id == ids[i] {
+			t.Errorf("configuration %d: its identity is the same with other data in x.npy: the tuning log would reuse its record", i)
+		}
+	}
+}

@@ -319,6 +319,7 @@ func withoutKeys(n *jsonNode, keys ...string) *jsonNode {
 func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[string]*manifestModule) {
 	h := sha256.New()
 	h.Write(ms.base)
+	h.Write(sop.npy)
 	for _, p := range slices.Sorted(maps.Keys(modules)) {
 		h.Write([]byte(p))
 		h.Write(modules[p].code)
