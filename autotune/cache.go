@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -208,12 +209,19 @@ func Import(s *store.Store, r io.Reader, hardware string, force bool) (store.Tab
 	if hardware != "" {
 		f.Table.Hardware = hardware
 	}
+	// Every entry is checked before any is committed, so that a file
+	// with one bad entry imports nothing.
+	for i, e := range f.Entries {
+		if e == nil {
+			return f.Table, 0, status.Newf(status.InvalidArgument, "autotune: import file's entry %d is null", i+1)
+		}
+		if err := e.usable(status.InvalidArgument, fmt.Sprintf("import file's entry %d (%s)", i+1, e.Key)); err != nil {
+			return f.Table, 0, err
+		}
+	}
 	n := 0
 	for _, e := range f.Entries {
-		k, err := ParseKey(e.Key)
-		if err != nil {
-			return f.Table, n, status.Annotate(err, "autotune: import file")
-		}
+		k, _ := ParseKey(e.Key) // checked above
 		if _, err := Commit(s, f.Table, k, e.Checksum, e); err != nil {
 			return f.Table, n, err
 		}

@@ -2,6 +2,7 @@ package autotune_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -397,6 +398,44 @@ func TestCommitReplacesByEnergy(t *testing.T) {
 			}
 			if e, _ := autotune.ReadEntry(s, testTable, k, "sum"); e == nil || e.FastestName != c.want {
 				t.Errorf("the store holds %v; want %s", e, c.want)
+			}
+		})
+	}
+}
+
+// TestImportRefusesUnusableEntries: an export whose entry no lookup could
+// use (null, its fastest index outside its results, no results) is
+// refused, naming the entry, and imports nothing, not even the good
+// entries before it; a null entry panicked, and the others were
+// "imported" and then skipped by every lookup.
+func TestImportRefusesUnusableEntries(t *testing.T) {
+	good := entry(1, "x", "y")
+	good.Schema, good.Key, good.Checksum = store.SchemaVersion, "copy/u32/1024", "c"
+	goodJSON, err := json.Marshal(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := *good
+	none.Fastest, none.Results = 0, nil
+	noneJSON, err := json.Marshal(&none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, bad, want string }{
+		{"null", `null`, `import file's entry 2 is null`},
+		{"fastest", strings.Replace(string(goodJSON), `"fastest":1`, `"fastest":999`, 1), `import file's entry 2 (copy/u32/1024)'s fastest index 999 is outside its 2 results`},
+		{"no results", string(noneJSON), `fastest index 0 is outside its 0 results`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := fmt.Sprintf(`{"schema": %d, "table": {"hardware": %q, "tuner": %q}, "entries": [%s, %s]}`,
+				store.SchemaVersion, testTable.Hardware, testTable.Tuner, goodJSON, tc.bad)
+			dst := newCache(t, filepath.Join(t.TempDir(), "b.db"))
+			_, n, err := autotune.Import(dst, strings.NewReader(file), "", false)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || status.CodeOf(err) != status.InvalidArgument || n != 0 {
+				t.Errorf("Import = %d, %v; want 0 and INVALID_ARGUMENT %q", n, err, tc.want)
+			}
+			if _, ok := lookup(dst, testTable, key(t, "copy/u32/1024"), "c"); ok {
+				t.Error("the good entry before the bad one was imported")
 			}
 		})
 	}

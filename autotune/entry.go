@@ -100,13 +100,22 @@ func DecodeEntry(data []byte) (*Entry, error) {
 	if e.Schema != store.SchemaVersion {
 		return nil, status.Newf(status.DataLoss, "autotune: cache value has schema %d, want %d", e.Schema, store.SchemaVersion)
 	}
-	if e.Fastest < 0 || e.Fastest >= len(e.Results) {
-		return nil, status.Newf(status.DataLoss, "autotune: cache value's fastest index %d is outside its %d results", e.Fastest, len(e.Results))
-	}
-	if _, err := ParseKey(e.Key); err != nil {
-		return nil, status.Wrap(err, status.DataLoss, "autotune: cache value has a bad key")
+	if err := e.usable(status.DataLoss, "cache value"); err != nil {
+		return nil, err
 	}
 	return &e, nil
+}
+
+// usable refuses, with code, an entry no lookup could use: its fastest
+// index outside its results, or a bad key. what names the entry.
+func (e *Entry) usable(code status.Code, what string) error {
+	if e.Fastest < 0 || e.Fastest >= len(e.Results) {
+		return status.Newf(code, "autotune: %s's fastest index %d is outside its %d results", what, e.Fastest, len(e.Results))
+	}
+	if _, err := ParseKey(e.Key); err != nil {
+		return status.Wrapf(err, code, "autotune: %s has a bad key", what)
+	}
+	return nil
 }
 
 // remapped returns a copy of e whose candidate indices, which are those of
