@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -67,8 +68,9 @@ const (
 // timeout on every question.
 const sharedBackoff = 10 * time.Second
 
-// openShared opens the shared tier rawURL names, for s.
-func (s *Store) openShared(rawURL string) (*Store, error) {
+// openShared opens the shared tier rawURL names, for s; its ping ends
+// with ctx.
+func (s *Store) openShared(ctx context.Context, rawURL string) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, status.Newf(status.InvalidArgument, "store: shared store %q: want a URL such as redis://host:6379/0", rawURL)
@@ -112,8 +114,11 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 		return nil
 	})
 	if p, ok := tier.b.(Pinger); ok {
-		err := p.Ping()
-		if refused(err) {
+		err := p.Ping(ctx)
+		switch {
+		case ctx.Err() != nil: // the caller's, neither a refusal nor an outage
+			return nil, status.Join(status.Annotatef(ctx.Err(), "store: shared store %s", tier.name), tier.close())
+		case refused(err):
 			return nil, status.Join(status.Annotatef(err, "store: shared store %s refused this process (a configuration to fix)", tier.name), tier.close())
 		}
 		_ = tier.call(func() error { return err }) // out of reach: one warning, and the file alone for a while
@@ -131,9 +136,9 @@ func (s *Store) openShared(rawURL string) (*Store, error) {
 // InvalidArgument or FailedPrecondition is a refusal, to fix in the
 // configuration, and any other the store out of reach (down, stopped,
 // slow): one warning, as any failure of the tier, and the work goes on
-// from the file.
+// from the file. Ping ends when ctx does.
 type Pinger interface {
-	Ping() error
+	Ping(ctx context.Context) error
 }
 
 // refused reports whether err, a Pinger's, is a refusal.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -96,11 +97,16 @@ type Store struct {
 
 // Open returns the store opts name. It does not create the file until
 // something is written.
-func Open(opts Options) (*Store, error) {
+func Open(opts Options) (*Store, error) { return OpenContext(context.Background(), opts) }
+
+// OpenContext is Open, whose question to a shared store (Pinger) ends
+// when ctx does, with ctx's error: a store that does not answer holds a
+// cancelled caller no longer than one that does.
+func OpenContext(ctx context.Context, opts Options) (*Store, error) {
 	s := &Store{b: nowhere{}, log: cmp.Or(opts.Logger, slog.Default())}
 	path := cmp.Or(opts.Path, os.Getenv(EnvCache), DefaultCachePath())
 	if opts.Shared != "" {
-		shared, err := s.openShared(opts.Shared)
+		shared, err := s.openShared(ctx, opts.Shared)
 		if err != nil {
 			return nil, err
 		}

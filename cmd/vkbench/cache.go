@@ -65,7 +65,7 @@ func (p *cachePath) Set(s string) error {
 // that cannot be created or written) is bad usage now, before any work,
 // rather than a warning after it.
 func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) {
-	c, err := store.Open(store.Options{Path: f.path, Shared: f.shared, Logger: warningLogger(cmd.ErrOrStderr())})
+	c, err := store.OpenContext(cmd.Context(), store.Options{Path: f.path, Shared: f.shared, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -247,5 +251,33 @@ func TestFleetCacheMessages(t *testing.T) {
 	r = mustRun(t, exitUsage, "cache", "export", filepath.Join(t.TempDir(), "x.json"), "--cache", local, "--store", srv.URL())
 	if want := "vkbench: the local tune cache " + local + ": it has no tables\n"; r.stderr != want {
 		t.Errorf("cache export of a file with no tables says %q; want %q", r.stderr, want)
+	}
+}
+
+// TestFleetInterruptedPing: SIGINT while tune asks a store that does not
+// answer (paused) stops the command at once, exit status 130 and the one
+// line that says so, where it waited out the question's bound; measured
+// against that bound, uncancelled, on the same server.
+func TestFleetInterruptedPing(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Pause()
+	defer srv.Resume()
+	t0 := time.Now()
+	if _, err := store.Open(store.Options{Path: "off", Shared: srv.DefaultURL(), Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatal(err)
+	}
+	bound := time.Since(t0)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancelled := make(chan time.Time, 1)
+	time.AfterFunc(bound/5, func() { cancelled <- time.Now(); cancel(interrupt{syscall.SIGINT}) })
+	var stdout, stderr strings.Builder
+	code := execute(ctx, []string{"tune", "copy", "--size", "4096", "--store", srv.DefaultURL(), "--cache", filepath.Join(t.TempDir(), "a.db")}, &stdout, &stderr)
+	took := time.Since(<-cancelled)
+	t.Logf("SIGINT at a fifth of the uncancelled question's %v: exit %v later", bound.Round(time.Millisecond), took.Round(time.Millisecond))
+	if want := "vkbench: interrupted by SIGINT: stopped; no results written, winners already in the tune cache kept\n"; code != 130 || stderr.String() != want || stdout.Len() != 0 {
+		t.Errorf("exit status %d, stdout %q, stderr %q; want 130 and only %q", code, stdout.String(), stderr.String(), want)
+	}
+	if took > bound/10 {
+		t.Errorf("exit %v after SIGINT; want within a tenth of the uncancelled question's %v", took, bound)
 	}
 }

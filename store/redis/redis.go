@@ -150,8 +150,21 @@ func (b *Backend) fail(err error) error {
 // first connection, which authenticates and selects the database as every
 // later one does. Where the server is out of reach, it asks whether the
 // server speaks the other protocol, TLS or plain text: FailedPrecondition
-// where it does, since only the URL's scheme is wrong.
-func (b *Backend) Ping() error {
+// where it does, since only the URL's scheme is wrong. It returns ctx's
+// error as soon as ctx ends; the questions, which go-redis does not cut
+// short, end in the background within their bounds.
+func (b *Backend) Ping(ctx context.Context) error {
+	answer := make(chan error, 1)
+	go func() { answer <- b.ping() }()
+	select {
+	case err := <-answer:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *Backend) ping() error {
 	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	err := b.c.Ping(ctx).Err()

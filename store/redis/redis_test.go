@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -339,5 +340,40 @@ func TestLockLostWarns(t *testing.T) {
 	}
 	if err := lease.Release(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPingCancelled: Open's ping of a store that does not answer (paused)
+// ends when the caller's context does, at once, with the context's error
+// and no warning, whichever question of the ping the cancel finds (the
+// PING, then whether the server speaks the other protocol); uncancelled,
+// it lasts its bound. Measured against that bound, on the same server.
+func TestPingCancelled(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Pause()
+	defer srv.Resume()
+	openPing := func(ctx context.Context) (*store.Store, *bytes.Buffer, error) {
+		var log bytes.Buffer
+		s, err := store.OpenContext(ctx, store.Options{Path: "off", Shared: srv.DefaultURL(), Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		return s, &log, err
+	}
+	t0 := time.Now()
+	if _, log, err := openPing(context.Background()); err != nil || log.Len() == 0 {
+		t.Fatalf("uncancelled: Open = %v, warnings %q; want the store, with a warning", err, log)
+	}
+	bound := time.Since(t0)
+	for _, at := range []float64{0.2, 0.8} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancelled := make(chan time.Time, 1)
+		time.AfterFunc(time.Duration(at*float64(bound)), func() { cancelled <- time.Now(); cancel() })
+		s, log, err := openPing(ctx)
+		took := time.Since(<-cancelled)
+		t.Logf("cancelled at %.0f%% of the uncancelled ping's %v: Open returned %v later", 100*at, bound.Round(time.Millisecond), took.Round(time.Millisecond))
+		if s != nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "store: shared store ") || log.Len() != 0 {
+			t.Errorf("cancelled at %.0f%%: Open = %v, %v, warnings %q; want context.Canceled naming the store, and no warning", 100*at, s, err, log)
+		}
+		if took > bound/10 {
+			t.Errorf("cancelled at %.0f%%: Open returned %v after the cancel; want within a tenth of the uncancelled ping's %v", 100*at, took, bound)
+		}
 	}
 }
