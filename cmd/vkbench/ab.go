@@ -132,7 +132,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 		return err
 	}
 	// ab, as run, only reads the tune cache (the driver's pipeline cache).
-	sess, err := f.open(cmd, false, &opts)
+	sess, err := f.open(cmd, false, &opts, args[:2]...)
 	if err != nil {
 		return err
 	}

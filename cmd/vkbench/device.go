@@ -107,9 +107,10 @@ type session struct {
 
 // openFiles opens the tune cache and the output: what a measuring command
 // does before it opens a device, so that bad input is refused before any
-// file is touched. A command that stores what it measures (stores) asks
-// for the cache file's lock first (mustStore).
-func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool) (*session, error) {
+// file is touched, an output over --manifest or over inputs (ab's
+// manifests) among it. A command that stores what it measures (stores)
+// asks for the cache file's lock first (mustStore).
+func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool, inputs ...string) (*session, error) {
 	cache, err := f.cache.open(cmd, stores)
 	if err != nil {
 		return nil, err
@@ -119,7 +120,7 @@ func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool) (*session, error
 			return nil, err
 		}
 	}
-	out, err := openOutput(cmd, f.output, cache.Path())
+	out, err := openOutput(cmd, f.output, cache.Path(), append([]string{f.manifest}, inputs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +129,8 @@ func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool) (*session, error
 
 // open opens the files (openFiles), then the device --device chooses,
 // with its telemetry in opts. What it opened before an error, it closes.
-func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Options) (*session, error) {
-	s, err := f.openFiles(cmd, stores)
+func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Options, inputs ...string) (*session, error) {
+	s, err := f.openFiles(cmd, stores, inputs...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -184,6 +186,48 @@ func TestClosedPipe(t *testing.T) {
 		}
 		if code != exitOutput || stderr != "vkbench: standard output: broken pipe\n" {
 			t.Errorf("vkbench %s | (closed): exit status %d, stderr %q; want 4 and the line naming standard output", strings.Join(args, " "), code, stderr)
+		}
+	}
+}
+
+// TestOutputOverManifest: an -o that names a manifest the command reads
+// (run's and tune's --manifest, ab's OLD or NEW, by that name or another)
+// is refused, exit 2, before any work, and the manifest is left as it
+// was: run and ab wrote their table over it, exit 0, as compare and report
+// refuse to over theirs.
+func TestOutputOverManifest(t *testing.T) {
+	dir := t.TempDir()
+	spv, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", "fma_iters.spv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fma_iters.spv"), spv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(abManifest("old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "m"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest, alias := filepath.Join(dir, "m", "old.json"), filepath.Join(dir, "alias.json")
+	if err := os.WriteFile(manifest, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(manifest, alias); err != nil {
+		t.Fatal(err)
+	}
+	quick := []string{"--size", "1024", "--budget", "50ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off"}
+	for _, c := range [][]string{
+		{"run", "--manifest", manifest, "-o", manifest},
+		{"tune", "--manifest", manifest, "-o", alias},
+		{"ab", manifest, abManifest("same.json"), "-o", manifest, "--count", "1", "--max-time", "0"},
+		{"ab", abManifest("same.json"), manifest, "-o", alias, "--count", "1", "--max-time", "0"},
+	} {
+		wantUsage(t, `^vkbench: -o .* is `+regexp.QuoteMeta(manifest)+`, an input of the command; writing there would destroy it\n$`, append(c, quick...)...)
+		if got, err := os.ReadFile(manifest); err != nil || !bytes.Equal(got, orig) {
+			t.Fatalf("vkbench %s: the manifest was changed (%v):\n%.200s", strings.Join(c, " "), err, got)
 		}
 	}
 }
