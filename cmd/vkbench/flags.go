@@ -121,7 +121,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 // manifest, and the objective that picks a winner.
 func (f *benchFlags) registerRunTune(fs *pflag.FlagSet) {
 	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
-	fs.StringVar(&f.manifest, "manifest", "", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
+	fs.Var((*manifestPath)(&f.manifest), "manifest", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
 	fs.DurationVar(&f.energyWindow, "energy-window", 0, fmt.Sprintf("where the GPU's energy counter can be read, how long in all each candidate runs back to back, in six windows (each at least five steps of a counter that moves in steps), for its energy per run and that energy's interval (default: %v with --objective energy or edp, no energy with time)", autotune.DefaultOptions.EnergyWindow))
 }

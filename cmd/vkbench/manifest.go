@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
@@ -28,4 +30,22 @@ func loadManifest(path string) ([]kernels.Operation, error) {
 		}
 	}
 	return ops, nil
+}
+
+// manifestPath is --manifest's value. An empty one is refused when parsed,
+// as --cache's is: a script that passes --manifest "$M" with M unset would
+// measure every built-in operation instead of its own kernels.
+type manifestPath string
+
+func (p *manifestPath) String() string { return string(*p) }
+
+// Type is pflag's name for the value in help, as for pflag.StringVar.
+func (p *manifestPath) Type() string { return "string" }
+
+func (p *manifestPath) Set(s string) error {
+	if s == "" {
+		return errors.New("want the path of a kernel manifest (JSON)")
+	}
+	*p = manifestPath(s)
+	return nil
 }

@@ -135,6 +135,19 @@ func TestCacheEmpty(t *testing.T) {
 	}
 }
 
+// TestManifestEmpty: run and tune refuse an empty --manifest (exit 2,
+// saying what they want), where they measured the built-in operations
+// instead: a script passing --manifest "$M" with M unset benchmarked
+// every built-in operation for a minute or more, and exited 0.
+func TestManifestEmpty(t *testing.T) {
+	for _, cmd := range []string{"run", "tune"} {
+		for _, flag := range [][]string{{"--manifest", ""}, {"--manifest="}} {
+			wantUsage(t, `^`+regexp.QuoteMeta(`vkbench: invalid argument "" for "--manifest" flag: want the path of a kernel manifest (JSON)`)+`\n$`,
+				append([]string{cmd, "copy", "--size", "1024", "--cache", "off", "--budget", "100ms", "-q"}, flag...)...)
+		}
+	}
+}
+
 // TestTooLargeKeepsOutput: an operation that cannot run at its size is a
 // result, as a wrong candidate is: the file given with -o is written, with
 // the operations that ran and the one that could not, and the status is 1.
