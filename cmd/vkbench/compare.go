@@ -77,7 +77,9 @@ busy machine more than four times in five; three, one time in five).
 
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures
-both in one process, alternating, and is the better one.
+both in one process, alternating, and is the better one. Both files must
+come from devices of one name, in one mode (hot or --cold): another driver
+is a change compare judges, another GPU is not, and is refused.
 
 With --format json the report follows results/schema/compare-v1.json
 (schema vkbench.compare/v1). In JUnit, a benchmark not shown slower whose
@@ -167,8 +169,8 @@ func newCompareCmd() *cobra.Command {
 }
 
 // compareFiles reads and compares the files of each side. Files that
-// cannot be read, too few rounds to judge any benchmark, or no benchmark
-// measured in both, are bad input.
+// cannot be read, of other devices or modes, too few rounds to judge any
+// benchmark, or no benchmark measured in both, are bad input.
 func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (results.Report, error) {
 	base, err := readMerged(basePaths)
 	if err != nil {
@@ -177,6 +179,11 @@ func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (re
 	cur, err := readMerged(newPaths)
 	if err != nil {
 		return results.Report{}, usageError{err}
+	}
+	// Go benchmark files name no device. Another driver on the same
+	// device is one of the changes compare judges; another device is not.
+	if b, n := base.Device.Name, cur.Device.Name; b != "" && n != "" && (b != n || base.Mode != cur.Mode) {
+		return results.Report{}, usageError{fmt.Errorf("base ran on %s in %s mode, new on %s in %s mode: compare judges two runs on one kind of device in one mode, where a difference is the kernels' or the driver's; measure both sides alike", b, base.Mode, n, cur.Mode)}
 	}
 	rep := results.Compare(base, cur, opts)
 	rep.Base, rep.New = basePaths, newPaths

@@ -564,3 +564,33 @@ func TestCompareLongNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareOtherDevice: files measured on devices of other names, or
+// in other modes (hot against --cold), are refused, exit 2, naming both:
+// compare judged them as one kernel's change, without a word, so that
+// another GPU read as a regression or a speed-up. The same device under
+// another driver (its hardware key differs) is still compared: README's
+// driver upgrade.
+func TestCompareOtherDevice(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(compareData("slower.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{`"name": "Crafted GPU"`, `"name": "Other GPU"`, `base ran on Crafted GPU in hot mode, new on Other GPU in hot mode`},
+		{`"mode": "hot"`, `"mode": "cold"`, `base ran on Crafted GPU in hot mode, new on Crafted GPU in cold mode`},
+	} {
+		other := filepath.Join(dir, "other.json")
+		if err := os.WriteFile(other, []byte(strings.Replace(string(data), c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, "^vkbench: "+regexp.QuoteMeta(c.want)+`: compare judges two runs on one kind of device in one mode`, "compare", compareData("base.json"), other)
+	}
+	driver := filepath.Join(dir, "driver.json")
+	text := strings.Replace(strings.Replace(string(data), `"crafted_0000_test"`, `"crafted_0000_test-2.0"`, 1), `"crafted 1.0"`, `"crafted 2.0"`, 1)
+	if err := os.WriteFile(driver, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, exitRegression, "compare", compareData("base.json"), driver)
+}
