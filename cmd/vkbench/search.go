@@ -137,6 +137,9 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 		return res.Op, evaluatedOnly(res.Entry), err
 	}
 	r := res.Search
+	if len(r.Order) == 0 { // only a time limit stops a search before its first point
+		return res.Op, nil, usageError{fmt.Errorf("%s: --time-limit %s ran out before the search evaluated a configuration; nothing was stored (give it longer)", res.Entry.Key, s.timeLimit)}
+	}
 	how := fmt.Sprintf("%d threads while measuring", sopts.CompileThreads)
 	if sopts.CompileThreads < 0 {
 		how = "before each measurement"

@@ -140,6 +140,22 @@ func TestSearchBadInput(t *testing.T) {
 	}
 }
 
+// TestSearchTimeLimitTooShort: a --time-limit that runs out before the
+// first configuration is evaluated is bad usage, one line, and stores
+// nothing; it exited 0 with an empty table and "fastest " naming nothing.
+func TestSearchTimeLimitTooShort(t *testing.T) {
+	needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	r := vkbench(t, append([]string{"tune", "--strategy", "random", "--time-limit", "1ns", "--cache", cache}, quickSearch...)...)
+	want := "gemm.space/f32/32x32x32: --time-limit 1ns ran out before the search evaluated a configuration; nothing was stored (give it longer)\n"
+	if r.code != exitUsage || !strings.HasSuffix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("search of no time: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+	if ls := mustRun(t, 0, "cache", "ls", "--cache", cache).stdout; !strings.Contains(ls, "the cache is empty") {
+		t.Errorf("cache ls after a search of no time: %q", ls)
+	}
+}
+
 // TestSearchInterrupt sends SIGINT to a search after some configurations
 // were measured (as -v reports them), then runs it again: the second run
 // measures exactly the configurations the first did not record.
