@@ -425,8 +425,13 @@ func (op *manifestOp) dryRun() error {
 					env[in.name] = exprValue{arr: &hostArray{typ: in.typ, n: lay.lens[k]}}
 				}
 			}
-			if _, err := b.expected(lay.checks[c][i][0], env); err != nil {
-				return err
+			// At the first element checked and at the last: x[i + 1]
+			// reads past the end only there.
+			first, count := lay.checks[c][i][0], lay.checks[c][i][1]
+			for _, idx := range []int64{first, first + count - 1} {
+				if _, err := b.expected(idx, env); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -476,6 +476,9 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"expect on input", `"len": "N", "binding": 0`, `"len": "N", "binding": 0, "expect": "i"`, []string{"operations[0].buffers[0].expect", "only output and inout buffers are checked"}},
 		{"expect unchecked", `"role": "inout"`, `"role": "inout", "check": false, "expect": "i"`, []string{"operations[0].buffers[1].expect", `not checked ("check": false)`}},
 		{"float expect of integers", `"type": "f32", "len": "N", "binding": 1`, `"type": "u32", "len": "N", "binding": 1, "expect": "i / 2.0"`, []string{"operations[0].buffers[1].expect", "is a float; a u32 buffer holds integers"}},
+		// An expected value is worked out at the first and the last element
+		// checked: a stencil's x[i + 1] reads past the end only at the last.
+		{"expect past the end", `"role": "inout"`, `"role": "inout", "expect": "x[i] + x[i + 1]"`, []string{"operations[0].buffers[1].expect", `at i = 1023`, `x[1024] is outside the buffer's 1024 elements`}},
 		{"device in expect", `"role": "inout"`, `"role": "inout", "expect": "subgroup_size"`, []string{"operations[0].buffers[1].expect", "subgroup_size cannot be used here: it is a limit of the device"}},
 		{"no reference, no expect", `"verify": {"reference": "scalar"}`, `"verify": {}`, []string{"operations[0].verify", `names no reference candidate, and buffer "y" has no "expect"`}},
 		{"expect with verify none", `"role": "inout"}
