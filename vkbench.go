@@ -88,6 +88,13 @@ type Options struct {
 	// past it is left to the driver with the device, which the process
 	// frees when it exits, and Close says so in one warning.
 	ReleaseWait time.Duration
+	// HangTimeout is how long one GPU submission may run (a Run, a
+	// transfer, one round of a tune) before it is taken for a kernel that
+	// never ends: 1 minute if zero. The GPU cannot stop it, so the device
+	// then turns lost (ErrDeviceLost, the cause of code DeadlineExceeded)
+	// and the call waiting on it returns, where it would wait for ever.
+	// A negative bound is an InvalidArgument error of Open.
+	HangTimeout time.Duration
 	// Driver names the backend that opens the device, as registered with
 	// package hal: "vulkan" if empty. Another is a program's own, such as
 	// a fault injector wrapping Vulkan's (package hal/faulty's WrapDriver)
@@ -139,6 +146,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		Driver:      hal.DriverOptions{Validation: opts.Validation, Logger: opts.Logger},
 		Device:      opts.Device,
 		ReleaseWait: opts.ReleaseWait,
+		HangTimeout: opts.HangTimeout,
 	}
 	if on := opts.OnMessage; on != nil {
 		hopts.Driver.OnMessage = func(m hal.Message) { on(Message(m)) }

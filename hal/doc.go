@@ -69,6 +69,10 @@
 //     still waiting, and its memory is left to the driver (freed when the
 //     process exits) rather than freed under running work; Release then
 //     returns an error with code DeadlineExceeded that says so.
+//   - A submission that runs past DeviceOptions.HangTimeout, as a kernel
+//     that never ends would, makes the device lost, the cause of code
+//     DeadlineExceeded: no GPU can stop a running dispatch, so nothing
+//     queued behind it could run, and its waiters return.
 //
 // # Timestamps
 //

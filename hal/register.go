@@ -42,27 +42,38 @@ type DeviceOptions struct {
 	// driver does not accept is ignored.
 	PipelineCache []byte
 	// ReleaseWait bounds how long Device.Release waits for the work in
-	// flight (DefaultReleaseWait if zero; a negative bound is an
-	// InvalidArgument error of Open, see ReleaseWaitOf). Work still
-	// running then is left to the driver with the device and its objects,
-	// which the process frees when it exits: destroying them under
-	// running work would crash the driver.
+	// flight (DefaultReleaseWait if zero). Work still running then is
+	// left to the driver with the device and its objects, which the
+	// process frees when it exits: destroying them under running work
+	// would crash the driver.
 	ReleaseWait time.Duration
+	// HangTimeout is how long one submission may run without finishing
+	// before the device takes it for a hang, such as a kernel that never
+	// ends, and turns lost, its cause of code DeadlineExceeded: no GPU
+	// can stop a running dispatch, so nothing queued behind it would ever
+	// run. DefaultHangTimeout if zero. A backend checks it while a Wait
+	// is pending; a run is counted from when the submission was made or
+	// the one before it was seen done, whichever is later.
+	HangTimeout time.Duration
 }
 
-// DefaultReleaseWait is the ReleaseWait of options that leave it zero.
-const DefaultReleaseWait = 10 * time.Second
+// The bounds of options that leave them zero. A negative bound is an
+// InvalidArgument error of Open (see DeviceOptions.Bounds).
+const (
+	DefaultReleaseWait = 10 * time.Second
+	DefaultHangTimeout = time.Minute
+)
 
-// ReleaseWaitOf returns the bound a ReleaseWait of d sets: d, or
-// DefaultReleaseWait for zero. A negative d is an InvalidArgument error
-// naming the field. Every backend's Open asks it, so that the rule has one
-// place, whoever passes the bound down (OpenOptions, the vkbench package's
-// Options).
-func ReleaseWaitOf(d time.Duration) (time.Duration, error) {
-	if d < 0 {
-		return 0, status.Newf(status.InvalidArgument, "hal: ReleaseWait is %v; want zero (%v) or a positive bound", d, DefaultReleaseWait)
+// Bounds returns the ReleaseWait and HangTimeout that o sets, the
+// defaults for zero. A negative one is an InvalidArgument error naming
+// the fields. Every backend's Open asks it, so that the rule has one
+// place, whoever passes the bounds down (OpenOptions, the vkbench
+// package's Options).
+func (o DeviceOptions) Bounds() (releaseWait, hangTimeout time.Duration, err error) {
+	if o.ReleaseWait < 0 || o.HangTimeout < 0 {
+		return 0, 0, status.Newf(status.InvalidArgument, "hal: ReleaseWait is %v and HangTimeout %v; want zero (the default) or a positive bound for each", o.ReleaseWait, o.HangTimeout)
 	}
-	return cmp.Or(d, DefaultReleaseWait), nil
+	return cmp.Or(o.ReleaseWait, DefaultReleaseWait), cmp.Or(o.HangTimeout, DefaultHangTimeout), nil
 }
 
 // Opener opens a registered backend.
@@ -117,8 +128,8 @@ type OpenOptions struct {
 	// the chosen device (nil for none), so that its pipelines need no
 	// compiling; DeviceInfo.PipelineCacheUUID says which data applies.
 	PipelineCache func(DeviceInfo) []byte
-	// ReleaseWait is the device's DeviceOptions.ReleaseWait.
-	ReleaseWait time.Duration
+	// ReleaseWait and HangTimeout are the device's DeviceOptions'.
+	ReleaseWait, HangTimeout time.Duration
 }
 
 // Open opens the backend registered as name and the device opts choose:
@@ -149,7 +160,7 @@ func OpenOn(ctx context.Context, drv Driver, opts OpenOptions) (Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	dopts := DeviceOptions{ReleaseWait: opts.ReleaseWait}
+	dopts := DeviceOptions{ReleaseWait: opts.ReleaseWait, HangTimeout: opts.HangTimeout}
 	if opts.PipelineCache != nil {
 		dopts.PipelineCache = opts.PipelineCache(infos[i])
 	}

@@ -71,10 +71,13 @@ type device struct {
 	// inflight are the holds of the submissions not yet seen complete, in
 	// the order of their values.
 	inflight []inflight
+	// progressed is when the timeline was last seen to advance.
+	progressed time.Time
 
 	staging staging
-	// releaseWait bounds Release's wait for the work in flight.
-	releaseWait time.Duration
+	// releaseWait bounds Release's wait for the work in flight;
+	// hangTimeout, how long a submission may run (see hung).
+	releaseWait, hangTimeout time.Duration
 	// spin is how long a wait polls the timeline before it blocks, in its
 	// first slice only: 0 on CPU devices, whose work needs every core.
 	spin time.Duration
@@ -85,7 +88,7 @@ type device struct {
 const spinWait = 100 * time.Microsecond
 
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
-	wait, err := hal.ReleaseWaitOf(opts.ReleaseWait)
+	wait, hang, err := opts.Bounds()
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +107,7 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 		live:   map[resource]struct{}{},
 
 		releaseWait: wait,
+		hangTimeout: hang,
 	}
 	if d.info.Type != hal.CPU {
 		d.spin = spinWait
@@ -275,14 +279,46 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 		case C.VK_SUCCESS:
 			d.observe(v)
 		case C.VK_TIMEOUT:
+			err = d.hung()
 		default:
 			err = d.result("vkWaitSemaphores", r)
 		}
 		d.leave()
-		if r != C.VK_TIMEOUT {
+		if r != C.VK_TIMEOUT || err != nil {
 			return err
 		}
 	}
+}
+
+// hung reads the timeline and, if the oldest submission not done has
+// run for longer than d.hangTimeout, makes the device lost and returns
+// the loss to the waiter, who says it (no log): no GPU can stop a running dispatch, so a kernel that never
+// ends would hold every later submission, and its waiters, for ever. A
+// submission's run counts from when it was made or from when the
+// timeline was last seen to advance, whichever is later: seen late, never
+// early, so the estimate errs long. The gate must be held.
+func (d *device) hung() error {
+	if _, err := d.reached(math.MaxUint64); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	var ran time.Duration
+	if len(d.inflight) > 0 {
+		ran = time.Since(later(d.inflight[0].made, d.progressed))
+	}
+	d.mu.Unlock()
+	if ran <= d.hangTimeout {
+		return nil
+	}
+	d.setLost(status.Newf(status.DeadlineExceeded, "vk: a submission has run for %v without finishing, past the hang timeout of %v: a kernel that never ends? The GPU cannot stop it, so nothing queued after it can run", ran.Round(time.Millisecond), d.hangTimeout), false)
+	return *d.lost.Load()
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // submit queues cb to run after the timeline reaches waitFor (0: no wait),

@@ -198,18 +198,12 @@ type spinner struct {
 const spinRounds = 15
 
 // newSpinner calibrates the spin kernel so that one dispatch takes at
-// least d.
+// least d, after one dispatch that may compile it (lavapipe compiles on
+// first use).
 func newSpinner(t testing.TB, dev hal.Device, d time.Duration) *spinner {
 	t.Helper()
-	exe, err := dev.CreateExecutable(hal.ExecutableDesc{Label: "spin", SPIRV: readSPIRV(t, "spin.spv"), Bindings: 1, PushConstantSize: 4})
-	must(t, err, "CreateExecutable(spin)")
-	buf, err := dev.CreateBuffer(hal.BufferDesc{Size: 256, Label: "spin"})
-	must(t, err, "CreateBuffer(spin)")
-	s := &spinner{dev: dev, exe: exe, buf: buf, groups: [3]uint32{1, 1, 1}}
-	t.Cleanup(func() {
-		release(t, exe)
-		release(t, buf)
-	})
+	s := spinnerOn(t, dev, [3]uint32{1, 1, 1})
+	run(t, dev, func(cb hal.CommandBuffer) { must(t, s.record(cb), "Dispatch(spin)") })
 	for s.groups[1] < 1<<15 {
 		start := time.Now()
 		run(t, dev, func(cb hal.CommandBuffer) { must(t, s.record(cb), "Dispatch(spin)") })
@@ -223,6 +217,20 @@ func newSpinner(t testing.TB, dev hal.Device, d time.Duration) *spinner {
 		}
 	}
 	return s
+}
+
+// spinnerOn returns a spinner of dev whose dispatches have groups.
+func spinnerOn(t testing.TB, dev hal.Device, groups [3]uint32) *spinner {
+	t.Helper()
+	exe, err := dev.CreateExecutable(hal.ExecutableDesc{Label: "spin", SPIRV: readSPIRV(t, "spin.spv"), Bindings: 1, PushConstantSize: 4})
+	must(t, err, "CreateExecutable(spin)")
+	buf, err := dev.CreateBuffer(hal.BufferDesc{Size: 256, Label: "spin"})
+	must(t, err, "CreateBuffer(spin)")
+	t.Cleanup(func() {
+		release(t, exe)
+		release(t, buf)
+	})
+	return &spinner{dev: dev, exe: exe, buf: buf, groups: groups}
 }
 
 func (s *spinner) record(cb hal.CommandBuffer) error {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/vkbench/vkbench/status"
 )
@@ -72,6 +73,7 @@ type resource interface {
 type inflight struct {
 	value uint64
 	r     resource
+	made  time.Time // when it was submitted
 }
 
 // enter holds the gate for a call that uses the VkDevice; it fails once the
@@ -240,7 +242,7 @@ func objectOf[T resource](d *device, op, what string, index int, h any) (T, erro
 func (d *device) submittedHold(v uint64, r resource) {
 	d.mu.Lock()
 	r.life().holds++
-	d.inflight = append(d.inflight, inflight{v, r})
+	d.inflight = append(d.inflight, inflight{v, r, time.Now()})
 	d.mu.Unlock()
 }
 
@@ -255,6 +257,9 @@ func (d *device) retire(reached uint64) {
 		n++
 	}
 	d.inflight = slices.Delete(d.inflight, 0, n)
+	if n > 0 {
+		d.progressed = time.Now()
+	}
 }
 
 // collect reads the timeline and retires what it has passed. It is

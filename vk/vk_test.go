@@ -960,3 +960,67 @@ func TestReleaseBusy(t *testing.T) {
 		t.Errorf("the log calls a busy device lost:\n%s", got)
 	}
 }
+
+// TestHangTimeout checks that a submission running past the device's
+// HangTimeout, as a kernel that never ends would, makes the device lost
+// with a DeadlineExceeded cause naming the bound, and ends the Wait on
+// it, where the Wait returned only when the work did; and that a queue of
+// submissions, each short, that takes longer than the bound in all is
+// not taken for one.
+func TestHangTimeout(t *testing.T) {
+	drv, _ := openDriver(t)
+	index := defaultDevice(t, drv)
+	_, err := drv.Open(context.Background(), index, hal.DeviceOptions{HangTimeout: -time.Second})
+	wantCode(t, err, status.InvalidArgument, "Open with a negative HangTimeout")
+	// The spin kernel's workgroups for 200 ms a dispatch, calibrated on a
+	// device with the default bound.
+	calibrated, err := drv.Open(context.Background(), index, hal.DeviceOptions{})
+	must(t, err, "Open")
+	groups := newSpinner(t, calibrated, 200*time.Millisecond).groups
+	const bound = 300 * time.Millisecond
+	// A long ReleaseWait lets Release drain the work, the hung one too.
+	dev, err := drv.Open(context.Background(), index, hal.DeviceOptions{HangTimeout: bound, ReleaseWait: 5 * time.Minute})
+	must(t, err, "Open")
+	defer release(t, dev)
+
+	// The control: short submissions queued back to back, about three
+	// bounds of work in all.
+	short := spinnerOn(t, dev, [3]uint32{max(groups[0]/8, 1), groups[1], 1})
+	start := time.Now()
+	run(t, dev, func(cb hal.CommandBuffer) { must(t, short.record(cb), "Dispatch(spin)") })
+	each := time.Since(start)
+	if each > bound/2 {
+		t.Fatalf("an eighth of a 200 ms dispatch took %v; the control needs it well under the bound, %v", each, bound)
+	}
+	var fences []hal.Fence
+	for range min(int(3*bound/max(each, time.Millisecond))+1, 200) {
+		_, f := short.start(t)
+		fences = append(fences, f)
+	}
+	start = time.Now()
+	if err := fences[len(fences)-1].Wait(context.Background()); err != nil {
+		t.Fatalf("Wait of the last of %d short submissions (%v each, %v in all, the bound %v): %v; want no hang", len(fences), each, time.Since(start), bound, err)
+	}
+
+	// Ten 200 ms dispatches in one submission: seconds.
+	long := spinnerOn(t, dev, groups)
+	cb, err := dev.CreateCommandBuffer()
+	must(t, err, "CreateCommandBuffer")
+	defer release(t, cb)
+	must(t, cb.Begin(), "Begin")
+	for range 10 {
+		must(t, long.record(cb), "Dispatch(spin)")
+		must(t, cb.Barrier(), "Barrier")
+	}
+	must(t, cb.End(), "End")
+	f, err := dev.Submit(cb)
+	must(t, err, "Submit")
+	defer release(t, f)
+	err = f.Wait(context.Background())
+	if !errors.Is(err, hal.ErrDeviceLost) || !strings.Contains(err.Error(), "DEADLINE_EXCEEDED") || !strings.Contains(err.Error(), "past the hang timeout of 300ms") {
+		t.Errorf("Wait of a submission running past the HangTimeout = %v; want the device lost, its cause DEADLINE_EXCEEDED naming the bound", err)
+	}
+	if !errors.Is(dev.Err(), hal.ErrDeviceLost) {
+		t.Errorf("Err after a hang = %v; want the device lost", dev.Err())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,11 +21,13 @@ import (
 type deviceFlags struct {
 	device     string
 	validation bool
+	hang       time.Duration
 }
 
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.device, "device", "d", "", "device by index, name (or part of it) or UUID prefix (default: the first discrete GPU, then integrated, virtual, CPU)")
 	fs.BoolVar(&f.validation, "validation", false, "turn on the Khronos validation layer (slow; for debugging kernels); also on when $VKBENCH_VALIDATION is 1")
+	fs.DurationVar(&f.hang, "hang-timeout", hal.DefaultHangTimeout, "how long one GPU submission may run before it is taken for a kernel that never ends: the GPU cannot stop it, so the command ends there")
 }
 
 // open opens the chosen device, as hal.Open: release releases it and its
@@ -43,8 +46,9 @@ func (f *deviceFlags) open(cmd *cobra.Command, cache *store.Store) (dev hal.Devi
 // the tune cache.
 func (f *deviceFlags) openOptions(cmd *cobra.Command, cache *store.Store) hal.OpenOptions {
 	opts := hal.OpenOptions{
-		Driver: hal.DriverOptions{Validation: f.validation || os.Getenv("VKBENCH_VALIDATION") == "1", Logger: warningLogger(cmd.ErrOrStderr())},
-		Device: f.device,
+		Driver:      hal.DriverOptions{Validation: f.validation || os.Getenv("VKBENCH_VALIDATION") == "1", Logger: warningLogger(cmd.ErrOrStderr())},
+		Device:      f.device,
+		HangTimeout: f.hang,
 	}
 	if cache != nil {
 		opts.PipelineCache = func(info hal.DeviceInfo) []byte {
@@ -151,6 +155,12 @@ func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Option
 // of them.
 func (s *session) add(cmd *cobra.Command, dev hal.Device, release func() error, opts *autotune.Options) (string, error) {
 	s.closers = append(s.closers, func() error {
+		if dev.Err() != nil {
+			// Lost: it has no pipelines to keep, the loss is the command's
+			// error already, and Release warns of work still running.
+			_ = release()
+			return nil
+		}
 		return status.Join(keepPipelineCache(cmd.ErrOrStderr(), dev, s.cache, false), release())
 	})
 	conditions, closeTelemetry, err := withTelemetry(opts, dev.Info())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -443,5 +444,22 @@ func TestNotACacheLeftAlone(t *testing.T) {
 	}
 	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) > 0 {
 		t.Errorf("moved aside: %v", aside)
+	}
+}
+
+// TestHangTimeout checks that a candidate whose kernel runs past
+// --hang-timeout, as one that never ends would, ends the command with
+// exit 3 and one error naming the candidate and the bound, where the
+// command waited for the kernel to end. The release's warning that the
+// work still runs is the one driver message allowed.
+func TestHangTimeout(t *testing.T) {
+	m := filepath.Join("..", "..", "testdata", "manifests", "hang.json")
+	var out, errb bytes.Buffer
+	args := []string{"run", "--manifest", m, "--cache", "off", "--hang-timeout", "500ms", "--budget", "100ms"}
+	code := execute(context.Background(), args, &out, &errb)
+	stderr := regexp.MustCompile(`(?m)^vkbench: warning: vk: the GPU did not finish its work in time.*\n`).ReplaceAllString(errb.String(), "")
+	checkDriverMessages(t, args, stderr)
+	if code != 3 || !strings.Contains(stderr, "long") || !strings.Contains(stderr, "past the hang timeout of 500ms") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("vkbench %s: exit %d, stderr:\n%s\nwant exit 3 and one line naming the candidate long and the bound", strings.Join(args, " "), code, errb.String())
 	}
 }
