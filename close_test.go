@@ -300,7 +300,12 @@ func spinFor(t *testing.T, dev *vkbench.Device, p *vkbench.Pipeline, maxX uint32
 			t.Error(err)
 		}
 	}()
+	// One Run first: lavapipe compiles a pipeline on its first use, which
+	// would pass for a long Run and end the calibration at once.
 	groups := [3]uint32{1, 1, 1}
+	if err := dev.Run(context.Background(), p, groups, vkbench.Push(uint32(20000)), out); err != nil {
+		t.Fatal(err)
+	}
 	for {
 		start := time.Now()
 		if err := dev.Run(context.Background(), p, groups, vkbench.Push(uint32(20000)), out); err != nil {
