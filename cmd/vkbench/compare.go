@@ -106,8 +106,11 @@ func newCompareCmd() *cobra.Command {
 		Long:  compareLong,
 		Args:  compareArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if thresholdPct < 0 || opts.Alpha <= 0 || opts.Alpha >= 1 {
-				return usageError{fmt.Errorf("--threshold must be >= 0 and --alpha in (0, 1)")}
+			switch {
+			case thresholdPct < 0 || thresholdPct >= 100:
+				return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", thresholdPct)}
+			case opts.Alpha <= 0 || opts.Alpha >= 1:
+				return usageError{fmt.Errorf("--alpha %g is outside (0, 1)", opts.Alpha)}
 			}
 			if err := checkFormat(format, "table", "json", "junit"); err != nil {
 				return err

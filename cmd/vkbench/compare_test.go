@@ -594,3 +594,19 @@ func TestCompareOtherDevice(t *testing.T) {
 	}
 	mustRun(t, exitRegression, "compare", compareData("base.json"), driver)
 }
+
+// TestCompareFlagRanges: a --threshold or --alpha out of range is named
+// with its value and range, as ab names its --threshold's: compare said
+// "--threshold must be >= 0 and --alpha in (0, 1)" for either, and took a
+// --threshold of 1e9 (no slowdown could fail).
+func TestCompareFlagRanges(t *testing.T) {
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--threshold", "-5", `--threshold -5 is outside \[0, 100\)`},
+		{"--threshold", "100", `--threshold 100 is outside \[0, 100\)`},
+		{"--threshold", "1e9", `--threshold 1e\+09 is outside \[0, 100\)`},
+		{"--alpha", "0", `--alpha 0 is outside \(0, 1\)`},
+		{"--alpha", "2", `--alpha 2 is outside \(0, 1\)`},
+	} {
+		wantUsage(t, "^vkbench: "+tc.want+"\n$", "compare", tc.flag, tc.value, compareData("base.json"), compareData("slower.json"))
+	}
+}
