@@ -153,6 +153,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if answer != nil {
 		return &SearchResult{Entry: answer, Op: sop, Points: pts, Log: ref}, nil
 	}
+	if !sopts.Force { // another process of the file may have logged more while this one waited for its lock
+		logged, _ = search.LogEvals(t.store, ref)
+	}
 	// A file that cannot be written is a warning (store.Store.Warnings); the
 	// search goes on, remembering nothing.
 	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),

@@ -549,3 +549,43 @@ func TestSharedSearchContinuing(t *testing.T) {
 		t.Errorf("warnings:\n%s%s", cont.log, fresh.log)
 	}
 }
+
+// TestFileSearchRereadsLogAfterWait: two processes of one cache file
+// continue one search at once; the second waits for the first's lock and
+// then answers from the tuning log what the first measured meanwhile. It
+// read the log before waiting and measured those configurations again.
+func TestFileSearchRereadsLogAfterWait(t *testing.T) {
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	path := filepath.Join(t.TempDir(), "c.db")
+	open := func() *machine {
+		m := &machine{log: &syncBuffer{}}
+		var err error
+		if m.cache, err = store.Open(store.Options{Path: path, LockTimeout: 10 * time.Second, Logger: slog.New(slog.NewTextHandler(m.log, nil))}); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	first, second := open(), open()
+	ctx, cancel := context.WithCancel(context.Background())
+	interrupted := exhaustive
+	interrupted.Progress = func(autotune.SearchProgress) { cancel() }
+	if _, err := autotune.NewTuner(devtest.Device(t), first.cache, quick).Search(ctx, op, size, interrupted); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the interrupted search: %v; want it cancelled", err)
+	}
+	hopts, at, release := holding()
+	defer release()
+	held := goSearch(first, devtest.Device(t), quick, op, size, hopts)
+	<-at
+	w := &waits{}
+	waited := goSearch(second, devtest.Device(t), second.options(w.add), op, size, exhaustive)
+	until(t, func() bool { n, _ := w.count("wait"); return n > 0 }, waited, "the second process waited for the first's lock")
+	release()
+	if h := <-held; h.err != nil || h.res.Search.Measured != len(h.res.Points.Configs)-1 {
+		t.Fatalf("the first process's search: %v; want it to measure what its log lacks", h.err)
+	}
+	r := <-waited
+	if r.err != nil || r.res.Search.Measured != 0 || second.sampled.Load() != 0 {
+		t.Errorf("the second process: %v, %d configurations measured, %d samples; want every one from the log", r.err, r.res.Search.Measured, second.sampled.Load())
+	}
+}
