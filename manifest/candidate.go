@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -36,7 +37,11 @@ func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 	}
 	sm, err := spirv.Parse(code)
 	if err != nil {
-		return nil, d.src.errAt(n, "%q is not a usable SPIR-V module: %s", full, status.Message(err))
+		hint := "" // SPIR-V's version word has zero bytes; text has none
+		if !bytes.Contains(code, []byte{0}) {
+			hint = ` (it is text; GLSL source goes in "glsl")`
+		}
+		return nil, d.src.errAt(n, "%q is not a usable SPIR-V module: %s%s", full, status.Message(err), hint)
 	}
 	m := &manifestModule{path: p, code: code, spv: sm}
 	d.modules[full] = m

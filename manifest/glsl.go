@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -38,6 +39,9 @@ func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error
 	src, err := readModule(full)
 	if err != nil {
 		return nil, fileError(err, "manifest: %s: reading GLSL %q", d.src.where(n), full)
+	}
+	if bytes.Contains(src, []byte{0}) { // glslc would quote its whole table of built-ins
+		return nil, d.src.errAt(n, "%q is binary, not GLSL source (a SPIR-V module goes in \"spirv\")", full)
 	}
 	code, err := compileGLSL(full, src, defines)
 	if err != nil {

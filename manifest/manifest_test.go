@@ -492,6 +492,10 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"check of a float", `"role": "inout"`, `"role": "inout", "check": {"count": "N / 2.0"}`, []string{"operations[0].buffers[1].check.count", "is a float"}},
 		{"pass in repeat", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "repeat": "pass + 1"}`, []string{"operations[0].candidates[0].repeat", "pass cannot be used here: it counts the repeats of a dispatch, and the count is worked out before the passes"}},
 		{"f16 buffer bound to float[]", `{"name": "y", "type": "f32"`, `{"name": "y", "type": "f16"`, []string{"operations[0].candidates[0]", `declares set 0 binding 1 (storage buffer) as an array of 32-bit floats, but buffer "y" bound there is f16`}},
+		// "spirv" and "glsl" swapped: each says which the file is, where
+		// glslc quoted its whole table of built-ins (250 KB) for a module.
+		{"glsl names a module", `"spirv": "../saxpy.spv"`, `"glsl": "../saxpy.spv"`, []string{"operations[0].candidates[0].glsl", `saxpy.spv" is binary, not GLSL source (a SPIR-V module goes in "spirv")`}},
+		{"spirv names a source", `"spirv": "../saxpy.spv"`, `"spirv": "../saxpy.comp"`, []string{"operations[0].candidates[0].spirv", `saxpy.comp" is not a usable SPIR-V module`, `(it is text; GLSL source goes in "glsl")`}},
 		{"sized workgroup disagrees", `"groups": ["div_up(N, 256)"]}`, `"groups": ["div_up(N, 256)"], "workgroup": ["N"]}`, []string{"operations[0].candidates[0].workgroup", `fixes local_size_x of "main" at 256 (a literal local_size), not 1024`}},
 	}
 	for _, tt := range tests {
