@@ -270,3 +270,38 @@ func TestSearchLarger(t *testing.T) {
 		t.Errorf("the larger search did not begin as the smaller (-small +large):\n%s", diff)
 	}
 }
+
+// TestSearchAnswerIsTheLogsBest: a search commits the fastest
+// configuration the tuning log knows, of its own evaluations or an
+// earlier search's: a one-point search run after an exhaustive one keeps
+// the exhaustive answer, where it replaced it with its one slow point.
+func TestSearchAnswerIsTheLogsBest(t *testing.T) {
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	tuner := autotune.NewTuner(devtest.Device(t), cache, quick)
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	all, err := tuner.Search(context.Background(), op, size, autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A seed whose random search proposes a slow point (SPIN 64) first.
+	slow := autotune.SearchOptions{Options: search.Options{Strategy: search.Random, MaxEvals: 1}}
+	for ; slow.Seed < 1000; slow.Seed++ {
+		s, err := search.NewStrategy(search.Random, search.GridOf(all.Points), slow.Seed, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i, _ := s.Next(); all.Points.Configs[i]["SPIN"] == 64 && all.Points.Configs[i]["WRONG"] == 0 {
+			break
+		}
+	}
+	one, err := tuner.Search(context.Background(), op, size, slow)
+	if err != nil || len(one.Search.Order) != 1 || !strings.Contains(one.Search.Order[0], "spin64-wrong0") {
+		t.Fatalf("the one-point search (seed %d): %v, %v; want one slow point", slow.Seed, err, one)
+	}
+	i, ok := lookup(cache, tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Size: size}, autotune.Checksum(one.Op.Candidates()))
+	if !ok || i != all.Entry.Fastest || one.Entry.FastestName != all.Entry.FastestName {
+		t.Errorf("after a search of %s alone, the answer is %s and the cache's %d (%v); the exhaustive search's was %s (%d)",
+			one.Search.Order[0], one.Entry.FastestName, i, ok, all.Entry.FastestName, all.Entry.Fastest)
+	}
+}

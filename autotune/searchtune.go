@@ -61,8 +61,9 @@ const SpaceSuffix = ".space"
 type SearchResult struct {
 	// Entry is the answer committed to the local file (the shared store
 	// keeps its own by Commit's rule): one result per candidate of Op
-	// (Unevaluated for those the search skipped), the fastest verified
-	// one the winner, a tie when its interval overlaps the runner-up's.
+	// (Unevaluated for those neither the search nor its tuning log
+	// evaluated), the fastest verified one the winner, a tie when its
+	// interval overlaps the runner-up's.
 	Entry *Entry
 	// Op has the space's valid points among its candidates (at
 	// Points.Index), named op.Name() + SpaceSuffix: Entry's indices are
@@ -89,7 +90,8 @@ func (o spaceOperation) Name() string { return o.name }
 // with a strategy, measuring each point it proposes on the tuner's device
 // unless the tuning log has it, recording each new one in the log as it
 // completes, and commits the fastest verified point under op's name and
-// SpaceSuffix: in the local file, replacing an earlier search's answer,
+// SpaceSuffix: in the local file, replacing an earlier search's answer
+// with the fastest point the tuning log knows (this search's or another's),
 // and in the shared store by Commit's rule, as a tune's is (Force
 // replaces its answer). Configurations that fail a restriction
 // are never compiled. An interrupted search keeps in the log what it
@@ -173,13 +175,27 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
 	}
-	e := t.searchEntry(sop, pts, k.Size, evals)
+	e := t.searchEntry(sop, pts, k.Size, withLogged(evals, pts, logged))
 	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
-	if e.Fastest < 0 {
+	if e.Fastest < 0 || len(evals) == 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
 	_, _ = t.publish(sop, skey, sum, e, sopts.Force, true) // a file that cannot be written has warned
 	return res, nil
+}
+
+// withLogged returns evals and the evaluations of the points that logged
+// (the tuning log) has and evals lack: a search commits the fastest point
+// the log knows, so that a smaller search run after a larger one does not
+// replace its answer with a slower one.
+func withLogged(evals []search.Evaluation, pts *kernels.Points, logged map[string]search.LogRecord) []search.Evaluation {
+	known := slices.Clone(evals)
+	for i, id := range pts.IDs {
+		if rec, ok := logged[id]; ok && !slices.ContainsFunc(evals, func(e search.Evaluation) bool { return e.Point == i }) {
+			known = append(known, search.Evaluation{Point: i, Record: rec})
+		}
+	}
+	return known
 }
 
 // progressOf returns the callback that reports each evaluation, with

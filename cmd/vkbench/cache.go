@@ -646,7 +646,7 @@ func writeEntry(cmd *cobra.Command, t store.Table, tier string, e *autotune.Entr
 		return err
 	}
 	if unevaluated > 0 {
-		fmt.Fprintf(w, "  and %d configurations of the space the search did not evaluate\n", unevaluated)
+		fmt.Fprintf(w, "  and %d configurations of the space that no search evaluated\n", unevaluated)
 	}
 	return writeCompilerStats(w, e.Results)
 }

@@ -31,7 +31,8 @@ without bounds checks (EXACT), 1152 configurations on an H200 at 4096³; a
 manifest's candidate with "space") is searched when --strategy,
 --max-evals or --time-limit is given: the strategy proposes configurations,
 each is compiled, verified and measured (a wrong one never wins), and the
-fastest is committed under the key OPERATION.space/dtype/shape (gemm.space/...),
+fastest the tuning log holds (of this search or an earlier one) is committed
+under the key OPERATION.space/dtype/shape (gemm.space/...),
 beside the named candidates' answer, which plain tune and run measure.
 Configurations that fail a restriction of the space (shared memory, workgroup
 size, the problem's size) are never compiled. Operations without a space are
@@ -134,7 +135,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	}
 	if res.Entry.From != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force searches again\n", res.Entry.Key, answeredFrom(tuner, res.Entry))
-		return res.Op, evaluatedOnly(res.Entry), err
+		return res.Op, evaluatedOnly(res.Entry, nil), err
 	}
 	r := res.Search
 	if len(r.Order) == 0 { // only a time limit stops a search before its first point
@@ -144,17 +145,24 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	if sopts.CompileThreads < 0 {
 		how = "before each measurement"
 	}
+	best := res.Entry.FastestName
+	if best != r.Best {
+		best += ", of an earlier search in the tuning log (this one's fastest: " + r.Best + ")"
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %d measured, %d from the tuning log; compile %.1fs (%s), measure %.1fs, wall %.1fs; fastest %s\n",
 		res.Entry.Key, op.Name(), r.Strategy, r.Seed, len(r.Order), len(res.Points.Configs), r.Measured, len(r.Order)-r.Measured,
-		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, r.Best)
-	return res.Op, evaluatedOnly(res.Entry), err
+		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, best)
+	return res.Op, evaluatedOnly(res.Entry, r.Order), err
 }
 
-// evaluatedOnly returns e without the configurations its search did not
-// evaluate.
-func evaluatedOnly(e *autotune.Entry) *autotune.Entry {
+// evaluatedOnly returns e with only the configurations evaluated, by the
+// search that evaluated those of order (where not nil) and its winner,
+// which the tuning log may have of an earlier search.
+func evaluatedOnly(e *autotune.Entry, order []string) *autotune.Entry {
 	c := *e
-	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r results.Result) bool { return r.Outcome == results.Unevaluated })
+	c.Results = slices.DeleteFunc(slices.Clone(e.Results), func(r results.Result) bool {
+		return r.Outcome == results.Unevaluated || order != nil && r.Index != e.Fastest && !slices.Contains(order, r.Name)
+	})
 	return &c
 }
 
