@@ -218,6 +218,28 @@ func brokenNew(baseRan bool, cur Benchmark) (Verdict, string) {
 	return "", ""
 }
 
+// unmeasured says what became of a benchmark without samples in base, in
+// new, or in both: each such side's outcome and error ("unsupported in
+// base and new: ... needs 48 KiB of shared memory"), once where both say
+// the same.
+func unmeasured(b, n Benchmark, inBase, inNew bool) string {
+	say := func(m Benchmark, side string) string {
+		if m.Error == "" {
+			return "no samples in " + side
+		}
+		return fmt.Sprintf("%s in %s: %s", m.Outcome, side, m.Error)
+	}
+	switch {
+	case inBase && inNew && b.Outcome == n.Outcome && b.Error == n.Error:
+		return say(b, "base and new")
+	case inBase && inNew:
+		return say(b, "base") + "; " + say(n, "new")
+	case inBase:
+		return say(b, "base")
+	}
+	return say(n, "new")
+}
+
 // roundRatio is the ratio of one round: the median of the per-pass ratios
 // when both have a sample of every pass, else the ratio of the medians.
 func roundRatio(old, cur stats.Stats) float64 {

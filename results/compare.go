@@ -456,7 +456,7 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 		return row
 	}
 	if len(s1) == 0 || len(s2) == 0 {
-		row.Verdict, row.Note = NotMeasured, "no samples in "+map[bool]string{true: "base", false: "new"}[len(s1) == 0]
+		row.Verdict, row.Note = NotMeasured, unmeasured(b, n, len(s1) == 0, len(s2) == 0)
 		return row
 	}
 	row.BaseMedian, row.NewMedian = median(s1), median(s2)

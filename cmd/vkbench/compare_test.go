@@ -559,7 +559,7 @@ func TestCompareLongNames(t *testing.T) {
 				t.Errorf("a line of %d columns, over %d: %q", n, columns, line)
 			}
 		}
-		if !strings.Contains(r.stdout, "  not measured [1]\n") || !strings.Contains(r.stdout, "\n[1] no samples in base\n") {
+		if !strings.Contains(r.stdout, "  not measured [1]\n") || !strings.Contains(r.stdout, "\n[1] failed in base and new: wrong result at element 7: got 0, want 12\n") {
 			t.Errorf("the note of a verdict is not under the table, marked:\n%s", r.stdout)
 		}
 	}
@@ -608,5 +608,24 @@ func TestCompareFlagRanges(t *testing.T) {
 		{"--alpha", "2", `--alpha 2 is outside \(0, 1\)`},
 	} {
 		wantUsage(t, "^vkbench: "+tc.want+"\n$", "compare", tc.flag, tc.value, compareData("base.json"), compareData("slower.json"))
+	}
+}
+
+// TestCompareSaysWhyNotMeasured: a benchmark not measured in one file or
+// both says what became of it there, its outcome and error, once where
+// both say the same: compare said "no samples in base" of a kernel that
+// neither device could run, as if samples had gone astray.
+func TestCompareSaysWhyNotMeasured(t *testing.T) {
+	rep := compareJSON(t, "base.json", "mismatched.json")
+	for name, want := range map[string]string{
+		"copy/u32/4096/scalar": "unsupported in new: UNIMPLEMENTED: kernels: scalar: needs subgroup size 32",
+		"copy/u32/4096/broken": "failed in base: wrong result at element 7: got 0, want 12",
+	} {
+		if r := row(t, rep, name); r.Verdict != results.NotMeasured || r.Note != want {
+			t.Errorf("%s: %s (%s), want %s (%s)", name, r.Verdict, r.Note, results.NotMeasured, want)
+		}
+	}
+	if r := row(t, compareJSON(t, "base.json", "slower.json"), "copy/u32/4096/broken"); r.Note != "failed in base and new: wrong result at element 7: got 0, want 12" {
+		t.Errorf("broken, failed alike in both: %q", r.Note)
 	}
 }
