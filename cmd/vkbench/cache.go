@@ -38,7 +38,7 @@ const envStore = "VKBENCH_STORE"
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
 	fs.Var((*cachePath)(&f.path), "cache", "tune cache file (default $"+store.EnvCache+", else "+store.DefaultCachePath()+"; \"off\" disables it)")
-	fs.StringVar(&f.shared, "store", os.Getenv(envStore), "shared tune store above the cache file, which a fleet shares: redis://[user:password@]host:port/db or rediss:// (TLS); the password may come from $"+store.EnvStorePassword+" (default $"+envStore+")")
+	fs.StringVar(&f.shared, "store", os.Getenv(envStore), "shared tune store above the cache file, which a fleet shares: redis://[user:password@]host:port/db or rediss:// (TLS); the password may come from $"+store.EnvStorePassword+". One out of reach is a warning, and the file serves alone; one that refuses this process (its password, its database, the wrong TLS scheme, an untrusted certificate) is an error, exit status 2, before any work (default $"+envStore+")")
 }
 
 // cachePath is --cache's value: a file, or "off". An empty one is refused
