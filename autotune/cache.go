@@ -3,6 +3,7 @@ package autotune
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -191,8 +192,9 @@ func Export(w io.Writer, s *store.Store, t store.Table) error {
 // importing into a table whose hardware is not hardware fails unless
 // force is set (hardware "" accepts any). It returns the number of entries
 // imported; entries already present are kept unless an imported one
-// replaces them by Commit's rule.
-func Import(s *store.Store, r io.Reader, hardware string, force bool) (store.Table, int, error) {
+// replaces them by Commit's rule. ctx ending stops it between two entries,
+// with ctx's error: those imported stay, and importing again is safe.
+func Import(ctx context.Context, s *store.Store, r io.Reader, hardware string, force bool) (store.Table, int, error) {
 	var f exportFile
 	if err := json.NewDecoder(r).Decode(&f); err != nil {
 		return store.Table{}, 0, status.Wrap(err, status.InvalidArgument, "autotune: import file does not decode")
@@ -222,6 +224,9 @@ func Import(s *store.Store, r io.Reader, hardware string, force bool) (store.Tab
 	n := 0
 	for _, e := range f.Entries {
 		k, _ := ParseKey(e.Key) // checked above
+		if err := ctx.Err(); err != nil {
+			return f.Table, n, err
+		}
 		if _, err := Commit(s, f.Table, k, e.Checksum, e); err != nil {
 			return f.Table, n, err
 		}

@@ -2,6 +2,7 @@ package autotune_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -153,10 +154,10 @@ func TestCacheExportImportClear(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := newCache(t, filepath.Join(dir, "b.db"))
-	if _, _, err := autotune.Import(dst, bytes.NewReader(buf.Bytes()), "nvidia-other", false); err == nil {
+	if _, _, err := autotune.Import(context.Background(), dst, bytes.NewReader(buf.Bytes()), "nvidia-other", false); err == nil {
 		t.Error("import onto other hardware without force succeeded")
 	}
-	tbl, n, err := autotune.Import(dst, bytes.NewReader(buf.Bytes()), testTable.Hardware, false)
+	tbl, n, err := autotune.Import(context.Background(), dst, bytes.NewReader(buf.Bytes()), testTable.Hardware, false)
 	if err != nil || n != 3 || tbl != testTable {
 		t.Fatalf("Import = %v, %d, %v; want %v, 3, nil", tbl, n, err, testTable)
 	}
@@ -430,7 +431,7 @@ func TestImportRefusesUnusableEntries(t *testing.T) {
 			file := fmt.Sprintf(`{"schema": %d, "table": {"hardware": %q, "tuner": %q}, "entries": [%s, %s]}`,
 				store.SchemaVersion, testTable.Hardware, testTable.Tuner, goodJSON, tc.bad)
 			dst := newCache(t, filepath.Join(t.TempDir(), "b.db"))
-			_, n, err := autotune.Import(dst, strings.NewReader(file), "", false)
+			_, n, err := autotune.Import(context.Background(), dst, strings.NewReader(file), "", false)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || status.CodeOf(err) != status.InvalidArgument || n != 0 {
 				t.Errorf("Import = %d, %v; want 0 and INVALID_ARGUMENT %q", n, err, tc.want)
 			}

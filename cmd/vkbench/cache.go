@@ -374,7 +374,9 @@ machines of the same hardware. A shared store (--store) is not read.`,
 			if err != nil {
 				return asUsage(fmt.Errorf("the local tune cache %s: %w", cmp.Or(c.Path(), "(--cache off)"), err))
 			}
-			if err := writeOutput(cmd, args[0], c.Path(), func(w io.Writer) error { return autotune.Export(w, c, t) }); err != nil {
+			// An interrupt drops the file, which the command says it did not write.
+			write := func(w io.Writer) error { return cmp.Or(autotune.Export(w, c, t), cmd.Context().Err()) }
+			if err := writeOutput(cmd, args[0], c.Path(), write); err != nil {
 				return asUsage(err)
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])
@@ -406,7 +408,12 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 			if err != nil {
 				return usageError{err}
 			}
-			t, n, err := autotune.Import(c, f, hw, force)
+			t, n, err := autotune.Import(cmd.Context(), c, f, hw, force)
+			kept := ", no entry imported"
+			if n > 0 {
+				kept = fmt.Sprintf(", but the %d entries imported before it stopped stay (importing again is safe)", n)
+			}
+			cmd.Annotations = map[string]string{keptOnInterrupt: kept}
 			if err := status.Join(err, f.Close()); err != nil {
 				return usageError{importError(args[0], err)}
 			}

@@ -280,3 +280,38 @@ func TestInterruptSaysWhatWasKept(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedCacheTransfer: cache import and cache export interrupted
+// (here before they start) stop and write nothing, as their line says:
+// import went on and imported every entry, export wrote its file, and
+// both then said "no results written".
+func TestInterruptedCacheTransfer(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "table.json")
+	data := `{"schema": 1, "table": {"hardware": "hw", "tuner": "builtin"}, "entries": [` +
+		`{"schema": 1, "key": "copy/u32/1024", "checksum": "c", "fastest": 0, "fastest_name": "x", "results": [{"index": 0, "name": "x", "outcome": "measured"}]}]}`
+	if err := os.WriteFile(table, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	interrupted := func(args ...string) (int, string) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(interrupt{syscall.SIGINT})
+		var stdout, stderr strings.Builder
+		return execute(ctx, args, &stdout, &stderr), stderr.String()
+	}
+	fresh := filepath.Join(dir, "fresh.db")
+	code, stderr := interrupted("cache", "import", table, "--cache", fresh)
+	if want := "vkbench: interrupted by SIGINT: stopped; no results written, no entry imported\n"; code != 130 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("interrupted import: exit status %d, stderr %q; want 130 and %q", code, stderr, want)
+	}
+	if got := cacheEntries(t, fresh); len(got) != 0 {
+		t.Errorf("an interrupted import imported %q", got)
+	}
+	full := filepath.Join(dir, "full.db")
+	mustRun(t, 0, "cache", "import", table, "--cache", full)
+	out := filepath.Join(dir, "out.json")
+	code, stderr = interrupted("cache", "export", out, "--cache", full)
+	if _, err := os.Stat(out); code != 130 || !strings.HasSuffix(stderr, "stopped; no results written\n") || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("interrupted export: exit status %d, stderr %q, its file: %v; want 130, no results written and no file", code, stderr, err)
+	}
+}
