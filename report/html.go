@@ -93,9 +93,10 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 	page := struct {
 		Version  string
 		Several  bool
+		Runs, AB bool // what the charts show: runs' candidates, ab's pairs
 		Files    []htmlFile
 		Sections []htmlSection
-	}{Version: r.version, Several: len(r.in) > 1}
+	}{Version: r.version, Several: len(r.in) > 1, Runs: len(r.in) > 0, AB: len(r.abs) > 0}
 	for _, input := range r.in {
 		f := input.File
 		page.Files = append(page.Files, newHTMLFile(input.Label, f.Device, f.Mode, f.Version, f.Seed, len(f.Benchmarks), f.Time))
@@ -186,7 +187,7 @@ p.note { color: #555; }
 </head>
 <body>
 <h1>vkbench report</h1>
-<p>Drawn by vkbench {{.Version}}. Each chart shows every candidate's median time per run with its 95% confidence interval (lower is better); the winner is filled (★ in the tables).{{if .Several}} The files overlay: one point per file, in the file's colour.{{end}}</p>
+<p>Drawn by vkbench {{.Version}}.{{if .Runs}} Each chart {{if .AB}}of a run {{end}}shows every candidate's median time per run with its 95% confidence interval (lower is better); the winner is filled (★ in the tables).{{if .Several}} The files overlay: one point per file, in the file's colour.{{end}}{{end}}{{if .AB}} Each chart of vkbench ab shows every pair's time NEW/OLD (the median of its rounds' ratios) with its 95% interval, in the colour of its verdict, against lines at 1 and at 1 ± the threshold (above 1: NEW slower).{{end}}</p>
 <table>
 <tr><th>file</th><th>device</th><th>hardware</th><th>driver</th><th>mode</th><th>seed</th><th>measured</th><th>vkbench</th><th>benchmarks</th></tr>
 {{- range .Files}}

@@ -136,3 +136,41 @@ func TestDropNote(t *testing.T) {
 		t.Error("without a recorded drop, the page does not show the message")
 	}
 }
+
+// TestPageSaysWhatItsChartsShow: the page's first line tells what its
+// charts show: a run's candidates' times with the winner filled, ab's
+// pairs' ratios NEW/OLD against 1 and the threshold, or both. A page of
+// ab's report alone opened with the run's sentence, of winners it has
+// none of.
+func TestPageSaysWhatItsChartsShow(t *testing.T) {
+	const run, ab = "the winner is filled", "every pair's time NEW/OLD"
+	for _, c := range []struct {
+		files   []string
+		has     []string
+		hasNone []string
+	}{
+		{[]string{"../testdata/cli/ab-report.json"}, []string{ab}, []string{run}},
+		{[]string{"../testdata/cli/report-input.json"}, []string{"Each chart shows every candidate's", run}, []string{ab}},
+		{[]string{"../testdata/cli/report-input.json", "../testdata/cli/ab-report.json"}, []string{"Each chart of a run shows every candidate's", run, ab}, nil},
+	} {
+		in, err := report.ReadFiles(c.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := report.Write(&buf, report.HTML, in, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		intro, _, _ := strings.Cut(buf.String()[strings.Index(buf.String(), "<p>Drawn by"):], "</p>")
+		for _, want := range c.has {
+			if !strings.Contains(intro, want) {
+				t.Errorf("%v: the page's first line does not say %q: %s", c.files, want, intro)
+			}
+		}
+		for _, bad := range c.hasNone {
+			if strings.Contains(intro, bad) {
+				t.Errorf("%v: the page's first line says %q: %s", c.files, bad, intro)
+			}
+		}
+	}
+}
