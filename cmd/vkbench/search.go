@@ -89,6 +89,9 @@ func (s *searchFlags) check(cmd *cobra.Command) error {
 	if s.maxEvals < 0 || s.timeLimit < 0 || s.compileThreads < 0 {
 		return usageError{fmt.Errorf("--max-evals, --time-limit and --compile-threads must not be negative")}
 	}
+	if f := cmd.Flags(); f.Changed("max-evals") && s.maxEvals == 0 || f.Changed("time-limit") && s.timeLimit == 0 {
+		return usageError{fmt.Errorf("--max-evals and --time-limit take a bound above 0; leave one out for its default (the strategy's budget; no time limit)")}
+	}
 	if strings.Contains(s.strategy, ",") {
 		return usageError{fmt.Errorf("--strategy takes one strategy (vkbench replay compares several)")}
 	}

@@ -123,6 +123,9 @@ func TestSearchBadInput(t *testing.T) {
 		{[]string{"tune", "--seeds", "3", "gemm"}, "unknown flag: --seeds"},
 		{[]string{"tune", "--simulate", modelLog}, "unknown flag: --simulate"},
 		{[]string{"tune", "--max-evals", "-1", "gemm"}, "must not be negative"},
+		// A zero was no search at all: a plain tune of the named candidates, exit 0.
+		{append([]string{"tune", "--max-evals", "0", "--cache", filepath.Join(dir, "z.db")}, quickSearch...), "--max-evals and --time-limit take a bound above 0"},
+		{append([]string{"tune", "--time-limit", "0s", "--cache", filepath.Join(dir, "z.db")}, quickSearch...), "leave one out for its default"},
 		{[]string{"tune", "--all-devices", "--strategy", "bayes"}, "--all-devices does not search"},
 		{[]string{"replay", filepath.Join(dir, "missing.jsonl")}, "no such file"},
 		{[]string{"replay", notLog}, "not a tuning log"},
