@@ -258,6 +258,9 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 func (d *opDecoder) initValue(v *jsonNode, t scalarType) (exprValue, error) {
 	f := must(d.src.number(v))
 	if t.kind == floatKind {
+		if err := t.encode(make([]byte, 8), floatValue(f)); err != nil { // unorm8's range
+			return exprValue{}, d.src.errAt(v, "%v", err)
+		}
 		return floatValue(f), nil
 	}
 	i, err := d.src.integer(v, math.MinInt64, math.MaxInt64)

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -341,5 +342,54 @@ func TestManifestBF16(t *testing.T) {
 	}
 	if err := kernels.VerifyCandidate(context.Background(), dev, op, op.DefaultSize(dev.Info()), 0, 1); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestImageManifestNpyBytes: a picture NumPy holds as bytes (uint8, as
+// image libraries load it) is an rgba8 image's bytes, b read as b/255,
+// where each byte was taken for a component's value and clamped to 1 (a
+// white picture, verified against the same and measured): the downscale
+// of one matches the mean its .npy answer gives. A value out of an rgba8
+// component's range [0, 1], from a float file or a fill, is refused when
+// the manifest is read.
+func TestImageManifestNpyBytes(t *testing.T) {
+	const w, h = 8, 4
+	dir := t.TempDir()
+	src := make([]uint8, w*h*4)
+	for i := range src {
+		src[i] = uint8(i * 37 % 256)
+	}
+	want := make([]float32, w/2*h/2*4)
+	for i := range want {
+		x, y, c := i/4%(w/2), i/4/(w/2), i%4
+		var sum int
+		for _, d := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+			sum += int(src[((2*y+d[1])*w+2*x+d[0])*4+c])
+		}
+		want[i] = float32(sum) / 4 / 255
+	}
+	writeNpy(t, dir, "src.npy", src)
+	writeNpy(t, dir, "want.npy", want)
+	bytes := make([]float32, len(src)) // taken for an image's values: 200 is out of range
+	for i, b := range src {
+		bytes[i] = float32(b)
+	}
+	writeNpy(t, dir, "bytes.npy", bytes)
+	text := strings.NewReplacer(`"verify": {"reference": "fetch"}`, `"verify": {}`, `{"W": 1920, "H": 1080}`, fmt.Sprintf(`{"W": %d, "H": %d}`, w, h)).Replace(readImagesManifest(t))
+	text = strings.Replace(text,
+		`"role": "output"`, `"role": "output", "expect": {"npy": "`+filepath.Join(dir, "want.npy")+`"}`, 1)
+	ops, err := parseEdited(t, text, `"binding": 0,`, `"binding": 0, "init": {"npy": "`+filepath.Join(dir, "src.npy")+`"},`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _ := opNamed(t, ops, "downscale")
+	if err := kernels.VerifyCandidate(context.Background(), devtest.Device(t), op, kernels.SizeOf(w, h), 0, 1); err != nil {
+		t.Errorf("the downscale of a uint8 .npy picture: %v", err)
+	}
+	for _, init := range []string{`{"npy": "` + filepath.Join(dir, "bytes.npy") + `"}`, `{"fill": 2}`} {
+		_, err := parseEdited(t, text, `"binding": 0,`, `"binding": 0, "init": `+init+`,`)
+		if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "is outside [0, 1], the range of an rgba8 component") {
+			t.Errorf("an rgba8 image's init %s: %v, want INVALID_ARGUMENT saying 200 or 2 is outside [0, 1]", init, err)
+		}
 	}
 }

@@ -30,7 +30,10 @@ func (d *opDecoder) npy(n *jsonNode, b *manifestBuffer) (*hostArray, error) {
 	if arr.typ.kind == floatKind && b.typ.kind != floatKind {
 		return nil, d.src.errAt(n, "%s holds %s floats, and buffer %q holds integers (%s)", p, arr.typ.name, b.name, b.typ.name)
 	}
-	if b.typ.kind != floatKind {
+	if b.typ == unorm8 && arr.typ.name == "u8" {
+		arr.typ = unorm8 // a picture's bytes, as NumPy holds them: b is b/255
+	}
+	if b.typ.kind != floatKind || b.typ == unorm8 {
 		buf := make([]byte, 8)
 		for i := range arr.n {
 			if err := b.typ.encode(buf, arr.at(i)); err != nil {

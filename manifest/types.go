@@ -74,9 +74,12 @@ func (t scalarType) dtype() kernels.DType {
 // why it does not fit.
 func (t scalarType) encode(dst []byte, v exprValue) error {
 	if t.kind == floatKind {
-		f, u := v.float(), uint64(0)
+		f, u, err := v.float(), uint64(0), error(nil)
 		switch t.size {
-		case 1: // unorm8
+		case 1: // unorm8, clamped where out of range (an iota's later elements)
+			if !(f >= 0 && f <= 1) {
+				err = fmt.Errorf("%s is outside [0, 1], the range of an rgba8 component (the byte b is b/255; a uint8 .npy holds bytes)", v)
+			}
 			u = uint64(math.Round(min(max(f, 0), 1) * 255))
 		case 2: // rounded once, from the float64
 			u = uint64(half.FromFloat64(f))
@@ -89,7 +92,7 @@ func (t scalarType) encode(dst []byte, v exprValue) error {
 			u = math.Float64bits(f)
 		}
 		putUint(dst, u, t.size)
-		return nil
+		return err
 	}
 	if v.typ != intType {
 		return fmt.Errorf("%s is a float; %s needs an integer", v, t.name)
@@ -184,7 +187,7 @@ func (in bufferInit) resolve(t scalarType, env exprEnv) (bufferInit, error) {
 		if err != nil {
 			return in, e.errorf(status.InvalidArgument, err)
 		}
-		if t.kind != floatKind {
+		if t.kind != floatKind || t == unorm8 {
 			if err := t.encode(make([]byte, 8), v); err != nil {
 				return in, e.errorf(status.InvalidArgument, err)
 			}
