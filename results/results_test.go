@@ -286,6 +286,8 @@ func TestParseBad(t *testing.T) {
 		"not json":        {"{nope", "malformed JSON"},
 		"null":            {"null", "no benchmarks"},
 		"wrong schema":    {`{"schema":"other/v9","benchmarks":[]}`, `schema "other/v9"`},
+		"no schema":       {`{"foo":1}`, `not a file of vkbench: it names no "schema" (want "vkbench.results/v2"`},
+		"other version":   {`{"schema":"vkbench.results/v9","benchmarks":[]}`, `schema "vkbench.results/v9" is of another version of vkbench; this one reads "vkbench.results/v2"`},
 		"no benchmarks":   {strings.Replace(minimal, `"benchmarks":[`, `"benchmark":[`, 1), "benchmark"},
 		"benchmarks null": {strings.Replace(minimal[:strings.Index(minimal, `"benchmarks"`)], `"rounds":1,`, `"rounds":1,"benchmarks":null}`, 1), "/benchmarks"},
 		"unknown outcome": {strings.Replace(minimal, `"measured"`, `"great"`, 1), "/benchmarks/0/outcome"},

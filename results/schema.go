@@ -90,6 +90,13 @@ func decodeValid(data []byte, v any, versions ...string) (string, error) {
 		for _, other := range versions[1:] {
 			want += fmt.Sprintf(" (or %q)", other)
 		}
+		family, _, _ := strings.Cut(versions[0], "/")
+		switch {
+		case version == "":
+			return "", status.Newf(status.InvalidArgument, "results: not a file of vkbench: it names no \"schema\" (want %s)", want)
+		case strings.HasPrefix(version, family+"/"):
+			return "", status.Newf(status.InvalidArgument, "results: schema %q is of another version of vkbench; this one reads %s", version, want)
+		}
 		return "", status.Newf(status.InvalidArgument, "results: schema %q, want %s", version, want)
 	}
 	if err := validate(version, doc); err != nil {
