@@ -372,7 +372,8 @@ func TestOutputKeptOnFailure(t *testing.T) {
 // which only the dispatch finds) is a failed run, exit status 1 with the
 // operation named, in one round or several; it exited 0. Candidates the
 // device cannot run are not failures: run of every built-in operation
-// exits 0 on lavapipe, where the tensor-core ones have none.
+// exits 0 on lavapipe, where the tensor-core ones have none. With no other
+// operation it does not say that "the other operations ran".
 func TestEveryCandidateFailed(t *testing.T) {
 	info := needDevice(t)
 	too := fmt.Sprint(info.Limits.MaxWorkgroupCount[0] + 1)
@@ -381,6 +382,9 @@ func TestEveryCandidateFailed(t *testing.T) {
 		r := mustRun(t, exitRegression, "run", "--manifest", path, "--size", "1024", "--count", count, "--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off")
 		if !strings.Contains(r.stderr, "could not measure "+name+" at 1024: ") {
 			t.Errorf("--count %s: stderr does not name the operation that could not be measured:\n%s", count, r.stderr)
+		}
+		if strings.Contains(r.stderr, "the other operations ran") {
+			t.Errorf("--count %s: of the one operation asked, stderr says the others ran:\n%s", count, r.stderr)
 		}
 	}
 }

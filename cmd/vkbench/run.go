@@ -368,7 +368,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		}
 		failed.noneRan(op, size, e)
 	}
-	return failed.err()
+	return failed.err(len(ops))
 }
 
 // stored reports whether tuner's store answers op at size.
@@ -454,12 +454,14 @@ func (f *opFailures) noneRan(op kernels.Operation, size kernels.Size, e *autotun
 	}
 }
 
-// err is f as the command's error, or nil where no operation failed.
-func (f opFailures) err() error {
+// err is f as the command's error, of ops operations, or nil where none
+// failed.
+func (f opFailures) err(ops int) error {
 	if len(f) == 0 {
 		return nil
 	}
-	return errFailed(fmt.Sprintf("could not measure %s (the other operations ran)", strings.Join(f, "; ")))
+	others := map[bool]string{true: " (the other operations ran)"}[ops > len(f)]
+	return errFailed(fmt.Sprintf("could not measure %s%s", strings.Join(f, "; "), others))
 }
 
 // measureInterleaved measures opts.Rounds rounds of every operation, a
@@ -513,7 +515,7 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
 		opsFailed.noneRan(op, size, e)
 	}
-	return opsFailed.err()
+	return opsFailed.err(len(ops))
 }
 
 // resultsDevice is the device info describes, as results files and ab's
