@@ -158,6 +158,8 @@ func (f *benchFlags) options() (autotune.Options, error) {
 		return autotune.Options{}, usageError{fmt.Errorf("--energy-window %v: want a positive duration", f.energyWindow)}
 	case f.warmup < 0:
 		return autotune.Options{}, usageError{fmt.Errorf("--warmup %v: want 0 or more", f.warmup)}
+	case f.dev.hang <= 0:
+		return autotune.Options{}, usageError{fmt.Errorf("--hang-timeout %v: want a positive duration", f.dev.hang)}
 	}
 	o := autotune.DefaultOptions
 	// A flag's 0 means none, which Options says with -1 (its 0 is the

@@ -457,6 +457,9 @@ func TestNotACacheLeftAlone(t *testing.T) {
 // command waited for the kernel to end. The release's warning that the
 // work still runs is the one driver message allowed.
 func TestHangTimeout(t *testing.T) {
+	for _, v := range []string{"0s", "-1s"} {
+		wantUsage(t, `^vkbench: --hang-timeout `+v+`: want a positive duration`, "run", "copy", "--hang-timeout", v, "--cache", "off")
+	}
 	m := filepath.Join("..", "..", "testdata", "manifests", "hang.json")
 	var out, errb bytes.Buffer
 	args := []string{"run", "--manifest", m, "--cache", "off", "--hang-timeout", "500ms", "--budget", "100ms"}
