@@ -180,7 +180,7 @@ func TestClosedDevice(t *testing.T) {
 	if err := dev.Err(); !errors.Is(err, vkbench.ErrReleased) {
 		t.Errorf("Err after Close = %v, want ErrReleased", err)
 	}
-	if tu, err := dev.NewTuner(vkbench.TunerOptions{}); !errors.Is(err, vkbench.ErrReleased) {
+	if tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{}); !errors.Is(err, vkbench.ErrReleased) {
 		t.Errorf("NewTuner after Close = %v, %v; want ErrReleased", tu, err)
 	}
 }

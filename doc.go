@@ -43,7 +43,7 @@
 // a given size to measure them on and checks what each one computed. A
 // Tuner answers which candidate is fastest for a size:
 //
-//	tuner, err := dev.NewTuner(vkbench.TunerOptions{Table: "myprogram"})
+//	tuner, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "myprogram"})
 //	p, err := tuner.Fastest(ctx, scaleOp, n) // first call: cache file, or tune
 //	err = dev.Run(ctx, p, groups(p.Kernel(), n), push, x, y)
 //

@@ -190,7 +190,7 @@ func ExampleTuner_Fastest() {
 			log.Print(err)
 		}
 	}()
-	tuner, err := dev.NewTuner(vkbench.TunerOptions{
+	tuner, err := dev.NewTuner(ctx, vkbench.TunerOptions{
 		Table:     "example", // the cache table: best, the program's name
 		CachePath: filepath.Join(dir, "autotune.db"),
 		Budget:    100 * time.Millisecond, // per key; the default, 10 s, measures to ±1%
@@ -270,7 +270,7 @@ func ExampleTuner_Result() {
 		CachePath: filepath.Join(dir, "autotune.db"),
 		Budget:    100 * time.Millisecond,
 	}
-	tuner, err := dev.NewTuner(opts)
+	tuner, err := dev.NewTuner(ctx, opts)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func ExampleTuner_Result() {
 
 	// Another tuner on the same file — another process, a later run —
 	// finds the answer there and measures nothing.
-	later, err := dev.NewTuner(opts)
+	later, err := dev.NewTuner(ctx, opts)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func TestTuneAccumulatingKernel(t *testing.T) {
 func TestApplies(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
+	tu, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestOutOfBoundsWrite(t *testing.T) {
 	pastEnd := scaleKernel
 	pastEnd.Name, pastEnd.SPIRV = "past-end", pastEndSPIRV
 	op := scaleOpOf(scaleKernel, pastEnd)
-	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Budget: 100 * time.Millisecond, Warmup: -1})
+	tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Budget: 100 * time.Millisecond, Warmup: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,11 +258,11 @@ func TestTunerOptions(t *testing.T) {
 		bad = append(bad, vkbench.TunerOptions{CachePath: path, Table: "mine", Precision: p})
 	}
 	for _, bad := range bad {
-		if _, err := dev.NewTuner(bad); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "TunerOptions.") {
+		if _, err := dev.NewTuner(context.Background(), bad); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "TunerOptions.") {
 			t.Errorf("NewTuner(%+v): %v; want InvalidArgument naming the field", bad, err)
 		}
 	}
-	tu, err := dev.NewTuner(vkbench.TunerOptions{CachePath: path, Table: "mine", Level: "minimal", Budget: 200 * time.Millisecond, Precision: 0.2})
+	tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{CachePath: path, Table: "mine", Level: "minimal", Budget: 200 * time.Millisecond, Precision: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestTunerOptions(t *testing.T) {
 func TestSearchSpace(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	tu, err := dev.NewTuner(vkbench.TunerOptions{
+	tu, err := dev.NewTuner(ctx, vkbench.TunerOptions{
 		Table:     "test",
 		CachePath: filepath.Join(t.TempDir(), "autotune.db"),
 		Budget:    100 * time.Millisecond,
@@ -374,7 +374,7 @@ func TestSearchSpace(t *testing.T) {
 func TestReleaseTunedPipeline(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
+	tu, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestZeroDeviceAndShortRead(t *testing.T) {
 			"Err":       d.Err,
 			"Build":     func() error { _, err := d.Build(ctx, scaleKernel); return err },
 			"Run":       func() error { return d.Run(ctx, nil, [3]uint32{1, 1, 1}, nil) },
-			"NewTuner":  func() error { _, err := d.NewTuner(vkbench.TunerOptions{Table: "test"}); return err },
+			"NewTuner":  func() error { _, err := d.NewTuner(ctx, vkbench.TunerOptions{Table: "test"}); return err },
 			"NewBuffer": func() error { _, err := vkbench.NewBuffer[float32](ctx, d, 4); return err },
 		}
 		for call, f := range calls {

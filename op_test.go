@@ -17,7 +17,7 @@ import (
 func TestOpChangedAfterUse(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
-	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
+	tu, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "autotune.db"), Warmup: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

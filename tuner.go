@@ -53,7 +53,7 @@ type TunerOptions struct {
 	// else from the store (its answer verified on this device before its
 	// first use here, then kept in the file), else tuned, one machine of
 	// the fleet at a time, and committed to both. NewTuner asks the store
-	// once: one that refuses this program (a wrong password, a database
+	// once, within its context: one that refuses this program (a wrong password, a database
 	// it does not have, rediss:// to a plain-text server or the converse)
 	// is its error, of code Unauthenticated, PermissionDenied,
 	// InvalidArgument or FailedPrecondition; one out of reach (down,
@@ -103,14 +103,23 @@ type builtKey struct {
 	cand int
 }
 
-// NewTuner makes a tuner for d. It opens nothing yet: the cache file is
+// NewTuner makes a tuner for d. It opens no file yet: the cache file is
 // read when a question is first asked, and written when an answer is
-// found. A closed or lost device has no tuner (ErrReleased, ErrDeviceLost);
+// found. With a Store, it asks the store once whether it takes this
+// program's requests, and ctx bounds that question: if ctx ends first (a
+// store that stopped answering), NewTuner returns an error that matches
+// ctx's (context.DeadlineExceeded or Canceled) and names the store. ctx
+// bounds NewTuner alone; each question to the Tuner takes its own.
+//
+// A closed or lost device has no tuner (ErrReleased, ErrDeviceLost);
 // options without a Table, or with one that is not a name, a Level that is
 // none, a negative Budget or a Precision that is not a fraction in [0, 1),
 // are InvalidArgument.
-func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
+func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error) {
 	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if !validName(opts.Table) {
@@ -135,9 +144,9 @@ func (d *Device) NewTuner(opts TunerOptions) (*Tuner, error) {
 	tuning.TargetHalfWidth = cmp.Or(opts.Precision, tuning.TargetHalfWidth)
 	tuning.Warmup = cmp.Or(opts.Warmup, tuning.Warmup)
 	tuning.Logger = cmp.Or(opts.Logger, slog.Default())
-	cache, err := store.Open(store.Options{Path: opts.CachePath, Logger: opts.Logger, Shared: opts.Store})
+	cache, err := store.OpenContext(ctx, store.Options{Path: opts.CachePath, Logger: opts.Logger, Shared: opts.Store})
 	if err != nil {
-		return nil, err
+		return nil, status.Annotate(err, "vkbench: NewTuner")
 	}
 	if err := d.keep(cache); err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench"
 	"github.com/vkbench/vkbench/internal/redistest"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
 	_ "github.com/vkbench/vkbench/store/redis"
 )
 
@@ -31,7 +32,7 @@ func TestTunerStore(t *testing.T) {
 	slow.Name, slow.WorkgroupSize, slow.Constants = "slow", [3]uint32{1, 1, 1}, map[uint32]uint32{0: 1}
 	op := scaleOpOf(slow, scaleKernel)
 	tuner := func(cache string) *vkbench.Tuner {
-		tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), cache), Store: srv.URL(), Warmup: -1})
+		tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), cache), Store: srv.URL(), Warmup: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,17 +59,17 @@ func TestTunerStore(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the second program's answer is not the one the first measured (-first +second):\n%s", diff)
 	}
-	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: "memcached://localhost:11211"}); status.CodeOf(err) != status.InvalidArgument {
+	if _, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: "off", Store: "memcached://localhost:11211"}); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("a store of no registered scheme: %v, want InvalidArgument", err)
 	}
 	wrong := strings.Replace(srv.DefaultURL(), redistest.Password, "wrong", 1)
-	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: wrong}); status.CodeOf(err) != status.Unauthenticated {
+	if _, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: "off", Store: wrong}); status.CodeOf(err) != status.Unauthenticated {
 		t.Errorf("a store that refuses the password: %v, want Unauthenticated", err)
 	}
 	// A store out of reach is a warning: the tuner works from its file.
 	srv.Stop()
 	var log strings.Builder
-	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "c.db"), Store: srv.DefaultURL(), Warmup: -1,
+	tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), "c.db"), Store: srv.DefaultURL(), Warmup: -1,
 		Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatalf("NewTuner with the store down: %v", err)
@@ -89,7 +90,7 @@ func TestTunerStoreClosed(t *testing.T) {
 	op := scaleOpOf(scaleKernel)
 	var tuners []*vkbench.Tuner
 	for _, cache := range []string{"a.db", "b.db"} {
-		tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), cache), Store: srv.URL(), Warmup: -1})
+		tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: filepath.Join(t.TempDir(), cache), Store: srv.URL(), Warmup: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +118,7 @@ func TestTunerStoreClosed(t *testing.T) {
 	// collector in time: these are held until now, so that only Close
 	// can have closed theirs.
 	runtime.KeepAlive(tuners)
-	if _, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Store: srv.URL()}); !errors.Is(err, vkbench.ErrReleased) {
+	if _, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: "off", Store: srv.URL()}); !errors.Is(err, vkbench.ErrReleased) {
 		t.Errorf("NewTuner after Close: %v, want ErrReleased", err)
 	}
 }
@@ -154,7 +155,7 @@ func TestNoRedis(t *testing.T) {
 func TestTunerLogger(t *testing.T) {
 	dev := open(t)
 	var log strings.Builder
-	tu, err := dev.NewTuner(vkbench.TunerOptions{Table: "test", CachePath: "off", Budget: 50 * time.Millisecond, Warmup: -1,
+	tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: "off", Budget: 50 * time.Millisecond, Warmup: -1,
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
@@ -164,5 +165,75 @@ func TestTunerLogger(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), `msg="autotune: measured" key=`) {
 		t.Errorf("the program's logger has no record of the tune:\n%s", log.String())
+	}
+}
+
+// TestNewTunerContext: NewTuner's question to a shared store ends when
+// its context does, with an error that matches the context's and names
+// the store: a store that stopped answering (its process stopped, its
+// port open) held NewTuner, which took no context, for the URL's call
+// bound (20 s here), then let it go on as if the store were down. A
+// context ended already makes nothing. A cache file that another handle
+// holds locked does not hold NewTuner: it opens no file.
+func TestNewTunerContext(t *testing.T) {
+	srv := redistest.Start(t)
+	dev := open(t)
+	srv.Pause()
+	defer srv.Resume()
+	for _, c := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 200*time.Millisecond)
+		}, context.DeadlineExceeded},
+		{"cancel", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			return ctx, cancel
+		}, context.Canceled},
+		{"cancelled before", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, cancel
+		}, context.Canceled},
+	} {
+		ctx, cancel := c.ctx()
+		start := time.Now()
+		tu, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "test", CachePath: "off", Store: srv.URL()})
+		took := time.Since(start)
+		cancel()
+		// 5 s: far below the 20 s the store's call bound would take,
+		// far above what a busy machine adds to 200 ms.
+		if tu != nil || !errors.Is(err, c.want) || took > 5*time.Second {
+			t.Errorf("%s: NewTuner of a store that does not answer: %v, %v after %v; want %v at once", c.name, tu, err, took.Round(time.Millisecond), c.want)
+		} else if c.name != "cancelled before" && !strings.Contains(err.Error(), srv.Addr()) {
+			t.Errorf("%s: %v; want the store named", c.name, err)
+		}
+	}
+
+	path := filepath.Join(t.TempDir(), "autotune.db")
+	other, err := store.Open(store.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return []byte("{}"), nil })
+	}()
+	<-held
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	start := time.Now()
+	tu, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "test", CachePath: path})
+	took := time.Since(start)
+	cancel()
+	close(release)
+	if tu == nil || err != nil || took > time.Second {
+		t.Errorf("NewTuner of a cache file another handle holds locked: %v, %v after %v; want a tuner at once", tu, err, took.Round(time.Millisecond))
+	}
+	if err := errors.Join(<-done, other.Close()); err != nil {
+		t.Error(err)
 	}
 }

@@ -46,7 +46,7 @@ func open(t testing.TB) *vkbench.Device {
 // quickTuner is a tuner with a short budget and a cache file of its own.
 func quickTuner(t testing.TB, dev *vkbench.Device) *vkbench.Tuner {
 	t.Helper()
-	tuner, err := dev.NewTuner(vkbench.TunerOptions{
+	tuner, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{
 		Table:     "test",
 		CachePath: filepath.Join(t.TempDir(), "autotune.db"),
 		Budget:    50 * time.Millisecond,

@@ -94,7 +94,7 @@ func run(ctx context.Context, n int) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, dev.Close()) }() // releases all made from it
-	tuner, err := dev.NewTuner(vkbench.TunerOptions{Table: "quickstart"})
+	tuner, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "quickstart"})
 	if err != nil {
 		return err
 	}

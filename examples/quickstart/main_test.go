@@ -41,7 +41,7 @@ func TestQuickstart(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	tuner, err := dev.NewTuner(vkbench.TunerOptions{Table: "quickstart"})
+	tuner, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "quickstart"})
 	if err != nil {
 		t.Fatal(err)
 	}

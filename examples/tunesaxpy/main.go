@@ -181,7 +181,7 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 	defer func() { err = errors.Join(err, dev.Close()) }()
 	out.printf("device: %s (%s)\n", dev.Info().Name, dev.Info().Type)
 
-	tuner, err := dev.NewTuner(vkbench.TunerOptions{CachePath: *cache, Table: "tunesaxpy", Budget: *budget})
+	tuner, err := dev.NewTuner(ctx, vkbench.TunerOptions{CachePath: *cache, Table: "tunesaxpy", Budget: *budget})
 	if err != nil {
 		return err
 	}
