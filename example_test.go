@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale_offbyone.comp -o testdata/library/scale_offbyone.spv
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/histogram.comp -o testdata/library/histogram.spv
 //go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/scale_pastend.comp -o testdata/library/scale_pastend.spv
+//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute testdata/library/fixed.comp -o testdata/library/fixed.spv
 
 // scaleSPIRV computes y[i] = a * x[i] for i < n, with push constants
 // {uint n; float a;}, x at binding 0, y at binding 1, and the workgroup

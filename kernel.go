@@ -194,6 +194,8 @@ func workgroupOf(mod *spirv.Module, entry *spirv.Entry, given [3]uint32, constan
 type Pipeline struct {
 	exe    hal.Executable
 	kernel Kernel
+	// needs are the bytes each buffer of a Run must hold, in its order.
+	needs []need
 	// tuned marks a pipeline a Tuner returned: the Tuner's, which every
 	// later answer returns too, so its Release does nothing.
 	tuned bool
@@ -253,7 +255,56 @@ func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{exe: exe, kernel: k}, nil
+	return &Pipeline{exe: exe, kernel: k, needs: needsOf(c)}, nil
+}
+
+// need is what one buffer of a Run must hold: the bytes of the block at
+// its set and binding, with the kernel's constants (spirv's BufferBytes).
+type need struct {
+	set, binding uint32
+	bytes        int64
+}
+
+// needsOf returns what each buffer given to c holds at least, in Run's
+// order (set by set); zero where the module says nothing.
+func needsOf(c kernels.Candidate) []need {
+	mod, entry, err := spirv.Check(c.SPIRV, c.EntryPoint)
+	if err != nil {
+		return nil // checked when c was made
+	}
+	sets := c.Sets
+	if sets == nil {
+		sets = []int{c.Bindings}
+	}
+	spec := map[uint32]uint32{}
+	for _, k := range c.Constants {
+		spec[k.ID] = k.Value
+	}
+	needs := make([]need, c.Bindings)
+	for _, b := range mod.Bindings(entry) {
+		if int(b.Set) >= len(sets) || int(b.Binding) >= sets[b.Set] {
+			continue // the driver's to refuse
+		}
+		if n, ok := mod.BufferBytes(b, spec); ok {
+			i := int(b.Binding)
+			for _, before := range sets[:b.Set] {
+				i += before
+			}
+			needs[i] = need{b.Set, b.Binding, int64(min(n, math.MaxInt64))}
+		}
+	}
+	return needs
+}
+
+// tooSmall says how buffer i, of size bytes, holds less than needs ask
+// of it, or is "" where it does not.
+func tooSmall(needs []need, i int, size int64) string {
+	if i >= len(needs) || size >= needs[i].bytes {
+		return ""
+	}
+	n := needs[i]
+	return fmt.Sprintf("buffer %d (set %d binding %d) holds %d bytes; the kernel's block there takes %d (%d elements of 4 bytes)",
+		i, n.set, n.binding, size, n.bytes, (n.bytes+3)/4)
 }
 
 // Kernel returns the kernel the pipeline was built from, with its
@@ -278,8 +329,12 @@ func (p *Pipeline) Release() error {
 // to finish. What it wrote can then be read from the buffers.
 //
 // Wrong arguments (too few buffers, push constants of the wrong size, a
-// buffer of another device, no groups) are errors with code
-// InvalidArgument and nothing runs. A failure on the GPU is returned here;
+// buffer of another device, no groups, a buffer smaller than the block
+// its binding declares, such as float x[256] or float x[N] with N a
+// specialization constant) are errors with code InvalidArgument, naming
+// what was wrong, and nothing runs. A block that ends in a runtime array
+// (float x[]) takes any size: the kernel's own indexing decides what it
+// reads, which Run cannot know. A failure on the GPU is returned here;
 // if the device was lost it matches ErrDeviceLost. If ctx ends first, Run
 // returns exactly its error (code Cancelled or DeadlineExceeded) and the
 // dispatch finishes in the background; releasing its buffers and pipeline
@@ -298,6 +353,9 @@ func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []
 		}
 		if binds[i].Buffer == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.kernel.Name, i)
+		}
+		if what := tooSmall(p.needs, i, binds[i].Size); what != "" {
+			return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.kernel.Name, what)
 		}
 	}
 	return d.runOnce(ctx, func(cb hal.CommandBuffer) error {

@@ -474,3 +474,87 @@ func TestZeroDeviceAndShortRead(t *testing.T) {
 		t.Errorf("Read of 4 elements into 4: %v, %v", got, err)
 	}
 }
+
+//go:embed testdata/library/fixed.spv
+var fixedSPIRV []byte
+
+// TestRunBufferSizes: a buffer smaller than the block its binding
+// declares (float x[N], N a specialization constant) is refused by Run,
+// InvalidArgument naming the buffer, its binding, the bytes given and the
+// bytes the block takes, and nothing runs; a Problem too small for a
+// candidate is refused the same way. Both ran before, the kernel reading
+// and writing past the buffers with no word from the driver or the
+// validation layer.
+func TestRunBufferSizes(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	build := func(n uint32) *vkbench.Pipeline {
+		p, err := dev.Build(ctx, vkbench.Kernel{Name: "fixed", SPIRV: fixedSPIRV, Constants: map[uint32]uint32{1: n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	buffer := func(n int) *vkbench.Buffer[float32] {
+		b, err := vkbench.Upload(ctx, dev, slices.Repeat([]float32{1}, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = b.Release() })
+		return b
+	}
+	p256, p512 := build(256), build(512)
+	x256, y64, y256 := buffer(256), buffer(64), buffer(256)
+	half, err := x256.Slice(0, 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		p    *vkbench.Pipeline
+		x, y vkbench.Binding
+		want string
+	}{
+		{"output short", p256, x256, y64, "buffer 1 (set 0 binding 1) holds 256 bytes; the kernel's block there takes 1024 (256 elements of 4 bytes)"},
+		{"specialized longer", p512, x256, y256, "buffer 0 (set 0 binding 0) holds 1024 bytes; the kernel's block there takes 2048 (512 elements"},
+		{"slice short", p256, half, y256, "buffer 0 (set 0 binding 0) holds 512 bytes; the kernel's block there takes 1024"},
+	} {
+		err := dev.Run(ctx, c.p, vkbench.Groups(256, 64), nil, c.x, c.y)
+		if !errors.Is(err, vkbench.ErrInvalidArgument) || !strings.Contains(err.Error(), `Run "fixed": `+c.want) {
+			t.Errorf("%s: Run: %v; want InvalidArgument saying %q", c.name, err, c.want)
+		}
+	}
+	got := make([]float32, 256)
+	if err := y256.Read(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != 1 {
+		t.Errorf("a refused Run wrote y[0] = %v", got[0])
+	}
+	if err := dev.Run(ctx, p256, vkbench.Groups(256, 64), nil, x256, y256); err != nil {
+		t.Fatalf("Run with the sizes the blocks take: %v", err)
+	}
+	if err := y256.Read(ctx, got); err != nil || got[255] != 2 {
+		t.Errorf("y[255] = %v, %v; want 2", got[255], err)
+	}
+
+	op := &vkbench.Op{Name: "fixed", Dims: []string{"N"},
+		Candidates: []vkbench.Kernel{{Name: "fixed", SPIRV: fixedSPIRV}},
+		Prepare: func(ctx context.Context, d *vkbench.Device, size []int, _ uint64) (*vkbench.Problem, error) {
+			x, err := vkbench.NewBuffer[float32](ctx, d, size[0])
+			if err != nil {
+				return nil, err
+			}
+			y, err := vkbench.NewBuffer[float32](ctx, d, size[0])
+			if err != nil {
+				return nil, errors.Join(err, x.Release())
+			}
+			return &vkbench.Problem{Buffers: []vkbench.Binding{x, y}, Outputs: []vkbench.Binding{y},
+				Groups: func(k vkbench.Kernel) [3]uint32 { return vkbench.Groups(size[0], 64) }}, nil
+		},
+	}
+	const want = `the Problem at size 64, for candidate "fixed": buffer 0 (set 0 binding 0) holds 256 bytes; the kernel's block there takes 1024`
+	if p, err := quickTuner(t, dev).Fastest(ctx, op, 64); !errors.Is(err, vkbench.ErrInvalidArgument) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Fastest with a Problem too small: %v, %v; want InvalidArgument saying %q", p, err, want)
+	}
+}

@@ -63,7 +63,9 @@ type Op struct {
 // tuner releases Buffers, Outputs and Reset's buffers when it is done
 // with them.
 type Problem struct {
-	// Buffers are bound in order at bindings 0, 1, ... of every candidate.
+	// Buffers are bound in order at bindings 0, 1, ... of every candidate;
+	// one smaller than the block a candidate that applies at the size
+	// declares there is an InvalidArgument error, as in Run.
 	Buffers []Binding
 	// Outputs are the buffers among Buffers that the candidates write.
 	// Before each candidate's checked run they are filled with NaNs (all
@@ -398,6 +400,19 @@ func (pr *problem) describe(o *operation) error {
 		}
 		pr.binds = append(pr.binds, hal.Binding{Buffer: hb})
 		pr.bufs = append(pr.bufs, kernels.Operand{Buffer: hb, Name: fmt.Sprintf("binding %d", i), Role: role, DType: dt, Len: int64(n)})
+	}
+	// A buffer smaller than a candidate's block would be read and written
+	// past its end, with no word from the driver.
+	for _, c := range o.cands {
+		if c.Applies != nil && !c.Applies(pr.size) {
+			continue
+		}
+		needs := needsOf(c)
+		for i, b := range pr.bufs {
+			if what := tooSmall(needs, i, 4*b.Len); what != "" {
+				return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v, for candidate %q: %s (or the candidate's Applies leaves this size out)", o.name, pr.size, c.Name, what)
+			}
+		}
 	}
 	for _, k := range o.kerns {
 		pr.groups = append(pr.groups, p.Groups(k))

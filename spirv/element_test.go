@@ -40,3 +40,42 @@ func TestBufferElement(t *testing.T) {
 		}
 	}
 }
+
+// TestBufferBytes: a buffer binding takes at least its block's fixed
+// part, with its array lengths specialized; a runtime array that ends
+// the block counts as empty.
+func TestBufferBytes(t *testing.T) {
+	const src = `#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 1) const uint L = 8;
+layout(std430, binding = 0) buffer Runtime { float a[]; };
+layout(std430, binding = 1) buffer Fixed { float b[256]; };
+layout(std430, binding = 2) buffer Header { vec4 h; float c[]; };
+layout(std430, binding = 3) buffer Specialized { uint n; float d[L]; };
+layout(std140, binding = 4) uniform Uniform { mat4 m; };
+void main() { a[0] = b[0] + c[0] + d[0] + h.x + m[0][0] + float(n); }
+`
+	m, e, err := spirv.Check(compile(t, src, ""), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spec map[uint32]uint32
+		want []uint64
+	}{
+		{nil, []uint64{0, 1024, 16, 36, 64}},
+		{map[uint32]uint32{1: 512}, []uint64{0, 1024, 16, 2052, 64}},
+	} {
+		var got []uint64
+		for _, b := range m.Bindings(e) {
+			n, ok := m.BufferBytes(b, c.spec)
+			if !ok {
+				t.Errorf("%v: BufferBytes(%v) cannot be worked out", c.spec, b)
+			}
+			got = append(got, n)
+		}
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("constants %v: bytes of bindings 0 to 4 (-want +got):\n%s", c.spec, d)
+		}
+	}
+}

@@ -451,6 +451,23 @@ func (m *Module) PushConstantBytes(e *Entry, spec map[uint32]uint32) (int, bool)
 	return 0, true
 }
 
+// BufferBytes returns the bytes that b, one of m's buffer Bindings, takes
+// at least, with the specialization constants set as in spec (array
+// lengths are often constants): the end of its block's last member, a
+// runtime array that ends it counted empty, since a kernel indexes that
+// one as far as its buffer goes. False where b is not a buffer, is an
+// array of them, or a size cannot be worked out.
+func (m *Module) BufferBytes(b Binding, spec map[uint32]uint32) (uint64, bool) {
+	t := m.types[m.vars[b.variable]]
+	if b.Kind != StorageBuffer && b.Kind != UniformBuffer || t == nil || t.op != OpTypePointer {
+		return 0, false
+	}
+	if block := m.types[t.elem]; block == nil || block.op != OpTypeStruct {
+		return 0, false
+	}
+	return m.sizer(spec).size(t.elem, 0)
+}
+
 // SharedMemory returns the bytes of workgroup memory entry e declares,
 // with the specialization constants set as in spec (array lengths are
 // often constants such as the workgroup size), and false if a size cannot
