@@ -194,8 +194,8 @@ func workgroupOf(mod *spirv.Module, entry *spirv.Entry, given [3]uint32, constan
 type Pipeline struct {
 	exe    hal.Executable
 	kernel Kernel
-	// needs are the bytes each buffer of a Run must hold, in its order.
-	needs []need
+	// layout is what the module says of what a Run gives it.
+	layout layout
 	// tuned marks a pipeline a Tuner returned: the Tuner's, which every
 	// later answer returns too, so its Release does nothing.
 	tuned bool
@@ -255,7 +255,7 @@ func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{exe: exe, kernel: k, needs: needsOf(c)}, nil
+	return &Pipeline{exe: exe, kernel: k, layout: layoutOf(c)}, nil
 }
 
 // need is what one buffer of a Run must hold: the bytes of the block at
@@ -265,12 +265,21 @@ type need struct {
 	bytes        int64
 }
 
-// needsOf returns what each buffer given to c holds at least, in Run's
-// order (set by set); zero where the module says nothing.
-func needsOf(c kernels.Candidate) []need {
+// layout is what a kernel's module says of what a Run gives it, to tell
+// wrong arguments from right ones before they reach the GPU.
+type layout struct {
+	// buffers are what each buffer holds at least, in Run's order (set
+	// by set); zero where the module says nothing.
+	buffers []need
+	// floats are the byte offsets of the push constants' 32-bit floats.
+	floats []int
+}
+
+// layoutOf returns c's layout.
+func layoutOf(c kernels.Candidate) layout {
 	mod, entry, err := spirv.Check(c.SPIRV, c.EntryPoint)
 	if err != nil {
-		return nil // checked when c was made
+		return layout{} // checked when c was made
 	}
 	sets := c.Sets
 	if sets == nil {
@@ -280,7 +289,15 @@ func needsOf(c kernels.Candidate) []need {
 	for _, k := range c.Constants {
 		spec[k.ID] = k.Value
 	}
-	needs := make([]need, c.Bindings)
+	var l layout
+	if fields, ok := mod.PushConstantFields(entry, spec); ok {
+		for _, f := range fields {
+			if f.Scalar == (spirv.Scalar{Kind: "float", Bits: 32}) {
+				l.floats = append(l.floats, int(f.Offset))
+			}
+		}
+	}
+	l.buffers = make([]need, c.Bindings)
 	for _, b := range mod.Bindings(entry) {
 		if int(b.Set) >= len(sets) || int(b.Binding) >= sets[b.Set] {
 			continue // the driver's to refuse
@@ -290,21 +307,37 @@ func needsOf(c kernels.Candidate) []need {
 			for _, before := range sets[:b.Set] {
 				i += before
 			}
-			needs[i] = need{b.Set, b.Binding, int64(min(n, math.MaxInt64))}
+			l.buffers[i] = need{b.Set, b.Binding, int64(min(n, math.MaxInt64))}
 		}
 	}
-	return needs
+	return l
 }
 
-// tooSmall says how buffer i, of size bytes, holds less than needs ask
-// of it, or is "" where it does not.
-func tooSmall(needs []need, i int, size int64) string {
-	if i >= len(needs) || size >= needs[i].bytes {
+// tooSmall says how buffer i, of size bytes, holds less than l asks of
+// it, or is "" where it does not.
+func (l layout) tooSmall(i int, size int64) string {
+	if i >= len(l.buffers) || size >= l.buffers[i].bytes {
 		return ""
 	}
-	n := needs[i]
+	n := l.buffers[i]
 	return fmt.Sprintf("buffer %d (set %d binding %d) holds %d bytes; the kernel's block there takes %d (%d elements of 4 bytes)",
 		i, n.set, n.binding, size, n.bytes, (n.bytes+3)/4)
+}
+
+// intAsFloat says which of push's words is a float of l's that holds
+// the bits of a small integer, as Push packs an untyped constant
+// (Push(n, 2) for uint n; float a), or is "". Such bits are a float
+// below 1.2e-38, which no kernel means and a GPU may take for 0.
+func (l layout) intAsFloat(push []byte) string {
+	for _, off := range l.floats {
+		if off+4 > len(push) {
+			continue // the wrong length is the driver's to refuse
+		}
+		if bits := binary.LittleEndian.Uint32(push[off:]); bits != 0 && bits < 1<<23 {
+			return fmt.Sprintf("push constant at byte %d is a float in the kernel, and holds the integer %d (as a float, %g): pack it as float32(%d)", off, bits, math.Float32frombits(bits), bits)
+		}
+	}
+	return ""
 }
 
 // Kernel returns the kernel the pipeline was built from, with its
@@ -334,7 +367,9 @@ func (p *Pipeline) Release() error {
 // specialization constant) are errors with code InvalidArgument, naming
 // what was wrong, and nothing runs. A block that ends in a runtime array
 // (float x[]) takes any size: the kernel's own indexing decides what it
-// reads, which Run cannot know. A failure on the GPU is returned here;
+// reads, which Run cannot know. So is a small integer packed where the
+// kernel's push constants have a float (Push(n, 2) for "uint n; float
+// a;"): its bits are a float below 1.2e-38, which no kernel means. A failure on the GPU is returned here;
 // if the device was lost it matches ErrDeviceLost. If ctx ends first, Run
 // returns exactly its error (code Cancelled or DeadlineExceeded) and the
 // dispatch finishes in the background; releasing its buffers and pipeline
@@ -354,9 +389,12 @@ func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []
 		if binds[i].Buffer == nil {
 			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.kernel.Name, i)
 		}
-		if what := tooSmall(p.needs, i, binds[i].Size); what != "" {
+		if what := p.layout.tooSmall(i, binds[i].Size); what != "" {
 			return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.kernel.Name, what)
 		}
+	}
+	if what := p.layout.intAsFloat(push); what != "" {
+		return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.kernel.Name, what)
 	}
 	return d.runOnce(ctx, func(cb hal.CommandBuffer) error {
 		err := cb.Dispatch(hal.Dispatch{Executable: p.exe, Bindings: binds, PushConstants: push, Groups: groups})
@@ -381,6 +419,12 @@ func Groups(n, perGroup int) [3]uint32 {
 // int32, and other floats as float32. A value that is not a number, or an
 // integer that does not fit 32 bits, is a programming error: Push panics
 // naming it.
+//
+// Push cannot know the kernel's types, so give a float member a float:
+// for "uint n; float a;", Push(n, float32(2)), not Push(n, 2), which packs
+// the integer 2. Run reads the kernel's push-constant block, and refuses
+// such an integer where the kernel has a float (InvalidArgument, naming
+// the byte).
 func Push(values ...any) []byte {
 	out := make([]byte, 0, 4*len(values))
 	for i, v := range values {

@@ -558,3 +558,52 @@ func TestRunBufferSizes(t *testing.T) {
 		t.Errorf("Fastest with a Problem too small: %v, %v; want InvalidArgument saying %q", p, err, want)
 	}
 }
+
+// TestPushIntAsFloat: an integer packed where the kernel's push constants
+// have a float (Push(n, 10) for uint n; float a: the untyped 10 is an
+// int) is refused by Run, InvalidArgument saying which byte and how to
+// pack it, and nothing runs; so is a Problem's. Before, Run computed with
+// a = 1.4e-45 * 10 and returned nil, and a tune said only that no
+// candidate computed correctly.
+func TestPushIntAsFloat(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	p, err := dev.Build(ctx, scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := vkbench.Upload(ctx, dev, []float32{1, 2, 3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := vkbench.NewBuffer[float32](ctx, dev, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "push constant at byte 4 is a float in the kernel, and holds the integer 10 (as a float, 1.4e-44): pack it as float32(10)"
+	if err := dev.Run(ctx, p, vkbench.Groups(4, 64), vkbench.Push(4, 10), x, y); !errors.Is(err, vkbench.ErrInvalidArgument) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Run with an int for a float: %v; want InvalidArgument saying %q", err, want)
+	}
+	out := make([]float32, 4)
+	for _, a := range []float32{0, 10} {
+		if err := dev.Run(ctx, p, vkbench.Groups(4, 64), vkbench.Push(4, a), x, y); err != nil {
+			t.Fatalf("Run with a = %v: %v", a, err)
+		}
+		if err := y.Read(ctx, out); err != nil || out[3] != 4*a {
+			t.Errorf("a = %v: y = %v, %v; want y[3] = %v", a, out, err, 4*a)
+		}
+	}
+
+	op := scaleOpOf(scaleKernel)
+	prepare := op.Prepare
+	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+		pr, err := prepare(ctx, d, size, seed)
+		if err == nil {
+			pr.Push = vkbench.Push(size[0], 2)
+		}
+		return pr, err
+	}
+	if p, err := quickTuner(t, dev).Fastest(ctx, op, 64); !errors.Is(err, vkbench.ErrInvalidArgument) || !strings.Contains(err.Error(), "holds the integer 2") {
+		t.Errorf("Fastest with an int for a float in the Problem's Push: %v, %v; want InvalidArgument saying so", p, err)
+	}
+}

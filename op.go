@@ -72,7 +72,8 @@ type Problem struct {
 	// bits set), so that a kernel that writes nothing cannot pass on what
 	// another left there.
 	Outputs []Binding
-	// Push are the push constants of every candidate; nil if none.
+	// Push are the push constants of every candidate; nil if none. A
+	// small integer where a candidate has a float is refused, as in Run.
 	Push []byte
 	// Groups returns the workgroups to dispatch for candidate k (whose
 	// WorkgroupSize and Bindings are filled in from its module).
@@ -407,11 +408,14 @@ func (pr *problem) describe(o *operation) error {
 		if c.Applies != nil && !c.Applies(pr.size) {
 			continue
 		}
-		needs := needsOf(c)
+		l := layoutOf(c)
 		for i, b := range pr.bufs {
-			if what := tooSmall(needs, i, 4*b.Len); what != "" {
+			if what := l.tooSmall(i, 4*b.Len); what != "" {
 				return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v, for candidate %q: %s (or the candidate's Applies leaves this size out)", o.name, pr.size, c.Name, what)
 			}
+		}
+		if what := l.intAsFloat(p.Push); what != "" {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v, for candidate %q: %s", o.name, pr.size, c.Name, what)
 		}
 	}
 	for _, k := range o.kerns {

@@ -79,3 +79,41 @@ void main() { a[0] = b[0] + c[0] + d[0] + h.x + m[0][0] + float(n); }
 		}
 	}
 }
+
+// TestPushConstantFields: the push-constant block taken apart into its
+// scalars and their offsets, through vectors, arrays of a specialized
+// length, nested structs and matrices of either major.
+func TestPushConstantFields(t *testing.T) {
+	const src = `#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const uint L = 2;
+struct S { int i; float f; };
+layout(push_constant) uniform P { uint n; vec3 v; float w[L]; S s; mat2x3 m; layout(row_major) mat2 r; bool b; } p;
+layout(binding = 0) buffer B { float x[]; };
+void main() { x[0] = float(p.n) + p.v.x + p.w[1] + float(p.s.i) + p.s.f + p.m[1][2] + p.r[1][0] + float(p.b); }
+`
+	m, e, err := spirv.Check(compile(t, src, ""), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, i, f := spirv.Scalar{Kind: "uint", Bits: 32}, spirv.Scalar{Kind: "int", Bits: 32}, spirv.Scalar{Kind: "float", Bits: 32}
+	for _, c := range []struct {
+		spec map[uint32]uint32
+		want []spirv.Field
+	}{
+		// n 0; v 16..28; w[2] 28, 32 (stride 4); s 36, 40; m 48 (2
+		// columns of 3, a stride of 16: 48, 52, 56, then 64, 68, 72); r 80
+		// (rows of stride 8: r[0][0] 80, r[1][0] 84, r[0][1] 88, r[1][1]
+		// 92); b, a uint as glslc lays a bool out, 96.
+		{nil, []spirv.Field{{0, u}, {16, f}, {20, f}, {24, f}, {28, f}, {32, f}, {36, i}, {40, f},
+			{48, f}, {52, f}, {56, f}, {64, f}, {68, f}, {72, f}, {80, f}, {84, f}, {88, f}, {92, f}, {96, u}}},
+	} {
+		got, ok := m.PushConstantFields(e, c.spec)
+		if !ok {
+			t.Fatalf("%v: PushConstantFields cannot be worked out", c.spec)
+		}
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("constants %v: fields (-want +got):\n%s", c.spec, d)
+		}
+	}
+}
