@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/vkbench/vkbench/stats"
@@ -37,11 +36,6 @@ const (
 	OnlyInNew   Verdict = "only in new"
 	NotVerified Verdict = "not verified"
 )
-
-// Fails reports whether v fails a gate: NEW slower past the threshold,
-// or NEW computing a wrong result or failing where the base ran. The one
-// rule of what a regression is, for Compare and ab alike.
-func (v Verdict) Fails() bool { return v == Slower || v == Miscomputed || v == Broke }
 
 // ABRound is one round of a pair: each version's median time per run,
 // and the round's ratio NEW/OLD: the median of the ratios of the samples
@@ -265,47 +259,6 @@ func (r *ABReport) Finish() {
 			*n++
 		}
 	}
-}
-
-// The choices of what an undecided pair does to the gate
-// (ABReport.OnUnclear): nothing, a warning, or a failure.
-const (
-	UnclearPasses = "pass"
-	UnclearWarns  = "warn"
-	UnclearFails  = "fail"
-)
-
-// Undecided says, in words, what could not be decided: for each unclear
-// pair, how large a slowdown could not be ruled out, and after how many
-// rounds; none when every pair was decided.
-func (r *ABReport) Undecided() []string {
-	var out []string
-	for _, row := range r.Rows {
-		if row.Verdict == Unclear {
-			out = append(out, fmt.Sprintf("%s: %s after %s (%.0f s)", row.Name, row.Note, plural(len(row.Rounds), "round"), row.Seconds))
-		}
-	}
-	return out
-}
-
-// Failures says, in words, what fails the gate: the pairs NEW is slower
-// in, computed wrong in, or failed in where OLD ran, and the unclear ones
-// where OnUnclear is UnclearFails; "" when none.
-func (r *ABReport) Failures() string {
-	var parts []string
-	if r.Slower > 0 {
-		parts = append(parts, fmt.Sprintf("%d slower than OLD by more than %.1f%%", r.Slower, r.Threshold*100))
-	}
-	if r.Wrong > 0 {
-		parts = append(parts, fmt.Sprintf("%d computed a wrong result", r.Wrong))
-	}
-	if r.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed where OLD ran", r.Failed))
-	}
-	if r.Unclear > 0 && r.OnUnclear == UnclearFails {
-		parts = append(parts, fmt.Sprintf("%d undecided (--on-unclear fail)", r.Unclear))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // ParseAB reads an ab report (vkbench ab --format json), validated

@@ -162,6 +162,11 @@ type Report struct {
 	Unjudged    int `json:"unjudged"`
 	// Judged counts the rows whose difference could be judged.
 	Judged int `json:"judged"`
+	// Unclear counts the rows Undecided returns; OnUnclear is what they
+	// do to the gate (UnclearPasses, UnclearWarns or UnclearFails; ""
+	// is UnclearWarns), as ABReport's.
+	Unclear   int    `json:"unclear,omitempty"`
+	OnUnclear string `json:"on_unclear,omitempty"`
 	// Together is set when every judged benchmark, two or more, moved the
 	// same way by more than the threshold: what a device that ran at
 	// another speed during one of the runs (clocks, heat, other work on
@@ -314,26 +319,10 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 	if len(detectable) > 0 {
 		rep.Detectable = median(detectable)
 	}
+	rep.Unclear = len(rep.Undecided())
 	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep
 }
-
-// Undecided returns the rows judged the same whose rounds could not have
-// shown a slowdown of the threshold (Detectable past it): there, passing
-// the gate rules no regression out.
-func (rep Report) Undecided() []Row {
-	var out []Row
-	for _, r := range rep.Rows {
-		if r.Undecided(rep.Options.Threshold) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Undecided reports whether the row was judged the same while its rounds
-// could not have shown a slowdown of threshold (Detectable past it).
-func (r Row) Undecided(threshold float64) bool { return r.Verdict == Same && r.Detectable > threshold }
 
 // judge adjusts the raw p-values of the rows still to be judged by Holm's
 // step-down method (the k-th smallest of m multiplied by m − k + 1, never

@@ -92,7 +92,7 @@ a device failure, 4 the output could not be written.`,
 	cmd.Flags().Lookup("format").Usage = "output: table, json or junit"
 	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% bounds of NEW/OLD lie above 1 + threshold/100")
 	cmd.Flags().DurationVar(&lim.maxTime, "max-time", abMaxTime, "start no round after this long (the --count rounds are measured whatever the time); 0 measures exactly --count rounds")
-	cmd.Flags().StringVar(&lim.onUnclear, "on-unclear", results.UnclearWarns, "what a pair still unclear at --max-time does: pass (exit 0), warn (exit 0, a warning on stderr and, under GitHub Actions, a ::warning annotation) or fail (exit 1, an ::error annotation)")
+	onUnclearFlag(cmd.Flags(), &lim.onUnclear, "a pair still unclear at --max-time")
 	return cmd
 }
 
@@ -113,8 +113,9 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 		return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", lim.threshold*100)}
 	case lim.maxTime < 0:
 		return usageError{fmt.Errorf("--max-time %v: want 0 or more", lim.maxTime)}
-	case !slices.Contains([]string{results.UnclearPasses, results.UnclearWarns, results.UnclearFails}, lim.onUnclear):
-		return usageError{fmt.Errorf("--on-unclear %q: want pass, warn or fail", lim.onUnclear)}
+	}
+	if err := checkOnUnclear(lim.onUnclear); err != nil {
+		return err
 	}
 	if err := checkFormat(f.format, "table", "json", "junit"); err != nil {
 		return err
@@ -156,7 +157,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	if err := sess.close(cmd, err); err != nil {
 		return err
 	}
-	warnUnclear(cmd, rep)
+	warnUnclear(cmd, "ab", rep.OnUnclear, abTable(rep))
 	// The gate's verdict: a pair slower, NEW wrong or failed where OLD
 	// ran, or a pair unclear with --on-unclear fail.
 	if f := rep.Failures(); f != "" {

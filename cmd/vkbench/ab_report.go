@@ -3,11 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
@@ -30,57 +27,6 @@ func addPair(r *results.ABReport, p abPair, e *autotune.Entry, spent time.Durati
 	for _, n := range p.onlyNew {
 		r.AddUnpaired(prefix+n, p.op.Name(), n, results.OnlyInNew)
 	}
-}
-
-// warnUnclear says on stderr what could not be decided (a warning, or,
-// with --on-unclear fail, the reasons of the failure), wrapped to the
-// columns, unless --on-unclear pass asked for silence there (the report
-// still says it); under GitHub Actions it also writes each as an
-// annotation of one line, as Actions reads them: ::warning, or ::error
-// for a pair that fails the gate. Annotations go to standard
-// output, where Actions reads them, unless the report itself went there
-// (no -o): then to stderr, which Actions reads too.
-func warnUnclear(cmd *cobra.Command, r *results.ABReport) {
-	stderr := cmd.ErrOrStderr()
-	var b strings.Builder
-	for _, u := range r.Undecided() {
-		switch r.OnUnclear {
-		case results.UnclearWarns:
-			wrap(&b, "", "vkbench: warning: ab: undecided: "+u)
-		case results.UnclearFails:
-			wrap(&b, "", "vkbench: ab: undecided: "+u)
-		}
-	}
-	fmt.Fprint(stderr, b.String())
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
-		return
-	}
-	annotations := cmd.OutOrStdout()
-	if o, _ := cmd.Flags().GetString("output"); o == "" || o == "-" {
-		annotations = stderr
-	}
-	for _, row := range r.Rows {
-		level := ""
-		switch {
-		case row.Verdict.Fails(), row.Verdict == results.Unclear && r.OnUnclear == results.UnclearFails:
-			level = "error"
-		case row.Verdict == results.Unclear && r.OnUnclear == results.UnclearWarns:
-			level = "warning"
-		default:
-			continue
-		}
-		fmt.Fprintf(annotations, "::%s title=%s::%s\n", level, actionsEscape("vkbench ab: "+row.Name, true), actionsEscape(verdictText(row.Verdict, row.Note), false))
-	}
-}
-
-// actionsEscape escapes s for a GitHub Actions workflow command: its
-// message (%, CR, LF) or, with property, a property's value (: and , too).
-func actionsEscape(s string, property bool) string {
-	pairs := []string{"%", "%25", "\r", "%0D", "\n", "%0A"}
-	if property {
-		pairs = append(pairs, ":", "%3A", ",", "%2C")
-	}
-	return strings.NewReplacer(pairs...).Replace(s)
 }
 
 func writeAB(w io.Writer, format string, r *results.ABReport) error {
@@ -121,14 +67,22 @@ func abTable(r *results.ABReport) gateTable {
 		if row.HasBounds() {
 			bounds = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 		}
-		t.rows = append(t.rows, gateRow{row.Name, []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, bounds, rounds}, string(row.Verdict), row.Note})
+		g := gateRow{name: row.Name, cells: []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, bounds, rounds}, verdict: string(row.Verdict), note: row.Note}
+		switch v := row.Verdict; {
+		case v.Fails():
+			g.failure = verdictText(v, row.Note)
+		case v == results.Unclear:
+			g.unclear, g.undecided = verdictText(v, row.Note), row.Undecided()
+		case v == results.NotMeasured, v == results.OnlyOld, v == results.OnlyInNew:
+			g.skipped = verdictText(v, row.Note)
+		}
+		t.rows = append(t.rows, g)
 	}
 	return t
 }
 
 // writeABJUnit writes a case per pair, in its share of its operation's
-// time: a failure where it fails the gate (an unclear pair too, with
-// --on-unclear fail), skipped where it was not compared or is unclear.
+// time (gateTable.cases says which fail and which are skipped).
 func writeABJUnit(w io.Writer, r *results.ABReport) error {
 	perOp := map[string]int{}
 	for _, row := range r.Rows {
@@ -136,22 +90,12 @@ func writeABJUnit(w io.Writer, r *results.ABReport) error {
 			perOp[row.Op]++
 		}
 	}
-	var cases []junitCase
-	t := abTable(r)
+	cases := abTable(r).cases(r.OnUnclear)
 	for i, row := range r.Rows {
-		c := junitCase{Name: row.Name, Time: junitTime(0), Output: t.text(i)}
 		if n := perOp[row.Op]; n > 0 && row.Seconds > 0 {
 			// The operation's time, shared by its pairs.
-			c.Time = junitTime(row.Seconds / float64(n))
+			cases[i].Time = junitTime(row.Seconds / float64(n))
 		}
-		unclear := row.Verdict == results.Unclear
-		switch {
-		case row.Verdict.Fails(), unclear && r.OnUnclear == results.UnclearFails:
-			c.Failure = &junitMessage{Message: verdictText(row.Verdict, row.Note)}
-		case unclear, row.Verdict == results.NotMeasured, row.Verdict == results.OnlyOld, row.Verdict == results.OnlyInNew:
-			c.Skipped = &junitMessage{Message: verdictText(row.Verdict, row.Note)}
-		}
-		cases = append(cases, c)
 	}
 	return writeJUnit(w, "ab", r.Seconds, "", cases)
 }

@@ -496,7 +496,7 @@ func TestABUndecidedWrapped(t *testing.T) {
 	cmd := &cobra.Command{}
 	var stderr bytes.Buffer
 	cmd.SetErr(&stderr)
-	warnUnclear(cmd, r) // no -o: the annotation goes to stderr too
+	warnUnclear(cmd, "ab", r.OnUnclear, abTable(r)) // no -o: the annotation goes to stderr too
 	var warning, annotations []string
 	for _, line := range strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n") {
 		if strings.HasPrefix(line, "::") {

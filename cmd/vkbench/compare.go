@@ -2,12 +2,10 @@ package main
 
 import (
 	"cmp"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"path"
 	"slices"
 	"strings"
 
@@ -81,12 +79,23 @@ both in one process, alternating, and is the better one. Both files must
 come from devices of one name, in one mode (hot or --cold): another driver
 is a change compare judges, another GPU is not, and is refused.
 
-With --format json the report follows results/schema/compare-v1.json
-(schema vkbench.compare/v1). In JUnit, a benchmark not shown slower whose
-rounds were too scattered for a --threshold slowdown to show is skipped,
-saying how large a change could have shown.
+A benchmark judged the same whose rounds were too scattered for a
+--threshold slowdown to show is undecided: what it does is --on-unclear's,
+as for vkbench ab: pass, warn (the default: a warning on stderr naming it
+and how large a change could have shown, and under GitHub Actions an
+annotation) or fail (exit 1, saying the same). Under GitHub Actions
+(GITHUB_ACTIONS=true) each benchmark that fails the gate is an ::error
+annotation, on standard output when the report goes to -o, else on
+stderr.
 
-Exit status: 0 when nothing regressed, 1 when something did, 2 for bad input,
+With --format json the report follows results/schema/compare-v1.json
+(schema vkbench.compare/v1). In JUnit, an undecided benchmark is skipped,
+saying how large a change could have shown (a failure with --on-unclear
+fail).
+
+Exit status: 0 when nothing regressed (an undecided benchmark with
+--on-unclear pass or warn), 1 when something did, or a benchmark is
+undecided with --on-unclear fail, 2 for bad input,
 including files with too few rounds to judge (it says how many are needed)
 and files with no benchmark measured in both (it says what each holds), 4
 the output could not be written (with -o, the report is written on exit 1
@@ -100,6 +109,7 @@ func newCompareCmd() *cobra.Command {
 	thresholdPct := opts.Threshold * 100
 	var format, output string
 	var failOnMissing bool
+	onUnclear := results.UnclearWarns
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW | BASE... -- NEW...",
 		Short: "Compare two result files and fail on a significant regression",
@@ -113,6 +123,9 @@ func newCompareCmd() *cobra.Command {
 				return usageError{fmt.Errorf("--alpha %g is outside (0, 1)", opts.Alpha)}
 			}
 			if err := checkFormat(format, "table", "json", "junit"); err != nil {
+				return err
+			}
+			if err := checkOnUnclear(onUnclear); err != nil {
 				return err
 			}
 			if opts.Relative && opts.OwnTimes {
@@ -130,6 +143,7 @@ func newCompareCmd() *cobra.Command {
 				return err
 			}
 			rep, err := compareFiles(basePaths, newPaths, opts)
+			rep.OnUnclear = onUnclear
 			if err == nil {
 				err = writeCompare(out, format, rep)
 			}
@@ -143,17 +157,9 @@ func newCompareCmd() *cobra.Command {
 					}
 				}
 			}
-			missing := 0
-			if failOnMissing {
-				missing = rep.Missing
-			}
-			switch {
-			case missing == 0 && rep.Regressions > 0:
-				return errFailed(fmt.Sprintf("%d benchmark(s) regressed", rep.Regressions))
-			case missing > 0 && rep.Regressions == 0:
-				return errFailed(fmt.Sprintf("%d benchmark(s) missing or not measured (--fail-on-missing)", missing))
-			case missing > 0:
-				return errFailed(fmt.Sprintf("%d benchmark(s) regressed, %d missing or not measured (--fail-on-missing)", rep.Regressions, missing))
+			warnUnclear(cmd, "compare", rep.OnUnclear, compareTable(rep))
+			if f := rep.Failures(failOnMissing); f != "" {
+				return errFailed(f)
 			}
 			if rep.Unjudged > 0 {
 				return usageError{fmt.Errorf("%d benchmark(s) could not be judged: %s", rep.Unjudged, firstUnjudged(rep))}
@@ -168,6 +174,7 @@ func newCompareCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds and net of it (where both files measured it), even where the probe does not steady them")
 	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times alone, not relative to the probe as well")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
+	onUnclearFlag(cmd.Flags(), &onUnclear, "a benchmark judged the same whose rounds could not have shown a --threshold slowdown")
 	return cmd
 }
 
@@ -246,7 +253,24 @@ func compareTable(rep results.Report) gateTable {
 	t := gateTable{head: []string{"base", "new", "delta", "vs probe", "p", "rounds"}}
 	for _, r := range rep.Rows {
 		p, rounds := fmtP(r)
-		t.rows = append(t.rows, gateRow{r.Name, []string{report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), p, rounds}, string(r.Verdict), r.Note})
+		g := gateRow{name: r.Name, cells: []string{report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), p, rounds}, verdict: string(r.Verdict), note: r.Note}
+		threshold := 100 * rep.Options.Threshold
+		switch v := r.Verdict; {
+		case v == results.Slower && r.RelativeDelta != nil:
+			g.failure = fmt.Sprintf("slower by %s relative to the probe, %s by its own times (p=%.3g)", fmtRelative(r), fmtDelta(r.Delta), r.P)
+		case v == results.Slower:
+			g.failure = fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)
+		case v.Fails():
+			g.failure = verdictText(v, r.Note)
+		case v == results.OnlyBase, v == results.OnlyNew, v == results.NotMeasured:
+			g.skipped = verdictText(v, r.Note)
+		case r.Undecided(rep.Options.Threshold):
+			// Not shown slower, but a slowdown past the threshold could
+			// not have shown: CI must not see a plain pass.
+			g.unclear = fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(v, r.Note), detectableText(r.Detectable), threshold)
+			g.undecided = fmt.Sprintf("a slowdown of %.1f%% could not be ruled out: %s (%s rounds)", threshold, detectableText(r.Detectable), rounds)
+		}
+		t.rows = append(t.rows, g)
 	}
 	if rep.Probe == "" { // no probe: no column of changes relative to it
 		t.head = slices.Delete(t.head, 3, 4)
@@ -255,76 +279,6 @@ func compareTable(rep results.Report) gateTable {
 		}
 	}
 	return t
-}
-
-// gateTable is a gate's verdicts, compare's or ab's, for a person: the
-// titles of the figures' columns, and a row per benchmark.
-type gateTable struct {
-	head []string
-	rows []gateRow
-}
-
-// gateRow is a benchmark compared, or a pair of ab: its name, its
-// figures, its verdict and the note that explains it.
-type gateRow struct {
-	name          string
-	cells         []string
-	verdict, note string
-}
-
-// text is row i in a line of words, each figure after its column's title,
-// then the verdict with its note: a JUnit case's output.
-func (t gateTable) text(i int) string {
-	r := t.rows[i]
-	figures := make([]string, len(t.head))
-	for j, h := range t.head {
-		figures[j] = h + " " + r.cells[j]
-	}
-	return strings.Join(figures, ", ") + ": " + withNote(r.verdict, report.OneLine(r.note, 300))
-}
-
-// write writes the rows a line each, under the titles, grouped under
-// their names up to the last slash (the operation, type and size: a name
-// is its heading and its row together). A row holds the rest of its name
-// whole (one too long widens the table, as benchstat's do, rather than be
-// cut), its figures, and its verdict with a mark [n] for its note; the
-// notes follow the table, numbered, each once.
-func (t gateTable) write(b *strings.Builder) {
-	g := grid{whole: true}
-	g.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
-	var dirs, notes []string
-	byDir := map[string][]gateRow{}
-	for _, r := range t.rows {
-		dir, _ := path.Split(r.name)
-		switch {
-		case byDir[dir] != nil:
-		case dir == "": // names without a heading first, under none
-			dirs = slices.Insert(dirs, 0, dir)
-		default:
-			dirs = append(dirs, dir)
-		}
-		byDir[dir] = append(byDir[dir], r)
-	}
-	for _, dir := range dirs {
-		if dir != "" {
-			g.add(dir)
-		}
-		for _, r := range byDir[dir] {
-			v := r.verdict
-			if note := report.OneLine(r.note, 300); note != "" {
-				i := slices.Index(notes, note)
-				if i < 0 {
-					i, notes = len(notes), append(notes, note)
-				}
-				v += fmt.Sprintf(" [%d]", i+1)
-			}
-			g.add(slices.Concat([]string{"  " + strings.TrimPrefix(r.name, dir)}, r.cells, []string{v})...)
-		}
-	}
-	g.write(b)
-	for i, note := range notes {
-		wrap(b, "", fmt.Sprintf("[%d] %s", i+1, note))
-	}
 }
 
 // compareNotes is the summary of a comparison and the notes that say how
@@ -370,8 +324,12 @@ func compareNotes(rep results.Report) string {
 			ds[i] = r.Detectable
 		}
 		slices.Sort(ds)
-		fmt.Fprintf(&b, "note: %d of %s: %s (the median over those): a %.1f%% regression may have passed there; measure more rounds (--count), on a quieter machine, or gate with vkbench ab\n",
-			len(und), plural(rep.Judged, "benchmark", "benchmarks"), detectableText(ds[len(ds)/2]), 100*rep.Options.Threshold)
+		gate := "--on-unclear fail fails the gate there"
+		if rep.OnUnclear == results.UnclearFails {
+			gate = "they fail the gate (--on-unclear fail)"
+		}
+		fmt.Fprintf(&b, "note: %d of %s: %s (the median over those): a %.1f%% regression may have passed there; measure more rounds (--count), on a quieter machine, or gate with vkbench ab; %s\n",
+			len(und), plural(rep.Judged, "benchmark", "benchmarks"), detectableText(ds[len(ds)/2]), 100*rep.Options.Threshold, gate)
 	}
 	if rep.Together {
 		fmt.Fprintf(&b, "note: every benchmark moved the same way (median %s): a device that ran at another speed during one run (clocks, heat, other work on it) looks the same; vkbench ab measures both versions in one run, alternately, and is not misled so\n", fmtDelta(rep.Shift))
@@ -409,90 +367,12 @@ func fmtRelative(r results.Row) string {
 	return fmtDelta(*r.RelativeDelta)
 }
 
-type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-	Output   string      `xml:"system-out,omitempty"`
-}
-
-type junitCase struct {
-	Name    string        `xml:"name,attr"`
-	Class   string        `xml:"classname,attr"`
-	Time    string        `xml:"time,attr"` // seconds
-	Failure *junitMessage `xml:"failure,omitempty"`
-	Skipped *junitMessage `xml:"skipped,omitempty"`
-	Output  string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-}
-
-// writeJUnit writes a gate's cases as the JUnit suite "vkbench command",
-// which took seconds, with notes, the summary, as its output. Every case
-// is of class vkbench.command (vkbench.compare, vkbench.ab): CI systems
-// group cases by class, a package and a class where it has a dot, and a
-// job that runs both gates keeps their verdicts on one benchmark apart.
-func writeJUnit(w io.Writer, command string, seconds float64, notes string, cases []junitCase) error {
-	s := junitSuite{Name: "vkbench " + command, Tests: len(cases), Time: junitTime(seconds), Cases: cases, Output: notes}
-	for i, c := range cases {
-		cases[i].Class = "vkbench." + command
-		switch {
-		case c.Failure != nil:
-			s.Failures++
-		case c.Skipped != nil:
-			s.Skipped++
-		}
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
-}
-
-// writeCompareJUnit writes a case per benchmark: a failure where it
-// regressed, skipped where it was not compared or where a slowdown past
-// the threshold could not have shown.
+// writeCompareJUnit writes a case per benchmark (gateTable.cases says
+// which fail and which are skipped), with the notes as the suite's
+// output.
 func writeCompareJUnit(w io.Writer, rep results.Report) error {
-	var cases []junitCase
-	t := compareTable(rep)
-	for i, r := range rep.Rows {
-		// compare measures nothing: its cases take no time.
-		c := junitCase{Name: r.Name, Time: junitTime(0), Output: t.text(i)}
-		switch {
-		case r.Verdict == results.Slower:
-			c.Failure = &junitMessage{Message: fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)}
-			if r.RelativeDelta != nil {
-				c.Failure.Message = fmt.Sprintf("slower by %s relative to the probe, %s by its own times (p=%.3g)", fmtRelative(r), fmtDelta(r.Delta), r.P)
-			}
-		case r.Verdict == results.Miscomputed, r.Verdict == results.Broke:
-			c.Failure = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
-		case r.Verdict == results.OnlyBase, r.Verdict == results.OnlyNew, r.Verdict == results.NotMeasured:
-			c.Skipped = &junitMessage{Message: verdictText(r.Verdict, r.Note)}
-		case r.Undecided(rep.Options.Threshold):
-			// Not shown slower, but a slowdown past the threshold could
-			// not have shown: CI must not see a plain pass.
-			c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(r.Verdict, r.Note), detectableText(r.Detectable), 100*rep.Options.Threshold)}
-		}
-		cases = append(cases, c)
-	}
-	return writeJUnit(w, "compare", 0, compareNotes(rep), cases)
+	return writeJUnit(w, "compare", 0, compareNotes(rep), compareTable(rep).cases(rep.OnUnclear))
 }
-
-// junitTime is a test case's or suite's time as JUnit writes it, in
-// seconds.
-func junitTime(seconds float64) string { return fmt.Sprintf("%.3f", seconds) }
 
 // firstUnjudged is the note of the first row that could not be judged:
 // how many rounds there were, and what to do.
@@ -503,21 +383,6 @@ func firstUnjudged(rep results.Report) string {
 		}
 	}
 	return ""
-}
-
-// verdictText is a verdict, a compare row's or an ab pair's, and, where
-// there is one, its note, on one line ("not measured (no samples in new)").
-func verdictText(v results.Verdict, note string) string {
-	return withNote(string(v), report.OneLine(note, 300))
-}
-
-// withNote is a verdict followed by its note in parentheses, where it has
-// one.
-func withNote(verdict, note string) string {
-	if note == "" {
-		return verdict
-	}
-	return verdict + " (" + note + ")"
 }
 
 func fmtDelta(d float64) string {

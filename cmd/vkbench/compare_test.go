@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -338,6 +339,62 @@ func TestCompareJUnitSaysWhatCouldNotShow(t *testing.T) {
 			t.Errorf("%s skipped: %q", c.Name, c.Skipped.Message)
 		}
 	}
+}
+
+// TestCompareOnUnclear: --on-unclear does for compare what it does for
+// ab. On the noisy files, whose rounds could not have shown a 5%
+// slowdown, warn (the default) exits 0, warning on stderr and, under
+// GitHub Actions, with a ::warning annotation; fail exits 1, naming the
+// benchmark and what could not be ruled out, the annotation an ::error
+// and the JUnit case a failure; pass says nothing on stderr. compare
+// exited 0 whatever was asked: a real 10% slowdown passed on a busy
+// machine. Files that decide every benchmark pass with fail too.
+func TestCompareOnUnclear(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "true")
+	noisy := []string{compareData("noisy-base.json"), compareData("noisy-new.json")}
+	title := "title=vkbench compare%3A copy/u32/4096/vec4::"
+	undecided := "compare: undecided: copy/u32/4096/vec4: a slowdown of 5.0% could not be ruled out: with these rounds' spread only a change of about 61.9% or more could show (5+5 rounds)"
+	for _, c := range []struct {
+		choice, stderr, annotation string
+		code, failures, skipped    int
+	}{
+		{"warn", "vkbench: warning: " + undecided, "::warning " + title, exitOK, 0, 1},
+		{"fail", "vkbench: " + undecided + " vkbench: 1 benchmark(s) undecided (--on-unclear fail)", "::error " + title, exitRegression, 1, 0},
+		{"pass", "", "", exitOK, 0, 1},
+	} {
+		t.Run(c.choice, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "compare.xml")
+			r := mustRun(t, c.code, slices.Concat([]string{"compare", "--on-unclear", c.choice, "--format", "junit", "-o", out}, noisy)...)
+			if got := strings.Join(strings.Fields(r.stderr), " "); got != c.stderr {
+				t.Errorf("stderr %q; want %q", got, c.stderr)
+			}
+			if !strings.HasPrefix(r.stdout, c.annotation) || (c.annotation == "") != (r.stdout == "") || strings.Count(r.stdout, "\n") > 1 {
+				t.Errorf("stdout %q; want the one annotation %q...", r.stdout, c.annotation)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var suite junitReport
+			if err := xml.Unmarshal(data, &suite); err != nil {
+				t.Fatal(err)
+			}
+			if suite.Failures != c.failures || suite.Skipped != c.skipped || !strings.Contains(string(data), "a 5.0% regression may have passed") {
+				t.Errorf("JUnit: %d failures, %d skipped; want %d, %d, saying what may have passed\n%s", suite.Failures, suite.Skipped, c.failures, c.skipped, data)
+			}
+		})
+	}
+	r := mustRun(t, exitOK, slices.Concat([]string{"compare", "--format", "json"}, noisy)...)
+	validateAgainst(t, "compare-v1.json", []byte(r.stdout))
+	var rep results.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Unclear != 1 || rep.OnUnclear != results.UnclearWarns {
+		t.Errorf("JSON: %d unclear, on_unclear %q (%v); want 1, warn", rep.Unclear, rep.OnUnclear, err)
+	}
+	if !strings.Contains(r.stderr, "::warning "+title) {
+		t.Errorf("stderr %q: no annotation, where the report took standard output", r.stderr)
+	}
+	mustRun(t, exitOK, "compare", "--on-unclear", "fail", compareData("base.json"), compareData("faster.json"))
+	wantUsage(t, `^vkbench: --on-unclear "ignore": want pass, warn or fail\n$`, slices.Concat([]string{"compare", "--on-unclear", "ignore"}, noisy)...)
 }
 
 // TestCompareProbeShown: where both files have the probe, the table shows

@@ -1,0 +1,100 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+)
+
+// What the two gates, Compare's and ab's, share: one rule of what fails
+// (Verdict.Fails), and what a benchmark that could not be decided does
+// to the gate (OnUnclear).
+
+// Fails reports whether v fails a gate: NEW slower past the threshold,
+// or NEW computing a wrong result or failing where the base ran. The one
+// rule of what a regression is, for Compare and ab alike.
+func (v Verdict) Fails() bool { return v == Slower || v == Miscomputed || v == Broke }
+
+// The choices of what an undecided pair does to the gate
+// (ABReport.OnUnclear, Report.OnUnclear): nothing, a warning, or a failure.
+const (
+	UnclearPasses = "pass"
+	UnclearWarns  = "warn"
+	UnclearFails  = "fail"
+)
+
+// Undecided says, in words, what could not be decided: for each unclear
+// pair, its name and Undecided; none when every pair was decided.
+func (r *ABReport) Undecided() []string {
+	var out []string
+	for _, row := range r.Rows {
+		if row.Verdict == Unclear {
+			out = append(out, row.Name+": "+row.Undecided())
+		}
+	}
+	return out
+}
+
+// Undecided says of an unclear pair how large a slowdown could not be
+// ruled out, and after how many rounds.
+func (row ABRow) Undecided() string {
+	return fmt.Sprintf("%s after %s (%.0f s)", row.Note, plural(len(row.Rounds), "round"), row.Seconds)
+}
+
+// Failures says, in words, what fails the gate: the pairs NEW is slower
+// in, computed wrong in, or failed in where OLD ran, and the unclear ones
+// where OnUnclear is UnclearFails; "" when none.
+func (r *ABReport) Failures() string {
+	var parts []string
+	if r.Slower > 0 {
+		parts = append(parts, fmt.Sprintf("%d slower than OLD by more than %.1f%%", r.Slower, r.Threshold*100))
+	}
+	if r.Wrong > 0 {
+		parts = append(parts, fmt.Sprintf("%d computed a wrong result", r.Wrong))
+	}
+	if r.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed where OLD ran", r.Failed))
+	}
+	if r.Unclear > 0 && r.OnUnclear == UnclearFails {
+		parts = append(parts, fmt.Sprintf("%d undecided (--on-unclear fail)", r.Unclear))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Failures says, in words, what fails the gate: the benchmarks that
+// regressed (Verdict.Fails), with failOnMissing those missing or not
+// measured in one file, and the undecided ones where OnUnclear is
+// UnclearFails; "" when none.
+func (rep Report) Failures(failOnMissing bool) string {
+	var parts []string
+	noun := "benchmark(s) " // the first count's
+	add := func(n int, what string) {
+		if n > 0 {
+			parts, noun = append(parts, fmt.Sprintf("%d %s%s", n, noun, what)), ""
+		}
+	}
+	add(rep.Regressions, "regressed")
+	if failOnMissing {
+		add(rep.Missing, "missing or not measured (--fail-on-missing)")
+	}
+	if rep.OnUnclear == UnclearFails {
+		add(rep.Unclear, "undecided (--on-unclear fail)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Undecided returns the rows judged the same whose rounds could not have
+// shown a slowdown of the threshold (Detectable past it): there, passing
+// the gate rules no regression out.
+func (rep Report) Undecided() []Row {
+	var out []Row
+	for _, r := range rep.Rows {
+		if r.Undecided(rep.Options.Threshold) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Undecided reports whether the row was judged the same while its rounds
+// could not have shown a slowdown of threshold (Detectable past it).
+func (r Row) Undecided(threshold float64) bool { return r.Verdict == Same && r.Detectable > threshold }
