@@ -24,8 +24,8 @@ import (
 // the files name different winners there is none: the runs disagree, and
 // the pooled rounds are not a tune that picked one.
 // The probe is kept, its rounds concatenated, when every file has the same
-// one. Files of different hardware are refused (InvalidArgument): their
-// differences are not noise.
+// one. Files of different hardware, modes or objectives are refused
+// (InvalidArgument): their differences are not noise.
 func Merge(files ...*File) (*File, error) {
 	if len(files) == 0 {
 		return nil, status.New(status.InvalidArgument, "results: Merge: no files")
@@ -42,6 +42,12 @@ func Merge(files ...*File) (*File, error) {
 	for _, f := range files {
 		if f.Device.Hardware != out.Device.Hardware {
 			return nil, status.Newf(status.InvalidArgument, "results: Merge: files of different hardware (%s, %s)", out.Device.Hardware, f.Device.Hardware)
+		}
+		// Runs of one side may have other seeds (their inputs then vary
+		// between runs as their speed does), not other modes or
+		// objectives.
+		if f.Mode != out.Mode || f.objective() != out.objective() {
+			return nil, status.Newf(status.InvalidArgument, "results: Merge: files measured in %s mode for objective %s, and in %s mode for objective %s", out.Mode, out.objective(), f.Mode, f.objective())
 		}
 		out.Rounds += f.Rounds
 		if f.Probe == nil || files[0].Probe == nil || f.Probe.Name != files[0].Probe.Name {

@@ -215,6 +215,24 @@ func TestMerge(t *testing.T) {
 	if _, err := results.Merge(a, other); status.CodeOf(err) != status.InvalidArgument {
 		t.Errorf("merging files of other hardware: %v; want InvalidArgument", err)
 	}
+	// Runs of one side in other modes or for other objectives are not
+	// one side's runs (they were merged, the first file's mode and
+	// objective taken for all); other seeds are.
+	for _, change := range []func(f *results.File){
+		func(f *results.File) { f.Mode = "cold" },
+		func(f *results.File) { f.Objective = "energy" },
+	} {
+		other := probeFile(t, 1, 1)
+		change(other)
+		if _, err := results.Merge(a, other); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "results: Merge: files measured in hot mode for objective time, and in ") {
+			t.Errorf("merging files of other modes or objectives: %v; want InvalidArgument naming both", err)
+		}
+	}
+	seeded := probeFile(t, 1, 1)
+	seeded.Seed, seeded.Objective = 7, "time"
+	if _, err := results.Merge(a, seeded); err != nil {
+		t.Errorf("merging runs of other seeds: %v", err)
+	}
 
 	opts := results.DefaultCompareOptions
 	base, _ := results.Merge(probeFile(t, 1, 1), probeFile(t, 1.03, 1), probeFile(t, 0.97, 1))

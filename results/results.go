@@ -56,6 +56,8 @@ package results
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -181,6 +183,42 @@ func (f *File) Lookup(name string) (*Benchmark, bool) {
 	}
 	return nil, false
 }
+
+// Unalike says how a and b were measured where that makes their times
+// incomparable, each as "on NAME in MODE mode", with, where the files
+// differ in them, the objective that picked the winners (another one
+// measures energy beside the samples and drops no candidate early) and
+// the seed of the inputs (other inputs are other work): as and bs; both
+// "" where the files were measured alike. Another driver of one device,
+// another vkbench, other rounds and other conditions are what a
+// comparison judges or reports, and may differ. A file without a device
+// name (Go's benchmark format) says nothing of how it was measured.
+func Unalike(a, b *File) (as, bs string) {
+	if a.Device.Name == "" || b.Device.Name == "" {
+		return "", ""
+	}
+	var ea, eb []string
+	if oa, ob := a.objective(), b.objective(); oa != ob {
+		ea, eb = append(ea, "objective "+oa), append(eb, "objective "+ob)
+	}
+	if a.Seed != b.Seed {
+		ea, eb = append(ea, fmt.Sprintf("seed %d", a.Seed)), append(eb, fmt.Sprintf("seed %d", b.Seed))
+	}
+	if a.Device.Name == b.Device.Name && a.Mode == b.Mode && len(ea) == 0 {
+		return "", ""
+	}
+	say := func(f *File, extra []string) string {
+		s := fmt.Sprintf("on %s in %s mode", f.Device.Name, f.Mode)
+		if len(extra) > 0 {
+			s += " (" + strings.Join(extra, ", ") + ")"
+		}
+		return s
+	}
+	return say(a, ea), say(b, eb)
+}
+
+// objective is what picked f's winners: time where the file names none.
+func (f *File) objective() string { return cmp.Or(f.Objective, "time") }
 
 // ReadFile reads a results file by name; see Parse.
 func ReadFile(name string) (*File, error) {

@@ -76,8 +76,11 @@ busy machine more than four times in five; three, one time in five).
 Where the two runs cannot be interleaved on one machine, this is the gate;
 where they can (a kernel before and after a change), vkbench ab measures
 both in one process, alternating, and is the better one. Both files must
-come from devices of one name, in one mode (hot or --cold): another driver
-is a change compare judges, another GPU is not, and is refused.
+come from devices of one name, in one mode (hot or --cold), for one
+--objective and from one --seed (the inputs): another driver is a change
+compare judges; another GPU, mode, objective or seed is not, and is
+refused, naming both sides. The runs of one side may differ in their
+seeds, not in their modes or objectives.
 
 A benchmark judged the same whose rounds were too scattered for a
 --threshold slowdown to show is undecided: what it does is --on-unclear's,
@@ -190,10 +193,10 @@ func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (re
 	if err != nil {
 		return results.Report{}, usageError{err}
 	}
-	// Go benchmark files name no device. Another driver on the same
-	// device is one of the changes compare judges; another device is not.
-	if b, n := base.Device.Name, cur.Device.Name; b != "" && n != "" && (b != n || base.Mode != cur.Mode) {
-		return results.Report{}, usageError{fmt.Errorf("base ran on %s in %s mode, new on %s in %s mode: compare judges two runs on one kind of device in one mode, where a difference is the kernels' or the driver's; measure both sides alike", b, base.Mode, n, cur.Mode)}
+	// Another driver on the same device is one of the changes compare
+	// judges; another device, mode, objective or seed is not.
+	if b, n := results.Unalike(base, cur); b != "" {
+		return results.Report{}, usageError{fmt.Errorf("base ran %s, new %s: compare judges two runs measured alike (one kind of device, one mode, objective and seed), where a difference is the kernels' or the driver's; measure both sides alike", b, n)}
 	}
 	rep := results.Compare(base, cur, opts)
 	rep.Base, rep.New = basePaths, newPaths

@@ -622,34 +622,42 @@ func TestCompareLongNames(t *testing.T) {
 	}
 }
 
-// TestCompareOtherDevice: files measured on devices of other names, or
-// in other modes (hot against --cold), are refused, exit 2, naming both:
-// compare judged them as one kernel's change, without a word, so that
-// another GPU read as a regression or a speed-up. The same device under
-// another driver (its hardware key differs) is still compared: README's
-// driver upgrade.
+// TestCompareOtherDevice: files measured on devices of other names, in
+// other modes (hot against cold), for other objectives (time against
+// energy, which measures energy beside the samples and drops nothing
+// early) or from other seeds (other inputs) are refused, exit 2, naming
+// both: compare judged them as one kernel's change, without a word, so
+// that another GPU, or another objective or seed, read as a regression
+// or a speed-up. The same device under another driver (its hardware key
+// differs) is still compared (README's driver upgrade), and so are files
+// of another vkbench, other rounds or a file's objective given where
+// the other's is left out as time.
 func TestCompareOtherDevice(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(compareData("slower.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	write := func(text string) string {
+		path := filepath.Join(dir, "other.json")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
 	for _, c := range []struct{ from, to, want string }{
 		{`"name": "Crafted GPU"`, `"name": "Other GPU"`, `base ran on Crafted GPU in hot mode, new on Other GPU in hot mode`},
 		{`"mode": "hot"`, `"mode": "cold"`, `base ran on Crafted GPU in hot mode, new on Crafted GPU in cold mode`},
+		{`"seed": 1,`, `"seed": 1, "objective": "energy",`, `base ran on Crafted GPU in hot mode (objective time), new on Crafted GPU in hot mode (objective energy)`},
+		{`"seed": 1,`, `"seed": 7, "objective": "edp",`, `base ran on Crafted GPU in hot mode (objective time, seed 1), new on Crafted GPU in hot mode (objective edp, seed 7)`},
 	} {
-		other := filepath.Join(dir, "other.json")
-		if err := os.WriteFile(other, []byte(strings.Replace(string(data), c.from, c.to, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		wantUsage(t, "^vkbench: "+regexp.QuoteMeta(c.want)+`: compare judges two runs on one kind of device in one mode`, "compare", compareData("base.json"), other)
+		other := write(strings.Replace(string(data), c.from, c.to, 1))
+		wantUsage(t, "^vkbench: "+regexp.QuoteMeta(c.want)+`: compare judges two runs measured alike \(one kind of device, one mode, objective and seed\)`, "compare", compareData("base.json"), other)
 	}
-	driver := filepath.Join(dir, "driver.json")
 	text := strings.Replace(strings.Replace(string(data), `"crafted_0000_test"`, `"crafted_0000_test-2.0"`, 1), `"crafted 1.0"`, `"crafted 2.0"`, 1)
-	if err := os.WriteFile(driver, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, exitRegression, "compare", compareData("base.json"), driver)
+	text = strings.Replace(text, `"0.1.0-dev"`, `"0.2.0"`, 1)
+	text = strings.Replace(text, `"seed": 1,`, `"seed": 1, "objective": "time",`, 1)
+	mustRun(t, exitRegression, "compare", compareData("base.json"), write(text))
 }
 
 // TestCompareFlagRanges: a --threshold or --alpha out of range is named
