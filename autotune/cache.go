@@ -144,7 +144,7 @@ func beyond(o Objective, a, b results.Result) bool {
 			lo, hi = interval(*r.Stats)
 			return lo, hi, true
 		}
-		_, lo, hi, ok = objectiveValue(o, r)
+		_, lo, hi, ok = r.ObjectiveValue(string(o))
 		return lo, hi, ok && lo > 0
 	}
 	_, aHi, aOK := bounds(a)

@@ -373,22 +373,6 @@ func busyPower(e, dt, busy, idle float64) float64 {
 	return e / dt
 }
 
-// objectiveValue is what the objective ranks r by, with its 95% interval
-// [lo, hi] (zero where unknown), and whether r has it.
-func objectiveValue(o Objective, r results.Result) (v, lo, hi float64, ok bool) {
-	if r.Stats == nil {
-		return 0, 0, 0, false
-	}
-	switch o {
-	case ObjectiveEnergy:
-		return r.EnergyJ, r.EnergyLoJ, r.EnergyHiJ, r.EnergyJ > 0
-	case ObjectiveEDP:
-		t := r.Stats.Median
-		return r.EnergyJ * t, r.EnergyLoJ * t, r.EnergyHiJ * t, r.EnergyJ > 0
-	}
-	return r.Stats.Median, r.Stats.Lo, r.Stats.Hi, true
-}
-
 // pickByObjective re-picks e's winner by its objective, among the
 // candidates ranked (those measured to the end, in the order of time):
 // the one with the lowest objective value, unless others tie with it,
@@ -409,7 +393,7 @@ func pickByObjective(e *Entry, ranked []int) {
 	}
 	var s []scored
 	for _, i := range ranked {
-		v, lo, hi, ok := objectiveValue(e.Objective, e.Results[i])
+		v, lo, hi, ok := e.Results[i].ObjectiveValue(string(e.Objective))
 		if !ok {
 			e.ObjectiveNote = fmt.Sprintf("%s has no energy per run: picked by time", e.Results[i].Name)
 			e.Objective = ObjectiveTime

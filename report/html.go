@@ -187,7 +187,7 @@ p.note { color: #555; }
 </head>
 <body>
 <h1>vkbench report</h1>
-<p>Drawn by vkbench {{.Version}}.{{if .Runs}} Each chart {{if .AB}}of a run {{end}}shows every candidate's median time per run with its 95% confidence interval (lower is better); the winner is filled (★ in the tables).{{if .Several}} The files overlay: one point per file, in the file's colour.{{end}}{{end}}{{if .AB}} Each chart of vkbench ab shows every pair's time NEW/OLD (the median of its rounds' ratios) with its 95% interval, in the colour of its verdict, against lines at 1 and at 1 ± the threshold (above 1: NEW slower).{{end}}</p>
+<p>Drawn by vkbench {{.Version}}.{{if .Runs}} Each chart {{if .AB}}of a run {{end}}shows every candidate's median time per run with its 95% confidence interval (lower is better); the winner is filled (★ in the tables) and first, the others best first.{{if .Several}} The files overlay: one point per file, in the file's colour.{{end}}{{end}}{{if .AB}} Each chart of vkbench ab shows every pair's time NEW/OLD (the median of its rounds' ratios) with its 95% interval, in the colour of its verdict, against lines at 1 and at 1 ± the threshold (above 1: NEW slower).{{end}}</p>
 <table>
 <tr><th>file</th><th>device</th><th>hardware</th><th>driver</th><th>mode</th><th>seed</th><th>measured</th><th>vkbench</th><th>benchmarks</th></tr>
 {{- range .Files}}

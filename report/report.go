@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -195,6 +196,64 @@ func groupBenchmarks(in []Input) []*opGroup {
 	return groups
 }
 
+// order puts g's candidates in the order a reader looks for them: the
+// winner first (the first file's that names one), then as the first file
+// ranks them, and where it does not tell two apart (neither measured
+// there), as the next does: those measured, best first by the file's
+// objective (time, energy or edp; time where a candidate measured there
+// has no energy), then those dropped early by the same value, then the
+// ones not measured at all; ties by name.
+func (g *opGroup) order(in []Input) {
+	type rank struct {
+		class int // 0 measured, 1 dropped early, 2 not measured
+		value float64
+	}
+	ranks := map[string][]rank{}
+	winner := ""
+	for f, input := range in {
+		objective := input.File.Objective
+		for _, c := range g.cands {
+			if b := g.at[c][f]; measured(b) {
+				if _, _, _, ok := b.ObjectiveValue(objective); !ok {
+					objective = "time"
+				}
+			}
+		}
+		for _, c := range g.cands {
+			r := rank{class: 2}
+			switch b := g.at[c][f]; {
+			case !measured(b):
+			case b.Outcome == results.Measured:
+				r.class = 0
+			case b.Outcome == results.Dropped:
+				r.class = 1
+			}
+			if r.class < 2 {
+				r.value, _, _, _ = g.at[c][f].ObjectiveValue(objective)
+			}
+			ranks[c] = append(ranks[c], r)
+		}
+		if winner == "" {
+			winner = g.winner(f)
+		}
+	}
+	slices.SortFunc(g.cands, func(a, b string) int {
+		switch {
+		case a == winner:
+			return -1
+		case b == winner:
+			return 1
+		}
+		for f := range in {
+			ra, rb := ranks[a][f], ranks[b][f]
+			if c := cmp.Or(cmp.Compare(ra.class, rb.class), cmp.Compare(ra.value, rb.value)); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a, b)
+	})
+}
+
 // measured reports whether b has a median to draw.
 func measured(b *results.Benchmark) bool {
 	return b != nil && b.Stats != nil && b.Stats.Median > 0
@@ -212,6 +271,9 @@ type report struct {
 
 func build(in []Input, opts Options) *report {
 	rep := &report{in: in, version: opts.Version, groups: groupBenchmarks(in)}
+	for _, g := range rep.groups {
+		g.order(in)
+	}
 	for f, input := range in {
 		hw := input.File.Device.Hardware
 		i := slices.IndexFunc(rep.roofs, func(rl roofline) bool { return rl.hardware == hw })

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // TestWrite draws a crafted result file in every format, straight from
@@ -173,4 +178,60 @@ func TestPageSaysWhatItsChartsShow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCandidatesBestFirst: a page's table lists an operation's
+// candidates as a reader looks for them: the winner first, marked, then
+// those measured, best first by the file's objective, then those
+// dropped early, then those not measured at all, ties by name. It listed
+// them in the file's order, the catalogue's, so that the winner of copy
+// came second after a kernel dropped as much slower, and gemm's last.
+func TestCandidatesBestFirst(t *testing.T) {
+	in, err := report.ReadFiles([]string{"../testdata/cli/report-input.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"★vec4", "vec4-unroll4", "scalar"}, {"★regblock", "naive", "regblock-big", "tiled"}}
+	if d := cmp.Diff(want, tableRows(t, in)); d != "" {
+		t.Errorf("the tables' candidates (-want +got):\n%s", d)
+	}
+	// Picked by energy: the winner uses the least, the fastest is last;
+	// two of one energy keep their names' order.
+	bench := func(cand string, median, joules float64, outcome results.Outcome) results.Benchmark {
+		b := results.Benchmark{Name: "copy/u32/64/" + cand, Op: "copy", DType: "u32", Shape: "64", Candidate: cand}
+		b.Outcome = outcome
+		if outcome == results.Measured {
+			b.Stats, b.EnergyJ = &stats.Stats{Median: median, N: 10, Batch: 1}, joules
+		} else {
+			b.Error = "failed to build"
+		}
+		return b
+	}
+	f := &results.File{Schema: results.Schema, Time: time.Now(), Device: results.Device{Name: "GPU", Hardware: "gpu"}, Mode: "hot", Rounds: 1, Objective: "energy",
+		Benchmarks: []results.Benchmark{bench("a", 1e-3, 3, results.Measured), bench("aa", 0, 0, results.Failed), bench("d", 1.5e-3, 2, results.Measured),
+			bench("c", 1.5e-3, 2, results.Measured), bench("b", 2e-3, 1, results.Measured)}}
+	f.Benchmarks[4].Winner = true
+	if d := cmp.Diff([][]string{{"★b", "c", "d", "a", "aa"}}, tableRows(t, []report.Input{{Label: "energy.json", File: f}})); d != "" {
+		t.Errorf("by energy (-want +got):\n%s", d)
+	}
+}
+
+// tableRows are the candidates of each table of in's page, in order, the
+// winner's name after its mark.
+func tableRows(t *testing.T, in []report.Input) [][]string {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := report.Write(&buf, report.HTML, in, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	row := regexp.MustCompile(`<tr(?: class="winner")?><td>(★?)</td><td>([^<]*)</td>`)
+	for _, table := range strings.Split(buf.String(), "<table>")[2:] {
+		var names []string
+		for _, m := range row.FindAllStringSubmatch(table, -1) {
+			names = append(names, m[1]+m[2])
+		}
+		out = append(out, names)
+	}
+	return out
 }

@@ -77,6 +77,25 @@ type Measurement struct {
 	PowerW    float64 `json:"power_w,omitempty"`
 }
 
+// ObjectiveValue is what objective ranks m by ("time", "energy" or
+// "edp", as a results file names it: its median time per run, its energy
+// per run, or their product), with its 95% interval [lo, hi] (zero where
+// unknown), and whether m has it. The one ranking of a tune's pick and of
+// the report's tables.
+func (m Measurement) ObjectiveValue(objective string) (v, lo, hi float64, ok bool) {
+	if m.Stats == nil {
+		return 0, 0, 0, false
+	}
+	switch objective {
+	case "energy":
+		return m.EnergyJ, m.EnergyLoJ, m.EnergyHiJ, m.EnergyJ > 0
+	case "edp":
+		t := m.Stats.Median
+		return m.EnergyJ * t, m.EnergyLoJ * t, m.EnergyHiJ * t, m.EnergyJ > 0
+	}
+	return m.Stats.Median, m.Stats.Lo, m.Stats.Hi, true
+}
+
 // Drop is the moment a candidate was dropped early as much slower: how
 // many samples it had, its median then, and the leader's name and median
 // then; where several rounds each dropped it, how many, and this in the
