@@ -47,7 +47,10 @@
 //     ArrayStride, MatrixStride and Offset decorations; a bool takes 4
 //     bytes; arrays sized by specialization constants take the values
 //     given. A size that cannot be worked out is reported as unknown,
-//     never guessed.
+//     never guessed. A buffer's size (BufferBytes) is the same end of its
+//     block, a runtime array that ends it counted empty; the push
+//     constants' scalars (PushConstantFields) are found by the same
+//     decorations.
 //   - A constant computed from specialization constants (OpSpecConstantOp:
 //     glslang's 2u * BK * (BM / 4u + 1u) or gl_WorkGroupSize.x * 4u) is
 //     worked out, for array lengths and workgroup sizes alike, with the
