@@ -5,13 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -199,24 +197,27 @@ func sameVersion(a, b os.FileInfo) bool {
 // when the file changed, and closed after readerIdle without use.
 // Elsewhere the file is opened for each call.
 func (bf *boltFile) View(fn func(Tx) error) error {
-	err, ferr := bf.read(fn)
+	err, ferr := bf.read(bf.lockWait(), fn)
 	if ferr != nil {
 		return bf.fileError(ferr, "reading")
 	}
 	return err
 }
 
-// read is View with fn's error and the file's (not yet wrapped by
-// fileError) apart.
-func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
+// read is View, waiting at most wait for another process's lock, with
+// fn's error and the file's (not yet wrapped by fileError) apart.
+func (bf *boltFile) read(wait time.Duration, fn func(Tx) error) (err, fileErr error) {
 	bf.rmu.Lock()
 	defer bf.rmu.Unlock()
-	rd, unlock, ferr := bf.lockReader()
+	rd, unlock, ferr := bf.lockReader(wait)
 	if rd == nil || ferr != nil {
 		return nil, ferr
 	}
 	err = guard(func() error {
 		return rd.db.View(func(tx *bolt.Tx) error {
+			if err := checkOwner(tx); err != nil {
+				return err
+			}
 			if err := truncated(tx, rd.seen); err != nil {
 				return err
 			}
@@ -228,15 +229,19 @@ func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 		return nil, uerr
 	}
 	d, damaged := errors.AsType[*damageError](err)
-	if damaged || !canRelock {
+	_, foreign := err.(foreignError)
+	if damaged || foreign || !canRelock {
 		bf.dropReader()
 	} else {
 		rd.used = time.Now()
 	}
-	if damaged {
-		if d.file == nil {
-			d.file = rd.seen
-		}
+	switch {
+	case foreign:
+		return nil, err
+	case damaged && d.file == nil:
+		d.file = rd.seen
+		fallthrough
+	case damaged:
 		return nil, d
 	}
 	if p, ok := err.(callerPanic); ok {
@@ -245,13 +250,13 @@ func (bf *boltFile) read(fn func(Tx) error) (err, fileErr error) {
 	return err, nil
 }
 
-// lockReader returns the read handle with the file's shared lock held,
-// and the function that releases it, opening the file if there is no
-// handle or if the file changed since it was read; nil when there is no
-// file to read.
-func (bf *boltFile) lockReader() (*reader, func() error, error) {
+// lockReader returns the read handle with the file's shared lock held
+// (waiting at most wait for it), and the function that releases it,
+// opening the file if there is no handle or if the file changed since it
+// was read; nil when there is no file to read.
+func (bf *boltFile) lockReader(wait time.Duration) (*reader, func() error, error) {
 	if rd := bf.rd; rd != nil {
-		fl, err := lockPath(bf.path, os.O_RDONLY, false, bf.lockWait())
+		fl, err := lockPath(bf.path, os.O_RDONLY, false, wait)
 		if err == nil {
 			// The lock is on the file the path names now: the one
 			// mapped, or one that replaced it.
@@ -278,7 +283,7 @@ func (bf *boltFile) lockReader() (*reader, func() error, error) {
 		// died before writing: nothing to read either way.
 		return nil, nil, nil
 	}
-	db, f, err := bf.openDB(true)
+	db, f, err := bf.openDB(true, wait)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil // moved aside since the Stat
 	}
@@ -360,10 +365,10 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 	// Read first: opening for writing loads the free list, which on a
 	// truncated file lies past its end (bbolt would read whatever is
 	// mapped there), and the read handle is usually open already.
-	if _, ferr := bf.read(func(Tx) error { return nil }); ferr != nil {
+	if _, ferr := bf.read(bf.lockWait(), func(Tx) error { return nil }); ferr != nil {
 		return bf.openError(ferr)
 	}
-	db, f, err := bf.openDB(false)
+	db, f, err := bf.openDB(false, bf.lockWait())
 	if err != nil {
 		return bf.openError(err)
 	}
@@ -377,6 +382,10 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 				return err
 			}
 			if err := truncated(tx, fi); err != nil {
+				return err
+			}
+			// Read as another program's file a moment ago, or not yet.
+			if err := mark(tx); err != nil {
 				return err
 			}
 			btx := &boltTx{tx: tx}
@@ -406,26 +415,39 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 	return bf.fileError(err, "writing")
 }
 
-// probeWrite refuses a file bbolt did not write, and waits for the file's
-// exclusive lock as a commit would (at most the lock timeout) and lets it
-// go at once, writing nothing: a command that must commit asks before it
-// measures, not after. A file not there yet holds no lock; a platform
-// without flock says nothing of locks.
+// check opens the file, reading none of its tables, to refuse one that
+// is not a tune cache (owner.go), named by fileError. Anything else it
+// meets is left to the reads and writes that follow (damage, moved aside
+// by the next commit; a lock held longer than a write holds it,
+// lockRetry; a newer bbolt): nil.
+func (bf *boltFile) check() error {
+	_, ferr := bf.read(min(lockRetry, bf.timeout), func(Tx) error { return nil })
+	switch ferr.(type) {
+	case notCacheError, foreignError, notRegularError:
+		return bf.fileError(ferr, "reading")
+	}
+	return nil
+}
+
+// probeWrite waits for the file's exclusive lock as a commit would (at
+// most the lock timeout) and lets it go at once, writing nothing, and
+// refuses a file that is not a tune cache (check): a command that must
+// commit asks before it measures, not after. A file not there yet holds
+// no lock; a platform without flock says nothing of locks.
 func (bf *boltFile) probeWrite() error {
-	if fi, err := os.Stat(bf.path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && !boltHeader(bf.path) {
-		return bf.fileError(notCacheError{}, "writing")
+	if canRelock {
+		fl, err := lockPath(bf.path, os.O_RDWR, true, bf.timeout)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return bf.fileError(err, "writing")
+		}
+		if err := fl.Unlock(); err != nil {
+			return bf.fileError(err, "writing")
+		}
 	}
-	if !canRelock {
-		return nil
-	}
-	fl, err := lockPath(bf.path, os.O_RDWR, true, bf.timeout)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return bf.fileError(err, "writing")
-	}
-	return fl.Unlock()
+	return bf.check()
 }
 
 // openError is err, met opening the file: damage as it is, for update to
@@ -437,14 +459,14 @@ func (bf *boltFile) openError(err error) error {
 	return bf.fileError(err, "opening")
 }
 
-// openDB opens the file, waiting at most the lock timeout for other
-// processes, and returns it with the *os.File bolt.Open opened (so that
+// openDB opens the file, waiting at most wait for other processes'
+// locks, and returns it with the *os.File bolt.Open opened (so that
 // its lock can be released and retaken). Errors that mean the file is not
 // a usable database are damageErrors.
-func (bf *boltFile) openDB(readOnly bool) (*bolt.DB, *os.File, error) {
+func (bf *boltFile) openDB(readOnly bool, wait time.Duration) (*bolt.DB, *os.File, error) {
 	var file *os.File
 	var opened os.FileInfo
-	opts := &bolt.Options{Timeout: bf.lockWait(), ReadOnly: readOnly,
+	opts := &bolt.Options{Timeout: wait, ReadOnly: readOnly,
 		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 			f, err := os.OpenFile(name, flag, perm)
 			if err == nil {
@@ -505,10 +527,12 @@ func (bf *boltFile) fileError(err error, doing string) error {
 	if d, ok := errors.AsType[*damageError](err); ok {
 		return status.Wrapf(d, status.DataLoss, "store: cache %s is damaged (it will be moved aside by the next commit)", bf.path)
 	}
-	if _, ok := errors.AsType[notCacheError](err); ok {
+	switch err.(type) {
+	case notCacheError:
 		return status.Wrapf(err, status.FailedPrecondition, "store: cache %s is not a tune cache; it is left as it is (use another file, or remove it)", bf.path)
-	}
-	if _, ok := errors.AsType[notRegularError](err); ok {
+	case foreignError:
+		return status.Newf(status.FailedPrecondition, "store: cache %s is %v; it is left as it is (use another file, or remove it)", bf.path, err)
+	case notRegularError:
 		return status.Wrapf(err, status.FailedPrecondition, "store: cache %s is left as it is", bf.path)
 	}
 	if l, ok := errors.AsType[lockedError](err); ok {
@@ -528,46 +552,6 @@ func (bf *boltFile) fileError(err error, doing string) error {
 	}
 	return status.Wrapf(err, status.FailedPrecondition, "store: %s cache %s", doing, bf.path)
 }
-
-// notCacheError is the error of a cache path that names a file bbolt did
-// not write: a results file or any other given as the cache by mistake.
-// Damage that bbolt's own writes can leave keeps one of the meta pages'
-// headers, and a crash that loses the writes leaves zeros; anything else
-// is not moved aside as damaged, which would take its name, but left as
-// it is.
-type notCacheError struct{}
-
-func (notCacheError) Error() string { return "no bbolt database header in it" }
-
-// boltMagic is the number at byte 16 of a bbolt meta page, the first two
-// pages of its file.
-const boltMagic = 0xED0CDAED
-
-// boltHeader reports whether the file at path has a bbolt meta page's
-// magic number where the first or the second meta page begins, whatever
-// the page size it was written with (the second's offset), or begins with
-// nothing but zeros, or cannot be read to tell.
-func boltHeader(path string) bool {
-	data := make([]byte, 64<<10+20)
-	f, err := os.Open(path)
-	if err != nil {
-		return true
-	}
-	n, _ := io.ReadFull(f, data)
-	_ = f.Close() // read only
-	for _, at := range []int{0, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10} {
-		if at+20 <= n && binary.LittleEndian.Uint32(data[at+16:]) == boltMagic {
-			return true
-		}
-	}
-	return !slices.ContainsFunc(data[:n], func(b byte) bool { return b != 0 })
-}
-
-// notRegularError is the error of a cache path that names a folder, a
-// device or the like: it is neither used nor moved aside.
-type notRegularError struct{ mode fs.FileMode }
-
-func (e notRegularError) Error() string { return fmt.Sprintf("not a regular file (%v)", e.mode) }
 
 // moveAside renames the damaged file to <path>.damaged-<time>-<pid>, with a
 // warning that names it, so that a fresh one can start. It moves only the

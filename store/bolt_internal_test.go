@@ -27,7 +27,7 @@ func TestMoveAsideOnlyTheDamagedFile(t *testing.T) {
 		return s
 	}
 	late, first := open(), open()
-	_, _, err := late.b.(*boltFile).openDB(false)
+	_, _, err := late.b.(*boltFile).openDB(false, late.b.(*boltFile).lockWait())
 	d, ok := errors.AsType[*damageError](err)
 	if !ok {
 		t.Fatalf("opening a file of zeros: %v, want a damageError", err)

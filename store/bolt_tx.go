@@ -97,7 +97,12 @@ func walk(tx *bolt.Tx, b *bolt.Bucket, depth int, above []string, fn func(names 
 		return walk(tx, sub, depth-1, append(above[:len(above):len(above)], string(name)), fn)
 	}
 	if b == nil {
-		return tx.ForEach(func(name []byte, sub *bolt.Bucket) error { return next(name, sub) })
+		return tx.ForEach(func(name []byte, sub *bolt.Bucket) error {
+			if string(name) == markTable {
+				return nil // the file's, not a table
+			}
+			return next(name, sub)
+		})
 	}
 	return b.ForEachBucket(func(name []byte) error { return next(name, b.Bucket(name)) })
 }

@@ -74,11 +74,15 @@
 //
 // Problems with the file never stop the work: a file locked by another
 // process for longer than Options.LockTimeout, one that cannot be written,
-// a damaged one, one of a newer bbolt format, each is an error with a
-// status code from the call that met it, and a warning (Warnings) that
-// names the file; see Store for each. Reads never change the file: a
-// damaged file is moved aside, to <path>.damaged-<time>-<pid>, by the next
-// write, which starts a fresh one. Tables of another SchemaVersion are not
+// a damaged one, one of a newer bbolt format, another program's file,
+// each is an error with a status code from the call that met it, and a
+// warning (Warnings) that names the file; see Store for each. Reads never
+// change the file: a damaged file is moved aside, to
+// <path>.damaged-<time>-<pid>, by the next write, which starts a fresh
+// one; another program's file (bbolt's or not) is left as it is, and
+// CheckRead says so before any work. The first write marks the file as a
+// tune cache (a table of its own, "vkbench", that no Tx lists), so that a
+// newer version's tables at its root are not taken for another program's. Tables of another SchemaVersion are not
 // read and never changed, so versions of vkbench can share a file. A
 // Store opened on the path "off" touches no file: reads find nothing and
 // writes keep nothing.

@@ -70,10 +70,16 @@ type Options struct {
 //   - not writable (permissions, a read-only file system, a path under a
 //     regular file): PermissionDenied or FailedPrecondition. Reads read
 //     the file if they can.
-//   - damaged (truncated, not a bbolt file, a bad checksum, pages bbolt
-//     cannot follow): DataLoss. Reading never changes the file: reads find
-//     nothing. The next write renames it to <path>.damaged-<time>-<pid>,
-//     says so in a warning, and starts a fresh file.
+//   - damaged (truncated, a bad checksum, pages bbolt cannot follow):
+//     DataLoss. Reading never changes the file: reads find nothing. The
+//     next write renames it to <path>.damaged-<time>-<pid>, says so in a
+//     warning, and starts a fresh file.
+//   - another program's: a file bbolt did not write, or a bbolt file of
+//     another program (not marked as a tune cache by a write of this
+//     package, and with tables at its root that this package does not
+//     write, which the error names): FailedPrecondition. Reads find
+//     nothing and writes keep nothing; it is never changed or moved
+//     aside. An empty bbolt file is a tune cache to start.
 //   - written by a newer bbolt file format: Incompatible. Left as it is.
 //   - tables of another schema version (autotune/v2/...) are not read and
 //     never changed, Clear included: the versions live side by side.
@@ -138,12 +144,28 @@ func New(b Backend, logger *slog.Logger) *Store {
 // tier (Shared), its URL without the password.
 func (s *Store) Path() string { return s.path }
 
+// CheckRead reports whether the file is a tune cache, reading none of
+// its tables: a file of another program (one bbolt did not write, or a
+// bbolt file of another program's tables, which it names) is
+// FailedPrecondition, as is a path that is not a regular file. Nil where
+// there is no file yet, an empty one, or a tune cache, damaged (the next
+// commit moves it aside), locked by another process for longer than a
+// write holds it, or of a newer bbolt: the reads and writes that follow
+// say what they find. Nil when disabled, and for backends other than the
+// file. A command asks before any work.
+func (s *Store) CheckRead() error {
+	if bf, ok := s.b.(*boltFile); ok {
+		return bf.check()
+	}
+	return nil
+}
+
 // CheckWrite reports whether a write to the file would be taken now,
-// writing nothing: a file bbolt did not write is FailedPrecondition, and
-// another process holding its lock for longer than the lock timeout is
-// Unavailable, as a commit would find them. A command that
-// must store what it measures asks before measuring. Nil when disabled,
-// and for backends other than the file.
+// writing nothing: what CheckRead refuses, and another process holding
+// its lock for longer than the lock timeout (Unavailable), as a commit
+// would find them. A command that must store what it measures asks
+// before measuring. Nil when disabled, and for backends other than the
+// file.
 func (s *Store) CheckWrite() error {
 	if bf, ok := s.b.(*boltFile); ok {
 		return bf.probeWrite()

@@ -62,8 +62,9 @@ func (p *cachePath) Set(s string) error {
 
 // open opens the cache, with its warnings on cmd's stderr. A path that
 // cannot serve (under a file that is not a folder; for write, a folder
-// that cannot be created or written) is bad usage now, before any work,
-// rather than a warning after it.
+// that cannot be created or written) or a file of another program (not a
+// tune cache: left as it is) is bad usage now, before any work, rather
+// than a warning after it.
 func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) {
 	c, err := store.OpenContext(cmd.Context(), store.Options{Path: f.path, Shared: f.shared, Logger: warningLogger(cmd.ErrOrStderr())})
 	if err != nil {
@@ -72,6 +73,10 @@ func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) 
 	if p := c.Path(); p != "" {
 		if err := checkCachePath(p, write); err != nil {
 			return nil, usageError{fmt.Errorf("--cache %s: %w", p, err)}
+		}
+		// Locked or damaged, the file serves as the store says.
+		if err := c.CheckRead(); status.CodeOf(err) == status.FailedPrecondition {
+			return nil, usageError{err}
 		}
 	}
 	return c, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,8 +13,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/internal/devtest"
@@ -423,31 +426,63 @@ func abManifestWith(t *testing.T, edit func(candidate map[string]any)) (string, 
 }
 
 // TestNotACacheLeftAlone: a file that is not a tune cache (a results file
-// given as --cache by mistake) is left as it is, its name kept: run warns
-// and measures, tune and the cache commands refuse it before any work,
-// exit 2, naming it.
+// given as --cache by mistake, a bbolt file of another program) is left
+// as it is, its name kept: run, tune and the cache commands refuse it
+// before any work, exit 2, naming it and what it is. A bbolt file of
+// another program was adopted: run wrote its pipeline cache into it, and
+// tune its tables; run warned of a results file and measured.
 func TestNotACacheLeftAlone(t *testing.T) {
 	needDevice(t)
-	path := filepath.Join(t.TempDir(), "results.json")
-	orig := []byte(`{"schema": "vkbench.results/v2", "benchmarks": []}` + "\n")
-	if err := os.WriteFile(path, orig, 0o644); err != nil {
+	results := filepath.Join(t.TempDir(), "results.json")
+	if err := os.WriteFile(results, []byte(`{"schema": "vkbench.results/v2", "benchmarks": []}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	notCache := regexp.QuoteMeta("cache " + path + " is not a tune cache; it is left as it is")
-	r := mustRun(t, 0, "run", "copy", "--size", "1024", "--budget", "100ms", "--quiet", "--cache", path)
-	if !regexp.MustCompile(notCache).MatchString(r.stderr) {
-		t.Errorf("run's warnings do not say the file is not a tune cache:\n%s", r.stderr)
+	other := filepath.Join(t.TempDir(), "other.db")
+	foreignBolt(t, other, "users", "sessions")
+	for path, says := range map[string]string{
+		results: "is not a tune cache; it is left as it is",
+		other:   "is a bbolt file of another program (buckets: sessions, users), not a vkbench tune cache; it is left as it is",
+	} {
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notCache := "^vkbench: .*cache " + regexp.QuoteMeta(path+" "+says)
+		wantUsage(t, notCache, "run", "copy", "--size", "1024", "--budget", "100ms", "--quiet", "--cache", path)
+		wantUsage(t, notCache, "tune", "copy", "--size", "1024", "--budget", "100ms", "--quiet", "--cache", path)
+		wantUsage(t, notCache, "cache", "ls", "--cache", path)
+		wantUsage(t, notCache, "cache", "show", "copy/u32/1024", "--cache", path)
+		if now, err := os.ReadFile(path); err != nil || !bytes.Equal(now, orig) {
+			t.Errorf("%s changed (%v), want it as it was", path, err)
+		}
+		if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) > 0 {
+			t.Errorf("moved aside: %v", aside)
+		}
 	}
-	r = vkbench(t, "tune", "copy", "--size", "1024", "--budget", "100ms", "--quiet", "--cache", path)
-	if r.code != exitUsage || !regexp.MustCompile(notCache).MatchString(r.stderr) || strings.Contains(r.stdout, "copy u32") {
-		t.Errorf("tune on a file that is not a tune cache: exit %d, want %d, refused before measuring; stdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
+}
+
+// foreignBolt writes a bbolt file of another program at path: a table of
+// each name, with a key in it.
+func foreignBolt(t *testing.T, path string, tables ...string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wantUsage(t, notCache, "cache", "ls", "--cache", path)
-	if now, err := os.ReadFile(path); err != nil || !bytes.Equal(now, orig) {
-		t.Errorf("the file is now %q (%v), want it as it was", now, err)
-	}
-	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) > 0 {
-		t.Errorf("moved aside: %v", aside)
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range tables {
+			b, err := tx.CreateBucket([]byte(name))
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte("k"), []byte("v")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
 	}
 }
 
