@@ -217,7 +217,11 @@ func Import(ctx context.Context, s *store.Store, r io.Reader, hardware string, f
 		if e == nil {
 			return f.Table, 0, status.Newf(status.InvalidArgument, "autotune: import file's entry %d is null", i+1)
 		}
-		if err := e.usable(status.InvalidArgument, fmt.Sprintf("import file's entry %d (%s)", i+1, e.Key)); err != nil {
+		what := fmt.Sprintf("import file's entry %d (%s)", i+1, e.Key)
+		if err := e.usable(status.InvalidArgument, what); err != nil {
+			return f.Table, 0, err
+		}
+		if err := e.namesItsFastest(what); err != nil {
 			return f.Table, 0, err
 		}
 	}

@@ -405,10 +405,12 @@ func TestCommitReplacesByEnergy(t *testing.T) {
 }
 
 // TestImportRefusesUnusableEntries: an export whose entry no lookup could
-// use (null, its fastest index outside its results, no results) is
-// refused, naming the entry, and imports nothing, not even the good
-// entries before it; a null entry panicked, and the others were
-// "imported" and then skipped by every lookup.
+// use (null, its fastest index outside its results, no results, a
+// fastest_name that is not its fastest result's) is refused, naming the
+// entry, and imports nothing, not even the good entries before it; a
+// null entry panicked, the others were "imported" and then skipped by
+// every lookup, and a fastest_name of no result was imported and named
+// as the answer though nothing of that name ran.
 func TestImportRefusesUnusableEntries(t *testing.T) {
 	good := entry(1, "x", "y")
 	good.Schema, good.Key, good.Checksum = store.SchemaVersion, "copy/u32/1024", "c"
@@ -426,6 +428,11 @@ func TestImportRefusesUnusableEntries(t *testing.T) {
 		{"null", `null`, `import file's entry 2 is null`},
 		{"fastest", strings.Replace(string(goodJSON), `"fastest":1`, `"fastest":999`, 1), `import file's entry 2 (copy/u32/1024)'s fastest index 999 is outside its 2 results`},
 		{"no results", string(noneJSON), `fastest index 0 is outside its 0 results`},
+		{"fastest_name of none", strings.Replace(string(goodJSON), `"fastest_name":"y"`, `"fastest_name":"bogus"`, 1),
+			`import file's entry 2 (copy/u32/1024) names its fastest "bogus", which is none of its 2 results (x, y)`},
+		{"fastest_name empty", strings.Replace(string(goodJSON), `"fastest_name":"y"`, `"fastest_name":""`, 1), `names its fastest "", which is none of its 2 results`},
+		{"fastest_name of another", strings.Replace(string(goodJSON), `"fastest_name":"y"`, `"fastest_name":"x"`, 1),
+			`import file's entry 2 (copy/u32/1024) names its fastest "x", but its fastest index 1 is "y"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := fmt.Sprintf(`{"schema": %d, "table": {"hardware": %q, "tuner": %q}, "entries": [%s, %s]}`,

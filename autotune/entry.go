@@ -2,6 +2,8 @@ package autotune
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vkbench/vkbench/kernels"
@@ -116,6 +118,25 @@ func (e *Entry) usable(code status.Code, what string) error {
 		return status.Wrapf(err, code, "autotune: %s has a bad key", what)
 	}
 	return nil
+}
+
+// namesItsFastest refuses (InvalidArgument) an entry whose fastest_name
+// is not the name of its fastest result, the candidate a lookup runs: it
+// would answer with a name that is not what runs, or that nothing can
+// run. what names the entry. e is usable.
+func (e *Entry) namesItsFastest(what string) error {
+	name := e.Results[e.Fastest].Name
+	if e.FastestName == name {
+		return nil
+	}
+	names := make([]string, len(e.Results))
+	for i, r := range e.Results {
+		names[i] = r.Name
+	}
+	if !slices.Contains(names, e.FastestName) {
+		return status.Newf(status.InvalidArgument, "autotune: %s names its fastest %q, which is none of its %d results (%s)", what, e.FastestName, len(names), strings.Join(names, ", "))
+	}
+	return status.Newf(status.InvalidArgument, "autotune: %s names its fastest %q, but its fastest index %d is %q", what, e.FastestName, e.Fastest, name)
 }
 
 // remapped returns a copy of e whose candidate indices, which are those of
