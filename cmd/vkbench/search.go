@@ -124,13 +124,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	sopts := autotune.SearchOptions{Options: search.Options{Strategy: s.strategy, MaxEvals: s.maxEvals, TimeLimit: s.timeLimit, Seed: f.seed},
 		CompileThreads: cmp.Or(s.compileThreads, -1), Force: force}
 	if verbose(cmd) {
-		sopts.Progress = func(p autotune.SearchProgress) {
-			from := ""
-			if p.FromLog {
-				from = " (from the tuning log)"
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "search: %d/%d %s: %s%s; best %s %s\n", p.Eval, p.Budget, p.Name, seconds(p.Seconds), from, p.Best, seconds(p.BestSeconds))
-		}
+		sopts.Progress = func(p autotune.SearchProgress) { fmt.Fprintln(cmd.ErrOrStderr(), progressLine(p)) }
 	}
 	res, err := tuner.Search(cmd.Context(), op, size, sopts)
 	if res == nil {
@@ -148,14 +142,41 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	if sopts.CompileThreads < 0 {
 		how = "before each measurement"
 	}
-	best := res.Entry.FastestName
-	if best != r.Best {
-		best += ", of an earlier search in the tuning log (this one's fastest: " + r.Best + ")"
-	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %d measured, %d from the tuning log; compile %.1fs (%s), measure %.1fs, wall %.1fs; fastest %s\n",
 		res.Entry.Key, op.Name(), r.Strategy, r.Seed, len(r.Order), len(res.Points.Configs), r.Measured, len(r.Order)-r.Measured,
-		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, best)
+		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, fastestSaid(res.Entry.FastestName, r.Best, len(r.Order)))
 	return res.Op, evaluatedOnly(res.Entry, r.Order), err
+}
+
+// fastestSaid is what a search's summary says of its answer: committed,
+// the winner, and where that is of an earlier search in the tuning log,
+// this search's fastest (best) of the n configurations it evaluated, or
+// that none of them computed correctly (best is "").
+func fastestSaid(committed, best string, n int) string {
+	switch {
+	case committed == best:
+		return committed
+	case best == "" && n == 1:
+		return committed + ", of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"
+	case best == "":
+		return fmt.Sprintf("%s, of an earlier search in the tuning log (none of the %d configurations this one evaluated computed correctly)", committed, n)
+	}
+	return committed + ", of an earlier search in the tuning log (this one's fastest: " + best + ")"
+}
+
+// progressLine is tune -v's line of a search's evaluation p: the
+// configuration, its time, and the best so far, or that none so far
+// computed correctly.
+func progressLine(p autotune.SearchProgress) string {
+	from := ""
+	if p.FromLog {
+		from = " (from the tuning log)"
+	}
+	best := "none correct yet"
+	if p.Best != "" {
+		best = "best " + p.Best + " " + seconds(p.BestSeconds)
+	}
+	return fmt.Sprintf("search: %d/%d %s: %s%s; %s", p.Eval, p.Budget, p.Name, seconds(p.Seconds), from, best)
 }
 
 // evaluatedOnly returns e with only the configurations evaluated, by the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/search"
 )
 
@@ -260,3 +261,38 @@ func TestExportLogKey(t *testing.T) {
 		wantUsage(t, tc.want, append([]string{"cache", "export-log", tc.args[0], filepath.Join(dir, "x.jsonl"), "--cache", cache}, tc.args[1:]...)...)
 	}
 }
+
+// TestSearchSaysNoEmptyName: a search's summary and -v's progress lines
+// name a configuration in every slot they have for one, or say that none
+// computed correctly: a search whose configurations all failed, after an
+// earlier one that measured, said "(this one's fastest: )", and -v's
+// lines "best  failed" until one passed.
+func TestSearchSaysNoEmptyName(t *testing.T) {
+	for _, c := range []struct {
+		committed, best string
+		n               int
+		want            string
+	}{
+		{"a", "a", 5, "a"},
+		{"a", "b", 5, "a, of an earlier search in the tuning log (this one's fastest: b)"},
+		{"a", "", 5, "a, of an earlier search in the tuning log (none of the 5 configurations this one evaluated computed correctly)"},
+		{"a", "", 1, "a, of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"},
+	} {
+		if got := fastestSaid(c.committed, c.best, c.n); got != c.want {
+			t.Errorf("fastestSaid(%q, %q, %d) = %q, want %q", c.committed, c.best, c.n, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		p    autotune.SearchProgress
+		want string
+	}{
+		{autotune.SearchProgress{Eval: 1, Budget: 4, Name: "x"}, "search: 1/4 x: failed; none correct yet"},
+		{autotune.SearchProgress{Eval: 2, Budget: 4, Name: "y", Seconds: 2e-3, FromLog: true, Best: "y", BestSeconds: 2e-3},
+			"search: 2/4 y: 2.000ms (from the tuning log); best y 2.000ms"},
+	} {
+		if got := progressLine(c.p); got != c.want {
+			t.Errorf("progressLine(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
