@@ -342,8 +342,8 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 							*autotune.Entry
 							Tier string `json:"tier,omitempty"`
 						}{e, t.Tier})
-					} else {
-						err = writeEntry(cmd, t.Table, t.Tier, e)
+					} else if err = writeEntry(cmd, t.Table, t.Tier, e); err == nil {
+						_, err = io.WriteString(cmd.OutOrStdout(), searchNote(c, t, e))
 					}
 					if err != nil {
 						return err
@@ -351,7 +351,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 				}
 			}
 			if found == 0 {
-				return usageError{noEntry(k.String(), c)}
+				return usageError{noEntry(k.String(), c, spaceSearched(k.String(), tables))}
 			}
 			return nil
 		},
@@ -433,8 +433,8 @@ apply: with --hardware, a file from other hardware is refused unless --force.`,
 
 // noEntry is cache show's error where no table of c has key: in its file,
 // or in no file at all where there is none there or the cache is off, and
-// in its shared store if any.
-func noEntry(key string, c *store.Store) error {
+// in its shared store if any; then also.
+func noEntry(key string, c *store.Store, also string) error {
 	path := c.Path()
 	where := "in " + path
 	if path == "" {
@@ -447,7 +447,7 @@ func noEntry(key string, c *store.Store) error {
 	} else if s != nil {
 		where = "in the shared store " + s.Path() + " " + where
 	}
-	return status.Newf(status.NotFound, "no entry %s %s", key, where)
+	return status.Newf(status.NotFound, "no entry %s %s%s", key, where, also)
 }
 
 // importError is cache import's error of file: named, and where the file

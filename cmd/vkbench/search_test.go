@@ -69,6 +69,7 @@ func TestTuneSearch(t *testing.T) {
 	if !strings.Contains(show.stdout, "winner: regblock-32x32x") || strings.Count(show.stdout, "regblock-32x32x") != 33 || strings.Contains(show.stdout, "no search evaluated") {
 		t.Errorf("cache show of the search's key (the log's 32, of both searches):\n%s", show.stdout)
 	}
+	checkSearchNotes(t, dir, cache)
 	svg := filepath.Join(dir, "conv.svg")
 	r = mustRun(t, 0, "report", log, "-o", svg)
 	data, err := os.ReadFile(svg)
@@ -296,3 +297,31 @@ func TestSearchSaysNoEmptyName(t *testing.T) {
 	}
 }
 
+// checkSearchNotes: cache show of a search's key says where its tuning
+// log is and how to write it out, or that there is none (an imported
+// answer); of the operation's key, that its space was searched, where the
+// search's key is. Before, neither said anything of the search: cache
+// show gemm/f32/32x32x32 was "no entry" alone.
+func checkSearchNotes(t *testing.T, dir, cache string) {
+	t.Helper()
+	show := mustRun(t, 0, "cache", "show", "gemm.space/f32/32x32x32", "--cache", cache)
+	logLine := regexp.MustCompile(`(?m)^  tuning log: \S+/builtin/gemm/f32/32x32x32@hot, 32 configurations of 2 searches \(vkbench cache export-log gemm\.space/f32/32x32x32 FILE writes it\)$`)
+	if !logLine.MatchString(show.stdout) {
+		t.Errorf("cache show of the search's key does not say where its tuning log is:\n%s", show.stdout)
+	}
+	wantUsage(t, `^vkbench: NOT_FOUND: no entry gemm/f32/32x32x32 in .*; a search of its operation's space answered gemm\.space/f32/32x32x32 \(vkbench cache show gemm\.space/f32/32x32x32\)\n`,
+		"cache", "show", "gemm/f32/32x32x32", "--cache", cache)
+	table := filepath.Join(dir, "table.json")
+	mustRun(t, 0, "cache", "export", table, "--cache", cache)
+	mustRun(t, 0, append([]string{"tune", "--cache", cache}, quickSearch...)...)
+	show = mustRun(t, 0, "cache", "show", "gemm/f32/32x32x32", "--cache", cache)
+	if !strings.HasSuffix(show.stdout, "\n  its operation's space was searched too: vkbench cache show gemm.space/f32/32x32x32\n") {
+		t.Errorf("cache show of the operation's key does not say that its space was searched:\n%s", show.stdout)
+	}
+	imported := filepath.Join(dir, "imported.db")
+	mustRun(t, 0, "cache", "import", table, "--cache", imported)
+	show = mustRun(t, 0, "cache", "show", "gemm.space/f32/32x32x32", "--cache", imported)
+	if !strings.Contains(show.stdout, "  tuning log: none in "+imported+" (an answer imported, or taken from the shared store, comes without its log)\n") {
+		t.Errorf("cache show of an imported search's answer does not say it has no log here:\n%s", show.stdout)
+	}
+}

@@ -284,3 +284,47 @@ func chosenText(hw, tuner string) string {
 	}
 	return b.String()
 }
+
+// spaceKey is the key under which a search of key's operation's space
+// keeps its answer: gemm/f32/64x64x64's is gemm.space/f32/64x64x64; ""
+// where key is a search's already.
+func spaceKey(key string) string {
+	op, rest, _ := strings.Cut(key, "/")
+	if strings.HasSuffix(op, autotune.SpaceSuffix) {
+		return ""
+	}
+	return op + autotune.SpaceSuffix + "/" + rest
+}
+
+// spaceSearched is what cache show adds where it found no entry of key:
+// that a search of the operation's space has one in tables, and how to
+// show it; "" where none has.
+func spaceSearched(key string, tables []tableEntries) string {
+	sk := spaceKey(key)
+	for _, t := range tables {
+		if sk != "" && slices.ContainsFunc(t.Entries, func(e *autotune.Entry) bool { return e.Key == sk }) {
+			return fmt.Sprintf("; a search of its operation's space answered %s (vkbench cache show %s)", sk, sk)
+		}
+	}
+	return ""
+}
+
+// searchNote is what cache show says below entry e of table t: for a
+// search's answer (OP.space/...), its tuning log in c's file and how to
+// write it out; for an operation's answer whose space was searched too,
+// the search's key. "" where there is nothing to say.
+func searchNote(c *store.Store, t tableEntries, e *autotune.Entry) string {
+	if sk := spaceKey(e.Key); sk != "" {
+		if !slices.ContainsFunc(t.Entries, func(o *autotune.Entry) bool { return o.Key == sk }) {
+			return ""
+		}
+		return fmt.Sprintf("  its operation's space was searched too: vkbench cache show %s\n", sk)
+	}
+	ref := store.LogRef{Table: t.Table, Key: logKey(e.Key), Mode: e.Mode}
+	l, err := search.ReadLog(c, ref)
+	if err != nil {
+		return fmt.Sprintf("  tuning log: none in %s (an answer imported, or taken from the shared store, comes without its log)\n", cmp.Or(c.Path(), "the cache"))
+	}
+	return fmt.Sprintf("  tuning log: %s, %s of %s (vkbench cache export-log %s FILE writes it)\n",
+		ref, plural(len(l.Evals), "configuration", "configurations"), plural(len(l.Searches), "search", "searches"), e.Key)
+}
