@@ -48,11 +48,13 @@ Strategies (--strategy):
 
 Budgets: --max-evals bounds the configurations evaluated (default: all for
 exhaustive, a quarter of the space, at least 20, for the others) and
---time-limit the search's time; --seed seeds the strategy, so that a search
-is reproducible. Pipelines compile on --compile-threads CPU threads while the
-GPU measures earlier configurations (0: each just before it is measured; a
-search proposes 4 configurations ahead, so at most 4 compile at once); the
-summary reports compile and measure time apart.
+--time-limit the search's time; --seed seeds the strategy (but exhaustive,
+whose order is fixed) as it seeds every measurement's inputs and sampling
+order, so that a search is reproducible. Pipelines compile on
+--compile-threads CPU threads while the GPU measures earlier configurations
+(0: each just before it is measured; a search proposes 4 configurations
+ahead, so at most 4 compile at once); the summary reports compile and
+measure time apart.
 
 Every evaluated configuration (its parameters, statistics or failure) is
 recorded in the tuning log of the tune cache as it completes. A search that
