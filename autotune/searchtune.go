@@ -145,17 +145,17 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// both under the lock too, waiting while another machine holds it
 	// but taking no answer, so that no other machine searches beside
 	// them and their answers do not race to the store.
-	answer, lease, _, err := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
+	c, err := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
 	if err != nil {
 		return nil, err
 	}
-	if lease != nil {
-		defer func() { _ = lease.Release() }() // one that fails expires
+	if c.lease != nil {
+		defer func() { _ = c.lease.Release() }() // one that fails expires
 	}
-	if answer != nil {
-		return &SearchResult{Entry: answer, Op: sop, Points: pts, Log: ref}, nil
+	if c.answer != nil {
+		return &SearchResult{Entry: c.answer, Op: sop, Points: pts, Log: ref}, nil
 	}
-	if !sopts.Force { // another process of the file may have logged more while this one waited for its lock
+	if !sopts.Force && c.waited { // the process it waited for may have logged more meanwhile
 		logged, _ = search.LogEvals(t.store, ref)
 	}
 	// A file that cannot be written is a warning (store.Store.Warnings); the

@@ -88,6 +88,18 @@ const (
 	whileRenewed
 )
 
+// claimed is what claim found: the answer taken (nil if none), or the
+// lease of the key's lock (nil if none: a store without locks, or a wait
+// that gave up), or that another holds the lock (busy, with noWait); and
+// whether it waited for another process's lock, in which time that
+// process may have written what a caller read before (a tuning log).
+type claimed struct {
+	answer *Entry
+	lease  *store.Lease
+	busy   bool
+	waited bool
+}
+
 // claim answers k from the local file, else the shared tier, else from
 // the machine of the fleet that holds k's lock (or, with no shared tier,
 // the process that holds it in the file); or makes this process the one
@@ -105,10 +117,10 @@ const (
 // search or tune). ctx ending while it waits is its error, of ctx's code,
 // and so is the device's end (released by a Device's Close, or lost): the
 // caller neither measures nor stores anything.
-func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (_ *Entry, _ *store.Lease, busy bool, _ error) {
+func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (claimed, error) {
 	if take {
 		if e := t.fromFile(k, sum); e != nil {
-			return e, nil, false, nil
+			return claimed{answer: e}, nil
 		}
 	}
 	// The lock is the shared tier's, or, without one, the file's: of the
@@ -122,6 +134,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		most = 0
 	}
 	var since time.Time // when the wait began; zero once its end is told
+	waited := false
 	ended := func() {
 		if !since.IsZero() {
 			t.waiting(Progress{Key: k.String(), Step: "waited", Waited: time.Since(since), MaxWait: most}, locks)
@@ -137,7 +150,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 				who, _ := t.lockedBy(locks)
 				what = "autotune: waiting for " + who + "'s work on " + k.String()
 			}
-			return nil, nil, false, status.Wrap(err, status.CodeOf(err), what)
+			return claimed{}, status.Wrap(err, status.CodeOf(err), what)
 		}
 		lease, holder, err := locks.TryLock(name)
 		if err != nil && locks != t.store {
@@ -161,15 +174,16 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 				if lease != nil {
 					_ = lease.Release() // a failed release expires
 				}
-				return e, nil, false, ferr
+				return claimed{answer: e, waited: waited}, ferr
 			}
 		}
 		if err != nil || lease != nil {
-			return nil, lease, false, nil
+			return claimed{lease: lease, waited: waited}, nil
 		}
 		if wait == noWait {
-			return nil, nil, true, nil
+			return claimed{busy: true}, nil
 		}
+		waited = true
 		now, step := time.Now(), "waiting"
 		switch {
 		case since.IsZero():
@@ -179,7 +193,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 				ended() // before the warning: a display clears what it drew
 				who, place := t.lockedBy(locks)
 				t.store.Warn("autotune: %s %s: waited %v for %s's tune of %s; tuning it here", place, locks.Path(), locks.LockWait(), who, k)
-				return nil, nil, false, nil
+				return claimed{waited: true}, nil
 			}
 			// Still held: renewed within LockExpiry, so still at work.
 			deadline, step = now.Add(locks.LockWait()), "wait"

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/store"
+	"github.com/vkbench/vkbench/store/storetest"
 )
 
 // TestSharedSearch: a search's answer is committed to the shared store
@@ -588,4 +590,51 @@ func TestFileSearchRereadsLogAfterWait(t *testing.T) {
 	if r.err != nil || r.res.Search.Measured != 0 || second.sampled.Load() != 0 {
 		t.Errorf("the second process: %v, %d configurations measured, %d samples; want every one from the log", r.err, r.res.Search.Measured, second.sampled.Load())
 	}
+}
+
+// TestSearchReadsItsLogOnce: a search that did not wait for another
+// process's lock on its key reads its tuning log once, before the claim
+// (a search that waited reads it again: TestFileSearchRereadsLogAfterWait).
+// It read the log a second time after every claim, waited or not.
+func TestSearchReadsItsLogOnce(t *testing.T) {
+	b := &logReads{Backend: storetest.Memory()}
+	tuner := autotune.NewTuner(devtest.Device(t), store.New(b, nil), quick)
+	op := newSpaceScaleOp([]int{32, 64}, 0)
+	size := kernels.SizeOf(1 << 14)
+	// The first search finds no log; the second continues the first's.
+	for i, all := range []bool{true, false} {
+		b.n.Store(0)
+		res, err := tuner.Search(context.Background(), op, size, exhaustive)
+		if err != nil || (res.Search.Measured == len(res.Points.Configs)) != all || !all && res.Search.Measured != 0 {
+			t.Fatalf("search %d: %v; want every configuration measured by the first, none by the second", i+1, err)
+		}
+		if n := b.n.Load(); n != 1 {
+			t.Errorf("search %d read its tuning log %d times; want once", i+1, n)
+		}
+	}
+}
+
+// logReads counts the tuning logs read (store.Store.ReadLog) from its
+// Backend.
+type logReads struct {
+	store.Backend
+	n atomic.Int32
+}
+
+func (b *logReads) View(fn func(store.Tx) error) error {
+	return b.Backend.View(func(tx store.Tx) error { return fn(logReadsTx{tx, &b.n}) })
+}
+
+type logReadsTx struct {
+	store.Tx
+	n *atomic.Int32
+}
+
+// Tables counts a ReadLog's question: the modes of a key's logs, under
+// tune-log/<hardware>/<tuner>/<key>.
+func (tx logReadsTx) Tables(above []string, depth int, fn func(names []string) error) error {
+	if len(above) == 4 && above[0] == "tune-log" {
+		tx.n.Add(1)
+	}
+	return tx.Tx.Tables(above, depth, fn)
 }

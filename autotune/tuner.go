@@ -362,15 +362,15 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	if force {
 		wait = whileRenewed
 	}
-	switch e, lease, busy, err := t.claim(ctx, op, k, sum, wait, take); {
+	switch c, err := t.claim(ctx, op, k, sum, wait, take); {
 	case err != nil:
 		return nil, err
-	case busy:
+	case c.busy:
 		return nil, errPending
-	case e != nil:
-		return e, nil
-	case lease != nil:
-		defer func() { _ = lease.Release() }() // one that fails expires
+	case c.answer != nil:
+		return c.answer, nil
+	case c.lease != nil:
+		defer func() { _ = c.lease.Release() }() // one that fails expires
 	}
 	e, errs, err := measure(ctx, t.dev, op, k.Size, t.opts)
 	if err != nil {
