@@ -2,6 +2,7 @@ package results
 
 import (
 	"cmp"
+	"reflect"
 	"slices"
 
 	"github.com/vkbench/vkbench/stats"
@@ -25,7 +26,8 @@ import (
 // the pooled rounds are not a tune that picked one.
 // The probe is kept, its rounds concatenated, when every file has the same
 // one. Files of different hardware, modes or objectives are refused
-// (InvalidArgument): their differences are not noise.
+// (InvalidArgument): their differences are not noise; so is one run
+// given twice, whose runs would not differ at all.
 func Merge(files ...*File) (*File, error) {
 	if len(files) == 0 {
 		return nil, status.New(status.InvalidArgument, "results: Merge: no files")
@@ -39,7 +41,13 @@ func Merge(files ...*File) (*File, error) {
 	probe := true
 	var probeRounds []float64
 	winners := map[string]string{} // by operation, dtype and shape; "" where files disagree
-	for _, f := range files {
+	for i, f := range files {
+		// One run given twice (a path repeated, a copy) has no variation
+		// between its runs, and any difference of the other side's would
+		// be significant.
+		if j := slices.IndexFunc(files[:i], func(g *File) bool { return reflect.DeepEqual(g, f) }); j >= 0 {
+			return nil, status.Newf(status.InvalidArgument, "results: Merge: files %d and %d are one run (the same results): the runs pooled must be separate runs, whose variation is what a difference is judged against", j+1, i+1)
+		}
 		if f.Device.Hardware != out.Device.Hardware {
 			return nil, status.Newf(status.InvalidArgument, "results: Merge: files of different hardware (%s, %s)", out.Device.Hardware, f.Device.Hardware)
 		}

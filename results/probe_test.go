@@ -253,8 +253,8 @@ func TestMerge(t *testing.T) {
 // once stayed dropped wherever the first file had dropped it, and so was
 // hidden from the table and the report's charts.
 func TestMergeDroppedAndMeasured(t *testing.T) {
-	dropped := func() *results.File {
-		f := probeFile(t, 1.5, 1)
+	dropped := func(scale float64) *results.File {
+		f := probeFile(t, scale, 1)
 		b := &f.Benchmarks[0]
 		b.Outcome, b.Winner = results.Dropped, false
 		b.Error = "dropped early: much slower than vec4-wg256"
@@ -277,15 +277,15 @@ func TestMergeDroppedAndMeasured(t *testing.T) {
 		return merged{b.Outcome, b.Error, b.Drop, b.Runs}
 	}
 	measured := merged{Outcome: results.Measured, Runs: []int{5, 5}}
-	if d := cmp.Diff(measured, got(dropped(), probeFile(t, 1, 1))); d != "" {
+	if d := cmp.Diff(measured, got(dropped(1.5), probeFile(t, 1, 1))); d != "" {
 		t.Errorf("dropped, then measured (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(measured, got(probeFile(t, 1, 1), dropped())); d != "" {
+	if d := cmp.Diff(measured, got(probeFile(t, 1, 1), dropped(1.5))); d != "" {
 		t.Errorf("measured, then dropped (-want +got):\n%s", d)
 	}
-	first := dropped()
+	first := dropped(1.5)
 	want := merged{Outcome: results.Dropped, Error: first.Benchmarks[0].Error, Drop: first.Benchmarks[0].Drop, Runs: []int{5, 5}}
-	if d := cmp.Diff(want, got(first, dropped())); d != "" {
+	if d := cmp.Diff(want, got(first, dropped(1.6))); d != "" {
 		t.Errorf("dropped in both (-want +got):\n%s", d)
 	}
 	if first.Benchmarks[0].Outcome != results.Dropped || first.Benchmarks[0].Drop == nil {

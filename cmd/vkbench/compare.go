@@ -80,7 +80,8 @@ come from devices of one name, in one mode (hot or --cold), for one
 --objective and from one --seed (the inputs): another driver is a change
 compare judges; another GPU, mode, objective or seed is not, and is
 refused, naming both sides. The runs of one side may differ in their
-seeds, not in their modes or objectives.
+seeds, not in their modes or objectives; one run given twice on a side (a
+path repeated, a copy) is refused.
 
 A benchmark judged the same whose rounds were too scattered for a
 --threshold slowdown to show is undecided: what it does is --on-unclear's,

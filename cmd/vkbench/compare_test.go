@@ -303,16 +303,34 @@ func scaledRun(t *testing.T, name string, factor float64) string {
 // TestComparePooled: BASE... -- NEW... pools each side's runs, each run
 // one value (the mean of its rounds): two runs of a kernel 10% slower
 // against two of the base are one regression over 10+10 rounds; a slower
-// and a faster run pooled against the base are not.
+// and a faster run pooled against the base are not; one run given twice
+// is refused.
 func TestComparePooled(t *testing.T) {
 	base, slower, faster := compareData("base.json"), compareData("slower.json"), compareData("faster.json")
 	r := mustRun(t, exitRegression, "compare", base, scaledRun(t, "base.json", 1.01), "--", slower, scaledRun(t, "slower.json", 0.99))
 	if !regexp.MustCompile(`  10\+10 +slower\n`).MatchString(r.stdout) {
 		t.Errorf("two runs a side: no slower verdict over 10+10 rounds:\n%s", r.stdout)
 	}
-	r = mustRun(t, exitOK, "compare", base, base, "--", slower, faster)
+	r = mustRun(t, exitOK, "compare", base, scaledRun(t, "base.json", 1.01), "--", slower, faster)
 	if strings.Contains(r.stdout, " slower") {
 		t.Errorf("a slower and a faster run pooled: a slower verdict:\n%s", r.stdout)
+	}
+	// One run given twice on a side, by its path or a copy's, is not two
+	// runs: their means do not differ at all. The noisy files, whose
+	// rounds cannot show their 10% (TestCompareNoise), each given twice,
+	// were 'slower' at p < 0.001.
+	noisy := compareData("noisy-base.json")
+	copied := filepath.Join(t.TempDir(), "copy.json")
+	data, err := os.ReadFile(noisy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range [][]string{{noisy, noisy}, {noisy, copied}} {
+		wantUsage(t, `^vkbench: (INVALID_ARGUMENT: )?merging .*: results: Merge: files 1 and 2 are one run \(the same results\): the runs pooled must be separate runs`,
+			slices.Concat([]string{"compare"}, side, []string{"--", compareData("noisy-new.json"), compareData("noisy-new.json")})...)
 	}
 }
 
