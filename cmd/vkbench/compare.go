@@ -271,7 +271,7 @@ func compareTable(rep results.Report) gateTable {
 		case r.Undecided(rep.Options.Threshold):
 			// Not shown slower, but a slowdown past the threshold could
 			// not have shown: CI must not see a plain pass.
-			g.unclear = fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", verdictText(v, r.Note), detectableText(r.Detectable), threshold)
+			g.unclear = withNote(fmt.Sprintf("undecided: %s; a %.1f%% regression may have passed", detectableText(r.Detectable), threshold), report.OneLine(r.Note, 300))
 			g.undecided = fmt.Sprintf("a slowdown of %.1f%% could not be ruled out: %s (%s rounds)", threshold, detectableText(r.Detectable), rounds)
 		}
 		t.rows = append(t.rows, g)
