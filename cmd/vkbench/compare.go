@@ -95,7 +95,7 @@ stderr.
 With --format json the report follows results/schema/compare-v1.json
 (schema vkbench.compare/v1). In JUnit, an undecided benchmark is skipped,
 saying how large a change could have shown (a failure with --on-unclear
-fail).
+fail), and so is one with too few rounds to judge, saying so.
 
 Exit status: 0 when nothing regressed (an undecided benchmark with
 --on-unclear pass or warn), 1 when something did, or a benchmark is
@@ -266,7 +266,7 @@ func compareTable(rep results.Report) gateTable {
 			g.failure = fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)
 		case v.Fails():
 			g.failure = verdictText(v, r.Note)
-		case v == results.OnlyBase, v == results.OnlyNew, v == results.NotMeasured:
+		case v == results.OnlyBase, v == results.OnlyNew, v == results.NotMeasured, v == results.Unjudged:
 			g.skipped = verdictText(v, r.Note)
 		case r.Undecided(rep.Options.Threshold):
 			// Not shown slower, but a slowdown past the threshold could

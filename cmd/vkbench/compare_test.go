@@ -415,6 +415,39 @@ func TestCompareOnUnclear(t *testing.T) {
 	wantUsage(t, `^vkbench: --on-unclear "ignore": want pass, warn or fail\n$`, slices.Concat([]string{"compare", "--on-unclear", "ignore"}, noisy)...)
 }
 
+// TestCompareJUnitUnjudged: a benchmark with too few rounds to judge,
+// beside others judged, is a skipped case of the JUnit file, saying why,
+// and compare exits 2: it was a case passed, under a job that failed.
+func TestCompareJUnitUnjudged(t *testing.T) {
+	f, err := results.ReadFile(compareData("base.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Benchmarks {
+		if b := &f.Benchmarks[i]; b.Candidate == "scalar" {
+			b.Rounds = b.Rounds[:1]
+		}
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(t.TempDir(), "short.json")
+	if err := os.WriteFile(short, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, exitUsage, "compare", "--format", "junit", compareData("base.json"), short)
+	var suite junitReport
+	if err := xml.Unmarshal([]byte(r.stdout), &suite); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range suite.Cases {
+		if c.Name == "copy/u32/4096/scalar" && (c.Skipped == nil || !strings.HasPrefix(c.Skipped.Message, "cannot judge (5 rounds in base, 1 round in new")) {
+			t.Errorf("scalar, of one round in new: skipped %+v; want skipped, saying why", c.Skipped)
+		}
+	}
+}
+
 // TestCompareProbeShown: where both files have the probe, the table shows
 // the benchmarks' own change in the delta column and, in vs probe, the
 // change relative to the probe; under it, how much the probe moved, how
