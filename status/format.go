@@ -155,3 +155,56 @@ func fileLine(fr runtime.Frame) string {
 	}
 	return path.Join(path.Base(path.Dir(fr.File)), path.Base(fr.File)) + ":" + strconv.Itoa(fr.Line)
 }
+
+// TextForPeople returns an error's text (Error's) on one line, for a
+// person to read: without the codes that begin its parts ("NOT_FOUND: "),
+// and with the prefix of a package ("vk: ") once where the chain repeats
+// it. The rest of the text, and the order of its parts, stay as they are:
+//
+//	running long: vk: device lost: a submission has run for 3s ...
+//
+// where Error reads "DATA_LOSS: running long: vk: device lost:
+// DEADLINE_EXCEEDED: vk: a submission has run for 3s ...". Programs read
+// the code with CodeOf and errors.Is, and Error's text stays as it is.
+func TextForPeople(text string) string {
+	parts := strings.Split(strings.Join(strings.Fields(text), " "), ": ")
+	seen := map[string]bool{}
+	kept := parts[:0]
+	for i, p := range parts {
+		if i == len(parts)-1 {
+			kept = append(kept, p)
+			break
+		}
+		// A joined error's part begins "[CODE: ": its code goes.
+		if head, code, ok := strings.Cut(p, "["); ok && (head == "" || strings.HasSuffix(head, " ")) && isCode(code) {
+			parts[i+1] = head + "[" + parts[i+1]
+			continue
+		}
+		if isCode(p) {
+			continue
+		}
+		if packagePrefix(p) && seen[p] {
+			continue
+		}
+		seen[p] = packagePrefix(p)
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, ": ")
+}
+
+// isCode reports whether s is the name of a code.
+func isCode(s string) bool {
+	_, err := ParseCode(s)
+	return err == nil
+}
+
+// packagePrefix reports whether s reads as a package's prefix of a
+// message: a lower-case name, perhaps with a path ("vk", "store/redis").
+func packagePrefix(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '/')
+	})
+}

@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -149,6 +150,51 @@ func TestFormatCodeOnce(t *testing.T) {
 	} {
 		if got := c.err.Error(); got != c.want {
 			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestTextForPeople holds the one line a person reads of real errors of
+// vkbench: none of the codes that began the chain's parts, and a
+// package's prefix once; Error unchanged. (Mutation: the codes kept, or
+// every "vk: " kept, fails it.)
+func TestTextForPeople(t *testing.T) {
+	const hang = "vk: a submission has run for 3.004s without finishing, past the hang timeout of 3s: a kernel that never ends? The GPU cannot stop it, so nothing queued after it can run"
+	for _, tc := range []struct {
+		name       string
+		err        error
+		error, got string
+	}{
+		{"a kernel that hangs",
+			status.Annotate(status.Wrap(status.New(status.DeadlineExceeded, hang), status.DataLoss, "vk: device lost"), "running hang"),
+			"DATA_LOSS: running hang: vk: device lost: DEADLINE_EXCEEDED: " + hang,
+			"running hang: vk: device lost: a submission has run for 3.004s without finishing, past the hang timeout of 3s: a kernel that never ends? The GPU cannot stop it, so nothing queued after it can run"},
+		{"a bad manifest",
+			status.New(status.InvalidArgument, `manifest: m.json:1:50: operations[0].dims: missing (the problem's dimensions, such as {"N": 1048576})`),
+			`INVALID_ARGUMENT: manifest: m.json:1:50: operations[0].dims: missing (the problem's dimensions, such as {"N": 1048576})`,
+			`manifest: m.json:1:50: operations[0].dims: missing (the problem's dimensions, such as {"N": 1048576})`},
+		{"a device that cannot be opened",
+			status.Annotate(status.New(status.NotFound, "hal: device 7 is out of range: there is 1 device, 0"), `--device "7" (see vkbench devices)`),
+			`NOT_FOUND: --device "7" (see vkbench devices): hal: device 7 is out of range: there is 1 device, 0`,
+			`--device "7" (see vkbench devices): hal: device 7 is out of range: there is 1 device, 0`},
+		{"no driver",
+			status.Wrap(status.New(status.Incompatible, "vk: vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER"), status.Incompatible, "no Vulkan driver is installed"),
+			"INCOMPATIBLE: no Vulkan driver is installed: vk: vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER",
+			"no Vulkan driver is installed: vk: vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER"},
+		{"joined",
+			status.Join(status.New(status.NotFound, "vk: a"), status.Annotate(status.New(status.Internal, "vk: b"), "c")),
+			"NOT_FOUND: 2 errors: [NOT_FOUND: vk: a] [INTERNAL: c: vk: b]",
+			"2 errors: [vk: a] [c: vk: b]"},
+		{"a foreign error",
+			fmt.Errorf("--size N=3: %w", errors.New("DATA: 3 is odd: see: vk")),
+			"--size N=3: DATA: 3 is odd: see: vk",
+			"--size N=3: DATA: 3 is odd: see: vk"},
+	} {
+		if got := tc.err.Error(); got != tc.error {
+			t.Errorf("%s: Error() = %q, want %q", tc.name, got, tc.error)
+		}
+		if got := status.TextForPeople(tc.err.Error()); got != tc.got {
+			t.Errorf("%s: TextForPeople = %q, want %q", tc.name, got, tc.got)
 		}
 	}
 }

@@ -73,8 +73,10 @@ func joules(j float64) string {
 
 // writeConditions writes, under a table, what the results file says of
 // the conditions and, for each benchmark that has them, its conditions;
-// and which objective picked the winners, when not time.
-func writeConditions(s *strings.Builder, file *results.File, verbose bool) {
+// and which objective picked the winners, when not time; as wide as o
+// asks.
+func writeConditions(s *strings.Builder, file *results.File, o tableOptions) {
+	verbose, columns := o.verbose, o.lineWidth()
 	if file.Objective != "" && file.Objective != string(autotune.ObjectiveTime) {
 		fmt.Fprintf(s, "\nwinners picked by %s per run\n", strings.Replace(file.Objective, "edp", "energy × time", 1))
 	}
@@ -94,12 +96,12 @@ func writeConditions(s *strings.Builder, file *results.File, verbose bool) {
 		}
 		s.WriteString("\n")
 		if len(lines) == 0 { // one line, not a heading with nothing under it
-			wrap(s, "", "conditions: "+file.Conditions)
+			wrapAt(s, columns, "", "conditions: "+file.Conditions)
 			return
 		}
-		wrap(s, "", fmt.Sprintf("conditions (%s):", file.Conditions))
+		wrapAt(s, columns, "", fmt.Sprintf("conditions (%s):", file.Conditions))
 		for _, l := range lines {
-			wrap(s, "  ", l)
+			wrapAt(s, columns, "  ", l)
 		}
 	}
 }

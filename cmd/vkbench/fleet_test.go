@@ -94,7 +94,7 @@ func TestFleet(t *testing.T) {
 	lone := []string{"tune", "copy", "--size", "8192", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", filepath.Join(dir, "3.db"), "--store"}
 	wrong, _ := url.Parse(strings.Replace(srv.DefaultURL(), redistest.Password, "wrong", 1))
 	r := mustRun(t, exitUsage, append(lone, wrong.String())...)
-	if r.stderr != "vkbench: UNAUTHENTICATED: store: shared store "+wrong.Redacted()+" refused this process (a configuration to fix): store/redis: refused the credentials; check the user and password (the URL's, else $VKBENCH_STORE_PASSWORD): WRONGPASS invalid username-password pair or user is disabled.\n" {
+	if r.stderr != "vkbench: store: shared store "+wrong.Redacted()+" refused this process (a configuration to fix): store/redis: refused the credentials; check the user and password (the URL's, else $VKBENCH_STORE_PASSWORD): WRONGPASS invalid username-password pair or user is disabled.\n" {
 		t.Errorf("a refused password: want one error naming the store without the password, and nothing tuned:\n%s", r.stderr)
 	}
 	srv.Stop()

@@ -17,17 +17,28 @@ const columns = 100
 const minLast = 16
 
 // grid is a table of cells aligned in columns, two spaces apart, each
-// line at most columns wide: where the rows are wider, the elastic column
-// (a candidate's name) is shortened in its middle, with an ellipsis, then
-// the last column (notes) is folded onto lines of its own below, its
-// words whole; unless whole: then no cell is cut or folded, and a row too
-// wide is one line too wide (a gate's benchmark names must read whole). A
-// row of one cell is a heading: it sets no column's width.
+// line at most width wide (columns where 0): where the rows are wider,
+// the elastic column (a candidate's name; -1 for none) is shortened, its
+// start replaced by an ellipsis (the end of a kernel's name tells it from
+// its neighbours, which share their start), then the last column (notes)
+// is folded onto lines of its own below, its words whole; unless whole:
+// then no cell is cut or folded, and a row too wide is one line too wide
+// (a gate's benchmark names must read whole). A row of one cell is a
+// heading: it sets no column's width.
 type grid struct {
 	indent  string
 	elastic int
 	whole   bool
+	width   int
 	rows    [][]string
+}
+
+// lineWidth is how wide g's lines are.
+func (g *grid) lineWidth() int {
+	if g.width > 0 {
+		return g.width
+	}
+	return columns
 }
 
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
@@ -55,14 +66,19 @@ func (g *grid) write(b *strings.Builder) {
 	for _, w := range widths[:n-1] {
 		total += w
 	}
-	if over := total - columns; over > 0 && g.elastic < n-1 && !g.whole {
+	columns := g.lineWidth()
+	if g.elastic < 0 {
+		// No column gives way: the notes keep a few words a line.
+		columns = max(columns, total)
+	}
+	if over := total - columns; over > 0 && g.elastic >= 0 && g.elastic < n-1 && !g.whole {
 		widths[g.elastic] = max(widths[g.elastic]-over, min(widths[g.elastic], 16))
 	}
 	for _, r := range g.rows {
 		line := g.indent
 		for i, c := range r[:len(r)-1] {
 			if i == g.elastic {
-				c = middleCut(c, widths[i])
+				c = endCut(c, widths[i])
 			}
 			line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
 		}
@@ -86,21 +102,27 @@ func (g *grid) write(b *strings.Builder) {
 	}
 }
 
-// middleCut is s in at most n columns, its middle replaced by an
-// ellipsis: both ends of a kernel's name tell it from its neighbours.
-func middleCut(s string, n int) string {
+// endCut is s in at most n columns, its start replaced by an ellipsis:
+// the names of a table's kernels share their start
+// (regblock-128x128x16-8x8-p2, regblock-128x128x16-8x8-p2-swz), and
+// their ends tell them apart.
+func endCut(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
-	head := (n - 1) / 2
-	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+	return "…" + string(r[len(r)-(n-1):])
 }
 
 // wrap writes each of texts that is not blank on lines of at most
 // columns, broken between words, the first starting with indent and the
 // others two spaces further in.
 func wrap(b *strings.Builder, indent string, texts ...string) {
+	wrapAt(b, columns, indent, texts...)
+}
+
+// wrapAt is wrap for lines of at most columns.
+func wrapAt(b *strings.Builder, columns int, indent string, texts ...string) {
 	n := utf8.RuneCountInString(indent)
 	for _, text := range texts {
 		if strings.TrimSpace(text) == "" {

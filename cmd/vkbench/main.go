@@ -265,7 +265,9 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return in.exitCode()
 	}
 	if err != nil {
-		_, _ = fmt.Fprintf(stderr, "vkbench: %s\n", strings.ReplaceAll(err.Error(), "\n", " ")) // nowhere left to say it
+		// For a person: what happened, without the codes, which programs
+		// read from the exit status, or the JSON.
+		_, _ = fmt.Fprintf(stderr, "vkbench: %s\n", status.TextForPeople(err.Error())) // nowhere left to say it
 	}
 	return exitCode(err)
 }

@@ -145,3 +145,29 @@ func TestNoisyPeakNamesKept(t *testing.T) {
 
 // peakStoredSaid matches where noisyPeak says that wide rates were stored.
 var peakStoredSaid = regexp.MustCompile(`(It is|They are) stored with|\. Stored for `)
+
+// TestErrorLineForPeople: the command's last line says what happened
+// first, without the status codes that began the line and each part of
+// the chain that had one ("vkbench: INVALID_ARGUMENT: manifest: ..."),
+// a package's prefix once. The hang's line is TestHangTimeout's.
+func TestErrorLineForPeople(t *testing.T) {
+	needDevice(t)
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"schema": "vkbench.manifest/v1", "operations": [{"name": "x"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--manifest", bad, "--cache", "off"},
+			`^vkbench: manifest: .*bad\.json:1:50: operations\[0\]\.dims: missing \(the problem's dimensions, such as \{"N": 1048576\}\)\n$`},
+		{[]string{"run", "copy", "--device", "99", "--cache", "off"},
+			`^vkbench: --device "99" \(see vkbench devices\): hal: device 99 is out of range: there (is|are) \d+ devices?, .*\d\n$`},
+	} {
+		r := vkbench(t, tc.args...)
+		if !regexp.MustCompile(tc.want).MatchString(r.stderr) {
+			t.Errorf("vkbench %s: stderr %q, want it to match %s", strings.Join(tc.args, " "), r.stderr, tc.want)
+		}
+	}
+}

@@ -264,7 +264,7 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, said []str
 		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, strings.TrimSpace(halfWidthText(r.halfWidth)+"  "+r.note))
 	}
 	g.write(&b)
-	why.write(&b, "  ")
+	why.write(&b, columns, "  ")
 	wrap(&b, "", said...)
 	wrap(&b, "", "conditions: "+conditions)
 	_, err := io.WriteString(w, b.String())

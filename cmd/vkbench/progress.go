@@ -89,7 +89,8 @@ func (p *progress) draw(text string) {
 }
 
 // isTerminal reports whether w is a terminal, or writes through to one:
-// a writer around another says which by its Unwrap method.
+// a writer around another says which by its Unwrap method, an output
+// (outFile) by what it writes to.
 func isTerminal(w io.Writer) bool {
 	for {
 		switch v := w.(type) {
@@ -97,8 +98,32 @@ func isTerminal(w io.Writer) bool {
 			return term.IsTerminal(int(v.Fd()))
 		case interface{ Unwrap() io.Writer }:
 			w = v.Unwrap()
+		case *outFile:
+			w = v.w
 		default:
 			return false
+		}
+	}
+}
+
+// terminalWidth is the width of the terminal w writes to (isTerminal),
+// columns where the terminal does not say, and 0 where w writes to no
+// terminal.
+func terminalWidth(w io.Writer) int {
+	if !isTerminal(w) {
+		return 0
+	}
+	for {
+		switch v := w.(type) {
+		case *os.File:
+			if n, _, err := term.GetSize(int(v.Fd())); err == nil && n > 0 {
+				return n
+			}
+			return columns
+		case interface{ Unwrap() io.Writer }:
+			w = v.Unwrap()
+		case *outFile:
+			w = v.w
 		}
 	}
 }

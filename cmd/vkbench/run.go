@@ -102,7 +102,10 @@ timestamps in shuffled rounds until its 95% interval is within --precision,
 --precision is flagged budget-spent-before-target or
 max-samples-before-target). An operation that cannot run at its size at all
 (its reference candidate refuses the size, say) is reported failed with the
-reason, and the others run; the exit status is then 1.
+reason, and the others run; the exit status is then 1. A device lost on the
+way (a kernel past --hang-timeout) ends the run after its output, which keeps
+what was measured before, the operation lost and those after it failed, saying
+why; the exit status is then 3.
 The fastest is marked. Candidates that compute a wrong result are reported
 as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, each with the reason. The table counts, in a line
@@ -283,9 +286,17 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	// keeps what it had); an interrupted run shows nothing. An operation
 	// that could not run at its size is a result, as a wrong candidate
 	// is: the others' are written, -o's file too, and the status is 1.
+	// So is what was measured before the device was lost, minutes of
+	// work: it is written, -o's file too, and the status is still 3.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
-		werr = writeResults(s.out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd)})
+		werr = writeResults(s.out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd), width: terminalWidth(s.out)})
+	}
+	if runErr != nil && cmd.Context().Err() == nil && deviceLost(s.dev, runErr) {
+		if errors.Is(runErr, status.DeadlineExceeded) {
+			runErr = fmt.Errorf("%w; if the kernel is only slow, give it longer with --hang-timeout", runErr)
+		}
+		return status.Join(runErr, s.close(cmd, werr))
 	}
 	failedOps, _ := errors.AsType[errFailed](runErr)
 	if failedOps != "" {
@@ -340,7 +351,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		defer autotune.Prebuild(ctx, dev, opts, ahead[1:])()
 	}
 	var failed opFailures
-	for _, op := range ops {
+	for i, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
 		var e *autotune.Entry
 		var err error
@@ -364,11 +375,46 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 			continue
 		}
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
+			if e == nil && deviceLost(dev, err) {
+				addLost(file, op, ops[i+1:], sizes, dev.Info(), err)
+			}
 			return err
 		}
 		failed.noneRan(op, size, e)
 	}
 	return failed.err(len(ops))
+}
+
+// deviceLost reports whether err, which ended a measurement, is the loss
+// of dev (a kernel that ran past the hang timeout among its causes).
+func deviceLost(dev hal.Device, err error) bool {
+	return errors.Is(err, hal.ErrDeviceLost) || errors.Is(dev.Err(), hal.ErrDeviceLost)
+}
+
+// addLost adds to file, failed and not measured, every candidate of
+// lost, the operation being measured when the device was lost, for the
+// reason err (which names the candidate running then), and of rest, the
+// operations that could not run after it. lost is nil where the device
+// was lost between operations.
+func addLost(file *results.File, lost kernels.Operation, rest []kernels.Operation, sizes sizePlan, info hal.DeviceInfo, err error) {
+	why := "not run: the device was lost before"
+	if lost != nil {
+		file.Benchmarks = append(file.Benchmarks, benchmarksOf(lost, failedEntry(lost, sizes.sizeFor(lost, info), err.Error()), nil)...)
+		why += ", measuring " + lost.Name()
+	}
+	for _, op := range rest {
+		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, failedEntry(op, sizes.sizeFor(op, info), why), nil)...)
+	}
+}
+
+// failedEntry is the entry of op at size where every candidate failed,
+// for the reason why, none measured.
+func failedEntry(op kernels.Operation, size kernels.Size, why string) *autotune.Entry {
+	entry := &autotune.Entry{Size: size, Fastest: -1}
+	for i, c := range op.Candidates() {
+		entry.Results = append(entry.Results, results.Result{Index: i, Name: c.Name, Measurement: results.Measurement{Outcome: results.Failed, Error: why}})
+	}
+	return entry
 }
 
 // stored reports whether tuner's store answers op at size.
@@ -433,11 +479,7 @@ type opFailures []string
 // add reports op as failed at size, for the reason err: every candidate
 // of it failed, in file, and op among f.
 func (f *opFailures) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
-	entry := &autotune.Entry{Size: size, Fastest: -1}
-	for i, c := range op.Candidates() {
-		entry.Results = append(entry.Results, results.Result{Index: i, Name: c.Name, Measurement: results.Measurement{Outcome: results.Failed, Error: err.Error()}})
-	}
-	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, entry, nil)...)
+	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, failedEntry(op, size, err.Error()), nil)...)
 	*f = append(*f, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
 }
 
@@ -478,42 +520,66 @@ func measureInterleaved(cmd *cobra.Command, dev hal.Device, opts autotune.Option
 	if err != nil {
 		return err
 	}
+	lost := -1 // the operation being measured when the device was lost
+	var lostErr error
+rounds:
 	for r := range opts.Rounds {
 		// The probe takes its turn among the operations (index len(ops)),
 		// at a place of the round as random as theirs.
 		for _, i := range rng.Perm(len(ops) + 1) {
-			if i == len(ops) {
-				if err := probe.measure(cmd.Context(), dev, opts, r); err != nil {
-					return err
+			var err error
+			switch {
+			case i == len(ops):
+				err = probe.measure(cmd.Context(), dev, opts, r)
+			case failed[i] == nil:
+				var e *autotune.Entry
+				e, err = autotune.MeasureRound(cmd.Context(), dev, ops[i], sizes.sizeFor(ops[i], dev.Info()), opts, r)
+				if err != nil && operationsOwn(cmd.Context(), dev, err) {
+					failed[i], err = err, nil
+				} else if err == nil {
+					rounds[i] = append(rounds[i], e)
 				}
-				continue
 			}
-			if failed[i] != nil {
-				continue
-			}
-			size := sizes.sizeFor(ops[i], dev.Info())
-			e, err := autotune.MeasureRound(cmd.Context(), dev, ops[i], size, opts, r)
-			if err != nil && operationsOwn(cmd.Context(), dev, err) {
-				failed[i] = err
-				continue
+			if err != nil && cmd.Context().Err() == nil && deviceLost(dev, err) {
+				// The rounds measured before are kept, each operation's
+				// its own number of them.
+				lost, lostErr = i, err
+				break rounds
 			}
 			if err != nil {
 				return err
 			}
-			rounds[i] = append(rounds[i], e)
 		}
 	}
-	file.Probe = &results.Probe{Name: probe.name, RoundMedians: probe.rounds}
+	if len(probe.rounds) > 0 {
+		file.Probe = &results.Probe{Name: probe.name, RoundMedians: probe.rounds}
+	}
 	var opsFailed opFailures
+	var notRun []kernels.Operation
 	for i, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
 		if failed[i] != nil {
 			opsFailed.add(file, op, size, failed[i])
 			continue
 		}
+		if i == lost {
+			continue
+		}
+		if len(rounds[i]) == 0 {
+			notRun = append(notRun, op)
+			continue
+		}
 		e := autotune.MergeRounds(op, rounds[i], opts)
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
 		opsFailed.noneRan(op, size, e)
+	}
+	if lostErr != nil {
+		var op kernels.Operation // nil where the probe was measured
+		if lost < len(ops) {
+			op = ops[lost]
+		}
+		addLost(file, op, notRun, sizes, dev.Info(), lostErr)
+		return lostErr
 	}
 	return opsFailed.err(len(ops))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/status"
 )
 
 // tableOptions say how much a run's table shows.
@@ -20,20 +21,42 @@ type tableOptions struct {
 	// verbose lists every candidate: those dropped early, those the
 	// device cannot run, and each one's conditions.
 	verbose bool
+	// width is the terminal's, where the table goes to one: its lines
+	// fit it, a name cut where it must be. 0 where the table goes to a
+	// file or a pipe: no name is cut, and what is said in words is
+	// wrapped at columns.
+	width int
+}
+
+// lineWidth is how wide o's lines are, but for names.
+func (o tableOptions) lineWidth() int {
+	if o.width > 0 {
+		return o.width
+	}
+	return columns
+}
+
+// grid is a table of o's width whose elastic column is cut where a
+// terminal's width asks it, and never in a file or a pipe.
+func (o tableOptions) grid(elastic int) grid {
+	if o.width == 0 {
+		elastic = -1
+	}
+	return grid{indent: "  ", elastic: elastic, width: o.width}
 }
 
 // writeTable writes file for a person: per operation, its candidates
 // that ran (those dropped early as slower and those the device cannot
 // run folded into a line each, unless verbose), then a summary of the
-// winners, and what writeConditions says. Every line fits the columns of
-// a terminal.
+// winners, and what writeConditions says. Every line fits the terminal
+// it goes to (o.width); no name is cut in a file or a pipe.
 func writeTable(w io.Writer, file *results.File, o tableOptions) error {
 	var b strings.Builder
 	head := fmt.Sprintf("device %d: %s (%s), %s mode", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
 	if file.Rounds > 1 {
 		head += fmt.Sprintf(", %d rounds pooled", file.Rounds)
 	}
-	b.WriteString(report.OneLine(head, columns) + "\n")
+	wrapAt(&b, o.lineWidth(), "", head)
 	groups := opGroups(file)
 	seen := legend{}
 	oneLine := false
@@ -46,9 +69,9 @@ func writeTable(w io.Writer, file *results.File, o tableOptions) error {
 		oneLine = one
 		g.write(&b, o, &seen)
 	}
-	writeWinners(&b, groups, &seen)
+	writeWinners(&b, groups, o, &seen)
 	seen.write(&b, o)
-	writeConditions(&b, file, o.verbose)
+	writeConditions(&b, file, o)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -127,19 +150,15 @@ func (g *opGroup) oneLine(o tableOptions) bool {
 func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	if g.oneLine(o) {
 		why, whole := g.notMeasured()
-		if whole {
-			wrap(b, "", g.title()+": "+why) // the reason matters whole
-			return
-		}
-		b.WriteString(report.OneLine(g.title()+": "+why, columns) + "\n")
-		seen.folded = true
+		wrapAt(b, o.lineWidth(), "", g.title()+": "+why)
+		seen.folded = seen.folded || !whole
 		return
 	}
 	b.WriteString(g.title() + "\n")
 	unit, prefix, factor := g.unit()
 	peak := anyPeak(g.benches)
 	energy := slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return b.EnergyJ > 0 })
-	t := grid{indent: "  ", elastic: 1}
+	t := o.grid(1)
 	head := []string{"", "candidate", "median", "±95% CI", "min", prefix + string(unit)}
 	if peak {
 		head = append(head, "% peak")
@@ -189,17 +208,17 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 			}
 		}
 		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed) && bench.Error != "" {
-			explain = append(explain, bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(bench.Error, bench.Candidate))
+			explain = append(explain, bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(status.TextForPeople(bench.Error), bench.Candidate))
 		}
 		if bench.Outcome == results.Unsupported {
-			unsupported.add("unsupported, "+report.Reason(bench.Error, bench.Candidate), bench.Candidate)
+			unsupported.add("unsupported, "+report.Reason(status.TextForPeople(bench.Error), bench.Candidate), bench.Candidate)
 		}
 		t.add(append(row, note)...)
 	}
 	t.write(b)
-	wrap(b, "    ", explain...)
+	wrapAt(b, o.lineWidth(), "    ", explain...)
 	if o.verbose {
-		unsupported.write(b, "    ")
+		unsupported.write(b, o.lineWidth(), "    ")
 		return
 	}
 	if n := folded[results.Dropped]; n > 0 {
@@ -207,7 +226,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		seen.folded = true
 	}
 	if folded[results.Unsupported] > 0 {
-		b.WriteString(report.OneLine("  + "+report.CountReasons(g.benches, results.Unsupported), columns) + "\n")
+		wrapAt(b, o.lineWidth(), "  ", "+ "+report.CountReasons(g.benches, results.Unsupported))
 		seen.folded = true
 	}
 }
@@ -222,7 +241,7 @@ func (g *opGroup) notMeasured() (why string, whole bool) {
 	if first.Outcome != results.Failed || slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return !same(b) }) {
 		return report.CountReasons(g.benches), false
 	}
-	why = report.Reason(first.Error, first.Candidate)
+	why = report.Reason(status.TextForPeople(first.Error), first.Candidate)
 	return "not measured: " + strings.TrimPrefix(why, g.op+" "+g.shape+": "), true
 }
 
@@ -258,9 +277,9 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 // winner's time and the rate that matters for the operation, the
 // percentage of the device's peak, and how much slower the runner-up is,
 // or "tie" where their intervals overlap.
-func writeWinners(b *strings.Builder, groups []*opGroup, seen *legend) {
+func writeWinners(b *strings.Builder, groups []*opGroup, o tableOptions, seen *legend) {
 	peak := slices.ContainsFunc(groups, func(g *opGroup) bool { return anyPeak(g.benches) })
-	t := grid{indent: "  ", elastic: 2}
+	t := o.grid(2)
 	head := []string{"operation", "size", "winner", "median", "rate"}
 	if peak {
 		head = append(head, "% peak")
@@ -305,20 +324,26 @@ type legend struct {
 
 func (l legend) write(b *strings.Builder, o tableOptions) {
 	b.WriteString("\n")
+	w := o.lineWidth()
 	if l.winner {
-		b.WriteString("* the fastest")
-		if len(l.ties) > 0 {
-			b.WriteString("; tie: " + strings.Join(l.ties, "\n  or: "))
+		fastest, indent := "* the fastest", ""
+		for i, rule := range l.ties {
+			if i == 0 {
+				fastest += "; tie: " + rule
+				continue
+			}
+			wrapAt(b, w, indent, fastest)
+			fastest, indent = "or: "+rule, "  "
 		}
-		b.WriteString("\n")
+		wrapAt(b, w, indent, fastest)
 	}
 	if l.unsettled {
-		fmt.Fprintf(b, "unsettled: the 95%% interval is wider than the ±%g%% asked (--precision)\n", o.precision*100)
+		wrapAt(b, w, "", fmt.Sprintf("unsettled: the 95%% interval is wider than the ±%g%% asked (--precision)", o.precision*100))
 	}
 	if l.folded {
-		b.WriteString("candidates dropped early or that the device cannot run are counted: -v lists them\n")
+		wrapAt(b, w, "", "candidates dropped early or that the device cannot run are counted: -v lists them")
 	}
-	wrap(b, "", l.peak.Notes()...)
+	wrapAt(b, w, "", l.peak.Notes()...)
 }
 
 // reasons gathers why things did not run, each reason once, in the order
@@ -338,9 +363,9 @@ func (r *reasons) add(why, name string) {
 	r.who[why] = append(r.who[why], name)
 }
 
-// write writes a wrapped line a reason: "why: name, name".
-func (r *reasons) write(b *strings.Builder, indent string) {
+// write writes a reason a line, wrapped at columns: "why: name, name".
+func (r *reasons) write(b *strings.Builder, columns int, indent string) {
 	for _, why := range r.order {
-		wrap(b, indent, why+": "+strings.Join(r.who[why], ", "))
+		wrapAt(b, columns, indent, why+": "+strings.Join(r.who[why], ", "))
 	}
 }

@@ -28,7 +28,7 @@ func TestRunTableLayout(t *testing.T) {
 	}
 	for _, verbose := range []bool{false, true} {
 		var b bytes.Buffer
-		if err := writeResults(&b, "table", file, tableOptions{precision: 0.01, verbose: verbose}); err != nil {
+		if err := writeResults(&b, "table", file, tableOptions{precision: 0.01, verbose: verbose, width: columns}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -57,7 +57,8 @@ func TestRunTableLayout(t *testing.T) {
 
 // TestRunTableWords checks the words of the table line by line: the
 // reasons counted, the rate of an integer operation in GOP/s, ties, an
-// unsettled interval, a failure's reason under its table, margins.
+// unsettled interval, a failure's reason under its table, margins. The
+// reasons are whole, wrapped, where they were cut at 100 columns.
 func TestRunTableWords(t *testing.T) {
 	file, err := results.ReadFile(cliData("run-table-input.json"))
 	if err != nil {
@@ -69,8 +70,8 @@ func TestRunTableWords(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"\npeak-coopmat-f16 f16, size 256x16: 12 unsupported: 12× needs cooperative matrices (VK_NV_cooperat",
-		"\n  + 28 unsupported: 27× needs cooperative matrices (VK_NV_cooperative_matrix ×13, VK_KHR_cooperativ",
+		"\npeak-coopmat-f16 f16, size 256x16: 12 unsupported: 12× needs cooperative matrices\n  (VK_NV_cooperative_matrix ×9, VK_KHR_cooperative_matrix ×3), which the device lacks\n",
+		"\n  + 28 unsupported: 27× needs cooperative matrices (VK_NV_cooperative_matrix ×13,\n    VK_KHR_cooperative_matrix ×10, VK_NV_cooperative_matrix2 ×4), which the device lacks; 1× needs\n    32.5 KiB of shared memory, device has 32 KiB\n",
 		"\n  + 16 dropped early, slower than the leader\n",
 		"\n    gridstride-vec4-u4-wg256-g1024 failed: vkCreateComputePipelines: VK_ERROR_OUT_OF_HOST_MEMORY\n",
 		"\nwinners (margin: how much slower the runner-up is)\n",
@@ -86,6 +87,44 @@ func TestRunTableWords(t *testing.T) {
 	}
 	if strings.Contains(out, "76.3 GFLOP/s") {
 		t.Errorf("an integer operation's rate is in GFLOP/s:\n%s", out)
+	}
+}
+
+// TestRunTableNames: in a file or a pipe (no width) a candidate's name is
+// never cut, however long; on a terminal every line fits its width, and
+// a name cut to fit keeps its end, which tells it from the names that
+// share its start. (Mutation: the cut at 100 columns whatever the output,
+// and the middle cut it made, "regblock-bm128…-exact1", fail it.)
+func TestRunTableNames(t *testing.T) {
+	file, err := results.ReadFile(cliData("run-table-input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := []string{"regblock-bm128-bn128-bk16-tx8-ty8-ph2-swz1-vec4-exact1", "regblock-bm128-bn128-bk16-tx8-ty8-ph2-swz1-vec4-exact0"}
+	n := 0
+	for i := range file.Benchmarks {
+		if b := &file.Benchmarks[i]; b.Op == "gemm" && b.Ran() && n < len(long) {
+			b.Candidate = long[n]
+			n++
+		}
+	}
+	for _, width := range []int{0, 80, 200} {
+		var buf bytes.Buffer
+		if err := writeTable(&buf, file, tableOptions{precision: 0.01, verbose: true, width: width}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		for _, name := range long {
+			cut := regexp.MustCompile(`(?m)^ {5}…\S*` + regexp.QuoteMeta(name[len(name)-8:]) + ` `)
+			if whole := strings.Contains(out, "  "+name+"  "); width != 80 && !whole || width == 80 && !cut.MatchString(out) {
+				t.Errorf("width %d: %s is not there, whole (or at 80, cut at its start):\n%s", width, name, out)
+			}
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if w := utf8.RuneCountInString(line); width > 0 && w > width {
+				t.Errorf("width %d: a line of %d columns: %q", width, w, line)
+			}
+		}
 	}
 }
 
@@ -213,7 +252,7 @@ func TestRunTableFlagsWhole(t *testing.T) {
 			}
 		}
 		var buf bytes.Buffer
-		if err := writeTable(&buf, file, tableOptions{verbose: verbose}); err != nil {
+		if err := writeTable(&buf, file, tableOptions{verbose: verbose, width: columns}); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
