@@ -309,7 +309,7 @@ func checkSearchNotes(t *testing.T, dir, cache string) {
 	if !logLine.MatchString(show.stdout) {
 		t.Errorf("cache show of the search's key does not say where its tuning log is:\n%s", show.stdout)
 	}
-	wantUsage(t, `^vkbench: NOT_FOUND: no entry gemm/f32/32x32x32 in .*; a search of its operation's space answered gemm\.space/f32/32x32x32 \(vkbench cache show gemm\.space/f32/32x32x32\)\n`,
+	wantUsage(t, `^vkbench: no entry gemm/f32/32x32x32 in .*; a search of its operation's space answered gemm\.space/f32/32x32x32 \(vkbench cache show gemm\.space/f32/32x32x32\)\n`,
 		"cache", "show", "gemm/f32/32x32x32", "--cache", cache)
 	table := filepath.Join(dir, "table.json")
 	mustRun(t, 0, "cache", "export", table, "--cache", cache)
