@@ -23,6 +23,9 @@ type manifestModule struct {
 	path string // as the manifest writes it
 	code []byte
 	spv  *spirv.Module
+	// includes are the files a GLSL source was compiled from: itself
+	// and those it #includes.
+	includes []string
 }
 
 // module reads and parses the SPIR-V file that n names.
@@ -57,7 +60,36 @@ func (d *opDecoder) path(n *jsonNode, what string) (p, full string) {
 	if full = p; !filepath.IsAbs(p) {
 		full = filepath.Join(d.dir, p)
 	}
+	d.op.addFiles(full)
 	return p, full
+}
+
+// addFiles notes files that the operation reads.
+func (op *manifestOp) addFiles(paths ...string) {
+	for _, p := range paths {
+		if !slices.Contains(op.files, p) {
+			op.files = append(op.files, p)
+		}
+	}
+}
+
+// Files returns the files that the operations of manifests (those Load
+// and Parse return) read: SPIR-V modules, GLSL sources and the files
+// they #include, .npy inputs and answers; each path as the manifest's
+// folder resolves it, once. A command that writes a file the user names
+// must not write over one of these. Other operations have none.
+func Files(ops []kernels.Operation) []string {
+	var out []string
+	for _, op := range ops {
+		if m, ok := op.(*manifestOp); ok {
+			for _, p := range m.files {
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // maxModuleSize bounds a SPIR-V file; real kernels are kilobytes.
@@ -138,7 +170,7 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 
 func (d *opDecoder) decodeCandidates() error {
 	for c, obj := range d.candObjs {
-		cand := must(d.decodeCandidate(c, obj))
+		cand := must(d.candidate(c, obj))
 		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
 			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
 		}
@@ -146,6 +178,30 @@ func (d *opDecoder) decodeCandidates() error {
 		d.op.cands = append(d.op.cands, cand)
 	}
 	return nil
+}
+
+// candidate decodes candidate c, noting which it is: in the decode of a
+// space's configurations, the fields an error names are its template's,
+// so the error names the configuration too (spaceError).
+func (d *opDecoder) candidate(c int, obj *jsonObj) (kernels.Candidate, error) {
+	d.current = obj
+	cand, err := d.decodeCandidate(c, obj) // an error unwinds with current set
+	if err == nil {
+		d.current = nil
+	}
+	return cand, err
+}
+
+// spaceError annotates an error of the decode of a space's
+// configurations with the one it is of, or the space's candidate when it
+// is of none (a check of the whole operation).
+func (d *opDecoder) spaceError(err error) error {
+	if d.current != nil {
+		if name := d.current.n.member("name"); name != nil {
+			return status.Annotatef(err, "in configuration %s of the space of candidate %q", name.s, d.space.tmpl)
+		}
+	}
+	return status.Annotatef(err, "in a configuration of the space of candidate %q", d.space.tmpl)
 }
 
 // applies is candidate c's kernels.Candidate.Applies: whether its asserts

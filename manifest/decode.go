@@ -24,11 +24,54 @@ type opDecoder struct {
 	lets     map[string]*manifestLet
 	candObjs []*jsonObj
 	digest   []byte
+	// gather, in the first pass of compileAhead, collects the GLSL to
+	// compile; failed are the sources that did not compile, by module
+	// key; opts are the load's.
+	gather *glslBatch
+	failed map[string]error
+	opts   *Options
+	// space is set in the decode of a space's configurations; current is
+	// the candidate being decoded.
+	space   *manifestSpace
+	current *jsonObj
 }
 
-func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (_ *manifestOp, err error) {
+// decodeOperation decodes the operation n, its GLSL compiled ahead in
+// parallel (compileAhead); space, if set, is the space whose
+// configurations n's candidates are.
+func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode, opts *Options, space *manifestSpace) (_ *manifestOp, err error) {
+	failed := map[string]error{}
+	if err := compileAhead(src, dir, modules, failed, n, opts); err != nil {
+		return nil, err
+	}
+	d, err := newDecoder(src, dir, modules, n)
+	if err != nil {
+		return nil, err
+	}
+	d.failed, d.opts, d.space = failed, opts, space
+	if space != nil {
+		defer func() {
+			if err != nil {
+				err = d.spaceError(err)
+			}
+		}()
+	}
 	defer catch(&err)
-	obj := must(src.object(n, "an operation"))
+	steps := []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts,
+		d.decodeBuffers, d.decodeCounts, d.decodeCandidates, d.decodeVerify, d.decodeDType}
+	for _, step := range steps {
+		check(step())
+	}
+	check(d.obj.done())
+	check(d.finish())
+	return d.op, nil
+}
+
+func newDecoder(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (*opDecoder, error) {
+	obj, err := src.object(n, "an operation")
+	if err != nil {
+		return nil, err
+	}
 	d := &opDecoder{src: src, dir: dir, modules: modules, op: &manifestOp{ref: -1}, obj: obj,
 		names: map[string]nameInfo{}, lets: map[string]*manifestLet{}}
 	for _, r := range reservedNames {
@@ -43,14 +86,7 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 		}
 		d.names[r] = nameInfo{kind: kind, typ: intType}
 	}
-	steps := []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts,
-		d.decodeBuffers, d.decodeCounts, d.decodeCandidates, d.decodeVerify, d.decodeDType}
-	for _, step := range steps {
-		check(step())
-	}
-	check(obj.done())
-	check(d.finish())
-	return d.op, nil
+	return d, nil
 }
 
 func (d *opDecoder) decodeName() error {

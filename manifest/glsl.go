@@ -33,8 +33,13 @@ func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error
 	if len(defines) > 0 {
 		name += "[" + strings.Join(defines, ",") + "]"
 	}
-	if m, ok := d.modules[full+"\x00"+name]; ok {
+	key := full + "\x00" + name
+	if m, ok := d.modules[key]; ok {
+		d.op.addFiles(m.includes...)
 		return m, nil
+	}
+	if err := d.failed[key]; err != nil {
+		return nil, errWhere(status.CodeOf(err), d.src.where(n), "%s", status.Message(err))
 	}
 	src, err := readModule(full)
 	if err != nil {
@@ -43,18 +48,34 @@ func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error
 	if bytes.Contains(src, []byte{0}) { // glslc would quote its whole table of built-ins
 		return nil, d.src.errAt(n, "%q is binary, not GLSL source (a SPIR-V module goes in \"spirv\")", full)
 	}
-	code, err := compileGLSL(full, src, defines)
-	if err != nil {
+	var code []byte
+	var deps []string
+	if d.gather != nil {
+		// The first pass: a module the cache holds serves now; one it
+		// does not is noted for compileAhead, and the candidate stops here.
+		if code, deps, err = lookupGLSL(full, src, defines); code == nil || err != nil {
+			if err == nil && !d.gather.seen[key] {
+				d.gather.seen[key] = true
+				d.gather.jobs = append(d.gather.jobs, glslJob{key: key, name: name, path: full, src: src, defines: defines})
+			}
+			return nil, cmp.Or(err, errGathered)
+		}
+	} else if code, deps, err = compileGLSL(d.opts.context(), full, src, defines); err != nil {
 		return nil, errWhere(status.CodeOf(err), d.src.where(n), "%s", status.Message(err))
 	}
 	sm, err := spirv.Parse(code)
 	if err != nil {
 		return nil, d.src.errAt(n, "%s compiled to an unusable SPIR-V module: %s", name, status.Message(err))
 	}
-	m := &manifestModule{path: name, code: code, spv: sm}
-	d.modules[full+"\x00"+name] = m
+	m := &manifestModule{path: name, code: code, spv: sm, includes: deps}
+	d.modules[key] = m
+	d.op.addFiles(deps...)
 	return m, nil
 }
+
+// errGathered stops a candidate in compileAhead's first pass at a GLSL
+// source to compile.
+var errGathered = status.New(status.Unavailable, "manifest: compiled ahead")
 
 // defines evaluates "defines" for candidate c: "NAME=value" for each,
 // sorted by name.
@@ -89,61 +110,85 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 // beside it a record of the files glslc read for it, #includes of
 // #includes too, with a digest of each and of the SPIR-V: the entry
 // answers while every one of them reads as it did, so an edited header
-// is compiled again.
-func compileGLSL(path string, src []byte, defines []string) ([]byte, error) {
-	abs, err := filepath.Abs(path)
+// is compiled again. It returns those files too; a compile that ctx
+// stops fails with ctx's error.
+func compileGLSL(ctx context.Context, path string, src []byte, defines []string) ([]byte, []string, error) {
+	tc, abs, cached, err := glslEntry(path, src, defines)
 	if err != nil {
-		return nil, status.Newf(status.InvalidArgument, "%v", err)
+		return nil, nil, err
 	}
-	tc := glslc.Default
+	if code, deps, err := cachedGLSL(cached, filepath.Base(path)); code != nil || err != nil {
+		return code, deps, err
+	}
+	if _, err := exec.LookPath(tc.Glslc); err != nil {
+		return nil, nil, status.Newf(status.FailedPrecondition, "compiling %s needs glslc, the Khronos GLSL compiler (Debian's and Ubuntu's package glslc, or the Vulkan SDK), on the PATH: %v", filepath.Base(path), err)
+	}
+	code, deps, err := tc.CompileFile(ctx, abs, defines)
+	if err := context.Cause(ctx); err != nil {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, status.Newf(status.InvalidArgument, "%v", err)
+	}
+	keepGLSL(cached, code, deps)
+	return code, deps, nil
+}
+
+// lookupGLSL returns what compileGLSL would find in the cache, nil if
+// it holds nothing for the source.
+func lookupGLSL(path string, src []byte, defines []string) ([]byte, []string, error) {
+	_, _, cached, err := glslEntry(path, src, defines)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cachedGLSL(cached, filepath.Base(path))
+}
+
+// glslEntry returns the toolchain that compiles the source at path
+// (whose text is src) with defines, its absolute path, and the path of
+// its SPIR-V in the cache.
+func glslEntry(path string, src []byte, defines []string) (tc glslc.Toolchain, abs, cached string, err error) {
+	if abs, err = filepath.Abs(path); err != nil {
+		return tc, "", "", status.Newf(status.InvalidArgument, "%v", err)
+	}
+	tc = glslc.Default
 	if tc.TargetEnv, err = glslc.TargetEnvOf(path, string(src)); err != nil {
-		return nil, status.Newf(status.InvalidArgument, "%v", err)
+		return tc, "", "", status.Newf(status.InvalidArgument, "%v", err)
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "vkbench glsl v2\x00%s\x00%s\x00%s\x00", strings.Join(tc.Flags(), " "), strings.Join(defines, "\x00"), filepath.Dir(abs))
 	h.Write(src)
-	cached := filepath.Join(glslCacheDir(), hex.EncodeToString(h.Sum(nil))+".spv")
-	if code, err := cachedGLSL(cached, filepath.Base(path)); code != nil || err != nil {
-		return code, err
-	}
-	if _, err := exec.LookPath(tc.Glslc); err != nil {
-		return nil, status.Newf(status.FailedPrecondition, "compiling %s needs glslc, the Khronos GLSL compiler (Debian's and Ubuntu's package glslc, or the Vulkan SDK), on the PATH: %v", filepath.Base(path), err)
-	}
-	code, deps, err := tc.CompileFile(context.Background(), abs, defines)
-	if err != nil {
-		return nil, status.Newf(status.InvalidArgument, "%v", err)
-	}
-	keepGLSL(cached, code, deps)
-	return code, nil
+	return tc, abs, filepath.Join(glslCacheDir(), hex.EncodeToString(h.Sum(nil))+".spv"), nil
 }
 
-// cachedGLSL returns the SPIR-V of source kept at path if its record
-// (depsPath) is of that very SPIR-V and every file it names has the
-// digest it gives; nil if not, or if any of them cannot be read: glslc,
+// cachedGLSL returns the SPIR-V of source kept at path, and the files
+// it was compiled from, if its record (depsPath) is of that very SPIR-V
+// and every file it names has the digest it gives; nil if not, or if any of them cannot be read: glslc,
 // compiling again, says what is wrong. A file that is there but is not a
 // regular one (a named pipe, on which glslc would wait forever) is an
 // error.
-func cachedGLSL(path, source string) ([]byte, error) {
+func cachedGLSL(path, source string) (code []byte, deps []string, err error) {
 	rec, err := os.ReadFile(depsPath(path))
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	code, err := os.ReadFile(path)
+	code, err = os.ReadFile(path)
 	lines := strings.Split(strings.TrimSuffix(string(rec), "\n"), "\n")
 	if err != nil || len(lines) < 2 || lines[0] != digest(code) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	for _, line := range lines[1:] {
 		sum, dep, _ := strings.Cut(line, " ")
 		if fi, err := os.Stat(dep); err == nil && !fi.Mode().IsRegular() {
-			return nil, status.Newf(status.InvalidArgument, "compiling %s reads %s, which is not a regular file", source, dep)
+			return nil, nil, status.Newf(status.InvalidArgument, "compiling %s reads %s, which is not a regular file", source, dep)
 		}
 		text, err := readModule(dep)
 		if err != nil || digest(text) != sum {
-			return nil, nil
+			return nil, nil, nil
 		}
+		deps = append(deps, dep)
 	}
-	return code, nil
+	return code, deps, nil
 }
 
 // keepGLSL writes code to path, and the record of deps, the files it was

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,11 +31,14 @@ import (
 // #defines (glsl_space.json: WG and UNROLL) is compiled per
 // configuration, each configuration is verified and the space searched
 // like any other, and the compiled modules are cached: a second load
-// compiles nothing, and loads without a compiler on the PATH.
+// compiles nothing, and loads without a compiler on the PATH. The load
+// compiles the named point alone (what run measures); the search the
+// others, all at once over the processors, telling Progress.
 func TestGLSLSpaceSearch(t *testing.T) {
 	cacheDir := t.TempDir()
 	t.Setenv(store.EnvCache, filepath.Join(cacheDir, "autotune.db"))
-	ops, err := manifest.Load(filepath.Join(manifestDir, "glsl_space.json"))
+	var told []manifest.CompileProgress
+	ops, err := manifest.LoadWith(filepath.Join(manifestDir, "glsl_space.json"), manifest.Options{Progress: func(p manifest.CompileProgress) { told = append(told, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,9 +47,24 @@ func TestGLSLSpaceSearch(t *testing.T) {
 	if sp == nil {
 		t.Fatal("no space")
 	}
-	compiled, err := filepath.Glob(filepath.Join(cacheDir, "glsl", "*.spv"))
-	if err != nil || len(compiled) != 9 {
-		t.Errorf("%d modules compiled into the cache (%v), want one for each of the 9 configurations", len(compiled), err)
+	inCache := func() int {
+		compiled, err := filepath.Glob(filepath.Join(cacheDir, "glsl", "*.spv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(compiled)
+	}
+	if n := inCache(); n != 1 {
+		t.Errorf("the load compiled %d modules into the cache, want 1: the named point's", n)
+	}
+	if _, err := sp.Points(op.Dims(), kernels.SizeOf(1<<14), h200Like); err != nil {
+		t.Fatal(err)
+	}
+	if n := inCache(); n != 9 {
+		t.Errorf("%d modules compiled into the cache once the space is enumerated, want one for each of the 9 configurations", n)
+	}
+	if len(told) != 2+9 || told[1].Total != 1 || told[2].Done != 0 || told[2].Total != 8 || told[10].Done != 8 || told[2].Workers < 1 || told[2].Op != "saxpy-glsl" {
+		t.Errorf("progress told %+v; want the named point's compile (0, 1 of 1), then a batch of the other 8 configurations from 0 to 8", told)
 	}
 	dev := devtest.Device(t)
 	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
@@ -76,6 +96,88 @@ func TestGLSLSpaceSearch(t *testing.T) {
 	_, err = manifest.Load(filepath.Join(manifestDir, "glsl_space.json"))
 	if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(err.Error(), "needs glslc") || !strings.Contains(err.Error(), "candidates[1].glsl") {
 		t.Errorf("loading without glslc or a cache: %v; want FAILED_PRECONDITION naming glslc and the field", err)
+	}
+}
+
+// TestGLSLSpaceCompileStops: the context of LoadWith stops a space's
+// compiles: cancelled as the second module is compiled, the space fails
+// with CANCELLED at once, compiles no more than those under way, and
+// leaves no temporary folder or part of a file behind; a load with it
+// cancelled compiles nothing.
+func TestGLSLSpaceCompileStops(t *testing.T) {
+	cacheDir, tmp := t.TempDir(), t.TempDir()
+	t.Setenv(store.EnvCache, filepath.Join(cacheDir, "autotune.db"))
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := manifest.Options{Context: ctx, Progress: func(p manifest.CompileProgress) {
+		if p.Total > 1 && p.Done == 2 {
+			cancel()
+		}
+	}}
+	ops, err := manifest.LoadWith(filepath.Join(manifestDir, "glsl_space.json"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := ops[0]
+	sp := kernels.SpaceOf(op)
+	_, err = sp.Points(op.Dims(), kernels.SizeOf(1<<14), h200Like)
+	if status.CodeOf(err) != status.Cancelled || !strings.Contains(err.Error(), "before it stopped") {
+		t.Errorf("enumerating the space, cancelled: %v; want CANCELLED saying how far it went", err)
+	}
+	// The named point, and at most one more than the two: the other
+	// processor's.
+	if compiled, _ := filepath.Glob(filepath.Join(cacheDir, "glsl", "*.spv")); len(compiled) > 1+2+runtime.GOMAXPROCS(0) {
+		t.Errorf("%d modules compiled after the stop, want at most %d", len(compiled), 1+2+runtime.GOMAXPROCS(0))
+	}
+	if _, err := sp.Candidate(kernels.Config{"WG": 64, "UNROLL": 2}); status.CodeOf(err) != status.Cancelled {
+		t.Errorf("asked again: %v, want the same CANCELLED", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "*"))
+	parts, _ := filepath.Glob(filepath.Join(cacheDir, "glsl", "*.part*"))
+	if len(left)+len(parts) > 0 {
+		t.Errorf("left behind: %v %v", left, parts)
+	}
+	if _, err := manifest.LoadWith(filepath.Join(manifestDir, "glsl_space.json"), manifest.Options{Context: ctx}); err == nil {
+		// The named point is in the cache now; another source is not.
+		t.Log("the named point came from the cache")
+	}
+	empty := t.TempDir()
+	t.Setenv(store.EnvCache, filepath.Join(empty, "autotune.db"))
+	if _, err := manifest.LoadWith(filepath.Join(manifestDir, "glsl_space.json"), manifest.Options{Context: ctx}); status.CodeOf(err) != status.Cancelled {
+		t.Errorf("loading with a cancelled context: %v, want CANCELLED", err)
+	}
+	if compiled, _ := filepath.Glob(filepath.Join(empty, "glsl", "*.spv")); len(compiled) > 0 {
+		t.Errorf("a load with its context cancelled compiled %d modules", len(compiled))
+	}
+}
+
+// TestGLSLSpaceConfigurationError: a configuration of a GLSL space
+// that does not compile is no error of the load, which compiles the
+// named point alone, but of the space's enumeration, naming the
+// configuration and quoting the compiler.
+func TestGLSLSpaceConfigurationError(t *testing.T) {
+	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
+	dir := t.TempDir()
+	for _, name := range []string{"saxpy.spv", "saxpy_defines.glsl", "glsl_space.json"} {
+		data, err := os.ReadFile(filepath.Join(manifestDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "saxpy_defines.glsl" {
+			data = []byte(strings.Replace(string(data), "#version 450\n", "#version 450\n#if UNROLL == 4\n#error four is too many\n#endif\n", 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ops, err := manifest.Load(filepath.Join(dir, "glsl_space.json"))
+	if err != nil {
+		t.Fatalf("the load, of the named point (UNROLL 1): %v", err)
+	}
+	_, err = kernels.SpaceOf(ops[0]).Points(ops[0].Dims(), kernels.SizeOf(1<<14), h200Like)
+	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), `in configuration vec4-WG32-UNROLL4 of the space of candidate "vec4"`) || !strings.Contains(err.Error(), "four is too many") {
+		t.Errorf("enumerating the space: %v; want INVALID_ARGUMENT naming vec4-WG32-UNROLL4 and quoting glslc", err)
 	}
 }
 
@@ -169,6 +271,17 @@ func TestGLSLIncludes(t *testing.T) {
 
 	runs("first", 107)
 	cachedOnly("unchanged", true)
+	// What the manifest reads, #includes too (here from the cache's record).
+	op, err := load(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := manifest.Files([]kernels.Operation{op})
+	for _, name := range []string{"k.comp", "consts.h", filepath.Join("inner", "value.h")} {
+		if !slices.Contains(files, filepath.Join(src, name)) {
+			t.Errorf("the files the manifest reads are %v, want %s among them", files, name)
+		}
+	}
 	write("inner/value.h", "#define VALUE 8u\n")
 	cachedOnly("an include of an include edited", false)
 	runs("an include of an include edited", 108)

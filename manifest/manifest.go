@@ -54,17 +54,23 @@ const Schema = "vkbench.manifest/v1"
 // testdata/manifests. Everything is checked when the manifest is read, as
 // the package's documentation says under Checking.
 func Load(path string) ([]kernels.Operation, error) {
+	return LoadWith(path, Options{})
+}
+
+// LoadWith is Load with opts: the context that stops the manifest's
+// compiles, and what is told of them.
+func LoadWith(path string, opts Options) ([]kernels.Operation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fileError(err, "manifest: %s", path)
 	}
-	return parseManifest(&manifestSource{name: path, data: data}, filepath.Dir(path))
+	return parseManifest(&manifestSource{name: path, data: data}, filepath.Dir(path), &opts)
 }
 
 // Parse reads a manifest from data, resolving the paths it names
 // relative to dir. Errors name the manifest "manifest".
 func Parse(data []byte, dir string) ([]kernels.Operation, error) {
-	return parseManifest(&manifestSource{name: "manifest", data: data}, dir)
+	return parseManifest(&manifestSource{name: "manifest", data: data}, dir, &Options{})
 }
 
 // fileError gives an error reading a file code NotFound if the file does
@@ -80,7 +86,7 @@ func fileError(err error, format string, args ...any) error {
 var opNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 var candNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
-func parseManifest(src *manifestSource, dir string) (_ []kernels.Operation, err error) {
+func parseManifest(src *manifestSource, dir string, opts *Options) (_ []kernels.Operation, err error) {
 	defer catch(&err)
 	root := src.parseJSON()
 	top := must(src.object(root, "a manifest"))
@@ -98,13 +104,9 @@ func parseManifest(src *manifestSource, dir string) (_ []kernels.Operation, err 
 	var ops []kernels.Operation
 	for _, n := range elems {
 		named, space := expandSpace(src, n)
-		op := must(decodeOperation(src, dir, modules, named))
+		op := must(decodeOperation(src, dir, modules, named, opts, nil))
 		if space != nil {
-			sop, err := decodeOperation(src, dir, modules, space.node)
-			if err != nil {
-				return nil, status.Annotatef(err, "in a configuration of the space of candidate %q", space.tmpl)
-			}
-			space.attach(op, sop, modules)
+			check(space.attach(op, src, dir, opts))
 		}
 		if slices.ContainsFunc(ops, func(prev kernels.Operation) bool { return prev.Name() == op.name }) {
 			return nil, src.errAt(n.member("name"), "operation %q is described twice", op.name)
@@ -195,6 +197,8 @@ type manifestOp struct {
 	space    *kernels.Space // nil without one (space.go)
 	// tuner names the tune cache table of the manifest's winners.
 	tuner string
+	// files are those it reads (Files).
+	files []string
 }
 
 func (op *manifestOp) Name() string         { return op.name }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -26,11 +27,13 @@ import (
 // operation is decoded once as written (the candidate at its named point)
 // and once more with one candidate per configuration, named
 // "<name>-<param><value>-...", which checks every configuration's
-// expressions as any candidate's are and gives each its kernel. Restrictions
-// that use only params are applied then, and the configurations that fail
-// them are never decoded; those that use the dims or the device's limits
-// are applied by the search, at a size on a device. None that fails is
-// ever compiled.
+// expressions as any candidate's are and gives each its kernel: when it is
+// read for a space of SPIR-V modules, and when a search first asks for a
+// kernel for one of GLSL sources, which are compiled then (attach).
+// Restrictions that use only params are applied then, and the
+// configurations that fail them are never decoded; those that use the dims
+// or the device's limits are applied by the search, at a size on a device.
+// None that fails is ever compiled.
 
 // maxSpacePoints bounds the configurations a space decodes into.
 const maxSpacePoints = 4096
@@ -44,6 +47,10 @@ type manifestSpace struct {
 	configs  []kernels.Config // those that pass the static restrictions
 	node     *jsonNode        // the operation with one candidate per configuration
 	base     []byte           // what identifies every kernel besides its configuration
+	// at is the space's candidate among the operation's named ones; glsl
+	// says that its kernels are compiled from GLSL.
+	at, nnamed int
+	glsl       bool
 }
 
 type spaceRestriction struct {
@@ -97,7 +104,8 @@ func expandSpace(src *manifestSource, n *jsonNode) (*jsonNode, *manifestSpace) {
 		all.elems = append(all.elems, ms.pointNode(tmpl, c, ms.tmpl+"-"+suffix(ms.params, c)))
 	}
 	spaced.vals[slices.Index(spaced.keys, "candidates")] = all
-	ms.node = spaced
+	ms.node, ms.at, ms.nnamed = spaced, t, len(namedCands.elems)
+	ms.glsl = compilesGLSL(tmpl)
 	return named, ms
 }
 
@@ -315,42 +323,91 @@ func withoutKeys(n *jsonNode, keys ...string) *jsonNode {
 	return c
 }
 
-// attach decodes the space's operation and gives op its Space.
-func (ms *manifestSpace) attach(op *manifestOp, sop *manifestOp, modules map[string]*manifestModule) {
-	h := sha256.New()
-	h.Write(ms.base)
-	h.Write(sop.npy)
-	for _, p := range slices.Sorted(maps.Keys(modules)) {
-		h.Write([]byte(p))
-		h.Write(modules[p].code)
+// attach gives op its Space, whose kernels are those of the operation
+// with one candidate per configuration. That operation is decoded, and
+// its GLSL compiled, when the space is first asked for a kernel (a
+// search enumerating its points): vkbench run, which measures the named
+// points alone, compiles none of the others. A space of SPIR-V modules,
+// which costs no compile, is decoded now, so that a configuration that
+// is wrong is an error of the load.
+func (ms *manifestSpace) attach(op *manifestOp, src *manifestSource, dir string, opts *Options) error {
+	k := &spaceKernels{}
+	load := func() error {
+		k.once.Do(func() { k.err = k.decode(ms, src, dir, opts) })
+		return k.err
 	}
-	base := h.Sum(nil)
-	at := map[string]int{}
-	for i, c := range sop.cands {
-		at[c.Name] = i
+	if !ms.glsl {
+		if err := load(); err != nil {
+			return err
+		}
 	}
 	s := &kernels.Space{Params: ms.params}
 	for _, r := range ms.restrict {
 		s.Restrictions = append(s.Restrictions, kernels.Restriction{Expr: r.e.src, Holds: ms.restriction(r)})
 	}
 	s.Candidate = func(c kernels.Config) (kernels.Candidate, error) {
-		i, ok := at[ms.tmpl+"-"+suffix(ms.params, c)]
+		if err := load(); err != nil {
+			return kernels.Candidate{}, err
+		}
+		i, ok := k.at[ms.tmpl+"-"+suffix(ms.params, c)]
 		if !ok {
 			return kernels.Candidate{}, status.Newf(status.InvalidArgument, "manifest: %s: configuration %s fails a restriction of params", op.name, s.Name(c))
 		}
-		return sop.cands[i].Clone(), nil
+		return k.sop.cands[i].Clone(), nil
 	}
+	// Operation and Identity are asked of kernels that Candidate gave.
 	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
-		return sop, mapped(cands, func(c kernels.Candidate) int { return at[c.Name] })
+		return k.sop, mapped(cands, func(c kernels.Candidate) int { return k.at[c.Name] })
 	}
 	s.Identity = func(_ kernels.Config, c kernels.Candidate) string {
 		c.Params = maps.Clone(c.Params)
 		delete(c.Params, "#manifest") // covers the whole space; base covers the rest
 		d := kernels.Digest([]kernels.Candidate{c})
-		sum := sha256.Sum256(append(slices.Clone(base), d[:]...))
-		return hex.EncodeToString(sum[:16])
+		h := sha256.New()
+		h.Write(k.base)
+		h.Write(d[:])
+		for _, disp := range k.sop.runs[k.at[c.Name]].dispatches {
+			h.Write(disp.mod.code)
+		}
+		return hex.EncodeToString(h.Sum(nil)[:16])
 	}
 	op.space = s
+	return nil
+}
+
+// spaceKernels is the operation with one candidate per configuration
+// of a space, decoded once.
+type spaceKernels struct {
+	once sync.Once
+	err  error
+	sop  *manifestOp
+	at   map[string]int // sop's candidates by name
+	// base identifies what every configuration's kernel shares: the
+	// operation's description but for the space's candidate, its .npy
+	// files, and the modules of its other candidates.
+	base []byte
+}
+
+func (k *spaceKernels) decode(ms *manifestSpace, src *manifestSource, dir string, opts *Options) error {
+	sop, err := decodeOperation(src, dir, map[string]*manifestModule{}, ms.node, opts, ms)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	h.Write(ms.base)
+	h.Write(sop.npy)
+	for i, run := range sop.runs[:ms.nnamed] {
+		for _, disp := range run.dispatches {
+			if i != ms.at {
+				h.Write(disp.mod.code)
+			}
+		}
+	}
+	k.sop, k.base, k.at = sop, h.Sum(nil), map[string]int{}
+	for i, c := range sop.cands {
+		k.at[c.Name] = i
+	}
+	return nil
 }
 
 // restriction evaluates r at a configuration, size and device.

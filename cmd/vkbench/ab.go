@@ -120,7 +120,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	if err := checkFormat(f.format, "table", "json", "junit"); err != nil {
 		return err
 	}
-	pairs, err := pairManifests(args[0], args[1], args[2:])
+	pairs, err := pairManifests(f, args[0], args[1], args[2:])
 	if err != nil {
 		return err
 	}
@@ -169,12 +169,12 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 // pairManifests loads the manifests and pairs their operations: those
 // of the same name in both, or of the names given, each with the
 // candidates both have.
-func pairManifests(oldPath, newPath string, names []string) ([]abPair, error) {
-	olds, err := loadManifest(oldPath)
+func pairManifests(f *benchFlags, oldPath, newPath string, names []string) ([]abPair, error) {
+	olds, err := f.loadManifest(oldPath, manifest.Options{})
 	if err != nil {
 		return nil, err
 	}
-	news, err := loadManifest(newPath)
+	news, err := f.loadManifest(newPath, manifest.Options{})
 	if err != nil {
 		return nil, err
 	}

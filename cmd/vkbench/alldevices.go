@@ -28,7 +28,7 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, arg
 	if f.format != "table" && f.format != "json" {
 		return usageError{fmt.Errorf("--all-devices writes table or json, not %q", f.format)}
 	}
-	ops, sizes, err := f.operations(args)
+	ops, sizes, err := f.operations(cmd, args)
 	if err != nil {
 		return err
 	}

@@ -111,10 +111,14 @@ type session struct {
 
 // openFiles opens the tune cache and the output: what a measuring command
 // does before it opens a device, so that bad input is refused before any
-// file is touched, an output over --manifest or over inputs (ab's
-// manifests) among it. A command that stores what it measures (stores)
-// asks for the cache file's lock first (mustStore).
+// file is touched, an output over --manifest, over inputs (ab's
+// manifests) or over a file they name among it. A command that stores
+// what it measures (stores) asks for the cache file's lock first
+// (mustStore).
 func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool, inputs ...string) (*session, error) {
+	if err := refuseNamed(f.output, f.named); err != nil {
+		return nil, err
+	}
 	cache, err := f.cache.open(cmd, stores)
 	if err != nil {
 		return nil, err

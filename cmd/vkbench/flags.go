@@ -95,6 +95,10 @@ type benchFlags struct {
 	// energyWindow is how long each candidate runs for its energy.
 	energyWindow time.Duration
 	warmup       time.Duration
+	// compiles says what the manifest's GLSL compiles do; named are the
+	// files the manifests name, which -o may not replace.
+	compiles compileNotes
+	named    []namedFile
 }
 
 // register registers the flags every measuring command takes, and sets

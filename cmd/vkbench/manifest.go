@@ -2,7 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"sync"
 
+	"github.com/spf13/cobra"
+
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
@@ -16,11 +22,20 @@ import (
 // error (exit status 2). So is an operation named as a built-in one:
 // the command puts both in one list of names, which package manifest,
 // knowing nothing of the catalogue, cannot check.
-func loadManifest(path string) ([]kernels.Operation, error) {
+//
+// The files the manifest names (its modules, sources, .npy files) are
+// added to f's named, which -o may not replace.
+func (f *benchFlags) loadManifest(path string, opts manifest.Options) ([]kernels.Operation, error) {
 	if path == "" {
 		return nil, nil
 	}
-	ops, err := manifest.Load(path)
+	ops, err := manifest.LoadWith(path, opts)
+	for _, file := range manifest.Files(ops) {
+		f.named = append(f.named, namedFile{path: file, manifest: path})
+	}
+	if status.CodeOf(err) == status.Cancelled {
+		return nil, err // interrupted: the command says so
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -48,4 +63,46 @@ func (p *manifestPath) Set(s string) error {
 	}
 	*p = manifestPath(s)
 	return nil
+}
+
+// manyCompiles is the size of a batch of GLSL compiles (a search's of
+// a space) that is said on stderr as it starts: seconds of work, at the
+// least, in which nothing else is printed.
+const manyCompiles = 8
+
+// compileNotes says what a manifest's GLSL compiles do, where they take
+// long: a line on stderr as a batch of manyCompiles or more starts
+// (unless --quiet), and each step on the progress bar once one is drawn
+// (show), as a space's compiles, which a search asks for, are.
+type compileNotes struct {
+	mu  sync.Mutex
+	w   io.Writer
+	bar func(autotune.Progress)
+}
+
+// options are manifest.LoadWith's options for cmd, whose context stops
+// the compiles.
+func (n *compileNotes) options(cmd *cobra.Command, quiet bool) manifest.Options {
+	if !quiet {
+		n.w = cmd.ErrOrStderr()
+	}
+	return manifest.Options{Context: cmd.Context(), Progress: n.told}
+}
+
+// show draws the compiles' steps on the progress bar p.
+func (n *compileNotes) show(p *progress) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.bar = p.update
+}
+
+func (n *compileNotes) told(p manifest.CompileProgress) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if p.Done == 0 && p.Total >= manyCompiles && n.w != nil {
+		_, _ = fmt.Fprintf(n.w, "%s: compiling the GLSL of %d configurations, %d at a time (kept in %s, so later runs compile none of them again)\n", p.Op, p.Total, p.Workers, p.Dir) // a note; the work goes on without it
+	}
+	if n.bar != nil {
+		n.bar(autotune.Progress{Key: p.Op, Step: "compile", Candidate: fmt.Sprintf("GLSL of %d configurations:", p.Total), Done: p.Done, Total: p.Total})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -156,7 +157,7 @@ func TestTuneBucketKeepsValidCandidate(t *testing.T) {
 // operation's name, which would make --ops ambiguous.
 func TestManifestBuiltinName(t *testing.T) {
 	path := writeManifest(t, "copy.json", "", saxpyOp("copy", "scalar", scalarCand))
-	_, err := loadManifest(path)
+	_, err := new(benchFlags).loadManifest(path, manifest.Options{})
 	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), `operation "copy" has the name of a built-in operation`) {
 		t.Errorf("loading a manifest with an operation named copy: %v, want a usage error naming copy", err)
 	}

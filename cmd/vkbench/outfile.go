@@ -87,6 +87,26 @@ func openOutput(cmd *cobra.Command, path, cachePath string, inputs ...string) (*
 	return o, nil
 }
 
+// namedFile is a file that a manifest names (a module, a source, an
+// .npy file): an input of the command, which -o must not replace.
+type namedFile struct{ path, manifest string }
+
+// refuseNamed refuses an output, path, that is one of the named files:
+// the same file (os.SameFile), whichever name or link leads to it. A path
+// that does not exist yet is none of them.
+func refuseNamed(path string, named []namedFile) error {
+	fi, err := os.Stat(path)
+	if path == "" || err != nil {
+		return nil // openOutput says what is wrong with it, if anything
+	}
+	for _, n := range named {
+		if ni, err := os.Stat(n.path); err == nil && os.SameFile(fi, ni) {
+			return usageError{fmt.Errorf("-o %s is %s, which the manifest %s names; writing there would destroy it", path, n.path, n.manifest)}
+		}
+	}
+	return nil
+}
+
 // followLinks returns the file that path names once its symbolic links
 // are followed (the last may not exist yet: it is the file to create), and
 // whether a link on the way led into /dev or /proc, where a name stands

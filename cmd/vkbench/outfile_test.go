@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"codeberg.org/sbinet/npyio"
 )
 
 // quickRun is a run that writes a small JSON result.
@@ -228,6 +230,75 @@ func TestOutputOverManifest(t *testing.T) {
 		wantUsage(t, `^vkbench: -o .* is `+regexp.QuoteMeta(manifest)+`, an input of the command; writing there would destroy it\n$`, append(c, quick...)...)
 		if got, err := os.ReadFile(manifest); err != nil || !bytes.Equal(got, orig) {
 			t.Fatalf("vkbench %s: the manifest was changed (%v):\n%.200s", strings.Join(c, " "), err, got)
+		}
+	}
+}
+
+// TestOutputOverManifestFiles: an -o that is a file a manifest names (a
+// SPIR-V module, a GLSL source, an .npy input), by its own name, by
+// another path to it or through a link, is refused, exit 2, naming the
+// file and the manifest, and the file is left as it was: run wrote its
+// table over the input, exit 0.
+func TestOutputOverManifestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"saxpy.spv", "saxpy_defines.glsl"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, "x.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(npyio.Write(f, make([]float32, 1024)), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(dir, "m.json")
+	text := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "saxpy", "dims": {"N": 1024},
+	"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0, "init": {"npy": "x.npy"}},
+		{"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "inout"}],
+	"push_constants": [{"type": "u32", "value": "N"}, {"type": "f32", "value": 2.5}],
+	"verify": {"reference": "scalar"},
+	"candidates": [{"name": "scalar", "spirv": "saxpy.spv", "groups": ["div_up(N, 256)"]},
+		{"name": "vec4", "glsl": "saxpy_defines.glsl", "defines": {"WG": 64, "UNROLL": 1},
+		 "push_constants": [{"type": "u32", "value": "N / 4"}, {"type": "f32", "value": 2.5}], "groups": ["div_up(N / 4, 64)"]}]}]}`
+	if err := os.WriteFile(m, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "x.npy"), filepath.Join(dir, "link.npy")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VKBENCH_CACHE", filepath.Join(t.TempDir(), "tune.db"))
+	quick := []string{"--size", "1024", "--budget", "50ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off"}
+	for _, c := range []struct {
+		out, file string
+		cmd       []string
+	}{
+		{filepath.Join(dir, "x.npy"), "x.npy", []string{"run", "--manifest", m}},
+		{filepath.Join(dir, "sub", "..", "x.npy"), "x.npy", []string{"tune", "--manifest", m}},
+		{filepath.Join(dir, "link.npy"), "x.npy", []string{"run", "--manifest", m}},
+		{filepath.Join(dir, "saxpy.spv"), "saxpy.spv", []string{"run", "--manifest", m}},
+		{filepath.Join(dir, "saxpy_defines.glsl"), "saxpy_defines.glsl", []string{"run", "--manifest", m}},
+		{filepath.Join(dir, "x.npy"), "x.npy", []string{"ab", m, m}},
+	} {
+		orig, err := os.ReadFile(filepath.Join(dir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append(append(c.cmd, "-o", c.out), quick...)
+		if c.cmd[0] == "ab" {
+			args = append(append(c.cmd, "-o", c.out, "--count", "1", "--max-time", "0"), quick...)
+		}
+		wantUsage(t, `^vkbench: -o `+regexp.QuoteMeta(c.out)+` is \S*`+regexp.QuoteMeta(c.file)+`, which the manifest `+regexp.QuoteMeta(m)+` names; writing there would destroy it\n$`, args...)
+		if got, err := os.ReadFile(filepath.Join(dir, c.file)); err != nil || !bytes.Equal(got, orig) {
+			t.Fatalf("vkbench %s: %s was changed (%v)", strings.Join(args, " "), c.file, err)
 		}
 	}
 }

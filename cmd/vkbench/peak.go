@@ -88,7 +88,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	for _, m := range peakMeasures {
 		names = append(names, m.op)
 	}
-	ops, sizes, err := f.operations(names)
+	ops, sizes, err := f.operations(cmd, names)
 	if err != nil {
 		return err
 	}

@@ -74,8 +74,8 @@ func operations(names []string, manifest []kernels.Operation) ([]kernels.Operati
 // operations resolves the operations named in args among the built-in
 // ones and those of --manifest (see operations), and checks every --size
 // against them (planSizes).
-func (f *benchFlags) operations(args []string) ([]kernels.Operation, sizePlan, error) {
-	extra, err := loadManifest(f.manifest)
+func (f *benchFlags) operations(cmd *cobra.Command, args []string) ([]kernels.Operation, sizePlan, error) {
+	extra, err := f.loadManifest(f.manifest, f.compiles.options(cmd, f.quiet))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,7 +253,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	}
 	// Sizes are checked against the operations named, before
 	// --candidates skips any.
-	ops, sizes, err := f.operations(args)
+	ops, sizes, err := f.operations(cmd, args)
 	if err != nil {
 		return err
 	}
@@ -280,6 +280,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 		Objective: string(opts.Objective), Conditions: s.conditions,
 		Device: resultsDevice(info)}
 	bar := startProgress(cmd, f.quiet, &opts)
+	f.compiles.show(bar)
 	runErr := measureAll(cmd, s.dev, s.cache, opts, ops, tables, sizes, file, tune)
 	bar.finish()
 	// Results measured before a failure are shown (a file given with -o
@@ -631,7 +632,7 @@ func benchmarksOf(op kernels.Operation, e *autotune.Entry, peak *autotune.Peak) 
 // measure at level and keeps the driver's pipeline cache, which is its
 // work: one it cannot keep is its error.
 func compileAll(cmd *cobra.Command, f *tuneFlags, level autotune.Level, args []string) error {
-	ops, plan, err := f.operations(args)
+	ops, plan, err := f.operations(cmd, args)
 	if err != nil {
 		return err
 	}

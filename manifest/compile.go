@@ -1,0 +1,163 @@
+package manifest
+
+import (
+	"cmp"
+	"context"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vkbench/vkbench/internal/par"
+	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/status"
+)
+
+// Options are how LoadWith goes about a manifest's GLSL sources.
+type Options struct {
+	// Context stops the manifest's compiles once it is done: those of
+	// the load, and those a search asks for later (a space's GLSL,
+	// compiled when the space is first enumerated), which then fail with
+	// its error. Nil is context.Background().
+	Context context.Context
+	// Progress, if set, is told how a batch of compiles goes: once as it
+	// starts (Done 0) and after each source compiled. Calls do not
+	// overlap.
+	Progress func(CompileProgress)
+}
+
+// CompileProgress is how far a batch of GLSL compiles has gone: Done of
+// Total sources (a source once for each set of #defines) that Op needs
+// and the cache (Dir) did not hold, Workers at a time.
+type CompileProgress struct {
+	Op                   string
+	Done, Total, Workers int
+	Dir                  string
+}
+
+func (o *Options) context() context.Context {
+	return cmp.Or[context.Context](o.Context, context.Background())
+}
+
+// glslJob is a GLSL source to compile with a set of #defines: module key
+// of the decoder's map, named name.
+type glslJob struct {
+	key, name, path string
+	src             []byte
+	defines         []string
+}
+
+// glslBatch gathers the compiles that decoding an operation needs: a
+// first pass decodes its candidates as far as their first GLSL source
+// that the cache does not hold, and notes it (glslModule), so that
+// they are compiled together, in parallel, before the decode that counts.
+type glslBatch struct {
+	jobs []glslJob
+	seen map[string]bool
+}
+
+// compileAhead compiles, in parallel, the GLSL that decoding the
+// operation n needs and the cache does not hold, into modules, and
+// notes in failed the sources that do not compile, for the decode to
+// report where they are named. It goes again for what a candidate's
+// later dispatches need, until a pass finds nothing new.
+func compileAhead(src *manifestSource, dir string, modules map[string]*manifestModule, failed map[string]error, n *jsonNode, opts *Options) error {
+	if !hasGLSL(n) {
+		return nil // nothing to compile: no first pass
+	}
+	for {
+		b := &glslBatch{seen: map[string]bool{}}
+		d, err := newDecoder(src, dir, modules, n)
+		if err != nil {
+			return nil // the decode that counts says what is wrong
+		}
+		d.gather, d.failed, d.opts = b, failed, opts
+		if err := d.gatherCandidates(); err != nil || len(b.jobs) == 0 {
+			return nil
+		}
+		if err := compileJobs(d.op.name, b.jobs, modules, failed, opts); err != nil {
+			return err
+		}
+	}
+}
+
+// compileJobs compiles jobs over the processors, as many at once as
+// there are, into modules (failed for those that do not compile), and
+// says how it goes to opts.Progress. A cancelled context stops it: no
+// further compile starts, those under way are stopped, and the error is
+// the context's.
+func compileJobs(op string, jobs []glslJob, modules map[string]*manifestModule, failed map[string]error, opts *Options) error {
+	ctx := opts.context()
+	var mu sync.Mutex // modules, failed, and the calls of Progress
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	report := func(done int) {
+		if opts.Progress != nil {
+			opts.Progress(CompileProgress{Op: op, Done: done, Total: len(jobs), Workers: workers, Dir: glslCacheDir()})
+		}
+	}
+	report(0)
+	var done atomic.Int64
+	// One job a part: par gives each processor an equal share.
+	par.Range(len(jobs), 1, func(lo, hi int) {
+		for _, j := range jobs[lo:hi] {
+			if ctx.Err() != nil {
+				return
+			}
+			code, deps, err := compileGLSL(ctx, j.path, j.src, j.defines)
+			var sm *spirv.Module
+			if err == nil {
+				if sm, err = spirv.Parse(code); err != nil {
+					err = status.Newf(status.InvalidArgument, "%s compiled to an unusable SPIR-V module: %s", j.name, status.Message(err))
+				}
+			}
+			mu.Lock()
+			if ctx.Err() == nil {
+				if err != nil {
+					failed[j.key] = err
+				} else {
+					modules[j.key] = &manifestModule{path: j.name, code: code, spv: sm, includes: deps}
+				}
+				report(int(done.Add(1)))
+			}
+			mu.Unlock()
+		}
+	})
+	if err := context.Cause(ctx); err != nil {
+		return status.Wrapf(err, status.CodeOf(ctx.Err()), "manifest: %s: compiling GLSL: %d of %d compiled before it stopped", op, done.Load(), len(jobs))
+	}
+	return nil
+}
+
+// gatherCandidates decodes each candidate as far as it goes, noting the
+// GLSL it needs (glslModule); an error stops that candidate alone, as
+// the decode that counts reports it.
+func (d *opDecoder) gatherCandidates() (err error) {
+	defer catch(&err)
+	for _, step := range []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts, d.decodeBuffers, d.decodeCounts} {
+		check(step())
+	}
+	for c, obj := range d.candObjs {
+		func() {
+			defer catch(new(error))
+			_, _ = d.decodeCandidate(c, obj)
+		}()
+	}
+	return nil
+}
+
+// hasGLSL reports whether a candidate of operation n names a GLSL
+// source (compilesGLSL).
+func hasGLSL(n *jsonNode) bool {
+	cands := n.member("candidates")
+	return n.kind == jsonObject && cands != nil && cands.kind == jsonArray && slices.ContainsFunc(cands.elems, compilesGLSL)
+}
+
+// compilesGLSL reports whether candidate c, or a dispatch of it, names a
+// GLSL source.
+func compilesGLSL(c *jsonNode) bool {
+	if c.kind != jsonObject {
+		return false
+	}
+	ds := c.member("dispatches")
+	return c.member("glsl") != nil || ds != nil && ds.kind == jsonArray && slices.ContainsFunc(ds.elems, compilesGLSL)
+}
