@@ -398,7 +398,7 @@ func deviceLost(dev hal.Device, err error) bool {
 // operations that could not run after it. lost is nil where the device
 // was lost between operations.
 func addLost(file *results.File, lost kernels.Operation, rest []kernels.Operation, sizes sizePlan, info hal.DeviceInfo, err error) {
-	why := "not run: the device was lost before"
+	why := notRun + ": the device was lost before"
 	if lost != nil {
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(lost, failedEntry(lost, sizes.sizeFor(lost, info), err.Error()), nil)...)
 		why += ", measuring " + lost.Name()
@@ -407,6 +407,10 @@ func addLost(file *results.File, lost kernels.Operation, rest []kernels.Operatio
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, failedEntry(op, sizes.sizeFor(op, info), why), nil)...)
 	}
 }
+
+// notRun begins the error of a candidate that could not run, for a
+// reason not its own.
+const notRun = "not run"
 
 // failedEntry is the entry of op at size where every candidate failed,
 // for the reason why, none measured.

@@ -242,7 +242,11 @@ func (g *opGroup) notMeasured() (why string, whole bool) {
 		return report.CountReasons(g.benches), false
 	}
 	why = report.Reason(status.TextForPeople(first.Error), first.Candidate)
-	return "not measured: " + strings.TrimPrefix(why, g.op+" "+g.shape+": "), true
+	why = strings.TrimPrefix(why, g.op+" "+g.shape+": ")
+	if strings.HasPrefix(why, notRun) {
+		return why, true // it says so already
+	}
+	return "not measured: " + why, true
 }
 
 // notesOf says what became of a candidate beyond its numbers, in a few
