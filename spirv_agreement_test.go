@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,9 +25,7 @@ import (
 // manifest's candidate, and the Vulkan backend, which accepts exactly the
 // push-constant size spirv reports and refuses four bytes less.
 func TestOneReadingOfSPIRV(t *testing.T) {
-	if _, err := exec.LookPath("glslc"); err != nil {
-		testenv.Unavailable(t, "glslc is not on the PATH")
-	}
+	testenv.NeedGlslc(t)
 	dev := open(t)
 	// The backend's own answer, from a device of package hal's, opened
 	// beside the root package's.

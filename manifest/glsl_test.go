@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -35,6 +34,7 @@ import (
 // compiles the named point alone (what run measures); the search the
 // others, all at once over the processors, telling Progress.
 func TestGLSLSpaceSearch(t *testing.T) {
+	testenv.NeedGlslc(t)
 	cacheDir := t.TempDir()
 	t.Setenv(store.EnvCache, filepath.Join(cacheDir, "autotune.db"))
 	var told []manifest.CompileProgress
@@ -105,6 +105,7 @@ func TestGLSLSpaceSearch(t *testing.T) {
 // leaves no temporary folder or part of a file behind; a load with it
 // cancelled compiles nothing.
 func TestGLSLSpaceCompileStops(t *testing.T) {
+	testenv.NeedGlslc(t)
 	cacheDir, tmp := t.TempDir(), t.TempDir()
 	t.Setenv(store.EnvCache, filepath.Join(cacheDir, "autotune.db"))
 	t.Setenv("TMPDIR", tmp)
@@ -157,6 +158,7 @@ func TestGLSLSpaceCompileStops(t *testing.T) {
 // named point alone, but of the space's enumeration, naming the
 // configuration and quoting the compiler.
 func TestGLSLSpaceConfigurationError(t *testing.T) {
+	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
 	dir := t.TempDir()
 	for _, name := range []string{"saxpy.spv", "saxpy_defines.glsl", "glsl_space.json"} {
@@ -184,6 +186,7 @@ func TestGLSLSpaceConfigurationError(t *testing.T) {
 // TestGLSLErrors: a source that does not compile, with its compiler's
 // message; defines without a source; a source and a module at once.
 func TestGLSLErrors(t *testing.T) {
+	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
 	data, err := os.ReadFile(filepath.Join(manifestDir, "glsl_space.json"))
 	if err != nil {
@@ -216,9 +219,7 @@ func TestGLSLErrors(t *testing.T) {
 // compile each time; a header gone is glslc's error, and one that became
 // a named pipe an error, not a wait.
 func TestGLSLIncludes(t *testing.T) {
-	if _, err := exec.LookPath("glslc"); err != nil {
-		testenv.Unavailable(t, "glslc is not on the PATH")
-	}
+	testenv.NeedGlslc(t)
 	ctx := context.Background()
 	dev := devtest.Device(t)
 	cacheDir := t.TempDir()
@@ -338,9 +339,7 @@ func TestGLSLIncludes(t *testing.T) {
 // does not take for Vulkan is an error that names the manifest's field
 // and the source's line.
 func TestGLSLTargetEnv(t *testing.T) {
-	if _, err := exec.LookPath("glslc"); err != nil {
-		testenv.Unavailable(t, "glslc is not on the PATH")
-	}
+	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
 	dev := devtest.Device(t)
 	dir := t.TempDir()
@@ -391,9 +390,7 @@ func TestGLSLTargetEnv(t *testing.T) {
 // so, once; a "requires" of its shared memory is checked instead, and
 // silences it. With the constant set to 2 it is worked out.
 func TestManifestSharedMemoryUnknown(t *testing.T) {
-	if _, err := exec.LookPath("glslc"); err != nil {
-		testenv.Unavailable(t, "glslc is not on the PATH")
-	}
+	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
 	dir := t.TempDir()
 	src := `#version 450

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,9 +168,7 @@ func TestImageManifestErrors(t *testing.T) {
 // name. Without glslc the test is skipped, except where tests must run.
 func compileInto(t *testing.T, dir string, sources map[string]string) {
 	t.Helper()
-	if _, err := exec.LookPath("glslc"); err != nil {
-		testenv.Unavailable(t, "glslc is not on the PATH")
-	}
+	testenv.NeedGlslc(t)
 	for name, src := range sources {
 		code, err := glslc.CompileSource(context.Background(), src, "")
 		if err != nil {

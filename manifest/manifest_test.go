@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/results"
@@ -540,6 +541,9 @@ func FuzzParse(f *testing.F) {
 		ops, err := manifest.Parse(data, manifestDir)
 		if err != nil {
 			if c := status.CodeOf(err); c != status.InvalidArgument && c != status.NotFound {
+				if c == status.FailedPrecondition {
+					testenv.NeedGlslc(t) // a GLSL candidate, with no compiler here
+				}
 				t.Fatalf("code %v: %v", c, err)
 			}
 			return

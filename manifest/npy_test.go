@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,9 +205,7 @@ func writeNpy16(t testing.TB, dir, name string, bits []uint16, order byte, align
 // or a fill; float16 data in an f32 buffer is exact, and float16 data in
 // an integer buffer is refused.
 func TestManifestNpyFloat16(t *testing.T) {
-	if _, err := exec.LookPath("glslc"); err != nil {
-		testenv.Unavailable(t, "glslc is not on the PATH")
-	}
+	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
 	ctx := context.Background()
 	dev := devtest.Device(t)

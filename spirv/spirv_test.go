@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -31,9 +30,7 @@ func readAdd(tb testing.TB) []byte {
 // tests are required to run (CI), where it fails.
 func compile(t *testing.T, src, env string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("glslc"); err != nil {
-		testenv.Unavailable(t, "glslc is not on the PATH")
-	}
+	testenv.NeedGlslc(t)
 	code, err := glslc.CompileSource(context.Background(), src, env)
 	if err != nil {
 		t.Fatal(err)

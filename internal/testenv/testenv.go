@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -71,6 +72,15 @@ func Unavailable(tb testing.TB, format string, args ...any) {
 		tb.Skipf("%s (skipped because %s is set)", what, SkipVar)
 	}
 	tb.Fatalf("%s (%s)", what, setup)
+}
+
+// NeedGlslc ends tb as Unavailable where glslc, the GLSL compiler that
+// GLSL kernels and the tests' own shaders need, is not on the PATH.
+func NeedGlslc(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("glslc"); err != nil {
+		Unavailable(tb, "glslc is not on the PATH")
+	}
 }
 
 // SkipExamplesWithout, called by a package's TestMain before m.Run, leaves
