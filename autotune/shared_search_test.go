@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/store"
-	"github.com/vkbench/vkbench/store/storetest"
+	"github.com/vkbench/vkbench/store/redis"
 )
 
 // TestSharedSearch: a search's answer is committed to the shared store
@@ -597,7 +598,16 @@ func TestFileSearchRereadsLogAfterWait(t *testing.T) {
 // (a search that waited reads it again: TestFileSearchRereadsLogAfterWait).
 // It read the log a second time after every claim, waited or not.
 func TestSearchReadsItsLogOnce(t *testing.T) {
-	b := &logReads{Backend: storetest.Memory()}
+	srv := redistest.Start(t)
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := redis.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &logReads{Backend: real}
 	tuner := autotune.NewTuner(devtest.Device(t), store.New(b, nil), quick)
 	op := newSpaceScaleOp([]int{32, 64}, 0)
 	size := kernels.SizeOf(1 << 14)
@@ -615,7 +625,7 @@ func TestSearchReadsItsLogOnce(t *testing.T) {
 }
 
 // logReads counts the tuning logs read (store.Store.ReadLog) from its
-// Backend.
+// Backend, a real one that it wraps.
 type logReads struct {
 	store.Backend
 	n atomic.Int32
