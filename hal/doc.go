@@ -72,7 +72,9 @@
 //   - A submission that runs past DeviceOptions.HangTimeout, as a kernel
 //     that never ends would, makes the device lost, the cause of code
 //     DeadlineExceeded: no GPU can stop a running dispatch, so nothing
-//     queued behind it could run, and its waiters return.
+//     queued behind it could run, and its waiters return. Release does
+//     not wait for that work again: it leaves the device to the driver at
+//     once, and returns an error with code DeadlineExceeded that says so.
 //
 // # Timestamps
 //

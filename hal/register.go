@@ -53,7 +53,9 @@ type DeviceOptions struct {
 	// can stop a running dispatch, so nothing queued behind it would ever
 	// run. DefaultHangTimeout if zero. A backend checks it while a Wait
 	// is pending; a run is counted from when the submission was made or
-	// the one before it was seen done, whichever is later.
+	// the one before it was seen done, whichever is later. Release does
+	// not wait for work taken for a hang: it leaves the device's objects
+	// to the driver at once (see ReleaseWait).
 	HangTimeout time.Duration
 }
 

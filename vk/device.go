@@ -81,6 +81,9 @@ type device struct {
 	// spin is how long a wait polls the timeline before it blocks, in its
 	// first slice only: 0 on CPU devices, whose work needs every core.
 	spin time.Duration
+	// overran is set when a submission ran past hangTimeout (hung): its
+	// work is taken for a hang, which Release does not wait for.
+	overran atomic.Bool
 }
 
 // spinWait is how long a Wait polls before it blocks, on a GPU: longer
@@ -310,6 +313,7 @@ func (d *device) hung() error {
 	if ran <= d.hangTimeout {
 		return nil
 	}
+	d.overran.Store(true)
 	d.setLost(status.Newf(status.DeadlineExceeded, "vk: a submission has run for %v without finishing, past the hang timeout of %v: a kernel that never ends? The GPU cannot stop it, so nothing queued after it can run", ran.Round(time.Millisecond), d.hangTimeout), false)
 	return *d.lost.Load()
 }
@@ -391,12 +395,19 @@ func (d *device) PipelineCacheData() ([]byte, error) {
 // the device lost to its waiters, and its device and objects
 // to the driver (the process frees them when it exits), with one warning
 // that says so, since destroying them under running work would crash
-// the driver. A second Release returns nil.
+// the driver. Work that ran past the hang timeout is not waited for
+// again: it is taken for a kernel that never ends, its loss was said,
+// and its objects are left to the driver at once, with no warning. A
+// second Release returns nil.
 func (d *device) Release() error {
 	if !d.released.CompareAndSwap(false, true) {
 		return nil
 	}
-	idle := d.drain(d.releaseWait)
+	wait := d.releaseWait
+	if d.overran.Load() {
+		wait = 0 // only what has finished since
+	}
+	idle := d.drain(wait)
 	d.gate.Lock()
 	defer d.gate.Unlock()
 	if d.c == nil {
@@ -425,6 +436,8 @@ func (d *device) Release() error {
 		d.staging.destroy(d)
 		C.vkb_destroy_pipeline_cache(d.c, d.cache)
 		C.vkb_destroy_device(d.c)
+	} else if d.overran.Load() {
+		err = status.Newf(status.DeadlineExceeded, "vk: Device.Release: %s still runs a submission that ran past the hang timeout of %v; the device and its objects are left to the driver, which frees them when the process exits", d.info.Name, d.hangTimeout)
 	} else {
 		d.setLost(status.Newf(status.DeadlineExceeded, "vk: Device.Release: the GPU did not finish its work within %v", d.releaseWait), false)
 		d.logger.Warn("vk: the GPU did not finish its work in time: leaving the device and its objects to the driver, which frees them when the process exits",

@@ -978,10 +978,10 @@ func TestHangTimeout(t *testing.T) {
 	must(t, err, "Open")
 	groups := newSpinner(t, calibrated, 200*time.Millisecond).groups
 	const bound = 300 * time.Millisecond
-	// A long ReleaseWait lets Release drain the work, the hung one too.
+	// A long ReleaseWait, which Release would spend draining the hung
+	// work, were it not taken for a hang.
 	dev, err := drv.Open(context.Background(), index, hal.DeviceOptions{HangTimeout: bound, ReleaseWait: 5 * time.Minute})
 	must(t, err, "Open")
-	defer release(t, dev)
 
 	// The control: short submissions queued back to back, about three
 	// bounds of work in all.
@@ -1022,5 +1022,11 @@ func TestHangTimeout(t *testing.T) {
 	}
 	if !errors.Is(dev.Err(), hal.ErrDeviceLost) {
 		t.Errorf("Err after a hang = %v; want the device lost", dev.Err())
+	}
+	// The hung work (seconds of it left) is not waited for: Release
+	// leaves it to the driver at once, where it drained it for seconds
+	// and returned nil.
+	if err := dev.Release(); status.CodeOf(err) != status.DeadlineExceeded || !strings.Contains(err.Error(), "ran past the hang timeout of 300ms") {
+		t.Errorf("Release after a hang = %v; want DEADLINE_EXCEEDED: the hung work left to the driver, not waited for", err)
 	}
 }
