@@ -170,7 +170,8 @@ func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error
 // candidate computes correctly the code is FailedPrecondition and the
 // message says what each one did wrong; a lost device matches
 // ErrDeviceLost, and so does every later call. A context that ends stops
-// the tune, and nothing is stored. A panic in the Op's Prepare or Check
+// the tune, or a wait for another process's lock on the cache file, and
+// nothing is stored. A panic in the Op's Prepare or Check
 // reaches the call that ran the tune; those waiting for it fail (code
 // Internal), and the next call tunes again.
 func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, error) {

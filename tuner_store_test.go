@@ -237,3 +237,66 @@ func TestNewTunerContext(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFastestContextFileLocked: Fastest ends when its context does while
+// another handle holds the cache file's lock, with an error that matches
+// the context's: it waited for the store's 5 s lock timeout before, whatever
+// its context. Nothing is written meanwhile; once the lock is let go, the
+// next call tunes and stores the answer.
+func TestFastestContextFileLocked(t *testing.T) {
+	dev := open(t)
+	path := filepath.Join(t.TempDir(), "autotune.db")
+	tu, err := dev.NewTuner(context.Background(), vkbench.TunerOptions{Table: "test", CachePath: path, Budget: 50 * time.Millisecond, Warmup: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := store.Open(store.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+	}()
+	<-held
+	op := scaleOp()
+	for _, c := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 300*time.Millisecond)
+		}, context.DeadlineExceeded},
+		{"cancel", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(300*time.Millisecond, cancel)
+			return ctx, cancel
+		}, context.Canceled},
+	} {
+		ctx, cancel := c.ctx()
+		start := time.Now()
+		p, err := tu.Fastest(ctx, op, 4096)
+		took := time.Since(start)
+		cancel()
+		// 2 s: far below the lock timeout, far above what a busy
+		// machine adds to 300 ms.
+		if p != nil || !errors.Is(err, c.want) || took > 2*time.Second {
+			t.Errorf("%s: Fastest with the cache file locked: answered %t, %v after %v; want %v at once", c.name, p != nil, err, took.Round(time.Millisecond), c.want)
+		}
+	}
+	close(release)
+	if err := errors.Join(<-done, other.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := tu.Result(op, 4096); e != nil || err != nil {
+		t.Errorf("Result after the calls that gave up: %v, %v; want nothing stored", e, err)
+	}
+	if p, err := tu.Fastest(context.Background(), op, 4096); p == nil || err != nil {
+		t.Fatalf("Fastest with the lock let go: %v, %v", p, err)
+	}
+	if e, err := tu.Result(op, 4096); e == nil || err != nil {
+		t.Errorf("Result: %v, %v; want the answer stored", e, err)
+	}
+}

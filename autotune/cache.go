@@ -34,9 +34,10 @@ func entryKey(k Key, checksum string) []byte { return []byte(k.String() + "@" + 
 // ReadEntry reads the entry for key and checksum from table t of s: nil,
 // nil when there is none; an error with code DataLoss when one is there
 // but does not decode, and the store's error when it cannot be read (see
-// store.Store), each with a warning.
-func ReadEntry(s *store.Store, t store.Table, k Key, checksum string) (*Entry, error) {
-	v, err := s.Get(t, entryKey(k, checksum))
+// store.Store), each with a warning. ctx ending while it waits for
+// another process's lock on the file is its error, ctx's.
+func ReadEntry(ctx context.Context, s *store.Store, t store.Table, k Key, checksum string) (*Entry, error) {
+	v, err := s.Get(ctx, t, entryKey(k, checksum))
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -57,15 +58,16 @@ func ReadEntry(s *store.Store, t store.Table, k Key, checksum string) (*Entry, e
 // another candidate list (another checksum, or for a subset, another
 // list's: the part before "+") are removed; those of other subsets of the
 // same list stay. When the store cannot be written, e is returned with
-// the error, and a warning.
-func Commit(s *store.Store, t store.Table, k Key, checksum string, e *Entry) (*Entry, error) {
-	return commit(s, t, k, checksum, e, false)
+// the error, and a warning; with ctx's error, and no warning, where ctx
+// ended while it waited for another process's lock on the file.
+func Commit(ctx context.Context, s *store.Store, t store.Table, k Key, checksum string, e *Entry) (*Entry, error) {
+	return commit(ctx, s, t, k, checksum, e, false)
 }
 
 // commit is Commit; with force, e replaces any answer to the same
 // question (a forced re-tune, a search's answer). Either way the key's
 // answers for other candidates go.
-func commit(s *store.Store, t store.Table, k Key, checksum string, e *Entry, force bool) (*Entry, error) {
+func commit(ctx context.Context, s *store.Store, t store.Table, k Key, checksum string, e *Entry, force bool) (*Entry, error) {
 	e.Schema, e.Key, e.Checksum = store.SchemaVersion, k.String(), checksum
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -74,7 +76,7 @@ func commit(s *store.Store, t store.Table, k Key, checksum string, e *Entry, for
 		return e, err
 	}
 	stored := e
-	err = s.Update(t, func(rows store.Rows) error {
+	err = s.Update(ctx, t, func(rows store.Rows) error {
 		stored = e
 		ek := entryKey(k, checksum)
 		if old := rows.Get(ek); old != nil && !force {
@@ -108,7 +110,7 @@ func commit(s *store.Store, t store.Table, k Key, checksum string, e *Entry, for
 		}
 		return rows.Put(ek, data)
 	})
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		s.Warn("autotune: %s: answer for %s kept in memory only: %v", t, k, err)
 	}
 	return stored, err
@@ -231,7 +233,7 @@ func Import(ctx context.Context, s *store.Store, r io.Reader, hardware string, f
 		if err := ctx.Err(); err != nil {
 			return f.Table, n, err
 		}
-		if _, err := Commit(s, f.Table, k, e.Checksum, e); err != nil {
+		if _, err := Commit(ctx, s, f.Table, k, e.Checksum, e); err != nil {
 			return f.Table, n, err
 		}
 		n++

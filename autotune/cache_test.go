@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func entry(fastest int, names ...string) *autotune.Entry {
 // lookup reads key's answer from the store, as a tuner's first question
 // about it does.
 func lookup(s *store.Store, t store.Table, k autotune.Key, sum string) (int, bool) {
-	e, err := autotune.ReadEntry(s, t, k, sum)
+	e, err := autotune.ReadEntry(context.Background(), s, t, k, sum)
 	if err != nil || e == nil {
 		return 0, false
 	}
@@ -72,7 +73,7 @@ func TestCacheCommitLookup(t *testing.T) {
 		t.Fatal("lookup in an empty cache hit")
 	}
 	want := entry(1, "naive", "tiled")
-	got, err := autotune.Commit(c, testTable, k, "sum1", want)
+	got, err := autotune.Commit(context.Background(), c, testTable, k, "sum1", want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestCacheCommitLookup(t *testing.T) {
 	if i, ok := lookup(c2, testTable, k, "sum1"); !ok || i != 1 {
 		t.Fatalf("Lookup from file = %d, %v; want 1, true", i, ok)
 	}
-	e, err := autotune.ReadEntry(c2, testTable, k, "sum1")
+	e, err := autotune.ReadEntry(context.Background(), c2, testTable, k, "sum1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestCacheCommitLookup(t *testing.T) {
 	}
 	// The first commit wins: a second answer to the same question is
 	// replaced by the stored one.
-	got, err = autotune.Commit(c2, testTable, k, "sum1", entry(0, "naive", "tiled"))
+	got, err = autotune.Commit(context.Background(), c2, testTable, k, "sum1", entry(0, "naive", "tiled"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestCacheCommitLookup(t *testing.T) {
 		t.Errorf("second commit stored fastest %d, want the first commit's 1", got.Fastest)
 	}
 	// Committing under a new checksum replaces the stale entry.
-	if _, err := autotune.Commit(c2, testTable, k, "sum2", entry(0, "naive", "tiled")); err != nil {
+	if _, err := autotune.Commit(context.Background(), c2, testTable, k, "sum2", entry(0, "naive", "tiled")); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := autotune.Entries(c2, testTable)
@@ -121,7 +122,7 @@ func TestCacheCorruptValueIsMiss(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	c := newCache(t, path)
 	k := key(t, "copy/u32/1048576")
-	if _, err := autotune.Commit(c, testTable, k, "s", entry(0, "a")); err != nil {
+	if _, err := autotune.Commit(context.Background(), c, testTable, k, "s", entry(0, "a")); err != nil {
 		t.Fatal(err)
 	}
 	writeRaw(t, c, testTable, map[string][]byte{k.String() + "@s": []byte(`{"schema":1,"fastest":`)})
@@ -133,7 +134,7 @@ func TestCacheCorruptValueIsMiss(t *testing.T) {
 		t.Errorf("warnings = %q, want one about the unreadable entry", w)
 	}
 	// Committing again replaces the damaged value.
-	if _, err := autotune.Commit(c2, testTable, k, "s", entry(0, "a")); err != nil {
+	if _, err := autotune.Commit(context.Background(), c2, testTable, k, "s", entry(0, "a")); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := lookup(newCache(t, path), testTable, k, "s"); !ok {
@@ -145,7 +146,7 @@ func TestCacheExportImportClear(t *testing.T) {
 	dir := t.TempDir()
 	src := newCache(t, filepath.Join(dir, "a.db"))
 	for i, s := range []string{"copy/u32/1024", "copy/u32/2048", "gemm/f32/64x64x64"} {
-		if _, err := autotune.Commit(src, testTable, key(t, s), "c", entry(i%2, "x", "y")); err != nil {
+		if _, err := autotune.Commit(context.Background(), src, testTable, key(t, s), "c", entry(i%2, "x", "y")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,7 +191,7 @@ func TestClearMissingTable(t *testing.T) {
 	other := store.Table{Hardware: "nvidia-other", Tuner: "builtin"}
 	dir := t.TempDir()
 	withOther := newCache(t, filepath.Join(dir, "other.db"))
-	if _, err := autotune.Commit(withOther, other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
+	if _, err := autotune.Commit(context.Background(), withOther, other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
 		t.Fatal(err)
 	}
 	empty := newCache(t, filepath.Join(dir, "empty.db"))
@@ -219,7 +220,7 @@ func TestClearMissingTable(t *testing.T) {
 	}
 	// The other table survived the failed clear, not the Clear(nil).
 	again := newCache(t, filepath.Join(dir, "other2.db"))
-	if _, err := autotune.Commit(again, other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
+	if _, err := autotune.Commit(context.Background(), again, other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
 		t.Fatal(err)
 	}
 	if err := again.Clear(&testTable); status.CodeOf(err) != status.NotFound {
@@ -236,7 +237,7 @@ func TestCacheDisabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := key(t, "copy/u32/8")
-	if _, err := autotune.Commit(c, testTable, k, "c", entry(0, "a")); err != nil {
+	if _, err := autotune.Commit(context.Background(), c, testTable, k, "c", entry(0, "a")); err != nil {
 		t.Fatal(err)
 	}
 	// A store without a file keeps nothing: answers stay with the tuner
@@ -275,7 +276,7 @@ func BenchmarkCacheFirstLookupFromFile(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "c.db")
 	c := newCache(b, path)
 	k := key(b, "gemm/f32/4096x4096x4096")
-	if _, err := autotune.Commit(c, testTable, k, "sum", entry(1, "a", "b")); err != nil {
+	if _, err := autotune.Commit(context.Background(), c, testTable, k, "sum", entry(1, "a", "b")); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -329,17 +330,17 @@ func TestCommitReplacesOnlyClearlyBetter(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newCache(t, filepath.Join(t.TempDir(), "c.db"))
-			if _, err := autotune.Commit(s, testTable, k, "sum", c.stored); err != nil {
+			if _, err := autotune.Commit(context.Background(), s, testTable, k, "sum", c.stored); err != nil {
 				t.Fatal(err)
 			}
-			got, err := autotune.Commit(s, testTable, k, "sum", answer(1, c.a, c.b))
+			got, err := autotune.Commit(context.Background(), s, testTable, k, "sum", answer(1, c.a, c.b))
 			if err != nil || got.FastestName != c.want {
 				t.Fatalf("Commit kept %s (%v); want %s", got.FastestName, err, c.want)
 			}
-			if e, _ := autotune.ReadEntry(s, testTable, k, "sum"); e == nil || e.FastestName != c.want {
+			if e, _ := autotune.ReadEntry(context.Background(), s, testTable, k, "sum"); e == nil || e.FastestName != c.want {
 				t.Errorf("the store holds %v; want %s", e, c.want)
 			}
-			if got, _ := autotune.Commit(s, testTable, k, "sum", first); got.FastestName != c.want {
+			if got, _ := autotune.Commit(context.Background(), s, testTable, k, "sum", first); got.FastestName != c.want {
 				t.Errorf("the first answer committed again: %s stored; want %s", got.FastestName, c.want)
 			}
 		})
@@ -390,14 +391,14 @@ func TestCommitReplacesByEnergy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newCache(t, filepath.Join(t.TempDir(), "c.db"))
-			if _, err := autotune.Commit(s, testTable, k, "sum", c.stored); err != nil {
+			if _, err := autotune.Commit(context.Background(), s, testTable, k, "sum", c.stored); err != nil {
 				t.Fatal(err)
 			}
-			got, err := autotune.Commit(s, testTable, k, "sum", answer(c.o, 1, c.a, c.b))
+			got, err := autotune.Commit(context.Background(), s, testTable, k, "sum", answer(c.o, 1, c.a, c.b))
 			if err != nil || got.FastestName != c.want {
 				t.Fatalf("Commit kept %s (%v); want %s", got.FastestName, err, c.want)
 			}
-			if e, _ := autotune.ReadEntry(s, testTable, k, "sum"); e == nil || e.FastestName != c.want {
+			if e, _ := autotune.ReadEntry(context.Background(), s, testTable, k, "sum"); e == nil || e.FastestName != c.want {
 				t.Errorf("the store holds %v; want %s", e, c.want)
 			}
 		})
@@ -446,5 +447,65 @@ func TestImportRefusesUnusableEntries(t *testing.T) {
 				t.Error("the good entry before the bad one was imported")
 			}
 		})
+	}
+}
+
+// TestCacheContextLocked: ReadEntry and Commit end when their context
+// does while another handle holds the file's lock, with the context's
+// error, where they waited for the lock timeout (10 s here) before: with
+// the file open from an earlier read, or not, and while another read of
+// the same store waits for the lock without a deadline. The commit that
+// gave up wrote nothing, and one after the lock is let go lands.
+func TestCacheContextLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	c, other := newCache(t, path), newCache(t, path)
+	k := key(t, "gemm/f32/64x64x64")
+	// The file, and c's read handle on it.
+	if _, err := autotune.Commit(context.Background(), c, testTable, key(t, "copy/u32/1024"), "sum", entry(0, "a")); err != nil {
+		t.Fatal(err)
+	}
+	read := func(ctx context.Context) error { _, err := autotune.ReadEntry(ctx, c, testTable, k, "sum"); return err }
+	if err := read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+	}()
+	<-held
+	ask := func(name string, call func(context.Context) error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		start := time.Now()
+		err := call(ctx)
+		took := time.Since(start)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+			t.Errorf("%s with the file locked: %v after %v; want %v at once", name, err, took.Round(time.Millisecond), context.DeadlineExceeded)
+		}
+	}
+	ask("ReadEntry, the file open", read)
+	ask("Commit", func(ctx context.Context) error {
+		_, err := autotune.Commit(ctx, c, testTable, k, "sum", entry(0, "a"))
+		return err
+	})
+	ask("ReadEntry", read)
+	waiting := make(chan error, 1)
+	go func() { waiting <- read(context.Background()) }()
+	time.Sleep(50 * time.Millisecond) // most likely waiting by now; the call below is bounded either way
+	ask("ReadEntry beside a read that waits", read)
+	close(release)
+	if err := errors.Join(<-done, <-waiting); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := autotune.ReadEntry(context.Background(), c, testTable, k, "sum"); e != nil || err != nil {
+		t.Errorf("ReadEntry after the commit that gave up: %v, %v; want nothing", e, err)
+	}
+	if _, err := autotune.Commit(context.Background(), c, testTable, k, "sum", entry(0, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := autotune.ReadEntry(context.Background(), c, testTable, k, "sum"); e == nil || err != nil {
+		t.Errorf("ReadEntry: %v, %v; want the entry committed", e, err)
 	}
 }

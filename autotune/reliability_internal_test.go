@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,10 +21,10 @@ func TestForcedAnswerDropsStale(t *testing.T) {
 	}
 	tb := store.Table{Hardware: "hw", Tuner: "builtin"}
 	k := Key{Op: "op", DType: "f32", Size: kernels.SizeOf(64)}
-	if _, err := Commit(s, tb, k, "old-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}); err != nil {
+	if _, err := Commit(context.Background(), s, tb, k, "old-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commit(s, tb, k, "new-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}, true); err != nil {
+	if _, err := commit(context.Background(), s, tb, k, "new-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}, true); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := Entries(s, tb)

@@ -1,6 +1,7 @@
 package autotune_test
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -54,7 +55,7 @@ func TestCacheBadValues(t *testing.T) {
 func badValueFile(tb testing.TB, path string) {
 	tb.Helper()
 	s := newCache(tb, path)
-	if _, err := autotune.Commit(s, testTable, keyInFile, "c", entry(1, "a", "b")); err != nil {
+	if _, err := autotune.Commit(context.Background(), s, testTable, keyInFile, "c", entry(1, "a", "b")); err != nil {
 		tb.Fatal(err)
 	}
 	future := entry(0, "a")
@@ -77,7 +78,7 @@ func checkBadValues(t *testing.T, path string) {
 		if _, ok := lookup(c, testTable, keyNew, sum); ok {
 			t.Errorf("Lookup of the bad entry under %s hit", sum)
 		}
-		if _, err := autotune.ReadEntry(c, testTable, keyNew, sum); status.CodeOf(err) != status.DataLoss {
+		if _, err := autotune.ReadEntry(context.Background(), c, testTable, keyNew, sum); status.CodeOf(err) != status.DataLoss {
 			t.Errorf("ReadEntry of the bad entry under %s = %v, want code DataLoss", sum, err)
 		}
 	}
@@ -90,7 +91,7 @@ func checkBadValues(t *testing.T, path string) {
 		t.Errorf("Entries = %v, want only %s", entries, keyInFile)
 	}
 	wantWarning(t, c, path, "skipping unreadable entry", "copy/u32/8@c")
-	if _, err := autotune.Commit(c, testTable, keyNew, "c", entry(0, "a", "b")); err != nil {
+	if _, err := autotune.Commit(context.Background(), c, testTable, keyNew, "c", entry(0, "a", "b")); err != nil {
 		t.Fatal(err)
 	}
 	wantWarning(t, c, path, "replacing unreadable entry")
@@ -107,7 +108,7 @@ func checkBadValues(t *testing.T, path string) {
 // of writing what Commit would not.
 func writeRaw(tb testing.TB, s *store.Store, t store.Table, values map[string][]byte) {
 	tb.Helper()
-	err := s.Update(t, func(rows store.Rows) error {
+	err := s.Update(context.Background(), t, func(rows store.Rows) error {
 		for k, v := range values {
 			if err := rows.Put([]byte(k), v); err != nil {
 				return err

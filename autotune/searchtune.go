@@ -180,7 +180,11 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if e.Fastest < 0 || len(evals) == 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
-	_, _ = t.publish(sop, skey, sum, e, sopts.Force, true) // a file that cannot be written has warned
+	// A file that cannot be written has warned; ctx ending while the
+	// commit waited for the file is the caller's to hear.
+	if _, err := t.publish(ctx, sop, skey, sum, e, sopts.Force, true); err != nil && ctx.Err() != nil {
+		return res, status.Annotatef(err, "autotune: storing the answer of the search of %s (the tuning log keeps its evaluations)", k)
+	}
 	return res, nil
 }
 

@@ -42,7 +42,7 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 	if shared == nil {
 		return nil, nil
 	}
-	e, err := ReadEntry(shared, t.table, k, sum)
+	e, err := ReadEntry(ctx, shared, t.table, k, sum)
 	if err != nil || e == nil {
 		return nil, nil // a failed tier and an unreadable value have warned
 	}
@@ -60,7 +60,7 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 	}
 	e.Fastest, e.FastestName = index, op.Candidates()[index].Name
 	// The local file now holds it: verified here, it is trusted here.
-	stored, _ := commit(t.store, t.table, k, sum, e, false) // a file that cannot be written has warned
+	stored, _ := commit(ctx, t.store, t.table, k, sum, e, false) // a file that cannot be written has warned
 	return t.answered(k, sum, stored, FromShared, shared.Path()), nil
 }
 
@@ -119,7 +119,7 @@ type claimed struct {
 // caller neither measures nor stores anything.
 func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (claimed, error) {
 	if take {
-		if e := t.fromFile(k, sum); e != nil {
+		if e := t.fromFile(ctx, k, sum); e != nil {
 			return claimed{answer: e}, nil
 		}
 	}
@@ -152,7 +152,10 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 			}
 			return claimed{}, status.Wrap(err, status.CodeOf(err), what)
 		}
-		lease, holder, err := locks.TryLock(name)
+		lease, holder, err := locks.TryLock(ctx, name)
+		if err != nil && ctx.Err() != nil {
+			continue // ended while it waited for the file: said above
+		}
 		if err != nil && locks != t.store {
 			// A shared tier that fails (it has warned) leaves the
 			// processes of this machine the file's lock.
@@ -166,7 +169,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		// The answer of the holder, committed to the file or the shared
 		// tier while it held the lock.
 		if take {
-			e, ferr := t.fromFile(k, sum), error(nil)
+			e, ferr := t.fromFile(ctx, k, sum), error(nil)
 			if e == nil {
 				e, ferr = t.fromShared(ctx, op, k, sum)
 			}
@@ -243,15 +246,16 @@ func (t *Tuner) lockedBy(locks *store.Store) (who, place string) {
 // unless force, or e clearly beats it), and remembers the file's. own replaces the file's answer
 // all the same: a search's, picked from a log that holds every point the
 // file's (this machine's earlier search) was picked from. The shared tier
-// failing has warned. The error is the local file's.
-func (t *Tuner) publish(op kernels.Operation, k Key, sum string, e *Entry, force, own bool) (*Entry, error) {
+// failing has warned. The error is the local file's, or ctx's where ctx
+// ended while it waited for the file's lock (nothing was written).
+func (t *Tuner) publish(ctx context.Context, op kernels.Operation, k Key, sum string, e *Entry, force, own bool) (*Entry, error) {
 	e.FastestDigest = digest(op.Candidates()[e.Fastest])
-	stored, err := commit(t.store, t.table, k, sum, e, force || own)
+	stored, err := commit(ctx, t.store, t.table, k, sum, e, force || own)
 	t.remember(k, sum, stored.Fastest)
 	if shared := t.store.Shared(); shared != nil && stored.Fastest >= 0 {
 		c := *stored
 		c.FastestDigest = digest(op.Candidates()[stored.Fastest])
-		_, _ = commit(shared, t.table, k, sum, &c, force)
+		_, _ = commit(ctx, shared, t.table, k, sum, &c, force)
 	}
 	return stored, err
 }

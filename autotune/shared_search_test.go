@@ -86,7 +86,7 @@ var exhaustive = autotune.SearchOptions{Options: search.Options{Strategy: search
 // stored is the answer the store s holds for res's key, or nil.
 func stored(t *testing.T, s *store.Store, tuner *autotune.Tuner, res *autotune.SearchResult, size kernels.Size) *autotune.Entry {
 	t.Helper()
-	e, err := autotune.ReadEntry(s, tuner.Table(), tuner.Key(res.Op, size), autotune.Checksum(res.Op.Candidates()))
+	e, err := autotune.ReadEntry(context.Background(), s, tuner.Table(), tuner.Key(res.Op, size), autotune.Checksum(res.Op.Candidates()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,10 +143,10 @@ func firstStays(t *testing.T) bool {
 	rule := newCache(t, filepath.Join(t.TempDir(), "rule.db"))
 	k, sum := t1.Key(res1.Op, size), autotune.Checksum(res1.Op.Candidates())
 	c1, c2 := *res1.Entry, *res2.Entry
-	if _, err := autotune.Commit(rule, t1.Table(), k, sum, &c1); err != nil {
+	if _, err := autotune.Commit(context.Background(), rule, t1.Table(), k, sum, &c1); err != nil {
 		t.Fatal(err)
 	}
-	kept, err := autotune.Commit(rule, t1.Table(), k, sum, &c2)
+	kept, err := autotune.Commit(context.Background(), rule, t1.Table(), k, sum, &c2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestSharedWaitTold(t *testing.T) {
 		m := newMachine(t, srv.URL())
 		w := &waits{}
 		tuner := autotune.NewTuner(devtest.Device(t), m.cache, m.options(w.add))
-		lease, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(tuner.Table().String() + "/" + tuner.Key(op, size).String() + "@" + autotune.Checksum(op.Candidates()))
+		lease, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(context.Background(), tuner.Table().String()+"/"+tuner.Key(op, size).String()+"@"+autotune.Checksum(op.Candidates()))
 		if err != nil || lease == nil {
 			t.Fatalf("TryLock = %v, %v", lease, err)
 		}

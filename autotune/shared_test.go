@@ -137,7 +137,7 @@ func plant(t *testing.T, url, hardware string, op kernels.Operation, n int, valu
 	k := autotune.NewTuner(devtest.Device(t), m.cache, quick).Key(op, kernels.SizeOf(n))
 	table := store.Table{Hardware: hardware, Tuner: "builtin"}
 	key := []byte(k.String() + "@" + autotune.Checksum(op.Candidates()))
-	if err := m.cache.Shared().Update(table, func(r store.Rows) error { return r.Put(key, value) }); err != nil {
+	if err := m.cache.Shared().Update(context.Background(), table, func(r store.Rows) error { return r.Put(key, value) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -489,7 +489,7 @@ func TestSharedFastestOrDefault(t *testing.T) {
 	m := newMachine(t, srv.URL())
 	tuner := autotune.NewTuner(devtest.Device(t), m.cache, m.options(nil))
 	other := newMachine(t, srv.URL())
-	lease, _, err := other.cache.Shared().TryLock(tuner.Table().String() + "/" + tuner.Key(op, size).String() + "@" + autotune.Checksum(op.Candidates()))
+	lease, _, err := other.cache.Shared().TryLock(context.Background(), tuner.Table().String()+"/"+tuner.Key(op, size).String()+"@"+autotune.Checksum(op.Candidates()))
 	if err != nil || lease == nil {
 		t.Fatalf("TryLock = %v, %v", lease, err)
 	}
@@ -565,7 +565,7 @@ func TestSharedCancelledWhileWaiting(t *testing.T) {
 			}))
 			name := lockKey(t, tuner, dev, op, size, c.search)
 			other := newMachine(t, url)
-			lease, _, err := other.cache.Shared().TryLock(name)
+			lease, _, err := other.cache.Shared().TryLock(context.Background(), name)
 			if err != nil || lease == nil {
 				t.Fatalf("TryLock = %v, %v", lease, err)
 			}
@@ -673,7 +673,7 @@ func TestSharedCancelledWhileWaiting(t *testing.T) {
 			if built := dev.names(); len(built) != 0 || m.sampled.Load() != 0 || prepared != 0 {
 				t.Errorf("it prepared %d problems, built %q and took %d samples; want nothing measured", prepared, built, m.sampled.Load())
 			}
-			if l, _, err := newMachine(t, url).cache.Shared().TryLock(name); l != nil || err != nil {
+			if l, _, err := newMachine(t, url).cache.Shared().TryLock(context.Background(), name); l != nil || err != nil {
 				if l != nil {
 					_ = l.Release()
 				}
@@ -727,7 +727,7 @@ func TestSharedJoinedTune(t *testing.T) {
 					once.Do(func() { close(began) })
 				}
 			}))
-			lease, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(lockKey(t, tuner, dev, op, size, false))
+			lease, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(context.Background(), lockKey(t, tuner, dev, op, size, false))
 			if err != nil || lease == nil {
 				t.Fatalf("TryLock = %v, %v", lease, err)
 			}
@@ -818,7 +818,7 @@ func TestSharedVerifyCancelled(t *testing.T) {
 	}
 	free := func(name string) {
 		t.Helper()
-		l, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(name)
+		l, _, err := newMachine(t, srv.URL()).cache.Shared().TryLock(context.Background(), name)
 		if l == nil || err != nil {
 			t.Errorf("the lock %s could not be taken after a cancelled call (%v); want it free", name, err)
 			return
@@ -862,7 +862,7 @@ func TestFileWaitEndsWithTheDevice(t *testing.T) {
 		}
 	}
 	tuner := autotune.NewTuner(dev, newCache(t, path), opts)
-	lease, _, err := newCache(t, path).TryLock(lockKey(t, tuner, dev, op, size, false))
+	lease, _, err := newCache(t, path).TryLock(context.Background(), lockKey(t, tuner, dev, op, size, false))
 	if err != nil || lease == nil {
 		t.Fatalf("TryLock = %v, %v", lease, err)
 	}

@@ -246,7 +246,7 @@ func (t *Tuner) Stored(op kernels.Operation, size kernels.Size) (*Entry, error) 
 	if err != nil {
 		return nil, err
 	}
-	e, err := ReadEntry(t.store, t.table, t.Key(target, size), sum)
+	e, err := ReadEntry(context.Background(), t.store, t.table, t.Key(target, size), sum)
 	return e.remapped(index), err
 }
 
@@ -383,7 +383,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	// A store that cannot be written does not undo the answer: the tuner
 	// keeps it in memory, the store records a warning (store.Warnings),
 	// and the caller learns that it was not stored.
-	stored, err := t.publish(op, k, sum, e, force, false)
+	stored, err := t.publish(ctx, op, k, sum, e, force, false)
 	if err != nil {
 		return e, &NotStoredError{Key: k, Path: t.store.Path(), Err: err}
 	}
@@ -391,9 +391,10 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 }
 
 // fromFile returns the local file's answer for k, remembered; nil when
-// it has none (or none readable: a warning).
-func (t *Tuner) fromFile(k Key, sum string) *Entry {
-	e, err := ReadEntry(t.store, t.table, k, sum)
+// it has none (or none readable: a warning), or when ctx ended while it
+// waited for another process's lock on the file (its caller asks ctx).
+func (t *Tuner) fromFile(ctx context.Context, k Key, sum string) *Entry {
+	e, err := ReadEntry(ctx, t.store, t.table, k, sum)
 	if err != nil || e == nil {
 		return nil
 	}

@@ -240,7 +240,7 @@ func TestTunerRetunesCorruptValue(t *testing.T) {
 	if op2.records.Load() == 0 {
 		t.Error("a corrupt stored value was not tuned again")
 	}
-	e, err := autotune.ReadEntry(newCache(t, path), t2.Table(), k, sum)
+	e, err := autotune.ReadEntry(context.Background(), newCache(t, path), t2.Table(), k, sum)
 	if err != nil || e == nil || e.Fastest != i {
 		t.Errorf("after the re-tune the file holds %+v, %v; want fastest %d", e, err, i)
 	}

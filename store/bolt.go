@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -32,8 +31,10 @@ type boltFile struct {
 	timeout time.Duration
 	warn    func(format string, args ...any)
 
-	// rmu serialises reads of the file and guards rd.
-	rmu sync.Mutex
+	// rmu serialises reads of the file and guards rd: a one-place
+	// semaphore (a send takes it, a receive gives it back), which a
+	// caller whose context ends stops waiting for.
+	rmu chan struct{}
 	rd  *reader
 
 	// lockedAt is when a wait for another process's lock last ran out
@@ -43,52 +44,10 @@ type boltFile struct {
 
 var _ Locker = (*boltFile)(nil)
 
-// After a wait for another process's lock runs out, the next lockBackoff
-// of waits last at most lockRetry: a process that held the lock that long
-// is likely to go on holding it, and waiting the whole timeout again at
-// every lookup and commit would stall the caller for seconds a question.
-const (
-	lockBackoff = 30 * time.Second
-	lockRetry   = 50 * time.Millisecond
-)
-
-// lockWait is how long to wait for another process's lock now.
-func (bf *boltFile) lockWait() time.Duration {
-	if at := bf.lockedAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < lockBackoff {
-		return min(lockRetry, bf.timeout)
-	}
-	return bf.timeout
-}
-
-// lockedError is a wait for another process's lock on the file that ran
-// out (lockPath's, or bolt.Open's berrors.ErrTimeout), with how long it
-// waited: the full lock timeout, or less during the back-off (lockWait).
-type lockedError struct{ waited time.Duration }
-
-func (e lockedError) Error() string { return fmt.Sprintf("store: lock timeout after %v", e.waited) }
-
-// lockPoll is how often a wait for another process's lock tries again: a
-// commit holds the lock for milliseconds.
-const lockPoll = 5 * time.Millisecond
-
-// lockPath takes the advisory lock bbolt uses (shared, or exclusive) on
-// the file at path, through a descriptor of its own opened with flag (a
-// file not there is fs.ErrNotExist: nothing is created), waiting at most
-// wait; a lockedError when the wait ran out.
-func lockPath(path string, flag int, exclusive bool, wait time.Duration) (*flock.Flock, error) {
-	fl := flock.New(path, flock.SetFlag(flag))
-	try := fl.TryRLockContext
-	if exclusive {
-		try = fl.TryLockContext
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	if _, err := try(ctx, lockPoll); errors.Is(err, context.DeadlineExceeded) {
-		return nil, lockedError{wait}
-	} else if err != nil {
-		return nil, err
-	}
-	return fl, nil
+// newBoltFile is the cache file at path, whose waits for another
+// process's lock last at most timeout, warning to warn.
+func newBoltFile(path string, timeout time.Duration, warn func(format string, args ...any)) *boltFile {
+	return &boltFile{path: path, timeout: timeout, warn: warn, rmu: make(chan struct{}, 1)}
 }
 
 // damageError marks a file that is not a usable bbolt database: bbolt
@@ -196,20 +155,30 @@ func sameVersion(a, b os.FileInfo) bool {
 // read-only handle is kept open between calls (see reader); it is reopened
 // when the file changed, and closed after readerIdle without use.
 // Elsewhere the file is opened for each call.
-func (bf *boltFile) View(fn func(Tx) error) error {
-	err, ferr := bf.read(bf.lockWait(), fn)
+func (bf *boltFile) View(fn func(Tx) error) error { return bf.view(context.Background(), fn) }
+
+// view is View, whose wait for another process's lock ends when ctx does,
+// with ctx's error.
+func (bf *boltFile) view(ctx context.Context, fn func(Tx) error) error {
+	err, ferr := bf.read(ctx, bf.lockWait(), fn)
 	if ferr != nil {
 		return bf.fileError(ferr, "reading")
 	}
 	return err
 }
 
-// read is View, waiting at most wait for another process's lock, with
+// read is view, waiting at most wait for another process's lock, with
 // fn's error and the file's (not yet wrapped by fileError) apart.
-func (bf *boltFile) read(wait time.Duration, fn func(Tx) error) (err, fileErr error) {
-	bf.rmu.Lock()
-	defer bf.rmu.Unlock()
-	rd, unlock, ferr := bf.lockReader(wait)
+func (bf *boltFile) read(ctx context.Context, wait time.Duration, fn func(Tx) error) (err, fileErr error) {
+	select {
+	case bf.rmu <- struct{}{}:
+	case <-ctx.Done():
+		// Another read of this process holds it, waiting for another
+		// process's lock perhaps: ctx bounds this one's wait too.
+		return nil, ctx.Err()
+	}
+	defer func() { <-bf.rmu }()
+	rd, unlock, ferr := bf.lockReader(ctx, wait)
 	if rd == nil || ferr != nil {
 		return nil, ferr
 	}
@@ -254,9 +223,9 @@ func (bf *boltFile) read(wait time.Duration, fn func(Tx) error) (err, fileErr er
 // (waiting at most wait for it), and the function that releases it,
 // opening the file if there is no handle or if the file changed since it
 // was read; nil when there is no file to read.
-func (bf *boltFile) lockReader(wait time.Duration) (*reader, func() error, error) {
+func (bf *boltFile) lockReader(ctx context.Context, wait time.Duration) (*reader, func() error, error) {
 	if rd := bf.rd; rd != nil {
-		fl, err := lockPath(bf.path, os.O_RDONLY, false, wait)
+		fl, err := lockPath(ctx, bf.path, os.O_RDONLY, false, wait)
 		if err == nil {
 			// The lock is on the file the path names now: the one
 			// mapped, or one that replaced it.
@@ -283,7 +252,7 @@ func (bf *boltFile) lockReader(wait time.Duration) (*reader, func() error, error
 		// died before writing: nothing to read either way.
 		return nil, nil, nil
 	}
-	db, f, err := bf.openDB(true, wait)
+	db, f, err := bf.openDB(ctx, true, wait)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil // moved aside since the Stat
 	}
@@ -305,8 +274,8 @@ func (bf *boltFile) lockReader(wait time.Duration) (*reader, func() error, error
 
 // closeIdle closes rd if it has not been used for readerIdle.
 func (bf *boltFile) closeIdle(rd *reader) {
-	bf.rmu.Lock()
-	defer bf.rmu.Unlock()
+	bf.rmu <- struct{}{}
+	defer func() { <-bf.rmu }()
 	if bf.rd != rd {
 		return
 	}
@@ -342,12 +311,17 @@ func truncated(tx *bolt.Tx, fi os.FileInfo) error {
 // Update runs fn in a write transaction, creating the file if needed. A
 // damaged file is moved aside (its new name in a warning) and fn runs
 // again on a fresh one.
-func (bf *boltFile) Update(fn func(Tx) error) error {
+func (bf *boltFile) Update(fn func(Tx) error) error { return bf.update(context.Background(), fn) }
+
+// update is Update, whose waits for another process's lock end when ctx
+// does, with ctx's error: fn has then not run, or its transaction was
+// not committed.
+func (bf *boltFile) update(ctx context.Context, fn func(Tx) error) error {
 	if err := os.MkdirAll(filepath.Dir(bf.path), 0o755); err != nil {
 		return bf.fileError(err, "creating the folder of")
 	}
 	for moved := 0; ; moved++ {
-		err := bf.updateOnce(fn)
+		err := bf.updateOnce(ctx, fn)
 		d, ok := errors.AsType[*damageError](err)
 		if !ok {
 			return err
@@ -355,20 +329,20 @@ func (bf *boltFile) Update(fn func(Tx) error) error {
 		if moved == 2 {
 			return bf.fileError(err, "writing")
 		}
-		if err := bf.moveAside(d); err != nil {
+		if err := bf.moveAside(ctx, d); err != nil {
 			return err
 		}
 	}
 }
 
-func (bf *boltFile) updateOnce(fn func(Tx) error) error {
+func (bf *boltFile) updateOnce(ctx context.Context, fn func(Tx) error) error {
 	// Read first: opening for writing loads the free list, which on a
 	// truncated file lies past its end (bbolt would read whatever is
 	// mapped there), and the read handle is usually open already.
-	if _, ferr := bf.read(bf.lockWait(), func(Tx) error { return nil }); ferr != nil {
+	if _, ferr := bf.read(ctx, bf.lockWait(), func(Tx) error { return nil }); ferr != nil {
 		return bf.openError(ferr)
 	}
-	db, f, err := bf.openDB(false, bf.lockWait())
+	db, f, err := bf.openDB(ctx, false, bf.lockWait())
 	if err != nil {
 		return bf.openError(err)
 	}
@@ -421,7 +395,7 @@ func (bf *boltFile) updateOnce(fn func(Tx) error) error {
 // by the next commit; a lock held longer than a write holds it,
 // lockRetry; a newer bbolt): nil.
 func (bf *boltFile) check() error {
-	_, ferr := bf.read(min(lockRetry, bf.timeout), func(Tx) error { return nil })
+	_, ferr := bf.read(context.Background(), min(lockRetry, bf.timeout), func(Tx) error { return nil })
 	switch ferr.(type) {
 	case notCacheError, foreignError, notRegularError:
 		return bf.fileError(ferr, "reading")
@@ -436,7 +410,7 @@ func (bf *boltFile) check() error {
 // no lock; a platform without flock says nothing of locks.
 func (bf *boltFile) probeWrite() error {
 	if canRelock {
-		fl, err := lockPath(bf.path, os.O_RDWR, true, bf.timeout)
+		fl, err := lockPath(context.Background(), bf.path, os.O_RDWR, true, bf.timeout)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil
@@ -460,16 +434,23 @@ func (bf *boltFile) openError(err error) error {
 }
 
 // openDB opens the file, waiting at most wait for other processes'
-// locks, and returns it with the *os.File bolt.Open opened (so that
-// its lock can be released and retaken). Errors that mean the file is not
-// a usable database are damageErrors.
-func (bf *boltFile) openDB(readOnly bool, wait time.Duration) (*bolt.DB, *os.File, error) {
+// locks (lockWithin), and returns it with the *os.File bolt.Open opened (so
+// that its lock can be released and retaken). Errors that mean the file
+// is not a usable database are damageErrors.
+func (bf *boltFile) openDB(ctx context.Context, readOnly bool, wait time.Duration) (*bolt.DB, *os.File, error) {
 	var file *os.File
 	var opened os.FileInfo
 	opts := &bolt.Options{Timeout: wait, ReadOnly: readOnly,
 		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 			f, err := os.OpenFile(name, flag, perm)
 			if err == nil {
+				// The wait is this package's, which ctx ends (bbolt's
+				// knows only its timeout): bolt.Open then finds the
+				// lock its descriptor needs already held by it.
+				if err = lockWithin(ctx, wait, func(ctx context.Context) error { return lockFile(ctx, f, !readOnly) }); err != nil {
+					_ = f.Close()
+					return nil, err
+				}
 				file = f
 				opened, _ = f.Stat()
 			}
@@ -559,12 +540,12 @@ func (bf *boltFile) fileError(err error, doing string) error {
 // its exclusive lock after checking that the path still names it: of two
 // processes that find the same file damaged, the second must not move
 // aside the fresh file the first one started.
-func (bf *boltFile) moveAside(d *damageError) (err error) {
+func (bf *boltFile) moveAside(ctx context.Context, d *damageError) (err error) {
 	held, err := os.Stat(bf.path)
 	if err == nil && canRelock {
 		var fl *flock.Flock
-		fl, err = lockPath(bf.path, os.O_RDONLY, true, bf.lockWait())
-		if _, locked := errors.AsType[lockedError](err); locked {
+		fl, err = lockPath(ctx, bf.path, os.O_RDONLY, true, bf.lockWait())
+		if _, locked := errors.AsType[lockedError](err); locked || ctx.Err() != nil {
 			return bf.fileError(err, "moving aside")
 		} else if err == nil {
 			defer func() { err = status.Join(err, fl.Unlock()) }()
@@ -608,8 +589,8 @@ func lockHolder(v []byte, now time.Time) (token string, live bool) {
 // still holds the lock), and gives the lock to the token fn returns for
 // ttl, or releases it where that is "", if fn says set: in one
 // transaction, so of several processes only one sees the lock free.
-func (bf *boltFile) setLock(name string, ttl time.Duration, fn func(holder string, live bool) (token string, set bool)) error {
-	return bf.Update(func(tx Tx) error {
+func (bf *boltFile) setLock(ctx context.Context, name string, ttl time.Duration, fn func(holder string, live bool) (token string, set bool)) error {
+	return bf.update(ctx, func(tx Tx) error {
 		now := time.Now()
 		token, set := fn(lockHolder(tx.Get(locksTable, []byte(name)), now))
 		switch {
@@ -624,9 +605,15 @@ func (bf *boltFile) setLock(name string, ttl time.Duration, fn func(holder strin
 
 // TryLock takes lock name for token, for ttl, where nobody holds it.
 func (bf *boltFile) TryLock(name, token string, ttl time.Duration) (holder string, err error) {
+	return bf.tryLock(context.Background(), name, token, ttl)
+}
+
+// tryLock is TryLock, whose waits for another process's lock on the file
+// end when ctx does, with ctx's error.
+func (bf *boltFile) tryLock(ctx context.Context, name, token string, ttl time.Duration) (holder string, err error) {
 	// Looked at first in a read: those who wait ask a few times a second,
 	// and a write transaction syncs the file.
-	err = bf.View(func(tx Tx) error {
+	err = bf.view(ctx, func(tx Tx) error {
 		if h, live := lockHolder(tx.Get(locksTable, []byte(name)), time.Now()); live {
 			holder = h
 		}
@@ -635,7 +622,7 @@ func (bf *boltFile) TryLock(name, token string, ttl time.Duration) (holder strin
 	if err != nil || holder != "" {
 		return holder, err
 	}
-	err = bf.setLock(name, ttl, func(h string, live bool) (string, bool) {
+	err = bf.setLock(ctx, name, ttl, func(h string, live bool) (string, bool) {
 		if live {
 			holder = h
 		}
@@ -647,12 +634,12 @@ func (bf *boltFile) TryLock(name, token string, ttl time.Duration) (holder strin
 // Unlock releases lock name where token holds it (or held it last: an
 // expired lock's value goes too).
 func (bf *boltFile) Unlock(name, token string) error {
-	return bf.setLock(name, 0, func(h string, _ bool) (string, bool) { return "", h == token })
+	return bf.setLock(context.Background(), name, 0, func(h string, _ bool) (string, bool) { return "", h == token })
 }
 
 // Replace gives lock name to token for ttl where stale still holds it.
 func (bf *boltFile) Replace(name, stale, token string, ttl time.Duration) (ok bool, err error) {
-	err = bf.setLock(name, ttl, func(h string, live bool) (string, bool) {
+	err = bf.setLock(context.Background(), name, ttl, func(h string, live bool) (string, bool) {
 		ok = live && h == stale
 		return token, ok
 	})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -27,22 +28,22 @@ func TestMoveAsideOnlyTheDamagedFile(t *testing.T) {
 		return s
 	}
 	late, first := open(), open()
-	_, _, err := late.b.(*boltFile).openDB(false, late.b.(*boltFile).lockWait())
+	_, _, err := late.b.(*boltFile).openDB(context.Background(), false, late.b.(*boltFile).lockWait())
 	d, ok := errors.AsType[*damageError](err)
 	if !ok {
 		t.Fatalf("opening a file of zeros: %v, want a damageError", err)
 	}
 	tbl := Table{Hardware: "hw", Tuner: "builtin"}
-	if err := first.Update(tbl, func(r Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
+	if err := first.Update(context.Background(), tbl, func(r Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := late.b.(*boltFile).moveAside(d); err != nil {
+	if err := late.b.(*boltFile).moveAside(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) != 1 {
 		t.Errorf("files moved aside: %v, want one", aside)
 	}
-	if v, err := open().Get(tbl, []byte("k")); string(v) != "v" {
+	if v, err := open().Get(context.Background(), tbl, []byte("k")); string(v) != "v" {
 		t.Errorf("the fresh file's value is gone: %q, %v", v, err)
 	}
 }
@@ -67,7 +68,7 @@ func TestLockBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := Table{Hardware: "hw", Tuner: "builtin"}
-	if err := s.Update(tbl, func(r Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
+	if err := s.Update(context.Background(), tbl, func(r Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
 	// A second store, with no read handle open yet.
@@ -75,13 +76,13 @@ func TestLockBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	holder, err := lockPath(path, os.O_RDWR, true, time.Second)
+	holder, err := lockPath(context.Background(), path, os.O_RDWR, true, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lookup := func() (bool, time.Duration) {
 		start := time.Now()
-		v, _ := s.Get(tbl, []byte("k"))
+		v, _ := s.Get(context.Background(), tbl, []byte("k"))
 		return v != nil, time.Since(start)
 	}
 	// bbolt retries its lock every 50 ms and gives up at the first retry
@@ -118,13 +119,13 @@ func TestLockedWithReadHandle(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl, k := Table{Hardware: "hw", Tuner: "builtin"}, []byte("k")
-	if err := s.Update(tbl, func(r Rows) error { return r.Put(k, []byte("v")) }); err != nil {
+	if err := s.Update(context.Background(), tbl, func(r Rows) error { return r.Put(k, []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := s.Get(tbl, k); string(v) != "v" || s.b.(*boltFile).rd == nil {
+	if v, err := s.Get(context.Background(), tbl, k); string(v) != "v" || s.b.(*boltFile).rd == nil {
 		t.Fatalf("Get = %q, %v; want v, with the read handle left open", v, err)
 	}
-	holder, err := lockPath(path, os.O_RDWR, true, time.Second)
+	holder, err := lockPath(context.Background(), path, os.O_RDWR, true, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,25 +138,25 @@ func TestLockedWithReadHandle(t *testing.T) {
 			t.Errorf("%s of a locked file: %v; want code Unavailable naming the file and saying %q", what, err, waited)
 		}
 	}
-	v, err := s.Get(tbl, k)
+	v, err := s.Get(context.Background(), tbl, k)
 	if v != nil {
 		t.Errorf("Get of a locked file found %q", v)
 	}
 	const whole = "locked by another process for more than 200ms"
 	locked("Get", err, whole)
 	locked("CheckWrite", s.CheckWrite(), whole)
-	_, err = s.Get(tbl, k)
+	_, err = s.Get(context.Background(), tbl, k)
 	locked("Get during the back-off", err, "still locked by another process (waited 50ms, after a wait of 200ms ran out")
 	if err := holder.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := s.Get(tbl, k); string(v) != "v" || s.CheckWrite() != nil {
+	if v, err := s.Get(context.Background(), tbl, k); string(v) != "v" || s.CheckWrite() != nil {
 		t.Errorf("once the lock is gone: Get = %q, %v, CheckWrite = %v; want v and nil", v, err, s.CheckWrite())
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := s.Get(tbl, k); v != nil || err != nil {
+	if v, err := s.Get(context.Background(), tbl, k); v != nil || err != nil {
 		t.Errorf("Get after the file was removed = %q, %v; want a miss without an error", v, err)
 	}
 }

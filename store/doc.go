@@ -73,7 +73,9 @@
 // # Caveats
 //
 // Problems with the file never stop the work: a file locked by another
-// process for longer than Options.LockTimeout, one that cannot be written,
+// process for longer than Options.LockTimeout (a wait that the caller's
+// context of Get, Update or TryLock ends first is ctx's error, and no
+// warning), one that cannot be written,
 // a damaged one, one of a newer bbolt format, another program's file,
 // each is an error with a status code from the call that met it, and a
 // warning (Warnings) that names the file; see Store for each. Reads never

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func ExampleStore_Update() {
 	t := store.Table{Hardware: "nvidia-2330_h200_575.57.08", Tuner: "builtin"}
 	key := []byte("gemm/f32/4096x4096x4096@3f2a9c41")
 	for _, answer := range []string{`{"fastest":2}`, `{"fastest":0}`} {
-		err := s.Update(t, func(rows store.Rows) error {
+		err := s.Update(context.Background(), t, func(rows store.Rows) error {
 			if rows.Get(key) != nil {
 				return nil // the first answer stays
 			}
@@ -39,7 +40,7 @@ func ExampleStore_Update() {
 			fmt.Println(err)
 		}
 	}
-	v, _ := s.Get(t, key)
+	v, _ := s.Get(context.Background(), t, key)
 	tables, _ := s.Tables()
 	fmt.Println(string(v))
 	fmt.Println(tables[0])

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 )
 
@@ -33,7 +34,7 @@ func (s *Store) UpdatePeak(hardware string, merge func(old []byte) ([]byte, erro
 // LoadPeak returns the peak stored for hardware, or nil. A file that
 // cannot be read is an error and a warning.
 func (s *Store) LoadPeak(hardware string) ([]byte, error) {
-	return s.load("stored peaks not read", peaksTable, []byte(hardware))
+	return s.load(context.Background(), "stored peaks not read", peaksTable, []byte(hardware))
 }
 
 // SavePipelineCache stores a driver's pipeline cache data under its
@@ -45,19 +46,23 @@ func (s *Store) SavePipelineCache(uuid [16]byte, data []byte) error {
 // LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
 // file that cannot be read is an error and a warning.
 func (s *Store) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
-	return s.load("stored pipeline caches not read", pipelineTable, fmt.Appendf(nil, "%x", uuid))
+	return s.load(context.Background(), "stored pipeline caches not read", pipelineTable, fmt.Appendf(nil, "%x", uuid))
 }
 
 // load returns a copy of key's value in table, or nil; a store that
-// cannot be read is the error, and a warning that says so first.
-func (s *Store) load(warning string, table []string, key []byte) ([]byte, error) {
+// cannot be read is the error, and a warning that says so first; ctx
+// ending while it waits is ctx's error and no warning: the caller gave up,
+// the file is as it was.
+func (s *Store) load(ctx context.Context, warning string, table []string, key []byte) ([]byte, error) {
 	var out []byte
-	err := s.b.View(func(tx Tx) error {
+	err := s.view(ctx, func(tx Tx) error {
 		out = bytes.Clone(tx.Get(table, key))
 		return nil
 	})
 	if err != nil {
-		s.Warn("store: %s: %v", warning, err)
+		if ctx.Err() == nil {
+			s.Warn("store: %s: %v", warning, err)
+		}
 		return nil, err
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -26,7 +27,7 @@ func newCache(tb testing.TB, path string) *store.Store {
 
 // put writes value under key in table t of s, in one Update.
 func put(s *store.Store, t store.Table, key, value []byte) error {
-	return s.Update(t, func(rows store.Rows) error { return rows.Put(key, value) })
+	return s.Update(context.Background(), t, func(rows store.Rows) error { return rows.Put(key, value) })
 }
 
 // value is a value as autotune writes them (an answer naming candidate

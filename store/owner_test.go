@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,7 +93,7 @@ func TestAdoptedFiles(t *testing.T) {
 			if err := put(c, testTable, keyNew, value(0)); err != nil {
 				t.Fatal(err)
 			}
-			if v, err := c.Get(testTable, keyNew); !bytes.Equal(v, value(0)) || err != nil {
+			if v, err := c.Get(context.Background(), testTable, keyNew); !bytes.Equal(v, value(0)) || err != nil {
 				t.Errorf("Get = %q, %v", v, err)
 			}
 			if tables, err := c.Tables(); err != nil || !cmp.Equal(tables, []store.Table{testTable}) {

@@ -2,7 +2,10 @@
 
 package store
 
-import "os"
+import (
+	"context"
+	"os"
+)
 
 // canRelock is false where flock(2) is missing: the file is then opened
 // for every read (bbolt takes and releases its own lock), and a damaged
@@ -10,6 +13,9 @@ import "os"
 const canRelock = false
 
 func unlockFile(*os.File) error { return nil }
+
+// lockFile leaves the wait to bolt.Open, bounded by its timeout alone.
+func lockFile(context.Context, *os.File, bool) error { return nil }
 
 // ownedByMe cannot tell owners apart here: the folder's permissions are
 // checked alone.

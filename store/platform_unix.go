@@ -3,10 +3,12 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // canRelock says that this platform's file locks (flock(2)) can be
@@ -19,6 +21,31 @@ const canRelock = true
 // the file, which only a call on that descriptor can release.
 func unlockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+}
+
+// lockFile takes the lock bolt.Open is about to take on f, its own
+// descriptor (exclusive, or shared), trying every lockPoll until ctx
+// ends, with ctx's error: bolt.Open's own wait knows nothing of a
+// caller's context. flock(2) on a descriptor that holds the lock already
+// takes it again at once.
+func lockFile(ctx context.Context, f *os.File, exclusive bool) error {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		switch err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); {
+		case err == nil:
+			return nil
+		case !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR):
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
 }
 
 // ownedByMe reports whether the file fi describes belongs to this

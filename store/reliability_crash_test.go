@@ -3,6 +3,7 @@ package store_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -49,7 +50,7 @@ func (cc crashCommit) want() []byte {
 // commit writes cc as autotune commits an answer: in one Update, the
 // key's values under other checksums go and cc's is put.
 func (cc crashCommit) commit(s *store.Store) error {
-	return s.Update(cc.table(), func(rows store.Rows) error {
+	return s.Update(context.Background(), cc.table(), func(rows store.Rows) error {
 		var stale [][]byte
 		if err := rows.Scan([]byte(cc.prefix()), func(k, _ []byte) error {
 			if !bytes.Equal(k, cc.key()) {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -274,7 +275,7 @@ func checkDamaged(t *testing.T, path string, readable bool) {
 	}
 	c := fileCache(t, path)
 	if readable {
-		if v, err := c.Get(testTable, keyInFile); v == nil || err != nil {
+		if v, err := c.Get(context.Background(), testTable, keyInFile); v == nil || err != nil {
 			t.Errorf("Get in a file damaged only for writing = %q, %v; want its value", v, err)
 		}
 		if w := c.Warnings(); len(w) > 0 {
@@ -293,7 +294,7 @@ func checkDamaged(t *testing.T, path string, readable bool) {
 // error or a warning that names it.
 func checkUnreadable(t *testing.T, c *store.Store, path string) {
 	t.Helper()
-	if v, err := c.Get(testTable, keyInFile); v != nil || status.CodeOf(err) != status.DataLoss {
+	if v, err := c.Get(context.Background(), testTable, keyInFile); v != nil || status.CodeOf(err) != status.DataLoss {
 		t.Errorf("Get in a damaged file = %q, %v; want nothing and code DataLoss", v, err)
 	}
 	wantWarning(t, c, path, "damaged")
@@ -323,10 +324,10 @@ func checkMovedAside(t *testing.T, c *store.Store, path string, orig []byte) {
 	}
 	checkBolt(t, path)
 	fresh := newCache(t, path)
-	if v, _ := fresh.Get(testTable, keyNew); !bytes.Equal(v, value(1)) {
+	if v, _ := fresh.Get(context.Background(), testTable, keyNew); !bytes.Equal(v, value(1)) {
 		t.Errorf("Get in the fresh file = %q; want %q", v, value(1))
 	}
-	if v, _ := fresh.Get(testTable, keyInFile); v != nil {
+	if v, _ := fresh.Get(context.Background(), testTable, keyInFile); v != nil {
 		t.Error("the fresh file has a value of the damaged one")
 	}
 	if err := put(fresh, testTable, keyInFile, value(0)); err != nil {
@@ -540,7 +541,7 @@ func TestCacheUnusualFiles(t *testing.T) {
 		}
 		c := checkNotWritten(t, path, status.PermissionDenied, "")
 		// What is in the file is still read.
-		if v, err := c.Get(testTable, keyInFile); !bytes.Equal(v, value(1)) {
+		if v, err := c.Get(context.Background(), testTable, keyInFile); !bytes.Equal(v, value(1)) {
 			t.Errorf("Get in an unwritable file = %q, %v; want %q", v, err, value(1))
 		}
 	})
@@ -552,7 +553,7 @@ func TestCacheUnusualFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := fileCache(t, path)
-		if v, err := c.Get(testTable, keyNew); v != nil || err != nil {
+		if v, err := c.Get(context.Background(), testTable, keyNew); v != nil || err != nil {
 			t.Errorf("Get in an empty file = %q, %v", v, err)
 		}
 		if err := put(c, testTable, keyNew, value(0)); err != nil {
@@ -574,7 +575,7 @@ func checkNotWritten(t *testing.T, path string, code status.Code, reason string)
 	t.Helper()
 	before, _ := os.ReadFile(path)
 	c := fileCache(t, path)
-	if v, _ := c.Get(testTable, keyNew); v != nil {
+	if v, _ := c.Get(context.Background(), testTable, keyNew); v != nil {
 		t.Errorf("Get = %q", v)
 	}
 	err := put(c, testTable, keyNew, value(1))
@@ -586,7 +587,7 @@ func checkNotWritten(t *testing.T, path string, code status.Code, reason string)
 	}
 	// Keeping an answer the file did not take is its tuner's
 	// (autotune's TestTunerKeepsWhatTheStoreCannot).
-	if v, _ := c.Get(testTable, keyNew); v != nil {
+	if v, _ := c.Get(context.Background(), testTable, keyNew); v != nil {
 		t.Errorf("a value the file did not take was read back: %q", v)
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
@@ -601,10 +602,10 @@ func checkNotWritten(t *testing.T, path string, code status.Code, reason string)
 func checkFutureSchema(t *testing.T, path string) {
 	theirs := snapshot(t, path, "autotune/v1")
 	c := fileCache(t, path)
-	if v, err := c.Get(testTable, keyInFile); v == nil || err != nil {
+	if v, err := c.Get(context.Background(), testTable, keyInFile); v == nil || err != nil {
 		t.Errorf("Get of this version's value = %q, %v", v, err)
 	}
-	if v, _ := c.Get(testTable, keyNew); v != nil {
+	if v, _ := c.Get(context.Background(), testTable, keyNew); v != nil {
 		t.Errorf("Get read a schema-2 value: %q", v)
 	}
 	if err := put(c, testTable, keyNew, value(0)); err != nil {
@@ -677,7 +678,7 @@ func checkLocked(t *testing.T) {
 
 	c := fileCache(t, path) // lock timeout 300 ms
 	start := time.Now()
-	v, err := c.Get(testTable, keyInFile)
+	v, err := c.Get(context.Background(), testTable, keyInFile)
 	if v != nil || status.CodeOf(err) != status.Unavailable {
 		t.Errorf("Get in a file locked by another process = %q, %v; want nothing and code Unavailable", v, err)
 	}
@@ -694,13 +695,13 @@ func checkLocked(t *testing.T) {
 	}
 
 	release()
-	if v, err := c.Get(testTable, keyInFile); !bytes.Equal(v, value(1)) {
+	if v, err := c.Get(context.Background(), testTable, keyInFile); !bytes.Equal(v, value(1)) {
 		t.Errorf("Get after the other process let go = %q, %v; want %q", v, err, value(1))
 	}
 	if err := put(c, testTable, keyNew, value(1)); err != nil {
 		t.Errorf("Update after the other process let go: %v", err)
 	}
-	if v, _ := fileCache(t, path).Get(testTable, keyNew); !bytes.Equal(v, value(1)) {
+	if v, _ := fileCache(t, path).Get(context.Background(), testTable, keyNew); !bytes.Equal(v, value(1)) {
 		t.Errorf("the write did not reach the file: %q", v)
 	}
 	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) > 0 {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -88,12 +89,12 @@ func cacheChild(t *testing.T) {
 	for j := 0; j < keys; j++ {
 		i := (j*7 + p*5) % keys
 		k := fmt.Appendf(nil, "copy/u32/%d@c", 1024*(i+1))
-		if v, _ := c.Get(testTable, k); v != nil {
+		if v, _ := c.Get(context.Background(), testTable, k); v != nil {
 			fmt.Printf("answer %s=%s\n", k, v)
 			continue
 		}
 		var stored []byte
-		err := c.Update(testTable, func(rows store.Rows) error {
+		err := c.Update(context.Background(), testTable, func(rows store.Rows) error {
 			if stored = bytes.Clone(rows.Get(k)); stored != nil {
 				return nil
 			}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -152,7 +153,7 @@ func newScaleFile(tb testing.TB, n int) *scaleFile {
 func (f *scaleFile) lookup(tb testing.TB, i int) {
 	per := (f.n + scaleTables - 1) / scaleTables
 	tbl, k := scaleTable(i/per), scaleKey(i)
-	if v, _ := f.cache.Get(tbl, []byte(k+"@3f2a9c41d07b5e66")); v == nil {
+	if v, _ := f.cache.Get(context.Background(), tbl, []byte(k+"@3f2a9c41d07b5e66")); v == nil {
 		tb.Fatalf("%d entries: miss of %s in %s (warnings %q)", f.n, k, tbl, f.cache.Warnings())
 	}
 }

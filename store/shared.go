@@ -334,7 +334,10 @@ func (l *Lease) TookOver() string { return l.tookOver }
 // does not wait for itself. Only a process id that exists on no process
 // counts as dead; one reused by another process, and any holder on
 // another host, is waited for as before.
-func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
+//
+// ctx ending while it waits for another process's lock on the file (the
+// file's locks live in it) is its error, ctx's: nothing was taken.
+func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder string, _ error) {
 	lk, ok := s.b.(Locker)
 	call := func(do func() error) error { return do() }
 	if s.tier != nil {
@@ -350,7 +353,7 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 		// A few rounds: a dead holder's lock that another process took
 		// over first, or that expired, is looked at again.
 		for range 3 {
-			if holder, err = lk.TryLock(name, token, ttl); err != nil || !deadHere(holder) {
+			if holder, err = tryLock(ctx, lk, name, token, ttl); err != nil || !deadHere(holder) {
 				return err
 			}
 			ok, err := lk.Replace(name, holder, token, ttl)
@@ -394,6 +397,17 @@ func (s *Store) TryLock(name string) (_ *Lease, holder string, _ error) {
 		}
 	}()
 	return &Lease{release: release, tookOver: holderOf(tookOver)}, "", nil
+}
+
+// tryLock is lk.TryLock; the file's waits for another process's lock on
+// it end when ctx does (a shared tier bounds each call by its own
+// timeout). Renewals and releases take no context: a lock taken is let go
+// however its taker's caller ended.
+func tryLock(ctx context.Context, lk Locker, name, token string, ttl time.Duration) (string, error) {
+	if bf, ok := lk.(*boltFile); ok {
+		return bf.tryLock(ctx, name, token, ttl)
+	}
+	return lk.TryLock(name, token, ttl)
 }
 
 // Release stops renewing the lock and releases it (if this process still

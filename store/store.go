@@ -50,7 +50,8 @@ type Options struct {
 // reads the file stays open (and mapped) but unlocked for up to a second,
 // so a lookup does not pay for opening a large file, and is reopened when
 // another process changed it. No process holds a lock for longer than one
-// transaction, and none waits for a lock longer than the lock timeout.
+// transaction, and none waits for a lock longer than the lock timeout, or
+// than the context of the method that waits (Get, Update, TryLock).
 //
 // # Crashes
 //
@@ -130,7 +131,7 @@ func OpenContext(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, status.Wrapf(err, status.InvalidArgument, "store: cache path %q", path)
 	}
-	s.path, s.b = abs, &boltFile{path: abs, timeout: cmp.Or(max(opts.LockTimeout, 0), 5*time.Second), warn: s.Warn}
+	s.path, s.b = abs, newBoltFile(abs, cmp.Or(max(opts.LockTimeout, 0), 5*time.Second), s.Warn)
 	return s, nil
 }
 
@@ -171,6 +172,23 @@ func (s *Store) CheckWrite() error {
 		return bf.probeWrite()
 	}
 	return nil
+}
+
+// view is s.b.View, and update s.b.Update; the file's waits for another
+// process's lock end when ctx does, with ctx's error (Backend's methods
+// take no context: a shared tier bounds each call by its own timeout).
+func (s *Store) view(ctx context.Context, fn func(Tx) error) error {
+	if bf, ok := s.b.(*boltFile); ok {
+		return bf.view(ctx, fn)
+	}
+	return s.b.View(fn)
+}
+
+func (s *Store) update(ctx context.Context, fn func(Tx) error) error {
+	if bf, ok := s.b.(*boltFile); ok {
+		return bf.update(ctx, fn)
+	}
+	return s.b.Update(fn)
 }
 
 // nowhere is a disabled store's Backend: reads find nothing and writes

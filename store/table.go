@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strconv"
@@ -62,17 +63,20 @@ func (r Rows) Delete(key []byte) error { return r.tx.Delete(r.path, key) }
 
 // Get returns a copy of the value of key in table t: nil, nil when there
 // is none, and the file's error when it cannot be read (see Store), with a
-// warning.
-func (s *Store) Get(t Table, key []byte) ([]byte, error) {
-	return s.load("lookups miss", t.path(), key)
+// warning. ctx ending while it waits for another process's lock on the
+// file is its error, ctx's, without a warning.
+func (s *Store) Get(ctx context.Context, t Table, key []byte) ([]byte, error) {
+	return s.load(ctx, "lookups miss", t.path(), key)
 }
 
 // Update runs fn on table t's rows in one atomic read-modify-write,
 // creating the table if needed: the rule of what a write keeps is its
 // caller's, run where no other writer can come between its reads and its
 // writes. A store that cannot be written returns its error (see Store).
-func (s *Store) Update(t Table, fn func(Rows) error) error {
-	return s.b.Update(func(tx Tx) error {
+// ctx ending while it waits for another process's lock on the file is its
+// error, ctx's: nothing was written.
+func (s *Store) Update(ctx context.Context, t Table, fn func(Rows) error) error {
+	return s.update(ctx, func(tx Tx) error {
 		if t.Hardware == "" || t.Tuner == "" {
 			return status.Newf(status.InvalidArgument, "store: table %q needs a hardware and a tuner name", t)
 		}

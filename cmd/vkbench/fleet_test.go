@@ -223,7 +223,7 @@ func TestFleetCacheClearStoreDown(t *testing.T) {
 func putTable(t *testing.T, path string) {
 	c, err := store.Open(store.Options{Path: path})
 	if err == nil {
-		err = c.Update(store.Table{Hardware: "hw", Tuner: "builtin"}, func(rows store.Rows) error { return rows.Put([]byte("k"), []byte("v")) })
+		err = c.Update(context.Background(), store.Table{Hardware: "hw", Tuner: "builtin"}, func(rows store.Rows) error { return rows.Put([]byte("k"), []byte("v")) })
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -68,10 +68,10 @@ var table = store.Table{Hardware: "hw", Tuner: "builtin"}
 
 // putGet writes and reads back one value of the shared tier.
 func putGet(s *store.Store) ([]byte, error) {
-	if err := s.Update(table, func(r store.Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
+	if err := s.Update(context.Background(), table, func(r store.Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
 		return nil, err
 	}
-	return s.Get(table, []byte("k"))
+	return s.Get(context.Background(), table, []byte("k"))
 }
 
 // TestFailures: a shared store that is down or paused, from the start or
@@ -179,7 +179,7 @@ func TestLock(t *testing.T) {
 	srv := redistest.Start(t)
 	a, _ := open(t, srv.URL()+"&lock-expiry=300ms")
 	b, _ := open(t, srv.URL()+"&lock-expiry=300ms")
-	la, _, err := a.Shared().TryLock("q")
+	la, _, err := a.Shared().TryLock(context.Background(), "q")
 	if err != nil || la == nil {
 		t.Fatalf("first TryLock = %v, %v", la, err)
 	}
@@ -190,13 +190,13 @@ func TestLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lb, holder, err := b.Shared().TryLock("q"); lb != nil || err != nil || holder != fmt.Sprintf("%s pid %d", host, os.Getpid()) {
+	if lb, holder, err := b.Shared().TryLock(context.Background(), "q"); lb != nil || err != nil || holder != fmt.Sprintf("%s pid %d", host, os.Getpid()) {
 		t.Fatalf("TryLock while held = %v, %q, %v; want nil, this process, nil", lb, holder, err)
 	}
 	if err := la.Release(); err != nil {
 		t.Fatal(err)
 	}
-	lb, _, err := b.Shared().TryLock("q")
+	lb, _, err := b.Shared().TryLock(context.Background(), "q")
 	if err != nil || lb == nil {
 		t.Fatalf("TryLock after Release = %v, %v", lb, err)
 	}
@@ -205,7 +205,7 @@ func TestLock(t *testing.T) {
 	if err := la.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if lc, _, err := a.Shared().TryLock("q"); lc != nil || err != nil {
+	if lc, _, err := a.Shared().TryLock(context.Background(), "q"); lc != nil || err != nil {
 		t.Fatalf("TryLock of b's lock = %v, %v; want nil, nil", lc, err)
 	}
 	if err := lb.Release(); err != nil {
@@ -262,7 +262,7 @@ func TestLockRenewedAfterAFailure(t *testing.T) {
 	s, _ := open(t, strings.Replace(srv.URL(), "redis://", "flaky://", 1)+"&lock-expiry=3s")
 	f := <-flakies
 	f.fail.Store(true)
-	lease, _, err := s.Shared().TryLock("q")
+	lease, _, err := s.Shared().TryLock(context.Background(), "q")
 	if err != nil || lease == nil {
 		t.Fatalf("TryLock = %v, %v", lease, err)
 	}
@@ -284,7 +284,7 @@ func TestLockRenewedAfterAFailure(t *testing.T) {
 		t.Fatal("no renewal after the failure")
 	}
 	other, _ := open(t, srv.URL())
-	if l, _, err := other.Shared().TryLock("q"); l != nil || err != nil {
+	if l, _, err := other.Shared().TryLock(context.Background(), "q"); l != nil || err != nil {
 		t.Errorf("another TryLock = %v, %v; want the lock held", l, err)
 	}
 }
@@ -313,7 +313,7 @@ func TestClosed(t *testing.T) {
 func TestLockLostWarns(t *testing.T) {
 	srv := redistest.Start(t)
 	s, _ := open(t, srv.URL()+"&lock-expiry=600ms")
-	lease, _, err := s.Shared().TryLock("q")
+	lease, _, err := s.Shared().TryLock(context.Background(), "q")
 	if err != nil || lease == nil {
 		t.Fatalf("TryLock = %v, %v", lease, err)
 	}

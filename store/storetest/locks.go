@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -113,7 +114,7 @@ func TestLocks(t *testing.T, start func(t *testing.T) string) {
 // lockChild takes the lock name in the store at place, prints "locked",
 // and waits to be killed.
 func lockChild(t *testing.T, place, name string) {
-	lease, holder, err := lockStore(t, place).TryLock(name)
+	lease, holder, err := lockStore(t, place).TryLock(context.Background(), name)
 	if err != nil || lease == nil {
 		t.Fatalf("child: TryLock = %v, %q, %v", lease, holder, err)
 	}
@@ -168,7 +169,7 @@ func testDeadHolder(t *testing.T, place string) {
 	}
 	child := fmt.Sprintf("%s pid %d", host, cmd.Process.Pid)
 	s := lockStore(t, place)
-	if l, holder, err := s.TryLock("dead"); l != nil || holder != child || err != nil {
+	if l, holder, err := s.TryLock(context.Background(), "dead"); l != nil || holder != child || err != nil {
 		t.Fatalf("TryLock while the child lives = %v, %q, %v; want nil, %q: a live holder is waited for", l, holder, err, child)
 	}
 	must(t, cmd.Process.Kill())
@@ -185,7 +186,7 @@ func testDeadHolder(t *testing.T, place string) {
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	for i, s := range stores {
-		wg.Go(func() { leases[i], holders[i], errs[i] = s.TryLock("dead") })
+		wg.Go(func() { leases[i], holders[i], errs[i] = s.TryLock(context.Background(), "dead") })
 	}
 	wg.Wait()
 	took := time.Since(t0)
@@ -214,7 +215,7 @@ func testDeadHolder(t *testing.T, place string) {
 	}
 	t.Logf("the dead child's lock was taken over %v after it was reaped (the lock's expiry: 1m)", took.Round(time.Millisecond))
 	// The lock is the winner's: held, and taken over from nobody.
-	if l, holder, err := s.TryLock("dead"); l != nil || holder != me || err != nil {
+	if l, holder, err := s.TryLock(context.Background(), "dead"); l != nil || holder != me || err != nil {
 		t.Errorf("TryLock after the takeover = %v, %q, %v; want held by this process", l, holder, err)
 	}
 }
