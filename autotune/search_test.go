@@ -147,6 +147,28 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// TestSearchCountsSpaceCompile: what the space's Load compiles (a
+// manifest's GLSL, compiled when a search first enumerates its points) is
+// in the search's compile time and wall time, not left out.
+func TestSearchCountsSpaceCompile(t *testing.T) {
+	dev := devtest.Device(t)
+	tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	op := newSpaceScaleOp([]int{32}, 0)
+	const took = 500 * time.Millisecond
+	var once sync.Once
+	op.space.Load = func() error {
+		once.Do(func() { time.Sleep(took) })
+		return nil
+	}
+	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Search; r.CompileSeconds < took.Seconds() || r.WallSeconds < took.Seconds() {
+		t.Errorf("compile %.3fs, wall %.3fs; want both at least the %v the space took to load", r.CompileSeconds, r.WallSeconds, took)
+	}
+}
+
 // TestSearchObjective searches for a tuner that picks by energy: the
 // answer goes into that tuner's own table, and it is the evaluated point
 // with the least energy per run, with the objective recorded, not the

@@ -116,7 +116,11 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	}
 	k := t.Key(op, size)
 	info := t.dev.Info()
+	// Enumerating the points may compile the space's kernels (a
+	// manifest's GLSL, compiled when first asked): counted as compile.
+	t0 := time.Now()
 	pts, err := space.Points(op.Dims(), k.Size, info)
+	enumerated := time.Since(t0)
 	if err != nil {
 		return nil, err
 	}
@@ -163,14 +167,14 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
-		jobs: map[int]*compileJob{}, t0: time.Now()}
+		jobs: map[int]*compileJob{}, t0: time.Now(), compile: enumerated}
 	if n := cmp.Or(sopts.CompileThreads, DefaultCompileThreads); n > 0 { // negative: in line
 		src.sem = newBuildSlots(n)
 	}
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
 	rec := search.LogSearchOf(sopts.Options, evals)
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
-	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), time.Since(src.t0).Seconds()
+	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
 	_ = search.AddLogSearch(t.store, ref, rec)
 	if serr != nil {
 		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)

@@ -94,6 +94,12 @@ type Space struct {
 	// in the space), SPIR-V, specialization constants, workgroup size and
 	// requirements.
 	Candidate func(Config) (Candidate, error)
+	// Load, if set, does what every configuration's kernel needs (a
+	// manifest's space decodes its configurations and compiles their
+	// GLSL): Points calls it before it asks Candidate for any, so that
+	// its error is said as the space's, not as that of the configuration
+	// asked for first. It may be called more than once.
+	Load func() error
 	// Operation returns an operation whose candidates include cands,
 	// kernels of this space, with the problems, geometry and verification
 	// of the operation the space belongs to, and the index of each of
@@ -215,10 +221,16 @@ func (p *Points) Candidates() []Candidate {
 // size (of an operation with dimensions dims) on a device described by
 // info, in the order of the product (the first param varying slowest): those
 // that meet every restriction and whose kernel, as it runs at size
-// (CandidatesAt), the device supports. Nothing is compiled.
+// (CandidatesAt), the device supports. Nothing is compiled but what the
+// space's Load compiles.
 func (s *Space) Points(dims []string, size Size, info hal.DeviceInfo) (*Points, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
+	}
+	if s.Load != nil {
+		if err := s.Load(); err != nil {
+			return nil, status.Annotatef(err, "kernels: space")
+		}
 	}
 	pts := &Points{Space: s, Rejected: map[string]int{}, Total: s.Size()}
 	var cfgs []Config

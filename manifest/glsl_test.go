@@ -156,7 +156,7 @@ func TestGLSLSpaceCompileStops(t *testing.T) {
 // TestGLSLSpaceConfigurationError: a configuration of a GLSL space
 // that does not compile is no error of the load, which compiles the
 // named point alone, but of the space's enumeration, naming the
-// configuration and quoting the compiler.
+// configuration that failed, and no other, and quoting the compiler.
 func TestGLSLSpaceConfigurationError(t *testing.T) {
 	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
@@ -178,8 +178,13 @@ func TestGLSLSpaceConfigurationError(t *testing.T) {
 		t.Fatalf("the load, of the named point (UNROLL 1): %v", err)
 	}
 	_, err = kernels.SpaceOf(ops[0]).Points(ops[0].Dims(), kernels.SizeOf(1<<14), h200Like)
-	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), `in configuration vec4-WG32-UNROLL4 of the space of candidate "vec4"`) || !strings.Contains(err.Error(), "four is too many") {
+	msg := fmt.Sprint(err)
+	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(msg, `in configuration vec4-WG32-UNROLL4 of the space of candidate "vec4"`) || !strings.Contains(msg, "four is too many") {
 		t.Errorf("enumerating the space: %v; want INVALID_ARGUMENT naming vec4-WG32-UNROLL4 and quoting glslc", err)
+	}
+	// The first configuration asked for (UNROLL 1) compiles.
+	if strings.Count(msg, "configuration") != 1 || strings.Contains(msg, "UNROLL=1") {
+		t.Errorf("enumerating the space: %v; want the configuration that failed named once, and no other", err)
 	}
 }
 

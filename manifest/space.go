@@ -325,8 +325,8 @@ func withoutKeys(n *jsonNode, keys ...string) *jsonNode {
 
 // attach gives op its Space, whose kernels are those of the operation
 // with one candidate per configuration. That operation is decoded, and
-// its GLSL compiled, when the space is first asked for a kernel (a
-// search enumerating its points): vkbench run, which measures the named
+// its GLSL compiled, when the space is first loaded or asked for a kernel
+// (a search enumerating its points): vkbench run, which measures the named
 // points alone, compiles none of the others. A space of SPIR-V modules,
 // which costs no compile, is decoded now, so that a configuration that
 // is wrong is an error of the load.
@@ -341,7 +341,7 @@ func (ms *manifestSpace) attach(op *manifestOp, src *manifestSource, dir string,
 			return err
 		}
 	}
-	s := &kernels.Space{Params: ms.params}
+	s := &kernels.Space{Params: ms.params, Load: load}
 	for _, r := range ms.restrict {
 		s.Restrictions = append(s.Restrictions, kernels.Restriction{Expr: r.e.src, Holds: ms.restriction(r)})
 	}

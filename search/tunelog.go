@@ -98,8 +98,9 @@ type LogSearch struct {
 	Best string `json:"best,omitempty"`
 	// Interrupted is set for a search that stopped before its end.
 	Interrupted bool `json:"interrupted,omitempty"`
-	// Seconds of compiling (summed over threads), of verifying and
-	// sampling, and of the whole search.
+	// Seconds of compiling (summed over threads, and with what the
+	// space compiled as its points were enumerated: a manifest's GLSL),
+	// of verifying and sampling, and of the whole search.
 	CompileSeconds float64   `json:"compile_s"`
 	MeasureSeconds float64   `json:"measure_s"`
 	WallSeconds    float64   `json:"wall_s"`
