@@ -320,8 +320,8 @@ func (l layout) tooSmall(i int, size int64) string {
 		return ""
 	}
 	n := l.buffers[i]
-	return fmt.Sprintf("buffer %d (set %d binding %d) holds %d bytes; the kernel's block there takes %d (%d elements of 4 bytes)",
-		i, n.set, n.binding, size, n.bytes, (n.bytes+3)/4)
+	return fmt.Sprintf("buffer %d (set %d binding %d) holds %d bytes; the kernel's block there takes %d",
+		i, n.set, n.binding, size, n.bytes)
 }
 
 // intAsFloat says which of push's words is a float of l's that holds

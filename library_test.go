@@ -515,8 +515,8 @@ func TestRunBufferSizes(t *testing.T) {
 		x, y vkbench.Binding
 		want string
 	}{
-		{"output short", p256, x256, y64, "buffer 1 (set 0 binding 1) holds 256 bytes; the kernel's block there takes 1024 (256 elements of 4 bytes)"},
-		{"specialized longer", p512, x256, y256, "buffer 0 (set 0 binding 0) holds 1024 bytes; the kernel's block there takes 2048 (512 elements"},
+		{"output short", p256, x256, y64, "buffer 1 (set 0 binding 1) holds 256 bytes; the kernel's block there takes 1024"},
+		{"specialized longer", p512, x256, y256, "buffer 0 (set 0 binding 0) holds 1024 bytes; the kernel's block there takes 2048"},
 		{"slice short", p256, half, y256, "buffer 0 (set 0 binding 0) holds 512 bytes; the kernel's block there takes 1024"},
 	} {
 		err := dev.Run(ctx, c.p, vkbench.Groups(256, 64), nil, c.x, c.y)
