@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -53,11 +54,14 @@ func (o tableOptions) grid(elastic int) grid {
 func writeTable(w io.Writer, file *results.File, o tableOptions) error {
 	var b strings.Builder
 	head := fmt.Sprintf("device %d: %s (%s), %s mode", file.Device.Index, file.Device.Name, file.Device.Driver, file.Mode)
+	groups := opGroups(file)
 	if file.Rounds > 1 {
 		head += fmt.Sprintf(", %d rounds pooled", file.Rounds)
+		if fewest := fewestRounds(groups); fewest < file.Rounds {
+			head += fmt.Sprintf(", %d for some operations", fewest)
+		}
 	}
 	wrapAt(&b, o.lineWidth(), "", head)
-	groups := opGroups(file)
 	seen := legend{}
 	oneLine := false
 	for _, g := range groups {
@@ -104,6 +108,23 @@ func opGroups(file *results.File) []*opGroup {
 		groups[len(groups)-1].benches = append(groups[len(groups)-1].benches, b)
 	}
 	return groups
+}
+
+// fewestRounds is the fewest rounds that measured an operation of
+// groups, that of each being its candidates' most: a device lost in the
+// middle of a run leaves the operations after it fewer (0 where none ran).
+func fewestRounds(groups []*opGroup) int {
+	fewest := math.MaxInt
+	for _, g := range groups {
+		most := 0
+		for _, b := range g.benches {
+			most = max(most, len(b.Rounds))
+		}
+		if most > 0 {
+			fewest = min(fewest, most)
+		}
+	}
+	return fewest
 }
 
 // unit is the rate that matters for the operation, and the prefix and

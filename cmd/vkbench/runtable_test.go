@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -11,6 +12,7 @@ import (
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -298,6 +300,50 @@ func TestCacheShowFlagsInWords(t *testing.T) {
 	for name, note := range want {
 		if !regexp.MustCompile(`(?m)^ +\*? +` + name + ` .*  ` + regexp.QuoteMeta(note) + `$`).MatchString(out.String()) {
 			t.Errorf("cache show: no row %s with the note %q:\n%s", name, note, out.String())
+		}
+	}
+}
+
+// TestRunTableRoundsPooled: the table's first line says how many rounds
+// were pooled, and where an operation has fewer (a device lost in the
+// middle of a run --count N leaves those after it fewer), how few, where
+// it said N of every operation.
+func TestRunTableRoundsPooled(t *testing.T) {
+	for _, fewer := range []bool{false, true} {
+		file, err := results.ReadFile(cliData("run-table-input.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file.Rounds = 3
+		var last string // the last operation measured
+		for _, b := range file.Benchmarks {
+			if b.Stats != nil {
+				last = b.Op
+			}
+		}
+		for i := range file.Benchmarks {
+			b := &file.Benchmarks[i]
+			if b.Stats == nil {
+				continue // not measured
+			}
+			n := 3
+			if fewer && b.Op == last {
+				n = 1
+			}
+			b.Rounds = slices.Repeat([]stats.Stats{*b.Stats}, n)
+		}
+		var buf bytes.Buffer
+		if err := writeTable(&buf, file, tableOptions{precision: 0.01}); err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := strings.Cut(buf.String(), "\n\n")
+		head = strings.ReplaceAll(head, "\n  ", " ") // a line wrapped
+		want := ", 3 rounds pooled"
+		if fewer {
+			want += ", 1 for some operations"
+		}
+		if !strings.HasSuffix(head, want) {
+			t.Errorf("with %s's rounds fewer: %v: the first line is %q; want it to end %q", last, fewer, head, want)
 		}
 	}
 }
