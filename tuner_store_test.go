@@ -180,25 +180,11 @@ func TestNewTunerContext(t *testing.T) {
 	dev := open(t)
 	srv.Pause()
 	defer srv.Resume()
-	for _, c := range []struct {
-		name string
-		ctx  func() (context.Context, context.CancelFunc)
-		want error
-	}{
-		{"deadline", func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 200*time.Millisecond)
-		}, context.DeadlineExceeded},
-		{"cancel", func() (context.Context, context.CancelFunc) {
-			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(200*time.Millisecond, cancel)
-			return ctx, cancel
-		}, context.Canceled},
-		{"cancelled before", func() (context.Context, context.CancelFunc) {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			return ctx, cancel
-		}, context.Canceled},
-	} {
+	for _, c := range append(endingContexts(200*time.Millisecond), endingContext{"cancelled before", func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx, cancel
+	}, context.Canceled}) {
 		ctx, cancel := c.ctx()
 		start := time.Now()
 		tu, err := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "test", CachePath: "off", Store: srv.URL()})
@@ -261,20 +247,7 @@ func TestFastestContextFileLocked(t *testing.T) {
 	}()
 	<-held
 	op := scaleOp()
-	for _, c := range []struct {
-		name string
-		ctx  func() (context.Context, context.CancelFunc)
-		want error
-	}{
-		{"deadline", func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 300*time.Millisecond)
-		}, context.DeadlineExceeded},
-		{"cancel", func() (context.Context, context.CancelFunc) {
-			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(300*time.Millisecond, cancel)
-			return ctx, cancel
-		}, context.Canceled},
-	} {
+	for _, c := range endingContexts(300 * time.Millisecond) {
 		ctx, cancel := c.ctx()
 		start := time.Now()
 		p, err := tu.Fastest(ctx, op, 4096)
@@ -298,5 +271,27 @@ func TestFastestContextFileLocked(t *testing.T) {
 	}
 	if e, err := tu.Result(op, 4096); e == nil || err != nil {
 		t.Errorf("Result: %v, %v; want the answer stored", e, err)
+	}
+}
+
+// endingContext makes a context that ends, and the error it ends with.
+type endingContext struct {
+	name string
+	ctx  func() (context.Context, context.CancelFunc)
+	want error
+}
+
+// endingContexts are a context whose deadline passes after d and one
+// cancelled after d.
+func endingContexts(d time.Duration) []endingContext {
+	return []endingContext{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), d)
+		}, context.DeadlineExceeded},
+		{"cancel", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(d, cancel)
+			return ctx, cancel
+		}, context.Canceled},
 	}
 }
