@@ -90,13 +90,13 @@ type Kernel struct {
 	Applies func(size []int) bool
 }
 
-// candidate returns the kernel in the catalogue's form, with what the
-// module says filled in, there and in k (WorkgroupSize, Bindings and
-// Sets, as Pipeline.Kernel and Problem.Groups show them). It checks the
-// module, and that WorkgroupSize and Constants agree with it.
-func (k *Kernel) candidate() (kernels.Candidate, error) {
-	fail := func(err error) (kernels.Candidate, error) {
-		return kernels.Candidate{}, status.Annotatef(err, "vkbench: kernel %q", k.Name)
+// candidate returns the kernel in the catalogue's form, and as a variant,
+// with what the module says filled in, there and in k (WorkgroupSize,
+// Bindings and Sets, as Pipeline.Kernel and Problem.Groups show them). It
+// checks the module, and that WorkgroupSize and Constants agree with it.
+func (k *Kernel) candidate() (kernels.Candidate, variant, error) {
+	fail := func(err error) (kernels.Candidate, variant, error) {
+		return kernels.Candidate{}, variant{}, status.Annotatef(err, "vkbench: kernel %q", k.Name)
 	}
 	mod, entry, err := spirv.Check(k.SPIRV, k.EntryPoint)
 	if err != nil {
@@ -148,7 +148,7 @@ func (k *Kernel) candidate() (kernels.Candidate, error) {
 		Applies:          k.applies(),
 		SubgroupSize:     k.SubgroupSize,
 		FullSubgroups:    k.FullSubgroups,
-	}, nil
+	}, variant{*k, layoutOf(mod, entry, constants, bindings, sets)}, nil
 }
 
 // applies is Applies for the catalogue's Size.
@@ -192,10 +192,8 @@ func workgroupOf(mod *spirv.Module, entry *spirv.Entry, given [3]uint32, constan
 
 // Pipeline is a Kernel built for one device, ready to Run.
 type Pipeline struct {
-	exe    hal.Executable
-	kernel Kernel
-	// layout is what the module says of what a Run gives it.
-	layout layout
+	exe hal.Executable
+	v   variant
 	// tuned marks a pipeline a Tuner returned: the Tuner's, which every
 	// later answer returns too, so its Release does nothing.
 	tuned bool
@@ -216,12 +214,12 @@ func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := k.candidate()
+	c, v, err := k.candidate()
 	if err != nil {
 		return nil, err
 	}
 	if ctx.Done() == nil { // a context that never ends: nothing to wait beside
-		return d.build(k, c)
+		return d.build(v, c)
 	}
 	type built struct {
 		p   *Pipeline
@@ -229,7 +227,7 @@ func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
 	}
 	done := make(chan built, 1)
 	go func() {
-		p, err := d.build(k, c)
+		p, err := d.build(v, c)
 		done <- built{p, err}
 	}()
 	select {
@@ -247,7 +245,7 @@ func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
 	}
 }
 
-func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
+func (d *Device) build(v variant, c kernels.Candidate) (*Pipeline, error) {
 	if err := c.Supported(d.hal.Info()); err != nil {
 		return nil, err
 	}
@@ -255,7 +253,7 @@ func (d *Device) build(k Kernel, c kernels.Candidate) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{exe: exe, kernel: k, layout: layoutOf(c)}, nil
+	return &Pipeline{exe: exe, v: v}, nil
 }
 
 // need is what one buffer of a Run must hold: the bytes of the block at
@@ -275,19 +273,18 @@ type layout struct {
 	floats []int
 }
 
-// layoutOf returns c's layout.
-func layoutOf(c kernels.Candidate) layout {
-	mod, entry, err := spirv.Check(c.SPIRV, c.EntryPoint)
-	if err != nil {
-		return layout{} // checked when c was made
-	}
-	sets := c.Sets
+// variant is a Kernel checked against its module, with the layout its
+// module gives a Run.
+type variant struct {
+	Kernel
+	layout
+}
+
+// layoutOf returns the layout of entry, a kernel of bindings buffers
+// spread over sets (nil: all in set 0), with constants applied.
+func layoutOf(mod *spirv.Module, entry *spirv.Entry, spec map[uint32]uint32, bindings int, sets []int) layout {
 	if sets == nil {
-		sets = []int{c.Bindings}
-	}
-	spec := map[uint32]uint32{}
-	for _, k := range c.Constants {
-		spec[k.ID] = k.Value
+		sets = []int{bindings}
 	}
 	var l layout
 	if fields, ok := mod.PushConstantFields(entry, spec); ok {
@@ -297,7 +294,7 @@ func layoutOf(c kernels.Candidate) layout {
 			}
 		}
 	}
-	l.buffers = make([]need, c.Bindings)
+	l.buffers = make([]need, bindings)
 	for _, b := range mod.Bindings(entry) {
 		if int(b.Set) >= len(sets) || int(b.Binding) >= sets[b.Set] {
 			continue // the driver's to refuse
@@ -342,7 +339,7 @@ func (l layout) intAsFloat(push []byte) string {
 
 // Kernel returns the kernel the pipeline was built from, with its
 // WorkgroupSize and Bindings as the module gave them if they were zero.
-func (p *Pipeline) Kernel() Kernel { return p.kernel }
+func (p *Pipeline) Kernel() Kernel { return p.v.Kernel }
 
 // Release frees the pipeline once no Run uses it; it never waits for the
 // GPU, and releasing twice is not an error. A pipeline a Tuner returned
@@ -387,18 +384,18 @@ func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []
 			binds[i] = b.bind()
 		}
 		if binds[i].Buffer == nil {
-			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.kernel.Name, i)
+			return status.Newf(status.InvalidArgument, "vkbench: Run %q: buffer %d is nil", p.v.Name, i)
 		}
-		if what := p.layout.tooSmall(i, binds[i].Size); what != "" {
-			return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.kernel.Name, what)
+		if what := p.v.tooSmall(i, binds[i].Size); what != "" {
+			return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.v.Name, what)
 		}
 	}
-	if what := p.layout.intAsFloat(push); what != "" {
-		return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.kernel.Name, what)
+	if what := p.v.intAsFloat(push); what != "" {
+		return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.v.Name, what)
 	}
 	return d.runOnce(ctx, func(cb hal.CommandBuffer) error {
 		err := cb.Dispatch(hal.Dispatch{Executable: p.exe, Bindings: binds, PushConstants: push, Groups: groups})
-		return status.Annotatef(err, "vkbench: Run %q", p.kernel.Name)
+		return status.Annotatef(err, "vkbench: Run %q", p.v.Name)
 	})
 }
 

@@ -216,7 +216,7 @@ type operation struct {
 	dims    []string
 	dtype   kernels.DType
 	cands   []kernels.Candidate
-	kerns   []Kernel
+	kerns   []variant
 	prepare func(ctx context.Context, d *Device, size []int, seed uint64) (*Problem, error)
 	space   *kernels.Space // nil without a Space
 	// given are the Op's fields at its first use.
@@ -254,12 +254,12 @@ func newOperation(op *Op) (*operation, error) {
 			return nil, bad("candidate names must be unique and not empty: %q", k.Name)
 		}
 		seen[k.Name] = true
-		c, err := k.candidate()
+		c, v, err := k.candidate()
 		if err != nil {
 			return nil, err
 		}
 		o.cands = append(o.cands, c)
-		o.kerns = append(o.kerns, k)
+		o.kerns = append(o.kerns, v)
 	}
 	if op.Space != nil {
 		var err error
@@ -404,11 +404,11 @@ func (pr *problem) describe(o *operation) error {
 	}
 	// A buffer smaller than a candidate's block would be read and written
 	// past its end, with no word from the driver.
-	for _, c := range o.cands {
+	for ci, c := range o.cands {
 		if c.Applies != nil && !c.Applies(pr.size) {
 			continue
 		}
-		l := layoutOf(c)
+		l := o.kerns[ci].layout
 		for i, b := range pr.bufs {
 			if what := l.tooSmall(i, 4*b.Len); what != "" {
 				return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v, for candidate %q: %s (or the candidate's Applies leaves this size out)", o.name, pr.size, c.Name, what)
@@ -419,7 +419,7 @@ func (pr *problem) describe(o *operation) error {
 		}
 	}
 	for _, k := range o.kerns {
-		pr.groups = append(pr.groups, p.Groups(k))
+		pr.groups = append(pr.groups, p.Groups(k.Kernel))
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func (o *operation) spaceOf(s *Space) (*kernels.Space, error) {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q: its Space needs Params and Kernel", o.name)
 	}
 	var mu sync.Mutex
-	kerns := map[string]Kernel{}
+	kerns := map[string]variant{}
 	params := make([]kernels.Param, len(s.Params))
 	for i, p := range s.Params {
 		params[i] = kernels.Param(p)
@@ -78,12 +78,12 @@ func (o *operation) spaceOf(s *Space) (*kernels.Space, error) {
 		Params: params,
 		Candidate: func(c kernels.Config) (kernels.Candidate, error) {
 			k := s.Kernel(Config(c))
-			cand, err := k.candidate()
+			cand, v, err := k.candidate()
 			if err != nil {
 				return kernels.Candidate{}, err
 			}
 			mu.Lock()
-			kerns[cand.Name] = k
+			kerns[cand.Name] = v
 			mu.Unlock()
 			return cand, nil
 		},
@@ -133,15 +133,12 @@ func (o *operation) Space() *kernels.Space { return o.space }
 // FailedPrecondition; a context that ends stops the search (what it
 // measured stays in the tuning log); a lost device matches ErrDeviceLost.
 func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...int) (*Pipeline, Config, error) {
-	o, err := t.operation(op)
+	o, err := t.operation(op, size)
 	if err != nil {
 		return nil, nil, err
 	}
 	if o.space == nil {
 		return nil, nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Space to search", o.name)
-	}
-	if !o.fits(size) {
-		return nil, nil, o.sizeError(size)
 	}
 	res, err := t.t.Search(ctx, o, kernels.SizeOf(size...), autotune.SearchOptions{Options: search.Options{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed}})
 	if err != nil {

@@ -89,12 +89,17 @@ type Tuner struct {
 // errNoTuner is the error of every call on a nil or zero Tuner.
 var errNoTuner = status.New(status.InvalidArgument, "vkbench: the Tuner is nil or was not made (Device.NewTuner makes one)")
 
-// operation returns op's operation, checked, for a tuner that was made.
-func (t *Tuner) operation(op *Op) (*operation, error) {
+// operation returns op's operation, checked, for a tuner that was made
+// and a size that fits its Dims.
+func (t *Tuner) operation(op *Op, size []int) (*operation, error) {
 	if t == nil || t.t == nil {
 		return nil, errNoTuner
 	}
-	return op.operation()
+	o, err := op.operation()
+	if err == nil && !o.fits(size) {
+		err = o.sizeError(size)
+	}
+	return o, err
 }
 
 // builtKey names a candidate of an operation.
@@ -201,12 +206,9 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *P
 // remembered returns op's operation, checked, and the answer memory has
 // for size, if the device is still usable (nil where memory has none).
 func (t *Tuner) remembered(op *Op, size []int) (*operation, *Pipeline, error) {
-	o, err := t.operation(op)
+	o, err := t.operation(op, size)
 	if err != nil {
 		return nil, nil, err
-	}
-	if !o.fits(size) {
-		return nil, nil, o.sizeError(size)
 	}
 	p := t.known.load(o, size)
 	if p != nil {
@@ -262,8 +264,7 @@ func (t *Tuner) pipeline(o *operation, i int) (*Pipeline, error) {
 }
 
 // fits reports whether size has one positive extent per name in o's
-// Dims; sizeError says what is wrong where it does not. (fits is small
-// enough to be inlined into an answer from memory.)
+// Dims; sizeError says what is wrong where it does not.
 func (o *operation) fits(size []int) bool {
 	if len(size) != len(o.dims) {
 		return false
@@ -301,12 +302,9 @@ func (o *operation) sizeError(size []int) error {
 // tuned, or when the cache keeps answers in memory only. Result reads the
 // file and measures nothing.
 func (t *Tuner) Result(op *Op, size ...int) (*Result, error) {
-	o, err := t.operation(op)
+	o, err := t.operation(op, size)
 	if err != nil {
 		return nil, err
-	}
-	if !o.fits(size) {
-		return nil, o.sizeError(size)
 	}
 	e, err := t.t.Stored(o, kernels.SizeOf(size...))
 	if e == nil || err != nil {
