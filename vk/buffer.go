@@ -38,18 +38,7 @@ type buffer struct {
 }
 
 func (d *device) CreateBuffer(desc hal.BufferDesc) (hal.Buffer, error) {
-	if err := d.call("CreateBuffer"); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	b, err := d.newBuffer(desc)
-	if err != nil {
-		return nil, err
-	}
-	if err := d.track(b, "CreateBuffer"); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return create[hal.Buffer](d, "CreateBuffer", func() (resource, error) { return d.newBuffer(desc) })
 }
 
 // newBuffer creates a buffer that the device does not track (the staging

@@ -65,19 +65,14 @@ type commandBuffer struct {
 }
 
 func (d *device) CreateCommandBuffer() (hal.CommandBuffer, error) {
-	if err := d.call("CreateCommandBuffer"); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	cb := &commandBuffer{lifetime: lifetime{d: d}, uses: map[resource]struct{}{}}
-	var failed *C.char
-	if r := C.vkb_create_command_buffer(d.c, &cb.pool, &cb.cb, &failed); r != C.VK_SUCCESS {
-		return nil, d.result(C.GoString(failed), r)
-	}
-	if err := d.track(cb, "CreateCommandBuffer"); err != nil {
-		return nil, err
-	}
-	return cb, nil
+	return create[hal.CommandBuffer](d, "CreateCommandBuffer", func() (resource, error) {
+		cb := &commandBuffer{lifetime: lifetime{d: d}, uses: map[resource]struct{}{}}
+		var failed *C.char
+		if r := C.vkb_create_command_buffer(d.c, &cb.pool, &cb.cb, &failed); r != C.VK_SUCCESS {
+			return nil, d.result(C.GoString(failed), r)
+		}
+		return cb, nil
+	})
 }
 
 // destroy frees the command buffer and ends its recording's holds.

@@ -40,11 +40,13 @@ type executable struct {
 }
 
 func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
+	return create[hal.Executable](d, "CreateExecutable", func() (resource, error) { return d.newExecutable(desc) })
+}
+
+// newExecutable checks desc against its module and the device, and
+// builds the pipeline. The gate must be held.
+func (d *device) newExecutable(desc hal.ExecutableDesc) (*executable, error) {
 	const op = "CreateExecutable"
-	if err := d.call(op); err != nil {
-		return nil, err
-	}
-	defer d.leave()
 	module, entry, err := spirv.Check(desc.SPIRV, desc.EntryPoint)
 	if err != nil {
 		return nil, status.Annotatef(err, "vk: CreateExecutable %q", desc.Label)
@@ -101,9 +103,6 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 		C.uint32_t(desc.SubgroupSize), boolInt(desc.FullSubgroups), &e.p, &e.sets, &failed)
 	if r != C.VK_SUCCESS {
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: CreateExecutable %q", desc.Label)
-	}
-	if err := d.track(e, op); err != nil {
-		return nil, err
 	}
 	return e, nil
 }

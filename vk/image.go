@@ -72,7 +72,7 @@ func (d *device) CreateImage(desc hal.ImageDesc) (hal.Image, error) {
 	if err := d.checkImageDesc(desc); err != nil {
 		return nil, err
 	}
-	img, err := d.newImage(desc)
+	img, err := create[*image](d, op, func() (resource, error) { return d.newImage(desc) })
 	if err != nil {
 		return nil, err
 	}
@@ -112,13 +112,10 @@ func (d *device) checkImageDesc(desc hal.ImageDesc) error {
 	return nil
 }
 
-// newImage creates the image, its memory and its view, and tracks it.
+// newImage creates the image, its memory and its view. The gate must be
+// held.
 func (d *device) newImage(desc hal.ImageDesc) (*image, error) {
 	const op = "CreateImage"
-	if err := d.call(op); err != nil {
-		return nil, err
-	}
-	defer d.leave()
 	img := &image{lifetime: lifetime{d: d}, desc: desc}
 	var usage C.VkImageUsageFlags
 	if desc.Usage.Has(hal.ImageStorage) {
@@ -146,9 +143,6 @@ func (d *device) newImage(desc hal.ImageDesc) (*image, error) {
 	if r := C.vkb_bind_image(d.c, img.handle, format, req.size, C.uint32_t(typ), &img.mem, &img.view, &failed); r != C.VK_SUCCESS {
 		img.destroy()
 		return nil, status.Annotatef(d.result(C.GoString(failed), r), "vk: %s %q", op, desc.Label)
-	}
-	if err := d.track(img, op); err != nil {
-		return nil, err
 	}
 	return img, nil
 }

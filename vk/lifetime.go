@@ -13,26 +13,14 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// Who may destroy a Vulkan object, and when.
-//
-// Every object of a device (buffer, image, sampler, executable, command
-// buffer, timestamp pool) has a handle, which its owner releases, and holds, which keep it
-// alive for those who still use it:
-//
-//   - a recording holds every object it records (each once), until the
-//     command buffer is begun again or destroyed;
-//   - a submission holds its command buffer (and so, through its recording,
-//     everything the command buffer uses) until the timeline is seen to
-//     pass the submission's value; a staged copy holds its buffer likewise;
-//   - a host call in progress holds the object it works on (a Write copying
-//     into mapped memory, a query of a timestamp pool) until it returns.
-//
-// Release marks the handle released, so that later calls through it fail
-// with hal.ErrReleased, and destroys the object only if nothing holds it;
-// otherwise the last hold to go destroys it. Release never waits for the
-// GPU: a submission's holds go when any call (Wait, Poll, Submit, Release)
-// sees the timeline pass its value, and at the latest when the device is
-// released, after it has drained.
+// How vk keeps hal's rules of ownership: every object of a device has a
+// handle, which its owner releases, and holds, which keep it alive. A
+// recording holds each object it records once, until the command buffer
+// is begun again or destroyed; a submission holds its command buffer (a
+// staged copy, its buffer or image) until any call (Wait, Poll, Submit,
+// Release) sees the timeline pass its value, or the device is released;
+// a host call in progress holds the object it works on. The last hold of
+// a released object destroys it.
 //
 // The device's gate is a read-write lock on the life of the device itself
 // (d.c): a call that uses the VkDevice holds it for reading for the length
@@ -99,19 +87,29 @@ func (d *device) call(op string) error {
 	return d.enter(op)
 }
 
-// track registers a new object, so that the device destroys it if it is
-// still alive when the device is released. If the device was released
-// meanwhile, it destroys the object and fails.
-func (d *device) track(r resource, op string) error {
+// create is every Create call of the device: it enters the gate, makes
+// the object with build and registers it, so that the device destroys it
+// if it is still alive when the device is released. If the device was
+// released meanwhile, it destroys the object and fails.
+func create[H any](d *device, op string, build func() (resource, error)) (H, error) {
+	var none H
+	if err := d.call(op); err != nil {
+		return none, err
+	}
+	defer d.leave()
+	r, err := build()
+	if err != nil {
+		return none, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.released.Load() {
 		r.destroy()
-		return released(op, "device")
+		return none, released(op, "device")
 	}
 	d.live[r] = struct{}{}
 	r.life().self = r
-	return nil
+	return r.(H), nil
 }
 
 // hold keeps r alive for a call in progress; it fails if r's handle was

@@ -35,18 +35,13 @@ func (d *device) CreateSampler(desc hal.SamplerDesc) (hal.Sampler, error) {
 		// Vulkan allows unnormalized coordinates only with clamping.
 		return nil, invalidArg(op, desc.Label, "unnormalized coordinates need the clamp address mode, not %s", desc.Address)
 	}
-	if err := d.call(op); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	s := &sampler{lifetime: lifetime{d: d}, desc: desc}
-	if r := C.vkb_create_sampler(d.c, boolInt(desc.Filter == hal.Linear), boolInt(desc.Address == hal.Repeat), boolInt(desc.Unnormalized), &s.handle); r != C.VK_SUCCESS {
-		return nil, status.Annotatef(d.result("vkCreateSampler", r), "vk: %s %q", op, desc.Label)
-	}
-	if err := d.track(s, op); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return create[hal.Sampler](d, op, func() (resource, error) {
+		s := &sampler{lifetime: lifetime{d: d}, desc: desc}
+		if r := C.vkb_create_sampler(d.c, boolInt(desc.Filter == hal.Linear), boolInt(desc.Address == hal.Repeat), boolInt(desc.Unnormalized), &s.handle); r != C.VK_SUCCESS {
+			return nil, status.Annotatef(d.result("vkCreateSampler", r), "vk: %s %q", op, desc.Label)
+		}
+		return s, nil
+	})
 }
 
 func (s *sampler) destroy() { C.vkb_destroy_sampler(s.d.c, s.handle) }

@@ -26,24 +26,19 @@ type timestampPool struct {
 }
 
 func (d *device) CreateTimestampPool(count int) (hal.TimestampPool, error) {
-	if err := d.call("CreateTimestampPool"); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	if d.info.Limits.TimestampValidBits == 0 {
-		return nil, status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateTimestampPool: the compute queue of %s has no timestamps", d.info.Name)
-	}
-	if count <= 0 || count > math.MaxInt32 {
-		return nil, status.Newf(status.InvalidArgument, "vk: CreateTimestampPool: count %d is not positive", count)
-	}
-	p := &timestampPool{lifetime: lifetime{d: d}, count: count}
-	if r := C.vkb_create_query_pool(d.c, C.uint32_t(count), &p.handle); r != C.VK_SUCCESS {
-		return nil, d.result("vkCreateQueryPool", r)
-	}
-	if err := d.track(p, "CreateTimestampPool"); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return create[hal.TimestampPool](d, "CreateTimestampPool", func() (resource, error) {
+		if d.info.Limits.TimestampValidBits == 0 {
+			return nil, status.Wrapf(hal.ErrUnsupported, status.OK, "vk: CreateTimestampPool: the compute queue of %s has no timestamps", d.info.Name)
+		}
+		if count <= 0 || count > math.MaxInt32 {
+			return nil, status.Newf(status.InvalidArgument, "vk: CreateTimestampPool: count %d is not positive", count)
+		}
+		p := &timestampPool{lifetime: lifetime{d: d}, count: count}
+		if r := C.vkb_create_query_pool(d.c, C.uint32_t(count), &p.handle); r != C.VK_SUCCESS {
+			return nil, d.result("vkCreateQueryPool", r)
+		}
+		return p, nil
+	})
 }
 
 func (p *timestampPool) destroy() { C.vkb_destroy_query_pool(p.d.c, p.handle) }
