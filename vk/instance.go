@@ -16,21 +16,12 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// One instance per process, for the process's life (see the package
-// doc): every driver, and so every device opened, listed or reopened (the
-// library's Open, the command's --all-devices, every test), shares the
-// process's instance with validation or the one without.
-//
 // Instances are never destroyed. NVIDIA's driver on the H200 refuses the
 // 31st vkCreateInstance of a process with VK_ERROR_INCOMPATIBLE_DRIVER,
 // even when each instance was destroyed before the next was created: the
-// limit counts creations, not live instances, so reference counting that
-// destroyed the instance with its last driver and created it again for
-// the next would still run into it, in a program that recovers from a
-// lost device twice a day. An instance costs little kept (the physical
-// devices' descriptions and what the driver keeps of an instance); a
-// device opened under it is created and destroyed with each Open and
-// Release as before.
+// limit counts creations, not live instances, so reference counting would
+// still run into it, in a program that recovers from a lost device twice
+// a day. An instance costs little kept.
 
 // instance is a VkInstance and the physical devices it sees.
 type instance struct {
