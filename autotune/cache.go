@@ -15,10 +15,8 @@ import (
 	"github.com/vkbench/vkbench/store"
 )
 
-// The answers are kept in a store.Store's tables as JSON entries, keyed by
-// the tuning key and the checksum of the candidate list ("key@checksum").
-// What this file adds to the store's bytes is their meaning: entries, and
-// the rule of which answer a commit keeps.
+// The answers are kept in a store.Store's tables as JSON entries, keyed
+// "key@checksum" (entryKey).
 
 // family is the candidate list a checksum is of: the checksum itself, or
 // for a subset of a list (applySubset.sum) the list's, before the "+".
@@ -32,10 +30,9 @@ func family(checksum string) string {
 func entryKey(k Key, checksum string) []byte { return []byte(k.String() + "@" + checksum) }
 
 // ReadEntry reads the entry for key and checksum from table t of s: nil,
-// nil when there is none; an error with code DataLoss when one is there
-// but does not decode, and the store's error when it cannot be read (see
-// store.Store), each with a warning. ctx ending while it waits for
-// another process's lock on the file is its error, ctx's.
+// nil when there is none; DataLoss when one is there but does not decode,
+// and the store's error when it cannot be read, each with a warning; or
+// ctx's error.
 func ReadEntry(ctx context.Context, s *store.Store, t store.Table, k Key, checksum string) (*Entry, error) {
 	v, err := s.Get(ctx, t, entryKey(k, checksum))
 	if err != nil || v == nil {
@@ -53,20 +50,15 @@ func ReadEntry(ctx context.Context, s *store.Store, t store.Table, k Key, checks
 // already holds a readable answer to the same question, in which case that
 // answer is kept and returned: the first process to commit wins, so every
 // process ends up using the same candidate, unless e clearly beats it
-// (replaces: a later, larger search's better answer reaches the fleet
-// without measuring everything again). Entries of the same key for
-// another candidate list (another checksum, or for a subset, another
-// list's: the part before "+") are removed; those of other subsets of the
-// same list stay. When the store cannot be written, e is returned with
-// the error, and a warning; with ctx's error, and no warning, where ctx
-// ended while it waited for another process's lock on the file.
+// (replaces). Entries of the same key for another candidate list (family)
+// are removed. When the store cannot be written, e is returned with the
+// error, and a warning; with ctx's error, and no warning, where ctx ended.
 func Commit(ctx context.Context, s *store.Store, t store.Table, k Key, checksum string, e *Entry) (*Entry, error) {
 	return commit(ctx, s, t, k, checksum, e, false)
 }
 
 // commit is Commit; with force, e replaces any answer to the same
-// question (a forced re-tune, a search's answer). Either way the key's
-// answers for other candidates go.
+// question (a forced re-tune, a search's answer).
 func commit(ctx context.Context, s *store.Store, t store.Table, k Key, checksum string, e *Entry, force bool) (*Entry, error) {
 	e.Schema, e.Key, e.Checksum = store.SchemaVersion, k.String(), checksum
 	data, err := json.Marshal(e)
@@ -88,10 +80,8 @@ func commit(ctx context.Context, s *store.Store, t store.Table, k Key, checksum 
 				return nil
 			}
 		}
-		// Answers to the key for another candidate list are stale: the
-		// question has changed. Those for another subset of this list
-		// (the candidates that apply at another size of the bucket) are
-		// answers to other questions, and stay.
+		// Those for another subset of this list (the candidates that
+		// apply at another size of the bucket) answer other questions.
 		prefix := []byte(k.String() + "@")
 		list := family(checksum)
 		var stale [][]byte
@@ -122,10 +112,8 @@ func commit(ctx context.Context, s *store.Store, t store.Table, k Key, checksum 
 // (one machine, side by side) and against prev's interval of its winner
 // (so a slower machine never replaces a faster one's answer); and prev,
 // where it measured e's winner, did not find it clearly worse (no
-// flapping between two answers). A slower answer, a tie, one that did not
-// measure prev's winner, or another objective's never replaces prev. Two
-// machines' intervals alone do not decide: each is the noise of its own
-// machine, not how two machines of one hardware differ.
+// flapping). Two machines' intervals alone do not decide: each is the
+// noise of its own machine, not how two machines of one hardware differ.
 func replaces(e, prev *Entry) bool {
 	w, s := e.Fastest, prev.Fastest
 	o := cmp.Or(e.Objective, ObjectiveTime)
@@ -189,12 +177,10 @@ func Export(w io.Writer, s *store.Store, t store.Table) error {
 	return enc.Encode(exportFile{Schema: store.SchemaVersion, Table: t, Entries: entries})
 }
 
-// Import reads what Export wrote and commits its entries into the table of
-// s of the same name. Answers measured on other hardware do not apply:
-// importing into a table whose hardware is not hardware fails unless
-// force is set (hardware "" accepts any). It returns the number of entries
-// imported; entries already present are kept unless an imported one
-// replaces them by Commit's rule. ctx ending stops it between two entries,
+// Import reads what Export wrote and commits its entries (by Commit's
+// rule) into the table of s of the same name, whose hardware must be
+// hardware unless force is set (hardware "" accepts any). It returns the
+// number of entries imported. ctx ending stops it between two entries,
 // with ctx's error: those imported stay, and importing again is safe.
 func Import(ctx context.Context, s *store.Store, r io.Reader, hardware string, force bool) (store.Table, int, error) {
 	var f exportFile
@@ -213,8 +199,7 @@ func Import(ctx context.Context, s *store.Store, r io.Reader, hardware string, f
 	if hardware != "" {
 		f.Table.Hardware = hardware
 	}
-	// Every entry is checked before any is committed, so that a file
-	// with one bad entry imports nothing.
+	// A file with one bad entry imports nothing.
 	for i, e := range f.Entries {
 		if e == nil {
 			return f.Table, 0, status.Newf(status.InvalidArgument, "autotune: import file's entry %d is null", i+1)

@@ -12,16 +12,12 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// Compile builds every pipeline that measuring each operation ops[i] at
-// each of its sizes[i] (none given: its default size on dev) builds, for
-// the candidates dev can run there: each candidate's own
-// (kernels.CandidatesAt) and, for an operation whose pipelines depend on
-// the size (kernels.OperationSizer: a manifest's constants or workgroup
-// worked out from its dims), those of its later dispatches and passes at
-// each size. Each pipeline is built once, and nothing is measured. With a
-// device that keeps a driver pipeline cache (hal.PipelineCacher), whose
-// data the caller then saves (see Cache.SavePipelineCache), later runs at
-// those sizes pay no compile time. It returns how many pipelines it built.
+// Compile builds, once each, every pipeline that measuring each operation
+// ops[i] at each of its sizes[i] (none given: its default size on dev)
+// builds (pipelinesOf), and measures nothing. With a device that keeps a
+// driver pipeline cache (hal.PipelineCacher), whose data the caller then
+// saves, later runs at those sizes pay no compile time. It returns how
+// many pipelines it built.
 func Compile(ctx context.Context, dev hal.Device, ops []kernels.Operation, sizes [][]kernels.Size) (int, error) {
 	n := 0
 	info := dev.Info()
@@ -79,17 +75,13 @@ func slotsFor(dev hal.Device) *buildSlots {
 
 // Prebuild builds on CPU threads, and releases at once, the pipelines
 // that measuring each job on dev will build, in the jobs' order, taking
-// only the build slots the measurements on dev leave free: with the
-// device's pipeline cache (every hal device keeps one), a measurement
-// then finds its pipelines compiled while the one before it verified and
-// sampled, where it would otherwise wait for the driver's compiler, the
-// longest part of a cold tune on a GPU. Stop ends it, waiting for the
-// builds in flight; call it before the device is closed. One Prebuild
-// runs on a device at a time (a second does nothing); it does nothing on
-// a device that runs on the host's processors (a CPU device), whose runs
-// the builds would slow, nor where builds do not run on threads. A
-// prebuild that fails is not reported: the measurement builds the
-// pipeline again and reports why it fails.
+// only the build slots the measurements on dev leave free: through the
+// device's pipeline cache, a measurement then finds its pipelines
+// compiled while the one before it was measured. Stop ends it, waiting
+// for the builds in flight; call it before the device is closed. One
+// Prebuild runs on a device at a time (a second does nothing); it does
+// nothing on a CPU device, whose runs the builds would slow. A build that
+// fails is not reported: the measurement builds it again and says why.
 func Prebuild(ctx context.Context, dev hal.Device, opts Options, jobs []Job) (stop func()) {
 	if buildThreads < 2 || dev.Info().Type == hal.CPU {
 		return func() {}
@@ -120,9 +112,7 @@ func prebuild(ctx context.Context, dev hal.Device, opts Options, jobs []Job) (st
 				n++
 				built.Go(func() {
 					defer slots.release()
-					if exe, err := dev.CreateExecutable(desc); err == nil {
-						_ = exe.Release() // built for the driver's cache only
-					}
+					_ = compileOne(ctx, dev, desc) // for the driver's cache only
 				})
 			}
 			built.Wait()
@@ -144,8 +134,8 @@ func prebuild(ctx context.Context, dev hal.Device, opts Options, jobs []Job) (st
 
 // pipelinesOf returns the pipelines a measurement of j on the device info
 // describes builds, as far as they are known without a problem: each
-// candidate the device can run, at j's size, and the problem's other
-// pipelines (kernels.OperationSizer).
+// candidate's the device can run (kernels.CandidatesAt), and those of its
+// later dispatches and passes (kernels.OperationSizer).
 func pipelinesOf(j Job, info hal.DeviceInfo) []hal.ExecutableDesc {
 	cands, refused := kernels.CandidatesAt(j.Op, j.Size, info)
 	var descs []hal.ExecutableDesc

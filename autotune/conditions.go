@@ -38,61 +38,43 @@ func ParseObjective(s string) (Objective, error) {
 	return "", status.Newf(status.InvalidArgument, "autotune: unknown objective %q (want time, energy or edp)", s)
 }
 
-// telemetryInterval is how often the conditions are read while sampling:
-// often enough to see a clock move within a second, rarely enough that
-// the reads (a few NVML calls, on the CPU) cost the measurement nothing.
-const telemetryInterval = 10 * time.Millisecond
-
-// energyBatchTime is how long one submission of an energy window lasts
-// at least: the GPU idles between submissions, so fewer, longer
-// submissions leave less idle time in a window (what is left is
-// accounted for: see energyPass).
-const energyBatchTime = 20 * time.Millisecond
-
-// energyPoll is how often an energy pass reads the energy counter while
-// it waits for the counter to move, and about how long the short
-// submissions around a window's edges last.
-const energyPoll = time.Millisecond
-
-// energyTicks is how many steps of the energy counter a window spans at
-// least: where the counter moves in steps, a window's edges are stamped
-// within half a short submission of a step (nextTick), so what is left of
-// a step's uncertainty is a small part of the window.
-const energyTicks = 5
-
-// energyTickWait bounds the wait for the energy counter to move.
-const energyTickWait = 2 * time.Second
-
-// energyEdgeShare bounds how much of a window its edges leave uncertain:
-// a window's edges are stamped at the middle of the readings around the
-// counter's moves, so its length is uncertain by half their spans
-// together, and a window goes on to a later move until that is at most
-// this share of the time it measured (its runs' time, for a candidate's
-// window). The window's energy is charged idle power over its gaps, so an
-// error in its length counts in full against its runs: on a CPU device
-// under load, where one short submission can take tens of milliseconds
-// and the runs fill a tenth of a window, a window 10 ms short read 138 W
-// where 100 W were drawn.
-const energyEdgeShare = 0.05
-
-// energyStretch is how many times its planned length a window may grow
-// to meet energyEdgeShare: past that it ends at the next move, as
-// uncertain as it is.
-const energyStretch = 8
-
-// energyWindows is how many windows an energy pass measures each
-// candidate in: enough for a 95% interval of its energy per run.
-const energyWindows = stats.MinIntervalSamples
-
-// energyTieMargin makes a runner-up within this fraction of the winner's
-// objective a tie where the energies have no interval (a candidate with
-// fewer windows than energyWindows).
-const energyTieMargin = 0.02
+const (
+	// telemetryInterval is how often the conditions are read while
+	// sampling: often enough to see a clock move within a second, rarely
+	// enough that the reads cost the measurement nothing.
+	telemetryInterval = 10 * time.Millisecond
+	// energyBatchTime is how long one submission of an energy window
+	// lasts at least: the GPU idles between submissions, so fewer,
+	// longer ones leave less idle time in a window.
+	energyBatchTime = 20 * time.Millisecond
+	// energyPoll is how often an energy pass reads the counter while it
+	// waits for it to move, and about how long the short submissions
+	// around a window's edges last.
+	energyPoll = time.Millisecond
+	// energyTicks is how many steps of the counter a window spans at
+	// least, so that a step's uncertainty at its edges is a small part.
+	energyTicks    = 5
+	energyTickWait = 2 * time.Second // the most a wait for a move takes
+	// energyEdgeShare bounds how much of a window's measured time its
+	// edges leave uncertain (half their readings' spans together): the
+	// window's energy is charged idle power over its gaps, so an error in
+	// its length counts in full against its runs (on a CPU device under
+	// load a window 10 ms short read 138 W where 100 W were drawn). A
+	// window goes on to a later move, up to energyStretch times its
+	// planned length.
+	energyEdgeShare = 0.05
+	energyStretch   = 8
+	// energyWindows is how many windows an energy pass measures each
+	// candidate in: enough for a 95% interval of its energy per run.
+	energyWindows = stats.MinIntervalSamples
+	// energyTieMargin makes a runner-up within this fraction of the
+	// winner's objective a tie where the energies have no interval.
+	energyTieMargin = 0.02
+)
 
 // attributeConditions stops mon and gives each candidate sampled the
 // conditions at the moments its samples were taken (telemetry.Around),
-// flagging those measured while the GPU throttled or its clocks moved.
-// A source that fails is noted in the entry; it never fails the
+// flagged. A source that fails is noted in the entry, never fails the
 // measurement.
 func (m *measurement) attributeConditions(mon *telemetry.Monitor) {
 	if mon == nil {
@@ -121,22 +103,14 @@ func (m *measurement) attributeConditions(mon *telemetry.Monitor) {
 }
 
 // energyPass measures the energy per run of every candidate that was
-// sampled, from the device's energy counter read around windows of its
-// runs back to back: energyWindows windows each, taken in turns across the
-// candidates so that a drift of the GPU's state spreads over all of them,
-// EnergyWindow in all. The counter of some GPUs moves in steps (NVML's on
-// an H200 every few tens of milliseconds), so each window starts and ends
-// where the counter moves, and spans at least energyTicks of its steps,
-// more where its edges leave its length uncertain (energyEdgeShare).
-// The energy per run is the power drawn while the GPU ran the candidate
-// times its median time per run (the GPU's own timestamps): time in a
-// window when the GPU ran none of its runs, between submissions, is
-// charged at the idle power read just before the pass and taken off, so
-// that a candidate whose submissions leave more gaps is not charged for
-// them. The result is the windows' median, with their 95% interval.
-// Without a telemetry source, or without an EnergyWindow, it does
-// nothing; a reading that fails leaves the energy unknown (0) and is
-// noted.
+// sampled, as ARCHITECTURE.md's conditions tell: energyWindows windows
+// each, taken in turns across the candidates so that a drift of the GPU's
+// state spreads over all of them, each from one move of the energy
+// counter (NVML's on an H200 moves every few tens of milliseconds) to
+// another. The energy per run is the power drawn while the GPU ran the
+// candidate, less the idle power over the window's gaps, times its
+// median time per run; the windows' median, with their 95% interval. A
+// reading that fails leaves the energy unknown (0) and is noted.
 func (m *measurement) energyPass(ctx context.Context) error {
 	src := m.opts.Telemetry
 	if src == nil || m.opts.EnergyWindow <= 0 {
@@ -202,11 +176,9 @@ func (m *measurement) energyPass(ctx context.Context) error {
 // nextTick reads src, calling step before each reading, until its energy
 // counter differs from last's, and returns the first reading after the
 // move and span, the time since the reading before it. Where a reading
-// before it saw the counter stand still, the counter moves in steps, and
-// it moved at some time in that span: the reading is stamped at the
-// middle, within span/2 of the move. Where the first reading moved, the
-// counter may count continuously, its value the reading's own: the stamp
-// stays. It gives up after energyTickWait.
+// before it saw the counter stand still, the counter moves in steps: the
+// reading is stamped at the middle of span, within span/2 of the move.
+// It gives up after energyTickWait.
 func nextTick(src telemetry.Source, last telemetry.Sample, step func() error) (s telemetry.Sample, span time.Duration, err error) {
 	deadline := time.Now().Add(energyTickWait)
 	before := last.Time
@@ -245,8 +217,7 @@ func pause(ctx context.Context) func() error {
 
 // idlePower reads the device's power while nothing is submitted, between
 // two moves of its energy counter at least d apart, and the counter's
-// step: the shortest time between two moves seen (a counter that moves
-// at every reading has a step of about energyPoll).
+// step: the shortest time between two moves seen.
 func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (watts float64, step time.Duration, err error) {
 	s, err := src.Sample()
 	if err != nil {
@@ -304,15 +275,12 @@ func window(src telemetry.Source, start telemetry.Sample, startSpan, d time.Dura
 
 // energyWindow runs c, whose median time per run is per seconds, back to
 // back from one move of the device's energy counter to the first move at
-// least d later, and reads the power drawn while the GPU ran c: the
-// counter's difference less idle watts over the time the GPU ran none of
-// c's runs, over the time it ran them. Runs before the first move, in
-// short submissions, bring the GPU to its working state and count for
-// nothing; the last move is watched for between short submissions too,
-// so that the window ends close to it. It returns the runs made (0 when
-// the window could not be read, the entry noting why) and the power. An
-// error is fatal to the measurement; c's own failure is a window of no
-// runs.
+// least d later, and reads the power drawn while the GPU ran c
+// (busyPower). Runs before the first move, in short submissions, bring
+// the GPU to its working state and count for nothing; the last move is
+// watched for between short submissions too. It returns the runs made (0
+// when the window could not be read, the entry noting why) and the power.
+// An error is fatal to the measurement.
 func (m *measurement) energyWindow(ctx context.Context, c *candState, per float64, d time.Duration, idle float64) (runs int, watts float64, err error) {
 	batch, short := c.batch, 1
 	if per > 0 {
@@ -374,15 +342,14 @@ func busyPower(e, dt, busy, idle float64) float64 {
 }
 
 // pickByObjective re-picks e's winner by its objective, among the
-// candidates ranked (those measured to the end, in the order of time):
-// the one with the lowest objective value, unless others tie with it,
-// their intervals overlapping its (within energyTieMargin of it where
-// either has no interval). Then the fastest of the tied wins: energy tells
-// them apart no better than its noise, time far better, so the pick is
-// the same from one tune to the next (on an H100 two tunes of gemm by
-// energy picked two kernels 6% apart in time at 2.00 J each). Where a
-// candidate lacks its energy, the winner stays the one by time, and
-// e.Objective says time chose it.
+// candidates ranked (in the order of time): the lowest objective value,
+// unless others tie with it (intervals overlapping, or within
+// energyTieMargin where either has none). Then the fastest of the tied
+// wins: energy tells them apart no better than its noise, time far
+// better, so the pick is the same from one tune to the next (on an H100
+// two tunes of gemm by energy picked two kernels 6% apart in time at 2.00
+// J each). Where a candidate lacks its energy, time picks, and
+// e.Objective says so.
 func pickByObjective(e *Entry, ranked []int) {
 	if e.Objective == "" || e.Objective == ObjectiveTime || len(ranked) == 0 {
 		return

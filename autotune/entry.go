@@ -13,22 +13,16 @@ import (
 	"github.com/vkbench/vkbench/telemetry"
 )
 
-// Bounds are the bounds a tune ran under: when sampling stops.
+// Bounds are the bounds a tune ran under (Options' of the same names):
+// when sampling stops. Rounds is absent for one.
 type Bounds struct {
-	// TargetHalfWidth is the relative half-width of the 95% interval at
-	// which sampling stops (0.01 is ±1%).
-	TargetHalfWidth float64 `json:"target_half_width"`
-	// Budget is the most time spent measuring one key.
-	Budget     time.Duration `json:"budget_ns"`
-	MinSamples int           `json:"min_samples"`
-	MaxSamples int           `json:"max_samples"`
-	// MinSampleTime is how long one sample lasts at least (dispatches are
-	// batched to reach it).
-	MinSampleTime time.Duration `json:"min_sample_time_ns"`
-	Seed          uint64        `json:"seed"`
-	// Rounds is the number of independent rounds measured (Budget is
-	// each round's); absent for one.
-	Rounds int `json:"rounds,omitempty"`
+	TargetHalfWidth float64       `json:"target_half_width"`
+	Budget          time.Duration `json:"budget_ns"`
+	MinSamples      int           `json:"min_samples"`
+	MaxSamples      int           `json:"max_samples"`
+	MinSampleTime   time.Duration `json:"min_sample_time_ns"`
+	Seed            uint64        `json:"seed"`
+	Rounds          int           `json:"rounds,omitempty"`
 }
 
 // Entry is what the cache stores for one key: the answer, and everything
@@ -40,21 +34,16 @@ type Entry struct {
 	// Fastest is the index of the winning candidate; FastestName its name.
 	Fastest     int    `json:"fastest"`
 	FastestName string `json:"fastest_name"`
-	// FastestDigest is the digest of the winner's kernel (its SPIR-V,
-	// constants and the rest: kernels.Digest of it alone), by which an
-	// answer from the shared store names it; absent in entries from
-	// before the shared store.
+	// FastestDigest is the digest of the winner's kernel (kernels.Digest
+	// of it alone), by which an answer from the shared store names it.
 	FastestDigest string `json:"fastest_digest,omitempty"`
 	// Tie is set when the winner's interval overlaps the runner-up's or
-	// their medians are within Bounds.TargetHalfWidth of each other (by
-	// energy, or edp: where others' intervals overlap the least one's, and
-	// the fastest of them won); TieRule says which, and how the tie was
-	// broken.
+	// their medians are within Bounds.TargetHalfWidth of each other;
+	// TieRule says which, and how the tie was broken.
 	Tie     bool             `json:"tie,omitempty"`
 	TieRule string           `json:"tie_rule,omitempty"`
 	Results []results.Result `json:"results"`
-	// Size is the representative size that was measured (at the
-	// bucket's size, not necessarily the one asked), stored as its text.
+	// Size is the bucket's representative size, which was measured.
 	Size   kernels.Size `json:"shape"`
 	Level  string       `json:"level"`
 	Mode   string       `json:"mode"`
@@ -64,9 +53,8 @@ type Entry struct {
 	Device   string    `json:"device"`
 	Version  string    `json:"vkbench_version"`
 	Time     time.Time `json:"time"`
-	// Objective is what picked the winner (time if absent: entries from
-	// before objectives); ObjectiveNote says why it is time when another
-	// was asked for.
+	// Objective is what picked the winner (time if absent); ObjectiveNote
+	// says why it is time when another was asked for.
 	Objective     Objective `json:"objective,omitempty"`
 	ObjectiveNote string    `json:"objective_note,omitempty"`
 	// Conditions are the GPU's over the whole sampling, where read;
@@ -74,21 +62,18 @@ type Entry struct {
 	Conditions     *telemetry.Conditions `json:"conditions,omitempty"`
 	ConditionsNote string                `json:"conditions_note,omitempty"`
 
-	// From is the tier this answer was read from, when this process did
-	// not measure it: FromFile or FromShared; "" for an answer measured
-	// now. It is not stored.
+	// From is the tier this answer was read from; "" for an answer
+	// measured now. It is not stored.
 	From Tier `json:"-"`
 }
 
 // Tier names a tier of the tune store an answer was read from.
 type Tier string
 
-// The tiers an answer is read from.
+// The tiers an answer is read from: the local cache file, or the shared
+// store (store.Store.Shared).
 const (
-	// FromFile is the local cache file.
-	FromFile Tier = "the local file"
-	// FromShared is the shared store (store.Store.Shared), its answer
-	// verified on this device before its first use here.
+	FromFile   Tier = "the local file"
 	FromShared Tier = "the shared store"
 )
 
@@ -121,9 +106,8 @@ func (e *Entry) usable(code status.Code, what string) error {
 }
 
 // namesItsFastest refuses (InvalidArgument) an entry whose fastest_name
-// is not the name of its fastest result, the candidate a lookup runs: it
-// would answer with a name that is not what runs, or that nothing can
-// run. what names the entry. e is usable.
+// is not the name of its fastest result, the candidate a lookup runs.
+// what names the entry. e is usable.
 func (e *Entry) namesItsFastest(what string) error {
 	name := e.Results[e.Fastest].Name
 	if e.FastestName == name {

@@ -20,12 +20,9 @@ type Job struct {
 }
 
 // Shard returns the share of items that shard index of count takes: the
-// items at positions index, index+count, index+2·count, ..., in order.
-// The machines of a fleet that list the same work (the same operations
-// and sizes, in the same order) and take shards 0 to count-1 each take a
-// share that none of the others takes, together all of it, and none
-// more than one item above another: vkbench tune --shard, for a job
-// runner's array of jobs.
+// items at positions index, index+count, index+2·count, ..., in order, so
+// that the machines of a fleet that list the same work take shares none
+// of the others takes, together all of it (vkbench tune --shard).
 func Shard[T any](items []T, index, count int) []T {
 	var out []T
 	for i := index; i < len(items); i += count {
@@ -39,34 +36,25 @@ type JobResult struct {
 	Job Job
 	// Table is the group's table: the hardware the answer is for.
 	Table store.Table
-	// Tuner is the index, in TuneAll's tuners, of the one that answered;
-	// -1 when none could. Device is its device. (Entry.Device names the
-	// device that measured, another one when the answer came from the
-	// cache.)
+	// Tuner is the index, in TuneAll's tuners, of the one that answered
+	// (-1 when none could), on Device, in Took; Err is the job's error.
 	Tuner  int
 	Device hal.DeviceInfo
 	Entry  *Entry
-	// Err is the job's error; nil when Entry holds the answer.
-	Err error
-	// Took is the wall time the job took on Device.
-	Took time.Duration
+	Err    error
+	Took   time.Duration
 	// Retried counts the devices of the group lost while they had the job.
 	Retried int
 }
 
 // TuneAll tunes on every tuner at once. This is the one place that groups
 // devices by hardware: tuners of one hardware form a group, which goes
-// through its tables (tuner names, in the order first seen) one after
-// another, so that a device never measures for two at once; the tuners
-// of one table share its jobs (jobs(table, info), info the first
-// device's, for sizes chosen by the device): each job is tuned once,
-// by whichever device of the group takes it first, so two identical GPUs
-// finish about twice as fast as one. Groups of different hardware run at
-// the same time. A device lost during this stops, commits nothing from
-// the tune it was running, and the job it had taken goes back to its
-// group, to be tuned by another device; the others go on. Each group
-// answers every job of each of its tables; the outcomes come back in
-// group order, then table order, then job order.
+// through its tables (in the order first seen) one after another; the
+// tuners of one table share its jobs (jobs(table, info), info the first
+// device's), each tuned once by whichever device takes it first. Groups
+// of different hardware run at the same time. A device lost during this
+// stops, and the job it had taken goes back to its group. The outcomes
+// come back in group order, then table order, then job order.
 //
 // The error is nil unless ctx ended; failures of single jobs, and groups
 // whose every device was lost, are in the outcomes.
@@ -102,10 +90,10 @@ func TuneAll(ctx context.Context, tuners []*Tuner, jobs func(table store.Table, 
 	return out, nil
 }
 
-// tuneTable tunes jobs on members, tuners of one table, one goroutine
-// each; all are TuneAll's tuners, whose indices name the one that
-// answered. A lone member builds the jobs it will measure after the first
-// ahead (Prebuild); twins take jobs as they come, so none knows its next.
+// tuneTable tunes jobs on members, tuners of one table (of all), one
+// goroutine each. A lone member builds the jobs it will measure after the
+// first ahead (Prebuild); twins take jobs as they come, so none knows its
+// next.
 func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force bool) []JobResult {
 	if len(members) == 1 {
 		t := members[0]
@@ -192,8 +180,8 @@ func (q *jobQueue) work(ctx context.Context, t *Tuner, ti int, force bool, out [
 	}
 }
 
-// finish fills in the jobs no device could answer (every device of the
-// group was lost, or ctx ended), once every worker has stopped.
+// finish fills in the jobs no device could answer, once every worker has
+// stopped.
 func (q *jobQueue) finish(members []*Tuner, out []JobResult) {
 	var cause error
 	for _, t := range members {

@@ -71,11 +71,9 @@ func ParseLevel(name string) (Level, error) {
 }
 
 // Bucket rounds each dimension of s up to the level's next bucket
-// boundary: a power of 4 (Minimal), a power of 2 (Balanced), a power of 2
-// or 1.5 times one (Extensive: 1, 2, 3, 4, 6, 8, 12, ...), or itself
-// (Full). The result is the bucket's representative shape: tuning runs on
-// it, so the answer does not depend on which shape of the bucket came
-// first.
+// boundary (Extensive: 1, 2, 3, 4, 6, 8, 12, ...). The result is the
+// bucket's representative shape: tuning runs on it, so the answer does
+// not depend on which shape of the bucket came first.
 func (l Level) Bucket(s kernels.Size) kernels.Size {
 	if l == Full {
 		return s
@@ -109,10 +107,9 @@ func (l Level) bucketDim(d int) int {
 	return p
 }
 
-// Checksum identifies a candidate list (kernels.Digest: names, SPIR-V
-// bytes, entry points, specialization constants, workgroup sizes and the
-// rest, in order) in the cache's keys. Change any candidate and answers
-// tuned under the old list stop applying.
+// Checksum identifies a candidate list (kernels.Digest) in the cache's
+// keys: change any candidate and answers tuned under the old list stop
+// applying.
 func Checksum(cands []kernels.Candidate) string {
 	d := kernels.Digest(cands)
 	return hex.EncodeToString(d[:16])

@@ -20,54 +20,47 @@ import (
 // Measure verifies and times every candidate of op at size on dev, and
 // returns the entry a tune would commit (Fastest is -1 when no candidate
 // computed correctly). It commits nothing. An error that is not about one
-// candidate — device loss above all — ends the measurement with that
-// error.
+// candidate (device loss above all) ends the measurement.
 func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, error) {
 	e, _, err := measure(ctx, dev, op, size, opts)
 	return e, err
 }
 
-// measure is Measure, also returning each candidate's error (nil for those
-// that did not fail), for the tuner to report as a cause: its first, of
-// opts.Rounds independent rounds measured one after the other and merged
-// (MergeRounds).
+// measure is Measure, also returning each candidate's first error of
+// any round (nil for those that did not fail), for the tuner to report as
+// a cause; its opts.Rounds rounds are measured one after the other and
+// merged (MergeRounds).
 func measure(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
 	opts.fill()
 	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
 	var entries []*Entry
-	var errs []error
+	errs := make([]error, len(op.Candidates()))
 	for r := range max(opts.Rounds, 1) {
 		o := opts
 		o.round += r // after MeasureRound's round, 0 but there
-		e, cerrs, err := measureOnce(ctx, dev, op, size, o)
+		e, err := measureOnce(ctx, dev, op, size, o, errs)
 		if err != nil {
 			return nil, nil, err
 		}
 		entries = append(entries, e)
-		if errs == nil {
-			errs = cerrs
-		}
-		for i, err := range cerrs {
-			errs[i] = cmp.Or(errs[i], err)
-		}
 	}
 	return MergeRounds(op, entries, opts), errs, nil
 }
 
-// measureOnce measures one round.
-func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, []error, error) {
+// measureOnce measures one round, keeping in errs each candidate's first
+// error.
+func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options, errs []error) (*Entry, error) {
 	m := newMeasurement(dev, op, size, opts)
 	defer m.release()
 	if err := m.run(ctx); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	errs := make([]error, len(m.cands))
 	for i, c := range m.cands {
-		errs[i] = c.err
+		errs[i] = cmp.Or(errs[i], c.err)
 	}
-	return m.entry(), errs, nil
+	return m.entry(), nil
 }
 
 type candState struct {
@@ -79,9 +72,7 @@ type candState struct {
 	ticks    int // samples whose timer did not tick
 	failures int // samples whose submission failed
 	err      error
-	// moments are when the kept samples were taken, for the conditions
-	// at them.
-	moments []time.Time
+	moments  []time.Time // when the kept samples were taken
 }
 
 // noTick records a sample whose timer did not tick, flags the result
@@ -92,10 +83,9 @@ func (c *candState) noTick() int {
 	return c.ticks
 }
 
-// fail records err as the candidate's: it is Unsupported where err's code
-// is Unimplemented (the device lacks what it needs, or the problem cannot
-// run it, as at a size it does not apply to: it never ran), Wrong where
-// it computed a wrong result, else Failed.
+// fail records err as the candidate's: Unsupported where err's code is
+// Unimplemented (it never ran), Wrong where it computed a wrong result,
+// else Failed.
 func (c *candState) fail(err error) {
 	c.res.Error, c.err = err.Error(), err
 	switch {
@@ -123,8 +113,7 @@ type measurement struct {
 	flush hal.Buffer
 	cands []*candState
 	spent bool
-	// conditions are the GPU's over the whole sampling, where read;
-	// conditionsNote says why they or energies are missing.
+	// conditions are the GPU's over the whole sampling (Entry's).
 	conditions     *telemetry.Conditions
 	conditionsNote string
 }
@@ -159,9 +148,7 @@ func (m *measurement) run(ctx context.Context) error {
 	if err := m.setup(ctx); err != nil {
 		return err
 	}
-	// Each candidate as the problem runs it at this size, and why not:
-	// a copy, since the operation's own list is shared by every tune of
-	// it in flight.
+	// A copy: the operation's own list is shared by every tune of it.
 	cands := slices.Clone(m.op.Candidates())
 	refused := make([]error, len(cands))
 	for i, c := range cands {
@@ -171,8 +158,8 @@ func (m *measurement) run(ctx context.Context) error {
 	defer abandon(jobs)
 	most := 0 // the largest batch a candidate was calibrated to
 	for i, c := range cands {
-		// Building a pipeline cannot be interrupted, and may take a
-		// second: a cancelled measurement builds no more.
+		// A build cannot be interrupted: a cancelled measurement builds
+		// no more.
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -205,9 +192,8 @@ func (m *measurement) run(ctx context.Context) error {
 }
 
 // buildThreads is how many pipelines a measurement builds at once, on CPU
-// threads, while it verifies the candidates built before: a driver that
-// compiles its pipelines from SPIR-V (without a pipeline cache that knows
-// them) takes a tenth of a second or more each.
+// threads, while it verifies those built before: a driver takes a tenth
+// of a second or more for each.
 var buildThreads = min(runtime.GOMAXPROCS(0), 8)
 
 // compileJob is one pipeline being built; done is closed when it is.
@@ -235,9 +221,9 @@ func build(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc, slots *
 	return j
 }
 
-// startBuilds starts building the pipeline of every candidate that the
-// device and the problem can run (those not refused; nil for the others):
-// by the time one is verified, the next are built.
+// startBuilds starts building the pipeline of every candidate not
+// refused (nil for the others): by the time one is verified, the next are
+// built.
 func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate, refused []error) []*compileJob {
 	jobs := make([]*compileJob, len(cands))
 	if buildThreads < 2 {
@@ -338,9 +324,9 @@ func (m *measurement) setup(ctx context.Context) error {
 	return nil
 }
 
-// prepareCandidate fails a candidate refused (neither built nor run),
-// takes the pipeline job built (or builds it, where job is nil), runs once
-// and verifies, then calibrates the batch size.
+// prepareCandidate returns refused, or takes the pipeline job built (or
+// builds it, where job is nil) and verifies the candidate
+// (verifyCandidate).
 func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate, st *candState, job *compileJob, refused error) error {
 	if refused != nil {
 		return refused
@@ -408,9 +394,8 @@ func (m *measurement) timed(ctx context.Context, st *candState, k int) (float64,
 	}
 	stamp := func(q int) func() error { return func() error { return cb.Timestamp(m.pool, q) } }
 	rec(cb.Begin)
-	// Runs are timed one by one (a pair of timestamps each) when something
-	// must happen between them outside the timed region: the cold-mode
-	// flush, or a reset of a problem whose runs are not idempotent.
+	// Runs are timed one by one (a pair of timestamps each) when a flush
+	// or a reset must come between them, outside the timed region.
 	cold := m.opts.Mode == Cold
 	pairs := m.reset != nil || cold
 	if !pairs {
@@ -473,9 +458,7 @@ func (m *measurement) debug(msg string, args ...any) {
 
 // compilerStats returns what the driver's compiler reports of a
 // candidate's pipeline (registers, spills, shared memory), by name, and
-// logs it at debug level: the first thing to look at when a kernel is
-// slower than it should be. Nil where the driver reports nothing (most
-// drivers lack the extension).
+// logs it at debug level; nil where the driver reports nothing.
 func (m *measurement) compilerStats(cand string, exe hal.Executable) map[string]float64 {
 	r, ok := exe.(hal.CompilerReporter)
 	if !ok {

@@ -26,17 +26,14 @@ const (
 	FlagBudgetSpent        = "budget-spent-before-target"
 	FlagMaxSamples         = "max-samples-before-target"
 	// FlagPeakOtherClock marks a result measured at an SM clock more than
-	// 3% from the one the peak was measured at: its percentage of peak
-	// compares unlike with unlike.
+	// 3% from the peak's: its percentage of peak compares unlike with
+	// unlike.
 	FlagPeakOtherClock = "peak-at-other-clock"
-	// FlagRemeasured marks the candidates measured a second time because
-	// one dropped early ended with a median below the leader's: the
-	// device's speed had drifted under the first measurement.
+	// FlagRemeasured marks the candidates measured again because one
+	// dropped early ended faster than the leader (the device drifted);
+	// FlagDrift, a dropped one still faster than the winner, and the winner.
 	FlagRemeasured = "remeasured-after-drift"
-	// FlagDrift marks a dropped candidate whose median is below the
-	// winner's, and the winner: the device's speed drifted while they
-	// were measured, and which is faster is not known.
-	FlagDrift = "drift"
+	FlagDrift      = "drift"
 	// FlagNotVerified marks the candidates of an operation that checks no
 	// result (a manifest's "verify": "none").
 	FlagNotVerified = "not-verified"
@@ -70,10 +67,8 @@ func (m *measurement) entry() *Entry {
 			r.Stats = &s
 			if r.Outcome == "" {
 				r.Outcome = results.Measured
-				// Short of the target, a survivor stopped at MaxSamples
-				// or when the budget ran out (decide says which can end
-				// sampling); at MaxSamples, more budget would not have
-				// sampled it again.
+				// Short of the target: at MaxSamples, more budget would
+				// not have sampled it again.
 				if s.HalfWidth() > m.opts.TargetHalfWidth {
 					switch {
 					case len(c.samples) >= m.opts.MaxSamples:
@@ -98,8 +93,7 @@ func (m *measurement) entry() *Entry {
 	return e
 }
 
-// work returns what one run of candidate i moves and computes: the
-// problem's, unless its candidates do different amounts of work
+// work returns what one run of candidate i moves and computes
 // (kernels.CandidateWorker).
 func (m *measurement) work(i int) (bytes, flops float64) {
 	if w, ok := m.p.(kernels.CandidateWorker); ok {
@@ -108,8 +102,7 @@ func (m *measurement) work(i int) (bytes, flops float64) {
 	return m.p.Bytes(), m.p.Flops()
 }
 
-// newEntry is the entry, without results, of a measurement of key at
-// size under opts on the device info describes.
+// newEntry is the entry, without results, of a measurement of key.
 func newEntry(key string, size kernels.Size, opts Options, info hal.DeviceInfo) *Entry {
 	return &Entry{
 		Schema:  store.SchemaVersion,
@@ -156,14 +149,12 @@ func setWork(r *results.Result, bytes, flops float64, peak *Peak, op kernels.Ope
 	}
 }
 
-// pickWinner sets e's winner: of the candidates measured to the end, the
-// one with the lowest median (of the dropped ones when none was: the
-// leader failed later on), and a tie when its 95% interval overlaps the
-// runner-up's. Dropped candidates were shown slower than the leader when
-// they were dropped, so they do not compete; but one whose median is
-// nevertheless below the winner's is flagged FlagDrift, with the winner:
-// the device's speed drifted, and the answer is not to be trusted
-// unnoticed.
+// pickWinner crowns the candidates measured to the end (the dropped ones
+// when none was: the leader failed later on). Dropped candidates were
+// shown slower than the leader when they were dropped, so they do not
+// compete; but one whose median is nevertheless below the winner's is
+// flagged FlagDrift, with the winner: the device's speed drifted, and
+// the answer is not to be trusted unnoticed.
 func pickWinner(e *Entry) {
 	var measured, dropped []int
 	for i, r := range e.Results {
@@ -191,15 +182,13 @@ func pickWinner(e *Entry) {
 	}
 }
 
-// crown sorts ranked, the indices of e's results that compete (each with
-// statistics), by median, and makes the first e's winner, a tie when its
-// interval overlaps the runner-up's or their medians are within e's
-// target half-width of each other: each median is known to that
-// precision, the one asked for, so a narrower lead is not a win (on an
-// H100 two coopmat kernels 0.09% apart, with intervals of 0.01%, swapped
-// places from one tune to the next as the clock moved 0.8%); then e's
-// objective, where it is not time, picks again among them
-// (pickByObjective).
+// crown sorts ranked, the indices of e's results that compete, by median,
+// and makes the first e's winner, a tie when its interval overlaps the
+// runner-up's or their medians are within e's target half-width of each
+// other: each median is known to that precision, so a narrower lead is
+// not a win (on an H100 two coopmat kernels 0.09% apart, with intervals
+// of 0.01%, swapped places from one tune to the next as the clock moved
+// 0.8%); then e's objective picks again among them (pickByObjective).
 func crown(e *Entry, ranked []int) {
 	slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(e.Results[a].Stats.Median, e.Results[b].Stats.Median) })
 	e.Fastest, e.FastestName, e.Tie, e.TieRule = -1, "", false, ""

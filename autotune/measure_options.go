@@ -22,115 +22,93 @@ const (
 	Cold Mode = "cold"
 )
 
-// Options configure measurement and tuning.
+// Options configure measurement and tuning; a bound, mode, tuner or
+// objective left zero is DefaultOptions'.
 type Options struct {
 	// Level buckets shapes into keys.
 	Level Level
 	Mode  Mode
 	// TargetHalfWidth stops sampling once every surviving candidate's 95%
-	// interval is within ±TargetHalfWidth of its median. Sampling also
-	// stops when Budget is spent or a candidate has MaxSamples samples;
-	// a result short of the target is flagged with the reason
-	// (FlagBudgetSpent, FlagMaxSamples).
+	// interval is within ±TargetHalfWidth of its median, or Budget (of
+	// sampling one key) is spent, or a candidate has MaxSamples samples.
 	TargetHalfWidth float64
-	// Budget bounds the time spent sampling one key (compilation and
-	// verification come on top).
-	Budget time.Duration
+	Budget          time.Duration
 	// MinSamples is the fewest samples before any decision; MaxSamples the
-	// most per candidate. Zero means the default. MinSamples may not be
-	// below stats.MinIntervalSamples, the fewest a 95% interval of the
-	// median needs: Measure and the Tuner refuse such options
-	// (InvalidArgument).
+	// most per candidate. MinSamples below stats.MinIntervalSamples is
+	// InvalidArgument.
 	MinSamples, MaxSamples int
 	// MinSampleTime is how long a sample lasts at least: short runs are
-	// batched, k runs per sample, and divided by k.
+	// batched, k runs per sample (at most MaxBatch), and divided by k.
 	MinSampleTime time.Duration
-	// MaxBatch bounds k.
-	MaxBatch int
+	MaxBatch      int
 	// Warmup is how much GPU time is spent running the candidates before
 	// any sample counts: an idle GPU clocks down, and its first
-	// milliseconds of work run several times slower than the rest. Zero
-	// means the default; negative, none.
+	// milliseconds of work run several times slower than the rest.
+	// Negative: none.
 	Warmup time.Duration
 	// Seed makes inputs and the shuffled order reproducible.
 	Seed uint64
 	// Peak, when known, flags results above it.
 	Peak *Peak
-	// Tuner names the cache table; "builtin" if empty.
-	Tuner string
-	// Version is recorded with every result.
+	// Tuner names the cache table ("builtin" if empty).
+	Tuner   string
 	Version string
 	// Progress, if set, is told about each step.
 	Progress func(Progress)
-	// Logger, if set, receives a debug record of where a tune's time went
-	// (preparing, building, verifying, warming up, sampling), and an Info
-	// record as a wait for another machine's lock starts and goes on.
+	// Logger, if set, receives a debug record of where a tune's time went,
+	// and an Info record as a wait for another machine's lock starts and
+	// goes on.
 	Logger *slog.Logger
-	// Rounds is how many independent rounds measure a key (0 means 1).
-	// Each round prepares the problem again (same inputs), builds,
-	// verifies, warms up and samples in its own shuffled order, within
-	// its own Budget; each candidate's Result keeps every round's
-	// statistics (Result.Rounds), so that a comparison of two runs can
-	// judge a difference by the variation between rounds rather than
-	// between the samples of one. As go test -count does.
+	// Rounds is how many independent rounds measure a key (0 means 1),
+	// each within its own Budget and in its own shuffled order; each
+	// candidate's Result keeps every round's statistics (Result.Rounds),
+	// so that a comparison of two runs can judge a difference by the
+	// variation between rounds, as go test -count does.
 	Rounds int
 	// NoDrop keeps every candidate to the end: none is dropped early.
 	NoDrop bool
 	// Telemetry, where set, is read while the candidates are sampled:
-	// each result carries the GPU's conditions at its samples' moments
-	// (clocks, power, temperature, throttling), flagged
-	// telemetry.FlagThrottled or FlagClocksMoved where they call for it,
-	// and its energy per run from an energy pass (EnergyWindow). Nil: the
-	// entry says the conditions are not available, with TelemetryNote.
-	Telemetry telemetry.Source
-	// TelemetryNote says why there is no Telemetry, for the entry.
+	// each result carries the GPU's conditions at its samples' moments,
+	// flagged where they call for it, and its energy per run
+	// (EnergyWindow). Nil: the entry says why not, with TelemetryNote.
+	Telemetry     telemetry.Source
 	TelemetryNote string
 	// EnergyWindow is how long, in all, each sampled candidate runs back
 	// to back for its energy per run to be read off the device's energy
-	// counter (Telemetry only), in six windows. Zero means the default
-	// (300 ms) where the Objective needs energy and none where it does not
-	// (time: the energy decides nothing there, and the passes would add
-	// their windows to every candidate's measurement); negative, none.
+	// counter, in six windows. Zero means the default where the Objective
+	// needs energy and none where it does not (time: it would decide
+	// nothing, and add its windows to every measurement); negative, none.
 	EnergyWindow time.Duration
-	// Objective is what the winner is picked by: time (the default),
-	// energy per run, or their product (edp). Energy needs Telemetry.
+	// Objective is what the winner is picked by. Energy needs Telemetry.
 	Objective Objective
 	// SameBatch batches every candidate's runs alike, as many per sample
 	// as the shortest needs, so that their times per run compare like for
 	// like (two versions of a kernel, say).
 	SameBatch bool
 
-	// round is the round being measured, from 0: it changes the sampling
-	// order, not the inputs.
-	round int
+	round int // the round being measured, from 0: its sampling order
 }
 
 // Progress reports a step of a tune.
 type Progress struct {
 	Key       string
 	Candidate string
-	// Step is "verify", "sample" or "done"; or, while another machine of
-	// the fleet holds Key's lock in the shared store (or, without one,
-	// another process holds it in the cache file), "wait" as the wait
-	// starts and again after each lock wait (store.Store.LockWait) it
-	// goes on, "waiting" at each look at the lock between (about four
-	// times a second), for a display that redraws, and "waited" as it
-	// ends (the holder's answer taken, the lock, or the wait given up);
-	// "took over" where the lock was held by a process of this host that
-	// no longer exists (Holder), whose lock was taken at once rather than
-	// waited for until it expired.
+	// Step is "verify", "sample", "energy" or "done"; or, while another
+	// process holds Key's lock (in the shared store, or in the cache
+	// file: InFile), "wait" as the wait starts and again after each lock
+	// wait (store.Store.LockWait) it goes on, "waiting" at each look at
+	// the lock between, for a display that redraws, and "waited" as it
+	// ends; "took over" where the lock's Holder was a process of this
+	// host that no longer exists.
 	Step string
 	// Done and Total count samples taken and the most there will be.
 	Done, Total int
 	// Holder names the process that holds Key's lock, by host and process
-	// id, where the lock says; Waited is how long this one has waited, and
-	// MaxWait the most it waits (0: as long as the holder renews its lock,
-	// as a search does).
+	// id; Waited is how long this one has waited, and MaxWait the most it
+	// waits (0: as long as the holder renews its lock).
 	Holder          string
 	Waited, MaxWait time.Duration
-	// InFile says that the lock is the cache file's, which another
-	// process of this machine holds, not the shared store's.
-	InFile bool
+	InFile          bool
 }
 
 // DefaultOptions measure to ±1% with up to 10 s per key.
@@ -150,9 +128,9 @@ var DefaultOptions = Options{
 	Objective:       ObjectiveTime,
 }
 
+// fill sets the defaults of the bounds unset, or meaningless below zero.
 func (o *Options) fill() {
 	d := DefaultOptions
-	// Bounds unset, or meaningless below zero, are the defaults.
 	o.TargetHalfWidth = cmp.Or(max(o.TargetHalfWidth, 0), d.TargetHalfWidth)
 	o.Budget = cmp.Or(max(o.Budget, 0), d.Budget)
 	o.MinSamples = cmp.Or(max(o.MinSamples, 0), d.MinSamples)

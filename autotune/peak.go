@@ -16,16 +16,12 @@ import (
 // each rate's median, and its 95% interval.
 type Peak struct {
 	Rates
-	// Low and High are the bottoms and tops of the rates' 95% intervals
-	// (the winning kernel's interval of its median time, turned into
-	// rates). A peak stored by a vkbench that kept no intervals has
-	// neither, and is judged as a point.
+	// Low and High are the bottoms and tops of the rates' 95% intervals;
+	// a peak stored without them is judged as a point.
 	Low  *Rates `json:"ci_lo,omitempty"`
 	High *Rates `json:"ci_hi,omitempty"`
-	// SMClockMHz and MemClockMHz are the highest SM and memory clocks
-	// seen while the peak kernels were measured, where they could be read
-	// (telemetry): a rate measured at another clock is no percentage of
-	// this peak (FlagPeakOtherClock).
+	// SMClockMHz and MemClockMHz are the highest clocks seen while the
+	// peak kernels were measured, where read (FlagPeakOtherClock).
 	SMClockMHz  float64 `json:"sm_clock_mhz,omitempty"`
 	MemClockMHz float64 `json:"mem_clock_mhz,omitempty"`
 }
@@ -59,12 +55,9 @@ func (r *Rates) all() []*float64 {
 
 // ComputeOf returns the peak rate that bounds op's arithmetic: for an
 // operation on the matrix units (kernels.ArithmeticOf), their rate at its
-// precision where it was measured; otherwise, and for every other
-// operation, the FMA rate of its element type: fp16, int32 multiply-add
-// for int32 and uint32, else fp32 (0 when unknown). gemm-f16 is thus a
-// percentage of the tensor cores' fp16 rate on a GPU that has them, and of
-// the fp16 FMA rate elsewhere; gemm-bf16 of their bfloat16 rate, else
-// their fp16 rate, else the fp32 FMA rate.
+// precision where it was measured; otherwise the FMA rate of its element
+// type: fp16, int32 multiply-add for int32 and uint32, else fp32 (0 when
+// unknown).
 func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 	if p == nil {
 		return 0
@@ -82,11 +75,9 @@ func (p *Rates) computeOf(op kernels.Operation) float64 {
 	case kernels.MatrixS8:
 		m = p.MatrixS8GOPs
 	case kernels.MatrixBF16:
-		// A peak stored before peak-coopmat-bf16 existed, or measured
-		// where the device has no bfloat16 matrices, has no bfloat16
-		// rate: the fp16 one stands in (the same on every device known
-		// here), never the vector rate, which gemm-bf16's matrix
-		// candidates would exceed several times and be flagged for.
+		// Without a bfloat16 rate the fp16 one stands in (the same on
+		// every device known here), never the vector rate, which
+		// gemm-bf16's matrix candidates would exceed several times.
 		m = cmp.Or(p.MatrixBF16GFLOPs, p.MatrixF16GFLOPs)
 	}
 	switch {
@@ -114,11 +105,9 @@ func (p *Peak) upper(rate func(*Rates) float64) float64 {
 	return math.Inf(1)
 }
 
-// Above returns the flags of the rates of m (op's) that lie above the
-// peak's: FlagAbovePeakBandwidth, FlagAbovePeakFLOPs, each only where the
-// rate's 95% interval lies wholly above the peak's. A rate whose interval
-// overlaps the peak's is as fast as the peak, within the noise of both;
-// one without an interval is never above.
+// Above returns the flags of the rates of m (op's) whose 95% interval
+// lies wholly above the peak's: FlagAbovePeakBandwidth,
+// FlagAbovePeakFLOPs. One without an interval is never above.
 func (p *Peak) Above(m *results.Measurement, op kernels.Operation) []string {
 	if p == nil || m.Stats == nil {
 		return nil
@@ -169,17 +158,12 @@ type PeakRecord struct {
 	Time    time.Time `json:"time"`
 }
 
-// PeakKept is what SavePeak kept of the peak stored before.
+// PeakKept is what SavePeak kept of Old, the peak stored before (nil
+// where none): all of it (Whole), or the rates that the new peak measured
+// Slower beyond both intervals or too Noisy (0 for the others).
 type PeakKept struct {
-	// Old is the peak stored before, nil where there was none.
-	Old *PeakRecord
-	// Whole is set where nothing of the new peak was stored: Old stays
-	// as it was, its time included.
-	Whole bool
-	// Slower are Old's rates that the new peak measured below beyond
-	// both intervals, and Noisy those it measured too noisily (wider than
-	// the precision, and wider than Old's): both stay with their
-	// intervals; 0 for the others.
+	Old           *PeakRecord
+	Whole         bool
 	Slower, Noisy Rates
 }
 
@@ -188,12 +172,10 @@ type PeakKept struct {
 // stored one says. A stored rate stays, with its interval, where p's
 // interval of it is wider than precision (a half-width relative to the
 // rate) and wider than the stored one's; where p's lies wholly below the
-// stored one's (a peak is what the device can do, and a device measured
-// slower beyond the noise of both was busy or throttled); and where p did
-// not measure it. Every other rate is p's, a stored one without an
-// interval included. Where a rate stays, the clocks are the highest of
-// both; where every rate stays, nothing is written. It returns what it
-// kept.
+// stored one's (a device measured slower beyond the noise of both was
+// busy or throttled); and where p did not measure it. Where a rate stays,
+// the clocks are the highest of both; where every rate stays, nothing is
+// written.
 func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
 	var kept PeakKept
 	err := s.UpdatePeak(hardware, func(v []byte) ([]byte, error) {
@@ -218,8 +200,8 @@ func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, 
 }
 
 // keepStored returns p with the rates SavePeak keeps of old taken from
-// old, interval and all; those of them p measured slower and too noisily;
-// and whether any rate of p is left.
+// old, interval and all; which of them it kept as slower or noisy; and
+// whether any rate of p is left.
 func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noisy Rates, took bool) {
 	var low, high Rates // p's own stay the caller's
 	if p.Low != nil && p.High != nil {
@@ -240,9 +222,7 @@ func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noi
 		switch {
 		case *rate(&p.Rates) <= 0:
 			if *rate(&old.Rates) > 0 {
-				// Not measured this time (its kernels failed, say): the
-				// stored rate is still the best known.
-				keep(nil)
+				keep(nil) // not measured this time
 			}
 		case w > precision && *rate(&old.Rates) > 0 && old.HalfWidth(rate) <= w:
 			keep(&noisy)
@@ -258,9 +238,8 @@ func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noi
 	return p, slower, noisy, took
 }
 
-// LoadPeak returns the peak stored in s for hardware, if any. A file that
-// cannot be read is an error and a warning; a peak that does not decode is
-// none, with a warning.
+// LoadPeak returns the peak stored in s for hardware, if any; one that
+// does not decode is none, with a warning.
 func LoadPeak(s *store.Store, hardware string) (*PeakRecord, error) {
 	v, err := s.LoadPeak(hardware)
 	if err != nil {

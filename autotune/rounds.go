@@ -13,11 +13,10 @@ import (
 	"github.com/vkbench/vkbench/telemetry"
 )
 
-// MeasureRound measures round number round (from 0) of op at size: as
-// Measure does with one round, but in that round's own sampling order.
-// Rounds measured apart, other keys' rounds between them, and merged
-// with MergeRounds see more of what changes on a device over time than
-// rounds measured back to back (Options.Rounds) do.
+// MeasureRound measures round number round (from 0) of op at size, in
+// that round's own sampling order. Rounds measured apart, other keys'
+// between them, and merged with MergeRounds see more of what changes on
+// a device over time than Options.Rounds back to back do.
 func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options, round int) (*Entry, error) {
 	opts.Rounds, opts.round = 1, round
 	e, _, err := measure(ctx, dev, op, size, opts)
@@ -25,14 +24,13 @@ func MeasureRound(ctx context.Context, dev hal.Device, op kernels.Operation, siz
 }
 
 // MergeRounds makes one entry of the entries of op's rounds (MeasureRound,
-// the same key, in the order measured), as Measure with Options.Rounds
-// does: the same candidates, in the same order. A candidate that failed,
-// computed wrong or was unsupported in any round is that, with the first
-// such round's error: a kernel that fails once is not to be trusted. The
-// others pool their samples into Stats and keep each round's statistics in
-// Rounds; one measured to the end in any round is measured, one dropped in
-// every round is dropped. The winner is then picked from the pooled
-// statistics, as for one round (pickWinner).
+// in the order measured), as Measure with Options.Rounds does. A candidate
+// that failed, computed wrong or was unsupported in any round is that,
+// with the first such round's error: a kernel that fails once is not to be
+// trusted. The others pool their samples into Stats and keep each round's
+// statistics in Rounds; one measured to the end in any round is measured,
+// one dropped in every round is dropped. The winner is picked from the
+// pooled statistics.
 func MergeRounds(op kernels.Operation, entries []*Entry, opts Options) *Entry {
 	if len(entries) == 1 {
 		return entries[0]
@@ -123,8 +121,7 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 			out.Drop = &d
 		}
 	}
-	// Energy is known only if every round measured it; its interval is
-	// the rounds' together, from the lowest bound to the highest.
+	// Energy is known only if every round measured it.
 	if energies == len(rs) {
 		out.EnergyJ, out.PowerW = energy/float64(energies), power/float64(energies)
 		if intervals == energies {

@@ -14,13 +14,9 @@ import (
 	"github.com/vkbench/vkbench/telemetry"
 )
 
-// sample warms the GPU up, then samples the surviving candidates in
-// passes (samplePasses), dropping those clearly slower than the leader.
-// If a dropped candidate's median ends below the leader's, they are
-// measured again (recheck).
+// sample warms the GPU up, samples the surviving candidates, checks for
+// drift, and measures their energy.
 func (m *measurement) sample(ctx context.Context) error {
-	// Each round of a measurement in several rounds samples in its own
-	// order; the inputs, drawn from Seed alone, stay the same.
 	rng := rand.New(rand.NewPCG(m.opts.Seed, 0x5eed+uint64(m.opts.round)))
 	t0 := time.Now()
 	if err := m.warmup(ctx); err != nil {
@@ -29,7 +25,7 @@ func (m *measurement) sample(ctx context.Context) error {
 	start := time.Now()
 	m.debug("warmed up", "took", start.Sub(t0))
 	defer func() { m.debug("sampled", "took", time.Since(start)) }()
-	var mon *telemetry.Monitor // reading the device's conditions, where there is a source
+	var mon *telemetry.Monitor
 	if m.opts.Telemetry != nil {
 		mon = telemetry.Watch(m.opts.Telemetry, telemetryInterval)
 	}
@@ -45,9 +41,8 @@ func (m *measurement) sample(ctx context.Context) error {
 }
 
 // samplePasses takes one sample of each surviving candidate per pass, in
-// a shuffled order, until every survivor's interval is narrow enough, the
-// budget is spent, or MaxSamples is reached. The first pass is warm-up.
-// With drop, a candidate clearly slower than the leader is dropped.
+// a shuffled order, until decide says it is done. The first pass is
+// warm-up.
 func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop bool) error {
 	start := time.Now()
 	order := make([]int, 0, len(m.cands))
@@ -74,8 +69,7 @@ func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop boo
 }
 
 // sampleOne takes one sample of candidate i, kept when keep. Only an error
-// that ends the whole measurement is returned; a candidate's own trouble
-// is recorded in its state.
+// that ends the whole measurement is returned.
 func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 	c := m.cands[i]
 	t, err := m.timed(ctx, c, c.batch)
@@ -112,14 +106,12 @@ func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
 	return nil
 }
 
-// recheck catches drift. A candidate is dropped when it is clearly slower
-// than the leader at that moment; if its median nevertheless ends below
-// the leader's, the device's speed changed under the measurement (clocks,
-// heat, other work on it) and the drop may have been wrong. Then the
-// survivors and every such dropped candidate are measured again from
-// scratch, side by side, none dropped, their earlier samples discarded;
-// each is flagged FlagRemeasured. What is still inconsistent after that
-// is flagged FlagDrift by pickWinner.
+// recheck catches drift: where a dropped candidate's median ends below
+// the leader's, the device's speed changed under the measurement and the
+// drop may have been wrong. Then the survivors and every such dropped
+// candidate are measured again from scratch, none dropped, and flagged
+// FlagRemeasured. What is still inconsistent after that is flagged
+// FlagDrift by pickWinner.
 func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 	leader, lead := m.leader()
 	if leader < 0 {
@@ -185,7 +177,7 @@ func (m *measurement) warmup(ctx context.Context) error {
 }
 
 // leader returns the surviving candidate of lowest median so far, and its
-// statistics; -1 when no survivor has samples.
+// statistics; -1 when none has samples.
 func (m *measurement) leader() (int, stats.Stats) {
 	leader := -1
 	var lead stats.Stats

@@ -17,7 +17,6 @@ import (
 // SearchOptions bound and seed a search of a parameter space, and say
 // how its points are measured.
 type SearchOptions struct {
-	// Options are the strategy, its seed and the search's bounds.
 	search.Options
 	// CompileThreads is how many pipelines compile at once, on CPU
 	// threads, while the GPU measures (no more than Lookahead can: only
@@ -32,19 +31,16 @@ type SearchOptions struct {
 	Progress func(SearchProgress)
 }
 
-// SearchProgress reports one evaluation of a search.
+// SearchProgress reports one evaluation of a search: the evaluations so
+// far, this one included, of Budget at most; its median (0 for a
+// failure), and whether the tuning log answered; the fastest so far.
 type SearchProgress struct {
-	// Eval counts the evaluations so far, this one included; Budget is
-	// the most there will be.
 	Eval, Budget int
 	Name         string
-	// Seconds is its median, 0 for a failure; FromLog is set when the
-	// tuning log answered.
-	Seconds float64
-	FromLog bool
-	// Best is the fastest so far.
-	Best        string
-	BestSeconds float64
+	Seconds      float64
+	FromLog      bool
+	Best         string
+	BestSeconds  float64
 }
 
 // DefaultCompileThreads is how many pipelines a search compiles at once
@@ -70,11 +66,10 @@ type SearchResult struct {
 	// its candidates'.
 	Op     kernels.Operation
 	Points *kernels.Points
-	// Search is the search as the tuning log records it; empty for an
-	// answer read from a tier of the store (Entry.From).
+	// Search is the search as the tuning log records it (Log); empty for
+	// an answer read from a tier of the store (Entry.From).
 	Search search.LogSearch
-	// Log is the tuning log it read and wrote.
-	Log store.LogRef
+	Log    store.LogRef
 }
 
 // spaceOperation is an operation of a space's points under the name its
@@ -86,26 +81,14 @@ type spaceOperation struct {
 
 func (o spaceOperation) Name() string { return o.name }
 
-// Search searches op's parameter space (kernels.Searchable) at size's key
-// with a strategy, measuring each point it proposes on the tuner's device
-// unless the tuning log has it, recording each new one in the log as it
-// completes, and commits the fastest verified point under op's name and
-// SpaceSuffix: in the local file, replacing an earlier search's answer
-// with the fastest point the tuning log knows (this search's or another's),
-// and in the shared store by Commit's rule, as a tune's is (Force
-// replaces its answer). Configurations that fail a restriction
-// are never compiled. An interrupted search keeps in the log what it
-// measured, and a search run again continues from it: with the same
-// strategy and seed it proposes the same points, measuring only those the
-// log lacks. A machine whose log has nothing of the key takes a stored
-// answer instead of searching (Entry.From says which tier's, Search is
-// empty): the local file's, else the shared store's, verified on this
-// device first. When neither has one, one machine of a fleet searches the
-// key under the shared store's lock while the others wait for its answer,
-// as long as it renews the lock (a holder that dies stops, and the lock
-// expires and is taken over). Force searches anyway, under the lock: it
-// waits while another machine holds it, then measures afresh, never
-// taking that machine's answer instead.
+// Search searches op's parameter space (kernels.Searchable) at size's key,
+// as the package doc's Searching says, and commits the fastest verified
+// point under op's name and SpaceSuffix: in the local file, replacing an
+// earlier search's answer with the fastest point the tuning log knows
+// (this search's or another's), and in the shared store by Commit's rule
+// (Force replaces its answer). A machine whose log has nothing of the key
+// takes a stored answer instead (Entry.From says which tier's, Search is
+// empty).
 func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.Size, sopts SearchOptions) (*SearchResult, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -139,16 +122,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if !sopts.Force {
 		logged, _ = search.LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
 	}
-	// A machine that has not searched skey takes the answer of one that
-	// has: the local file's (copied from the shared store earlier), else
-	// the shared store's, verified here, else that of the machine holding
-	// skey's lock; or it holds the lock until its own answer is
-	// published. A machine that has searched it searches again,
-	// continuing from its log, so that a larger budget finds what a
-	// smaller one missed, and a forced search measures everything again:
-	// both under the lock too, waiting while another machine holds it
-	// but taking no answer, so that no other machine searches beside
-	// them and their answers do not race to the store.
+	// A machine that has searched skey searches again, continuing from
+	// its log, so that a larger budget finds what a smaller one missed:
+	// under the lock, taking no answer, as a forced search does.
 	c, err := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
 	if err != nil {
 		return nil, err
@@ -249,11 +225,7 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernel
 			ranked = append(ranked, j)
 		}
 	}
-	// A tuner of another objective than time commits into a table of its
-	// own: its answer is picked by that objective where the evaluations
-	// have it, and otherwise says that time picked it (a search measures
-	// no energy), as a tune's does.
-	crown(e, ranked)
+	crown(e, ranked) // by the objective where the evaluations have it (a search measures no energy)
 	return e
 }
 
@@ -274,10 +246,9 @@ type deviceSource struct {
 	sem    *buildSlots                 // compile threads; nil compiles in line
 	jobs   map[int]*compileJob
 	t0     time.Time
-	// base is the measurement whose problem, prepared for the first
-	// point, every point is measured on; last is when the GPU last ran a
-	// sample: a GPU idle for a while (waiting for a compile) clocks down
-	// and is warmed up again.
+	// base's problem, prepared for the first point, is every point's;
+	// last is when the GPU last ran a sample: a GPU idle for a while
+	// (waiting for a compile) clocks down and is warmed up again.
 	base *measurement
 	last time.Time
 
@@ -368,11 +339,9 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	return search.Evaluation{Point: i, Record: rec, Measured: true}, nil
 }
 
-// measure verifies point i with the pipeline j built, calibrates it, and
-// samples it in rounds until its interval is within the target, its
-// budget (Options.Budget, per point) is spent or it has MaxSamples
-// samples, as Measure samples a candidate; then it releases the pipeline.
-// An error is returned only when it ends the search (device loss,
+// measure verifies, calibrates and samples point i with the pipeline j
+// built, as Measure does a candidate (Options.Budget is per point), then
+// releases the pipeline. An error ends the search (device loss,
 // cancellation); the point's own failures are in its Result.
 func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (results.Result, time.Duration, error) {
 	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
@@ -385,9 +354,7 @@ func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (resul
 	case time.Since(d.last) > searchIdle && d.base.opts.Warmup > 0:
 		m.opts.Warmup = d.base.opts.Warmup / 4
 	}
-	// The point is the measurement's one candidate, at its own index in
-	// the problem of every point.
-	c := d.cands[i]
+	c := d.cands[i] // the measurement's one candidate, at its index in the problem
 	st := &candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}, exe: j.exe}
 	m.cands = []*candState{st}
 	if err := m.verifyCandidate(ctx, c, st, j.took); err != nil {

@@ -13,30 +13,23 @@ import (
 )
 
 // The shared tier (store.Store.Shared) is asked after the local file and
-// before measuring: its answers were measured on other machines of the
-// same hardware and driver (the table is the hardware's), and it is a
-// trust boundary. An answer names its winner by the digest of the
-// winner's kernel (Entry.FastestDigest): an answer whose digest is none of
-// this machine's candidates is ignored, and the candidate it names is
-// verified on this device (kernels.VerifyCandidate: run once on the tune's
-// seeded inputs and checked, as a tune checks every candidate before
-// timing it) before its first use here; then it is copied into the local
-// file, which this machine trusts. Whoever can write the shared store can
-// choose among this machine's verified candidates, never what code runs
-// or whether it is checked.
+// before measuring, and it is a trust boundary: its answer names its
+// winner by the digest of the winner's kernel (Entry.FastestDigest), which
+// must be one of this machine's candidates and is verified on this device
+// (kernels.VerifyCandidate) before its first use here. Whoever can write
+// the shared store can choose among this machine's verified candidates,
+// never what code runs or whether it is checked.
 
-// digest is the digest a shared answer names candidate c by: that of its
-// SPIR-V and everything else that makes it the kernel it is
-// (kernels.Digest of c alone).
+// digest is the digest a shared answer names candidate c by (kernels.Digest
+// of c alone).
 func digest(c kernels.Candidate) string {
 	d := kernels.Digest([]kernels.Candidate{c})
 	return hex.EncodeToString(d[:])
 }
 
-// fromShared returns the shared tier's answer for k, trusted: its winner
-// one of op's candidates, verified on this device and copied into the
-// local file; nil when there is none, or none to trust (with a warning).
-// ctx ending while it verifies is its error: the answer was not judged.
+// fromShared returns the shared tier's answer for k, trusted and copied
+// into the local file; nil when there is none, or none to trust (with a
+// warning). ctx ending while it verifies is its error.
 func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum string) (*Entry, error) {
 	shared := t.store.Shared()
 	if shared == nil {
@@ -59,13 +52,12 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 		return nil, nil
 	}
 	e.Fastest, e.FastestName = index, op.Candidates()[index].Name
-	// The local file now holds it: verified here, it is trusted here.
 	stored, _ := commit(ctx, t.store, t.table, k, sum, e, false) // a file that cannot be written has warned
 	return t.answered(k, sum, stored, FromShared, shared.Path()), nil
 }
 
 // answered remembers e, the answer to k that the tier from (at where)
-// gave, and logs, for -v, which tier answered k.
+// gave, and logs it for -v.
 func (t *Tuner) answered(k Key, sum string, e *Entry, from Tier, where string) *Entry {
 	t.remember(k, sum, e.Fastest)
 	e.From = from
@@ -76,10 +68,9 @@ func (t *Tuner) answered(k Key, sum string, e *Entry, from Tier, where string) *
 }
 
 // patience is how long claim waits for a lock another holds: not at all
-// (FastestOrDefault: busy), the tier's LockWait at most (a tune, which
-// then tunes without the lock), or as long as the holder renews it (a
-// search, which may take an hour, and a forced tune). A wait is told to
-// Progress and the log (waiting).
+// (FastestOrDefault), the tier's LockWait at most (a tune, which then
+// tunes without the lock), or as long as the holder renews it (a search,
+// which may take an hour, and a forced tune).
 type patience int
 
 const (
@@ -88,11 +79,11 @@ const (
 	whileRenewed
 )
 
-// claimed is what claim found: the answer taken (nil if none), or the
-// lease of the key's lock (nil if none: a store without locks, or a wait
-// that gave up), or that another holds the lock (busy, with noWait); and
-// whether it waited for another process's lock, in which time that
-// process may have written what a caller read before (a tuning log).
+// claimed is what claim found: the answer taken, or the lease of the
+// key's lock (nil if none: a store without locks, or a wait that gave
+// up), or that another holds the lock (busy, with noWait); and whether it
+// waited for another process, which may meanwhile have written what a
+// caller read before (a tuning log).
 type claimed struct {
 	answer *Entry
 	lease  *store.Lease
@@ -101,31 +92,22 @@ type claimed struct {
 }
 
 // claim answers k from the local file, else the shared tier, else from
-// the machine of the fleet that holds k's lock (or, with no shared tier,
-// the process that holds it in the file); or makes this process the one
-// that answers k, taking the lock and returning its lease, to release
-// once the answer is committed. While another process holds the lock it
-// waits for that one's answer (trusted as fromShared's) as long as wait
-// says; a holder that died stops renewing its lock, which expires, and
-// the lock is taken over (at once where the holder was a process of this
-// host that no longer exists). A shared tier that fails leaves the file's
-// lock. With a store that has no locks (no file), or one that fails, it
-// returns neither answer nor lease: answer k here.
-// With noWait, a lock another holds is busy: the caller does not wait.
-// Without take, no answer is taken, of a tier or of the holder: it waits
-// for the lock alone (a search that continues its own log, or a forced
-// search or tune). ctx ending while it waits is its error, of ctx's code,
-// and so is the device's end (released by a Device's Close, or lost): the
-// caller neither measures nor stores anything.
+// the process that holds k's lock (the shared tier's, or without one the
+// file's), as long as wait says; or takes the lock and returns its lease,
+// to release once the answer is committed. A holder that died stops
+// renewing its lock, which expires and is taken over (at once where the
+// holder was a process of this host that no longer exists). A shared tier
+// that fails leaves the file's lock; a store with no locks, or one that
+// fails, gives neither answer nor lease: answer k here. Without take, no
+// answer is taken: it waits for the lock alone (a search that continues
+// its own log, a forced search or tune). ctx ending while it waits is its
+// error, of ctx's code, and so is the device's end.
 func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (claimed, error) {
 	if take {
 		if e := t.fromFile(ctx, k, sum); e != nil {
 			return claimed{answer: e}, nil
 		}
 	}
-	// The lock is the shared tier's, or, without one, the file's: of the
-	// processes that share it, one tunes k (a store without a file has no
-	// locks: this process tunes k).
 	locks := cmp.Or(t.store.Shared(), t.store)
 	name := t.table.String() + "/" + string(entryKey(k, sum))
 	poll := min(250*time.Millisecond, locks.LockExpiry()/4)
@@ -210,10 +192,9 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 }
 
 // waiting tells Progress of a wait for another process's lock in locks,
-// and the Logger, at Info, of its start and of each lock wait it goes on
-// (a wait of up to an hour is news to a program that only logs), and of
-// a lock taken over (step "took over") from a process of this host that
-// no longer exists rather than waited for until it expired.
+// and the Logger, at Info, of its start, of each lock wait it goes on (a
+// wait of up to an hour is news to a program that only logs) and of a
+// lock taken over.
 func (t *Tuner) waiting(p Progress, locks *store.Store) {
 	p.InFile = locks == t.store
 	if t.opts.Progress != nil {
@@ -242,12 +223,11 @@ func (t *Tuner) lockedBy(locks *store.Store) (who, place string) {
 }
 
 // publish commits e, the answer measured here for k, to the local file
-// and the shared tier by commit's rule (the first answer committed stays
-// unless force, or e clearly beats it), and remembers the file's. own replaces the file's answer
-// all the same: a search's, picked from a log that holds every point the
-// file's (this machine's earlier search) was picked from. The shared tier
-// failing has warned. The error is the local file's, or ctx's where ctx
-// ended while it waited for the file's lock (nothing was written).
+// and the shared tier by commit's rule, and remembers the file's. own
+// replaces the file's answer all the same: a search's, picked from a log
+// that holds every point the file's (this machine's earlier search) was
+// picked from. The error is the local file's (the shared tier has
+// warned), or ctx's.
 func (t *Tuner) publish(ctx context.Context, op kernels.Operation, k Key, sum string, e *Entry, force, own bool) (*Entry, error) {
 	e.FastestDigest = digest(op.Candidates()[e.Fastest])
 	stored, err := commit(ctx, t.store, t.table, k, sum, e, force || own)

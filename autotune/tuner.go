@@ -25,27 +25,24 @@ type Tuner struct {
 	table store.Table
 	opts  Options
 
-	// checksums are the operations' candidate-list checksums, by
-	// operation: kernels.Operation to string.
-	checksums sync.Map
+	checksums sync.Map // kernels.Operation → its candidate list's Checksum
 
 	mu      sync.Mutex
 	pending map[answerKey]*tune
 
-	// answers are the answers known to this tuner, by key and checksum:
-	// read from the store, committed, or (where the store could not take
-	// them) only here. The store keeps none in memory.
+	// answers are the answers known to this tuner: read from the store,
+	// committed, or (where the store could not take them) only here.
 	answerMu sync.RWMutex
 	answers  map[answerKey]int
 
-	// applying are the subsets of operations' candidates that apply at
-	// some sizes (Candidate.Applies), made once each.
+	// applying are the subsets of candidates that apply at some sizes
+	// (Candidate.Applies), made once each.
 	applyMu  sync.Mutex
 	applying map[applyKey]applySubset
 }
 
-// applyKey is an operation and the indices of its candidates that apply
-// at a size, as text.
+// applyKey is an operation and the indices of its candidates that apply,
+// as text.
 type applyKey struct {
 	op      kernels.Operation
 	applies string
@@ -57,15 +54,12 @@ type applySubset struct {
 	op    kernels.Operation
 	index []int
 	// sum is the checksum the subset is tuned under: the whole's, "+",
-	// the subset's. The cache keeps the answers of every subset of one
-	// candidate list side by side under a key (sizes of one bucket can
-	// have different candidates that apply), and drops those of another
-	// list (Commit).
+	// the subset's, so that the answers of every subset of one list stay
+	// side by side under a key (Commit).
 	sum string
 }
 
-// answerKey is a question the tuner answers: a key and the checksum of
-// the candidate list it is asked of.
+// answerKey is a question the tuner answers: a key, of a candidate list.
 type answerKey struct {
 	key      Key
 	checksum string
@@ -86,22 +80,20 @@ func (t *Tuner) remember(k Key, checksum string, fastest int) {
 	t.answerMu.Unlock()
 }
 
-// tune is one tune in flight; done closes when it ends.
+// tune is one tune in flight; done closes when it ends. stopped is
+// whether it ended because its caller's context did, which ends no other
+// caller's.
 type tune struct {
-	done  chan struct{}
-	force bool
-	entry *Entry
-	err   error
-	// stopped is whether it ended because its caller's context did,
-	// which ends no other caller's.
+	done    chan struct{}
+	force   bool
+	entry   *Entry
+	err     error
 	stopped bool
 }
 
 // NewTuner makes a tuner for dev that keeps its answers in s, in the
-// table of dev's hardware and opts.Tuner; a tuner for another objective
-// than time keeps them in a table of its own, opts.Tuner+"+"+objective
-// (such as "builtin+energy"), so that the winners by time and by energy
-// of one key are both kept.
+// table of dev's hardware and opts.Tuner (+"+"+objective for another
+// objective than time, such as "builtin+energy").
 func NewTuner(dev hal.Device, s *store.Store, opts Options) *Tuner {
 	opts.fill()
 	table := store.Table{Hardware: dev.Info().Hardware(), Tuner: opts.Tuner}
@@ -125,12 +117,10 @@ func (t *Tuner) Table() store.Table { return t.table }
 // Store is the store the tuner keeps its answers in.
 func (t *Tuner) Store() *store.Store { return t.store }
 
-// Key returns the key that size of op is tuned under: its dimensions
-// bucketed by the tuning level, and measured at the bucket's
-// representative shape. Where a candidate of op applies at size but not
-// at that shape (kernels.Candidate.Applies), the key is size's own
-// shape: bucketing must never turn a candidate that is valid at the size
-// asked into a failed one.
+// Key returns the key that size of op is tuned under: bucketed by the
+// tuning level, unless a candidate of op applies at size but not at the
+// bucket's shape (kernels.Candidate.Applies): bucketing must never turn a
+// candidate that is valid at the size asked into a failed one.
 func (t *Tuner) Key(op kernels.Operation, size kernels.Size) Key {
 	k := Key{Op: op.Name(), DType: op.DType().String(), Size: t.opts.Level.Bucket(size)}
 	if k.Size != size && !appliesAt(op, k.Size) {
@@ -159,17 +149,13 @@ func (t *Tuner) checksum(op kernels.Operation) string {
 }
 
 // Err is the device's: nil while it works, an error matching
-// hal.ErrDeviceLost once it is lost, or hal.ErrReleased once released. The
-// tuner keeps no state of its own about it, so that a loss found by any
-// user of the device (or injected into it) is seen at once.
+// hal.ErrDeviceLost once it is lost, or hal.ErrReleased once released.
 func (t *Tuner) Err() error { return t.dev.Err() }
 
-// Fastest returns the index of op's fastest candidate for shape: from the
-// answers in memory, else from the store, and on a
-// miss the key is tuned on its bucket's representative shape and the
-// answer committed. If another caller is tuning the key, Fastest waits for
-// it (or for ctx), and tunes the key itself where that caller's context
-// ended first. Once the device is lost, Fastest fails at once.
+// Fastest returns the index of op's fastest candidate for size: from
+// memory, else from the store, else tuned and committed. If another caller
+// is tuning the key, Fastest waits for it (or for ctx), and tunes the key
+// itself where that caller's context ended first.
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
 	i, _, err := t.fastest(ctx, op, size, untilLockWait)
 	return i, err
@@ -215,16 +201,14 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 
 // Tune tunes op at size's key and commits the answer, unless the cache
 // already has one (then that entry is returned without measuring). force
-// measures again and replaces the stored answer; with a shared store it
-// does so under the key's lock, waiting while another machine holds it
-// (as long as that one renews it) but never taking its answer instead,
-// nor that of an unforced tune of the key in flight in this process.
+// measures again and replaces the stored answer, under the key's lock,
+// never taking another's answer instead, nor that of an unforced tune of
+// the key in flight in this process.
 //
-// When the answer cannot be written to the store (a file locked, of a newer
-// format, not writable), Tune returns the entry and a *NotStoredError:
-// the answer is kept in memory, so that this tuner uses it, but the next
-// process will tune again. Fastest, which only needs the answer, does not
-// fail for it; a caller whose purpose is to store answers should.
+// When the answer cannot be written to the store, Tune returns the entry
+// and a *NotStoredError: the answer is kept in memory, so that this tuner
+// uses it, but the next process will tune again. Fastest does not fail
+// for it; a caller whose purpose is to store answers should.
 func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Size, force bool) (*Entry, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -239,8 +223,7 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 
 // Stored returns what the cache holds for op at size, as Tune would
 // answer it but without measuring: the entry, its indices op's, or nil
-// (and no error) when the key has not been tuned. Where some candidates
-// do not apply at size, the entry is that of the ones that do.
+// (and no error) when the key has not been tuned.
 func (t *Tuner) Stored(op kernels.Operation, size kernels.Size) (*Entry, error) {
 	target, index, sum, err := t.applicable(op, size)
 	if err != nil {
@@ -270,10 +253,9 @@ func (e *NotStoredError) Unwrap() error { return e.Err }
 var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 
 // applicable returns the operation to tune for size and its checksum: op
-// itself when every candidate applies at size (the usual case, which
-// allocates nothing more), else the subset of those that do, made once
-// per set, with their indices in op. No candidate applying is
-// InvalidArgument.
+// itself when every candidate applies at size (allocating nothing), else
+// the subset of those that do, with their indices in op. No candidate
+// applying is InvalidArgument.
 func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Operation, []int, string, error) {
 	if appliesAt(op, size) {
 		return op, nil, t.checksum(op), nil
@@ -319,12 +301,9 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 		select {
 		case <-p.done:
 			// This caller tunes k itself where the tune it joined did
-			// not wait for another machine's (errPending), was stopped
-			// by its own caller's context, or was not forced and this
-			// one is: that one may have answered from a tier, or kept
-			// the first answer committed, the very answer the force was
-			// asked to replace. A forced tune in flight measures afresh
-			// whenever it began, and is joined.
+			// not wait (errPending), was stopped by its own caller's
+			// context, or was not forced and this one is: that one may
+			// have kept the very answer the force was asked to replace.
 			if p.err == errPending || p.stopped && ctx.Err() == nil || force && !p.force {
 				return t.tune(ctx, op, k, sum, force, wait)
 			}
@@ -333,9 +312,8 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
 		}
 	}
-	// A tune that panics (in an Op's Prepare or Check, say) ends all the
-	// same: its waiters get this error, the next call tunes again, and the
-	// panic goes on to this caller.
+	// A tune that panics (in an Op's Prepare, say) ends all the same: its
+	// waiters get this error, and the panic goes on to this caller.
 	p := &tune{done: make(chan struct{}), force: force, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", k)}
 	t.pending[mk] = p
 	t.mu.Unlock()
@@ -350,14 +328,12 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 	return p.entry, p.err
 }
 
-// resolve answers one key: from the store (another process may have tuned
-// it), else by measuring and committing. With noWait, a key another
-// machine is tuning is errPending.
+// resolve answers one key: from the store's tiers, else by measuring and
+// committing. With noWait, a key another machine is tuning is errPending.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
-	// The tiers (shared.go), or this process tunes it for the fleet. A
-	// forced tune takes no answer but waits for the lock while its holder
-	// renews it, as a forced search does, so that two machines forcing
-	// one key never measure it side by side and race to publish.
+	// A forced tune takes no answer but waits for the lock while its
+	// holder renews it, so that two machines forcing one key never
+	// measure it side by side and race to publish.
 	take := !force
 	if force {
 		wait = whileRenewed
@@ -380,9 +356,6 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 		name, cause := firstError(e, errs)
 		return e, status.Wrapf(cause, status.FailedPrecondition, "autotune: no candidate of %s computed correctly on %s; the first, %s, failed", k, t.dev.Info().Name, name)
 	}
-	// A store that cannot be written does not undo the answer: the tuner
-	// keeps it in memory, the store records a warning (store.Warnings),
-	// and the caller learns that it was not stored.
 	stored, err := t.publish(ctx, op, k, sum, e, force, false)
 	if err != nil {
 		return e, &NotStoredError{Key: k, Path: t.store.Path(), Err: err}
@@ -390,9 +363,8 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	return stored, nil
 }
 
-// fromFile returns the local file's answer for k, remembered; nil when
-// it has none (or none readable: a warning), or when ctx ended while it
-// waited for another process's lock on the file (its caller asks ctx).
+// fromFile returns the local file's answer for k, remembered; nil when it
+// has none readable, or when ctx ended (its caller asks ctx).
 func (t *Tuner) fromFile(ctx context.Context, k Key, sum string) *Entry {
 	e, err := ReadEntry(ctx, t.store, t.table, k, sum)
 	if err != nil || e == nil {

@@ -5,13 +5,12 @@ import (
 	"math/rand/v2"
 )
 
-// anneal is simulated annealing over a grid's neighbour graph. The walk
-// is on log times: a neighbour that is slower by a factor r is taken with
-// probability r^(-1/T), T falling from annealStart to a hundredth of it
-// over the budget. Moves to points already evaluated cost nothing (their
-// time is known), so the walk crosses known ground freely and proposes
-// only points it has not proposed; when every neighbour within reach is
-// known it restarts at a random point.
+// anneal is simulated annealing over a grid's neighbour graph, on log
+// times: a neighbour slower by a factor r is taken with probability
+// r^(-1/T), T falling from annealStart to a hundredth of it over the
+// budget. Moves to points already evaluated cost nothing, so the walk
+// crosses known ground freely and proposes only new points; when every
+// neighbour within reach is known it restarts at a random point.
 type anneal struct {
 	observations
 	nb     [][]int

@@ -8,27 +8,20 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// bayes is Bayesian optimization with a Gaussian process over the grid's
-// scaled coordinates. It evaluates a random initial design, then, each
-// time it is asked, the point never proposed with the largest expected
-// improvement on the best log time so far. Proposals still outstanding
-// count as observed at the model's prediction (the "kriging believer"), so
-// that several proposals made before their results do not crowd one spot.
-// Failed points are known to be proposed and are left out of the model.
-// Every bayesLocal-th guided proposal is instead the unproposed neighbour
-// of the best point so far that the model predicts fastest: expected
-// improvement alone wanders off a narrow basin it has found (replayed on
-// the recorded logs, the refinement cut the worst of 60 seeds from 28% of
-// the space to 20% on the H200's and the median on the model's from 14% to
-// 9%).
+// bayes is Bayesian optimization as the package doc's model says. Failed
+// points are left out of the model. Every bayesLocal-th guided proposal
+// is instead the unproposed neighbour of the best point so far that the
+// model predicts fastest: expected improvement alone wanders off a narrow
+// basin it has found (replayed on the recorded logs, the refinement cut
+// the worst of 60 seeds from 28% of the space to 20% on the H200's and
+// the median on the model's from 14% to 9%).
 type bayes struct {
 	observations
-	feats [][]float64
-	rng   *rand.Rand
-	n0    int
-	model gp
-	// tunedAt is how many results the hyperparameters were chosen with.
-	tunedAt int
+	feats   [][]float64
+	rng     *rand.Rand
+	n0      int
+	model   gp
+	tunedAt int     // how many results the hyperparameters were chosen with
 	order   []int   // results' points, in the order told
 	pending []int   // proposed, not yet told
 	nb      [][]int // the grid's neighbours
@@ -40,9 +33,8 @@ type bayes struct {
 const bayesExplore = 0.01
 
 // bayesRetune is how many new results make the hyperparameters be chosen
-// again, at least: later, a fifth more than they were chosen with (a
-// choice costs dozens of factorizations, which grow as the cube of the
-// results).
+// again, at least (later, a fifth more: a choice costs dozens of
+// factorizations, which grow as the cube of the results).
 const bayesRetune = 5
 
 func newBayes(g *Grid, rng *rand.Rand) *bayes {

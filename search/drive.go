@@ -13,23 +13,16 @@ type Options struct {
 	// Strategy is one of Strategies; "" is Auto.
 	Strategy string
 	// MaxEvals bounds the evaluations, those answered from a tuning log
-	// included. Zero means every point for Exhaustive (and Auto on a small
-	// space), a quarter of the points (at least DefaultMinEvals) for the
-	// others.
+	// included. Zero means every point for Exhaustive, a quarter of the
+	// points (at least DefaultMinEvals) for the others.
 	MaxEvals int
-	// TimeLimit bounds the search's wall-clock time (simulated, from the
-	// recorded times, in a replay); no new point is evaluated past it.
-	// Zero means none.
+	// TimeLimit bounds the search's wall-clock time (simulated in a
+	// replay); no new point is evaluated past it. Zero means none.
 	TimeLimit time.Duration
-	// Seed seeds the strategy: the same seed, space and results give the
-	// same search.
-	Seed uint64
+	Seed      uint64
 	// Lookahead is how many proposals are outstanding at once (being
-	// compiled or measured): the strategy proposes the next point before
-	// knowing the results of the Lookahead-1 before it, so that they
-	// compile while the GPU measures. It changes which points a strategy
-	// proposes, so a replay uses the search's. Zero means
-	// DefaultLookahead.
+	// compiled or measured). It changes which points a strategy proposes,
+	// so a replay uses the search's. Zero means DefaultLookahead.
 	Lookahead int
 }
 
@@ -76,12 +69,10 @@ type Evaluator interface {
 	Close()
 }
 
-// Drive runs strategy s against ev under opts (filled), keeping
-// opts.Lookahead proposals outstanding and telling results in the order
-// proposed, so that the same strategy, seed and results propose the same
-// points whatever evaluates them. done, if not nil, is called after each
-// evaluation; true ends the search. Drive returns the evaluations, in
-// order, and the error that ended it early.
+// Drive runs strategy s against ev under opts (filled), as the package
+// doc says. done, if not nil, is called after each evaluation; true ends
+// the search. Drive returns the evaluations, in order, and the error that
+// ended it early.
 func Drive(ctx context.Context, s Strategy, ev Evaluator, opts Options, done func(Evaluation) bool) ([]Evaluation, error) {
 	defer ev.Close()
 	var evals []Evaluation

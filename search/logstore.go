@@ -12,9 +12,6 @@ import (
 	"github.com/vkbench/vkbench/store"
 )
 
-// A search's tuning log is kept in the store (store.LogRef names one) as
-// JSON: what this file adds to the store's bytes is the records' meaning.
-
 // LogEvals returns the records of r's log in s by identity; none (and no
 // error) when there is no log. A record that does not decode is skipped
 // with a warning: its configuration is measured again.

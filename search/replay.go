@@ -19,16 +19,14 @@ type ReplayOptions struct {
 	StopWithin float64
 }
 
-// ReplayResult is a search run against a recorded tuning log.
+// ReplayResult is a search run against a recorded tuning log: the search
+// as a log records it (Simulated), the log's records of the
+// configurations it evaluated, in order, the number of configurations in
+// the log's space (those with a record) and the fastest verified median
+// among them, the exhaustive search's answer.
 type ReplayResult struct {
-	// Search is the search as a log records it (Simulated).
 	Search LogSearch
-	// Evals are the log's records of the configurations the search
-	// evaluated, in order.
-	Evals []LogRecord
-	// Points is the number of configurations in the log's space (those
-	// with a record); Best the fastest verified median among them, the
-	// exhaustive search's answer.
+	Evals  []LogRecord
 	Points int
 	Best   float64
 }
@@ -37,12 +35,12 @@ type ReplayResult struct {
 // evaluated a verified configuration within frac of the log's best
 // (0.03: at most 3% slower), or 0 if it never did.
 func (r *ReplayResult) EvalsWithin(frac float64) int {
-	for k, rec := range r.Evals {
-		if rec.Verified() && rec.Stats.Median <= r.Best*(1+frac) {
-			return k + 1
-		}
-	}
-	return 0
+	return slices.IndexFunc(r.Evals, func(rec LogRecord) bool { return within(rec, r.Best, frac) }) + 1
+}
+
+// within reports whether rec is verified and within frac of best.
+func within(rec LogRecord, best, frac float64) bool {
+	return rec.Verified() && rec.Stats.Median <= best*(1+frac)
 }
 
 // BestSoFar returns, after each of evals, the fastest verified median of
@@ -61,10 +59,7 @@ func BestSoFar(evals []LogRecord) []float64 {
 }
 
 // Replay runs a search against a recorded tuning log instead of a device,
-// over the configurations the log records (grid): every configuration it
-// proposes is answered by its record, and its time limit is on the
-// recorded times, compiling and measuring one after the other. With the log of an
-// exhaustive search, strategies are compared, and tested, without a GPU.
+// as the package doc's Replay says.
 func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	sopts := opts.Options
 	g, recs, err := l.grid()
@@ -86,7 +81,7 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
 	src := &logSource{recs: recs}
 	evals, err := Drive(context.Background(), strat, src, sopts, func(e Evaluation) bool {
-		return opts.StopWithin > 0 && e.Record.Verified() && e.Record.Stats.Median <= res.Best*(1+opts.StopWithin)
+		return opts.StopWithin > 0 && within(e.Record, res.Best, opts.StopWithin)
 	})
 	if err != nil {
 		return nil, err
@@ -100,11 +95,10 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	return res, nil
 }
 
-// grid returns the grid of the log's configurations, in the order of the
-// product of its params (the order of kernels.Space.Points, so that a
-// replay proposes what the search on the device proposed), and their
-// records. Records of configurations outside the header's space (values
-// it no longer has) are left out.
+// grid returns the grid of the log's configurations, in the order of
+// kernels.Space.Points (so that a replay proposes what the search on the
+// device proposed), and their records. Records of configurations outside
+// the header's space are left out.
 func (l *TuneLog) grid() (*Grid, []LogRecord, error) {
 	params := l.Header.Space.Params
 	space := &kernels.Space{Params: params}

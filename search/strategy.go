@@ -8,14 +8,8 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// Strategy decides which point of a space a search evaluates next. Drive
-// asks Next for proposals and Tells each one's result, in the order
-// proposed; it keeps up to Options.Lookahead proposals outstanding (being
-// compiled or measured) and asks for the next only after telling the
-// oldest, so that a strategy sees the same results in the same order on
-// the GPU, from the tuning log and in a replay: seeded, a search is
-// reproducible. NewStrategy makes the built-in ones by name; a caller's
-// own strategy is driven by Drive as they are.
+// Strategy decides which point of a space a search evaluates next; Drive
+// drives the built-in ones (NewStrategy) and a caller's own alike.
 type Strategy interface {
 	// Next returns the index of the next point to evaluate (one it has not
 	// proposed before), or false when it has nothing more to propose.
@@ -26,26 +20,14 @@ type Strategy interface {
 	Tell(i int, seconds float64, ok bool)
 }
 
-// The strategies a search can use, by name.
+// The strategies a search can use, by name (the package doc says what
+// each does).
 const (
-	// Exhaustive evaluates every point, in the space's order.
 	Exhaustive = "exhaustive"
-	// Random evaluates points in a seeded random order, without
-	// repetition.
-	Random = "random"
-	// Anneal is simulated annealing: a walk between neighbouring points
-	// (one or two params one value apart) that always takes a faster
-	// neighbour and a slower one with a probability that falls as the
-	// search goes on, restarting elsewhere when every neighbour is known.
-	Anneal = "anneal"
-	// Bayes is Bayesian optimization: a Gaussian process (Matérn 5/2,
-	// one length scale a param, fitted to the log of the times) models
-	// the space, and the point of largest expected improvement is
-	// evaluated next.
-	Bayes = "bayes"
-	// Auto is Exhaustive for spaces of at most SmallSpace points, Bayes
-	// for larger ones.
-	Auto = "auto"
+	Random     = "random"
+	Anneal     = "anneal"
+	Bayes      = "bayes"
+	Auto       = "auto"
 )
 
 // Strategies are the names NewStrategy takes, Auto last.

@@ -15,14 +15,11 @@ import (
 )
 
 // LogFormat names the format of an exported tuning log (WriteTuneLog):
-// JSON lines, the first a LogHeader, then one LogRecord ("kind": "eval")
-// per evaluated configuration and one LogSearch ("kind": "search") per
-// search that ran, in the order they ran. A reader skips lines of kinds
-// it does not know, so the format can grow.
+// JSON lines, a LogHeader, then the LogRecords ("kind": "eval") and the
+// LogSearches ("kind": "search"), in the order they ran.
 const LogFormat = "vkbench.tunelog/v1"
 
-// TuneLog is the tuning log of one key: every configuration of its space
-// that was evaluated, and the searches that evaluated them.
+// TuneLog is the tuning log of one key.
 type TuneLog struct {
 	Header   LogHeader
 	Evals    []LogRecord
@@ -37,10 +34,8 @@ type LogHeader struct {
 	// tuning key), dtype and representative shape.
 	Key  string `json:"key"`
 	Mode string `json:"mode"`
-	// Space is the space as last searched: its params, in order, and its
-	// restrictions.
-	Space LogSpace `json:"space"`
-	// Points is how many of its configurations were valid.
+	// Space is the space as last searched, of Points valid configurations.
+	Space   LogSpace  `json:"space"`
 	Points  int       `json:"points"`
 	Device  string    `json:"device,omitempty"`
 	Version string    `json:"vkbench_version,omitempty"`
@@ -62,9 +57,8 @@ func LogSpaceOf(s *kernels.Space) LogSpace {
 	return out
 }
 
-// LogRecord is one evaluated configuration: its params, its kernel's
-// identity, and its result (statistics, or the failure), with the time
-// its pipeline took to compile and its verification and sampling took.
+// LogRecord is one evaluated configuration, with the time its pipeline
+// took to compile and its verification and sampling took.
 type LogRecord struct {
 	Kind string `json:"kind"` // "eval"
 	// ID identifies the configuration's kernel (kernels.Space.Identity):
@@ -81,23 +75,20 @@ type LogRecord struct {
 // that may win.
 func (r *LogRecord) Verified() bool { return r.Ran() && r.Stats.Median > 0 }
 
-// LogSearch is one search: its strategy, seed and bounds, and the
-// configurations it evaluated, by name, in order.
+// LogSearch is one search: its strategy, seed and bounds, the
+// configurations it evaluated (Order, by name), how many it measured (the
+// rest came from the log), and the fastest it found.
 type LogSearch struct {
-	Kind      string `json:"kind"` // "search"
-	Strategy  string `json:"strategy"`
-	Seed      uint64 `json:"seed"`
-	Lookahead int    `json:"lookahead"`
-	MaxEvals  int    `json:"max_evals,omitempty"`
-	// Simulated is set for a replay of a log (no GPU).
-	Simulated bool     `json:"simulated,omitempty"`
-	Order     []string `json:"order"`
-	// Measured is how many it measured; the rest came from the log.
-	Measured int `json:"measured"`
-	// Best is the name of the fastest configuration it found.
-	Best string `json:"best,omitempty"`
-	// Interrupted is set for a search that stopped before its end.
-	Interrupted bool `json:"interrupted,omitempty"`
+	Kind        string   `json:"kind"` // "search"
+	Strategy    string   `json:"strategy"`
+	Seed        uint64   `json:"seed"`
+	Lookahead   int      `json:"lookahead"`
+	MaxEvals    int      `json:"max_evals,omitempty"`
+	Simulated   bool     `json:"simulated,omitempty"` // a replay of a log (no GPU)
+	Order       []string `json:"order"`
+	Measured    int      `json:"measured"`
+	Best        string   `json:"best,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"` // stopped before its end
 	// Seconds of compiling (summed over threads, and with what the
 	// space compiled as its points were enumerated: a manifest's GLSL),
 	// of verifying and sampling, and of the whole search.
