@@ -129,14 +129,8 @@ func abTable(sec *htmlSection, in Input) {
 	for _, row := range in.AB.Rows {
 		top = max(top, row.OldMedian, row.NewMedian)
 	}
-	scale, unit := timeUnit(top)
-	sec.TimeUnit = unit
-	num := func(v float64) string {
-		if v <= 0 {
-			return "-"
-		}
-		return strconv.FormatFloat(v*scale, 'f', 4-min(3, digits(top*scale)), 64)
-	}
+	var num func(float64) string
+	num, _, sec.TimeUnit = timeColumn(top)
 	for _, row := range in.AB.Rows {
 		r := abRow{Pair: row.Name, Verdict: string(row.Verdict), Old: num(row.OldMedian), New: num(row.NewMedian),
 			Ratio: "-", Interval: "-", Note: Reason(row.Note, row.Candidate), Fails: row.Verdict.Fails()}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -366,28 +367,20 @@ type panel struct {
 
 func (r *report) panels() ([]panel, error) {
 	var out []panel
+	var first error
+	keep := func(pn panel, err error) {
+		out, first = append(out, pn), cmp.Or(first, err)
+	}
 	for _, g := range r.groups {
-		pn, err := r.candidatePanel(g)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pn)
+		keep(r.candidatePanel(g))
 	}
 	for i := range r.roofs {
-		pn, err := r.rooflinePanel(&r.roofs[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pn)
+		keep(r.rooflinePanel(&r.roofs[i]))
 	}
 	for _, ab := range r.abs {
-		pn, err := abPanel(ab)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pn)
+		keep(abPanel(ab))
 	}
-	return out, nil
+	return out, first
 }
 
 // sansFont is the charts' font: sans-serif reads better at these sizes

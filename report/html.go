@@ -137,11 +137,10 @@ func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 			}
 		}
 	}
-	scale, tunit := timeUnit(top)
+	num, scale, tunit := timeColumn(top)
 	prefix, factor := Prefix(rateTop)
 	sec.TimeUnit, sec.RateUnit = tunit, prefix+string(unit)
 	var peak PeakLegend
-	num := func(v float64) string { return strconv.FormatFloat(v*scale, 'f', 4-min(3, digits(top*scale)), 64) }
 	for _, c := range g.cands {
 		for f, b := range g.at[c] {
 			if b == nil {
@@ -167,8 +166,19 @@ func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 	sec.Notes = append(sec.Notes, peak.Notes()...)
 }
 
-// digits is the number of digits before the point of v (1 for v < 10).
-func digits(v float64) int { return len(strconv.Itoa(int(v))) }
+// timeColumn is how a table writes times up to top: in the unit
+// timeUnit picks (scale, unit), with four significant digits at top; "-"
+// for no time.
+func timeColumn(top float64) (num func(float64) string, scale float64, unit string) {
+	scale, unit = timeUnit(top)
+	decimals := 4 - min(3, len(strconv.Itoa(int(top*scale)))) // digits before the point
+	return func(v float64) string {
+		if v <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(v*scale, 'f', decimals, 64)
+	}, scale, unit
+}
 
 var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">

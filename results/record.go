@@ -33,12 +33,8 @@ const (
 )
 
 // Measurement is the one record of a measured candidate: what became of
-// it, its statistics, and what one run moves and does. The tuner keeps
-// one per candidate in its entries (Result), and a results file's
-// Benchmark is one with the benchmark's name around it.
-//
-// Rates are not kept: Rates computes them at the median, where they are
-// printed.
+// it, its statistics, and what one run moves and does (see the package
+// doc). Rates are not kept: Rates computes them where they are printed.
 type Measurement struct {
 	Outcome Outcome `json:"outcome"`
 	// Error says why a candidate failed, is unsupported or was dropped.

@@ -19,13 +19,7 @@
 //
 // Compare tells, for each benchmark present in both files, whether the new
 // one is slower, judging by the variation between rounds, as benchstat does
-// over go test -count runs: Welch's t-test (golang.org/x/perf's benchmath)
-// over the logarithms of the rounds' medians, its p-values adjusted by
-// Holm's method over the benchmarks compared, and a threshold on the
-// change of their median. Samples of one round are not independent of
-// each other (they share the device's clocks, heat and neighbours of that
-// moment), so a test over them would call any drift between runs
-// significant:
+// over go test -count runs (Compare says how, and why not over samples):
 //
 //	base, _ := results.ReadFile("base.json")
 //	cur, _ := results.ReadFile("new.json")
@@ -34,24 +28,17 @@
 //		os.Exit(1)
 //	}
 //
+// A file of several rounds keeps a Probe, a fixed kernel measured in
+// every round, by which Compare tells the machine's change from the
+// kernels'.
+//
 // ABReport is the other gate, vkbench ab's: two versions measured side by
 // side in one run, judged pair by pair (ABReport.AddPair) by the 95%
 // bounds of a confidence sequence for their ratio (MedianBounds), valid
 // however many rounds were looked at, so that ab can add rounds until a
 // pair is decided. Both gates share one Verdict vocabulary and one rule
-// of what fails (Verdict.Fails): NEW slower past the threshold, NEW
-// computing a wrong result, or NEW failing where the base ran.
-//
-// Two runs in separate processes also differ by whatever changed on the
-// machine between them. A file of several rounds keeps a Probe, a fixed
-// kernel measured in every round, and the Report says how much it moved
-// (ProbeShift): the machine's change, not the kernels'. Each benchmark
-// whose rounds the probe demonstrably steadies (always, with
-// CompareOptions.Relative; never, with OwnTimes) is judged relative to the
-// probe, round by round (Row.RelativeDelta), and the probe never reverses
-// a change; every other one is slower only where both its own times and
-// its times relative to the probe are. Every document has a JSON Schema in schema/ (SchemaJSON);
-// ParseAB reads ab's report back.
+// of what fails (Verdict.Fails). Every document has a JSON Schema in
+// schema/ (SchemaJSON); ParseAB reads ab's report back.
 package results
 
 import (
@@ -274,15 +261,12 @@ func parseJSON(data []byte) (*File, error) {
 // checkSamples refuses samples that are not times: the schemas say so too,
 // but version 1's allowed zero, which no timer that ticked reports.
 func checkSamples(i int, b *Benchmark) error {
-	var all [][]float64
+	rounds := b.Rounds
 	if b.Stats != nil {
-		all = append(all, b.Stats.Samples)
+		rounds = append([]stats.Stats{*b.Stats}, rounds...)
 	}
-	for _, r := range b.Rounds {
-		all = append(all, r.Samples)
-	}
-	for _, ss := range all {
-		for _, v := range ss {
+	for _, r := range rounds {
+		for _, v := range r.Samples {
 			if !(v > 0) || math.IsInf(v, 0) {
 				return fieldError(i, b.Name, "sample %v is not a time", v)
 			}

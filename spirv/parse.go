@@ -196,15 +196,13 @@ func (r *reader) typeOrConstant(op Op, ops []uint32) {
 	}
 	m := r.m
 	switch op {
-	case OpTypeBool:
+	case OpTypeBool, OpTypeSampler:
 		m.types[at(0)] = &typ{op: op}
-	case OpTypeInt:
-		m.types[at(0)] = &typ{op: op, width: at(1), signed: at(2) != 0}
-	case OpTypeFloat:
-		m.types[at(0)] = &typ{op: op, width: at(1)}
+	case OpTypeInt, OpTypeFloat:
+		m.types[at(0)] = &typ{op: op, width: at(1), signed: op == OpTypeInt && at(2) != 0}
 	case OpTypeVector, OpTypeMatrix, OpTypeArray:
 		m.types[at(0)] = &typ{op: op, elem: at(1), count: at(2)}
-	case OpTypeRuntimeArray:
+	case OpTypeRuntimeArray, OpTypeSampledImage:
 		m.types[at(0)] = &typ{op: op, elem: at(1)}
 	case OpTypeStruct:
 		if len(ops) >= 1 {
@@ -216,10 +214,6 @@ func (r *reader) typeOrConstant(op Op, ops []uint32) {
 		// Sampled type, Dim, Depth, Arrayed, MS, Sampled, Image Format.
 		m.types[at(0)] = &typ{op: op, elem: at(1), image: &Image{Dim: ImageDim(at(2)), Arrayed: at(4) != 0,
 			Multisampled: at(5) != 0, Format: ImageFormat(at(7))}, sampled: at(6)}
-	case OpTypeSampledImage:
-		m.types[at(0)] = &typ{op: op, elem: at(1)}
-	case OpTypeSampler:
-		m.types[at(0)] = &typ{op: op}
 	case OpConstant, OpSpecConstant:
 		v := uint64(at(2))
 		if len(ops) > 3 {

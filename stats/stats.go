@@ -53,12 +53,9 @@ import (
 const Confidence = 0.95
 
 // MinIntervalSamples is the fewest samples from which a 95% confidence
-// interval of the median can be had without assuming a distribution. The
-// widest interval order statistics give, from the smallest sample to the
-// largest, holds the median with probability 1 - 2·2⁻ⁿ: 96.9% with 6
-// samples, but 93.75% with 5 and 75% with 3. Measurement refuses fewer
-// (autotune's Options.MinSamples), and Summarize gives no interval for
-// fewer.
+// interval of the median can be had without assuming a distribution (see
+// the package doc). Measurement refuses fewer (autotune's
+// Options.MinSamples), and Summarize gives no interval for fewer.
 const MinIntervalSamples = 6
 
 // Stats summarise the samples of one measurement (a candidate's, or one
@@ -100,12 +97,10 @@ func (s Stats) HalfWidth() float64 {
 }
 
 // Summarize computes the statistics of per-run times in seconds: the
-// median with its 95% confidence interval (benchmath, assuming nothing
-// about the distribution: the interval comes from order statistics), min,
-// max and spread. With fewer than MinIntervalSamples samples there is no
-// such interval, and Lo and Hi are left 0 (see Stats.HasInterval): the
-// range of the samples would be a narrower-than-claimed one. The samples
-// are kept, in the order given; batch is recorded as is.
+// median with its 95% confidence interval (from order statistics; none,
+// Lo and Hi 0, with fewer than MinIntervalSamples samples), min, max and
+// spread. The samples are kept, in the order given; batch is recorded as
+// is.
 func Summarize(samples []float64, batch int) Stats {
 	s := Stats{N: len(samples), Batch: batch, Samples: samples}
 	if len(samples) == 0 {
