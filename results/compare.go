@@ -202,72 +202,59 @@ type Report struct {
 // at all when nothing changed), and the change of their median against
 // the threshold. Where both sides pooled several runs (Merge), the test
 // is over the runs' means (Benchmark.Runs): rounds of one process share
-// its shift, and 15 rounds of three runs a side, taken as independent,
+// its shift, and taken as independent, 15 rounds of three runs a side
 // reported such shifts as regressions in 7% of identical pairs
-// (BenchmarkCompareGate), judged by their own times. Benchmarks in only
-// one file, or without samples in one, are reported, never ignored; so
-// are those with too few rounds to judge (Unjudged).
+// (BenchmarkCompareGate). Benchmarks in only one file, without samples in
+// one, or with too few rounds to judge (Unjudged) are reported, never
+// ignored.
 //
 // A neighbour's job on a shared machine slows a round or two far more
-// than the others, and their spread hid a kernel 10% slower on a quiet
-// GPU in half the pairs of runs where one round in five of half the runs
-// was so hit (BenchmarkCompareGate). So before any test, the slower
-// rounds of each run (each file), two at most, are left out, with the
-// probe's in them, where the generalized ESD test (Rosner 1983), one-sided
-// at 0.01 over the logarithms of the run's round medians, calls them
-// outliers; the row says how many, and N1 and N2 count the rounds kept
-// (steadyRounds says why this test). That kernel is then caught in 99% of
-// pairs, and in 95% where two rounds were hit.
+// than the others; where it hit one round in five of half the runs, the
+// spread hid a kernel 10% slower in half the pairs. So before any test,
+// each run's slow outlier rounds, two at most, are left out with the
+// probe's in them (steadyRounds says by which test, and why); the row
+// says how many. That kernel is then caught in 99% of pairs, and in 95%
+// where two rounds were hit.
 //
 // Where both files measured the same probe, a benchmark is judged
 // relative to it, round by round, alone only where that demonstrably
-// steadies the benchmark's rounds (or always, with Options.Relative):
-// where the variance of its log round medians over the probe's is smaller
-// than that of its own, by the Pitman–Morgan test of two paired variances
+// steadies its rounds (or always, with Options.Relative): where the
+// variance of its log round medians over the probe's is smaller than
+// that of its own, by the Pitman–Morgan test of two paired variances
 // (Pitman 1939, Morgan 1939), one-sided at ProbeAlpha, within each file.
-// A probe that does not move with a kernel (a copy beside arithmetic on a
-// CPU that other work shares) only adds its own noise, and judged against
-// it a loaded run measured faster looked slower still. Every other
-// benchmark (unless OwnTimes) is judged both ways, and is slower or
-// faster only where its own times and its times relative to the probe
-// both say so, each significant and past the threshold (an
-// intersection–union test: the larger p-value is the one adjusted). The
-// test of variance looks within each file, and cannot see a run that was
-// slower as a whole: where whole runs differed by 3% (one standard
-// deviation) and the benchmarks not steadied were judged by their own
-// times alone, one pair of identical runs in ten reported a regression
-// (BenchmarkCompareGate), twice the 5% that Alpha promises. Where a
-// machine whose speed changes by p slows a kernel by some part of it, b·p
-// with b between 0 and 1, its own times move by b·p and relative to the
-// probe by (b−1)·p, of the other sign, so the change is not taken for a
-// regression however large p is. A kernel that the machine's speed moves
-// more than it moves the probe (b over 1: arithmetic when the SM clocks
-// drop more than a copy slows) moves both ways alike: with half the
-// kernels at b = 2, one pair in eleven reported one. So every benchmark
-// judged relative to the probe, alone or not, is judged net of it too
-// (an analysis of covariance): b is the slope of its log round medians
-// against the probe's within each file (Row.ProbeSlope), its rounds are
-// divided by the probe's raised to b, and Welch's standard error is
-// widened by the slope's own error times how far the probe moved. It is
-// slower or faster only where that change is too, significant and past
-// the threshold (the largest p-value is the one adjusted), which kept
-// every machine BenchmarkCompareGate simulates, b = 2 included, at 1.1% of
-// pairs or fewer, with Options.Relative too (judged relative to the probe
-// alone, not net of it, b = 2 reported one pair in eleven). Its price:
-// where the probe moved far and the rounds say little of how a benchmark
-// moves with it, the net change cannot be told from the machine's, and a
-// change both other ways show is not taken. Nor does the probe ever
-// reverse a change: a benchmark judged relative to it alone whose own
-// times moved one way is not judged past the threshold the other way (it
-// is the same, with a note).
+// A probe that does not move with a kernel only adds its own noise:
+// judged against it, a loaded run measured faster looked slower still.
+// Every other benchmark (unless OwnTimes) is slower or faster only where
+// its own times and its times relative to the probe both say so, each
+// significant and past the threshold (an intersection–union test: the
+// larger p-value is the one adjusted). The variance test cannot see a
+// run slower as a whole: with whole runs 3% apart and those benchmarks
+// judged by their own times alone, one identical pair in ten reported a
+// regression, twice what Alpha promises.
 //
-// Why not the rank test benchstat uses: a comparison is one gate over
-// many benchmarks, and a U test of five rounds against five cannot give
-// a p-value under 0.008, too coarse for any correction over more than six
-// benchmarks; and without one, a file of 17 benchmarks compared at 0.05
-// each reports a chance difference in most pairs of runs that differ at
-// all. A round's median summarises many samples, so its logarithm is
-// close to normal and the t-test is sound.
+// A machine whose speed changes by p slows a kernel by b·p: its own times
+// move by b·p and relative to the probe by (b−1)·p, of the other sign for
+// b under 1, but alike for b over 1 (arithmetic when the SM clocks drop
+// more than a copy slows; with half the kernels at b = 2, one pair in
+// eleven reported one). So every benchmark judged relative to the probe
+// is judged net of it too (an analysis of covariance): b is the slope of
+// its log round medians against the probe's within each file
+// (Row.ProbeSlope), its rounds are divided by the probe's raised to b,
+// and Welch's standard error is widened by the slope's error times how
+// far the probe moved; it must be significant and past the threshold
+// too. That kept every machine BenchmarkCompareGate simulates at 1.1% of
+// pairs or fewer. Its price: where the probe moved far and the rounds say
+// little of how a benchmark moves with it, a change both other ways show
+// is not taken. Nor does the probe ever reverse a change: a benchmark
+// judged relative to it alone whose own times moved one way is the same,
+// with a note, rather than past the threshold the other way.
+//
+// Why not the rank test benchstat uses: a U test of five rounds against
+// five cannot give a p-value under 0.008, too coarse for any correction
+// over more than six benchmarks, and without a correction a file of 17
+// benchmarks compared at 0.05 each reports a chance difference in most
+// pairs of runs. A round's median summarises many samples, so its
+// logarithm is close to normal and the t-test is sound.
 func Compare(base, cur *File, opts CompareOptions) Report {
 	rep := Report{Schema: CompareSchema, Options: opts}
 	var bp, np []float64
@@ -316,9 +303,7 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			rep.Regressions++
 		}
 	}
-	if len(detectable) > 0 {
-		rep.Detectable = median(detectable)
-	}
+	rep.Detectable = median(detectable) // 0 where none
 	rep.Unclear = len(rep.Undecided())
 	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep

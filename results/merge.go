@@ -106,12 +106,10 @@ func Merge(files ...*File) (*File, error) {
 // shape, of which one candidate is the winner.
 func question(b Benchmark) string { return b.Op + "/" + b.DType + "/" + b.Shape }
 
-// mergeBenchmark adds n's rounds, flags, conditions and tie to b. A benchmark
-// that did not measure in n (it failed, or was wrong) takes n's outcome
-// and error; one dropped early in b's files but measured fully in n is
-// Measured, without the drop's detail, which described one run and not
-// the rounds pooled: as autotune pools the rounds of one run, where a
-// candidate measured in any round is measured.
+// mergeBenchmark adds n's rounds, flags, conditions, tie and outcome to
+// b, as Merge says. A benchmark dropped early in b's files but measured in
+// n loses the drop's detail, which described one run, not the rounds
+// pooled (as autotune pools the rounds of one run).
 func mergeBenchmark(b *Benchmark, n Benchmark) {
 	b.Rounds = append(b.Rounds, n.Rounds...)
 	b.Runs = append(b.Runs, len(n.Rounds))

@@ -89,16 +89,10 @@ var wellKnown = [...]struct {
 // or matches one of the wellKnown errors. The == is safe: an error of a
 // type that cannot be compared never has the type of one of them.
 func wellKnownCode(err error) (Code, bool) {
+	x, hasIs := err.(interface{ Is(error) bool })
 	for _, w := range wellKnown {
-		if err == w.err {
+		if err == w.err || hasIs && x.Is(w.err) {
 			return w.code, true
-		}
-	}
-	if x, ok := err.(interface{ Is(error) bool }); ok {
-		for _, w := range wellKnown {
-			if x.Is(w.err) {
-				return w.code, true
-			}
 		}
 	}
 	return 0, false

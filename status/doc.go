@@ -40,38 +40,28 @@
 //
 //	return status.Annotatef(build(p), "while building pipeline %q", p.Name)
 //
-// Annotating a *Status keeps its code and adds a note with the location of
-// the call, in one allocation; the original is never changed, so a status
-// shared between goroutines, or kept in a package variable, can be
-// annotated freely. Annotating any other error turns it into a *Status
-// with that error as its cause.
+// Annotating never changes the original, so a status shared between
+// goroutines, or kept in a package variable, can be annotated freely.
 //
 // # Formatting
 //
 // %v, %s and Error() print one line, read as Go's wrapped errors are,
-// the outermost first:
+// the outermost first; %+v prints one part a line, with locations, the
+// payloads and the stack (see Status.Format):
 //
 //	INTERNAL: while building pipeline "gemm": compile failed: NOT_FOUND: shader missing
-//
-// that is the code, the annotations newest (outermost) first, the message
-// and the cause. %q quotes that line. %+v prints one part a line, with the
-// location of the status and of each annotation ("kernels/build.go:42"),
-// the payloads, the cause in the same form, and the stack where it was
-// kept; see Status.Format.
 //
 // # Keep levels
 //
 // SetMode chooses, for the whole process, how much a new status keeps, as
-// IREE_STATUS_MODE does: ModeCode only the code (New returns the bare code
-// and nothing is allocated), ModeLocation the code and where it was made,
-// ModeMessages also the messages and annotations (the default), ModeStack
-// also the stack of calls. Code that makes statuses is the same in every
-// mode. The setting belongs to a program's main, as IREE_STATUS_MODE
-// belongs to a build: no package of vkbench sets it, and the vkbench
-// command runs in the default. A program that makes errors in a hot loop
-// (a tuner trying thousands of configurations, most refused) sets
-// ModeCode and pays nothing for them; one chasing where an error came
-// from sets ModeStack and prints it with %+v.
+// IREE_STATUS_MODE does: from ModeCode (only the code; New returns the
+// bare code and nothing is allocated) to ModeStack (also the stack of
+// calls); ModeMessages is the default. Code that makes statuses is the
+// same in every mode. The setting belongs to a program's main: no package
+// of vkbench sets it. A program that makes errors in a hot loop (a tuner
+// trying thousands of configurations, most refused) sets ModeCode and
+// pays nothing for them; one chasing where an error came from sets
+// ModeStack and prints it with %+v.
 //
 // # Cost
 //

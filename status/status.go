@@ -238,26 +238,21 @@ func WithPayload(err error, p any) error {
 // that err wraps, the most recently attached first, walking err's chain
 // as errors.As does. T may be an interface type.
 func Payload[T any](err error) (T, bool) {
-	for err != nil {
-		if st, ok := err.(*Status); ok {
-			for s := st; s != nil; s = s.base {
-				if v, ok := s.payload.(T); ok {
-					return v, true
-				}
+	switch e := err.(type) {
+	case *Status:
+		for s := e; s != nil; s = s.base {
+			if v, ok := s.payload.(T); ok {
+				return v, true
 			}
 		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				if v, ok := Payload[T](e); ok {
-					return v, true
-				}
+		return Payload[T](e.cause)
+	case interface{ Unwrap() error }:
+		return Payload[T](e.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			if v, ok := Payload[T](inner); ok {
+				return v, true
 			}
-			err = nil
-		default:
-			err = nil
 		}
 	}
 	var zero T
