@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/vkbench/vkbench/internal/par"
-	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -103,19 +102,17 @@ func compileJobs(op string, jobs []glslJob, modules map[string]*manifestModule, 
 			if ctx.Err() != nil {
 				return
 			}
-			code, deps, err := compileGLSL(ctx, j.path, j.src, j.defines)
-			var sm *spirv.Module
+			code, deps, err := compileGLSL(ctx, j.path, j.src, j.defines, false)
+			var m *manifestModule
 			if err == nil {
-				if sm, err = spirv.Parse(code); err != nil {
-					err = status.Newf(status.InvalidArgument, "%s compiled to an unusable SPIR-V module: %s", j.name, status.Message(err))
-				}
+				m, err = glslModuleOf(j.name, code, deps)
 			}
 			mu.Lock()
 			if ctx.Err() == nil {
 				if err != nil {
 					failed[j.key] = err
 				} else {
-					modules[j.key] = &manifestModule{path: j.name, code: code, spv: sm, includes: deps}
+					modules[j.key] = m
 				}
 				report(int(done.Add(1)))
 			}
@@ -132,13 +129,13 @@ func compileJobs(op string, jobs []glslJob, modules map[string]*manifestModule, 
 // GLSL it needs (glslModule); an error stops that candidate alone, as
 // the decode that counts reports it.
 func (d *opDecoder) gatherCandidates() (err error) {
-	defer catch(&err)
+	defer catch[decodeError](&err)
 	for _, step := range []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts, d.decodeBuffers, d.decodeCounts} {
 		check(step())
 	}
 	for c, obj := range d.candObjs {
 		func() {
-			defer catch(new(error))
+			defer catch[decodeError](new(error))
 			_, _ = d.decodeCandidate(c, obj)
 		}()
 	}

@@ -48,29 +48,36 @@ func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error
 	if bytes.Contains(src, []byte{0}) { // glslc would quote its whole table of built-ins
 		return nil, d.src.errAt(n, "%q is binary, not GLSL source (a SPIR-V module goes in \"spirv\")", full)
 	}
-	var code []byte
-	var deps []string
-	if d.gather != nil {
-		// The first pass: a module the cache holds serves now; one it
-		// does not is noted for compileAhead, and the candidate stops here.
-		if code, deps, err = lookupGLSL(full, src, defines); code == nil || err != nil {
-			if err == nil && !d.gather.seen[key] {
-				d.gather.seen[key] = true
-				d.gather.jobs = append(d.gather.jobs, glslJob{key: key, name: name, path: full, src: src, defines: defines})
-			}
-			return nil, cmp.Or(err, errGathered)
+	// The first pass (gather) takes a module the cache holds; one it does
+	// not is noted for compileAhead, and the candidate stops here.
+	code, deps, err := compileGLSL(d.opts.context(), full, src, defines, d.gather != nil)
+	if d.gather != nil && code == nil && err == nil {
+		if !d.gather.seen[key] {
+			d.gather.seen[key] = true
+			d.gather.jobs = append(d.gather.jobs, glslJob{key: key, name: name, path: full, src: src, defines: defines})
 		}
-	} else if code, deps, err = compileGLSL(d.opts.context(), full, src, defines); err != nil {
+		return nil, errGathered
+	}
+	var m *manifestModule
+	if err == nil {
+		m, err = glslModuleOf(name, code, deps)
+	}
+	if err != nil {
 		return nil, errWhere(status.CodeOf(err), d.src.where(n), "%s", status.Message(err))
 	}
-	sm, err := spirv.Parse(code)
-	if err != nil {
-		return nil, d.src.errAt(n, "%s compiled to an unusable SPIR-V module: %s", name, status.Message(err))
-	}
-	m := &manifestModule{path: name, code: code, spv: sm, includes: deps}
 	d.modules[key] = m
 	d.op.addFiles(deps...)
 	return m, nil
+}
+
+// glslModuleOf is the module name that code, compiled from the files
+// deps, is.
+func glslModuleOf(name string, code []byte, deps []string) (*manifestModule, error) {
+	sm, err := spirv.Parse(code)
+	if err != nil {
+		return nil, status.Newf(status.InvalidArgument, "%s compiled to an unusable SPIR-V module: %s", name, status.Message(err))
+	}
+	return &manifestModule{path: name, code: code, spv: sm, includes: deps}, nil
 }
 
 // errGathered stops a candidate in compileAhead's first pass at a GLSL
@@ -104,7 +111,8 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 
 // compileGLSL returns the SPIR-V of the source at path (whose text is
 // src) with defines, for the Vulkan version its target-env line names,
-// from the cache or from glslc. A cache entry is the
+// from the cache or, unless cachedOnly (nil then if the cache holds
+// nothing), from glslc. A cache entry is the
 // SPIR-V, named by a digest of the compiler's flags, the defines, the
 // source's folder (where its #includes are looked for) and its text, and
 // beside it a record of the files glslc read for it, #includes of
@@ -112,12 +120,12 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 // answers while every one of them reads as it did, so an edited header
 // is compiled again. It returns those files too; a compile that ctx
 // stops fails with ctx's error.
-func compileGLSL(ctx context.Context, path string, src []byte, defines []string) ([]byte, []string, error) {
+func compileGLSL(ctx context.Context, path string, src []byte, defines []string, cachedOnly bool) ([]byte, []string, error) {
 	tc, abs, cached, err := glslEntry(path, src, defines)
 	if err != nil {
 		return nil, nil, err
 	}
-	if code, deps, err := cachedGLSL(cached, filepath.Base(path)); code != nil || err != nil {
+	if code, deps, err := cachedGLSL(cached, filepath.Base(path)); code != nil || err != nil || cachedOnly {
 		return code, deps, err
 	}
 	if _, err := exec.LookPath(tc.Glslc); err != nil {
@@ -132,16 +140,6 @@ func compileGLSL(ctx context.Context, path string, src []byte, defines []string)
 	}
 	keepGLSL(cached, code, deps)
 	return code, deps, nil
-}
-
-// lookupGLSL returns what compileGLSL would find in the cache, nil if
-// it holds nothing for the source.
-func lookupGLSL(path string, src []byte, defines []string) ([]byte, []string, error) {
-	_, _, cached, err := glslEntry(path, src, defines)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cachedGLSL(cached, filepath.Base(path))
 }
 
 // glslEntry returns the toolchain that compiles the source at path
