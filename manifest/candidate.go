@@ -79,17 +79,13 @@ func (op *manifestOp) addFiles(paths ...string) {
 // folder resolves it, once. A command that writes a file the user names
 // must not write over one of these. Other operations have none.
 func Files(ops []kernels.Operation) []string {
-	var out []string
+	var all manifestOp
 	for _, op := range ops {
 		if m, ok := op.(*manifestOp); ok {
-			for _, p := range m.files {
-				if !slices.Contains(out, p) {
-					out = append(out, p)
-				}
-			}
+			all.addFiles(m.files...)
 		}
 	}
-	return out
+	return all.files
 }
 
 // maxModuleSize bounds a SPIR-V file; real kernels are kilobytes.

@@ -56,7 +56,7 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 			}
 		}()
 	}
-	defer catch(&err)
+	defer catch[decodeError](&err)
 	steps := []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts,
 		d.decodeBuffers, d.decodeCounts, d.decodeCandidates, d.decodeVerify, d.decodeDType}
 	for _, step := range steps {

@@ -110,23 +110,12 @@ type exprError struct {
 }
 
 func (e *exprError) Error() string { return fmt.Sprintf("at column %d: %s", e.pos+1, e.msg) }
+func (e *exprError) cause() error  { return e }
 
 // exprNode is a node of a parsed expression. Its eval panics with an
-// *exprError where the expression has no value (expr.eval recovers it).
+// *exprError where the expression has no value (expr.eval catches it).
 type exprNode interface {
 	eval(env exprEnv) exprValue
-}
-
-// recoverExprError, deferred, returns in *err the *exprError that parsing
-// or evaluating panicked with; any other panic goes on.
-func recoverExprError(err *error) {
-	if r := recover(); r != nil {
-		e, ok := r.(*exprError)
-		if !ok {
-			panic(r)
-		}
-		*err = e
-	}
 }
 
 type exprEnv map[string]exprValue
@@ -166,7 +155,7 @@ var reservedNames = append(append([]string{"local_size_x", "local_size_y", "loca
 // panics with the first, which parseExpr recovers (as the decoder does
 // with its errors).
 func parseExpr(src string, scope exprScope) (_ *expr, err error) {
-	defer recoverExprError(&err)
+	defer catch[*exprError](&err)
 	p := &exprParser{src: src, scope: scope, e: &expr{src: src}}
 	if strings.TrimSpace(src) == "" {
 		return nil, &exprError{0, "empty expression"}
@@ -189,7 +178,7 @@ func literalExpr(v exprValue) *expr {
 
 // eval evaluates e in env; errors are *exprError.
 func (e *expr) eval(env exprEnv) (_ exprValue, err error) {
-	defer recoverExprError(&err)
+	defer catch[*exprError](&err)
 	return e.root.eval(env), nil
 }
 

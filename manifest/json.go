@@ -204,15 +204,21 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// catch, deferred, returns the error the decoder unwound with in *err;
-// any other panic goes on.
-func catch(err *error) {
+// unwinding is a panic that carries an error: a decodeError, or an
+// *exprError of an expression's parse or evaluation.
+type unwinding interface{ cause() error }
+
+func (e decodeError) cause() error { return e.err }
+
+// catch, deferred, returns in *err the error that a panic with a T
+// carries; any other panic goes on.
+func catch[T unwinding](err *error) {
 	if r := recover(); r != nil {
-		de, ok := r.(decodeError)
+		e, ok := r.(T)
 		if !ok {
 			panic(r)
 		}
-		*err = de.err
+		*err = e.cause()
 	}
 }
 

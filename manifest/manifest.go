@@ -87,7 +87,7 @@ var opNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 var candNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
 func parseManifest(src *manifestSource, dir string, opts *Options) (_ []kernels.Operation, err error) {
-	defer catch(&err)
+	defer catch[decodeError](&err)
 	root := src.parseJSON()
 	top := must(src.object(root, "a manifest"))
 	schema, s := top.needString("schema", `"`+Schema+`"`)
