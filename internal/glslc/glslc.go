@@ -169,26 +169,22 @@ func forSource(dir, name, src string) (Toolchain, error) {
 // dir with the source's base name, so that messages name the file as the
 // repository does.
 func Compile(ctx context.Context, dir, source, out string) error {
-	text, err := os.ReadFile(filepath.Join(dir, source))
+	t, err := For(dir, source)
 	if err != nil {
 		return err
 	}
-	t, err := forSource(dir, source, string(text))
-	if err != nil {
-		return err
-	}
-	return t.compile(ctx, dir, source, string(text), out)
+	return t.compile(ctx, dir, source, out)
 }
 
-// compile builds dir/source, whose text is src, into out (in dir unless
-// absolute), and makes its float16 bfloat16 if src asks
-// (BFloat16Directive); source names it in an error.
-func (t Toolchain) compile(ctx context.Context, dir, source, src, out string) error {
+// compile builds dir/source into out (in dir unless absolute), and makes
+// its float16 bfloat16 if the source asks (BFloat16Directive); source
+// names it in an error.
+func (t Toolchain) compile(ctx context.Context, dir, source, out string) error {
 	if err := run(ctx, dir, t.Glslc, append(t.Flags(), source, "-o", out)...); err != nil {
 		return err
 	}
-	if !wantsBFloat16(src) {
-		return nil
+	if src, err := os.ReadFile(filepath.Join(dir, source)); err != nil || !wantsBFloat16(string(src)) {
+		return err
 	}
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(dir, out)
@@ -224,7 +220,7 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 	if err := os.WriteFile(filepath.Join(dir, "k"+SourceExt), []byte(src), 0o644); err != nil {
 		return nil, err
 	}
-	if err := t.compile(ctx, dir, "k"+SourceExt, src, "k"+OutputExt); err != nil {
+	if err := t.compile(ctx, dir, "k"+SourceExt, "k"+OutputExt); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, "k"+OutputExt))
