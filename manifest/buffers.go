@@ -148,10 +148,7 @@ func (d *opDecoder) decodeExpects() error {
 			check(o.done())
 			continue
 		}
-		e := d.expression(x, expectContext)
-		if b.typ.kind != floatKind && e.typ != intType {
-			return d.src.errAt(x, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, b.typ.name)
-		}
+		e := d.valueExpression(x, expectContext, b.typ, "buffer holds integers")
 		b.expect = &e
 		for _, name := range e.names {
 			if d.names[name].kind == bufferName {
@@ -199,10 +196,7 @@ func (d *opDecoder) decodeInit(n *jsonNode, b *manifestBuffer) (bufferInit, erro
 			if v.kind != jsonString {
 				return d.initValue(v, t)
 			}
-			e := d.expression(v, initContext)
-			if t.kind != floatKind && e.typ != intType {
-				return exprValue{}, d.src.errAt(v, "expression %q is a float; a %s buffer holds integers (round it with ceil, floor or round)", e.src, t.name)
-			}
+			e := d.valueExpression(v, initContext, t, "buffer holds integers")
 			in.exprs[slot] = &e
 			return exprValue{typ: e.typ}, nil
 		}

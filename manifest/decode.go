@@ -230,6 +230,16 @@ func (d *opDecoder) intExpression(n *jsonNode, ctx exprContext, what string) (ma
 	return e, nil
 }
 
+// valueExpression reads an expression of a value of type t, which must
+// be an integer unless t is a float ("a u32 " + integer says so).
+func (d *opDecoder) valueExpression(n *jsonNode, ctx exprContext, t scalarType, integer string) manifestExpr {
+	e := d.expression(n, ctx)
+	if t.kind != floatKind && e.typ != intType {
+		check(d.src.errAt(n, "expression %q is a float; a %s %s (round it with ceil, floor or round)", e.src, t.name, integer))
+	}
+	return e
+}
+
 // intExprIn returns a reader of integer expressions in ctx (what says
 // what each is), for optional.
 func (d *opDecoder) intExprIn(ctx exprContext, what string) func(*jsonNode) (*manifestExpr, error) {

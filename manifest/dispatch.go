@@ -183,10 +183,7 @@ func (d *opDecoder) pushConstants(c int, o *jsonObj, s dispatchSpec, disp *manif
 			tn := must(po.need("type", "the push constant's type: "+scalarTypeNames()))
 			t := must(d.scalarType(tn))
 			vn := must(po.need("value", "the value, a number or an expression"))
-			val := d.expression(vn, dispatchContext)
-			if t.kind != floatKind && val.typ != intType {
-				return d.src.errAt(vn, "expression %q is a float; a %s push constant takes an integer (round it with ceil, floor or round)", val.src, t.name)
-			}
+			val := d.valueExpression(vn, dispatchContext, t, "push constant takes an integer")
 			check(d.checkParams(c, &val))
 			off := (end + t.size - 1) / t.size * t.size
 			if on := po.get("offset"); on != nil {
