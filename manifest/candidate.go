@@ -28,7 +28,6 @@ type manifestModule struct {
 	includes []string
 }
 
-// module reads and parses the SPIR-V file that n names.
 func (d *opDecoder) module(n *jsonNode) (*manifestModule, error) {
 	p, full := d.path(n, "a SPIR-V file")
 	if m, ok := d.modules[full]; ok {
@@ -64,7 +63,6 @@ func (d *opDecoder) path(n *jsonNode, what string) (p, full string) {
 	return p, full
 }
 
-// addFiles notes files that the operation reads.
 func (op *manifestOp) addFiles(paths ...string) {
 	for _, p := range paths {
 		if !slices.Contains(op.files, p) {

@@ -216,7 +216,6 @@ func (d *opDecoder) scope(ctx exprContext) exprScope {
 	}}
 }
 
-// expression reads an expression field and remembers where it is.
 func (d *opDecoder) expression(n *jsonNode, ctx exprContext) manifestExpr {
 	return manifestExpr{expr: must(d.src.expression(n, d.scope(ctx))), where: d.src.where(n)}
 }

@@ -79,7 +79,7 @@ func (src *manifestSource) where(n *jsonNode) string {
 	return src.position(n.off) + ": " + cmp.Or(n.path, "(top level)")
 }
 
-// errAt returns an InvalidArgument naming the position and path of n.
+// errAt is an InvalidArgument naming the position and path of n.
 func (src *manifestSource) errAt(n *jsonNode, format string, args ...any) error {
 	return errWhere(status.InvalidArgument, src.where(n), format, args...)
 }
@@ -130,7 +130,7 @@ func (src *manifestSource) syntaxError(dec *json.Decoder, err error) error {
 	return status.Newf(status.InvalidArgument, "manifest: %s: malformed JSON: %s", src.position(off), strings.TrimPrefix(msg, "json: "))
 }
 
-// token reads the next token, and returns the offset where it starts.
+// token reads the next token, and the offset where it starts.
 func (src *manifestSource) token(dec *json.Decoder) (json.Token, int64) {
 	off := src.start(dec.InputOffset())
 	tok, err := dec.Token()
@@ -191,14 +191,14 @@ func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int)
 // errors as usual.
 type decodeError struct{ err error }
 
-// check unwinds the decoder with err, if it is one.
+// check unwinds the decoder with err, if it is one; must returns v, or
+// unwinds with err.
 func check(err error) {
 	if err != nil {
 		panic(decodeError{err})
 	}
 }
 
-// must returns v, or unwinds the decoder with err.
 func must[T any](v T, err error) T {
 	check(err)
 	return v

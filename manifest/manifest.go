@@ -47,12 +47,8 @@ const Schema = "vkbench.manifest/v1"
 //	     "constants": {"0": "WG"}, "params": {"WG": 64},
 //	     "groups": ["div_up(N, 4*WG)"]}]}]}
 //
-// The whole format (buffers' roles and initial values, images and
-// samplers, several dispatches, verification against an expect or a
-// reference, the expression language, parameter spaces, GLSL sources) is
-// docs/manifest.md of the repository, with working examples in
-// testdata/manifests. Everything is checked when the manifest is read, as
-// the package's documentation says under Checking.
+// The whole format is docs/manifest.md of the repository; everything is
+// checked when the manifest is read (the package's documentation).
 func Load(path string) ([]kernels.Operation, error) {
 	return LoadWith(path, Options{})
 }
@@ -172,7 +168,6 @@ func Warnings(ops []kernels.Operation) []string {
 	return out
 }
 
-// warn records a warning about the field n.
 func (d *opDecoder) warn(n *jsonNode, format string, args ...any) {
 	d.op.warnings = append(d.op.warnings, fmt.Sprintf("manifest: %s: %s", d.src.where(n), fmt.Sprintf(format, args...)))
 }

@@ -221,7 +221,7 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 	return nil
 }
 
-// fill writes n elements of type t made by src into buf.
+// fill writes n elements made by src into buf.
 func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elementSource) error {
 	size := int64(t.size)
 	chunk := make([]byte, min(kernels.TransferChunk, max(n*size, 1)))
@@ -238,7 +238,6 @@ func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elemen
 	return nil
 }
 
-// readRange reads n bytes of buf from off.
 func readRange(ctx context.Context, buf hal.Buffer, off, n int64) ([]byte, error) {
 	out := make([]byte, n)
 	return out, buf.Read(ctx, off, out)

@@ -123,7 +123,8 @@ func getUint(b []byte, size int) uint64 {
 	return binary.LittleEndian.Uint64(u[:])
 }
 
-// decodeFloat reads one element of a float type.
+// decodeFloat reads one element of a float type; formatInt formats one
+// of an integer type.
 func (t scalarType) decodeFloat(b []byte) float64 {
 	u := getUint(b, t.size)
 	switch t.size {
@@ -140,7 +141,6 @@ func (t scalarType) decodeFloat(b []byte) float64 {
 	return math.Float64frombits(u)
 }
 
-// formatInt formats one element of an integer type.
 func (t scalarType) formatInt(b []byte) string {
 	if t.kind == uintKind {
 		return fmt.Sprint(getUint(b, t.size))
