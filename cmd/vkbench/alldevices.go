@@ -119,15 +119,7 @@ func chosenDevices(drv hal.Driver, device string) ([]hal.DeviceInfo, error) {
 // that tables names (a manifest's) is committed to that table, the others
 // to the options' own.
 func tuneAll(ctx context.Context, devs []hal.Device, opts []autotune.Options, cache *store.Store, ops []kernels.Operation, tables map[string]string, sizes sizePlan, force bool) ([]autotune.JobResult, error) {
-	var names []string // tables, in the order of their first operation
-	byTuner := map[string][]kernels.Operation{}
-	for _, op := range ops {
-		t := tables[op.Name()]
-		if !slices.Contains(names, t) {
-			names = append(names, t)
-		}
-		byTuner[t] = append(byTuner[t], op)
-	}
+	names, byTuner := groupBy(ops, func(op kernels.Operation) string { return tables[op.Name()] })
 	var tuners []*autotune.Tuner
 	tunerName := map[string]string{} // a table's tuner -> its name in tables
 	for i, d := range devs {
@@ -192,15 +184,9 @@ func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
 // shortened as git shortens hashes; under the table, each job retried
 // and each error, whole.
 func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) error {
-	var hardware []string
-	byHardware := map[string][]autotune.JobResult{}
+	hardware, byHardware := groupBy(all, func(r autotune.JobResult) string { return r.Table.Hardware })
 	var uuids []string
 	for _, r := range all {
-		hw := r.Table.Hardware
-		if byHardware[hw] == nil {
-			hardware = append(hardware, hw)
-		}
-		byHardware[hw] = append(byHardware[hw], r)
 		if e := r.Entry; e != nil {
 			uuids = append(uuids, measuredBy(e.Device, 0))
 		}

@@ -37,27 +37,8 @@ type cacheFlags struct {
 const envStore = "VKBENCH_STORE"
 
 func (f *cacheFlags) register(fs *pflag.FlagSet) {
-	fs.Var((*cachePath)(&f.path), "cache", "tune cache file (default $"+store.EnvCache+", else "+store.DefaultCachePath()+"; \"off\" disables it)")
+	fs.Var(nonEmpty{&f.path, `a file, or "off"`}, "cache", "tune cache file (default $"+store.EnvCache+", else "+store.DefaultCachePath()+"; \"off\" disables it)")
 	fs.StringVar(&f.shared, "store", os.Getenv(envStore), "shared tune store above the cache file, which a fleet shares: redis://[user:password@]host:port/db or rediss:// (TLS); the password may come from $"+store.EnvStorePassword+". One out of reach is a warning, and the file serves alone; one that refuses this process (its password, its database, the wrong TLS scheme, an untrusted certificate) is an error, exit status 2, before any work (default $"+envStore+")")
-}
-
-// cachePath is --cache's value: a file, or "off". An empty one is refused
-// when parsed: the flag left out means the default cache, and a script
-// that passes --cache "$CACHE" with CACHE unset means none of the user's.
-type cachePath string
-
-func (p *cachePath) String() string { return string(*p) }
-
-// Type is pflag's name for the value in help: "string", as for
-// pflag.StringVar, so that help reads the same.
-func (p *cachePath) Type() string { return "string" }
-
-func (p *cachePath) Set(s string) error {
-	if s == "" {
-		return errors.New(`want a file, or "off"`)
-	}
-	*p = cachePath(s)
-	return nil
 }
 
 // open opens the cache, with its warnings on cmd's stderr. A path that

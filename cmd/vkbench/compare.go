@@ -229,19 +229,17 @@ func unmatched(rep results.Report) string {
 	return strings.Join(parts, "; ")
 }
 
+// writeCompare writes rep in format: JSON; JUnit, a case per benchmark
+// (gateTable.cases says which fail and which are skipped), with the notes
+// as the suite's output; or a table, a row per benchmark, then the
+// summary and the notes that say how far to trust it.
 func writeCompare(w io.Writer, format string, rep results.Report) error {
 	switch format {
-	case "table":
-		return writeCompareTable(w, rep)
 	case "json":
 		return writeJSON(w, rep)
+	case "junit":
+		return writeJUnit(w, "compare", 0, compareNotes(rep), compareTable(rep).cases(rep.OnUnclear))
 	}
-	return writeCompareJUnit(w, rep) // "junit": RunE checked format first
-}
-
-// writeCompareTable writes a row per benchmark, then the summary and the
-// notes that say how far to trust it.
-func writeCompareTable(w io.Writer, rep results.Report) error {
 	var b strings.Builder
 	compareTable(rep).write(&b)
 	b.WriteByte('\n')
@@ -369,13 +367,6 @@ func fmtRelative(r results.Row) string {
 		return "-"
 	}
 	return fmtDelta(*r.RelativeDelta)
-}
-
-// writeCompareJUnit writes a case per benchmark (gateTable.cases says
-// which fail and which are skipped), with the notes as the suite's
-// output.
-func writeCompareJUnit(w io.Writer, rep results.Report) error {
-	return writeJUnit(w, "compare", 0, compareNotes(rep), compareTable(rep).cases(rep.OnUnclear))
 }
 
 // firstUnjudged is the note of the first row that could not be judged:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -39,6 +40,35 @@ func (f *finiteFloat) Set(s string) error {
 		return fmt.Errorf("not a finite number")
 	}
 	*f = finiteFloat(v)
+	return nil
+}
+
+// nonEmpty is a string flag that refuses "" when parsed, wanting want
+// instead: left out, --cache means the default cache and --manifest none,
+// and a script that passes --cache "$CACHE" (or --manifest "$M") with the
+// variable unset means neither: not the user's cache, not every built-in
+// operation instead of the user's kernels.
+type nonEmpty struct {
+	p    *string
+	want string
+}
+
+func (v nonEmpty) String() string {
+	if v.p == nil {
+		return "" // pflag's zero value, for help
+	}
+	return *v.p
+}
+
+// Type is pflag's name for the value in help: "string", as for
+// pflag.StringVar, so that help reads the same.
+func (v nonEmpty) Type() string { return "string" }
+
+func (v nonEmpty) Set(s string) error {
+	if s == "" {
+		return errors.New("want " + v.want)
+	}
+	*v.p = s
 	return nil
 }
 
@@ -125,7 +155,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 // manifest, and the objective that picks a winner.
 func (f *benchFlags) registerRunTune(fs *pflag.FlagSet) {
 	fs.IntVar(&f.count, "count", 1, "measure each operation in this many independent rounds (each prepared, verified, warmed up and sampled again, within its own --budget), as go test -count does; compare needs 5 or more to judge a difference")
-	fs.Var((*manifestPath)(&f.manifest), "manifest", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
+	fs.Var(nonEmpty{&f.manifest, "the path of a kernel manifest (JSON)"}, "manifest", "the operations of this kernel manifest (JSON): benchmarked instead of the built-in ones when no operation is named, and nameable as operations")
 	fs.StringVar(&f.objective, "objective", "time", "pick the winner by time (median time per run), energy (joules per run) or edp (energy × time); energy needs the GPU's energy counter (NVIDIA, through NVML)")
 	fs.DurationVar(&f.energyWindow, "energy-window", 0, fmt.Sprintf("where the GPU's energy counter can be read, how long in all each candidate runs back to back, in six windows (each at least five steps of a counter that moves in steps), for its energy per run and that energy's interval (default: %v with --objective energy or edp, no energy with time)", autotune.DefaultOptions.EnergyWindow))
 }

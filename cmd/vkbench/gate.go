@@ -63,7 +63,7 @@ func (t gateTable) text(i int) string {
 	for j, h := range t.head {
 		figures[j] = h + " " + r.cells[j]
 	}
-	return strings.Join(figures, ", ") + ": " + withNote(r.verdict, report.OneLine(r.note, 300))
+	return strings.Join(figures, ", ") + ": " + verdictText(results.Verdict(r.verdict), r.note)
 }
 
 // write writes the rows a line each, under the titles, grouped under
@@ -75,18 +75,13 @@ func (t gateTable) text(i int) string {
 func (t gateTable) write(b *strings.Builder) {
 	g := grid{whole: true}
 	g.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
-	var dirs, notes []string
-	byDir := map[string][]gateRow{}
-	for _, r := range t.rows {
+	var notes []string
+	dirs, byDir := groupBy(t.rows, func(r gateRow) string {
 		dir, _ := path.Split(r.name)
-		switch {
-		case byDir[dir] != nil:
-		case dir == "": // names without a heading first, under none
-			dirs = slices.Insert(dirs, 0, dir)
-		default:
-			dirs = append(dirs, dir)
-		}
-		byDir[dir] = append(byDir[dir], r)
+		return dir
+	})
+	if i := slices.Index(dirs, ""); i > 0 { // names without a heading first, under none
+		dirs = slices.Insert(slices.Delete(dirs, i, i+1), 0, "")
 	}
 	for _, dir := range dirs {
 		if dir != "" {

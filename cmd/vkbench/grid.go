@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -33,14 +34,6 @@ type grid struct {
 	rows    [][]string
 }
 
-// lineWidth is how wide g's lines are.
-func (g *grid) lineWidth() int {
-	if g.width > 0 {
-		return g.width
-	}
-	return columns
-}
-
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
 
 func (g *grid) write(b *strings.Builder) {
@@ -66,7 +59,7 @@ func (g *grid) write(b *strings.Builder) {
 	for _, w := range widths[:n-1] {
 		total += w
 	}
-	columns := g.lineWidth()
+	columns := cmp.Or(g.width, columns)
 	if g.elastic < 0 {
 		// No column gives way: the notes keep a few words a line.
 		columns = max(columns, total)
@@ -100,6 +93,20 @@ func (g *grid) write(b *strings.Builder) {
 			b.WriteString(report.OneLine(strings.TrimRight(line+part, " "), columns) + "\n")
 		}
 	}
+}
+
+// groupBy groups xs by their key, the keys in the order first seen.
+func groupBy[T any](xs []T, key func(T) string) ([]string, map[string][]T) {
+	var keys []string
+	groups := map[string][]T{}
+	for _, x := range xs {
+		k := key(x)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], x)
+	}
+	return keys, groups
 }
 
 // endCut is s in at most n columns, its start replaced by an ellipsis:

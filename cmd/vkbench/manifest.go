@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -45,24 +44,6 @@ func (f *benchFlags) loadManifest(path string, opts manifest.Options) ([]kernels
 		}
 	}
 	return ops, nil
-}
-
-// manifestPath is --manifest's value. An empty one is refused when parsed,
-// as --cache's is: a script that passes --manifest "$M" with M unset would
-// measure every built-in operation instead of its own kernels.
-type manifestPath string
-
-func (p *manifestPath) String() string { return string(*p) }
-
-// Type is pflag's name for the value in help, as for pflag.StringVar.
-func (p *manifestPath) Type() string { return "string" }
-
-func (p *manifestPath) Set(s string) error {
-	if s == "" {
-		return errors.New("want the path of a kernel manifest (JSON)")
-	}
-	*p = manifestPath(s)
-	return nil
 }
 
 // manyCompiles is the size of a batch of GLSL compiles (a search's of

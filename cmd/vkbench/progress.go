@@ -62,7 +62,7 @@ func startProgress(cmd *cobra.Command, quiet bool, opts *autotune.Options) *prog
 // quietWriter, so that the others' lines on w are written above it.
 func newProgress(w io.Writer, quiet bool) *progress {
 	switch {
-	case quiet || !isTerminal(w):
+	case quiet || terminal(w) == nil:
 		return &progress{}
 	case os.Getenv("TERM") == "dumb":
 		return &progress{lines: w}
@@ -88,44 +88,39 @@ func (p *progress) draw(text string) {
 	_ = p.bar.Add(1) // a progress bar that cannot draw must not stop the work
 }
 
-// isTerminal reports whether w is a terminal, or writes through to one:
-// a writer around another says which by its Unwrap method, an output
-// (outFile) by what it writes to.
-func isTerminal(w io.Writer) bool {
+// terminal is the terminal w is or writes through to, or nil: a writer
+// around another says which by its Unwrap method, an output (outFile) by
+// what it writes to.
+func terminal(w io.Writer) *os.File {
 	for {
 		switch v := w.(type) {
 		case *os.File:
-			return term.IsTerminal(int(v.Fd()))
+			if term.IsTerminal(int(v.Fd())) {
+				return v
+			}
+			return nil
 		case interface{ Unwrap() io.Writer }:
 			w = v.Unwrap()
 		case *outFile:
 			w = v.w
 		default:
-			return false
+			return nil
 		}
 	}
 }
 
-// terminalWidth is the width of the terminal w writes to (isTerminal),
+// terminalWidth is the width of the terminal w writes to (terminal),
 // columns where the terminal does not say, and 0 where w writes to no
 // terminal.
 func terminalWidth(w io.Writer) int {
-	if !isTerminal(w) {
+	t := terminal(w)
+	if t == nil {
 		return 0
 	}
-	for {
-		switch v := w.(type) {
-		case *os.File:
-			if n, _, err := term.GetSize(int(v.Fd())); err == nil && n > 0 {
-				return n
-			}
-			return columns
-		case interface{ Unwrap() io.Writer }:
-			w = v.Unwrap()
-		case *outFile:
-			w = v.w
-		}
+	if n, _, err := term.GetSize(int(t.Fd())); err == nil && n > 0 {
+		return n
 	}
+	return columns
 }
 
 func (p *progress) update(ev autotune.Progress) {

@@ -106,18 +106,27 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 	if err != nil {
 		return err
 	}
-	var charts int
-	err = writeOutput(cmd, output, "", func(w io.Writer) (err error) {
-		charts, err = report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
+	return writeReport(cmd, output, args, func(w io.Writer) (int, error) {
+		return report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
+	}, func(n int) string { return fmt.Sprintf("%d chart(s) of %d file(s)", n, len(in)) })
+}
+
+// writeReport writes the report that draw draws of inputs to output, and
+// says on stderr what it drew (said, of the count draw returns). A report
+// of nothing is bad input.
+func writeReport(cmd *cobra.Command, output string, inputs []string, draw func(io.Writer) (int, error), said func(int) string) error {
+	var n int
+	err := writeOutput(cmd, output, "", func(w io.Writer) (err error) {
+		n, err = draw(w)
 		return err
-	}, args...)
+	}, inputs...)
 	if errors.Is(err, report.ErrNothing) {
 		return usageError{err}
 	}
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d chart(s) of %d file(s)\n", output, charts, len(in))
+	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %s\n", output, said(n))
 	return err
 }
 
@@ -132,19 +141,9 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 		}
 		ls = append(ls, l)
 	}
-	var lines int
-	err := writeOutput(cmd, output, "", func(w io.Writer) (err error) {
-		lines, err = report.Convergence(w, format, ls, report.Options{Version: version})
-		return err
-	}, paths...)
-	if errors.Is(err, report.ErrNothing) {
-		return usageError{err}
-	}
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: the convergence of %d search(es) in %d log(s)\n", output, lines, len(ls))
-	return err
+	return writeReport(cmd, output, paths, func(w io.Writer) (int, error) {
+		return report.Convergence(w, format, ls, report.Options{Version: version})
+	}, func(n int) string { return fmt.Sprintf("the convergence of %d search(es) in %d log(s)", n, len(ls)) })
 }
 
 // reportPeaks returns the peak of each hardware, for its roofline: each

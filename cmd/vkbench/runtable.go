@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -30,12 +31,7 @@ type tableOptions struct {
 }
 
 // lineWidth is how wide o's lines are, but for names.
-func (o tableOptions) lineWidth() int {
-	if o.width > 0 {
-		return o.width
-	}
-	return columns
-}
+func (o tableOptions) lineWidth() int { return cmp.Or(o.width, columns) }
 
 // grid is a table of o's width whose elastic column is cut where a
 // terminal's width asks it, and never in a file or a pipe.
