@@ -29,6 +29,15 @@ func wantCode(t testing.TB, what string, err error, code status.Code, is error) 
 // errOf returns the error of a call that returns a value too.
 func errOf[T any](_ T, err error) error { return err }
 
+// unmade returns the error of a call that made x, which it releases if
+// the call did not fail.
+func unmade[T interface{ Release() error }](x T, err error) error {
+	if err == nil {
+		_ = x.Release()
+	}
+	return err
+}
+
 // wantLost checks that err reports the loss of the device.
 func wantLost(t testing.TB, what string, err error) {
 	t.Helper()
@@ -68,8 +77,15 @@ func Within(t testing.TB, d time.Duration, what string, f func()) {
 
 // diffElems describes how got differs from want, elements farther apart
 // than tol: the count of those that differ and the first few, or "" if
-// none does. unit names the elements, verb formats one.
-func diffElems[E uint32 | byte | float32](got, want []E, unit, verb string, tol float64) string {
+// none does.
+func diffElems[E uint32 | byte | float32](got, want []E, tol float64) string {
+	unit, verb := fmt.Sprintf("values (tolerance %g)", tol), "%v"
+	switch any(got).(type) {
+	case []byte:
+		unit, verb = "bytes", "%#02x"
+	case []uint32:
+		unit, verb = "words", "%#x"
+	}
 	if len(got) != len(want) {
 		return fmt.Sprintf("got %d %s, want %d", len(got), unit, len(want))
 	}
@@ -90,26 +106,10 @@ func diffElems[E uint32 | byte | float32](got, want []E, unit, verb string, tol 
 	return fmt.Sprintf("%d of %d %s differ:%s", n, len(got), unit, b.String())
 }
 
-// checkBytes fails t if got is not want.
-func checkBytes(t testing.TB, what string, got, want []byte) {
+// check fails t if got differs from want by more than tol.
+func check[E uint32 | byte | float32](t testing.TB, what string, got, want []E, tol float64) {
 	t.Helper()
-	if d := diffElems(got, want, "bytes", "%#02x", 0); d != "" {
+	if d := diffElems(got, want, tol); d != "" {
 		t.Errorf("%s: %s", what, d)
-	}
-}
-
-// checkWords fails t if got is not want.
-func checkWords(t testing.TB, what string, got, want []uint32) {
-	t.Helper()
-	if d := diffElems(got, want, "words", "%#x", 0); d != "" {
-		t.Errorf("%s: %s", what, d)
-	}
-}
-
-// checkFloats fails t if got differs from want by more than tol.
-func checkFloats(t testing.TB, what string, got, want []float32, tol float64) {
-	t.Helper()
-	if d := diffElems(got, want, "values", "%v", tol); d != "" {
-		t.Errorf("%s: %s (tolerance %g)", what, d, tol)
 	}
 }

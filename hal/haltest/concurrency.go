@@ -81,7 +81,7 @@ func fillRounds(e *env, x hal.Executable, g, rounds, n, local int) (err error) {
 		if err := status.Join(f.Wait(e.ctx), f.Release(), buf.Read(e.ctx, 0, got)); err != nil {
 			return fmt.Errorf("round %d: Wait, Fence.Release and Read: %w", r, err)
 		}
-		if d := diffElems(unpack[uint32](got), c.want(3, add), "words", "%#x", 0); d != "" {
+		if d := diffElems(unpack[uint32](got), c.want(3, add), 0); d != "" {
 			return fmt.Errorf("round %d: fill_iota(add %#x): %s", r, add, d)
 		}
 	}

@@ -54,16 +54,14 @@ func (c *addCase) dispatch(x hal.Executable) hal.Dispatch {
 
 func (c *addCase) check(e *env, what string) {
 	e.Helper()
-	checkWords(e, what, e.readWords(c.c), c.want)
+	check(e, what, e.readWords(c.c), c.want, 0)
 }
 
 // run records c's dispatch of x, an executable of kernelAdd, runs it and
 // checks the output.
 func (c *addCase) run(e *env, x hal.Executable, what string) {
 	e.Helper()
-	cb := e.commandBuffer()
-	e.record(cb, func() { e.dispatch(cb, c.dispatch(x)) })
-	e.execute(cb, what)
+	e.execute(e.recorded(func(cb hal.CommandBuffer) { e.dispatch(cb, c.dispatch(x)) }), what)
 	c.check(e, what)
 }
 
@@ -77,15 +75,11 @@ func testDispatch(e *env) {
 	}
 	// An executable whose kernel has no bindings and no push constants.
 	empty := e.executable(kernelEmpty)
-	cb := e.commandBuffer()
-	e.record(cb, func() { e.dispatch(cb, hal.Dispatch{Executable: empty, Groups: [3]uint32{3, 2, 1}}) })
-	e.execute(cb, "empty")
+	e.execute(e.recorded(func(cb hal.CommandBuffer) {
+		e.dispatch(cb, hal.Dispatch{Executable: empty, Groups: [3]uint32{3, 2, 1}})
+	}), "empty")
 }
 
-// testDispatchSets: a kernel whose bindings are in sets 0 and 2 (set 1
-// empty) computes what the CPU computes, its dispatch listing them set by
-// set, dispatched 50 times in one recording; a device that binds fewer sets than a kernel needs refuses it as
-// unsupported, saying how many it needs and has.
 func testDispatchSets(e *env) {
 	limit := int(e.info.Limits.MaxBoundDescriptorSets)
 	desc := kernelAddSets.desc()
@@ -109,10 +103,7 @@ func testDispatchSets(e *env) {
 		c.check(e, "c = a + b with b and c in set 2, dispatched 50 times")
 	}
 	desc.Sets = append(slices.Clone(addSets), make([]int, max(limit+1-len(addSets), 0))...)
-	x, err := e.dev.CreateExecutable(desc)
-	if err == nil {
-		_ = x.Release()
-	}
+	err := unmade(e.dev.CreateExecutable(desc))
 	want := fmt.Sprintf("needs %d descriptor sets, device has %d", len(desc.Sets), limit)
 	if !errors.Is(err, hal.ErrUnsupported) || !strings.Contains(err.Error(), want) {
 		e.Errorf("CreateExecutable of %d sets on a device of %d: %v; want unsupported saying %q", len(desc.Sets), limit, err, want)
@@ -175,8 +166,8 @@ func testSpecialization(e *env) {
 	})
 	e.execute(cb, "fill_iota")
 	for i, c := range cases {
-		checkWords(e, fmt.Sprintf("fill_iota with constants %v (workgroup size %d, MUL %d)", c.constants, c.local, c.mul),
-			e.readWords(fills[i].out), fills[i].want(c.mul, c.add))
+		check(e, fmt.Sprintf("fill_iota with constants %v (workgroup size %d, MUL %d)", c.constants, c.local, c.mul),
+			e.readWords(fills[i].out), fills[i].want(c.mul, c.add), 0)
 	}
 }
 
@@ -186,8 +177,7 @@ func testPushConstants(e *env) {
 	const local = 32
 	x := e.executable(kernelFillIota, hal.Constant{ID: 0, Value: local}, hal.Constant{ID: 1, Value: 2})
 	first, second := e.newFillCase(1000, local), e.newFillCase(333, local)
-	cb := e.commandBuffer()
-	e.record(cb, func() {
+	cb := e.recorded(func(cb hal.CommandBuffer) {
 		d := first.dispatch(x, 100)
 		e.dispatch(cb, d)
 		// Reuse the same slice for the second dispatch: the first must
@@ -199,8 +189,8 @@ func testPushConstants(e *env) {
 		copy(d.PushConstants, words(999, 999))
 	})
 	e.execute(cb, "fill_iota twice")
-	checkWords(e, "first dispatch (add 100, n 1000)", e.readWords(first.out), first.want(2, 100))
-	checkWords(e, "second dispatch (add 200, n 333)", e.readWords(second.out), second.want(2, 200))
+	check(e, "first dispatch (add 100, n 1000)", e.readWords(first.out), first.want(2, 100), 0)
+	check(e, "second dispatch (add 200, n 333)", e.readWords(second.out), second.want(2, 200), 0)
 }
 
 // testCopyFillBarrier: fills and copies, at odd offsets where allowed,
@@ -216,8 +206,7 @@ func testCopyFillBarrier(e *env) {
 
 	// Fill, then copy what was filled (and some of what was not) at odd
 	// offsets, then fill over part of the copy.
-	cb := e.commandBuffer()
-	e.record(cb, func() {
+	cb := e.recorded(func(cb hal.CommandBuffer) {
 		e.must("Fill", cb.Fill(src, 256, 1024, 0xa1b2c3d4))
 		e.barrier(cb)
 		e.must("Copy", cb.Copy(src, 3, dst, 5, 2001))
@@ -228,8 +217,8 @@ func testCopyFillBarrier(e *env) {
 	copy(srcModel[256:256+1024], fillBytes(1024, 0xa1b2c3d4))
 	copy(dstModel[5:5+2001], srcModel[3:3+2001])
 	copy(dstModel[1000:1008], fillBytes(8, 0x01020304))
-	checkBytes(e, "destination after fill, copy, fill", e.read(dst, 0, size), dstModel)
-	checkBytes(e, "source after fill, copy, fill", e.read(src, 0, size), srcModel)
+	check(e, "destination after fill, copy, fill", e.read(dst, 0, size), dstModel, 0)
+	check(e, "source after fill, copy, fill", e.read(src, 0, size), srcModel, 0)
 
 	// Transfers feeding a dispatch feeding a transfer, in one command
 	// buffer: a, b filled; c = a + b; c copied out.
@@ -252,7 +241,7 @@ func testCopyFillBarrier(e *env) {
 	e.execute(cb, "fill, add, copy")
 	want := repeat(42, n)
 	copy(want[100:150], repeat(1040, 50))
-	checkWords(e, "fill, add, copy", e.readWords(out), want)
+	check(e, "fill, add, copy", e.readWords(out), want, 0)
 }
 
 // fillBytes is what Fill writes: size bytes of value, little-endian.

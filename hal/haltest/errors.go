@@ -179,7 +179,7 @@ func testErrRecord(e *env) {
 	e.must("End after failed recording calls", cb.End())
 	e.execute(cb, "add after failed recording calls")
 	c.check(e, "add recorded after failed recording calls")
-	checkWords(e, "buffer named by failed copies and fills", e.readWords(victim), victimWords)
+	check(e, "buffer named by failed copies and fills", e.readWords(victim), victimWords, 0)
 }
 
 // Objects of no device: the wrappers hide the backend's own type.
@@ -245,7 +245,7 @@ func testErrForeign(e *env) {
 
 	e.execute(cb, "add after foreign objects were refused")
 	c.check(e, "add recorded after foreign objects were refused")
-	checkWords(e, "buffer named by refused copies and fills", e.readWords(victim), victimWords)
+	check(e, "buffer named by refused copies and fills", e.readWords(victim), victimWords, 0)
 
 	// The other device is untouched, and runs its own work again.
 	o.write(oc.c, 0, words(repeat(sentinel, oc.n+17)...))
@@ -262,8 +262,7 @@ func testErrReleased(e *env) {
 
 	gone := e.buffer(c.c.Size(), hal.HostVisible)
 	goneX := e.executable(kernelAdd)
-	goneCB := e.commandBuffer()
-	e.record(goneCB, func() { e.dispatch(goneCB, c.dispatch(x)) })
+	goneCB := e.recorded(func(goneCB hal.CommandBuffer) { e.dispatch(goneCB, c.dispatch(x)) })
 	goneFence := e.submit(goneCB)
 	e.wait(goneFence, "add")
 	objs := []object{{"Buffer", gone}, {"Executable", goneX}, {"CommandBuffer", goneCB}, {"Fence", goneFence}}
@@ -321,8 +320,7 @@ func testErrSubmit(e *env) {
 	const local = 32
 	xf := e.executable(kernelFillIota, hal.Constant{ID: 0, Value: local}, hal.Constant{ID: 1, Value: 3})
 	fc := e.newFillCase(777, local)
-	cb := e.commandBuffer()
-	e.record(cb, func() {
+	cb := e.recorded(func(cb hal.CommandBuffer) {
 		job.record(e, cb)
 		e.barrier(cb)
 		e.dispatch(cb, fc.dispatch(xf, 5))
@@ -351,17 +349,17 @@ func testErrSubmit(e *env) {
 	wantCode(e, "Dispatch into an ended command buffer", cb2.Dispatch(fc2.dispatch(xf, 1)), status.FailedPrecondition, nil)
 	wantCode(e, "Barrier in an ended command buffer", cb2.Barrier(), status.FailedPrecondition, nil)
 	e.execute(cb2, "fill_iota recorded around failed calls")
-	checkWords(e, "fill_iota recorded around failed calls", e.readWords(fc2.out), fc2.want(3, 9))
+	check(e, "fill_iota recorded around failed calls", e.readWords(fc2.out), fc2.want(3, 9), 0)
 
 	e.wait(f, "the first submission")
 	wantDone(e, "the first submission, waited for", f)
 	checkSpin(e, job.out, job.iters)
-	checkWords(e, "fill_iota after the spin job", e.readWords(fc.out), fc.want(3, 5))
+	check(e, "fill_iota after the spin job", e.readWords(fc.out), fc.want(3, 5), 0)
 
 	// Done, it can be submitted again as it is.
 	e.write(fc.out, 0, words(repeat(sentinel, int(fc.out.Size()/4))...))
 	e.execute(cb, "the same command buffer, submitted again")
-	checkWords(e, "fill_iota submitted again", e.readWords(fc.out), fc.want(3, 5))
+	check(e, "fill_iota submitted again", e.readWords(fc.out), fc.want(3, 5), 0)
 
 	// An empty command buffer is fine too.
 	e.record(cb2, func() {})

@@ -220,6 +220,14 @@ func (e *env) timestampPool(n int) hal.TimestampPool {
 	return owned(e, "TimestampPool", p, err, fmt.Sprintf("CreateTimestampPool(%d)", n))
 }
 
+// recorded returns a new command buffer, which f has recorded into.
+func (e *env) recorded(f func(cb hal.CommandBuffer)) hal.CommandBuffer {
+	e.Helper()
+	cb := e.commandBuffer()
+	e.record(cb, func() { f(cb) })
+	return cb
+}
+
 // record begins cb, lets f record into it, and ends it.
 func (e *env) record(cb hal.CommandBuffer, f func()) {
 	e.Helper()

@@ -11,13 +11,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// kernelSample reads a sampled r32f image and writes a storage r32f image
-// and a buffer (testdata/sample.comp); push w, h, off.x, off.y.
-var kernelSample = loadKernel("sample", 3, 16, 8)
-
-// sampleKinds are kernelSample's bindings.
-var sampleKinds = []hal.BindingKind{hal.SampledImageBinding, hal.StorageImageBinding, hal.StorageBufferBinding}
-
 // needFormat skips the test unless the device can make images of f with
 // the features of usage, and, with linear, filter them linearly.
 func (e *env) needFormat(f hal.Format, usage hal.ImageUsage, linear bool) {
@@ -43,14 +36,6 @@ func (e *env) sampler(desc hal.SamplerDesc) hal.Sampler {
 	e.Helper()
 	s, err := e.dev.CreateSampler(desc)
 	return owned(e, "Sampler", s, err, fmt.Sprintf("CreateSampler(%+v)", desc))
-}
-
-// sampleExecutable creates kernelSample's executable.
-func (e *env) sampleExecutable() hal.Executable {
-	e.Helper()
-	x, err := e.dev.CreateExecutable(hal.ExecutableDesc{Label: "sample", SPIRV: kernelSample.spirv,
-		Bindings: 3, BindingKinds: sampleKinds, PushConstantSize: kernelSample.push})
-	return owned(e, "Executable", x, err, "CreateExecutable(sample)")
 }
 
 // sampleCase is a dispatch of kernelSample over a w×h image of random
@@ -101,9 +86,6 @@ func (e *env) readImage(img hal.Image) []byte {
 	return dst
 }
 
-// testImageReadWrite: an image is zero when created, and the bytes
-// written into it come back unchanged, in every format the device has,
-// for sizes that are not multiples of anything.
 func testImageReadWrite(e *env) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	tested := 0
@@ -119,12 +101,12 @@ func testImageReadWrite(e *env) {
 		}
 		tested++
 		img := e.image(hal.ImageDesc{Format: f, Width: 37, Height: 19, Usage: usage, Label: f.String()})
-		checkBytes(e, "a new "+f.String()+" image, which must be zero", e.readImage(img), make([]byte, img.Desc().Bytes()))
+		check(e, "a new "+f.String()+" image, which must be zero", e.readImage(img), make([]byte, img.Desc().Bytes()), 0)
 		data := random[byte](rng, int(img.Desc().Bytes()))
 		if err := img.Write(e.ctx, data); err != nil {
 			e.Fatalf("Image.Write of a %s image: %v", f, err)
 		}
-		checkBytes(e, f.String()+" image read back", e.readImage(img), data)
+		check(e, f.String()+" image read back", e.readImage(img), data, 0)
 	}
 	if tested == 0 {
 		e.Skip("the device makes no images")
@@ -139,11 +121,10 @@ func testImageDispatch(e *env) {
 	e.needFormat(hal.R32Float, hal.ImageSampled|hal.ImageStorage, true)
 	const w, h = 29, 13
 	c := e.newSampleCase(rand.New(rand.NewPCG(43, 44)), w, h)
-	x := e.sampleExecutable()
+	x := e.executable(kernelSample)
 	staging := e.buffer(16+int64(4*w*h), hal.HostVisible)
 	e.write(staging, 16, pack(c.texels))
-	cb := e.commandBuffer()
-	e.record(cb, func() { e.must("CopyBufferToImage", cb.CopyBufferToImage(staging, 16, c.src)) })
+	cb := e.recorded(func(cb hal.CommandBuffer) { e.must("CopyBufferToImage", cb.CopyBufferToImage(staging, 16, c.src)) })
 	e.execute(cb, "CopyBufferToImage")
 	if got := unpack[float32](e.readImage(c.src)); !bytes.Equal(pack(got), pack(c.texels)) {
 		e.Fatalf("the image CopyBufferToImage filled does not hold the buffer's texels")
@@ -174,9 +155,9 @@ func testImageDispatch(e *env) {
 			}
 		}
 		// Linear filtering weighs with as few as 8 bits of the fraction.
-		checkFloats(e, what+": the buffer", unpack[float32](e.read(c.out, 0, int64(4*w*h))), want, 1e-3)
-		checkFloats(e, what+": the storage image", unpack[float32](e.readImage(c.dst)), doubled, 1e-6)
-		checkFloats(e, what+": the storage image copied to a buffer", unpack[float32](e.read(staging, 16, int64(4*w*h))), doubled, 1e-6)
+		check(e, what+": the buffer", unpack[float32](e.read(c.out, 0, int64(4*w*h))), want, 1e-3)
+		check(e, what+": the storage image", unpack[float32](e.readImage(c.dst)), doubled, 1e-6)
+		check(e, what+": the storage image copied to a buffer", unpack[float32](e.read(staging, 16, int64(4*w*h))), doubled, 1e-6)
 	}
 }
 
@@ -191,11 +172,10 @@ func testImageReleaseAfterSubmit(e *env) {
 		c := e.newSampleCase(rng, 16, 16)
 		e.must("Image.Write", c.src.Write(e.ctx, pack(c.texels)))
 		job := e.newSpinJob(inFlightJob)
-		x := e.sampleExecutable()
+		x := e.executable(kernelSample)
 		s := e.sampler(hal.SamplerDesc{Filter: hal.Nearest})
 		keep := e.buffer(c.out.Size(), hal.HostVisible)
-		cb := e.commandBuffer()
-		e.record(cb, func() {
+		cb := e.recorded(func(cb hal.CommandBuffer) {
 			job.record(e, cb)
 			e.barrier(cb)
 			e.dispatch(cb, c.dispatch(x, s, 0))
@@ -211,7 +191,7 @@ func testImageReleaseAfterSubmit(e *env) {
 			releaseUnwaited(e, used, f)
 		}
 		e.wait(f, "the submission whose images were released")
-		checkFloats(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), unpack[float32](e.read(keep, 0, keep.Size())), c.doubled(), 1e-6)
+		check(e, fmt.Sprintf("the storage image released (before Submit: %v)", beforeSubmit), unpack[float32](e.read(keep, 0, keep.Size())), c.doubled(), 1e-6)
 	}
 }
 
@@ -220,13 +200,7 @@ func testImageReleaseAfterSubmit(e *env) {
 // hal.ErrUnsupported, naming the format and the feature); bad image
 // bindings and copies are refused where they are recorded.
 func testErrImages(e *env) {
-	create := func(desc hal.ImageDesc) error {
-		img, err := e.dev.CreateImage(desc)
-		if err == nil {
-			_ = img.Release()
-		}
-		return err
-	}
+	create := func(desc hal.ImageDesc) error { return unmade(e.dev.CreateImage(desc)) }
 	wantCode(e, "CreateImage with no format", create(hal.ImageDesc{Width: 4, Height: 4, Usage: hal.ImageStorage}), status.InvalidArgument, nil)
 	wantCode(e, "CreateImage of width 0", create(hal.ImageDesc{Format: hal.R32Float, Height: 4, Usage: hal.ImageStorage}), status.InvalidArgument, nil)
 	wantCode(e, "CreateImage with no usage", create(hal.ImageDesc{Format: hal.R32Float, Width: 4, Height: 4}), status.InvalidArgument, nil)
@@ -257,7 +231,7 @@ func testErrImages(e *env) {
 // buffer then records the right work.
 func testErrImageBindings(e *env) {
 	c := e.newSampleCase(rand.New(rand.NewPCG(47, 48)), 8, 8)
-	x := e.sampleExecutable()
+	x := e.executable(kernelSample)
 	s := e.sampler(hal.SamplerDesc{Filter: hal.Nearest})
 	cb := e.commandBuffer()
 	e.must("Begin", cb.Begin())
@@ -293,5 +267,5 @@ func testErrImageBindings(e *env) {
 	e.dispatch(cb, c.dispatch(x, s, 0))
 	e.must("End", cb.End())
 	e.execute(cb, "the dispatch recorded after the refused ones")
-	checkFloats(e, "the dispatch recorded after the refused ones", unpack[float32](e.read(c.out, 0, c.out.Size())), c.texels, 0)
+	check(e, "the dispatch recorded after the refused ones", unpack[float32](e.read(c.out, 0, c.out.Size())), c.texels, 0)
 }

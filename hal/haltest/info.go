@@ -12,8 +12,6 @@ import (
 // hardwareRE is what DeviceInfo.Hardware promises: a path-safe name.
 var hardwareRE = regexp.MustCompile(`^[a-z0-9._-]+$`)
 
-// testInfo: the device describes itself sanely, the same way each time
-// and for each logical device of the same physical device.
 func testInfo(e *env) {
 	info := e.dev.Info()
 	if d := cmp.Diff(info, e.dev.Info()); d != "" {

@@ -9,13 +9,7 @@ import (
 )
 
 // The kernels the suite dispatches, compiled from testdata/*.comp.
-//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/add.spv testdata/add.comp
-//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/add_sets.spv testdata/add_sets.comp
-//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/empty.spv testdata/empty.comp
-//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/fill_iota.spv testdata/fill_iota.comp
-//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/inc.spv testdata/inc.comp
-//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/spin.spv testdata/spin.comp
-//go:generate glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o testdata/sample.spv testdata/sample.comp
+//go:generate sh -c "ls testdata/*.comp | sed s/[.]comp// | xargs -I@ glslc -O --target-env=vulkan1.2 -fshader-stage=compute -o @.spv @.comp"
 
 //go:embed testdata/*.spv
 var spirvFiles embed.FS
@@ -27,6 +21,7 @@ type kernel struct {
 	bindings int
 	push     int // bytes of push constants
 	local    uint32
+	kinds    []hal.BindingKind // nil: storage buffers
 }
 
 var (
@@ -43,6 +38,9 @@ var (
 	// kernelAddSets is kernelAdd with a in set 0 and b and c at bindings 0
 	// and 1 of set 2, set 1 empty (addSets).
 	kernelAddSets = loadKernel("add_sets", 3, 4, 64)
+	// kernelSample reads a sampled r32f image and writes a storage r32f
+	// image and a buffer (testdata/sample.comp); push w, h, off.x, off.y.
+	kernelSample = loadKernel("sample", 3, 16, 8, hal.SampledImageBinding, hal.StorageImageBinding, hal.StorageBufferBinding)
 	// kernelEmpty does nothing.
 	kernelEmpty = loadKernel("empty", 0, 0, 1)
 )
@@ -50,18 +48,19 @@ var (
 // addSets are kernelAddSets' bindings by set.
 var addSets = []int{1, 0, 2}
 
-func loadKernel(name string, bindings, push int, local uint32) kernel {
+func loadKernel(name string, bindings, push int, local uint32, kinds ...hal.BindingKind) kernel {
 	code, err := spirvFiles.ReadFile("testdata/" + name + ".spv")
 	if err != nil {
 		panic("haltest: " + err.Error())
 	}
-	return kernel{name: name, spirv: code, bindings: bindings, push: push, local: local}
+	return kernel{name: name, spirv: code, bindings: bindings, push: push, local: local, kinds: kinds}
 }
 
 // desc describes an executable of k with constants, labelled with k's
 // name.
 func (k kernel) desc(constants ...hal.Constant) hal.ExecutableDesc {
-	return hal.ExecutableDesc{Label: k.name, SPIRV: k.spirv, Bindings: k.bindings, PushConstantSize: k.push, Constants: constants}
+	return hal.ExecutableDesc{Label: k.name, SPIRV: k.spirv, Bindings: k.bindings, BindingKinds: k.kinds,
+		PushConstantSize: k.push, Constants: constants}
 }
 
 // groupsFor returns how many workgroups of local invocations cover n.

@@ -24,10 +24,6 @@ import (
 // of spinning, begun some 20 ms before the loss.
 const lossLatency = 200 * time.Millisecond
 
-// testDeviceLoss: once a device is marked lost, every pending fence fails
-// with ErrDeviceLost within lossLatency, blocked waiters included; every
-// later call on the device and its objects fails the same way at once;
-// releasing everything still works; other devices are not affected.
 func testDeviceLoss(e *env) {
 	lm, ok := e.dev.(hal.LossMarker)
 	if !ok {
@@ -128,12 +124,8 @@ func (l *lossCase) lose(lm hal.LossMarker) {
 			results[i] = result{err, time.Now()}
 		})
 	}
-	// A control, started with the waiters and given the same time to
-	// start waiting: Waits on the same fences, whose context is cancelled
-	// at the moment of the loss. They sit in the backend's wait as the
-	// test's do, and return at the same point of it, so what a busy host
-	// adds to both (for a CPU device, beside the work that keeps the
-	// fences pending) is measured, and a Wait that ignores the loss, which
+	// The control (see WaitControl), started with the waiters and given
+	// the same time to start waiting: a Wait that ignores the loss, which
 	// returns only when its work ends, still fails.
 	wake, woken := WaitControl(l.fences)
 	time.Sleep(20 * time.Millisecond)

@@ -95,12 +95,9 @@ func releaseUnwaited(e *env, objs []object, f hal.Fence) {
 
 func (r *ownedRun) check(e *env, what string) {
 	e.Helper()
-	checkWords(e, what, e.readWords(r.keep), r.add.want)
+	check(e, what, e.readWords(r.keep), r.add.want, 0)
 }
 
-// testReleaseAfterSubmit: every object a submission uses is released
-// right after Submit; waiting then succeeds and the result is right, in
-// both memory kinds.
 func testReleaseAfterSubmit(e *env) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, mem := range memoryKinds {
@@ -195,10 +192,6 @@ func testWaitInterrupted(e *env) {
 	}
 }
 
-// testCloseRacing: Device.Release while 8 goroutines upload, write, read,
-// run and build on the device, 50 times on fresh devices: every call
-// succeeds or fails with hal.ErrReleased, nothing crashes, Release
-// returns nil, and Err then reports the release.
 func testCloseRacing(e *env) {
 	const (
 		rounds  = 50

@@ -71,8 +71,7 @@ func testReleaseDeviceFirst(e *env) {
 func testReleasePending(e *env) {
 	k := e.newKit()
 	job := e.newSpinJob(300 * time.Millisecond)
-	cb := e.commandBuffer()
-	e.record(cb, func() { job.record(e, cb) })
+	cb := e.recorded(func(cb hal.CommandBuffer) { job.record(e, cb) })
 	f := e.submit(cb)
 	releaseWithin(e, time.Second, "Fence.Release of a pending submission", f)
 	e.releaseDevice(k)

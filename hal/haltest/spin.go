@@ -22,11 +22,9 @@ const maxSpinDispatch = 200 * time.Millisecond
 
 // spinNanos returns the host time, in nanoseconds, that one iteration of
 // a kernelSpin dispatch takes on this device, measured on the first call
-// by timing dispatches of growing length from submission to completion.
-// Each length is timed three times and the fastest kept, against a host
-// busy with other work; the time of a dispatch of a few iterations,
-// measured after a first run that may compile the pipeline, is taken off
-// as the fixed cost of any dispatch.
+// by timing dispatches of growing length, each the fastest of three; the
+// time of a few iterations, after a first run that may compile the
+// pipeline, is taken off as the fixed cost of any dispatch.
 func (e *env) spinNanos() float64 {
 	e.Helper()
 	s := e.s

@@ -11,8 +11,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// testTimestamps: durations are positive and grow with the work; a timer
-// that did not tick, and a slot never written, are errors.
 func testTimestamps(e *env) {
 	for _, n := range []int{0, -1} {
 		p, err := e.dev.CreateTimestampPool(n)
@@ -24,11 +22,9 @@ func testTimestamps(e *env) {
 		e.Errorf("TimestampPool.Count() = %d, want %d", pool.Count(), slots)
 	}
 
-	// Work of about 20 ms of device time, and 4 times as much, measured
-	// side by side in one submission, alternating which goes first. The
-	// median of their ratios is checked, over five rounds, or up to fifteen
-	// while it is out of bounds, so that a host busy with other work for a
-	// while (which slows a CPU device) does not decide it.
+	// Work of about 20 ms of device time, and 4 times as much, side by
+	// side in one submission, alternating which goes first; the median
+	// ratio of five rounds, or up to fifteen while it is out of bounds.
 	job := e.newSpinJob(20 * time.Millisecond)
 	cb := e.commandBuffer()
 	measure := func(first, second uint32) (time.Duration, time.Duration) {

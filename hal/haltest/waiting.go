@@ -9,13 +9,9 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// testWaitContext: Wait with a cancelled or expired context returns at
-// once with Cancelled or DeadlineExceeded, and the submission stays in
-// flight: waiting again succeeds. Poll sees it pending, then done.
 func testWaitContext(e *env) {
 	job := e.newSpinJob(time.Second)
-	cb := e.commandBuffer()
-	e.record(cb, func() { job.record(e, cb) })
+	cb := e.recorded(func(cb hal.CommandBuffer) { job.record(e, cb) })
 	start := time.Now()
 	f := e.submit(cb)
 	if done, err := f.Poll(); done {
@@ -89,8 +85,7 @@ func testManySubmissions(e *env) {
 	out := e.bufferOf(hal.HostVisible, repeat(sentinel, int(count*stride/4)))
 	fences := make([]hal.Fence, count)
 	for i := range count {
-		cb := e.commandBuffer()
-		e.record(cb, func() {
+		cb := e.recorded(func(cb hal.CommandBuffer) {
 			e.dispatch(cb, hal.Dispatch{
 				Executable:    x,
 				Bindings:      []hal.Binding{{Buffer: out, Offset: int64(i) * stride, Size: 4 * n}},
@@ -115,7 +110,7 @@ func testManySubmissions(e *env) {
 		for j := range n {
 			want[j] = uint32(j)*7 + uint32(1000*i)
 		}
-		checkWords(e, fmt.Sprintf("submission %d of %d", i, count), got[int64(i)*stride/4:int64(i+1)*stride/4], want)
+		check(e, fmt.Sprintf("submission %d of %d", i, count), got[int64(i)*stride/4:int64(i+1)*stride/4], want, 0)
 	}
 	for i, f := range fences {
 		wantDone(e, fmt.Sprintf("submission %d, waited for", i), f)
@@ -135,8 +130,7 @@ func testSubmissionChain(e *env) {
 	want := uint32(1)
 	var fences []hal.Fence
 	for k := range steps {
-		cb := e.commandBuffer()
-		e.record(cb, func() {
+		cb := e.recorded(func(cb hal.CommandBuffer) {
 			e.dispatch(cb, hal.Dispatch{
 				Executable:    x,
 				Bindings:      []hal.Binding{{Buffer: buf}},
@@ -150,12 +144,11 @@ func testSubmissionChain(e *env) {
 	}
 	// A copy that waits on every fence of the chain.
 	out := e.bufferOf(hal.HostVisible, repeat(sentinel, n))
-	cb := e.commandBuffer()
-	e.record(cb, func() { e.must("Copy", cb.Copy(buf, 0, out, 0, 4*n)) })
+	cb := e.recorded(func(cb hal.CommandBuffer) { e.must("Copy", cb.Copy(buf, 0, out, 0, 4*n)) })
 	last := e.submit(cb, fences...)
 	e.wait(last, "a copy waiting on every step of the chain")
 	for i, f := range fences {
 		wantDone(e, fmt.Sprintf("step %d, which a completed submission waited on", i), f)
 	}
-	checkWords(e, fmt.Sprintf("x = x*3 + k for k in 0..%d, in order", steps-1), e.readWords(out), repeat(want, n))
+	check(e, fmt.Sprintf("x = x*3 + k for k in 0..%d, in order", steps-1), e.readWords(out), repeat(want, n), 0)
 }
