@@ -14,13 +14,10 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// ErrInjected is matched (errors.Is) by every error the wrapper makes up:
-// synchronous failures, asynchronous failures of submissions and the causes
-// of injected device losses. Errors that a failure causes later match it
-// too, through their cause: those of submissions that waited on a failed
-// one, and those of a lost device when the backend keeps the cause given to
-// MarkLost (vk does). Causes are kept in every status mode but
-// status.ModeCode.
+// ErrInjected is matched (errors.Is) by every error the wrapper makes up,
+// and through their causes by the errors those cause later: of
+// submissions that waited on a failed one, and of a lost device whose
+// backend keeps the cause given to MarkLost (vk does).
 var ErrInjected = errors.New("faulty: injected fault")
 
 // Call names a method of the HAL, for rules and counters. Accessors that
@@ -111,16 +108,12 @@ const (
 	// Fail makes the call return an error at once without calling the
 	// wrapped object, which is left as it was.
 	Fail Effect = iota
-	// FailAsync applies to Submit only: the submission really runs on the
-	// wrapped device, and its fence reports the error once it has
-	// completed. Every submission that waits on it, directly or through
-	// others, fails too, with an error whose cause is this one; other
-	// submissions are not affected.
+	// FailAsync applies to Submit only: the submission runs, and its
+	// fence, and those of the submissions that wait on it, report the
+	// error (see Faults in the package documentation).
 	FailAsync
-	// Lose loses the device at the call, through the wrapped device's own
-	// loss path (hal.LossMarker) where it has one: the call returns the
-	// loss, every pending fence fails and every later call fails with an
-	// error matching hal.ErrDeviceLost.
+	// Lose loses the device at the call: the call returns the loss, as
+	// every pending fence and every later call does.
 	Lose
 	// NoTick applies to Elapsed only: the call reports that the GPU timer
 	// did not tick between the two timestamps (an error matching
@@ -349,11 +342,7 @@ func (p *Plan) LoseAfter(d time.Duration) {
 }
 
 // Hold makes later submissions stay in the wrapper instead of reaching the
-// wrapped queue, until Release: their fences do not complete, Wait on them
-// honours its context, and a loss of the device fails them at once. Their
-// command buffers count as in flight (hal.ErrInFlight). Submit's own
-// checks of a held submission (such as a command buffer that was not
-// ended) are made when it is let through, and reported by its fence.
+// wrapped queue, until Release (see Holding in the package documentation).
 func (p *Plan) Hold() {
 	p.holdMu.Lock()
 	p.holding = true
