@@ -174,9 +174,7 @@ func Observe(tb testing.TB, f func(testing.TB)) Outcome {
 		f(r)
 	}()
 	<-done
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.out
+	return r.outcome()
 }
 
 // recorder is the testing.TB Observe gives its function.
@@ -196,40 +194,26 @@ func (r *recorder) note(failed, skipped bool, msg string) {
 	}
 }
 
-func (r *recorder) Helper()         {}
-func (r *recorder) Log(args ...any) { r.note(false, false, fmt.Sprint(args...)) }
-func (r *recorder) Logf(format string, args ...any) {
-	r.note(false, false, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Fail()             { r.note(true, false, "") }
-func (r *recorder) Error(args ...any) { r.note(true, false, fmt.Sprint(args...)) }
-func (r *recorder) Errorf(format string, args ...any) {
-	r.note(true, false, fmt.Sprintf(format, args...))
-}
-func (r *recorder) FailNow()          { r.note(true, false, ""); runtime.Goexit() }
-func (r *recorder) Fatal(args ...any) { r.note(true, false, fmt.Sprint(args...)); runtime.Goexit() }
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.note(true, false, fmt.Sprintf(format, args...))
-	runtime.Goexit()
-}
-func (r *recorder) SkipNow()         { r.note(false, true, ""); runtime.Goexit() }
-func (r *recorder) Skip(args ...any) { r.note(false, true, fmt.Sprint(args...)); runtime.Goexit() }
-func (r *recorder) Skipf(format string, args ...any) {
-	r.note(false, true, fmt.Sprintf(format, args...))
-	runtime.Goexit()
-}
-
-func (r *recorder) Failed() bool {
+func (r *recorder) outcome() Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.out.Failed
+	return r.out
 }
 
-func (r *recorder) Skipped() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.out.Skipped
-}
+func (r *recorder) Helper()                           {}
+func (r *recorder) Log(args ...any)                   { r.note(false, false, fmt.Sprint(args...)) }
+func (r *recorder) Logf(format string, args ...any)   { r.Log(fmt.Sprintf(format, args...)) }
+func (r *recorder) Fail()                             { r.note(true, false, "") }
+func (r *recorder) Error(args ...any)                 { r.note(true, false, fmt.Sprint(args...)) }
+func (r *recorder) Errorf(format string, args ...any) { r.Error(fmt.Sprintf(format, args...)) }
+func (r *recorder) FailNow()                          { r.Fail(); runtime.Goexit() }
+func (r *recorder) Fatal(args ...any)                 { r.Error(args...); runtime.Goexit() }
+func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); runtime.Goexit() }
+func (r *recorder) SkipNow()                          { r.note(false, true, ""); runtime.Goexit() }
+func (r *recorder) Skip(args ...any)                  { r.note(false, true, fmt.Sprint(args...)); runtime.Goexit() }
+func (r *recorder) Skipf(format string, args ...any)  { r.Skip(fmt.Sprintf(format, args...)) }
+func (r *recorder) Failed() bool                      { return r.outcome().Failed }
+func (r *recorder) Skipped() bool                     { return r.outcome().Skipped }
 
 // Opening holds the complaints a driver makes while a test opens it (a
 // loader with no driver to load says so before it fails) until the test
