@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -282,28 +283,31 @@ func asWords[T uint32 | int32 | float32](v []T) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 }
 
-// upload writes words w into buf. On a little-endian host the words' own
-// memory is the bytes to send; elsewhere they are encoded a chunk at a
-// time.
+// upload writes words w into buf as the device holds them, little-endian:
+// w's own memory, its bytes swapped in place for the write and back on a
+// big-endian host, so that no second copy of a gigabyte is made.
 func upload(ctx context.Context, buf hal.Buffer, w []uint32) error {
-	if littleEndian {
-		return buf.Write(ctx, 0, wordBytes(w))
-	}
-	n := len(w)
-	chunk := make([]byte, min(kernels.TransferChunk, 4*n))
-	for first := 0; first < n; first += len(chunk) / 4 {
-		m := min(len(chunk)/4, n-first)
-		encodeWords(chunk[:4*m], w[first:first+m])
-		if err := buf.Write(ctx, int64(4*first), chunk[:4*m]); err != nil {
-			return err
-		}
-	}
-	return nil
+	swapBytes(w)
+	defer swapBytes(w)
+	return buf.Write(ctx, 0, wordBytes(w))
 }
 
 // littleEndian reports whether this host stores words as the device does
 // (Vulkan buffers hold the built-in kernels' words little-endian).
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// swapBytes turns words between the host's byte order and the device's, in
+// place, on every processor at once: nothing to do on a little-endian host.
+func swapBytes(w []uint32) {
+	if littleEndian {
+		return
+	}
+	spread(len(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w[i] = bits.ReverseBytes32(w[i])
+		}
+	})
+}
 
 // wordBytes is the memory of w seen as bytes.
 func wordBytes(w []uint32) []byte {
@@ -313,16 +317,6 @@ func wordBytes(w []uint32) []byte {
 // sameWords reports whether a and b hold the same words, compared as
 // memory: a vectorized compare, faster than a loop of words.
 func sameWords(a, b []uint32) bool { return bytes.Equal(wordBytes(a), wordBytes(b)) }
-
-// encodeWords encodes words little-endian, on every processor at once for
-// large chunks.
-func encodeWords(dst []byte, src []uint32) {
-	spread(len(src), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			binary.LittleEndian.PutUint32(dst[4*i:], src[i])
-		}
-	})
-}
 
 // spread runs fn over [0, n) split among the processors, for n large
 // enough to be worth it (2¹⁶ words a part at least).
@@ -338,20 +332,10 @@ func (p *problem) download(ctx context.Context, buf hal.Buffer, n int64) ([]uint
 		p.readback = make([]uint32, n)
 	}
 	out := p.readback[:n]
-	if littleEndian {
-		if err := buf.Read(ctx, 0, wordBytes(out)); err != nil {
-			return nil, err
-		}
-		return out, nil
+	if err := buf.Read(ctx, 0, wordBytes(out)); err != nil {
+		return nil, err
 	}
-	chunk := make([]byte, min(kernels.TransferChunk, 4*n))
-	for first := int64(0); first < n; first += int64(len(chunk) / 4) {
-		m := min(int64(len(chunk)/4), n-first)
-		if err := buf.Read(ctx, 4*first, chunk[:4*m]); err != nil {
-			return nil, err
-		}
-		decodeWords(out[first:first+m], chunk[:4*m])
-	}
+	swapBytes(out)
 	return out, nil
 }
 
@@ -466,16 +450,6 @@ func (p *problem) digest(ctx context.Context, buf hal.Buffer, n int64) (uint64, 
 		sum = addDigests(sum, binary.LittleEndian.Uint64(raw[i:]))
 	}
 	return sum, nil
-}
-
-// decodeWords decodes little-endian words, on every processor at once for
-// large chunks.
-func decodeWords(dst []uint32, src []byte) {
-	spread(len(dst), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = binary.LittleEndian.Uint32(src[4*i:])
-		}
-	})
 }
 
 // downloadF32 reads n floats from buf, as download does.
