@@ -46,17 +46,20 @@ func Lookup(name string) (kernels.Operation, error) {
 }
 
 // opInfo is what a built-in operation says of itself, and the methods of
-// Operation that only report it.
+// Operation that only report it, and what its flops run on
+// (kernels.ArithmeticOf).
 type opInfo struct {
 	name, summary string
 	dtype         kernels.DType
 	dims          []string
 	cands         []kernels.Candidate
+	arithmetic    kernels.Arithmetic
 }
 
-func (o *opInfo) Name() string         { return o.name }
-func (o *opInfo) Summary() string      { return o.summary }
-func (o *opInfo) DType() kernels.DType { return o.dtype }
+func (o *opInfo) Name() string                   { return o.name }
+func (o *opInfo) Summary() string                { return o.summary }
+func (o *opInfo) DType() kernels.DType           { return o.dtype }
+func (o *opInfo) Arithmetic() kernels.Arithmetic { return o.arithmetic }
 
 // Dims and Candidates return copies, so that a caller who edits them
 // (a candidate's Params, its Constants) changes nothing here. The SPIR-V

@@ -11,14 +11,9 @@ import (
 
 // gemmOp is "gemm": C (M×N) = A (M×K) · B (K×N), row-major fp32, or, of
 // its DType, "gemm-f16" or "gemm-bf16" (newGEMMF16, newGEMMBF16). Bytes:
-// the DType's size times (MK + KN + MN); flops: 2MNK.
-type gemmOp struct {
-	opInfo
-	// arithmetic is what its flops run on (Arithmetic): the matrix units
-	// for the 16-bit ones, whose fastest candidates use them (a device
-	// without them has another rate stand in: autotune.Peak.ComputeOf).
-	arithmetic kernels.Arithmetic
-}
+// the DType's size times (MK + KN + MN); flops: 2MNK, on the matrix units
+// for the 16-bit forms, whose fastest candidates use them.
+type gemmOp struct{ opInfo }
 
 func newGEMM() *gemmOp {
 	naive := func(t uint32) kernels.Candidate {
@@ -51,10 +46,10 @@ func newGEMM() *gemmOp {
 // and candidates.
 var gemmOps = map[kernels.DType]gemmOp{
 	kernels.F32: {opInfo: opInfo{name: "gemm", summary: "C = A·B, row-major fp32 (M×K times K×N): arithmetic throughput"}},
-	kernels.F16: {opInfo: opInfo{name: "gemm-f16", summary: "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput"},
-		arithmetic: kernels.MatrixF16},
-	kernels.BF16: {opInfo: opInfo{name: "gemm-bf16", summary: "C = A·B, row-major bf16 in and out with fp32 sums: matrix-unit throughput"},
-		arithmetic: kernels.MatrixBF16},
+	kernels.F16: {opInfo: opInfo{name: "gemm-f16", summary: "C = A·B, row-major fp16 in and out with fp32 sums (HGEMM): matrix-unit throughput",
+		arithmetic: kernels.MatrixF16}},
+	kernels.BF16: {opInfo: opInfo{name: "gemm-bf16", summary: "C = A·B, row-major bf16 in and out with fp32 sums: matrix-unit throughput",
+		arithmetic: kernels.MatrixBF16}},
 }
 
 // gemmOf is the GEMM operation on elem with cands as its candidates.
@@ -63,8 +58,6 @@ func gemmOf(elem kernels.DType, cands []kernels.Candidate) *gemmOp {
 	op.dtype, op.dims, op.cands = elem, []string{"M", "N", "K"}, cands
 	return &op
 }
-
-func (op *gemmOp) Arithmetic() kernels.Arithmetic { return op.arithmetic }
 
 // regblock is a candidate of gemm_regblock: a TX×TY workgroup computes a
 // BM×BN block of C, each invocation a (BM/TY)×(BN/TX) micro-tile, through

@@ -1,19 +1,10 @@
 package catalogue
 
 import (
-	"sync"
-
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/shaders"
 	"github.com/vkbench/vkbench/spirv"
 )
-
-// gemm's parameter space: gemm_regblock's tilings, the layout of A in
-// shared memory and the loads with or without their checked path. Every
-// hand-written regblock candidate is a point of it, so a search can find
-// whatever the catalogue's best is; vkbench run measures those (and the
-// naive and tiled kernels, which are not in the space), and a search
-// explores the rest.
 
 // gemmParams are gemm_regblock's specialization constants: the block of C
 // a workgroup computes (BM×BN), the depth of a slice of K (BK), the
@@ -31,10 +22,6 @@ var gemmParams = []kernels.Param{
 	{Name: "EXACT", Values: []int{0, 1}},
 }
 
-// regblockModule is gemm_regblock's module, parsed once for the shared
-// memory of every configuration the space's restriction weighs.
-var regblockModule = sync.OnceValues(func() (*spirv.Module, error) { return spirv.Parse(shaders.MustGet("gemm_regblock")) })
-
 // gemmRestrictions are what the shader's code assumes (micro-tiles of
 // whole vec4s, phases of whole vec4 rows), what keeps its accumulators in
 // registers (at most 64 a invocation: the hand-written kernels' largest;
@@ -49,9 +36,10 @@ var gemmRestrictions = []kernels.Restriction{
 		tx, ty := uint32(e.Param("TX")), uint32(e.Param("TY"))
 		return tx*ty <= e.Limits.MaxWorkgroupInvocations && tx <= e.Limits.MaxWorkgroupSize[0] && ty <= e.Limits.MaxWorkgroupSize[1]
 	}),
-	// The module's figure, which the expression writes out.
+	// The module's figure, which the expression writes out (spirv.Parse
+	// remembers the module).
 	{Expr: "16 * (2*BK*(BM/4 + 1 - SWZ) + 2*BK*BN/4) <= max_shared_memory", Holds: func(e kernels.Env) (bool, error) {
-		m, err := regblockModule()
+		m, err := spirv.Parse(shaders.MustGet("gemm_regblock"))
 		c, _ := regblockOf(e.Config)
 		return err == nil && c.SharedMemory(m) <= e.Limits.MaxSharedMemory, err
 	}},

@@ -15,9 +15,8 @@ import (
 // warp of 32 invocations carries ACC chains and writes their sum. Flops:
 // 2·FM·FN·FK·N·ITERS.
 type coopmatPeakOp struct {
-	opInfo     // all but the dimensions and the candidates, which newCoopmatPeak adds
-	arithmetic kernels.Arithmetic
-	in, sum    hal.ComponentType
+	opInfo  // all but the dimensions and the candidates, which newCoopmatPeak adds
+	in, sum hal.ComponentType
 	// shader is the candidates' NV kernel, khrShader their KHR twin's;
 	// shader is empty where NV's matrices have no such type.
 	shader, khrShader string
@@ -32,14 +31,16 @@ var (
 	// instruction each: on an H200 they ran 2–5% faster than 16×16×16.
 	peakCoopmatF16 = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-f16", dtype: kernels.F16,
-			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s"},
-		arithmetic: kernels.MatrixF16, in: hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
+			summary:    "independent chains of cooperative-matrix multiply-adds, fp16 with fp32 sums: peak matrix-unit (tensor core) FLOP/s",
+			arithmetic: kernels.MatrixF16},
+		in: hal.ComponentF16, sum: hal.ComponentF32, shader: "peak_coopmat_f16_nv",
 		khrShader: "peak_coopmat_f16_khr", shape: [3]uint32{16, 8, 16}, sized: true,
 	}
 	peakCoopmatF16Acc = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-f16acc", dtype: kernels.F16,
-			summary: "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s"},
-		arithmetic: kernels.MatrixF16Acc, in: hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
+			summary:    "independent chains of cooperative-matrix multiply-adds, fp16 with fp16 sums: peak matrix-unit FLOP/s",
+			arithmetic: kernels.MatrixF16Acc},
+		in: hal.ComponentF16, sum: hal.ComponentF16, shader: "peak_coopmat_f16acc_nv",
 		khrShader: "peak_coopmat_f16acc_khr", shape: [3]uint32{16, 16, 16},
 	}
 	// peakCoopmatS8's fragments are 16×16×32, the int8 shape NVIDIA's
@@ -47,16 +48,18 @@ var (
 	// reports the candidates unsupported, naming the shape).
 	peakCoopmatS8 = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-s8", dtype: kernels.I8,
-			summary: "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s"},
-		arithmetic: kernels.MatrixS8, in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
+			summary:    "independent chains of cooperative-matrix multiply-adds, int8 with int32 sums: peak matrix-unit OP/s",
+			arithmetic: kernels.MatrixS8},
+		in: hal.ComponentS8, sum: hal.ComponentS32, shader: "peak_coopmat_s8_nv",
 		khrShader: "peak_coopmat_s8_khr", shape: [3]uint32{16, 16, 32}, sized: true,
 	}
 	// peakCoopmatBF16 is on KHR's matrices only (VK_NV_cooperative_matrix
 	// has no bfloat16), 16×16×16: gemm-bf16's fragments.
 	peakCoopmatBF16 = coopmatPeakOp{
 		opInfo: opInfo{name: "peak-coopmat-bf16", dtype: kernels.BF16,
-			summary: "independent chains of cooperative-matrix multiply-adds, bfloat16 with fp32 sums: peak matrix-unit FLOP/s"},
-		arithmetic: kernels.MatrixBF16, in: hal.ComponentBF16, sum: hal.ComponentF32,
+			summary:    "independent chains of cooperative-matrix multiply-adds, bfloat16 with fp32 sums: peak matrix-unit FLOP/s",
+			arithmetic: kernels.MatrixBF16},
+		in: hal.ComponentBF16, sum: hal.ComponentF32,
 		khrShader: "peak_coopmat_bf16_khr", shape: [3]uint32{16, 16, 16}, sized: true,
 	}
 )
@@ -112,8 +115,6 @@ func (k *coopmatPeakOp) candidate(shader string, acc, unroll, warps uint32) kern
 		map[string]int{"WG": int(wg), "ACC": int(acc), "UNROLL": int(unroll), "FM": int(f[0]), "FN": int(f[1]), "FK": int(f[2])},
 		req, constants...)
 }
-
-func (op *coopmatPeakOp) Arithmetic() kernels.Arithmetic { return op.arithmetic }
 
 // DefaultSize is 2¹⁷ chains of 2¹² steps (2.2·10¹² operations with
 // 16×8×16 fragments, a few milliseconds on an H200's tensor cores) on a discrete

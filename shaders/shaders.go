@@ -9,7 +9,7 @@
 // kernels' tunables (layout(constant_id = N)), so that one SPIR-V module
 // serves every workgroup size and tile shape a tuner may choose; each
 // source's header comment lists its constants, bindings and push
-// constants. Package kernels says which operation uses which kernel.
+// constants. Package catalogue says which operation uses which kernel.
 //
 // After editing a source, rebuild the SPIR-V with glslc and spirv-val on
 // the PATH (and, for the sources that say "// target-env: vulkan1.3",
@@ -25,9 +25,6 @@ package shaders
 
 import (
 	"embed"
-	"io/fs"
-	"slices"
-	"strings"
 
 	"github.com/vkbench/vkbench/status"
 )
@@ -59,30 +56,4 @@ func MustGet(name string) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// Source returns the GLSL source of the kernel name. An unknown name is
-// NotFound.
-func Source(name string) (string, error) {
-	b, err := FS.ReadFile(name + ".comp")
-	if err != nil {
-		return "", status.Newf(status.NotFound, "shaders: no kernel %q", name)
-	}
-	return string(b), nil
-}
-
-// Names returns the names of the embedded kernels, sorted.
-func Names() []string {
-	entries, err := fs.ReadDir(FS, ".")
-	if err != nil {
-		panic(err) // embedded: cannot fail
-	}
-	var names []string
-	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".spv"); ok {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	return names
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/vkbench/vkbench/internal/glslc"
 )
@@ -44,7 +43,7 @@ func generate(ctx context.Context, dir string) error {
 		return err
 	}
 	for _, path := range stale {
-		if name := filepath.Base(path); !want[name] && strings.HasSuffix(name, glslc.OutputExt) {
+		if !want[filepath.Base(path)] {
 			if err := os.Remove(path); err != nil {
 				return err
 			}
