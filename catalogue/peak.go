@@ -115,15 +115,12 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 			p.a, p.b = -1, int32(r.IntN(64))-32
 		}
 		push := []uint32{uint32(n), uint32(iters), uint32(p.a), uint32(p.b)}
-		input := asWords(p.x0)
+		// fp16 chains, as fp32 ones, start from fp32 values in memory (see
+		// peak_fma_f16).
+		inType, input := kernels.I32, asWords(p.x0)
 		if op.dtype != kernels.I32 {
-			input = mapped(p.x0, func(v int32) uint32 { return math.Float32bits(float32(v)) })
+			inType, input = kernels.F32, mapped(p.x0, func(v int32) uint32 { return math.Float32bits(float32(v)) })
 			push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
-		}
-		// fp16 chains start from fp32 values in memory (see peak_fma_f16).
-		inType := op.dtype
-		if inType == kernels.F16 {
-			inType = kernels.F32
 		}
 		// One output per invocation; n covers the candidate with the fewest
 		// chains per invocation.

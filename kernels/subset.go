@@ -108,33 +108,32 @@ func (p subsetProblem) candidate(i int) (int, error) {
 	return p.index[i], nil
 }
 
-func (p subsetProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+// as calls f with the operation's index of the subset's candidate cand.
+func (p subsetProblem) as(cand int, f func(j int) error) error {
 	j, err := p.candidate(cand)
 	if err != nil {
 		return err
 	}
-	return p.Problem.Record(cb, exe, j)
+	return f(j)
+}
+
+func (p subsetProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
+	return p.as(cand, func(j int) error { return p.Problem.Record(cb, exe, j) })
 }
 
 func (p subsetProblem) Verify(ctx context.Context, cand int) error {
-	j, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	return p.Problem.Verify(ctx, j)
+	return p.as(cand, func(j int) error { return p.Problem.Verify(ctx, j) })
 }
 
 // Refuse is the operation's problem's refusal of the subset's cand, where
 // it refuses candidates (Refuser).
 func (p subsetProblem) Refuse(cand int) error {
-	j, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	if r, ok := p.Problem.(Refuser); ok {
-		return r.Refuse(j)
-	}
-	return nil
+	return p.as(cand, func(j int) error {
+		if r, ok := p.Problem.(Refuser); ok {
+			return r.Refuse(j)
+		}
+		return nil
+	})
 }
 
 // SizedCandidate is the operation's problem's sized candidate for the
@@ -171,9 +170,5 @@ type resettingSubset struct {
 }
 
 func (p resettingSubset) RecordReset(cb hal.CommandBuffer, cand int) error {
-	j, err := p.candidate(cand)
-	if err != nil {
-		return err
-	}
-	return p.r.RecordReset(cb, j)
+	return p.as(cand, func(j int) error { return p.r.RecordReset(cb, j) })
 }
