@@ -13,13 +13,10 @@
 //
 // Each operation (at one dtype and size) is one chart, a row per
 // candidate measured; several files overlay, one point per file in the
-// file's colour, so that a base and a new run read side by side. The time
-// axis spans the candidates measured (and those dropped early close to
-// the winner): the others are notes under the chart, and an operation
-// with nothing measured is a note without a chart. Legends stand above
-// the charts, never over their data. HTML is a
-// self-contained page (the charts inline, a table per operation, nothing
-// fetched); SVG and PNG put the charts one under the other.
+// file's colour, so that a base and a new run read side by side. What a
+// chart does not draw is in the notes under it. HTML is a self-contained
+// page (the charts inline, a table per operation, nothing fetched); SVG
+// and PNG put the charts one under the other.
 //
 // vkbench ab's reports (--format json) are read too (Input.AB): each is a
 // chart of its pairs' ratios NEW/OLD with their 95% intervals, coloured by

@@ -80,16 +80,14 @@ type Row struct {
 	Delta float64 `json:"delta"`
 	// RelativeDelta is the change relative to the probe, wherever both
 	// files have it (unless OwnTimes): the median of new's rounds over the
-	// probe's in the same rounds, against base's, minus 1. The verdict, P
-	// and Detectable are about it and NetDelta together, and Delta too
-	// where the probe does not steady the benchmark (not Relative, nor
-	// with Options.Relative): slower or faster only where all are.
+	// probe's in the same rounds, against base's, minus 1. Relative says
+	// that Delta did not count (Compare says when).
 	RelativeDelta *float64 `json:"relative_delta,omitempty"`
 	Relative      bool     `json:"relative,omitempty"`
-	// NetDelta is, where RelativeDelta is, the change net of the probe's: of the rounds over the probe's raised to
-	// ProbeSlope, the slope of the benchmark's log round medians against
-	// the probe's within each file (how much it moves as the probe moves).
-	// It counts too: slower or faster only where it also is.
+	// NetDelta is, where RelativeDelta is, the change net of the probe's:
+	// of the rounds over the probe's raised to ProbeSlope, the slope of
+	// the benchmark's log round medians against the probe's within each
+	// file. It counts too.
 	NetDelta   *float64 `json:"net_delta,omitempty"`
 	ProbeSlope float64  `json:"probe_slope,omitempty"`
 	// ProbeVariance is, where both files have the probe, the variance of
@@ -176,17 +174,13 @@ type Report struct {
 	Shift    float64 `json:"shift,omitempty"`
 	// Probe names the probe both files measured, and ProbeShift is how
 	// much slower it ran in new than in base (the change of its median
-	// round): how much the machine's speed differed between the runs. With
-	// Options.Relative the benchmarks were judged relative to it and net
-	// of it.
+	// round): how much the machine's speed differed between the runs.
 	// ProbeNote says why there is no probe where one file had one.
 	Probe      string  `json:"probe,omitempty"`
 	ProbeShift float64 `json:"probe_shift,omitempty"`
 	ProbeNote  string  `json:"probe_note,omitempty"`
-	// RelativeRows counts the benchmarks judged relative to the probe alone:
-	// every one where both files have it, with Options.Relative; by
-	// default those whose rounds it steadies (Row.ProbeP under
-	// ProbeAlpha).
+	// RelativeRows counts the benchmarks judged relative to the probe
+	// alone (Row.Relative).
 	RelativeRows int `json:"relative_rows,omitempty"`
 	// Detectable is the median of the judged rows' Detectable: how large a
 	// slowdown had to be for these runs to show it. Over the threshold,

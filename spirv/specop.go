@@ -114,12 +114,6 @@ func operate(op Op, x [3]uint64, w uint32) (uint64, bool) {
 	a, b := x[0], x[1]
 	sa, sb := signed(a, w), signed(b, w)
 	switch op {
-	case OpIAdd:
-		return a + b, true
-	case OpISub:
-		return a - b, true
-	case OpIMul:
-		return a * b, true
 	case OpUDiv, OpUMod:
 		if b == 0 {
 			return 0, false
@@ -151,54 +145,55 @@ func operate(op Op, x [3]uint64, w uint32) (uint64, bool) {
 			return a >> b, true
 		}
 		return uint64(sa >> b), true
-	case OpBitwiseOr:
-		return a | b, true
-	case OpBitwiseAnd:
-		return a & b, true
-	case OpBitwiseXor:
-		return a ^ b, true
-	case OpNot:
-		return ^a, true
-	case OpSNegate:
-		return -a, true
-	case OpUConvert:
-		return a, true
-	case OpSConvert:
-		return uint64(sa), true
 	case OpSelect:
 		if a != 0 {
 			return b, true
 		}
 		return x[2], true
 	}
-	compare, ok := comparisons[op]
+	f, ok := operations[op]
 	if !ok {
 		return 0, false
 	}
-	if compare(a, b, sa, sb) {
-		return 1, true
-	}
-	return 0, true
+	return f(a, b, sa, sb), true
 }
 
-// comparisons are the operations whose result is a bool, of their
-// operands' unsigned (a, b) and signed (sa, sb) values.
-var comparisons = map[Op]func(a, b uint64, sa, sb int64) bool{
-	OpIEqual:            func(a, b uint64, _, _ int64) bool { return a == b },
-	OpLogicalEqual:      func(a, b uint64, _, _ int64) bool { return a == b },
-	OpINotEqual:         func(a, b uint64, _, _ int64) bool { return a != b },
-	OpLogicalNotEqual:   func(a, b uint64, _, _ int64) bool { return a != b },
-	OpLogicalAnd:        func(a, b uint64, _, _ int64) bool { return a != 0 && b != 0 },
-	OpLogicalOr:         func(a, b uint64, _, _ int64) bool { return a != 0 || b != 0 },
-	OpLogicalNot:        func(a, _ uint64, _, _ int64) bool { return a == 0 },
-	OpUGreaterThan:      func(a, b uint64, _, _ int64) bool { return a > b },
-	OpUGreaterThanEqual: func(a, b uint64, _, _ int64) bool { return a >= b },
-	OpULessThan:         func(a, b uint64, _, _ int64) bool { return a < b },
-	OpULessThanEqual:    func(a, b uint64, _, _ int64) bool { return a <= b },
-	OpSGreaterThan:      func(_, _ uint64, sa, sb int64) bool { return sa > sb },
-	OpSGreaterThanEqual: func(_, _ uint64, sa, sb int64) bool { return sa >= sb },
-	OpSLessThan:         func(_, _ uint64, sa, sb int64) bool { return sa < sb },
-	OpSLessThanEqual:    func(_, _ uint64, sa, sb int64) bool { return sa <= sb },
+// operations are those defined for any operands, of their unsigned (a, b)
+// and signed (sa, sb) values; a comparison gives a bool, 1 or 0.
+var operations = map[Op]func(a, b uint64, sa, sb int64) uint64{
+	OpIAdd:              func(a, b uint64, _, _ int64) uint64 { return a + b },
+	OpISub:              func(a, b uint64, _, _ int64) uint64 { return a - b },
+	OpIMul:              func(a, b uint64, _, _ int64) uint64 { return a * b },
+	OpBitwiseOr:         func(a, b uint64, _, _ int64) uint64 { return a | b },
+	OpBitwiseAnd:        func(a, b uint64, _, _ int64) uint64 { return a & b },
+	OpBitwiseXor:        func(a, b uint64, _, _ int64) uint64 { return a ^ b },
+	OpNot:               func(a, _ uint64, _, _ int64) uint64 { return ^a },
+	OpSNegate:           func(a, _ uint64, _, _ int64) uint64 { return -a },
+	OpUConvert:          func(a, _ uint64, _, _ int64) uint64 { return a },
+	OpSConvert:          func(_, _ uint64, sa, _ int64) uint64 { return uint64(sa) },
+	OpIEqual:            func(a, b uint64, _, _ int64) uint64 { return bit(a == b) },
+	OpLogicalEqual:      func(a, b uint64, _, _ int64) uint64 { return bit(a == b) },
+	OpINotEqual:         func(a, b uint64, _, _ int64) uint64 { return bit(a != b) },
+	OpLogicalNotEqual:   func(a, b uint64, _, _ int64) uint64 { return bit(a != b) },
+	OpLogicalAnd:        func(a, b uint64, _, _ int64) uint64 { return bit(a != 0 && b != 0) },
+	OpLogicalOr:         func(a, b uint64, _, _ int64) uint64 { return bit(a != 0 || b != 0) },
+	OpLogicalNot:        func(a, _ uint64, _, _ int64) uint64 { return bit(a == 0) },
+	OpUGreaterThan:      func(a, b uint64, _, _ int64) uint64 { return bit(a > b) },
+	OpUGreaterThanEqual: func(a, b uint64, _, _ int64) uint64 { return bit(a >= b) },
+	OpULessThan:         func(a, b uint64, _, _ int64) uint64 { return bit(a < b) },
+	OpULessThanEqual:    func(a, b uint64, _, _ int64) uint64 { return bit(a <= b) },
+	OpSGreaterThan:      func(_, _ uint64, sa, sb int64) uint64 { return bit(sa > sb) },
+	OpSGreaterThanEqual: func(_, _ uint64, sa, sb int64) uint64 { return bit(sa >= sb) },
+	OpSLessThan:         func(_, _ uint64, sa, sb int64) uint64 { return bit(sa < sb) },
+	OpSLessThanEqual:    func(_, _ uint64, sa, sb int64) uint64 { return bit(sa <= sb) },
+}
+
+// bit is a bool as a SPIR-V bool's value.
+func bit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // extract works out an OpCompositeExtract of a constant composite
