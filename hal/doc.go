@@ -64,17 +64,13 @@
 //   - Device.Release is safe while other calls run: those already running
 //     finish or fail with ErrReleased, later ones fail with ErrReleased,
 //     and Err reports ErrReleased. It waits a bounded time for the work in
-//     flight (DeviceOptions.ReleaseWait), then destroys everything; a GPU
-//     that does not finish in time leaves the device lost to the fences
-//     still waiting, and its memory is left to the driver (freed when the
-//     process exits) rather than freed under running work; Release then
-//     returns an error with code DeadlineExceeded that says so.
+//     flight (DeviceOptions.ReleaseWait), then destroys everything; work
+//     still running then is left to the driver with the device, which is
+//     lost to the fences still waiting, and Release returns an error with
+//     code DeadlineExceeded that says so.
 //   - A submission that runs past DeviceOptions.HangTimeout, as a kernel
 //     that never ends would, makes the device lost, the cause of code
-//     DeadlineExceeded: no GPU can stop a running dispatch, so nothing
-//     queued behind it could run, and its waiters return. Release does
-//     not wait for that work again: it leaves the device to the driver at
-//     once, and returns an error with code DeadlineExceeded that says so.
+//     DeadlineExceeded, and Release does not wait for it again.
 //
 // # Timestamps
 //

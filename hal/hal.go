@@ -142,16 +142,10 @@ type ExecutableDesc struct {
 	// them when the kernel declares local_size_x_id and friends.
 	Constants []Constant
 	// SubgroupSize, if not 0, is the subgroup size the pipeline requires
-	// (VK_EXT_subgroup_size_control, core in Vulkan 1.3): a power of two
-	// between the device's MinSubgroupSize and MaxSubgroupSize, on a
-	// device with Features.RequiredSubgroupSize, for a workgroup of at
-	// most Limits.MaxComputeWorkgroupSubgroups subgroups. 0 leaves the
-	// size to the driver.
-	SubgroupSize uint32
-	// FullSubgroups requires every subgroup to be full (a device with
-	// Features.ComputeFullSubgroups): the workgroup's size in x must be a
-	// multiple of SubgroupSize, or of MaxSubgroupSize when SubgroupSize is
-	// 0.
+	// (VK_EXT_subgroup_size_control, core in Vulkan 1.3); 0 leaves it to
+	// the driver. FullSubgroups requires every subgroup to be full. What a
+	// device allows of both is DeviceInfo.SubgroupsUnsupported's rule.
+	SubgroupSize  uint32
 	FullSubgroups bool
 }
 

@@ -56,25 +56,21 @@ func (f Format) String() string { return nameOr(f, formatNames[:], "format(?)") 
 func (f Format) Valid() bool { return f > 0 && f < numFormats }
 
 // Components is the number of components of a texel.
-func (f Format) Components() int {
-	switch f {
-	case RGBA32Float, RGBA8, RGBA8SRGB:
-		return 4
-	case R32Float, R32Uint:
-		return 1
-	}
-	return 0
-}
+func (f Format) Components() int { return f.texel().components }
 
 // TexelBytes is the size of one texel in bytes.
-func (f Format) TexelBytes() int {
-	switch f {
-	case RGBA32Float:
-		return 16
-	case R32Float, R32Uint, RGBA8, RGBA8SRGB:
-		return 4
+func (f Format) TexelBytes() int { return f.texel().bytes }
+
+type texel struct{ components, bytes int }
+
+var texels = [numFormats]texel{R32Float: {1, 4}, RGBA32Float: {4, 16}, RGBA8: {4, 4}, RGBA8SRGB: {4, 4}, R32Uint: {1, 4}}
+
+// texel is f's texel; zero for a Format that is not one.
+func (f Format) texel() texel {
+	if !f.Valid() {
+		return texel{}
 	}
-	return 0
+	return texels[f]
 }
 
 // FormatFeatures say what a device can do with images of a format, as
