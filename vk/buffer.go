@@ -76,12 +76,10 @@ func (d *device) newBuffer(desc hal.BufferDesc) (*buffer, error) {
 	return b, nil
 }
 
-// fits checks size against the limits of one buffer and one allocation
-// (op is the call, CreateBuffer or CreateImage),
-// and against the heaps of the memory types the buffer could use, so that
-// a buffer that cannot fit fails with ResourceExhausted before Vulkan is
-// asked (asking may be a validation error, or succeed on the CPU by
-// overcommitting).
+// fits checks size against the limits of one buffer and one allocation,
+// and against the heaps of the memory types it could use, so that what
+// cannot fit fails with ResourceExhausted before Vulkan is asked (asking
+// may be a validation error, or succeed on the CPU by overcommitting).
 func (d *device) fits(op string, desc hal.BufferDesc, size uint64, typeBits uint32) error {
 	exhausted := func(what string, limit uint64) error {
 		return status.Newf(status.ResourceExhausted, "vk: %s %q: %d bytes exceed the device's %s of %d bytes", op, desc.Label, size, what, limit)
@@ -163,13 +161,9 @@ func (b *buffer) Read(ctx context.Context, offset int64, dst []byte) error {
 	return b.transfer(ctx, "Buffer.Read", offset, dst, false)
 }
 
-// transfer is Write (toDevice) and Read. The buffer is held while the call
-// is in progress, so that a Release from another goroutine destroys it
-// only when the call is done; a mapped copy holds the gate too, so that
-// the device's Release cannot unmap the memory under it. A staged
-// transfer's copies each hold the buffer too, until the timeline passes
-// them, so that a transfer whose context ends while its copy runs leaves
-// nothing to be freed under it.
+// transfer is Write (toDevice) and Read. The call holds the buffer, and
+// a mapped copy the gate too, so that no Release unmaps the memory under
+// it; a staged copy holds the buffer until the timeline passes it.
 func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []byte, toDevice bool) error {
 	if err := b.check(op); err != nil {
 		return err

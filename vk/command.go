@@ -109,16 +109,17 @@ func (cb *commandBuffer) enter(op string) error {
 
 func (cb *commandBuffer) leave() { cb.d.leaveHolding(cb) }
 
-// recording is enter plus the state check of the recording calls.
-func (cb *commandBuffer) recording(op string) error {
+// record is every recording call: enter, check that the command buffer
+// is recording, rec, leave.
+func (cb *commandBuffer) record(op string, rec func() error) error {
 	if err := cb.enter(op); err != nil {
 		return err
 	}
+	defer cb.leave()
 	if cb.state != cbRecording {
-		cb.leave()
 		return status.Newf(status.FailedPrecondition, "vk: %s: command buffer is not recording (call Begin first)", op)
 	}
-	return nil
+	return rec()
 }
 
 // use makes the recording hold rs, checking first that none was released,
@@ -212,26 +213,24 @@ func (cb *commandBuffer) addDescriptorPool(sets uint32) error {
 // fails leaves the recording as it was.
 func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 	const op = "Dispatch"
-	if err := cb.recording(op); err != nil {
-		return err
-	}
-	defer cb.leave()
-	e, err := cb.checkDispatch(dp)
-	if err != nil {
-		return err
-	}
-	if err := cb.use(op, cb.scratch...); err != nil {
-		return err
-	}
-	if err := cb.recordDispatch(e, dp); err != nil {
-		return err
-	}
-	for _, r := range cb.scratch {
-		if b, ok := r.(*buffer); ok {
-			cb.hostBarrier = cb.hostBarrier || b.kind == hal.HostVisible
+	return cb.record(op, func() error {
+		e, err := cb.checkDispatch(dp)
+		if err != nil {
+			return err
 		}
-	}
-	return nil
+		if err := cb.use(op, cb.scratch...); err != nil {
+			return err
+		}
+		if err := cb.recordDispatch(e, dp); err != nil {
+			return err
+		}
+		for _, r := range cb.scratch {
+			if b, ok := r.(*buffer); ok {
+				cb.hostBarrier = cb.hostBarrier || b.kind == hal.HostVisible
+			}
+		}
+		return nil
+	})
 }
 
 // checkDispatch checks a dispatch against its executable, its bindings
@@ -339,103 +338,90 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 
 func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, dstOffset int64, size int64) error {
 	const op = "Copy"
-	if err := cb.recording(op); err != nil {
-		return err
-	}
-	defer cb.leave()
-	s, err := objectOf[*buffer](cb.d, op, "source", -1, src)
-	if err != nil {
-		return err
-	}
-	t, err := objectOf[*buffer](cb.d, op, "destination", -1, dst)
-	if err != nil {
-		return err
-	}
-	if size <= 0 {
-		return status.Newf(status.InvalidArgument, "vk: Copy: size %d is not positive", size)
-	}
-	if err := s.span(op, srcOffset, size); err != nil {
-		return err
-	}
-	if err := t.span(op, dstOffset, size); err != nil {
-		return err
-	}
-	if s == t && srcOffset < dstOffset+size && dstOffset < srcOffset+size {
-		return status.Newf(status.InvalidArgument, "vk: Copy: source [%d, %d+%d) and destination [%d, %d+%d) overlap in buffer %q", srcOffset, srcOffset, size, dstOffset, dstOffset, size, s.label)
-	}
-	if err := cb.use(op, s, t); err != nil {
-		return err
-	}
-	C.vkb_cmd_copy(cb.d.c, cb.cb, s.handle, C.VkDeviceSize(srcOffset), t.handle, C.VkDeviceSize(dstOffset), C.VkDeviceSize(size))
-	cb.hostBarrier = cb.hostBarrier || t.kind == hal.HostVisible
-	return nil
+	return cb.record(op, func() error {
+		s, err := objectOf[*buffer](cb.d, op, "source", -1, src)
+		if err != nil {
+			return err
+		}
+		t, err := objectOf[*buffer](cb.d, op, "destination", -1, dst)
+		if err != nil {
+			return err
+		}
+		if size <= 0 {
+			return status.Newf(status.InvalidArgument, "vk: Copy: size %d is not positive", size)
+		}
+		if err := s.span(op, srcOffset, size); err != nil {
+			return err
+		}
+		if err := t.span(op, dstOffset, size); err != nil {
+			return err
+		}
+		if s == t && srcOffset < dstOffset+size && dstOffset < srcOffset+size {
+			return status.Newf(status.InvalidArgument, "vk: Copy: source [%d, %d+%d) and destination [%d, %d+%d) overlap in buffer %q", srcOffset, srcOffset, size, dstOffset, dstOffset, size, s.label)
+		}
+		if err := cb.use(op, s, t); err != nil {
+			return err
+		}
+		C.vkb_cmd_copy(cb.d.c, cb.cb, s.handle, C.VkDeviceSize(srcOffset), t.handle, C.VkDeviceSize(dstOffset), C.VkDeviceSize(size))
+		cb.hostBarrier = cb.hostBarrier || t.kind == hal.HostVisible
+		return nil
+	})
 }
 
 func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) error {
 	const op = "Fill"
-	if err := cb.recording(op); err != nil {
-		return err
-	}
-	defer cb.leave()
-	t, err := objectOf[*buffer](cb.d, op, "destination", -1, dst)
-	if err != nil {
-		return err
-	}
-	if size <= 0 || size%4 != 0 || offset%4 != 0 {
-		return status.Newf(status.InvalidArgument, "vk: Fill: offset %d and size %d must be multiples of 4 and the size positive", offset, size)
-	}
-	if err := t.span(op, offset, size); err != nil {
-		return err
-	}
-	if err := cb.use(op, t); err != nil {
-		return err
-	}
-	C.vkb_cmd_fill(cb.d.c, cb.cb, t.handle, C.VkDeviceSize(offset), C.VkDeviceSize(size), C.uint32_t(value))
-	cb.hostBarrier = cb.hostBarrier || t.kind == hal.HostVisible
-	return nil
+	return cb.record(op, func() error {
+		t, err := objectOf[*buffer](cb.d, op, "destination", -1, dst)
+		if err != nil {
+			return err
+		}
+		if size <= 0 || size%4 != 0 || offset%4 != 0 {
+			return status.Newf(status.InvalidArgument, "vk: Fill: offset %d and size %d must be multiples of 4 and the size positive", offset, size)
+		}
+		if err := t.span(op, offset, size); err != nil {
+			return err
+		}
+		if err := cb.use(op, t); err != nil {
+			return err
+		}
+		C.vkb_cmd_fill(cb.d.c, cb.cb, t.handle, C.VkDeviceSize(offset), C.VkDeviceSize(size), C.uint32_t(value))
+		cb.hostBarrier = cb.hostBarrier || t.kind == hal.HostVisible
+		return nil
+	})
 }
 
 func (cb *commandBuffer) Barrier() error {
-	if err := cb.recording("Barrier"); err != nil {
-		return err
-	}
-	defer cb.leave()
-	C.vkb_cmd_barrier(cb.d.c, cb.cb)
-	return nil
+	return cb.record("Barrier", func() error {
+		C.vkb_cmd_barrier(cb.d.c, cb.cb)
+		return nil
+	})
 }
 
 func (cb *commandBuffer) Timestamp(hp hal.TimestampPool, index int) error {
 	const op = "Timestamp"
-	if err := cb.recording(op); err != nil {
-		return err
-	}
-	defer cb.leave()
-	p, err := objectOf[*timestampPool](cb.d, op, "timestamp pool", -1, hp)
-	if err != nil {
-		return err
-	}
-	if cb.d.info.Limits.TimestampValidBits == 0 {
-		return status.Wrapf(hal.ErrUnsupported, status.OK, "vk: Timestamp: the compute queue of %s has no timestamps", cb.d.info.Name)
-	}
-	if index < 0 || index >= p.count {
-		return status.Newf(status.InvalidArgument, "vk: Timestamp: slot %d is outside the pool of %d", index, p.count)
-	}
-	if err := cb.use(op, p); err != nil {
-		return err
-	}
-	C.vkb_cmd_timestamp(cb.d.c, cb.cb, p.handle, C.uint32_t(index))
-	return nil
+	return cb.record(op, func() error {
+		p, err := objectOf[*timestampPool](cb.d, op, "timestamp pool", -1, hp)
+		if err != nil {
+			return err
+		}
+		if index < 0 || index >= p.count {
+			return status.Newf(status.InvalidArgument, "vk: Timestamp: slot %d is outside the pool of %d", index, p.count)
+		}
+		if err := cb.use(op, p); err != nil {
+			return err
+		}
+		C.vkb_cmd_timestamp(cb.d.c, cb.cb, p.handle, C.uint32_t(index))
+		return nil
+	})
 }
 
 func (cb *commandBuffer) End() error {
-	if err := cb.recording("End"); err != nil {
-		return err
-	}
-	defer cb.leave()
-	if r := C.vkb_end(cb.d.c, cb.cb, boolInt(cb.hostBarrier)); r != C.VK_SUCCESS {
-		cb.state = cbInitial
-		return cb.d.result("vkEndCommandBuffer", r)
-	}
-	cb.state = cbExecutable
-	return nil
+	return cb.record("End", func() error {
+		if r := C.vkb_end(cb.d.c, cb.cb, boolInt(cb.hostBarrier)); r != C.VK_SUCCESS {
+			cb.state = cbInitial
+			return cb.d.result("vkEndCommandBuffer", r)
+		}
+		cb.state = cbExecutable
+		return nil
+	})
 }

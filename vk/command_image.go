@@ -76,34 +76,32 @@ func (cb *commandBuffer) CopyImageToBuffer(src hal.Image, dst hal.Buffer, dstOff
 // copyImage records a copy of the whole image hi from (toImage) or to
 // the buffer hb at offset.
 func (cb *commandBuffer) copyImage(op string, hb hal.Buffer, offset int64, hi hal.Image, toImage bool) error {
-	if err := cb.recording(op); err != nil {
-		return err
-	}
-	defer cb.leave()
-	bufWhat, imgWhat := "source", "destination"
-	if !toImage {
-		bufWhat, imgWhat = imgWhat, bufWhat
-	}
-	b, err := objectOf[*buffer](cb.d, op, bufWhat, -1, hb)
-	if err != nil {
-		return err
-	}
-	img, err := objectOf[*image](cb.d, op, imgWhat, -1, hi)
-	if err != nil {
-		return err
-	}
-	// vkCmdCopyBufferToImage wants the offset a multiple of the texel
-	// size, and of 4.
-	if align := int64(max(4, img.desc.Format.TexelBytes())); offset%align != 0 {
-		return status.Newf(status.InvalidArgument, "vk: %s: offset %d is not a multiple of %d, as image %q's format %s needs", op, offset, align, img.desc.Label, img.desc.Format)
-	}
-	if err := b.span(op, offset, img.desc.Bytes()); err != nil {
-		return err
-	}
-	if err := cb.use(op, b, img); err != nil {
-		return err
-	}
-	C.vkb_cmd_copy_image(cb.d.c, cb.cb, b.handle, C.VkDeviceSize(offset), img.handle, C.uint32_t(img.desc.Width), 0, C.uint32_t(img.desc.Height), boolInt(toImage))
-	cb.hostBarrier = cb.hostBarrier || !toImage && b.kind == hal.HostVisible
-	return nil
+	return cb.record(op, func() error {
+		bufWhat, imgWhat := "source", "destination"
+		if !toImage {
+			bufWhat, imgWhat = imgWhat, bufWhat
+		}
+		b, err := objectOf[*buffer](cb.d, op, bufWhat, -1, hb)
+		if err != nil {
+			return err
+		}
+		img, err := objectOf[*image](cb.d, op, imgWhat, -1, hi)
+		if err != nil {
+			return err
+		}
+		// vkCmdCopyBufferToImage wants the offset a multiple of the texel
+		// size, and of 4.
+		if align := int64(max(4, img.desc.Format.TexelBytes())); offset%align != 0 {
+			return status.Newf(status.InvalidArgument, "vk: %s: offset %d is not a multiple of %d, as image %q's format %s needs", op, offset, align, img.desc.Label, img.desc.Format)
+		}
+		if err := b.span(op, offset, img.desc.Bytes()); err != nil {
+			return err
+		}
+		if err := cb.use(op, b, img); err != nil {
+			return err
+		}
+		C.vkb_cmd_copy_image(cb.d.c, cb.cb, b.handle, C.VkDeviceSize(offset), img.handle, C.uint32_t(img.desc.Width), 0, C.uint32_t(img.desc.Height), boolInt(toImage))
+		cb.hostBarrier = cb.hostBarrier || !toImage && b.kind == hal.HostVisible
+		return nil
+	})
 }

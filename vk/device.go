@@ -188,10 +188,9 @@ func (d *device) result(call string, r C.VkResult) error {
 }
 
 // setLost makes the device lost with cause, once: the first cause is
-// kept, every pending wait returns the loss error at its next slice, and
-// every later call returns it at once. It logs the loss as an error if
-// log says so (Release, whose GPU has not finished in time, says what
-// happened in words of its own: the device is not lost, it is busy).
+// kept, and waits and calls return the loss error from then on. It logs
+// the loss if log says so (callers that say it in words of their own
+// do not).
 func (d *device) setLost(cause error, log bool) {
 	d.lostOnce.Do(func() {
 		err := lostError(cause)
@@ -294,12 +293,11 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 }
 
 // hung reads the timeline and, if the oldest submission not done has
-// run for longer than d.hangTimeout, makes the device lost and returns
-// the loss to the waiter, who says it (no log): no GPU can stop a running dispatch, so a kernel that never
-// ends would hold every later submission, and its waiters, for ever. A
-// submission's run counts from when it was made or from when the
-// timeline was last seen to advance, whichever is later: seen late, never
-// early, so the estimate errs long. The gate must be held.
+// run for longer than d.hangTimeout (hal.DeviceOptions says why), makes
+// the device lost and returns the loss to the waiter, who says it. A run
+// counts from when the submission was made or the timeline last seen to
+// advance, whichever is later, so the estimate errs long. The gate must
+// be held.
 func (d *device) hung() error {
 	if _, err := d.reached(math.MaxUint64); err != nil {
 		return err
@@ -307,7 +305,7 @@ func (d *device) hung() error {
 	d.mu.Lock()
 	var ran time.Duration
 	if len(d.inflight) > 0 {
-		ran = time.Since(later(d.inflight[0].made, d.progressed))
+		ran = min(time.Since(d.inflight[0].made), time.Since(d.progressed))
 	}
 	d.mu.Unlock()
 	if ran <= d.hangTimeout {
@@ -316,13 +314,6 @@ func (d *device) hung() error {
 	d.overran.Store(true)
 	d.setLost(status.Newf(status.DeadlineExceeded, "vk: a submission has run for %v without finishing, past the hang timeout of %v: a kernel that never ends? The GPU cannot stop it, so nothing queued after it can run", ran.Round(time.Millisecond), d.hangTimeout), false)
 	return *d.lost.Load()
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // submit queues cb to run after the timeline reaches waitFor (0: no wait),
@@ -343,7 +334,11 @@ func (d *device) submit(op string, cb C.VkCommandBuffer, waitFor uint64, holder 
 		return 0, d.result("vkQueueSubmit", r)
 	}
 	d.submitted = v
-	d.submittedHold(v, holder)
+	// Under queueMu, so inflight stays in the order of the values.
+	d.mu.Lock()
+	holder.life().holds++
+	d.inflight = append(d.inflight, inflight{v, holder, time.Now()})
+	d.mu.Unlock()
 	return v, nil
 }
 
@@ -387,18 +382,11 @@ func (d *device) PipelineCacheData() ([]byte, error) {
 	return data, d.result("vkGetPipelineCacheData", r)
 }
 
-// Release refuses every later call, waits (at most d.releaseWait) for the
-// work in flight, waits for the calls in progress to leave Vulkan, then
-// destroys every object of the device still alive and the device. It is
-// safe concurrently with every other call: those already running finish
-// or fail with hal.ErrReleased. A GPU that does not finish in time leaves
-// the device lost to its waiters, and its device and objects
-// to the driver (the process frees them when it exits), with one warning
-// that says so, since destroying them under running work would crash
-// the driver. Work that ran past the hang timeout is not waited for
-// again: it is taken for a kernel that never ends, its loss was said,
-// and its objects are left to the driver at once, with no warning. A
-// second Release returns nil.
+// Release refuses every later call, waits (at most d.releaseWait, not at
+// all past a hang) for the work in flight, waits for the calls in
+// progress to leave Vulkan, then destroys every object of the device
+// still alive and the device, or, with work still running, leaves them
+// to the driver as hal.DeviceOptions says.
 func (d *device) Release() error {
 	if !d.released.CompareAndSwap(false, true) {
 		return nil
@@ -419,14 +407,11 @@ func (d *device) Release() error {
 	}
 	var err error
 	if idle {
-		// The timeline has passed every submission, but a driver may still
-		// be finishing its own bookkeeping of the last ones on a thread of
-		// its own: lavapipe's submit thread releases a submission's timeline
-		// points after it signals, and destroying the timeline under it
-		// crashed that thread (1 run in 5 of the vk tests on a loaded
-		// machine). The device is idle as far as the work goes, so this
-		// returns at once but for that bookkeeping; a lost device answers
-		// VK_ERROR_DEVICE_LOST, and nothing runs on it.
+		// A driver may still be finishing its bookkeeping of the last
+		// submissions on a thread of its own: lavapipe's submit thread
+		// releases a submission's timeline points after it signals, and
+		// destroying the timeline under it crashed that thread (1 run in 5
+		// of the vk tests on a loaded machine).
 		if r := C.vkb_wait_idle(d.c); r != C.VK_SUCCESS && r != C.VK_ERROR_DEVICE_LOST {
 			d.logger.Warn("vk: Device.Release: vkDeviceWaitIdle failed; destroying the device all the same", "device", d.info.Name, "result", resultName(int32(r)))
 		}

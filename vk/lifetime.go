@@ -34,7 +34,7 @@ import (
 // embed it.
 type lifetime struct {
 	d *device
-	// self is the object that embeds the lifetime, set by track.
+	// self is the object that embeds the lifetime, set by create.
 	self resource
 	// released is set by the owner's Release: calls through the handle fail.
 	released atomic.Bool
@@ -232,16 +232,6 @@ func objectOf[T resource](d *device, op, what string, index int, h any) (T, erro
 		what += " (" + name + ")"
 	}
 	return none, released(op, what)
-}
-
-// submittedHold makes the submission of value v hold r, which its caller
-// holds already, until the timeline reaches v. queueMu is held, so values
-// arrive in order.
-func (d *device) submittedHold(v uint64, r resource) {
-	d.mu.Lock()
-	r.life().holds++
-	d.inflight = append(d.inflight, inflight{v, r, time.Now()})
-	d.mu.Unlock()
 }
 
 // retire ends the holds of the submissions whose value the timeline has

@@ -62,23 +62,18 @@ func removeRoute(route uintptr) {
 	routes.mu.Unlock()
 }
 
-// sinksOf returns the sinks a message of route goes to.
-func sinksOf(route uintptr) []*messageSink {
-	routes.mu.RLock()
-	defer routes.mu.RUnlock()
-	if s, ok := routes.sinks[route]; ok {
-		return []*messageSink{s}
-	}
-	return slices.Collect(maps.Values(routes.sinks))
-}
-
 // The messenger's callback calls vkbGoMessage, on the thread that made
 // the Vulkan call, with the route of that call (0 for none).
 //
 //export vkbGoMessage
 func vkbGoMessage(route C.uintptr_t, severity C.int, id, text *C.char) {
 	m := hal.Message{Severity: severityName(severity), ID: C.GoString(id), Text: C.GoString(text)}
-	sinks := sinksOf(uintptr(route))
+	routes.mu.RLock()
+	sinks := []*messageSink{routes.sinks[uintptr(route)]}
+	if sinks[0] == nil {
+		sinks = slices.Collect(maps.Values(routes.sinks))
+	}
+	routes.mu.RUnlock()
 	if len(sinks) == 0 {
 		sinks = []*messageSink{{logger: slog.Default()}}
 	}

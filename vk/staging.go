@@ -43,18 +43,15 @@ type stagingSlot struct {
 	last uint64
 }
 
-// chunks moves data between the host and holder through the staging
-// slots, step bytes at a time (at most stagingChunk), chunk i through slot
-// i mod 2: it waits for the slot's previous copy, fills its buffer
-// (toDevice), records the copy that record makes of the chunk at byte at
-// of data, n bytes long, and submits it; reading (!toDevice), it then
-// reads the previous chunk back from its slot, while the GPU copies this
-// one. It returns when every copy has completed and been read, or, once
-// ctx has ended, before the next chunk: the copies submitted stay queued,
-// before any later work, and the destination is left part written. The one
-// protocol of buffers' and images' staged transfers, and of an image's
-// first clear, a copy of no data. The gate must not be held: it is entered
-// for the host's work on each chunk and left while the GPU copies.
+// chunks moves data between the host and holder, step bytes at a time
+// (at most stagingChunk), chunk i through slot i mod 2: it waits for the
+// slot's previous copy, fills its buffer (toDevice), has record record
+// the copy of the chunk at byte at of data, n bytes long, and submits it;
+// reading, it then reads the previous chunk back while the GPU copies
+// this one. Once ctx has ended it returns before the next chunk, leaving
+// the copies submitted queued and the destination part written. Buffers'
+// and images' transfers and an image's first clear (no data) use it. The
+// gate must not be held: it is entered for the host's work on each chunk.
 func (s *staging) chunks(ctx context.Context, op string, d *device, holder resource, data []byte, step int, toDevice bool,
 	record func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int)) error {
 	s.mu.Lock()
