@@ -80,8 +80,8 @@ func commit(ctx context.Context, s *store.Store, t store.Table, k Key, checksum 
 				return nil
 			}
 		}
-		// Those for another subset of this list (the candidates that
-		// apply at another size of the bucket) answer other questions.
+		// The key's answers for another candidate list go; those for
+		// another subset of this one answer other questions, and stay.
 		prefix := []byte(k.String() + "@")
 		list := family(checksum)
 		var stale [][]byte

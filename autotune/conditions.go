@@ -54,7 +54,7 @@ const (
 	// energyTicks is how many steps of the counter a window spans at
 	// least, so that a step's uncertainty at its edges is a small part.
 	energyTicks    = 5
-	energyTickWait = 2 * time.Second // the most a wait for a move takes
+	energyTickWait = 2 * time.Second
 	// energyEdgeShare bounds how much of a window's measured time its
 	// edges leave uncertain (half their readings' spans together): the
 	// window's energy is charged idle power over its gaps, so an error in
@@ -242,10 +242,8 @@ func idlePower(ctx context.Context, src telemetry.Source, d time.Duration) (watt
 // window calls body until d has passed since start, a move of src's
 // energy counter stamped within startSpan/2 of it (nextTick), then edge
 // before each reading until the counter moves again, and returns the
-// energy counted between the two moves and the seconds between them.
-// Where the edges leave those seconds uncertain by more than
-// energyEdgeShare of what measured(seconds) says the window measured, it
-// goes on to a later move, up to energyStretch × d.
+// energy and the seconds between the two moves, going on to a later move
+// where energyEdgeShare says (of measured(seconds), what it measured).
 func window(src telemetry.Source, start telemetry.Sample, startSpan, d time.Duration, body, edge func() error, measured func(seconds float64) float64) (joules, seconds float64, err error) {
 	limit := energyStretch * d
 	for {
@@ -331,9 +329,8 @@ func (m *measurement) energyWindow(ctx context.Context, c *candState, per float6
 
 // busyPower is the power drawn while the GPU ran a window's runs, busy
 // seconds of its dt, e joules on the counter: e less the idle watts over
-// the rest of the window, over the busy time. Where the runs seem to fill
-// the window (they ran faster than the samples' median), or the idle
-// power would take all, it is the window's mean power.
+// the rest, over the busy time; the window's mean power where the runs
+// seem to fill it, or the idle power would take all.
 func busyPower(e, dt, busy, idle float64) float64 {
 	if gap := dt - busy; gap > 0 && e-idle*gap > 0 {
 		return (e - idle*gap) / busy

@@ -11,10 +11,10 @@
 //	i, err := tuner.Fastest(ctx, op, kernels.SizeOf(4096, 4096, 4096))
 //
 // The first question about a key tunes it (or reads the answer another
-// process committed to the store); later ones are answered from the
-// tuner's own memory in tens of nanoseconds, without allocating. Measure measures without
+// process committed to the store); later ones are answered from memory in
+// tens of nanoseconds, without allocating. Measure measures without
 // committing; TuneAll tunes on several devices at once, identical devices
-// sharing the work: it is the one place that groups devices by hardware.
+// sharing the work.
 //
 // # Measuring
 //
@@ -25,17 +25,13 @@
 // shuffled order each round, each sample timed by GPU timestamps (runs too
 // short to time alone are batched, k runs a sample, and divided by k).
 // Sampling stops when every survivor's 95% confidence interval of the
-// median (golang.org/x/perf/benchmath) is within Options.TargetHalfWidth,
-// or the budget is spent, or it has Options.MaxSamples samples; a result
-// still short of the target says which in its flags (FlagBudgetSpent,
-// FlagMaxSamples). A candidate clearly slower than the leader is dropped
-// early. No decision is made on fewer than Options.MinSamples samples,
-// which may not be below stats.MinIntervalSamples (6): with fewer, no
-// interval from the samples alone holds the median with 95% probability,
-// and stats.Summarize reports none rather than a narrower one. A winner
-// whose interval overlaps the runner-up's is recorded as a tie, with the
-// rule that broke it. Cold mode flushes the last-level cache before every
-// timed run, outside the timed region.
+// median is within Options.TargetHalfWidth, or the budget is spent, or it
+// has Options.MaxSamples samples; a result still short of the target says
+// which in its flags (FlagBudgetSpent, FlagMaxSamples). A candidate
+// clearly slower than the leader is dropped early. No decision is made on
+// fewer than Options.MinSamples samples, at least stats.MinIntervalSamples.
+// A winner whose interval overlaps the runner-up's is recorded as a tie,
+// with the rule that broke it.
 //
 // # Keys and answers
 //
@@ -49,10 +45,8 @@
 // package's (Commit): the first answer committed for a question is the
 // one every process sharing the store uses, until an answer that
 // measured both winners side by side shows its own better beyond both
-// intervals and the stored one's too; answers of the key for
-// another candidate list go, those of other subsets of the same list
-// stay. An answer the store cannot take is kept by the Tuner, which
-// returns a NotStoredError from Tune.
+// intervals and the stored one's too. An answer the store cannot take is
+// kept by the Tuner, which returns a NotStoredError from Tune.
 //
 // # Searching
 //
@@ -60,20 +54,16 @@
 // Tuner.Search: package search proposes the configurations (its
 // strategies, seeded, bounded by SearchOptions' search.Options), and the
 // Tuner evaluates them, each verified and sampled as Measure samples a
-// candidate while the next ones compile on CPU threads, each as the
-// search's problem runs it at the size searched. A wrong one never
-// wins, and the winner is a tie when its interval overlaps the
-// runner-up's or their medians are within the target half-width. Every evaluation is recorded in the store's tuning log as
-// it completes (a search.LogRecord, keyed by the configuration's kernel),
-// so an interrupted search, or a larger one, measures only what the log
-// lacks. The log's format, and the replay of a search against it, are
-// package search's. With a shared store, one machine of a fleet searches
-// a key nobody has answered, under its lock, while the others wait for
-// its answer as long as it renews the lock, and a machine that continues
-// its own search holds the lock too, as does a forced search (Force) or
-// tune, which waits for the lock but never takes another's answer; its
-// answer is committed as a tune's is (the first one stays, unless the
-// search's clearly beats it; a forced search's replaces it).
+// candidate while the next ones compile on CPU threads. Every evaluation
+// is recorded in the store's tuning log as it completes (a
+// search.LogRecord, keyed by the configuration's kernel), so an
+// interrupted search, or a larger one, measures only what the log lacks.
+// With a shared store, one machine of a fleet searches a key nobody has
+// answered, under its lock, while the others wait for its answer as long
+// as it renews the lock; a machine that continues its own search, and a
+// forced search (Force) or tune, hold the lock too, waiting for it but
+// never taking another's answer. A search's answer is committed as a
+// tune's is (a forced search's replaces the stored one).
 //
 // # Caveats
 //

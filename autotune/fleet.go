@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -107,96 +108,59 @@ func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force boo
 			defer Prebuild(ctx, t.dev, t.opts, ahead[1:])()
 		}
 	}
-	q := &jobQueue{jobs: jobs, retried: make([]int, len(jobs))}
-	q.cond = sync.NewCond(&q.mu)
-	for i := range jobs {
-		q.next = append(q.next, i)
-	}
 	out := make([]JobResult, len(jobs))
+	retried := make([]int, len(jobs))
+	// The jobs not taken; a job whose device was lost comes back for a
+	// twin. It closes once every job is answered.
+	queue := make(chan int, len(jobs))
+	for i := range jobs {
+		queue <- i
+	}
+	var left atomic.Int64 // jobs not answered
+	left.Store(int64(len(jobs)))
+	if len(jobs) == 0 {
+		close(queue)
+	}
 	var wg sync.WaitGroup
 	for _, t := range members {
-		wg.Go(func() { q.work(ctx, t, slices.Index(all, t), force, out) })
+		ti := slices.Index(all, t)
+		wg.Go(func() {
+			for ctx.Err() == nil && t.Err() == nil {
+				i, ok := <-queue
+				if !ok {
+					return
+				}
+				start := time.Now()
+				e, err := t.Tune(ctx, jobs[i].Op, jobs[i].Size, force)
+				if errors.Is(err, hal.ErrDeviceLost) || (err != nil && t.Err() != nil) {
+					retried[i]++ // nothing of this tune was committed
+					queue <- i
+					return
+				}
+				out[i] = JobResult{Job: jobs[i], Table: t.table, Tuner: ti, Device: t.dev.Info(), Entry: e, Err: err, Took: time.Since(start)}
+				if left.Add(-1) == 0 {
+					close(queue)
+				}
+			}
+		})
 	}
 	wg.Wait()
-	q.finish(members, out)
-	return out
-}
-
-// jobQueue hands a group's jobs to its devices.
-type jobQueue struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	jobs    []Job
-	next    []int // indices of jobs not yet taken, in order
-	busy    int   // jobs being tuned now
-	retried []int
-}
-
-// take returns the next job, waiting while the queue is empty but a job in
-// flight may come back; -1 when there is nothing left.
-func (q *jobQueue) take() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.next) == 0 && q.busy > 0 {
-		q.cond.Wait()
+	// What is left, no device could answer.
+	if left.Load() > 0 {
+		close(queue)
 	}
-	if len(q.next) == 0 {
-		return -1
-	}
-	i := q.next[0]
-	q.next = q.next[1:]
-	q.busy++
-	return i
-}
-
-// done ends job i; with giveBack, it returns to the front of the queue.
-func (q *jobQueue) done(i int, giveBack bool) {
-	q.mu.Lock()
-	q.busy--
-	if giveBack {
-		q.retried[i]++
-		q.next = append([]int{i}, q.next...)
-	}
-	q.mu.Unlock()
-	q.cond.Broadcast()
-}
-
-func (q *jobQueue) work(ctx context.Context, t *Tuner, ti int, force bool, out []JobResult) {
-	for ctx.Err() == nil && t.Err() == nil {
-		i := q.take()
-		if i < 0 {
-			return
-		}
-		j := q.jobs[i]
-		start := time.Now()
-		e, err := t.Tune(ctx, j.Op, j.Size, force)
-		if errors.Is(err, hal.ErrDeviceLost) || (err != nil && t.Err() != nil) {
-			// Nothing of this tune was committed; a twin takes the job.
-			q.done(i, true)
-			return
-		}
-		out[i] = JobResult{Job: j, Table: t.table, Tuner: ti, Device: t.dev.Info(), Entry: e, Err: err, Took: time.Since(start)}
-		q.done(i, false)
-	}
-}
-
-// finish fills in the jobs no device could answer, once every worker has
-// stopped.
-func (q *jobQueue) finish(members []*Tuner, out []JobResult) {
-	var cause error
+	var cause error = status.New(status.Cancelled, "autotune: stopped before this job")
 	for _, t := range members {
 		if err := t.Err(); err != nil {
 			cause = err
 		}
 	}
-	if cause == nil {
-		cause = status.New(status.Cancelled, "autotune: stopped before this job")
-	}
-	for _, i := range q.next {
-		out[i] = JobResult{Job: q.jobs[i], Table: members[0].table, Tuner: -1,
+	for i := range queue {
+		out[i] = JobResult{Job: jobs[i], Table: members[0].table, Tuner: -1,
 			Err: status.Annotatef(cause, "autotune: no %s device of the group was left to tune it", members[0].table.Hardware)}
 	}
 	for i := range out {
-		out[i].Retried = q.retried[i]
+		out[i].Retried = retried[i]
 	}
+	return out
 }

@@ -18,11 +18,9 @@ import (
 // how its points are measured.
 type SearchOptions struct {
 	search.Options
-	// CompileThreads is how many pipelines compile at once, on CPU
-	// threads, while the GPU measures (no more than Lookahead can: only
-	// proposed points compile); negative compiles each point's pipeline
-	// just before measuring it (no overlap). Zero means
-	// DefaultCompileThreads.
+	// CompileThreads is how many proposed points' pipelines compile at
+	// once while the GPU measures; negative compiles each just before
+	// measuring it. Zero means DefaultCompileThreads.
 	CompileThreads int
 	// Force measures every point again instead of answering from the
 	// tuning log (and replaces its records).
@@ -55,11 +53,9 @@ const SpaceSuffix = ".space"
 
 // SearchResult is what a search found and did.
 type SearchResult struct {
-	// Entry is the answer committed to the local file (the shared store
-	// keeps its own by Commit's rule): one result per candidate of Op
-	// (Unevaluated for those neither the search nor its tuning log
-	// evaluated), the fastest verified one the winner, a tie when its
-	// interval overlaps the runner-up's.
+	// Entry is the answer committed to the local file: one result per
+	// candidate of Op (Unevaluated for those neither the search nor its
+	// tuning log evaluated).
 	Entry *Entry
 	// Op has the space's valid points among its candidates (at
 	// Points.Index), named op.Name() + SpaceSuffix: Entry's indices are
@@ -72,8 +68,7 @@ type SearchResult struct {
 	Log    store.LogRef
 }
 
-// spaceOperation is an operation of a space's points under the name its
-// answers are stored under.
+// spaceOperation is a space's points under the name of their answers.
 type spaceOperation struct {
 	kernels.Operation
 	name string
@@ -138,8 +133,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if !sopts.Force && c.waited { // the process it waited for may have logged more meanwhile
 		logged, _ = search.LogEvals(t.store, ref)
 	}
-	// A file that cannot be written is a warning (store.Store.Warnings); the
-	// search goes on, remembering nothing.
+	// A file that cannot be written has warned; the search goes on.
 	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
@@ -269,10 +263,9 @@ func (d *deviceSource) Start(i int) {
 	}
 }
 
-// candidate returns point i as the problem every point is measured on
-// runs it at the search's size (kernels.CandidateAt), preparing the
-// problem the first time, or why it refuses the point; err is why no
-// problem could be prepared, which ends the search.
+// candidate returns point i as base's problem runs it (kernels.CandidateAt),
+// preparing the problem the first time, or why it refuses the point; err
+// is why no problem could be prepared, which ends the search.
 func (d *deviceSource) candidate(i int) (c kernels.Candidate, refused, err error) {
 	if d.base == nil {
 		if err := d.t.opts.check(); err != nil {

@@ -41,15 +41,13 @@ type Tuner struct {
 	applying map[applyKey]applySubset
 }
 
-// applyKey is an operation and the indices of its candidates that apply,
-// as text.
+// applyKey is an operation and the indices of its candidates that apply.
 type applyKey struct {
 	op      kernels.Operation
 	applies string
 }
 
-// applySubset is the operation restricted to some of its candidates, and
-// their indices in the whole.
+// applySubset is op restricted to the candidates at index.
 type applySubset struct {
 	op    kernels.Operation
 	index []int
@@ -187,9 +185,7 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 			i, pending = 0, true
 		case err != nil && !notStored:
 			return 0, false, err
-		default:
-			// An answer the store could not take is kept in memory: it
-			// answers this process all the same.
+		default: // an answer the store could not take answers all the same
 			i = e.Fastest
 		}
 	}

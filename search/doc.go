@@ -6,8 +6,7 @@
 //
 // # Strategies
 //
-// A kernel with a parameter space (kernels.Space: tile sizes, unrolls,
-// workgroup shapes, and restrictions between them) has too many
+// A kernel with a parameter space (kernels.Space) has too many
 // configurations to measure them all on a large problem. A Strategy
 // proposes them one at a time and is told each one's median time:
 //
@@ -46,15 +45,14 @@
 //
 // # Driving a search
 //
-// Drive runs a Strategy against an Evaluator, which does the evaluating:
-// autotune's Tuner.Search compiles and measures each point on a device
-// (or answers it from the tuning log), a replay answers from a recorded
-// log. Drive keeps Options.Lookahead proposals outstanding, so that the
-// next pipelines compile while the GPU measures, and tells results in the
-// order proposed; since the strategy sees the same results in the same
-// order, a seeded search proposes the same points on a device and in a
-// replay. Options bound the search (MaxEvals, TimeLimit) and Fill gives
-// their defaults:
+// Drive runs a Strategy against an Evaluator: autotune's Tuner.Search
+// measures each point on a device (or answers it from the tuning log), a
+// replay answers from a recorded log. Drive keeps Options.Lookahead
+// proposals outstanding, so that the next pipelines compile while the GPU
+// measures, and tells results in the order proposed; since the strategy
+// sees the same results in the same order, a seeded search proposes the
+// same points on a device and in a replay. Options bound the search
+// (MaxEvals, TimeLimit) and Fill gives their defaults:
 //
 //	opts := search.Options{Strategy: search.Bayes, Seed: 1}
 //	if err := opts.Fill(grid.Len()); err != nil {
@@ -79,22 +77,19 @@
 // key, the space), records and searches.
 //
 // The tune cache keeps each key's log in its store (LogEvals, AppendLog,
-// SaveLogHeader, AddLogSearch and ReadLog encode them to the store's
-// bytes), one record written as each evaluation completes, so that an
-// interrupted search keeps what it measured and a search run again
-// measures only what the log lacks. WriteTuneLog and ReadTuneLog are its
-// exported form (vkbench cache export-log): JSON lines, LogFormat, a
-// header and then one line a record or a search; a reader skips lines of
-// kinds it does not know, so the format can grow.
+// SaveLogHeader, AddLogSearch and ReadLog), one record written as each
+// evaluation completes. WriteTuneLog and ReadTuneLog are its exported
+// form (vkbench cache export-log): JSON lines, LogFormat; a reader skips
+// lines of kinds it does not know, so the format can grow.
 //
 // # Replay
 //
 // Replay runs a search against a TuneLog instead of a device, over the
 // configurations the log records (the space's others are not proposed):
 // each point proposed is answered by its record, on a clock that adds up
-// the recorded compile and measure times. Since a seeded search proposes in a replay what it proposes on a
-// device, the log of one exhaustive search lets every strategy be
-// compared, and tested, without a GPU: ReplayResult.EvalsWithin counts
+// the recorded compile and measure times. The log of one exhaustive
+// search lets every strategy be compared, and tested, without a GPU:
+// ReplayResult.EvalsWithin counts
 // the evaluations a strategy needed to come within a fraction of the
 // log's best, and ReplayOptions.StopWithin ends the search there
 // (vkbench replay prints both).
