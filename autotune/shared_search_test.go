@@ -631,8 +631,8 @@ type logReads struct {
 	n atomic.Int32
 }
 
-func (b *logReads) View(fn func(store.Tx) error) error {
-	return b.Backend.View(func(tx store.Tx) error { return fn(logReadsTx{tx, &b.n}) })
+func (b *logReads) View(ctx context.Context, fn func(store.Tx) error) error {
+	return b.Backend.View(ctx, func(tx store.Tx) error { return fn(logReadsTx{tx, &b.n}) })
 }
 
 type logReadsTx struct {

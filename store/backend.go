@@ -1,5 +1,7 @@
 package store
 
+import "context"
+
 // Backend is where a Store's bytes live: values under keys in tables, each
 // table named by a path of names ("autotune", "v1", ...), tables nested in
 // the tables their path continues. It is all a Store asks of a place to
@@ -8,16 +10,19 @@ package store
 //
 // Errors carry a status code (see Store for the codes of the file's
 // problems); a Backend that cannot be reached at all answers every call
-// with the same error.
+// with the same error. ctx ends a wait for another process's lock on the
+// file, with ctx's error; a shared store bounds each call by timeouts of
+// its own instead, so that a caller that gives up is not taken for an
+// outage.
 type Backend interface {
 	// View runs fn with a consistent view of the tables, read-only.
-	View(fn func(Tx) error) error
+	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn atomically: every write fn makes lands, or none does,
 	// and what fn read was not changed by another writer before they land
 	// (a backend that cannot lock may run fn again until that holds). An
 	// error from fn undoes its writes and is returned as it is, unless a
 	// write of fn's Tx failed: that failure is the Backend's own.
-	Update(fn func(Tx) error) error
+	Update(ctx context.Context, fn func(Tx) error) error
 }
 
 // Tx is one transaction of a Backend: valid only while the function given

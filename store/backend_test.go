@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -29,7 +30,7 @@ func TestBoltLocks(t *testing.T) {
 func TestBoltWriteFailure(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	be := store.FileBackend(path, t.Logf)
-	err := be.Update(func(tx store.Tx) error { return tx.Put([]string{"t"}, nil, []byte("v")) })
+	err := be.Update(t.Context(), func(tx store.Tx) error { return tx.Put([]string{"t"}, nil, []byte("v")) })
 	if err == nil || !strings.Contains(err.Error(), "writing cache "+path) {
 		t.Errorf("Put of an empty key = %v; want the file's write failure, naming it", err)
 	}
@@ -46,11 +47,11 @@ func TestBoltCallerPanic(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
 	be := store.FileBackend(path, t.Errorf)
 	table, key := []string{"t"}, []byte("k")
-	if err := be.Update(func(tx store.Tx) error { return tx.Put(table, key, []byte("v")) }); err != nil {
+	if err := be.Update(t.Context(), func(tx store.Tx) error { return tx.Put(table, key, []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
 	for name, bug := range map[string]func(){"store_test.writeNilMap": writeNilMap, "store_test.setThroughNil": setThroughNil} {
-		for _, call := range []func(func(store.Tx) error) error{be.Update, be.View} {
+		for _, call := range []func(context.Context, func(store.Tx) error) error{be.Update, be.View} {
 			func() {
 				defer func() {
 					r := recover()
@@ -58,7 +59,7 @@ func TestBoltCallerPanic(t *testing.T) {
 						t.Errorf("recovered %v; want the function's own runtime.Error, naming %s", r, name)
 					}
 				}()
-				err := call(func(tx store.Tx) error {
+				err := call(t.Context(), func(tx store.Tx) error {
 					_ = tx.Put(table, key, []byte("lost"))
 					bug()
 					return nil
@@ -70,7 +71,7 @@ func TestBoltCallerPanic(t *testing.T) {
 	if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) != 0 {
 		t.Errorf("moved aside: %v", aside)
 	}
-	err := be.View(func(tx store.Tx) error {
+	err := be.View(t.Context(), func(tx store.Tx) error {
 		if v := tx.Get(table, key); string(v) != "v" {
 			t.Errorf("value after the panics = %q; want %q", v, "v")
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -23,9 +24,8 @@ import (
 )
 
 // boltFile is the local Backend: a bbolt file that several processes
-// share, read and written one transaction at a time, with bounded waits
-// for other processes' locks and recovery from damage (see Store for what
-// each problem does). Tables are buckets, nested as their paths are.
+// share (see Store for what each problem does). Tables are buckets,
+// nested as their paths are.
 type boltFile struct {
 	path    string
 	timeout time.Duration
@@ -44,8 +44,6 @@ type boltFile struct {
 
 var _ Locker = (*boltFile)(nil)
 
-// newBoltFile is the cache file at path, whose waits for another
-// process's lock last at most timeout, warning to warn.
 func newBoltFile(path string, timeout time.Duration, warn func(format string, args ...any)) *boltFile {
 	return &boltFile{path: path, timeout: timeout, warn: warn, rmu: make(chan struct{}, 1)}
 }
@@ -64,12 +62,11 @@ func (d *damageError) Error() string { return d.err.Error() }
 func (d *damageError) Unwrap() error { return d.err }
 
 // guard runs fn, which reads the file through bbolt, and turns a panic
-// raised in bbolt or a memory fault into a damageError. bbolt trusts the
-// pages it maps: it panics on inconsistent ones and faults (SIGBUS) on
-// pages past the end of a truncated file, which without SetPanicOnFault
-// would kill the process. Any other panic, of a transaction function's own
-// code, is the caller's: a callerPanic, which read and updateOnce raise
-// again once the transaction is rolled back and the file let go.
+// raised in bbolt or a memory fault into a damageError: bbolt panics on
+// inconsistent pages and faults (SIGBUS) on pages past the end of a
+// truncated file. Any other panic, of a transaction function's own code,
+// is a callerPanic, which read and updateOnce raise again once the
+// transaction is rolled back and the file let go.
 func guard(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
@@ -86,10 +83,9 @@ func guard(fn func() error) (err error) {
 	return fn()
 }
 
-// callerPanic is a panic of a transaction function's own code, recovered
-// with the stack it was raised on: raised again, it says both, so that the
-// trace names the code that panicked, not this file, and an error value
-// stays open to errors.Is and errors.As.
+// callerPanic is a panic of a transaction function's own code, with the
+// stack it was raised on, so that raised again it names the code that
+// panicked; an error value stays open to errors.Is and errors.As.
 type callerPanic struct {
 	value any
 	stack []byte
@@ -128,10 +124,8 @@ func bboltPanicked() bool {
 const readerIdle = time.Second
 
 // reader is a read-only handle on the file, kept between lookups so that a
-// lookup does not pay for opening and mapping the file (a cost that grows
-// with the file). It holds the file's shared lock only during a
-// transaction, never between them, so it never delays another process's
-// commit by more than one read.
+// lookup does not pay for opening and mapping the file. It holds the
+// file's shared lock only during a transaction.
 type reader struct {
 	db *bolt.DB
 	// seen is the file as last read: a change of identity (moved aside and
@@ -147,19 +141,14 @@ func sameVersion(a, b os.FileInfo) bool {
 }
 
 // View runs fn in a read transaction of the file. A missing or empty file
-// runs nothing. The read path never changes the file: a
-// damaged file is an error with code DataLoss (a miss to Lookup and Get,
-// with a warning), and is moved aside by the next commit.
+// runs nothing. The read path never changes the file: a damaged file is
+// an error with code DataLoss, and is moved aside by the next commit.
 //
 // Where the platform can take and release a file lock (flock), the
 // read-only handle is kept open between calls (see reader); it is reopened
 // when the file changed, and closed after readerIdle without use.
 // Elsewhere the file is opened for each call.
-func (bf *boltFile) View(fn func(Tx) error) error { return bf.view(context.Background(), fn) }
-
-// view is View, whose wait for another process's lock ends when ctx does,
-// with ctx's error.
-func (bf *boltFile) view(ctx context.Context, fn func(Tx) error) error {
+func (bf *boltFile) View(ctx context.Context, fn func(Tx) error) error {
 	err, ferr := bf.read(ctx, bf.lockWait(), fn)
 	if ferr != nil {
 		return bf.fileError(ferr, "reading")
@@ -167,7 +156,7 @@ func (bf *boltFile) view(ctx context.Context, fn func(Tx) error) error {
 	return err
 }
 
-// read is view, waiting at most wait for another process's lock, with
+// read is View, waiting at most wait for another process's lock, with
 // fn's error and the file's (not yet wrapped by fileError) apart.
 func (bf *boltFile) read(ctx context.Context, wait time.Duration, fn func(Tx) error) (err, fileErr error) {
 	select {
@@ -205,13 +194,11 @@ func (bf *boltFile) read(ctx context.Context, wait time.Duration, fn func(Tx) er
 		rd.used = time.Now()
 	}
 	switch {
+	case damaged:
+		d.file = cmp.Or(d.file, rd.seen)
+		return nil, d
 	case foreign:
 		return nil, err
-	case damaged && d.file == nil:
-		d.file = rd.seen
-		fallthrough
-	case damaged:
-		return nil, d
 	}
 	if p, ok := err.(callerPanic); ok {
 		panic(p)
@@ -310,13 +297,9 @@ func truncated(tx *bolt.Tx, fi os.FileInfo) error {
 
 // Update runs fn in a write transaction, creating the file if needed. A
 // damaged file is moved aside (its new name in a warning) and fn runs
-// again on a fresh one.
-func (bf *boltFile) Update(fn func(Tx) error) error { return bf.update(context.Background(), fn) }
-
-// update is Update, whose waits for another process's lock end when ctx
-// does, with ctx's error: fn has then not run, or its transaction was
-// not committed.
-func (bf *boltFile) update(ctx context.Context, fn func(Tx) error) error {
+// again on a fresh one. A ctx that ends while it waits leaves fn not run,
+// or its transaction not committed.
+func (bf *boltFile) Update(ctx context.Context, fn func(Tx) error) error {
 	if err := os.MkdirAll(filepath.Dir(bf.path), 0o755); err != nil {
 		return bf.fileError(err, "creating the folder of")
 	}
@@ -390,10 +373,7 @@ func (bf *boltFile) updateOnce(ctx context.Context, fn func(Tx) error) error {
 }
 
 // check opens the file, reading none of its tables, to refuse one that
-// is not a tune cache (owner.go), named by fileError. Anything else it
-// meets is left to the reads and writes that follow (damage, moved aside
-// by the next commit; a lock held longer than a write holds it,
-// lockRetry; a newer bbolt): nil.
+// is not a tune cache (owner.go); anything else is nil (Store.CheckRead).
 func (bf *boltFile) check() error {
 	_, ferr := bf.read(context.Background(), min(lockRetry, bf.timeout), func(Tx) error { return nil })
 	switch ferr.(type) {
@@ -403,11 +383,9 @@ func (bf *boltFile) check() error {
 	return nil
 }
 
-// probeWrite waits for the file's exclusive lock as a commit would (at
-// most the lock timeout) and lets it go at once, writing nothing, and
-// refuses a file that is not a tune cache (check): a command that must
-// commit asks before it measures, not after. A file not there yet holds
-// no lock; a platform without flock says nothing of locks.
+// probeWrite waits for the file's exclusive lock as a commit would and
+// lets it go at once, and refuses what check refuses (Store.CheckWrite).
+// A platform without flock says nothing of locks.
 func (bf *boltFile) probeWrite() error {
 	if canRelock {
 		fl, err := lockPath(context.Background(), bf.path, os.O_RDWR, true, bf.timeout)
@@ -434,9 +412,9 @@ func (bf *boltFile) openError(err error) error {
 }
 
 // openDB opens the file, waiting at most wait for other processes'
-// locks (lockWithin), and returns it with the *os.File bolt.Open opened (so
-// that its lock can be released and retaken). Errors that mean the file
-// is not a usable database are damageErrors.
+// locks, and returns it with the *os.File bolt.Open opened (so that its
+// lock can be released and retaken). Errors that mean the file is not a
+// usable database are damageErrors.
 func (bf *boltFile) openDB(ctx context.Context, readOnly bool, wait time.Duration) (*bolt.DB, *os.File, error) {
 	var file *os.File
 	var opened os.FileInfo
@@ -501,9 +479,8 @@ func damaged(err error) bool {
 }
 
 // fileError turns an error met while doing something to the file into one
-// that names the file and has the code callers act on. Every failed file
-// operation passes through it, so it is also where a lock timeout starts
-// the back-off (see lockWait).
+// that names the file and has the code callers act on; a lock timeout
+// starts the back-off (see lockWait) here.
 func (bf *boltFile) fileError(err error, doing string) error {
 	if d, ok := errors.AsType[*damageError](err); ok {
 		return status.Wrapf(d, status.DataLoss, "store: cache %s is damaged (it will be moved aside by the next commit)", bf.path)
@@ -535,11 +512,10 @@ func (bf *boltFile) fileError(err error, doing string) error {
 }
 
 // moveAside renames the damaged file to <path>.damaged-<time>-<pid>, with a
-// warning that names it, so that a fresh one can start. It moves only the
-// file found damaged, and (where the platform can lock) only while holding
-// its exclusive lock after checking that the path still names it: of two
-// processes that find the same file damaged, the second must not move
-// aside the fresh file the first one started.
+// warning that names it. It moves only the file found damaged, holding
+// its exclusive lock where the platform can: of two processes that find
+// the same file damaged, the second must not move aside the fresh file
+// the first one started.
 func (bf *boltFile) moveAside(ctx context.Context, d *damageError) (err error) {
 	held, err := os.Stat(bf.path)
 	if err == nil && canRelock {
@@ -570,10 +546,9 @@ func (bf *boltFile) moveAside(ctx context.Context, d *damageError) (err error) {
 	return nil
 }
 
-// The file holds locks as a shared tier's backend does (Locker), so that
-// of the processes sharing one file, one tunes a question while the
-// others wait for its answer. A lock is a value of locksTable: when it
-// expires (Unix nanoseconds, 8 bytes big-endian), then its holder's token.
+// The file holds locks as a shared tier's backend does (Locker). A lock is
+// a value of locksTable: when it expires (Unix nanoseconds, 8 bytes
+// big-endian), then its holder's token.
 var locksTable = []string{"locks"}
 
 // lockHolder returns the token a lock's value names, and whether the
@@ -585,12 +560,12 @@ func lockHolder(v []byte, now time.Time) (token string, live bool) {
 	return string(v[8:]), int64(binary.BigEndian.Uint64(v)) > now.UnixNano()
 }
 
-// setLock calls fn with lock name's holder (its token, and whether it
-// still holds the lock), and gives the lock to the token fn returns for
-// ttl, or releases it where that is "", if fn says set: in one
-// transaction, so of several processes only one sees the lock free.
+// setLock calls fn with lock name's holder, and gives the lock to the
+// token fn returns for ttl, or releases it where that is "", if fn says
+// set: in one transaction, so of several processes only one sees the lock
+// free.
 func (bf *boltFile) setLock(ctx context.Context, name string, ttl time.Duration, fn func(holder string, live bool) (token string, set bool)) error {
-	return bf.update(ctx, func(tx Tx) error {
+	return bf.Update(ctx, func(tx Tx) error {
 		now := time.Now()
 		token, set := fn(lockHolder(tx.Get(locksTable, []byte(name)), now))
 		switch {
@@ -604,16 +579,10 @@ func (bf *boltFile) setLock(ctx context.Context, name string, ttl time.Duration,
 }
 
 // TryLock takes lock name for token, for ttl, where nobody holds it.
-func (bf *boltFile) TryLock(name, token string, ttl time.Duration) (holder string, err error) {
-	return bf.tryLock(context.Background(), name, token, ttl)
-}
-
-// tryLock is TryLock, whose waits for another process's lock on the file
-// end when ctx does, with ctx's error.
-func (bf *boltFile) tryLock(ctx context.Context, name, token string, ttl time.Duration) (holder string, err error) {
+func (bf *boltFile) TryLock(ctx context.Context, name, token string, ttl time.Duration) (holder string, err error) {
 	// Looked at first in a read: those who wait ask a few times a second,
 	// and a write transaction syncs the file.
-	err = bf.view(ctx, func(tx Tx) error {
+	err = bf.View(ctx, func(tx Tx) error {
 		if h, live := lockHolder(tx.Get(locksTable, []byte(name)), time.Now()); live {
 			holder = h
 		}

@@ -51,41 +51,26 @@
 // rediss://, and a program that does not import it builds no Redis
 // client). Store.Shared is that tier as a Store of its own: which tier a
 // question is asked of, and when an answer is copied down, is the
-// caller's (autotune's Tuner). Open asks the store once (Pinger): one
-// that refuses this process as configured (a wrong password, a database
-// it does not have, TLS asked of a plain-text server or the converse) is
-// Open's error, a configuration to fix before any work. Past that, a
-// shared store may fail at any moment, from Open on: every call is
-// bounded by short timeouts, the first failure is one warning that names
-// the store (never its password), and the tier is then left alone for a
-// while, its calls failing at once with Unavailable, so that work goes on
-// from the file. A shared backend that is a Locker also
-// holds named locks with an expiry (TryLock, a Lease renewed until
-// released, through failed renewals, until lost), with which one machine
-// tunes a question while the others wait for its answer. The file holds
-// such locks too, for the processes that share it (N CI jobs on one
-// runner): with no shared tier, one of them tunes a question while the
-// others wait. A lock whose
-// holder is a process of this host that no longer exists (a runner
-// killed and started again) is taken over at once, by a compare-and-swap
-// on the dead holder's token, rather than waited for until it expires.
+// caller's (autotune's Tuner). Open asks the store once (Pinger): a
+// refusal is Open's error. Past that, a shared store may fail at any
+// moment: its first failure is one warning, and the tier is then left
+// alone for a while, its calls failing at once with Unavailable, so that
+// work goes on from the file.
+//
+// A Locker backend holds named locks with an expiry (TryLock, a Lease
+// renewed until released), with which one machine tunes a question while
+// the others wait for its answer. The file holds such locks too, for the
+// processes that share it (N CI jobs on one runner). A lock whose holder
+// is a process of this host that no longer exists is taken over at once.
 //
 // # Caveats
 //
-// Problems with the file never stop the work: a file locked by another
-// process for longer than Options.LockTimeout (a wait that the caller's
-// context of Get, Update or TryLock ends first is ctx's error, and no
-// warning), one that cannot be written,
-// a damaged one, one of a newer bbolt format, another program's file,
-// each is an error with a status code from the call that met it, and a
-// warning (Warnings) that names the file; see Store for each. Reads never
-// change the file: a damaged file is moved aside, to
-// <path>.damaged-<time>-<pid>, by the next write, which starts a fresh
-// one; another program's file (bbolt's or not) is left as it is, and
-// CheckRead says so before any work. The first write marks the file as a
-// tune cache (a table of its own, "vkbench", that no Tx lists), so that a
-// newer version's tables at its root are not taken for another program's. Tables of another SchemaVersion are not
-// read and never changed, so versions of vkbench can share a file. A
-// Store opened on the path "off" touches no file: reads find nothing and
-// writes keep nothing.
+// Problems with the file never stop the work: each is an error with a
+// status code from the call that met it, and a warning (Warnings) that
+// names the file; Store lists them. Reads never change the file: a
+// damaged file is moved aside by the next write, which starts a fresh
+// one; another program's file is left as it is, and CheckRead says so
+// before any work. Tables of another SchemaVersion are neither read nor
+// changed, so versions of vkbench can share a file. A Store opened on the
+// path "off" touches no file: reads find nothing and writes keep nothing.
 package store

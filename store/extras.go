@@ -6,15 +6,10 @@ import (
 	"fmt"
 )
 
-// Besides the tuning tables and logs, a store keeps two tables of its
-// own: each hardware's measured peak, and the drivers' pipeline caches.
-var (
-	// peaksTable holds each hardware's measured peak, as its owner
-	// encoded it, by hardware.
-	peaksTable = []string{"peaks"}
-	// pipelineTable holds driver pipeline caches by pipeline-cache UUID.
-	pipelineTable = []string{"pipeline-caches"}
-)
+// Besides the tuning tables and logs, a store keeps each hardware's
+// measured peak, by hardware, and the drivers' pipeline caches, by
+// pipeline-cache UUID.
+var peaksTable, pipelineTable = []string{"peaks"}, []string{"pipeline-caches"}
 
 // UpdatePeak stores what merge makes of the peak stored for hardware
 // (nil where there is none), in one transaction: no other writer, in this
@@ -22,7 +17,7 @@ var (
 // written, so two peaks stored at once merge over each other. A nil
 // result writes nothing.
 func (s *Store) UpdatePeak(hardware string, merge func(old []byte) ([]byte, error)) error {
-	return s.b.Update(func(tx Tx) error {
+	return s.b.Update(context.Background(), func(tx Tx) error {
 		peak, err := merge(bytes.Clone(tx.Get(peaksTable, []byte(hardware))))
 		if err != nil || peak == nil {
 			return err
@@ -40,7 +35,7 @@ func (s *Store) LoadPeak(hardware string) ([]byte, error) {
 // SavePipelineCache stores a driver's pipeline cache data under its
 // pipeline-cache UUID.
 func (s *Store) SavePipelineCache(uuid [16]byte, data []byte) error {
-	return s.b.Update(func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
+	return s.b.Update(context.Background(), func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
 }
 
 // LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
@@ -50,12 +45,11 @@ func (s *Store) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
 }
 
 // load returns a copy of key's value in table, or nil; a store that
-// cannot be read is the error, and a warning that says so first; ctx
-// ending while it waits is ctx's error and no warning: the caller gave up,
-// the file is as it was.
+// cannot be read is the error, and a warning; ctx ending while it waits is
+// ctx's error and no warning.
 func (s *Store) load(ctx context.Context, warning string, table []string, key []byte) ([]byte, error) {
 	var out []byte
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.b.View(ctx, func(tx Tx) error {
 		out = bytes.Clone(tx.Get(table, key))
 		return nil
 	})

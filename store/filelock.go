@@ -9,10 +9,6 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// Waits for another process's lock on the cache file: each is bounded by
-// the lock timeout (shortened for a while after one runs out) and by the
-// context of the caller that waits.
-
 // After a wait for another process's lock runs out, the next lockBackoff
 // of waits last at most lockRetry: a process that held the lock that long
 // is likely to go on holding it, and waiting the whole timeout again at
@@ -31,8 +27,7 @@ func (bf *boltFile) lockWait() time.Duration {
 }
 
 // lockedError is a wait for another process's lock on the file that ran
-// out (lockPath's, or bolt.Open's berrors.ErrTimeout), with how long it
-// waited: the full lock timeout, or less during the back-off (lockWait).
+// out, with how long it waited.
 type lockedError struct{ waited time.Duration }
 
 func (e lockedError) Error() string { return fmt.Sprintf("store: lock timeout after %v", e.waited) }
@@ -43,8 +38,7 @@ const lockPoll = 5 * time.Millisecond
 
 // lockPath takes the advisory lock bbolt uses (shared, or exclusive) on
 // the file at path, through a descriptor of its own opened with flag (a
-// file not there is fs.ErrNotExist: nothing is created), waiting at most
-// wait (lockWithin).
+// file not there is fs.ErrNotExist), waiting at most wait.
 func lockPath(ctx context.Context, path string, flag int, exclusive bool, wait time.Duration) (*flock.Flock, error) {
 	fl := flock.New(path, flock.SetFlag(flag))
 	try := fl.TryRLockContext
@@ -62,8 +56,7 @@ func lockPath(ctx context.Context, path string, flag int, exclusive bool, wait t
 
 // lockWithin runs lock, which polls for a file lock until the context it
 // is given ends, for at most wait: a lockedError when the wait ran out,
-// ctx's own error when ctx ended first (the caller gave up: no lock
-// timeout, and no back-off).
+// ctx's own error when ctx ended first (no back-off).
 func lockWithin(ctx context.Context, wait time.Duration, lock func(context.Context) error) error {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

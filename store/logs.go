@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 
 	"github.com/vkbench/vkbench/status"
@@ -45,20 +46,21 @@ func (r LogRef) tablePath(sub ...string) ([]string, error) {
 // PutLogEval stores one evaluation's record in r's log under its
 // identity, replacing an earlier record of the same identity.
 func (s *Store) PutLogEval(r LogRef, id string, rec []byte) error {
-	path, err := r.tablePath(logEvals)
-	if err != nil {
-		return err
-	}
-	return s.b.Update(func(tx Tx) error { return tx.Put(path, []byte(id), rec) })
+	return s.putLog(r, []byte(id), rec, logEvals)
 }
 
 // PutLogHeader stores the description of the space r's log is of.
 func (s *Store) PutLogHeader(r LogRef, header []byte) error {
-	path, err := r.tablePath()
+	return s.putLog(r, []byte(logHeaderKey), header)
+}
+
+// putLog sets key to value in the table at sub of r's log.
+func (s *Store) putLog(r LogRef, key, value []byte, sub ...string) error {
+	path, err := r.tablePath(sub...)
 	if err != nil {
 		return err
 	}
-	return s.b.Update(func(tx Tx) error { return tx.Put(path, []byte(logHeaderKey), header) })
+	return s.b.Update(context.Background(), func(tx Tx) error { return tx.Put(path, key, value) })
 }
 
 // AddLogSearch appends a search to r's log.
@@ -67,7 +69,7 @@ func (s *Store) AddLogSearch(r LogRef, search []byte) error {
 	if err != nil {
 		return err
 	}
-	return s.b.Update(func(tx Tx) error {
+	return s.b.Update(context.Background(), func(tx Tx) error {
 		// Keys number the searches from 1, in the order they ran: one past
 		// the last, so that a gap (a search another version left out)
 		// never makes a key taken.
@@ -87,7 +89,7 @@ func (s *Store) AddLogSearch(r LogRef, search []byte) error {
 // TuneLogs lists the tuning logs.
 func (s *Store) TuneLogs() ([]LogRef, error) {
 	var out []LogRef
-	err := s.b.View(func(tx Tx) error {
+	err := s.b.View(context.Background(), func(tx Tx) error {
 		return tx.Tables([]string{logBucket}, 4, func(p []string) error {
 			out = append(out, LogRef{Table: Table{Hardware: p[0], Tuner: p[1]}, Key: p[2], Mode: p[3]})
 			return nil
@@ -112,11 +114,8 @@ func (s *Store) ReadLog(r LogRef) (*StoredLog, error) {
 	}
 	l := &StoredLog{Evals: map[string][]byte{}}
 	found := false
-	err = s.b.View(func(tx Tx) error {
-		if err := tx.Tables(path[:len(path)-1], 1, func(p []string) error {
-			found = found || p[0] == r.Mode
-			return nil
-		}); err != nil || !found {
+	err = s.b.View(context.Background(), func(tx Tx) (err error) {
+		if found, err = hasTable(tx, path); err != nil || !found {
 			return err
 		}
 		l.Header = bytes.Clone(tx.Get(path, []byte(logHeaderKey)))
@@ -138,14 +137,4 @@ func (s *Store) ReadLog(r LogRef) (*StoredLog, error) {
 		return nil, status.Newf(status.NotFound, "store: no tuning log %s", r)
 	}
 	return l, nil
-}
-
-// clearLogs removes the tuning logs of table t, or every log if t is nil,
-// and reports whether there were any.
-func clearLogs(tx Tx, t *Table) (bool, error) {
-	path := []string{logBucket}
-	if t != nil {
-		path = append(path, t.Hardware, t.Tuner)
-	}
-	return tx.Drop(path)
 }

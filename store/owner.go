@@ -13,19 +13,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Which files are a tune cache. A path given as the cache may name a file
-// of another program: one bbolt did not write (a results file given by
-// mistake), or a bbolt database of another program's. Either is refused
-// and left as it is, never written to nor moved aside as damaged (which
-// would take its name), and so is a path that is not a regular file.
-
 // markTable is the table at the root of the file that marks it as a tune
-// cache: the first write makes it, and no Tx lists it or writes it.
-const markTable = "vkbench"
-
-// markKey and markValue are what markTable holds, for a person who opens
-// the file with bbolt's own tools.
-const markKey, markValue = "kind", "vkbench tune cache"
+// cache: the first write makes it, and no Tx lists it or writes it. Its
+// key and value are for a person who opens the file with bbolt's tools.
+const markTable, markKey, markValue = "vkbench", "kind", "vkbench tune cache"
 
 // ownRoot reports whether name is one of the tables at a tune cache's
 // root, as this package writes them: files written before the mark hold
@@ -89,17 +80,14 @@ func mark(tx *bolt.Tx) error {
 }
 
 // notCacheError is the error of a cache path that names a file bbolt did
-// not write: a results file or any other given as the cache by mistake.
-// Damage that bbolt's own writes can leave keeps one of the meta pages'
-// headers, and a crash that loses the writes leaves zeros; anything else
-// is not moved aside as damaged, which would take its name, but left as
-// it is.
+// not write (a results file given by mistake), left as it is: damage that
+// bbolt's own writes can leave keeps one of the meta pages' headers, and
+// a crash that loses the writes leaves zeros.
 type notCacheError struct{}
 
 func (notCacheError) Error() string { return "no bbolt database header in it" }
 
-// boltMagic is the number at byte 16 of a bbolt meta page, the first two
-// pages of its file.
+// boltMagic is the number at byte 16 of a bbolt meta page.
 const boltMagic = 0xED0CDAED
 
 // boltHeader reports whether the file at path has a bbolt meta page's

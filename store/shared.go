@@ -131,12 +131,10 @@ func (s *Store) openShared(ctx context.Context, rawURL string) (*Store, error) {
 // process's requests, so that a store that refuses them (a wrong
 // password, a database it does not have, TLS asked of a plain-text
 // server) is Open's error, before any work, and not a warning that
-// leaves a fleet tuning alone for ever. Ping is bounded by the backend's
-// timeouts; an error of code Unauthenticated, PermissionDenied,
-// InvalidArgument or FailedPrecondition is a refusal, to fix in the
-// configuration, and any other the store out of reach (down, stopped,
-// slow): one warning, as any failure of the tier, and the work goes on
-// from the file. Ping ends when ctx does.
+// leaves a fleet tuning alone for ever. An error of code
+// Unauthenticated, PermissionDenied, InvalidArgument or
+// FailedPrecondition is a refusal; any other is the store out of reach:
+// one warning, as any failure of the tier. Ping ends when ctx does.
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
@@ -151,11 +149,10 @@ func refused(err error) bool {
 // ask, and when to copy an answer down, is its caller's (the tuner's).
 func (s *Store) Shared() *Store { return s.shared }
 
-// Close closes the shared tier's connections (a Redis client's pool);
-// a second Close does nothing more. The file needs no closing: each call
-// opens and closes it. After Close the store still reads and writes its
-// file, and a call to the shared tier fails, with no warning: the store
-// did not fail.
+// Close closes the shared tier's connections; a second Close does
+// nothing more. The file needs no closing. After Close the store still
+// reads and writes its file, and a call to the shared tier fails, with no
+// warning: the store did not fail.
 func (s *Store) Close() error {
 	if s.shared == nil {
 		return nil
@@ -186,9 +183,7 @@ func (s *Store) LockWait() time.Duration {
 // sharedTier is the shared Backend with the rule of a tier that may fail:
 // a call that fails (not the function's own error) warns once, naming the
 // store, and the tier is then left alone for sharedBackoff (its calls
-// fail at once with Unavailable), so that work goes on from the local
-// file at the local file's speed. The backend's own calls are bounded by
-// short timeouts.
+// fail at once with Unavailable).
 type sharedTier struct {
 	b      Backend
 	name   string
@@ -262,17 +257,20 @@ func (e fnError) Error() string { return e.err.Error() }
 func (e fnError) Unwrap() error { return e.err }
 
 // View runs fn in a read transaction of the shared store.
-func (st *sharedTier) View(fn func(Tx) error) error { return st.run(st.b.View, fn) }
+func (st *sharedTier) View(ctx context.Context, fn func(Tx) error) error {
+	return st.run(ctx, st.b.View, fn)
+}
 
 // Update runs fn in a write transaction of the shared store.
-func (st *sharedTier) Update(fn func(Tx) error) error { return st.run(st.b.Update, fn) }
+func (st *sharedTier) Update(ctx context.Context, fn func(Tx) error) error {
+	return st.run(ctx, st.b.Update, fn)
+}
 
-// run runs fn in a transaction of the backend's kind txn (View or
-// Update): fn's own error is returned as it is, not taken for a failure
-// of the tier.
-func (st *sharedTier) run(txn func(func(Tx) error) error, fn func(Tx) error) error {
+// run runs fn in a transaction txn (View or Update): fn's own error is
+// returned as it is, not taken for a failure of the tier.
+func (st *sharedTier) run(ctx context.Context, txn func(context.Context, func(Tx) error) error, fn func(Tx) error) error {
 	err := st.call(func() error {
-		return txn(func(tx Tx) error {
+		return txn(ctx, func(tx Tx) error {
 			if err := fn(tx); err != nil {
 				return fnError{err}
 			}
@@ -292,8 +290,10 @@ func (st *sharedTier) run(txn func(func(Tx) error) error, fn func(Tx) error) err
 // expired never releases the next holder's.
 type Locker interface {
 	// TryLock takes lock name under token for ttl, and returns "" where
-	// it did, else the token of the holder.
-	TryLock(name, token string, ttl time.Duration) (holder string, err error)
+	// it did, else the token of the holder. ctx is as View's. Unlock and
+	// Replace take none: a lock taken is let go, and renewed, however its
+	// taker's caller ended.
+	TryLock(ctx context.Context, name, token string, ttl time.Duration) (holder string, err error)
 	// Unlock releases the lock if token holds it.
 	Unlock(name, token string) error
 	// Replace gives the lock to token for ttl if stale still holds it,
@@ -305,9 +305,8 @@ type Locker interface {
 }
 
 // Lease is a lock held by this process, renewed in the background until
-// Release or until it is lost: while its holder lives, others see the
-// lock held however long it works; a holder that dies stops renewing it,
-// and it expires LockExpiry later.
+// Release or until it is lost; a holder that dies stops renewing it, and
+// it expires LockExpiry later.
 type Lease struct {
 	// release stops the renewals and releases the lock, once.
 	release func() error
@@ -321,22 +320,19 @@ type Lease struct {
 func (l *Lease) TookOver() string { return l.tookOver }
 
 // TryLock takes the lock name in this store, a shared tier whose backend
-// is a Locker or the cache file (whose locks are for the processes that
-// share it), for LockExpiry, renewed every third of it until the Lease is
-// released. Where another process holds it, the lease is nil (and the
-// error too), and holder names that process by its host and process id
-// ("" where its lock does not say: an older vkbench's). A store that
-// cannot lock is Unimplemented; one that fails is its error.
+// is a Locker or the cache file, for LockExpiry, renewed every third of
+// it until the Lease is released. Where another process holds it, the
+// lease is nil (and the error too), and holder names that process by its
+// host and process id ("" where its lock does not say). A store that
+// cannot lock is Unimplemented.
 //
 // A lock held by a process of this host (and process namespace) that no
 // longer exists is taken over at once (Lease.TookOver says whose), rather
-// than waited for until it expires: a runner killed and started again
-// does not wait for itself. Only a process id that exists on no process
-// counts as dead; one reused by another process, and any holder on
-// another host, is waited for as before.
+// than waited for until it expires. Only a process id that exists on no
+// process counts as dead; any holder on another host is waited for.
 //
-// ctx ending while it waits for another process's lock on the file (the
-// file's locks live in it) is its error, ctx's: nothing was taken.
+// ctx ending while it waits for another process's lock on the file is
+// its error, ctx's: nothing was taken.
 func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder string, _ error) {
 	lk, ok := s.b.(Locker)
 	call := func(do func() error) error { return do() }
@@ -353,7 +349,7 @@ func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder stri
 		// A few rounds: a dead holder's lock that another process took
 		// over first, or that expired, is looked at again.
 		for range 3 {
-			if holder, err = tryLock(ctx, lk, name, token, ttl); err != nil || !deadHere(holder) {
+			if holder, err = lk.TryLock(ctx, name, token, ttl); err != nil || !deadHere(holder) {
 				return err
 			}
 			ok, err := lk.Replace(name, holder, token, ttl)
@@ -399,26 +395,14 @@ func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder stri
 	return &Lease{release: release, tookOver: holderOf(tookOver)}, "", nil
 }
 
-// tryLock is lk.TryLock; the file's waits for another process's lock on
-// it end when ctx does (a shared tier bounds each call by its own
-// timeout). Renewals and releases take no context: a lock taken is let go
-// however its taker's caller ended.
-func tryLock(ctx context.Context, lk Locker, name, token string, ttl time.Duration) (string, error) {
-	if bf, ok := lk.(*boltFile); ok {
-		return bf.tryLock(ctx, name, token, ttl)
-	}
-	return lk.TryLock(name, token, ttl)
-}
-
 // Release stops renewing the lock and releases it (if this process still
 // holds it); a second Release does nothing.
 func (l *Lease) Release() error { return l.release() }
 
-// newToken is a token that names one holder of a lock: the process, by
-// host and id, for those who wait for it, a random part, unique, and
-// where the platform has them the process namespace its id belongs to
-// ("host pid N #random ns"), so that a process of another container
-// that shares the host's name is never taken for one of this host.
+// newToken is a token that names one holder of a lock ("host pid N
+// #random ns"): the process, a random part, and the process namespace its
+// id belongs to, so that a process of another container that shares the
+// host's name is never taken for one of this host.
 func newToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails

@@ -33,9 +33,7 @@ type Options struct {
 	// Shared is the URL of a shared store, the tier above the file that a
 	// fleet of machines shares ("" for none): redis://[user:password@]host:port/db,
 	// or rediss:// for TLS, once store/redis is imported. The password
-	// may come from $VKBENCH_STORE_PASSWORD instead. Open asks it once
-	// (Pinger): one that refuses this process is Open's error, one out of
-	// reach a warning; see Shared.
+	// may come from $VKBENCH_STORE_PASSWORD instead. See Pinger.
 	Shared string
 }
 
@@ -45,13 +43,11 @@ type Options struct {
 //
 // # Sharing
 //
-// A write opens the file for writing, under bbolt's exclusive lock, for
-// one transaction. Reads take the shared lock for one transaction; between
-// reads the file stays open (and mapped) but unlocked for up to a second,
-// so a lookup does not pay for opening a large file, and is reopened when
-// another process changed it. No process holds a lock for longer than one
-// transaction, and none waits for a lock longer than the lock timeout, or
-// than the context of the method that waits (Get, Update, TryLock).
+// A write takes bbolt's exclusive lock, a read the shared lock, for one
+// transaction; between reads the file stays open (and mapped) but
+// unlocked for up to a second, and is reopened when another process
+// changed it. No process waits for a lock longer than the lock timeout,
+// or than the context of the method that waits (Get, Update, TryLock).
 //
 // # Crashes
 //
@@ -146,14 +142,10 @@ func New(b Backend, logger *slog.Logger) *Store {
 func (s *Store) Path() string { return s.path }
 
 // CheckRead reports whether the file is a tune cache, reading none of
-// its tables: a file of another program (one bbolt did not write, or a
-// bbolt file of another program's tables, which it names) is
-// FailedPrecondition, as is a path that is not a regular file. Nil where
-// there is no file yet, an empty one, or a tune cache, damaged (the next
-// commit moves it aside), locked by another process for longer than a
-// write holds it, or of a newer bbolt: the reads and writes that follow
-// say what they find. Nil when disabled, and for backends other than the
-// file. A command asks before any work.
+// its tables: a file of another program, or a path that is not a regular
+// file, is FailedPrecondition. Anything else (no file yet, damage, a
+// lock, a newer bbolt) is nil, left to the reads and writes that follow;
+// so is a store without a file. A command asks before any work.
 func (s *Store) CheckRead() error {
 	if bf, ok := s.b.(*boltFile); ok {
 		return bf.check()
@@ -163,10 +155,8 @@ func (s *Store) CheckRead() error {
 
 // CheckWrite reports whether a write to the file would be taken now,
 // writing nothing: what CheckRead refuses, and another process holding
-// its lock for longer than the lock timeout (Unavailable), as a commit
-// would find them. A command that must store what it measures asks
-// before measuring. Nil when disabled, and for backends other than the
-// file.
+// its lock for longer than the lock timeout (Unavailable). A command that
+// must store what it measures asks before measuring.
 func (s *Store) CheckWrite() error {
 	if bf, ok := s.b.(*boltFile); ok {
 		return bf.probeWrite()
@@ -174,29 +164,12 @@ func (s *Store) CheckWrite() error {
 	return nil
 }
 
-// view is s.b.View, and update s.b.Update; the file's waits for another
-// process's lock end when ctx does, with ctx's error (Backend's methods
-// take no context: a shared tier bounds each call by its own timeout).
-func (s *Store) view(ctx context.Context, fn func(Tx) error) error {
-	if bf, ok := s.b.(*boltFile); ok {
-		return bf.view(ctx, fn)
-	}
-	return s.b.View(fn)
-}
-
-func (s *Store) update(ctx context.Context, fn func(Tx) error) error {
-	if bf, ok := s.b.(*boltFile); ok {
-		return bf.update(ctx, fn)
-	}
-	return s.b.Update(fn)
-}
-
 // nowhere is a disabled store's Backend: reads find nothing and writes
 // keep nothing.
 type nowhere struct{}
 
-func (nowhere) View(func(Tx) error) error   { return nil }
-func (nowhere) Update(func(Tx) error) error { return nil }
+func (nowhere) View(context.Context, func(Tx) error) error   { return nil }
+func (nowhere) Update(context.Context, func(Tx) error) error { return nil }
 
 // Warnings returns the problems met so far that did not stop the work,
 // each once.
@@ -212,11 +185,10 @@ func (s *Store) Warnings() []string {
 // Warn records a warning and logs it, once per text: a locked or damaged
 // file would otherwise repeat the same warning for every lookup. A
 // failure of the shared tier among args is no new warning: the tier said
-// so once when it failed. Owners
-// of the values warn here of one that does not decode.
+// so once when it failed. Owners of the values warn here of one that does
+// not decode.
 func (s *Store) Warn(format string, args ...any) {
 	if saidOnce(args) {
-		// The shared tier's failure: it warned once, when it failed.
 		return
 	}
 	if s.warnTo != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -25,8 +26,7 @@ type Table struct {
 }
 
 // tablesAbove is the path above every table of this schema: a table is
-// autotune / <schema> / layout-v1 / <hardware> / <tuner>. This is the one
-// place that says so.
+// autotune / <schema> / layout-v1 / <hardware> / <tuner>.
 var tablesAbove = []string{"autotune", "v" + strconv.Itoa(SchemaVersion), "layout-v1"}
 
 func (t Table) path() []string {
@@ -63,20 +63,19 @@ func (r Rows) Delete(key []byte) error { return r.tx.Delete(r.path, key) }
 
 // Get returns a copy of the value of key in table t: nil, nil when there
 // is none, and the file's error when it cannot be read (see Store), with a
-// warning. ctx ending while it waits for another process's lock on the
-// file is its error, ctx's, without a warning.
+// warning. ctx ending while it waits for another process's lock is its
+// error, ctx's, without a warning.
 func (s *Store) Get(ctx context.Context, t Table, key []byte) ([]byte, error) {
 	return s.load(ctx, "lookups miss", t.path(), key)
 }
 
 // Update runs fn on table t's rows in one atomic read-modify-write,
-// creating the table if needed: the rule of what a write keeps is its
-// caller's, run where no other writer can come between its reads and its
-// writes. A store that cannot be written returns its error (see Store).
-// ctx ending while it waits for another process's lock on the file is its
-// error, ctx's: nothing was written.
+// creating the table if needed: no other writer can come between its
+// reads and its writes. A store that cannot be written returns its error
+// (see Store). ctx ending while it waits is its error: nothing was
+// written.
 func (s *Store) Update(ctx context.Context, t Table, fn func(Rows) error) error {
-	return s.update(ctx, func(tx Tx) error {
+	return s.b.Update(ctx, func(tx Tx) error {
 		if t.Hardware == "" || t.Tuner == "" {
 			return status.Newf(status.InvalidArgument, "store: table %q needs a hardware and a tuner name", t)
 		}
@@ -87,26 +86,28 @@ func (s *Store) Update(ctx context.Context, t Table, fn func(Rows) error) error 
 // Scan calls fn with every key of table t and its value, in key order.
 // A table that is not there is NotFound.
 func (s *Store) Scan(t Table, fn func(key, value []byte) error) error {
-	return s.b.View(func(tx Tx) error {
-		path := t.path()
-		found := false
-		if err := tx.Tables(path[:len(path)-1], 1, func(p []string) error {
-			found = found || p[0] == t.Tuner
-			return nil
-		}); err != nil {
-			return err
+	return s.b.View(context.Background(), func(tx Tx) error {
+		if found, err := hasTable(tx, t.path()); err != nil || !found {
+			return cmp.Or(err, status.Newf(status.NotFound, "store: no table %s", t))
 		}
-		if !found {
-			return status.Newf(status.NotFound, "store: no table %s", t)
-		}
-		return tx.Scan(path, nil, fn)
+		return tx.Scan(t.path(), nil, fn)
 	})
+}
+
+// hasTable reports whether tx has the table at path (which Scan and Get
+// cannot tell from an empty one).
+func hasTable(tx Tx, path []string) (found bool, err error) {
+	err = tx.Tables(path[:len(path)-1], 1, func(p []string) error {
+		found = found || p[0] == path[len(path)-1]
+		return nil
+	})
+	return found, err
 }
 
 // Tables lists the tables of this schema.
 func (s *Store) Tables() ([]Table, error) {
 	var out []Table
-	err := s.b.View(func(tx Tx) error {
+	err := s.b.View(context.Background(), func(tx Tx) error {
 		return tx.Tables(tablesAbove, 2, func(p []string) error {
 			out = append(out, Table{Hardware: p[0], Tuner: p[1]})
 			return nil
@@ -134,8 +135,12 @@ func (s *Store) Clear(t *Table) error {
 			return missing()
 		}
 	}
-	return s.b.Update(func(tx Tx) error {
-		logs, err := clearLogs(tx, t)
+	logs := []string{logBucket}
+	if t != nil {
+		logs = append(logs, t.Hardware, t.Tuner)
+	}
+	return s.b.Update(context.Background(), func(tx Tx) error {
+		hadLogs, err := tx.Drop(logs)
 		if err != nil {
 			return err
 		}
@@ -150,7 +155,7 @@ func (s *Store) Clear(t *Table) error {
 		if err != nil {
 			return err
 		}
-		if found || logs {
+		if found || hadLogs {
 			return nil
 		}
 		return missing()

@@ -18,11 +18,9 @@
 // (go-redis's URL parameters dial_timeout, read_timeout and write_timeout
 // change the first three, and the last with them).
 //
-// store.Open pings the store once (Backend.Ping): what Redis refuses
-// (credentials, an ACL, a database number, an untrusted certificate) is
-// its error, as is a URL of the wrong protocol, found by asking the
-// server in the other one where it answered nothing; what is out of reach
-// is a warning.
+// store.Open pings the store once (Backend.Ping): what Redis refuses is
+// its error, as is a URL of the wrong protocol; what is out of reach is a
+// warning.
 package redis
 
 import (
@@ -57,23 +55,17 @@ type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
 
-// The bounds of every call: a store that does not answer within them is
-// down, and the work goes on from the local file.
+// The bounds of every call: a View, an Update or a lock's call lasts at
+// most callTimeouts times the longest of the network timeouts; maxRetries
+// bounds the runs of an Update whose watched keys another writer changed.
 const (
-	netTimeout = time.Second
-	// A View, an Update or a lock's call lasts at most twice the longest
-	// of the network timeouts (2 s by default).
+	netTimeout   = time.Second
 	callTimeouts = 2
-	// maxRetries bounds the runs of an Update whose watched keys another
-	// writer changed.
-	maxRetries = 100
+	maxRetries   = 100
 )
 
 // Key names in the store.
-const (
-	prefix    = "vkbench:"
-	tablesKey = prefix + "tables"
-)
+const prefix, tablesKey = "vkbench:", "vkbench:tables"
 
 // Backend is a Redis database as a store.Backend and store.Locker.
 type Backend struct {
@@ -120,12 +112,9 @@ func Open(u *url.URL) (store.Backend, error) {
 func (b *Backend) Close() error { return b.c.Close() }
 
 // fail gives err, a failure of Redis itself, a code that says what to
-// fix (the store's name is the shared tier's to say, in each of its
-// warnings and errors). The configuration, where Redis refused the
-// request as made: Unauthenticated for the credentials, PermissionDenied
-// for a command the user's ACL forbids, InvalidArgument for any other ERR
-// reply (a database number it does not have), FailedPrecondition for a
-// TLS certificate this machine does not trust. Else the server, which is
+// fix: the configuration, where Redis refused the request as made
+// (Unauthenticated, PermissionDenied, InvalidArgument for any other ERR
+// reply, FailedPrecondition for an untrusted TLS certificate), else
 // Unavailable: down, slow, a connection cut, or a state it leaves by
 // itself (LOADING, BUSY, OOM, max clients). Nil for nil.
 func (b *Backend) fail(err error) error {
@@ -146,13 +135,11 @@ func (b *Backend) fail(err error) error {
 	return status.Wrapf(err, code, "store/redis%s", check)
 }
 
-// Ping asks Redis for a PONG within a call's bound (store.Pinger): the
-// first connection, which authenticates and selects the database as every
-// later one does. Where the server is out of reach, it asks whether the
-// server speaks the other protocol, TLS or plain text: FailedPrecondition
-// where it does, since only the URL's scheme is wrong. It returns ctx's
-// error as soon as ctx ends; the questions, which go-redis does not cut
-// short, end in the background within their bounds.
+// Ping asks Redis for a PONG within a call's bound (store.Pinger). Where
+// the server is out of reach, it asks whether the server speaks the other
+// protocol, TLS or plain text: FailedPrecondition where it does. It
+// returns ctx's error as soon as ctx ends; the questions end in the
+// background within their bounds.
 func (b *Backend) Ping(ctx context.Context) error {
 	answer := make(chan error, 1)
 	go func() { answer <- b.ping() }()
@@ -205,7 +192,7 @@ func speaksOther(o *goredis.Options) bool {
 
 // View runs fn with the tables as they are, read-only. Its reads are not
 // one snapshot: what it reads of two tables may straddle another's write.
-func (b *Backend) View(fn func(store.Tx) error) error {
+func (b *Backend) View(_ context.Context, fn func(store.Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	tx := newTx(ctx, b.c, nil)
@@ -220,7 +207,7 @@ func (b *Backend) View(fn func(store.Tx) error) error {
 // Update runs fn in a WATCH/MULTI/EXEC transaction: every hash and set fn
 // reads is watched, its writes are queued and land at once, and fn runs
 // again when another writer changed what it read.
-func (b *Backend) Update(fn func(store.Tx) error) error {
+func (b *Backend) Update(_ context.Context, fn func(store.Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), b.call)
 	defer cancel()
 	for range maxRetries {
@@ -275,7 +262,7 @@ func (b *Backend) lock(script *goredis.Script, name string, args ...any) *goredi
 
 // TryLock sets the lock's key to token if it has none, else returns the
 // token that holds it.
-func (b *Backend) TryLock(name, token string, ttl time.Duration) (string, error) {
+func (b *Backend) TryLock(_ context.Context, name, token string, ttl time.Duration) (string, error) {
 	holder, err := b.lock(lockScript, name, token, ttl.Milliseconds()).Text()
 	return holder, b.fail(err)
 }

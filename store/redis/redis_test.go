@@ -327,7 +327,7 @@ func TestLockLostWarns(t *testing.T) {
 	}
 	defer func() { _ = other.(*redis.Backend).Close() }() // the test's own client
 	// Another process takes the lock, as once it expired.
-	held, err := other.(store.Locker).TryLock("q", "other", time.Minute)
+	held, err := other.(store.Locker).TryLock(context.Background(), "q", "other", time.Minute)
 	if ok, err2 := other.(store.Locker).Replace("q", held, "other", time.Minute); !ok || err != nil || err2 != nil {
 		t.Fatalf("taking the lock: %v, %v, %v", ok, err, err2)
 	}

@@ -23,7 +23,7 @@ func testReplace(t *testing.T, be store.Backend) {
 	if !ok {
 		t.Skip("not a store.Locker: this backend holds no locks")
 	}
-	if h, err := lk.TryLock("q", "stale", time.Minute); h != "" || err != nil {
+	if h, err := lk.TryLock(t.Context(), "q", "stale", time.Minute); h != "" || err != nil {
 		t.Fatalf("TryLock = %q, %v", h, err)
 	}
 	if ok, err := lk.Replace("q", "other", "new", time.Minute); ok || err != nil {
@@ -32,7 +32,7 @@ func testReplace(t *testing.T, be store.Backend) {
 	if ok, err := lk.Replace("missing", "stale", "new", time.Minute); ok || err != nil {
 		t.Errorf("Replace of a lock nobody holds = %v, %v; want false", ok, err)
 	}
-	if h, err := lk.TryLock("missing", "third", time.Minute); h != "" || err != nil {
+	if h, err := lk.TryLock(t.Context(), "missing", "third", time.Minute); h != "" || err != nil {
 		t.Errorf("a Replace of a lock nobody held took it: TryLock = %q, %v", h, err)
 	}
 	var wg sync.WaitGroup
@@ -56,7 +56,7 @@ func testReplace(t *testing.T, be store.Backend) {
 	if len(winners) != 1 {
 		t.Fatalf("%d of %d contenders replaced one stale token (%q); want one", len(winners), len(won), winners)
 	}
-	if h, err := lk.TryLock("q", "late", time.Minute); h != winners[0] || err != nil {
+	if h, err := lk.TryLock(t.Context(), "q", "late", time.Minute); h != winners[0] || err != nil {
 		t.Errorf("the lock is held by %q (%v); want the one that replaced it, %q", h, err, winners[0])
 	}
 	if ok, err := lk.Replace("q", winners[0], winners[0], time.Minute); !ok || err != nil {
@@ -72,18 +72,18 @@ func testExpiry(t *testing.T, be store.Backend) {
 	if !ok {
 		t.Skip("not a store.Locker: this backend holds no locks")
 	}
-	if h, err := lk.TryLock("expiring", "old", 50*time.Millisecond); h != "" || err != nil {
+	if h, err := lk.TryLock(t.Context(), "expiring", "old", 50*time.Millisecond); h != "" || err != nil {
 		t.Fatalf("TryLock = %q, %v", h, err)
 	}
 	time.Sleep(200 * time.Millisecond) // at least: a busy host only sleeps longer
-	if h, err := lk.TryLock("expiring", "new", time.Minute); h != "" || err != nil {
+	if h, err := lk.TryLock(t.Context(), "expiring", "new", time.Minute); h != "" || err != nil {
 		t.Fatalf("TryLock after the expiry = %q, %v", h, err)
 	}
 	if ok, err := lk.Replace("expiring", "old", "old", time.Minute); ok || err != nil {
 		t.Errorf("a renewal (Replace of its own token) by the expired holder = %v, %v; want false", ok, err)
 	}
 	must(t, lk.Unlock("expiring", "old"))
-	if h, err := lk.TryLock("expiring", "third", time.Minute); h != "new" || err != nil {
+	if h, err := lk.TryLock(t.Context(), "expiring", "third", time.Minute); h != "new" || err != nil {
 		t.Errorf("the expired holder's Unlock released the new holder's lock (TryLock = %q, %v; want the holder new)", h, err)
 	}
 }

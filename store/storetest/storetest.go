@@ -37,7 +37,7 @@ var a, b = []string{"top", "a"}, []string{"top", "b"}
 
 func put(t *testing.T, be store.Backend, table []string, kv ...string) {
 	t.Helper()
-	must(t, be.Update(func(tx store.Tx) error {
+	must(t, be.Update(t.Context(), func(tx store.Tx) error {
 		for i := 0; i < len(kv); i += 2 {
 			if err := tx.Put(table, []byte(kv[i]), []byte(kv[i+1])); err != nil {
 				return err
@@ -50,7 +50,7 @@ func put(t *testing.T, be store.Backend, table []string, kv ...string) {
 func scan(t *testing.T, be store.Backend, table []string, prefix string) []string {
 	t.Helper()
 	var out []string
-	must(t, be.View(func(tx store.Tx) error {
+	must(t, be.View(t.Context(), func(tx store.Tx) error {
 		return tx.Scan(table, []byte(prefix), func(k, v []byte) error {
 			out = append(out, string(k)+"="+string(v))
 			return nil
@@ -62,7 +62,7 @@ func scan(t *testing.T, be store.Backend, table []string, prefix string) []strin
 func tables(t *testing.T, be store.Backend, above []string, depth int) []string {
 	t.Helper()
 	var out []string
-	must(t, be.View(func(tx store.Tx) error {
+	must(t, be.View(t.Context(), func(tx store.Tx) error {
 		return tx.Tables(above, depth, func(names []string) error {
 			out = append(out, filepath.Join(names...))
 			return nil
@@ -88,7 +88,7 @@ func wantRows(t *testing.T, what string, want, got []string) {
 }
 
 func testEmpty(t *testing.T, be store.Backend) {
-	must(t, be.View(func(tx store.Tx) error {
+	must(t, be.View(t.Context(), func(tx store.Tx) error {
 		if v := tx.Get(a, []byte("k")); v != nil {
 			t.Errorf("Get in a missing table = %q", v)
 		}
@@ -105,7 +105,7 @@ func testEmpty(t *testing.T, be store.Backend) {
 func testPutGetDelete(t *testing.T, be store.Backend) {
 	put(t, be, a, "k1", "v1", "k2", "v2")
 	put(t, be, b, "k1", "other")
-	must(t, be.Update(func(tx store.Tx) error {
+	must(t, be.Update(t.Context(), func(tx store.Tx) error {
 		if got := string(tx.Get(a, []byte("k1"))); got != "v1" {
 			t.Errorf("Get = %q, want v1", got)
 		}
@@ -141,7 +141,7 @@ func testDrop(t *testing.T, be store.Backend) {
 	put(t, be, []string{"top", "h1", "t1"}, "k", "v")
 	put(t, be, []string{"top", "h2", "t1"}, "k", "v")
 	var found, again bool
-	err := be.Update(func(tx store.Tx) (err error) {
+	err := be.Update(t.Context(), func(tx store.Tx) (err error) {
 		if found, err = tx.Drop([]string{"top", "h1"}); err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func testDrop(t *testing.T, be store.Backend) {
 func testFailedUpdateWritesNothing(t *testing.T, be store.Backend) {
 	put(t, be, a, "k", "v")
 	stop := errors.New("stop")
-	err := be.Update(func(tx store.Tx) error {
+	err := be.Update(t.Context(), func(tx store.Tx) error {
 		if err := tx.Put(a, []byte("k"), []byte("changed")); err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func testFailedUpdateWritesNothing(t *testing.T, be store.Backend) {
 
 func testViewCannotWrite(t *testing.T, be store.Backend) {
 	put(t, be, a, "k", "v")
-	_ = be.View(func(tx store.Tx) error {
+	_ = be.View(t.Context(), func(tx store.Tx) error {
 		if err := tx.Put(a, []byte("k"), []byte("changed")); err == nil {
 			t.Error("Put in a View succeeded")
 		}
