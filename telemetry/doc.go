@@ -8,9 +8,8 @@
 // # Basics
 //
 // Sources register themselves by name, as database/sql's drivers do, so
-// that a program builds only those it asks for: NVIDIA's, which reads
-// the NVML library the driver installs through a large cgo binding, is
-// package telemetry/nvml, imported for its side effect:
+// that a program builds only those it asks for: NVIDIA's is package
+// telemetry/nvml, imported for its side effect:
 //
 //	import _ "github.com/vkbench/vkbench/telemetry/nvml"
 //

@@ -23,10 +23,9 @@ var (
 	sources   = make(map[string]Opener)
 )
 
-// Register makes a source available to Open under name. It is called
-// from the init function of the source's package, so that a program reads
-// the GPUs it imports a source for and builds no other. Register panics
-// if open is nil or a source of that name is registered already.
+// Register makes a source available to Open under name, from the init
+// function of the source's package. It panics if open is nil or a source
+// of that name is registered already.
 func Register(name string, open Opener) {
 	sourcesMu.Lock()
 	defer sourcesMu.Unlock()
@@ -48,8 +47,8 @@ func Sources() []string {
 
 // Open returns the telemetry source of the Vulkan device info describes:
 // the first registered source, in name order, that reads it. Where none
-// does, or none is registered (a program that did not import one), the
-// error matches ErrNotAvailable and says why.
+// does, or none is registered, the error matches ErrNotAvailable and says
+// why.
 func Open(info hal.DeviceInfo) (Source, error) {
 	names := Sources()
 	if len(names) == 0 {

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,8 +36,7 @@ type Sample struct {
 	// clocks.
 	SMClockMHz, MemClockMHz uint32
 	// PowerW is the power draw in watts: the instantaneous draw where the
-	// source has it, else the driver's figure (on NVIDIA's H200, NVML's
-	// power usage is a one-second average).
+	// source has it, else the driver's figure.
 	PowerW float64
 	// EnergyJ is the device's cumulative energy counter in joules, since
 	// an arbitrary origin: only differences mean anything.
@@ -126,12 +126,10 @@ type Conditions struct {
 // Flags set on results from their conditions.
 const (
 	// FlagThrottled: the GPU held its clocks back for power or heat while
-	// the result was measured. Measure again with the GPU cooler or less
-	// loaded, or compare only with results taken the same way.
+	// the result was measured.
 	FlagThrottled = "throttled"
 	// FlagClocksMoved: the SM clock moved by more than 3% across the
-	// samples (an idle GPU waking up, boost changing): the samples were
-	// not all taken at one speed.
+	// samples: they were not all taken at one speed.
 	FlagClocksMoved = "clocks-moved"
 )
 
@@ -148,9 +146,8 @@ func (c Conditions) Flags() []string {
 }
 
 // ClocksApart reports whether two SM clocks, in MHz, are more than 3%
-// apart: the rule of FlagClocksMoved within one measurement, and of
-// results taken at clocks too far apart to compare. A clock of 0 (not
-// known) is apart from none.
+// apart (FlagClocksMoved's rule). A clock of 0 (not known) is apart from
+// none.
 func ClocksApart(a, b float64) bool {
 	lo, hi := min(a, b), max(a, b)
 	return lo > 0 && hi > lo*(1+clockMoveTolerance)
@@ -173,8 +170,7 @@ func Summarize(source string, samples []Sample) Conditions {
 	return c
 }
 
-// conditions are those of s alone, but its throttles, which Summarize
-// names once for all the samples.
+// conditions are those of s alone, but its throttles.
 func (s Sample) conditions(source string) Conditions {
 	at := func(v float64) Range { return Range{v, v} }
 	return Conditions{Source: source, Samples: 1, SMClockMHz: at(float64(s.SMClockMHz)), MemClockMHz: at(float64(s.MemClockMHz)),
@@ -246,9 +242,7 @@ func (m *Monitor) Samples() []Sample {
 
 // Around makes the conditions at the moments given, of samples taken in
 // order (a Monitor's): for each moment, the sample nearest in time, each
-// counted once. A result whose samples were taken at those moments,
-// between other work, was measured under these conditions. Their EnergyJ
-// is 0: the samples are not one window.
+// counted once. Their EnergyJ is 0: the samples are not one window.
 func Around(source string, samples []Sample, moments []time.Time) Conditions {
 	if len(samples) == 0 || len(moments) == 0 {
 		return Conditions{Source: source}
@@ -265,8 +259,8 @@ func Around(source string, samples []Sample, moments []time.Time) Conditions {
 		picked[i] = true
 	}
 	var near []Sample
-	for i, p := range picked {
-		if p {
+	for i := range picked {
+		if picked[i] {
 			near = append(near, samples[i])
 		}
 	}
@@ -279,11 +273,10 @@ func Around(source string, samples []Sample, moments []time.Time) Conditions {
 // the throttles of either, the samples counted together. Its EnergyJ is
 // 0. Merging with the zero Conditions returns the other.
 func Merge(a, b Conditions) Conditions {
-	if a.Samples == 0 {
-		b.EnergyJ = 0
-		return b
-	}
-	if b.Samples == 0 {
+	if a.Samples == 0 || b.Samples == 0 {
+		if a.Samples == 0 {
+			a = b
+		}
 		a.EnergyJ = 0
 		return a
 	}
@@ -308,9 +301,9 @@ func (c Conditions) String() string {
 	}
 	r := func(x Range, unit string) string {
 		if x.Min == x.Max {
-			return strconv.FormatFloat(x.Min, 'f', 0, 64) + " " + unit
+			return fmt.Sprintf("%.0f %s", x.Min, unit)
 		}
-		return strconv.FormatFloat(x.Min, 'f', 0, 64) + "-" + strconv.FormatFloat(x.Max, 'f', 0, 64) + " " + unit
+		return fmt.Sprintf("%.0f-%.0f %s", x.Min, x.Max, unit)
 	}
 	s := "SM " + r(c.SMClockMHz, "MHz") + ", memory " + r(c.MemClockMHz, "MHz") + ", " + r(c.PowerW, "W") + ", " + r(c.TempC, "°C")
 	if len(c.Throttles) > 0 {

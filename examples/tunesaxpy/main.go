@@ -1,10 +1,9 @@
 // Command tunesaxpy is a complete program that brings its own kernels to
 // vkbench: three GLSL kernels that compute z = a·x + y (saxpy) in
-// different ways, compiled to SPIR-V and embedded in the binary. It asks
-// vkbench which of them is fastest on the device it runs on — the first
-// run on a machine tunes them and stores the answer, later runs read it —
-// then runs the winner on data of its own, checks every element against
-// the CPU, and exits with status 1 if one differs.
+// different ways, embedded as SPIR-V. It asks vkbench which of them is
+// fastest on the device it runs on, then runs the winner on data of its
+// own, checks every element against the CPU, and exits with status 1 if
+// one differs.
 //
 // Usage:
 //
@@ -125,10 +124,9 @@ func random(n int, seed uint64) []float32 {
 	return v
 }
 
-// check compares z with a·x + y computed on the CPU. The GPU may fuse the
-// multiply and the add into one rounding, or not, and so may Go: the
-// results can differ by a rounding of each, so the tolerance is two
-// roundings of |a·x| + |y|.
+// check compares z with a·x + y computed on the CPU, within two roundings
+// of |a·x| + |y|: the GPU may fuse the multiply and the add, or not, and
+// so may Go.
 func check(z []float32, a float32, x, y []float32) error {
 	for i := range z {
 		want := a*x[i] + y[i]
@@ -186,15 +184,14 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 		return err
 	}
 
-	// The first question on this machine tunes, and stores the answer;
-	// in a later run it is read from the cache file.
+	// The first question on this machine tunes; a later run reads the
+	// answer from the cache file, and a later question from memory.
 	start := time.Now()
 	p, err := tuner.Fastest(ctx, saxpy, *n)
 	if err != nil {
 		return err
 	}
 	first := time.Since(start)
-	// Every question after that is answered from memory.
 	start = time.Now()
 	if _, err := tuner.Fastest(ctx, saxpy, *n); err != nil {
 		return err

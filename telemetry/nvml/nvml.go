@@ -4,13 +4,10 @@
 // built with it still runs where there is none). The NVML device is
 // matched to the Vulkan device by UUID.
 //
-// Its binding is cgo and large, so nothing imports it but a program that
-// asks for it, for its side effect of registering the source "nvml" with
-// package telemetry:
+// Its binding is cgo and large, so only a program that asks for it
+// imports it, for its side effect of registering the source "nvml":
 //
 //	import _ "github.com/vkbench/vkbench/telemetry/nvml"
-//
-// after which telemetry.Open reads NVIDIA GPUs.
 package nvml
 
 import (
@@ -38,8 +35,8 @@ func init() { telemetry.Register(Name, open) }
 
 var errClosed = errors.New("telemetry: source closed")
 
-// nvmlDevice is what the NVML source asks of one NVML device: a subset of
-// go-nvml's Device, so that its parsing can be tested without a GPU.
+// nvmlDevice is the part of go-nvml's Device the source asks of, so that
+// its parsing can be tested without a GPU.
 type nvmlDevice interface {
 	GetClockInfo(nvml.ClockType) (uint32, nvml.Return)
 	GetPowerUsage() (uint32, nvml.Return)
@@ -76,8 +73,7 @@ type nvmlSource struct {
 }
 
 // open returns the telemetry source of the Vulkan device info: NVML's
-// device with the same UUID. Where there is none, the error matches
-// telemetry.ErrNotAvailable and says why.
+// device with the same UUID.
 func open(info hal.DeviceInfo) (telemetry.Source, error) {
 	if info.VendorID != hal.VendorNVIDIA {
 		return nil, status.Wrapf(telemetry.ErrNotAvailable, status.OK, "telemetry: %s is not an NVIDIA GPU (only NVML is read for now)", info.Name)
@@ -205,10 +201,9 @@ func (s *nvmlSource) Close() error {
 	return nil
 }
 
-// instantPower reads the device's instantaneous power in milliwatts
-// (NVML's field FI_DEV_POWER_INSTANT), where the driver has it: on GPUs
-// such as the H200, NVML's power usage is a one-second average, which
-// says little of a kernel that ran for 50 ms.
+// instantPower reads the device's instantaneous power in milliwatts,
+// where the driver has it: on GPUs such as the H200, NVML's power usage
+// is a one-second average, which says little of a 50 ms kernel.
 func instantPower(d nvmlDevice) (float64, bool) {
 	v := []nvml.FieldValue{{FieldId: nvml.FI_DEV_POWER_INSTANT}}
 	if d.GetFieldValues(v) != nvml.SUCCESS || nvml.Return(v[0].NvmlReturn) != nvml.SUCCESS {
