@@ -18,11 +18,11 @@ type Elem interface {
 	~float32 | ~int32 | ~uint32
 }
 
-// Binding is a buffer that a kernel can be given: any *Buffer[T]. It is
-// implemented only by this package's buffers.
+// Binding is a buffer that a kernel can be given: any *Buffer[T], or a
+// Slice of one.
 type Binding interface {
-	// binding describes the buffer to the HAL and the tuner: nil for a
-	// nil buffer.
+	// binding describes the whole buffer to the tuner: nil for a nil
+	// buffer or a slice.
 	binding() (hal.Buffer, kernels.DType, int)
 	// bind is the range a dispatch binds.
 	bind() hal.Binding
@@ -114,8 +114,7 @@ func (b *Buffer[T]) Write(ctx context.Context, data []T) error {
 }
 
 // Read copies the buffer's elements into dst, which must hold exactly Len
-// of them: a shorter dst read a prefix without a word, which hid a wrong
-// length.
+// of them.
 func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 	if b == nil {
 		return errNilBuffer
@@ -126,11 +125,8 @@ func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if littleEndian {
-		return b.buf.Read(ctx, 0, asBytes(dst))
-	}
-	raw := make([]byte, 4*len(dst))
-	if err := b.buf.Read(ctx, 0, raw); err != nil {
+	raw := asBytes(dst) // dst's own memory on a little-endian host
+	if err := b.buf.Read(ctx, 0, raw); err != nil || littleEndian {
 		return err
 	}
 	for i := range dst {
@@ -139,9 +135,8 @@ func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 	return nil
 }
 
-// Release frees the buffer, at once or, if a Run still uses it (one whose
-// context ended first), when that Run's work is done. It never waits for
-// the GPU; releasing twice is not an error.
+// Release frees the buffer, at once or when the Run still using it is
+// done. It never waits for the GPU; releasing twice is not an error.
 func (b *Buffer[T]) Release() error {
 	if b == nil {
 		return nil
@@ -172,13 +167,12 @@ func (b *Buffer[T]) bind() hal.Binding {
 	return hal.Binding{Buffer: b.buf, Size: 4 * int64(b.n)}
 }
 
-// Slice returns elements [lo, hi) of b as a Binding for Run: a kernel
-// that works on part of a buffer, or on a buffer larger than the device
-// binds at once (maxStorageBufferRange). What can never bind is refused
-// here, with InvalidArgument: a range outside the buffer or empty, a
-// start that is not a multiple of the device's storage-buffer alignment,
-// a range longer than its largest binding. A slice is not a Problem's
-// buffer: the tuner works on whole buffers.
+// Slice returns elements [lo, hi) of b as a Binding for Run, for a
+// buffer larger than the device binds at once (maxStorageBufferRange).
+// What can never bind is refused here, with InvalidArgument: a range
+// outside the buffer or empty, a start that is not a multiple of the
+// device's storage-buffer alignment, a range longer than its largest
+// binding. A slice is not a Problem's buffer.
 func (b *Buffer[T]) Slice(lo, hi int) (Binding, error) {
 	if b == nil {
 		return nil, errNilBuffer
@@ -209,8 +203,7 @@ func (s bufferSlice[T]) bind() hal.Binding {
 	return hal.Binding{Buffer: s.b.buf, Offset: 4 * int64(s.lo), Size: 4 * int64(s.hi-s.lo)}
 }
 
-// littleEndian is whether the host's byte order is the SPIR-V buffers' own,
-// so that slices of 32-bit values can be copied as they are.
+// littleEndian is whether the host's byte order is the SPIR-V buffers' own.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // asBytes returns the bytes of data as the GPU reads them: the slice's own

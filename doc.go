@@ -4,13 +4,11 @@
 // then remembering the answer per hardware in a cache file.
 //
 // It is the library face of vkbench, and the only package a program needs
-// for everyday work: its types are its own. The floors below it remain
-// for what it does not do, imported directly as database/sql's users
-// import driver only to write one: package hal for several dispatches in
-// one submission, timestamps and host-visible memory, kernels and the
-// built-in catalogue for vkbench's own operations, autotune for forced
-// re-tunes and the tuner's cache. Importing vkbench registers the Vulkan
-// backend.
+// for everyday work. The floors below it remain for what it does not do:
+// package hal for several dispatches in one submission, timestamps and
+// host-visible memory, kernels and the built-in catalogue for vkbench's
+// own operations, autotune for forced re-tunes and the tuner's cache.
+// Importing vkbench registers the Vulkan backend.
 //
 // # Running a kernel
 //
@@ -53,25 +51,21 @@
 // is checked, so that a wrong kernel can never win; the correct ones are
 // timed with GPU timestamps, interleaved, until their medians are known to
 // ±1% or the time budget is spent; the answer is stored. Later questions
-// are answered from memory without allocating, in about 30 ns for an Op
-// of 3 candidates and more with more (BenchmarkFastestHit), and scale
-// with goroutines.
+// are answered from memory without allocating (BenchmarkFastestHit).
 // The cache file is shared by processes and keyed by the hardware and
-// driver, so a program tunes once per machine, not once per run; the
-// vkbench command lists, shows, exports and clears it (vkbench cache), and
-// Tuner.Result reads why a candidate won. The answers of a program go in
-// a table of its own, which TunerOptions.Table names.
+// driver, so a program tunes once per machine; vkbench cache lists, shows,
+// exports and clears it, and Tuner.Result reads why a candidate won.
 //
 // # Searching a space of kernels
 //
 // When the candidates are too many to list (every tile and workgroup size
 // a kernel takes as specialization constants), give the Op a Space before
-// its first use, which fixes the Op (or make a new Op): its Params, which
-// configurations are Valid at a size, and the Kernel of each. Tuner.Search explores it with a strategy (exhaustive, random,
-// simulated annealing, or a Gaussian process that proposes the most
-// promising configuration next) within a budget, checks and times each
-// configuration like a candidate, records it in the cache's tuning log,
-// and returns the fastest one's pipeline and configuration:
+// its first use: its Params, which configurations are Valid at a size, and
+// the Kernel of each. Tuner.Search explores it with a strategy
+// (exhaustive, random, simulated annealing, or a Gaussian process) within
+// a budget, checks and times each configuration like a candidate, records
+// it in the cache's tuning log, and returns the fastest one's pipeline and
+// configuration:
 //
 //	op.Space = &vkbench.Space{Params: []vkbench.Param{{Name: "WG", Values: vkbench.Pow2(32, 1024)}}, Kernel: kernelOf}
 //	p, cfg, err := tuner.Search(ctx, op, vkbench.SearchOptions{Strategy: "bayes", MaxEvals: 20}, n)
@@ -79,19 +73,17 @@
 // # Errors
 //
 // Errors match this package's Err variables with errors.Is, and read as
-// Go's wrapped errors do, outermost first. Wrong arguments match
-// ErrInvalidArgument and change nothing; memory that does not fit,
-// ErrResourceExhausted; a kernel the device cannot run, ErrUnimplemented;
-// a missing device (or a Space that Valid empties), ErrNotFound; an Op
-// none of whose candidates computes correctly, ErrFailedPrecondition; a
-// context that ends matches context.Canceled or DeadlineExceeded; an
-// error that an Op's Prepare returned passes through, matching what it
-// matched. Package status reads every code (status.CodeOf).
+// Go's wrapped errors do, outermost first ("INVALID_ARGUMENT: vkbench: Run
+// "wg64": vk: Dispatch: ..."). A context that ends matches
+// context.Canceled or DeadlineExceeded; an error that an Op's Prepare
+// returned passes through, matching what it matched. Package status reads
+// every code (status.CodeOf), such as Unavailable where there is no Vulkan
+// loader.
 //
 // A lost device — a driver reset, a GPU that fell off the bus, a kernel
-// that ran for too long — matches errors.Is(err, ErrDeviceLost), code
-// DataLoss. Loss is final: every later call on the device fails the same
-// way at once, and nothing hangs. Close it and Open another to go on:
+// that ran for too long — matches ErrDeviceLost. Loss is final: every
+// later call on the device fails the same way at once, and nothing hangs.
+// Close it and Open another to go on:
 //
 //	if errors.Is(err, vkbench.ErrDeviceLost) {
 //		dev.Close()
@@ -100,11 +92,9 @@
 //
 // # Testing
 //
-// Options.Validation turns on the Khronos validation layer, which reports
-// misuse of Vulkan; Options.Driver can put a fault injector (package
-// hal/faulty, registered as a backend of package hal) between the program
-// and the device, to make calls fail and the device lost on purpose
-// (Example_deviceLoss). On a machine without a GPU, lavapipe (Mesa's
-// Vulkan on the CPU, in Debian's mesa-vulkan-drivers) is the default
-// device.
+// Options.Validation turns on the Khronos validation layer;
+// Options.Driver can put a fault injector (package hal/faulty) between the
+// program and the device, to make calls fail and the device lost on
+// purpose (Example_deviceLoss). On a machine without a GPU, lavapipe
+// (Mesa's Vulkan on the CPU) is the default device.
 package vkbench

@@ -6,11 +6,9 @@ import (
 )
 
 // DeviceInfo describes a device: what a program shows of it, and the
-// limits that shape its kernels and dispatches. (Package hal's DeviceInfo
-// holds everything Vulkan says, for the programs that import hal.)
+// limits that shape its kernels and dispatches.
 type DeviceInfo struct {
-	// Index is the device's position in the list Devices returns, which
-	// Options.Device takes.
+	// Index is the device's position in the list Devices returns.
 	Index int
 	// Backend is the driver that runs it: "vulkan".
 	Backend string
@@ -27,15 +25,12 @@ type DeviceInfo struct {
 	// APIVersion is the highest Vulkan version the device supports, such
 	// as "1.3.255".
 	APIVersion string
-	// UUID is the device's UUID, the same as NVML's and CUDA's for an
-	// NVIDIA GPU.
+	// UUID is the device's UUID, as NVML and CUDA say it.
 	UUID [16]byte
 	// Hardware is a stable, path-safe name of the hardware and driver:
-	// the name of the device's tables in the tuning cache, which serve
-	// every machine of the same hardware and driver.
+	// the name of the device's tables in the tuning cache.
 	Hardware string
-	// MaxWorkgroupSize bounds a kernel's workgroup size in each
-	// dimension.
+	// MaxWorkgroupSize bounds a kernel's workgroup size in each dimension.
 	MaxWorkgroupSize [3]uint32
 	// MaxWorkgroupInvocations bounds its invocations, x·y·z.
 	MaxWorkgroupInvocations uint32
@@ -49,8 +44,7 @@ type DeviceInfo struct {
 	// StorageBufferAlignment is the alignment in bytes of a binding's
 	// start: where a Buffer.Slice may begin.
 	StorageBufferAlignment uint64
-	// Memory is the size of the device-local memory in bytes (on a CPU
-	// device or an integrated GPU, memory it shares with the host).
+	// Memory is the size of the device-local memory in bytes.
 	Memory uint64
 }
 
@@ -114,9 +108,7 @@ func (t DType) kernels() kernels.DType {
 }
 
 // Requirements are what a Kernel needs of a device that its SPIR-V module
-// does not declare. What the module declares — 16-bit and 64-bit
-// arithmetic, 8- and 16-bit storage, subgroup operations — is read from
-// it and checked without being listed here.
+// does not declare (what it declares is read from it and checked).
 type Requirements struct {
 	// SharedMemory is the workgroup (shared) memory the kernel uses, in
 	// bytes, where its size is set by specialization constants.

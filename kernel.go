@@ -38,11 +38,10 @@ type Kernel struct {
 	EntryPoint string
 	// WorkgroupSize is the workgroup's size in x, y and z. If zero, it is
 	// the module's: fixed (local_size_x = 64), or taken from specialization
-	// constants (local_size_x_id = 0) with the values in Constants (the
-	// module's defaults for those not given). If set, it must agree with
-	// what the module fixes and with Constants, and it sets the constants
-	// of local_size_x_id and friends that Constants does not: a mismatch is
-	// InvalidArgument. Pipeline.Kernel reports the size used.
+	// constants (local_size_x_id = 0) with the values in Constants. If set,
+	// it must agree with what the module fixes and with Constants, and it
+	// sets the local_size_x_id constants that Constants does not: a
+	// mismatch is InvalidArgument.
 	WorkgroupSize [3]uint32
 	// Constants are the specialization constants by constant_id, as 32-bit
 	// values: math.Float32bits for a float, 0 or 1 for a bool.
@@ -62,16 +61,12 @@ type Kernel struct {
 	// that many bytes.
 	PushConstantSize int
 	// Params are numbers about the kernel that the code dispatching it
-	// needs, such as the elements each invocation handles; vkbench only
-	// keeps them (and counts them in the Op's checksum).
+	// needs, such as the elements each invocation handles.
 	Params map[string]int
 	// SubgroupSize, if not 0, is the subgroup size the kernel's pipeline
-	// requires (VK_EXT_subgroup_size_control, core in Vulkan 1.3), for a
-	// kernel whose shared memory or indexing counts on one size, as
-	// ggml's do. Where Requires.SubgroupSize asks the device's default
-	// size to be one value, this sets it: a device that cannot (its
-	// range, requiredSubgroupSizeStages) makes Build fail with code
-	// Unimplemented, saying which.
+	// requires (VK_EXT_subgroup_size_control), for a kernel whose shared
+	// memory or indexing counts on one size: a device that cannot set it
+	// makes Build fail with code Unimplemented, saying why.
 	SubgroupSize uint32
 	// FullSubgroups requires every subgroup to be full: the workgroup's
 	// x a multiple of SubgroupSize (or of the device's largest size
@@ -79,14 +74,12 @@ type Kernel struct {
 	FullSubgroups bool
 	// Requires is what the kernel needs of a device beyond core Vulkan 1.2
 	// compute that its module does not declare. Build refuses a device
-	// without it, or without what the module declares, and a Tuner
-	// reports such a candidate as unsupported instead of running it.
+	// without it, and a Tuner reports such a candidate as unsupported.
 	Requires Requirements
 	// Applies, if set, reports whether the kernel computes correctly at a
 	// size (one integer per name in its Op's Dims): a kernel that works on
 	// vec4s needs a multiple of 4. Nil means every size. A Tuner never
-	// answers a size with a kernel that does not apply to it, whichever
-	// size of the bucket was tuned first: it tunes the kernels that do.
+	// answers a size with a kernel that does not apply to it.
 	Applies func(size []int) bool
 }
 
@@ -159,11 +152,9 @@ func (k Kernel) applies() func(kernels.Size) bool {
 	return func(s kernels.Size) bool { return k.Applies(s.Extents()) }
 }
 
-// workgroupOf works out the workgroup size of entry from the module and
-// the constants, as manifests do: a given size must agree with what the
-// module fixes and with the constants given for local_size_x_id and
-// friends, and sets those constants where none is given; without one, the
-// module's size with the constants applied.
+// workgroupOf works out the workgroup size of entry, as manifests do: a
+// given size must agree with the module and the constants, and sets the
+// local_size_x_id constants not given; without one, the module's size.
 func workgroupOf(mod *spirv.Module, entry *spirv.Entry, given [3]uint32, constants map[uint32]uint32) ([3]uint32, error) {
 	dims, how := mod.Workgroup(entry)
 	if given == [3]uint32{} {
@@ -203,10 +194,9 @@ type Pipeline struct {
 // module, a missing entry point or a workgroup larger than the device
 // allows is an error with code InvalidArgument or Unimplemented.
 //
-// The driver's compile, which can take seconds for a large kernel, cannot
-// be interrupted: if ctx ends first, Build returns exactly ctx's error at
-// once, and the pipeline is released in the background when the compile
-// is done.
+// The driver's compile cannot be interrupted: if ctx ends first, Build
+// returns ctx's error at once, and the pipeline is released in the
+// background when the compile is done.
 func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
 	if d == nil || d.hal == nil {
 		return nil, errNoDevice
@@ -256,15 +246,14 @@ func (d *Device) build(v variant, c kernels.Candidate) (*Pipeline, error) {
 	return &Pipeline{exe: exe, v: v}, nil
 }
 
-// need is what one buffer of a Run must hold: the bytes of the block at
-// its set and binding, with the kernel's constants (spirv's BufferBytes).
+// need is the bytes one buffer of a Run must hold: its block's, with the
+// kernel's constants.
 type need struct {
 	set, binding uint32
 	bytes        int64
 }
 
-// layout is what a kernel's module says of what a Run gives it, to tell
-// wrong arguments from right ones before they reach the GPU.
+// layout is what a kernel's module says of what a Run gives it.
 type layout struct {
 	// buffers are what each buffer holds at least, in Run's order (set
 	// by set); zero where the module says nothing.
@@ -343,9 +332,8 @@ func (p *Pipeline) Kernel() Kernel { return p.v.Kernel }
 
 // Release frees the pipeline once no Run uses it; it never waits for the
 // GPU, and releasing twice is not an error. A pipeline a Tuner returned
-// belongs to the Tuner, which returns it again for the next question of
-// the same answer: its Release does nothing, and the Device's Close frees
-// it.
+// belongs to the Tuner: its Release does nothing, and the Device's Close
+// frees it.
 func (p *Pipeline) Release() error {
 	if p.tuned {
 		return nil
@@ -356,21 +344,18 @@ func (p *Pipeline) Release() error {
 // Run dispatches p once on groups workgroups (x, y, z), with push as its
 // push constants (nil if it has none) and buffers bound in order at
 // bindings 0, 1, ... (set by set for a kernel of Sets), and waits for it
-// to finish. What it wrote can then be read from the buffers.
+// to finish.
 //
 // Wrong arguments (too few buffers, push constants of the wrong size, a
 // buffer of another device, no groups, a buffer smaller than the block
 // its binding declares, such as float x[256] or float x[N] with N a
-// specialization constant) are errors with code InvalidArgument, naming
-// what was wrong, and nothing runs. A block that ends in a runtime array
-// (float x[]) takes any size: the kernel's own indexing decides what it
-// reads, which Run cannot know. So is a small integer packed where the
-// kernel's push constants have a float (Push(n, 2) for "uint n; float
-// a;"): its bits are a float below 1.2e-38, which no kernel means. A failure on the GPU is returned here;
-// if the device was lost it matches ErrDeviceLost. If ctx ends first, Run
-// returns exactly its error (code Cancelled or DeadlineExceeded) and the
-// dispatch finishes in the background; releasing its buffers and pipeline
-// at once is safe: they go when the dispatch is done.
+// specialization constant, a small integer packed where the kernel's
+// push constants have a float) are errors with code InvalidArgument,
+// naming what was wrong, and nothing runs. A block that ends in a runtime
+// array (float x[]) takes any size. A failure on the GPU is returned
+// here; if the device was lost it matches ErrDeviceLost. If ctx ends
+// first, Run returns exactly its error and the dispatch finishes in the
+// background; releasing its buffers and pipeline at once is safe.
 func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []byte, buffers ...Binding) error {
 	if d == nil || d.hal == nil {
 		return errNoDevice
@@ -410,18 +395,15 @@ func Groups(n, perGroup int) [3]uint32 {
 }
 
 // Push packs push constants the way a std430 block of 32-bit members lays
-// them out: each value in order, 4 bytes, little-endian. uint32, int32 and
-// float32 are packed as they are; other integers (an untyped constant such
-// as Push(4) is an int) are packed as 32 bits when they fit a uint32 or an
-// int32, and other floats as float32. A value that is not a number, or an
-// integer that does not fit 32 bits, is a programming error: Push panics
-// naming it.
+// them out: each value in order, 4 bytes, little-endian. Integers (an
+// untyped constant such as Push(4) is an int) are packed as 32 bits when
+// they fit a uint32 or an int32, floats as float32. A value that is not a
+// number, or an integer that does not fit 32 bits, is a programming
+// error: Push panics naming it.
 //
 // Push cannot know the kernel's types, so give a float member a float:
-// for "uint n; float a;", Push(n, float32(2)), not Push(n, 2), which packs
-// the integer 2. Run reads the kernel's push-constant block, and refuses
-// such an integer where the kernel has a float (InvalidArgument, naming
-// the byte).
+// for "uint n; float a;", Push(n, float32(2)), not Push(n, 2), which Run
+// refuses.
 func Push(values ...any) []byte {
 	out := make([]byte, 0, 4*len(values))
 	for i, v := range values {

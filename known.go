@@ -13,16 +13,13 @@ import (
 
 // knownAnswers are a Tuner's answers from memory: (operation, exact size)
 // to pipeline, in an open-addressed table that readers probe without a
-// lock and without writing anything shared, so that goroutines asking at
-// once neither queue nor pass a cache line between cores. A sync.Map did
-// the same job at twice the cost of a whole hit: it hashes its key as an
-// interface, through the key's type, and walks a trie of nodes.
+// lock and without writing anything shared. A sync.Map did the same job
+// at twice the cost of a whole hit.
 //
 // Writers hold mu. A slot only ever goes from empty to an entry, or from
-// an entry to an entry of the same key, so a reader probing while a
-// writer inserts sees either the table before or after the insertion;
-// a table that fills past half is rebuilt at twice the size and swapped
-// in whole, and readers still probing the old one find what it held.
+// an entry to an entry of the same key, so a reader sees the table before
+// or after an insertion; a table that fills past half is rebuilt at twice
+// the size and swapped in whole.
 type knownAnswers struct {
 	table atomic.Pointer[knownTable]
 	mu    sync.Mutex
@@ -41,20 +38,16 @@ type knownTable struct {
 // answers stay with the autotune tuner).
 const maxKnown = 1 << 16
 
-// known is an answer from memory: the operation and exact (not bucketed)
-// size asked about, and the pipeline answered. The entry holds the
-// operation, so its address, which the key compares, is not reused
-// while the entry lives.
+// known is an answer from memory. It holds the operation, so that its
+// address, which the key compares, is not reused while the entry lives.
 type known struct {
 	op   *operation
 	size [kernels.MaxDims]int // unused extents zero
 	p    *Pipeline
 }
 
-// hashOf mixes o's address and size's extents (one to MaxDims: fits has
-// found them o's) with seed, one 64×64→128-bit multiply folded to 64
-// bits (wyhash's mix) per extent: a few cycles, where a sync.Map hashed
-// its key through the key's type.
+// hashOf mixes o's address and size's extents with seed, one
+// 64×64→128-bit multiply folded to 64 bits (wyhash's mix) per extent.
 func hashOf(seed uint64, o *operation, size []int) uint64 {
 	const m1, m2 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
 	h := uint64(uintptr(unsafe.Pointer(o))) ^ seed
@@ -117,7 +110,7 @@ func newKnownTable(slots int) *knownTable {
 }
 
 // insert puts e in its key's slot, or in the first empty slot of its
-// probe: a table with an empty slot, which store keeps.
+// probe.
 func (t *knownTable) insert(e *known) {
 	mask := uint64(len(t.slots) - 1)
 	size := e.size[:len(e.op.dims)]

@@ -21,14 +21,11 @@ import (
 //
 // An Op is keyed in the tuning cache by its Name, its DType, and the size
 // of the problem, one integer per name in Dims; the checksum of its
-// candidates (names, SPIR-V, constants, params, in order) goes with every
-// answer, so that changing any candidate makes old answers stop applying.
-// An Op must not be changed once it is in use, and is used through a
-// pointer: a Tuner's call with an Op whose fields changed after its first
-// use fails (FailedPrecondition), naming the field, so a Space is set
-// before the first use (or on a new Op). Nor may an Op be copied (go vet
-// warns): a copy of a used Op carries its state, and fails the same way
-// once a field of it differs.
+// candidates goes with every answer, so that changing any candidate makes
+// old answers stop applying. An Op must not be changed once in use: a
+// Tuner's call with an Op whose fields changed after its first use fails
+// (FailedPrecondition), naming the field, so a Space is set before the
+// first use. Nor may an Op be copied (go vet warns).
 type Op struct {
 	// Name names the operation in the cache: lower case, digits and '-'.
 	Name string
@@ -46,10 +43,9 @@ type Op struct {
 	Space *Space
 	// Prepare makes a problem of the given size on d for the tuner to
 	// measure the candidates on: it allocates the buffers, fills the
-	// inputs with data drawn from seed (the same seed, the same data), and
-	// says how to dispatch and check. The size is that of the cache key's
-	// bucket, so that the answer does not depend on which size of the
-	// bucket came first: it may be larger than the size asked about.
+	// inputs with data drawn from seed, and says how to dispatch and
+	// check. The size is that of the cache key's bucket: it may be larger
+	// than the size asked about.
 	Prepare func(ctx context.Context, d *Device, size []int, seed uint64) (*Problem, error)
 
 	once sync.Once
@@ -58,19 +54,16 @@ type Op struct {
 }
 
 // Problem is one problem of one size, on the device, for the tuner to run
-// every candidate on: the buffers and push constants they share, the
-// workgroups each one needs, and the check of what they computed. The
-// tuner releases Buffers, Outputs and Reset's buffers when it is done
-// with them.
+// every candidate on. The tuner releases its buffers when it is done with
+// them.
 type Problem struct {
 	// Buffers are bound in order at bindings 0, 1, ... of every candidate;
 	// one smaller than the block a candidate that applies at the size
 	// declares there is an InvalidArgument error, as in Run.
 	Buffers []Binding
-	// Outputs are the buffers among Buffers that the candidates write.
-	// Before each candidate's checked run they are filled with NaNs (all
-	// bits set), so that a kernel that writes nothing cannot pass on what
-	// another left there.
+	// Outputs are the buffers among Buffers that the candidates write,
+	// filled with NaNs before each candidate's checked run, so that a
+	// kernel that writes nothing cannot pass on what another left there.
 	Outputs []Binding
 	// Push are the push constants of every candidate; nil if none. A
 	// small integer where a candidate has a float is refused, as in Run.
@@ -87,9 +80,8 @@ type Problem struct {
 	// tuning report; 0 if unknown.
 	Bytes, Flops float64
 	// Reset lists buffers to fill before every run of every candidate,
-	// the checked run and the timed ones, outside the timed region: for
-	// kernels that accumulate into their output (a histogram adds to its
-	// bins), whose runs would otherwise start from what the last left.
+	// outside the timed region: for kernels that accumulate into their
+	// output (a histogram adds to its bins).
 	Reset []Fill
 	// Release, if set, is called after the buffers are released, for
 	// anything else Prepare made.
@@ -105,7 +97,7 @@ type Fill struct {
 	Value uint32
 }
 
-// operation checks op once and returns its kernels.Operation.
+// operation checks op once, and then that it has not changed.
 func (op *Op) operation() (*operation, error) {
 	if op == nil {
 		return nil, status.New(status.InvalidArgument, "vkbench: the Op is nil")
@@ -114,8 +106,6 @@ func (op *Op) operation() (*operation, error) {
 	if op.err != nil {
 		return nil, op.err
 	}
-	// The first use fixed what the Op is (its answers are cached under
-	// its checksum): a change after it would be silently ignored.
 	if op.op.given.same(op) {
 		return op.op, nil
 	}
@@ -139,11 +129,9 @@ type opFields struct {
 }
 
 // same reports whether op is as f says, the usual case, told by
-// comparing memory: the Name's and Dims' strings where they are, and the
-// Candidates all at once, where changed's walk costs a third of an
-// answer from memory per candidate. Memory the same means every field
-// changed compares is the same; memory that differs (padding, a
-// capacity, the same values set again) is left to changed.
+// comparing memory, where changed's walk costs a third of an answer from
+// memory per candidate. Memory that differs (padding, the same values
+// set again) is left to changed.
 func (f *opFields) same(op *Op) bool {
 	return len(op.Name) == len(f.name) && unsafe.StringData(op.Name) == unsafe.StringData(f.name) &&
 		len(op.Dims) == len(f.dims) && sameMemory(op.Dims, f.dims) &&
@@ -189,18 +177,15 @@ func sameMemory[T any](a, b []T) bool {
 	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(a))), n) == unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-// sameMap reports whether a and b are the same map (or both nil). The
-// first use keeps the Op's maps themselves, not copies, so comparing
-// their contents would compare a map with itself: what can be told is a
-// map replaced by another, and that costs no walk of either on the path
-// of every answer from memory.
+// sameMap reports whether a and b are the same map (or both nil): the
+// first use keeps the Op's maps themselves, not copies, so what can be
+// told is a map replaced by another.
 func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 // codeOf is the code a func value runs (0 for nil), as reflect's Pointer
-// says, read without reflect: a func value points to a closure whose first
-// word is its code.
+// says: a func value points to a closure whose first word is its code.
 func codeOf[F any](f F) uintptr {
 	closure := *(*unsafe.Pointer)(unsafe.Pointer(&f))
 	if closure == nil {
@@ -209,8 +194,7 @@ func codeOf[F any](f F) uintptr {
 	return *(*uintptr)(closure)
 }
 
-// operation is an Op as a kernels.Operation. Its fields are copies, so that
-// the Op's checksum stays true.
+// operation is an Op as a kernels.Operation, of copies of its fields.
 type operation struct {
 	name    string
 	dims    []string
@@ -288,9 +272,8 @@ func (o *operation) DefaultSize(hal.DeviceInfo) kernels.Size {
 	return kernels.SizeOf(slices.Repeat([]int{1024}, len(o.dims))...)
 }
 
-// tunerDevice is the hal.Device a Tuner measures on: the Device's own,
-// carrying the way back to the Device, so that the tuner's calls to
-// Prepare reach the Device the caller opened.
+// tunerDevice is the hal.Device a Tuner measures on, with the way back to
+// the Device the caller opened, for Prepare.
 type tunerDevice struct {
 	hal.Device
 	owner *Device
@@ -318,8 +301,7 @@ func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Si
 	return pr, nil
 }
 
-// resettingProblem is a problem with a Reset: the tuner fills those
-// buffers before every run.
+// resettingProblem is a problem with a Reset.
 type resettingProblem struct{ *problem }
 
 var _ kernels.Resetter = resettingProblem{}
@@ -334,13 +316,13 @@ func (pr resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 	return nil
 }
 
-// lookupDevice returns the Device of dev, or a borrowed one (owned false)
-// when dev is not a Tuner's (a caller of autotune with an Op's Operation).
+// lookupDevice returns the Device of dev, or one borrowed (owned false),
+// which Close does not release, when dev is not a Tuner's.
 func lookupDevice(dev hal.Device) (*Device, bool) {
 	if td, ok := dev.(*tunerDevice); ok {
 		return td.owner, true
 	}
-	return borrow(dev), false
+	return &Device{hal: dev}, false
 }
 
 // dropBorrowed releases the command buffers a borrowed Device made.
@@ -402,8 +384,6 @@ func (pr *problem) describe(o *operation) error {
 		pr.binds = append(pr.binds, hal.Binding{Buffer: hb})
 		pr.bufs = append(pr.bufs, kernels.Operand{Buffer: hb, Name: fmt.Sprintf("binding %d", i), Role: role, DType: dt, Len: int64(n)})
 	}
-	// A buffer smaller than a candidate's block would be read and written
-	// past its end, with no word from the driver.
 	for ci, c := range o.cands {
 		if c.Applies != nil && !c.Applies(pr.size) {
 			continue
@@ -429,9 +409,8 @@ func (pr *problem) Bytes() float64             { return pr.p.Bytes }
 func (pr *problem) Flops() float64             { return pr.p.Flops }
 func (pr *problem) Buffers() []kernels.Operand { return slices.Clone(pr.bufs) }
 
-// Record records candidate cand's dispatch. The tuner poisons the Outputs
-// (kernels.RecordPoison, by their Role) before each candidate's checked
-// run.
+// Record records candidate cand's dispatch; the tuner poisons the
+// Outputs, by their Role.
 func (pr *problem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
 	return cb.Dispatch(hal.Dispatch{Executable: exe, Bindings: pr.binds, PushConstants: pr.p.Push, Groups: pr.groups[cand]})
 }
@@ -452,11 +431,11 @@ func (pr *problem) Verify(ctx context.Context, cand int) error {
 func (pr *problem) Release() error {
 	var errs []error
 	seen := map[Binding]bool{}
-	resets := make([]Binding, len(pr.p.Reset))
-	for i, f := range pr.p.Reset {
-		resets[i] = f.Buffer
+	all := slices.Concat(pr.p.Buffers, pr.p.Outputs)
+	for _, f := range pr.p.Reset {
+		all = append(all, f.Buffer)
 	}
-	for _, b := range slices.Concat(pr.p.Buffers, pr.p.Outputs, resets) {
+	for _, b := range all {
 		if b == nil || seen[b] {
 			continue
 		}

@@ -117,15 +117,13 @@ func (o *operation) Space() *kernels.Space { return o.space }
 
 // Search explores op's Space at size with a strategy, measures and
 // verifies each configuration it proposes on the tuner's device, commits
-// the fastest verified one to the cache (under the Op's name, marked as a
-// space's) and returns its pipeline, built, with the configuration. Configurations measured before, by this or an earlier
-// search, are answered from the cache's tuning log: a search run again
-// with a larger budget measures only what it lacks. A machine that has
-// not searched the key takes the answer stored for it instead of
-// searching: its cache file's, else the shared store's
-// (TunerOptions.Store), verified on this device first. The pipeline is the
-// caller's: Release it when done (the Device's Close releases it
-// otherwise).
+// the fastest verified one to the cache and returns its pipeline, built,
+// with the configuration. Configurations measured before are answered
+// from the cache's tuning log: a search run again with a larger budget
+// measures only what it lacks. A machine that has not searched the key
+// takes the answer stored for it, in its file or the shared store,
+// verified on this device first. The pipeline is the caller's: Release it
+// when done (the Device's Close releases it otherwise).
 //
 // Errors: an Op without a Space, or a malformed one, has code
 // InvalidArgument; a Space none of whose configurations Valid accepts at

@@ -20,8 +20,7 @@ type TunerOptions struct {
 	// Table names the cache table the answers go in, under the device's
 	// hardware: the program's own name reads best ("tunesaxpy"), in lower
 	// case letters, digits and '-'. It is required, so that two programs
-	// sharing a cache file never mix their answers by accident, and it is
-	// what vkbench cache ls and show list the answers under.
+	// sharing a cache file never mix their answers.
 	Table string
 	// CachePath is the file answers are kept in, which several processes
 	// may share: "" for the file $VKBENCH_CACHE names, else one in the
@@ -48,33 +47,24 @@ type TunerOptions struct {
 	// share above each one's cache file: redis://[user:password@]host:port/db,
 	// or rediss:// for TLS (the password may come from
 	// $VKBENCH_STORE_PASSWORD instead); "" for none. The program imports
-	// github.com/vkbench/vkbench/store/redis for it, as a database/sql
-	// program imports its driver. A question is answered from the file,
-	// else from the store (its answer verified on this device before its
-	// first use here, then kept in the file), else tuned, one machine of
-	// the fleet at a time, and committed to both. NewTuner asks the store
-	// once, within its context: one that refuses this program (a wrong password, a database
-	// it does not have, rediss:// to a plain-text server or the converse)
-	// is its error, of code Unauthenticated, PermissionDenied,
-	// InvalidArgument or FailedPrecondition; one out of reach (down,
-	// stopped, slow), then or later, is one warning, and the file serves
-	// alone. The Device's Close closes the store's connections.
+	// github.com/vkbench/vkbench/store/redis for it. A question is
+	// answered from the file, else from the store (its answer verified on
+	// this device before its first use here), else tuned, one machine of
+	// the fleet at a time, and committed to both. A store that refuses
+	// this program (a wrong password, say) is NewTuner's error; one out of
+	// reach, then or later, is one warning, and the file serves alone.
 	Store string
-	// Logger receives the cache's warnings (a file locked by another
-	// process for too long, a damaged file), the waits for another
-	// machine of the fleet that holds a key's lock (at Info: whose, and
-	// for how long so far) and, at Debug, where each tune's time went;
-	// slog.Default() if nil.
+	// Logger receives the cache's warnings, the waits for another machine
+	// that holds a key's lock (at Info) and, at Debug, where each tune's
+	// time went; slog.Default() if nil.
 	Logger *slog.Logger
 }
 
 // Tuner answers "which candidate of this Op is fastest for this size on
 // this device?": from memory, else from the cache file, else by measuring
 // every candidate and keeping the answer. It is safe for concurrent use;
-// callers asking about a key that is being tuned wait for that tune, or,
-// with FastestOrDefault, run the Op's first candidate meanwhile. A nil or
-// zero Tuner answers every call with an InvalidArgument error, as a nil
-// Device does.
+// callers asking about a key that is being tuned wait for that tune. A
+// nil or zero Tuner answers every call with an InvalidArgument error.
 type Tuner struct {
 	dev *Device
 	t   *autotune.Tuner
@@ -108,13 +98,10 @@ type builtKey struct {
 	cand int
 }
 
-// NewTuner makes a tuner for d. It opens no file yet: the cache file is
-// read when a question is first asked, and written when an answer is
-// found. With a Store, it asks the store once whether it takes this
-// program's requests, and ctx bounds that question: if ctx ends first (a
-// store that stopped answering), NewTuner returns an error that matches
-// ctx's (context.DeadlineExceeded or Canceled) and names the store. ctx
-// bounds NewTuner alone; each question to the Tuner takes its own.
+// NewTuner makes a tuner for d. It opens no file yet. With a Store, it
+// asks the store once whether it takes this program's requests, and ctx
+// bounds that question: if ctx ends first, NewTuner returns an error that
+// matches ctx's and names the store. ctx bounds NewTuner alone.
 //
 // A closed or lost device has no tuner (ErrReleased, ErrDeviceLost);
 // options without a Table, or with one that is not a name, a Level that is
@@ -163,22 +150,17 @@ func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error
 // the given size (one integer per name in op.Dims), built and ready to Run.
 //
 // The first question about a size's key finds the answer in the cache
-// file, or tunes: it prepares a problem of the key's size, checks every
-// candidate's result, measures the correct ones with GPU timestamps, and
-// stores the winner. Later questions about the same op and size are
-// answered from memory, without allocating, and return the same
-// *Pipeline. The pipeline belongs to the tuner: its Release does nothing
-// (releasing it once poisoned every later answer), and the Device's Close
-// frees it.
+// file, or tunes (see the package doc). Later questions about the same op
+// and size are answered from memory, without allocating, and return the
+// same *Pipeline, which belongs to the tuner: its Release does nothing,
+// and the Device's Close frees it.
 //
 // Errors: a malformed op or size has code InvalidArgument; when no
 // candidate computes correctly the code is FailedPrecondition and the
 // message says what each one did wrong; a lost device matches
-// ErrDeviceLost, and so does every later call. A context that ends stops
-// the tune, or a wait for another process's lock on the cache file, and
-// nothing is stored. A panic in the Op's Prepare or Check
-// reaches the call that ran the tune; those waiting for it fail (code
-// Internal), and the next call tunes again.
+// ErrDeviceLost. A context that ends stops the tune, and nothing is
+// stored. A panic in the Op's Prepare or Check reaches the call that ran
+// the tune; those waiting for it fail (code Internal).
 func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, error) {
 	o, p, err := t.remembered(op, size)
 	if p != nil || err != nil {
@@ -219,11 +201,10 @@ func (t *Tuner) remembered(op *Op, size []int) (*operation, *Pipeline, error) {
 	return o, p, nil
 }
 
-// answer finds the answer for o at size that memory does not have, in
-// the cache or by tuning, waiting for another caller's tune unless wait
-// is false, and keeps it in memory unless it is the default a caller
-// that would not wait got (pending). It is apart from Fastest so that an
-// answer from memory does not pay for its frame.
+// answer finds the answer for o at size that memory does not have,
+// waiting for another caller's tune unless wait is false, and keeps it in
+// memory unless it is pending. It is apart from Fastest so that an answer
+// from memory does not pay for its frame.
 func (t *Tuner) answer(ctx context.Context, o *operation, size []int, wait bool) (p *Pipeline, pending bool, err error) {
 	if len(o.cands) == 0 {
 		return nil, false, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
@@ -296,11 +277,9 @@ func (o *operation) sizeError(size []int) error {
 }
 
 // Result returns what the cache file holds for op at size: the winner,
-// and every candidate's outcome, timing and error, which say why it won
-// (where some of op's kernels do not apply at size, of those that do; the
-// indices are op's). It is nil (and no error) when the key has not been
-// tuned, or when the cache keeps answers in memory only. Result reads the
-// file and measures nothing.
+// and every candidate's outcome, timing and error, which say why it won.
+// It is nil (and no error) when the key has not been tuned, or when the
+// cache keeps answers in memory only. Result measures nothing.
 func (t *Tuner) Result(op *Op, size ...int) (*Result, error) {
 	o, err := t.operation(op, size)
 	if err != nil {

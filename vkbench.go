@@ -15,12 +15,7 @@ import (
 )
 
 // Errors that callers match with errors.Is, under names that need no other
-// import: an error of this package of their kinds matches one of them, and
-// its text reads as Go's wrapped errors do, the outermost context first
-// ("INVALID_ARGUMENT: vkbench: Run "wg64": vk: Dispatch: ..."). An error
-// that the caller's own code returned (an Op's Prepare) passes through,
-// matching what it matched. Package status reads the code of any error
-// (status.CodeOf), such as Unavailable where there is no Vulkan loader.
+// import (see the package doc's Errors).
 var (
 	// ErrDeviceLost is matched by every error that the loss of the device
 	// caused: the call that found it, and every later call on the device
@@ -39,9 +34,8 @@ var (
 	ErrInvalidArgument error = status.InvalidArgument
 
 	// ErrFailedPrecondition is matched by errors of a call that the state
-	// of things refuses: no candidate of an Op computed correctly, or a
-	// buffer or pipeline used after its Release (ErrReleased, more
-	// precisely).
+	// of things refuses: no candidate of an Op computed correctly, or
+	// ErrReleased.
 	ErrFailedPrecondition error = status.FailedPrecondition
 
 	// ErrResourceExhausted is matched by errors of memory that does not
@@ -64,8 +58,7 @@ type Options struct {
 	// Device chooses the device: "" for the default one (the first
 	// discrete GPU, else integrated, virtual, then CPU, such as lavapipe),
 	// an index in the list Devices returns ("1"), or part of a device's
-	// name, case-insensitive ("llvmpipe"). It takes what the --device flag
-	// of the vkbench command takes, UUID prefixes aside.
+	// name, case-insensitive ("llvmpipe").
 	Device string
 	// Validation turns on the Khronos validation layer, which checks every
 	// Vulkan call (slowly) and reports misuse through OnMessage. Open fails
@@ -77,16 +70,12 @@ type Options struct {
 	OnMessage func(Message)
 	// Logger receives the driver's logs; slog.Default() if nil.
 	Logger *slog.Logger
-	// PipelineCache keeps the driver's compiled pipelines between runs:
-	// Open loads those saved for this hardware from the tune cache file
-	// (VKBENCH_CACHE, else the user's cache folder), and Close saves them
-	// back, so that a later run builds its pipelines without compiling.
+	// PipelineCache keeps the driver's compiled pipelines between runs in
+	// the tune cache file: Open loads them, and Close saves them back.
 	PipelineCache bool
 	// ReleaseWait bounds how long Close waits for work still running on
 	// the GPU (a Run whose context ended, say); 10 s if zero, and a
-	// negative bound is an InvalidArgument error of Open. Work running
-	// past it is left to the driver with the device, which the process
-	// frees when it exits, and Close says so in one warning.
+	// negative bound is an InvalidArgument error of Open.
 	ReleaseWait time.Duration
 	// HangTimeout is how long one GPU submission may run (a Run, a
 	// transfer, one round of a tune) before it is taken for a kernel that
@@ -96,9 +85,8 @@ type Options struct {
 	// A negative bound is an InvalidArgument error of Open.
 	HangTimeout time.Duration
 	// Driver names the backend that opens the device, as registered with
-	// package hal: "vulkan" if empty. Another is a program's own, such as
-	// a fault injector wrapping Vulkan's (package hal/faulty's WrapDriver)
-	// in tests, or a tracing one in debugging.
+	// package hal: "vulkan" if empty, or a program's own, such as a fault
+	// injector wrapping Vulkan's (package hal/faulty's WrapDriver).
 	Driver string
 }
 
@@ -171,10 +159,6 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	return &Device{hal: dev, release: release, pipelines: pipelines}, nil
 }
 
-// borrow makes a Device of a hal.Device that someone else owns: Close does
-// not release it.
-func borrow(dev hal.Device) *Device { return &Device{hal: dev} }
-
 // errNoDevice is the error of every call on a nil or zero Device.
 var errNoDevice = status.New(status.InvalidArgument, "vkbench: the Device is nil or was not opened (vkbench.Open makes one)")
 
@@ -199,27 +183,23 @@ func (d *Device) Err() error {
 }
 
 // Close releases the device and everything made from it that is still
-// alive: buffers, pipelines, tuners' pipelines, and closes its tuners'
-// shared stores (TunerOptions.Store). It is safe while other
-// calls run, from any goroutine: those already running finish or fail with
-// an error matching ErrReleased, and so do later ones; Err then reports the
-// release. It waits (Options.ReleaseWait, 10 seconds by default, at most)
-// for work still running, such as a Run whose context ended first, and
-// leaves the device's memory to the driver (the process frees it when it
-// exits), with one warning, only if the GPU does not finish in that time:
-// Close then returns an error with code DeadlineExceeded that says so.
-// A lost device closes too; closing twice is not an error.
+// alive (buffers, pipelines, tuners' pipelines) and closes its tuners'
+// shared stores. It is safe while other calls run, from any goroutine:
+// those already running finish or fail with an error matching
+// ErrReleased, and so do later ones. It waits at most Options.ReleaseWait
+// for work still running, such as a Run whose context ended first; past
+// it, the device's memory is left to the driver (the process frees it
+// when it exits), and Close returns an error with code DeadlineExceeded
+// that says so. A lost device closes too; closing twice is not an error.
 func (d *Device) Close() error {
 	if d == nil || d.hal == nil {
 		return nil // nothing was opened
 	}
 	d.mu.Lock()
 	release, stores := d.release, d.stores
-	// The spare command buffers are released with the device.
-	d.release, d.spare, d.stores, d.closed = nil, nil, nil, true
+	d.release, d.spare, d.stores, d.closed = nil, nil, nil, true // the spares go with the device
 	d.mu.Unlock()
-	// The tuners' stores close even with a borrowed device: they are
-	// the tuners', which end with it.
+	// The tuners' stores close even with a borrowed device.
 	var err error
 	for _, s := range stores {
 		err = status.Join(err, s.Close())
@@ -274,8 +254,7 @@ func (d *Device) commandBuffer() (hal.CommandBuffer, error) {
 	return d.hal.CreateCommandBuffer()
 }
 
-// runOnce records a command buffer with record, then submits it and waits
-// for it: kernels.ExecuteWith, with the device's spare command buffers.
+// runOnce is kernels.ExecuteWith, with the device's spare command buffers.
 func (d *Device) runOnce(ctx context.Context, record func(hal.CommandBuffer) error) error {
 	return kernels.ExecuteWith(ctx, d.hal, d.commandBuffer, d.recycle, record)
 }
