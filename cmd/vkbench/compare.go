@@ -213,17 +213,12 @@ func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (re
 // unmatched says, for a comparison with nothing in both files, how many
 // benchmarks each side has alone and names one of each.
 func unmatched(rep results.Report) string {
+	_, byVerdict := groupBy(rep.Rows, func(r results.Row) string { return string(r.Verdict) })
 	var parts []string
 	for _, v := range []results.Verdict{results.OnlyBase, results.OnlyNew, results.NotMeasured} {
-		var names []string
-		for _, r := range rep.Rows {
-			if r.Verdict == v {
-				names = append(names, r.Name)
-			}
-		}
-		if len(names) > 0 {
+		if rows := byVerdict[string(v)]; len(rows) > 0 {
 			where := map[results.Verdict]string{results.OnlyBase: "in base only", results.OnlyNew: "in new only", results.NotMeasured: "not measured in one"}[v]
-			parts = append(parts, fmt.Sprintf("%d %s, such as %s", len(names), where, names[0]))
+			parts = append(parts, fmt.Sprintf("%d %s, such as %s", len(rows), where, rows[0].Name))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -1,19 +1,8 @@
 // Command vkbench runs SPIR-V compute kernels on Vulkan devices, measures
 // them with GPU timestamps, and remembers which candidate kernel is fastest
-// on each kind of hardware.
-//
-// Usage:
-//
-//	vkbench devices [--format table|json]
-//	vkbench run [OPERATION...] [--size SIZE] [--format table|json|csv|gobench]
-//	vkbench tune [OPERATION...] [--compile-only] [--force]
-//	vkbench peak
-//	vkbench cache path|ls|show KEY|export FILE|import FILE|clear
-//	vkbench compare BASE NEW [--format table|json|junit]
-//	vkbench ab OLD NEW [OPERATION...] [--threshold PERCENT]
-//	vkbench report FILE... -o report.html|report.svg|report.png
-//
-// "vkbench help COMMAND" says more about each.
+// on each kind of hardware. "vkbench help" lists its commands (devices,
+// run, tune, peak, cache, compare, ab, report, replay), and "vkbench help
+// COMMAND" says more about each.
 //
 // Exit status: 0 success, 1 a verdict on the kernels (a regression, a
 // wrong result, an operation that could not run at its size), 2 bad usage
