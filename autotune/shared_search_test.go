@@ -19,6 +19,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/store"
@@ -562,7 +563,7 @@ func TestFileSearchRereadsLogAfterWait(t *testing.T) {
 	size := kernels.SizeOf(1 << 14)
 	path := filepath.Join(t.TempDir(), "c.db")
 	open := func() *machine {
-		m := &machine{log: &syncBuffer{}}
+		m := &machine{log: &testenv.SyncBuffer{}}
 		var err error
 		if m.cache, err = store.Open(store.Options{Path: path, LockTimeout: 10 * time.Second, Logger: slog.New(slog.NewTextHandler(m.log, nil))}); err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package autotune_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +25,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
@@ -36,26 +36,8 @@ import (
 // store at url, and its warnings.
 type machine struct {
 	cache   *store.Store
-	log     *syncBuffer
+	log     *testenv.SyncBuffer
 	sampled atomic.Int64 // samples taken: 0 if it measured nothing
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // warnings counts the warnings logged.
@@ -63,7 +45,7 @@ func (m *machine) warnings() int { return strings.Count(m.log.String(), "level=W
 
 func newMachine(t *testing.T, url string) *machine {
 	t.Helper()
-	m := &machine{log: &syncBuffer{}}
+	m := &machine{log: &testenv.SyncBuffer{}}
 	var err error
 	m.cache, err = store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db"), LockTimeout: 10 * time.Second,
 		Shared: url, Logger: slog.New(slog.NewTextHandler(m.log, nil))})
@@ -372,7 +354,7 @@ func answerLine(out []byte) string {
 // sampled=<samples it took>". As VKBENCH_SHARED_CHILD=hold it first
 // prints "sampling" when it starts to sample, and samples for long.
 func sharedChild(t *testing.T) {
-	m := &machine{log: &syncBuffer{}}
+	m := &machine{log: &testenv.SyncBuffer{}}
 	var err error
 	m.cache, err = store.Open(store.Options{Path: filepath.Join(os.Getenv("VKBENCH_SHARED_DIR"), "c.db"), Shared: os.Getenv("VKBENCH_SHARED_URL")})
 	if err != nil {
