@@ -232,8 +232,8 @@ type jsonObj struct {
 
 // object returns n as an object, or an error if it is not one.
 func (src *manifestSource) object(n *jsonNode, what string) (*jsonObj, error) {
-	if n.kind != jsonObject {
-		return nil, src.errAt(n, "is %s, want an object (%s)", n.kind, what)
+	if err := src.is(n, jsonObject, "an object ("+what+")"); err != nil {
+		return nil, err
 	}
 	return &jsonObj{src: src, n: n, known: []string{"comment"}}, nil
 }
@@ -295,8 +295,8 @@ func (o *jsonObj) done() error {
 		}
 		return o.src.errAt(o.n.vals[i], "%s; known fields here: %s", msg, strings.Join(known, ", "))
 	}
-	if c := o.n.member("comment"); c != nil && c.kind != jsonString {
-		return o.src.errAt(c, "is %s, want a string", c.kind)
+	if c := o.n.member("comment"); c != nil {
+		return o.src.is(c, jsonString, "a string")
 	}
 	return nil
 }
@@ -311,17 +311,30 @@ func optional[T any](o *jsonObj, key string, dst *T, read func(*jsonNode) (T, er
 
 // Typed readers of leaf values.
 
-func (src *manifestSource) str(n *jsonNode) (string, error) {
-	if n.kind != jsonString {
-		return "", src.errAt(n, "is %s, want a string", n.kind)
+// is fails unless n is of kind k, saying what was wanted.
+func (src *manifestSource) is(n *jsonNode, k jsonKind, want string) error {
+	if n.kind != k {
+		return src.errAt(n, "is %s, want %s", n.kind, want)
 	}
-	return n.s, nil
+	return nil
+}
+
+func (src *manifestSource) str(n *jsonNode) (string, error) {
+	return n.s, src.is(n, jsonString, "a string")
+}
+
+func (src *manifestSource) boolean(n *jsonNode) (bool, error) {
+	return n.b, src.is(n, jsonBool, "true or false")
+}
+
+func (src *manifestSource) array(n *jsonNode, what string) ([]*jsonNode, error) {
+	return n.elems, src.is(n, jsonArray, "an array ("+what+")")
 }
 
 // integer reads a JSON number that must be an integer in [lo, hi].
 func (src *manifestSource) integer(n *jsonNode, lo, hi int64) (int64, error) {
-	if n.kind != jsonNumber {
-		return 0, src.errAt(n, "is %s, want an integer", n.kind)
+	if err := src.is(n, jsonNumber, "an integer"); err != nil {
+		return 0, err
 	}
 	v, err := strconv.ParseInt(n.s, 10, 64)
 	if err != nil {
@@ -343,8 +356,8 @@ func (src *manifestSource) intIn(lo, hi int64) func(*jsonNode) (int, error) {
 
 // number reads any finite JSON number.
 func (src *manifestSource) number(n *jsonNode) (float64, error) {
-	if n.kind != jsonNumber {
-		return 0, src.errAt(n, "is %s, want a number", n.kind)
+	if err := src.is(n, jsonNumber, "a number"); err != nil {
+		return 0, err
 	}
 	v, err := strconv.ParseFloat(n.s, 64)
 	if err != nil {
@@ -365,20 +378,6 @@ func (src *manifestSource) choice(n *jsonNode, what string, names []string, sep 
 		return 0, src.errAt(n, "unknown %s %q (want %s)", what, s, strings.Join(names, sep))
 	}
 	return i, nil
-}
-
-func (src *manifestSource) boolean(n *jsonNode) (bool, error) {
-	if n.kind != jsonBool {
-		return false, src.errAt(n, "is %s, want true or false", n.kind)
-	}
-	return n.b, nil
-}
-
-func (src *manifestSource) array(n *jsonNode, what string) ([]*jsonNode, error) {
-	if n.kind != jsonArray {
-		return nil, src.errAt(n, "is %s, want an array (%s)", n.kind, what)
-	}
-	return n.elems, nil
 }
 
 // list reads an array that must have an element: what says what it is,

@@ -209,9 +209,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 	if n == nil {
 		return nil
 	}
-	if n.kind != jsonArray {
-		return src.errAt(n, "is %s, want a list of expressions such as \"WG * EPT <= max_workgroup_invocations\"", n.kind)
-	}
+	check(src.is(n, jsonArray, "a list of expressions such as \"WG * EPT <= max_workgroup_invocations\""))
 	names := map[string]nameInfo{}
 	if dims := op.member("dims"); dims != nil && dims.kind == jsonObject {
 		for _, d := range dims.keys {
@@ -232,9 +230,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 		}
 	}
 	for _, e := range n.elems {
-		if e.kind != jsonString {
-			return src.errAt(e, "is %s, want an expression (a string)", e.kind)
-		}
+		check(src.is(e, jsonString, "an expression (a string)"))
 		x := must(src.expression(e, exprScope{names: names}))
 		if x.typ != intType {
 			return src.errAt(e, "expression %q is a float; a restriction is a condition (an integer, non-zero when it holds)", e.s)
