@@ -191,30 +191,26 @@ type exprContext struct {
 }
 
 func (d *opDecoder) scope(ctx exprContext) exprScope {
+	allowed := map[nameKind]bool{dimName: ctx.dims, paramName: ctx.params, wgName: ctx.workgroup, deviceName: ctx.device,
+		passName: ctx.pass, indexName: ctx.index, bufferName: ctx.index, letName: true}
 	return exprScope{names: d.names, forbid: func(info nameInfo) string {
+		what := nameKindWhat[info.kind]
 		switch {
-		case info.kind == dimName && !ctx.dims:
-			return "it is a dimension, and " + ctx.why
-		case info.kind == paramName && !ctx.params:
-			return "it is a per-candidate param, and " + ctx.why
-		case info.kind == wgName && !ctx.workgroup:
-			return "it is the dispatch's workgroup size, and " + ctx.why
-		case info.kind == deviceName && !ctx.device:
-			return "it is a limit of the device, and " + ctx.why
-		case info.kind == passName && !ctx.pass:
-			return "it counts the repeats of a dispatch, and " + ctx.why
-		case info.kind == indexName && !ctx.index:
-			return "it is the element index of an expected value, and " + ctx.why
-		case info.kind == bufferName && !ctx.index:
-			return "it is a buffer, whose elements only an expected value reads, and " + ctx.why
 		case info.kind == letName && info.usesDims && !ctx.dims:
-			return "it is a let that depends on the dimensions, and " + ctx.why
+			what = "is a let that depends on the dimensions"
 		case info.kind == letName && info.usesParams && !ctx.params:
-			return "it is a let that depends on per-candidate params, and " + ctx.why
+			what = "is a let that depends on per-candidate params"
+		case allowed[info.kind]:
+			return ""
 		}
-		return ""
+		return "it " + what + ", and " + ctx.why
 	}}
 }
+
+// nameKindWhat says what a name of each kind is, where it may not stand.
+var nameKindWhat = [...]string{dimName: "is a dimension", paramName: "is a per-candidate param", wgName: "is the dispatch's workgroup size",
+	deviceName: "is a limit of the device", passName: "counts the repeats of a dispatch", indexName: "is the element index of an expected value",
+	bufferName: "is a buffer, whose elements only an expected value reads", letName: ""}
 
 func (d *opDecoder) expression(n *jsonNode, ctx exprContext) manifestExpr {
 	return manifestExpr{expr: must(d.src.expression(n, d.scope(ctx))), where: d.src.where(n)}

@@ -31,25 +31,19 @@
 //
 // # Checking
 //
-// Everything that can be checked when the manifest is read is: each
-// SPIR-V file exists and parses (spirv.Parse); the entry point exists;
-// every binding the entry point uses, in any descriptor set, has a buffer
-// (a buffer's "set" says its set, 0 by default), or, where the module
-// declares a storage or sampled image, an image of the format and texel
-// kind it declares; every constant_id has a value that fits its type; a
-// given workgroup agrees with the module's (a literal LocalSize, or
-// local_size_x_id and friends, which "workgroup" then sets); the push
-// constants cover the module's block; every expression parses, uses only
-// names it may, and evaluates at the default size. Each problem is an
-// error with code InvalidArgument (NotFound for a missing file) that
-// names the file, line and column, the field's path
+// Everything that can be checked when the manifest is read is: its files,
+// entry points, the bindings against the module's descriptors (buffers,
+// and images of the format and texel kind it declares), constants,
+// workgroup sizes, push constants, and every expression, evaluated at the
+// default size; docs/manifest.md lists it all under "What is checked, and
+// when". Each problem is an error with code InvalidArgument (NotFound for
+// a missing file) that names the file, line and column, the field's path
 // (operations[0].candidates[1].groups[0]) and, in an expression, the
 // column. A candidate that cannot run at a size is reported as such when
 // the size is prepared, naming the assertion or the device limit.
 // Problems that do not stop the work are warnings (Warnings), named the
-// same way: a constant_id the module does not declare (glslc -O drops
-// the constants a kernel does not use, and Vulkan ignores such entries)
-// is not passed.
+// same way, such as a constant_id the module does not declare (glslc -O
+// drops the constants a kernel does not use), which is not passed.
 //
 // # Sizes in pipelines
 //
