@@ -164,12 +164,25 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 
 func (d *opDecoder) decodeCandidates() error {
 	for c, obj := range d.candObjs {
+		if d.gather != nil {
+			// compileAhead's first pass: each candidate goes as far as it
+			// goes, noting the GLSL it needs (glslModule); an error stops
+			// that candidate alone, as the decode that counts reports it.
+			func() {
+				defer catch[decodeError](new(error))
+				_, _ = d.decodeCandidate(c, obj)
+			}()
+			continue
+		}
 		cand := must(d.candidate(c, obj))
 		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
 			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
 		}
 		cand.Applies = d.op.applies(c)
 		d.op.cands = append(d.op.cands, cand)
+	}
+	if d.gather != nil {
+		return errGathered
 	}
 	return nil
 }

@@ -61,7 +61,7 @@ type glslBatch struct {
 // report where they are named. It goes again for what a candidate's
 // later dispatches need, until a pass finds nothing new.
 func compileAhead(src *manifestSource, dir string, modules map[string]*manifestModule, failed map[string]error, n *jsonNode, opts *Options) error {
-	if !hasGLSL(n) {
+	if !compilesGLSL(n) {
 		return nil // nothing to compile: no first pass
 	}
 	for {
@@ -71,7 +71,7 @@ func compileAhead(src *manifestSource, dir string, modules map[string]*manifestM
 			return nil // the decode that counts says what is wrong
 		}
 		d.gather, d.failed, d.opts = b, failed, opts
-		if err := d.gatherCandidates(); err != nil || len(b.jobs) == 0 {
+		if _, err := d.decode(); err != errGathered || len(b.jobs) == 0 {
 			return nil
 		}
 		if err := compileJobs(d.op.name, b.jobs, modules, failed, opts); err != nil {
@@ -125,36 +125,14 @@ func compileJobs(op string, jobs []glslJob, modules map[string]*manifestModule, 
 	return nil
 }
 
-// gatherCandidates decodes each candidate as far as it goes, noting the
-// GLSL it needs (glslModule); an error stops that candidate alone, as
-// the decode that counts reports it.
-func (d *opDecoder) gatherCandidates() (err error) {
-	defer catch[decodeError](&err)
-	for _, step := range []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts, d.decodeBuffers, d.decodeCounts} {
-		check(step())
-	}
-	for c, obj := range d.candObjs {
-		func() {
-			defer catch[decodeError](new(error))
-			_, _ = d.decodeCandidate(c, obj)
-		}()
-	}
-	return nil
-}
-
-// hasGLSL reports whether a candidate of operation n names a GLSL
-// source (compilesGLSL).
-func hasGLSL(n *jsonNode) bool {
-	cands := n.member("candidates")
-	return n.kind == jsonObject && cands != nil && cands.kind == jsonArray && slices.ContainsFunc(cands.elems, compilesGLSL)
-}
-
-// compilesGLSL reports whether candidate c, or a dispatch of it, names a
-// GLSL source.
-func compilesGLSL(c *jsonNode) bool {
-	if c.kind != jsonObject {
+// compilesGLSL reports whether operation n, a candidate or a dispatch
+// of it names a GLSL source.
+func compilesGLSL(n *jsonNode) bool {
+	if n.kind != jsonObject {
 		return false
 	}
-	ds := c.member("dispatches")
-	return c.member("glsl") != nil || ds != nil && ds.kind == jsonArray && slices.ContainsFunc(ds.elems, compilesGLSL)
+	return n.member("glsl") != nil || slices.ContainsFunc([]string{"candidates", "dispatches"}, func(key string) bool {
+		l := n.member(key)
+		return l != nil && l.kind == jsonArray && slices.ContainsFunc(l.elems, compilesGLSL)
+	})
 }

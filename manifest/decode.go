@@ -56,6 +56,12 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 			}
 		}()
 	}
+	return d.decode()
+}
+
+// decode decodes the operation step by step; in compileAhead's first
+// pass it stops after the candidates with errGathered.
+func (d *opDecoder) decode() (_ *manifestOp, err error) {
 	defer catch[decodeError](&err)
 	steps := []func() error{d.decodeName, d.decodeDims, d.decodeParams, d.decodeLets, d.decodeAsserts,
 		d.decodeBuffers, d.decodeCounts, d.decodeCandidates, d.decodeVerify, d.decodeDType}
