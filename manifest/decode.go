@@ -141,23 +141,22 @@ func (d *opDecoder) decodeDims() error {
 			return d.src.errAt(v, "differs from dimension %q only in case, and --size names dimensions in any case", n.keys[j])
 		}
 		extent := d.src.intIn(1, 1<<31-1)
-		// An extent by kernels.SizeClass: "discrete" defaults to
-		// "integrated", and that to "default".
+		// An extent by kernels.SizeClass, 0 where not given: "discrete"
+		// defaults to "integrated", and that to "default".
 		var sizes [3]int
 		if v.kind != jsonObject {
-			x := must(extent(v))
-			sizes = [3]int{x, x, x}
+			sizes[kernels.SmallDevice] = must(extent(v))
 		} else {
 			o, _ := d.src.object(v, "")
-			def := must(o.need("default", "the default extent"))
-			sizes[kernels.SmallDevice] = must(extent(def))
-			sizes[kernels.MediumDevice] = sizes[kernels.SmallDevice]
+			sizes[kernels.SmallDevice] = must(extent(must(o.need("default", "the default extent"))))
 			optional(o, "integrated", &sizes[kernels.MediumDevice], extent)
-			sizes[kernels.LargeDevice] = sizes[kernels.MediumDevice]
 			optional(o, "discrete", &sizes[kernels.LargeDevice], extent)
 			check(o.done())
 		}
 		for class := range sizes {
+			if sizes[class] == 0 {
+				sizes[class] = sizes[class-1]
+			}
 			d.op.sizes[class] = kernels.SizeOf(append(d.op.sizes[class].Extents(), sizes[class])...)
 		}
 		d.op.dims = append(d.op.dims, name)
