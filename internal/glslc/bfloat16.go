@@ -147,11 +147,7 @@ func isFloatTest(op spirv.Op) bool {
 }
 
 func isFloatArithmetic(op spirv.Op) bool {
-	switch op {
-	case spirv.OpFNegate, spirv.OpFAdd, spirv.OpFSub, spirv.OpFMul, spirv.OpFDiv, spirv.OpFRem, spirv.OpFMod, spirv.OpVectorTimesScalar, spirv.OpDot, spirv.OpExtInst:
-		return true
-	}
-	return false
+	return slices.Contains([]spirv.Op{spirv.OpFNegate, spirv.OpFAdd, spirv.OpFSub, spirv.OpFMul, spirv.OpFDiv, spirv.OpFRem, spirv.OpFMod, spirv.OpVectorTimesScalar, spirv.OpDot, spirv.OpExtInst}, op)
 }
 
 // extensionName is the string of an OpExtension.
