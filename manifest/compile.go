@@ -3,8 +3,10 @@ package manifest
 import (
 	"cmp"
 	"context"
+	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -46,15 +48,6 @@ type glslJob struct {
 	defines         []string
 }
 
-// glslBatch gathers the compiles that decoding an operation needs: a
-// first pass decodes its candidates as far as their first GLSL source
-// that the cache does not hold, and notes it (glslModule), so that
-// they are compiled together, in parallel, before the decode that counts.
-type glslBatch struct {
-	jobs []glslJob
-	seen map[string]bool
-}
-
 // compileAhead compiles, in parallel, the GLSL that decoding the
 // operation n needs and the cache does not hold, into modules, and
 // notes in failed the sources that do not compile, for the decode to
@@ -65,16 +58,16 @@ func compileAhead(src *manifestSource, dir string, modules map[string]*manifestM
 		return nil // nothing to compile: no first pass
 	}
 	for {
-		b := &glslBatch{seen: map[string]bool{}}
 		d, err := newDecoder(src, dir, modules, n)
 		if err != nil {
 			return nil // the decode that counts says what is wrong
 		}
-		d.gather, d.failed, d.opts = b, failed, opts
-		if _, err := d.decode(); err != errGathered || len(b.jobs) == 0 {
+		d.gather, d.failed, d.opts = map[string]glslJob{}, failed, opts
+		if _, err := d.decode(); err != errGathered || len(d.gather) == 0 {
 			return nil
 		}
-		if err := compileJobs(d.op.name, b.jobs, modules, failed, opts); err != nil {
+		jobs := slices.SortedFunc(maps.Values(d.gather), func(a, b glslJob) int { return strings.Compare(a.key, b.key) })
+		if err := compileJobs(d.op.name, jobs, modules, failed, opts); err != nil {
 			return err
 		}
 	}

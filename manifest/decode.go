@@ -24,10 +24,12 @@ type opDecoder struct {
 	lets     map[string]*manifestLet
 	candObjs []*jsonObj
 	digest   []byte
-	// gather, in the first pass of compileAhead, collects the GLSL to
-	// compile; failed are the sources that did not compile, by module
-	// key; opts are the load's.
-	gather *glslBatch
+	// gather, in compileAhead's first pass, collects by module key the
+	// GLSL that the candidates need and the cache does not hold (each
+	// candidate decoded as far as its first), to compile together, in
+	// parallel, before the decode that counts; failed are the sources
+	// that did not compile, by module key; opts are the load's.
+	gather map[string]glslJob
 	failed map[string]error
 	opts   *Options
 	// space is set in the decode of a space's configurations; current is

@@ -52,10 +52,7 @@ func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error
 	// not is noted for compileAhead, and the candidate stops here.
 	code, deps, err := compileGLSL(d.opts.context(), full, src, defines, d.gather != nil)
 	if d.gather != nil && code == nil && err == nil {
-		if !d.gather.seen[key] {
-			d.gather.seen[key] = true
-			d.gather.jobs = append(d.gather.jobs, glslJob{key: key, name: name, path: full, src: src, defines: defines})
-		}
+		d.gather[key] = glslJob{key: key, name: name, path: full, src: src, defines: defines}
 		return nil, errGathered
 	}
 	var m *manifestModule

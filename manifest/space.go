@@ -16,24 +16,15 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// A candidate with "space" spans a parameter space: each of its named
-// params takes the values listed, the product less the configurations that
-// fail a "restrict" expression. The candidate itself, at its "params" (the
-// first value of each space param it does not give), is the named point
-// that vkbench run measures; the operation is kernels.Searchable, and a
-// search (vkbench tune --strategy) explores the rest.
-//
-// The space is expanded when the manifest is read, before decoding: the
-// operation is decoded once as written (the candidate at its named point)
-// and once more with one candidate per configuration, named
-// "<name>-<param><value>-...", which checks every configuration's
-// expressions as any candidate's are and gives each its kernel: when it is
-// read for a space of SPIR-V modules, and when a search first asks for a
-// kernel for one of GLSL sources, which are compiled then (attach).
-// Restrictions that use only params are applied then, and the
-// configurations that fail them are never decoded; those that use the dims
-// or the device's limits are applied by the search, at a size on a device.
-// None that fails is ever compiled.
+// A space (the package's "Parameter spaces") is expanded when the
+// manifest is read, before decoding: the operation is decoded once as
+// written (the candidate at its named point) and once more with one
+// candidate per configuration, named "<name>-<param><value>-...", which
+// checks every configuration's expressions as any candidate's are and
+// gives each its kernel (attach). Restrictions that use only params are
+// applied then, and the configurations that fail them are never decoded,
+// nor compiled; those that use the dims or the device's limits are
+// applied by the search, at a size on a device.
 
 // maxSpacePoints bounds the configurations a space decodes into.
 const maxSpacePoints = 4096
