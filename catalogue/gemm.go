@@ -153,8 +153,6 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 		a, b := asWords(p.a), asWords(p.b)
 		if elem != kernels.F32 {
 			f := format16Of(elem)
-			f.round(p.a)
-			f.round(p.b)
 			a, b = f.pack(p.a), f.pack(p.b)
 		}
 		if err := upload(ctx, p.bufA, a); err != nil {

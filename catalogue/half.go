@@ -42,28 +42,20 @@ func (f format16) ulp(v float64) float64 {
 	return math.Ldexp(1, e-1-f.mant)
 }
 
-// pack packs values (exact in the format) two to a little-endian word,
-// element 2i in the low half of word i, as a buffer of them holds them.
+// pack rounds values to the nearest of the format, in place (the
+// reference then works with what the device holds), and packs them two to
+// a little-endian word, element 2i in the low half of word i, as a buffer
+// of them holds them.
 func (f format16) pack(values []float32) []uint32 {
 	w := make([]uint32, (len(values)+1)/2)
 	spread(len(w), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			lo16 := uint32(f.from(values[2*i]))
-			hi16 := uint32(0)
-			if 2*i+1 < len(values) {
-				hi16 = uint32(f.from(values[2*i+1]))
+			for k := 2 * i; k < min(2*i+2, len(values)); k++ {
+				h := f.from(values[k])
+				values[k] = f.to(h)
+				w[i] |= uint32(h) << (16 * (k - 2*i))
 			}
-			w[i] = lo16 | hi16<<16
 		}
 	})
 	return w
-}
-
-// round rounds every value to the nearest of the format, in place.
-func (f format16) round(values []float32) {
-	spread(len(values), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			values[i] = f.to(f.from(values[i]))
-		}
-	})
 }
