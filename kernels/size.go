@@ -112,7 +112,7 @@ func ParseSize(dims []string, text string) (Size, error) {
 	var size Size
 	size.n = uint8(len(dims))
 	if strings.Contains(text, "=") && len(dims) > 0 {
-		var seen [MaxDims]bool
+		// An extent is at least 1: 0 is one not given yet.
 		for _, part := range strings.Split(text, ",") {
 			name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
 			if !ok {
@@ -122,17 +122,16 @@ func ParseSize(dims []string, text string) (Size, error) {
 			if i < 0 {
 				return bad("no dimension %q (dimensions: %s)", name, strings.Join(dims, ", "))
 			}
-			if seen[i] {
+			if size.extents[i] != 0 {
 				return bad("dimension %s given twice", dims[i])
 			}
-			seen[i] = true
 			n, err := parseExtent(value)
 			if err != nil {
 				return bad("%s: %v", dims[i], err)
 			}
 			size.extents[i] = n
 		}
-		if i := slices.Index(seen[:len(dims)], false); i >= 0 {
+		if i := slices.Index(size.extents[:len(dims)], 0); i >= 0 {
 			return bad("dimension %s is missing", dims[i])
 		}
 		return size, nil
@@ -163,12 +162,9 @@ func ParseSize(dims []string, text string) (Size, error) {
 func parseExtent(text string) (int, error) {
 	extent := strings.TrimSpace(text)
 	s, mult := extent, 1
-	for _, suf := range []struct {
-		s string
-		m int
-	}{{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}} {
-		if t, ok := strings.CutSuffix(s, suf.s); ok {
-			s, mult = t, suf.m
+	for i, suffix := range []string{"Ki", "Mi", "Gi"} {
+		if t, ok := strings.CutSuffix(s, suffix); ok {
+			s, mult = t, 1<<(10*(i+1))
 			break
 		}
 	}
