@@ -294,7 +294,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	}
 	rec := search.LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i]}
 	c := d.cands[i]
-	st := candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
+	st := &candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
 	j, ok := d.jobs[i]
 	switch {
 	case refused != nil:
@@ -312,17 +312,17 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 		delete(d.jobs, i)
 		d.compile += j.took
 		rec.CompileSeconds = j.took.Seconds()
-		if j.err != nil {
-			if fatal(ctx, d.t.dev, j.err) {
-				return search.Evaluation{}, j.err
-			}
-			st.fail(status.Annotatef(j.err, "building %s", c.Name))
-		} else {
-			r, took, err := d.measure(ctx, i, j)
-			if err != nil {
-				return search.Evaluation{}, err
-			}
-			st.res, rec.MeasureSeconds = r, took.Seconds()
+		err := status.Annotatef(j.err, "building %s", c.Name)
+		if err == nil {
+			t0 := time.Now()
+			err = d.measure(ctx, c, st, j)
+			rec.MeasureSeconds = time.Since(t0).Seconds()
+		}
+		switch {
+		case err != nil && fatal(ctx, d.t.dev, err):
+			return search.Evaluation{}, err
+		case err != nil:
+			st.fail(err)
 		}
 	}
 	rec.Result = st.res
@@ -332,13 +332,11 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	return search.Evaluation{Point: i, Record: rec, Measured: true}, nil
 }
 
-// measure verifies, calibrates and samples point i with the pipeline j
-// built, as Measure does a candidate (Options.Budget is per point), then
-// releases the pipeline. An error ends the search (device loss,
-// cancellation); the point's own failures are in its Result.
-func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (results.Result, time.Duration, error) {
+// measure verifies, calibrates and samples candidate c, st, with the
+// pipeline j built, as Measure does a candidate (Options.Budget is per
+// point), then releases the pipeline.
+func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *candState, j *compileJob) error {
 	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
-	t0 := time.Now()
 	m := *d.base
 	m.opts.Warmup = -1
 	switch {
@@ -347,22 +345,18 @@ func (d *deviceSource) measure(ctx context.Context, i int, j *compileJob) (resul
 	case time.Since(d.last) > searchIdle && d.base.opts.Warmup > 0:
 		m.opts.Warmup = d.base.opts.Warmup / 4
 	}
-	c := d.cands[i] // the measurement's one candidate, at its index in the problem
-	st := &candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}, exe: j.exe}
-	m.cands = []*candState{st}
+	st.exe = j.exe
+	m.cands = []*candState{st} // the one candidate, at its index in the problem
 	if err := m.verifyCandidate(ctx, c, st, j.took); err != nil {
-		if fatal(ctx, m.dev, err) {
-			return results.Result{}, 0, err
-		}
-		st.fail(err)
-	} else {
-		st.alive = true
-		if err := m.sample(ctx); err != nil {
-			return results.Result{}, 0, err
-		}
-		d.last = time.Now()
+		return err
 	}
-	return m.entry().Results[0], time.Since(t0), nil
+	st.alive = true
+	if err := m.sample(ctx); err != nil {
+		return err
+	}
+	d.last = time.Now()
+	st.res = m.entry().Results[0]
+	return nil
 }
 
 func (d *deviceSource) Elapsed() time.Duration { return time.Since(d.t0) }
