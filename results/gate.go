@@ -45,17 +45,16 @@ func (row ABRow) Undecided() string {
 // where OnUnclear is UnclearFails; "" when none.
 func (r *ABReport) Failures() string {
 	var parts []string
-	if r.Slower > 0 {
-		parts = append(parts, fmt.Sprintf("%d slower than OLD by more than %.1f%%", r.Slower, r.Threshold*100))
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
 	}
-	if r.Wrong > 0 {
-		parts = append(parts, fmt.Sprintf("%d computed a wrong result", r.Wrong))
-	}
-	if r.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed where OLD ran", r.Failed))
-	}
-	if r.Unclear > 0 && r.OnUnclear == UnclearFails {
-		parts = append(parts, fmt.Sprintf("%d undecided (--on-unclear fail)", r.Unclear))
+	add(r.Slower, fmt.Sprintf("slower than OLD by more than %.1f%%", r.Threshold*100))
+	add(r.Wrong, "computed a wrong result")
+	add(r.Failed, "failed where OLD ran")
+	if r.OnUnclear == UnclearFails {
+		add(r.Unclear, "undecided (--on-unclear fail)")
 	}
 	return strings.Join(parts, ", ")
 }

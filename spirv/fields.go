@@ -22,19 +22,16 @@ const maxFields = 1 << 12
 // a caller can tell what each word of the block is. Nil where e uses no
 // push constants; false where the layout cannot be worked out.
 func (m *Module) PushConstantFields(e *Entry, spec map[uint32]uint32) ([]Field, bool) {
-	for id, ptr := range m.vars {
-		t := m.types[ptr]
-		if t == nil || t.op != OpTypePointer || t.storage != storagePushConstant || !m.uses(e, id) {
-			continue
-		}
-		w := fieldWalker{z: m.sizer(spec)}
-		if !w.walk(t.elem, 0, matrixLayout{}, 0) {
-			return nil, false
-		}
-		slices.SortFunc(w.out, func(a, b Field) int { return cmp.Compare(a.Offset, b.Offset) })
-		return w.out, true
+	blocks := m.blocks(e, storagePushConstant) // one at most
+	if len(blocks) == 0 {
+		return nil, true
 	}
-	return nil, true
+	w := fieldWalker{z: m.sizer(spec)}
+	if !w.walk(blocks[0], 0, matrixLayout{}, 0) {
+		return nil, false
+	}
+	slices.SortFunc(w.out, func(a, b Field) int { return cmp.Compare(a.Offset, b.Offset) })
+	return w.out, true
 }
 
 // matrixLayout is how the matrices of a struct member are laid out: its

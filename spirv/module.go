@@ -338,6 +338,18 @@ func (m *Module) uses(e *Entry, id uint32) bool {
 	return slices.Contains(e.iface, id)
 }
 
+// blocks returns the types of the variables of storage class storage that
+// entry e uses.
+func (m *Module) blocks(e *Entry, storage uint32) []uint32 {
+	var out []uint32
+	for id, ptr := range m.vars {
+		if t := m.types[ptr]; t != nil && t.op == OpTypePointer && t.storage == storage && m.uses(e, id) {
+			out = append(out, t.elem)
+		}
+	}
+	return out
+}
+
 // Bindings returns the descriptors entry e uses, sorted by set and
 // binding.
 func (m *Module) Bindings(e *Entry) []Binding {
@@ -437,18 +449,15 @@ func (m *Module) WorkgroupSize(e *Entry, spec map[uint32]uint32) ([3]uint32, boo
 // uses (the end of its last member), 0 if it uses none, and false if the
 // size cannot be worked out.
 func (m *Module) PushConstantBytes(e *Entry, spec map[uint32]uint32) (int, bool) {
-	for id, ptr := range m.vars {
-		t := m.types[ptr]
-		if t == nil || t.op != OpTypePointer || t.storage != storagePushConstant || !m.uses(e, id) {
-			continue
-		}
-		n, ok := m.sizer(spec).size(t.elem, 0)
-		if !ok || n > 1<<31 {
-			return 0, false
-		}
-		return int(n), true
+	blocks := m.blocks(e, storagePushConstant) // one at most
+	if len(blocks) == 0 {
+		return 0, true
 	}
-	return 0, true
+	n, ok := m.sizer(spec).size(blocks[0], 0)
+	if !ok || n > 1<<31 {
+		return 0, false
+	}
+	return int(n), true
 }
 
 // BufferBytes returns the bytes that b, one of m's buffer Bindings, takes
@@ -475,12 +484,8 @@ func (m *Module) BufferBytes(b Binding, spec map[uint32]uint32) (uint64, bool) {
 func (m *Module) SharedMemory(e *Entry, spec map[uint32]uint32) (uint64, bool) {
 	var total uint64
 	z := m.sizer(spec)
-	for id, ptr := range m.vars {
-		t := m.types[ptr]
-		if t == nil || t.op != OpTypePointer || t.storage != storageWorkgroup || !m.uses(e, id) {
-			continue
-		}
-		s, ok := z.size(t.elem, 0)
+	for _, block := range m.blocks(e, storageWorkgroup) {
+		s, ok := z.size(block, 0)
 		if !ok {
 			return 0, false
 		}
