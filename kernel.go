@@ -211,22 +211,20 @@ func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
 	if ctx.Done() == nil { // a context that never ends: nothing to wait beside
 		return d.build(v, c)
 	}
-	type built struct {
-		p   *Pipeline
-		err error
-	}
-	done := make(chan built, 1)
+	var p *Pipeline
+	done := make(chan struct{})
 	go func() {
-		p, err := d.build(v, c)
-		done <- built{p, err}
+		defer close(done)
+		p, err = d.build(v, c)
 	}()
 	select {
-	case b := <-done:
-		return b.p, b.err
+	case <-done:
+		return p, err
 	case <-ctx.Done():
 		go func() {
-			if b := <-done; b.err == nil {
-				if err := b.p.Release(); err != nil && !errors.Is(err, hal.ErrReleased) {
+			<-done
+			if err == nil {
+				if err := p.Release(); err != nil && !errors.Is(err, hal.ErrReleased) {
 					slog.Warn("vkbench: releasing the pipeline of an abandoned Build", "kernel", k.Name, "err", err)
 				}
 			}

@@ -108,10 +108,7 @@ type builtKey struct {
 // none, a negative Budget or a Precision that is not a fraction in [0, 1),
 // are InvalidArgument.
 func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error) {
-	if err := d.Err(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := cmp.Or(d.Err(), ctx.Err()); err != nil {
 		return nil, err
 	}
 	if !validName(opts.Table) {

@@ -62,24 +62,21 @@ type Options struct {
 //
 //   - locked by another process for longer than the lock timeout:
 //     Unavailable. Reads find nothing, writes keep nothing. For 30 s after
-//     such a timeout, waits for the lock last at most 50 ms, so that a
-//     stuck process costs one timeout, not one for every question.
-//   - not writable (permissions, a read-only file system, a path under a
-//     regular file): PermissionDenied or FailedPrecondition. Reads read
-//     the file if they can.
+//     such a timeout, waits for the lock last at most 50 ms.
+//   - not writable: PermissionDenied or FailedPrecondition. Reads read the
+//     file if they can.
 //   - damaged (truncated, a bad checksum, pages bbolt cannot follow):
-//     DataLoss. Reading never changes the file: reads find nothing. The
-//     next write renames it to <path>.damaged-<time>-<pid>, says so in a
-//     warning, and starts a fresh file.
-//   - another program's: a file bbolt did not write, or a bbolt file of
-//     another program (not marked as a tune cache by a write of this
-//     package, and with tables at its root that this package does not
-//     write, which the error names): FailedPrecondition. Reads find
-//     nothing and writes keep nothing; it is never changed or moved
-//     aside. An empty bbolt file is a tune cache to start.
+//     DataLoss. Reads find nothing; the next write renames it to
+//     <path>.damaged-<time>-<pid>, says so in a warning, and starts a
+//     fresh file.
+//   - another program's: a file bbolt did not write, or a bbolt file not
+//     marked as a tune cache with tables at its root that this package
+//     does not write (the error names them): FailedPrecondition. Reads
+//     find nothing and writes keep nothing; it is never changed or moved
+//     aside.
 //   - written by a newer bbolt file format: Incompatible. Left as it is.
-//   - tables of another schema version (autotune/v2/...) are not read and
-//     never changed, Clear included: the versions live side by side.
+//   - tables of another schema version are neither read nor changed,
+//     Clear included.
 //
 // A Store is safe for concurrent use.
 type Store struct {
