@@ -205,11 +205,10 @@ func (m CooperativeMatrix) MarshalText() ([]byte, error) { return []byte(m.Strin
 // UnmarshalText reads what MarshalText writes.
 func (m *CooperativeMatrix) UnmarshalText(b []byte) error {
 	v, err := ParseCooperativeMatrix(string(b))
-	if err != nil {
-		return err
+	if err == nil {
+		*m = v
 	}
-	*m = v
-	return nil
+	return err
 }
 
 // HasCooperativeMatrix reports whether the device lists the multiply-add

@@ -22,6 +22,9 @@ type fence struct {
 	released   atomic.Bool
 }
 
+// check returns the error that ends a wait before it starts: the
+// device's, the fence's release, or the failure of a submission that
+// never ran.
 func (f *fence) check(op string) error {
 	// The loss first: a Release that timed out leaves the device lost to
 	// the fences of the work it could not wait for.
@@ -34,7 +37,7 @@ func (f *fence) check(op string) error {
 	if f.released.Load() {
 		return released(op, "fence")
 	}
-	return nil
+	return f.err
 }
 
 // Wait returns as soon as the submission's signal is seen; otherwise it
@@ -44,9 +47,6 @@ func (f *fence) Wait(ctx context.Context) error {
 	if err := f.check("Fence.Wait"); err != nil {
 		return err
 	}
-	if f.err != nil {
-		return f.err
-	}
 	return f.d.wait(ctx, "Fence.Wait", f.value)
 }
 
@@ -55,9 +55,6 @@ func (f *fence) Wait(ctx context.Context) error {
 func (f *fence) Poll() (bool, error) {
 	if err := f.check("Fence.Poll"); err != nil {
 		return true, err
-	}
-	if f.err != nil {
-		return true, f.err
 	}
 	if err := f.d.enter("Fence.Poll"); err != nil {
 		return true, err
