@@ -259,12 +259,9 @@ func (d DeviceInfo) Clone() DeviceInfo {
 // its code is the Mesa release, which it names in DriverInfo ("Mesa 22.3.6
 // (LLVM 15.0.6)"), so that is its version here.
 func (d DeviceInfo) DriverVersionString() string {
-	if d.DriverID == driverIDMesaLLVMpipe {
-		if v, ok := strings.CutPrefix(d.DriverInfo, "Mesa "); ok {
-			if f := strings.Fields(v); len(f) > 0 {
-				return f[0]
-			}
-		}
+	v, mesa := strings.CutPrefix(d.DriverInfo, "Mesa ")
+	if f := strings.Fields(v); mesa && d.DriverID == driverIDMesaLLVMpipe && len(f) > 0 {
+		return f[0]
 	}
 	return DecodeDriverVersion(d.VendorID, d.DriverID, d.DriverVersion)
 }
@@ -291,10 +288,7 @@ func DecodeDriverVersion(vendorID, driverID, v uint32) string {
 // VendorName returns a short lower-case name for a PCI vendor ID, or the ID
 // in hexadecimal.
 func VendorName(id uint32) string {
-	if name, ok := vendorNames[id]; ok {
-		return name
-	}
-	return fmt.Sprintf("%04x", id)
+	return cmp.Or(vendorNames[id], fmt.Sprintf("%04x", id))
 }
 
 var vendorNames = map[uint32]string{

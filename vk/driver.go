@@ -129,15 +129,13 @@ func (pd *physicalDevice) describe(index int) {
 		pd.maxBuffer = uint64(c.maint4.maxBufferSize)
 	}
 	mem := &c.memory
-	for i := range int(mem.memoryHeapCount) {
-		h := mem.memoryHeaps[i]
+	for _, h := range mem.memoryHeaps[:mem.memoryHeapCount] {
 		info.MemoryHeaps = append(info.MemoryHeaps, hal.MemoryHeap{
 			Size:        uint64(h.size),
 			DeviceLocal: h.flags&C.VK_MEMORY_HEAP_DEVICE_LOCAL_BIT != 0,
 		})
 	}
-	for i := range int(mem.memoryTypeCount) {
-		t := mem.memoryTypes[i]
+	for _, t := range mem.memoryTypes[:mem.memoryTypeCount] {
 		pd.types = append(pd.types, memoryType{flags: uint32(t.propertyFlags), heapSize: uint64(mem.memoryHeaps[t.heapIndex].size)})
 	}
 	pd.info = info
@@ -260,7 +258,7 @@ func (d *driver) Enumerate() ([]hal.DeviceInfo, error) {
 
 func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (hal.Device, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, status.Wrap(err, status.OK, "vk: Open")
+		return nil, ctxError("Open", err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -1,6 +1,7 @@
 package vk
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/vkbench/vkbench/hal"
@@ -73,10 +74,7 @@ var results = map[int32]struct {
 
 // resultName returns the VkResult's name, or "VkResult(n)".
 func resultName(r int32) string {
-	if e, ok := results[r]; ok {
-		return e.name
-	}
-	return "VkResult(" + strconv.Itoa(int(r)) + ")"
+	return cmp.Or(results[r].name, "VkResult("+strconv.Itoa(int(r))+")")
 }
 
 // resultError returns the status for VkResult r returned by call: nil for
@@ -88,10 +86,7 @@ func resultError(call string, r int32) error {
 	if r == vkSuccess {
 		return nil
 	}
-	code := status.Unknown
-	if e, ok := results[r]; ok {
-		code = e.code
-	}
+	code := cmp.Or(results[r].code, status.Unknown) // only VK_SUCCESS is OK
 	msg := "vk: " + call + ": " + resultName(r)
 	err := status.New(code, msg)
 	if r == vkErrorDeviceLost {
