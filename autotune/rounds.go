@@ -35,12 +35,10 @@ func MergeRounds(op kernels.Operation, entries []*Entry, opts Options) *Entry {
 	if len(entries) == 1 {
 		return entries[0]
 	}
-	last := entries[len(entries)-1]
-	e := *last
-	e.Results = nil
+	e := *entries[len(entries)-1]
+	e.Results, e.Conditions = nil, nil
 	e.Bounds = entries[0].Bounds
 	e.Bounds.Rounds = len(entries)
-	e.Conditions = nil
 	var cond telemetry.Conditions
 	for _, re := range entries {
 		if re.Conditions != nil {

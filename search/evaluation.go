@@ -31,8 +31,7 @@ func (e Evaluation) Beats(best Evaluation) bool {
 }
 
 // LogSearchOf is the log's record of the search under opts (filled) that
-// made evals: its order, its best point (Beats) and the time spent
-// measuring.
+// made evals.
 func LogSearchOf(opts Options, evals []Evaluation) LogSearch {
 	s := LogSearch{Strategy: opts.Strategy, Seed: opts.Seed, Lookahead: opts.Lookahead, MaxEvals: opts.MaxEvals, Time: time.Now().UTC()}
 	var best Evaluation

@@ -15,8 +15,7 @@ type Strategy interface {
 	// proposed before), or false when it has nothing more to propose.
 	Next() (int, bool)
 	// Tell reports point i's median time in seconds, or ok false when it
-	// failed (did not build, computed a wrong result, did not run): such a
-	// point never wins.
+	// failed: such a point never wins.
 	Tell(i int, seconds float64, ok bool)
 }
 
@@ -63,8 +62,7 @@ func NewStrategy(name string, g *Grid, seed uint64, budget int) (Strategy, error
 	return nil, status.Newf(status.InvalidArgument, "search: unknown strategy %q (want %s)", name, strings.Join(Strategies, ", "))
 }
 
-// autoStrategy is the strategy Auto stands for on a space of points
-// points.
+// autoStrategy is the strategy Auto stands for on a space of points.
 func autoStrategy(points int) string {
 	if points <= SmallSpace {
 		return Exhaustive
