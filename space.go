@@ -12,22 +12,19 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// Space is a family of kernels that differ only in parameters — tile
-// sizes, workgroup sizes, unroll factors, usually passed as
-// specialization constants — for Tuner.Search to explore when there are
-// too many to list as an Op's Candidates: every combination of the
-// Params' values that Valid accepts is a configuration, and Kernel makes
-// its kernel. A search measures only the configurations its strategy
-// proposes, each verified by the Op's Problem like a candidate.
+// Space is a family of kernels that differ only in parameters (tile
+// sizes, workgroup sizes, unroll factors), for Tuner.Search to explore
+// when there are too many to list as an Op's Candidates: every
+// combination of the Params' values that Valid accepts is a
+// configuration, and Kernel makes its kernel.
 type Space struct {
 	// Params are the parameters and the values each may take.
 	Params []Param
 	// Valid, if set, reports whether configuration c can run at size (in
 	// the Op's Dims): a configuration it refuses is never compiled.
 	Valid func(c Config, size []int) bool
-	// Kernel returns configuration c's kernel. Its Name must be unique in
-	// the space (Space.Name gives one); its WorkgroupSize and Bindings may
-	// be left for the module to give, as for a candidate.
+	// Kernel returns configuration c's kernel, whose Name must be unique
+	// in the space.
 	Kernel func(c Config) Kernel
 }
 

@@ -14,8 +14,7 @@ import (
 )
 
 // TunerOptions configure a Tuner. Table is required; the rest may be
-// left zero, to keep answers in the default cache file and measure as
-// carefully as the vkbench command does.
+// left zero.
 type TunerOptions struct {
 	// Table names the cache table the answers go in, under the device's
 	// hardware: the program's own name reads best ("tunesaxpy"), in lower
@@ -36,12 +35,10 @@ type TunerOptions struct {
 	Budget time.Duration
 	// Precision is when sampling stops: once every candidate's median is
 	// known to ±Precision (0.01: ±1%, the default if zero), or the budget
-	// is spent. It is a fraction below 1, where the command's --precision
-	// is a percent (1 for ±1%).
+	// is spent. It is a fraction, not a percent.
 	Precision float64
 	// Warmup is the GPU time spent running the candidates before any
-	// sample counts, so that a GPU that idled has clocked up: 300 ms if
-	// zero, none if negative.
+	// sample counts: 300 ms if zero, none if negative.
 	Warmup time.Duration
 	// Store is the URL of a shared store, which the machines of a fleet
 	// share above each one's cache file: redis://[user:password@]host:port/db,
