@@ -101,13 +101,11 @@ func (n binaryNode) floatArith(l, r exprValue) exprValue {
 		return floatValue(a - b)
 	case "*":
 		return floatValue(a * b)
-	case "/":
-		if b == 0 {
-			panic(&exprError{n.pos, fmt.Sprintf("division by zero in %s / %s", l, r)})
-		}
-		return floatValue(a / b)
 	}
-	panic(&exprError{n.pos, "unknown operator " + n.op})
+	if b == 0 { // "/", the parser's last float operator
+		panic(&exprError{n.pos, fmt.Sprintf("division by zero in %s / %s", l, r)})
+	}
+	return floatValue(a / b)
 }
 
 // intArith does integer arithmetic, refusing what overflows 64 bits.
@@ -132,7 +130,7 @@ func (n binaryNode) intArith(l, r exprValue) exprValue {
 		if v = a / b; n.op == "%" {
 			v = a % b
 		}
-	case "<<", ">>":
+	default: // "<<" or ">>", the parser's last integer operators
 		if b < 0 || b > 62 {
 			panic(&exprError{n.pos, fmt.Sprintf("shift by %d is outside [0, 62]", b)})
 		}
@@ -140,8 +138,6 @@ func (n binaryNode) intArith(l, r exprValue) exprValue {
 			v = a << b
 			ok = v>>b == a
 		}
-	default:
-		panic(&exprError{n.pos, "unknown operator " + n.op})
 	}
 	if !ok {
 		panic(&exprError{n.pos, fmt.Sprintf("integer overflow in %s %s %s", l, n.op, r)})
@@ -202,10 +198,7 @@ func (n callNode) eval(env exprEnv) exprValue {
 	case "div_up", "round_up", "log2":
 		return n.integer(args[0].i, args[len(args)-1].i)
 	}
-	if f, ok := floatFuncs[n.name]; ok {
-		return n.finite(f(args[0].float()))
-	}
-	panic(n.fail("unknown function"))
+	return n.finite(floatFuncs[n.name](args[0].float())) // the parser knows no other
 }
 
 // finite returns f, and fails where it is not a number (the square root
