@@ -174,7 +174,12 @@ func (d *opDecoder) decodeCandidates() error {
 			}()
 			continue
 		}
-		cand := must(d.candidate(c, obj))
+		// In the decode of a space's configurations, the fields an error
+		// names are its template's, so the error names the configuration
+		// too (spaceError): it unwinds with current set.
+		d.current = obj
+		cand := must(d.decodeCandidate(c, obj))
+		d.current = nil
 		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
 			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
 		}
@@ -185,18 +190,6 @@ func (d *opDecoder) decodeCandidates() error {
 		return errGathered
 	}
 	return nil
-}
-
-// candidate decodes candidate c, noting which it is: in the decode of a
-// space's configurations, the fields an error names are its template's,
-// so the error names the configuration too (spaceError).
-func (d *opDecoder) candidate(c int, obj *jsonObj) (kernels.Candidate, error) {
-	d.current = obj
-	cand, err := d.decodeCandidate(c, obj) // an error unwinds with current set
-	if err == nil {
-		d.current = nil
-	}
-	return cand, err
 }
 
 // spaceError annotates an error of the decode of a space's
