@@ -64,12 +64,10 @@ func Merge(files ...*File) (*File, error) {
 			probeRounds = append(probeRounds, f.Probe.RoundMedians...)
 		}
 		for _, b := range f.Benchmarks {
-			if b.Winner {
-				if w, ok := winners[question(b)]; ok && w != b.Candidate {
-					winners[question(b)] = ""
-				} else {
-					winners[question(b)] = b.Candidate
-				}
+			if w, named := winners[question(b)]; b.Winner && named && w != b.Candidate {
+				winners[question(b)] = ""
+			} else if b.Winner {
+				winners[question(b)] = b.Candidate
 			}
 			if m, ok := out.Lookup(b.Name); ok {
 				mergeBenchmark(m, b)
