@@ -76,9 +76,8 @@ func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 	})
 }
 
-// verify compares every word exactly: a copy has no rounding. The output's
-// digest, computed on the device, is compared first; only where it
-// differs is the output read back, to say which words are wrong.
+// verify compares every word exactly, a copy has no rounding: by digest
+// first (see the package doc).
 func (p *copyProblem) verify(ctx context.Context, _ int, m *kernels.Mismatches) (int64, error) {
 	same, err := p.digestMatches(ctx, p.out, p.n, func(i int64) (uint32, int64) { return p.src[i], i })
 	if same || err != nil {

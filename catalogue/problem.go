@@ -44,11 +44,8 @@ type problem struct {
 	// between Verify calls; halves the floats of halves decoded from it.
 	readback []uint32
 	halves   []float32
-	// digester and partials are what digest runs, made on its first
-	// call and kept; want is the digest the output should have, worked
-	// out on the host once (digestMatches), nil until then; noDigest is set once a digest
-	// failed on a device that still works, so that later Verifies do not
-	// build it again.
+	// digester and partials are what digest runs, made on its first call;
+	// want and noDigest are digestMatches'.
 	digester hal.Executable
 	partials hal.Buffer
 	want     *uint64
@@ -214,11 +211,8 @@ func noGeometry(op string, c kernels.Candidate) error {
 
 // Refuse returns the UNIMPLEMENTED error of a candidate that does not
 // apply at the problem's size (Candidate.Applies), which would compute a
-// wrong result there, and nil for one that does. A tuner never asks (it
-// tunes the candidates that apply); vkbench run measures every candidate,
-// and the measurement asks before it builds one's pipeline, so that a
-// candidate refused is reported unsupported at this size, neither built
-// nor run. Recording one refuses it too.
+// wrong result there, and nil for one that does (kernels.Refuser).
+// Recording one refuses it too.
 func (p *problem) Refuse(cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
@@ -390,11 +384,9 @@ func expectedDigest(n int64, word func(i int64) (v uint32, at int64)) uint64 {
 // output, have the digest the host expects, word(i) being the i-th word
 // of the expected output and its index there (worked out once, into
 // p.want): a Verify's fast path, which reads no output back. False, or an
-// error that leaves the device and ctx working (the digest could not be
-// built or run), sends the Verify to read the output back and compare
-// every word: the host's comparison is the authority, the digest only
-// spares it where nothing differs. After such an error the problem's
-// later Verifies read back without trying the digest again.
+// error that leaves the device and ctx working, sends the Verify to
+// compare every word, the authority the digest only spares; after such an
+// error (noDigest) later Verifies do not try the digest again.
 func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, word func(i int64) (uint32, int64)) (bool, error) {
 	if p.noDigest {
 		return false, nil
@@ -415,9 +407,7 @@ func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, wo
 }
 
 // digest returns the digest of buf's first n words, computed on the
-// device (shaders/digest.comp), reading back only its partial sums: what
-// a Verify compares with the expected digest before it reads a whole
-// output back, which it then does only to say what is wrong.
+// device (shaders/digest.comp), reading back only its partial sums.
 func (p *problem) digest(ctx context.Context, buf hal.Buffer, n int64) (uint64, error) {
 	if p.digester == nil {
 		exe, err := p.dev.CreateExecutable(hal.ExecutableDesc{Label: p.op + ".digest", SPIRV: shaders.MustGet("digest"), Bindings: 2, PushConstantSize: 4})

@@ -114,10 +114,8 @@ func (p *transposeProblem) grid(c kernels.Candidate) ([3]uint32, error) {
 	return [3]uint32{}, noGeometry("transpose", c)
 }
 
-// verify compares every element exactly: a transpose moves bits and
-// rounds nothing. The output's digest, computed on the device, is
-// compared first; only where it differs is the output read back, to say
-// which elements are wrong.
+// verify compares every element exactly, a transpose rounds nothing: by
+// digest first (see the package doc).
 func (p *transposeProblem) verify(ctx context.Context, _ int, m *kernels.Mismatches) (int64, error) {
 	// Output word j*m+i is src's word i*n+j.
 	same, err := p.digestMatches(ctx, p.out, p.m*p.n, func(k int64) (uint32, int64) {
