@@ -47,6 +47,10 @@ type subsetOp struct {
 
 func (s *subsetOp) Verifies() bool { return Verifies(s.Operation) }
 
+// Arithmetic is the operation's: a subset's flops run where its
+// operation's do, and its percent of peak is of that rate.
+func (s *subsetOp) Arithmetic() Arithmetic { return ArithmeticOf(s.Operation) }
+
 func (s *subsetOp) Candidates() []Candidate { return picked(s.Operation.Candidates(), s.index) }
 
 // picked returns all[j] for each j of index, in index's order.

@@ -108,3 +108,23 @@ func TestSubset(t *testing.T) {
 		t.Errorf("the whole operation as a subset: %v, %v; want the operation itself", whole, err)
 	}
 }
+
+// TestSubsetKeepsArithmetic checks that a subset's flops run on what its
+// operation's do: gemm-f16's candidates picked by --candidates are still
+// measured against the matrix units' peak, not the vector units'.
+func TestSubsetKeepsArithmetic(t *testing.T) {
+	for _, name := range []string{"gemm-f16", "peak-coopmat-s8", "copy"} {
+		op, err := catalogue.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := op.Candidates()[0].Name
+		sub, err := kernels.Subset(op, func(c kernels.Candidate) bool { return c.Name == first })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := kernels.ArithmeticOf(sub), kernels.ArithmeticOf(op); got != want {
+			t.Errorf("%s: a subset's arithmetic is %v, want %v (its operation's)", name, got, want)
+		}
+	}
+}
