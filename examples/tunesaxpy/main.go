@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	_ "embed"
 	"errors"
@@ -145,21 +146,10 @@ func main() {
 	}
 }
 
-// printer writes to w until a write fails, and keeps that error.
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) printf(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
-	}
-}
-
 // run is the program: main with its arguments and output.
 func run(ctx context.Context, args []string, w io.Writer) (err error) {
-	out := &printer{w: w}
+	out := bufio.NewWriter(w)
+	defer func() { err = errors.Join(err, out.Flush()) }()
 	fs := flag.NewFlagSet("tunesaxpy", flag.ContinueOnError)
 	n := fs.Int("n", 1<<20+3, "number of elements")
 	a := fs.Float64("a", 2, "the factor a")
@@ -177,7 +167,7 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, dev.Close()) }()
-	out.printf("device: %s (%s)\n", dev.Info().Name, dev.Info().Type)
+	fmt.Fprintf(out, "device: %s (%s)\n", dev.Info().Name, dev.Info().Type)
 
 	tuner, err := dev.NewTuner(ctx, vkbench.TunerOptions{CachePath: *cache, Table: "tunesaxpy", Budget: *budget})
 	if err != nil {
@@ -196,16 +186,16 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 	if _, err := tuner.Fastest(ctx, saxpy, *n); err != nil {
 		return err
 	}
-	out.printf("fastest for N=%d: %s (first answer in %v, the next in %v)\n", *n, p.Kernel().Name, first.Round(time.Millisecond), time.Since(start))
+	fmt.Fprintf(out, "fastest for N=%d: %s (first answer in %v, the next in %v)\n", *n, p.Kernel().Name, first.Round(time.Millisecond), time.Since(start))
 	if e, err := tuner.Result(saxpy, *n); err == nil && e != nil {
 		for _, r := range e.Candidates {
 			if r.Median > 0 {
 				// One run moves x, y and z: 12 bytes an element of the
 				// size measured (the key's, *n rounded up).
 				gbps := 12 * float64(e.Size[0]) / r.Median.Seconds() / 1e9
-				out.printf("  %-17s %-8s %8.1f µs  %6.1f GB/s\n", r.Name, r.Outcome, float64(r.Median.Nanoseconds())/1e3, gbps)
+				fmt.Fprintf(out, "  %-17s %-8s %8.1f µs  %6.1f GB/s\n", r.Name, r.Outcome, float64(r.Median.Nanoseconds())/1e3, gbps)
 			} else {
-				out.printf("  %-17s %-8s %s\n", r.Name, r.Outcome, r.Error)
+				fmt.Fprintf(out, "  %-17s %-8s %s\n", r.Name, r.Outcome, r.Error)
 			}
 		}
 	}
@@ -235,6 +225,6 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 	if err := check(z, float32(*a), x, y); err != nil {
 		return fmt.Errorf("%s computed a wrong result: %w", p.Kernel().Name, err)
 	}
-	out.printf("ok: %d elements of z = %g·x + y match the CPU\n", *n, *a)
-	return out.err
+	fmt.Fprintf(out, "ok: %d elements of z = %g·x + y match the CPU\n", *n, *a)
+	return nil
 }
