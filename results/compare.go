@@ -598,15 +598,13 @@ func median(values []float64) float64 { return stats.Summarize(values, 1).Median
 // apart (a difference the kernels may not have made).
 func conditionsNote(baseName, newName string, b, n Benchmark) string {
 	var notes []string
-	for _, side := range []struct {
-		name string
-		b    Benchmark
-	}{{baseName, b}, {newName, n}} {
-		if slices.Contains(side.b.Flags, telemetry.FlagThrottled) {
-			notes = append(notes, side.name+" measured while the GPU throttled")
+	names := [2]string{baseName, newName}
+	for i, m := range [2]Benchmark{b, n} {
+		if slices.Contains(m.Flags, telemetry.FlagThrottled) {
+			notes = append(notes, names[i]+" measured while the GPU throttled")
 		}
-		if slices.Contains(side.b.Flags, telemetry.FlagClocksMoved) {
-			notes = append(notes, side.name+"'s clocks moved")
+		if slices.Contains(m.Flags, telemetry.FlagClocksMoved) {
+			notes = append(notes, names[i]+"'s clocks moved")
 		}
 	}
 	if bc, nc := b.Conditions, n.Conditions; bc != nil && nc != nil && telemetry.ClocksApart(bc.SMClockMHz.Max, nc.SMClockMHz.Max) {

@@ -124,11 +124,10 @@ func (c Code) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 // UnmarshalText decodes what MarshalText wrote, as ParseCode does.
 func (c *Code) UnmarshalText(text []byte) error {
 	parsed, err := ParseCode(string(text))
-	if err != nil {
-		return err
+	if err == nil {
+		*c = parsed
 	}
-	*c = parsed
-	return nil
+	return err
 }
 
 // ParseCode returns the code that String names: a known name such as
