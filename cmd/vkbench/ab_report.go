@@ -49,7 +49,7 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 	wrap(&b, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",
 		fmt.Sprintf("%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired", r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired))
 	for _, u := range r.Undecided() {
-		wrap(&b, "", fmt.Sprintf("undecided (--on-unclear %s): %s", r.OnUnclear, u))
+		wrap(&b, "", fmt.Sprintf("unclear (--on-unclear %s): %s", r.OnUnclear, u))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -338,8 +338,8 @@ func TestABUnclear(t *testing.T) {
 		annotation string // "" for none
 		stderr     string
 	}{
-		{"warn", exitOK, "::warning title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: warning: ab: undecided: chain/f32/2048/wg64: too few rounds for a 95% bound (7 or more) after 2 rounds"},
-		{"fail", exitRegression, "::error title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: ab: undecided: chain/f32/2048/wg256: too few rounds for a 95% bound (7 or more) after 2 rounds"},
+		{"warn", exitOK, "::warning title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: warning: ab: unclear: chain/f32/2048/wg64: too few rounds for a 95% bound (7 or more) after 2 rounds"},
+		{"fail", exitRegression, "::error title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: ab: unclear: chain/f32/2048/wg256: too few rounds for a 95% bound (7 or more) after 2 rounds"},
 		{"pass", exitOK, "", ""},
 	} {
 		t.Run(c.choice, func(t *testing.T) {
@@ -508,7 +508,7 @@ func TestABUndecidedWrapped(t *testing.T) {
 		}
 		warning = append(warning, line)
 	}
-	want := "vkbench: warning: ab: undecided: " + r.Undecided()[0]
+	want := "vkbench: warning: ab: unclear: " + r.Undecided()[0]
 	if got := strings.Join(strings.Fields(strings.Join(warning, " ")), " "); len(warning) < 2 || got != want {
 		t.Errorf("the warning in %d lines reads %q; want %q wrapped", len(warning), got, want)
 	}

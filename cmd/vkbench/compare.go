@@ -84,22 +84,22 @@ seeds, not in their modes or objectives; one run given twice on a side (a
 path repeated, a copy) is refused.
 
 A benchmark judged the same whose rounds were too scattered for a
---threshold slowdown to show is undecided: what it does is --on-unclear's,
-as for vkbench ab: pass, warn (the default: a warning on stderr naming it
-and how large a change could have shown, and under GitHub Actions an
-annotation) or fail (exit 1, saying the same). Under GitHub Actions
+--threshold slowdown to show is unclear (as ab says of such a pair): what
+it does is --on-unclear's: pass, warn (the default: a warning on stderr
+naming it and how large a change could have shown, and under GitHub
+Actions an annotation) or fail (exit 1, saying the same). Under GitHub Actions
 (GITHUB_ACTIONS=true) each benchmark that fails the gate is an ::error
 annotation, on standard output when the report goes to -o, else on
 stderr.
 
 With --format json the report follows results/schema/compare-v1.json
-(schema vkbench.compare/v1). In JUnit, an undecided benchmark is skipped,
+(schema vkbench.compare/v1). In JUnit, an unclear benchmark is skipped,
 saying how large a change could have shown (a failure with --on-unclear
 fail), and so is one with too few rounds to judge, saying so.
 
-Exit status: 0 when nothing regressed (an undecided benchmark with
+Exit status: 0 when nothing regressed (an unclear benchmark with
 --on-unclear pass or warn), 1 when something did, or a benchmark is
-undecided with --on-unclear fail, 2 for bad input,
+unclear with --on-unclear fail, 2 for bad input,
 including files with too few rounds to judge (it says how many are needed)
 and files with no benchmark measured in both (it says what each holds), 4
 the output could not be written (with -o, the report is written on exit 1
@@ -264,7 +264,9 @@ func compareTable(rep results.Report) gateTable {
 		case r.Undecided(rep.Options.Threshold):
 			// Not shown slower, but a slowdown past the threshold could
 			// not have shown: CI must not see a plain pass.
-			g.unclear = withNote(fmt.Sprintf("undecided: %s; a %.1f%% regression may have passed", detectableText(r.Detectable), threshold), report.OneLine(r.Note, 300))
+			// Its verdict is ab's word for what a gate could not decide.
+			g.verdict = string(results.Unclear)
+			g.unclear = withNote(fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", results.Unclear, detectableText(r.Detectable), threshold), report.OneLine(r.Note, 300))
 			g.undecided = fmt.Sprintf("a slowdown of %.1f%% could not be ruled out: %s (%s rounds)", threshold, detectableText(r.Detectable), rounds)
 		}
 		t.rows = append(t.rows, g)

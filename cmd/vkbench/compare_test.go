@@ -88,6 +88,10 @@ func TestCompareRegression(t *testing.T) {
 func TestCompareNoise(t *testing.T) {
 	r := mustRun(t, exitOK, "compare", compareData("noisy-base.json"), compareData("noisy-new.json"))
 	golden(t, "compare-noisy-table", r.stdout)
+	// Undecided, it reads as ab's: unclear, not "~" (no change).
+	if !strings.Contains(r.stdout, "  5+5     unclear\n") {
+		t.Errorf("the undecided row does not say unclear:\n%s", r.stdout)
+	}
 	rep := compareJSON(t, "noisy-base.json", "noisy-new.json")
 	vec4 := row(t, rep, "copy/u32/4096/vec4")
 	if vec4.Verdict != results.Same || vec4.P < 0.05 || math.Abs(vec4.Delta-0.10) > 0.001 {
@@ -371,7 +375,7 @@ func TestCompareOnUnclear(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "true")
 	noisy := []string{compareData("noisy-base.json"), compareData("noisy-new.json")}
 	title := "title=vkbench compare%3A copy/u32/4096/vec4::"
-	undecided := "compare: undecided: copy/u32/4096/vec4: a slowdown of 5.0% could not be ruled out: with these rounds' spread only a change of about 61.9% or more could show (5+5 rounds)"
+	undecided := "compare: unclear: copy/u32/4096/vec4: a slowdown of 5.0% could not be ruled out: with these rounds' spread only a change of about 61.9% or more could show (5+5 rounds)"
 	for _, c := range []struct {
 		choice, stderr, annotation string
 		code, failures, skipped    int
@@ -397,7 +401,7 @@ func TestCompareOnUnclear(t *testing.T) {
 			if err := xml.Unmarshal(data, &suite); err != nil {
 				t.Fatal(err)
 			}
-			if suite.Failures != c.failures || suite.Skipped != c.skipped || !strings.Contains(string(data), `message="undecided: with these rounds&#39; spread only a change of about 61.9% or more could show; a 5.0% regression may have passed"`) {
+			if suite.Failures != c.failures || suite.Skipped != c.skipped || !strings.Contains(string(data), `message="unclear: with these rounds&#39; spread only a change of about 61.9% or more could show; a 5.0% regression may have passed"`) {
 				t.Errorf("JUnit: %d failures, %d skipped; want %d, %d, saying what may have passed\n%s", suite.Failures, suite.Skipped, c.failures, c.skipped, data)
 			}
 		})

@@ -192,9 +192,9 @@ func warnUnclear(cmd *cobra.Command, command, onUnclear string, t gateTable) {
 		switch {
 		case r.unclear == "":
 		case onUnclear == results.UnclearWarns:
-			wrap(&b, "", "vkbench: warning: "+command+": undecided: "+r.name+": "+r.undecided)
+			wrap(&b, "", "vkbench: warning: "+command+": unclear: "+r.name+": "+r.undecided)
 		case onUnclear == results.UnclearFails:
-			wrap(&b, "", "vkbench: "+command+": undecided: "+r.name+": "+r.undecided)
+			wrap(&b, "", "vkbench: "+command+": unclear: "+r.name+": "+r.undecided)
 		}
 	}
 	fmt.Fprint(stderr, b.String())
