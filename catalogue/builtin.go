@@ -29,10 +29,8 @@ var builtins = []kernels.Operation{
 	newCoopmatPeak(peakCoopmatBF16),
 }
 
-// Builtin returns the built-in operations: copy, triad, reduce, transpose,
-// gemm, gemm-f16, gemm-bf16, peak-fma-f32, peak-fma-f16, peak-mad-i32,
-// peak-coopmat-f16, peak-coopmat-f16acc, peak-coopmat-s8 and
-// peak-coopmat-bf16, in that order.
+// Builtin returns the built-in operations, in the order of the package
+// doc's list.
 func Builtin() []kernels.Operation {
 	return append([]kernels.Operation(nil), builtins...)
 }

@@ -136,7 +136,7 @@ type coopmatPeakProblem struct {
 	fragElems          int64 // FM·FN: Y's slot per warp
 }
 
-// coopmatSlot is the elements of binding 0 each fragment of A, B and -B
+// slot is the elements of binding 0 each fragment of A, B and -B
 // takes (row-major, at its start): 256 for the fp16 and bfloat16 kernels,
 // 1024 bytes for int8.
 func (k *coopmatPeakOp) slot() int64 {
