@@ -152,7 +152,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	bar.finish()
 	if err == nil {
 		gate.report(rep)
-		err = writeAB(sess.out, f.format, rep)
+		err = writeAB(sess.out, f.format, rep, terminalWidth(sess.out))
 	}
 	if err := sess.close(cmd, err); err != nil {
 		return err

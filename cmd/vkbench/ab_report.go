@@ -29,7 +29,7 @@ func addPair(r *results.ABReport, p abPair, e *autotune.Entry, spent time.Durati
 	}
 }
 
-func writeAB(w io.Writer, format string, r *results.ABReport) error {
+func writeAB(w io.Writer, format string, r *results.ABReport, width tableWidth) error {
 	switch format {
 	case "json":
 		return writeJSON(w, r)
@@ -37,19 +37,20 @@ func writeAB(w io.Writer, format string, r *results.ABReport) error {
 		return writeABJUnit(w, r)
 	}
 	var b strings.Builder
-	wrap(&b, "", fmt.Sprintf("old %s, new %s", r.Old, r.New))
-	b.WriteString(report.OneLine(fmt.Sprintf("device %d: %s (%s), %s mode", r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode), columns) + "\n")
+	lines := width.lineWidth()
+	wrapAt(&b, lines, "", fmt.Sprintf("old %s, new %s", r.Old, r.New))
+	b.WriteString(report.OneLine(fmt.Sprintf("device %d: %s (%s), %s mode", r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode), lines) + "\n")
 	limit := fmt.Sprintf("none started after %s", time.Duration(r.MaxTime*float64(time.Second)))
 	if r.MaxTime == 0 {
 		limit = "no more: --max-time 0"
 	}
 	fmt.Fprintf(&b, "%s in %.1f s (at least %d; %s)\n\n", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, limit)
-	abTable(r).write(&b)
+	abTable(r).write(&b, width)
 	b.WriteByte('\n')
-	wrap(&b, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",
+	wrapAt(&b, lines, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",
 		fmt.Sprintf("%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired", r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired))
 	for _, u := range r.Undecided() {
-		wrap(&b, "", fmt.Sprintf("unclear (--on-unclear %s): %s", r.OnUnclear, u))
+		wrapAt(&b, lines, "", fmt.Sprintf("unclear (--on-unclear %s): %s", r.OnUnclear, u))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -128,7 +128,7 @@ func TestABSlower(t *testing.T) {
 	}
 	// The same report as --format junit writes it.
 	var buf bytes.Buffer
-	if err := writeAB(&buf, "junit", &rep); err != nil {
+	if err := writeAB(&buf, "junit", &rep, 0); err != nil {
 		t.Fatal(err)
 	}
 	data = buf.Bytes()
@@ -419,7 +419,7 @@ func TestABTable(t *testing.T) {
 			want = append(want, rep.Rows[i].Name)
 		}
 		var b bytes.Buffer
-		if err := writeAB(&b, "table", rep); err != nil {
+		if err := writeAB(&b, "table", rep, 0); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -441,14 +441,14 @@ func TestABTable(t *testing.T) {
 	for maxTime, want := range map[float64]string{60: "none started after 1m0s)", 0: "no more: --max-time 0)"} {
 		rep.MaxTime = maxTime
 		var b bytes.Buffer
-		if err := writeAB(&b, "table", rep); err != nil || !strings.Contains(b.String(), want) {
+		if err := writeAB(&b, "table", rep, 0); err != nil || !strings.Contains(b.String(), want) {
 			t.Errorf("with a max time of %g s, the header does not say %q (%v):\n%s", maxTime, want, err, b.String())
 		}
 	}
 	// A case says its row's figures; a pair without them, dashes.
 	rep.AddUnpaired(long+"wg128", "chain", "wg128", results.OnlyOld)
 	var b bytes.Buffer
-	if err := writeAB(&b, "junit", rep); err != nil {
+	if err := writeAB(&b, "junit", rep, 0); err != nil {
 		t.Fatal(err)
 	}
 	var suite junitReport

@@ -71,7 +71,7 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, arg
 	if f.format == "json" {
 		err = writeJSON(s.out, allDevicesJSON(all, took))
 	} else {
-		err = writeAllDevices(s.out, all, took)
+		err = writeAllDevices(s.out, all, took, terminalWidth(s.out))
 	}
 	if err != nil {
 		return err
@@ -182,8 +182,8 @@ func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
 // under its name; the device that answered (it tuned, or read the cache)
 // and the one that measured the answer, by its index and its UUID
 // shortened as git shortens hashes; under the table, each job retried
-// and each error, whole.
-func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) error {
+// and each error, whole; in lines of width.
+func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration, width tableWidth) error {
 	hardware, byHardware := groupBy(all, func(r autotune.JobResult) string { return r.Table.Hardware })
 	var uuids []string
 	for _, r := range all {
@@ -194,8 +194,8 @@ func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) 
 	short := uniquePrefix(uuids)
 	var b strings.Builder
 	for _, hw := range hardware {
-		wrap(&b, "", hw)
-		g := grid{indent: "  ", elastic: 2}
+		wrapAt(&b, width.lineWidth(), "", hw)
+		g := width.grid("  ", 2)
 		g.add("operation", "size", "winner", "median", "device", "measured by", "took")
 		var notes []string
 		for _, r := range byHardware[hw] {
@@ -221,7 +221,7 @@ func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration) 
 			g.add(r.Job.Op.Name(), r.Job.Size.String(), winner, med, by, measured, r.Took.Round(time.Millisecond).String())
 		}
 		g.write(&b)
-		wrap(&b, "  ", notes...)
+		wrapAt(&b, width.lineWidth(), "  ", notes...)
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "%d jobs on every device at once in %v\n", len(all), took.Round(time.Millisecond))

@@ -18,8 +18,9 @@ import (
 )
 
 // TestAllDevicesTable: tune --all-devices' table goes through the
-// command's table writer, so every line fits 100 columns however long
-// the hardware, the devices' names and the kernels' names; a table per
+// command's table writer, so on a terminal of 100 columns every line
+// fits however long the hardware, the devices' names and the kernels'
+// names; a table per
 // hardware, under its name; the device that measured an answer by its
 // index and its UUID shortened to the fewest digits (7 at least) that
 // tell the table's UUIDs apart; an error whole, under its table.
@@ -48,7 +49,7 @@ func TestAllDevicesTable(t *testing.T) {
 		{Job: job, Table: store.Table{Hardware: h100}, Tuner: -1, Err: errors.New(lost)},
 	}
 	var b bytes.Buffer
-	if err := writeAllDevices(&b, all, 5*time.Second); err != nil {
+	if err := writeAllDevices(&b, all, 5*time.Second, columns); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -149,7 +149,7 @@ func newCompareCmd() *cobra.Command {
 			rep, err := compareFiles(basePaths, newPaths, opts)
 			rep.OnUnclear = onUnclear
 			if err == nil {
-				err = writeCompare(out, format, rep)
+				err = writeCompare(out, format, rep, terminalWidth(out))
 			}
 			if err := out.finish(err); err != nil {
 				return err
@@ -227,8 +227,8 @@ func unmatched(rep results.Report) string {
 // writeCompare writes rep in format: JSON; JUnit, a case per benchmark
 // (gateTable.cases says which fail and which are skipped), with the notes
 // as the suite's output; or a table, a row per benchmark, then the
-// summary and the notes that say how far to trust it.
-func writeCompare(w io.Writer, format string, rep results.Report) error {
+// summary and the notes that say how far to trust it, in lines of width.
+func writeCompare(w io.Writer, format string, rep results.Report, width tableWidth) error {
 	switch format {
 	case "json":
 		return writeJSON(w, rep)
@@ -236,9 +236,9 @@ func writeCompare(w io.Writer, format string, rep results.Report) error {
 		return writeJUnit(w, "compare", 0, compareNotes(rep), compareTable(rep).cases(rep.OnUnclear))
 	}
 	var b strings.Builder
-	compareTable(rep).write(&b)
+	compareTable(rep).write(&b, width)
 	b.WriteByte('\n')
-	wrap(&b, "", strings.Split(compareNotes(rep), "\n")...)
+	wrapAt(&b, width.lineWidth(), "", strings.Split(compareNotes(rep), "\n")...)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -69,11 +69,13 @@ func (t gateTable) text(i int) string {
 // write writes the rows a line each, under the titles, grouped under
 // their names up to the last slash (the operation, type and size: a name
 // is its heading and its row together). A row holds the rest of its name
-// whole (one too long widens the table, as benchstat's do, rather than be
-// cut), its figures, and its verdict with a mark [n] for its note; the
-// notes follow the table, numbered, each once.
-func (t gateTable) write(b *strings.Builder) {
-	g := grid{whole: true}
+// (whole in a file or a pipe, one too long widening the table, as
+// benchstat's do; on a terminal cut at its start where width asks it),
+// its figures, and its verdict, never cut, with a mark [n] for its note;
+// the notes follow the table, numbered, each once.
+func (t gateTable) write(b *strings.Builder, width tableWidth) {
+	g := width.grid("", 0)
+	g.whole = true
 	g.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
 	var notes []string
 	dirs, byDir := groupBy(t.rows, func(r gateRow) string {
@@ -101,7 +103,7 @@ func (t gateTable) write(b *strings.Builder) {
 	}
 	g.write(b)
 	for i, note := range notes {
-		wrap(b, "", fmt.Sprintf("[%d] %s", i+1, note))
+		wrapAt(b, width.lineWidth(), "", fmt.Sprintf("[%d] %s", i+1, note))
 	}
 }
 

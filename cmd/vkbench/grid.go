@@ -13,6 +13,25 @@ import (
 // columns shows each line whole.
 const columns = 100
 
+// tableWidth is how wide a table may be, whatever command writes it:
+// where it goes to a terminal, that terminal's width (terminalWidth),
+// which its lines fit, a name cut at its start where it must be; 0 where
+// it goes to a file or a pipe, where no name is cut and what is said in
+// words is wrapped at columns.
+type tableWidth int
+
+// lineWidth is how wide the lines are, but for names.
+func (w tableWidth) lineWidth() int { return cmp.Or(int(w), columns) }
+
+// grid is a table of this width whose elastic column (a name) is cut
+// where a terminal's width asks it, and never in a file or a pipe.
+func (w tableWidth) grid(indent string, elastic int) grid {
+	if w == 0 {
+		elastic = -1
+	}
+	return grid{indent: indent, elastic: elastic, width: int(w)}
+}
+
 // minLast is as narrow as a grid's last column gets before its elastic
 // one is shortened.
 const minLast = 16
@@ -23,9 +42,9 @@ const minLast = 16
 // start replaced by an ellipsis (the end of a kernel's name tells it from
 // its neighbours, which share their start), then the last column (notes)
 // is folded onto lines of its own below, its words whole; unless whole:
-// then no cell is cut or folded, and a row too wide is one line too wide
-// (a gate's benchmark names must read whole). A row of one cell is a
-// heading: it sets no column's width.
+// then the last column (a gate's verdict) is never folded, and the
+// elastic one gives way for all of it. A row of one cell is a heading:
+// it sets no column's width.
 type grid struct {
 	indent  string
 	elastic int
@@ -55,7 +74,11 @@ func (g *grid) write(b *strings.Builder) {
 	}
 	// The last column is folded rather than the elastic one shortened,
 	// as long as a few of its words fit a line.
-	total := len(g.indent) + 2*(n-1) + min(widths[n-1], minLast)
+	lastWidth := widths[n-1]
+	if !g.whole {
+		lastWidth = min(lastWidth, minLast)
+	}
+	total := len(g.indent) + 2*(n-1) + lastWidth
 	for _, w := range widths[:n-1] {
 		total += w
 	}
@@ -64,7 +87,7 @@ func (g *grid) write(b *strings.Builder) {
 		// No column gives way: the notes keep a few words a line.
 		columns = max(columns, total)
 	}
-	if over := total - columns; over > 0 && g.elastic >= 0 && g.elastic < n-1 && !g.whole {
+	if over := total - columns; over > 0 && g.elastic >= 0 && g.elastic < n-1 {
 		widths[g.elastic] = max(widths[g.elastic]-over, min(widths[g.elastic], 16))
 	}
 	for _, r := range g.rows {
@@ -112,13 +135,15 @@ func groupBy[T any](xs []T, key func(T) string) ([]string, map[string][]T) {
 // endCut is s in at most n columns, its start replaced by an ellipsis:
 // the names of a table's kernels share their start
 // (regblock-128x128x16-8x8-p2, regblock-128x128x16-8x8-p2-swz), and
-// their ends tell them apart.
+// their ends tell them apart. Its leading spaces (a name's indent under
+// its heading) stay.
 func endCut(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
-	return "…" + string(r[len(r)-(n-1):])
+	indent := len(s) - len(strings.TrimLeft(s, " "))
+	return s[:indent] + "…" + string(r[len(r)-(n-1-indent):])
 }
 
 // wrap writes each of texts that is not blank on lines of at most

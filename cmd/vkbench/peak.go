@@ -127,7 +127,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 		}
 		return sess.close(cmd, writeJSON(sess.out, rec))
 	}
-	return sess.close(cmd, writePeakTable(sess.out, info, rows, said, sess.conditions))
+	return sess.close(cmd, writePeakTable(sess.out, info, rows, said, sess.conditions, terminalWidth(sess.out)))
 }
 
 // noisyPeak says, where the peak's intervals are wider than precision,
@@ -248,11 +248,12 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 // writePeakTable writes the peaks of the device info as a table, a row
 // per measure, each reason a measure was not measured once under it with
 // the measures it stopped, what noisyPeak and slowerPeak said, and the
-// conditions they were measured in.
-func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, said []string, conditions string) error {
+// conditions they were measured in, in lines of width.
+func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, said []string, conditions string, width tableWidth) error {
 	var b strings.Builder
-	wrap(&b, "", fmt.Sprintf("peak of device %d: %s (%s)", info.Index, info.Name, info.Hardware()))
-	g := grid{indent: "  ", elastic: 1}
+	lines := width.lineWidth()
+	wrapAt(&b, lines, "", fmt.Sprintf("peak of device %d: %s (%s)", info.Index, info.Name, info.Hardware()))
+	g := width.grid("  ", 1)
 	g.add("measure", "best candidate", "rate", "", "±95% CI")
 	var why reasons
 	for _, r := range rows {
@@ -264,9 +265,9 @@ func writePeakTable(w io.Writer, info hal.DeviceInfo, rows []peakRow, said []str
 		g.add(r.what, r.cand, report.Rate("%.1f", r.rate), r.unit, strings.TrimSpace(halfWidthText(r.halfWidth)+"  "+r.note))
 	}
 	g.write(&b)
-	why.write(&b, columns, "  ")
-	wrap(&b, "", said...)
-	wrap(&b, "", "conditions: "+conditions)
+	why.write(&b, lines, "  ")
+	wrapAt(&b, lines, "", said...)
+	wrapAt(&b, lines, "", "conditions: "+conditions)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -112,13 +112,13 @@ func terminal(w io.Writer) *os.File {
 // terminalWidth is the width of the terminal w writes to (terminal),
 // columns where the terminal does not say, and 0 where w writes to no
 // terminal.
-func terminalWidth(w io.Writer) int {
+func terminalWidth(w io.Writer) tableWidth {
 	t := terminal(w)
 	if t == nil {
 		return 0
 	}
 	if n, _, err := term.GetSize(int(t.Fd())); err == nil && n > 0 {
-		return n
+		return tableWidth(n)
 	}
 	return columns
 }

@@ -291,7 +291,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	// work: it is written, -o's file too, and the status is still 3.
 	var werr error
 	if cmd.Context().Err() == nil && (runErr == nil || len(file.Benchmarks) > 0) {
-		werr = writeResults(s.out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd), width: terminalWidth(s.out)})
+		werr = writeResults(s.out, f.format, file, tableOptions{precision: opts.TargetHalfWidth, verbose: verbose(cmd), tableWidth: terminalWidth(s.out)})
 	}
 	if runErr != nil && cmd.Context().Err() == nil && deviceLost(s.dev, runErr) {
 		if errors.Is(runErr, status.DeadlineExceeded) {

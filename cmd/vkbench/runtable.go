@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -23,23 +22,7 @@ type tableOptions struct {
 	// verbose lists every candidate: those dropped early, those the
 	// device cannot run, and each one's conditions.
 	verbose bool
-	// width is the terminal's, where the table goes to one: its lines
-	// fit it, a name cut where it must be. 0 where the table goes to a
-	// file or a pipe: no name is cut, and what is said in words is
-	// wrapped at columns.
-	width int
-}
-
-// lineWidth is how wide o's lines are, but for names.
-func (o tableOptions) lineWidth() int { return cmp.Or(o.width, columns) }
-
-// grid is a table of o's width whose elastic column is cut where a
-// terminal's width asks it, and never in a file or a pipe.
-func (o tableOptions) grid(elastic int) grid {
-	if o.width == 0 {
-		elastic = -1
-	}
-	return grid{indent: "  ", elastic: elastic, width: o.width}
+	tableWidth
 }
 
 // writeTable writes file for a person: per operation, its candidates
@@ -175,7 +158,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	unit, prefix, factor := g.unit()
 	peak := anyPeak(g.benches)
 	energy := slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return b.EnergyJ > 0 })
-	t := o.grid(1)
+	t := o.grid("  ", 1)
 	head := []string{"", "candidate", "median", "±95% CI", "min", prefix + string(unit)}
 	if peak {
 		head = append(head, "% peak")
@@ -300,7 +283,7 @@ func notesOf(b *results.Benchmark, unsettled bool) string {
 // or "tie" where their intervals overlap.
 func writeWinners(b *strings.Builder, groups []*opGroup, o tableOptions, seen *legend) {
 	peak := slices.ContainsFunc(groups, func(g *opGroup) bool { return anyPeak(g.benches) })
-	t := o.grid(2)
+	t := o.grid("  ", 2)
 	head := []string{"operation", "size", "winner", "median", "rate"}
 	if peak {
 		head = append(head, "% peak")

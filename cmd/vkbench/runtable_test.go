@@ -6,10 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/catalogue"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
@@ -30,7 +33,7 @@ func TestRunTableLayout(t *testing.T) {
 	}
 	for _, verbose := range []bool{false, true} {
 		var b bytes.Buffer
-		if err := writeResults(&b, "table", file, tableOptions{precision: 0.01, verbose: verbose, width: columns}); err != nil {
+		if err := writeResults(&b, "table", file, tableOptions{precision: 0.01, verbose: verbose, tableWidth: columns}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -112,7 +115,7 @@ func TestRunTableNames(t *testing.T) {
 	}
 	for _, width := range []int{0, 80, 200} {
 		var buf bytes.Buffer
-		if err := writeTable(&buf, file, tableOptions{precision: 0.01, verbose: true, width: width}); err != nil {
+		if err := writeTable(&buf, file, tableOptions{precision: 0.01, verbose: true, tableWidth: tableWidth(width)}); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -254,7 +257,7 @@ func TestRunTableFlagsWhole(t *testing.T) {
 			}
 		}
 		var buf bytes.Buffer
-		if err := writeTable(&buf, file, tableOptions{verbose: verbose, width: columns}); err != nil {
+		if err := writeTable(&buf, file, tableOptions{verbose: verbose, tableWidth: columns}); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -344,6 +347,55 @@ func TestRunTableRoundsPooled(t *testing.T) {
 		}
 		if !strings.HasSuffix(head, want) {
 			t.Errorf("with %s's rounds fewer: %v: the first line is %q; want it to end %q", last, fewer, head, want)
+		}
+	}
+}
+
+// TestTableNamesEveryCommand: compare's, peak's and tune --all-devices'
+// tables follow run's rule (TestRunTableNames): in a file or a pipe a
+// name longer than 100 columns comes whole; on a terminal of 80 columns
+// every line fits, the name cut at its start. (They cut at 100 columns
+// whatever the output, peak's and tune's names in their middle, and
+// compare's not at all on a terminal.)
+func TestTableNamesEveryCommand(t *testing.T) {
+	name := strings.Repeat("regblock-bm128-", 6) + "exact1"
+	rep, err := compareFiles([]string{compareData("base.json")}, []string{compareData("slower.json")}, results.DefaultCompareOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Rows[0].Name = "copy/u32/4096/" + name
+	gemm, err := catalogue.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := autotune.JobResult{Job: autotune.Job{Op: gemm, Size: kernels.SizeOf(64, 64, 64)}, Table: store.Table{Hardware: "hw"},
+		Entry: &autotune.Entry{Fastest: 0, FastestName: name, Device: "0:GPU:0123456789",
+			Results: []results.Result{{Name: name, Measurement: results.Measurement{Outcome: results.Measured, Stats: &stats.Stats{Median: 1e-3}}}}}}
+	writers := map[string]func(*bytes.Buffer, tableWidth) error{
+		"compare": func(b *bytes.Buffer, w tableWidth) error { return writeCompare(b, "table", rep, w) },
+		"peak": func(b *bytes.Buffer, w tableWidth) error {
+			return writePeakTable(b, hal.DeviceInfo{Name: "GPU"}, []peakRow{{what: "copy", cand: name, rate: 100, unit: "GB/s"}}, nil, "idle", w)
+		},
+		"tune --all-devices": func(b *bytes.Buffer, w tableWidth) error {
+			return writeAllDevices(b, []autotune.JobResult{job}, time.Second, w)
+		},
+	}
+	for command, write := range writers {
+		for _, width := range []tableWidth{0, 80} {
+			var b bytes.Buffer
+			if err := write(&b, width); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			cut := regexp.MustCompile(` …\S*` + regexp.QuoteMeta(name[len(name)-12:]) + ` `)
+			if whole := strings.Contains(out, name+" "); width == 0 && !whole || width > 0 && (whole || !cut.MatchString(out)) {
+				t.Errorf("%s, width %d: the name is not there whole (or at 80, cut at its start):\n%s", command, width, out)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if n := utf8.RuneCountInString(line); width > 0 && n > int(width) {
+					t.Errorf("%s, width %d: a line of %d columns: %q", command, width, n, line)
+				}
+			}
 		}
 	}
 }
