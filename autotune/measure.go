@@ -20,7 +20,10 @@ import (
 // Measure verifies and times every candidate of op at size on dev, and
 // returns the entry a tune would commit (Fastest is -1 when no candidate
 // computed correctly). It commits nothing. An error that is not about one
-// candidate (device loss above all) ends the measurement.
+// candidate (device loss above all) ends the measurement; where the device
+// was lost running a candidate, the entry of what was measured comes with
+// it: that candidate failed, those not sampled yet not run, no winner
+// (FlagDeviceLost).
 func Measure(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options) (*Entry, error) {
 	e, _, err := measure(ctx, dev, op, size, opts)
 	return e, err
@@ -41,26 +44,59 @@ func measure(ctx context.Context, dev hal.Device, op kernels.Operation, size ker
 		o := opts
 		o.round += r // after MeasureRound's round, 0 but there
 		e, err := measureOnce(ctx, dev, op, size, o, errs)
-		if err != nil {
-			return nil, nil, err
+		if e != nil {
+			entries = append(entries, e)
 		}
-		entries = append(entries, e)
+		if err != nil {
+			if e == nil {
+				return nil, nil, err
+			}
+			return MergeRounds(op, entries, opts), errs, err
+		}
 	}
 	return MergeRounds(op, entries, opts), errs, nil
 }
 
 // measureOnce measures one round, keeping in errs each candidate's first
-// error.
+// error; where the device was lost running a candidate, it returns the
+// entry of what was measured with the loss.
 func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts Options, errs []error) (*Entry, error) {
 	m := newMeasurement(dev, op, size, opts)
 	defer m.release()
-	if err := m.run(ctx); err != nil {
-		return nil, err
+	err := m.run(ctx)
+	if err != nil {
+		if m.running == nil || !errors.Is(err, hal.ErrDeviceLost) && !errors.Is(dev.Err(), hal.ErrDeviceLost) {
+			return nil, err
+		}
+		m.lose(err)
 	}
 	for i, c := range m.cands {
 		errs[i] = cmp.Or(errs[i], c.err)
 	}
-	return m.entry(), nil
+	return m.entry(), err
+}
+
+// notRunLost begins the error of a candidate not measured because the
+// device was lost running another.
+const notRunLost = "not run: the device was lost before"
+
+// lose records the device's loss, err, running m.running: that candidate
+// fails with err, those without samples yet were not run, and every
+// result is flagged FlagDeviceLost, which keeps the entry from having a
+// winner (pickWinner). Those with samples keep them.
+func (m *measurement) lose(err error) {
+	lost := m.running
+	lost.fail(err)
+	notRun := errors.New(notRunLost + ", measuring " + lost.res.Name)
+	for i := len(m.cands); i < len(m.op.Candidates()); i++ {
+		m.cands = append(m.cands, &candState{res: results.Result{Index: i, Name: m.op.Candidates()[i].Name}})
+	}
+	for _, c := range m.cands {
+		if c.res.Outcome == "" && len(c.samples) == 0 {
+			c.fail(notRun)
+		}
+		addFlag(&c.res, FlagDeviceLost)
+	}
 }
 
 type candState struct {
@@ -112,7 +148,9 @@ type measurement struct {
 	pool  hal.TimestampPool
 	flush hal.Buffer
 	cands []*candState
-	spent bool
+	// running is the candidate whose work the device was last given.
+	running *candState
+	spent   bool
 	// conditions are the GPU's over the whole sampling (Entry's).
 	conditions     *telemetry.Conditions
 	conditionsNote string
@@ -164,7 +202,7 @@ func (m *measurement) run(ctx context.Context) error {
 			return err
 		}
 		st := &candState{res: results.Result{Index: i, Name: c.Name}}
-		m.cands = append(m.cands, st)
+		m.cands, m.running = append(m.cands, st), st
 		job := jobs[i]
 		jobs[i] = nil // st owns what it built
 		if err := m.prepareCandidate(ctx, c, st, job, refused[i]); err != nil {
@@ -384,6 +422,7 @@ func (m *measurement) verifyCandidate(ctx context.Context, c kernels.Candidate, 
 // the GPU time of one run in seconds.
 func (m *measurement) timed(ctx context.Context, st *candState, k int) (float64, error) {
 	cb, i := m.cb, st.res.Index
+	m.running = st
 	// Recording stops at the first command that fails: its error is
 	// timed's.
 	var err error

@@ -37,6 +37,10 @@ const (
 	// FlagNotVerified marks the candidates of an operation that checks no
 	// result (a manifest's "verify": "none").
 	FlagNotVerified = "not-verified"
+	// FlagDeviceLost marks every candidate of an operation whose
+	// measurement the device's loss ended: it has no winner, the
+	// candidates not measured by then being unknown.
+	FlagDeviceLost = "device-lost-before-all-measured"
 )
 
 // TieRule is how a tie between overlapping intervals is broken;
@@ -154,11 +158,15 @@ func setWork(r *results.Result, bytes, flops float64, peak *Peak, op kernels.Ope
 // shown slower than the leader when they were dropped, so they do not
 // compete; but one whose median is nevertheless below the winner's is
 // flagged FlagDrift, with the winner: the device's speed drifted, and
-// the answer is not to be trusted unnoticed.
+// the answer is not to be trusted unnoticed. None is crowned where a
+// candidate is flagged FlagDeviceLost.
 func pickWinner(e *Entry) {
 	var measured, dropped []int
 	for i, r := range e.Results {
 		switch {
+		case slices.Contains(r.Flags, FlagDeviceLost):
+			crown(e, nil)
+			return
 		case r.Stats == nil:
 		case r.Outcome == results.Measured:
 			measured = append(measured, i)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -62,8 +63,11 @@ func MergeRounds(op kernels.Operation, entries []*Entry, opts Options) *Entry {
 // mergeResult merges one candidate's results of every round, with the
 // work one run did in its rounds.
 func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.Result {
+	// A round the device's loss ended before the candidate ran takes
+	// nothing from the others but its flag.
+	notRun := func(r results.Result) bool { return strings.HasPrefix(r.Error, notRunLost) }
 	for _, r := range rs {
-		if r.Outcome != results.Measured && r.Outcome != results.Dropped {
+		if r.Outcome != results.Measured && r.Outcome != results.Dropped && !notRun(r) {
 			r.Stats, r.Rounds, r.Bytes, r.Flops = nil, nil, 0, 0
 			return r
 		}
@@ -88,9 +92,11 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 		if r.Conditions != nil {
 			cond = telemetry.Merge(cond, *r.Conditions)
 		}
-		if r.Outcome == results.Measured {
+		switch {
+		case notRun(r):
+		case r.Outcome == results.Measured:
 			out.Outcome = results.Measured
-		} else {
+		default:
 			dropped++
 			out.Error, out.Drop = r.Error, r.Drop
 		}

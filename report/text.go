@@ -10,6 +10,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
 
@@ -75,6 +76,7 @@ var flagWords = map[string]string{
 	autotune.FlagRemeasured:         "measured again after the speed drifted",
 	autotune.FlagDrift:              "speed drifted while measured",
 	autotune.FlagNotVerified:        "not verified",
+	autotune.FlagDeviceLost:         "no winner: the device was lost before every candidate was measured",
 	telemetry.FlagThrottled:         "throttled while measured",
 	telemetry.FlagClocksMoved:       "clocks moved while measured",
 }
@@ -115,7 +117,7 @@ func CountReasons(bs []*results.Benchmark, outcomes ...results.Outcome) string {
 		var reasons []string
 		for _, b := range bs {
 			if b.Outcome == outcome {
-				reasons = append(reasons, Reason(b.Error, b.Candidate))
+				reasons = append(reasons, Reason(status.TextForPeople(b.Error), b.Candidate))
 			}
 		}
 		if len(reasons) > 0 {

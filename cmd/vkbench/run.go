@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -104,8 +105,9 @@ max-samples-before-target). An operation that cannot run at its size at all
 (its reference candidate refuses the size, say) is reported failed with the
 reason, and the others run; the exit status is then 1. A device lost on the
 way (a kernel past --hang-timeout) ends the run after its output, which keeps
-what was measured before, the operation lost and those after it failed, saying
-why; the exit status is then 3.
+what was measured before: the candidate that lost it failed, saying why, those
+not measured yet not run, and its operation without a winner; the exit status
+is then 3.
 The fastest is marked. Candidates that compute a wrong result are reported
 as wrong, with where they differ, and never win; those that fail to build or
 run are reported as failed, each with the reason. The table counts, in a line
@@ -361,6 +363,13 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 		} else {
 			e, err = autotune.Measure(ctx, dev, op, size, opts)
 		}
+		if err != nil && deviceLost(dev, err) {
+			// What was measured before the loss is kept (e); with
+			// nothing, every candidate failed with err.
+			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, cmp.Or(e, failedEntry(op, size, err.Error())), opts.Peak)...)
+			addLost(file, op.Name(), ops[i+1:], sizes, dev.Info())
+			return err
+		}
 		if e != nil {
 			file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, opts.Peak)...)
 		}
@@ -376,9 +385,6 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 			continue
 		}
 		if err != nil && (e == nil || status.CodeOf(err) != status.FailedPrecondition) {
-			if e == nil && deviceLost(dev, err) {
-				addLost(file, op, ops[i+1:], sizes, dev.Info(), err)
-			}
 			return err
 		}
 		failed.noneRan(op, size, e)
@@ -393,15 +399,12 @@ func deviceLost(dev hal.Device, err error) bool {
 }
 
 // addLost adds to file, failed and not measured, every candidate of
-// lost, the operation being measured when the device was lost, for the
-// reason err (which names the candidate running then), and of rest, the
-// operations that could not run after it. lost is nil where the device
-// was lost between operations.
-func addLost(file *results.File, lost kernels.Operation, rest []kernels.Operation, sizes sizePlan, info hal.DeviceInfo, err error) {
+// rest, the operations that could not run after the device was lost
+// measuring the operation lost ("" where it was lost between operations).
+func addLost(file *results.File, lost string, rest []kernels.Operation, sizes sizePlan, info hal.DeviceInfo) {
 	why := notRun + ": the device was lost before"
-	if lost != nil {
-		file.Benchmarks = append(file.Benchmarks, benchmarksOf(lost, failedEntry(lost, sizes.sizeFor(lost, info), err.Error()), nil)...)
-		why += ", measuring " + lost.Name()
+	if lost != "" {
+		why += ", measuring " + lost
 	}
 	for _, op := range rest {
 		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, failedEntry(op, sizes.sizeFor(op, info), why), nil)...)
@@ -541,7 +544,7 @@ rounds:
 				e, err = autotune.MeasureRound(cmd.Context(), dev, ops[i], sizes.sizeFor(ops[i], dev.Info()), opts, r)
 				if err != nil && operationsOwn(cmd.Context(), dev, err) {
 					failed[i], err = err, nil
-				} else if err == nil {
+				} else if e != nil { // with a loss, what was measured before it
 					rounds[i] = append(rounds[i], e)
 				}
 			}
@@ -567,8 +570,8 @@ rounds:
 			opsFailed.add(file, op, size, failed[i])
 			continue
 		}
-		if i == lost {
-			continue
+		if len(rounds[i]) == 0 && i == lost {
+			rounds[i] = append(rounds[i], failedEntry(op, size, lostErr.Error()))
 		}
 		if len(rounds[i]) == 0 {
 			notRun = append(notRun, op)
@@ -579,11 +582,11 @@ rounds:
 		opsFailed.noneRan(op, size, e)
 	}
 	if lostErr != nil {
-		var op kernels.Operation // nil where the probe was measured
+		var op string // "" where the probe was measured
 		if lost < len(ops) {
-			op = ops[lost]
+			op = ops[lost].Name()
 		}
-		addLost(file, op, notRun, sizes, dev.Info(), lostErr)
+		addLost(file, op, notRun, sizes, dev.Info())
 		return lostErr
 	}
 	return opsFailed.err(len(ops))

@@ -1,0 +1,82 @@
+package autotune_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/hal/faulty"
+	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/results"
+)
+
+// TestMeasureDeviceLostKeepsTheMeasured loses the device while sampling:
+// Measure returns the loss with what was measured before it, where it
+// once returned the loss alone (and the command failed every candidate
+// with it). The candidate that was running fails with the loss; the
+// other keeps its samples, measured; no candidate wins, each flagged.
+func TestMeasureDeviceLostKeepsTheMeasured(t *testing.T) {
+	plan := faulty.NewPlan()
+	dev := faulty.Wrap(devtest.Device(t), plan)
+	op := newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "wg32", wg: 32})
+	plan.LoseAt(faulty.Submit, 12)
+	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), oneRunPerSample())
+	if !errors.Is(err, hal.ErrDeviceLost) || e == nil {
+		t.Fatalf("Measure losing the device while sampling = %v, %v; want an entry and hal.ErrDeviceLost", e, err)
+	}
+	var lost, measured int
+	for _, r := range e.Results {
+		switch {
+		case r.Outcome == results.Failed && strings.Contains(r.Error, "device lost"):
+			lost++
+		case r.Outcome == results.Measured && r.Stats != nil && len(r.Stats.Samples) > 0:
+			measured++
+		}
+		if !slices.Contains(r.Flags, autotune.FlagDeviceLost) {
+			t.Errorf("%s's flags %v lack %q", r.Name, r.Flags, autotune.FlagDeviceLost)
+		}
+	}
+	if lost != 1 || measured != 1 {
+		t.Errorf("results %+v: want the one running failed with the loss, the other measured", e.Results)
+	}
+	if e.Fastest != -1 {
+		t.Errorf("Fastest = %d after a loss, want -1: a partial set crowns no winner", e.Fastest)
+	}
+}
+
+// TestMergeRoundsDeviceLostKeepsEarlierRounds loses the device at the
+// first submission of a second round: the candidate it lost fails, the
+// other, not run in that round, keeps the first round's samples (where
+// the round's "not run" once failed it), and no candidate wins.
+func TestMergeRoundsDeviceLostKeepsEarlierRounds(t *testing.T) {
+	plan := faulty.NewPlan()
+	dev := faulty.Wrap(devtest.Device(t), plan)
+	op := newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "wg32", wg: 32})
+	size, opts := kernels.SizeOf(1<<12), oneRunPerSample()
+	opts.NoDrop = true // each measured to the end
+	first, err := autotune.MeasureRound(context.Background(), dev, op, size, opts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.LoseAt(faulty.Submit, 1)
+	second, err := autotune.MeasureRound(context.Background(), dev, op, size, opts, 1)
+	if !errors.Is(err, hal.ErrDeviceLost) || second == nil {
+		t.Fatalf("a round losing the device = %v, %v; want an entry and hal.ErrDeviceLost", second, err)
+	}
+	e := autotune.MergeRounds(op, []*autotune.Entry{first, second}, opts)
+	lost, kept := e.Results[0], e.Results[1]
+	if lost.Outcome != results.Failed || !strings.Contains(lost.Error, "device lost") {
+		t.Errorf("the candidate that lost the device: %s %q, want failed with the loss", lost.Outcome, lost.Error)
+	}
+	if kept.Outcome != results.Measured || len(kept.Rounds) != 1 || !slices.Contains(kept.Flags, autotune.FlagDeviceLost) {
+		t.Errorf("the candidate not run in the lost round: %s %q, %d rounds, flags %v; want measured in the first, flagged", kept.Outcome, kept.Error, len(kept.Rounds), kept.Flags)
+	}
+	if e.Fastest != -1 {
+		t.Errorf("Fastest = %d after a loss, want -1", e.Fastest)
+	}
+}
