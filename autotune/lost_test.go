@@ -3,6 +3,7 @@ package autotune_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,36 +17,49 @@ import (
 )
 
 // TestMeasureDeviceLostKeepsTheMeasured loses the device while sampling:
-// Measure returns the loss with what was measured before it, where it
-// once returned the loss alone (and the command failed every candidate
-// with it). The candidate that was running fails with the loss; the
-// other keeps its samples, measured; no candidate wins, each flagged.
+// Measure, and a Tuner's Tune, return the loss with what was measured
+// before it, where they once returned the loss alone (and the command
+// failed every candidate with it). The candidate that was running fails
+// with the loss; the other keeps its samples, measured; no candidate
+// wins, each flagged; the tune commits nothing.
 func TestMeasureDeviceLostKeepsTheMeasured(t *testing.T) {
-	plan := faulty.NewPlan()
-	dev := faulty.Wrap(devtest.Device(t), plan)
 	op := newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "wg32", wg: 32})
-	plan.LoseAt(faulty.Submit, 12)
-	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), oneRunPerSample())
-	if !errors.Is(err, hal.ErrDeviceLost) || e == nil {
-		t.Fatalf("Measure losing the device while sampling = %v, %v; want an entry and hal.ErrDeviceLost", e, err)
+	size := kernels.SizeOf(1 << 12)
+	measure := func(dev hal.Device) (*autotune.Entry, error) {
+		return autotune.Measure(context.Background(), dev, op, size, oneRunPerSample())
 	}
-	var lost, measured int
-	for _, r := range e.Results {
-		switch {
-		case r.Outcome == results.Failed && strings.Contains(r.Error, "device lost"):
-			lost++
-		case r.Outcome == results.Measured && r.Stats != nil && len(r.Stats.Samples) > 0:
-			measured++
+	path := filepath.Join(t.TempDir(), "c.db")
+	tune := func(dev hal.Device) (*autotune.Entry, error) {
+		return autotune.NewTuner(dev, newCache(t, path), oneRunPerSample()).Tune(context.Background(), op, size, false)
+	}
+	for name, measure := range map[string]func(hal.Device) (*autotune.Entry, error){"Measure": measure, "Tune": tune} {
+		plan := faulty.NewPlan()
+		plan.LoseAt(faulty.Submit, 12)
+		e, err := measure(faulty.Wrap(devtest.Device(t), plan))
+		if !errors.Is(err, hal.ErrDeviceLost) || e == nil {
+			t.Fatalf("%s losing the device while sampling = %v, %v; want an entry and hal.ErrDeviceLost", name, e, err)
 		}
-		if !slices.Contains(r.Flags, autotune.FlagDeviceLost) {
-			t.Errorf("%s's flags %v lack %q", r.Name, r.Flags, autotune.FlagDeviceLost)
+		var lost, measured int
+		for _, r := range e.Results {
+			switch {
+			case r.Outcome == results.Failed && strings.Contains(r.Error, "device lost"):
+				lost++
+			case r.Outcome == results.Measured && r.Stats != nil && len(r.Stats.Samples) > 0:
+				measured++
+			}
+			if !slices.Contains(r.Flags, autotune.FlagDeviceLost) {
+				t.Errorf("%s: %s's flags %v lack %q", name, r.Name, r.Flags, autotune.FlagDeviceLost)
+			}
+		}
+		if lost != 1 || measured != 1 {
+			t.Errorf("%s: results %+v; want the one running failed with the loss, the other measured", name, e.Results)
+		}
+		if e.Fastest != -1 {
+			t.Errorf("%s: Fastest = %d after a loss, want -1: a partial set crowns no winner", name, e.Fastest)
 		}
 	}
-	if lost != 1 || measured != 1 {
-		t.Errorf("results %+v: want the one running failed with the loss, the other measured", e.Results)
-	}
-	if e.Fastest != -1 {
-		t.Errorf("Fastest = %d after a loss, want -1: a partial set crowns no winner", e.Fastest)
+	if tables, err := newCache(t, path).Tables(); err != nil || len(tables) != 0 {
+		t.Errorf("a tune that lost its device committed: tables %v, %v", tables, err)
 	}
 }
 

@@ -204,7 +204,9 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 // When the answer cannot be written to the store, Tune returns the entry
 // and a *NotStoredError: the answer is kept in memory, so that this tuner
 // uses it, but the next process will tune again. Fastest does not fail
-// for it; a caller whose purpose is to store answers should.
+// for it; a caller whose purpose is to store answers should. A device
+// lost while measuring returns, with the loss, the uncommitted entry of
+// what was measured (Measure).
 func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Size, force bool) (*Entry, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -346,7 +348,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	}
 	e, errs, err := measure(ctx, t.dev, op, k.Size, t.opts)
 	if err != nil {
-		return nil, status.Annotatef(err, "autotune: tuning %s", k)
+		return e, status.Annotatef(err, "autotune: tuning %s", k)
 	}
 	if e.Fastest < 0 {
 		name, cause := firstError(e, errs)
