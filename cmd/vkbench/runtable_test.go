@@ -358,7 +358,7 @@ func TestRunTableRoundsPooled(t *testing.T) {
 // whatever the output, peak's and tune's names in their middle, and
 // compare's not at all on a terminal.)
 func TestTableNamesEveryCommand(t *testing.T) {
-	name := strings.Repeat("regblock-bm128-", 6) + "exact1"
+	name := strings.Repeat("regblock-bm128-", 7) + "exact1"
 	rep, err := compareFiles([]string{compareData("base.json")}, []string{compareData("slower.json")}, results.DefaultCompareOptions)
 	if err != nil {
 		t.Fatal(err)
