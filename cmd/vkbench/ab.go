@@ -62,8 +62,9 @@ least --count, and none started after --max-time. A confidence sequence
 every round however many are looked at, so stopping when it decides keeps
 its 95%: a quiet machine stops after a few rounds, a noisy one measures more
 instead of guessing. A pair still unclear when --max-time is spent does
-what --on-unclear says: pass, warn (the default: a warning on stderr, and
-on GitHub Actions an annotation) or fail. Every output says how large a
+what --on-unclear says: pass, warn (the default: one warning on stderr,
+and on GitHub Actions one annotation, naming all such pairs) or fail
+(each pair's reason, and an ::error annotation each). Every output says how large a
 slowdown could not be ruled out; JUnit marks the pair skipped.
 
 This is the recommended gate for CI: two separate runs compared afterwards

@@ -338,7 +338,7 @@ func TestABUnclear(t *testing.T) {
 		annotation string // "" for none
 		stderr     string
 	}{
-		{"warn", exitOK, "::warning title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: warning: ab: unclear: chain/f32/2048/wg64: too few rounds for a 95% bound (7 or more) after 2 rounds"},
+		{"warn", exitOK, "::warning title=vkbench ab::" + actionsEscape(unclearSaid("chain/f32/2048/wg64", "chain/f32/2048/wg256"), false) + "\n", "vkbench: warning: ab: " + unclearSaid("chain/f32/2048/wg64", "chain/f32/2048/wg256")},
 		{"fail", exitRegression, "::error title=vkbench ab%3A chain/f32/2048/wg64::unclear (too few rounds for a 95%25 bound (7 or more))\n", "vkbench: ab: unclear: chain/f32/2048/wg256: too few rounds for a 95% bound (7 or more) after 2 rounds"},
 		{"pass", exitOK, "", ""},
 	} {
@@ -377,7 +377,7 @@ func TestABUnclear(t *testing.T) {
 	// stderr, which Actions reads too, and the JSON stays JSON.
 	r := mustRun(t, exitOK, abArgs("old.json", "same.json", "--count", "2", "--budget", "100ms", "--format", "json")...)
 	validateAB(t, []byte(r.stdout))
-	if !strings.Contains(r.stderr, "::warning title=vkbench ab%3A chain/f32/2048/wg256::") {
+	if !strings.Contains(r.stderr, "::warning title=vkbench ab::2 benchmarks unclear") {
 		t.Errorf("stderr %q; want the annotations", r.stderr)
 	}
 }
@@ -485,34 +485,70 @@ func TestABTableBounds(t *testing.T) {
 	}
 }
 
-// TestABUndecidedWrapped: an undecided pair's warning on stderr is
-// wrapped to the columns, as run's and compare's prose is, its words
-// whole; the GitHub Actions annotation of it stays one line, as Actions
-// requires (its line was 200 columns).
-func TestABUndecidedWrapped(t *testing.T) {
-	t.Setenv("GITHUB_ACTIONS", "true")
+// unclearSaid is what --on-unclear warn says of the benchmarks names,
+// on stderr and in its one annotation.
+func unclearSaid(names ...string) string {
+	return plural(len(names), "benchmark", "benchmarks") + " unclear, a slowdown past the threshold not ruled out (the report says how large): " + strings.Join(names, ", ")
+}
+
+// TestUnclearSaidOnce: with --on-unclear warn, a gate says once what it
+// could not decide, on stderr wrapped to the columns and, under GitHub
+// Actions, in one ::warning annotation of one line, naming them all (a
+// busy runner left dozens, each of 2-3 lines and an annotation, and
+// Actions shows about ten a step); a row that fails the gate keeps an
+// ::error of its own. With fail each undecided row is said, and is an
+// ::error, as a failure of the job deserves.
+func TestUnclearSaidOnce(t *testing.T) {
 	note := "a slowdown of up to 12.3% could not be ruled out (threshold 5.0%); new measured while the GPU throttled, its clocks moved"
-	r := &results.ABReport{OnUnclear: results.UnclearWarns, Rows: []results.ABRow{{Name: "transpose-shared/f32/4096x4096/tile32-padded-wg256", Verdict: results.Unclear, Note: note, Rounds: make([]results.ABRound, 9), Seconds: 41}}}
-	cmd := &cobra.Command{}
-	var stderr bytes.Buffer
-	cmd.SetErr(&stderr)
-	warnUnclear(cmd, "ab", r.OnUnclear, abTable(r)) // no -o: the annotation goes to stderr too
-	var warning, annotations []string
-	for _, line := range strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n") {
-		if strings.HasPrefix(line, "::") {
-			annotations = append(annotations, line)
-			continue
-		}
-		if n := utf8.RuneCountInString(line); n > columns {
-			t.Errorf("a warning line of %d columns: %q", n, line)
-		}
-		warning = append(warning, line)
+	r := &results.ABReport{Rows: []results.ABRow{{Name: "copy/u32/4096/vec4", Verdict: results.Slower, Note: "slower by 9%"}}}
+	var names []string
+	for i := range 12 {
+		names = append(names, fmt.Sprintf("transpose-shared/f32/4096x4096/tile32-padded-wg%d", 32*(i+1)))
+		r.Rows = append(r.Rows, results.ABRow{Name: names[i], Verdict: results.Unclear, Note: note, Rounds: make([]results.ABRound, 9), Seconds: 41})
 	}
-	want := "vkbench: warning: ab: unclear: " + r.Undecided()[0]
-	if got := strings.Join(strings.Fields(strings.Join(warning, " ")), " "); len(warning) < 2 || got != want {
-		t.Errorf("the warning in %d lines reads %q; want %q wrapped", len(warning), got, want)
-	}
-	if len(annotations) != 1 || !strings.HasPrefix(annotations[0], "::warning title=vkbench ab%3A transpose-shared/f32/4096x4096/tile32-padded-wg256::") || !strings.HasSuffix(annotations[0], actionsEscape(note, false)+")") {
-		t.Errorf("annotations %q; want the pair's, whole on one line", annotations)
+	for _, actions := range []string{"", "true"} {
+		t.Setenv("GITHUB_ACTIONS", actions)
+		for _, onUnclear := range []string{results.UnclearWarns, results.UnclearFails} {
+			r.OnUnclear = onUnclear
+			cmd := &cobra.Command{}
+			var stderr bytes.Buffer
+			cmd.SetErr(&stderr)
+			warnUnclear(cmd, "ab", r.OnUnclear, abTable(r)) // no -o: the annotations go to stderr too
+			var said, annotations []string
+			for _, line := range strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n") {
+				if strings.HasPrefix(line, "::") {
+					annotations = append(annotations, line)
+					continue
+				}
+				if n := utf8.RuneCountInString(line); n > columns {
+					t.Errorf("%s: a line of %d columns: %q", onUnclear, n, line)
+				}
+				said = append(said, line)
+			}
+			got := strings.Join(strings.Fields(strings.Join(said, " ")), " ")
+			var want, wantAnnotations []string
+			if actions != "" {
+				wantAnnotations = []string{"::error title=vkbench ab%3A copy/u32/4096/vec4::slower (slower by 9%25)"}
+			}
+			if onUnclear == results.UnclearWarns {
+				want = []string{"vkbench: warning: ab: " + unclearSaid(names...)}
+				if actions != "" {
+					wantAnnotations = append(wantAnnotations, "::warning title=vkbench ab::"+actionsEscape(unclearSaid(names...), false))
+				}
+			} else {
+				for i, name := range names {
+					want = append(want, "vkbench: ab: unclear: "+r.Undecided()[i])
+					if actions != "" {
+						wantAnnotations = append(wantAnnotations, "::error title="+actionsEscape("vkbench ab: "+name, true)+"::unclear ("+actionsEscape(note, false)+")")
+					}
+				}
+			}
+			if got != strings.Join(want, " ") || len(said) < 2 {
+				t.Errorf("GITHUB_ACTIONS=%q, %s: stderr in %d lines reads %q; want %q wrapped", actions, onUnclear, len(said), got, want)
+			}
+			if d := cmp.Diff(wantAnnotations, annotations); d != "" {
+				t.Errorf("GITHUB_ACTIONS=%q, %s: annotations (-want +got):\n%s", actions, onUnclear, d)
+			}
+		}
 	}
 }

@@ -85,12 +85,13 @@ path repeated, a copy) is refused.
 
 A benchmark judged the same whose rounds were too scattered for a
 --threshold slowdown to show is unclear (as ab says of such a pair): what
-it does is --on-unclear's: pass, warn (the default: a warning on stderr
-naming it and how large a change could have shown, and under GitHub
-Actions an annotation) or fail (exit 1, saying the same). Under GitHub Actions
-(GITHUB_ACTIONS=true) each benchmark that fails the gate is an ::error
-annotation, on standard output when the report goes to -o, else on
-stderr.
+it does is --on-unclear's: pass, warn (the default: one warning on
+stderr, and under GitHub Actions one annotation, naming all such
+benchmarks; the report says how large a change could have shown) or
+fail (exit 1, saying that of each, an ::error annotation each). Under
+GitHub Actions (GITHUB_ACTIONS=true) each benchmark that fails the gate
+is an ::error annotation, on standard output when the report goes to -o,
+else on stderr.
 
 With --format json the report follows results/schema/compare-v1.json
 (schema vkbench.compare/v1). In JUnit, an unclear benchmark is skipped,

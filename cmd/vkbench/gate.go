@@ -178,26 +178,33 @@ func withNote(verdict, note string) string {
 	return verdict + " (" + note + ")"
 }
 
-// warnUnclear says on stderr what command could not decide (a warning,
-// or, with --on-unclear fail, the reasons of the failure), wrapped to the
-// columns, unless --on-unclear pass asked for silence there (the report
-// still says it); under GitHub Actions it also writes an annotation of
-// one line, as Actions reads them, for each row that fails the gate
-// (::error) or could not be decided (::warning, or ::error with
-// --on-unclear fail). Annotations go to standard output, where Actions
-// reads them, unless the report itself went there (no -o): then to
-// stderr, which Actions reads too.
+// warnUnclear says on stderr what command could not decide, wrapped to
+// the columns: with --on-unclear warn once, how many and which (the
+// report says why of each); with fail, the reasons of the failure, a
+// line each; with pass nothing (the report still says it). Under GitHub
+// Actions it also writes annotations of one line, as Actions reads them:
+// an ::error for each row that fails the gate, or could not be decided
+// with fail; with warn one ::warning for all those undecided (Actions
+// shows a step's first ten or so). Annotations go to standard output,
+// where Actions reads them, unless the report itself went there (no
+// -o): then to stderr, which Actions reads too.
 func warnUnclear(cmd *cobra.Command, command, onUnclear string, t gateTable) {
 	stderr := cmd.ErrOrStderr()
 	var b strings.Builder
+	var unclear []string
 	for _, r := range t.rows {
-		switch {
-		case r.unclear == "":
-		case onUnclear == results.UnclearWarns:
-			wrap(&b, "", "vkbench: warning: "+command+": unclear: "+r.name+": "+r.undecided)
-		case onUnclear == results.UnclearFails:
+		if r.unclear == "" {
+			continue
+		}
+		unclear = append(unclear, r.name)
+		if onUnclear == results.UnclearFails {
 			wrap(&b, "", "vkbench: "+command+": unclear: "+r.name+": "+r.undecided)
 		}
+	}
+	warn := onUnclear == results.UnclearWarns && len(unclear) > 0
+	summary := plural(len(unclear), "benchmark", "benchmarks") + " unclear, a slowdown past the threshold not ruled out (the report says how large): " + strings.Join(unclear, ", ")
+	if warn {
+		wrap(&b, "", "vkbench: warning: "+command+": "+summary)
 	}
 	fmt.Fprint(stderr, b.String())
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
@@ -207,18 +214,19 @@ func warnUnclear(cmd *cobra.Command, command, onUnclear string, t gateTable) {
 	if o, _ := cmd.Flags().GetString("output"); o == "" || o == "-" {
 		annotations = stderr
 	}
+	annotate := func(level, title, msg string) {
+		fmt.Fprintf(annotations, "::%s title=%s::%s\n", level, actionsEscape("vkbench "+command+title, true), actionsEscape(msg, false))
+	}
 	for _, r := range t.rows {
-		level, msg := "error", r.failure
 		switch {
 		case r.failure != "":
+			annotate("error", ": "+r.name, r.failure)
 		case r.unclear != "" && onUnclear == results.UnclearFails:
-			msg = r.unclear
-		case r.unclear != "" && onUnclear == results.UnclearWarns:
-			level, msg = "warning", r.unclear
-		default:
-			continue
+			annotate("error", ": "+r.name, r.unclear)
 		}
-		fmt.Fprintf(annotations, "::%s title=%s::%s\n", level, actionsEscape("vkbench "+command+": "+r.name, true), actionsEscape(msg, false))
+	}
+	if warn {
+		annotate("warning", "", summary)
 	}
 }
 
