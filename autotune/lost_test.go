@@ -82,6 +82,9 @@ func TestMergeRoundsDeviceLostKeepsEarlierRounds(t *testing.T) {
 	if !errors.Is(err, hal.ErrDeviceLost) || second == nil {
 		t.Fatalf("a round losing the device = %v, %v; want an entry and hal.ErrDeviceLost", second, err)
 	}
+	if r := second.Results[1]; r.Outcome != results.NotRun || r.Error != "the device was lost before, measuring "+second.Results[0].Name {
+		t.Errorf("the candidate not run in the lost round: %s %q; want not run, naming the one that lost the device", r.Outcome, r.Error)
+	}
 	e := autotune.MergeRounds(op, []*autotune.Entry{first, second}, opts)
 	lost, kept := e.Results[0], e.Results[1]
 	if lost.Outcome != results.Failed || !strings.Contains(lost.Error, "device lost") {

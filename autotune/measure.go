@@ -76,24 +76,19 @@ func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, size
 	return m.entry(), err
 }
 
-// notRunLost begins the error of a candidate not measured because the
-// device was lost running another.
-const notRunLost = "not run: the device was lost before"
-
 // lose records the device's loss, err, running m.running: that candidate
-// fails with err, those without samples yet were not run, and every
-// result is flagged FlagDeviceLost, which keeps the entry from having a
-// winner (pickWinner). Those with samples keep them.
+// fails with err, those without samples yet were not run (results.NotRun,
+// saying why), and every result is flagged FlagDeviceLost, which keeps the
+// entry from having a winner (pickWinner). Those with samples keep them.
 func (m *measurement) lose(err error) {
 	lost := m.running
 	lost.fail(err)
-	notRun := errors.New(notRunLost + ", measuring " + lost.res.Name)
 	for i := len(m.cands); i < len(m.op.Candidates()); i++ {
 		m.cands = append(m.cands, &candState{res: results.Result{Index: i, Name: m.op.Candidates()[i].Name}})
 	}
 	for _, c := range m.cands {
 		if c.res.Outcome == "" && len(c.samples) == 0 {
-			c.fail(notRun)
+			c.res.Outcome, c.res.Error = results.NotRun, "the device was lost before, measuring "+lost.res.Name
 		}
 		addFlag(&c.res, FlagDeviceLost)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -65,9 +64,8 @@ func MergeRounds(op kernels.Operation, entries []*Entry, opts Options) *Entry {
 func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.Result {
 	// A round the device's loss ended before the candidate ran takes
 	// nothing from the others but its flag.
-	notRun := func(r results.Result) bool { return strings.HasPrefix(r.Error, notRunLost) }
 	for _, r := range rs {
-		if r.Outcome != results.Measured && r.Outcome != results.Dropped && !notRun(r) {
+		if r.Outcome != results.Measured && r.Outcome != results.Dropped && r.Outcome != results.NotRun {
 			r.Stats, r.Rounds, r.Bytes, r.Flops = nil, nil, 0, 0
 			return r
 		}
@@ -93,7 +91,7 @@ func mergeResult(rs []results.Result, peak *Peak, op kernels.Operation) results.
 			cond = telemetry.Merge(cond, *r.Conditions)
 		}
 		switch {
-		case notRun(r):
+		case r.Outcome == results.NotRun:
 		case r.Outcome == results.Measured:
 			out.Outcome = results.Measured
 		default:

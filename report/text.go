@@ -104,13 +104,13 @@ func OneLine(s string, n int) string {
 }
 
 // CountReasons says, in a line, how many of bs ended in each of outcomes
-// (where none is given: wrong, failed, unsupported and compiled) and why,
-// the commonest reason first: "31 unsupported: 30× needs cooperative
-// matrices (VK_NV_cooperative_matrix ×14, ...), which the device lacks;
-// 1× needs 48 KiB of shared memory, device has 32 KiB".
+// (where none is given: wrong, failed, not run, unsupported and compiled)
+// and why, the commonest reason first: "31 unsupported: 30× needs
+// cooperative matrices (VK_NV_cooperative_matrix ×14, ...), which the
+// device lacks; 1× needs 48 KiB of shared memory, device has 32 KiB".
 func CountReasons(bs []*results.Benchmark, outcomes ...results.Outcome) string {
 	var parts []string
-	for _, outcome := range []results.Outcome{results.Wrong, results.Failed, results.Unsupported, results.Compiled} {
+	for _, outcome := range []results.Outcome{results.Wrong, results.Failed, results.NotRun, results.Unsupported, results.Compiled} {
 		if len(outcomes) > 0 && !slices.Contains(outcomes, outcome) {
 			continue
 		}

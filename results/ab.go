@@ -24,7 +24,8 @@ const (
 	NotSlower Verdict = "not slower"
 	// Unclear is a ratio whose interval reaches past 1 + threshold
 	// without lying past it: NEW may or may not be slower; more rounds
-	// would tell.
+	// would tell. Compare's and ab's verdict too on a candidate not run
+	// in one file or version (NotRun).
 	Unclear Verdict = "unclear"
 	// Miscomputed is a NEW candidate whose result was wrong.
 	Miscomputed Verdict = "wrong"
@@ -137,7 +138,7 @@ func (r *ABReport) AddUnpaired(name, op, cand string, v Verdict) {
 // judgePair gives row its numbers and verdict from the results of OLD's
 // candidate and NEW's.
 func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
-	if v, note := brokenNew(old.Ran(), cur); v != "" {
+	if v, note := brokenNew(old.Ran(), old, cur, "old"); v != "" {
 		row.Verdict, row.Note = v, note
 		return
 	}
@@ -199,11 +200,18 @@ func (v Verdict) Decided() bool { return v != Unclear }
 
 // brokenNew is the verdict on a NEW benchmark that broke, whatever the
 // times: Miscomputed where it computed a wrong result, Broke where it
-// failed to build or run and the base ran (baseRan); "" otherwise. One
-// rule for Compare and ab: a candidate the device does not support is not
-// measured, not broken (a comparison across devices sees those).
-func brokenNew(baseRan bool, cur Benchmark) (Verdict, string) {
+// failed to build or run and the base ran (baseRan); Unclear where either
+// side was not run (NotRun: the device was lost before, running another),
+// which says nothing of this candidate, base naming the base's side;
+// "" otherwise. One rule for Compare and ab: a candidate the device does
+// not support is not measured, not broken (a comparison across devices
+// sees those).
+func brokenNew(baseRan bool, b, cur Benchmark, base string) (Verdict, string) {
 	switch {
+	case cur.Outcome == NotRun:
+		return Unclear, "not run in new: " + cur.Error
+	case b.Outcome == NotRun:
+		return Unclear, "not run in " + base + ": " + b.Error
 	case cur.Outcome == Wrong:
 		return Miscomputed, "new: " + cur.Error
 	case baseRan && cur.Outcome == Failed:

@@ -36,6 +36,7 @@ func TestABVerdicts(t *testing.T) {
 	rep.AddPair("wrong", "op", "wrong", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Wrong, Error: "y[3]: got 1, want 2"}}, true)
 	rep.AddPair("failed", "op", "failed", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Failed, Error: "no pipeline"}}, true)
 	rep.AddPair("unsupported", "op", "unsupported", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.Unsupported}}, true)
+	rep.AddPair("not run", "op", "not run", old, results.Benchmark{Measurement: results.Measurement{Outcome: results.NotRun, Error: "the device was lost before"}}, true)
 	rep.AddUnpaired("gone", "op", "gone", results.OnlyOld)
 	rep.Finish()
 	got := map[string]results.Verdict{}
@@ -44,7 +45,7 @@ func TestABVerdicts(t *testing.T) {
 	}
 	want := map[string]results.Verdict{"slower": results.Slower, "faster": results.Faster, "same": results.Within,
 		"not slower": results.NotSlower, "unclear": results.Unclear, "too few": results.Unclear,
-		"wrong": results.Miscomputed, "failed": results.Broke, "unsupported": results.NotMeasured, "gone": results.OnlyOld}
+		"wrong": results.Miscomputed, "failed": results.Broke, "unsupported": results.NotMeasured, "gone": results.OnlyOld, "not run": results.Unclear}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
@@ -55,11 +56,11 @@ func TestABVerdicts(t *testing.T) {
 		t.Error("no failures told")
 	}
 	// What could not be ruled out is said: 1.12 against 1.01, 10.9% slower.
-	if u := rep.Undecided(); len(u) != 2 || !strings.Contains(u[0], "a slowdown of up to 10.9% could not be ruled out") {
-		t.Errorf("undecided: %q; want two, the first not ruling out 10.9%%", u)
+	if u := rep.Undecided(); len(u) != 3 || !strings.Contains(u[0], "a slowdown of up to 10.9% could not be ruled out") || !strings.HasPrefix(u[2], "not run: not run in new: the device was lost before") {
+		t.Errorf("undecided: %q; want three, the first not ruling out 10.9%%, the last not run", u)
 	}
 	rep.OnUnclear = results.UnclearFails
-	if f := rep.Failures(); !strings.Contains(f, "2 undecided") {
+	if f := rep.Failures(); !strings.Contains(f, "3 undecided") {
 		t.Errorf("with unclear pairs failing: %q", f)
 	}
 }

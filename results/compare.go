@@ -160,7 +160,8 @@ type Report struct {
 	Unjudged    int `json:"unjudged"`
 	// Judged counts the rows whose difference could be judged.
 	Judged int `json:"judged"`
-	// Unclear counts the rows Undecided returns; OnUnclear is what they
+	// Unclear counts the rows Undecided returns and those not run in a
+	// file (verdict Unclear, brokenNew); OnUnclear is what they
 	// do to the gate (UnclearPasses, UnclearWarns or UnclearFails; ""
 	// is UnclearWarns), as ABReport's.
 	Unclear   int    `json:"unclear,omitempty"`
@@ -289,6 +290,8 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 			rep.Missing++
 		case Unjudged:
 			rep.Unjudged++
+		case Unclear:
+			rep.Unclear++
 		}
 		if r.Verdict.judged() {
 			rep.Judged++
@@ -298,7 +301,7 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 		}
 	}
 	rep.Detectable = median(detectable) // 0 where none
-	rep.Unclear = len(rep.Undecided())
+	rep.Unclear += len(rep.Undecided())
 	rep.Together, rep.Shift = movedTogether(rep.Rows, opts.Threshold)
 	return rep
 }
@@ -419,7 +422,7 @@ func movedTogether(rows []Row, threshold float64) (bool, float64) {
 func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	row := newRow(b.Name, "")
 	s1, s2 := b.RoundMedians(), n.RoundMedians()
-	if v, note := brokenNew(len(s1) > 0, n); v != "" {
+	if v, note := brokenNew(len(s1) > 0, b, n, "base"); v != "" {
 		row.Verdict, row.Note = v, note
 		return row
 	}

@@ -35,8 +35,12 @@ func (r *ABReport) Undecided() []string {
 }
 
 // Undecided says of an unclear pair how large a slowdown could not be
-// ruled out, and after how many rounds.
+// ruled out, and after how many rounds; of one without rounds (not run
+// in a version, or no round measured both), why.
 func (row ABRow) Undecided() string {
+	if len(row.Rounds) == 0 {
+		return row.Note
+	}
 	return fmt.Sprintf("%s after %s (%.0f s)", row.Note, plural(len(row.Rounds), "round"), row.Seconds)
 }
 

@@ -18,7 +18,8 @@ import (
 // rounds, in the files' order, its Stats pooled from their samples, and
 // says how many rounds each file gave it (Benchmark.Runs). One that did
 // not measure in some file (failed, wrong) takes that file's outcome and
-// error; one dropped early in some files and measured in others is
+// error, where a file that did not run it (NotRun) gives it only its
+// flags; one dropped early in some files and measured in others is
 // Measured. The winner of an operation at a dtype and shape is the
 // candidate that every file naming a winner for it names, and only when
 // it is Measured after merging (its Tie any file's that says one); where
@@ -125,7 +126,8 @@ func mergeBenchmark(b *Benchmark, n Benchmark) {
 		b.Conditions = &c
 	}
 	switch {
-	case n.Outcome != Measured && n.Outcome != Dropped && b.Outcome != n.Outcome:
+	case n.Outcome == NotRun: // no run of it in n
+	case b.Outcome == NotRun, n.Outcome != Measured && n.Outcome != Dropped && b.Outcome != n.Outcome:
 		b.Outcome, b.Error, b.Drop = n.Outcome, n.Error, n.Drop
 	case n.Outcome == Measured && b.Outcome == Dropped:
 		b.Outcome, b.Error, b.Drop = Measured, "", nil

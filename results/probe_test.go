@@ -210,6 +210,15 @@ func TestMerge(t *testing.T) {
 	if len(a.Benchmarks[0].Rounds) != 5 {
 		t.Errorf("Merge changed its first file: %d rounds", len(a.Benchmarks[0].Rounds))
 	}
+	// A run that lost the device before the benchmark's turn takes
+	// nothing from the others, in either order.
+	lost := probeFile(t, 1.01, 1)
+	lost.Benchmarks[0].Measurement = results.Measurement{Outcome: results.NotRun, Error: "the device was lost before"}
+	for _, files := range [][]*results.File{{a, lost}, {lost, a}} {
+		if m, err := results.Merge(files...); err != nil || m.Benchmarks[0].Outcome != results.Measured || len(m.Benchmarks[0].Rounds) != 5 {
+			t.Errorf("merged with a run that did not run it: %s, %d rounds (%v); want measured, a's 5", m.Benchmarks[0].Outcome, len(m.Benchmarks[0].Rounds), err)
+		}
+	}
 	other := probeFile(t, 1, 1)
 	other.Device.Hardware = "another"
 	if _, err := results.Merge(a, other); status.CodeOf(err) != status.InvalidArgument {

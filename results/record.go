@@ -25,6 +25,10 @@ const (
 	// apply at the size (a tuner leaves those out, vkbench run reports
 	// them).
 	Unsupported Outcome = "unsupported"
+	// NotRun candidates were never run, for no fault of their own: the
+	// device was lost running another before their turn (Error says
+	// which). A gate cannot decide them (Compare, ab: unclear).
+	NotRun Outcome = "not run"
 	// Compiled candidates were only compiled (compile-only mode).
 	Compiled Outcome = "compiled"
 	// Unevaluated configurations are those of a searched space that the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,21 +194,24 @@ func TestRoundsNeeded(t *testing.T) {
 func TestCompareMissing(t *testing.T) {
 	s := rounds(1, 5, 1e-3, 0.01)
 	failed := results.Benchmark{Name: "c", Measurement: results.Measurement{Outcome: results.Failed, Error: "wrong result"}}
-	rep := results.Compare(file(bench("a", s...), bench("b", s...), bench("c", s...)), file(bench("a", s...), failed, bench("d", s...)), results.DefaultCompareOptions)
+	notRun := results.Benchmark{Name: "e", Measurement: results.Measurement{Outcome: results.NotRun, Error: "the device was lost before, measuring c"}}
+	rep := results.Compare(file(bench("a", s...), bench("b", s...), bench("c", s...), bench("e", s...)), file(bench("a", s...), failed, bench("d", s...), notRun), results.DefaultCompareOptions)
 	got := map[string]results.Verdict{}
 	for _, r := range rep.Rows {
 		got[r.Name] = r.Verdict
 	}
 	// c ran in base and failed in new: the change broke it, a regression
-	// (the rule ab's judge had, now one for both).
-	want := map[string]results.Verdict{"a": results.Same, "b": results.OnlyBase, "c": results.Broke, "d": results.OnlyNew}
+	// (the rule ab's judge had, now one for both). e, not run in new
+	// (the device was lost before, running c), is unclear: not broken,
+	// not passed.
+	want := map[string]results.Verdict{"a": results.Same, "b": results.OnlyBase, "c": results.Broke, "d": results.OnlyNew, "e": results.Unclear}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s: verdict %q, want %q", k, got[k], v)
 		}
 	}
-	if rep.Missing != 2 || rep.Regressions != 1 {
-		t.Errorf("missing = %d, regressions = %d; want 2, 1", rep.Missing, rep.Regressions)
+	if rep.Missing != 2 || rep.Regressions != 1 || rep.Unclear != 1 {
+		t.Errorf("missing = %d, regressions = %d, unclear = %d; want 2, 1, 1", rep.Missing, rep.Regressions, rep.Unclear)
 	}
 }
 
@@ -229,7 +233,10 @@ func TestOutcomesAreTheSchemas(t *testing.T) {
 		if err := json.Unmarshal(data, &schema); err != nil {
 			t.Fatal(err)
 		}
-		want := []results.Outcome{results.Measured, results.Dropped, results.Wrong, results.Failed, results.Unsupported, results.Compiled}
+		want := []results.Outcome{results.Measured, results.Dropped, results.Wrong, results.Failed, results.Unsupported, results.NotRun, results.Compiled}
+		if version == results.SchemaV1 { // written before "not run"
+			want = slices.Delete(want, 5, 6)
+		}
 		if diff := cmp.Diff(want, schema.Defs["benchmark"].Properties["outcome"].Enum); diff != "" {
 			t.Errorf("%s: outcomes (-Go +schema):\n%s", version, diff)
 		}

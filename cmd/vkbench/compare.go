@@ -84,8 +84,9 @@ seeds, not in their modes or objectives; one run given twice on a side (a
 path repeated, a copy) is refused.
 
 A benchmark judged the same whose rounds were too scattered for a
---threshold slowdown to show is unclear (as ab says of such a pair): what
-it does is --on-unclear's: pass, warn (the default: one warning on
+--threshold slowdown to show is unclear (as ab says of such a pair), and so
+is one not run in a file (run lost the device before its turn): what it
+does is --on-unclear's: pass, warn (the default: one warning on
 stderr, and under GitHub Actions one annotation, naming all such
 benchmarks; the report says how large a change could have shown) or
 fail (exit 1, saying that of each, an ::error annotation each). Under
@@ -179,7 +180,7 @@ func newCompareCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&opts.Relative, "relative", false, "judge each benchmark's rounds relative to the probe's in the same rounds and net of it (where both files measured it), even where the probe does not steady them")
 	cmd.Flags().BoolVar(&opts.OwnTimes, "own-times", false, "judge each benchmark by its own times alone, not relative to the probe as well")
 	cmd.Flags().BoolVar(&failOnMissing, "fail-on-missing", false, "exit 1 also when a benchmark is in one file only, or not measured in one")
-	onUnclearFlag(cmd.Flags(), &onUnclear, "a benchmark judged the same whose rounds could not have shown a --threshold slowdown")
+	onUnclearFlag(cmd.Flags(), &onUnclear, "a benchmark judged the same whose rounds could not have shown a --threshold slowdown, or not run in a file,")
 	return cmd
 }
 
@@ -216,9 +217,9 @@ func compareFiles(basePaths, newPaths []string, opts results.CompareOptions) (re
 func unmatched(rep results.Report) string {
 	_, byVerdict := groupBy(rep.Rows, func(r results.Row) string { return string(r.Verdict) })
 	var parts []string
-	for _, v := range []results.Verdict{results.OnlyBase, results.OnlyNew, results.NotMeasured} {
+	for _, v := range []results.Verdict{results.OnlyBase, results.OnlyNew, results.NotMeasured, results.Unclear} {
 		if rows := byVerdict[string(v)]; len(rows) > 0 {
-			where := map[results.Verdict]string{results.OnlyBase: "in base only", results.OnlyNew: "in new only", results.NotMeasured: "not measured in one"}[v]
+			where := map[results.Verdict]string{results.OnlyBase: "in base only", results.OnlyNew: "in new only", results.NotMeasured: "not measured in one", results.Unclear: "not run in one"}[v]
 			parts = append(parts, fmt.Sprintf("%d %s, such as %s", len(rows), where, rows[0].Name))
 		}
 	}
@@ -260,6 +261,8 @@ func compareTable(rep results.Report) gateTable {
 			g.failure = fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)
 		case v.Fails():
 			g.failure = verdictText(v, r.Note)
+		case v == results.Unclear: // not run in a file
+			g.unclear, g.undecided = verdictText(v, r.Note), r.Note
 		case v == results.OnlyBase, v == results.OnlyNew, v == results.NotMeasured, v == results.Unjudged:
 			g.skipped = verdictText(v, r.Note)
 		case r.Undecided(rep.Options.Threshold):

@@ -279,19 +279,27 @@ func TestCompareOneRound(t *testing.T) {
 // scaledRun writes a copy of the crafted file name whose every round is
 // factor times as long: another run of the same kernels, for pooling.
 func scaledRun(t *testing.T, name string, factor float64) string {
+	return editedRun(t, name, func(b *results.Benchmark) {
+		for j := range b.Rounds {
+			r := &b.Rounds[j]
+			r.Median, r.Lo, r.Hi, r.Min, r.Max = factor*r.Median, factor*r.Lo, factor*r.Hi, factor*r.Min, factor*r.Max
+			for k := range r.Samples {
+				r.Samples[k] *= factor
+			}
+		}
+	})
+}
+
+// editedRun writes a copy of the crafted file name with edit applied to
+// every benchmark, and returns its path.
+func editedRun(t *testing.T, name string, edit func(*results.Benchmark)) string {
 	t.Helper()
 	f, err := results.ReadFile(compareData(name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range f.Benchmarks {
-		for j := range f.Benchmarks[i].Rounds {
-			r := &f.Benchmarks[i].Rounds[j]
-			r.Median, r.Lo, r.Hi, r.Min, r.Max = factor*r.Median, factor*r.Lo, factor*r.Hi, factor*r.Min, factor*r.Max
-			for k := range r.Samples {
-				r.Samples[k] *= factor
-			}
-		}
+		edit(&f.Benchmarks[i])
 	}
 	data, err := json.Marshal(f)
 	if err != nil {
@@ -748,5 +756,54 @@ func TestCompareSaysWhyNotMeasured(t *testing.T) {
 	}
 	if r := row(t, compareJSON(t, "base.json", "slower.json"), "copy/u32/4096/broken"); r.Note != "failed in base and new: wrong result at element 7: got 0, want 12" {
 		t.Errorf("broken, failed alike in both: %q", r.Note)
+	}
+}
+
+// TestCompareNotRun: a candidate not run in NEW (the device was lost
+// before, running another) is unclear, neither broken nor passed: a
+// warning naming it and why (exit 0), a failure with --on-unclear fail
+// (exit 1), a skipped JUnit case; the candidate that lost the device
+// stays failed where the base ran, a regression. A file from before
+// "not run" (the base) is read as ever; against one where nothing ran,
+// there is nothing to compare, and the error says they were not run.
+func TestCompareNotRun(t *testing.T) {
+	lost := func(loser string) func(*results.Benchmark) {
+		return func(b *results.Benchmark) {
+			b.Winner = false // none, after a loss
+			switch b.Candidate {
+			case "scalar":
+				b.Stats, b.Rounds, b.Outcome, b.Error = nil, nil, results.NotRun, "the device was lost before, measuring vec4"
+			case loser:
+				b.Stats, b.Rounds, b.Outcome, b.Error = nil, nil, results.Failed, "running vec4: vk: device lost"
+			}
+		}
+	}
+	base, cur := compareData("base.json"), editedRun(t, "base.json", lost(""))
+	why := "copy/u32/4096/scalar: not run in new: the device was lost before, measuring vec4"
+	r := mustRun(t, exitOK, "compare", base, cur)
+	if !strings.Contains(unwrapped(r.stderr), "vkbench: warning: compare: 1 benchmark unclear") || !strings.Contains(r.stderr, "copy/u32/4096/scalar") || !strings.Contains(unwrapped(r.stdout), "not run in new: the device was lost before, measuring vec4") {
+		t.Errorf("warn: stdout\n%s\nstderr %q; want scalar unclear, warned of, naming why", r.stdout, r.stderr)
+	}
+	r = mustRun(t, exitRegression, "compare", "--on-unclear", "fail", base, cur)
+	if !strings.Contains(unwrapped(r.stderr), "vkbench: compare: unclear: "+why) || !strings.Contains(r.stderr, "1 benchmark(s) undecided") {
+		t.Errorf("--on-unclear fail: stderr %q; want scalar undecided, naming why", r.stderr)
+	}
+	r = mustRun(t, exitOK, "compare", "--format", "junit", base, cur)
+	var suite junitReport
+	if err := xml.Unmarshal([]byte(r.stdout), &suite); err != nil || suite.Failures != 0 || suite.Skipped != 2 || !strings.Contains(r.stdout, `<skipped message="unclear (not run in new: `) {
+		t.Errorf("JUnit: %d failures, %d skipped (%v); want scalar skipped, saying why, beside broken\n%s", suite.Failures, suite.Skipped, err, r.stdout)
+	}
+	none := editedRun(t, "base.json", func(b *results.Benchmark) {
+		b.Winner, b.Stats, b.Rounds, b.Outcome, b.Error = false, nil, nil, results.NotRun, "the device was lost before"
+	})
+	wantUsage(t, `nothing to compare: no benchmark was measured in both files \(4 not run in one, such as copy/u32/4096/vec4\)`, "compare", base, none)
+	r = mustRun(t, exitRegression, "compare", "--format", "json", base, editedRun(t, "base.json", lost("vec4")))
+	validateAgainst(t, "compare-v1.json", []byte(r.stdout))
+	var rep results.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if v, n := row(t, rep, "copy/u32/4096/vec4"), row(t, rep, "copy/u32/4096/scalar"); v.Verdict != results.Broke || n.Verdict != results.Unclear || rep.Unclear != 1 || rep.Regressions != 1 {
+		t.Errorf("vec4 lost the device: %s, scalar %s (%s), %d unclear, %d regressions; want failed, unclear, 1, 1", v.Verdict, n.Verdict, n.Note, rep.Unclear, rep.Regressions)
 	}
 }

@@ -398,22 +398,22 @@ func deviceLost(dev hal.Device, err error) bool {
 	return errors.Is(err, hal.ErrDeviceLost) || errors.Is(dev.Err(), hal.ErrDeviceLost)
 }
 
-// addLost adds to file, failed and not measured, every candidate of
+// addLost adds to file, not run (results.NotRun), every candidate of
 // rest, the operations that could not run after the device was lost
 // measuring the operation lost ("" where it was lost between operations).
 func addLost(file *results.File, lost string, rest []kernels.Operation, sizes sizePlan, info hal.DeviceInfo) {
-	why := notRun + ": the device was lost before"
+	why := "the device was lost before"
 	if lost != "" {
 		why += ", measuring " + lost
 	}
 	for _, op := range rest {
-		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, failedEntry(op, sizes.sizeFor(op, info), why), nil)...)
+		e := failedEntry(op, sizes.sizeFor(op, info), why)
+		for i := range e.Results {
+			e.Results[i].Outcome = results.NotRun
+		}
+		file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, e, nil)...)
 	}
 }
-
-// notRun begins the error of a candidate that could not run, for a
-// reason not its own.
-const notRun = "not run"
 
 // failedEntry is the entry of op at size where every candidate failed,
 // for the reason why, none measured.

@@ -207,7 +207,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 				seen.ties = append(seen.ties, bench.Tie)
 			}
 		}
-		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed) && bench.Error != "" {
+		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed || bench.Outcome == results.NotRun) && bench.Error != "" {
 			explain = append(explain, bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(status.TextForPeople(bench.Error), bench.Candidate))
 		}
 		if bench.Outcome == results.Unsupported {
@@ -238,13 +238,13 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 func (g *opGroup) notMeasured() (why string, whole bool) {
 	first := g.benches[0]
 	same := func(b *results.Benchmark) bool { return b.Outcome == first.Outcome && b.Error == first.Error }
-	if first.Outcome != results.Failed || slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return !same(b) }) {
+	if first.Outcome != results.Failed && first.Outcome != results.NotRun || slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return !same(b) }) {
 		return report.CountReasons(g.benches), false
 	}
 	why = report.Reason(status.TextForPeople(first.Error), first.Candidate)
 	why = strings.TrimPrefix(why, g.op+" "+g.shape+": ")
-	if strings.HasPrefix(why, notRun) {
-		return why, true // it says so already
+	if first.Outcome == results.NotRun {
+		return string(results.NotRun) + ": " + why, true
 	}
 	return "not measured: " + why, true
 }
