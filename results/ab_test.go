@@ -60,7 +60,7 @@ func TestABVerdicts(t *testing.T) {
 		t.Errorf("undecided: %q; want three, the first not ruling out 10.9%%, the last not run", u)
 	}
 	rep.OnUnclear = results.UnclearFails
-	if f := rep.Failures(); !strings.Contains(f, "3 undecided") {
+	if f := rep.Failures(); !strings.Contains(f, "3 unclear") {
 		t.Errorf("with unclear pairs failing: %q", f)
 	}
 }

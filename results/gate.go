@@ -58,7 +58,7 @@ func (r *ABReport) Failures() string {
 	add(r.Wrong, "computed a wrong result")
 	add(r.Failed, "failed where OLD ran")
 	if r.OnUnclear == UnclearFails {
-		add(r.Unclear, "undecided (--on-unclear fail)")
+		add(r.Unclear, "unclear (--on-unclear fail)")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -80,7 +80,7 @@ func (rep Report) Failures(failOnMissing bool) string {
 		add(rep.Missing, "missing or not measured (--fail-on-missing)")
 	}
 	if rep.OnUnclear == UnclearFails {
-		add(rep.Unclear, "undecided (--on-unclear fail)")
+		add(rep.Unclear, "unclear (--on-unclear fail)")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -488,7 +488,7 @@ func TestABTableBounds(t *testing.T) {
 // unclearSaid is what --on-unclear warn says of the benchmarks names,
 // on stderr and in its one annotation.
 func unclearSaid(names ...string) string {
-	return plural(len(names), "benchmark", "benchmarks") + " unclear, a slowdown past the threshold not ruled out (the report says how large): " + strings.Join(names, ", ")
+	return plural(len(names), "benchmark", "benchmarks") + " unclear (the report says why of each): " + strings.Join(names, ", ")
 }
 
 // TestUnclearSaidOnce: with --on-unclear warn, a gate says once what it

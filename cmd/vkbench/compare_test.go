@@ -390,7 +390,7 @@ func TestCompareOnUnclear(t *testing.T) {
 		code, failures, skipped    int
 	}{
 		{"warn", "vkbench: warning: compare: " + unclearSaid("copy/u32/4096/vec4"), warning, exitOK, 0, 1},
-		{"fail", "vkbench: " + undecided + " vkbench: 1 benchmark(s) undecided (--on-unclear fail)", "::error " + title, exitRegression, 1, 0},
+		{"fail", "vkbench: " + undecided + " vkbench: 1 benchmark(s) unclear (--on-unclear fail)", "::error " + title, exitRegression, 1, 0},
 		{"pass", "", "", exitOK, 0, 1},
 	} {
 		t.Run(c.choice, func(t *testing.T) {
@@ -785,7 +785,7 @@ func TestCompareNotRun(t *testing.T) {
 		t.Errorf("warn: stdout\n%s\nstderr %q; want scalar unclear, warned of, naming why", r.stdout, r.stderr)
 	}
 	r = mustRun(t, exitRegression, "compare", "--on-unclear", "fail", base, cur)
-	if !strings.Contains(unwrapped(r.stderr), "vkbench: compare: unclear: "+why) || !strings.Contains(r.stderr, "1 benchmark(s) undecided") {
+	if !strings.Contains(unwrapped(r.stderr), "vkbench: compare: unclear: "+why) || !strings.Contains(r.stderr, "1 benchmark(s) unclear") {
 		t.Errorf("--on-unclear fail: stderr %q; want scalar undecided, naming why", r.stderr)
 	}
 	r = mustRun(t, exitOK, "compare", "--format", "junit", base, cur)

@@ -202,7 +202,7 @@ func warnUnclear(cmd *cobra.Command, command, onUnclear string, t gateTable) {
 		}
 	}
 	warn := onUnclear == results.UnclearWarns && len(unclear) > 0
-	summary := plural(len(unclear), "benchmark", "benchmarks") + " unclear, a slowdown past the threshold not ruled out (the report says how large): " + strings.Join(unclear, ", ")
+	summary := plural(len(unclear), "benchmark", "benchmarks") + " unclear (the report says why of each): " + strings.Join(unclear, ", ")
 	if warn {
 		wrap(&b, "", "vkbench: warning: "+command+": "+summary)
 	}
