@@ -291,12 +291,31 @@ func compareNotes(rep results.Report) string {
 	if rep.Probe != "" {
 		fmt.Fprintf(&b, "base, new: median time per run (the median of the rounds' medians); delta: new/base - 1 of those; vs probe: the change relative to the probe, round by round (its p and verdict are about that change too)\n")
 	}
-	unjudged := ""
-	if rep.Unjudged > 0 {
-		unjudged = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
+	// A regression is a slowdown unless said otherwise: the rows that
+	// computed a wrong result or failed are counted apart, and so are
+	// those that could not be decided, as the gate's last line counts them.
+	var wrong, broke int
+	for _, r := range rep.Rows {
+		switch r.Verdict {
+		case results.Miscomputed:
+			wrong++
+		case results.Broke:
+			broke++
+		}
 	}
-	fmt.Fprintf(&b, "%s (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method), %d missing or not measured%s\n",
-		plural(rep.Regressions, "regression", "regressions"), rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), rep.Missing, unjudged)
+	kinds := ""
+	if wrong+broke > 0 {
+		kinds = fmt.Sprintf("; %d of them wrong, %d failed where the base ran", wrong, broke)
+	}
+	more := ""
+	if rep.Unjudged > 0 {
+		more = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
+	}
+	if rep.Unclear > 0 {
+		more += fmt.Sprintf(", %d unclear", rep.Unclear)
+	}
+	fmt.Fprintf(&b, "%s (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method%s), %d missing or not measured%s\n",
+		plural(rep.Regressions, "regression", "regressions"), rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), kinds, rep.Missing, more)
 	switch {
 	case rep.Options.Relative && rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it and net of it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))

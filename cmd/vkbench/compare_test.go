@@ -806,4 +806,10 @@ func TestCompareNotRun(t *testing.T) {
 	if v, n := row(t, rep, "copy/u32/4096/vec4"), row(t, rep, "copy/u32/4096/scalar"); v.Verdict != results.Broke || n.Verdict != results.Unclear || rep.Unclear != 1 || rep.Regressions != 1 {
 		t.Errorf("vec4 lost the device: %s, scalar %s (%s), %d unclear, %d regressions; want failed, unclear, 1, 1", v.Verdict, n.Verdict, n.Note, rep.Unclear, rep.Regressions)
 	}
+	// The summary under the table says the regression is a failure, not a
+	// slowdown, and counts the candidate not run.
+	r = mustRun(t, exitRegression, "compare", base, editedRun(t, "base.json", lost("vec4")))
+	if s := unwrapped(r.stdout); !strings.Contains(s, "Holm's method; 0 of them wrong, 1 failed where the base ran), ") || !strings.Contains(s, ", 1 unclear") {
+		t.Errorf("the summary does not say what regressed and what is unclear:\n%s", r.stdout)
+	}
 }
