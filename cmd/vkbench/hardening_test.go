@@ -546,6 +546,9 @@ func TestHangTimeout(t *testing.T) {
 			if strings.Contains(stdout.String(), "DEADLINE_EXCEEDED") {
 				t.Errorf("the table shows a status code:\n%s", stdout.String())
 			}
+			if strings.Contains(stdout.String(), "dropped early or that the device cannot run") {
+				t.Errorf("the legend speaks of candidates dropped or unsupported, where none was:\n%s", stdout.String())
+			}
 			continue
 		}
 		f, err := results.ReadFile(out)

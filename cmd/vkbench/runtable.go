@@ -151,7 +151,9 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 	if g.oneLine(o) {
 		why, whole := g.notMeasured()
 		wrapAt(b, o.lineWidth(), "", g.title()+": "+why)
-		seen.folded = seen.folded || !whole
+		seen.folded = seen.folded || !whole && slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool {
+			return b.Outcome == results.Dropped || b.Outcome == results.Unsupported
+		})
 		return
 	}
 	b.WriteString(g.title() + "\n")
