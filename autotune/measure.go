@@ -88,7 +88,7 @@ func (m *measurement) lose(err error) {
 	}
 	for _, c := range m.cands {
 		if c.res.Outcome == "" && len(c.samples) == 0 {
-			c.res.Outcome, c.res.Error = results.NotRun, "the device was lost before, measuring "+lost.res.Name
+			c.res.Outcome, c.res.Error = results.NotRun, results.LostBefore(lost.res.Name)
 		}
 		addFlag(&c.res, FlagDeviceLost)
 	}

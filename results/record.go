@@ -36,6 +36,16 @@ const (
 	Unevaluated Outcome = "unevaluated"
 )
 
+// LostBefore is a NotRun candidate's Error: the device was lost before
+// its turn, measuring the candidate or operation named ("" where it was
+// lost between operations).
+func LostBefore(measuring string) string {
+	if measuring == "" {
+		return "the device was lost before"
+	}
+	return "the device was lost before, measuring " + measuring
+}
+
 // Measurement is the one record of a measured candidate: what became of
 // it, its statistics, and what one run moves and does (see the package
 // doc). Rates are not kept: Rates computes them where they are printed.

@@ -402,12 +402,8 @@ func deviceLost(dev hal.Device, err error) bool {
 // rest, the operations that could not run after the device was lost
 // measuring the operation lost ("" where it was lost between operations).
 func addLost(file *results.File, lost string, rest []kernels.Operation, sizes sizePlan, info hal.DeviceInfo) {
-	why := "the device was lost before"
-	if lost != "" {
-		why += ", measuring " + lost
-	}
 	for _, op := range rest {
-		e := failedEntry(op, sizes.sizeFor(op, info), why)
+		e := failedEntry(op, sizes.sizeFor(op, info), results.LostBefore(lost))
 		for i := range e.Results {
 			e.Results[i].Outcome = results.NotRun
 		}
