@@ -102,8 +102,8 @@ func (p *problem) Release() error {
 
 // candidate returns candidate i, or InvalidArgument.
 func (p *problem) candidate(i int) (kernels.Candidate, error) {
-	if i < 0 || i >= len(p.cands) {
-		return kernels.Candidate{}, status.Newf(status.InvalidArgument, "catalogue: %s: candidate %d out of range [0, %d)", p.op, i, len(p.cands))
+	if err := kernels.CheckCandidate(p.op, i, len(p.cands)); err != nil {
+		return kernels.Candidate{}, err
 	}
 	return p.cands[i], nil
 }

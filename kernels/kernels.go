@@ -155,6 +155,16 @@ func CandidateAt(p Problem, c Candidate, cand int, info hal.DeviceInfo) (Candida
 	return c, nil
 }
 
+// CheckCandidate returns an error with code InvalidArgument, naming
+// operation op, unless cand is the index of one of its n candidates: what
+// a Problem's methods return for any other.
+func CheckCandidate(op string, cand, n int) error {
+	if cand < 0 || cand >= n {
+		return status.Newf(status.InvalidArgument, "kernels: %s: candidate %d out of range [0, %d)", op, cand, n)
+	}
+	return nil
+}
+
 // OperationSizer is implemented by operations whose problems are Sizers.
 // Without a device or a problem, CandidatesAt works out each candidate as
 // a problem of size prepared on the device info describes runs it (its

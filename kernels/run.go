@@ -126,8 +126,8 @@ func ExecuteWith(ctx context.Context, dev hal.Device, get func() (hal.CommandBuf
 // before it returns.
 func VerifyCandidate(ctx context.Context, dev hal.Device, op Operation, size Size, cand int, seed uint64) (err error) {
 	cands := op.Candidates()
-	if cand < 0 || cand >= len(cands) {
-		return status.Newf(status.InvalidArgument, "kernels: %s: candidate %d out of range [0, %d)", op.Name(), cand, len(cands))
+	if err := CheckCandidate(op.Name(), cand, len(cands)); err != nil {
+		return err
 	}
 	defer func() { err = status.Annotatef(err, "kernels: %s/%s at %v", op.Name(), cands[cand].Name, size) }()
 	p, err := op.Prepare(ctx, dev, size, seed)

@@ -67,7 +67,7 @@ func (s *subsetOp) Prepare(ctx context.Context, dev hal.Device, size Size, seed 
 	if err != nil {
 		return nil, err
 	}
-	sp := subsetProblem{Problem: p, index: s.index, cands: s.Candidates()}
+	sp := subsetProblem{Problem: p, name: s.Name(), index: s.index, cands: s.Candidates()}
 	if r, ok := p.(Resetter); ok {
 		return resettingSubset{sp, r}, nil
 	}
@@ -100,14 +100,15 @@ func (s *sizingSubset) PipelinesAt(size Size, info hal.DeviceInfo) []hal.Executa
 // subsetProblem maps a subset's candidate indices to its operation's.
 type subsetProblem struct {
 	Problem
+	name  string // the operation's
 	index []int
 	cands []Candidate // the subset's
 }
 
 // candidate returns the operation's index of the subset's candidate i.
 func (p subsetProblem) candidate(i int) (int, error) {
-	if i < 0 || i >= len(p.index) {
-		return 0, status.Newf(status.InvalidArgument, "kernels: candidate %d out of range [0, %d)", i, len(p.index))
+	if err := CheckCandidate(p.name, i, len(p.index)); err != nil {
+		return 0, err
 	}
 	return p.index[i], nil
 }

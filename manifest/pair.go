@@ -154,8 +154,8 @@ var (
 
 // side returns the problem and its candidate index for candidate cand.
 func (p *pairProblem) side(cand int) (*manifestProblem, int, error) {
-	if cand < 0 || cand >= len(p.op.cands) {
-		return nil, 0, status.Newf(status.InvalidArgument, "manifest: %s: candidate %d out of range [0, %d)", p.op.Name(), cand, len(p.op.cands))
+	if err := kernels.CheckCandidate(p.op.Name(), cand, len(p.op.cands)); err != nil {
+		return nil, 0, err
 	}
 	if cand%2 == 0 {
 		return p.old, p.op.oldIdx[cand/2], nil

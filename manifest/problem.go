@@ -318,8 +318,8 @@ func (p *manifestProblem) Buffers() []kernels.Operand {
 }
 
 func (p *manifestProblem) candidate(cand int) error {
-	if cand < 0 || cand >= len(p.op.cands) {
-		return status.Newf(status.InvalidArgument, "manifest: %s: candidate %d out of range [0, %d)", p.op.name, cand, len(p.op.cands))
+	if err := kernels.CheckCandidate(p.op.name, cand, len(p.op.cands)); err != nil {
+		return err
 	}
 	return p.errs[cand]
 }
