@@ -82,20 +82,10 @@ type ImageUse struct {
 // count as those of storage buffers, the only ones vkbench binds.
 func ModuleRequirements(m *spirv.Module) Requirements {
 	r := Requirements{SPIRV: m.Version}
-	// The capabilities that each need one feature.
-	features := map[uint32]*bool{
-		spirv.CapFloat16: &r.Float16, spirv.CapFloat64: &r.Float64, spirv.CapInt64: &r.Int64, spirv.CapInt16: &r.Int16, spirv.CapInt8: &r.Int8,
-		spirv.CapStorageBuffer16Bit: &r.Storage16, spirv.CapUniformStorage16Bit: &r.Storage16, spirv.CapStoragePushConstant16: &r.Storage16,
-		spirv.CapStorageBuffer8Bit: &r.Storage8, spirv.CapUniformStorage8Bit: &r.Storage8, spirv.CapStoragePushConstant8: &r.Storage8,
-		spirv.CapVulkanMemoryModel: &r.VulkanMemoryModel,
-		spirv.CapBFloat16TypeKHR:   &r.BFloat16, spirv.CapBFloat16CooperativeMatrixKHR: &r.BFloat16CooperativeMatrix,
-		spirv.CapStorageImageReadWithoutFormat: &r.ImageReadWithoutFormat, spirv.CapStorageImageWriteWithoutFormat: &r.ImageWriteWithoutFormat,
+	for i, ff := range flagFeatures {
+		*flag(&r, i) = slices.ContainsFunc(ff.caps, func(c uint32) bool { return slices.Contains(m.Capabilities, c) })
 	}
 	for _, c := range m.Capabilities {
-		if f := features[c]; f != nil {
-			*f = true
-			continue
-		}
 		switch {
 		case spirv.CapGroupNonUniform <= c && c <= spirv.CapGroupNonUniformQuad:
 			r.Subgroup |= hal.SubgroupOps(1) << (c - spirv.CapGroupNonUniform)
@@ -121,9 +111,8 @@ func ModuleRequirements(m *spirv.Module) Requirements {
 
 // Merge returns what r and o need together.
 func (r Requirements) Merge(o Requirements) Requirements {
-	of := o.flags()
-	for i, f := range r.flags() {
-		*f = *f || *of[i]
+	for i := range flagFeatures {
+		*flag(&r, i) = *flag(&r, i) || *flag(&o, i)
 	}
 	r.Subgroup |= o.Subgroup
 	r.MinSubgroupSize = max(r.MinSubgroupSize, o.MinSubgroupSize)
@@ -149,10 +138,47 @@ func (r Requirements) Merge(o Requirements) Requirements {
 	return r
 }
 
-// flags are r's features that are flags, in the order digests write them.
-func (r *Requirements) flags() []*bool {
-	return []*bool{&r.Float16, &r.Int64, &r.Float64, &r.Int16, &r.Int8, &r.Storage16, &r.Storage8, &r.VulkanMemoryModel,
-		&r.ImageReadWithoutFormat, &r.ImageWriteWithoutFormat, &r.BFloat16, &r.BFloat16CooperativeMatrix}
+// flagFeatures are Requirements' flags, the one list of them: of returns
+// a flag and the device feature it stands for, which messages call name;
+// caps are the SPIR-V capabilities that need it. Digests write the flags
+// in this order (a new one goes last), and Supported names the first a
+// device lacks.
+var flagFeatures = []struct {
+	name string
+	caps []uint32
+	of   func(*Requirements, *hal.Features) (*bool, bool)
+}{
+	{"shaderFloat16", []uint32{spirv.CapFloat16}, func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.Float16, f.Float16 }},
+	{"shaderInt64", []uint32{spirv.CapInt64}, func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.Int64, f.Int64 }},
+	{"shaderFloat64", []uint32{spirv.CapFloat64}, func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.Float64, f.Float64 }},
+	{"shaderInt16", []uint32{spirv.CapInt16}, func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.Int16, f.Int16 }},
+	{"shaderInt8", []uint32{spirv.CapInt8}, func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.Int8, f.Int8 }},
+	{"storageBuffer16BitAccess (16-bit types in storage buffers)", []uint32{spirv.CapStorageBuffer16Bit, spirv.CapUniformStorage16Bit, spirv.CapStoragePushConstant16},
+		func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.Storage16, f.Storage16 }},
+	{"storageBuffer8BitAccess (8-bit types in storage buffers)", []uint32{spirv.CapStorageBuffer8Bit, spirv.CapUniformStorage8Bit, spirv.CapStoragePushConstant8},
+		func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.Storage8, f.Storage8 }},
+	{"vulkanMemoryModel", []uint32{spirv.CapVulkanMemoryModel},
+		func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.VulkanMemoryModel, f.VulkanMemoryModel }},
+	{"shaderStorageImageReadWithoutFormat (reading a storage image whose format the module does not declare)", []uint32{spirv.CapStorageImageReadWithoutFormat},
+		func(r *Requirements, f *hal.Features) (*bool, bool) {
+			return &r.ImageReadWithoutFormat, f.StorageImageReadWithoutFormat
+		}},
+	{"shaderStorageImageWriteWithoutFormat (writing a storage image whose format the module does not declare)", []uint32{spirv.CapStorageImageWriteWithoutFormat},
+		func(r *Requirements, f *hal.Features) (*bool, bool) {
+			return &r.ImageWriteWithoutFormat, f.StorageImageWriteWithoutFormat
+		}},
+	{"shaderBFloat16Type (bfloat16, VK_KHR_shader_bfloat16)", []uint32{spirv.CapBFloat16TypeKHR},
+		func(r *Requirements, f *hal.Features) (*bool, bool) { return &r.BFloat16, f.BFloat16 }},
+	{"shaderBFloat16CooperativeMatrix (cooperative matrices of bfloat16, VK_KHR_shader_bfloat16)", []uint32{spirv.CapBFloat16CooperativeMatrixKHR},
+		func(r *Requirements, f *hal.Features) (*bool, bool) {
+			return &r.BFloat16CooperativeMatrix, f.BFloat16CooperativeMatrix
+		}},
+}
+
+// flag returns r's flag of flagFeatures[i].
+func flag(r *Requirements, i int) *bool {
+	want, _ := flagFeatures[i].of(r, &hal.Features{})
+	return want
 }
 
 // Supported returns nil if info meets the requirements, or an error with
@@ -179,25 +205,9 @@ func (r Requirements) unsupported(info hal.DeviceInfo) string {
 	if (r.BFloat16 || r.BFloat16CooperativeMatrix) && !f.BFloat16 && slices.Contains(info.Withheld, "VK_KHR_shader_bfloat16") {
 		return "needs bfloat16 (VK_KHR_shader_bfloat16), which the device has and vkbench leaves off under this validation layer, too old to know it (run without validation, or with a newer layer)"
 	}
-	for _, need := range []struct {
-		want, have bool
-		name       string
-	}{
-		{r.Float16, f.Float16, "shaderFloat16"},
-		{r.Int64, f.Int64, "shaderInt64"},
-		{r.Float64, f.Float64, "shaderFloat64"},
-		{r.Int16, f.Int16, "shaderInt16"},
-		{r.Int8, f.Int8, "shaderInt8"},
-		{r.Storage16, f.Storage16, "storageBuffer16BitAccess (16-bit types in storage buffers)"},
-		{r.Storage8, f.Storage8, "storageBuffer8BitAccess (8-bit types in storage buffers)"},
-		{r.BFloat16, f.BFloat16, "shaderBFloat16Type (bfloat16, VK_KHR_shader_bfloat16)"},
-		{r.BFloat16CooperativeMatrix, f.BFloat16CooperativeMatrix, "shaderBFloat16CooperativeMatrix (cooperative matrices of bfloat16, VK_KHR_shader_bfloat16)"},
-		{r.VulkanMemoryModel, f.VulkanMemoryModel, "vulkanMemoryModel"},
-		{r.ImageReadWithoutFormat, f.StorageImageReadWithoutFormat, "shaderStorageImageReadWithoutFormat (reading a storage image whose format the module does not declare)"},
-		{r.ImageWriteWithoutFormat, f.StorageImageWriteWithoutFormat, "shaderStorageImageWriteWithoutFormat (writing a storage image whose format the module does not declare)"},
-	} {
-		if need.want && !need.have {
-			return "needs " + need.name
+	for _, ff := range flagFeatures {
+		if want, have := ff.of(&r, &f); *want && !have {
+			return "needs " + ff.name
 		}
 	}
 	switch {
@@ -272,8 +282,8 @@ func (r Requirements) unsupportedMatrices(info hal.DeviceInfo) string {
 func (r Requirements) appendDigest(b []byte) []byte {
 	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
 	flags := uint32(0)
-	for i, on := range r.flags() {
-		flags |= bit(*on) << i
+	for i := range flagFeatures {
+		flags |= bit(*flag(&r, i)) << i
 	}
 	u32(flags)
 	u32(uint32(r.Subgroup))

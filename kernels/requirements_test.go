@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -132,5 +133,40 @@ func TestSharedMemoryMessage(t *testing.T) {
 		if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
 			t.Errorf("%d bytes on a device of %d: %v, want %q", tt.need, tt.have, err, tt.want)
 		}
+	}
+}
+
+// TestFeatureFlags: the flags of Requirements are listed once. Digests
+// write them in the order they always had (one candidate per flag digests
+// to what it did before the list was one), and Supported names the first
+// a device lacks in that order: a kernel that needs both the Vulkan memory
+// model and bfloat16, on a device with neither, needs vulkanMemoryModel
+// first (the message's own list, a second copy, named bfloat16 first).
+func TestFeatureFlags(t *testing.T) {
+	var cands []kernels.Candidate
+	for _, set := range []func(*kernels.Requirements){
+		func(r *kernels.Requirements) { r.Float16 = true },
+		func(r *kernels.Requirements) { r.Int64 = true },
+		func(r *kernels.Requirements) { r.Float64 = true },
+		func(r *kernels.Requirements) { r.Int16 = true },
+		func(r *kernels.Requirements) { r.Int8 = true },
+		func(r *kernels.Requirements) { r.Storage16 = true },
+		func(r *kernels.Requirements) { r.Storage8 = true },
+		func(r *kernels.Requirements) { r.VulkanMemoryModel = true },
+		func(r *kernels.Requirements) { r.ImageReadWithoutFormat = true },
+		func(r *kernels.Requirements) { r.ImageWriteWithoutFormat = true },
+		func(r *kernels.Requirements) { r.BFloat16 = true },
+		func(r *kernels.Requirements) { r.BFloat16CooperativeMatrix = true },
+	} {
+		c := kernels.Candidate{Name: fmt.Sprint(len(cands))}
+		set(&c.Requires)
+		cands = append(cands, c)
+	}
+	if got, want := fmt.Sprintf("%x", kernels.Digest(cands)), "7954a4d7a20305ff8a5b957df0d778fe11b9e88766786117ab7f2bd283c9a516"; got != want {
+		t.Errorf("the digest of one candidate per flag is %s, was %s", got, want)
+	}
+	err := kernels.Requirements{BFloat16: true, VulkanMemoryModel: true}.Supported(hal.DeviceInfo{})
+	if err == nil || !strings.HasSuffix(err.Error(), "needs vulkanMemoryModel") {
+		t.Errorf("a device without the memory model or bfloat16: %v, want needs vulkanMemoryModel", err)
 	}
 }
