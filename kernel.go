@@ -1,7 +1,6 @@
 package vkbench
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -102,7 +101,7 @@ func (k *Kernel) candidate() (kernels.Candidate, variant, error) {
 	if constants == nil {
 		constants = map[uint32]uint32{}
 	}
-	wg, err := workgroupOf(mod, entry, k.WorkgroupSize, constants)
+	wg, err := mod.SpecializeWorkgroup(entry, k.WorkgroupSize, constants)
 	if err != nil {
 		return fail(err)
 	}
@@ -150,35 +149,6 @@ func (k Kernel) applies() func(kernels.Size) bool {
 		return nil
 	}
 	return func(s kernels.Size) bool { return k.Applies(s.Extents()) }
-}
-
-// workgroupOf works out the workgroup size of entry, as manifests do: a
-// given size must agree with the module and the constants, and sets the
-// local_size_x_id constants not given; without one, the module's size.
-func workgroupOf(mod *spirv.Module, entry *spirv.Entry, given [3]uint32, constants map[uint32]uint32) ([3]uint32, error) {
-	dims, how := mod.Workgroup(entry)
-	if given == [3]uint32{} {
-		wg, ok := mod.WorkgroupSize(entry, constants)
-		if !ok {
-			return wg, status.Newf(status.InvalidArgument, "the module does not say its workgroup size (%s): give WorkgroupSize", cmp.Or(how, "none declared"))
-		}
-		return wg, nil
-	}
-	for i, d := range dims {
-		axis := "xyz"[i]
-		switch {
-		case given[i] == 0:
-			return given, status.Newf(status.InvalidArgument, "WorkgroupSize %v has a zero", given)
-		case d.Spec:
-			if v, ok := constants[d.SpecID]; ok && v != given[i] {
-				return given, status.Newf(status.InvalidArgument, "WorkgroupSize[%d] is %d, but local_size_%c is constant %d, which Constants sets to %d", i, given[i], axis, d.SpecID, v)
-			}
-			constants[d.SpecID] = given[i]
-		case d.Known && how != "" && d.Value != given[i]:
-			return given, status.Newf(status.InvalidArgument, "WorkgroupSize[%d] is %d, but the module fixes local_size_%c at %d (%s)", i, given[i], axis, d.Value, how)
-		}
-	}
-	return given, nil
 }
 
 // Pipeline is a Kernel built for one device, ready to Run.

@@ -94,6 +94,15 @@ void main() {
 				t.Errorf("root package: a WorkgroupSize the module and constants contradict: %v, want InvalidArgument", err)
 			}
 
+			if tc.how != "a literal local_size" {
+				// A constant that makes local_size_x 0: the root package
+				// passed it on to the driver, a manifest refused it.
+				_, err = dev.Build(context.Background(), vkbench.Kernel{Name: tc.name, SPIRV: code, Constants: map[uint32]uint32{0: 0}, PushConstantSize: push})
+				if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), `local_size_x of "main" is 0`) {
+					t.Errorf("root package: local_size_x set to 0: %v, want InvalidArgument", err)
+				}
+			}
+
 			// A manifest.
 			if got := manifestWorkgroup(t, code, consts); got != wg {
 				t.Errorf("manifest: workgroup %v; spirv says %v", got, wg)

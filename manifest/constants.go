@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -54,54 +55,19 @@ func (d *opDecoder) constants(c int, n *jsonNode, disp *manifestDispatch) error 
 	return nil
 }
 
-// workgroup reads "workgroup" and works out where each component of the
-// dispatch's workgroup size comes from: a component the module sets
-// through local_size_x_id (or the WorkgroupSize built-in) takes its
-// constant's value, which "workgroup" sets unless "constants" does; a
-// literal local_size must agree with a given "workgroup".
+// workgroup reads "workgroup", the workgroup size the dispatch states:
+// at each size, the module's rule (spirv's SpecializeWorkgroup) checks it
+// and sets from it the constants "constants" does not (resolve).
 func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestDispatch) error {
-	var given [3]*manifestExpr
 	at := o.n
 	if s.workgroup != nil {
 		at = s.workgroup
 		xyz := must(d.xyz(c, s.workgroup, "the workgroup size in x, y and z", pipelineContext, "a workgroup size"))
 		for i := range xyz {
-			given[i] = &xyz[i]
+			disp.given[i] = &xyz[i]
 		}
 	}
 	disp.wgWhere = d.src.where(at)
-	mod, e := disp.mod, disp.entry
-	src, how := mod.spv.Workgroup(e)
-	if how == "" {
-		return d.src.errAt(at, "%s declares no workgroup size for entry point %q", mod.path, e.Name)
-	}
-	for i, cs := range src {
-		a := wgAxis{}
-		switch {
-		case cs.Spec:
-			a.spec, a.id, a.def = true, cs.SpecID, cs.Value
-			if given[i] == nil {
-				break
-			}
-			if slices.ContainsFunc(disp.consts, func(k specConst) bool { return k.id == cs.SpecID }) {
-				a.given = given[i] // must agree with the constant
-				break
-			}
-			kind := "uint"
-			if info, ok := mod.spv.SpecConstant(cs.SpecID); ok && info.Kind != "" {
-				kind = info.Kind
-			}
-			disp.consts = append(disp.consts, specConst{id: cs.SpecID, kind: kind, value: *given[i]})
-		case cs.Known:
-			a.known, a.def, a.given = true, cs.Value, given[i]
-		case given[i] != nil:
-			a.given = given[i]
-		default:
-			return d.src.errAt(at, "local_size_%c of %q in %s is computed from other constants; give the \"workgroup\" it comes to", "xyz"[i], e.Name, mod.path)
-		}
-		disp.axes[i] = a
-	}
-	slices.SortFunc(disp.consts, func(a, b specConst) int { return int(a.id) - int(b.id) })
 	return nil
 }
 
@@ -112,7 +78,7 @@ func (d *opDecoder) workgroup(c int, o *jsonObj, s dispatchSpec, disp *manifestD
 // whose assert refuses it, say; the dry run reports any other error).
 func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
 	disp.sized = slices.ContainsFunc(disp.consts, func(k specConst) bool { return k.value.dependsOnSize() }) ||
-		slices.ContainsFunc(disp.axes[:], func(a wgAxis) bool { return a.given != nil && a.given.dependsOnSize() })
+		slices.ContainsFunc(disp.given[:], func(g *manifestExpr) bool { return g != nil && g.dependsOnSize() })
 	// The environment at the default size of the smallest kind of device,
 	// before any device, at pass 0.
 	env, _ := d.op.env(d.op.sizes[kernels.SmallDevice], d.op.runs[c].params, nil)
@@ -120,8 +86,9 @@ func (d *opDecoder) fix(c int, disp *manifestDispatch) error {
 	ps, err := disp.resolve(env)
 	if err != nil && disp.sized {
 		ps, err = pipelineSpec{}, nil
-		for i, a := range disp.axes {
-			ps.wg[i] = max(a.def, 1)
+		dims, _ := disp.mod.spv.Workgroup(disp.entry)
+		for i, dim := range dims {
+			ps.wg[i] = max(dim.Value, 1)
 		}
 	}
 	disp.fixed = ps
@@ -147,36 +114,28 @@ func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
 		}
 		ps.constants = append(ps.constants, hal.Constant{ID: k.id, Value: bits})
 	}
-	vals := ps.spec()
-	for i, a := range disp.axes {
-		axis := "xyz"[i]
-		v := a.def
-		if a.spec {
-			if x, ok := vals[a.id]; ok {
-				v = x
-			}
+	var given [3]uint32
+	for i, g := range disp.given {
+		if g == nil {
+			break // all three or none
 		}
-		if a.given != nil {
-			g, err := a.given.evalInt(env)
-			if err != nil {
-				return ps, a.given.errorf(status.InvalidArgument, err)
-			}
-			if g < 1 || g > math.MaxUint32 {
-				return ps, errWhere(status.InvalidArgument, a.given.where, "workgroup size %d is not positive", g)
-			}
-			switch {
-			case a.spec && uint32(g) != v:
-				return ps, errWhere(status.InvalidArgument, disp.wgWhere, "local_size_%c is constant_id %d of %s, which \"constants\" sets to %d, not %d", axis, a.id, disp.mod.path, v, g)
-			case a.known && uint32(g) != v:
-				_, how := disp.mod.spv.Workgroup(disp.entry)
-				return ps, errWhere(status.InvalidArgument, disp.wgWhere, "%s fixes local_size_%c of %q at %d (%s), not %d", disp.mod.path, axis, disp.entry.Name, v, how, g)
-			}
-			v = uint32(g)
+		v, err := g.evalInt(env)
+		if err != nil {
+			return ps, g.errorf(status.InvalidArgument, err)
 		}
-		if v == 0 {
-			return ps, errWhere(status.InvalidArgument, disp.wgWhere, "local_size_%c of %q is 0", axis, disp.entry.Name)
+		if v < 1 || v > math.MaxUint32 {
+			return ps, errWhere(status.InvalidArgument, g.where, "workgroup size %d is not positive", v)
 		}
-		ps.wg[i] = v
+		given[i] = uint32(v)
+	}
+	spec := ps.spec()
+	wg, err := disp.mod.spv.SpecializeWorkgroup(disp.entry, given, spec)
+	if err != nil {
+		return ps, errWhere(status.InvalidArgument, disp.wgWhere, "%s: %s", disp.mod.path, status.Message(err))
+	}
+	ps.wg, ps.constants = wg, nil
+	for _, id := range slices.Sorted(maps.Keys(spec)) {
+		ps.constants = append(ps.constants, hal.Constant{ID: id, Value: spec[id]})
 	}
 	ps.key = disp.keyOf(ps.constants)
 	ps.shared, _ = disp.sharedOf(ps) // decodeDispatch warns where it cannot be worked out

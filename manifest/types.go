@@ -341,12 +341,12 @@ type manifestDispatch struct {
 	desc  hal.ExecutableDesc
 	mod   *manifestModule
 	entry *spirv.Entry
-	// consts are the specialization constants the dispatch sets, those
-	// of "workgroup" among them, by constant_id.
+	// consts are the specialization constants "constants" sets.
 	consts []specConst
-	// axes say where each component of the workgroup size comes from;
-	// wgWhere is where "workgroup" is written (the dispatch if nowhere).
-	axes    [3]wgAxis
+	// given is "workgroup" (nil if none), which sets the constants of
+	// the workgroup size that consts does not; wgWhere is where it is
+	// written (the dispatch if nowhere).
+	given   [3]*manifestExpr
 	wgWhere string
 	// sized is set when a constant or the workgroup depends on the size,
 	// the device or the pass: its pipelines are then worked out for each
@@ -365,16 +365,6 @@ type specConst struct {
 	id    uint32
 	kind  string // "int", "uint", "float" or "bool", as the module types it
 	value manifestExpr
-}
-
-// wgAxis is where one component of a dispatch's workgroup size comes
-// from: a specialization constant (spec: the value the dispatch sets,
-// else def), a literal size in the module (known: def), or only the
-// manifest's "workgroup" (given), which must agree with the others.
-type wgAxis struct {
-	spec, known bool
-	id, def     uint32
-	given       *manifestExpr
 }
 
 // pipelineSpec is what a dispatch's constants come to at one size and

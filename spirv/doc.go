@@ -40,7 +40,11 @@
 //     module decorates one (it overrides the rest), else from LocalSizeId,
 //     else from a literal LocalSize; components made of specialization
 //     constants take their values from the constants given, else their
-//     defaults.
+//     defaults. A size the caller states (SpecializeWorkgroup: a Kernel's
+//     WorkgroupSize, a manifest's "workgroup") must agree with each
+//     component the module fixes and each constant given, and sets the
+//     constants of the others; a module must declare a size, and no
+//     component may be 0.
 //   - Push-constant and shared-memory sizes are those of the blocks the
 //     entry point uses (every block, before SPIR-V 1.4, whose entry points
 //     do not list what they use): the end of the last member, with

@@ -445,6 +445,47 @@ func (m *Module) WorkgroupSize(e *Entry, spec map[uint32]uint32) ([3]uint32, boo
 	return wg, true
 }
 
+// SpecializeWorkgroup is the one rule for the workgroup size of a
+// pipeline of entry e, whoever builds it. Without a size given (zero), it
+// is the module's with the specialization constants in spec
+// (WorkgroupSize). A size given must agree with each component the module
+// fixes and each constant in spec that sets one, and sets in spec (which
+// must not then be nil) the constants of the components spec does not; a
+// component computed from other constants takes the size given. A module
+// that declares no size, a size that cannot be worked out and a component
+// of 0 are errors too, with code InvalidArgument, as is a disagreement.
+func (m *Module) SpecializeWorkgroup(e *Entry, given [3]uint32, spec map[uint32]uint32) ([3]uint32, error) {
+	dims, how := m.Workgroup(e)
+	if how == "" {
+		return given, status.Newf(status.InvalidArgument, "spirv: entry point %q declares no workgroup size", e.Name)
+	}
+	if given == [3]uint32{} {
+		wg, ok := m.WorkgroupSize(e, spec)
+		if !ok {
+			return wg, status.Newf(status.InvalidArgument, "spirv: the workgroup size of %q (%s) cannot be worked out with these constants: state it", e.Name, how)
+		}
+		if i := slices.Index(wg[:], 0); i >= 0 {
+			return wg, status.Newf(status.InvalidArgument, "spirv: local_size_%c of %q is 0", "xyz"[i], e.Name)
+		}
+		return wg, nil
+	}
+	for i, d := range dims {
+		axis := "xyz"[i]
+		switch {
+		case given[i] == 0:
+			return given, status.Newf(status.InvalidArgument, "spirv: workgroup size %v has a zero", given)
+		case d.Spec:
+			if v, ok := spec[d.SpecID]; ok && v != given[i] {
+				return given, status.Newf(status.InvalidArgument, "spirv: local_size_%c of %q is constant_id %d, which the constants set to %d, not %d", axis, e.Name, d.SpecID, v, given[i])
+			}
+			spec[d.SpecID] = given[i]
+		case d.Known && d.Value != given[i]:
+			return given, status.Newf(status.InvalidArgument, "spirv: the module fixes local_size_%c of %q at %d (%s), not %d", axis, e.Name, d.Value, how, given[i])
+		}
+	}
+	return given, nil
+}
+
 // PushConstantBytes returns the size of the push-constant block entry e
 // uses (the end of its last member), 0 if it uses none, and false if the
 // size cannot be worked out.

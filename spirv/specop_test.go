@@ -1,10 +1,13 @@
 package spirv_test
 
 import (
+	"maps"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/vkbench/vkbench/spirv"
+	"github.com/vkbench/vkbench/status"
 )
 
 // TestSharedMemoryOfGEMM sizes the catalogue's register-blocked GEMM,
@@ -44,6 +47,8 @@ type asm struct {
 	wide map[uint32]bool // 64-bit types
 
 	void, uint, int, ulong, bool uint32
+	// noSize leaves out the LocalSize execution mode.
+	noSize bool
 }
 
 func newAsm() *asm {
@@ -106,7 +111,9 @@ func (a *asm) module(t *testing.T, n uint32) (*spirv.Module, *spirv.Entry) {
 	words = append(words, spirv.Instruction(spirv.OpCapability, spirv.CapInt64)...)
 	words = append(words, spirv.Instruction(spirv.OpMemoryModel, 0, 1)...)
 	words = append(words, spirv.Instruction(spirv.OpEntryPoint, append([]uint32{5, 1}, spirv.StringOperand("main")...)...)...)
-	words = append(words, spirv.Instruction(spirv.OpExecutionMode, 1, 17, 1, 1, 1)...) // LocalSize
+	if !a.noSize {
+		words = append(words, spirv.Instruction(spirv.OpExecutionMode, 1, 17, 1, 1, 1)...) // LocalSize
+	}
 	for _, ins := range a.ins {
 		words = append(words, ins...)
 	}
@@ -276,6 +283,68 @@ func TestWorkgroupOfSpecConstantOp(t *testing.T) {
 	}{{nil, [3]uint32{64, 4, 1}}, {map[uint32]uint32{0: 8, 1: 2}, [3]uint32{16, 2, 1}}} {
 		if got, ok := m.WorkgroupSize(e, c.spec); !ok || got != c.want {
 			t.Errorf("WorkgroupSize(%v) = %v, %v; want %v", c.spec, got, ok, c.want)
+		}
+	}
+}
+
+// TestSpecializeWorkgroup: the one rule for a pipeline's workgroup size,
+// which the root package's Kernel and a manifest's dispatch both ask. Where
+// their own copies disagreed, the rule is the one Vulkan's is: a component
+// computed from other constants is worked out (a manifest refused it), a
+// module must declare a size and no component may be 0 (the root package
+// took a size given for a module without one, and passed a constant of 0
+// on to the driver).
+func TestSpecializeWorkgroup(t *testing.T) {
+	// x is constant 0 times 2, y constant 1, z 1.
+	a := newAsm()
+	x := a.op(a.uint, spirv.OpIMul, a.spec(a.uint, 0, 32), a.k(a.uint, 2))
+	v3 := a.typ(spirv.OpTypeVector, a.uint, 3)
+	wg := a.def(spirv.OpSpecConstantComposite, v3, x, a.spec(a.uint, 1, 4), a.k(a.uint, 1))
+	a.ins = append(a.ins, spirv.Instruction(spirv.OpDecorate, wg, 11, 25)) // BuiltIn WorkgroupSize
+	built, builtIn := a.module(t, a.k(a.uint, 1))
+	lit := newAsm()
+	literal, literalIn := lit.module(t, lit.k(lit.uint, 1))
+	none := newAsm()
+	none.noSize = true
+	noSize, noSizeIn := none.module(t, none.k(none.uint, 1))
+	for _, c := range []struct {
+		name     string
+		m        *spirv.Module
+		e        *spirv.Entry
+		given    [3]uint32
+		spec     map[uint32]uint32
+		want     [3]uint32
+		wantSpec map[uint32]uint32
+		err      string
+	}{
+		{name: "the defaults", m: built, e: builtIn, want: [3]uint32{64, 4, 1}},
+		{name: "computed", m: built, e: builtIn, spec: map[uint32]uint32{0: 8}, want: [3]uint32{16, 4, 1}},
+		{name: "a constant of 0", m: built, e: builtIn, spec: map[uint32]uint32{1: 0}, err: `local_size_y of "main" is 0`},
+		{name: "given", m: built, e: builtIn, given: [3]uint32{5, 8, 1}, want: [3]uint32{5, 8, 1}, wantSpec: map[uint32]uint32{1: 8}},
+		{name: "given as the constants", m: built, e: builtIn, given: [3]uint32{5, 2, 1}, spec: map[uint32]uint32{1: 2}, want: [3]uint32{5, 2, 1}},
+		{name: "given against the constants", m: built, e: builtIn, given: [3]uint32{5, 8, 1}, spec: map[uint32]uint32{1: 2},
+			err: `local_size_y of "main" is constant_id 1, which the constants set to 2, not 8`},
+		{name: "given against the built-in", m: built, e: builtIn, given: [3]uint32{5, 4, 2},
+			err: `the module fixes local_size_z of "main" at 1 (the WorkgroupSize built-in), not 2`},
+		{name: "given with a zero", m: built, e: builtIn, given: [3]uint32{5, 0, 1}, err: "workgroup size [5 0 1] has a zero"},
+		{name: "literal", m: literal, e: literalIn, want: [3]uint32{1, 1, 1}},
+		{name: "given against the literal", m: literal, e: literalIn, given: [3]uint32{2, 1, 1},
+			err: `the module fixes local_size_x of "main" at 1 (a literal local_size), not 2`},
+		{name: "no size", m: noSize, e: noSizeIn, err: `entry point "main" declares no workgroup size`},
+		{name: "no size, given", m: noSize, e: noSizeIn, given: [3]uint32{64, 1, 1}, err: `entry point "main" declares no workgroup size`},
+	} {
+		spec := map[uint32]uint32{}
+		maps.Copy(spec, c.spec)
+		got, err := c.m.SpecializeWorkgroup(c.e, c.given, spec)
+		switch {
+		case c.err != "":
+			if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want InvalidArgument saying %q", c.name, err, c.err)
+			}
+		case err != nil || got != c.want:
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		case c.wantSpec != nil && !maps.Equal(spec, c.wantSpec):
+			t.Errorf("%s: the constants are %v, want %v", c.name, spec, c.wantSpec)
 		}
 	}
 }
