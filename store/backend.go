@@ -10,10 +10,10 @@ import "context"
 //
 // Errors carry a status code (see Store for the codes of the file's
 // problems); a Backend that cannot be reached at all answers every call
-// with the same error. ctx ends a wait for another process's lock on the
-// file, with ctx's error; a shared store bounds each call by timeouts of
-// its own instead, so that a caller that gives up is not taken for an
-// outage.
+// with the same error. ctx ends a wait, with ctx's error in the chain and
+// its code: for another process's lock on the file, for a shared store's
+// answer (which timeouts of the store's own bound too). A call that ctx
+// ended is no failure of the shared tier: it neither warns nor rests.
 type Backend interface {
 	// View runs fn with a consistent view of the tables, read-only.
 	View(ctx context.Context, fn func(Tx) error) error

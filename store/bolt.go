@@ -607,8 +607,8 @@ func (bf *boltFile) Unlock(name, token string) error {
 }
 
 // Replace gives lock name to token for ttl where stale still holds it.
-func (bf *boltFile) Replace(name, stale, token string, ttl time.Duration) (ok bool, err error) {
-	err = bf.setLock(context.Background(), name, ttl, func(h string, live bool) (string, bool) {
+func (bf *boltFile) Replace(ctx context.Context, name, stale, token string, ttl time.Duration) (ok bool, err error) {
+	err = bf.setLock(ctx, name, ttl, func(h string, live bool) (string, bool) {
 		ok = live && h == stale
 		return token, ok
 	})

@@ -121,7 +121,7 @@ func (s *Store) openShared(ctx context.Context, rawURL string) (*Store, error) {
 		case refused(err):
 			return nil, status.Join(status.Annotatef(err, "store: shared store %s refused this process (a configuration to fix)", tier.name), tier.close())
 		}
-		_ = tier.call(func() error { return err }) // out of reach: one warning, and the file alone for a while
+		_ = tier.call(ctx, func() error { return err }) // out of reach: one warning, and the file alone for a while
 	}
 	// Its warnings are the store's: one list, each said once.
 	return &Store{b: tier, log: s.log, path: tier.name, tier: tier, warnTo: s}, nil
@@ -204,8 +204,10 @@ type sharedTier struct {
 var _ Backend = (*sharedTier)(nil)
 
 // call runs one call of the backend, unless the tier is resting after a
-// failure; fn's own errors pass through without counting as the tier's.
-func (st *sharedTier) call(do func() error) error {
+// failure; fn's own errors pass through without counting as the tier's,
+// and so does a failure once ctx, the caller's, ended: the caller stopped
+// waiting, which says nothing of the store.
+func (st *sharedTier) call(ctx context.Context, do func() error) error {
 	st.mu.Lock()
 	resting := time.Now().Before(st.downUntil)
 	st.mu.Unlock()
@@ -213,6 +215,9 @@ func (st *sharedTier) call(do func() error) error {
 		return tierFailure{status.Newf(status.Unavailable, "store: shared store %s is left alone for %v after a failure", st.name, sharedBackoff)}
 	}
 	err := do()
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err == nil {
@@ -269,7 +274,7 @@ func (st *sharedTier) Update(ctx context.Context, fn func(Tx) error) error {
 // run runs fn in a transaction txn (View or Update): fn's own error is
 // returned as it is, not taken for a failure of the tier.
 func (st *sharedTier) run(ctx context.Context, txn func(context.Context, func(Tx) error) error, fn func(Tx) error) error {
-	err := st.call(func() error {
+	err := st.call(ctx, func() error {
 		return txn(ctx, func(tx Tx) error {
 			if err := fn(tx); err != nil {
 				return fnError{err}
@@ -290,9 +295,9 @@ func (st *sharedTier) run(ctx context.Context, txn func(context.Context, func(Tx
 // expired never releases the next holder's.
 type Locker interface {
 	// TryLock takes lock name under token for ttl, and returns "" where
-	// it did, else the token of the holder. ctx is as View's. Unlock and
-	// Replace take none: a lock taken is let go, and renewed, however its
-	// taker's caller ended.
+	// it did, else the token of the holder. ctx is as View's. Unlock
+	// takes none: a lock taken is let go however its taker's caller
+	// ended.
 	TryLock(ctx context.Context, name, token string, ttl time.Duration) (holder string, err error)
 	// Unlock releases the lock if token holds it.
 	Unlock(name, token string) error
@@ -300,8 +305,10 @@ type Locker interface {
 	// and reports whether it did, atomically: of several processes that
 	// replace one stale token at once, one does. A lock that expired
 	// meanwhile, or that another holds, is left as it is. Its holder
-	// renews it by replacing its own token (stale == token).
-	Replace(name, stale, token string, ttl time.Duration) (bool, error)
+	// renews it by replacing its own token (stale == token), with a ctx
+	// that never ends: a lock held is renewed however its taker's caller
+	// ended. ctx is as View's.
+	Replace(ctx context.Context, name, stale, token string, ttl time.Duration) (bool, error)
 }
 
 // Lease is a lock held by this process, renewed in the background until
@@ -335,7 +342,7 @@ func (l *Lease) TookOver() string { return l.tookOver }
 // its error, ctx's: nothing was taken.
 func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder string, _ error) {
 	lk, ok := s.b.(Locker)
-	call := func(do func() error) error { return do() }
+	call := func(_ context.Context, do func() error) error { return do() }
 	if s.tier != nil {
 		lk, ok = s.tier.b.(Locker)
 		call = s.tier.call
@@ -345,14 +352,14 @@ func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder stri
 	}
 	token, ttl := newToken(), s.LockExpiry()
 	var tookOver string
-	err := call(func() (err error) {
+	err := call(ctx, func() (err error) {
 		// A few rounds: a dead holder's lock that another process took
 		// over first, or that expired, is looked at again.
 		for range 3 {
 			if holder, err = lk.TryLock(ctx, name, token, ttl); err != nil || !deadHere(holder) {
 				return err
 			}
-			ok, err := lk.Replace(name, holder, token, ttl)
+			ok, err := lk.Replace(ctx, name, holder, token, ttl)
 			if err != nil || ok {
 				if ok {
 					tookOver, holder = holder, ""
@@ -369,7 +376,7 @@ func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder stri
 	release := sync.OnceValue(func() error {
 		close(stop)
 		<-done
-		return call(func() error { return lk.Unlock(name, token) })
+		return call(context.Background(), func() error { return lk.Unlock(name, token) })
 	})
 	go func() {
 		defer close(done)
@@ -385,7 +392,7 @@ func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder stri
 				// lock lost (expired while the store was away) is not
 				// taken back: another process may tune too, and the
 				// first answer committed wins.
-				if ok, err := lk.Replace(name, token, token, ttl); err == nil && !ok {
+				if ok, err := lk.Replace(context.Background(), name, token, token, ttl); err == nil && !ok {
 					s.Warn("store: this process's lock %s in %s expired before it was renewed (the process stopped or stalled for more than %v): another process may answer the question too, and the first answer committed stays", name, s.path, ttl)
 					return
 				}

@@ -63,8 +63,8 @@ func (r Rows) Delete(key []byte) error { return r.tx.Delete(r.path, key) }
 
 // Get returns a copy of the value of key in table t: nil, nil when there
 // is none, and the file's error when it cannot be read (see Store), with a
-// warning. ctx ending while it waits for another process's lock is its
-// error, ctx's, without a warning.
+// warning. ctx ending while it waits (for another process's lock, for
+// a shared store's answer) is its error, ctx's, without a warning.
 func (s *Store) Get(ctx context.Context, t Table, key []byte) ([]byte, error) {
 	return s.load(ctx, "lookups miss", t.path(), key)
 }
@@ -73,7 +73,7 @@ func (s *Store) Get(ctx context.Context, t Table, key []byte) ([]byte, error) {
 // creating the table if needed: no other writer can come between its
 // reads and its writes. A store that cannot be written returns its error
 // (see Store). ctx ending while it waits is its error: nothing was
-// written.
+// written, unless a shared store's writes were already on their way.
 func (s *Store) Update(ctx context.Context, t Table, fn func(Rows) error) error {
 	return s.b.Update(ctx, func(tx Tx) error {
 		if t.Hardware == "" || t.Tuner == "" {

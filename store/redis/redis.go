@@ -16,7 +16,10 @@
 // run again when another writer came between. Every call is bounded: a
 // second to connect, read or write, two for a whole View or Update
 // (go-redis's URL parameters dial_timeout, read_timeout and write_timeout
-// change the first three, and the last with them).
+// change the first three, and the last with them), and by its caller's
+// context, whose end ends the call at once with the context's error (of
+// its code, Cancelled or DeadlineExceeded), however long the store would
+// have kept it.
 //
 // store.Open pings the store once (Backend.Ping): what Redis refuses is
 // its error, as is a URL of the wrong protocol; what is out of reach is a
@@ -116,10 +119,15 @@ func (b *Backend) Close() error { return b.c.Close() }
 // (Unauthenticated, PermissionDenied, InvalidArgument for any other ERR
 // reply, FailedPrecondition for an untrusted TLS certificate), else
 // Unavailable: down, slow, a connection cut, or a state it leaves by
-// itself (LOADING, BUSY, OOM, max clients). Nil for nil.
-func (b *Backend) fail(err error) error {
-	if err == nil {
+// itself (LOADING, BUSY, OOM, max clients). Where ctx, the caller's,
+// ended, it is ctx's error, of its code: the store did not fail, its
+// caller stopped waiting. Nil for nil.
+func fail(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
 		return nil
+	case ctx.Err() != nil:
+		return status.Annotate(ctx.Err(), "store/redis: the caller stopped waiting for the store")
 	}
 	code, check := status.Unavailable, ""
 	switch msg := err.Error(); {
@@ -141,23 +149,10 @@ func (b *Backend) fail(err error) error {
 // returns ctx's error as soon as ctx ends; the questions end in the
 // background within their bounds.
 func (b *Backend) Ping(ctx context.Context) error {
-	answer := make(chan error, 1)
-	go func() { answer <- b.ping() }()
-	select {
-	case err := <-answer:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (b *Backend) ping() error {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
-	defer cancel()
-	err := b.c.Ping(ctx).Err()
+	_, err := one(ctx, b, func(ctx context.Context, c *goredis.Tx) (string, error) { return c.Ping(ctx).Result() })
 	switch o := b.c.Options(); {
-	case status.CodeOf(b.fail(err)) != status.Unavailable || !speaksOther(o):
-		return b.fail(err)
+	case status.CodeOf(err) != status.Unavailable || !speaksOther(ctx, o):
+		return err
 	case o.TLSConfig != nil:
 		return status.Wrapf(err, status.FailedPrecondition, "store/redis: rediss:// asks for TLS, and the server speaks plain text; use redis://")
 	}
@@ -165,11 +160,12 @@ func (b *Backend) ping() error {
 }
 
 // speaksOther reports whether the server o names answers, within the
-// dial timeout, in the protocol o does not speak: a Redis reply to a
-// plain PING where o asks for TLS, a TLS handshake where it does not.
-func speaksOther(o *goredis.Options) bool {
+// dial timeout and before ctx ends, in the protocol o does not speak: a
+// Redis reply to a plain PING where o asks for TLS, a TLS handshake where
+// it does not.
+func speaksOther(ctx context.Context, o *goredis.Options) bool {
 	deadline := time.Now().Add(o.DialTimeout)
-	conn, err := (&net.Dialer{Deadline: deadline}).Dial(o.Network, o.Addr)
+	conn, err := (&net.Dialer{Deadline: deadline}).DialContext(ctx, o.Network, o.Addr)
 	if err != nil {
 		return false
 	}
@@ -177,6 +173,8 @@ func speaksOther(o *goredis.Options) bool {
 	if err := conn.SetDeadline(deadline); err != nil {
 		return false
 	}
+	// A connection of its own: ending its wait at once is this one's to do.
+	defer context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })()
 	if o.TLSConfig == nil {
 		// Whoever answers learns nothing of the store: nothing is sent
 		// but the handshake, so the certificate need not be checked.
@@ -192,14 +190,15 @@ func speaksOther(o *goredis.Options) bool {
 
 // View runs fn with the tables as they are, read-only. Its reads are not
 // one snapshot: what it reads of two tables may straddle another's write.
-func (b *Backend) View(_ context.Context, fn func(store.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
+func (b *Backend) View(ctx context.Context, fn func(store.Tx) error) error {
+	bounded, cancel := b.bound(ctx)
 	defer cancel()
-	tx := newTx(ctx, b.c, nil)
+	tx, end := b.begin(ctx, bounded, false)
 	err := fn(tx)
+	end()
 	if tx.err != nil {
 		// What fn read was missing for this: the failure is Redis's.
-		return b.fail(tx.err)
+		return fail(ctx, tx.err)
 	}
 	return err
 }
@@ -207,38 +206,30 @@ func (b *Backend) View(_ context.Context, fn func(store.Tx) error) error {
 // Update runs fn in a WATCH/MULTI/EXEC transaction: every hash and set fn
 // reads is watched, its writes are queued and land at once, and fn runs
 // again when another writer changed what it read.
-func (b *Backend) Update(_ context.Context, fn func(store.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
+func (b *Backend) Update(ctx context.Context, fn func(store.Tx) error) error {
+	bounded, cancel := b.bound(ctx)
 	defer cancel()
 	for range maxRetries {
-		var own error // fn's error, returned as it is: no failure of Redis
-		err := b.c.Watch(ctx, func(t *goredis.Tx) error {
-			tx := newTx(ctx, t, t)
-			err := fn(tx)
-			switch {
-			case tx.err != nil:
-				return tx.err
-			case err != nil:
-				own = err
-				return err
-			case len(tx.ops) == 0:
-				return nil
-			}
-			_, err = t.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-				for _, op := range tx.ops {
-					op(p)
-				}
-				return nil
+		tx, end := b.begin(ctx, bounded, true)
+		own := fn(tx) // returned as it is: no failure of Redis
+		if tx.err == nil && own == nil && len(tx.ops) > 0 {
+			do(tx, func(ctx context.Context, c *goredis.Tx) ([]goredis.Cmder, error) {
+				return c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+					for _, op := range tx.ops {
+						op(p)
+					}
+					return nil
+				})
 			})
-			return err
-		})
+		}
+		end()
 		switch {
-		case own != nil:
+		case tx.err == nil:
 			return own
-		case errors.Is(err, goredis.TxFailedErr):
+		case errors.Is(tx.err, goredis.TxFailedErr):
 			continue
 		}
-		return b.fail(err)
+		return fail(ctx, tx.err)
 	}
 	return status.Newf(status.Aborted, "store/redis: an update lost to other writers %d times", maxRetries)
 }
@@ -253,29 +244,109 @@ var (
 	replaceScript = goredis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("set", KEYS[1], ARGV[2], "px", ARGV[3]) return 1 end return 0`)
 )
 
-// lock runs script on the key of lock name, within the call's bound.
-func (b *Backend) lock(script *goredis.Script, name string, args ...any) *goredis.Cmd {
-	ctx, cancel := context.WithTimeout(context.Background(), b.call)
-	defer cancel()
-	return script.Run(ctx, b.c, []string{prefix + "lock:" + name}, args...)
-}
+func lockKey(name string) []string { return []string{prefix + "lock:" + name} }
 
 // TryLock sets the lock's key to token if it has none, else returns the
 // token that holds it.
-func (b *Backend) TryLock(_ context.Context, name, token string, ttl time.Duration) (string, error) {
-	holder, err := b.lock(lockScript, name, token, ttl.Milliseconds()).Text()
-	return holder, b.fail(err)
+func (b *Backend) TryLock(ctx context.Context, name, token string, ttl time.Duration) (string, error) {
+	return one(ctx, b, func(ctx context.Context, c *goredis.Tx) (string, error) {
+		return lockScript.Run(ctx, c, lockKey(name), token, ttl.Milliseconds()).Text()
+	})
 }
 
 // Unlock deletes the lock if token holds it.
 func (b *Backend) Unlock(name, token string) error {
-	return b.fail(b.lock(unlockScript, name, token).Err())
+	_, err := one(context.Background(), b, func(ctx context.Context, c *goredis.Tx) (int, error) {
+		return unlockScript.Run(ctx, c, lockKey(name), token).Int()
+	})
+	return err
 }
 
 // Replace sets the lock to token, for ttl, if stale still holds it.
-func (b *Backend) Replace(name, stale, token string, ttl time.Duration) (bool, error) {
-	n, err := b.lock(replaceScript, name, stale, token, ttl.Milliseconds()).Int()
-	return n == 1, b.fail(err)
+func (b *Backend) Replace(ctx context.Context, name, stale, token string, ttl time.Duration) (bool, error) {
+	n, err := one(ctx, b, func(ctx context.Context, c *goredis.Tx) (int, error) {
+		return replaceScript.Run(ctx, c, lockKey(name), stale, token, ttl.Milliseconds()).Int()
+	})
+	return n == 1, err
+}
+
+// bound is the context of a call's commands: within the call's bound,
+// and ended when ctx ends. Its deadline is the bound's alone: go-redis
+// sets a connection's deadline from it, and a read cut at ctx's deadline
+// would be taken for a failure of the store.
+func (b *Backend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	bounded, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.call)
+	stop := context.AfterFunc(ctx, cancel)
+	return bounded, func() { stop(); cancel() }
+}
+
+// begin starts a transaction on a connection of its own, which a
+// goroutine works until end (see do); an update watches what it reads.
+// Its commands are bounded by bounded, ctx within the call's bound. end
+// lets the goroutine go, and waits for it (a watch let go, the connection
+// back in the pool) until ctx ends.
+func (b *Backend) begin(ctx, bounded context.Context, update bool) (tx *rtx, end func()) {
+	cmds, ended := make(chan func(*goredis.Tx)), make(chan struct{})
+	go func() {
+		defer close(ended)
+		// No keys: nothing is asked of Redis before the first command.
+		_ = b.c.Watch(bounded, func(c *goredis.Tx) error {
+			for cmd := range cmds {
+				cmd(c)
+			}
+			return nil
+		})
+	}()
+	tx = &rtx{ctx: bounded, caller: ctx, cmds: cmds, update: update,
+		puts: map[string]map[string][]byte{}, dropped: map[string]bool{}, watched: map[string]bool{}}
+	return tx, func() {
+		close(cmds)
+		select {
+		case <-ended:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// one runs a call of one command on a connection of its own, within the
+// call's bound and until ctx ends (see do).
+func one[T any](ctx context.Context, b *Backend, cmd func(ctx context.Context, c *goredis.Tx) (T, error)) (T, error) {
+	bounded, cancel := b.bound(ctx)
+	defer cancel()
+	tx, end := b.begin(ctx, bounded, false)
+	defer end()
+	v, _ := do(tx, cmd)
+	return v, fail(ctx, tx.err)
+}
+
+// do runs cmd on t's connection, on the goroutine that works it, and
+// returns its answer; or, as soon as the caller's context ends, that
+// context's error: go-redis ends a read at a deadline, never when a
+// context is cancelled, so a store that stopped answering would hold
+// the caller until its read timeout. The command ends in the background
+// within its bounds. The first failure is t's (t.err), and no command
+// runs after it.
+func do[T any](t *rtx, cmd func(ctx context.Context, c *goredis.Tx) (T, error)) (v T, ok bool) {
+	if t.err != nil {
+		return v, false
+	}
+	type answer struct {
+		v   T
+		err error
+	}
+	done := make(chan answer, 1)
+	select {
+	case t.cmds <- func(c *goredis.Tx) { v, err := cmd(t.ctx, c); done <- answer{v, err} }:
+		select {
+		case a := <-done:
+			v, t.err = a.v, a.err
+		case <-t.caller.Done():
+			t.err = t.caller.Err()
+		}
+	case <-t.caller.Done():
+		t.err = t.caller.Err()
+	}
+	return v, t.err == nil
 }
 
 // encode is a table's path as one string: each name escaped, so that no
@@ -306,10 +377,12 @@ func below(path, top []string) bool {
 // rtx is one transaction. Reads go to Redis (watched, in an Update), seen
 // through this transaction's own writes, which are queued in ops.
 type rtx struct {
-	ctx   context.Context
-	r     goredis.Cmdable
-	watch *goredis.Tx // nil in a View, which cannot write
-	err   error       // the first failure of Redis; fn's reads found nothing
+	// ctx bounds the commands; caller is the caller's context, whose end
+	// ends a wait for one (do).
+	ctx, caller context.Context
+	cmds        chan<- func(*goredis.Tx)
+	update      bool  // false in a View, which cannot write
+	err         error // the first failure of Redis; fn's reads found nothing
 
 	ops []func(goredis.Pipeliner)
 	// puts are this transaction's writes by table, a nil value a delete;
@@ -326,27 +399,13 @@ type rtx struct {
 
 var _ store.Tx = (*rtx)(nil)
 
-// newTx is a transaction reading r; one of an Update, which writes, reads
-// through watch.
-func newTx(ctx context.Context, r goredis.Cmdable, watch *goredis.Tx) *rtx {
-	return &rtx{ctx: ctx, r: r, watch: watch,
-		puts: map[string]map[string][]byte{}, dropped: map[string]bool{}, watched: map[string]bool{}}
-}
-
 // read prepares a read of key: watched in an Update. It reports false
 // once Redis has failed.
 func (t *rtx) read(key string) bool {
-	if t.err != nil {
-		return false
+	if t.update && !t.watched[key] {
+		_, t.watched[key] = do(t, func(ctx context.Context, c *goredis.Tx) (string, error) { return c.Watch(ctx, key).Result() })
 	}
-	if t.watch != nil && !t.watched[key] {
-		if err := t.watch.Watch(t.ctx, key).Err(); err != nil {
-			t.err = err
-			return false
-		}
-		t.watched[key] = true
-	}
-	return true
+	return t.err == nil
 }
 
 func (t *rtx) Get(table []string, key []byte) []byte {
@@ -357,10 +416,13 @@ func (t *rtx) Get(table []string, key []byte) []byte {
 	if t.dropped[p] || !t.read(hashKey(table)) {
 		return nil
 	}
-	v, err := t.r.HGet(t.ctx, hashKey(table), string(key)).Bytes()
-	if err != nil && !errors.Is(err, goredis.Nil) {
-		t.err = err
-	}
+	v, _ := do(t, func(ctx context.Context, c *goredis.Tx) ([]byte, error) {
+		v, err := c.HGet(ctx, hashKey(table), string(key)).Bytes()
+		if errors.Is(err, goredis.Nil) {
+			return nil, nil
+		}
+		return v, err
+	})
 	return v
 }
 
@@ -368,11 +430,9 @@ func (t *rtx) Scan(table []string, pre []byte, fn func(key, value []byte) error)
 	p := encode(table)
 	rows := map[string][]byte{}
 	if !t.dropped[p] && t.read(hashKey(table)) {
-		all, err := t.r.HGetAll(t.ctx, hashKey(table)).Result()
-		if err != nil {
-			t.err = err
-			return err
-		}
+		all, _ := do(t, func(ctx context.Context, c *goredis.Tx) (map[string]string, error) {
+			return c.HGetAll(ctx, hashKey(table)).Result()
+		})
 		for k, v := range all {
 			rows[k] = []byte(v)
 		}
@@ -403,9 +463,8 @@ func (t *rtx) tableSet() map[string]bool {
 	if t.tables != nil || !t.read(tablesKey) {
 		return t.tables
 	}
-	members, err := t.r.SMembers(t.ctx, tablesKey).Result()
-	if err != nil {
-		t.err = err
+	members, ok := do(t, func(ctx context.Context, c *goredis.Tx) ([]string, error) { return c.SMembers(ctx, tablesKey).Result() })
+	if !ok {
 		return nil
 	}
 	t.tables = map[string]bool{}
@@ -438,7 +497,7 @@ func (t *rtx) Tables(above []string, depth int, fn func(names []string) error) e
 
 // queue adds a write; in a View it fails.
 func (t *rtx) queue(op func(goredis.Pipeliner)) error {
-	if t.watch == nil {
+	if !t.update {
 		return status.New(status.FailedPrecondition, "store/redis: write in a read-only transaction")
 	}
 	t.ops = append(t.ops, op)
@@ -476,7 +535,7 @@ func (t *rtx) Delete(table []string, key []byte) error {
 }
 
 func (t *rtx) Drop(table []string) (bool, error) {
-	if t.watch == nil {
+	if !t.update {
 		return false, t.queue(nil)
 	}
 	set := t.tableSet()

@@ -223,13 +223,13 @@ type flaky struct {
 	renewals chan error
 }
 
-func (f *flaky) Replace(name, stale, token string, ttl time.Duration) (bool, error) {
+func (f *flaky) Replace(ctx context.Context, name, stale, token string, ttl time.Duration) (bool, error) {
 	if stale != token { // a takeover, not a renewal
-		return f.Backend.Replace(name, stale, token, ttl)
+		return f.Backend.Replace(ctx, name, stale, token, ttl)
 	}
 	ok, err := false, errors.New("flaky: the store is out of reach")
 	if !f.fail.Load() {
-		ok, err = f.Backend.Replace(name, stale, token, ttl)
+		ok, err = f.Backend.Replace(ctx, name, stale, token, ttl)
 	}
 	if err == nil && !ok {
 		err = errors.New("the lock was lost")
@@ -328,7 +328,7 @@ func TestLockLostWarns(t *testing.T) {
 	defer func() { _ = other.(*redis.Backend).Close() }() // the test's own client
 	// Another process takes the lock, as once it expired.
 	held, err := other.(store.Locker).TryLock(context.Background(), "q", "other", time.Minute)
-	if ok, err2 := other.(store.Locker).Replace("q", held, "other", time.Minute); !ok || err != nil || err2 != nil {
+	if ok, err2 := other.(store.Locker).Replace(context.Background(), "q", held, "other", time.Minute); !ok || err != nil || err2 != nil {
 		t.Fatalf("taking the lock: %v, %v, %v", ok, err, err2)
 	}
 	for deadline := time.Now().Add(10 * time.Second); len(s.Warnings()) == 0 && time.Now().Before(deadline); {
@@ -375,5 +375,82 @@ func TestPingCancelled(t *testing.T) {
 		if took > bound/10 {
 			t.Errorf("cancelled at %.0f%%: Open returned %v after the cancel; want within a tenth of the uncancelled ping's %v", 100*at, took, bound)
 		}
+	}
+}
+
+// TestContextEndsCalls: a call to a store that stopped answering (paused)
+// ends as soon as its caller's context does, cancelled or past its
+// deadline, with the context's error and code, where it waited for the
+// store's own timeouts (10 s a read here). Through a Store such a call is
+// no failure of the tier: no warning, and the next call asks the store.
+// Each call's time is measured from the test's own wait for the same
+// context's end, and held to a quarter of one read's timeout.
+func TestContextEndsCalls(t *testing.T) {
+	srv := redistest.Start(t)
+	const readTimeout = 10 * time.Second // srv.URL's
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := redis.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := be.(*redis.Backend)
+	defer func() { _ = b.Close() }() // the test's own client
+	s, log := open(t, srv.URL())
+	if _, err := putGet(s.Shared()); err != nil {
+		t.Fatal(err)
+	}
+	path := []string{"t"}
+	calls := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"View", func(ctx context.Context) error {
+			return b.View(ctx, func(tx store.Tx) error { tx.Get(path, []byte("k")); return nil })
+		}},
+		{"Update", func(ctx context.Context) error {
+			return b.Update(ctx, func(tx store.Tx) error { return tx.Put(path, []byte("k"), []byte("v")) })
+		}},
+		{"TryLock", func(ctx context.Context) error { _, err := b.TryLock(ctx, "q", "token", time.Minute); return err }},
+		{"Replace", func(ctx context.Context) error {
+			_, err := b.Replace(ctx, "q", "token", "other", time.Minute)
+			return err
+		}},
+		{"Ping", b.Ping},
+		{"Store.Get", func(ctx context.Context) error { _, err := s.Shared().Get(ctx, table, []byte("k")); return err }},
+		{"Store.TryLock", func(ctx context.Context) error { _, _, err := s.Shared().TryLock(ctx, "q"); return err }},
+	}
+	srv.Pause()
+	defer srv.Resume()
+	for _, c := range calls {
+		for _, deadline := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(context.Background())
+			want := context.Canceled
+			if deadline {
+				ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+				want = context.DeadlineExceeded
+			} else {
+				time.AfterFunc(200*time.Millisecond, cancel)
+			}
+			ended := make(chan time.Time, 1)
+			context.AfterFunc(ctx, func() { ended <- time.Now() })
+			err := c.call(ctx)
+			returned := time.Now()
+			cancel()
+			took := returned.Sub(<-ended)
+			t.Logf("%s, %v: returned %v after the context's end", c.name, want, took.Round(time.Millisecond))
+			if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) {
+				t.Errorf("%s: %v (code %v); want %v, of its code", c.name, err, status.CodeOf(err), want)
+			}
+			if took > readTimeout/4 {
+				t.Errorf("%s: returned %v after the context's end; want within a quarter of the store's read timeout, %v", c.name, took, readTimeout)
+			}
+		}
+	}
+	srv.Resume()
+	if v, err := putGet(s.Shared()); err != nil || string(v) != "v" || log.Len() != 0 {
+		t.Errorf("once the store answers: put and get = %q, %v, warnings:\n%s\nwant the store asked, and no warning", v, err, log)
 	}
 }

@@ -26,10 +26,10 @@ func testReplace(t *testing.T, be store.Backend) {
 	if h, err := lk.TryLock(t.Context(), "q", "stale", time.Minute); h != "" || err != nil {
 		t.Fatalf("TryLock = %q, %v", h, err)
 	}
-	if ok, err := lk.Replace("q", "other", "new", time.Minute); ok || err != nil {
+	if ok, err := lk.Replace(t.Context(), "q", "other", "new", time.Minute); ok || err != nil {
 		t.Errorf("Replace of a token that does not hold the lock = %v, %v; want false", ok, err)
 	}
-	if ok, err := lk.Replace("missing", "stale", "new", time.Minute); ok || err != nil {
+	if ok, err := lk.Replace(t.Context(), "missing", "stale", "new", time.Minute); ok || err != nil {
 		t.Errorf("Replace of a lock nobody holds = %v, %v; want false", ok, err)
 	}
 	if h, err := lk.TryLock(t.Context(), "missing", "third", time.Minute); h != "" || err != nil {
@@ -39,7 +39,7 @@ func testReplace(t *testing.T, be store.Backend) {
 	won := make([]bool, 8)
 	for i := range won {
 		wg.Go(func() {
-			ok, err := lk.Replace("q", "stale", fmt.Sprint("contender ", i), time.Minute)
+			ok, err := lk.Replace(t.Context(), "q", "stale", fmt.Sprint("contender ", i), time.Minute)
 			if err != nil {
 				t.Error(err)
 			}
@@ -59,7 +59,7 @@ func testReplace(t *testing.T, be store.Backend) {
 	if h, err := lk.TryLock(t.Context(), "q", "late", time.Minute); h != winners[0] || err != nil {
 		t.Errorf("the lock is held by %q (%v); want the one that replaced it, %q", h, err, winners[0])
 	}
-	if ok, err := lk.Replace("q", winners[0], winners[0], time.Minute); !ok || err != nil {
+	if ok, err := lk.Replace(t.Context(), "q", winners[0], winners[0], time.Minute); !ok || err != nil {
 		t.Errorf("a renewal (Replace of its own token) by the new holder = %v, %v; want true", ok, err)
 	}
 }
@@ -79,7 +79,7 @@ func testExpiry(t *testing.T, be store.Backend) {
 	if h, err := lk.TryLock(t.Context(), "expiring", "new", time.Minute); h != "" || err != nil {
 		t.Fatalf("TryLock after the expiry = %q, %v", h, err)
 	}
-	if ok, err := lk.Replace("expiring", "old", "old", time.Minute); ok || err != nil {
+	if ok, err := lk.Replace(t.Context(), "expiring", "old", "old", time.Minute); ok || err != nil {
 		t.Errorf("a renewal (Replace of its own token) by the expired holder = %v, %v; want false", ok, err)
 	}
 	must(t, lk.Unlock("expiring", "old"))
