@@ -2,10 +2,8 @@ package vkbench
 
 import (
 	"context"
-	"encoding/binary"
 	"math"
 	"reflect"
-	"unsafe"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -110,7 +108,7 @@ func (b *Buffer[T]) Write(ctx context.Context, data []T) error {
 	if len(data) == 0 {
 		return nil
 	}
-	return b.buf.Write(ctx, 0, asBytes(data))
+	return kernels.WriteWords(ctx, b.buf, data)
 }
 
 // Read copies the buffer's elements into dst, which must hold exactly Len
@@ -125,14 +123,7 @@ func (b *Buffer[T]) Read(ctx context.Context, dst []T) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	raw := asBytes(dst) // dst's own memory on a little-endian host
-	if err := b.buf.Read(ctx, 0, raw); err != nil || littleEndian {
-		return err
-	}
-	for i := range dst {
-		*(*uint32)(unsafe.Pointer(&dst[i])) = binary.LittleEndian.Uint32(raw[4*i:])
-	}
-	return nil
+	return kernels.ReadWords(ctx, b.buf, dst)
 }
 
 // Release frees the buffer, at once or when the Run still using it is
@@ -201,20 +192,4 @@ func (s bufferSlice[T]) binding() (hal.Buffer, kernels.DType, int) { return nil,
 
 func (s bufferSlice[T]) bind() hal.Binding {
 	return hal.Binding{Buffer: s.b.buf, Offset: 4 * int64(s.lo), Size: 4 * int64(s.hi-s.lo)}
-}
-
-// littleEndian is whether the host's byte order is the SPIR-V buffers' own.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// asBytes returns the bytes of data as the GPU reads them: the slice's own
-// memory on a little-endian host, a little-endian copy elsewhere.
-func asBytes[T Elem](data []T) []byte {
-	if littleEndian {
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(data))), 4*len(data))
-	}
-	out := make([]byte, 4*len(data))
-	for i := range data {
-		binary.LittleEndian.PutUint32(out[4*i:], *(*uint32)(unsafe.Pointer(&data[i])))
-	}
-	return out
 }

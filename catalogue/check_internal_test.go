@@ -208,7 +208,7 @@ func TestOutputDigest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := upload(context.Background(), buf, words); err != nil {
+		if err := kernels.WriteWords(context.Background(), buf, words); err != nil {
 			t.Fatal(err)
 		}
 		got, err := p.digest(context.Background(), buf, n)

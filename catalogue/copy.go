@@ -72,7 +72,7 @@ func (op *copyOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 		}
 		p.dispatches(p.streamGrid(uint64(n)), pushConstants(uint32(n)), p.in, p.out)
 		p.src = randomWords(seed, 0, n)
-		return p, upload(ctx, p.in, p.src)
+		return p, kernels.WriteWords(ctx, p.in, p.src)
 	})
 }
 

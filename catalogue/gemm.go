@@ -155,10 +155,10 @@ func (op *gemmOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 			f := format16Of(elem)
 			a, b = f.pack(p.a), f.pack(p.b)
 		}
-		if err := upload(ctx, p.bufA, a); err != nil {
+		if err := kernels.WriteWords(ctx, p.bufA, a); err != nil {
 			return nil, err
 		}
-		return p, upload(ctx, p.bufB, b)
+		return p, kernels.WriteWords(ctx, p.bufB, b)
 	})
 }
 

@@ -43,22 +43,6 @@ func TestParallelKeepsOrderAndCount(t *testing.T) {
 	}
 }
 
-func TestSwapBytes(t *testing.T) {
-	const n = 1<<16 + 3
-	src := make([]byte, 4*n)
-	for i := range n {
-		src[4*i], src[4*i+3] = byte(i), byte(i>>8)
-	}
-	dst := make([]uint32, n)
-	copy(wordBytes(dst), src)
-	swapBytes(dst)
-	for i, v := range dst {
-		if want := uint32(byte(i)) | uint32(byte(i>>8))<<24; v != want {
-			t.Fatalf("dst[%d] = %#x, want %#x", i, v, want)
-		}
-	}
-}
-
 func TestRandomFillDoesNotDependOnProcessors(t *testing.T) {
 	const n = 5*randomBlock + 17
 	prev := runtime.GOMAXPROCS(1)

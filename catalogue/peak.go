@@ -120,7 +120,7 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 			return nil, err
 		}
 		p.dispatches(p.grid, pushConstants(push...), p.in, p.out)
-		return p, upload(ctx, p.in, input)
+		return p, kernels.WriteWords(ctx, p.in, input)
 	})
 }
 

@@ -181,10 +181,10 @@ func (op *coopmatPeakOp) Prepare(ctx context.Context, dev hal.Device, size kerne
 			return nil, err
 		}
 		p.dispatches(p.grid, pushConstants(uint32(n), uint32(iters)), p.bufAB, p.bufC0, p.bufY)
-		if err := upload(ctx, p.bufAB, op.encode(op.in, p.ab)); err != nil {
+		if err := kernels.WriteWords(ctx, p.bufAB, op.encode(op.in, p.ab)); err != nil {
 			return nil, err
 		}
-		return p, upload(ctx, p.bufC0, op.encode(op.sum, p.c0))
+		return p, kernels.WriteWords(ctx, p.bufC0, op.encode(op.sum, p.c0))
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -277,32 +276,6 @@ func asWords[T uint32 | int32 | float32](v []T) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 }
 
-// upload writes words w into buf as the device holds them, little-endian:
-// w's own memory, its bytes swapped in place for the write and back on a
-// big-endian host, so that no second copy of a gigabyte is made.
-func upload(ctx context.Context, buf hal.Buffer, w []uint32) error {
-	swapBytes(w)
-	defer swapBytes(w)
-	return buf.Write(ctx, 0, wordBytes(w))
-}
-
-// littleEndian reports whether this host stores words as the device does
-// (Vulkan buffers hold the built-in kernels' words little-endian).
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// swapBytes turns words between the host's byte order and the device's, in
-// place, on every processor at once: nothing to do on a little-endian host.
-func swapBytes(w []uint32) {
-	if littleEndian {
-		return
-	}
-	spread(len(w), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			w[i] = bits.ReverseBytes32(w[i])
-		}
-	})
-}
-
 // wordBytes is the memory of w seen as bytes.
 func wordBytes(w []uint32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), 4*len(w))
@@ -326,11 +299,7 @@ func (p *problem) download(ctx context.Context, buf hal.Buffer, n int64) ([]uint
 		p.readback = make([]uint32, n)
 	}
 	out := p.readback[:n]
-	if err := buf.Read(ctx, 0, wordBytes(out)); err != nil {
-		return nil, err
-	}
-	swapBytes(out)
-	return out, nil
+	return out, kernels.ReadWords(ctx, buf, out)
 }
 
 // digestGroups is how many workgroups a digest runs: enough to keep a

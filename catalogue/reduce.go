@@ -105,7 +105,7 @@ func (op *reduceOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Si
 		}
 		p.x = randomSigned(seed, 0, n)
 		p.sum, p.abs = compensatedSum(p.x)
-		return p, upload(ctx, p.in, asWords(p.x))
+		return p, kernels.WriteWords(ctx, p.in, p.x)
 	})
 }
 

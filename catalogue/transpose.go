@@ -89,7 +89,7 @@ func (op *transposeOp) Prepare(ctx context.Context, dev hal.Device, size kernels
 		}
 		p.dispatches(p.grid, pushConstants(uint32(m), uint32(n)), p.in, p.out)
 		p.src = randomSigned(seed, 0, m*n)
-		return p, upload(ctx, p.in, asWords(p.src))
+		return p, kernels.WriteWords(ctx, p.in, p.src)
 	})
 }
 

@@ -73,10 +73,10 @@ func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Siz
 		p.b = randomSigned(seed, 1, n)
 		p.c = randomSigned(seed, 2, n)
 		p.dispatches(p.streamGrid(uint64(n)), pushConstants(uint32(n), math.Float32bits(p.s)), p.bufA, p.bufB, p.bufC)
-		if err := upload(ctx, p.bufB, asWords(p.b)); err != nil {
+		if err := kernels.WriteWords(ctx, p.bufB, p.b); err != nil {
 			return nil, err
 		}
-		return p, upload(ctx, p.bufC, asWords(p.c))
+		return p, kernels.WriteWords(ctx, p.bufC, p.c)
 	})
 }
 

@@ -1,0 +1,43 @@
+package kernels
+
+import (
+	"context"
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/vkbench/vkbench/hal"
+)
+
+// littleEndian is whether the host's byte order is the devices' own: a
+// storage buffer holds 32-bit words little-endian.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// WriteWords writes words to the start of buf as the device holds them:
+// from words' own memory on a little-endian host, without a copy, from a
+// little-endian copy elsewhere.
+func WriteWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T) error {
+	if littleEndian {
+		return buf.Write(ctx, 0, wordBytes(words))
+	}
+	b, _ := binary.Append(nil, binary.LittleEndian, words) // 32-bit words always encode
+	return buf.Write(ctx, 0, b)
+}
+
+// ReadWords reads len(words) words from the start of buf into words, as
+// WriteWords writes them.
+func ReadWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T) error {
+	if littleEndian {
+		return buf.Read(ctx, 0, wordBytes(words))
+	}
+	b := make([]byte, 4*len(words))
+	if err := buf.Read(ctx, 0, b); err != nil {
+		return err
+	}
+	_, err := binary.Decode(b, binary.LittleEndian, words)
+	return err
+}
+
+// wordBytes is the memory of words seen as bytes.
+func wordBytes[T ~uint32 | ~int32 | ~float32](words []T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 4*len(words))
+}
