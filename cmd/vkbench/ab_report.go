@@ -10,6 +10,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/status"
 )
 
 // addPair adds the rows of one paired operation, measured in e (its
@@ -45,12 +46,15 @@ func writeAB(w io.Writer, format string, r *results.ABReport, width tableWidth) 
 		limit = "no more: --max-time 0"
 	}
 	fmt.Fprintf(&b, "%s in %.1f s (at least %d; %s)\n\n", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, limit)
-	abTable(r).write(&b, width)
+	t := abTable(r)
+	t.write(&b, width)
 	b.WriteByte('\n')
 	wrapAt(&b, lines, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",
 		fmt.Sprintf("%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired", r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired))
-	for _, u := range r.Undecided() {
-		wrapAt(&b, lines, "", fmt.Sprintf("unclear (--on-unclear %s): %s", r.OnUnclear, u))
+	for _, row := range t.rows {
+		if row.undecided != "" {
+			wrapAt(&b, lines, "", fmt.Sprintf("unclear (--on-unclear %s): %s: %s", r.OnUnclear, row.name, row.undecided))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -68,14 +72,15 @@ func abTable(r *results.ABReport) gateTable {
 		if row.HasBounds() {
 			bounds = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 		}
-		g := gateRow{name: row.Name, cells: []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, bounds, rounds}, verdict: string(row.Verdict), note: row.Note}
+		note := status.TextForPeople(row.Note) // as run says an error; the JSON keeps it whole
+		g := gateRow{name: row.Name, cells: []string{report.Seconds(row.OldMedian), report.Seconds(row.NewMedian), ratio, bounds, rounds}, verdict: string(row.Verdict), note: note}
 		switch v := row.Verdict; {
 		case v.Fails():
-			g.failure = verdictText(v, row.Note)
+			g.failure = verdictText(v, note)
 		case v == results.Unclear:
-			g.unclear, g.undecided = verdictText(v, row.Note), row.Undecided()
+			g.unclear, g.undecided = verdictText(v, note), status.TextForPeople(row.Undecided())
 		case v == results.NotMeasured, v == results.OnlyOld, v == results.OnlyInNew:
-			g.skipped = verdictText(v, row.Note)
+			g.skipped = verdictText(v, note)
 		}
 		t.rows = append(t.rows, g)
 	}

@@ -252,7 +252,8 @@ func compareTable(rep results.Report) gateTable {
 	t := gateTable{head: []string{"base", "new", "delta", "vs probe", "p", "rounds"}}
 	for _, r := range rep.Rows {
 		p, rounds := fmtP(r)
-		g := gateRow{name: r.Name, cells: []string{report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), p, rounds}, verdict: string(r.Verdict), note: r.Note}
+		note := status.TextForPeople(r.Note) // as run says an error; the JSON keeps it whole
+		g := gateRow{name: r.Name, cells: []string{report.Seconds(r.BaseMedian), report.Seconds(r.NewMedian), fmtDelta(r.Delta), fmtRelative(r), p, rounds}, verdict: string(r.Verdict), note: note}
 		threshold := 100 * rep.Options.Threshold
 		switch v := r.Verdict; {
 		case v == results.Slower && r.RelativeDelta != nil:
@@ -260,17 +261,17 @@ func compareTable(rep results.Report) gateTable {
 		case v == results.Slower:
 			g.failure = fmt.Sprintf("slower by %s (p=%.3g)", fmtDelta(r.Delta), r.P)
 		case v.Fails():
-			g.failure = verdictText(v, r.Note)
+			g.failure = verdictText(v, note)
 		case v == results.Unclear: // not run in a file
-			g.unclear, g.undecided = verdictText(v, r.Note), r.Note
+			g.unclear, g.undecided = verdictText(v, note), note
 		case v == results.OnlyBase, v == results.OnlyNew, v == results.NotMeasured, v == results.Unjudged:
-			g.skipped = verdictText(v, r.Note)
+			g.skipped = verdictText(v, note)
 		case r.Undecided(rep.Options.Threshold):
 			// Not shown slower, but a slowdown past the threshold could
 			// not have shown: CI must not see a plain pass.
 			// Its verdict is ab's word for what a gate could not decide.
 			g.verdict = string(results.Unclear)
-			g.unclear = withNote(fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", results.Unclear, detectableText(r.Detectable), threshold), report.OneLine(r.Note, 300))
+			g.unclear = withNote(fmt.Sprintf("%s: %s; a %.1f%% regression may have passed", results.Unclear, detectableText(r.Detectable), threshold), report.OneLine(note, 300))
 			g.undecided = fmt.Sprintf("a slowdown of %.1f%% could not be ruled out: %s (%s rounds)", threshold, detectableText(r.Detectable), rounds)
 		}
 		t.rows = append(t.rows, g)

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/results"
 )
@@ -811,5 +812,59 @@ func TestCompareNotRun(t *testing.T) {
 	r = mustRun(t, exitRegression, "compare", base, editedRun(t, "base.json", lost("vec4")))
 	if s := unwrapped(r.stdout); !strings.Contains(s, "Holm's method; 0 of them wrong, 1 failed where the base ran), ") || !strings.Contains(s, ", 1 unclear") {
 		t.Errorf("the summary does not say what regressed and what is unclear:\n%s", r.stdout)
+	}
+}
+
+// TestGateReasonsForPeople: what compare and ab say of a failed
+// benchmark reads as run's table says it (status.TextForPeople): no
+// status codes, a package named once. Their tables, JUnit, stderr and
+// annotations said "new failed where the base ran: DATA_LOSS: running
+// vec4: vk: device lost: DEADLINE_EXCEEDED: vk: ..."; the JSON keeps the
+// error whole.
+func TestGateReasonsForPeople(t *testing.T) {
+	const (
+		lost   = "DATA_LOSS: running vec4: vk: device lost: DEADLINE_EXCEEDED: vk: vkWaitForFences: no signal in 10s"
+		said   = "running vec4: vk: device lost: vkWaitForFences: no signal in 10s"
+		notRun = "UNAVAILABLE: vk: the device was lost before, measuring vec4"
+	)
+	cur := editedRun(t, "base.json", func(b *results.Benchmark) {
+		switch b.Candidate {
+		case "vec4":
+			b.Winner, b.Stats, b.Rounds, b.Outcome, b.Error = false, nil, nil, results.Failed, lost
+		case "scalar":
+			b.Winner, b.Stats, b.Rounds, b.Outcome, b.Error = false, nil, nil, results.NotRun, notRun
+		}
+	})
+	t.Setenv("GITHUB_ACTIONS", "true")
+	base := compareData("base.json")
+	var out []string
+	for _, format := range []string{"table", "junit"} {
+		r := mustRun(t, exitRegression, "compare", "--format", format, "--on-unclear", "fail", base, cur)
+		out = append(out, unwrapped(r.stdout), unwrapped(r.stderr))
+	}
+	rep := results.ABReport{Threshold: 0.05, OnUnclear: results.UnclearFails, Rows: []results.ABRow{
+		{Name: "chain/f32/2048/wg64", Verdict: results.Broke, Note: "new failed where the base ran: " + lost},
+		{Name: "chain/f32/2048/wg256", Verdict: results.Unclear, Note: "not run in new: " + notRun},
+	}}
+	for _, format := range []string{"table", "junit"} {
+		var b bytes.Buffer
+		if err := writeAB(&b, format, &rep, 0); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, unwrapped(b.String()))
+	}
+	cmd := &cobra.Command{}
+	var stderr bytes.Buffer
+	cmd.SetErr(&stderr)
+	warnUnclear(cmd, "ab", rep.OnUnclear, abTable(&rep))
+	out = append(out, unwrapped(stderr.String()))
+	for i, text := range out {
+		if strings.Contains(text, "DATA_LOSS") || strings.Contains(text, "DEADLINE_EXCEEDED") || strings.Contains(text, "UNAVAILABLE") || !strings.Contains(text, "the device was lost before") || !strings.Contains(text, said) {
+			t.Errorf("output %d says a status code, or not why:\n%s", i, text)
+		}
+	}
+	r := mustRun(t, exitRegression, "compare", "--format", "json", base, cur)
+	if !strings.Contains(r.stdout, `"note": "new failed where the base ran: `+lost+`"`) {
+		t.Errorf("the JSON does not keep the error whole:\n%s", r.stdout)
 	}
 }
