@@ -315,8 +315,12 @@ func compareNotes(rep results.Report) string {
 	if rep.Unclear > 0 {
 		more += fmt.Sprintf(", %d unclear", rep.Unclear)
 	}
-	fmt.Fprintf(&b, "%s (slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method%s), %d missing or not measured%s\n",
-		plural(rep.Regressions, "regression", "regressions"), rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"), kinds, rep.Missing, more)
+	judged := fmt.Sprintf("slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method",
+		rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"))
+	if rep.Judged == 0 { // only failures: "over the rounds' medians of 0 benchmarks" said nothing
+		judged = "none slower: nothing was measured in both files"
+	}
+	fmt.Fprintf(&b, "%s (%s%s), %d missing or not measured%s\n", plural(rep.Regressions, "regression", "regressions"), judged, kinds, rep.Missing, more)
 	switch {
 	case rep.Options.Relative && rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it and net of it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))

@@ -813,6 +813,19 @@ func TestCompareNotRun(t *testing.T) {
 	if s := unwrapped(r.stdout); !strings.Contains(s, "Holm's method; 0 of them wrong, 1 failed where the base ran), ") || !strings.Contains(s, ", 1 unclear") {
 		t.Errorf("the summary does not say what regressed and what is unclear:\n%s", r.stdout)
 	}
+	// Where the one that failed is all there is to judge, the summary
+	// says nothing was measured in both: it said "over the rounds'
+	// medians of 0 benchmarks".
+	onlyLost := editedRun(t, "base.json", func(b *results.Benchmark) {
+		lost("vec4")(b)
+		if b.Candidate == "gone" {
+			b.Stats, b.Rounds, b.Outcome, b.Error = nil, nil, results.Unsupported, "needs subgroup size 32"
+		}
+	})
+	r = mustRun(t, exitRegression, "compare", base, onlyLost)
+	if s := unwrapped(r.stdout); !strings.Contains(s, "\n1 regression (none slower: nothing was measured in both files; 0 of them wrong, 1 failed where the base ran), 2 missing or not measured, 1 unclear\n") {
+		t.Errorf("the summary of a comparison with nothing measured in both:\n%s", r.stdout)
+	}
 }
 
 // TestGateReasonsForPeople: what compare and ab say of a failed
