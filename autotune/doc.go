@@ -69,7 +69,8 @@
 //
 // A device lost during a tune commits nothing, clears the key's pending
 // mark, and makes every later question to that Tuner fail at once with an
-// error matching hal.ErrDeviceLost.
+// error matching hal.ErrDeviceLost. A search that loses it commits
+// nothing either; its tuning log keeps what it evaluated before.
 //
 // A context that ends while a tune or search waits for another machine's
 // lock ends it at once, with the context's code (status.Cancelled, or

@@ -8,12 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/search"
 )
 
 // TestMeasureDeviceLostKeepsTheMeasured loses the device while sampling:
@@ -95,5 +98,68 @@ func TestMergeRoundsDeviceLostKeepsEarlierRounds(t *testing.T) {
 	}
 	if e.Fastest != -1 {
 		t.Errorf("Fastest = %d after a loss, want -1", e.Fastest)
+	}
+}
+
+// TestSearchDeviceLostKeepsTheEvaluated loses the device at the first
+// submission of a search's second point: Search returns the loss with the
+// entry of what it evaluated, as Measure does, where it returned the loss
+// alone (and the command failed the operation's named candidate with it).
+// The first point keeps its numbers, the second fails with the loss, the
+// points proposed after it were not run, naming it; no winner, nothing
+// committed, and the tuning log holds the first point alone.
+func TestSearchDeviceLostKeepsTheEvaluated(t *testing.T) {
+	plan := faulty.NewPlan()
+	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+	tuner := autotune.NewTuner(faulty.Wrap(devtest.Device(t), plan), cache, quick)
+	op := newSpaceScaleOp([]int{32, 64}, 0) // 12 points, exhaustive: wg32-spin0-wrong0 first
+	n := 0
+	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{
+		Options: search.Options{Strategy: search.Exhaustive},
+		Progress: func(autotune.SearchProgress) {
+			if n++; n == 1 {
+				plan.LoseAt(faulty.Submit, 1)
+			}
+		}})
+	if !errors.Is(err, hal.ErrDeviceLost) || res == nil {
+		t.Fatalf("a search losing the device = %v, %v; want a result and hal.ErrDeviceLost", res, err)
+	}
+	got := map[results.Outcome][]string{}
+	for _, r := range res.Entry.Results {
+		got[r.Outcome] = append(got[r.Outcome], r.Name)
+		if lost := slices.Contains(r.Flags, autotune.FlagDeviceLost); lost == (r.Outcome == results.Unevaluated) {
+			t.Errorf("%s (%s): flags %v; want %q on every point of the search, on no other", r.Name, r.Outcome, r.Flags, autotune.FlagDeviceLost)
+		}
+		switch r.Outcome {
+		case results.Measured:
+			if r.Stats == nil || len(r.Stats.Samples) == 0 {
+				t.Errorf("%s measured without its samples", r.Name)
+			}
+		case results.Failed:
+			if !strings.Contains(r.Error, "device lost") {
+				t.Errorf("%s failed with %q, want the loss", r.Name, r.Error)
+			}
+		case results.NotRun:
+			if r.Error != results.LostBefore("wg32-spin0-wrong1") {
+				t.Errorf("%s not run: %q, want %q", r.Name, r.Error, results.LostBefore("wg32-spin0-wrong1"))
+			}
+		}
+	}
+	want := map[results.Outcome][]string{
+		results.Measured: {"wg32-spin0-wrong0"}, results.Failed: {"wg32-spin0-wrong1"},
+		results.NotRun:      {"wg32-spin8-wrong0", "wg32-spin8-wrong1", "wg32-spin64-wrong0"},
+		results.Unevaluated: {"wg32-spin64-wrong1", "wg64-spin0-wrong0", "wg64-spin0-wrong1", "wg64-spin8-wrong0", "wg64-spin8-wrong1", "wg64-spin64-wrong0", "wg64-spin64-wrong1"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcomes after the loss (-want +got):\n%s", diff)
+	}
+	if res.Entry.Fastest != -1 || len(res.Search.Order) != 1 || !res.Search.Interrupted {
+		t.Errorf("Fastest %d, search record %+v; want no winner, one evaluation, interrupted", res.Entry.Fastest, res.Search)
+	}
+	if logged, err := search.LogEvals(cache, res.Log); err != nil || len(logged) != 1 {
+		t.Errorf("the tuning log has %d records (%v), want the one evaluated before the loss", len(logged), err)
+	}
+	if _, ok := lookup(cache, tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Size: kernels.SizeOf(1 << 14)}, autotune.Checksum(res.Op.Candidates())); ok {
+		t.Error("a search that lost its device committed an answer")
 	}
 }

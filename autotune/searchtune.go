@@ -3,10 +3,12 @@ package autotune
 import (
 	"cmp"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
@@ -53,9 +55,9 @@ const SpaceSuffix = ".space"
 
 // SearchResult is what a search found and did.
 type SearchResult struct {
-	// Entry is the answer committed to the local file: one result per
-	// candidate of Op (Unevaluated for those neither the search nor its
-	// tuning log evaluated).
+	// Entry is the answer committed to the local file (none where the
+	// device was lost): one result per candidate of Op (Unevaluated for
+	// those neither the search nor its tuning log evaluated).
 	Entry *Entry
 	// Op has the space's valid points among its candidates (at
 	// Points.Index), named op.Name() + SpaceSuffix: Entry's indices are
@@ -83,7 +85,9 @@ func (o spaceOperation) Name() string { return o.name }
 // (this search's or another's), and in the shared store by Commit's rule
 // (Force replaces its answer). A machine whose log has nothing of the key
 // takes a stored answer instead (Entry.From says which tier's, Search is
-// empty).
+// empty). A device lost while a point ran returns, with the loss, the
+// uncommitted entry of what was evaluated (Measure's rule): that point
+// failed, those proposed after it not run, no winner.
 func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.Size, sopts SearchOptions) (*SearchResult, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -137,7 +141,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
-		jobs: map[int]*compileJob{}, t0: time.Now(), compile: enumerated}
+		jobs: map[int]*compileJob{}, running: -1, t0: time.Now(), compile: enumerated}
 	if n := cmp.Or(sopts.CompileThreads, DefaultCompileThreads); n > 0 { // negative: in line
 		src.sem = newBuildSlots(n)
 	}
@@ -147,7 +151,13 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
 	_ = search.AddLogSearch(t.store, ref, rec)
 	if serr != nil {
-		return nil, status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
+		err := status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
+		if !errors.Is(serr, hal.ErrDeviceLost) && !errors.Is(t.dev.Err(), hal.ErrDeviceLost) {
+			return nil, err
+		}
+		e := t.searchEntry(sop, pts, k.Size, evals)
+		src.lose(e, serr)
+		return &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}, err
 	}
 	e := t.searchEntry(sop, pts, k.Size, withLogged(evals, pts, logged))
 	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
@@ -240,6 +250,11 @@ type deviceSource struct {
 	sem    *buildSlots                 // compile threads; nil compiles in line
 	jobs   map[int]*compileJob
 	t0     time.Time
+	// proposed are the points the search proposed, in order; running is
+	// the one whose work the device was given last and whose evaluation
+	// has not ended, -1 for none.
+	proposed []int
+	running  int
 	// base's problem, prepared for the first point, is every point's;
 	// last is when the GPU last ran a sample: a GPU idle for a while
 	// (waiting for a compile) clocks down and is warmed up again.
@@ -255,6 +270,7 @@ var _ search.Evaluator = (*deviceSource)(nil)
 // Start starts building point i's pipeline, as the search's problem runs
 // it at its size, unless the log has the point.
 func (d *deviceSource) Start(i int) {
+	d.proposed = append(d.proposed, i)
 	if _, ok := d.logged[d.pts.IDs[i]]; ok || d.sem == nil {
 		return
 	}
@@ -315,6 +331,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 		err := status.Annotatef(j.err, "building %s", c.Name)
 		if err == nil {
 			t0 := time.Now()
+			d.running = i
 			err = d.measure(ctx, c, st, j)
 			rec.MeasureSeconds = time.Since(t0).Seconds()
 		}
@@ -325,6 +342,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 			st.fail(err)
 		}
 	}
+	d.running = -1
 	rec.Result = st.res
 	rec.Time = time.Now().UTC()
 	d.measured++
@@ -357,6 +375,30 @@ func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *can
 	d.last = time.Now()
 	st.res = m.entry().Results[0]
 	return nil
+}
+
+// lose records in e, the entry of the search's evaluations, the device's
+// loss, err, as Measure does: the point running fails with err, the others
+// proposed and not evaluated were not run (results.NotRun, saying why),
+// and every point of the search is flagged FlagDeviceLost: no winner.
+func (d *deviceSource) lose(e *Entry, err error) {
+	lost := ""
+	if d.running >= 0 {
+		st := candState{res: e.Results[d.pts.Index[d.running]]}
+		st.fail(err)
+		e.Results[st.res.Index], lost = st.res, st.res.Name
+	}
+	for _, i := range d.proposed {
+		if r := &e.Results[d.pts.Index[i]]; r.Outcome == results.Unevaluated {
+			r.Outcome, r.Error = results.NotRun, results.LostBefore(lost)
+		}
+	}
+	for i, r := range e.Results {
+		if r.Outcome != results.Unevaluated {
+			addFlag(&e.Results[i], FlagDeviceLost)
+		}
+	}
+	crown(e, nil)
 }
 
 func (d *deviceSource) Elapsed() time.Duration { return time.Since(d.t0) }

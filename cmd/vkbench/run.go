@@ -393,8 +393,9 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 }
 
 // deviceLost reports whether err, which ended a measurement, is the loss
-// of dev (a kernel that ran past the hang timeout among its causes).
-func deviceLost(dev hal.Device, err error) bool {
+// of dev, a device or its tuner (a kernel that ran past the hang timeout
+// among its causes).
+func deviceLost(dev interface{ Err() error }, err error) bool {
 	return errors.Is(err, hal.ErrDeviceLost) || errors.Is(dev.Err(), hal.ErrDeviceLost)
 }
 

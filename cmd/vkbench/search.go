@@ -132,6 +132,9 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	if res == nil {
 		return op, nil, err
 	}
+	if err != nil && deviceLost(tuner, err) { // no answer: what was evaluated, and what was not run
+		return res.Op, evaluatedOnly(res.Entry, nil), err
+	}
 	if res.Entry.From != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s; --force searches again\n", res.Entry.Key, answeredFrom(tuner, res.Entry))
 		return res.Op, evaluatedOnly(res.Entry, nil), err

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 )
 
@@ -323,5 +327,75 @@ func checkSearchNotes(t *testing.T, dir, cache string) {
 	show = mustRun(t, 0, "cache", "show", "gemm.space/f32/32x32x32", "--cache", imported)
 	if !strings.Contains(show.stdout, "  tuning log: none in "+imported+" (an answer imported, or taken from the shared store, comes without its log)\n") {
 		t.Errorf("cache show of an imported search's answer does not say it has no log here:\n%s", show.stdout)
+	}
+}
+
+// TestSearchHangTimeout searches a space one of whose configurations
+// never ends in time (hang.json's loop, over LOOP, exhaustively): the
+// device is lost running it, and the search reports as run and tune do:
+// exit 3, the configuration measured before keeps its numbers, the one
+// running fails with the loss, those proposed after it are not run, naming
+// it, and no winner. It once failed the operation's named candidate with
+// the search's error, keeping nothing.
+func TestSearchHangTimeout(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "hang.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	slow := m["operations"].([]any)[0].(map[string]any)
+	loop := slow["candidates"].([]any)[0].(map[string]any) // short: LOOP 16
+	loop["name"], loop["spirv"] = "loop", filepath.Join(dir, loop["spirv"].(string))
+	loop["space"] = map[string]any{"LOOP": []int{16, 1 << 20, 32, 64}}
+	slow["candidates"] = []any{loop}
+	tmp := t.TempDir()
+	path, out := filepath.Join(tmp, "hangspace.json"), filepath.Join(tmp, "out.json")
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"tune", "--manifest", path, "--strategy", "exhaustive", "--cache", filepath.Join(tmp, "c.db"),
+		"--hang-timeout", "1s", "--budget", "100ms", "--format", "json", "-o", out}
+	// A process of its own: the long kernel goes on running in the
+	// process that left it.
+	cmd := exec.CommandContext(context.Background(), os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "VKBENCH_TEST_MAIN=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	stderr := regexp.MustCompile(`(?m)^vkbench: warning: vk: the GPU did not finish its work in time.*\n`).ReplaceAllString(errb.String(), "")
+	checkDriverMessages(t, args, stderr)
+	line := regexp.MustCompile(`^vkbench: autotune: searching slow/f32/262144 \(1 of 4 evaluated, 1 measured; the tuning log keeps them\): running loop-LOOP1048576: vk: device lost: .*past the hang timeout of 1s.*\n$`)
+	if code != 3 || !line.MatchString(stderr) {
+		t.Errorf("vkbench %s: exit %d, stderr:\n%s\nwant exit 3 and one line matching %s", strings.Join(args, " "), code, errb.String(), line)
+	}
+	f, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatalf("-o %s: %v", out, err)
+	}
+	got := map[string]string{}
+	for _, b := range f.Benchmarks {
+		got[b.Op+"/"+b.Candidate] = string(b.Outcome) + " " + b.Error
+	}
+	notRun := "not run " + results.LostBefore("loop-LOOP1048576")
+	lost := regexp.MustCompile(`^failed DATA_LOSS: running loop-LOOP1048576: .*past the hang timeout of 1s`)
+	if len(got) != 4 || got["slow.space/loop-LOOP16"] != "measured " || !lost.MatchString(got["slow.space/loop-LOOP1048576"]) ||
+		got["slow.space/loop-LOOP32"] != notRun || got["slow.space/loop-LOOP64"] != notRun {
+		t.Errorf("-o holds %v, want LOOP16 measured, LOOP1048576 failed naming the loss, LOOP32 and LOOP64 %q", got, notRun)
 	}
 }
