@@ -286,7 +286,7 @@ func ExampleTuner_Result() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	e, err := later.Result(op, 1000)
+	e, err := later.Result(ctx, op, 1000)
 	if err != nil || e == nil {
 		log.Fatal(e, err)
 	}

@@ -151,7 +151,7 @@ func TestOutOfBoundsWrite(t *testing.T) {
 	if p, err := tu.Fastest(context.Background(), op, 4096); err != nil || p.Kernel().Name != scaleKernel.Name {
 		t.Fatalf("Fastest: %v, %v; want the kernel that stays in bounds", p, err)
 	}
-	e, err := tu.Result(op, 4096)
+	e, err := tu.Result(t.Context(), op, 4096)
 	if err != nil || e == nil || len(e.Candidates) != 2 {
 		t.Fatalf("Result: %+v, %v; want both candidates", e, err)
 	}
@@ -449,7 +449,7 @@ func TestZeroDeviceAndShortRead(t *testing.T) {
 		calls := map[string]func() error{
 			"Fastest":          func() error { _, err := tu.Fastest(ctx, op, 1024); return err },
 			"FastestOrDefault": func() error { _, _, err := tu.FastestOrDefault(ctx, op, 1024); return err },
-			"Result":           func() error { _, err := tu.Result(op, 1024); return err },
+			"Result":           func() error { _, err := tu.Result(t.Context(), op, 1024); return err },
 			"Search":           func() error { _, _, err := tu.Search(ctx, op, vkbench.SearchOptions{}, 1024); return err },
 		}
 		for call, f := range calls {

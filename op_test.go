@@ -43,7 +43,7 @@ func TestOpChangedAfterUse(t *testing.T) {
 		if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(err.Error(), "its "+tt.field+" changed after its first use") {
 			t.Errorf("Fastest after changing %s: %v; want FAILED_PRECONDITION naming it", tt.field, err)
 		}
-		if _, err := tu.Result(op, n); status.CodeOf(err) != status.FailedPrecondition {
+		if _, err := tu.Result(t.Context(), op, n); status.CodeOf(err) != status.FailedPrecondition {
 			t.Errorf("Result after changing %s: %v; want FAILED_PRECONDITION", tt.field, err)
 		}
 	}

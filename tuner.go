@@ -273,13 +273,15 @@ func (o *operation) sizeError(size []int) error {
 // Result returns what the cache file holds for op at size: the winner,
 // and every candidate's outcome, timing and error, which say why it won.
 // It is nil (and no error) when the key has not been tuned, or when the
-// cache keeps answers in memory only. Result measures nothing.
-func (t *Tuner) Result(op *Op, size ...int) (*Result, error) {
+// cache keeps answers in memory only. Result measures nothing; ctx ending
+// while it waits for another process's lock on the file is its error,
+// which matches ctx's.
+func (t *Tuner) Result(ctx context.Context, op *Op, size ...int) (*Result, error) {
 	o, err := t.operation(op, size)
 	if err != nil {
 		return nil, err
 	}
-	e, err := t.t.Stored(o, kernels.SizeOf(size...))
+	e, err := t.t.Stored(ctx, o, kernels.SizeOf(size...))
 	if e == nil || err != nil {
 		return nil, err
 	}

@@ -42,17 +42,17 @@ func TestTunerStore(t *testing.T) {
 	if _, err := first.Fastest(context.Background(), op, 4096); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := second.Result(op, 4096); r != nil || err != nil {
+	if r, err := second.Result(t.Context(), op, 4096); r != nil || err != nil {
 		t.Fatalf("the second program's file already has %+v, %v", r, err)
 	}
 	if _, err := second.Fastest(context.Background(), op, 4096); err != nil {
 		t.Fatal(err)
 	}
-	want, err := first.Result(op, 4096)
+	want, err := first.Result(t.Context(), op, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := second.Result(op, 4096)
+	got, err := second.Result(t.Context(), op, 4096)
 	if err != nil || got == nil {
 		t.Fatalf("the second program's file has no answer: %v", err)
 	}
@@ -224,11 +224,12 @@ func TestNewTunerContext(t *testing.T) {
 	}
 }
 
-// TestFastestContextFileLocked: Fastest ends when its context does while
-// another handle holds the cache file's lock, with an error that matches
-// the context's: it waited for the store's 5 s lock timeout before, whatever
-// its context. Nothing is written meanwhile; once the lock is let go, the
-// next call tunes and stores the answer.
+// TestFastestContextFileLocked: Fastest and Result end when their context
+// does while another handle holds the cache file's lock, with an error
+// that matches the context's: they waited for the store's 5 s lock timeout
+// before, whatever the context (Result took none). Nothing is written
+// meanwhile; once the lock is let go, the next call tunes and stores the
+// answer.
 func TestFastestContextFileLocked(t *testing.T) {
 	dev := open(t)
 	path := filepath.Join(t.TempDir(), "autotune.db")
@@ -258,18 +259,26 @@ func TestFastestContextFileLocked(t *testing.T) {
 		if p != nil || !errors.Is(err, c.want) || took > 2*time.Second {
 			t.Errorf("%s: Fastest with the cache file locked: answered %t, %v after %v; want %v at once", c.name, p != nil, err, took.Round(time.Millisecond), c.want)
 		}
+		ctx, cancel = c.ctx()
+		start = time.Now()
+		e, err := tu.Result(ctx, op, 4096)
+		took = time.Since(start)
+		cancel()
+		if e != nil || !errors.Is(err, c.want) || took > 2*time.Second {
+			t.Errorf("%s: Result with the cache file locked: %v, %v after %v; want %v at once", c.name, e, err, took.Round(time.Millisecond), c.want)
+		}
 	}
 	close(release)
 	if err := errors.Join(<-done, other.Close()); err != nil {
 		t.Fatal(err)
 	}
-	if e, err := tu.Result(op, 4096); e != nil || err != nil {
+	if e, err := tu.Result(t.Context(), op, 4096); e != nil || err != nil {
 		t.Errorf("Result after the calls that gave up: %v, %v; want nothing stored", e, err)
 	}
 	if p, err := tu.Fastest(context.Background(), op, 4096); p == nil || err != nil {
 		t.Fatalf("Fastest with the lock let go: %v, %v", p, err)
 	}
-	if e, err := tu.Result(op, 4096); e == nil || err != nil {
+	if e, err := tu.Result(t.Context(), op, 4096); e == nil || err != nil {
 		t.Errorf("Result: %v, %v; want the answer stored", e, err)
 	}
 }

@@ -373,7 +373,7 @@ func TestFastest(t *testing.T) {
 	if name := p.Kernel().Name; name == "off-by-one" {
 		t.Fatalf("the wrong candidate won")
 	}
-	e, err := tuner.Result(op, 700)
+	e, err := tuner.Result(t.Context(), op, 700)
 	if err != nil || e == nil {
 		t.Fatalf("Result: %v, %v", e, err)
 	}

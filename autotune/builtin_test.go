@@ -80,7 +80,7 @@ func TestTuneBuiltins(t *testing.T) {
 				t.Errorf("the winner's outcome is %s", o)
 			}
 			second := autotune.NewTuner(dev, newCache(t, path), opts)
-			got, err := second.Stored(op, size)
+			got, err := second.Stored(t.Context(), op, size)
 			if err != nil || got == nil || got.Fastest != e.Fastest {
 				t.Errorf("the file answers %v (%v); want the entry with %d", got, err, e.Fastest)
 			}
@@ -311,7 +311,7 @@ func TestSubsetsShareABucket(t *testing.T) {
 	}
 	second := autotune.NewTuner(dev, newCache(t, path), opts)
 	for _, size := range []kernels.Size{whole, part} {
-		e, err := second.Stored(op, size)
+		e, err := second.Stored(t.Context(), op, size)
 		if err != nil || e == nil {
 			t.Errorf("%v: the file holds %v (%v), want its answer", size, e, err)
 			continue
@@ -325,7 +325,7 @@ func TestSubsetsShareABucket(t *testing.T) {
 	}
 	third := autotune.NewTuner(dev, newCache(t, path), opts)
 	for _, size := range []kernels.Size{whole, part} {
-		if e, err := third.Stored(op, size); err != nil || e != nil {
+		if e, err := third.Stored(t.Context(), op, size); err != nil || e != nil {
 			t.Errorf("%v: after another list's answer under the key, the file still holds %v (%v)", size, e, err)
 		}
 	}

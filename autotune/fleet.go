@@ -100,7 +100,7 @@ func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force boo
 		t := members[0]
 		var ahead []Job
 		for _, j := range jobs {
-			if e, err := t.Stored(j.Op, j.Size); force || e == nil || err != nil {
+			if e, err := t.Stored(ctx, j.Op, j.Size); force || e == nil || err != nil {
 				ahead = append(ahead, j)
 			}
 		}

@@ -351,7 +351,7 @@ func TestSharedForcedTuneWaits(t *testing.T) {
 		t.Fatalf("the forced tune after the lock was released: %v, from %q, %d samples; want measured afresh", r.err, r.e.From, waiter.sampled.Load())
 	}
 	// Forced, its answer replaces the first's in the shared store.
-	if e, err := autotune.NewTuner(devtest.Device(t), waiter.cache.Shared(), quick).Stored(op, size); e == nil || err != nil || !e.Time.Equal(r.e.Time) {
+	if e, err := autotune.NewTuner(devtest.Device(t), waiter.cache.Shared(), quick).Stored(t.Context(), op, size); e == nil || err != nil || !e.Time.Equal(r.e.Time) {
 		t.Errorf("the shared store lacks the forced tune's answer: %+v, %v", e, err)
 	}
 	if holder.warnings()+waiter.warnings() != 0 {

@@ -99,7 +99,7 @@ func TestSharedSecondMachine(t *testing.T) {
 		}
 		// Copied into its own file.
 		local := autotune.NewTuner(dev, newCache(t, second.cache.Path()), quick)
-		if e, err := local.Stored(op, kernels.SizeOf(n)); e == nil || err != nil {
+		if e, err := local.Stored(t.Context(), op, kernels.SizeOf(n)); e == nil || err != nil {
 			t.Errorf("size %d is not in the second machine's file: %v", n, err)
 		}
 	}
@@ -235,7 +235,7 @@ func TestSharedFailures(t *testing.T) {
 					t.Fatalf("size %d: Fastest = %d, %v; want wg64 or spin", n, i, err)
 				}
 				local := autotune.NewTuner(devtest.Device(t), newCache(t, m.cache.Path()), quick)
-				if e, err := local.Stored(op, kernels.SizeOf(n)); e == nil || err != nil {
+				if e, err := local.Stored(t.Context(), op, kernels.SizeOf(n)); e == nil || err != nil {
 					t.Errorf("size %d is not in the local file: %v", n, err)
 				}
 			}
@@ -245,7 +245,7 @@ func TestSharedFailures(t *testing.T) {
 				// Back at once, empty: the commit may reach it without a
 				// failure. Nothing was lost on the way: it has the answers.
 				for _, size := range sharedSizes {
-					if e, err := autotune.NewTuner(devtest.Device(t), m.cache.Shared(), quick).Stored(op, kernels.SizeOf(size)); e == nil || err != nil {
+					if e, err := autotune.NewTuner(devtest.Device(t), m.cache.Shared(), quick).Stored(t.Context(), op, kernels.SizeOf(size)); e == nil || err != nil {
 						t.Errorf("the restarted store lacks size %d without a warning: %v", size, err)
 					}
 				}
@@ -455,7 +455,7 @@ func TestSharedLockHolderKilled(t *testing.T) {
 		t.Errorf("it took %d samples, with warnings:\n%s", m.sampled.Load(), m.log)
 	}
 	// The answer is the fleet's now.
-	if got, err := autotune.NewTuner(devtest.Device(t), m.cache.Shared(), quick).Stored(defaultScaleOp(), kernels.SizeOf(1<<14)); got == nil || err != nil {
+	if got, err := autotune.NewTuner(devtest.Device(t), m.cache.Shared(), quick).Stored(t.Context(), defaultScaleOp(), kernels.SizeOf(1<<14)); got == nil || err != nil {
 		t.Errorf("the shared store has no answer: %v", err)
 	}
 }
@@ -795,7 +795,7 @@ func TestSharedVerifyCancelled(t *testing.T) {
 	if strings.Contains(second.log.String(), "failed on this device") || second.sampled.Load() != 0 {
 		t.Errorf("took %d samples; log:\n%s\nwant none, and no answer called failed", second.sampled.Load(), second.log)
 	}
-	if e, err := autotune.NewTuner(dev, newCache(t, second.cache.Path()), quick).Stored(op, size); e != nil || err != nil {
+	if e, err := autotune.NewTuner(dev, newCache(t, second.cache.Path()), quick).Stored(t.Context(), op, size); e != nil || err != nil {
 		t.Errorf("the local file holds %+v (%v); want nothing stored", e, err)
 	}
 	free := func(name string) {

@@ -221,13 +221,15 @@ func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Siz
 
 // Stored returns what the cache holds for op at size, as Tune would
 // answer it but without measuring: the entry, its indices op's, or nil
-// (and no error) when the key has not been tuned.
-func (t *Tuner) Stored(op kernels.Operation, size kernels.Size) (*Entry, error) {
+// (and no error) when the key has not been tuned. ctx ending while it
+// waits (for another process's lock on the file, for a shared store) is
+// its error, ctx's.
+func (t *Tuner) Stored(ctx context.Context, op kernels.Operation, size kernels.Size) (*Entry, error) {
 	target, index, sum, err := t.applicable(op, size)
 	if err != nil {
 		return nil, err
 	}
-	e, err := ReadEntry(context.Background(), t.store, t.table, t.Key(target, size), sum)
+	e, err := ReadEntry(ctx, t.store, t.table, t.Key(target, size), sum)
 	return e.remapped(index), err
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
 )
 
 // quick are options that keep tests short on a CPU device.
@@ -274,5 +275,49 @@ func TestTunerKeepsWhatTheStoreCannot(t *testing.T) {
 	}
 	if n := op.records.Load() - before; n != 0 {
 		t.Errorf("%d dispatches recorded after the answer was known", n)
+	}
+}
+
+// TestStoredContextLocked: Stored ends when its context does while another
+// handle holds the file's lock, cancelled or past its deadline, with the
+// context's error and code, where it waited out the lock timeout (10 s
+// here) before, whatever its caller. Each call's time is measured from
+// the test's own wait for the same context's end, and held to a quarter
+// of the lock timeout.
+func TestStoredContextLocked(t *testing.T) {
+	const lockTimeout = 10 * time.Second // newCache's
+	path := filepath.Join(t.TempDir(), "c.db")
+	tu, other := autotune.NewTuner(devtest.Device(t), newCache(t, path), quick), newCache(t, path)
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+	}()
+	<-held
+	for _, deadline := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		want := context.Canceled
+		if deadline {
+			ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+			want = context.DeadlineExceeded
+		} else {
+			time.AfterFunc(200*time.Millisecond, cancel)
+		}
+		ended := make(chan time.Time, 1)
+		context.AfterFunc(ctx, func() { ended <- time.Now() })
+		e, err := tu.Stored(ctx, defaultScaleOp(), kernels.SizeOf(1<<14))
+		returned := time.Now()
+		cancel()
+		took := returned.Sub(<-ended)
+		if e != nil || !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) {
+			t.Errorf("Stored with the file locked: %v, %v (code %v); want %v, of its code", e, err, status.CodeOf(err), want)
+		}
+		if took > lockTimeout/4 {
+			t.Errorf("Stored returned %v after its context ended; want within a quarter of the lock timeout, %v", took, lockTimeout)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -373,12 +373,16 @@ func (bf *boltFile) updateOnce(ctx context.Context, fn func(Tx) error) error {
 }
 
 // check opens the file, reading none of its tables, to refuse one that
-// is not a tune cache (owner.go); anything else is nil (Store.CheckRead).
-func (bf *boltFile) check() error {
-	_, ferr := bf.read(context.Background(), min(lockRetry, bf.timeout), func(Tx) error { return nil })
+// is not a tune cache (owner.go); anything else is nil, but for ctx's
+// end (Store.CheckRead).
+func (bf *boltFile) check(ctx context.Context) error {
+	_, ferr := bf.read(ctx, min(lockRetry, bf.timeout), func(Tx) error { return nil })
 	switch ferr.(type) {
 	case notCacheError, foreignError, notRegularError:
 		return bf.fileError(ferr, "reading")
+	}
+	if ctx.Err() != nil {
+		return bf.fileError(ctx.Err(), "reading")
 	}
 	return nil
 }
@@ -386,9 +390,9 @@ func (bf *boltFile) check() error {
 // probeWrite waits for the file's exclusive lock as a commit would and
 // lets it go at once, and refuses what check refuses (Store.CheckWrite).
 // A platform without flock says nothing of locks.
-func (bf *boltFile) probeWrite() error {
+func (bf *boltFile) probeWrite(ctx context.Context) error {
 	if canRelock {
-		fl, err := lockPath(context.Background(), bf.path, os.O_RDWR, true, bf.timeout)
+		fl, err := lockPath(ctx, bf.path, os.O_RDWR, true, bf.timeout)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil
@@ -399,7 +403,7 @@ func (bf *boltFile) probeWrite() error {
 			return bf.fileError(err, "writing")
 		}
 	}
-	return bf.check()
+	return bf.check(ctx)
 }
 
 // openError is err, met opening the file: damage as it is, for update to

@@ -144,19 +144,76 @@ func TestLockedWithReadHandle(t *testing.T) {
 	}
 	const whole = "locked by another process for more than 200ms"
 	locked("Get", err, whole)
-	locked("CheckWrite", s.CheckWrite(), whole)
+	locked("CheckWrite", s.CheckWrite(t.Context()), whole)
 	_, err = s.Get(context.Background(), tbl, k)
 	locked("Get during the back-off", err, "still locked by another process (waited 50ms, after a wait of 200ms ran out")
 	if err := holder.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := s.Get(context.Background(), tbl, k); string(v) != "v" || s.CheckWrite() != nil {
-		t.Errorf("once the lock is gone: Get = %q, %v, CheckWrite = %v; want v and nil", v, err, s.CheckWrite())
+	if v, err := s.Get(context.Background(), tbl, k); string(v) != "v" || s.CheckWrite(t.Context()) != nil {
+		t.Errorf("once the lock is gone: Get = %q, %v, CheckWrite = %v; want v and nil", v, err, s.CheckWrite(t.Context()))
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := s.Get(context.Background(), tbl, k); v != nil || err != nil {
 		t.Errorf("Get after the file was removed = %q, %v; want a miss without an error", v, err)
+	}
+}
+
+// TestCheckContextLocked: CheckWrite and CheckRead end when their context
+// does while another process holds the file's exclusive lock, cancelled or
+// past its deadline, with the context's error and code, where CheckWrite
+// waited out the lock timeout (30 s here) before, whatever its caller.
+// Each call's time is measured from the test's own wait for the same
+// context's end, and held to a quarter of the lock timeout.
+func TestCheckContextLocked(t *testing.T) {
+	if !canRelock {
+		t.Skip("no flock here")
+	}
+	const lockTimeout = 30 * time.Second
+	path := filepath.Join(t.TempDir(), "cache.db")
+	s, err := Open(Options{Path: path, LockTimeout: lockTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(t.Context(), Table{Hardware: "hw", Tuner: "builtin"}, func(r Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := lockPath(t.Context(), path, os.O_RDWR, true, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Unlock() }()
+	for _, check := range []struct {
+		name string
+		call func(context.Context) error
+	}{{"CheckWrite", s.CheckWrite}, {"CheckRead", s.CheckRead}} {
+		for _, deadline := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(context.Background())
+			want := context.Canceled
+			if deadline {
+				ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+				want = context.DeadlineExceeded
+			} else {
+				time.AfterFunc(200*time.Millisecond, cancel)
+			}
+			ended := make(chan time.Time, 1)
+			context.AfterFunc(ctx, func() { ended <- time.Now() })
+			// CheckRead waits a moment at most: ask it once its context ended.
+			if check.name == "CheckRead" {
+				<-ctx.Done()
+			}
+			err := check.call(ctx)
+			returned := time.Now()
+			cancel()
+			took := returned.Sub(<-ended)
+			if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%s of a locked file: %v (code %v); want %v, of its code, naming the file", check.name, err, status.CodeOf(err), want)
+			}
+			if took > lockTimeout/4 {
+				t.Errorf("%s returned %v after its context ended; want within a quarter of the lock timeout, %v", check.name, took, lockTimeout)
+			}
+		}
 	}
 }

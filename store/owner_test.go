@@ -26,7 +26,7 @@ func TestForeignBboltFile(t *testing.T) {
 	before := snapshot(t, path, "")
 	const says = " is a bbolt file of another program (buckets: sessions, users), not a vkbench tune cache; it is left as it is"
 	c := checkNotWritten(t, path, status.FailedPrecondition, path+says)
-	for name, err := range map[string]error{"CheckRead": c.CheckRead(), "CheckWrite": c.CheckWrite(), "Clear": c.Clear(nil)} {
+	for name, err := range map[string]error{"CheckRead": c.CheckRead(t.Context()), "CheckWrite": c.CheckWrite(t.Context()), "Clear": c.Clear(nil)} {
 		if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(fmtErr(err), path+says) {
 			t.Errorf("%s = %v; want FAILED_PRECONDITION saying %q", name, err, path+says)
 		}
@@ -55,7 +55,7 @@ func TestForeignBboltFileManyTables(t *testing.T) {
 		writeRaw(t, path, []string{name}, map[string][]byte{"k": []byte("v")})
 	}
 	writeRaw(t, path, []string{"with space"}, map[string][]byte{"k": []byte("v")})
-	err := fileCache(t, path).CheckRead()
+	err := fileCache(t, path).CheckRead(t.Context())
 	if want := "(buckets: a, b, c, d, e, f, g, h, and 3 more)"; !strings.Contains(fmtErr(err), want) {
 		t.Errorf("CheckRead = %v; want it to say %s", err, want)
 	}
@@ -84,10 +84,10 @@ func TestAdoptedFiles(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "cache.db")
 			prepare(path)
 			c := fileCache(t, path)
-			if err := c.CheckRead(); err != nil {
+			if err := c.CheckRead(t.Context()); err != nil {
 				t.Errorf("CheckRead = %v", err)
 			}
-			if err := c.CheckWrite(); err != nil {
+			if err := c.CheckWrite(t.Context()); err != nil {
 				t.Errorf("CheckWrite = %v", err)
 			}
 			if err := put(c, testTable, keyNew, value(0)); err != nil {

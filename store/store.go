@@ -142,10 +142,12 @@ func (s *Store) Path() string { return s.path }
 // its tables: a file of another program, or a path that is not a regular
 // file, is FailedPrecondition. Anything else (no file yet, damage, a
 // lock, a newer bbolt) is nil, left to the reads and writes that follow;
-// so is a store without a file. A command asks before any work.
-func (s *Store) CheckRead() error {
+// so is a store without a file. A command asks before any work. It waits
+// for another process's lock on the file a moment at most, and no longer
+// than ctx, whose end is its error.
+func (s *Store) CheckRead(ctx context.Context) error {
 	if bf, ok := s.b.(*boltFile); ok {
-		return bf.check()
+		return bf.check(ctx)
 	}
 	return nil
 }
@@ -153,10 +155,11 @@ func (s *Store) CheckRead() error {
 // CheckWrite reports whether a write to the file would be taken now,
 // writing nothing: what CheckRead refuses, and another process holding
 // its lock for longer than the lock timeout (Unavailable). A command that
-// must store what it measures asks before measuring.
-func (s *Store) CheckWrite() error {
+// must store what it measures asks before measuring. ctx ending while it
+// waits for the lock is its error, ctx's.
+func (s *Store) CheckWrite(ctx context.Context) error {
 	if bf, ok := s.b.(*boltFile); ok {
-		return bf.probeWrite()
+		return bf.probeWrite(ctx)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) 
 			return nil, usageError{fmt.Errorf("--cache %s: %w", p, err)}
 		}
 		// Locked or damaged, the file serves as the store says.
-		if err := c.CheckRead(); status.CodeOf(err) == status.FailedPrecondition {
+		if err := c.CheckRead(cmd.Context()); status.CodeOf(err) == status.FailedPrecondition {
 			return nil, usageError{err}
 		}
 	}
@@ -66,8 +67,8 @@ func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) 
 // mustStore refuses, before any work, a tune cache that another process
 // holds locked (waiting as a commit would): a command that stores what it
 // measures would otherwise measure, then find it cannot keep it.
-func mustStore(cache *store.Store) error {
-	err := cache.CheckWrite()
+func mustStore(ctx context.Context, cache *store.Store) error {
+	err := cache.CheckWrite(ctx)
 	switch {
 	case err == nil:
 		return nil

@@ -124,7 +124,7 @@ func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool, inputs ...string
 		return nil, err
 	}
 	if stores {
-		if err := mustStore(cache); err != nil {
+		if err := mustStore(cmd.Context(), cache); err != nil {
 			return nil, err
 		}
 	}

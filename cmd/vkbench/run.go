@@ -345,7 +345,7 @@ func measureAll(cmd *cobra.Command, dev hal.Device, cache *store.Store, opts aut
 	var ahead []autotune.Job
 	for _, op := range ops {
 		size := sizes.sizeFor(op, dev.Info())
-		if commit && (tune.search.on() && kernels.SpaceOf(op) != nil || !tune.force && stored(tunerOf(op), op, size)) {
+		if commit && (tune.search.on() && kernels.SpaceOf(op) != nil || !tune.force && stored(ctx, tunerOf(op), op, size)) {
 			continue
 		}
 		ahead = append(ahead, autotune.Job{Op: op, Size: size})
@@ -423,8 +423,8 @@ func failedEntry(op kernels.Operation, size kernels.Size, why string) *autotune.
 }
 
 // stored reports whether tuner's store answers op at size.
-func stored(tuner *autotune.Tuner, op kernels.Operation, size kernels.Size) bool {
-	e, err := tuner.Stored(op, size)
+func stored(ctx context.Context, tuner *autotune.Tuner, op kernels.Operation, size kernels.Size) bool {
+	e, err := tuner.Stored(ctx, op, size)
 	return e != nil && err == nil
 }
 
@@ -646,7 +646,7 @@ func compileAll(cmd *cobra.Command, f *tuneFlags, level autotune.Level, args []s
 	}
 	// The pipeline cache is what it is for: a file it cannot keep it in
 	// is refused before any work, as tune's.
-	if err := mustStore(cache); err != nil {
+	if err := mustStore(cmd.Context(), cache); err != nil {
 		return err
 	}
 	dev, release, err := f.dev.open(cmd, cache)

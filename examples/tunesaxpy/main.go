@@ -187,7 +187,7 @@ func run(ctx context.Context, args []string, w io.Writer) (err error) {
 		return err
 	}
 	fmt.Fprintf(out, "fastest for N=%d: %s (first answer in %v, the next in %v)\n", *n, p.Kernel().Name, first.Round(time.Millisecond), time.Since(start))
-	if e, err := tuner.Result(saxpy, *n); err == nil && e != nil {
+	if e, err := tuner.Result(ctx, saxpy, *n); err == nil && e != nil {
 		for _, r := range e.Candidates {
 			if r.Median > 0 {
 				// One run moves x, y and z: 12 bytes an element of the
