@@ -194,8 +194,8 @@ func (b *Backend) View(ctx context.Context, fn func(store.Tx) error) error {
 	bounded, cancel := b.bound(ctx)
 	defer cancel()
 	tx, end := b.begin(ctx, bounded, false)
+	defer end() // a panic of fn's too
 	err := fn(tx)
-	end()
 	if tx.err != nil {
 		// What fn read was missing for this: the failure is Redis's.
 		return fail(ctx, tx.err)
@@ -210,28 +210,34 @@ func (b *Backend) Update(ctx context.Context, fn func(store.Tx) error) error {
 	bounded, cancel := b.bound(ctx)
 	defer cancel()
 	for range maxRetries {
-		tx, end := b.begin(ctx, bounded, true)
-		own := fn(tx) // returned as it is: no failure of Redis
-		if tx.err == nil && own == nil && len(tx.ops) > 0 {
-			do(tx, func(ctx context.Context, c *goredis.Tx) ([]goredis.Cmder, error) {
-				return c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-					for _, op := range tx.ops {
-						op(p)
-					}
-					return nil
-				})
-			})
+		switch own, err := b.update(ctx, bounded, fn); {
+		case err == nil:
+			return own // returned as it is: no failure of Redis
+		case !errors.Is(err, goredis.TxFailedErr):
+			return fail(ctx, err)
 		}
-		end()
-		switch {
-		case tx.err == nil:
-			return own
-		case errors.Is(tx.err, goredis.TxFailedErr):
-			continue
-		}
-		return fail(ctx, tx.err)
 	}
 	return status.Newf(status.Aborted, "store/redis: an update lost to other writers %d times", maxRetries)
+}
+
+// update runs fn once, and commits its writes where it returned nil: fn's
+// own error, and the transaction's (TxFailedErr where another writer
+// changed what fn read).
+func (b *Backend) update(ctx, bounded context.Context, fn func(store.Tx) error) (own, err error) {
+	tx, end := b.begin(ctx, bounded, true)
+	defer end() // a panic of fn's too
+	own = fn(tx)
+	if tx.err == nil && own == nil && len(tx.ops) > 0 {
+		do(tx, func(ctx context.Context, c *goredis.Tx) ([]goredis.Cmder, error) {
+			return c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+				for _, op := range tx.ops {
+					op(p)
+				}
+				return nil
+			})
+		})
+	}
+	return own, tx.err
 }
 
 // Lua scripts of the locks: a lock is taken where none is held, else its

@@ -454,3 +454,34 @@ func TestContextEndsCalls(t *testing.T) {
 		t.Errorf("once the store answers: put and get = %q, %v, warnings:\n%s\nwant the store asked, and no warning", v, err, log)
 	}
 }
+
+// TestPanicReleasesConnection: a panic of the function given View or
+// Update lets its connection go back to the pool: with a pool of one
+// connection, the next call is served, where it waited out the pool's
+// timeout and failed.
+func TestPanicReleasesConnection(t *testing.T) {
+	srv := redistest.Start(t)
+	u, err := url.Parse(srv.URL() + "&pool_size=1&pool_timeout=10s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := redis.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := be.(*redis.Backend)
+	defer func() { _ = b.Close() }() // the test's own client
+	get := func(tx store.Tx) error { tx.Get([]string{"t"}, []byte("k")); return nil }
+	for _, txn := range []struct {
+		name string
+		run  func(context.Context, func(store.Tx) error) error
+	}{{"View", b.View}, {"Update", b.Update}} {
+		func() {
+			defer func() { _ = recover() }() // the panic below
+			_ = txn.run(t.Context(), func(tx store.Tx) error { _ = get(tx); panic("fn panicked") })
+		}()
+		if err := b.View(t.Context(), get); err != nil {
+			t.Errorf("a View after a panic in %s: %v; want it served", txn.name, err)
+		}
+	}
+}
