@@ -156,7 +156,7 @@ func TestSearchDeviceLostKeepsTheEvaluated(t *testing.T) {
 	if res.Entry.Fastest != -1 || len(res.Search.Order) != 1 || !res.Search.Interrupted {
 		t.Errorf("Fastest %d, search record %+v; want no winner, one evaluation, interrupted", res.Entry.Fastest, res.Search)
 	}
-	if logged, err := search.LogEvals(cache, res.Log); err != nil || len(logged) != 1 {
+	if logged, err := search.LogEvals(context.Background(), cache, res.Log); err != nil || len(logged) != 1 {
 		t.Errorf("the tuning log has %d records (%v), want the one evaluated before the loss", len(logged), err)
 	}
 	if _, ok := lookup(cache, tuner.Table(), autotune.Key{Op: "scale.space", DType: "f32", Size: kernels.SizeOf(1 << 14)}, autotune.Checksum(res.Op.Candidates())); ok {

@@ -133,7 +133,7 @@ func TestSearch(t *testing.T) {
 			t.Errorf("the last progress's best %s at %gs; measured %+v", r.Name, last.BestSeconds, r.Stats)
 		}
 	}
-	logged, err := search.LogEvals(cache, res.Log)
+	logged, err := search.LogEvals(context.Background(), cache, res.Log)
 	if err != nil || len(logged) != 14 {
 		t.Errorf("the tuning log has %d records (%v), want 14", len(logged), err)
 	}
@@ -244,6 +244,10 @@ func TestSearchResumes(t *testing.T) {
 	if len(first) != 5 || len(first)+len(second) != n || res.Search.Measured != len(second) {
 		t.Errorf("first run measured %d, second %d (record: %d), of %d points", len(first), len(second), res.Search.Measured, n)
 	}
+	// The interrupted search is in the log too, though its context ended.
+	if l, err := search.ReadLog(context.Background(), tuner.Store(), res.Log); err != nil || len(l.Searches) != 2 || !l.Searches[0].Interrupted || len(l.Searches[0].Order) != 5 {
+		t.Errorf("the log's searches: %+v, %v; want the interrupted one of 5 evaluations, then the second", l, err)
+	}
 	for _, name := range second {
 		if slices.Contains(first, name) {
 			t.Errorf("%s measured by both runs", name)
@@ -325,5 +329,34 @@ func TestSearchAnswerIsTheLogsBest(t *testing.T) {
 	if !ok || i != all.Entry.Fastest || one.Entry.FastestName != all.Entry.FastestName {
 		t.Errorf("after a search of %s alone, the answer is %s and the cache's %d (%v); the exhaustive search's was %s (%d)",
 			one.Search.Order[0], one.Entry.FastestName, i, ok, all.Entry.FastestName, all.Entry.Fastest)
+	}
+}
+
+// TestSearchContextLogLocked: a search whose cache file another process
+// holds locked ends when its context does, with the context's error,
+// where its read of the tuning log waited the store's lock timeout (10 s
+// here) first, whatever the context.
+func TestSearchContextLogLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	tuner := autotune.NewTuner(devtest.Device(t), newCache(t, path), quick)
+	other := newCache(t, path)
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+	}()
+	<-held
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := tuner.Search(ctx, newSpaceScaleOp([]int{32}, 0), kernels.SizeOf(1<<14), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	took := time.Since(start)
+	close(release)
+	if err := errors.Join(<-done, other.Close()); err != nil {
+		t.Fatal(err)
+	}
+	// 2 s: far below the lock timeout, far above what a busy machine
+	// adds to 300 ms.
+	if res != nil || !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+		t.Errorf("a search with the cache file locked: %v, %v after %v; want the context's deadline, at once", res, err, took.Round(time.Millisecond))
 	}
 }

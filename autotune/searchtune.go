@@ -119,7 +119,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	sum := Checksum(sop.Candidates())
 	logged := map[string]search.LogRecord{}
 	if !sopts.Force {
-		logged, _ = search.LogEvals(t.store, ref) // an unreadable log is a warning: everything is measured
+		// An unreadable log is a warning: everything is measured. ctx
+		// ending while it waited for the file is claim's to say.
+		logged, _ = search.LogEvals(ctx, t.store, ref)
 	}
 	// A machine that has searched skey searches again, continuing from
 	// its log, so that a larger budget finds what a smaller one missed:
@@ -135,10 +137,10 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		return &SearchResult{Entry: c.answer, Op: sop, Points: pts, Log: ref}, nil
 	}
 	if !sopts.Force && c.waited { // the process it waited for may have logged more meanwhile
-		logged, _ = search.LogEvals(t.store, ref)
+		logged, _ = search.LogEvals(ctx, t.store, ref)
 	}
 	// A file that cannot be written has warned; the search goes on.
-	_ = search.SaveLogHeader(t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
+	_ = search.SaveLogHeader(ctx, t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
 		jobs: map[int]*compileJob{}, running: -1, t0: time.Now(), compile: enumerated}
@@ -149,7 +151,14 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	rec := search.LogSearchOf(sopts.Options, evals)
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
-	_ = search.AddLogSearch(t.store, ref, rec)
+	// A search that ctx ended is recorded too, so that the log says so:
+	// that write waits for the file as long as the store's lock timeout
+	// allows, not as ctx does.
+	wctx := ctx
+	if ctx.Err() != nil {
+		wctx = context.WithoutCancel(ctx)
+	}
+	_ = search.AddLogSearch(wctx, t.store, ref, rec)
 	if serr != nil {
 		err := status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
 		if !errors.Is(serr, hal.ErrDeviceLost) && !errors.Is(t.dev.Err(), hal.ErrDeviceLost) {
@@ -345,8 +354,13 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	d.running = -1
 	rec.Result = st.res
 	rec.Time = time.Now().UTC()
+	// A file that cannot be written has warned. ctx ending while the
+	// record waited for the file ends the search without it: the point
+	// is measured again by the next.
+	if err := search.AppendLog(ctx, d.t.store, d.ref, rec); err != nil && ctx.Err() != nil {
+		return search.Evaluation{}, err
+	}
 	d.measured++
-	_ = search.AppendLog(d.t.store, d.ref, rec) // a warning when the file cannot be written
 	return search.Evaluation{Point: i, Record: rec, Measured: true}, nil
 }
 

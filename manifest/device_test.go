@@ -391,7 +391,7 @@ func TestManifestSpaceSearchSized(t *testing.T) {
 	if diff := cmp.Diff(map[uint32]int{200: 1, 100: 1, 50: 1}, tiles); diff != "" {
 		t.Errorf("builds of each tile's pipeline (-want +got):\n%s", diff)
 	}
-	log, err := search.ReadLog(cache, res.Log)
+	log, err := search.ReadLog(context.Background(), cache, res.Log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,8 +77,9 @@
 // key, the space), records and searches.
 //
 // The tune cache keeps each key's log in its store (LogEvals, AppendLog,
-// SaveLogHeader, AddLogSearch and ReadLog), one record written as each
-// evaluation completes. WriteTuneLog and ReadTuneLog are its exported
+// SaveLogHeader, AddLogSearch and ReadLog, each waiting for the file no
+// longer than its context), one record written as each evaluation
+// completes. WriteTuneLog and ReadTuneLog are its exported
 // form (vkbench cache export-log): JSON lines, LogFormat; a reader skips
 // lines of kinds it does not know, so the format can grow.
 //

@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -14,12 +15,16 @@ import (
 
 // LogEvals returns the records of r's log in s by identity; none (and no
 // error) when there is no log. A record that does not decode is skipped
-// with a warning: its configuration is measured again.
-func LogEvals(s *store.Store, r store.LogRef) (map[string]LogRecord, error) {
-	raw, err := s.ReadLog(r)
+// with a warning: its configuration is measured again. It, and every read
+// and write of a log here, waits for another process's lock on the file
+// no longer than ctx: ctx ending is its error, without a warning.
+func LogEvals(ctx context.Context, s *store.Store, r store.LogRef) (map[string]LogRecord, error) {
+	raw, err := s.ReadLog(ctx, r)
 	switch {
 	case status.CodeOf(err) == status.NotFound:
 		return map[string]LogRecord{}, nil
+	case err != nil && ctx.Err() != nil:
+		return map[string]LogRecord{}, err
 	case err != nil:
 		s.Warn("search: tuning log %s not read: %v", r, err)
 		return map[string]LogRecord{}, err
@@ -42,21 +47,21 @@ func decodeEvals(s *store.Store, r store.LogRef, raw map[string][]byte) map[stri
 
 // AppendLog stores one evaluation in r's log, replacing an earlier record
 // of the same identity.
-func AppendLog(s *store.Store, r store.LogRef, rec LogRecord) error {
+func AppendLog(ctx context.Context, s *store.Store, r store.LogRef, rec LogRecord) error {
 	rec.Kind = "eval"
-	return putJSON("a tuning log record", rec, func(data []byte) error { return s.PutLogEval(r, rec.ID, data) })
+	return putJSON("a tuning log record", rec, func(data []byte) error { return s.PutLogEval(ctx, r, rec.ID, data) })
 }
 
 // SaveLogHeader stores the description of the space r's log is of.
-func SaveLogHeader(s *store.Store, r store.LogRef, h LogHeader) error {
+func SaveLogHeader(ctx context.Context, s *store.Store, r store.LogRef, h LogHeader) error {
 	h.Format = LogFormat
-	return putJSON("a tuning log header", h, func(data []byte) error { return s.PutLogHeader(r, data) })
+	return putJSON("a tuning log header", h, func(data []byte) error { return s.PutLogHeader(ctx, r, data) })
 }
 
 // AddLogSearch appends a search to r's log.
-func AddLogSearch(s *store.Store, r store.LogRef, search LogSearch) error {
+func AddLogSearch(ctx context.Context, s *store.Store, r store.LogRef, search LogSearch) error {
 	search.Kind = "search"
-	return putJSON("a search", search, func(data []byte) error { return s.AddLogSearch(r, data) })
+	return putJSON("a search", search, func(data []byte) error { return s.AddLogSearch(ctx, r, data) })
 }
 
 // putJSON stores v, what it is, as JSON by put.
@@ -70,8 +75,8 @@ func putJSON(what string, v any, put func([]byte) error) error {
 
 // ReadLog returns r's whole log from s: its header, its records in the
 // order they were evaluated, and its searches. No log is NotFound.
-func ReadLog(s *store.Store, r store.LogRef) (*TuneLog, error) {
-	raw, err := s.ReadLog(r)
+func ReadLog(ctx context.Context, s *store.Store, r store.LogRef) (*TuneLog, error) {
+	raw, err := s.ReadLog(ctx, r)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package search_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -46,17 +48,17 @@ func TestTuneLogStore(t *testing.T) {
 	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
 	h := search.LogHeader{Table: testTable, Key: ref.Key, Mode: "hot", Points: 2, Time: time.Unix(1760000000, 0).UTC(),
 		Space: search.LogSpace{Params: []kernels.Param{{Name: "A", Values: []int{1, 2}}}, Restrictions: []string{"A < 3"}}}
-	if err := search.SaveLogHeader(c, ref, h); err != nil {
+	if err := search.SaveLogHeader(context.Background(), c, ref, h); err != nil {
 		t.Fatal(err)
 	}
 	recs := []search.LogRecord{logRecord("a1", 2, 1), logRecord("a2", 1, 2)}
 	for _, r := range recs {
-		if err := search.AppendLog(c, ref, r); err != nil {
+		if err := search.AppendLog(context.Background(), c, ref, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s := search.LogSearch{Strategy: "random", Seed: 3, Lookahead: 4, Order: []string{"a2", "a1"}, Measured: 2, Best: "a2", Time: h.Time}
-	if err := search.AddLogSearch(c, ref, s); err != nil {
+	if err := search.AddLogSearch(context.Background(), c, ref, s); err != nil {
 		t.Fatal(err)
 	}
 	// Another process reads it.
@@ -65,7 +67,7 @@ func TestTuneLogStore(t *testing.T) {
 	if err != nil || !cmp.Equal(refs, []store.LogRef{ref}) {
 		t.Fatalf("TuneLogs = %v, %v; want [%v]", refs, err, ref)
 	}
-	l, err := search.ReadLog(c2, ref)
+	l, err := search.ReadLog(context.Background(), c2, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +76,13 @@ func TestTuneLogStore(t *testing.T) {
 		recs[i].Kind = "eval"
 	}
 	want := &search.TuneLog{Header: h, Evals: recs, Searches: []search.LogSearch{s}}
-	evals, err := search.LogEvals(c2, ref)
+	evals, err := search.LogEvals(context.Background(), c2, ref)
 	if diff := cmp.Diff(map[string]search.LogRecord{recs[0].ID: recs[0], recs[1].ID: recs[1]}, evals); err != nil || diff != "" {
 		t.Errorf("LogEvals: %v (-wrote +read):\n%s", err, diff)
 	}
 	other := ref
 	other.Mode = "cold"
-	if evals, err := search.LogEvals(c2, other); len(evals) != 0 || err != nil {
+	if evals, err := search.LogEvals(context.Background(), c2, other); len(evals) != 0 || err != nil {
 		t.Errorf("LogEvals of a log not there = %v, %v; want none and no error", evals, err)
 	}
 	if diff := cmp.Diff(want, l); diff != "" {
@@ -100,7 +102,7 @@ func TestTuneLogStore(t *testing.T) {
 	if err := c2.Clear(&testTable); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := search.ReadLog(c2, ref); status.CodeOf(err) != status.NotFound {
+	if _, err := search.ReadLog(context.Background(), c2, ref); status.CodeOf(err) != status.NotFound {
 		t.Errorf("after Clear of its table, ReadLog = %v, want NOT_FOUND", err)
 	}
 }
@@ -113,12 +115,12 @@ func TestTuneLogSearchesInOrder(t *testing.T) {
 	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
 	var want []uint64
 	for seed := range uint64(12) {
-		if err := search.AddLogSearch(openStore(t, path), ref, search.LogSearch{Strategy: "random", Seed: 11 - seed}); err != nil {
+		if err := search.AddLogSearch(context.Background(), openStore(t, path), ref, search.LogSearch{Strategy: "random", Seed: 11 - seed}); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, 11-seed)
 	}
-	l, err := search.ReadLog(openStore(t, path), ref)
+	l, err := search.ReadLog(context.Background(), openStore(t, path), ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +130,53 @@ func TestTuneLogSearchesInOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("searches' seeds (-added +read):\n%s", diff)
+	}
+}
+
+// TestTuneLogContext: with another process holding the cache file's
+// lock, every read and write of a tuning log ends when its context does,
+// with the context's error, where each waited for the store's lock
+// timeout (10 s here) and then failed as a locked file.
+func TestTuneLogContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	c := openStore(t, path)
+	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	other := openStore(t, path)
+	go func() {
+		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+	}()
+	<-held
+	defer func() {
+		close(release)
+		if err := errors.Join(<-done, other.Close(), c.Close()); err != nil {
+			t.Error(err)
+		}
+	}()
+	for name, call := range map[string]func(context.Context) error{
+		"LogEvals":  func(ctx context.Context) error { _, err := search.LogEvals(ctx, c, ref); return err },
+		"ReadLog":   func(ctx context.Context) error { _, err := search.ReadLog(ctx, c, ref); return err },
+		"AppendLog": func(ctx context.Context) error { return search.AppendLog(ctx, c, ref, logRecord("a", 1, 1)) },
+		"SaveLogHeader": func(ctx context.Context) error {
+			return search.SaveLogHeader(ctx, c, ref, search.LogHeader{Key: ref.Key})
+		},
+		"AddLogSearch": func(ctx context.Context) error {
+			return search.AddLogSearch(ctx, c, ref, search.LogSearch{Strategy: "random"})
+		},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		start := time.Now()
+		err := call(ctx)
+		took := time.Since(start)
+		cancel()
+		// 2 s: far below the lock timeout, far above what a busy machine
+		// adds to 300 ms.
+		if !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+			t.Errorf("%s with the file locked: %v after %v; want the context's deadline, at once", name, err, took.Round(time.Millisecond))
+		}
+	}
+	if w := c.Warnings(); len(w) != 0 {
+		t.Errorf("a context that ended warned: %q", w)
 	}
 }
 

@@ -44,32 +44,34 @@ func (r LogRef) tablePath(sub ...string) ([]string, error) {
 }
 
 // PutLogEval stores one evaluation's record in r's log under its
-// identity, replacing an earlier record of the same identity.
-func (s *Store) PutLogEval(r LogRef, id string, rec []byte) error {
-	return s.putLog(r, []byte(id), rec, logEvals)
+// identity, replacing an earlier record of the same identity. It, and the
+// other reads and writes of a log, wait for another process's lock on the
+// file no longer than ctx, as Update does.
+func (s *Store) PutLogEval(ctx context.Context, r LogRef, id string, rec []byte) error {
+	return s.putLog(ctx, r, []byte(id), rec, logEvals)
 }
 
 // PutLogHeader stores the description of the space r's log is of.
-func (s *Store) PutLogHeader(r LogRef, header []byte) error {
-	return s.putLog(r, []byte(logHeaderKey), header)
+func (s *Store) PutLogHeader(ctx context.Context, r LogRef, header []byte) error {
+	return s.putLog(ctx, r, []byte(logHeaderKey), header)
 }
 
 // putLog sets key to value in the table at sub of r's log.
-func (s *Store) putLog(r LogRef, key, value []byte, sub ...string) error {
+func (s *Store) putLog(ctx context.Context, r LogRef, key, value []byte, sub ...string) error {
 	path, err := r.tablePath(sub...)
 	if err != nil {
 		return err
 	}
-	return s.b.Update(context.Background(), func(tx Tx) error { return tx.Put(path, key, value) })
+	return s.b.Update(ctx, func(tx Tx) error { return tx.Put(path, key, value) })
 }
 
 // AddLogSearch appends a search to r's log.
-func (s *Store) AddLogSearch(r LogRef, search []byte) error {
+func (s *Store) AddLogSearch(ctx context.Context, r LogRef, search []byte) error {
 	path, err := r.tablePath(logSearches)
 	if err != nil {
 		return err
 	}
-	return s.b.Update(context.Background(), func(tx Tx) error {
+	return s.b.Update(ctx, func(tx Tx) error {
 		// Keys number the searches from 1, in the order they ran: one past
 		// the last, so that a gap (a search another version left out)
 		// never makes a key taken.
@@ -107,14 +109,14 @@ type StoredLog struct {
 }
 
 // ReadLog returns r's whole log. No log is NotFound.
-func (s *Store) ReadLog(r LogRef) (*StoredLog, error) {
+func (s *Store) ReadLog(ctx context.Context, r LogRef) (*StoredLog, error) {
 	path, err := r.tablePath()
 	if err != nil {
 		return nil, err
 	}
 	l := &StoredLog{Evals: map[string][]byte{}}
 	found := false
-	err = s.b.View(context.Background(), func(tx Tx) (err error) {
+	err = s.b.View(ctx, func(tx Tx) (err error) {
 		if found, err = hasTable(tx, path); err != nil || !found {
 			return err
 		}

@@ -749,7 +749,7 @@ func TestLogSearchAfterAGap(t *testing.T) {
 	ref := store.LogRef{Table: testTable, Key: "gemm/f32/64x64x64", Mode: "hot"}
 	c := fileCache(t, path)
 	for _, s := range []string{"one", "two"} {
-		if err := c.AddLogSearch(ref, []byte(s)); err != nil {
+		if err := c.AddLogSearch(context.Background(), ref, []byte(s)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -759,10 +759,10 @@ func TestLogSearchAfterAGap(t *testing.T) {
 	writeRaw(t, path, []string{"tune-log", ref.Table.Hardware, ref.Table.Tuner, ref.Key, ref.Mode, "searches"},
 		map[string][]byte{string(binary.BigEndian.AppendUint64(nil, 4)): []byte("four")})
 	c = fileCache(t, path)
-	if err := c.AddLogSearch(ref, []byte("five")); err != nil {
+	if err := c.AddLogSearch(context.Background(), ref, []byte("five")); err != nil {
 		t.Fatal(err)
 	}
-	l, err := c.ReadLog(ref)
+	l, err := c.ReadLog(context.Background(), ref)
 	if err != nil {
 		t.Fatal(err)
 	}

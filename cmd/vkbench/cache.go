@@ -325,7 +325,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 							Tier string `json:"tier,omitempty"`
 						}{e, t.Tier})
 					} else if err = writeEntry(cmd, t.Table, t.Tier, e); err == nil {
-						_, err = io.WriteString(cmd.OutOrStdout(), searchNote(c, t, e))
+						_, err = io.WriteString(cmd.OutOrStdout(), searchNote(cmd.Context(), c, t, e))
 					}
 					if err != nil {
 						return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -246,7 +247,7 @@ arguments, lists the tuning logs.`,
 			case len(match) > 1:
 				return usageError{fmt.Errorf("%d tuning logs match %s in %s mode (narrow with --hardware and --tuner); logs: %s", len(match), key, mode, strings.Join(ofKey, ", "))}
 			}
-			l, err := search.ReadLog(c, match[0])
+			l, err := search.ReadLog(cmd.Context(), c, match[0])
 			if err != nil {
 				return err
 			}
@@ -313,7 +314,7 @@ func spaceSearched(key string, tables []tableEntries) string {
 // search's answer (OP.space/...), its tuning log in c's file and how to
 // write it out; for an operation's answer whose space was searched too,
 // the search's key. "" where there is nothing to say.
-func searchNote(c *store.Store, t tableEntries, e *autotune.Entry) string {
+func searchNote(ctx context.Context, c *store.Store, t tableEntries, e *autotune.Entry) string {
 	if sk := spaceKey(e.Key); sk != "" {
 		if !slices.ContainsFunc(t.Entries, func(o *autotune.Entry) bool { return o.Key == sk }) {
 			return ""
@@ -321,7 +322,7 @@ func searchNote(c *store.Store, t tableEntries, e *autotune.Entry) string {
 		return fmt.Sprintf("  its operation's space was searched too: vkbench cache show %s\n", sk)
 	}
 	ref := store.LogRef{Table: t.Table, Key: logKey(e.Key), Mode: e.Mode}
-	l, err := search.ReadLog(c, ref)
+	l, err := search.ReadLog(ctx, c, ref)
 	if err != nil {
 		return fmt.Sprintf("  tuning log: none in %s (an answer imported, or taken from the shared store, comes without its log)\n", cmp.Or(c.Path(), "the cache"))
 	}
