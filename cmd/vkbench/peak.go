@@ -219,7 +219,7 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 		row.outcome, row.reason = "not measured", "no candidate"
 		if len(e.Results) > 0 {
 			r := e.Results[0]
-			row.outcome, row.reason = string(r.Outcome), report.OneLine(report.Reason(r.Error, r.Name), columns)
+			row.outcome, row.reason = string(r.Outcome), report.Reason(status.TextForPeople(r.Error), r.Name)
 		}
 		return row, nil
 	}
