@@ -39,13 +39,14 @@ func writeAB(w io.Writer, format string, r *results.ABReport, width tableWidth) 
 	}
 	var b strings.Builder
 	lines := width.lineWidth()
-	wrapAt(&b, lines, "", fmt.Sprintf("old %s, new %s", r.Old, r.New))
-	b.WriteString(report.OneLine(fmt.Sprintf("device %d: %s (%s), %s mode", r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode), lines) + "\n")
 	limit := fmt.Sprintf("none started after %s", time.Duration(r.MaxTime*float64(time.Second)))
 	if r.MaxTime == 0 {
 		limit = "no more: --max-time 0"
 	}
-	fmt.Fprintf(&b, "%s in %.1f s (at least %d; %s)\n\n", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, limit)
+	wrapAt(&b, lines, "", fmt.Sprintf("old %s, new %s", r.Old, r.New),
+		fmt.Sprintf("device %d: %s (%s), %s mode", r.Device.Index, r.Device.Name, r.Device.Driver, r.Mode),
+		fmt.Sprintf("%s in %.1f s (at least %d; %s)", plural(r.Rounds, "round", "rounds"), r.Seconds, r.MinRounds, limit))
+	b.WriteByte('\n')
 	t := abTable(r)
 	t.write(&b, width)
 	b.WriteByte('\n')

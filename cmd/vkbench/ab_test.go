@@ -552,3 +552,35 @@ func TestUnclearSaidOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestABHeaderWrapped: ab's lines above its table are wrapped at the
+// table's width, as its notes are: on a terminal of 50 columns the
+// device's line was cut, its driver lost to an ellipsis, and the rounds'
+// line ran past the edge.
+func TestABHeaderWrapped(t *testing.T) {
+	data, err := os.ReadFile(cliData("ab-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := results.ParseAB(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Device.Name, rep.Device.Driver = "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA 580.65.06"
+	device := "device 0: NVIDIA GeForce RTX 4090 Laptop GPU (NVIDIA 580.65.06), hot mode"
+	for _, width := range []tableWidth{0, 50} {
+		var b bytes.Buffer
+		if err := writeAB(&b, "table", rep, width); err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := strings.Cut(b.String(), "\n\n")
+		if !strings.Contains(unwrapped(head), "\n"+device+"\n") {
+			t.Errorf("width %d: the device's line is not there whole:\n%s", width, head)
+		}
+		for _, line := range strings.Split(head, "\n") {
+			if n := utf8.RuneCountInString(line); n > width.lineWidth() {
+				t.Errorf("width %d: a line of %d columns: %q", width, n, line)
+			}
+		}
+	}
+}
