@@ -47,7 +47,7 @@ the results files have, sizes in bytes, UUIDs in hex.`,
 			if format == "json" {
 				return writeDevicesJSON(cmd.OutOrStdout(), infos, now)
 			}
-			return writeDevicesTable(cmd.OutOrStdout(), infos, now)
+			return writeDevicesTable(cmd.OutOrStdout(), infos, now, terminalWidth(cmd.OutOrStdout()))
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table or json")
@@ -250,10 +250,10 @@ func writeDevicesJSON(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) erro
 
 // writeDevicesTable writes each device's identity, limits, features and
 // formats as a person reads them: a label and its value, long values
-// folded within 100 columns.
-func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow) error {
+// folded within width.
+func writeDevicesTable(w io.Writer, infos []hal.DeviceInfo, now []deviceNow, width tableWidth) error {
 	def := hal.DefaultDevice(infos)
-	var g grid
+	g := width.grid("", -1)
 	for i, d := range infos {
 		mark := ""
 		if i == def {

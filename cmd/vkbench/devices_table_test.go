@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/vkbench/vkbench/hal"
 )
 
@@ -26,7 +31,7 @@ func TestDevicesTableMatrices(t *testing.T) {
 		Withheld:            []string{"VK_KHR_cooperative_matrix"},
 	}
 	var b bytes.Buffer
-	if err := writeDevicesTable(&b, []hal.DeviceInfo{info}, []deviceNow{{why: "none here"}}); err != nil {
+	if err := writeDevicesTable(&b, []hal.DeviceInfo{info}, []deviceNow{{why: "none here"}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
@@ -76,7 +81,7 @@ func TestDevicesSubgroupControl(t *testing.T) {
 			infos := []hal.DeviceInfo{{Name: "gpu", Limits: limits, Features: tc.features}}
 			now := []deviceNow{{why: "none here"}}
 			var b bytes.Buffer
-			if err := writeDevicesTable(&b, infos, now); err != nil {
+			if err := writeDevicesTable(&b, infos, now, 0); err != nil {
 				t.Fatal(err)
 			}
 			for _, want := range []string{"  subgroup          " + tc.line + "\n", "  subgroup ops      basic shuffle\n"} {
@@ -99,5 +104,52 @@ func TestDevicesSubgroupControl(t *testing.T) {
 				t.Errorf("the JSON's subgroup control (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// onTerminal runs the command with args, its standard output a terminal
+// of cols columns, and returns what the terminal showed (its line ends
+// as "\n") and the exit status.
+func onTerminal(t *testing.T, cols uint16, args ...string) (string, int) {
+	t.Helper()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer func() { _ = master.Close() }()
+	if err := pty.Setsize(tty, &pty.Winsize{Rows: 50, Cols: cols}); err != nil {
+		t.Fatal(err)
+	}
+	shown := make(chan []byte)
+	go func() {
+		data, _ := io.ReadAll(master) // until the terminal closes
+		shown <- data
+	}()
+	var stderr bytes.Buffer
+	code := execute(context.Background(), args, tty, &stderr)
+	if err := tty.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(<-shown), "\r\n", "\n"), code
+}
+
+// TestDevicesTerminalWidth: devices follows the rule of every table's
+// width (tableWidth): on a terminal its values fold within the
+// terminal's columns; in a file or a pipe, within 100. It folded at 100
+// whatever the terminal.
+func TestDevicesTerminalWidth(t *testing.T) {
+	needDevice(t)
+	out, code := onTerminal(t, 60, "devices")
+	if code != exitOK || !strings.Contains(out, "  subgroup ops  ") {
+		t.Fatalf("devices on a terminal: exit status %d\n%s", code, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 60 {
+			t.Errorf("a line of %d columns on a terminal of 60: %q", n, line)
+		}
+	}
+	r := mustRun(t, exitOK, "devices")
+	if shown := func(s string) string { return strings.Join(strings.Fields(s), "") }; shown(r.stdout) != shown(out) {
+		t.Errorf("a pipe and a terminal say other things:\n%s\n%s", r.stdout, out)
 	}
 }
