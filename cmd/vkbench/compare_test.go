@@ -881,3 +881,37 @@ func TestGateReasonsForPeople(t *testing.T) {
 		t.Errorf("the JSON does not keep the error whole:\n%s", r.stdout)
 	}
 }
+
+// TestCompareHeadingCut: on a terminal, a heading of compare's table (the
+// operation, type and size its rows share) is cut at its start as the
+// names under it are, to the terminal's width: it went whole past the
+// edge while the rows under it fitted. In a pipe it is whole.
+func TestCompareHeadingCut(t *testing.T) {
+	dir := t.TempDir()
+	heading := "fused-multiply-add-chain-of-a-long-name-that-goes-on-and-on-and-on-past-the-edge/f32/1048576x4096x4096x4096/"
+	var paths []string
+	for _, name := range []string{"base.json", "slower.json"} {
+		data, err := os.ReadFile(compareData(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), `"copy/u32/4096/`, `"`+heading)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	out, code := onTerminal(t, 90, append([]string{"compare"}, paths...)...)
+	table, _, _ := strings.Cut(out, "\n\n")
+	if code != exitRegression || !regexp.MustCompile(`\n…\S+`+regexp.QuoteMeta(heading[len(heading)-40:])+`\n`).MatchString(table) {
+		t.Errorf("exit status %d; on a terminal of 90 columns, the heading is not cut at its start:\n%s", code, out)
+	}
+	for _, line := range strings.Split(table, "\n") {
+		if n := utf8.RuneCountInString(line); n > 90 {
+			t.Errorf("a line of %d columns on a terminal of 90: %q", n, line)
+		}
+	}
+	if r := mustRun(t, exitRegression, append([]string{"compare"}, paths...)...); !strings.Contains(r.stdout, "\n"+heading+"\n") {
+		t.Errorf("in a pipe, the heading is not whole:\n%s", r.stdout)
+	}
+}

@@ -44,7 +44,9 @@ const minLast = 16
 // is folded onto lines of its own below, its words whole; unless whole:
 // then the last column (a gate's verdict) is never folded, and the
 // elastic one gives way for all of it. A row of one cell is a heading:
-// it sets no column's width.
+// it sets no column's width, and where the elastic column is cut it is
+// too, at its start, to the width of the lines (of the rows, where they
+// are wider).
 type grid struct {
 	indent  string
 	elastic int
@@ -88,9 +90,17 @@ func (g *grid) write(b *strings.Builder) {
 		columns = max(columns, total)
 	}
 	if over := total - columns; over > 0 && g.elastic >= 0 && g.elastic < n-1 {
-		widths[g.elastic] = max(widths[g.elastic]-over, min(widths[g.elastic], 16))
+		cut := min(over, widths[g.elastic]-min(widths[g.elastic], 16))
+		widths[g.elastic] -= cut
+		total -= cut
 	}
 	for _, r := range g.rows {
+		if len(r) == 1 && n > 1 && g.elastic >= 0 {
+			// A heading is cut as the names under it are: past the
+			// terminal's edge, or the rows' where they cannot fit.
+			b.WriteString(g.indent + endCut(r[0], max(columns, total)-len(g.indent)) + "\n")
+			continue
+		}
 		line := g.indent
 		for i, c := range r[:len(r)-1] {
 			if i == g.elastic {
