@@ -122,9 +122,17 @@ func TestABSlower(t *testing.T) {
 		t.Errorf("verdicts (-want +got):\n%s", d)
 	}
 	for _, row := range rep.Rows {
-		if row.Lo <= 1.05 || row.Ratio > 2.4 {
-			t.Errorf("%s: ratio %.3f [%.3f, %.3f], want at most 2.4 (twice the work, some of the time fixed), the interval above 1.05", row.Name, row.Ratio, row.Lo, row.Hi)
+		// Twice the work, some of the time fixed: the interval must admit
+		// a ratio of 2.4 or less; the median ratio need not be one.
+		// lavapipe runs the kernels on CPU threads, which a busy machine
+		// preempts more often in the longer kernel: at a load of 20 on two
+		// cores, with GOMAXPROCS=1, a pair read 3.667 [1.885, 4.117], and
+		// 6 of 18 more pairs 2.5 to 4.6, while the interval's lower end,
+		// held down by the rounds the load spared, stayed at 1.07 to 1.86.
+		if row.Lo <= 1.05 || row.Lo > 2.4 || row.Ratio < row.Lo || row.Ratio > row.Hi {
+			t.Errorf("%s: ratio %.3f [%.3f, %.3f], want the interval above 1.05 and its lower end at most 2.4 (twice the work, some of the time fixed), the ratio inside it", row.Name, row.Ratio, row.Lo, row.Hi)
 		}
+		t.Logf("%s: ratio %.3f [%.3f, %.3f] after %d rounds", row.Name, row.Ratio, row.Lo, row.Hi, len(row.Rounds))
 	}
 	// The same report as --format junit writes it.
 	var buf bytes.Buffer
