@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -57,12 +58,17 @@ func Rate(format string, v float64) string {
 func Reason(msg, cand string) string {
 	for {
 		head, rest, ok := strings.Cut(msg, ": ")
-		if !ok || (head != cand && strings.ContainsAny(head, " ,")) || (head != cand && head != strings.ToUpper(head) && head != strings.ToLower(head)) {
+		word := !strings.ContainsAny(head, " ,") && (head == strings.ToUpper(head) || head == strings.ToLower(head))
+		if !ok || (head != cand && !word && !place.MatchString(head)) {
 			return msg
 		}
 		msg = rest
 	}
 }
+
+// place is a manifest's place in an error, its file (any path) then line
+// and column: "/tmp/My Kernels/k.json:148:21".
+var place = regexp.MustCompile(`\.json:\d+:\d+$`)
 
 // flagWords are the results' flags in words. The flags themselves are
 // tokens that results files keep, for programs to read.

@@ -19,6 +19,7 @@ func TestReason(t *testing.T) {
 		{`UNIMPLEMENTED: manifest: testdata/manifests/kernels.json:148:21: operations[4].candidates[1].assert[0]: the device lavapipe (max_shared_memory=2048) fails the candidate's assert "4*K <= max_shared_memory" at size M=70,K=600; running rows-shared-wg128`, "rows-shared-wg128",
 			`the device lavapipe (max_shared_memory=2048) fails the candidate's assert "4*K <= max_shared_memory" at size M=70,K=600; running rows-shared-wg128`},
 		{"INTERNAL: kernels: gemm/vec4: 3 of 9 checked values wrong: C[0][0]: got 1, want 2", "vec4", "3 of 9 checked values wrong: C[0][0]: got 1, want 2"},
+		{`UNIMPLEMENTED: manifest: /tmp/TestPeak1/My Kernels/m.json:1:421: operations[0].candidates[0].assert[0]: the device fails it`, "long", "the device fails it"},
 		{"the kernel wrote nothing", "vec4", "the kernel wrote nothing"},
 		{"DEADLINE_EXCEEDED: Run: Wait: the GPU did not finish in 2s", "vec4", "Run: Wait: the GPU did not finish in 2s"},
 	} {
