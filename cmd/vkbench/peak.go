@@ -45,19 +45,19 @@ func newPeakCmd() *cobra.Command {
 		Long: `Measure the device's peak arithmetic rates with the FMA-chain kernels (fp32,
 and fp16 and int32 where the device supports them), its memory bandwidth with
 the copy kernels, and where it has cooperative matrices its matrix units'
-(tensor cores') rates (fp16 with fp32 and fp16 sums, int8, bfloat16), at sizes that
-fill it. The results are stored per hardware in
-the tune cache, each rate with its 95% interval, so that run and tune can show
+(tensor cores') rates (fp16 with fp32 and fp16 sums, int8, bfloat16), at sizes
+that fill it: what Vulkan code reaches on the device, which can be less than
+its data sheet's (see the README). The results are stored per hardware in the
+tune cache, each rate with its 95% interval, so that run and tune can show
 percent of peak and flag results above it, and report can draw the roofline.
 It replaces the stored rates one by one. A rate whose interval is wider than
---precision is too noisy to trust: peak says so, and it replaces the stored rate
-only where that one is noisier still (or was stored without an interval). A rate
-measured below the stored one beyond both intervals does not replace it either:
-a busy or throttled device measures low, so the stored rate stays, and peak says
-so. --replace stores the new
-peak whatever the stored one says (a device that became slower: a power cap,
-another driver). The stored record's time is the latest peak's; a rate kept
-keeps its value and interval only.
+--precision is too noisy to trust: peak says so, and it replaces the stored
+rate only where that one is noisier still (or was stored without an interval).
+A rate measured below the stored one beyond both intervals does not replace it
+either: a busy or throttled device measures low, so the stored rate stays, and
+peak says so. --replace stores the new peak whatever the stored one says (a
+device that became slower: a power cap, another driver). The stored record's
+time is the latest peak's; a rate kept keeps its value and interval only.
 
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
