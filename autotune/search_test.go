@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
@@ -358,5 +359,31 @@ func TestSearchContextLogLocked(t *testing.T) {
 	// adds to 300 ms.
 	if res != nil || !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
 		t.Errorf("a search with the cache file locked: %v, %v after %v; want the context's deadline, at once", res, err, took.Round(time.Millisecond))
+	}
+}
+
+// TestSearchBuildsWhatItEvaluates: a search of gemm's space, hundreds of
+// configurations, with a budget of 2 builds the pipelines of the 2 it
+// evaluates and no other, compiled ahead on threads or each just before
+// its measurement (counted by a wrapper over the real device).
+func TestSearchBuildsWhatItEvaluates(t *testing.T) {
+	gemm, err := catalogue.Lookup("gemm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{-1, 4} {
+		dev := &buildCounter{Device: devtest.Device(t)}
+		tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+		res, err := tuner.Search(context.Background(), gemm, kernels.SizeOf(64, 64, 64), autotune.SearchOptions{
+			Options: search.Options{Strategy: search.Random, MaxEvals: 2, Seed: 1}, CompileThreads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(res.Points.Configs); n < 100 {
+			t.Fatalf("gemm's space at 64³ has %d configurations; the test wants hundreds", n)
+		}
+		if diff := cmp.Diff(slices.Sorted(slices.Values(res.Search.Order)), dev.names()); diff != "" || len(res.Search.Order) != 2 {
+			t.Errorf("--compile-threads %d: pipelines built are not the 2 configurations evaluated (-evaluated +built):\n%s", threads, diff)
+		}
 	}
 }
