@@ -101,24 +101,38 @@ func TestMergeRoundsDeviceLostKeepsEarlierRounds(t *testing.T) {
 	}
 }
 
-// TestSearchDeviceLostKeepsTheEvaluated loses the device at the first
-// submission of a search's second point: Search returns the loss with the
-// entry of what it evaluated, as Measure does, where it returned the loss
-// alone (and the command failed the operation's named candidate with it).
-// The first point keeps its numbers, the second fails with the loss, the
-// points proposed after it were not run, naming it; no winner, nothing
+// TestSearchDeviceLostKeepsTheEvaluated loses the device as a search's
+// second point is sampled, or built (in line, Measure's running candidate
+// from its build on): Search returns the loss with the entry of what it
+// evaluated, as Measure does, where it returned the loss alone (and the
+// command failed the operation's named candidate with it). The first
+// point keeps its numbers, the second fails with the loss, the points
+// proposed after it were not run, naming it; no winner, nothing
 // committed, and the tuning log holds the first point alone.
 func TestSearchDeviceLostKeepsTheEvaluated(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		call    faulty.Call
+		threads int
+	}{{"sampling", faulty.Submit, 0}, {"building", faulty.CreateExecutable, -1}} {
+		t.Run(c.name, func(t *testing.T) { searchLosingTheDevice(t, c.call, c.threads) })
+	}
+}
+
+// searchLosingTheDevice is TestSearchDeviceLostKeepsTheEvaluated, the
+// device lost at the first call after the first point's evaluation, with
+// threads compile threads.
+func searchLosingTheDevice(t *testing.T, call faulty.Call, threads int) {
 	plan := faulty.NewPlan()
 	cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
 	tuner := autotune.NewTuner(faulty.Wrap(devtest.Device(t), plan), cache, quick)
 	op := newSpaceScaleOp([]int{32, 64}, 0) // 12 points, exhaustive: wg32-spin0-wrong0 first
 	n := 0
 	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{
-		Options: search.Options{Strategy: search.Exhaustive},
+		Options: search.Options{Strategy: search.Exhaustive}, CompileThreads: threads,
 		Progress: func(autotune.SearchProgress) {
 			if n++; n == 1 {
-				plan.LoseAt(faulty.Submit, 1)
+				plan.LoseAt(call, 1)
 			}
 		}})
 	if !errors.Is(err, hal.ErrDeviceLost) || res == nil {

@@ -161,8 +161,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	_ = search.AddLogSearch(wctx, t.store, ref, rec)
 	if serr != nil {
 		err := status.Annotatef(serr, "autotune: searching %s (%d of %d evaluated, %d measured; the tuning log keeps them)", k, len(evals), sopts.MaxEvals, src.measured)
-		if !errors.Is(serr, hal.ErrDeviceLost) && !errors.Is(t.dev.Err(), hal.ErrDeviceLost) {
-			return nil, err
+		if src.running < 0 || !errors.Is(serr, hal.ErrDeviceLost) && !errors.Is(t.dev.Err(), hal.ErrDeviceLost) {
+			return nil, err // lost preparing the problem: nothing ran, as Measure says
 		}
 		e := t.searchEntry(sop, pts, k.Size, evals)
 		src.lose(e, serr)
@@ -260,8 +260,8 @@ type deviceSource struct {
 	jobs   map[int]*compileJob
 	t0     time.Time
 	// proposed are the points the search proposed, in order; running is
-	// the one whose work the device was given last and whose evaluation
-	// has not ended, -1 for none.
+	// the one being built, verified or sampled, -1 for none (before the
+	// problem is prepared, or between points).
 	proposed []int
 	running  int
 	// base's problem, prepared for the first point, is every point's;
@@ -317,6 +317,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	if err != nil {
 		return search.Evaluation{}, err
 	}
+	d.running = i // from its build on, as Measure counts a candidate's
 	rec := search.LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i]}
 	c := d.cands[i]
 	st := &candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
@@ -340,7 +341,6 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 		err := status.Annotatef(j.err, "building %s", c.Name)
 		if err == nil {
 			t0 := time.Now()
-			d.running = i
 			err = d.measure(ctx, c, st, j)
 			rec.MeasureSeconds = time.Since(t0).Seconds()
 		}
@@ -396,15 +396,12 @@ func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *can
 // proposed and not evaluated were not run (results.NotRun, saying why),
 // and every point of the search is flagged FlagDeviceLost: no winner.
 func (d *deviceSource) lose(e *Entry, err error) {
-	lost := ""
-	if d.running >= 0 {
-		st := candState{res: e.Results[d.pts.Index[d.running]]}
-		st.fail(err)
-		e.Results[st.res.Index], lost = st.res, st.res.Name
-	}
+	st := candState{res: e.Results[d.pts.Index[d.running]]}
+	st.fail(err)
+	e.Results[st.res.Index] = st.res
 	for _, i := range d.proposed {
 		if r := &e.Results[d.pts.Index[i]]; r.Outcome == results.Unevaluated {
-			r.Outcome, r.Error = results.NotRun, results.LostBefore(lost)
+			r.Outcome, r.Error = results.NotRun, results.LostBefore(st.res.Name)
 		}
 	}
 	for i, r := range e.Results {
