@@ -120,10 +120,6 @@ func (k *Kernel) candidate() (kernels.Candidate, variant, error) {
 			sets = nil
 		}
 	}
-	var consts []hal.Constant
-	for _, id := range slices.Sorted(maps.Keys(constants)) {
-		consts = append(consts, hal.Constant{ID: id, Value: constants[id]})
-	}
 	k.WorkgroupSize, k.Bindings, k.Sets = wg, bindings, sets
 	return kernels.Candidate{
 		Name:             k.Name,
@@ -134,7 +130,7 @@ func (k *Kernel) candidate() (kernels.Candidate, variant, error) {
 		Sets:             sets,
 		PushConstantSize: k.PushConstantSize,
 		WorkgroupSize:    wg,
-		Constants:        consts,
+		Constants:        hal.ConstantsOf(constants),
 		Params:           maps.Clone(k.Params),
 		Requires:         k.Requires.kernels(),
 		Applies:          k.applies(),

@@ -2,7 +2,11 @@ package hal
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
+
+	"github.com/vkbench/vkbench/status"
 )
 
 // Driver is an opened backend: it lists the devices it can reach and opens
@@ -113,6 +117,33 @@ type Buffer interface {
 type Constant struct {
 	ID    uint32
 	Value uint32
+}
+
+// ConstantValues returns cs by constant_id, the form a module's sizes are
+// worked out with (spirv's SharedMemory and PushConstantBytes take it),
+// and an InvalidArgument error naming the first constant_id cs gives
+// twice, which no pipeline can be built with (the map holds the last
+// value given).
+func ConstantValues(cs []Constant) (map[uint32]uint32, error) {
+	values := make(map[uint32]uint32, len(cs))
+	var err error
+	for _, c := range cs {
+		if _, twice := values[c.ID]; twice && err == nil {
+			err = status.Newf(status.InvalidArgument, "hal: specialization constant %d is given twice", c.ID)
+		}
+		values[c.ID] = c.Value
+	}
+	return values, err
+}
+
+// ConstantsOf returns values as Constants in constant_id order, the order
+// an ExecutableDesc lists them in; nil where values is empty.
+func ConstantsOf(values map[uint32]uint32) []Constant {
+	var cs []Constant
+	for _, id := range slices.Sorted(maps.Keys(values)) {
+		cs = append(cs, Constant{ID: id, Value: values[id]})
+	}
+	return cs
 }
 
 // ExecutableDesc describes a compute pipeline built from SPIR-V.

@@ -168,10 +168,7 @@ func (c Candidate) SharedMemory(m *spirv.Module) uint32 {
 	if c.Requires.SharedMemory != 0 || err != nil {
 		return c.Requires.SharedMemory
 	}
-	spec := make(map[uint32]uint32, len(c.Constants))
-	for _, k := range c.Constants {
-		spec[k.ID] = k.Value
-	}
+	spec, _ := hal.ConstantValues(c.Constants) // one given twice: its pipeline says so
 	n, _ := m.SharedMemory(e, spec)
 	return uint32(min(n, math.MaxUint32))
 }

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -133,10 +132,7 @@ func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
 	if err != nil {
 		return ps, errWhere(status.InvalidArgument, disp.wgWhere, "%s: %s", disp.mod.path, status.Message(err))
 	}
-	ps.wg, ps.constants = wg, nil
-	for _, id := range slices.Sorted(maps.Keys(spec)) {
-		ps.constants = append(ps.constants, hal.Constant{ID: id, Value: spec[id]})
-	}
+	ps.wg, ps.constants = wg, hal.ConstantsOf(spec)
 	ps.key = disp.keyOf(ps.constants)
 	ps.shared, _ = disp.sharedOf(ps) // decodeDispatch warns where it cannot be worked out
 	return ps, nil

@@ -378,11 +378,9 @@ type pipelineSpec struct {
 	key       string
 }
 
+// spec is ps's constants by constant_id, none twice: resolve makes them.
 func (ps pipelineSpec) spec() map[uint32]uint32 {
-	spec := make(map[uint32]uint32, len(ps.constants))
-	for _, k := range ps.constants {
-		spec[k.ID] = k.Value
-	}
+	spec, _ := hal.ConstantValues(ps.constants)
 	return spec
 }
 

@@ -58,15 +58,9 @@ func (d *device) newExecutable(desc hal.ExecutableDesc) (*executable, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := make(map[uint32]uint32, len(desc.Constants))
-	ids := make([]C.uint32_t, len(desc.Constants))
-	values := make([]C.uint32_t, len(desc.Constants))
-	for i, c := range desc.Constants {
-		if _, twice := spec[c.ID]; twice {
-			return nil, invalidArg(op, desc.Label, "specialization constant %d is given twice", c.ID)
-		}
-		spec[c.ID] = c.Value
-		ids[i], values[i] = C.uint32_t(c.ID), C.uint32_t(c.Value)
+	spec, err := hal.ConstantValues(desc.Constants)
+	if err != nil {
+		return nil, status.Annotatef(err, "vk: %s %q", op, desc.Label)
 	}
 	// A block longer than the range pushed would read past it: undefined
 	// values on most drivers, a crash on some.
@@ -97,6 +91,11 @@ func (d *device) newExecutable(desc hal.ExecutableDesc) (*executable, error) {
 	e := &executable{lifetime: lifetime{d: d}, label: desc.Label, bindings: desc.Bindings, pushSize: desc.PushConstantSize,
 		kinds: slices.Clone(desc.BindingKinds), formats: formats}
 	counts, types := e.layouts(desc.Sets)
+	ids := make([]C.uint32_t, len(desc.Constants))
+	values := make([]C.uint32_t, len(desc.Constants))
+	for i, c := range desc.Constants {
+		ids[i], values[i] = C.uint32_t(c.ID), C.uint32_t(c.Value)
+	}
 	var failed *C.char
 	r := C.vkb_create_pipeline(d.c, d.cache, (*C.uint32_t)(&code[0]), C.size_t(4*len(code)), centry,
 		C.uint32_t(desc.Bindings), C.uint32_t(len(counts)), first(counts), first(types), C.uint32_t(desc.PushConstantSize), C.uint32_t(len(ids)), first(ids), first(values),
