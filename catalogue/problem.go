@@ -276,14 +276,9 @@ func asWords[T uint32 | int32 | float32](v []T) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 }
 
-// wordBytes is the memory of w seen as bytes.
-func wordBytes(w []uint32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), 4*len(w))
-}
-
 // sameWords reports whether a and b hold the same words, compared as
 // memory: a vectorized compare, faster than a loop of words.
-func sameWords(a, b []uint32) bool { return bytes.Equal(wordBytes(a), wordBytes(b)) }
+func sameWords(a, b []uint32) bool { return bytes.Equal(kernels.WordBytes(a), kernels.WordBytes(b)) }
 
 // spread runs fn over [0, n) split among the processors, for n large
 // enough to be worth it (2¹⁶ words a part at least).

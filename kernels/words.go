@@ -17,7 +17,7 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // little-endian copy elsewhere.
 func WriteWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T) error {
 	if littleEndian {
-		return buf.Write(ctx, 0, wordBytes(words))
+		return buf.Write(ctx, 0, WordBytes(words))
 	}
 	b, _ := binary.Append(nil, binary.LittleEndian, words) // 32-bit words always encode
 	return buf.Write(ctx, 0, b)
@@ -27,7 +27,7 @@ func WriteWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buff
 // WriteWords writes them.
 func ReadWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T) error {
 	if littleEndian {
-		return buf.Read(ctx, 0, wordBytes(words))
+		return buf.Read(ctx, 0, WordBytes(words))
 	}
 	b := make([]byte, 4*len(words))
 	if err := buf.Read(ctx, 0, b); err != nil {
@@ -37,7 +37,8 @@ func ReadWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffe
 	return err
 }
 
-// wordBytes is the memory of words seen as bytes.
-func wordBytes[T ~uint32 | ~int32 | ~float32](words []T) []byte {
+// WordBytes is the memory of words seen as bytes, without a copy: in the
+// host's byte order, which WriteWords and ReadWords turn into the device's.
+func WordBytes[T ~uint32 | ~int32 | ~float32](words []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 4*len(words))
 }
