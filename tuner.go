@@ -83,8 +83,8 @@ func (t *Tuner) operation(op *Op, size []int) (*operation, error) {
 		return nil, errNoTuner
 	}
 	o, err := op.operation()
-	if err == nil && !o.fits(size) {
-		err = o.sizeError(size)
+	if err == nil {
+		err = kernels.CheckSize(o.name, o.dims, size, false)
 	}
 	return o, err
 }
@@ -236,38 +236,6 @@ func (t *Tuner) pipeline(o *operation, i int) (*Pipeline, error) {
 	p.tuned = true
 	t.built[key] = p
 	return p, nil
-}
-
-// fits reports whether size has one positive extent per name in o's
-// Dims; sizeError says what is wrong where it does not.
-func (o *operation) fits(size []int) bool {
-	if len(size) != len(o.dims) {
-		return false
-	}
-	for _, n := range size {
-		if n <= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// sizeError is the error of a size that does not fit o's Dims, nil for
-// one that does.
-func (o *operation) sizeError(size []int) error {
-	if len(size) != len(o.dims) {
-		dims := "dimensions"
-		if len(o.dims) == 1 {
-			dims = "dimension"
-		}
-		return status.Newf(status.InvalidArgument, "vkbench: Op %q takes %d %s %v, not %d", o.name, len(o.dims), dims, o.dims, len(size))
-	}
-	for i, n := range size {
-		if n <= 0 {
-			return status.Newf(status.InvalidArgument, "vkbench: Op %q: %s = %d", o.name, o.dims[i], n)
-		}
-	}
-	return nil
 }
 
 // Result returns what the cache file holds for op at size: the winner,

@@ -434,8 +434,12 @@ func TestFastestErrors(t *testing.T) {
 		}
 	}
 	// One dimension is said in the singular ("takes 1 dimensions" once).
-	if _, err := tuner.Fastest(ctx, good, 1, 2); err == nil || !strings.Contains(err.Error(), `Op "scale" takes 1 dimension [N], not 2`) {
+	if _, err := tuner.Fastest(ctx, good, 1, 2); err == nil || !strings.Contains(err.Error(), `operation "scale" takes 1 dimension [N], not 2`) {
 		t.Errorf("size [1 2] of a one-dimensional Op: %v", err)
+	}
+	// A Kernel may index with 64 bits: an extent of 2³¹ is no error.
+	if _, err := tuner.Result(ctx, good, 1<<31); err != nil {
+		t.Errorf("size [2³¹]: %v", err)
 	}
 	wrong := scaleOp()
 	wrong.Name = "only-wrong"

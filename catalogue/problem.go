@@ -64,7 +64,7 @@ type checker interface {
 // allocates its buffers and uploads its inputs. When fill fails, what it
 // returned is dropped and every buffer it made released.
 func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(base *problem) (checker, error)) (kernels.Problem, error) {
-	if err := kernels.CheckSize(op, size); err != nil {
+	if err := kernels.CheckSize(op.Name(), op.Dims(), size.Extents(), true); err != nil {
 		return nil, err
 	}
 	if dev == nil {

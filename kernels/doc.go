@@ -72,6 +72,7 @@
 //
 // # Caveats
 //
-// Kernels index with 32-bit integers, so no dimension may reach 2³¹
-// (CheckSize), and no operation has more than MaxDims dimensions.
+// The catalogue's and a manifest's kernels index with 32-bit integers, so
+// no dimension of theirs may reach 2³¹ (CheckSize), and no operation has
+// more than MaxDims dimensions.
 package kernels

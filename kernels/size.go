@@ -182,20 +182,24 @@ func parseExtent(text string) (int, error) {
 	return n * mult, nil
 }
 
-// CheckSize checks that size has one extent per dimension of op, each at
-// least 1 and below 2³¹ (the kernels index with 32-bit integers).
-func CheckSize(op Operation, size Size) error {
-	dims := op.Dims()
+// CheckSize checks that size has one extent per dimension (dims) of the
+// operation called name, each at least 1 and, where index32, below 2³¹:
+// the catalogue's and a manifest's kernels index with 32-bit integers,
+// while a kernel of the vkbench package may index with 64 bits, so its
+// extents are only positive. It allocates nothing for a size that fits.
+func CheckSize(name string, dims []string, size []int, index32 bool) error {
 	if len(dims) > MaxDims {
-		return status.Newf(status.InvalidArgument, "kernels: %s has %d dimensions; an operation has at most %d", op.Name(), len(dims), MaxDims)
+		return status.Newf(status.InvalidArgument, "kernels: %s has %d dimensions; an operation has at most %d", name, len(dims), MaxDims)
 	}
-	if size.Len() != len(dims) {
-		return status.Newf(status.InvalidArgument, "kernels: %s: size %v has %d dimensions, want %d (%v)", op.Name(), size, size.Len(), len(dims), dims)
+	if len(size) != len(dims) {
+		return status.Newf(status.InvalidArgument, "kernels: operation %q takes %s %v, not %d", name, count(len(dims), "dimension"), dims, len(size))
 	}
-	for i := range size.Len() {
-		n := size.Dim(i)
-		if n < 1 || n >= 1<<31 {
-			return status.Newf(status.InvalidArgument, "kernels: %s: dimension %s = %d is outside [1, 2³¹)", op.Name(), dims[i], n)
+	for i, n := range size {
+		switch {
+		case index32 && (n < 1 || n >= 1<<31):
+			return status.Newf(status.InvalidArgument, "kernels: %s: dimension %s = %d is outside [1, 2³¹)", name, dims[i], n)
+		case n < 1:
+			return status.Newf(status.InvalidArgument, "kernels: %s: dimension %s = %d is not positive", name, dims[i], n)
 		}
 	}
 	return nil

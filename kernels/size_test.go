@@ -69,3 +69,31 @@ func TestSizeText(t *testing.T) {
 		t.Errorf("making and comparing sizes allocates %v times", n)
 	}
 }
+
+// TestCheckSize: one extent per dimension, said in the singular for one;
+// each positive, and below 2³¹ only for kernels that index with 32 bits
+// (a Kernel of the vkbench package may index with 64, and took 2³¹ before
+// CheckSize was its rule too).
+func TestCheckSize(t *testing.T) {
+	one, two := []string{"N"}, []string{"M", "N"}
+	for _, tc := range []struct {
+		dims    []string
+		size    []int
+		index32 bool
+		says    string // "" for no error
+	}{
+		{one, []int{1 << 31}, false, ""},
+		{one, []int{1<<31 - 1}, true, ""},
+		{one, []int{1 << 31}, true, "dimension N = 2147483648 is outside [1, 2³¹)"},
+		{one, []int{0}, true, "dimension N = 0 is outside [1, 2³¹)"},
+		{one, []int{-1}, false, "dimension N = -1 is not positive"},
+		{one, []int{1, 2}, true, `operation "scale" takes 1 dimension [N], not 2`},
+		{two, []int{3}, false, `operation "scale" takes 2 dimensions [M N], not 1`},
+		{two, []int{1, 2, 3, 4, 5}, false, "not 5"},
+	} {
+		err := kernels.CheckSize("scale", tc.dims, tc.size, tc.index32)
+		if tc.says == "" && err != nil || tc.says != "" && (status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), tc.says)) {
+			t.Errorf("CheckSize(%v, %v, %v) = %v, want %q", tc.dims, tc.size, tc.index32, err, tc.says)
+		}
+	}
+}

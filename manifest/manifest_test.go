@@ -267,7 +267,7 @@ func TestManifestPrepareErrors(t *testing.T) {
 		says string
 	}{
 		{kernels.SizeOf(1 << 30), status.OutOfRange, "maxStorageBufferRange"},
-		{kernels.SizeOf(1, 2), status.InvalidArgument, "2 dimensions, want 1"},
+		{kernels.SizeOf(1, 2), status.InvalidArgument, `takes 1 dimension [N], not 2`},
 		{kernels.SizeOf(0), status.InvalidArgument, "outside [1, 2³¹)"},
 	} {
 		p, err := saxpy.Prepare(ctx, dev, tt.size, 1)

@@ -74,7 +74,7 @@ func (p *manifestProblem) problem() kernels.Problem {
 }
 
 func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (_ *manifestProblem, err error) {
-	if err := kernels.CheckSize(op, size); err != nil {
+	if err := kernels.CheckSize(op.Name(), op.Dims(), size.Extents(), true); err != nil {
 		return nil, err
 	}
 	if dev == nil {
