@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/shaders"
 	"github.com/vkbench/vkbench/status"
@@ -40,7 +41,7 @@ func Lookup(name string) (kernels.Operation, error) {
 	if i := slices.IndexFunc(builtins, func(op kernels.Operation) bool { return op.Name() == name }); i >= 0 {
 		return builtins[i], nil
 	}
-	return nil, status.Newf(status.NotFound, "catalogue: no operation %q (built in: %v)", name, mapped(builtins, kernels.Operation.Name))
+	return nil, status.Newf(status.NotFound, "catalogue: no operation %q (built in: %v)", name, par.Map(builtins, kernels.Operation.Name))
 }
 
 // opInfo is what a built-in operation says of itself, and the methods of
@@ -64,7 +65,7 @@ func (o *opInfo) Arithmetic() kernels.Arithmetic { return o.arithmetic }
 // bytes stay shared: they are read-only.
 func (o *opInfo) Dims() []string { return slices.Clone(o.dims) }
 
-func (o *opInfo) Candidates() []kernels.Candidate { return mapped(o.cands, kernels.Candidate.Clone) }
+func (o *opInfo) Candidates() []kernels.Candidate { return par.Map(o.cands, kernels.Candidate.Clone) }
 
 // candidate builds a built-in candidate from a kernel of package shaders.
 // constants are the values of specialization constants 0, 1, 2, ... in
@@ -104,17 +105,6 @@ func pick(info hal.DeviceInfo, class kernels.SizeClass, sizes [3]int64, buffers 
 		n /= 2
 	}
 	return n
-}
-
-// mapped returns f of every element of v, in order.
-func mapped[T, U any](v []T, f func(T) U) []U {
-	out := make([]U, len(v))
-	spread(len(v), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out[i] = f(v[i])
-		}
-	})
-	return out
 }
 
 func param(c kernels.Candidate, name string) uint64 {

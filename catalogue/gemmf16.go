@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 )
 
@@ -46,11 +47,11 @@ var (
 // kernel of gemm_half_regblock.glsl and of halfCoopmat2 on a coopmat2
 // kernel whose A and B are of type in.
 func halfPortable(shader string) []kernels.Candidate {
-	return mapped(halfRegblocks, func(t [6]uint32) kernels.Candidate { return regblockHalf(shader, t[0], t[1], t[2], t[3], t[4], t[5]) })
+	return par.Map(halfRegblocks, func(t [6]uint32) kernels.Candidate { return regblockHalf(shader, t[0], t[1], t[2], t[3], t[4], t[5]) })
 }
 
 func halfNV2(shader string, in hal.ComponentType) []kernels.Candidate {
-	return mapped(halfCoopmat2, func(t [4]uint32) kernels.Candidate { return coopmat2GEMM(shader, in, t[0], t[1], t[2], t[3]) })
+	return par.Map(halfCoopmat2, func(t [4]uint32) kernels.Candidate { return coopmat2GEMM(shader, in, t[0], t[1], t[2], t[3]) })
 }
 
 // newGEMMF16 is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with

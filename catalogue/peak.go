@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 )
 
@@ -111,7 +112,7 @@ func (op *peakOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size
 		// peak_fma_f16).
 		inType, input := kernels.I32, asWords(p.x0)
 		if op.dtype != kernels.I32 {
-			inType, input = kernels.F32, mapped(p.x0, func(v int32) uint32 { return math.Float32bits(float32(v)) })
+			inType, input = kernels.F32, par.Map(p.x0, func(v int32) uint32 { return math.Float32bits(float32(v)) })
 			push[2], push[3] = math.Float32bits(float32(p.a)), math.Float32bits(float32(p.b))
 		}
 		// One output per invocation; n covers the candidate with the fewest

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 )
 
@@ -196,9 +197,9 @@ var componentDType = map[hal.ComponentType]kernels.DType{hal.ComponentF16: kerne
 func (*coopmatPeakOp) encode(t hal.ComponentType, v []int32) []uint32 {
 	switch t {
 	case hal.ComponentF16, hal.ComponentBF16:
-		return format16Of(componentDType[t]).pack(mapped(v, func(x int32) float32 { return float32(x) }))
+		return format16Of(componentDType[t]).pack(par.Map(v, func(x int32) float32 { return float32(x) }))
 	case hal.ComponentF32:
-		return mapped(v, func(x int32) uint32 { return math.Float32bits(float32(x)) })
+		return par.Map(v, func(x int32) uint32 { return math.Float32bits(float32(x)) })
 	case hal.ComponentS8:
 		w := make([]uint32, (len(v)+3)/4)
 		for i, x := range v {
@@ -206,7 +207,7 @@ func (*coopmatPeakOp) encode(t hal.ComponentType, v []int32) []uint32 {
 		}
 		return w
 	}
-	return mapped(v, func(x int32) uint32 { return uint32(x) })
+	return par.Map(v, func(x int32) uint32 { return uint32(x) })
 }
 
 // warps returns how many warps candidate c runs: one per ACC chains.
@@ -278,11 +279,11 @@ func (p *coopmatPeakProblem) sums(ctx context.Context, n int64) ([]float64, erro
 	switch p.kind.sum {
 	case hal.ComponentF16:
 		h, err := p.downloadHalves(ctx, p.bufY, n, binary16)
-		return mapped(h, widen), err
+		return par.Map(h, widen), err
 	case hal.ComponentF32:
 		f, err := p.downloadF32(ctx, p.bufY, n)
-		return mapped(f, widen), err
+		return par.Map(f, widen), err
 	}
 	w, err := p.download(ctx, p.bufY, n)
-	return mapped(w, func(v uint32) float64 { return float64(int32(v)) }), err
+	return par.Map(w, func(v uint32) float64 { return float64(int32(v)) }), err
 }

@@ -260,7 +260,7 @@ func (p *problem) Verify(ctx context.Context, cand int) error {
 // dispatch records one dispatch of exe over grid with the buffers bound
 // in order, whole.
 func dispatch(cb hal.CommandBuffer, exe hal.Executable, grid [3]uint32, push []byte, bufs ...hal.Buffer) error {
-	bindings := mapped(bufs, func(b hal.Buffer) hal.Binding { return hal.Binding{Buffer: b} })
+	bindings := par.Map(bufs, func(b hal.Buffer) hal.Binding { return hal.Binding{Buffer: b} })
 	return cb.Dispatch(hal.Dispatch{Executable: exe, Bindings: bindings, PushConstants: push, Groups: grid})
 }
 

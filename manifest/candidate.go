@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
@@ -318,7 +319,7 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 		return nil, d.src.errAt(r, "a candidate with \"dispatches\" gives each dispatch its own repeat")
 	}
 	elems := must(d.src.list(ds, "the candidate's dispatches, in order", "a candidate runs at least one dispatch"))
-	return mapped(elems, func(e *jsonNode) *jsonObj { return must(d.src.object(e, "a dispatch")) }), nil
+	return par.Map(elems, func(e *jsonNode) *jsonObj { return must(d.src.object(e, "a dispatch")) }), nil
 }
 
 // require adds to r what dispatch disp needs of a device:

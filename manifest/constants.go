@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -168,7 +169,7 @@ func (disp *manifestDispatch) executable(ps pipelineSpec) hal.ExecutableDesc {
 // constantsString writes constants as "0=64 1=300", for labels and
 // messages.
 func constantsString(cs []hal.Constant) string {
-	return strings.Join(mapped(cs, func(k hal.Constant) string { return fmt.Sprintf("%d=%d", k.ID, k.Value) }), " ")
+	return strings.Join(par.Map(cs, func(k hal.Constant) string { return fmt.Sprintf("%d=%d", k.ID, k.Value) }), " ")
 }
 
 // specBits encodes v as the 32 bits of a specialization constant of kind.

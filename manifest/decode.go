@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -372,7 +373,7 @@ func (d *opDecoder) decodeVerify() error {
 	}
 	o := must(d.src.object(n, `{"reference": "candidate name"} or "none"`))
 	if r := o.get("reference"); r != nil {
-		name, names := must(d.src.str(r)), mapped(d.op.cands, func(c kernels.Candidate) string { return c.Name })
+		name, names := must(d.src.str(r)), par.Map(d.op.cands, func(c kernels.Candidate) string { return c.Name })
 		if d.op.ref = slices.Index(names, name); d.op.ref < 0 {
 			return d.src.errAt(r, "no candidate %q (candidates: %s)", name, strings.Join(names, ", "))
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 )
 
 // decodeDispatch reads one dispatch of candidate c from o, with the
@@ -93,7 +94,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 			name := must(d.src.str(el))
 			i := slices.IndexFunc(d.op.bufs, func(b *manifestBuffer) bool { return b.name == name })
 			if i < 0 {
-				return d.src.errAt(el, "no buffer %q (buffers: %s)", name, strings.Join(mapped(d.op.bufs, func(b *manifestBuffer) string { return b.name }), ", "))
+				return d.src.errAt(el, "no buffer %q (buffers: %s)", name, strings.Join(par.Map(d.op.bufs, func(b *manifestBuffer) string { return b.name }), ", "))
 			}
 			tables[0] = append(tables[0], i)
 		}
@@ -112,7 +113,7 @@ func (d *opDecoder) bindings(c int, o *jsonObj, s dispatchSpec, disp *manifestDi
 		}
 		tables[b.set][b.binding] = i
 	}
-	kinds := mapped(tables, func(t []int) []hal.BindingKind { return make([]hal.BindingKind, len(t)) })
+	kinds := par.Map(tables, func(t []int) []hal.BindingKind { return make([]hal.BindingKind, len(t)) })
 	for _, b := range mod.spv.Bindings(e) {
 		set, binding := int(b.Set), int(b.Binding)
 		if set >= len(tables) || binding >= len(tables[set]) || tables[set][binding] < 0 {
@@ -158,7 +159,7 @@ func (d *opDecoder) layOut(c int, at *jsonNode, tables [][]int, kinds [][]hal.Bi
 	disp.bindings = table
 	disp.desc.Bindings = len(table)
 	if len(tables) > 1 {
-		disp.desc.Sets = mapped(tables, func(t []int) int { return len(t) })
+		disp.desc.Sets = par.Map(tables, func(t []int) int { return len(t) })
 	}
 	// Only a dispatch that binds more than storage buffers says its kinds:
 	// nil says that to hal, and keeps the pipeline's description (and the

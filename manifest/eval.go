@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/vkbench/vkbench/internal/par"
 )
 
 type constNode struct{ v exprValue }
@@ -184,7 +186,7 @@ func (n callNode) eval(env exprEnv) exprValue {
 		}
 		return promote(branch.eval(env), n.typ)
 	}
-	args := mapped(n.args, func(a exprNode) exprValue { return a.eval(env) })
+	args := par.Map(n.args, func(a exprNode) exprValue { return a.eval(env) })
 	switch n.name {
 	case "min", "max", "clamp", "abs":
 		return n.ordering(args)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 )
 
@@ -149,7 +150,7 @@ var floatFuncs = map[string]func(float64) float64{
 // reservedNames may not name dimensions, params or lets: the dispatch's
 // workgroup size, the device's limits (kernels.DeviceLimits), the pass index and
 // the element index.
-var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, mapped(kernels.DeviceLimits, func(l kernels.DeviceLimit) string { return l.Name })...), "pass", "i")
+var reservedNames = append(append([]string{"local_size_x", "local_size_y", "local_size_z"}, par.Map(kernels.DeviceLimits, func(l kernels.DeviceLimit) string { return l.Name })...), "pass", "i")
 
 // parseExpr parses src in scope. Errors are *exprError: the parser
 // panics with the first, which parseExpr recovers (as the decoder does
@@ -482,7 +483,7 @@ func (p *exprParser) parseCall(name string, pos int) typedNode {
 }
 
 func (p *exprParser) call(name string, pos int, args []typedNode) typedNode {
-	nodes := mapped(args, func(a typedNode) exprNode { return a.n })
+	nodes := par.Map(args, func(a typedNode) exprNode { return a.n })
 	anyFloat := slices.ContainsFunc(args, func(a typedNode) bool { return a.typ == floatType })
 	typ := intType
 	switch name {

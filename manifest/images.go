@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
@@ -53,7 +54,7 @@ func component(f hal.Format) string {
 }
 
 func formatNames() string {
-	return strings.Join(mapped(hal.Formats(), hal.Format.String), ", ")
+	return strings.Join(par.Map(hal.Formats(), hal.Format.String), ", ")
 }
 
 // decodeImage reads an image buffer's "image" (n) and "sampler": its

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -209,7 +210,7 @@ func (op *manifestOp) Verifies() bool {
 }
 
 func (op *manifestOp) Candidates() []kernels.Candidate {
-	return mapped(op.cands, kernels.Candidate.Clone)
+	return par.Map(op.cands, kernels.Candidate.Clone)
 }
 
 // DefaultSize is the manifest's default extents for the kind of device

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -41,7 +42,7 @@ func Pair(old, new kernels.Operation, names []string) (kernels.Operation, error)
 	// New's results are compared with old's in the output buffers both
 	// check, of the same types.
 	outs := func(op *manifestOp) []string {
-		return mapped(op.checkedBuffers(), func(i int) string { return op.bufs[i].name + " " + op.bufs[i].typ.name })
+		return par.Map(op.checkedBuffers(), func(i int) string { return op.bufs[i].name + " " + op.bufs[i].typ.name })
 	}
 	if a, b := outs(o), outs(n); !slices.Equal(a, b) {
 		return nil, status.Newf(status.InvalidArgument, "manifest: %s: old checks the outputs [%s], new [%s]; their results cannot be compared", o.name, strings.Join(a, ", "), strings.Join(b, ", "))
@@ -80,7 +81,7 @@ func (p *pairOp) Summary() string                              { return p.old.su
 func (p *pairOp) DType() kernels.DType                         { return p.old.dtype }
 func (p *pairOp) Dims() []string                               { return slices.Clone(p.old.dims) }
 func (p *pairOp) DefaultSize(info hal.DeviceInfo) kernels.Size { return p.old.DefaultSize(info) }
-func (p *pairOp) Candidates() []kernels.Candidate              { return mapped(p.cands, kernels.Candidate.Clone) }
+func (p *pairOp) Candidates() []kernels.Candidate              { return par.Map(p.cands, kernels.Candidate.Clone) }
 
 // Verifies is false when either version checks nothing.
 func (p *pairOp) Verifies() bool { return p.old.Verifies() && p.new.Verifies() }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -150,7 +151,7 @@ func spaceValues(src *manifestSource, n *jsonNode) ([]int, error) {
 	var out []int
 	switch n.kind {
 	case jsonArray:
-		out = mapped(n.elems, func(e *jsonNode) int { return int(must(src.integer(e, math.MinInt32, math.MaxInt32))) })
+		out = par.Map(n.elems, func(e *jsonNode) int { return int(must(src.integer(e, math.MinInt32, math.MaxInt32))) })
 	case jsonObject:
 		bounds := func(key string) (lo, hi int) {
 			b := n.member(key)
@@ -214,7 +215,7 @@ func (ms *manifestSpace) readRestrictions(src *manifestSource, op, n *jsonNode) 
 	}
 	// A param that has a dimension's name (an error the decoder reports)
 	// stays the dimension here.
-	params := append(slices.Collect(maps.Keys(ms.fixed)), mapped(ms.params, func(p kernels.Param) string { return p.Name })...)
+	params := append(slices.Collect(maps.Keys(ms.fixed)), par.Map(ms.params, func(p kernels.Param) string { return p.Name })...)
 	for _, name := range params {
 		if _, ok := names[name]; !ok {
 			names[name] = nameInfo{kind: paramName, typ: intType}
@@ -275,7 +276,7 @@ func (ms *manifestSpace) pointNode(tmpl *jsonNode, c kernels.Config, name string
 	}
 	vals := maps.Clone(ms.fixed)
 	maps.Copy(vals, c)
-	params.keys = append(slices.Sorted(maps.Keys(ms.fixed)), mapped(ms.params, func(p kernels.Param) string { return p.Name })...)
+	params.keys = append(slices.Sorted(maps.Keys(ms.fixed)), par.Map(ms.params, func(p kernels.Param) string { return p.Name })...)
 	for _, k := range params.keys {
 		params.vals = append(params.vals, &jsonNode{kind: jsonNumber, s: strconv.Itoa(vals[k]), path: joinPath(params.path, k), off: params.off})
 	}
@@ -290,7 +291,7 @@ func (ms *manifestSpace) pointNode(tmpl *jsonNode, c kernels.Config, name string
 
 // suffix names a configuration in a candidate's name: "WG64-EPT4".
 func suffix(params []kernels.Param, c kernels.Config) string {
-	return strings.Join(mapped(params, func(p kernels.Param) string { return p.Name + strconv.Itoa(c[p.Name]) }), "-")
+	return strings.Join(par.Map(params, func(p kernels.Param) string { return p.Name + strconv.Itoa(c[p.Name]) }), "-")
 }
 
 func cloneNode(n *jsonNode) *jsonNode {
@@ -344,7 +345,7 @@ func (ms *manifestSpace) attach(op *manifestOp, src *manifestSource, dir string,
 	}
 	// Operation and Identity are asked of kernels that Candidate gave.
 	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
-		return k.sop, mapped(cands, func(c kernels.Candidate) int { return k.at[c.Name] })
+		return k.sop, par.Map(cands, func(c kernels.Candidate) int { return k.at[c.Name] })
 	}
 	s.Identity = func(_ kernels.Config, c kernels.Candidate) string {
 		c.Params = maps.Clone(c.Params)

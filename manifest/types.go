@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/half"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
@@ -48,17 +49,7 @@ func lookupScalarType(name string) (scalarType, bool) {
 }
 
 func scalarTypeNames() string {
-	return strings.Join(mapped(scalarTypes, func(t scalarType) string { return t.name }), ", ")
-}
-
-// mapped returns f of each element of xs, such as the names of things
-// that a message lists.
-func mapped[T, U any](xs []T, f func(T) U) []U {
-	out := make([]U, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
+	return strings.Join(par.Map(scalarTypes, func(t scalarType) string { return t.name }), ", ")
 }
 
 // dtype returns the DType of t, or 0 for types DType does not name.

@@ -32,3 +32,40 @@ func TestRange(t *testing.T) {
 		}
 	}
 }
+
+// TestMap: Map is a loop's answer, long lists split among the processors
+// or not; a panic of f reaches the caller as the loop's would, the first
+// in order (the manifest's decoder recovers its errors so).
+func TestMap(t *testing.T) {
+	for _, n := range []int{0, 3, 1 << 18} {
+		xs := make([]int, n)
+		for i := range xs {
+			xs[i] = i
+		}
+		for i, v := range Map(xs, func(x int) int { return 3 * x }) {
+			if v != 3*i {
+				t.Fatalf("n=%d: Map(...)[%d] = %d, want %d", n, i, v, 3*i)
+			}
+		}
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one processor: Range splits nothing")
+	}
+	xs := make([]int, 1<<18)
+	for i := range xs {
+		xs[i] = i
+	}
+	got := func() (r any) {
+		defer func() { r = recover() }()
+		Map(xs, func(x int) int {
+			if x == 5 || x == len(xs)-1 {
+				panic(x)
+			}
+			return x
+		})
+		return nil
+	}()
+	if got != 5 {
+		t.Errorf("panics at 5 and %d: the caller recovered %v, want 5, the first", len(xs)-1, got)
+	}
+}
