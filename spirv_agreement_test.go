@@ -110,10 +110,7 @@ void main() {
 
 			// The backend.
 			for _, size := range []int{push, push - 4} {
-				desc := hal.ExecutableDesc{Label: tc.name, SPIRV: code, Bindings: 1, PushConstantSize: (size + 3) &^ 3}
-				for id, v := range consts {
-					desc.Constants = append(desc.Constants, hal.Constant{ID: id, Value: v})
-				}
+				desc := hal.ExecutableDesc{Label: tc.name, SPIRV: code, Bindings: 1, PushConstantSize: (size + 3) &^ 3, Constants: hal.ConstantsOf(consts)}
 				x, err := hdev.CreateExecutable(desc)
 				switch {
 				case size == push && err != nil:

@@ -44,15 +44,14 @@ func TestCatalogueWellFormed(t *testing.T) {
 				t.Errorf("%s: %v", where, err)
 				continue
 			}
-			ids := map[uint32]bool{}
 			for _, k := range c.Constants {
 				if !slices.Contains(m.SpecIDs(), k.ID) {
 					t.Errorf("%s: constant %d is not in the module (it has %v)", where, k.ID, m.SpecIDs())
 				}
-				if ids[k.ID] {
-					t.Errorf("%s: constant %d set twice", where, k.ID)
-				}
-				ids[k.ID] = true
+			}
+			spec, err := hal.ConstantValues(c.Constants)
+			if err != nil {
+				t.Errorf("%s: %v", where, err)
 			}
 			if len(c.Constants) == 0 || c.Constants[0].ID != 0 || c.Constants[0].Value != c.WorkgroupSize[0] {
 				t.Errorf("%s: constant 0 must be the workgroup width %d: %v", where, c.WorkgroupSize[0], c.Constants)
@@ -69,10 +68,6 @@ func TestCatalogueWellFormed(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, slices.Compact(got)); diff != "" {
 				t.Errorf("%s: bindings (-declared +in module):\n%s", where, diff)
-			}
-			spec := map[uint32]uint32{}
-			for _, k := range c.Constants {
-				spec[k.ID] = k.Value
 			}
 			if wg, ok := m.WorkgroupSize(e, spec); !ok || wg != c.WorkgroupSize {
 				t.Errorf("%s: the module's workgroup with the candidate's constants is %v (known %v); the candidate says %v", where, wg, ok, c.WorkgroupSize)

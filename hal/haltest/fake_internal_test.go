@@ -279,7 +279,6 @@ func (d *fakeDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, 
 		label:      desc.Label,
 		bindings:   desc.Bindings,
 		push:       desc.PushConstantSize,
-		constants:  map[uint32]uint32{},
 	}
 	for _, k := range []kernel{kernelAdd, kernelFillIota, kernelInc, kernelSpin, kernelEmpty} {
 		if bytes.Equal(desc.SPIRV, k.spirv) {
@@ -289,9 +288,7 @@ func (d *fakeDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, 
 	if x.kernel == "" {
 		return nil, status.New(status.Unimplemented, "fake: runs only the suite's kernels")
 	}
-	for _, c := range desc.Constants {
-		x.constants[c.ID] = c.Value
-	}
+	x.constants, _ = hal.ConstantValues(desc.Constants) // one given twice: the last wins
 	return x, nil
 }
 
