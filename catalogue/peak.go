@@ -37,11 +37,12 @@ var (
 	// peakF16 measures what Vulkan code reaches, which on NVIDIA's driver
 	// is not the hardware's packed fp16 rate: on an H100 (driver 580)
 	// these candidates reached 64 TFLOP/s, fp32's rate, where CUDA's
-	// fma.rn.f16x2 reached 126 in the same run. Every SPIR-V shape tried
-	// did the same: f16vec2 by fma or by multiply and add, f16vec4,
+	// fma.rn.f16x2 reached 125 in the same run, its compiler issuing half
+	// of them on the tensor cores' pipe (HFMA2.MMA). Every SPIR-V shape
+	// tried did the same: f16vec2 by fma or by multiply and add, f16vec4,
 	// scalar float16_t, and f16vec2 kept packed in 32-bit registers
 	// (unpackFloat2x16; half the registers and a third less power, the
-	// same rate).
+	// same rate). bench/RESULTS.md, 2026-12-07, has the figures.
 	peakF16 = peakOp{
 		opInfo: opInfo{name: "peak-fma-f16", dtype: kernels.F16,
 			summary: "independent fp16 FMA chains on f16vec2: peak fp16 FLOP/s"},
