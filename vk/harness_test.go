@@ -199,15 +199,25 @@ const spinRounds = 15
 
 // newSpinner calibrates the spin kernel so that one dispatch takes at
 // least d, after one dispatch that may compile it (lavapipe compiles on
-// first use).
+// first use). The calibration ends when two dispatches in a row last d:
+// one slowed by a busy machine ended it too soon, leaving a dispatch of
+// one workgroup where TestHangTimeout's work had to last seconds.
 func newSpinner(t testing.TB, dev hal.Device, d time.Duration) *spinner {
 	t.Helper()
 	s := spinnerOn(t, dev, [3]uint32{1, 1, 1})
 	run(t, dev, func(cb hal.CommandBuffer) { must(t, s.record(cb), "Dispatch(spin)") })
+	lastsTwice := func() bool {
+		for range 2 {
+			start := time.Now()
+			run(t, dev, func(cb hal.CommandBuffer) { must(t, s.record(cb), "Dispatch(spin)") })
+			if time.Since(start) < d {
+				return false
+			}
+		}
+		return true
+	}
 	for s.groups[1] < 1<<15 {
-		start := time.Now()
-		run(t, dev, func(cb hal.CommandBuffer) { must(t, s.record(cb), "Dispatch(spin)") })
-		if time.Since(start) >= d {
+		if lastsTwice() {
 			break
 		}
 		if s.groups[0] < 1<<15 {

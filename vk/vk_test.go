@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -977,47 +978,50 @@ func TestHangTimeout(t *testing.T) {
 	calibrated, err := drv.Open(context.Background(), index, hal.DeviceOptions{})
 	must(t, err, "Open")
 	groups := newSpinner(t, calibrated, 200*time.Millisecond).groups
-	const bound = 300 * time.Millisecond
-	// A long ReleaseWait, which Release would spend draining the hung
-	// work, were it not taken for a hang.
-	dev, err := drv.Open(context.Background(), index, hal.DeviceOptions{HangTimeout: bound, ReleaseWait: 5 * time.Minute})
-	must(t, err, "Open")
+	// The control: short submissions, each a tenth of the bound or so,
+	// queued back to back, more than the bound of work in all, on a device
+	// with the bound. No submission may be taken for a hang, but a busy
+	// machine can stall one past the bound (at a load of 15 on two cores
+	// an eighth of a 200 ms dispatch took 153 ms, and a device's first,
+	// which lavapipe compiles, more than 300 ms): then the control runs
+	// again with twice the bound, up to 4.8 s. A device that counts a run
+	// from its submission takes every such queue for a hang.
+	bound := 300 * time.Millisecond
+	var dev hal.Device
+	for ; ; bound *= 2 {
+		small := newSpinner(t, calibrated, bound/10).groups
+		// A long ReleaseWait, which Release would spend draining the hung
+		// work, were it not taken for a hang.
+		dev, err = drv.Open(context.Background(), index, hal.DeviceOptions{HangTimeout: bound, ReleaseWait: 5 * time.Minute})
+		must(t, err, "Open")
+		err = hangControl(t, dev, small, bound)
+		if err == nil {
+			break
+		}
+		if err := dev.Release(); err != nil && status.CodeOf(err) != status.DeadlineExceeded {
+			t.Fatalf("Release: %v", err)
+		}
+		if bound >= 4800*time.Millisecond {
+			t.Fatalf("%v; want no hang", err)
+		}
+		t.Logf("%v; trying a bound of %v", err, 2*bound)
+	}
 
-	// The control: short submissions queued back to back, about three
-	// bounds of work in all.
-	short := spinnerOn(t, dev, [3]uint32{max(groups[0]/8, 1), groups[1], 1})
-	start := time.Now()
-	run(t, dev, func(cb hal.CommandBuffer) { must(t, short.record(cb), "Dispatch(spin)") })
-	each := time.Since(start)
-	if each > bound/2 {
-		t.Fatalf("an eighth of a 200 ms dispatch took %v; the control needs it well under the bound, %v", each, bound)
-	}
-	var fences []hal.Fence
-	for range min(int(3*bound/max(each, time.Millisecond))+1, 200) {
-		_, f := short.start(t)
-		fences = append(fences, f)
-	}
-	start = time.Now()
-	if err := fences[len(fences)-1].Wait(context.Background()); err != nil {
-		t.Fatalf("Wait of the last of %d short submissions (%v each, %v in all, the bound %v): %v; want no hang", len(fences), each, time.Since(start), bound, err)
-	}
-
-	// Ten 200 ms dispatches in one submission: seconds.
+	// 200 ms dispatches in one submission, four bounds of work (seven
+	// for 300 ms), as calibrated. The calibration times submissions, whose
+	// cost on a busy host can outweigh the work, so where the work ends
+	// within four bounds without a hang it is too short to tell: twice as
+	// many dispatches, until it runs past the bound or ends after four
+	// (no hang seen: the failure). What is left runs on after the test.
 	long := spinnerOn(t, dev, groups)
-	cb, err := dev.CreateCommandBuffer()
-	must(t, err, "CreateCommandBuffer")
-	defer release(t, cb)
-	must(t, cb.Begin(), "Begin")
-	for range 10 {
-		must(t, long.record(cb), "Dispatch(spin)")
-		must(t, cb.Barrier(), "Barrier")
+	for n := int(4*bound/(200*time.Millisecond)) + 1; ; n *= 2 {
+		start := time.Now()
+		if err = hangLong(t, dev, long, n); err != nil || time.Since(start) >= 4*bound || n >= 1<<16 {
+			break
+		}
+		t.Logf("%d dispatches of %v ended in %v, too soon to tell; trying %d", n, groups, time.Since(start), 2*n)
 	}
-	must(t, cb.End(), "End")
-	f, err := dev.Submit(cb)
-	must(t, err, "Submit")
-	defer release(t, f)
-	err = f.Wait(context.Background())
-	if !errors.Is(err, hal.ErrDeviceLost) || !strings.Contains(err.Error(), "DEADLINE_EXCEEDED") || !strings.Contains(err.Error(), "past the hang timeout of 300ms") {
+	if !errors.Is(err, hal.ErrDeviceLost) || !strings.Contains(err.Error(), "DEADLINE_EXCEEDED") || !strings.Contains(err.Error(), "past the hang timeout of "+bound.String()) {
 		t.Errorf("Wait of a submission running past the HangTimeout = %v; want the device lost, its cause DEADLINE_EXCEEDED naming the bound", err)
 	}
 	if !errors.Is(dev.Err(), hal.ErrDeviceLost) {
@@ -1026,7 +1030,59 @@ func TestHangTimeout(t *testing.T) {
 	// The hung work (seconds of it left) is not waited for: Release
 	// leaves it to the driver at once, where it drained it for seconds
 	// and returned nil.
-	if err := dev.Release(); status.CodeOf(err) != status.DeadlineExceeded || !strings.Contains(err.Error(), "ran past the hang timeout of 300ms") {
+	if err := dev.Release(); status.CodeOf(err) != status.DeadlineExceeded || !strings.Contains(err.Error(), "ran past the hang timeout of "+bound.String()) {
 		t.Errorf("Release after a hang = %v; want DEADLINE_EXCEEDED: the hung work left to the driver, not waited for", err)
 	}
+}
+
+// hangControl queues short submissions of groups on dev back to back
+// and waits for the last, more of them each time (from 8), until the last
+// was queued within half the bound and done after one and a half: an
+// error where the queue was taken for a hang or could not be so made.
+// The device's first submission, which lavapipe compiles, goes first.
+func hangControl(t *testing.T, dev hal.Device, groups [3]uint32, bound time.Duration) error {
+	t.Helper()
+	short := spinnerOn(t, dev, groups)
+	_, first := short.start(t)
+	if err := first.Wait(context.Background()); err != nil {
+		return fmt.Errorf("Wait of the first short submission (the bound %v): %w", bound, err)
+	}
+	for n := 8; ; n *= 2 {
+		var fences []hal.Fence
+		start := time.Now()
+		for range n {
+			_, f := short.start(t)
+			fences = append(fences, f)
+		}
+		queued := time.Since(start)
+		if err := fences[n-1].Wait(context.Background()); err != nil {
+			return fmt.Errorf("Wait of the last of %d short submissions (queued in %v, %v in all, the bound %v): %w", n, queued, time.Since(start), bound, err)
+		}
+		took := time.Since(start)
+		switch {
+		case queued > bound/2 || n >= 1024:
+			return fmt.Errorf("%d short submissions were queued in %v and done in %v; the control needs them queued within half the bound, %v, and done after one and a half", n, queued, took, bound)
+		case took >= 3*bound/2:
+			return nil
+		}
+	}
+}
+
+// hangLong submits n dispatches of long in one command buffer and waits
+// for them.
+func hangLong(t *testing.T, dev hal.Device, long *spinner, n int) error {
+	t.Helper()
+	cb, err := dev.CreateCommandBuffer()
+	must(t, err, "CreateCommandBuffer")
+	defer release(t, cb)
+	must(t, cb.Begin(), "Begin")
+	for range n {
+		must(t, long.record(cb), "Dispatch(spin)")
+		must(t, cb.Barrier(), "Barrier")
+	}
+	must(t, cb.End(), "End")
+	f, err := dev.Submit(cb)
+	must(t, err, "Submit")
+	defer release(t, f)
+	return f.Wait(context.Background())
 }
