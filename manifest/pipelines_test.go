@@ -3,16 +3,21 @@ package manifest_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/store"
 )
 
 // watchedDevice is a real device that remembers the pipelines built
@@ -143,6 +148,9 @@ func TestManifestSizesAsConstants(t *testing.T) {
 // TestManifestPassConstants: a multi-pass reduction written once, the
 // stride of each pass a constant pow(WG, pass): each pass at each size
 // has its pipeline, the first pass's the candidate's own at that size.
+// Prepare builds none of them: the candidate's first run builds those of
+// its later passes (when it is asked for at the size) and its own, and a
+// second builds its own alone.
 func TestManifestPassConstants(t *testing.T) {
 	ctx := context.Background()
 	op, cands := opNamed(t, loadTestManifest(t), "sum-inplace")
@@ -164,19 +172,24 @@ func TestManifestPassConstants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if b := dev.takeBuilt(); b != nil {
+			t.Errorf("N=%d: Prepare built %+v, want none", tt.n, b)
+		}
 		var want []built
 		for _, s := range tt.strides {
 			label := fmt.Sprintf("sum-inplace/tree-wg64 (0=64 1=%d 2=%d)", tt.n, s)
 			want = append(want, built{label, constants(0, 64, 1, uint32(tt.n), 2, s)})
 		}
-		if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
-			t.Errorf("N=%d: pipelines Prepare built (-want +got):\n%s", tt.n, diff)
-		}
-		if err := runOnce(t, dev, p, cands[0], 0); err != nil {
-			t.Errorf("N=%d: %v", tt.n, err)
-		}
-		if b := dev.takeBuilt(); len(b) != 1 || !cmp.Equal(b[0].Constants, constants(0, 64, 1, uint32(tt.n), 2, 1)) {
-			t.Errorf("N=%d: the run built %+v, want the candidate's own at this size", tt.n, b)
+		own := built{"tree-wg64", constants(0, 64, 1, uint32(tt.n), 2, 1)}
+		want = append(want, own)
+		for run := range 2 {
+			if err := runOnce(t, dev, p, cands[0], 0); err != nil {
+				t.Errorf("N=%d: %v", tt.n, err)
+			}
+			if diff := cmp.Diff(want, dev.takeBuilt()); diff != "" {
+				t.Errorf("N=%d: run %d built (-want +got):\n%s", tt.n, run+1, diff)
+			}
+			want = []built{own} // the passes' are kept; runOnce builds its own each time
 		}
 		if err := p.Release(); err != nil {
 			t.Fatal(err)
@@ -281,4 +294,72 @@ func ExampleWarnings() {
 	// Output:
 	// manifest: manifest:8:40: operations[0].candidates[0].constants."2": saxpy_vec4.spv declares no specialization constant with constant_id 2 (it declares [0 1]), so the value is not passed; glslc -O drops the constants a kernel does not use
 	// [{0 64} {1 1}]
+}
+
+// twoPassSpace is a sum whose space of 27 configurations spans the
+// workgroup size of its second dispatch (FWG), which makes a pipeline of
+// its own for each of 9 values, and that of its first (WG).
+const twoPassSpace = `{"schema": "vkbench.manifest/v1", "operations": [{"name": "sum-space", "dims": {"N": 20000},
+	"buffers": [{"name": "x", "type": "f32", "len": "N", "init": {"random": {"min": 0, "max": 1}}},
+		{"name": "partials", "type": "f32", "len": "GROUPS", "role": "scratch"},
+		{"name": "sum", "type": "f32", "len": 1, "role": "output"}],
+	"verify": {"reference": "twopass", "tolerance": {"rel": 1e-4, "abs": 1e-4}},
+	"candidates": [
+		{"name": "twopass", "params": {"GROUPS": 32}, "dispatches": [
+			{"spirv": "reduce_partials.spv", "constants": {"0": 64}, "bindings": ["x", "partials"],
+			 "push_constants": [{"type": "u32", "value": "N"}], "groups": ["GROUPS"]},
+			{"spirv": "reduce_final.spv", "bindings": ["partials", "sum"],
+			 "push_constants": [{"type": "u32", "value": "GROUPS"}], "groups": [1]}]},
+		{"name": "spaced", "params": {"GROUPS": 32, "WG": 64, "FWG": 64},
+		 "space": {"WG": [32, 64, 128], "FWG": {"pow2": [1, 256]}}, "dispatches": [
+			{"spirv": "reduce_partials.spv", "constants": {"0": "WG"}, "bindings": ["x", "partials"],
+			 "push_constants": [{"type": "u32", "value": "N"}], "groups": ["GROUPS"]},
+			{"spirv": "reduce_partials.spv", "constants": {"0": "FWG"}, "bindings": ["partials", "sum"],
+			 "push_constants": [{"type": "u32", "value": "GROUPS"}], "groups": [1]}]}]}]}`
+
+// TestManifestSpaceBuildsWhatItEvaluates: a search of a two-dispatch
+// space with a budget of 2 builds the pipelines of the reference and of
+// the 2 configurations it evaluates, the second dispatches' included, and
+// no other configuration's: the problem builds a configuration's later
+// dispatches when the configuration is first asked for, not every
+// configuration's when it is prepared (counted by a wrapper over the real
+// device).
+func TestManifestSpaceBuildsWhatItEvaluates(t *testing.T) {
+	ops, err := manifest.Parse([]byte(twoPassSpace), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := watch(t)
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	res, err := autotune.NewTuner(dev, cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(20000),
+		autotune.SearchOptions{Options: search.Options{Strategy: search.Random, MaxEvals: 2, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Points.Configs); n != 27 {
+		t.Fatalf("the space has %d configurations, want 27", n)
+	}
+	// A pipeline the problem builds is labelled with the operation and
+	// the candidate that first needed it, and its dispatch: each must be
+	// the reference's or a point's evaluated.
+	var built, others []string
+	for _, b := range dev.takeBuilt() {
+		built = append(built, b.Label)
+		name, _, _ := strings.Cut(strings.TrimPrefix(b.Label, "sum-space/"), "#")
+		if name != "twopass" && !slices.Contains(res.Search.Order, name) {
+			others = append(others, b.Label)
+		}
+	}
+	t.Logf("built %q", built)
+	if len(res.Search.Order) != 2 || others != nil {
+		t.Errorf("points evaluated %q; pipelines built %q, of which %q are of points not evaluated", res.Search.Order, built, others)
+	}
 }

@@ -31,7 +31,10 @@ type manifestProblem struct {
 	// sized marks the candidates whose SizedCandidate was asked for:
 	// Record is given their pipelines at this size.
 	sized []bool
-	want  [][]byte // the reference's outputs, by buffer index
+	// laterBuilt marks the candidates whose pipelines beyond their own
+	// are built (buildLater).
+	laterBuilt []bool
+	want       [][]byte // the reference's outputs, by buffer index
 	// exes are the pipelines the problem built, by key.
 	exes map[string]hal.Executable
 	// host are the initial contents of the buffers that expected values
@@ -52,10 +55,10 @@ var (
 )
 
 // Prepare allocates the buffers at size, fills the inputs as the
-// manifest says, plans every candidate's dispatches, builds the pipelines
-// they need beyond the candidates' own (constants that depend on the
-// size or the pass), and runs the reference candidate once to have the
-// results to verify against.
+// manifest says, plans every candidate's dispatches, and runs the
+// reference candidate once to have the results to verify against. The
+// pipelines a candidate needs beyond its own are built when it is first
+// asked for or run (buildLater).
 func (op *manifestOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
 	p, err := op.prepare(ctx, dev, size, seed)
 	if err != nil {
@@ -89,7 +92,7 @@ func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.
 	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{}, host: exprEnv{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
-		sized: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
+		sized: make([]bool, len(op.runs)), laterBuilt: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
 	defer func() {
 		if err != nil {
 			err = status.Join(err, p.Release())
@@ -116,43 +119,40 @@ func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.
 			p.main = c
 		}
 	}
-	if err := p.build(ctx, info); err != nil {
-		return nil, err
-	}
 	if err := p.runReference(ctx, info); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// build builds the pipelines that the runs of the candidates the device
-// supports at this size need beyond their own (the one Record is given:
-// the candidate's at the default size, or at this one, kernels.Sizer):
-// those of later dispatches and passes, one for each distinct set of
-// constants. Building them here keeps compile time out of every run. A
-// candidate whose pipeline fails to build fails with that error; a device
-// that fails is the problem's.
-func (p *manifestProblem) build(ctx context.Context, info hal.DeviceInfo) error {
-	for c, steps := range p.plans {
-		if p.errs[c] != nil || p.op.sized(c, steps).Supported(info) != nil {
+// buildLater builds, the first time it is asked for candidate c, the
+// pipelines its runs at this size need beyond its own (the one Record is
+// given: the candidate's at the default size, or at this one,
+// kernels.Sizer): those of later dispatches and passes, one for each
+// distinct set of constants, kept until Release. SizedCandidate and Record
+// ask, so that the compile time is paid before the candidate's first run
+// and a search builds those of the configurations it evaluates alone. A
+// candidate the device cannot run builds nothing here. A candidate whose
+// pipeline fails to build fails with that error from then on; a device
+// that fails gives the device's error.
+func (p *manifestProblem) buildLater(c int) error {
+	steps := p.plans[c]
+	if p.laterBuilt[c] || p.errs[c] != nil || p.op.sized(c, steps).Supported(p.dev.Info()) != nil {
+		return p.errs[c]
+	}
+	for _, st := range steps {
+		if st.ps.key == p.op.runs[c].dispatches[0].fixed.key || st.ps.key == steps[0].ps.key {
 			continue
 		}
-		for _, st := range steps {
-			if err := ctx.Err(); err != nil {
-				return err
+		if _, err := p.executable(st); err != nil {
+			if derr := p.dev.Err(); derr != nil {
+				return derr
 			}
-			if st.ps.key == p.op.runs[c].dispatches[0].fixed.key || st.ps.key == steps[0].ps.key {
-				continue
-			}
-			if _, err := p.executable(st); err != nil {
-				if derr := p.dev.Err(); derr != nil {
-					return derr
-				}
-				p.errs[c] = err
-				break
-			}
+			p.errs[c] = err
+			return err
 		}
 	}
+	p.laterBuilt[c] = true
 	return nil
 }
 
@@ -261,6 +261,12 @@ func (p *manifestProblem) runReference(ctx context.Context, info hal.DeviceInfo)
 	if err := p.op.sized(op.ref, p.plans[op.ref]).Supported(info); err != nil {
 		return cannot(err)
 	}
+	if err := p.buildLater(op.ref); err != nil {
+		if derr := p.dev.Err(); derr != nil {
+			return derr
+		}
+		return cannot(err)
+	}
 	// Without a pipeline of its own, Record builds the reference's (and
 	// keeps them for the problem's life).
 	if err := kernels.Run(ctx, p.dev, p.problem(), nil, op.ref); err != nil {
@@ -327,11 +333,14 @@ func (p *manifestProblem) candidate(cand int) error {
 // Record records the candidate's dispatches, with a barrier between
 // each. exe runs the dispatches whose pipeline is the candidate's own (at
 // this size where SizedCandidate was asked for it, else at the default
-// size); the others use those Prepare built (or, for one Prepare did not
+// size); the others use those buildLater built (or, for one it did not
 // build, or with exe nil, that Record builds the first time and keeps
 // until Release).
 func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error {
 	if err := p.candidate(cand); err != nil {
+		return err
+	}
+	if err := p.buildLater(cand); err != nil {
 		return err
 	}
 	own := p.op.runs[cand].dispatches[0].fixed.key
@@ -360,9 +369,13 @@ func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand 
 }
 
 // SizedCandidate is candidate cand as it runs at the problem's size
-// (kernels.Sizer), or the error of its plan there.
+// (kernels.Sizer), or the error of its plan there, or of a pipeline of
+// its later dispatches (buildLater, which builds them now).
 func (p *manifestProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
 	if err := p.candidate(cand); err != nil {
+		return kernels.Candidate{}, err
+	}
+	if err := p.buildLater(cand); err != nil {
 		return kernels.Candidate{}, err
 	}
 	p.sized[cand] = true
