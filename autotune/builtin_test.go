@@ -343,7 +343,7 @@ func TestFastestWrongDimensions(t *testing.T) {
 	}
 	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
 	_, err = tu.Fastest(context.Background(), gemm, kernels.SizeOf(4096))
-	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "has 1 dimensions, want 3") {
+	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "takes 3 dimensions [M N K], not 1") {
 		t.Errorf("Fastest(gemm, 4096): %v, want INVALID_ARGUMENT naming the dimensions", err)
 	}
 }
