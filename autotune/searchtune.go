@@ -323,6 +323,8 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	st := &candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
 	j, ok := d.jobs[i]
 	switch {
+	case refused != nil && fatal(ctx, d.t.dev, refused):
+		return search.Evaluation{}, refused // a loss, not the point's refusal
 	case refused != nil:
 		st.fail(refused) // neither built nor run
 	case !ok:

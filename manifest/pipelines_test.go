@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -13,9 +14,11 @@ import (
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/store"
 )
@@ -361,5 +364,48 @@ func TestManifestSpaceBuildsWhatItEvaluates(t *testing.T) {
 	t.Logf("built %q", built)
 	if len(res.Search.Order) != 2 || others != nil {
 		t.Errorf("points evaluated %q; pipelines built %q, of which %q are of points not evaluated", res.Search.Order, built, others)
+	}
+}
+
+// TestManifestSpaceLostBuildingLaterDispatch loses the device as a search
+// builds its second point's later dispatch, which the problem builds when
+// the point is first asked for: the search ends there with the loss, that
+// point failed and no other, as when the loss comes while building or
+// running the point's own pipeline. Before, the loss read as the point's
+// refusal at its size, and the search went on to blame the next points.
+func TestManifestSpaceLostBuildingLaterDispatch(t *testing.T) {
+	ops, err := manifest.Parse([]byte(twoPassSpace), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := faulty.NewPlan()
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	n := 0
+	res, err := autotune.NewTuner(faulty.Wrap(devtest.Device(t), plan), cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(20000),
+		autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}, CompileThreads: -1,
+			Progress: func(autotune.SearchProgress) {
+				if n++; n == 1 {
+					plan.LoseAt(faulty.CreateExecutable, 1)
+				}
+			}})
+	if !errors.Is(err, hal.ErrDeviceLost) || res == nil {
+		t.Fatalf("a search losing the device = %v, %v; want a result and hal.ErrDeviceLost", res, err)
+	}
+	var failed []string
+	for _, r := range res.Entry.Results {
+		if r.Outcome == results.Failed {
+			failed = append(failed, r.Name)
+		}
+	}
+	if len(failed) != 1 || len(res.Search.Order) != 1 {
+		t.Errorf("failed %q after %d evaluations; want the one point that was building when the device was lost, after one", failed, len(res.Search.Order))
 	}
 }
