@@ -277,11 +277,11 @@ func TestTunerOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables, err := c.Tables()
+	tables, err := c.Tables(t.Context())
 	if err != nil || len(tables) != 1 || tables[0].Tuner != "mine" {
 		t.Fatalf("tables in %s: %v, %v; want one of tuner \"mine\"", path, tables, err)
 	}
-	es, err := autotune.Entries(c, tables[0])
+	es, err := autotune.Entries(t.Context(), c, tables[0])
 	if err != nil || len(es) != 1 {
 		t.Fatalf("entries: %v, %v", es, err)
 	}

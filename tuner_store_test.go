@@ -207,7 +207,7 @@ func TestNewTunerContext(t *testing.T) {
 	held, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return []byte("{}"), nil })
+		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return []byte("{}"), nil })
 	}()
 	<-held
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -244,7 +244,7 @@ func TestFastestContextFileLocked(t *testing.T) {
 	held, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
 	}()
 	<-held
 	op := scaleOp()

@@ -148,7 +148,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		hopts.PipelineCache = func(info hal.DeviceInfo) []byte {
 			// Data the driver does not accept only costs compile time; the
 			// cache warns of a file it cannot read.
-			data, _ := pipelines.LoadPipelineCache(info.PipelineCacheUUID)
+			data, _ := pipelines.LoadPipelineCache(ctx, info.PipelineCacheUUID)
 			return data
 		}
 	}
@@ -237,7 +237,7 @@ func (d *Device) savePipelines() error {
 	if err != nil || len(data) == 0 {
 		return err
 	}
-	return d.pipelines.SavePipelineCache(d.hal.Info().PipelineCacheUUID, data)
+	return d.pipelines.SavePipelineCache(context.Background(), d.hal.Info().PipelineCacheUUID, data)
 }
 
 // commandBuffer returns a command buffer ready to Begin: a spare one, or a

@@ -649,7 +649,7 @@ func TestPipelineCacheKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := c.LoadPipelineCache(uuid)
+	data, err := c.LoadPipelineCache(t.Context(), uuid)
 	if err != nil || len(data) < 16 {
 		t.Fatalf("saved pipeline cache: %d bytes, %v; want at least its header", len(data), err)
 	}
@@ -658,6 +658,52 @@ func TestPipelineCacheKept(t *testing.T) {
 		t.Fatalf("opening with the saved pipeline cache: %v", err)
 	}
 	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenContextFileLocked: with Options.PipelineCache and the tune cache
+// file locked by another handle (as by another process's commit), Open
+// ends when its context does, cancelled or past its deadline, with the
+// context's error, where it waited out the lock timeout (5 s) loading the
+// pipeline cache, whatever its caller. Each call's time is measured from
+// the test's own wait for the same context's end, and held to half the
+// lock timeout.
+func TestOpenContextFileLocked(t *testing.T) {
+	devtest.NeedVulkan(t)
+	const lockTimeout = 5 * time.Second // store's default, which Open's store has
+	path := filepath.Join(t.TempDir(), "c.db")
+	t.Setenv("VKBENCH_CACHE", path)
+	other, err := store.Open(store.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+	}()
+	<-held
+	for _, c := range endingContexts(300 * time.Millisecond) {
+		ctx, cancel := c.ctx()
+		ended := make(chan time.Time, 1)
+		context.AfterFunc(ctx, func() { ended <- time.Now() })
+		dev, err := vkbench.Open(ctx, vkbench.Options{PipelineCache: true})
+		returned := time.Now()
+		cancel()
+		took := returned.Sub(<-ended)
+		if dev != nil {
+			_ = dev.Close()
+		}
+		if dev != nil || !errors.Is(err, c.want) {
+			t.Errorf("%s: Open with the cache file locked: %v; want %v", c.name, err, c.want)
+		}
+		if took > lockTimeout/2 {
+			t.Errorf("%s: Open returned %v after its context ended; want within half the lock timeout, %v", c.name, took, lockTimeout)
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 }

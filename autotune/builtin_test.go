@@ -164,11 +164,11 @@ func TestTuneManyProcesses(t *testing.T) {
 		}
 	}
 	c := newCache(t, path)
-	tables, err := c.Tables()
+	tables, err := c.Tables(t.Context())
 	if err != nil || len(tables) != 1 {
 		t.Fatalf("tables = %v, %v; want one", tables, err)
 	}
-	entries, err := autotune.Entries(c, tables[0])
+	entries, err := autotune.Entries(t.Context(), c, tables[0])
 	if err != nil {
 		t.Fatal(err)
 	}

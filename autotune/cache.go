@@ -144,10 +144,11 @@ func beyond(o Objective, a, b results.Result) bool {
 
 // Entries returns the readable entries of table t of s, in key order;
 // entries that do not decode are skipped with a warning. A table that is
-// not there is NotFound.
-func Entries(s *store.Store, t store.Table) ([]*Entry, error) {
+// not there is NotFound. ctx ending while it waits for the store is its
+// error, ctx's.
+func Entries(ctx context.Context, s *store.Store, t store.Table) ([]*Entry, error) {
 	var out []*Entry
-	err := s.Scan(t, func(k, v []byte) error {
+	err := s.Scan(ctx, t, func(k, v []byte) error {
 		e, err := DecodeEntry(v)
 		if err != nil {
 			s.Warn("autotune: cache %s: %s: skipping unreadable entry %s: %v", s.Path(), t, k, err)
@@ -166,9 +167,10 @@ type exportFile struct {
 	Entries []*Entry    `json:"entries"`
 }
 
-// Export writes table t of s as JSON to w.
-func Export(w io.Writer, s *store.Store, t store.Table) error {
-	entries, err := Entries(s, t)
+// Export writes table t of s as JSON to w. ctx ending while it waits for
+// the store is its error, ctx's, and nothing is written.
+func Export(ctx context.Context, w io.Writer, s *store.Store, t store.Table) error {
+	entries, err := Entries(ctx, s, t)
 	if err != nil {
 		return err
 	}

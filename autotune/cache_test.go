@@ -109,7 +109,7 @@ func TestCacheCommitLookup(t *testing.T) {
 	if _, err := autotune.Commit(context.Background(), c2, testTable, k, "sum2", entry(0, "naive", "tiled")); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := autotune.Entries(c2, testTable)
+	entries, err := autotune.Entries(t.Context(), c2, testTable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestCacheExportImportClear(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := autotune.Export(&buf, src, testTable); err != nil {
+	if err := autotune.Export(t.Context(), &buf, src, testTable); err != nil {
 		t.Fatal(err)
 	}
 	dst := newCache(t, filepath.Join(dir, "b.db"))
@@ -165,20 +165,20 @@ func TestCacheExportImportClear(t *testing.T) {
 	if i, ok := lookup(dst, testTable, key(t, "copy/u32/2048"), "c"); !ok || i != 1 {
 		t.Errorf("imported lookup = %d, %v", i, ok)
 	}
-	tables, err := dst.Tables()
+	tables, err := dst.Tables(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]store.Table{testTable}, tables); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}
-	if err := dst.Clear(&testTable); err != nil {
+	if err := dst.Clear(t.Context(), &testTable); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := lookup(dst, testTable, key(t, "copy/u32/2048"), "c"); ok {
 		t.Error("lookup hit after clear")
 	}
-	if err := dst.Clear(&testTable); err == nil {
+	if err := dst.Clear(t.Context(), &testTable); err == nil {
 		t.Error("clearing a missing table succeeded")
 	}
 }
@@ -195,7 +195,7 @@ func TestClearMissingTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := newCache(t, filepath.Join(dir, "empty.db"))
-	if _, err := empty.Tables(); err != nil {
+	if _, err := empty.Tables(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	memory, err := store.Open(store.Options{Path: "off"})
@@ -208,10 +208,10 @@ func TestClearMissingTable(t *testing.T) {
 		"another table":  withOther,
 		"without a file": memory,
 	} {
-		if err := c.Clear(&testTable); status.CodeOf(err) != status.NotFound || !strings.Contains(fmt.Sprint(err), testTable.String()) {
+		if err := c.Clear(t.Context(), &testTable); status.CodeOf(err) != status.NotFound || !strings.Contains(fmt.Sprint(err), testTable.String()) {
 			t.Errorf("%s: Clear(missing table) = %v, want NOT_FOUND naming it", name, err)
 		}
-		if err := c.Clear(nil); err != nil {
+		if err := c.Clear(t.Context(), nil); err != nil {
 			t.Errorf("%s: Clear(nil) = %v", name, err)
 		}
 	}
@@ -223,10 +223,10 @@ func TestClearMissingTable(t *testing.T) {
 	if _, err := autotune.Commit(context.Background(), again, other, key(t, "copy/u32/1024"), "c", entry(0, "x")); err != nil {
 		t.Fatal(err)
 	}
-	if err := again.Clear(&testTable); status.CodeOf(err) != status.NotFound {
+	if err := again.Clear(t.Context(), &testTable); status.CodeOf(err) != status.NotFound {
 		t.Fatalf("Clear(missing table) = %v", err)
 	}
-	if tables, err := again.Tables(); err != nil || !cmp.Equal(tables, []store.Table{other}) {
+	if tables, err := again.Tables(t.Context()); err != nil || !cmp.Equal(tables, []store.Table{other}) {
 		t.Errorf("after clearing a missing table: Tables = %v, %v; want [%v]", tables, err, other)
 	}
 }
@@ -471,7 +471,7 @@ func TestCacheContextLocked(t *testing.T) {
 	held, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
 	}()
 	<-held
 	ask := func(name string, call func(context.Context) error) {

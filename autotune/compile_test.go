@@ -42,10 +42,10 @@ func TestCompileOnlyKeepsPipelineCache(t *testing.T) {
 	}
 	c := newCache(t, t.TempDir()+"/c.db")
 	uuid := first.Info().PipelineCacheUUID
-	if err := c.SavePipelineCache(uuid, data); err != nil {
+	if err := c.SavePipelineCache(t.Context(), uuid, data); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := c.LoadPipelineCache(uuid)
+	loaded, err := c.LoadPipelineCache(t.Context(), uuid)
 	if err != nil || len(loaded) != len(data) {
 		t.Fatalf("stored %d bytes, loaded %d (%v)", len(data), len(loaded), err)
 	}

@@ -80,7 +80,7 @@ func ExampleTuner_Fastest() {
 	}
 	fmt.Println(tuner.Key(op, size))
 
-	entries, err := autotune.Entries(cache, tuner.Table())
+	entries, err := autotune.Entries(ctx, cache, tuner.Table())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestTuneAllTwinsSplitTheWork(t *testing.T) {
 	if per[0] == 0 || per[1] == 0 {
 		t.Errorf("jobs per device = %v: both twins should have tuned", per)
 	}
-	entries, err := autotune.Entries(cache, tuners[0].Table())
+	entries, err := autotune.Entries(t.Context(), cache, tuners[0].Table())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestTuneAllLossOnOneTwin(t *testing.T) {
 	if retried != 1 {
 		t.Errorf("%d jobs were given back by the lost twin, want 1", retried)
 	}
-	entries, err := autotune.Entries(cache, tuners[0].Table())
+	entries, err := autotune.Entries(t.Context(), cache, tuners[0].Table())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestMeasureDeviceLostKeepsTheMeasured(t *testing.T) {
 			t.Errorf("%s: Fastest = %d after a loss, want -1: a partial set crowns no winner", name, e.Fastest)
 		}
 	}
-	if tables, err := newCache(t, path).Tables(); err != nil || len(tables) != 0 {
+	if tables, err := newCache(t, path).Tables(t.Context()); err != nil || len(tables) != 0 {
 		t.Errorf("a tune that lost its device committed: tables %v, %v", tables, err)
 	}
 }

@@ -2,6 +2,7 @@ package autotune
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"math"
 	"time"
@@ -175,10 +176,11 @@ type PeakKept struct {
 // stored one's (a device measured slower beyond the noise of both was
 // busy or throttled); and where p did not measure it. Where a rate stays,
 // the clocks are the highest of both; where every rate stays, nothing is
-// written.
-func SavePeak(s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
+// written. ctx ending while it waits for the store is its error, ctx's,
+// and nothing is written.
+func SavePeak(ctx context.Context, s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
 	var kept PeakKept
-	err := s.UpdatePeak(hardware, func(v []byte) ([]byte, error) {
+	err := s.UpdatePeak(ctx, hardware, func(v []byte) ([]byte, error) {
 		kept = PeakKept{} // this reading's alone
 		rec := p
 		if !replace {
@@ -239,9 +241,10 @@ func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noi
 }
 
 // LoadPeak returns the peak stored in s for hardware, if any; one that
-// does not decode is none, with a warning.
-func LoadPeak(s *store.Store, hardware string) (*PeakRecord, error) {
-	v, err := s.LoadPeak(hardware)
+// does not decode is none, with a warning. ctx ending while it waits for
+// the store is its error, ctx's.
+func LoadPeak(ctx context.Context, s *store.Store, hardware string) (*PeakRecord, error) {
+	v, err := s.LoadPeak(ctx, hardware)
 	if err != nil {
 		return nil, err
 	}

@@ -121,7 +121,7 @@ func TestPeakRecordStored(t *testing.T) {
 	const hw, precision = "mesa-0000_llvmpipe_llvmpipe_22.3.6", 0.01
 	load := func() *autotune.PeakRecord {
 		t.Helper()
-		p, err := autotune.LoadPeak(c, hw)
+		p, err := autotune.LoadPeak(t.Context(), c, hw)
 		if err != nil || p == nil {
 			t.Fatalf("LoadPeak = %v, %v", p, err)
 		}
@@ -136,7 +136,7 @@ func TestPeakRecordStored(t *testing.T) {
 	}
 	// An older vkbench's record: rates only.
 	old := `{"bandwidth_gb_per_s":6.2,"gflop_per_s":76,"device":"llvmpipe","vkbench_version":"v0.9","time":"2026-11-01T08:00:00Z"}`
-	if err := c.UpdatePeak(hw, func([]byte) ([]byte, error) { return []byte(old), nil }); err != nil {
+	if err := c.UpdatePeak(t.Context(), hw, func([]byte) ([]byte, error) { return []byte(old), nil }); err != nil {
 		t.Fatal(err)
 	}
 	got := load()
@@ -161,7 +161,7 @@ func TestPeakRecordStored(t *testing.T) {
 		{"noisy copy over a settled one, FLOP/s within the precision", peak(0.02, 4), mixed, false, 10},
 		{"settled but wider than the stored", peak(0.01, 5), peak(0.01, 5), false, 0},
 	} {
-		kept, err := autotune.SavePeak(c, hw, step.rec, precision, false)
+		kept, err := autotune.SavePeak(t.Context(), c, hw, step.rec, precision, false)
 		if err != nil {
 			t.Fatalf("%d %s: %v", i, step.name, err)
 		}
@@ -224,16 +224,16 @@ func TestPeakKeepsFaster(t *testing.T) {
 		{"slower than a point", pointStored, at(2, 1400, 90, 89, 91, true), false, at(2, 1400, 90, 89, 91, true), 0, 0},
 	} {
 		c := newCache(t, filepath.Join(t.TempDir(), "cache.db"))
-		if _, err := autotune.SavePeak(c, hw, tt.old, precision, true); err != nil {
+		if _, err := autotune.SavePeak(t.Context(), c, hw, tt.old, precision, true); err != nil {
 			t.Fatal(err)
 		}
 		rec := tt.rec
 		measured := *rec.Low
-		kept, err := autotune.SavePeak(c, hw, rec, precision, tt.replace)
+		kept, err := autotune.SavePeak(t.Context(), c, hw, rec, precision, tt.replace)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		got, err := autotune.LoadPeak(c, hw)
+		got, err := autotune.LoadPeak(t.Context(), c, hw)
 		if err != nil || got == nil {
 			t.Fatalf("%s: LoadPeak = %v, %v", tt.name, got, err)
 		}
@@ -282,13 +282,13 @@ func TestPeakSavedAtOnce(t *testing.T) {
 				var r, lo, hi autotune.Rates
 				*all(&r)[i], *all(&lo)[i], *all(&hi)[i] = float64(10+i), float64(10+i)*0.99, float64(10+i)*1.01
 				rec := autotune.PeakRecord{Peak: autotune.Peak{Rates: r, Low: &lo, High: &hi}, Device: "llvmpipe", Version: "test", Time: time.Now()}
-				if _, err := autotune.SavePeak(c, hw, rec, 0.05, false); err != nil {
+				if _, err := autotune.SavePeak(t.Context(), c, hw, rec, 0.05, false); err != nil {
 					t.Error(err)
 				}
 			})
 		}
 		wg.Wait()
-		got, err := autotune.LoadPeak(c, hw)
+		got, err := autotune.LoadPeak(t.Context(), c, hw)
 		if err != nil || got == nil {
 			t.Fatalf("LoadPeak = %v, %v", got, err)
 		}

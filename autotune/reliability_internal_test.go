@@ -27,7 +27,7 @@ func TestForcedAnswerDropsStale(t *testing.T) {
 	if _, err := commit(context.Background(), s, tb, k, "new-candidates", &Entry{Fastest: 0, Results: []results.Result{{Name: "a"}}}, true); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := Entries(s, tb)
+	entries, err := Entries(t.Context(), s, tb)
 	if err != nil {
 		t.Fatal(err)
 	}

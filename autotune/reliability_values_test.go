@@ -83,7 +83,7 @@ func checkBadValues(t *testing.T, path string) {
 		}
 	}
 	wantWarning(t, c, path, keyNew.String()+"@c", "unreadable")
-	entries, err := autotune.Entries(c, testTable)
+	entries, err := autotune.Entries(t.Context(), c, testTable)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -343,7 +343,7 @@ func TestSearchContextLogLocked(t *testing.T) {
 	other := newCache(t, path)
 	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
 	}()
 	<-held
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

@@ -662,7 +662,7 @@ func TestSharedCancelledWhileWaiting(t *testing.T) {
 				t.Errorf("the lock could be taken after the wait was cancelled (%v); want it still the other machine's", err)
 			}
 			for _, s := range []*store.Store{m.cache, m.cache.Shared()} {
-				tables, err := s.Tables()
+				tables, err := s.Tables(t.Context())
 				logs, lerr := s.TuneLogs()
 				if len(tables)+len(logs) != 0 || err != nil || lerr != nil {
 					t.Errorf("%s holds tables %v and tuning logs %v (%v, %v); want nothing stored", s.Path(), tables, logs, err, lerr)

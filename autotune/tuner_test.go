@@ -1,6 +1,7 @@
 package autotune_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -184,7 +185,7 @@ func TestTunerDeviceLossCommitsNothing(t *testing.T) {
 	if !errors.Is(err, hal.ErrDeviceLost) {
 		t.Fatalf("tune on a lost device = %v, want ErrDeviceLost", err)
 	}
-	if tables, err := newCache(t, path).Tables(); err != nil || len(tables) != 0 {
+	if tables, err := newCache(t, path).Tables(t.Context()); err != nil || len(tables) != 0 {
 		t.Errorf("a tune that lost its device committed: tables %v, %v", tables, err)
 	}
 	// Every later question fails at once, even one that would hit: it
@@ -285,15 +286,72 @@ func TestTunerKeepsWhatTheStoreCannot(t *testing.T) {
 // the test's own wait for the same context's end, and held to a quarter
 // of the lock timeout.
 func TestStoredContextLocked(t *testing.T) {
-	const lockTimeout = 10 * time.Second // newCache's
+	path := lockedCache(t)
+	tu := autotune.NewTuner(devtest.Device(t), newCache(t, path), quick)
+	endsWithContext(t, "Stored", func(ctx context.Context) error {
+		e, err := tu.Stored(ctx, defaultScaleOp(), kernels.SizeOf(1<<14))
+		if e != nil {
+			t.Errorf("Stored with the file locked: %v; want none", e)
+		}
+		return err
+	})
+}
+
+// TestPeakAndExportContextLocked: SavePeak, LoadPeak, Entries and Export
+// end when their context does while another handle holds the file's
+// lock, as Stored does (TestStoredContextLocked); Export writes nothing.
+// Before, they took no context and waited out the lock timeout.
+func TestPeakAndExportContextLocked(t *testing.T) {
+	path := lockedCache(t)
+	c := newCache(t, path)
+	var out bytes.Buffer
+	for _, call := range []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"SavePeak", func(ctx context.Context) error {
+			_, err := autotune.SavePeak(ctx, c, "hw", autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{GFLOPs: 1}}}, 0.05, true)
+			return err
+		}},
+		{"LoadPeak", func(ctx context.Context) error { _, err := autotune.LoadPeak(ctx, c, "hw"); return err }},
+		{"Entries", func(ctx context.Context) error { _, err := autotune.Entries(ctx, c, testTable); return err }},
+		{"Export", func(ctx context.Context) error { return autotune.Export(ctx, &out, c, testTable) }},
+	} {
+		endsWithContext(t, call.name, call.call)
+	}
+	if out.Len() != 0 {
+		t.Errorf("Export of a locked file wrote %q; want nothing", out.String())
+	}
+}
+
+// lockedCache is the path of a cache file whose lock another handle holds,
+// in a transaction, until the test ends.
+func lockedCache(t *testing.T) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "c.db")
-	tu, other := autotune.NewTuner(devtest.Device(t), newCache(t, path), quick), newCache(t, path)
+	other := newCache(t, path)
 	held, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
 	}()
 	<-held
+	t.Cleanup(func() {
+		close(release)
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return path
+}
+
+// endsWithContext calls call with a context cancelled after 200 ms and
+// with one whose deadline passes then, and wants the context's error, of
+// its code, within a quarter of the lock timeout (newCache's 10 s) of the
+// test's own wait for that context.
+func endsWithContext(t *testing.T, name string, call func(context.Context) error) {
+	t.Helper()
+	const lockTimeout = 10 * time.Second
 	for _, deadline := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
 		want := context.Canceled
@@ -305,19 +363,15 @@ func TestStoredContextLocked(t *testing.T) {
 		}
 		ended := make(chan time.Time, 1)
 		context.AfterFunc(ctx, func() { ended <- time.Now() })
-		e, err := tu.Stored(ctx, defaultScaleOp(), kernels.SizeOf(1<<14))
+		err := call(ctx)
 		returned := time.Now()
 		cancel()
 		took := returned.Sub(<-ended)
-		if e != nil || !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) {
-			t.Errorf("Stored with the file locked: %v, %v (code %v); want %v, of its code", e, err, status.CodeOf(err), want)
+		if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) {
+			t.Errorf("%s with the file locked: %v (code %v); want %v, of its code", name, err, status.CodeOf(err), want)
 		}
 		if took > lockTimeout/4 {
-			t.Errorf("Stored returned %v after its context ended; want within a quarter of the lock timeout, %v", took, lockTimeout)
+			t.Errorf("%s returned %v after its context ended; want within a quarter of the lock timeout, %v", name, took, lockTimeout)
 		}
-	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 }

@@ -99,7 +99,7 @@ func TestTuneLogStore(t *testing.T) {
 	if diff := cmp.Diff(l, back); diff != "" {
 		t.Errorf("JSON lines round trip (-written +read):\n%s", diff)
 	}
-	if err := c2.Clear(&testTable); err != nil {
+	if err := c2.Clear(t.Context(), &testTable); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := search.ReadLog(context.Background(), c2, ref); status.CodeOf(err) != status.NotFound {
@@ -144,7 +144,7 @@ func TestTuneLogContext(t *testing.T) {
 	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	other := openStore(t, path)
 	go func() {
-		done <- other.UpdatePeak("x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
+		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
 	}()
 	<-held
 	defer func() {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,10 +169,54 @@ func TestLockedWithReadHandle(t *testing.T) {
 // Each call's time is measured from the test's own wait for the same
 // context's end, and held to a quarter of the lock timeout.
 func TestCheckContextLocked(t *testing.T) {
+	s, path := lockedStore(t)
+	endsWithContext(t, "CheckWrite", path, false, s.CheckWrite)
+	// CheckRead waits a moment at most: ask it once its context ended.
+	endsWithContext(t, "CheckRead", path, true, s.CheckRead)
+}
+
+// TestCallsContextLocked: every other call that waits for the file's lock
+// (the tables', the peaks' and the pipeline caches') ends when its context
+// does, as CheckWrite does (TestCheckContextLocked), and says nothing of
+// it in a warning. Before, Scan, Tables, Clear, UpdatePeak, LoadPeak,
+// SavePipelineCache and LoadPipelineCache took no context and waited out
+// the lock timeout.
+func TestCallsContextLocked(t *testing.T) {
+	s, path := lockedStore(t)
+	tbl := Table{Hardware: "hw", Tuner: "builtin"}
+	for _, c := range []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"Scan", func(ctx context.Context) error { return s.Scan(ctx, tbl, func(_, _ []byte) error { return nil }) }},
+		{"Tables", func(ctx context.Context) error { _, err := s.Tables(ctx); return err }},
+		{"Clear of a table", func(ctx context.Context) error { return s.Clear(ctx, &tbl) }},
+		{"Clear", func(ctx context.Context) error { return s.Clear(ctx, nil) }},
+		{"UpdatePeak", func(ctx context.Context) error {
+			return s.UpdatePeak(ctx, "hw", func([]byte) ([]byte, error) { return []byte("{}"), nil })
+		}},
+		{"LoadPeak", func(ctx context.Context) error { _, err := s.LoadPeak(ctx, "hw"); return err }},
+		{"SavePipelineCache", func(ctx context.Context) error { return s.SavePipelineCache(ctx, [16]byte{1}, []byte("data")) }},
+		{"LoadPipelineCache", func(ctx context.Context) error { _, err := s.LoadPipelineCache(ctx, [16]byte{1}); return err }},
+	} {
+		endsWithContext(t, c.name, path, false, c.call)
+	}
+	if w := s.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %q; want none: the callers stopped waiting, the file did not fail", w)
+	}
+}
+
+// lockTimeout is lockedStore's: far beyond what a busy machine adds to
+// the contexts' 200 ms.
+const lockTimeout = 30 * time.Second
+
+// lockedStore is a store of a file that has a table, whose exclusive lock
+// another handle holds (as another process would) until the test ends.
+func lockedStore(t *testing.T) (*Store, string) {
+	t.Helper()
 	if !canRelock {
 		t.Skip("no flock here")
 	}
-	const lockTimeout = 30 * time.Second
 	path := filepath.Join(t.TempDir(), "cache.db")
 	s, err := Open(Options{Path: path, LockTimeout: lockTimeout})
 	if err != nil {
@@ -184,36 +229,39 @@ func TestCheckContextLocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = holder.Unlock() }()
-	for _, check := range []struct {
-		name string
-		call func(context.Context) error
-	}{{"CheckWrite", s.CheckWrite}, {"CheckRead", s.CheckRead}} {
-		for _, deadline := range []bool{false, true} {
-			ctx, cancel := context.WithCancel(context.Background())
-			want := context.Canceled
-			if deadline {
-				ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
-				want = context.DeadlineExceeded
-			} else {
-				time.AfterFunc(200*time.Millisecond, cancel)
-			}
-			ended := make(chan time.Time, 1)
-			context.AfterFunc(ctx, func() { ended <- time.Now() })
-			// CheckRead waits a moment at most: ask it once its context ended.
-			if check.name == "CheckRead" {
-				<-ctx.Done()
-			}
-			err := check.call(ctx)
-			returned := time.Now()
-			cancel()
-			took := returned.Sub(<-ended)
-			if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("%s of a locked file: %v (code %v); want %v, of its code, naming the file", check.name, err, status.CodeOf(err), want)
-			}
-			if took > lockTimeout/4 {
-				t.Errorf("%s returned %v after its context ended; want within a quarter of the lock timeout, %v", check.name, took, lockTimeout)
-			}
+	t.Cleanup(func() { _ = holder.Unlock() })
+	return s, path
+}
+
+// endsWithContext calls call with a context cancelled after 200 ms and
+// with one whose deadline passes then (late: once it ended), and wants
+// the context's error, of its code, naming the file at path, within a
+// quarter of the lock timeout of the test's own wait for that context.
+func endsWithContext(t *testing.T, name, path string, late bool, call func(context.Context) error) {
+	t.Helper()
+	for _, deadline := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		want := context.Canceled
+		if deadline {
+			ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+			want = context.DeadlineExceeded
+		} else {
+			time.AfterFunc(200*time.Millisecond, cancel)
+		}
+		ended := make(chan time.Time, 1)
+		context.AfterFunc(ctx, func() { ended <- time.Now() })
+		if late {
+			<-ctx.Done()
+		}
+		err := call(ctx)
+		returned := time.Now()
+		cancel()
+		took := returned.Sub(<-ended)
+		if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) || !strings.Contains(fmt.Sprint(err), path) {
+			t.Errorf("%s of a locked file: %v (code %v); want %v, of its code, naming the file", name, err, status.CodeOf(err), want)
+		}
+		if took > lockTimeout/4 {
+			t.Errorf("%s returned %v after its context ended; want within a quarter of the lock timeout, %v", name, took, lockTimeout)
 		}
 	}
 }

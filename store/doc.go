@@ -10,8 +10,8 @@
 //
 //	s, err := store.Open(store.Options{}) // $VKBENCH_CACHE, else DefaultCachePath()
 //	t := store.Table{Hardware: info.Hardware(), Tuner: "builtin"}
-//	v, err := s.Get(t, []byte("gemm/f32/4096x4096x4096@3f2a…"))
-//	err = s.Update(t, func(rows store.Rows) error {
+//	v, err := s.Get(ctx, t, []byte("gemm/f32/4096x4096x4096@3f2a…"))
+//	err = s.Update(ctx, t, func(rows store.Rows) error {
 //		if rows.Get(key) != nil {
 //			return nil // the first answer stays
 //		}
@@ -27,6 +27,13 @@
 // Clear list, read and remove tables; LogRef names a search's tuning log
 // (a header, records by identity, searches in order); UpdatePeak and
 // SavePipelineCache keep the other two kinds of data.
+//
+// The calls of tables, logs, peaks and pipeline caches (Get, Update,
+// Scan, Tables, Clear; PutLogEval, PutLogHeader, AddLogSearch, ReadLog;
+// UpdatePeak, LoadPeak, SavePipelineCache, LoadPipelineCache), CheckRead,
+// CheckWrite and TryLock take their caller's context: a wait for another
+// process's lock on the file, or for a shared store's answer, ends when
+// it does, with its error.
 //
 // The store keeps nothing in memory: every Get reads the file, so an
 // answer another process committed is found. Callers that ask the same

@@ -41,7 +41,7 @@ func ExampleStore_Update() {
 		}
 	}
 	v, _ := s.Get(context.Background(), t, key)
-	tables, _ := s.Tables()
+	tables, _ := s.Tables(context.Background())
 	fmt.Println(string(v))
 	fmt.Println(tables[0])
 	// Output:

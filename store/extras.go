@@ -15,9 +15,10 @@ var peaksTable, pipelineTable = []string{"peaks"}, []string{"pipeline-caches"}
 // (nil where there is none), in one transaction: no other writer, in this
 // process or another, comes between what merge reads and what is
 // written, so two peaks stored at once merge over each other. A nil
-// result writes nothing.
-func (s *Store) UpdatePeak(hardware string, merge func(old []byte) ([]byte, error)) error {
-	return s.b.Update(context.Background(), func(tx Tx) error {
+// result writes nothing. ctx ending while it waits (for another
+// process's lock) is its error, ctx's, and nothing is written.
+func (s *Store) UpdatePeak(ctx context.Context, hardware string, merge func(old []byte) ([]byte, error)) error {
+	return s.b.Update(ctx, func(tx Tx) error {
 		peak, err := merge(bytes.Clone(tx.Get(peaksTable, []byte(hardware))))
 		if err != nil || peak == nil {
 			return err
@@ -27,21 +28,24 @@ func (s *Store) UpdatePeak(hardware string, merge func(old []byte) ([]byte, erro
 }
 
 // LoadPeak returns the peak stored for hardware, or nil. A file that
-// cannot be read is an error and a warning.
-func (s *Store) LoadPeak(hardware string) ([]byte, error) {
-	return s.load(context.Background(), "stored peaks not read", peaksTable, []byte(hardware))
+// cannot be read is an error and a warning; ctx ending while it waits is
+// ctx's error, without a warning.
+func (s *Store) LoadPeak(ctx context.Context, hardware string) ([]byte, error) {
+	return s.load(ctx, "stored peaks not read", peaksTable, []byte(hardware))
 }
 
 // SavePipelineCache stores a driver's pipeline cache data under its
-// pipeline-cache UUID.
-func (s *Store) SavePipelineCache(uuid [16]byte, data []byte) error {
-	return s.b.Update(context.Background(), func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
+// pipeline-cache UUID. ctx ending while it waits is its error, ctx's, and
+// nothing is written.
+func (s *Store) SavePipelineCache(ctx context.Context, uuid [16]byte, data []byte) error {
+	return s.b.Update(ctx, func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
 }
 
 // LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
-// file that cannot be read is an error and a warning.
-func (s *Store) LoadPipelineCache(uuid [16]byte) ([]byte, error) {
-	return s.load(context.Background(), "stored pipeline caches not read", pipelineTable, fmt.Appendf(nil, "%x", uuid))
+// file that cannot be read is an error and a warning; ctx ending while it
+// waits is ctx's error, without a warning.
+func (s *Store) LoadPipelineCache(ctx context.Context, uuid [16]byte) ([]byte, error) {
+	return s.load(ctx, "stored pipeline caches not read", pipelineTable, fmt.Appendf(nil, "%x", uuid))
 }
 
 // load returns a copy of key's value in table, or nil; a store that

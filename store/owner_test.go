@@ -26,12 +26,12 @@ func TestForeignBboltFile(t *testing.T) {
 	before := snapshot(t, path, "")
 	const says = " is a bbolt file of another program (buckets: sessions, users), not a vkbench tune cache; it is left as it is"
 	c := checkNotWritten(t, path, status.FailedPrecondition, path+says)
-	for name, err := range map[string]error{"CheckRead": c.CheckRead(t.Context()), "CheckWrite": c.CheckWrite(t.Context()), "Clear": c.Clear(nil)} {
+	for name, err := range map[string]error{"CheckRead": c.CheckRead(t.Context()), "CheckWrite": c.CheckWrite(t.Context()), "Clear": c.Clear(t.Context(), nil)} {
 		if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(fmtErr(err), path+says) {
 			t.Errorf("%s = %v; want FAILED_PRECONDITION saying %q", name, err, path+says)
 		}
 	}
-	if _, err := c.Tables(); status.CodeOf(err) != status.FailedPrecondition {
+	if _, err := c.Tables(t.Context()); status.CodeOf(err) != status.FailedPrecondition {
 		t.Errorf("Tables = %v; want FAILED_PRECONDITION", err)
 	}
 	if diff := cmp.Diff(before, snapshot(t, path, "")); diff != "" {
@@ -96,7 +96,7 @@ func TestAdoptedFiles(t *testing.T) {
 			if v, err := c.Get(context.Background(), testTable, keyNew); !bytes.Equal(v, value(0)) || err != nil {
 				t.Errorf("Get = %q, %v", v, err)
 			}
-			if tables, err := c.Tables(); err != nil || !cmp.Equal(tables, []store.Table{testTable}) {
+			if tables, err := c.Tables(t.Context()); err != nil || !cmp.Equal(tables, []store.Table{testTable}) {
 				t.Errorf("Tables = %v, %v; want %v alone", tables, err, testTable)
 			}
 			if got := snapshot(t, path, "")["vkbench/kind"]; got != "vkbench tune cache" {

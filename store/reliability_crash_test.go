@@ -191,7 +191,7 @@ func verifyCrashFile(t *testing.T, path string, latest map[int]string) (unreport
 	found := map[int]bool{}
 	for ti, tbl := range crashTables {
 		var stored []crashCommit
-		err := c.Scan(tbl, func(k, v []byte) error {
+		err := c.Scan(t.Context(), tbl, func(k, v []byte) error {
 			var n int
 			var sum string
 			if _, err := fmt.Sscanf(strings.Replace(string(k), "@", " ", 1), "copy/u32/%d %s", &n, &sum); err != nil {

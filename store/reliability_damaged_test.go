@@ -298,15 +298,15 @@ func checkUnreadable(t *testing.T, c *store.Store, path string) {
 		t.Errorf("Get in a damaged file = %q, %v; want nothing and code DataLoss", v, err)
 	}
 	wantWarning(t, c, path, "damaged")
-	if _, err := c.Tables(); status.CodeOf(err) != status.DataLoss {
+	if _, err := c.Tables(t.Context()); status.CodeOf(err) != status.DataLoss {
 		t.Errorf("Tables = %v, want code DataLoss", err)
 	}
-	if err := c.Scan(testTable, func(_, _ []byte) error { return nil }); status.CodeOf(err) != status.DataLoss {
+	if err := c.Scan(t.Context(), testTable, func(_, _ []byte) error { return nil }); status.CodeOf(err) != status.DataLoss {
 		t.Errorf("Scan = %v, want code DataLoss", err)
 	}
 	// The peaks are outside the tables; where the damage is inside them,
 	// there are none to read either way.
-	if p, err := c.LoadPeak(testTable.Hardware); p != nil || (err != nil && status.CodeOf(err) != status.DataLoss) {
+	if p, err := c.LoadPeak(t.Context(), testTable.Hardware); p != nil || (err != nil && status.CodeOf(err) != status.DataLoss) {
 		t.Errorf("LoadPeak = %v, %v; want nil and no error or one with code DataLoss", p, err)
 	}
 }
@@ -611,17 +611,17 @@ func checkFutureSchema(t *testing.T, path string) {
 	if err := put(c, testTable, keyNew, value(0)); err != nil {
 		t.Fatal(err)
 	}
-	tables, err := c.Tables()
+	tables, err := c.Tables(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]store.Table{testTable}, tables); diff != "" {
 		t.Errorf("Tables (-want +got):\n%s", diff)
 	}
-	if err := c.Clear(nil); err != nil {
+	if err := c.Clear(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if tables, err := c.Tables(); err != nil || len(tables) != 0 {
+	if tables, err := c.Tables(t.Context()); err != nil || len(tables) != 0 {
 		t.Errorf("after Clear(nil): Tables = %v, %v; want none", tables, err)
 	}
 	if w := c.Warnings(); len(w) > 0 {

@@ -60,7 +60,7 @@ func TestCacheManyProcesses(t *testing.T) {
 	}
 	c := newCache(t, path)
 	seen := map[string]int{}
-	err := c.Scan(testTable, func(k, v []byte) error {
+	err := c.Scan(t.Context(), testTable, func(k, v []byte) error {
 		seen[string(k)]++
 		if want := answers[string(k)]; want != string(v) {
 			t.Errorf("%s stored %s, processes used %s", k, v, want)

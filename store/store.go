@@ -47,7 +47,8 @@ type Options struct {
 // transaction; between reads the file stays open (and mapped) but
 // unlocked for up to a second, and is reopened when another process
 // changed it. No process waits for a lock longer than the lock timeout,
-// or than the context of the method that waits (Get, Update, TryLock).
+// or than the context of the method that waits (see the package's
+// Basics).
 //
 // # Crashes
 //

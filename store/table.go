@@ -84,9 +84,11 @@ func (s *Store) Update(ctx context.Context, t Table, fn func(Rows) error) error 
 }
 
 // Scan calls fn with every key of table t and its value, in key order.
-// A table that is not there is NotFound.
-func (s *Store) Scan(t Table, fn func(key, value []byte) error) error {
-	return s.b.View(context.Background(), func(tx Tx) error {
+// A table that is not there is NotFound. ctx ending while it waits (for
+// another process's lock, for a shared store's answer) is its error,
+// ctx's.
+func (s *Store) Scan(ctx context.Context, t Table, fn func(key, value []byte) error) error {
+	return s.b.View(ctx, func(tx Tx) error {
 		if found, err := hasTable(tx, t.path()); err != nil || !found {
 			return cmp.Or(err, status.Newf(status.NotFound, "store: no table %s", t))
 		}
@@ -104,10 +106,11 @@ func hasTable(tx Tx, path []string) (found bool, err error) {
 	return found, err
 }
 
-// Tables lists the tables of this schema.
-func (s *Store) Tables() ([]Table, error) {
+// Tables lists the tables of this schema. ctx ending while it waits is
+// its error, ctx's.
+func (s *Store) Tables(ctx context.Context) ([]Table, error) {
 	var out []Table
-	err := s.b.View(context.Background(), func(tx Tx) error {
+	err := s.b.View(ctx, func(tx Tx) error {
 		return tx.Tables(tablesAbove, 2, func(p []string) error {
 			out = append(out, Table{Hardware: p[0], Tuner: p[1]})
 			return nil
@@ -119,8 +122,10 @@ func (s *Store) Tables() ([]Table, error) {
 // Clear removes table t with its tuning logs; a nil t removes every table
 // of this schema and every log. A t that names no table is NotFound,
 // whether the file lacks that table, has no tables or does not exist, so
-// that a mistyped table is not taken for one cleared.
-func (s *Store) Clear(t *Table) error {
+// that a mistyped table is not taken for one cleared. ctx ending while it
+// waits is its error, ctx's: nothing was removed, unless a shared store's
+// writes were already on their way.
+func (s *Store) Clear(ctx context.Context, t *Table) error {
 	missing := func() error {
 		if t == nil {
 			return nil
@@ -139,7 +144,7 @@ func (s *Store) Clear(t *Table) error {
 	if t != nil {
 		logs = append(logs, t.Hardware, t.Tuner)
 	}
-	return s.b.Update(context.Background(), func(tx Tx) error {
+	return s.b.Update(ctx, func(tx Tx) error {
 		hadLogs, err := tx.Drop(logs)
 		if err != nil {
 			return err

@@ -184,7 +184,7 @@ func newCacheLsCmd(cf *cacheFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tables, err := chosenTables(c, "", "")
+			tables, err := chosenTables(cmd.Context(), c, "", "")
 			if err != nil {
 				return err
 			}
@@ -228,16 +228,16 @@ type tableEntries struct {
 // chosenTables returns the tables that --hardware hw and --tuner tuner
 // choose (tableChosen), with their entries: the file's, then the shared
 // store's if any. A shared tier that fails is left out, with its one
-// warning.
-func chosenTables(c *store.Store, hw, tuner string) ([]tableEntries, error) {
+// warning; ctx ending is the error of either.
+func chosenTables(ctx context.Context, c *store.Store, hw, tuner string) ([]tableEntries, error) {
 	tiers := []tier{{s: c}}
 	if shared := c.Shared(); shared != nil {
 		tiers = []tier{{s: c, name: "local"}, {s: shared, name: "shared"}}
 	}
 	var out []tableEntries
 	for _, tr := range tiers {
-		tables, err := tr.chosenTables(hw, tuner)
-		if err != nil && tr.s == c {
+		tables, err := tr.chosenTables(ctx, hw, tuner)
+		if err != nil && (tr.s == c || ctx.Err() != nil) {
 			return nil, asUsage(err)
 		}
 		out = append(out, tables...)
@@ -247,8 +247,8 @@ func chosenTables(c *store.Store, hw, tuner string) ([]tableEntries, error) {
 
 // chosenTables returns tr's tables that hw and tuner choose, with their
 // entries.
-func (tr tier) chosenTables(hw, tuner string) ([]tableEntries, error) {
-	tables, err := tr.s.Tables()
+func (tr tier) chosenTables(ctx context.Context, hw, tuner string) ([]tableEntries, error) {
+	tables, err := tr.s.Tables(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ func (tr tier) chosenTables(hw, tuner string) ([]tableEntries, error) {
 		if !tableChosen(t, hw, tuner) {
 			continue
 		}
-		entries, err := autotune.Entries(tr.s, t)
+		entries, err := autotune.Entries(ctx, tr.s, t)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +308,7 @@ in every table that has it, or only in the table of --hardware and --tuner.`,
 			if err != nil {
 				return err
 			}
-			tables, err := chosenTables(c, hw, tuner)
+			tables, err := chosenTables(cmd.Context(), c, hw, tuner)
 			if err != nil {
 				return err
 			}
@@ -357,12 +357,12 @@ machines of the same hardware. A shared store (--store) is not read.`,
 			if err != nil {
 				return err
 			}
-			t, err := pickTable(c, hw, tuner)
+			t, err := pickTable(cmd.Context(), c, hw, tuner)
 			if err != nil {
 				return asUsage(fmt.Errorf("the local tune cache %s: %w", cmp.Or(c.Path(), "(--cache off)"), err))
 			}
 			// An interrupt drops the file, which the command says it did not write.
-			write := func(w io.Writer) error { return cmp.Or(autotune.Export(w, c, t), cmd.Context().Err()) }
+			write := func(w io.Writer) error { return cmp.Or(autotune.Export(cmd.Context(), w, c, t), cmd.Context().Err()) }
 			if err := writeOutput(cmd, args[0], c.Path(), write); err != nil {
 				return asUsage(err)
 			}
@@ -537,13 +537,13 @@ fails is not cleared, and the command says so and exits 3.`,
 func clearTier(cmd *cobra.Command, tr tier, hw, tuner string) error {
 	what, table := "every table", (*store.Table)(nil)
 	if hw != "" || tuner != "" {
-		t, err := pickTable(tr.s, hw, tuner)
+		t, err := pickTable(cmd.Context(), tr.s, hw, tuner)
 		if err != nil {
 			return fmt.Errorf("%s: %w", tr.name, err)
 		}
 		what, table = "table "+t.String(), &t
 	}
-	if err := tr.s.Clear(table); err != nil {
+	if err := tr.s.Clear(cmd.Context(), table); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "cleared %s of %s\n", what, tr.name)
@@ -562,9 +562,9 @@ type noTableError struct{ error }
 
 // pickTable finds the one table matching hardware and tuner (each may be
 // empty to match any): none or several is bad usage; the store's failure
-// is its error.
-func pickTable(c *store.Store, hw, tuner string) (store.Table, error) {
-	tables, err := c.Tables()
+// is its error, and so is ctx's end.
+func pickTable(ctx context.Context, c *store.Store, hw, tuner string) (store.Table, error) {
+	tables, err := c.Tables(ctx)
 	if err != nil {
 		return store.Table{}, err
 	}

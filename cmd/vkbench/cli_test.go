@@ -585,7 +585,7 @@ func TestPeakKeepsFaster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := autotune.SavePeak(c, info.Hardware(), fast, 0.01, true); err != nil {
+	if _, err := autotune.SavePeak(t.Context(), c, info.Hardware(), fast, 0.01, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Close(); err != nil {
@@ -640,7 +640,7 @@ func storedPeak(t testing.TB, path string) *autotune.PeakRecord {
 			t.Error(err)
 		}
 	}()
-	p, err := autotune.LoadPeak(c, needDevice(t).Hardware())
+	p, err := autotune.LoadPeak(t.Context(), c, needDevice(t).Hardware())
 	if err != nil || p == nil {
 		t.Fatalf("stored peak: %v, %v", p, err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,7 @@ func (f *deviceFlags) openOptions(cmd *cobra.Command, cache *store.Store) hal.Op
 	if cache != nil {
 		opts.PipelineCache = func(info hal.DeviceInfo) []byte {
 			// A pipeline cache that does not load only costs compile time.
-			data, _ := cache.LoadPipelineCache(info.PipelineCacheUUID)
+			data, _ := cache.LoadPipelineCache(cmd.Context(), info.PipelineCacheUUID)
 			return data
 		}
 	}
@@ -75,21 +76,26 @@ func deviceSpecError(spec string, err error) error {
 // warning on warn and the command's own work stands; only where keeping
 // it is the whole of the work (tune --compile-only: required) is that
 // the command's error. A tune cache file the command cannot write (run
-// only reads one) is left alone, without a word.
-func keepPipelineCache(warn io.Writer, dev hal.Device, cache *store.Store, required bool) error {
+// only reads one) is left alone, without a word; so is a save that ctx,
+// the command's, ended (an interrupt: the wait for the file's lock ends
+// with it), unless the pipeline cache is required, where ctx's end is the
+// error.
+func keepPipelineCache(ctx context.Context, warn io.Writer, dev hal.Device, cache *store.Store, required bool) error {
 	pc, ok := dev.(hal.PipelineCacher)
 	if !ok || cache == nil || cache.Path() == "" || !required && checkCachePath(cache.Path(), true) != nil {
 		return nil
 	}
 	data, err := pc.PipelineCacheData()
 	if err == nil && len(data) > 0 {
-		err = cache.SavePipelineCache(dev.Info().PipelineCacheUUID, data)
+		err = cache.SavePipelineCache(ctx, dev.Info().PipelineCacheUUID, data)
 	}
 	switch {
 	case err == nil:
 		return nil
 	case required:
 		return status.Annotatef(err, "the pipeline cache was not kept")
+	case ctx.Err() != nil:
+		return nil
 	}
 	_, err = fmt.Fprintf(warn, "vkbench: warning: pipeline cache not saved: %v\n", err)
 	return err
@@ -165,7 +171,7 @@ func (s *session) add(cmd *cobra.Command, dev hal.Device, release func() error, 
 			_ = release()
 			return nil
 		}
-		return status.Join(keepPipelineCache(cmd.ErrOrStderr(), dev, s.cache, false), release())
+		return status.Join(keepPipelineCache(cmd.Context(), cmd.ErrOrStderr(), dev, s.cache, false), release())
 	})
 	conditions, closeTelemetry, err := withTelemetry(opts, dev.Info())
 	if err == nil {

@@ -23,8 +23,9 @@ import (
 // (another process holds the file's lock, as root's chattr cannot stop
 // a write here) is a warning and no error, except where keeping it is the
 // command's work (required: --compile-only), where it is the error and
-// nothing is said beside it. A file that takes it keeps it, quietly.
-// (Mutation: returning the error where not required fails the first
+// nothing is said beside it. A file that takes it keeps it, quietly. A
+// command interrupted (its context ended) while the file is locked says
+// nothing of it, and is not held for the lock (30 s here). (Mutation: returning the error where not required fails the first
 // case; dropping the warning fails it too.)
 func TestKeepPipelineCache(t *testing.T) {
 	dev := devtest.Device(t)
@@ -36,14 +37,15 @@ func TestKeepPipelineCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name             string
-		locked, required bool
-		wantErr, warned  bool
+		name                          string
+		locked, required, interrupted bool
+		wantErr, warned               bool
 	}{
-		{"locked, not required", true, false, false, true},
-		{"locked, required", true, true, true, false},
-		{"writable, required", false, true, false, false},
-		{"writable, not required", false, false, false, false},
+		{"locked, not required", true, false, false, false, true},
+		{"locked, required", true, true, false, true, false},
+		{"locked, not required, interrupted", true, false, true, false, false},
+		{"writable, required", false, true, false, false, false},
+		{"writable, not required", false, false, false, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "cache.db")
@@ -53,7 +55,12 @@ func TestKeepPipelineCache(t *testing.T) {
 			if tc.locked {
 				holdLock(t, path)
 			}
-			cache, err := store.Open(store.Options{Path: path, LockTimeout: 50 * time.Millisecond})
+			// Interrupted, it must not wait: the lock timeout is long.
+			lockTimeout := 50 * time.Millisecond
+			if tc.interrupted {
+				lockTimeout = 30 * time.Second
+			}
+			cache, err := store.Open(store.Options{Path: path, LockTimeout: lockTimeout})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +70,17 @@ func TestKeepPipelineCache(t *testing.T) {
 				}
 			})
 			var warn strings.Builder
-			err = keepPipelineCache(&warn, dev, cache, tc.required)
+			ctx, cancel := context.WithCancel(t.Context())
+			if tc.interrupted {
+				cancel()
+			}
+			start := time.Now()
+			err = keepPipelineCache(ctx, &warn, dev, cache, tc.required)
+			took := time.Since(start)
+			cancel()
+			if tc.interrupted && took > lockTimeout/4 {
+				t.Errorf("interrupted, it returned after %v; want at once, not after the lock timeout %v", took, lockTimeout)
+			}
 			if (err != nil) != tc.wantErr || (warn.Len() > 0) != tc.warned {
 				t.Fatalf("error %v, warning %q; want an error %v, a warning %v", err, warn.String(), tc.wantErr, tc.warned)
 			}
@@ -76,7 +93,7 @@ func TestKeepPipelineCache(t *testing.T) {
 			if tc.locked {
 				return
 			}
-			data, err := cache.LoadPipelineCache(dev.Info().PipelineCacheUUID)
+			data, err := cache.LoadPipelineCache(t.Context(), dev.Info().PipelineCacheUUID)
 			if err != nil || len(data) == 0 {
 				t.Errorf("the pipeline cache was not kept: %d bytes, %v", len(data), err)
 			}

@@ -240,13 +240,13 @@ func cacheEntries(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatalf("opening the cache: %v", err)
 	}
-	tables, err := c.Tables()
+	tables, err := c.Tables(t.Context())
 	if err != nil {
 		t.Fatalf("listing the cache's tables: %v", err)
 	}
 	var out []string
 	for _, tb := range tables {
-		es, err := autotune.Entries(c, tb)
+		es, err := autotune.Entries(t.Context(), c, tb)
 		if err != nil {
 			t.Fatalf("listing the entries of %v: %v", tb, err)
 		}
@@ -313,5 +313,50 @@ func TestInterruptedCacheTransfer(t *testing.T) {
 	code, stderr = interrupted("cache", "export", out, "--cache", full)
 	if _, err := os.Stat(out); code != 130 || !strings.HasSuffix(stderr, "stopped; no results written\n") || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("interrupted export: exit status %d, stderr %q, its file: %v; want 130, no results written and no file", code, stderr, err)
+	}
+}
+
+// TestInterruptLockedCache: SIGINT while a command waits for the tune
+// cache's lock, which another process holds, stops it soon, exit status
+// 130 and the line that says so: cache ls, show, clear and export (their
+// tables, Tables and Clear) and run (opening the device loads the
+// driver's pipeline cache from the file). Before, each waited out the
+// lock timeout (5 s) whatever the interrupt. Each time is measured from
+// the test's own interrupt, and held to half the lock timeout.
+func TestInterruptLockedCache(t *testing.T) {
+	const lockTimeout = 5 * time.Second // the store's default
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cache.db")
+	c, err := store.Open(store.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Update(t.Context(), store.Table{Hardware: "hw", Tuner: "builtin"}, func(r store.Rows) error { return r.Put([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	holdLock(t, path)
+	for _, args := range [][]string{
+		{"cache", "ls"},
+		{"cache", "show", "copy/u32/1024"},
+		{"cache", "clear"},
+		{"cache", "export", filepath.Join(dir, "out.json")},
+		{"run", "copy", "--size", "1024", "--budget", "100ms"},
+	} {
+		if args[0] == "run" {
+			needDevice(t)
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		interrupted := make(chan time.Time, 1)
+		time.AfterFunc(300*time.Millisecond, func() { interrupted <- time.Now(); cancel(interrupt{syscall.SIGINT}) })
+		var stdout, stderr strings.Builder
+		code := execute(ctx, append(args, "--cache", path), &stdout, &stderr)
+		took := time.Since(<-interrupted)
+		what := strings.Join(args[:2], " ")
+		if code != 130 || stderr.String() != "vkbench: interrupted by SIGINT: stopped; no results written\n" {
+			t.Errorf("%s interrupted waiting for the cache's lock: exit status %d, stderr %q; want 130 and only the line that says so", what, code, stderr.String())
+		}
+		if took > lockTimeout/2 {
+			t.Errorf("%s exited %v after SIGINT; want within half the lock timeout, %v", what, took, lockTimeout)
+		}
 	}
 }

@@ -111,7 +111,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	if err := status.Join(errs...); err != nil {
 		return sess.close(cmd, err)
 	}
-	kept, err := autotune.SavePeak(sess.cache, info.Hardware(), rec, opts.TargetHalfWidth, replace)
+	kept, err := autotune.SavePeak(cmd.Context(), sess.cache, info.Hardware(), rec, opts.TargetHalfWidth, replace)
 	if err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}

@@ -161,7 +161,7 @@ func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float6
 	return func(hardware string) *autotune.Peak {
 		p := autotune.Peak{Rates: autotune.Rates{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}}
 		if cache != nil {
-			if stored, _ := autotune.LoadPeak(cache, hardware); stored != nil { // no stored peak is a note, not an error
+			if stored, _ := autotune.LoadPeak(cmd.Context(), cache, hardware); stored != nil { // no stored peak is a note, not an error
 				p.BandwidthGBps = cmp.Or(p.BandwidthGBps, stored.BandwidthGBps)
 				p.GFLOPs = cmp.Or(p.GFLOPs, stored.GFLOPs)
 			}

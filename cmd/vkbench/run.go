@@ -275,7 +275,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 		return err
 	}
 	info := s.dev.Info()
-	if p, _ := autotune.LoadPeak(s.cache, info.Hardware()); p != nil {
+	if p, _ := autotune.LoadPeak(cmd.Context(), s.cache, info.Hardware()); p != nil {
 		opts.Peak = &p.Peak
 	}
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
@@ -661,7 +661,7 @@ func compileAll(cmd *cobra.Command, f *tuneFlags, level autotune.Level, args []s
 	}
 	n, err := autotune.Compile(cmd.Context(), dev, ops, sizes)
 	if err == nil {
-		err = keepPipelineCache(cmd.ErrOrStderr(), dev, cache, true)
+		err = keepPipelineCache(cmd.Context(), cmd.ErrOrStderr(), dev, cache, true)
 	}
 	if err := status.Join(err, release()); err != nil {
 		return err

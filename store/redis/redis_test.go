@@ -381,7 +381,8 @@ func TestPingCancelled(t *testing.T) {
 // TestContextEndsCalls: a call to a store that stopped answering (paused)
 // ends as soon as its caller's context does, cancelled or past its
 // deadline, with the context's error and code, where it waited for the
-// store's own timeouts (10 s a read here). Through a Store such a call is
+// store's own timeouts (10 s a read here); the Store's Scan, Tables and
+// Clear waited so until they took a context. Through a Store such a call is
 // no failure of the tier: no warning, and the next call asks the store.
 // Each call's time is measured from the test's own wait for the same
 // context's end, and held to a quarter of one read's timeout.
@@ -421,6 +422,15 @@ func TestContextEndsCalls(t *testing.T) {
 		{"Ping", b.Ping},
 		{"Store.Get", func(ctx context.Context) error { _, err := s.Shared().Get(ctx, table, []byte("k")); return err }},
 		{"Store.TryLock", func(ctx context.Context) error { _, _, err := s.Shared().TryLock(ctx, "q"); return err }},
+		{"Store.Scan", func(ctx context.Context) error {
+			return s.Shared().Scan(ctx, table, func(_, _ []byte) error { return nil })
+		}},
+		{"Store.Tables", func(ctx context.Context) error { _, err := s.Shared().Tables(ctx); return err }},
+		// Another table than putGet's: the commands sent go on once the
+		// store answers again.
+		{"Store.Clear", func(ctx context.Context) error {
+			return s.Shared().Clear(ctx, &store.Table{Hardware: "hw", Tuner: "other"})
+		}},
 	}
 	srv.Pause()
 	defer srv.Resume()
