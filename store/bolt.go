@@ -159,6 +159,9 @@ func (bf *boltFile) View(ctx context.Context, fn func(Tx) error) error {
 // read is View, waiting at most wait for another process's lock, with
 // fn's error and the file's (not yet wrapped by fileError) apart.
 func (bf *boltFile) read(ctx context.Context, wait time.Duration, fn func(Tx) error) (err, fileErr error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // ended already: the select below could take the free lock
+	}
 	select {
 	case bf.rmu <- struct{}{}:
 	case <-ctx.Done():
