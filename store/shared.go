@@ -77,9 +77,16 @@ func (s *Store) openShared(ctx context.Context, rawURL string) (*Store, error) {
 	}
 	openersMu.RLock()
 	open, schemes := openers[u.Scheme], slices.Sorted(maps.Keys(openers))
+	_, redis := openers["redis"]
 	openersMu.RUnlock()
 	if open == nil {
-		return nil, status.Newf(status.InvalidArgument, "store: unknown shared store %q (registered: %s; forgotten import of github.com/vkbench/vkbench/store/redis?)", u.Scheme+"://", strings.Join(schemes, ", "))
+		// The import is a program's to add: a command that has it needs
+		// only the scheme.
+		hint := ""
+		if !redis {
+			hint = "; forgotten import of github.com/vkbench/vkbench/store/redis?"
+		}
+		return nil, status.Newf(status.InvalidArgument, "store: unknown shared store %q (registered: %s%s)", u.Scheme+"://", cmp.Or(strings.Join(schemes, ", "), "none"), hint)
 	}
 	tier := &sharedTier{name: u.Redacted(), warn: s.Warn, expiry: DefaultLockExpiry, wait: DefaultLockWait}
 	q := u.Query()

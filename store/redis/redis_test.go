@@ -495,3 +495,13 @@ func TestPanicReleasesConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownScheme: a URL of a scheme no store has names the schemes
+// there are, and hints at store/redis's import only where it is missing:
+// a program that imports it (the command does) was told to import it.
+func TestUnknownScheme(t *testing.T) {
+	_, err := store.Open(store.Options{Path: "off", Shared: "http://cache.example:6379/0"})
+	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), `unknown shared store "http://" (registered: `) || !strings.Contains(err.Error(), "redis, rediss)") || strings.Contains(err.Error(), "import") {
+		t.Errorf("Open of an http:// store: %v; want InvalidArgument naming the registered schemes, no import hint", err)
+	}
+}
