@@ -69,10 +69,13 @@ func (r *ABReport) Failures() string {
 // UnclearFails; "" when none.
 func (rep Report) Failures(failOnMissing bool) string {
 	var parts []string
-	noun := "benchmark(s) " // the first count's
 	add := func(n int, what string) {
-		if n > 0 {
-			parts, noun = append(parts, fmt.Sprintf("%d %s%s", n, noun, what)), ""
+		switch {
+		case n == 0:
+		case len(parts) == 0: // the first count says what it counts
+			parts = append(parts, plural(n, "benchmark")+" "+what)
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
 		}
 	}
 	add(rep.Regressions, "regressed")

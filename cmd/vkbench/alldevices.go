@@ -212,7 +212,7 @@ func writeAllDevices(w io.Writer, all []autotune.JobResult, took time.Duration, 
 			}
 			what := r.Job.Op.Name() + " " + r.Job.Size.String()
 			if r.Retried > 0 {
-				notes = append(notes, fmt.Sprintf("%s: retried after %d lost device(s)", what, r.Retried))
+				notes = append(notes, fmt.Sprintf("%s: retried after %s", what, plural(r.Retried, "lost device", "lost devices")))
 			}
 			if r.Err != nil {
 				winner = "failed"

@@ -60,7 +60,7 @@ func TestAllDevicesTable(t *testing.T) {
 	}
 	for _, want := range []string{
 		h200 + "\n  operation ",
-		"3 (01234567a)", "4 (01234567b)", "\n  gemm 4096x4096x4096: retried after 1 lost device(s)\n",
+		"3 (01234567a)", "4 (01234567b)", "\n  gemm 4096x4096x4096: retried after 1 lost device\n",
 		"\n" + h100 + "\n  operation ",
 		"\n3 jobs on every device at once in 5s\n",
 	} {

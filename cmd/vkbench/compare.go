@@ -168,7 +168,7 @@ func newCompareCmd() *cobra.Command {
 				return errFailed(f)
 			}
 			if rep.Unjudged > 0 {
-				return usageError{fmt.Errorf("%d benchmark(s) could not be judged: %s", rep.Unjudged, firstUnjudged(rep))}
+				return usageError{fmt.Errorf("%s could not be judged: %s", plural(rep.Unjudged, "benchmark", "benchmarks"), firstUnjudged(rep))}
 			}
 			return nil
 		},

@@ -108,7 +108,7 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 	}
 	return writeReport(cmd, output, args, func(w io.Writer) (int, error) {
 		return report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
-	}, func(n int) string { return fmt.Sprintf("%d chart(s) of %d file(s)", n, len(in)) })
+	}, func(n int) string { return plural(n, "chart", "charts") + " of " + plural(len(in), "file", "files") })
 }
 
 // writeReport writes the report that draw draws of inputs to output, and
@@ -143,7 +143,9 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 	}
 	return writeReport(cmd, output, paths, func(w io.Writer) (int, error) {
 		return report.Convergence(w, format, ls, report.Options{Version: version})
-	}, func(n int) string { return fmt.Sprintf("the convergence of %d search(es) in %d log(s)", n, len(ls)) })
+	}, func(n int) string {
+		return "the convergence of " + plural(n, "search", "searches") + " in " + plural(len(ls), "log", "logs")
+	})
 }
 
 // reportPeaks returns the peak of each hardware, for its roofline: each

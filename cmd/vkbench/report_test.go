@@ -77,7 +77,7 @@ func TestReportCrafted(t *testing.T) {
 	t.Run("html", func(t *testing.T) {
 		out := filepath.Join(dir, "report.html")
 		r := mustRun(t, 0, append([]string{"report", in, "-o", out}, peak...)...)
-		if r.stdout != "" || r.stderr != "wrote "+out+": 3 chart(s) of 1 file(s)\n" {
+		if r.stdout != "" || r.stderr != "wrote "+out+": 3 charts of 1 file\n" {
 			t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
 		}
 		page, err := os.ReadFile(out)
@@ -138,7 +138,7 @@ func TestReportCrafted(t *testing.T) {
 	t.Run("no-peak", func(t *testing.T) {
 		out := filepath.Join(dir, "nopeak.svg")
 		r := mustRun(t, 0, "report", in, "-o", out, "--cache", filepath.Join(dir, "empty.db"))
-		if !strings.Contains(r.stderr, "2 chart(s)") {
+		if !strings.Contains(r.stderr, "2 charts") {
 			t.Errorf("stderr %q, want two charts (no roofline)", r.stderr)
 		}
 		data, err := os.ReadFile(out)
@@ -178,7 +178,7 @@ func TestReportCrafted(t *testing.T) {
 			t.Errorf("%s written (%v)", out, err)
 		}
 		r = mustRun(t, 0, append([]string{"report", empty, in, "-o", out}, peak...)...)
-		if !strings.Contains(r.stderr, "3 chart(s) of 2 file(s)") {
+		if !strings.Contains(r.stderr, "3 charts of 2 files") {
 			t.Errorf("beside a file with charts: stderr %q", r.stderr)
 		}
 	})
@@ -206,7 +206,7 @@ func TestReportRealRun(t *testing.T) {
 		out := filepath.Join(dir, "report."+ext)
 		r := mustRun(t, 0, "report", file, "-o", out, "--cache", cache)
 		// copy does no arithmetic: no point on the roofline, so one chart.
-		if !strings.Contains(r.stderr, "1 chart(s) of 1 file(s)") {
+		if !strings.Contains(r.stderr, "1 chart of 1 file") {
 			t.Errorf("%s: stderr %q", ext, r.stderr)
 		}
 		data, err := os.ReadFile(out)

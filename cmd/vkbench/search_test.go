@@ -77,7 +77,7 @@ func TestTuneSearch(t *testing.T) {
 	svg := filepath.Join(dir, "conv.svg")
 	r = mustRun(t, 0, "report", log, "-o", svg)
 	data, err := os.ReadFile(svg)
-	if err != nil || !strings.Contains(string(data), "<svg") || !strings.Contains(r.stderr, "the convergence of 2 search(es) in 1 log(s)") {
+	if err != nil || !strings.Contains(string(data), "<svg") || !strings.Contains(r.stderr, "the convergence of 2 searches in 1 log") {
 		t.Errorf("report of the log: %v, %q", err, r.stderr)
 	}
 	texts := strings.Join(svgTexts(t, data), " | ")
