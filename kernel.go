@@ -136,7 +136,7 @@ func (k *Kernel) candidate() (kernels.Candidate, variant, error) {
 		Applies:          k.applies(),
 		SubgroupSize:     k.SubgroupSize,
 		FullSubgroups:    k.FullSubgroups,
-	}, variant{*k, layoutOf(mod, entry, constants, bindings, sets)}, nil
+	}, variant{*k, layoutOf(mod, entry, constants, hal.ExecutableDesc{Bindings: bindings, Sets: sets})}, nil
 }
 
 // applies is Applies for the catalogue's Size.
@@ -233,12 +233,9 @@ type variant struct {
 	layout
 }
 
-// layoutOf returns the layout of entry, a kernel of bindings buffers
-// spread over sets (nil: all in set 0), with constants applied.
-func layoutOf(mod *spirv.Module, entry *spirv.Entry, spec map[uint32]uint32, bindings int, sets []int) layout {
-	if sets == nil {
-		sets = []int{bindings}
-	}
+// layoutOf returns the layout of entry, a kernel of desc's bindings, with
+// constants applied.
+func layoutOf(mod *spirv.Module, entry *spirv.Entry, spec map[uint32]uint32, desc hal.ExecutableDesc) layout {
 	var l layout
 	if fields, ok := mod.PushConstantFields(entry, spec); ok {
 		for _, f := range fields {
@@ -247,16 +244,13 @@ func layoutOf(mod *spirv.Module, entry *spirv.Entry, spec map[uint32]uint32, bin
 			}
 		}
 	}
-	l.buffers = make([]need, bindings)
+	l.buffers = make([]need, desc.Bindings)
 	for _, b := range mod.Bindings(entry) {
-		if int(b.Set) >= len(sets) || int(b.Binding) >= sets[b.Set] {
+		i, ok := desc.BindingIndex(b.Set, b.Binding)
+		if !ok {
 			continue // the driver's to refuse
 		}
 		if n, ok := mod.BufferBytes(b, spec); ok {
-			i := int(b.Binding)
-			for _, before := range sets[:b.Set] {
-				i += before
-			}
 			l.buffers[i] = need{b.Set, b.Binding, int64(min(n, math.MaxInt64))}
 		}
 	}

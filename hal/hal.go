@@ -180,6 +180,24 @@ type ExecutableDesc struct {
 	FullSubgroups bool
 }
 
+// BindingIndex returns the place of the binding at (set, binding) in the
+// flat list of d's bindings (BindingKinds, a dispatch's Bindings: set 0's
+// first, then set 1's, ...), and false where d has no binding there.
+func (d ExecutableDesc) BindingIndex(set, binding uint32) (int, bool) {
+	sets := d.Sets
+	if sets == nil {
+		sets = []int{d.Bindings}
+	}
+	if int(set) >= len(sets) || int(binding) >= sets[set] {
+		return 0, false
+	}
+	i := int(binding)
+	for _, n := range sets[:set] {
+		i += n
+	}
+	return i, true
+}
+
 // Executable is a compute pipeline ready to dispatch.
 type Executable interface {
 	// Label is the label it was created with.

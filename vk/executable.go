@@ -178,11 +178,7 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 	}
 	var formats []spirv.ImageFormat
 	for _, b := range module.Bindings(entry) {
-		// i is the binding's place in the flat list, set by set.
-		i, ok := int(b.Binding), int(b.Set) < len(sets) && int(b.Binding) < sets[b.Set]
-		for s := range min(int(b.Set), len(sets)) {
-			i += sets[s]
-		}
+		i, ok := desc.BindingIndex(b.Set, b.Binding)
 		if !ok || b.Kind != moduleKinds[kind(i)] {
 			what := "nothing"
 			if ok {
