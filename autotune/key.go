@@ -3,9 +3,9 @@ package autotune
 import (
 	"encoding/hex"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/vkbench/vkbench/internal/enum"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -55,12 +55,7 @@ const (
 var levelNames = [...]string{"balanced", "minimal", "extensive", "full"}
 
 // String returns the level's name.
-func (l Level) String() string {
-	if int(l) < len(levelNames) {
-		return levelNames[l]
-	}
-	return "level(" + strconv.Itoa(int(l)) + ")"
-}
+func (l Level) String() string { return enum.Name(l, levelNames[:], "level(%d)") }
 
 // ParseLevel reads a level's name.
 func ParseLevel(name string) (Level, error) {

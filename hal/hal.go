@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vkbench/vkbench/internal/enum"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -78,7 +79,7 @@ const (
 )
 
 // String returns "device-local" or "host-visible".
-func (k MemoryKind) String() string { return nameOr(k, memoryKindNames[:], "memory-kind(?)") }
+func (k MemoryKind) String() string { return enum.Name(k, memoryKindNames[:], "memory-kind(?)") }
 
 var memoryKindNames = [...]string{DeviceLocal: "device-local", HostVisible: "host-visible"}
 

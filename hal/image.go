@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/vkbench/vkbench/internal/enum"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -50,7 +51,7 @@ func ParseFormat(name string) (Format, error) {
 }
 
 // String returns the format's name, such as "rgba8".
-func (f Format) String() string { return nameOr(f, formatNames[:], "format(?)") }
+func (f Format) String() string { return enum.Name(f, formatNames[:], "format(?)") }
 
 // Valid reports whether f is one of the formats.
 func (f Format) Valid() bool { return f > 0 && f < numFormats }
@@ -125,7 +126,7 @@ const (
 func (u ImageUsage) Has(x ImageUsage) bool { return u&x == x }
 
 // String returns "storage", "sampled" or "storage+sampled".
-func (u ImageUsage) String() string { return nameOr(u, imageUsageNames[:], "usage(?)") }
+func (u ImageUsage) String() string { return enum.Name(u, imageUsageNames[:], "usage(?)") }
 
 var imageUsageNames = [...]string{ImageStorage: "storage", ImageSampled: "sampled", ImageStorage | ImageSampled: "storage+sampled"}
 
@@ -188,7 +189,7 @@ const (
 )
 
 // String returns "nearest" or "linear".
-func (f Filter) String() string { return nameOr(f, []string{Linear: "linear"}, "nearest") }
+func (f Filter) String() string { return enum.Name(f, []string{Linear: "linear"}, "nearest") }
 
 // AddressMode is what a sampler reads outside the image.
 type AddressMode uint8
@@ -201,7 +202,7 @@ const (
 )
 
 // String returns "clamp" or "repeat".
-func (a AddressMode) String() string { return nameOr(a, []string{Repeat: "repeat"}, "clamp") }
+func (a AddressMode) String() string { return enum.Name(a, []string{Repeat: "repeat"}, "clamp") }
 
 // SamplerDesc describes a sampler to create.
 type SamplerDesc struct {
@@ -246,7 +247,7 @@ func (k BindingKind) IsBuffer() bool { return k == StorageBufferBinding || k == 
 
 // String returns "storage buffer", "storage image", "sampled image" or
 // "uniform buffer".
-func (k BindingKind) String() string { return nameOr(k, bindingKindNames[:], "binding kind(?)") }
+func (k BindingKind) String() string { return enum.Name(k, bindingKindNames[:], "binding kind(?)") }
 
 var bindingKindNames = [...]string{StorageBufferBinding: "storage buffer", StorageImageBinding: "storage image", SampledImageBinding: "sampled image",
 	UniformBufferBinding: "uniform buffer"}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkbench/vkbench/internal/enum"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -28,7 +29,7 @@ const (
 )
 
 // String returns "discrete", "integrated", "virtual", "cpu" or "other".
-func (t DeviceType) String() string { return nameOr(t, deviceTypeNames[:], "other") }
+func (t DeviceType) String() string { return enum.Name(t, deviceTypeNames[:], "other") }
 
 var deviceTypeNames = [...]string{IntegratedGPU: "integrated", DiscreteGPU: "discrete", VirtualGPU: "virtual", CPU: "cpu"}
 

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/vkbench/vkbench/internal/enum"
 )
 
 // ComponentType is the element type of a cooperative matrix, with
@@ -58,7 +60,7 @@ const (
 
 // String returns "device", "workgroup", "subgroup", "queue-family" or
 // "scope(N)".
-func (s Scope) String() string { return nameOr(s, scopeNames[:], fmt.Sprintf("scope(%d)", uint32(s))) }
+func (s Scope) String() string { return enum.Name(s, scopeNames[:], "scope(%d)") }
 
 var scopeNames = [...]string{ScopeDevice: "device", ScopeWorkgroup: "workgroup", ScopeSubgroup: "subgroup", ScopeQueueFamily: "queue-family"}
 
@@ -82,15 +84,13 @@ const (
 )
 
 // String returns "nv", "khr" or "nv2".
-func (a MatrixAPI) String() string {
-	return nameOr(a, matrixAPINames[:], fmt.Sprintf("api(%d)", uint8(a)))
-}
+func (a MatrixAPI) String() string { return enum.Name(a, matrixAPINames[:], "api(%d)") }
 
 var matrixAPINames = [...]string{MatrixNV: "nv", MatrixKHR: "khr", MatrixNV2: "nv2"}
 
 // Extension returns the Vulkan extension's name, such as
 // "VK_NV_cooperative_matrix".
-func (a MatrixAPI) Extension() string { return nameOr(a, matrixExtensions[:], a.String()) }
+func (a MatrixAPI) Extension() string { return enum.Name(a, matrixExtensions[:], a.String()) }
 
 var matrixExtensions = [...]string{MatrixNV: "VK_NV_cooperative_matrix", MatrixKHR: "VK_KHR_cooperative_matrix", MatrixNV2: "VK_NV_cooperative_matrix2"}
 

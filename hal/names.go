@@ -5,15 +5,6 @@ import (
 	"strings"
 )
 
-// nameOr returns the name names gives v, or unknown for a value past
-// names or one it leaves out: the String of an enumeration.
-func nameOr[T ~uint8 | ~uint32](v T, names []string, unknown string) string {
-	if uint64(v) < uint64(len(names)) && names[v] != "" {
-		return names[v]
-	}
-	return unknown
-}
-
 // parseName returns the one of values whose String is s.
 func parseName[T fmt.Stringer](s string, values ...T) (T, bool) {
 	for _, v := range values {

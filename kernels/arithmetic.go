@@ -1,5 +1,7 @@
 package kernels
 
+import "github.com/vkbench/vkbench/internal/enum"
+
 // Arithmetic says which of a device's arithmetic rates bounds an
 // operation's flops, for percent of peak: the FMA units of its DType
 // (VectorArithmetic), or its matrix units (tensor cores) at one of their
@@ -26,12 +28,7 @@ const (
 
 // String returns "vector", "matrix-f16", "matrix-f16acc", "matrix-s8" or
 // "matrix-bf16".
-func (a Arithmetic) String() string {
-	if int(a) < len(arithmeticNames) {
-		return arithmeticNames[a]
-	}
-	return "vector"
-}
+func (a Arithmetic) String() string { return enum.Name(a, arithmeticNames[:], "vector") }
 
 var arithmeticNames = [...]string{"vector", "matrix-f16", "matrix-f16acc", "matrix-s8", "matrix-bf16"}
 

@@ -3,9 +3,9 @@ package kernels
 import (
 	"context"
 	"slices"
-	"strconv"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/enum"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -221,12 +221,7 @@ const (
 var roleNames = [...]string{Input: "input", Output: "output", Scratch: "scratch"}
 
 // String returns "input", "output" or "scratch".
-func (r Role) String() string {
-	if int(r) < len(roleNames) {
-		return roleNames[r]
-	}
-	return "role(" + strconv.Itoa(int(r)) + ")"
-}
+func (r Role) String() string { return enum.Name(r, roleNames[:], "role(%d)") }
 
 // Operand is one of a problem's buffers, described: what it is called,
 // what it is for (Role), and what it holds. It embeds the hal.Buffer.
@@ -265,12 +260,7 @@ var dtypeNames = [...]string{F32: "f32", F16: "f16", I32: "i32", U32: "u32", I8:
 
 // String returns the type's short name: "f32", "f16", "i32", "u32", "i8"
 // or "bf16".
-func (d DType) String() string {
-	if d > 0 && int(d) < len(dtypeNames) {
-		return dtypeNames[d]
-	}
-	return "dtype(" + strconv.Itoa(int(d)) + ")"
-}
+func (d DType) String() string { return enum.Name(d, dtypeNames[:], "dtype(%d)") }
 
 var dtypeBytes = [...]int{F32: 4, F16: 2, I32: 4, U32: 4, I8: 1, BF16: 2}
 

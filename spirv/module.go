@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/vkbench/vkbench/internal/enum"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -112,10 +113,7 @@ const (
 // String returns "storage buffer", "uniform buffer", "storage image",
 // "sampled image" or "other descriptor".
 func (k DescriptorKind) String() string {
-	if int(k) >= len(kindNames) {
-		k = OtherDescriptor
-	}
-	return kindNames[k]
+	return enum.Name(k, kindNames[:], kindNames[OtherDescriptor])
 }
 
 var kindNames = [...]string{StorageBuffer: "storage buffer", UniformBuffer: "uniform buffer", StorageImage: "storage image",
@@ -139,12 +137,7 @@ var dimNames = []string{"1D", "2D", "3D", "Cube", "Rect", "Buffer", "SubpassData
 
 // String returns "1D", "2D", "3D", "Cube", "Rect", "Buffer" or
 // "SubpassData".
-func (d ImageDim) String() string {
-	if int(d) < len(dimNames) {
-		return dimNames[d]
-	}
-	return fmt.Sprintf("Dim(%d)", uint32(d))
-}
+func (d ImageDim) String() string { return enum.Name(d, dimNames, "Dim(%d)") }
 
 // ImageFormat is the format an image type declares, SPIR-V's Image
 // Format; Unknown for sampled images and storage images without one.
@@ -163,12 +156,7 @@ var formatNames = []string{"unknown", "rgba32f", "rgba16f", "r32f", "rgba8", "rg
 
 // String returns the format as GLSL's layout qualifier names it
 // ("rgba8", "r32ui"), or "unknown".
-func (f ImageFormat) String() string {
-	if int(f) < len(formatNames) {
-		return formatNames[f]
-	}
-	return fmt.Sprintf("format(%d)", uint32(f))
-}
+func (f ImageFormat) String() string { return enum.Name(f, formatNames, "format(%d)") }
 
 // Image is what an image binding declares.
 type Image struct {

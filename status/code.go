@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vkbench/vkbench/internal/enum"
 )
 
 // Code says what kind of failure an error is. The values and their meaning
@@ -92,12 +94,7 @@ var codeNames = [...]string{
 
 // String returns the code's name as IREE spells it, such as
 // "INVALID_ARGUMENT"; a value outside the known codes reads "CODE(42)".
-func (c Code) String() string {
-	if int(c) < len(codeNames) {
-		return codeNames[c]
-	}
-	return "CODE(" + strconv.FormatUint(uint64(c), 10) + ")"
-}
+func (c Code) String() string { return enum.Name(c, codeNames[:], "CODE(%d)") }
 
 // Error returns the code's name, as String does.
 func (c Code) Error() string { return c.String() }

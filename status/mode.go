@@ -1,8 +1,9 @@
 package status
 
 import (
-	"strconv"
 	"sync/atomic"
+
+	"github.com/vkbench/vkbench/internal/enum"
 )
 
 // Mode says how much of a failure the package keeps, as IREE_STATUS_MODE
@@ -31,12 +32,7 @@ const (
 
 // String returns the mode's name: "code", "location", "messages" or
 // "stack".
-func (m Mode) String() string {
-	if m >= ModeCode && int(m) < len(modeNames) {
-		return modeNames[m]
-	}
-	return "Mode(" + strconv.Itoa(int(m)) + ")"
-}
+func (m Mode) String() string { return enum.Name(m, modeNames[:], "Mode(%d)") }
 
 var modeNames = [...]string{ModeCode: "code", ModeLocation: "location", ModeMessages: "messages", ModeStack: "stack"}
 

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/enum"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -82,12 +82,7 @@ var callNames = [numCalls]string{
 }
 
 // String returns the call's name, such as "CreateBuffer".
-func (c Call) String() string {
-	if c < numCalls {
-		return callNames[c]
-	}
-	return "Call(" + strconv.Itoa(int(c)) + ")"
-}
+func (c Call) String() string { return enum.Name(c, callNames[:], "Call(%d)") }
 
 // Calls returns every call that a rule can make fail, in order: all of
 // them but None and Release.
@@ -127,12 +122,7 @@ const (
 )
 
 // String returns "fail", "fail-async", "lose", "no-tick" or "slow".
-func (e Effect) String() string {
-	if int(e) < len(effectNames) {
-		return effectNames[e]
-	}
-	return "Effect(" + strconv.Itoa(int(e)) + ")"
-}
+func (e Effect) String() string { return enum.Name(e, effectNames[:], "Effect(%d)") }
 
 var effectNames = [...]string{Fail: "fail", FailAsync: "fail-async", Lose: "lose", NoTick: "no-tick", Slow: "slow"}
 
