@@ -12,23 +12,34 @@ import (
 // bandwidth. Bytes: 8N (read N words, write N words).
 type copyOp struct{ opInfo }
 
-func newCopy() *copyOp {
-	scalar := func(wg uint32) kernels.Candidate {
-		return candidate("copy_scalar", fmt.Sprintf("scalar-wg%d", wg), 2, 4, [3]uint32{wg, 1, 1},
+// streamBuilders returns the candidate builders of a streaming operation
+// (copy, triad) of bindings buffers and push bytes of push constants: its
+// shaders op_scalar, op_vec4, op_vec4_unroll and op_gridstride, each over
+// a 1-D workgroup of wg invocations, unrolled u times, the grid-stride
+// loop over groups workgroups.
+func streamBuilders(op string, bindings, push int) (scalar, vec4 func(wg uint32) kernels.Candidate,
+	unroll func(u, wg uint32) kernels.Candidate, gridstride func(u, wg, groups uint32) kernels.Candidate) {
+	scalar = func(wg uint32) kernels.Candidate {
+		return candidate(op+"_scalar", fmt.Sprintf("scalar-wg%d", wg), bindings, push, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
 	}
-	vec4 := func(wg uint32) kernels.Candidate {
-		return candidate("copy_vec4", fmt.Sprintf("vec4-wg%d", wg), 2, 4, [3]uint32{wg, 1, 1},
+	vec4 = func(wg uint32) kernels.Candidate {
+		return candidate(op+"_vec4", fmt.Sprintf("vec4-wg%d", wg), bindings, push, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
 	}
-	unroll := func(u, wg uint32) kernels.Candidate {
-		return candidate("copy_vec4_unroll", fmt.Sprintf("vec4-unroll%d-wg%d", u, wg), 2, 4, [3]uint32{wg, 1, 1},
+	unroll = func(u, wg uint32) kernels.Candidate {
+		return candidate(op+"_vec4_unroll", fmt.Sprintf("vec4-unroll%d-wg%d", u, wg), bindings, push, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u)}, kernels.Requirements{}, wg, u)
 	}
-	gridstride := func(u, wg, groups uint32) kernels.Candidate {
-		return candidate("copy_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 2, 4, [3]uint32{wg, 1, 1},
+	gridstride = func(u, wg, groups uint32) kernels.Candidate {
+		return candidate(op+"_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), bindings, push, [3]uint32{wg, 1, 1},
 			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, kernels.Requirements{}, wg, u)
 	}
+	return scalar, vec4, unroll, gridstride
+}
+
+func newCopy() *copyOp {
+	scalar, vec4, unroll, gridstride := streamBuilders("copy", 2, 4)
 	return &copyOp{opInfo{
 		name: "copy", dtype: kernels.U32, dims: []string{"N"},
 		summary: "dst = src over N 32-bit words: memory bandwidth",

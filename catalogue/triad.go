@@ -2,7 +2,6 @@ package catalogue
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
@@ -14,18 +13,7 @@ import (
 type triadOp struct{ opInfo }
 
 func newTriad() *triadOp {
-	scalar := func(wg uint32) kernels.Candidate {
-		return candidate("triad_scalar", fmt.Sprintf("scalar-wg%d", wg), 3, 8, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
-	}
-	vec4 := func(wg uint32) kernels.Candidate {
-		return candidate("triad_vec4", fmt.Sprintf("vec4-wg%d", wg), 3, 8, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg)}, kernels.Requirements{}, wg)
-	}
-	gridstride := func(u, wg, groups uint32) kernels.Candidate {
-		return candidate("triad_gridstride", fmt.Sprintf("gridstride-vec4-u%d-wg%d-g%d", u, wg, groups), 3, 8, [3]uint32{wg, 1, 1},
-			map[string]int{"WG": int(wg), "U": int(u), "GROUPS": int(groups)}, kernels.Requirements{}, wg, u)
-	}
+	scalar, vec4, _, gridstride := streamBuilders("triad", 3, 8)
 	return &triadOp{opInfo{
 		name: "triad", dtype: kernels.F32, dims: []string{"N"},
 		summary: "a = b + s·c over N floats (STREAM triad): memory bandwidth",
