@@ -169,8 +169,16 @@ func (c Candidate) SharedMemory(m *spirv.Module) uint32 {
 		return c.Requires.SharedMemory
 	}
 	spec, _ := hal.ConstantValues(c.Constants) // one given twice: its pipeline says so
-	n, _ := m.SharedMemory(e, spec)
-	return uint32(min(n, math.MaxUint32))
+	n, _ := ModuleSharedMemory(m, e, spec)
+	return n
+}
+
+// ModuleSharedMemory returns the bytes of workgroup memory entry point e
+// of m declares with the constants spec, math.MaxUint32 (past any
+// device's limit) for more, and false where they cannot be worked out.
+func ModuleSharedMemory(m *spirv.Module, e *spirv.Entry, spec map[uint32]uint32) (uint32, bool) {
+	n, ok := m.SharedMemory(e, spec)
+	return uint32(min(n, math.MaxUint32)), ok
 }
 
 // Digest returns a SHA-256 of everything that makes the candidates what

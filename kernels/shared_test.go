@@ -1,12 +1,14 @@
 package kernels_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/shaders"
+	"github.com/vkbench/vkbench/spirv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -48,5 +50,25 @@ func TestSharedMemoryFromModule(t *testing.T) {
 	hand.Requires.SharedMemory = 33280
 	if kernels.Digest([]kernels.Candidate{big}) != kernels.Digest([]kernels.Candidate{hand}) {
 		t.Error("the digest of a candidate whose shared memory comes from its module differs from that of one declaring the same figure")
+	}
+}
+
+// TestModuleSharedMemory: a module's shared memory, as the candidates of
+// the catalogue and of manifests count it, is what it declares with the
+// constants given, and past 4 GiB it is math.MaxUint32, never wrapped to
+// a figure a device could hold.
+func TestModuleSharedMemory(t *testing.T) {
+	m, e, err := spirv.Check(shaders.MustGet("gemm_regblock"), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		bm, bk uint32
+		want   uint32
+	}{{128, 16, 33280}, {1 << 21, 256, math.MaxUint32}} {
+		spec := map[uint32]uint32{0: 16, 1: 16, 2: c.bm, 3: c.bm, 4: c.bk}
+		if got, ok := kernels.ModuleSharedMemory(m, e, spec); got != c.want || !ok {
+			t.Errorf("%dx%dx%d: %d bytes (known %v), want %d", c.bm, c.bm, c.bk, got, ok, c.want)
+		}
 	}
 }

@@ -135,15 +135,8 @@ func (disp *manifestDispatch) resolve(env exprEnv) (pipelineSpec, error) {
 	}
 	ps.wg, ps.constants = wg, hal.ConstantsOf(spec)
 	ps.key = disp.keyOf(ps.constants)
-	ps.shared, _ = disp.sharedOf(ps) // decodeDispatch warns where it cannot be worked out
+	ps.shared, _ = kernels.ModuleSharedMemory(disp.mod.spv, disp.entry, spec) // decodeDispatch warns where it cannot be worked out
 	return ps, nil
-}
-
-// sharedOf is the shared memory the dispatch's entry point declares with
-// the constants of ps, and false (and 0) where that cannot be worked out.
-func (disp *manifestDispatch) sharedOf(ps pipelineSpec) (uint32, bool) {
-	n, ok := disp.mod.spv.SharedMemory(disp.entry, ps.spec())
-	return uint32(min(n, math.MaxUint32)), ok
 }
 
 // keyOf returns the key of the dispatch's pipeline with constants cs:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/par"
+	"github.com/vkbench/vkbench/kernels"
 )
 
 // decodeDispatch reads one dispatch of candidate c from o, with the
@@ -49,7 +50,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	check(d.checkParams(c, disp.repeat))
 	disp.fixed.key = disp.keyOf(disp.fixed.constants)
 	var sized bool
-	if disp.fixed.shared, sized = disp.sharedOf(disp.fixed); !sized && run.shared == 0 {
+	if disp.fixed.shared, sized = kernels.ModuleSharedMemory(mod.spv, e, disp.fixed.spec()); !sized && run.shared == 0 {
 		// The candidate still runs; a pipeline past the device's limit
 		// is undefined behaviour, so say that it goes unchecked.
 		d.warn(s.source(), "the shared memory entry point %q of %s declares with constants %s cannot be worked out, so it is not checked against the device's limit; \"requires\": {\"shared_memory\": BYTES} has it checked", e.Name, mod.path, constantsString(disp.fixed.constants))
