@@ -663,7 +663,7 @@ func TestSharedCancelledWhileWaiting(t *testing.T) {
 			}
 			for _, s := range []*store.Store{m.cache, m.cache.Shared()} {
 				tables, err := s.Tables(t.Context())
-				logs, lerr := s.TuneLogs()
+				logs, lerr := s.TuneLogs(t.Context())
 				if len(tables)+len(logs) != 0 || err != nil || lerr != nil {
 					t.Errorf("%s holds tables %v and tuning logs %v (%v, %v); want nothing stored", s.Path(), tables, logs, err, lerr)
 				}

@@ -63,7 +63,7 @@ func TestTuneLogStore(t *testing.T) {
 	}
 	// Another process reads it.
 	c2 := openStore(t, path)
-	refs, err := c2.TuneLogs()
+	refs, err := c2.TuneLogs(t.Context())
 	if err != nil || !cmp.Equal(refs, []store.LogRef{ref}) {
 		t.Fatalf("TuneLogs = %v, %v; want [%v]", refs, err, ref)
 	}

@@ -179,8 +179,8 @@ func TestCheckContextLocked(t *testing.T) {
 // (the tables', the peaks' and the pipeline caches') ends when its context
 // does, as CheckWrite does (TestCheckContextLocked), and says nothing of
 // it in a warning. Before, Scan, Tables, Clear, UpdatePeak, LoadPeak,
-// SavePipelineCache and LoadPipelineCache took no context and waited out
-// the lock timeout.
+// SavePipelineCache, LoadPipelineCache and TuneLogs took no context and
+// waited out the lock timeout.
 func TestCallsContextLocked(t *testing.T) {
 	s, path := lockedStore(t)
 	tbl := Table{Hardware: "hw", Tuner: "builtin"}
@@ -198,6 +198,7 @@ func TestCallsContextLocked(t *testing.T) {
 		{"LoadPeak", func(ctx context.Context) error { _, err := s.LoadPeak(ctx, "hw"); return err }},
 		{"SavePipelineCache", func(ctx context.Context) error { return s.SavePipelineCache(ctx, [16]byte{1}, []byte("data")) }},
 		{"LoadPipelineCache", func(ctx context.Context) error { _, err := s.LoadPipelineCache(ctx, [16]byte{1}); return err }},
+		{"TuneLogs", func(ctx context.Context) error { _, err := s.TuneLogs(ctx); return err }},
 	} {
 		endsWithContext(t, c.name, path, false, c.call)
 	}
@@ -286,5 +287,12 @@ func TestEndedContextRunsNothing(t *testing.T) {
 	}
 	if got, err := s.LoadPeak(context.Background(), "hw"); err != nil || got != nil {
 		t.Errorf("the peak after calls whose context had ended: %q, %v; want none stored", got, err)
+	}
+	ref := LogRef{Table: Table{Hardware: "hw", Tuner: "t"}, Key: "k", Mode: "hot"}
+	if err := s.PutLogHeader(context.Background(), ref, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if logs, err := s.TuneLogs(ctx); logs != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("TuneLogs with its context ended: %v, %v; want nothing read and context.Canceled", logs, err)
 	}
 }

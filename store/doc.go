@@ -29,11 +29,12 @@
 // SavePipelineCache keep the other two kinds of data.
 //
 // The calls of tables, logs, peaks and pipeline caches (Get, Update,
-// Scan, Tables, Clear; PutLogEval, PutLogHeader, AddLogSearch, ReadLog;
-// UpdatePeak, LoadPeak, SavePipelineCache, LoadPipelineCache), CheckRead,
+// Scan, Tables, Clear; PutLogEval, PutLogHeader, AddLogSearch, ReadLog,
+// TuneLogs; UpdatePeak, LoadPeak, SavePipelineCache, LoadPipelineCache), CheckRead,
 // CheckWrite and TryLock take their caller's context: a wait for another
 // process's lock on the file, or for a shared store's answer, ends when
-// it does, with its error.
+// it does, with its error, and a call whose context has already ended
+// does nothing.
 //
 // The store keeps nothing in memory: every Get reads the file, so an
 // answer another process committed is found. Callers that ask the same

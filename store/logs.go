@@ -88,10 +88,11 @@ func (s *Store) AddLogSearch(ctx context.Context, r LogRef, search []byte) error
 	})
 }
 
-// TuneLogs lists the tuning logs.
-func (s *Store) TuneLogs() ([]LogRef, error) {
+// TuneLogs lists the tuning logs. ctx ending while it waits for another
+// process's lock on the file is its error, ctx's, as ReadLog's is.
+func (s *Store) TuneLogs(ctx context.Context) ([]LogRef, error) {
 	var out []LogRef
-	err := s.b.View(context.Background(), func(tx Tx) error {
+	err := s.b.View(ctx, func(tx Tx) error {
 		return tx.Tables([]string{logBucket}, 4, func(p []string) error {
 			out = append(out, LogRef{Table: Table{Hardware: p[0], Tuner: p[1]}, Key: p[2], Mode: p[3]})
 			return nil

@@ -111,7 +111,7 @@ func TestFleetWaitShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = c.Close() }() // read only
-	if logs, err := c.TuneLogs(); len(logs) != 0 || err != nil {
+	if logs, err := c.TuneLogs(t.Context()); len(logs) != 0 || err != nil {
 		t.Errorf("the search interrupted while it waited began tuning logs %v (%v); want none", logs, err)
 	}
 }

@@ -318,8 +318,8 @@ func TestInterruptedCacheTransfer(t *testing.T) {
 
 // TestInterruptLockedCache: SIGINT while a command waits for the tune
 // cache's lock, which another process holds, stops it soon, exit status
-// 130 and the line that says so: cache ls, show, clear and export (their
-// tables, Tables and Clear) and run (opening the device loads the
+// 130 and the line that says so: cache ls, show, clear, export and
+// export-log (their tables, Tables, Clear and TuneLogs) and run (opening the device loads the
 // driver's pipeline cache from the file). Before, each waited out the
 // lock timeout (5 s) whatever the interrupt. Each time is measured from
 // the test's own interrupt, and held to half the lock timeout.
@@ -340,6 +340,7 @@ func TestInterruptLockedCache(t *testing.T) {
 		{"cache", "show", "copy/u32/1024"},
 		{"cache", "clear"},
 		{"cache", "export", filepath.Join(dir, "out.json")},
+		{"cache", "export-log"},
 		{"run", "copy", "--size", "1024", "--budget", "100ms"},
 	} {
 		if args[0] == "run" {

@@ -210,7 +210,7 @@ arguments, lists the tuning logs.`,
 			if err != nil {
 				return err
 			}
-			refs, err := c.TuneLogs()
+			refs, err := c.TuneLogs(cmd.Context())
 			if err != nil {
 				return err
 			}
