@@ -71,7 +71,11 @@ type Options struct {
 	// Logger receives the driver's logs; slog.Default() if nil.
 	Logger *slog.Logger
 	// PipelineCache keeps the driver's compiled pipelines between runs in
-	// the tune cache file: Open loads them, and Close saves them back.
+	// the tune cache file: Open loads them, and Close saves them back,
+	// waiting a second at most for another process that holds the file.
+	// They only spare the next run compile time: a cache not saved (the
+	// file held longer, or not writable) is a warning through Logger, not
+	// Close's error.
 	PipelineCache bool
 	// ReleaseWait bounds how long Close waits for work still running on
 	// the GPU (a Run whose context ended, say); 10 s if zero, and a
@@ -190,7 +194,10 @@ func (d *Device) Err() error {
 // for work still running, such as a Run whose context ended first; past
 // it, the device's memory is left to the driver (the process frees it
 // when it exits), and Close returns an error with code DeadlineExceeded
-// that says so. A lost device closes too; closing twice is not an error.
+// that says so. With Options.PipelineCache it first saves the driver's
+// pipeline cache, waiting a second at most for the file (see
+// Options.PipelineCache). A lost device closes too; closing twice is not
+// an error.
 func (d *Device) Close() error {
 	if d == nil || d.hal == nil {
 		return nil // nothing was opened
@@ -207,7 +214,8 @@ func (d *Device) Close() error {
 	if release == nil {
 		return err // borrowed, or closed already
 	}
-	return status.Join(err, d.savePipelines(), release())
+	d.savePipelines()
+	return status.Join(err, release())
 }
 
 // keep makes Close close s, a tuner's store; a device already closed
@@ -227,17 +235,33 @@ func (d *Device) keep(s *store.Store) error {
 	return status.Join(err, s.Close())
 }
 
-// savePipelines saves the driver's pipeline cache, with Options.PipelineCache.
-func (d *Device) savePipelines() error {
+// pipelineSaveWait bounds Close's wait for another process's lock on the
+// tune cache file to save the pipeline cache: Close has no context, and a
+// program that closes its device on an interrupt should not wait out the
+// store's lock timeout (5 s) for a cache that only spares compile time.
+const pipelineSaveWait = time.Second
+
+// savePipelines saves the driver's pipeline cache, with
+// Options.PipelineCache, waiting at most pipelineSaveWait for the file; a
+// cache not saved is a warning.
+func (d *Device) savePipelines() {
 	pc, ok := d.hal.(hal.PipelineCacher)
 	if d.pipelines == nil || !ok || d.hal.Err() != nil {
-		return nil
+		return
 	}
+	const notSaved = "vkbench: pipeline cache not saved (the next Open compiles again): "
 	data, err := pc.PipelineCacheData()
-	if err != nil || len(data) == 0 {
-		return err
+	if err == nil && len(data) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), pipelineSaveWait)
+		defer cancel()
+		if err = d.pipelines.SavePipelineCache(ctx, d.hal.Info().PipelineCacheUUID, data); err != nil && ctx.Err() != nil {
+			d.pipelines.Warn(notSaved+"another process held %s for %v", d.pipelines.Path(), pipelineSaveWait)
+			return
+		}
 	}
-	return d.pipelines.SavePipelineCache(context.Background(), d.hal.Info().PipelineCacheUUID, data)
+	if err != nil {
+		d.pipelines.Warn(notSaved+"%v", err)
+	}
 }
 
 // commandBuffer returns a command buffer ready to Begin: a spare one, or a
