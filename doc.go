@@ -64,8 +64,8 @@
 // the Kernel of each. Tuner.Search explores it with a strategy
 // (exhaustive, random, simulated annealing, or a Gaussian process) within
 // a budget, checks and times each configuration like a candidate, records
-// it in the cache's tuning log, and returns the fastest one's pipeline and
-// configuration:
+// it in the cache's tuning log, and returns the fastest one's pipeline
+// (the one the search measured, not built again) and configuration:
 //
 //	op.Space = &vkbench.Space{Params: []vkbench.Param{{Name: "WG", Values: vkbench.Pow2(32, 1024)}}, Kernel: kernelOf}
 //	p, cfg, err := tuner.Search(ctx, op, vkbench.SearchOptions{Strategy: "bayes", MaxEvals: 20}, n)

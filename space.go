@@ -114,13 +114,15 @@ func (o *operation) Space() *kernels.Space { return o.space }
 
 // Search explores op's Space at size with a strategy, measures and
 // verifies each configuration it proposes on the tuner's device, commits
-// the fastest verified one to the cache and returns its pipeline, built,
-// with the configuration. Configurations measured before are answered
-// from the cache's tuning log: a search run again with a larger budget
-// measures only what it lacks. A machine that has not searched the key
-// takes the answer stored for it, in its file or the shared store,
-// verified on this device first. The pipeline is the caller's: Release it
-// when done (the Device's Close releases it otherwise).
+// the fastest verified one to the cache and returns its pipeline, with
+// the configuration: the pipeline the search measured, or, where the
+// answer came from elsewhere, one built for it. Configurations measured
+// before are answered from the cache's tuning log: a search run again
+// with a larger budget measures only what it lacks. A machine that has
+// not searched the key takes the answer stored for it, in its file or the
+// shared store, verified on this device first. The pipeline is the
+// caller's: Release it when done (the Device's Close releases it
+// otherwise). A search that fails returns none, and keeps none.
 //
 // Errors: an Op without a Space, or a malformed one, has code
 // InvalidArgument; a Space none of whose configurations Valid accepts at
@@ -135,18 +137,25 @@ func (t *Tuner) Search(ctx context.Context, op *Op, opts SearchOptions, size ...
 	if o.space == nil {
 		return nil, nil, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Space to search", o.name)
 	}
-	res, err := t.t.Search(ctx, o, kernels.SizeOf(size...), autotune.SearchOptions{Options: search.Options{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed}})
+	res, err := t.t.Search(ctx, o, kernels.SizeOf(size...), autotune.SearchOptions{Options: search.Options{Strategy: opts.Strategy, MaxEvals: opts.MaxEvals, TimeLimit: opts.TimeLimit, Seed: opts.Seed},
+		KeepWinner: true})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, err // the search kept no pipeline
 	}
 	e := res.Entry
 	pts, ok := res.Points.Op.(*operation)
 	if !ok || e.Fastest < 0 || e.Fastest >= len(pts.kerns) {
+		if res.Pipeline != nil {
+			_ = res.Pipeline.Release() // never used: nobody to tell
+		}
 		return nil, nil, status.Newf(status.Internal, "vkbench: Op %q: the search's answer names no configuration", o.name)
 	}
 	var cfg Config
 	if i := slices.Index(res.Points.Index, e.Fastest); i >= 0 {
 		cfg = Config(res.Points.Configs[i])
+	}
+	if res.Pipeline != nil {
+		return &Pipeline{exe: res.Pipeline, v: pts.kerns[e.Fastest]}, cfg, nil
 	}
 	p, err := t.dev.build(pts.kerns[e.Fastest], pts.cands[e.Fastest])
 	if err != nil {

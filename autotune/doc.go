@@ -63,7 +63,11 @@
 // as it renews the lock; a machine that continues its own search, and a
 // forced search (Force) or tune, hold the lock too, waiting for it but
 // never taking another's answer. A search's answer is committed as a
-// tune's is (a forced search's replaces the stored one).
+// tune's is (a forced search's replaces the stored one). Each point's
+// pipeline is released once the point is measured; with KeepWinner, the
+// fastest so far stays, and the caller gets the winner's
+// (SearchResult.Pipeline) where the search measured it, instead of
+// building it again.
 //
 // # Caveats
 //

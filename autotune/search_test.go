@@ -148,6 +148,65 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// TestSearchKeepWinner: with KeepWinner, a search hands the caller its
+// winner's pipeline, the one it built and measured, and keeps no other:
+// of the pipelines built, the winner's alone is alive after it, and none
+// once the caller releases it. A search that its context ends, or whose
+// points all compute wrongly, hands and keeps none; without KeepWinner
+// there is none to hand, as before.
+func TestSearchKeepWinner(t *testing.T) {
+	base := devtest.Device(t)
+	for _, c := range []struct {
+		name   string
+		keep   bool
+		wrong  bool // every point computes wrongly
+		cancel bool // after the second evaluation
+	}{{name: "kept", keep: true}, {name: "not asked"}, {name: "cancelled", keep: true, cancel: true}, {name: "none verified", keep: true, wrong: true}} {
+		t.Run(c.name, func(t *testing.T) {
+			dev := &countingDevice{Device: base}
+			tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+			op := newSpaceScaleOp([]int{32, 64}, 0)
+			if c.wrong {
+				op.space.Params[2].Values = []int{1}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive, MaxEvals: 4}, KeepWinner: c.keep,
+				Progress: func(p autotune.SearchProgress) {
+					if c.cancel && p.Eval == 2 {
+						cancel()
+					}
+				}}
+			res, err := tuner.Search(ctx, op, kernels.SizeOf(1<<12), opts)
+			switch {
+			case c.cancel && !errors.Is(err, context.Canceled), c.wrong && err == nil, !c.cancel && !c.wrong && err != nil:
+				t.Fatalf("Search: %v", err)
+			case res != nil && (res.Pipeline != nil) != (c.keep && err == nil):
+				t.Fatalf("SearchResult.Pipeline %v after %v; want one only where kept and the search succeeded", res.Pipeline, err)
+			}
+			made, alive := dev.alive(t)
+			if made < 2 {
+				t.Fatalf("%d pipelines built; want at least the two points evaluated", made)
+			}
+			if res == nil || res.Pipeline == nil {
+				if alive != 0 {
+					t.Errorf("%d of the %d pipelines built alive after the search; want none", alive, made)
+				}
+				return
+			}
+			if alive != 1 || res.Pipeline.Label() != res.Entry.FastestName {
+				t.Errorf("%d of the %d pipelines built alive after the search, and handed %q; want the winner's alone, %q", alive, made, res.Pipeline.Label(), res.Entry.FastestName)
+			}
+			if err := res.Pipeline.Release(); err != nil {
+				t.Fatal(err)
+			}
+			if _, alive := dev.alive(t); alive != 0 {
+				t.Errorf("%d pipelines alive once the winner's is released; want none", alive)
+			}
+		})
+	}
+}
+
 // TestSearchCountsSpaceCompile: what the space's Load compiles (a
 // manifest's GLSL, compiled when a search first enumerates its points) is
 // in the search's compile time and wall time, not left out.

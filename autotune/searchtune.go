@@ -29,6 +29,10 @@ type SearchOptions struct {
 	Force bool
 	// Progress, if set, is told of each evaluation as it completes.
 	Progress func(SearchProgress)
+	// KeepWinner keeps the pipeline of the winning point, where this
+	// search built and measured it, for the caller (SearchResult.Pipeline),
+	// who would otherwise build it again.
+	KeepWinner bool
 }
 
 // SearchProgress reports one evaluation of a search: the evaluations so
@@ -68,6 +72,12 @@ type SearchResult struct {
 	// an answer read from a tier of the store (Entry.From).
 	Search search.LogSearch
 	Log    store.LogRef
+	// Pipeline is the winner's pipeline as the search built and measured
+	// it (at the key's size: kernels.CandidateAt), with
+	// SearchOptions.KeepWinner; nil where the search failed or did not
+	// measure the winner (the tuning log's answer, or a tier's). The
+	// caller owns it and releases it.
+	Pipeline hal.Executable
 }
 
 // spaceOperation is a space's points under the name of their answers.
@@ -143,11 +153,13 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	_ = search.SaveLogHeader(ctx, t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
-		jobs: map[int]*compileJob{}, running: -1, t0: time.Now(), compile: enumerated}
+		jobs: map[int]*compileJob{}, running: -1, t0: time.Now(), compile: enumerated, keep: sopts.KeepWinner}
 	if n := cmp.Or(sopts.CompileThreads, DefaultCompileThreads); n > 0 { // negative: in line
 		src.sem = newBuildSlots(n)
 	}
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
+	best := src.best // released unless it is the winner handed to the caller
+	defer best.release()
 	rec := search.LogSearchOf(sopts.Options, evals)
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
@@ -177,6 +189,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// commit waited for the file is the caller's to hear.
 	if _, err := t.publish(ctx, sop, skey, sum, e, sopts.Force, true); err != nil && ctx.Err() != nil {
 		return res, status.Annotatef(err, "autotune: storing the answer of the search of %s (the tuning log keeps its evaluations)", k)
+	}
+	if best.exe != nil && pts.Index[best.eval.Point] == e.Fastest {
+		res.Pipeline, best.exe = best.exe, nil
 	}
 	return res, nil
 }
@@ -272,6 +287,23 @@ type deviceSource struct {
 
 	compile  time.Duration // summed over the compile threads
 	measured int
+	// keep keeps best, the pipeline of the fastest point measured so far
+	// (SearchOptions.KeepWinner), which Search hands over or releases.
+	keep bool
+	best keptPipeline
+}
+
+// keptPipeline is a point's pipeline, kept after its measurement.
+type keptPipeline struct {
+	eval search.Evaluation
+	exe  hal.Executable
+}
+
+// release releases the pipeline, unless it was handed over (nil).
+func (k *keptPipeline) release() {
+	if k.exe != nil {
+		_ = k.exe.Release() // nothing to do if it fails
+	}
 }
 
 var _ search.Evaluator = (*deviceSource)(nil)
@@ -345,6 +377,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 			t0 := time.Now()
 			err = d.measure(ctx, c, st, j)
 			rec.MeasureSeconds = time.Since(t0).Seconds()
+			d.keepBest(search.Evaluation{Point: i, Record: search.LogRecord{Result: st.res}}, err, j.exe)
 		}
 		switch {
 		case err != nil && fatal(ctx, d.t.dev, err):
@@ -368,9 +401,8 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 
 // measure verifies, calibrates and samples candidate c, st, with the
 // pipeline j built, as Measure does a candidate (Options.Budget is per
-// point), then releases the pipeline.
+// point).
 func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *candState, j *compileJob) error {
-	defer func() { _ = j.exe.Release() }() // the measurement is over: nothing to do if it fails
 	m := *d.base
 	m.opts.Warmup = -1
 	switch {
@@ -391,6 +423,18 @@ func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *can
 	d.last = time.Now()
 	st.res = m.entry().Results[0]
 	return nil
+}
+
+// keepBest keeps exe, the pipeline of point e, measured (err nil), where
+// the search keeps its best and e beats the best so far (by the search's
+// rule, search.Evaluation.Beats), releasing the one it replaces; else it
+// releases exe: the measurement is over.
+func (d *deviceSource) keepBest(e search.Evaluation, err error, exe hal.Executable) {
+	drop := keptPipeline{exe: exe}
+	if d.keep && err == nil && e.Beats(d.best.eval) {
+		drop, d.best = d.best, keptPipeline{e, exe}
+	}
+	drop.release()
 }
 
 // lose records in e, the entry of the search's evaluations, the device's
