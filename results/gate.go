@@ -22,18 +22,6 @@ const (
 	UnclearFails  = "fail"
 )
 
-// Undecided says, in words, what could not be decided: for each unclear
-// pair, its name and Undecided; none when every pair was decided.
-func (r *ABReport) Undecided() []string {
-	var out []string
-	for _, row := range r.Rows {
-		if row.Verdict == Unclear {
-			out = append(out, row.Name+": "+row.Undecided())
-		}
-	}
-	return out
-}
-
 // Undecided says of an unclear pair how large a slowdown could not be
 // ruled out, and after how many rounds; of one without rounds (not run
 // in a version, or no round measured both), why.

@@ -561,7 +561,7 @@ func TestUnclearSaidOnce(t *testing.T) {
 				}
 			} else {
 				for i, name := range names {
-					want = append(want, "vkbench: ab: unclear: "+r.Undecided()[i])
+					want = append(want, "vkbench: ab: unclear: "+name+": "+r.Rows[i+1].Undecided())
 					if actions != "" {
 						wantAnnotations = append(wantAnnotations, "::error title="+actionsEscape("vkbench ab: "+name, true)+"::unclear ("+actionsEscape(note, false)+")")
 					}
