@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func writeAB(w io.Writer, format string, r *results.ABReport, width tableWidth) 
 	t.write(&b, width)
 	b.WriteByte('\n')
 	wrapAt(&b, lines, "", "old, new: median time per run (the median of the rounds' medians). new/old: the median of the rounds' ratios, each of samples taken back to back, which cancels what drifted between them (new÷old need not equal it); 95% bounds: its confidence sequence, valid however many rounds were looked at",
-		fmt.Sprintf("%d slower (the 95%% bounds above +%.1f%%), %d wrong, %d failed, %d unclear, %d not paired", r.Slower, r.Threshold*100, r.Wrong, r.Failed, r.Unclear, r.Unpaired))
+		abSummary(r))
 	for _, row := range t.rows {
 		if row.undecided != "" {
 			wrapAt(&b, lines, "", fmt.Sprintf("unclear (--on-unclear %s): %s: %s", r.OnUnclear, row.name, row.undecided))
@@ -59,6 +60,18 @@ func writeAB(w io.Writer, format string, r *results.ABReport, width tableWidth) 
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// abSummary counts the pairs by what they came to: how many were slower
+// always (the verdict stands on it, "none slower" too), the others where
+// there are any ("2 slower (...), 1 wrong and 1 not paired").
+func abSummary(r *results.ABReport) string {
+	slower := "none slower"
+	if r.Slower > 0 {
+		slower = fmt.Sprintf("%d slower", r.Slower)
+	}
+	return sentence(slices.Concat([]string{fmt.Sprintf("%s (the 95%% bounds above +%.1f%%)", slower, r.Threshold*100)},
+		counted(r.Wrong, "wrong"), counted(r.Failed, "failed"), counted(r.Unclear, "unclear"), counted(r.Unpaired, "not paired")))
 }
 
 // abTable is a row per pair: its medians, its ratio with the ratio's 95%

@@ -87,7 +87,7 @@ func TestABSame(t *testing.T) {
 	if d := cmp.Diff([]string{"chain/f32/2048/wg64", "chain/f32/2048/wg256"}, tableNames(r.stdout)); d != "" {
 		t.Errorf("the table's pairs (-want +got):\n%s\n%s", d, r.stdout)
 	}
-	for _, want := range []string{"new/old", "95% bounds", "0 slower (the 95% bounds above +5.0%)", "new/old: the median of the rounds' ratios"} {
+	for _, want := range []string{"new/old", "95% bounds", "none slower (the 95% bounds above +5.0%)", "new/old: the median of the rounds' ratios"} {
 		if !strings.Contains(unwrapped(r.stdout), want) {
 			t.Errorf("the table has no %q:\n%s", want, r.stdout)
 		}
@@ -605,6 +605,30 @@ func TestABHeaderWrapped(t *testing.T) {
 			if n := utf8.RuneCountInString(line); n > width.lineWidth() {
 				t.Errorf("width %d: a line of %d columns: %q", width, n, line)
 			}
+		}
+	}
+}
+
+// TestABSummary: the line under ab's table counts the pairs slower, or
+// says none, and of the others only the counts that are not 0, as a
+// sentence: it read "2 slower (...), 0 wrong, 0 failed, 0 unclear, 0 not
+// paired".
+func TestABSummary(t *testing.T) {
+	for _, c := range []struct {
+		rep  results.ABReport
+		want string
+	}{
+		{results.ABReport{Threshold: 0.05}, "\nnone slower (the 95% bounds above +5.0%)\n"},
+		{results.ABReport{Threshold: 0.05, Slower: 2}, "\n2 slower (the 95% bounds above +5.0%)\n"},
+		{results.ABReport{Threshold: 0.05, Unclear: 1}, "\nnone slower (the 95% bounds above +5.0%) and 1 unclear\n"},
+		{results.ABReport{Threshold: 0.1, Slower: 1, Wrong: 2, Failed: 1, Unpaired: 3}, "\n1 slower (the 95% bounds above +10.0%), 2 wrong, 1 failed and 3 not paired\n"},
+	} {
+		var b bytes.Buffer
+		if err := writeAB(&b, "table", &c.rep, 0); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(unwrapped(b.String()), c.want) {
+			t.Errorf("%d slower, %d wrong, %d failed, %d unclear, %d not paired: the summary is not %q:\n%s", c.rep.Slower, c.rep.Wrong, c.rep.Failed, c.rep.Unclear, c.rep.Unpaired, strings.TrimSpace(c.want), b.String())
 		}
 	}
 }

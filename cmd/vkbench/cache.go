@@ -669,6 +669,23 @@ func writeCompilerStats(w io.Writer, rs []results.Result) error {
 // plural writes n and the noun in the right number.
 func plural(n int, one, many string) string { return fmt.Sprintf("%d %s", n, pick(n, one, many)) }
 
+// counted is "n what", where n is not 0: a count worth saying.
+func counted(n int, what string) []string {
+	if n == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d %s", n, what)}
+}
+
+// sentence joins parts as a sentence lists them: "a", "a and b",
+// "a, b and c".
+func sentence(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
 // pick is one where n is 1, else many: the word of a count.
 func pick(n int, one, many string) string {
 	if n == 1 {

@@ -304,23 +304,22 @@ func compareNotes(rep results.Report) string {
 			broke++
 		}
 	}
-	kinds := ""
-	if wrong+broke > 0 {
-		kinds = fmt.Sprintf("; %d of them wrong, %d failed where the base ran", wrong, broke)
-	}
-	more := ""
-	if rep.Unjudged > 0 {
-		more = fmt.Sprintf(", %d with too few rounds to judge", rep.Unjudged)
-	}
-	if rep.Unclear > 0 {
-		more += fmt.Sprintf(", %d unclear", rep.Unclear)
+	kinds := slices.Concat(counted(wrong, "wrong"), counted(broke, "failed where the base ran"))
+	if len(kinds) > 0 {
+		kinds[0] = strings.Replace(kinds[0], " ", " of them ", 1)
 	}
 	judged := fmt.Sprintf("slower by more than %.1f%%, significant at alpha %.3g over the rounds' medians of %s, p adjusted by Holm's method",
 		rep.Options.Threshold*100, rep.Options.Alpha, plural(rep.Judged, "benchmark", "benchmarks"))
 	if rep.Judged == 0 { // only failures: "over the rounds' medians of 0 benchmarks" said nothing
 		judged = "none slower: nothing was measured in both files"
 	}
-	fmt.Fprintf(&b, "%s (%s%s), %d missing or not measured%s\n", plural(rep.Regressions, "regression", "regressions"), judged, kinds, rep.Missing, more)
+	if len(kinds) > 0 {
+		judged += "; " + sentence(kinds)
+	}
+	// The regressions are counted always: the verdict stands on them.
+	counts := slices.Concat([]string{fmt.Sprintf("%s (%s)", plural(rep.Regressions, "regression", "regressions"), judged)},
+		counted(rep.Missing, "missing or not measured"), counted(rep.Unjudged, "with too few rounds to judge"), counted(rep.Unclear, "unclear"))
+	fmt.Fprintln(&b, sentence(counts))
 	switch {
 	case rep.Options.Relative && rep.Probe != "":
 		fmt.Fprintf(&b, "probe %s: %s in new; each benchmark judged relative to it and net of it, round by round (--relative)\n", rep.Probe, fmtDelta(rep.ProbeShift))
