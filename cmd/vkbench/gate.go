@@ -72,11 +72,18 @@ func (t gateTable) text(i int) string {
 // (whole in a file or a pipe, one too long widening the table, as
 // benchstat's do; on a terminal cut at its start where width asks it),
 // its figures, and its verdict, never cut, with a mark [n] for its note;
-// the notes follow the table, numbered, each once.
+// the notes follow the table, numbered, each once. On a terminal too
+// narrow for the rows, even with their names cut, each row is two lines
+// (stacked): its name and verdict, then its figures.
 func (t gateTable) write(b *strings.Builder, width tableWidth) {
-	g := width.grid("", 0)
-	g.whole = true
-	g.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
+	names := width.grid("", 0)
+	names.whole = true
+	names.add("benchmark", "verdict")
+	rows := width.grid("", 0)
+	rows.whole = true
+	rows.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
+	figures := grid{elastic: -1, whole: true, width: int(width)}
+	figures.add(t.head...)
 	var notes []string
 	dirs, byDir := groupBy(t.rows, func(r gateRow) string {
 		dir, _ := path.Split(r.name)
@@ -87,7 +94,8 @@ func (t gateTable) write(b *strings.Builder, width tableWidth) {
 	}
 	for _, dir := range dirs {
 		if dir != "" {
-			g.add(dir)
+			names.add(dir)
+			rows.add(dir)
 		}
 		for _, r := range byDir[dir] {
 			v := r.verdict
@@ -98,12 +106,50 @@ func (t gateTable) write(b *strings.Builder, width tableWidth) {
 				}
 				v += fmt.Sprintf(" [%d]", i+1)
 			}
-			g.add(slices.Concat([]string{"  " + strings.TrimPrefix(r.name, dir)}, r.cells, []string{v})...)
+			name := "  " + strings.TrimPrefix(r.name, dir)
+			names.add(name, v)
+			rows.add(slices.Concat([]string{name}, r.cells, []string{v})...)
+			figures.add(r.cells...)
 		}
 	}
-	g.write(b)
+	if width == 0 || rows.over() <= 0 { // in a file or a pipe the table widens
+		rows.write(b)
+	} else {
+		stack(b, names, figures)
+	}
 	for i, note := range notes {
 		wrapAt(b, width.lineWidth(), "", fmt.Sprintf("[%d] %s", i+1, note))
+	}
+}
+
+// stack writes a gate's table two lines a row: each line of names (a
+// name and its verdict, or a heading) and, under a row's, its line of
+// figures, as far in as the width leaves room for, their columns two
+// spaces apart or, where that is too wide, one; none where the row has
+// none. The figures are never cut: on a terminal too narrow for them
+// they run past its edge.
+func stack(b *strings.Builder, names, figures grid) {
+	for _, layout := range []struct {
+		indent string
+		gap    int
+	}{{"    ", 2}, {"  ", 2}, {"  ", 1}, {"", 1}} {
+		figures.indent, figures.gap = layout.indent, layout.gap
+		if figures.over() <= 0 {
+			break
+		}
+	}
+	below := figures.lines()
+	for i, lines := range names.lines() {
+		for _, line := range lines {
+			b.WriteString(line + "\n")
+		}
+		if len(names.rows[i]) == 1 { // a heading
+			continue
+		}
+		if strings.Trim(below[0][0], " -") != "" { // a row of dashes says nothing
+			b.WriteString(below[0][0] + "\n")
+		}
+		below = below[1:]
 	}
 }
 

@@ -36,36 +36,41 @@ func (w tableWidth) grid(indent string, elastic int) grid {
 // one is shortened.
 const minLast = 16
 
-// grid is a table of cells aligned in columns, two spaces apart, each
-// line at most width wide (columns where 0): where the rows are wider,
-// the elastic column (a candidate's name; -1 for none) is shortened, its
-// start replaced by an ellipsis (the end of a kernel's name tells it from
-// its neighbours, which share their start), then the last column (notes)
-// is folded onto lines of its own below, its words whole; unless whole:
-// then the last column (a gate's verdict) is never folded, and the
-// elastic one gives way for all of it. A row of one cell is a heading:
-// it sets no column's width, and where the elastic column is cut it is
-// too, at its start, to the width of the lines (of the rows, where they
-// are wider).
+// grid is a table of cells aligned in columns, two spaces apart (gap
+// where it is not 0), each line at most width wide (columns where 0):
+// where the rows are wider, the elastic column (a candidate's name; -1
+// for none) is shortened, its start replaced by an ellipsis (the end of a
+// kernel's name tells it from its neighbours, which share their start),
+// then the last column (notes) is folded onto lines of its own below,
+// its words whole; unless whole: then the last column (a gate's verdict)
+// is never folded, and the elastic one gives way for all of it. A row of
+// one cell is a heading: it sets no column's width, and where the
+// elastic column is cut it is too, at its start, to the width of the
+// lines (of the rows, where they are wider).
 type grid struct {
 	indent  string
 	elastic int
 	whole   bool
 	width   int
+	gap     int
 	rows    [][]string
 }
 
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
 
-func (g *grid) write(b *strings.Builder) {
+// layout is how wide each column is, the elastic one shortened where the
+// lines ask it; how wide the rows are then (their last column at most
+// minLast where it folds); and how wide the lines may be: the width, or
+// the rows' where no column gives way.
+func (g *grid) layout() (widths []int, total, lineWidth int) {
 	n := 0
 	for _, r := range g.rows {
 		n = max(n, len(r))
 	}
+	widths = make([]int, n)
 	if n == 0 {
-		return
+		return widths, 0, 0
 	}
-	widths := make([]int, n)
 	for _, r := range g.rows {
 		if len(r) == 1 { // a heading
 			continue
@@ -80,25 +85,50 @@ func (g *grid) write(b *strings.Builder) {
 	if !g.whole {
 		lastWidth = min(lastWidth, minLast)
 	}
-	total := len(g.indent) + 2*(n-1) + lastWidth
+	total = len(g.indent) + g.gapWidth()*(n-1) + lastWidth
 	for _, w := range widths[:n-1] {
 		total += w
 	}
-	columns := cmp.Or(g.width, columns)
+	lineWidth = cmp.Or(g.width, columns)
 	if g.elastic < 0 {
 		// No column gives way: the notes keep a few words a line.
-		columns = max(columns, total)
+		lineWidth = max(lineWidth, total)
 	}
-	if over := total - columns; over > 0 && g.elastic >= 0 && g.elastic < n-1 {
+	if over := total - lineWidth; over > 0 && g.elastic >= 0 && g.elastic < n-1 {
 		cut := min(over, widths[g.elastic]-min(widths[g.elastic], 16))
 		widths[g.elastic] -= cut
 		total -= cut
 	}
-	for _, r := range g.rows {
-		if len(r) == 1 && n > 1 && g.elastic >= 0 {
+	return widths, total, lineWidth
+}
+
+func (g *grid) gapWidth() int { return cmp.Or(g.gap, 2) }
+
+// over is how far the rows run past the width once the elastic column
+// is as short as it gets; 0 or less where they fit.
+func (g *grid) over() int {
+	_, total, _ := g.layout()
+	return total - cmp.Or(g.width, columns)
+}
+
+func (g *grid) write(b *strings.Builder) {
+	for _, lines := range g.lines() {
+		for _, line := range lines {
+			b.WriteString(line + "\n")
+		}
+	}
+}
+
+// lines are the lines of each row.
+func (g *grid) lines() [][]string {
+	widths, total, columns := g.layout()
+	gap := strings.Repeat(" ", g.gapWidth())
+	out := make([][]string, len(g.rows))
+	for k, r := range g.rows {
+		if len(r) == 1 && len(widths) > 1 && g.elastic >= 0 {
 			// A heading is cut as the names under it are: past the
 			// terminal's edge, or the rows' where they cannot fit.
-			b.WriteString(g.indent + endCut(r[0], max(columns, total)-len(g.indent)) + "\n")
+			out[k] = []string{g.indent + endCut(r[0], max(columns, total)-len(g.indent))}
 			continue
 		}
 		line := g.indent
@@ -106,13 +136,13 @@ func (g *grid) write(b *strings.Builder) {
 			if i == g.elastic {
 				c = endCut(c, widths[i])
 			}
-			line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
+			line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + gap
 		}
 		// The last cell's words stay whole: its lines go under it where
 		// every word fits there, else under the row, hanging.
 		at, last := utf8.RuneCountInString(line), r[len(r)-1]
 		if g.whole {
-			b.WriteString(strings.TrimRight(line+last, " ") + "\n")
+			out[k] = []string{strings.TrimRight(line+last, " ")}
 			continue
 		}
 		hang := at
@@ -123,9 +153,10 @@ func (g *grid) write(b *strings.Builder) {
 			if i > 0 {
 				line = strings.Repeat(" ", hang)
 			}
-			b.WriteString(report.OneLine(strings.TrimRight(line+part, " "), columns) + "\n")
+			out[k] = append(out[k], report.OneLine(strings.TrimRight(line+part, " "), columns))
 		}
 	}
+	return out
 }
 
 // groupBy groups xs by their key, the keys in the order first seen.
