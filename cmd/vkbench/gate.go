@@ -225,17 +225,18 @@ func withNote(verdict, note string) string {
 }
 
 // warnUnclear says on stderr what command could not decide, wrapped to
-// the columns: with --on-unclear warn once, how many and which (the
-// report says why of each); with fail, the reasons of the failure, a
-// line each; with pass nothing (the report still says it). Under GitHub
-// Actions it also writes annotations of one line, as Actions reads them:
-// an ::error for each row that fails the gate, or could not be decided
-// with fail; with warn one ::warning for all those undecided (Actions
-// shows a step's first ten or so). Annotations go to standard output,
+// its width (a terminal's, else columns): with --on-unclear warn once,
+// how many and which (the report says why of each); with fail, the
+// reasons of the failure, a line each; with pass nothing (the report
+// still says it). Under GitHub Actions it also writes annotations of one
+// line, as Actions reads them: an ::error for each row that fails the
+// gate, or could not be decided with fail; with warn one ::warning for
+// all those undecided (Actions shows a step's first ten or so). Annotations go to standard output,
 // where Actions reads them, unless the report itself went there (no
 // -o): then to stderr, which Actions reads too.
 func warnUnclear(cmd *cobra.Command, command, onUnclear string, t gateTable) {
 	stderr := cmd.ErrOrStderr()
+	width := terminalWidth(stderr).lineWidth()
 	var b strings.Builder
 	var unclear []string
 	for _, r := range t.rows {
@@ -244,13 +245,13 @@ func warnUnclear(cmd *cobra.Command, command, onUnclear string, t gateTable) {
 		}
 		unclear = append(unclear, r.name)
 		if onUnclear == results.UnclearFails {
-			wrap(&b, "", "vkbench: "+command+": unclear: "+r.name+": "+r.undecided)
+			wrapAt(&b, width, "", "vkbench: "+command+": unclear: "+r.name+": "+r.undecided)
 		}
 	}
 	warn := onUnclear == results.UnclearWarns && len(unclear) > 0
 	summary := plural(len(unclear), "benchmark", "benchmarks") + " unclear (the report says why of each): " + strings.Join(unclear, ", ")
 	if warn {
-		wrap(&b, "", "vkbench: warning: "+command+": "+summary)
+		wrapAt(&b, width, "", "vkbench: warning: "+command+": "+summary)
 	}
 	fmt.Fprint(stderr, b.String())
 	if os.Getenv("GITHUB_ACTIONS") != "true" {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/creack/pty"
 
 	"github.com/vkbench/vkbench/results"
 )
@@ -92,5 +96,47 @@ func TestGateTablesNarrow(t *testing.T) {
 			t.Fatal(err)
 		}
 		gateFits(t, "ab", b.String(), cols, abTable(ab))
+	}
+}
+
+// onTerminalStderr runs the command with its stderr a pseudo-terminal of
+// cols columns, its output a pipe.
+func onTerminalStderr(t *testing.T, cols uint16, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer func() { _ = master.Close() }()
+	if err := pty.Setsize(tty, &pty.Winsize{Rows: 50, Cols: cols}); err != nil {
+		t.Fatal(err)
+	}
+	shown := make(chan []byte)
+	go func() {
+		data, _ := io.ReadAll(master) // until the terminal closes
+		shown <- data
+	}()
+	var out bytes.Buffer
+	code = execute(context.Background(), args, &out, tty)
+	if err := tty.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), strings.ReplaceAll(string(<-shown), "\r\n", "\n"), code
+}
+
+// TestUnclearWarningWidth: what a gate could not decide, said on stderr,
+// is wrapped at the terminal's width, as the report is at its own: it
+// was wrapped at 100 columns whatever the terminal.
+func TestUnclearWarningWidth(t *testing.T) {
+	for _, onUnclear := range []string{results.UnclearWarns, results.UnclearFails} {
+		_, stderr, _ := onTerminalStderr(t, 50, "compare", "--on-unclear", onUnclear, compareData("noisy-base.json"), compareData("noisy-new.json"))
+		if !strings.Contains(stderr, "unclear") || strings.Count(stderr, "\n") < 3 {
+			t.Errorf("--on-unclear %s: stderr says nothing unclear, or in under 3 lines:\n%s", onUnclear, stderr)
+		}
+		for _, line := range strings.Split(stderr, "\n") {
+			if n := utf8.RuneCountInString(line); n > 50 && !strings.HasPrefix(line, "vkbench: 1 benchmark") {
+				t.Errorf("--on-unclear %s: a line of %d columns on a terminal of 50: %q", onUnclear, n, line)
+			}
+		}
 	}
 }

@@ -187,14 +187,9 @@ func endCut(s string, n int) string {
 	return s[:indent] + "…" + string(r[len(r)-(n-1-indent):])
 }
 
-// wrap writes each of texts that is not blank on lines of at most
+// wrapAt writes each of texts that is not blank on lines of at most
 // columns, broken between words, the first starting with indent and the
 // others two spaces further in.
-func wrap(b *strings.Builder, indent string, texts ...string) {
-	wrapAt(b, columns, indent, texts...)
-}
-
-// wrapAt is wrap for lines of at most columns.
 func wrapAt(b *strings.Builder, columns int, indent string, texts ...string) {
 	n := utf8.RuneCountInString(indent)
 	for _, text := range texts {
