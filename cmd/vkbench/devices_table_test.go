@@ -153,3 +153,34 @@ func TestDevicesTerminalWidth(t *testing.T) {
 		t.Errorf("a pipe and a terminal say other things:\n%s\n%s", r.stdout, out)
 	}
 }
+
+// TestDevicesHardwareKeyParts: on a terminal too narrow for a device's
+// hardware key, the key is broken between its parts (after a _), each
+// line within the width; it was broken where the line ended, mid-part
+// ("..._llvmpipe_22." and "3.6" on 60 columns).
+func TestDevicesHardwareKeyParts(t *testing.T) {
+	info := hal.DeviceInfo{Name: "llvmpipe (LLVM 15.0.6, 256 bits)", VendorID: hal.VendorMesa, DriverName: "llvmpipe", DriverVersion: 22<<22 | 3<<12 | 6}
+	key := info.Hardware()
+	for _, width := range []int{40, 50, 60} {
+		var b bytes.Buffer
+		if err := writeDevicesTable(&b, []hal.DeviceInfo{info}, []deviceNow{{why: "none here"}}, tableWidth(width)); err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(b.String(), "\n  hardware")
+		rest, _, _ = strings.Cut(rest, "\n  device UUID")
+		parts := strings.Fields(rest)
+		if strings.Join(parts, "") != key || len(parts) < 2 {
+			t.Fatalf("width %d: the key %q is not there in parts:\n%s", width, key, b.String())
+		}
+		for _, p := range parts[:len(parts)-1] {
+			if !strings.HasSuffix(p, "_") {
+				t.Errorf("width %d: the key %q broken after %q, not after a _:\n%s", width, key, p, b.String())
+			}
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			if n := utf8.RuneCountInString(line); n > width {
+				t.Errorf("width %d: a line of %d columns: %q", width, n, line)
+			}
+		}
+	}
+}

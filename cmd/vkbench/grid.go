@@ -209,7 +209,7 @@ func wrapAt(b *strings.Builder, columns int, indent string, texts ...string) {
 // fold breaks text into lines between words, the first at most first
 // columns wide and the others rest. Where the first word does not fit the
 // first line but would a later one, the first line is empty; a word too
-// long for any line is cut.
+// long for any line is broken (breakAt).
 func fold(text string, first, rest int) []string {
 	var lines []string
 	line, n, rest := "", max(first, 1), max(rest, 1)
@@ -222,7 +222,8 @@ func fold(text string, first, rest int) []string {
 			}
 			if line == "" && (len(lines) > 0 || n >= rest) {
 				r := []rune(word)
-				line, word = string(r[:n]), string(r[n:])
+				at := breakAt(r, n)
+				line, word = string(r[:at]), string(r[at:])
 			}
 			lines, line, n = append(lines, line), "", rest
 		}
@@ -231,4 +232,17 @@ func fold(text string, first, rest int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// breakAt is where a word too long for a line of n columns is broken:
+// after the last _ or / within them, between the parts of a hardware key
+// (vendor_device_name_driver_version) or the folders of a path, where the
+// word has one; else at n.
+func breakAt(word []rune, n int) int {
+	for i := n; i > 1; i-- {
+		if word[i-1] == '_' || word[i-1] == '/' {
+			return i
+		}
+	}
+	return n
 }

@@ -156,7 +156,11 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		})
 		return
 	}
-	b.WriteString(g.title() + "\n")
+	if o.tableWidth > 0 { // on a terminal, wrapped at its edge; elsewhere whole, as names are
+		wrapAt(b, int(o.tableWidth), "", g.title())
+	} else {
+		b.WriteString(g.title() + "\n")
+	}
 	unit, prefix, factor := g.unit()
 	peak := anyPeak(g.benches)
 	energy := slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return b.EnergyJ > 0 })

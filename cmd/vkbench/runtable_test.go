@@ -399,3 +399,35 @@ func TestTableNamesEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTableTitleWidth: an operation's title is wrapped at a
+// terminal's edge, as the rows under it fit it; in a file or a pipe it
+// is whole. It went whole past the edge.
+func TestRunTableTitleWidth(t *testing.T) {
+	file, err := results.ReadFile(cliData("run-table-input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := "fused-multiply-add-chain-of-a-long-name"
+	for i := range file.Benchmarks {
+		if b := &file.Benchmarks[i]; b.Op == "gemm" {
+			b.Op = op
+		}
+	}
+	for _, width := range []int{0, 50} {
+		var buf bytes.Buffer
+		if err := writeTable(&buf, file, tableOptions{precision: 0.01, tableWidth: tableWidth(width)}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		title := "\n" + op + " f32, size 256x256x256"
+		if !strings.Contains(unwrapped(out), title) || width == 0 && !strings.Contains(out, title) {
+			t.Errorf("width %d: the title of %s is not there whole (wrapped at 50):\n%s", width, op, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(line); width > 0 && n > width {
+				t.Errorf("width %d: a line of %d columns: %q", width, n, line)
+			}
+		}
+	}
+}
