@@ -86,7 +86,9 @@ type Options struct {
 	// never ends: 1 minute if zero. The GPU cannot stop it, so the device
 	// then turns lost (ErrDeviceLost, the cause of code DeadlineExceeded)
 	// and the call waiting on it returns, where it would wait for ever.
-	// A negative bound is an InvalidArgument error of Open.
+	// A driver's build of a kernel at its first dispatch (lavapipe's)
+	// does not count. A negative bound is an InvalidArgument error of
+	// Open.
 	HangTimeout time.Duration
 	// Driver names the backend that opens the device, as registered with
 	// package hal: "vulkan" if empty, or a program's own, such as a fault

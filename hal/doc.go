@@ -70,7 +70,8 @@
 //     code DeadlineExceeded that says so.
 //   - A submission that runs past DeviceOptions.HangTimeout, as a kernel
 //     that never ends would, makes the device lost, the cause of code
-//     DeadlineExceeded, and Release does not wait for it again.
+//     DeadlineExceeded, and Release does not wait for it again. A
+//     driver's build of a kernel at its first dispatch does not count.
 //
 // # Timestamps
 //

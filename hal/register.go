@@ -53,9 +53,13 @@ type DeviceOptions struct {
 	// can stop a running dispatch, so nothing queued behind it would ever
 	// run. DefaultHangTimeout if zero. A backend checks it while a Wait
 	// is pending; a run is counted from when the submission was made or
-	// the one before it was seen done, whichever is later. Release does
-	// not wait for work taken for a hang: it leaves the device's objects
-	// to the driver at once (see ReleaseWait).
+	// the one before it was seen done, whichever is later. A driver that
+	// builds a kernel at its first dispatch, as lavapipe does, builds it
+	// inside the submission; that time does not count, however long: the
+	// bound is for kernels that never end, and the run counts from the
+	// build's end, so such a kernel is still caught one bound after it.
+	// Release does not wait for work taken for a hang: it leaves the
+	// device's objects to the driver at once (see ReleaseWait).
 	HangTimeout time.Duration
 }
 

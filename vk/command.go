@@ -8,6 +8,7 @@ package vk
 import "C"
 
 import (
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"unsafe"
@@ -57,6 +58,12 @@ type commandBuffer struct {
 	// device.mu.
 	uses map[resource]struct{}
 
+	// builds are the events that mark a recording's builds, two for each
+	// (buildEvents): the recording sets builds[:nbuilds], in order. Made
+	// as needed, kept until the command buffer's destruction.
+	builds  []C.VkEvent
+	nbuilds int
+
 	// Scratch for Dispatch, kept to spare allocations.
 	scratch []resource
 	binds   []C.vkb_binding
@@ -82,6 +89,9 @@ func (cb *commandBuffer) destroy() {
 		C.vkb_destroy_descriptor_pool(cb.d.c, p)
 	}
 	cb.descPools = nil
+	for _, e := range cb.builds {
+		C.vkb_destroy_event(cb.d.c, e)
+	}
 	C.vkb_destroy_command_pool(cb.d.c, cb.pool)
 }
 
@@ -189,7 +199,7 @@ func (cb *commandBuffer) Begin() error {
 			return err
 		}
 	}
-	cb.cur = 0
+	cb.cur, cb.nbuilds = 0, 0
 	cb.hostBarrier = false
 	if c := C.vkb_begin(d.c, cb.pool, cb.cb, C.uint32_t(len(cb.descPools)), first(cb.descPools)); c.result != C.VK_SUCCESS {
 		cb.state = cbInitial
@@ -218,11 +228,18 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 		if err != nil {
 			return err
 		}
+		build, err := cb.buildEvents(e)
+		if err != nil {
+			return err
+		}
 		if err := cb.use(op, cb.scratch...); err != nil {
 			return err
 		}
-		if err := cb.recordDispatch(e, dp); err != nil {
+		if err := cb.recordDispatch(e, dp, build); err != nil {
 			return err
+		}
+		if build != nil {
+			cb.nbuilds += 2
 		}
 		for _, r := range cb.scratch {
 			if b, ok := r.(*buffer); ok {
@@ -303,10 +320,69 @@ func (cb *commandBuffer) checkDispatch(dp hal.Dispatch) (*executable, error) {
 	return e, nil
 }
 
+// buildEvents returns, on a device that builds a kernel at its first
+// dispatch (device.buildsAtDispatch), two events for the recording's
+// first dispatch of e to set around the build, which it makes happen
+// apart from the dispatch (vkb_cmd_dispatch): a submission's run counts
+// from when the device was last seen to progress (device.hung), and a
+// build is the driver's work, not a kernel running. Nil on other
+// devices, and for e's later dispatches. Asked before the recording
+// holds e.
+func (cb *commandBuffer) buildEvents(e *executable) (*C.VkEvent, error) {
+	d := cb.d
+	if !d.buildsAtDispatch {
+		return nil, nil
+	}
+	d.mu.Lock()
+	_, recorded := cb.uses[e]
+	d.mu.Unlock()
+	if recorded {
+		return nil, nil
+	}
+	for len(cb.builds) < cb.nbuilds+2 {
+		var ev C.VkEvent
+		if r := C.vkb_create_event(d.c, &ev); r != C.VK_SUCCESS {
+			return nil, d.result("vkCreateEvent", r)
+		}
+		cb.builds = append(cb.builds, ev)
+	}
+	return &cb.builds[cb.nbuilds], nil
+}
+
+// buildMarks are the build events that a submission in flight sets, in
+// order, of which it was last seen to have set the first seen. Its own
+// copy: the command buffer may be recorded again once the submission is
+// done, before the device has retired it.
+type buildMarks struct {
+	events []C.VkEvent
+	seen   int
+}
+
+// marks resets the build events of cb's recording, which an earlier run
+// of it left set, for a submission of it, and returns them (nil if none).
+func (cb *commandBuffer) marks() *buildMarks {
+	if cb.nbuilds == 0 {
+		return nil
+	}
+	C.vkb_reset_events(cb.d.c, C.uint32_t(cb.nbuilds), &cb.builds[0])
+	return &buildMarks{events: slices.Clone(cb.builds[:cb.nbuilds])}
+}
+
+// building reports whether the submission is building a kernel, or has
+// finished building one since last asked. device.mu must be held, and
+// the gate.
+func (m *buildMarks) building(d *device) bool {
+	was := m.seen
+	for m.seen < len(m.events) && C.vkb_event_set(d.c, m.events[m.seen]) == C.VK_EVENT_SET {
+		m.seen++
+	}
+	return m.seen%2 == 1 || m.seen/2 > was/2
+}
+
 // recordDispatch records a checked dispatch whose bindings are in the
 // scratch arrays, allocating its descriptor set from the pools (and
-// growing them when they are full).
-func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
+// growing them when they are full); build as buildEvents returns.
+func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch, build *C.VkEvent) error {
 	d := cb.d
 	if len(dp.Bindings) > 0 && len(cb.descPools) == 0 {
 		if err := cb.addDescriptorPool(descriptorSets); err != nil {
@@ -319,7 +395,7 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch) error {
 			pool = cb.descPools[cb.cur]
 		}
 		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, e.sets, C.uint32_t(len(dp.Bindings)), first(cb.binds[:len(dp.Bindings)]), boolInt(e.kinds != nil),
-			unsafe.Pointer(first(dp.PushConstants)), C.uint32_t(len(dp.PushConstants)), C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
+			unsafe.Pointer(first(dp.PushConstants)), C.uint32_t(len(dp.PushConstants)), build, C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
 		if r == C.VK_SUCCESS {
 			return nil
 		}

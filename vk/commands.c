@@ -500,7 +500,8 @@ VkResult vkb_end(const vkb_device *d, VkCommandBuffer cb, int host_barrier) {
 // anything, so that a full pool (which the caller grows and retries)
 // records nothing.
 VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *sets,
-	uint32_t nbind, const vkb_binding *binds, int mixed, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z) {
+	uint32_t nbind, const vkb_binding *binds, int mixed, const void *push, uint32_t push_size, const VkEvent *build, uint32_t x,
+	uint32_t y, uint32_t z) {
 	VKB_ROUTE(d->route);
 	uint32_t n = sets != NULL ? sets->n : nbind > 0;
 	if (n > 0) {
@@ -527,6 +528,11 @@ VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorP
 	d->CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
 	if (push_size > 0) {
 		d->CmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+	}
+	if (build != NULL) {
+		d->CmdSetEvent(cb, build[0], VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+		d->CmdDispatch(cb, 0, 0, 0);
+		d->CmdSetEvent(cb, build[1], VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
 	}
 	d->CmdDispatch(cb, x, y, z);
 	return VK_SUCCESS;
@@ -560,6 +566,33 @@ void vkb_cmd_timestamp(const vkb_device *d, VkCommandBuffer cb, VkQueryPool pool
 	VKB_ROUTE(d->route);
 	d->CmdResetQueryPool(cb, pool, index, 1);
 	d->CmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, index);
+}
+
+// Events.
+
+VkResult vkb_create_event(const vkb_device *d, VkEvent *out) {
+	VKB_ROUTE(d->route);
+	VkEventCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+	return d->CreateEvent(d->device, &ci, NULL, out);
+}
+
+void vkb_destroy_event(const vkb_device *d, VkEvent e) {
+	VKB_ROUTE(d->route);
+	d->DestroyEvent(d->device, e, NULL);
+}
+
+VkResult vkb_event_set(const vkb_device *d, VkEvent e) {
+	VKB_ROUTE(d->route);
+	return d->GetEventStatus(d->device, e);
+}
+
+void vkb_reset_events(const vkb_device *d, uint32_t n, const VkEvent *events) {
+	VKB_ROUTE(d->route);
+	for (uint32_t i = 0; i < n; i++) {
+		// Fails only out of memory: the event then reads set early, and
+		// the build counts.
+		d->ResetEvent(d->device, events[i]);
+	}
 }
 
 // Timestamps.

@@ -71,7 +71,7 @@ type device struct {
 	// inflight are the holds of the submissions not yet seen complete, in
 	// the order of their values.
 	inflight []inflight
-	// progressed is when the timeline was last seen to advance.
+	// progressed is when the device was last seen to progress (hung).
 	progressed time.Time
 
 	staging staging
@@ -81,6 +81,10 @@ type device struct {
 	// spin is how long a wait polls the timeline before it blocks, in its
 	// first slice only: 0 on CPU devices, whose work needs every core.
 	spin time.Duration
+	// buildsAtDispatch is set on CPU devices: lavapipe builds a kernel
+	// (LLVM) at its first dispatch, on the queue, not at
+	// vkCreateComputePipelines (commandBuffer.buildEvents).
+	buildsAtDispatch bool
 	// overran is set when a submission ran past hangTimeout (hung): its
 	// work is taken for a hang, which Release does not wait for.
 	overran atomic.Bool
@@ -115,6 +119,7 @@ func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device
 	if d.info.Type != hal.CPU {
 		d.spin = spinWait
 	}
+	d.buildsAtDispatch = d.info.Type == hal.CPU
 
 	data := opts.PipelineCache
 	if len(data) > 0 && !d.acceptsCache(data) {
@@ -295,9 +300,12 @@ func (d *device) wait(ctx context.Context, op string, v uint64) error {
 // hung reads the timeline and, if the oldest submission not done has
 // run for longer than d.hangTimeout (hal.DeviceOptions says why), makes
 // the device lost and returns the loss to the waiter, who says it. A run
-// counts from when the submission was made or the timeline last seen to
-// advance, whichever is later, so the estimate errs long. The gate must
-// be held.
+// counts from when the submission was made or the device last seen to
+// progress, whichever is later: the timeline advancing, or the
+// submission building a kernel at its first dispatch, or done building
+// it (commandBuffer.buildEvents): that is the driver's work, not a kernel
+// running, and does not count however long it takes. The gate must be
+// held.
 func (d *device) hung() error {
 	if _, err := d.reached(math.MaxUint64); err != nil {
 		return err
@@ -305,6 +313,9 @@ func (d *device) hung() error {
 	d.mu.Lock()
 	var ran time.Duration
 	if len(d.inflight) > 0 {
+		if m := d.inflight[0].builds; m != nil && m.building(d) {
+			d.progressed = time.Now()
+		}
 		ran = min(time.Since(d.inflight[0].made), time.Since(d.progressed))
 	}
 	d.mu.Unlock()
@@ -319,8 +330,9 @@ func (d *device) hung() error {
 // submit queues cb to run after the timeline reaches waitFor (0: no wait),
 // and returns the value it will signal. The submission holds holder until
 // the timeline reaches that value; the caller's own hold of it stays the
-// caller's. The gate must be held; op names the call, in its errors.
-func (d *device) submit(op string, cb C.VkCommandBuffer, waitFor uint64, holder resource) (uint64, error) {
+// caller's; builds marks its builds (commandBuffer.marks). The gate must
+// be held; op names the call, in its errors.
+func (d *device) submit(op string, cb C.VkCommandBuffer, waitFor uint64, holder resource, builds *buildMarks) (uint64, error) {
 	d.queueMu.Lock()
 	defer d.queueMu.Unlock()
 	// Checked under queueMu: Release sets released before it reads the
@@ -337,7 +349,7 @@ func (d *device) submit(op string, cb C.VkCommandBuffer, waitFor uint64, holder 
 	// Under queueMu, so inflight stays in the order of the values.
 	d.mu.Lock()
 	holder.life().holds++
-	d.inflight = append(d.inflight, inflight{v, holder, time.Now()})
+	d.inflight = append(d.inflight, inflight{v, holder, time.Now(), builds})
 	d.mu.Unlock()
 	return v, nil
 }
@@ -480,7 +492,7 @@ func (d *device) Submit(hcb hal.CommandBuffer, wait ...hal.Fence) (hal.Fence, er
 	} else if done {
 		waitFor = 0
 	}
-	v, err := d.submit("Submit", cb.cb, waitFor, cb)
+	v, err := d.submit("Submit", cb.cb, waitFor, cb, cb.marks())
 	if err != nil {
 		return nil, err
 	}

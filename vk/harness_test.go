@@ -22,6 +22,7 @@ import (
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/empty.spv testdata/empty.comp
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/spin.spv testdata/spin.comp
 //go:generate glslc -O --target-env=vulkan1.2 -o testdata/bigshared.spv testdata/bigshared.comp
+//go:generate glslc -O0 --target-env=vulkan1.2 -o testdata/slowbuild.spv testdata/slowbuild.comp
 
 func TestMain(m *testing.M) {
 	devtest.SkipExamplesWithoutVulkan()

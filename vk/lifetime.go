@@ -62,6 +62,9 @@ type inflight struct {
 	value uint64
 	r     resource
 	made  time.Time // when it was submitted
+	// builds marks the builds of kernels the submission makes (nil:
+	// none), which do not count toward its run (device.hung).
+	builds *buildMarks
 }
 
 // enter holds the gate for a call that uses the VkDevice; it fails once the

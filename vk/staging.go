@@ -128,7 +128,7 @@ func (s *stagingSlot) copyChunk(op string, d *device, holder resource, chunk []b
 	if r := C.vkb_end(d.c, s.cb, boolInt(!toDevice)); r != C.VK_SUCCESS {
 		return 0, d.result("vkEndCommandBuffer", r)
 	}
-	return d.submit(op, s.cb, 0, holder)
+	return d.submit(op, s.cb, 0, holder, nil)
 }
 
 // parallelCopy copies src into dst as copy does, split among the

@@ -185,6 +185,11 @@ typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDime
 	X(CmdPipelineBarrier)           \
 	X(CmdResetQueryPool)            \
 	X(CmdWriteTimestamp)            \
+	X(CmdSetEvent)                  \
+	X(CreateEvent)                  \
+	X(DestroyEvent)                 \
+	X(GetEventStatus)               \
+	X(ResetEvent)                   \
 	X(CreateQueryPool)              \
 	X(DestroyQueryPool)             \
 	X(ResetQueryPool)               \
@@ -418,13 +423,24 @@ typedef struct vkb_binding {
 // vkb_cmd_dispatch records a dispatch of p with nbind bindings, at set 0
 // when sets is NULL, else set by set as sets says. mixed is 0 when every
 // binding is a storage buffer (type is then not read), 1 otherwise, and
-// always for a pipeline of sets.
+// always for a pipeline of sets. With two build events, it first sets
+// build[0], dispatches no workgroups, which makes a driver that builds a
+// kernel at its first dispatch (lavapipe) build it there, and sets
+// build[1].
 VkResult vkb_cmd_dispatch(const vkb_device *d, VkCommandBuffer cb, VkDescriptorPool pool, vkb_pipeline p, const vkb_sets *sets,
-	uint32_t nbind, const vkb_binding *binds, int mixed, const void *push, uint32_t push_size, uint32_t x, uint32_t y, uint32_t z);
+	uint32_t nbind, const vkb_binding *binds, int mixed, const void *push, uint32_t push_size, const VkEvent *build, uint32_t x,
+	uint32_t y, uint32_t z);
 void vkb_cmd_copy(const vkb_device *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize src_offset, VkBuffer dst, VkDeviceSize dst_offset, VkDeviceSize size);
 void vkb_cmd_fill(const vkb_device *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size, uint32_t value);
 void vkb_cmd_barrier(const vkb_device *d, VkCommandBuffer cb);
 void vkb_cmd_timestamp(const vkb_device *d, VkCommandBuffer cb, VkQueryPool pool, uint32_t index);
+
+// Events, set by vkb_cmd_dispatch. vkb_event_set returns VK_EVENT_SET,
+// VK_EVENT_RESET or an error.
+VkResult vkb_create_event(const vkb_device *d, VkEvent *out);
+void vkb_destroy_event(const vkb_device *d, VkEvent e);
+VkResult vkb_event_set(const vkb_device *d, VkEvent e);
+void vkb_reset_events(const vkb_device *d, uint32_t n, const VkEvent *events);
 
 // Timestamps.
 VkResult vkb_create_query_pool(const vkb_device *d, uint32_t count, VkQueryPool *out);

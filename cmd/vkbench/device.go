@@ -28,7 +28,7 @@ type deviceFlags struct {
 func (f *deviceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.device, "device", "d", "", "device by index, name (or part of it) or UUID prefix (default: the first discrete GPU, then integrated, virtual, CPU)")
 	fs.BoolVar(&f.validation, "validation", false, "turn on the Khronos validation layer (slow; for debugging kernels); also on when $VKBENCH_VALIDATION is 1")
-	fs.DurationVar(&f.hang, "hang-timeout", hal.DefaultHangTimeout, "how long one GPU submission may run before it is taken for a kernel that never ends: the GPU cannot stop it, so the command ends there")
+	fs.DurationVar(&f.hang, "hang-timeout", hal.DefaultHangTimeout, "how long one GPU submission may run before it is taken for a kernel that never ends (a driver's build of a kernel at its first dispatch does not count): the GPU cannot stop it, so the command ends there")
 }
 
 // open opens the chosen device, as hal.Open: release releases it and its
