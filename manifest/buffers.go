@@ -56,7 +56,7 @@ func (d *opDecoder) decodeBuffer(n *jsonNode) (*manifestBuffer, error) {
 	b.init = bufferInit{kind: "random"}
 	if in := o.get("init"); in != nil {
 		if b.role == roleOutput || b.role == roleScratch {
-			return nil, d.src.errAt(in, "a %s buffer is not initialised (its contents are poisoned before each verified run); use role \"inout\" for a buffer that starts with data and is written", roleNames[b.role])
+			return nil, d.src.errAt(in, "a buffer of role %q is not initialised (its contents are poisoned before each verified run); use role \"inout\" for a buffer that starts with data and is written", roleNames[b.role])
 		}
 		b.init = must(d.decodeInit(in, b))
 	} else {

@@ -453,7 +453,7 @@ func TestManifestErrorsInline(t *testing.T) {
 		{"dims differ in case", `{"N": 1024}`, `{"N": 1024, "n": 8}`, []string{"operations[0].dims.n", `differs from dimension "N" only in case`}},
 		{"reserved dim", `"N": 1024`, `"pass": 1024`, []string{"operations[0].dims.pass", "reserved"}},
 		{"role", `"role": "inout"`, `"role": "in-out"`, []string{"operations[0].buffers[1].role", `unknown role "in-out"`}},
-		{"init on output", `"role": "inout"`, `"role": "output", "init": "zeros"`, []string{"operations[0].buffers[1].init", "use role \"inout\""}},
+		{"init on output", `"role": "inout"`, `"role": "output", "init": "zeros"`, []string{"operations[0].buffers[1].init", `a buffer of role "output" is not initialised`, "use role \"inout\""}},
 		{"bad init", `"role": "inout"`, `"role": "inout", "init": "ones"`, []string{"operations[0].buffers[1].init", `unknown init "ones"`}},
 		{"duplicate binding", `"binding": 1`, `"binding": 0`, []string{"operations[0].buffers[1].binding", "already buffer \"x\"'s"}},
 		{"duplicate key", `"name": "saxpy",`, `"name": "saxpy", "name": "saxpy2",`, []string{"operations[0].name", "given twice"}},
