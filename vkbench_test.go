@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"github.com/vkbench/vkbench/internal/devtest"
 	"log/slog"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -779,4 +781,36 @@ func pipelineCacheUUID(t *testing.T, device [16]byte) [16]byte {
 	}
 	t.Fatalf("no device of UUID %x", device)
 	return [16]byte{}
+}
+
+// TestOpenValidationWithoutLayer: Options.Validation where the layer is
+// not installed (VK_LAYER_PATH names an empty folder) is Open's
+// FailedPrecondition, naming the layer; without Validation the same
+// loader opens the device. It runs in a process of its own, whose loader
+// has listed no layers before.
+func TestOpenValidationWithoutLayer(t *testing.T) {
+	devtest.NeedVulkan(t)
+	if os.Getenv("VKBENCH_TEST_NO_LAYER") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenValidationWithoutLayer$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "VKBENCH_TEST_NO_LAYER=1", "VK_LAYER_PATH="+t.TempDir(), "VK_ADD_LAYER_PATH=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	ctx := context.Background()
+	dev, err := vkbench.Open(ctx, vkbench.Options{Validation: true})
+	if err == nil {
+		t.Fatalf("Open with Validation and no layer installed opened %s", dev.Info().Name)
+	}
+	if status.CodeOf(err) != status.FailedPrecondition || !strings.Contains(err.Error(), "VK_LAYER_KHRONOS_validation is not installed") {
+		t.Errorf("Open with Validation and no layer installed: %v; want FAILED_PRECONDITION naming the layer", err)
+	}
+	dev, err = vkbench.Open(ctx, vkbench.Options{})
+	if err != nil {
+		testenv.Unavailable(t, "%v", err)
+	}
+	if err := dev.Close(); err != nil {
+		t.Error(err)
+	}
 }

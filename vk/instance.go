@@ -134,7 +134,7 @@ func checkValidationLayer() error {
 	layer := C.CString(validationLayer)
 	defer C.free(unsafe.Pointer(layer))
 	var found C.int
-	if r := C.vkb_has_layer(layer, &found); r != C.VK_SUCCESS {
+	if r := C.vkb_find_layer(layer, &found, nil); r != C.VK_SUCCESS {
 		return resultError("vkEnumerateInstanceLayerProperties", int32(r))
 	}
 	if found == 0 {

@@ -41,10 +41,11 @@ uint32_t vkb_loader_version(void) {
 	return v;
 }
 
-VkResult vkb_has_layer(const char *layer, int *found) {
+VkResult vkb_find_layer(const char *layer, int *found, uint32_t *version) {
 	PFN_vkEnumerateInstanceLayerProperties f =
 		(PFN_vkEnumerateInstanceLayerProperties)gipa(NULL, "vkEnumerateInstanceLayerProperties");
 	*found = 0;
+	if (version != NULL) *version = 0;
 	uint32_t n = 0;
 	VkResult r = f(&n, NULL);
 	if (r != VK_SUCCESS) return r;
@@ -54,29 +55,14 @@ VkResult vkb_has_layer(const char *layer, int *found) {
 	if (r >= 0) {
 		r = VK_SUCCESS;
 		for (uint32_t i = 0; i < n; i++) {
-			if (strcmp(props[i].layerName, layer) == 0) *found = 1;
+			if (strcmp(props[i].layerName, layer) == 0) {
+				*found = 1;
+				if (version != NULL) *version = props[i].specVersion;
+			}
 		}
 	}
 	free(props);
 	return r;
-}
-
-// layer_version returns the spec version of the instance layer called
-// layer, 0 if it is not installed.
-static uint32_t layer_version(const char *layer) {
-	PFN_vkEnumerateInstanceLayerProperties f =
-		(PFN_vkEnumerateInstanceLayerProperties)gipa(NULL, "vkEnumerateInstanceLayerProperties");
-	uint32_t n = 0, v = 0;
-	if (f(&n, NULL) != VK_SUCCESS) return 0;
-	VkLayerProperties *props = calloc(n + 1, sizeof *props);
-	if (props == NULL) return 0;
-	if (f(&n, props) >= 0) {
-		for (uint32_t i = 0; i < n; i++) {
-			if (strcmp(props[i].layerName, layer) == 0) v = props[i].specVersion;
-		}
-	}
-	free(props);
-	return v;
 }
 
 VkResult vkb_has_instance_extension(const char *layer, const char *ext, int *found) {
@@ -171,8 +157,10 @@ VkResult vkb_create_instance(uint32_t api, int validation, uintptr_t route, vkb_
 	in->GetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV =
 		(PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)gipa(
 			in->instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV");
-	in->layer_version = validation ? layer_version(layers[0]) : UINT32_MAX;
+	in->layer_version = UINT32_MAX;
 	if (validation) {
+		int found;
+		vkb_find_layer(layers[0], &found, &in->layer_version); // 0 if it cannot be listed
 		in->CreateDebugUtilsMessengerEXT =
 			(PFN_vkCreateDebugUtilsMessengerEXT)gipa(in->instance, "vkCreateDebugUtilsMessengerEXT");
 		in->DestroyDebugUtilsMessengerEXT =

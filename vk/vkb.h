@@ -308,7 +308,9 @@ typedef struct vkb_pd_info {
 int vkb_load(char *err, int errlen);
 void *vkb_get_instance_proc_addr(void);
 uint32_t vkb_loader_version(void);
-VkResult vkb_has_layer(const char *layer, int *found);
+// vkb_find_layer reports whether the instance layer called layer is
+// installed and, where version is not NULL, its spec version (0 if not).
+VkResult vkb_find_layer(const char *layer, int *found, uint32_t *version);
 VkResult vkb_has_instance_extension(const char *layer, const char *ext, int *found);
 
 // Instance.
