@@ -607,3 +607,32 @@ func TestPushIntAsFloat(t *testing.T) {
 		t.Errorf("Fastest with an int for a float in the Problem's Push: %v, %v; want InvalidArgument saying so", p, err)
 	}
 }
+
+// TestProblemFitsCandidates: a Problem whose Buffers or Push do not fit
+// a candidate (another count of buffers than its Bindings, another
+// length than its PushConstantSize) is refused, InvalidArgument naming
+// the candidate, as a Problem whose buffers are too small is. Before, the
+// candidate failed its run inside the tune and Fastest answered with
+// another one, nil error: a typo in one candidate took it out of the race
+// unseen; with every candidate so, the error blamed the candidates ("no
+// candidate computed correctly", FAILED_PRECONDITION).
+func TestProblemFitsCandidates(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	wide := scaleKernel
+	wide.Name, wide.PushConstantSize = "wide-push", 12 // the module's block is 8
+	extra := scaleKernel
+	extra.Name, extra.Bindings = "extra-binding", 3
+	for _, tc := range []struct {
+		kernel vkbench.Kernel
+		want   string
+	}{
+		{wide, `the Problem at size 64 has 8 bytes of push constants; candidate "wide-push" takes 12 (its PushConstantSize)`},
+		{extra, `the Problem at size 64 has 2 buffers; candidate "extra-binding" takes 3 (its Bindings)`},
+	} {
+		op := scaleOpOf(scaleKernel, tc.kernel)
+		if p, err := quickTuner(t, dev).Fastest(ctx, op, 64); !errors.Is(err, vkbench.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Fastest with candidate %q: %v (pipeline %t); want InvalidArgument saying %q", tc.kernel.Name, err, p != nil, tc.want)
+		}
+	}
+}

@@ -57,16 +57,18 @@ type Op struct {
 // every candidate on. The tuner releases its buffers when it is done with
 // them.
 type Problem struct {
-	// Buffers are bound in order at bindings 0, 1, ... of every candidate;
-	// one smaller than the block a candidate that applies at the size
-	// declares there is an InvalidArgument error, as in Run.
+	// Buffers are bound in order at bindings 0, 1, ... of every candidate,
+	// so there are as many as each candidate's Bindings; another count,
+	// or one smaller than the block a candidate that applies at the size
+	// declares there, is an InvalidArgument error naming the candidate.
 	Buffers []Binding
 	// Outputs are the buffers among Buffers that the candidates write,
 	// filled with NaNs before each candidate's checked run, so that a
 	// kernel that writes nothing cannot pass on what another left there.
 	Outputs []Binding
-	// Push are the push constants of every candidate; nil if none. A
-	// small integer where a candidate has a float is refused, as in Run.
+	// Push are the push constants of every candidate, as many bytes as
+	// each one's PushConstantSize; nil if none. Another length, or a
+	// small integer where a candidate has a float, is refused, as in Run.
 	Push []byte
 	// Groups returns the workgroups to dispatch for candidate k (whose
 	// WorkgroupSize and Bindings are filled in from its module).
@@ -385,10 +387,17 @@ func (pr *problem) describe(o *operation) error {
 		pr.bufs = append(pr.bufs, kernels.Operand{Buffer: hb, Name: fmt.Sprintf("binding %d", i), Role: role, DType: dt, Len: int64(n)})
 	}
 	for ci, c := range o.cands {
+		k := o.kerns[ci]
+		if len(pr.bufs) != k.Bindings {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v has %d buffers; candidate %q takes %d (its Bindings)", o.name, pr.size, len(pr.bufs), c.Name, k.Bindings)
+		}
+		if len(p.Push) != k.PushConstantSize {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v has %d bytes of push constants; candidate %q takes %d (its PushConstantSize)", o.name, pr.size, len(p.Push), c.Name, k.PushConstantSize)
+		}
 		if c.Applies != nil && !c.Applies(pr.size) {
 			continue
 		}
-		l := o.kerns[ci].layout
+		l := k.layout
 		for i, b := range pr.bufs {
 			if what := l.tooSmall(i, 4*b.Len); what != "" {
 				return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v, for candidate %q: %s (or the candidate's Applies leaves this size out)", o.name, pr.size, c.Name, what)
