@@ -48,42 +48,44 @@ func bindingOf(b Binding) (hal.Buffer, kernels.DType, int) {
 // NewBuffer allocates a buffer of n elements of type T on d, filled with
 // zeros. Memory that does not fit is an error with code ResourceExhausted.
 func NewBuffer[T Elem](ctx context.Context, d *Device, n int) (*Buffer[T], error) {
-	b, err := newBuffer[T](d, n)
+	b, err := newBuffer[T](d, n, "NewBuffer")
 	if err != nil {
 		return nil, err
 	}
 	err = d.runOnce(ctx, func(cb hal.CommandBuffer) error { return cb.Fill(b.buf, 0, b.buf.Size(), 0) })
 	if err != nil {
-		return nil, status.Join(err, b.Release())
+		return nil, status.Join(status.Annotate(err, "vkbench: NewBuffer"), b.Release())
 	}
 	return b, nil
 }
 
 // Upload allocates a buffer on d that holds a copy of data.
 func Upload[T Elem](ctx context.Context, d *Device, data []T) (*Buffer[T], error) {
-	b, err := newBuffer[T](d, len(data))
+	b, err := newBuffer[T](d, len(data), "Upload")
 	if err != nil {
 		return nil, err
 	}
 	if err := b.Write(ctx, data); err != nil {
-		return nil, status.Join(err, b.Release())
+		return nil, status.Join(status.Annotate(err, "vkbench: Upload"), b.Release())
 	}
 	return b, nil
 }
 
-func newBuffer[T Elem](d *Device, n int) (*Buffer[T], error) {
+// newBuffer is NewBuffer's and Upload's allocation; call names the one
+// that asks, for its errors.
+func newBuffer[T Elem](d *Device, n int, call string) (*Buffer[T], error) {
 	if d == nil || d.hal == nil {
 		return nil, errNoDevice
 	}
 	if n <= 0 || int64(n) > math.MaxInt64/4 {
-		return nil, status.Newf(status.InvalidArgument, "vkbench: a buffer of %d elements", n)
+		return nil, status.Newf(status.InvalidArgument, "vkbench: %s: a buffer of %d elements", call, n)
 	}
 	var zero T
 	// The slack after the elements lets the tuner find a kernel that
 	// writes past them (kernels.Check); Run binds only the elements.
 	buf, err := d.hal.CreateBuffer(hal.BufferDesc{Size: int64(n)*4 + kernels.GuardBytes, Label: reflect.TypeOf(zero).String()})
 	if err != nil {
-		return nil, err
+		return nil, status.Annotate(err, "vkbench: "+call)
 	}
 	return &Buffer[T]{buf: buf, n: n, limits: d.hal.Info().Limits}, nil
 }

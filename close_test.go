@@ -346,3 +346,54 @@ func holds(err, target error) bool {
 	}
 	return false
 }
+
+// TestClosedErrorsNameTheCall: after Close, each call's error matches
+// ErrReleased and names the call the program made, outermost, as the
+// README says errors read. Before, they named only the backend's call
+// that found the device closed: Run's "vk: CreateCommandBuffer: device
+// was released", Fastest's and NewTuner's "vk: Device.Err: ...", Build's
+// "vk: CreateExecutable: ...".
+func TestClosedErrorsNameTheCall(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	p, err := dev.Build(ctx, scaleKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := vkbench.Upload(ctx, dev, []float32{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuner := quickTuner(t, dev)
+	op := scaleOpOf(scaleKernel)
+	if _, err := tuner.Fastest(ctx, op, 64); err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, errBuild := dev.Build(ctx, scaleKernel)
+	_, errNew := vkbench.NewBuffer[float32](ctx, dev, 2)
+	_, errUpload := vkbench.Upload(ctx, dev, []float32{1})
+	_, errTuner := dev.NewTuner(ctx, vkbench.TunerOptions{Table: "test"})
+	_, errKnown := tuner.Fastest(ctx, op, 64) // answered from memory before
+	_, errFastest := tuner.Fastest(ctx, op, 4096)
+	_, _, errDefault := tuner.FastestOrDefault(ctx, op, 4096)
+	for _, c := range []struct {
+		call string
+		err  error
+	}{
+		{`vkbench: Build "scale": `, errBuild},
+		{"vkbench: NewBuffer: ", errNew},
+		{"vkbench: Upload: ", errUpload},
+		{`vkbench: Run "scale": `, dev.Run(ctx, p, vkbench.Groups(2, 64), vkbench.Push(uint32(2), float32(1)), x, x)},
+		{"vkbench: NewTuner: ", errTuner},
+		{"vkbench: Fastest: ", errKnown},
+		{"vkbench: Fastest: ", errFastest},
+		{"vkbench: FastestOrDefault: ", errDefault},
+	} {
+		if !errors.Is(c.err, vkbench.ErrReleased) || !strings.HasPrefix(c.err.Error(), "FAILED_PRECONDITION: "+c.call) {
+			t.Errorf("after Close: %v; want ErrReleased, reading FAILED_PRECONDITION: %s...", c.err, c.call)
+		}
+	}
+}

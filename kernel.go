@@ -175,7 +175,8 @@ func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
 		return nil, err
 	}
 	if ctx.Done() == nil { // a context that never ends: nothing to wait beside
-		return d.build(v, c)
+		p, err := d.build(v, c)
+		return p, status.Annotatef(err, "vkbench: Build %q", k.Name)
 	}
 	var p *Pipeline
 	done := make(chan struct{})
@@ -185,7 +186,7 @@ func (d *Device) Build(ctx context.Context, k Kernel) (*Pipeline, error) {
 	}()
 	select {
 	case <-done:
-		return p, err
+		return p, status.Annotatef(err, "vkbench: Build %q", k.Name)
 	case <-ctx.Done():
 		go func() {
 			<-done
@@ -336,10 +337,13 @@ func (d *Device) Run(ctx context.Context, p *Pipeline, groups [3]uint32, push []
 	if what := p.v.intAsFloat(push); what != "" {
 		return status.Newf(status.InvalidArgument, "vkbench: Run %q: %s", p.v.Name, what)
 	}
-	return d.runOnce(ctx, func(cb hal.CommandBuffer) error {
-		err := cb.Dispatch(hal.Dispatch{Executable: p.exe, Bindings: binds, PushConstants: push, Groups: groups})
-		return status.Annotatef(err, "vkbench: Run %q", p.v.Name)
+	err := d.runOnce(ctx, func(cb hal.CommandBuffer) error {
+		return cb.Dispatch(hal.Dispatch{Executable: p.exe, Bindings: binds, PushConstants: push, Groups: groups})
 	})
+	if err != nil { // a closed device fails before the dispatch is recorded
+		return status.Annotatef(err, "vkbench: Run %q", p.v.Name)
+	}
+	return nil
 }
 
 // Groups returns the workgroups that cover n items when a workgroup

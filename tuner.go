@@ -106,7 +106,7 @@ type builtKey struct {
 // are InvalidArgument.
 func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error) {
 	if err := cmp.Or(d.Err(), ctx.Err()); err != nil {
-		return nil, err
+		return nil, status.Annotate(err, "vkbench: NewTuner")
 	}
 	if !validName(opts.Table) {
 		return nil, status.Newf(status.InvalidArgument, "vkbench: TunerOptions.Table is %q; want the program's name, in lower case letters, digits and '-'", opts.Table)
@@ -156,7 +156,7 @@ func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error
 // stored. A panic in the Op's Prepare or Check reaches the call that ran
 // the tune; those waiting for it fail (code Internal).
 func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, error) {
-	o, p, err := t.remembered(op, size)
+	o, p, err := t.remembered(op, size, "vkbench: Fastest")
 	if p != nil || err != nil {
 		return p, err
 	}
@@ -172,7 +172,7 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 // gets the tuned answer. Where nobody else is tuning the key, it answers
 // as Fastest does, tuning the key itself if it must.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *Pipeline, pending bool, err error) {
-	o, p, err := t.remembered(op, size)
+	o, p, err := t.remembered(op, size, "vkbench: FastestOrDefault")
 	if p != nil || err != nil {
 		return p, false, err
 	}
@@ -180,8 +180,9 @@ func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *P
 }
 
 // remembered returns op's operation, checked, and the answer memory has
-// for size, if the device is still usable (nil where memory has none).
-func (t *Tuner) remembered(op *Op, size []int) (*operation, *Pipeline, error) {
+// for size, if the device is still usable (nil where memory has none);
+// call names the caller in the error of a device closed or lost.
+func (t *Tuner) remembered(op *Op, size []int, call string) (*operation, *Pipeline, error) {
 	o, err := t.operation(op, size)
 	if err != nil {
 		return nil, nil, err
@@ -189,7 +190,7 @@ func (t *Tuner) remembered(op *Op, size []int) (*operation, *Pipeline, error) {
 	p := t.known.load(o, size)
 	if p != nil {
 		if err := t.dev.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, status.Annotate(err, call)
 		}
 	}
 	return o, p, nil
@@ -204,7 +205,9 @@ func (t *Tuner) answer(ctx context.Context, o *operation, size []int, wait bool)
 		return nil, false, status.Newf(status.InvalidArgument, "vkbench: Op %q has no Candidates to choose among; Search its Space", o.name)
 	}
 	var i int
+	call := "vkbench: FastestOrDefault"
 	if wait {
+		call = "vkbench: Fastest"
 		i, err = t.t.Fastest(ctx, o, kernels.SizeOf(size...))
 	} else {
 		i, pending, err = t.t.FastestOrDefault(ctx, o, kernels.SizeOf(size...))
@@ -213,7 +216,7 @@ func (t *Tuner) answer(ctx context.Context, o *operation, size []int, wait bool)
 		p, err = t.pipeline(o, i)
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, status.Annotate(err, call)
 	}
 	if !pending {
 		t.known.store(o, size, p)
