@@ -170,7 +170,12 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 // tunes the size's key, it returns op's first candidate that applies at
 // once, with pending true, and remembers nothing, so that a later call
 // gets the tuned answer. Where nobody else is tuning the key, it answers
-// as Fastest does, tuning the key itself if it must.
+// as Fastest does, tuning the key itself if it must: a ctx that ends
+// first ends that tune too, with ctx's error, and stores nothing. So a
+// program whose requests have deadlines shorter than a tune starts each
+// key's tune apart from them, with Fastest on a context of its own (go
+// tuner.Fastest(context.Background(), op, n)), and its requests ask
+// FastestOrDefault.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *Pipeline, pending bool, err error) {
 	o, p, err := t.remembered(op, size, "vkbench: FastestOrDefault")
 	if p != nil || err != nil {

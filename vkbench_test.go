@@ -814,3 +814,24 @@ func TestOpenValidationWithoutLayer(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFastestOrDefaultOwnTuneDeadline holds what FastestOrDefault's doc
+// warns of: where nobody else tunes the key, a ctx that ends mid-tune
+// ends the caller's own tune with ctx's error, no pipeline, and nothing
+// stored, so that the next request starts over.
+func TestFastestOrDefaultOwnTuneDeadline(t *testing.T) {
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	op := scaleOp()
+	for range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		p, pending, err := tuner.FastestOrDefault(ctx, op, 1<<20)
+		cancel()
+		if p != nil || pending || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("FastestOrDefault tuning past its deadline = %v, %v, %v; want no pipeline and the deadline's error", p, pending, err)
+		}
+		if r, err := tuner.Result(context.Background(), op, 1<<20); r != nil || err != nil {
+			t.Fatalf("after the deadline, Result = %+v, %v; want nothing stored", r, err)
+		}
+	}
+}
