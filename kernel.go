@@ -55,8 +55,10 @@ type Kernel struct {
 	// module does not use), and Sets sums to Bindings. Run takes the
 	// buffers set by set: set 0's, then set 1's, and so on.
 	Sets []int
-	// PushConstantSize is the size in bytes of the kernel's push-constant
-	// block (a multiple of 4); 0 if it has none. Run must be given exactly
+	// PushConstantSize is the size in bytes of the push constants Run
+	// gives the kernel (a multiple of 4): its push-constant block's, or
+	// more where the candidates of an Op share a longer Push than this
+	// one reads, never less; 0 if it has none. Run must be given exactly
 	// that many bytes.
 	PushConstantSize int
 	// Params are numbers about the kernel that the code dispatching it

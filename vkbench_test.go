@@ -835,3 +835,31 @@ func TestFastestOrDefaultOwnTuneDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestPushConstantSizeAtLeastTheBlock holds Kernel.PushConstantSize's
+// doc: it may exceed the module's block (8 bytes for scale), which Run
+// then wants exactly, and may not fall short of it.
+func TestPushConstantSizeAtLeastTheBlock(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	k := scaleKernel
+	k.PushConstantSize = 4
+	if p, err := dev.Build(ctx, k); p != nil || !errors.Is(err, vkbench.ErrInvalidArgument) || !strings.Contains(err.Error(), "push-constant block is 8 bytes") {
+		t.Errorf("Build with PushConstantSize 4 for a block of 8: %v; want InvalidArgument saying the block's size", err)
+	}
+	k.PushConstantSize = 12
+	p, err := dev.Build(ctx, k)
+	if err != nil {
+		t.Fatalf("Build with PushConstantSize 12 for a block of 8: %v", err)
+	}
+	x, err := vkbench.Upload(ctx, dev, []float32{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Run(ctx, p, vkbench.Groups(2, 64), vkbench.Push(uint32(2), float32(3)), x, x); !errors.Is(err, vkbench.ErrInvalidArgument) {
+		t.Errorf("Run with 8 bytes for a PushConstantSize of 12: %v; want InvalidArgument", err)
+	}
+	if err := dev.Run(ctx, p, vkbench.Groups(2, 64), vkbench.Push(uint32(2), float32(3), uint32(0)), x, x); err != nil {
+		t.Errorf("Run with 12 bytes for a PushConstantSize of 12: %v", err)
+	}
+}
