@@ -295,7 +295,8 @@ func TestTunerOptions(t *testing.T) {
 // BAD=1 half of kernels that write past their output's end. The answer is
 // a configuration Valid accepts, never a wrong one, and its pipeline
 // computes; a second search answers from the tuning log. An Op without a
-// Space cannot be searched, and one with only a Space has no Fastest.
+// Space cannot be searched, and one with only a Space has no Fastest, nor
+// Result.
 func TestSearchSpace(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
@@ -365,6 +366,11 @@ func TestSearchSpace(t *testing.T) {
 	}
 	if _, err := tu.Fastest(ctx, op, 4096); status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "Search its Space") {
 		t.Errorf("Fastest of an Op with only a Space: %v; want InvalidArgument that says to search", err)
+	}
+	// Result reads Fastest's answers, and says where a Search's are:
+	// before, it was nil, no error, as for a key never tuned.
+	if r, err := tu.Result(ctx, op, 4096); r != nil || status.CodeOf(err) != status.InvalidArgument || !strings.Contains(err.Error(), "scale.space/") {
+		t.Errorf("Result of an Op with only a Space, searched: %+v, %v; want InvalidArgument naming the search's keys", r, err)
 	}
 }
 

@@ -251,11 +251,16 @@ func (t *Tuner) pipeline(o *operation, i int) (*Pipeline, error) {
 // It is nil (and no error) when the key has not been tuned, or when the
 // cache keeps answers in memory only. Result measures nothing; ctx ending
 // while it waits for another process's lock on the file is its error,
-// which matches ctx's.
+// which matches ctx's. It reads Fastest's answers: an Op without
+// Candidates has none (InvalidArgument), and Search's are the cache's
+// keys of op.Name+".space", which vkbench cache show explains.
 func (t *Tuner) Result(ctx context.Context, op *Op, size ...int) (*Result, error) {
 	o, err := t.operation(op, size)
 	if err != nil {
 		return nil, err
+	}
+	if len(o.cands) == 0 {
+		return nil, status.Newf(status.InvalidArgument, "vkbench: Result: Op %q has no Candidates, whose answers Result reads; Search's are the cache's keys %s%s/…, which vkbench cache show explains", o.name, o.name, autotune.SpaceSuffix)
 	}
 	e, err := t.t.Stored(ctx, o, kernels.SizeOf(size...))
 	if e == nil || err != nil {
