@@ -74,16 +74,11 @@ func (t gateTable) text(i int) string {
 // its figures, and its verdict, never cut, with a mark [n] for its note;
 // the notes follow the table, numbered, each once. On a terminal too
 // narrow for the rows, even with their names cut, each row is two lines
-// (stacked): its name and verdict, then its figures.
+// (grid.stacked): its name and verdict, then its figures.
 func (t gateTable) write(b *strings.Builder, width tableWidth) {
-	names := width.grid("", 0)
-	names.whole = true
-	names.add("benchmark", "verdict")
-	rows := width.grid("", 0)
-	rows.whole = true
-	rows.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
-	figures := grid{elastic: -1, whole: true, width: int(width)}
-	figures.add(t.head...)
+	g := width.grid("", 0)
+	g.whole = true
+	g.add(slices.Concat([]string{"benchmark"}, t.head, []string{"verdict"})...)
 	var notes []string
 	dirs, byDir := groupBy(t.rows, func(r gateRow) string {
 		dir, _ := path.Split(r.name)
@@ -94,8 +89,7 @@ func (t gateTable) write(b *strings.Builder, width tableWidth) {
 	}
 	for _, dir := range dirs {
 		if dir != "" {
-			names.add(dir)
-			rows.add(dir)
+			g.add(dir)
 		}
 		for _, r := range byDir[dir] {
 			v := r.verdict
@@ -106,50 +100,12 @@ func (t gateTable) write(b *strings.Builder, width tableWidth) {
 				}
 				v += fmt.Sprintf(" [%d]", i+1)
 			}
-			name := "  " + strings.TrimPrefix(r.name, dir)
-			names.add(name, v)
-			rows.add(slices.Concat([]string{name}, r.cells, []string{v})...)
-			figures.add(r.cells...)
+			g.add(slices.Concat([]string{"  " + strings.TrimPrefix(r.name, dir)}, r.cells, []string{v})...)
 		}
 	}
-	if width == 0 || rows.over() <= 0 { // in a file or a pipe the table widens
-		rows.write(b)
-	} else {
-		stack(b, names, figures)
-	}
+	g.write(b)
 	for i, note := range notes {
 		wrapAt(b, width.lineWidth(), "", fmt.Sprintf("[%d] %s", i+1, note))
-	}
-}
-
-// stack writes a gate's table two lines a row: each line of names (a
-// name and its verdict, or a heading) and, under a row's, its line of
-// figures, as far in as the width leaves room for, their columns two
-// spaces apart or, where that is too wide, one; none where the row has
-// none. The figures are never cut: on a terminal too narrow for them
-// they run past its edge.
-func stack(b *strings.Builder, names, figures grid) {
-	for _, layout := range []struct {
-		indent string
-		gap    int
-	}{{"    ", 2}, {"  ", 2}, {"  ", 1}, {"", 1}} {
-		figures.indent, figures.gap = layout.indent, layout.gap
-		if figures.over() <= 0 {
-			break
-		}
-	}
-	below := figures.lines()
-	for i, lines := range names.lines() {
-		for _, line := range lines {
-			b.WriteString(line + "\n")
-		}
-		if len(names.rows[i]) == 1 { // a heading
-			continue
-		}
-		if strings.Trim(below[0][0], " -") != "" { // a row of dashes says nothing
-			b.WriteString(below[0][0] + "\n")
-		}
-		below = below[1:]
 	}
 }
 

@@ -121,6 +121,9 @@ func (g *grid) write(b *strings.Builder) {
 
 // lines are the lines of each row.
 func (g *grid) lines() [][]string {
+	if lines, ok := g.stacked(); ok {
+		return lines
+	}
 	widths, total, columns := g.layout()
 	gap := strings.Repeat(" ", g.gapWidth())
 	out := make([][]string, len(g.rows))
@@ -157,6 +160,61 @@ func (g *grid) lines() [][]string {
 		}
 	}
 	return out
+}
+
+// stacked is the lines of each row where the grid is on a terminal too
+// narrow for its rows even with the elastic column cut as far as it goes
+// (and the last folded below, unless whole): each row is then two lines,
+// the cells up to the elastic one and the last (a name and its notes or
+// verdict, as the grid writes them), then the figures between, whole, as
+// far in as the width leaves room for, their columns two spaces apart
+// or, where that is too wide, one; no line of figures where a row's are
+// all dashes. Figures too wide for the terminal even so run past its
+// edge. False where the rows fit, or nothing stands between the elastic
+// column and the last.
+func (g *grid) stacked() ([][]string, bool) {
+	widths, total, _ := g.layout()
+	n := len(widths)
+	if g.width == 0 || g.elastic < 0 || g.elastic >= n-2 {
+		return nil, false
+	}
+	if !g.whole { // the last column folds below
+		total -= min(widths[n-1], minLast) + g.gapWidth()
+	}
+	if total <= g.width {
+		return nil, false
+	}
+	names := grid{indent: g.indent, elastic: g.elastic, whole: g.whole, width: g.width}
+	figures := grid{elastic: -1, whole: true, width: g.width}
+	for _, r := range g.rows {
+		if len(r) < n { // a heading
+			names.add(r...)
+			continue
+		}
+		names.add(slices.Concat(r[:g.elastic+1], r[n-1:])...)
+		figures.add(r[g.elastic+1 : n-1]...)
+	}
+	for _, layout := range []struct {
+		indent string
+		gap    int
+	}{{g.indent + "    ", 2}, {g.indent + "  ", 2}, {g.indent + "  ", 1}, {g.indent, 1}, {"", 1}} {
+		figures.indent, figures.gap = layout.indent, layout.gap
+		if figures.over() <= 0 {
+			break
+		}
+	}
+	below := figures.lines()
+	out := names.lines()
+	for i, r := range g.rows {
+		if len(r) < n {
+			continue
+		}
+		if line := below[0][0]; strings.Trim(line, " -") != "" {
+			out[i] = slices.Insert(out[i], 1, line)
+		}
+		below = below[1:]
+	}
+	return out, true
 }
 
 // groupBy groups xs by their key, the keys in the order first seen.

@@ -431,3 +431,33 @@ func TestRunTableTitleWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTableNarrow: on a terminal of 50 columns run's tables keep their
+// figures whole: a row too wide even with its name cut is two lines, the
+// name and its notes, then the figures (grid.stacked). Each line was cut
+// at the edge, losing the min and the rate.
+func TestRunTableNarrow(t *testing.T) {
+	file, err := results.ReadFile(cliData("run-table-input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := writeTable(&buf, file, tableOptions{precision: 0.01, tableWidth: 50}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 50 || strings.HasSuffix(line, "…") {
+			t.Errorf("a line of %d columns, or cut: %q", n, line)
+		}
+	}
+	for _, b := range file.Benchmarks {
+		if b.Outcome != results.Measured || b.Stats == nil {
+			continue
+		}
+		figures := regexp.MustCompile(regexp.QuoteMeta(report.Seconds(b.Stats.Median)) + `\s+\S+\s+` + regexp.QuoteMeta(report.Seconds(b.Stats.Min)) + `\s+\S+`)
+		if !figures.MatchString(out) {
+			t.Errorf("%s/%s: its median %s and min %s are not whole on a line:\n%s", b.Op, b.Candidate, report.Seconds(b.Stats.Median), report.Seconds(b.Stats.Min), out)
+		}
+	}
+}
