@@ -642,3 +642,30 @@ func TestProblemFitsCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemOutputNotBound: a Problem whose Outputs name a buffer that
+// is not among its Buffers is refused, InvalidArgument saying so. Before,
+// that output was neither bound nor poisoned, and the tune went on
+// without the check that a kernel writing nothing fails.
+func TestProblemOutputNotBound(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	op := scaleOpOf(scaleKernel)
+	prepare := op.Prepare
+	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+		pr, err := prepare(ctx, d, size, seed)
+		if err != nil {
+			return nil, err
+		}
+		other, err := vkbench.NewBuffer[float32](ctx, d, size[0])
+		if err != nil {
+			return nil, err
+		}
+		pr.Outputs = []vkbench.Binding{other}
+		return pr, nil
+	}
+	const want = "output 0 is not one of the Problem's Buffers"
+	if p, err := quickTuner(t, dev).Fastest(ctx, op, 64); !errors.Is(err, vkbench.ErrInvalidArgument) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Fastest with an output not bound: %v (pipeline %t); want InvalidArgument saying %q", err, p != nil, want)
+	}
+}

@@ -65,6 +65,7 @@ type Problem struct {
 	// Outputs are the buffers among Buffers that the candidates write,
 	// filled with NaNs before each candidate's checked run, so that a
 	// kernel that writes nothing cannot pass on what another left there.
+	// One that is not among Buffers is an InvalidArgument error.
 	Outputs []Binding
 	// Push are the push constants of every candidate, as many bytes as
 	// each one's PushConstantSize; nil if none. Another length, or a
@@ -385,6 +386,12 @@ func (pr *problem) describe(o *operation) error {
 		}
 		pr.binds = append(pr.binds, hal.Binding{Buffer: hb})
 		pr.bufs = append(pr.bufs, kernels.Operand{Buffer: hb, Name: fmt.Sprintf("binding %d", i), Role: role, DType: dt, Len: int64(n)})
+	}
+	for i, b := range p.Outputs {
+		hb, _, _ := bindingOf(b)
+		if !slices.ContainsFunc(pr.binds, func(x hal.Binding) bool { return x.Buffer == hb }) {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: output %d is not one of the Problem's Buffers: it would be neither bound nor poisoned", o.name, i)
+		}
 	}
 	for ci, c := range o.cands {
 		k := o.kerns[ci]
