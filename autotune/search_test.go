@@ -207,9 +207,10 @@ func TestSearchKeepWinner(t *testing.T) {
 	}
 }
 
-// TestSearchCountsSpaceCompile: what the space's Load compiles (a
-// manifest's GLSL, compiled when a search first enumerates its points) is
-// in the search's compile time and wall time, not left out.
+// TestSearchCountsSpaceCompile: what the space's Load does (a manifest's
+// decode of its space's configurations, when a search first enumerates
+// its points) is in the search's compile time and wall time, not left
+// out.
 func TestSearchCountsSpaceCompile(t *testing.T) {
 	dev := devtest.Device(t)
 	tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"maps"
 	"slices"
 	"time"
 
@@ -108,8 +107,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	}
 	k := t.Key(op, size)
 	info := t.dev.Info()
-	// Enumerating the points may compile the space's kernels (a
-	// manifest's GLSL, compiled when first asked): counted as compile.
+	// Enumerating the points may do what every kernel needs (the space's
+	// Load: a manifest decodes its configurations): counted as compile.
 	t0 := time.Now()
 	pts, err := space.Points(op.Dims(), k.Size, info)
 	enumerated := time.Since(t0)
@@ -152,8 +151,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// A file that cannot be written has warned; the search goes on.
 	_ = search.SaveLogHeader(ctx, t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
-	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: logged,
-		jobs: map[int]*compileJob{}, running: -1, t0: time.Now(), compile: enumerated, keep: sopts.KeepWinner}
+	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: newLogged(space, logged),
+		jobs: map[int]*pointJob{}, running: -1, t0: time.Now(), compile: enumerated, keep: sopts.KeepWinner}
 	if n := cmp.Or(sopts.CompileThreads, DefaultCompileThreads); n > 0 { // negative: in line
 		src.sem = newBuildSlots(n)
 	}
@@ -180,7 +179,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		src.lose(e, serr)
 		return &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}, err
 	}
-	e := t.searchEntry(sop, pts, k.Size, withLogged(evals, pts, logged))
+	e := t.searchEntry(sop, pts, k.Size, withLogged(evals, pts, src.logged))
 	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
 	if e.Fastest < 0 || len(evals) == 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
@@ -200,14 +199,41 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 // (the tuning log) has and evals lack: a search commits the fastest point
 // the log knows, so that a smaller search run after a larger one does not
 // replace its answer with a slower one.
-func withLogged(evals []search.Evaluation, pts *kernels.Points, logged map[string]search.LogRecord) []search.Evaluation {
+func withLogged(evals []search.Evaluation, pts *kernels.Points, logged loggedPoints) []search.Evaluation {
 	known := slices.Clone(evals)
-	for i, id := range pts.IDs {
-		if rec, ok := logged[id]; ok && !slices.ContainsFunc(evals, func(e search.Evaluation) bool { return e.Point == i }) {
+	for i := range pts.Configs {
+		if rec, ok := logged.of(pts, i); ok && !slices.ContainsFunc(evals, func(e search.Evaluation) bool { return e.Point == i }) {
 			known = append(known, search.Evaluation{Point: i, Record: rec})
 		}
 	}
 	return known
+}
+
+// loggedPoints are the tuning log's records of a search's key, by
+// identity, and the configurations they are of.
+type loggedPoints struct {
+	byID    map[string]search.LogRecord
+	configs map[string]bool // by Space.Name
+}
+
+func newLogged(space *kernels.Space, byID map[string]search.LogRecord) loggedPoints {
+	l := loggedPoints{byID: byID, configs: map[string]bool{}}
+	for _, rec := range byID {
+		l.configs[space.Name(rec.Config)] = true
+	}
+	return l
+}
+
+// of returns the record of point i, where the log has one of its
+// kernel: a point whose kernel is identified only once built
+// (kernels.Points.Deferred) is built for the question only where the log
+// has a record of its configuration.
+func (l loggedPoints) of(pts *kernels.Points, i int) (search.LogRecord, bool) {
+	if pts.Deferred(i) && !l.configs[pts.Space.Name(pts.Configs[i])] {
+		return search.LogRecord{}, false
+	}
+	rec, ok := l.byID[pts.ID(i)]
+	return rec, ok
 }
 
 // progressOf returns the callback that reports each evaluation, with
@@ -270,9 +296,9 @@ type deviceSource struct {
 	cands  []kernels.Candidate
 	pts    *kernels.Points
 	ref    store.LogRef
-	logged map[string]search.LogRecord // by identity; none when forced
-	sem    *buildSlots                 // compile threads; nil compiles in line
-	jobs   map[int]*compileJob
+	logged loggedPoints // none when forced
+	sem    *buildSlots  // compile threads; nil compiles in line
+	jobs   map[int]*pointJob
 	t0     time.Time
 	// proposed are the points the search proposed, in order; running is
 	// the one being built, verified or sampled, -1 for none (before the
@@ -308,74 +334,113 @@ func (k *keptPipeline) release() {
 
 var _ search.Evaluator = (*deviceSource)(nil)
 
-// Start starts building point i's pipeline, as the search's problem runs
-// it at its size, unless the log has the point.
+// Start starts building point i on a compile thread, as the search's
+// problem runs it at its size (pointJob), unless the log has the point.
 func (d *deviceSource) Start(i int) {
 	d.proposed = append(d.proposed, i)
-	if _, ok := d.logged[d.pts.IDs[i]]; ok || d.sem == nil {
+	if _, ok := d.fromLog(i); ok || d.sem == nil {
 		return
 	}
-	if c, refused, err := d.candidate(i); err == nil && refused == nil {
-		d.jobs[i] = build(d.ctx, d.t.dev, c.Executable(), d.sem)
+	if err := d.prepare(); err == nil {
+		d.jobs[i] = d.startPoint(i, d.sem)
 	}
 }
 
-// candidate returns point i as base's problem runs it (kernels.CandidateAt),
-// preparing the problem the first time, or why it refuses the point; err
-// is why no problem could be prepared, which ends the search.
-func (d *deviceSource) candidate(i int) (c kernels.Candidate, refused, err error) {
-	if d.base == nil {
-		if err := d.t.opts.check(); err != nil {
-			return c, nil, err
-		}
-		m := newMeasurement(d.t.dev, d.op, d.size, d.t.opts)
-		if err := m.setup(d.ctx); err != nil {
-			m.release()
-			return c, nil, err
-		}
-		d.base = m
+// fromLog returns point i's record in the tuning log, if it has one;
+// building the point's kernel to identify it counts as compile time.
+func (d *deviceSource) fromLog(i int) (search.LogRecord, bool) {
+	t0 := time.Now()
+	rec, ok := d.logged.of(d.pts, i)
+	if d.pts.Deferred(i) {
+		d.compile += time.Since(t0)
 	}
-	c, refused = kernels.CandidateAt(d.base.p, d.cands[i], d.pts.Index[i], d.base.info)
-	return c, refused, nil
+	return rec, ok
+}
+
+// prepare prepares, the first time, the problem every point runs on; its
+// error ends the search.
+func (d *deviceSource) prepare() error {
+	if d.base != nil {
+		return nil
+	}
+	if err := d.t.opts.check(); err != nil {
+		return err
+	}
+	m := newMeasurement(d.t.dev, d.op, d.size, d.t.opts)
+	if err := m.setup(d.ctx); err != nil {
+		m.release()
+		return err
+	}
+	d.base = m
+	return nil
+}
+
+// pointJob is a point made ready on a compile thread: what base's problem
+// makes of it at its size (kernels.CandidateAt, which builds the
+// pipelines of a manifest's later dispatches, and compiles a
+// configuration of a GLSL space), or why it refuses the point; then its
+// pipeline, unless refused.
+type pointJob struct {
+	compileJob
+	refused error
+}
+
+// startPoint starts point i's job in one of slots.
+func (d *deviceSource) startPoint(i int, slots *buildSlots) *pointJob {
+	j := &pointJob{compileJob: compileJob{done: make(chan struct{})}}
+	p, c, index, info := d.base.p, d.cands[i], d.pts.Index[i], d.base.info
+	go func() {
+		defer close(j.done)
+		slots.acquire(true)
+		defer slots.release()
+		if j.err = d.ctx.Err(); j.err != nil {
+			return
+		}
+		t0 := time.Now()
+		if c, j.refused = kernels.CandidateAt(p, c, index, info); j.refused == nil {
+			j.exe, j.err = d.t.dev.CreateExecutable(c.Executable())
+		}
+		j.took = time.Since(t0)
+	}()
+	return j
 }
 
 // Evaluate returns point i's evaluation, from the log or measured now.
 func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, error) {
-	if rec, ok := d.logged[d.pts.IDs[i]]; ok {
+	if rec, ok := d.fromLog(i); ok {
 		rec.Index, rec.Name = d.pts.Index[i], d.cands[i].Name
 		return search.Evaluation{Point: i, Record: rec}, nil
 	}
-	sized, refused, err := d.candidate(i)
-	if err != nil {
+	if err := d.prepare(); err != nil {
 		return search.Evaluation{}, err
 	}
 	d.running = i // from its build on, as Measure counts a candidate's
-	rec := search.LogRecord{ID: d.pts.IDs[i], Config: d.pts.Configs[i]}
 	c := d.cands[i]
 	st := &candState{res: results.Result{Index: d.pts.Index[i], Name: c.Name}}
 	j, ok := d.jobs[i]
-	switch {
-	case refused != nil && fatal(ctx, d.t.dev, refused):
-		return search.Evaluation{}, refused // a loss, not the point's refusal
-	case refused != nil:
-		st.fail(refused) // neither built nor run
-	case !ok:
-		j = build(d.ctx, d.t.dev, sized.Executable(), newBuildSlots(1))
+	if !ok {
+		j = d.startPoint(i, newBuildSlots(1))
 		d.jobs[i] = j
 	}
-	if j != nil {
-		select {
-		case <-j.done:
-		case <-ctx.Done():
-			return search.Evaluation{}, ctx.Err()
-		}
-		delete(d.jobs, i)
-		d.compile += j.took
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return search.Evaluation{}, ctx.Err()
+	}
+	delete(d.jobs, i)
+	d.compile += j.took
+	rec := search.LogRecord{Config: d.pts.Configs[i]}
+	switch {
+	case j.refused != nil && fatal(ctx, d.t.dev, j.refused):
+		return search.Evaluation{}, j.refused // a loss, not the point's refusal
+	case j.refused != nil:
+		st.fail(j.refused) // neither built nor run
+	default:
 		rec.CompileSeconds = j.took.Seconds()
 		err := status.Annotatef(j.err, "building %s", c.Name)
 		if err == nil {
 			t0 := time.Now()
-			err = d.measure(ctx, c, st, j)
+			err = d.measure(ctx, c, st, &j.compileJob)
 			rec.MeasureSeconds = time.Since(t0).Seconds()
 			d.keepBest(search.Evaluation{Point: i, Record: search.LogRecord{Result: st.res}}, err, j.exe)
 		}
@@ -387,7 +452,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 		}
 	}
 	d.running = -1
-	rec.Result = st.res
+	rec.ID, rec.Result = d.pts.ID(i), st.res
 	rec.Time = time.Now().UTC()
 	// A file that cannot be written has warned. ctx ending while the
 	// record waited for the file ends the search without it: the point
@@ -461,8 +526,10 @@ func (d *deviceSource) lose(e *Entry, err error) {
 func (d *deviceSource) Elapsed() time.Duration { return time.Since(d.t0) }
 
 func (d *deviceSource) Close() {
-	abandon(slices.Collect(maps.Values(d.jobs)))
-	d.jobs = map[int]*compileJob{}
+	for _, j := range d.jobs {
+		abandon([]*compileJob{&j.compileJob})
+	}
+	d.jobs = map[int]*pointJob{}
 	if d.base != nil {
 		d.base.release()
 		d.base = nil

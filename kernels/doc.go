@@ -55,8 +55,9 @@
 // and the device's limits) and how a configuration becomes a Candidate.
 // Space.Points enumerates the configurations valid for a size on a device,
 // each kernel judged as it runs at that size (CandidatesAt), without
-// compiling any; a search (packages search and autotune) explores
-// them.
+// compiling any (a kernel that can be judged only once built,
+// ErrDeferred, is judged when a search evaluates it); a search (packages
+// search and autotune) explores them.
 //
 // # Writing an operation
 //

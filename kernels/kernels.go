@@ -287,4 +287,11 @@ var (
 	// candidate's output differs from the reference by more than the
 	// tolerance. Its code is Internal: the kernel is wrong.
 	ErrWrongResult = status.New(status.Internal, "kernels: wrong result")
+	// ErrDeferred is what an OperationSizer's CandidatesAt says of a
+	// candidate it can judge only once it is built (a configuration of a
+	// manifest's GLSL space, compiled when a search first needs it): a
+	// Space's Points keeps such a configuration, and a problem judges it
+	// when it is first asked for (CandidateAt), as the point's own
+	// failure where it cannot run. Its code is Deferred.
+	ErrDeferred = status.New(status.Deferred, "kernels: judged when built")
 )

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -95,10 +96,10 @@ type Space struct {
 	// requirements.
 	Candidate func(Config) (Candidate, error)
 	// Load, if set, does what every configuration's kernel needs (a
-	// manifest's space decodes its configurations and compiles their
-	// GLSL): Points calls it before it asks Candidate for any, so that
-	// its error is said as the space's, not as that of the configuration
-	// asked for first. It may be called more than once.
+	// manifest's space decodes its configurations): Points calls it
+	// before it asks Candidate for any, so that its error is said as the
+	// space's, not as that of the configuration asked for first. It may
+	// be called more than once.
 	Load func() error
 	// Operation returns an operation whose candidates include cands,
 	// kernels of this space, with the problems, geometry and verification
@@ -140,8 +141,12 @@ type Points struct {
 	// Index[i] is Configs[i]'s.
 	Op    Operation
 	Index []int
-	// IDs identify each configuration's kernel (Space.Identity).
+	// IDs identify each configuration's kernel (Space.Identity); ID
+	// gives one that is known only once its kernel is built.
 	IDs []string
+	// deferred marks the configurations whose kernels are judged, and
+	// identified, when built (ErrDeferred).
+	deferred []bool
 	// Rejected counts the configurations each restriction rejected (by its
 	// Expr; "device" for those the device cannot run at the size, "size"
 	// for those the size refuses otherwise), the first failed restriction
@@ -222,7 +227,10 @@ func (p *Points) Candidates() []Candidate {
 // info, in the order of the product (the first param varying slowest): those
 // that meet every restriction and whose kernel, as it runs at size
 // (CandidatesAt), the device supports. Nothing is compiled but what the
-// space's Load compiles.
+// space's Load compiles. A configuration whose kernel can be judged only
+// once built (ErrDeferred: a manifest's GLSL, compiled when first
+// needed) is kept, and what its module asks of the device is judged when
+// a search evaluates it.
 func (s *Space) Points(dims []string, size Size, info hal.DeviceInfo) (*Points, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -267,7 +275,9 @@ next:
 	var kept []Candidate
 	var why error // the first refusal
 	for k, c := range cands {
-		if err := refused[index[k]]; err != nil {
+		err := refused[index[k]]
+		deferred := errors.Is(err, ErrDeferred)
+		if err != nil && !deferred {
 			why = cmp.Or(why, err)
 			reason := "device"
 			if status.CodeOf(err) != status.Unimplemented {
@@ -277,14 +287,12 @@ next:
 			continue
 		}
 		id := ""
-		if s.Identity != nil {
-			id = s.Identity(cfgs[k], c)
-		} else {
-			d := Digest([]Candidate{c})
-			id = fmt.Sprintf("%x", d[:16])
+		if !deferred {
+			id = s.identity(cfgs[k], c)
 		}
 		pts.Configs = append(pts.Configs, cfgs[k])
 		pts.IDs = append(pts.IDs, id)
+		pts.deferred = append(pts.deferred, deferred)
 		kept = append(kept, c)
 	}
 	if len(kept) == 0 {
@@ -299,6 +307,29 @@ next:
 	}
 	pts.Op, pts.Index = op, index
 	return pts, nil
+}
+
+// identity is what identifies configuration c's kernel k.
+func (s *Space) identity(c Config, k Candidate) string {
+	if s.Identity != nil {
+		return s.Identity(c, k)
+	}
+	d := Digest([]Candidate{k})
+	return fmt.Sprintf("%x", d[:16])
+}
+
+// Deferred reports whether configuration i's kernel is judged, and
+// identified, only when it is built (ErrDeferred).
+func (p *Points) Deferred(i int) bool { return i < len(p.deferred) && p.deferred[i] }
+
+// ID returns configuration i's identity: IDs[i], worked out the first
+// time for a Deferred one, which builds its kernel (a manifest compiles
+// its GLSL, or finds it in its cache). Not safe for concurrent use.
+func (p *Points) ID(i int) string {
+	if p.IDs[i] == "" && p.Deferred(i) {
+		p.IDs[i] = p.Space.identity(p.Configs[i], picked(p.Op.Candidates(), p.Index[i:i+1])[0])
+	}
+	return p.IDs[i]
 }
 
 // Index returns the position of each of c's values in its param's list

@@ -165,6 +165,9 @@ func (s dispatchSpec) override(o *jsonObj) dispatchSpec {
 
 func (d *opDecoder) decodeCandidates() error {
 	for c, obj := range d.candObjs {
+		if d.defers(c) && d.gather != nil {
+			continue // compiled when first needed (lazy.go)
+		}
 		if d.gather != nil {
 			// compileAhead's first pass: each candidate goes as far as it
 			// goes, noting the GLSL it needs (glslModule); an error stops
@@ -179,7 +182,12 @@ func (d *opDecoder) decodeCandidates() error {
 		// names are its template's, so the error names the configuration
 		// too (spaceError): it unwinds with current set.
 		d.current = obj
-		cand := must(d.decodeCandidate(c, obj))
+		var cand kernels.Candidate
+		if d.defers(c) {
+			cand = d.lazyCandidate(c, obj)
+		} else {
+			cand = must(d.decodeCandidate(c, obj))
+		}
 		d.current = nil
 		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
 			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)

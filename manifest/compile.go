@@ -17,13 +17,14 @@ import (
 // Options are how LoadWith goes about a manifest's GLSL sources.
 type Options struct {
 	// Context stops the manifest's compiles once it is done: those of
-	// the load, and those a search asks for later (a space's GLSL,
-	// compiled when the space is first enumerated), which then fail with
-	// its error. Nil is context.Background().
+	// the load, and those a search asks for later (a configuration of a
+	// GLSL space, compiled when the search evaluates it), which then fail
+	// with its error. Nil is context.Background().
 	Context context.Context
-	// Progress, if set, is told how a batch of compiles goes: once as it
-	// starts (Done 0) and after each source compiled. Calls do not
-	// overlap.
+	// Progress, if set, is told how a batch of the load's compiles goes:
+	// once as it starts (Done 0) and after each source compiled. Calls
+	// do not overlap. (A search's progress covers the compiles of the
+	// configurations it evaluates.)
 	Progress func(CompileProgress)
 }
 
@@ -53,7 +54,7 @@ type glslJob struct {
 // notes in failed the sources that do not compile, for the decode to
 // report where they are named. It goes again for what a candidate's
 // later dispatches need, until a pass finds nothing new.
-func compileAhead(src *manifestSource, dir string, modules map[string]*manifestModule, failed map[string]error, n *jsonNode, opts *Options) error {
+func compileAhead(src *manifestSource, dir string, modules map[string]*manifestModule, failed map[string]error, n *jsonNode, opts *Options, space *manifestSpace) error {
 	if !compilesGLSL(n) {
 		return nil // nothing to compile: no first pass
 	}
@@ -62,7 +63,7 @@ func compileAhead(src *manifestSource, dir string, modules map[string]*manifestM
 		if err != nil {
 			return nil // the decode that counts says what is wrong
 		}
-		d.gather, d.failed, d.opts = map[string]glslJob{}, failed, opts
+		d.gather, d.failed, d.opts, d.space = map[string]glslJob{}, failed, opts, space
 		if _, err := d.decode(); err != errGathered || len(d.gather) == 0 {
 			return nil
 		}

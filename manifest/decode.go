@@ -44,7 +44,7 @@ type opDecoder struct {
 // configurations n's candidates are.
 func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode, opts *Options, space *manifestSpace) (_ *manifestOp, err error) {
 	failed := map[string]error{}
-	if err := compileAhead(src, dir, modules, failed, n, opts); err != nil {
+	if err := compileAhead(src, dir, modules, failed, n, opts, space); err != nil {
 		return nil, err
 	}
 	d, err := newDecoder(src, dir, modules, n)
@@ -59,7 +59,11 @@ func decodeOperation(src *manifestSource, dir string, modules map[string]*manife
 			}
 		}()
 	}
-	return d.decode()
+	op, err := d.decode()
+	if err == nil && space != nil && space.glsl {
+		op.deferConfigs(d)
+	}
+	return op, err
 }
 
 // decode decodes the operation step by step; in compileAhead's first
@@ -438,6 +442,9 @@ func (d *opDecoder) finish() error {
 	}
 	check(op.dryRun())
 	d.digest = append(canonicalJSON(d.digest, d.obj.n), op.npy...)
+	if d.space != nil && d.space.glsl {
+		d.digest = append(d.digest, d.sourcesDigest()...)
+	}
 	h := sha256.Sum256(d.digest)
 	for i := range op.cands {
 		op.cands[i].Params["#manifest"] = int(binary.LittleEndian.Uint64(h[:]) >> 1)
@@ -457,7 +464,7 @@ func (op *manifestOp) dryRun() error {
 	}
 	op.planAll(size, lay, nil)
 	for c := range op.runs {
-		if err := lay.errs[c]; err != nil {
+		if err := lay.errs[c]; err != nil && err != kernels.ErrDeferred {
 			if isAssertFailure(err) {
 				continue
 			}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -18,6 +18,7 @@ import (
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/spirv"
@@ -31,8 +32,9 @@ import (
 // configuration, each configuration is verified and the space searched
 // like any other, and the compiled modules are cached: a second load
 // compiles nothing, and loads without a compiler on the PATH. The load
-// compiles the named point alone (what run measures); the search the
-// others, all at once over the processors, telling Progress.
+// compiles the named point alone (what run measures), enumerating the
+// space none, and the search each configuration it evaluates, on its
+// compile threads; Progress is told of the load's batch.
 func TestGLSLSpaceSearch(t *testing.T) {
 	testenv.NeedGlslc(t)
 	cacheDir := t.TempDir()
@@ -57,14 +59,15 @@ func TestGLSLSpaceSearch(t *testing.T) {
 	if n := inCache(); n != 1 {
 		t.Errorf("the load compiled %d modules into the cache, want 1: the named point's", n)
 	}
-	if _, err := sp.Points(op.Dims(), kernels.SizeOf(1<<14), h200Like); err != nil {
+	pts, err := sp.Points(op.Dims(), kernels.SizeOf(1<<14), h200Like)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if n := inCache(); n != 9 {
-		t.Errorf("%d modules compiled into the cache once the space is enumerated, want one for each of the 9 configurations", n)
+	if n := inCache(); n != 1 || len(pts.Configs) != 9 {
+		t.Errorf("%d configurations, %d modules compiled into the cache once the space is enumerated; want 9, and only the named point's", len(pts.Configs), n)
 	}
-	if len(told) != 2+9 || told[1].Total != 1 || told[2].Done != 0 || told[2].Total != 8 || told[10].Done != 8 || told[2].Workers < 1 || told[2].Op != "saxpy-glsl" {
-		t.Errorf("progress told %+v; want the named point's compile (0, 1 of 1), then a batch of the other 8 configurations from 0 to 8", told)
+	if len(told) != 2 || told[0].Done != 0 || told[1].Done != 1 || told[1].Total != 1 || told[1].Workers < 1 || told[1].Op != "saxpy-glsl" {
+		t.Errorf("progress told %+v; want the named point's compile (0, 1 of 1) alone", told)
 	}
 	dev := devtest.Device(t)
 	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
@@ -85,6 +88,9 @@ func TestGLSLSpaceSearch(t *testing.T) {
 			t.Errorf("%s: %s %s", r.Name, r.Outcome, r.Error)
 		}
 	}
+	if n := inCache(); n != 9 {
+		t.Errorf("%d modules in the cache after the search, want one for each of the 9 configurations", n)
+	}
 
 	// Cached: no compiler needed.
 	t.Setenv("PATH", t.TempDir())
@@ -99,49 +105,111 @@ func TestGLSLSpaceSearch(t *testing.T) {
 	}
 }
 
-// TestGLSLSpaceCompileStops: the context of LoadWith stops a space's
-// compiles: cancelled as the second module is compiled, the space fails
-// with CANCELLED at once, compiles no more than those under way, and
-// leaves no temporary folder or part of a file behind; a load with it
-// cancelled compiles nothing.
-func TestGLSLSpaceCompileStops(t *testing.T) {
+// countGlslc puts on the PATH a glslc that counts its runs before it
+// runs the real one, and returns the count so far.
+func countGlslc(t *testing.T) func() int {
+	t.Helper()
 	testenv.NeedGlslc(t)
+	real, err := exec.LookPath("glslc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	script := fmt.Sprintf("#!/bin/sh\necho run >> '%s'\nexec '%s' \"$@\"\n", runs, real)
+	if err := os.WriteFile(filepath.Join(dir, "glslc"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() int {
+		data, err := os.ReadFile(runs)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "run")
+	}
+}
+
+// TestGLSLSpaceCompilesWhatItEvaluates: a search of a GLSL space with a
+// budget of 2 runs the compiler for the 2 configurations it evaluates,
+// on its compile threads, and for no other: enumerating the space
+// compiles nothing. Before, enumerating compiled all 9.
+func TestGLSLSpaceCompilesWhatItEvaluates(t *testing.T) {
+	compiles := countGlslc(t)
+	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
+	ops, err := manifest.Load(filepath.Join(manifestDir, "glsl_space.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := compiles(); n != 1 {
+		t.Errorf("the load ran glslc %d times, want once: the named point", n)
+	}
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	res, err := autotune.NewTuner(devtest.Device(t), cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(1<<14),
+		autotune.SearchOptions{Options: search.Options{Strategy: search.Random, MaxEvals: 2, Seed: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The named point's module is in the cache since the load.
+	want := len(slices.DeleteFunc(slices.Clone(res.Search.Order), func(name string) bool { return name == "vec4-WG64-UNROLL1" }))
+	t.Logf("evaluated %q; glslc ran %d times for them", res.Search.Order, compiles()-1)
+	if n := compiles() - 1; n != want || want == 0 || len(res.Search.Order) != 2 || len(res.Points.Configs) != 9 {
+		t.Errorf("a search of %d configurations evaluating %q ran glslc %d times, want once for each of those but the named point", len(res.Points.Configs), res.Search.Order, n)
+	}
+}
+
+// TestGLSLSpaceCompileStops: the context of LoadWith stops a space's
+// compiles: cancelled once a search has evaluated its first
+// configuration, the search ends with CANCELLED, having started no
+// compile but the one its compile thread had under way, and leaves no
+// temporary folder or part of a file behind; a load with it cancelled
+// compiles nothing.
+func TestGLSLSpaceCompileStops(t *testing.T) {
+	compiles := countGlslc(t)
 	cacheDir, tmp := t.TempDir(), t.TempDir()
 	t.Setenv(store.EnvCache, filepath.Join(cacheDir, "autotune.db"))
 	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := manifest.Options{Context: ctx, Progress: func(p manifest.CompileProgress) {
-		if p.Total > 1 && p.Done == 2 {
-			cancel()
-		}
-	}}
-	ops, err := manifest.LoadWith(filepath.Join(manifestDir, "glsl_space.json"), opts)
+	ops, err := manifest.LoadWith(filepath.Join(manifestDir, "glsl_space.json"), manifest.Options{Context: ctx})
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := ops[0]
-	sp := kernels.SpaceOf(op)
-	_, err = sp.Points(op.Dims(), kernels.SizeOf(1<<14), h200Like)
-	if status.CodeOf(err) != status.Cancelled || !strings.Contains(err.Error(), "before it stopped") {
-		t.Errorf("enumerating the space, cancelled: %v; want CANCELLED saying how far it went", err)
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The named point, and at most one more than the two: the other
-	// processor's.
-	if compiled, _ := filepath.Glob(filepath.Join(cacheDir, "glsl", "*.spv")); len(compiled) > 1+2+runtime.GOMAXPROCS(0) {
-		t.Errorf("%d modules compiled after the stop, want at most %d", len(compiled), 1+2+runtime.GOMAXPROCS(0))
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	n, before := 0, 0
+	_, err = autotune.NewTuner(devtest.Device(t), cache, quick).Search(ctx, ops[0], kernels.SizeOf(1<<14),
+		autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}, CompileThreads: 1, Progress: func(autotune.SearchProgress) {
+			if n++; n == 1 {
+				cancel()
+				before = compiles()
+			}
+		}})
+	if status.CodeOf(err) != status.Cancelled {
+		t.Errorf("a search whose context ended: %v; want CANCELLED", err)
 	}
-	if _, err := sp.Candidate(kernels.Config{"WG": 64, "UNROLL": 2}); status.CodeOf(err) != status.Cancelled {
-		t.Errorf("asked again: %v, want the same CANCELLED", err)
+	if after := compiles(); after > before+1 || after >= 9 {
+		t.Errorf("glslc ran %d times before the stop and %d after; want at most the one under way", before, after-before)
 	}
 	left, _ := filepath.Glob(filepath.Join(tmp, "*"))
 	parts, _ := filepath.Glob(filepath.Join(cacheDir, "glsl", "*.part*"))
 	if len(left)+len(parts) > 0 {
 		t.Errorf("left behind: %v %v", left, parts)
-	}
-	if _, err := manifest.LoadWith(filepath.Join(manifestDir, "glsl_space.json"), manifest.Options{Context: ctx}); err == nil {
-		// The named point is in the cache now; another source is not.
-		t.Log("the named point came from the cache")
 	}
 	empty := t.TempDir()
 	t.Setenv(store.EnvCache, filepath.Join(empty, "autotune.db"))
@@ -155,8 +223,9 @@ func TestGLSLSpaceCompileStops(t *testing.T) {
 
 // TestGLSLSpaceConfigurationError: a configuration of a GLSL space
 // that does not compile is no error of the load, which compiles the
-// named point alone, but of the space's enumeration, naming the
-// configuration that failed, and no other, and quoting the compiler.
+// named point alone, nor of the space's enumeration, which compiles
+// none, but of that point when the search evaluates it: its row's
+// reason is the compiler's command and words, and the search goes on.
 func TestGLSLSpaceConfigurationError(t *testing.T) {
 	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
@@ -177,14 +246,39 @@ func TestGLSLSpaceConfigurationError(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the load, of the named point (UNROLL 1): %v", err)
 	}
-	_, err = kernels.SpaceOf(ops[0]).Points(ops[0].Dims(), kernels.SizeOf(1<<14), h200Like)
-	msg := fmt.Sprint(err)
-	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(msg, `in configuration vec4-WG32-UNROLL4 of the space of candidate "vec4"`) || !strings.Contains(msg, "four is too many") {
-		t.Errorf("enumerating the space: %v; want INVALID_ARGUMENT naming vec4-WG32-UNROLL4 and quoting glslc", err)
+	if _, err := kernels.SpaceOf(ops[0]).Points(ops[0].Dims(), kernels.SizeOf(1<<14), h200Like); err != nil {
+		t.Fatalf("enumerating the space: %v", err)
 	}
-	// The first configuration asked for (UNROLL 1) compiles.
-	if strings.Count(msg, "configuration") != 1 || strings.Contains(msg, "UNROLL=1") {
-		t.Errorf("enumerating the space: %v; want the configuration that failed named once, and no other", err)
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	res, err := autotune.NewTuner(devtest.Device(t), cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(1<<14),
+		autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+	if err != nil {
+		t.Fatalf("a search with 3 configurations that do not compile: %v", err)
+	}
+	failed, measured := 0, 0
+	for _, r := range res.Entry.Results {
+		switch {
+		case strings.Contains(r.Name, "UNROLL4"):
+			failed++
+			// The row names the configuration; its reason, the compile.
+			reason := report.Reason(r.Error, r.Name)
+			if r.Outcome != results.Failed || !strings.HasPrefix(reason, "glslc ") || !strings.Contains(reason, "-DUNROLL=4") || !strings.HasSuffix(reason, "four is too many\n1 error generated.") {
+				t.Errorf("%s: %s %q; want it failed, its reason glslc's command and words", r.Name, r.Outcome, reason)
+			}
+		case r.Outcome == results.Measured || r.Outcome == results.Dropped:
+			measured++
+		}
+	}
+	if failed != 3 || measured != 6 || res.Search.Measured != 9 {
+		t.Errorf("%d failed, %d measured of %d evaluated; want the 3 of UNROLL 4 failed and the other 6 measured", failed, measured, res.Search.Measured)
 	}
 }
 
@@ -438,5 +532,29 @@ void main() {
 		if got := ops[0].Candidates()[0].Requires.SharedMemory; got != tc.shared {
 			t.Errorf("D=%s %s: requires %d bytes of shared memory, want %d", tc.d, tc.requires, got, tc.shared)
 		}
+	}
+}
+
+// TestGLSLSpaceDecodeError: what a GLSL space's configurations are
+// without their modules is decoded when the space is first enumerated,
+// and a configuration wrong there (its assert divides by zero)
+// is the space's error, said once as the space's, not as that of the
+// configuration asked for first.
+func TestGLSLSpaceDecodeError(t *testing.T) {
+	testenv.NeedGlslc(t)
+	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
+	data, err := os.ReadFile(filepath.Join(manifestDir, "glsl_space.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), `"groups": ["div_up(N / 4, WG * UNROLL)"]`, `"groups": ["div_up(N / 4, WG * UNROLL)"], "assert": ["N % (WG - 32) == 0"]`, 1)
+	ops, err := manifest.Parse([]byte(text), manifestDir)
+	if err != nil {
+		t.Fatalf("the named point (WG 64): %v", err)
+	}
+	_, err = kernels.SpaceOf(ops[0]).Points(ops[0].Dims(), kernels.SizeOf(1<<14), h200Like)
+	msg := fmt.Sprint(err)
+	if status.CodeOf(err) != status.InvalidArgument || !strings.Contains(msg, `kernels: space: in a configuration of the space of candidate "vec4"`) || !strings.Contains(msg, "WG - 32") || strings.Contains(msg, "configuration WG=") {
+		t.Errorf("enumerating the space: %v; want INVALID_ARGUMENT, the space's, quoting the length", err)
 	}
 }

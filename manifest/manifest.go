@@ -191,6 +191,9 @@ type manifestOp struct {
 	// warnings are the problems of the description that did not stop it.
 	warnings []string
 	space    *kernels.Space // nil without one (space.go)
+	// lazy decodes the configurations of a GLSL space when first needed;
+	// nil where there are none.
+	lazy *lazyConfigs
 	// tuner names the tune cache table of the manifest's winners.
 	tuner string
 	// files are those it reads (Files).
@@ -209,8 +212,17 @@ func (op *manifestOp) Verifies() bool {
 	return op.ref >= 0 || slices.ContainsFunc(op.bufs, func(b *manifestBuffer) bool { return b.checked() && b.expects() })
 }
 
+// Candidates are the operation's candidates; a configuration of a GLSL
+// space as far as it is known before its GLSL is compiled (lazy.go).
 func (op *manifestOp) Candidates() []kernels.Candidate {
-	return par.Map(op.cands, kernels.Candidate.Clone)
+	if op.lazy == nil {
+		return par.Map(op.cands, kernels.Candidate.Clone)
+	}
+	out := make([]kernels.Candidate, len(op.cands))
+	for c := range out {
+		out[c] = op.candidate(c)
+	}
+	return out
 }
 
 // DefaultSize is the manifest's default extents for the kind of device

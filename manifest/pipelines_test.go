@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -407,5 +409,60 @@ func TestManifestSpaceLostBuildingLaterDispatch(t *testing.T) {
 	}
 	if len(failed) != 1 || len(res.Search.Order) != 1 {
 		t.Errorf("failed %q after %d evaluations; want the one point that was building when the device was lost, after one", failed, len(res.Search.Order))
+	}
+}
+
+// holdingDevice holds the build of the pipeline labelled label until
+// released, or until 30 seconds have passed (held says so then).
+type holdingDevice struct {
+	hal.Device
+	label    string
+	released chan struct{}
+	held     atomic.Bool
+}
+
+func (d *holdingDevice) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, error) {
+	if desc.Label == d.label {
+		select {
+		case <-d.released:
+		case <-time.After(30 * time.Second):
+			d.held.Store(true)
+		}
+	}
+	return d.Device.CreateExecutable(desc)
+}
+
+// TestManifestSpaceBuildsLaterOnCompileThreads: a search builds a
+// point's later dispatches on its compile threads, as it builds the
+// point's own pipeline, while the GPU measures the points before it:
+// the second point's second dispatch, held until the first point is
+// evaluated, does not hold the search. Before, the search built it as it
+// proposed the point, before measuring the first, and waited there
+// (half a minute, until the hold gave up).
+func TestManifestSpaceBuildsLaterOnCompileThreads(t *testing.T) {
+	ops, err := manifest.Parse([]byte(twoPassSpace), manifestDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	// Exhaustive: the first points are WG=32 with FWG=1, then FWG=2.
+	dev := &holdingDevice{Device: devtest.Device(t), label: "sum-space/spaced-WG32-FWG2#1", released: make(chan struct{})}
+	var once sync.Once
+	res, err := autotune.NewTuner(dev, cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(20000),
+		autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive, MaxEvals: 2}, CompileThreads: 4,
+			Progress: func(autotune.SearchProgress) { once.Do(func() { close(dev.released) }) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev.held.Load() || len(res.Search.Order) != 2 || res.Search.Order[1] != "spaced-WG32-FWG2" {
+		t.Errorf("evaluated %q; the second point's later dispatch held the search until the hold gave up: %v", res.Search.Order, dev.held.Load())
 	}
 }

@@ -132,6 +132,7 @@ type work struct{ bytes, flops float64 }
 // A failure that concerns one candidate is kept in errs; one that
 // concerns the operation is returned.
 func (op *manifestOp) layout(size kernels.Size, info *hal.DeviceInfo) (*layout, error) {
+	defer op.readRuns()()
 	// counted is the environment of what is the same for every candidate.
 	counted, err := op.env(size, nil, info)
 	if err != nil {
@@ -336,11 +337,17 @@ func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, info *hal.Devi
 }
 
 // planAll plans every candidate that lay lays out at size, keeping in
-// lay.errs why a candidate has no plan.
+// lay.errs why a candidate has no plan: kernels.ErrDeferred for a
+// configuration of a GLSL space, planned when first needed (lazy.go).
 func (op *manifestOp) planAll(size kernels.Size, lay *layout, info *hal.DeviceInfo) [][]planStep {
+	defer op.readRuns()()
 	plans := make([][]planStep, len(op.runs))
-	for c := range op.runs {
-		if lay.errs[c] == nil {
+	for c, run := range op.runs {
+		switch {
+		case lay.errs[c] != nil:
+		case run.lazy:
+			lay.errs[c] = kernels.ErrDeferred
+		default:
 			plans[c], lay.errs[c] = op.plan(size, c, lay.envs[c], info)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -28,13 +29,18 @@ type manifestProblem struct {
 	initial  []hal.Buffer // the initial contents of inout buffers
 	listed   []kernels.Operand
 	plans    [][]planStep // the layout's errs say why a candidate cannot run
+	// mu guards what a search's compile threads change as they ask for
+	// candidates (SizedCandidate): sized, laterBuilt, planned, exes, and
+	// the plans and errs of candidates planned late (ensure).
+	mu sync.Mutex
 	// sized marks the candidates whose SizedCandidate was asked for:
 	// Record is given their pipelines at this size.
 	sized []bool
 	// laterBuilt marks the candidates whose pipelines beyond their own
-	// are built (buildLater).
-	laterBuilt []bool
-	want       [][]byte // the reference's outputs, by buffer index
+	// are built (buildLater); planned, the configurations of a GLSL
+	// space that are planned (ensure).
+	laterBuilt, planned []bool
+	want                [][]byte // the reference's outputs, by buffer index
 	// exes are the pipelines the problem built, by key.
 	exes map[string]hal.Executable
 	// host are the initial contents of the buffers that expected values
@@ -92,7 +98,7 @@ func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.
 	p := &manifestProblem{op: op, dev: dev, size: size, layout: lay, main: -1, exes: map[string]hal.Executable{}, host: exprEnv{},
 		bufs: make([]hal.Buffer, len(op.bufs)), initial: make([]hal.Buffer, len(op.bufs)),
 		images: make([]hal.Image, len(op.bufs)), samplers: make([]hal.Sampler, len(op.bufs)),
-		sized: make([]bool, len(op.runs)), laterBuilt: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
+		sized: make([]bool, len(op.runs)), laterBuilt: make([]bool, len(op.runs)), planned: make([]bool, len(op.runs)), want: make([][]byte, len(op.bufs))}
 	defer func() {
 		if err != nil {
 			err = status.Join(err, p.Release())
@@ -109,12 +115,7 @@ func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.
 		if p.errs[c] != nil {
 			continue
 		}
-		for k := range p.plans[c] {
-			st := &p.plans[c][k]
-			for k, b := range st.d.bindings {
-				st.bindings = append(st.bindings, p.binding(st.d, k, b))
-			}
-		}
+		p.bind(c)
 		if p.main < 0 || c == op.ref {
 			p.main = c
 		}
@@ -123,6 +124,16 @@ func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.
 		return nil, err
 	}
 	return p, nil
+}
+
+// bind gives the steps of candidate c's plan their bindings.
+func (p *manifestProblem) bind(c int) {
+	for k := range p.plans[c] {
+		st := &p.plans[c][k]
+		for k, b := range st.d.bindings {
+			st.bindings = append(st.bindings, p.binding(st.d, k, b))
+		}
+	}
 }
 
 // buildLater builds, the first time it is asked for candidate c, the
@@ -136,9 +147,11 @@ func (op *manifestOp) prepare(ctx context.Context, dev hal.Device, size kernels.
 // pipeline fails to build fails with that error from then on; a device
 // that fails gives the device's error.
 func (p *manifestProblem) buildLater(c int) error {
-	steps := p.plans[c]
-	if p.laterBuilt[c] || p.errs[c] != nil || p.op.sized(c, steps).Supported(p.dev.Info()) != nil {
-		return p.errs[c]
+	p.mu.Lock()
+	steps, built, err := p.plans[c], p.laterBuilt[c], p.errs[c]
+	p.mu.Unlock()
+	if built || err != nil || p.op.sized(c, steps).Supported(p.dev.Info()) != nil {
+		return err
 	}
 	for _, st := range steps {
 		if st.ps.key == p.op.runs[c].dispatches[0].fixed.key || st.ps.key == steps[0].ps.key {
@@ -148,11 +161,15 @@ func (p *manifestProblem) buildLater(c int) error {
 			if derr := p.dev.Err(); derr != nil {
 				return derr
 			}
+			p.mu.Lock()
 			p.errs[c] = err
+			p.mu.Unlock()
 			return err
 		}
 	}
+	p.mu.Lock()
 	p.laterBuilt[c] = true
+	p.mu.Unlock()
 	return nil
 }
 
@@ -323,10 +340,17 @@ func (p *manifestProblem) Buffers() []kernels.Operand {
 	return append([]kernels.Operand(nil), p.listed...)
 }
 
+// candidate returns why candidate cand cannot run, planning it first
+// where it is planned when first asked for (ensure).
 func (p *manifestProblem) candidate(cand int) error {
 	if err := kernels.CheckCandidate(p.op.name, cand, len(p.op.cands)); err != nil {
 		return err
 	}
+	if err := p.ensure(cand); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return p.errs[cand]
 }
 
@@ -344,9 +368,11 @@ func (p *manifestProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand 
 		return err
 	}
 	own := p.op.runs[cand].dispatches[0].fixed.key
+	p.mu.Lock()
 	if p.sized[cand] {
 		own = p.plans[cand][0].ps.key
 	}
+	p.mu.Unlock()
 	for k, st := range p.plans[cand] {
 		if k > 0 {
 			if err := cb.Barrier(); err != nil {
@@ -378,7 +404,9 @@ func (p *manifestProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
 	if err := p.buildLater(cand); err != nil {
 		return kernels.Candidate{}, err
 	}
+	p.mu.Lock()
 	p.sized[cand] = true
+	p.mu.Unlock()
 	return p.op.sized(cand, p.plans[cand]), nil
 }
 
@@ -441,9 +469,13 @@ func (op *manifestOp) sized(c int, steps []planStep) kernels.Candidate {
 	return cand
 }
 
-// executable returns the pipeline of st, built the first time.
+// executable returns the pipeline of st, built the first time (outside
+// the lock: two threads that build one at once keep the first).
 func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
-	if x, ok := p.exes[st.ps.key]; ok {
+	p.mu.Lock()
+	x, ok := p.exes[st.ps.key]
+	p.mu.Unlock()
+	if ok {
 		return x, nil
 	}
 	desc := st.d.executable(st.ps)
@@ -451,6 +483,12 @@ func (p *manifestProblem) executable(st planStep) (hal.Executable, error) {
 	x, err := p.dev.CreateExecutable(desc)
 	if err != nil {
 		return nil, status.Annotatef(err, "manifest: building %s", desc.Label)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if first, ok := p.exes[st.ps.key]; ok {
+		_ = x.Release() // never used
+		return first, nil
 	}
 	p.exes[st.ps.key] = x
 	return x, nil

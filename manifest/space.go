@@ -312,12 +312,14 @@ func withoutKeys(n *jsonNode, keys ...string) *jsonNode {
 }
 
 // attach gives op its Space, whose kernels are those of the operation
-// with one candidate per configuration. That operation is decoded, and
-// its GLSL compiled, when the space is first loaded or asked for a kernel
-// (a search enumerating its points): vkbench run, which measures the named
-// points alone, compiles none of the others. A space of SPIR-V modules,
-// which costs no compile, is decoded now, so that a configuration that
-// is wrong is an error of the load.
+// with one candidate per configuration. That operation is decoded when
+// the space is first loaded or asked for a kernel (a search enumerating
+// its points), and a configuration's GLSL compiled when the search first
+// needs its kernel (lazy.go): vkbench run, which measures the named
+// points alone, compiles none of the others, and a search compiles those
+// it evaluates. A space of SPIR-V modules, which costs no compile, is
+// decoded now, so that a configuration that is wrong is an error of the
+// load.
 func (ms *manifestSpace) attach(op *manifestOp, src *manifestSource, dir string, opts *Options) error {
 	k := &spaceKernels{}
 	load := func() error {
@@ -341,21 +343,30 @@ func (ms *manifestSpace) attach(op *manifestOp, src *manifestSource, dir string,
 		if !ok {
 			return kernels.Candidate{}, status.Newf(status.InvalidArgument, "manifest: %s: configuration %s fails a restriction of params", op.name, s.Name(c))
 		}
-		return k.sop.cands[i].Clone(), nil
+		return k.sop.candidate(i), nil
 	}
 	// Operation and Identity are asked of kernels that Candidate gave.
 	s.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
 		return k.sop, par.Map(cands, func(c kernels.Candidate) int { return k.at[c.Name] })
 	}
 	s.Identity = func(_ kernels.Config, c kernels.Candidate) string {
+		i := k.at[c.Name]
+		// A configuration of a GLSL space is compiled for it; one that
+		// does not compile is identified by the compiler's words.
+		err := k.sop.resolve(i)
+		c = k.sop.cands[i]
 		c.Params = maps.Clone(c.Params)
 		delete(c.Params, "#manifest") // covers the whole space; base covers the rest
 		d := kernels.Digest([]kernels.Candidate{c})
 		h := sha256.New()
 		h.Write(k.base)
 		h.Write(d[:])
-		for _, disp := range k.sop.runs[k.at[c.Name]].dispatches {
-			h.Write(disp.mod.code)
+		if err != nil {
+			h.Write([]byte(err.Error()))
+		} else {
+			for _, disp := range k.sop.runs[i].dispatches {
+				h.Write(disp.mod.code)
+			}
 		}
 		return hex.EncodeToString(h.Sum(nil)[:16])
 	}

@@ -324,6 +324,9 @@ type manifestRun struct {
 	// every pipeline of the candidate requires of its subgroups.
 	subgroupSize  uint32
 	fullSubgroups bool
+	// lazy marks a configuration of a GLSL space, whose dispatches are
+	// decoded when first needed (lazy.go).
+	lazy bool
 }
 
 type manifestDispatch struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,10 +35,11 @@ func glslSpaceManifest(t *testing.T) string {
 
 // TestGLSLSpaceCompiles: run of an operation whose candidate spans a
 // space of GLSL configurations compiles the named point alone, where it
-// compiled all 16 as the manifest was read, in silence; a search
-// compiles the others, says so on stderr as it starts, and stops at
-// SIGINT with exit 130, no temporary folder left; run again, it compiles
-// only what the first did not.
+// compiled all 16 as the manifest was read, in silence; a search with a
+// budget of 2 compiles the configurations it evaluates and no other,
+// where it compiled all 15 others as it started; an exhaustive one
+// stops at SIGINT with exit 130, no temporary folder left, and run
+// again compiles the rest.
 func TestGLSLSpaceCompiles(t *testing.T) {
 	needDevice(t)
 	m := glslSpaceManifest(t)
@@ -56,10 +58,14 @@ func TestGLSLSpaceCompiles(t *testing.T) {
 	if n := compiled(); n != 1 || strings.Contains(r.stderr, "compiling") {
 		t.Errorf("run compiled %d configurations, want 1 (the named point); stderr:\n%s", n, r.stderr)
 	}
-	tune := append([]string{"tune", "saxpy-glsl", "--strategy", "random", "--max-evals", "2", "--cache", filepath.Join(caches, "c.db")}, quick...)
-	first, took := interruptedAfter(t, tune, regexp.MustCompile(`saxpy-glsl: compiling the GLSL of 15 configurations, \d+ at a time \(kept in `), syscall.SIGINT)
-	if first.code != 130 || !strings.Contains(first.stderr, "stopped; no results written") {
-		t.Errorf("interrupted while compiling: exit %d, want 130 saying it stopped\n%s", first.code, first.stderr)
+	tune := append([]string{"tune", "saxpy-glsl", "--cache", filepath.Join(caches, "c.db")}, quick...)
+	r = mustRun(t, 0, append(tune, "--strategy", "random", "--max-evals", "2")...)
+	if n := compiled(); n > 3 || strings.Contains(r.stderr, "compiling") {
+		t.Errorf("a search of 2 configurations compiled %d in all, want at most 3 (the named point and the 2); stderr:\n%s", n, r.stderr)
+	}
+	first, took := interruptedAfter(t, append(tune, "--strategy", "exhaustive", "-v"), regexp.MustCompile(`(?m)^search: 1/16 `), syscall.SIGINT)
+	if first.code != 130 {
+		t.Errorf("interrupted while compiling: exit %d, want 130\n%s", first.code, first.stderr)
 	}
 	if took > 10*time.Second {
 		t.Errorf("stopped %v after SIGINT", took)
@@ -67,9 +73,42 @@ func TestGLSLSpaceCompiles(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
-	before := compiled()
-	r = mustRun(t, 0, tune...)
-	if n := compiled(); n != 16 || !strings.Contains(r.stderr, "compiling the GLSL of") && 16-before >= manyCompiles {
-		t.Errorf("the search compiled %d configurations in all, want 16; stderr:\n%s", n, r.stderr)
+	r = mustRun(t, 0, append(tune, "--strategy", "exhaustive")...)
+	if n := compiled(); n != 16 {
+		t.Errorf("the searches compiled %d configurations in all, want 16; stderr:\n%s", n, r.stderr)
+	}
+}
+
+// TestGLSLCompileNote: a manifest whose load compiles 8 GLSL candidates
+// says so on stderr as the batch starts; loaded again, from the cache,
+// it says nothing.
+func TestGLSLCompileNote(t *testing.T) {
+	needDevice(t)
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cands []string
+	for _, wg := range []int{32, 64} {
+		for u := 1; u <= 4; u++ {
+			cands = append(cands, fmt.Sprintf(`{"name": "vec4-%d-%d", "glsl": "%s/saxpy_defines.glsl", "defines": {"WG": %d, "UNROLL": %d}, "groups": ["div_up(N / 4, %d)"]}`, wg, u, dir, wg, u, wg*u))
+		}
+	}
+	m := filepath.Join(t.TempDir(), "many.json")
+	text := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "saxpy-many", "dims": {"N": 4096},
+		"buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0}, {"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "inout"}],
+		"push_constants": [{"type": "u32", "value": "N / 4"}, {"type": "f32", "value": 2.5}], "verify": {"reference": "vec4-32-1"},
+		"candidates": [` + strings.Join(cands, ",\n") + `]}]}`
+	if err := os.WriteFile(m, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caches := t.TempDir()
+	t.Setenv("VKBENCH_CACHE", filepath.Join(caches, "tune.db"))
+	args := []string{"tune", "--compile-only", "--manifest", m, "--cache", filepath.Join(caches, "c.db"), "saxpy-many"}
+	if r := mustRun(t, 0, args...); !strings.Contains(r.stderr, "saxpy-many: compiling the GLSL of 8 configurations, ") {
+		t.Errorf("a load of 8 GLSL candidates said nothing of it:\n%s", r.stderr)
+	}
+	if r := mustRun(t, 0, args...); strings.Contains(r.stderr, "compiling") {
+		t.Errorf("a load from the cache said it compiles:\n%s", r.stderr)
 	}
 }

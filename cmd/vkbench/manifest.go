@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
@@ -46,19 +45,18 @@ func (f *benchFlags) loadManifest(path string, opts manifest.Options) ([]kernels
 	return ops, nil
 }
 
-// manyCompiles is the size of a batch of GLSL compiles (a search's of
-// a space) that is said on stderr as it starts: seconds of work, at the
-// least, in which nothing else is printed.
+// manyCompiles is the size of a batch of GLSL compiles (a manifest's
+// candidates, as it is read) that is said on stderr as it starts:
+// seconds of work, at the least, in which nothing else is printed.
 const manyCompiles = 8
 
 // compileNotes says what a manifest's GLSL compiles do, where they take
 // long: a line on stderr as a batch of manyCompiles or more starts
-// (unless --quiet), and each step on the progress bar once one is drawn
-// (show), as a space's compiles, which a search asks for, are.
+// (unless --quiet). A search compiles each configuration of a space it
+// evaluates on its compile threads, which its own progress covers.
 type compileNotes struct {
-	mu  sync.Mutex
-	w   io.Writer
-	bar func(autotune.Progress)
+	mu sync.Mutex
+	w  io.Writer
 }
 
 // options are manifest.LoadWith's options for cmd, whose context stops
@@ -70,20 +68,10 @@ func (n *compileNotes) options(cmd *cobra.Command, quiet bool) manifest.Options 
 	return manifest.Options{Context: cmd.Context(), Progress: n.told}
 }
 
-// show draws the compiles' steps on the progress bar p.
-func (n *compileNotes) show(p *progress) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.bar = p.update
-}
-
 func (n *compileNotes) told(p manifest.CompileProgress) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if p.Done == 0 && p.Total >= manyCompiles && n.w != nil {
 		_, _ = fmt.Fprintf(n.w, "%s: compiling the GLSL of %d configurations, %d at a time (kept in %s, so later runs compile none of them again)\n", p.Op, p.Total, p.Workers, p.Dir) // a note; the work goes on without it
-	}
-	if n.bar != nil {
-		n.bar(autotune.Progress{Key: p.Op, Step: "compile", Candidate: fmt.Sprintf("GLSL of %d configurations:", p.Total), Done: p.Done, Total: p.Total})
 	}
 }

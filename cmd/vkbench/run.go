@@ -282,7 +282,6 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 		Objective: string(opts.Objective), Conditions: s.conditions,
 		Device: resultsDevice(info)}
 	bar := startProgress(cmd, f.quiet, &opts)
-	f.compiles.show(bar)
 	runErr := measureAll(cmd, s.dev, s.cache, opts, ops, tables, sizes, file, tune)
 	bar.finish()
 	// Results measured before a failure are shown (a file given with -o
