@@ -669,3 +669,25 @@ func TestProblemOutputNotBound(t *testing.T) {
 		t.Errorf("Fastest with an output not bound: %v (pipeline %t); want InvalidArgument saying %q", err, p != nil, want)
 	}
 }
+
+// TestProblemZeroGroups: a Problem whose Groups gives a candidate 0
+// workgroups in some dimension is refused, InvalidArgument naming the
+// candidate. Before, every candidate failed its dispatch and the error
+// blamed them: "no candidate ... computed correctly" (FAILED_PRECONDITION).
+func TestProblemZeroGroups(t *testing.T) {
+	ctx := context.Background()
+	dev := open(t)
+	op := scaleOpOf(scaleKernel)
+	prepare := op.Prepare
+	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+		pr, err := prepare(ctx, d, size, seed)
+		if err == nil {
+			pr.Groups = func(k vkbench.Kernel) [3]uint32 { return [3]uint32{1, 0, 1} }
+		}
+		return pr, err
+	}
+	const want = `the Problem's Groups at size 64 gives candidate "scale" [1 0 1] workgroups; each must be at least 1`
+	if p, err := quickTuner(t, dev).Fastest(ctx, op, 64); !errors.Is(err, vkbench.ErrInvalidArgument) || errors.Is(err, vkbench.ErrFailedPrecondition) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Fastest with Groups of 0: %v (pipeline %t); want InvalidArgument saying %q", err, p != nil, want)
+	}
+}

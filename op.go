@@ -72,7 +72,8 @@ type Problem struct {
 	// small integer where a candidate has a float, is refused, as in Run.
 	Push []byte
 	// Groups returns the workgroups to dispatch for candidate k (whose
-	// WorkgroupSize and Bindings are filled in from its module).
+	// WorkgroupSize and Bindings are filled in from its module), at least
+	// 1 in each of x, y and z.
 	Groups func(k Kernel) [3]uint32
 	// Check reads the outputs after a candidate's run and returns an error
 	// if they are wrong. A candidate that fails its Check can never be the
@@ -414,8 +415,13 @@ func (pr *problem) describe(o *operation) error {
 			return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem at size %v, for candidate %q: %s", o.name, pr.size, c.Name, what)
 		}
 	}
-	for _, k := range o.kerns {
-		pr.groups = append(pr.groups, p.Groups(k.Kernel))
+	for i, k := range o.kerns {
+		g := p.Groups(k.Kernel)
+		applies := o.cands[i].Applies == nil || o.cands[i].Applies(pr.size)
+		if applies && (g[0] == 0 || g[1] == 0 || g[2] == 0) {
+			return status.Newf(status.InvalidArgument, "vkbench: Op %q: the Problem's Groups at size %v gives candidate %q %v workgroups; each must be at least 1", o.name, pr.size, k.Name, g)
+		}
+		pr.groups = append(pr.groups, g)
 	}
 	return nil
 }
