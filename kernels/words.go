@@ -16,17 +16,28 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // from words' own memory on a little-endian host, without a copy, from a
 // little-endian copy elsewhere.
 func WriteWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T) error {
-	if littleEndian {
+	return writeWords(ctx, buf, words, littleEndian)
+}
+
+// ReadWords reads len(words) words from the start of buf into words, as
+// WriteWords writes them.
+func ReadWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T) error {
+	return readWords(ctx, buf, words, littleEndian)
+}
+
+// writeWords is WriteWords on a host whose order is little-endian or not:
+// a test runs the other host's branch too.
+func writeWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T, hostLittle bool) error {
+	if hostLittle {
 		return buf.Write(ctx, 0, WordBytes(words))
 	}
 	b, _ := binary.Append(nil, binary.LittleEndian, words) // 32-bit words always encode
 	return buf.Write(ctx, 0, b)
 }
 
-// ReadWords reads len(words) words from the start of buf into words, as
-// WriteWords writes them.
-func ReadWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T) error {
-	if littleEndian {
+// readWords is ReadWords as writeWords is WriteWords.
+func readWords[T ~uint32 | ~int32 | ~float32](ctx context.Context, buf hal.Buffer, words []T, hostLittle bool) error {
+	if hostLittle {
 		return buf.Read(ctx, 0, WordBytes(words))
 	}
 	b := make([]byte, 4*len(words))
