@@ -22,6 +22,7 @@ import (
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
+	"github.com/vkbench/vkbench/store/storetest"
 )
 
 // open opens the default device with the validation layer on, every
@@ -674,41 +675,17 @@ func TestPipelineCacheKept(t *testing.T) {
 // lock timeout.
 func TestOpenContextFileLocked(t *testing.T) {
 	devtest.NeedVulkan(t)
-	const lockTimeout = 5 * time.Second // store's default, which Open's store has
 	path := filepath.Join(t.TempDir(), "c.db")
 	t.Setenv("VKBENCH_CACHE", path)
-	other, err := store.Open(store.Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	held, release := make(chan struct{}), make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
-	}()
-	<-held
-	for _, c := range endingContexts(300 * time.Millisecond) {
-		ctx, cancel := c.ctx()
-		ended := make(chan time.Time, 1)
-		context.AfterFunc(ctx, func() { ended <- time.Now() })
+	storetest.HoldLock(t, path)
+	testenv.ContextEnd{Within: lockTimeout / 2}.Check(t, "Open with the cache file locked", func(ctx context.Context) error {
 		dev, err := vkbench.Open(ctx, vkbench.Options{PipelineCache: true})
-		returned := time.Now()
-		cancel()
-		took := returned.Sub(<-ended)
 		if dev != nil {
+			t.Errorf("Open with the cache file locked opened a device")
 			_ = dev.Close()
 		}
-		if dev != nil || !errors.Is(err, c.want) {
-			t.Errorf("%s: Open with the cache file locked: %v; want %v", c.name, err, c.want)
-		}
-		if took > lockTimeout/2 {
-			t.Errorf("%s: Open returned %v after its context ended; want within half the lock timeout, %v", c.name, took, lockTimeout)
-		}
-	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+		return err
+	})
 }
 
 // TestCloseFileLocked: with Options.PipelineCache and the tune cache file

@@ -14,10 +14,11 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
-	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store/storetest"
 )
 
 // quick are options that keep tests short on a CPU device.
@@ -286,9 +287,10 @@ func TestTunerKeepsWhatTheStoreCannot(t *testing.T) {
 // the test's own wait for the same context's end, and held to a quarter
 // of the lock timeout.
 func TestStoredContextLocked(t *testing.T) {
-	path := lockedCache(t)
+	path := filepath.Join(t.TempDir(), "c.db")
+	storetest.HoldLock(t, path)
 	tu := autotune.NewTuner(devtest.Device(t), newCache(t, path), quick)
-	endsWithContext(t, "Stored", func(ctx context.Context) error {
+	testenv.ContextEnd{Within: lockTimeout / 4}.Check(t, "Stored", func(ctx context.Context) error {
 		e, err := tu.Stored(ctx, defaultScaleOp(), kernels.SizeOf(1<<14))
 		if e != nil {
 			t.Errorf("Stored with the file locked: %v; want none", e)
@@ -302,7 +304,8 @@ func TestStoredContextLocked(t *testing.T) {
 // lock, as Stored does (TestStoredContextLocked); Export writes nothing.
 // Before, they took no context and waited out the lock timeout.
 func TestPeakAndExportContextLocked(t *testing.T) {
-	path := lockedCache(t)
+	path := filepath.Join(t.TempDir(), "c.db")
+	storetest.HoldLock(t, path)
 	c := newCache(t, path)
 	var out bytes.Buffer
 	for _, call := range []struct {
@@ -317,61 +320,9 @@ func TestPeakAndExportContextLocked(t *testing.T) {
 		{"Entries", func(ctx context.Context) error { _, err := autotune.Entries(ctx, c, testTable); return err }},
 		{"Export", func(ctx context.Context) error { return autotune.Export(ctx, &out, c, testTable) }},
 	} {
-		endsWithContext(t, call.name, call.call)
+		testenv.ContextEnd{Within: lockTimeout / 4}.Check(t, call.name, call.call)
 	}
 	if out.Len() != 0 {
 		t.Errorf("Export of a locked file wrote %q; want nothing", out.String())
-	}
-}
-
-// lockedCache is the path of a cache file whose lock another handle holds,
-// in a transaction, until the test ends.
-func lockedCache(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "c.db")
-	other := newCache(t, path)
-	held, release := make(chan struct{}), make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		done <- other.UpdatePeak(t.Context(), "x", func([]byte) ([]byte, error) { close(held); <-release; return nil, nil })
-	}()
-	<-held
-	t.Cleanup(func() {
-		close(release)
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	return path
-}
-
-// endsWithContext calls call with a context cancelled after 200 ms and
-// with one whose deadline passes then, and wants the context's error, of
-// its code, within a quarter of the lock timeout (newCache's 10 s) of the
-// test's own wait for that context.
-func endsWithContext(t *testing.T, name string, call func(context.Context) error) {
-	t.Helper()
-	const lockTimeout = 10 * time.Second
-	for _, deadline := range []bool{false, true} {
-		ctx, cancel := context.WithCancel(context.Background())
-		want := context.Canceled
-		if deadline {
-			ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
-			want = context.DeadlineExceeded
-		} else {
-			time.AfterFunc(200*time.Millisecond, cancel)
-		}
-		ended := make(chan time.Time, 1)
-		context.AfterFunc(ctx, func() { ended <- time.Now() })
-		err := call(ctx)
-		returned := time.Now()
-		cancel()
-		took := returned.Sub(<-ended)
-		if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) {
-			t.Errorf("%s with the file locked: %v (code %v); want %v, of its code", name, err, status.CodeOf(err), want)
-		}
-		if took > lockTimeout/4 {
-			t.Errorf("%s returned %v after its context ended; want within a quarter of the lock timeout, %v", name, took, lockTimeout)
-		}
 	}
 }

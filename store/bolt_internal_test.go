@@ -3,13 +3,13 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -170,9 +170,9 @@ func TestLockedWithReadHandle(t *testing.T) {
 // context's end, and held to a quarter of the lock timeout.
 func TestCheckContextLocked(t *testing.T) {
 	s, path := lockedStore(t)
-	endsWithContext(t, "CheckWrite", path, false, s.CheckWrite)
+	testenv.ContextEnd{Within: lockTimeout / 4, Names: path}.Check(t, "CheckWrite of a locked file", s.CheckWrite)
 	// CheckRead waits a moment at most: ask it once its context ended.
-	endsWithContext(t, "CheckRead", path, true, s.CheckRead)
+	testenv.ContextEnd{Within: lockTimeout / 4, Names: path, Late: true}.Check(t, "CheckRead of a locked file", s.CheckRead)
 }
 
 // TestCallsContextLocked: every other call that waits for the file's lock
@@ -200,7 +200,7 @@ func TestCallsContextLocked(t *testing.T) {
 		{"LoadPipelineCache", func(ctx context.Context) error { _, err := s.LoadPipelineCache(ctx, [16]byte{1}); return err }},
 		{"TuneLogs", func(ctx context.Context) error { _, err := s.TuneLogs(ctx); return err }},
 	} {
-		endsWithContext(t, c.name, path, false, c.call)
+		testenv.ContextEnd{Within: lockTimeout / 4, Names: path}.Check(t, c.name+" of a locked file", c.call)
 	}
 	if w := s.Warnings(); len(w) != 0 {
 		t.Errorf("warnings %q; want none: the callers stopped waiting, the file did not fail", w)
@@ -232,39 +232,6 @@ func lockedStore(t *testing.T) (*Store, string) {
 	}
 	t.Cleanup(func() { _ = holder.Unlock() })
 	return s, path
-}
-
-// endsWithContext calls call with a context cancelled after 200 ms and
-// with one whose deadline passes then (late: once it ended), and wants
-// the context's error, of its code, naming the file at path, within a
-// quarter of the lock timeout of the test's own wait for that context.
-func endsWithContext(t *testing.T, name, path string, late bool, call func(context.Context) error) {
-	t.Helper()
-	for _, deadline := range []bool{false, true} {
-		ctx, cancel := context.WithCancel(context.Background())
-		want := context.Canceled
-		if deadline {
-			ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
-			want = context.DeadlineExceeded
-		} else {
-			time.AfterFunc(200*time.Millisecond, cancel)
-		}
-		ended := make(chan time.Time, 1)
-		context.AfterFunc(ctx, func() { ended <- time.Now() })
-		if late {
-			<-ctx.Done()
-		}
-		err := call(ctx)
-		returned := time.Now()
-		cancel()
-		took := returned.Sub(<-ended)
-		if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) || !strings.Contains(fmt.Sprint(err), path) {
-			t.Errorf("%s of a locked file: %v (code %v); want %v, of its code, naming the file", name, err, status.CodeOf(err), want)
-		}
-		if took > lockTimeout/4 {
-			t.Errorf("%s returned %v after its context ended; want within a quarter of the lock timeout, %v", name, took, lockTimeout)
-		}
-	}
 }
 
 // TestEndedContextRunsNothing: a call whose context has ended does nothing

@@ -11,8 +11,12 @@
 // latter) nothing is ever skipped. Every test that checks for such a thing
 // ends through Unavailable.
 //
-// It imports only the standard library, so that the tests of every
-// package can use it, package vk's white-box tests included.
+// It holds too what the tests of several packages check alike:
+// ContextEnd, a call that must end when its context does.
+//
+// It imports only the standard library and status (a leaf), so that the
+// tests of every package but status can use it, package vk's white-box
+// tests included.
 package testenv
 
 import (

@@ -2,16 +2,21 @@ package testenv_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/internal/testenv"
+	"github.com/vkbench/vkbench/status"
 )
 
 // TestUnavailable checks the one rule: what a test needs and does not find
@@ -194,6 +199,47 @@ func TestAnnounceThroughGoTest(t *testing.T) {
 		}
 		if len(said) != 0 {
 			t.Errorf("without %s, said %q", testenv.SkipVar, said)
+		}
+	}
+}
+
+// TestContextEnd: the check passes a call that returns its context's
+// error at its end, and fails one that returns another error, one of
+// another code, one that does not name what it must, and one that returns
+// past the bound, which ends the check.
+func TestContextEnd(t *testing.T) {
+	atEnd := func(ctx context.Context) error { <-ctx.Done(); return fmt.Errorf("x: %w", ctx.Err()) }
+	for _, tc := range []struct {
+		name   string
+		check  testenv.ContextEnd
+		call   func(context.Context) error
+		failed bool
+	}{
+		{"at the end", testenv.ContextEnd{Within: time.Minute, Names: "x:"}, atEnd, false},
+		{"late", testenv.ContextEnd{Within: time.Minute, Late: true}, func(ctx context.Context) error {
+			if ctx.Err() == nil {
+				return errors.New("called before its context ended")
+			}
+			return ctx.Err()
+		}, false},
+		{"no error", testenv.ContextEnd{Within: time.Minute}, func(context.Context) error { return nil }, true},
+		{"another code", testenv.ContextEnd{Within: time.Minute}, func(ctx context.Context) error {
+			<-ctx.Done()
+			return status.Wrap(ctx.Err(), status.Unavailable, "down")
+		}, true},
+		{"not named", testenv.ContextEnd{Within: time.Minute, Names: "the file"}, atEnd, true},
+		{"past the bound", testenv.ContextEnd{Within: time.Millisecond}, func(ctx context.Context) error {
+			<-ctx.Done()
+			time.Sleep(100 * time.Millisecond)
+			return ctx.Err()
+		}, true},
+	} {
+		got := testenv.Observe(t, func(tb testing.TB) { tc.check.Check(tb, tc.name, tc.call) })
+		if got.Failed != tc.failed {
+			t.Errorf("%s: failed %v, want %v: %q", tc.name, got.Failed, tc.failed, got.Messages)
+		}
+		if tc.name == "past the bound" && len(got.Messages) != 2 {
+			t.Errorf("%s: %q; want the first call's log and failure alone", tc.name, got.Messages)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/internal/redistest"
+	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/store/redis"
@@ -435,29 +436,7 @@ func TestContextEndsCalls(t *testing.T) {
 	srv.Pause()
 	defer srv.Resume()
 	for _, c := range calls {
-		for _, deadline := range []bool{false, true} {
-			ctx, cancel := context.WithCancel(context.Background())
-			want := context.Canceled
-			if deadline {
-				ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
-				want = context.DeadlineExceeded
-			} else {
-				time.AfterFunc(200*time.Millisecond, cancel)
-			}
-			ended := make(chan time.Time, 1)
-			context.AfterFunc(ctx, func() { ended <- time.Now() })
-			err := c.call(ctx)
-			returned := time.Now()
-			cancel()
-			took := returned.Sub(<-ended)
-			t.Logf("%s, %v: returned %v after the context's end", c.name, want, took.Round(time.Millisecond))
-			if !errors.Is(err, want) || status.CodeOf(err) != status.CodeOf(want) {
-				t.Errorf("%s: %v (code %v); want %v, of its code", c.name, err, status.CodeOf(err), want)
-			}
-			if took > readTimeout/4 {
-				t.Errorf("%s: returned %v after the context's end; want within a quarter of the store's read timeout, %v", c.name, took, readTimeout)
-			}
-		}
+		testenv.ContextEnd{Within: readTimeout / 4}.Check(t, c.name, c.call)
 	}
 	srv.Resume()
 	if v, err := putGet(s.Shared()); err != nil || string(v) != "v" || log.Len() != 0 {
