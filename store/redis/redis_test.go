@@ -175,24 +175,27 @@ func TestRefused(t *testing.T) {
 
 // TestLock: one holder at a time, the one that waits learns which, and a
 // lease is renewed while held (store/storetest's lock-expiry checks that
-// an expired holder neither renews nor releases the next holder's).
+// an expired holder neither renews nor releases the next holder's). The
+// lease lasts 1 s, renewed every third of it: with 300 ms, a busy machine
+// (a load of 20 on two cores) stalled the renewals past the expiry in 2
+// runs of 6, and b took the lock a held.
 func TestLock(t *testing.T) {
 	srv := redistest.Start(t)
-	a, _ := open(t, srv.URL()+"&lock-expiry=300ms")
-	b, _ := open(t, srv.URL()+"&lock-expiry=300ms")
+	a, alog := open(t, srv.URL()+"&lock-expiry=1s")
+	b, _ := open(t, srv.URL()+"&lock-expiry=1s")
 	la, _, err := a.Shared().TryLock(context.Background(), "q")
 	if err != nil || la == nil {
 		t.Fatalf("first TryLock = %v, %v", la, err)
 	}
 	// Renewed in the background: still held after several expiries.
-	time.Sleep(time.Second)
+	time.Sleep(3 * time.Second)
 	// The one that waits learns which process holds it: this one.
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lb, holder, err := b.Shared().TryLock(context.Background(), "q"); lb != nil || err != nil || holder != fmt.Sprintf("%s pid %d", host, os.Getpid()) {
-		t.Fatalf("TryLock while held = %v, %q, %v; want nil, this process, nil", lb, holder, err)
+		t.Fatalf("TryLock while held = %v, %q, %v; want nil, this process, nil; the holder's warnings:\n%s", lb, holder, err, alog)
 	}
 	if err := la.Release(); err != nil {
 		t.Fatal(err)
