@@ -176,19 +176,21 @@ func TestRefused(t *testing.T) {
 // TestLock: one holder at a time, the one that waits learns which, and a
 // lease is renewed while held (store/storetest's lock-expiry checks that
 // an expired holder neither renews nor releases the next holder's). The
-// lease lasts 1 s, renewed every third of it: with 300 ms, a busy machine
-// (a load of 20 on two cores) stalled the renewals past the expiry in 2
-// runs of 6, and b took the lock a held.
+// lease lasts 3 s, renewed every second, and the test asks for it again
+// 7 s on, past two expiries: a lease that is not renewed, or renewed
+// once, is lost by then. A renewal may come 2 s late and keep it; with a
+// lease of 1 s, 667 ms late lost it, as a busy machine (a load of 20 on
+// two cores, redis-server starved too) made it do.
 func TestLock(t *testing.T) {
 	srv := redistest.Start(t)
-	a, alog := open(t, srv.URL()+"&lock-expiry=1s")
-	b, _ := open(t, srv.URL()+"&lock-expiry=1s")
+	a, alog := open(t, srv.URL()+"&lock-expiry=3s")
+	b, _ := open(t, srv.URL()+"&lock-expiry=3s")
 	la, _, err := a.Shared().TryLock(context.Background(), "q")
 	if err != nil || la == nil {
 		t.Fatalf("first TryLock = %v, %v", la, err)
 	}
-	// Renewed in the background: still held after several expiries.
-	time.Sleep(3 * time.Second)
+	// Renewed in the background: still held after two expiries.
+	time.Sleep(7 * time.Second)
 	// The one that waits learns which process holds it: this one.
 	host, err := os.Hostname()
 	if err != nil {
