@@ -20,7 +20,6 @@ import (
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/status"
-	"github.com/vkbench/vkbench/store"
 )
 
 // TestManifestDeviceAsserts: asserts may name the device's limits; they
@@ -363,15 +362,7 @@ func TestManifestSpaceSearchSized(t *testing.T) {
 	}
 	dev := watch(t)
 	dev.info.Limits.MaxSharedMemory = 1024
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cache.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	cache := tempCache(t)
 	opts := quick
 	opts.Level = autotune.Full
 	size := kernels.SizeOf(70, 200)

@@ -70,10 +70,7 @@ func TestGLSLSpaceSearch(t *testing.T) {
 		t.Errorf("progress told %+v; want the named point's compile (0, 1 of 1) alone", told)
 	}
 	dev := devtest.Device(t)
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := tempCache(t)
 	opts := autotune.Options{TargetHalfWidth: 0.05, Budget: 100 * 1e6, MinSamples: stats.MinIntervalSamples, MaxSamples: 12, Warmup: 1e7}
 	tuner := autotune.NewTuner(dev, cache, opts)
 	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
@@ -144,15 +141,7 @@ func TestGLSLSpaceCompilesWhatItEvaluates(t *testing.T) {
 	if n := compiles(); n != 1 {
 		t.Errorf("the load ran glslc %d times, want once: the named point", n)
 	}
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cache.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	cache := tempCache(t)
 	res, err := autotune.NewTuner(devtest.Device(t), cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(1<<14),
 		autotune.SearchOptions{Options: search.Options{Strategy: search.Random, MaxEvals: 2, Seed: 2}})
 	if err != nil {
@@ -183,15 +172,7 @@ func TestGLSLSpaceCompileStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cache.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	cache := tempCache(t)
 	n, before := 0, 0
 	_, err = autotune.NewTuner(devtest.Device(t), cache, quick).Search(ctx, ops[0], kernels.SizeOf(1<<14),
 		autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}, CompileThreads: 1, Progress: func(autotune.SearchProgress) {
@@ -249,15 +230,7 @@ func TestGLSLSpaceConfigurationError(t *testing.T) {
 	if _, err := kernels.SpaceOf(ops[0]).Points(ops[0].Dims(), kernels.SizeOf(1<<14), h200Like); err != nil {
 		t.Fatalf("enumerating the space: %v", err)
 	}
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cache.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	cache := tempCache(t)
 	res, err := autotune.NewTuner(devtest.Device(t), cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(1<<14),
 		autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
 	if err != nil {

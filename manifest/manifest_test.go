@@ -22,7 +22,6 @@ import (
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
-	"github.com/vkbench/vkbench/store"
 )
 
 // TestMain leaves the examples out where tests may skip and there is no
@@ -343,10 +342,7 @@ func TestManifestMeasure(t *testing.T) {
 			t.Errorf("%s: fastest %d %q", op.Name(), e.Fastest, e.FastestName)
 		}
 	}
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := tempCache(t)
 	tu := autotune.NewTuner(dev, cache, quick)
 	best, err := tu.Fastest(ctx, ops[0], kernels.SizeOf(50000))
 	if err != nil {

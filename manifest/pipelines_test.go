@@ -41,6 +41,22 @@ type built struct {
 	Constants []hal.Constant
 }
 
+// tempCache opens a tune cache in a folder of the test's own, closed
+// (and checked) when the test ends.
+func tempCache(t *testing.T) *store.Store {
+	t.Helper()
+	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cache.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return cache
+}
+
 func watch(tb testing.TB) *watchedDevice {
 	dev := devtest.Device(tb)
 	return &watchedDevice{Device: dev, info: dev.Info()}
@@ -335,15 +351,7 @@ func TestManifestSpaceBuildsWhatItEvaluates(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev := watch(t)
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cache.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	cache := tempCache(t)
 	res, err := autotune.NewTuner(dev, cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(20000),
 		autotune.SearchOptions{Options: search.Options{Strategy: search.Random, MaxEvals: 2, Seed: 1}})
 	if err != nil {
@@ -381,15 +389,7 @@ func TestManifestSpaceLostBuildingLaterDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := faulty.NewPlan()
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cache.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	cache := tempCache(t)
 	n := 0
 	res, err := autotune.NewTuner(faulty.Wrap(devtest.Device(t), plan), cache, quick).Search(context.Background(), ops[0], kernels.SizeOf(20000),
 		autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}, CompileThreads: -1,
@@ -444,15 +444,7 @@ func TestManifestSpaceBuildsLaterOnCompileThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cache.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	cache := tempCache(t)
 	// Exhaustive: the first points are WG=32 with FWG=1, then FWG=2.
 	dev := &holdingDevice{Device: devtest.Device(t), label: "sum-space/spaced-WG32-FWG2#1", released: make(chan struct{})}
 	var once sync.Once

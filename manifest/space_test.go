@@ -18,7 +18,6 @@ import (
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
-	"github.com/vkbench/vkbench/store"
 )
 
 // spaceManifest is the example with a space: saxpy_vec4's WG × UNROLL.
@@ -205,10 +204,7 @@ func TestSpaceManifestErrors(t *testing.T) {
 func TestSpaceManifestSearch(t *testing.T) {
 	dev := devtest.Device(t)
 	op := loadSpace(t, nil)
-	cache, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := tempCache(t)
 	opts := autotune.Options{TargetHalfWidth: 0.05, Budget: 100 * 1e6, MinSamples: stats.MinIntervalSamples, MaxSamples: 12, Warmup: 1e7}
 	tuner := autotune.NewTuner(dev, cache, opts)
 	res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<16), autotune.SearchOptions{Options: search.Options{Strategy: search.Random, Seed: 4, MaxEvals: 6}})
