@@ -86,12 +86,12 @@ func (cb *commandBuffer) Release() error {
 		return nil
 	}
 	cb.dev.plan.holdMu.Lock()
-	if cb.heldBy != nil {
-		cb.releaseLater = true
-		cb.dev.plan.holdMu.Unlock()
+	held := cb.heldBy != nil
+	cb.releaseLater = held
+	cb.dev.plan.holdMu.Unlock()
+	if held {
 		return nil
 	}
-	cb.dev.plan.holdMu.Unlock()
 	return cb.inner.Release()
 }
 

@@ -152,15 +152,11 @@ func (f *fence) Release() error {
 	if f.released.Swap(true) {
 		return status.Annotate(hal.ErrReleased, "faulty: fence released twice")
 	}
-	d := f.dev
-	d.plan.holdMu.Lock()
-	if !f.resolved() {
-		f.releasedWhenHeld = true
-		d.plan.holdMu.Unlock()
-		return nil
-	}
-	d.plan.holdMu.Unlock()
-	if f.inner == nil {
+	f.dev.plan.holdMu.Lock()
+	held := !f.resolved()
+	f.releasedWhenHeld = held
+	f.dev.plan.holdMu.Unlock()
+	if held || f.inner == nil {
 		return nil
 	}
 	return f.inner.Release()

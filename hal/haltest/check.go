@@ -38,13 +38,11 @@ func unmade[T interface{ Release() error }](x T, err error) error {
 	return err
 }
 
-// wantLost checks that err reports the loss of the device.
 func wantLost(t testing.TB, what string, err error) {
 	t.Helper()
 	wantCode(t, what+" after the device was lost", err, status.DataLoss, hal.ErrDeviceLost)
 }
 
-// wantReleased checks that err reports the use of something released.
 func wantReleased(t testing.TB, what string, err error) {
 	t.Helper()
 	wantCode(t, what, err, status.FailedPrecondition, hal.ErrReleased)

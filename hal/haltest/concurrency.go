@@ -71,19 +71,31 @@ func fillRounds(e *env, x hal.Executable, g, rounds, n, local int) (err error) {
 	c := &fillCase{n: n, local: local, out: buf}
 	for r := range rounds {
 		add := uint32(g<<16 | r)
-		if err := status.Join(cb.Begin(), cb.Dispatch(c.dispatch(x, add)), cb.End()); err != nil {
-			return fmt.Errorf("round %d: recording: %w", r, err)
+		if err := runDispatch(e, cb, c.dispatch(x, add)); err != nil {
+			return fmt.Errorf("round %d: %w", r, err)
 		}
-		f, err := e.dev.Submit(cb)
-		if err != nil {
-			return fmt.Errorf("round %d: Submit: %w", r, err)
-		}
-		if err := status.Join(f.Wait(e.ctx), f.Release(), buf.Read(e.ctx, 0, got)); err != nil {
-			return fmt.Errorf("round %d: Wait, Fence.Release and Read: %w", r, err)
+		if err := buf.Read(e.ctx, 0, got); err != nil {
+			return fmt.Errorf("round %d: Read: %w", r, err)
 		}
 		if d := diffElems(unpack[uint32](got), c.want(3, add), 0); d != "" {
 			return fmt.Errorf("round %d: fill_iota(add %#x): %s", r, add, d)
 		}
+	}
+	return nil
+}
+
+// runDispatch records d into cb, submits cb and waits for it, saying
+// which step failed: for goroutines, which must not end the test.
+func runDispatch(e *env, cb hal.CommandBuffer, d hal.Dispatch) error {
+	if err := status.Join(cb.Begin(), cb.Dispatch(d), cb.End()); err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	f, err := e.dev.Submit(cb)
+	if err != nil {
+		return fmt.Errorf("submitting: %w", err)
+	}
+	if err := status.Join(f.Wait(e.ctx), f.Release()); err != nil {
+		return fmt.Errorf("waiting and releasing the fence: %w", err)
 	}
 	return nil
 }

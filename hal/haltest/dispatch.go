@@ -65,8 +65,6 @@ func (c *addCase) run(e *env, x hal.Executable, what string) {
 	c.check(e, what)
 }
 
-// testDispatch: a dispatch computes what the CPU computes, for n not a
-// multiple of the workgroup size, in both memory kinds.
 func testDispatch(e *env) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := e.executable(kernelAdd)
@@ -193,8 +191,6 @@ func testPushConstants(e *env) {
 	check(e, "second dispatch (add 200, n 333)", e.readWords(second.out), second.want(2, 200), 0)
 }
 
-// testCopyFillBarrier: fills and copies, at odd offsets where allowed,
-// ordered by barriers with each other and with dispatches.
 func testCopyFillBarrier(e *env) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const size = 4096 + 12

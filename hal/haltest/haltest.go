@@ -154,7 +154,6 @@ func released(t testing.TB, what string, err error) {
 	}
 }
 
-// must fails the test at once if the call named what failed.
 func (e *env) must(what string, err error) {
 	e.Helper()
 	if err != nil {
@@ -182,14 +181,12 @@ func refused[T interface{ Release() error }](e *env, kind string, x T, err error
 	}
 }
 
-// buffer creates a buffer that the test releases when it ends.
 func (e *env) buffer(size int64, mem hal.MemoryKind) hal.Buffer {
 	e.Helper()
 	b, err := e.dev.CreateBuffer(hal.BufferDesc{Size: size, Memory: mem, Label: "haltest"})
 	return owned(e, "Buffer", b, err, fmt.Sprintf("CreateBuffer(%d bytes, %v)", size, mem))
 }
 
-// bufferOf creates a buffer holding v.
 func (e *env) bufferOf(mem hal.MemoryKind, v []uint32) hal.Buffer {
 	e.Helper()
 	b := e.buffer(int64(4*len(v)), mem)
@@ -228,7 +225,6 @@ func (e *env) recorded(f func(cb hal.CommandBuffer)) hal.CommandBuffer {
 	return cb
 }
 
-// record begins cb, lets f record into it, and ends it.
 func (e *env) record(cb hal.CommandBuffer, f func()) {
 	e.Helper()
 	e.must("CommandBuffer.Begin", cb.Begin())
@@ -236,7 +232,6 @@ func (e *env) record(cb hal.CommandBuffer, f func()) {
 	e.must("CommandBuffer.End", cb.End())
 }
 
-// dispatch records a dispatch that must succeed.
 func (e *env) dispatch(cb hal.CommandBuffer, d hal.Dispatch) {
 	e.Helper()
 	e.must("CommandBuffer.Dispatch", cb.Dispatch(d))
@@ -264,7 +259,6 @@ func edited(d hal.Dispatch, edit func(d *hal.Dispatch)) hal.Dispatch {
 	return d
 }
 
-// barrier records a barrier that must succeed.
 func (e *env) barrier(cb hal.CommandBuffer) {
 	e.Helper()
 	e.must("CommandBuffer.Barrier", cb.Barrier())
@@ -311,7 +305,6 @@ func (e *env) read(b hal.Buffer, offset, n int64) []byte {
 	return dst
 }
 
-// readWords reads all of b as uint32s.
 func (e *env) readWords(b hal.Buffer) []uint32 {
 	e.Helper()
 	return unpack[uint32](e.read(b, 0, b.Size()))

@@ -93,11 +93,6 @@ func releaseUnwaited(e *env, objs []object, f hal.Fence) {
 	}
 }
 
-func (r *ownedRun) check(e *env, what string) {
-	e.Helper()
-	check(e, what, e.readWords(r.keep), r.add.want, 0)
-}
-
 func testReleaseAfterSubmit(e *env) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, mem := range memoryKinds {
@@ -108,7 +103,7 @@ func testReleaseAfterSubmit(e *env) {
 			e.Logf("warning: the submission was done (%v) before its objects were released; the property was not tested in %v memory", err, mem)
 		}
 		e.wait(f, fmt.Sprintf("the submission whose objects were released (%v)", mem))
-		r.check(e, fmt.Sprintf("add with every object released after Submit (%v)", mem))
+		check(e, fmt.Sprintf("add with every object released after Submit (%v)", mem), e.readWords(r.keep), r.add.want, 0)
 		wantDone(e, "the submission, waited for", f)
 	}
 }
@@ -123,7 +118,7 @@ func testReleaseWhileWaiting(e *env) {
 	go func() { waited <- f.Wait(e.ctx) }()
 	releaseUnwaited(e, r.used(), f)
 	e.must("Wait while another goroutine released what the submission uses", <-waited)
-	r.check(e, "add whose objects were released during the Wait")
+	check(e, "add whose objects were released during the Wait", e.readWords(r.keep), r.add.want, 0)
 }
 
 // testWaitInterrupted: a Wait whose context is cancelled, or whose
@@ -280,21 +275,8 @@ func (w *racer) run(g int) error {
 		return err
 	}
 	defer func() { _ = cb.Release() }()
-	if err := cb.Begin(); err != nil {
-		return err
-	}
 	b := w.bufs[g]
-	if err := cb.Dispatch((&addCase{n: raceWords, a: b, b: b, c: b}).dispatch(w.x)); err != nil {
-		return err
-	}
-	if err := cb.End(); err != nil {
-		return err
-	}
-	f, err := w.e.dev.Submit(cb)
-	if err != nil {
-		return err
-	}
-	return status.Join(f.Wait(w.e.ctx), f.Release())
+	return runDispatch(w.e, cb, (&addCase{n: raceWords, a: b, b: b, c: b}).dispatch(w.x))
 }
 
 func (w *racer) build(int) error {

@@ -42,13 +42,10 @@ func releaseWithin(e *env, d time.Duration, what string, r interface{ Release() 
 	})
 }
 
-// testReleaseInOrder: objects released in the order they were made, then
-// the device.
 func testReleaseInOrder(e *env) {
 	e.releaseAll(e.newKit())
 }
 
-// testReleaseReversed: objects released last made first, then the device.
 func testReleaseReversed(e *env) {
 	k := e.newKit()
 	slices.Reverse(k.all)

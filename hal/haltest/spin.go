@@ -75,7 +75,6 @@ func spinDispatch(x hal.Executable, out hal.Buffer, iters uint32) hal.Dispatch {
 	}
 }
 
-// checkSpin checks a few words of a kernelSpin output.
 func checkSpin(e *env, out hal.Buffer, iters uint32) {
 	e.Helper()
 	got := e.readWords(out)
@@ -108,7 +107,6 @@ func (e *env) newSpinJob(d time.Duration) *spinJob {
 	}
 }
 
-// record records the job into cb, which is recording.
 func (j *spinJob) record(e *env, cb hal.CommandBuffer) {
 	e.Helper()
 	for i := range j.dispatches {

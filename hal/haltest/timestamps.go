@@ -125,13 +125,11 @@ func checkTimestampErrors(e *env, pool hal.TimestampPool, slots int) {
 	}
 }
 
-// stamp records a timestamp that must succeed.
 func stamp(e *env, cb hal.CommandBuffer, pool hal.TimestampPool, i int) {
 	e.Helper()
 	e.must(fmt.Sprintf("CommandBuffer.Timestamp(%d)", i), cb.Timestamp(pool, i))
 }
 
-// elapsed returns a duration that must be positive.
 func elapsed(e *env, pool hal.TimestampPool, start, end int) time.Duration {
 	e.Helper()
 	d, err := pool.Elapsed(start, end)

@@ -71,9 +71,6 @@ func testWaitContext(e *env) {
 	checkSpin(e, job.out, job.iters)
 }
 
-// testManySubmissions: hundreds of submissions in flight at once, each
-// with its own command buffer, all complete with the right results, waited
-// on in any order.
 func testManySubmissions(e *env) {
 	const (
 		count = 200
@@ -117,9 +114,6 @@ func testManySubmissions(e *env) {
 	}
 }
 
-// testSubmissionChain: submissions that wait on the previous one's fence
-// run in that order, each seeing what the one before wrote; one that waits
-// on many runs after all of them.
 func testSubmissionChain(e *env) {
 	const (
 		steps = 50
