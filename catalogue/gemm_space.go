@@ -1,9 +1,8 @@
 package catalogue
 
 import (
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
-	"github.com/vkbench/vkbench/shaders"
-	"github.com/vkbench/vkbench/spirv"
 )
 
 // gemmParams are gemm_regblock's specialization constants: the block of C
@@ -32,17 +31,12 @@ var gemmRestrictions = []kernels.Restriction{
 	rule("BN % (4*TX) == 0", func(e kernels.Env) bool { return e.Param("BN")%(4*e.Param("TX")) == 0 }),
 	rule("BK % (4*PH) == 0", func(e kernels.Env) bool { return e.Param("BK")%(4*e.Param("PH")) == 0 }),
 	rule("(BM/TY) * (BN/TX) <= 64", func(e kernels.Env) bool { return e.Param("BM")/e.Param("TY")*(e.Param("BN")/e.Param("TX")) <= 64 }),
-	rule("TX*TY <= max_workgroup_invocations && TX <= max_workgroup_size_x && TY <= max_workgroup_size_y", func(e kernels.Env) bool {
-		tx, ty := uint32(e.Param("TX")), uint32(e.Param("TY"))
-		return tx*ty <= e.Limits.MaxWorkgroupInvocations && tx <= e.Limits.MaxWorkgroupSize[0] && ty <= e.Limits.MaxWorkgroupSize[1]
-	}),
-	// The module's figure, which the expression writes out (spirv.Parse
-	// remembers the module).
-	{Expr: "16 * (2*BK*(BM/4 + 1 - SWZ) + 2*BK*BN/4) <= max_shared_memory", Holds: func(e kernels.Env) (bool, error) {
-		m, err := spirv.Parse(shaders.MustGet("gemm_regblock"))
+	// What Candidate.Supported checks of the device (the workgroup, the
+	// module's shared memory), which the expression writes out.
+	rule("TX*TY <= max_workgroup_invocations && TX <= max_workgroup_size_x && TY <= max_workgroup_size_y && 16 * (2*BK*(BM/4 + 1 - SWZ) + 2*BK*BN/4) <= max_shared_memory", func(e kernels.Env) bool {
 		c, _ := regblockOf(e.Config)
-		return err == nil && c.SharedMemory(m) <= e.Limits.MaxSharedMemory, err
-	}},
+		return c.Supported(hal.DeviceInfo{Limits: e.Limits}) == nil
+	}),
 	rule("EXACT == 0 || M % BM == 0 && N % BN == 0 && K % BK == 0", func(e kernels.Env) bool {
 		return e.Param("EXACT") == 0 || e.Dim("M")%e.Param("BM") == 0 && e.Dim("N")%e.Param("BN") == 0 && e.Dim("K")%e.Param("BK") == 0
 	}),
