@@ -98,13 +98,21 @@ func variant(c kernels.Candidate, suffix, name string, id, v uint32) kernels.Can
 	return c
 }
 
-// pick returns the first of the sizes, largest first, that fits.
-func pick(info hal.DeviceInfo, class kernels.SizeClass, sizes [3]int64, buffers func(n int64) []int64) int64 {
-	n := sizes[class]
-	for n > 1024 && !kernels.Fits(info, buffers(n)...) {
+// pick returns the size of info's class of device (ClassOf) among sizes,
+// halved while buffers of it, each of bytes(n), do not fit (Fits).
+func pick(info hal.DeviceInfo, sizes [3]int64, buffers int, bytes func(n int64) int64) int64 {
+	n := sizes[kernels.ClassOf(info)]
+	for n > 1024 && !kernels.Fits(info, slices.Repeat([]int64{bytes(n)}, buffers)...) {
 		n /= 2
 	}
 	return n
+}
+
+// streamSize is the default size of an operation of buffers vectors of
+// N words (copy, triad, reduce): 2²⁸ on a discrete GPU, 2²⁵ on an
+// integrated one and 2²⁰ on a CPU.
+func streamSize(info hal.DeviceInfo, buffers int) kernels.Size {
+	return kernels.SizeOf(int(pick(info, [3]int64{1 << 20, 1 << 25, 1 << 28}, buffers, func(n int64) int64 { return 4 * n })))
 }
 
 func param(c kernels.Candidate, name string) uint64 {

@@ -59,12 +59,8 @@ func newCopy() *copyOp {
 	}}
 }
 
-// DefaultSize is 2²⁸ words (1 GiB each way) on a discrete GPU, 2²⁵ on an
-// integrated one and 2²⁰ (4 MiB) on a CPU.
-func (*copyOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
-	n := pick(info, kernels.ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n} })
-	return kernels.SizeOf(int(n))
-}
+// DefaultSize is streamSize's: 1 GiB each way on a discrete GPU.
+func (*copyOp) DefaultSize(info hal.DeviceInfo) kernels.Size { return streamSize(info, 2) }
 
 type copyProblem struct {
 	*problem

@@ -102,7 +102,7 @@ func regblockExact(c kernels.Candidate) kernels.Candidate {
 // 256³ on a CPU (lavapipe does a few GFLOP/s).
 func (op *gemmOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
 	e := int64(op.dtype.Bytes())
-	s := int(pick(info, kernels.ClassOf(info), [3]int64{256, 2048, 4096}, func(s int64) []int64 { return []int64{e * s * s, e * s * s, e * s * s} }))
+	s := int(pick(info, [3]int64{256, 2048, 4096}, 3, func(s int64) int64 { return e * s * s }))
 	return kernels.SizeOf(s, s, s)
 }
 
@@ -204,7 +204,7 @@ const gemmSamples = 4096
 // value (C's rounding to fp16 or bf16, at most half an ulp) and the
 // format's smallest normal number (a device may flush denormals).
 func (p *gemmProblem) verify(ctx context.Context, _ int, mm *kernels.Mismatches) (int64, error) {
-	got, err := p.result(ctx)
+	got, err := p.downloadFloats(ctx, p.bufC, p.m*p.n, p.elem)
 	if err != nil {
 		return 0, err
 	}
@@ -242,14 +242,6 @@ func (p *gemmProblem) verify(ctx context.Context, _ int, mm *kernels.Mismatches)
 		check(s.i, s.j, s.want, s.mag)
 	}
 	return int64(len(p.samples)), nil
-}
-
-// result reads C back as floats.
-func (p *gemmProblem) result(ctx context.Context) ([]float32, error) {
-	if p.elem == kernels.F32 {
-		return p.downloadF32(ctx, p.bufC, p.m*p.n)
-	}
-	return p.downloadHalves(ctx, p.bufC, p.m*p.n, format16Of(p.elem))
 }
 
 // tolerance returns the tolerance of an element of C whose exact value is

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/internal/half"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 )
 
@@ -48,7 +49,7 @@ func (f format16) ulp(v float64) float64 {
 // of them holds them.
 func (f format16) pack(values []float32) []uint32 {
 	w := make([]uint32, (len(values)+1)/2)
-	spread(len(w), func(lo, hi int) {
+	par.Range(len(w), 1<<16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for k := 2 * i; k < min(2*i+2, len(values)); k++ {
 				h := f.from(values[k])

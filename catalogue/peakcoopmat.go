@@ -275,15 +275,10 @@ func (p *coopmatPeakProblem) verify(ctx context.Context, cand int, m *kernels.Mi
 
 // sums reads n sums of Y back as float64 values.
 func (p *coopmatPeakProblem) sums(ctx context.Context, n int64) ([]float64, error) {
-	widen := func(v float32) float64 { return float64(v) }
-	switch p.kind.sum {
-	case hal.ComponentF16:
-		h, err := p.downloadHalves(ctx, p.bufY, n, binary16)
-		return par.Map(h, widen), err
-	case hal.ComponentF32:
-		f, err := p.downloadF32(ctx, p.bufY, n)
-		return par.Map(f, widen), err
+	if p.kind.sum == hal.ComponentS32 {
+		w, err := p.download(ctx, p.bufY, n)
+		return par.Map(w, func(v uint32) float64 { return float64(int32(v)) }), err
 	}
-	w, err := p.download(ctx, p.bufY, n)
-	return par.Map(w, func(v uint32) float64 { return float64(int32(v)) }), err
+	f, err := p.downloadFloats(ctx, p.bufY, n, componentDType[p.kind.sum])
+	return par.Map(f, func(v float32) float64 { return float64(v) }), err
 }

@@ -280,10 +280,6 @@ func asWords[T uint32 | int32 | float32](v []T) []uint32 {
 // memory: a vectorized compare, faster than a loop of words.
 func sameWords(a, b []uint32) bool { return bytes.Equal(kernels.WordBytes(a), kernels.WordBytes(b)) }
 
-// spread runs fn over [0, n) split among the processors, for n large
-// enough to be worth it (2¹⁶ words a part at least).
-func spread(n int, fn func(lo, hi int)) { par.Range(n, 1<<16, fn) }
-
 // download reads n 32-bit words from buf into the problem's readback
 // memory, which the next download reuses: Verify calls of one problem do
 // not overlap (they read the same output buffer), and a fresh gigabyte
@@ -406,19 +402,14 @@ func (p *problem) digest(ctx context.Context, buf hal.Buffer, n int64) (uint64, 
 	return sum, nil
 }
 
-// downloadF32 reads n floats from buf, as download does.
-func (p *problem) downloadF32(ctx context.Context, buf hal.Buffer, n int64) ([]float32, error) {
-	w, err := p.download(ctx, buf, n)
-	if err != nil {
-		return nil, err
+// downloadFloats reads n values of type dt from buf as floats, as
+// download does: F32, or F16 and BF16 packed two to a word.
+func (p *problem) downloadFloats(ctx context.Context, buf hal.Buffer, n int64, dt kernels.DType) ([]float32, error) {
+	if dt == kernels.F32 {
+		w, err := p.download(ctx, buf, n)
+		// The same bits, seen as floats, without a second gigabyte.
+		return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)), err
 	}
-	// The same bits, seen as floats, without a second gigabyte.
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)), nil
-}
-
-// downloadHalves reads n 16-bit floats of format f from buf (packed two
-// to a word) as floats.
-func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64, f format16) ([]float32, error) {
 	w, err := p.download(ctx, buf, (n+1)/2)
 	if err != nil {
 		return nil, err
@@ -427,8 +418,8 @@ func (p *problem) downloadHalves(ctx context.Context, buf hal.Buffer, n int64, f
 		p.halves = nil
 		p.halves = make([]float32, n)
 	}
-	out := p.halves[:n]
-	spread(int(n), func(lo, hi int) {
+	out, f := p.halves[:n], format16Of(dt)
+	par.Range(int(n), 1<<16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] = f.to(uint16(w[i/2] >> (16 * (i % 2))))
 		}

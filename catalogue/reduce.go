@@ -48,12 +48,8 @@ func newReduce() *reduceOp {
 	}}
 }
 
-// DefaultSize is 2²⁸ floats (1 GiB) on a discrete GPU, 2²⁵ on an
-// integrated one and 2²⁰ on a CPU.
-func (*reduceOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
-	n := pick(info, kernels.ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n} })
-	return kernels.SizeOf(int(n))
-}
+// DefaultSize is streamSize's: 1 GiB on a discrete GPU.
+func (*reduceOp) DefaultSize(info hal.DeviceInfo) kernels.Size { return streamSize(info, 1) }
 
 // reducePass is one dispatch of a reduction: n values in, one partial per
 // group of grid out.
@@ -228,7 +224,7 @@ func (p *reduceProblem) Record(cb hal.CommandBuffer, exe hal.Executable, cand in
 // relative to the sum itself would be wrong: the sum of values of mixed
 // signs can be much smaller than the rounding errors of its parts.
 func (p *reduceProblem) verify(ctx context.Context, cand int, m *kernels.Mismatches) (int64, error) {
-	got, err := p.downloadF32(ctx, p.out, 1)
+	got, err := p.downloadFloats(ctx, p.out, 1, kernels.F32)
 	if err != nil {
 		return 0, err
 	}

@@ -68,7 +68,7 @@ func newTranspose() *transposeOp {
 // DefaultSize is 16384×16384 (1 GiB each way) on a discrete GPU,
 // 4096×4096 on an integrated one and 1024×1024 on a CPU.
 func (*transposeOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
-	side := pick(info, kernels.ClassOf(info), [3]int64{1 << 10, 1 << 12, 1 << 14}, func(s int64) []int64 { return []int64{4 * s * s, 4 * s * s} })
+	side := pick(info, [3]int64{1 << 10, 1 << 12, 1 << 14}, 2, func(s int64) int64 { return 4 * s * s })
 	return kernels.SizeOf(int(side), int(side))
 }
 

@@ -28,12 +28,8 @@ func newTriad() *triadOp {
 	}}
 }
 
-// DefaultSize is 2²⁸ floats (3 GiB in all) on a discrete GPU, 2²⁵ on an
-// integrated one and 2²⁰ on a CPU.
-func (*triadOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
-	n := pick(info, kernels.ClassOf(info), [3]int64{1 << 20, 1 << 25, 1 << 28}, func(n int64) []int64 { return []int64{4 * n, 4 * n, 4 * n} })
-	return kernels.SizeOf(int(n))
-}
+// DefaultSize is streamSize's: 3 GiB in all on a discrete GPU.
+func (*triadOp) DefaultSize(info hal.DeviceInfo) kernels.Size { return streamSize(info, 3) }
 
 type triadProblem struct {
 	*problem
@@ -75,7 +71,7 @@ func (op *triadOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Siz
 // them into an FMA), each rounding off by at most half an eps32 of the
 // magnitudes involved.
 func (p *triadProblem) verify(ctx context.Context, _ int, m *kernels.Mismatches) (int64, error) {
-	got, err := p.downloadF32(ctx, p.bufA, p.n)
+	got, err := p.downloadFloats(ctx, p.bufA, p.n, kernels.F32)
 	if err != nil {
 		return 0, err
 	}
