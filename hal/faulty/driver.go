@@ -8,8 +8,9 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
+// driver wraps the devices its Open opens; the rest is the inner driver's.
 type driver struct {
-	inner   hal.Driver
+	hal.Driver
 	planFor func(index int) *Plan
 }
 
@@ -19,12 +20,8 @@ type driver struct {
 // be made to fail: the inner driver is then not asked. Releasing the
 // wrapped driver releases drv.
 func WrapDriver(drv hal.Driver, planFor func(index int) *Plan) hal.Driver {
-	return &driver{inner: drv, planFor: planFor}
+	return &driver{Driver: drv, planFor: planFor}
 }
-
-func (d *driver) Name() string { return d.inner.Name() }
-
-func (d *driver) Enumerate() ([]hal.DeviceInfo, error) { return d.inner.Enumerate() }
 
 func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (hal.Device, error) {
 	var plan *Plan
@@ -40,11 +37,9 @@ func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (h
 	if f.err != nil {
 		return nil, f.err
 	}
-	dev, err := d.inner.Open(ctx, index, opts)
+	dev, err := d.Driver.Open(ctx, index, opts)
 	if err != nil {
 		return nil, err
 	}
 	return Wrap(dev, plan), nil
 }
-
-func (d *driver) Release() error { return d.inner.Release() }
