@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vkbench/vkbench/results"
 )
@@ -108,10 +107,10 @@ func abPanel(in Input) (panel, error) {
 	}
 	pn.plot, pn.height = p, chartChrome+rowPitch*vg.Length(n)+legendHeight
 	pn.legend = []legendEntry{
-		{"slower, wrong or failed", slowerColor, draw.CircleGlyph{}, vg.Points(4.5)},
-		{"faster", fasterColor, draw.RingGlyph{}, vg.Points(3)},
-		{"within " + strconv.FormatFloat(rep.Threshold*100, 'f', -1, 64) + "%", fileColors[0], draw.RingGlyph{}, vg.Points(3)},
-		{"unclear", unclearColor, draw.RingGlyph{}, vg.Points(3)},
+		{"slower, wrong or failed", slowerColor, dot},
+		{"faster", fasterColor, ring},
+		{"within " + strconv.FormatFloat(rep.Threshold*100, 'f', -1, 64) + "%", fileColors[0], ring},
+		{"unclear", unclearColor, ring},
 	}
 	return pn, nil
 }

@@ -292,9 +292,9 @@ func addSeries(p *plot.Plot, pts plotter.XYs, errs plotter.XErrors, col color.Co
 	p.Add(bars)
 	if winner {
 		bars.Width = vg.Points(1.5)
-		return addScatter(p, pts, col, draw.CircleGlyph{}, vg.Points(4.5))
+		return addScatter(p, pts, col, dot)
 	}
-	return addScatter(p, pts, col, draw.RingGlyph{}, vg.Points(3))
+	return addScatter(p, pts, col, ring)
 }
 
 // legend is what a candidate chart's marks mean: drawn above the chart,
@@ -302,26 +302,37 @@ func addSeries(p *plot.Plot, pts plotter.XYs, errs plotter.XErrors, col color.Co
 func (r *report) legend(g *opGroup) []legendEntry {
 	var out []legendEntry
 	if g.droppedDrawn() {
-		out = append(out, legendEntry{"dropped early", droppedColor, draw.RingGlyph{}, vg.Points(3)})
+		out = append(out, legendEntry{"dropped early", droppedColor, ring})
 	}
 	if len(r.in) == 1 {
-		return append(out,
-			legendEntry{"median, 95% interval", fileColors[0], draw.RingGlyph{}, vg.Points(3)},
-			legendEntry{"winner", winnerColor, draw.CircleGlyph{}, vg.Points(4.5)})
+		return append(out, legendEntry{"median, 95% interval", fileColors[0], ring}, legendEntry{"winner", winnerColor, dot})
 	}
 	for f, input := range r.in {
-		out = append(out, legendEntry{input.Label, r.color(f, false), draw.RingGlyph{}, vg.Points(3)})
+		out = append(out, legendEntry{input.Label, r.color(f, false), ring})
 	}
-	return append(out, legendEntry{"winner (filled)", color.Black, draw.CircleGlyph{}, vg.Points(4.5)})
+	return append(out, legendEntry{"winner (filled)", color.Black, dot})
 }
 
 // legendEntry is a legend's glyph and its text.
 type legendEntry struct {
-	text   string
-	col    color.Color
+	text string
+	col  color.Color
+	mark
+}
+
+// mark is a point's glyph: a ring, or a dot for a winner (smaller on a
+// roofline, whose points crowd).
+type mark struct {
 	shape  draw.GlyphDrawer
 	radius vg.Length
 }
+
+var (
+	ring     = mark{draw.RingGlyph{}, vg.Points(3)}
+	dot      = mark{draw.CircleGlyph{}, vg.Points(4.5)}
+	roofRing = mark{draw.RingGlyph{}, vg.Points(2.5)}
+	roofDot  = mark{draw.CircleGlyph{}, vg.Points(4)}
+)
 
 // legendHeight is the strip above a chart that its legend takes.
 const legendHeight = 14
@@ -343,13 +354,16 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, top vg.Length) {
 	}
 }
 
-// addScatter draws glyphs of shape and radius at pts, in col.
-func addScatter(p *plot.Plot, pts plotter.XYs, col color.Color, shape draw.GlyphDrawer, radius vg.Length) error {
+// addScatter draws m at pts, if any, in col.
+func addScatter(p *plot.Plot, pts plotter.XYs, col color.Color, m mark) error {
+	if len(pts) == 0 {
+		return nil
+	}
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
 		return err
 	}
-	sc.Color, sc.Shape, sc.Radius = col, shape, radius
+	sc.Color, sc.Shape, sc.Radius = col, m.shape, m.radius
 	p.Add(sc)
 	return nil
 }

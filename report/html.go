@@ -75,18 +75,12 @@ type htmlSection struct {
 }
 
 type htmlFile struct {
-	Label, Device, Hardware, Driver, Mode, Version, Time string
-	Seed                                                 uint64
-	Benchmarks                                           int
-}
-
-func newHTMLFile(label string, d results.Device, mode, version string, seed uint64, benchmarks int, at time.Time) htmlFile {
-	hf := htmlFile{Label: label, Device: d.Name, Hardware: d.Hardware, Driver: d.Driver,
-		Mode: mode, Version: version, Seed: seed, Benchmarks: benchmarks}
-	if !at.IsZero() {
-		hf.Time = at.UTC().Format("2006-01-02 15:04:05 UTC")
-	}
-	return hf
+	Label         string
+	Device        results.Device
+	Mode, Version string
+	Seed          uint64
+	Time          time.Time
+	Benchmarks    int
 }
 
 func (r *report) writeHTML(w io.Writer, panels []panel) error {
@@ -97,13 +91,13 @@ func (r *report) writeHTML(w io.Writer, panels []panel) error {
 		Files    []htmlFile
 		Sections []htmlSection
 	}{Version: r.version, Several: len(r.in) > 1, Runs: len(r.in) > 0, AB: len(r.abs) > 0}
-	for _, input := range r.in {
-		f := input.File
-		page.Files = append(page.Files, newHTMLFile(input.Label, f.Device, f.Mode, f.Version, f.Seed, len(f.Benchmarks), f.Time))
+	for _, in := range r.in {
+		f := in.File
+		page.Files = append(page.Files, htmlFile{in.Label, f.Device, f.Mode, f.Version, f.Seed, f.Time, len(f.Benchmarks)})
 	}
-	for _, ab := range r.abs {
-		a := ab.AB
-		page.Files = append(page.Files, newHTMLFile(ab.Label, a.Device, a.Mode, a.Version, a.Seed, len(a.Rows), a.Time))
+	for _, in := range r.abs {
+		a := in.AB
+		page.Files = append(page.Files, htmlFile{in.Label, a.Device, a.Mode, a.Version, a.Seed, a.Time, len(a.Rows)})
 	}
 	// The panels are the groups', then the rooflines', then ab's reports'.
 	abs := len(r.groups) + len(r.roofs)
@@ -201,7 +195,7 @@ p.note { color: #555; }
 <table>
 <tr><th>file</th><th>device</th><th>hardware</th><th>driver</th><th>mode</th><th>seed</th><th>measured</th><th>vkbench</th><th>benchmarks</th></tr>
 {{- range .Files}}
-<tr><td>{{.Label}}</td><td>{{.Device}}</td><td>{{.Hardware}}</td><td>{{.Driver}}</td><td>{{.Mode}}</td><td class="num">{{.Seed}}</td><td>{{.Time}}</td><td>{{.Version}}</td><td class="num">{{.Benchmarks}}</td></tr>
+<tr><td>{{.Label}}</td><td>{{.Device.Name}}</td><td>{{.Device.Hardware}}</td><td>{{.Device.Driver}}</td><td>{{.Mode}}</td><td class="num">{{.Seed}}</td><td>{{if not .Time.IsZero}}{{.Time.UTC.Format "2006-01-02 15:04:05 UTC"}}{{end}}</td><td>{{.Version}}</td><td class="num">{{.Benchmarks}}</td></tr>
 {{- end}}
 </table>
 {{- range .Sections}}

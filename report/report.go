@@ -125,7 +125,15 @@ func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, er
 			charts++
 		}
 	}
-	if empty := rep.empty(); charts == 0 && len(empty) > 0 {
+	// A report of files without benchmarks alone draws nothing, as a
+	// comparison with one compares nothing; beside a chart one is drawn.
+	var empty []string
+	for _, input := range rep.in {
+		if len(input.File.Benchmarks) == 0 {
+			empty = append(empty, input.Label)
+		}
+	}
+	if charts == 0 && len(empty) > 0 {
 		return 0, fmt.Errorf("%w: %s holds no benchmarks", ErrNothing, strings.Join(empty, ", "))
 	}
 	if format == HTML {
@@ -137,19 +145,6 @@ func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, er
 		return 0, err
 	}
 	return charts, nil
-}
-
-// empty are the labels of the result files that hold no benchmarks: a
-// report of them alone draws nothing, as a comparison with one compares
-// nothing. Beside a file with charts one is left in the report.
-func (r *report) empty() []string {
-	var out []string
-	for _, input := range r.in {
-		if len(input.File.Benchmarks) == 0 {
-			out = append(out, input.Label)
-		}
-	}
-	return out
 }
 
 // opGroup is one operation at one dtype and size, across the files.

@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/results"
@@ -110,8 +109,8 @@ func (r *report) rooflinePanel(rl *roofline) (panel, error) {
 	// no point and no other label.
 	lp := &labelPlacer{box: box}
 	for _, pts := range files {
-		lp.points(pts.others, vg.Points(2.5))
-		lp.points(pts.winners, vg.Points(4))
+		lp.points(pts.others, roofRing.radius)
+		lp.points(pts.winners, roofDot.radius)
 	}
 	for _, pts := range files {
 		if err := r.addRoofPoints(p, pts, lp); err != nil {
@@ -126,14 +125,11 @@ func (r *report) rooflinePanel(rl *roofline) (panel, error) {
 // and the other candidates; with several, each file's colour.
 func (r *report) rooflineLegend() []legendEntry {
 	if len(r.in) == 1 {
-		return []legendEntry{
-			{"winner", winnerColor, draw.CircleGlyph{}, vg.Points(4)},
-			{"other candidates", fileColors[0], draw.RingGlyph{}, vg.Points(2.5)},
-		}
+		return []legendEntry{{"winner", winnerColor, roofDot}, {"other candidates", fileColors[0], roofRing}}
 	}
 	var out []legendEntry
 	for f, input := range r.in {
-		out = append(out, legendEntry{input.Label, r.color(f, true), draw.CircleGlyph{}, vg.Points(4)})
+		out = append(out, legendEntry{input.Label, r.color(f, true), roofDot})
 	}
 	return out
 }
@@ -256,16 +252,12 @@ func addLabel(p *plot.Plot, pt plotter.XY, text string, offset vg.Point, col col
 // addRoofPoints draws one file's points in its colours, its winners
 // filled and labelled, each label below those already placed near it.
 func (r *report) addRoofPoints(p *plot.Plot, pts roofPoints, lp *labelPlacer) error {
-	col, wcol := r.color(pts.f, false), r.color(pts.f, true)
-	if len(pts.others) > 0 {
-		if err := addScatter(p, pts.others, col, draw.RingGlyph{}, vg.Points(2.5)); err != nil {
-			return err
-		}
+	wcol := r.color(pts.f, true)
+	if err := addScatter(p, pts.others, r.color(pts.f, false), roofRing); err != nil {
+		return err
 	}
-	if len(pts.winners) > 0 {
-		if err := addScatter(p, pts.winners, wcol, draw.CircleGlyph{}, vg.Points(4)); err != nil {
-			return err
-		}
+	if err := addScatter(p, pts.winners, wcol, roofDot); err != nil {
+		return err
 	}
 	for i, pt := range pts.winners {
 		if err := addLabel(p, pt, pts.labels[i], lp.place(pt, pts.labels[i]), wcol); err != nil {

@@ -138,48 +138,43 @@ func CountReasons(bs []*results.Benchmark, outcomes ...results.Outcome) string {
 // differs: "needs cooperative matrices (VK_NV_cooperative_matrix ×12,
 // VK_KHR_cooperative_matrix ×3), which the device lacks".
 func reasonsText(reasons []string) string {
-	type variant struct {
-		mid string
-		n   int
-	}
-	type group struct {
-		pre, post string
-		n         int
-		variants  []variant
-	}
-	var groups []*group
+	type frame struct{ pre, post string } // a reason around its parentheses
+	var frames []frame
+	mids := map[frame][]string{}
 	for _, r := range reasons {
-		pre, mid, post := r, "", ""
+		f, mid := frame{r, ""}, ""
 		if i := strings.Index(r, "("); i >= 0 {
 			if j := strings.Index(r[i:], ")"); j > 0 {
-				pre, mid, post = r[:i+1], r[i+1:i+j], r[i+j:]
+				f, mid = frame{r[:i+1], r[i+j:]}, r[i+1:i+j]
 			}
 		}
-		i := slices.IndexFunc(groups, func(g *group) bool { return g.pre == pre && g.post == post })
-		if i < 0 {
-			i = len(groups)
-			groups = append(groups, &group{pre: pre, post: post})
-		}
-		g := groups[i]
-		g.n++
-		if k := slices.IndexFunc(g.variants, func(v variant) bool { return v.mid == mid }); k >= 0 {
-			g.variants[k].n++
-		} else {
-			g.variants = append(g.variants, variant{mid, 1})
-		}
+		frames = append(frames, f)
+		mids[f] = append(mids[f], mid)
 	}
-	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(b.n, a.n) })
+	order, n := byCount(frames)
 	var parts []string
-	for _, g := range groups {
-		slices.SortStableFunc(g.variants, func(a, b variant) int { return cmp.Compare(b.n, a.n) })
-		mids := make([]string, len(g.variants))
-		for i, v := range g.variants {
-			mids[i] = v.mid
-			if len(g.variants) > 1 {
-				mids[i] += fmt.Sprintf(" ×%d", v.n)
+	for _, f := range order {
+		distinct, times := byCount(mids[f])
+		for i, mid := range distinct {
+			if len(distinct) > 1 {
+				distinct[i] += fmt.Sprintf(" ×%d", times[mid])
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%d× %s%s%s", g.n, g.pre, strings.Join(mids, ", "), g.post))
+		parts = append(parts, fmt.Sprintf("%d× %s%s%s", n[f], f.pre, strings.Join(distinct, ", "), f.post))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// byCount is the distinct values of xs, the commonest first (ties in the
+// order first seen), and how many times each occurs.
+func byCount[T comparable](xs []T) ([]T, map[T]int) {
+	n := map[T]int{}
+	var out []T
+	for _, x := range xs {
+		if n[x]++; n[x] == 1 {
+			out = append(out, x)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(n[b], n[a]) })
+	return out, n
 }
