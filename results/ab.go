@@ -12,9 +12,7 @@ import (
 const ABSchema = "vkbench.ab/v2"
 
 // The verdicts of a paired comparison (ab: both versions measured side by
-// side in one run) beside Compare's Slower, Faster and NotMeasured, which
-// it shares. Measured together, ab also sees what NEW computed and whether
-// it ran where OLD did.
+// side in one run) beside Compare's Slower, Faster and NotMeasured.
 const (
 	// Within is a ratio whose whole interval lies within ±threshold:
 	// shown to be the same.
@@ -23,9 +21,8 @@ const (
 	// reaches below 1 − threshold: not slower, perhaps faster.
 	NotSlower Verdict = "not slower"
 	// Unclear is a ratio whose interval reaches past 1 + threshold
-	// without lying past it: NEW may or may not be slower; more rounds
-	// would tell. Compare's and ab's verdict too on a candidate not run
-	// in one file or version (NotRun).
+	// without lying past it: more rounds would tell. Also Compare's and
+	// ab's verdict on a candidate not run in one file or version (NotRun).
 	Unclear Verdict = "unclear"
 	// Miscomputed is a NEW candidate whose result was wrong.
 	Miscomputed Verdict = "wrong"
@@ -39,9 +36,7 @@ const (
 )
 
 // ABRound is one round of a pair: each version's median time per run,
-// and the round's ratio NEW/OLD: the median of the ratios of the samples
-// taken in the same pass (one of each, next to each other in time), so
-// that what changes from one pass to the next cancels.
+// and the round's ratio NEW/OLD (roundRatio).
 type ABRound struct {
 	Old   float64 `json:"old_median_s"`
 	New   float64 `json:"new_median_s"`
@@ -57,9 +52,8 @@ type ABRow struct {
 	OldMedian float64 `json:"old_median_s,omitempty"`
 	NewMedian float64 `json:"new_median_s,omitempty"`
 	// Ratio is NEW/OLD, the median of the rounds' ratios, and [Lo, Hi]
-	// the bounds of its 95% confidence sequence (MedianBounds: valid
-	// however many rounds were looked at; the rounds' variation, not the
-	// samples'). Lo and Hi are 0 with fewer than MinSequentialRounds.
+	// the bounds of its 95% confidence sequence (MedianBounds), 0 with
+	// fewer than MinSequentialRounds.
 	Ratio   float64   `json:"ratio,omitempty"`
 	Lo      float64   `json:"ratio_lo,omitempty"`
 	Hi      float64   `json:"ratio_hi,omitempty"`
@@ -88,24 +82,21 @@ type ABReport struct {
 	Device  Device    `json:"device"`
 	Mode    string    `json:"mode"`
 	Seed    uint64    `json:"seed"`
-	// Rounds is the most rounds a pair was measured in; MinRounds the
-	// fewest each was (--count); MaxTime (--max-time, in seconds) the time
-	// after which no round starts past MinRounds, 0 for none. OnUnclear
-	// is what an undecided pair does to the gate (pass, warn or fail).
+	// Rounds is the most rounds a pair was measured in; MinRounds
+	// (--count), MaxTime (--max-time, in seconds, 0 for none) and
+	// OnUnclear (UnclearPasses, ...) are ab's flags.
 	Rounds    int     `json:"rounds"`
 	MinRounds int     `json:"min_rounds"`
 	MaxTime   float64 `json:"max_time_s"`
 	OnUnclear string  `json:"on_unclear"`
 	// Seconds is how long the measurement took, every pair.
 	Seconds float64 `json:"seconds"`
-	// Conditions says where the GPU's conditions were read from, or why
-	// they were not ("not available: ...").
+	// Conditions is as File's.
 	Conditions string  `json:"conditions,omitempty"`
 	Threshold  float64 `json:"threshold"`
 	Confidence float64 `json:"confidence"`
 	Rows       []ABRow `json:"pairs"`
-	// Counts of the verdicts that fail the gate, and of the others that
-	// say something was not compared.
+	// Counts of the verdicts (Finish).
 	Slower   int `json:"slower"`
 	Wrong    int `json:"wrong"`
 	Failed   int `json:"failed"`
@@ -114,9 +105,8 @@ type ABReport struct {
 }
 
 // AddPair adds the row of candidate cand of operation op (named name),
-// judged from OLD's benchmark and NEW's, measured side by side.
-// verifies says that the operation checks its results at all; without
-// it NEW was not verified against OLD either.
+// judged from OLD's benchmark and NEW's. verifies says that the operation
+// checks its results at all; without it NEW was not verified either.
 func (r *ABReport) AddPair(name, op, cand string, old, cur Benchmark, verifies bool) {
 	row := ABRow{Name: name, Op: op, Candidate: cand}
 	judgePair(&row, old, cur, r.Threshold)
@@ -135,8 +125,7 @@ func (r *ABReport) AddUnpaired(name, op, cand string, v Verdict) {
 	r.Rows = append(r.Rows, ABRow{Name: name, Op: op, Candidate: cand, Verdict: v})
 }
 
-// judgePair gives row its numbers and verdict from the results of OLD's
-// candidate and NEW's.
+// judgePair gives row its numbers and verdict.
 func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
 	if v, note := brokenNew(old.Ran(), old, cur, "old"); v != "" {
 		row.Verdict, row.Note = v, note
@@ -194,18 +183,15 @@ func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
 }
 
 // Decided reports whether v answers the gate's question, whether NEW is
-// slower past the threshold: every verdict but Unclear does. ab adds
-// rounds to a pair until it is decided.
+// slower past the threshold: every verdict but Unclear does.
 func (v Verdict) Decided() bool { return v != Unclear }
 
 // brokenNew is the verdict on a NEW benchmark that broke, whatever the
 // times: Miscomputed where it computed a wrong result, Broke where it
-// failed to build or run and the base ran (baseRan); Unclear where either
-// side was not run (NotRun: the device was lost before, running another),
-// which says nothing of this candidate, base naming the base's side;
-// "" otherwise. One rule for Compare and ab: a candidate the device does
-// not support is not measured, not broken (a comparison across devices
-// sees those).
+// failed and the base ran (baseRan); Unclear where either side was not
+// run (NotRun), which says nothing of this candidate, base naming the
+// base's side; "" otherwise. One rule for Compare and ab: a candidate the
+// device does not support is not measured, not broken.
 func brokenNew(baseRan bool, b, cur Benchmark, base string) (Verdict, string) {
 	switch {
 	case cur.Outcome == NotRun:
@@ -221,9 +207,8 @@ func brokenNew(baseRan bool, b, cur Benchmark, base string) (Verdict, string) {
 }
 
 // unmeasured says what became of a benchmark without samples in base, in
-// new, or in both: each such side's outcome and error ("unsupported in
-// base and new: ... needs 48 KiB of shared memory"), once where both say
-// the same.
+// new, or in both: each such side's outcome and error, once where both
+// say the same ("unsupported in base and new: needs 48 KiB ...").
 func unmeasured(b, n Benchmark, inBase, inNew bool) string {
 	say := func(m Benchmark, side string) string {
 		if m.Error == "" {
@@ -242,8 +227,10 @@ func unmeasured(b, n Benchmark, inBase, inNew bool) string {
 	return say(n, "new")
 }
 
-// roundRatio is the ratio of one round: the median of the per-pass ratios
-// when both have a sample of every pass, else the ratio of the medians.
+// roundRatio is the ratio of one round: the median of the ratios of the
+// samples taken in the same pass (next to each other in time, so that
+// what changes from one pass to the next cancels) when both have a sample
+// of every pass, else the ratio of the medians.
 func roundRatio(old, cur stats.Stats) float64 {
 	if len(old.Samples) == 0 || len(old.Samples) != len(cur.Samples) {
 		return cur.Median / old.Median
@@ -270,8 +257,7 @@ func (r *ABReport) Finish() {
 }
 
 // ParseAB reads an ab report (vkbench ab --format json), validated
-// against its schema (SchemaJSON(ABSchema)): for programs and charts that
-// draw each pair's ratio and bounds.
+// against its schema.
 func ParseAB(data []byte) (*ABReport, error) {
 	var r ABReport
 	if _, err := decodeValid(data, &r, ABSchema); err != nil {

@@ -25,20 +25,17 @@ type CompareOptions struct {
 	// benchmark as changed, however many benchmarks they hold (each
 	// benchmark's p-value is adjusted by Holm's method).
 	Alpha float64 `json:"alpha"`
-	// Relative judges each benchmark's rounds relative to the probe's in
-	// the same rounds, where both files have the same probe (File.Probe),
-	// and net of it, instead of its own times. Without it, Compare does so
-	// only for the benchmarks whose rounds the probe demonstrably steadies,
-	// and judges the others by their own times too (see Compare). Either
-	// way the probe's change is reported.
+	// Relative judges every benchmark relative to the probe (File.Probe)
+	// and net of it, not by its own times, where both files have the same
+	// probe; without it, only those the probe steadies (see Compare).
 	Relative bool `json:"relative,omitempty"`
 	// OwnTimes judges every benchmark by its own times (the report still
 	// says how much the probe moved).
 	OwnTimes bool `json:"own_times,omitempty"`
 
 	// withoutNet judges no benchmark net of the probe (Row.NetDelta), and
-	// keepOutliers leaves no round out (steadyRounds), as Compare did
-	// before: BenchmarkCompareGate and the tests' controls set them.
+	// keepOutliers leaves no round out (steadyRounds): the controls of
+	// BenchmarkCompareGate and the tests.
 	withoutNet, keepOutliers bool
 }
 
@@ -63,10 +60,8 @@ const (
 	// NotMeasured is a benchmark without samples in one of the files (it
 	// failed or was unsupported there).
 	NotMeasured Verdict = "not measured"
-	// Unjudged is a benchmark with too few rounds in one file or both to
-	// judge: fewer than RoundsNeeded, with which even a rank test could
-	// not call a difference significant (over four values it cannot reach
-	// p < 0.05, however far apart they are).
+	// Unjudged is a benchmark with fewer rounds than RoundsNeeded in one
+	// file or both.
 	Unjudged Verdict = "cannot judge"
 )
 
@@ -75,33 +70,26 @@ type Row struct {
 	Name       string  `json:"name"`
 	BaseMedian float64 `json:"base_median_s,omitempty"`
 	NewMedian  float64 `json:"new_median_s,omitempty"`
-	// Delta is NewMedian/BaseMedian - 1: positive is slower. The medians
-	// are those of the rounds' medians: the benchmark's own times.
+	// Delta is NewMedian/BaseMedian - 1, of the medians of the rounds'
+	// medians (its own times): positive is slower.
 	Delta float64 `json:"delta"`
 	// RelativeDelta is the change relative to the probe, wherever both
-	// files have it (unless OwnTimes): the median of new's rounds over the
-	// probe's in the same rounds, against base's, minus 1. Relative says
-	// that Delta did not count (Compare says when).
+	// files have it (unless OwnTimes). Relative says that Delta did not
+	// count (Compare says when).
 	RelativeDelta *float64 `json:"relative_delta,omitempty"`
 	Relative      bool     `json:"relative,omitempty"`
 	// NetDelta is, where RelativeDelta is, the change net of the probe's:
-	// of the rounds over the probe's raised to ProbeSlope, the slope of
-	// the benchmark's log round medians against the probe's within each
-	// file. It counts too.
+	// of the rounds over the probe's raised to ProbeSlope (probeFit.slope).
+	// It counts too.
 	NetDelta   *float64 `json:"net_delta,omitempty"`
 	ProbeSlope float64  `json:"probe_slope,omitempty"`
-	// ProbeVariance is, where both files have the probe, the variance of
-	// the benchmark's log round medians relative to the probe over that
-	// of its own (within each file, pooled): under 1, the probe steadies
-	// them; over 1, it adds its own noise. ProbeP is the one-sided p-value
-	// of the Pitman–Morgan test that it is under 1.
+	// ProbeVariance and ProbeP are, where both files have the probe,
+	// probeFit's ratio and p: under 1, the probe steadies the rounds.
 	ProbeVariance float64 `json:"probe_variance,omitempty"`
 	ProbeP        float64 `json:"probe_p,omitempty"`
-	// P is the p-value the verdict takes: Welch's t-test of the logarithms
-	// of the rounds' medians kept (RawP), adjusted by Holm's method for the
-	// number of benchmarks judged. For a benchmark judged several ways (by
-	// its own times, relative to the probe, net of it), RawP is the
-	// largest of their p-values: every change must be significant.
+	// P is the p-value the verdict takes: RawP, Welch's (the largest of
+	// its tests where it was judged several ways: every change must be
+	// significant), adjusted by Holm's method.
 	P    float64 `json:"p"`
 	RawP float64 `json:"p_raw"`
 	// N1 and N2 are the rounds compared, in base and in new: those kept,
@@ -113,21 +101,17 @@ type Row struct {
 	Note    string   `json:"note,omitempty"`
 	Warn    []string `json:"warnings,omitempty"`
 	// Detectable is the smallest slowdown the rounds' spread would have let
-	// the test call significant, at the adjusted level of the strictest
-	// step (Alpha over the benchmarks judged): a change past the threshold
-	// but under this can pass unnoticed. Where several ways count, the
-	// largest, times how far their changes lie apart (a slowdown must show
-	// in the one the probe's move held back most too).
+	// the test call significant, at the strictest step's level (Alpha over
+	// the benchmarks judged): a change past the threshold but under this
+	// can pass unnoticed. Where several ways count, see judge.
 	Detectable float64 `json:"detectable,omitempty"`
 
-	// tests are the Welch tests the verdict takes, one for each way it
-	// was judged, for the verdict and Detectable.
-	tests []welchFit
+	tests []welchFit // one for each way it was judged
 }
 
-// welchFit is one of a row's Welch tests: the change of the median it
-// judged, the standard error of the difference of the log medians and its
-// degrees of freedom.
+// welchFit is one of a row's Welch tests: the change of the median, the
+// standard error of the difference of the log medians, its degrees of
+// freedom.
 type welchFit struct{ delta, se, dof float64 }
 
 // judged reports whether v is a verdict on a difference: slower, faster or
@@ -151,19 +135,16 @@ type Report struct {
 	New     []string       `json:"new,omitempty"`
 	Options CompareOptions `json:"options"`
 	Rows    []Row          `json:"rows"`
-	// Regressions counts the rows that fail (Verdict.Fails: slower, wrong,
-	// or failed where the base ran); Missing counts rows present in only
-	// one file or not measured in one; Unjudged counts rows with too few
-	// rounds to judge.
+	// Regressions counts the rows that fail (Verdict.Fails); Missing those
+	// in only one file or not measured in one; Unjudged those Unjudged.
 	Regressions int `json:"regressions"`
 	Missing     int `json:"missing"`
 	Unjudged    int `json:"unjudged"`
 	// Judged counts the rows whose difference could be judged.
 	Judged int `json:"judged"`
-	// Unclear counts the rows Undecided returns and those not run in a
-	// file (verdict Unclear, brokenNew); OnUnclear is what they
-	// do to the gate (UnclearPasses, UnclearWarns or UnclearFails; ""
-	// is UnclearWarns), as ABReport's.
+	// Unclear counts the rows Undecided returns and those of verdict
+	// Unclear; OnUnclear is what they do to the gate, as ABReport's (""
+	// is UnclearWarns).
 	Unclear   int    `json:"unclear,omitempty"`
 	OnUnclear string `json:"on_unclear,omitempty"`
 	// Together is set when every judged benchmark, two or more, moved the
@@ -173,54 +154,38 @@ type Report struct {
 	// their deltas. The verdicts stand; a reader is told.
 	Together bool    `json:"moved_together,omitempty"`
 	Shift    float64 `json:"shift,omitempty"`
-	// Probe names the probe both files measured, and ProbeShift is how
-	// much slower it ran in new than in base (the change of its median
-	// round): how much the machine's speed differed between the runs.
-	// ProbeNote says why there is no probe where one file had one.
+	// Probe names the probe both files measured, and ProbeShift how much
+	// slower it ran in new (its median round): how much the machine's
+	// speed differed. ProbeNote says why there is none where a file had one.
 	Probe      string  `json:"probe,omitempty"`
 	ProbeShift float64 `json:"probe_shift,omitempty"`
 	ProbeNote  string  `json:"probe_note,omitempty"`
-	// RelativeRows counts the benchmarks judged relative to the probe
-	// alone (Row.Relative).
+	// RelativeRows counts the rows that are Row.Relative.
 	RelativeRows int `json:"relative_rows,omitempty"`
-	// Detectable is the median of the judged rows' Detectable: how large a
-	// slowdown had to be for these runs to show it. Over the threshold,
-	// an exit status 0 says less than it seems to; Undecided names the
-	// rows where it does, however few.
+	// Detectable is the median of the rows' Detectable. Over the
+	// threshold, an exit status 0 says less than it seems to.
 	Detectable float64 `json:"detectable,omitempty"`
 }
 
 // Compare compares every benchmark of base with the one of the same name
 // in cur, by its rounds: Welch's t-test of the logarithms of the rounds'
-// medians, its p-values adjusted by Holm's method over the benchmarks
-// judged (so that Options.Alpha bounds the chance of reporting anything
-// at all when nothing changed), and the change of their median against
-// the threshold. Where both sides pooled several runs (Merge), the test
-// is over the runs' means (Benchmark.Runs): rounds of one process share
-// its shift, and taken as independent, 15 rounds of three runs a side
-// reported such shifts as regressions in 7% of identical pairs
-// (BenchmarkCompareGate). Benchmarks in only one file, without samples in
+// medians (welchTest), its p-values adjusted by Holm's method over the
+// benchmarks judged (so that Options.Alpha bounds the chance of reporting
+// anything at all when nothing changed), and the change of their median
+// against the threshold. Benchmarks in only one file, without samples in
 // one, or with too few rounds to judge (Unjudged) are reported, never
-// ignored.
-//
-// A neighbour's job on a shared machine slows a round or two far more
-// than the others; where it hit one round in five of half the runs, the
-// spread hid a kernel 10% slower in half the pairs. So before any test,
-// each run's slow outlier rounds, two at most, are left out with the
-// probe's in them (steadyRounds says by which test, and why); the row
-// says how many. That kernel is then caught in 99% of pairs, and in 95%
-// where two rounds were hit.
+// ignored. Before any test, each run's slow outlier rounds are left out
+// with the probe's in them (steadyRounds); the row says how many.
 //
 // Where both files measured the same probe, a benchmark is judged
 // relative to it, round by round, alone only where that demonstrably
 // steadies its rounds (or always, with Options.Relative): where the
 // variance of its log round medians over the probe's is smaller than
-// that of its own, by the Pitman–Morgan test of two paired variances
-// (Pitman 1939, Morgan 1939), one-sided at ProbeAlpha, within each file.
-// A probe that does not move with a kernel only adds its own noise:
-// judged against it, a loaded run measured faster looked slower still.
-// Every other benchmark (unless OwnTimes) is slower or faster only where
-// its own times and its times relative to the probe both say so, each
+// that of its own (probeSteadies), one-sided at ProbeAlpha. A probe that
+// does not move with a kernel only adds its own noise: judged against
+// it, a loaded run measured faster looked slower still. Every other
+// benchmark (unless OwnTimes) is slower or faster only where its own
+// times and its times relative to the probe both say so, each
 // significant and past the threshold (an intersection–union test: the
 // larger p-value is the one adjusted). The variance test cannot see a
 // run slower as a whole: with whole runs 3% apart and those benchmarks
@@ -232,17 +197,15 @@ type Report struct {
 // b under 1, but alike for b over 1 (arithmetic when the SM clocks drop
 // more than a copy slows; with half the kernels at b = 2, one pair in
 // eleven reported one). So every benchmark judged relative to the probe
-// is judged net of it too (an analysis of covariance): b is the slope of
-// its log round medians against the probe's within each file
-// (Row.ProbeSlope), its rounds are divided by the probe's raised to b,
-// and Welch's standard error is widened by the slope's error times how
-// far the probe moved; it must be significant and past the threshold
-// too. That kept every machine BenchmarkCompareGate simulates at 1.1% of
-// pairs or fewer. Its price: where the probe moved far and the rounds say
-// little of how a benchmark moves with it, a change both other ways show
-// is not taken. Nor does the probe ever reverse a change: a benchmark
-// judged relative to it alone whose own times moved one way is the same,
-// with a note, rather than past the threshold the other way.
+// is judged net of it too (an analysis of covariance): its rounds are
+// divided by the probe's raised to b, the slope of its log round medians
+// against the probe's (Row.ProbeSlope), and Welch's standard error is
+// widened by the slope's error times how far the probe moved. That kept
+// every machine BenchmarkCompareGate simulates at 1.1% of pairs or fewer.
+// Its price: where the probe moved far and the rounds say little of how a
+// benchmark moves with it, a change both other ways show is not taken.
+// Nor does the probe ever reverse a change: a benchmark judged relative
+// to it alone whose own times moved one way is the same, with a note.
 //
 // Why not the rank test benchstat uses: a U test of five rounds against
 // five cannot give a p-value under 0.008, too coarse for any correction
@@ -308,9 +271,10 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 
 // judge adjusts the raw p-values of the rows still to be judged by Holm's
 // step-down method (the k-th smallest of m multiplied by m − k + 1, never
-// below the one before it, at most 1) and gives each its verdict: slower
-// or faster where the adjusted p-value is under alpha and the change past
-// the threshold, the same otherwise.
+// below the one before it, at most 1) and gives each its verdict. A row
+// judged several ways must be past the threshold in each; its Detectable
+// is the largest of theirs, times how far their changes lie apart (a
+// slowdown must show in the one the probe's move held back most too).
 func judge(rows []Row, opts CompareOptions) {
 	var pending []int
 	for i, r := range rows {
@@ -325,9 +289,6 @@ func judge(rows []Row, opts CompareOptions) {
 		r := &rows[i]
 		r.P = running
 		significant := r.P < opts.Alpha
-		// The change by every way it was judged. A slowdown adds to each;
-		// to show, it must lift the lowest past the threshold too, and the
-		// changes lie apart by what the probe moved.
 		lo, hi, d := math.Inf(1), math.Inf(-1), 0.0
 		for _, w := range r.tests {
 			lo, hi = min(lo, w.delta), max(hi, w.delta)
@@ -414,11 +375,10 @@ func movedTogether(rows []Row, threshold float64) (bool, float64) {
 	return true, deltas[len(deltas)/2]
 }
 
-// compareOne compares benchmark b of base with n of new, by their rounds'
-// medians; relative to the probe's medians of the same rounds (bp in base,
-// np in new) where both are given and each has one per round. It leaves
-// the verdict of a row it could judge to judge, which needs every row's
-// p-value.
+// compareOne compares benchmark b of base with n of new; relative to the
+// probe's round medians (bp in base, np in new) where each has one per
+// round. The verdict of a row it could judge is judge's, which needs
+// every row's p-value.
 func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 	row := newRow(b.Name, "")
 	s1, s2 := b.RoundMedians(), n.RoundMedians()
@@ -505,17 +465,14 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 
 // welchTest is Welch's t-test of the logarithms of s1 against s2: its
 // p-value, the standard error of the difference of the means and its
-// Welch–Satterthwaite degrees of freedom as the test takes them (at most
-// n1 + n2 − 3 where extra is given and the values are rounds, from which
-// a slope was fitted; zeros where either side has fewer than two values,
-// or neither any spread: then p is 0 where their means differ, 1 where
-// not), and benchmath's warnings. Where runs1 and runs2 say how many of
-// each side's rounds came from each of several runs, the test is of the
-// runs' means: rounds of one run share that run's shift, and taken as
-// independent values they would call a shift between runs significant.
-// extra is a variance the difference of the means has besides theirs (a
-// slope's error, net of the probe): it widens the standard error the
-// p-value takes.
+// Welch–Satterthwaite degrees of freedom (zeros where either side has
+// fewer than two values, or neither any spread), and benchmath's
+// warnings. extra is a variance the difference has besides theirs (the
+// slope's, net of the probe). Where runs1 and runs2 say how many of each
+// side's rounds came from each of several runs (Merge), the test is of
+// the runs' means: rounds of one process share its shift, and taken as
+// independent, 15 rounds of three runs a side reported such shifts as
+// regressions in 7% of identical pairs (BenchmarkCompareGate).
 func welchTest(s1, s2 []float64, runs1, runs2 []int, extra float64) (p, se, dof float64, warn []string) {
 	th := benchmath.DefaultThresholds
 	// On logarithms: a round's median is positive, and a change of speed
@@ -556,9 +513,8 @@ func welchTest(s1, s2 []float64, runs1, runs2 []int, extra float64) (p, se, dof 
 	return c.P, se, dof, warn
 }
 
-// runMeans is the mean of each run's values, values holding the runs'
-// values in order and runs how many each has (as steadyRounds counts
-// them; a run without any is left out); values itself where runs is nil.
+// runMeans is the mean of each run's values, runs saying how many each
+// has (a run without any is left out); values itself where runs is nil.
 func runMeans(values []float64, runs []int) []float64 {
 	if runs == nil {
 		return values
@@ -573,10 +529,9 @@ func runMeans(values []float64, runs []int) []float64 {
 	return out
 }
 
-// relative divides each round's median by the probe's in that round raised
-// to slope: slope 1 is the rounds relative to the probe, the probe's
-// regression slope (probeSteadies) the rounds net of what the probe's
-// moves predict.
+// relative divides each round's median by the probe's raised to slope:
+// 1 for the rounds relative to the probe, probeFit.slope for them net of
+// it.
 func relative(rounds, probe []float64, slope float64) []float64 {
 	out := make([]float64, len(rounds))
 	for i, v := range rounds {
@@ -585,8 +540,7 @@ func relative(rounds, probe []float64, slope float64) []float64 {
 	return out
 }
 
-// medianChange is the change of the median from sides[0] (base) to
-// sides[1] (new).
+// medianChange is the change of the median from base to new.
 func medianChange(sides [2][]float64) *float64 {
 	d := median(sides[1])/median(sides[0]) - 1
 	return &d
@@ -595,10 +549,9 @@ func medianChange(sides [2][]float64) *float64 {
 // median is the median of values, as stats.Summarize takes it.
 func median(values []float64) float64 { return stats.Summarize(values, 1).Median }
 
-// conditionsNote says, beside a verdict, what in the two benchmarks'
-// conditions makes it one to take with care: either measured while the
-// GPU throttled or its clocks moved, or the two at SM clocks more than 3%
-// apart (a difference the kernels may not have made).
+// conditionsNote says what in the two benchmarks' conditions makes a
+// verdict one to take with care: either measured while the GPU throttled
+// or its clocks moved, or the two at SM clocks apart (ClocksApart).
 func conditionsNote(baseName, newName string, b, n Benchmark) string {
 	var notes []string
 	names := [2]string{baseName, newName}
@@ -629,8 +582,9 @@ func minUTestP(n1, n2 int) float64 {
 
 // RoundsNeeded is how many rounds each file should have for a comparison
 // at alpha: the fewest with which even a rank test could call a difference
-// significant, and at least 5, so that one odd round does not decide
-// alone. With fewer, Compare does not judge.
+// significant (over four values it cannot reach p < 0.05), and at least
+// 5, so that one odd round does not decide alone. With fewer, Compare
+// does not judge.
 func RoundsNeeded(alpha float64) int {
 	n := 1
 	for minUTestP(n, n) > alpha && n < 1000 {

@@ -5,13 +5,9 @@ import (
 	"strings"
 )
 
-// What the two gates, Compare's and ab's, share: one rule of what fails
-// (Verdict.Fails), and what a benchmark that could not be decided does
-// to the gate (OnUnclear).
-
-// Fails reports whether v fails a gate: NEW slower past the threshold,
-// or NEW computing a wrong result or failing where the base ran. The one
-// rule of what a regression is, for Compare and ab alike.
+// Fails reports whether v fails a gate, Compare's or ab's: NEW slower
+// past the threshold, computing a wrong result or failing where the base
+// ran.
 func (v Verdict) Fails() bool { return v == Slower || v == Miscomputed || v == Broke }
 
 // The choices of what an undecided pair does to the gate
@@ -23,8 +19,7 @@ const (
 )
 
 // Undecided says of an unclear pair how large a slowdown could not be
-// ruled out, and after how many rounds; of one without rounds (not run
-// in a version, or no round measured both), why.
+// ruled out, and after how many rounds; of one without rounds, why.
 func (row ABRow) Undecided() string {
 	if len(row.Rounds) == 0 {
 		return row.Note
@@ -32,9 +27,8 @@ func (row ABRow) Undecided() string {
 	return fmt.Sprintf("%s after %s (%.0f s)", row.Note, plural(len(row.Rounds), "round"), row.Seconds)
 }
 
-// Failures says, in words, what fails the gate: the pairs NEW is slower
-// in, computed wrong in, or failed in where OLD ran, and the unclear ones
-// where OnUnclear is UnclearFails; "" when none.
+// Failures says, in words, what fails the gate (Verdict.Fails, and the
+// unclear pairs where OnUnclear is UnclearFails); "" when none.
 func (r *ABReport) Failures() string {
 	var parts []string
 	add := func(n int, what string) {
@@ -52,9 +46,9 @@ func (r *ABReport) Failures() string {
 }
 
 // Failures says, in words, what fails the gate: the benchmarks that
-// regressed (Verdict.Fails), with failOnMissing those missing or not
-// measured in one file, and the undecided ones where OnUnclear is
-// UnclearFails; "" when none.
+// regressed, with failOnMissing those missing or not measured in one
+// file, and the unclear ones where OnUnclear is UnclearFails; "" when
+// none.
 func (rep Report) Failures(failOnMissing bool) string {
 	var parts []string
 	add := func(n int, what string) {
@@ -76,9 +70,8 @@ func (rep Report) Failures(failOnMissing bool) string {
 	return strings.Join(parts, ", ")
 }
 
-// Undecided returns the rows judged the same whose rounds could not have
-// shown a slowdown of the threshold (Detectable past it): there, passing
-// the gate rules no regression out.
+// Undecided returns the rows that are Row.Undecided: there, passing the
+// gate rules no regression out.
 func (rep Report) Undecided() []Row {
 	var out []Row
 	for _, r := range rep.Rows {

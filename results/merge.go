@@ -13,22 +13,17 @@ import (
 // Merge makes one file of the rounds of several, each from its own run
 // of the same benchmarks on the same hardware: a side of a comparison
 // measured in several processes, so that the variation between processes
-// enters the variation between rounds that Compare judges by, as
-// benchstat pools go test -count runs. Each benchmark keeps every file's
-// rounds, in the files' order, its Stats pooled from their samples, and
-// says how many rounds each file gave it (Benchmark.Runs). One that did
-// not measure in some file (failed, wrong) takes that file's outcome and
-// error, where a file that did not run it (NotRun) gives it only its
-// flags; one dropped early in some files and measured in others is
-// Measured. The winner of an operation at a dtype and shape is the
-// candidate that every file naming a winner for it names, and only when
-// it is Measured after merging (its Tie any file's that says one); where
-// the files name different winners there is none: the runs disagree, and
-// the pooled rounds are not a tune that picked one.
-// The probe is kept, its rounds concatenated, when every file has the same
-// one. Files of different hardware, modes or objectives are refused
-// (InvalidArgument): their differences are not noise; so is one run
-// given twice, whose runs would not differ at all.
+// enters the variation that Compare judges by, as benchstat pools go test
+// -count runs. Each benchmark keeps every file's rounds, in order, its
+// Stats pooled, and how many rounds each file gave it (Benchmark.Runs);
+// its outcome is as mergeBenchmark says. The winner of an operation at a
+// dtype and shape is the candidate that every file naming a winner for it
+// names, and only when it is Measured after merging; where the files name
+// different winners there is none: the pooled rounds are not a tune that
+// picked one. The probe is kept, its rounds concatenated, when every file
+// has the same one. Files of different hardware, modes or objectives are
+// refused (InvalidArgument): their differences are not noise; so is one
+// run given twice, whose runs would not differ at all.
 func Merge(files ...*File) (*File, error) {
 	if len(files) == 0 {
 		return nil, status.New(status.InvalidArgument, "results: Merge: no files")
@@ -43,9 +38,6 @@ func Merge(files ...*File) (*File, error) {
 	var probeRounds []float64
 	winners := map[string]string{} // by operation, dtype and shape; "" where files disagree
 	for i, f := range files {
-		// One run given twice (a path repeated, a copy) has no variation
-		// between its runs, and any difference of the other side's would
-		// be significant.
 		if j := slices.IndexFunc(files[:i], func(g *File) bool { return reflect.DeepEqual(g, f) }); j >= 0 {
 			return nil, status.Newf(status.InvalidArgument, "results: Merge: files %d and %d are one run (the same results): the runs pooled must be separate runs, whose variation is what a difference is judged against", j+1, i+1)
 		}
@@ -106,9 +98,10 @@ func Merge(files ...*File) (*File, error) {
 func question(b Benchmark) string { return b.Op + "/" + b.DType + "/" + b.Shape }
 
 // mergeBenchmark adds n's rounds, flags, conditions, tie and outcome to
-// b, as Merge says. A benchmark dropped early in b's files but measured in
-// n loses the drop's detail, which described one run, not the rounds
-// pooled (as autotune pools the rounds of one run).
+// b. One that did not measure in n (failed, wrong) takes n's outcome and
+// error, where n did not run it (NotRun) gives only its flags; one
+// dropped early in b's files but measured in n is Measured and loses the
+// drop's detail, which described one run, not the rounds pooled.
 func mergeBenchmark(b *Benchmark, n Benchmark) {
 	b.Rounds = append(b.Rounds, n.Rounds...)
 	b.Runs = append(b.Runs, len(n.Rounds))

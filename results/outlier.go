@@ -7,30 +7,29 @@ import (
 	moremath "github.com/aclements/go-moremath/stats"
 )
 
-// outlierAlpha is the level of the test by which Compare leaves the
-// slow rounds of a run out (steadyRounds).
+// outlierAlpha is the level of slowOutliers in steadyRounds.
 const outlierAlpha = 0.01
 
 // steadyRounds is a side's round medians, the probe's in the same rounds
 // (where given) and how many rounds each run gave (Benchmark.Runs; one
 // run where they do not add up to the rounds), without the slow rounds of
-// each run that the generalized extreme Studentized deviate test of the
-// logarithms of the run's rounds calls outliers at outlierAlpha
-// (slowOutliers; none with opts.keepOutliers): a neighbour's job on a
-// shared runner slows a round or two of a run. The test holds its level
-// for normal rounds, however few (fewer than two runs in a hundred lose a
-// round they should have kept); a rule by median absolute deviations does
-// not, over so few: past 3.5 of them, as Iglewicz and Hoaglin advise, one
-// normal run of five rounds in eight lost one. Grubbs' test alone finds
-// one outlier a run, and two hide each other: where a neighbour slowed
-// two rounds of five in half the runs, a 10% slowdown was found in 39% of
-// pairs, and is now in 95% (quiet+2neighbours in BenchmarkCompareGate);
-// where it slowed one, the A/A pairs left undecided went from 58% to 40%
-// (quiet+neighbour), false alarms unchanged on every machine. A trimmed
-// (Yuen) t-test instead, which drops the fastest round with the slowest
-// and leaves two degrees of freedom a side, found a 10% slowdown on a
-// busy machine in 4% of pairs where Welch's found it in 29% (in the same
-// simulation, 500 pairs each).
+// each run that slowOutliers finds in the logarithms of the run's rounds
+// (none with opts.keepOutliers). A neighbour's job on a shared runner
+// slows a round or two of a run far more than the others: where it hit
+// one round in five of half the runs, the spread hid a kernel 10% slower
+// in half the pairs, and left out it is caught in 99%; where it hit two,
+// Grubbs' test alone (one outlier a run: two hide each other) found it in
+// 39% of pairs, this in 95% (quiet+2neighbours in BenchmarkCompareGate),
+// and where it hit one, the A/A pairs left undecided went from 58% to 40%
+// (quiet+neighbour), false alarms unchanged on every machine. The test
+// holds its level for normal rounds, however few (fewer than two runs in
+// a hundred lose a round they should have kept); a rule by median
+// absolute deviations does not, over so few: past 3.5 of them, as
+// Iglewicz and Hoaglin advise, one normal run of five rounds in eight
+// lost one. A trimmed (Yuen) t-test instead, which drops the fastest
+// round with the slowest and leaves two degrees of freedom a side, found
+// a 10% slowdown on a busy machine in 4% of pairs where Welch's found it
+// in 29% (in the same simulation, 500 pairs each).
 func steadyRounds(rounds, probe []float64, runs []int, opts CompareOptions) (keptRounds, keptProbe []float64, keptRuns []int) {
 	each, total := runs, 0
 	for _, n := range runs {

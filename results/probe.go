@@ -7,8 +7,7 @@ import (
 )
 
 // ProbeAlpha is the level at which Compare takes a probe to steady a
-// benchmark's rounds (Row.ProbeP): by default, a benchmark is judged
-// relative to the probe only past it.
+// benchmark's rounds (Row.ProbeP).
 const ProbeAlpha = 0.05
 
 // probeFit is how a benchmark's rounds move with the probe's (probeSteadies).
@@ -27,10 +26,10 @@ type probeFit struct {
 // probeSteadies fits, for a benchmark's round medians s1 and s2 (base,
 // new), the probe's in the same rounds (p1, p2). For paired X (own) and Y
 // (relative), var X − var Y is the covariance of X + Y and X − Y, so the
-// variances differ as those two correlate; the Pitman–Morgan test is a
-// t-test of that correlation, with n1 + n2 − 3 degrees of freedom (one
-// mean removed per file), as is the slope's variance (the slope removes
-// one more). ratio 0 and p 1 where there is no spread to go by.
+// variances differ as those two correlate; the Pitman–Morgan test (Pitman
+// 1939, Morgan 1939) is a t-test of that correlation, with n1 + n2 − 3
+// degrees of freedom (one mean removed per file), as is the slope's
+// variance. ratio 0 and p 1 where there is no spread to go by.
 func probeSteadies(s1, p1, s2, p2 []float64) probeFit {
 	var own, rel, uu, vv, uv float64
 	for _, side := range [][2][]float64{{s1, p1}, {s2, p2}} {

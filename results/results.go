@@ -11,15 +11,12 @@
 //
 // Measurement is the one record of a measured candidate, shared with the
 // tuner: what became of it (Outcome), its statistics, and what one run
-// moves and does (Bytes, Flops). A tuner's entry keeps a Result (a
-// Measurement with the candidate's index and name) per candidate; a
-// Benchmark is a Measurement with the benchmark's name around it. Rates
-// are computed where they are shown (Measurement.Rates); a file also
-// states them (gb_per_s, gflop_per_s) for the programs that read it.
+// moves and does. A tuner's entry keeps a Result per candidate; a
+// Benchmark is a Measurement with the benchmark's name around it.
 //
 // Compare tells, for each benchmark present in both files, whether the new
 // one is slower, judging by the variation between rounds, as benchstat does
-// over go test -count runs (Compare says how, and why not over samples):
+// over go test -count runs:
 //
 //	base, _ := results.ReadFile("base.json")
 //	cur, _ := results.ReadFile("new.json")
@@ -33,12 +30,11 @@
 // kernels'.
 //
 // ABReport is the other gate, vkbench ab's: two versions measured side by
-// side in one run, judged pair by pair (ABReport.AddPair) by the 95%
-// bounds of a confidence sequence for their ratio (MedianBounds), valid
-// however many rounds were looked at, so that ab can add rounds until a
-// pair is decided. Both gates share one Verdict vocabulary and one rule
-// of what fails (Verdict.Fails). Every document has a JSON Schema in
-// schema/ (SchemaJSON); ParseAB reads ab's report back.
+// side in one run, judged pair by pair by the 95% bounds of a confidence
+// sequence for their ratio (MedianBounds), so that ab can add rounds
+// until a pair is decided. Both gates share one Verdict vocabulary and
+// one rule of what fails (Verdict.Fails). Every document has a JSON
+// Schema (SchemaJSON).
 package results
 
 import (
@@ -56,9 +52,8 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// Schema names the version of the File format that this package writes.
-// Version 2 keeps every round of a measurement in several rounds
-// (Benchmark.Rounds).
+// Schema names the version of the File format that this package writes:
+// version 2 keeps every round (Benchmark.Rounds).
 const Schema = "vkbench.results/v2"
 
 // SchemaV1 names the first version, which Parse still reads: one round,
@@ -86,30 +81,26 @@ type Benchmark struct {
 	Candidate string `json:"candidate"`
 	SPIRVHash string `json:"spirv_sha256,omitempty"`
 	// Winner marks the candidate the tune picked for its operation at
-	// its dtype and shape: one at most, and Measured. In a merged file
-	// (Merge), the one every run that picked one picked.
+	// its dtype and shape: one at most, and Measured (in a merged file,
+	// see Merge).
 	Winner bool `json:"winner,omitempty"`
 	// Tie, on the winner only, says that its 95% interval overlaps the
 	// runner-up's or their medians are within the target precision, and
 	// how the tie was broken.
 	Tie string `json:"tie,omitempty"`
 	// Measurement is the candidate's: in a file, Stats pool the samples
-	// of every round, and the samples themselves are in Rounds (a
-	// comparison judges a difference by the variation between the
-	// rounds' medians).
+	// of every round, and the samples themselves are in Rounds.
 	Measurement
 	// GBps and GFLOPs are Measurement.Rates, written for programs that
-	// read the file; a reader computes them (Rates) rather than trust
-	// them.
+	// read the file; a reader computes them rather than trust them.
 	GBps   float64 `json:"gb_per_s,omitempty"`
 	GFLOPs float64 `json:"gflop_per_s,omitempty"`
 	// PercentPeak is the rate as a percentage of the device's measured
 	// peak; 0 when no peak is known.
 	PercentPeak float64 `json:"percent_of_peak,omitempty"`
 	// Runs is, for a benchmark that Merge pooled from several runs, how
-	// many of its rounds came from each, in order: rounds of one run
-	// share what that process met, and Compare judges such sides by
-	// their runs. Nil for the rounds of one run; never written.
+	// many of its rounds came from each, in order (Compare judges such
+	// sides by their runs); nil for one run; never written.
 	Runs []int `json:"-"`
 }
 
@@ -126,9 +117,8 @@ type File struct {
 	// Objective is what picked the winners: time, energy or edp; absent
 	// means time.
 	Objective string `json:"objective,omitempty"`
-	// Conditions says whether the GPU's conditions (clocks, power,
-	// temperature, energy) were read, and from what, or why not: "nvml",
-	// or "not available: ...".
+	// Conditions says what the GPU's conditions were read from ("nvml"),
+	// or why they were not ("not available: ...").
 	Conditions string `json:"conditions,omitempty"`
 	// Probe is the fixed kernel measured in every round beside the
 	// benchmarks (run --count), absent from files of one round.
@@ -137,17 +127,15 @@ type File struct {
 }
 
 // Probe is a fixed kernel measured in every round among the benchmarks,
-// the same in every file: how fast the machine was in each round. Compare
-// judges a benchmark's rounds relative to the probe's in the same rounds,
-// so that a machine that ran slower during one file's run (clocks, heat,
-// other work on it) is not taken for slower kernels.
+// the same in every file: how fast the machine was in each round, so that
+// Compare does not take a machine that ran slower during one file's run
+// (clocks, heat, other work on it) for slower kernels.
 type Probe struct {
 	// Name is the probe's benchmark name (operation/dtype/shape/candidate):
 	// two files' probes are comparable only when their names are equal.
 	Name string `json:"name"`
-	// RoundMedians are the probe's median time per run in seconds, round
-	// by round, in the order the rounds were measured (the order of each
-	// benchmark's rounds).
+	// RoundMedians are the probe's median time per run in seconds, in the
+	// order of each benchmark's rounds.
 	RoundMedians []float64 `json:"round_medians_s"`
 }
 
@@ -175,11 +163,9 @@ func (f *File) Lookup(name string) (*Benchmark, bool) {
 // incomparable, each as "on NAME in MODE mode", with, where the files
 // differ in them, the objective that picked the winners (another one
 // measures energy beside the samples and drops no candidate early) and
-// the seed of the inputs (other inputs are other work): as and bs; both
-// "" where the files were measured alike. Another driver of one device,
-// another vkbench, other rounds and other conditions are what a
-// comparison judges or reports, and may differ. A file without a device
-// name (Go's benchmark format) says nothing of how it was measured.
+// the seed of the inputs (other inputs are other work); both "" where
+// they were measured alike or a file names no device (Go's benchmark
+// format). Other drivers, vkbenches, rounds and conditions may differ.
 func Unalike(a, b *File) (as, bs string) {
 	if a.Device.Name == "" || b.Device.Name == "" {
 		return "", ""
@@ -221,10 +207,9 @@ func ReadFile(name string) (*File, error) {
 }
 
 // Parse decodes a File: JSON when data starts with '{', Go's benchmark
-// format otherwise. A JSON file is validated against its version's schema
-// (SchemaJSON); one of version 1 is upgraded, its samples becoming its one
-// round. Anything malformed is InvalidArgument and says where: the field,
-// as a JSON pointer, and what is wrong with it.
+// format otherwise. A JSON file is validated against its version's schema;
+// one of version 1 is upgraded, its samples becoming its one round.
+// Anything malformed is InvalidArgument and says where and what.
 func Parse(data []byte) (*File, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -275,8 +260,7 @@ func checkSamples(i int, b *Benchmark) error {
 	return nil
 }
 
-// upgrade turns a version 1 file into a version 2 one: each measured
-// benchmark's samples become its one round.
+// upgrade turns a version 1 file into a version 2 one.
 func upgrade(f *File) {
 	f.Schema, f.Rounds = Schema, 1
 	for i := range f.Benchmarks {
@@ -287,9 +271,9 @@ func upgrade(f *File) {
 	}
 }
 
-// parseGoBench reads Go benchmark lines; each line is one round of its
-// benchmark (a run of go test -count, or of vkbench run --count), in
-// sec/op (ns/op lines are tidied to seconds by benchfmt).
+// parseGoBench reads Go benchmark lines in sec/op (benchfmt tidies ns/op
+// to seconds); each line is one round of its benchmark, as benchstat
+// reads a run of go test -count.
 func parseGoBench(data []byte) (*File, error) {
 	f := &File{Schema: Schema}
 	samples := map[string][]float64{}
@@ -316,8 +300,6 @@ func parseGoBench(data []byte) (*File, error) {
 	if len(f.Benchmarks) == 0 {
 		return nil, status.New(status.InvalidArgument, "results: no benchmarks found (neither vkbench JSON nor Go benchmark lines)")
 	}
-	// Each line is one run of the benchmark, as benchstat reads it: a
-	// round, with the line's time as its median.
 	for i := range f.Benchmarks {
 		b := &f.Benchmarks[i]
 		for _, v := range samples[b.Name] {

@@ -16,11 +16,8 @@ import (
 )
 
 // The JSON Schemas (draft 2020-12) of every document vkbench writes for
-// programs, in schema/, each named by the document's "schema" field: the
-// results format (results-v2.json is what this version writes,
-// results-v1.json what the first one did), ab's report (ab-v2.json),
-// compare's (compare-v1.json) and the devices (devices-v1.json). Parse
-// validates every results file against its version's, strictly (no
+// programs, each named by the document's "schema" field (schemaFileOf).
+// Parse validates every results file against its version's, strictly (no
 // unknown field, formats asserted), so that what the schema forbids no
 // reader ever sees.
 //
@@ -78,7 +75,7 @@ var compiledSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, err
 // decodeValid decodes the JSON document data into v after checking that
 // its "schema" field names one of versions (the first is the one this
 // package writes) and that it follows that version's schema; it returns
-// the version. Anything else is InvalidArgument.
+// the version.
 func decodeValid(data []byte, v any, versions ...string) (string, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
@@ -109,8 +106,8 @@ func decodeValid(data []byte, v any, versions ...string) (string, error) {
 }
 
 // validate checks the decoded JSON document doc against the schema of
-// version. The error names the field the first failure is about, as a
-// JSON pointer, and what is wrong with it.
+// version; the error names the field of the first failure, as a JSON
+// pointer, and what is wrong with it.
 func validate(version string, doc any) error {
 	schemas, err := compiledSchemas()
 	if err != nil {

@@ -41,7 +41,7 @@ import (
 // below the true median as above it, which is what interleaving OLD and
 // NEW in a shuffled order gives when the machine's load changes from one
 // round to the next. Its price: at 95% it needs 7 rounds before it
-// bounds anything (all 7 then on one side of m), which is abRounds.
+// bounds anything (all 7 then on one side of m): MinSequentialRounds.
 
 // MinSequentialRounds is the fewest rounds with which MedianBounds at 95%
 // bounds the median at all: before it, either bound is infinite.
@@ -54,11 +54,9 @@ const MinSequentialRounds = 7
 const mixture = 0.5
 
 // MedianBounds returns the bounds [lo, hi] of a confidence sequence, at
-// level confidence (0.95), for the median of the distribution that the
-// values xs were drawn from, in the order drawn: at every len(xs) the
-// chance that the true median has ever lain outside the bounds is at most
-// 1 − confidence. lo is −Inf and hi +Inf until there are enough values
-// (MinSequentialRounds at 0.95).
+// level confidence, for the median of the distribution that the values
+// xs were drawn from, in the order drawn; −Inf and +Inf until there are
+// enough values (MinSequentialRounds at 0.95).
 func MedianBounds(xs []float64, confidence float64) (lo, hi float64) {
 	n := len(xs)
 	sorted := slices.Sorted(slices.Values(xs))
