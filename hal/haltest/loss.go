@@ -106,8 +106,8 @@ func (l *lossCase) inFlight() {
 }
 
 // lose marks the device lost while a goroutine waits on every fence: each
-// wait fails with the loss, within lossLatency of the moment plain
-// goroutines woken at the loss ran.
+// wait fails with the loss within lossLatency, plus what Waits cancelled
+// at the loss took to return (WaitControl).
 func (l *lossCase) lose(lm hal.LossMarker) {
 	e := l.env
 	type result struct {

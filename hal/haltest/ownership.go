@@ -108,8 +108,6 @@ func testReleaseAfterSubmit(e *env) {
 	}
 }
 
-// testReleaseWhileWaiting: one goroutine waits on the fence while another
-// releases everything the submission uses.
 func testReleaseWhileWaiting(e *env) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	r := e.newOwnedRun(rng, hal.DeviceLocal)
@@ -121,12 +119,10 @@ func testReleaseWhileWaiting(e *env) {
 	check(e, "add whose objects were released during the Wait", e.readWords(r.keep), r.add.want, 0)
 }
 
-// testWaitInterrupted: a Wait whose context is cancelled, or whose
-// deadline passes, while the submission runs returns exactly the
-// context's error, frees nothing, and a later Wait succeeds; at least 25
-// times each, at random moments. On a busy host a timer can fire after a
-// 20 ms job has ended, which tests nothing: the job then grows, so that
-// what is tested does not depend on how busy the host is.
+// testWaitInterrupted interrupts Waits at random moments. On a busy host a
+// timer can fire after a 20 ms job has ended, which tests nothing: the job
+// then grows, so that what is tested does not depend on how busy the host
+// is.
 func testWaitInterrupted(e *env) {
 	const rounds, most = 50, 400
 	length := 20 * time.Millisecond
