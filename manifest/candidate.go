@@ -172,22 +172,14 @@ func (d *opDecoder) decodeCandidates() error {
 			// compileAhead's first pass: each candidate goes as far as it
 			// goes, noting the GLSL it needs (glslModule); an error stops
 			// that candidate alone, as the decode that counts reports it.
-			func() {
-				defer catch[decodeError](new(error))
-				_, _ = d.decodeCandidate(c, obj)
-			}()
+			_, _ = d.decodeCandidate(c, obj)
 			continue
 		}
 		// In the decode of a space's configurations, the fields an error
 		// names are its template's, so the error names the configuration
 		// too (spaceError): it unwinds with current set.
 		d.current = obj
-		var cand kernels.Candidate
-		if d.defers(c) {
-			cand = d.lazyCandidate(c, obj)
-		} else {
-			cand = must(d.decodeCandidate(c, obj))
-		}
+		cand := must(d.decodeCandidate(c, obj))
 		d.current = nil
 		if slices.ContainsFunc(d.op.cands, func(prev kernels.Candidate) bool { return prev.Name == cand.Name }) {
 			return d.src.errAt(obj.n.member("name"), "candidate %q is described twice", cand.Name)
@@ -236,7 +228,10 @@ func (op *manifestOp) applies(c int) func(kernels.Size) bool {
 	}
 }
 
-func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, error) {
+// decodeCandidate decodes candidate c; it catches what its steps unwind
+// with, and returns it.
+func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (_ kernels.Candidate, err error) {
+	defer catch[decodeError](&err)
 	run := d.op.runs[c]
 	nameNode, name := obj.needString("name", "the candidate's name")
 	if !candNameRE.MatchString(name) {
@@ -248,11 +243,20 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (kernels.Candidate, err
 		check(d.checkParams(c, &run.asserts[i]))
 	}
 	check(d.subgroups(c, obj))
-	spec := dispatchSpec{push: d.obj.get("push_constants")}.override(obj)
-	dispatchObjs := must(d.dispatchObjects(obj))
 	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
 	d.requires(obj, &cand.Requires)
 	run.shared = cand.Requires.SharedMemory
+	if d.defers(c) && !run.lazy {
+		// A configuration of a GLSL space stops here until resolve
+		// (lazy.go), binding the buffers its template binds.
+		run.lazy = true
+		for _, b := range d.op.bufs {
+			b.users[c] = b.users[d.space.at]
+		}
+		return cand, nil
+	}
+	spec := dispatchSpec{push: d.obj.get("push_constants")}.override(obj)
+	dispatchObjs := must(d.dispatchObjects(obj))
 	var shaders []string
 	for k, o := range dispatchObjs {
 		s := spec

@@ -50,36 +50,36 @@ type glslJob struct {
 }
 
 // compileAhead compiles, in parallel, the GLSL that decoding the
-// operation n needs and the cache does not hold, into modules, and
-// notes in failed the sources that do not compile, for the decode to
-// report where they are named. It goes again for what a candidate's
-// later dispatches need, until a pass finds nothing new.
-func compileAhead(src *manifestSource, dir string, modules map[string]*manifestModule, failed map[string]error, n *jsonNode, opts *Options, space *manifestSpace) error {
+// operation n needs and the cache does not hold, into load's modules,
+// and notes in its failed the sources that do not compile, for the
+// decode to report where they are named. It goes again for what a
+// candidate's later dispatches need, until a pass finds nothing new.
+func (load opDecoder) compileAhead(n *jsonNode) error {
 	if !compilesGLSL(n) {
 		return nil // nothing to compile: no first pass
 	}
 	for {
-		d, err := newDecoder(src, dir, modules, n)
+		d, err := load.decoder(n)
 		if err != nil {
 			return nil // the decode that counts says what is wrong
 		}
-		d.gather, d.failed, d.opts, d.space = map[string]glslJob{}, failed, opts, space
+		d.gather = map[string]glslJob{}
 		if _, err := d.decode(); err != errGathered || len(d.gather) == 0 {
 			return nil
 		}
-		jobs := slices.SortedFunc(maps.Values(d.gather), func(a, b glslJob) int { return strings.Compare(a.key, b.key) })
-		if err := compileJobs(d.op.name, jobs, modules, failed, opts); err != nil {
+		if err := compileJobs(d.op.name, d.gather, d.modules, d.failed, d.opts); err != nil {
 			return err
 		}
 	}
 }
 
-// compileJobs compiles jobs over the processors, as many at once as
-// there are, into modules (failed for those that do not compile), and
-// says how it goes to opts.Progress. A cancelled context stops it: no
-// further compile starts, those under way are stopped, and the error is
-// the context's.
-func compileJobs(op string, jobs []glslJob, modules map[string]*manifestModule, failed map[string]error, opts *Options) error {
+// compileJobs compiles the jobs of gather, by key, over the processors,
+// as many at once as there are, into modules (failed for those that do
+// not compile), and says how it goes to opts.Progress. A cancelled
+// context stops it: no further compile starts, those under way are
+// stopped, and the error is the context's.
+func compileJobs(op string, gather map[string]glslJob, modules map[string]*manifestModule, failed map[string]error, opts *Options) error {
+	jobs := slices.SortedFunc(maps.Values(gather), func(a, b glslJob) int { return strings.Compare(a.key, b.key) })
 	ctx := opts.context()
 	var mu sync.Mutex // modules, failed, and the calls of Progress
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
@@ -96,11 +96,7 @@ func compileJobs(op string, jobs []glslJob, modules map[string]*manifestModule, 
 			if ctx.Err() != nil {
 				return
 			}
-			code, deps, err := compileGLSL(ctx, j.path, j.src, j.defines, false)
-			var m *manifestModule
-			if err == nil {
-				m, err = glslModuleOf(j.name, code, deps)
-			}
+			m, err := j.compile(ctx, false)
 			mu.Lock()
 			if ctx.Err() == nil {
 				if err != nil {

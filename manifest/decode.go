@@ -42,25 +42,20 @@ type opDecoder struct {
 // decodeOperation decodes the operation n, its GLSL compiled ahead in
 // parallel (compileAhead); space, if set, is the space whose
 // configurations n's candidates are.
-func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode, opts *Options, space *manifestSpace) (_ *manifestOp, err error) {
-	failed := map[string]error{}
-	if err := compileAhead(src, dir, modules, failed, n, opts, space); err != nil {
+func decodeOperation(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode, opts *Options, space *manifestSpace) (*manifestOp, error) {
+	load := opDecoder{src: src, dir: dir, modules: modules, failed: map[string]error{}, opts: opts, space: space}
+	if err := load.compileAhead(n); err != nil {
 		return nil, err
 	}
-	d, err := newDecoder(src, dir, modules, n)
+	d, err := load.decoder(n)
 	if err != nil {
 		return nil, err
 	}
-	d.failed, d.opts, d.space = failed, opts, space
-	if space != nil {
-		defer func() {
-			if err != nil {
-				err = d.spaceError(err)
-			}
-		}()
-	}
 	op, err := d.decode()
-	if err == nil && space != nil && space.glsl {
+	switch {
+	case err != nil && space != nil:
+		return nil, d.spaceError(err)
+	case err == nil && space != nil && space.glsl:
 		op.deferConfigs(d)
 	}
 	return op, err
@@ -80,13 +75,15 @@ func (d *opDecoder) decode() (_ *manifestOp, err error) {
 	return d.op, nil
 }
 
-func newDecoder(src *manifestSource, dir string, modules map[string]*manifestModule, n *jsonNode) (*opDecoder, error) {
-	obj, err := src.object(n, "an operation")
+// decoder is a decoder of the operation n in load's manifest: its source,
+// folder, modules, the sources that did not compile, options and space.
+func (load opDecoder) decoder(n *jsonNode) (*opDecoder, error) {
+	obj, err := load.src.object(n, "an operation")
 	if err != nil {
 		return nil, err
 	}
-	d := &opDecoder{src: src, dir: dir, modules: modules, op: &manifestOp{ref: -1}, obj: obj,
-		names: map[string]nameInfo{}, lets: map[string]*manifestLet{}}
+	d := &load
+	d.op, d.obj, d.names, d.lets = &manifestOp{ref: -1}, obj, map[string]nameInfo{}, map[string]*manifestLet{}
 	for _, r := range reservedNames {
 		kind := deviceName
 		switch {

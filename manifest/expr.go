@@ -352,32 +352,19 @@ func (p *exprParser) parsePrimary() typedNode {
 	panic(p.errf(pos, "unexpected %q", p.rest()))
 }
 
+// numberRE is a number's text: hexadecimal digits after 0x, else digits,
+// points and exponents (with their sign), which make it a float.
+var numberRE = regexp.MustCompile(`^(?:0[xX][0-9a-fA-F]*|[0-9.](?:[0-9.]|[eE][+-]?)*)`)
+
 func (p *exprParser) parseNumber() typedNode {
 	pos := p.pos
-	hex := strings.HasPrefix(p.src[pos:], "0x") || strings.HasPrefix(p.src[pos:], "0X")
-	if hex {
-		p.pos += 2
-	}
-	isFloat := false
-	for ; p.pos < len(p.src); p.pos++ {
-		c := p.src[p.pos]
-		if '0' <= c && c <= '9' || hex && strings.IndexByte("abcdefABCDEF", c) >= 0 {
-			continue
-		}
-		if hex || c != '.' && c != 'e' && c != 'E' {
-			break
-		}
-		isFloat = true
-		// An exponent's sign belongs to the number.
-		if c != '.' && p.pos+1 < len(p.src) && (p.src[p.pos+1] == '+' || p.src[p.pos+1] == '-') {
-			p.pos++
-		}
-	}
-	text := p.src[pos:p.pos]
+	text := numberRE.FindString(p.src[pos:])
+	p.pos += len(text)
 	if p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
 		panic(p.errf(pos, "malformed number %q", text+string(p.src[p.pos])))
 	}
-	if isFloat {
+	hex := strings.HasPrefix(text, "0x") || strings.HasPrefix(text, "0X")
+	if !hex && strings.ContainsAny(text, ".eE") {
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsInf(f, 0) {
 			panic(p.errf(pos, "malformed number %q", text))

@@ -24,7 +24,7 @@ import (
 // #defines of candidate c (defs: names to integer expressions of its
 // params, so that a space spans them), through glslc, once for each
 // source and set of defines: the SPIR-V is kept in the cache folder
-// (glslCacheDir) with the files it was compiled from (compileGLSL), and
+// (glslCacheDir) with the files it was compiled from (glslJob.compile), and
 // later loads read it without a compiler while those are unchanged.
 func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error) {
 	p, full := d.path(n, "a GLSL compute source")
@@ -50,31 +50,18 @@ func (d *opDecoder) glslModule(c int, n, defs *jsonNode) (*manifestModule, error
 	}
 	// The first pass (gather) takes a module the cache holds; one it does
 	// not is noted for compileAhead, and the candidate stops here.
-	code, deps, err := compileGLSL(d.opts.context(), full, src, defines, d.gather != nil)
-	if d.gather != nil && code == nil && err == nil {
-		d.gather[key] = glslJob{key: key, name: name, path: full, src: src, defines: defines}
+	job := glslJob{key: key, name: name, path: full, src: src, defines: defines}
+	m, err := job.compile(d.opts.context(), d.gather != nil)
+	if d.gather != nil && m == nil && err == nil {
+		d.gather[key] = job
 		return nil, errGathered
-	}
-	var m *manifestModule
-	if err == nil {
-		m, err = glslModuleOf(name, code, deps)
 	}
 	if err != nil {
 		return nil, errWhere(status.CodeOf(err), d.src.where(n), "%s", status.Message(err))
 	}
 	d.modules[key] = m
-	d.op.addFiles(deps...)
+	d.op.addFiles(m.includes...)
 	return m, nil
-}
-
-// glslModuleOf is the module name that code, compiled from the files
-// deps, is.
-func glslModuleOf(name string, code []byte, deps []string) (*manifestModule, error) {
-	sm, err := spirv.Parse(code)
-	if err != nil {
-		return nil, status.Newf(status.InvalidArgument, "%s compiled to an unusable SPIR-V module: %s", name, status.Message(err))
-	}
-	return &manifestModule{path: name, code: code, spv: sm, includes: deps}, nil
 }
 
 // errGathered stops a candidate in compileAhead's first pass at a GLSL
@@ -106,54 +93,51 @@ func (d *opDecoder) defines(c int, n *jsonNode) ([]string, error) {
 	return out, nil
 }
 
-// compileGLSL returns the SPIR-V of the source at path (whose text is
-// src) with defines, for the Vulkan version its target-env line names,
-// from the cache or, unless cachedOnly (nil then if the cache holds
-// nothing), from glslc. A cache entry is the
-// SPIR-V, named by a digest of the compiler's flags, the defines, the
-// source's folder (where its #includes are looked for) and its text, and
-// beside it a record of the files glslc read for it, #includes of
-// #includes too, with a digest of each and of the SPIR-V: the entry
-// answers while every one of them reads as it did, so an edited header
-// is compiled again. It returns those files too; a compile that ctx
-// stops fails with ctx's error.
-func compileGLSL(ctx context.Context, path string, src []byte, defines []string, cachedOnly bool) ([]byte, []string, error) {
-	tc, abs, cached, err := glslEntry(path, src, defines)
+// compile returns the module of j's source with its defines, for the
+// Vulkan version its target-env line names, from the cache or, unless
+// cachedOnly (nil then if the cache holds nothing), from glslc. A cache
+// entry is the SPIR-V, named by a digest of the compiler's flags, the
+// defines, the source's folder (where its #includes are looked for) and
+// its text, and beside it a record of the files glslc read for it,
+// #includes of #includes too, with a digest of each and of the SPIR-V:
+// the entry answers while every one of them reads as it did, so an
+// edited header is compiled again. The module's includes are those
+// files; a compile that ctx stops fails with ctx's error.
+func (j glslJob) compile(ctx context.Context, cachedOnly bool) (*manifestModule, error) {
+	abs, err := filepath.Abs(j.path)
 	if err != nil {
-		return nil, nil, err
+		return nil, status.Newf(status.InvalidArgument, "%v", err)
 	}
-	if code, deps, err := cachedGLSL(cached, filepath.Base(path)); code != nil || err != nil || cachedOnly {
-		return code, deps, err
-	}
-	if _, err := exec.LookPath(tc.Glslc); err != nil {
-		return nil, nil, status.Newf(status.FailedPrecondition, "compiling %s needs glslc, the Khronos GLSL compiler (Debian's and Ubuntu's package glslc, or the Vulkan SDK), on the PATH: %v", filepath.Base(path), err)
-	}
-	code, deps, err := tc.CompileFile(ctx, abs, defines)
-	if err := context.Cause(ctx); err != nil {
-		return nil, nil, err
-	}
-	if err != nil {
-		return nil, nil, status.Newf(status.InvalidArgument, "%v", err)
-	}
-	keepGLSL(cached, code, deps)
-	return code, deps, nil
-}
-
-// glslEntry returns the toolchain that compiles the source at path
-// (whose text is src) with defines, its absolute path, and the path of
-// its SPIR-V in the cache.
-func glslEntry(path string, src []byte, defines []string) (tc glslc.Toolchain, abs, cached string, err error) {
-	if abs, err = filepath.Abs(path); err != nil {
-		return tc, "", "", status.Newf(status.InvalidArgument, "%v", err)
-	}
-	tc = glslc.Default
-	if tc.TargetEnv, err = glslc.TargetEnvOf(path, string(src)); err != nil {
-		return tc, "", "", status.Newf(status.InvalidArgument, "%v", err)
+	tc := glslc.Default
+	if tc.TargetEnv, err = glslc.TargetEnvOf(j.path, string(j.src)); err != nil {
+		return nil, status.Newf(status.InvalidArgument, "%v", err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "vkbench glsl v2\x00%s\x00%s\x00%s\x00", strings.Join(tc.Flags(), " "), strings.Join(defines, "\x00"), filepath.Dir(abs))
-	h.Write(src)
-	return tc, abs, filepath.Join(glslCacheDir(), hex.EncodeToString(h.Sum(nil))+".spv"), nil
+	fmt.Fprintf(h, "vkbench glsl v2\x00%s\x00%s\x00%s\x00", strings.Join(tc.Flags(), " "), strings.Join(j.defines, "\x00"), filepath.Dir(abs))
+	h.Write(j.src)
+	cached := filepath.Join(glslCacheDir(), hex.EncodeToString(h.Sum(nil))+".spv")
+	code, deps, err := cachedGLSL(cached, filepath.Base(j.path))
+	switch {
+	case err != nil || code == nil && cachedOnly:
+		return nil, err
+	case code == nil:
+		if _, err := exec.LookPath(tc.Glslc); err != nil {
+			return nil, status.Newf(status.FailedPrecondition, "compiling %s needs glslc, the Khronos GLSL compiler (Debian's and Ubuntu's package glslc, or the Vulkan SDK), on the PATH: %v", filepath.Base(j.path), err)
+		}
+		code, deps, err = tc.CompileFile(ctx, abs, j.defines)
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
+		if err != nil {
+			return nil, status.Newf(status.InvalidArgument, "%v", err)
+		}
+		keepGLSL(cached, code, deps)
+	}
+	sm, err := spirv.Parse(code)
+	if err != nil {
+		return nil, status.Newf(status.InvalidArgument, "%s compiled to an unusable SPIR-V module: %s", j.name, status.Message(err))
+	}
+	return &manifestModule{path: j.name, code: code, spv: sm, includes: deps}, nil
 }
 
 // cachedGLSL returns the SPIR-V of source kept at path, and the files

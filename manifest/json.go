@@ -185,10 +185,10 @@ func (src *manifestSource) parseValue(dec *json.Decoder, path string, depth int)
 // The decoder stops at the first problem of a manifest. Its steps do not
 // return each error to their callers by hand: must and check unwind to
 // the nearest catch, which returns it, as Effective Go's parser example
-// does with panic and recover. Only parseManifest and decodeOperation
-// (whose errors a space annotates) catch, so only what they call may use
-// must or check; the leaf readers (str, integer, object...) return
-// errors as usual.
+// does with panic and recover. Only parseManifest, decodeOperation
+// (whose errors a space annotates) and decodeCandidate catch, so only
+// what they call may use must or check; the leaf readers (str, integer,
+// object...) return errors as usual.
 type decodeError struct{ err error }
 
 // check unwinds the decoder with err, if it is one; must returns v, or

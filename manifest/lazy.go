@@ -3,7 +3,6 @@ package manifest
 import (
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/vkbench/vkbench/kernels"
@@ -12,7 +11,7 @@ import (
 // A space of GLSL kernels compiles a configuration when a search first
 // needs it, not when it enumerates the space: the decode of the space's
 // configurations (spaceKernels) reads each configuration's candidate as
-// far as its JSON goes (lazyCandidate: its name, params, asserts,
+// far as its JSON goes (decodeCandidate: its name, params, asserts,
 // "requires" and the buffers it binds, its template's), and leaves its
 // dispatches, which need the compiled module, for resolve. What the
 // module says (its capabilities, shared memory, workgroup, bindings) is
@@ -43,26 +42,6 @@ type lazyConfigs struct {
 // whose dispatches are decoded when first needed.
 func (d *opDecoder) defers(c int) bool {
 	return d.space != nil && d.space.glsl && c >= d.space.nnamed
-}
-
-// lazyCandidate reads what a deferred candidate c is without its
-// modules: its name, asserts, subgroups and "requires"; it binds the
-// buffers its template binds (the same JSON, but for the params).
-func (d *opDecoder) lazyCandidate(c int, obj *jsonObj) kernels.Candidate {
-	run := d.op.runs[c]
-	_, name := obj.needString("name", "the candidate's name")
-	run.asserts = d.asserts(obj, assertContext)
-	for i := range run.asserts {
-		check(d.checkParams(c, &run.asserts[i]))
-	}
-	check(d.subgroups(c, obj))
-	cand := kernels.Candidate{Name: name, Params: maps.Clone(run.params)}
-	d.requires(obj, &cand.Requires)
-	run.shared, run.lazy = cand.Requires.SharedMemory, true
-	for _, b := range d.op.bufs {
-		b.users[c] = b.users[d.space.at]
-	}
-	return cand
 }
 
 // sourcesDigest is the text of every file the decoded GLSL modules were
@@ -155,10 +134,7 @@ func (lz *lazyConfigs) decode(c int) error {
 	defer lz.mu.Unlock()
 	undo := d.op.runs[c].keep()
 	// The error is the point's, which names the configuration.
-	cand, err := func() (_ kernels.Candidate, err error) {
-		defer catch[decodeError](&err)
-		return d.decodeCandidate(c, d.candObjs[c])
-	}()
+	cand, err := d.decodeCandidate(c, d.candObjs[c])
 	if err != nil {
 		undo()
 		return err
@@ -172,16 +148,13 @@ func (lz *lazyConfigs) decode(c int) error {
 // gatherOne returns the GLSL that decoding candidate c needs and the
 // cache does not hold (compileAhead's first pass, for one candidate),
 // leaving the candidate as it was.
-func (d *opDecoder) gatherOne(c int) []glslJob {
+func (d *opDecoder) gatherOne(c int) map[string]glslJob {
 	undo, warned := d.op.runs[c].keep(), len(d.op.warnings)
 	d.gather = map[string]glslJob{}
-	func() {
-		defer catch[decodeError](new(error))
-		_, _ = d.decodeCandidate(c, d.candObjs[c])
-	}()
+	_, _ = d.decodeCandidate(c, d.candObjs[c])
 	undo()
 	d.op.warnings = d.op.warnings[:warned]
-	jobs := slices.SortedFunc(maps.Values(d.gather), func(a, b glslJob) int { return strings.Compare(a.key, b.key) })
+	jobs := d.gather
 	d.gather = nil
 	return jobs
 }

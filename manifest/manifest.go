@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
-	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 )
@@ -28,27 +27,8 @@ const Schema = "vkbench.manifest/v1"
 //
 // A manifest is JSON, decoded strictly: an unknown field is an error that
 // names it (and suggests the field it was probably meant to be). Every
-// object may have a "comment" string. In short:
-//
-//	{"schema": "vkbench.manifest/v1", "operations": [{
-//	  "name": "saxpy",                      // lower case, digits, '-'
-//	  "dims": {"N": 1048576},               // ordered; default extents
-//	  "assert": ["N % 4 == 0"],             // sizes the operation accepts
-//	  "buffers": [
-//	    {"name": "x", "type": "f32", "len": "N", "binding": 0},
-//	    {"name": "y", "type": "f32", "len": "N", "binding": 1,
-//	     "role": "inout"}],
-//	  "push_constants": [{"type": "u32", "value": "N"}, {"type": "f32", "value": 2.5}],
-//	  "bytes": "12*N", "flops": "2*N",      // default bytes: inputs + outputs
-//	  "verify": {"reference": "scalar"},    // or {} for each buffer's "expect"
-//	  "candidates": [
-//	    {"name": "scalar", "spirv": "saxpy.spv", "workgroup": [256],
-//	     "groups": ["div_up(N, local_size_x)"]},
-//	    {"name": "vec4", "spirv": "saxpy_vec4.spv",
-//	     "constants": {"0": "WG"}, "params": {"WG": 64},
-//	     "groups": ["div_up(N, 4*WG)"]}]}]}
-//
-// The whole format is docs/manifest.md of the repository; everything is
+// object may have a "comment" string. The format is docs/manifest.md of
+// the repository ("A first manifest" is a short example); everything is
 // checked when the manifest is read (the package's documentation).
 func Load(path string) ([]kernels.Operation, error) {
 	return LoadWith(path, Options{})
@@ -122,19 +102,18 @@ func parseManifest(src *manifestSource, dir string, opts *Options) (_ []kernels.
 // manifests'. Without one it is the manifest file's name less its
 // extension ("kernels" for kernels.json), or "manifest" for Parse's.
 func tunerName(src *manifestSource, top *jsonObj) (string, error) {
+	name := strings.TrimSuffix(filepath.Base(src.name), filepath.Ext(src.name))
 	n := top.get("tuner")
-	if n == nil {
-		name := strings.TrimSuffix(filepath.Base(src.name), filepath.Ext(src.name))
-		if !tunerRE.MatchString(name) || name == BuiltinTuner {
-			name = "manifest"
-		}
+	if n != nil {
+		name = must(src.str(n))
+	}
+	switch {
+	case tunerRE.MatchString(name) && name != BuiltinTuner:
 		return name, nil
+	case n == nil:
+		return "manifest", nil
 	}
-	name := must(src.str(n))
-	if !tunerRE.MatchString(name) || name == BuiltinTuner {
-		return "", src.errAt(n, "%q is not a tuner name: letters, digits, '_', '.' and '-', at most 64, and not %q (the built-in operations' table)", name, BuiltinTuner)
-	}
-	return name, nil
+	return "", src.errAt(n, "%q is not a tuner name: letters, digits, '_', '.' and '-', at most 64, and not %q (the built-in operations' table)", name, BuiltinTuner)
 }
 
 // BuiltinTuner names the tune cache's table of the built-in operations,
@@ -215,9 +194,6 @@ func (op *manifestOp) Verifies() bool {
 // Candidates are the operation's candidates; a configuration of a GLSL
 // space as far as it is known before its GLSL is compiled (lazy.go).
 func (op *manifestOp) Candidates() []kernels.Candidate {
-	if op.lazy == nil {
-		return par.Map(op.cands, kernels.Candidate.Clone)
-	}
 	out := make([]kernels.Candidate, len(op.cands))
 	for c := range out {
 		out[c] = op.candidate(c)

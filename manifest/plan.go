@@ -95,6 +95,30 @@ func (op *manifestOp) checkAssertList(asserts []manifestExpr, env exprEnv, size 
 	return nil
 }
 
+// setDevice sets the device's limits in env: info's, or, for nil (the
+// manifest being read), the least every Vulkan device allows.
+func setDevice(env exprEnv, info *hal.DeviceInfo) {
+	for _, l := range kernels.DeviceLimits {
+		v := l.Least
+		if info != nil {
+			v = l.Of(info.Limits)
+		}
+		env[l.Name] = intValue(int64(v))
+	}
+}
+
+// deviceValues lists the device limits e uses with their values in env,
+// such as "max_shared_memory=32768", for the message of a failed assert.
+func deviceValues(e *expr, env exprEnv) string {
+	var vals []string
+	for _, name := range e.names {
+		if slices.ContainsFunc(kernels.DeviceLimits, func(l kernels.DeviceLimit) bool { return l.Name == name }) {
+			vals = append(vals, fmt.Sprintf("%s=%s", name, env[name]))
+		}
+	}
+	return strings.Join(vals, ", ")
+}
+
 func (op *manifestOp) bufferLen(b *manifestBuffer, env exprEnv) (int64, error) {
 	n, err := b.len.evalInt(env)
 	if err != nil {
