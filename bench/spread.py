@@ -10,7 +10,10 @@ import sys
 
 
 def main():
-    runs = [json.load(open(f)) for f in sys.argv[1:]]
+    runs = []
+    for name in sys.argv[1:]:
+        with open(name) as f:
+            runs.append(json.load(f))
     ops = []
     for r in runs:
         for b in r["benchmarks"]:

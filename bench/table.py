@@ -49,13 +49,15 @@ def main():
     ap.add_argument("results")
     ap.add_argument("baseline")
     args = ap.parse_args()
-    res = json.load(open(args.results))
+    with open(args.results) as f:
+        res = json.load(f)
     base = {}
-    for line in open(args.baseline):
-        line = line.strip()
-        if line.startswith("{"):
-            b = json.loads(line)
-            base[b["op"]] = b
+    with open(args.baseline) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                b = json.loads(line)
+                base[b["op"]] = b
     print(f"device: {res['device']['name']} ({res['device']['driver']}), mode {res['mode']}")
     print()
     if args.op:

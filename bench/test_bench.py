@@ -121,6 +121,7 @@ class SpreadTies(unittest.TestCase):
         import io
         import json
         import tempfile
+        import warnings
         with tempfile.TemporaryDirectory() as d:
             paths = []
             for i, benches in enumerate(runs):
@@ -131,10 +132,13 @@ class SpreadTies(unittest.TestCase):
             argv = sys.argv
             sys.argv = ["spread.py"] + paths
             try:
-                with contextlib.redirect_stdout(out):
+                with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as said:
+                    warnings.simplefilter("always")
                     spread.main()
             finally:
                 sys.argv = argv
+            # A file left open says so on stderr of every test run.
+            self.assertEqual([str(w.message) for w in said], [])
         return out.getvalue()
 
     @staticmethod
