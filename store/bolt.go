@@ -140,14 +140,11 @@ func sameVersion(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// View runs fn in a read transaction of the file. A missing or empty file
-// runs nothing. The read path never changes the file: a damaged file is
-// an error with code DataLoss, and is moved aside by the next commit.
-//
-// Where the platform can take and release a file lock (flock), the
-// read-only handle is kept open between calls (see reader); it is reopened
-// when the file changed, and closed after readerIdle without use.
-// Elsewhere the file is opened for each call.
+// View runs fn in a read transaction of the file, through the read
+// handle (reader; opened for each call where !canRelock). A missing or
+// empty file runs nothing. The read path never changes the file: a
+// damaged file is an error with code DataLoss, moved aside by the next
+// commit.
 func (bf *boltFile) View(ctx context.Context, fn func(Tx) error) error {
 	err, ferr := bf.read(ctx, bf.lockWait(), fn)
 	if ferr != nil {

@@ -28,13 +28,11 @@
 // (a header, records by identity, searches in order); UpdatePeak and
 // SavePipelineCache keep the other two kinds of data.
 //
-// The calls of tables, logs, peaks and pipeline caches (Get, Update,
-// Scan, Tables, Clear; PutLogEval, PutLogHeader, AddLogSearch, ReadLog,
-// TuneLogs; UpdatePeak, LoadPeak, SavePipelineCache, LoadPipelineCache), CheckRead,
-// CheckWrite and TryLock take their caller's context: a wait for another
+// Every call that may wait takes its caller's context: a wait for another
 // process's lock on the file, or for a shared store's answer, ends when
-// it does, with its error, and a call whose context has already ended
-// does nothing.
+// it does, with its error and no warning, and a call whose context has
+// already ended does nothing. A write it ends writes nothing, unless a
+// shared store's writes were already on their way.
 //
 // The store keeps nothing in memory: every Get reads the file, so an
 // answer another process committed is found. Callers that ask the same
@@ -42,14 +40,12 @@
 //
 // # Backends
 //
-// Everything a Store does goes through a Backend: a View and an atomic
-// Update of transactions (Tx) that get, scan, put and delete bytes in
-// tables named by paths, list tables, drop them and count sequences. The
-// local bbolt file is one Backend (bolt.go), and the only one Open makes
-// itself; New wraps any other. A Backend knows nothing of entries, logs
-// or peaks, and no bbolt type appears in the interface. What a Store
-// relies on of a Backend is checked by storetest.TestBackend, which every
-// backend runs from a test of its own.
+// Everything a Store does goes through a Backend (tables of bytes, with
+// an atomic Update), which knows nothing of entries, logs or peaks; no
+// bbolt type appears in it. The local bbolt file is one Backend, the only
+// one Open makes itself; New wraps any other. What a Store relies on of
+// a Backend is checked by storetest.TestBackend, which every backend runs
+// from a test of its own.
 //
 // # The shared tier
 //
@@ -74,11 +70,9 @@
 // # Caveats
 //
 // Problems with the file never stop the work: each is an error with a
-// status code from the call that met it, and a warning (Warnings) that
-// names the file; Store lists them. Reads never change the file: a
-// damaged file is moved aside by the next write, which starts a fresh
-// one; another program's file is left as it is, and CheckRead says so
-// before any work. Tables of another SchemaVersion are neither read nor
-// changed, so versions of vkbench can share a file. A Store opened on the
-// path "off" touches no file: reads find nothing and writes keep nothing.
+// status code (see Store) and a warning that names the file (Warnings).
+// Reads never change the file. Tables of another SchemaVersion are
+// neither read nor changed, so versions of vkbench can share a file. A
+// Store opened on the path "off" touches no file: reads find nothing and
+// writes keep nothing.
 package store

@@ -12,11 +12,9 @@ import (
 var peaksTable, pipelineTable = []string{"peaks"}, []string{"pipeline-caches"}
 
 // UpdatePeak stores what merge makes of the peak stored for hardware
-// (nil where there is none), in one transaction: no other writer, in this
-// process or another, comes between what merge reads and what is
-// written, so two peaks stored at once merge over each other. A nil
-// result writes nothing. ctx ending while it waits (for another
-// process's lock) is its error, ctx's, and nothing is written.
+// (nil where there is none), in one transaction, as Update does: two
+// peaks stored at once merge over each other. A nil result writes
+// nothing.
 func (s *Store) UpdatePeak(ctx context.Context, hardware string, merge func(old []byte) ([]byte, error)) error {
 	return s.b.Update(ctx, func(tx Tx) error {
 		peak, err := merge(bytes.Clone(tx.Get(peaksTable, []byte(hardware))))
@@ -27,30 +25,26 @@ func (s *Store) UpdatePeak(ctx context.Context, hardware string, merge func(old 
 	})
 }
 
-// LoadPeak returns the peak stored for hardware, or nil. A file that
-// cannot be read is an error and a warning; ctx ending while it waits is
-// ctx's error, without a warning.
+// LoadPeak returns the peak stored for hardware, or nil; a file that
+// cannot be read is an error and a warning, as for Get.
 func (s *Store) LoadPeak(ctx context.Context, hardware string) ([]byte, error) {
 	return s.load(ctx, "stored peaks not read", peaksTable, []byte(hardware))
 }
 
 // SavePipelineCache stores a driver's pipeline cache data under its
-// pipeline-cache UUID. ctx ending while it waits is its error, ctx's, and
-// nothing is written.
+// pipeline-cache UUID.
 func (s *Store) SavePipelineCache(ctx context.Context, uuid [16]byte, data []byte) error {
 	return s.b.Update(ctx, func(tx Tx) error { return tx.Put(pipelineTable, fmt.Appendf(nil, "%x", uuid), data) })
 }
 
-// LoadPipelineCache returns the pipeline cache stored for uuid, or nil. A
-// file that cannot be read is an error and a warning; ctx ending while it
-// waits is ctx's error, without a warning.
+// LoadPipelineCache returns the pipeline cache stored for uuid, or nil,
+// as LoadPeak does.
 func (s *Store) LoadPipelineCache(ctx context.Context, uuid [16]byte) ([]byte, error) {
 	return s.load(ctx, "stored pipeline caches not read", pipelineTable, fmt.Appendf(nil, "%x", uuid))
 }
 
-// load returns a copy of key's value in table, or nil; a store that
-// cannot be read is the error, and a warning; ctx ending while it waits is
-// ctx's error and no warning.
+// load returns a copy of key's value in table, or nil: Get, LoadPeak and
+// LoadPipelineCache.
 func (s *Store) load(ctx context.Context, warning string, table []string, key []byte) ([]byte, error) {
 	var out []byte
 	err := s.b.View(ctx, func(tx Tx) error {

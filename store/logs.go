@@ -44,9 +44,7 @@ func (r LogRef) tablePath(sub ...string) ([]string, error) {
 }
 
 // PutLogEval stores one evaluation's record in r's log under its
-// identity, replacing an earlier record of the same identity. It, and the
-// other reads and writes of a log, wait for another process's lock on the
-// file no longer than ctx, as Update does.
+// identity, replacing an earlier record of the same identity.
 func (s *Store) PutLogEval(ctx context.Context, r LogRef, id string, rec []byte) error {
 	return s.putLog(ctx, r, []byte(id), rec, logEvals)
 }
@@ -88,8 +86,7 @@ func (s *Store) AddLogSearch(ctx context.Context, r LogRef, search []byte) error
 	})
 }
 
-// TuneLogs lists the tuning logs. ctx ending while it waits for another
-// process's lock on the file is its error, ctx's, as ReadLog's is.
+// TuneLogs lists the tuning logs.
 func (s *Store) TuneLogs(ctx context.Context) ([]LogRef, error) {
 	var out []LogRef
 	err := s.b.View(ctx, func(tx Tx) error {

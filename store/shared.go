@@ -152,8 +152,7 @@ func refused(err error) bool {
 }
 
 // Shared is the shared tier (Options.Shared), or nil when there is none:
-// a Store of its own, whose reads and writes reach only it. Which tier to
-// ask, and when to copy an answer down, is its caller's (the tuner's).
+// a Store of its own, whose reads and writes reach only it.
 func (s *Store) Shared() *Store { return s.shared }
 
 // Close closes the shared tier's connections; a second Close does
@@ -246,7 +245,7 @@ func (st *sharedTier) call(ctx context.Context, do func() error) error {
 }
 
 // tierFailure is an error of the shared tier itself, which has warned of
-// it once: Warn says nothing more of it.
+// it once (saidOnce).
 type tierFailure struct{ err error }
 
 func (e tierFailure) Error() string { return e.err.Error() }
@@ -268,18 +267,16 @@ type fnError struct{ err error }
 func (e fnError) Error() string { return e.err.Error() }
 func (e fnError) Unwrap() error { return e.err }
 
-// View runs fn in a read transaction of the shared store.
 func (st *sharedTier) View(ctx context.Context, fn func(Tx) error) error {
 	return st.run(ctx, st.b.View, fn)
 }
 
-// Update runs fn in a write transaction of the shared store.
 func (st *sharedTier) Update(ctx context.Context, fn func(Tx) error) error {
 	return st.run(ctx, st.b.Update, fn)
 }
 
-// run runs fn in a transaction txn (View or Update): fn's own error is
-// returned as it is, not taken for a failure of the tier.
+// run runs fn in a transaction txn (the backend's View or Update): fn's
+// own error is returned as it is, not taken for a failure of the tier.
 func (st *sharedTier) run(ctx context.Context, txn func(context.Context, func(Tx) error) error, fn func(Tx) error) error {
 	err := st.call(ctx, func() error {
 		return txn(ctx, func(tx Tx) error {
@@ -344,9 +341,6 @@ func (l *Lease) TookOver() string { return l.tookOver }
 // longer exists is taken over at once (Lease.TookOver says whose), rather
 // than waited for until it expires. Only a process id that exists on no
 // process counts as dead; any holder on another host is waited for.
-//
-// ctx ending while it waits for another process's lock on the file is
-// its error, ctx's: nothing was taken.
 func (s *Store) TryLock(ctx context.Context, name string) (_ *Lease, holder string, _ error) {
 	lk, ok := s.b.(Locker)
 	call := func(_ context.Context, do func() error) error { return do() }

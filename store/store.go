@@ -39,22 +39,12 @@ type Options struct {
 
 // Store keeps the tune cache's tables, tuning logs, peaks and pipeline
 // caches in a Backend: by default a bbolt file that several processes may
-// share.
-//
-// # Sharing
-//
-// A write takes bbolt's exclusive lock, a read the shared lock, for one
-// transaction; between reads the file stays open (and mapped) but
+// share. A write takes bbolt's exclusive lock, a read the shared lock, for
+// one transaction; between reads the file stays open (and mapped) but
 // unlocked for up to a second, and is reopened when another process
-// changed it. No process waits for a lock longer than the lock timeout,
-// or than the context of the method that waits (see the package's
-// Basics).
-//
-// # Crashes
-//
-// A write is one bbolt transaction: a process killed at any moment leaves
-// the file with every write that had returned, each complete, and nothing
-// of the one in flight.
+// changed it. A process killed at any moment leaves the file with every
+// write that had returned, each complete, and nothing of the one in
+// flight.
 //
 // # Problems with the file
 //
@@ -76,8 +66,6 @@ type Options struct {
 //     find nothing and writes keep nothing; it is never changed or moved
 //     aside.
 //   - written by a newer bbolt file format: Incompatible. Left as it is.
-//   - tables of another schema version are neither read nor changed,
-//     Clear included.
 //
 // A Store is safe for concurrent use.
 type Store struct {
@@ -85,9 +73,8 @@ type Store struct {
 	path string  // the file's, "" when disabled
 	log  *slog.Logger
 
-	// shared is the shared tier (Options.Shared), nil if none; tier is
-	// set on the shared tier's own Store, and warnTo is the Store whose
-	// warnings its are.
+	// shared is the shared tier (Options.Shared), nil if none; tier and
+	// warnTo (the Store whose warnings its are) are set on the tier's own.
 	shared *Store
 	tier   *sharedTier
 	warnTo *Store
@@ -144,8 +131,7 @@ func (s *Store) Path() string { return s.path }
 // file, is FailedPrecondition. Anything else (no file yet, damage, a
 // lock, a newer bbolt) is nil, left to the reads and writes that follow;
 // so is a store without a file. A command asks before any work. It waits
-// for another process's lock on the file a moment at most, and no longer
-// than ctx, whose end is its error.
+// for another process's lock on the file a moment at most.
 func (s *Store) CheckRead(ctx context.Context) error {
 	if bf, ok := s.b.(*boltFile); ok {
 		return bf.check(ctx)
@@ -156,8 +142,7 @@ func (s *Store) CheckRead(ctx context.Context) error {
 // CheckWrite reports whether a write to the file would be taken now,
 // writing nothing: what CheckRead refuses, and another process holding
 // its lock for longer than the lock timeout (Unavailable). A command that
-// must store what it measures asks before measuring. ctx ending while it
-// waits for the lock is its error, ctx's.
+// must store what it measures asks before measuring.
 func (s *Store) CheckWrite(ctx context.Context) error {
 	if bf, ok := s.b.(*boltFile); ok {
 		return bf.probeWrite(ctx)
@@ -184,10 +169,9 @@ func (s *Store) Warnings() []string {
 }
 
 // Warn records a warning and logs it, once per text: a locked or damaged
-// file would otherwise repeat the same warning for every lookup. A
-// failure of the shared tier among args is no new warning: the tier said
-// so once when it failed. Owners of the values warn here of one that does
-// not decode.
+// file would otherwise repeat it for every lookup. A failure of the
+// shared tier among args is no new warning: the tier said so once. Owners
+// of the values warn here of one that does not decode.
 func (s *Store) Warn(format string, args ...any) {
 	if saidOnce(args) {
 		return

@@ -63,8 +63,7 @@ func (r Rows) Delete(key []byte) error { return r.tx.Delete(r.path, key) }
 
 // Get returns a copy of the value of key in table t: nil, nil when there
 // is none, and the file's error when it cannot be read (see Store), with a
-// warning. ctx ending while it waits (for another process's lock, for
-// a shared store's answer) is its error, ctx's, without a warning.
+// warning.
 func (s *Store) Get(ctx context.Context, t Table, key []byte) ([]byte, error) {
 	return s.load(ctx, "lookups miss", t.path(), key)
 }
@@ -72,8 +71,7 @@ func (s *Store) Get(ctx context.Context, t Table, key []byte) ([]byte, error) {
 // Update runs fn on table t's rows in one atomic read-modify-write,
 // creating the table if needed: no other writer can come between its
 // reads and its writes. A store that cannot be written returns its error
-// (see Store). ctx ending while it waits is its error: nothing was
-// written, unless a shared store's writes were already on their way.
+// (see Store).
 func (s *Store) Update(ctx context.Context, t Table, fn func(Rows) error) error {
 	return s.b.Update(ctx, func(tx Tx) error {
 		if t.Hardware == "" || t.Tuner == "" {
@@ -84,9 +82,7 @@ func (s *Store) Update(ctx context.Context, t Table, fn func(Rows) error) error 
 }
 
 // Scan calls fn with every key of table t and its value, in key order.
-// A table that is not there is NotFound. ctx ending while it waits (for
-// another process's lock, for a shared store's answer) is its error,
-// ctx's.
+// A table that is not there is NotFound.
 func (s *Store) Scan(ctx context.Context, t Table, fn func(key, value []byte) error) error {
 	return s.b.View(ctx, func(tx Tx) error {
 		if found, err := hasTable(tx, t.path()); err != nil || !found {
@@ -106,8 +102,7 @@ func hasTable(tx Tx, path []string) (found bool, err error) {
 	return found, err
 }
 
-// Tables lists the tables of this schema. ctx ending while it waits is
-// its error, ctx's.
+// Tables lists the tables of this schema.
 func (s *Store) Tables(ctx context.Context) ([]Table, error) {
 	var out []Table
 	err := s.b.View(ctx, func(tx Tx) error {
@@ -122,9 +117,7 @@ func (s *Store) Tables(ctx context.Context) ([]Table, error) {
 // Clear removes table t with its tuning logs; a nil t removes every table
 // of this schema and every log. A t that names no table is NotFound,
 // whether the file lacks that table, has no tables or does not exist, so
-// that a mistyped table is not taken for one cleared. ctx ending while it
-// waits is its error, ctx's: nothing was removed, unless a shared store's
-// writes were already on their way.
+// that a mistyped table is not taken for one cleared.
 func (s *Store) Clear(ctx context.Context, t *Table) error {
 	missing := func() error {
 		if t == nil {
