@@ -314,15 +314,13 @@ func (b *Backend) begin(ctx, bounded context.Context, update bool) (tx *rtx, end
 	}
 }
 
-// one runs a call of one command on a connection of its own, within the
-// call's bound and until ctx ends (see do).
-func one[T any](ctx context.Context, b *Backend, cmd func(ctx context.Context, c *goredis.Tx) (T, error)) (T, error) {
-	bounded, cancel := b.bound(ctx)
-	defer cancel()
-	tx, end := b.begin(ctx, bounded, false)
-	defer end()
-	v, _ := do(tx, cmd)
-	return v, fail(ctx, tx.err)
+// one runs a call of one command, as a View of its own.
+func one[T any](ctx context.Context, b *Backend, cmd func(ctx context.Context, c *goredis.Tx) (T, error)) (v T, err error) {
+	err = b.View(ctx, func(tx store.Tx) error {
+		v, _ = do(tx.(*rtx), cmd)
+		return nil
+	})
+	return v, err
 }
 
 // do runs cmd on t's connection, on the goroutine that works it, and
@@ -373,7 +371,8 @@ func decode(p string) []string {
 	return names
 }
 
-func hashKey(path []string) string { return prefix + "t:" + encode(path) }
+// hashKey is the key of the hash of the table whose encoded path is p.
+func hashKey(p string) string { return prefix + "t:" + p }
 
 // below reports whether path is top or a table under it.
 func below(path, top []string) bool {
@@ -419,11 +418,11 @@ func (t *rtx) Get(table []string, key []byte) []byte {
 	if v, ok := t.puts[p][string(key)]; ok {
 		return v
 	}
-	if t.dropped[p] || !t.read(hashKey(table)) {
+	if t.dropped[p] || !t.read(hashKey(p)) {
 		return nil
 	}
 	v, _ := do(t, func(ctx context.Context, c *goredis.Tx) ([]byte, error) {
-		v, err := c.HGet(ctx, hashKey(table), string(key)).Bytes()
+		v, err := c.HGet(ctx, hashKey(p), string(key)).Bytes()
 		if errors.Is(err, goredis.Nil) {
 			return nil, nil
 		}
@@ -435,9 +434,9 @@ func (t *rtx) Get(table []string, key []byte) []byte {
 func (t *rtx) Scan(table []string, pre []byte, fn func(key, value []byte) error) error {
 	p := encode(table)
 	rows := map[string][]byte{}
-	if !t.dropped[p] && t.read(hashKey(table)) {
+	if !t.dropped[p] && t.read(hashKey(p)) {
 		all, _ := do(t, func(ctx context.Context, c *goredis.Tx) (map[string]string, error) {
-			return c.HGetAll(ctx, hashKey(table)).Result()
+			return c.HGetAll(ctx, hashKey(p)).Result()
 		})
 		for k, v := range all {
 			rows[k] = []byte(v)
@@ -511,8 +510,8 @@ func (t *rtx) queue(op func(goredis.Pipeliner)) error {
 }
 
 func (t *rtx) Put(table []string, key, value []byte) error {
-	p, hk, k, v := encode(table), hashKey(table), string(key), string(value)
-	if err := t.queue(func(pl goredis.Pipeliner) { pl.SAdd(t.ctx, tablesKey, p); pl.HSet(t.ctx, hk, k, v) }); err != nil {
+	p, k, v := encode(table), string(key), string(value)
+	if err := t.queue(func(pl goredis.Pipeliner) { pl.SAdd(t.ctx, tablesKey, p); pl.HSet(t.ctx, hashKey(p), k, v) }); err != nil {
 		return err
 	}
 	if t.tables != nil { // the set read, as this transaction changes it
@@ -532,11 +531,11 @@ func (t *rtx) put(p, k string, v []byte) {
 }
 
 func (t *rtx) Delete(table []string, key []byte) error {
-	hk, k := hashKey(table), string(key)
-	if err := t.queue(func(pl goredis.Pipeliner) { pl.HDel(t.ctx, hk, k) }); err != nil {
+	p, k := encode(table), string(key)
+	if err := t.queue(func(pl goredis.Pipeliner) { pl.HDel(t.ctx, hashKey(p), k) }); err != nil {
 		return err
 	}
-	t.put(encode(table), k, nil)
+	t.put(p, k, nil)
 	return nil
 }
 
@@ -562,7 +561,7 @@ func (t *rtx) Drop(table []string) (bool, error) {
 	}
 	return true, t.queue(func(pl goredis.Pipeliner) {
 		for _, p := range gone {
-			pl.Del(t.ctx, hashKey(decode(p)))
+			pl.Del(t.ctx, hashKey(p))
 			pl.SRem(t.ctx, tablesKey, p)
 		}
 	})
