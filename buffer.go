@@ -48,32 +48,19 @@ func bindingOf(b Binding) (hal.Buffer, kernels.DType, int) {
 // NewBuffer allocates a buffer of n elements of type T on d, filled with
 // zeros. Memory that does not fit is an error with code ResourceExhausted.
 func NewBuffer[T Elem](ctx context.Context, d *Device, n int) (*Buffer[T], error) {
-	b, err := newBuffer[T](d, n, "NewBuffer")
-	if err != nil {
-		return nil, err
-	}
-	err = d.runOnce(ctx, func(cb hal.CommandBuffer) error { return cb.Fill(b.buf, 0, b.buf.Size(), 0) })
-	if err != nil {
-		return nil, status.Join(status.Annotate(err, "vkbench: NewBuffer"), b.Release())
-	}
-	return b, nil
+	return newBuffer(d, n, "NewBuffer", func(b *Buffer[T]) error {
+		return d.runOnce(ctx, func(cb hal.CommandBuffer) error { return cb.Fill(b.buf, 0, b.buf.Size(), 0) })
+	})
 }
 
 // Upload allocates a buffer on d that holds a copy of data.
 func Upload[T Elem](ctx context.Context, d *Device, data []T) (*Buffer[T], error) {
-	b, err := newBuffer[T](d, len(data), "Upload")
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Write(ctx, data); err != nil {
-		return nil, status.Join(status.Annotate(err, "vkbench: Upload"), b.Release())
-	}
-	return b, nil
+	return newBuffer(d, len(data), "Upload", func(b *Buffer[T]) error { return b.Write(ctx, data) })
 }
 
-// newBuffer is NewBuffer's and Upload's allocation; call names the one
-// that asks, for its errors.
-func newBuffer[T Elem](d *Device, n int, call string) (*Buffer[T], error) {
+// newBuffer allocates a buffer of n elements and fills it, for NewBuffer
+// and Upload; call names the one that asks, for its errors.
+func newBuffer[T Elem](d *Device, n int, call string, fill func(*Buffer[T]) error) (*Buffer[T], error) {
 	if d == nil || d.hal == nil {
 		return nil, errNoDevice
 	}
@@ -87,7 +74,11 @@ func newBuffer[T Elem](d *Device, n int, call string) (*Buffer[T], error) {
 	if err != nil {
 		return nil, status.Annotate(err, "vkbench: "+call)
 	}
-	return &Buffer[T]{buf: buf, n: n, limits: d.hal.Info().Limits}, nil
+	b := &Buffer[T]{buf: buf, n: n, limits: d.hal.Info().Limits}
+	if err := fill(b); err != nil {
+		return nil, status.Join(status.Annotate(err, "vkbench: "+call), b.Release())
+	}
+	return b, nil
 }
 
 // Len is the number of elements; 0 for a nil buffer.
