@@ -197,9 +197,8 @@ func (d *Device) Err() error {
 // it, the device's memory is left to the driver (the process frees it
 // when it exits), and Close returns an error with code DeadlineExceeded
 // that says so. With Options.PipelineCache it first saves the driver's
-// pipeline cache, waiting a second at most for the file (see
-// Options.PipelineCache). A lost device closes too; closing twice is not
-// an error.
+// pipeline cache (see there). A lost device closes too; closing twice is
+// not an error.
 func (d *Device) Close() error {
 	if d == nil || d.hal == nil {
 		return nil // nothing was opened
@@ -243,9 +242,7 @@ func (d *Device) keep(s *store.Store) error {
 // store's lock timeout (5 s) for a cache that only spares compile time.
 const pipelineSaveWait = time.Second
 
-// savePipelines saves the driver's pipeline cache, with
-// Options.PipelineCache, waiting at most pipelineSaveWait for the file; a
-// cache not saved is a warning.
+// savePipelines saves the driver's pipeline cache (Options.PipelineCache).
 func (d *Device) savePipelines() {
 	pc, ok := d.hal.(hal.PipelineCacher)
 	if d.pipelines == nil || !ok || d.hal.Err() != nil {
