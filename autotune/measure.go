@@ -44,13 +44,10 @@ func measure(ctx context.Context, dev hal.Device, op kernels.Operation, size ker
 		o := opts
 		o.round += r // after MeasureRound's round, 0 but there
 		e, err := measureOnce(ctx, dev, op, size, o, errs)
-		if e != nil {
-			entries = append(entries, e)
+		if e == nil {
+			return nil, nil, err
 		}
-		if err != nil {
-			if e == nil {
-				return nil, nil, err
-			}
+		if entries = append(entries, e); err != nil {
 			return MergeRounds(op, entries, opts), errs, err
 		}
 	}
@@ -230,15 +227,20 @@ func (m *measurement) run(ctx context.Context) error {
 var buildThreads = min(runtime.GOMAXPROCS(0), 8)
 
 // compileJob is one pipeline being built; done is closed when it is.
+// refused is why its candidate cannot run (kernels.CandidateAt): then
+// nothing was built.
 type compileJob struct {
-	done chan struct{}
-	exe  hal.Executable
-	err  error
-	took time.Duration
+	done    chan struct{}
+	exe     hal.Executable
+	err     error
+	refused error
+	took    time.Duration
 }
 
-// build starts building desc on dev in one of slots, ahead of prebuilds.
-func build(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc, slots *buildSlots) *compileJob {
+// build starts building, in one of slots and ahead of prebuilds, the
+// pipeline of the candidate that at returns, unless at refuses it; the
+// time of both is the job's.
+func build(ctx context.Context, dev hal.Device, slots *buildSlots, at func() (kernels.Candidate, error)) *compileJob {
 	j := &compileJob{done: make(chan struct{})}
 	go func() {
 		defer close(j.done)
@@ -248,10 +250,18 @@ func build(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc, slots *
 			return
 		}
 		t0 := time.Now()
-		j.exe, j.err = dev.CreateExecutable(desc)
+		c, refused := at()
+		if j.refused = refused; refused == nil {
+			j.exe, j.err = dev.CreateExecutable(c.Executable())
+		}
 		j.took = time.Since(t0)
 	}()
 	return j
+}
+
+// ready is the at of a build whose candidate is known.
+func ready(c kernels.Candidate) func() (kernels.Candidate, error) {
+	return func() (kernels.Candidate, error) { return c, nil }
 }
 
 // startBuilds starts building the pipeline of every candidate not
@@ -265,7 +275,7 @@ func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate
 	slots := slotsFor(m.dev)
 	for i, c := range cands {
 		if refused[i] == nil {
-			jobs[i] = build(ctx, m.dev, c.Executable(), slots)
+			jobs[i] = build(ctx, m.dev, slots, ready(c))
 		}
 	}
 	return jobs
@@ -366,7 +376,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate,
 	}
 	m.progress(c.Name, "verify", 0, 0)
 	if job == nil {
-		job = build(ctx, m.dev, c.Executable(), newBuildSlots(1))
+		job = build(ctx, m.dev, newBuildSlots(1), ready(c))
 	}
 	<-job.done
 	if job.err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -142,8 +143,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if c.lease != nil {
 		defer func() { _ = c.lease.Release() }() // one that fails expires
 	}
+	res := &SearchResult{Entry: c.answer, Op: sop, Points: pts, Log: ref}
 	if c.answer != nil {
-		return &SearchResult{Entry: c.answer, Op: sop, Points: pts, Log: ref}, nil
+		return res, nil
 	}
 	if !sopts.Force && c.waited { // the process it waited for may have logged more meanwhile
 		logged, _ = search.LogEvals(ctx, t.store, ref)
@@ -152,7 +154,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	_ = search.SaveLogHeader(ctx, t.store, ref, search.LogHeader{Key: ref.Key, Table: ref.Table, Mode: ref.Mode, Space: search.LogSpaceOf(space),
 		Points: len(pts.Configs), Device: deviceName(info), Version: t.opts.Version, Time: time.Now().UTC()})
 	src := &deviceSource{ctx: ctx, t: t, op: sop, size: k.Size, cands: pts.Candidates(), pts: pts, ref: ref, logged: newLogged(space, logged),
-		jobs: map[int]*pointJob{}, running: -1, t0: time.Now(), compile: enumerated, keep: sopts.KeepWinner}
+		jobs: map[int]*compileJob{}, running: -1, t0: time.Now(), compile: enumerated, keep: sopts.KeepWinner}
 	if n := cmp.Or(sopts.CompileThreads, DefaultCompileThreads); n > 0 { // negative: in line
 		src.sem = newBuildSlots(n)
 	}
@@ -162,6 +164,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	rec := search.LogSearchOf(sopts.Options, evals)
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
+	res.Search = rec
 	// A search that ctx ended is recorded too, so that the log says so:
 	// that write waits for the file as long as the store's lock timeout
 	// allows, not as ctx does.
@@ -175,12 +178,12 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		if src.running < 0 || !errors.Is(serr, hal.ErrDeviceLost) && !errors.Is(t.dev.Err(), hal.ErrDeviceLost) {
 			return nil, err // lost preparing the problem: nothing ran, as Measure says
 		}
-		e := t.searchEntry(sop, pts, k.Size, evals)
-		src.lose(e, serr)
-		return &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}, err
+		res.Entry = t.searchEntry(sop, pts, k.Size, evals)
+		src.lose(res.Entry, serr)
+		return res, err
 	}
 	e := t.searchEntry(sop, pts, k.Size, withLogged(evals, pts, src.logged))
-	res := &SearchResult{Entry: e, Op: sop, Points: pts, Search: rec, Log: ref}
+	res.Entry = e
 	if e.Fastest < 0 || len(evals) == 0 {
 		return res, status.Newf(status.FailedPrecondition, "autotune: no configuration of %s that the search evaluated (%d) computed correctly on %s", k, len(evals), info.Name)
 	}
@@ -298,7 +301,7 @@ type deviceSource struct {
 	ref    store.LogRef
 	logged loggedPoints // none when forced
 	sem    *buildSlots  // compile threads; nil compiles in line
-	jobs   map[int]*pointJob
+	jobs   map[int]*compileJob
 	t0     time.Time
 	// proposed are the points the search proposed, in order; running is
 	// the one being built, verified or sampled, -1 for none (before the
@@ -335,7 +338,7 @@ func (k *keptPipeline) release() {
 var _ search.Evaluator = (*deviceSource)(nil)
 
 // Start starts building point i on a compile thread, as the search's
-// problem runs it at its size (pointJob), unless the log has the point.
+// problem runs it at its size (startPoint), unless the log has the point.
 func (d *deviceSource) Start(i int) {
 	d.proposed = append(d.proposed, i)
 	if _, ok := d.fromLog(i); ok || d.sem == nil {
@@ -375,34 +378,14 @@ func (d *deviceSource) prepare() error {
 	return nil
 }
 
-// pointJob is a point made ready on a compile thread: what base's problem
+// startPoint starts point i's job in one of slots: what base's problem
 // makes of it at its size (kernels.CandidateAt, which builds the
 // pipelines of a manifest's later dispatches, and compiles a
 // configuration of a GLSL space), or why it refuses the point; then its
 // pipeline, unless refused.
-type pointJob struct {
-	compileJob
-	refused error
-}
-
-// startPoint starts point i's job in one of slots.
-func (d *deviceSource) startPoint(i int, slots *buildSlots) *pointJob {
-	j := &pointJob{compileJob: compileJob{done: make(chan struct{})}}
+func (d *deviceSource) startPoint(i int, slots *buildSlots) *compileJob {
 	p, c, index, info := d.base.p, d.cands[i], d.pts.Index[i], d.base.info
-	go func() {
-		defer close(j.done)
-		slots.acquire(true)
-		defer slots.release()
-		if j.err = d.ctx.Err(); j.err != nil {
-			return
-		}
-		t0 := time.Now()
-		if c, j.refused = kernels.CandidateAt(p, c, index, info); j.refused == nil {
-			j.exe, j.err = d.t.dev.CreateExecutable(c.Executable())
-		}
-		j.took = time.Since(t0)
-	}()
-	return j
+	return build(d.ctx, d.t.dev, slots, func() (kernels.Candidate, error) { return kernels.CandidateAt(p, c, index, info) })
 }
 
 // Evaluate returns point i's evaluation, from the log or measured now.
@@ -430,26 +413,21 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	delete(d.jobs, i)
 	d.compile += j.took
 	rec := search.LogRecord{Config: d.pts.Configs[i]}
-	switch {
-	case j.refused != nil && fatal(ctx, d.t.dev, j.refused):
-		return search.Evaluation{}, j.refused // a loss, not the point's refusal
-	case j.refused != nil:
-		st.fail(j.refused) // neither built nor run
-	default:
+	err := j.refused // then neither built nor run
+	if err == nil {
 		rec.CompileSeconds = j.took.Seconds()
-		err := status.Annotatef(j.err, "building %s", c.Name)
-		if err == nil {
+		if err = status.Annotatef(j.err, "building %s", c.Name); err == nil {
 			t0 := time.Now()
-			err = d.measure(ctx, c, st, &j.compileJob)
+			err = d.measure(ctx, c, st, j)
 			rec.MeasureSeconds = time.Since(t0).Seconds()
 			d.keepBest(search.Evaluation{Point: i, Record: search.LogRecord{Result: st.res}}, err, j.exe)
 		}
-		switch {
-		case err != nil && fatal(ctx, d.t.dev, err):
-			return search.Evaluation{}, err
-		case err != nil:
-			st.fail(err)
-		}
+	}
+	switch {
+	case err != nil && fatal(ctx, d.t.dev, err):
+		return search.Evaluation{}, err // a loss (a refusal too), not the point's
+	case err != nil:
+		st.fail(err)
 	}
 	d.running = -1
 	rec.ID, rec.Result = d.pts.ID(i), st.res
@@ -526,10 +504,8 @@ func (d *deviceSource) lose(e *Entry, err error) {
 func (d *deviceSource) Elapsed() time.Duration { return time.Since(d.t0) }
 
 func (d *deviceSource) Close() {
-	for _, j := range d.jobs {
-		abandon([]*compileJob{&j.compileJob})
-	}
-	d.jobs = map[int]*pointJob{}
+	abandon(slices.Collect(maps.Values(d.jobs)))
+	d.jobs = map[int]*compileJob{}
 	if d.base != nil {
 		d.base.release()
 		d.base = nil

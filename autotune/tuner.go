@@ -63,15 +63,6 @@ type answerKey struct {
 	checksum string
 }
 
-// answer returns the index of the fastest candidate for k from memory. A
-// hit allocates nothing.
-func (t *Tuner) answer(k Key, checksum string) (int, bool) {
-	t.answerMu.RLock()
-	i, ok := t.answers[answerKey{k, checksum}]
-	t.answerMu.RUnlock()
-	return i, ok
-}
-
 func (t *Tuner) remember(k Key, checksum string, fastest int) {
 	t.answerMu.Lock()
 	t.answers[answerKey{k, checksum}] = fastest
@@ -176,7 +167,9 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 		return 0, false, err
 	}
 	k := t.Key(target, size)
-	i, ok := t.answer(k, sum)
+	t.answerMu.RLock() // a hit allocates nothing
+	i, ok := t.answers[answerKey{k, sum}]
+	t.answerMu.RUnlock()
 	if !ok {
 		e, err := t.tune(ctx, target, k, sum, false, wait)
 		switch _, notStored := errors.AsType[*NotStoredError](err); {
