@@ -49,7 +49,6 @@ func pipelineKey(desc hal.ExecutableDesc) string {
 	return fmt.Sprintf("%x %+v", spirv, desc)
 }
 
-// compileOne builds desc on dev and releases it.
 func compileOne(ctx context.Context, dev hal.Device, desc hal.ExecutableDesc) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -55,19 +55,14 @@
 // strategies, seeded, bounded by SearchOptions' search.Options), and the
 // Tuner evaluates them, each verified and sampled as Measure samples a
 // candidate while the next ones compile on CPU threads. Every evaluation
-// is recorded in the store's tuning log as it completes (a
-// search.LogRecord, keyed by the configuration's kernel), so an
+// is recorded in the store's tuning log as it completes, so an
 // interrupted search, or a larger one, measures only what the log lacks.
 // With a shared store, one machine of a fleet searches a key nobody has
 // answered, under its lock, while the others wait for its answer as long
 // as it renews the lock; a machine that continues its own search, and a
 // forced search (Force) or tune, hold the lock too, waiting for it but
 // never taking another's answer. A search's answer is committed as a
-// tune's is (a forced search's replaces the stored one). Each point's
-// pipeline is released once the point is measured; with KeepWinner, the
-// fastest so far stays, and the caller gets the winner's
-// (SearchResult.Pipeline) where the search measured it, instead of
-// building it again.
+// tune's is (a forced search's replaces the stored one).
 //
 // # Caveats
 //

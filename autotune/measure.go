@@ -212,10 +212,8 @@ func (m *measurement) run(ctx context.Context) error {
 		// fewer (the barriers between them are cheaper than what a
 		// sample pays to start), so candidates compared run for run
 		// must batch alike: every one batches the most runs any does.
-		for _, c := range m.cands {
-			if c.alive {
-				c.batch = most
-			}
+		for _, c := range m.survivors() {
+			c.batch = most
 		}
 	}
 	return m.sample(ctx)

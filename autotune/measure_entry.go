@@ -219,7 +219,6 @@ func crown(e *Entry, ranked []int) {
 	pickByObjective(e, ranked)
 }
 
-// addFlag adds flag to r's flags, once.
 func addFlag(r *results.Result, flag string) {
 	if !slices.Contains(r.Flags, flag) {
 		r.Flags = append(r.Flags, flag)

@@ -93,7 +93,7 @@ type Options struct {
 type Progress struct {
 	Key       string
 	Candidate string
-	// Step is "verify", "sample", "energy" or "done"; or, while another
+	// Step is "verify", "sample" or "energy"; or, while another
 	// process holds Key's lock (in the shared store, or in the cache
 	// file: InFile), "wait" as the wait starts and again after each lock
 	// wait (store.Store.LockWait) it goes on, "waiting" at each look at

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/vkbench/vkbench/hal"
@@ -45,20 +46,14 @@ func (m *measurement) sample(ctx context.Context) error {
 // warm-up.
 func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop bool) error {
 	start := time.Now()
-	order := make([]int, 0, len(m.cands))
 	for pass := -1; ; pass++ {
-		order = order[:0]
-		for i, c := range m.cands {
-			if c.alive {
-				order = append(order, i)
-			}
-		}
+		order := m.survivors()
 		if len(order) == 0 {
 			return nil
 		}
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, i := range order {
-			if err := m.sampleOne(ctx, i, pass >= 0); err != nil {
+		for _, c := range order {
+			if err := m.sampleOne(ctx, c, pass >= 0); err != nil {
 				return err
 			}
 		}
@@ -68,10 +63,14 @@ func (m *measurement) samplePasses(ctx context.Context, rng *rand.Rand, drop boo
 	}
 }
 
-// sampleOne takes one sample of candidate i, kept when keep. Only an error
+// survivors are the candidates still sampled, in candidate order.
+func (m *measurement) survivors() []*candState {
+	return slices.DeleteFunc(slices.Clone(m.cands), func(c *candState) bool { return !c.alive })
+}
+
+// sampleOne takes one sample of candidate c, kept when keep. Only an error
 // that ends the whole measurement is returned.
-func (m *measurement) sampleOne(ctx context.Context, i int, keep bool) error {
-	c := m.cands[i]
+func (m *measurement) sampleOne(ctx context.Context, c *candState, keep bool) error {
 	t, err := m.timed(ctx, c, c.batch)
 	switch {
 	case errors.Is(err, hal.ErrNoTick):
@@ -117,23 +116,17 @@ func (m *measurement) recheck(ctx context.Context, rng *rand.Rand) error {
 	if leader < 0 {
 		return nil
 	}
-	var again []int
-	for i, c := range m.cands {
+	var again []*candState
+	for _, c := range m.cands {
 		if c.res.Outcome == results.Dropped && len(c.samples) > 0 && stats.Summarize(c.samples, c.batch).Median < lead.Median {
-			again = append(again, i)
+			again = append(again, c)
 		}
 	}
 	if len(again) == 0 {
 		return nil
 	}
-	for i, c := range m.cands {
-		if c.alive {
-			again = append(again, i)
-		}
-	}
 	var names []string
-	for _, i := range again {
-		c := m.cands[i]
+	for _, c := range append(again, m.survivors()...) {
 		names = append(names, c.res.Name)
 		c.alive = true
 		c.samples, c.moments = nil, nil
@@ -156,10 +149,7 @@ func (m *measurement) warmup(ctx context.Context) error {
 	start := time.Now()
 	for gpu < m.opts.Warmup.Seconds() && time.Since(start) < 2*m.opts.Warmup {
 		ran := false
-		for _, c := range m.cands {
-			if !c.alive {
-				continue
-			}
+		for _, c := range m.survivors() {
 			t, err := m.timed(ctx, c, c.batch)
 			if err != nil && fatal(ctx, m.dev, err) {
 				return err

@@ -25,7 +25,11 @@ type Tuner struct {
 	table store.Table
 	opts  Options
 
-	checksums sync.Map // kernels.Operation → its candidate list's Checksum
+	// known holds, for each comparable operation value, its whole
+	// candidate list (key: the operation) and the subsets of it that
+	// apply at some sizes (Candidate.Applies; key: an applyKey), with
+	// their checksums, each kept once made.
+	known sync.Map
 
 	mu      sync.Mutex
 	pending map[answerKey]*tune
@@ -34,11 +38,6 @@ type Tuner struct {
 	// committed, or (where the store could not take them) only here.
 	answerMu sync.RWMutex
 	answers  map[answerKey]int
-
-	// applying are the subsets of candidates that apply at some sizes
-	// (Candidate.Applies), made once each.
-	applyMu  sync.Mutex
-	applying map[applyKey]applySubset
 }
 
 // applyKey is an operation and the indices of its candidates that apply.
@@ -47,13 +46,14 @@ type applyKey struct {
 	applies string
 }
 
-// applySubset is op restricted to the candidates at index.
+// applySubset is op restricted to the candidates at index (nil: all of
+// them).
 type applySubset struct {
 	op    kernels.Operation
 	index []int
-	// sum is the checksum the subset is tuned under: the whole's, "+",
-	// the subset's, so that the answers of every subset of one list stay
-	// side by side under a key (Commit).
+	// sum is the checksum the subset is tuned under: for a subset, the
+	// whole's, "+", the subset's, so that the answers of every subset of
+	// one list stay side by side under a key (Commit).
 	sum string
 }
 
@@ -90,13 +90,12 @@ func NewTuner(dev hal.Device, s *store.Store, opts Options) *Tuner {
 		table.Tuner += "+" + string(opts.Objective)
 	}
 	return &Tuner{
-		dev:      dev,
-		store:    s,
-		table:    table,
-		opts:     opts,
-		pending:  map[answerKey]*tune{},
-		answers:  map[answerKey]int{},
-		applying: map[applyKey]applySubset{},
+		dev:     dev,
+		store:   s,
+		table:   table,
+		opts:    opts,
+		pending: map[answerKey]*tune{},
+		answers: map[answerKey]int{},
 	}
 }
 
@@ -123,18 +122,20 @@ func appliesAt(op kernels.Operation, size kernels.Size) bool {
 	return !slices.ContainsFunc(op.Candidates(), func(c kernels.Candidate) bool { return c.Applies != nil && !c.Applies(size) })
 }
 
-// checksum returns op's candidate-list checksum, computed once per
-// operation value (every time for operations that are not comparable).
-func (t *Tuner) checksum(op kernels.Operation) string {
+// memo returns what create makes of op under key, kept where op is
+// comparable (every time where it is not: no map can hold it).
+func (t *Tuner) memo(op kernels.Operation, key any, create func() (applySubset, error)) (applySubset, error) {
 	if !reflect.TypeOf(op).Comparable() {
-		return Checksum(op.Candidates())
+		return create()
 	}
-	if s, ok := t.checksums.Load(op); ok {
-		return s.(string)
+	if s, ok := t.known.Load(key); ok {
+		return s.(applySubset), nil
 	}
-	s := Checksum(op.Candidates())
-	t.checksums.Store(op, s)
-	return s
+	s, err := create()
+	if err == nil {
+		t.known.Store(key, s)
+	}
+	return s, err
 }
 
 // Err is the device's: nil while it works, an error matching
@@ -250,8 +251,9 @@ var errPending = status.New(status.Unavailable, "autotune: key is being tuned")
 // the subset of those that do, with their indices in op. No candidate
 // applying is InvalidArgument.
 func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Operation, []int, string, error) {
+	whole, _ := t.memo(op, op, func() (applySubset, error) { return applySubset{op: op, sum: Checksum(op.Candidates())}, nil })
 	if appliesAt(op, size) {
-		return op, nil, t.checksum(op), nil
+		return op, nil, whole.sum, nil
 	}
 	applies := func(c kernels.Candidate) bool { return c.Applies == nil || c.Applies(size) }
 	var index []int
@@ -263,24 +265,14 @@ func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Ope
 	if len(index) == 0 {
 		return nil, nil, "", status.Newf(status.InvalidArgument, "autotune: no candidate of %s applies at size %v", op.Name(), size)
 	}
-	key := applyKey{op, fmt.Sprint(index)}
-	if !reflect.TypeOf(op).Comparable() {
-		key.op = nil
-	}
-	t.applyMu.Lock()
-	defer t.applyMu.Unlock()
-	if s, ok := t.applying[key]; ok && key.op != nil {
-		return s.op, s.index, s.sum, nil
-	}
-	sub, err := kernels.Subset(op, applies)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	s := applySubset{sub, index, t.checksum(op) + "+" + Checksum(sub.Candidates())}
-	if key.op != nil {
-		t.applying[key] = s
-	}
-	return s.op, s.index, s.sum, nil
+	s, err := t.memo(op, applyKey{op, fmt.Sprint(index)}, func() (applySubset, error) {
+		sub, err := kernels.Subset(op, applies)
+		if err != nil {
+			return applySubset{}, err
+		}
+		return applySubset{sub, index, whole.sum + "+" + Checksum(sub.Candidates())}, nil
+	})
+	return s.op, s.index, s.sum, err
 }
 
 func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
@@ -366,7 +358,6 @@ func (t *Tuner) fromFile(ctx context.Context, k Key, sum string) *Entry {
 	return t.answered(k, sum, e, FromFile, t.store.Path())
 }
 
-// firstError returns the first failed candidate's name and error.
 func firstError(e *Entry, errs []error) (string, error) {
 	for i, r := range e.Results {
 		if r.Outcome != results.Failed && r.Outcome != results.Wrong && r.Outcome != results.Unsupported {

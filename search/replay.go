@@ -38,7 +38,6 @@ func (r *ReplayResult) EvalsWithin(frac float64) int {
 	return slices.IndexFunc(r.Evals, func(rec LogRecord) bool { return within(rec, r.Best, frac) }) + 1
 }
 
-// within reports whether rec is verified and within frac of best.
 func within(rec LogRecord, best, frac float64) bool {
 	return rec.Verified() && rec.Stats.Median <= best*(1+frac)
 }
