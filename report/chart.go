@@ -437,6 +437,7 @@ func (pn panel) lines(sty text.Style) []string {
 	return lines
 }
 
+// totalHeight is the panel's height with its notes.
 func (pn panel) totalHeight(sty text.Style) vg.Length {
 	h := pn.height + vg.Length(len(pn.lines(sty)))*lineHeight
 	if len(pn.notes) > 0 {
@@ -488,13 +489,4 @@ func fitText(sty text.Style, s string, width vg.Length) string {
 		s = strings.TrimRight(string(r[:n-1]), " ,:;") + "…"
 	}
 	return s
-}
-
-func heightOf(panels []panel) vg.Length {
-	var h vg.Length
-	sty := noteStyle()
-	for _, pn := range panels {
-		h += pn.totalHeight(sty)
-	}
-	return max(h, vg.Centimeter)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
@@ -23,7 +24,11 @@ import (
 // first, and a browser without it would otherwise substitute one of other
 // widths and overflow the chart's edges with the text placed against them.
 func writeCanvas(w io.Writer, format Format, panels []panel) error {
-	h := heightOf(panels)
+	var h vg.Length
+	for _, pn := range panels {
+		h += pn.totalHeight(noteStyle())
+	}
+	h = max(h, vg.Centimeter)
 	if format == PNG {
 		c := vgimg.NewWith(vgimg.UseWH(chartWidth, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
 		drawPanels(c, panels)

@@ -107,10 +107,8 @@ type Options struct {
 	Peak func(hardware string) *autotune.Peak
 }
 
-// Write draws the report of in as format to w: per operation (and dtype
-// and size) a chart of every candidate's median time and 95% interval,
-// the files overlaid, then a roofline (or a note) per hardware. It
-// returns the number of charts drawn. Where it would draw none and a
+// Write draws the report of in as format to w, as the package doc says,
+// and returns the number of charts drawn. Where it would draw none and a
 // result file holds no benchmarks, it writes nothing and returns
 // ErrNothing, naming the file.
 func Write(w io.Writer, format Format, in []Input, opts Options) (charts int, err error) {
@@ -228,9 +226,7 @@ func (g *opGroup) order(in []Input) {
 			}
 			ranks[c] = append(ranks[c], r)
 		}
-		if winner == "" {
-			winner = g.winner(f)
-		}
+		winner = cmp.Or(winner, g.winner(f))
 	}
 	slices.SortFunc(g.cands, func(a, b string) int {
 		switch {

@@ -22,8 +22,11 @@ type roofline struct {
 	peak     *autotune.Peak
 	files    []int
 	notes    []string
-	// onRoof is whether any benchmark of the files stands on a roofline
-	// (onRoof): with a peak, the roofline is drawn.
+	// points are each file's benchmarks that stand on a roofline
+	// (onRoof), box their extent, and onRoof whether there are any: with
+	// a peak, the roofline is then drawn.
+	points []roofPoints
+	box    logBox
 	onRoof bool
 }
 
@@ -34,7 +37,7 @@ func onRoof(b *results.Benchmark) bool {
 	return measured(b) && b.Flops > 0 && b.Bytes > 0 && arithmeticUnit(b.DType) == FLOPs
 }
 
-// rooflineNotes sets rl's notes, and whether anything stands on it.
+// rooflineNotes sets rl's notes and the points that stand on it.
 func (r *report) rooflineNotes(rl *roofline) {
 	hw := cmp.Or(rl.hardware, "unknown hardware")
 	switch {
@@ -48,13 +51,22 @@ func (r *report) rooflineNotes(rl *roofline) {
 	// Operations that do no arithmetic are not on the roofline: say what
 	// their best candidate moved.
 	var noArith []string
+	rl.box = logBox{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
 	for _, f := range rl.files {
 		seen := map[string]bool{}
-		var arith bool
+		pts := roofPoints{f: f}
 		for i := range r.in[f].File.Benchmarks {
 			b := &r.in[f].File.Benchmarks[i]
 			if onRoof(b) {
-				arith, rl.onRoof = true, true
+				_, gflops := b.Rates()
+				pt := plotter.XY{X: b.Flops / b.Bytes, Y: gflops}
+				rl.box.widen(pt.X, pt.Y)
+				if b.Winner {
+					group, _, _ := splitName(b)
+					pts.winners, pts.labels = append(pts.winners, pt), append(pts.labels, cmp.Or(b.Op, group))
+				} else {
+					pts.others = append(pts.others, pt)
+				}
 			}
 			if !b.Winner || !measured(b) {
 				continue
@@ -73,9 +85,11 @@ func (r *report) rooflineNotes(rl *roofline) {
 				rl.notes = append(rl.notes, fmt.Sprintf("%s%s moves data only: best %s at %.3g GB/s%s.", title, fileSuffix(r, f), b.Candidate, gbps, pct))
 			}
 		}
-		if !arith {
+		if len(pts.winners)+len(pts.others) == 0 {
 			noArith = append(noArith, r.in[f].Label)
 		}
+		rl.points = append(rl.points, pts)
+		rl.onRoof = rl.onRoof || len(pts.winners)+len(pts.others) > 0
 	}
 	if len(noArith) > 0 && rl.peak != nil {
 		rl.notes = append(rl.notes, fmt.Sprintf("Nothing to place on the roofline from %s: no benchmark there has both FLOPs and bytes.", strings.Join(noArith, ", ")))
@@ -98,9 +112,7 @@ func (r *report) rooflinePanel(rl *roofline) (panel, error) {
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
 
-	box := logBox{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
-	files := r.roofPointsOf(rl, &box)
-	box, ridge := roofBox(box, rl.peak)
+	box, ridge := roofBox(rl.box, rl.peak)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = box.xmin, box.xmax, box.ymin, box.ymax
 	if err := addRoofs(p, rl.peak, box, ridge); err != nil {
 		return panel{}, err
@@ -108,11 +120,11 @@ func (r *report) rooflinePanel(rl *roofline) (panel, error) {
 	// The points go over the roofs; the winners' labels where they cover
 	// no point and no other label.
 	lp := &labelPlacer{box: box}
-	for _, pts := range files {
+	for _, pts := range rl.points {
 		lp.points(pts.others, roofRing.radius)
 		lp.points(pts.winners, roofDot.radius)
 	}
-	for _, pts := range files {
+	for _, pts := range rl.points {
 		if err := r.addRoofPoints(p, pts, lp); err != nil {
 			return panel{}, err
 		}
@@ -149,33 +161,6 @@ type roofPoints struct {
 	others  plotter.XYs
 	winners plotter.XYs
 	labels  []string
-}
-
-// roofPointsOf returns the points of each of rl's files, widening box to
-// hold them.
-func (r *report) roofPointsOf(rl *roofline, box *logBox) []roofPoints {
-	var out []roofPoints
-	for _, f := range rl.files {
-		pts := roofPoints{f: f}
-		for i := range r.in[f].File.Benchmarks {
-			b := &r.in[f].File.Benchmarks[i]
-			if !onRoof(b) {
-				continue
-			}
-			_, gflops := b.Rates()
-			pt := plotter.XY{X: b.Flops / b.Bytes, Y: gflops}
-			box.widen(pt.X, pt.Y)
-			if b.Winner {
-				group, _, _ := splitName(b)
-				pts.winners = append(pts.winners, pt)
-				pts.labels = append(pts.labels, cmp.Or(b.Op, group))
-			} else {
-				pts.others = append(pts.others, pt)
-			}
-		}
-		out = append(out, pts)
-	}
-	return out
 }
 
 // roofBox widens box, which holds the points, to hold pk's roofs too,
