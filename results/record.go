@@ -46,8 +46,7 @@ func LostBefore(measuring string) string {
 	return "the device was lost before, measuring " + measuring
 }
 
-// Measurement is the one record of a measured candidate: what became of
-// it, its statistics, and what one run moves and does (see the package
+// Measurement is the one record of a measured candidate (see the package
 // doc). Rates are not kept: Rates computes them where they are printed.
 type Measurement struct {
 	Outcome Outcome `json:"outcome"`
@@ -87,11 +86,10 @@ type Measurement struct {
 	PowerW    float64 `json:"power_w,omitempty"`
 }
 
-// ObjectiveValue is what objective ranks m by ("time", "energy" or
-// "edp", as a results file names it: its median time per run, its energy
-// per run, or their product), with its 95% interval [lo, hi] (zero where
-// unknown), and whether m has it. The one ranking of a tune's pick and of
-// the report's tables.
+// ObjectiveValue is what objective ("time", "energy" or "edp") ranks m
+// by: its median time per run, its energy per run, or their product, with
+// its 95% interval [lo, hi] (zero where unknown), and whether m has it.
+// The one ranking of a tune's pick and of the report's tables.
 func (m Measurement) ObjectiveValue(objective string) (v, lo, hi float64, ok bool) {
 	if m.Stats == nil {
 		return 0, 0, 0, false

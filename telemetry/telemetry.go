@@ -32,8 +32,7 @@ type Source interface {
 // cannot read is zero.
 type Sample struct {
 	Time time.Time
-	// SMClockMHz and MemClockMHz are the current graphics (SM) and memory
-	// clocks.
+	// SMClockMHz and MemClockMHz are the graphics (SM) and memory clocks.
 	SMClockMHz, MemClockMHz uint32
 	// PowerW is the power draw in watts: the instantaneous draw where the
 	// source has it, else the driver's figure.
@@ -108,8 +107,7 @@ type Conditions struct {
 	// Source names what the readings come from ("nvml").
 	Source string `json:"source"`
 	// Samples is how many readings there were.
-	Samples int `json:"samples"`
-	// SMClockMHz, MemClockMHz, PowerW and TempC are ranges over the window.
+	Samples     int   `json:"samples"`
 	SMClockMHz  Range `json:"sm_clock_mhz"`
 	MemClockMHz Range `json:"mem_clock_mhz"`
 	PowerW      Range `json:"power_w"`
@@ -158,7 +156,9 @@ func Summarize(source string, samples []Sample) Conditions {
 	c := Conditions{Source: source}
 	var seen Reasons
 	for _, s := range samples {
-		c = Merge(c, s.conditions(source))
+		at := func(v float64) Range { return Range{v, v} }
+		c = Merge(c, Conditions{Source: source, Samples: 1, SMClockMHz: at(float64(s.SMClockMHz)),
+			MemClockMHz: at(float64(s.MemClockMHz)), PowerW: at(s.PowerW), TempC: at(float64(s.TempC))})
 		seen |= s.Reasons
 	}
 	if len(samples) > 0 {
@@ -168,13 +168,6 @@ func Summarize(source string, samples []Sample) Conditions {
 		c.Throttles = throttles.Names()
 	}
 	return c
-}
-
-// conditions are those of s alone, but its throttles.
-func (s Sample) conditions(source string) Conditions {
-	at := func(v float64) Range { return Range{v, v} }
-	return Conditions{Source: source, Samples: 1, SMClockMHz: at(float64(s.SMClockMHz)), MemClockMHz: at(float64(s.MemClockMHz)),
-		PowerW: at(s.PowerW), TempC: at(float64(s.TempC))}
 }
 
 // Monitor samples a source in the background until Stop.
@@ -222,8 +215,8 @@ func (m *Monitor) take() {
 }
 
 // Stop takes a last sample, stops the monitor and returns the conditions
-// of its window, and the first error a sample met (the conditions then
-// cover the samples that worked).
+// of its window, and the first error a sample met (the conditions cover
+// the samples that worked).
 func (m *Monitor) Stop() (Conditions, error) {
 	close(m.stop)
 	<-m.done
