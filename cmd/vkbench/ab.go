@@ -28,15 +28,14 @@ const (
 
 // abLimits are ab's own flags.
 type abLimits struct {
-	threshold float64 // a fraction
+	threshold float64 // in percent
 	maxTime   time.Duration
 	onUnclear string
 }
 
 func newABCmd() *cobra.Command {
 	var f benchFlags
-	var threshold float64
-	lim := abLimits{maxTime: abMaxTime, onUnclear: results.UnclearWarns}
+	var lim abLimits
 	cmd := &cobra.Command{
 		Use:   "ab OLD NEW [OPERATION...]",
 		Short: "Measure two versions of kernels side by side and fail when the new one is slower",
@@ -80,10 +79,7 @@ a device failure, 4 the output could not be written.`,
   vkbench ab base/kernels.json kernels.json saxpy --threshold 3 --format junit -o ab.xml
   vkbench ab base/kernels.json kernels.json --max-time 5m --on-unclear fail`,
 		Args: argsWhere(func(n int) bool { return n >= 2 }, "ab takes two manifests, OLD and NEW, then operations (see vkbench ab --help)"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			lim.threshold = threshold / 100
-			return runAB(cmd, &f, lim, args)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runAB(cmd, &f, lim, args) },
 	}
 	f.register(cmd.Flags())
 	cmd.Flags().IntVar(&f.count, "count", abCount, fmt.Sprintf("the fewest rounds, each prepared, verified, warmed up and sampled anew within its own --budget; more are added until every pair is decided or --max-time is spent (a 95%% bound needs %d)", results.MinSequentialRounds))
@@ -91,7 +87,7 @@ a device failure, 4 the output could not be written.`,
 	f.budget, budget.DefValue = abBudget, abBudget.String()
 	budget.Usage = "most time spent sampling one operation in one round"
 	cmd.Flags().Lookup("format").Usage = "output: table, json or junit"
-	floatVar(cmd.Flags(), &threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% bounds of NEW/OLD lie above 1 + threshold/100")
+	floatVar(cmd.Flags(), &lim.threshold, "threshold", 5, "the smallest slowdown that fails, in percent: NEW is slower when the 95% bounds of NEW/OLD lie above 1 + threshold/100")
 	cmd.Flags().DurationVar(&lim.maxTime, "max-time", abMaxTime, "start no round after this long (the --count rounds are measured whatever the time); 0 measures exactly --count rounds")
 	onUnclearFlag(cmd.Flags(), &lim.onUnclear, "a pair still unclear at --max-time")
 	return cmd
@@ -109,17 +105,11 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	if err != nil {
 		return err
 	}
-	switch {
-	case lim.threshold < 0 || lim.threshold >= 1:
-		return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", lim.threshold*100)}
-	case lim.maxTime < 0:
+	if err := checkGate(lim.threshold, lim.onUnclear, f.format); err != nil {
+		return err
+	}
+	if lim.maxTime < 0 {
 		return usageError{fmt.Errorf("--max-time %v: want 0 or more", lim.maxTime)}
-	}
-	if err := checkOnUnclear(lim.onUnclear); err != nil {
-		return err
-	}
-	if err := checkFormat(f.format, "table", "json", "junit"); err != nil {
-		return err
 	}
 	pairs, err := pairManifests(f, args[0], args[1], args[2:])
 	if err != nil {
@@ -144,8 +134,8 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	info := sess.dev.Info()
 	rep := &results.ABReport{Schema: results.ABSchema, Version: version, Time: time.Now().UTC(), Old: args[0], New: args[1],
 		Device: resultsDevice(info), Mode: string(opts.Mode), Seed: opts.Seed, MinRounds: f.count, Conditions: sess.conditions,
-		MaxTime: lim.maxTime.Seconds(), OnUnclear: lim.onUnclear, Threshold: lim.threshold, Confidence: stats.Confidence}
-	gate := &abGate{dev: sess.dev, opts: opts, minRounds: f.count, maxTime: lim.maxTime, threshold: lim.threshold}
+		MaxTime: lim.maxTime.Seconds(), OnUnclear: lim.onUnclear, Threshold: lim.threshold / 100, Confidence: stats.Confidence}
+	gate := &abGate{dev: sess.dev, opts: opts, minRounds: f.count, maxTime: lim.maxTime, threshold: lim.threshold / 100}
 	for _, p := range pairs {
 		gate.ops = append(gate.ops, &abOp{pair: p, size: sizes.sizeFor(p.op, info)})
 	}

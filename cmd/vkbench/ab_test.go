@@ -230,6 +230,9 @@ func TestABBadInput(t *testing.T) {
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--max-time", "-1s"}, `--max-time -1s: want 0 or more`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--on-unclear", "ignore"}, `--on-unclear "ignore": want pass, warn or fail`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--threshold", "100"}, `--threshold 100 is outside \[0, 100\)`},
+		// The flag as given, as compare says it, not after a round trip
+		// through a fraction (-7.000000000000001).
+		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--threshold", "-7"}, `--threshold -7 is outside \[0, 100\)`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--format", "csv"}, `unknown --format "csv" \(want table, json or junit\)`},
 		{[]string{"ab", abManifest("old.json"), abManifest("same.json"), "--size", "K=3"}, `"K" is neither an operation measured here \(chain\) nor a dimension of one \(N\)`},
 	} {

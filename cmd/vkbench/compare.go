@@ -122,17 +122,11 @@ func newCompareCmd() *cobra.Command {
 		Long:  compareLong,
 		Args:  compareArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case thresholdPct < 0 || thresholdPct >= 100:
-				return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", thresholdPct)}
-			case opts.Alpha <= 0 || opts.Alpha >= 1:
+			if err := checkGate(thresholdPct, onUnclear, format); err != nil {
+				return err
+			}
+			if opts.Alpha <= 0 || opts.Alpha >= 1 {
 				return usageError{fmt.Errorf("--alpha %g is outside (0, 1)", opts.Alpha)}
-			}
-			if err := checkFormat(format, "table", "json", "junit"); err != nil {
-				return err
-			}
-			if err := checkOnUnclear(onUnclear); err != nil {
-				return err
 			}
 			if opts.Relative && opts.OwnTimes {
 				return usageError{fmt.Errorf("--relative and --own-times say opposite things: give one")}

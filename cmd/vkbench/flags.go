@@ -222,19 +222,6 @@ func checkFormat(format string, formats ...string) error {
 	return usageError{fmt.Errorf("unknown --format %q (want %s)", format, want)}
 }
 
-// runFlags are run's: the measuring flags and --candidates.
-type runFlags struct {
-	benchFlags
-	// candidates selects candidates by a regular expression.
-	candidates string
-}
-
-func (f *runFlags) register(fs *pflag.FlagSet) {
-	f.benchFlags.register(fs)
-	f.registerRunTune(fs)
-	fs.StringVar(&f.candidates, "candidates", "", "measure only the candidates whose name matches this regular expression, such as 'vec4|regblock-128x128'; operations with none are skipped")
-}
-
 // tuneFlags are tune's: the measuring flags, the tuning level that
 // buckets shapes into keys, and the search of parameter spaces.
 type tuneFlags struct {

@@ -27,12 +27,17 @@ func onUnclearFlag(fs *pflag.FlagSet, p *string, what string) {
 	fs.StringVar(p, "on-unclear", results.UnclearWarns, "what "+what+" does: pass (exit 0), warn (exit 0, a warning on stderr and, under GitHub Actions, a ::warning annotation) or fail (exit 1, an ::error annotation)")
 }
 
-// checkOnUnclear refuses an --on-unclear other than pass, warn or fail.
-func checkOnUnclear(s string) error {
-	if !slices.Contains([]string{results.UnclearPasses, results.UnclearWarns, results.UnclearFails}, s) {
-		return usageError{fmt.Errorf("--on-unclear %q: want pass, warn or fail", s)}
+// checkGate refuses, as bad usage, what both gates refuse: a --threshold
+// (in percent) outside [0, 100), an --on-unclear other than pass, warn or
+// fail, a --format other than table, json or junit.
+func checkGate(thresholdPct float64, onUnclear, format string) error {
+	switch {
+	case thresholdPct < 0 || thresholdPct >= 100:
+		return usageError{fmt.Errorf("--threshold %g is outside [0, 100)", thresholdPct)}
+	case !slices.Contains([]string{results.UnclearPasses, results.UnclearWarns, results.UnclearFails}, onUnclear):
+		return usageError{fmt.Errorf("--on-unclear %q: want pass, warn or fail", onUnclear)}
 	}
-	return nil
+	return checkFormat(format, "table", "json", "junit")
 }
 
 // gateTable is a gate's verdicts, compare's or ab's, for a person: the

@@ -89,7 +89,8 @@ func (f *benchFlags) operations(cmd *cobra.Command, args []string) ([]kernels.Op
 }
 
 func newRunCmd() *cobra.Command {
-	var f runFlags
+	var f benchFlags
+	var candidates string
 	cmd := &cobra.Command{
 		Use:   "run [OPERATION...]",
 		Short: "Benchmark every candidate of the given operations (default: all built-in)",
@@ -131,10 +132,12 @@ not be written.`,
 			if err != nil {
 				return err
 			}
-			return runBench(cmd, &f.benchFlags, opts, args, f.candidates, nil)
+			return runBench(cmd, &f, opts, args, candidates, nil)
 		},
 	}
 	f.register(cmd.Flags())
+	f.registerRunTune(cmd.Flags())
+	cmd.Flags().StringVar(&candidates, "candidates", "", "measure only the candidates whose name matches this regular expression, such as 'vec4|regblock-128x128'; operations with none are skipped")
 	return cmd
 }
 

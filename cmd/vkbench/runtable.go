@@ -356,26 +356,20 @@ func (l legend) write(b *strings.Builder, o tableOptions) {
 	wrapAt(b, w, "", l.peak.Notes()...)
 }
 
-// reasons gathers why things did not run, each reason once, in the order
-// first seen, with the names it stopped.
-type reasons struct {
-	order []string
-	who   map[string][]string
-}
+// reasons are why things did not run, each with the name it stopped.
+type reasons []struct{ why, name string }
 
-func (r *reasons) add(why, name string) {
-	if r.who == nil {
-		r.who = map[string][]string{}
-	}
-	if r.who[why] == nil {
-		r.order = append(r.order, why)
-	}
-	r.who[why] = append(r.who[why], name)
-}
+func (r *reasons) add(why, name string) { *r = append(*r, struct{ why, name string }{why, name}) }
 
-// write writes a reason a line, wrapped at columns: "why: name, name".
-func (r *reasons) write(b *strings.Builder, columns int, indent string) {
-	for _, why := range r.order {
-		wrapAt(b, columns, indent, why+": "+strings.Join(r.who[why], ", "))
+// write writes each reason once, in the order first seen, a line each
+// wrapped at columns, with the names it stopped: "why: name, name".
+func (r reasons) write(b *strings.Builder, columns int, indent string) {
+	whys, byWhy := groupBy(r, func(x struct{ why, name string }) string { return x.why })
+	for _, why := range whys {
+		var names []string
+		for _, x := range byWhy[why] {
+			names = append(names, x.name)
+		}
+		wrapAt(b, columns, indent, why+": "+strings.Join(names, ", "))
 	}
 }
