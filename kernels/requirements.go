@@ -249,18 +249,13 @@ func maxSPIRV(v hal.Version) uint16 {
 // unsupportedMatrices says what the device lacks of the cooperative
 // matrices r uses, or "".
 func (r Requirements) unsupportedMatrices(info hal.DeviceInfo) string {
-	apis := []hal.MatrixAPI{}
-	if r.CooperativeMatrix != 0 {
-		apis = append(apis, r.CooperativeMatrix)
-	}
+	apis := []hal.MatrixAPI{r.CooperativeMatrix}
 	for _, m := range r.CooperativeMatrices {
-		if !slices.Contains(apis, m.API) {
-			apis = append(apis, m.API)
-		}
+		apis = append(apis, m.API)
 	}
 	for _, api := range apis {
 		switch {
-		case info.Features.CooperativeMatrix(api):
+		case api == 0 || info.Features.CooperativeMatrix(api):
 		case slices.Contains(info.Withheld, api.Extension()):
 			return fmt.Sprintf("needs cooperative matrices (%s), which the device has and vkbench leaves off under this validation layer, too old to know it (run without validation, or with a newer layer)", api.Extension())
 		default:
