@@ -74,10 +74,8 @@ type Candidate struct {
 	AppliesWhere string
 }
 
-// Clone returns c with slices and maps of its own (Sets, BindingKinds,
-// Constants, Params and the requirements' lists), as an operation hands
-// its candidates to a caller that may change them. The SPIR-V is shared:
-// code is never changed in place.
+// Clone returns c with slices and maps of its own, as an operation hands
+// its candidates to a caller that may change them; the SPIR-V is shared.
 func (c Candidate) Clone() Candidate {
 	c.Sets, c.BindingKinds, c.Constants = slices.Clone(c.Sets), slices.Clone(c.BindingKinds), slices.Clone(c.Constants)
 	c.Params = maps.Clone(c.Params)
@@ -109,11 +107,8 @@ func (c Candidate) Invocations() uint64 {
 }
 
 // Supported returns nil if the device can run the candidate, or an error
-// with code Unimplemented that names the candidate and says what is
-// missing: a feature (those of its Requires and those its module's
-// capabilities need), cooperative matrices or one of their shapes,
-// subgroup operations or size, shared memory, descriptor sets, or a
-// workgroup larger than the device's.
+// with code Unimplemented that names the candidate and what is missing:
+// of its Needs, its workgroup, push constants, sets or subgroups.
 func (c Candidate) Supported(info hal.DeviceInfo) error {
 	if why := c.unsupported(info); why != "" {
 		return status.Newf(status.Unimplemented, "kernels: %s: %s", c.Name, why)
@@ -145,9 +140,8 @@ func (c Candidate) unsupported(info hal.DeviceInfo) string {
 
 // Needs returns everything the candidate needs of a device: its Requires
 // (with SharedMemory's figure) and what its module's capabilities need
-// (ModuleRequirements), so that a kernel is checked against the device by
-// what its SPIR-V declares, whoever wrote its Requires. A module that does
-// not parse adds nothing: creating its pipeline says what is wrong with it.
+// (ModuleRequirements), whoever wrote its Requires. A module that does not
+// parse adds nothing: creating its pipeline says what is wrong with it.
 func (c Candidate) Needs() Requirements {
 	m, err := spirv.Parse(c.SPIRV)
 	if err != nil {
@@ -159,10 +153,9 @@ func (c Candidate) Needs() Requirements {
 }
 
 // SharedMemory returns the workgroup (shared) memory the candidate needs,
-// in bytes, given its parsed module m: Requires.SharedMemory where set (for
-// a module whose size cannot be worked out), else what m's entry point
-// declares with the candidate's specialization constants; 0 where neither
-// says. Many candidates of one module can share one parse.
+// in bytes, given its parsed module m: Requires.SharedMemory where set,
+// else what m's entry point declares with the candidate's constants; 0
+// where neither says.
 func (c Candidate) SharedMemory(m *spirv.Module) uint32 {
 	e, err := m.Entry(c.EntryPoint)
 	if c.Requires.SharedMemory != 0 || err != nil {
@@ -182,12 +175,9 @@ func ModuleSharedMemory(m *spirv.Module, e *spirv.Entry, spec map[uint32]uint32)
 }
 
 // Digest returns a SHA-256 of everything that makes the candidates what
-// they are, in order: each one's name, shader name, entry point, SPIR-V
-// bytes, bindings, push-constant size, workgroup size, specialization
-// constants (in their order), params (sorted by name), requirements and
-// subgroup settings.
-// Change any kernel, reorder the list, or retune a constant and the digest
-// changes, so a tuner's cached answers for the old list stop applying.
+// they are, in order (all but Applies and AppliesWhere). Change any
+// kernel, reorder the list, or retune a constant and the digest changes,
+// so a tuner's cached answers for the old list stop applying.
 func Digest(cands []Candidate) [sha256.Size]byte {
 	h := sha256.New()
 	var b []byte

@@ -9,16 +9,13 @@
 // # Basics
 //
 // An Operation has a name, an element type (DType), named dimensions
-// (Dims) and an ordered list of Candidates. A Candidate is a SPIR-V
-// entry point with specialization constants (workgroup size and
-// tunables), the parameters its geometry uses, and its Requirements;
-// Candidate.Supported says whether a device can run it (from its
-// Requirements and what its module's capabilities need, one mapping for
-// every kernel: ModuleRequirements), naming what is missing, and
-// Candidate.Executable describes its pipeline, which can be built without
-// any problem (a compile-only pass, which builds CandidatesAt's at the
-// sizes asked). Digest hashes a candidate list, so
-// that a cache of tuning results notices when any kernel changes.
+// (Dims) and an ordered list of Candidates: SPIR-V entry points with
+// specialization constants, the parameters their geometry uses, and
+// Requirements. Candidate.Supported says whether a device can run one
+// (its Requirements and its module's capabilities: ModuleRequirements),
+// naming what is missing; Candidate.Executable describes its pipeline,
+// which builds without a problem. Digest hashes a candidate list, so that
+// a cache of tuning results notices when any kernel changes.
 //
 // A Size is a problem's extent in each dimension: a small comparable
 // value (SizeOf(1024, 1024, 1024)), which ParseSize reads as "67x45x33"
@@ -51,23 +48,19 @@
 //
 // An operation whose kernels are the points of a space of tunable
 // parameters implements Searchable: its Space names the params and their
-// values, the Restrictions (conditions of the params, the problem's dims
-// and the device's limits) and how a configuration becomes a Candidate.
-// Space.Points enumerates the configurations valid for a size on a device,
-// each kernel judged as it runs at that size (CandidatesAt), without
-// compiling any (a kernel that can be judged only once built,
-// ErrDeferred, is judged when a search evaluates it); a search (packages
-// search and autotune) explores them.
+// values, the Restrictions (of the params, the problem's dims and the
+// device's limits) and how a configuration becomes a Candidate.
+// Space.Points enumerates the configurations valid for a size on a
+// device, compiling none; a search (packages search and autotune)
+// explores them.
 //
 // # Writing an operation
 //
 // A Problem lists its buffers (Buffers, with roles), records its
 // dispatches, and checks its outputs (Mismatches collects and reports
-// the differences). Record must be idempotent (runs leave the same
-// results whatever ran before); an operation that cannot promise that
-// implements Resetter. A problem whose work differs between candidates
-// implements CandidateWorker, so that each candidate's rates come from
-// its own work. Subset narrows an operation to some of its candidates.
+// the differences). Record must be idempotent, or the problem a
+// Resetter; a problem whose work differs between candidates is a
+// CandidateWorker. Subset narrows an operation to some of its candidates.
 // DefaultSize should give a device work in proportion to its kind
 // (ClassOf) and fit its buffers (Fits).
 //

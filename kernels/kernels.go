@@ -26,10 +26,9 @@ type Operation interface {
 	// Dims names the dimensions of a Size, in order: ["N"] for a vector
 	// operation, ["M", "N", "K"] for a matrix product.
 	Dims() []string
-	// DefaultSize is a size that is worth measuring on the device: a few
-	// megabytes on a CPU device such as lavapipe, enough to fill a large
-	// GPU (a gigabyte copied, a 4096³ product) on a GPU, and never more
-	// than the device's memory and buffer-range limits allow.
+	// DefaultSize is a size worth measuring on the device: megabytes on a
+	// CPU such as lavapipe, enough to fill a large GPU on a GPU, within
+	// the device's memory and buffer limits (ClassOf, Fits).
 	DefaultSize(info hal.DeviceInfo) Size
 	// Candidates are the kernels that compute the operation, in a fixed
 	// order: an index into this list names a candidate, and the list's
@@ -43,16 +42,14 @@ type Operation interface {
 	Prepare(ctx context.Context, dev hal.Device, size Size, seed uint64) (Problem, error)
 }
 
-// VerifyReporter is implemented by operations that can say whether they
-// check their candidates' results: a manifest's can be told not to, with
-// "verify": "none". An operation without the method checks them.
+// VerifyReporter is implemented by operations that may not check their
+// candidates' results (a manifest's "verify": "none").
 type VerifyReporter interface {
 	Verifies() bool
 }
 
-// Verifies reports whether op checks its candidates' results against a
-// reference (see VerifyReporter): a result of one that does not is
-// measured, not verified.
+// Verifies reports whether op checks its candidates' results (see
+// VerifyReporter): a result of one that does not is measured, not verified.
 func Verifies(op Operation) bool {
 	if v, ok := op.(VerifyReporter); ok {
 		return v.Verifies()
@@ -66,35 +63,27 @@ func Verifies(op Operation) bool {
 type Problem interface {
 	// Size is the size the problem was prepared with.
 	Size() Size
-	// Bytes is the number of bytes one run must move to or from memory at
-	// least (each input read once, each output written once), whatever the
-	// candidate (unless the problem is a CandidateWorker): the numerator
-	// of GB/s. (A float64, as rates are; counts are exact below 2⁵³.)
+	// Bytes is the bytes one run must move to or from memory at least
+	// (each input read once, each output written once): the numerator of
+	// GB/s, whatever the candidate (unless a CandidateWorker).
 	Bytes() float64
-	// Flops is the number of arithmetic operations one run does (a fused
-	// multiply-add counts 2), whatever the candidate (unless the problem
-	// is a CandidateWorker): the numerator of FLOP/s. Operations that only
-	// move data report 0.
+	// Flops is the arithmetic operations one run does (a fused
+	// multiply-add counts 2): the numerator of FLOP/s, as Bytes is of GB/s;
+	// 0 for operations that only move data.
 	Flops() float64
 	// Buffers lists the problem's buffers, inputs first.
 	Buffers() []Operand
 	// Record records one complete run of candidate cand (an index into
-	// the operation's Candidates) into cb, using exe, which must have been
-	// created from that candidate's Executable() (or, for a Sizer, its
-	// SizedCandidate's: see CandidateAt). A run may be several
-	// dispatches with barriers between them; Record puts no barrier before
-	// its first dispatch or after its last, so a caller that records
-	// several runs, or reads the results in the same command buffer, puts
-	// cb.Barrier() between them. Runs are idempotent: a run's results do
-	// not depend on what earlier runs left in the buffers (see Resetter for
-	// operations that cannot promise this).
+	// the operation's Candidates) into cb, using exe, built from that
+	// candidate's Executable() (for a Sizer, see CandidateAt). A run may be
+	// several dispatches with barriers between them, but none before its
+	// first or after its last: a caller puts cb.Barrier() between runs.
+	// Runs are idempotent (see Resetter for problems whose are not).
 	Record(cb hal.CommandBuffer, exe hal.Executable, cand int) error
 	// Verify reads the outputs back and compares them with the CPU
-	// reference, with the tolerance the operation documents. A wrong
-	// result is an error that matches ErrWrongResult and says where:
-	// index, value got, value wanted, and the tolerance. Calls of one
-	// problem must not overlap (they read the same output buffer); the
-	// host memory the outputs are read into is kept between them.
+	// reference, within the tolerance the operation documents. A wrong
+	// result matches ErrWrongResult and says where: index, value got,
+	// value wanted, tolerance. Calls of one problem must not overlap.
 	Verify(ctx context.Context, cand int) error
 	// Release frees the buffers. The problem must not be in use by the
 	// GPU.
@@ -111,33 +100,26 @@ type Resetter interface {
 
 // Refuser is implemented by problems that can tell, before a candidate's
 // pipeline is built, that they will not run it: Refuse returns the
-// UNIMPLEMENTED error Record would return for candidate cand (the
-// built-in problems refuse a candidate that does not apply at their size,
-// Candidate.Applies), nil for one they will run. A measurement asks first,
-// so that it builds no pipeline it cannot use.
+// UNIMPLEMENTED error Record would return for candidate cand (one that
+// does not apply at their size, Candidate.Applies), nil for one they run.
 type Refuser interface {
 	Refuse(cand int) error
 }
 
 // Sizer is implemented by problems whose candidates' pipelines depend on
-// their size (a manifest's constants or workgroup worked out from its
-// dims), where the operation's Candidates are those of a default size.
-// SizedCandidate returns candidate cand as the problem runs it: the
-// constants, workgroup size and shared memory of its pipelines at the
-// problem's size; or the error Record would return for it there (a
-// pipeline of this size that the device cannot run, say). A caller that
-// asks judges that candidate (Supported) and gives Record its Executable;
-// one that does not gives Record the operation's candidate's, which the
-// problem uses only where it is the pipeline, building the others. Use
-// CandidateAt.
+// their size (a manifest's constants worked out from its dims), where the
+// operation's Candidates are those of a default size. SizedCandidate
+// returns candidate cand as the problem runs it, or the error Record
+// would return for it there. A caller that asks (CandidateAt) gives Record
+// that candidate's Executable; one that does not, the operation's
+// candidate's, which the problem uses only where it is the pipeline.
 type Sizer interface {
 	SizedCandidate(cand int) (Candidate, error)
 }
 
-// CandidateAt returns candidate cand of p's operation, c, as p runs it at
-// its size (Sizer), and why not where the device info describes cannot
-// run it (Candidate.Supported) or p refuses it (Refuser). What it returns
-// is what to build for Record.
+// CandidateAt returns candidate cand of p's operation, c, as p runs it
+// (Sizer): what to build for Record; and why not where the device cannot
+// run it (Candidate.Supported) or p refuses it (Refuser).
 func CandidateAt(p Problem, c Candidate, cand int, info hal.DeviceInfo) (Candidate, error) {
 	if s, ok := p.(Sizer); ok {
 		sized, err := s.SizedCandidate(cand)
@@ -165,22 +147,20 @@ func CheckCandidate(op string, cand, n int) error {
 	return nil
 }
 
-// OperationSizer is implemented by operations whose problems are Sizers.
-// Without a device or a problem, CandidatesAt works out each candidate as
-// a problem of size prepared on the device info describes runs it (its
-// SizedCandidate), or why it cannot run there (use the function
-// CandidatesAt); PipelinesAt, the pipelines such a problem builds beyond
-// those candidates' own (of later dispatches and passes).
+// OperationSizer is implemented by operations whose problems are Sizers:
+// CandidatesAt works out each candidate as a problem of size on the device
+// info describes would run it, or why it cannot (use the function
+// CandidatesAt), without a problem; PipelinesAt, the pipelines such a
+// problem builds besides (of later dispatches).
 type OperationSizer interface {
 	CandidatesAt(size Size, info hal.DeviceInfo) ([]Candidate, []error)
 	PipelinesAt(size Size, info hal.DeviceInfo) []hal.ExecutableDesc
 }
 
-// CandidatesAt returns op's candidates as a problem of size prepared on the
-// device info describes runs them (OperationSizer), each with why it
-// cannot run there (what the size makes of it, or Candidate.Supported),
-// preparing nothing: what a Space's Points judges, and what to compile for
-// that size.
+// CandidatesAt returns op's candidates as a problem of size on the device
+// info describes runs them (OperationSizer), each with why it cannot
+// (the size, or Candidate.Supported), preparing nothing: what Points
+// judges, and what to compile for that size.
 func CandidatesAt(op Operation, size Size, info hal.DeviceInfo) ([]Candidate, []error) {
 	cands, errs := op.Candidates(), []error(nil)
 	if s, ok := op.(OperationSizer); ok {
@@ -196,11 +176,9 @@ func CandidatesAt(op Operation, size Size, info hal.DeviceInfo) ([]Candidate, []
 }
 
 // CandidateWorker is implemented by problems whose work differs between
-// candidates (a manifest's "flops": "20*N*LOOP", with LOOP a candidate's
-// unroll factor): CandidateWork returns the bytes and flops of one run of
-// candidate cand, in place of Bytes and Flops, so that each candidate's
-// GB/s and FLOP/s are computed from its own work. No built-in operation
-// needs it.
+// candidates (a manifest's "flops": "20*N*LOOP", LOOP a candidate's
+// unroll): CandidateWork is candidate cand's bytes and flops of one run,
+// in place of Bytes and Flops. No built-in operation needs it.
 type CandidateWorker interface {
 	CandidateWork(cand int) (bytes, flops float64)
 }
@@ -223,8 +201,7 @@ var roleNames = [...]string{Input: "input", Output: "output", Scratch: "scratch"
 // String returns "input", "output" or "scratch".
 func (r Role) String() string { return enum.Name(r, roleNames[:], "role(%d)") }
 
-// Operand is one of a problem's buffers, described: what it is called,
-// what it is for (Role), and what it holds. It embeds the hal.Buffer.
+// Operand is one of a problem's buffers, described.
 type Operand struct {
 	hal.Buffer
 	// Name is the buffer's name in its operation ("src", "A", ...).
@@ -288,10 +265,8 @@ var (
 	// tolerance. Its code is Internal: the kernel is wrong.
 	ErrWrongResult = status.New(status.Internal, "kernels: wrong result")
 	// ErrDeferred is what an OperationSizer's CandidatesAt says of a
-	// candidate it can judge only once it is built (a configuration of a
-	// manifest's GLSL space, compiled when a search first needs it): a
-	// Space's Points keeps such a configuration, and a problem judges it
-	// when it is first asked for (CandidateAt), as the point's own
-	// failure where it cannot run. Its code is Deferred.
+	// candidate it can judge only once built (a manifest's GLSL, compiled
+	// when a search first needs it): Points keeps it, and CandidateAt
+	// judges it. Its code is Deferred.
 	ErrDeferred = status.New(status.Deferred, "kernels: judged when built")
 )

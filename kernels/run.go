@@ -53,10 +53,9 @@ func guardStart(b Operand) int64 {
 	return size
 }
 
-// Run records one run of candidate cand of p, preceded by RecordPoison
-// (and by its reset, for a Resetter), submits it to dev and waits for it.
-// exe must have been created from the candidate's Executable(). The
-// results can then be checked with p.Verify(ctx, cand).
+// Run records one run of candidate cand of p with exe, preceded by
+// RecordPoison (and its reset, for a Resetter), submits it to dev and
+// waits for it: then p.Verify(ctx, cand) checks it.
 func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, cand int) error {
 	return Execute(ctx, dev, func(cb hal.CommandBuffer) error {
 		if err := RecordPoison(cb, p); err != nil {
@@ -78,11 +77,9 @@ func Run(ctx context.Context, dev hal.Device, p Problem, exe hal.Executable, can
 }
 
 // Execute begins a new command buffer, lets rec record into it, ends it,
-// submits it to dev and waits. Whether the wait succeeds or ctx ends
-// first, the command buffer is released at once: the submission holds
-// what it uses until it is done (hal's Ownership). It is the one
-// record-submit-wait: Run, VerifyCandidate and the root package's Device
-// all come here.
+// submits it to dev and waits: the one record-submit-wait. Whether the
+// wait succeeds or ctx ends first, the command buffer is released at once:
+// the submission holds what it uses until it is done (hal's Ownership).
 func Execute(ctx context.Context, dev hal.Device, rec func(hal.CommandBuffer) error) error {
 	return ExecuteWith(ctx, dev, dev.CreateCommandBuffer, hal.CommandBuffer.Release, rec)
 }
@@ -120,10 +117,9 @@ func ExecuteWith(ctx context.Context, dev hal.Device, get func() (hal.CommandBuf
 
 // VerifyCandidate checks candidate cand of op on dev at size: it prepares
 // a problem from seed, returns why not (code Unimplemented) where the
-// device cannot run the candidate at this size (CandidateAt), and
-// otherwise builds the pipeline, runs it once and verifies the result. A
-// wrong result matches ErrWrongResult. Everything it creates is released
-// before it returns.
+// device cannot run the candidate there (CandidateAt), and otherwise
+// builds it, runs it once and checks the result (Check), releasing all it
+// made.
 func VerifyCandidate(ctx context.Context, dev hal.Device, op Operation, size Size, cand int, seed uint64) (err error) {
 	cands := op.Candidates()
 	if err := CheckCandidate(op.Name(), cand, len(cands)); err != nil {
@@ -152,10 +148,8 @@ func VerifyCandidate(ctx context.Context, dev hal.Device, op Operation, size Siz
 	return Check(ctx, p, cand)
 }
 
-// GuardBytes is the slack a problem's outputs may have after their
-// elements: RecordPoison fills it with Guard, and Check then finds a
-// kernel that wrote past an output's end, which the elements alone would
-// not show.
+// GuardBytes is the slack past an output's elements that RecordPoison
+// fills with Guard and Check reads back.
 const GuardBytes = 4096
 
 // Check checks candidate cand's run of p, which RecordPoison preceded:

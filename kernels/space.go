@@ -101,17 +101,12 @@ type Space struct {
 	// space's, not as that of the configuration asked for first. It may
 	// be called more than once.
 	Load func() error
-	// Operation returns an operation whose candidates include cands,
-	// kernels of this space, with the problems, geometry and verification
-	// of the operation the space belongs to, and the index of each of
-	// cands among its candidates. (A built-in operation returns one with
-	// cands alone; a manifest's, the one it decoded every point into.)
+	// Operation returns an operation, the space's, whose candidates
+	// include cands, and the index of each of cands among them.
 	Operation func(cands []Candidate) (Operation, []int)
 	// Identity, if set, returns what identifies a configuration's kernel
-	// in a tuning log, so that a record stays valid exactly as long as its
-	// kernel is unchanged; nil means the Digest of the candidate alone.
-	// (Manifests set it so that editing the space, which their digests
-	// otherwise cover, keeps the records of the configurations that stay.)
+	// in a tuning log, where a record holds while it is unchanged; nil
+	// means the Digest of the candidate alone.
 	Identity func(Config, Candidate) string
 }
 
@@ -223,14 +218,11 @@ func (p *Points) Candidates() []Candidate {
 }
 
 // Points enumerates the configurations of the space valid for a problem of
-// size (of an operation with dimensions dims) on a device described by
-// info, in the order of the product (the first param varying slowest): those
-// that meet every restriction and whose kernel, as it runs at size
-// (CandidatesAt), the device supports. Nothing is compiled but what the
-// space's Load compiles. A configuration whose kernel can be judged only
-// once built (ErrDeferred: a manifest's GLSL, compiled when first
-// needed) is kept, and what its module asks of the device is judged when
-// a search evaluates it.
+// size (of an operation with dimensions dims) on the device info
+// describes, in the order of the product: those that meet every
+// restriction and whose kernel, as it runs at size (CandidatesAt), the
+// device supports, or that can be judged only once built (ErrDeferred).
+// Nothing is compiled but what the space's Load compiles.
 func (s *Space) Points(dims []string, size Size, info hal.DeviceInfo) (*Points, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
