@@ -349,9 +349,8 @@ type Dim struct {
 	// Value is the component before specialization.
 	Value uint32
 	// Known is false when the component is computed from other constants
-	// (OpSpecConstantOp): it changes with them, Value is what it comes to
-	// with their defaults (0 if that cannot be worked out), and
-	// WorkgroupSize works it out with the values given.
+	// (OpSpecConstantOp): Value is then what it comes to with their
+	// defaults (0 if that cannot be worked out).
 	Known bool
 	// Spec is set when a specialization constant, SpecID, sets it.
 	Spec   bool
@@ -359,12 +358,9 @@ type Dim struct {
 }
 
 // Workgroup returns how entry e's workgroup size is set, component by
-// component, before any specialization, and from what: "the WorkgroupSize
-// built-in" (of specialization constants), "LocalSizeId", "a literal
-// local_size" (LocalSize, or a built-in of plain constants), or "" when
-// the module sets none.
-// The WorkgroupSize built-in overrides LocalSizeId, which overrides
-// LocalSize.
+// component, before any specialization (the package doc's Rules), and
+// from what: "the WorkgroupSize built-in" (of specialization constants),
+// "LocalSizeId", "a literal local_size", or "" when the module sets none.
 func (m *Module) Workgroup(e *Entry) ([3]Dim, string) {
 	var out [3]Dim
 	ids, how := m.workgroupIDs(e)
@@ -408,9 +404,8 @@ func (m *Module) workgroupIDs(e *Entry) ([]uint32, string) {
 }
 
 // WorkgroupSize returns entry e's workgroup size with the specialization
-// constants set as in spec (constant_id -> value; the defaults for those
-// not given), and false when the module sets none or a component cannot be
-// worked out.
+// constants set as in spec (constant_id -> value), and false when the
+// module sets none or a component cannot be worked out.
 func (m *Module) WorkgroupSize(e *Entry, spec map[uint32]uint32) ([3]uint32, bool) {
 	var wg [3]uint32
 	ids, how := m.workgroupIDs(e)
@@ -434,14 +429,11 @@ func (m *Module) WorkgroupSize(e *Entry, spec map[uint32]uint32) ([3]uint32, boo
 }
 
 // SpecializeWorkgroup is the one rule for the workgroup size of a
-// pipeline of entry e, whoever builds it. Without a size given (zero), it
-// is the module's with the specialization constants in spec
-// (WorkgroupSize). A size given must agree with each component the module
-// fixes and each constant in spec that sets one, and sets in spec (which
-// must not then be nil) the constants of the components spec does not; a
-// component computed from other constants takes the size given. A module
-// that declares no size, a size that cannot be worked out and a component
-// of 0 are errors too, with code InvalidArgument, as is a disagreement.
+// pipeline of entry e, whoever builds it (the package doc's Rules):
+// without a size given (zero), the module's with the constants in spec
+// (WorkgroupSize); a size given sets in spec (which must not then be nil)
+// the constants of the components spec does not. Every failure of the
+// rule is InvalidArgument.
 func (m *Module) SpecializeWorkgroup(e *Entry, given [3]uint32, spec map[uint32]uint32) ([3]uint32, error) {
 	dims, how := m.Workgroup(e)
 	if how == "" {
@@ -490,11 +482,9 @@ func (m *Module) PushConstantBytes(e *Entry, spec map[uint32]uint32) (int, bool)
 }
 
 // BufferBytes returns the bytes that b, one of m's buffer Bindings, takes
-// at least, with the specialization constants set as in spec (array
-// lengths are often constants): the end of its block's last member, a
-// runtime array that ends it counted empty, since a kernel indexes that
-// one as far as its buffer goes. False where b is not a buffer, is an
-// array of them, or a size cannot be worked out.
+// at least, with the specialization constants set as in spec (the package
+// doc's Rules); false where b is not a buffer, is an array of them, or a
+// size cannot be worked out.
 func (m *Module) BufferBytes(b Binding, spec map[uint32]uint32) (uint64, bool) {
 	t := m.types[m.vars[b.variable]]
 	if b.Kind != StorageBuffer && b.Kind != UniformBuffer || t == nil || t.op != OpTypePointer {
@@ -507,9 +497,8 @@ func (m *Module) BufferBytes(b Binding, spec map[uint32]uint32) (uint64, bool) {
 }
 
 // SharedMemory returns the bytes of workgroup memory entry e declares,
-// with the specialization constants set as in spec (array lengths are
-// often constants such as the workgroup size), and false if a size cannot
-// be worked out.
+// with the specialization constants set as in spec, and false if a size
+// cannot be worked out.
 func (m *Module) SharedMemory(e *Entry, spec map[uint32]uint32) (uint64, bool) {
 	var total uint64
 	z := m.sizer(spec)

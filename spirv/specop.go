@@ -1,10 +1,5 @@
 package spirv
 
-// This file works out the values of scalar constants, those computed from
-// specialization constants (OpSpecConstantOp) among them: glslang writes
-// an array length such as 2u * BK * (BM / 4u + 1u) or a component of
-// gl_WorkGroupSize used in one as a chain of them.
-
 // worked is a constant's value as value worked it out: ok false when it
 // cannot be.
 type worked struct {
@@ -17,11 +12,9 @@ type worked struct {
 const maxChain = 64
 
 // value returns the value of scalar constant id (an integer, or a bool as
-// 0 or 1) with the specialization constants set as in z.spec (their
-// defaults where not given), and false where it cannot be worked out: an
-// operation Vulkan does not allow in a shader's OpSpecConstantOp, a float,
-// a division by zero, a shift by the width or more, a cycle. Each
-// constant is worked out once per sizer.
+// 0 or 1) with the specialization constants set as in z.spec, and false
+// where it cannot be worked out (the package doc's Rules). Each constant
+// is worked out once per sizer.
 func (z *sizer) value(id uint32, depth int) (uint64, bool) {
 	if w, ok := z.values[id]; ok {
 		return w.v, w.ok
