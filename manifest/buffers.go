@@ -90,31 +90,25 @@ func (d *opDecoder) decodeElements(o *jsonObj, b *manifestBuffer) error {
 // it) and "expect", the value each element checked must have, as an
 // expression of its index i, in place of the reference candidate's.
 func (d *opDecoder) decodeCheck(o *jsonObj, b *manifestBuffer) error {
-	checked := b.role == roleOutput || b.role == roleInOut
-	if c := o.get("check"); c != nil {
-		if !checked {
-			return d.src.errAt(c, "only output and inout buffers are checked")
+	c, x := o.get("check"), o.get("expect")
+	for _, n := range []*jsonNode{c, x} {
+		if n != nil && b.role != roleOutput && b.role != roleInOut {
+			return d.src.errAt(n, "only output and inout buffers are checked")
 		}
-		if c.kind == jsonObject {
-			co, _ := d.src.object(c, "")
-			optional(co, "first", &b.first, d.intExprIn(lengthContext, "the first element checked"))
-			optional(co, "count", &b.count, d.intExprIn(lengthContext, "the number of elements checked"))
-			check(co.done())
-		} else {
-			var err error
-			if b.check, err = d.src.boolean(c); err != nil {
-				return d.src.errAt(c, "is %s; want true, false or {\"first\": a, \"count\": n}", c.kind)
-			}
-		}
-	}
-	x := o.get("expect")
-	if x == nil {
-		return nil
 	}
 	switch {
-	case !checked:
-		return d.src.errAt(x, "only output and inout buffers are checked")
-	case !b.check:
+	case c != nil && c.kind == jsonObject:
+		co, _ := d.src.object(c, "")
+		optional(co, "first", &b.first, d.intExprIn(lengthContext, "the first element checked"))
+		optional(co, "count", &b.count, d.intExprIn(lengthContext, "the number of elements checked"))
+		check(co.done())
+	case c != nil:
+		var err error
+		if b.check, err = d.src.boolean(c); err != nil {
+			return d.src.errAt(c, "is %s; want true, false or {\"first\": a, \"count\": n}", c.kind)
+		}
+	}
+	if x != nil && !b.check {
 		return d.src.errAt(x, "the buffer is not checked (\"check\": false)")
 	}
 	b.expectNode = x

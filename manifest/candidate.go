@@ -276,24 +276,12 @@ func (d *opDecoder) decodeCandidate(c int, obj *jsonObj) (_ kernels.Candidate, e
 			shaders = append(shaders, disp.mod.path)
 		}
 		d.require(&cand.Requires, disp)
-		// Every dispatch's workgroup has at least one invocation.
-		if wg := disp.fixed.wg; (kernels.Candidate{WorkgroupSize: wg}).Invocations() > cand.Invocations() {
-			cand.WorkgroupSize = wg
-		}
 		d.digest = append(d.digest, disp.mod.code...)
 	}
 	cand.Shader = strings.Join(shaders, "+")
-	setPipeline(&cand, run.dispatches[0], run.dispatches[0].fixed)
+	// Its own pipeline and workgroup are those of the default size.
+	cand = run.sized(cand, par.Map(run.dispatches, func(disp *manifestDispatch) planStep { return planStep{d: disp, ps: disp.fixed} }))
 	return cand, obj.done()
-}
-
-// setPipeline makes c's own pipeline dispatch d's with the constants of
-// ps.
-func setPipeline(c *kernels.Candidate, d *manifestDispatch, ps pipelineSpec) {
-	desc := d.executable(ps)
-	c.SPIRV, c.EntryPoint, c.Bindings, c.Sets, c.BindingKinds = desc.SPIRV, desc.EntryPoint, desc.Bindings, slices.Clone(desc.Sets), slices.Clone(desc.BindingKinds)
-	c.PushConstantSize, c.Constants = desc.PushConstantSize, desc.Constants
-	c.SubgroupSize, c.FullSubgroups = desc.SubgroupSize, desc.FullSubgroups
 }
 
 // subgroups reads candidate c's "subgroup_size" (an integer expression
@@ -335,8 +323,8 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 }
 
 // require adds to r what dispatch disp needs of a device:
-// its capabilities (kernels.ModuleRequirements, as for every kernel), its
-// shared memory, and what it does with the images it binds, format by
+// its capabilities (kernels.ModuleRequirements, as for every kernel) and
+// what it does with the images it binds, format by
 // format: a storage image, a sampled one, through a linear filter where
 // its sampler has one. A candidate whose device cannot do one of them is
 // unsupported (kernels.Requirements.Images), and the others run. A
@@ -344,7 +332,6 @@ func (d *opDecoder) dispatchObjects(obj *jsonObj) ([]*jsonObj, error) {
 // dispatches are known only through r.
 func (d *opDecoder) require(r *kernels.Requirements, disp *manifestDispatch) {
 	*r = r.Merge(kernels.ModuleRequirements(disp.mod.spv))
-	r.SharedMemory = max(r.SharedMemory, disp.fixed.shared)
 	for b, kind := range disp.imageBindings() {
 		img := d.op.bufs[b].img
 		f := hal.FormatStorage

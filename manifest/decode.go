@@ -494,11 +494,8 @@ func (op *manifestOp) dryRun() error {
 var (
 	// Buffer lengths and the range of a buffer that is checked: before
 	// any dispatch, and before a device is chosen (DefaultSize needs them).
-	lengthContext = exprContext{dims: true, params: true, why: "buffers are sized outside any dispatch, whatever the device"}
-	// A candidate's asserts are checked when a problem is prepared, with
-	// the device known.
-	assertContext = exprContext{dims: true, params: true, device: true, why: "asserts are checked outside any dispatch"}
-	// The operation's asserts are the same for every candidate.
+	lengthContext   = exprContext{dims: true, params: true, why: "buffers are sized outside any dispatch, whatever the device"}
+	assertContext   = exprContext{dims: true, params: true, device: true, why: "asserts are checked outside any dispatch"}
 	opAssertContext = exprContext{dims: true, device: true, why: "the operation's asserts are the same for every candidate, outside any dispatch (use a candidate's assert for per-candidate conditions)"}
 	// bytes and flops may differ between candidates (a candidate's unroll
 	// factor, say), not between devices.
@@ -508,14 +505,9 @@ var (
 	pipelineContext = exprContext{dims: true, params: true, device: true, pass: true, why: "constants and the workgroup are what set it"}
 	dispatchContext = exprContext{dims: true, params: true, workgroup: true, device: true, pass: true, why: "only an expected value has one"}
 	repeatContext   = exprContext{dims: true, params: true, workgroup: true, device: true, why: "the count is worked out before the passes"}
-	// A GLSL source's #defines are the candidate's, whatever the size.
-	defineContext = exprContext{params: true, why: "a GLSL source is compiled once per candidate, whatever the size or the device"}
-	// A required subgroup size is the candidate's, whatever the size.
+	defineContext   = exprContext{params: true, why: "a GLSL source is compiled once per candidate, whatever the size or the device"}
 	subgroupContext = exprContext{params: true, why: "a required subgroup size is fixed per candidate, whatever the size or the device"}
-	// Lets are evaluated per candidate, outside any dispatch.
-	letContext = exprContext{dims: true, params: true, why: "lets are evaluated outside any dispatch, whatever the device"}
-	// A buffer's contents are the same for every candidate.
-	initContext = exprContext{dims: true, why: "a buffer's initial contents are the same for every candidate, whatever the device"}
-	// An expected value is worked out on the host, element by element.
-	expectContext = exprContext{dims: true, params: true, index: true, why: "expected values are worked out outside any dispatch, whatever the device"}
+	letContext      = exprContext{dims: true, params: true, why: "lets are evaluated outside any dispatch, whatever the device"}
+	initContext     = exprContext{dims: true, why: "a buffer's initial contents are the same for every candidate, whatever the device"}
+	expectContext   = exprContext{dims: true, params: true, index: true, why: "expected values are worked out outside any dispatch, whatever the device"}
 )

@@ -32,15 +32,13 @@ type manifestImage struct {
 // that a kernel reads as b/255. Only images have it.
 var unorm8 = scalarType{"unorm8", 1, floatKind}
 
+// texelType is the element type of an image of format f: unorm8, or
+// the 32-bit type of its component.
 func texelType(f hal.Format) scalarType {
-	switch f {
-	case hal.R32Uint:
-		t, _ := lookupScalarType("u32")
-		return t
-	case hal.RGBA8, hal.RGBA8SRGB:
+	if f == hal.RGBA8 || f == hal.RGBA8SRGB {
 		return unorm8
 	}
-	t, _ := lookupScalarType("f32")
+	t, _ := lookupScalarType(map[string]string{"uint": "u32", "float": "f32"}[component(f)])
 	return t
 }
 
@@ -173,17 +171,13 @@ func (disp *manifestDispatch) imageBindings() iter.Seq2[int, hal.BindingKind] {
 
 func (op *manifestOp) imageExtent(b *manifestBuffer, env exprEnv) ([2]int64, error) {
 	var out [2]int64
+	var err error
 	for k, e := range []manifestExpr{b.img.width, b.img.height} {
-		v, err := e.evalInt(env)
-		if err != nil {
-			return out, e.errorf(status.InvalidArgument, err)
+		if out[k], err = e.evalIn(env, 1, 1<<24, "is %d texels, outside [1, 2²⁴]"); err != nil {
+			break
 		}
-		if v < 1 || v > 1<<24 {
-			return out, e.errorf(status.InvalidArgument, fmt.Errorf("is %d texels, outside [1, 2²⁴]", v))
-		}
-		out[k] = v
 	}
-	return out, nil
+	return out, err
 }
 
 // imageUsage is how the candidates that info's device can run bind each

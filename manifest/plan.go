@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
@@ -120,14 +121,7 @@ func deviceValues(e *expr, env exprEnv) string {
 }
 
 func (op *manifestOp) bufferLen(b *manifestBuffer, env exprEnv) (int64, error) {
-	n, err := b.len.evalInt(env)
-	if err != nil {
-		return 0, b.len.errorf(status.InvalidArgument, err)
-	}
-	if n < 0 || n > maxBufferLen/int64(b.typ.size) {
-		return 0, b.len.errorf(status.InvalidArgument, fmt.Errorf("is %d elements, outside [0, 2⁴⁸ bytes]", n))
-	}
-	return n, nil
+	return b.len.evalIn(env, 0, maxBufferLen/int64(b.typ.size), "is %d elements, outside [0, 2⁴⁸ bytes]")
 }
 
 // layout is what a size makes of an operation: each candidate's
@@ -329,11 +323,8 @@ func (op *manifestOp) plan(size kernels.Size, c int, env exprEnv, info *hal.Devi
 		setWorkgroup(env, ps.wg)
 		count := int64(1)
 		if d.repeat != nil {
-			if count, err = d.repeat.evalInt(env); err != nil {
-				return nil, d.repeat.errorf(status.InvalidArgument, err)
-			}
-			if count < 0 || count > maxRepeat {
-				return nil, d.repeat.errorf(status.InvalidArgument, fmt.Errorf("is %d, outside [0, %d]", count, maxRepeat))
+			if count, err = d.repeat.evalIn(env, 0, maxRepeat, "is %d, outside [0, "+strconv.Itoa(maxRepeat)+"]"); err != nil {
+				return nil, err
 			}
 		}
 		for pass := range count {
@@ -416,12 +407,9 @@ func (op *manifestOp) pipeline(c int, d *manifestDispatch, env exprEnv, info *ha
 func (d *manifestDispatch) step(env exprEnv, ps pipelineSpec, info *hal.DeviceInfo) (planStep, error) {
 	st := planStep{d: d, ps: ps}
 	for i, g := range d.groups {
-		v, err := g.evalInt(env)
+		v, err := g.evalIn(env, 1, math.MaxUint32, "is %d; a dispatch needs 1 or more workgroups in each of x, y and z")
 		if err != nil {
-			return st, g.errorf(status.InvalidArgument, err)
-		}
-		if v < 1 || v > math.MaxUint32 {
-			return st, g.errorf(status.InvalidArgument, fmt.Errorf("is %d; a dispatch needs 1 or more workgroups in each of x, y and z", v))
+			return st, err
 		}
 		if info != nil && uint64(v) > uint64(info.Limits.MaxWorkgroupCount[i]) {
 			return st, g.errorf(status.OutOfRange, fmt.Errorf("is %d, past the device's limit of %d workgroups in %c", v, info.Limits.MaxWorkgroupCount[i], "xyz"[i]))

@@ -150,7 +150,7 @@ func (p *manifestProblem) buildLater(c int) error {
 	p.mu.Lock()
 	steps, built, err := p.plans[c], p.laterBuilt[c], p.errs[c]
 	p.mu.Unlock()
-	if built || err != nil || p.op.sized(c, steps).Supported(p.dev.Info()) != nil {
+	if built || err != nil || p.op.runs[c].sized(p.op.cands[c], steps).Supported(p.dev.Info()) != nil {
 		return err
 	}
 	for _, st := range steps {
@@ -275,7 +275,7 @@ func (p *manifestProblem) runReference(ctx context.Context, info hal.DeviceInfo)
 	if err := p.errs[op.ref]; err != nil {
 		return cannot(err)
 	}
-	if err := p.op.sized(op.ref, p.plans[op.ref]).Supported(info); err != nil {
+	if err := op.runs[op.ref].sized(c, p.plans[op.ref]).Supported(info); err != nil {
 		return cannot(err)
 	}
 	if err := p.buildLater(op.ref); err != nil {
@@ -407,7 +407,7 @@ func (p *manifestProblem) SizedCandidate(cand int) (kernels.Candidate, error) {
 	p.mu.Lock()
 	p.sized[cand] = true
 	p.mu.Unlock()
-	return p.op.sized(cand, p.plans[cand]), nil
+	return p.op.runs[cand].sized(p.op.cands[cand], p.plans[cand]), nil
 }
 
 // CandidatesAt is each candidate as a problem of size prepared on the
@@ -421,7 +421,7 @@ func (op *manifestOp) CandidatesAt(size kernels.Size, info hal.DeviceInfo) ([]ke
 	cands, errs := op.Candidates(), make([]error, len(op.runs))
 	for c, steps := range op.planAll(size, lay, &info) {
 		if errs[c] = lay.errs[c]; errs[c] == nil {
-			cands[c] = op.sized(c, steps)
+			cands[c] = op.runs[c].sized(cands[c], steps)
 		}
 	}
 	return cands, errs
@@ -438,7 +438,7 @@ func (op *manifestOp) PipelinesAt(size kernels.Size, info hal.DeviceInfo) []hal.
 	var out []hal.ExecutableDesc
 	seen := map[string]bool{}
 	for c, steps := range op.planAll(size, lay, &info) {
-		if lay.errs[c] != nil || op.sized(c, steps).Supported(info) != nil {
+		if lay.errs[c] != nil || op.runs[c].sized(op.cands[c], steps).Supported(info) != nil {
 			continue
 		}
 		seen[steps[0].ps.key] = true
@@ -452,14 +452,16 @@ func (op *manifestOp) PipelinesAt(size kernels.Size, info hal.DeviceInfo) []hal.
 	return out
 }
 
-// sized is candidate c as steps, its run at some size, run it: its own
-// pipeline the first step's, its workgroup the largest of its steps' and
-// its shared memory the most any of them declares (or its "requires"
-// asks).
-func (op *manifestOp) sized(c int, steps []planStep) kernels.Candidate {
-	cand := op.cands[c]
-	setPipeline(&cand, steps[0].d, steps[0].ps)
-	cand.WorkgroupSize, cand.Requires.SharedMemory = [3]uint32{}, op.runs[c].shared
+// sized is cand, the run's candidate, as steps, its run at some size,
+// run it: its own pipeline the first step's, its workgroup the largest of
+// its steps' and its shared memory the most any of them declares (or its
+// "requires" asks).
+func (run *manifestRun) sized(cand kernels.Candidate, steps []planStep) kernels.Candidate {
+	desc := steps[0].d.executable(steps[0].ps)
+	cand.SPIRV, cand.EntryPoint, cand.Bindings, cand.Sets, cand.BindingKinds = desc.SPIRV, desc.EntryPoint, desc.Bindings, slices.Clone(desc.Sets), slices.Clone(desc.BindingKinds)
+	cand.PushConstantSize, cand.Constants = desc.PushConstantSize, desc.Constants
+	cand.SubgroupSize, cand.FullSubgroups = desc.SubgroupSize, desc.FullSubgroups
+	cand.WorkgroupSize, cand.Requires.SharedMemory = [3]uint32{}, run.shared
 	for _, st := range steps {
 		if wg := st.ps.wg; (kernels.Candidate{WorkgroupSize: wg}).Invocations() > cand.Invocations() {
 			cand.WorkgroupSize = wg

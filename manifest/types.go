@@ -54,10 +54,7 @@ func scalarTypeNames() string {
 
 // dtype returns the DType of t, or 0 for types DType does not name.
 func (t scalarType) dtype() kernels.DType {
-	d, err := kernels.ParseDType(t.name)
-	if err != nil {
-		return 0
-	}
+	d, _ := kernels.ParseDType(t.name) // 0 where it fails
 	return d
 }
 
@@ -267,6 +264,19 @@ type manifestExpr struct {
 // evaluation error.
 func (m manifestExpr) errorf(code status.Code, err error) error {
 	return errWhere(code, m.where, "expression %q %v", m.src, err)
+}
+
+// evalIn evaluates m in env, an integer in [lo, hi]; outside, a format
+// of its value, says what is wrong with one that is not.
+func (m manifestExpr) evalIn(env exprEnv, lo, hi int64, outside string) (int64, error) {
+	v, err := m.evalInt(env)
+	if err == nil && (v < lo || v > hi) {
+		err = fmt.Errorf(outside, v)
+	}
+	if err != nil {
+		return 0, m.errorf(status.InvalidArgument, err)
+	}
+	return v, nil
 }
 
 type manifestLet struct {
