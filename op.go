@@ -284,18 +284,21 @@ type tunerDevice struct {
 }
 
 func (o *operation) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
-	if size.Len() != len(o.dims) {
+	td, ok := dev.(*tunerDevice)
+	switch {
+	case !ok: // only its Tuner's autotune.Tuner, which measures on a tunerDevice, has it
+		return nil, status.Newf(status.Internal, "vkbench: Op %q: Prepare on a device that is not its Tuner's", o.name)
+	case size.Len() != len(o.dims):
 		return nil, status.Newf(status.InvalidArgument, "vkbench: Op %q: size %v for dimensions %v", o.name, size, o.dims)
 	}
-	d, owned := lookupDevice(dev)
-	p, err := o.prepare(ctx, d, size.Extents(), seed)
+	p, err := o.prepare(ctx, td.owner, size.Extents(), seed)
 	if p == nil && err == nil {
 		err = status.New(status.InvalidArgument, "returned no Problem and no error")
 	}
 	if err != nil {
-		return nil, status.Join(status.Annotatef(err, "vkbench: Op %q: Prepare(%v)", o.name, size), d.dropBorrowed(owned))
+		return nil, status.Annotatef(err, "vkbench: Op %q: Prepare(%v)", o.name, size)
 	}
-	pr := &problem{d: d, owned: owned, size: size, p: p}
+	pr := &problem{size: size, p: p}
 	if err := pr.describe(o); err != nil {
 		return nil, status.Join(err, pr.Release())
 	}
@@ -320,35 +323,8 @@ func (pr resettingProblem) RecordReset(cb hal.CommandBuffer, cand int) error {
 	return nil
 }
 
-// lookupDevice returns the Device of dev, or one borrowed (owned false),
-// which Close does not release, when dev is not a Tuner's.
-func lookupDevice(dev hal.Device) (*Device, bool) {
-	if td, ok := dev.(*tunerDevice); ok {
-		return td.owner, true
-	}
-	return &Device{hal: dev}, false
-}
-
-// dropBorrowed releases the command buffers a borrowed Device made.
-func (d *Device) dropBorrowed(owned bool) error {
-	if owned {
-		return nil
-	}
-	d.mu.Lock()
-	spare := d.spare
-	d.spare = nil
-	d.mu.Unlock()
-	var errs []error
-	for _, cb := range spare {
-		errs = append(errs, cb.Release())
-	}
-	return status.Join(errs...)
-}
-
 // problem is a Problem as a kernels.Problem.
 type problem struct {
-	d      *Device
-	owned  bool
 	size   kernels.Size
 	p      *Problem
 	binds  []hal.Binding
@@ -468,6 +444,5 @@ func (pr *problem) Release() error {
 	if pr.p.Release != nil {
 		errs = append(errs, pr.p.Release())
 	}
-	errs = append(errs, pr.d.dropBorrowed(pr.owned))
 	return status.Join(errs...)
 }
