@@ -11,19 +11,16 @@
 // $VKBENCH_STORE_PASSWORD where the URL has none.
 //
 // A table is a hash, vkbench:t:<path> (each name of the path escaped as a
-// URL path segment, joined by '/'); vkbench:tables is the set of the tables'
-// paths, vkbench:lock:<name> a lock. Update is a WATCH/MULTI/EXEC transaction over the hashes it read,
-// run again when another writer came between. Every call is bounded: a
+// URL path segment, joined by '/'); vkbench:tables is the set of the
+// tables' paths, vkbench:lock:<name> a lock. Update is a WATCH/MULTI/EXEC
+// transaction over the hashes it read, run again when another writer came
+// between. Every call is bounded: a
 // second to connect, read or write, two for a whole View or Update
 // (go-redis's URL parameters dial_timeout, read_timeout and write_timeout
 // change the first three, and the last with them), and by its caller's
 // context, whose end ends the call at once with the context's error (of
 // its code, Cancelled or DeadlineExceeded), however long the store would
-// have kept it.
-//
-// store.Open pings the store once (Backend.Ping): what Redis refuses is
-// its error, as is a URL of the wrong protocol; what is out of reach is a
-// warning.
+// have kept it. store.Open pings the store once (Backend.Ping).
 package redis
 
 import (
