@@ -115,6 +115,12 @@ func abPanel(in Input) (panel, error) {
 	return pn, nil
 }
 
+// abRow is a pair in an ab section's table.
+type abRow struct {
+	Pair, Verdict, Old, New, Ratio, Interval, Note string
+	Fails                                          bool
+}
+
 // abTable adds an ab report's table to its section: a row per pair, its
 // medians in one unit, its ratio and interval, its verdict.
 func abTable(sec *htmlSection, in Input) {
@@ -122,19 +128,18 @@ func abTable(sec *htmlSection, in Input) {
 	for _, row := range in.AB.Rows {
 		top = max(top, row.OldMedian, row.NewMedian)
 	}
-	num, _, unit := timeColumn(top)
-	sec.Table = newTable("", "pair", "verdict", "#OLD median ("+unit+")", "#NEW median ("+unit+")", "#NEW/OLD", "#95% CI of NEW/OLD", "note")
+	var num func(float64) string
+	num, _, sec.TimeUnit = timeColumn(top)
 	for _, row := range in.AB.Rows {
-		ratio, interval := "-", "-"
+		r := abRow{Pair: row.Name, Verdict: string(row.Verdict), Old: num(row.OldMedian), New: num(row.NewMedian),
+			Ratio: "-", Interval: "-", Note: Reason(row.Note, row.Candidate), Fails: row.Verdict.Fails()}
 		if row.Ratio > 0 {
-			ratio = fmt.Sprintf("%.3f", row.Ratio)
+			r.Ratio = fmt.Sprintf("%.3f", row.Ratio)
 		}
 		if row.HasBounds() {
-			interval = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
+			r.Interval = fmt.Sprintf("[%.3f, %.3f]", row.Lo, row.Hi)
 		}
-		fails := row.Verdict.Fails()
-		sec.Table.add(fails, map[bool]string{true: "✗"}[fails], row.Name, string(row.Verdict),
-			num(row.OldMedian), num(row.NewMedian), ratio, interval, Reason(row.Note, row.Candidate))
+		sec.ABRows = append(sec.ABRows, r)
 	}
 }
 

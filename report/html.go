@@ -63,66 +63,46 @@ func (pn panel) svg() (template.HTML, error) {
 	return template.HTML(s), nil //nolint:gosec // drawn here; vgsvg escapes every text
 }
 
-// htmlSection is an operation's chart, notes and table, or a roofline's,
-// or an ab report's.
-type htmlSection struct {
-	Title string
-	SVG   template.HTML
-	Notes []string
-	Table htmlTable
-}
-
-// htmlTable is a table of the page: its columns' heads, which of them
-// hold numbers (right-aligned, in tabular figures), and its rows.
-type htmlTable struct {
-	Heads []string
-	Num   []bool
-	Rows  []htmlRow
-}
-
-// htmlRow is a table's row, in bold where marked (a winner, a failure).
 type htmlRow struct {
-	Mark  bool
-	Cells []string
+	File, Candidate, Outcome, Median, CI, Rate, Peak, Note string
+	Winner                                                 bool
 }
 
-// newTable is a table of heads, a head that starts with "#" naming a
-// column of numbers.
-func newTable(heads ...string) htmlTable {
-	t := htmlTable{Num: make([]bool, len(heads))}
-	for i, h := range heads {
-		h, t.Num[i] = strings.CutPrefix(h, "#")
-		t.Heads = append(t.Heads, h)
-	}
-	return t
+// htmlSection is an operation's chart, notes and table (whose times are
+// all in TimeUnit, and rates in RateUnit), or a roofline's.
+type htmlSection struct {
+	Title              string
+	SVG                template.HTML
+	Rows               []htmlRow
+	ABRows             []abRow
+	Notes              []string
+	TimeUnit, RateUnit string
 }
 
-// add adds a row of cells, marked or not.
-func (t *htmlTable) add(mark bool, cells ...string) { t.Rows = append(t.Rows, htmlRow{mark, cells}) }
+type htmlFile struct {
+	Label         string
+	Device        results.Device
+	Mode, Version string
+	Seed          uint64
+	Time          time.Time
+	Benchmarks    int
+}
 
 func (r *report) writeHTML(w io.Writer, panels []panel) error {
 	page := struct {
 		Version  string
 		Several  bool
 		Runs, AB bool // what the charts show: runs' candidates, ab's pairs
-		Files    htmlTable
+		Files    []htmlFile
 		Sections []htmlSection
-	}{Version: r.version, Several: len(r.in) > 1, Runs: len(r.in) > 0, AB: len(r.abs) > 0,
-		Files: newTable("file", "device", "hardware", "driver", "mode", "#seed", "measured", "vkbench", "#benchmarks")}
-	file := func(label string, d results.Device, mode string, seed uint64, at time.Time, version string, n int) {
-		when := ""
-		if !at.IsZero() {
-			when = at.UTC().Format("2006-01-02 15:04:05 UTC")
-		}
-		page.Files.add(false, label, d.Name, d.Hardware, d.Driver, mode, strconv.FormatUint(seed, 10), when, version, strconv.Itoa(n))
-	}
+	}{Version: r.version, Several: len(r.in) > 1, Runs: len(r.in) > 0, AB: len(r.abs) > 0}
 	for _, in := range r.in {
 		f := in.File
-		file(in.Label, f.Device, f.Mode, f.Seed, f.Time, f.Version, len(f.Benchmarks))
+		page.Files = append(page.Files, htmlFile{in.Label, f.Device, f.Mode, f.Version, f.Seed, f.Time, len(f.Benchmarks)})
 	}
 	for _, in := range r.abs {
 		a := in.AB
-		file(in.Label, a.Device, a.Mode, a.Seed, a.Time, a.Version, len(a.Rows))
+		page.Files = append(page.Files, htmlFile{in.Label, a.Device, a.Mode, a.Version, a.Seed, a.Time, len(a.Rows)})
 	}
 	// The panels are the groups', then the rooflines', then ab's reports'.
 	abs := len(r.groups) + len(r.roofs)
@@ -158,38 +138,28 @@ func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 	}
 	num, scale, tunit := timeColumn(top)
 	prefix, factor := Prefix(rateTop)
-	heads := []string{"", "candidate", "outcome", "#median (" + tunit + ")", "#95% CI (" + tunit + ")", "#" + prefix + string(unit), "#% peak", "note"}
-	several := len(r.in) > 1
-	if several {
-		heads = slices.Insert(heads, 0, "file")
-	}
-	sec.Table = newTable(heads...)
-	add := func(f int, winner bool, cells ...string) {
-		if several {
-			cells = slices.Insert(cells, 0, r.in[f].Label)
-		}
-		sec.Table.add(winner, cells...)
-	}
+	sec.TimeUnit, sec.RateUnit = tunit, prefix+string(unit)
 	var peak PeakLegend
 	for _, c := range g.cands {
 		for f, b := range g.at[c] {
 			if b == nil {
-				add(f, false, "", c, "absent", "", "", "", "", "")
+				sec.Rows = append(sec.Rows, htmlRow{File: r.in[f].Label, Candidate: c, Outcome: "absent"})
 				continue
 			}
-			median, ci, note := "-", "-", noteOf(b, scale, tunit, g.winner(f))
+			row := htmlRow{File: r.in[f].Label, Candidate: c, Outcome: string(b.Outcome), Winner: b.Winner,
+				Median: "-", CI: "-", Rate: Rate("%.3g", RateOf(b, unit)*factor), Peak: PeakText(b),
+				Note: noteOf(b, scale, tunit, g.winner(f))}
 			if measured(b) {
-				median = num(b.Stats.Median)
+				row.Median = num(b.Stats.Median)
 				if b.Stats.HasInterval() {
-					ci = "[" + num(b.Stats.Lo) + ", " + num(b.Stats.Hi) + "]"
+					row.CI = "[" + num(b.Stats.Lo) + ", " + num(b.Stats.Hi) + "]"
 				}
 			}
 			if len(b.Flags) > 0 {
-				note = strings.TrimSpace("[" + FlagText(b.Flags...) + "] " + note)
+				row.Note = strings.TrimSpace("[" + FlagText(b.Flags...) + "] " + row.Note)
 			}
-			add(f, b.Winner, map[bool]string{true: "★"}[b.Winner], c, string(b.Outcome), median, ci,
-				Rate("%.3g", RateOf(b, unit)*factor), PeakText(b), note)
 			peak.See(b)
+			sec.Rows = append(sec.Rows, row)
 		}
 	}
 	sec.Notes = append(sec.Notes, peak.Notes()...)
@@ -227,7 +197,12 @@ p.note { color: #555; }
 <body>
 <h1>vkbench report</h1>
 <p>Drawn by vkbench {{.Version}}.{{if .Runs}} Each chart {{if .AB}}of a run {{end}}shows every candidate's median time per run with its 95% confidence interval (lower is better); the winner is filled (★ in the tables) and first, the others best first.{{if .Several}} The files overlay: one point per file, in the file's colour.{{end}}{{end}}{{if .AB}} Each chart of vkbench ab shows every pair's time NEW/OLD (the median of its rounds' ratios) with its 95% interval, in the colour of its verdict, against lines at 1 and at 1 ± the threshold (above 1: NEW slower).{{end}}</p>
-{{- template "table" .Files}}
+<table>
+<tr><th>file</th><th>device</th><th>hardware</th><th>driver</th><th>mode</th><th>seed</th><th>measured</th><th>vkbench</th><th>benchmarks</th></tr>
+{{- range .Files}}
+<tr><td>{{.Label}}</td><td>{{.Device.Name}}</td><td>{{.Device.Hardware}}</td><td>{{.Device.Driver}}</td><td>{{.Mode}}</td><td class="num">{{.Seed}}</td><td>{{if not .Time.IsZero}}{{.Time.UTC.Format "2006-01-02 15:04:05 UTC"}}{{end}}</td><td>{{.Version}}</td><td class="num">{{.Benchmarks}}</td></tr>
+{{- end}}
+</table>
 {{- range .Sections}}
 <section>
 <h2>{{.Title}}</h2>
@@ -238,17 +213,24 @@ p.note { color: #555; }
 {{- range .Notes}}
 <p class="note">{{.}}</p>
 {{- end}}
-{{- if .Table.Rows}}{{template "table" .Table}}{{end}}
+{{- if .Rows}}
+<table>
+<tr>{{if $.Several}}<th>file</th>{{end}}<th></th><th>candidate</th><th>outcome</th><th>median ({{.TimeUnit}})</th><th>95% CI ({{.TimeUnit}})</th><th>{{.RateUnit}}</th><th>% peak</th><th>note</th></tr>
+{{- range .Rows}}
+<tr{{if .Winner}} class="winner"{{end}}>{{if $.Several}}<td>{{.File}}</td>{{end}}<td>{{if .Winner}}★{{end}}</td><td>{{.Candidate}}</td><td>{{.Outcome}}</td><td class="num">{{.Median}}</td><td class="num">{{.CI}}</td><td class="num">{{.Rate}}</td><td class="num">{{.Peak}}</td><td>{{.Note}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- if .ABRows}}
+<table>
+<tr><th></th><th>pair</th><th>verdict</th><th>OLD median ({{.TimeUnit}})</th><th>NEW median ({{.TimeUnit}})</th><th>NEW/OLD</th><th>95% CI of NEW/OLD</th><th>note</th></tr>
+{{- range .ABRows}}
+<tr{{if .Fails}} class="winner"{{end}}><td>{{if .Fails}}✗{{end}}</td><td>{{.Pair}}</td><td>{{.Verdict}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Ratio}}</td><td class="num">{{.Interval}}</td><td>{{.Note}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
 </section>
 {{- end}}
 </body>
 </html>
-{{- define "table"}}
-<table>
-<tr>{{range .Heads}}<th>{{.}}</th>{{end}}</tr>
-{{- range .Rows}}
-<tr{{if .Mark}} class="winner"{{end}}>{{range $i, $c := .Cells}}<td{{if index $.Num $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
-{{- end}}
-</table>
-{{- end}}
 `))
