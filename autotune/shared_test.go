@@ -733,7 +733,7 @@ func TestSharedJoinedTune(t *testing.T) {
 			until(t, func() bool { return parkedIn("github.com/vkbench/vkbench/autotune.(*Tuner).tune") }, joined, "the Tune joined the Fastest")
 			if !force {
 				cancel()
-				if err := <-first; !status.IsCode(err, status.Cancelled) {
+				if err := <-first; status.CodeOf(err) != status.Cancelled {
 					t.Fatalf("the cancelled Fastest: %v; want Cancelled", err)
 				}
 			}

@@ -48,7 +48,6 @@ var okPaths = []struct {
 	{"Join(nil, nil)", func() { sinkErr = status.Join(okErr(), okErr()) }},
 	{"Join(nil, OK)", func() { sinkErr = status.Join(okErr(), okCode()) }},
 	{"CodeOf(nil)", func() { sinkCode = status.CodeOf(okErr()) }},
-	{"IsCode(nil, OK)", func() { sinkBool = status.IsCode(okErr(), status.OK) }},
 	{"Message(nil)", func() { sinkString = status.Message(okErr()) }},
 	{"ParseCode(OK)", func() { sinkCode, sinkErr = status.ParseCode("OK") }},
 	{"OK.String", func() { sinkString = okCode().String() }},

@@ -14,14 +14,12 @@ import (
 // means the same thing on both sides of a binding.
 //
 // A Code is itself an error: a function that has nothing more to say than
-// the code returns it as is, and that costs no allocation. OK is the one
-// code that must never be returned as an error: success is a nil error.
+// the code returns it as is, and that costs no allocation.
 type Code uint32
 
 // The codes, numbered as in absl and IREE.
 const (
-	// OK is success. As an error, success is nil; OK is what CodeOf(nil)
-	// reports.
+	// OK is success: as an error, nil; OK is what CodeOf(nil) reports.
 	OK Code = iota
 	// Cancelled: the operation was cancelled, usually by its caller.
 	Cancelled

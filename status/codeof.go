@@ -34,11 +34,6 @@ func CodeOf(err error) Code {
 	return Unknown
 }
 
-// IsCode reports whether CodeOf(err) is code. Unlike
-// errors.Is(err, code), it applies every rule of CodeOf: IsCode(nil, OK)
-// and IsCode(context.Canceled, Cancelled) hold.
-func IsCode(err error, code Code) bool { return CodeOf(err) == code }
-
 // codeOf walks err's chain for the first error that has a code.
 func codeOf(err error) (Code, bool) {
 	for {

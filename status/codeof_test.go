@@ -54,9 +54,6 @@ func TestCodeOf(t *testing.T) {
 			if got := status.CodeOf(tt.err); got != tt.want {
 				t.Errorf("CodeOf(%v) = %v, want %v", tt.err, got, tt.want)
 			}
-			if !status.IsCode(tt.err, tt.want) {
-				t.Errorf("IsCode(%v, %v) = false", tt.err, tt.want)
-			}
 		})
 	}
 }

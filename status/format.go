@@ -14,10 +14,9 @@ import (
 //
 //	CODE: annotation: annotation: message: cause
 //
-// with the code, then the annotations newest (outermost) first, then the
-// message and last the cause's own text, less the code where the cause
-// begins with the same one. Each part is left out when empty, so a status
-// without a message reads "CODE: annotation".
+// the newest (outermost) annotation first, the cause without the code it
+// begins with where that is this status's, and each part left out when
+// empty, so a status without a message reads "CODE: annotation".
 func (st *Status) Error() string {
 	b := []byte(st.code.String())
 	for s := st; s.base != nil; s = s.base { // the notes, newest first
@@ -108,7 +107,8 @@ func (st *Status) writeExtras(b *strings.Builder) {
 // there is one.
 func writeAt(b *strings.Builder, pc uintptr) {
 	if pc != 0 {
-		b.WriteString("\n    at " + location(pc))
+		fr, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+		b.WriteString("\n    at " + fileLine(fr))
 	}
 }
 
@@ -137,13 +137,6 @@ func (j *joinError) Format(f fmt.State, verb rune) {
 // shift indents every line of s but the first by pad.
 func shift(s, pad string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+pad)
-}
-
-// location returns the file and line of a program counter kept by
-// capture.
-func location(pc uintptr) string {
-	fr, _ := runtime.CallersFrames([]uintptr{pc}).Next()
-	return fileLine(fr)
 }
 
 // fileLine returns "dir/file.go:line": the last directory keeps names such

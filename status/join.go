@@ -11,8 +11,7 @@ import (
 // nil, and if one is left it returns that one unchanged. Otherwise the
 // result keeps every error, given back by its Unwrap() []error method, and
 // the first code found among them as CodeOf finds it in any error that
-// wraps several (Unknown if none has one). In ModeCode Join returns that
-// bare code.
+// wraps several (Unknown if none has one).
 //
 // errors.Is and errors.As look into every joined error; CodeOf reports
 // the joined code.

@@ -89,8 +89,7 @@ func failureCode(err error) Code {
 }
 
 // New returns an error with the given code and message, made where New is
-// called. The code OK gives nil. In ModeCode the result is the bare code;
-// otherwise it is a *Status that keeps what the current Mode keeps.
+// called, that keeps what the current Mode keeps. The code OK gives nil.
 func New(code Code, msg string) error {
 	if code == OK {
 		return nil
@@ -111,8 +110,7 @@ func Newf(code Code, format string, args ...any) error {
 // Wrap returns a new status with the given code and message whose cause
 // is cause, for when an error of one kind makes the operation fail as
 // another kind. A nil cause gives nil, so Wrap can be applied to any
-// result. The code OK means "the cause's code", CodeOf(cause). In
-// ModeCode the result is the bare code and the cause is dropped.
+// result. The code OK means "the cause's code", CodeOf(cause).
 //
 // To add context to an error without changing its code, use Annotate.
 func Wrap(cause error, code Code, msg string) error {
@@ -215,8 +213,7 @@ func foreignCause(err error) error {
 // WithPayload attaches p to err for programs to read back with Payload:
 // for example the raw VkResult and the name of the Vulkan call that
 // failed. WithPayload(nil, p) is nil and a nil p adds nothing. An err that
-// is not a *Status becomes one, as with Annotate. Payloads are kept in
-// every mode but ModeCode, where err is returned as it is.
+// is not a *Status becomes one, as with Annotate.
 func WithPayload(err error, p any) error {
 	if isOK(err) {
 		return nil

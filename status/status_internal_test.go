@@ -20,9 +20,10 @@ func TestCaptureKeepsOnlyProgramCounters(t *testing.T) {
 	if pc == 0 || stack != nil {
 		t.Fatalf("capture(ModeLocation) = %#x, %v; want a pc and no stack", pc, stack)
 	}
-	want := fileLine(runtime.Frame{File: file, Line: line - 1})
-	if got := location(pc); got != want {
-		t.Errorf("location = %q, want %q", got, want)
+	want := "\n    at " + fileLine(runtime.Frame{File: file, Line: line - 1})
+	var b strings.Builder
+	if writeAt(&b, pc); b.String() != want {
+		t.Errorf("writeAt wrote %q, want %q", b.String(), want)
 	}
 
 	pc2, stack := capture(ModeStack, 0)
