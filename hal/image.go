@@ -130,16 +130,10 @@ func (u ImageUsage) String() string { return enum.Name(u, imageUsageNames[:], "u
 
 var imageUsageNames = [...]string{ImageStorage: "storage", ImageSampled: "sampled", ImageStorage | ImageSampled: "storage+sampled"}
 
-// Features returns the format features usage u needs.
+// Features returns the format features usage u needs: ImageStorage and
+// ImageSampled have the bits of FormatStorage and FormatSampled.
 func (u ImageUsage) Features() FormatFeatures {
-	var f FormatFeatures
-	if u.Has(ImageStorage) {
-		f |= FormatStorage
-	}
-	if u.Has(ImageSampled) {
-		f |= FormatSampled
-	}
-	return f
+	return FormatFeatures(u & (ImageStorage | ImageSampled))
 }
 
 // ImageDesc describes a 2D image to create. Every image can also be the

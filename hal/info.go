@@ -254,17 +254,26 @@ func (d DeviceInfo) Clone() DeviceInfo {
 	return d
 }
 
-// DriverVersionString decodes DriverVersion the way the vendor encodes it.
+// DriverVersionString decodes DriverVersion the way the vendor encodes it:
+// NVIDIA packs 10.8.8.6 bits, Intel's Windows driver 18.14 bits, and
+// everyone else (AMD, Mesa, Arm, ...) uses VK_MAKE_API_VERSION's layout.
 //
 // Mesa's lavapipe reports a constant driverVersion (0.0.1); what changes
 // its code is the Mesa release, which it names in DriverInfo ("Mesa 22.3.6
 // (LLVM 15.0.6)"), so that is its version here.
 func (d DeviceInfo) DriverVersionString() string {
-	v, mesa := strings.CutPrefix(d.DriverInfo, "Mesa ")
-	if f := strings.Fields(v); mesa && d.DriverID == driverIDMesaLLVMpipe && len(f) > 0 {
+	mesa, isMesa := strings.CutPrefix(d.DriverInfo, "Mesa ")
+	if f := strings.Fields(mesa); isMesa && d.DriverID == driverIDMesaLLVMpipe && len(f) > 0 {
 		return f[0]
 	}
-	return DecodeDriverVersion(d.VendorID, d.DriverID, d.DriverVersion)
+	v := d.DriverVersion
+	switch {
+	case d.VendorID == VendorNVIDIA:
+		return fmt.Sprintf("%d.%d.%d.%d", v>>22, (v>>14)&0xff, (v>>6)&0xff, v&0x3f)
+	case d.VendorID == VendorIntel && d.DriverID == driverIDIntelWindows:
+		return fmt.Sprintf("%d.%d", v>>14, v&0x3fff)
+	}
+	return fmt.Sprintf("%d.%d.%d", v>>22, (v>>12)&0x3ff, v&0xfff)
 }
 
 // Vulkan driver IDs that change how a driver version is encoded.
@@ -272,19 +281,6 @@ const (
 	driverIDIntelWindows = 5  // VK_DRIVER_ID_INTEL_PROPRIETARY_WINDOWS
 	driverIDMesaLLVMpipe = 13 // VK_DRIVER_ID_MESA_LLVMPIPE (lavapipe)
 )
-
-// DecodeDriverVersion decodes a vendor-encoded driver version:
-// NVIDIA packs 10.8.8.6 bits, Intel's Windows driver 18.14 bits, and
-// everyone else (AMD, Mesa, Arm, ...) uses VK_MAKE_API_VERSION's layout.
-func DecodeDriverVersion(vendorID, driverID, v uint32) string {
-	switch {
-	case vendorID == VendorNVIDIA:
-		return fmt.Sprintf("%d.%d.%d.%d", v>>22, (v>>14)&0xff, (v>>6)&0xff, v&0x3f)
-	case vendorID == VendorIntel && driverID == driverIDIntelWindows:
-		return fmt.Sprintf("%d.%d", v>>14, v&0x3fff)
-	}
-	return fmt.Sprintf("%d.%d.%d", v>>22, (v>>12)&0x3ff, v&0xfff)
-}
 
 // VendorName returns a short lower-case name for a PCI vendor ID, or the ID
 // in hexadecimal.
