@@ -25,8 +25,8 @@ const (
 	memHostCached   = C.VK_MEMORY_PROPERTY_HOST_CACHED_BIT
 )
 
-// buffer is a VkBuffer with a VkDeviceMemory of its own. Host-visible
-// memory stays mapped for the buffer's life.
+// buffer is a VkBuffer with a VkDeviceMemory of its own, mapped for its
+// life if host-visible.
 type buffer struct {
 	label  string
 	size   int64
@@ -165,9 +165,10 @@ func (b *buffer) Read(ctx context.Context, offset int64, dst []byte) error {
 // a mapped copy the gate too, so that no Release unmaps the memory under
 // it; a staged copy holds the buffer until the timeline passes it.
 func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []byte, toDevice bool) error {
-	if err := b.check(op); err != nil {
+	if err := b.d.hold(b, op); err != nil {
 		return err
 	}
+	defer b.d.drop(b)
 	if err := b.span(op, offset, int64(len(data))); err != nil {
 		return err
 	}
@@ -177,10 +178,6 @@ func (b *buffer) transfer(ctx context.Context, op string, offset int64, data []b
 	if len(data) == 0 {
 		return nil
 	}
-	if err := b.d.hold(b, op); err != nil {
-		return err
-	}
-	defer b.d.drop(b)
 	if b.mapped == nil {
 		return b.d.staging.chunks(ctx, op, b.d, b, data, stagingChunk, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int) {
 			off := C.VkDeviceSize(offset + int64(at))

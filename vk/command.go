@@ -34,8 +34,7 @@ const (
 )
 
 // commandBuffer is a VkCommandBuffer with a command pool and descriptor
-// pools of its own, all reset at Begin. One goroutine records it at a
-// time.
+// pools of its own, all reset at Begin.
 type commandBuffer struct {
 	pool  C.VkCommandPool
 	cb    C.VkCommandBuffer

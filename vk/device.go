@@ -32,12 +32,13 @@ const (
 	// waitSlice bounds one vkWaitSemaphores, so that a waiter notices a
 	// cancelled context or a device lost by another goroutine in time.
 	waitSlice = 5 * time.Millisecond
+	// spinWait is how long a Wait polls before it blocks on a GPU: longer
+	// than an empty submission's round trip, short beside a timed kernel.
+	spinWait = 100 * time.Microsecond
 )
 
-// device is a logical device with one compute queue and one timeline
-// semaphore: submission n signals n, so the semaphore's counter says how
-// far the queue has got, and a fence is just a value to wait for. Who may
-// destroy which object, and when, is described in lifetime.go.
+// device is a logical device, as the package doc's How it works says; who
+// may destroy which object, and when, is described in lifetime.go.
 type device struct {
 	drv    *driver
 	pd     *physicalDevice
@@ -89,10 +90,6 @@ type device struct {
 	// work is taken for a hang, which Release does not wait for.
 	overran atomic.Bool
 }
-
-// spinWait is how long a Wait polls before it blocks, on a GPU: longer
-// than an empty submission's round trip, short beside any measured kernel.
-const spinWait = 100 * time.Microsecond
 
 func newDevice(drv *driver, pd *physicalDevice, opts hal.DeviceOptions) (*device, error) {
 	wait, hang, err := opts.Bounds()
@@ -172,8 +169,6 @@ func (d *device) usable(op string) error {
 	return nil
 }
 
-// Err is nil while the device works, the loss error once it is lost, and
-// an error matching hal.ErrReleased once it is released.
 func (d *device) Err() error { return d.usable("Device.Err") }
 
 // result turns the VkResult of call into an error. VK_ERROR_DEVICE_LOST
@@ -444,7 +439,9 @@ func (d *device) Release() error {
 	d.live, d.inflight = nil, nil
 	d.mu.Unlock()
 	d.c = nil
-	d.drv.forget(d)
+	d.drv.mu.Lock()
+	delete(d.drv.devices, d)
+	d.drv.mu.Unlock()
 	return err
 }
 

@@ -280,13 +280,6 @@ func (d *driver) Open(ctx context.Context, index int, opts hal.DeviceOptions) (h
 	return dev, nil
 }
 
-// forget is called by a device's Release.
-func (d *driver) forget(dev *device) {
-	d.mu.Lock()
-	delete(d.devices, dev)
-	d.mu.Unlock()
-}
-
 // Release releases the devices still open. The instance stays for the
 // next driver (see instance.go); validation messages made for this
 // driver's calls from now on go to every driver with validation. A second

@@ -227,9 +227,6 @@ func (e *executable) Label() string { return e.label }
 
 var _ hal.CompilerReporter = (*executable)(nil)
 
-// CompilerStats returns what the driver's compiler reports of the
-// pipeline, through VK_KHR_pipeline_executable_properties; Unimplemented
-// when the device does not have it.
 func (e *executable) CompilerStats() ([]hal.CompilerStat, error) {
 	const op = "Executable.CompilerStats"
 	if err := e.d.enterHolding(op, e); err != nil {

@@ -40,9 +40,6 @@ func (f *fence) check(op string) error {
 	return f.err
 }
 
-// Wait returns as soon as the submission's signal is seen; otherwise it
-// waits in short slices so that a cancelled context or the loss of the
-// device ends it promptly.
 func (f *fence) Wait(ctx context.Context) error {
 	if err := f.check("Fence.Wait"); err != nil {
 		return err
@@ -64,8 +61,6 @@ func (f *fence) Poll() (bool, error) {
 	return done || err != nil, err
 }
 
-// Release forgets the fence; the submission runs on. A second Release
-// returns nil.
 func (f *fence) Release() error {
 	f.released.Store(true)
 	return nil

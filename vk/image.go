@@ -52,9 +52,8 @@ func imageFormats(in *C.vkb_instance, pd C.VkPhysicalDevice) hal.ImageFormats {
 }
 
 // image is a 2D VkImage with a VkDeviceMemory and a VkImageView of its
-// own. From its creation on it is in VK_IMAGE_LAYOUT_GENERAL, so that
-// the global memory barriers that order buffers' uses order its uses too,
-// and no command changes its layout.
+// own, in VK_IMAGE_LAYOUT_GENERAL from its creation on (the package doc
+// says why), which no command changes.
 type image struct {
 	desc   hal.ImageDesc
 	handle C.VkImage
@@ -65,13 +64,6 @@ type image struct {
 
 func (d *device) CreateImage(desc hal.ImageDesc) (hal.Image, error) {
 	const op = "CreateImage"
-	// A lost or released device says so first, whatever is asked of it.
-	if err := d.usable(op); err != nil {
-		return nil, err
-	}
-	if err := d.checkImageDesc(desc); err != nil {
-		return nil, err
-	}
 	img, err := create[*image](d, op, func() (resource, error) { return d.newImage(desc) })
 	if err != nil {
 		return nil, err
@@ -112,10 +104,13 @@ func (d *device) checkImageDesc(desc hal.ImageDesc) error {
 	return nil
 }
 
-// newImage creates the image, its memory and its view. The gate must be
-// held.
+// newImage checks desc and creates the image, its memory and its view.
+// The gate must be held.
 func (d *device) newImage(desc hal.ImageDesc) (*image, error) {
 	const op = "CreateImage"
+	if err := d.checkImageDesc(desc); err != nil {
+		return nil, err
+	}
 	img := &image{lifetime: lifetime{d: d}, desc: desc}
 	var usage C.VkImageUsageFlags
 	if desc.Usage.Has(hal.ImageStorage) {
@@ -168,19 +163,16 @@ func (img *image) Read(ctx context.Context, dst []byte) error {
 // it, as a buffer's staged transfer does.
 func (img *image) transfer(ctx context.Context, op string, data []byte, toDevice bool) error {
 	d := img.d
-	if err := img.check(op); err != nil {
+	if err := d.hold(img, op); err != nil {
 		return err
 	}
+	defer d.drop(img)
 	if n := img.desc.Bytes(); int64(len(data)) != n {
 		return status.Newf(status.InvalidArgument, "vk: %s: %d bytes for image %q of %d×%d %s texels, which has %d", op, len(data), img.desc.Label, img.desc.Width, img.desc.Height, img.desc.Format, n)
 	}
 	if err := ctx.Err(); err != nil {
 		return ctxError(op, err)
 	}
-	if err := d.hold(img, op); err != nil {
-		return err
-	}
-	defer d.drop(img)
 	row := img.desc.Width * img.desc.Format.TexelBytes()
 	return d.staging.chunks(ctx, op, d, img, data, max(1, stagingChunk/row)*row, toDevice, func(cb C.VkCommandBuffer, staging C.VkBuffer, at, n int) {
 		C.vkb_cmd_copy_image(d.c, cb, staging, 0, img.handle, C.uint32_t(img.desc.Width), C.uint32_t(at/row), C.uint32_t(n/row), boolInt(toDevice))

@@ -115,9 +115,12 @@ func create[H any](d *device, op string, build func() (resource, error)) (H, err
 	return r.(H), nil
 }
 
-// hold keeps r alive for a call in progress; it fails if r's handle was
-// released. drop ends the hold.
+// hold keeps r alive for a call in progress; it fails on a lost or
+// released device, or if r's handle was released. drop ends the hold.
 func (d *device) hold(r resource, op string) error {
+	if err := d.usable(op); err != nil {
+		return err
+	}
 	l := r.life()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -129,10 +132,9 @@ func (d *device) hold(r resource, op string) error {
 }
 
 // enterHolding is what a call on an object that uses the VkDevice does
-// first: check the device, enter the gate and hold r. leaveHolding undoes
-// it.
+// first: enter the gate and hold r. leaveHolding undoes it.
 func (d *device) enterHolding(op string, r resource) error {
-	if err := d.call(op); err != nil {
+	if err := d.enter(op); err != nil {
 		return err
 	}
 	if err := d.hold(r, op); err != nil {
@@ -186,18 +188,6 @@ func (l *lifetime) Release() error {
 	d.mu.Unlock()
 	if held {
 		d.collect()
-	}
-	return nil
-}
-
-// check returns the error of a call through a released object, or on a
-// lost or released device.
-func (l *lifetime) check(op string) error {
-	if err := l.d.usable(op); err != nil {
-		return err
-	}
-	if l.released.Load() {
-		return released(op, describe(l.self))
 	}
 	return nil
 }

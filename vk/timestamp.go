@@ -77,7 +77,6 @@ func (p *timestampPool) ticks(op string, first, n int) ([]uint64, error) {
 	return out, nil
 }
 
-// Elapsed converts ticks to time with hal.TickDuration.
 func (p *timestampPool) Elapsed(start, end int) (time.Duration, error) {
 	if err := p.d.enterHolding("Elapsed", p); err != nil {
 		return 0, err
