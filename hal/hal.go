@@ -164,8 +164,8 @@ type ExecutableDesc struct {
 	// a dispatch's Bindings list set 0's bindings first, then set 1's,
 	// and so on. len(Sets) is at most Limits.MaxBoundDescriptorSets.
 	Sets []int
-	// BindingKinds is what each binding holds; nil means every one is a
-	// storage buffer, and otherwise its length is Bindings.
+	// BindingKinds is what each binding holds; nil or empty means every
+	// one is a storage buffer, and otherwise its length is Bindings.
 	BindingKinds []BindingKind
 	// PushConstantSize is the size in bytes of the push-constant block
 	// (a multiple of 4, at most the device's limit).

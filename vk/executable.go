@@ -47,6 +47,9 @@ func (d *device) CreateExecutable(desc hal.ExecutableDesc) (hal.Executable, erro
 // builds the pipeline. The gate must be held.
 func (d *device) newExecutable(desc hal.ExecutableDesc) (*executable, error) {
 	const op = "CreateExecutable"
+	if len(desc.BindingKinds) == 0 {
+		desc.BindingKinds = nil // storage buffers only, as nil says
+	}
 	module, entry, err := spirv.Check(desc.SPIRV, desc.EntryPoint)
 	if err != nil {
 		return nil, status.Annotatef(err, "vk: CreateExecutable %q", desc.Label)

@@ -223,6 +223,51 @@ func TestDispatch(t *testing.T) {
 	})
 }
 
+// TestEmptyBindingKinds: an empty BindingKinds, not nil, means what nil
+// means, storage buffers only, as the check of its length has it.
+func TestEmptyBindingKinds(t *testing.T) {
+	eachDevice(t, func(t *testing.T, dev hal.Device) {
+		ctx := context.Background()
+		const n = 64
+		exe, err := dev.CreateExecutable(hal.ExecutableDesc{
+			Label:            "scale",
+			SPIRV:            readSPIRV(t, "scale.spv"),
+			Bindings:         2,
+			BindingKinds:     []hal.BindingKind{},
+			PushConstantSize: 12,
+			Constants:        []hal.Constant{{ID: 0, Value: n}},
+		})
+		must(t, err, "CreateExecutable")
+		defer release(t, exe)
+		in, err := dev.CreateBuffer(hal.BufferDesc{Size: 4 * n, Memory: hal.HostVisible, Label: "in"})
+		must(t, err, "CreateBuffer(in)")
+		defer release(t, in)
+		out, err := dev.CreateBuffer(hal.BufferDesc{Size: 4 * n, Memory: hal.HostVisible, Label: "out"})
+		must(t, err, "CreateBuffer(out)")
+		defer release(t, out)
+		a := make([]uint32, n)
+		for i := range a {
+			a[i] = uint32(i)
+		}
+		must(t, in.Write(ctx, 0, words(a)), "Write")
+		run(t, dev, func(cb hal.CommandBuffer) {
+			must(t, cb.Dispatch(hal.Dispatch{
+				Executable:    exe,
+				Bindings:      []hal.Binding{{Buffer: in}, {Buffer: out}},
+				PushConstants: words([]uint32{n, 3, 7}),
+				Groups:        [3]uint32{1, 1, 1},
+			}), "Dispatch")
+		})
+		got := make([]byte, 4*n)
+		must(t, out.Read(ctx, 0, got), "Read")
+		for i, x := range a {
+			if w := binary.LittleEndian.Uint32(got[4*i:]); w != x*3+7 {
+				t.Fatalf("b[%d] = %d, want %d", i, w, x*3+7)
+			}
+		}
+	})
+}
+
 func words(w []uint32) []byte {
 	b := make([]byte, 4*len(w))
 	for i, x := range w {
