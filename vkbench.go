@@ -101,7 +101,7 @@ type Options struct {
 // concurrent use.
 type Device struct {
 	hal     hal.Device
-	release func() error // nil for a borrowed hal.Device
+	release func() error // nil once closed
 	// pipelines is where Close saves the driver's pipeline cache; nil
 	// unless Options.PipelineCache.
 	pipelines *store.Store
@@ -207,13 +207,12 @@ func (d *Device) Close() error {
 	release, stores := d.release, d.stores
 	d.release, d.spare, d.stores, d.closed = nil, nil, nil, true // the spares go with the device
 	d.mu.Unlock()
-	// The tuners' stores close even with a borrowed device.
 	var err error
 	for _, s := range stores {
 		err = status.Join(err, s.Close())
 	}
 	if release == nil {
-		return err // borrowed, or closed already
+		return err // closed already
 	}
 	d.savePipelines()
 	return status.Join(err, release())
@@ -230,7 +229,7 @@ func (d *Device) keep(s *store.Store) error {
 	}
 	d.mu.Unlock()
 	err := d.Err()
-	if err == nil { // a borrowed device, still open to its owner
+	if err == nil { // a Close under way has not released the device yet
 		err = status.Wrap(ErrReleased, status.FailedPrecondition, "vkbench: NewTuner of a closed Device")
 	}
 	return status.Join(err, s.Close())
