@@ -354,7 +354,6 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, top vg.Length) {
 	}
 }
 
-// addScatter draws m at pts, if any, in col.
 func addScatter(p *plot.Plot, pts plotter.XYs, col color.Color, m mark) error {
 	if len(pts) == 0 {
 		return nil
@@ -437,7 +436,6 @@ func (pn panel) lines(sty text.Style) []string {
 	return lines
 }
 
-// totalHeight is the panel's height with its notes.
 func (pn panel) totalHeight(sty text.Style) vg.Length {
 	h := pn.height + vg.Length(len(pn.lines(sty)))*lineHeight
 	if len(pn.notes) > 0 {

@@ -149,7 +149,6 @@ func (r *report) rooflineLegend() []legendEntry {
 // logBox is the extent of a chart on log axes.
 type logBox struct{ xmin, xmax, ymin, ymax float64 }
 
-// widen makes b hold the point (x, y).
 func (b *logBox) widen(x, y float64) {
 	b.xmin, b.xmax, b.ymin, b.ymax = min(b.xmin, x), max(b.xmax, x), min(b.ymin, y), max(b.ymax, y)
 }

@@ -125,7 +125,6 @@ func (r *ABReport) AddUnpaired(name, op, cand string, v Verdict) {
 	r.Rows = append(r.Rows, ABRow{Name: name, Op: op, Candidate: cand, Verdict: v})
 }
 
-// judgePair gives row its numbers and verdict.
 func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
 	if v, note := brokenNew(old.Ran(), old, cur, "old"); v != "" {
 		row.Verdict, row.Note = v, note

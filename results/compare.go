@@ -22,8 +22,7 @@ type CompareOptions struct {
 	Threshold float64 `json:"threshold"`
 	// Alpha is the family-wise significance level: the chance that a
 	// comparison of two files in which nothing changed reports any
-	// benchmark as changed, however many benchmarks they hold (each
-	// benchmark's p-value is adjusted by Holm's method).
+	// benchmark as changed, however many they hold (see Compare).
 	Alpha float64 `json:"alpha"`
 	// Relative judges every benchmark relative to the probe (File.Probe)
 	// and net of it, not by its own times, where both files have the same
@@ -243,18 +242,15 @@ func Compare(base, cur *File, opts CompareOptions) Report {
 		}
 	}
 	judge(rep.Rows, opts)
+	count := map[Verdict]*int{OnlyBase: &rep.Missing, OnlyNew: &rep.Missing, NotMeasured: &rep.Missing,
+		Unjudged: &rep.Unjudged, Unclear: &rep.Unclear}
 	var detectable []float64
 	for _, r := range rep.Rows {
 		if r.Detectable > 0 {
 			detectable = append(detectable, r.Detectable)
 		}
-		switch r.Verdict {
-		case OnlyBase, OnlyNew, NotMeasured:
-			rep.Missing++
-		case Unjudged:
-			rep.Unjudged++
-		case Unclear:
-			rep.Unclear++
+		if n := count[r.Verdict]; n != nil {
+			*n++
 		}
 		if r.Verdict.judged() {
 			rep.Judged++
@@ -323,7 +319,6 @@ func (r *Row) ways() string {
 	return s
 }
 
-// addNote appends note to notes, "; " between them.
 func addNote(notes *string, note string) { *notes = strings.TrimPrefix(*notes+"; "+note, "; ") }
 
 // detectable is the smallest slowdown that Welch's test, with standard
@@ -540,7 +535,6 @@ func relative(rounds, probe []float64, slope float64) []float64 {
 	return out
 }
 
-// medianChange is the change of the median from base to new.
 func medianChange(sides [2][]float64) *float64 {
 	d := median(sides[1])/median(sides[0]) - 1
 	return &d
@@ -614,7 +608,6 @@ func (r Row) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// nilIfNaN is v, or nil (JSON's null) where v is NaN.
 func nilIfNaN(v float64) *float64 {
 	if math.IsNaN(v) {
 		return nil

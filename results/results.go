@@ -260,7 +260,6 @@ func checkSamples(i int, b *Benchmark) error {
 	return nil
 }
 
-// upgrade turns a version 1 file into a version 2 one.
 func upgrade(f *File) {
 	f.Schema, f.Rounds = Schema, 1
 	for i := range f.Benchmarks {
