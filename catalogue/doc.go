@@ -47,12 +47,11 @@
 // # Parameter spaces
 //
 // gemm is Searchable: its space is gemm_regblock's tilings (BM, BN, BK,
-// TX, TY, PH) with A's rows padded in shared memory; its hand-written
-// regblock candidates are points of it, but for those whose rows of A are
-// swizzled instead (SWZ, a layout, which fits 128x256x16 into 48 KiB) and
-// those without the checked path of their loads (EXACT, for sizes that
-// are multiples of their tiles: Candidate.Applies). Candidates lists the
-// named points, which vkbench run measures; a search explores the rest.
+// TX, TY, PH), with A's rows padded or swizzled in shared memory (SWZ)
+// and loads checked or not (EXACT, for sizes that are multiples of the
+// tile: Candidate.Applies). Its hand-written regblock candidates, which
+// vkbench run measures, are named points of it; a search explores the
+// rest.
 //
 // # Matrix units
 //
