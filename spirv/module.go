@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/vkbench/vkbench/internal/enum"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -275,11 +276,7 @@ func (m *Module) imageKind(id uint32) (DescriptorKind, Image) {
 // EntryPoints returns the names of the GLCompute entry points, in the
 // module's order.
 func (m *Module) EntryPoints() []string {
-	names := make([]string, len(m.entries))
-	for i, e := range m.entries {
-		names[i] = e.Name
-	}
-	return names
+	return par.Map(m.entries, func(e *Entry) string { return e.Name })
 }
 
 // Entry returns the GLCompute entry point name ("main" if empty); one the
