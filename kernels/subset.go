@@ -8,16 +8,11 @@ import (
 )
 
 // Subset returns op with only the candidates that keep accepts, in their
-// order: to measure or profile a few kernels of an operation without the
-// rest. Its problems are op's, with candidate indices into the subset. It
-// returns op itself when keep accepts every candidate, and NotFound when
-// it accepts none. Where op's candidates depend on the size
-// (OperationSizer), so do the subset's.
-//
-// A subset's digest is its own, so a tune cache keeps its answers apart
-// from the whole operation's: the fastest of a subset is not the
-// operation's fastest (a tuner tunes the subset of the candidates that
-// apply at a size under the subset's key).
+// order; its problems are op's, with candidate indices into the subset,
+// and it is an OperationSizer where op is. It returns op itself when keep
+// accepts every candidate, and NotFound when it accepts none. A subset's
+// digest is its own, so a tune cache keeps its answers apart from the
+// whole operation's.
 func Subset(op Operation, keep func(Candidate) bool) (Operation, error) {
 	all := op.Candidates()
 	var index []int
@@ -90,9 +85,8 @@ func (s *sizingSubset) CandidatesAt(size Size, info hal.DeviceInfo) ([]Candidate
 	return picked(all, s.index), picked(errs, s.index)
 }
 
-// PipelinesAt is the operation's: OperationSizer does not say which
-// candidate builds which, so those of the candidates the subset leaves
-// out are among them (compiled for nothing, never missing).
+// PipelinesAt is the operation's, those of the candidates left out among
+// them: OperationSizer does not say which candidate builds which.
 func (s *sizingSubset) PipelinesAt(size Size, info hal.DeviceInfo) []hal.ExecutableDesc {
 	return s.sizer.PipelinesAt(size, info)
 }
@@ -141,8 +135,8 @@ func (p subsetProblem) Refuse(cand int) error {
 	})
 }
 
-// SizedCandidate is the operation's problem's sized candidate for the
-// subset's cand, where it sizes them (Sizer), else the candidate.
+// SizedCandidate is the operation's problem's, where it is a Sizer, else
+// the candidate.
 func (p subsetProblem) SizedCandidate(cand int) (Candidate, error) {
 	j, err := p.candidate(cand)
 	if err != nil {
@@ -154,9 +148,8 @@ func (p subsetProblem) SizedCandidate(cand int) (Candidate, error) {
 	return p.cands[cand], nil
 }
 
-// CandidateWork is the work of the operation's candidate for the
-// subset's cand when the problem's work differs between candidates
-// (CandidateWorker), and Bytes and Flops otherwise.
+// CandidateWork is the operation's problem's, where it is a
+// CandidateWorker, else Bytes and Flops.
 func (p subsetProblem) CandidateWork(cand int) (bytes, flops float64) {
 	j, err := p.candidate(cand)
 	if err != nil {
