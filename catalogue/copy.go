@@ -13,10 +13,8 @@ import (
 type copyOp struct{ opInfo }
 
 // streamBuilders returns the candidate builders of a streaming operation
-// (copy, triad) of bindings buffers and push bytes of push constants: its
-// shaders op_scalar, op_vec4, op_vec4_unroll and op_gridstride, each over
-// a 1-D workgroup of wg invocations, unrolled u times, the grid-stride
-// loop over groups workgroups.
+// (copy, triad) of bindings buffers and push bytes of push constants, one
+// a shader (streamGrid's shapes).
 func streamBuilders(op string, bindings, push int) (scalar, vec4 func(wg uint32) kernels.Candidate,
 	unroll func(u, wg uint32) kernels.Candidate, gridstride func(u, wg, groups uint32) kernels.Candidate) {
 	scalar = func(wg uint32) kernels.Candidate {

@@ -61,8 +61,7 @@ type checker interface {
 
 // prepare makes the problem of op at size on dev: it checks the size and
 // the device, then calls fill, which builds the problem proper on base,
-// allocates its buffers and uploads its inputs. When fill fails, what it
-// returned is dropped and every buffer it made released.
+// allocates its buffers and uploads its inputs, or fails, releasing them.
 func prepare(op kernels.Operation, dev hal.Device, size kernels.Size, fill func(base *problem) (checker, error)) (kernels.Problem, error) {
 	if err := kernels.CheckSize(op.Name(), op.Dims(), size.Extents(), true); err != nil {
 		return nil, err
@@ -184,7 +183,7 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 // triad) dispatches, by its shape, the end of its shader's name: one
 // invocation an element (_scalar); one a uvec4, and one past the last
 // whole one for the tail (_vec4); U uvec4s an invocation (_vec4_unroll);
-// at most GROUPS groups striding over the rest (_gridstride).
+// U uvec4s a step of at most GROUPS groups striding over n (_gridstride).
 func (p *problem) streamGrid(n uint64) func(kernels.Candidate) ([3]uint32, error) {
 	return func(c kernels.Candidate) ([3]uint32, error) {
 		wg := param(c, "WG")
@@ -202,16 +201,15 @@ func (p *problem) streamGrid(n uint64) func(kernels.Candidate) ([3]uint32, error
 	}
 }
 
-// noGeometry is the error of a candidate of op whose shader op does not
-// know how to dispatch.
+// noGeometry is the error of a candidate of op whose shader it cannot
+// dispatch.
 func noGeometry(op string, c kernels.Candidate) error {
 	return status.Newf(status.Internal, "catalogue: %s: no geometry for shader %s", op, c.Shader)
 }
 
 // Refuse returns the UNIMPLEMENTED error of a candidate that does not
-// apply at the problem's size (Candidate.Applies), which would compute a
-// wrong result there, and nil for one that does (kernels.Refuser).
-// Recording one refuses it too.
+// apply at the problem's size (Candidate.Applies), as Record does, and nil
+// for one that does (kernels.Refuser).
 func (p *problem) Refuse(cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
@@ -223,9 +221,7 @@ func (p *problem) Refuse(cand int) error {
 	return nil
 }
 
-// dispatches sets the one dispatch of a candidate that Record records:
-// over the grid gridOf returns for it, with push and the buffers bound in
-// order.
+// dispatches sets the one dispatch of a candidate that Record records.
 func (p *problem) dispatches(gridOf func(kernels.Candidate) ([3]uint32, error), push []byte, bufs ...hal.Buffer) {
 	p.gridOf, p.push, p.binds = gridOf, push, bufs
 }
@@ -242,8 +238,7 @@ func (p *problem) Record(cb hal.CommandBuffer, exe hal.Executable, cand int) err
 	return dispatch(cb, exe, g, p.push, p.binds...)
 }
 
-// Verify compares candidate cand's output with the reference (the
-// problem's verify).
+// Verify compares candidate cand's output with the reference (check).
 func (p *problem) Verify(ctx context.Context, cand int) error {
 	c, err := p.candidate(cand)
 	if err != nil {
@@ -341,12 +336,11 @@ func expectedDigest(n int64, word func(i int64) (v uint32, at int64)) uint64 {
 }
 
 // digestMatches reports whether buf's first n words, the problem's
-// output, have the digest the host expects, word(i) being the i-th word
-// of the expected output and its index there (worked out once, into
-// p.want): a Verify's fast path, which reads no output back. False, or an
-// error that leaves the device and ctx working, sends the Verify to
-// compare every word, the authority the digest only spares; after such an
-// error (noDigest) later Verifies do not try the digest again.
+// output, have the digest the host expects (worked out once, from word(i):
+// the i-th word of the expected output and its index there): a Verify's
+// fast path, which reads no output back. False, or an error that leaves
+// the device and ctx working (after which noDigest), sends the Verify to
+// compare every word, the authority the digest only spares.
 func (p *problem) digestMatches(ctx context.Context, buf hal.Buffer, n int64, word func(i int64) (uint32, int64)) (bool, error) {
 	if p.noDigest {
 		return false, nil
@@ -479,13 +473,10 @@ func within(got float32, want, tol float64) bool {
 	return math.Abs(float64(got)-want) <= tol
 }
 
-// parallel checks [0, n) in chunks on every processor at once: fn is
-// called with disjoint ranges and a Mismatches of its own, and what they
-// found is merged into m in range order (the first Mismatches shown are
-// still the lowest indices). unit is how many elements one index of the
-// range stands for (1 for elements; a block's for blocks), so that few
-// large blocks are shared out as readily as many elements. Checking a
-// gigabyte of output one element at a time took seconds per candidate,
+// parallel checks [0, n) in chunks on every processor at once, each with
+// a Mismatches of its own, merged into m in range order (Merge). unit is
+// how many elements one index stands for (a block's, for blocks). Checking
+// a gigabyte of output one element at a time took seconds per candidate,
 // most of a tune's time.
 func parallel(n, unit int64, m *kernels.Mismatches, fn func(lo, hi int64, m *kernels.Mismatches)) {
 	if n*max(unit, 1) < 1<<16 {
