@@ -590,10 +590,7 @@ func pickTable(ctx context.Context, c *store.Store, hw, tuner string) (store.Tab
 
 func writeEntry(cmd *cobra.Command, t store.Table, tier string, e *autotune.Entry) error {
 	w := cmd.OutOrStdout()
-	if tier != "" {
-		tier = " (" + tier + ")"
-	}
-	fmt.Fprintf(w, "%s in %s%s\n", e.Key, t, tier)
+	fmt.Fprintln(w, withNote(e.Key+" in "+t.String(), tier))
 	fmt.Fprintf(w, "  winner: %s (candidate %d)", e.FastestName, e.Fastest)
 	if e.Tie {
 		fmt.Fprintf(w, ", a tie broken by: %s", e.TieRule)

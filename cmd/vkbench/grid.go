@@ -104,13 +104,6 @@ func (g *grid) layout() (widths []int, total, lineWidth int) {
 
 func (g *grid) gapWidth() int { return cmp.Or(g.gap, 2) }
 
-// over is how far the rows run past the width once the elastic column
-// is as short as it gets; 0 or less where they fit.
-func (g *grid) over() int {
-	_, total, _ := g.layout()
-	return total - cmp.Or(g.width, columns)
-}
-
 func (g *grid) write(b *strings.Builder) {
 	for _, lines := range g.lines() {
 		for _, line := range lines {
@@ -199,7 +192,7 @@ func (g *grid) stacked() ([][]string, bool) {
 		gap    int
 	}{{g.indent + "    ", 2}, {g.indent + "  ", 2}, {g.indent + "  ", 1}, {g.indent, 1}, {"", 1}} {
 		figures.indent, figures.gap = layout.indent, layout.gap
-		if figures.over() <= 0 {
+		if _, total, _ := figures.layout(); total <= g.width {
 			break
 		}
 	}

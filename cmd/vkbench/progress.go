@@ -173,9 +173,7 @@ func (p *progress) wait(ev autotune.Progress) {
 		return
 	}
 	who, where := lockedBy(ev)
-	if ev.Holder != "" {
-		who += " (" + ev.Holder + ")"
-	}
+	who = withNote(who, ev.Holder)
 	if ev.Step == "wait" && p.notes != nil {
 		line := fmt.Sprintf("%s: %s holds its lock in %s; waiting as long as it renews the lock", ev.Key, who, where)
 		switch {
