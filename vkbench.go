@@ -100,15 +100,14 @@ type Options struct {
 // pipelines and tuners are made from it. Its methods are safe for
 // concurrent use.
 type Device struct {
-	hal     hal.Device
-	release func() error // nil once closed
+	hal hal.Device
 	// pipelines is where Close saves the driver's pipeline cache; nil
 	// unless Options.PipelineCache.
 	pipelines *store.Store
 
-	mu     sync.Mutex
-	spare  []hal.CommandBuffer // not in flight, ready to record
-	closed bool
+	mu      sync.Mutex
+	release func() error        // nil once closed
+	spare   []hal.CommandBuffer // not in flight, ready to record
 	// stores are the tuners' stores, which Close closes (a shared
 	// store's connections).
 	stores []*store.Store
@@ -205,7 +204,7 @@ func (d *Device) Close() error {
 	}
 	d.mu.Lock()
 	release, stores := d.release, d.stores
-	d.release, d.spare, d.stores, d.closed = nil, nil, nil, true // the spares go with the device
+	d.release, d.spare, d.stores = nil, nil, nil // the spares go with the device
 	d.mu.Unlock()
 	var err error
 	for _, s := range stores {
@@ -222,7 +221,7 @@ func (d *Device) Close() error {
 // closes it now and returns ErrReleased.
 func (d *Device) keep(s *store.Store) error {
 	d.mu.Lock()
-	if !d.closed {
+	if d.release != nil {
 		d.stores = append(d.stores, s)
 		d.mu.Unlock()
 		return nil
@@ -286,7 +285,7 @@ func (d *Device) runOnce(ctx context.Context, record func(hal.CommandBuffer) err
 func (d *Device) recycle(cb hal.CommandBuffer) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	if d.release == nil {
 		_ = cb.Release() // released with the device already: a no-op
 		return nil
 	}
