@@ -59,10 +59,8 @@ type Device interface {
 	// matching ErrDeviceLost once the device has been lost, or one
 	// matching ErrReleased once it has been released.
 	Err() error
-	// Release refuses later calls, waits (bounded) for the work in flight
-	// and for the calls in progress, and destroys the device with every
-	// object it created that is still alive. It is safe concurrently with
-	// any other call (see Ownership in the package documentation).
+	// Release destroys the device with every object it created that is
+	// still alive, safely beside any other call (see Ownership).
 	Release() error
 }
 
@@ -108,8 +106,7 @@ type Buffer interface {
 	// Read copies len(dst) bytes at offset out of the buffer. Where it
 	// fails, dst is undefined.
 	Read(ctx context.Context, offset int64, dst []byte) error
-	// Release gives up the buffer; it is freed once no recording,
-	// submission or call in progress uses it.
+	// Release gives up the buffer; it is freed once nothing uses it.
 	Release() error
 }
 
@@ -268,10 +265,8 @@ type CommandBuffer interface {
 
 // Fence is the completion of one submission.
 type Fence interface {
-	// Wait blocks until the submission completes and returns its error, or
-	// until ctx is done and returns ctx's error as a status (the submission
-	// stays in flight and can be waited on again). Once the device is lost
-	// it returns an error matching ErrDeviceLost without blocking.
+	// Wait blocks until the submission completes and returns its error;
+	// a done ctx or a lost device end it at once, as Errors says.
 	Wait(ctx context.Context) error
 	// Poll reports, without blocking, whether the submission has completed
 	// and, if so, its error.

@@ -166,8 +166,7 @@ type Image interface {
 	// Read copies the whole image into dst, of Desc().Bytes() bytes. Where
 	// it fails, dst is undefined.
 	Read(ctx context.Context, dst []byte) error
-	// Release gives up the image; it is freed once no recording,
-	// submission or call in progress uses it.
+	// Release gives up the image; it is freed once nothing uses it.
 	Release() error
 }
 

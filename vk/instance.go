@@ -90,16 +90,14 @@ func createInstance(validation bool, route uintptr) (*instance, error) {
 	if loaderVersion >= apiVersion13 {
 		api = apiVersion13
 	}
-	on := C.int(0)
 	if validation {
 		if err := checkValidationLayer(); err != nil {
 			return nil, err
 		}
-		on = 1
 	}
 	in := &instance{}
 	var failed *C.char
-	r := C.vkb_create_instance(C.uint32_t(api), on, C.uintptr_t(route), &in.c, &failed)
+	r := C.vkb_create_instance(C.uint32_t(api), boolInt(validation), C.uintptr_t(route), &in.c, &failed)
 	if r != C.VK_SUCCESS {
 		return nil, createError(C.GoString(failed), int32(r), driverManifests())
 	}
