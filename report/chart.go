@@ -212,7 +212,7 @@ func rowChart(title, xLabel string, labels []string, lo, hi float64, ticks plot.
 }
 
 // candidatePanel draws one operation: a row per candidate measured, top
-// down in catalogue order, with a point per file at the median and a bar
+// down as order ranks them, with a point per file at the median and a bar
 // over the 95% interval, on an axis that the measured candidates span.
 // Where no candidate was measured it is its notes alone.
 func (r *report) candidatePanel(g *opGroup) (panel, error) {

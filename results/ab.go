@@ -29,7 +29,8 @@ const (
 	// Broke is a NEW candidate that failed to build or run where the
 	// base ran.
 	Broke Verdict = "failed"
-	// OnlyOld and OnlyNew are candidates of one version only.
+	// OnlyOld and OnlyInNew are candidates of one version only;
+	// NotVerified is said of a pair whose results were not compared.
 	OnlyOld     Verdict = "only in old"
 	OnlyInNew   Verdict = "only in new"
 	NotVerified Verdict = "not verified"
