@@ -38,6 +38,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // SourceExt is the extension of a GLSL compute source; its SPIR-V is the
@@ -46,6 +47,10 @@ const (
 	SourceExt = ".comp"
 	OutputExt = ".spv"
 )
+
+// waitDelay is how long a tool's output is waited for once its context
+// has ended and it is killed.
+const waitDelay = time.Second
 
 // TargetEnv is the Vulkan version the SPIR-V is built for and validated
 // against. Vulkan 1.2 means SPIR-V 1.5, which every device vkbench targets
@@ -324,9 +329,14 @@ func Validate(ctx context.Context, path string) error {
 	return run(ctx, filepath.Dir(path), t.SpirvVal, "--target-env", t.TargetEnv, filepath.Base(path))
 }
 
+// run runs tool in dir. The end of ctx kills it and every process it
+// started (stopWhole), and it returns at most waitDelay later even if one
+// of those got away with its output.
 func run(ctx context.Context, dir, tool string, args ...string) error {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Dir = dir
+	stopWhole(cmd)
+	cmd.WaitDelay = waitDelay
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, bytes.TrimSpace(out))
 	}
