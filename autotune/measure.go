@@ -257,11 +257,6 @@ func build(ctx context.Context, dev hal.Device, slots *buildSlots, at func() (ke
 	return j
 }
 
-// ready is the at of a build whose candidate is known.
-func ready(c kernels.Candidate) func() (kernels.Candidate, error) {
-	return func() (kernels.Candidate, error) { return c, nil }
-}
-
 // startBuilds starts building the pipeline of every candidate not
 // refused (nil for the others): by the time one is verified, the next are
 // built.
@@ -273,7 +268,7 @@ func (m *measurement) startBuilds(ctx context.Context, cands []kernels.Candidate
 	slots := slotsFor(m.dev)
 	for i, c := range cands {
 		if refused[i] == nil {
-			jobs[i] = build(ctx, m.dev, slots, ready(c))
+			jobs[i] = build(ctx, m.dev, slots, func() (kernels.Candidate, error) { return c, nil })
 		}
 	}
 	return jobs
@@ -374,7 +369,7 @@ func (m *measurement) prepareCandidate(ctx context.Context, c kernels.Candidate,
 	}
 	m.progress(c.Name, "verify", 0, 0)
 	if job == nil {
-		job = build(ctx, m.dev, newBuildSlots(1), ready(c))
+		job = build(ctx, m.dev, newBuildSlots(1), func() (kernels.Candidate, error) { return c, nil })
 	}
 	<-job.done
 	if job.err != nil {

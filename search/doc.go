@@ -69,19 +69,18 @@
 // # The tuning log
 //
 // Every evaluation is recorded as a LogRecord: the configuration, the
-// identity of its kernel (a record applies while the kernel is
-// unchanged), its results.Result (statistics, or why it failed) and the
-// time it took to compile and to measure. A search is recorded as a
-// LogSearch: its strategy, seed and bounds and the configurations it
-// evaluated, in order. A TuneLog is one key's header (the hardware, the
-// key, the space), records and searches.
+// identity of its kernel, its results.Result and the time it took to
+// compile and to measure. A search is recorded as a LogSearch: its
+// strategy, seed and bounds and the configurations it evaluated, in
+// order. A TuneLog is one key's header (the hardware, the key, the
+// space), records and searches.
 //
 // The tune cache keeps each key's log in its store (LogEvals, AppendLog,
 // SaveLogHeader, AddLogSearch and ReadLog, each waiting for the file no
 // longer than its context), one record written as each evaluation
-// completes. WriteTuneLog and ReadTuneLog are its exported
-// form (vkbench cache export-log): JSON lines, LogFormat; a reader skips
-// lines of kinds it does not know, so the format can grow.
+// completes. WriteTuneLog and ReadTuneLog are its exported form (vkbench
+// cache export-log): JSON lines, LogFormat; a reader skips lines of kinds
+// it does not know, so the format can grow.
 //
 // # Replay
 //
@@ -90,10 +89,9 @@
 // each point proposed is answered by its record, on a clock that adds up
 // the recorded compile and measure times. The log of one exhaustive
 // search lets every strategy be compared, and tested, without a GPU:
-// ReplayResult.EvalsWithin counts
-// the evaluations a strategy needed to come within a fraction of the
-// log's best, and ReplayOptions.StopWithin ends the search there
-// (vkbench replay prints both).
+// ReplayResult.EvalsWithin counts the evaluations a strategy needed to
+// come within a fraction of the log's best, and ReplayOptions.StopWithin
+// ends the search there (vkbench replay prints both).
 //
 //	l, err := search.ReadTuneLog(f)
 //	if err != nil {
