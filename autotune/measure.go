@@ -323,9 +323,14 @@ func abandon(jobs []*compileJob) {
 			continue
 		}
 		<-j.done
-		if j.exe != nil {
-			_ = j.exe.Release() // never used: nobody to tell
-		}
+		releaseExe(j.exe) // never used
+	}
+}
+
+// releaseExe releases exe, if there is one: a failure has nobody to tell.
+func releaseExe(exe hal.Executable) {
+	if exe != nil {
+		_ = exe.Release()
 	}
 }
 

@@ -159,8 +159,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		src.sem = newBuildSlots(n)
 	}
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
-	best := src.best // released unless it is the winner handed to the caller
-	defer best.release()
+	defer func() { releaseExe(src.bestExe) }() // unless handed to the caller
 	rec := search.LogSearchOf(sopts.Options, evals)
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
@@ -192,8 +191,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if _, err := t.publish(ctx, sop, skey, sum, e, sopts.Force, true); err != nil && ctx.Err() != nil {
 		return res, status.Annotatef(err, "autotune: storing the answer of the search of %s (the tuning log keeps its evaluations)", k)
 	}
-	if best.exe != nil && pts.Index[best.eval.Point] == e.Fastest {
-		res.Pipeline, best.exe = best.exe, nil
+	if src.bestExe != nil && pts.Index[src.best.Point] == e.Fastest {
+		res.Pipeline, src.bestExe = src.bestExe, nil
 	}
 	return res, nil
 }
@@ -316,23 +315,12 @@ type deviceSource struct {
 
 	compile  time.Duration // summed over the compile threads
 	measured int
-	// keep keeps best, the pipeline of the fastest point measured so far
-	// (SearchOptions.KeepWinner), which Search hands over or releases.
-	keep bool
-	best keptPipeline
-}
-
-// keptPipeline is a point's pipeline, kept after its measurement.
-type keptPipeline struct {
-	eval search.Evaluation
-	exe  hal.Executable
-}
-
-// release releases the pipeline, unless it was handed over (nil).
-func (k *keptPipeline) release() {
-	if k.exe != nil {
-		_ = k.exe.Release() // nothing to do if it fails
-	}
+	// keep keeps best, the fastest point measured so far, and its
+	// pipeline, bestExe (SearchOptions.KeepWinner), which Search hands
+	// over or releases.
+	keep    bool
+	best    search.Evaluation
+	bestExe hal.Executable
 }
 
 var _ search.Evaluator = (*deviceSource)(nil)
@@ -473,11 +461,10 @@ func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *can
 // rule, search.Evaluation.Beats), releasing the one it replaces; else it
 // releases exe: the measurement is over.
 func (d *deviceSource) keepBest(e search.Evaluation, err error, exe hal.Executable) {
-	drop := keptPipeline{exe: exe}
-	if d.keep && err == nil && e.Beats(d.best.eval) {
-		drop, d.best = d.best, keptPipeline{e, exe}
+	if d.keep && err == nil && e.Beats(d.best) {
+		d.best, d.bestExe, exe = e, exe, d.bestExe
 	}
-	drop.release()
+	releaseExe(exe)
 }
 
 // lose records in e, the entry of the search's evaluations, the device's
