@@ -98,11 +98,10 @@ func (b *bayes) guided() (int, bool) {
 		sd = 1
 	}
 	z := make([]float64, len(y))
-	best := math.Inf(1)
 	for k, v := range y {
 		z[k] = (v - mean) / sd
-		best = min(best, z[k])
 	}
+	best := slices.Min(z)
 	if b.tunedAt == 0 || len(y)-b.tunedAt >= max(bayesRetune, b.tunedAt/5) {
 		b.model.tune(x, z)
 		b.tunedAt = len(y)
