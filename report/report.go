@@ -214,15 +214,12 @@ func (g *opGroup) order(in []Input) {
 		}
 		for _, c := range g.cands {
 			r := rank{class: 2}
-			switch b := g.at[c][f]; {
-			case !measured(b):
-			case b.Outcome == results.Measured:
+			if b := g.at[c][f]; measured(b) && (b.Outcome == results.Measured || b.Outcome == results.Dropped) {
 				r.class = 0
-			case b.Outcome == results.Dropped:
-				r.class = 1
-			}
-			if r.class < 2 {
-				r.value, _, _, _ = g.at[c][f].ObjectiveValue(objective)
+				if b.Outcome == results.Dropped {
+					r.class = 1
+				}
+				r.value, _, _, _ = b.ObjectiveValue(objective)
 			}
 			ranks[c] = append(ranks[c], r)
 		}
