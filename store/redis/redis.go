@@ -331,6 +331,12 @@ func do[T any](t *rtx, cmd func(ctx context.Context, c *goredis.Tx) (T, error)) 
 	if t.err != nil {
 		return v, false
 	}
+	if err := t.caller.Err(); err != nil {
+		// Ended already: the select below could hand the command to the
+		// worker ready for it, and a write said to fail would land.
+		t.err = err
+		return v, false
+	}
 	type answer struct {
 		v   T
 		err error

@@ -4,10 +4,13 @@
 package storetest
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -28,6 +31,7 @@ func TestBackend(t *testing.T, open func(t *testing.T) store.Backend) {
 	t.Run("drop", func(t *testing.T) { testDrop(t, open(t)) })
 	t.Run("failed-update-writes-nothing", func(t *testing.T) { testFailedUpdateWritesNothing(t, open(t)) })
 	t.Run("view-cannot-write", func(t *testing.T) { testViewCannotWrite(t, open(t)) })
+	t.Run("ended-context-does-nothing", func(t *testing.T) { testEndedContext(t, open(t)) })
 	t.Run("lock-replace", func(t *testing.T) { testReplace(t, open(t)) })
 	t.Run("lock-expiry", func(t *testing.T) { testExpiry(t, open(t)) })
 }
@@ -184,4 +188,52 @@ func testViewCannotWrite(t *testing.T, be store.Backend) {
 		return nil
 	})
 	wantRows(t, "after a Put in a View", []string{"k=v"}, scan(t, be, a, ""))
+}
+
+// testEndedContext: a call whose context has ended does nothing and
+// returns the context's error, however ready the backend is to go ahead:
+// each call is tried 32 times, where a choice at random between the ended
+// context and the backend would let about half of them through. An
+// Update whose context ends while fn runs returns nil where it wrote.
+func testEndedContext(t *testing.T, be store.Backend) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for i := range 32 {
+		err := be.Update(ctx, func(tx store.Tx) error { return tx.Put(a, []byte(fmt.Sprint(i)), []byte("v")) })
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Update %d, its context ended = %v; want context.Canceled", i, err)
+		}
+	}
+	wantRows(t, "after Updates whose context had ended", nil, scan(t, be, a, ""))
+	// A context that ends while fn runs: the Update may commit, and say
+	// so, or not; what it says must be what it did.
+	var said []string
+	for i := range 32 {
+		ctx, cancel := context.WithCancel(t.Context())
+		k := fmt.Sprintf("%02d", i)
+		err := be.Update(ctx, func(tx store.Tx) error {
+			_ = tx.Get(b, []byte(k)) // the backend at work, then the end
+			cancel()
+			return tx.Put(a, []byte(k), []byte("v"))
+		})
+		if err == nil {
+			said = append(said, k+"=v")
+		} else if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Update %d, its context ended while fn ran = %v; want nil or context.Canceled", i, err)
+		}
+	}
+	wantRows(t, "the rows of Updates whose context ended while fn ran, against those that returned nil", said, scan(t, be, a, ""))
+	l, ok := be.(store.Locker)
+	if !ok {
+		return
+	}
+	for i := range 32 {
+		holder, err := l.TryLock(ctx, "ended", fmt.Sprint("token", i), time.Minute)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("TryLock %d, its context ended = %q, %v; want context.Canceled", i, holder, err)
+		}
+	}
+	if holder, err := l.TryLock(t.Context(), "ended", "live", time.Minute); holder != "" || err != nil {
+		t.Errorf("TryLock after those whose context had ended = %q, %v; want the lock free, taken", holder, err)
+	}
 }
