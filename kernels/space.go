@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/status"
 )
 
@@ -154,11 +155,7 @@ type Points struct {
 // Name returns a configuration as "BM=128,BN=64,...", in the space's
 // order of params.
 func (s *Space) Name(c Config) string {
-	parts := make([]string, len(s.Params))
-	for i, p := range s.Params {
-		parts[i] = p.Name + "=" + strconv.Itoa(c[p.Name])
-	}
-	return strings.Join(parts, ",")
+	return strings.Join(par.Map(s.Params, func(p Param) string { return p.Name + "=" + strconv.Itoa(c[p.Name]) }), ",")
 }
 
 // Check returns nil if the space is well formed: at least one param,
@@ -327,11 +324,7 @@ func (p *Points) ID(i int) string {
 // Index returns the position of each of c's values in its param's list
 // of values: the coordinates a search works with.
 func (s *Space) Index(c Config) []int {
-	out := make([]int, len(s.Params))
-	for j, p := range s.Params {
-		out[j] = slices.Index(p.Values, c[p.Name])
-	}
-	return out
+	return par.Map(s.Params, func(p Param) int { return slices.Index(p.Values, c[p.Name]) })
 }
 
 // A DeviceLimit is a limit of the device that restrictions and manifests'
