@@ -77,11 +77,7 @@ var gemmSpace = &kernels.Space{
 	Restrictions: gemmRestrictions,
 	Candidate:    regblockOf,
 	Operation: func(cands []kernels.Candidate) (kernels.Operation, []int) {
-		index := make([]int, len(cands))
-		for i := range index {
-			index[i] = i
-		}
-		return gemmOf(kernels.F32, cands), index
+		return gemmOf(kernels.F32, cands), kernels.Range(0, len(cands)-1, 1)
 	},
 }
 
