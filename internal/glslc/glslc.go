@@ -279,11 +279,7 @@ func prerequisites(rule string) []string {
 	if !ok || !strings.HasPrefix(list, "/") {
 		return nil
 	}
-	var paths []string
-	for p := range strings.SplitSeq(list[1:], " /") {
-		paths = append(paths, "/"+p)
-	}
-	return paths
+	return strings.Split(strings.ReplaceAll(list, " /", "\x00/"), "\x00") // no path holds a NUL
 }
 
 // Flags are glslc's arguments before the input and output names:
