@@ -17,9 +17,8 @@ type Field struct {
 const maxFields = 1 << 12
 
 // PushConstantFields returns the scalars of the push-constant block entry
-// e uses, in the order of their offsets, with array lengths specialized
-// as in spec: vectors, matrices, arrays and structs taken apart, so that
-// a caller can tell what each word of the block is. Nil where e uses no
+// e uses (vectors, matrices, arrays and structs taken apart), in the order
+// of their offsets, with the constants set as in spec. Nil where e uses no
 // push constants; false where the layout cannot be worked out.
 func (m *Module) PushConstantFields(e *Entry, spec map[uint32]uint32) ([]Field, bool) {
 	blocks := m.blocks(e, storagePushConstant) // one at most

@@ -10,9 +10,7 @@ import (
 // Words returns a module's code as words, after the checks every reader
 // of a module needs first: a whole number of words, a header, the magic
 // number of a little-endian module, and instructions that each end
-// inside the module. Parse checks more; a tool that rewrites a module
-// (internal/glslc's retype) walks its words with Instructions and writes
-// them back with Bytes.
+// inside the module (Parse checks more).
 func Words(code []byte) ([]uint32, error) {
 	if len(code)%4 != 0 {
 		return nil, status.Newf(status.InvalidArgument, "spirv: length %d is not a multiple of 4", len(code))

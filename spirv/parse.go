@@ -8,13 +8,11 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// Parse checks the structure of a SPIR-V module and reads it. It checks
-// the magic number, the version (1.0 to 1.6), that the length is a whole
-// number of words, that every instruction's word count stays inside the
-// module, that functions nest and end, and that every entry point names a
-// function. Any problem is InvalidArgument and names what is wrong and
-// where. The Module is shared: callers must not modify it, nor code after
-// the call.
+// Parse checks the structure of a SPIR-V module and reads it: Words'
+// checks, the version (1.0 to 1.6), functions that nest and end, entry
+// points that name functions. Any problem is InvalidArgument and names
+// what is wrong and where. The Module is shared: callers must not modify
+// it, nor code after the call.
 func Parse(code []byte) (*Module, error) {
 	modules.mu.Lock()
 	m, ok := modules.byCode[string(code)]
