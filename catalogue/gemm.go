@@ -109,9 +109,8 @@ func (op *gemmOp) DefaultSize(info hal.DeviceInfo) kernels.Size {
 type gemmProblem struct {
 	*problem
 	m, n, k int64
-	// a and b are the inputs' values, of elem, the type A, B and C hold:
-	// F32, or F16 or BF16 (gemm-f16 and gemm-bf16), whose values are then
-	// exact in their format.
+	// a and b are the inputs' values, exact in elem, the type of A, B and
+	// C (Prepare).
 	a, b             []float32
 	elem             kernels.DType
 	bufA, bufB, bufC hal.Buffer
