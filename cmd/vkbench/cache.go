@@ -64,18 +64,23 @@ func (f *cacheFlags) open(cmd *cobra.Command, write bool) (*store.Store, error) 
 	return c, nil
 }
 
-// mustStore refuses, before any work, a tune cache that another process
-// holds locked (waiting as a commit would): a command that stores what it
-// measures would otherwise measure, then find it cannot keep it.
-func mustStore(ctx context.Context, cache *store.Store) error {
-	err := cache.CheckWrite(ctx)
+// openFor opens the cache (open) for a command that only reads it, or
+// that stores in it: one that stores refuses, before any work, a tune
+// cache that another process holds locked (waiting as a commit would),
+// where it would otherwise measure, then find it cannot keep it.
+func (f *cacheFlags) openFor(cmd *cobra.Command, stores bool) (*store.Store, error) {
+	cache, err := f.open(cmd, stores)
+	if err != nil || !stores {
+		return cache, err
+	}
+	err = cache.CheckWrite(cmd.Context())
 	switch {
 	case err == nil:
-		return nil
+		return cache, nil
 	case status.CodeOf(err) == status.Unavailable:
-		return usageError{fmt.Errorf("--cache %s: another process holds the tune cache's lock: let it finish, or point --cache at another file", cache.Path())}
+		return nil, usageError{fmt.Errorf("--cache %s: another process holds the tune cache's lock: let it finish, or point --cache at another file", cache.Path())}
 	}
-	return usageError{fmt.Errorf("--cache %s: %w", cache.Path(), err)}
+	return nil, usageError{fmt.Errorf("--cache %s: %w", cache.Path(), err)}
 }
 
 func checkCachePath(path string, write bool) error {

@@ -120,19 +120,14 @@ type session struct {
 // file is touched, an output over --manifest, over inputs (ab's
 // manifests) or over a file they name among it. A command that stores
 // what it measures (stores) asks for the cache file's lock first
-// (mustStore).
+// (openFor).
 func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool, inputs ...string) (*session, error) {
 	if err := refuseNamed(f.output, f.named); err != nil {
 		return nil, err
 	}
-	cache, err := f.cache.open(cmd, stores)
+	cache, err := f.cache.openFor(cmd, stores)
 	if err != nil {
 		return nil, err
-	}
-	if stores {
-		if err := mustStore(cmd.Context(), cache); err != nil {
-			return nil, err
-		}
 	}
 	out, err := openOutput(cmd, f.output, cache.Path(), append([]string{f.manifest}, inputs...)...)
 	if err != nil {

@@ -642,13 +642,10 @@ func compileAll(cmd *cobra.Command, f *tuneFlags, level autotune.Level, args []s
 	if err != nil {
 		return err
 	}
-	cache, err := f.cache.open(cmd, true)
-	if err != nil {
-		return err
-	}
 	// The pipeline cache is what it is for: a file it cannot keep it in
 	// is refused before any work, as tune's.
-	if err := mustStore(cmd.Context(), cache); err != nil {
+	cache, err := f.cache.openFor(cmd, true)
+	if err != nil {
 		return err
 	}
 	dev, release, err := f.dev.open(cmd, cache)
