@@ -205,12 +205,20 @@ func TestGLSLSpaceCompileStops(t *testing.T) {
 // TestGLSLSpaceConfigurationError: a configuration of a GLSL space
 // that does not compile is no error of the load, which compiles the
 // named point alone, nor of the space's enumeration, which compiles
-// none, but of that point when the search evaluates it: its row's
-// reason is the compiler's command and words, and the search goes on.
+// none, but of that point when the search evaluates it, and the search
+// goes on. Its row's reason, as the command shows it, leads with what is
+// wrong, the source's file and line and glslc's words, with glslc's
+// command line after them (before, the command line came first). The
+// source is in a folder whose path is all lower case, which a reason
+// would take for a prefix to drop were it first.
 func TestGLSLSpaceConfigurationError(t *testing.T) {
 	testenv.NeedGlslc(t)
 	t.Setenv(store.EnvCache, filepath.Join(t.TempDir(), "autotune.db"))
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "vkbench-glsl-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) }) // the test's own folder
 	for _, name := range []string{"saxpy.spv", "saxpy_defines.glsl", "glsl_space.json"} {
 		data, err := os.ReadFile(filepath.Join(manifestDir, name))
 		if err != nil {
@@ -242,9 +250,10 @@ func TestGLSLSpaceConfigurationError(t *testing.T) {
 		case strings.Contains(r.Name, "UNROLL4"):
 			failed++
 			// The row names the configuration; its reason, the compile.
-			reason := report.Reason(r.Error, r.Name)
-			if r.Outcome != results.Failed || !strings.HasPrefix(reason, "glslc ") || !strings.Contains(reason, "-DUNROLL=4") || !strings.HasSuffix(reason, "four is too many\n1 error generated.") {
-				t.Errorf("%s: %s %q; want it failed, its reason glslc's command and words", r.Name, r.Outcome, reason)
+			reason := report.Reason(status.TextForPeople(r.Error), r.Name)
+			words := "does not compile: " + filepath.Join(dir, "saxpy_defines.glsl") + ":3: error: '#error' : four is too many 1 error generated. (glslc -O "
+			if r.Outcome != results.Failed || !strings.HasPrefix(reason, words) || !strings.Contains(reason, "-DUNROLL=4") || !strings.HasSuffix(reason, ": exit status 1)") {
+				t.Errorf("%s: %s %q; want it failed, its reason glslc's words then its command", r.Name, r.Outcome, reason)
 			}
 		case r.Outcome == results.Measured || r.Outcome == results.Dropped:
 			measured++

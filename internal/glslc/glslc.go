@@ -185,7 +185,7 @@ func Compile(ctx context.Context, dir, source, out string) error {
 // its float16 bfloat16 if the source asks (BFloat16Directive); source
 // names it in an error.
 func (t Toolchain) compile(ctx context.Context, dir, source, out string) error {
-	if err := run(ctx, dir, t.Glslc, append(t.Flags(), source, "-o", out)...); err != nil {
+	if err := run(ctx, dir, "does not compile", t.Glslc, append(t.Flags(), source, "-o", out)...); err != nil {
 		return err
 	}
 	if src, err := os.ReadFile(filepath.Join(dir, source)); err != nil || !wantsBFloat16(string(src)) {
@@ -238,7 +238,9 @@ func CompileSource(ctx context.Context, src, targetEnv string) ([]byte, error) {
 // for it (-MD): the source and every file it #includes, directly or
 // through another, as absolute paths; empty if glslc's list could not be
 // read. A manifest's GLSL candidates, compiled per configuration, are
-// cached on that list.
+// cached on that list. A source that does not compile is an error that
+// leads with glslc's words, "does not compile: /abs/k.comp:3: error: …",
+// and ends with its command line and exit status.
 func (t Toolchain) CompileFile(ctx context.Context, path string, defines []string) (code []byte, deps []string, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -254,7 +256,7 @@ func (t Toolchain) CompileFile(ctx context.Context, path string, defines []strin
 		args = append(args, "-D"+d)
 	}
 	args = append(args, "-I", filepath.Dir(abs), abs, "-o", "k"+OutputExt, "-MD", "-MF", "k.d")
-	if err := run(ctx, dir, t.Glslc, args...); err != nil {
+	if err := run(ctx, dir, "does not compile", t.Glslc, args...); err != nil {
 		return nil, nil, err
 	}
 	if code, err = os.ReadFile(filepath.Join(dir, "k"+OutputExt)); err != nil {
@@ -322,19 +324,29 @@ func Validate(ctx context.Context, path string) error {
 			return err
 		}
 	}
-	return run(ctx, filepath.Dir(path), t.SpirvVal, "--target-env", t.TargetEnv, filepath.Base(path))
+	return run(ctx, filepath.Dir(path), "is not valid SPIR-V", t.SpirvVal, "--target-env", t.TargetEnv, filepath.Base(path))
 }
 
 // run runs tool in dir. The end of ctx kills it and every process it
 // started (stopWhole), and it returns at most waitDelay later even if one
 // of those got away with its output.
-func run(ctx context.Context, dir, tool string, args ...string) error {
+//
+// A tool that fails and says why is an error that leads with what is
+// wrong: failure ("does not compile"), then the tool's words (glslc's
+// give the file and line of each error); its command line and exit
+// status come after them, in parentheses. One that says nothing is its
+// command line and what ended it.
+func run(ctx context.Context, dir, failure, tool string, args ...string) error {
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Dir = dir
 	stopWhole(cmd)
 	cmd.WaitDelay = waitDelay
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, bytes.TrimSpace(out))
+	out, err := cmd.CombinedOutput()
+	switch out = bytes.TrimSpace(out); {
+	case err == nil:
+		return nil
+	case len(out) == 0:
+		return fmt.Errorf("%s %s: %v", tool, strings.Join(args, " "), err)
 	}
-	return nil
+	return fmt.Errorf("%s: %s\n(%s %s: %v)", failure, out, tool, strings.Join(args, " "), err)
 }

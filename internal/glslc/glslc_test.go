@@ -2,6 +2,7 @@ package glslc_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,5 +124,25 @@ func TestCompileFileDeps(t *testing.T) {
 	want := []string{filepath.Join(dir, "a.h"), filepath.Join(dir, "k.comp"), filepath.Join(dir, "sub", "b.h")}
 	if diff := cmp.Diff(want, deps); diff != "" {
 		t.Errorf("files read (-want +got):\n%s", diff)
+	}
+}
+
+// TestCompileFileError: a source that does not compile is an error that
+// leads with what is wrong, the file and line and glslc's words, and
+// ends with glslc's command line and exit status; before, the command
+// line came first.
+func TestCompileFileError(t *testing.T) {
+	if _, err := exec.LookPath(glslc.Default.Glslc); err != nil {
+		testenv.Unavailable(t, "glslc is not on the PATH")
+	}
+	path := filepath.Join(t.TempDir(), "k.comp")
+	if err := os.WriteFile(path, []byte("#version 450\n#if UNROLL == 4\n#error four is too many\n#endif\nlayout(local_size_x = 1) in;\nvoid main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := glslc.Default.CompileFile(context.Background(), path, []string{"UNROLL=4"})
+	want := "does not compile: " + path + ":3: error: '#error' : four is too many\n1 error generated.\n" +
+		"(glslc -O --target-env=vulkan1.2 -fshader-stage=compute -DUNROLL=4 -I " + filepath.Dir(path) + " " + path + " -o k.spv -MD -MF k.d: exit status 1)"
+	if diff := cmp.Diff(want, fmt.Sprint(err)); diff != "" {
+		t.Errorf("a source with an #error (-want +got):\n%s", diff)
 	}
 }
