@@ -108,8 +108,7 @@ func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force boo
 			defer Prebuild(ctx, t.dev, t.opts, ahead[1:])()
 		}
 	}
-	out := make([]JobResult, len(jobs))
-	retried := make([]int, len(jobs))
+	out := make([]JobResult, len(jobs)) // Retried counted before the job is answered
 	// The jobs not taken; a job whose device was lost comes back for a
 	// twin. It closes once every job is answered.
 	queue := make(chan int, len(jobs))
@@ -133,11 +132,11 @@ func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force boo
 				start := time.Now()
 				e, err := t.Tune(ctx, jobs[i].Op, jobs[i].Size, force)
 				if errors.Is(err, hal.ErrDeviceLost) || (err != nil && t.Err() != nil) {
-					retried[i]++ // nothing of this tune was committed
+					out[i].Retried++ // nothing of this tune was committed
 					queue <- i
 					return
 				}
-				out[i] = JobResult{Job: jobs[i], Table: t.table, Tuner: ti, Device: t.dev.Info(), Entry: e, Err: err, Took: time.Since(start)}
+				out[i] = JobResult{Job: jobs[i], Table: t.table, Tuner: ti, Device: t.dev.Info(), Entry: e, Err: err, Took: time.Since(start), Retried: out[i].Retried}
 				if left.Add(-1) == 0 {
 					close(queue)
 				}
@@ -156,11 +155,8 @@ func tuneTable(ctx context.Context, all, members []*Tuner, jobs []Job, force boo
 		}
 	}
 	for i := range queue {
-		out[i] = JobResult{Job: jobs[i], Table: members[0].table, Tuner: -1,
+		out[i] = JobResult{Job: jobs[i], Table: members[0].table, Tuner: -1, Retried: out[i].Retried,
 			Err: status.Annotatef(cause, "autotune: no %s device of the group was left to tune it", members[0].table.Hardware)}
-	}
-	for i := range out {
-		out[i].Retried = retried[i]
 	}
 	return out
 }
