@@ -58,7 +58,8 @@ func Rate(format string, v float64) string {
 func Reason(msg, cand string) string {
 	for {
 		head, rest, ok := strings.Cut(msg, ": ")
-		word := !strings.ContainsAny(head, " ,") && (head == strings.ToUpper(head) || head == strings.ToLower(head))
+		// A source's place with its line ("k.glsl:3") is what is wrong.
+		word := !strings.ContainsAny(head, " ,:") && (head == strings.ToUpper(head) || head == strings.ToLower(head))
 		if !ok || (head != cand && !word && !place.MatchString(head)) {
 			return msg
 		}

@@ -21,6 +21,7 @@ func TestReason(t *testing.T) {
 		{"INTERNAL: kernels: gemm/vec4: 3 of 9 checked values wrong: C[0][0]: got 1, want 2", "vec4", "3 of 9 checked values wrong: C[0][0]: got 1, want 2"},
 		{`UNIMPLEMENTED: manifest: /tmp/TestPeak1/My Kernels/m.json:1:421: operations[0].candidates[0].assert[0]: the device fails it`, "long", "the device fails it"},
 		{"the kernel wrote nothing", "vec4", "the kernel wrote nothing"},
+		{"/tmp/kernels/k.glsl:3: error: '#error' : four is too many", "k", "/tmp/kernels/k.glsl:3: error: '#error' : four is too many"},
 		{"DEADLINE_EXCEEDED: Run: Wait: the GPU did not finish in 2s", "vec4", "Run: Wait: the GPU did not finish in 2s"},
 	} {
 		if got := report.Reason(tc.msg, tc.cand); got != tc.want {

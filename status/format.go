@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -176,14 +177,20 @@ func TextForPeople(text string) string {
 		if isCode(p) {
 			continue
 		}
-		if packagePrefix(p) && seen[p] {
+		// After a source's line ("k.glsl:6"), a lower-case word is a
+		// compiler's ("error"), said again for each of its lines.
+		prefix := packagePrefix(p) && (i == 0 || !lineEnd.MatchString(parts[i-1]))
+		if prefix && seen[p] {
 			continue
 		}
-		seen[p] = packagePrefix(p)
+		seen[p] = prefix
 		kept = append(kept, p)
 	}
 	return strings.Join(kept, ": ")
 }
+
+// lineEnd is the end of a source's place in a tool's message: its line.
+var lineEnd = regexp.MustCompile(`:\d+$`)
 
 // isCode reports whether s is the name of a code.
 func isCode(s string) bool {
