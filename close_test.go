@@ -7,6 +7,7 @@ import (
 	"github.com/vkbench/vkbench/internal/devtest"
 	"log/slog"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -395,5 +396,65 @@ func TestClosedErrorsNameTheCall(t *testing.T) {
 		if !errors.Is(c.err, vkbench.ErrReleased) || !strings.HasPrefix(c.err.Error(), "FAILED_PRECONDITION: "+c.call) {
 			t.Errorf("after Close: %v; want ErrReleased, reading FAILED_PRECONDITION: %s...", c.err, c.call)
 		}
+	}
+}
+
+// TestCloseDuringBackgroundTune: Close of a device whose tuner verifies
+// a key's first candidate in the background, for FastestOrDefault (held
+// in its Check until Close), ends that tune with ErrReleased (a caller
+// waiting for it gets that error) and leaves no goroutine behind; Close
+// itself waits no longer than for any other work (no error: it did not
+// give up waiting).
+func TestCloseDuringBackgroundTune(t *testing.T) {
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	op := scaleOp()
+	prepare, started := op.Prepare, make(chan struct{})
+	var once sync.Once
+	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+		p, err := prepare(ctx, d, size, seed)
+		if err == nil {
+			check := p.Check
+			p.Check = func(ctx context.Context) error {
+				once.Do(func() {
+					close(started)
+					// Not for ever: a FastestOrDefault that tuned the key
+					// itself would never return to Close the device.
+					for end := time.Now().Add(20 * time.Second); d.Err() == nil && time.Now().Before(end); {
+						time.Sleep(time.Millisecond)
+					}
+				})
+				return check(ctx)
+			}
+		}
+		return p, err
+	}
+	before := runtime.NumGoroutine()
+	if _, pending, err := tuner.FastestOrDefault(context.Background(), op, 1<<16); !pending || err != nil {
+		t.Fatalf("FastestOrDefault = %v, %v; want pending", pending, err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		_, err := tuner.Fastest(context.Background(), op, 1<<16)
+		waited <- err
+	}()
+	<-started
+	for !parkedIn("github.com/vkbench/vkbench/autotune.(*Tuner).tune") {
+		time.Sleep(time.Millisecond)
+	}
+	if err := dev.Close(); err != nil {
+		t.Errorf("Close during a tune in the background: %v", err)
+	}
+	if err := <-waited; !errors.Is(err, vkbench.ErrReleased) {
+		t.Errorf("the tune in the background ended with %v; want ErrReleased", err)
+	}
+	for end := time.Now().Add(time.Minute); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines a minute after Close, %d before the tune:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+	}
+	if p, pending, err := tuner.FastestOrDefault(context.Background(), op, 1<<16); p != nil || pending || !errors.Is(err, vkbench.ErrReleased) {
+		t.Errorf("FastestOrDefault after Close = %v, %v, %v; want ErrReleased", p, pending, err)
 	}
 }

@@ -164,18 +164,19 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 	return p, err
 }
 
-// FastestOrDefault is Fastest for a caller that must not wait for another
-// caller's tune, such as a request with a deadline of its own: while
-// another goroutine of the program, or another machine sharing its Store,
-// tunes the size's key, it returns op's first candidate that applies at
-// once, with pending true, and remembers nothing, so that a later call
-// gets the tuned answer. Where nobody else is tuning the key, it answers
-// as Fastest does, tuning the key itself if it must: a ctx that ends
-// first ends that tune too, with ctx's error, and stores nothing. So a
-// program whose requests have deadlines shorter than a tune starts each
-// key's tune apart from them, with Fastest on a context of its own (go
-// tuner.Fastest(context.Background(), op, n)), and its requests ask
-// FastestOrDefault.
+// FastestOrDefault is Fastest for a caller that must never wait for a
+// tune, such as a request with a deadline of its own. Where neither memory
+// nor the cache file has the answer, it returns op's first candidate that
+// applies at once, with pending true, and remembers nothing; where nobody
+// tunes the size's key (another goroutine, or another machine sharing the
+// Store), it starts the tune in the background, on ctx's values but not
+// its end, so the request's deadline does not end it. Later calls get the
+// first candidate, pending, until the tune ends, and then its answer;
+// Fastest waits for it. A background tune that fails is not lost: the
+// next FastestOrDefault of the key returns its error, once (a panic in
+// Prepare or Check is one, code Internal), and the call after tunes
+// again. A ctx already ended is its error, unless memory has the answer,
+// and starts nothing. Close ends a background tune, with ErrReleased.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *Pipeline, pending bool, err error) {
 	o, p, err := t.remembered(op, size, "vkbench: FastestOrDefault")
 	if p != nil || err != nil {

@@ -791,24 +791,149 @@ func TestOpenValidationWithoutLayer(t *testing.T) {
 	}
 }
 
-// TestFastestOrDefaultOwnTuneDeadline holds what FastestOrDefault's doc
-// warns of: where nobody else tunes the key, a ctx that ends mid-tune
-// ends the caller's own tune with ctx's error, no pipeline, and nothing
-// stored, so that the next request starts over.
-func TestFastestOrDefaultOwnTuneDeadline(t *testing.T) {
+// request is the key of a request's value in its context.
+type request struct{}
+
+// settled asks FastestOrDefault of op at n until it is no longer
+// pending: the answer, or the failure, of the tune in the background.
+func settled(t *testing.T, tuner *vkbench.Tuner, op *vkbench.Op, n int) (*vkbench.Pipeline, error) {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if p, pending, err := tuner.FastestOrDefault(context.Background(), op, n); !pending {
+			return p, err
+		}
+	}
+	t.Fatal("FastestOrDefault still pending after a minute")
+	return nil, nil
+}
+
+// TestFastestOrDefaultTunesBehind: requests whose deadline is far shorter
+// than the tune get the default candidate, pending, at once: the tune
+// they start is held in Prepare until their deadline has passed, so they
+// return before it could end. It runs on in the background with the
+// requests' values but not their deadline, and a later call gets its
+// answer. Before, a request that found nobody tuning its key tuned it
+// itself, and its deadline ended the tune with the deadline's error.
+func TestFastestOrDefaultTunesBehind(t *testing.T) {
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	cands := scaleOp().Candidates
+	op := scaleOpOf(cands[2], cands[1]) // off-by-one, never the winner, then wg256
+	prepare, release := op.Prepare, make(chan struct{})
+	var once sync.Once
+	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (p *vkbench.Problem, err error) {
+		once.Do(func() {
+			if v := ctx.Value(request{}); v != "r" {
+				t.Errorf("the tune's context has the value %v; want the request's, r", v)
+			}
+			select {
+			case <-release:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		return prepare(ctx, d, size, seed)
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), request{}, "r"), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			if p, pending, err := tuner.FastestOrDefault(ctx, op, 1<<20); err != nil || !pending || p == nil || p.Kernel().Name != "off-by-one" {
+				t.Errorf("FastestOrDefault of a key nobody tunes = %v, %v, %v; want off-by-one, pending, at once", p, pending, err)
+			}
+		})
+	}
+	wg.Wait()
+	asked := time.Since(start)
+	<-ctx.Done()
+	close(release)
+	p, err := settled(t, tuner, op, 1<<20)
+	tuned := time.Since(start)
+	if err != nil || p.Kernel().Name != "wg256" {
+		t.Fatalf("FastestOrDefault once the tune ended = %v, %v; want wg256, tuned past the requests' deadline", p, err)
+	}
+	if asked >= tuned {
+		t.Errorf("the requests took %v, the tune ended %v after they began; want them answered before it ended", asked, tuned)
+	}
+	if q, err := tuner.Fastest(ctx, op, 1<<20); q != p || err != nil {
+		t.Errorf("Fastest after the tune = %v, %v; want its answer from memory", q, err)
+	}
+}
+
+// TestFastestOrDefaultFailure: a tune in the background that fails, with
+// no candidate correct or with a panic in Prepare, is the error of the
+// next FastestOrDefault of its key, once; the call after that tunes again
+// (and, the panic past, gets the answer), and the program goes on.
+func TestFastestOrDefaultFailure(t *testing.T) {
+	dev := open(t)
+	tuner := quickTuner(t, dev)
+	cands := scaleOp().Candidates
+	wrong := scaleOpOf(cands[2])
+	wrong.Name = "only-wrong"
+	panics := scaleOpOf(cands[2], cands[1])
+	prepare := panics.Prepare
+	var once sync.Once
+	panics.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+		once.Do(func() { panic("in Prepare") })
+		return prepare(ctx, d, size, seed)
+	}
+	for _, c := range []struct {
+		op    *vkbench.Op
+		code  status.Code
+		says  string
+		again string // the answer of the tune after
+	}{
+		{wrong, status.FailedPrecondition, "no candidate", ""},
+		{panics, status.Internal, "panicked: in Prepare", "wg256"},
+	} {
+		for tune := range 2 {
+			if p, pending, err := tuner.FastestOrDefault(context.Background(), c.op, 1000); !pending || err != nil || p.Kernel().Name != "off-by-one" {
+				t.Fatalf("%s: FastestOrDefault, tune %d = %v, %v, %v; want off-by-one, pending", c.op.Name, tune, p, pending, err)
+			}
+			p, err := settled(t, tuner, c.op, 1000)
+			switch {
+			case tune == 1 && c.again != "":
+				if err != nil || p.Kernel().Name != c.again {
+					t.Errorf("%s: the answer of the tune after = %v, %v; want %s", c.op.Name, p, err, c.again)
+				}
+			case p != nil || status.CodeOf(err) != c.code || !strings.Contains(err.Error(), c.says):
+				t.Errorf("%s: after tune %d: %v, %v; want %v saying %q", c.op.Name, tune, p, err, c.code, c.says)
+			}
+		}
+	}
+}
+
+// TestFastestOrDefaultEndedContext: a ctx already ended is FastestOrDefault's
+// error, and starts no tune, unless memory has the answer.
+func TestFastestOrDefaultEndedContext(t *testing.T) {
 	dev := open(t)
 	tuner := quickTuner(t, dev)
 	op := scaleOp()
-	for range 2 {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		p, pending, err := tuner.FastestOrDefault(ctx, op, 1<<20)
-		cancel()
-		if p != nil || pending || !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("FastestOrDefault tuning past its deadline = %v, %v, %v; want no pipeline and the deadline's error", p, pending, err)
+	prepare := op.Prepare
+	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
+		if v := ctx.Value(request{}); v != "live" {
+			t.Errorf("a tune ran with the context of the %v request; want only the live one's", v)
 		}
-		if r, err := tuner.Result(context.Background(), op, 1<<20); r != nil || err != nil {
-			t.Fatalf("after the deadline, Result = %+v, %v; want nothing stored", r, err)
-		}
+		return prepare(ctx, d, size, seed)
+	}
+	ended, cancel := context.WithCancel(context.WithValue(context.Background(), request{}, "ended"))
+	cancel()
+	if p, pending, err := tuner.FastestOrDefault(ended, op, 1000); p != nil || pending || !errors.Is(err, context.Canceled) {
+		t.Errorf("FastestOrDefault with a ctx ended = %v, %v, %v; want ctx's error", p, pending, err)
+	}
+	// A tune the ended request started would be in flight still, and this
+	// call would wait for it.
+	want, err := tuner.Fastest(context.WithValue(context.Background(), request{}, "live"), op, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, pending, err := tuner.FastestOrDefault(ended, op, 1000); p != want || pending || err != nil {
+		t.Errorf("FastestOrDefault with a ctx ended, answered in memory = %v, %v, %v; want %v", p, pending, err, want)
 	}
 }
 

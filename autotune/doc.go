@@ -12,7 +12,9 @@
 //
 // The first question about a key tunes it (or reads the answer another
 // process committed to the store); later ones are answered from memory in
-// tens of nanoseconds, without allocating. Measure measures without
+// tens of nanoseconds, without allocating. FastestOrDefault never waits
+// for a tune: it answers the default candidate meanwhile, and tunes in the
+// background. Measure measures without
 // committing; TuneAll tunes on several devices at once, identical devices
 // sharing the work.
 //

@@ -67,27 +67,24 @@ func (t *Tuner) answered(k Key, sum string, e *Entry, from Tier, where string) *
 	return e
 }
 
-// patience is how long claim waits for a lock another holds: not at all
-// (FastestOrDefault), the tier's LockWait at most (a tune, which then
-// tunes without the lock), or as long as the holder renews it (a search,
-// which may take an hour, and a forced tune).
+// patience is how long claim waits for a lock another holds: the tier's
+// LockWait at most (a tune, which then tunes without the lock), or as
+// long as the holder renews it (a search, which may take an hour, and a
+// forced tune).
 type patience int
 
 const (
-	noWait patience = iota
-	untilLockWait
+	untilLockWait patience = iota
 	whileRenewed
 )
 
 // claimed is what claim found: the answer taken, or the lease of the
 // key's lock (nil if none: a store without locks, or a wait that gave
-// up), or that another holds the lock (busy, with noWait); and whether it
-// waited for another process, which may meanwhile have written what a
-// caller read before (a tuning log).
+// up); and whether it waited for another process, which may meanwhile
+// have written what a caller read before (a tuning log).
 type claimed struct {
 	answer *Entry
 	lease  *store.Lease
-	busy   bool
 	waited bool
 }
 
@@ -164,9 +161,6 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		}
 		if err != nil || lease != nil {
 			return claimed{lease: lease, waited: waited}, nil
-		}
-		if wait == noWait {
-			return claimed{busy: true}, nil
 		}
 		waited = true
 		now, step := time.Now(), "waiting"

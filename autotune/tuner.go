@@ -33,6 +33,9 @@ type Tuner struct {
 
 	mu      sync.Mutex
 	pending map[answerKey]*tune
+	// failed holds the error of a tune FastestOrDefault started that
+	// failed, until a FastestOrDefault call of its key returns it.
+	failed map[answerKey]error
 
 	// answers are the answers known to this tuner: read from the store,
 	// committed, or (where the store could not take them) only here.
@@ -71,10 +74,12 @@ func (t *Tuner) remember(k Key, checksum string, fastest int) {
 
 // tune is one tune in flight; done closes when it ends. stopped is
 // whether it ended because its caller's context did, which ends no other
-// caller's.
+// caller's. behind is whether FastestOrDefault started it, and nobody
+// waits for its answer or its panic.
 type tune struct {
 	done    chan struct{}
 	force   bool
+	behind  bool
 	entry   *Entry
 	err     error
 	stopped bool
@@ -95,6 +100,7 @@ func NewTuner(dev hal.Device, s *store.Store, opts Options) *Tuner {
 		table:   table,
 		opts:    opts,
 		pending: map[answerKey]*tune{},
+		failed:  map[answerKey]error{},
 		answers: map[answerKey]int{},
 	}
 }
@@ -147,19 +153,28 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // is tuning the key, Fastest waits for it (or for ctx), and tunes the key
 // itself where that caller's context ended first.
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
-	i, _, err := t.fastest(ctx, op, size, untilLockWait)
+	i, _, err := t.fastest(ctx, op, size, false)
 	return i, err
 }
 
-// FastestOrDefault is Fastest for callers that must not wait for another
-// caller's tune: while the key is Pending it returns the default candidate
-// (index 0) and pending true at once.
+// FastestOrDefault is Fastest for callers that must never wait for a
+// tune, such as a request with a deadline. Where neither memory nor the
+// local file has the answer, it returns the default candidate (index 0)
+// and pending true at once, and where nobody tunes the key it starts the
+// tune in the background, on ctx's values but not its end
+// (context.WithoutCancel): later FastestOrDefault calls get the default
+// until it ends, and Fastest callers wait for it, as for any tune. A
+// background tune that fails (a panic in it included, code Internal)
+// is not kept: the next FastestOrDefault call of the key returns its
+// error, once, and the call after tunes again. A ctx already ended is
+// its error, unless memory has the answer, and starts nothing: a program
+// shutting down starts no tunes.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size kernels.Size) (i int, pending bool, err error) {
-	return t.fastest(ctx, op, size, noWait)
+	return t.fastest(ctx, op, size, true)
 }
 
-// fastest is Fastest, and with noWait FastestOrDefault.
-func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.Size, wait patience) (i int, pending bool, err error) {
+// fastest is Fastest, and with behind FastestOrDefault.
+func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.Size, behind bool) (i int, pending bool, err error) {
 	if err := t.Err(); err != nil {
 		return 0, false, err
 	}
@@ -172,7 +187,12 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 	i, ok := t.answers[answerKey{k, sum}]
 	t.answerMu.RUnlock()
 	if !ok {
-		e, err := t.tune(ctx, target, k, sum, false, wait)
+		var e *Entry
+		if behind {
+			e, err = t.tuneBehind(ctx, target, k, sum)
+		} else {
+			e, err = t.tune(ctx, target, k, sum, false, untilLockWait)
+		}
 		switch _, notStored := errors.AsType[*NotStoredError](err); {
 		case errors.Is(err, errPending):
 			// The default candidate is the first that applies.
@@ -280,16 +300,13 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 	t.mu.Lock()
 	if p, ok := t.pending[mk]; ok {
 		t.mu.Unlock()
-		if wait == noWait {
-			return nil, errPending
-		}
 		select {
 		case <-p.done:
-			// This caller tunes k itself where the tune it joined did
-			// not wait (errPending), was stopped by its own caller's
-			// context, or was not forced and this one is: that one may
-			// have kept the very answer the force was asked to replace.
-			if p.err == errPending || p.stopped && ctx.Err() == nil || force && !p.force {
+			// This caller tunes k itself where the tune it joined was
+			// stopped by its own caller's context, or was not forced and
+			// this one is: that one may have kept the very answer the
+			// force was asked to replace.
+			if p.stopped && ctx.Err() == nil || force && !p.force {
 				return t.tune(ctx, op, k, sum, force, wait)
 			}
 			return p.entry, p.err
@@ -297,24 +314,75 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
 		}
 	}
-	// A tune that panics (in an Op's Prepare, say) ends all the same: its
-	// waiters get this error, and the panic goes on to this caller.
-	p := &tune{done: make(chan struct{}), force: force, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", k)}
-	t.pending[mk] = p
+	p := t.start(mk, force, false)
 	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.pending, mk)
-		t.mu.Unlock()
-		close(p.done)
-	}()
-	p.entry, p.err = t.resolve(ctx, op, k, sum, force, wait)
-	p.stopped = p.err != nil && ctx.Err() != nil
+	t.run(ctx, op, k, sum, p, wait)
 	return p.entry, p.err
 }
 
+// tuneBehind is tune for FastestOrDefault: the local file's answer, or the
+// error of its last tune that failed, or errPending, having started the
+// tune in the background where none is in flight.
+func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum string) (*Entry, error) {
+	mk := answerKey{k, sum}
+	t.mu.Lock()
+	failure, failed := t.failed[mk]
+	delete(t.failed, mk)
+	_, inFlight := t.pending[mk]
+	t.mu.Unlock()
+	switch {
+	case failed:
+		return nil, failure
+	case inFlight:
+		return nil, errPending
+	}
+	if e := t.fromFile(ctx, k, sum); e != nil {
+		return e, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, status.Wrap(err, status.CodeOf(err), "autotune: "+k.String())
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending[mk] == nil { // nobody started it while the file was read
+		go t.run(context.WithoutCancel(ctx), op, k, sum, t.start(mk, false, true), untilLockWait)
+	}
+	return nil, errPending
+}
+
+// start registers a tune of mk in flight; t.mu is held.
+func (t *Tuner) start(mk answerKey, force, behind bool) *tune {
+	// A tune that panics (in an Op's Prepare, say) ends all the same: its
+	// waiters get this error, and the panic goes on to the call that ran
+	// it, or, in the background, is the tune's failure.
+	p := &tune{done: make(chan struct{}), force: force, behind: behind, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", mk.key)}
+	t.pending[mk] = p
+	return p
+}
+
+// run runs the tune p, registered by start, and ends it.
+func (t *Tuner) run(ctx context.Context, op kernels.Operation, k Key, sum string, p *tune, wait patience) {
+	mk := answerKey{k, sum}
+	defer func() {
+		t.mu.Lock()
+		delete(t.pending, mk)
+		if p.behind {
+			if r := recover(); r != nil {
+				p.err = status.Newf(status.Internal, "autotune: the tune of %s panicked: %v", k, r)
+			}
+			if _, notStored := errors.AsType[*NotStoredError](p.err); p.err != nil && !notStored {
+				t.failed[mk] = status.Annotate(p.err, "autotune: tuning in the background")
+			}
+		}
+		t.mu.Unlock()
+		close(p.done)
+	}()
+	p.entry, p.err = t.resolve(ctx, op, k, sum, p.force, wait)
+	p.stopped = p.err != nil && ctx.Err() != nil
+}
+
 // resolve answers one key: from the store's tiers, else by measuring and
-// committing. With noWait, a key another machine is tuning is errPending.
+// committing.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	// A forced tune takes no answer but waits for the lock while its
 	// holder renews it, so that two machines forcing one key never
@@ -326,8 +394,6 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	switch c, err := t.claim(ctx, op, k, sum, wait, take); {
 	case err != nil:
 		return nil, err
-	case c.busy:
-		return nil, errPending
 	case c.answer != nil:
 		return c.answer, nil
 	case c.lease != nil:

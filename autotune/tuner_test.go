@@ -109,6 +109,9 @@ func TestTunerCommitsAndSecondTunerReadsFile(t *testing.T) {
 	}
 }
 
+// TestTunerPendingDedupe: 32 callers at once, half of them Fastest and
+// half FastestOrDefault (which tunes in the background and answers the
+// default meanwhile), run one tune, and agree on its answer.
 func TestTunerPendingDedupe(t *testing.T) {
 	dev := devtest.Device(t)
 	op := defaultScaleOp()
@@ -117,11 +120,16 @@ func TestTunerPendingDedupe(t *testing.T) {
 	idx := make([]int, 32)
 	errs := make([]error, 32)
 	for g := range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
+			if g%2 == 1 {
+				var pending bool
+				if idx[g], pending, errs[g] = tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(2048)); pending {
+					idx[g], errs[g] = tu.Fastest(context.Background(), op, kernels.SizeOf(2048))
+				}
+				return
+			}
 			idx[g], errs[g] = tu.Fastest(context.Background(), op, kernels.SizeOf(2048))
-		}()
+		})
 	}
 	wg.Wait()
 	for g := range 32 {
