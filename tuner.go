@@ -60,8 +60,9 @@ type TunerOptions struct {
 // Tuner answers "which candidate of this Op is fastest for this size on
 // this device?": from memory, else from the cache file, else by measuring
 // every candidate and keeping the answer. It is safe for concurrent use;
-// callers asking about a key that is being tuned wait for that tune. A
-// nil or zero Tuner answers every call with an InvalidArgument error.
+// callers of Fastest asking about a key that is being tuned wait for that
+// tune, and those of FastestOrDefault never wait. A nil or zero Tuner
+// answers every call with an InvalidArgument error.
 type Tuner struct {
 	dev *Device
 	t   *autotune.Tuner
