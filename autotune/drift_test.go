@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal/faulty"
@@ -15,19 +16,25 @@ import (
 )
 
 // TestMeasureDriftRemeasures drops a slow candidate early, then slows the
-// device down a thousandfold (faulty's Slow: every time read from then on
-// is a thousand times longer), so that the survivor's median ends far above
+// device down a millionfold (faulty's Slow: every time read from then on
+// is a million times longer), so that the survivor's median ends far above
 // the dropped candidate's, which was measured on the fast device. Left
 // alone, the table would show a "slower" candidate with the lower median,
 // and no one would know why. The measurement instead measures both again,
 // side by side on the device as it now is, and says so.
+//
+// A thousandfold was not enough on a busy machine: on lavapipe spin's
+// times (about 5ms at rest, wg64's 60µs) stretch with the CPU time other
+// processes take, up to 0.14s, while most of wg64's short runs do not, so
+// the slowed wg64 (0.04s) stayed below spin and there was no drift to see.
 func TestMeasureDriftRemeasures(t *testing.T) {
 	plan := faulty.NewPlan()
 	dev := faulty.Wrap(devtest.Device(t), plan)
 	op := newScaleOp(scaleCand{name: "spin", wg: 64, spin: 1024}, scaleCand{name: "wg64", wg: 64})
 	o := quick
 	o.MinSamples, o.MaxSamples = stats.MinIntervalSamples, 60
-	o.TargetHalfWidth = 1e-6 // sample to MaxSamples
+	o.TargetHalfWidth = 1e-6 // sample to MaxSamples,
+	o.Budget = time.Minute   // however busy the machine
 	var slowed atomic.Bool
 	var spinDone atomic.Int64
 	o.Progress = func(p autotune.Progress) {
@@ -42,7 +49,7 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 		// last sample), and early enough for most of wg64's samples to
 		// come after.
 		if p.Done >= int(spinDone.Load())+3 && p.Done <= 20 && !slowed.Swap(true) {
-			plan.SlowFromNow(1000)
+			plan.SlowFromNow(1e6)
 		}
 	}
 	e, err := autotune.Measure(context.Background(), dev, op, kernels.SizeOf(1<<12), o)
