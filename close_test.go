@@ -399,35 +399,30 @@ func TestClosedErrorsNameTheCall(t *testing.T) {
 	}
 }
 
-// TestCloseDuringBackgroundTune: Close of a device whose tuner verifies
-// a key's first candidate in the background, for FastestOrDefault (held
-// in its Check until Close), ends that tune with ErrReleased (a caller
-// waiting for it gets that error) and leaves no goroutine behind; Close
-// itself waits no longer than for any other work (no error: it did not
-// give up waiting).
+// TestCloseDuringBackgroundTune: Close of a device whose tuner tunes a
+// key in the background, for FastestOrDefault, while the Op's Prepare
+// waits on its ctx (as a fetch of weights would), ends that ctx, with a
+// cause matching ErrReleased, and returns while Prepare still holds on
+// after it: Close waits for no Prepare (one that did would return only
+// once the test let Prepare go, ReleaseWait after Close began). A caller
+// waiting for the tune gets ErrReleased, Close returns nil (it did not
+// give up waiting for any work) and no goroutine is left behind.
 func TestCloseDuringBackgroundTune(t *testing.T) {
 	dev := open(t)
 	tuner := quickTuner(t, dev)
 	op := scaleOp()
-	prepare, started := op.Prepare, make(chan struct{})
+	prepare, started, hold := op.Prepare, make(chan context.Context, 1), make(chan struct{})
 	var once sync.Once
 	op.Prepare = func(ctx context.Context, d *vkbench.Device, size []int, seed uint64) (*vkbench.Problem, error) {
-		p, err := prepare(ctx, d, size, seed)
-		if err == nil {
-			check := p.Check
-			p.Check = func(ctx context.Context) error {
-				once.Do(func() {
-					close(started)
-					// Not for ever: a FastestOrDefault that tuned the key
-					// itself would never return to Close the device.
-					for end := time.Now().Add(20 * time.Second); d.Err() == nil && time.Now().Before(end); {
-						time.Sleep(time.Millisecond)
-					}
-				})
-				return check(ctx)
+		once.Do(func() {
+			started <- ctx
+			select {
+			case <-ctx.Done():
+			case <-hold:
 			}
-		}
-		return p, err
+			<-hold // slow to return, its ctx ended
+		})
+		return prepare(ctx, d, size, seed)
 	}
 	before := runtime.NumGoroutine()
 	if _, pending, err := tuner.FastestOrDefault(context.Background(), op, 1<<16); !pending || err != nil {
@@ -438,13 +433,24 @@ func TestCloseDuringBackgroundTune(t *testing.T) {
 		_, err := tuner.Fastest(context.Background(), op, 1<<16)
 		waited <- err
 	}()
-	<-started
+	ctx := <-started
 	for !parkedIn("github.com/vkbench/vkbench/autotune.(*Tuner).tune") {
 		time.Sleep(time.Millisecond)
 	}
-	if err := dev.Close(); err != nil {
-		t.Errorf("Close during a tune in the background: %v", err)
+	closed := make(chan error, 1)
+	go func() { closed <- dev.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close during a tune in the background: %v", err)
+		}
+	case <-time.After(10 * time.Second): // Options.ReleaseWait, which open leaves at its default
+		t.Errorf("Close waited a ReleaseWait for a Prepare in the background")
 	}
+	if cause := context.Cause(ctx); !errors.Is(cause, vkbench.ErrReleased) {
+		t.Errorf("Prepare's ctx after Close: %v, cause %v; want a cause matching ErrReleased", ctx.Err(), cause)
+	}
+	close(hold)
 	if err := <-waited; !errors.Is(err, vkbench.ErrReleased) {
 		t.Errorf("the tune in the background ended with %v; want ErrReleased", err)
 	}

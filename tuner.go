@@ -135,10 +135,11 @@ func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error
 	if err != nil {
 		return nil, status.Annotate(err, "vkbench: NewTuner")
 	}
-	if err := d.keep(cache); err != nil {
+	t := autotune.NewTuner(&tunerDevice{Device: d.hal, owner: d}, cache, tuning)
+	if err := d.keep(t); err != nil {
 		return nil, err
 	}
-	return &Tuner{dev: d, t: autotune.NewTuner(&tunerDevice{Device: d.hal, owner: d}, cache, tuning), built: map[builtKey]*Pipeline{}}, nil
+	return &Tuner{dev: d, t: t, built: map[builtKey]*Pipeline{}}, nil
 }
 
 // Fastest returns the pipeline of op's fastest candidate for a problem of
@@ -177,7 +178,8 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 // next FastestOrDefault of the key returns its error, once (a panic in
 // Prepare or Check is one, code Internal), and the call after tunes
 // again. A ctx already ended is its error, unless memory has the answer,
-// and starts nothing. Close ends a background tune, with ErrReleased.
+// and starts nothing. Device.Close ends a background tune: its ctx ends,
+// with a cause that matches ErrReleased.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *Pipeline, pending bool, err error) {
 	o, p, err := t.remembered(op, size, "vkbench: FastestOrDefault")
 	if p != nil || err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
@@ -108,9 +109,9 @@ type Device struct {
 	mu      sync.Mutex
 	release func() error        // nil once closed
 	spare   []hal.CommandBuffer // not in flight, ready to record
-	// stores are the tuners' stores, which Close closes (a shared
-	// store's connections).
-	stores []*store.Store
+	// tuners are its Tuners' autotune tuners, whose background tunes
+	// Close ends and whose stores it closes (a shared store's connections).
+	tuners []*autotune.Tuner
 }
 
 // Devices lists the Vulkan devices in the order Options.Device indexes them.
@@ -191,11 +192,15 @@ func (d *Device) Err() error {
 // alive (buffers, pipelines, tuners' pipelines) and closes its tuners'
 // shared stores. It is safe while other calls run, from any goroutine:
 // those already running finish or fail with an error matching
-// ErrReleased, and so do later ones. It waits at most Options.ReleaseWait
-// for work still running, such as a Run whose context ended first; past
-// it, the device's memory is left to the driver (the process frees it
-// when it exits), and Close returns an error with code DeadlineExceeded
-// that says so. With Options.PipelineCache it first saves the driver's
+// ErrReleased, and so do later ones. The context of a tune that
+// FastestOrDefault started in the background ends, its cause
+// (context.Cause) matching ErrReleased; Close does not wait for the Op's
+// Prepare or Check to return, and one that ignores its ctx keeps its
+// goroutine until it does, measuring nothing. It waits at most
+// Options.ReleaseWait for work still running, such as a Run whose
+// context ended first; past it, the device's memory is left to the
+// driver (the process frees it when it exits), and Close returns an
+// error with code DeadlineExceeded that says so. With Options.PipelineCache it first saves the driver's
 // pipeline cache (see there). A lost device closes too; closing twice is
 // not an error.
 func (d *Device) Close() error {
@@ -203,12 +208,13 @@ func (d *Device) Close() error {
 		return nil // nothing was opened
 	}
 	d.mu.Lock()
-	release, stores := d.release, d.stores
-	d.release, d.spare, d.stores = nil, nil, nil // the spares go with the device
+	release, tuners := d.release, d.tuners
+	d.release, d.spare, d.tuners = nil, nil, nil // the spares go with the device
 	d.mu.Unlock()
 	var err error
-	for _, s := range stores {
-		err = status.Join(err, s.Close())
+	for _, t := range tuners {
+		t.Stop(status.Wrap(ErrReleased, status.FailedPrecondition, "vkbench: the Device was closed"))
+		err = status.Join(err, t.Store().Close())
 	}
 	if release == nil {
 		return err // closed already
@@ -217,12 +223,12 @@ func (d *Device) Close() error {
 	return status.Join(err, release())
 }
 
-// keep makes Close close s, a tuner's store; a device already closed
-// closes it now and returns ErrReleased.
-func (d *Device) keep(s *store.Store) error {
+// keep makes Close stop t and close its store; a device already closed
+// closes the store now and returns ErrReleased.
+func (d *Device) keep(t *autotune.Tuner) error {
 	d.mu.Lock()
 	if d.release != nil {
-		d.stores = append(d.stores, s)
+		d.tuners = append(d.tuners, t)
 		d.mu.Unlock()
 		return nil
 	}
@@ -231,7 +237,7 @@ func (d *Device) keep(s *store.Store) error {
 	if err == nil { // a Close under way has not released the device yet
 		err = status.Wrap(ErrReleased, status.FailedPrecondition, "vkbench: NewTuner of a closed Device")
 	}
-	return status.Join(err, s.Close())
+	return status.Join(err, t.Store().Close())
 }
 
 // pipelineSaveWait bounds Close's wait for another process's lock on the

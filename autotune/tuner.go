@@ -36,6 +36,9 @@ type Tuner struct {
 	// failed holds the error of a tune FastestOrDefault started that
 	// failed, until a FastestOrDefault call of its key returns it.
 	failed map[answerKey]error
+	// stopped is Stop's cause: the background tunes started later end
+	// with it at once.
+	stopped error
 
 	// answers are the answers known to this tuner: read from the store,
 	// committed, or (where the store could not take them) only here.
@@ -74,12 +77,13 @@ func (t *Tuner) remember(k Key, checksum string, fastest int) {
 
 // tune is one tune in flight; done closes when it ends. stopped is
 // whether it ended because its caller's context did, which ends no other
-// caller's. behind is whether FastestOrDefault started it, and nobody
-// waits for its answer or its panic.
+// caller's. cancel is set where FastestOrDefault started it in the
+// background, where nobody waits for its answer or its panic: it ends the
+// tune's context, for Stop.
 type tune struct {
 	done    chan struct{}
 	force   bool
-	behind  bool
+	cancel  context.CancelCauseFunc
 	entry   *Entry
 	err     error
 	stopped bool
@@ -314,7 +318,7 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
 		}
 	}
-	p := t.start(mk, force, false)
+	p := t.start(mk, force)
 	t.mu.Unlock()
 	t.run(ctx, op, k, sum, p, wait)
 	return p.entry, p.err
@@ -345,17 +349,38 @@ func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.pending[mk] == nil { // nobody started it while the file was read
-		go t.run(context.WithoutCancel(ctx), op, k, sum, t.start(mk, false, true), untilLockWait)
+		p := t.start(mk, false)
+		var bg context.Context
+		bg, p.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+		if t.stopped != nil {
+			p.cancel(t.stopped)
+		}
+		go t.run(bg, op, k, sum, p, untilLockWait)
 	}
 	return nil, errPending
 }
 
+// Stop ends the tunes FastestOrDefault started in the background, and
+// those it starts later, at once: their contexts are cancelled, with
+// cause (context.Cause), which must not be nil. It does not wait for
+// them to return, and ends no other tune.
+func (t *Tuner) Stop(cause error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopped = cause
+	for _, p := range t.pending {
+		if p.cancel != nil {
+			p.cancel(cause)
+		}
+	}
+}
+
 // start registers a tune of mk in flight; t.mu is held.
-func (t *Tuner) start(mk answerKey, force, behind bool) *tune {
+func (t *Tuner) start(mk answerKey, force bool) *tune {
 	// A tune that panics (in an Op's Prepare, say) ends all the same: its
 	// waiters get this error, and the panic goes on to the call that ran
 	// it, or, in the background, is the tune's failure.
-	p := &tune{done: make(chan struct{}), force: force, behind: behind, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", mk.key)}
+	p := &tune{done: make(chan struct{}), force: force, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", mk.key)}
 	t.pending[mk] = p
 	return p
 }
@@ -366,7 +391,7 @@ func (t *Tuner) run(ctx context.Context, op kernels.Operation, k Key, sum string
 	defer func() {
 		t.mu.Lock()
 		delete(t.pending, mk)
-		if p.behind {
+		if p.cancel != nil {
 			if r := recover(); r != nil {
 				p.err = status.Newf(status.Internal, "autotune: the tune of %s panicked: %v", k, r)
 			}

@@ -335,3 +335,23 @@ func TestPeakAndExportContextLocked(t *testing.T) {
 		t.Errorf("Export of a locked file wrote %q; want nothing", out.String())
 	}
 }
+
+// TestStopEndsLaterBackgroundTunes: a background tune FastestOrDefault
+// starts after Stop (a FastestOrDefault racing Device.Close) ends at
+// once, its context cancelled: it measures nothing, and the next call
+// gets its failure, not an answer.
+func TestStopEndsLaterBackgroundTunes(t *testing.T) {
+	dev := devtest.Device(t)
+	op := defaultScaleOp()
+	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	tu.Stop(errors.New("stopped"))
+	for pending := true; pending; time.Sleep(time.Millisecond) {
+		var err error
+		if _, pending, err = tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(2048)); !pending && !errors.Is(err, context.Canceled) {
+			t.Errorf("FastestOrDefault after Stop, once its tune ended: %v; want its failure, context.Canceled", err)
+		}
+	}
+	if n := op.records.Load(); n != 0 {
+		t.Errorf("a tune started after Stop recorded %d runs", n)
+	}
+}
