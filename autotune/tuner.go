@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -362,15 +363,15 @@ func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum
 
 // Stop ends the tunes FastestOrDefault started in the background, and
 // those it starts later, at once: their contexts are cancelled, with
-// cause (context.Cause), which must not be nil. It does not wait for
-// them to return, and ends no other tune.
+// cause (context.Cause; context.Canceled where nil). It does not wait
+// for them to return, and ends no other tune.
 func (t *Tuner) Stop(cause error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.stopped = cause
+	t.stopped = cmp.Or(cause, context.Canceled)
 	for _, p := range t.pending {
 		if p.cancel != nil {
-			p.cancel(cause)
+			p.cancel(t.stopped)
 		}
 	}
 }

@@ -342,16 +342,19 @@ func TestPeakAndExportContextLocked(t *testing.T) {
 // gets its failure, not an answer.
 func TestStopEndsLaterBackgroundTunes(t *testing.T) {
 	dev := devtest.Device(t)
-	op := defaultScaleOp()
-	tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
-	tu.Stop(errors.New("stopped"))
-	for pending := true; pending; time.Sleep(time.Millisecond) {
-		var err error
-		if _, pending, err = tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(2048)); !pending && !errors.Is(err, context.Canceled) {
-			t.Errorf("FastestOrDefault after Stop, once its tune ended: %v; want its failure, context.Canceled", err)
+	// A nil cause stops them too, as context.Canceled.
+	for _, cause := range []error{errors.New("stopped"), nil} {
+		op := defaultScaleOp()
+		tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+		tu.Stop(cause)
+		for pending := true; pending; time.Sleep(time.Millisecond) {
+			var err error
+			if _, pending, err = tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(2048)); !pending && !errors.Is(err, context.Canceled) {
+				t.Errorf("FastestOrDefault after Stop(%v), once its tune ended: %v; want its failure, context.Canceled", cause, err)
+			}
 		}
-	}
-	if n := op.records.Load(); n != 0 {
-		t.Errorf("a tune started after Stop recorded %d runs", n)
+		if n := op.records.Load(); n != 0 {
+			t.Errorf("a tune started after Stop(%v) recorded %d runs", cause, n)
+		}
 	}
 }
