@@ -8,6 +8,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
 )
 
 // decodeDispatch reads one dispatch of candidate c from o, with the
@@ -33,7 +34,7 @@ func (d *opDecoder) decodeDispatch(c int, o *jsonObj, s dispatchSpec) (*manifest
 	}
 	e, err := mod.spv.Entry(entry)
 	if err != nil {
-		return nil, d.src.errAt(cmp.Or(s.entry, s.source()), "%s has no GLCompute entry point %q (it has %q)", mod.path, entry, mod.spv.EntryPoints())
+		return nil, d.src.errAt(cmp.Or(s.entry, s.source()), "%s: %s", mod.path, status.Message(err))
 	}
 	run := d.op.runs[c]
 	disp.desc = hal.ExecutableDesc{SPIRV: mod.code, EntryPoint: entry, SubgroupSize: run.subgroupSize, FullSubgroups: run.fullSubgroups}

@@ -381,7 +381,7 @@ func TestManifestErrors(t *testing.T) {
 		{"missing_spirv_file", status.NotFound, "operations[0].candidates[0].spirv", "nothing_here.spv"},
 		{"not_spirv", status.InvalidArgument, "operations[0].candidates[0].spirv", "not SPIR-V: magic number"},
 		{"truncated_spirv", status.InvalidArgument, "operations[0].candidates[0].spirv", "past the module's end"},
-		{"missing_entry_point", status.InvalidArgument, "operations[0].candidates[0].entry", `no GLCompute entry point "saxpy_main"`},
+		{"missing_entry_point", status.InvalidArgument, "operations[0].candidates[0].entry", `../saxpy.spv: spirv: no GLCompute entry point "saxpy_main" (the module has ["main"])`},
 		{"binding_without_buffer", status.InvalidArgument, "operations[0].candidates[0]", "binding 1, which entry point \"main\" of ../saxpy.spv uses, has no buffer"},
 		{"workgroup_mismatch", status.InvalidArgument, "operations[0].candidates[0].workgroup", "fixes local_size_x of \"main\" at 256"},
 		{"push_constants_too_small", status.InvalidArgument, "operations[0].push_constants", "reads 8 bytes of push constants"},
