@@ -132,23 +132,38 @@ func (cb *commandBuffer) record(op string, rec func() error) error {
 }
 
 // use makes the recording hold rs, checking first that none was released,
-// so that a call that fails holds nothing new.
-func (cb *commandBuffer) use(op string, rs ...resource) error {
+// so that a call that fails holds nothing new. It moves those it holds
+// anew to the front of rs and returns how many they are: a call that
+// fails after it gives them back (unuse).
+func (cb *commandBuffer) use(op string, rs ...resource) (int, error) {
 	d := cb.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, r := range rs {
 		if l := r.life(); l.released.Load() || l.dead {
-			return released(op, describe(r))
+			return 0, released(op, describe(r))
 		}
 	}
-	for _, r := range rs {
+	fresh := 0
+	for i, r := range rs {
 		if _, ok := cb.uses[r]; !ok {
 			cb.uses[r] = struct{}{}
 			r.life().holds++
+			rs[fresh], rs[i] = r, rs[fresh]
+			fresh++
 		}
 	}
-	return nil
+	return fresh, nil
+}
+
+// unuse ends the holds of rs that use took anew.
+func (cb *commandBuffer) unuse(rs []resource) {
+	cb.d.mu.Lock()
+	defer cb.d.mu.Unlock()
+	for _, r := range rs {
+		delete(cb.uses, r)
+		cb.d.dropLocked(r)
+	}
 }
 
 // unuseLocked ends the recording's holds. device.mu must be held.
@@ -219,7 +234,8 @@ func (cb *commandBuffer) addDescriptorPool(sets uint32) error {
 }
 
 // Dispatch checks everything before it records anything: a call that
-// fails leaves the recording as it was.
+// fails leaves the recording as it was, holding nothing new, so that the
+// executable's next dispatch is still its first (buildEvents).
 func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 	const op = "Dispatch"
 	return cb.record(op, func() error {
@@ -231,10 +247,12 @@ func (cb *commandBuffer) Dispatch(dp hal.Dispatch) error {
 		if err != nil {
 			return err
 		}
-		if err := cb.use(op, cb.scratch...); err != nil {
+		fresh, err := cb.use(op, cb.scratch...)
+		if err != nil {
 			return err
 		}
 		if err := cb.recordDispatch(e, dp, build); err != nil {
+			cb.unuse(cb.scratch[:fresh])
 			return err
 		}
 		if build != nil {
@@ -411,6 +429,10 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch, build *C
 	}
 }
 
+// failNextAllocation makes the device's next descriptor-set allocation
+// fail with r: test support, for a dispatch that fails once checked.
+func (d *device) failNextAllocation(r int32) { C.vkb_test_fail_allocation(d.c, C.VkResult(r)) }
+
 func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, dstOffset int64, size int64) error {
 	const op = "Copy"
 	return cb.record(op, func() error {
@@ -434,7 +456,7 @@ func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, d
 		if s == t && srcOffset < dstOffset+size && dstOffset < srcOffset+size {
 			return status.Newf(status.InvalidArgument, "vk: Copy: source [%d, %d+%d) and destination [%d, %d+%d) overlap in buffer %q", srcOffset, srcOffset, size, dstOffset, dstOffset, size, s.label)
 		}
-		if err := cb.use(op, s, t); err != nil {
+		if _, err := cb.use(op, s, t); err != nil {
 			return err
 		}
 		C.vkb_cmd_copy(cb.d.c, cb.cb, s.handle, C.VkDeviceSize(srcOffset), t.handle, C.VkDeviceSize(dstOffset), C.VkDeviceSize(size))
@@ -456,7 +478,7 @@ func (cb *commandBuffer) Fill(dst hal.Buffer, offset, size int64, value uint32) 
 		if err := t.span(op, offset, size); err != nil {
 			return err
 		}
-		if err := cb.use(op, t); err != nil {
+		if _, err := cb.use(op, t); err != nil {
 			return err
 		}
 		C.vkb_cmd_fill(cb.d.c, cb.cb, t.handle, C.VkDeviceSize(offset), C.VkDeviceSize(size), C.uint32_t(value))
@@ -482,7 +504,7 @@ func (cb *commandBuffer) Timestamp(hp hal.TimestampPool, index int) error {
 		if index < 0 || index >= p.count {
 			return status.Newf(status.InvalidArgument, "vk: Timestamp: slot %d is outside the pool of %d", index, p.count)
 		}
-		if err := cb.use(op, p); err != nil {
+		if _, err := cb.use(op, p); err != nil {
 			return err
 		}
 		C.vkb_cmd_timestamp(cb.d.c, cb.cb, p.handle, C.uint32_t(index))

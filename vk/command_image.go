@@ -97,7 +97,7 @@ func (cb *commandBuffer) copyImage(op string, hb hal.Buffer, offset int64, hi ha
 		if err := b.span(op, offset, img.desc.Bytes()); err != nil {
 			return err
 		}
-		if err := cb.use(op, b, img); err != nil {
+		if _, err := cb.use(op, b, img); err != nil {
 			return err
 		}
 		C.vkb_cmd_copy_image(cb.d.c, cb.cb, b.handle, C.VkDeviceSize(offset), img.handle, C.uint32_t(img.desc.Width), 0, C.uint32_t(img.desc.Height), boolInt(toImage))

@@ -623,3 +623,22 @@ VkResult vkb_query_results(const vkb_device *d, VkQueryPool pool, uint32_t first
 	return d->GetQueryPoolResults(d->device, pool, first, count, (size_t)count * 2 * sizeof(uint64_t), data,
 		2 * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
 }
+
+// Test support.
+
+static vkb_device *failing_device;
+static PFN_vkAllocateDescriptorSets failing_real;
+static VkResult failing_result;
+
+static VkResult VKAPI_PTR failing_allocate(VkDevice device, const VkDescriptorSetAllocateInfo *ai, VkDescriptorSet *out) {
+	(void)device, (void)ai, (void)out;
+	failing_device->AllocateDescriptorSets = failing_real;
+	return failing_result;
+}
+
+void vkb_test_fail_allocation(vkb_device *d, VkResult r) {
+	failing_device = d;
+	failing_real = d->AllocateDescriptorSets;
+	failing_result = r;
+	d->AllocateDescriptorSets = failing_allocate;
+}
