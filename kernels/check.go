@@ -9,10 +9,6 @@ import (
 	"github.com/vkbench/vkbench/status"
 )
 
-// TransferChunk is how many bytes move per Buffer.Write or Read, so that a
-// gigabyte buffer does not need a second gigabyte of bytes on the host.
-const TransferChunk = 32 << 20
-
 // NewRand returns the generator for one stream of a problem's data: the
 // same seed and stream always give the same numbers, and different streams
 // (one per input buffer) are independent.

@@ -238,10 +238,14 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 	return nil
 }
 
+// fillChunk is the most bytes fill makes at once: a gigabyte input
+// needs no second gigabyte on the host.
+const fillChunk = 32 << 20
+
 // fill writes n elements made by src into buf.
 func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elementSource) error {
 	size := int64(t.size)
-	chunk := make([]byte, min(kernels.TransferChunk, max(n*size, 1)))
+	chunk := make([]byte, min(fillChunk, max(n*size, 1)))
 	per := int64(len(chunk)) / size
 	for first := int64(0); first < n; first += per {
 		m := min(per, n-first)
