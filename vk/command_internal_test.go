@@ -19,24 +19,11 @@ import (
 // kept its holds, the next one took the executable for built and had
 // none: the driver's build counted toward the hang timeout.
 func TestDispatchFailingToRecord(t *testing.T) {
-	d := openDefault(t, true)
+	d, cb, dispatch := recording(t)
 	// What CPU devices do; the recording is the same on any device.
 	d.buildsAtDispatch = true
-	rt := newRoundTrip(t, d)
-	defer release(t, rt.exe)
-	defer release(t, rt.buf)
-	hcb, err := d.CreateCommandBuffer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release(t, hcb)
-	cb := hcb.(*commandBuffer)
-	if err := cb.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	dispatch := hal.Dispatch{Executable: rt.exe, Bindings: []hal.Binding{{Buffer: rt.buf}}, Groups: [3]uint32{1, 1, 1}}
 	d.failNextAllocation(vkErrorOutOfHostMemory)
-	err = cb.Dispatch(dispatch)
+	err := cb.Dispatch(dispatch)
 	if status.CodeOf(err) != status.ResourceExhausted || !strings.Contains(err.Error(), "vkAllocateDescriptorSets: VK_ERROR_OUT_OF_HOST_MEMORY") {
 		t.Fatalf("Dispatch with its descriptor set failing to allocate = %v; want RESOURCE_EXHAUSTED naming vkAllocateDescriptorSets", err)
 	}
@@ -49,6 +36,55 @@ func TestDispatchFailingToRecord(t *testing.T) {
 	if cb.nbuilds != 2 {
 		t.Errorf("the executable's first recorded dispatch has %d build events; want 2", cb.nbuilds)
 	}
+	submitWait(t, d, cb)
+}
+
+// TestDispatchFullPool has the descriptor pool report itself full, as a
+// GPU's does (lavapipe's never is): the dispatch goes to a new pool of
+// twice the sets and runs, and the next recording starts on one pool as
+// large as both.
+func TestDispatchFullPool(t *testing.T) {
+	d, cb, dispatch := recording(t)
+	d.failNextAllocation(vkErrorOutOfPoolMemory)
+	if err := cb.Dispatch(dispatch); err != nil {
+		t.Fatalf("Dispatch with its first pool full: %v", err)
+	}
+	if len(cb.descPools) != 2 || cb.poolSets != 2*descriptorSets {
+		t.Errorf("after a full pool: %d pools, the last of %d sets; want 2, the last of %d", len(cb.descPools), cb.poolSets, 2*descriptorSets)
+	}
+	submitWait(t, d, cb)
+	if err := cb.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cb.descPools) != 1 || cb.poolSets != 4*descriptorSets {
+		t.Errorf("recording again: %d pools, the last of %d sets; want 1 of %d", len(cb.descPools), cb.poolSets, 4*descriptorSets)
+	}
+	if err := cb.Dispatch(dispatch); err != nil {
+		t.Fatalf("Dispatch in the merged pool: %v", err)
+	}
+	submitWait(t, d, cb)
+}
+
+// recording opens a device and begins a command buffer for the returned
+// dispatch of an empty kernel.
+func recording(t *testing.T) (*device, *commandBuffer, hal.Dispatch) {
+	d := openDefault(t, true)
+	rt := newRoundTrip(t, d)
+	t.Cleanup(func() { release(t, rt.buf); release(t, rt.exe) })
+	cb, err := d.CreateCommandBuffer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(t, cb) })
+	if err := cb.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	return d, cb.(*commandBuffer), hal.Dispatch{Executable: rt.exe, Bindings: []hal.Binding{{Buffer: rt.buf}}, Groups: [3]uint32{1, 1, 1}}
+}
+
+// submitWait ends cb's recording, submits it and waits for it.
+func submitWait(t *testing.T, d *device, cb *commandBuffer) {
+	t.Helper()
 	if err := cb.End(); err != nil {
 		t.Fatal(err)
 	}
