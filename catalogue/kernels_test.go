@@ -231,8 +231,8 @@ func TestVerifyCatchesWrongResults(t *testing.T) {
 			if !errors.Is(err, kernels.ErrWrongResult) {
 				t.Fatalf("Verify after corrupting %s[0] = %v, want an error matching ErrWrongResult", out.Name, err)
 			}
-			if code := status.CodeOf(err); code != status.Internal {
-				t.Errorf("code %v, want INTERNAL", code)
+			if code := status.CodeOf(err); code != status.FailedPrecondition {
+				t.Errorf("code %v, want FAILED_PRECONDITION", code)
 			}
 			msg := err.Error()
 			for _, want := range []string{"got", "want", "1 of"} {

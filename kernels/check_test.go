@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -104,6 +105,23 @@ func TestMismatchesText(t *testing.T) {
 	}
 	if err := (&kernels.Mismatches{}).Err(10); err != nil {
 		t.Errorf("nothing added: %v", err)
+	}
+}
+
+// TestWrongResultIsAVerdict: a kernel under test that computes a wrong
+// result is a verdict on that kernel, FAILED_PRECONDITION (it stays wrong
+// until fixed), not INTERNAL, which would tell a user that vkbench itself
+// is broken; the text a person reads says what is wrong, without a code.
+func TestWrongResultIsAVerdict(t *testing.T) {
+	m := kernels.Mismatches{What: "op/cand"}
+	m.AddF32(1.5, 1, 0.125, "y[%d]", 7)
+	err := m.Err(8)
+	if c := status.CodeOf(err); c != status.FailedPrecondition || !errors.Is(err, kernels.ErrWrongResult) {
+		t.Errorf("code %v (matches ErrWrongResult: %v), want FAILED_PRECONDITION matching it", c, errors.Is(err, kernels.ErrWrongResult))
+	}
+	const want = "op/cand: 1 of 8 checked values wrong: y[7]: got 1.5, want 1 (|difference| 0.5 > tolerance 0.125): wrong result"
+	if got := status.TextForPeople(err.Error()); got != "kernels: "+want {
+		t.Errorf("a person reads %q, want %q", got, "kernels: "+want)
 	}
 }
 

@@ -262,8 +262,11 @@ func ParseDType(s string) (DType, error) {
 var (
 	// ErrWrongResult is matched (errors.Is) by the errors of Verify when a
 	// candidate's output differs from the reference by more than the
-	// tolerance. Its code is Internal: the kernel is wrong.
-	ErrWrongResult = status.New(status.Internal, "kernels: wrong result")
+	// tolerance. Its code is FailedPrecondition: the kernel under test is
+	// wrong, and running it again will not help until it is fixed. It is
+	// a verdict on the kernel, not Internal (vkbench itself broken) nor
+	// DataLoss (hal.ErrDeviceLost's code).
+	ErrWrongResult = status.New(status.FailedPrecondition, "kernels: wrong result")
 	// ErrDeferred is what an OperationSizer's CandidatesAt says of a
 	// candidate it can judge only once built (a manifest's GLSL, compiled
 	// when a search first needs it): Points keeps it, and CandidateAt

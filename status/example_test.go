@@ -86,13 +86,13 @@ func ExampleJoin() {
 	err := status.Join(
 		nil,
 		status.New(status.ResourceExhausted, "candidate 1: out of device memory"),
-		status.New(status.Internal, "candidate 2: wrong result"),
+		status.New(status.FailedPrecondition, "candidate 2: wrong result"),
 	)
 	fmt.Println(status.CodeOf(err))
 	fmt.Println(err)
 	// Output:
 	// RESOURCE_EXHAUSTED
-	// RESOURCE_EXHAUSTED: 2 errors: [RESOURCE_EXHAUSTED: candidate 1: out of device memory] [INTERNAL: candidate 2: wrong result]
+	// RESOURCE_EXHAUSTED: 2 errors: [RESOURCE_EXHAUSTED: candidate 1: out of device memory] [FAILED_PRECONDITION: candidate 2: wrong result]
 }
 
 func ExamplePayload() {

@@ -139,14 +139,14 @@ func TestFormatLocationIsTheCaller(t *testing.T) {
 // status of that code, or one wrapped by fmt's %w first) reads without
 // it; a cause of another code keeps its own.
 func TestFormatCodeOnce(t *testing.T) {
-	wrong := status.New(status.Internal, "kernels: wrong result")
+	wrong := status.New(status.FailedPrecondition, "kernels: wrong result")
 	for _, c := range []struct {
 		err  error
 		want string
 	}{
-		{status.Wrapf(wrong, status.OK, "kernels: y: 3 of 8 wrong"), "INTERNAL: kernels: y: 3 of 8 wrong: kernels: wrong result"},
-		{status.Annotate(fmt.Errorf("%w: y[0] = 1, want 0", wrong), "verifying c"), "INTERNAL: verifying c: kernels: wrong result: y[0] = 1, want 0"},
-		{status.Wrap(wrong, status.FailedPrecondition, "no candidate ran"), "FAILED_PRECONDITION: no candidate ran: INTERNAL: kernels: wrong result"},
+		{status.Wrapf(wrong, status.OK, "kernels: y: 3 of 8 wrong"), "FAILED_PRECONDITION: kernels: y: 3 of 8 wrong: kernels: wrong result"},
+		{status.Annotate(fmt.Errorf("%w: y[0] = 1, want 0", wrong), "verifying c"), "FAILED_PRECONDITION: verifying c: kernels: wrong result: y[0] = 1, want 0"},
+		{status.Wrap(status.New(status.Internal, "hal: the GPU timer did not tick"), status.FailedPrecondition, "no candidate ran"), "FAILED_PRECONDITION: no candidate ran: INTERNAL: hal: the GPU timer did not tick"},
 	} {
 		if got := c.err.Error(); got != c.want {
 			t.Errorf("Error() = %q, want %q", got, c.want)
