@@ -131,12 +131,8 @@ func judgePair(row *ABRow, old, cur Benchmark, threshold float64) {
 		row.Verdict, row.Note = v, note
 		return
 	}
-	switch {
-	case !old.Ran():
-		row.Verdict, row.Note = NotMeasured, fmt.Sprintf("old %s: %s", old.Outcome, old.Error)
-		return
-	case !cur.Ran():
-		row.Verdict, row.Note = NotMeasured, fmt.Sprintf("new %s: %s", cur.Outcome, cur.Error)
+	if !old.Ran() || !cur.Ran() {
+		row.Verdict, row.Note = NotMeasured, unmeasured(old, cur, !old.Ran(), !cur.Ran(), "old")
 		return
 	}
 	var logs, olds, news []float64
@@ -208,8 +204,10 @@ func brokenNew(baseRan bool, b, cur Benchmark, base string) (Verdict, string) {
 
 // unmeasured says what became of a benchmark without samples in base, in
 // new, or in both: each such side's outcome and error, once where both
-// say the same ("unsupported in base and new: needs 48 KiB ...").
-func unmeasured(b, n Benchmark, inBase, inNew bool) string {
+// say the same ("unsupported in base and new: needs 48 KiB ..."). One
+// wording for Compare and ab, base naming the base's side ("base",
+// "old").
+func unmeasured(b, n Benchmark, inBase, inNew bool, base string) string {
 	say := func(m Benchmark, side string) string {
 		if m.Error == "" {
 			return "no samples in " + side
@@ -218,11 +216,11 @@ func unmeasured(b, n Benchmark, inBase, inNew bool) string {
 	}
 	switch {
 	case inBase && inNew && b.Outcome == n.Outcome && b.Error == n.Error:
-		return say(b, "base and new")
+		return say(b, base+" and new")
 	case inBase && inNew:
-		return say(b, "base") + "; " + say(n, "new")
+		return say(b, base) + "; " + say(n, "new")
 	case inBase:
-		return say(b, "base")
+		return say(b, base)
 	}
 	return say(n, "new")
 }

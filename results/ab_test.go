@@ -71,6 +71,35 @@ func TestABVerdicts(t *testing.T) {
 	}
 }
 
+// TestNotMeasuredSaidAlike: a benchmark not measured on one side or both
+// reads the same in ab's report as in Compare's, but for the name of the
+// base's side: "unsupported in old: ..." beside "unsupported in base: ...".
+func TestNotMeasuredSaidAlike(t *testing.T) {
+	ran := measuredAt(1.00, 1.01, 0.99, 1.00, 1.02, 1.00, 1.01)
+	unsupported := results.Benchmark{Measurement: results.Measurement{Outcome: results.Unsupported, Error: "needs subgroup size 32"}}
+	failed := results.Benchmark{Measurement: results.Measurement{Outcome: results.Failed, Error: "no pipeline"}}
+	for _, c := range []struct {
+		old, cur results.Benchmark
+		want     string
+	}{
+		{unsupported, ran, "unsupported in old: needs subgroup size 32"},
+		{ran, unsupported, "unsupported in new: needs subgroup size 32"},
+		{unsupported, unsupported, "unsupported in old and new: needs subgroup size 32"},
+		{failed, unsupported, "failed in old: no pipeline; unsupported in new: needs subgroup size 32"},
+	} {
+		ab := results.ABReport{Threshold: 0.05}
+		ab.AddPair("b", "op", "b", c.old, c.cur, true)
+		c.old.Name, c.cur.Name = "b", "b"
+		cmp := results.Compare(file(c.old), file(c.cur), results.DefaultCompareOptions)
+		if got := ab.Rows[0].Note; ab.Rows[0].Verdict != results.NotMeasured || got != c.want {
+			t.Errorf("ab: %s (%q), want %s (%q)", ab.Rows[0].Verdict, got, results.NotMeasured, c.want)
+		}
+		if got, want := cmp.Rows[0].Note, strings.ReplaceAll(c.want, "old", "base"); got != want {
+			t.Errorf("Compare: %q, want %q", got, want)
+		}
+	}
+}
+
 // TestParseAB reads back an ab report as ab writes it, and refuses one of
 // another schema or that its schema forbids.
 func TestParseAB(t *testing.T) {

@@ -382,7 +382,7 @@ func compareOne(b, n Benchmark, bp, np []float64, opts CompareOptions) Row {
 		return row
 	}
 	if len(s1) == 0 || len(s2) == 0 {
-		row.Verdict, row.Note = NotMeasured, unmeasured(b, n, len(s1) == 0, len(s2) == 0)
+		row.Verdict, row.Note = NotMeasured, unmeasured(b, n, len(s1) == 0, len(s2) == 0, "base")
 		return row
 	}
 	row.BaseMedian, row.NewMedian = median(s1), median(s2)
