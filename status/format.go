@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -152,8 +152,9 @@ func fileLine(fr runtime.Frame) string {
 
 // TextForPeople returns an error's text (Error's) on one line, for a
 // person to read: without the codes that begin its parts ("NOT_FOUND: "),
-// and with the prefix of a package ("vk: ") once where the chain repeats
-// it. The rest of the text, and the order of its parts, stay as they are:
+// and with the prefix of one of vkbench's packages ("vk: ") once where the
+// chain repeats it. The rest of the text, and the order of its parts, stay
+// as they are, a word another tool repeats ("warning: ") included:
 //
 //	running long: vk: device lost: a submission has run for 3s ...
 //
@@ -174,37 +175,24 @@ func TextForPeople(text string) string {
 			parts[i+1] = head + "[" + parts[i+1]
 			continue
 		}
-		if isCode(p) {
+		if isCode(p) || seen[p] {
 			continue
 		}
-		// After a source's line ("k.glsl:6"), a lower-case word is a
-		// compiler's ("error"), said again for each of its lines.
-		prefix := packagePrefix(p) && (i == 0 || !lineEnd.MatchString(parts[i-1]))
-		if prefix && seen[p] {
-			continue
-		}
-		seen[p] = prefix
+		seen[p] = slices.Contains(packagePrefixes, p)
 		kept = append(kept, p)
 	}
 	return strings.Join(kept, ": ")
 }
 
-// lineEnd is the end of a source's place in a tool's message: its line.
-var lineEnd = regexp.MustCompile(`:\d+$`)
+// packagePrefixes are what the messages of vkbench's own errors begin
+// with: the names of its packages, or a path for one inside another
+// ("store/redis"). TestPackagePrefixes keeps the list to what the code's
+// messages say.
+var packagePrefixes = []string{"autotune", "catalogue", "faulty", "glslc", "hal", "haltest", "kernels", "manifest", "redistest", "report",
+	"results", "search", "shaders", "spirv", "status", "store", "store/redis", "telemetry", "vk", "vkbench"}
 
 // isCode reports whether s is the name of a code.
 func isCode(s string) bool {
 	_, err := ParseCode(s)
 	return err == nil
-}
-
-// packagePrefix reports whether s reads as a package's prefix of a
-// message: a lower-case name, perhaps with a path ("vk", "store/redis").
-func packagePrefix(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	return !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '/')
-	})
 }

@@ -156,8 +156,8 @@ func TestFormatCodeOnce(t *testing.T) {
 
 // TestTextForPeople holds the one line a person reads of real errors of
 // vkbench: none of the codes that began the chain's parts, and a
-// package's prefix once; Error unchanged. (Mutation: the codes kept, or
-// every "vk: " kept, fails it.)
+// package's prefix once, but no other word ("warning: ") dropped; Error
+// unchanged. (Mutation: the codes kept, or every "vk: " kept, fails it.)
 func TestTextForPeople(t *testing.T) {
 	const hang = "vk: a submission has run for 3.004s without finishing, past the hang timeout of 3s: a kernel that never ends? The GPU cannot stop it, so nothing queued after it can run"
 	for _, tc := range []struct {
@@ -189,6 +189,14 @@ func TestTextForPeople(t *testing.T) {
 			status.Annotate(status.New(status.InvalidArgument, "glslc: does not compile: /tmp/k.glsl:3: error: 'x' : undeclared identifier\n/tmp/k.glsl:6: error: '=' : cannot convert"), "manifest: k.json"),
 			"INVALID_ARGUMENT: manifest: k.json: glslc: does not compile: /tmp/k.glsl:3: error: 'x' : undeclared identifier\n/tmp/k.glsl:6: error: '=' : cannot convert",
 			"manifest: k.json: glslc: does not compile: /tmp/k.glsl:3: error: 'x' : undeclared identifier /tmp/k.glsl:6: error: '=' : cannot convert"},
+		{"a tool's word said again, after a part that is not a source's line",
+			status.Wrap(errors.New("nvidia-smi: warning: clocks not supported: warning: power not supported"), status.Unavailable, "telemetry: reading conditions"),
+			"UNAVAILABLE: telemetry: reading conditions: nvidia-smi: warning: clocks not supported: warning: power not supported",
+			"telemetry: reading conditions: nvidia-smi: warning: clocks not supported: warning: power not supported"},
+		{"a wrong result, its package said again",
+			status.Wrapf(status.New(status.FailedPrecondition, "kernels: wrong result"), status.OK, "kernels: y: 1 of 8 checked values wrong: y[7]: got 1.5, want 1"),
+			"FAILED_PRECONDITION: kernels: y: 1 of 8 checked values wrong: y[7]: got 1.5, want 1: kernels: wrong result",
+			"kernels: y: 1 of 8 checked values wrong: y[7]: got 1.5, want 1: wrong result"},
 		{"a foreign error",
 			fmt.Errorf("--size N=3: %w", errors.New("DATA: 3 is odd: see: vk")),
 			"--size N=3: DATA: 3 is odd: see: vk",
