@@ -22,6 +22,7 @@ import (
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
 	"github.com/vkbench/vkbench/store/storetest"
+	"github.com/vkbench/vkbench/telemetry"
 )
 
 // spaceScaleOp is scaleOp with a space: the workgroup size, a slowing
@@ -207,6 +208,82 @@ func TestSearchKeepWinner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSearchKeepWinnerByObjective: a search hands the caller the
+// pipeline of its winner by the tuner's objective, and keeps no other,
+// nor, measuring a point at a time, any that cannot win: by time one at
+// most. Its two points are apart in time and far more in power: the fast
+// one draws a billion times the slow one's, so the slow one wins by
+// energy or energy-delay product however busy the machine makes their
+// times.
+func TestSearchKeepWinnerByObjective(t *testing.T) {
+	base := devtest.Device(t)
+	for _, c := range []struct {
+		obj    autotune.Objective
+		winner string
+		kept   int
+	}{{autotune.ObjectiveTime, "wg64-spin0-wrong0", 1}, {autotune.ObjectiveEnergy, "wg64-spin64-wrong0", 2}, {autotune.ObjectiveEDP, "wg64-spin64-wrong0", 2}} {
+		t.Run(string(c.obj), func(t *testing.T) {
+			dev := &countingDevice{Device: base}
+			src := &pointPower{watts: map[string]float64{"wg64-spin0-wrong0": 1e3, "wg64-spin64-wrong0": 1e-6}, last: time.Now()}
+			opts := quick
+			opts.Telemetry, opts.EnergyWindow, opts.Objective, opts.Progress = src, 30*time.Millisecond, c.obj, src.measuring
+			tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), opts)
+			op := newSpaceScaleOp([]int{64}, 0)
+			op.space.Params[1].Values, op.space.Params[2].Values = []int{0, 64}, []int{0}
+			most := 0
+			res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<12), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive},
+				KeepWinner: true, CompileThreads: -1, Progress: func(autotune.SearchProgress) { _, alive := dev.alive(t); most = max(most, alive) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := res.Entry
+			if e.Objective != c.obj || e.FastestName != c.winner {
+				t.Fatalf("winner %s by %s (%s); want %s by %s", e.FastestName, e.Objective, e.ObjectiveNote, c.winner, c.obj)
+			}
+			made, alive := dev.alive(t)
+			if res.Pipeline == nil || res.Pipeline.Label() != e.FastestName || alive != 1 || most > c.kept {
+				t.Fatalf("handed %v, %d of the %d pipelines built alive, %d at most between points; want the winner %s's alone, %d at most", res.Pipeline, alive, made, most, e.FastestName, c.kept)
+			}
+			if err := res.Pipeline.Release(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// pointPower is a telemetry source whose power is that of the point
+// being measured (told by Options.Progress), watts by name, its energy
+// counter the power drawn since it was made.
+type pointPower struct {
+	watts  map[string]float64
+	mu     sync.Mutex
+	now    float64
+	joules float64
+	last   time.Time
+}
+
+func (s *pointPower) Name() string { return "per-point" }
+func (s *pointPower) Close() error { return nil }
+func (s *pointPower) Sample() (telemetry.Sample, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.read(), nil
+}
+
+func (s *pointPower) read() telemetry.Sample {
+	now := time.Now()
+	s.joules += s.now * now.Sub(s.last).Seconds()
+	s.last = now
+	return telemetry.Sample{Time: now, SMClockMHz: 1980, MemClockMHz: 2619, PowerW: s.now, TempC: 50, EnergyJ: s.joules, MaxSMClockMHz: 1980, PowerLimitW: 700}
+}
+
+func (s *pointPower) measuring(p autotune.Progress) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.read()
+	s.now = s.watts[p.Candidate]
 }
 
 // TestSearchCountsSpaceCompile: what the space's Load does (a manifest's

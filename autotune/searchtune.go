@@ -29,9 +29,9 @@ type SearchOptions struct {
 	Force bool
 	// Progress, if set, is told of each evaluation as it completes.
 	Progress func(SearchProgress)
-	// KeepWinner keeps the pipeline of the winning point, where this
-	// search built and measured it, for the caller (SearchResult.Pipeline),
-	// who would otherwise build it again.
+	// KeepWinner keeps the pipeline of the winning point (by the tuner's
+	// Objective), where this search built and measured it, for the caller
+	// (SearchResult.Pipeline), who would otherwise build it again.
 	KeepWinner bool
 }
 
@@ -159,7 +159,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 		src.sem = newBuildSlots(n)
 	}
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
-	defer func() { releaseExe(src.bestExe) }() // unless handed to the caller
+	defer src.releaseKept() // but the one handed to the caller
 	rec := search.LogSearchOf(sopts.Options, evals)
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
@@ -191,8 +191,8 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if _, err := t.publish(ctx, sop, skey, sum, e, sopts.Force, true); err != nil && ctx.Err() != nil {
 		return res, status.Annotatef(err, "autotune: storing the answer of the search of %s (the tuning log keeps its evaluations)", k)
 	}
-	if src.bestExe != nil && pts.Index[src.best.Point] == e.Fastest {
-		res.Pipeline, src.bestExe = src.bestExe, nil
+	if i := slices.IndexFunc(src.kept, func(k keptPoint) bool { return pts.Index[k.Point] == e.Fastest }); i >= 0 {
+		res.Pipeline, src.kept[i].exe = src.kept[i].exe, nil
 	}
 	return res, nil
 }
@@ -281,7 +281,7 @@ func (t *Tuner) searchEntry(sop spaceOperation, pts *kernels.Points, size kernel
 			ranked = append(ranked, j)
 		}
 	}
-	crown(e, ranked) // by the objective where the evaluations have it (a search measures no energy)
+	crown(e, ranked) // by the objective where the evaluations have it
 	return e
 }
 
@@ -315,12 +315,16 @@ type deviceSource struct {
 
 	compile  time.Duration // summed over the compile threads
 	measured int
-	// keep keeps best, the fastest point measured so far, and its
-	// pipeline, bestExe (SearchOptions.KeepWinner), which Search hands
-	// over or releases.
-	keep    bool
-	best    search.Evaluation
-	bestExe hal.Executable
+	// keep keeps the points measured that may yet win, with their
+	// pipelines (SearchOptions.KeepWinner), one of which Search hands
+	// over, releasing the others.
+	keep bool
+	kept []keptPoint
+}
+
+type keptPoint struct {
+	search.Evaluation
+	exe hal.Executable
 }
 
 var _ search.Evaluator = (*deviceSource)(nil)
@@ -456,15 +460,42 @@ func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *can
 	return nil
 }
 
-// keepBest keeps exe, the pipeline of point e, measured (err nil), where
-// the search keeps its best and e beats the best so far (by the search's
-// rule, search.Evaluation.Beats), releasing the one it replaces; else it
-// releases exe: the measurement is over.
+// keepBest keeps exe, the pipeline of point e, measured (err nil and
+// verified), where the search keeps its winner and no point kept
+// outranks e, releasing those that e outranks; else it releases exe: the
+// measurement is over.
 func (d *deviceSource) keepBest(e search.Evaluation, err error, exe hal.Executable) {
-	if d.keep && err == nil && e.Beats(d.best) {
-		d.best, d.bestExe, exe = e, exe, d.bestExe
+	obj := d.t.opts.Objective
+	if !d.keep || err != nil || !e.Record.Verified() || slices.ContainsFunc(d.kept, func(k keptPoint) bool { return outranks(k.Record.Result, e.Record.Result, obj) }) {
+		releaseExe(exe)
+		return
 	}
-	releaseExe(exe)
+	d.kept = slices.DeleteFunc(d.kept, func(k keptPoint) bool {
+		out := outranks(e.Record.Result, k.Record.Result, obj)
+		if out {
+			releaseExe(k.exe)
+		}
+		return out
+	})
+	d.kept = append(d.kept, keptPoint{e, exe})
+}
+
+func (d *deviceSource) releaseKept() {
+	for _, k := range d.kept {
+		releaseExe(k.exe)
+	}
+}
+
+// outranks reports whether q, measured faster than p, leaves p no way to
+// win an entry that ranks both, whatever else it ranks, by obj as
+// pickByObjective picks: by time the fastest wins; by another objective
+// the fastest of those tied with the least value, and q is tied wherever
+// p is, its value and its interval's low end no higher and both with an
+// interval or neither. Where either lacks an energy, time picks.
+func outranks(q, p results.Result, obj Objective) bool {
+	qv, qlo, _, qok := q.ObjectiveValue(string(obj))
+	pv, plo, _, pok := p.ObjectiveValue(string(obj))
+	return q.Stats.Median < p.Stats.Median && (obj == ObjectiveTime || !qok || !pok || qv <= pv && qlo <= plo && (qlo > 0) == (plo > 0))
 }
 
 // lose records in e, the entry of the search's evaluations, the device's
