@@ -80,11 +80,15 @@ func histogramOp(reset bool) *vkbench.Op {
 // TestTuneAccumulatingKernel: a histogram, whose runs add to its bins, is
 // tuned and verified when its Problem resets the bins; without the reset
 // no candidate can be verified (the checked run starts from the poison).
+// The two are named apart: a key whose tune failed is not tuned again
+// for a minute.
 func TestTuneAccumulatingKernel(t *testing.T) {
 	dev := open(t)
 	ctx := context.Background()
 	tu := quickTuner(t, dev)
-	if _, err := tu.Fastest(ctx, histogramOp(false), 4096); err == nil {
+	unreset := histogramOp(false)
+	unreset.Name += "-unreset"
+	if _, err := tu.Fastest(ctx, unreset, 4096); err == nil {
 		t.Fatal("a histogram without Reset was tuned; its checked run cannot start from zeroed bins")
 	}
 	op := histogramOp(true)

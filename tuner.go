@@ -156,7 +156,10 @@ func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error
 // message says what each one did wrong; a lost device matches
 // ErrDeviceLost. A context that ends stops the tune, and nothing is
 // stored. A panic in the Op's Prepare or Check reaches the call that ran
-// the tune; those waiting for it fail (code Internal).
+// the tune; those waiting for it fail (code Internal). A size whose tune
+// failed returns that failure at once, without tuning, for a minute,
+// twice as long after each failure in a row, an hour at most; a tune its
+// ctx ended, or that a closed or lost device ended, is no such failure.
 func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, error) {
 	o, p, err := t.remembered(op, size, "vkbench: Fastest")
 	if p != nil || err != nil {
@@ -174,12 +177,13 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 // Store), it starts the tune in the background, on ctx's values but not
 // its end, so the request's deadline does not end it. Later calls get the
 // first candidate, pending, until the tune ends, and then its answer;
-// Fastest waits for it. A background tune that fails is not lost: the
-// next FastestOrDefault of the key returns its error, once (a panic in
-// Prepare or Check is one, code Internal), and the call after tunes
-// again. A ctx already ended is its error, unless memory has the answer,
-// and starts nothing. Device.Close ends a background tune: its ctx ends,
-// with a cause that matches ErrReleased.
+// Fastest waits for it. A tune that fails is not lost: the next
+// FastestOrDefault of the key returns its error, once (a panic in Prepare
+// or Check is one, code Internal), and later calls get the first
+// candidate, pending, without tuning, until the failure's wait (see
+// Fastest) is over. A ctx already ended is its error, unless memory has
+// the answer, and starts nothing. Device.Close ends a background tune:
+// its ctx ends, with a cause that matches ErrReleased.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *Pipeline, pending bool, err error) {
 	o, p, err := t.remembered(op, size, "vkbench: FastestOrDefault")
 	if p != nil || err != nil {

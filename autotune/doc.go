@@ -68,6 +68,15 @@
 //
 // # Caveats
 //
+// A key whose tune fails for its own sake (no candidate computes
+// correctly, none builds, the operation's Prepare fails or panics) is not
+// tuned again for a while: Fastest and Tune (unless forced) return that
+// failure at once, and FastestOrDefault, having returned it once, the
+// default, pending. The wait is a minute after the first failure, twice
+// as long after each failure in a row, an hour at most; a tune that
+// answers ends it. A tune ended by its context, or by the device closed
+// or lost, is no such failure: it is not remembered.
+//
 // A device lost during a tune commits nothing, clears the key's pending
 // mark, and makes every later question to that Tuner fail at once with an
 // error matching hal.ErrDeviceLost. A search that loses it commits

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
@@ -34,11 +35,12 @@ type Tuner struct {
 
 	mu      sync.Mutex
 	pending map[answerKey]*tune
-	// failed holds the error of a tune FastestOrDefault started that
-	// failed, until a FastestOrDefault call of its key returns it.
-	failed map[answerKey]error
-	// stopped is Stop's cause: the background tunes started later end
-	// with it at once.
+	// failed holds the last failure of each key whose tune failed for
+	// its own sake (fail): the key is not tuned again before its time.
+	failed map[answerKey]*failure
+	// now is the clock of those times (time.Now; tests move theirs).
+	now func() time.Time
+	// stopped is Stop's cause: FastestOrDefault starts no tune after it.
 	stopped error
 
 	// answers are the answers known to this tuner: read from the store,
@@ -105,7 +107,8 @@ func NewTuner(dev hal.Device, s *store.Store, opts Options) *Tuner {
 		table:   table,
 		opts:    opts,
 		pending: map[answerKey]*tune{},
-		failed:  map[answerKey]error{},
+		failed:  map[answerKey]*failure{},
+		now:     time.Now,
 		answers: map[answerKey]int{},
 	}
 }
@@ -156,7 +159,9 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // Fastest returns the index of op's fastest candidate for size: from
 // memory, else from the store, else tuned and committed. If another caller
 // is tuning the key, Fastest waits for it (or for ctx), and tunes the key
-// itself where that caller's context ended first.
+// itself where that caller's context ended first. A key whose last tune
+// failed for its own sake is that failure, at once, until its wait is
+// over (see the package doc).
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
 	i, _, err := t.fastest(ctx, op, size, false)
 	return i, err
@@ -169,11 +174,12 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 // tune in the background, on ctx's values but not its end
 // (context.WithoutCancel): later FastestOrDefault calls get the default
 // until it ends, and Fastest callers wait for it, as for any tune. A
-// background tune that fails (a panic in it included, code Internal)
-// is not kept: the next FastestOrDefault call of the key returns its
-// error, once, and the call after tunes again. A ctx already ended is
-// its error, unless memory has the answer, and starts nothing: a program
-// shutting down starts no tunes.
+// tune of the key that fails (a panic in it included, code Internal) is
+// the error of the next FastestOrDefault call of the key, once; later
+// calls get the default, pending, and no tune starts until the failure's
+// wait is over (see the package doc). A ctx already ended is its error,
+// unless memory has the answer, and starts nothing, and so is Stop's
+// cause after Stop: a program shutting down starts no tunes.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size kernels.Size) (i int, pending bool, err error) {
 	return t.fastest(ctx, op, size, true)
 }
@@ -225,7 +231,8 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 // uses it, but the next process will tune again. Fastest does not fail
 // for it; a caller whose purpose is to store answers should. A device
 // lost while measuring returns, with the loss, the uncommitted entry of
-// what was measured (Measure).
+// what was measured (Measure). Unless force, a key whose last tune failed
+// is that failure while its wait lasts (see the package doc).
 func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Size, force bool) (*Entry, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -300,6 +307,8 @@ func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Ope
 	return s.op, s.index, s.sum, err
 }
 
+// tune answers k by the tune in flight, or by the failure of its last
+// one while it waits (unless force), or by tuning it.
 func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	mk := answerKey{k, sum}
 	t.mu.Lock()
@@ -319,26 +328,34 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
 		}
 	}
+	if f := t.failed[mk]; f != nil && !force && t.now().Before(f.until) {
+		t.mu.Unlock()
+		return nil, f.err
+	}
 	p := t.start(mk, force)
 	t.mu.Unlock()
 	t.run(ctx, op, k, sum, p, wait)
 	return p.entry, p.err
 }
 
-// tuneBehind is tune for FastestOrDefault: the local file's answer, or the
-// error of its last tune that failed, or errPending, having started the
-// tune in the background where none is in flight.
+// tuneBehind is tune for FastestOrDefault: the error of its last tune that
+// failed, once, or errPending while a tune is in flight or the failure's
+// wait lasts, or the local file's answer, or errPending, having started
+// the tune in the background.
 func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum string) (*Entry, error) {
 	mk := answerKey{k, sum}
 	t.mu.Lock()
-	failure, failed := t.failed[mk]
-	delete(t.failed, mk)
-	_, inFlight := t.pending[mk]
+	f := t.failed[mk]
+	told := f == nil || f.told
+	waiting := t.pending[mk] != nil || f != nil && t.now().Before(f.until)
+	if !told {
+		f.told = true
+	}
 	t.mu.Unlock()
 	switch {
-	case failed:
-		return nil, failure
-	case inFlight:
+	case !told:
+		return nil, f.err
+	case waiting:
 		return nil, errPending
 	}
 	if e := t.fromFile(ctx, k, sum); e != nil {
@@ -349,22 +366,23 @@ func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.pending[mk] == nil { // nobody started it while the file was read
+	switch {
+	case t.stopped != nil:
+		return nil, status.Annotatef(t.stopped, "autotune: %s: the tuner was stopped", k)
+	case t.pending[mk] == nil: // nobody started it while the file was read
 		p := t.start(mk, false)
 		var bg context.Context
 		bg, p.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
-		if t.stopped != nil {
-			p.cancel(t.stopped)
-		}
 		go t.run(bg, op, k, sum, p, untilLockWait)
 	}
 	return nil, errPending
 }
 
-// Stop ends the tunes FastestOrDefault started in the background, and
-// those it starts later, at once: their contexts are cancelled, with
-// cause (context.Cause; context.Canceled where nil). It does not wait
-// for them to return, and ends no other tune.
+// Stop ends the tunes FastestOrDefault started in the background at once:
+// their contexts are cancelled, with cause (context.Cause;
+// context.Canceled where nil). It does not wait for them to return, and
+// ends no other tune; after it, FastestOrDefault starts none, and returns
+// cause where it would.
 func (t *Tuner) Stop(cause error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -396,15 +414,59 @@ func (t *Tuner) run(ctx context.Context, op kernels.Operation, k Key, sum string
 			if r := recover(); r != nil {
 				p.err = status.Newf(status.Internal, "autotune: the tune of %s panicked: %v", k, r)
 			}
-			if _, notStored := errors.AsType[*NotStoredError](p.err); p.err != nil && !notStored {
-				t.failed[mk] = status.Annotate(p.err, "autotune: tuning in the background")
-			}
 		}
+		t.fail(ctx, mk, p.err)
 		t.mu.Unlock()
 		close(p.done)
 	}()
 	p.entry, p.err = t.resolve(ctx, op, k, sum, p.force, wait)
 	p.stopped = p.err != nil && ctx.Err() != nil
+}
+
+// A key whose tune failed for its own sake is not tuned again for
+// failWait after its first failure, twice as long after each failure in
+// a row, failWaitMax at most; a tune that answers ends the count. Such a
+// failure (no candidate correct, none built, the operation's Prepare
+// failed or panicked) recurs until something outside the process
+// changes, and a server asking per request would spend a whole tune on
+// it per request. A minute is many times a failing tune's own time (it
+// fails before sampling: a build and one checked run of each candidate),
+// so a key that always fails takes a few percent of the device at first
+// and under 0.1% at the cap, while a failure that passes (memory other
+// work held, a file another process kept locked) costs a minute of the
+// default candidate. An hour at most still tries 24 times a day, and
+// sees a fix within the hour. They are no options: a caller has nothing
+// to gain from other numbers that it would know better than these.
+const (
+	failWait    = time.Minute
+	failWaitMax = time.Hour
+)
+
+// failure is the last tune of a key, failed for its own sake.
+type failure struct {
+	err   error
+	wait  time.Duration // how long after it the key is not tuned
+	until time.Time     // the end of that wait, by Tuner.now
+	told  bool          // whether FastestOrDefault returned err
+}
+
+// fail records err, the end of mk's tune on ctx; t.mu is held. An answer
+// (nil, or one the store could not take) forgets mk's failures; a failure
+// not of mk's own (ctx ended, the device closed or lost) changes nothing.
+func (t *Tuner) fail(ctx context.Context, mk answerKey, err error) {
+	_, notStored := errors.AsType[*NotStoredError](err)
+	switch {
+	case err == nil || notStored:
+		delete(t.failed, mk)
+	case ctx.Err() == nil && t.dev.Err() == nil:
+		wait := failWait
+		if f := t.failed[mk]; f != nil {
+			wait = min(2*f.wait, failWaitMax)
+		}
+		at := t.now()
+		t.failed[mk] = &failure{wait: wait, until: at.Add(wait), err: status.Annotatef(err,
+			"autotune: the tune of %s failed at %s, and is not tried again before %s", mk.key, at.Format(time.TimeOnly), at.Add(wait).Format(time.TimeOnly))}
+	}
 }
 
 // resolve answers one key: from the store's tiers, else by measuring and

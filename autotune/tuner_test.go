@@ -2,11 +2,14 @@ package autotune_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store/storetest"
 )
 
@@ -336,10 +340,9 @@ func TestPeakAndExportContextLocked(t *testing.T) {
 	}
 }
 
-// TestStopEndsLaterBackgroundTunes: a background tune FastestOrDefault
-// starts after Stop (a FastestOrDefault racing Device.Close) ends at
-// once, its context cancelled: it measures nothing, and the next call
-// gets its failure, not an answer.
+// TestStopEndsLaterBackgroundTunes: FastestOrDefault after Stop (a
+// FastestOrDefault racing Device.Close) starts no tune: each call
+// returns Stop's cause, and nothing is measured.
 func TestStopEndsLaterBackgroundTunes(t *testing.T) {
 	dev := devtest.Device(t)
 	// A nil cause stops them too, as context.Canceled.
@@ -347,14 +350,98 @@ func TestStopEndsLaterBackgroundTunes(t *testing.T) {
 		op := defaultScaleOp()
 		tu := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
 		tu.Stop(cause)
-		for pending := true; pending; time.Sleep(time.Millisecond) {
-			var err error
-			if _, pending, err = tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(2048)); !pending && !errors.Is(err, context.Canceled) {
-				t.Errorf("FastestOrDefault after Stop(%v), once its tune ended: %v; want its failure, context.Canceled", cause, err)
+		for range 3 {
+			if _, pending, err := tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(2048)); pending || !errors.Is(err, cmp.Or(cause, context.Canceled)) {
+				t.Errorf("FastestOrDefault after Stop(%v) = %v, %v; want Stop's cause", cause, pending, err)
 			}
 		}
-		if n := op.records.Load(); n != 0 {
-			t.Errorf("a tune started after Stop(%v) recorded %d runs", cause, n)
+		if n := op.prepares.Load(); n != 0 {
+			t.Errorf("after Stop(%v), %d tunes prepared a problem", cause, n)
 		}
+	}
+}
+
+// hookedOp is a scaleOp whose Prepare asks before first, which may fail
+// it.
+type hookedOp struct {
+	*scaleOp
+	before func(ctx context.Context) error
+}
+
+func (o *hookedOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	if err := o.before(ctx); err != nil {
+		o.prepares.Add(1)
+		return nil, err
+	}
+	return o.scaleOp.Prepare(ctx, dev, size, seed)
+}
+
+// TestTunerFailureWaits: a key whose tune fails for its own sake (here
+// its Prepare) is not tuned again while its wait lasts: FastestOrDefault
+// returns the failure once, then the default, pending; Fastest returns
+// the failure. The wait is a minute, doubled by each failure in a row up
+// to an hour, on the tuner's clock, which the test moves; a tune that
+// answers ends it. A tune its caller's context ended is no such failure.
+func TestTunerFailureWaits(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	op := &hookedOp{scaleOp: newScaleOp(scaleCand{name: "wg64", wg: 64}), before: func(context.Context) error {
+		if fail.Load() {
+			return status.New(status.NotFound, "the weights are not there")
+		}
+		return nil
+	}}
+	tu := autotune.NewTuner(devtest.Device(t), newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	var moved atomic.Int64
+	start := time.Now()
+	autotune.SetClock(tu, func() time.Time { return start.Add(time.Duration(moved.Load())) })
+	ctx, size := context.Background(), kernels.SizeOf(1<<12)
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := tu.Fastest(ended, op, size); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Fastest with its ctx ended = %v; want context.Canceled", err)
+	}
+	failed := func(call string, err error) {
+		t.Helper()
+		if status.CodeOf(err) != status.NotFound || !strings.Contains(err.Error(), "the weights are not there") {
+			t.Fatalf("%s = %v; want the tune's failure", call, err)
+		}
+	}
+	if i, pending, err := tu.FastestOrDefault(ctx, op, size); i != 0 || !pending || err != nil {
+		t.Fatalf("FastestOrDefault = %d, %v, %v; want the default, pending", i, pending, err)
+	}
+	var err error
+	for pending := true; pending; time.Sleep(time.Millisecond) {
+		_, pending, err = tu.FastestOrDefault(ctx, op, size)
+	}
+	failed("FastestOrDefault once its tune failed", err)
+	tunes := func(want int64) {
+		t.Helper()
+		if n := op.prepares.Load(); n != want {
+			t.Fatalf("%v on the tuner's clock: %d tunes; want %d", time.Duration(moved.Load()), n, want)
+		}
+	}
+	for range 3 {
+		if i, pending, err := tu.FastestOrDefault(ctx, op, size); i != 0 || !pending || err != nil {
+			t.Errorf("FastestOrDefault after the failure = %d, %v, %v; want the default, pending", i, pending, err)
+		}
+		_, err := tu.Fastest(ctx, op, size)
+		failed("Fastest after the failure", err)
+	}
+	tunes(1)
+	for n, wait := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 16 * time.Minute, 32 * time.Minute, time.Hour, time.Hour} {
+		moved.Add(int64(wait - 1))
+		_, err := tu.Fastest(ctx, op, size)
+		failed("Fastest within the wait", err)
+		tunes(int64(n + 1))
+		moved.Add(1)
+		_, err = tu.Fastest(ctx, op, size)
+		failed("Fastest once the wait is over", err)
+		tunes(int64(n + 2))
+	}
+	fail.Store(false)
+	moved.Add(int64(time.Hour))
+	if i, err := tu.Fastest(ctx, op, size); i != 0 || err != nil {
+		t.Fatalf("Fastest once the wait is over and the weights are there = %d, %v", i, err)
 	}
 }
