@@ -183,7 +183,8 @@ func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, er
 // candidate, pending, without tuning, until the failure's wait (see
 // Fastest) is over. A ctx already ended is its error, unless memory has
 // the answer, and starts nothing. Device.Close ends a background tune:
-// its ctx ends, with a cause that matches ErrReleased.
+// its ctx ends, with a cause that matches ErrReleased, and so does the
+// Fastest of a caller waiting for it.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op *Op, size ...int) (p *Pipeline, pending bool, err error) {
 	o, p, err := t.remembered(op, size, "vkbench: FastestOrDefault")
 	if p != nil || err != nil {

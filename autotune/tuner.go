@@ -159,9 +159,10 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // Fastest returns the index of op's fastest candidate for size: from
 // memory, else from the store, else tuned and committed. If another caller
 // is tuning the key, Fastest waits for it (or for ctx), and tunes the key
-// itself where that caller's context ended first. A key whose last tune
-// failed for its own sake is that failure, at once, until its wait is
-// over (see the package doc).
+// itself where that caller's context ended first; where Stop ended it (a
+// tune FastestOrDefault started), Fastest returns Stop's cause. A key
+// whose last tune failed for its own sake is that failure, at once,
+// until its wait is over (see the package doc).
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
 	i, _, err := t.fastest(ctx, op, size, false)
 	return i, err
@@ -380,9 +381,10 @@ func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum
 
 // Stop ends the tunes FastestOrDefault started in the background at once:
 // their contexts are cancelled, with cause (context.Cause;
-// context.Canceled where nil). It does not wait for them to return, and
-// ends no other tune; after it, FastestOrDefault starts none, and returns
-// cause where it would.
+// context.Canceled where nil), and a caller waiting for one gets an error
+// matching cause. It does not wait for them to return, and ends no other
+// tune; after it, FastestOrDefault starts none, and returns cause where
+// it would.
 func (t *Tuner) Stop(cause error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -420,7 +422,13 @@ func (t *Tuner) run(ctx context.Context, op kernels.Operation, k Key, sum string
 		close(p.done)
 	}()
 	p.entry, p.err = t.resolve(ctx, op, k, sum, p.force, wait)
-	p.stopped = p.err != nil && ctx.Err() != nil
+	switch {
+	case p.err == nil || ctx.Err() == nil:
+	case p.cancel != nil: // Stop ended it: who joined it gets Stop's cause
+		p.err = status.Annotatef(context.Cause(ctx), "autotune: tuning %s in the background", k)
+	default: // its caller's context did, which ends no other caller's
+		p.stopped = true
+	}
 }
 
 // A key whose tune failed for its own sake is not tuned again for

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -443,5 +444,38 @@ func TestTunerFailureWaits(t *testing.T) {
 	moved.Add(int64(time.Hour))
 	if i, err := tu.Fastest(ctx, op, size); i != 0 || err != nil {
 		t.Fatalf("Fastest once the wait is over and the weights are there = %d, %v", i, err)
+	}
+}
+
+// TestStopEndsItsWaiters: a Fastest waiting for a tune FastestOrDefault
+// started in the background, which Stop ends, returns Stop's cause at
+// once and tunes nothing itself.
+func TestStopEndsItsWaiters(t *testing.T) {
+	started := make(chan struct{})
+	var once sync.Once
+	op := &hookedOp{scaleOp: defaultScaleOp(), before: func(ctx context.Context) (err error) {
+		once.Do(func() { close(started); <-ctx.Done(); err = context.Cause(ctx) })
+		return err
+	}}
+	tu := autotune.NewTuner(devtest.Device(t), newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+	if _, pending, err := tu.FastestOrDefault(context.Background(), op, kernels.SizeOf(2048)); !pending || err != nil {
+		t.Fatalf("FastestOrDefault = %v, %v; want pending", pending, err)
+	}
+	<-started
+	waited := make(chan error, 1)
+	go func() {
+		i, err := tu.Fastest(context.Background(), op, kernels.SizeOf(2048))
+		waited <- cmp.Or(err, fmt.Errorf("candidate %d", i))
+	}()
+	for !parkedIn("github.com/vkbench/vkbench/autotune.(*Tuner).tune") {
+		time.Sleep(time.Millisecond)
+	}
+	cause := errors.New("closing")
+	tu.Stop(cause)
+	if err := <-waited; !errors.Is(err, cause) {
+		t.Errorf("Fastest waiting for the tune Stop ended = %v; want Stop's cause", err)
+	}
+	if n := op.prepares.Load(); n != 1 {
+		t.Errorf("%d problems prepared; want 1, the stopped tune's", n)
 	}
 }
