@@ -2,7 +2,6 @@ package vkbench_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -133,41 +132,4 @@ func overLimits(root string) ([]string, error) {
 		return nil
 	})
 	return found, err
-}
-
-// TestMutationsApply holds scripts/mutations.json to the code: each edit's
-// text is in its file exactly once, so that none turns into an edit that
-// tests nothing when the code under it is rewritten (the mutation check
-// itself, scripts/mutate.py, takes minutes and is not part of the test
-// command).
-func TestMutationsApply(t *testing.T) {
-	data, err := os.ReadFile("scripts/mutations.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var edits []struct{ Name, File, From, To string }
-	if err := json.Unmarshal(data, &edits); err != nil {
-		t.Fatalf("scripts/mutations.json: %v", err)
-	}
-	names := map[string]bool{}
-	for _, e := range edits {
-		if names[e.Name] {
-			t.Errorf("mutation %q: the name is used twice", e.Name)
-		}
-		names[e.Name] = true
-		src, err := os.ReadFile(filepath.FromSlash(e.File))
-		if err != nil {
-			t.Errorf("mutation %q: %v", e.Name, err)
-			continue
-		}
-		if n := strings.Count(string(src), e.From); n != 1 {
-			t.Errorf("mutation %q: its text is in %s %d times, want once", e.Name, e.File, n)
-		}
-		if e.From == e.To {
-			t.Errorf("mutation %q: changes nothing", e.Name)
-		}
-	}
-	if len(edits) == 0 {
-		t.Error("scripts/mutations.json lists no mutation")
-	}
 }
