@@ -21,12 +21,17 @@ import (
 // the dropped candidate's, which was measured on the fast device. Left
 // alone, the table would show a "slower" candidate with the lower median,
 // and no one would know why. The measurement instead measures both again,
-// side by side on the device as it now is, and says so.
+// side by side on the device as it now is, from scratch (no sample taken
+// before the slowdown kept), and says so.
 //
 // A thousandfold was not enough on a busy machine: on lavapipe spin's
 // times (about 5ms at rest, wg64's 60µs) stretch with the CPU time other
 // processes take, up to 0.14s, while most of wg64's short runs do not, so
 // the slowed wg64 (0.04s) stayed below spin and there was no drift to see.
+// The load stretches some samples far more than others, wg64's most (at a
+// load of 40 its median was 530 times its fastest sample), but a sample
+// below a ten-thousandth of the median is one from before the slowdown:
+// merged, they were a millionth of it.
 func TestMeasureDriftRemeasures(t *testing.T) {
 	plan := faulty.NewPlan()
 	dev := faulty.Wrap(devtest.Device(t), plan)
@@ -67,6 +72,9 @@ func TestMeasureDriftRemeasures(t *testing.T) {
 	for _, r := range []results.Result{spin, wg64} {
 		if r.Outcome != results.Measured || !slices.Contains(r.Flags, autotune.FlagRemeasured) || r.Drop != nil {
 			t.Errorf("%s: %s, flags %v, drop %+v; want measured again (%s), no drop", r.Name, r.Outcome, r.Flags, r.Drop, autotune.FlagRemeasured)
+		}
+		if r.Stats.Min < r.Stats.Median/1e4 {
+			t.Errorf("%s: fastest sample %v, median %v; want none from before the slowdown, measured again from scratch", r.Name, r.Stats.Min, r.Stats.Median)
 		}
 	}
 	if spin.Stats.Median <= wg64.Stats.Median {
