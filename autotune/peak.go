@@ -169,27 +169,24 @@ type PeakKept struct {
 }
 
 // SavePeak stores the peak measured on hardware in s over the one stored,
-// rate by rate, unless replace is set, when it stores p whatever the
-// stored one says. A stored rate stays, with its interval, where p's
-// interval of it is wider than precision (a half-width relative to the
-// rate) and wider than the stored one's; where p's lies wholly below the
-// stored one's (a device measured slower beyond the noise of both was
-// busy or throttled); and where p did not measure it. Where a rate stays,
-// the clocks are the highest of both; where every rate stays, nothing is
-// written. ctx ending while it waits for the store is its error, ctx's,
+// rate by rate. A stored rate stays, with its interval, where p did not
+// measure it; unless replace is set, also where p's interval of it is
+// wider than precision (a half-width relative to the rate) and wider than
+// the stored one's, and where p's lies wholly below the stored one's (a
+// device measured slower beyond the noise of both was busy or
+// throttled). Where a rate stays, the clocks are the highest of both;
+// where every rate stays, nothing is written. ctx ending while it waits for the store is its error, ctx's,
 // and nothing is written.
 func SavePeak(ctx context.Context, s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
 	var kept PeakKept
 	err := s.UpdatePeak(ctx, hardware, func(v []byte) ([]byte, error) {
 		kept = PeakKept{} // this reading's alone
 		rec := p
-		if !replace {
-			if kept.Old = decodePeak(s, hardware, v); kept.Old != nil {
-				var took bool
-				rec, kept.Slower, kept.Noisy, took = keepStored(*kept.Old, rec, precision)
-				if kept.Whole = !took; kept.Whole {
-					return nil, nil
-				}
+		if kept.Old = decodePeak(s, hardware, v); kept.Old != nil {
+			var took bool
+			rec, kept.Slower, kept.Noisy, took = keepStored(*kept.Old, rec, precision, replace)
+			if kept.Whole = !took; kept.Whole {
+				return nil, nil
 			}
 		}
 		data, err := json.Marshal(rec)
@@ -202,9 +199,10 @@ func SavePeak(ctx context.Context, s *store.Store, hardware string, p PeakRecord
 }
 
 // keepStored returns p with the rates SavePeak keeps of old taken from
-// old, interval and all; which of them it kept as slower or noisy; and
-// whether any rate of p is left.
-func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noisy Rates, took bool) {
+// old, interval and all (with replace, only those p did not measure);
+// which of them it kept as slower or noisy; and whether any rate of p is
+// left.
+func keepStored(old, p PeakRecord, precision float64, replace bool) (_ PeakRecord, slower, noisy Rates, took bool) {
 	var low, high Rates // p's own stay the caller's
 	if p.Low != nil && p.High != nil {
 		low, high = *p.Low, *p.High
@@ -224,8 +222,10 @@ func keepStored(old, p PeakRecord, precision float64) (_ PeakRecord, slower, noi
 		switch {
 		case *rate(&p.Rates) <= 0:
 			if *rate(&old.Rates) > 0 {
-				keep(nil) // not measured this time
+				keep(nil) // not measured this time (unsupported, or wrong)
 			}
+		case replace:
+			took = true
 		case w > precision && *rate(&old.Rates) > 0 && old.HalfWidth(rate) <= w:
 			keep(&noisy)
 		case ok && oldOK && hi < oldLo:

@@ -38,8 +38,12 @@ func (f *deviceFlags) open(cmd *cobra.Command, cache *store.Store) (dev hal.Devi
 	if err != nil {
 		return nil, nil, deviceSpecError(f.device, err)
 	}
-	return dev, release, nil
+	return wrapDevice(dev), release, nil
 }
+
+// wrapDevice is what the command uses of each device it opens: the device
+// itself, but where a test injects faults by wrapping it (hal/faulty).
+var wrapDevice = func(dev hal.Device) hal.Device { return dev }
 
 // openOptions are how the command opens devices: validated if asked (by
 // flag or by the environment: the test command sets VKBENCH_VALIDATION=1,

@@ -14,6 +14,7 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/telemetry"
 )
@@ -56,14 +57,17 @@ rate only where that one is noisier still (or was stored without an interval).
 A rate measured below the stored one beyond both intervals does not replace it
 either: a busy or throttled device measures low, so the stored rate stays, and
 peak says so. --replace stores the new peak whatever the stored one says (a
-device that became slower: a power cap, another driver). The stored record's
-time is the latest peak's; a rate kept keeps its value and interval only.
+device that became slower: a power cap, another driver). A rate not measured
+(unsupported, or a candidate of it computed a wrong result) keeps the stored
+one, --replace or not. The stored record's time is the latest peak's; a rate
+kept keeps its value and interval only.
 
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
 
-Exit status: 0 success, 2 bad usage, 3 a device failure, 4 the output could not
-be written.`,
+Exit status: 0 success; 1 a candidate computed a wrong result (its measure's
+rate is not stored, the others' are); 2 bad usage; 3 a device failure; 4 the
+output could not be written.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f, replace) },
 	}
@@ -125,9 +129,30 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 				fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: %s\n", s)
 			}
 		}
-		return sess.close(cmd, writeJSON(sess.out, rec))
+		err = writeJSON(sess.out, rec)
+	} else {
+		err = writePeakTable(sess.out, info, rows, said, sess.conditions, terminalWidth(sess.out))
 	}
-	return sess.close(cmd, writePeakTable(sess.out, info, rows, said, sess.conditions, terminalWidth(sess.out)))
+	if err := sess.close(cmd, err); err != nil {
+		return err
+	}
+	return wrongPeak(rows)
+}
+
+// wrongPeak is the command's failure where a measure's candidate computed
+// a wrong result, naming each such measure, its candidate and what was
+// wrong; nil where none did. Such a measure's rate was not stored.
+func wrongPeak(rows []peakRow) error {
+	var wrong []string
+	for _, r := range rows {
+		if r.outcome == string(results.Wrong) {
+			wrong = append(wrong, fmt.Sprintf("%s: candidate %s computed a wrong result: %s", r.what, r.cand, r.reason))
+		}
+	}
+	if len(wrong) == 0 {
+		return nil
+	}
+	return errFailed(fmt.Sprintf("peak: %s; %s not stored", strings.Join(wrong, "; "), pick(len(wrong), "its rate is", "their rates are")))
 }
 
 // noisyPeak says, where the peak's intervals are wider than precision,
@@ -215,11 +240,15 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 		return peakRow{}, err
 	}
 	row := peakRow{what: op.Name(), unit: unit}
-	if e.Fastest < 0 {
+	// A candidate that computed a wrong result makes the measure's rate
+	// one that cannot be trusted, the fastest candidate's perhaps: none.
+	wrong := slices.IndexFunc(e.Results, func(r results.Result) bool { return r.Outcome == results.Wrong })
+	if e.Fastest < 0 || wrong >= 0 {
 		row.outcome, row.reason = "not measured", "no candidate"
 		if len(e.Results) > 0 {
-			r := e.Results[0]
+			r := e.Results[max(wrong, 0)]
 			row.outcome, row.reason = string(r.Outcome), report.Reason(status.TextForPeople(r.Error), r.Name)
+			row.cand = r.Name
 		}
 		return row, nil
 	}

@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
+	"github.com/vkbench/vkbench/store"
 )
 
 // TestPeakReasonWhole: why peak measured nothing of an operation follows
@@ -78,6 +81,57 @@ func TestPeakReasonWhole(t *testing.T) {
 			if n := utf8.RuneCountInString(line); n > int(width.lineWidth()) {
 				t.Errorf("width %d: a line of %d columns: %q", width, n, line)
 			}
+		}
+	}
+}
+
+// TestPeakWrong: a peak kernel that computes a wrong result (the device
+// wrapped so that the first result read back has every bit flipped: one
+// candidate of peak-fma-f32, the first measure) fails peak with status 1,
+// naming the measure, the candidate and what was wrong, after the table.
+// Its rate is not stored, over an empty cache nor, with --replace, over
+// the stored one; the other rates are. Peak exited 0 before, storing the
+// rate of the measure's other candidates.
+func TestPeakWrong(t *testing.T) {
+	info := needDevice(t)
+	plan := faulty.NewPlan()
+	wrapDevice = func(dev hal.Device) hal.Device { return faulty.Wrap(dev, plan) }
+	t.Cleanup(func() { wrapDevice = func(dev hal.Device) hal.Device { return dev } })
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	const stored = 123.0 // GFLOP/s, where a peak stored one
+	for _, replace := range []bool{false, true} {
+		args := append([]string{"peak", "--cache", cache, "--precision", "1000"}, peakArgs...)
+		if replace {
+			args = append(args, "--replace")
+		}
+		plan.CorruptRead(1)
+		r := vkbench(t, args...)
+		said := strings.Join(strings.Fields(r.stderr), " ")
+		if r.code != exitRegression || !strings.Contains(said, "vkbench: peak: peak-fma-f32: candidate acc") ||
+			!strings.Contains(said, " computed a wrong result: ") || !strings.HasSuffix(said, "; its rate is not stored") ||
+			!regexp.MustCompile(`(?m)^  peak-fma-f32 .* wrong$`).MatchString(r.stdout) {
+			t.Fatalf("peak (--replace %v) with a wrong result: exit %d, want %d, naming the measure and its candidate\nstdout:\n%s\nstderr:\n%s", replace, r.code, exitRegression, r.stdout, r.stderr)
+		}
+		got := storedPeak(t, cache)
+		want := 0.0
+		if replace {
+			want = stored
+		}
+		if got.GFLOPs != want || got.BandwidthGBps <= 0 || got.Int32GOPs <= 0 {
+			t.Errorf("peak (--replace %v) stored %+v; want fp32's %g (the wrong measure's rate not stored) and the other rates", replace, got.Rates, want)
+		}
+		// A peak of fp32 stored before the next one, which --replace would
+		// replace were it measured right.
+		c, err := store.Open(store.Options{Path: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.GFLOPs, got.Low.GFLOPs, got.High.GFLOPs = stored, stored*0.99, stored*1.01
+		if _, err := autotune.SavePeak(t.Context(), c, info.Hardware(), *got, 0.01, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

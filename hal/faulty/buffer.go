@@ -17,5 +17,15 @@ func (b *buffer) Write(ctx context.Context, offset int64, data []byte) error {
 }
 
 func (b *buffer) Read(ctx context.Context, offset int64, dst []byte) error {
-	return b.dev.forward(BufferRead, func() error { return b.inner.Read(ctx, offset, dst) })
+	f, err := b.dev.enter(BufferRead)
+	if err != nil {
+		return err
+	}
+	if err := b.inner.Read(ctx, offset, dst); err != nil || !f.corrupt {
+		return err
+	}
+	for i := range dst {
+		dst[i] ^= 0xff
+	}
+	return nil
 }

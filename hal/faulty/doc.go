@@ -18,6 +18,7 @@
 //	plan.FailRate(0.05, seed, 0)                    // 5% of every kind of call
 //	plan.LoseAt(faulty.Wait, 2)                     // lost at the 2nd Wait
 //	plan.LoseAfter(10 * time.Millisecond)           // lost while work is in flight
+//	plan.CorruptRead(1)                             // the next Buffer.Read reads a wrong result
 //
 //	plan.Hold()    // submissions stay in the wrapper: their fences never complete
 //	plan.Release() // ... until now
@@ -44,6 +45,10 @@
 // device is what runs; the wrapper then reports what the backend says.
 // When the wrapped device has no MarkLost, the wrapper emulates the loss.
 // A lost device injects no more faults.
+//
+// A corrupted read (CorruptRead) reads the real buffer and returns its
+// bytes with every bit flipped: the code above sees a kernel that computed
+// a wrong result, on a device that works.
 //
 // A failure injected at Poll returns done false with the error: the
 // submission is as it was. A loss injected at Wait or Poll is reported

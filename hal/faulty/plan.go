@@ -119,12 +119,17 @@ const (
 	// speed changed (clocks, heat, other work on it) would: a drift that
 	// a measurement must notice rather than report as the kernels'.
 	Slow
+	// Corrupt applies to BufferRead alone: the call reads the buffer, then
+	// flips every bit of what it read, as a kernel that computed a wrong
+	// result would have written it.
+	Corrupt
 )
 
-// String returns "fail", "fail-async", "lose", "no-tick" or "slow".
+// String returns "fail", "fail-async", "lose", "no-tick", "slow" or
+// "corrupt".
 func (e Effect) String() string { return enum.Name(e, effectNames[:], "Effect(%d)") }
 
-var effectNames = [...]string{Fail: "fail", FailAsync: "fail-async", Lose: "lose", NoTick: "no-tick", Slow: "slow"}
+var effectNames = [...]string{Fail: "fail", FailAsync: "fail-async", Lose: "lose", NoTick: "no-tick", Slow: "slow", Corrupt: "corrupt"}
 
 // Rule says which calls fail and how. A rule sees every call of its kinds
 // made after it was added, in the order the plan counts them, whatever the
@@ -180,11 +185,12 @@ type rule struct {
 // fault is what decide chose for a call: its number among the plan's
 // calls of its kind, and what is injected into it, if anything.
 type fault struct {
-	n     int
-	err   error   // for Fail and NoTick, what the call returns
-	async error   // for FailAsync, what the submission's fence reports
-	lost  error   // for Lose, the cause of the loss
-	slow  float64 // for Slow, what the times reported are multiplied by
+	n       int
+	err     error   // for Fail and NoTick, what the call returns
+	async   error   // for FailAsync, what the submission's fence reports
+	lost    error   // for Lose, the cause of the loss
+	slow    float64 // for Slow, what the times reported are multiplied by
+	corrupt bool    // for Corrupt, whether the data read is corrupted
 }
 
 // Plan is a schedule of faults for the devices wrapped with it, and the
@@ -231,10 +237,12 @@ func (p *Plan) Add(r Rule) {
 		panic("faulty: Rule.Nth is negative")
 	case r.Nth == 0 && !(r.Rate > 0 && r.Rate <= 1):
 		panic("faulty: a Rule needs Nth > 0 or a Rate in (0, 1]")
-	case r.Effect > Slow:
+	case r.Effect > Corrupt:
 		panic("faulty: unknown " + r.Effect.String())
 	case (r.Effect == NoTick || r.Effect == Slow) && !slices.Equal(r.Calls, []Call{Elapsed}):
 		panic("faulty: " + r.Effect.String() + " applies to Elapsed alone")
+	case r.Effect == Corrupt && !slices.Equal(r.Calls, []Call{BufferRead}):
+		panic("faulty: corrupt applies to BufferRead alone")
 	case r.Effect == Slow && !(r.Factor > 0):
 		panic("faulty: Slow needs a positive Factor")
 	}
@@ -295,6 +303,12 @@ func (p *Plan) NoTickAt(n int) {
 // in the middle of a measurement.
 func (p *Plan) SlowFromNow(factor float64) {
 	p.Add(Rule{Calls: []Call{Elapsed}, Rate: 1, Effect: Slow, Factor: factor})
+}
+
+// CorruptRead makes the nth BufferRead from now return the buffer's
+// contents with every bit flipped: what a wrong kernel's output reads as.
+func (p *Plan) CorruptRead(n int) {
+	p.Add(Rule{Calls: []Call{BufferRead}, Nth: n, Effect: Corrupt})
 }
 
 // LoseAt loses the device at the nth call of kind call from now. At Wait
@@ -434,6 +448,8 @@ func (p *Plan) decide(c Call, quiet bool) fault {
 		f.err = status.Join(status.Wrapf(hal.ErrNoTick, status.OK, "faulty: injected: the timer did not tick at Elapsed call %d", n), ErrInjected)
 	case Slow:
 		f.slow = taken.Factor
+	case Corrupt:
+		f.corrupt = true
 	}
 	p.record(Injection{Call: c, N: n, Effect: taken.Effect, Err: cmp.Or(f.err, f.async, f.lost)})
 	return f

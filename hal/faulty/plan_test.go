@@ -45,6 +45,8 @@ func TestBadRules(t *testing.T) {
 		{Nth: 1, Calls: []faulty.Call{faulty.Release}},
 		{Nth: 1, Calls: []faulty.Call{faulty.None}},
 		{Nth: 1, Calls: []faulty.Call{faulty.Wait}, Effect: faulty.FailAsync},
+		{Nth: 1, Effect: faulty.Corrupt}, // Corrupt is for BufferRead
+		{Nth: 1, Calls: []faulty.Call{faulty.ImageRead}, Effect: faulty.Corrupt},
 		{Rate: 1, Calls: []faulty.Call{faulty.Wait}, Effect: faulty.Slow, Factor: 2},     // Slow is for Elapsed
 		{Rate: 1, Calls: []faulty.Call{faulty.Elapsed}, Effect: faulty.Slow},             // no factor
 		{Rate: 1, Calls: []faulty.Call{faulty.Elapsed}, Effect: faulty.Slow, Factor: -1}, // negative
