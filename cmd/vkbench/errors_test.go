@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/kernels"
+	"github.com/vkbench/vkbench/status"
 )
 
 // checkOneLine checks that a failed command said so in exactly one line on
@@ -279,5 +283,56 @@ func TestDeviceFailure(t *testing.T) {
 			t.Errorf("vkbench %s without a driver: exit status %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, exitDevice, r.stdout, r.stderr)
 		}
 		checkOneLine(t, r, nil)
+	}
+}
+
+// TestExitCodeOfEveryCode: an error of every status code that reaches
+// the exit status, bare or annotated, exits as README's table of exit
+// statuses says: 2 for what the user gave (an argument or a name that is
+// wrong or not there, a value out of range, something to create that
+// exists, a path or a shared store that refuses the user or their
+// credentials); 1 for a kernel that computed a wrong result, whatever
+// code the error carries, since it is a verdict on the kernel; 3 for a
+// device or driver failure and any other failure of the work (cancelled,
+// out of time or memory, a state the work needs and lacks, aborted,
+// unsupported, a bug, out of reach, lost, made for another driver). A
+// wrong result exited 3 (FAILED_PRECONDITION), and a store that refused
+// the credentials 3, before.
+func TestExitCodeOfEveryCode(t *testing.T) {
+	want := map[status.Code]int{
+		status.Cancelled: exitDevice, status.Unknown: exitDevice, status.InvalidArgument: exitUsage,
+		status.DeadlineExceeded: exitDevice, status.NotFound: exitUsage, status.AlreadyExists: exitUsage,
+		status.PermissionDenied: exitUsage, status.ResourceExhausted: exitDevice, status.FailedPrecondition: exitDevice,
+		status.Aborted: exitDevice, status.OutOfRange: exitUsage, status.Unimplemented: exitDevice,
+		status.Internal: exitDevice, status.Unavailable: exitDevice, status.DataLoss: exitDevice,
+		status.Unauthenticated: exitUsage, status.Deferred: exitDevice, status.Incompatible: exitDevice,
+	}
+	for c := status.Cancelled; c.String() != fmt.Sprintf("CODE(%d)", c); c++ {
+		w, ok := want[c]
+		if !ok {
+			t.Errorf("%v: no exit status expected of it; the README's table says where it belongs", c)
+		}
+		for _, err := range []error{c, status.Annotate(c, "vkbench: a step"), status.New(c, "what failed")} {
+			if got := exitCode(err); got != w {
+				t.Errorf("exitCode(%v) = %d, want %d", err, got, w)
+			}
+		}
+	}
+	wrong := status.Annotatef(kernels.ErrWrongResult, "verifying %s", "wg64")
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{wrong, exitRegression},
+		{status.Wrap(wrong, status.FailedPrecondition, "autotune: no candidate computed correctly"), exitRegression},
+		{status.Join(hal.ErrDeviceLost, wrong), exitDevice}, // the device, lost, is the larger failure
+		{errFailed("candidate wg64 computed a wrong result"), exitRegression},
+		{usageError{status.Internal}, exitUsage},
+		{errOutput{status.Internal}, exitOutput},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/status"
 	_ "github.com/vkbench/vkbench/vk"
 )
@@ -274,10 +275,12 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, hal.ErrDeviceLost):
 		return exitDevice
-	case slices.Contains([]status.Code{status.InvalidArgument, status.NotFound, status.OutOfRange, status.AlreadyExists, status.PermissionDenied}, status.CodeOf(err)):
+	case errors.Is(err, kernels.ErrWrongResult): // a verdict on a kernel, whatever its code
+		return exitRegression
+	case slices.Contains([]status.Code{status.InvalidArgument, status.NotFound, status.OutOfRange, status.AlreadyExists, status.PermissionDenied, status.Unauthenticated}, status.CodeOf(err)):
 		return exitUsage
 	}
-	return exitDevice // every other code is the device's or the driver's
+	return exitDevice // every other code is the device's, the driver's or the work's
 }
 
 // errFailed makes the command exit with status 1 after its output: a
