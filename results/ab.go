@@ -185,8 +185,9 @@ func (v Verdict) Decided() bool { return v != Unclear }
 // brokenNew is the verdict on a NEW benchmark that broke, whatever the
 // times: Miscomputed where it computed a wrong result, Broke where it
 // failed and the base ran (baseRan); Unclear where either side was not
-// run (NotRun), which says nothing of this candidate, base naming the
-// base's side; "" otherwise. One rule for Compare and ab: a candidate the
+// run (NotRun), which says nothing of this candidate; "" otherwise. base
+// names the base's side in the notes, as each command does ("base",
+// "old"). One rule for Compare and ab: a candidate the
 // device does not support is not measured, not broken.
 func brokenNew(baseRan bool, b, cur Benchmark, base string) (Verdict, string) {
 	switch {
@@ -197,7 +198,7 @@ func brokenNew(baseRan bool, b, cur Benchmark, base string) (Verdict, string) {
 	case cur.Outcome == Wrong:
 		return Miscomputed, "new: " + cur.Error
 	case baseRan && cur.Outcome == Failed:
-		return Broke, "new failed where the base ran: " + cur.Error
+		return Broke, "new failed where " + base + " ran: " + cur.Error
 	}
 	return "", ""
 }

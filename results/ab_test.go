@@ -71,9 +71,11 @@ func TestABVerdicts(t *testing.T) {
 	}
 }
 
-// TestNotMeasuredSaidAlike: a benchmark not measured on one side or both
-// reads the same in ab's report as in Compare's, but for the name of the
-// base's side: "unsupported in old: ..." beside "unsupported in base: ...".
+// TestNotMeasuredSaidAlike: a benchmark not measured on one side or both,
+// or failed in new where the base ran, reads the same in ab's report as in
+// Compare's, but for the name of the base's side: "unsupported in old:
+// ..." beside "unsupported in base: ...". ab's "new failed where the base
+// ran" named Compare's side before.
 func TestNotMeasuredSaidAlike(t *testing.T) {
 	ran := measuredAt(1.00, 1.01, 0.99, 1.00, 1.02, 1.00, 1.01)
 	unsupported := results.Benchmark{Measurement: results.Measurement{Outcome: results.Unsupported, Error: "needs subgroup size 32"}}
@@ -86,13 +88,18 @@ func TestNotMeasuredSaidAlike(t *testing.T) {
 		{ran, unsupported, "unsupported in new: needs subgroup size 32"},
 		{unsupported, unsupported, "unsupported in old and new: needs subgroup size 32"},
 		{failed, unsupported, "failed in old: no pipeline; unsupported in new: needs subgroup size 32"},
+		{ran, failed, "new failed where old ran: no pipeline"},
 	} {
 		ab := results.ABReport{Threshold: 0.05}
 		ab.AddPair("b", "op", "b", c.old, c.cur, true)
 		c.old.Name, c.cur.Name = "b", "b"
 		cmp := results.Compare(file(c.old), file(c.cur), results.DefaultCompareOptions)
-		if got := ab.Rows[0].Note; ab.Rows[0].Verdict != results.NotMeasured || got != c.want {
-			t.Errorf("ab: %s (%q), want %s (%q)", ab.Rows[0].Verdict, got, results.NotMeasured, c.want)
+		want := results.NotMeasured
+		if c.cur.Outcome == results.Failed && c.old.Ran() {
+			want = results.Broke
+		}
+		if got := ab.Rows[0].Note; ab.Rows[0].Verdict != want || got != c.want {
+			t.Errorf("ab: %s (%q), want %s (%q)", ab.Rows[0].Verdict, got, want, c.want)
 		}
 		if got, want := cmp.Rows[0].Note, strings.ReplaceAll(c.want, "old", "base"); got != want {
 			t.Errorf("Compare: %q, want %q", got, want)

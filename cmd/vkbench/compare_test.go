@@ -857,7 +857,7 @@ func TestGateReasonsForPeople(t *testing.T) {
 		out = append(out, unwrapped(r.stdout), unwrapped(r.stderr))
 	}
 	rep := results.ABReport{Threshold: 0.05, OnUnclear: results.UnclearFails, Rows: []results.ABRow{
-		{Name: "chain/f32/2048/wg64", Verdict: results.Broke, Note: "new failed where the base ran: " + lost},
+		{Name: "chain/f32/2048/wg64", Verdict: results.Broke, Note: "new failed where old ran: " + lost},
 		{Name: "chain/f32/2048/wg256", Verdict: results.Unclear, Note: "not run in new: " + notRun},
 	}}
 	for _, format := range []string{"table", "junit"} {
@@ -878,7 +878,7 @@ func TestGateReasonsForPeople(t *testing.T) {
 		}
 	}
 	r := mustRun(t, exitRegression, "compare", "--format", "json", base, cur)
-	if !strings.Contains(r.stdout, `"note": "new failed where the base ran: `+lost+`"`) {
+	if !strings.Contains(r.stdout, `"note": "new failed where base ran: `+lost+`"`) {
 		t.Errorf("the JSON does not keep the error whole:\n%s", r.stdout)
 	}
 }
