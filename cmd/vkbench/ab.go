@@ -124,7 +124,7 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 		return err
 	}
 	// ab, as run, only reads the tune cache (the driver's pipeline cache).
-	sess, err := f.open(cmd, false, &opts, args[:2]...)
+	sess, err := f.open(cmd, false, &opts, input{args[0], "ab's OLD manifest"}, input{args[1], "ab's NEW manifest"})
 	if err != nil {
 		return err
 	}

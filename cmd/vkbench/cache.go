@@ -42,6 +42,9 @@ func (f *cacheFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.shared, "store", os.Getenv(envStore), "shared tune store above the cache file, which a fleet shares: redis://[user:password@]host:port/db or rediss:// (TLS); the password may come from $"+store.EnvStorePassword+". One out of reach is a warning, and the file serves alone; one that refuses this process (its password, its database, the wrong TLS scheme, an untrusted certificate) is an error, exit status 2, before any work (default $"+envStore+")")
 }
 
+// cacheInput is the tune cache's file, which an output may not replace.
+func cacheInput(c *store.Store) input { return input{c.Path(), "the tune cache's file"} }
+
 // open opens the cache, with its warnings on cmd's stderr. A path that
 // cannot serve (under a file that is not a folder; for write, a folder
 // that cannot be created or written) or a file of another program (not a
@@ -368,7 +371,7 @@ machines of the same hardware. A shared store (--store) is not read.`,
 			}
 			// An interrupt drops the file, which the command says it did not write.
 			write := func(w io.Writer) error { return cmp.Or(autotune.Export(cmd.Context(), w, c, t), cmd.Context().Err()) }
-			if err := writeOutput(cmd, args[0], c.Path(), write); err != nil {
+			if err := writeOutput(cmd, args[0], write, cacheInput(c)); err != nil {
 				return asUsage(err)
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to %s\n", t, args[0])

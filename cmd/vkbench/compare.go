@@ -138,7 +138,7 @@ func newCompareCmd() *cobra.Command {
 			}
 			// The output is opened before the files are read, and written
 			// whatever the verdict.
-			out, err := openOutput(cmd, output, "", args...)
+			out, err := openOutput(cmd, output, inputs("a file compared", args...)...)
 			if err != nil {
 				return err
 			}

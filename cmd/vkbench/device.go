@@ -121,19 +121,17 @@ type session struct {
 
 // openFiles opens the tune cache and the output: what a measuring command
 // does before it opens a device, so that bad input is refused before any
-// file is touched, an output over --manifest, over inputs (ab's
-// manifests) or over a file they name among it. A command that stores
-// what it measures (stores) asks for the cache file's lock first
-// (openFor).
-func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool, inputs ...string) (*session, error) {
-	if err := refuseNamed(f.output, f.named); err != nil {
-		return nil, err
-	}
+// file is touched, an output over --manifest, over args (ab's
+// manifests), over the tune cache or over a file a manifest names among
+// it. A command that stores what it measures (stores) asks for the cache
+// file's lock first (openFor).
+func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool, args ...input) (*session, error) {
 	cache, err := f.cache.openFor(cmd, stores)
 	if err != nil {
 		return nil, err
 	}
-	out, err := openOutput(cmd, f.output, cache.Path(), append([]string{f.manifest}, inputs...)...)
+	in := slices.Concat(inputs("the --manifest file", f.manifest), args, []input{cacheInput(cache)}, f.named)
+	out, err := openOutput(cmd, f.output, in...)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +140,8 @@ func (f *benchFlags) openFiles(cmd *cobra.Command, stores bool, inputs ...string
 
 // open opens the files (openFiles), then the device --device chooses,
 // with its telemetry in opts. What it opened before an error, it closes.
-func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Options, inputs ...string) (*session, error) {
-	s, err := f.openFiles(cmd, stores, inputs...)
+func (f *benchFlags) open(cmd *cobra.Command, stores bool, opts *autotune.Options, args ...input) (*session, error) {
+	s, err := f.openFiles(cmd, stores, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,7 @@ type benchFlags struct {
 	// compiles says what the manifest's GLSL compiles do; named are the
 	// files the manifests name, which -o may not replace.
 	compiles compileNotes
-	named    []namedFile
+	named    []input
 }
 
 // register registers the flags every measuring command takes, and sets

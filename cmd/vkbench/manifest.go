@@ -29,7 +29,7 @@ func (f *benchFlags) loadManifest(path string, opts manifest.Options) ([]kernels
 	}
 	ops, err := manifest.LoadWith(path, opts)
 	for _, file := range manifest.Files(ops) {
-		f.named = append(f.named, namedFile{path: file, manifest: path})
+		f.named = append(f.named, input{file, "which the manifest " + path + " names"})
 	}
 	if status.CodeOf(err) == status.Cancelled {
 		return nil, err // interrupted: the command says so

@@ -42,11 +42,26 @@ type errOutput struct{ err error }
 func (e errOutput) Error() string { return e.err.Error() }
 func (e errOutput) Unwrap() error { return e.err }
 
+// input is a file the command reads, which its output may not replace:
+// its path, and what it is, in the words a refusal says it in.
+type input struct{ path, what string }
+
+// inputs are the paths, each what.
+func inputs(what string, paths ...string) []input {
+	in := make([]input, len(paths))
+	for i, p := range paths {
+		in[i] = input{p, what}
+	}
+	return in
+}
+
 // openOutput opens path for output (standard output if path is empty). It
 // checks at once that the file can be written, before any work is done,
-// and refuses a path that is the tune cache's file or one of the
-// command's inputs, which the output would destroy.
-func openOutput(cmd *cobra.Command, path, cachePath string, inputs ...string) (*outFile, error) {
+// and refuses a path that is one of the command's inputs (the same file,
+// os.SameFile, by whichever name or link leads to it), which the output
+// would destroy: the first of them that it is, so a caller lists first
+// what the user named on the command line.
+func openOutput(cmd *cobra.Command, path string, inputs ...input) (*outFile, error) {
 	if path == "" {
 		return &outFile{w: cmd.OutOrStdout(), name: "standard output"}, nil
 	}
@@ -64,14 +79,9 @@ func openOutput(cmd *cobra.Command, path, cachePath string, inputs ...string) (*
 		o.w = o.direct
 		return o, nil
 	case err == nil:
-		if cachePath != "" {
-			if ci, err := os.Stat(cachePath); err == nil && os.SameFile(fi, ci) {
-				return nil, usageError{fmt.Errorf("%s is the tune cache's file; writing results there would destroy it", o.name)}
-			}
-		}
 		for _, in := range inputs {
-			if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
-				return nil, usageError{fmt.Errorf("%s is %s, an input of the command; writing there would destroy it", o.name, in)}
+			if ii, err := os.Stat(in.path); err == nil && os.SameFile(fi, ii) {
+				return nil, usageError{fmt.Errorf("%s is %s, %s; writing there would destroy it", o.name, in.path, in.what)}
 			}
 		}
 		o.mode = fi.Mode().Perm()
@@ -85,26 +95,6 @@ func openOutput(cmd *cobra.Command, path, cachePath string, inputs ...string) (*
 	}
 	o.w = o.tmp
 	return o, nil
-}
-
-// namedFile is a file that a manifest names (a module, a source, an
-// .npy file): an input of the command, which -o must not replace.
-type namedFile struct{ path, manifest string }
-
-// refuseNamed refuses an output, path, that is one of the named files:
-// the same file (os.SameFile), whichever name or link leads to it. A path
-// that does not exist yet is none of them.
-func refuseNamed(path string, named []namedFile) error {
-	fi, err := os.Stat(path)
-	if path == "" || err != nil {
-		return nil // openOutput says what is wrong with it, if anything
-	}
-	for _, n := range named {
-		if ni, err := os.Stat(n.path); err == nil && os.SameFile(fi, ni) {
-			return usageError{fmt.Errorf("-o %s is %s, which the manifest %s names; writing there would destroy it", path, n.path, n.manifest)}
-		}
-	}
-	return nil
 }
 
 // followLinks returns the file that path names once its symbolic links
@@ -136,8 +126,8 @@ func followLinks(path string) (target string, descriptor bool, err error) {
 
 // writeOutput writes a command's output to path (standard output if
 // empty) with write, atomically: see openOutput and finish.
-func writeOutput(cmd *cobra.Command, path, cachePath string, write func(io.Writer) error, inputs ...string) error {
-	out, err := openOutput(cmd, path, cachePath, inputs...)
+func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error, inputs ...input) error {
+	out, err := openOutput(cmd, path, inputs...)
 	if err != nil {
 		return err
 	}

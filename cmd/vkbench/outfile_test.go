@@ -192,65 +192,43 @@ func TestClosedPipe(t *testing.T) {
 	}
 }
 
-// TestOutputOverManifest: an -o that names a manifest the command reads
-// (run's and tune's --manifest, ab's OLD or NEW, by that name or another)
-// is refused, exit 2, before any work, and the manifest is left as it
-// was: run and ab wrote their table over it, exit 0, as compare and report
-// refuse to over theirs.
-func TestOutputOverManifest(t *testing.T) {
+// TestOutputOverInput: an -o that is a file the command reads (run's
+// and tune's --manifest, ab's OLD or NEW, a file a manifest names: its
+// .npy input, its module or source; compare's and report's files,
+// replay's log), by its own name, another path to it or a link, is
+// refused, exit 2, before any work, naming the path given, the input and
+// what it is, and the input is left byte for byte as it was. Before,
+// two checks said it two ways, and only the second named what the file
+// is.
+func TestOutputOverInput(t *testing.T) {
 	dir := t.TempDir()
-	spv, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", "fma_iters.spv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "fma_iters.spv"), spv, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	orig, err := os.ReadFile(abManifest("old.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "m"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	manifest, alias := filepath.Join(dir, "m", "old.json"), filepath.Join(dir, "alias.json")
-	if err := os.WriteFile(manifest, orig, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(manifest, alias); err != nil {
-		t.Fatal(err)
-	}
-	quick := []string{"--size", "1024", "--budget", "50ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off"}
-	for _, c := range [][]string{
-		{"run", "--manifest", manifest, "-o", manifest},
-		{"tune", "--manifest", manifest, "-o", alias},
-		{"ab", manifest, abManifest("same.json"), "-o", manifest, "--count", "1", "--max-time", "0"},
-		{"ab", abManifest("same.json"), manifest, "-o", alias, "--count", "1", "--max-time", "0"},
-	} {
-		wantUsage(t, `^vkbench: -o .* is `+regexp.QuoteMeta(manifest)+`, an input of the command; writing there would destroy it\n$`, append(c, quick...)...)
-		if got, err := os.ReadFile(manifest); err != nil || !bytes.Equal(got, orig) {
-			t.Fatalf("vkbench %s: the manifest was changed (%v):\n%.200s", strings.Join(c, " "), err, got)
-		}
-	}
-}
-
-// TestOutputOverManifestFiles: an -o that is a file a manifest names (a
-// SPIR-V module, a GLSL source, an .npy input), by its own name, by
-// another path to it or through a link, is refused, exit 2, naming the
-// file and the manifest, and the file is left as it was: run wrote its
-// table over the input, exit 0.
-func TestOutputOverManifestFiles(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"saxpy.spv", "saxpy_defines.glsl"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "manifests", name))
+	place := func(src, name string) string {
+		data, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		dst := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dst
 	}
-	f, err := os.Create(filepath.Join(dir, "x.npy"))
+	link := func(target, name string) string {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, name)
+	}
+	manifests := filepath.Join("..", "..", "testdata", "manifests")
+	place(filepath.Join(manifests, "fma_iters.spv"), "fma_iters.spv")
+	old := place(abManifest("old.json"), filepath.Join("m", "old.json"))
+	spv := place(filepath.Join(manifests, "saxpy.spv"), "saxpy.spv")
+	glsl := place(filepath.Join(manifests, "saxpy_defines.glsl"), "saxpy_defines.glsl")
+	npy := filepath.Join(dir, "x.npy")
+	f, err := os.Create(npy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,33 +250,39 @@ func TestOutputOverManifestFiles(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(dir, "x.npy"), filepath.Join(dir, "link.npy")); err != nil {
-		t.Fatal(err)
-	}
+	base := place(compareData("base.json"), "base.json")
+	tuneLog := place(modelLog, "gemm.jsonl")
 	t.Setenv("VKBENCH_CACHE", filepath.Join(t.TempDir(), "tune.db"))
 	quick := []string{"--size", "1024", "--budget", "50ms", "--min-samples", "6", "--max-samples", "6", "--quiet", "--cache", "off"}
+	abQuick := append([]string{"--count", "1", "--max-time", "0"}, quick...)
+	named := "which the manifest " + m + " names"
 	for _, c := range []struct {
-		out, file string
-		cmd       []string
+		out, in, what string
+		args          []string
 	}{
-		{filepath.Join(dir, "x.npy"), "x.npy", []string{"run", "--manifest", m}},
-		{filepath.Join(dir, "sub", "..", "x.npy"), "x.npy", []string{"tune", "--manifest", m}},
-		{filepath.Join(dir, "link.npy"), "x.npy", []string{"run", "--manifest", m}},
-		{filepath.Join(dir, "saxpy.spv"), "saxpy.spv", []string{"run", "--manifest", m}},
-		{filepath.Join(dir, "saxpy_defines.glsl"), "saxpy_defines.glsl", []string{"run", "--manifest", m}},
-		{filepath.Join(dir, "x.npy"), "x.npy", []string{"ab", m, m}},
+		{old, old, "the --manifest file", append([]string{"run", "--manifest", old}, quick...)},
+		{link(old, "alias.json"), old, "the --manifest file", append([]string{"tune", "--manifest", old}, quick...)},
+		{old, old, "ab's OLD manifest", append([]string{"ab", old, abManifest("same.json")}, abQuick...)},
+		{filepath.Join(dir, "alias.json"), old, "ab's NEW manifest", append([]string{"ab", abManifest("same.json"), old}, abQuick...)},
+		{npy, npy, named, append([]string{"run", "--manifest", m}, quick...)},
+		{filepath.Join(dir, "sub", "..", "x.npy"), npy, named, append([]string{"tune", "--manifest", m}, quick...)},
+		{link(npy, "link.npy"), npy, named, append([]string{"run", "--manifest", m}, quick...)},
+		{spv, spv, named, append([]string{"run", "--manifest", m}, quick...)},
+		{glsl, glsl, named, append([]string{"run", "--manifest", m}, quick...)},
+		{npy, npy, named, append([]string{"ab", m, m}, abQuick...)},
+		{link(base, "alias-base.json"), base, "a file compared", []string{"compare", compareData("slower.json"), base}},
+		{link(base, "alias.svg"), base, "a file the report draws", []string{"report", compareData("slower.json"), base}},
+		{link(tuneLog, "log.svg"), tuneLog, "a file the report draws", []string{"report", tuneLog}},
+		{tuneLog, tuneLog, "the tuning log replayed", []string{"replay", tuneLog, "--format", "log"}},
 	} {
-		orig, err := os.ReadFile(filepath.Join(dir, c.file))
+		orig, err := os.ReadFile(c.in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := append(append(c.cmd, "-o", c.out), quick...)
-		if c.cmd[0] == "ab" {
-			args = append(append(c.cmd, "-o", c.out, "--count", "1", "--max-time", "0"), quick...)
-		}
-		wantUsage(t, `^vkbench: -o `+regexp.QuoteMeta(c.out)+` is \S*`+regexp.QuoteMeta(c.file)+`, which the manifest `+regexp.QuoteMeta(m)+` names; writing there would destroy it\n$`, args...)
-		if got, err := os.ReadFile(filepath.Join(dir, c.file)); err != nil || !bytes.Equal(got, orig) {
-			t.Fatalf("vkbench %s: %s was changed (%v)", strings.Join(args, " "), c.file, err)
+		args := append(c.args, "-o", c.out)
+		wantUsage(t, `^vkbench: -o `+regexp.QuoteMeta(c.out)+` is `+regexp.QuoteMeta(c.in)+`, `+regexp.QuoteMeta(c.what)+`; writing there would destroy it\n$`, args...)
+		if got, err := os.ReadFile(c.in); err != nil || !bytes.Equal(got, orig) {
+			t.Errorf("vkbench %s: %s was changed (%v)", strings.Join(args, " "), c.in, err)
 		}
 	}
 }

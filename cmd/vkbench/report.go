@@ -111,15 +111,15 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 	}, func(n int) string { return plural(n, "chart", "charts") + " of " + plural(len(in), "file", "files") })
 }
 
-// writeReport writes the report that draw draws of inputs to output, and
+// writeReport writes the report that draw draws of paths to output, and
 // says on stderr what it drew (said, of the count draw returns). A report
 // of nothing is bad input.
-func writeReport(cmd *cobra.Command, output string, inputs []string, draw func(io.Writer) (int, error), said func(int) string) error {
+func writeReport(cmd *cobra.Command, output string, paths []string, draw func(io.Writer) (int, error), said func(int) string) error {
 	var n int
-	err := writeOutput(cmd, output, "", func(w io.Writer) (err error) {
+	err := writeOutput(cmd, output, func(w io.Writer) (err error) {
 		n, err = draw(w)
 		return err
-	}, inputs...)
+	}, inputs("a file the report draws", paths...)...)
 	if errors.Is(err, report.ErrNothing) {
 		return usageError{err}
 	}

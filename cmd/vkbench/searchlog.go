@@ -89,7 +89,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 		return err
 	}
 	// The output is opened before the work, and written once it is done.
-	return writeOutput(cmd, f.output, "", func(out io.Writer) error {
+	return writeOutput(cmd, f.output, func(out io.Writer) error {
 		trace := &search.TuneLog{Header: l.Header}
 		seen := map[string]bool{}
 		var rows []*search.ReplayResult
@@ -118,7 +118,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 			return search.WriteTuneLog(out, trace)
 		}
 		return writeReplayTable(out, l, rows)
-	}, path)
+	}, input{path, "the tuning log replayed"})
 }
 
 // readTuneLogFile reads a tuning log; a file that is not one is bad input.
@@ -251,7 +251,7 @@ arguments, lists the tuning logs.`,
 			if err != nil {
 				return err
 			}
-			if err := writeOutput(cmd, args[1], c.Path(), func(w io.Writer) error { return search.WriteTuneLog(w, l) }); err != nil {
+			if err := writeOutput(cmd, args[1], func(w io.Writer) error { return search.WriteTuneLog(w, l) }, cacheInput(c)); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "exported %s (%s, %s) to %s\n", match[0], plural(len(l.Evals), "configuration", "configurations"), plural(len(l.Searches), "search", "searches"), args[1])
