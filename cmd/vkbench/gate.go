@@ -78,8 +78,9 @@ func (t gateTable) text(i int) string {
 // benchstat's do; on a terminal cut at its start where width asks it),
 // its figures, and its verdict, never cut, with a mark [n] for its note;
 // the notes follow the table, numbered, each once. On a terminal too
-// narrow for the rows, even with their names cut, each row is two lines
-// (grid.stacked): its name and verdict, then its figures.
+// narrow for the rows, even with their names cut, each row is its name
+// and verdict, then its figures on as many lines as they need
+// (grid.stacked).
 func (t gateTable) write(b *strings.Builder, width tableWidth) {
 	g := width.grid("", 0)
 	g.whole = true

@@ -32,27 +32,37 @@ func (w tableWidth) grid(indent string, elastic int) grid {
 	return grid{indent: indent, elastic: elastic, width: int(w)}
 }
 
-// minLast is as narrow as a grid's last column gets before its elastic
-// one is shortened.
+// minLast is as narrow as a grid's last column gets beside its row;
+// where less is left, it goes on lines of its own below.
 const minLast = 16
 
-// grid is a table of cells aligned in columns, two spaces apart (gap
-// where it is not 0), each line at most width wide (columns where 0):
-// where the rows are wider, the elastic column (a candidate's name; -1
-// for none) is shortened, its start replaced by an ellipsis (the end of a
-// kernel's name tells it from its neighbours, which share their start),
-// then the last column (notes) is folded onto lines of its own below,
-// its words whole; unless whole: then the last column (a gate's verdict)
-// is never folded, and the elastic one gives way for all of it. A row of
-// one cell is a heading: it sets no column's width, and where the
-// elastic column is cut it is too, at its start, to the width of the
-// lines (of the rows, where they are wider).
+// minName is as short as a grid's elastic column (a name) is cut to
+// before its row is stacked (grid.stacked); minStacked, once stacked.
+const minName, minStacked = 16, 12
+
+// gap is the spaces between a table's columns: two, so that titles of
+// several words (vs probe, % peak) do not run together.
+const gap = 2
+
+// grid is a table of cells aligned in columns, gap apart, each line at
+// most width wide (columns where 0): where the rows are wider, the
+// elastic column (a candidate's name; -1 for none) is shortened, its
+// start replaced by an ellipsis (the end of a kernel's name tells it from
+// its neighbours, which share their start), as far as minName (minName
+// where 0), for the other cells and for a last column of at most minLast;
+// longer notes are not worth a name's end. The last column (notes) goes
+// beside the rows where all of it fits or minLast columns are left for
+// its words, else under each row, hanging; unless whole: then the last
+// column (a gate's verdict) is never folded beside a row, only put under
+// it where it does not fit. A row of one cell is a heading: it sets no
+// column's width, and where the elastic column is cut it is too, at its
+// start, to the width of the lines (of the rows, where they are wider).
 type grid struct {
 	indent  string
 	elastic int
 	whole   bool
 	width   int
-	gap     int
+	minName int // minName where 0
 	rows    [][]string
 }
 
@@ -79,13 +89,11 @@ func (g *grid) layout() (widths []int, total, lineWidth int) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	// The last column is folded rather than the elastic one shortened,
-	// as long as a few of its words fit a line.
 	lastWidth := widths[n-1]
 	if !g.whole {
 		lastWidth = min(lastWidth, minLast)
 	}
-	total = len(g.indent) + g.gapWidth()*(n-1) + lastWidth
+	total = len(g.indent) + gap*(n-1) + lastWidth
 	for _, w := range widths[:n-1] {
 		total += w
 	}
@@ -94,15 +102,17 @@ func (g *grid) layout() (widths []int, total, lineWidth int) {
 		// No column gives way: the notes keep a few words a line.
 		lineWidth = max(lineWidth, total)
 	}
-	if over := total - lineWidth; over > 0 && g.elastic >= 0 && g.elastic < n-1 {
-		cut := min(over, widths[g.elastic]-min(widths[g.elastic], 16))
+	over := total - lineWidth
+	if !g.whole && widths[n-1] > minLast { // long notes go below rather than the name be cut for them
+		over -= lastWidth + gap
+	}
+	if over > 0 && g.elastic >= 0 && g.elastic < n-1 {
+		cut := min(over, widths[g.elastic]-min(widths[g.elastic], cmp.Or(g.minName, minName)))
 		widths[g.elastic] -= cut
 		total -= cut
 	}
 	return widths, total, lineWidth
 }
-
-func (g *grid) gapWidth() int { return cmp.Or(g.gap, 2) }
 
 func (g *grid) write(b *strings.Builder) {
 	for _, lines := range g.lines() {
@@ -118,13 +128,32 @@ func (g *grid) lines() [][]string {
 		return lines
 	}
 	widths, total, columns := g.layout()
-	gap := strings.Repeat(" ", g.gapWidth())
+	n := len(widths)
+	spaces := strings.Repeat(" ", gap)
+	// The last column goes beside the rows where all of it fits there,
+	// or, unless whole, where minLast columns are left for its words;
+	// else under each row, hanging. Its title goes where it does, but
+	// over an empty column only where it fits.
+	room, under := columns-len(g.indent)-gap*(n-1), 0
+	for k, r := range g.rows {
+		if k > 0 && len(r) == n {
+			under = max(under, utf8.RuneCountInString(r[n-1]))
+		}
+	}
+	for _, w := range widths[:max(n-1, 0)] {
+		room -= w
+	}
+	beside := under <= room || !g.whole && room >= minLast
+	below := strings.Repeat(" ", len(g.indent)+8)
 	out := make([][]string, len(g.rows))
 	for k, r := range g.rows {
-		if len(r) == 1 && len(widths) > 1 && g.elastic >= 0 {
+		if len(r) == 1 && n > 1 {
 			// A heading is cut as the names under it are: past the
 			// terminal's edge, or the rows' where they cannot fit.
-			out[k] = []string{g.indent + endCut(r[0], max(columns, total)-len(g.indent))}
+			out[k] = []string{g.indent + r[0]}
+			if g.elastic >= 0 {
+				out[k][0] = g.indent + endCut(r[0], max(columns, total)-len(g.indent))
+			}
 			continue
 		}
 		line := g.indent
@@ -132,82 +161,160 @@ func (g *grid) lines() [][]string {
 			if i == g.elastic {
 				c = endCut(c, widths[i])
 			}
-			line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + gap
+			line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + spaces
 		}
-		// The last cell's words stay whole: its lines go under it where
-		// every word fits there, else under the row, hanging.
-		at, last := utf8.RuneCountInString(line), r[len(r)-1]
-		if g.whole {
-			out[k] = []string{strings.TrimRight(line+last, " ")}
-			continue
+		last, room := r[len(r)-1], room
+		if k == 0 && under == 0 && utf8.RuneCountInString(last) > room {
+			last = ""
 		}
-		hang := at
-		if slices.ContainsFunc(strings.Fields(last), func(w string) bool { return utf8.RuneCountInString(w) > columns-at }) {
-			hang = len(g.indent) + 8
+		if !beside {
+			out[k] = []string{strings.TrimRight(line, " ")}
+			line, room = below, columns-len(below)
 		}
-		for i, part := range fold(last, columns-at, columns-hang) {
+		// Its words stay whole: a word too long for the room beside goes
+		// under the row, hanging.
+		hang := utf8.RuneCountInString(line)
+		if slices.ContainsFunc(strings.Fields(last), func(w string) bool { return utf8.RuneCountInString(w) > room }) {
+			hang = len(below)
+		}
+		for i, part := range fold(last, room, columns-hang) {
 			if i > 0 {
 				line = strings.Repeat(" ", hang)
 			}
-			out[k] = append(out[k], report.OneLine(strings.TrimRight(line+part, " "), columns))
+			if part = strings.TrimRight(line+part, " "); i > 0 || part != "" || len(out[k]) == 0 {
+				out[k] = append(out[k], report.OneLine(part, columns))
+			}
 		}
 	}
 	return out
 }
 
 // stacked is the lines of each row where the grid is on a terminal too
-// narrow for its rows even with the elastic column cut as far as it goes
-// (and the last folded below, unless whole): each row is then two lines,
-// the cells up to the elastic one and the last (a name and its notes or
-// verdict, as the grid writes them), then the figures between, whole, as
-// far in as the width leaves room for, their columns two spaces apart
-// or, where that is too wide, one; no line of figures where a row's are
-// all dashes. Figures too wide for the terminal even so run past its
-// edge. False where the rows fit, or nothing stands between the elastic
-// column and the last.
+// narrow for its rows even with the elastic column cut to minName (and
+// the last below, unless whole): each row is then the cells up to the
+// elastic one and the last (a name and its notes or verdict, as the grid
+// writes them, the name cut to minStacked where it must), then the
+// figures between (bands), whole, as far in as the width leaves room for,
+// then what of the last went below; no line of figures where a row's are
+// all dashes. Where the cells before the elastic one (and short notes
+// after it) leave it fewer than minStacked columns, they are a line of
+// their own above it (bands). False
+// where the rows fit, or nothing stands between the elastic column and
+// the last.
 func (g *grid) stacked() ([][]string, bool) {
 	widths, total, _ := g.layout()
 	n := len(widths)
 	if g.width == 0 || g.elastic < 0 || g.elastic >= n-2 {
 		return nil, false
 	}
-	if !g.whole { // the last column folds below
-		total -= min(widths[n-1], minLast) + g.gapWidth()
+	if !g.whole && widths[n-1] > minLast { // long notes go below
+		total -= minLast + gap
 	}
 	if total <= g.width {
 		return nil, false
 	}
-	names := grid{indent: g.indent, elastic: g.elastic, whole: g.whole, width: g.width}
-	figures := grid{elastic: -1, whole: true, width: g.width}
+	before := len(g.indent)
+	for _, w := range widths[:g.elastic] {
+		before += w + gap
+	}
+	if !g.whole && widths[n-1] <= minLast { // short notes stay beside the name
+		before += widths[n-1] + gap
+	}
+	split := g.width-before < minStacked && before-len(g.indent) > minStacked // not for a mark
+	names := grid{indent: g.indent, elastic: g.elastic, whole: g.whole, width: g.width, minName: minStacked}
+	if g.whole { // a verdict goes below rather than the name be cut further
+		names.minName = minName
+	}
+	from := 0 // the first cell of the name's line
+	if split {
+		names.indent, names.elastic, from = g.indent+"  ", 0, g.elastic
+	}
+	var pre, figures [][]string
 	for _, r := range g.rows {
 		if len(r) < n { // a heading
 			names.add(r...)
 			continue
 		}
-		names.add(slices.Concat(r[:g.elastic+1], r[n-1:])...)
-		figures.add(r[g.elastic+1 : n-1]...)
+		names.add(slices.Concat(r[from:g.elastic+1], r[n-1:])...)
+		pre = append(pre, r[:g.elastic])
+		figures = append(figures, r[g.elastic+1:n-1])
 	}
-	for _, layout := range []struct {
-		indent string
-		gap    int
-	}{{g.indent + "    ", 2}, {g.indent + "  ", 2}, {g.indent + "  ", 1}, {g.indent, 1}, {"", 1}} {
-		figures.indent, figures.gap = layout.indent, layout.gap
-		if _, total, _ := figures.layout(); total <= g.width {
-			break
-		}
+	// The figures go on one line, as far in as leaves room for them,
+	// else on as many as they need.
+	below := bands(figures, g.indent+"    ", g.width)
+	if one := bands(figures, g.indent+"  ", g.width); len(below[0]) > 1 && len(one[0]) == 1 {
+		below = one
 	}
-	below := figures.lines()
+	above := bands(pre, g.indent, g.width)
 	out := names.lines()
+	j := 0
 	for i, r := range g.rows {
 		if len(r) < n {
 			continue
 		}
-		if line := below[0][0]; strings.Trim(line, " -") != "" {
-			out[i] = slices.Insert(out[i], 1, line)
+		if strings.Trim(strings.Join(r[g.elastic+1:n-1], ""), "-") != "" {
+			out[i] = slices.Insert(out[i], 1, below[j]...)
 		}
-		below = below[1:]
+		if split {
+			out[i] = slices.Insert(out[i], 0, above[j]...)
+		}
+		j++
 	}
 	return out, true
+}
+
+// cellWidths is how wide each column of rows is.
+func cellWidths(rows [][]string) []int {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	return widths
+}
+
+// bands lays rows out in columns two spaces apart at indent, as many
+// columns a line as fit width and the others on the lines below, in
+// order, every row's lines alike, so that the columns stay under their
+// titles. A cell wider than a line goes further out, and loses its start,
+// as a name does, only where wider than width.
+func bands(rows [][]string, indent string, width int) [][]string {
+	widths := cellWidths(rows)
+	if over := len(indent) + slices.Max(append(widths, 0)) - width; over > 0 { // less indent before a cut
+		indent = indent[:max(len(indent)-over, 0)]
+	}
+	var starts []int // the first column of each line
+	at := width
+	for i, w := range widths {
+		w = min(w, width-len(indent))
+		if widths[i] = w; at+gap+w > width {
+			starts, at = append(starts, i), len(indent)+w
+			continue
+		}
+		at += gap + w
+	}
+	out := make([][]string, len(rows))
+	for k, r := range rows {
+		for s, start := range starts {
+			end := len(r)
+			if s+1 < len(starts) {
+				end = starts[s+1]
+			}
+			line := indent
+			for i := start; i < end; i++ {
+				c := endCut(r[i], widths[i])
+				line += c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+gap)
+			}
+			if line = strings.TrimRight(line, " "); line != "" {
+				out[k] = append(out[k], line)
+			}
+		}
+	}
+	return out
 }
 
 // groupBy groups xs by their key, the keys in the order first seen.

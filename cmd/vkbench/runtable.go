@@ -228,7 +228,7 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 		return
 	}
 	if n := folded[results.Dropped]; n > 0 {
-		fmt.Fprintf(b, "  + %d dropped early, slower than the leader\n", n)
+		wrapAt(b, o.lineWidth(), "  ", fmt.Sprintf("+ %d dropped early, slower than the leader", n))
 		seen.folded = true
 	}
 	if folded[results.Unsupported] > 0 {
@@ -294,7 +294,9 @@ func writeWinners(b *strings.Builder, groups []*opGroup, o tableOptions, seen *l
 	if peak {
 		head = append(head, "% peak")
 	}
-	t.add(append(head, "margin")...)
+	// The margin is a figure: an empty last column (a grid's notes) keeps
+	// it with the others where a narrow terminal stacks the rows.
+	t.add(append(head, "margin", "")...)
 	for _, g := range groups {
 		win, runnerUp := g.winner()
 		if win == nil || win.Stats == nil {
@@ -313,12 +315,13 @@ func writeWinners(b *strings.Builder, groups []*opGroup, o tableOptions, seen *l
 		case runnerUp > 0:
 			margin = fmt.Sprintf("%.1f%%", (runnerUp/win.Stats.Median-1)*100)
 		}
-		t.add(append(row, margin)...)
+		t.add(append(row, margin, "")...)
 	}
 	if len(t.rows) == 1 {
 		return
 	}
-	b.WriteString("\nwinners (margin: how much slower the runner-up is)\n")
+	b.WriteString("\n")
+	wrapAt(b, o.lineWidth(), "", "winners (margin: how much slower the runner-up is)")
 	t.write(b)
 }
 
