@@ -98,8 +98,9 @@ func (g *grid) layout() (widths []int, total, lineWidth int) {
 		total += w
 	}
 	lineWidth = cmp.Or(g.width, columns)
-	if g.elastic < 0 {
-		// No column gives way: the notes keep a few words a line.
+	if g.elastic < 0 && g.width == 0 {
+		// No column gives way in a file: the notes keep a few words a
+		// line. On a terminal they go under the rows.
 		lineWidth = max(lineWidth, total)
 	}
 	over := total - lineWidth

@@ -435,10 +435,12 @@ func TestRunTableTitleWidth(t *testing.T) {
 
 // TestTablesFitEveryWidth: on terminals of 120 columns down to 20,
 // every table's lines fit (run's with its winners, compare's, ab's,
-// peak's), every figure is whole, two spaces from its neighbours, and no
+// peak's, devices'), every figure is whole, two spaces from its neighbours, and no
 // two column titles run together. Below about 47 columns run's rows went
-// past the edge (their figures on one line, never cut), and at 50 the
-// gates' figures were one space apart: "vs probe p" read as one title.
+// past the edge (their figures on one line, never cut), at 50 the
+// gates' figures were one space apart: "vs probe p" read as one title,
+// and devices' values kept 16 columns beside their labels whatever the
+// width.
 // Rows too wide go on continuation lines (grid.stacked, bands).
 func TestTablesFitEveryWidth(t *testing.T) {
 	file, err := results.ReadFile(cliData("run-table-input.json"))
@@ -492,6 +494,10 @@ func TestTablesFitEveryWidth(t *testing.T) {
 		{"peak", func(b *bytes.Buffer, w tableWidth) error {
 			return writePeakTable(b, hal.DeviceInfo{Name: "GPU"}, peaks, nil, "idle", w)
 		}, []string{"812.5", "641320.4", "GFLOP/s", "±0.4%", "±1.2%", "peak-coopmat-f16acc"}, []string{"measure", "best candidate", "rate", "±95% CI"}},
+		{"devices", func(b *bytes.Buffer, w tableWidth) error {
+			info := hal.DeviceInfo{Name: "llvmpipe (LLVM 15.0.6, 256 bits)", DriverName: "llvmpipe", DriverInfo: "Mesa 22.3.6 (LLVM 15.0.6)"}
+			return writeDevicesTable(b, []hal.DeviceInfo{info}, []deviceNow{{why: "not an NVIDIA GPU (only NVML is read for now)"}}, w)
+		}, nil, nil},
 	}
 	for _, tab := range tables {
 		for _, width := range []int{120, 80, 50, 40, 30, 20} {
