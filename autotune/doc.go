@@ -74,8 +74,9 @@
 // failure at once, and FastestOrDefault, having returned it once, the
 // default, pending. The wait is a minute after the first failure, twice
 // as long after each failure in a row, an hour at most; a tune that
-// answers ends it. A tune ended by its context, or by the device closed
-// or lost, is no such failure: it is not remembered.
+// answers ends it. A tune ended by its context, by the device closed or
+// lost, or by the store before it measured, is no such failure: it is
+// not remembered.
 //
 // A device lost during a tune commits nothing, clears the key's pending
 // mark, and makes every later question to that Tuner fail at once with an

@@ -82,14 +82,16 @@ func (t *Tuner) remember(k Key, checksum string, fastest int) {
 // whether it ended because its caller's context did, which ends no other
 // caller's. cancel is set where FastestOrDefault started it in the
 // background, where nobody waits for its answer or its panic: it ends the
-// tune's context, for Stop.
+// tune's context, for Stop. measured is whether it got to measuring,
+// where alone a failure is the key's own (fail).
 type tune struct {
-	done    chan struct{}
-	force   bool
-	cancel  context.CancelCauseFunc
-	entry   *Entry
-	err     error
-	stopped bool
+	done     chan struct{}
+	force    bool
+	cancel   context.CancelCauseFunc
+	entry    *Entry
+	err      error
+	stopped  bool
+	measured bool
 }
 
 // NewTuner makes a tuner for dev that keeps its answers in s, in the
@@ -417,11 +419,11 @@ func (t *Tuner) run(ctx context.Context, op kernels.Operation, k Key, sum string
 				p.err = status.Newf(status.Internal, "autotune: the tune of %s panicked: %v", k, r)
 			}
 		}
-		t.fail(ctx, mk, p.err)
+		t.fail(ctx, mk, p)
 		t.mu.Unlock()
 		close(p.done)
 	}()
-	p.entry, p.err = t.resolve(ctx, op, k, sum, p.force, wait)
+	p.entry, p.err = t.resolve(ctx, op, k, sum, p, wait)
 	switch {
 	case p.err == nil || ctx.Err() == nil:
 	case p.cancel != nil: // Stop ended it: who joined it gets Stop's cause
@@ -441,16 +443,19 @@ func (t *Tuner) run(ctx context.Context, op kernels.Operation, k Key, sum string
 // fails before sampling: a build and one checked run of each candidate),
 // so a key that always fails takes a few percent of the device at first
 // and under 0.1% at the cap, while a failure that passes (memory other
-// work held, a file another process kept locked) costs a minute of the
-// default candidate. An hour at most still tries 24 times a day, and
-// sees a fix within the hour. They are no options: a caller has nothing
-// to gain from other numbers that it would know better than these.
+// work held while measuring) costs a minute of the default candidate;
+// the store's failures (a file kept locked, a shared store away) are
+// none of the key's, and not remembered. An hour at most still tries 24
+// times a day, and sees a fix within the hour. They are no options: a
+// caller has nothing to gain from other numbers that it would know
+// better than these.
 const (
 	failWait    = time.Minute
 	failWaitMax = time.Hour
 )
 
-// failure is the last tune of a key, failed for its own sake.
+// failure is the last tune of a key, failed for its own sake, or (wait
+// 0) in the background by the store's, until FastestOrDefault told it.
 type failure struct {
 	err   error
 	wait  time.Duration // how long after it the key is not tuned
@@ -458,28 +463,36 @@ type failure struct {
 	told  bool          // whether FastestOrDefault returned err
 }
 
-// fail records err, the end of mk's tune on ctx; t.mu is held. An answer
-// (nil, or one the store could not take) forgets mk's failures; a failure
-// not of mk's own (ctx ended, the device closed or lost) changes nothing.
-func (t *Tuner) fail(ctx context.Context, mk answerKey, err error) {
-	_, notStored := errors.AsType[*NotStoredError](err)
+// fail records p's error, the end of mk's tune on ctx; t.mu is held. An
+// answer (nil, or one the store could not take) forgets mk's failures; a
+// failure not of mk's own changes nothing: ctx ended, the device closed
+// or lost, or the store failed (before measuring), which the next
+// FastestOrDefault returns, once, where the tune was in the background.
+func (t *Tuner) fail(ctx context.Context, mk answerKey, p *tune) {
+	_, notStored := errors.AsType[*NotStoredError](p.err)
+	f, at := t.failed[mk], t.now()
 	switch {
-	case err == nil || notStored:
+	case p.err == nil || notStored:
 		delete(t.failed, mk)
-	case ctx.Err() == nil && t.dev.Err() == nil:
+	case ctx.Err() != nil || t.dev.Err() != nil:
+	case !p.measured:
+		if f == nil && p.cancel != nil {
+			t.failed[mk] = &failure{err: p.err, until: at}
+		}
+	default:
 		wait := failWait
-		if f := t.failed[mk]; f != nil {
+		if f != nil && f.wait > 0 {
 			wait = min(2*f.wait, failWaitMax)
 		}
-		at := t.now()
-		t.failed[mk] = &failure{wait: wait, until: at.Add(wait), err: status.Annotatef(err,
+		t.failed[mk] = &failure{wait: wait, until: at.Add(wait), err: status.Annotatef(p.err,
 			"autotune: the tune of %s failed at %s, and is not tried again before %s", mk.key, at.Format(time.TimeOnly), at.Add(wait).Format(time.TimeOnly))}
 	}
 }
 
-// resolve answers one key: from the store's tiers, else by measuring and
-// committing.
-func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
+// resolve answers one key for p: from the store's tiers, else by
+// measuring and committing.
+func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, p *tune, wait patience) (*Entry, error) {
+	force := p.force
 	// A forced tune takes no answer but waits for the lock while its
 	// holder renews it, so that two machines forcing one key never
 	// measure it side by side and race to publish.
@@ -495,6 +508,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	case c.lease != nil:
 		defer func() { _ = c.lease.Release() }() // one that fails expires
 	}
+	p.measured = true
 	e, errs, err := measure(ctx, t.dev, op, k.Size, t.opts)
 	if err != nil {
 		return e, status.Annotatef(err, "autotune: tuning %s", k)

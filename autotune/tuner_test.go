@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,11 +19,14 @@ import (
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/hal/faulty"
 	"github.com/vkbench/vkbench/internal/devtest"
+	"github.com/vkbench/vkbench/internal/redistest"
 	"github.com/vkbench/vkbench/internal/testenv"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
 	"github.com/vkbench/vkbench/status"
+	"github.com/vkbench/vkbench/store"
+	"github.com/vkbench/vkbench/store/redis"
 	"github.com/vkbench/vkbench/store/storetest"
 )
 
@@ -382,7 +386,8 @@ func (o *hookedOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Siz
 // returns the failure once, then the default, pending; Fastest returns
 // the failure. The wait is a minute, doubled by each failure in a row up
 // to an hour, on the tuner's clock, which the test moves; a tune that
-// answers ends it. A tune its caller's context ended is no such failure.
+// answers ends it. A tune its caller's context ended (as it measured) is
+// no such failure.
 func TestTunerFailureWaits(t *testing.T) {
 	var fail atomic.Bool
 	fail.Store(true)
@@ -398,10 +403,13 @@ func TestTunerFailureWaits(t *testing.T) {
 	autotune.SetClock(tu, func() time.Time { return start.Add(time.Duration(moved.Load())) })
 	ctx, size := context.Background(), kernels.SizeOf(1<<12)
 	ended, cancel := context.WithCancel(ctx)
-	cancel()
+	before := op.before
+	op.before = func(ctx context.Context) error { cancel(); return ctx.Err() } // as it measures
 	if _, err := tu.Fastest(ended, op, size); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Fastest with its ctx ended = %v; want context.Canceled", err)
 	}
+	op.before = before
+	op.prepares.Store(0)
 	failed := func(call string, err error) {
 		t.Helper()
 		if status.CodeOf(err) != status.NotFound || !strings.Contains(err.Error(), "the weights are not there") {
@@ -478,4 +486,65 @@ func TestStopEndsItsWaiters(t *testing.T) {
 	if n := op.prepares.Load(); n != 1 {
 		t.Errorf("%d problems prepared; want 1, the stopped tune's", n)
 	}
+}
+
+// TestStoreFailureNotRemembered: a tune that fails on the store's side,
+// before it measures, is no failure of its key's: its caller gets it (in
+// the background, the next FastestOrDefault, once), and the key is tuned
+// again at the next question. A store that fails with an error is read
+// as a miss (the tune goes on without its lock, and an answer it cannot
+// keep is a NotStoredError), so the failure here is a fault in the
+// store's read: a panic, once, in the real backend this one wraps.
+// Before, Fastest returned the panic's failure, at once, for a minute.
+func TestStoreFailureNotRemembered(t *testing.T) {
+	u, err := url.Parse(redistest.Start(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := redis.Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &faultyReads{Backend: real}
+	tu := autotune.NewTuner(devtest.Device(t), store.New(b, nil), quick)
+	op, ctx := newScaleOp(scaleCand{name: "wg64", wg: 64}), context.Background()
+	answers := func(call string, size kernels.Size, tunes int64) {
+		t.Helper()
+		if i, err := tu.Fastest(ctx, op, size); i != 0 || err != nil || op.prepares.Load() != tunes {
+			t.Errorf("Fastest after %s = %d, %v, %d tunes; want candidate 0, %d tunes", call, i, err, op.prepares.Load(), tunes)
+		}
+	}
+	b.panicAt.Store(1) // the tune's first read
+	func() {
+		defer func() {
+			if r := recover(); r != "the store's read" {
+				t.Fatalf("Fastest recovered %v; want the store's panic", r)
+			}
+		}()
+		_, _ = tu.Fastest(ctx, op, kernels.SizeOf(1<<12))
+	}()
+	answers("the store's panic", kernels.SizeOf(1<<12), 1)
+	b.panicAt.Store(2) // after FastestOrDefault's own, the tune's first
+	var pending bool
+	for pending = true; pending && err == nil; time.Sleep(time.Millisecond) {
+		_, pending, err = tu.FastestOrDefault(ctx, op, kernels.SizeOf(1<<14))
+	}
+	if status.CodeOf(err) != status.Internal || !strings.Contains(err.Error(), "the store's read") {
+		t.Errorf("FastestOrDefault once its tune ended = %v, %v; want the store's panic", pending, err)
+	}
+	answers("the store's panic in the background", kernels.SizeOf(1<<14), 2)
+}
+
+// faultyReads is a real Backend whose read panicAt (counting down from
+// the next) panics.
+type faultyReads struct {
+	store.Backend
+	panicAt atomic.Int32
+}
+
+func (b *faultyReads) View(ctx context.Context, fn func(store.Tx) error) error {
+	if b.panicAt.Add(-1) == 0 {
+		panic("the store's read")
+	}
+	return b.Backend.View(ctx, fn)
 }
