@@ -157,9 +157,10 @@ func (d *Device) NewTuner(ctx context.Context, opts TunerOptions) (*Tuner, error
 // ErrDeviceLost. A context that ends stops the tune, and nothing is
 // stored. A panic in the Op's Prepare or Check reaches the call that ran
 // the tune; those waiting for it fail (code Internal). A size whose tune
-// failed returns that failure at once, without tuning, for a minute,
-// twice as long after each failure in a row, an hour at most; a tune its
-// ctx ended, or that a closed or lost device ended, is no such failure.
+// failed returns that failure, without tuning (unless the cache has an
+// answer meanwhile), for a minute, twice as long after each failure in a
+// row, an hour at most; a tune its ctx ended, or that a closed or lost
+// device or the cache ended, is no such failure.
 func (t *Tuner) Fastest(ctx context.Context, op *Op, size ...int) (*Pipeline, error) {
 	o, p, err := t.remembered(op, size, "vkbench: Fastest")
 	if p != nil || err != nil {

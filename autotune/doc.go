@@ -71,10 +71,12 @@
 // A key whose tune fails for its own sake (no candidate computes
 // correctly, none builds, the operation's Prepare fails or panics) is not
 // tuned again for a while: Fastest and Tune (unless forced) return that
-// failure at once, and FastestOrDefault, having returned it once, the
-// default, pending. The wait is a minute after the first failure, twice
-// as long after each failure in a row, an hour at most; a tune that
-// answers ends it. A tune ended by its context, by the device closed or
+// failure, and FastestOrDefault, having returned it once, the default,
+// pending. They still read the store (the file, the shared tier, in the
+// background for FastestOrDefault), where an answer another process
+// committed meanwhile ends the wait. The wait is a minute after the first
+// failure, twice as long after each failure in a row, an hour at most; a
+// tune that answers ends it. A tune ended by its context, by the device closed or
 // lost, or by the store before it measured, is no such failure: it is
 // not remembered.
 //

@@ -83,7 +83,8 @@ func (t *Tuner) remember(k Key, checksum string, fastest int) {
 // caller's. cancel is set where FastestOrDefault started it in the
 // background, where nobody waits for its answer or its panic: it ends the
 // tune's context, for Stop. measured is whether it got to measuring,
-// where alone a failure is the key's own (fail).
+// where alone a failure is the key's own (fail). look is the key's last
+// failure where its wait lasts: the tune reads the store, else is look.
 type tune struct {
 	done     chan struct{}
 	force    bool
@@ -92,6 +93,7 @@ type tune struct {
 	err      error
 	stopped  bool
 	measured bool
+	look     error
 }
 
 // NewTuner makes a tuner for dev that keeps its answers in s, in the
@@ -163,8 +165,8 @@ func (t *Tuner) Err() error { return t.dev.Err() }
 // is tuning the key, Fastest waits for it (or for ctx), and tunes the key
 // itself where that caller's context ended first; where Stop ended it (a
 // tune FastestOrDefault started), Fastest returns Stop's cause. A key
-// whose last tune failed for its own sake is that failure, at once,
-// until its wait is over (see the package doc).
+// whose last tune failed for its own sake is that failure, untuned, until
+// its wait is over, unless the store has an answer (see the package doc).
 func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.Size) (int, error) {
 	i, _, err := t.fastest(ctx, op, size, false)
 	return i, err
@@ -179,10 +181,11 @@ func (t *Tuner) Fastest(ctx context.Context, op kernels.Operation, size kernels.
 // until it ends, and Fastest callers wait for it, as for any tune. A
 // tune of the key that fails (a panic in it included, code Internal) is
 // the error of the next FastestOrDefault call of the key, once; later
-// calls get the default, pending, and no tune starts until the failure's
-// wait is over (see the package doc). A ctx already ended is its error,
-// unless memory has the answer, and starts nothing, and so is Stop's
-// cause after Stop: a program shutting down starts no tunes.
+// calls get the store's answer, else the default, pending, and no tune
+// starts until the failure's wait is over (see the package doc). A ctx
+// already ended is its error, unless memory has the answer, and starts
+// nothing, and so is Stop's cause after Stop: a program shutting down
+// starts no tunes.
 func (t *Tuner) FastestOrDefault(ctx context.Context, op kernels.Operation, size kernels.Size) (i int, pending bool, err error) {
 	return t.fastest(ctx, op, size, true)
 }
@@ -235,7 +238,8 @@ func (t *Tuner) fastest(ctx context.Context, op kernels.Operation, size kernels.
 // for it; a caller whose purpose is to store answers should. A device
 // lost while measuring returns, with the loss, the uncommitted entry of
 // what was measured (Measure). Unless force, a key whose last tune failed
-// is that failure while its wait lasts (see the package doc).
+// is the store's answer, else that failure, while its wait lasts (see the
+// package doc).
 func (t *Tuner) Tune(ctx context.Context, op kernels.Operation, size kernels.Size, force bool) (*Entry, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
@@ -310,8 +314,8 @@ func (t *Tuner) applicable(op kernels.Operation, size kernels.Size) (kernels.Ope
 	return s.op, s.index, s.sum, err
 }
 
-// tune answers k by the tune in flight, or by the failure of its last
-// one while it waits (unless force), or by tuning it.
+// tune answers k by the tune in flight, or by tuning it (only reading
+// the store while its last failure's wait lasts, unless force: start).
 func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum string, force bool, wait patience) (*Entry, error) {
 	mk := answerKey{k, sum}
 	t.mu.Lock()
@@ -331,10 +335,6 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: waiting for the tune of "+k.String())
 		}
 	}
-	if f := t.failed[mk]; f != nil && !force && t.now().Before(f.until) {
-		t.mu.Unlock()
-		return nil, f.err
-	}
 	p := t.start(mk, force)
 	t.mu.Unlock()
 	t.run(ctx, op, k, sum, p, wait)
@@ -342,15 +342,15 @@ func (t *Tuner) tune(ctx context.Context, op kernels.Operation, k Key, sum strin
 }
 
 // tuneBehind is tune for FastestOrDefault: the error of its last tune that
-// failed, once, or errPending while a tune is in flight or the failure's
-// wait lasts, or the local file's answer, or errPending, having started
-// the tune in the background.
+// failed, once, or errPending while a tune is in flight, or the local
+// file's answer, or errPending, having started the tune in the background
+// (only a reading of the store while the failure's wait lasts).
 func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum string) (*Entry, error) {
 	mk := answerKey{k, sum}
 	t.mu.Lock()
 	f := t.failed[mk]
 	told := f == nil || f.told
-	waiting := t.pending[mk] != nil || f != nil && t.now().Before(f.until)
+	inFlight := t.pending[mk] != nil
 	if !told {
 		f.told = true
 	}
@@ -358,10 +358,13 @@ func (t *Tuner) tuneBehind(ctx context.Context, op kernels.Operation, k Key, sum
 	switch {
 	case !told:
 		return nil, f.err
-	case waiting:
+	case inFlight:
 		return nil, errPending
 	}
 	if e := t.fromFile(ctx, k, sum); e != nil {
+		t.mu.Lock()
+		delete(t.failed, mk) // an answer ends the wait
+		t.mu.Unlock()
 		return e, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -398,12 +401,16 @@ func (t *Tuner) Stop(cause error) {
 	}
 }
 
-// start registers a tune of mk in flight; t.mu is held.
+// start registers a tune of mk in flight, a look where mk's failure
+// waits (unless force); t.mu is held.
 func (t *Tuner) start(mk answerKey, force bool) *tune {
 	// A tune that panics (in an Op's Prepare, say) ends all the same: its
 	// waiters get this error, and the panic goes on to the call that ran
 	// it, or, in the background, is the tune's failure.
 	p := &tune{done: make(chan struct{}), force: force, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", mk.key)}
+	if f := t.failed[mk]; f != nil && !force && t.now().Before(f.until) {
+		p.look = f.err
+	}
 	t.pending[mk] = p
 	return p
 }
@@ -492,6 +499,16 @@ func (t *Tuner) fail(ctx context.Context, mk answerKey, p *tune) {
 // resolve answers one key for p: from the store's tiers, else by
 // measuring and committing.
 func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum string, p *tune, wait patience) (*Entry, error) {
+	if p.look != nil { // the store's tiers are cheap reads; tuning waits
+		e, err := t.fromFile(ctx, k, sum), error(nil)
+		if e == nil {
+			e, err = t.fromShared(ctx, op, k, sum)
+		}
+		if e == nil {
+			err = cmp.Or(err, p.look)
+		}
+		return e, err
+	}
 	force := p.force
 	// A forced tune takes no answer but waits for the lock while its
 	// holder renews it, so that two machines forcing one key never

@@ -548,3 +548,58 @@ func (b *faultyReads) View(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	return b.Backend.View(ctx, fn)
 }
+
+// TestFailureWaitReadsTheStore: while a failed key's wait lasts (here
+// for ever: the tuner's clock stands still), Fastest and FastestOrDefault
+// still read the store, tuning nothing: an answer another process
+// committed to the cache file meanwhile, or another machine to the
+// shared store, is theirs. Before, they answered as the wait says (the
+// failure; the default, pending) until it was over.
+func TestFailureWaitReadsTheStore(t *testing.T) {
+	srv := redistest.Start(t)
+	dev := devtest.Device(t)
+	var fail atomic.Bool
+	fail.Store(true)
+	op := &hookedOp{scaleOp: newScaleOp(scaleCand{name: "wg64", wg: 64}), before: func(context.Context) error {
+		if fail.Load() {
+			return status.New(status.NotFound, "the weights are not there")
+		}
+		return nil
+	}}
+	m := newMachine(t, srv.URL())
+	tu := autotune.NewTuner(dev, m.cache, m.options(nil))
+	start := time.Now()
+	autotune.SetClock(tu, func() time.Time { return start })
+	ctx, inFile, inShared := context.Background(), kernels.SizeOf(1<<12), kernels.SizeOf(1<<14)
+	if _, err := tu.Fastest(ctx, op, inFile); status.CodeOf(err) != status.NotFound {
+		t.Fatalf("Fastest = %v; want the tune's failure", err)
+	}
+	var err error
+	for pending := true; pending; time.Sleep(time.Millisecond) {
+		_, pending, err = tu.FastestOrDefault(ctx, op, inShared)
+	}
+	if status.CodeOf(err) != status.NotFound {
+		t.Fatalf("FastestOrDefault once its tune ended = %v; want the tune's failure", err)
+	}
+	fail.Store(false) // the weights are there, the answer's check passes
+	other := newScaleOp(scaleCand{name: "wg64", wg: 64})
+	if _, err := autotune.NewTuner(dev, newCache(t, m.cache.Path()), quick).Fastest(ctx, other, inFile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := autotune.NewTuner(dev, newMachine(t, srv.URL()).cache, quick).Fastest(ctx, other, inShared); err != nil {
+		t.Fatal(err)
+	}
+	if i, err := tu.Fastest(ctx, op, inFile); i != 0 || err != nil {
+		t.Errorf("Fastest within the wait, the file answered = %d, %v; want its answer", i, err)
+	}
+	pending, err := true, error(nil)
+	for end := time.Now().Add(30 * time.Second); pending && err == nil && time.Now().Before(end); time.Sleep(time.Millisecond) {
+		_, pending, err = tu.FastestOrDefault(ctx, op, inShared)
+	}
+	if pending || err != nil {
+		t.Errorf("FastestOrDefault within the wait, the shared store answered = pending %v, %v; want its answer", pending, err)
+	}
+	if n := m.sampled.Load(); n != 0 {
+		t.Errorf("%d samples taken within the wait; want none", n)
+	}
+}
