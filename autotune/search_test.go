@@ -213,7 +213,8 @@ func TestSearchKeepWinner(t *testing.T) {
 // TestSearchKeepWinnerByObjective: a search hands the caller the
 // pipeline of its winner by the tuner's objective, and keeps no other,
 // nor, measuring a point at a time, any that cannot win: by time one at
-// most. Its two points are apart in time and far more in power: the fast
+// most. Its progress's best at the end and its tuning log's are that
+// winner, the log saying by what. Its two points are apart in time and far more in power: the fast
 // one draws a billion times the slow one's, so the slow one wins by
 // energy or energy-delay product however busy the machine makes their
 // times.
@@ -229,12 +230,13 @@ func TestSearchKeepWinnerByObjective(t *testing.T) {
 			src := &pointPower{watts: map[string]float64{"wg64-spin0-wrong0": 1e3, "wg64-spin64-wrong0": 1e-6}, last: time.Now()}
 			opts := quick
 			opts.Telemetry, opts.EnergyWindow, opts.Objective, opts.Progress = src, 30*time.Millisecond, c.obj, src.measuring
-			tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), opts)
+			cache := newCache(t, filepath.Join(t.TempDir(), "c.db"))
+			tuner := autotune.NewTuner(dev, cache, opts)
 			op := newSpaceScaleOp([]int{64}, 0)
 			op.space.Params[1].Values, op.space.Params[2].Values = []int{0, 64}, []int{0}
-			most := 0
+			most, last := 0, autotune.SearchProgress{}
 			res, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<12), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive},
-				KeepWinner: true, CompileThreads: -1, Progress: func(autotune.SearchProgress) { _, alive := dev.alive(t); most = max(most, alive) }})
+				KeepWinner: true, CompileThreads: -1, Progress: func(p autotune.SearchProgress) { _, alive := dev.alive(t); most, last = max(most, alive), p }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,6 +250,17 @@ func TestSearchKeepWinnerByObjective(t *testing.T) {
 			}
 			if err := res.Pipeline.Release(); err != nil {
 				t.Fatal(err)
+			}
+			l, err := search.ReadLog(context.Background(), cache, res.Log)
+			if err != nil || len(l.Searches) != 1 {
+				t.Fatalf("the tuning log: %v, %d searches; want 1", err, len(l.Searches))
+			}
+			by := string(c.obj)
+			if c.obj == autotune.ObjectiveTime {
+				by = ""
+			}
+			if s := l.Searches[0]; last.Best != c.winner || s.Best != c.winner || s.Objective != by {
+				t.Errorf("best %s as the search went, %s by %q in the log; want the winner %s by %q", last.Best, s.Best, s.Objective, c.winner, by)
 			}
 		})
 	}

@@ -37,7 +37,9 @@ type SearchOptions struct {
 
 // SearchProgress reports one evaluation of a search: the evaluations so
 // far, this one included, of Budget at most; its median (0 for a
-// failure), and whether the tuning log answered; the fastest so far.
+// failure), and whether the tuning log answered; the winner so far by
+// the tuner's Objective, as the search's answer is picked, and its
+// median.
 type SearchProgress struct {
 	Eval, Budget int
 	Name         string
@@ -89,9 +91,10 @@ type spaceOperation struct {
 func (o spaceOperation) Name() string { return o.name }
 
 // Search searches op's parameter space (kernels.Searchable) at size's key,
-// as the package doc's Searching says, and commits the fastest verified
-// point under op's name and SpaceSuffix: in the local file, replacing an
-// earlier search's answer with the fastest point the tuning log knows
+// as the package doc's Searching says, and commits the winner by the
+// tuner's Objective under op's name and SpaceSuffix: in the local file,
+// replacing an earlier search's answer with the winner of the points the
+// tuning log knows
 // (this search's or another's), and in the shared store by Commit's rule
 // (Force replaces its answer). A machine whose log has nothing of the key
 // takes a stored answer instead (Entry.From says which tier's, Search is
@@ -158,9 +161,11 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	if n := cmp.Or(sopts.CompileThreads, DefaultCompileThreads); n > 0 { // negative: in line
 		src.sem = newBuildSlots(n)
 	}
-	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands))
+	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands, t.opts.Objective))
 	defer src.releaseKept() // but the one handed to the caller
 	rec := search.LogSearchOf(sopts.Options, evals)
+	best, by := bestOf(evals, t.opts.Objective)
+	rec.Best, rec.Objective = best.Record.Name, by
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
 	res.Search = rec
@@ -239,26 +244,47 @@ func (l loggedPoints) of(pts *kernels.Points, i int) (search.LogRecord, bool) {
 }
 
 // progressOf returns the callback that reports each evaluation, with
-// the best so far by the search's rule (search.Evaluation.Beats).
-func progressOf(sopts SearchOptions, cands []kernels.Candidate) func(search.Evaluation) bool {
-	n := 0
-	var best search.Evaluation
+// the winner so far by obj (bestOf).
+func progressOf(sopts SearchOptions, cands []kernels.Candidate, obj Objective) func(search.Evaluation) bool {
+	var seen []search.Evaluation
 	return func(s search.Evaluation) bool {
-		n++
-		if s.Beats(best) {
-			best = s
+		if sopts.Progress == nil {
+			return false
 		}
-		if sopts.Progress != nil {
-			sec, ok := s.Median()
-			if !ok {
-				sec = 0
-			}
-			bestSec, _ := best.Median()
-			sopts.Progress(SearchProgress{Eval: n, Budget: sopts.MaxEvals, Name: cands[s.Point].Name, Seconds: sec,
-				FromLog: !s.Measured, Best: best.Record.Name, BestSeconds: bestSec})
+		seen = append(seen, s)
+		sec, ok := s.Median()
+		if !ok {
+			sec = 0
 		}
+		best, _ := bestOf(seen, obj)
+		bestSec, _ := best.Median()
+		sopts.Progress(SearchProgress{Eval: len(seen), Budget: sopts.MaxEvals, Name: cands[s.Point].Name, Seconds: sec,
+			FromLog: !s.Measured, Best: best.Record.Name, BestSeconds: bestSec})
 		return false
 	}
+}
+
+// bestOf returns the winner of evals by obj, picked as an entry's is
+// (crown), zero where none is verified, and what it won by as the
+// tuning log says it (search.LogSearch.Objective): obj, or "" for time,
+// where obj is time or one of them has no energy.
+func bestOf(evals []search.Evaluation, obj Objective) (search.Evaluation, string) {
+	e := &Entry{Objective: obj, Results: make([]results.Result, len(evals))}
+	var ranked []int
+	for i, s := range evals {
+		e.Results[i] = s.Record.Result
+		if s.Record.Verified() {
+			ranked = append(ranked, i)
+		}
+	}
+	crown(e, ranked)
+	switch {
+	case e.Fastest < 0:
+		return search.Evaluation{}, ""
+	case e.Objective == ObjectiveTime:
+		return evals[e.Fastest], ""
+	}
+	return evals[e.Fastest], string(e.Objective)
 }
 
 // searchEntry is the entry a search commits: a result for each candidate

@@ -31,7 +31,8 @@ func (e Evaluation) Beats(best Evaluation) bool {
 }
 
 // LogSearchOf is the log's record of the search under opts (filled) that
-// made evals.
+// made evals, its Best the fastest verified (Beats): a caller that picks
+// its winner by another objective names it (Best, Objective).
 func LogSearchOf(opts Options, evals []Evaluation) LogSearch {
 	s := LogSearch{Strategy: opts.Strategy, Seed: opts.Seed, Lookahead: opts.Lookahead, MaxEvals: opts.MaxEvals, Time: time.Now().UTC()}
 	var best Evaluation

@@ -77,7 +77,11 @@ func (r *LogRecord) Verified() bool { return r.Ran() && r.Stats.Median > 0 }
 
 // LogSearch is one search: its strategy, seed and bounds, the
 // configurations it evaluated (Order, by name), how many it measured (the
-// rest came from the log), and the fastest it found.
+// rest came from the log), and the winner among them (Best) by its
+// Objective: by time (Objective empty) the fastest verified, as in every
+// log written before a search by energy named its winner, and in a
+// replay; by "energy" or "edp" (a tuner's objective), picked as a
+// tuner's answer is.
 type LogSearch struct {
 	Kind        string   `json:"kind"` // "search"
 	Strategy    string   `json:"strategy"`
@@ -88,6 +92,7 @@ type LogSearch struct {
 	Order       []string `json:"order"`
 	Measured    int      `json:"measured"`
 	Best        string   `json:"best,omitempty"`
+	Objective   string   `json:"objective,omitempty"`   // what Best won by; empty for time
 	Interrupted bool     `json:"interrupted,omitempty"` // stopped before its end
 	// Seconds of compiling (summed over threads, and with what the
 	// space compiled as its points were enumerated: a manifest's GLSL),
