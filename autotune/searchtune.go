@@ -54,9 +54,9 @@ type SearchProgress struct {
 var DefaultCompileThreads = 4
 
 // SpaceSuffix ends the name under which a search's answer is stored: the
-// key "gemm.space/f32/4096x4096x4096" is the fastest point of gemm's
-// space, apart from "gemm/f32/4096x4096x4096", the fastest of its named
-// candidates.
+// key "gemm.space/f32/4096x4096x4096" is the winner among the points of
+// gemm's space, apart from "gemm/f32/4096x4096x4096", the winner among
+// its named candidates.
 const SpaceSuffix = ".space"
 
 // SearchResult is what a search found and did.
@@ -203,9 +203,9 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 }
 
 // withLogged returns evals and the evaluations of the points that logged
-// (the tuning log) has and evals lack: a search commits the fastest point
-// the log knows, so that a smaller search run after a larger one does not
-// replace its answer with a slower one.
+// (the tuning log) has and evals lack: a search commits the winner of the
+// points the log knows, so that a smaller search run after a larger one
+// does not replace its answer with a worse one.
 func withLogged(evals []search.Evaluation, pts *kernels.Points, logged loggedPoints) []search.Evaluation {
 	known := slices.Clone(evals)
 	for i := range pts.Configs {
