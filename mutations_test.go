@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // edit is one entry of scripts/mutations.json, as scripts/mutate.py reads it.
@@ -83,7 +84,13 @@ func TestMutationsCompile(t *testing.T) {
 	if raceEnabled() && os.Getenv(mutationsWithoutRace) == "" {
 		// go/types runs several times slower under the race detector,
 		// and this test starts no goroutines of its own worth watching.
-		cmd := exec.Command(gotool, "test", "-count=1", "-run", "^TestMutationsCompile$", ".")
+		args := []string{"test", "-count=1", "-run", "^TestMutationsCompile$"}
+		if deadline, ok := t.Deadline(); ok {
+			// The run's own limit, not go test's default ten minutes: on a
+			// cold build cache and a busy machine it can take seven.
+			args = append(args, "-timeout", time.Until(deadline).Round(time.Second).String())
+		}
+		cmd := exec.Command(gotool, append(args, ".")...)
 		cmd.Env = append(os.Environ(), mutationsWithoutRace+"=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", cmd, err, out)
