@@ -147,26 +147,39 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	if sopts.CompileThreads < 0 {
 		how = "before each measurement"
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %d measured, %d from the tuning log; compile %.1fs (%s), measure %.1fs, wall %.1fs; fastest %s\n",
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %d measured, %d from the tuning log; compile %.1fs (%s), measure %.1fs, wall %.1fs; %s\n",
 		res.Entry.Key, op.Name(), r.Strategy, r.Seed, len(r.Order), len(res.Points.Configs), r.Measured, len(r.Order)-r.Measured,
-		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, fastestSaid(res.Entry.FastestName, r.Best, len(r.Order)))
+		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, winnerSaid(pickedBy(f.objective, res.Entry), res.Entry.FastestName, r.Best, len(r.Order)))
 	return res.Op, evaluatedOnly(res.Entry, r.Order), err
 }
 
-// fastestSaid is what a search's summary says of its answer: committed,
-// the winner, and where that is of an earlier search in the tuning log,
-// this search's fastest (best) of the n configurations it evaluated, or
-// that none of them computed correctly (best is "").
-func fastestSaid(committed, best string, n int) string {
+// pickedBy is how a search's summary names its winner: fastest, or the
+// winner by the objective (flag), unless the entry says the pick fell
+// back to time.
+func pickedBy(flag string, e *autotune.Entry) string {
+	o, _ := autotune.ParseObjective(flag) // checked before the search
+	if o == autotune.ObjectiveTime || e.ObjectiveNote != "" {
+		return "fastest"
+	}
+	return "winner by " + string(o)
+}
+
+// winnerSaid is what a search's summary says of its answer: by (as
+// pickedBy says), committed, the winner, and where that is of an earlier
+// search in the tuning log, this search's own winner (best) of the n
+// configurations it evaluated, or that none of them computed correctly
+// (best is "").
+func winnerSaid(by, committed, best string, n int) string {
+	said := by + " " + committed
 	switch {
 	case committed == best:
-		return committed
+		return said
 	case best == "" && n == 1:
-		return committed + ", of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"
+		return said + ", of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"
 	case best == "":
-		return fmt.Sprintf("%s, of an earlier search in the tuning log (none of the %d configurations this one evaluated computed correctly)", committed, n)
+		return fmt.Sprintf("%s, of an earlier search in the tuning log (none of the %d configurations this one evaluated computed correctly)", said, n)
 	}
-	return committed + ", of an earlier search in the tuning log (this one's fastest: " + best + ")"
+	return said + ", of an earlier search in the tuning log (this one's " + by + ": " + best + ")"
 }
 
 // progressLine is tune -v's line of a search's evaluation p: the

@@ -274,17 +274,18 @@ func TestExportLogKey(t *testing.T) {
 // lines "best  failed" until one passed.
 func TestSearchSaysNoEmptyName(t *testing.T) {
 	for _, c := range []struct {
-		committed, best string
-		n               int
-		want            string
+		by, committed, best string
+		n                   int
+		want                string
 	}{
-		{"a", "a", 5, "a"},
-		{"a", "b", 5, "a, of an earlier search in the tuning log (this one's fastest: b)"},
-		{"a", "", 5, "a, of an earlier search in the tuning log (none of the 5 configurations this one evaluated computed correctly)"},
-		{"a", "", 1, "a, of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"},
+		{"fastest", "a", "a", 5, "fastest a"},
+		{"fastest", "a", "b", 5, "fastest a, of an earlier search in the tuning log (this one's fastest: b)"},
+		{"winner by energy", "a", "b", 5, "winner by energy a, of an earlier search in the tuning log (this one's winner by energy: b)"},
+		{"fastest", "a", "", 5, "fastest a, of an earlier search in the tuning log (none of the 5 configurations this one evaluated computed correctly)"},
+		{"fastest", "a", "", 1, "fastest a, of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"},
 	} {
-		if got := fastestSaid(c.committed, c.best, c.n); got != c.want {
-			t.Errorf("fastestSaid(%q, %q, %d) = %q, want %q", c.committed, c.best, c.n, got, c.want)
+		if got := winnerSaid(c.by, c.committed, c.best, c.n); got != c.want {
+			t.Errorf("winnerSaid(%q, %q, %q, %d) = %q, want %q", c.by, c.committed, c.best, c.n, got, c.want)
 		}
 	}
 	for _, c := range []struct {
@@ -397,5 +398,24 @@ func TestSearchHangTimeout(t *testing.T) {
 	if len(got) != 4 || got["slow.space/loop-LOOP16"] != "measured " || !lost.MatchString(got["slow.space/loop-LOOP1048576"]) ||
 		got["slow.space/loop-LOOP32"] != notRun || got["slow.space/loop-LOOP64"] != notRun {
 		t.Errorf("-o holds %v, want LOOP16 measured, LOOP1048576 failed naming the loss, LOOP32 and LOOP64 %q", got, notRun)
+	}
+}
+
+// TestSearchNamesItsObjective: a search's summary named its answer
+// "fastest" whatever the objective, where by energy or edp the answer is
+// the winner by that; and by time again where the entry says the pick
+// fell back to it.
+func TestSearchNamesItsObjective(t *testing.T) {
+	for _, c := range []struct {
+		flag, note, want string
+	}{
+		{"time", "", "fastest"},
+		{"energy", "", "winner by energy"},
+		{"EDP", "", "winner by edp"},
+		{"energy", "b has no energy per run: picked by time", "fastest"},
+	} {
+		if got := pickedBy(c.flag, &autotune.Entry{ObjectiveNote: c.note}); got != c.want {
+			t.Errorf("pickedBy(%q, note %q) = %q, want %q", c.flag, c.note, got, c.want)
+		}
 	}
 }
