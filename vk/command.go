@@ -27,7 +27,8 @@ const (
 )
 
 // Descriptor pools start with room for this many sets of up to
-// descriptorsPerSet buffers each, and double when they run out.
+// descriptorsPerSet buffers each, and double when they run out, up to
+// poolCap for a pool that runs out at its first dispatch.
 const (
 	descriptorSets    = 32
 	descriptorsPerSet = 8
@@ -43,11 +44,11 @@ type commandBuffer struct {
 	// flight until the timeline reaches it (0: never submitted).
 	pending atomic.Uint64
 
-	// descPools are reset at Begin; dispatches allocate from
-	// descPools[cur], moving on (and growing) when one is full.
+	// descPools are reset at Begin; dispatches allocate from the last,
+	// moving on to a new one, twice as large, when it is full.
 	descPools []C.VkDescriptorPool
-	cur       int
 	poolSets  uint32 // sets of the last pool made
+	fresh     bool   // no set allocated from the last since made or reset
 
 	// hostBarrier is set when the recording writes host-visible memory,
 	// which then needs a barrier to the host at End.
@@ -213,7 +214,7 @@ func (cb *commandBuffer) Begin() error {
 			return err
 		}
 	}
-	cb.cur, cb.nbuilds = 0, 0
+	cb.fresh, cb.nbuilds = true, 0
 	cb.hostBarrier = false
 	if c := C.vkb_begin(d.c, cb.pool, cb.cb, C.uint32_t(len(cb.descPools)), first(cb.descPools)); c.result != C.VK_SUCCESS {
 		cb.state = cbInitial
@@ -229,8 +230,34 @@ func (cb *commandBuffer) addDescriptorPool(sets uint32) error {
 		return cb.d.result("vkCreateDescriptorPool", r)
 	}
 	cb.descPools = append(cb.descPools, p)
-	cb.poolSets = sets
+	cb.poolSets, cb.fresh = sets, true
 	return nil
+}
+
+// poolCap is the most sets a pool that a dispatch of e finds full while
+// still fresh is grown to: twice the first pool, or twice the room e's
+// sets and bindings need (vkb_create_descriptor_pool gives a pool a
+// quarter as many images and uniform buffers of each kind as storage
+// buffers), whichever is more. CreateExecutable kept e's sets within the
+// device's maxBoundDescriptorSets and its bindings within the per-set and
+// per-stage limits of each kind, and so the cap; a fresh pool of it that
+// is full is full for another reason than its size.
+func (e *executable) poolCap() uint32 {
+	var count [4]uint32
+	for i := range e.bindings {
+		k := hal.StorageBufferBinding
+		if e.kinds != nil {
+			k = e.kinds[i]
+		}
+		count[k]++
+	}
+	sets := uint32(1)
+	if e.sets != nil {
+		sets = uint32(e.sets.n)
+	}
+	images := max(count[hal.StorageImageBinding], count[hal.SampledImageBinding], count[hal.UniformBufferBinding])
+	need := max(descriptorSets, sets, (count[hal.StorageBufferBinding]+descriptorsPerSet-1)/descriptorsPerSet, (4*images+descriptorsPerSet-1)/descriptorsPerSet)
+	return 2 * need
 }
 
 // Dispatch checks everything before it records anything: a call that
@@ -398,7 +425,8 @@ func (m *buildMarks) building(d *device) bool {
 
 // recordDispatch records a checked dispatch whose bindings are in the
 // scratch arrays, allocating its descriptor set from the pools (and
-// growing them when they are full); build as buildEvents returns.
+// growing them when they are full, to poolCap for a fresh one); build as
+// buildEvents returns.
 func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch, build *C.VkEvent) error {
 	d := cb.d
 	if len(dp.Bindings) > 0 && len(cb.descPools) == 0 {
@@ -408,30 +436,35 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch, build *C
 	}
 	for {
 		var pool C.VkDescriptorPool
-		if len(cb.descPools) > 0 {
-			pool = cb.descPools[cb.cur]
+		if n := len(cb.descPools); n > 0 {
+			pool = cb.descPools[n-1]
 		}
 		r := C.vkb_cmd_dispatch(d.c, cb.cb, pool, e.p, e.sets, C.uint32_t(len(dp.Bindings)), first(cb.binds[:len(dp.Bindings)]), boolInt(e.kinds != nil),
 			unsafe.Pointer(first(dp.PushConstants)), C.uint32_t(len(dp.PushConstants)), build, C.uint32_t(dp.Groups[0]), C.uint32_t(dp.Groups[1]), C.uint32_t(dp.Groups[2]))
 		if r == C.VK_SUCCESS {
+			cb.fresh = cb.fresh && len(dp.Bindings) == 0
 			return nil
 		}
 		if r != vkErrorOutOfPoolMemory && r != vkErrorFragmentedPool {
 			return d.result("vkAllocateDescriptorSets", r)
 		}
-		// The pool is full: move on to the next, making it if need be.
-		if cb.cur+1 == len(cb.descPools) {
-			if err := cb.addDescriptorPool(2 * cb.poolSets); err != nil {
-				return err
-			}
+		if cb.fresh && cb.poolSets >= e.poolCap() {
+			return status.Annotatef(d.result("vkAllocateDescriptorSets", r),
+				"vk: Dispatch: executable %q (%d bindings): a fresh descriptor pool of %d sets, %d storage buffers and %d each of images and uniform buffers, the most it is grown to, ran out",
+				e.label, e.bindings, cb.poolSets, cb.poolSets*descriptorsPerSet, cb.poolSets*descriptorsPerSet/4)
 		}
-		cb.cur++
+		if err := cb.addDescriptorPool(2 * cb.poolSets); err != nil {
+			return err
+		}
 	}
 }
 
-// failNextAllocation makes the device's next descriptor-set allocation
-// fail with r: test support, for a dispatch that fails once checked.
-func (d *device) failNextAllocation(r int32) { C.vkb_test_fail_allocation(d.c, C.VkResult(r)) }
+// failAllocation makes the device's next descriptor-set allocation
+// (always 0), or every one (1), fail with r, and none again (-1, from any
+// goroutine): test support, for a dispatch that fails once checked.
+func (d *device) failAllocation(r int32, always int) {
+	C.vkb_test_fail_allocation(d.c, C.VkResult(r), C.int(always))
+}
 
 func (cb *commandBuffer) Copy(src hal.Buffer, srcOffset int64, dst hal.Buffer, dstOffset int64, size int64) error {
 	const op = "Copy"

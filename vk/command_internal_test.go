@@ -4,8 +4,11 @@ package vk
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/status"
@@ -22,7 +25,7 @@ func TestDispatchFailingToRecord(t *testing.T) {
 	d, cb, dispatch := recording(t)
 	// What CPU devices do; the recording is the same on any device.
 	d.buildsAtDispatch = true
-	d.failNextAllocation(vkErrorOutOfHostMemory)
+	d.failAllocation(vkErrorOutOfHostMemory, 0)
 	err := cb.Dispatch(dispatch)
 	if status.CodeOf(err) != status.ResourceExhausted || !strings.Contains(err.Error(), "vkAllocateDescriptorSets: VK_ERROR_OUT_OF_HOST_MEMORY") {
 		t.Fatalf("Dispatch with its descriptor set failing to allocate = %v; want RESOURCE_EXHAUSTED naming vkAllocateDescriptorSets", err)
@@ -45,7 +48,7 @@ func TestDispatchFailingToRecord(t *testing.T) {
 // large as both.
 func TestDispatchFullPool(t *testing.T) {
 	d, cb, dispatch := recording(t)
-	d.failNextAllocation(vkErrorOutOfPoolMemory)
+	d.failAllocation(vkErrorOutOfPoolMemory, 0)
 	if err := cb.Dispatch(dispatch); err != nil {
 		t.Fatalf("Dispatch with its first pool full: %v", err)
 	}
@@ -61,6 +64,75 @@ func TestDispatchFullPool(t *testing.T) {
 	}
 	if err := cb.Dispatch(dispatch); err != nil {
 		t.Fatalf("Dispatch in the merged pool: %v", err)
+	}
+	// The merged pool is past poolCap, but not fresh: full, it is left
+	// for a new one.
+	d.failAllocation(vkErrorOutOfPoolMemory, 0)
+	if err := cb.Dispatch(dispatch); err != nil {
+		t.Fatalf("Dispatch with the merged pool full: %v", err)
+	}
+	if len(cb.descPools) != 2 || cb.poolSets != 8*descriptorSets {
+		t.Errorf("after the merged pool was full: %d pools, the last of %d sets; want 2, the last of %d", len(cb.descPools), cb.poolSets, 8*descriptorSets)
+	}
+	submitWait(t, d, cb)
+}
+
+// TestPoolCap checks the most sets a fresh pool is grown to: twice the
+// first pool, or twice the room of an executable's bindings, a pool
+// having a quarter as many of each other kind as storage buffers.
+func TestPoolCap(t *testing.T) {
+	kinds := func(k hal.BindingKind, n int) []hal.BindingKind { return slices.Repeat([]hal.BindingKind{k}, n) }
+	for _, c := range []struct {
+		bindings int
+		kinds    []hal.BindingKind
+		want     uint32
+	}{
+		{1, nil, 2 * descriptorSets},
+		{300, nil, 2 * 38},
+		{100, kinds(hal.StorageImageBinding, 100), 100},
+		{130, kinds(hal.UniformBufferBinding, 130), 130},
+		{2, []hal.BindingKind{hal.StorageBufferBinding, hal.SampledImageBinding}, 2 * descriptorSets},
+	} {
+		e := &executable{bindings: c.bindings, kinds: c.kinds}
+		if got := e.poolCap(); got != c.want {
+			t.Errorf("poolCap of %d bindings (kinds %v) = %d; want %d", c.bindings, c.kinds, got, c.want)
+		}
+	}
+}
+
+// TestDispatchPoolNeverFits has every descriptor-set allocation report
+// the pool full: the dispatch grows its pool while fresh to poolCap (64
+// sets here, twice the first pool) and no further, fails with
+// RESOURCE_EXHAUSTED naming the pool's figures, and holds nothing new;
+// the recording goes on once allocations succeed. Before, it grew pools
+// without end (their sets wrapping past 2³² to none); the test waits 10 s
+// for the dispatch, then lets allocations reach the driver and fails.
+func TestDispatchPoolNeverFits(t *testing.T) {
+	d, cb, dispatch := recording(t)
+	d.failAllocation(vkErrorOutOfPoolMemory, 1)
+	done := make(chan error, 1)
+	go func() { done <- cb.Dispatch(dispatch) }()
+	var err error
+	select {
+	case err = <-done:
+		d.failAllocation(0, -1)
+	case <-time.After(10 * time.Second):
+		d.failAllocation(0, -1)
+		err = <-done
+		t.Fatalf("Dispatch with every allocation failing was still growing its pools after 10 s: %d pools, the last of %d sets (once allocations succeeded, it returned %v)", len(cb.descPools), cb.poolSets, err)
+	}
+	const want = "a fresh descriptor pool of 64 sets, 512 storage buffers and 128 each of images and uniform buffers, the most it is grown to, ran out: vk: vkAllocateDescriptorSets: VK_ERROR_OUT_OF_POOL_MEMORY"
+	if status.CodeOf(err) != status.ResourceExhausted || !strings.Contains(fmt.Sprint(err), want) {
+		t.Fatalf("Dispatch with every allocation failing = %v; want RESOURCE_EXHAUSTED ending %q", err, want)
+	}
+	if len(cb.descPools) != 2 || cb.poolSets != 2*descriptorSets {
+		t.Errorf("after the failed Dispatch: %d pools, the last of %d sets; want 2, the last of %d", len(cb.descPools), cb.poolSets, 2*descriptorSets)
+	}
+	if n := len(cb.uses); n != 0 {
+		t.Errorf("after the failed Dispatch the recording holds %d objects; want none", n)
+	}
+	if err := cb.Dispatch(dispatch); err != nil {
+		t.Fatalf("Dispatch once allocations succeed: %v", err)
 	}
 	submitWait(t, d, cb)
 }

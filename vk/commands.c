@@ -629,16 +629,21 @@ VkResult vkb_query_results(const vkb_device *d, VkQueryPool pool, uint32_t first
 static vkb_device *failing_device;
 static PFN_vkAllocateDescriptorSets failing_real;
 static VkResult failing_result;
+static int failing_always;
 
 static VkResult VKAPI_PTR failing_allocate(VkDevice device, const VkDescriptorSetAllocateInfo *ai, VkDescriptorSet *out) {
-	(void)device, (void)ai, (void)out;
-	failing_device->AllocateDescriptorSets = failing_real;
+	int always = __atomic_load_n(&failing_always, __ATOMIC_ACQUIRE);
+	if (always < 0) return failing_real(device, ai, out);
+	if (always == 0) failing_device->AllocateDescriptorSets = failing_real;
 	return failing_result;
 }
 
-void vkb_test_fail_allocation(vkb_device *d, VkResult r) {
-	failing_device = d;
-	failing_real = d->AllocateDescriptorSets;
-	failing_result = r;
-	d->AllocateDescriptorSets = failing_allocate;
+void vkb_test_fail_allocation(vkb_device *d, VkResult r, int always) {
+	if (always >= 0) {
+		if (d->AllocateDescriptorSets != failing_allocate) failing_real = d->AllocateDescriptorSets;
+		failing_device = d;
+		failing_result = r;
+		d->AllocateDescriptorSets = failing_allocate;
+	}
+	__atomic_store_n(&failing_always, always, __ATOMIC_RELEASE);
 }

@@ -40,7 +40,9 @@
 // barriers that order buffers order them too; what a device can do with
 // each format is vkGetPhysicalDeviceFormatProperties' optimal-tiling
 // features. Command buffers have their own command and descriptor pools,
-// reset at Begin.
+// reset at Begin; a dispatch moves on to a pool twice as large when one
+// is full, and fails with ResourceExhausted where a fresh pool with twice
+// the room of the first pool, or of its bindings, is full.
 //
 // CreateExecutable checks the module with package spirv first: the entry
 // point, the bindings, and a push-constant range at least as long as the

@@ -456,9 +456,11 @@ void vkb_destroy_semaphore(const vkb_device *d, VkSemaphore s);
 VkResult vkb_submit_timeline(const vkb_device *d, VkCommandBuffer cb, VkSemaphore s, uint64_t signal);
 VkResult vkb_wait_timeline(const vkb_device *d, VkSemaphore s, uint64_t value, uint64_t timeout_ns);
 
-// Test support: the next vkAllocateDescriptorSets of d returns r without
-// reaching the driver, through a wrapper of the driver's entry point that
-// then puts it back (one device of the process at a time).
-void vkb_test_fail_allocation(vkb_device *d, VkResult r);
+// Test support: the next vkAllocateDescriptorSets of d (always 0), or
+// every one (1), returns r without reaching the driver, through a wrapper
+// of the driver's entry point (one device of the process at a time),
+// which puts it back after a single failure. always -1 makes the wrapper
+// reach the driver, from any thread.
+void vkb_test_fail_allocation(vkb_device *d, VkResult r, int always);
 
 #endif
