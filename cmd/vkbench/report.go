@@ -11,6 +11,7 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 )
 
@@ -51,7 +52,8 @@ its label beside its point, under the
 device's bandwidth and compute roofs. The roofs come from --peak-gbps and
 --peak-gflops, else from the peak that vkbench peak stored in the tune cache
 (--cache) for the file's hardware; with neither the roofline is left out,
-with a note. Operations that only move data (copy, transpose) are listed
+with a note (a cache that cannot be read is a warning that names it).
+Operations that only move data (copy, transpose) are listed
 under it with their bandwidth, and integer operations with their GOP/s.
 
 Exit status: 0 success, 2 bad usage, an unreadable or malformed file, or
@@ -102,24 +104,24 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 	if err != nil {
 		return usageError{err}
 	}
-	peakOf, err := reportPeaks(cmd, cf, peakGBps, peakGFLOPs)
+	peakOf, cache, err := reportPeaks(cmd, in, cf, peakGBps, peakGFLOPs)
 	if err != nil {
 		return err
 	}
-	return writeReport(cmd, output, args, func(w io.Writer) (int, error) {
+	return writeReport(cmd, output, append(inputs("a file the report draws", args...), cache...), func(w io.Writer) (int, error) {
 		return report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
 	}, func(n int) string { return plural(n, "chart", "charts") + " of " + plural(len(in), "file", "files") })
 }
 
-// writeReport writes the report that draw draws of paths to output, and
-// says on stderr what it drew (said, of the count draw returns). A report
-// of nothing is bad input.
-func writeReport(cmd *cobra.Command, output string, paths []string, draw func(io.Writer) (int, error), said func(int) string) error {
+// writeReport writes the report that draw draws to output, which may not
+// replace any of in, and says on stderr what it drew (said, of the count
+// draw returns). A report of nothing is bad input.
+func writeReport(cmd *cobra.Command, output string, in []input, draw func(io.Writer) (int, error), said func(int) string) error {
 	var n int
 	err := writeOutput(cmd, output, func(w io.Writer) (err error) {
 		n, err = draw(w)
 		return err
-	}, inputs("a file the report draws", paths...)...)
+	}, in...)
 	if errors.Is(err, report.ErrNothing) {
 		return usageError{err}
 	}
@@ -141,36 +143,66 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 		}
 		ls = append(ls, l)
 	}
-	return writeReport(cmd, output, paths, func(w io.Writer) (int, error) {
+	return writeReport(cmd, output, inputs("a file the report draws", paths...), func(w io.Writer) (int, error) {
 		return report.Convergence(w, format, ls, report.Options{Version: version})
 	}, func(n int) string {
 		return "the convergence of " + plural(n, "search", "searches") + " in " + plural(len(ls), "log", "logs")
 	})
 }
 
-// reportPeaks returns the peak of each hardware, for its roofline: each
-// roof from its flag (--peak-gbps, --peak-gflops) where set, else from the
-// peak stored in the cache for the hardware; nil where neither roof is
-// known. The cache is opened only where a flag is missing.
-func reportPeaks(cmd *cobra.Command, cf *cacheFlags, peakGBps, peakGFLOPs float64) (func(hardware string) *autotune.Peak, error) {
-	var cache *store.Store
+// reportPeaks returns the peak of each hardware of in, for its roofline:
+// each roof from its flag (--peak-gbps, --peak-gflops) where set, else
+// from the peak stored in the cache for the hardware (loadPeak); nil
+// where neither roof is known. The cache is opened only where a flag is
+// missing, and closed once read; it is then among the report's inputs,
+// which -o may not replace.
+func reportPeaks(cmd *cobra.Command, in []report.Input, cf *cacheFlags, peakGBps, peakGFLOPs float64) (func(hardware string) *autotune.Peak, []input, error) {
+	stored := map[string]*autotune.PeakRecord{}
+	var read []input
 	if peakGBps == 0 || peakGFLOPs == 0 {
-		var err error
-		if cache, err = cf.open(cmd, false); err != nil {
-			return nil, err
+		cache, err := cf.open(cmd, false)
+		if err != nil {
+			return nil, nil, err
 		}
+		for _, f := range in {
+			if f.File == nil { // ab's report: no roofline
+				continue
+			}
+			hw := f.File.Device.Hardware
+			if _, seen := stored[hw]; !seen {
+				if stored[hw], err = loadPeak(cmd, cache, hw); err != nil {
+					break
+				}
+			}
+		}
+		if err := status.Join(err, cache.Close()); err != nil {
+			return nil, nil, err
+		}
+		read = []input{cacheInput(cache)}
 	}
 	return func(hardware string) *autotune.Peak {
 		p := autotune.Peak{Rates: autotune.Rates{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}}
-		if cache != nil {
-			if stored, _ := autotune.LoadPeak(cmd.Context(), cache, hardware); stored != nil { // no stored peak is a note, not an error
-				p.BandwidthGBps = cmp.Or(p.BandwidthGBps, stored.BandwidthGBps)
-				p.GFLOPs = cmp.Or(p.GFLOPs, stored.GFLOPs)
-			}
+		if s := stored[hardware]; s != nil {
+			p.BandwidthGBps = cmp.Or(p.BandwidthGBps, s.BandwidthGBps)
+			p.GFLOPs = cmp.Or(p.GFLOPs, s.GFLOPs)
 		}
 		if p.BandwidthGBps == 0 && p.GFLOPs == 0 {
 			return nil
 		}
 		return &p
-	}, nil
+	}, read, nil
+}
+
+// loadPeak returns the peak stored in cache for hardware: nil where
+// none is, a note rather than an error, and nil where the cache could not
+// be read, a warning that the store wrote on stderr, naming its file (the
+// peak is a reference, the work goes on without it). The command's
+// context ending while it reads is its error: what it would write
+// without the peak is not what was asked.
+func loadPeak(cmd *cobra.Command, cache *store.Store, hardware string) (*autotune.PeakRecord, error) {
+	p, err := autotune.LoadPeak(cmd.Context(), cache, hardware)
+	if err != nil && cmd.Context().Err() != nil {
+		return nil, err
+	}
+	return p, nil
 }

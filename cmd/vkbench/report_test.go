@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"image/png"
@@ -10,9 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/store"
 )
 
 // svgTexts parses an SVG document and returns its text elements; it fails
@@ -226,4 +229,68 @@ func TestReportRealRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReportStoredPeak: the roofline's roofs come from the peak stored
+// in the cache for the file's hardware. The cache is among report's
+// inputs: -o over it is refused, the cache left whole (it was replaced by
+// the report before). Interrupted before the peak is read (here before it
+// starts), report writes nothing, as its line says: it wrote the report,
+// without the roofline, before.
+func TestReportStoredPeak(t *testing.T) {
+	dir := t.TempDir()
+	in := cliData("report-input.json")
+	cache := filepath.Join(dir, "cache.svg")
+	c, err := store.Open(store.Options{Path: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 100}}}
+	if _, err := autotune.SavePeak(t.Context(), c, "crafted_0000_test", peak, 0.01, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("roofs", func(t *testing.T) {
+		out := filepath.Join(dir, "report.svg")
+		mustRun(t, 0, "report", in, "-o", out, "--cache", cache)
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		containsAll(t, "the SVG", svgTexts(t, data), "memory 10 GB/s", "compute 100 GFLOP/s")
+	})
+	t.Run("over-cache", func(t *testing.T) {
+		r := mustRun(t, 2, "report", in, "-o", cache, "--cache", cache)
+		if want := "vkbench: -o " + cache + " is " + cache + ", the tune cache's file; writing there would destroy it\n"; r.stderr != want {
+			t.Errorf("-o over the cache: stderr %q, want %q", r.stderr, want)
+		}
+		if p, err := autotune.LoadPeak(t.Context(), c, "crafted_0000_test"); err != nil || p == nil || p.GFLOPs != 100 {
+			t.Errorf("the cache after -o over it: peak %v, %v; want it whole", p, err)
+		}
+	})
+	// A cache that cannot be read is a warning naming it; the report is
+	// drawn, its roofline a note.
+	t.Run("damaged", func(t *testing.T) {
+		damaged := filepath.Join(dir, "damaged.db")
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cache", "damaged-garbled-pages.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(damaged, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := mustRun(t, 0, "report", in, "-o", filepath.Join(dir, "damaged.svg"), "--cache", damaged)
+		if !strings.Contains(r.stderr, "vkbench: warning: store: stored peaks not read: DATA_LOSS: store: cache "+damaged+" is damaged") {
+			t.Errorf("stderr %q does not warn of the damaged cache, naming it", r.stderr)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(interrupt{syscall.SIGINT})
+		var stdout, stderr strings.Builder
+		out := filepath.Join(dir, "interrupted.svg")
+		code := execute(ctx, []string{"report", in, "-o", out, "--cache", cache}, &stdout, &stderr)
+		if _, err := os.Stat(out); code != 130 || !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("report interrupted: exit status %d, stderr %q, %s written (%v); want 130 and nothing written", code, stderr.String(), out, err)
+		}
+	})
 }

@@ -278,7 +278,11 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 		return err
 	}
 	info := s.dev.Info()
-	if p, _ := autotune.LoadPeak(cmd.Context(), s.cache, info.Hardware()); p != nil {
+	p, err := loadPeak(cmd, s.cache, info.Hardware())
+	if err != nil {
+		return s.close(cmd, err)
+	}
+	if p != nil {
 		opts.Peak = &p.Peak
 	}
 	file := &results.File{Schema: results.Schema, Version: version, Time: time.Now().UTC(), Mode: string(opts.Mode), Seed: opts.Seed, Rounds: opts.Rounds,
