@@ -65,9 +65,9 @@ kept keeps its value and interval only.
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
 
-Exit status: 0 success; 1 a candidate computed a wrong result (its measure's
-rate is not stored, the others' are); 2 bad usage; 3 a device failure; 4 the
-output could not be written.`,
+Exit status: 0 success; 1 a candidate computed a wrong result, or a measure
+could not run at its size (its rate is not stored, the others' are); 2 bad
+usage; 3 a device failure; 4 the output could not be written.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f, replace) },
 	}
@@ -106,8 +106,14 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	rec.Low, rec.High = &autotune.Rates{}, &autotune.Rates{}
 	var rows []peakRow
 	var errs []error
+	var failed opFailures // as run's: a measure that cannot run at its size, the others measured and stored
 	for i, m := range peakMeasures {
-		row, err := measurePeak(cmd.Context(), sess.dev, ops[i], sizes.sizeFor(ops[i], info), opts, m.unit, &rec)
+		size := sizes.sizeFor(ops[i], info)
+		row, err := measurePeak(cmd.Context(), sess.dev, ops[i], size, opts, m.unit, &rec)
+		if err != nil && operationsOwn(cmd.Context(), sess.dev, err) {
+			failed.add(new(results.File), ops[i], size, err) // peak's rows say it, not a results file
+			row, err = peakRow{what: m.op, unit: m.unit, outcome: string(results.Failed), reason: status.TextForPeople(err.Error())}, nil
+		}
 		*m.into(&rec.Rates), *m.into(rec.Low), *m.into(rec.High) = row.rate, row.lo, row.hi
 		row.halfWidth = rec.HalfWidth(m.into)
 		rows, errs = append(rows, row), append(errs, err)
@@ -136,7 +142,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	if err := sess.close(cmd, err); err != nil {
 		return err
 	}
-	return wrongPeak(rows)
+	return status.Join(failed.err(len(ops)), wrongPeak(rows))
 }
 
 // wrongPeak is the command's failure where a measure's candidate computed

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -133,5 +134,26 @@ func TestPeakWrong(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPeakTooLarge: a measure that cannot run at its --size (copy's
+// buffers past the device's limit) is reported, as run reports such an
+// operation: its row says failed and why, the other rates are measured
+// and stored, its own is not, and the status is 1 after the table. Peak
+// stopped with status 2 before, storing nothing.
+func TestPeakTooLarge(t *testing.T) {
+	needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	args := append([]string{"peak", "--cache", cache}, peakArgs...)
+	args[slices.Index(args, "copy=4096")] = "copy=100000000"
+	r := vkbench(t, args...)
+	if said := strings.Join(strings.Fields(r.stderr), " "); r.code != exitRegression ||
+		!strings.HasPrefix(said, "vkbench: could not measure copy at 100000000: ") || !strings.Contains(said, "maxStorageBufferRange") ||
+		!strings.HasSuffix(said, "(the other operations ran)") || !regexp.MustCompile(`(?m)^  copy .* failed$`).MatchString(r.stdout) {
+		t.Fatalf("peak with copy too large: exit %d, want %d, naming copy and why\nstdout:\n%s\nstderr:\n%s", r.code, exitRegression, r.stdout, r.stderr)
+	}
+	if got := storedPeak(t, cache); got.BandwidthGBps != 0 || got.GFLOPs <= 0 || got.Int32GOPs <= 0 {
+		t.Errorf("peak stored %+v; want no bandwidth (copy not measured) and the other rates", got.Rates)
 	}
 }
