@@ -164,7 +164,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	evals, serr := search.Drive(ctx, strat, src, sopts.Options, progressOf(sopts, src.cands, t.opts.Objective))
 	defer src.releaseKept() // but the one handed to the caller
 	rec := search.LogSearchOf(sopts.Options, evals)
-	best, by := bestOf(evals, t.opts.Objective)
+	best, by := BestOf(evals, string(t.opts.Objective))
 	rec.Best, rec.Objective = best.Record.Name, by
 	rec.Measured, rec.Interrupted = src.measured, serr != nil
 	rec.CompileSeconds, rec.WallSeconds = src.compile.Seconds(), (time.Since(src.t0) + enumerated).Seconds()
@@ -244,7 +244,7 @@ func (l loggedPoints) of(pts *kernels.Points, i int) (search.LogRecord, bool) {
 }
 
 // progressOf returns the callback that reports each evaluation, with
-// the winner so far by obj (bestOf).
+// the winner so far by obj (BestOf).
 func progressOf(sopts SearchOptions, cands []kernels.Candidate, obj Objective) func(search.Evaluation) bool {
 	var seen []search.Evaluation
 	return func(s search.Evaluation) bool {
@@ -256,7 +256,7 @@ func progressOf(sopts SearchOptions, cands []kernels.Candidate, obj Objective) f
 		if !ok {
 			sec = 0
 		}
-		best, _ := bestOf(seen, obj)
+		best, _ := BestOf(seen, string(obj))
 		bestSec, _ := best.Median()
 		sopts.Progress(SearchProgress{Eval: len(seen), Budget: sopts.MaxEvals, Name: cands[s.Point].Name, Seconds: sec,
 			FromLog: !s.Measured, Best: best.Record.Name, BestSeconds: bestSec})
@@ -264,12 +264,14 @@ func progressOf(sopts SearchOptions, cands []kernels.Candidate, obj Objective) f
 	}
 }
 
-// bestOf returns the winner of evals by obj, picked as an entry's is
-// (crown), zero where none is verified, and what it won by as the
-// tuning log says it (search.LogSearch.Objective): obj, or "" for time,
-// where obj is time or one of them has no energy.
-func bestOf(evals []search.Evaluation, obj Objective) (search.Evaluation, string) {
-	e := &Entry{Objective: obj, Results: make([]results.Result, len(evals))}
+// BestOf returns the winner of evals by objective (time, energy or edp),
+// picked as a tuner's answer is, zero where none is verified, and what it
+// won by as the tuning log says it (search.LogSearch.Objective): the
+// objective, or "" for time, where it is time or one of them has no
+// energy. A replay of a log searched by energy or edp picks with it
+// (search.ReplayOptions.Pick).
+func BestOf(evals []search.Evaluation, objective string) (search.Evaluation, string) {
+	e := &Entry{Objective: Objective(objective), Results: make([]results.Result, len(evals))}
 	var ranked []int
 	for i, s := range evals {
 		e.Results[i] = s.Record.Result

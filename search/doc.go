@@ -91,7 +91,11 @@
 // search lets every strategy be compared, and tested, without a GPU:
 // ReplayResult.EvalsWithin counts the evaluations a strategy needed to
 // come within a fraction of the log's best, and ReplayOptions.StopWithin
-// ends the search there (vkbench replay prints both).
+// ends the search there (vkbench replay prints both). The best is by the
+// objective the log's last search picked its winner by (TuneLog.Objective):
+// time, or energy or edp, whose winners ReplayOptions.Pick names; by time
+// where a verified record lacks its energy. Strategies are told times
+// either way, as on a device.
 //
 //	l, err := search.ReadTuneLog(f)
 //	if err != nil {

@@ -17,29 +17,45 @@ type ReplayOptions struct {
 	// fraction of the log's best (0.03 for 3%) has been evaluated: how
 	// soon a strategy gets there is what a replay compares. Zero never.
 	StopWithin float64
+	// Pick names the winner of a replay's evaluations by an objective
+	// other than time, and what it won by (LogSearch's Best and
+	// Objective), as a tuner picks its answer: autotune.BestOf. A log
+	// whose searches ranked by energy or edp needs it.
+	Pick func(evals []Evaluation, objective string) (best Evaluation, by string)
 }
 
 // ReplayResult is a search run against a recorded tuning log: the search
 // as a log records it (Simulated), the log's records of the
 // configurations it evaluated, in order, the number of configurations in
-// the log's space (those with a record) and the fastest verified median
-// among them, the exhaustive search's answer.
+// the log's space (those with a record), and the least figure by
+// Objective among them (Best): by time ("") the fastest verified median,
+// the exhaustive search's answer; by "energy" the least joules per run,
+// by "edp" the least energy × time.
 type ReplayResult struct {
-	Search LogSearch
-	Evals  []LogRecord
-	Points int
-	Best   float64
+	Search    LogSearch
+	Evals     []LogRecord
+	Points    int
+	Best      float64
+	Objective string
 }
 
 // EvalsWithin returns how many evaluations the search made until it had
 // evaluated a verified configuration within frac of the log's best
-// (0.03: at most 3% slower), or 0 if it never did.
+// (0.03: a figure at most 3% above it), or 0 if it never did.
 func (r *ReplayResult) EvalsWithin(frac float64) int {
-	return slices.IndexFunc(r.Evals, func(rec LogRecord) bool { return within(rec, r.Best, frac) }) + 1
+	return slices.IndexFunc(r.Evals, func(rec LogRecord) bool { return r.within(rec, frac) }) + 1
 }
 
-func within(rec LogRecord, best, frac float64) bool {
-	return rec.Verified() && rec.Stats.Median <= best*(1+frac)
+func (r *ReplayResult) within(rec LogRecord, frac float64) bool {
+	v, ok := r.Value(rec)
+	return ok && v <= r.Best*(1+frac)
+}
+
+// Value returns rec's figure by the replay's Objective, and whether rec
+// is verified and has it.
+func (r *ReplayResult) Value(rec LogRecord) (float64, bool) {
+	v, _, _, ok := rec.ObjectiveValue(r.Objective)
+	return v, ok && rec.Verified()
 }
 
 // BestSoFar returns, after each of evals, the fastest verified median of
@@ -75,17 +91,32 @@ func Replay(l *TuneLog, opts ReplayOptions) (*ReplayResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The best after every record is the log's best.
-	bestSoFar := BestSoFar(recs)
-	res := &ReplayResult{Points: g.Len(), Best: bestSoFar[len(bestSoFar)-1]}
+	// By the log's objective, unless a record lacks its figure: then by
+	// time, as a tuner's pick falls back.
+	res := &ReplayResult{Points: g.Len(), Best: math.Inf(1), Objective: l.Objective()}
+	if slices.ContainsFunc(recs, func(r LogRecord) bool { _, ok := res.Value(r); return !ok && r.Verified() }) {
+		res.Objective = ""
+	}
+	if res.Objective != "" && opts.Pick == nil {
+		return nil, status.Newf(status.InvalidArgument, "search: the tuning log of %s was searched by %s, and the replay has no Pick to pick its winners by it", l.Header.Key, res.Objective)
+	}
+	for _, r := range recs {
+		if v, ok := res.Value(r); ok {
+			res.Best = min(res.Best, v)
+		}
+	}
 	src := &logSource{recs: recs}
 	evals, err := Drive(context.Background(), strat, src, sopts, func(e Evaluation) bool {
-		return opts.StopWithin > 0 && within(e.Record, res.Best, opts.StopWithin)
+		return opts.StopWithin > 0 && res.within(e.Record, opts.StopWithin)
 	})
 	if err != nil {
 		return nil, err
 	}
 	res.Search = LogSearchOf(sopts, evals)
+	if res.Objective != "" {
+		best, by := opts.Pick(evals, res.Objective)
+		res.Search.Best, res.Search.Objective = best.Record.Name, by
+	}
 	res.Search.Simulated, res.Search.WallSeconds = true, src.clock.Seconds()
 	for _, e := range evals {
 		res.Evals = append(res.Evals, e.Record)

@@ -1,8 +1,10 @@
 package search_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,10 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/status"
 )
 
 var updateSearchExpect = flag.Bool("update-search-expect", false, "pin each strategy's median evaluations on every log of testdata/search in "+searchExpect)
@@ -160,10 +164,10 @@ func TestReplayReproducible(t *testing.T) {
 			return r.Search.Order
 		}
 		a, b, c := order(7), order(7), order(8)
-		if diff := cmp.Diff(a, b); diff != "" {
+		if diff := gocmp.Diff(a, b); diff != "" {
 			t.Errorf("%s, seed 7 twice (-first +second):\n%s", s, diff)
 		}
-		if cmp.Equal(a, c) {
+		if gocmp.Equal(a, c) {
 			t.Errorf("%s: seeds 7 and 8 propose the same 40 points", s)
 		}
 		if len(a) != 40 || len(slices.Compact(slices.Sorted(slices.Values(a)))) != 40 {
@@ -235,3 +239,61 @@ func TestReplayBudgets(t *testing.T) {
 }
 
 func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// TestReplayByObjective: a replay ranks by the objective of the log's
+// last search, time where it names none (logs written before one could)
+// or where a verified record has no energy, as a tuner's pick falls back.
+// Before, a log searched by energy or edp was replayed by time: its best
+// the fastest median, StopWithin reached at the fastest configuration,
+// the replay's winner the fastest.
+func TestReplayByObjective(t *testing.T) {
+	var recs []search.LogRecord
+	for i, p := range []struct{ ms, mJ float64 }{{1.5, 5}, {2, 4}, {6, 1}, {3, 1.2}, {5, 1.6}} {
+		r := logRecord(fmt.Sprintf("a%d", i), p.ms, i)
+		r.EnergyJ = p.mJ / 1e3
+		recs = append(recs, r)
+	}
+	// The least figure wins here; a tuner's pick (autotune.BestOf) adds its ties.
+	picked := ""
+	pick := func(evals []search.Evaluation, objective string) (search.Evaluation, string) {
+		picked = objective
+		return slices.MinFunc(evals, func(a, b search.Evaluation) int {
+			av, _, _, _ := a.Record.ObjectiveValue(objective)
+			bv, _, _, _ := b.Record.ObjectiveValue(objective)
+			return cmp.Compare(av, bv)
+		}), objective
+	}
+	for _, c := range []struct {
+		objective string
+		lacking   bool // a4 has no energy
+		best      float64
+		want, by  string
+		after     int // evaluations to within 3%, in the grid's order
+	}{
+		{"", false, 1.5e-3, "a0", "", 1},
+		{"energy", false, 1e-3, "a2", "energy", 3},
+		{"edp", false, 3.6e-6, "a3", "edp", 4},
+		{"energy", true, 1.5e-3, "a0", "", 1},
+	} {
+		l := &search.TuneLog{Header: search.LogHeader{Key: "k", Space: search.LogSpace{Params: []kernels.Param{{Name: "A", Values: []int{0, 1, 2, 3, 4}}}}},
+			Evals: slices.Clone(recs), Searches: []search.LogSearch{{Objective: "energy"}, {Objective: c.objective}}}
+		if c.lacking {
+			l.Evals[4].EnergyJ = 0
+		}
+		picked = ""
+		r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: search.Exhaustive}, StopWithin: 0.03, Pick: pick})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Objective != c.by || math.Abs(r.Best/c.best-1) > 1e-9 || r.EvalsWithin(0.03) != c.after || len(r.Evals) != c.after || picked != c.by {
+			t.Errorf("log by %q (a4 without energy: %v): ranked by %q, best %g, within 3%% after %d, stopped after %d, picked by %q; want by %q, %g, %d, %d, %q",
+				c.objective, c.lacking, r.Objective, r.Best, r.EvalsWithin(0.03), len(r.Evals), picked, c.by, c.best, c.after, c.after, c.by)
+		}
+		if r.Search.Best != c.want || r.Search.Objective != c.by {
+			t.Errorf("log by %q (a4 without energy: %v): the replay's winner %s by %q; want %s by %q", c.objective, c.lacking, r.Search.Best, r.Search.Objective, c.want, c.by)
+		}
+		if _, err := search.Replay(l, search.ReplayOptions{}); c.by != "" && status.CodeOf(err) != status.InvalidArgument {
+			t.Errorf("log by %q without a Pick: %v; want InvalidArgument", c.objective, err)
+		}
+	}
+}

@@ -79,9 +79,9 @@ func (r *LogRecord) Verified() bool { return r.Ran() && r.Stats.Median > 0 }
 // configurations it evaluated (Order, by name), how many it measured (the
 // rest came from the log), and the winner among them (Best) by its
 // Objective: by time (Objective empty) the fastest verified, as in every
-// log written before a search by energy named its winner, and in a
-// replay; by "energy" or "edp" (a tuner's objective), picked as a
-// tuner's answer is.
+// log written before a search by energy named its winner; by "energy" or
+// "edp" (a tuner's objective, or a replayed log's), picked as a tuner's
+// answer is.
 type LogSearch struct {
 	Kind        string   `json:"kind"` // "search"
 	Strategy    string   `json:"strategy"`
@@ -101,6 +101,16 @@ type LogSearch struct {
 	MeasureSeconds float64   `json:"measure_s"`
 	WallSeconds    float64   `json:"wall_s"`
 	Time           time.Time `json:"time"`
+}
+
+// Objective is what the log's last search picked its winner by
+// (LogSearch.Objective): "energy" or "edp", or "" for time, as in a log
+// without searches or written before a search by energy named it.
+func (l *TuneLog) Objective() string {
+	if len(l.Searches) == 0 {
+		return ""
+	}
+	return l.Searches[len(l.Searches)-1].Objective
 }
 
 // WriteTuneLog writes l as JSON lines.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,10 @@ import (
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/search"
+	"github.com/vkbench/vkbench/stats"
 )
 
 // modelLog is the synthetic GEMM tuning log the strategies are tested on.
@@ -416,6 +419,33 @@ func TestSearchNamesItsObjective(t *testing.T) {
 	} {
 		if got := pickedBy(c.flag, &autotune.Entry{ObjectiveNote: c.note}); got != c.want {
 			t.Errorf("pickedBy(%q, note %q) = %q, want %q", c.flag, c.note, got, c.want)
+		}
+	}
+}
+
+// TestReplayByEnergy: replay ranks a log whose last search picked by
+// energy by energy, and names the winners as tune would; before, by time:
+// "the log's best a0, 1.500ms", each search's winner the fastest it
+// found, and --stop-within counted to the fastest.
+func TestReplayByEnergy(t *testing.T) {
+	l := &search.TuneLog{Header: search.LogHeader{Key: "k/f32/1", Mode: "hot", Space: search.LogSpace{Params: []kernels.Param{{Name: "A", Values: []int{0, 1, 2, 3}}}}},
+		Searches: []search.LogSearch{{Strategy: search.Exhaustive, Best: "a2", Objective: "energy"}}}
+	for i, p := range []struct{ ms, mJ float64 }{{1.5, 5}, {2, 4}, {6, 1}, {3, 1.2}} {
+		l.Evals = append(l.Evals, search.LogRecord{ID: fmt.Sprint(i), Config: kernels.Config{"A": i}, Result: results.Result{Name: fmt.Sprintf("a%d", i),
+			Measurement: results.Measurement{Outcome: results.Measured, Stats: &stats.Stats{Median: p.ms / 1e3, N: 6, Batch: 1}, EnergyJ: p.mJ / 1e3}}})
+	}
+	path := filepath.Join(t.TempDir(), "energy.jsonl")
+	var buf bytes.Buffer
+	if err := search.WriteTuneLog(&buf, l); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, 0, "replay", path, "--strategy", "exhaustive", "--stop-within", "3").stdout
+	for _, want := range []string{"the log's best by energy a2, 1.00 mJ\n", "| best found | its energy | within 3% after |", "| exhaustive | 1 | 3 | a2 | 1.00 mJ | 3 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay of a log searched by energy does not say %q:\n%s", want, out)
 		}
 	}
 }

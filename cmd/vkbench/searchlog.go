@@ -47,9 +47,12 @@ exhaustive search gives every strategy the whole space to find its best in.
 replays each with seeds --seed to --seed+N-1 (exhaustive once: it has no use
 for a seed), --stop-within PCT ends each search once it has evaluated a
 configuration within PCT% of the log's best, --max-evals and --time-limit
-bound each search as they bound tune's. The output is a Markdown table, one
-row a search, then each strategy's median over its seeds; or with --format log
-the searches themselves, as a tuning log, which vkbench report draws.
+bound each search as they bound tune's. The log's best, and each search's
+winner, are by the objective of the log's last search (tune --objective):
+time, or energy or edp picked as tune picks (by time where a configuration
+has no energy). The output is a Markdown table, one row a search, then each
+strategy's median over its seeds; or with --format log the searches
+themselves, as a tuning log, which vkbench report draws.
 
 Exit status: 0 success, 2 bad usage or a file that is not a tuning log, 4 the
 output could not be written.`,
@@ -100,7 +103,7 @@ func replay(cmd *cobra.Command, f *replayFlags, path string) error {
 			}
 			for k := range seeds {
 				r, err := search.Replay(l, search.ReplayOptions{Options: search.Options{Strategy: name, Seed: f.seed + uint64(k), MaxEvals: f.maxEvals, TimeLimit: f.timeLimit},
-					StopWithin: f.stopWithin / 100})
+					StopWithin: f.stopWithin / 100, Pick: autotune.BestOf})
 				if err != nil {
 					return usageError{err}
 				}
@@ -145,22 +148,25 @@ func writeReplayTable(w io.Writer, l *search.TuneLog, rows []*search.ReplayResul
 	if len(rows) == 0 {
 		return nil
 	}
-	points, bestSec := rows[0].Points, rows[0].Best
-	bestName := ""
+	points, best, obj := rows[0].Points, rows[0].Best, rows[0].Objective
+	bestName, by, column := "", "", "its median"
+	if obj != "" {
+		by, column = " by "+obj, "its "+strings.Replace(obj, "edp", "energy × time", 1)
+	}
 	for _, e := range l.Evals {
-		if e.Stats != nil && e.Stats.Median == bestSec {
+		if v, ok := rows[0].Value(e); ok && v == best {
 			bestName = e.Name
 		}
 	}
-	fmt.Fprintf(w, "replay of %s (%s, %s mode): %d configurations; the log's best %s, %s\n\n", l.Header.Key, l.Header.Table.Hardware, l.Header.Mode, points, bestName, seconds(bestSec))
-	fmt.Fprintf(w, "| strategy | seed | evaluations | best found | its median | within %d%% after | simulated time |\n|---|---:|---:|---|---:|---:|---:|\n", int(within*100))
+	fmt.Fprintf(w, "replay of %s (%s, %s mode): %d configurations; the log's best%s %s, %s\n\n", l.Header.Key, l.Header.Table.Hardware, l.Header.Mode, points, by, bestName, figure(obj, best))
+	fmt.Fprintf(w, "| strategy | seed | evaluations | best found | %s | within %d%% after | simulated time |\n|---|---:|---:|---|---:|---:|---:|\n", column, int(within*100))
 	evals := map[string][]int{} // each strategy's evaluations to within, over its seeds
 	var order []string
 	for _, r := range rows {
-		sec := 0.0
+		v := 0.0
 		for _, e := range r.Evals {
-			if e.Name == r.Search.Best && e.Stats != nil {
-				sec = e.Stats.Median
+			if e.Name == r.Search.Best {
+				v, _ = r.Value(e)
 			}
 		}
 		k := r.EvalsWithin(within)
@@ -170,7 +176,7 @@ func writeReplayTable(w io.Writer, l *search.TuneLog, rows []*search.ReplayResul
 		} else {
 			k = points + 1 // after the whole space: above any median of reached ones
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.1f s |\n", r.Search.Strategy, r.Search.Seed, len(r.Evals), r.Search.Best, seconds(sec), after, r.Search.WallSeconds)
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.1f s |\n", r.Search.Strategy, r.Search.Seed, len(r.Evals), r.Search.Best, figure(obj, v), after, r.Search.WallSeconds)
 		if _, ok := evals[r.Search.Strategy]; !ok {
 			order = append(order, r.Search.Strategy)
 		}
@@ -189,6 +195,20 @@ func writeReplayTable(w io.Writer, l *search.TuneLog, rows []*search.ReplayResul
 		}
 	}
 	return nil
+}
+
+// figure writes v, a figure by objective obj: a time ("" or "time"), an
+// energy per run, or an energy × time; "failed" where there is none.
+func figure(obj string, v float64) string {
+	switch {
+	case obj == "" || obj == "time":
+		return seconds(v)
+	case v <= 0:
+		return "failed"
+	case obj == "edp":
+		return joules(v) + "·s"
+	}
+	return joules(v)
 }
 
 func newExportLogCmd(cf *cacheFlags) *cobra.Command {
