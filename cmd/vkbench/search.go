@@ -31,9 +31,10 @@ without bounds checks (EXACT), 1152 configurations on an H200 at 4096³; a
 manifest's candidate with "space") is searched when --strategy,
 --max-evals or --time-limit is given: the strategy proposes configurations,
 each is compiled, verified and measured (a wrong one never wins), and the
-fastest the tuning log holds (of this search or an earlier one) is committed
-under the key OPERATION.space/dtype/shape (gemm.space/...),
-beside the named candidates' answer, which plain tune and run measure.
+best by --objective the tuning log holds (of this search or an earlier one;
+the summary says which) is committed under the key
+OPERATION.space/dtype/shape (gemm.space/...), beside the named candidates'
+answer, which plain tune and run measure.
 Configurations that fail a restriction of the space (shared memory, workgroup
 size, the problem's size) are never compiled. Operations without a space are
 tuned as usual.
@@ -149,7 +150,7 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %d measured, %d from the tuning log; compile %.1fs (%s), measure %.1fs, wall %.1fs; %s\n",
 		res.Entry.Key, op.Name(), r.Strategy, r.Seed, len(r.Order), len(res.Points.Configs), r.Measured, len(r.Order)-r.Measured,
-		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, winnerSaid(pickedBy(f.objective, res.Entry), res.Entry.FastestName, r.Best, len(r.Order)))
+		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, winnerSaid(pickedBy(f.objective, res.Entry), res.Entry.FastestName, r.Best, r.Order))
 	return res.Op, evaluatedOnly(res.Entry, r.Order), err
 }
 
@@ -166,13 +167,14 @@ func pickedBy(flag string, e *autotune.Entry) string {
 
 // winnerSaid is what a search's summary says of its answer: by (as
 // pickedBy says), committed, the winner, and where that is of an earlier
-// search in the tuning log, this search's own winner (best) of the n
-// configurations it evaluated, or that none of them computed correctly
-// (best is "").
-func winnerSaid(by, committed, best string, n int) string {
-	said := by + " " + committed
+// search in the tuning log (not one of order, the configurations this
+// search evaluated), this search's own winner (best), or that none of
+// them computed correctly (best is ""). By energy the log's points can
+// change which are tied and so crown another of order than best.
+func winnerSaid(by, committed, best string, order []string) string {
+	said, n := by+" "+committed, len(order)
 	switch {
-	case committed == best:
+	case slices.Contains(order, committed):
 		return said
 	case best == "" && n == 1:
 		return said + ", of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"

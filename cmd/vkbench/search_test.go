@@ -274,21 +274,27 @@ func TestExportLogKey(t *testing.T) {
 // name a configuration in every slot they have for one, or say that none
 // computed correctly: a search whose configurations all failed, after an
 // earlier one that measured, said "(this one's fastest: )", and -v's
-// lines "best  failed" until one passed.
+// lines "best  failed" until one passed. The summary says the answer is
+// of an earlier search only where this one did not evaluate it: by
+// energy, the log's points can tie this search's winner b with a point
+// that uses less energy and so crown a, this search's too, which was
+// said to be of an earlier search.
 func TestSearchSaysNoEmptyName(t *testing.T) {
+	five := []string{"b", "c", "d", "e", "f"}
 	for _, c := range []struct {
 		by, committed, best string
-		n                   int
+		order               []string
 		want                string
 	}{
-		{"fastest", "a", "a", 5, "fastest a"},
-		{"fastest", "a", "b", 5, "fastest a, of an earlier search in the tuning log (this one's fastest: b)"},
-		{"winner by energy", "a", "b", 5, "winner by energy a, of an earlier search in the tuning log (this one's winner by energy: b)"},
-		{"fastest", "a", "", 5, "fastest a, of an earlier search in the tuning log (none of the 5 configurations this one evaluated computed correctly)"},
-		{"fastest", "a", "", 1, "fastest a, of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"},
+		{"fastest", "a", "a", []string{"a", "b"}, "fastest a"},
+		{"fastest", "a", "b", five, "fastest a, of an earlier search in the tuning log (this one's fastest: b)"},
+		{"winner by energy", "a", "b", five, "winner by energy a, of an earlier search in the tuning log (this one's winner by energy: b)"},
+		{"winner by energy", "a", "b", []string{"b", "a"}, "winner by energy a"},
+		{"fastest", "a", "", five, "fastest a, of an earlier search in the tuning log (none of the 5 configurations this one evaluated computed correctly)"},
+		{"fastest", "a", "", five[:1], "fastest a, of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"},
 	} {
-		if got := winnerSaid(c.by, c.committed, c.best, c.n); got != c.want {
-			t.Errorf("winnerSaid(%q, %q, %q, %d) = %q, want %q", c.by, c.committed, c.best, c.n, got, c.want)
+		if got := winnerSaid(c.by, c.committed, c.best, c.order); got != c.want {
+			t.Errorf("winnerSaid(%q, %q, %q, %q) = %q, want %q", c.by, c.committed, c.best, c.order, got, c.want)
 		}
 	}
 	for _, c := range []struct {
