@@ -214,7 +214,8 @@ func TestSearchKeepWinner(t *testing.T) {
 // pipeline of its winner by the tuner's objective, and keeps no other,
 // nor, measuring a point at a time, any that cannot win: by time one at
 // most. Its progress's best at the end and its tuning log's are that
-// winner, the log saying by what. Its two points are apart in time and far more in power: the fast
+// winner, the log saying by what, and it shows both figures by the
+// objective. Its two points are apart in time and far more in power: the fast
 // one draws a billion times the slow one's, so the slow one wins by
 // energy or energy-delay product however busy the machine makes their
 // times.
@@ -261,6 +262,13 @@ func TestSearchKeepWinnerByObjective(t *testing.T) {
 			}
 			if s := l.Searches[0]; last.Best != c.winner || s.Best != c.winner || s.Objective != by {
 				t.Errorf("best %s as the search went, %s by %q in the log; want the winner %s by %q", last.Best, s.Best, s.Objective, c.winner, by)
+			}
+			// The progress shows the figures the search ranks by; it had the times alone.
+			i := slices.IndexFunc(e.Results, func(r results.Result) bool { return r.Name == last.Name })
+			v, _, _, _ := e.Results[i].ObjectiveValue(string(c.obj))
+			bestV, _, _, _ := e.Results[e.Fastest].ObjectiveValue(string(c.obj))
+			if last.Objective != c.obj || last.Value != v || last.BestValue != bestV || !(v > 0) || !(bestV > 0) {
+				t.Errorf("the last progress by %q: %s %g, best %g; want by %q: %g, best %g", last.Objective, last.Name, last.Value, last.BestValue, c.obj, v, bestV)
 			}
 		})
 	}

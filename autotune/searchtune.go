@@ -39,14 +39,18 @@ type SearchOptions struct {
 // far, this one included, of Budget at most; its median (0 for a
 // failure), and whether the tuning log answered; the winner so far by
 // the tuner's Objective, as the search's answer is picked, and its
-// median.
+// median. Value and BestValue are the two's figures by Objective
+// (results.Measurement.ObjectiveValue: joules per run by energy, joule
+// seconds by edp, the median by time; 0 where there is none).
 type SearchProgress struct {
-	Eval, Budget int
-	Name         string
-	Seconds      float64
-	FromLog      bool
-	Best         string
-	BestSeconds  float64
+	Eval, Budget     int
+	Name             string
+	Seconds          float64
+	FromLog          bool
+	Best             string
+	BestSeconds      float64
+	Objective        Objective
+	Value, BestValue float64
 }
 
 // DefaultCompileThreads is how many pipelines a search compiles at once
@@ -252,16 +256,23 @@ func progressOf(sopts SearchOptions, cands []kernels.Candidate, obj Objective) f
 			return false
 		}
 		seen = append(seen, s)
-		sec, ok := s.Median()
-		if !ok {
-			sec = 0
-		}
+		sec, v := figures(s, obj)
 		best, _ := BestOf(seen, string(obj))
-		bestSec, _ := best.Median()
+		bestSec, bestV := figures(best, obj)
 		sopts.Progress(SearchProgress{Eval: len(seen), Budget: sopts.MaxEvals, Name: cands[s.Point].Name, Seconds: sec,
-			FromLog: !s.Measured, Best: best.Record.Name, BestSeconds: bestSec})
+			FromLog: !s.Measured, Best: best.Record.Name, BestSeconds: bestSec, Objective: obj, Value: v, BestValue: bestV})
 		return false
 	}
+}
+
+// figures returns s's median and its figure by obj, where s may win; 0
+// for what it lacks.
+func figures(s search.Evaluation, obj Objective) (sec, v float64) {
+	if !s.Record.Verified() {
+		return 0, 0
+	}
+	v, _, _, _ = s.Record.ObjectiveValue(string(obj))
+	return s.Record.Stats.Median, v
 }
 
 // BestOf returns the winner of evals by objective (time, energy or edp),

@@ -185,18 +185,27 @@ func winnerSaid(by, committed, best string, order []string) string {
 }
 
 // progressLine is tune -v's line of a search's evaluation p: the
-// configuration, its time, and the best so far, or that none so far
-// computed correctly.
+// configuration, its time and, by energy or edp, its figure by that, and
+// the best so far alike, or that none so far computed correctly.
 func progressLine(p autotune.SearchProgress) string {
+	said := func(sec, v float64) string {
+		switch {
+		case sec <= 0 || p.Objective == "" || p.Objective == autotune.ObjectiveTime:
+			return seconds(sec)
+		case v <= 0:
+			return seconds(sec) + ", no energy"
+		}
+		return seconds(sec) + ", " + figure(string(p.Objective), v)
+	}
 	from := ""
 	if p.FromLog {
 		from = " (from the tuning log)"
 	}
 	best := "none correct yet"
 	if p.Best != "" {
-		best = "best " + p.Best + " " + seconds(p.BestSeconds)
+		best = "best " + p.Best + " " + said(p.BestSeconds, p.BestValue)
 	}
-	return fmt.Sprintf("search: %d/%d %s: %s%s; %s", p.Eval, p.Budget, p.Name, seconds(p.Seconds), from, best)
+	return fmt.Sprintf("search: %d/%d %s: %s%s; %s", p.Eval, p.Budget, p.Name, said(p.Seconds, p.Value), from, best)
 }
 
 // evaluatedOnly returns e with only the configurations evaluated, by the

@@ -304,6 +304,14 @@ func TestSearchSaysNoEmptyName(t *testing.T) {
 		{autotune.SearchProgress{Eval: 1, Budget: 4, Name: "x"}, "search: 1/4 x: failed; none correct yet"},
 		{autotune.SearchProgress{Eval: 2, Budget: 4, Name: "y", Seconds: 2e-3, FromLog: true, Best: "y", BestSeconds: 2e-3},
 			"search: 2/4 y: 2.000ms (from the tuning log); best y 2.000ms"},
+		// By energy or edp, the figure the search ranks by too; before, the times alone.
+		{autotune.SearchProgress{Eval: 3, Budget: 4, Name: "z", Seconds: 1e-3, Best: "y", BestSeconds: 2e-3, Objective: autotune.ObjectiveEnergy, Value: 3e-3, BestValue: 1.5e-3},
+			"search: 3/4 z: 1.000ms, 3.00 mJ; best y 2.000ms, 1.50 mJ"},
+		{autotune.SearchProgress{Eval: 3, Budget: 4, Name: "z", Seconds: 1e-3, Best: "y", BestSeconds: 2e-3, Objective: autotune.ObjectiveEDP, Value: 3e-6, BestValue: 3e-6},
+			"search: 3/4 z: 1.000ms, 3.00 µJ·s; best y 2.000ms, 3.00 µJ·s"},
+		{autotune.SearchProgress{Eval: 4, Budget: 4, Name: "w", Seconds: 1e-3, Best: "w", BestSeconds: 1e-3, Objective: autotune.ObjectiveEnergy},
+			"search: 4/4 w: 1.000ms, no energy; best w 1.000ms, no energy"},
+		{autotune.SearchProgress{Eval: 1, Budget: 4, Name: "x", Objective: autotune.ObjectiveEnergy}, "search: 1/4 x: failed; none correct yet"},
 	} {
 		if got := progressLine(c.p); got != c.want {
 			t.Errorf("progressLine(%+v) = %q, want %q", c.p, got, c.want)
