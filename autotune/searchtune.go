@@ -475,7 +475,10 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 
 // measure verifies, calibrates and samples candidate c, st, with the
 // pipeline j built, as Measure does a candidate (Options.Budget is per
-// point).
+// point). Its energy windows run in turn with no other's: a search
+// measures one point at a time (Drive's lookahead compiles ahead, it
+// does not measure), so there is no batch whose windows Measure's energy
+// pass could interleave.
 func (d *deviceSource) measure(ctx context.Context, c kernels.Candidate, st *candState, j *compileJob) error {
 	m := *d.base
 	m.opts.Warmup = -1
