@@ -251,14 +251,24 @@ func (s *Server) Restart() {
 }
 
 // Pause stops the server's process (SIGSTOP): it accepts connections
-// and answers nothing, as a server that hangs. Resume continues it.
-func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
+// and answers nothing, as a server that hangs. It returns once every
+// thread of the process is stopped: kill returns before that, and a
+// thread that the stop has not reached yet could still answer. Resume
+// continues it.
+func (s *Server) Pause() { s.signal(syscall.SIGSTOP, true) }
 
-// Resume continues a paused server. Neither does anything to a stopped
-// one.
-func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
+// Resume continues a paused server, and returns once none of its threads
+// is stopped. Neither does anything to a stopped server.
+func (s *Server) Resume() { s.signal(syscall.SIGCONT, false) }
 
-func (s *Server) signal(sig syscall.Signal) {
+// settleTimeout bounds how long Pause and Resume wait for the threads: a
+// loaded machine may leave a thread waiting for a processor that long.
+const settleTimeout = 30 * time.Second
+
+// signal sends sig to the server's process and waits until every thread
+// of it is stopped, where stop, else until none is, as Linux's
+// /proc/PID/task/*/stat says (state T).
+func (s *Server) signal(sig syscall.Signal, stop bool) {
 	s.tb.Helper()
 	if s.cmd == nil {
 		return // stopped
@@ -266,6 +276,53 @@ func (s *Server) signal(sig syscall.Signal) {
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		s.tb.Fatalf("redistest: %v: %v", sig, err)
 	}
+	want := "all stopped"
+	if !stop {
+		want = "none stopped"
+	}
+	for deadline := time.Now().Add(settleTimeout); ; time.Sleep(time.Millisecond) {
+		states, settled, err := threadStates(s.cmd.Process.Pid, stop)
+		switch {
+		case err != nil:
+			s.tb.Fatalf("redistest: after %v: %v", sig, err)
+		case settled:
+			return
+		case time.Now().After(deadline):
+			s.tb.Fatalf("redistest: %v: redis-server's threads are not %s after %v (thread and state): %s", sig, want, settleTimeout, states)
+		}
+	}
+}
+
+// threadStates reads the state of each thread of process pid ("TID S"),
+// and reports whether every one of them is stopped (T), where stop, else
+// whether none is. A thread that ended counts as either.
+func threadStates(pid int, stop bool) (states string, settled bool, err error) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false, err
+	}
+	settled = true
+	var list []string
+	for _, task := range tasks {
+		stat, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // the thread ended
+		} else if err != nil {
+			return "", false, err
+		}
+		// "TID (COMMAND) STATE ...": the command may hold ") ".
+		i := bytes.LastIndex(stat, []byte(") "))
+		if i < 0 || i+2 >= len(stat) {
+			return "", false, fmt.Errorf("%s/%s/stat: no state in %q", dir, task.Name(), stat)
+		}
+		state := stat[i+2]
+		list = append(list, fmt.Sprintf("%s %c", task.Name(), state))
+		if ended := state == 'Z' || state == 'X'; !ended && (state == 'T') != stop {
+			settled = false
+		}
+	}
+	return strings.Join(list, ", "), settled, nil
 }
 
 // Clients returns the connections the server has from clients, leaving
