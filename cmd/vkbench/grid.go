@@ -178,7 +178,7 @@ func (g *grid) lines() [][]string {
 		if slices.ContainsFunc(strings.Fields(last), func(w string) bool { return utf8.RuneCountInString(w) > room }) {
 			hang = len(below)
 		}
-		for i, part := range fold(last, room, columns-hang) {
+		for i, part := range fold(last, room, columns-hang, true) {
 			if i > 0 {
 				line = strings.Repeat(" ", hang)
 			}
@@ -348,7 +348,9 @@ func endCut(s string, n int) string {
 
 // wrapAt writes each of texts that is not blank on lines of at most
 // columns, broken between words, the first starting with indent and the
-// others two spaces further in.
+// others two spaces further in. A word too long for a line has one of
+// its own, whole, past the edge, as a terminal's tools leave it: a name
+// or a path cut in two reads as two, and cannot be copied.
 func wrapAt(b *strings.Builder, columns int, indent string, texts ...string) {
 	n := utf8.RuneCountInString(indent)
 	for _, text := range texts {
@@ -356,11 +358,11 @@ func wrapAt(b *strings.Builder, columns int, indent string, texts ...string) {
 			continue
 		}
 		in := indent
-		for i, line := range fold(text, columns-n, columns-n-2) {
+		for i, line := range fold(text, columns-n, columns-n-2, false) {
 			if i == 1 {
 				in += "  "
 			}
-			b.WriteString(report.OneLine(in+line, columns) + "\n")
+			b.WriteString(in + line + "\n")
 		}
 	}
 }
@@ -368,8 +370,9 @@ func wrapAt(b *strings.Builder, columns int, indent string, texts ...string) {
 // fold breaks text into lines between words, the first at most first
 // columns wide and the others rest. Where the first word does not fit the
 // first line but would a later one, the first line is empty; a word too
-// long for any line is broken (breakAt).
-func fold(text string, first, rest int) []string {
+// long for any line is broken (breakAt) where cut, else it is a line of
+// its own, whole, past the width.
+func fold(text string, first, rest int, cut bool) []string {
 	var lines []string
 	line, n, rest := "", max(first, 1), max(rest, 1)
 	for _, word := range strings.Fields(text) {
@@ -381,7 +384,10 @@ func fold(text string, first, rest int) []string {
 			}
 			if line == "" && (len(lines) > 0 || n >= rest) {
 				r := []rune(word)
-				at := breakAt(r, n)
+				at := len(r)
+				if cut {
+					at = breakAt(r, n)
+				}
 				line, word = string(r[:at]), string(r[at:])
 			}
 			lines, line, n = append(lines, line), "", rest

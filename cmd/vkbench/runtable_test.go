@@ -127,7 +127,7 @@ func TestRunTableNames(t *testing.T) {
 			}
 		}
 		for _, line := range strings.Split(out, "\n") {
-			if w := utf8.RuneCountInString(line); width > 0 && w > width {
+			if w := utf8.RuneCountInString(line); width > 0 && pastEdge(line, width) {
 				t.Errorf("width %d: a line of %d columns: %q", width, w, line)
 			}
 		}
@@ -507,7 +507,7 @@ func TestTablesFitEveryWidth(t *testing.T) {
 			}
 			out := b.String()
 			for _, line := range strings.Split(out, "\n") {
-				if n := utf8.RuneCountInString(line); n > width {
+				if n := utf8.RuneCountInString(line); pastEdge(line, width) {
 					t.Errorf("%s at %d columns: a line of %d: %q", tab.what, width, n, line)
 				}
 			}
