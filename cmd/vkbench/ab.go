@@ -72,7 +72,8 @@ versions interleaved in one run do not.
 
 Exit status: 0 when no pair is slower (an unclear pair with --on-unclear
 pass or warn), 1 when one is, or when a NEW candidate computed a wrong result
-or failed where OLD ran, or a pair is unclear with --on-unclear fail; 2 bad
+or failed where OLD ran, or a pair is unclear with --on-unclear fail, or an
+operation cannot run on the device (no report then); 2 bad
 usage or input (unreadable manifests, no operation or candidate in both), 3
 a device failure, 4 the output could not be written.`,
 		Example: `  vkbench ab base/kernels.json kernels.json

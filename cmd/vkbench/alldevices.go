@@ -43,7 +43,7 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, arg
 	hopts := f.dev.openOptions(cmd, s.cache)
 	drv, err := hal.OpenDriver(vk.DriverName, hopts.Driver)
 	if err != nil {
-		return err
+		return openError("", err)
 	}
 	s.closers = append(s.closers, drv.Release) // after its devices
 	infos, err := chosenDevices(drv, f.dev.device)
@@ -55,7 +55,7 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, arg
 	for i, info := range infos {
 		hopts.Device = strconv.Itoa(info.Index)
 		if devs[i], err = hal.OpenOn(cmd.Context(), drv, hopts); err != nil {
-			return status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name)
+			return openError("", status.Annotatef(err, "opening device %d (%s)", info.Index, info.Name))
 		}
 		devOpts[i] = opts
 		if _, err := s.add(cmd, devs[i], devs[i].Release, &devOpts[i]); err != nil {
@@ -104,7 +104,7 @@ func chosenDevices(drv hal.Driver, device string) ([]hal.DeviceInfo, error) {
 		spec = strings.TrimSpace(spec)
 		i, err := hal.SelectDevice(infos, spec)
 		if err != nil {
-			return nil, deviceSpecError(spec, err)
+			return nil, openError(spec, err)
 		}
 		if !seen[i] {
 			seen[i] = true

@@ -36,7 +36,7 @@ func (f *deviceFlags) register(fs *pflag.FlagSet) {
 func (f *deviceFlags) open(cmd *cobra.Command, cache *store.Store) (dev hal.Device, release func() error, err error) {
 	dev, release, err = hal.Open(cmd.Context(), vk.DriverName, f.openOptions(cmd, cache))
 	if err != nil {
-		return nil, nil, deviceSpecError(f.device, err)
+		return nil, nil, openError(f.device, err)
 	}
 	return wrapDevice(dev), release, nil
 }
@@ -65,14 +65,29 @@ func (f *deviceFlags) openOptions(cmd *cobra.Command, cache *store.Store) hal.Op
 	return opts
 }
 
-// deviceSpecError makes an error of choosing the device --device names
-// bad usage, naming the flag.
-func deviceSpecError(spec string, err error) error {
-	if c := status.CodeOf(err); spec != "" && (c == status.NotFound || c == status.InvalidArgument) {
+// openError is err, of opening the driver or a device, as the command's
+// error: the device's or the driver's (exit status 3, whatever its code:
+// a device too old to use is UNIMPLEMENTED, as a kernel it cannot run,
+// but no verdict on the kernels), unless it is the user's to fix, bad
+// usage: a --device (spec) that names no device or several, or
+// validation asked for that this machine cannot give (the layer or its
+// extension not installed: FAILED_PRECONDITION).
+func openError(spec string, err error) error {
+	switch c := status.CodeOf(err); {
+	case spec != "" && (c == status.NotFound || c == status.InvalidArgument):
 		return usageError{status.Annotatef(err, "--device %q (see vkbench devices)", spec)}
+	case c == status.FailedPrecondition:
+		return usageError{err}
 	}
-	return err
+	return deviceError{err}
 }
+
+// deviceError marks an error as the device's or the driver's, for exit
+// status 3 whatever its code.
+type deviceError struct{ err error }
+
+func (e deviceError) Error() string { return e.err.Error() }
+func (e deviceError) Unwrap() error { return e.err }
 
 // keepPipelineCache saves the driver's compiled pipelines in the tune
 // cache, for the next run. One rule for every command: a pipeline cache

@@ -36,7 +36,7 @@ the results files have, sizes in bytes, UUIDs in hex.`,
 			dev := deviceFlags{validation: validation}
 			drv, err := hal.OpenDriver(vk.DriverName, dev.openOptions(cmd, nil).Driver)
 			if err != nil {
-				return err
+				return openError("", err)
 			}
 			defer func() { err = status.Join(err, drv.Release()) }()
 			infos, err := drv.Enumerate()

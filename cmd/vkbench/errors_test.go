@@ -292,18 +292,22 @@ func TestDeviceFailure(t *testing.T) {
 // wrong or not there, a value out of range, something to create that
 // exists, a path or a shared store that refuses the user or their
 // credentials); 1 for a kernel that computed a wrong result, whatever
-// code the error carries, since it is a verdict on the kernel; 3 for a
-// device or driver failure and any other failure of the work (cancelled,
-// out of time or memory, a state the work needs and lacks, aborted,
-// unsupported, a bug, out of reach, lost, made for another driver). A
+// code the error carries, and for an operation the device cannot run
+// (FAILED_PRECONDITION: its reference candidate cannot run, no candidate
+// computed correctly; UNIMPLEMENTED: the device lacks what it needs),
+// since each is a verdict on the kernels; 3 for a device or driver
+// failure and any other failure of the work (cancelled, out of time or
+// memory, aborted, a bug, out of reach, lost, made for another driver),
+// and for every error of opening a device but the user's (openError). A
 // wrong result exited 3 (FAILED_PRECONDITION), and a store that refused
-// the credentials 3, before.
+// the credentials 3, before; FAILED_PRECONDITION and UNIMPLEMENTED
+// exited 3, and validation asked for where its layer is not installed 3.
 func TestExitCodeOfEveryCode(t *testing.T) {
 	want := map[status.Code]int{
 		status.Cancelled: exitDevice, status.Unknown: exitDevice, status.InvalidArgument: exitUsage,
 		status.DeadlineExceeded: exitDevice, status.NotFound: exitUsage, status.AlreadyExists: exitUsage,
-		status.PermissionDenied: exitUsage, status.ResourceExhausted: exitDevice, status.FailedPrecondition: exitDevice,
-		status.Aborted: exitDevice, status.OutOfRange: exitUsage, status.Unimplemented: exitDevice,
+		status.PermissionDenied: exitUsage, status.ResourceExhausted: exitDevice, status.FailedPrecondition: exitRegression,
+		status.Aborted: exitDevice, status.OutOfRange: exitUsage, status.Unimplemented: exitRegression,
 		status.Internal: exitDevice, status.Unavailable: exitDevice, status.DataLoss: exitDevice,
 		status.Unauthenticated: exitUsage, status.Deferred: exitDevice, status.Incompatible: exitDevice,
 	}
@@ -319,6 +323,8 @@ func TestExitCodeOfEveryCode(t *testing.T) {
 		}
 	}
 	wrong := status.Annotatef(kernels.ErrWrongResult, "verifying %s", "wg64")
+	cannot := status.New(status.Unimplemented, "kernels: scalar: needs a subgroup size of at least 64, device has 8")
+	validation := status.New(status.FailedPrecondition, "vk: validation was asked for but the layer VK_LAYER_KHRONOS_validation is not installed")
 	for _, tc := range []struct {
 		err  error
 		want int
@@ -326,13 +332,72 @@ func TestExitCodeOfEveryCode(t *testing.T) {
 		{nil, exitOK},
 		{wrong, exitRegression},
 		{status.Wrap(wrong, status.FailedPrecondition, "autotune: no candidate computed correctly"), exitRegression},
-		{status.Join(hal.ErrDeviceLost, wrong), exitDevice}, // the device, lost, is the larger failure
+		{status.Wrap(wrong, status.Internal, "autotune: round 3"), exitRegression}, // whatever its code
+		{status.Join(hal.ErrDeviceLost, wrong), exitDevice},                        // the device, lost, is the larger failure
+		{status.Wrap(cannot, status.FailedPrecondition, `manifest: the reference candidate "scalar" cannot run`), exitRegression},
+		{status.Annotate(hal.ErrReleased, "vk: Submit: device was released"), exitDevice},         // a bug, not a verdict
+		{status.Annotate(hal.ErrInFlight, "vk: Submit: command buffer is in flight"), exitDevice}, // likewise
 		{errFailed("candidate wg64 computed a wrong result"), exitRegression},
 		{usageError{status.Internal}, exitUsage},
 		{errOutput{status.Internal}, exitOutput},
+		{openError("", validation), exitUsage},
+		{openError("", status.New(status.Unimplemented, "vk: Open: device 1 (old) cannot be used: Vulkan 1.1")), exitDevice},
+		{openError("", status.New(status.Incompatible, "vk: the Vulkan loader supports Vulkan 1.1")), exitDevice},
+		{openError("", status.New(status.NotFound, "hal: unknown driver")), exitDevice},
+		{openError("7", status.New(status.NotFound, "hal: device 7 is out of range")), exitUsage},
 	} {
 		if got := exitCode(tc.err); got != tc.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestExitValidationNotInstalled: validation asked for (--validation, or
+// VKBENCH_VALIDATION=1) where the Khronos validation layer is not
+// installed is the user's configuration to fix, exit status 2, in one line
+// that names the layer, from every command that opens a device; it exited
+// 3, a device or driver failure, before.
+func TestExitValidationNotInstalled(t *testing.T) {
+	needDevice(t) // the loader and the driver are there; only the layer is hidden
+	noLayer := []string{"VK_LAYER_PATH=/nonexistent", "VK_ADD_LAYER_PATH=", "VK_INSTANCE_LAYERS=", "VKBENCH_VALIDATION=0"}
+	for _, args := range [][]string{
+		{"devices", "--validation"},
+		append([]string{"run", "--validation", "--cache", "off"}, runArgs...),
+		{"tune", "copy", "--size", "4096", "--all-devices", "--validation", "--cache", filepath.Join(t.TempDir(), "c.db")},
+	} {
+		r := vkbenchProcess(t, noLayer, args...)
+		if r.code != exitUsage {
+			t.Errorf("vkbench %s without the validation layer: exit status %d, want %d\nstderr: %s", strings.Join(args, " "), r.code, exitUsage, r.stderr)
+		}
+		checkOneLine(t, r, regexp.MustCompile(`validation was asked for but the layer VK_LAYER_KHRONOS_validation is not installed`))
+	}
+	r := vkbenchProcess(t, append(noLayer, "VKBENCH_VALIDATION=1"), "devices")
+	if r.code != exitUsage {
+		t.Errorf("vkbench devices, VKBENCH_VALIDATION=1, without the validation layer: exit status %d, want %d\nstderr: %s", r.code, exitUsage, r.stderr)
+	}
+}
+
+// TestExitDeviceCannotRun: an operation that the device cannot run (its
+// reference candidate, or the operation itself, asserts a limit no device
+// has, so no candidate can be verified) is a verdict on the kernels, exit
+// status 1 saying why, from ab and tune --all-devices as from run; from
+// those two it exited 3, a device or driver failure, before.
+func TestExitDeviceCannotRun(t *testing.T) {
+	needDevice(t)
+	const huge = `"assert": ["max_workgroup_invocations > 1000000000"], `
+	refCannot := writeManifest(t, "ref.json", "", saxpyOp("saxpy", "scalar", strings.Replace(scalarCand, `"groups"`, huge+`"groups"`, 1), strings.ReplaceAll(vec4Cand, "ASSERT", "4")))
+	opCannot := writeManifest(t, "op.json", "", strings.Replace(saxpyOp("saxpy", "scalar", scalarCand), `"dims"`, huge+`"dims"`, 1))
+	quick := []string{"--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
+	for _, m := range []string{refCannot, opCannot} {
+		for _, args := range [][]string{
+			{"run", "saxpy", "--manifest", m, "--cache", "off"},
+			{"ab", m, m, "--count", "1", "--max-time", "0", "--cache", "off"},
+			{"tune", "saxpy", "--manifest", m, "--all-devices", "--cache", filepath.Join(t.TempDir(), "c.db")},
+		} {
+			r := vkbench(t, append(args, quick...)...)
+			if r.code != exitRegression || !strings.Contains(r.stderr, "max_workgroup_invocations > 1000000000") {
+				t.Errorf("vkbench %s: exit status %d, want %d, saying which assert failed\nstderr: %s", strings.Join(args, " "), r.code, exitRegression, r.stderr)
+			}
 		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -273,14 +272,35 @@ func exitCode(err error) int {
 		return exitRegression
 	case errors.As(err, new(usageError)):
 		return exitUsage
-	case errors.Is(err, hal.ErrDeviceLost):
+	case errors.As(err, new(deviceError)), errors.Is(err, hal.ErrDeviceLost), errors.Is(err, hal.ErrReleased), errors.Is(err, hal.ErrInFlight):
 		return exitDevice
 	case errors.Is(err, kernels.ErrWrongResult): // a verdict on a kernel, whatever its code
 		return exitRegression
-	case slices.Contains([]status.Code{status.InvalidArgument, status.NotFound, status.OutOfRange, status.AlreadyExists, status.PermissionDenied, status.Unauthenticated}, status.CodeOf(err)):
-		return exitUsage
+	}
+	if exit, ok := exitOfCode[status.CodeOf(err)]; ok {
+		return exit
 	}
 	return exitDevice // every other code is the device's, the driver's or the work's
+}
+
+// exitOfCode is the exit status of an error that reaches it with nothing
+// above deciding, by its code: the README's table. FAILED_PRECONDITION and
+// UNIMPLEMENTED are the kernels': every precondition of the user's making
+// (a shared store's TLS or certificate, a cache file of another program, a
+// validation layer asked for, an import of other hardware, an energy
+// counter) is checked where it is read, before the work, and is bad usage
+// there (usageError, openError); one that reaches here arose in the work,
+// an operation that could not run on the device: its reference candidate
+// cannot run, no candidate computed correctly, the device fails a
+// manifest's assert of its limits or lacks a memory type, as run and tune
+// judge it (operationsOwn). A device that cannot be used at all is
+// UNIMPLEMENTED too, and the device's (openError). INCOMPATIBLE, a loader
+// or driver too old, is the driver's; a file of another version is
+// refused where it is read.
+var exitOfCode = map[status.Code]int{
+	status.InvalidArgument: exitUsage, status.NotFound: exitUsage, status.OutOfRange: exitUsage,
+	status.AlreadyExists: exitUsage, status.PermissionDenied: exitUsage, status.Unauthenticated: exitUsage,
+	status.FailedPrecondition: exitRegression, status.Unimplemented: exitRegression,
 }
 
 // errFailed makes the command exit with status 1 after its output: a
