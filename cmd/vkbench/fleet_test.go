@@ -254,6 +254,31 @@ func TestFleetCacheMessages(t *testing.T) {
 	}
 }
 
+// TestFleetStoreMisconfigured: a shared store whose TLS is asked for
+// wrongly, either way, or whose certificate this machine does not trust
+// (FAILED_PRECONDITION, as store/redis says) is the user's configuration:
+// exit status 2, one line that names what to fix, before any work, from
+// a command that only reads the cache and from one that tunes.
+func TestFleetStoreMisconfigured(t *testing.T) {
+	needDevice(t)
+	plain, secure := redistest.Start(t), redistest.StartTLS(t)
+	const patient = "?dial_timeout=5s" // the other protocol is asked within it
+	local := filepath.Join(t.TempDir(), "a.db")
+	for _, c := range []struct{ url, says string }{
+		{strings.Replace(plain.DefaultURL(), "redis://", "rediss://", 1) + patient, "rediss:// asks for TLS, and the server speaks plain text; use redis://"},
+		{strings.Replace(secure.DefaultURL(), "rediss://", "redis://", 1) + patient, "redis:// speaks plain text, and the server asks for TLS; use rediss://"},
+		{secure.URL(), "its TLS certificate is not trusted here"},
+	} {
+		for _, args := range [][]string{{"cache", "ls"}, {"tune", "copy", "--size", "4096"}} {
+			r := vkbench(t, append(args, "--cache", local, "--store", c.url)...)
+			if r.code != exitUsage {
+				t.Errorf("vkbench %s --store %s: exit status %d, want %d\nstderr: %s", strings.Join(args, " "), c.url, r.code, exitUsage, r.stderr)
+			}
+			checkOneLine(t, r, regexp.MustCompile(regexp.QuoteMeta(c.says)))
+		}
+	}
+}
+
 // TestFleetInterruptedPing: SIGINT while tune asks a store that does not
 // answer (paused) stops the command at once, exit status 130 and the one
 // line that says so, where it waited out the question's bound; measured
