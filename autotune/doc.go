@@ -74,11 +74,12 @@
 // failure, and FastestOrDefault, having returned it once, the default,
 // pending. They still read the store (the file, the shared tier, in the
 // background for FastestOrDefault), where an answer another process
-// committed meanwhile ends the wait. The wait is a minute after the first
-// failure, twice as long after each failure in a row, an hour at most; a
-// tune that answers ends it. A tune ended by its context, by the device closed or
-// lost, or by the store before it measured, is no such failure: it is
-// not remembered.
+// committed meanwhile ends the wait; a shared answer that failed its check
+// here is not checked again within the wait, one naming another winner
+// is. The wait is a minute after the first failure, twice as long after
+// each failure in a row, an hour at most; a tune that answers ends it. A
+// tune ended by its context, by the device closed or lost, or by the
+// store before it measured, is no such failure: it is not remembered.
 //
 // A device lost during a tune commits nothing, clears the key's pending
 // mark, and makes every later question to that Tuner fail at once with an

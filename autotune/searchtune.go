@@ -143,7 +143,7 @@ func (t *Tuner) Search(ctx context.Context, op kernels.Operation, size kernels.S
 	// A machine that has searched skey searches again, continuing from
 	// its log, so that a larger budget finds what a smaller one missed:
 	// under the lock, taking no answer, as a forced search does.
-	c, err := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0)
+	c, err := t.claim(ctx, sop, skey, sum, whileRenewed, !sopts.Force && len(logged) == 0, new(string))
 	if err != nil {
 		return nil, err
 	}

@@ -29,8 +29,10 @@ func digest(c kernels.Candidate) string {
 
 // fromShared returns the shared tier's answer for k, trusted and copied
 // into the local file; nil when there is none, or none to trust (with a
-// warning). ctx ending while it verifies is its error.
-func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum string) (*Entry, error) {
+// warning), or one whose winner's digest is *rejected: that one failed its
+// check here, which is set to the digest of each that fails (see fail).
+// ctx ending while it verifies is its error.
+func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum string, rejected *string) (*Entry, error) {
 	shared := t.store.Shared()
 	if shared == nil {
 		return nil, nil
@@ -40,14 +42,18 @@ func (t *Tuner) fromShared(ctx context.Context, op kernels.Operation, k Key, sum
 		return nil, nil // a failed tier and an unreadable value have warned
 	}
 	index := slices.IndexFunc(op.Candidates(), func(c kernels.Candidate) bool { return e.FastestDigest != "" && digest(c) == e.FastestDigest })
-	if index < 0 {
+	switch {
+	case index < 0:
 		t.store.Warn("autotune: shared store %s: %s: the answer for %s names a kernel (digest %q) that is none of this machine's candidates; ignored", shared.Path(), t.table, k, e.FastestDigest)
+		return nil, nil
+	case e.FastestDigest == *rejected: // checked here already, and warned
 		return nil, nil
 	}
 	if err := kernels.VerifyCandidate(ctx, t.dev, op, k.Size, index, t.opts.Seed); err != nil {
 		if ctx.Err() != nil {
 			return nil, status.Wrap(ctx.Err(), status.CodeOf(ctx.Err()), "autotune: verifying the shared store's answer for "+k.String())
 		}
+		*rejected = e.FastestDigest
 		t.store.Warn("autotune: shared store %s: %s: the answer for %s, %s, failed on this device and is ignored: %v", shared.Path(), t.table, k, op.Candidates()[index].Name, err)
 		return nil, nil
 	}
@@ -97,9 +103,11 @@ type claimed struct {
 // that fails leaves the file's lock; a store with no locks, or one that
 // fails, gives neither answer nor lease: answer k here. Without take, no
 // answer is taken: it waits for the lock alone (a search that continues
-// its own log, a forced search or tune). ctx ending while it waits is its
-// error, of ctx's code, and so is the device's end.
-func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool) (claimed, error) {
+// its own log, a forced search or tune). A shared answer that fails its
+// check here is not checked again while it waits (rejected: fromShared).
+// ctx ending while it waits is its error, of ctx's code, and so is the
+// device's end.
+func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum string, wait patience, take bool, rejected *string) (claimed, error) {
 	if take {
 		if e := t.fromFile(ctx, k, sum); e != nil {
 			return claimed{answer: e}, nil
@@ -150,7 +158,7 @@ func (t *Tuner) claim(ctx context.Context, op kernels.Operation, k Key, sum stri
 		if take {
 			e, ferr := t.fromFile(ctx, k, sum), error(nil)
 			if e == nil {
-				e, ferr = t.fromShared(ctx, op, k, sum)
+				e, ferr = t.fromShared(ctx, op, k, sum, rejected)
 			}
 			if e != nil || ferr != nil {
 				if lease != nil {

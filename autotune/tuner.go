@@ -85,6 +85,8 @@ func (t *Tuner) remember(k Key, checksum string, fastest int) {
 // tune's context, for Stop. measured is whether it got to measuring,
 // where alone a failure is the key's own (fail). look is the key's last
 // failure where its wait lasts: the tune reads the store, else is look.
+// rejected is the digest of a shared answer that failed its check here
+// (fromShared); within the wait, the failure's until another fails.
 type tune struct {
 	done     chan struct{}
 	force    bool
@@ -94,6 +96,7 @@ type tune struct {
 	stopped  bool
 	measured bool
 	look     error
+	rejected string
 }
 
 // NewTuner makes a tuner for dev that keeps its answers in s, in the
@@ -409,7 +412,7 @@ func (t *Tuner) start(mk answerKey, force bool) *tune {
 	// it, or, in the background, is the tune's failure.
 	p := &tune{done: make(chan struct{}), force: force, err: status.Newf(status.Internal, "autotune: the tune of %s panicked, in the call that ran it", mk.key)}
 	if f := t.failed[mk]; f != nil && !force && t.now().Before(f.until) {
-		p.look = f.err
+		p.look, p.rejected = f.err, f.rejected
 	}
 	t.pending[mk] = p
 	return p
@@ -468,13 +471,19 @@ type failure struct {
 	wait  time.Duration // how long after it the key is not tuned
 	until time.Time     // the end of that wait, by Tuner.now
 	told  bool          // whether FastestOrDefault returned err
+	// rejected is the digest of the last shared answer that failed its
+	// check here: until the wait's end, a reading of the store skips it
+	// instead of a Prepare, a build and a checked run per question; an
+	// answer naming another winner is checked.
+	rejected string
 }
 
 // fail records p's error, the end of mk's tune on ctx; t.mu is held. An
 // answer (nil, or one the store could not take) forgets mk's failures; a
-// failure not of mk's own changes nothing: ctx ended, the device closed
-// or lost, or the store failed (before measuring), which the next
+// failure not of mk's own changes nothing else: ctx ended, the device
+// closed or lost, or the store failed (before measuring), which the next
 // FastestOrDefault returns, once, where the tune was in the background.
+// mk's failure, if any, keeps the shared answer p rejected.
 func (t *Tuner) fail(ctx context.Context, mk answerKey, p *tune) {
 	_, notStored := errors.AsType[*NotStoredError](p.err)
 	f, at := t.failed[mk], t.now()
@@ -494,6 +503,9 @@ func (t *Tuner) fail(ctx context.Context, mk answerKey, p *tune) {
 		t.failed[mk] = &failure{wait: wait, until: at.Add(wait), err: status.Annotatef(p.err,
 			"autotune: the tune of %s failed at %s, and is not tried again before %s", mk.key, at.Format(time.TimeOnly), at.Add(wait).Format(time.TimeOnly))}
 	}
+	if f := t.failed[mk]; f != nil {
+		f.rejected = p.rejected
+	}
 }
 
 // resolve answers one key for p: from the store's tiers, else by
@@ -502,7 +514,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	if p.look != nil { // the store's tiers are cheap reads; tuning waits
 		e, err := t.fromFile(ctx, k, sum), error(nil)
 		if e == nil {
-			e, err = t.fromShared(ctx, op, k, sum)
+			e, err = t.fromShared(ctx, op, k, sum, &p.rejected)
 		}
 		if e == nil {
 			err = cmp.Or(err, p.look)
@@ -517,7 +529,7 @@ func (t *Tuner) resolve(ctx context.Context, op kernels.Operation, k Key, sum st
 	if force {
 		wait = whileRenewed
 	}
-	switch c, err := t.claim(ctx, op, k, sum, wait, take); {
+	switch c, err := t.claim(ctx, op, k, sum, wait, take, &p.rejected); {
 	case err != nil:
 		return nil, err
 	case c.answer != nil:

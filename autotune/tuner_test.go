@@ -603,3 +603,63 @@ func TestFailureWaitReadsTheStore(t *testing.T) {
 		t.Errorf("%d samples taken within the wait; want none", n)
 	}
 }
+
+// TestFailureWaitSkipsARejectedAnswer: a shared answer that fails its
+// check here (by the Prepare that fails the tune too; once that passes,
+// its winner computes wrong) is not checked again by the readings within
+// the key's wait that follows the failed tune: no Prepare, build or run
+// per question, no warning. Before, each reading checked it again. An
+// answer naming another winner, which another machine commits meanwhile,
+// is checked, and ends the wait.
+func TestFailureWaitSkipsARejectedAnswer(t *testing.T) {
+	srv := redistest.Start(t)
+	plan := faulty.NewPlan()
+	dev := faulty.Wrap(devtest.Device(t), plan)
+	var fail atomic.Bool
+	fail.Store(true)
+	op := &hookedOp{scaleOp: newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "wrong", wg: 64, wrong: true}), before: func(context.Context) error {
+		if fail.Load() {
+			return status.New(status.NotFound, "the weights are not there")
+		}
+		return nil
+	}}
+	hw := dev.Info().Hardware()
+	plant(t, srv.URL(), hw, op, 1<<10, answerNaming(t, op, "wrong", digestOf(op.cands[1])))
+	m := newMachine(t, srv.URL())
+	tu := autotune.NewTuner(dev, m.cache, m.options(nil))
+	start := time.Now()
+	autotune.SetClock(tu, func() time.Time { return start })
+	ctx, size := context.Background(), kernels.SizeOf(1<<10)
+	failed := func(call string, err error) {
+		t.Helper()
+		if status.CodeOf(err) != status.NotFound {
+			t.Fatalf("%s = %v; want the tune's failure", call, err)
+		}
+	}
+	_, err := tu.Fastest(ctx, op, size)
+	failed("Fastest", err)
+	fail.Store(false) // the shared answer's winner now runs, and computes wrong
+	_, _, err = tu.FastestOrDefault(ctx, op, size)
+	failed("FastestOrDefault once the tune failed", err)
+	prepared, built, ran, warned := op.prepares.Load(), plan.Calls(faulty.CreateExecutable), plan.Calls(faulty.Submit), m.warnings()
+	for range 3 {
+		if i, pending, err := tu.FastestOrDefault(ctx, op, size); i != 0 || !pending || err != nil {
+			t.Errorf("FastestOrDefault within the wait = %d, %v, %v; want the default, pending", i, pending, err)
+		}
+		_, err := tu.Fastest(ctx, op, size) // joins the look FastestOrDefault started, or looks
+		failed("Fastest within the wait", err)
+	}
+	if p, b, r, w := op.prepares.Load()-prepared, plan.Calls(faulty.CreateExecutable)-built, plan.Calls(faulty.Submit)-ran, m.warnings()-warned; p+int64(b+r+w) != 0 {
+		t.Errorf("6 readings within the wait: %d Prepares, %d builds, %d runs, %d warnings; want none, the shared answer having failed here:\n%s", p, b, r, w, m.log)
+	}
+	plant(t, srv.URL(), hw, op, 1<<10, answerNaming(t, op, "wg64", digestOf(op.cands[0])))
+	if i, err := tu.Fastest(ctx, op, size); i != 0 || err != nil {
+		t.Errorf("Fastest within the wait, the shared store answering wg64 = %d, %v; want its answer", i, err)
+	}
+	if i, pending, err := tu.FastestOrDefault(ctx, op, size); i != 0 || pending || err != nil || op.prepares.Load() != prepared+1 {
+		t.Errorf("FastestOrDefault after it = %d, %v, %v, %d Prepares; want that answer, checked once", i, pending, err, op.prepares.Load()-prepared)
+	}
+	if n := m.sampled.Load(); n != 0 {
+		t.Errorf("%d samples taken; want none", n)
+	}
+}
