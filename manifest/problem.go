@@ -219,17 +219,13 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 		if in.hasSeed {
 			r = kernels.NewRand(in.seed, 0)
 		}
-		src := in.source(b.typ, r)
+		var keep []byte
 		if b.read {
 			// An expected value reads the contents: keep them.
-			h := &hostArray{typ: b.typ, n: p.lens[i], data: make([]byte, p.lens[i]*int64(b.typ.size))}
-			for k := range h.n {
-				src(k, h.data[k*int64(b.typ.size):])
-			}
-			p.host[b.name] = exprValue{arr: h}
-			src = func(k int64, dst []byte) { copy(dst, h.data[k*int64(b.typ.size):]) }
+			keep = make([]byte, p.lens[i]*int64(b.typ.size))
+			p.host[b.name] = exprValue{arr: &hostArray{typ: b.typ, n: p.lens[i], data: keep}}
 		}
-		if err := fill(ctx, dst, p.lens[i], b.typ, src); err != nil {
+		if err := fill(ctx, dst, p.lens[i], b.typ, in.source(b.typ, r), keep); err != nil {
 			return status.Annotatef(err, "manifest: filling buffer %s", b.name)
 		}
 	}
@@ -242,17 +238,33 @@ func (p *manifestProblem) allocate(ctx context.Context, info hal.DeviceInfo, see
 // needs no second gigabyte on the host.
 const fillChunk = 32 << 20
 
-// fill writes n elements made by src into buf.
-func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elementSource) error {
+// fillCheck is how many elements fill makes between two looks at its
+// context: a cancelled fill stops within a fraction of a piece.
+const fillCheck = 1 << 16
+
+// fill writes n elements made by src into buf, a piece of at most
+// fillChunk bytes at a time. Where keep is not nil, it holds the n
+// elements: they are made there, to be kept, and written from there.
+func fill(ctx context.Context, buf hal.Buffer, n int64, t scalarType, src elementSource, keep []byte) error {
 	size := int64(t.size)
-	chunk := make([]byte, min(fillChunk, max(n*size, 1)))
-	per := int64(len(chunk)) / size
+	chunk := keep
+	if chunk == nil {
+		chunk = make([]byte, min(fillChunk, max(n*size, 1)))
+	}
+	per := min(int64(len(chunk)), fillChunk) / size
 	for first := int64(0); first < n; first += per {
 		m := min(per, n-first)
-		for i := range m {
-			src(first+i, chunk[i*size:(i+1)*size])
+		piece := chunk[:m*size]
+		if keep != nil {
+			piece = keep[first*size : (first+m)*size]
 		}
-		if err := buf.Write(ctx, first*size, chunk[:m*size]); err != nil {
+		for i := range m {
+			if i%fillCheck == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			src(first+i, piece[i*size:(i+1)*size])
+		}
+		if err := buf.Write(ctx, first*size, piece); err != nil {
 			return err
 		}
 	}
