@@ -42,17 +42,10 @@ func newCopy() *copyOp {
 		name: "copy", dtype: kernels.U32, dims: []string{"N"},
 		summary: "dst = src over N 32-bit words: memory bandwidth",
 		cands: []kernels.Candidate{
-			scalar(64),
-			scalar(256),
-			vec4(128),
-			vec4(256),
-			vec4(512),
-			unroll(4, 128),
-			unroll(4, 256),
-			unroll(8, 256),
-			gridstride(2, 256, 2048),
-			gridstride(4, 256, 1024),
-			gridstride(4, 512, 1024),
+			scalar(64), scalar(256),
+			vec4(128), vec4(256), vec4(512),
+			unroll(4, 128), unroll(4, 256), unroll(8, 256),
+			gridstride(2, 256, 2048), gridstride(4, 256, 1024), gridstride(4, 512, 1024),
 		},
 	}}
 }

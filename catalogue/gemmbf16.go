@@ -11,16 +11,9 @@ import (
 // VK_KHR_shader_bfloat16 with cooperative matrices of it, the KHR and
 // coopmat2 ones.
 func newGEMMBF16() *gemmOp {
-	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
-		return coopmatGEMM("gemm_bf16_coopmat_khr", bm, bn, bk, wm, wn, nbuf, depth)
-	}
-	cands := halfPortable("gemm_bf16_regblock")
-	cands = append(cands,
-		khr(128, 128, 16, 64, 32, 2, 2),
-		khr(128, 256, 16, 64, 64, 2, 2),
-		khr(128, 256, 32, 64, 64, 1, 1),
-		khr(256, 128, 32, 64, 64, 1, 1),
-		khr(128, 128, 32, 64, 64, 1, 1),
-	)
+	cands := append(halfPortable("gemm_bf16_regblock"), coopmatGEMMs("gemm_bf16_coopmat_khr", [][7]uint32{
+		{128, 128, 16, 64, 32, 2, 2}, {128, 256, 16, 64, 64, 2, 2}, {128, 256, 32, 64, 64, 1, 1},
+		{256, 128, 32, 64, 64, 1, 1}, {128, 128, 32, 64, 64, 1, 1},
+	})...)
 	return gemmOf(kernels.BF16, append(cands, halfNV2("gemm_bf16_coopmat2", hal.ComponentBF16)...))
 }

@@ -54,43 +54,33 @@ func halfNV2(shader string, in hal.ComponentType) []kernels.Candidate {
 	return par.Map(halfCoopmat2, func(t [4]uint32) kernels.Candidate { return coopmat2GEMM(shader, in, t[0], t[1], t[2], t[3]) })
 }
 
+// coopmatGEMMs are the candidates of shader (coopmatGEMM) of each tiling
+// (BM, BN, BK, WM, WN, NBUF, DEPTH).
+func coopmatGEMMs(shader string, tilings [][7]uint32) []kernels.Candidate {
+	return par.Map(tilings, func(t [7]uint32) kernels.Candidate {
+		return coopmatGEMM(shader, t[0], t[1], t[2], t[3], t[4], t[5], t[6])
+	})
+}
+
 // newGEMMF16 is "gemm-f16": C (M×N) = A (M×K) · B (K×N), row-major, with
 // A, B and C in binary16 and the sums in float32, what cuBLAS's HGEMM does
 // for torch's float16 matmul. Its A and B are rounded to binary16; the
 // reference works with those halves exactly.
 func newGEMMF16() *gemmOp {
-	nv := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
-		return coopmatGEMM("gemm_f16_coopmat_nv", bm, bn, bk, wm, wn, nbuf, depth)
-	}
-	khr := func(bm, bn, bk, wm, wn, nbuf, depth uint32) kernels.Candidate {
-		return coopmatGEMM("gemm_f16_coopmat_khr", bm, bn, bk, wm, wn, nbuf, depth)
-	}
 	cands := halfPortable("gemm_f16_regblock")
-	cands = append(cands, []kernels.Candidate{
-		nv(64, 64, 32, 32, 32, 2, 1),
-		nv(128, 128, 32, 64, 32, 2, 1),
-		nv(128, 128, 64, 64, 32, 1, 1),
-		nv(256, 128, 32, 64, 64, 1, 1),
-		nv(128, 256, 32, 64, 64, 1, 1),
-		nv(128, 128, 32, 64, 32, 2, 2),
-		nv(128, 128, 16, 64, 32, 2, 2),
-		nv(128, 128, 16, 64, 32, 2, 3),
-		nv(128, 256, 16, 64, 64, 2, 2),
-		nv(128, 256, 16, 64, 64, 2, 3),
-		nv(256, 128, 16, 64, 64, 2, 2),
-		nv(128, 256, 32, 64, 64, 1, 2),
-		nv(256, 128, 32, 64, 64, 1, 2),
-		khr(128, 128, 16, 32, 64, 2, 2),
-		khr(128, 128, 16, 64, 32, 2, 2),
-		khr(128, 128, 16, 64, 32, 2, 3),
-		khr(256, 128, 16, 64, 32, 2, 2),
-		khr(128, 256, 16, 64, 64, 2, 2),
-		khr(128, 256, 32, 64, 64, 1, 2),
-		khr(128, 256, 32, 64, 64, 1, 1),
-		khr(256, 128, 32, 64, 64, 1, 1),
-		khr(128, 128, 32, 64, 64, 1, 1),
-		khr(128, 256, 32, 128, 32, 1, 2),
-	}...)
+	cands = append(cands, coopmatGEMMs("gemm_f16_coopmat_nv", [][7]uint32{
+		{64, 64, 32, 32, 32, 2, 1}, {128, 128, 32, 64, 32, 2, 1}, {128, 128, 64, 64, 32, 1, 1},
+		{256, 128, 32, 64, 64, 1, 1}, {128, 256, 32, 64, 64, 1, 1}, {128, 128, 32, 64, 32, 2, 2},
+		{128, 128, 16, 64, 32, 2, 2}, {128, 128, 16, 64, 32, 2, 3}, {128, 256, 16, 64, 64, 2, 2},
+		{128, 256, 16, 64, 64, 2, 3}, {256, 128, 16, 64, 64, 2, 2}, {128, 256, 32, 64, 64, 1, 2},
+		{256, 128, 32, 64, 64, 1, 2},
+	})...)
+	cands = append(cands, coopmatGEMMs("gemm_f16_coopmat_khr", [][7]uint32{
+		{128, 128, 16, 32, 64, 2, 2}, {128, 128, 16, 64, 32, 2, 2}, {128, 128, 16, 64, 32, 2, 3},
+		{256, 128, 16, 64, 32, 2, 2}, {128, 256, 16, 64, 64, 2, 2}, {128, 256, 32, 64, 64, 1, 2},
+		{128, 256, 32, 64, 64, 1, 1}, {256, 128, 32, 64, 64, 1, 1}, {128, 128, 32, 64, 64, 1, 1},
+		{128, 256, 32, 128, 32, 1, 2},
+	})...)
 	return gemmOf(kernels.F16, append(cands, halfNV2("gemm_f16_coopmat2", hal.ComponentF16)...))
 }
 

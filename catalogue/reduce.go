@@ -35,15 +35,9 @@ func newReduce() *reduceOp {
 		name: "reduce", dtype: kernels.F32, dims: []string{"N"},
 		summary: "sum of N floats: memory bandwidth of a reduction",
 		cands: []kernels.Candidate{
-			tree(128, 16),
-			tree(256, 4),
-			tree(512, 8),
-			subgroup(256, 2),
-			subgroup(256, 4),
-			subgroup(512, 4),
-			twopass(4, 256, 1024),
-			twopass(8, 256, 512),
-			twopass(4, 512, 1024),
+			tree(128, 16), tree(256, 4), tree(512, 8),
+			subgroup(256, 2), subgroup(256, 4), subgroup(512, 4),
+			twopass(4, 256, 1024), twopass(8, 256, 512), twopass(4, 512, 1024),
 		},
 	}}
 }

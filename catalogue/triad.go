@@ -19,11 +19,8 @@ func newTriad() *triadOp {
 		summary: "a = b + s·c over N floats (STREAM triad): memory bandwidth",
 		cands: []kernels.Candidate{
 			scalar(256),
-			vec4(128),
-			vec4(256),
-			vec4(512),
-			gridstride(2, 256, 2048),
-			gridstride(4, 256, 1024),
+			vec4(128), vec4(256), vec4(512),
+			gridstride(2, 256, 2048), gridstride(4, 256, 1024),
 		},
 	}}
 }
