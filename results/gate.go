@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -73,13 +74,7 @@ func (rep Report) Failures(failOnMissing bool) string {
 // Undecided returns the rows that are Row.Undecided: there, passing the
 // gate rules no regression out.
 func (rep Report) Undecided() []Row {
-	var out []Row
-	for _, r := range rep.Rows {
-		if r.Undecided(rep.Options.Threshold) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(rep.Rows), func(r Row) bool { return !r.Undecided(rep.Options.Threshold) })
 }
 
 // Undecided reports whether the row was judged the same while its rounds

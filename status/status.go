@@ -171,7 +171,7 @@ func Annotate(err error, msg string) error {
 	if isOK(err) {
 		return nil
 	}
-	return annotate(CurrentMode(), err, msg)
+	return annotate(CurrentMode(), err, msg, nil)
 }
 
 // Annotatef is Annotate with a message formatted as fmt.Sprintf does. The
@@ -181,24 +181,29 @@ func Annotatef(err error, format string, args ...any) error {
 		return nil
 	}
 	m := CurrentMode()
-	return annotate(m, err, sprintf(m, format, args))
+	return annotate(m, err, sprintf(m, format, args), nil)
 }
 
-// annotate is Annotate and Annotatef once they have their message; the
-// note's location is its caller's caller.
-func annotate(m Mode, err error, msg string) error {
+// annotate is Annotate, Annotatef and WithPayload once they have their
+// message or payload p; the note's location is its caller's caller.
+func annotate(m Mode, err error, msg string, p any) error {
 	if m == ModeCode {
 		return err
 	}
 	if st, ok := err.(*Status); ok && st != nil {
-		if m < ModeMessages || msg == "" {
+		switch {
+		case p != nil:
+			return st.extend("", 0, p)
+		case m < ModeMessages || msg == "":
 			return err
 		}
 		pc, _ := capture(ModeLocation, 2)
 		return st.extend(msg, pc, nil)
 	}
 	pc, stack := capture(m, 2)
-	return build(m, failureCode(err), msg, foreignCause(err), pc, stack)
+	st := build(m, failureCode(err), msg, foreignCause(err), pc, stack)
+	st.payload = p
+	return st
 }
 
 // foreignCause returns what a status made from err keeps as its cause:
@@ -218,17 +223,10 @@ func WithPayload(err error, p any) error {
 	if isOK(err) {
 		return nil
 	}
-	m := CurrentMode()
-	if p == nil || m == ModeCode {
+	if p == nil {
 		return err
 	}
-	if st, ok := err.(*Status); ok && st != nil {
-		return st.extend("", 0, p)
-	}
-	pc, stack := capture(m, 1)
-	st := build(m, failureCode(err), "", foreignCause(err), pc, stack)
-	st.payload = p
-	return st
+	return annotate(CurrentMode(), err, "", p)
 }
 
 // Payload returns the payload of type T attached to err or to an error
