@@ -55,7 +55,8 @@ order, so that a search is reproducible. Pipelines compile on
 --compile-threads CPU threads while the GPU measures earlier configurations
 (0: each just before it is measured; a search proposes 4 configurations
 ahead, so at most 4 compile at once); the summary reports compile and
-measure time apart.
+measure time apart. Where no configuration could be measured (the device can
+run none of them, say: no failure), the summary says so, and why, counted.
 
 Every evaluated configuration (its parameters, statistics or failure) is
 recorded in the tuning log of the tune cache as it completes. A search that
@@ -148,10 +149,27 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	if sopts.CompileThreads < 0 {
 		how = "before each measurement"
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %d measured, %d from the tuning log; compile %.1fs (%s), measure %.1fs, wall %.1fs; %s\n",
-		res.Entry.Key, op.Name(), r.Strategy, r.Seed, len(r.Order), len(res.Points.Configs), r.Measured, len(r.Order)-r.Measured,
-		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, winnerSaid(pickedBy(f.objective, res.Entry), res.Entry.FastestName, r.Best, r.Order))
-	return res.Op, evaluatedOnly(res.Entry, r.Order), err
+	shown := evaluatedOnly(res.Entry, r.Order)
+	counts, said := fmt.Sprintf("%d measured, %d from the tuning log", r.Measured, len(r.Order)-r.Measured),
+		winnerSaid(pickedBy(f.objective, res.Entry), res.Entry.FastestName, r.Best, r.Order)
+	if res.Entry.Fastest < 0 { // no configuration, of this search or the log's, has a time
+		counts, said = fmt.Sprintf("%d from the tuning log", len(r.Order)-r.Measured), "nothing could be measured: "+nothingMeasured(res.Op, shown)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %s; compile %.1fs (%s), measure %.1fs, wall %.1fs; %s\n",
+		res.Entry.Key, op.Name(), r.Strategy, r.Seed, len(r.Order), len(res.Points.Configs), counts,
+		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, said)
+	return res.Op, shown, err
+}
+
+// nothingMeasured says why no configuration of e, an entry of op without
+// a winner, was measured: its outcomes and their reasons, counted, as
+// run's table counts them.
+func nothingMeasured(op kernels.Operation, e *autotune.Entry) string {
+	var bs []*results.Benchmark
+	for _, b := range benchmarksOf(op, e, nil) {
+		bs = append(bs, &b)
+	}
+	return report.CountReasons(bs)
 }
 
 // pickedBy is how a search's summary names its winner: fastest, or the

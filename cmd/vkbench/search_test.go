@@ -463,3 +463,51 @@ func TestReplayByEnergy(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchNothingMeasured searches a space of GLSL configurations each
+// of which needs more shared memory than any device has: the device
+// cannot run one, which is no failure (exit 0), and the summary says that
+// nothing could be measured and why, counted, and nothing of a winner.
+// It said "3 measured" and ended with "fastest " and no name.
+func TestSearchNothingMeasured(t *testing.T) {
+	needDevice(t)
+	dir := t.TempDir()
+	spv, err := filepath.Abs(filepath.Join("..", "..", "testdata", "manifests", "saxpy.spv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	glsl := `#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer XBuf { vec4 x[]; };
+layout(std430, binding = 1) buffer YBuf { vec4 y[]; };
+layout(push_constant) uniform Params { uint n4; float a; };
+shared vec4 staged[SHARED];
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < n4) { staged[gl_LocalInvocationID.x] = x[i]; }
+    barrier();
+    if (i < n4) { y[i] = a * staged[gl_LocalInvocationID.x] + y[i]; }
+}
+`
+	// 2^26 bytes of shared memory and more: no device has that much.
+	m := `{"schema": "vkbench.manifest/v1", "operations": [{"name": "saxpy-staged", "dims": {"N": 4096},
+ "buffers": [{"name": "x", "type": "f32", "len": "N", "binding": 0}, {"name": "y", "type": "f32", "len": "N", "binding": 1, "role": "inout"}],
+ "push_constants": [{"type": "u32", "value": "N / 4"}, {"type": "f32", "value": 2.5}],
+ "verify": {"reference": "scalar", "tolerance": {"rel": 1e-6, "abs": 1e-6}},
+ "candidates": [
+  {"name": "scalar", "spirv": "` + spv + `", "push_constants": [{"type": "u32", "value": "N"}, {"type": "f32", "value": 2.5}], "groups": ["div_up(N, 256)"]},
+  {"name": "staged", "glsl": "staged.glsl", "defines": {"SHARED": "SHARED"}, "params": {"SHARED": 4194304},
+   "space": {"SHARED": [4194304, 8388608, 16777216]}, "groups": ["div_up(N / 4, 64)"]}]}]}`
+	for name, text := range map[string]string{"staged.glsl": glsl, "staged.json": m} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("VKBENCH_CACHE", filepath.Join(dir, "tune.db"))
+	r := mustRun(t, 0, "tune", "--manifest", filepath.Join(dir, "staged.json"), "--strategy", "exhaustive", "--cache", filepath.Join(dir, "c.db"),
+		"--budget", "100ms", "--min-samples", "6", "--max-samples", "6", "--quiet")
+	summary := regexp.MustCompile(`(?m)^saxpy-staged\.space/f32/4096: searched saxpy-staged's space with exhaustive \(seed 1\): 3 of 3 configurations evaluated, 0 from the tuning log; compile .*; nothing could be measured: 3 unsupported: 1× needs 65536 KiB of shared memory, device has .*; 1× needs 262144 KiB of shared memory, device has [^;]*$`)
+	if !summary.MatchString(r.stderr) || strings.Contains(r.stderr, "fastest") || strings.Contains(r.stderr, "measured,") {
+		t.Errorf("the summary does not say that nothing could be measured, and why, alone:\n%s", r.stderr)
+	}
+}
