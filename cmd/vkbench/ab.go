@@ -73,7 +73,8 @@ versions interleaved in one run do not.
 Exit status: 0 when no pair is slower (an unclear pair with --on-unclear
 pass or warn), 1 when one is, or when a NEW candidate computed a wrong result
 or failed where OLD ran, or a pair is unclear with --on-unclear fail, or an
-operation cannot run on the device (no report then); 2 bad
+operation cannot run on the device or at its size (its pairs reported not
+measured, saying why, the others measured); 2 bad
 usage or input (unreadable manifests, no operation or candidate in both), 3
 a device failure, 4 the output could not be written.`,
 		Example: `  vkbench ab base/kernels.json kernels.json
@@ -151,9 +152,17 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	}
 	warnUnclear(cmd, "ab", rep.OnUnclear, abTable(rep))
 	// The gate's verdict: a pair slower, NEW wrong or failed where OLD
-	// ran, or a pair unclear with --on-unclear fail.
+	// ran, or a pair unclear with --on-unclear fail; and operations that
+	// could not run at their size.
+	var verdict []string
 	if f := rep.Failures(); f != "" {
-		return errFailed("ab: NEW: " + f)
+		verdict = append(verdict, "ab: NEW: "+f)
+	}
+	if err := gate.failed.err(len(gate.ops)); err != nil {
+		verdict = append(verdict, err.Error())
+	}
+	if len(verdict) > 0 {
+		return errFailed(strings.Join(verdict, "; "))
 	}
 	return nil
 }

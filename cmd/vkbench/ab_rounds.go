@@ -32,11 +32,16 @@ type abGate struct {
 	threshold float64
 	ops       []*abOp
 	spent     time.Duration
+	// failed are the operations that could not run at their size (as
+	// run's): their pairs are reported not measured, the others measured.
+	failed opFailures
 }
 
 // run measures round after round, each undecided operation once a round,
-// and stops when all are decided or the time is up. An error that is not
-// about one candidate (a device lost, the context cancelled) ends it.
+// and stops when all are decided or the time is up. An operation that
+// cannot run at its size (operationsOwn) is failed and decided; any other
+// error that is not about one candidate (a device lost, the context
+// cancelled) ends it.
 func (g *abGate) run(ctx context.Context) error {
 	start := time.Now()
 	defer func() { g.spent = time.Since(start) }()
@@ -53,6 +58,11 @@ func (g *abGate) run(ctx context.Context) error {
 			t := time.Now()
 			e, err := autotune.MeasureRound(ctx, g.dev, op.pair.op, op.size, g.opts, round)
 			op.spent += time.Since(t)
+			if err != nil && e == nil && operationsOwn(ctx, g.dev, err) {
+				g.failed.failed(op.pair.op, op.size, err)
+				op.merged, op.decided = failedEntry(op.pair.op, op.size, err.Error()), true
+				continue
+			}
 			if err != nil {
 				return err
 			}

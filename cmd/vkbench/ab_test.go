@@ -653,3 +653,37 @@ func TestABSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestABOperationTooLarge: an operation whose buffers exceed what the
+// device can bind at its size (OUT_OF_RANGE) is reported not measured,
+// saying why, the other operation is measured and reported, -o's file is
+// written, and the status is 1, as run's is. ab exited 2 with no report.
+func TestABOperationTooLarge(t *testing.T) {
+	needDevice(t)
+	huge := strings.Replace(saxpyOp("huge", "scalar", scalarCand), `"N": 4096`, `"N": 1000000000`, 1)
+	m := writeManifest(t, "ab.json", "", saxpyOp("small", "scalar", scalarCand), huge)
+	out := filepath.Join(t.TempDir(), "ab.json")
+	r := mustRun(t, exitRegression, "ab", m, m, "--count", "1", "--max-time", "0", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6",
+		"--quiet", "--cache", "off", "--format", "json", "-o", out)
+	if !strings.Contains(r.stderr, "could not measure huge at 1000000000: ") || !strings.Contains(r.stderr, "maxStorageBufferRange") {
+		t.Errorf("stderr does not say which operation could not be measured, and why:\n%s", r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("-o's file: %v", err)
+	}
+	rep, err := results.ParseAB(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]results.Verdict{}
+	for _, row := range rep.Rows {
+		got[row.Op] = row.Verdict
+		if row.Op == "huge" && !strings.Contains(row.Note, "failed in old and new: ") {
+			t.Errorf("huge's note does not say it failed in both: %q", row.Note)
+		}
+	}
+	if len(rep.Rows) != 2 || got["huge"] != results.NotMeasured || got["small"] == results.NotMeasured || got["small"] == "" {
+		t.Errorf("the report's pairs: %v; want small measured, huge not measured", got)
+	}
+}

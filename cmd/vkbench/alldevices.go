@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/manifest"
 	"github.com/vkbench/vkbench/report"
+	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 	"github.com/vkbench/vkbench/store"
 	"github.com/vkbench/vkbench/vk"
@@ -36,7 +38,12 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, arg
 	if err != nil {
 		return err
 	}
-	defer func() { err = s.close(cmd, err) }()
+	var jobsErr error // the jobs' failures, after the output is kept
+	defer func() {
+		if err = s.close(cmd, err); err == nil {
+			err = jobsErr
+		}
+	}()
 	if ops, err = f.sharded(cmd, ops); err != nil {
 		return err
 	}
@@ -76,12 +83,33 @@ func tuneAllDevices(cmd *cobra.Command, f *tuneFlags, opts autotune.Options, arg
 	if err != nil {
 		return err
 	}
+	// Every job's outcome is written, -o's file too, whatever became of
+	// the others: the command's status is what the failures come to.
+	jobsErr = jobsError(cmd.Context(), devs, all)
+	return nil
+}
+
+// jobsError is what all's jobs, on devs, come to as tune judges an
+// operation's: the first failure that is not a job's own (a lost device);
+// else the operations that could not be measured (operationsOwn, or no
+// candidate ran); else a candidate that computed a wrong result; else
+// nil.
+func jobsError(ctx context.Context, devs []hal.Device, all []autotune.JobResult) error {
+	var failed opFailures
+	var benches []results.Benchmark
 	for _, r := range all {
-		if r.Err != nil {
+		i := slices.IndexFunc(devs, func(d hal.Device) bool { return d.Info().Index == r.Device.Index })
+		switch {
+		case r.Err != nil && r.Entry == nil && r.Tuner >= 0 && i >= 0 && operationsOwn(ctx, devs[i], r.Err):
+			failed.failed(r.Job.Op, r.Job.Size, r.Err)
+		case r.Err != nil && (r.Entry == nil || status.CodeOf(r.Err) != status.FailedPrecondition):
 			return r.Err
+		case r.Entry != nil:
+			failed.noneRan(r.Job.Op, r.Job.Size, r.Entry)
+			benches = append(benches, benchmarksOf(r.Job.Op, r.Entry, nil)...)
 		}
 	}
-	return nil
+	return cmp.Or(failed.err(len(all)), wrongResult(benches))
 }
 
 // chosenDevices enumerates drv's devices, narrowed by --device where it
@@ -169,6 +197,9 @@ func allDevicesJSON(all []autotune.JobResult, took time.Duration) any {
 		}
 		if r.Err != nil {
 			j.Error = r.Err.Error()
+		}
+		if r.Err != nil && r.Entry == nil { // as run records an operation that failed: each candidate, failed, saying why
+			j.Entry = failedEntry(r.Job.Op, r.Job.Size, j.Error)
 		}
 		jobs[i] = j
 	}

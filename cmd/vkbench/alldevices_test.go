@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -70,5 +73,49 @@ func TestAllDevicesTable(t *testing.T) {
 	}
 	if whole := regexp.MustCompile(`\s+`).ReplaceAllString(out, " "); !strings.Contains(whole, "gemm 4096x4096x4096 failed: "+lost) {
 		t.Errorf("the error is not written whole:\n%s", out)
+	}
+}
+
+// TestAllDevicesVerdicts: tune --all-devices judges as tune does. A
+// candidate that computes a wrong result exits 1 (it exited 0); an
+// operation whose buffers the device cannot bind at its size fails alone,
+// exit 1, and -o's file keeps every job, the failed one's candidates
+// failed saying why, as run records them (the file was thrown away, and
+// the status was 2).
+func TestAllDevicesVerdicts(t *testing.T) {
+	needDevice(t)
+	wrong := strings.NewReplacer("ASSERT", "4", `"value": 2.5`, `"value": 2.0`).Replace(vec4Cand)
+	huge := strings.Replace(saxpyOp("huge", "scalar", scalarCand), `"N": 4096`, `"N": 1000000000`, 1)
+	m := writeManifest(t, "all.json", "", saxpyOp("wrong", "scalar", scalarCand, wrong), huge)
+	dir := t.TempDir()
+	t.Setenv("VKBENCH_CACHE", filepath.Join(dir, "tune.db"))
+	quick := []string{"--manifest", m, "--all-devices", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6", "--quiet"}
+	r := mustRun(t, exitRegression, append([]string{"tune", "wrong", "--cache", filepath.Join(dir, "a.db")}, quick...)...)
+	if !strings.Contains(r.stderr, "candidate wrong/f32/4096/vec4 computed a wrong result") {
+		t.Errorf("stderr does not name the wrong candidate:\n%s", r.stderr)
+	}
+	out := filepath.Join(dir, "all.json")
+	r = mustRun(t, exitRegression, append([]string{"tune", "--cache", filepath.Join(dir, "b.db"), "--format", "json", "-o", out}, quick...)...)
+	if !strings.Contains(r.stderr, "could not measure huge at 1000000000: ") {
+		t.Errorf("stderr does not say which operation could not be measured:\n%s", r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("-o's file: %v", err)
+	}
+	var file struct{ Jobs []jobJSON }
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	jobs := map[string]jobJSON{}
+	for _, j := range file.Jobs {
+		jobs[j.Op] = j
+	}
+	if e := jobs["wrong"].Entry; len(file.Jobs) != 2 || e == nil || e.FastestName != "scalar" {
+		t.Fatalf("-o's jobs: %s; want wrong's, scalar the winner, and huge's", data)
+	}
+	h := jobs["huge"]
+	if h.Error == "" || h.Entry == nil || len(h.Entry.Results) != 1 || h.Entry.Results[0].Outcome != results.Failed || h.Entry.Results[0].Error != h.Error {
+		t.Errorf("huge's job does not record its candidate failed, saying why: %+v", h)
 	}
 }

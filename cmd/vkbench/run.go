@@ -172,7 +172,8 @@ share one table and split the work: each key is tuned once, by whichever
 device takes it first. A device lost on the way commits nothing of the tune it
 was running, and its key goes to another device of the same hardware. With
 --all-devices, --device takes a comma-separated list (0,2,3) to tune on those
-devices only.
+devices only. Every job's outcome is written (-o's file too) whatever became of
+the others; a job that failed, saying why.
 
 Exit status: as run's.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -317,7 +318,13 @@ func runBench(cmd *cobra.Command, f *benchFlags, opts autotune.Options, args []s
 	if failedOps != "" {
 		return failedOps
 	}
-	for _, b := range file.Benchmarks {
+	return wrongResult(file.Benchmarks)
+}
+
+// wrongResult is the command's error where a candidate of bs computed a
+// wrong result (the first), else nil.
+func wrongResult(bs []results.Benchmark) error {
+	for _, b := range bs {
 		if b.Outcome == results.Wrong {
 			return errFailed(fmt.Sprintf("candidate %s computed a wrong result", b.Name))
 		}
@@ -491,6 +498,11 @@ type opFailures []string
 // of it failed, in file, and op among f.
 func (f *opFailures) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
 	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, failedEntry(op, size, err.Error()), nil)...)
+	f.failed(op, size, err)
+}
+
+// failed reports op as failed at size, for the reason err, among f.
+func (f *opFailures) failed(op kernels.Operation, size kernels.Size, err error) {
 	*f = append(*f, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
 }
 
