@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vkbench/vkbench/hal"
+	"github.com/vkbench/vkbench/internal/par"
 	"github.com/vkbench/vkbench/kernels"
 )
 
@@ -263,9 +264,8 @@ func (p *gemmProblem) referenceSamples() []gemmSample {
 	for range gemmSamples {
 		samples = append(samples, gemmSample{i: r.Int64N(p.m), j: r.Int64N(p.n)})
 	}
-	const perBlock = 64
-	spreadBlocks((len(samples)+perBlock-1)/perBlock, func(b int) {
-		for x := b * perBlock; x < min((b+1)*perBlock, len(samples)); x++ {
+	par.Range(len(samples), 64, func(lo, hi int) {
+		for x := lo; x < hi; x++ {
 			s := &samples[x]
 			for kk := range p.k {
 				prod := float64(p.a[s.i*p.k+kk]) * float64(p.b[kk*p.n+s.j])

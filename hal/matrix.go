@@ -216,19 +216,12 @@ func (m *CooperativeMatrix) UnmarshalText(b []byte) error {
 // listed entry's granularities, in a workgroup of the entry's Invocations
 // where it sets them.
 func (d DeviceInfo) HasCooperativeMatrix(m CooperativeMatrix) bool {
-	for _, c := range d.CooperativeMatrices {
-		if c == m {
-			return true
-		}
+	return slices.ContainsFunc(d.CooperativeMatrices, func(c CooperativeMatrix) bool {
 		if m.API == MatrixNV2 && c.API == MatrixNV2 && c.M > 0 && c.N > 0 && c.K > 0 &&
 			m.M%c.M == 0 && m.N%c.N == 0 && m.K%c.K == 0 &&
 			(c.Invocations == 0 || c.Invocations == m.Invocations) {
-			g := c
-			g.M, g.N, g.K, g.Invocations = m.M, m.N, m.K, m.Invocations
-			if g == m {
-				return true
-			}
+			c.M, c.N, c.K, c.Invocations = m.M, m.N, m.K, m.Invocations
 		}
-	}
-	return false
+		return c == m
+	})
 }

@@ -1,6 +1,7 @@
 package hal
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -31,8 +32,5 @@ func flagNames[F ~uint8 | ~uint32](f F, names []string) []string {
 // flagsString joins the names of the bits set in f with "+", or says
 // "none": the String of a set of flags.
 func flagsString[F ~uint8 | ~uint32](f F, names []string) string {
-	if s := strings.Join(flagNames(f, names), "+"); s != "" {
-		return s
-	}
-	return "none"
+	return cmp.Or(strings.Join(flagNames(f, names), "+"), "none")
 }

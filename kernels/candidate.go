@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -132,10 +133,7 @@ func (c Candidate) unsupported(info hal.DeviceInfo) string {
 	if n := len(c.Sets); n > 1 && uint64(n) > uint64(l.MaxBoundDescriptorSets) {
 		return fmt.Sprintf("needs %d descriptor sets, device has %d", n, l.MaxBoundDescriptorSets)
 	}
-	if why := info.SubgroupsUnsupported(c.SubgroupSize, c.FullSubgroups, c.WorkgroupSize); why != "" {
-		return why
-	}
-	return c.Needs().unsupported(info)
+	return cmp.Or(info.SubgroupsUnsupported(c.SubgroupSize, c.FullSubgroups, c.WorkgroupSize), c.Needs().unsupported(info))
 }
 
 // Needs returns everything the candidate needs of a device: its Requires
