@@ -54,8 +54,11 @@ func Rate(format string, v float64) string {
 // and JSON path) go: "UNIMPLEMENTED: kernels: gemm-x: needs 33 KiB" is
 // "needs 33 KiB", "UNIMPLEMENTED: manifest: k.json:148:21:
 // operations[4].candidates[1].assert[0]: the device … fails …" is "the
-// device … fails …". The results file keeps the whole message.
+// device … fails …"; further in, the codes go too, as
+// status.TextForPeople says an error to a person. The results file keeps
+// the whole message.
 func Reason(msg, cand string) string {
+	msg = status.TextForPeople(msg)
 	for {
 		head, rest, ok := strings.Cut(msg, ": ")
 		// A source's place with its line ("k.glsl:3") is what is wrong.
@@ -124,7 +127,7 @@ func CountReasons(bs []*results.Benchmark, outcomes ...results.Outcome) string {
 		var reasons []string
 		for _, b := range bs {
 			if b.Outcome == outcome {
-				reasons = append(reasons, Reason(status.TextForPeople(b.Error), b.Candidate))
+				reasons = append(reasons, Reason(b.Error, b.Candidate))
 			}
 		}
 		if len(reasons) > 0 {

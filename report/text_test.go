@@ -11,7 +11,8 @@ import (
 
 // TestReason: a row's reason keeps what went wrong and drops what leads
 // it (codes, packages, the candidate, a manifest's place), in tables and
-// charts alike; a message that is all substance stays whole.
+// charts alike, and the codes further in (status.TextForPeople); a
+// message that is all substance stays whole.
 func TestReason(t *testing.T) {
 	for _, tc := range []struct{ msg, cand, want string }{
 		{"UNIMPLEMENTED: kernels: gemm-x: needs 33 KiB of shared memory, device has 32 KiB", "gemm-x", "needs 33 KiB of shared memory, device has 32 KiB"},
@@ -23,6 +24,10 @@ func TestReason(t *testing.T) {
 		{"the kernel wrote nothing", "vec4", "the kernel wrote nothing"},
 		{"/tmp/kernels/k.glsl:3: error: '#error' : four is too many", "k", "/tmp/kernels/k.glsl:3: error: '#error' : four is too many"},
 		{"DEADLINE_EXCEEDED: Run: Wait: the GPU did not finish in 2s", "vec4", "Run: Wait: the GPU did not finish in 2s"},
+		// An operation's own failure, as peak's and run's rows say it: the
+		// codes further in go too (they stayed, after the package).
+		{"RESOURCE_EXHAUSTED: autotune: preparing copy/u32/100000000: OUT_OF_RANGE: catalogue: copy 100000000: buffer src needs 400000000 bytes", "",
+			"preparing copy/u32/100000000: catalogue: copy 100000000: buffer src needs 400000000 bytes"},
 	} {
 		if got := report.Reason(tc.msg, tc.cand); got != tc.want {
 			t.Errorf("Reason(%q, %q) = %q, want %q", tc.msg, tc.cand, got, tc.want)

@@ -112,7 +112,7 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 		row, err := measurePeak(cmd.Context(), sess.dev, ops[i], size, opts, m.unit, &rec)
 		if err != nil && operationsOwn(cmd.Context(), sess.dev, err) {
 			failed.add(new(results.File), ops[i], size, err) // peak's rows say it, not a results file
-			row, err = peakRow{what: m.op, unit: m.unit, outcome: string(results.Failed), reason: status.TextForPeople(err.Error())}, nil
+			row, err = peakRow{what: m.op, unit: m.unit, outcome: string(results.Failed), reason: report.Reason(err.Error(), "")}, nil
 		}
 		*m.into(&rec.Rates), *m.into(rec.Low), *m.into(rec.High) = row.rate, row.lo, row.hi
 		row.halfWidth = rec.HalfWidth(m.into)
@@ -253,7 +253,7 @@ func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size
 		row.outcome, row.reason = "not measured", "no candidate"
 		if len(e.Results) > 0 {
 			r := e.Results[max(wrong, 0)]
-			row.outcome, row.reason = string(r.Outcome), report.Reason(status.TextForPeople(r.Error), r.Name)
+			row.outcome, row.reason = string(r.Outcome), report.Reason(r.Error, r.Name)
 			row.cand = r.Name
 		}
 		return row, nil

@@ -142,6 +142,7 @@ func TestPeakWrong(t *testing.T) {
 // operation: its row says failed and why, the other rates are measured
 // and stored, its own is not, and the status is 1 after the table. Peak
 // stopped with status 2 before, storing nothing.
+// The reason is said as run's table says it (report.Reason).
 func TestPeakTooLarge(t *testing.T) {
 	needDevice(t)
 	cache := filepath.Join(t.TempDir(), "cache.db")
@@ -152,6 +153,11 @@ func TestPeakTooLarge(t *testing.T) {
 		!strings.HasPrefix(said, "vkbench: could not measure copy at 100000000: ") || !strings.Contains(said, "maxStorageBufferRange") ||
 		!strings.HasSuffix(said, "(the other operations ran)") || !regexp.MustCompile(`(?m)^  copy .* failed$`).MatchString(r.stdout) {
 		t.Fatalf("peak with copy too large: exit %d, want %d, naming copy and why\nstdout:\n%s\nstderr:\n%s", r.code, exitRegression, r.stdout, r.stderr)
+	}
+	// Its reason under the table as run's table says it, without the
+	// package that leads the error (it began "failed, autotune: ").
+	if table := strings.Join(strings.Fields(r.stdout), " "); !strings.Contains(table, "failed, preparing copy/u32/100000000: ") {
+		t.Errorf("peak's table does not say why copy failed as run's does (\"failed, preparing copy/u32/100000000: …\"):\n%s", r.stdout)
 	}
 	if got := storedPeak(t, cache); got.BandwidthGBps != 0 || got.GFLOPs <= 0 || got.Int32GOPs <= 0 {
 		t.Errorf("peak stored %+v; want no bandwidth (copy not measured) and the other rates", got.Rates)
