@@ -131,7 +131,7 @@ func TestPeakFlagsInWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := autotune.Options{Budget: time.Second, MinSamples: 6, MaxSamples: 6, Warmup: time.Millisecond, EnergyWindow: -1, Telemetry: throttledSource{}}
-	row, err := measurePeak(context.Background(), dev, op, kernels.SizeOf(4096), opts, "GB/s", &autotune.PeakRecord{})
+	row, err := measurePeak(context.Background(), dev, op, kernels.SizeOf(4096), opts, "GB/s", &autotune.PeakRecord{}, new(opFailures))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,16 +58,18 @@ A rate measured below the stored one beyond both intervals does not replace it
 either: a busy or throttled device measures low, so the stored rate stays, and
 peak says so. --replace stores the new peak whatever the stored one says (a
 device that became slower: a power cap, another driver). A rate not measured
-(unsupported, or a candidate of it computed a wrong result) keeps the stored
-one, --replace or not. The stored record's time is the latest peak's; a rate
-kept keeps its value and interval only.
+(unsupported, a candidate of it computed a wrong result, or every candidate
+failed when it ran) keeps the stored one, --replace or not. The stored
+record's time is the latest peak's; a rate kept keeps its value and interval
+only.
 
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
 
-Exit status: 0 success; 1 a candidate computed a wrong result, or a measure
-could not run at its size (its rate is not stored, the others' are); 2 bad
-usage; 3 a device failure; 4 the output could not be written.`,
+Exit status: 0 success; 1 a candidate computed a wrong result, a measure could
+not run at its size, or every candidate of a measure failed when it ran (its
+rate is not stored, the others' are), as run's; 2 bad usage; 3 a device
+failure; 4 the output could not be written.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPeak(cmd, &f, replace) },
 	}
@@ -106,10 +108,12 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 	rec.Low, rec.High = &autotune.Rates{}, &autotune.Rates{}
 	var rows []peakRow
 	var errs []error
-	var failed opFailures // as run's: a measure that cannot run at its size, the others measured and stored
+	// As run's: a measure that cannot run at its size, or whose every
+	// candidate failed when it ran; the others measured and stored.
+	var failed opFailures
 	for i, m := range peakMeasures {
 		size := sizes.sizeFor(ops[i], info)
-		row, err := measurePeak(cmd.Context(), sess.dev, ops[i], size, opts, m.unit, &rec)
+		row, err := measurePeak(cmd.Context(), sess.dev, ops[i], size, opts, m.unit, &rec, &failed)
 		if err != nil && operationsOwn(cmd.Context(), sess.dev, err) {
 			failed.add(new(results.File), ops[i], size, err) // peak's rows say it, not a results file
 			row, err = peakRow{what: m.op, unit: m.unit, outcome: string(results.Failed), reason: report.Reason(err.Error(), "")}, nil
@@ -237,14 +241,16 @@ type peakRow struct {
 }
 
 // measurePeak measures op at size and returns its row: its winner's rate
-// in unit, or why no candidate was measured (the rate is then 0). The
-// peak is at the highest clocks its kernels ran at: the winner's raise
-// rec's.
-func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts autotune.Options, unit string, rec *autotune.PeakRecord) (peakRow, error) {
+// in unit, or why no candidate was measured (the rate is then 0), with op
+// among failed where every candidate that could run failed when it ran,
+// as run counts it. The peak is at the highest clocks its kernels ran at:
+// the winner's raise rec's.
+func measurePeak(ctx context.Context, dev hal.Device, op kernels.Operation, size kernels.Size, opts autotune.Options, unit string, rec *autotune.PeakRecord, failed *opFailures) (peakRow, error) {
 	e, err := autotune.Measure(ctx, dev, op, size, opts)
 	if err != nil {
 		return peakRow{}, err
 	}
+	failed.noneRan(op, size, e)
 	row := peakRow{what: op.Name(), unit: unit}
 	// A candidate that computed a wrong result makes the measure's rate
 	// one that cannot be trusted, the fastest candidate's perhaps: none.

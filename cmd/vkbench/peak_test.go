@@ -64,7 +64,7 @@ func TestPeakReasonWhole(t *testing.T) {
 	}
 	defer func() { _ = release() }()
 	var rec autotune.PeakRecord
-	row, err := measurePeak(context.Background(), dev, ops[0], kernels.SizeOf(1024), autotune.DefaultOptions, "GFLOP/s", &rec)
+	row, err := measurePeak(context.Background(), dev, ops[0], kernels.SizeOf(1024), autotune.DefaultOptions, "GFLOP/s", &rec, new(opFailures))
 	if err != nil || row.outcome == "" {
 		t.Fatalf("measurePeak: %+v, %v; want a row of no candidate measured", row, err)
 	}
@@ -161,5 +161,39 @@ func TestPeakTooLarge(t *testing.T) {
 	}
 	if got := storedPeak(t, cache); got.BandwidthGBps != 0 || got.GFLOPs <= 0 || got.Int32GOPs <= 0 {
 		t.Errorf("peak stored %+v; want no bandwidth (copy not measured) and the other rates", got.Rates)
+	}
+}
+
+// TestPeakEveryCandidateFailed: a measure whose every candidate failed
+// when it ran (here the GPU timer never ticks, so that each candidate
+// fails after 4 samples) is a failure of peak, status 1 after the table,
+// naming the measure and the first failure, as run's is; peak exited 0.
+// Its rate is not measured: the stored one stays, --replace or not.
+func TestPeakEveryCandidateFailed(t *testing.T) {
+	info := needDevice(t)
+	plan := faulty.NewPlan()
+	wrapDevice = func(dev hal.Device) hal.Device { return faulty.Wrap(dev, plan) }
+	t.Cleanup(func() { wrapDevice = func(dev hal.Device) hal.Device { return dev } })
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	c, err := store.Open(store.Options{Path: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 45, GFLOPs: 123, Int32GOPs: 67}}}
+	if _, err := autotune.SavePeak(t.Context(), c, info.Hardware(), old, 0.01, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	plan.Add(faulty.Rule{Calls: []faulty.Call{faulty.Elapsed}, Rate: 1, Effect: faulty.NoTick})
+	r := vkbench(t, append([]string{"peak", "--cache", cache, "--replace"}, peakArgs...)...)
+	said := strings.Join(strings.Fields(r.stderr), " ")
+	if r.code != exitRegression || !strings.HasPrefix(said, "vkbench: could not measure peak-fma-f32 at 1024x64: no candidate ran; ") ||
+		!strings.Contains(said, "the GPU timer did not tick") || !regexp.MustCompile(`(?m)^  peak-fma-f32 .* failed$`).MatchString(r.stdout) {
+		t.Fatalf("peak whose every candidate failed: exit %d, want %d, naming the measure and why\nstdout:\n%s\nstderr:\n%s", r.code, exitRegression, r.stdout, r.stderr)
+	}
+	if got := storedPeak(t, cache); got.Rates != old.Rates {
+		t.Errorf("peak stored %+v; want the stored rates kept, %+v", got.Rates, old.Rates)
 	}
 }
