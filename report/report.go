@@ -105,6 +105,10 @@ type Options struct {
 	// Peak returns the roofs of a hardware's roofline, nil where none is
 	// known (the roofline is then a note). A nil Peak knows none.
 	Peak func(hardware string) *autotune.Peak
+	// PeakUnread names, by hardware, the tune cache whose stored peak
+	// could not be read (a warning says why): the roofline's note says
+	// so, where it would say that no peak is known.
+	PeakUnread map[string]string
 }
 
 // Write draws the report of in as format to w, as the package doc says,
@@ -271,7 +275,7 @@ func build(in []Input, opts Options) *report {
 			if opts.Peak != nil {
 				peak = opts.Peak(hw)
 			}
-			rep.roofs = append(rep.roofs, roofline{hardware: hw, device: input.File.Device.Name, peak: peak})
+			rep.roofs = append(rep.roofs, roofline{hardware: hw, device: input.File.Device.Name, peak: peak, unread: opts.PeakUnread[hw]})
 		}
 		rep.roofs[i].files = append(rep.roofs[i].files, f)
 	}

@@ -20,6 +20,7 @@ type roofline struct {
 	hardware string
 	device   string
 	peak     *autotune.Peak
+	unread   string // the cache whose stored peak could not be read
 	files    []int
 	notes    []string
 	// points are each file's benchmarks that stand on a roofline
@@ -40,13 +41,19 @@ func onRoof(b *results.Benchmark) bool {
 // rooflineNotes sets rl's notes and the points that stand on it.
 func (r *report) rooflineNotes(rl *roofline) {
 	hw := cmp.Or(rl.hardware, "unknown hardware")
+	unread := ""
+	if rl.unread != "" {
+		unread = "; its stored peak could not be read from " + rl.unread
+	}
 	switch {
+	case rl.peak == nil && rl.unread != "":
+		rl.notes = append(rl.notes, fmt.Sprintf("No roofline for %s: its stored peak could not be read from %s (a warning said why; pass --peak-gbps and --peak-gflops).", hw, rl.unread))
 	case rl.peak == nil:
 		rl.notes = append(rl.notes, fmt.Sprintf("No roofline for %s: no peak is known (run vkbench peak on it, point --cache at the cache that holds its peak, or pass --peak-gbps and --peak-gflops).", hw))
 	case rl.peak.BandwidthGBps == 0:
-		rl.notes = append(rl.notes, fmt.Sprintf("The bandwidth roof of %s is unknown (--peak-gbps); only the compute roof is drawn.", hw))
+		rl.notes = append(rl.notes, fmt.Sprintf("The bandwidth roof of %s is unknown (--peak-gbps%s); only the compute roof is drawn.", hw, unread))
 	case rl.peak.GFLOPs == 0:
-		rl.notes = append(rl.notes, fmt.Sprintf("The compute roof of %s is unknown (--peak-gflops); only the bandwidth roof is drawn.", hw))
+		rl.notes = append(rl.notes, fmt.Sprintf("The compute roof of %s is unknown (--peak-gflops%s); only the bandwidth roof is drawn.", hw, unread))
 	}
 	// Operations that do no arithmetic are not on the roofline: say what
 	// their best candidate moved.

@@ -52,9 +52,10 @@ its label beside its point, under the
 device's bandwidth and compute roofs. The roofs come from --peak-gbps and
 --peak-gflops, else from the peak that vkbench peak stored in the tune cache
 (--cache) for the file's hardware; with neither the roofline is left out,
-with a note (a cache that cannot be read is a warning that names it).
-Operations that only move data (copy, transpose) are listed
-under it with their bandwidth, and integer operations with their GOP/s.
+with a note (a cache that cannot be read is a warning that names it, and the
+note says its peak could not be read). Operations that only move data (copy,
+transpose) are listed under it with their bandwidth, and integer operations
+with their GOP/s.
 
 Exit status: 0 success, 2 bad usage, an unreadable or malformed file, or
 nothing to draw (a result file without benchmarks, and no other file with a
@@ -104,12 +105,12 @@ func runReport(cmd *cobra.Command, args []string, output string, cf *cacheFlags,
 	if err != nil {
 		return usageError{err}
 	}
-	peakOf, cache, err := reportPeaks(cmd, in, cf, peakGBps, peakGFLOPs)
+	opts, cache, err := reportPeaks(cmd, in, cf, peakGBps, peakGFLOPs)
 	if err != nil {
 		return err
 	}
 	return writeReport(cmd, output, append(inputs("a file the report draws", args...), cache...), func(w io.Writer) (int, error) {
-		return report.Write(w, format, in, report.Options{Version: version, Peak: peakOf})
+		return report.Write(w, format, in, opts)
 	}, func(n int) string { return plural(n, "chart", "charts") + " of " + plural(len(in), "file", "files") })
 }
 
@@ -150,19 +151,21 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 	})
 }
 
-// reportPeaks returns the peak of each hardware of in, for its roofline:
-// each roof from its flag (--peak-gbps, --peak-gflops) where set, else
-// from the peak stored in the cache for the hardware (loadPeak); nil
-// where neither roof is known. The cache is opened only where a flag is
-// missing, and closed once read; it is then among the report's inputs,
-// which -o may not replace.
-func reportPeaks(cmd *cobra.Command, in []report.Input, cf *cacheFlags, peakGBps, peakGFLOPs float64) (func(hardware string) *autotune.Peak, []input, error) {
+// reportPeaks returns the report's options with the peak of each
+// hardware of in, for its roofline: each roof from its flag
+// (--peak-gbps, --peak-gflops) where set, else from the peak stored in
+// the cache for the hardware (readPeak); nil where neither roof is
+// known, and the cache named where its peak could not be read. The cache
+// is opened only where a flag is missing, and closed once read; it is
+// then among the report's inputs, which -o may not replace.
+func reportPeaks(cmd *cobra.Command, in []report.Input, cf *cacheFlags, peakGBps, peakGFLOPs float64) (report.Options, []input, error) {
 	stored := map[string]*autotune.PeakRecord{}
+	opts := report.Options{Version: version, PeakUnread: map[string]string{}}
 	var read []input
 	if peakGBps == 0 || peakGFLOPs == 0 {
 		cache, err := cf.open(cmd, false)
 		if err != nil {
-			return nil, nil, err
+			return report.Options{}, nil, err
 		}
 		for _, f := range in {
 			if f.File == nil { // ab's report: no roofline
@@ -170,17 +173,21 @@ func reportPeaks(cmd *cobra.Command, in []report.Input, cf *cacheFlags, peakGBps
 			}
 			hw := f.File.Device.Hardware
 			if _, seen := stored[hw]; !seen {
-				if stored[hw], err = loadPeak(cmd, cache, hw); err != nil {
+				var unread bool
+				if stored[hw], unread, err = readPeak(cmd, cache, hw); err != nil {
 					break
+				}
+				if unread {
+					opts.PeakUnread[hw] = cache.Path()
 				}
 			}
 		}
 		if err := status.Join(err, cache.Close()); err != nil {
-			return nil, nil, err
+			return report.Options{}, nil, err
 		}
 		read = []input{cacheInput(cache)}
 	}
-	return func(hardware string) *autotune.Peak {
+	opts.Peak = func(hardware string) *autotune.Peak {
 		p := autotune.Peak{Rates: autotune.Rates{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}}
 		if s := stored[hardware]; s != nil {
 			p.BandwidthGBps = cmp.Or(p.BandwidthGBps, s.BandwidthGBps)
@@ -190,7 +197,8 @@ func reportPeaks(cmd *cobra.Command, in []report.Input, cf *cacheFlags, peakGBps
 			return nil
 		}
 		return &p
-	}, read, nil
+	}
+	return opts, read, nil
 }
 
 // loadPeak returns the peak stored in cache for hardware: nil where
@@ -200,9 +208,16 @@ func reportPeaks(cmd *cobra.Command, in []report.Input, cf *cacheFlags, peakGBps
 // context ending while it reads is its error: what it would write
 // without the peak is not what was asked.
 func loadPeak(cmd *cobra.Command, cache *store.Store, hardware string) (*autotune.PeakRecord, error) {
-	p, err := autotune.LoadPeak(cmd.Context(), cache, hardware)
+	p, _, err := readPeak(cmd, cache, hardware)
+	return p, err
+}
+
+// readPeak is loadPeak that says too whether the cache could not be read
+// (unread), for a note to say so rather than that no peak is stored.
+func readPeak(cmd *cobra.Command, cache *store.Store, hardware string) (p *autotune.PeakRecord, unread bool, err error) {
+	p, err = autotune.LoadPeak(cmd.Context(), cache, hardware)
 	if err != nil && cmd.Context().Err() != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return p, nil
+	return p, err != nil, nil
 }

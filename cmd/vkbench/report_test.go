@@ -268,7 +268,7 @@ func TestReportStoredPeak(t *testing.T) {
 		}
 	})
 	// A cache that cannot be read is a warning naming it; the report is
-	// drawn, its roofline a note.
+	// drawn, its roofline a note that says so.
 	t.Run("damaged", func(t *testing.T) {
 		damaged := filepath.Join(dir, "damaged.db")
 		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cache", "damaged-garbled-pages.db"))
@@ -278,9 +278,19 @@ func TestReportStoredPeak(t *testing.T) {
 		if err := os.WriteFile(damaged, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := mustRun(t, 0, "report", in, "-o", filepath.Join(dir, "damaged.svg"), "--cache", damaged)
+		out := filepath.Join(dir, "damaged.html")
+		r := mustRun(t, 0, "report", in, "-o", out, "--cache", damaged)
 		if !strings.Contains(r.stderr, "vkbench: warning: store: stored peaks not read: DATA_LOSS: store: cache "+damaged+" is damaged") {
 			t.Errorf("stderr %q does not warn of the damaged cache, naming it", r.stderr)
+		}
+		// The note says the peak could not be read, naming the cache; it
+		// said that no peak is known.
+		page, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "No roofline for crafted_0000_test: its stored peak could not be read from " + damaged + " ("; !strings.Contains(string(page), want) || strings.Contains(string(page), "no peak is known") {
+			t.Errorf("the roofline's note does not say %q:\n%s", want, page)
 		}
 	})
 	t.Run("interrupted", func(t *testing.T) {
