@@ -18,9 +18,13 @@ import (
 
 // Convergence draws the convergence of the searches in tuning logs
 // (vkbench cache export-log, vkbench replay --format log) as format to
-// w: the best time found against the evaluations, one line a search, one
-// colour a strategy, and a dashed line at the fastest any log recorded.
-// It returns the number of searches drawn.
+// w: the best figure found against the evaluations, one line a search,
+// one colour a strategy, and a dashed line at the best any log recorded.
+// The figure is the one the logs' searches ranked by (TuneLog.Objective):
+// the median time, or by energy the joules per run, by edp energy × time;
+// time where the logs name different ones or a verified record lacks its
+// energy, as a replay falls back. It returns the number of searches
+// drawn.
 func Convergence(w io.Writer, format Format, logs []*search.TuneLog, opts Options) (searches int, err error) {
 	if len(logs) == 0 {
 		return 0, fmt.Errorf("%w: no tuning log", ErrNothing)
@@ -44,66 +48,145 @@ var strategyColors = map[string]color.Color{
 }
 
 // convergencePlot draws every search of the logs: after each evaluation,
-// the fastest verified median so far, in ms; a dashed line marks the
-// fastest any log recorded.
+// the best verified figure so far by the logs' objective, in the unit
+// that suits the best recorded; a dashed line marks that best.
 func convergencePlot(ls []*search.TuneLog) (*plot.Plot, int, error) {
-	title := "Search convergence: " + ls[0].Header.Key + " on " + deviceName(ls[0].Header)
-	p := newPlot(title, "evaluations", "fastest time so far (ms), lower is better")
-	best := math.Inf(1)
-	lines := 0
-	legend := map[string]bool{}
-	for _, l := range ls {
-		by := map[string]search.LogRecord{}
-		for _, e := range l.Evals {
-			by[e.Name] = e
-			if e.Verified() {
-				best = min(best, e.Stats.Median)
-			}
-		}
-		for _, s := range l.Searches {
-			var evals []search.LogRecord
-			for _, name := range s.Order {
-				evals = append(evals, by[name])
-			}
-			xy := plotter.XYs{}
-			for k, b := range search.BestSoFar(evals) {
-				if !math.IsInf(b, 1) {
-					xy = append(xy, plotter.XY{X: float64(k + 1), Y: b * 1e3})
-				}
-			}
-			if len(xy) == 0 {
-				continue
-			}
-			line, err := plotter.NewLine(xy)
-			if err != nil {
-				return nil, 0, err
-			}
-			line.Color = cmp.Or(strategyColors[s.Strategy], color.Color(color.Black))
-			line.Width = vg.Points(1.2)
-			line.StepStyle = plotter.PostStep
-			p.Add(line)
-			lines++
-			if !legend[s.Strategy] {
-				legend[s.Strategy] = true
-				p.Legend.Add(s.Strategy, line)
-			}
-		}
-	}
-	if lines == 0 {
+	obj := convergenceObjective(ls)
+	lines, best := convergenceLines(ls, obj)
+	if len(lines) == 0 {
 		return nil, 0, fmt.Errorf("%w: the tuning logs hold no search with a verified configuration", ErrNothing)
 	}
-	ref, err := plotter.NewLine(plotter.XYs{{X: 1, Y: best * 1e3}, {X: p.X.Max, Y: best * 1e3}})
+	scale, unit := objectiveUnit(obj, best)
+	what := map[string]string{"": "fastest time", "energy": "least energy per run", "edp": "least energy × time"}[obj]
+	title := "Search convergence: " + ls[0].Header.Key + " on " + deviceName(ls[0].Header)
+	p := newPlot(title, "evaluations", fmt.Sprintf("%s so far (%s), lower is better", what, unit))
+	legend := map[string]bool{}
+	for _, sl := range lines {
+		for i := range sl.xy {
+			sl.xy[i].Y *= scale
+		}
+		line, err := plotter.NewLine(sl.xy)
+		if err != nil {
+			return nil, 0, err
+		}
+		line.Color = cmp.Or(strategyColors[sl.strategy], color.Color(color.Black))
+		line.Width = vg.Points(1.2)
+		line.StepStyle = plotter.PostStep
+		p.Add(line)
+		if !legend[sl.strategy] {
+			legend[sl.strategy] = true
+			p.Legend.Add(sl.strategy, line)
+		}
+	}
+	ref, err := plotter.NewLine(plotter.XYs{{X: 1, Y: best * scale}, {X: p.X.Max, Y: best * scale}})
 	if err != nil {
 		return nil, 0, err
 	}
 	ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	ref.Color = color.Gray{Y: 0x99}
 	p.Add(ref)
-	p.Legend.Add(fmt.Sprintf("fastest recorded, %.3f ms", best*1e3), ref)
+	recorded := map[string]string{"": "fastest recorded", "energy": "least energy recorded", "edp": "least energy × time recorded"}[obj]
+	p.Legend.Add(fmt.Sprintf("%s, %.3f %s", recorded, best*scale, unit), ref)
 	p.Legend.Top = true
-	p.Y.Min = best * 1e3 * 0.98
-	p.Y.Max = min(p.Y.Max, best*1e3*2)
-	return p, lines, nil
+	p.Y.Min = best * scale * 0.98
+	p.Y.Max = min(p.Y.Max, best*scale*2)
+	return p, len(lines), nil
+}
+
+// searchLine is a search's convergence: its strategy, and after each
+// evaluation from its first verified one, the best figure so far.
+type searchLine struct {
+	strategy string
+	xy       plotter.XYs
+}
+
+// convergenceLines returns the convergence of every search of the logs
+// with a verified configuration, by objective obj, and the best figure
+// any log recorded.
+func convergenceLines(ls []*search.TuneLog, obj string) ([]searchLine, float64) {
+	var lines []searchLine
+	best := math.Inf(1)
+	for _, l := range ls {
+		by := map[string]search.LogRecord{}
+		for _, e := range l.Evals {
+			by[e.Name] = e
+		}
+		for _, v := range bestSoFar(l.Evals, obj) {
+			best = min(best, v)
+		}
+		for _, s := range l.Searches {
+			var evals []search.LogRecord
+			for _, name := range s.Order {
+				evals = append(evals, by[name])
+			}
+			sl := searchLine{strategy: s.Strategy}
+			for k, b := range bestSoFar(evals, obj) {
+				if !math.IsInf(b, 1) {
+					sl.xy = append(sl.xy, plotter.XY{X: float64(k + 1), Y: b})
+				}
+			}
+			if len(sl.xy) > 0 {
+				lines = append(lines, sl)
+			}
+		}
+	}
+	return lines, best
+}
+
+// convergenceObjective is what the logs' searches are drawn by: the
+// objective their last searches picked by, "energy" or "edp", where the
+// logs agree on it and every verified record has its energy; else time
+// (""), as a replay of such a log ranks by time.
+func convergenceObjective(ls []*search.TuneLog) string {
+	obj := ls[0].Objective()
+	for _, l := range ls {
+		if l.Objective() != obj {
+			return ""
+		}
+		for _, e := range l.Evals {
+			if _, _, _, ok := e.ObjectiveValue(obj); e.Verified() && !ok {
+				return ""
+			}
+		}
+	}
+	return obj
+}
+
+// bestSoFar returns, after each of evals, the least figure by objective
+// obj of the verified ones up to it (+Inf before the first): a search's
+// convergence. By time it is search.BestSoFar.
+func bestSoFar(evals []search.LogRecord, obj string) []float64 {
+	out := make([]float64, len(evals))
+	b := math.Inf(1)
+	for k, rec := range evals {
+		if v, _, _, ok := rec.ObjectiveValue(obj); ok && rec.Verified() {
+			b = min(b, v)
+		}
+		out[k] = b
+	}
+	return out
+}
+
+// objectiveUnit is the unit a chart gives figures by objective obj in, up
+// to about top, and the factor that turns a figure into it: ms for times,
+// J, mJ, µJ or nJ for energies, and those times s for energy × time.
+func objectiveUnit(obj string, top float64) (float64, string) {
+	if obj != "energy" && obj != "edp" {
+		return 1e3, "ms"
+	}
+	scale, unit := 1e9, "nJ"
+	switch {
+	case top >= 1:
+		scale, unit = 1, "J"
+	case top >= 1e-3:
+		scale, unit = 1e3, "mJ"
+	case top >= 1e-6:
+		scale, unit = 1e6, "µJ"
+	}
+	if obj == "edp" {
+		unit += "·s"
+	}
+	return scale, unit
 }
 
 // deviceName is the name of the device a log's searches ran on, as the

@@ -57,6 +57,11 @@ note says its peak could not be read). Operations that only move data (copy,
 transpose) are listed under it with their bandwidth, and integer operations
 with their GOP/s.
 
+Tuning logs (vkbench cache export-log, vkbench replay --format log) are drawn
+as their searches' convergence: after each evaluation, the best figure found
+so far, by what the log's searches ranked by (tune --objective: time, energy
+per run, or energy × time; time where a configuration has no energy).
+
 Exit status: 0 success, 2 bad usage, an unreadable or malformed file, or
 nothing to draw (a result file without benchmarks, and no other file with a
 chart), 4 the report could not be written.`,
