@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"image/color"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -140,6 +142,7 @@ func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 	prefix, factor := Prefix(rateTop)
 	sec.TimeUnit, sec.RateUnit = tunit, prefix+string(unit)
 	var peak PeakLegend
+	roofs := false // a percentage from the roofline's peak
 	for _, c := range g.cands {
 		for f, b := range g.at[c] {
 			if b == nil {
@@ -158,11 +161,47 @@ func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 			if len(b.Flags) > 0 {
 				row.Note = strings.TrimSpace("[" + FlagText(b.Flags...) + "] " + row.Note)
 			}
+			if pct := r.roofPercent(b, f); pct > 0 {
+				row.Peak, roofs = fmt.Sprintf("%.0f%%", pct)+roofMark, true
+				if pct > 100 {
+					row.Peak = ">100%" + roofMark
+				}
+			}
 			peak.See(b)
 			sec.Rows = append(sec.Rows, row)
 		}
 	}
 	sec.Notes = append(sec.Notes, peak.Notes()...)
+	if roofs {
+		sec.Notes = append(sec.Notes, roofMark+" worked out here from the roofline's peak below (--peak-gbps and --peak-gflops, or the peak vkbench peak stored): the results file records no percentage of peak, as the run knew none.")
+	}
+}
+
+// roofMark marks a percentage of peak that the report worked out from
+// the roofline's peak rather than read from the results file.
+const roofMark = "†"
+
+// roofPercent is b's percentage of the roofline's peak, for a results
+// file f that records none (PercentOfPeak's rule): of the bandwidth roof
+// for an operation that does no arithmetic, under both roofs for one in
+// fp32, whose compute roof is the roofline's (autotune.Peak.ComputeOf).
+// 0 where the file records one, or the rate that bounds b is not among
+// the roofline's: integer, fp16 and bfloat16 arithmetic (the matrix
+// units' rates among them, which the file does not say b ran on).
+func (r *report) roofPercent(b *results.Benchmark, f int) float64 {
+	i := slices.IndexFunc(r.roofs, func(rl roofline) bool { return slices.Contains(rl.files, f) })
+	if i < 0 || r.roofs[i].peak == nil || b.PercentPeak > 0 || !measured(b) {
+		return 0
+	}
+	pk, c := r.roofs[i].peak, 0.0
+	if b.Flops > 0 {
+		if b.DType != kernels.F32.String() {
+			return 0
+		}
+		c = pk.GFLOPs
+	}
+	gbps, gflops := b.Rates()
+	return percentOfRoofs(gbps, gflops, c, pk.BandwidthGBps)
 }
 
 // timeColumn is how a table writes times up to top: in the unit

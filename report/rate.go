@@ -92,7 +92,12 @@ func PercentOfPeak(m *results.Measurement, op kernels.Operation, peak *autotune.
 		return 0
 	}
 	gbps, gflops := m.Rates()
-	c, bw := peak.ComputeOf(op), peak.BandwidthGBps
+	return percentOfRoofs(gbps, gflops, peak.ComputeOf(op), peak.BandwidthGBps)
+}
+
+// percentOfRoofs is PercentOfPeak of the rates gbps and gflops under the
+// compute roof c and the bandwidth roof bw (0 where unknown).
+func percentOfRoofs(gbps, gflops, c, bw float64) float64 {
 	switch {
 	case gflops > 0 && c > 0 && gbps > 0 && bw > 0:
 		return 100 * gflops / min(c, gflops/gbps*bw)

@@ -235,3 +235,42 @@ func tableRows(t *testing.T, in []report.Input) [][]string {
 	}
 	return out
 }
+
+// TestPercentOfRooflinePeak: where the results file records no percentage
+// of peak, a page's table works it out from the roofline's peak, as the
+// roofline's notes do ("80% of the 10 GB/s roof"), marked †: of the
+// bandwidth roof for an operation that only moves data, under both roofs
+// for fp32 arithmetic. A percentage the file records stays unmarked, and
+// arithmetic whose roof the roofline's peak lacks (fp16: its own or the
+// matrix units' rate) stays "-". Every row read "-" before.
+func TestPercentOfRooflinePeak(t *testing.T) {
+	bench := func(op, dtype, cand string, flops, pct float64) results.Benchmark {
+		b := results.Benchmark{Name: op + "/" + dtype + "/64/" + cand, Op: op, DType: dtype, Shape: "64", Candidate: cand, PercentPeak: pct}
+		// 8 MB in 1 ms: 8 GB/s.
+		b.Outcome, b.Stats, b.Bytes, b.Flops = results.Measured, &stats.Stats{Median: 1e-3, N: 10, Batch: 1}, 8e6, flops
+		return b
+	}
+	f := &results.File{Schema: results.Schema, Time: time.Now(), Device: results.Device{Name: "GPU", Hardware: "gpu"}, Mode: "hot", Rounds: 1,
+		Benchmarks: []results.Benchmark{bench("copy", "u32", "a", 0, 0), bench("copy", "u32", "b", 0, 55),
+			bench("gemm", "f32", "a", 5e7, 0), bench("gemm", "f16", "a", 5e7, 0)}}
+	opts := report.Options{Peak: func(string) *autotune.Peak {
+		return &autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 100}}
+	}}
+	var buf bytes.Buffer
+	if _, err := report.Write(&buf, report.HTML, []report.Input{{Label: "r.json", File: f}}, opts); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	row := regexp.MustCompile(`<tr(?: class="winner")?><td>★?</td><td>([^<]*)</td>(?:<td[^>]*>[^<]*</td>){4}<td class="num">([^<]*)</td>`)
+	for _, m := range row.FindAllStringSubmatch(buf.String(), -1) {
+		got = append(got, m[1]+" "+m[2])
+	}
+	// gemm f32 does 50 GFLOP/s under a compute roof of 100 and a memory
+	// roof of 10 GB/s × 6.25 FLOP/byte: 80%.
+	if d := cmp.Diff([]string{"a 80%†", "b 55%", "a 80%†", "a -"}, got); d != "" {
+		t.Errorf("the tables' %% peak (-want +got):\n%s", d)
+	}
+	if n := strings.Count(buf.String(), "† worked out here from the roofline"); n != 2 {
+		t.Errorf("%d tables say what † means, want 2 (copy's and gemm f32's)", n)
+	}
+}

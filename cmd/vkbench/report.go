@@ -39,12 +39,14 @@ winner are grey. The axis spans them: candidates dropped early as much
 slower, those that failed and those the device does not support are notes
 under the chart, counted by reason, and an operation with nothing measured is
 a line of text, not a chart. A page's table per operation gives its times in
-one unit. Charts and tables list the winner first (★ in the tables), then
-the candidates measured, best first by the objective the file was run with
-(time, energy or edp), then those dropped early, then those not measured,
-ties by name. With several files the charts overlay them: each candidate
-has one point per file, in the file's colour, so that a base and a new run
-read side by side; the first file orders them.
+one unit, and each rate's percentage of the peak the run knew; where the file
+records none, of the roofline's peak, marked † (bandwidth, and fp32
+arithmetic: the roofline has no other roofs). Charts and tables list the
+winner first (★ in the tables), then the candidates measured, best first by
+the objective the file was run with (time, energy or edp), then those dropped
+early, then those not measured, ties by name. With several files the charts
+overlay them: each candidate has one point per file, in the file's colour, so
+that a base and a new run read side by side; the first file orders them.
 
 The roofline places each operation that does floating-point arithmetic by its
 arithmetic intensity (FLOP per byte moved, x) and its achieved GFLOP/s (y),
