@@ -111,7 +111,7 @@ func convergenceLines(ls []*search.TuneLog, obj string) ([]searchLine, float64) 
 		for _, e := range l.Evals {
 			by[e.Name] = e
 		}
-		for _, v := range bestSoFar(l.Evals, obj) {
+		for _, v := range search.BestSoFar(l.Evals, obj) {
 			best = min(best, v)
 		}
 		for _, s := range l.Searches {
@@ -120,7 +120,7 @@ func convergenceLines(ls []*search.TuneLog, obj string) ([]searchLine, float64) 
 				evals = append(evals, by[name])
 			}
 			sl := searchLine{strategy: s.Strategy}
-			for k, b := range bestSoFar(evals, obj) {
+			for k, b := range search.BestSoFar(evals, obj) {
 				if !math.IsInf(b, 1) {
 					sl.xy = append(sl.xy, plotter.XY{X: float64(k + 1), Y: b})
 				}
@@ -150,21 +150,6 @@ func convergenceObjective(ls []*search.TuneLog) string {
 		}
 	}
 	return obj
-}
-
-// bestSoFar returns, after each of evals, the least figure by objective
-// obj of the verified ones up to it (+Inf before the first): a search's
-// convergence. By time it is search.BestSoFar.
-func bestSoFar(evals []search.LogRecord, obj string) []float64 {
-	out := make([]float64, len(evals))
-	b := math.Inf(1)
-	for k, rec := range evals {
-		if v, _, _, ok := rec.ObjectiveValue(obj); ok && rec.Verified() {
-			b = min(b, v)
-		}
-		out[k] = b
-	}
-	return out
 }
 
 // objectiveUnit is the unit a chart gives figures by objective obj in, up

@@ -58,15 +58,15 @@ func (r *ReplayResult) Value(rec LogRecord) (float64, bool) {
 	return v, ok && rec.Verified()
 }
 
-// BestSoFar returns, after each of evals, the fastest verified median of
-// those up to it (+Inf before the first): a search's convergence.
-func BestSoFar(evals []LogRecord) []float64 {
+// BestSoFar returns, after each of evals, the least figure by objective
+// ("" or "time", "energy", "edp") of the verified ones up to it (+Inf
+// before the first): a search's convergence.
+func BestSoFar(evals []LogRecord, objective string) []float64 {
 	out := make([]float64, len(evals))
-	var best Evaluation
 	b := math.Inf(1)
 	for k, rec := range evals {
-		if e := (Evaluation{Record: rec}); e.Beats(best) {
-			best, b = e, rec.Stats.Median
+		if v, _, _, ok := rec.ObjectiveValue(objective); ok && rec.Verified() {
+			b = min(b, v)
 		}
 		out[k] = b
 	}

@@ -204,7 +204,7 @@ func TestReplayWrongNeverWins(t *testing.T) {
 		if !slices.Contains(r.Search.Order, wrong) {
 			t.Errorf("%s never evaluated %s in a whole search", s, wrong)
 		}
-		if b := search.BestSoFar(r.Evals); math.IsInf(b[len(b)-1], 1) {
+		if b := search.BestSoFar(r.Evals, ""); math.IsInf(b[len(b)-1], 1) {
 			t.Errorf("%s: no best at the end", s)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
-	"github.com/vkbench/vkbench/status"
 )
 
 // tableOptions say how much a run's table shows.
@@ -214,10 +213,10 @@ func (g *opGroup) write(b *strings.Builder, o tableOptions, seen *legend) {
 			}
 		}
 		if (bench.Outcome == results.Wrong || bench.Outcome == results.Failed || bench.Outcome == results.NotRun) && bench.Error != "" {
-			explain = append(explain, bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(status.TextForPeople(bench.Error), bench.Candidate))
+			explain = append(explain, bench.Candidate+" "+string(bench.Outcome)+": "+report.Reason(bench.Error, bench.Candidate))
 		}
 		if bench.Outcome == results.Unsupported {
-			unsupported.add("unsupported, "+report.Reason(status.TextForPeople(bench.Error), bench.Candidate), bench.Candidate)
+			unsupported.add("unsupported, "+report.Reason(bench.Error, bench.Candidate), bench.Candidate)
 		}
 		t.add(append(row, note)...)
 	}
@@ -247,7 +246,7 @@ func (g *opGroup) notMeasured() (why string, whole bool) {
 	if first.Outcome != results.Failed && first.Outcome != results.NotRun || slices.ContainsFunc(g.benches, func(b *results.Benchmark) bool { return !same(b) }) {
 		return report.CountReasons(g.benches), false
 	}
-	why = report.Reason(status.TextForPeople(first.Error), first.Candidate)
+	why = report.Reason(first.Error, first.Candidate)
 	why = strings.TrimPrefix(why, g.op+" "+g.shape+": ")
 	if first.Outcome == results.NotRun {
 		return string(results.NotRun) + ": " + why, true
