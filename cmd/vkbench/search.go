@@ -56,7 +56,9 @@ order, so that a search is reproducible. Pipelines compile on
 (0: each just before it is measured; a search proposes 4 configurations
 ahead, so at most 4 compile at once); the summary reports compile and
 measure time apart. Where no configuration could be measured (the device can
-run none of them, say: no failure), the summary says so, and why, counted.
+run none of them, say: no failure), the summary says so, and why, counted;
+where this search measured none but an earlier one in the tuning log has a
+winner, it names that winner and says why this one measured none.
 
 Every evaluated configuration (its parameters, statistics or failure) is
 recorded in the tuning log of the tune cache as it completes. A search that
@@ -149,25 +151,30 @@ func (s *searchFlags) tune(cmd *cobra.Command, f *benchFlags, tuner *autotune.Tu
 	if sopts.CompileThreads < 0 {
 		how = "before each measurement"
 	}
-	shown := evaluatedOnly(res.Entry, r.Order)
+	why := nothingMeasured(res.Op, res.Entry, r.Order)
 	counts, said := fmt.Sprintf("%d measured, %d from the tuning log", r.Measured, len(r.Order)-r.Measured),
-		winnerSaid(pickedBy(f.objective, res.Entry), res.Entry.FastestName, r.Best, r.Order)
+		winnerSaid(pickedBy(f.objective, res.Entry), res.Entry.FastestName, r.Best, r.Order, why)
+	if r.Best == "" { // none of this search's configurations has a time
+		counts = fmt.Sprintf("%d from the tuning log", len(r.Order)-r.Measured)
+	}
 	if res.Entry.Fastest < 0 { // no configuration, of this search or the log's, has a time
-		counts, said = fmt.Sprintf("%d from the tuning log", len(r.Order)-r.Measured), "nothing could be measured: "+nothingMeasured(res.Op, shown)
+		said = "nothing could be measured: " + why
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: searched %s's space with %s (seed %d): %d of %d configurations evaluated, %s; compile %.1fs (%s), measure %.1fs, wall %.1fs; %s\n",
 		res.Entry.Key, op.Name(), r.Strategy, r.Seed, len(r.Order), len(res.Points.Configs), counts,
 		r.CompileSeconds, how, r.MeasureSeconds, r.WallSeconds, said)
-	return res.Op, shown, err
+	return res.Op, evaluatedOnly(res.Entry, r.Order), err
 }
 
-// nothingMeasured says why no configuration of e, an entry of op without
-// a winner, was measured: its outcomes and their reasons, counted, as
-// run's table counts them.
-func nothingMeasured(op kernels.Operation, e *autotune.Entry) string {
+// nothingMeasured says why the configurations of order, those of op that
+// a search evaluated (e its entry), were not measured: their outcomes
+// and reasons, counted, as run's table counts them; "" where all were.
+func nothingMeasured(op kernels.Operation, e *autotune.Entry, order []string) string {
 	var bs []*results.Benchmark
 	for _, b := range benchmarksOf(op, e, nil) {
-		bs = append(bs, &b)
+		if slices.Contains(order, b.Candidate) {
+			bs = append(bs, &b)
+		}
 	}
 	return report.CountReasons(bs)
 }
@@ -186,18 +193,17 @@ func pickedBy(flag string, e *autotune.Entry) string {
 // winnerSaid is what a search's summary says of its answer: by (as
 // pickedBy says), committed, the winner, and where that is of an earlier
 // search in the tuning log (not one of order, the configurations this
-// search evaluated), this search's own winner (best), or that none of
-// them computed correctly (best is ""). By energy the log's points can
-// change which are tied and so crown another of order than best.
-func winnerSaid(by, committed, best string, order []string) string {
-	said, n := by+" "+committed, len(order)
+// search evaluated), this search's own winner (best), or, where it has
+// none (best is ""), why (nothingMeasured): wrong, unsupported, failed,
+// counted. By energy the log's points can change which are tied and so
+// crown another of order than best.
+func winnerSaid(by, committed, best string, order []string, why string) string {
+	said := by + " " + committed
 	switch {
 	case slices.Contains(order, committed):
 		return said
-	case best == "" && n == 1:
-		return said + ", of an earlier search in the tuning log (the one configuration this one evaluated did not compute correctly)"
 	case best == "":
-		return fmt.Sprintf("%s, of an earlier search in the tuning log (none of the %d configurations this one evaluated computed correctly)", said, n)
+		return said + ", of an earlier search in the tuning log (nothing this one evaluated could be measured: " + why + ")"
 	}
 	return said + ", of an earlier search in the tuning log (this one's " + by + ": " + best + ")"
 }
