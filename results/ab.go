@@ -103,6 +103,9 @@ type ABReport struct {
 	Failed   int `json:"failed"`
 	Unclear  int `json:"unclear"`
 	Unpaired int `json:"unpaired"`
+	// Unmeasured are the pairs not measured in one version or both;
+	// Unpaired the candidates of one version only.
+	Unmeasured int `json:"not_measured"`
 }
 
 // AddPair adds the row of candidate cand of operation op (named name),
@@ -247,7 +250,7 @@ func pct(ratio float64) string { return fmt.Sprintf("%.1f%%", (ratio-1)*100) }
 // Finish counts the verdicts.
 func (r *ABReport) Finish() {
 	count := map[Verdict]*int{Slower: &r.Slower, Miscomputed: &r.Wrong, Broke: &r.Failed, Unclear: &r.Unclear,
-		NotMeasured: &r.Unpaired, OnlyOld: &r.Unpaired, OnlyInNew: &r.Unpaired}
+		NotMeasured: &r.Unmeasured, OnlyOld: &r.Unpaired, OnlyInNew: &r.Unpaired}
 	for _, row := range r.Rows {
 		if n := count[row.Verdict]; n != nil {
 			*n++

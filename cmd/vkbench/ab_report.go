@@ -64,14 +64,16 @@ func writeAB(w io.Writer, format string, r *results.ABReport, width tableWidth) 
 
 // abSummary counts the pairs by what they came to: how many were slower
 // always (the verdict stands on it, "none slower" too), the others where
-// there are any ("2 slower (...), 1 wrong and 1 not paired").
+// there are any ("2 slower (...), 1 wrong, 1 not measured and 1 not
+// paired").
 func abSummary(r *results.ABReport) string {
 	slower := "none slower"
 	if r.Slower > 0 {
 		slower = fmt.Sprintf("%d slower", r.Slower)
 	}
 	return sentence(slices.Concat([]string{fmt.Sprintf("%s (the 95%% bounds above +%.1f%%)", slower, r.Threshold*100)},
-		counted(r.Wrong, "wrong"), counted(r.Failed, "failed"), counted(r.Unclear, "unclear"), counted(r.Unpaired, "not paired")))
+		counted(r.Wrong, "wrong"), counted(r.Failed, "failed"), counted(r.Unclear, "unclear"),
+		counted(r.Unmeasured, "not measured"), counted(r.Unpaired, "not paired")))
 }
 
 // abTable is a row per pair: its medians, its ratio with the ratio's 95%

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -643,13 +644,14 @@ func TestABSummary(t *testing.T) {
 		{results.ABReport{Threshold: 0.05, Slower: 2}, "\n2 slower (the 95% bounds above +5.0%)\n"},
 		{results.ABReport{Threshold: 0.05, Unclear: 1}, "\nnone slower (the 95% bounds above +5.0%) and 1 unclear\n"},
 		{results.ABReport{Threshold: 0.1, Slower: 1, Wrong: 2, Failed: 1, Unpaired: 3}, "\n1 slower (the 95% bounds above +10.0%), 2 wrong, 1 failed and 3 not paired\n"},
+		{results.ABReport{Threshold: 0.05, Unmeasured: 1, Unpaired: 2}, "\nnone slower (the 95% bounds above +5.0%), 1 not measured and 2 not paired\n"},
 	} {
 		var b bytes.Buffer
 		if err := writeAB(&b, "table", &c.rep, 0); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(unwrapped(b.String()), c.want) {
-			t.Errorf("%d slower, %d wrong, %d failed, %d unclear, %d not paired: the summary is not %q:\n%s", c.rep.Slower, c.rep.Wrong, c.rep.Failed, c.rep.Unclear, c.rep.Unpaired, strings.TrimSpace(c.want), b.String())
+			t.Errorf("%+v: the summary is not %q:\n%s", c.rep, strings.TrimSpace(c.want), b.String())
 		}
 	}
 }
@@ -657,7 +659,9 @@ func TestABSummary(t *testing.T) {
 // TestABOperationTooLarge: an operation whose buffers exceed what the
 // device can bind at its size (OUT_OF_RANGE) is reported not measured,
 // saying why, the other operation is measured and reported, -o's file is
-// written, and the status is 1, as run's is. ab exited 2 with no report.
+// written, and the status is 1, as run's is; the table's closing line and
+// the JSON's counts say "not measured". ab exited 2 with no report; then
+// counted the pair "not paired".
 func TestABOperationTooLarge(t *testing.T) {
 	needDevice(t)
 	huge := strings.Replace(saxpyOp("huge", "scalar", scalarCand), `"N": 4096`, `"N": 1000000000`, 1)
@@ -685,5 +689,13 @@ func TestABOperationTooLarge(t *testing.T) {
 	}
 	if len(rep.Rows) != 2 || got["huge"] != results.NotMeasured || got["small"] == results.NotMeasured || got["small"] == "" {
 		t.Errorf("the report's pairs: %v; want small measured, huge not measured", got)
+	}
+	if rep.Unmeasured != 1 || rep.Unpaired != 0 {
+		t.Errorf("the report counts %d not measured, %d unpaired; want 1, 0", rep.Unmeasured, rep.Unpaired)
+	}
+	r = mustRun(t, exitRegression, "ab", m, m, "--count", "1", "--max-time", "0", "--budget", "200ms", "--min-samples", "6", "--max-samples", "6",
+		"--quiet", "--cache", "off")
+	if s := unwrapped(r.stdout); !regexp.MustCompile(`\(the 95% bounds above \+5\.0%\)(, 1 unclear)? and 1 not measured\n`).MatchString(s) {
+		t.Errorf("the table does not count huge not measured:\n%s", r.stdout)
 	}
 }
