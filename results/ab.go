@@ -124,6 +124,13 @@ func (r *ABReport) AddPair(name, op, cand string, old, cur Benchmark, verifies b
 	r.Rows = append(r.Rows, row)
 }
 
+// AddUnmeasured adds the row of candidate cand of operation op (named
+// name) that neither version measured because the operation could not
+// run (why): said once, as it concerns both.
+func (r *ABReport) AddUnmeasured(name, op, cand, why string) {
+	r.Rows = append(r.Rows, ABRow{Name: name, Op: op, Candidate: cand, Verdict: NotMeasured, Note: "the operation could not run: " + why})
+}
+
 // AddUnpaired adds the row of a candidate that only one version has.
 func (r *ABReport) AddUnpaired(name, op, cand string, v Verdict) {
 	r.Rows = append(r.Rows, ABRow{Name: name, Op: op, Candidate: cand, Verdict: v})

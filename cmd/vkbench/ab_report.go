@@ -7,21 +7,29 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/status"
 )
 
-// addPair adds the rows of one paired operation, measured in e (its
-// candidates alternate, OLD's then NEW's) over spent.
-func addPair(r *results.ABReport, p abPair, e *autotune.Entry, spent time.Duration) {
-	prefix := fmt.Sprintf("%s/%s/%s/", p.op.Name(), p.op.DType(), e.Size)
-	bs := benchmarksOf(p.op, e, nil)
+// addPair adds the rows of one paired operation: as measured in its
+// rounds, merged (its candidates alternate, OLD's then NEW's), or not
+// measured, saying why once, where it could not run.
+func addPair(r *results.ABReport, op *abOp) {
+	p := op.pair
+	prefix := fmt.Sprintf("%s/%s/%s/", p.op.Name(), p.op.DType(), op.size)
+	var bs []results.Benchmark
+	if op.failure == "" {
+		bs = benchmarksOf(p.op, op.merged, nil)
+	}
 	for i, name := range p.names {
-		r.AddPair(prefix+name, p.op.Name(), name, bs[2*i], bs[2*i+1], kernels.Verifies(p.op))
-		r.Rows[len(r.Rows)-1].Seconds = spent.Seconds()
+		if op.failure != "" {
+			r.AddUnmeasured(prefix+name, p.op.Name(), name, op.failure)
+		} else {
+			r.AddPair(prefix+name, p.op.Name(), name, bs[2*i], bs[2*i+1], kernels.Verifies(p.op))
+		}
+		r.Rows[len(r.Rows)-1].Seconds = op.spent.Seconds()
 	}
 	for _, n := range p.onlyOld {
 		r.AddUnpaired(prefix+n, p.op.Name(), n, results.OnlyOld)

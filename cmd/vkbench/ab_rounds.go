@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/vkbench/vkbench/autotune"
 	"github.com/vkbench/vkbench/hal"
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
+	"github.com/vkbench/vkbench/status"
 )
 
 // abOp is one paired operation as ab measures it, round by round.
@@ -19,6 +22,9 @@ type abOp struct {
 	merged  *autotune.Entry // the rounds so far, merged
 	decided bool
 	spent   time.Duration
+	// failure is why the operation could not run (operationsOwn), said
+	// once for both versions (ownWords); its pairs are not measured.
+	failure string
 }
 
 // abGate measures the paired operations in rounds until each is decided:
@@ -59,8 +65,8 @@ func (g *abGate) run(ctx context.Context) error {
 			e, err := autotune.MeasureRound(ctx, g.dev, op.pair.op, op.size, g.opts, round)
 			op.spent += time.Since(t)
 			if err != nil && e == nil && operationsOwn(ctx, g.dev, err) {
-				g.failed.failed(op.pair.op, op.size, err)
-				op.merged, op.decided = failedEntry(op.pair.op, op.size, err.Error()), true
+				op.failure, op.decided = ownWords(err), true
+				g.failed.failed(op.pair.op, op.size, errors.New(op.failure))
 				continue
 			}
 			if err != nil {
@@ -80,19 +86,35 @@ func (g *abGate) run(ctx context.Context) error {
 // far (results.Verdict.Decided), judged as the report will judge them.
 func (g *abGate) decided(op *abOp) bool {
 	scratch := results.ABReport{Threshold: g.threshold}
-	addPair(&scratch, op.pair, op.merged, op.spent)
+	addPair(&scratch, op)
 	return !slices.ContainsFunc(scratch.Rows, func(row results.ABRow) bool { return !row.Verdict.Decided() })
 }
 
 // report adds every operation's pairs, as measured, to rep.
 func (g *abGate) report(rep *results.ABReport) {
 	for _, op := range g.ops {
-		if op.merged == nil {
+		if op.merged == nil && op.failure == "" {
 			continue
 		}
-		addPair(rep, op.pair, op.merged, op.spent)
+		addPair(rep, op)
 		rep.Rounds = max(rep.Rounds, len(op.rounds))
 	}
 	rep.Seconds = g.spent.Seconds()
 	rep.Finish()
+}
+
+// ownWords is err as its code and what it says itself, without the notes
+// added on its way up: an operation that cannot run concerns both
+// versions, where the note of the pair's side that was being prepared
+// first ("preparing old") would say it of one.
+func ownWords(err error) string {
+	var st *status.Status
+	if !errors.As(err, &st) || st.Message() == "" {
+		return err.Error()
+	}
+	said := st.Code().String() + ": " + st.Message()
+	if cause := st.Unwrap(); cause != nil {
+		said += ": " + strings.TrimPrefix(cause.Error(), st.Code().String()+": ")
+	}
+	return said
 }
