@@ -27,11 +27,14 @@ const (
 )
 
 // Descriptor pools start with room for this many sets of up to
-// descriptorsPerSet buffers each, and double when they run out, up to
-// poolCap for a pool that runs out at its first dispatch.
+// descriptorsPerSet storage buffers each, and imagesPerSet each of storage
+// images, sampled images and uniform buffers (rarer: a quarter as many),
+// and double when they run out, up to poolCap for a pool that runs out at
+// its first dispatch.
 const (
 	descriptorSets    = 32
 	descriptorsPerSet = 8
+	imagesPerSet      = descriptorsPerSet / 4
 )
 
 // commandBuffer is a VkCommandBuffer with a command pool and descriptor
@@ -226,7 +229,7 @@ func (cb *commandBuffer) Begin() error {
 
 func (cb *commandBuffer) addDescriptorPool(sets uint32) error {
 	var p C.VkDescriptorPool
-	if r := C.vkb_create_descriptor_pool(cb.d.c, C.uint32_t(sets), C.uint32_t(sets*descriptorsPerSet), &p); r != C.VK_SUCCESS {
+	if r := C.vkb_create_descriptor_pool(cb.d.c, C.uint32_t(sets), C.uint32_t(sets*descriptorsPerSet), C.uint32_t(sets*imagesPerSet), &p); r != C.VK_SUCCESS {
 		return cb.d.result("vkCreateDescriptorPool", r)
 	}
 	cb.descPools = append(cb.descPools, p)
@@ -236,12 +239,10 @@ func (cb *commandBuffer) addDescriptorPool(sets uint32) error {
 
 // poolCap is the most sets a pool that a dispatch of e finds full while
 // still fresh is grown to: twice the first pool, or twice the room e's
-// sets and bindings need (vkb_create_descriptor_pool gives a pool a
-// quarter as many images and uniform buffers of each kind as storage
-// buffers), whichever is more. CreateExecutable kept e's sets within the
-// device's maxBoundDescriptorSets and its bindings within the per-set and
-// per-stage limits of each kind, and so the cap; a fresh pool of it that
-// is full is full for another reason than its size.
+// sets and bindings need, whichever is more. CreateExecutable kept e's
+// sets within the device's maxBoundDescriptorSets and its bindings within
+// the per-set and per-stage limits of each kind, and so the cap; a fresh
+// pool of it that is full is full for another reason than its size.
 func (e *executable) poolCap() uint32 {
 	var count [4]uint32
 	for i := range e.bindings {
@@ -256,7 +257,7 @@ func (e *executable) poolCap() uint32 {
 		sets = uint32(e.sets.n)
 	}
 	images := max(count[hal.StorageImageBinding], count[hal.SampledImageBinding], count[hal.UniformBufferBinding])
-	need := max(descriptorSets, sets, (count[hal.StorageBufferBinding]+descriptorsPerSet-1)/descriptorsPerSet, (4*images+descriptorsPerSet-1)/descriptorsPerSet)
+	need := max(descriptorSets, sets, (count[hal.StorageBufferBinding]+descriptorsPerSet-1)/descriptorsPerSet, (images+imagesPerSet-1)/imagesPerSet)
 	return 2 * need
 }
 
@@ -451,7 +452,7 @@ func (cb *commandBuffer) recordDispatch(e *executable, dp hal.Dispatch, build *C
 		if cb.fresh && cb.poolSets >= e.poolCap() {
 			return status.Annotatef(d.result("vkAllocateDescriptorSets", r),
 				"vk: Dispatch: executable %q (%d bindings): a fresh descriptor pool of %d sets, %d storage buffers and %d each of images and uniform buffers, the most it is grown to, ran out",
-				e.label, e.bindings, cb.poolSets, cb.poolSets*descriptorsPerSet, cb.poolSets*descriptorsPerSet/4)
+				e.label, e.bindings, cb.poolSets, cb.poolSets*descriptorsPerSet, cb.poolSets*imagesPerSet)
 		}
 		if err := cb.addDescriptorPool(2 * cb.poolSets); err != nil {
 			return err

@@ -441,11 +441,8 @@ void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool) {
 	d->DestroyCommandPool(d->device, pool, NULL);
 }
 
-VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, VkDescriptorPool *out) {
+VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, uint32_t images, VkDescriptorPool *out) {
 	VKB_ROUTE(d->route);
-	// Images and uniform buffers are rarer than storage buffers: a quarter
-	// as many of each kind.
-	uint32_t images = buffers / 4 > 0 ? buffers / 4 : 1;
 	VkDescriptorPoolSize sizes[] = {
 		{.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = buffers},
 		{.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .descriptorCount = images},

@@ -51,8 +51,9 @@ type physicalDevice struct {
 	// the device does not say.
 	maxAlloc, maxBuffer uint64
 	// maxBindings are the bindings of each hal.BindingKind one pipeline
-	// may use.
-	maxBindings [4]uint32
+	// may use; maxResources, all of them together.
+	maxBindings  [4]uint32
+	maxResources uint32
 }
 
 // memoryType is one of the device's memory types.
@@ -122,6 +123,7 @@ func (pd *physicalDevice) describe(index int) {
 		hal.SampledImageBinding: min(uint32(l.maxPerStageDescriptorSampledImages), uint32(l.maxDescriptorSetSampledImages),
 			uint32(l.maxPerStageDescriptorSamplers), uint32(l.maxDescriptorSetSamplers)),
 	}
+	pd.maxResources = uint32(l.maxPerStageResources)
 	if c.chain12 != 0 {
 		pd.describe12(&info)
 	}

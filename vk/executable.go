@@ -147,8 +147,9 @@ var moduleKinds = [...]spirv.DescriptorKind{
 	hal.UniformBufferBinding: spirv.UniformBuffer,
 }
 
-// checkBindings checks desc's bindings against the device's limits and
-// against what the entry point uses: a module that uses a binding the
+// checkBindings checks desc's bindings against the device's limits, of
+// each kind and of all together in the one stage (maxPerStageResources),
+// and against what the entry point uses: a module that uses a binding the
 // layout lacks, or of another kind, is invalid, and some drivers
 // (lavapipe) crash building its pipeline. It returns the formats the
 // module declares of its storage images, by binding.
@@ -174,6 +175,9 @@ func (d *device) checkBindings(desc hal.ExecutableDesc, module *spirv.Module, en
 		if count[k] > limit {
 			return nil, invalidArg("CreateExecutable", desc.Label, "%d %s bindings; the device allows 0 to %d", count[k], hal.BindingKind(k), limit)
 		}
+	}
+	if n := uint32(desc.Bindings); n > d.pd.maxResources {
+		return nil, invalidArg("CreateExecutable", desc.Label, "%d descriptors in all; the device allows 0 to %d in one stage", n, d.pd.maxResources)
 	}
 	sets := desc.Sets
 	if sets == nil {

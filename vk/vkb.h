@@ -405,7 +405,10 @@ VkResult vkb_pipeline_statistics(const vkb_device *d, VkPipeline p, uint32_t exe
 // Command buffers.
 VkResult vkb_create_command_buffer(const vkb_device *d, VkCommandPool *pool, VkCommandBuffer *cb, const char **failed);
 void vkb_destroy_command_pool(const vkb_device *d, VkCommandPool pool);
-VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, VkDescriptorPool *out);
+// vkb_create_descriptor_pool makes a pool of sets sets, buffers storage
+// buffers and images each of storage images, sampled images and uniform
+// buffers.
+VkResult vkb_create_descriptor_pool(const vkb_device *d, uint32_t sets, uint32_t buffers, uint32_t images, VkDescriptorPool *out);
 void vkb_destroy_descriptor_pool(const vkb_device *d, VkDescriptorPool pool);
 // vkb_call is a VkResult with the call that returned it, by value.
 typedef struct vkb_call {
