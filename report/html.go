@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -182,12 +181,11 @@ func (r *report) groupTable(sec *htmlSection, g *opGroup) {
 const roofMark = "†"
 
 // roofPercent is b's percentage of the roofline's peak, for a results
-// file f that records none (PercentOfPeak's rule): of the bandwidth roof
-// for an operation that does no arithmetic, under both roofs for one in
-// fp32, whose compute roof is the roofline's (autotune.Peak.ComputeOf).
-// 0 where the file records one, or the rate that bounds b is not among
-// the roofline's: integer, fp16 and bfloat16 arithmetic (the matrix
-// units' rates among them, which the file does not say b ran on).
+// file f that records none, by PercentOfPeak's rule: of the bandwidth roof
+// for an operation that does no arithmetic, else under it and the compute
+// roof of b's arithmetic that run's percentage is of (roofOf: fp32, fp16,
+// int32 or the matrix units' at b's precision). 0 where the file records
+// one.
 func (r *report) roofPercent(b *results.Benchmark, f int) float64 {
 	i := slices.IndexFunc(r.roofs, func(rl roofline) bool { return slices.Contains(rl.files, f) })
 	if i < 0 || r.roofs[i].peak == nil || b.PercentPeak > 0 || !measured(b) {
@@ -195,10 +193,7 @@ func (r *report) roofPercent(b *results.Benchmark, f int) float64 {
 	}
 	pk, c := r.roofs[i].peak, 0.0
 	if b.Flops > 0 {
-		if b.DType != kernels.F32.String() {
-			return 0
-		}
-		c = pk.GFLOPs
+		c = roofOf(pk, b).gflops
 	}
 	gbps, gflops := b.Rates()
 	return percentOfRoofs(gbps, gflops, c, pk.BandwidthGBps)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
 	"github.com/vkbench/vkbench/report"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
@@ -239,24 +241,14 @@ func tableRows(t *testing.T, in []report.Input) [][]string {
 // TestPercentOfRooflinePeak: where the results file records no percentage
 // of peak, a page's table works it out from the roofline's peak, as the
 // roofline's notes do ("80% of the 10 GB/s roof"), marked †: of the
-// bandwidth roof for an operation that only moves data, under both roofs
-// for fp32 arithmetic. A percentage the file records stays unmarked, and
-// arithmetic whose roof the roofline's peak lacks (fp16: its own or the
-// matrix units' rate) stays "-". Every row read "-" before.
+// bandwidth roof for an operation that only moves data, under it and the
+// compute roof of its precision for arithmetic, the one vkbench run's
+// percentage is of (PercentOfPeak). A percentage the file records stays
+// unmarked.
 func TestPercentOfRooflinePeak(t *testing.T) {
-	bench := func(op, dtype, cand string, flops, pct float64) results.Benchmark {
-		b := results.Benchmark{Name: op + "/" + dtype + "/64/" + cand, Op: op, DType: dtype, Shape: "64", Candidate: cand, PercentPeak: pct}
-		// 8 MB in 1 ms: 8 GB/s.
-		b.Outcome, b.Stats, b.Bytes, b.Flops = results.Measured, &stats.Stats{Median: 1e-3, N: 10, Batch: 1}, 8e6, flops
-		return b
-	}
-	f := &results.File{Schema: results.Schema, Time: time.Now(), Device: results.Device{Name: "GPU", Hardware: "gpu"}, Mode: "hot", Rounds: 1,
-		Benchmarks: []results.Benchmark{bench("copy", "u32", "a", 0, 0), bench("copy", "u32", "b", 0, 55),
-			bench("gemm", "f32", "a", 5e7, 0), bench("gemm", "f16", "a", 5e7, 0)}}
-	opts := report.Options{Peak: func(string) *autotune.Peak {
-		return &autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 100}}
-	}}
+	f, pk := fp16Roofs()
 	var buf bytes.Buffer
+	opts := report.Options{Peak: func(string) *autotune.Peak { return pk }}
 	if _, err := report.Write(&buf, report.HTML, []report.Input{{Label: "r.json", File: f}}, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +258,59 @@ func TestPercentOfRooflinePeak(t *testing.T) {
 		got = append(got, m[1]+" "+m[2])
 	}
 	// gemm f32 does 50 GFLOP/s under a compute roof of 100 and a memory
-	// roof of 10 GB/s × 6.25 FLOP/byte: 80%.
-	if d := cmp.Diff([]string{"a 80%†", "b 55%", "a 80%†", "a -"}, got); d != "" {
+	// roof of 10 GB/s × 6.25 FLOP/byte: 80%. gemm-f16 does 150 GFLOP/s at
+	// 18.75 FLOP/byte, under the fp16 roof of 200: 80% of the memory
+	// roof's 187.5 (under fp32's, above it).
+	if d := cmp.Diff([]string{"a 80%†", "b 55%", "a 80%†", "a 80%†"}, got); d != "" {
 		t.Errorf("the tables' %% peak (-want +got):\n%s", d)
 	}
-	if n := strings.Count(buf.String(), "† worked out here from the roofline"); n != 2 {
-		t.Errorf("%d tables say what † means, want 2 (copy's and gemm f32's)", n)
+	if n := strings.Count(buf.String(), "† worked out here from the roofline"); n != 3 {
+		t.Errorf("%d tables say what † means, want 3 (copy's, gemm f32's and gemm-f16's)", n)
+	}
+	op, err := catalogue.Lookup("gemm-f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := report.PercentOfPeak(&f.Benchmarks[3].Measurement, op, pk); math.Abs(run-80) > 1e-9 {
+		t.Errorf("run's percentage of peak of gemm-f16 is %g, not the table's 80", run)
+	}
+}
+
+// fp16Roofs is a results file of copy, gemm (fp32) and gemm-f16, none of
+// which records a percentage of peak but copy's b, and a peak whose fp16
+// roof (200 GFLOP/s) is twice its fp32 one (100), over a memory roof of
+// 10 GB/s.
+func fp16Roofs() (*results.File, *autotune.Peak) {
+	bench := func(op, dtype, cand string, flops, pct float64) results.Benchmark {
+		b := results.Benchmark{Name: op + "/" + dtype + "/64/" + cand, Op: op, DType: dtype, Shape: "64", Candidate: cand, PercentPeak: pct}
+		// 8 MB in 1 ms: 8 GB/s.
+		b.Outcome, b.Stats, b.Bytes, b.Flops = results.Measured, &stats.Stats{Median: 1e-3, N: 10, Batch: 1}, 8e6, flops
+		b.Winner = cand == "a"
+		return b
+	}
+	f := &results.File{Schema: results.Schema, Time: time.Now(), Device: results.Device{Name: "GPU", Hardware: "gpu"}, Mode: "hot", Rounds: 1,
+		Benchmarks: []results.Benchmark{bench("copy", "u32", "a", 0, 0), bench("copy", "u32", "b", 0, 55),
+			bench("gemm", "f32", "a", 5e7, 0), bench("gemm-f16", "f16", "a", 1.5e8, 0)}}
+	return f, &autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 100, FP16GFLOPs: 200}}
+}
+
+// TestRoofPerPrecision: the roofline draws the compute roof of each
+// precision it places a point of, labelled with it, the fp16 one of
+// gemm-f16 beside fp32's; it drew fp32's alone ("compute 100 GFLOP/s"),
+// under which gemm-f16 stood above its roof.
+func TestRoofPerPrecision(t *testing.T) {
+	f, pk := fp16Roofs()
+	var buf bytes.Buffer
+	opts := report.Options{Peak: func(string) *autotune.Peak { return pk }}
+	if _, err := report.Write(&buf, report.SVG, []report.Input{{Label: "r.json", File: f}}, opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fp32 100 GFLOP/s", "fp16 200 GFLOP/s", "memory 10 GB/s"} {
+		if !strings.Contains(buf.String(), ">"+want+"<") {
+			t.Errorf("the roofline has no roof labelled %q", want)
+		}
+	}
+	if strings.Contains(buf.String(), "compute 100 GFLOP/s") {
+		t.Error("the roofline has one compute roof for every precision")
 	}
 }

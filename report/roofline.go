@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/vkbench/vkbench/autotune"
+	"github.com/vkbench/vkbench/catalogue"
+	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 )
 
@@ -29,6 +31,10 @@ type roofline struct {
 	points []roofPoints
 	box    logBox
 	onRoof bool
+	// roofs are the compute roofs that the points stand under, each once,
+	// in roofRates' order: each point's that run's percentage of peak is
+	// of (roofOf), where the peak knows it.
+	roofs []computeRoof
 }
 
 // onRoof reports whether b can stand on a roofline: it does
@@ -65,6 +71,7 @@ func (r *report) rooflineNotes(rl *roofline) {
 		for i := range r.in[f].File.Benchmarks {
 			b := &r.in[f].File.Benchmarks[i]
 			if onRoof(b) {
+				rl.addRoof(b)
 				_, gflops := b.Rates()
 				pt := plotter.XY{X: b.Flops / b.Bytes, Y: gflops}
 				rl.box.widen(pt.X, pt.Y)
@@ -103,6 +110,23 @@ func (r *report) rooflineNotes(rl *roofline) {
 	}
 }
 
+// addRoof adds the compute roof of b to rl's roofs, where its peak knows
+// it and they lack it, keeping them in roofRates' order.
+func (rl *roofline) addRoof(b *results.Benchmark) {
+	if rl.peak == nil {
+		return
+	}
+	c := roofOf(rl.peak, b)
+	if c.gflops <= 0 || slices.Contains(rl.roofs, c) {
+		return
+	}
+	rl.roofs = append(rl.roofs, c)
+	slices.SortFunc(rl.roofs, func(a, b computeRoof) int {
+		return slices.IndexFunc(roofRates, func(r roofRate) bool { return r.name == a.name }) -
+			slices.IndexFunc(roofRates, func(r roofRate) bool { return r.name == b.name })
+	})
+}
+
 // rooflinePanel draws achieved GFLOP/s against arithmetic intensity, on
 // log axes, under the roofs of rl.peak; without a peak, or nothing to
 // place under it, it is rl's notes alone.
@@ -119,9 +143,9 @@ func (r *report) rooflinePanel(rl *roofline) (panel, error) {
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
 
-	box, ridge := roofBox(rl.box, rl.peak)
+	box := roofBox(rl.box, rl.peak.BandwidthGBps, rl.roofs)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = box.xmin, box.xmax, box.ymin, box.ymax
-	if err := addRoofs(p, rl.peak, box, ridge); err != nil {
+	if err := addRoofs(p, rl.peak.BandwidthGBps, rl.roofs, box); err != nil {
 		return panel{}, err
 	}
 	// The points go over the roofs; the winners' labels where they cover
@@ -169,57 +193,71 @@ type roofPoints struct {
 	labels  []string
 }
 
-// roofBox widens box, which holds the points, to hold pk's roofs too,
-// with a margin, and returns it with the ridge point's intensity, where
-// the roofs meet (0 without both roofs).
-func roofBox(box logBox, pk *autotune.Peak) (logBox, float64) {
-	ridge := 0.0
-	if pk.BandwidthGBps > 0 && pk.GFLOPs > 0 {
-		ridge = pk.GFLOPs / pk.BandwidthGBps
-		box.widen(ridge, pk.GFLOPs)
-	} else if pk.GFLOPs > 0 {
-		box.ymax = max(box.ymax, pk.GFLOPs)
+// roofBox widens box, which holds the points, to hold the roofs too, the
+// memory roof of bandwidth bw (0 where unknown) and the compute roofs
+// cs, up to where they meet, with a margin.
+func roofBox(box logBox, bw float64, cs []computeRoof) logBox {
+	for _, c := range cs {
+		if bw > 0 {
+			box.widen(c.gflops/bw, c.gflops)
+		} else {
+			box.ymax = max(box.ymax, c.gflops)
+		}
 	}
 	box.xmin, box.xmax = box.xmin/4, box.xmax*4
 	box.ymin, box.ymax = box.ymin/4, box.ymax*3
-	if pk.BandwidthGBps > 0 {
+	if bw > 0 {
 		// The memory roof starts inside the chart.
-		box.ymin = min(box.ymin, pk.BandwidthGBps*box.xmin)
+		box.ymin = min(box.ymin, bw*box.xmin)
 	}
-	return box, ridge
+	return box
 }
 
-// addRoofs draws pk's roofs across box, meeting at ridge, with their
-// labels.
-func addRoofs(p *plot.Plot, pk *autotune.Peak, box logBox, ridge float64) error {
+// addRoofs draws the roofs across box, with their labels: the memory
+// roof of bandwidth bw (0 where unknown) up to the highest compute roof
+// (across the chart without one), and each compute roof of cs from where
+// it meets the memory roof, labelled with its precision ("fp16 300
+// GFLOP/s").
+func addRoofs(p *plot.Plot, bw float64, cs []computeRoof, box logBox) error {
 	xmin, xmax := box.xmin, box.xmax
-	var roof plotter.XYs
-	switch {
-	case ridge > 0:
-		roof = plotter.XYs{{X: xmin, Y: pk.BandwidthGBps * xmin}, {X: ridge, Y: pk.GFLOPs}, {X: xmax, Y: pk.GFLOPs}}
-	case pk.BandwidthGBps > 0:
-		roof = plotter.XYs{{X: xmin, Y: pk.BandwidthGBps * xmin}, {X: xmax, Y: pk.BandwidthGBps * xmax}}
-	default:
-		roof = plotter.XYs{{X: xmin, Y: pk.GFLOPs}, {X: xmax, Y: pk.GFLOPs}}
+	top := xmax
+	if bw > 0 && len(cs) > 0 {
+		top = slices.MaxFunc(cs, func(a, b computeRoof) int { return cmp.Compare(a.gflops, b.gflops) }).gflops / bw
 	}
-	line, err := plotter.NewLine(roof)
-	if err != nil {
-		return err
+	// ridge is where c meets the memory roof, or the chart's left edge.
+	ridge := func(c computeRoof) float64 {
+		if bw > 0 {
+			return max(xmin, c.gflops/bw)
+		}
+		return xmin
 	}
-	line.Color = roofColor
-	line.Width = vg.Points(1.5)
-	p.Add(line)
+	var lines []plotter.XYs
+	if bw > 0 {
+		lines = append(lines, plotter.XYs{{X: xmin, Y: bw * xmin}, {X: top, Y: bw * top}})
+	}
+	for _, c := range cs {
+		lines = append(lines, plotter.XYs{{X: ridge(c), Y: c.gflops}, {X: xmax, Y: c.gflops}})
+	}
+	for _, roof := range lines {
+		line, err := plotter.NewLine(roof)
+		if err != nil {
+			return err
+		}
+		line.Color = roofColor
+		line.Width = vg.Points(1.5)
+		p.Add(line)
+	}
 	// The roofs' labels: the memory roof's under its rising line, the
-	// compute roof's over its flat one.
-	if pk.BandwidthGBps > 0 {
+	// compute roofs' over their flat ones.
+	if bw > 0 {
 		x := xmin * 1.3
-		if err := addLabel(p, plotter.XY{X: x, Y: pk.BandwidthGBps * x}, fmt.Sprintf("memory %.0f GB/s", pk.BandwidthGBps), vg.Point{X: vg.Points(4), Y: vg.Points(-14)}, roofColor); err != nil {
+		if err := addLabel(p, plotter.XY{X: x, Y: bw * x}, fmt.Sprintf("memory %.0f GB/s", bw), vg.Point{X: vg.Points(4), Y: vg.Points(-14)}, roofColor); err != nil {
 			return err
 		}
 	}
-	if pk.GFLOPs > 0 {
-		x := max(ridge, xmin) * 1.3
-		if err := addLabel(p, plotter.XY{X: x, Y: pk.GFLOPs}, fmt.Sprintf("compute %.0f GFLOP/s", pk.GFLOPs), vg.Point{X: vg.Points(4), Y: vg.Points(4)}, roofColor); err != nil {
+	for _, c := range cs {
+		x := ridge(c) * 1.3
+		if err := addLabel(p, plotter.XY{X: x, Y: c.gflops}, fmt.Sprintf("%s %.0f GFLOP/s", c.name, c.gflops), vg.Point{X: vg.Points(4), Y: vg.Points(4)}, roofColor); err != nil {
 			return err
 		}
 	}
@@ -310,3 +348,66 @@ func (lp *labelPlacer) place(pt plotter.XY, text string) vg.Point {
 	}
 	return offsets[0]
 }
+
+// computeRoof is one of a peak's compute roofs: its precision's name, as
+// the roofline labels it, and its rate in GFLOP/s.
+type computeRoof struct {
+	name   string
+	gflops float64
+}
+
+// roofRates are the compute rates of a peak, each with its name, in the
+// order a roofline lists them.
+var roofRates = []roofRate{
+	{"fp32", func(r *autotune.Rates) *float64 { return &r.GFLOPs }},
+	{"fp16", func(r *autotune.Rates) *float64 { return &r.FP16GFLOPs }},
+	{"int32", func(r *autotune.Rates) *float64 { return &r.Int32GOPs }},
+	{"matrix fp16", func(r *autotune.Rates) *float64 { return &r.MatrixF16GFLOPs }},
+	{"matrix fp16 (fp16 sums)", func(r *autotune.Rates) *float64 { return &r.MatrixF16AccGFLOPs }},
+	{"matrix int8", func(r *autotune.Rates) *float64 { return &r.MatrixS8GOPs }},
+	{"matrix bf16", func(r *autotune.Rates) *float64 { return &r.MatrixBF16GFLOPs }},
+}
+
+type roofRate struct {
+	name string
+	rate func(*autotune.Rates) *float64
+}
+
+// roofOf is the compute roof of pk that bounds b's arithmetic, the one
+// vkbench run's percentage of peak is of (autotune.Peak.ComputeOf, of
+// b's operation: a built-in one by its name, another, or one of another
+// dtype, by its dtype alone);
+// the zero computeRoof where pk does not
+// know it. ComputeOf says which rate it
+// picked when asked of a peak whose every known rate is its index in
+// roofRates, plus one.
+func roofOf(pk *autotune.Peak, b *results.Benchmark) computeRoof {
+	op, err := catalogue.Lookup(b.Op)
+	if err != nil || op.DType().String() != b.DType {
+		dt, err := kernels.ParseDType(b.DType)
+		if err != nil {
+			return computeRoof{}
+		}
+		op = dtypeOp{dt: dt}
+	}
+	var which autotune.Peak
+	for i, r := range roofRates {
+		if *r.rate(&pk.Rates) > 0 {
+			*r.rate(&which.Rates) = float64(i + 1)
+		}
+	}
+	i := int(which.ComputeOf(op)) - 1
+	if i < 0 {
+		return computeRoof{}
+	}
+	return computeRoof{name: roofRates[i].name, gflops: *roofRates[i].rate(&pk.Rates)}
+}
+
+// dtypeOp stands for an operation that is not built in, for ComputeOf:
+// its element type, on no matrix units.
+type dtypeOp struct {
+	kernels.Operation
+	dt kernels.DType
+}
+
+func (o dtypeOp) DType() kernels.DType { return o.dt }

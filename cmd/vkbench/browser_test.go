@@ -221,7 +221,7 @@ func TestReportInBrowser(t *testing.T) {
 	series := [][]string{
 		append([]string{"vec4", "vec4-unroll4", "winner (filled)"}, files...),
 		append([]string{"regblock", "naive", "winner (filled)"}, files...),
-		append([]string{"memory 10 GB/s", "compute 100 GFLOP/s", "gemm", "arithmetic intensity (FLOP/byte)"}, files...),
+		append([]string{"memory 10 GB/s", "fp32 100 GFLOP/s", "gemm", "arithmetic intensity (FLOP/byte)"}, files...),
 	}
 	for i, c := range charts {
 		all := strings.Join(c.Texts, "\n")

@@ -40,8 +40,9 @@ slower, those that failed and those the device does not support are notes
 under the chart, counted by reason, and an operation with nothing measured is
 a line of text, not a chart. A page's table per operation gives its times in
 one unit, and each rate's percentage of the peak the run knew; where the file
-records none, of the roofline's peak, marked † (bandwidth, and fp32
-arithmetic: the roofline has no other roofs). Charts and tables list the
+records none, of the roofline's peak, marked †: of the roof that run's
+percentage is of (bandwidth, and the compute rate of the operation's
+precision: fp32, fp16, int32 or the matrix units'). Charts and tables list the
 winner first (★ in the tables), then the candidates measured, best first by
 the objective the file was run with (time, energy or edp), then those dropped
 early, then those not measured, ties by name. With several files the charts
@@ -51,9 +52,13 @@ that a base and a new run read side by side; the first file orders them.
 The roofline places each operation that does floating-point arithmetic by its
 arithmetic intensity (FLOP per byte moved, x) and its achieved GFLOP/s (y),
 its label beside its point, under the
-device's bandwidth and compute roofs. The roofs come from --peak-gbps and
---peak-gflops, else from the peak that vkbench peak stored in the tune cache
-(--cache) for the file's hardware; with neither the roofline is left out,
+device's bandwidth roof and the compute roof of each precision placed, each
+labelled with its precision ("fp32 150 GFLOP/s", "fp16 ...", "matrix fp16
+..."): an operation is judged against its own precision's roof, the one
+vkbench run's "% peak" is of. The roofs come from --peak-gbps and
+--peak-gflops (fp32), else from the peak that vkbench peak stored in the
+tune cache (--cache) for the file's hardware, which holds the other
+precisions' rates; with neither the roofline is left out,
 with a note (a cache that cannot be read is a warning that names it, and the
 note says its peak could not be read). Operations that only move data (copy,
 transpose) are listed under it with their bandwidth, and integer operations
@@ -77,7 +82,7 @@ chart), 4 the report could not be written.`,
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "the report to write: .html, .svg or .png (required)")
 	floatVar(cmd.Flags(), &peakGBps, "peak-gbps", 0, "the device's peak memory bandwidth in GB/s, for the roofline (default: the stored peak)")
-	floatVar(cmd.Flags(), &peakGFLOPs, "peak-gflops", 0, "the device's peak GFLOP/s, for the roofline (default: the stored peak)")
+	floatVar(cmd.Flags(), &peakGFLOPs, "peak-gflops", 0, "the device's peak fp32 GFLOP/s, for the roofline (default: the stored peak)")
 	cf.register(cmd.Flags())
 	return cmd
 }
@@ -160,8 +165,9 @@ func reportConvergence(cmd *cobra.Command, paths []string, output string, format
 
 // reportPeaks returns the report's options with the peak of each
 // hardware of in, for its roofline: each roof from its flag
-// (--peak-gbps, --peak-gflops) where set, else from the peak stored in
-// the cache for the hardware (readPeak); nil where neither roof is
+// (--peak-gbps, --peak-gflops: fp32) where set, else from the peak stored
+// in the cache for the hardware (readPeak), whose other compute rates
+// (fp16, int32, the matrix units') are the other precisions' roofs; nil where neither roof is
 // known, and the cache named where its peak could not be read. The cache
 // is opened only where a flag is missing, and closed once read; it is
 // then among the report's inputs, which -o may not replace.
@@ -195,11 +201,12 @@ func reportPeaks(cmd *cobra.Command, in []report.Input, cf *cacheFlags, peakGBps
 		read = []input{cacheInput(cache)}
 	}
 	opts.Peak = func(hardware string) *autotune.Peak {
-		p := autotune.Peak{Rates: autotune.Rates{BandwidthGBps: peakGBps, GFLOPs: peakGFLOPs}}
+		var p autotune.Peak
 		if s := stored[hardware]; s != nil {
-			p.BandwidthGBps = cmp.Or(p.BandwidthGBps, s.BandwidthGBps)
-			p.GFLOPs = cmp.Or(p.GFLOPs, s.GFLOPs)
+			p.Rates = s.Rates // every precision's compute roof
 		}
+		p.BandwidthGBps = cmp.Or(peakGBps, p.BandwidthGBps)
+		p.GFLOPs = cmp.Or(peakGFLOPs, p.GFLOPs)
 		if p.BandwidthGBps == 0 && p.GFLOPs == 0 {
 			return nil
 		}

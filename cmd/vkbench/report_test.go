@@ -119,7 +119,7 @@ func TestReportCrafted(t *testing.T) {
 			"Not drawn: 1 failed: 1× wrong result at C[3,5]: got 1.5, want 2.25 (tolerance 1e-05); 1 unsupported: 1× needs 32.5 KiB of",
 			"time per run (ms), lower is better", "winner",
 			"Roofline: Crafted GPU", "arithmetic intensity (FLOP/byte)", "GFLOP/s",
-			"memory 10 GB/s", "compute 100 GFLOP/s", "gemm",
+			"memory 10 GB/s", "fp32 100 GFLOP/s", "gemm",
 			"copy u32, size 1048576 moves data only: best vec4 at 7.99 GB/s, 80% of the 10 GB/s roof.")
 	})
 	t.Run("png", func(t *testing.T) {
@@ -245,7 +245,7 @@ func TestReportStoredPeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peak := autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 100}}}
+	peak := autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10, GFLOPs: 100, FP16GFLOPs: 300}}}
 	if _, err := autotune.SavePeak(t.Context(), c, "crafted_0000_test", peak, 0.01, true); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,30 @@ func TestReportStoredPeak(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		containsAll(t, "the SVG", svgTexts(t, data), "memory 10 GB/s", "compute 100 GFLOP/s")
+		containsAll(t, "the SVG", svgTexts(t, data), "memory 10 GB/s", "fp32 100 GFLOP/s")
+		if strings.Contains(string(data), "fp16 300") {
+			t.Error("the roofline draws an fp16 roof over fp32 points alone")
+		}
+	})
+	// The stored peak's fp16 rate is the roof of fp16 points: gemm as
+	// gemm-f16 is drawn under it, as run judges it; it was judged
+	// against fp32's roof, the only one the report kept.
+	t.Run("fp16", func(t *testing.T) {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f16 := filepath.Join(dir, "f16.json")
+		data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte(`"op": "gemm"`), []byte(`"op": "gemm-f16"`)), []byte(`"dtype": "f32"`), []byte(`"dtype": "f16"`))
+		if err := os.WriteFile(f16, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "f16.svg")
+		mustRun(t, 0, "report", f16, "-o", out, "--cache", cache)
+		if data, err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+		containsAll(t, "the SVG", svgTexts(t, data), "memory 10 GB/s", "fp16 300 GFLOP/s")
 	})
 	t.Run("over-cache", func(t *testing.T) {
 		r := mustRun(t, 2, "report", in, "-o", cache, "--cache", cache)
