@@ -177,3 +177,64 @@ func searchLosingTheDevice(t *testing.T, call faulty.Call, threads int) {
 		t.Error("a search that lost its device committed an answer")
 	}
 }
+
+// TestWrongResultAsTheDeviceIsLost loses the device as a candidate's
+// check finds its result wrong: Measure, a Tuner's Tune and a search end
+// with the loss, where they ended with the wrong result (FAILED_PRECONDITION,
+// a verdict on the candidate), which a caller told apart from a lost
+// device only by luck (TestLoad failed on it in CI).
+func TestWrongResultAsTheDeviceIsLost(t *testing.T) {
+	size := kernels.SizeOf(1 << 12)
+	for name, run := range map[string]func(hal.Device, *faulty.Plan) error{
+		"Measure": func(dev hal.Device, plan *faulty.Plan) error {
+			_, err := autotune.Measure(context.Background(), dev, losingOp{newScaleOp(scaleCand{name: "wg64", wg: 64}, scaleCand{name: "wrong", wg: 64, wrong: true}), plan}, size, quick)
+			return err
+		},
+		"Tune": func(dev hal.Device, plan *faulty.Plan) error {
+			tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+			_, err := tuner.Tune(context.Background(), losingOp{newScaleOp(scaleCand{name: "wrong", wg: 64, wrong: true}, scaleCand{name: "wg64", wg: 64}), plan}, size, false)
+			return err
+		},
+		"Search": func(dev hal.Device, plan *faulty.Plan) error {
+			tuner := autotune.NewTuner(dev, newCache(t, filepath.Join(t.TempDir(), "c.db")), quick)
+			op := newSpaceScaleOp([]int{32, 64}, 0) // exhaustive: wg32-spin0-wrong0, then wg32-spin0-wrong1
+			points := op.space.Operation
+			op.space.Operation = func(cands []kernels.Candidate) (kernels.Operation, []int) {
+				o, index := points(cands)
+				return losingOp{o.(*scaleOp), plan}, index
+			}
+			_, err := tuner.Search(context.Background(), op, kernels.SizeOf(1<<14), autotune.SearchOptions{Options: search.Options{Strategy: search.Exhaustive}})
+			return err
+		},
+	} {
+		plan := faulty.NewPlan()
+		if err := run(faulty.Wrap(devtest.Device(t), plan), plan); !errors.Is(err, hal.ErrDeviceLost) || errors.Is(err, kernels.ErrWrongResult) {
+			t.Errorf("%s, the device lost as a wrong result was read: %v; want the loss alone", name, err)
+		}
+	}
+}
+
+// losingOp is an operation whose problems lose the device (Plan.LoseNow)
+// when a check finds a result wrong.
+type losingOp struct {
+	*scaleOp
+	plan *faulty.Plan
+}
+
+func (o losingOp) Prepare(ctx context.Context, dev hal.Device, size kernels.Size, seed uint64) (kernels.Problem, error) {
+	p, err := o.scaleOp.Prepare(ctx, dev, size, seed)
+	return losingProblem{p, o.plan}, err
+}
+
+type losingProblem struct {
+	kernels.Problem
+	plan *faulty.Plan
+}
+
+func (p losingProblem) Verify(ctx context.Context, cand int) error {
+	err := p.Problem.Verify(ctx, cand)
+	if errors.Is(err, kernels.ErrWrongResult) {
+		p.plan.LoseNow()
+	}
+	return err
+}

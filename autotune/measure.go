@@ -62,7 +62,7 @@ func measureOnce(ctx context.Context, dev hal.Device, op kernels.Operation, size
 	defer m.release()
 	err := m.run(ctx)
 	if err != nil {
-		if m.running == nil || !errors.Is(err, hal.ErrDeviceLost) && !errors.Is(dev.Err(), hal.ErrDeviceLost) {
+		if err = lossOr(dev, err); m.running == nil || !errors.Is(err, hal.ErrDeviceLost) {
 			return nil, err
 		}
 		m.lose(err)
@@ -157,6 +157,17 @@ func newMeasurement(dev hal.Device, op kernels.Operation, size kernels.Size, opt
 // candidate: device loss, a cancelled context, a released device.
 func fatal(ctx context.Context, dev hal.Device, err error) bool {
 	return errors.Is(err, hal.ErrDeviceLost) || ctx.Err() != nil || dev.Err() != nil
+}
+
+// lossOr is err, which ends a measurement, or the device's loss where
+// the device was lost meanwhile: a candidate's failure that came as the
+// device was lost (a wrong result read then, a refused submission) is
+// the loss's, and no verdict on the candidate.
+func lossOr(dev hal.Device, err error) error {
+	if lost := dev.Err(); errors.Is(lost, hal.ErrDeviceLost) && !errors.Is(err, hal.ErrDeviceLost) {
+		return lost
+	}
+	return err
 }
 
 func (m *measurement) release() {

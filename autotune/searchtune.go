@@ -456,7 +456,7 @@ func (d *deviceSource) Evaluate(ctx context.Context, i int) (search.Evaluation, 
 	}
 	switch {
 	case err != nil && fatal(ctx, d.t.dev, err):
-		return search.Evaluation{}, err // a loss (a refusal too), not the point's
+		return search.Evaluation{}, lossOr(d.t.dev, err) // a loss (a refusal too), not the point's
 	case err != nil:
 		st.fail(err)
 	}
