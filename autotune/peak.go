@@ -1,7 +1,6 @@
 package autotune
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"math"
@@ -54,42 +53,45 @@ func (r *Rates) all() []*float64 {
 		&r.MatrixF16GFLOPs, &r.MatrixF16AccGFLOPs, &r.MatrixS8GOPs, &r.MatrixBF16GFLOPs}
 }
 
-// ComputeOf returns the peak rate that bounds op's arithmetic: for an
-// operation on the matrix units (kernels.ArithmeticOf), their rate at its
-// precision where it was measured; otherwise the FMA rate of its element
-// type: fp16, int32 multiply-add for int32 and uint32, else fp32 (0 when
-// unknown).
+// ComputeOf returns the peak rate that bounds op's arithmetic (RateOf),
+// 0 when unknown.
 func (p *Peak) ComputeOf(op kernels.Operation) float64 {
 	if p == nil {
 		return 0
 	}
-	return p.Rates.computeOf(op)
+	return *p.Rates.RateOf(op)
 }
 
-func (p *Rates) computeOf(op kernels.Operation) float64 {
-	var m float64
+// RateOf returns the field of r that bounds op's arithmetic: for an
+// operation on the matrix units (kernels.ArithmeticOf), their rate at its
+// precision where it was measured; otherwise the FMA rate of its element
+// type: fp16, int32 multiply-add for int32 and uint32, else fp32.
+func (r *Rates) RateOf(op kernels.Operation) *float64 {
+	var m *float64
 	switch kernels.ArithmeticOf(op) {
 	case kernels.MatrixF16:
-		m = p.MatrixF16GFLOPs
+		m = &r.MatrixF16GFLOPs
 	case kernels.MatrixF16Acc:
-		m = p.MatrixF16AccGFLOPs
+		m = &r.MatrixF16AccGFLOPs
 	case kernels.MatrixS8:
-		m = p.MatrixS8GOPs
+		m = &r.MatrixS8GOPs
 	case kernels.MatrixBF16:
 		// Without a bfloat16 rate the fp16 one stands in (the same on
 		// every device known here), never the vector rate, which
 		// gemm-bf16's matrix candidates would exceed several times.
-		m = cmp.Or(p.MatrixBF16GFLOPs, p.MatrixF16GFLOPs)
+		if m = &r.MatrixBF16GFLOPs; *m == 0 {
+			m = &r.MatrixF16GFLOPs
+		}
 	}
 	switch {
-	case m > 0:
+	case m != nil && *m > 0:
 		return m
 	case op.DType() == kernels.F16:
-		return p.FP16GFLOPs
+		return &r.FP16GFLOPs
 	case op.DType() == kernels.I32, op.DType() == kernels.U32:
-		return p.Int32GOPs
+		return &r.Int32GOPs
 	}
-	return p.GFLOPs
+	return &r.GFLOPs
 }
 
 // upper is the top of the 95% interval of the peak's rate that rate
@@ -118,7 +120,7 @@ func (p *Peak) Above(m *results.Measurement, op kernels.Operation) []string {
 	if bw := p.upper(func(r *Rates) float64 { return r.BandwidthGBps }); bw > 0 && m.Bytes/slowest/1e9 > bw {
 		flags = append(flags, FlagAbovePeakBandwidth)
 	}
-	if c := p.upper(func(r *Rates) float64 { return r.computeOf(op) }); c > 0 && m.Flops/slowest/1e9 > c {
+	if c := p.upper(func(r *Rates) float64 { return *r.RateOf(op) }); c > 0 && m.Flops/slowest/1e9 > c {
 		flags = append(flags, FlagAbovePeakFLOPs)
 	}
 	return flags

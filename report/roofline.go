@@ -374,13 +374,10 @@ type roofRate struct {
 }
 
 // roofOf is the compute roof of pk that bounds b's arithmetic, the one
-// vkbench run's percentage of peak is of (autotune.Peak.ComputeOf, of
-// b's operation: a built-in one by its name, another, or one of another
-// dtype, by its dtype alone);
-// the zero computeRoof where pk does not
-// know it. ComputeOf says which rate it
-// picked when asked of a peak whose every known rate is its index in
-// roofRates, plus one.
+// vkbench run's percentage of peak is of (autotune.Rates.RateOf, of b's
+// operation: a built-in one by its name, another, or one of another
+// dtype, by its dtype alone); the zero computeRoof where pk does not know
+// it.
 func roofOf(pk *autotune.Peak, b *results.Benchmark) computeRoof {
 	op, err := catalogue.Lookup(b.Op)
 	if err != nil || op.DType().String() != b.DType {
@@ -390,20 +387,16 @@ func roofOf(pk *autotune.Peak, b *results.Benchmark) computeRoof {
 		}
 		op = dtypeOp{dt: dt}
 	}
-	var which autotune.Peak
-	for i, r := range roofRates {
-		if *r.rate(&pk.Rates) > 0 {
-			*r.rate(&which.Rates) = float64(i + 1)
+	rate := pk.Rates.RateOf(op)
+	for _, r := range roofRates {
+		if r.rate(&pk.Rates) == rate && *rate > 0 {
+			return computeRoof{name: r.name, gflops: *rate}
 		}
 	}
-	i := int(which.ComputeOf(op)) - 1
-	if i < 0 {
-		return computeRoof{}
-	}
-	return computeRoof{name: roofRates[i].name, gflops: *roofRates[i].rate(&pk.Rates)}
+	return computeRoof{}
 }
 
-// dtypeOp stands for an operation that is not built in, for ComputeOf:
+// dtypeOp stands for an operation that is not built in, for RateOf:
 // its element type, on no matrix units.
 type dtypeOp struct {
 	kernels.Operation
