@@ -158,6 +158,9 @@ func runAB(cmd *cobra.Command, f *benchFlags, lim abLimits, args []string) error
 	if f := rep.Failures(); f != "" {
 		verdict = append(verdict, "ab: NEW: "+f)
 	}
+	for _, op := range gate.ops {
+		gate.failed.ran(op.merged)
+	}
 	if err := gate.failed.err(len(gate.ops)); err != nil {
 		verdict = append(verdict, err.Error())
 	}

@@ -489,46 +489,6 @@ func operationsOwn(ctx context.Context, dev hal.Device, err error) bool {
 	return ctx.Err() == nil && dev.Err() == nil && !errors.Is(err, hal.ErrDeviceLost) && slices.Contains(own, status.CodeOf(err))
 }
 
-// opFailures are the operations that could not be measured at their
-// size, each "name at size: reason": the command exits with status 1
-// after the other operations ran.
-type opFailures []string
-
-// add reports op as failed at size, for the reason err: every candidate
-// of it failed, in file, and op among f.
-func (f *opFailures) add(file *results.File, op kernels.Operation, size kernels.Size, err error) {
-	file.Benchmarks = append(file.Benchmarks, benchmarksOf(op, failedEntry(op, size, err.Error()), nil)...)
-	f.failed(op, size, err)
-}
-
-// failed reports op as failed at size, for the reason err, among f.
-func (f *opFailures) failed(op kernels.Operation, size kernels.Size, err error) {
-	*f = append(*f, fmt.Sprintf("%s at %s: %v", op.Name(), size, err))
-}
-
-// noneRan adds op when e has no winner and a candidate failed when it ran
-// (with the first one's error): every candidate that could run here
-// failed, and the operation was not measured. Candidates the device
-// cannot run are no failure of the run.
-func (f *opFailures) noneRan(op kernels.Operation, size kernels.Size, e *autotune.Entry) {
-	if e == nil || e.Fastest >= 0 {
-		return
-	}
-	if i := slices.IndexFunc(e.Results, func(r results.Result) bool { return r.Outcome == results.Failed }); i >= 0 {
-		*f = append(*f, fmt.Sprintf("%s at %s: no candidate ran; %s: %s", op.Name(), size, e.Results[i].Name, e.Results[i].Error))
-	}
-}
-
-// err is f as the command's error, of ops operations, or nil where none
-// failed.
-func (f opFailures) err(ops int) error {
-	if len(f) == 0 {
-		return nil
-	}
-	others := map[bool]string{true: " (the other operations ran)"}[ops > len(f)]
-	return errFailed(fmt.Sprintf("could not measure %s%s", strings.Join(f, "; "), others))
-}
-
 // measureInterleaved measures opts.Rounds rounds of every operation, a
 // round of each in a shuffled order, then the next round: each
 // operation's rounds are spread over the whole run, so that what changes
