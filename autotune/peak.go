@@ -163,11 +163,14 @@ type PeakRecord struct {
 
 // PeakKept is what SavePeak kept of Old, the peak stored before (nil
 // where none): all of it (Whole), or the rates that the new peak measured
-// Slower beyond both intervals or too Noisy (0 for the others).
+// Slower beyond both intervals or too Noisy (0 for the others). Damaged
+// is why the stored peak could not be read (DataLoss), where it could
+// not: the new one replaced it whole.
 type PeakKept struct {
 	Old           *PeakRecord
 	Whole         bool
 	Slower, Noisy Rates
+	Damaged       error
 }
 
 // SavePeak stores the peak measured on hardware in s over the one stored,
@@ -177,14 +180,16 @@ type PeakKept struct {
 // the stored one's, and where p's lies wholly below the stored one's (a
 // device measured slower beyond the noise of both was busy or
 // throttled). Where a rate stays, the clocks are the highest of both;
-// where every rate stays, nothing is written. ctx ending while it waits for the store is its error, ctx's,
+// where every rate stays, nothing is written. A stored peak that does not
+// decode is replaced (kept.Damaged says why): it is no peak to keep, and
+// the cache would otherwise keep it until removed by hand. ctx ending while it waits for the store is its error, ctx's,
 // and nothing is written.
 func SavePeak(ctx context.Context, s *store.Store, hardware string, p PeakRecord, precision float64, replace bool) (PeakKept, error) {
 	var kept PeakKept
 	err := s.UpdatePeak(ctx, hardware, func(v []byte) ([]byte, error) {
 		kept = PeakKept{} // this reading's alone
 		rec := p
-		if kept.Old = decodePeak(s, hardware, v); kept.Old != nil {
+		if kept.Old, kept.Damaged = decodePeak(s, hardware, v); kept.Old != nil {
 			var took bool
 			rec, kept.Slower, kept.Noisy, took = keepStored(*kept.Old, rec, precision, replace)
 			if kept.Whole = !took; kept.Whole {
@@ -242,27 +247,31 @@ func keepStored(old, p PeakRecord, precision float64, replace bool) (_ PeakRecor
 	return p, slower, noisy, took
 }
 
-// LoadPeak returns the peak stored in s for hardware, if any; one that
-// does not decode is none, with a warning. ctx ending while it waits for
-// the store is its error, ctx's.
+// LoadPeak returns the peak stored in s for hardware, if any. One that
+// does not decode is an error with code DataLoss naming the cache and
+// hardware, and a warning, as a damaged tuning entry is (ReadEntry).
+// ctx ending while it waits for the store is its error, ctx's.
 func LoadPeak(ctx context.Context, s *store.Store, hardware string) (*PeakRecord, error) {
 	v, err := s.LoadPeak(ctx, hardware)
 	if err != nil {
 		return nil, err
 	}
-	return decodePeak(s, hardware, v), nil
+	p, err := decodePeak(s, hardware, v)
+	if err != nil {
+		s.Warn("%v", err)
+	}
+	return p, err
 }
 
 // decodePeak decodes v, the peak stored for hardware in s: nil where
-// there is none, or where it cannot be read (with a warning).
-func decodePeak(s *store.Store, hardware string, v []byte) *PeakRecord {
+// there is none; DataLoss where it cannot be read.
+func decodePeak(s *store.Store, hardware string, v []byte) (*PeakRecord, error) {
 	if v == nil {
-		return nil
+		return nil, nil
 	}
 	var p PeakRecord
 	if err := json.Unmarshal(v, &p); err != nil {
-		s.Warn("autotune: cache %s: stored peak of %s is unreadable: %v", s.Path(), hardware, err)
-		return nil
+		return nil, status.Wrapf(err, status.DataLoss, "autotune: cache %s: stored peak of %s is damaged", s.Path(), hardware)
 	}
-	return &p
+	return &p, nil
 }

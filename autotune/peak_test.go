@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/vkbench/vkbench/kernels"
 	"github.com/vkbench/vkbench/results"
 	"github.com/vkbench/vkbench/stats"
+	"github.com/vkbench/vkbench/status"
 )
 
 // TestComputeOf checks which peak bounds which operation: the matrix
@@ -298,5 +300,35 @@ func TestPeakSavedAtOnce(t *testing.T) {
 				t.Errorf("round %d: rate %d stored as %g; want %d: every rate measured, each by one of the writers at once", round, i, *v, 10+i)
 			}
 		}
+	}
+}
+
+// TestPeakDamaged: a stored peak that does not decode is an error with
+// code DataLoss from LoadPeak, naming the cache and the hardware (it was
+// none, nil and no error: "no peak is known"); SavePeak replaces it whole
+// and says why (PeakKept.Damaged).
+func TestPeakDamaged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.db")
+	c := newCache(t, path)
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	const hw = "mesa-0000_llvmpipe_llvmpipe_22.3.6"
+	if err := c.UpdatePeak(t.Context(), hw, func([]byte) ([]byte, error) { return []byte(`{"bandwidth_gb_per_s":`), nil }); err != nil {
+		t.Fatal(err)
+	}
+	p, err := autotune.LoadPeak(t.Context(), c, hw)
+	if p != nil || status.CodeOf(err) != status.DataLoss || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), hw) {
+		t.Fatalf("LoadPeak of a damaged record = %v, %v; want nil and DataLoss naming %s and %s", p, err, path, hw)
+	}
+	rec := autotune.PeakRecord{Peak: autotune.Peak{Rates: autotune.Rates{BandwidthGBps: 10}}, Device: "llvmpipe", Version: "test"}
+	kept, err := autotune.SavePeak(t.Context(), c, hw, rec, 0.01, false)
+	if err != nil || kept.Old != nil || kept.Whole || status.CodeOf(kept.Damaged) != status.DataLoss {
+		t.Fatalf("SavePeak over a damaged record = %+v, %v; want it replaced, Damaged with DataLoss", kept, err)
+	}
+	if p, err := autotune.LoadPeak(t.Context(), c, hw); err != nil || p == nil || p.BandwidthGBps != 10 {
+		t.Errorf("LoadPeak after SavePeak = %+v, %v; want the new peak", p, err)
 	}
 }

@@ -61,7 +61,8 @@ device that became slower: a power cap, another driver). A rate not measured
 (unsupported, a candidate of it computed a wrong result, or every candidate
 failed when it ran) keeps the stored one, --replace or not. The stored
 record's time is the latest peak's; a rate kept keeps its value and interval
-only.
+only. A stored peak that cannot be read (damaged) is replaced whole, and peak
+says so.
 
 --size sets one measure's size: copy=N, peak-fma-f32=NxITERS (and likewise
 peak-fma-f16, peak-mad-i32 and the peak-coopmat operations).
@@ -130,6 +131,9 @@ func runPeak(cmd *cobra.Command, f *benchFlags, replace bool) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "vkbench: warning: peak not stored: %v\n", err)
 	}
 	said := []string{noisyPeak(rows, opts.TargetHalfWidth, kept, err == nil && sess.cache.Path() != ""), slowerPeak(rows, kept)}
+	if kept.Damaged != nil && err == nil {
+		said = append(said, fmt.Sprintf("The stored peak could not be read (%s); this one replaces it.", status.TextForPeople(kept.Damaged.Error())))
+	}
 	if kept.Old != nil && (kept.Slower != autotune.Rates{} || kept.Noisy != autotune.Rates{}) {
 		said = append(said, fmt.Sprintf("The stored peak was last written %s; a rate kept then may be older.", kept.Old.Time.Format(time.DateTime)))
 	}

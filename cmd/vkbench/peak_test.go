@@ -137,6 +137,32 @@ func TestPeakWrong(t *testing.T) {
 	}
 }
 
+// TestPeakReplacesDamaged: peak over a stored peak that does not decode
+// stores its own and says that the stored one could not be read, naming
+// the cache; it replaced it with only a warning of the store's.
+func TestPeakReplacesDamaged(t *testing.T) {
+	info := needDevice(t)
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	c, err := store.Open(store.Options{Path: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.UpdatePeak(t.Context(), info.Hardware(), func([]byte) ([]byte, error) { return []byte("{"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, 0, append([]string{"peak", "--cache", cache}, peakArgs...)...)
+	if said := strings.Join(strings.Fields(r.stdout), " "); !strings.Contains(said, "The stored peak could not be read (autotune: cache "+cache+": stored peak of "+info.Hardware()+" is damaged: ") ||
+		!strings.Contains(said, "this one replaces it.") {
+		t.Errorf("peak over a damaged stored peak does not say it replaced it:\n%s", r.stdout)
+	}
+	if got := storedPeak(t, cache); got.GFLOPs <= 0 {
+		t.Errorf("peak stored %+v; want its rates", got.Rates)
+	}
+}
+
 // TestPeakTooLarge: a measure that cannot run at its --size (copy's
 // buffers past the device's limit) is reported, as run reports such an
 // operation: its row says failed and why, the other rates are measured
